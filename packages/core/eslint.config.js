@@ -1,0 +1,3 @@
+import base, { coreImportRule } from '../../eslint.config.js';
+
+export default [...base, coreImportRule];

@@ -1,0 +1,41 @@
+import type { ChatMessage } from './messages';
+import type { JsonSchema } from './tool';
+
+/** What the model is told about one tool. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+export interface ChatRequest {
+  messages: readonly ChatMessage[];
+  /** Tools the model may call this turn; empty when it must answer in text. */
+  tools: readonly ToolSpec[];
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** One piece of a streamed model turn. Text and reasoning are deltas, never cumulative. */
+export type ModelPart =
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string }
+  | {
+      type: 'tool-call';
+      /** Provider id of the call; "" when the provider sent none. */
+      id: string;
+      name: string;
+      /** Raw argument text as the model wrote it, or an already-parsed object. */
+      arguments: string | Record<string, unknown>;
+    }
+  | { type: 'finish'; reason: 'stop' | 'tool-calls' | 'length' | 'other'; usage?: TokenUsage };
+
+/** The one interface the loop needs from a model; each vendor is an adapter behind it. */
+export interface ChatModel {
+  /** Short label for the UI and logs, e.g. "llama.cpp qwen3-8b". */
+  readonly name: string;
+  stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<ModelPart>;
+}

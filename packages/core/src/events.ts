@@ -1,0 +1,101 @@
+import { z } from 'zod';
+
+export const toolArgumentsSchema = z.record(z.string(), z.unknown());
+export type ToolArguments = z.infer<typeof toolArgumentsSchema>;
+
+export const decisionSchema = z.enum(['allow', 'deny', 'timeout', 'cancel']);
+export type Decision = z.infer<typeof decisionSchema>;
+
+export const decisionSourceSchema = z.enum(['user', 'grant']);
+export type DecisionSource = z.infer<typeof decisionSourceSchema>;
+
+export const toolOutcomeSchema = z.enum([
+  'executed',
+  'error',
+  'denied',
+  'timed-out',
+  'cancelled',
+  'disabled',
+  'duplicate',
+]);
+export type ToolOutcome = z.infer<typeof toolOutcomeSchema>;
+
+export const runEndReasonSchema = z.enum(['done', 'cancelled', 'error', 'tool-budget']);
+export type RunEndReason = z.infer<typeof runEndReasonSchema>;
+
+export const runStartEventSchema = z.object({
+  type: z.literal('run-start'),
+  runId: z.string(),
+  sessionId: z.string(),
+});
+
+export const statusEventSchema = z.object({
+  type: z.literal('status'),
+  text: z.string(),
+});
+
+export const textDeltaEventSchema = z.object({
+  type: z.literal('text-delta'),
+  text: z.string(),
+});
+
+export const reasoningDeltaEventSchema = z.object({
+  type: z.literal('reasoning-delta'),
+  text: z.string(),
+});
+
+export const toolStartEventSchema = z.object({
+  type: z.literal('tool-start'),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  arguments: toolArgumentsSchema,
+  /** Unguessable id to echo back in a decision; "" when the call is not gated. */
+  approvalId: z.string(),
+  awaitingConfirmation: z.boolean(),
+  /** Epoch ms after which an undecided call times out; null when it never does or is not gated. */
+  expiresAt: z.number().nullable().optional(),
+});
+
+export const toolDecisionEventSchema = z.object({
+  type: z.literal('tool-decision'),
+  toolCallId: z.string(),
+  approvalId: z.string(),
+  decision: decisionSchema,
+  source: decisionSourceSchema,
+  reason: z.string().optional(),
+});
+
+export const toolEndEventSchema = z.object({
+  type: z.literal('tool-end'),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  outcome: toolOutcomeSchema,
+  result: z.string(),
+});
+
+export const runEndEventSchema = z.object({
+  type: z.literal('run-end'),
+  runId: z.string(),
+  reason: runEndReasonSchema,
+  error: z.string().optional(),
+});
+
+/** Every event a run emits, in order. The single source of truth for server, router and clients. */
+export const loopEventSchema = z.discriminatedUnion('type', [
+  runStartEventSchema,
+  statusEventSchema,
+  textDeltaEventSchema,
+  reasoningDeltaEventSchema,
+  toolStartEventSchema,
+  toolDecisionEventSchema,
+  toolEndEventSchema,
+  runEndEventSchema,
+]);
+
+export type LoopEvent = z.infer<typeof loopEventSchema>;
+export type LoopEventType = LoopEvent['type'];
+export type LoopEventOf<T extends LoopEventType> = Extract<LoopEvent, { type: T }>;
+export type ToolStartEvent = LoopEventOf<'tool-start'>;
+export type ToolDecisionEvent = LoopEventOf<'tool-decision'>;
+export type ToolEndEvent = LoopEventOf<'tool-end'>;
+export type RunEndEvent = LoopEventOf<'run-end'>;

@@ -1,0 +1,12 @@
+export * from './events';
+export * from './messages';
+export * from './chat-model';
+export * from './tool';
+export * from './errors';
+export * from './approval-registry';
+export * from './run-tool-loop';
+export { toolResultText } from './tool-results';
+export { TextToolCallExtractor, parseTextToolCall, TOOL_CALL_OPEN, TOOL_CALL_CLOSE, type TextToolCall } from './text-tool-calls';
+export { parseModelJson, parseToolArguments, repairJson } from './json-repair';
+export { canonicalJson, parseUntrustedJson, isPlainObject } from './json';
+export { randomId } from './ids';

@@ -1,0 +1,139 @@
+import { isPlainObject, parseUntrustedJson } from './json';
+
+/**
+ * Rewrites the JSON-like text models write into JSON: single-quoted strings, trailing commas,
+ * bare keys, Python literals (True/False/None) and missing closing brackets. Valid JSON is unchanged.
+ */
+export function repairJson(text: string): string {
+  let out = '';
+  const closers: string[] = [];
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const ch = text[i]!;
+    if (ch === '"' || ch === "'") {
+      const { value, end } = readString(text, i, ch);
+      out += JSON.stringify(value);
+      i = end;
+      continue;
+    }
+    if (ch === '{' || ch === '[') {
+      closers.push(ch === '{' ? '}' : ']');
+      out += ch;
+      i++;
+      continue;
+    }
+    if (ch === '}' || ch === ']') {
+      out = out.replace(/,\s*$/, '');
+      if (closers.length > 0 && closers[closers.length - 1] === ch) closers.pop();
+      out += ch;
+      i++;
+      continue;
+    }
+    if (/[A-Za-z_$]/.test(ch)) {
+      let j = i;
+      while (j < n && /[\w$-]/.test(text[j]!)) j++;
+      const word = text.slice(i, j);
+      const literal = PY_LITERALS.get(word);
+      let k = j;
+      while (k < n && /\s/.test(text[k]!)) k++;
+      if (text[k] === ':' && literal === undefined) out += JSON.stringify(word);
+      else out += literal ?? word;
+      i = j;
+      continue;
+    }
+    out += ch;
+    i++;
+  }
+  out = out.replace(/,\s*$/, '');
+  while (closers.length > 0) out += closers.pop();
+  return out;
+}
+
+const PY_LITERALS = new Map([
+  ['True', 'true'],
+  ['False', 'false'],
+  ['None', 'null'],
+  ['true', 'true'],
+  ['false', 'false'],
+  ['null', 'null'],
+]);
+
+function readString(text: string, start: number, quote: string): { value: string; end: number } {
+  let value = '';
+  let i = start + 1;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch === '\\' && i + 1 < text.length) {
+      const next = text[i + 1]!;
+      const escaped = ESCAPES.get(next);
+      if (escaped !== undefined) {
+        value += escaped;
+        i += 2;
+        continue;
+      }
+      if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
+        value += String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));
+        i += 6;
+        continue;
+      }
+      value += next;
+      i += 2;
+      continue;
+    }
+    if (ch === quote) return { value, end: i + 1 };
+    value += ch;
+    i++;
+  }
+  return { value, end: i };
+}
+
+const ESCAPES = new Map([
+  ['n', '\n'],
+  ['t', '\t'],
+  ['r', '\r'],
+  ['b', '\b'],
+  ['f', '\f'],
+  ['"', '"'],
+  ["'", "'"],
+  ['\\', '\\'],
+  ['/', '/'],
+]);
+
+export type JsonParseResult = { ok: true; value: unknown; repaired: boolean } | { ok: false; error: string };
+
+/** Parses model-written JSON, repairing it when strict parsing fails. Prototype keys are dropped. */
+export function parseModelJson(text: string): JsonParseResult {
+  const trimmed = stripFences(text.trim());
+  if (trimmed === '') return { ok: false, error: 'it is empty' };
+  try {
+    return { ok: true, value: parseUntrustedJson(trimmed), repaired: false };
+  } catch (strictError) {
+    try {
+      return { ok: true, value: parseUntrustedJson(repairJson(trimmed)), repaired: true };
+    } catch {
+      return { ok: false, error: strictError instanceof Error ? strictError.message : 'it is not valid JSON' };
+    }
+  }
+}
+
+function stripFences(text: string): string {
+  const fenced = /^```(?:json)?\s*([\s\S]*?)\s*```$/i.exec(text);
+  return fenced ? fenced[1]! : text;
+}
+
+export type ArgumentsParseResult = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
+
+/** Tool arguments as an object, from an object, a JSON string, or a JSON string inside a JSON string. */
+export function parseToolArguments(raw: unknown): ArgumentsParseResult {
+  let value = raw;
+  for (let depth = 0; depth < 2 && typeof value === 'string'; depth++) {
+    if (value.trim() === '') return { ok: true, value: {} };
+    const parsed = parseModelJson(value);
+    if (!parsed.ok) return { ok: false, error: `the arguments are not valid JSON (${parsed.error})` };
+    value = parsed.value;
+  }
+  if (value === undefined || value === null) return { ok: true, value: {} };
+  if (!isPlainObject(value)) return { ok: false, error: 'the arguments must be a JSON object' };
+  return { ok: true, value };
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { toolArgumentsSchema } from './events';
+
+export const toolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: toolArgumentsSchema,
+});
+export type ToolCall = z.infer<typeof toolCallSchema>;
+
+export const chatMessageSchema = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('system'), content: z.string() }),
+  z.object({ role: z.literal('user'), content: z.string() }),
+  z.object({
+    role: z.literal('assistant'),
+    content: z.string(),
+    reasoning: z.string().optional(),
+    toolCalls: z.array(toolCallSchema).optional(),
+  }),
+  z.object({
+    role: z.literal('tool'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    content: z.string(),
+  }),
+]);
+
+/** One turn of a conversation, in the provider-neutral shape the loop and the session store keep. */
+export type ChatMessage = z.infer<typeof chatMessageSchema>;
+export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
+export type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;

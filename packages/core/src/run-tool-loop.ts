@@ -1,0 +1,375 @@
+import { DEFAULT_DECISION_TIMEOUT_MS, type ApprovalRegistry, type DecisionOutcome, type DecisionTimeout } from './approval-registry';
+import type { ChatModel, ChatRequest, ToolSpec } from './chat-model';
+import { errorMessage } from './errors';
+import type { LoopEvent, RunEndReason, ToolArguments, ToolOutcome } from './events';
+import { randomId } from './ids';
+import { canonicalJson, deepFreeze } from './json';
+import { parseToolArguments } from './json-repair';
+import type { AssistantMessage, ChatMessage, ToolCall } from './messages';
+import { TextToolCallExtractor } from './text-tool-calls';
+import { toolJsonSchema, toolVersion, type AnyTool } from './tool';
+import { toolResultText } from './tool-results';
+
+export const DEFAULT_MAX_TOOL_CALLS = 25;
+export const DEFAULT_TOOL_CALL_TIMEOUT_MS = 5 * 60 * 1000;
+export const DEFAULT_MAX_TOOL_RESULT_CHARS = 100_000;
+
+export interface RunToolLoopOptions {
+  model: ChatModel;
+  /** The conversation so far, ending with the new user message. Not mutated. */
+  messages: readonly ChatMessage[];
+  /** Every tool the loop knows; `enabledTools` narrows what the model is offered. */
+  tools: readonly AnyTool[];
+  registry: ApprovalRegistry;
+  sessionId: string;
+  /** Default: a fresh random id. */
+  runId?: string;
+  /** Cancels the run: pending decisions end as cancel, the model stream stops, running tools are aborted. */
+  signal?: AbortSignal;
+  /** Ask the person before each call. Default true. */
+  confirmToolCalls?: boolean;
+  /** Names of the tools the model may use. Default: all of `tools`. */
+  enabledTools?: readonly string[];
+  /** Tool calls allowed per message. Default 25. */
+  maxToolCalls?: number;
+  /** Per-call execution timeout. Default 5 minutes. */
+  toolCallTimeoutMs?: number;
+  /** How long a call waits for a decision. Default one hour. */
+  decisionTimeoutMs?: DecisionTimeout;
+  /** Longer tool results are cut, with a marker, before the model sees them. Default 100,000 characters. */
+  maxToolResultChars?: number;
+}
+
+export interface RunResult {
+  runId: string;
+  reason: RunEndReason;
+  error?: string;
+  /** The whole conversation after the run: the input plus assistant turns and tool results. */
+  messages: ChatMessage[];
+}
+
+interface PlannedCall {
+  call: ToolCall;
+  /** Set when the call cannot run whatever the person decides. */
+  invalid?: string;
+}
+
+interface CallResult {
+  outcome: ToolOutcome;
+  result: string;
+}
+
+/**
+ * The agent loop: stream a model turn, gate and run its tool calls, feed the results back,
+ * until the model answers without tools, the budget is spent, the run is cancelled or fails.
+ * Every tool-start is followed by exactly one tool-end, whatever happens.
+ */
+export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<LoopEvent, RunResult, undefined> {
+  const runId = options.runId ?? randomId('run', 12);
+  const signal = options.signal ?? new AbortController().signal;
+  const confirm = options.confirmToolCalls ?? true;
+  const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+  const toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const enabled = new Set(options.enabledTools ?? options.tools.map((tool) => tool.name));
+  const offered = options.tools.filter((tool) => enabled.has(tool.name));
+  const specs: ToolSpec[] = offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: toolJsonSchema(tool) }));
+  const messages: ChatMessage[] = [...options.messages];
+  const succeeded = new Set<string>();
+  const usedCallIds = new Set<string>();
+  let toolCallsUsed = 0;
+
+  const end = (reason: RunEndReason, error?: string): { event: LoopEvent; result: RunResult } => ({
+    event: error === undefined ? { type: 'run-end', runId, reason } : { type: 'run-end', runId, reason, error },
+    result: error === undefined ? { runId, reason, messages } : { runId, reason, error, messages },
+  });
+
+  yield { type: 'run-start', runId, sessionId: options.sessionId };
+
+  for (;;) {
+    const budgetSpent = toolCallsUsed >= maxToolCalls;
+    const request: ChatRequest = budgetSpent
+      ? { messages: [...messages, { role: 'user', content: toolResultText.budgetNudge(maxToolCalls) }], tools: [] }
+      : { messages: [...messages], tools: specs };
+
+    const turn: AssistantMessage = { role: 'assistant', content: '' };
+    const rawCalls: { id: string; name: string; arguments: unknown }[] = [];
+    const extractor = new TextToolCallExtractor();
+    let reasoning = '';
+    let failure: string | undefined;
+    try {
+      for await (const part of abortable(options.model.stream(request, signal), signal)) {
+        switch (part.type) {
+          case 'text-delta': {
+            const visible = extractor.push(part.text);
+            if (visible !== '') {
+              turn.content += visible;
+              yield { type: 'text-delta', text: visible };
+            }
+            break;
+          }
+          case 'reasoning-delta':
+            if (part.text !== '') {
+              reasoning += part.text;
+              yield { type: 'reasoning-delta', text: part.text };
+            }
+            break;
+          case 'tool-call':
+            rawCalls.push({ id: part.id, name: part.name, arguments: part.arguments });
+            break;
+          case 'finish':
+            break;
+        }
+      }
+    } catch (error) {
+      failure = signal.aborted ? undefined : errorMessage(error);
+    }
+    const tail = extractor.finish();
+    if (tail.text !== '') {
+      turn.content += tail.text;
+      yield { type: 'text-delta', text: tail.text };
+    }
+    if (reasoning !== '') turn.reasoning = reasoning;
+
+    if (signal.aborted || failure !== undefined) {
+      if (turn.content !== '' || reasoning !== '') messages.push(turn);
+      const done = signal.aborted ? end('cancelled') : end('error', failure);
+      yield done.event;
+      return done.result;
+    }
+
+    const planned: PlannedCall[] = budgetSpent ? [] : planCalls(rawCalls, tail.calls, runId, usedCallIds);
+    if (planned.length > 0) turn.toolCalls = planned.map((p) => p.call);
+    messages.push(turn);
+
+    if (budgetSpent) {
+      const done = end('tool-budget');
+      yield done.event;
+      return done.result;
+    }
+    if (planned.length === 0) {
+      const done = end('done');
+      yield done.event;
+      return done.result;
+    }
+
+    for (const { call, invalid } of planned) {
+      const tool = toolsByName.get(call.name);
+      let result: CallResult;
+      if (signal.aborted) {
+        yield toolStart(call, '', false);
+        result = { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
+      } else if (toolCallsUsed >= maxToolCalls) {
+        yield toolStart(call, '', false);
+        result = { outcome: 'disabled', result: toolResultText.overBudget(maxToolCalls) };
+      } else {
+        toolCallsUsed++;
+        yield { type: 'status', text: `Calling: ${call.name}` };
+        const key = `${call.name}\u0000${canonicalJson(call.arguments)}`;
+        if (invalid !== undefined) {
+          yield toolStart(call, '', false);
+          result = { outcome: 'error', result: invalid };
+        } else if (!tool || !enabled.has(call.name)) {
+          yield toolStart(call, '', false);
+          result = { outcome: 'disabled', result: toolResultText.disabled(call.name, offered.map((t) => t.name)) };
+        } else if (succeeded.has(key)) {
+          yield toolStart(call, '', false);
+          result = { outcome: 'duplicate', result: toolResultText.duplicate(call.name) };
+        } else {
+          const checked = tool.parameters.safeParse(call.arguments);
+          if (!checked.success) {
+            yield toolStart(call, '', false);
+            result = { outcome: 'error', result: invalidArguments(call.name, checked.error) };
+          } else {
+            const gate = yield* gateCall(call, tool, confirm, options, runId, signal);
+            result = gate.allowed ? await runTool(tool, call.arguments, options, signal) : gate.result;
+            if (result.outcome === 'executed') succeeded.add(key);
+          }
+        }
+      }
+      const content = capResult(result.result, options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS);
+      messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content });
+      yield { type: 'tool-end', toolCallId: call.id, toolName: call.name, outcome: result.outcome, result: content };
+    }
+
+    if (signal.aborted) {
+      const done = end('cancelled');
+      yield done.event;
+      return done.result;
+    }
+  }
+}
+
+type GateResult = { allowed: true } | { allowed: false; result: CallResult };
+
+/** Emits tool-start (and tool-decision when one is made) and answers whether the call may run. */
+async function* gateCall(
+  call: ToolCall,
+  tool: AnyTool,
+  confirm: boolean,
+  options: RunToolLoopOptions,
+  runId: string,
+  signal: AbortSignal,
+): AsyncGenerator<LoopEvent, GateResult, undefined> {
+  const executesCode = tool.annotations?.executesCode === true;
+  const version = toolVersion(tool);
+  if (!confirm) {
+    yield toolStart(call, '', false);
+    return { allowed: true };
+  }
+  const grant = options.registry.findGrant(options.sessionId, { toolName: call.name, arguments: call.arguments, executesCode, toolVersion: version });
+  if (grant) {
+    yield toolStart(call, '', false);
+    yield { type: 'tool-decision', toolCallId: call.id, approvalId: '', decision: 'allow', source: 'grant' };
+    return { allowed: true };
+  }
+  // Registered before tool-start is emitted: a decision sent the moment a client sees the event must find its slot.
+  const ticket = options.registry.register({
+    sessionId: options.sessionId,
+    runId,
+    toolCallId: call.id,
+    toolName: call.name,
+    arguments: call.arguments,
+    executesCode,
+    toolVersion: version,
+    timeoutMs: options.decisionTimeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS,
+  });
+  let outcome: DecisionOutcome | undefined;
+  try {
+    yield { ...toolStart(call, ticket.approvalId, true), expiresAt: ticket.expiresAt };
+    outcome = await ticket.wait(signal);
+  } finally {
+    // Also reached when the consumer stops iterating while the call waits: the slot must not outlive the run.
+    if (!outcome) void ticket.wait(AbortSignal.abort());
+  }
+  yield {
+    type: 'tool-decision',
+    toolCallId: call.id,
+    approvalId: ticket.approvalId,
+    decision: outcome.decision,
+    source: outcome.source,
+    ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
+  };
+  switch (outcome.decision) {
+    case 'allow':
+      return { allowed: true };
+    case 'deny':
+      return { allowed: false, result: { outcome: 'denied', result: toolResultText.denied(call.name, outcome.reason) } };
+    case 'timeout':
+      return { allowed: false, result: { outcome: 'timed-out', result: toolResultText.timedOut(call.name) } };
+    case 'cancel':
+      return { allowed: false, result: { outcome: 'cancelled', result: toolResultText.cancelled(call.name) } };
+  }
+}
+
+async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopOptions, runSignal: AbortSignal): Promise<CallResult> {
+  // Re-validated right before running: what runs is exactly what the schema accepts now.
+  const checked = tool.parameters.safeParse(structuredClone(args));
+  if (!checked.success) return { outcome: 'error', result: invalidArguments(tool.name, checked.error) };
+  const timeoutMs = options.toolCallTimeoutMs ?? DEFAULT_TOOL_CALL_TIMEOUT_MS;
+  const controller = new AbortController();
+  const onRunAbort = () => controller.abort(runSignal.reason);
+  runSignal.addEventListener('abort', onRunAbort, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+  }, timeoutMs);
+  try {
+    const execution = tool.execute(checked.data, { signal: controller.signal, timeoutMs, sessionId: options.sessionId });
+    const output = await raceAbort(execution, controller.signal);
+    if (typeof output === 'string') return { outcome: 'executed', result: output };
+    return { outcome: output.isError ? 'error' : 'executed', result: output.content };
+  } catch (error) {
+    if (runSignal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelled(tool.name) };
+    if (timedOut) return { outcome: 'error', result: `Error: the tool "${tool.name}" timed out after ${timeoutMs} ms and was stopped.` };
+    return { outcome: 'error', result: `Error: the tool "${tool.name}" failed: ${errorMessage(error)}` };
+  } finally {
+    clearTimeout(timer);
+    runSignal.removeEventListener('abort', onRunAbort);
+  }
+}
+
+function planCalls(
+  native: readonly { id: string; name: string; arguments: unknown }[],
+  fromText: ReturnType<TextToolCallExtractor['finish']>['calls'],
+  runId: string,
+  usedIds: Set<string>,
+): PlannedCall[] {
+  const planned: PlannedCall[] = [];
+  const nextId = (preferred: string): string => {
+    let id = preferred;
+    for (let n = usedIds.size; id === '' || usedIds.has(id); n++) id = `call_${runId.slice(-8)}_${n}`;
+    usedIds.add(id);
+    return id;
+  };
+  for (const raw of native) {
+    const parsed = parseToolArguments(raw.arguments);
+    const call: ToolCall = { id: nextId(raw.id), name: raw.name, arguments: deepFreeze(parsed.ok ? parsed.value : {}) };
+    planned.push(parsed.ok ? { call } : { call, invalid: `Error: could not read the arguments of "${raw.name}": ${parsed.error}.` });
+  }
+  for (const text of fromText) {
+    if (text.ok) {
+      planned.push({ call: { id: nextId(''), name: text.name, arguments: deepFreeze(text.arguments) } });
+    } else {
+      planned.push({ call: { id: nextId(''), name: text.name === '' ? 'unknown' : text.name, arguments: {} }, invalid: `Error: ${text.error}` });
+    }
+  }
+  return planned;
+}
+
+function toolStart(call: ToolCall, approvalId: string, awaitingConfirmation: boolean): Extract<LoopEvent, { type: 'tool-start' }> {
+  return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation };
+}
+
+function invalidArguments(toolName: string, error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  const details = error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : '(arguments)'}: ${issue.message}`);
+  return `Error: invalid arguments for "${toolName}": ${details.join('; ')}. Fix them and call again.`;
+}
+
+function capResult(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = Math.floor(max * 0.7);
+  const tailLength = max - head;
+  const dropped = text.length - head - tailLength;
+  return `${text.slice(0, head)}\n[… ${dropped} characters cut …]\n${text.slice(text.length - tailLength)}`;
+}
+
+/** Rejects as soon as `signal` aborts, whether or not the promise ever settles. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(toError(signal.reason));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(toError(signal.reason));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(toError(error));
+      },
+    );
+  });
+}
+
+/** Iterates `source`, stopping at once when `signal` aborts even if the source ignores it. */
+async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T, void, undefined> {
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = await raceAbort(iterator.next(), signal);
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    void Promise.resolve(iterator.return?.()).catch(() => undefined);
+  }
+}
+
+function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}

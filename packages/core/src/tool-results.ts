@@ -1,0 +1,35 @@
+/** What the model is told when a call did not run; each says plainly why, so the model can adapt. */
+export const toolResultText = {
+  denied(toolName: string, reason?: string): string {
+    const base =
+      `The person declined this call to "${toolName}", so it was not run. ` +
+      'This is their choice, not an error or a failure of the tool.';
+    const advice = ' Continue without it, or ask them how they would like to proceed.';
+    return reason === undefined ? base + advice : `${base} Their reason, in their own words: ${reason}\n${advice.trim()}`;
+  },
+  timedOut(toolName: string): string {
+    return (
+      `No decision was made on this call to "${toolName}" before the approval timed out, so it was not run. ` +
+      'Nobody declined it; the person may simply be away. Continue without it, or ask them.'
+    );
+  },
+  cancelled(toolName: string): string {
+    return `The run was cancelled, so this call to "${toolName}" did not run to completion.`;
+  },
+  disabled(toolName: string, enabled: readonly string[]): string {
+    const list = enabled.length > 0 ? `Use one of the enabled tools (${enabled.join(', ')}) or answer without it.` : 'Answer without tools.';
+    return `Error: the tool "${toolName}" is not enabled for this request. ${list}`;
+  },
+  duplicate(toolName: string): string {
+    return (
+      `You already made this exact call to "${toolName}" in this message and it succeeded; its result is above. ` +
+      'Do not repeat it: use that result, make a different call, or give your final answer.'
+    );
+  },
+  overBudget(max: number): string {
+    return `Not run: the limit of ${max} tool calls for this message is reached.`;
+  },
+  budgetNudge(max: number): string {
+    return `You have used the maximum of ${max} tool calls for this message. No more tools are available: answer now with what you have.`;
+  },
+};

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolAnnotations {
+  /** The tool only reads. A hint for the UI; never a permission. */
+  readOnly?: boolean;
+  /** The tool may change or delete things. */
+  destructive?: boolean;
+  /** The tool runs arbitrary code (terminal, python): grants then cover only the exact arguments. */
+  executesCode?: boolean;
+}
+
+export interface ToolContext {
+  /** Aborted on cancel and when the per-call timeout passes. */
+  signal: AbortSignal;
+  timeoutMs: number;
+  sessionId: string;
+}
+
+export interface ToolOutput {
+  content: string;
+  /** The tool ran but failed; the content explains why and goes back to the model. */
+  isError?: boolean;
+}
+
+export interface Tool<Args = Record<string, unknown>> {
+  name: string;
+  description: string;
+  /** Arguments are validated against this right before every execution. */
+  parameters: z.ZodType<Args>;
+  /** What the model sees; defaults to `z.toJSONSchema(parameters)`. Set it to pass a foreign schema through unchanged. */
+  jsonSchema?: JsonSchema;
+  annotations?: ToolAnnotations;
+  /** Where the tool comes from: "builtin" or "mcp:<server>". */
+  source?: string;
+  execute(args: Args, context: ToolContext): Promise<string | ToolOutput>;
+}
+
+/** A tool with its argument type erased, as collections of tools hold it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any>;
+
+export function toolJsonSchema(tool: AnyTool): JsonSchema {
+  if (tool.jsonSchema) return tool.jsonSchema;
+  const schema = z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  delete schema.$schema;
+  return schema;
+}
+
+/**
+ * A fingerprint of what a person approved when granting a tool: its description and schema.
+ * A grant stops covering the tool when this changes (an MCP server can rewrite a tool at any time).
+ */
+export function toolVersion(tool: AnyTool): string {
+  return JSON.stringify([tool.description, toolJsonSchema(tool)]);
+}
+
+/** Identity helper that keeps the argument type of a tool definition. */
+export function defineTool<Args>(tool: Tool<Args>): Tool<Args> {
+  return tool;
+}
