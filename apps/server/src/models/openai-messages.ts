@@ -1,0 +1,38 @@
+import type { ChatMessage, ToolSpec } from '@airlock/core';
+import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+
+/** Converts the provider-neutral conversation into OpenAI chat-completions messages. */
+export function toOpenAIMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((message): ChatCompletionMessageParam => {
+    switch (message.role) {
+      case 'system':
+        return { role: 'system', content: message.content };
+      case 'user':
+        return { role: 'user', content: message.content };
+      case 'assistant': {
+        // Reasoning is not sent back: several servers reject a request whose history carries it.
+        const calls = message.toolCalls ?? [];
+        if (calls.length === 0) return { role: 'assistant', content: message.content };
+        return {
+          role: 'assistant',
+          content: message.content,
+          tool_calls: calls.map((call) => ({
+            id: call.id,
+            type: 'function',
+            function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+          })),
+        };
+      }
+      case 'tool':
+        return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+    }
+  });
+}
+
+/** Converts tool specs into OpenAI function tools. */
+export function toOpenAITools(tools: readonly ToolSpec[]): ChatCompletionFunctionTool[] {
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
+}

@@ -1,0 +1,253 @@
+import {
+  ConflictError,
+  NotFoundError,
+  randomId,
+  runToolLoop,
+  type AnyTool,
+  type ApprovalRegistry,
+  type ChatMessage,
+  type ChatModel,
+  type DecisionTimeout,
+  type PendingApproval,
+  type ResolveResult,
+} from '@airlock/core';
+import { EventLog, parseEventId, type LoggedEvent } from './event-log';
+
+export interface RunOptions {
+  confirmToolCalls?: boolean;
+  enabledTools?: string[];
+  maxToolCalls?: number;
+  toolCallTimeoutMs?: number;
+  decisionTimeoutMs?: DecisionTimeout;
+}
+
+export interface SessionSummary {
+  sessionId: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  /** The run still going in this session, if any: a client re-attaches to it. */
+  activeRunId: string | null;
+}
+
+export interface SessionDetail extends SessionSummary {
+  messages: ChatMessage[];
+}
+
+export interface ChatServiceOptions {
+  registry: ApprovalRegistry;
+  /** The model for new runs, looked up at each run start. */
+  model: () => ChatModel;
+  /** The tools for new runs (built-ins and MCP), looked up at each run start. */
+  tools: () => readonly AnyTool[];
+  /** Prepended to every model request; not stored in the conversation. */
+  systemPrompt?: string;
+  /** How long a finished run stays replayable for a client that reconnects. Default 10 minutes. */
+  finishedRunTtlMs?: number;
+  /** Default 1,000. The oldest idle session is dropped beyond it. */
+  maxSessions?: number;
+}
+
+interface Run {
+  runId: string;
+  sessionId: string;
+  log: EventLog;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+interface Session {
+  sessionId: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  messages: ChatMessage[];
+  activeRun: Run | undefined;
+}
+
+export interface StartRunInput {
+  sessionId: string;
+  runId?: string;
+  message: string;
+  options?: RunOptions;
+}
+
+/**
+ * Sessions and their runs. A run belongs to the server, not to a connection: it goes on when
+ * its client drops, and any client of the session can re-attach and replay what it missed.
+ */
+export class ChatService {
+  private readonly sessions = new Map<string, Session>();
+  private readonly runs = new Map<string, Run>();
+  private readonly finishedRunTtlMs: number;
+  private readonly maxSessions: number;
+
+  constructor(private readonly options: ChatServiceOptions) {
+    this.finishedRunTtlMs = options.finishedRunTtlMs ?? 10 * 60 * 1000;
+    this.maxSessions = options.maxSessions ?? 1000;
+  }
+
+  get registry(): ApprovalRegistry {
+    return this.options.registry;
+  }
+
+  /** Starts a run for a new user message. A session whose run is still going refuses a second one. */
+  startRun(input: StartRunInput): { runId: string } {
+    const session = this.sessions.get(input.sessionId) ?? this.createSession(input.sessionId, input.message);
+    if (session.activeRun) {
+      throw new ConflictError('session-busy', `session "${input.sessionId}" is still running ${session.activeRun.runId}; cancel it or wait for it to end`);
+    }
+    const runId = input.runId ?? randomId('run', 12);
+    if (this.runs.has(runId)) throw new ConflictError('run-exists', `run "${runId}" already exists`);
+    const controller = new AbortController();
+    const log = new EventLog(runId);
+    session.messages = [...session.messages, { role: 'user', content: input.message }];
+    session.updatedAt = Date.now();
+    const system: ChatMessage[] = this.options.systemPrompt ? [{ role: 'system', content: this.options.systemPrompt }] : [];
+    const options = input.options ?? {};
+    const generator = runToolLoop({
+      model: this.options.model(),
+      messages: [...system, ...session.messages],
+      tools: this.options.tools(),
+      registry: this.options.registry,
+      sessionId: session.sessionId,
+      runId,
+      signal: controller.signal,
+      ...(options.confirmToolCalls === undefined ? {} : { confirmToolCalls: options.confirmToolCalls }),
+      ...(options.enabledTools === undefined ? {} : { enabledTools: options.enabledTools }),
+      ...(options.maxToolCalls === undefined ? {} : { maxToolCalls: options.maxToolCalls }),
+      ...(options.toolCallTimeoutMs === undefined ? {} : { toolCallTimeoutMs: options.toolCallTimeoutMs }),
+      ...(options.decisionTimeoutMs === undefined ? {} : { decisionTimeoutMs: options.decisionTimeoutMs }),
+    });
+    const run: Run = { runId, sessionId: session.sessionId, log, controller, done: Promise.resolve() };
+    session.activeRun = run;
+    this.runs.set(runId, run);
+    run.done = this.drive(session, run, generator, system.length);
+    return { runId };
+  }
+
+  /** Follows a run's events after `afterSeq`. The caller must belong to the run's session. */
+  follow(sessionId: string, runId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<LoggedEvent, void, undefined> {
+    const run = this.runs.get(runId);
+    if (!run || run.sessionId !== sessionId) throw new NotFoundError('run', runId);
+    return run.log.follow(afterSeq, signal);
+  }
+
+  isRunActive(runId: string): boolean {
+    const run = this.runs.get(runId);
+    return run !== undefined && !run.log.isClosed;
+  }
+
+  hasRun(sessionId: string, runId: string): boolean {
+    return this.runs.get(runId)?.sessionId === sessionId;
+  }
+
+  /** Cancels the session's active run (only `runId`, when given). Answers how many runs were cancelled. */
+  cancel(sessionId: string, runId?: string): number {
+    const run = this.sessions.get(sessionId)?.activeRun;
+    if (!run || (runId !== undefined && run.runId !== runId) || run.controller.signal.aborted) return 0;
+    run.controller.abort();
+    return 1;
+  }
+
+  confirm(input: { sessionId: string; approvalId: string; decision: 'allow' | 'deny'; reason?: string; always?: boolean }): ResolveResult {
+    return this.options.registry.resolve(input.approvalId, input.decision, {
+      sessionId: input.sessionId,
+      ...(input.reason === undefined ? {} : { reason: input.reason }),
+      ...(input.always === undefined ? {} : { always: input.always }),
+    });
+  }
+
+  pending(sessionId: string): PendingApproval[] {
+    return this.options.registry.listPending(sessionId);
+  }
+
+  listSessions(): SessionSummary[] {
+    return [...this.sessions.values()].sort((a, b) => b.updatedAt - a.updatedAt).map(summary);
+  }
+
+  getSession(sessionId: string): SessionDetail {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new NotFoundError('session', sessionId);
+    return { ...summary(session), messages: session.messages };
+  }
+
+  /** Deletes a session: its run is cancelled, its pending calls end as cancel, its grants go. */
+  async deleteSession(sessionId: string): Promise<boolean> {
+    const session = this.sessions.get(sessionId);
+    if (!session) return false;
+    const run = session.activeRun;
+    if (run) {
+      run.controller.abort();
+      await run.done;
+    }
+    this.options.registry.clearSession(sessionId);
+    this.sessions.delete(sessionId);
+    return true;
+  }
+
+  /** Cancels every run and waits for them to end (tools aborted, tool-end and run-end emitted). */
+  async shutdown(): Promise<void> {
+    const active = [...this.sessions.values()].flatMap((session) => (session.activeRun ? [session.activeRun] : []));
+    for (const run of active) run.controller.abort();
+    await Promise.all(active.map((run) => run.done));
+  }
+
+  get activeRunCount(): number {
+    let count = 0;
+    for (const session of this.sessions.values()) if (session.activeRun) count++;
+    return count;
+  }
+
+  private createSession(sessionId: string, firstMessage: string): Session {
+    if (this.sessions.size >= this.maxSessions) this.evictIdleSession();
+    const now = Date.now();
+    const title = firstMessage.replace(/\s+/g, ' ').trim().slice(0, 60) || 'New chat';
+    const session: Session = { sessionId, title, createdAt: now, updatedAt: now, messages: [], activeRun: undefined };
+    this.sessions.set(sessionId, session);
+    return session;
+  }
+
+  private evictIdleSession(): void {
+    let oldest: Session | undefined;
+    for (const session of this.sessions.values()) {
+      if (!session.activeRun && (!oldest || session.updatedAt < oldest.updatedAt)) oldest = session;
+    }
+    if (!oldest) throw new ConflictError('too-many-sessions', `all ${this.maxSessions} sessions are running`);
+    this.options.registry.clearSession(oldest.sessionId);
+    this.sessions.delete(oldest.sessionId);
+  }
+
+  private async drive(session: Session, run: Run, generator: ReturnType<typeof runToolLoop>, systemCount: number): Promise<void> {
+    try {
+      for (;;) {
+        const next = await generator.next();
+        if (next.done) {
+          session.messages = next.value.messages.slice(systemCount);
+          break;
+        }
+        run.log.append(next.value);
+      }
+    } catch (error) {
+      run.log.append({ type: 'run-end', runId: run.runId, reason: 'error', error: error instanceof Error ? error.message : String(error) });
+    } finally {
+      session.activeRun = undefined;
+      session.updatedAt = Date.now();
+      run.log.close();
+      const timer = setTimeout(() => this.runs.delete(run.runId), this.finishedRunTtlMs);
+      timer.unref();
+    }
+  }
+}
+
+function summary(session: Session): SessionSummary {
+  return {
+    sessionId: session.sessionId,
+    title: session.title,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+    activeRunId: session.activeRun?.runId ?? null,
+  };
+}
+
+export { parseEventId };

@@ -1,0 +1,19 @@
+import { AirlockError, ConflictError, LimitExceededError, ModelError, NotFoundError } from '@airlock/core';
+import { TRPCError } from '@trpc/server';
+
+type Code = TRPCError['code'];
+
+/** The one place where core errors become tRPC codes. Unknown errors keep their cause. */
+export function toTRPCError(error: unknown): TRPCError {
+  if (error instanceof TRPCError) return error;
+  if (error instanceof AirlockError) return new TRPCError({ code: codeFor(error), message: error.message, cause: error });
+  return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'internal error', cause: error });
+}
+
+function codeFor(error: AirlockError): Code {
+  if (error instanceof NotFoundError) return 'NOT_FOUND';
+  if (error instanceof ConflictError) return 'CONFLICT';
+  if (error instanceof LimitExceededError) return 'TOO_MANY_REQUESTS';
+  if (error instanceof ModelError) return 'BAD_GATEWAY';
+  return error.fault === 'caller' ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
+}

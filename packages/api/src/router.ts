@@ -1,0 +1,128 @@
+import { AirlockError, toolJsonSchema } from '@airlock/core';
+import { initTRPC, tracked, TRPCError } from '@trpc/server';
+import { z, ZodError } from 'zod';
+import type { Context } from './context';
+import { parseEventId } from './event-log';
+import { toTRPCError } from './error-mapping';
+import { confirmInputSchema, idSchema, sessionInputSchema, streamInputSchema } from './schemas';
+
+const t = initTRPC.context<Context>().create({
+  errorFormatter({ shape, error }) {
+    const zodError = error.cause instanceof ZodError ? error.cause : undefined;
+    return {
+      ...shape,
+      message: zodError ? describeIssues(zodError) : shape.message,
+      data: { ...shape.data, zodError: zodError ? z.flattenError(zodError) : null },
+    };
+  },
+});
+
+function describeIssues(error: ZodError): string {
+  return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : 'input'}: ${issue.message}`).join('; ');
+}
+
+/** Every procedure maps thrown core errors to tRPC codes here, in one place. */
+const procedure = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AirlockError) throw toTRPCError(result.error.cause);
+  return result;
+});
+
+const chatRouter = t.router({
+  /**
+   * Starts a run for a new message and streams its events; with the runId (or lastEventId) of a run
+   * that exists, re-attaches and replays exactly the events after lastEventId.
+   */
+  stream: procedure.input(streamInputSchema).subscription(async function* ({ input, ctx, signal }) {
+    try {
+      yield* streamRun(ctx, input, signal);
+    } catch (error) {
+      // Errors thrown while a subscription iterates bypass middleware: map them here.
+      throw toTRPCError(error);
+    }
+  }),
+
+  /** Allows or denies one pending call. Idempotent: a repeat answers "already-decided" and never runs anything twice. */
+  confirmTool: procedure.input(confirmInputSchema).mutation(({ input, ctx }) => {
+    const result = ctx.services.chat.confirm(input);
+    return result.status === 'not-found' ? { resolved: false, status: result.status } : { resolved: result.resolved, status: result.status, decision: result.decision };
+  }),
+
+  cancel: procedure.input(z.object({ sessionId: idSchema, runId: idSchema.optional() })).mutation(({ input, ctx }) => ({
+    cancelled: ctx.services.chat.cancel(input.sessionId, input.runId),
+  })),
+
+  pending: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.pending(input.sessionId)),
+});
+
+async function* streamRun(ctx: Context, input: z.infer<typeof streamInputSchema>, signal: AbortSignal | undefined) {
+  const { chat } = ctx.services;
+  const resumeFrom = parseEventId(input.lastEventId);
+  const runId = input.runId ?? resumeFrom?.runId;
+  if (resumeFrom && runId !== resumeFrom.runId) {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: 'lastEventId: belongs to another run' });
+  }
+  if (runId !== undefined && chat.hasRun(input.sessionId, runId)) {
+    yield* followRun(ctx, input.sessionId, runId, resumeFrom?.seq ?? 0, signal);
+    return;
+  }
+  if (resumeFrom) throw new TRPCError({ code: 'NOT_FOUND', message: `lastEventId: run "${resumeFrom.runId}" is no longer available` });
+  if (input.message === undefined || input.message.trim() === '') {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: 'message: a new run needs a non-empty message' });
+  }
+  ctx.connection.admitRun((id) => chat.isRunActive(id));
+  const started = chat.startRun({
+    sessionId: input.sessionId,
+    message: input.message,
+    ...(runId === undefined ? {} : { runId }),
+    ...(input.options === undefined ? {} : { options: input.options }),
+  });
+  ctx.connection.trackRun(started.runId);
+  yield* followRun(ctx, input.sessionId, started.runId, 0, signal);
+}
+
+async function* followRun(ctx: Context, sessionId: string, runId: string, afterSeq: number, signal: AbortSignal | undefined) {
+  const stop = signal ?? new AbortController().signal;
+  for await (const entry of ctx.services.chat.follow(sessionId, runId, afterSeq, stop)) {
+    yield tracked(entry.id, entry.event);
+  }
+}
+
+export const appRouter = t.router({
+  chat: chatRouter,
+  sessions: t.router({
+    list: procedure.query(({ ctx }) => ctx.services.chat.listSessions()),
+    get: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.getSession(input.sessionId)),
+    delete: procedure.input(sessionInputSchema).mutation(async ({ input, ctx }) => ({
+      deleted: await ctx.services.chat.deleteSession(input.sessionId),
+    })),
+  }),
+  grants: t.router({
+    list: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.registry.listGrants(input.sessionId)),
+    revoke: procedure.input(z.object({ sessionId: idSchema, grantId: idSchema })).mutation(({ input, ctx }) => ({
+      revoked: ctx.services.chat.registry.revokeGrant(input.sessionId, input.grantId),
+    })),
+  }),
+  tools: t.router({
+    list: procedure.query(({ ctx }) => ({
+      tools: ctx.services.catalog.tools().map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: toolJsonSchema(tool),
+        annotations: {
+          readOnly: tool.annotations?.readOnly === true,
+          destructive: tool.annotations?.destructive === true,
+          executesCode: tool.annotations?.executesCode === true,
+        },
+        source: tool.source ?? 'builtin',
+      })),
+      servers: ctx.services.catalog.servers(),
+    })),
+  }),
+  model: t.router({
+    info: procedure.query(({ ctx }) => ctx.services.modelInfo()),
+  }),
+});
+
+export type AppRouter = typeof appRouter;
+export const createCallerFactory = t.createCallerFactory;

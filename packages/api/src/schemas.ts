@@ -1,0 +1,32 @@
+import { MAX_REASON_LENGTH, MAX_TIMER_MS } from '@airlock/core';
+import { z } from 'zod';
+
+/** Session, run and approval ids are opaque to clients but bounded and printable. */
+export const idSchema = z.string().min(1).max(128).regex(/^[A-Za-z0-9_:.-]+$/, 'only letters, digits and _ : . - are allowed');
+
+export const runOptionsSchema = z.object({
+  confirmToolCalls: z.boolean().optional(),
+  enabledTools: z.array(z.string().min(1).max(128)).max(500).optional(),
+  maxToolCalls: z.number().int().min(1).max(200).optional(),
+  toolCallTimeoutMs: z.number().int().min(1000).max(60 * 60 * 1000).optional(),
+  decisionTimeoutMs: z.union([z.number().int().min(1000).max(MAX_TIMER_MS), z.literal('never')]).optional(),
+});
+
+export const streamInputSchema = z.object({
+  sessionId: idSchema,
+  runId: idSchema.optional(),
+  /** The new user message; not needed when re-attaching to a run. */
+  message: z.string().max(100_000).optional(),
+  options: runOptionsSchema.optional(),
+  lastEventId: z.string().max(200).optional(),
+});
+
+export const confirmInputSchema = z.object({
+  sessionId: idSchema,
+  approvalId: z.string().max(200),
+  decision: z.enum(['allow', 'deny']),
+  reason: z.string().max(MAX_REASON_LENGTH).optional(),
+  always: z.boolean().optional(),
+});
+
+export const sessionInputSchema = z.object({ sessionId: idSchema });
