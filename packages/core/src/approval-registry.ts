@@ -221,7 +221,7 @@ export class ApprovalRegistry {
     }
     const argsKey = input.executesCode ? canonicalJson(input.arguments) : null;
     let forSession = this.grants.get(input.sessionId);
-    if (!forSession) this.grants.set(input.sessionId, (forSession = new Map()));
+    if (!forSession) this.grants.set(input.sessionId, (forSession = new Map<string, StoredGrant>()));
     for (const existing of forSession.values()) {
       if (existing.toolName === input.toolName && existing.argsKey === argsKey && existing.toolVersion === input.toolVersion) {
         return publicGrant(existing);

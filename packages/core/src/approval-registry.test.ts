@@ -1,0 +1,221 @@
+import { describe, expect, it, vi } from 'vitest';
+import { ApprovalRegistry, type ApprovalRequest } from './approval-registry';
+
+function request(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
+  return {
+    sessionId: 'sess',
+    runId: 'run-1',
+    toolCallId: 'call-1',
+    toolName: 'python',
+    arguments: { code: 'print(1)' },
+    executesCode: true,
+    toolVersion: 'v1',
+    ...overrides,
+  };
+}
+
+describe('ApprovalRegistry', () => {
+  it('delivers an allow to the waiting call', async () => {
+    const registry = new ApprovalRegistry();
+    const ticket = registry.register(request());
+    const waiting = ticket.wait();
+    expect(registry.resolve(ticket.approvalId, 'allow', { sessionId: 'sess' })).toStrictEqual({ resolved: true, status: 'resolved', decision: 'allow' });
+    await expect(waiting).resolves.toStrictEqual({ decision: 'allow', source: 'user' });
+  });
+
+  it('delivers a deny with the reason, trimmed', async () => {
+    const registry = new ApprovalRegistry();
+    const ticket = registry.register(request());
+    registry.resolve(ticket.approvalId, 'deny', { sessionId: 'sess', reason: '  not on prod  ' });
+    await expect(ticket.wait()).resolves.toStrictEqual({ decision: 'deny', source: 'user', reason: 'not on prod' });
+  });
+
+  it('removes the slot once decided', async () => {
+    const registry = new ApprovalRegistry();
+    const ticket = registry.register(request());
+    expect(registry.listPending('sess').map((p) => p.approvalId)).toStrictEqual([ticket.approvalId]);
+    registry.resolve(ticket.approvalId, 'allow', { sessionId: 'sess' });
+    await ticket.wait();
+    expect(registry.listPending('sess')).toStrictEqual([]);
+    expect(registry.pendingCount).toBe(0);
+  });
+
+  it('mints unique ids with at least 128 random bits', () => {
+    const registry = new ApprovalRegistry();
+    const ids = new Set(Array.from({ length: 1000 }, () => registry.register(request({ timeoutMs: 'never' })).approvalId));
+    expect(ids.size).toBe(1000);
+    for (const id of ids) expect(id).toMatch(/^apv_[0-9a-f]{32}$/);
+  });
+
+  it('keeps a decision that arrives between register and wait', async () => {
+    const registry = new ApprovalRegistry();
+    const ticket = registry.register(request());
+    expect(registry.resolve(ticket.approvalId, 'allow', { sessionId: 'sess' }).status).toBe('resolved');
+    await expect(ticket.wait()).resolves.toStrictEqual({ decision: 'allow', source: 'user' });
+  });
+
+  it('answers not-found for unknown and empty ids without throwing', () => {
+    const registry = new ApprovalRegistry();
+    registry.register(request());
+    expect(registry.resolve('apv_0000', 'allow', { sessionId: 'sess' })).toStrictEqual({ resolved: false, status: 'not-found' });
+    expect(registry.resolve('', 'allow', { sessionId: 'sess' })).toStrictEqual({ resolved: false, status: 'not-found' });
+    expect(registry.resolve(undefined as unknown as string, 'allow', { sessionId: 'sess' })).toStrictEqual({ resolved: false, status: 'not-found' });
+    expect(registry.resolve('__proto__', 'allow', { sessionId: 'sess' })).toStrictEqual({ resolved: false, status: 'not-found' });
+  });
+
+  it('treats another session as not-found and leaves the call pending', async () => {
+    const registry = new ApprovalRegistry();
+    const ticket = registry.register(request({ sessionId: 'sess-a' }));
+    expect(registry.resolve(ticket.approvalId, 'allow', { sessionId: 'sess-b' })).toStrictEqual({ resolved: false, status: 'not-found' });
+    expect(registry.listPending('sess-a')).toHaveLength(1);
+    expect(registry.resolve(ticket.approvalId, 'deny', { sessionId: 'sess-a' }).status).toBe('resolved');
+    await expect(ticket.wait()).resolves.toMatchObject({ decision: 'deny' });
+    // Even after the decision, the other session learns nothing about the id.
+    expect(registry.resolve(ticket.approvalId, 'allow', { sessionId: 'sess-b' })).toStrictEqual({ resolved: false, status: 'not-found' });
+  });
+
+  it('answers a duplicate or late decision with the first one, which stands', async () => {
+    const registry = new ApprovalRegistry();
+    const ticket = registry.register(request());
+    registry.resolve(ticket.approvalId, 'allow', { sessionId: 'sess' });
+    await ticket.wait();
+    expect(registry.resolve(ticket.approvalId, 'deny', { sessionId: 'sess' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'allow' });
+    expect(registry.resolve(ticket.approvalId, 'allow', { sessionId: 'sess' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'allow' });
+  });
+
+  it('ends the wait as cancel when the signal aborts, and removes the slot', async () => {
+    const registry = new ApprovalRegistry();
+    const ticket = registry.register(request());
+    const controller = new AbortController();
+    const waiting = ticket.wait(controller.signal);
+    controller.abort();
+    await expect(waiting).resolves.toStrictEqual({ decision: 'cancel', source: 'user' });
+    expect(registry.pendingCount).toBe(0);
+    expect(registry.resolve(ticket.approvalId, 'allow', { sessionId: 'sess' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'cancel' });
+  });
+
+  it('ends the wait as timeout, distinct from deny', async () => {
+    vi.useFakeTimers();
+    try {
+      const registry = new ApprovalRegistry();
+      const ticket = registry.register(request({ timeoutMs: 5000 }));
+      const waiting = ticket.wait();
+      await vi.advanceTimersByTimeAsync(4999);
+      expect(registry.pendingCount).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+      await expect(waiting).resolves.toStrictEqual({ decision: 'timeout', source: 'user' });
+      expect(registry.pendingCount).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('never times out with "never" and reports no expiry', () => {
+    vi.useFakeTimers();
+    try {
+      const registry = new ApprovalRegistry();
+      const ticket = registry.register(request({ timeoutMs: 'never' }));
+      vi.advanceTimersByTime(30 * 24 * 3600 * 1000);
+      expect(ticket.expiresAt).toBeNull();
+      expect(registry.listPending('sess')[0]?.expiresAt).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps two pending calls of one session independent', async () => {
+    const registry = new ApprovalRegistry();
+    const first = registry.register(request({ toolCallId: 'a' }));
+    const second = registry.register(request({ toolCallId: 'b' }));
+    registry.resolve(first.approvalId, 'deny', { sessionId: 'sess' });
+    await expect(first.wait()).resolves.toMatchObject({ decision: 'deny' });
+    expect(registry.listPending('sess').map((p) => p.toolCallId)).toStrictEqual(['b']);
+    registry.resolve(second.approvalId, 'allow', { sessionId: 'sess' });
+    await expect(second.wait()).resolves.toMatchObject({ decision: 'allow' });
+  });
+
+  it('routes 25 concurrent decisions each to its own call', async () => {
+    const registry = new ApprovalRegistry();
+    const tickets = Array.from({ length: 25 }, (_, i) => registry.register(request({ sessionId: `s${i}` })));
+    const waits = tickets.map((ticket) => ticket.wait());
+    tickets.forEach((ticket, i) => registry.resolve(ticket.approvalId, i % 2 === 0 ? 'allow' : 'deny', { sessionId: `s${i}` }));
+    const outcomes = await Promise.all(waits);
+    expect(outcomes.map((o) => o.decision)).toStrictEqual(tickets.map((_, i) => (i % 2 === 0 ? 'allow' : 'deny')));
+  });
+
+  it('holds 10,000 pending approvals and routes every decision to its own call', async () => {
+    const registry = new ApprovalRegistry();
+    const n = 10_000;
+    const tickets = Array.from({ length: n }, (_, i) => registry.register(request({ sessionId: `s${i % 100}`, toolCallId: `c${i}` })));
+    const waits = tickets.map((ticket) => ticket.wait());
+    expect(registry.pendingCount).toBe(n);
+    const expected = tickets.map((_, i) => (i % 3 === 0 ? 'deny' : 'allow'));
+    // Resolve in reverse order so routing cannot depend on registration order.
+    for (let i = n - 1; i >= 0; i--) {
+      expect(registry.resolve(tickets[i]!.approvalId, expected[i]!, { sessionId: `s${i % 100}` }).status).toBe('resolved');
+    }
+    const outcomes = await Promise.all(waits);
+    expect(outcomes.map((o) => o.decision)).toStrictEqual(expected);
+    expect(registry.pendingCount).toBe(0);
+  });
+
+  describe('grants', () => {
+    it('"always" grants the tool for the session and releases a covered pending sibling', async () => {
+      const registry = new ApprovalRegistry();
+      const read = (id: string, path: string) =>
+        registry.register(request({ toolName: 'read_file', executesCode: false, toolCallId: id, arguments: { path } }));
+      const first = read('a', 'a.txt');
+      const sibling = read('b', 'b.txt');
+      const otherSession = registry.register(request({ sessionId: 'other', toolName: 'read_file', executesCode: false, arguments: { path: 'a.txt' } }));
+      registry.resolve(first.approvalId, 'allow', { sessionId: 'sess', always: true });
+      await expect(first.wait()).resolves.toStrictEqual({ decision: 'allow', source: 'user' });
+      await expect(sibling.wait()).resolves.toStrictEqual({ decision: 'allow', source: 'grant' });
+      expect(registry.listPending('other').map((p) => p.approvalId)).toStrictEqual([otherSession.approvalId]);
+      expect(registry.listGrants('sess')).toMatchObject([{ toolName: 'read_file', arguments: null }]);
+      expect(registry.findGrant('sess', { toolName: 'read_file', arguments: { path: 'c.txt' }, executesCode: false, toolVersion: 'v1' })).toBeDefined();
+      expect(registry.findGrant('other', { toolName: 'read_file', arguments: { path: 'c.txt' }, executesCode: false, toolVersion: 'v1' })).toBeUndefined();
+    });
+
+    it('a grant for a code-running tool covers only the exact same arguments', async () => {
+      const registry = new ApprovalRegistry();
+      const ls = registry.register(request({ toolName: 'terminal', arguments: { command: 'ls' } }));
+      const rm = registry.register(request({ toolName: 'terminal', toolCallId: 'c2', arguments: { command: 'rm -rf /' } }));
+      registry.resolve(ls.approvalId, 'allow', { sessionId: 'sess', always: true });
+      await ls.wait();
+      expect(registry.listPending('sess').map((p) => p.approvalId)).toStrictEqual([rm.approvalId]);
+      const query = (command: string) => ({ toolName: 'terminal', arguments: { command }, executesCode: true, toolVersion: 'v1' });
+      expect(registry.findGrant('sess', query('ls'))).toMatchObject({ arguments: { command: 'ls' } });
+      expect(registry.findGrant('sess', query('ls -la'))).toBeUndefined();
+    });
+
+    it('a grant lapses when the tool changes', () => {
+      const registry = new ApprovalRegistry();
+      registry.grant({ sessionId: 'sess', toolName: 'mcp__fetch', executesCode: false, toolVersion: 'v1' });
+      const query = { toolName: 'mcp__fetch', arguments: {}, executesCode: false };
+      expect(registry.findGrant('sess', { ...query, toolVersion: 'v1' })).toBeDefined();
+      expect(registry.findGrant('sess', { ...query, toolVersion: 'v2' })).toBeUndefined();
+    });
+
+    it('grants can be listed and revoked; a deny with always grants nothing', async () => {
+      const registry = new ApprovalRegistry();
+      const ticket = registry.register(request({ toolName: 'read_file', executesCode: false }));
+      registry.resolve(ticket.approvalId, 'deny', { sessionId: 'sess', always: true });
+      await ticket.wait();
+      expect(registry.listGrants('sess')).toStrictEqual([]);
+      const grant = registry.grant({ sessionId: 'sess', toolName: 'read_file', executesCode: false, toolVersion: 'v1' });
+      expect(registry.listGrants('sess').map((g) => g.grantId)).toStrictEqual([grant.grantId]);
+      expect(registry.revokeGrant('other', grant.grantId)).toBe(false);
+      expect(registry.revokeGrant('sess', grant.grantId)).toBe(true);
+      expect(registry.listGrants('sess')).toStrictEqual([]);
+    });
+
+    it('clearing a session cancels its waits and drops its grants', async () => {
+      const registry = new ApprovalRegistry();
+      const ticket = registry.register(request());
+      registry.grant({ sessionId: 'sess', toolName: 'read_file', executesCode: false, toolVersion: 'v1' });
+      registry.clearSession('sess');
+      await expect(ticket.wait()).resolves.toMatchObject({ decision: 'cancel' });
+      expect(registry.listGrants('sess')).toStrictEqual([]);
+    });
+  });
+});

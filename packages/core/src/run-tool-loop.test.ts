@@ -1,0 +1,392 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ApprovalRegistry } from './approval-registry';
+import type { LoopEvent } from './events';
+import type { ChatMessage } from './messages';
+import { runToolLoop, type RunToolLoopOptions } from './run-tool-loop';
+import { collectRun, hangingStep, ScriptedModel, textStep, toolCallStep, type ScriptStep } from './testing';
+import { defineTool, type AnyTool } from './tool';
+import { toolResultText } from './tool-results';
+
+const SESSION = 'loop-session';
+
+function recordingTool(name: string, options: { executesCode?: boolean; run?: (args: Record<string, unknown>, signal: AbortSignal) => Promise<string> } = {}) {
+  const calls: Record<string, unknown>[] = [];
+  const tool = defineTool({
+    name,
+    description: `the ${name} tool`,
+    parameters: z.object({ code: z.string() }),
+    annotations: { executesCode: options.executesCode ?? true },
+    async execute(args, context) {
+      calls.push(args);
+      return options.run ? options.run(args, context.signal) : `RESULT[${name}:${args.code}]`;
+    },
+  });
+  return { tool, calls };
+}
+
+type Decide = (event: Extract<LoopEvent, { type: 'tool-start' }>, registry: ApprovalRegistry) => void;
+
+async function drive(steps: ScriptStep[], decide: Decide | 'allow' | 'deny' | undefined, extra: Partial<RunToolLoopOptions> & { tools?: AnyTool[] } = {}) {
+  const python = recordingTool('python');
+  const model = new ScriptedModel(steps);
+  const registry = extra.registry ?? new ApprovalRegistry();
+  const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }];
+  const run = runToolLoop({ model, messages, tools: extra.tools ?? [python.tool], registry, sessionId: SESSION, ...extra });
+  const { events, result } = await collectRun(run, (event) => {
+    if (event.type !== 'tool-start' || !event.awaitingConfirmation) return;
+    if (typeof decide === 'function') decide(event, registry);
+    else if (decide) registry.resolve(event.approvalId, decide, { sessionId: SESSION });
+  });
+  model.assertConsumed();
+  return { events, result, calls: python.calls, model, registry };
+}
+
+const ofType = <T extends LoopEvent['type']>(events: LoopEvent[], type: T) => events.filter((e): e is Extract<LoopEvent, { type: T }> => e.type === type);
+const pythonCall = (code = 'print(1)') => toolCallStep({ name: 'python', arguments: { code } });
+
+function expectPairedToolEvents(events: LoopEvent[]) {
+  const open = new Set<string>();
+  for (const event of events) {
+    if (event.type === 'tool-start') {
+      expect(open.has(event.toolCallId)).toBe(false);
+      open.add(event.toolCallId);
+    }
+    if (event.type === 'tool-end') {
+      expect(open.delete(event.toolCallId)).toBe(true);
+    }
+  }
+  expect([...open]).toStrictEqual([]);
+  expect(events.at(-1)?.type).toBe('run-end');
+}
+
+describe('runToolLoop', () => {
+  it('allow executes the tool once and feeds its result back', async () => {
+    const { events, calls, model, result } = await drive([pythonCall(), textStep('final answer')], 'allow');
+    const [start] = ofType(events, 'tool-start');
+    expect(start?.awaitingConfirmation).toBe(true);
+    expect(start?.approvalId).toMatch(/^apv_/);
+    expect(calls).toStrictEqual([{ code: 'print(1)' }]);
+    expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'user', approvalId: start?.approvalId }]);
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', result: 'RESULT[python:print(1)]' }]);
+    expect(model.requests[1]?.messages.at(-1)).toStrictEqual({ role: 'tool', toolCallId: start?.toolCallId, toolName: 'python', content: 'RESULT[python:print(1)]' });
+    expect(result.reason).toBe('done');
+    expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'final answer' });
+    expectPairedToolEvents(events);
+  });
+
+  it('deny skips execution and tells the model it was declined, not failed', async () => {
+    const { events, calls, model } = await drive([pythonCall(), textStep('ok')], 'deny');
+    expect(calls).toStrictEqual([]);
+    const [end] = ofType(events, 'tool-end');
+    expect(end?.outcome).toBe('denied');
+    expect(end?.result).toBe(toolResultText.denied('python'));
+    expect(end?.result).toContain('not run');
+    expect(end?.result).toContain('not an error');
+    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: end?.result });
+  });
+
+  it('a deny reason reaches the model verbatim', async () => {
+    const reason = 'Not on the "prod" box — use staging\nthanks';
+    const { events, model } = await drive([pythonCall(), textStep('ok')], (event, registry) => {
+      registry.resolve(event.approvalId, 'deny', { sessionId: SESSION, reason });
+    });
+    expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'deny', reason }]);
+    const fed = model.requests[1]?.messages.at(-1);
+    expect(fed?.role === 'tool' && fed.content.includes(reason)).toBe(true);
+  });
+
+  it('a disabled tool is never put up for approval', async () => {
+    const terminal = recordingTool('terminal');
+    const { events, calls } = await drive([pythonCall(), textStep('ok')], undefined, {
+      tools: [recordingTool('python').tool, terminal.tool],
+      enabledTools: ['terminal'],
+    });
+    const [start] = ofType(events, 'tool-start');
+    expect(start).toMatchObject({ awaitingConfirmation: false, approvalId: '' });
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'disabled' }]);
+    expect(ofType(events, 'tool-end')[0]?.result).toContain('not enabled');
+    expect(calls).toStrictEqual([]);
+  });
+
+  it('an unknown tool is reported as disabled', async () => {
+    const { events } = await drive([toolCallStep({ name: 'rm_everything', arguments: {} }), textStep('ok')], undefined);
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'disabled', toolName: 'rm_everything' }]);
+  });
+
+  it('an identical call that already succeeded is not prompted again', async () => {
+    let prompts = 0;
+    const { events, calls } = await drive([pythonCall(), pythonCall(), textStep('ok')], (event, registry) => {
+      prompts++;
+      registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+    });
+    expect(prompts).toBe(1);
+    expect(ofType(events, 'tool-start').map((e) => e.awaitingConfirmation)).toStrictEqual([true, false]);
+    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'duplicate']);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a denied call re-issued and approved runs exactly once', async () => {
+    const decisions: ('allow' | 'deny')[] = ['deny', 'allow'];
+    const { events, calls } = await drive([pythonCall(), pythonCall(), textStep('ok')], (event, registry) => {
+      registry.resolve(event.approvalId, decisions.shift()!, { sessionId: SESSION });
+    });
+    expect(ofType(events, 'tool-start').map((e) => e.awaitingConfirmation)).toStrictEqual([true, true]);
+    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['denied', 'executed']);
+    expect(calls).toStrictEqual([{ code: 'print(1)' }]);
+  });
+
+  it('a timed-out call says no decision was made, and asks again when re-issued', async () => {
+    let prompts = 0;
+    const { events, calls } = await drive([pythonCall(), pythonCall(), textStep('ok')], (event, registry) => {
+      prompts++;
+      if (prompts === 2) registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+    }, { decisionTimeoutMs: 1 });
+    const ends = ofType(events, 'tool-end');
+    expect(ends.map((e) => e.outcome)).toStrictEqual(['timed-out', 'executed']);
+    expect(ends[0]?.result).toBe(toolResultText.timedOut('python'));
+    expect(ends[0]?.result).not.toBe(toolResultText.denied('python'));
+    expect(ofType(events, 'tool-decision').map((e) => e.decision)).toStrictEqual(['timeout', 'allow']);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('with confirmation off, calls run without a prompt', async () => {
+    const { events, calls } = await drive([pythonCall(), textStep('ok')], undefined, { confirmToolCalls: false });
+    expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false, approvalId: '' }]);
+    expect(ofType(events, 'tool-decision')).toStrictEqual([]);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a grant auto-allows the call and says so', async () => {
+    const registry = new ApprovalRegistry();
+    const { tool, calls: granted } = recordingTool('python');
+    const { toolVersion } = await import('./tool');
+    registry.grant({ sessionId: SESSION, toolName: 'python', executesCode: true, toolVersion: toolVersion(tool), arguments: { code: 'print(1)' } });
+    const { events } = await drive([pythonCall(), textStep('ok')], undefined, { registry, tools: [tool] });
+    expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false, approvalId: '' }]);
+    expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'grant' }]);
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed' }]);
+    expect(granted).toStrictEqual([{ code: 'print(1)' }]);
+  });
+
+  it('an "always" grant releases a pending sibling in the same batch, but a terminal grant does not cover other arguments', async () => {
+    const terminal = recordingTool('terminal', { executesCode: true });
+    const reader = defineTool({
+      name: 'read_file',
+      description: 'read',
+      parameters: z.object({ path: z.string() }),
+      annotations: { readOnly: true },
+      execute: async (args) => `content of ${args.path}`,
+    });
+    const registry = new ApprovalRegistry();
+    const prompted: string[] = [];
+    const { events } = await drive(
+      [
+        toolCallStep(
+          { name: 'read_file', arguments: { path: 'a' } },
+          { name: 'read_file', arguments: { path: 'b' } },
+          { name: 'terminal', arguments: { code: 'ls' } },
+          { name: 'terminal', arguments: { code: 'ls -la' } },
+        ),
+        textStep('ok'),
+      ],
+      (event, reg) => {
+        prompted.push(`${event.toolName}:${JSON.stringify(event.arguments)}`);
+        if (event.toolName === 'read_file' || event.arguments.code === 'ls') reg.resolve(event.approvalId, 'allow', { sessionId: SESSION, always: true });
+        else reg.resolve(event.approvalId, 'deny', { sessionId: SESSION });
+      },
+      { registry, tools: [reader, terminal.tool] },
+    );
+    // The second read_file is covered by the grant from the first; the second terminal call is not.
+    expect(prompted).toStrictEqual(['read_file:{"path":"a"}', 'terminal:{"code":"ls"}', 'terminal:{"code":"ls -la"}']);
+    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'executed', 'executed', 'denied']);
+    expect(terminal.calls).toStrictEqual([{ code: 'ls' }]);
+  });
+
+  it('a grant given while a call waits releases it', async () => {
+    const registry = new ApprovalRegistry();
+    const { tool, calls } = recordingTool('read', { executesCode: false });
+    const { toolVersion } = await import('./tool');
+    const { events } = await drive(
+      [toolCallStep({ name: 'read', arguments: { code: 'x' } }), textStep('ok')],
+      () => registry.grant({ sessionId: SESSION, toolName: 'read', executesCode: false, toolVersion: toolVersion(tool) }),
+      { registry, tools: [tool] },
+    );
+    expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'grant' }]);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('invalid arguments are an error result, never prompted, never run', async () => {
+    let prompts = 0;
+    const { events, calls } = await drive([toolCallStep({ name: 'python', arguments: { code: 42 } }), textStep('ok')], () => prompts++);
+    expect(prompts).toBe(0);
+    expect(calls).toStrictEqual([]);
+    const [end] = ofType(events, 'tool-end');
+    expect(end?.outcome).toBe('error');
+    expect(end?.result).toContain('invalid arguments for "python"');
+    expect(end?.result).toContain('code');
+  });
+
+  it('a throwing tool is an error result fed back to the model, with tool-end paired', async () => {
+    const broken = recordingTool('python', { run: async () => Promise.reject(new Error('disk on fire')) });
+    const { events, model } = await drive([pythonCall(), textStep('sorry')], 'allow', { tools: [broken.tool] });
+    const [end] = ofType(events, 'tool-end');
+    expect(end).toMatchObject({ outcome: 'error' });
+    expect(end?.result).toContain('disk on fire');
+    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: end?.result });
+    expectPairedToolEvents(events);
+  });
+
+  it('a tool that outlives its timeout is stopped and reported as an error', async () => {
+    let aborted = false;
+    const slow = recordingTool('python', {
+      run: (_args, signal) =>
+        new Promise<string>(() => {
+          signal.addEventListener('abort', () => (aborted = true));
+        }),
+    });
+    const { events } = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [slow.tool], toolCallTimeoutMs: 20 });
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'error' }]);
+    expect(ofType(events, 'tool-end')[0]?.result).toContain('timed out');
+    expect(aborted).toBe(true);
+  });
+
+  it('cancel while waiting ends the wait as cancel, runs nothing, and ends the run cancelled', async () => {
+    const controller = new AbortController();
+    const { events, calls, registry } = await drive([pythonCall(), textStep('never')].slice(0, 1), () => controller.abort(), { signal: controller.signal });
+    expect(calls).toStrictEqual([]);
+    expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'cancel' }]);
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'cancelled' }]);
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    expect(registry.pendingCount).toBe(0);
+    expectPairedToolEvents(events);
+  });
+
+  it('cancel during execution aborts the tool and pairs its tool-end', async () => {
+    const controller = new AbortController();
+    let toolSignal: AbortSignal | undefined;
+    let markStarted!: () => void;
+    const started = new Promise<void>((resolve) => (markStarted = resolve));
+    const slow = recordingTool('python', {
+      run: (_args, signal) => {
+        toolSignal = signal;
+        markStarted();
+        return new Promise<string>(() => undefined);
+      },
+    });
+    void started.then(() => controller.abort());
+    const { events } = await drive(
+      [toolCallStep({ name: 'python', arguments: { code: 'first' } }, { name: 'python', arguments: { code: 'second' } })],
+      'allow',
+      { tools: [slow.tool], signal: controller.signal },
+    );
+    expect(toolSignal?.aborted).toBe(true);
+    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['cancelled', 'cancelled']);
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    expectPairedToolEvents(events);
+  });
+
+  it('cancel during the model stream stops it and keeps the partial text', async () => {
+    const controller = new AbortController();
+    const model = new ScriptedModel([hangingStep('Let me think')]);
+    const run = runToolLoop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [], registry: new ApprovalRegistry(), sessionId: SESSION, signal: controller.signal });
+    const { events, result } = await collectRun(run, (event) => {
+      if (event.type === 'text-delta') controller.abort();
+    });
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'Let me think' });
+  });
+
+  it('reaching the tool budget asks for a final answer without tools, then ends with tool-budget', async () => {
+    const { events, model, result } = await drive(
+      [pythonCall('1'), pythonCall('2'), textStep('here is what I have')],
+      'allow',
+      { maxToolCalls: 2 },
+    );
+    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'executed']);
+    const last = model.requests[2]!;
+    expect(last.tools).toStrictEqual([]);
+    expect(last.messages.at(-1)).toStrictEqual({ role: 'user', content: toolResultText.budgetNudge(2) });
+    expect(result.reason).toBe('tool-budget');
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'tool-budget' });
+  });
+
+  it('a model error ends the run with reason error and keeps the conversation usable', async () => {
+    const failing: ScriptStep = async function* () {
+      yield { type: 'text-delta', text: 'partial' };
+      throw new Error('connection reset');
+    };
+    const { result, events } = await drive([failing], undefined);
+    expect(events.at(-1)).toStrictEqual({ type: 'run-end', runId: result.runId, reason: 'error', error: 'connection reset' });
+    expect(result.messages.map((m) => m.role)).toStrictEqual(['user', 'assistant']);
+  });
+
+  it('streams text and reasoning as deltas, not cumulative text', async () => {
+    const { events, result } = await drive(
+      [[
+        { type: 'reasoning-delta', text: 'hmm' },
+        { type: 'text-delta', text: 'Hel' },
+        { type: 'text-delta', text: 'lo' },
+        { type: 'finish', reason: 'stop' },
+      ]],
+      undefined,
+    );
+    expect(events.filter((e) => e.type === 'text-delta' || e.type === 'reasoning-delta')).toStrictEqual([
+      { type: 'reasoning-delta', text: 'hmm' },
+      { type: 'text-delta', text: 'Hel' },
+      { type: 'text-delta', text: 'lo' },
+    ]);
+    expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'Hello', reasoning: 'hmm' });
+  });
+
+  it('parses text-format tool calls split across deltas and hides them from the text', async () => {
+    const { events, calls } = await drive(
+      [
+        [
+          { type: 'text-delta', text: 'Running it. <tool' },
+          { type: 'text-delta', text: '_call>{"name": "python", "arguments": {"code": "print(2)",}}</tool_' },
+          { type: 'text-delta', text: 'call>' },
+          { type: 'finish', reason: 'stop' },
+        ],
+        textStep('done'),
+      ],
+      'allow',
+    );
+    expect(ofType(events, 'text-delta').map((e) => e.text).join('')).toBe('Running it. done');
+    expect(calls).toStrictEqual([{ code: 'print(2)' }]);
+  });
+
+  it('answers an unparseable text-format call with a clear error', async () => {
+    const { events } = await drive([textStep('<tool_call>{"arguments": {}}</tool_call>'), textStep('ok')], undefined);
+    const [end] = ofType(events, 'tool-end');
+    expect(end?.outcome).toBe('error');
+    expect(end?.result).toContain('no "name"');
+  });
+
+  it('the returned conversation continues in the next run', async () => {
+    const first = await drive([pythonCall(), textStep('first answer')], 'allow');
+    const model = new ScriptedModel([textStep('second answer')]);
+    const python = recordingTool('python');
+    const { result } = await collectRun(
+      runToolLoop({
+        model,
+        messages: [...first.result.messages, { role: 'user', content: 'and now?' }],
+        tools: [python.tool],
+        registry: new ApprovalRegistry(),
+        sessionId: SESSION,
+      }),
+    );
+    expect(model.requests[0]?.messages.map((m) => m.role)).toStrictEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+    expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'second answer' });
+  });
+
+  it('fails loudly when the model is called more often than scripted', async () => {
+    const model = new ScriptedModel([pythonCall()]);
+    const { result } = await collectRun(
+      runToolLoop({ model, messages: [{ role: 'user', content: 'x' }], tools: [recordingTool('python').tool], registry: new ApprovalRegistry(), sessionId: SESSION, confirmToolCalls: false }),
+    );
+    expect(result.reason).toBe('error');
+    expect(result.error).toContain('unexpected call #2');
+    expect(() => new ScriptedModel([textStep('unused')]).assertConsumed()).toThrow('never used');
+  });
+});

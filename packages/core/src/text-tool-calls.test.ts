@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { parseModelJson, parseToolArguments, repairJson } from './json-repair';
+import { parseTextToolCall, TextToolCallExtractor } from './text-tool-calls';
+
+function extract(deltas: string[]) {
+  const extractor = new TextToolCallExtractor();
+  let text = deltas.map((d) => extractor.push(d)).join('');
+  const tail = extractor.finish();
+  text += tail.text;
+  return { text, calls: tail.calls };
+}
+
+describe('TextToolCallExtractor', () => {
+  it('passes plain text through unchanged', () => {
+    expect(extract(['Hello ', 'world <b>bold</b> a < b'])).toStrictEqual({ text: 'Hello world <b>bold</b> a < b', calls: [] });
+  });
+
+  it('finds a call whose tags are split across deltas and hides it from the text', () => {
+    const result = extract(['Sure.<to', 'ol_call>{"name": "terminal", "argu', 'ments": {"command": "ls"}}</tool', '_call> Done']);
+    expect(result).toStrictEqual({ text: 'Sure. Done', calls: [{ ok: true, name: 'terminal', arguments: { command: 'ls' } }] });
+  });
+
+  it('holds back a possible tag start only until it is clearly text', () => {
+    const extractor = new TextToolCallExtractor();
+    expect(extractor.push('a <to')).toBe('a ');
+    expect(extractor.push('ast>')).toBe('<toast>');
+  });
+
+  it('parses several calls, an unclosed last one included', () => {
+    const result = extract(['<tool_call>{"name": "a", "arguments": {}}</tool_call>\n<tool_call>{"name": "b", "arguments": {"x": 1}}']);
+    expect(result.calls).toStrictEqual([
+      { ok: true, name: 'a', arguments: {} },
+      { ok: true, name: 'b', arguments: { x: 1 } },
+    ]);
+    expect(result.text).toBe('\n');
+  });
+
+  it('closes a call that the model never closed before opening the next', () => {
+    const result = extract(['<tool_call>{"name": "a", "arguments": {}}<tool_call>{"name": "b", "arguments": {}}</tool_call>']);
+    expect(result.calls.map((c) => c.name)).toStrictEqual(['a', 'b']);
+  });
+});
+
+describe('parseTextToolCall repairs', () => {
+  const cases: [string, string, Record<string, unknown>][] = [
+    ['trailing commas', '{"name": "t", "arguments": {"a": 1, "b": [1, 2,],},}', { a: 1, b: [1, 2] }],
+    ['single quotes', "{'name': 't', 'arguments': {'path': 'it\\'s.txt'}}", { path: "it's.txt" }],
+    ['arguments as a JSON string', '{"name": "t", "arguments": "{\\"command\\": \\"ls -la\\"}"}', { command: 'ls -la' }],
+    ['bare keys and Python literals', '{name: "t", arguments: {recursive: True, depth: None, hidden: False}}', { recursive: true, depth: null, hidden: false }],
+    ['missing closing braces', '{"name": "t", "arguments": {"command": "echo hi"', { command: 'echo hi' }],
+    ['a code fence around it', '```json\n{"name": "t", "arguments": {"a": 1}}\n```', { a: 1 }],
+    ['"parameters" instead of "arguments"', '{"name": "t", "parameters": {"a": 1}}', { a: 1 }],
+    ['a {"function": …} wrapper', '{"function": {"name": "t", "arguments": {"a": 1}}}', { a: 1 }],
+    ['no arguments at all', '{"name": "t"}', {}],
+  ];
+  it.each(cases)('repairs %s', (_label, raw, expected) => {
+    expect(parseTextToolCall(raw)).toStrictEqual({ ok: true, name: 't', arguments: expected });
+  });
+
+  it('answers with a clear error when it cannot', () => {
+    const broken = parseTextToolCall('this is not json at all {{{');
+    expect(broken.ok).toBe(false);
+    expect(!broken.ok && broken.error).toContain('<tool_call>{"name"');
+    const noName = parseTextToolCall('{"arguments": {}}');
+    expect(!noName.ok && noName.error).toContain('no "name"');
+    const badArgs = parseTextToolCall('{"name": "t", "arguments": [1, 2]}');
+    expect(badArgs).toMatchObject({ ok: false, name: 't' });
+    expect(!badArgs.ok && badArgs.error).toContain('must be a JSON object');
+  });
+});
+
+describe('JSON from models', () => {
+  it('leaves valid JSON unchanged', () => {
+    const valid = '{"a": [1, 2.5, -3e2, "x\\n\\"y\\""], "b": {"c": null, "d": true}}';
+    expect(JSON.parse(repairJson(valid))).toStrictEqual(JSON.parse(valid));
+    expect(parseModelJson(valid)).toStrictEqual({ ok: true, value: JSON.parse(valid), repaired: false });
+  });
+
+  it('drops prototype-polluting keys', () => {
+    const parsed = parseToolArguments('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"x": 1}}, "ok": 1}');
+    expect(parsed).toStrictEqual({ ok: true, value: { ok: 1 } });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('reads double-encoded arguments and treats empty ones as {}', () => {
+    expect(parseToolArguments(JSON.stringify(JSON.stringify({ a: 1 })))).toStrictEqual({ ok: true, value: { a: 1 } });
+    expect(parseToolArguments('')).toStrictEqual({ ok: true, value: {} });
+    const plain = parseToolArguments('"just a string"');
+    expect(plain.ok).toBe(false);
+    expect(!plain.ok && plain.error).toContain('not valid JSON');
+    expect(parseToolArguments(42)).toStrictEqual({ ok: false, error: 'the arguments must be a JSON object' });
+  });
+});
