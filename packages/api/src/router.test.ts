@@ -1,0 +1,155 @@
+import { ApprovalRegistry, defineTool, type ChatModel, type LoopEvent } from '@airlock/core';
+import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
+import { TRPCError } from '@trpc/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ChatService } from './chat-service';
+import { ConnectionState, type ConnectionLimits } from './context';
+import { appRouter, createCallerFactory } from './router';
+
+const createCaller = createCallerFactory(appRouter);
+const services: ChatService[] = [];
+
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.shutdown()));
+});
+
+function setup(steps: ScriptStep[], limits?: ConnectionLimits) {
+  const ran: string[] = [];
+  const echo = defineTool({
+    name: 'echo',
+    description: 'echoes',
+    parameters: z.object({ text: z.string() }),
+    execute: async ({ text }) => {
+      ran.push(text);
+      return `echo: ${text}`;
+    },
+  });
+  const model: ChatModel = new ScriptedModel(steps);
+  const registry = new ApprovalRegistry();
+  const chat = new ChatService({ registry, model: () => model, tools: () => [echo] });
+  services.push(chat);
+  const ctx = () => ({
+    services: { chat, catalog: { tools: () => [echo], servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
+    connection: new ConnectionState('c1', limits),
+  });
+  const controller = new AbortController();
+  const caller = createCaller(ctx(), { signal: controller.signal });
+  return { caller, chat, ran, registry, stop: () => controller.abort() };
+}
+
+type Tracked = [string, LoopEvent, ...unknown[]];
+
+/** Reads a subscription until `until` matches; answers tool-starts with `onEvent`. */
+async function read(iterable: AsyncIterable<unknown>, until: (e: LoopEvent) => boolean, onEvent?: (e: LoopEvent) => Promise<void> | void) {
+  const seen: { id: string; event: LoopEvent }[] = [];
+  for await (const item of iterable) {
+    const [id, event] = item as Tracked;
+    seen.push({ id, event });
+    await onEvent?.(event);
+    if (until(event)) break;
+  }
+  return seen;
+}
+
+const echoCall = (text: string) => toolCallStep({ name: 'echo', arguments: { text } });
+
+describe('appRouter', () => {
+  it('streams a run, takes a decision, and answers a repeat as already-decided', async () => {
+    const { caller, ran } = setup([echoCall('hi'), textStep('done')]);
+    const stream = await caller.chat.stream({ sessionId: 's1', runId: 'run-a', message: 'say hi' });
+    const confirmations: unknown[] = [];
+    const seen = await read(stream, (e) => e.type === 'run-end', async (event) => {
+      if (event.type === 'tool-start' && event.awaitingConfirmation) {
+        const input = { sessionId: 's1', approvalId: event.approvalId, decision: 'allow' as const };
+        confirmations.push(await caller.chat.confirmTool(input));
+        confirmations.push(await caller.chat.confirmTool(input));
+        confirmations.push(await caller.chat.confirmTool({ ...input, sessionId: 'other' }));
+      }
+    });
+    expect(confirmations).toStrictEqual([
+      { resolved: true, status: 'resolved', decision: 'allow' },
+      { resolved: false, status: 'already-decided', decision: 'allow' },
+      { resolved: false, status: 'not-found' },
+    ]);
+    expect(ran).toStrictEqual(['hi']);
+    expect(seen.map((s) => s.id)).toStrictEqual(seen.map((_, i) => `run-a:${i + 1}`));
+    expect(seen.at(-1)?.event).toStrictEqual({ type: 'run-end', runId: 'run-a', reason: 'done' });
+  });
+
+  it('re-attaches with lastEventId and replays exactly the events after it', async () => {
+    const { caller } = setup([echoCall('x'), textStep('the end')]);
+    const first = await read(await caller.chat.stream({ sessionId: 's1', runId: 'run-b', message: 'go' }), (e) => e.type === 'tool-start');
+    const approvalId = first.at(-1)!.event.type === 'tool-start' ? (first.at(-1)!.event as { approvalId: string }).approvalId : '';
+    const cursor = first[1]!.id;
+    const replay = await read(await caller.chat.stream({ sessionId: 's1', runId: 'run-b', message: 'go', lastEventId: cursor }), (e) => e.type === 'tool-start');
+    expect(replay.map((r) => r.id)).toStrictEqual(first.slice(2).map((f) => f.id));
+    // The pending approval survived the "disconnect" and still works.
+    expect(await caller.chat.pending({ sessionId: 's1' })).toMatchObject([{ approvalId, toolName: 'echo', runId: 'run-b' }]);
+    expect(await caller.chat.confirmTool({ sessionId: 's1', approvalId, decision: 'allow' })).toMatchObject({ resolved: true });
+    const rest = await read(await caller.chat.stream({ sessionId: 's1', lastEventId: first.at(-1)!.id }), (e) => e.type === 'run-end');
+    expect(rest[0]?.id).toBe(`run-b:${first.length + 1}`);
+    expect(rest.map((r) => r.event.type)).toContain('tool-end');
+  });
+
+  it('refuses a second run while the session is busy, and continues the conversation after', async () => {
+    const gate = { open: () => undefined as void };
+    const held: ScriptStep = async function* () {
+      await new Promise<void>((resolve) => (gate.open = resolve));
+      yield { type: 'text-delta', text: 'first' };
+    };
+    const { caller, chat } = setup([held, textStep('second')]);
+    const firstRun = await caller.chat.stream({ sessionId: 's1', runId: 'r1', message: 'one' });
+    const iterator = firstRun[Symbol.asyncIterator]();
+    await iterator.next(); // run-start: the run is going
+    const second = await caller.chat.stream({ sessionId: 's1', runId: 'r2', message: 'two' });
+    await expect(read(second, () => true)).rejects.toMatchObject({ code: 'CONFLICT' });
+    gate.open();
+    await read({ [Symbol.asyncIterator]: () => iterator }, (e) => e.type === 'run-end');
+    await read(await caller.chat.stream({ sessionId: 's1', runId: 'r3', message: 'two' }), (e) => e.type === 'run-end');
+    expect(chat.getSession('s1').messages.map((m) => `${m.role}:${m.content}`)).toStrictEqual(['user:one', 'assistant:first', 'user:two', 'assistant:second']);
+  });
+
+  it('names the bad field in a BAD_REQUEST', async () => {
+    const { caller } = setup([]);
+    const error = await caller.chat.confirmTool({ sessionId: 's1', approvalId: 'x', decision: 'maybe' as 'allow' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TRPCError);
+    expect((error as TRPCError).code).toBe('BAD_REQUEST');
+    const long = await caller.chat.confirmTool({ sessionId: 's1', approvalId: 'x', decision: 'deny', reason: 'x'.repeat(2001) }).catch((e: unknown) => e);
+    expect((long as TRPCError).code).toBe('BAD_REQUEST');
+    const noMessage = await caller.chat.stream({ sessionId: 's1', runId: 'rr' });
+    await expect(read(noMessage, () => true)).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('message') });
+  });
+
+  it('cancels a run waiting on a decision', async () => {
+    const { caller, ran, registry } = setup([echoCall('never')]);
+    const events = await read(await caller.chat.stream({ sessionId: 's1', runId: 'rc', message: 'go' }), (e) => e.type === 'run-end', async (event) => {
+      if (event.type === 'tool-start') expect(await caller.chat.cancel({ sessionId: 's1' })).toStrictEqual({ cancelled: 1 });
+    });
+    expect(events.map((e) => e.event.type)).toStrictEqual(['run-start', 'status', 'tool-start', 'tool-decision', 'tool-end', 'run-end']);
+    expect(events.at(-1)?.event).toMatchObject({ reason: 'cancelled' });
+    expect(ran).toStrictEqual([]);
+    expect(registry.pendingCount).toBe(0);
+  });
+
+  it('lists sessions, grants and tools; revokes and deletes', async () => {
+    const { caller } = setup([echoCall('a'), textStep('ok')]);
+    await read(await caller.chat.stream({ sessionId: 's1', runId: 'rg', message: 'hello there' }), (e) => e.type === 'run-end', async (event) => {
+      if (event.type === 'tool-start') await caller.chat.confirmTool({ sessionId: 's1', approvalId: event.approvalId, decision: 'allow', always: true });
+    });
+    expect(await caller.sessions.list()).toMatchObject([{ sessionId: 's1', title: 'hello there', activeRunId: null }]);
+    const grants = await caller.grants.list({ sessionId: 's1' });
+    expect(grants).toMatchObject([{ toolName: 'echo', arguments: null }]);
+    expect(await caller.grants.revoke({ sessionId: 's1', grantId: grants[0]!.grantId })).toStrictEqual({ revoked: true });
+    expect(await caller.tools.list()).toMatchObject({ tools: [{ name: 'echo', source: 'builtin', inputSchema: { type: 'object' } }], servers: [] });
+    expect(await caller.sessions.delete({ sessionId: 's1' })).toStrictEqual({ deleted: true });
+    await expect(caller.sessions.get({ sessionId: 's1' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('limits the message rate of one connection', async () => {
+    const { caller } = setup([textStep('1'), textStep('2')], { messageBurst: 2, messagesPerMinute: 1 });
+    await read(await caller.chat.stream({ sessionId: 'a', runId: 'l1', message: 'x' }), (e) => e.type === 'run-end');
+    await read(await caller.chat.stream({ sessionId: 'b', runId: 'l2', message: 'x' }), (e) => e.type === 'run-end');
+    await expect(read(await caller.chat.stream({ sessionId: 'c', runId: 'l3', message: 'x' }), () => true)).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+  });
+});
