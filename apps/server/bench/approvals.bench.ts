@@ -1,0 +1,148 @@
+// Approval benchmark over loopback, through the real tRPC WebSocket client against a server in its own process.
+// Run: pnpm --filter @airlock/server bench
+import { type AppRouter } from '@airlock/api';
+import { createTRPCClient, createWSClient, wsLink, type TRPCClient } from '@trpc/client';
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'ws';
+
+const require = createRequire(import.meta.url);
+const tsxCli = require.resolve('tsx/cli');
+const child = spawn(process.execPath, ['--expose-gc', tsxCli, fileURLToPath(new URL('./bench-server.ts', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+async function readJson<T>(): Promise<T> {
+  const next = await lines.next();
+  if (next.done) throw new Error('bench server exited');
+  return JSON.parse(next.value) as T;
+}
+async function ask<T>(command: string): Promise<T> {
+  child.stdin!.write(`${command}\n`);
+  return readJson<T>();
+}
+type Mem = { rss: number; heapUsed: number; pending: number; activeRuns: number };
+
+const { token, wsUrl } = await readJson<{ token: string; wsUrl: string }>();
+
+function connect(): { trpc: TRPCClient<AppRouter>; close: () => Promise<void> } {
+  const ws = createWSClient({ url: wsUrl, WebSocket: WebSocket as unknown as typeof globalThis.WebSocket, connectionParams: { token } });
+  return { trpc: createTRPCClient<AppRouter>({ links: [wsLink({ client: ws })] }), close: () => ws.close() };
+}
+
+interface Watch {
+  approvalId: Promise<string>;
+  ended: Promise<void>;
+  toolEnd: Promise<number>;
+  unsubscribe(): void;
+}
+
+function watch(trpc: TRPCClient<AppRouter>, sessionId: string, runId: string, message = 'go'): Watch {
+  let onStart!: (id: string) => void;
+  let onEnd!: () => void;
+  let onToolEnd!: (at: number) => void;
+  const approvalId = new Promise<string>((resolve) => (onStart = resolve));
+  const ended = new Promise<void>((resolve) => (onEnd = resolve));
+  const toolEnd = new Promise<number>((resolve) => (onToolEnd = resolve));
+  const sub = trpc.chat.stream.subscribe(
+    { sessionId, runId, message },
+    {
+      onData: ({ data }) => {
+        if (data.type === 'tool-start' && data.awaitingConfirmation) onStart(data.approvalId);
+        else if (data.type === 'tool-end') onToolEnd(performance.now());
+        else if (data.type === 'run-end') onEnd();
+      },
+      onError: (error) => {
+        console.error(`run ${runId} failed: ${error.message}`);
+        process.exit(1);
+      },
+    },
+  );
+  return { approvalId, ended, toolEnd, unsubscribe: () => sub.unsubscribe() };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const ms = (value: number) => value.toFixed(3);
+
+// 1. Round trip: confirm sent → tool-end received, with an instant tool.
+{
+  const { trpc, close } = connect();
+  const samples: number[] = [];
+  for (let i = 0; i < 320; i++) {
+    const run = watch(trpc, `rt-${i}`, `rt-run-${i}`);
+    const approvalId = await run.approvalId;
+    const sent = performance.now();
+    await trpc.chat.confirmTool.mutate({ sessionId: `rt-${i}`, approvalId, decision: 'allow' });
+    const toolEndAt = await run.toolEnd;
+    if (i >= 20) samples.push(toolEndAt - sent);
+    await run.ended;
+    run.unsubscribe();
+  }
+  samples.sort((a, b) => a - b);
+  console.log(`Approval round trip (confirm sent → tool-end received), ${samples.length} iterations after 20 warm-up:`);
+  console.log(`  p50 ${ms(percentile(samples, 50))} ms, p99 ${ms(percentile(samples, 99))} ms, max ${ms(samples.at(-1)!)} ms`);
+  await close();
+}
+
+// 2. N sessions each waiting on an approval at once, over at most 100 connections.
+console.log('\n| sessions pending | connections | time until all pending (ms) | drain after confirming all (ms) | server RSS all pending (MiB) | RSS per pending session (KiB) | heap per pending session (KiB) | misrouted |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+for (const n of [1, 64, 1_000, 10_000]) {
+  const connections = Array.from({ length: Math.min(100, n) }, connect);
+  await ask('gc');
+  const base = await ask<Mem>('mem');
+  const t0 = performance.now();
+  const runs = Array.from({ length: n }, (_, i) => watch(connections[i % connections.length]!.trpc, `p${n}-${i}`, `p${n}-run-${i}`));
+  const ids = await Promise.all(runs.map((run) => run.approvalId));
+  const allPending = performance.now() - t0;
+  await ask('gc');
+  const loaded = await ask<Mem>('mem');
+  if (loaded.pending !== n) throw new Error(`expected ${n} pending, server has ${loaded.pending}`);
+  const t1 = performance.now();
+  const decisions = ids.map((_, i) => (i % 2 ? 'allow' : 'deny') as 'allow' | 'deny');
+  const answers = await Promise.all(
+    ids.map((approvalId, i) => connections[i % connections.length]!.trpc.chat.confirmTool.mutate({ sessionId: `p${n}-${i}`, approvalId, decision: decisions[i]! })),
+  );
+  await Promise.all(runs.map((run) => run.ended));
+  const drain = performance.now() - t1;
+  const misrouted = answers.filter((a, i) => a.status !== 'resolved' || a.decision !== decisions[i]).length;
+  const rssPer = (loaded.rss - base.rss) / n / 1024;
+  const heapPer = (loaded.heapUsed - base.heapUsed) / n / 1024;
+  console.log(
+    `| ${n.toLocaleString('en')} | ${connections.length} | ${allPending.toFixed(1)} | ${drain.toFixed(1)} | ${(loaded.rss / 2 ** 20).toFixed(1)} | ${n >= 1000 ? rssPer.toFixed(2) : '–'} | ${n >= 1000 ? heapPer.toFixed(2) : '–'} | ${misrouted} |`,
+  );
+  for (const run of runs) run.unsubscribe();
+  await Promise.all(connections.map((c) => c.close()));
+}
+
+// 3. Text-delta relay throughput.
+{
+  const { trpc, close } = connect();
+  const count = 100_000;
+  let received = 0;
+  let bytes = 0;
+  const t0 = performance.now();
+  await new Promise<void>((resolve, reject) => {
+    const sub = trpc.chat.stream.subscribe(
+      { sessionId: 'stream', runId: 'stream-run', message: `stream ${count}` },
+      {
+        onData: ({ data }) => {
+          if (data.type === 'text-delta') {
+            received++;
+            bytes += data.text.length;
+          } else if (data.type === 'run-end') {
+            sub.unsubscribe();
+            resolve();
+          }
+        },
+        onError: reject,
+      },
+    );
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  console.log(`\nText-delta relay: ${received.toLocaleString('en')} deltas (${(bytes / 1024).toFixed(0)} KiB of text) in ${seconds.toFixed(2)} s = ${Math.round(received / seconds).toLocaleString('en')} deltas/s`);
+  await close();
+}
+
+await ask('quit').catch(() => undefined);
+child.kill();

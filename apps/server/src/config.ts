@@ -1,0 +1,223 @@
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+export interface AirlockConfig {
+  /** Interface the server binds. */
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  /** A non-loopback `host` was explicitly allowed. */
+  allowRemote: boolean;
+  /** The access token every WebSocket connection must present. */
+  token: string;
+  /** True when no AIRLOCK_TOKEN was set and `token` was generated for this run. */
+  tokenGenerated: boolean;
+  /** Real path of the folder the tools act in. */
+  workspace: string;
+  /** Base URL of an OpenAI-compatible model server; none means the offline demo model. */
+  modelUrl: string | undefined;
+  model: string | undefined;
+  apiKey: string | undefined;
+  /** Absolute path of the MCP servers file. */
+  mcpConfigPath: string | undefined;
+  /** Exact origins (scheme://host[:port]) whose pages may connect besides the server's own. */
+  allowedOrigins: string[];
+}
+
+/** A configuration value that cannot be used; `source` names the variable or flag. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly source: string,
+    readonly problem: string,
+  ) {
+    super(`${source}: ${problem}`);
+  }
+}
+
+export const USAGE = `Usage: airlock [options]
+
+Options (each also readable from the environment):
+  --host <host>          AIRLOCK_HOST          interface to bind (default 127.0.0.1)
+  --port <port>          AIRLOCK_PORT          port (default 7700)
+  --allow-remote         AIRLOCK_ALLOW_REMOTE=1  allow binding a non-loopback host
+  --workspace <dir>      AIRLOCK_WORKSPACE     folder the tools act in (default: current directory)
+  --model-url <url>      AIRLOCK_MODEL_URL     OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1
+  --model <name>         AIRLOCK_MODEL         model name sent to that server
+  --mcp-config <file>    AIRLOCK_MCP_CONFIG    MCP servers file ({"mcpServers": {...}})
+Environment only:
+  AIRLOCK_TOKEN            access token (at least 32 characters; random when unset)
+  AIRLOCK_API_KEY          API key for the model server
+  AIRLOCK_ALLOWED_ORIGINS  comma-separated extra origins allowed to connect, e.g. https://chat.example.test`;
+
+const MIN_TOKEN_LENGTH = 32;
+
+const FLAGS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'allow-remote': { type: 'boolean' },
+  workspace: { type: 'string' },
+  'model-url': { type: 'string' },
+  model: { type: 'string' },
+  'mcp-config': { type: 'string' },
+} as const;
+
+const hostSchema = z
+  .string()
+  .max(253)
+  .refine((host) => isIP(host) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(host), {
+    message: 'must be an IP address or a host name',
+  });
+const portSchema = z
+  .string()
+  .regex(/^\d{1,5}$/, 'must be a whole number from 0 to 65535')
+  .transform(Number)
+  .refine((port) => port <= 65535, 'must be a whole number from 0 to 65535');
+const switchSchema = z.enum(['1', '0', 'true', 'false'], { error: 'must be 1 or 0' }).transform((value) => value === '1' || value === 'true');
+const tokenSchema = z
+  .string()
+  .min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters (e.g. \`openssl rand -hex 32\`)`)
+  .max(512, 'must be at most 512 characters')
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+const modelUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).max(2048, 'must be at most 2048 characters');
+const nameSchema = z.string().max(256, 'must be at most 256 characters');
+const apiKeySchema = z.string().max(8192, 'must be at most 8192 characters');
+
+/** A value and where it came from, so an error can name the flag or the variable. */
+interface Sourced {
+  value: string;
+  source: string;
+}
+
+/**
+ * Reads and validates the configuration once, from command-line flags (which win) and the environment.
+ * Throws ConfigError naming the variable or flag at fault.
+ */
+export function loadConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, cwd: string = process.cwd()): AirlockConfig {
+  const flags = parseFlags(argv);
+  const pick = (flag: keyof typeof FLAGS, variable: string): Sourced | undefined => {
+    const fromFlag = flags[flag];
+    if (typeof fromFlag === 'string') return { value: fromFlag, source: `--${flag}` };
+    return fromEnv(env, variable);
+  };
+
+  const host = validate(hostSchema, pick('host', 'AIRLOCK_HOST')) ?? '127.0.0.1';
+  const port = validate(portSchema, pick('port', 'AIRLOCK_PORT')) ?? 7700;
+  const allowRemote = flags['allow-remote'] === true || (validate(switchSchema, fromEnv(env, 'AIRLOCK_ALLOW_REMOTE')) ?? false);
+  if (!allowRemote && !isLoopbackHost(host)) {
+    const source = typeof flags.host === 'string' ? '--host' : 'AIRLOCK_HOST';
+    throw new ConfigError(source, `"${host}" is not a loopback address; binding it exposes a shell to the network, so it needs --allow-remote or AIRLOCK_ALLOW_REMOTE=1`);
+  }
+
+  const givenToken = validate(tokenSchema, fromEnv(env, 'AIRLOCK_TOKEN'));
+  const token = givenToken ?? randomBytes(32).toString('base64url');
+
+  const workspaceInput = pick('workspace', 'AIRLOCK_WORKSPACE');
+  const workspace = directory(workspaceInput ?? { value: cwd, source: 'the current directory' }, cwd);
+  const mcpInput = pick('mcp-config', 'AIRLOCK_MCP_CONFIG');
+
+  return {
+    host,
+    port,
+    allowRemote,
+    token,
+    tokenGenerated: givenToken === undefined,
+    workspace,
+    modelUrl: validate(modelUrlSchema, pick('model-url', 'AIRLOCK_MODEL_URL')),
+    model: validate(nameSchema, pick('model', 'AIRLOCK_MODEL')),
+    apiKey: validate(apiKeySchema, fromEnv(env, 'AIRLOCK_API_KEY')),
+    mcpConfigPath: mcpInput === undefined ? undefined : readableFile(mcpInput, cwd),
+    allowedOrigins: parseOrigins(fromEnv(env, 'AIRLOCK_ALLOWED_ORIGINS')),
+  };
+}
+
+function parseFlags(argv: readonly string[]): Partial<Record<keyof typeof FLAGS, string | boolean>> {
+  try {
+    return parseArgs({ args: [...argv], options: FLAGS, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const message = error instanceof Error ? error.message : String(error);
+    const quoted = /'([^' ]+)/.exec(message)?.[1] ?? 'arguments';
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new ConfigError(quoted, 'unknown flag (see --help)');
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new ConfigError(`argument "${quoted}"`, 'airlock takes no positional arguments (see --help)');
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      throw new ConfigError(quoted, message.includes('does not take') ? 'takes no value' : 'needs a value');
+    }
+    throw new ConfigError('arguments', message);
+  }
+}
+
+/** An unset or empty variable counts as not given. */
+function fromEnv(env: Readonly<Record<string, string | undefined>>, variable: string): Sourced | undefined {
+  const value = env[variable];
+  return value === undefined || value === '' ? undefined : { value, source: variable };
+}
+
+function validate<T>(schema: z.ZodType<T, string>, input: Sourced | undefined): T | undefined {
+  if (input === undefined) return undefined;
+  const result = schema.safeParse(input.value);
+  if (!result.success) throw new ConfigError(input.source, result.error.issues[0]?.message ?? 'is not valid');
+  return result.data;
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (bare === 'localhost' || bare === '::1') return true;
+  return isIP(bare) === 4 && bare.startsWith('127.');
+}
+
+function directory(input: Sourced, cwd: string): string {
+  const path = resolve(cwd, input.value);
+  try {
+    if (!statSync(path).isDirectory()) throw new ConfigError(input.source, `"${path}" is not a directory`);
+    return realpathSync(path);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(input.source, `"${path}" ${describeFsError(error)}`);
+  }
+}
+
+function readableFile(input: Sourced, cwd: string): string {
+  const path = resolve(cwd, input.value);
+  try {
+    if (!statSync(path).isFile()) throw new ConfigError(input.source, `"${path}" is not a regular file`);
+    accessSync(path, constants.R_OK);
+    return realpathSync(path);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(input.source, `"${path}" ${describeFsError(error)}`);
+  }
+}
+
+function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'does not exist';
+  if (code === 'EACCES') return 'cannot be read (permission denied)';
+  return `cannot be used (${code ?? String(error)})`;
+}
+
+function parseOrigins(input: Sourced | undefined): string[] {
+  if (input === undefined) return [];
+  const origins = input.value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (origins.length > 64) throw new ConfigError(input.source, 'at most 64 origins');
+  return origins.map((entry) => {
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new ConfigError(input.source, `"${entry}" is not an origin like https://chat.example.test`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(input.source, `"${entry}" must use http or https`);
+    if (url.origin !== entry.toLowerCase()) {
+      throw new ConfigError(input.source, `"${entry}" must be an exact origin with no path, e.g. ${url.origin}`);
+    }
+    return url.origin;
+  });
+}

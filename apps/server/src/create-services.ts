@@ -1,0 +1,84 @@
+import { ChatService, type AirlockServices, type ModelInfo, type ToolCatalog } from '@airlock/api';
+import { ApprovalRegistry, type AnyTool } from '@airlock/core';
+import { ConfigError, type AirlockConfig } from './config';
+import { loadMcpConfig, McpConfigError, McpManager } from './mcp';
+import { resolveChatModel } from './models';
+import { createBuiltinTools } from './tools';
+
+export interface CreateServicesOptions {
+  /** Receives start-up notes (a model warning, MCP server messages). Default `console.log`. */
+  log?: (line: string) => void;
+  /** Environment child processes inherit allowlisted variables from. Default the tools' own default (the process's). */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface CreatedServices {
+  services: AirlockServices;
+  /** Stops the MCP servers. Runs are cancelled by the server's own close first. */
+  close(): Promise<void>;
+}
+
+function systemPrompt(workspace: string): string {
+  return [
+    'You are Airlock, an assistant that can use tools on the user’s computer.',
+    `Tools act in the workspace folder ${workspace}.`,
+    'A person approves or denies every tool call before it runs. When a call is denied, do not try the same thing another way: say what you wanted to do and ask.',
+    'Prefer small, reversible steps, and say what you are about to do before doing it.',
+  ].join('\n');
+}
+
+/** Wires the approval registry, the chat service, the model, the built-in tools and the MCP servers from the config. */
+export async function createServices(config: AirlockConfig, options: CreateServicesOptions = {}): Promise<CreatedServices> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const secretValues = [config.token, ...(config.apiKey === undefined ? [] : [config.apiKey])];
+  const builtinTools = createBuiltinTools({ workspace: config.workspace, secretValues, ...(options.env === undefined ? {} : { env: options.env }) });
+
+  const resolved = await resolveChatModel({
+    ...(config.modelUrl === undefined ? {} : { modelUrl: config.modelUrl }),
+    ...(config.model === undefined ? {} : { model: config.model }),
+    ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
+  });
+  if (resolved.info.warning !== undefined) log(`Model warning: ${resolved.info.warning}`);
+  const modelInfo: ModelInfo = {
+    provider: resolved.info.provider,
+    baseURL: resolved.info.baseURL === '' ? null : resolved.info.baseURL,
+    model: resolved.info.model,
+    demo: resolved.info.demo,
+  };
+
+  const mcp = config.mcpConfigPath === undefined ? undefined : await startMcp(config.mcpConfigPath, log);
+  const catalog: ToolCatalog = {
+    tools: (): AnyTool[] => [...builtinTools, ...(mcp?.tools() ?? [])],
+    servers: () => mcp?.status().map(({ name, state, error, toolCount }) => ({ name, state, toolCount, ...(error === undefined ? {} : { error }) })) ?? [],
+  };
+  const chat = new ChatService({
+    registry: new ApprovalRegistry(),
+    model: () => resolved.model,
+    tools: () => catalog.tools(),
+    systemPrompt: systemPrompt(config.workspace),
+  });
+
+  return {
+    services: { chat, catalog, modelInfo: () => modelInfo },
+    close: async () => {
+      await mcp?.close();
+    },
+  };
+}
+
+/** A file that cannot be parsed stops start-up; a server that fails to start is only reported. */
+async function startMcp(path: string, log: (line: string) => void): Promise<McpManager> {
+  let servers;
+  try {
+    servers = await loadMcpConfig(path);
+  } catch (error) {
+    if (error instanceof McpConfigError) throw new ConfigError('AIRLOCK_MCP_CONFIG', error.message);
+    throw error;
+  }
+  const manager = new McpManager({
+    servers,
+    logger: { info: (message) => log(message), warn: (message) => log(`Warning: ${message}`) },
+  });
+  await manager.start();
+  return manager;
+}

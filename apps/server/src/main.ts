@@ -1,0 +1,54 @@
+import { ConfigError, loadConfig, USAGE } from './config';
+import { createServices } from './create-services';
+import { startServer } from './start-server';
+
+async function main(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return 0;
+  }
+  const config = loadConfig(argv, process.env);
+  const created = await createServices(config, { env: process.env });
+  let server;
+  try {
+    server = await startServer({ config, services: created.services, dispose: () => created.close() });
+  } catch (error) {
+    await created.close();
+    throw error;
+  }
+  const running = server;
+
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        // A second Ctrl-C means "now": do not wait for tools or MCP servers any longer.
+        console.error(`Received ${signal} again; exiting without waiting.`);
+        process.exit(1);
+      }
+      stopping = true;
+      console.log('Shutting down…');
+      running.close().then(resolve, (error: unknown) => {
+        console.error(`Shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof ConfigError) {
+      // A configuration problem is the user's to fix: the message says what, a stack trace would only hide it.
+      console.error(`airlock: ${error.message}`);
+    } else {
+      console.error('airlock: failed to start');
+      console.error(error);
+    }
+    process.exit(1);
+  },
+);

@@ -1,0 +1,164 @@
+import { readFile, stat } from 'node:fs/promises';
+import { z } from 'zod';
+
+/** Longest config file read; a real one is a few KB. */
+export const MAX_MCP_CONFIG_BYTES = 1024 * 1024;
+export const MAX_MCP_SERVERS = 32;
+/** Short enough that `<server>__<tool>` leaves room for the tool's name within the 64 characters a model accepts. */
+export const MAX_MCP_SERVER_NAME_LENGTH = 32;
+
+/** Starts with a letter or digit, so names like `__proto__` never reach an object key. */
+const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export interface McpStdioServerConfig {
+  transport: 'stdio';
+  command: string;
+  args: string[];
+  /** Set in the child's environment, over a minimal safe one; nothing else of the server's environment is passed. */
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+export interface McpHttpServerConfig {
+  transport: 'http';
+  url: string;
+  /** Sent with every request (e.g. Authorization); never shown in status or logs. */
+  headers: Record<string, string>;
+}
+
+export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
+
+/** The configured servers by name, in file order. */
+export type McpServersConfig = Map<string, McpServerConfig>;
+
+/** A config file that cannot be used; names the file, the field and the server. */
+export class McpConfigError extends Error {
+  override readonly name = 'McpConfigError';
+  constructor(
+    readonly source: string,
+    /** Dotted path of the offending field, e.g. `mcpServers.files.args.0`; empty for the file as a whole. */
+    readonly field: string,
+    readonly detail: string,
+    readonly server?: string,
+    options?: { cause?: unknown },
+  ) {
+    const where = [server === undefined ? '' : `server "${server}"`, field === '' ? '' : `field "${field}"`].filter(Boolean).join(', ');
+    super(`invalid MCP config ${source}${where === '' ? '' : `: ${where}`}: ${detail}`, options);
+  }
+}
+
+/** A record whose keys are checked before zod sees them: zod silently drops a `__proto__` key. */
+function boundedRecord(key: z.ZodString, value: z.ZodString, max: number, what: string) {
+  return z.preprocess(
+    (raw, ctx) => {
+      if (raw !== null && typeof raw === 'object' && Object.hasOwn(raw, '__proto__')) {
+        ctx.addIssue({ code: 'custom', message: `"__proto__" is not a valid ${what} name`, path: ['__proto__'], input: raw });
+      }
+      return raw;
+    },
+    z.record(key, value).refine((record) => Object.keys(record).length <= max, `at most ${max} ${what}s`),
+  );
+}
+
+const transportType = z.enum(['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse']).optional();
+
+const stdioSchema = z.object({
+  type: transportType,
+  command: z.string().min(1, 'must not be empty').max(4096),
+  args: z.array(z.string().max(8192)).max(256).default([]),
+  env: boundedRecord(z.string().regex(ENV_NAME, 'not a valid environment variable name').max(256), z.string().max(32_768), 256, 'environment variable').default({}),
+  cwd: z.string().min(1).max(4096).optional(),
+});
+
+const httpSchema = z.object({
+  type: transportType,
+  url: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+    .max(2048),
+  headers: boundedRecord(z.string().regex(HEADER_NAME, 'not a valid HTTP header name').max(256), z.string().max(8192), 64, 'header').default({}),
+});
+
+const fileSchema = z.object({
+  mcpServers: z.record(z.string(), z.unknown()).refine((servers) => Object.keys(servers).length <= MAX_MCP_SERVERS, `at most ${MAX_MCP_SERVERS} servers`),
+});
+
+/**
+ * Parses the common MCP config format: `{"mcpServers": {name: {command, args?, env?, cwd?} | {url, headers?}}}`.
+ * Entries with `"disabled": true` are left out. `source` names the file in errors.
+ */
+export function parseMcpConfig(json: string, source: string): McpServersConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (error) {
+    throw new McpConfigError(source, '', `not valid JSON (${error instanceof Error ? error.message : String(error)})`, undefined, { cause: error });
+  }
+  const file = fileSchema.safeParse(raw);
+  if (!file.success) throw fromZod(source, file.error, []);
+  const rawServers = (raw as { mcpServers: Record<string, unknown> }).mcpServers;
+
+  const servers: McpServersConfig = new Map();
+  // Keys of the raw object, not zod's output: zod drops `__proto__` without a word.
+  for (const name of Object.keys(rawServers)) {
+    const path = ['mcpServers', name];
+    if (name.length > MAX_MCP_SERVER_NAME_LENGTH || !SERVER_NAME.test(name)) {
+      throw new McpConfigError(
+        source,
+        path.join('.'),
+        `server names use only letters, digits, "_" and "-", start with a letter or digit, and have at most ${MAX_MCP_SERVER_NAME_LENGTH} characters`,
+        name,
+      );
+    }
+    const entry = rawServers[name];
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+      throw new McpConfigError(source, path.join('.'), 'expected an object with "command" or "url"', name);
+    }
+    if ((entry as Record<string, unknown>).disabled === true) continue;
+    servers.set(name, parseServer(source, name, entry as Record<string, unknown>));
+  }
+  return servers;
+}
+
+function parseServer(source: string, name: string, entry: Record<string, unknown>): McpServerConfig {
+  const path = ['mcpServers', name];
+  if (entry.type === 'sse') {
+    throw new McpConfigError(source, [...path, 'type'].join('.'), 'the legacy SSE transport is not supported; use Streamable HTTP', name);
+  }
+  if (Object.hasOwn(entry, 'url')) {
+    if (Object.hasOwn(entry, 'command')) throw new McpConfigError(source, path.join('.'), 'give either "command" or "url", not both', name);
+    const parsed = httpSchema.safeParse(entry);
+    if (!parsed.success) throw fromZod(source, parsed.error, path, name);
+    return { transport: 'http', url: parsed.data.url, headers: parsed.data.headers };
+  }
+  if (!Object.hasOwn(entry, 'command')) throw new McpConfigError(source, path.join('.'), 'expected "command" (a local server) or "url" (a remote one)', name);
+  const parsed = stdioSchema.safeParse(entry);
+  if (!parsed.success) throw fromZod(source, parsed.error, path, name);
+  const { command, args, env, cwd } = parsed.data;
+  return { transport: 'stdio', command, args, env, ...(cwd === undefined ? {} : { cwd }) };
+}
+
+function fromZod(source: string, error: z.ZodError, prefix: string[], server?: string): McpConfigError {
+  const issue = error.issues[0];
+  const field = [...prefix, ...(issue?.path ?? []).map(String)].join('.');
+  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? 's' : ''})` : '';
+  return new McpConfigError(source, field, `${issue?.message ?? 'invalid'}${more}`, server, { cause: error });
+}
+
+/** Reads and parses the MCP config file at `path` (AIRLOCK_MCP_CONFIG). */
+export async function loadMcpConfig(path: string): Promise<McpServersConfig> {
+  let text: string;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new McpConfigError(path, '', 'not a regular file');
+    if (info.size > MAX_MCP_CONFIG_BYTES) throw new McpConfigError(path, '', `larger than ${MAX_MCP_CONFIG_BYTES} bytes`);
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (error instanceof McpConfigError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const detail = code === 'ENOENT' ? 'the file does not exist' : `cannot be read (${code ?? String(error)})`;
+    throw new McpConfigError(path, '', detail, undefined, { cause: error });
+  }
+  return parseMcpConfig(text, path);
+}

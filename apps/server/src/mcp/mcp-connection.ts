@@ -1,0 +1,327 @@
+import type { AnyTool, ToolContext, ToolOutput } from '@airlock/core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { type CallToolResult, CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerConfig } from './mcp-config';
+import { flattenToolResult, mcpTool } from './mcp-tool';
+
+export type McpServerState = 'connecting' | 'ready' | 'error' | 'restarting' | 'closed';
+
+export interface McpServerStatus {
+  name: string;
+  transport: McpServerConfig['transport'];
+  state: McpServerState;
+  /** Why the server is not usable, or while restarting, why it went down. */
+  error?: string;
+  toolCount: number;
+  /** The child's process id, while a stdio server runs. */
+  pid?: number;
+}
+
+export interface McpRestartPolicy {
+  /** Restart attempts in a row before the server is left in 'error'; 0 never restarts. Default 5. */
+  maxAttempts?: number;
+  /** Delay before the first attempt, in ms; doubles after each one. Default 500. */
+  initialDelayMs?: number;
+  /** Longest delay between attempts, in ms. Default 10 000. */
+  maxDelayMs?: number;
+  /** A server that stayed up this long, in ms, gets a fresh count of attempts when it next goes down. Default 60 000. */
+  stableAfterMs?: number;
+}
+
+export interface McpLogger {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+export interface McpConnectionOptions {
+  name: string;
+  config: McpServerConfig;
+  /** Time allowed to start, initialize and list tools, in ms. */
+  connectTimeoutMs: number;
+  /** Upper bound on one tool call, in ms. */
+  callTimeoutMs: number;
+  restart: Required<McpRestartPolicy>;
+  logger: McpLogger;
+  /** Called after every change of status or tools. */
+  onChange(): void;
+}
+
+export const MAX_TOOLS_PER_SERVER = 512;
+const MAX_LIST_PAGES = 50;
+const MAX_DESCRIPTION_CHARS = 32_768;
+const MAX_SCHEMA_CHARS = 65_536;
+const MAX_STDERR_TAIL = 2048;
+const MAX_MESSAGE_CHARS = 500;
+const CLIENT_INFO = { name: 'airlock', version: '0.1.0' };
+
+/** One configured MCP server: its client, its tools, and its restarts after a crash. */
+export class McpConnection {
+  readonly #options: McpConnectionOptions;
+  #state: McpServerState = 'connecting';
+  #error: string | undefined;
+  /** The client being connected or in use; any other client's events are stale. */
+  #client: Client | undefined;
+  #transport: Transport | undefined;
+  #definitionsKey = '';
+  #tools: readonly AnyTool[] = [];
+  #refreshing: { client: Client; done: Promise<void> } | undefined;
+  #refreshAgain = false;
+  #stderrTail = '';
+  #failures = 0;
+  #readyAt = 0;
+  #restartTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(options: McpConnectionOptions) {
+    this.#options = options;
+  }
+
+  get status(): McpServerStatus {
+    const ready = this.#state === 'ready';
+    const pid = ready && this.#transport instanceof StdioClientTransport ? this.#transport.pid : null;
+    return {
+      name: this.#options.name,
+      transport: this.#options.config.transport,
+      state: this.#state,
+      ...(this.#error === undefined ? {} : { error: this.#error }),
+      toolCount: ready ? this.#tools.length : 0,
+      ...(pid === null ? {} : { pid }),
+    };
+  }
+
+  /** The tools while the server is ready; none otherwise. */
+  get tools(): readonly AnyTool[] {
+    return this.#state === 'ready' ? this.#tools : [];
+  }
+
+  /** Connects once. A server that fails here stays in 'error': a wrong command or URL does not heal by retrying. */
+  async start(): Promise<void> {
+    const failure = await this.#connect();
+    if (failure !== undefined && !this.#closed) {
+      this.#options.logger.warn(`MCP server "${this.#options.name}" failed to start: ${failure}`);
+      this.#set('error', failure);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#restartTimer);
+    const client = this.#client;
+    this.#client = undefined;
+    this.#transport = undefined;
+    this.#set('closed', undefined);
+    await client?.close();
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
+    const client = this.#state === 'ready' ? this.#client : undefined;
+    if (client === undefined) {
+      throw new Error(`the MCP server "${this.#options.name}" is ${this.#state === 'restarting' ? 'restarting' : 'not connected'}`);
+    }
+    const limit = this.#options.callTimeoutMs;
+    const timeout = Number.isFinite(context.timeoutMs) && context.timeoutMs > 0 ? Math.min(context.timeoutMs, limit) : limit;
+    const result = await client.callTool({ name, arguments: args }, CallToolResultSchema, {
+      signal: context.signal,
+      timeout,
+      maxTotalTimeout: timeout,
+    });
+    // The schema given makes the SDK return the current result shape; the legacy `toolResult` shape cannot arrive.
+    return flattenToolResult(result as CallToolResult);
+  }
+
+  /** Returns why the attempt failed, or undefined once the server is ready (or the connection was closed meanwhile). */
+  async #connect(): Promise<string | undefined> {
+    const { name, connectTimeoutMs, logger } = this.#options;
+    if (this.#closed) return undefined;
+    this.#stderrTail = '';
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    let transport: Transport;
+    try {
+      transport = this.#createTransport();
+    } catch (error) {
+      return describeError(error);
+    }
+    this.#client = client;
+    this.#transport = transport;
+    client.onerror = (error) => logger.warn(`MCP server "${name}": ${bounded(error.message)}`);
+    client.onclose = () => this.#onClose(client);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.#refresh(client).catch((error: unknown) => {
+        logger.warn(`MCP server "${name}": refreshing its tools failed: ${describeError(error)}`);
+      });
+    });
+    try {
+      await client.connect(transport, { timeout: connectTimeoutMs });
+      await this.#refresh(client);
+    } catch (error) {
+      if (this.#client === client) {
+        this.#client = undefined;
+        this.#transport = undefined;
+      }
+      // Kills the child if it is still running (e.g. it never answered initialize).
+      await client.close().catch(() => undefined);
+      return this.#withStderr(describeError(error));
+    }
+    if (this.#closed || this.#client !== client) {
+      await client.close().catch(() => undefined);
+      return undefined;
+    }
+    this.#readyAt = Date.now();
+    this.#set('ready', undefined);
+    logger.info(`MCP server "${name}" is ready with ${this.#tools.length} tools`);
+    return undefined;
+  }
+
+  #createTransport(): Transport {
+    const { config } = this.#options;
+    if (config.transport === 'http') {
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+    }
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      // The SDK adds its own short list of safe variables (HOME, PATH, USER, SHELL, TERM, LOGNAME); nothing else of
+      // this process's environment, which holds API keys, reaches the child.
+      env: { ...safeEnvironment(), ...config.env },
+      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+      stderr: 'pipe',
+    });
+    // Read stderr always: an unread pipe fills up and blocks the child.
+    transport.stderr?.on('data', (chunk: unknown) => {
+      this.#stderrTail = (this.#stderrTail + String(chunk)).slice(-MAX_STDERR_TAIL);
+    });
+    return transport;
+  }
+
+  #onClose(client: Client): void {
+    if (this.#closed || this.#client !== client || this.#state !== 'ready') return;
+    this.#client = undefined;
+    this.#transport = undefined;
+    const what = this.#options.config.transport === 'stdio' ? 'the server process exited' : 'the connection closed';
+    const reason = this.#withStderr(what);
+    if (Date.now() - this.#readyAt >= this.#options.restart.stableAfterMs) this.#failures = 0;
+    this.#options.logger.warn(`MCP server "${this.#options.name}": ${reason}`);
+    this.#scheduleRestart(reason);
+  }
+
+  #scheduleRestart(reason: string): void {
+    const { maxAttempts, initialDelayMs, maxDelayMs } = this.#options.restart;
+    if (this.#failures >= maxAttempts) {
+      this.#set('error', maxAttempts === 0 ? reason : `${reason} (gave up after ${maxAttempts} restart attempts)`);
+      return;
+    }
+    const delay = Math.min(initialDelayMs * 2 ** this.#failures, maxDelayMs);
+    this.#failures += 1;
+    this.#set('restarting', reason);
+    this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = undefined;
+      void this.#restart();
+    }, delay);
+  }
+
+  async #restart(): Promise<void> {
+    const failure = await this.#connect();
+    if (failure !== undefined && !this.#closed) this.#scheduleRestart(failure);
+  }
+
+  /** Lists the tools again; concurrent calls for the same client share one listing, rerun once if asked meanwhile. */
+  #refresh(client: Client): Promise<void> {
+    if (this.#refreshing?.client === client) {
+      this.#refreshAgain = true;
+      return this.#refreshing.done;
+    }
+    const done = (async () => {
+      try {
+        do {
+          this.#refreshAgain = false;
+          const definitions = await this.#listTools(client);
+          if (this.#client !== client) return;
+          this.#applyTools(definitions);
+        } while (this.#refreshAgain);
+      } finally {
+        if (this.#refreshing?.client === client) this.#refreshing = undefined;
+      }
+    })();
+    this.#refreshing = { client, done };
+    return done;
+  }
+
+  async #listTools(client: Client): Promise<McpToolDefinition[]> {
+    const definitions: McpToolDefinition[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
+      const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.#options.connectTimeoutMs });
+      definitions.push(...result.tools);
+      cursor = result.nextCursor;
+      if (cursor === undefined || definitions.length >= MAX_TOOLS_PER_SERVER) break;
+    }
+    return definitions;
+  }
+
+  #applyTools(definitions: McpToolDefinition[]): void {
+    const key = JSON.stringify(definitions);
+    if (key === this.#definitionsKey) return;
+    this.#definitionsKey = key;
+    const { name: server, logger } = this.#options;
+    const tools = new Map<string, AnyTool>();
+    const skipped: string[] = [];
+    for (const definition of definitions) {
+      const problem = unusable(definition);
+      const tool = problem === undefined ? mcpTool({ server, definition, call: (name, args, context) => this.callTool(name, args, context) }) : undefined;
+      if (tool === undefined || tools.has(tool.name) || tools.size >= MAX_TOOLS_PER_SERVER) {
+        skipped.push(`${bounded(definition.name)} (${problem ?? (tools.size >= MAX_TOOLS_PER_SERVER ? 'too many tools' : 'duplicate name')})`);
+        continue;
+      }
+      tools.set(tool.name, tool);
+    }
+    if (skipped.length > 0) logger.warn(`MCP server "${server}": left out ${skipped.join(', ')}`);
+    this.#tools = [...tools.values()];
+    if (this.#state === 'ready') this.#options.onChange();
+  }
+
+  #set(state: McpServerState, error: string | undefined): void {
+    if (this.#state === state && this.#error === error) return;
+    this.#state = state;
+    this.#error = error;
+    this.#options.onChange();
+  }
+
+  #withStderr(message: string): string {
+    const tail = this.#stderrTail.trim().split('\n').slice(-3).join(' | ');
+    return tail === '' ? message : `${message}; stderr: ${bounded(tail)}`;
+  }
+}
+
+/** Why a listed tool cannot be offered, or undefined. */
+function unusable(definition: McpToolDefinition): string | undefined {
+  // Such a tool can only run through the experimental tasks API, which this client does not use.
+  if (definition.execution?.taskSupport === 'required') return 'needs task-based execution';
+  if ((definition.description?.length ?? 0) > MAX_DESCRIPTION_CHARS) return 'description too long';
+  if (JSON.stringify(definition.inputSchema).length > MAX_SCHEMA_CHARS) return 'input schema too large';
+  return undefined;
+}
+
+function safeEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ['PATH', 'HOME'] as const) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) return 'the server closed the connection';
+  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) return 'the server did not answer in time';
+  if (error instanceof StreamableHTTPError && error.code !== undefined) return bounded(`the server answered HTTP ${error.code} (${error.message})`);
+  return bounded(error instanceof Error ? error.message : String(error));
+}
+
+function bounded(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_MESSAGE_CHARS ? `${flat.slice(0, MAX_MESSAGE_CHARS)}…` : flat;
+}

@@ -1,0 +1,313 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { toolVersion, type AnyTool, type ToolContext } from '@airlock/core';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { z } from 'zod';
+import type { McpServerConfig } from './mcp-config';
+import type { McpServerStatus } from './mcp-connection';
+import { McpManager, type McpManagerOptions } from './mcp-manager';
+import { changingToolsServer, everythingServer, filesystemServer, scriptThenEverything, until } from './fixtures/test-servers';
+
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
+
+const silent = { info: () => undefined, warn: () => undefined };
+
+function manager(servers: Record<string, McpServerConfig>, options: Omit<McpManagerOptions, 'servers'> = {}) {
+  const instance = new McpManager({ servers: new Map(Object.entries(servers)), logger: silent, ...options });
+  return Object.assign(instance, { [Symbol.asyncDispose]: () => instance.close() });
+}
+
+function context(overrides: Partial<ToolContext> = {}): ToolContext {
+  return { signal: new AbortController().signal, timeoutMs: 20_000, sessionId: 'session-1', ...overrides };
+}
+
+function toolNamed(instance: McpManager, name: string): AnyTool {
+  const tool = instance.tools().find((candidate) => candidate.name === name);
+  if (tool === undefined) throw new Error(`no tool ${name}; have ${instance.tools().map((t) => t.name).join(', ')}`);
+  return tool;
+}
+
+function statusOf(instance: McpManager, name: string): McpServerStatus {
+  const status = instance.status().find((candidate) => candidate.name === name);
+  if (status === undefined) throw new Error(`no server ${name}`);
+  return status;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('reference servers over stdio, next to broken ones', () => {
+  let mcp: ReturnType<typeof manager>;
+  let dir: string;
+  const secretName = 'AIRLOCK_MCP_TEST_SECRET';
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'airlock-mcp-fs-'));
+    await writeFile(join(dir, 'notes.txt'), 'line one\nline two\n');
+    process.env[secretName] = 'do-not-leak';
+    mcp = manager({
+      everything: everythingServer({ FROM_CONFIG: 'configured value' }),
+      files: filesystemServer(dir),
+      missing: { transport: 'stdio', command: 'airlock-no-such-command', args: [], env: {} },
+      quitter: { transport: 'stdio', command: process.execPath, args: ['-e', "process.stderr.write('cannot start: no token\\n'); process.exit(3)"], env: {} },
+    });
+    await mcp.start();
+  });
+
+  afterAll(async () => {
+    delete process.env[secretName];
+    await mcp.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('reports the working servers ready and the broken ones with their error', () => {
+    const [everything, files, missing, quitter] = mcp.status();
+    expect(everything).toStrictEqual({ name: 'everything', transport: 'stdio', state: 'ready', toolCount: expect.any(Number), pid: expect.any(Number) });
+    expect(files).toStrictEqual({ name: 'files', transport: 'stdio', state: 'ready', toolCount: 14, pid: expect.any(Number) });
+    expect(missing).toStrictEqual({ name: 'missing', transport: 'stdio', state: 'error', error: expect.stringContaining('ENOENT'), toolCount: 0 });
+    expect(quitter).toStrictEqual({
+      name: 'quitter',
+      transport: 'stdio',
+      state: 'error',
+      error: 'the server closed the connection; stderr: cannot start: no token',
+      toolCount: 0,
+    });
+    expect(mcp.tools().filter((tool) => tool.source === 'mcp:missing' || tool.source === 'mcp:quitter')).toStrictEqual([]);
+  });
+
+  test('lists the tools prefixed with their server, schemas passed through unchanged', () => {
+    const names = mcp.tools().map((tool) => tool.name);
+    expect(names).toContain('everything__echo');
+    expect(names).toContain('everything__get-sum');
+    expect(names).toContain('files__read_text_file');
+    expect(names).toContain('files__write_file');
+    // Needs the experimental tasks API to call, so it is not offered.
+    expect(names).not.toContain('everything__simulate-research-query');
+    expect(names.every((name) => /^[A-Za-z0-9_-]{1,64}$/.test(name))).toBe(true);
+    expect(statusOf(mcp, 'everything').toolCount).toBe(names.filter((name) => name.startsWith('everything__')).length);
+
+    const echo = toolNamed(mcp, 'everything__echo');
+    expect({ description: echo.description, jsonSchema: echo.jsonSchema, annotations: echo.annotations, source: echo.source }).toStrictEqual({
+      description: 'Echoes back the input string',
+      jsonSchema: {
+        type: 'object',
+        properties: { message: { type: 'string', description: 'Message to echo' } },
+        required: ['message'],
+        $schema: 'http://json-schema.org/draft-07/schema#',
+      },
+      annotations: { readOnly: true, destructive: false },
+      source: 'mcp:everything',
+    });
+    expect(echo.parameters.safeParse({ message: 'hi' }).success).toBe(true);
+    expect(echo.parameters.safeParse({ message: 42 }).success).toBe(false);
+    expect(toolNamed(mcp, 'files__write_file').annotations).toStrictEqual({ readOnly: false, destructive: true });
+  });
+
+  test('calls tools through execute', async () => {
+    await expect(toolNamed(mcp, 'everything__echo').execute({ message: 'hello' }, context())).resolves.toStrictEqual({ content: 'Echo: hello' });
+    await expect(toolNamed(mcp, 'files__read_text_file').execute({ path: join(dir, 'notes.txt') }, context())).resolves.toStrictEqual({
+      content: 'line one\nline two\n',
+    });
+  });
+
+  test('returns a failing call as an error result', async () => {
+    const outside = await toolNamed(mcp, 'files__read_text_file').execute({ path: '/etc/hostname' }, context());
+    expect(outside).toStrictEqual({ content: expect.stringContaining('Access denied'), isError: true });
+  });
+
+  test('gives a stdio server its configured environment over a minimal one, never this process’s secrets', async () => {
+    const output = (await toolNamed(mcp, 'everything__get-env').execute({}, context())) as { content: string };
+    const env = JSON.parse(output.content) as Record<string, string>;
+    expect(env.FROM_CONFIG).toBe('configured value');
+    expect(Object.hasOwn(env, secretName)).toBe(false);
+    const allowed = new Set(['FROM_CONFIG', 'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM']);
+    expect(Object.keys(env).filter((name) => !allowed.has(name))).toStrictEqual([]);
+  });
+});
+
+describe('a server whose tools change', () => {
+  let mcp: ReturnType<typeof manager>;
+
+  beforeAll(async () => {
+    mcp = manager({ changing: changingToolsServer() });
+    await mcp.start();
+    expect(statusOf(mcp, 'changing').state).toBe('ready');
+  });
+
+  afterAll(() => mcp.close());
+
+  test('refreshes the tool list on notifications/tools/list_changed', async () => {
+    expect(mcp.tools().map((tool) => tool.name)).not.toContain('changing__late_tool');
+    const listed = until(mcp, () => mcp.tools().some((tool) => tool.name === 'changing__late_tool'));
+    await expect(toolNamed(mcp, 'changing__add_tool').execute({ name: 'late_tool' }, context())).resolves.toStrictEqual({ content: 'added' });
+    await listed;
+    await expect(toolNamed(mcp, 'changing__late_tool').execute({}, context())).resolves.toStrictEqual({ content: 'I am late_tool' });
+    expect(statusOf(mcp, 'changing').toolCount).toBe(mcp.tools().length);
+  });
+
+  test('a rewritten description and schema give a tool with the new ones, and a new version', async () => {
+    const before = toolNamed(mcp, 'changing__greet');
+    expect(before.description).toBe('Greets someone.');
+    expect(before.parameters.safeParse({ name: 'Ada', excited: true }).success).toBe(true);
+    const changed = until(mcp, () => toolNamed(mcp, 'changing__greet').description !== 'Greets someone.');
+    await toolNamed(mcp, 'changing__change_greet').execute({ description: 'Greets someone, maybe loudly.' }, context());
+    await changed;
+
+    const after = toolNamed(mcp, 'changing__greet');
+    expect(after.description).toBe('Greets someone, maybe loudly.');
+    expect(after.jsonSchema?.properties).toStrictEqual({ name: { type: 'string' }, excited: { type: 'boolean' } });
+    expect(before.jsonSchema?.properties).toStrictEqual({ name: { type: 'string' } });
+    expect(toolVersion(after)).not.toBe(toolVersion(before));
+    expect(after.parameters.safeParse({ name: 'Ada', excited: 'yes' }).success).toBe(false);
+    await expect(after.execute({ name: 'Ada', excited: true }, context())).resolves.toStrictEqual({ content: 'Hello, Ada!!!' });
+  });
+
+  test('flattens mixed content and keeps the error flag', async () => {
+    await expect(toolNamed(mcp, 'changing__mixed_content').execute({}, context())).resolves.toStrictEqual({
+      isError: true,
+      content: 'first\n[image: image/png, 5 bytes]\n[resource: file:///notes.txt]\nnote text\n[resource: file:///blob.bin, application/octet-stream, 3 bytes]',
+    });
+  });
+
+  test('stops a call at its timeout and on its signal, and the server stays usable', async () => {
+    const waiting = toolNamed(mcp, 'changing__wait_for_cancel');
+    await expect(waiting.execute({}, context({ timeoutMs: 50 }))).rejects.toThrow('Request timed out');
+
+    const controller = new AbortController();
+    const call = waiting.execute({}, context({ signal: controller.signal }));
+    controller.abort(new Error('cancelled by the person'));
+    await expect(call).rejects.toThrow('cancelled by the person');
+
+    await expect(toolNamed(mcp, 'changing__greet').execute({ name: 'Bo' }, context())).resolves.toStrictEqual({ content: 'Hello, Bo!' });
+  });
+});
+
+describe('crashes', () => {
+  test('restarts a killed server; the same tool object works again and close() stops the process', async () => {
+    await using mcp = manager({ everything: everythingServer() }, { restart: { initialDelayMs: 0 } });
+    await mcp.start();
+    const echo = toolNamed(mcp, 'everything__echo');
+    const firstPid = statusOf(mcp, 'everything').pid!;
+
+    const seen: { state: string; tools: number }[] = [];
+    mcp.onChange(() => seen.push({ state: statusOf(mcp, 'everything').state, tools: mcp.tools().length }));
+    const down = until(mcp, () => statusOf(mcp, 'everything').state === 'restarting');
+    process.kill(firstPid, 'SIGKILL');
+    await down;
+    const back = until(mcp, () => statusOf(mcp, 'everything').state === 'ready');
+    expect(statusOf(mcp, 'everything')).toStrictEqual({
+      name: 'everything',
+      transport: 'stdio',
+      state: 'restarting',
+      error: expect.stringMatching(/^the server process exited/),
+      toolCount: 0,
+    });
+    await expect(echo.execute({ message: 'too early' }, context())).rejects.toThrow('the MCP server "everything" is restarting');
+    await back;
+
+    expect(seen[0]).toStrictEqual({ state: 'restarting', tools: 0 });
+    expect(seen.at(-1)?.state).toBe('ready');
+    const secondPid = statusOf(mcp, 'everything').pid!;
+    expect(secondPid).not.toBe(firstPid);
+    await expect(echo.execute({ message: 'again' }, context())).resolves.toStrictEqual({ content: 'Echo: again' });
+
+    await mcp.close();
+    expect(mcp.status()).toStrictEqual([{ name: 'everything', transport: 'stdio', state: 'closed', toolCount: 0 }]);
+    expect(mcp.tools()).toStrictEqual([]);
+    expect(isAlive(secondPid)).toBe(false);
+  });
+
+  test('gives up after the configured number of restart attempts', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'airlock-mcp-crash-'));
+    try {
+      const marker = join(dir, 'broken');
+      // Starts normally until the marker file exists; from then on every restart exits at once.
+      const server = scriptThenEverything(
+        "if (require('node:fs').existsSync(process.env.MARKER)) { process.stderr.write('marker found\\n'); process.exit(2) }",
+        { MARKER: marker },
+      );
+      await using mcp = manager({ flaky: server }, { restart: { maxAttempts: 2, initialDelayMs: 0 } });
+      await mcp.start();
+      expect(statusOf(mcp, 'flaky').state).toBe('ready');
+
+      const states: string[] = [];
+      mcp.onChange(() => states.push(statusOf(mcp, 'flaky').state));
+      const failed = until(mcp, () => statusOf(mcp, 'flaky').state === 'error');
+      await writeFile(marker, '');
+      process.kill(statusOf(mcp, 'flaky').pid!, 'SIGKILL');
+      await failed;
+
+      expect(statusOf(mcp, 'flaky')).toStrictEqual({
+        name: 'flaky',
+        transport: 'stdio',
+        state: 'error',
+        error: 'the server closed the connection; stderr: marker found (gave up after 2 restart attempts)',
+        toolCount: 0,
+      });
+      // Down, first attempt failed (the reason changes), second attempt failed.
+      expect(states).toStrictEqual(['restarting', 'restarting', 'error']);
+      expect(mcp.tools()).toStrictEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Streamable HTTP', () => {
+  let http: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    http = createServer((request, response) => {
+      if (request.headers.authorization !== 'Bearer right-token') {
+        response.writeHead(401, { 'content-type': 'text/plain' }).end('unauthorized');
+        return;
+      }
+      const server = new McpServer({ name: 'http-fixture', version: '1.0.0' });
+      server.registerTool('shout', { description: 'Upper-cases text.', inputSchema: { text: z.string() } }, async ({ text }) => ({
+        content: [{ type: 'text', text: text.toUpperCase() }],
+      }));
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      response.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      server
+        .connect(transport)
+        .then(() => transport.handleRequest(request, response))
+        .catch(() => response.destroy());
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  });
+
+  afterAll(async () => {
+    http.closeAllConnections();
+    await new Promise((resolve) => http.close(resolve));
+  });
+
+  test('sends the configured headers and calls the tools; a refused server shows its error', async () => {
+    await using mcp = manager({
+      remote: { transport: 'http', url, headers: { Authorization: 'Bearer right-token' } },
+      refused: { transport: 'http', url, headers: { Authorization: 'Bearer wrong-token' } },
+    });
+    await mcp.start();
+    expect(mcp.status()).toStrictEqual([
+      { name: 'remote', transport: 'http', state: 'ready', toolCount: 1 },
+      { name: 'refused', transport: 'http', state: 'error', error: 'the server answered HTTP 401 (Streamable HTTP error: Error POSTing to endpoint: unauthorized)', toolCount: 0 },
+    ]);
+    expect(JSON.stringify(mcp.status())).not.toContain('token');
+    await expect(toolNamed(mcp, 'remote__shout').execute({ text: 'quiet' }, context())).resolves.toStrictEqual({ content: 'QUIET' });
+  });
+});

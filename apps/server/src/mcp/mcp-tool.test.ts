@@ -1,0 +1,81 @@
+import { describe, expect, test } from 'vitest';
+import { argumentsSchema, flattenToolResult, MAX_TOOL_NAME_LENGTH, mcpTool, mcpToolName } from './mcp-tool';
+
+describe('mcpToolName', () => {
+  test('prefixes the server name and keeps a clean tool name as it is', () => {
+    expect(mcpToolName('files', 'read_text_file')).toBe('files__read_text_file');
+    expect(mcpToolName('everything', 'get-sum')).toBe('everything__get-sum');
+  });
+
+  test('replaces characters a model rejects and adds a hash, so names that clean up alike stay apart', () => {
+    const dotted = mcpToolName('s', 'files.read');
+    const spaced = mcpToolName('s', 'files read');
+    expect(dotted).toMatch(/^s__files_read_[0-9a-f]{8}$/);
+    expect(spaced).toMatch(/^s__files_read_[0-9a-f]{8}$/);
+    expect(dotted).not.toBe(spaced);
+    expect(mcpToolName('s', 'files.read')).toBe(dotted);
+  });
+
+  test('shortens long names to 64 characters, keeping them distinct and stable', () => {
+    const a = mcpToolName('a-server-name-of-thirty-two-char', `${'x'.repeat(60)}_a`);
+    const b = mcpToolName('a-server-name-of-thirty-two-char', `${'x'.repeat(60)}_b`);
+    expect(a).toHaveLength(MAX_TOOL_NAME_LENGTH);
+    expect(a).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(a).not.toBe(b);
+    expect(a.startsWith('a-server-name-of-thirty-two-char__xxx')).toBe(true);
+  });
+});
+
+describe('argumentsSchema', () => {
+  test('validates with the converted JSON Schema', () => {
+    const schema = argumentsSchema({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] });
+    expect(schema.safeParse({ path: '/tmp/a' }).success).toBe(true);
+    expect(schema.safeParse({ path: 3 }).success).toBe(false);
+    expect(schema.safeParse({}).success).toBe(false);
+  });
+
+  test('falls back to any object when zod cannot express the schema', () => {
+    const schema = argumentsSchema({ type: 'object', properties: { x: { $ref: 'https://schemas.example.test/x.json' } } });
+    expect(schema.safeParse({ x: 1, y: 'anything' })).toStrictEqual({ success: true, data: { x: 1, y: 'anything' } });
+    expect(schema.safeParse('not an object').success).toBe(false);
+  });
+});
+
+describe('mcpTool', () => {
+  test('passes description and schema through and maps annotations as hints', () => {
+    const inputSchema = { type: 'object' as const, properties: { q: { type: 'string' } }, $schema: 'http://json-schema.org/draft-07/schema#' };
+    const tool = mcpTool({
+      server: 'web',
+      definition: { name: 'search', description: 'Searches.', inputSchema, annotations: { readOnlyHint: true, openWorldHint: true } },
+      call: () => Promise.resolve({ content: '' }),
+    });
+    expect({ name: tool.name, description: tool.description, jsonSchema: tool.jsonSchema, annotations: tool.annotations, source: tool.source }).toStrictEqual({
+      name: 'web__search',
+      description: 'Searches.',
+      jsonSchema: inputSchema,
+      annotations: { readOnly: true },
+      source: 'mcp:web',
+    });
+  });
+
+  test('has no annotations when the server gives no hints', () => {
+    const tool = mcpTool({ server: 's', definition: { name: 't', inputSchema: { type: 'object' } }, call: () => Promise.resolve({ content: '' }) });
+    expect(tool.annotations).toBeUndefined();
+    expect(tool.description).toBe('');
+  });
+});
+
+describe('flattenToolResult', () => {
+  test('summarises audio and resource links, and falls back to structured content', () => {
+    expect(
+      flattenToolResult({
+        content: [
+          { type: 'audio', data: Buffer.from('1234567').toString('base64'), mimeType: 'audio/wav' },
+          { type: 'resource_link', uri: 'file:///a.txt', name: 'a.txt' },
+        ],
+      }),
+    ).toStrictEqual({ content: '[audio: audio/wav, 7 bytes]\n[resource link: file:///a.txt (a.txt)]' });
+    expect(flattenToolResult({ content: [], structuredContent: { sum: 3 } })).toStrictEqual({ content: '{"sum":3}' });
+    expect(flattenToolResult({ content: [{ type: 'text', text: 'nope' }], isError: true })).toStrictEqual({ content: 'nope', isError: true });
+  });
+});

@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import type { AnyTool, JsonSchema, ToolAnnotations, ToolContext, ToolOutput } from '@airlock/core';
+import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+/** What OpenAI-compatible servers accept as a function name. */
+export const MAX_TOOL_NAME_LENGTH = 64;
+const TOOL_NAME_CHARS = /[^A-Za-z0-9_-]/g;
+const HASH_CHARS = 8;
+
+/**
+ * `<server>__<tool>` in the charset a model accepts. A tool name that had to be changed or shortened gets a
+ * hash of the original, so two tools never share a name and a name stays the same across reconnects.
+ */
+export function mcpToolName(server: string, tool: string): string {
+  const prefix = `${server.replace(TOOL_NAME_CHARS, '_')}__`;
+  const clean = tool.replace(TOOL_NAME_CHARS, '_');
+  if (clean === tool && prefix.length + clean.length <= MAX_TOOL_NAME_LENGTH) return prefix + clean;
+  const hash = createHash('sha256').update(tool).digest('hex').slice(0, HASH_CHARS);
+  const room = Math.max(0, MAX_TOOL_NAME_LENGTH - prefix.length - HASH_CHARS - 1);
+  return `${prefix}${clean.slice(0, room)}_${hash}`.slice(0, MAX_TOOL_NAME_LENGTH);
+}
+
+const anyArguments = z.record(z.string(), z.unknown());
+
+/** A zod schema from the tool's JSON Schema when zod can express it; otherwise any object (the server validates too). */
+export function argumentsSchema(inputSchema: JsonSchema): z.ZodType<Record<string, unknown>> {
+  try {
+    return z.fromJSONSchema(inputSchema).pipe(anyArguments);
+  } catch {
+    return anyArguments;
+  }
+}
+
+function annotationsOf(tool: McpToolDefinition): ToolAnnotations | undefined {
+  const hints = tool.annotations;
+  if (hints === undefined) return undefined;
+  const annotations: ToolAnnotations = {};
+  if (typeof hints.readOnlyHint === 'boolean') annotations.readOnly = hints.readOnlyHint;
+  if (typeof hints.destructiveHint === 'boolean') annotations.destructive = hints.destructiveHint;
+  return Object.keys(annotations).length === 0 ? undefined : annotations;
+}
+
+export interface McpToolOptions {
+  /** The configured server name. */
+  server: string;
+  /** The tool as the server listed it. */
+  definition: McpToolDefinition;
+  /** Calls the tool by its original MCP name on whichever connection the server has now. */
+  call(name: string, args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;
+}
+
+/**
+ * An MCP tool as an Airlock tool. The description and input schema pass through unchanged, so the core's
+ * tool fingerprint changes (and a grant lapses) whenever the server changes them. Annotations are hints only.
+ */
+export function mcpTool(options: McpToolOptions): AnyTool {
+  const { server, definition } = options;
+  const inputSchema = definition.inputSchema as JsonSchema;
+  const annotations = annotationsOf(definition);
+  return {
+    name: mcpToolName(server, definition.name),
+    description: definition.description ?? definition.title ?? definition.annotations?.title ?? '',
+    parameters: argumentsSchema(inputSchema),
+    jsonSchema: inputSchema,
+    ...(annotations === undefined ? {} : { annotations }),
+    source: `mcp:${server}`,
+    execute: (args: Record<string, unknown>, context: ToolContext) => options.call(definition.name, args, context),
+  };
+}
+
+type ContentBlock = CallToolResult['content'][number];
+
+function describeBlock(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+      return block.text;
+    case 'image':
+    case 'audio':
+      return `[${block.type}: ${block.mimeType}, ${Buffer.byteLength(block.data, 'base64')} bytes]`;
+    case 'resource': {
+      const { resource } = block;
+      if ('text' in resource) return `[resource: ${resource.uri}]\n${resource.text}`;
+      return `[resource: ${resource.uri}, ${resource.mimeType ?? 'binary'}, ${Buffer.byteLength(resource.blob, 'base64')} bytes]`;
+    }
+    case 'resource_link':
+      return `[resource link: ${block.uri}${block.name === '' ? '' : ` (${block.name})`}]`;
+  }
+}
+
+/** The text a model gets for a tool result: text parts joined, binary parts summarised. */
+export function flattenToolResult(result: CallToolResult): ToolOutput {
+  let content = result.content.map(describeBlock).join('\n');
+  if (content === '' && result.structuredContent !== undefined) content = JSON.stringify(result.structuredContent);
+  return result.isError === true ? { content, isError: true } : { content };
+}

@@ -1,0 +1,114 @@
+import { ModelError } from '@airlock/core';
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { MalformedChunkError } from './openai-chunk-reader';
+
+/** Longest server-provided error text kept in a message; a misbehaving server may send megabytes. */
+const MAX_DETAIL_CHARS = 500;
+
+export interface ModelErrorContext {
+  /** Label of the provider, the first word of the message. */
+  provider: string;
+  /** The server's base URL as configured; credentials in it are never shown. */
+  baseURL: string;
+  /** Scrubbed from every message, in case a server echoes it back. */
+  apiKey?: string;
+  /** The request timeout, to say how long the server was given. */
+  timeoutMs?: number;
+  /** Whether the answer had started streaming when the error happened. */
+  midStream: boolean;
+}
+
+/** Explains a failure of the OpenAI client (or of the stream it returned) as a ModelError a person can act on. */
+export function toModelError(error: unknown, context: ModelErrorContext): ModelError {
+  if (error instanceof ModelError) return error;
+  const where = displayURL(context.baseURL);
+  const secrets = [context.apiKey, ...urlSecrets(context.baseURL)];
+  const scrub = (text: string) => bounded(scrubSecrets(text, secrets));
+  let detail: string;
+  let status: number | undefined;
+  if (error instanceof APIConnectionTimeoutError) {
+    const limit = context.timeoutMs === undefined ? '' : ` within ${duration(context.timeoutMs)}`;
+    detail = `the model server at ${where} did not answer${limit}`;
+  } else if (error instanceof APIConnectionError) {
+    detail = `could not reach the model server at ${where}: ${scrub(rootCause(error))}. Is it running?`;
+  } else if (error instanceof APIError && typeof error.status === 'number') {
+    status = error.status;
+    const message = serverMessage(error.error);
+    detail = `the model server at ${where} answered HTTP ${error.status}${message === undefined ? '' : `: ${scrub(message)}`}`;
+  } else if (error instanceof APIError) {
+    const message = serverMessage(error.error) ?? error.message;
+    detail = `the model server at ${where} reported an error${context.midStream ? ' mid-answer' : ''}: ${scrub(message)}`;
+  } else if (error instanceof SyntaxError || error instanceof MalformedChunkError) {
+    detail = `the model server at ${where} sent a malformed stream chunk (${scrub(error.message)})`;
+  } else if (context.midStream) {
+    detail = `the connection to the model server at ${where} broke off mid-answer: ${scrub(rootCause(error))}`;
+  } else {
+    detail = `the request to the model server at ${where} failed: ${scrub(rootCause(error))}`;
+  }
+  return new ModelError(context.provider, detail, { cause: error, status });
+}
+
+/** The URL without user, password, query or fragment: safe to show in a message or a log. */
+export function displayURL(raw: string): string {
+  try {
+    const url = new URL(raw);
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return '(an invalid URL)';
+  }
+}
+
+/** The message a server put in its error body: `{error: {message}}`, `{error: "…"}` or `{message}`. */
+function serverMessage(body: unknown): string | undefined {
+  if (typeof body === 'string' && body.trim() !== '') return body;
+  if (body !== null && typeof body === 'object') {
+    const message = (body as { message?: unknown }).message;
+    if (typeof message === 'string' && message.trim() !== '') return message;
+    const nested = (body as { error?: unknown }).error;
+    if (nested !== undefined && nested !== body) return serverMessage(nested);
+  }
+  return undefined;
+}
+
+/** The most specific description in an error's cause chain, e.g. "connect ECONNREFUSED 127.0.0.1:8080". */
+function rootCause(error: unknown): string {
+  let best = error instanceof Error ? error.message : String(error);
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
+    // Node reports a refused dual-stack connect as an AggregateError with an empty message.
+    const inner: unknown = current instanceof AggregateError && current.errors.length > 0 ? current.errors[0] : current.cause;
+    if (!(inner instanceof Error)) break;
+    const code = (inner as { code?: unknown }).code;
+    if (inner.message !== '') best = inner.message;
+    else if (typeof code === 'string') best = code;
+    current = inner;
+  }
+  return best;
+}
+
+/** Parts of a URL that may carry credentials: user, password and query values. */
+function urlSecrets(raw: string): string[] {
+  try {
+    const url = new URL(raw);
+    return [url.username, url.password, decodeURIComponent(url.password), ...url.searchParams.values()];
+  } catch {
+    return [];
+  }
+}
+
+function scrubSecrets(text: string, secrets: readonly (string | undefined)[]): string {
+  // Messages from fetch quote the whole URL, user and password included.
+  let scrubbed = text.replace(/\/\/[^/\s@]+@/g, '//');
+  for (const secret of secrets) {
+    if (secret !== undefined && secret.length >= 4) scrubbed = scrubbed.split(secret).join('***');
+  }
+  return scrubbed;
+}
+
+function duration(ms: number): string {
+  return ms < 10_000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+}
+
+function bounded(text: string): string {
+  return text.length <= MAX_DETAIL_CHARS ? text : `${text.slice(0, MAX_DETAIL_CHARS)}…`;
+}

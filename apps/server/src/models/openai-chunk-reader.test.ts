@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_STREAMED_TOOL_CALLS, OpenAIChunkReader } from './openai-chunk-reader';
+
+const delta = (value: Record<string, unknown>, finishReason: string | null = null) => ({ choices: [{ index: 0, delta: value, finish_reason: finishReason }] });
+
+describe('OpenAIChunkReader', () => {
+  it('reads the reasoning field some servers use instead of reasoning_content, once when both are sent', () => {
+    const reader = new OpenAIChunkReader();
+
+    expect(reader.push(delta({ reasoning: 'a' }))).toStrictEqual([{ type: 'reasoning-delta', text: 'a' }]);
+    expect(reader.push(delta({ reasoning: 'b', reasoning_content: 'b' }))).toStrictEqual([{ type: 'reasoning-delta', text: 'b' }]);
+  });
+
+  it('keeps the first id and name when a server repeats them in every piece', () => {
+    const reader = new OpenAIChunkReader();
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: '{"command":' } }] }));
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: '"ls"}' } }] }, 'tool_calls'));
+
+    expect(reader.finish()).toStrictEqual([
+      { type: 'tool-call', id: 'c1', name: 'terminal', arguments: '{"command":"ls"}' },
+      { type: 'finish', reason: 'tool-calls' },
+    ]);
+  });
+
+  it('assembles calls from servers that omit the index: a new id starts a new call', () => {
+    const reader = new OpenAIChunkReader();
+    reader.push(delta({ tool_calls: [{ id: 'c1', function: { name: 'read_file', arguments: '{"path":' } }] }));
+    reader.push(delta({ tool_calls: [{ function: { arguments: '"a"}' } }] }));
+    reader.push(delta({ tool_calls: [{ id: 'c2', function: { name: 'read_file', arguments: { path: 'b' } } }] }, 'stop'));
+
+    expect(reader.finish()).toStrictEqual([
+      { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a"}' },
+      { type: 'tool-call', id: 'c2', name: 'read_file', arguments: { path: 'b' } },
+      { type: 'finish', reason: 'tool-calls' },
+    ]);
+  });
+
+  it('reports a length stop even when a tool call was under way', () => {
+    const reader = new OpenAIChunkReader();
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: '{"comm' } }] }, 'length'));
+
+    expect(reader.finish().at(-1)).toStrictEqual({ type: 'finish', reason: 'length' });
+  });
+
+  it('is finished only once a finish reason arrived, and takes usage from a chunk without choices', () => {
+    const reader = new OpenAIChunkReader();
+    reader.push(delta({ content: 'hi' }));
+    expect(reader.finished).toBe(false);
+    reader.push(delta({}, 'stop'));
+    reader.push({ choices: [], usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 } });
+
+    expect(reader.finished).toBe(true);
+    expect(reader.finish()).toStrictEqual([{ type: 'finish', reason: 'stop', usage: { inputTokens: 4, outputTokens: 1 } }]);
+  });
+
+  it('refuses chunks of the wrong shape and out-of-range tool-call indexes', () => {
+    const reader = new OpenAIChunkReader();
+
+    expect(() => reader.push('text')).toThrow(/unexpected chunk shape/);
+    expect(() => reader.push({ choices: [{ delta: { content: 42 } }] })).toThrow(/unexpected chunk shape at choices\.0\.delta\.content/);
+    expect(() => reader.push(delta({ tool_calls: [{ index: MAX_STREAMED_TOOL_CALLS, function: { arguments: '{}' } }] }))).toThrow(
+      /at choices\.0\.delta\.tool_calls\.0\.index/,
+    );
+  });
+});

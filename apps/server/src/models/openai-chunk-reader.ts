@@ -1,0 +1,151 @@
+import type { ModelPart, TokenUsage } from '@airlock/core';
+import { z } from 'zod';
+
+/** Most tool calls one streamed turn may assemble; a model that sends more is misbehaving. */
+export const MAX_STREAMED_TOOL_CALLS = 64;
+/** Most argument text one streamed tool call may accumulate (characters). */
+export const MAX_TOOL_ARGUMENT_CHARS = 1_000_000;
+
+const toolCallDeltaSchema = z.object({
+  index: z.number().int().min(0).max(MAX_STREAMED_TOOL_CALLS - 1).nullish(),
+  id: z.string().nullish(),
+  function: z
+    .object({
+      name: z.string().nullish(),
+      arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
+    })
+    .nullish(),
+});
+
+const chunkSchema = z.object({
+  choices: z
+    .array(
+      z.object({
+        delta: z
+          .object({
+            content: z.string().nullish(),
+            reasoning_content: z.string().nullish(),
+            reasoning: z.string().nullish(),
+            tool_calls: z.array(toolCallDeltaSchema).nullish(),
+          })
+          .nullish(),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .nullish(),
+  usage: z
+    .object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() })
+    .nullish(),
+});
+
+type FinishReason = Extract<ModelPart, { type: 'finish' }>['reason'];
+
+interface PendingCall {
+  id: string;
+  name: string;
+  arguments: string | Record<string, unknown>;
+}
+
+/** A chunk the reader cannot use; the message says what was wrong, without echoing the chunk. */
+export class MalformedChunkError extends Error {
+  override readonly name = 'MalformedChunkError';
+}
+
+/**
+ * Turns OpenAI `chat.completion.chunk` objects into model parts.
+ * Text and reasoning pass through as they arrive; tool calls are assembled by `index`
+ * (id and name come first, argument text in pieces) and emitted by `finish`.
+ */
+export class OpenAIChunkReader {
+  private readonly calls = new Map<number, PendingCall>();
+  private lastIndex: number | undefined;
+  private finishReason: string | undefined;
+  private usage: TokenUsage | undefined;
+
+  /** Whether the server has said why the turn ended; a stream that stops before that was cut off. */
+  get finished(): boolean {
+    return this.finishReason !== undefined;
+  }
+
+  push(chunk: unknown): ModelPart[] {
+    const parsed = chunkSchema.safeParse(chunk);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue && issue.path.length > 0 ? ` at ${issue.path.map(String).join('.')}` : '';
+      throw new MalformedChunkError(`unexpected chunk shape${where}: ${issue?.message ?? 'invalid'}`);
+    }
+    const parts: ModelPart[] = [];
+    for (const choice of parsed.data.choices ?? []) {
+      const delta = choice.delta;
+      // Some servers send the same text under both names; one of them is enough.
+      const reasoning = delta?.reasoning_content ?? delta?.reasoning;
+      if (reasoning) parts.push({ type: 'reasoning-delta', text: reasoning });
+      if (delta?.content) parts.push({ type: 'text-delta', text: delta.content });
+      for (const call of delta?.tool_calls ?? []) this.addToolCallDelta(call);
+      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    }
+    const usage = parsed.data.usage;
+    if (usage) this.usage = { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
+    return parts;
+  }
+
+  /** The assembled tool calls and the finish part. */
+  finish(): ModelPart[] {
+    const parts: ModelPart[] = [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, call]) => ({ type: 'tool-call', id: call.id, name: call.name, arguments: call.arguments }));
+    const reason = finishReason(this.finishReason, this.calls.size > 0);
+    parts.push(this.usage ? { type: 'finish', reason, usage: this.usage } : { type: 'finish', reason });
+    return parts;
+  }
+
+  private addToolCallDelta(delta: z.infer<typeof toolCallDeltaSchema>): void {
+    const index = delta.index ?? this.indexWithoutOne(delta.id ?? undefined);
+    let call = this.calls.get(index);
+    if (!call) {
+      if (this.calls.size >= MAX_STREAMED_TOOL_CALLS) throw new MalformedChunkError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
+      call = { id: '', name: '', arguments: '' };
+      this.calls.set(index, call);
+    }
+    this.lastIndex = index;
+    // Some servers repeat the id and name in every piece: the first one counts.
+    if (delta.id && call.id === '') call.id = delta.id;
+    if (delta.function?.name && call.name === '') call.name = delta.function.name;
+    const piece = delta.function?.arguments;
+    if (typeof piece === 'string') {
+      const sofar = typeof call.arguments === 'string' ? call.arguments : '';
+      if (sofar.length + piece.length > MAX_TOOL_ARGUMENT_CHARS) {
+        throw new MalformedChunkError(`the arguments of tool call "${call.name}" exceed ${MAX_TOOL_ARGUMENT_CHARS} characters`);
+      }
+      call.arguments = sofar + piece;
+    } else if (piece) {
+      call.arguments = piece;
+    }
+  }
+
+  /** For servers that omit `index`: a new id starts a new call, anything else continues the last one. */
+  private indexWithoutOne(id: string | undefined): number {
+    if (this.lastIndex !== undefined) {
+      const last = this.calls.get(this.lastIndex);
+      if (id === undefined || id === '' || last?.id === '' || last?.id === id) return this.lastIndex;
+    }
+    let next = 0;
+    while (this.calls.has(next)) next++;
+    return next;
+  }
+}
+
+function finishReason(raw: string | undefined, hasToolCalls: boolean): FinishReason {
+  switch (raw) {
+    case 'length':
+      return 'length';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool-calls';
+    case 'stop':
+      return hasToolCalls ? 'tool-calls' : 'stop';
+    case undefined:
+    default:
+      return hasToolCalls ? 'tool-calls' : 'other';
+  }
+}

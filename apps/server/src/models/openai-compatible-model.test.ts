@@ -1,0 +1,296 @@
+import { ModelError, type ChatRequest, type ModelPart } from '@airlock/core';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../test/support';
+import { OpenAICompatibleModel } from './openai-compatible-model';
+
+const hello: ChatRequest = { messages: [{ role: 'user', content: 'hello' }], tools: [] };
+
+async function collect(stream: AsyncIterable<ModelPart>): Promise<ModelPart[]> {
+  const parts: ModelPart[] = [];
+  for await (const part of stream) parts.push(part);
+  return parts;
+}
+
+async function failure(stream: AsyncIterable<ModelPart>): Promise<ModelError> {
+  try {
+    await collect(stream);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ModelError);
+    return error as ModelError;
+  }
+  throw new Error('the stream did not fail');
+}
+
+/** A port that nothing listens on: bound once, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('OpenAICompatibleModel', () => {
+  let fake: FakeOpenAIServer & AsyncDisposable;
+  const model = (options: { apiKey?: string } = {}) => new OpenAICompatibleModel({ baseURL: fake.url, model: 'fake-model', label: 'llama.cpp', ...options });
+
+  afterEach(async () => {
+    await fake.close();
+  });
+
+  it('streams text as deltas and reports the finish reason and usage', async () => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({ text: ['Hel', 'lo ', 'there'], usage: { promptTokens: 7, completionTokens: 3 } });
+
+    const parts = await collect(model().stream(hello, new AbortController().signal));
+
+    expect(parts).toStrictEqual([
+      { type: 'text-delta', text: 'Hel' },
+      { type: 'text-delta', text: 'lo ' },
+      { type: 'text-delta', text: 'there' },
+      { type: 'finish', reason: 'stop', usage: { inputTokens: 7, outputTokens: 3 } },
+    ]);
+    expect(fake.requests).toStrictEqual([
+      { model: 'fake-model', messages: [{ role: 'user', content: 'hello' }], stream: true, stream_options: { include_usage: true } },
+    ]);
+  });
+
+  it('streams reasoning_content as reasoning deltas before the text', async () => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({ reasoning: ['The user greets', ' me.'], text: 'Hi!' });
+
+    const parts = await collect(model().stream(hello, new AbortController().signal));
+
+    expect(parts.slice(0, 3)).toStrictEqual([
+      { type: 'reasoning-delta', text: 'The user greets' },
+      { type: 'reasoning-delta', text: ' me.' },
+      { type: 'text-delta', text: 'Hi!' },
+    ]);
+  });
+
+  it('assembles two native tool calls whose argument pieces interleave by index', async () => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({
+      toolCalls: [
+        { id: 'call_a', name: 'read_file', arguments: { path: 'README.md' } },
+        { id: 'call_b', name: 'terminal', arguments: { command: 'ls -la /tmp' } },
+      ],
+    });
+    const request: ChatRequest = {
+      messages: [{ role: 'user', content: 'look around' }],
+      tools: [
+        { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+        { name: 'terminal', description: 'Run a command', parameters: { type: 'object', properties: { command: { type: 'string' } } } },
+      ],
+    };
+
+    const parts = await collect(model().stream(request, new AbortController().signal));
+
+    expect(parts).toStrictEqual([
+      { type: 'tool-call', id: 'call_a', name: 'read_file', arguments: '{"path":"README.md"}' },
+      { type: 'tool-call', id: 'call_b', name: 'terminal', arguments: '{"command":"ls -la /tmp"}' },
+      { type: 'finish', reason: 'tool-calls', usage: { inputTokens: 10, outputTokens: 20 } },
+    ]);
+    expect(fake.requests[0]?.tools).toStrictEqual([
+      { type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } },
+      { type: 'function', function: { name: 'terminal', description: 'Run a command', parameters: { type: 'object', properties: { command: { type: 'string' } } } } },
+    ]);
+  });
+
+  it('passes text-format tool calls through as text, for the loop to parse', async () => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({ text: 'Let me look. ', textToolCalls: [{ name: 'list_directory', arguments: { path: '.' } }] });
+
+    const parts = await collect(model().stream(hello, new AbortController().signal));
+
+    expect(parts).toStrictEqual([
+      { type: 'text-delta', text: 'Let me look. ' },
+      { type: 'text-delta', text: '<tool_call>{"name":"list_directory","arguments":{"path":"."}}</tool_call>' },
+      { type: 'finish', reason: 'stop', usage: { inputTokens: 10, outputTokens: 20 } },
+    ]);
+  });
+
+  it('fails loudly when the fake server gets a request nobody scripted', async () => {
+    fake = await startFakeOpenAIServer();
+
+    const error = await failure(model().stream(hello, new AbortController().signal));
+
+    expect(error.message).toBe(`llama.cpp: the model server at ${fake.url} answered HTTP 500: fake OpenAI server: no turn queued for request #1`);
+  });
+
+  it('sends earlier tool calls and tool results in the OpenAI message shape', async () => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({ text: 'done' });
+    const request: ChatRequest = {
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'list' },
+        { role: 'assistant', content: '', reasoning: 'thinking', toolCalls: [{ id: 'c1', name: 'list_directory', arguments: { path: '.' } }] },
+        { role: 'tool', toolCallId: 'c1', toolName: 'list_directory', content: 'a.txt' },
+      ],
+      tools: [],
+    };
+
+    await collect(model().stream(request, new AbortController().signal));
+
+    expect(fake.requests[0]?.messages).toStrictEqual([
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'list' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'list_directory', arguments: '{"path":"."}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'a.txt' },
+    ]);
+    expect(fake.requests[0]).not.toHaveProperty('tools');
+  });
+
+  it('sends the API key as a bearer token and never puts it in an error message', async () => {
+    fake = await startFakeOpenAIServer();
+    const apiKey = 'sk-secret-value-1234';
+    fake.enqueue({ status: 401, errorBody: { error: { message: `invalid key ${apiKey}` } } });
+
+    const error = await failure(model({ apiKey }).stream(hello, new AbortController().signal));
+
+    expect(fake.authorizations).toStrictEqual([`Bearer ${apiKey}`]);
+    expect(error.status).toBe(401);
+    expect(error.message).toBe(`llama.cpp: the model server at ${fake.url} answered HTTP 401: invalid key ***`);
+  });
+
+  it('keeps credentials written into the URL out of error messages', async () => {
+    fake = await startFakeOpenAIServer();
+    const withCredentials = new OpenAICompatibleModel({ baseURL: 'http://someone:hunter2-password@127.0.0.1:1/v1', model: 'm' });
+
+    const error = await failure(withCredentials.stream(hello, new AbortController().signal));
+
+    expect(error.message).toMatch(/^OpenAI-compatible: could not reach the model server at http:\/\/127\.0\.0\.1:1\/v1: /);
+    expect(error.message).not.toMatch(/someone|hunter2/);
+  });
+
+  it('turns HTTP 500 into a ModelError with the status and the server message', async () => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({ status: 500, errorBody: { error: { message: 'the model failed to load', type: 'server_error' } } });
+
+    const error = await failure(model().stream(hello, new AbortController().signal));
+
+    expect(error.status).toBe(500);
+    expect(error.provider).toBe('llama.cpp');
+    expect(error.message).toBe(`llama.cpp: the model server at ${fake.url} answered HTTP 500: the model failed to load`);
+  });
+
+  it('reads a plain-string error body the way Ollama sends it', async () => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({ status: 404, errorBody: { error: 'model "fake-model" not found, try pulling it first' } });
+
+    const error = await failure(model().stream(hello, new AbortController().signal));
+
+    expect(error.message).toBe(`llama.cpp: the model server at ${fake.url} answered HTTP 404: model "fake-model" not found, try pulling it first`);
+  });
+
+  it('explains a refused connection with the URL it tried', async () => {
+    fake = await startFakeOpenAIServer();
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const unreachable = new OpenAICompatibleModel({ baseURL: url, model: 'm' });
+
+    const error = await failure(unreachable.stream(hello, new AbortController().signal));
+
+    expect(error.message).toMatch(new RegExp(`^OpenAI-compatible: could not reach the model server at ${url.replace(/[.]/g, '\\.')}: .*ECONNREFUSED`));
+    expect(error.status).toBeUndefined();
+  });
+
+  it('gives up on a server that does not start answering within the request timeout', async () => {
+    fake = await startFakeOpenAIServer();
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`;
+    try {
+      const slow = new OpenAICompatibleModel({ baseURL: url, model: 'm', requestTimeoutMs: 200 });
+
+      const error = await failure(slow.stream(hello, new AbortController().signal));
+
+      expect(error.message).toBe(`OpenAI-compatible: the model server at ${url} did not answer within 200 ms`);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it('fails with a ModelError when the stream is cut mid-way', async () => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({ text: ['one ', 'two ', 'three'], cutAfterChunks: 2 });
+
+    const parts: ModelPart[] = [];
+    const error = await failure(
+      (async function* () {
+        for await (const part of model().stream(hello, new AbortController().signal)) {
+          parts.push(part);
+          yield part;
+        }
+      })(),
+    );
+
+    expect(parts).toStrictEqual([{ type: 'text-delta', text: 'one ' }]);
+    expect(error.message).toMatch(/^llama\.cpp: the connection to the model server at .* broke off mid-answer/);
+  });
+
+  it('fails with a ModelError when the stream ends cleanly but without a finish reason', async () => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({ text: 'partial', finishReason: '' });
+
+    const error = await failure(model().stream(hello, new AbortController().signal));
+
+    expect(error.message).toBe(`llama.cpp: the stream from the model server at ${fake.url} ended before the answer was complete`);
+  });
+
+  it('fails with a ModelError on a malformed chunk', async () => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({ text: ['a', 'b'], malformed: true });
+
+    const error = await failure(model().stream(hello, new AbortController().signal));
+
+    expect(error.message).toMatch(/^llama\.cpp: the model server at .* sent a malformed stream chunk/);
+  });
+
+  it('stops streaming when the signal aborts, without an error or a finish part', async () => {
+    fake = await startFakeOpenAIServer();
+    let release!: () => void;
+    fake.enqueue({ text: ['first ', 'second'], hold: new Promise<void>((resolve) => (release = resolve)) });
+    const controller = new AbortController();
+
+    const parts: ModelPart[] = [];
+    for await (const part of model().stream(hello, controller.signal)) {
+      parts.push(part);
+      if (parts.length === 2) controller.abort();
+    }
+    release();
+
+    expect(parts).toStrictEqual([
+      { type: 'text-delta', text: 'first ' },
+      { type: 'text-delta', text: 'second' },
+    ]);
+  });
+
+  it('does not send a request when the signal is already aborted', async () => {
+    fake = await startFakeOpenAIServer();
+
+    const parts = await collect(model().stream(hello, AbortSignal.abort()));
+
+    expect(parts).toStrictEqual([]);
+    expect(fake.requests).toStrictEqual([]);
+  });
+
+  it('merges extra body fields without letting them replace the request itself', async () => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({ text: 'ok' });
+    const tuned = new OpenAICompatibleModel({ baseURL: fake.url, model: 'fake-model', extraBody: { temperature: 0.2, model: 'other', stream: false } });
+
+    await collect(tuned.stream(hello, new AbortController().signal));
+
+    expect(fake.requests[0]).toStrictEqual({
+      temperature: 0.2,
+      model: 'fake-model',
+      messages: [{ role: 'user', content: 'hello' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+  });
+});

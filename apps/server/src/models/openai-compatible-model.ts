@@ -1,0 +1,93 @@
+import { ModelError, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { displayURL, toModelError } from './model-server-errors';
+import { OpenAIChunkReader } from './openai-chunk-reader';
+import { toOpenAIMessages, toOpenAITools } from './openai-messages';
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
+
+/** Local servers ignore the key, but the client refuses to start without one. */
+const PLACEHOLDER_API_KEY = 'no-key';
+
+export interface OpenAICompatibleModelOptions {
+  /** The server's OpenAI-compatible API root, `/v1` included, e.g. "http://127.0.0.1:8080/v1". */
+  baseURL: string;
+  /** Model id sent with every request. */
+  model: string;
+  /** Sent as a bearer token. Default: a placeholder, since local servers need none. */
+  apiKey?: string;
+  /** How long the server may take to start answering, in ms; a local server may load the model first. Default 10 minutes. */
+  requestTimeoutMs?: number;
+  /** Provider label used in the model's name and in error messages. Default "OpenAI-compatible". */
+  label?: string;
+  /** Extra fields for every request body (sampling settings a server understands); they cannot replace the fields set here. Default none. */
+  extraBody?: Record<string, unknown>;
+  /** The fetch used for requests. Default: the global fetch. */
+  fetch?: typeof fetch;
+}
+
+/** A ChatModel that streams from any server speaking OpenAI chat completions: llama.cpp, Ollama, LM Studio, vLLM, OpenAI. */
+export class OpenAICompatibleModel implements ChatModel {
+  readonly name: string;
+  readonly baseURL: string;
+  readonly model: string;
+  private readonly label: string;
+  private readonly apiKey: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly extraBody: Record<string, unknown>;
+  private readonly client: OpenAI;
+
+  constructor(options: OpenAICompatibleModelOptions) {
+    this.label = options.label ?? 'OpenAI-compatible';
+    this.name = `${this.label} ${options.model}`;
+    this.baseURL = options.baseURL;
+    this.model = options.model;
+    this.apiKey = options.apiKey;
+    this.timeoutMs = Math.max(1, Math.round(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS));
+    this.extraBody = options.extraBody ?? {};
+    this.client = new OpenAI({
+      baseURL: options.baseURL,
+      // Explicit values keep the client from reading OPENAI_* variables and sending them to whatever server this is.
+      apiKey: options.apiKey ?? PLACEHOLDER_API_KEY,
+      organization: null,
+      project: null,
+      // A retried stream would replay text the person has already seen.
+      maxRetries: 0,
+      timeout: this.timeoutMs,
+      // The client logs unparsable chunks verbatim; errors reach the caller as ModelError instead.
+      logLevel: 'off',
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  }
+
+  async *stream(request: ChatRequest, signal: AbortSignal): AsyncGenerator<ModelPart, void, undefined> {
+    if (signal.aborted) return;
+    const body: ChatCompletionCreateParamsStreaming = {
+      ...this.extraBody,
+      model: this.model,
+      messages: toOpenAIMessages(request.messages),
+      ...(request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    const reader = new OpenAIChunkReader();
+    let midStream = false;
+    try {
+      const chunks = await this.client.chat.completions.create(body, { signal });
+      midStream = true;
+      for await (const chunk of chunks) {
+        yield* reader.push(chunk);
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      throw toModelError(error, { provider: this.label, baseURL: this.baseURL, apiKey: this.apiKey, timeoutMs: this.timeoutMs, midStream });
+    }
+    // The client ends quietly on abort; the caller asked for it, so no error and no finish part.
+    if (signal.aborted) return;
+    if (!reader.finished) {
+      throw new ModelError(this.label, `the stream from the model server at ${displayURL(this.baseURL)} ended before the answer was complete`);
+    }
+    yield* reader.finish();
+  }
+}

@@ -1,0 +1,75 @@
+import type { ModelPart } from '@airlock/core';
+import { describe, expect, it } from 'vitest';
+import { startFakeOpenAIServer } from '../../test/support';
+import { DemoModel } from './demo-model';
+import { OpenAICompatibleModel } from './openai-compatible-model';
+import { normaliseBaseURL, providerForURL, resolveChatModel } from './resolve-model';
+
+const nothingFound = async () => undefined;
+
+async function firstText(parts: AsyncIterable<ModelPart>): Promise<string> {
+  let text = '';
+  for await (const part of parts) if (part.type === 'text-delta') text += part.text;
+  return text;
+}
+
+describe('resolveChatModel', () => {
+  it('uses the configured URL and the first model the server lists', async () => {
+    await using fake = await startFakeOpenAIServer({ models: ['first', 'second'] });
+    fake.enqueue({ text: 'hi' });
+
+    const resolved = await resolveChatModel({ modelUrl: `${fake.url}/` }, { probe: () => Promise.reject(new Error('must not probe')) });
+
+    expect(resolved.info).toStrictEqual({ provider: 'OpenAI-compatible', baseURL: fake.url, model: 'first', demo: false });
+    expect(resolved.model).toBeInstanceOf(OpenAICompatibleModel);
+    expect(await firstText(resolved.model.stream({ messages: [{ role: 'user', content: 'x' }], tools: [] }, new AbortController().signal))).toBe('hi');
+    expect(fake.requests[0]?.model).toBe('first');
+  });
+
+  it('keeps a configured model name and warns when the model list cannot be read', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const url = fake.url;
+    await fake.close();
+
+    const named = await resolveChatModel({ modelUrl: url, model: 'mine' });
+    const unnamed = await resolveChatModel({ modelUrl: url });
+
+    expect(named.info).toStrictEqual({ provider: 'OpenAI-compatible', baseURL: url, model: 'mine', demo: false });
+    expect(unnamed.info.model).toBe('default');
+    expect(unnamed.info.warning).toMatch(new RegExp(`^could not list the models at ${url.replace(/[.]/g, '\\.')} \\(.+\\); using the model name "default"`));
+  });
+
+  it('uses the first local server the probe finds', async () => {
+    const resolved = await resolveChatModel(
+      { apiKey: 'k' },
+      { probe: async () => ({ baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2:latest'], provider: 'Ollama' }) },
+    );
+
+    expect(resolved.info).toStrictEqual({ provider: 'Ollama', baseURL: 'http://127.0.0.1:11434/v1', model: 'llama3.2:latest', demo: false });
+    expect(resolved.model.name).toBe('Ollama llama3.2:latest');
+  });
+
+  it('falls back to the offline demo model when nothing answers', async () => {
+    const resolved = await resolveChatModel({}, { probe: nothingFound });
+
+    expect(resolved.info).toStrictEqual({ provider: 'demo', baseURL: '', model: 'Demo model (offline)', demo: true });
+    expect(resolved.model).toBeInstanceOf(DemoModel);
+  });
+});
+
+describe('normaliseBaseURL and providerForURL', () => {
+  it('adds /v1 to a bare host and drops trailing slashes', () => {
+    expect(normaliseBaseURL('http://127.0.0.1:8080')).toBe('http://127.0.0.1:8080/v1');
+    expect(normaliseBaseURL('http://127.0.0.1:8080/v1/')).toBe('http://127.0.0.1:8080/v1');
+    expect(normaliseBaseURL('https://example.test/api/openai')).toBe('https://example.test/api/openai');
+    expect(() => normaliseBaseURL('ftp://example.test')).toThrow('must start with http');
+    expect(() => normaliseBaseURL('not a url')).toThrow('not a valid URL');
+    expect(() => normaliseBaseURL('http://me:secret@example.test/v1')).toThrow('must not contain a user or password');
+  });
+
+  it('names well-known local servers by their default port', () => {
+    expect(providerForURL('http://localhost:11434/v1')).toBe('Ollama');
+    expect(providerForURL('http://127.0.0.1:8080/v1')).toBe('llama.cpp');
+    expect(providerForURL('http://10.0.0.5:8080/v1')).toBe('OpenAI-compatible');
+  });
+});

@@ -1,0 +1,119 @@
+import { errorMessage, type ChatModel } from '@airlock/core';
+import { DEMO_MODEL_NAME, DemoModel, type DemoModelOptions } from './demo-model';
+import { displayURL } from './model-server-errors';
+import { OpenAICompatibleModel } from './openai-compatible-model';
+import { LOCAL_MODEL_SERVERS, listModels, probeLocalModelServers, type ProbeOptions } from './probe-model-servers';
+
+/** The model name sent when none is configured and the server lists none; llama.cpp, for one, accepts any name. */
+export const FALLBACK_MODEL_NAME = 'default';
+
+export interface ModelConfig {
+  /** OpenAI-compatible API root, e.g. "http://127.0.0.1:8080/v1" ("/v1" is added to a bare host). Default: probe local servers. */
+  modelUrl?: string;
+  /** Model id. Default: the first model the server lists. */
+  model?: string;
+  /** Bearer token for the server. Default none. */
+  apiKey?: string;
+}
+
+export interface ResolveModelDeps {
+  /** Finds a local server when no URL is configured. Default `probeLocalModelServers`. */
+  probe?: (options: ProbeOptions) => ReturnType<typeof probeLocalModelServers>;
+  /** Default: the global fetch, for probing, listing and chatting. */
+  fetch?: typeof fetch;
+  /** Options of the demo model used when no server answers. */
+  demo?: DemoModelOptions;
+  /** Passed to the OpenAI-compatible model. Default its own (10 minutes). */
+  requestTimeoutMs?: number;
+}
+
+export interface ModelInfo {
+  /** "llama.cpp", "Ollama", "LM Studio", "vLLM", "OpenAI-compatible" or "demo". */
+  provider: string;
+  /** The API root in use, without credentials; "" for the demo. */
+  baseURL: string;
+  model: string;
+  demo: boolean;
+  /** Something a person should know at startup, e.g. that the model list could not be read. */
+  warning?: string;
+}
+
+export interface ResolvedModel {
+  model: ChatModel;
+  info: ModelInfo;
+}
+
+/** Picks the model to chat with: the configured server, else the first local server that answers, else the offline demo. */
+export async function resolveChatModel(config: ModelConfig, deps: ResolveModelDeps = {}): Promise<ResolvedModel> {
+  if (config.modelUrl !== undefined && config.modelUrl.trim() !== '') {
+    const baseURL = normaliseBaseURL(config.modelUrl);
+    let model = config.model;
+    let warning: string | undefined;
+    if (model === undefined) {
+      try {
+        model = (await listModels(baseURL, config.apiKey, { fetch: deps.fetch }))[0];
+        if (model === undefined) warning = `the model server at ${displayURL(baseURL)} lists no models`;
+      } catch (error) {
+        warning = `could not list the models at ${displayURL(baseURL)} (${errorMessage(error)})`;
+      }
+    }
+    return connect({ baseURL, provider: providerForURL(baseURL), model, warning }, config, deps);
+  }
+
+  const found = await (deps.probe ?? probeLocalModelServers)({ fetch: deps.fetch });
+  if (found) {
+    const model = config.model ?? found.models[0];
+    const warning = model === undefined ? `the ${found.provider} server at ${displayURL(found.baseURL)} lists no models` : undefined;
+    return connect({ baseURL: found.baseURL, provider: found.provider, model, warning }, config, deps);
+  }
+
+  return {
+    model: new DemoModel(deps.demo),
+    info: { provider: 'demo', baseURL: '', model: DEMO_MODEL_NAME, demo: true },
+  };
+}
+
+interface Target {
+  baseURL: string;
+  provider: string;
+  model: string | undefined;
+  warning: string | undefined;
+}
+
+function connect(target: Target, config: ModelConfig, deps: ResolveModelDeps): ResolvedModel {
+  const model = target.model ?? FALLBACK_MODEL_NAME;
+  const warning = target.warning === undefined ? undefined : `${target.warning}; using the model name "${model}". Set AIRLOCK_MODEL to choose one.`;
+  const chatModel = new OpenAICompatibleModel({
+    baseURL: target.baseURL,
+    model,
+    apiKey: config.apiKey,
+    label: target.provider,
+    requestTimeoutMs: deps.requestTimeoutMs,
+    fetch: deps.fetch,
+  });
+  const info: ModelInfo = { provider: target.provider, baseURL: displayURL(target.baseURL), model, demo: false };
+  return { model: chatModel, info: warning === undefined ? info : { ...info, warning } };
+}
+
+/** Trailing slashes go; a URL with no path gets "/v1", the usual API root. */
+export function normaliseBaseURL(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new Error(`the model URL is not a valid URL: ${displayURL(raw)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('the model URL must start with http:// or https://');
+  if (url.username !== '' || url.password !== '') throw new Error('the model URL must not contain a user or password: pass the key as the API key instead');
+  const path = url.pathname.replace(/\/+$/, '');
+  url.pathname = path === '' ? '/v1' : path;
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** The name of a well-known local server when the URL points at its default port on this machine. */
+export function providerForURL(baseURL: string): string {
+  const url = new URL(baseURL);
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  const known = LOCAL_MODEL_SERVERS.find((candidate) => new URL(candidate.baseURL).port === url.port);
+  return loopback && known ? known.provider : 'OpenAI-compatible';
+}

@@ -1,0 +1,263 @@
+import { appRouter, ConnectionState, type AirlockServices, type AppRouter, type ConnectionLimits, type Context, type ModelInfo, type ToolServerStatus } from '@airlock/api';
+import { errorMessage, randomId } from '@airlock/core';
+import { TRPCError } from '@trpc/server';
+import { applyWSSHandler } from '@trpc/server/adapters/ws';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { isIP, type AddressInfo } from 'node:net';
+import { hostname, networkInterfaces } from 'node:os';
+import type { Duplex } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { WebSocketServer, type WebSocket } from 'ws';
+import packageJson from '../package.json' with { type: 'json' };
+import { ConfigError, type AirlockConfig } from './config';
+import { RequestGuard } from './http/request-guard';
+import { securityHeaders } from './http/security-headers';
+import { StaticFiles } from './http/static-files';
+import { tokenMatches } from './http/token';
+
+export interface StartServerOptions {
+  /** Where to listen, the access token and the extra allowed origins. */
+  config: Pick<AirlockConfig, 'host' | 'port' | 'token' | 'allowedOrigins'>;
+  services: AirlockServices;
+  /** Folder of the built web app. Default `apps/web/dist` of this repository. */
+  webRoot?: string;
+  /** Receives the start-up lines and internal errors. Default `console.log`. */
+  log?: (line: string) => void;
+  /** Runs on close once every run has ended, before sockets are closed (e.g. stops MCP servers). Default none. */
+  dispose?: () => Promise<void>;
+  /** Per-connection run and message limits. Default ConnectionState's. */
+  limits?: ConnectionLimits;
+  /** WebSocket connections open at once at most; more are refused with 503. Default 64. */
+  maxConnections?: number;
+  /** How long a new WebSocket has to present its token before it is closed. Default 10,000 ms. */
+  authTimeoutMs?: number;
+  /** Largest WebSocket message accepted; a bigger one closes the connection with 1009. Default 1 MiB. */
+  maxPayloadBytes?: number;
+  /** Server pings every `pingMs` and drops a connection silent for `pongWaitMs` after. Default 30,000 / 10,000 ms. */
+  keepAlive?: { pingMs: number; pongWaitMs: number };
+  /** How long closing sockets get to say goodbye on shutdown before they are cut. Default 1,000 ms. */
+  closeGraceMs?: number;
+}
+
+export interface RunningServer extends AsyncDisposable {
+  /** `http://127.0.0.1:PORT`, without the token. */
+  url: string;
+  /** `ws://127.0.0.1:PORT/trpc`. */
+  wsUrl: string;
+  port: number;
+  token: string;
+  /** Stops accepting, cancels every run, closes MCP and every socket. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+const TRPC_PATH = '/trpc';
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
+
+/** Serves the web app, `/healthz` and the tRPC WebSocket endpoint on one port. */
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const { config, services } = options;
+  const log = options.log ?? ((line: string) => console.log(line));
+  const server = createServer();
+  await listen(server, config.host, config.port);
+  const address = server.address() as AddressInfo;
+  const port = address.port;
+  const displayHost = urlHost(address);
+  const url = `http://${displayHost}:${port}`;
+
+  const guard = new RequestGuard({ port, extraHostnames: extraHostnames(config.host, address), allowedOrigins: config.allowedOrigins });
+  const staticFiles = new StaticFiles({ root: options.webRoot ?? DEFAULT_WEB_ROOT });
+  let closing = false;
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 1024 * 1024 });
+  // Keyed by the upgrade request, which tRPC hands to createContext along with the socket.
+  const authenticated = new WeakSet<IncomingMessage>();
+  const authTimeoutMs = options.authTimeoutMs ?? 10_000;
+  wss.on('connection', (socket: WebSocket, req: IncomingMessage) => {
+    const timer = setTimeout(() => {
+      if (!authenticated.has(req)) socket.close(1008, 'no token presented');
+    }, authTimeoutMs);
+    socket.once('close', () => clearTimeout(timer));
+  });
+  const keepAlive = options.keepAlive ?? { pingMs: 30_000, pongWaitMs: 10_000 };
+  const handler = applyWSSHandler<AppRouter>({
+    wss,
+    router: appRouter,
+    keepAlive: { enabled: true, ...keepAlive },
+    createContext: ({ info, req }): Context => {
+      if (!tokenMatches(info.connectionParams?.token, config.token)) {
+        // Thrown here, the error closes the socket: nothing reaches a procedure without the token.
+        throw new TRPCError({ code: 'UNAUTHORIZED', message: 'a valid access token is required' });
+      }
+      authenticated.add(req);
+      return { services, connection: new ConnectionState(randomId('conn', 8), options.limits) };
+    },
+    onError: ({ error, path }) => {
+      if (error.code === 'INTERNAL_SERVER_ERROR') log(`Error in ${path ?? 'connection'}: ${errorMessage(error.cause ?? error)}`);
+    },
+  });
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    handleRequest(req, res).catch((error: unknown) => {
+      log(`Error serving ${req.method ?? '?'} request: ${errorMessage(error)}`);
+      if (!res.headersSent) sendText(res, 500, 'Internal Server Error', securityHeaders(undefined));
+      else res.destroy();
+    });
+  });
+
+  async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!guard.check(req.headers).allowed) return sendText(res, 403, 'Forbidden', securityHeaders(undefined));
+    const headers = securityHeaders(req.headers.host);
+    if (closing) return sendText(res, 503, 'Service Unavailable', headers);
+    const pathname = pathOf(req.url);
+    if (pathname === undefined) return sendText(res, 400, 'Bad Request', headers);
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'HEAD') return sendText(res, 405, 'Method Not Allowed', { ...headers, Allow: 'GET, HEAD' });
+    if (pathname === '/healthz') {
+      const body = JSON.stringify({ ok: true, version: packageJson.version, activeRuns: services.chat.activeRunCount });
+      res.writeHead(200, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+      res.end(method === 'HEAD' ? undefined : body);
+      return;
+    }
+    if (pathname === TRPC_PATH) return sendText(res, 426, 'Upgrade Required', { ...headers, Upgrade: 'websocket' });
+    await staticFiles.serve(pathname, res, { head: method === 'HEAD', headers });
+  }
+
+  const maxConnections = options.maxConnections ?? 64;
+  // Every refusal happens here, before handleUpgrade: a refused client never gets a WebSocket at all.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    if (pathOf(req.url) !== TRPC_PATH || !guard.check(req.headers).allowed) return refuseUpgrade(socket, 403, 'Forbidden');
+    if (closing || wss.clients.size >= maxConnections) return refuseUpgrade(socket, 503, 'Service Unavailable');
+    wss.handleUpgrade(req, socket, head, (client) => wss.emit('connection', client, req));
+  });
+
+  log(`Airlock is running at ${url}/#token=${encodeURIComponent(config.token)}`);
+  log(`Model: ${describeModel(services.modelInfo())}`);
+  const servers = services.catalog.servers();
+  if (servers.length > 0) log(`MCP servers: ${servers.map(describeServer).join('; ')}`);
+
+  let closed: Promise<void> | undefined;
+  async function shutdown(): Promise<void> {
+    closing = true;
+    const httpClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    try {
+      // Runs end first, so connected clients still see each run-end before their socket goes.
+      await services.chat.shutdown();
+      // Each subscription forwards its last events through a chain of promise callbacks: one macrotask turn
+      // lets every chain reach the socket before the reconnect notice and the close frame are queued behind it.
+      await new Promise((resolve) => setImmediate(resolve));
+      handler.broadcastReconnectNotification();
+      await options.dispose?.();
+    } finally {
+      await closeClients(wss, options.closeGraceMs ?? 1_000);
+      wss.close();
+      server.closeAllConnections();
+      await httpClosed;
+    }
+  }
+  const close = () => (closed ??= shutdown());
+
+  return { url, wsUrl: `ws://${displayHost}:${port}${TRPC_PATH}`, port, token: config.token, close, [Symbol.asyncDispose]: close };
+}
+
+async function listen(server: Server, host: string, port: number): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new ConfigError('AIRLOCK_PORT', `port ${port} on ${host} is already in use; choose another with --port or AIRLOCK_PORT`);
+    if (code === 'EACCES') throw new ConfigError('AIRLOCK_PORT', `no permission to listen on port ${port}`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new ConfigError('AIRLOCK_HOST', `"${host}" is not an address of this machine`);
+    throw error;
+  }
+}
+
+/** Path of a request target, or undefined when it is not origin-form (`/path?query`). */
+function pathOf(target: string | undefined): string | undefined {
+  if (target === undefined || !target.startsWith('/')) return undefined;
+  const end = target.search(/[?#]/);
+  return end === -1 ? target : target.slice(0, end);
+}
+
+function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string>): void {
+  const body = `${text}\n`;
+  res.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+  res.end(body);
+}
+
+function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+  const body = `${text}\n`;
+  socket.once('finish', () => socket.destroy());
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+}
+
+/** Closes every WebSocket politely (1001 going away), cutting those that do not finish within `graceMs`. */
+async function closeClients(wss: WebSocketServer, graceMs: number): Promise<void> {
+  const clients = [...wss.clients];
+  if (clients.length === 0) return;
+  await new Promise<void>((resolve) => {
+    let open = clients.length;
+    const timer = setTimeout(() => {
+      for (const client of clients) client.terminate();
+    }, graceMs);
+    for (const client of clients) {
+      client.once('close', () => {
+        open -= 1;
+        if (open === 0) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      client.close(1001, 'Airlock is shutting down');
+    }
+  });
+}
+
+/** The host to print in URLs: a wildcard bind is reached through loopback. */
+function urlHost(address: AddressInfo): string {
+  if (WILDCARD_HOSTS.has(address.address)) return '127.0.0.1';
+  return isIP(address.address) === 6 ? `[${address.address}]` : address.address;
+}
+
+/**
+ * Host names a browser may use for this server besides the loopback ones: the bound address, or every
+ * address of the machine when binding all interfaces. IP literals and the machine's own name cannot be rebound.
+ */
+function extraHostnames(configuredHost: string, address: AddressInfo): string[] {
+  const bracket = (host: string) => (isIP(host) === 6 ? `[${host}]` : host);
+  if (!WILDCARD_HOSTS.has(address.address)) return [bracket(configuredHost.replace(/^\[(.*)\]$/, '$1')), bracket(address.address)];
+  const addresses = Object.values(networkInterfaces())
+    .flatMap((entries) => entries ?? [])
+    .filter((entry) => entry.family === 'IPv4' || !entry.scopeid)
+    .map((entry) => bracket(entry.address));
+  return [...addresses, hostname()];
+}
+
+function describeModel(info: ModelInfo): string {
+  if (info.demo) return 'Demo model (offline)';
+  return info.baseURL === null ? `${info.provider} ${info.model}` : `${info.provider} ${info.model} at ${withoutCredentials(info.baseURL)}`;
+}
+
+function withoutCredentials(raw: string): string {
+  try {
+    const url = new URL(raw);
+    url.username = '';
+    url.password = '';
+    return url.toString();
+  } catch {
+    return raw;
+  }
+}
+
+function describeServer(status: ToolServerStatus): string {
+  const tools = `${status.toolCount} tool${status.toolCount === 1 ? '' : 's'}`;
+  return status.error === undefined ? `${status.name} ${status.state} (${tools})` : `${status.name} ${status.state}: ${status.error}`;
+}

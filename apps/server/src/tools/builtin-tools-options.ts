@@ -1,0 +1,50 @@
+export interface BuiltinToolsOptions {
+  /** Absolute folder the tools act in: the terminal's working directory and the only place files are read or written. */
+  workspace: string;
+  /** Values that must never appear in a child process's environment, e.g. the server's own access token. Default none. */
+  secretValues?: readonly string[];
+  /** Environment from which child processes inherit allowlisted variables. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Timeout of a command when the call context carries none. Default 120,000 ms. */
+  defaultTimeoutMs?: number;
+  /** Output of terminal and python kept, head and tail together. Default 64 KiB. */
+  maxOutputBytes?: number;
+  /** Time between SIGTERM and SIGKILL when stopping a command. Default 2,000 ms. */
+  killGraceMs?: number;
+  /** Bytes read_file returns at most. Default 1 MiB. */
+  maxReadBytes?: number;
+  /** Bytes write_file accepts at most. Default 5 MiB. */
+  maxWriteBytes?: number;
+  /** Entries list_directory returns at most. Default 1,000. */
+  maxDirectoryEntries?: number;
+  /** Bytes of a response body web_fetch reads at most. Default 2 MiB. */
+  maxFetchBytes?: number;
+  /** Redirects web_fetch follows at most. Default 5. */
+  maxRedirects?: number;
+  /** Timeout of one web_fetch call, shortened by the call context's own. Default 30,000 ms. */
+  fetchTimeoutMs?: number;
+}
+
+export type ResolvedToolsOptions = Required<BuiltinToolsOptions>;
+
+export function resolveToolsOptions(options: BuiltinToolsOptions): ResolvedToolsOptions {
+  return {
+    workspace: options.workspace,
+    secretValues: options.secretValues ?? [],
+    env: options.env ?? process.env,
+    defaultTimeoutMs: options.defaultTimeoutMs ?? 120_000,
+    maxOutputBytes: options.maxOutputBytes ?? 64 * 1024,
+    killGraceMs: options.killGraceMs ?? 2_000,
+    maxReadBytes: options.maxReadBytes ?? 1024 * 1024,
+    maxWriteBytes: options.maxWriteBytes ?? 5 * 1024 * 1024,
+    maxDirectoryEntries: options.maxDirectoryEntries ?? 1_000,
+    maxFetchBytes: options.maxFetchBytes ?? 2 * 1024 * 1024,
+    maxRedirects: options.maxRedirects ?? 5,
+    fetchTimeoutMs: options.fetchTimeoutMs ?? 30_000,
+  };
+}
+
+/** The timeout a call gets: the context's when it has a usable one, else the default. */
+export function callTimeoutMs(contextTimeoutMs: number, fallbackMs: number): number {
+  return Number.isFinite(contextTimeoutMs) && contextTimeoutMs > 0 ? contextTimeoutMs : fallbackMs;
+}

@@ -1,0 +1,58 @@
+/** Variables a child process may inherit; everything else (API keys, tokens, tool configuration) stays behind. */
+const ALLOWED_NAMES = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+  'TZ',
+  'TMPDIR',
+  'TEMP',
+  'TMP',
+  'COLORTERM',
+  'NO_COLOR',
+]);
+
+const ALLOWED_PREFIXES = ['LC_'];
+
+/** Names that look secret are dropped even when allowlisted (a `LC_TOKEN` is still a token). */
+const SECRET_NAME = /(_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;
+
+/** Secret values shorter than this are only matched whole, so a one-letter value cannot blank out PATH. */
+const MIN_SECRET_SUBSTRING = 8;
+
+export interface ChildEnvOptions {
+  /** Where allowlisted variables are taken from. */
+  source: Readonly<Record<string, string | undefined>>;
+  /** Values that must never reach the child, whole or inside another value. Default none. */
+  secretValues?: readonly string[];
+  /** The child's working directory, exported as PWD. */
+  cwd: string;
+  /** Variables the tool itself sets (e.g. PYTHONUNBUFFERED); secret filters apply to them too. Default none. */
+  extra?: Readonly<Record<string, string>>;
+}
+
+/** The environment for a process the model runs: an allowlist of harmless variables, minus anything secret. */
+export function buildChildEnv(options: ChildEnvOptions): Record<string, string> {
+  const secrets = (options.secretValues ?? []).filter((value) => value.length > 0);
+  const leaksSecret = (value: string) =>
+    secrets.some((secret) => value === secret || (secret.length >= MIN_SECRET_SUBSTRING && value.includes(secret)));
+  const env: Record<string, string> = {};
+  const candidates: [string, string | undefined][] = [
+    ...Object.entries(options.source).filter(([name]) => isAllowedName(name)),
+    ['PWD', options.cwd],
+    ...Object.entries(options.extra ?? {}),
+  ];
+  for (const [name, value] of candidates) {
+    if (value === undefined || SECRET_NAME.test(name) || leaksSecret(value)) continue;
+    env[name] = value;
+  }
+  return env;
+}
+
+function isAllowedName(name: string): boolean {
+  return ALLOWED_NAMES.has(name) || ALLOWED_PREFIXES.some((prefix) => name.startsWith(prefix));
+}

@@ -1,0 +1,181 @@
+import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { createBuiltinTools, type BuiltinToolsOptions } from './index';
+import { runTool, tempFolder, toolNamed } from './test-support';
+
+/** A workspace `<parent>/ws` with neighbours that must stay out of reach: `<parent>/ws-evil` and `<parent>/outside.txt`. */
+async function fixture(options: Partial<BuiltinToolsOptions> = {}) {
+  const parent = await tempFolder();
+  const ws = path.join(parent.path, 'ws');
+  await mkdir(path.join(ws, 'sub'), { recursive: true });
+  await mkdir(`${ws}-evil`);
+  await writeFile(path.join(parent.path, 'outside.txt'), 'outside secret\n');
+  await writeFile(`${ws}-evil/secret.txt`, 'evil secret\n');
+  await writeFile(path.join(ws, 'sub', 'notes.txt'), 'one\ntwo\nthree\nfour\nfive\n');
+  const tools = createBuiltinTools({ workspace: ws, ...options });
+  return {
+    parent: parent.path,
+    ws,
+    read: toolNamed(tools, 'read_file'),
+    write: toolNamed(tools, 'write_file'),
+    list: toolNamed(tools, 'list_directory'),
+    [Symbol.asyncDispose]: () => parent[Symbol.asyncDispose](),
+  };
+}
+
+describe('read_file', () => {
+  test('reads a file, or a range of its lines', async () => {
+    await using f = await fixture();
+    expect(await runTool(f.read, { path: 'sub/notes.txt' })).toStrictEqual({ content: 'one\ntwo\nthree\nfour\nfive\n', isError: false });
+    expect(await runTool(f.read, { path: 'sub/notes.txt', offset: 2, limit: 2 })).toStrictEqual({
+      content: 'two\nthree\n[… showing lines 2–3; more lines follow: read again with offset 4 …]',
+      isError: false,
+    });
+    expect(await runTool(f.read, { path: `${f.ws}/sub/notes.txt`, offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });
+    expect(await runTool(f.read, { path: 'sub/notes.txt', offset: 9 })).toStrictEqual({
+      content: 'Error: "sub/notes.txt" has only 5 lines; offset 9 is past its end.',
+      isError: true,
+    });
+  });
+
+  test('stops at the size cap with a marker', async () => {
+    await using f = await fixture({ maxReadBytes: 10 });
+    await writeFile(path.join(f.ws, 'long.txt'), `${'x'.repeat(30)}\nnext\n`);
+    expect(await runTool(f.read, { path: 'long.txt' })).toStrictEqual({
+      content: `${'x'.repeat(10)}\n[… truncated: the 10-byte cap was reached in line 1; read again with a later offset …]`,
+      isError: false,
+    });
+  });
+
+  test('refuses directories and binary files', async () => {
+    await using f = await fixture();
+    await writeFile(path.join(f.ws, 'blob.bin'), Buffer.from([1, 0, 2, 3]));
+    expect(await runTool(f.read, { path: 'sub' })).toStrictEqual({ content: 'Error: "sub" is a directory; use list_directory.', isError: true });
+    expect(await runTool(f.read, { path: 'blob.bin' })).toStrictEqual({
+      content: 'Error: "blob.bin" looks like a binary file (4 bytes); it is not shown.',
+      isError: true,
+    });
+    expect(await runTool(f.read, { path: 'missing.txt' })).toStrictEqual({ content: 'Error: "missing.txt": no such file or directory', isError: true });
+  });
+});
+
+describe('confinement to the workspace', () => {
+  test('every way out is refused with "outside the workspace"', async () => {
+    await using f = await fixture();
+    await symlink(f.parent, path.join(f.ws, 'up'));
+    await symlink(path.join(f.parent, 'outside.txt'), path.join(f.ws, 'outside-link.txt'));
+    await symlink(path.join(f.parent, 'not-yet-there.txt'), path.join(f.ws, 'dangling.txt'));
+    const attempts: [typeof f.read, Record<string, string>][] = [
+      [f.read, { path: '../outside.txt' }],
+      [f.read, { path: 'sub/../../outside.txt' }],
+      [f.read, { path: path.join(f.parent, 'outside.txt') }],
+      [f.read, { path: `${f.ws}-evil/secret.txt` }],
+      [f.read, { path: '../ws-evil/secret.txt' }],
+      [f.read, { path: 'up/outside.txt' }],
+      [f.read, { path: 'outside-link.txt' }],
+      [f.read, { path: '/proc/self/environ' }],
+      [f.read, { path: '/etc/passwd' }],
+      [f.write, { path: '../outside.txt', content: 'overwritten' }],
+      [f.write, { path: 'up/new.txt', content: 'escaped' }],
+      [f.write, { path: 'outside-link.txt', content: 'overwritten' }],
+      [f.write, { path: 'dangling.txt', content: 'created outside' }],
+      [f.write, { path: `${f.ws}-evil/new.txt`, content: 'escaped' }],
+      [f.list, { path: '..' }],
+      [f.list, { path: 'up' }],
+      [f.list, { path: '/proc/self' }],
+    ];
+    for (const [tool, args] of attempts) {
+      const result = await runTool(tool, args);
+      expect({ args, isError: result.isError, refused: result.content.includes('outside the workspace') }).toStrictEqual({
+        args,
+        isError: true,
+        refused: true,
+      });
+    }
+    expect(await readFile(path.join(f.parent, 'outside.txt'), 'utf8')).toBe('outside secret\n');
+    expect(await readdir(f.parent)).toStrictEqual(['outside.txt', 'ws', 'ws-evil']);
+    expect(await readdir(`${f.ws}-evil`)).toStrictEqual(['secret.txt']);
+  });
+
+  test('a symbolic link that stays inside works, for reading and writing', async () => {
+    await using f = await fixture();
+    await symlink(path.join(f.ws, 'sub', 'notes.txt'), path.join(f.ws, 'notes-link.txt'));
+    await symlink('sub', path.join(f.ws, 'sub-link'));
+    expect((await runTool(f.read, { path: 'notes-link.txt', limit: 1 })).content.startsWith('one\n')).toBe(true);
+    expect(await runTool(f.read, { path: 'sub-link/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });
+    expect(await runTool(f.write, { path: 'notes-link.txt', content: 'rewritten\n' })).toStrictEqual({
+      content: 'Replaced sub/notes.txt (10 bytes).',
+      isError: false,
+    });
+    expect(await readFile(path.join(f.ws, 'sub', 'notes.txt'), 'utf8')).toBe('rewritten\n');
+    expect(await readlink(path.join(f.ws, 'notes-link.txt'))).toBe(path.join(f.ws, 'sub', 'notes.txt'));
+  });
+
+
+  test('a workspace given through a symbolic link is confined by its real path', async () => {
+    await using f = await fixture();
+    const alias = path.join(f.parent, 'alias');
+    await symlink(f.ws, alias);
+    const read = toolNamed(createBuiltinTools({ workspace: alias }), 'read_file');
+    expect(await runTool(read, { path: `${alias}/sub/notes.txt`, offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });
+    expect((await runTool(read, { path: `${alias}/../outside.txt` })).content).toBe('Refused: "' + alias + '/../outside.txt" is outside the workspace.');
+  });
+});
+
+describe('write_file', () => {
+  test('creates parent folders and writes atomically, leaving no temporary file', async () => {
+    await using f = await fixture();
+    expect(await runTool(f.write, { path: 'a/b/c.txt', content: 'héllo\n' })).toStrictEqual({ content: 'Created a/b/c.txt (7 bytes).', isError: false });
+    expect(await readFile(path.join(f.ws, 'a', 'b', 'c.txt'), 'utf8')).toBe('héllo\n');
+    expect(await readdir(path.join(f.ws, 'a', 'b'))).toStrictEqual(['c.txt']);
+  });
+
+  test('replaces a file keeping its permissions', async () => {
+    await using f = await fixture();
+    const script = path.join(f.ws, 'run.sh');
+    await writeFile(script, 'old');
+    await chmod(script, 0o750);
+    expect((await runTool(f.write, { path: 'run.sh', content: 'new' })).content).toBe('Replaced run.sh (3 bytes).');
+    expect([await readFile(script, 'utf8'), (await stat(script)).mode & 0o777]).toStrictEqual(['new', 0o750]);
+    expect(await readdir(f.ws)).toStrictEqual(['run.sh', 'sub']);
+  });
+
+  test('refuses content over the cap and writes nothing', async () => {
+    await using f = await fixture({ maxWriteBytes: 10 });
+    expect(await runTool(f.write, { path: 'big.txt', content: 'x'.repeat(11) })).toStrictEqual({
+      content: 'Error: the content is 11 bytes; write_file accepts at most 10. Nothing was written.',
+      isError: true,
+    });
+    await expect(lstat(path.join(f.ws, 'big.txt'))).rejects.toThrow('ENOENT');
+  });
+
+  test('refuses to replace a directory', async () => {
+    await using f = await fixture();
+    expect(await runTool(f.write, { path: 'sub', content: 'x' })).toStrictEqual({ content: 'Error: "sub" is a directory.', isError: true });
+  });
+});
+
+describe('list_directory', () => {
+  test('lists entries with type and size', async () => {
+    await using f = await fixture();
+    await symlink('sub/notes.txt', path.join(f.ws, 'link'));
+    await writeFile(path.join(f.ws, 'a.txt'), 'abc');
+    expect(await runTool(f.list, {})).toStrictEqual({
+      content: ['.: 3 entries', 'file     a.txt  (3 bytes)', 'symlink  link -> sub/notes.txt', 'dir      sub/'].join('\n'),
+      isError: false,
+    });
+    expect((await runTool(f.list, { path: 'sub' })).content).toBe('sub: 1 entry\nfile     notes.txt  (24 bytes)');
+  });
+
+  test('caps the number of entries', async () => {
+    await using f = await fixture({ maxDirectoryEntries: 2 });
+    await Promise.all(['a', 'b', 'c', 'd'].map((name) => writeFile(path.join(f.ws, 'sub', name), '')));
+    const result = await runTool(f.list, { path: 'sub' });
+    expect(result.content.split('\n')).toHaveLength(4);
+    expect(result.content.split('\n').slice(0, 1).concat(result.content.split('\n').slice(3))).toStrictEqual([
+      'sub: 5 entries',
+      '[… 3 more entries not shown …]',
+    ]);
+  });
+});

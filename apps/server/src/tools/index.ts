@@ -1,0 +1,29 @@
+import type { AnyTool } from '@airlock/core';
+import { resolveToolsOptions, type BuiltinToolsOptions } from './builtin-tools-options';
+import { createListDirectoryTool } from './list-directory-tool';
+import { createPythonTool } from './python-tool';
+import { createReadFileTool } from './read-file-tool';
+import { createTerminalTool } from './terminal-tool';
+import { createWebFetchTool } from './web-fetch-tool';
+import { WorkspacePaths } from './workspace-paths';
+import { createWriteFileTool } from './write-file-tool';
+
+export type { BuiltinToolsOptions } from './builtin-tools-options';
+export { buildChildEnv } from './child-env';
+export { htmlToText } from './html-to-text';
+export { runProcess, type ProcessResult, type RunProcessOptions } from './process-runner';
+export { OutsideWorkspaceError, WorkspacePaths } from './workspace-paths';
+
+/** The tools every session has: terminal, python, read_file, write_file, list_directory and web_fetch, all bound to one workspace. */
+export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
+  const resolved = resolveToolsOptions(options);
+  const paths = new WorkspacePaths(resolved.workspace);
+  return [
+    createTerminalTool(resolved, paths),
+    createPythonTool(resolved, paths),
+    createReadFileTool(resolved, paths),
+    createWriteFileTool(resolved, paths),
+    createListDirectoryTool(resolved, paths),
+    createWebFetchTool(resolved),
+  ];
+}

@@ -1,0 +1,53 @@
+import { lstat, opendir, readlink } from 'node:fs/promises';
+import path from 'node:path';
+import { defineTool } from '@airlock/core';
+import { z } from 'zod';
+import type { ResolvedToolsOptions } from './builtin-tools-options';
+import { failuresAsResults } from './tool-failure';
+import type { WorkspacePaths } from './workspace-paths';
+
+const parameters = z.object({
+  path: z.string().optional().describe('Folder path, relative to the workspace. Default: the workspace itself.'),
+});
+
+export function createListDirectoryTool(options: ResolvedToolsOptions, paths: WorkspacePaths) {
+  return defineTool<z.infer<typeof parameters>>({
+    name: 'list_directory',
+    description: `List a folder of the workspace: each entry with its type and size. At most ${options.maxDirectoryEntries} entries are shown.`,
+    parameters,
+    annotations: { readOnly: true },
+    source: 'builtin',
+    execute: (args, context) =>
+      failuresAsResults(args.path ?? '.', async () => {
+        const folder = await paths.resolve(args.path ?? '.');
+        const names: string[] = [];
+        let total = 0;
+        // Iterated rather than read whole, so a folder of a million files costs a count, not a million-entry array.
+        for await (const entry of await opendir(folder)) {
+          context.signal.throwIfAborted();
+          total += 1;
+          if (names.length < options.maxDirectoryEntries) names.push(entry.name);
+        }
+        names.sort();
+        const lines = await Promise.all(names.map((name) => describeEntry(folder, name)));
+        const shown = await paths.display(folder);
+        const header = `${shown}: ${total} ${total === 1 ? 'entry' : 'entries'}`;
+        const omitted = total - names.length;
+        const footer = omitted > 0 ? [`[… ${omitted} more entries not shown …]`] : [];
+        return [header, ...lines, ...footer].join('\n');
+      }),
+  });
+}
+
+async function describeEntry(folder: string, name: string): Promise<string> {
+  const full = path.join(folder, name);
+  try {
+    const info = await lstat(full);
+    if (info.isDirectory()) return `dir      ${name}/`;
+    if (info.isFile()) return `file     ${name}  (${info.size} bytes)`;
+    if (info.isSymbolicLink()) return `symlink  ${name} -> ${await readlink(full)}`;
+    return `other    ${name}`;
+  } catch {
+    return `gone     ${name}`;
+  }
+}

@@ -1,0 +1,147 @@
+import { spawn } from 'node:child_process';
+import { setTimeout as delay } from 'node:timers/promises';
+import { errorMessage } from '@airlock/core';
+import { CappedOutput } from './capped-output';
+import { signalProcessGroup, terminateProcessGroup } from './process-group';
+
+export const DEFAULT_KILL_GRACE_MS = 2_000;
+export const DEFAULT_DRAIN_MS = 500;
+/** setTimeout fires at once for longer delays. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface RunProcessOptions {
+  /** Executable to run (absolute, or looked up on `env.PATH`); a missing one ends with exit code 127 and a message in the output. */
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  /** The child's whole environment; nothing of this process's own environment is added. */
+  env: Record<string, string>;
+  /** Stops the process group when aborted. */
+  signal?: AbortSignal;
+  /** The process group is stopped after this long. */
+  timeoutMs: number;
+  /** Bytes of output kept, head and tail together. */
+  maxOutputBytes: number;
+  /** Time between SIGTERM and SIGKILL. Default 2,000 ms. */
+  killGraceMs?: number;
+  /** How long output is still read after the command exited, when something outside its group holds the pipes. Default 500 ms. */
+  drainMs?: number;
+  /** Called with the pid, which is also the process group id, as soon as the process started. */
+  onSpawn?: (pid: number) => void;
+}
+
+export type StopCause = { kind: 'timeout'; timeoutMs: number } | { kind: 'aborted'; reason: string };
+
+export interface ProcessResult {
+  /** Also the process group id; undefined when the process could not start. */
+  pid: number | undefined;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** stdout and stderr interleaved as they arrived, capped. */
+  output: string;
+  omittedBytes: number;
+  /** Set when the runner stopped the process rather than it ending by itself. */
+  stoppedBy?: StopCause;
+  /** Set when the process could not be started. */
+  spawnError?: string;
+  /** The command exited but left processes running in its group, which were then stopped. */
+  strayProcessesStopped: boolean;
+}
+
+/**
+ * Runs a process in its own process group with stdin closed, and makes sure that nothing it started
+ * outlives the call: on timeout, abort, and also when it exits while its background children still run,
+ * the whole group is sent SIGTERM, then SIGKILL after a grace period.
+ */
+export async function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
+  const output = new CappedOutput(options.maxOutputBytes);
+  const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const notStarted = (fields: Partial<ProcessResult>): ProcessResult => ({
+    pid: undefined,
+    exitCode: null,
+    signal: null,
+    output: '',
+    omittedBytes: 0,
+    strayProcessesStopped: false,
+    ...fields,
+  });
+  if (options.signal?.aborted) return notStarted({ stoppedBy: { kind: 'aborted', reason: reasonText(options.signal.reason) } });
+
+  // One pipe for both streams, so stdout and stderr interleave exactly as written: a tiny shell points
+  // stderr at stdout, then becomes the program (same pid, same group).
+  const child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', options.file, ...options.args], {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { error: Error }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('error', (error) => resolve({ error }));
+  });
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+
+  const pid = child.pid;
+  if (pid === undefined) {
+    const failure = await exited;
+    return notStarted({ spawnError: 'error' in failure ? failure.error.message : 'the process did not start' });
+  }
+  runningGroups.add(pid);
+  options.onSpawn?.(pid);
+
+  let stoppedBy: StopCause | undefined;
+  let termination: Promise<boolean> | undefined;
+  const terminate = () => (termination ??= terminateProcessGroup(pid, graceMs).catch(() => true));
+  const stop = (cause: StopCause) => {
+    stoppedBy ??= cause;
+    void terminate();
+  };
+  const timer = setTimeout(() => stop({ kind: 'timeout', timeoutMs: options.timeoutMs }), Math.min(options.timeoutMs, MAX_TIMER_MS));
+  const onAbort = () => stop({ kind: 'aborted', reason: reasonText(options.signal?.reason) });
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const exit = await exited;
+    clearTimeout(timer);
+    // The leader is gone; whatever it left behind in its group is stopped now, so nothing outlives the call.
+    const leftovers = await terminate();
+    // A process that escaped the group (setsid) can keep the pipes open forever: read on only briefly.
+    await Promise.race([closed, delay(options.drainMs ?? DEFAULT_DRAIN_MS)]);
+    child.stdout.destroy();
+    child.stderr.destroy();
+    const { text, omittedBytes } = output.result();
+    if ('error' in exit) {
+      return { ...notStarted({ output: text, omittedBytes }), pid, spawnError: exit.error.message, stoppedBy };
+    }
+    return {
+      pid,
+      exitCode: exit.code,
+      signal: exit.signal,
+      output: text,
+      omittedBytes,
+      stoppedBy,
+      strayProcessesStopped: stoppedBy === undefined && leftovers,
+    };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    runningGroups.delete(pid);
+  }
+}
+
+/** Groups of calls still in progress; killed if this server exits first, since detached children would otherwise survive it. */
+const runningGroups = new Set<number>();
+process.once('exit', () => {
+  for (const pgid of runningGroups) {
+    try {
+      signalProcessGroup(pgid, 'SIGKILL');
+    } catch {
+      // Best effort while exiting.
+    }
+  }
+});
+
+function reasonText(reason: unknown): string {
+  return reason === undefined ? 'cancelled' : errorMessage(reason);
+}

@@ -1,0 +1,136 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describe, expect, test } from 'vitest';
+import { createBuiltinTools, type BuiltinToolsOptions } from './index';
+import { callContext, httpServer, runTool, toolNamed } from './test-support';
+
+const PAGE = `<html><head><title>Local page</title><script>alert("x")</script></head>
+<body><nav>Menu</nav><p>Hello <a href="/next">next page</a> &amp; welcome.</p></body></html>`;
+
+function routes(request: IncomingMessage, response: ServerResponse) {
+  const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+  const hop = Number(url.searchParams.get('hop') ?? '0');
+  switch (url.pathname) {
+    case '/page':
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
+      return;
+    case '/json':
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok": true, "html": "<b>kept</b>"}');
+      return;
+    case '/big':
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      // Far more than the cap, in many chunks: the tool must stop reading, not buffer it all.
+      for (let index = 0; index < 200; index += 1) response.write('x'.repeat(10_000));
+      response.end();
+      return;
+    case '/chain':
+      if (hop < 3) response.writeHead(302, { location: `/chain?hop=${hop + 1}` }).end();
+      else response.writeHead(200, { 'content-type': 'text/plain' }).end(`arrived after ${hop} redirects`);
+      return;
+    case '/loop':
+      response.writeHead(301, { location: `/loop?hop=${hop + 1}` }).end();
+      return;
+    case '/to-file':
+      response.writeHead(302, { location: 'file:///etc/passwd' }).end();
+      return;
+    case '/hang':
+      return;
+    default:
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('no such page');
+  }
+}
+
+function webFetch(options: Partial<BuiltinToolsOptions> = {}) {
+  return toolNamed(createBuiltinTools({ workspace: '/tmp', ...options }), 'web_fetch');
+}
+
+describe('web_fetch', () => {
+  test('reduces HTML to readable text', async () => {
+    await using server = await httpServer(routes);
+    expect(await runTool(webFetch(), { url: `${server.url}/page` })).toStrictEqual({
+      content: [
+        `URL: ${server.url}/page`,
+        'Status: 200 OK',
+        'Content-Type: text/html; charset=utf-8',
+        '',
+        'Title: Local page',
+        '',
+        `Hello next page (${server.url}/next) & welcome.`,
+      ].join('\n'),
+      isError: false,
+    });
+  });
+
+  test('passes JSON through unchanged', async () => {
+    await using server = await httpServer(routes);
+    const result = await runTool(webFetch(), { url: `${server.url}/json` });
+    expect(result.content.endsWith('\n\n{"ok": true, "html": "<b>kept</b>"}')).toBe(true);
+  });
+
+  test('stops reading at the size cap and says so', async () => {
+    await using server = await httpServer(routes);
+    const result = await runTool(webFetch({ maxFetchBytes: 25_000 }), { url: `${server.url}/big` });
+    expect(result.content.endsWith(`\n\n${'x'.repeat(25_000)}\n\n[… truncated: only the first 25000 bytes were read …]`)).toBe(true);
+  });
+
+  test('follows a few redirects', async () => {
+    await using server = await httpServer(routes);
+    const result = await runTool(webFetch(), { url: `${server.url}/chain` });
+    expect(result.content.split('\n')[0]).toBe(`URL: ${server.url}/chain?hop=3`);
+    expect(result.content.endsWith('\n\narrived after 3 redirects')).toBe(true);
+  });
+
+  test('refuses a redirect loop after the bound', async () => {
+    await using server = await httpServer(routes);
+    expect(await runTool(webFetch({ maxRedirects: 5 }), { url: `${server.url}/loop` })).toStrictEqual({
+      content: `Error: too many redirects: gave up after 5, at ${server.url}/loop?hop=5.`,
+      isError: true,
+    });
+  });
+
+  test('refuses a redirect to file://', async () => {
+    await using server = await httpServer(routes);
+    expect(await runTool(webFetch(), { url: `${server.url}/to-file` })).toStrictEqual({
+      content: `Error: refused a redirect from ${server.url}/to-file to a file: URL; only http and https are followed.`,
+      isError: true,
+    });
+  });
+
+  test('refuses schemes other than http and https', async () => {
+    for (const url of ['file:///etc/passwd', 'ftp://127.0.0.1/x', 'data:text/plain,hi', 'javascript:alert(1)']) {
+      const result = await runTool(webFetch(), { url });
+      expect([result.isError, result.content.startsWith('Error: only http and https URLs can be fetched')]).toStrictEqual([true, true]);
+    }
+    expect(await runTool(webFetch(), { url: 'not a url' })).toStrictEqual({ content: 'Error: "not a url" is not a valid URL.', isError: true });
+  });
+
+  test('an HTTP error status is an error result with the body', async () => {
+    await using server = await httpServer(routes);
+    const result = await runTool(webFetch(), { url: `${server.url}/missing` });
+    expect(result).toStrictEqual({
+      content: `URL: ${server.url}/missing\nStatus: 404 Not Found\nContent-Type: text/plain\n\nno such page`,
+      isError: true,
+    });
+  });
+
+  test('times out on a server that never answers', async () => {
+    await using server = await httpServer(routes);
+    expect(await runTool(webFetch({ fetchTimeoutMs: 200 }), { url: `${server.url}/hang` })).toStrictEqual({
+      content: `Error: fetching ${server.url}/hang timed out after 200 ms.`,
+      isError: true,
+    });
+  });
+
+  test('honours the call signal', async () => {
+    await using server = await httpServer(routes);
+    const result = await runTool(webFetch(), { url: `${server.url}/hang` }, callContext({ signal: AbortSignal.abort() }));
+    expect(result).toStrictEqual({ content: `Error: fetching ${server.url}/hang was stopped.`, isError: true });
+  });
+
+  test('reports a refused connection', async () => {
+    const closed = await httpServer(routes);
+    const url = `${closed.url}/page`;
+    await closed[Symbol.asyncDispose]();
+    const result = await runTool(webFetch(), { url });
+    expect(result).toStrictEqual({ content: `Error: fetching ${url} failed: ECONNREFUSED (connect ECONNREFUSED ${new URL(url).host})`, isError: true });
+  });
+});

@@ -1,0 +1,140 @@
+import { defineTool, errorMessage, type ToolOutput } from '@airlock/core';
+import { z } from 'zod';
+import { callTimeoutMs, type ResolvedToolsOptions } from './builtin-tools-options';
+import { htmlToText } from './html-to-text';
+import { failuresAsResults, toolFailure } from './tool-failure';
+
+const MAX_URL_CHARS = 8_192;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+const parameters = z.object({
+  url: z.string().min(1).max(MAX_URL_CHARS).describe('The http:// or https:// address to fetch.'),
+});
+
+export function createWebFetchTool(options: ResolvedToolsOptions) {
+  return defineTool<z.infer<typeof parameters>>({
+    name: 'web_fetch',
+    description:
+      'Fetch a web page or document over http(s) and return it as readable text: HTML is reduced to its text, ' +
+      `plain text and JSON are returned as they are. At most ${options.maxFetchBytes} bytes are read.`,
+    parameters,
+    annotations: { readOnly: true },
+    source: 'builtin',
+    execute: ({ url }, context) =>
+      failuresAsResults('web_fetch', async () => {
+        let current: URL;
+        try {
+          current = new URL(url);
+        } catch {
+          return toolFailure(`"${url}" is not a valid URL.`);
+        }
+        if (!isWeb(current)) return toolFailure(`only http and https URLs can be fetched, not ${current.protocol} URLs.`);
+        const timeoutMs = Math.min(options.fetchTimeoutMs, callTimeoutMs(context.timeoutMs, options.fetchTimeoutMs));
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const signal = AbortSignal.any([context.signal, timeout]);
+        try {
+          for (let redirects = 0; ; redirects += 1) {
+            const response = await fetch(current, {
+              redirect: 'manual',
+              signal,
+              headers: { accept: 'text/html, text/plain;q=0.9, application/json;q=0.9, */*;q=0.5' },
+            });
+            const location = response.headers.get('location');
+            if (!REDIRECT_STATUSES.has(response.status) || location === null) {
+              return await readResponse(response, current, options.maxFetchBytes);
+            }
+            await response.body?.cancel();
+            if (redirects >= options.maxRedirects) {
+              return toolFailure(`too many redirects: gave up after ${options.maxRedirects}, at ${current.href}.`);
+            }
+            let next: URL;
+            try {
+              next = new URL(location, current);
+            } catch {
+              return toolFailure(`${current.href} redirected to an invalid address: "${location}".`);
+            }
+            if (!isWeb(next)) {
+              return toolFailure(`refused a redirect from ${current.href} to a ${next.protocol} URL; only http and https are followed.`);
+            }
+            current = next;
+          }
+        } catch (error) {
+          if (timeout.aborted) return toolFailure(`fetching ${current.href} timed out after ${timeoutMs} ms.`);
+          if (context.signal.aborted) return toolFailure(`fetching ${current.href} was stopped.`);
+          return toolFailure(`fetching ${current.href} failed: ${describeFetchError(error)}`);
+        }
+      }),
+  });
+}
+
+function isWeb(url: URL): boolean {
+  return url.protocol === 'http:' || url.protocol === 'https:';
+}
+
+async function readResponse(response: Response, url: URL, maxBytes: number): Promise<ToolOutput> {
+  const { bytes, truncated } = await readCapped(response, maxBytes);
+  const contentType = response.headers.get('content-type') ?? '';
+  const header = [`URL: ${url.href}`, `Status: ${response.status} ${response.statusText}`.trimEnd(), `Content-Type: ${contentType || 'unknown'}`];
+  const isError = !response.ok;
+  const kind = contentKind(contentType, bytes);
+  if (kind === 'binary') {
+    return { content: `${header.join('\n')}\n\n[binary content, ${bytes.length}${truncated ? '+' : ''} bytes: not shown]`, isError: true };
+  }
+  const decoded = decode(bytes, contentType);
+  const text = kind === 'html' ? htmlToText(decoded, url.href) : decoded;
+  const marker = truncated ? `\n\n[… truncated: only the first ${maxBytes} bytes were read …]` : '';
+  return { content: `${header.join('\n')}\n\n${text}${marker}`, isError };
+}
+
+async function readCapped(response: Response, maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+  if (response.body === null) return { bytes: Buffer.alloc(0), truncated: false };
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { bytes: Buffer.concat(chunks), truncated: false };
+    if (total + value.length >= maxBytes) {
+      chunks.push(value.subarray(0, maxBytes - total));
+      const more = total + value.length > maxBytes || !(await reader.read()).done;
+      await reader.cancel();
+      return { bytes: Buffer.concat(chunks), truncated: more };
+    }
+    chunks.push(value);
+    total += value.length;
+  }
+}
+
+function contentKind(contentType: string, bytes: Buffer): 'html' | 'text' | 'binary' {
+  const type = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  if (type === 'text/html' || type === 'application/xhtml+xml') return 'html';
+  if (
+    type.startsWith('text/') ||
+    type.endsWith('+json') ||
+    type.endsWith('+xml') ||
+    ['application/json', 'application/xml', 'application/javascript', 'application/x-javascript', 'application/ecmascript',
+      'application/x-ndjson', 'application/yaml', 'application/x-yaml', 'application/toml', 'application/x-www-form-urlencoded'].includes(type)
+  ) {
+    return 'text';
+  }
+  if (type !== '' && type !== 'application/octet-stream') return 'binary';
+  // No useful type: sniff like a browser would, roughly.
+  const head = bytes.subarray(0, 1024);
+  if (head.includes(0)) return 'binary';
+  return /^\s*(<!doctype html|<html)/i.test(head.toString('latin1')) ? 'html' : 'text';
+}
+
+function decode(bytes: Buffer, contentType: string): string {
+  const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
+  try {
+    return new TextDecoder(charset ?? 'utf-8').decode(bytes);
+  } catch {
+    return new TextDecoder('utf-8').decode(bytes);
+  }
+}
+
+function describeFetchError(error: unknown): string {
+  const cause = error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
+  if (cause?.code !== undefined) return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
+  return errorMessage(cause ?? error);
+}

@@ -1,0 +1,448 @@
+import { ChatService, type AirlockServices, type AppRouter, type LoopEvent, type ModelInfo } from '@airlock/api';
+import { ApprovalRegistry } from '@airlock/core';
+import { hangingStep, ScriptedModel, type ScriptStep } from '@airlock/core/testing';
+import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { ConfigError, loadConfig } from '../src/config';
+import { startServer, type RunningServer, type StartServerOptions } from '../src/start-server';
+
+const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
+const MODEL_INFO: ModelInfo = { provider: 'demo', baseURL: null, model: 'demo', demo: true };
+
+/** Node 20 has no Promise.withResolvers. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+interface TestServer extends AsyncDisposable {
+  server: RunningServer;
+  lines: string[];
+  model: ScriptedModel;
+}
+
+async function startTestServer(
+  options: Partial<Omit<StartServerOptions, 'config' | 'services'>> & { allowedOrigins?: string[]; steps?: ScriptStep[] } = {},
+): Promise<TestServer> {
+  const { allowedOrigins = [], steps = [], ...rest } = options;
+  const model = new ScriptedModel(steps);
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [] });
+  const services: AirlockServices = { chat, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => MODEL_INFO };
+  const lines: string[] = [];
+  const server = await startServer({
+    config: { host: '127.0.0.1', port: 0, token: TOKEN, allowedOrigins },
+    services,
+    webRoot: join(tmpdir(), 'airlock-no-such-web-root'),
+    log: (line) => lines.push(line),
+    ...rest,
+  });
+  return { server, lines, model, [Symbol.asyncDispose]: () => server.close() };
+}
+
+function connectClient(server: RunningServer, connectionParams?: Record<string, string>) {
+  const closed = deferred<number>();
+  const wsClient = createWSClient({
+    url: server.wsUrl,
+    WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+    ...(connectionParams === undefined ? {} : { connectionParams }),
+    // A refused client would otherwise retry at once, forever.
+    retryDelayMs: () => 60_000,
+    onClose: (event) => closed.resolve(event?.code ?? 0),
+  });
+  const client = createTRPCClient<AppRouter>({ links: [wsLink({ client: wsClient })] });
+  return { client, closed: closed.promise, [Symbol.asyncDispose]: () => wsClient.close() };
+}
+
+interface HttpAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A plain HTTP request with full control over Host and Origin (fetch does not allow setting Host). */
+function httpGet(port: number, path: string, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { Connection: 'close', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Sends a raw WebSocket upgrade and answers the status: 101 when the server accepted it. */
+function upgradeStatus(port: number, headers: Record<string, string>, path = '/trpc'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      path,
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': randomBytes(16).toString('base64'),
+        ...headers,
+      },
+    });
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A raw `ws` socket that records what the server sends and how it closes. */
+function rawSocket(url: string, options?: ConstructorParameters<typeof WebSocket>[2]) {
+  const socket = new WebSocket(url, options);
+  const messages: unknown[] = [];
+  const opened = new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() }));
+  });
+  socket.on('error', () => undefined);
+  socket.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8'))));
+  return { socket, messages, opened, closed, [Symbol.asyncDispose]: async () => socket.terminate() };
+}
+
+describe('WebSocket authentication', () => {
+  it('lets a client with the right token call model.info and sessions.list', async () => {
+    await using running = await startTestServer();
+    await using connection = connectClient(running.server, { token: TOKEN });
+
+    expect(await connection.client.model.info.query()).toStrictEqual(MODEL_INFO);
+    expect(await connection.client.sessions.list.query()).toStrictEqual([]);
+  });
+
+  it('refuses a client with a wrong token and closes its socket', async () => {
+    await using running = await startTestServer();
+    await using connection = connectClient(running.server, { token: `${TOKEN}x` });
+
+    await expect(connection.client.sessions.list.query()).rejects.toBeInstanceOf(TRPCClientError);
+    await connection.closed;
+  });
+
+  it('refuses a client that presents no token and closes its socket', async () => {
+    await using running = await startTestServer();
+    await using connection = connectClient(running.server);
+
+    await expect(connection.client.model.info.query()).rejects.toBeInstanceOf(TRPCClientError);
+    await connection.closed;
+  });
+
+  it('answers a wrong token with UNAUTHORIZED on the wire, then closes', async () => {
+    await using running = await startTestServer();
+    await using raw = rawSocket(`${running.server.wsUrl}?connectionParams=1`);
+    await raw.opened;
+
+    raw.socket.send(JSON.stringify({ method: 'connectionParams', data: { token: 'not-the-token-not-the-token-not-the-token' } }));
+
+    await raw.closed;
+    expect(raw.messages).toMatchObject([{ id: null, error: { data: { code: 'UNAUTHORIZED', httpStatus: 401 } } }]);
+  });
+
+  it('closes a socket that never presents its token', async () => {
+    await using running = await startTestServer({ authTimeoutMs: 50 });
+    await using raw = rawSocket(`${running.server.wsUrl}?connectionParams=1`);
+    await raw.opened;
+
+    expect(await raw.closed).toStrictEqual({ code: 1008, reason: 'no token presented' });
+  });
+
+  it('closes a connection that sends a frame over 1 MiB with code 1009', async () => {
+    await using running = await startTestServer();
+    await using raw = rawSocket(`${running.server.wsUrl}?connectionParams=1`);
+    await raw.opened;
+    raw.socket.send(JSON.stringify({ method: 'connectionParams', data: { token: TOKEN } }));
+
+    raw.socket.send('x'.repeat(1024 * 1024 + 1));
+
+    expect((await raw.closed).code).toBe(1009);
+  });
+});
+
+describe('Origin and Host checks', () => {
+  it('refuses an upgrade from a foreign Origin with 403 before any WebSocket exists', async () => {
+    await using running = await startTestServer();
+    const socket = new WebSocket(running.server.wsUrl, { origin: 'http://evil.test' });
+    socket.on('error', () => undefined);
+
+    const status = await new Promise<number>((resolve) => {
+      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      socket.on('open', () => resolve(101));
+    });
+
+    expect(status).toBe(403);
+  });
+
+  it('refuses a DNS-rebinding Host on HTTP and on upgrade', async () => {
+    await using running = await startTestServer();
+    const { port } = running.server;
+
+    const page = await httpGet(port, '/', { Host: `evil.test:${port}` });
+    expect(page.status).toBe(403);
+    expect(page.body).toBe('Forbidden\n');
+    expect(await upgradeStatus(port, { Host: `evil.test:${port}` })).toBe(403);
+    expect(await upgradeStatus(port, { Host: `evil.test:${port}`, Origin: `http://evil.test:${port}` })).toBe(403);
+  });
+
+  it('refuses loopback names with another port in Host', async () => {
+    await using running = await startTestServer();
+    const { port } = running.server;
+
+    expect((await httpGet(port, '/healthz', { Host: `127.0.0.1:${port + 1}` })).status).toBe(403);
+    expect(await upgradeStatus(port, { Host: 'localhost' })).toBe(403);
+  });
+
+  it('accepts the server’s own origins and a configured one, and no other', async () => {
+    await using running = await startTestServer({ allowedOrigins: ['https://chat.example.test'] });
+    const { port } = running.server;
+    const host = { Host: `127.0.0.1:${port}` };
+
+    expect(await upgradeStatus(port, { ...host, Origin: 'https://chat.example.test' })).toBe(101);
+    expect(await upgradeStatus(port, { ...host, Origin: `http://localhost:${port}` })).toBe(101);
+    expect(await upgradeStatus(port, { Host: `[::1]:${port}`, Origin: `http://[::1]:${port}` })).toBe(101);
+    expect(await upgradeStatus(port, { ...host })).toBe(101);
+    expect(await upgradeStatus(port, { ...host, Origin: 'https://other.example.test' })).toBe(403);
+    expect(await upgradeStatus(port, { ...host, Origin: 'null' })).toBe(403);
+    expect((await httpGet(port, '/healthz', { ...host, Origin: 'https://other.example.test' })).status).toBe(403);
+  });
+
+  it('refuses an upgrade on any path but /trpc', async () => {
+    await using running = await startTestServer();
+    const { port } = running.server;
+
+    expect(await upgradeStatus(port, { Host: `127.0.0.1:${port}` }, '/')).toBe(403);
+    expect(await upgradeStatus(port, { Host: `127.0.0.1:${port}` }, '/trpc/extra')).toBe(403);
+  });
+
+  it('refuses upgrades beyond maxConnections with 503', async () => {
+    await using running = await startTestServer({ maxConnections: 1 });
+    await using first = rawSocket(`${running.server.wsUrl}?connectionParams=1`);
+    await first.opened;
+
+    expect(await upgradeStatus(running.server.port, { Host: `127.0.0.1:${running.server.port}` })).toBe(503);
+  });
+});
+
+describe('HTTP endpoints', () => {
+  it('answers /healthz with JSON and the security headers', async () => {
+    await using running = await startTestServer();
+    const { port } = running.server;
+
+    const answer = await httpGet(port, '/healthz', { Host: `127.0.0.1:${port}` });
+
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(answer.body)).toStrictEqual({ ok: true, version: expect.any(String), activeRuns: 0 });
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.headers['x-frame-options']).toBe('DENY');
+    expect(answer.headers['referrer-policy']).toBe('no-referrer');
+    expect(answer.headers['content-security-policy']).toContain(`connect-src 'self' ws://127.0.0.1:${port}`);
+  });
+
+  it('prints one start-up line with the token in the URL fragment, then the model', async () => {
+    await using running = await startTestServer();
+
+    expect(running.lines).toStrictEqual([`Airlock is running at http://127.0.0.1:${running.server.port}/#token=${TOKEN}`, 'Model: Demo model (offline)']);
+  });
+
+  it('answers a hint page when the web app is not built', async () => {
+    await using running = await startTestServer();
+    const { port } = running.server;
+
+    const page = await httpGet(port, '/', { Host: `localhost:${port}` });
+
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('pnpm build');
+  });
+
+  it('serves the built app, falls back to index.html for routes, and never leaves the web root', async () => {
+    await using dir = await tempDir();
+    const webRoot = join(dir.path, 'dist');
+    await mkdir(join(webRoot, 'assets'), { recursive: true });
+    await writeFile(join(webRoot, 'index.html'), '<!doctype html><title>app</title>');
+    await writeFile(join(webRoot, 'assets', 'app-1234.js'), 'console.log(1);');
+    await writeFile(join(dir.path, 'secret.txt'), 'secret');
+    await using running = await startTestServer({ webRoot });
+    const { port } = running.server;
+    const get = (path: string) => httpGet(port, path, { Host: `127.0.0.1:${port}` });
+
+    const index = await get('/');
+    expect([index.status, index.headers['content-type'], index.body]).toStrictEqual([200, 'text/html; charset=utf-8', '<!doctype html><title>app</title>']);
+    const script = await get('/assets/app-1234.js');
+    expect([script.status, script.headers['content-type'], script.headers['cache-control']]).toStrictEqual([
+      200,
+      'text/javascript; charset=utf-8',
+      'public, max-age=31536000, immutable',
+    ]);
+    expect((await get('/sessions/abc')).body).toBe('<!doctype html><title>app</title>');
+    expect((await get('/missing.js')).status).toBe(404);
+    for (const path of ['/../secret.txt', '/%2e%2e/secret.txt', '/assets/..%2f..%2fsecret.txt', '/%2e%2e%2fsecret.txt']) {
+      const answer = await get(path);
+      expect(answer.body, path).not.toContain('secret');
+      expect([200, 404], path).toContain(answer.status);
+    }
+  });
+
+  it('refuses methods other than GET and HEAD', async () => {
+    await using running = await startTestServer();
+    const { port } = running.server;
+
+    const answer = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/healthz', method: 'POST', headers: { Host: `127.0.0.1:${port}` } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+
+    expect(answer).toBe(405);
+  });
+});
+
+describe('shutdown', () => {
+  it('cancels running runs, tells connected clients, and stops listening', async () => {
+    await using running = await startTestServer({ steps: [hangingStep('thinking')] });
+    await using connection = connectClient(running.server, { token: TOKEN });
+    const events: LoopEvent[] = [];
+    const started = deferred<void>();
+    const ended = deferred<void>();
+    const subscription = connection.client.chat.stream.subscribe(
+      { sessionId: 'session-1', message: 'hello' },
+      {
+        onData: ({ data }) => {
+          events.push(data);
+          if (data.type === 'text-delta') started.resolve();
+          if (data.type === 'run-end') ended.resolve();
+        },
+        onError: (error) => ended.reject(error),
+      },
+    );
+    await started.promise;
+
+    await running.server.close();
+    await ended.promise;
+    subscription.unsubscribe();
+
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    await connection.closed;
+    await expect(httpGet(running.server.port, '/healthz', { Host: `127.0.0.1:${running.server.port}` })).rejects.toThrow(/ECONNREFUSED/);
+  });
+});
+
+async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
+  const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-server-')));
+  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
+}
+
+describe('loadConfig', () => {
+  const load = async (argv: string[], env: Record<string, string> = {}) => {
+    await using dir = await tempDir();
+    return loadConfig(argv, env, dir.path);
+  };
+  const problem = async (argv: string[], env: Record<string, string> = {}): Promise<string> => {
+    try {
+      await load(argv, env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as ConfigError).message;
+    }
+    throw new Error('expected a ConfigError');
+  };
+
+  it('defaults to loopback, port 7700, a fresh random token and the current directory', async () => {
+    await using dir = await tempDir();
+
+    const config = loadConfig([], {}, dir.path);
+
+    expect(config).toMatchObject({ host: '127.0.0.1', port: 7700, allowRemote: false, workspace: dir.path, tokenGenerated: true, allowedOrigins: [] });
+    expect(config.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(loadConfig([], {}, dir.path).token).not.toBe(config.token);
+  });
+
+  it('reads the environment, and flags win over it', async () => {
+    await using dir = await tempDir();
+    const env = { AIRLOCK_PORT: '8000', AIRLOCK_TOKEN: TOKEN, AIRLOCK_MODEL_URL: 'http://127.0.0.1:8080/v1', AIRLOCK_ALLOWED_ORIGINS: 'https://chat.example.test, http://localhost:5173' };
+
+    const config = loadConfig(['--port', '0', '--model=qwen'], env, dir.path);
+
+    expect(config).toMatchObject({
+      port: 0,
+      token: TOKEN,
+      tokenGenerated: false,
+      model: 'qwen',
+      modelUrl: 'http://127.0.0.1:8080/v1',
+      allowedOrigins: ['https://chat.example.test', 'http://localhost:5173'],
+    });
+  });
+
+  it('names a bad port', async () => {
+    expect(await problem([], { AIRLOCK_PORT: '70000' })).toBe('AIRLOCK_PORT: must be a whole number from 0 to 65535');
+    expect(await problem(['--port', 'http'])).toBe('--port: must be a whole number from 0 to 65535');
+  });
+
+  it('names a token shorter than 32 characters', async () => {
+    expect(await problem([], { AIRLOCK_TOKEN: 'short' })).toMatch(/^AIRLOCK_TOKEN: must be at least 32 characters/);
+  });
+
+  it('refuses a non-loopback host unless remote binding is allowed', async () => {
+    expect(await problem([], { AIRLOCK_HOST: '0.0.0.0' })).toMatch(/^AIRLOCK_HOST: "0\.0\.0\.0" is not a loopback address.*--allow-remote/);
+    expect(await problem(['--host', '192.168.1.10'])).toMatch(/^--host: /);
+    expect((await load(['--host', '0.0.0.0', '--allow-remote'])).allowRemote).toBe(true);
+    expect((await load([], { AIRLOCK_HOST: '0.0.0.0', AIRLOCK_ALLOW_REMOTE: '1' })).host).toBe('0.0.0.0');
+    expect((await load(['--host', 'localhost'])).allowRemote).toBe(false);
+  });
+
+  it('names a workspace that is missing or not a directory', async () => {
+    await using dir = await tempDir();
+    await writeFile(join(dir.path, 'file.txt'), 'x');
+
+    expect(await problem(['--workspace', join(dir.path, 'missing')])).toBe(`--workspace: "${join(dir.path, 'missing')}" does not exist`);
+    expect(await problem([], { AIRLOCK_WORKSPACE: join(dir.path, 'file.txt') })).toBe(`AIRLOCK_WORKSPACE: "${join(dir.path, 'file.txt')}" is not a directory`);
+  });
+
+  it('names a model URL that is not http or https', async () => {
+    expect(await problem([], { AIRLOCK_MODEL_URL: 'ftp://models.example.test' })).toBe('AIRLOCK_MODEL_URL: must be an http:// or https:// URL');
+    expect(await problem(['--model-url', 'not a url'])).toBe('--model-url: must be an http:// or https:// URL');
+  });
+
+  it('names an unknown flag, a missing flag value and a positional argument', async () => {
+    expect(await problem(['--bogus'])).toBe('--bogus: unknown flag (see --help)');
+    expect(await problem(['--token', TOKEN])).toBe('--token: unknown flag (see --help)');
+    expect(await problem(['--port'])).toBe('--port: needs a value');
+    expect(await problem(['serve'])).toBe('argument "serve": airlock takes no positional arguments (see --help)');
+  });
+
+  it('names an allowed origin that is not an exact origin, and a missing MCP config', async () => {
+    expect(await problem([], { AIRLOCK_ALLOWED_ORIGINS: 'https://chat.example.test/app' })).toBe(
+      'AIRLOCK_ALLOWED_ORIGINS: "https://chat.example.test/app" must be an exact origin with no path, e.g. https://chat.example.test',
+    );
+    expect(await problem([], { AIRLOCK_ALLOWED_ORIGINS: '*' })).toMatch(/^AIRLOCK_ALLOWED_ORIGINS: "\*" is not an origin/);
+    expect(await problem([], { AIRLOCK_MCP_CONFIG: '/no/such/mcp.json' })).toBe('AIRLOCK_MCP_CONFIG: "/no/such/mcp.json" does not exist');
+  });
+});
