@@ -44,7 +44,7 @@ export interface ChatServiceOptions {
   systemPrompt?: string;
   /** How long a finished run stays replayable for a client that reconnects. Default 10 minutes. */
   finishedRunTtlMs?: number;
-  /** Default 1,000. The oldest idle session is dropped beyond it. */
+  /** Default 20,000. The oldest idle session is dropped beyond it. */
   maxSessions?: number;
 }
 
@@ -84,7 +84,7 @@ export class ChatService {
 
   constructor(private readonly options: ChatServiceOptions) {
     this.finishedRunTtlMs = options.finishedRunTtlMs ?? 10 * 60 * 1000;
-    this.maxSessions = options.maxSessions ?? 1000;
+    this.maxSessions = options.maxSessions ?? 20_000;
   }
 
   get registry(): ApprovalRegistry {

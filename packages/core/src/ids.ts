@@ -12,9 +12,10 @@ export function randomId(prefix: string, bytes = 16): string {
     pool = crypto.getRandomValues(new Uint8Array(Math.max(POOL_SIZE, bytes)));
     offset = 0;
   }
-  let hex = '';
-  for (let i = offset; i < offset + bytes; i++) hex += HEX[pool[i]!]!;
+  const parts: string[] = [prefix, '_'];
+  for (let i = offset; i < offset + bytes; i++) parts.push(HEX[pool[i]!]!);
   pool.fill(0, offset, offset + bytes);
   offset += bytes;
-  return `${prefix}_${hex}`;
+  // join() gives one flat string; `+=` would leave a rope of small pieces alive for as long as the id lives.
+  return parts.join('');
 }

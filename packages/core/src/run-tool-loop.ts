@@ -6,7 +6,7 @@ import { randomId } from './ids';
 import { canonicalJson, deepFreeze } from './json';
 import { parseToolArguments } from './json-repair';
 import type { AssistantMessage, ChatMessage, ToolCall } from './messages';
-import { TextToolCallExtractor } from './text-tool-calls';
+import { TextToolCallExtractor, type TextToolCall } from './text-tool-calls';
 import { toolJsonSchema, toolVersion, type AnyTool } from './tool';
 import { toolResultText } from './tool-results';
 
@@ -69,9 +69,8 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
   const signal = options.signal ?? new AbortController().signal;
   const confirm = options.confirmToolCalls ?? true;
   const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
-  const toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const enabled = new Set(options.enabledTools ?? options.tools.map((tool) => tool.name));
-  const offered = options.tools.filter((tool) => enabled.has(tool.name));
+  const isEnabled = (name: string) => options.enabledTools?.includes(name) ?? true;
+  const offered = options.tools.filter((tool) => isEnabled(tool.name));
   const specs: ToolSpec[] = offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: toolJsonSchema(tool) }));
   const messages: ChatMessage[] = [...options.messages];
   const succeeded = new Set<string>();
@@ -87,48 +86,13 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
 
   for (;;) {
     const budgetSpent = toolCallsUsed >= maxToolCalls;
-    const request: ChatRequest = budgetSpent
-      ? { messages: [...messages, { role: 'user', content: toolResultText.budgetNudge(maxToolCalls) }], tools: [] }
-      : { messages: [...messages], tools: specs };
-
-    const turn: AssistantMessage = { role: 'assistant', content: '' };
-    const rawCalls: { id: string; name: string; arguments: unknown }[] = [];
-    const extractor = new TextToolCallExtractor();
-    let reasoning = '';
-    let failure: string | undefined;
-    try {
-      for await (const part of abortable(options.model.stream(request, signal), signal)) {
-        switch (part.type) {
-          case 'text-delta': {
-            const visible = extractor.push(part.text);
-            if (visible !== '') {
-              turn.content += visible;
-              yield { type: 'text-delta', text: visible };
-            }
-            break;
-          }
-          case 'reasoning-delta':
-            if (part.text !== '') {
-              reasoning += part.text;
-              yield { type: 'reasoning-delta', text: part.text };
-            }
-            break;
-          case 'tool-call':
-            rawCalls.push({ id: part.id, name: part.name, arguments: part.arguments });
-            break;
-          case 'finish':
-            break;
-        }
-      }
-    } catch (error) {
-      failure = signal.aborted ? undefined : errorMessage(error);
-    }
-    const tail = extractor.finish();
-    if (tail.text !== '') {
-      turn.content += tail.text;
-      yield { type: 'text-delta', text: tail.text };
-    }
-    if (reasoning !== '') turn.reasoning = reasoning;
+    // A helper generator: its locals (request, extractor, raw parts) are freed before the calls wait for decisions.
+    const request = (): ChatRequest =>
+      budgetSpent
+        ? { messages: [...messages, { role: 'user', content: toolResultText.budgetNudge(maxToolCalls) }], tools: [] }
+        : { messages: [...messages], tools: specs };
+    const { turn, rawCalls, textCalls, failure } = yield* streamTurn(options.model, request(), signal);
+    const reasoning = turn.reasoning ?? '';
 
     if (signal.aborted || failure !== undefined) {
       if (turn.content !== '' || reasoning !== '') messages.push(turn);
@@ -137,7 +101,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       return done.result;
     }
 
-    const planned: PlannedCall[] = budgetSpent ? [] : planCalls(rawCalls, tail.calls, runId, usedCallIds);
+    const planned: PlannedCall[] = budgetSpent ? [] : planCalls(rawCalls, textCalls, runId, usedCallIds);
     if (planned.length > 0) turn.toolCalls = planned.map((p) => p.call);
     messages.push(turn);
 
@@ -153,7 +117,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     }
 
     for (const { call, invalid } of planned) {
-      const tool = toolsByName.get(call.name);
+      const tool = offered.find((candidate) => candidate.name === call.name);
       let result: CallResult;
       if (signal.aborted) {
         yield toolStart(call, '', false);
@@ -168,7 +132,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         if (invalid !== undefined) {
           yield toolStart(call, '', false);
           result = { outcome: 'error', result: invalid };
-        } else if (!tool || !enabled.has(call.name)) {
+        } else if (!tool) {
           yield toolStart(call, '', false);
           result = { outcome: 'disabled', result: toolResultText.disabled(call.name, offered.map((t) => t.name)) };
         } else if (succeeded.has(key)) {
@@ -197,6 +161,56 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       return done.result;
     }
   }
+}
+
+interface StreamedTurn {
+  turn: AssistantMessage;
+  rawCalls: { id: string; name: string; arguments: unknown }[];
+  textCalls: TextToolCall[];
+  failure: string | undefined;
+}
+
+/** Streams one model turn: emits text and reasoning deltas, collects native and text-format tool calls. */
+async function* streamTurn(model: ChatModel, request: ChatRequest, signal: AbortSignal): AsyncGenerator<LoopEvent, StreamedTurn, undefined> {
+  const turn: AssistantMessage = { role: 'assistant', content: '' };
+  const rawCalls: StreamedTurn['rawCalls'] = [];
+  const extractor = new TextToolCallExtractor();
+  let reasoning = '';
+  let failure: string | undefined;
+  try {
+    for await (const part of abortable(model.stream(request, signal), signal)) {
+      switch (part.type) {
+        case 'text-delta': {
+          const visible = extractor.push(part.text);
+          if (visible !== '') {
+            turn.content += visible;
+            yield { type: 'text-delta', text: visible };
+          }
+          break;
+        }
+        case 'reasoning-delta':
+          if (part.text !== '') {
+            reasoning += part.text;
+            yield { type: 'reasoning-delta', text: part.text };
+          }
+          break;
+        case 'tool-call':
+          rawCalls.push({ id: part.id, name: part.name, arguments: part.arguments });
+          break;
+        case 'finish':
+          break;
+      }
+    }
+  } catch (error) {
+    failure = signal.aborted ? undefined : errorMessage(error);
+  }
+  const tail = extractor.finish();
+  if (tail.text !== '') {
+    turn.content += tail.text;
+    yield { type: 'text-delta', text: tail.text };
+  }
+  if (reasoning !== '') turn.reasoning = reasoning;
+  return { turn, rawCalls, textCalls: tail.calls, failure };
 }
 
 type GateResult = { allowed: true } | { allowed: false; result: CallResult };
@@ -291,7 +305,7 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
 
 function planCalls(
   native: readonly { id: string; name: string; arguments: unknown }[],
-  fromText: ReturnType<TextToolCallExtractor['finish']>['calls'],
+  fromText: readonly TextToolCall[],
   runId: string,
   usedIds: Set<string>,
 ): PlannedCall[] {

@@ -41,10 +41,18 @@ export interface Tool<Args = Record<string, unknown>> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTool = Tool<any>;
 
+// Tools are immutable once defined (an MCP tool that changes is a new object), so both are computed once per tool.
+const schemaCache = new WeakMap<AnyTool, JsonSchema>();
+const versionCache = new WeakMap<AnyTool, string>();
+
 export function toolJsonSchema(tool: AnyTool): JsonSchema {
   if (tool.jsonSchema) return tool.jsonSchema;
-  const schema = z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  delete schema.$schema;
+  let schema = schemaCache.get(tool);
+  if (!schema) {
+    schema = z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    delete schema.$schema;
+    schemaCache.set(tool, schema);
+  }
   return schema;
 }
 
@@ -53,7 +61,12 @@ export function toolJsonSchema(tool: AnyTool): JsonSchema {
  * A grant stops covering the tool when this changes (an MCP server can rewrite a tool at any time).
  */
 export function toolVersion(tool: AnyTool): string {
-  return JSON.stringify([tool.description, toolJsonSchema(tool)]);
+  let version = versionCache.get(tool);
+  if (version === undefined) {
+    version = JSON.stringify([tool.description, toolJsonSchema(tool)]);
+    versionCache.set(tool, version);
+  }
+  return version;
 }
 
 /** Identity helper that keeps the argument type of a tool definition. */
