@@ -1,0 +1,147 @@
+import type { Browser, BrowserContext, WebSocketRoute } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startAirlockUnderTest, RECORDING_COMMAND, type AirlockUnderTest } from './support/airlock-under-test';
+import { launchChromium } from './support/browser';
+import { ChatPage } from './support/chat-page';
+
+const runTerminal = { toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] };
+
+let browser: Browser;
+let airlock: AirlockUnderTest;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser.close();
+});
+beforeEach(async () => {
+  airlock = await startAirlockUnderTest();
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+});
+afterEach(async () => {
+  await context.close();
+  await airlock.close();
+});
+
+/** A chat.stream message (a tracked event or the end of the stream), as opposed to the answer to a query or mutation. */
+function isRunEvent(message: string | Buffer): boolean {
+  try {
+    const parsed = JSON.parse(String(message)) as { result?: { id?: unknown; type?: unknown } };
+    return typeof parsed.result?.id === 'string' || parsed.result?.type === 'stopped';
+  } catch {
+    return false;
+  }
+}
+
+/** Starts a chat whose first call waits for a decision, in a new tab. */
+async function chatWithPendingCall(title: string): Promise<ChatPage> {
+  airlock.model.enqueue(runTerminal, { text: 'All done.' });
+  const chat = await ChatPage.open(context, airlock.link);
+  await chat.send(title);
+  await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+  return chat;
+}
+
+describe('runs that outlive a tab or a socket', () => {
+  it('brings the card and its controls back after a reload mid-approval', async () => {
+    const chat = await chatWithPendingCall('Greet after reload');
+    await chat.page.reload();
+    await chat.connected();
+    await chat.page.getByText('Greet after reload').first().waitFor();
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    await chat.button(card, 'Allow terminal').click();
+    await chat.waitForStatus(card, 'Done');
+    await chat.waitForText('All done.');
+    expect(await airlock.runCount()).toBe(1);
+  });
+
+  it('shows a decision made in a second tab in the first at once', async () => {
+    const first = await chatWithPendingCall('Greet from two tabs');
+    const second = await ChatPage.open(context, airlock.link);
+    await second.openSession('Greet from two tabs');
+    await second.waitForStatus(second.card(), 'Waiting for your decision');
+    await second.button(second.card(), 'Allow terminal').click();
+    await first.waitForStatus(first.card(), 'Done');
+    await first.waitForText('All done.');
+    await second.waitForStatus(second.card(), 'Done');
+    expect(await airlock.runCount()).toBe(1);
+  });
+
+  it('keeps the buttons with a retry hint when the decision cannot be sent, and the retry works', async () => {
+    let dropNextDecision = true;
+    const chat = await chatWithPendingCall('Greet over a flaky network');
+    // The socket drops exactly as the decision leaves the page, like a network that fails mid-request.
+    await chat.page.routeWebSocket(/\/trpc/, (ws: WebSocketRoute) => {
+      const server = ws.connectToServer();
+      ws.onMessage((message) => {
+        if (dropNextDecision && String(message).includes('"chat.confirmTool"')) {
+          dropNextDecision = false;
+          void ws.close({ code: 4000, reason: 'test drops the connection' });
+          return;
+        }
+        server.send(message);
+      });
+    });
+    await chat.page.reload();
+    await chat.connected();
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    await chat.button(card, 'Allow terminal').click();
+    await card.getByRole('alert').getByText('Could not send your decision', { exact: false }).waitFor();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    expect(await airlock.runCount()).toBe(0);
+    await chat.connected();
+    await chat.button(card, 'Allow terminal').click();
+    await chat.waitForStatus(card, 'Done');
+    await chat.waitForText('All done.');
+    expect(await airlock.runCount()).toBe(1);
+  });
+
+  it('says what was decided when another tab decided first', async () => {
+    const held: (string | Buffer)[] = [];
+    let holding = false;
+    let page: WebSocketRoute | undefined;
+    const first = await chatWithPendingCall('Greet with a slow tab');
+    // From the decision on, the first tab's run events are held back, as on a slow connection.
+    await first.page.routeWebSocket(/\/trpc/, (ws: WebSocketRoute) => {
+      page = ws;
+      const server = ws.connectToServer();
+      server.onMessage((message) => {
+        const runEvent = isRunEvent(message);
+        holding ||= runEvent && String(message).includes('"tool-decision"');
+        if (holding && runEvent) held.push(message);
+        else ws.send(message);
+      });
+    });
+    await first.page.reload();
+    await first.connected();
+    await first.waitForStatus(first.card(), 'Waiting for your decision');
+
+    const second = await ChatPage.open(context, airlock.link);
+    await second.openSession('Greet with a slow tab');
+    await second.button(second.card(), 'Deny terminal').click();
+    await second.waitForStatus(second.card(), 'Denied');
+
+    await first.button(first.card(), 'Allow terminal').click();
+    await first.card().getByRole('alert').getByText('This call was already decided: denied', { exact: false }).waitFor();
+    expect(await first.card().getByTestId('tool-status').textContent()).toBe('Waiting for your decision');
+
+    holding = false;
+    for (const message of held.splice(0)) page?.send(message);
+    await first.waitForStatus(first.card(), 'Denied');
+    expect(await airlock.runCount()).toBe(0);
+  });
+
+  it('stops a run with Stop', async () => {
+    const chat = await chatWithPendingCall('Greet, then stop');
+    await chat.page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await chat.waitForStatus(chat.card(), 'Cancelled');
+    await chat.page.getByRole('note').getByText('Stopped.').waitFor();
+    await chat.page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+    expect(airlock.model.requests).toHaveLength(1);
+    expect(await airlock.runCount()).toBe(0);
+  });
+});

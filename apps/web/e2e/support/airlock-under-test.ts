@@ -1,0 +1,65 @@
+import { randomId } from '@airlock/core';
+import { createServices, startServer, type AirlockConfig, type RunningServer } from '@airlock/server';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '@airlock/server/testing';
+import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const WEB_DIST = fileURLToPath(new URL('../../dist', import.meta.url));
+
+/** Appends one line to ran.log each time it really runs, so a test can count executions. */
+export const RECORDING_COMMAND = 'echo hello-airlock | tee -a ran.log';
+
+export interface AirlockUnderTest extends AsyncDisposable {
+  server: RunningServer;
+  /** The fake OpenAI-compatible model server the real model adapter talks to. */
+  model: FakeOpenAIServer;
+  /** The start-up address with the token, as the server prints it. */
+  link: string;
+  workspace: string;
+  /** How many times RECORDING_COMMAND ran in the workspace. */
+  runCount(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real server with the real services (OpenAI-compatible model adapter, built-in tools in a temporary
+ * workspace) serving the built web app, and a fake model server scripted by the test.
+ */
+export async function startAirlockUnderTest(): Promise<AirlockUnderTest> {
+  const model = await startFakeOpenAIServer();
+  const workspace = await realpath(await mkdtemp(join(tmpdir(), 'airlock-e2e-')));
+  const config: AirlockConfig = {
+    host: '127.0.0.1',
+    port: 0,
+    allowRemote: false,
+    token: randomId('tok', 32),
+    tokenGenerated: false,
+    workspace,
+    modelUrl: model.url,
+    model: 'fake-model',
+    apiKey: undefined,
+    mcpConfigPath: undefined,
+    allowedOrigins: [],
+  };
+  const created = await createServices(config, { log: () => undefined });
+  const server = await startServer({ config, services: created.services, webRoot: WEB_DIST, log: () => undefined, dispose: () => created.close() });
+  const close = async () => {
+    await server.close();
+    await model.close();
+    await rm(workspace, { recursive: true, force: true });
+  };
+  return {
+    server,
+    model,
+    link: `${server.url}/#token=${encodeURIComponent(server.token)}`,
+    workspace,
+    runCount: async () => {
+      const log = await readFile(join(workspace, 'ran.log'), 'utf8').catch(() => '');
+      return log.split('\n').filter((line) => line === 'hello-airlock').length;
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

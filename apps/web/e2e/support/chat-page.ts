@@ -1,0 +1,46 @@
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+
+/** A tab of the Airlock UI, with the few moves a person makes. */
+export class ChatPage {
+  constructor(readonly page: Page) {}
+
+  static async open(context: BrowserContext, link: string): Promise<ChatPage> {
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    await page.goto(link);
+    const chat = new ChatPage(page);
+    await chat.connected();
+    return chat;
+  }
+
+  async connected(): Promise<void> {
+    await this.page.getByRole('status', { name: 'Connection: Connected' }).waitFor();
+  }
+
+  async send(message: string): Promise<void> {
+    const box = this.page.getByRole('textbox', { name: 'Message' });
+    await box.fill(message);
+    await box.press('Enter');
+  }
+
+  /** The nth tool card (0-based) in the transcript. */
+  card(index = 0): Locator {
+    return this.page.getByRole('article').nth(index);
+  }
+
+  async waitForStatus(card: Locator, label: string): Promise<void> {
+    await card.getByTestId('tool-status').getByText(label, { exact: true }).waitFor();
+  }
+
+  button(card: Locator, name: string): Locator {
+    return card.getByRole('button', { name, exact: true });
+  }
+
+  async waitForText(text: string): Promise<void> {
+    await this.page.getByText(text, { exact: false }).first().waitFor();
+  }
+
+  async openSession(title: string): Promise<void> {
+    await this.page.getByRole('navigation', { name: 'Chats' }).locator('.session-button', { hasText: title }).click();
+  }
+}

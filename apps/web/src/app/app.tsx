@@ -1,0 +1,69 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { AuthScreen } from '../auth/auth-screen';
+import { connectApi, defaultSocketUrl, type ApiConnection } from '../connection/connect-api';
+import { trpc } from '../lib/trpc';
+import type { SettingsStore } from '../settings/settings-store';
+import { ChatApp } from './chat-app';
+
+export interface AppProps {
+  /** The access token, or null when the page was opened without one. */
+  initialToken: string | null;
+  settingsStore: SettingsStore;
+  /** Keeps a token the person pasted on the auth screen (sessionStorage in the browser). */
+  saveToken: (token: string) => void;
+}
+
+export function App({ initialToken, settingsStore, saveToken }: AppProps) {
+  const [token, setToken] = useState(initialToken);
+  const adopt = (next: string) => {
+    saveToken(next);
+    setToken(next);
+  };
+  if (token === null) return <AuthScreen reason="missing" onToken={adopt} />;
+  return <ConnectedApp key={token} token={token} settingsStore={settingsStore} onToken={adopt} />;
+}
+
+function ConnectedApp({ token, settingsStore, onToken }: { token: string; settingsStore: SettingsStore; onToken: (token: string) => void }) {
+  const [api, setApi] = useState<{ connection: ApiConnection; queryClient: QueryClient } | null>(null);
+  useEffect(() => {
+    const connection = connectApi({ url: defaultSocketUrl(window.location), token });
+    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false, staleTime: 1000 } } });
+    setApi({ connection, queryClient });
+    return () => {
+      void connection.close();
+      queryClient.clear();
+    };
+  }, [token]);
+  if (api === null) return null;
+  return <Connected connection={api.connection} queryClient={api.queryClient} settingsStore={settingsStore} onToken={onToken} />;
+}
+
+function Connected({
+  connection,
+  queryClient,
+  settingsStore,
+  onToken,
+}: {
+  connection: ApiConnection;
+  queryClient: QueryClient;
+  settingsStore: SettingsStore;
+  onToken: (token: string) => void;
+}) {
+  const status = useSyncExternalStore(connection.status.subscribe, connection.status.getSnapshot);
+  const previous = useRef(status.state);
+  useEffect(() => {
+    // Whatever changed while the socket was down (a run ended, a grant was revoked) is read again.
+    if (status.state === 'connected' && (previous.current === 'reconnecting' || previous.current === 'offline')) void queryClient.invalidateQueries();
+    previous.current = status.state;
+  }, [status.state, queryClient]);
+
+  if (status.state === 'unauthorized') return <AuthScreen reason="rejected" detail={status.message} onToken={onToken} />;
+  return (
+    <trpc.Provider client={connection.client} queryClient={queryClient}>
+      <QueryClientProvider client={queryClient}>
+        <ChatApp connection={status.state} settingsStore={settingsStore} />
+      </QueryClientProvider>
+    </trpc.Provider>
+  );
+}

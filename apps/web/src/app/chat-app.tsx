@@ -1,0 +1,98 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { ChatView } from '../chat/chat-view';
+import { ConnectionIndicator } from '../connection/connection-indicator';
+import type { ConnectionState } from '../connection/connection-status';
+import type { SessionSummary } from '../lib/api-types';
+import { randomId } from '../lib/random-id';
+import { trpc } from '../lib/trpc';
+import { SessionList } from '../sessions/session-list';
+import { SettingsDialog } from '../settings/settings-dialog';
+import { useToolSettings, type SettingsStore } from '../settings/settings-store';
+import { toRunOptions } from '../settings/tool-settings';
+import { ModelBadge } from './model-badge';
+
+const CURRENT_SESSION_KEY = 'airlock.session';
+
+interface CurrentSession {
+  id: string;
+  /** Not on the server until its first message. */
+  isNew: boolean;
+}
+
+function initialSession(): CurrentSession {
+  const saved = window.sessionStorage.getItem(CURRENT_SESSION_KEY);
+  return saved ? { id: saved, isNew: false } : { id: randomId('chat'), isNew: true };
+}
+
+export function ChatApp({ connection, settingsStore }: { connection: ConnectionState; settingsStore: SettingsStore }) {
+  const utils = trpc.useUtils();
+  const sessions = trpc.sessions.list.useQuery(undefined, { refetchInterval: 5000 });
+  const tools = trpc.tools.list.useQuery(undefined, { staleTime: 30_000, refetchInterval: 30_000 });
+  const model = trpc.model.info.useQuery(undefined, { staleTime: 60_000 });
+  const deleteSession = trpc.sessions.delete.useMutation({ onSettled: () => utils.sessions.list.invalidate() });
+  const settings = useToolSettings(settingsStore);
+  const [current, setCurrent] = useState(initialSession);
+  const [settingsOpen, setSettingsOpen] = useState(false);
+
+  // Kept per tab, so a reload returns to the same chat (and re-attaches to its run).
+  useEffect(() => window.sessionStorage.setItem(CURRENT_SESSION_KEY, current.id), [current.id]);
+  const select = useCallback((next: CurrentSession) => setCurrent(next), []);
+
+  const toolMap = useMemo(() => new Map((tools.data?.tools ?? []).map((tool) => [tool.name, tool])), [tools.data]);
+  const latest = useRef({ settings, toolNames: tools.data?.tools.map((tool) => tool.name) });
+  latest.current = { settings, toolNames: tools.data?.tools.map((tool) => tool.name) };
+  const runOptions = useCallback(() => toRunOptions(latest.current.settings, latest.current.toolNames), []);
+  const onActivity = useCallback(() => void utils.sessions.list.invalidate(), [utils]);
+
+  const list = sessions.data ?? [];
+  const title = list.find((session) => session.sessionId === current.id)?.title ?? 'New chat';
+
+  const remove = (session: SessionSummary) => {
+    if (!window.confirm(`Delete the chat “${session.title}”? Its running reply is stopped and its “Always allow” grants are removed.`)) return;
+    deleteSession.mutate({ sessionId: session.sessionId });
+    if (session.sessionId === current.id) select({ id: randomId('chat'), isNew: true });
+  };
+
+  return (
+    <div className="app">
+      <aside className="sidebar">
+        <div className="brand">
+          <span className="logo" aria-hidden="true" />
+          Airlock
+        </div>
+        <button type="button" className="btn btn-primary new-chat" onClick={() => select({ id: randomId('chat'), isNew: true })}>
+          New chat
+        </button>
+        <SessionList
+          sessions={list}
+          currentId={current.id}
+          draft={current.isNew}
+          onSelect={(sessionId) => select({ id: sessionId, isNew: false })}
+          onDelete={remove}
+        />
+        <button type="button" className="btn settings-button" onClick={() => setSettingsOpen(true)}>
+          Settings
+        </button>
+      </aside>
+      <main className="main">
+        <header className="topbar">
+          <h1 className="chat-title">{title}</h1>
+          <ModelBadge info={model.data} />
+          <ConnectionIndicator state={connection} />
+        </header>
+        <ChatView
+          key={current.id}
+          sessionId={current.id}
+          isNew={current.isNew}
+          tools={toolMap}
+          runOptions={runOptions}
+          connected={connection === 'connected'}
+          onActivity={onActivity}
+        />
+      </main>
+      {settingsOpen && (
+        <SettingsDialog settings={settings} tools={tools.data} onChange={(patch) => settingsStore.update(patch)} onClose={() => setSettingsOpen(false)} />
+      )}
+    </div>
+  );
+}

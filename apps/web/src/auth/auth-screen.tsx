@@ -1,0 +1,66 @@
+import { useState, type FormEvent } from 'react';
+import { tokenFromAddress } from './token-store';
+
+export interface AuthScreenProps {
+  /** "missing": the page has no token; "rejected": the server refused it. */
+  reason: 'missing' | 'rejected';
+  detail?: string;
+  /** Stores a token pasted by the person and starts over. */
+  onToken: (token: string) => void;
+}
+
+/** Shown instead of the chat when the page cannot prove it may talk to the server: never a blank page. */
+export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
+  const [address, setAddress] = useState('');
+  const [invalid, setInvalid] = useState(false);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const token = tokenFromAddress(address.includes('#') ? address : `#token=${address}`);
+    if (token === null) setInvalid(true);
+    else onToken(token);
+  };
+  return (
+    <main className="auth-screen">
+      <div className="auth-card">
+        <h1>{reason === 'missing' ? 'Open Airlock from its start-up link' : 'This link is no longer valid'}</h1>
+        <p>
+          {reason === 'missing'
+            ? 'This page was opened without its access token, so it cannot talk to the Airlock server.'
+            : 'The Airlock server did not accept this page’s access token. The server makes a new token each time it starts (unless AIRLOCK_TOKEN sets one).'}
+          {detail !== undefined && <span className="muted"> The server said: “{detail}”.</span>}
+        </p>
+        <p>When the server starts it prints one line with the address to open, like this:</p>
+        <pre className="code-block">
+          <code>Airlock is running at http://127.0.0.1:7700/#token=…</code>
+        </pre>
+        <p>
+          Open that exact address in this browser (copy the whole line, including everything after <code>#token=</code>). If the server is
+          no longer running, start it again with <code>pnpm start</code> and use the new address.
+        </p>
+        <form onSubmit={submit} className="auth-form">
+          <label>
+            <span>Or paste the address here</span>
+            <input
+              type="text"
+              value={address}
+              aria-invalid={invalid}
+              onChange={(event) => {
+                setAddress(event.target.value);
+                setInvalid(false);
+              }}
+              placeholder="http://127.0.0.1:7700/#token=…"
+            />
+          </label>
+          <button type="submit" className="btn btn-primary">
+            Connect
+          </button>
+          {invalid && (
+            <p className="problem" role="alert">
+              That does not look like an Airlock address: it needs the part after <code>#token=</code>.
+            </p>
+          )}
+        </form>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,186 @@
+import type { LoopEvent, PersonDecision, RunEndReason, StoredMessage, TrackedLoopEvent } from '../lib/api-types';
+import {
+  stateAfterDecision,
+  stateAfterEnd,
+  stateAfterStart,
+  type DecisionProblem,
+  type ToolCallState,
+  type ToolCallView,
+} from './tool-call-state';
+
+export type ChatItem =
+  | { kind: 'user'; key: string; text: string }
+  | { kind: 'assistant'; key: string; runId: string | null; text: string; reasoning: string }
+  | { kind: 'tool'; key: string; call: ToolCallView }
+  | { kind: 'run-end'; key: string; runId: string; reason: Exclude<RunEndReason, 'done'>; error: string | null };
+
+export interface RunView {
+  runId: string;
+  /** "following" until run-end arrives. */
+  phase: 'following' | 'ended';
+  /** The last status line of the run ("Calling: terminal"), null once text flows. */
+  status: string | null;
+  /** Highest event sequence applied: a replayed or repeated event is ignored. */
+  lastSeq: number;
+}
+
+export interface ChatState {
+  items: ChatItem[];
+  /** The run this view follows: at most one per session. */
+  run: RunView | null;
+  /** A problem with the stream itself (the server refused the message, the run vanished). */
+  streamError: string | null;
+}
+
+export type ChatAction =
+  | { type: 'history-loaded'; messages: readonly StoredMessage[] }
+  | { type: 'run-followed'; runId: string; message?: string }
+  | { type: 'event'; runId: string; tracked: TrackedLoopEvent }
+  | { type: 'stream-failed'; runId: string; message: string }
+  | { type: 'decision-sent'; key: string; decision: PersonDecision }
+  | { type: 'decision-rejected'; key: string; problem: DecisionProblem };
+
+export const initialChatState: ChatState = { items: [], run: null, streamError: null };
+
+/** Folds run events and the person's decisions into what the chat shows. Pure: same input, same state. */
+export function chatReducer(state: ChatState, action: ChatAction): ChatState {
+  switch (action.type) {
+    case 'history-loaded':
+      return { items: itemsFromHistory(action.messages), run: null, streamError: null };
+    case 'run-followed': {
+      const items = action.message === undefined ? state.items : [...state.items, { kind: 'user' as const, key: `user:${action.runId}`, text: action.message }];
+      return { items, run: { runId: action.runId, phase: 'following', status: null, lastSeq: 0 }, streamError: null };
+    }
+    case 'event':
+      return applyTracked(state, action.runId, action.tracked);
+    case 'stream-failed':
+      if (state.run?.runId !== action.runId || state.run.phase === 'ended') return state;
+      return { ...state, run: { ...state.run, phase: 'ended', status: null }, streamError: action.message };
+    case 'decision-sent':
+      return updateCall(state, action.key, (call) =>
+        call.state.status === 'awaiting-decision'
+          ? { status: 'deciding', approvalId: call.state.approvalId, expiresAt: call.state.expiresAt, decision: action.decision }
+          : call.state,
+      );
+    case 'decision-rejected':
+      return updateCall(state, action.key, (call) =>
+        call.state.status === 'deciding' || call.state.status === 'awaiting-decision'
+          ? { status: 'awaiting-decision', approvalId: call.state.approvalId, expiresAt: call.state.expiresAt, problem: action.problem }
+          : call.state,
+      );
+  }
+}
+
+function applyTracked(state: ChatState, runId: string, tracked: TrackedLoopEvent): ChatState {
+  const run = state.run;
+  if (run?.runId !== runId) return state;
+  const seq = sequenceOf(tracked.id, runId);
+  if (seq !== undefined && seq <= run.lastSeq) return state;
+  const next = applyEvent(state, run, tracked.data);
+  return seq === undefined || next.run === null ? next : { ...next, run: { ...next.run, lastSeq: seq } };
+}
+
+function applyEvent(state: ChatState, run: RunView, event: LoopEvent): ChatState {
+  const runId = run.runId;
+  switch (event.type) {
+    case 'run-start':
+      return state;
+    case 'status':
+      return { ...state, run: { ...run, status: event.text } };
+    case 'text-delta':
+      return { ...state, run: { ...run, status: null }, items: appendToAssistant(state.items, runId, { text: event.text }) };
+    case 'reasoning-delta':
+      return { ...state, items: appendToAssistant(state.items, runId, { reasoning: event.text }) };
+    case 'tool-start': {
+      const key = toolKey(runId, event.toolCallId);
+      if (state.items.some((item) => item.key === key)) return state;
+      const call: ToolCallView = { key, runId, toolCallId: event.toolCallId, toolName: event.toolName, arguments: event.arguments, state: stateAfterStart(event) };
+      return { ...state, items: [...state.items, { kind: 'tool', key, call }] };
+    }
+    case 'tool-decision':
+      return updateCall(state, toolKey(runId, event.toolCallId), () => stateAfterDecision(event));
+    case 'tool-end':
+      return { ...updateCall(state, toolKey(runId, event.toolCallId), (call) => stateAfterEnd(call.state, event)), run: { ...run, status: null } };
+    case 'run-end': {
+      const ended = { ...state, run: { ...run, phase: 'ended' as const, status: null } };
+      if (event.reason === 'done') return ended;
+      return { ...ended, items: [...state.items, { kind: 'run-end', key: `end:${runId}`, runId, reason: event.reason, error: event.error ?? null }] };
+    }
+  }
+}
+
+function appendToAssistant(items: ChatItem[], runId: string, delta: { text?: string; reasoning?: string }): ChatItem[] {
+  const last = items.at(-1);
+  if (last?.kind === 'assistant' && last.runId === runId) {
+    return [...items.slice(0, -1), { ...last, text: last.text + (delta.text ?? ''), reasoning: last.reasoning + (delta.reasoning ?? '') }];
+  }
+  return [...items, { kind: 'assistant', key: `assistant:${runId}:${items.length}`, runId, text: delta.text ?? '', reasoning: delta.reasoning ?? '' }];
+}
+
+function updateCall(state: ChatState, key: string, next: (call: ToolCallView) => ToolCallState): ChatState {
+  const index = state.items.findIndex((item) => item.key === key);
+  const item = state.items[index];
+  if (item?.kind !== 'tool') return state;
+  const updated = next(item.call);
+  if (updated === item.call.state) return state;
+  const items = [...state.items];
+  items[index] = { ...item, call: { ...item.call, state: updated } };
+  return { ...state, items };
+}
+
+export function toolKey(runId: string, toolCallId: string): string {
+  return `tool:${runId}:${toolCallId}`;
+}
+
+/** `<runId>:<seq>` → seq, when the id belongs to the run. */
+function sequenceOf(eventId: string, runId: string): number | undefined {
+  if (!eventId.startsWith(`${runId}:`)) return undefined;
+  const seq = Number(eventId.slice(runId.length + 1));
+  return Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined;
+}
+
+/** Stored turns shown after a reload. Tool calls from history only have their result text. */
+function itemsFromHistory(messages: readonly StoredMessage[]): ChatItem[] {
+  const items: ChatItem[] = [];
+  const calls = new Map<string, number>();
+  messages.forEach((message, index) => {
+    switch (message.role) {
+      case 'system':
+        return;
+      case 'user':
+        items.push({ kind: 'user', key: `history:${index}`, text: message.content });
+        return;
+      case 'assistant':
+        if (message.content !== '' || (message.reasoning ?? '') !== '') {
+          items.push({ kind: 'assistant', key: `history:${index}`, runId: null, text: message.content, reasoning: message.reasoning ?? '' });
+        }
+        for (const call of message.toolCalls ?? []) {
+          const key = `history:${index}:${call.id}`;
+          calls.set(call.id, items.length);
+          items.push({
+            kind: 'tool',
+            key,
+            call: { key, runId: null, toolCallId: call.id, toolName: call.name, arguments: call.arguments, state: { status: 'recorded', result: null } },
+          });
+        }
+        return;
+      case 'tool': {
+        const at = calls.get(message.toolCallId);
+        const item = at === undefined ? undefined : items[at];
+        if (at !== undefined && item?.kind === 'tool') {
+          items[at] = { ...item, call: { ...item.call, state: { status: 'recorded', result: message.content } } };
+          calls.delete(message.toolCallId);
+        }
+        return;
+      }
+    }
+  });
+  return items;
+}
+
+/** Calls still waiting for the person, in order. */
+export function undecidedCalls(state: ChatState): ToolCallView[] {
+  return state.items.flatMap((item) =>
+    item.kind === 'tool' && (item.call.state.status === 'awaiting-decision' || item.call.state.status === 'deciding') ? [item.call] : [],
+  );
+}

@@ -1,0 +1,83 @@
+import { useLayoutEffect, useRef } from 'react';
+import type { ToolInfo } from '../lib/api-types';
+import type { ChatItem, RunView } from './chat-reducer';
+import { MessageMarkdown } from './message-markdown';
+import { ReasoningBlock } from './reasoning-block';
+import type { DecisionRequest } from './send-decision';
+import { ToolCallCard } from './tool-call-card';
+import type { ToolCallView } from './tool-call-state';
+
+export interface ChatTranscriptProps {
+  items: readonly ChatItem[];
+  run: RunView | null;
+  tools: ReadonlyMap<string, ToolInfo>;
+  onDecide: (call: ToolCallView, request: DecisionRequest) => void;
+}
+
+const runEndText = {
+  cancelled: 'Stopped.',
+  error: 'The run failed',
+  'tool-budget': 'Stopped: the limit of tool calls for this message was reached.',
+} as const;
+
+export function ChatTranscript({ items, run, tools, onDecide }: ChatTranscriptProps) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const pinned = useRef(true);
+  const following = run?.phase === 'following';
+  const last = items.at(-1);
+
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (element && pinned.current) element.scrollTop = element.scrollHeight;
+  });
+
+  return (
+    <div
+      className="transcript"
+      ref={scroller}
+      onScroll={(event) => {
+        const element = event.currentTarget;
+        pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 80;
+      }}
+    >
+      {items.length === 0 && !following && (
+        <div className="empty">
+          <h2>What shall we do?</h2>
+          <p>Ask anything. When the model wants to use a tool, you decide first.</p>
+        </div>
+      )}
+      <ol className="messages" aria-label="Messages">
+        {items.map((item) => (
+          <li key={item.key} className={`item item-${item.kind}`}>
+            {item.kind === 'user' && (
+              <div className="bubble user" aria-label="You">
+                {item.text}
+              </div>
+            )}
+            {item.kind === 'assistant' && (
+              <div className="bubble assistant" aria-label="Assistant">
+                {item.reasoning !== '' && <ReasoningBlock text={item.reasoning} streaming={following && item === last && item.text === ''} />}
+                {item.text !== '' && <MessageMarkdown text={item.text} />}
+              </div>
+            )}
+            {item.kind === 'tool' && (
+              <ToolCallCard call={item.call} annotations={tools.get(item.call.toolName)?.annotations} source={tools.get(item.call.toolName)?.source} onDecide={onDecide} />
+            )}
+            {item.kind === 'run-end' && (
+              <p className={`run-end run-end-${item.reason}`} role="note">
+                {runEndText[item.reason]}
+                {item.reason === 'error' && `: ${item.error ?? 'unknown error'}`}
+              </p>
+            )}
+          </li>
+        ))}
+      </ol>
+      {following && (
+        <p className="run-status" aria-live="polite">
+          <span className="spinner" aria-hidden="true" />
+          {run.status ?? (last?.kind === 'assistant' && last.text !== '' ? 'Writing…' : 'Thinking…')}
+        </p>
+      )}
+    </div>
+  );
+}

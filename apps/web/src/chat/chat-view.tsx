@@ -1,0 +1,36 @@
+import type { RunOptions, ToolInfo } from '../lib/api-types';
+import { GrantsPanel } from '../grants/grants-panel';
+import { undecidedCalls } from './chat-reducer';
+import { ChatTranscript } from './chat-transcript';
+import { Composer } from './composer';
+import { PendingBar } from './pending-bar';
+import { useChatSession } from './use-chat-session';
+
+export interface ChatViewProps {
+  sessionId: string;
+  isNew: boolean;
+  tools: ReadonlyMap<string, ToolInfo>;
+  /** The options for a new run, read when the person sends. */
+  runOptions: () => RunOptions;
+  connected: boolean;
+  onActivity: () => void;
+}
+
+export function ChatView({ sessionId, isNew, tools, runOptions, connected, onActivity }: ChatViewProps) {
+  const chat = useChatSession({ sessionId, isNew, onActivity });
+  const following = chat.state.run?.phase === 'following';
+  const undecided = undecidedCalls(chat.state);
+  return (
+    <div className="chat">
+      <GrantsPanel sessionId={sessionId} enabled={chat.exists} />
+      <ChatTranscript items={chat.state.items} run={chat.state.run} tools={tools} onDecide={chat.decide} />
+      {chat.state.streamError !== null && (
+        <p className="banner banner-error" role="alert">
+          {chat.state.streamError}
+        </p>
+      )}
+      <PendingBar calls={undecided} onDecideAll={chat.decideAll} />
+      <Composer running={following} disabled={!chat.ready || !connected} onSend={(message) => chat.send(message, runOptions())} onStop={chat.stop} />
+    </div>
+  );
+}

@@ -1,0 +1,54 @@
+import { useState, type FormEvent, type KeyboardEvent } from 'react';
+
+export const MAX_MESSAGE_LENGTH = 100_000;
+
+export interface ComposerProps {
+  /** A run is going: Stop replaces Send. */
+  running: boolean;
+  /** Sending is not possible right now (history loading, offline). */
+  disabled: boolean;
+  onSend: (message: string) => void;
+  onStop: () => void;
+}
+
+export function Composer({ running, disabled, onSend, onStop }: ComposerProps) {
+  const [text, setText] = useState('');
+  const canSend = !running && !disabled && text.trim() !== '';
+
+  const submit = (event?: FormEvent) => {
+    event?.preventDefault();
+    if (!canSend) return;
+    onSend(text);
+    setText('');
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      submit();
+    }
+  };
+
+  return (
+    <form className="composer" onSubmit={submit}>
+      <textarea
+        aria-label="Message"
+        placeholder={running ? 'The model is working… you can type your next message.' : 'Message (Enter to send, Shift+Enter for a new line)'}
+        value={text}
+        maxLength={MAX_MESSAGE_LENGTH}
+        rows={Math.min(8, Math.max(2, text.split('\n').length))}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={onKeyDown}
+      />
+      {running ? (
+        <button type="button" className="btn btn-stop" onClick={onStop}>
+          Stop
+        </button>
+      ) : (
+        <button type="submit" className="btn btn-primary" disabled={!canSend}>
+          Send
+        </button>
+      )}
+    </form>
+  );
+}

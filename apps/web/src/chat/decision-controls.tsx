@@ -1,0 +1,112 @@
+import { useId, useState, type FormEvent } from 'react';
+import type { Decision, ToolAnnotations } from '../lib/api-types';
+import { Countdown } from './countdown';
+import { grantScope } from './grant-scope';
+import { MAX_REASON_LENGTH, type DecisionRequest } from './send-decision';
+import type { DecisionProblem, ToolCallState } from './tool-call-state';
+
+type Undecided = Extract<ToolCallState, { status: 'awaiting-decision' | 'deciding' }>;
+
+export interface DecisionControlsProps {
+  toolName: string;
+  state: Undecided;
+  annotations: ToolAnnotations | undefined;
+  onDecide: (request: DecisionRequest) => void;
+}
+
+const decidedAs: Record<Decision, string> = {
+  allow: 'allowed',
+  deny: 'denied',
+  timeout: 'timed out',
+  cancel: 'cancelled',
+};
+
+export function DecisionControls({ toolName, state, annotations, onDecide }: DecisionControlsProps) {
+  const [reasonOpen, setReasonOpen] = useState(false);
+  const [reason, setReason] = useState('');
+  const scopeId = useId();
+  const reasonId = useId();
+  const busy = state.status === 'deciding';
+
+  const denyWithReason = (event: FormEvent) => {
+    event.preventDefault();
+    if (!busy) onDecide({ decision: 'deny', reason });
+  };
+
+  return (
+    <div className="decision" role="group" aria-label={`Decision for ${toolName}`}>
+      <div className="decision-buttons">
+        <button type="button" className="btn btn-allow" disabled={busy} aria-label={`Allow ${toolName}`} onClick={() => onDecide({ decision: 'allow' })}>
+          Allow
+        </button>
+        <button
+          type="button"
+          className="btn"
+          disabled={busy}
+          aria-label={`Always allow ${toolName}`}
+          aria-describedby={scopeId}
+          onClick={() => onDecide({ decision: 'allow', always: true })}
+        >
+          Always allow
+        </button>
+        <button type="button" className="btn btn-deny" disabled={busy} aria-label={`Deny ${toolName}`} onClick={() => onDecide({ decision: 'deny' })}>
+          Deny
+        </button>
+        <button
+          type="button"
+          className="btn btn-quiet"
+          disabled={busy}
+          aria-expanded={reasonOpen}
+          aria-controls={reasonId}
+          onClick={() => setReasonOpen(!reasonOpen)}
+        >
+          Deny with reason…
+        </button>
+        <Countdown expiresAt={state.expiresAt} />
+      </div>
+      <p id={scopeId} className="grant-scope">
+        {grantScope(toolName, annotations)}
+      </p>
+      {reasonOpen && (
+        <form id={reasonId} className="deny-reason" onSubmit={denyWithReason}>
+          <label>
+            <span>Reason, passed to the model</span>
+            <input
+              type="text"
+              value={reason}
+              maxLength={MAX_REASON_LENGTH}
+              placeholder="e.g. don't touch files outside the project"
+              onChange={(event) => setReason(event.target.value)}
+              autoFocus
+            />
+          </label>
+          <button type="submit" className="btn btn-deny" disabled={busy}>
+            Deny with this reason
+          </button>
+          <span className="muted counter">
+            {reason.length}/{MAX_REASON_LENGTH}
+          </span>
+        </form>
+      )}
+      {busy && (
+        <p className="sending" aria-live="polite">
+          Sending your decision ({state.decision})…
+        </p>
+      )}
+      {state.status === 'awaiting-decision' && state.problem !== null && <ProblemHint problem={state.problem} />}
+    </div>
+  );
+}
+
+function ProblemHint({ problem }: { problem: DecisionProblem }) {
+  const text: Record<DecisionProblem['kind'], string> = {
+    'send-failed': `Could not send your decision${problem.kind === 'send-failed' ? ` (${problem.message})` : ''}. Check the connection and try again.`,
+    'not-found': 'Could not send your decision: the server has no such call waiting. Try again; if the run moved on, this card updates by itself.',
+    'already-decided': `This call was already decided${problem.kind === 'already-decided' ? `: ${decidedAs[problem.decision]}` : ''}, perhaps in another tab. This card updates as the run goes on.`,
+  };
+  return (
+    <p className="problem" role="alert">
+      {text[problem.kind]}
+    </p>
+  );
+}

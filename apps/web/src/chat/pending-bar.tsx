@@ -1,0 +1,18 @@
+import type { ToolCallView } from './tool-call-state';
+
+/** With several calls waiting, one place to decide them all. Each card keeps its own buttons. */
+export function PendingBar({ calls, onDecideAll }: { calls: readonly ToolCallView[]; onDecideAll: (decision: 'allow' | 'deny') => void }) {
+  if (calls.length < 2) return null;
+  const waiting = calls.filter((call) => call.state.status === 'awaiting-decision').length;
+  return (
+    <div className="pending-bar" role="region" aria-label="Waiting tool calls">
+      <span>{calls.length} tool calls are waiting for your decision.</span>
+      <button type="button" className="btn btn-allow" disabled={waiting === 0} onClick={() => onDecideAll('allow')}>
+        Allow all
+      </button>
+      <button type="button" className="btn btn-deny" disabled={waiting === 0} onClick={() => onDecideAll('deny')}>
+        Deny all
+      </button>
+    </div>
+  );
+}

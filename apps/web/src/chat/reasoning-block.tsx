@@ -1,0 +1,8 @@
+export function ReasoningBlock({ text, streaming }: { text: string; streaming: boolean }) {
+  return (
+    <details className="reasoning">
+      <summary>{streaming ? 'Thinking…' : 'Reasoning'}</summary>
+      <div className="reasoning-text">{text}</div>
+    </details>
+  );
+}

@@ -1,0 +1,174 @@
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { useReducer } from 'react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ConfirmInput, ConfirmResult, ToolAnnotations } from '../lib/api-types';
+import { chatReducer, type ChatState } from './chat-reducer';
+import { sendDecision, type SendConfirm } from './send-decision';
+import { ToolCallCard } from './tool-call-card';
+import type { ToolCallState, ToolCallView } from './tool-call-state';
+
+afterEach(cleanup);
+
+const terminal: ToolAnnotations = { readOnly: false, destructive: true, executesCode: true };
+const readFile: ToolAnnotations = { readOnly: true, destructive: false, executesCode: false };
+const awaiting: ToolCallState = { status: 'awaiting-decision', approvalId: 'apv_1', expiresAt: Date.now() + 90_000, problem: null };
+
+function view(state: ToolCallState, toolName = 'terminal', args: Record<string, unknown> = { command: 'rm -rf build' }): ToolCallView {
+  return { key: 'tool:run_1:c1', runId: 'run_1', toolCallId: 'c1', toolName, arguments: args, state };
+}
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** The card wired to the real reducer and sendDecision, with the network call in the test's hands. */
+function Harness({ call, send, annotations = terminal }: { call: ToolCallView; send: SendConfirm; annotations?: ToolAnnotations }) {
+  const initial: ChatState = { items: [{ kind: 'tool', key: call.key, call }], run: null, streamError: null };
+  const [state, dispatch] = useReducer(chatReducer, initial);
+  const item = state.items[0];
+  if (item?.kind !== 'tool') return null;
+  return <ToolCallCard call={item.call} annotations={annotations} onDecide={(current, request) => void sendDecision({ sessionId: 'chat_1', call: current, request, send, dispatch })} />;
+}
+
+function decisionButtons() {
+  const group = screen.getByRole('group', { name: 'Decision for terminal' });
+  return {
+    allow: within(group).getByRole('button', { name: 'Allow terminal' }),
+    always: within(group).getByRole('button', { name: 'Always allow terminal' }),
+    deny: within(group).getByRole('button', { name: 'Deny terminal' }),
+    denyWithReason: within(group).getByRole('button', { name: 'Deny with reason…' }),
+  };
+}
+
+describe('ToolCallCard states', () => {
+  const cases: { state: ToolCallState; label: string; controls: boolean; result: string | null }[] = [
+    { state: awaiting, label: 'Waiting for your decision', controls: true, result: null },
+    { state: { status: 'deciding', approvalId: 'apv_1', expiresAt: null, decision: 'allow' }, label: 'Sending your decision…', controls: true, result: null },
+    { state: { status: 'running', approvedBy: 'you' }, label: 'Running', controls: false, result: null },
+    { state: { status: 'done', approvedBy: 'you', result: 'build removed' }, label: 'Done', controls: false, result: 'build removed' },
+    { state: { status: 'error', result: 'exit code 1' }, label: 'Failed', controls: false, result: 'exit code 1' },
+    { state: { status: 'denied', reason: 'too risky', result: 'declined' }, label: 'Denied', controls: false, result: 'declined' },
+    { state: { status: 'timed-out', result: 'no decision' }, label: 'Timed out waiting for a decision', controls: false, result: 'no decision' },
+    { state: { status: 'cancelled', result: 'cancelled' }, label: 'Cancelled', controls: false, result: 'cancelled' },
+    { state: { status: 'disabled', result: 'not enabled' }, label: 'Not available', controls: false, result: 'not enabled' },
+    { state: { status: 'duplicate', result: 'repeated' }, label: 'Skipped: repeated call', controls: false, result: 'repeated' },
+    { state: { status: 'recorded', result: 'old output' }, label: 'Finished', controls: false, result: 'old output' },
+  ];
+
+  it.each(cases)('$state.status shows "$label"', ({ state, label, controls, result }) => {
+    render(<ToolCallCard call={view(state)} annotations={terminal} onDecide={() => undefined} />);
+    const card = screen.getByRole('article', { name: 'Tool call terminal' });
+    expect(within(card).getByTestId('tool-status').textContent).toBe(label);
+    expect(within(card).queryByRole('group', { name: 'Decision for terminal' }) !== null).toBe(controls);
+    expect(within(card).getByText('rm -rf build').tagName).toBe('CODE');
+    if (result === null) expect(card.querySelector('.tool-result')).toBeNull();
+    else expect(card.querySelector('.result-text')?.textContent).toBe(result);
+  });
+
+  it('shows the deny reason and a grant approval', () => {
+    render(<ToolCallCard call={view({ status: 'denied', reason: 'too risky', result: null })} annotations={terminal} onDecide={() => undefined} />);
+    expect(screen.getByText('Your reason: too risky')).toBeTruthy();
+    cleanup();
+    render(<ToolCallCard call={view({ status: 'running', approvedBy: 'grant' })} annotations={terminal} onDecide={() => undefined} />);
+    expect(screen.getByText('Allowed by an “Always allow” in this chat.')).toBeTruthy();
+  });
+
+  it('shows arguments of other tools as pretty JSON', () => {
+    render(<ToolCallCard call={view(awaiting, 'read_file', { path: 'a.txt' })} annotations={readFile} onDecide={() => undefined} />);
+    expect(screen.getByText(/"path": "a.txt"/).textContent).toBe('{\n  "path": "a.txt"\n}');
+  });
+
+  it('shows a countdown to the decision timeout', () => {
+    render(<ToolCallCard call={view(awaiting)} annotations={terminal} onDecide={() => undefined} />);
+    expect(screen.getByRole('timer').textContent).toMatch(/^Times out in 1:(29|30)$/);
+  });
+
+  it('says exactly what Always allow grants', () => {
+    render(<ToolCallCard call={view(awaiting)} annotations={terminal} onDecide={() => undefined} />);
+    const always = screen.getByRole('button', { name: 'Always allow terminal' });
+    const scope = document.getElementById(always.getAttribute('aria-describedby') ?? '');
+    expect(scope?.textContent).toBe('Always allow runs this exact command again without asking, in this chat only. Any other terminal call still asks.');
+    cleanup();
+    render(<ToolCallCard call={view(awaiting, 'read_file', { path: 'a' })} annotations={readFile} onDecide={() => undefined} />);
+    expect(screen.getByText('Always allow runs any read_file call without asking, in this chat only.')).toBeTruthy();
+  });
+
+  it('shows where a long result is cut and expands it', () => {
+    const long = 'x'.repeat(5000);
+    render(<ToolCallCard call={view({ status: 'done', approvedBy: 'you', result: long })} annotations={terminal} onDecide={() => undefined} />);
+    expect(screen.getByText('Showing the first 4,000 of 5,000 characters.')).toBeTruthy();
+    expect(document.querySelector('.result-text')?.textContent).toHaveLength(4000);
+    fireEvent.click(screen.getByRole('button', { name: 'Show all' }));
+    expect(document.querySelector('.result-text')?.textContent).toHaveLength(5000);
+  });
+
+  it('says when the server shortened a result', () => {
+    render(<ToolCallCard call={view({ status: 'done', approvedBy: 'you', result: 'head\n[… 1234 bytes omitted …]\ntail' })} annotations={terminal} onDecide={() => undefined} />);
+    expect(screen.getByText(/1,234 bytes in the\s+middle were left out/)).toBeTruthy();
+  });
+});
+
+describe('ToolCallCard decisions', () => {
+  it('disables the buttons while the decision is in flight', async () => {
+    const reply = deferred<ConfirmResult>();
+    const send = vi.fn<SendConfirm>(() => reply.promise);
+    render(<Harness call={view(awaiting)} send={send} />);
+    fireEvent.click(decisionButtons().allow);
+    expect(send).toHaveBeenCalledWith({ sessionId: 'chat_1', approvalId: 'apv_1', decision: 'allow' } satisfies ConfirmInput);
+    const buttons = decisionButtons();
+    expect([buttons.allow, buttons.always, buttons.deny, buttons.denyWithReason].map((button) => (button as HTMLButtonElement).disabled)).toStrictEqual([true, true, true, true]);
+    expect(screen.getByText('Sending your decision (allow)…')).toBeTruthy();
+    fireEvent.click(buttons.deny);
+    expect(send).toHaveBeenCalledTimes(1);
+    await act(async () => reply.resolve({ resolved: true, status: 'resolved', decision: 'allow' }));
+    // Resolved: the card waits for the run's tool-decision event to move on.
+    expect(screen.getByTestId('tool-status').textContent).toBe('Sending your decision…');
+  });
+
+  it('keeps the buttons and shows a retry hint when the server did not resolve the call', async () => {
+    const send = vi.fn<SendConfirm>(async () => ({ resolved: false, status: 'not-found' }));
+    render(<Harness call={view(awaiting)} send={send} />);
+    await act(async () => fireEvent.click(decisionButtons().deny));
+    expect(screen.getByRole('alert').textContent).toMatch(/^Could not send your decision/);
+    expect((decisionButtons().allow as HTMLButtonElement).disabled).toBe(false);
+    expect(screen.getByTestId('tool-status').textContent).toBe('Waiting for your decision');
+    await act(async () => fireEvent.click(decisionButtons().allow));
+    expect(send).toHaveBeenCalledTimes(2);
+  });
+
+  it('shows what was decided when the call was already decided elsewhere', async () => {
+    const send = vi.fn<SendConfirm>(async () => ({ resolved: false, status: 'already-decided', decision: 'deny' }));
+    render(<Harness call={view(awaiting)} send={send} />);
+    await act(async () => fireEvent.click(decisionButtons().allow));
+    expect(screen.getByRole('alert').textContent).toBe('This call was already decided: denied, perhaps in another tab. This card updates as the run goes on.');
+    expect((decisionButtons().allow as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('keeps the buttons and explains when sending fails', async () => {
+    const send = vi.fn<SendConfirm>(async () => {
+      throw new Error('WebSocket closed');
+    });
+    render(<Harness call={view(awaiting)} send={send} />);
+    await act(async () => fireEvent.click(decisionButtons().always));
+    expect(send).toHaveBeenCalledWith({ sessionId: 'chat_1', approvalId: 'apv_1', decision: 'allow', always: true });
+    expect(screen.getByRole('alert').textContent).toBe('Could not send your decision (WebSocket closed). Check the connection and try again.');
+    expect((decisionButtons().always as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('sends a deny with the typed reason', async () => {
+    const send = vi.fn<SendConfirm>(async () => ({ resolved: true, status: 'resolved', decision: 'deny' }));
+    render(<Harness call={view(awaiting)} send={send} />);
+    fireEvent.click(decisionButtons().denyWithReason);
+    const input = screen.getByRole('textbox', { name: 'Reason, passed to the model' });
+    expect(input.getAttribute('maxlength')).toBe('2000');
+    fireEvent.change(input, { target: { value: '  use the tmp folder instead  ' } });
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Deny with this reason' })));
+    expect(send).toHaveBeenCalledWith({ sessionId: 'chat_1', approvalId: 'apv_1', decision: 'deny', reason: 'use the tmp folder instead' });
+  });
+});

@@ -1,0 +1,101 @@
+import type { ReactNode } from 'react';
+import type { ToolAnnotations } from '../lib/api-types';
+import { DecisionControls } from './decision-controls';
+import type { DecisionRequest } from './send-decision';
+import { ToolArguments } from './tool-arguments';
+import { ToolResult } from './tool-result';
+import type { ToolCallState, ToolCallStatus, ToolCallView } from './tool-call-state';
+
+type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
+
+/** Every state has a label and a tone: adding a state without one does not compile. */
+export const statusPresentation: Record<ToolCallStatus, { label: string; tone: Tone }> = {
+  'awaiting-decision': { label: 'Waiting for your decision', tone: 'waiting' },
+  deciding: { label: 'Sending your decision…', tone: 'waiting' },
+  running: { label: 'Running', tone: 'busy' },
+  done: { label: 'Done', tone: 'ok' },
+  error: { label: 'Failed', tone: 'bad' },
+  denied: { label: 'Denied', tone: 'bad' },
+  'timed-out': { label: 'Timed out waiting for a decision', tone: 'muted' },
+  cancelled: { label: 'Cancelled', tone: 'muted' },
+  disabled: { label: 'Not available', tone: 'muted' },
+  duplicate: { label: 'Skipped: repeated call', tone: 'muted' },
+  recorded: { label: 'Finished', tone: 'muted' },
+};
+
+export interface ToolCallCardProps {
+  call: ToolCallView;
+  /** From tools.list; undefined when the server no longer lists the tool. */
+  annotations: ToolAnnotations | undefined;
+  /** Where the tool comes from ("builtin", "mcp:<server>"), when known. */
+  source?: string | undefined;
+  onDecide: (call: ToolCallView, request: DecisionRequest) => void;
+}
+
+export function ToolCallCard({ call, annotations, source, onDecide }: ToolCallCardProps) {
+  const { state } = call;
+  const presentation = statusPresentation[state.status];
+  const result = resultOf(state);
+  return (
+    <article className="tool-card" data-status={state.status} data-tone={presentation.tone} aria-label={`Tool call ${call.toolName}`}>
+      <header className="tool-card-header">
+        <code className="tool-name">{call.toolName}</code>
+        {source !== undefined && source.startsWith('mcp:') && <span className="badge">MCP · {source.slice(4)}</span>}
+        {annotations?.executesCode && <span className="badge badge-warn">runs code</span>}
+        <span className={`status status-${presentation.tone}`} data-testid="tool-status">
+          {presentation.label}
+        </span>
+      </header>
+      <ToolArguments toolName={call.toolName} args={call.arguments} />
+      <StatusDetail state={state} />
+      {(state.status === 'awaiting-decision' || state.status === 'deciding') && (
+        <DecisionControls toolName={call.toolName} state={state} annotations={annotations} onDecide={(request) => onDecide(call, request)} />
+      )}
+      {result !== null && <ToolResult result={result} label={ranTool(state.status) ? 'Result' : 'Told the model'} />}
+    </article>
+  );
+}
+
+function StatusDetail({ state }: { state: ToolCallState }): ReactNode {
+  switch (state.status) {
+    case 'awaiting-decision':
+    case 'deciding':
+    case 'error':
+    case 'cancelled':
+    case 'recorded':
+      return null;
+    case 'running':
+    case 'done':
+      return state.approvedBy === 'grant' ? <p className="detail">Allowed by an “Always allow” in this chat.</p> : null;
+    case 'denied':
+      return state.reason === null ? null : <p className="detail">Your reason: {state.reason}</p>;
+    case 'timed-out':
+      return <p className="detail">No decision came in time, so it did not run.</p>;
+    case 'disabled':
+      return <p className="detail">This tool is turned off or unknown, so it did not run.</p>;
+    case 'duplicate':
+      return <p className="detail">The same call already ran in this message.</p>;
+  }
+}
+
+function ranTool(status: ToolCallStatus): boolean {
+  return status === 'done' || status === 'error' || status === 'recorded';
+}
+
+function resultOf(state: ToolCallState): string | null {
+  switch (state.status) {
+    case 'awaiting-decision':
+    case 'deciding':
+    case 'running':
+      return null;
+    case 'done':
+    case 'error':
+    case 'denied':
+    case 'timed-out':
+    case 'cancelled':
+    case 'disabled':
+    case 'duplicate':
+    case 'recorded':
+      return state.result;
+  }
+}

@@ -1,0 +1,122 @@
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import type { RunOptions } from '../lib/api-types';
+import { randomId } from '../lib/random-id';
+import { trpc } from '../lib/trpc';
+import { chatReducer, initialChatState, undecidedCalls } from './chat-reducer';
+import { sendDecision, type DecisionRequest } from './send-decision';
+import type { ToolCallView } from './tool-call-state';
+
+export interface ChatSessionOptions {
+  sessionId: string;
+  /** A chat that exists only in this tab until its first message. */
+  isNew: boolean;
+  /** Called when the session's runs or title may have changed (to refresh the list). */
+  onActivity: () => void;
+}
+
+/** Polls for a run started elsewhere (another tab) while this view follows none. */
+const IDLE_POLL_MS = 3000;
+
+/**
+ * One chat: its history, the run it follows and the person's decisions. The WebSocket subscription is a
+ * function of state: while a run is followed there is exactly one subscription to it, and wsLink re-sends
+ * it with lastEventId after a reconnect, so the view resumes instead of starting a second run.
+ */
+export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOptions) {
+  const utils = trpc.useUtils();
+  const client = utils.client;
+  const [state, dispatch] = useReducer(chatReducer, initialChatState);
+  const [known, setKnown] = useState(!isNew);
+  const startInputs = useRef(new Map<string, { message: string; options: RunOptions }>());
+  const seenRuns = useRef(new Set<string>());
+  const historyLoaded = useRef(isNew);
+  const inFlight = useRef(new Set<string>());
+  const activity = useRef(onActivity);
+  activity.current = onActivity;
+
+  const followedRunId = state.run?.phase === 'following' ? state.run.runId : null;
+  const detail = trpc.sessions.get.useQuery(
+    { sessionId },
+    { enabled: known, retry: false, refetchInterval: followedRunId === null ? IDLE_POLL_MS : false },
+  );
+  const notFound = detail.error?.data?.code === 'NOT_FOUND';
+  const ready = historyLoaded.current || notFound || !known;
+
+  useEffect(() => {
+    const data = detail.data;
+    if (!data) return;
+    const active = data.activeRunId;
+    if (active !== null && !seenRuns.current.has(active)) {
+      seenRuns.current.add(active);
+      historyLoaded.current = true;
+      dispatch({ type: 'history-loaded', messages: data.messages });
+      dispatch({ type: 'run-followed', runId: active });
+      return;
+    }
+    if (!historyLoaded.current) {
+      historyLoaded.current = true;
+      dispatch({ type: 'history-loaded', messages: data.messages });
+    }
+  }, [detail.data]);
+
+  useEffect(() => {
+    if (followedRunId === null) return;
+    const runId = followedRunId;
+    const start = startInputs.current.get(runId);
+    const subscription = client.chat.stream.subscribe(
+      { sessionId, runId, ...(start === undefined ? {} : { message: start.message, options: start.options }) },
+      {
+        onData(tracked) {
+          dispatch({ type: 'event', runId, tracked });
+          const type = tracked.data.type;
+          if (type === 'run-start' || type === 'run-end') activity.current();
+          if (type === 'run-end') void utils.grants.list.invalidate({ sessionId });
+        },
+        onError(error) {
+          dispatch({ type: 'stream-failed', runId, message: error.message });
+          activity.current();
+        },
+        onComplete() {
+          dispatch({ type: 'stream-failed', runId, message: 'The server stopped sending this run’s events.' });
+        },
+      },
+    );
+    return () => subscription.unsubscribe();
+  }, [client, sessionId, followedRunId, utils]);
+
+  const send = useCallback((message: string, options: RunOptions) => {
+    const runId = randomId('run');
+    startInputs.current.set(runId, { message, options });
+    seenRuns.current.add(runId);
+    historyLoaded.current = true;
+    dispatch({ type: 'run-followed', runId, message });
+    setKnown(true);
+  }, []);
+
+  const stop = useCallback(() => {
+    if (followedRunId === null) return;
+    void client.chat.cancel.mutate({ sessionId, runId: followedRunId }).catch(() => undefined);
+  }, [client, sessionId, followedRunId]);
+
+  const decide = useCallback(
+    (call: ToolCallView, request: DecisionRequest) => {
+      if (inFlight.current.has(call.key)) return;
+      inFlight.current.add(call.key);
+      void sendDecision({ sessionId, call, request, send: (input) => client.chat.confirmTool.mutate(input), dispatch })
+        .then((result) => {
+          if (result?.resolved && request.always === true) void utils.grants.list.invalidate({ sessionId });
+        })
+        .finally(() => inFlight.current.delete(call.key));
+    },
+    [client, sessionId, utils],
+  );
+
+  const decideAll = useCallback(
+    (decision: DecisionRequest['decision']) => {
+      for (const call of undecidedCalls(state)) decide(call, { decision });
+    },
+    [decide, state],
+  );
+
+  return { state, ready, exists: known && !notFound, send, stop, decide, decideAll };
+}

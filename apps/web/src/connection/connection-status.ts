@@ -1,0 +1,28 @@
+export type ConnectionStatus =
+  | { state: 'connecting' }
+  | { state: 'connected' }
+  | { state: 'reconnecting' }
+  | { state: 'offline' }
+  | { state: 'unauthorized'; message: string };
+
+export type ConnectionState = ConnectionStatus['state'];
+
+/** A tiny external store for useSyncExternalStore: the WebSocket callbacks write, React reads. */
+export class ConnectionStatusStore {
+  private status: ConnectionStatus = { state: 'connecting' };
+  private readonly listeners = new Set<() => void>();
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  readonly getSnapshot = (): ConnectionStatus => this.status;
+
+  set(status: ConnectionStatus): void {
+    if (this.status.state === 'unauthorized') return;
+    if (status.state === this.status.state) return;
+    this.status = status;
+    for (const listener of this.listeners) listener();
+  }
+}

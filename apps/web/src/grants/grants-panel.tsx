@@ -1,0 +1,44 @@
+import type { Grant } from '../lib/api-types';
+import { trpc } from '../lib/trpc';
+
+/** What "Always allow" has granted in this chat, each with Revoke. */
+export function GrantsPanel({ sessionId, enabled }: { sessionId: string; enabled: boolean }) {
+  const utils = trpc.useUtils();
+  const grants = trpc.grants.list.useQuery({ sessionId }, { enabled, retry: false });
+  const revoke = trpc.grants.revoke.useMutation({ onSettled: () => utils.grants.list.invalidate({ sessionId }) });
+  const list = grants.data ?? [];
+  if (list.length === 0) return null;
+  return (
+    <details className="grants">
+      <summary>Always allowed in this chat ({list.length})</summary>
+      <ul>
+        {list.map((grant) => (
+          <li key={grant.grantId}>
+            <code className="tool-name">{grant.toolName}</code> <GrantScope grant={grant} />
+            <button
+              type="button"
+              className="btn btn-small"
+              disabled={revoke.isPending && revoke.variables.grantId === grant.grantId}
+              aria-label={`Revoke always-allow for ${grant.toolName}`}
+              onClick={() => revoke.mutate({ sessionId, grantId: grant.grantId })}
+            >
+              Revoke
+            </button>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+function GrantScope({ grant }: { grant: Grant }) {
+  if (grant.arguments === null) return <span className="muted">any call</span>;
+  const args = grant.arguments;
+  const code = ['command', 'code'].map((key) => (Object.hasOwn(args, key) ? args[key] : undefined)).find((value) => typeof value === 'string');
+  const shown = typeof code === 'string' ? code : JSON.stringify(args);
+  return (
+    <span className="muted">
+      only exactly <code className="grant-args">{shown.length > 120 ? `${shown.slice(0, 120)}…` : shown}</code>
+    </span>
+  );
+}

@@ -1,0 +1,81 @@
+import type { ToolInfo, ToolServer } from '../lib/api-types';
+
+export interface EnabledToolsProps {
+  tools: readonly ToolInfo[];
+  servers: readonly ToolServer[];
+  disabled: readonly string[];
+  onChange: (disabled: string[]) => void;
+}
+
+interface ToolGroup {
+  key: string;
+  title: string;
+  server: ToolServer | undefined;
+  tools: ToolInfo[];
+}
+
+/** Tools grouped as built-in and one group per MCP server, each tool with its own checkbox. */
+export function EnabledTools({ tools, servers, disabled, onChange }: EnabledToolsProps) {
+  const off = new Set(disabled);
+  const set = (names: readonly string[], enabled: boolean) => {
+    const next = new Set(off);
+    for (const name of names) {
+      if (enabled) next.delete(name);
+      else next.add(name);
+    }
+    onChange([...next]);
+  };
+  return (
+    <div className="enabled-tools">
+      {groupTools(tools, servers).map((group) => {
+        const names = group.tools.map((tool) => tool.name);
+        const allOn = names.every((name) => !off.has(name));
+        return (
+          <fieldset key={group.key} className="tool-group">
+            <legend>
+              {group.title}
+              {group.server && (
+                <span className="muted">
+                  {' '}
+                  · {group.server.state}
+                  {group.server.error ? `: ${group.server.error}` : ''}
+                </span>
+              )}
+            </legend>
+            {names.length > 1 && (
+              <button type="button" className="btn btn-small" aria-label={`${allOn ? 'Turn off' : 'Turn on'} all of ${group.title}`} onClick={() => set(names, !allOn)}>
+                {allOn ? 'Turn all off' : 'Turn all on'}
+              </button>
+            )}
+            {group.tools.length === 0 && <p className="muted">No tools.</p>}
+            {group.tools.map((tool) => (
+              <label key={tool.name} className="tool-toggle">
+                <input type="checkbox" checked={!off.has(tool.name)} onChange={(event) => set([tool.name], event.target.checked)} />
+                <code>{tool.name}</code>
+                {tool.annotations.executesCode && <span className="badge badge-warn">runs code</span>}
+                {tool.annotations.readOnly && <span className="badge">read-only</span>}
+                <span className="tool-description">{tool.description}</span>
+              </label>
+            ))}
+          </fieldset>
+        );
+      })}
+    </div>
+  );
+}
+
+function groupTools(tools: readonly ToolInfo[], servers: readonly ToolServer[]): ToolGroup[] {
+  const groups = new Map<string, ToolGroup>([['builtin', { key: 'builtin', title: 'Built-in tools', server: undefined, tools: [] }]]);
+  for (const server of servers) {
+    groups.set(`mcp:${server.name}`, { key: `mcp:${server.name}`, title: `MCP: ${server.name}`, server, tools: [] });
+  }
+  for (const tool of tools) {
+    let group = groups.get(tool.source);
+    if (!group) {
+      group = { key: tool.source, title: tool.source, server: undefined, tools: [] };
+      groups.set(tool.source, group);
+    }
+    group.tools.push(tool);
+  }
+  return [...groups.values()];
+}

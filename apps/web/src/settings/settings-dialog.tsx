@@ -1,0 +1,90 @@
+import { useEffect, useId, useRef } from 'react';
+import type { ToolsList } from '../lib/api-types';
+import { EnabledTools } from './enabled-tools';
+import { NumberSetting } from './number-setting';
+import { settingLimits, type ToolSettings } from './tool-settings';
+
+export interface SettingsDialogProps {
+  settings: ToolSettings;
+  tools: ToolsList | undefined;
+  onChange: (patch: Partial<ToolSettings>) => void;
+  onClose: () => void;
+}
+
+export function SettingsDialog({ settings, tools, onChange, onClose }: SettingsDialogProps) {
+  const titleId = useId();
+  const panel = useRef<HTMLElement>(null);
+  const never = settings.decisionTimeoutSeconds === 'never';
+
+  useEffect(() => {
+    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    panel.current?.focus();
+    return () => previous?.focus();
+  }, []);
+
+  return (
+    <div className="dialog-backdrop" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
+      <section
+        ref={panel}
+        className="dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        tabIndex={-1}
+        onKeyDown={(event) => event.key === 'Escape' && onClose()}
+      >
+        <header className="dialog-header">
+          <h2 id={titleId}>Settings</h2>
+          <button type="button" className="btn-icon" aria-label="Close settings" onClick={onClose}>
+            ×
+          </button>
+        </header>
+        <section className="settings-section" aria-labelledby={`${titleId}-tools`}>
+          <h3 id={`${titleId}-tools`}>Tools</h3>
+          <p className="muted">Saved in this browser and applied to the next message you send.</p>
+          <label className="setting setting-check">
+            <input type="checkbox" checked={settings.confirmToolCalls} onChange={(event) => onChange({ confirmToolCalls: event.target.checked })} />
+            <span className="setting-label">Confirm tool calls</span>
+            <span className="hint">Ask before every tool call runs.</span>
+          </label>
+          {!settings.confirmToolCalls && (
+            <p className="banner banner-warn" role="alert">
+              Tools now run without asking, including commands and code on this machine.
+            </p>
+          )}
+          <NumberSetting
+            label="Max tool calls per message"
+            value={settings.maxToolCalls}
+            {...settingLimits.maxToolCalls}
+            onChange={(maxToolCalls) => onChange({ maxToolCalls })}
+          />
+          <NumberSetting
+            label="Tool call timeout (seconds)"
+            hint="A call still running after this is stopped."
+            value={settings.toolCallTimeoutSeconds}
+            {...settingLimits.toolCallTimeoutSeconds}
+            onChange={(toolCallTimeoutSeconds) => onChange({ toolCallTimeoutSeconds })}
+          />
+          <NumberSetting
+            label="Decision timeout (seconds)"
+            hint="A call nobody decides on in this time does not run."
+            value={typeof settings.decisionTimeoutSeconds === 'number' ? settings.decisionTimeoutSeconds : 3600}
+            disabled={never}
+            {...settingLimits.decisionTimeoutSeconds}
+            onChange={(decisionTimeoutSeconds) => onChange({ decisionTimeoutSeconds })}
+          />
+          <label className="setting setting-check">
+            <input type="checkbox" checked={never} onChange={(event) => onChange({ decisionTimeoutSeconds: event.target.checked ? 'never' : 3600 })} />
+            <span className="setting-label">Wait for a decision without a time limit</span>
+          </label>
+          <h4>Enabled tools</h4>
+          {tools === undefined ? (
+            <p className="muted">Loading tools…</p>
+          ) : (
+            <EnabledTools tools={tools.tools} servers={tools.servers} disabled={settings.disabledTools} onChange={(disabledTools) => onChange({ disabledTools })} />
+          )}
+        </section>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,44 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vitest/config';
+
+const devServer = process.env.AIRLOCK_DEV_SERVER ?? 'http://127.0.0.1:7700';
+
+export default defineConfig({
+  plugins: [react()],
+  server: {
+    proxy: {
+      '/trpc': {
+        target: devServer,
+        ws: true,
+        changeOrigin: true,
+        // The server only accepts its own origin; in development the proxy speaks for the page.
+        configure: (proxy) => {
+          proxy.on('proxyReqWs', (request) => request.setHeader('origin', devServer));
+        },
+      },
+    },
+  },
+  // React, react-markdown and tRPC make one ~450 kB (~140 kB gzip) bundle, served from the local machine.
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true, chunkSizeWarningLimit: 600 },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', environment: 'happy-dom', include: ['src/**/*.test.{ts,tsx}'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          environment: 'node',
+          include: ['e2e/**/*.test.ts'],
+          globalSetup: ['e2e/support/build-once.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          // One browser and one server per file; the machine has two cores.
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
