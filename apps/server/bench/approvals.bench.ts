@@ -84,6 +84,51 @@ const ms = (value: number) => value.toFixed(3);
   await close();
 }
 
+// 1b. The same round trip from a raw WebSocket speaking tRPC's JSON-RPC messages: no client-side batching delay.
+{
+  const socket = new WebSocket(`${wsUrl}?connectionParams=1`);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  socket.send(JSON.stringify({ method: 'connectionParams', data: { token } }));
+  type Message = { id: number; result?: { type: string; data?: { id: string; data: { type?: string; approvalId?: string } } } };
+  const waiters = new Map<number, (message: Message) => void>();
+  socket.on('message', (raw: Buffer) => {
+    if (raw.toString() === 'PING') return socket.send('PONG');
+    const message = JSON.parse(raw.toString()) as Message;
+    waiters.get(message.id)?.(message);
+  });
+  let nextId = 1;
+  const samples: number[] = [];
+  for (let i = 0; i < 320; i++) {
+    const subId = nextId++;
+    const confirmId = nextId++;
+    const approvalId = await new Promise<string>((resolve) => {
+      waiters.set(subId, (m) => {
+        const event = m.result?.data?.data;
+        if (event?.type === 'tool-start' && event.approvalId) resolve(event.approvalId);
+      });
+      socket.send(JSON.stringify({ id: subId, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: `raw-${i}`, runId: `raw-run-${i}`, message: 'go' } } }));
+    });
+    const toolEnd = new Promise<number>((resolve) => {
+      waiters.set(subId, (m) => {
+        if (m.result?.data?.data.type === 'tool-end') resolve(performance.now());
+      });
+    });
+    const sent = performance.now();
+    socket.send(JSON.stringify({ id: confirmId, method: 'mutation', params: { path: 'chat.confirmTool', input: { sessionId: `raw-${i}`, approvalId, decision: 'allow' } } }));
+    const at = await toolEnd;
+    if (i >= 20) samples.push(at - sent);
+    socket.send(JSON.stringify({ id: subId, method: 'subscription.stop' }));
+    waiters.delete(subId);
+  }
+  samples.sort((a, b) => a - b);
+  console.log(`Same, from a raw WebSocket client (tRPC JSON-RPC messages, no batching), ${samples.length} iterations:`);
+  console.log(`  p50 ${ms(percentile(samples, 50))} ms, p99 ${ms(percentile(samples, 99))} ms, max ${ms(samples.at(-1)!)} ms`);
+  socket.close();
+}
+
 // 2. N sessions each waiting on an approval at once, over at most 100 connections.
 console.log('\n| sessions pending | connections | time until all pending (ms) | drain after confirming all (ms) | server RSS all pending (MiB) | RSS per pending session (KiB) | heap per pending session (KiB) | misrouted |');
 console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
