@@ -3,4 +3,4 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 "${PNPM[@]}" exec turbo run build --filter=@airlock/web --output-logs=errors-only
-exec "${PNPM[@]}" --silent --filter @airlock/server start "$@"
+exec node apps/server/bin/airlock.mjs "$@"
