@@ -18,6 +18,6 @@ fi
 
 rm -rf packages/*/.reports apps/*/.reports
 status=0
-"${PNPM[@]}" exec turbo run typecheck lint test --force --concurrency=2 --output-logs=new-only || status=$?
+"${PNPM[@]}" exec turbo run typecheck lint test --force --continue --concurrency=2 --output-logs=new-only || status=$?
 node scripts/test-summary.mjs || status=$?
 exit "$status"

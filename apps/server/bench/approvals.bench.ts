@@ -11,14 +11,14 @@ import { WebSocket } from 'ws';
 const require = createRequire(import.meta.url);
 const tsxCli = require.resolve('tsx/cli');
 const child = spawn(process.execPath, ['--expose-gc', tsxCli, fileURLToPath(new URL('./bench-server.ts', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
-const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
 async function readJson<T>(): Promise<T> {
   const next = await lines.next();
   if (next.done) throw new Error('bench server exited');
   return JSON.parse(next.value) as T;
 }
 async function ask<T>(command: string): Promise<T> {
-  child.stdin!.write(`${command}\n`);
+  child.stdin.write(`${command}\n`);
   return readJson<T>();
 }
 type Mem = { rss: number; heapUsed: number; pending: number; activeRuns: number };
@@ -144,7 +144,7 @@ for (const n of [1, 64, 1_000, 10_000]) {
   const loaded = await ask<Mem>('mem');
   if (loaded.pending !== n) throw new Error(`expected ${n} pending, server has ${loaded.pending}`);
   const t1 = performance.now();
-  const decisions = ids.map((_, i) => (i % 2 ? 'allow' : 'deny') as 'allow' | 'deny');
+  const decisions = ids.map((_, i) => (i % 2 ? 'allow' : 'deny'));
   const answers = await Promise.all(
     ids.map((approvalId, i) => connections[i % connections.length]!.trpc.chat.confirmTool.mutate({ sessionId: `p${n}-${i}`, approvalId, decision: decisions[i]! })),
   );
