@@ -8,10 +8,11 @@ import {
   type ChatMessage,
   type ChatModel,
   type DecisionTimeout,
+  type LoopEvent,
   type PendingApproval,
   type ResolveResult,
 } from '@airlock/core';
-import { EventLog, parseEventId, type LoggedEvent } from './event-log';
+import { EventLog, parseEventId } from './event-log';
 
 export interface RunOptions {
   confirmToolCalls?: boolean;
@@ -101,13 +102,15 @@ export class ChatService {
     if (this.runs.has(runId)) throw new ConflictError('run-exists', `run "${runId}" already exists`);
     const controller = new AbortController();
     const log = new EventLog(runId);
-    session.messages = [...session.messages, { role: 'user', content: input.message }];
+    // concat sizes the array exactly; a spread literal would reserve spare slots for the session's lifetime.
+    session.messages = session.messages.concat({ role: 'user', content: input.message });
     session.updatedAt = Date.now();
     const system: ChatMessage[] = this.options.systemPrompt ? [{ role: 'system', content: this.options.systemPrompt }] : [];
     const options = input.options ?? {};
     const generator = runToolLoop({
       model: this.options.model(),
-      messages: [...system, ...session.messages],
+      // session.messages is replaced, never changed in place: without a system prompt the loop can read it as is.
+      messages: system.length === 0 ? session.messages : [...system, ...session.messages],
       tools: this.options.tools(),
       registry: this.options.registry,
       sessionId: session.sessionId,
@@ -126,11 +129,11 @@ export class ChatService {
     return { runId };
   }
 
-  /** Follows a run's events after `afterSeq`. The caller must belong to the run's session. */
-  follow(sessionId: string, runId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<LoggedEvent, void, undefined> {
+  /** Follows a run's events after `afterSeq`, each as `wrap(id, event)`. The caller must belong to the run's session. */
+  follow<T>(sessionId: string, runId: string, afterSeq: number, signal: AbortSignal, wrap: (id: string, event: LoopEvent) => T): AsyncGenerator<T, void, undefined> {
     const run = this.runs.get(runId);
     if (!run || run.sessionId !== sessionId) throw new NotFoundError('run', runId);
-    return run.log.follow(afterSeq, signal);
+    return run.log.follow(afterSeq, signal, wrap);
   }
 
   isRunActive(runId: string): boolean {

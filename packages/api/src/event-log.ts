@@ -1,27 +1,22 @@
 import type { LoopEvent } from '@airlock/core';
 
-export interface LoggedEvent {
-  /** `<runId>:<seq>`: a reconnecting client sends it back as lastEventId. */
-  id: string;
-  seq: number;
-  event: LoopEvent;
-}
-
-type Listener = (entry: LoggedEvent) => void;
-
 /**
  * The ordered events of one run, kept so a client that reconnects (or a second tab) can replay
- * exactly what it missed: no duplicate, no gap.
+ * exactly what it missed: no duplicate, no gap. Event ids are `<runId>:<seq>`, seq from 1; a
+ * reconnecting client sends the last one back as lastEventId.
  */
 export class EventLog {
-  private readonly entries: LoggedEvent[] = [];
-  private readonly listeners = new Set<Listener>();
+  /** The event of seq n is at index n - 1; entries are built when read, so a stored event costs one slot. */
+  private readonly events: LoopEvent[] = [];
   private closed = false;
+  /** Settles at the next append or close; one promise shared by every follower waiting on this log. */
+  private changed: Promise<void> | undefined;
+  private settleChanged: (() => void) | undefined;
 
   constructor(private readonly runId: string) {}
 
   get size(): number {
-    return this.entries.length;
+    return this.events.length;
   }
 
   get isClosed(): boolean {
@@ -30,58 +25,60 @@ export class EventLog {
 
   append(event: LoopEvent): void {
     if (this.closed) return;
-    const seq = this.entries.length + 1;
-    const entry: LoggedEvent = { id: `${this.runId}:${seq}`, seq, event };
-    this.entries.push(entry);
-    for (const listener of this.listeners) listener(entry);
+    this.events.push(event);
+    this.wakeFollowers();
   }
 
   close(): void {
     this.closed = true;
-    for (const listener of this.listeners) listener(CLOSED);
+    this.wakeFollowers();
   }
 
-  /** Events after `afterSeq`, then live ones, until the log closes or `signal` aborts. */
-  async *follow(afterSeq: number, signal: AbortSignal): AsyncGenerator<LoggedEvent, void, undefined> {
-    const queue: LoggedEvent[] = [];
-    let wake: (() => void) | undefined;
-    const listener: Listener = (entry) => {
-      queue.push(entry);
-      wake?.();
-    };
-    const onAbort = () => wake?.();
-    // Listen before replaying: an event appended during the replay lands in the queue instead of being lost.
-    this.listeners.add(listener);
-    signal.addEventListener('abort', onAbort, { once: true });
+  /**
+   * Events after `afterSeq`, then live ones, until the log closes or `signal` aborts; each yielded as
+   * `wrap(id, event)`, so a transport gets its own envelope without another generator around this one.
+   */
+  async *follow<T>(afterSeq: number, signal: AbortSignal, wrap: (id: string, event: LoopEvent) => T): AsyncGenerator<T, void, undefined> {
+    // Bound rather than an arrow in a const: under tsx (esbuild keepNames) a named closure carries a ~256 B name property.
+    const onAbort = this.wakeFollowers.bind(this);
+    signal.addEventListener('abort', onAbort);
     try {
-      let cursor = afterSeq;
-      const snapshot = this.entries.length;
-      for (let i = Math.max(0, cursor); i < snapshot && !signal.aborted; i++) {
-        const entry = this.entries[i]!;
-        cursor = entry.seq;
-        yield entry;
-      }
+      // Reads the log itself, not a queue fed by a listener: events appended while replaying cannot be lost or repeated.
+      let next = Math.max(0, afterSeq);
       for (;;) {
-        while (queue.length > 0 && !signal.aborted) {
-          const entry = queue.shift()!;
-          if (entry === CLOSED) return;
-          if (entry.seq <= cursor) continue;
-          cursor = entry.seq;
-          yield entry;
+        while (next < this.events.length && !signal.aborted) {
+          const event = this.events[next]!;
+          next++;
+          yield wrap(`${this.runId}:${next}`, event);
         }
-        if (signal.aborted) return;
-        if (this.closed && cursor >= this.entries.length) return;
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
+        if (signal.aborted || this.closed) return;
+        await this.nextChange();
       }
     } finally {
-      this.listeners.delete(listener);
       signal.removeEventListener('abort', onAbort);
     }
   }
+
+  private nextChange(): Promise<void> {
+    this.changed ??= new Promise<void>((resolve) => (this.settleChanged = resolve));
+    return this.changed;
+  }
+
+  /** Every waiting follower re-checks the log and its own signal; one woken for another's abort just waits again. */
+  private wakeFollowers(): void {
+    const settle = this.settleChanged;
+    this.changed = undefined;
+    this.settleChanged = undefined;
+    settle?.();
+  }
 }
 
-const CLOSED: LoggedEvent = { id: '', seq: Number.POSITIVE_INFINITY, event: { type: 'status', text: '' } };
+// What Node 24 gives every async generator. Without it, tRPC attaches a pair of closures to each stream it reads (~230 B per open stream).
+Object.defineProperty((EventLog.prototype.follow as { prototype: object }).prototype, Symbol.asyncDispose, {
+  async value(this: AsyncGenerator<unknown, void, undefined>): Promise<void> {
+    await this.return();
+  },
+});
 
 /** The seq of a `<runId>:<seq>` event id, when it belongs to `runId`. */
 export function parseEventId(eventId: string | undefined): { runId: string; seq: number } | undefined {

@@ -33,12 +33,14 @@ const chatRouter = t.router({
    * Starts a run for a new message and streams its events; with the runId (or lastEventId) of a run
    * that exists, re-attaches and replays exactly the events after lastEventId.
    */
-  stream: procedure.input(streamInputSchema).subscription(async function* ({ input, ctx, signal }) {
+  stream: procedure.input(streamInputSchema).subscription(({ input, ctx, signal }) => {
     try {
-      yield* streamRun(ctx, input, signal);
+      const { runId, afterSeq } = openRun(ctx, input);
+      // The run's log follower is the stream itself: no generator in between to hold per stream or to pass each event through.
+      return ctx.services.chat.follow(input.sessionId, runId, afterSeq, signal ?? new AbortController().signal, tracked);
     } catch (error) {
-      // Errors thrown while a subscription iterates bypass middleware: map them here.
-      throw toTRPCError(error);
+      // Mapped here, not by the middleware: the error is delivered when the stream is read, where clients expect it.
+      return failedStream(toTRPCError(error));
     }
   }),
 
@@ -55,17 +57,20 @@ const chatRouter = t.router({
   pending: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.pending(input.sessionId)),
 });
 
-async function* streamRun(ctx: Context, input: z.infer<typeof streamInputSchema>, signal: AbortSignal | undefined) {
+/** A stream whose first read fails with `error`. */
+function failedStream(error: TRPCError): AsyncIterable<never> {
+  return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }) };
+}
+
+/** Finds the run to re-attach to, or starts a new one; answers where its events resume. */
+function openRun(ctx: Context, input: z.infer<typeof streamInputSchema>): { runId: string; afterSeq: number } {
   const { chat } = ctx.services;
   const resumeFrom = parseEventId(input.lastEventId);
   const runId = input.runId ?? resumeFrom?.runId;
   if (resumeFrom && runId !== resumeFrom.runId) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'lastEventId: belongs to another run' });
   }
-  if (runId !== undefined && chat.hasRun(input.sessionId, runId)) {
-    yield* followRun(ctx, input.sessionId, runId, resumeFrom?.seq ?? 0, signal);
-    return;
-  }
+  if (runId !== undefined && chat.hasRun(input.sessionId, runId)) return { runId, afterSeq: resumeFrom?.seq ?? 0 };
   if (resumeFrom) throw new TRPCError({ code: 'NOT_FOUND', message: `lastEventId: run "${resumeFrom.runId}" is no longer available` });
   if (input.message === undefined || input.message.trim() === '') {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'message: a new run needs a non-empty message' });
@@ -78,14 +83,7 @@ async function* streamRun(ctx: Context, input: z.infer<typeof streamInputSchema>
     ...(input.options === undefined ? {} : { options: input.options }),
   });
   ctx.connection.trackRun(started.runId);
-  yield* followRun(ctx, input.sessionId, started.runId, 0, signal);
-}
-
-async function* followRun(ctx: Context, sessionId: string, runId: string, afterSeq: number, signal: AbortSignal | undefined) {
-  const stop = signal ?? new AbortController().signal;
-  for await (const entry of ctx.services.chat.follow(sessionId, runId, afterSeq, stop)) {
-    yield tracked(entry.id, entry.event);
-  }
+  return { runId: started.runId, afterSeq: 0 };
 }
 
 export const appRouter = t.router({

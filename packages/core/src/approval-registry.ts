@@ -96,14 +96,101 @@ export interface ApprovalTicket {
   wait(signal?: AbortSignal): Promise<DecisionOutcome>;
 }
 
-interface Slot {
-  readonly info: PendingApproval;
-  readonly request: ApprovalRequest;
-  readonly argsKey: string;
-  readonly promise: Promise<DecisionOutcome>;
-  settle: (outcome: DecisionOutcome) => void;
-  outcome: DecisionOutcome | undefined;
-  timer: ReturnType<typeof setTimeout> | undefined;
+/**
+ * A registered, not yet decided call. It is also the ticket the loop waits on and the abort
+ * listener of that wait (handleEvent): a pending call allocates no ticket object and no closures.
+ */
+class Slot implements ApprovalTicket {
+  readonly approvalId: string;
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly arguments: ToolArguments;
+  readonly executesCode: boolean;
+  readonly toolVersion: string;
+  readonly requestedAt: number;
+  readonly expiresAt: number | null;
+  outcome: DecisionOutcome | undefined = undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** The signals whose abort cancels the wait; undefined until a wait passes one. */
+  private signals: AbortSignal[] | undefined = undefined;
+  private resolveWait!: (outcome: DecisionOutcome) => void;
+  private readonly promise = new Promise<DecisionOutcome>((resolve) => (this.resolveWait = resolve));
+
+  constructor(
+    approvalId: string,
+    request: ApprovalRequest,
+    requestedAt: number,
+    delay: number | undefined,
+    /** Called once, when the slot settles and before its wait resolves. */
+    private readonly onSettle: (slot: Slot, outcome: DecisionOutcome) => void,
+  ) {
+    this.approvalId = approvalId;
+    this.sessionId = request.sessionId;
+    this.runId = request.runId;
+    this.toolCallId = request.toolCallId;
+    this.toolName = request.toolName;
+    this.arguments = request.arguments;
+    this.executesCode = request.executesCode;
+    this.toolVersion = request.toolVersion;
+    this.requestedAt = requestedAt;
+    this.expiresAt = delay === undefined ? null : requestedAt + delay;
+    if (delay !== undefined) {
+      this.timer = setTimeout(expire, delay, this);
+      unrefTimer(this.timer);
+    }
+  }
+
+  wait(signal?: AbortSignal): Promise<DecisionOutcome> {
+    if (this.outcome || !signal) return this.promise;
+    if (signal.aborted) {
+      this.settle(cancelled());
+    } else {
+      signal.addEventListener('abort', this);
+      if (this.signals) this.signals.push(signal);
+      else this.signals = [signal];
+    }
+    return this.promise;
+  }
+
+  /** Called by a signal passed to wait when it aborts. */
+  handleEvent(): void {
+    this.settle(cancelled());
+  }
+
+  settle(outcome: DecisionOutcome): void {
+    if (this.outcome) return;
+    this.outcome = outcome;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const signal of this.signals ?? []) signal.removeEventListener('abort', this);
+    this.signals = undefined;
+    this.onSettle(this, outcome);
+    this.resolveWait(outcome);
+  }
+
+  /** A plain copy for listPending: callers get data, not the slot. */
+  toPending(): PendingApproval {
+    return {
+      approvalId: this.approvalId,
+      sessionId: this.sessionId,
+      runId: this.runId,
+      toolCallId: this.toolCallId,
+      toolName: this.toolName,
+      arguments: this.arguments,
+      requestedAt: this.requestedAt,
+      expiresAt: this.expiresAt,
+    };
+  }
+}
+
+function expire(slot: Slot): void {
+  slot.settle({ decision: 'timeout', source: 'user' });
+}
+
+function cancelled(): DecisionOutcome {
+  return { decision: 'cancel', source: 'user' };
 }
 
 interface StoredGrant extends Grant {
@@ -125,56 +212,29 @@ interface Decided {
  */
 export class ApprovalRegistry {
   private readonly pending = new Map<string, Slot>();
-  private readonly pendingBySession = new Map<string, Set<Slot>>();
+  /** A session rarely has more than one call pending: an array is lighter than a Set. */
+  private readonly pendingBySession = new Map<string, Slot[]>();
   private readonly decided = new Map<string, Decided>();
   private readonly grants = new Map<string, Map<string, StoredGrant>>();
   private readonly rememberDecided: number;
   private readonly now: () => number;
+  private readonly forget: (slot: Slot, outcome: DecisionOutcome) => void;
 
   constructor(options: ApprovalRegistryOptions = {}) {
     this.rememberDecided = options.rememberDecided ?? 10_000;
     this.now = options.now ?? Date.now;
+    this.forget = (slot, outcome) => this.forgetSlot(slot, outcome);
   }
 
   register(request: ApprovalRequest): ApprovalTicket {
-    const approvalId = randomId('apv');
-    const requestedAt = this.now();
     const timeout = request.timeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS;
     const delay = timeout === 'never' ? undefined : Math.min(Math.max(0, timeout), MAX_TIMER_MS);
-    let settle!: (outcome: DecisionOutcome) => void;
-    const promise = new Promise<DecisionOutcome>((resolve) => (settle = resolve));
-    const slot: Slot = {
-      info: {
-        approvalId,
-        sessionId: request.sessionId,
-        runId: request.runId,
-        toolCallId: request.toolCallId,
-        toolName: request.toolName,
-        arguments: request.arguments,
-        requestedAt,
-        expiresAt: delay === undefined ? null : requestedAt + delay,
-      },
-      request,
-      argsKey: canonicalJson(request.arguments),
-      promise,
-      settle,
-      outcome: undefined,
-      timer: undefined,
-    };
-    if (delay !== undefined) {
-      slot.timer = setTimeout(() => this.settle(slot, { decision: 'timeout', source: 'user' }), delay);
-      unrefTimer(slot.timer);
-    }
-    this.pending.set(approvalId, slot);
-    let forSession = this.pendingBySession.get(request.sessionId);
-    if (!forSession) this.pendingBySession.set(request.sessionId, (forSession = new Set()));
-    forSession.add(slot);
-
-    return {
-      approvalId,
-      expiresAt: slot.info.expiresAt,
-      wait: (signal) => this.wait(slot, signal),
-    };
+    const slot = new Slot(randomId('apv'), request, this.now(), delay, this.forget);
+    this.pending.set(slot.approvalId, slot);
+    const forSession = this.pendingBySession.get(slot.sessionId);
+    if (forSession) forSession.push(slot);
+    else this.pendingBySession.set(slot.sessionId, [slot]);
+    return slot;
   }
 
   /**
@@ -184,16 +244,16 @@ export class ApprovalRegistry {
   resolve(approvalId: string, decision: 'allow' | 'deny', options: ResolveOptions): ResolveResult {
     if (typeof approvalId !== 'string' || approvalId === '') return { resolved: false, status: 'not-found' };
     const slot = this.pending.get(approvalId);
-    if (slot && slot.info.sessionId === options.sessionId) {
+    if (slot && slot.sessionId === options.sessionId) {
       const reason = decision === 'deny' ? normaliseReason(options.reason) : undefined;
-      this.settle(slot, reason === undefined ? { decision, source: 'user' } : { decision, source: 'user', reason });
+      slot.settle(reason === undefined ? { decision, source: 'user' } : { decision, source: 'user', reason });
       if (decision === 'allow' && options.always) {
         this.grant({
-          sessionId: slot.request.sessionId,
-          toolName: slot.request.toolName,
-          executesCode: slot.request.executesCode,
-          toolVersion: slot.request.toolVersion,
-          arguments: slot.request.arguments,
+          sessionId: slot.sessionId,
+          toolName: slot.toolName,
+          executesCode: slot.executesCode,
+          toolVersion: slot.toolVersion,
+          arguments: slot.arguments,
         });
       }
       return { resolved: true, status: 'resolved', decision };
@@ -206,8 +266,7 @@ export class ApprovalRegistry {
   }
 
   listPending(sessionId: string): PendingApproval[] {
-    const slots = this.pendingBySession.get(sessionId);
-    return slots ? [...slots].map((slot) => slot.info) : [];
+    return (this.pendingBySession.get(sessionId) ?? []).map((slot) => slot.toPending());
   }
 
   get pendingCount(): number {
@@ -238,8 +297,9 @@ export class ApprovalRegistry {
     };
     forSession.set(stored.grantId, stored);
     for (const slot of [...(this.pendingBySession.get(input.sessionId) ?? [])]) {
-      if (covers(stored, slot.request.toolName, slot.argsKey, slot.request.toolVersion)) {
-        this.settle(slot, { decision: 'allow', source: 'grant' });
+      // The key is computed here rather than kept on every slot: grants are rare, pending calls many.
+      if (covers(stored, slot.toolName, canonicalJson(slot.arguments), slot.toolVersion)) {
+        slot.settle({ decision: 'allow', source: 'grant' });
       }
     }
     return publicGrant(stored);
@@ -265,39 +325,24 @@ export class ApprovalRegistry {
 
   /** Ends every pending wait of the session as cancel and forgets its grants. */
   clearSession(sessionId: string): void {
-    for (const slot of [...(this.pendingBySession.get(sessionId) ?? [])]) {
-      this.settle(slot, { decision: 'cancel', source: 'user' });
-    }
+    for (const slot of [...(this.pendingBySession.get(sessionId) ?? [])]) slot.settle(cancelled());
     this.grants.delete(sessionId);
   }
 
-  private wait(slot: Slot, signal: AbortSignal | undefined): Promise<DecisionOutcome> {
-    if (slot.outcome || !signal) return slot.promise;
-    if (signal.aborted) {
-      this.settle(slot, { decision: 'cancel', source: 'user' });
-      return slot.promise;
-    }
-    const onAbort = () => this.settle(slot, { decision: 'cancel', source: 'user' });
-    signal.addEventListener('abort', onAbort, { once: true });
-    return slot.promise.finally(() => signal.removeEventListener('abort', onAbort));
-  }
-
-  private settle(slot: Slot, outcome: DecisionOutcome): void {
-    if (slot.outcome) return;
-    slot.outcome = outcome;
-    if (slot.timer !== undefined) clearTimeout(slot.timer);
-    slot.timer = undefined;
-    const { approvalId, sessionId } = slot.info;
+  private forgetSlot(slot: Slot, outcome: DecisionOutcome): void {
+    const { approvalId, sessionId } = slot;
     this.pending.delete(approvalId);
     const forSession = this.pendingBySession.get(sessionId);
-    forSession?.delete(slot);
-    if (forSession?.size === 0) this.pendingBySession.delete(sessionId);
+    if (forSession) {
+      const index = forSession.indexOf(slot);
+      if (index >= 0) forSession.splice(index, 1);
+      if (forSession.length === 0) this.pendingBySession.delete(sessionId);
+    }
     this.decided.set(approvalId, { sessionId, decision: outcome.decision });
     if (this.decided.size > this.rememberDecided) {
       const oldest = this.decided.keys().next();
       if (!oldest.done) this.decided.delete(oldest.value);
     }
-    slot.settle(outcome);
   }
 }
 

@@ -1,7 +1,7 @@
-import { DEFAULT_DECISION_TIMEOUT_MS, type ApprovalRegistry, type DecisionOutcome, type DecisionTimeout } from './approval-registry';
+import { DEFAULT_DECISION_TIMEOUT_MS, type ApprovalRegistry, type ApprovalTicket, type DecisionOutcome, type DecisionTimeout } from './approval-registry';
 import type { ChatModel, ChatRequest, ToolSpec } from './chat-model';
 import { errorMessage } from './errors';
-import type { LoopEvent, RunEndReason, ToolArguments, ToolOutcome } from './events';
+import type { Decision, LoopEvent, RunEndReason, ToolArguments, ToolOutcome } from './events';
 import { randomId } from './ids';
 import { canonicalJson, deepFreeze } from './json';
 import { parseToolArguments } from './json-repair';
@@ -69,55 +69,43 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
   const signal = options.signal ?? new AbortController().signal;
   const confirm = options.confirmToolCalls ?? true;
   const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
-  const isEnabled = (name: string) => options.enabledTools?.includes(name) ?? true;
-  const offered = options.tools.filter((tool) => isEnabled(tool.name));
-  const specs: ToolSpec[] = offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: toolJsonSchema(tool) }));
+  const offered = offeredTools(options.tools, options.enabledTools);
   const messages: ChatMessage[] = [...options.messages];
-  const succeeded = new Set<string>();
-  const usedCallIds = new Set<string>();
+  const runStart = messages.length;
+  // Created on first use: most runs execute few calls, and a run waiting on a decision should hold little.
+  let succeeded: Set<string> | undefined;
   let toolCallsUsed = 0;
-
-  const end = (reason: RunEndReason, error?: string): { event: LoopEvent; result: RunResult } => ({
-    event: error === undefined ? { type: 'run-end', runId, reason } : { type: 'run-end', runId, reason, error },
-    result: error === undefined ? { runId, reason, messages } : { runId, reason, error, messages },
-  });
 
   yield { type: 'run-start', runId, sessionId: options.sessionId };
 
   for (;;) {
     const budgetSpent = toolCallsUsed >= maxToolCalls;
     // A helper generator: its locals (request, extractor, raw parts) are freed before the calls wait for decisions.
-    const request = (): ChatRequest =>
-      budgetSpent
-        ? { messages: [...messages, { role: 'user', content: toolResultText.budgetNudge(maxToolCalls) }], tools: [] }
-        : { messages: [...messages], tools: specs };
-    const { turn, rawCalls, textCalls, failure } = yield* streamTurn(options.model, request(), signal);
+    const { turn, planned, failure } = yield* streamTurn({ model: options.model, messages, runStart, offered, budgetSpent, maxToolCalls, runId, signal });
     const reasoning = turn.reasoning ?? '';
 
     if (signal.aborted || failure !== undefined) {
       if (turn.content !== '' || reasoning !== '') messages.push(turn);
-      const done = signal.aborted ? end('cancelled') : end('error', failure);
+      const done = signal.aborted ? runEnd(runId, messages, 'cancelled') : runEnd(runId, messages, 'error', failure);
       yield done.event;
       return done.result;
     }
 
-    const planned: PlannedCall[] = budgetSpent ? [] : planCalls(rawCalls, textCalls, runId, usedCallIds);
     if (planned.length > 0) turn.toolCalls = planned.map((p) => p.call);
     messages.push(turn);
 
     if (budgetSpent) {
-      const done = end('tool-budget');
+      const done = runEnd(runId, messages, 'tool-budget');
       yield done.event;
       return done.result;
     }
     if (planned.length === 0) {
-      const done = end('done');
+      const done = runEnd(runId, messages, 'done');
       yield done.event;
       return done.result;
     }
 
     for (const { call, invalid } of planned) {
-      const tool = offered.find((candidate) => candidate.name === call.name);
       let result: CallResult;
       if (signal.aborted) {
         yield toolStart(call, '', false);
@@ -128,26 +116,29 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       } else {
         toolCallsUsed++;
         yield { type: 'status', text: `Calling: ${call.name}` };
-        const key = `${call.name}\u0000${canonicalJson(call.arguments)}`;
-        if (invalid !== undefined) {
+        const check = checkCall(call, invalid, offered, succeeded);
+        if (!check.ok) {
           yield toolStart(call, '', false);
-          result = { outcome: 'error', result: invalid };
-        } else if (!tool) {
-          yield toolStart(call, '', false);
-          result = { outcome: 'disabled', result: toolResultText.disabled(call.name, offered.map((t) => t.name)) };
-        } else if (succeeded.has(key)) {
-          yield toolStart(call, '', false);
-          result = { outcome: 'duplicate', result: toolResultText.duplicate(call.name) };
+          result = check.result;
         } else {
-          const checked = tool.parameters.safeParse(call.arguments);
-          if (!checked.success) {
-            yield toolStart(call, '', false);
-            result = { outcome: 'error', result: invalidArguments(call.name, checked.error) };
+          // Gated here rather than in a helper generator: one generator less held per call waiting for a decision.
+          const gate = openGate(call, check.tool, confirm, options, runId);
+          let outcome: DecisionOutcome | undefined;
+          if (gate.kind === 'ask') {
+            try {
+              yield awaitingToolStart(call, gate.ticket);
+              outcome = await gate.ticket.wait(signal);
+            } finally {
+              // Also reached when the consumer stops iterating while the call waits: the slot must not outlive the run.
+              if (!outcome) void gate.ticket.wait(AbortSignal.abort());
+            }
+            yield decisionEvent(call, gate.ticket.approvalId, outcome);
           } else {
-            const gate = yield* gateCall(call, tool, confirm, options, runId, signal);
-            result = gate.allowed ? await runTool(tool, call.arguments, options, signal) : gate.result;
-            if (result.outcome === 'executed') succeeded.add(key);
+            yield toolStart(call, '', false);
+            if (gate.kind === 'granted') yield decisionEvent(call, '', { decision: 'allow', source: 'grant' });
           }
+          result = !outcome || outcome.decision === 'allow' ? await runTool(check.tool, call.arguments, options, signal) : refusal(call, outcome.decision, outcome.reason);
+          if (result.outcome === 'executed') (succeeded ??= new Set()).add(callKey(call));
         }
       }
       const content = capResult(result.result, options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS);
@@ -156,24 +147,79 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     }
 
     if (signal.aborted) {
-      const done = end('cancelled');
+      const done = runEnd(runId, messages, 'cancelled');
       yield done.event;
       return done.result;
     }
   }
 }
 
+function runEnd(runId: string, messages: ChatMessage[], reason: RunEndReason, error?: string): { event: LoopEvent; result: RunResult } {
+  return {
+    event: error === undefined ? { type: 'run-end', runId, reason } : { type: 'run-end', runId, reason, error },
+    result: error === undefined ? { runId, reason, messages } : { runId, reason, error, messages },
+  };
+}
+
+function offeredTools(tools: readonly AnyTool[], enabled: readonly string[] | undefined): readonly AnyTool[] {
+  return enabled === undefined ? tools : tools.filter((tool) => enabled.includes(tool.name));
+}
+
+type CallCheck = { ok: true; tool: AnyTool } | { ok: false; result: CallResult };
+
+/** The reasons a call is refused before anyone is asked: unreadable, unknown or disabled tool, repeated, invalid arguments. */
+function checkCall(call: ToolCall, invalid: string | undefined, offered: readonly AnyTool[], succeeded: ReadonlySet<string> | undefined): CallCheck {
+  if (invalid !== undefined) return { ok: false, result: { outcome: 'error', result: invalid } };
+  const tool = offered.find((candidate) => candidate.name === call.name);
+  if (!tool) return { ok: false, result: { outcome: 'disabled', result: toolResultText.disabled(call.name, offered.map((t) => t.name)) } };
+  if (succeeded?.has(callKey(call))) return { ok: false, result: { outcome: 'duplicate', result: toolResultText.duplicate(call.name) } };
+  const checked = tool.parameters.safeParse(call.arguments);
+  if (!checked.success) return { ok: false, result: { outcome: 'error', result: invalidArguments(call.name, checked.error) } };
+  return { ok: true, tool };
+}
+
+/** What makes two calls the same call, for the duplicate check. */
+function callKey(call: ToolCall): string {
+  return `${call.name}\u0000${canonicalJson(call.arguments)}`;
+}
+
+interface TurnInput {
+  model: ChatModel;
+  /** The conversation so far; the request gets a copy. */
+  messages: readonly ChatMessage[];
+  /** Index of the run's first message in `messages`: call ids given since then are taken. */
+  runStart: number;
+  offered: readonly AnyTool[];
+  /** The model is then told so and offered no tools, and its calls are not planned. */
+  budgetSpent: boolean;
+  maxToolCalls: number;
+  runId: string;
+  signal: AbortSignal;
+}
+
 interface StreamedTurn {
   turn: AssistantMessage;
-  rawCalls: { id: string; name: string; arguments: unknown }[];
-  textCalls: TextToolCall[];
+  /** The turn's tool calls with their final ids; empty when the budget is spent, on failure or abort. */
+  planned: PlannedCall[];
   failure: string | undefined;
 }
 
-/** Streams one model turn: emits text and reasoning deltas, collects native and text-format tool calls. */
-async function* streamTurn(model: ChatModel, request: ChatRequest, signal: AbortSignal): AsyncGenerator<LoopEvent, StreamedTurn, undefined> {
+function turnRequest(input: TurnInput): ChatRequest {
+  const { messages, offered } = input;
+  if (input.budgetSpent) return { messages: [...messages, { role: 'user', content: toolResultText.budgetNudge(input.maxToolCalls) }], tools: [] };
+  const tools: ToolSpec[] = offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: toolJsonSchema(tool) }));
+  return { messages: [...messages], tools };
+}
+
+/**
+ * Streams one model turn: emits text and reasoning deltas, collects native and text-format tool calls
+ * and plans them, so the request and the raw parts are gone before the calls wait for decisions.
+ */
+async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, StreamedTurn, undefined> {
+  const { model, signal } = input;
+  const request = turnRequest(input);
   const turn: AssistantMessage = { role: 'assistant', content: '' };
-  const rawCalls: StreamedTurn['rawCalls'] = [];
+  const rawCalls: RawCall[] = [];
   const extractor = new TextToolCallExtractor();
   let reasoning = '';
   let failure: string | undefined;
@@ -210,31 +256,20 @@ async function* streamTurn(model: ChatModel, request: ChatRequest, signal: Abort
     yield { type: 'text-delta', text: tail.text };
   }
   if (reasoning !== '') turn.reasoning = reasoning;
-  return { turn, rawCalls, textCalls: tail.calls, failure };
+  const plan = !input.budgetSpent && failure === undefined && !signal.aborted;
+  const planned = plan ? planCalls(rawCalls, tail.calls, input.runId, callIdsSince(input.messages, input.runStart)) : [];
+  return { turn, planned, failure };
 }
 
-type GateResult = { allowed: true } | { allowed: false; result: CallResult };
+type Gate = { kind: 'run' } | { kind: 'granted' } | { kind: 'ask'; ticket: ApprovalTicket };
 
-/** Emits tool-start (and tool-decision when one is made) and answers whether the call may run. */
-async function* gateCall(
-  call: ToolCall,
-  tool: AnyTool,
-  confirm: boolean,
-  options: RunToolLoopOptions,
-  runId: string,
-  signal: AbortSignal,
-): AsyncGenerator<LoopEvent, GateResult, undefined> {
+/** Whether the call runs without asking, is covered by a grant, or waits on a decision (registered here, before its tool-start). */
+function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options: RunToolLoopOptions, runId: string): Gate {
+  if (!confirm) return { kind: 'run' };
   const executesCode = tool.annotations?.executesCode === true;
   const version = toolVersion(tool);
-  if (!confirm) {
-    yield toolStart(call, '', false);
-    return { allowed: true };
-  }
-  const grant = options.registry.findGrant(options.sessionId, { toolName: call.name, arguments: call.arguments, executesCode, toolVersion: version });
-  if (grant) {
-    yield toolStart(call, '', false);
-    yield { type: 'tool-decision', toolCallId: call.id, approvalId: '', decision: 'allow', source: 'grant' };
-    return { allowed: true };
+  if (options.registry.findGrant(options.sessionId, { toolName: call.name, arguments: call.arguments, executesCode, toolVersion: version })) {
+    return { kind: 'granted' };
   }
   // Registered before tool-start is emitted: a decision sent the moment a client sees the event must find its slot.
   const ticket = options.registry.register({
@@ -247,31 +282,29 @@ async function* gateCall(
     toolVersion: version,
     timeoutMs: options.decisionTimeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS,
   });
-  let outcome: DecisionOutcome | undefined;
-  try {
-    yield { ...toolStart(call, ticket.approvalId, true), expiresAt: ticket.expiresAt };
-    outcome = await ticket.wait(signal);
-  } finally {
-    // Also reached when the consumer stops iterating while the call waits: the slot must not outlive the run.
-    if (!outcome) void ticket.wait(AbortSignal.abort());
-  }
-  yield {
+  return { kind: 'ask', ticket };
+}
+
+function decisionEvent(call: ToolCall, approvalId: string, outcome: DecisionOutcome): LoopEvent {
+  return {
     type: 'tool-decision',
     toolCallId: call.id,
-    approvalId: ticket.approvalId,
+    approvalId,
     decision: outcome.decision,
     source: outcome.source,
     ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
   };
-  switch (outcome.decision) {
-    case 'allow':
-      return { allowed: true };
+}
+
+/** The result the model sees for a call that was not allowed. */
+function refusal(call: ToolCall, decision: Exclude<Decision, 'allow'>, reason: string | undefined): CallResult {
+  switch (decision) {
     case 'deny':
-      return { allowed: false, result: { outcome: 'denied', result: toolResultText.denied(call.name, outcome.reason) } };
+      return { outcome: 'denied', result: toolResultText.denied(call.name, reason) };
     case 'timeout':
-      return { allowed: false, result: { outcome: 'timed-out', result: toolResultText.timedOut(call.name) } };
+      return { outcome: 'timed-out', result: toolResultText.timedOut(call.name) };
     case 'cancel':
-      return { allowed: false, result: { outcome: 'cancelled', result: toolResultText.cancelled(call.name) } };
+      return { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
   }
 }
 
@@ -303,36 +336,56 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
   }
 }
 
+/** The tool call ids of the assistant turns from `start` on; rebuilt per turn rather than kept while calls wait. */
+function callIdsSince(messages: readonly ChatMessage[], start: number): Set<string> {
+  const ids = new Set<string>();
+  for (let i = start; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) ids.add(call.id);
+  }
+  return ids;
+}
+
+interface RawCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
 function planCalls(
-  native: readonly { id: string; name: string; arguments: unknown }[],
+  native: readonly RawCall[],
   fromText: readonly TextToolCall[],
   runId: string,
   usedIds: Set<string>,
 ): PlannedCall[] {
-  const planned: PlannedCall[] = [];
   const nextId = (preferred: string): string => {
     let id = preferred;
     for (let n = usedIds.size; id === '' || usedIds.has(id); n++) id = `call_${runId.slice(-8)}_${n}`;
     usedIds.add(id);
     return id;
   };
-  for (const raw of native) {
+  const fromNative = native.map((raw): PlannedCall => {
     const parsed = parseToolArguments(raw.arguments);
     const call: ToolCall = { id: nextId(raw.id), name: raw.name, arguments: deepFreeze(parsed.ok ? parsed.value : {}) };
-    planned.push(parsed.ok ? { call } : { call, invalid: `Error: could not read the arguments of "${raw.name}": ${parsed.error}.` });
-  }
-  for (const text of fromText) {
-    if (text.ok) {
-      planned.push({ call: { id: nextId(''), name: text.name, arguments: deepFreeze(text.arguments) } });
-    } else {
-      planned.push({ call: { id: nextId(''), name: text.name === '' ? 'unknown' : text.name, arguments: {} }, invalid: `Error: ${text.error}` });
-    }
-  }
-  return planned;
+    return parsed.ok ? { call } : { call, invalid: `Error: could not read the arguments of "${raw.name}": ${parsed.error}.` };
+  });
+  const fromTextFormat = fromText.map((text): PlannedCall =>
+    text.ok
+      ? { call: { id: nextId(''), name: text.name, arguments: deepFreeze(text.arguments) } }
+      : { call: { id: nextId(''), name: text.name === '' ? 'unknown' : text.name, arguments: {} }, invalid: `Error: ${text.error}` },
+  );
+  // concat sizes the array exactly; it lives while the calls wait for decisions.
+  return fromNative.concat(fromTextFormat);
 }
 
 function toolStart(call: ToolCall, approvalId: string, awaitingConfirmation: boolean): Extract<LoopEvent, { type: 'tool-start' }> {
   return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation };
+}
+
+/** Built whole rather than spread from toolStart: a spread-then-extended object gets a hidden class of its own. */
+function awaitingToolStart(call: ToolCall, ticket: ApprovalTicket): Extract<LoopEvent, { type: 'tool-start' }> {
+  const { approvalId, expiresAt } = ticket;
+  return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt };
 }
 
 function invalidArguments(toolName: string, error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
