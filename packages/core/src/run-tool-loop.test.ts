@@ -203,6 +203,66 @@ describe('runToolLoop', () => {
     expect(terminal.calls).toStrictEqual([{ code: 'ls' }]);
   });
 
+  it('puts every gated call of a turn up for decision at once; decided in any order, they run in the model\'s order', async () => {
+    const ran: string[] = [];
+    const tool = recordingTool('python', { run: async (args) => (ran.push(String(args.code)), 'ok') });
+    const pending: Extract<LoopEvent, { type: 'tool-start' }>[] = [];
+    const step = toolCallStep(...['a', 'b', 'c'].map((code) => ({ name: 'python', arguments: { code } })));
+    const { events } = await drive([step, textStep('ok')], (event, registry) => {
+      pending.push(event);
+      if (pending.length < 3) return;
+      // All three are pending together before anything is decided: decide them last to first.
+      expect(registry.listPending(SESSION).map((p) => p.toolCallId)).toStrictEqual(pending.map((p) => p.toolCallId));
+      registry.resolve(pending[2]!.approvalId, 'allow', { sessionId: SESSION });
+      registry.resolve(pending[1]!.approvalId, 'deny', { sessionId: SESSION, reason: 'not b' });
+      registry.resolve(pending[0]!.approvalId, 'allow', { sessionId: SESSION });
+    }, { tools: [tool.tool] });
+    expect(events.filter((e) => e.type.startsWith('tool-')).map((e) => e.type)).toStrictEqual([
+      'tool-start', 'tool-start', 'tool-start',
+      'tool-decision', 'tool-end', 'tool-decision', 'tool-end', 'tool-decision', 'tool-end',
+    ]);
+    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'denied', 'executed']);
+    expect(ran).toStrictEqual(['a', 'c']);
+    expectPairedToolEvents(events);
+  });
+
+  it('"always" on one call releases its pending siblings in the same turn', async () => {
+    const reader = defineTool({ name: 'read_file', description: 'read', parameters: z.object({ path: z.string() }), execute: async (args) => `content of ${args.path}` });
+    const pending: Extract<LoopEvent, { type: 'tool-start' }>[] = [];
+    const step = toolCallStep({ name: 'read_file', arguments: { path: 'a' } }, { name: 'read_file', arguments: { path: 'b' } });
+    const { events } = await drive([step, textStep('ok')], (event, registry) => {
+      pending.push(event);
+      if (pending.length === 2) registry.resolve(pending[0]!.approvalId, 'allow', { sessionId: SESSION, always: true });
+    }, { tools: [reader] });
+    expect(ofType(events, 'tool-decision').map((e) => [e.decision, e.source])).toStrictEqual([['allow', 'user'], ['allow', 'grant']]);
+    expect(ofType(events, 'tool-end').map((e) => e.result)).toStrictEqual(['content of a', 'content of b']);
+  });
+
+  it('an identical call repeated in the same turn is asked once and then reported as a duplicate', async () => {
+    let prompts = 0;
+    const { events, calls } = await drive([toolCallStep({ name: 'python', arguments: { code: 'x' } }, { name: 'python', arguments: { code: 'x' } }), textStep('ok')], (event, registry) => {
+      prompts++;
+      registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+    });
+    expect(prompts).toBe(1);
+    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'duplicate']);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('cancel while several calls wait ends each as cancelled and runs none', async () => {
+    const controller = new AbortController();
+    let starts = 0;
+    const step = toolCallStep({ name: 'python', arguments: { code: '1' } }, { name: 'python', arguments: { code: '2' } });
+    const { events, calls, registry } = await drive([step], () => {
+      if (++starts === 2) controller.abort();
+    }, { signal: controller.signal });
+    expect(ofType(events, 'tool-decision').map((e) => e.decision)).toStrictEqual(['cancel', 'cancel']);
+    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['cancelled', 'cancelled']);
+    expect(calls).toStrictEqual([]);
+    expect(registry.pendingCount).toBe(0);
+    expectPairedToolEvents(events);
+  });
+
   it('a grant given while a call waits releases it', async () => {
     const registry = new ApprovalRegistry();
     const { tool, calls } = recordingTool('read', { executesCode: false });

@@ -105,45 +105,69 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       return done.result;
     }
 
-    for (const { call, invalid } of planned) {
-      let result: CallResult;
-      if (signal.aborted) {
-        yield toolStart(call, '', false);
-        result = { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
-      } else if (toolCallsUsed >= maxToolCalls) {
-        yield toolStart(call, '', false);
-        result = { outcome: 'disabled', result: toolResultText.overBudget(maxToolCalls) };
-      } else {
-        toolCallsUsed++;
-        yield { type: 'status', text: `Calling: ${call.name}` };
+    // Every gated call of the turn is put up for decision at once, so the person sees the whole batch and can
+    // decide the calls in any order (or grant one and release its siblings); they still run in the model's order.
+    const announced: (ApprovalTicket | undefined)[] = [];
+    try {
+      for (let i = 0; i < planned.length && !signal.aborted && toolCallsUsed + i < maxToolCalls; i++) {
+        const { call, invalid } = planned[i]!;
+        // A repeat of an earlier call in this turn waits for its turn: whether it is a duplicate depends on how that one ends.
+        if (planned.slice(0, i).some((earlier) => callKey(earlier.call) === callKey(call))) continue;
         const check = checkCall(call, invalid, offered, succeeded);
-        if (!check.ok) {
-          yield toolStart(call, '', false);
-          result = check.result;
-        } else {
-          // Gated here rather than in a helper generator: one generator less held per call waiting for a decision.
-          const gate = openGate(call, check.tool, confirm, options, runId);
-          let outcome: DecisionOutcome | undefined;
-          if (gate.kind === 'ask') {
-            try {
-              yield awaitingToolStart(call, gate.ticket);
-              outcome = await gate.ticket.wait(signal);
-            } finally {
-              // Also reached when the consumer stops iterating while the call waits: the slot must not outlive the run.
-              if (!outcome) void gate.ticket.wait(AbortSignal.abort());
-            }
-            yield decisionEvent(call, gate.ticket.approvalId, outcome);
-          } else {
-            yield toolStart(call, '', false);
-            if (gate.kind === 'granted') yield decisionEvent(call, '', { decision: 'allow', source: 'grant' });
-          }
-          result = !outcome || outcome.decision === 'allow' ? await runTool(check.tool, call.arguments, options, signal) : refusal(call, outcome.decision, outcome.reason);
-          if (result.outcome === 'executed') (succeeded ??= new Set()).add(callKey(call));
+        const gate = check.ok && openGate(call, check.tool, confirm, options, runId);
+        if (gate && gate.kind === 'ask') {
+          announced[i] = gate.ticket;
+          yield { type: 'status', text: `Calling: ${call.name}` };
+          yield awaitingToolStart(call, gate.ticket);
         }
       }
-      const content = capResult(result.result, options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS);
-      messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content });
-      yield { type: 'tool-end', toolCallId: call.id, toolName: call.name, outcome: result.outcome, result: content };
+
+      for (let i = 0; i < planned.length; i++) {
+        const { call, invalid } = planned[i]!;
+        const ticket = announced[i];
+        let result: CallResult;
+        if (ticket) {
+          toolCallsUsed++;
+          const outcome = await ticket.wait(signal);
+          yield decisionEvent(call, ticket.approvalId, outcome);
+          const tool = offered.find((candidate) => candidate.name === call.name)!;
+          result = outcome.decision === 'allow' ? await runTool(tool, call.arguments, options, signal) : refusal(call, outcome.decision, outcome.reason);
+        } else if (signal.aborted) {
+          yield toolStart(call, '', false);
+          result = { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
+        } else if (toolCallsUsed >= maxToolCalls) {
+          yield toolStart(call, '', false);
+          result = { outcome: 'disabled', result: toolResultText.overBudget(maxToolCalls) };
+        } else {
+          toolCallsUsed++;
+          yield { type: 'status', text: `Calling: ${call.name}` };
+          const check = checkCall(call, invalid, offered, succeeded);
+          if (!check.ok) {
+            yield toolStart(call, '', false);
+            result = check.result;
+          } else {
+            const gate = openGate(call, check.tool, confirm, options, runId);
+            let outcome: DecisionOutcome | undefined;
+            if (gate.kind === 'ask') {
+              announced[i] = gate.ticket;
+              yield awaitingToolStart(call, gate.ticket);
+              outcome = await gate.ticket.wait(signal);
+              yield decisionEvent(call, gate.ticket.approvalId, outcome);
+            } else {
+              yield toolStart(call, '', false);
+              if (gate.kind === 'granted') yield decisionEvent(call, '', { decision: 'allow', source: 'grant' });
+            }
+            result = !outcome || outcome.decision === 'allow' ? await runTool(check.tool, call.arguments, options, signal) : refusal(call, outcome.decision, outcome.reason);
+          }
+        }
+        if (result.outcome === 'executed') (succeeded ??= new Set()).add(callKey(call));
+        const content = capResult(result.result, options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS);
+        messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content });
+        yield { type: 'tool-end', toolCallId: call.id, toolName: call.name, outcome: result.outcome, result: content };
+      }
+    } finally {
+      // Also reached when the consumer stops iterating while calls wait: no slot may outlive the run.
+      for (const ticket of announced) void ticket?.wait(AbortSignal.abort());
     }
 
     if (signal.aborted) {
@@ -309,6 +333,8 @@ function refusal(call: ToolCall, decision: Exclude<Decision, 'allow'>, reason: s
 }
 
 async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopOptions, runSignal: AbortSignal): Promise<CallResult> {
+  // An allow that lands as the run is cancelled must not start anything.
+  if (runSignal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelled(tool.name) };
   // Re-validated right before running: what runs is exactly what the schema accepts now.
   const checked = tool.parameters.safeParse(structuredClone(args));
   if (!checked.success) return { outcome: 'error', result: invalidArguments(tool.name, checked.error) };
