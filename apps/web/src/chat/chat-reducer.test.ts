@@ -200,3 +200,173 @@ describe('chatReducer', () => {
     ]);
   });
 });
+
+/** Feeds events with increasing sequence numbers and the person's actions in between, as the hook does. */
+class RunFeed {
+  private seq = 0;
+  constructor(public state: ChatState = follow(RUN, 'run the three commands')) {}
+
+  events(...events: LoopEvent[]): this {
+    for (const data of events) this.state = chatReducer(this.state, { type: 'event', runId: RUN, tracked: { id: `${RUN}:${++this.seq}`, data } });
+    return this;
+  }
+
+  act(...actions: ChatAction[]): this {
+    for (const action of actions) this.state = chatReducer(this.state, action);
+    return this;
+  }
+
+  call(id: string) {
+    return callState(this.state, id);
+  }
+
+  undecided(): string[] {
+    return undecidedCalls(this.state).map((call) => call.toolCallId);
+  }
+}
+
+describe('chatReducer with several calls up for decision at once', () => {
+  const gated = (id: string, toolName: string, args: Record<string, unknown>, expiresAt: number): LoopEvent => ({
+    type: 'tool-start',
+    toolCallId: id,
+    toolName,
+    arguments: args,
+    approvalId: `apv_${id}`,
+    awaitingConfirmation: true,
+    expiresAt,
+  });
+  const waiting = (id: string, expiresAt: number) => ({ status: 'awaiting-decision', approvalId: `apv_${id}`, expiresAt, problem: null });
+  const terminalBatch: LoopEvent[] = [
+    { type: 'status', text: 'Calling: terminal' },
+    gated('c1', 'terminal', { command: 'echo one' }, 1_000_001),
+    { type: 'status', text: 'Calling: terminal' },
+    gated('c2', 'terminal', { command: 'echo two' }, 1_000_002),
+    { type: 'status', text: 'Calling: terminal' },
+    gated('c3', 'terminal', { command: 'echo three' }, 1_000_003),
+  ];
+  const sent = (id: string, decision: 'allow' | 'deny'): ChatAction => ({ type: 'decision-sent', key: toolKey(RUN, id), decision });
+  const accepted = (id: string): ChatAction => ({ type: 'decision-accepted', key: toolKey(RUN, id) });
+
+  it('shows every call of the turn waiting, each with its own approval id and timeout, in model order', () => {
+    const feed = new RunFeed().events(...terminalBatch);
+    expect(feed.state.items.map((item) => (item.kind === 'tool' ? item.call.arguments : item.kind))).toStrictEqual([
+      'user',
+      { command: 'echo one' },
+      { command: 'echo two' },
+      { command: 'echo three' },
+    ]);
+    expect([feed.call('c1'), feed.call('c2'), feed.call('c3')]).toStrictEqual([waiting('c1', 1_000_001), waiting('c2', 1_000_002), waiting('c3', 1_000_003)]);
+    expect(feed.undecided()).toStrictEqual(['c1', 'c2', 'c3']);
+  });
+
+  it('leaves the first call waiting while a later one is decided, and applies that decision when its turn comes', () => {
+    const feed = new RunFeed().events(...terminalBatch);
+    const first = feed.call('c1');
+    feed.act(sent('c2', 'deny'));
+    expect([feed.call('c1'), feed.call('c2').status, feed.call('c3')]).toStrictEqual([first, 'deciding', waiting('c3', 1_000_003)]);
+    expect(feed.call('c1')).toBe(first);
+
+    feed.act(accepted('c2'));
+    expect(feed.call('c2')).toStrictEqual({ status: 'decided', decision: 'deny' });
+    // What Allow all / Deny all act on: the denied call is no longer among them.
+    expect(feed.undecided()).toStrictEqual(['c1', 'c3']);
+
+    feed.act(sent('c1', 'allow'), accepted('c1'));
+    feed.events({ type: 'tool-decision', toolCallId: 'c1', approvalId: 'apv_c1', decision: 'allow', source: 'user' });
+    expect([feed.call('c1'), feed.call('c2'), feed.call('c3')]).toStrictEqual([
+      { status: 'running', approvedBy: 'you' },
+      { status: 'decided', decision: 'deny' },
+      waiting('c3', 1_000_003),
+    ]);
+
+    feed.events(
+      { type: 'tool-end', toolCallId: 'c1', toolName: 'terminal', outcome: 'executed', result: 'one' },
+      { type: 'tool-decision', toolCallId: 'c2', approvalId: 'apv_c2', decision: 'deny', source: 'user', reason: 'not that one' },
+    );
+    expect([feed.call('c1'), feed.call('c2'), feed.call('c3')]).toStrictEqual([
+      { status: 'done', approvedBy: 'you', result: 'one' },
+      { status: 'denied', reason: 'not that one', result: null },
+      waiting('c3', 1_000_003),
+    ]);
+
+    feed.events({ type: 'tool-end', toolCallId: 'c2', toolName: 'terminal', outcome: 'denied', result: 'declined: not that one' });
+    expect([feed.call('c2'), feed.call('c3')]).toStrictEqual([{ status: 'denied', reason: 'not that one', result: 'declined: not that one' }, waiting('c3', 1_000_003)]);
+    expect(feed.undecided()).toStrictEqual(['c3']);
+  });
+
+  it('moves a call on when its tool-decision arrives before the answer to the decision', () => {
+    const feed = new RunFeed().events(...terminalBatch).act(sent('c1', 'allow'));
+    feed.events({ type: 'tool-decision', toolCallId: 'c1', approvalId: 'apv_c1', decision: 'allow', source: 'user' });
+    const before = feed.state;
+    expect(feed.act(accepted('c1')).state).toBe(before);
+    expect(feed.call('c1')).toStrictEqual({ status: 'running', approvedBy: 'you' });
+  });
+
+  it('ignores an accepted decision for a call that was not being decided', () => {
+    const feed = new RunFeed().events(...terminalBatch);
+    const before = feed.state;
+    expect(feed.act(accepted('c2')).state).toBe(before);
+  });
+
+  it('denies every call with Deny all and runs none', () => {
+    const feed = new RunFeed().events(...terminalBatch.slice(0, 4));
+    feed.act(...feed.undecided().flatMap((id) => [sent(id, 'deny'), accepted(id)]));
+    expect([feed.call('c1'), feed.call('c2')]).toStrictEqual([
+      { status: 'decided', decision: 'deny' },
+      { status: 'decided', decision: 'deny' },
+    ]);
+    feed.events(
+      { type: 'tool-decision', toolCallId: 'c1', approvalId: 'apv_c1', decision: 'deny', source: 'user' },
+      { type: 'tool-end', toolCallId: 'c1', toolName: 'terminal', outcome: 'denied', result: 'declined' },
+      { type: 'tool-decision', toolCallId: 'c2', approvalId: 'apv_c2', decision: 'deny', source: 'user' },
+      { type: 'tool-end', toolCallId: 'c2', toolName: 'terminal', outcome: 'denied', result: 'declined' },
+    );
+    expect([feed.call('c1'), feed.call('c2')]).toStrictEqual([
+      { status: 'denied', reason: null, result: 'declined' },
+      { status: 'denied', reason: null, result: 'declined' },
+    ]);
+    expect(feed.undecided()).toStrictEqual([]);
+  });
+
+  it('shows a later call released by the grant given on the first as allowed by the grant', () => {
+    const feed = new RunFeed().events(
+      gated('r1', 'read_file', { path: 'a.txt' }, 1_000_001),
+      gated('r2', 'read_file', { path: 'b.txt' }, 1_000_002),
+    );
+    feed.act(sent('r1', 'allow'), accepted('r1'));
+    feed.events(
+      { type: 'tool-decision', toolCallId: 'r1', approvalId: 'apv_r1', decision: 'allow', source: 'user' },
+      { type: 'tool-end', toolCallId: 'r1', toolName: 'read_file', outcome: 'executed', result: 'alpha' },
+    );
+    // The server released it already, but only its tool-decision tells the page.
+    expect(feed.call('r2')).toStrictEqual(waiting('r2', 1_000_002));
+    feed.events({ type: 'tool-decision', toolCallId: 'r2', approvalId: 'apv_r2', decision: 'allow', source: 'grant' });
+    expect(feed.call('r2')).toStrictEqual({ status: 'running', approvedBy: 'grant' });
+    feed.events({ type: 'tool-end', toolCallId: 'r2', toolName: 'read_file', outcome: 'executed', result: 'beta' });
+    expect([feed.call('r1'), feed.call('r2')]).toStrictEqual([
+      { status: 'done', approvedBy: 'you', result: 'alpha' },
+      { status: 'done', approvedBy: 'grant', result: 'beta' },
+    ]);
+    expect(feed.undecided()).toStrictEqual([]);
+  });
+
+  it('ends every waiting and decided call of the batch when the run is stopped', () => {
+    const feed = new RunFeed().events(...terminalBatch).act(sent('c3', 'allow'), accepted('c3'));
+    feed.events(
+      { type: 'tool-decision', toolCallId: 'c1', approvalId: 'apv_c1', decision: 'cancel', source: 'user' },
+      { type: 'tool-end', toolCallId: 'c1', toolName: 'terminal', outcome: 'cancelled', result: 'cancelled' },
+      { type: 'tool-decision', toolCallId: 'c2', approvalId: 'apv_c2', decision: 'cancel', source: 'user' },
+      { type: 'tool-end', toolCallId: 'c2', toolName: 'terminal', outcome: 'cancelled', result: 'cancelled' },
+      { type: 'tool-decision', toolCallId: 'c3', approvalId: 'apv_c3', decision: 'allow', source: 'user' },
+      { type: 'tool-end', toolCallId: 'c3', toolName: 'terminal', outcome: 'cancelled', result: 'cancelled' },
+      { type: 'run-end', runId: RUN, reason: 'cancelled' },
+    );
+    expect([feed.call('c1'), feed.call('c2'), feed.call('c3')]).toStrictEqual([
+      { status: 'cancelled', result: 'cancelled' },
+      { status: 'cancelled', result: 'cancelled' },
+      { status: 'cancelled', result: 'cancelled' },
+    ]);
+    expect(feed.undecided()).toStrictEqual([]);
+    expect(feed.state.run?.phase).toBe('ended');
+  });
+});

@@ -38,6 +38,7 @@ export type ChatAction =
   | { type: 'event'; runId: string; tracked: TrackedLoopEvent }
   | { type: 'stream-failed'; runId: string; message: string }
   | { type: 'decision-sent'; key: string; decision: PersonDecision }
+  | { type: 'decision-accepted'; key: string }
   | { type: 'decision-rejected'; key: string; problem: DecisionProblem };
 
 export const initialChatState: ChatState = { items: [], run: null, streamError: null };
@@ -62,6 +63,8 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
           ? { status: 'deciding', approvalId: call.state.approvalId, expiresAt: call.state.expiresAt, decision: action.decision }
           : call.state,
       );
+    case 'decision-accepted':
+      return updateCall(state, action.key, (call) => (call.state.status === 'deciding' ? { status: 'decided', decision: call.state.decision } : call.state));
     case 'decision-rejected':
       return updateCall(state, action.key, (call) =>
         call.state.status === 'deciding' || call.state.status === 'awaiting-decision'

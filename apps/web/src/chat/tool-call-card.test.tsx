@@ -50,6 +50,7 @@ describe('ToolCallCard states', () => {
   const cases: { state: ToolCallState; label: string; controls: boolean; result: string | null }[] = [
     { state: awaiting, label: 'Waiting for your decision', controls: true, result: null },
     { state: { status: 'deciding', approvalId: 'apv_1', expiresAt: null, decision: 'allow' }, label: 'Sending your decision…', controls: true, result: null },
+    { state: { status: 'decided', decision: 'deny' }, label: 'Decided, waiting its turn', controls: false, result: null },
     { state: { status: 'running', approvedBy: 'you' }, label: 'Running', controls: false, result: null },
     { state: { status: 'done', approvedBy: 'you', result: 'build removed' }, label: 'Done', controls: false, result: 'build removed' },
     { state: { status: 'error', result: 'exit code 1' }, label: 'Failed', controls: false, result: 'exit code 1' },
@@ -127,8 +128,11 @@ describe('ToolCallCard decisions', () => {
     fireEvent.click(buttons.deny);
     expect(send).toHaveBeenCalledTimes(1);
     await act(async () => reply.resolve({ resolved: true, status: 'resolved', decision: 'allow' }));
-    // Resolved: the card waits for the run's tool-decision event to move on.
-    expect(screen.getByTestId('tool-status').textContent).toBe('Sending your decision…');
+    // Taken, but applied when the call's turn comes: the buttons and the countdown go, the decision stays in view.
+    expect(screen.getByTestId('tool-status').textContent).toBe('Decided, waiting its turn');
+    expect(screen.queryByRole('group', { name: 'Decision for terminal' })).toBeNull();
+    expect(screen.queryByRole('timer')).toBeNull();
+    expect(screen.getByText('You allowed it. It runs once the calls before it are done.')).toBeTruthy();
   });
 
   it('keeps the buttons and shows a retry hint when the server did not resolve the call', async () => {

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { ToolAnnotations } from '../lib/api-types';
+import type { PersonDecision, ToolAnnotations } from '../lib/api-types';
 import { DecisionControls } from './decision-controls';
 import type { DecisionRequest } from './send-decision';
 import { ToolArguments } from './tool-arguments';
@@ -12,6 +12,7 @@ type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
 export const statusPresentation: Record<ToolCallStatus, { label: string; tone: Tone }> = {
   'awaiting-decision': { label: 'Waiting for your decision', tone: 'waiting' },
   deciding: { label: 'Sending your decision…', tone: 'waiting' },
+  decided: { label: 'Decided, waiting its turn', tone: 'muted' },
   running: { label: 'Running', tone: 'busy' },
   done: { label: 'Done', tone: 'ok' },
   error: { label: 'Failed', tone: 'bad' },
@@ -64,6 +65,8 @@ function StatusDetail({ state }: { state: ToolCallState }): ReactNode {
     case 'cancelled':
     case 'recorded':
       return null;
+    case 'decided':
+      return <p className="detail">{decidedDetail[state.decision]}</p>;
     case 'running':
     case 'done':
       return state.approvedBy === 'grant' ? <p className="detail">Allowed by an “Always allow” in this chat.</p> : null;
@@ -78,6 +81,11 @@ function StatusDetail({ state }: { state: ToolCallState }): ReactNode {
   }
 }
 
+const decidedDetail: Record<PersonDecision, string> = {
+  allow: 'You allowed it. It runs once the calls before it are done.',
+  deny: 'You denied it, so it will not run.',
+};
+
 function ranTool(status: ToolCallStatus): boolean {
   return status === 'done' || status === 'error' || status === 'recorded';
 }
@@ -86,6 +94,7 @@ function resultOf(state: ToolCallState): string | null {
   switch (state.status) {
     case 'awaiting-decision':
     case 'deciding':
+    case 'decided':
     case 'running':
       return null;
     case 'done':

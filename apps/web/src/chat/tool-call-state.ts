@@ -16,6 +16,9 @@ export type Approver = 'you' | 'grant' | 'no-confirmation';
 export type ToolCallState =
   | { status: 'awaiting-decision'; approvalId: string; expiresAt: number | null; problem: DecisionProblem | null }
   | { status: 'deciding'; approvalId: string; expiresAt: number | null; decision: PersonDecision }
+  // The server took the decision, but the run applies it only when the call's turn comes: with several calls
+  // up at once, a later one can be decided long before the calls before it are done.
+  | { status: 'decided'; decision: PersonDecision }
   | { status: 'running'; approvedBy: Approver }
   | { status: 'done'; approvedBy: Approver; result: string }
   | { status: 'error'; result: string }

@@ -70,6 +70,8 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
           dispatch({ type: 'event', runId, tracked });
           const type = tracked.data.type;
           if (type === 'run-start' || type === 'run-end') activity.current();
+          // A new chat is created by its first run: a detail read sent before that answered "not found".
+          if (type === 'run-start') void utils.sessions.get.invalidate({ sessionId });
           if (type === 'run-end') void utils.grants.list.invalidate({ sessionId });
         },
         onError(error) {
