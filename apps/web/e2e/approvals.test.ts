@@ -1,29 +1,11 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startAirlockUnderTest, RECORDING_COMMAND, type AirlockUnderTest } from './support/airlock-under-test';
-import { launchChromium } from './support/browser';
+import { describe, expect, it } from 'vitest';
+import { RECORDING_COMMAND } from './support/airlock-under-test';
+import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
 
 const runTerminal = { toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] };
 
-let browser: Browser;
-let airlock: AirlockUnderTest;
-let context: BrowserContext;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser.close();
-});
-beforeEach(async () => {
-  airlock = await startAirlockUnderTest();
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-});
-afterEach(async () => {
-  await context.close();
-  await airlock.close();
-});
+const suite = useBrowserSuite();
 
 function toolMessages(request: Record<string, unknown> | undefined): string[] {
   const messages = (request?.messages ?? []) as { role: string; content: unknown }[];
@@ -32,8 +14,8 @@ function toolMessages(request: Record<string, unknown> | undefined): string[] {
 
 describe('approving tool calls in the browser', () => {
   it('runs an allowed call once and shows its result', async () => {
-    airlock.model.enqueue(runTerminal, { text: 'The command printed **hello-airlock**.' });
-    const chat = await ChatPage.open(context, airlock.link);
+    suite.airlock.model.enqueue(runTerminal, { text: 'The command printed **hello-airlock**.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
     expect(chat.page.url()).not.toContain('token=');
     await chat.send('Say hello from the shell');
     const card = chat.card();
@@ -44,13 +26,13 @@ describe('approving tool calls in the browser', () => {
     await chat.waitForText('The command printed');
     expect(await card.locator('.result-text').textContent()).toContain('hello-airlock');
     expect(await chat.page.locator('.markdown strong').textContent()).toBe('hello-airlock');
-    expect(await airlock.runCount()).toBe(1);
-    expect(toolMessages(airlock.model.requests[1])[0]).toContain('hello-airlock');
+    expect(await suite.airlock.runCount()).toBe(1);
+    expect(toolMessages(suite.airlock.model.requests[1])[0]).toContain('hello-airlock');
   });
 
   it('sends a deny reason to the model and never runs the call', async () => {
-    airlock.model.enqueue(runTerminal, { text: 'Understood, I did not run it.' });
-    const chat = await ChatPage.open(context, airlock.link);
+    suite.airlock.model.enqueue(runTerminal, { text: 'Understood, I did not run it.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
     await chat.send('Say hello from the shell');
     const card = chat.card();
     await chat.waitForStatus(card, 'Waiting for your decision');
@@ -60,14 +42,14 @@ describe('approving tool calls in the browser', () => {
     await chat.waitForStatus(card, 'Denied');
     await card.getByText('Your reason: not on a Friday').waitFor();
     await chat.waitForText('Understood, I did not run it.');
-    expect(airlock.model.requests).toHaveLength(2);
-    expect(toolMessages(airlock.model.requests[1])).toStrictEqual([expect.stringContaining('Their reason, in their own words: not on a Friday')]);
-    expect(await airlock.runCount()).toBe(0);
+    expect(suite.airlock.model.requests).toHaveLength(2);
+    expect(toolMessages(suite.airlock.model.requests[1])).toStrictEqual([expect.stringContaining('Their reason, in their own words: not on a Friday')]);
+    expect(await suite.airlock.runCount()).toBe(0);
   });
 
   it('runs the identical call again without asking after Always allow, until revoked', async () => {
-    airlock.model.enqueue(runTerminal, { text: 'First run done.' });
-    const chat = await ChatPage.open(context, airlock.link);
+    suite.airlock.model.enqueue(runTerminal, { text: 'First run done.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
     await chat.send('Say hello');
     const first = chat.card(0);
     await chat.waitForStatus(first, 'Waiting for your decision');
@@ -79,20 +61,20 @@ describe('approving tool calls in the browser', () => {
     await chat.waitForText('First run done.');
     await chat.page.getByText('Always allowed in this chat (1)').waitFor();
 
-    airlock.model.enqueue(runTerminal, { text: 'Second run done.' });
+    suite.airlock.model.enqueue(runTerminal, { text: 'Second run done.' });
     await chat.send('Again please');
     const second = chat.card(1);
     await chat.waitForStatus(second, 'Done');
     await second.getByText('Allowed by an “Always allow” in this chat.').waitFor();
     await chat.waitForText('Second run done.');
-    expect(await airlock.runCount()).toBe(2);
+    expect(await suite.airlock.runCount()).toBe(2);
 
     await chat.page.getByText('Always allowed in this chat (1)').click();
     await chat.page.getByRole('button', { name: 'Revoke always-allow for terminal' }).click();
     await chat.page.getByText('Always allowed in this chat (1)').waitFor({ state: 'detached' });
-    airlock.model.enqueue(runTerminal, { text: 'unused' });
+    suite.airlock.model.enqueue(runTerminal, { text: 'unused' });
     await chat.send('Once more');
     await chat.waitForStatus(chat.card(2), 'Waiting for your decision');
-    expect(await airlock.runCount()).toBe(2);
+    expect(await suite.airlock.runCount()).toBe(2);
   });
 });

@@ -1,31 +1,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startAirlockUnderTest, type AirlockUnderTest } from './support/airlock-under-test';
-import { launchChromium } from './support/browser';
+import type { Locator } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
 
 const logged = (word: string) => ({ name: 'terminal', arguments: { command: `echo ${word} | tee -a ran.log` } });
 
-let browser: Browser;
-let airlock: AirlockUnderTest;
-let context: BrowserContext;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser.close();
-});
-beforeEach(async () => {
-  airlock = await startAirlockUnderTest();
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-});
-afterEach(async () => {
-  await context.close();
-  await airlock.close();
-});
+const suite = useBrowserSuite();
 
 function toolMessages(request: Record<string, unknown> | undefined): string[] {
   const messages = (request?.messages ?? []) as { role: string; content: unknown }[];
@@ -40,7 +22,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 
 /** The lines the terminal calls appended to ran.log, in the order they ran; null when none ran. */
 async function ranLog(): Promise<string[] | null> {
-  const text = await readFile(join(airlock.workspace, 'ran.log'), 'utf8').catch((error: NodeJS.ErrnoException) => {
+  const text = await readFile(join(suite.airlock.workspace, 'ran.log'), 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw error;
   });
@@ -58,8 +40,8 @@ async function expectAwaiting(chat: ChatPage, card: Locator, toolName: string): 
 
 describe('several tool calls waiting at once', () => {
   it('decides each call on its own card, and Allow all allows only what still waits', async () => {
-    airlock.model.enqueue({ toolCalls: [logged('one'), logged('two'), logged('three')] }, { text: 'Ran one and three, skipped two.' });
-    const chat = await ChatPage.open(context, airlock.link);
+    suite.airlock.model.enqueue({ toolCalls: [logged('one'), logged('two'), logged('three')] }, { text: 'Ran one and three, skipped two.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
     await chat.send('Log three words');
     const [first, second, third] = [chat.card(0), chat.card(1), chat.card(2)];
     for (const card of [first, second, third]) await expectAwaiting(chat, card, 'terminal');
@@ -89,8 +71,8 @@ describe('several tool calls waiting at once', () => {
     expect(await bar.count()).toBe(0);
 
     expect(await ranLog()).toStrictEqual(['one', 'three']);
-    expect(airlock.model.requests).toHaveLength(2);
-    const told = toolMessages(airlock.model.requests[1]);
+    expect(suite.airlock.model.requests).toHaveLength(2);
+    const told = toolMessages(suite.airlock.model.requests[1]);
     expect(told).toHaveLength(3);
     expect(told[0]).toMatch(/^one$/m);
     expect(told[1]).toContain('Their reason, in their own words: two is not needed');
@@ -98,8 +80,8 @@ describe('several tool calls waiting at once', () => {
   });
 
   it('denies every waiting call with Deny all and runs none', async () => {
-    airlock.model.enqueue({ toolCalls: [logged('one'), logged('two')] }, { text: 'Nothing ran.' });
-    const chat = await ChatPage.open(context, airlock.link);
+    suite.airlock.model.enqueue({ toolCalls: [logged('one'), logged('two')] }, { text: 'Nothing ran.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
     await chat.send('Log two words');
     const [first, second] = [chat.card(0), chat.card(1)];
     await expectAwaiting(chat, first, 'terminal');
@@ -111,21 +93,21 @@ describe('several tool calls waiting at once', () => {
     await chat.waitForStatus(second, 'Denied');
 
     expect(await ranLog()).toBeNull();
-    expect(toolMessages(airlock.model.requests[1])).toStrictEqual([
+    expect(toolMessages(suite.airlock.model.requests[1])).toStrictEqual([
       expect.stringContaining('The person declined this call to "terminal"'),
       expect.stringContaining('The person declined this call to "terminal"'),
     ]);
   });
 
   it('releases the second read_file call with Always allow on the first', async () => {
-    await writeFile(join(airlock.workspace, 'a.txt'), 'alpha line\n');
-    await writeFile(join(airlock.workspace, 'b.txt'), 'beta line\n');
+    await writeFile(join(suite.airlock.workspace, 'a.txt'), 'alpha line\n');
+    await writeFile(join(suite.airlock.workspace, 'b.txt'), 'beta line\n');
     const answer = deferred();
-    airlock.model.enqueue(
+    suite.airlock.model.enqueue(
       { toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }, { name: 'read_file', arguments: { path: 'b.txt' } }] },
       { text: 'Both files read.', hold: answer.promise },
     );
-    const chat = await ChatPage.open(context, airlock.link);
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
     await chat.send('Read both files');
     const [first, second] = [chat.card(0), chat.card(1)];
     await expectAwaiting(chat, first, 'read_file');
@@ -142,6 +124,6 @@ describe('several tool calls waiting at once', () => {
     expect(await first.getByText('Allowed by an “Always allow” in this chat.').count()).toBe(0);
     expect(await first.locator('.result-text').textContent()).toBe('alpha line\n');
     expect(await second.locator('.result-text').textContent()).toBe('beta line\n');
-    expect(toolMessages(airlock.model.requests[1])).toStrictEqual(['alpha line\n', 'beta line\n']);
+    expect(toolMessages(suite.airlock.model.requests[1])).toStrictEqual(['alpha line\n', 'beta line\n']);
   });
 });

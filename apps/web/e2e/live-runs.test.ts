@@ -1,29 +1,12 @@
-import type { Browser, BrowserContext, WebSocketRoute } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startAirlockUnderTest, RECORDING_COMMAND, type AirlockUnderTest } from './support/airlock-under-test';
-import { launchChromium } from './support/browser';
+import type { WebSocketRoute } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { RECORDING_COMMAND } from './support/airlock-under-test';
+import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
 
 const runTerminal = { toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] };
 
-let browser: Browser;
-let airlock: AirlockUnderTest;
-let context: BrowserContext;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser.close();
-});
-beforeEach(async () => {
-  airlock = await startAirlockUnderTest();
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-});
-afterEach(async () => {
-  await context.close();
-  await airlock.close();
-});
+const suite = useBrowserSuite();
 
 /** A chat.stream message (a tracked event or the end of the stream), as opposed to the answer to a query or mutation. */
 function isRunEvent(message: string | Buffer): boolean {
@@ -37,8 +20,8 @@ function isRunEvent(message: string | Buffer): boolean {
 
 /** Starts a chat whose first call waits for a decision, in a new tab. */
 async function chatWithPendingCall(title: string): Promise<ChatPage> {
-  airlock.model.enqueue(runTerminal, { text: 'All done.' });
-  const chat = await ChatPage.open(context, airlock.link);
+  suite.airlock.model.enqueue(runTerminal, { text: 'All done.' });
+  const chat = await ChatPage.open(suite.context, suite.airlock.link);
   await chat.send(title);
   await chat.waitForStatus(chat.card(), 'Waiting for your decision');
   return chat;
@@ -55,19 +38,19 @@ describe('runs that outlive a tab or a socket', () => {
     await chat.button(card, 'Allow terminal').click();
     await chat.waitForStatus(card, 'Done');
     await chat.waitForText('All done.');
-    expect(await airlock.runCount()).toBe(1);
+    expect(await suite.airlock.runCount()).toBe(1);
   });
 
   it('shows a decision made in a second tab in the first at once', async () => {
     const first = await chatWithPendingCall('Greet from two tabs');
-    const second = await ChatPage.open(context, airlock.link);
+    const second = await ChatPage.open(suite.context, suite.airlock.link);
     await second.openSession('Greet from two tabs');
     await second.waitForStatus(second.card(), 'Waiting for your decision');
     await second.button(second.card(), 'Allow terminal').click();
     await first.waitForStatus(first.card(), 'Done');
     await first.waitForText('All done.');
     await second.waitForStatus(second.card(), 'Done');
-    expect(await airlock.runCount()).toBe(1);
+    expect(await suite.airlock.runCount()).toBe(1);
   });
 
   it('keeps the buttons with a retry hint when the decision cannot be sent, and the retry works', async () => {
@@ -92,12 +75,12 @@ describe('runs that outlive a tab or a socket', () => {
     await chat.button(card, 'Allow terminal').click();
     await card.getByRole('alert').getByText('Could not send your decision', { exact: false }).waitFor();
     await chat.waitForStatus(card, 'Waiting for your decision');
-    expect(await airlock.runCount()).toBe(0);
+    expect(await suite.airlock.runCount()).toBe(0);
     await chat.connected();
     await chat.button(card, 'Allow terminal').click();
     await chat.waitForStatus(card, 'Done');
     await chat.waitForText('All done.');
-    expect(await airlock.runCount()).toBe(1);
+    expect(await suite.airlock.runCount()).toBe(1);
   });
 
   it('says what was decided when another tab decided first', async () => {
@@ -120,7 +103,7 @@ describe('runs that outlive a tab or a socket', () => {
     await first.connected();
     await first.waitForStatus(first.card(), 'Waiting for your decision');
 
-    const second = await ChatPage.open(context, airlock.link);
+    const second = await ChatPage.open(suite.context, suite.airlock.link);
     await second.openSession('Greet with a slow tab');
     await second.button(second.card(), 'Deny terminal').click();
     await second.waitForStatus(second.card(), 'Denied');
@@ -132,7 +115,7 @@ describe('runs that outlive a tab or a socket', () => {
     holding = false;
     for (const message of held.splice(0)) page?.send(message);
     await first.waitForStatus(first.card(), 'Denied');
-    expect(await airlock.runCount()).toBe(0);
+    expect(await suite.airlock.runCount()).toBe(0);
   });
 
   it('stops a run with Stop', async () => {
@@ -141,7 +124,7 @@ describe('runs that outlive a tab or a socket', () => {
     await chat.waitForStatus(chat.card(), 'Cancelled');
     await chat.page.getByRole('note').getByText('Stopped.').waitFor();
     await chat.page.getByRole('button', { name: 'Send', exact: true }).waitFor();
-    expect(airlock.model.requests).toHaveLength(1);
-    expect(await airlock.runCount()).toBe(0);
+    expect(suite.airlock.model.requests).toHaveLength(1);
+    expect(await suite.airlock.runCount()).toBe(0);
   });
 });

@@ -1,27 +1,9 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startAirlockUnderTest, RECORDING_COMMAND, type AirlockUnderTest } from './support/airlock-under-test';
-import { launchChromium } from './support/browser';
+import { describe, expect, it } from 'vitest';
+import { RECORDING_COMMAND } from './support/airlock-under-test';
+import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
 
-let browser: Browser;
-let airlock: AirlockUnderTest;
-let context: BrowserContext;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser.close();
-});
-beforeEach(async () => {
-  airlock = await startAirlockUnderTest();
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-});
-afterEach(async () => {
-  await context.close();
-  await airlock.close();
-});
+const suite = useBrowserSuite();
 
 function offeredTools(request: Record<string, unknown> | undefined): string[] {
   const tools = (request?.tools ?? []) as { function: { name: string } }[];
@@ -30,19 +12,19 @@ function offeredTools(request: Record<string, unknown> | undefined): string[] {
 
 describe('settings', () => {
   it('runs calls without asking when confirmation is off, and keeps the setting across reloads', async () => {
-    const chat = await ChatPage.open(context, airlock.link);
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
     await chat.page.getByRole('button', { name: 'Settings' }).click();
     const dialog = chat.page.getByRole('dialog', { name: 'Settings' });
     await dialog.getByRole('checkbox', { name: 'Confirm tool calls' }).uncheck();
     await dialog.getByText('Tools now run without asking', { exact: false }).waitFor();
     await dialog.getByRole('button', { name: 'Close settings' }).click();
 
-    airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] }, { text: 'Ran it.' });
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] }, { text: 'Ran it.' });
     await chat.send('Greet without asking');
     await chat.waitForStatus(chat.card(), 'Done');
     await chat.waitForText('Ran it.');
     expect(await chat.card().getByRole('group', { name: 'Decision for terminal' }).count()).toBe(0);
-    expect(await airlock.runCount()).toBe(1);
+    expect(await suite.airlock.runCount()).toBe(1);
 
     await chat.page.reload();
     await chat.connected();
@@ -51,17 +33,17 @@ describe('settings', () => {
   });
 
   it('offers the model only the enabled tools', async () => {
-    const chat = await ChatPage.open(context, airlock.link);
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
     await chat.page.getByRole('button', { name: 'Settings' }).click();
     const dialog = chat.page.getByRole('dialog', { name: 'Settings' });
     await dialog.getByRole('checkbox', { name: /^terminal/ }).uncheck();
     await chat.page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
 
-    airlock.model.enqueue({ text: 'No shell for me.' });
+    suite.airlock.model.enqueue({ text: 'No shell for me.' });
     await chat.send('What can you use?');
     await chat.waitForText('No shell for me.');
-    const offered = offeredTools(airlock.model.requests[0]);
+    const offered = offeredTools(suite.airlock.model.requests[0]);
     expect(offered).not.toContain('terminal');
     expect(offered).toContain('python');
   });
@@ -69,18 +51,18 @@ describe('settings', () => {
 
 describe('access', () => {
   it('explains how to get the right address when the token is wrong', async () => {
-    const page = await context.newPage();
-    await page.goto(`${airlock.server.url}/#token=not-the-token`);
+    const page = await suite.context.newPage();
+    await page.goto(`${suite.airlock.server.url}/#token=not-the-token`);
     await page.getByRole('heading', { name: 'This link is no longer valid' }).waitFor();
     await page.getByText('Airlock is running at http://127.0.0.1:7700/#token=…').waitFor();
     expect(page.url()).not.toContain('token=');
   });
 
   it('explains how to get the right address when the token is missing', async () => {
-    const page = await context.newPage();
-    await page.goto(`${airlock.server.url}/`);
+    const page = await suite.context.newPage();
+    await page.goto(`${suite.airlock.server.url}/`);
     await page.getByRole('heading', { name: 'Open Airlock from its start-up link' }).waitFor();
-    await page.getByRole('textbox', { name: 'Or paste the address here' }).fill(airlock.link);
+    await page.getByRole('textbox', { name: 'Or paste the address here' }).fill(suite.airlock.link);
     await page.getByRole('button', { name: 'Connect' }).click();
     await page.getByRole('status', { name: 'Connection: Connected' }).waitFor();
   });
@@ -88,8 +70,8 @@ describe('access', () => {
 
 describe('connection', () => {
   it('shows when the server goes away', async () => {
-    const chat = await ChatPage.open(context, airlock.link);
-    await airlock.server.close();
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await suite.airlock.server.close();
     await chat.page.getByRole('status', { name: /^Connection: (Reconnecting…|Offline, retrying)$/ }).waitFor();
     await chat.page.getByRole('status', { name: 'Connection: Offline, retrying' }).waitFor();
     expect(await chat.page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
@@ -98,8 +80,8 @@ describe('connection', () => {
 
 describe('chats', () => {
   it('starts, switches between and deletes chats', async () => {
-    airlock.model.enqueue({ text: 'Answer one.' }, { text: 'Answer two.' });
-    const chat = await ChatPage.open(context, airlock.link);
+    suite.airlock.model.enqueue({ text: 'Answer one.' }, { text: 'Answer two.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
     await chat.send('First chat');
     await chat.waitForText('Answer one.');
     await chat.page.getByRole('button', { name: 'New chat' }).click();
@@ -115,6 +97,6 @@ describe('chats', () => {
     await chat.page.getByRole('button', { name: 'Delete chat First chat' }).click();
     await chat.page.getByText('What shall we do?').waitFor();
     await chat.page.getByRole('navigation', { name: 'Chats' }).getByText('First chat').waitFor({ state: 'detached' });
-    expect(airlock.model.requests).toHaveLength(2);
+    expect(suite.airlock.model.requests).toHaveLength(2);
   });
 });
