@@ -148,8 +148,8 @@ class Slot implements ApprovalTicket {
       this.settle(cancelled());
     } else {
       signal.addEventListener('abort', this);
-      if (this.signals) this.signals.push(signal);
-      else this.signals = [signal];
+      if (!this.signals) this.signals = [signal];
+      else if (!this.signals.includes(signal)) this.signals.push(signal);
     }
     return this.promise;
   }

@@ -226,6 +226,34 @@ describe('runToolLoop', () => {
     expectPairedToolEvents(events);
   });
 
+  it('reports a decision on a later call at once, while an earlier call still waits, and still runs them in order', async () => {
+    const ran: string[] = [];
+    const tool = recordingTool('python', { run: async (args) => (ran.push(String(args.code)), 'ok') });
+    const starts: Extract<LoopEvent, { type: 'tool-start' }>[] = [];
+    const registry = new ApprovalRegistry();
+    const model = new ScriptedModel([toolCallStep(...['a', 'b'].map((code) => ({ name: 'python', arguments: { code } }))), textStep('ok')]);
+    const run = runToolLoop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [tool.tool], registry, sessionId: SESSION });
+    const { events } = await collectRun(run, (event) => {
+      if (event.type === 'tool-start') starts.push(event);
+      // Decide the second call first; decide the first only once the second's decision has been reported.
+      if (event.type === 'tool-start' && starts.length === 2) registry.resolve(starts[1]!.approvalId, 'allow', { sessionId: SESSION });
+      if (event.type === 'tool-decision' && event.toolCallId === starts[1]!.toolCallId) {
+        expect(ran).toStrictEqual([]);
+        registry.resolve(starts[0]!.approvalId, 'allow', { sessionId: SESSION });
+      }
+    });
+    expect(events.filter((e) => e.type.startsWith('tool-')).map((e) => `${e.type}:${'toolCallId' in e ? e.toolCallId : ''}`)).toStrictEqual([
+      `tool-start:${starts[0]!.toolCallId}`,
+      `tool-start:${starts[1]!.toolCallId}`,
+      `tool-decision:${starts[1]!.toolCallId}`,
+      `tool-decision:${starts[0]!.toolCallId}`,
+      `tool-end:${starts[0]!.toolCallId}`,
+      `tool-end:${starts[1]!.toolCallId}`,
+    ]);
+    expect(ran).toStrictEqual(['a', 'b']);
+    expect(ofType(events, 'tool-decision')).toHaveLength(2);
+  });
+
   it('"always" on one call releases its pending siblings in the same turn', async () => {
     const reader = defineTool({ name: 'read_file', description: 'read', parameters: z.object({ path: z.string() }), execute: async (args) => `content of ${args.path}` });
     const pending: Extract<LoopEvent, { type: 'tool-start' }>[] = [];

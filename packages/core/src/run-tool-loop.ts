@@ -108,6 +108,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     // Every gated call of the turn is put up for decision at once, so the person sees the whole batch and can
     // decide the calls in any order (or grant one and release its siblings); they still run in the model's order.
     const announced: (ApprovalTicket | undefined)[] = [];
+    const reported: (DecisionOutcome | undefined)[] = [];
     try {
       for (let i = 0; i < planned.length && !signal.aborted && toolCallsUsed + i < maxToolCalls; i++) {
         const { call, invalid } = planned[i]!;
@@ -128,8 +129,9 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         let result: CallResult;
         if (ticket) {
           toolCallsUsed++;
-          const outcome = await ticket.wait(signal);
-          yield decisionEvent(call, ticket.approvalId, outcome);
+          // Every decision is reported the moment it is made, in whatever order the person decides;
+          // the calls still run in the model's order, so this one may already have been reported.
+          const outcome = reported[i] ?? (yield* reportDecisionsUntil(i, planned, announced, reported, signal));
           const tool = offered.find((candidate) => candidate.name === call.name)!;
           result = outcome.decision === 'allow' ? await runTool(tool, call.arguments, options, signal) : refusal(call, outcome.decision, outcome.reason);
         } else if (signal.aborted) {
@@ -151,8 +153,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             if (gate.kind === 'ask') {
               announced[i] = gate.ticket;
               yield awaitingToolStart(call, gate.ticket);
-              outcome = await gate.ticket.wait(signal);
-              yield decisionEvent(call, gate.ticket.approvalId, outcome);
+              outcome = yield* reportDecisionsUntil(i, planned, announced, reported, signal);
             } else {
               yield toolStart(call, '', false);
               if (gate.kind === 'granted') yield decisionEvent(call, '', { decision: 'allow', source: 'grant' });
@@ -175,6 +176,29 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       yield done.event;
       return done.result;
     }
+  }
+}
+
+/**
+ * Waits until call `index` is decided, reporting every decision among the announced calls as it is made
+ * (a person may decide a later call first). Answers the decision of call `index`.
+ */
+async function* reportDecisionsUntil(
+  index: number,
+  planned: readonly PlannedCall[],
+  announced: readonly (ApprovalTicket | undefined)[],
+  reported: (DecisionOutcome | undefined)[],
+  signal: AbortSignal,
+): AsyncGenerator<LoopEvent, DecisionOutcome, undefined> {
+  for (;;) {
+    const waits: Promise<{ at: number; outcome: DecisionOutcome }>[] = [];
+    announced.forEach((ticket, at) => {
+      if (ticket && !reported[at]) waits.push(ticket.wait(signal).then((outcome) => ({ at, outcome })));
+    });
+    const next = await Promise.race(waits);
+    reported[next.at] = next.outcome;
+    yield decisionEvent(planned[next.at]!.call, announced[next.at]!.approvalId, next.outcome);
+    if (next.at === index) return next.outcome;
   }
 }
 
