@@ -53,8 +53,9 @@ describe('several tool calls waiting at once', () => {
     await chat.button(second, 'Deny with reason…').click();
     await second.getByRole('textbox', { name: 'Reason, passed to the model' }).fill('two is not needed');
     await chat.button(second, 'Deny with this reason').click();
-    await chat.waitForStatus(second, 'Decided, waiting its turn');
-    await second.getByText('You denied it, so it will not run.').waitFor();
+    // Denied means it will not run: shown at once, though the call before it is still undecided.
+    await chat.waitForStatus(second, 'Denied');
+    await second.getByText('Your reason: two is not needed').waitFor();
     expect(await second.getByRole('group', { name: 'Decision for terminal' }).count()).toBe(0);
     await expectAwaiting(chat, first, 'terminal');
     await expectAwaiting(chat, third, 'terminal');
@@ -77,6 +78,42 @@ describe('several tool calls waiting at once', () => {
     expect(told[0]).toMatch(/^one$/m);
     expect(told[1]).toContain('Their reason, in their own words: two is not needed');
     expect(told[2]).toMatch(/^three$/m);
+  });
+
+  it('shows a later call decided in another tab at once, and again after a reload', async () => {
+    suite.airlock.model.enqueue({ toolCalls: [logged('one'), logged('two')] }, { text: 'Logged both words.' });
+    const tab1 = await ChatPage.open(suite.context, suite.airlock.link);
+    await tab1.send('Log two words in order');
+    await expectAwaiting(tab1, tab1.card(0), 'terminal');
+    await expectAwaiting(tab1, tab1.card(1), 'terminal');
+
+    const tab2 = await ChatPage.open(suite.context, suite.airlock.link);
+    await tab2.openSession('Log two words in order');
+    await expectAwaiting(tab2, tab2.card(1), 'terminal');
+    await tab2.button(tab2.card(1), 'Allow terminal').click();
+    await tab2.waitForStatus(tab2.card(1), 'Allowed, waiting its turn');
+
+    // Tab 1 sent nothing: only the run's tool-decision event, reported as the decision was made, moves its card.
+    const expectSecondAllowedFirstWaiting = async () => {
+      await tab1.waitForStatus(tab1.card(1), 'Allowed, waiting its turn');
+      await tab1.card(1).getByText('You allowed it. It runs once the calls before it are done.').waitFor();
+      expect(await tab1.card(1).getByRole('group', { name: 'Decision for terminal' }).count()).toBe(0);
+      await expectAwaiting(tab1, tab1.card(0), 'terminal');
+      await tab1.page.getByRole('region', { name: 'Waiting tool calls' }).waitFor({ state: 'detached' });
+    };
+    await expectSecondAllowedFirstWaiting();
+    expect(await ranLog()).toBeNull();
+
+    await tab1.page.reload();
+    await tab1.connected();
+    await expectSecondAllowedFirstWaiting();
+
+    await tab1.button(tab1.card(0), 'Allow terminal').click();
+    await tab1.waitForText('Logged both words.');
+    await tab1.waitForStatus(tab1.card(0), 'Done');
+    await tab1.waitForStatus(tab1.card(1), 'Done');
+    await tab2.waitForStatus(tab2.card(0), 'Done');
+    expect(await ranLog()).toStrictEqual(['one', 'two']);
   });
 
   it('denies every waiting call with Deny all and runs none', async () => {

@@ -1,4 +1,4 @@
-import { AirlockError, toolJsonSchema } from '@airlock/core';
+import { AirlockError, grantsNeedExactArguments, toolJsonSchema } from '@airlock/core';
 import { initTRPC, tracked, TRPCError } from '@trpc/server';
 import { z, ZodError } from 'zod';
 import type { Context } from './context';
@@ -111,6 +111,7 @@ export const appRouter = t.router({
           readOnly: tool.annotations?.readOnly === true,
           destructive: tool.annotations?.destructive === true,
           executesCode: tool.annotations?.executesCode === true,
+          exactGrants: grantsNeedExactArguments(tool),
         },
         source: tool.source ?? 'builtin',
       })),

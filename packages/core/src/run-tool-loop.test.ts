@@ -291,6 +291,26 @@ describe('runToolLoop', () => {
     expectPairedToolEvents(events);
   });
 
+  it('an "always" on a tool marked exactGrants (a file write) covers only the same arguments', async () => {
+    const writes: string[] = [];
+    const writer = defineTool({
+      name: 'write_file',
+      description: 'write',
+      parameters: z.object({ path: z.string() }),
+      annotations: { exactGrants: true },
+      execute: async (args) => (writes.push(args.path), 'written'),
+    });
+    let prompts = 0;
+    const write = (path: string) => toolCallStep({ name: 'write_file', arguments: { path } });
+    await drive([write('notes.txt'), write('notes.txt'), write('test.sh'), textStep('ok')], (event, registry) => {
+      prompts++;
+      registry.resolve(event.approvalId, 'allow', { sessionId: SESSION, always: true });
+    }, { tools: [writer] });
+    // notes.txt asked once (the repeat is a duplicate); test.sh is not covered by the notes.txt grant.
+    expect(prompts).toBe(2);
+    expect(writes).toStrictEqual(['notes.txt', 'test.sh']);
+  });
+
   it('a grant given while a call waits releases it', async () => {
     const registry = new ApprovalRegistry();
     const { tool, calls } = recordingTool('read', { executesCode: false });

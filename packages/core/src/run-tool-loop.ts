@@ -7,7 +7,7 @@ import { canonicalJson, deepFreeze } from './json';
 import { parseToolArguments } from './json-repair';
 import type { AssistantMessage, ChatMessage, ToolCall } from './messages';
 import { TextToolCallExtractor, type TextToolCall } from './text-tool-calls';
-import { toolJsonSchema, toolVersion, type AnyTool } from './tool';
+import { grantsNeedExactArguments, toolJsonSchema, toolVersion, type AnyTool } from './tool';
 import { toolResultText } from './tool-results';
 
 export const DEFAULT_MAX_TOOL_CALLS = 25;
@@ -314,7 +314,7 @@ type Gate = { kind: 'run' } | { kind: 'granted' } | { kind: 'ask'; ticket: Appro
 /** Whether the call runs without asking, is covered by a grant, or waits on a decision (registered here, before its tool-start). */
 function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options: RunToolLoopOptions, runId: string): Gate {
   if (!confirm) return { kind: 'run' };
-  const executesCode = tool.annotations?.executesCode === true;
+  const executesCode = grantsNeedExactArguments(tool);
   const version = toolVersion(tool);
   if (options.registry.findGrant(options.sessionId, { toolName: call.name, arguments: call.arguments, executesCode, toolVersion: version })) {
     return { kind: 'granted' };

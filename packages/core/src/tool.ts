@@ -9,6 +9,16 @@ export interface ToolAnnotations {
   destructive?: boolean;
   /** The tool runs arbitrary code (terminal, python): grants then cover only the exact arguments. */
   executesCode?: boolean;
+  /**
+   * "Always allow" covers only these exact arguments, though the tool does not run code itself: a file write
+   * (a granted command could run what it wrote), a fetch (a granted fetch could send anything anywhere).
+   */
+  exactGrants?: boolean;
+}
+
+/** Whether an "Always allow" for this tool covers only the exact arguments it was given for. */
+export function grantsNeedExactArguments(tool: AnyTool): boolean {
+  return tool.annotations?.executesCode === true || tool.annotations?.exactGrants === true;
 }
 
 export interface ToolContext {
@@ -63,7 +73,7 @@ export function toolJsonSchema(tool: AnyTool): JsonSchema {
 export function toolVersion(tool: AnyTool): string {
   let version = versionCache.get(tool);
   if (version === undefined) {
-    version = JSON.stringify([tool.description, toolJsonSchema(tool)]);
+    version = JSON.stringify([tool.source ?? 'builtin', tool.description, toolJsonSchema(tool)]);
     versionCache.set(tool, version);
   }
   return version;

@@ -1,3 +1,4 @@
+import { grantsNeedExactArguments } from '@airlock/core';
 import { describe, expect, test } from 'vitest';
 import { argumentsSchema, flattenToolResult, MAX_TOOL_NAME_LENGTH, mcpTool, mcpToolName } from './mcp-tool';
 
@@ -53,14 +54,17 @@ describe('mcpTool', () => {
       name: 'web__search',
       description: 'Searches.',
       jsonSchema: inputSchema,
-      annotations: { readOnly: true },
+      annotations: { exactGrants: true, readOnly: true },
       source: 'mcp:web',
     });
   });
 
-  test('has no annotations when the server gives no hints', () => {
+  test('grants cover only exact arguments whatever the hints say, and a hint never widens that', () => {
     const tool = mcpTool({ server: 's', definition: { name: 't', inputSchema: { type: 'object' } }, call: () => Promise.resolve({ content: '' }) });
-    expect(tool.annotations).toBeUndefined();
+    expect(tool.annotations).toStrictEqual({ exactGrants: true });
+    expect(grantsNeedExactArguments(tool)).toBe(true);
+    const readOnly = mcpTool({ server: 's', definition: { name: 'r', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }, call: () => Promise.resolve({ content: '' }) });
+    expect(grantsNeedExactArguments(readOnly)).toBe(true);
     expect(tool.description).toBe('');
   });
 });

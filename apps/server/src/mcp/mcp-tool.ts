@@ -32,13 +32,14 @@ export function argumentsSchema(inputSchema: JsonSchema): z.ZodType<Record<strin
   }
 }
 
-function annotationsOf(tool: McpToolDefinition): ToolAnnotations | undefined {
+function annotationsOf(tool: McpToolDefinition): ToolAnnotations {
+  // A server's hints never widen a permission: "Always allow" on an MCP tool covers only the exact arguments
+  // (the tool may run commands, send messages, spend money — whatever its hints claim).
+  const annotations: ToolAnnotations = { exactGrants: true };
   const hints = tool.annotations;
-  if (hints === undefined) return undefined;
-  const annotations: ToolAnnotations = {};
-  if (typeof hints.readOnlyHint === 'boolean') annotations.readOnly = hints.readOnlyHint;
-  if (typeof hints.destructiveHint === 'boolean') annotations.destructive = hints.destructiveHint;
-  return Object.keys(annotations).length === 0 ? undefined : annotations;
+  if (typeof hints?.readOnlyHint === 'boolean') annotations.readOnly = hints.readOnlyHint;
+  if (typeof hints?.destructiveHint === 'boolean') annotations.destructive = hints.destructiveHint;
+  return annotations;
 }
 
 export interface McpToolOptions {
@@ -63,7 +64,7 @@ export function mcpTool(options: McpToolOptions): AnyTool {
     description: definition.description ?? definition.title ?? definition.annotations?.title ?? '',
     parameters: argumentsSchema(inputSchema),
     jsonSchema: inputSchema,
-    ...(annotations === undefined ? {} : { annotations }),
+    annotations,
     source: `mcp:${server}`,
     execute: (args: Record<string, unknown>, context: ToolContext) => options.call(definition.name, args, context),
   };

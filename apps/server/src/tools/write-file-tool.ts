@@ -19,7 +19,7 @@ export function createWriteFileTool(options: ResolvedToolsOptions, paths: Worksp
       'Create or replace a text file in the workspace with the given content (the whole file, not a patch). ' +
       `Content is limited to ${options.maxWriteBytes} bytes.`,
     parameters,
-    annotations: { destructive: true },
+    annotations: { destructive: true, exactGrants: true },
     source: 'builtin',
     execute: (args, context) =>
       failuresAsResults(args.path, async () => {

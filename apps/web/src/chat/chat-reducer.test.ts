@@ -42,7 +42,7 @@ describe('chatReducer', () => {
       { kind: 'user', key: `user:${RUN}`, text: 'hello' },
       { kind: 'assistant', key: `assistant:${RUN}:1`, runId: RUN, text: 'Hello there.', reasoning: 'Let me think.' },
     ]);
-    expect(state.run).toStrictEqual({ runId: RUN, phase: 'ended', status: null, lastSeq: 6 });
+    expect(state.run).toStrictEqual({ runId: RUN, phase: 'ended', status: null, lastSeq: 6, announcing: false, startedAtTurn: null });
   });
 
   it('starts a new assistant turn after a tool call', () => {
@@ -245,7 +245,9 @@ describe('chatReducer with several calls up for decision at once', () => {
     gated('c3', 'terminal', { command: 'echo three' }, 1_000_003),
   ];
   const sent = (id: string, decision: 'allow' | 'deny'): ChatAction => ({ type: 'decision-sent', key: toolKey(RUN, id), decision });
-  const accepted = (id: string): ChatAction => ({ type: 'decision-accepted', key: toolKey(RUN, id) });
+  const accepted = (id: string, reason?: string): ChatAction => ({ type: 'decision-accepted', key: toolKey(RUN, id), ...(reason === undefined ? {} : { reason }) });
+  const allowed = (id: string, source: 'user' | 'grant' = 'user'): LoopEvent => ({ type: 'tool-decision', toolCallId: id, approvalId: `apv_${id}`, decision: 'allow', source });
+  const ended = (id: string, outcome: 'executed' | 'denied', result: string): LoopEvent => ({ type: 'tool-end', toolCallId: id, toolName: 'terminal', outcome, result });
 
   it('shows every call of the turn waiting, each with its own approval id and timeout, in model order', () => {
     const feed = new RunFeed().events(...terminalBatch);
@@ -259,39 +261,144 @@ describe('chatReducer with several calls up for decision at once', () => {
     expect(feed.undecided()).toStrictEqual(['c1', 'c2', 'c3']);
   });
 
-  it('leaves the first call waiting while a later one is decided, and applies that decision when its turn comes', () => {
-    const feed = new RunFeed().events(...terminalBatch);
-    const first = feed.call('c1');
-    feed.act(sent('c2', 'deny'));
-    expect([feed.call('c1'), feed.call('c2').status, feed.call('c3')]).toStrictEqual([first, 'deciding', waiting('c3', 1_000_003)]);
-    expect(feed.call('c1')).toBe(first);
+  it('shows a decision for the last call at once, and runs it only after every call before it ended', () => {
+    const feed = new RunFeed().events(...terminalBatch, allowed('c3'));
+    expect([feed.call('c1'), feed.call('c2'), feed.call('c3')]).toStrictEqual([waiting('c1', 1_000_001), waiting('c2', 1_000_002), { status: 'allowed', approvedBy: 'you' }]);
+    expect(feed.undecided()).toStrictEqual(['c1', 'c2']);
 
-    feed.act(accepted('c2'));
-    expect(feed.call('c2')).toStrictEqual({ status: 'decided', decision: 'deny' });
-    // What Allow all / Deny all act on: the denied call is no longer among them.
-    expect(feed.undecided()).toStrictEqual(['c1', 'c3']);
+    feed.events(allowed('c1'));
+    expect([feed.call('c1'), feed.call('c3')]).toStrictEqual([{ status: 'running', approvedBy: 'you' }, { status: 'allowed', approvedBy: 'you' }]);
 
-    feed.act(sent('c1', 'allow'), accepted('c1'));
-    feed.events({ type: 'tool-decision', toolCallId: 'c1', approvalId: 'apv_c1', decision: 'allow', source: 'user' });
-    expect([feed.call('c1'), feed.call('c2'), feed.call('c3')]).toStrictEqual([
-      { status: 'running', approvedBy: 'you' },
-      { status: 'decided', decision: 'deny' },
-      waiting('c3', 1_000_003),
-    ]);
-
-    feed.events(
-      { type: 'tool-end', toolCallId: 'c1', toolName: 'terminal', outcome: 'executed', result: 'one' },
-      { type: 'tool-decision', toolCallId: 'c2', approvalId: 'apv_c2', decision: 'deny', source: 'user', reason: 'not that one' },
-    );
+    // The first call's end does not make the third one run: the second has not even been decided.
+    feed.events(ended('c1', 'executed', 'one'));
     expect([feed.call('c1'), feed.call('c2'), feed.call('c3')]).toStrictEqual([
       { status: 'done', approvedBy: 'you', result: 'one' },
-      { status: 'denied', reason: 'not that one', result: null },
-      waiting('c3', 1_000_003),
+      waiting('c2', 1_000_002),
+      { status: 'allowed', approvedBy: 'you' },
     ]);
 
-    feed.events({ type: 'tool-end', toolCallId: 'c2', toolName: 'terminal', outcome: 'denied', result: 'declined: not that one' });
-    expect([feed.call('c2'), feed.call('c3')]).toStrictEqual([{ status: 'denied', reason: 'not that one', result: 'declined: not that one' }, waiting('c3', 1_000_003)]);
-    expect(feed.undecided()).toStrictEqual(['c3']);
+    feed.events(allowed('c2'));
+    expect([feed.call('c2'), feed.call('c3')]).toStrictEqual([{ status: 'running', approvedBy: 'you' }, { status: 'allowed', approvedBy: 'you' }]);
+    feed.events(ended('c2', 'executed', 'two'));
+    expect(feed.call('c3')).toStrictEqual({ status: 'running', approvedBy: 'you' });
+    feed.events(ended('c3', 'executed', 'three'));
+    expect(feed.call('c3')).toStrictEqual({ status: 'done', approvedBy: 'you', result: 'three' });
+  });
+
+  it('keeps an allowed call waiting after the first call ends until the one between them ends too', () => {
+    const feed = new RunFeed().events(...terminalBatch, allowed('c1'), allowed('c3'), ended('c1', 'executed', 'one'));
+    expect([feed.call('c2'), feed.call('c3')]).toStrictEqual([waiting('c2', 1_000_002), { status: 'allowed', approvedBy: 'you' }]);
+
+    // Denied, so it will not run, but the run is not past it until its tool-end.
+    feed.events({ type: 'tool-decision', toolCallId: 'c2', approvalId: 'apv_c2', decision: 'deny', source: 'user', reason: 'not that one' });
+    expect([feed.call('c2'), feed.call('c3')]).toStrictEqual([{ status: 'denied', reason: 'not that one', result: null }, { status: 'allowed', approvedBy: 'you' }]);
+
+    feed.events(ended('c2', 'denied', 'declined: not that one'));
+    expect([feed.call('c2'), feed.call('c3')]).toStrictEqual([
+      { status: 'denied', reason: 'not that one', result: 'declined: not that one' },
+      { status: 'running', approvedBy: 'you' },
+    ]);
+  });
+
+  it('shows a deny, timeout or cancel of a later call at once, before the calls ahead of it are decided', () => {
+    const feed = new RunFeed().events(
+      ...terminalBatch,
+      { type: 'tool-decision', toolCallId: 'c3', approvalId: 'apv_c3', decision: 'deny', source: 'user', reason: 'no' },
+      { type: 'tool-decision', toolCallId: 'c2', approvalId: 'apv_c2', decision: 'timeout', source: 'user' },
+    );
+    expect([feed.call('c1'), feed.call('c2'), feed.call('c3')]).toStrictEqual([
+      waiting('c1', 1_000_001),
+      { status: 'timed-out', result: null },
+      { status: 'denied', reason: 'no', result: null },
+    ]);
+    expect(feed.undecided()).toStrictEqual(['c1']);
+    feed.events({ type: 'tool-decision', toolCallId: 'c1', approvalId: 'apv_c1', decision: 'cancel', source: 'user' });
+    expect(feed.call('c1')).toStrictEqual({ status: 'cancelled', result: null });
+  });
+
+  it('shows the person their own decision when the server takes it before the run reports it', () => {
+    const feed = new RunFeed().events(...terminalBatch, allowed('c1'));
+    // The run reports decisions only while it waits on one: with the first call running, these come later.
+    feed.act(sent('c3', 'allow'), accepted('c3'), sent('c2', 'deny'), accepted('c2', 'not that one'));
+    expect([feed.call('c1'), feed.call('c2'), feed.call('c3')]).toStrictEqual([
+      { status: 'running', approvedBy: 'you' },
+      { status: 'denied', reason: 'not that one', result: null },
+      { status: 'allowed', approvedBy: 'you' },
+    ]);
+    expect(feed.undecided()).toStrictEqual([]);
+
+    feed.events(ended('c1', 'executed', 'one'), { type: 'tool-decision', toolCallId: 'c2', approvalId: 'apv_c2', decision: 'deny', source: 'user', reason: 'not that one' });
+    expect(feed.call('c3')).toStrictEqual({ status: 'allowed', approvedBy: 'you' });
+    feed.events(ended('c2', 'denied', 'declined'), allowed('c3'));
+    expect([feed.call('c2'), feed.call('c3')]).toStrictEqual([
+      { status: 'denied', reason: 'not that one', result: 'declined' },
+      { status: 'running', approvedBy: 'you' },
+    ]);
+  });
+
+  it('runs an allowed call at once when the server takes it while the run waits on that very call', () => {
+    const feed = new RunFeed().events(...terminalBatch, allowed('c1'), ended('c1', 'executed', 'one'));
+    feed.act(sent('c2', 'allow'), accepted('c2'));
+    expect(feed.call('c2')).toStrictEqual({ status: 'running', approvedBy: 'you' });
+    feed.events(allowed('c2'));
+    expect([feed.call('c2'), feed.call('c3')]).toStrictEqual([{ status: 'running', approvedBy: 'you' }, waiting('c3', 1_000_003)]);
+  });
+
+  it('does not show a batch call as running while it is still being announced', () => {
+    const feed = new RunFeed().events(terminalBatch[1]!).act(sent('c1', 'allow'), accepted('c1'));
+    expect(feed.call('c1')).toStrictEqual({ status: 'allowed', approvedBy: 'you' });
+    feed.events(terminalBatch[3]!, allowed('c1'));
+    expect([feed.call('c1'), feed.call('c2')]).toStrictEqual([{ status: 'running', approvedBy: 'you' }, waiting('c2', 1_000_002)]);
+  });
+
+  it('runs a call that starts at its own turn ahead of the allowed batch calls announced before it', () => {
+    // The model asked for a granted read_file first, then two gated commands: the commands are announced first.
+    const feed = new RunFeed().events(gated('c1', 'terminal', { command: 'echo one' }, 1_000_001), gated('c2', 'terminal', { command: 'echo two' }, 1_000_002));
+    feed.act(sent('c1', 'allow'), accepted('c1'));
+    feed.events(
+      { type: 'tool-start', toolCallId: 'r0', toolName: 'read_file', arguments: { path: 'a.txt' }, approvalId: '', awaitingConfirmation: false },
+      { type: 'tool-decision', toolCallId: 'r0', approvalId: '', decision: 'allow', source: 'grant' },
+    );
+    expect([feed.call('r0'), feed.call('c1')]).toStrictEqual([{ status: 'running', approvedBy: 'grant' }, { status: 'allowed', approvedBy: 'you' }]);
+    feed.events(ended('r0', 'executed', 'alpha'));
+    expect([feed.call('r0'), feed.call('c1')]).toStrictEqual([{ status: 'done', approvedBy: 'grant', result: 'alpha' }, { status: 'running', approvedBy: 'you' }]);
+  });
+
+  it('runs a repeated call asked about at its own turn, while a later batch call waits', () => {
+    const feed = new RunFeed().events(gated('c1', 'terminal', { command: 'echo one' }, 1_000_001), gated('c3', 'terminal', { command: 'echo three' }, 1_000_003), allowed('c3'));
+    feed.events({ type: 'tool-decision', toolCallId: 'c1', approvalId: 'apv_c1', decision: 'deny', source: 'user' }, ended('c1', 'denied', 'declined'));
+    // The model repeated the first call; that one is asked about only now, after the first was denied.
+    feed.events(gated('c2', 'terminal', { command: 'echo one' }, 1_000_002), allowed('c2'));
+    expect([feed.call('c2'), feed.call('c3')]).toStrictEqual([{ status: 'running', approvedBy: 'you' }, { status: 'allowed', approvedBy: 'you' }]);
+    feed.events(ended('c2', 'executed', 'one'));
+    expect(feed.call('c3')).toStrictEqual({ status: 'running', approvedBy: 'you' });
+  });
+
+  it('rebuilds the same calls when the whole event list is replayed after a reload', () => {
+    const events: LoopEvent[] = [...terminalBatch, allowed('c3'), { type: 'tool-decision', toolCallId: 'c2', approvalId: 'apv_c2', decision: 'deny', source: 'user' }];
+    const live = new RunFeed().events(...terminalBatch).act(sent('c3', 'allow'));
+    live.events(events[6]!).act(accepted('c3'), sent('c2', 'deny'), accepted('c2'));
+    live.events(events[7]!);
+    const replayAll = (upTo: LoopEvent[]) => {
+      const reloaded = chatReducer(chatReducer(initialChatState, { type: 'history-loaded', messages: [] }), { type: 'run-followed', runId: RUN });
+      return new RunFeed(reloaded).events(...upTo).state;
+    };
+    const toolItems = (state: ChatState) => state.items.filter((item) => item.kind === 'tool');
+
+    let replayed = replayAll(events);
+    expect(toolItems(replayed)).toStrictEqual(toolItems(live.state));
+    expect(replayed.run).toStrictEqual(live.state.run);
+    expect(undecidedCalls(replayed).map((call) => call.toolCallId)).toStrictEqual(['c1']);
+
+    const rest: LoopEvent[] = [allowed('c1'), ended('c1', 'executed', 'one'), ended('c2', 'denied', 'declined')];
+    live.events(...rest);
+    replayed = replayAll([...events, ...rest]);
+    expect(toolItems(replayed)).toStrictEqual(toolItems(live.state));
+    expect([live.call('c1'), live.call('c2'), live.call('c3')]).toStrictEqual([
+      { status: 'done', approvedBy: 'you', result: 'one' },
+      { status: 'denied', reason: null, result: 'declined' },
+      { status: 'running', approvedBy: 'you' },
+    ]);
   });
 
   it('moves a call on when its tool-decision arrives before the answer to the decision', () => {
@@ -312,8 +419,8 @@ describe('chatReducer with several calls up for decision at once', () => {
     const feed = new RunFeed().events(...terminalBatch.slice(0, 4));
     feed.act(...feed.undecided().flatMap((id) => [sent(id, 'deny'), accepted(id)]));
     expect([feed.call('c1'), feed.call('c2')]).toStrictEqual([
-      { status: 'decided', decision: 'deny' },
-      { status: 'decided', decision: 'deny' },
+      { status: 'denied', reason: null, result: null },
+      { status: 'denied', reason: null, result: null },
     ]);
     feed.events(
       { type: 'tool-decision', toolCallId: 'c1', approvalId: 'apv_c1', decision: 'deny', source: 'user' },
@@ -334,13 +441,11 @@ describe('chatReducer with several calls up for decision at once', () => {
       gated('r2', 'read_file', { path: 'b.txt' }, 1_000_002),
     );
     feed.act(sent('r1', 'allow'), accepted('r1'));
-    feed.events(
-      { type: 'tool-decision', toolCallId: 'r1', approvalId: 'apv_r1', decision: 'allow', source: 'user' },
-      { type: 'tool-end', toolCallId: 'r1', toolName: 'read_file', outcome: 'executed', result: 'alpha' },
-    );
     // The server released it already, but only its tool-decision tells the page.
     expect(feed.call('r2')).toStrictEqual(waiting('r2', 1_000_002));
-    feed.events({ type: 'tool-decision', toolCallId: 'r2', approvalId: 'apv_r2', decision: 'allow', source: 'grant' });
+    feed.events(allowed('r1'), allowed('r2', 'grant'));
+    expect([feed.call('r1'), feed.call('r2')]).toStrictEqual([{ status: 'running', approvedBy: 'you' }, { status: 'allowed', approvedBy: 'grant' }]);
+    feed.events({ type: 'tool-end', toolCallId: 'r1', toolName: 'read_file', outcome: 'executed', result: 'alpha' });
     expect(feed.call('r2')).toStrictEqual({ status: 'running', approvedBy: 'grant' });
     feed.events({ type: 'tool-end', toolCallId: 'r2', toolName: 'read_file', outcome: 'executed', result: 'beta' });
     expect([feed.call('r1'), feed.call('r2')]).toStrictEqual([
@@ -350,8 +455,9 @@ describe('chatReducer with several calls up for decision at once', () => {
     expect(feed.undecided()).toStrictEqual([]);
   });
 
-  it('ends every waiting and decided call of the batch when the run is stopped', () => {
+  it('ends every waiting and allowed call of the batch when the run is stopped', () => {
     const feed = new RunFeed().events(...terminalBatch).act(sent('c3', 'allow'), accepted('c3'));
+    expect(feed.call('c3')).toStrictEqual({ status: 'allowed', approvedBy: 'you' });
     feed.events(
       { type: 'tool-decision', toolCallId: 'c1', approvalId: 'apv_c1', decision: 'cancel', source: 'user' },
       { type: 'tool-end', toolCallId: 'c1', toolName: 'terminal', outcome: 'cancelled', result: 'cancelled' },

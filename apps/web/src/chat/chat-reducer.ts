@@ -1,8 +1,11 @@
 import type { LoopEvent, PersonDecision, RunEndReason, StoredMessage, TrackedLoopEvent } from '../lib/api-types';
 import {
+  hasEnded,
+  stateAfterAccepted,
   stateAfterDecision,
   stateAfterEnd,
   stateAfterStart,
+  stateForTurn,
   type DecisionProblem,
   type ToolCallState,
   type ToolCallView,
@@ -22,6 +25,16 @@ export interface RunView {
   status: string | null;
   /** Highest event sequence applied: a replayed or repeated event is ignored. */
   lastSeq: number;
+  /**
+   * True while the gated calls of a model turn are announced together, before any of them runs;
+   * false from the first decision, tool-end or call that starts at its own turn.
+   */
+  announcing: boolean;
+  /**
+   * The call that started at its own turn rather than with a batch (no confirmation needed, a grant,
+   * a repeat asked about later), until its tool-end: it is the one running, whatever batch calls still wait.
+   */
+  startedAtTurn: string | null;
 }
 
 export interface ChatState {
@@ -38,7 +51,8 @@ export type ChatAction =
   | { type: 'event'; runId: string; tracked: TrackedLoopEvent }
   | { type: 'stream-failed'; runId: string; message: string }
   | { type: 'decision-sent'; key: string; decision: PersonDecision }
-  | { type: 'decision-accepted'; key: string }
+  /** The server took the decision; `reason` is the deny reason sent with it. */
+  | { type: 'decision-accepted'; key: string; reason?: string }
   | { type: 'decision-rejected'; key: string; problem: DecisionProblem };
 
 export const initialChatState: ChatState = { items: [], run: null, streamError: null };
@@ -50,7 +64,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       return { items: itemsFromHistory(action.messages), run: null, streamError: null };
     case 'run-followed': {
       const items = action.message === undefined ? state.items : [...state.items, { kind: 'user' as const, key: `user:${action.runId}`, text: action.message }];
-      return { items, run: { runId: action.runId, phase: 'following', status: null, lastSeq: 0 }, streamError: null };
+      return { items, run: { runId: action.runId, phase: 'following', status: null, lastSeq: 0, announcing: false, startedAtTurn: null }, streamError: null };
     }
     case 'event':
       return applyTracked(state, action.runId, action.tracked);
@@ -63,8 +77,10 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
           ? { status: 'deciding', approvalId: call.state.approvalId, expiresAt: call.state.expiresAt, decision: action.decision }
           : call.state,
       );
-    case 'decision-accepted':
-      return updateCall(state, action.key, (call) => (call.state.status === 'deciding' ? { status: 'decided', decision: call.state.decision } : call.state));
+    case 'decision-accepted': {
+      const accepted = updateCall(state, action.key, (call) => (call.state.status === 'deciding' ? stateAfterAccepted(call.state.decision, action.reason) : call.state));
+      return accepted === state || accepted.run === null ? accepted : settleTurns(accepted, accepted.run);
+    }
     case 'decision-rejected':
       return updateCall(state, action.key, (call) =>
         call.state.status === 'deciding' || call.state.status === 'awaiting-decision'
@@ -97,13 +113,22 @@ function applyEvent(state: ChatState, run: RunView, event: LoopEvent): ChatState
     case 'tool-start': {
       const key = toolKey(runId, event.toolCallId);
       if (state.items.some((item) => item.key === key)) return state;
+      // A gated call joins the batch being announced, or opens one when nothing of the run is left to end;
+      // any other call starts when its turn has come.
+      const joinsBatch = event.awaitingConfirmation && (run.announcing || !hasUnendedCall(state.items, runId));
       const call: ToolCallView = { key, runId, toolCallId: event.toolCallId, toolName: event.toolName, arguments: event.arguments, state: stateAfterStart(event) };
-      return { ...state, items: [...state.items, { kind: 'tool', key, call }] };
+      const next: RunView = { ...run, announcing: joinsBatch, startedAtTurn: joinsBatch ? run.startedAtTurn : key };
+      return settleTurns({ ...state, items: [...state.items, { kind: 'tool', key, call }], run: next }, next);
     }
-    case 'tool-decision':
-      return updateCall(state, toolKey(runId, event.toolCallId), () => stateAfterDecision(event));
-    case 'tool-end':
-      return { ...updateCall(state, toolKey(runId, event.toolCallId), (call) => stateAfterEnd(call.state, event)), run: { ...run, status: null } };
+    case 'tool-decision': {
+      const next: RunView = { ...run, announcing: false };
+      return settleTurns({ ...updateCall(state, toolKey(runId, event.toolCallId), () => stateAfterDecision(event)), run: next }, next);
+    }
+    case 'tool-end': {
+      const key = toolKey(runId, event.toolCallId);
+      const next: RunView = { ...run, status: null, announcing: false, startedAtTurn: run.startedAtTurn === key ? null : run.startedAtTurn };
+      return settleTurns({ ...updateCall(state, key, (call) => stateAfterEnd(call.state, event)), run: next }, next);
+    }
     case 'run-end': {
       const ended = { ...state, run: { ...run, phase: 'ended' as const, status: null } };
       if (event.reason === 'done') return ended;
@@ -129,6 +154,33 @@ function updateCall(state: ChatState, key: string, next: (call: ToolCallView) =>
   const items = [...state.items];
   items[index] = { ...item, call: { ...item.call, state: updated } };
   return { ...state, items };
+}
+
+function hasUnendedCall(items: readonly ChatItem[], runId: string): boolean {
+  return items.some((item) => item.kind === 'tool' && item.call.runId === runId && !hasEnded(item.call.state));
+}
+
+/**
+ * The call the run is at: the one that started at its own turn, else the first of the run not ended
+ * (calls run one at a time, in the order they were announced). None while a batch is being announced.
+ */
+function currentCallKey(items: readonly ChatItem[], run: RunView): string | null {
+  if (run.startedAtTurn !== null) return run.startedAtTurn;
+  if (run.announcing) return null;
+  const current = items.find((item) => item.kind === 'tool' && item.call.runId === run.runId && !hasEnded(item.call.state));
+  return current?.key ?? null;
+}
+
+/** Shows the run's allowed calls as running or waiting their turn, from where the run is. */
+function settleTurns(state: ChatState, run: RunView): ChatState {
+  const current = currentCallKey(state.items, run);
+  let items: ChatItem[] | undefined;
+  state.items.forEach((item, index) => {
+    if (item.kind !== 'tool' || item.call.runId !== run.runId) return;
+    const settled = stateForTurn(item.call.state, item.key === current);
+    if (settled !== item.call.state) (items ??= [...state.items])[index] = { ...item, call: { ...item.call, state: settled } };
+  });
+  return items === undefined ? state : { ...state, items };
 }
 
 export function toolKey(runId: string, toolCallId: string): string {

@@ -24,9 +24,9 @@ export interface SendDecisionOptions {
 }
 
 /**
- * Sends one decision. The card shows "deciding" until the server answers, then "decided" until the run's
- * tool-decision event moves it on; a refusal or a failure puts the buttons back with the reason, so the
- * person can try again.
+ * Sends one decision. The card shows "deciding" until the server answers, then the decision it took
+ * (the run's tool-decision event may come before or after that answer); a refusal or a failure puts the
+ * buttons back with the reason, so the person can try again.
  */
 export async function sendDecision(options: SendDecisionOptions): Promise<ConfirmResult | undefined> {
   const { call, request, dispatch } = options;
@@ -42,7 +42,11 @@ export async function sendDecision(options: SendDecisionOptions): Promise<Confir
       ...(request.decision === 'allow' && request.always === true ? { always: true } : {}),
     });
     const problem = problemOf(result);
-    dispatch(problem === null ? { type: 'decision-accepted', key: call.key } : { type: 'decision-rejected', key: call.key, problem });
+    dispatch(
+      problem === null
+        ? { type: 'decision-accepted', key: call.key, ...(reason ? { reason } : {}) }
+        : { type: 'decision-rejected', key: call.key, problem },
+    );
     return result;
   } catch (error) {
     dispatch({ type: 'decision-rejected', key: call.key, problem: { kind: 'send-failed', message: error instanceof Error ? error.message : String(error) } });

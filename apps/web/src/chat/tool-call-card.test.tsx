@@ -9,8 +9,8 @@ import type { ToolCallState, ToolCallView } from './tool-call-state';
 
 afterEach(cleanup);
 
-const terminal: ToolAnnotations = { readOnly: false, destructive: true, executesCode: true };
-const readFile: ToolAnnotations = { readOnly: true, destructive: false, executesCode: false };
+const terminal: ToolAnnotations = { readOnly: false, destructive: true, executesCode: true, exactGrants: true };
+const readFile: ToolAnnotations = { readOnly: true, destructive: false, executesCode: false, exactGrants: false };
 const awaiting: ToolCallState = { status: 'awaiting-decision', approvalId: 'apv_1', expiresAt: Date.now() + 90_000, problem: null };
 
 function view(state: ToolCallState, toolName = 'terminal', args: Record<string, unknown> = { command: 'rm -rf build' }): ToolCallView {
@@ -50,7 +50,7 @@ describe('ToolCallCard states', () => {
   const cases: { state: ToolCallState; label: string; controls: boolean; result: string | null }[] = [
     { state: awaiting, label: 'Waiting for your decision', controls: true, result: null },
     { state: { status: 'deciding', approvalId: 'apv_1', expiresAt: null, decision: 'allow' }, label: 'Sending your decision…', controls: true, result: null },
-    { state: { status: 'decided', decision: 'deny' }, label: 'Decided, waiting its turn', controls: false, result: null },
+    { state: { status: 'allowed', approvedBy: 'you' }, label: 'Allowed, waiting its turn', controls: false, result: null },
     { state: { status: 'running', approvedBy: 'you' }, label: 'Running', controls: false, result: null },
     { state: { status: 'done', approvedBy: 'you', result: 'build removed' }, label: 'Done', controls: false, result: 'build removed' },
     { state: { status: 'error', result: 'exit code 1' }, label: 'Failed', controls: false, result: 'exit code 1' },
@@ -78,6 +78,9 @@ describe('ToolCallCard states', () => {
     cleanup();
     render(<ToolCallCard call={view({ status: 'running', approvedBy: 'grant' })} annotations={terminal} onDecide={() => undefined} />);
     expect(screen.getByText('Allowed by an “Always allow” in this chat.')).toBeTruthy();
+    cleanup();
+    render(<ToolCallCard call={view({ status: 'allowed', approvedBy: 'grant' })} annotations={terminal} onDecide={() => undefined} />);
+    expect(screen.getByText('Allowed by an “Always allow” in this chat. It runs once the calls before it are done.')).toBeTruthy();
   });
 
   it('shows arguments of other tools as pretty JSON', () => {
@@ -128,8 +131,8 @@ describe('ToolCallCard decisions', () => {
     fireEvent.click(buttons.deny);
     expect(send).toHaveBeenCalledTimes(1);
     await act(async () => reply.resolve({ resolved: true, status: 'resolved', decision: 'allow' }));
-    // Taken, but applied when the call's turn comes: the buttons and the countdown go, the decision stays in view.
-    expect(screen.getByTestId('tool-status').textContent).toBe('Decided, waiting its turn');
+    // Taken, but it runs when the call's turn comes: the buttons and the countdown go, the decision stays in view.
+    expect(screen.getByTestId('tool-status').textContent).toBe('Allowed, waiting its turn');
     expect(screen.queryByRole('group', { name: 'Decision for terminal' })).toBeNull();
     expect(screen.queryByRole('timer')).toBeNull();
     expect(screen.getByText('You allowed it. It runs once the calls before it are done.')).toBeTruthy();
@@ -174,5 +177,9 @@ describe('ToolCallCard decisions', () => {
     fireEvent.change(input, { target: { value: '  use the tmp folder instead  ' } });
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Deny with this reason' })));
     expect(send).toHaveBeenCalledWith({ sessionId: 'chat_1', approvalId: 'apv_1', decision: 'deny', reason: 'use the tmp folder instead' });
+    // A taken deny means the call will not run, whatever comes before it: shown at once, with the reason.
+    expect(screen.getByTestId('tool-status').textContent).toBe('Denied');
+    expect(screen.getByText('Your reason: use the tmp folder instead')).toBeTruthy();
+    expect(screen.queryByRole('group', { name: 'Decision for terminal' })).toBeNull();
   });
 });

@@ -1,10 +1,10 @@
 import type { ReactNode } from 'react';
-import type { PersonDecision, ToolAnnotations } from '../lib/api-types';
+import type { ToolAnnotations } from '../lib/api-types';
 import { DecisionControls } from './decision-controls';
 import type { DecisionRequest } from './send-decision';
 import { ToolArguments } from './tool-arguments';
 import { ToolResult } from './tool-result';
-import type { ToolCallState, ToolCallStatus, ToolCallView } from './tool-call-state';
+import type { Allower, ToolCallState, ToolCallStatus, ToolCallView } from './tool-call-state';
 
 type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
 
@@ -12,7 +12,7 @@ type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
 export const statusPresentation: Record<ToolCallStatus, { label: string; tone: Tone }> = {
   'awaiting-decision': { label: 'Waiting for your decision', tone: 'waiting' },
   deciding: { label: 'Sending your decision…', tone: 'waiting' },
-  decided: { label: 'Decided, waiting its turn', tone: 'muted' },
+  allowed: { label: 'Allowed, waiting its turn', tone: 'muted' },
   running: { label: 'Running', tone: 'busy' },
   done: { label: 'Done', tone: 'ok' },
   error: { label: 'Failed', tone: 'bad' },
@@ -65,8 +65,8 @@ function StatusDetail({ state }: { state: ToolCallState }): ReactNode {
     case 'cancelled':
     case 'recorded':
       return null;
-    case 'decided':
-      return <p className="detail">{decidedDetail[state.decision]}</p>;
+    case 'allowed':
+      return <p className="detail">{allowedDetail[state.approvedBy]}</p>;
     case 'running':
     case 'done':
       return state.approvedBy === 'grant' ? <p className="detail">Allowed by an “Always allow” in this chat.</p> : null;
@@ -81,9 +81,9 @@ function StatusDetail({ state }: { state: ToolCallState }): ReactNode {
   }
 }
 
-const decidedDetail: Record<PersonDecision, string> = {
-  allow: 'You allowed it. It runs once the calls before it are done.',
-  deny: 'You denied it, so it will not run.',
+const allowedDetail: Record<Allower, string> = {
+  you: 'You allowed it. It runs once the calls before it are done.',
+  grant: 'Allowed by an “Always allow” in this chat. It runs once the calls before it are done.',
 };
 
 function ranTool(status: ToolCallStatus): boolean {
@@ -94,7 +94,7 @@ function resultOf(state: ToolCallState): string | null {
   switch (state.status) {
     case 'awaiting-decision':
     case 'deciding':
-    case 'decided':
+    case 'allowed':
     case 'running':
       return null;
     case 'done':

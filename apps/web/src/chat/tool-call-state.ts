@@ -9,6 +9,9 @@ export type DecisionProblem =
 /** Who let a call run. */
 export type Approver = 'you' | 'grant' | 'no-confirmation';
 
+/** Who allowed a call that had to ask. */
+export type Allower = Exclude<Approver, 'no-confirmation'>;
+
 /**
  * Everything a tool call can be from the UI's point of view. `result` is null until the run reports it
  * (a deny is known before the tool-end that carries the text sent back to the model).
@@ -16,9 +19,9 @@ export type Approver = 'you' | 'grant' | 'no-confirmation';
 export type ToolCallState =
   | { status: 'awaiting-decision'; approvalId: string; expiresAt: number | null; problem: DecisionProblem | null }
   | { status: 'deciding'; approvalId: string; expiresAt: number | null; decision: PersonDecision }
-  // The server took the decision, but the run applies it only when the call's turn comes: with several calls
-  // up at once, a later one can be decided long before the calls before it are done.
-  | { status: 'decided'; decision: PersonDecision }
+  // Calls run one at a time in the model's order: with several up at once, a later one can be allowed
+  // long before the calls before it are done. It is shown running only once they all ended.
+  | { status: 'allowed'; approvedBy: Allower }
   | { status: 'running'; approvedBy: Approver }
   | { status: 'done'; approvedBy: Approver; result: string }
   | { status: 'error'; result: string }
@@ -50,7 +53,7 @@ export function stateAfterStart(event: LoopEventOf<'tool-start'>): ToolCallState
 
 export function stateAfterDecision(event: LoopEventOf<'tool-decision'>): ToolCallState {
   const byDecision: Record<Decision, () => ToolCallState> = {
-    allow: () => ({ status: 'running', approvedBy: event.source === 'grant' ? 'grant' : 'you' }),
+    allow: () => ({ status: 'allowed', approvedBy: event.source === 'grant' ? 'grant' : 'you' }),
     deny: () => ({ status: 'denied', reason: event.reason ?? null, result: null }),
     timeout: () => ({ status: 'timed-out', result: null }),
     cancel: () => ({ status: 'cancelled', result: null }),
@@ -60,7 +63,7 @@ export function stateAfterDecision(event: LoopEventOf<'tool-decision'>): ToolCal
 
 export function stateAfterEnd(previous: ToolCallState, event: LoopEventOf<'tool-end'>): ToolCallState {
   const result = event.result;
-  const approvedBy: Approver = previous.status === 'running' || previous.status === 'done' ? previous.approvedBy : 'no-confirmation';
+  const approvedBy: Approver = previous.status === 'running' || previous.status === 'done' || previous.status === 'allowed' ? previous.approvedBy : 'no-confirmation';
   const byOutcome: Record<ToolOutcome, () => ToolCallState> = {
     executed: () => ({ status: 'done', approvedBy, result }),
     error: () => ({ status: 'error', result }),
@@ -71,6 +74,49 @@ export function stateAfterEnd(previous: ToolCallState, event: LoopEventOf<'tool-
     duplicate: () => ({ status: 'duplicate', result }),
   };
   return byOutcome[event.outcome]();
+}
+
+/**
+ * The state once the server took the person's decision, for when its answer comes before the run's
+ * tool-decision event (the run reports decisions only while it waits on one, not while a tool runs).
+ */
+export function stateAfterAccepted(decision: PersonDecision, reason: string | undefined): ToolCallState {
+  const byDecision: Record<PersonDecision, () => ToolCallState> = {
+    allow: () => ({ status: 'allowed', approvedBy: 'you' }),
+    deny: () => ({ status: 'denied', reason: reason ?? null, result: null }),
+  };
+  return byDecision[decision]();
+}
+
+/**
+ * An allowed call runs only when it is the run's current call; anything else allowed waits its turn.
+ * A call that needed no confirmation starts at its turn and is left as it is.
+ */
+export function stateForTurn(state: ToolCallState, isItsTurn: boolean): ToolCallState {
+  if (state.status === 'allowed' && isItsTurn) return { status: 'running', approvedBy: state.approvedBy };
+  if (state.status === 'running' && state.approvedBy !== 'no-confirmation' && !isItsTurn) return { status: 'allowed', approvedBy: state.approvedBy };
+  return state;
+}
+
+/** True once the call's tool-end came: a decision alone (a deny before its turn) leaves `result` null. */
+export function hasEnded(state: ToolCallState): boolean {
+  switch (state.status) {
+    case 'awaiting-decision':
+    case 'deciding':
+    case 'allowed':
+    case 'running':
+      return false;
+    case 'denied':
+    case 'timed-out':
+    case 'cancelled':
+      return state.result !== null;
+    case 'done':
+    case 'error':
+    case 'disabled':
+    case 'duplicate':
+    case 'recorded':
+      return true;
+  }
 }
 
 /** True while the person can still decide: the buttons are shown. */
