@@ -7,6 +7,8 @@ import { toTRPCError } from './error-mapping';
 import { confirmInputSchema, idSchema, sessionInputSchema, streamInputSchema } from './schemas';
 
 const t = initTRPC.context<Context>().create({
+  // Never send stack traces (with the machine's paths) to a client, whatever NODE_ENV says.
+  isDev: false,
   errorFormatter({ shape, error }) {
     const zodError = error.cause instanceof ZodError ? error.cause : undefined;
     return {

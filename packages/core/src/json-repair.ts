@@ -5,7 +5,8 @@ import { isPlainObject, parseUntrustedJson } from './json';
  * bare keys, Python literals (True/False/None) and missing closing brackets. Valid JSON is unchanged.
  */
 export function repairJson(text: string): string {
-  let out = '';
+  // Pieces, not one growing string: dropping a trailing comma must not flatten everything written so far.
+  const out: string[] = [];
   const closers: string[] = [];
   let i = 0;
   const n = text.length;
@@ -13,20 +14,20 @@ export function repairJson(text: string): string {
     const ch = text[i]!;
     if (ch === '"' || ch === "'") {
       const { value, end } = readString(text, i, ch);
-      out += JSON.stringify(value);
+      out.push(JSON.stringify(value));
       i = end;
       continue;
     }
     if (ch === '{' || ch === '[') {
       closers.push(ch === '{' ? '}' : ']');
-      out += ch;
+      out.push(ch);
       i++;
       continue;
     }
     if (ch === '}' || ch === ']') {
-      out = out.replace(/,\s*$/, '');
+      dropTrailingComma(out);
       if (closers.length > 0 && closers[closers.length - 1] === ch) closers.pop();
-      out += ch;
+      out.push(ch);
       i++;
       continue;
     }
@@ -37,17 +38,24 @@ export function repairJson(text: string): string {
       const literal = PY_LITERALS.get(word);
       let k = j;
       while (k < n && /\s/.test(text[k]!)) k++;
-      if (text[k] === ':' && literal === undefined) out += JSON.stringify(word);
-      else out += literal ?? word;
+      if (text[k] === ':' && literal === undefined) out.push(JSON.stringify(word));
+      else out.push(literal ?? word);
       i = j;
       continue;
     }
-    out += ch;
+    out.push(ch);
     i++;
   }
-  out = out.replace(/,\s*$/, '');
-  while (closers.length > 0) out += closers.pop();
-  return out;
+  dropTrailingComma(out);
+  while (closers.length > 0) out.push(closers.pop()!);
+  return out.join('');
+}
+
+/** Removes a comma, and the white space after it, from the end of the pieces written so far. */
+function dropTrailingComma(out: string[]): void {
+  let end = out.length;
+  while (end > 0 && out[end - 1]!.trim() === '') end--;
+  if (end > 0 && out[end - 1] === ',') out.splice(end - 1);
 }
 
 const PY_LITERALS = new Map([

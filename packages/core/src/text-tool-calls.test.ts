@@ -70,6 +70,12 @@ describe('parseTextToolCall repairs', () => {
 });
 
 describe('JSON from models', () => {
+  it('repairs a huge malformed argument string in one pass (a model cannot stall the server with one)', () => {
+    // Many closing brackets and a trailing comma: each closer used to rescan everything written so far.
+    const parsed = parseToolArguments(`{'items': [${'[1],'.repeat(100_000)}]`);
+    expect(parsed.ok && (parsed.value.items as unknown[]).length).toBe(100_000);
+  });
+
   it('leaves valid JSON unchanged', () => {
     const valid = '{"a": [1, 2.5, -3e2, "x\\n\\"y\\""], "b": {"c": null, "d": true}}';
     expect(JSON.parse(repairJson(valid))).toStrictEqual(JSON.parse(valid));

@@ -2,6 +2,13 @@ import { describe, expect, test } from 'vitest';
 import { decodeEntities, htmlToText } from './html-to-text';
 
 describe('htmlToText', () => {
+  test('reads a page of 2 MiB of unclosed tags in one pass (a hostile page cannot freeze the server)', () => {
+    const hostile = '<a '.repeat(700_000);
+    expect(htmlToText(hostile).length).toBeGreaterThan(0);
+    const quoted = `<p>ok</p>${'<a x="'.repeat(300_000)}>`;
+    expect(htmlToText(quoted)).toContain('ok');
+  });
+
   test('keeps readable text and drops scripts, styles and navigation', () => {
     const html = `<!doctype html>
       <html><head><title>The  Title</title><style>body { color: red }</style>

@@ -9,7 +9,39 @@ const BLOCKS = new Set([
 ]);
 const PARAGRAPHS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'table', 'ul', 'ol', 'dl', 'figure']);
 
-const TAG = /<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>/y;
+const TAG_NAME = /[a-zA-Z][a-zA-Z0-9:-]{0,63}/y;
+/** Longer "tags" are taken as text. */
+const MAX_TAG_LENGTH = 64 * 1024;
+
+type ScannedTag = { ok: true; end: number; closing: boolean; name: string; attributes: string } | { ok: false; resumeAt: number };
+
+/**
+ * Reads the tag starting at `open` (a '<'), quotes respected. When it is not a tag, answers where reading may resume:
+ * past everything this scan looked at, so no character is scanned twice.
+ */
+function scanTag(html: string, open: number): ScannedTag {
+  let i = open + 1;
+  const closing = html[i] === '/';
+  if (closing) i++;
+  TAG_NAME.lastIndex = i;
+  const name = TAG_NAME.exec(html)?.[0];
+  if (name === undefined) return { ok: false, resumeAt: open + 1 };
+  i += name.length;
+  const attributesStart = i;
+  const limit = Math.min(html.length, open + MAX_TAG_LENGTH);
+  while (i < limit) {
+    const ch = html[i];
+    if (ch === '>') return { ok: true, end: i + 1, closing, name, attributes: html.slice(attributesStart, i) };
+    if (ch === '"' || ch === "'") {
+      const close = html.indexOf(ch, i + 1);
+      if (close === -1 || close >= limit) return { ok: false, resumeAt: close === -1 ? html.length : close + 1 };
+      i = close + 1;
+    } else {
+      i++;
+    }
+  }
+  return { ok: false, resumeAt: Math.max(i, open + 1) };
+}
 
 // Placeholders keep <pre> spacing through the whitespace collapsing at the end.
 const PRE_SPACE = '\uE000';
@@ -93,17 +125,16 @@ export function htmlToText(html: string, baseUrl?: string): string {
       index = close === -1 ? html.length : close + 1;
       continue;
     }
-    TAG.lastIndex = open;
-    const match = TAG.exec(html);
-    if (match === null) {
-      emitText('<');
-      index = open + 1;
+    const tag = scanTag(html, open);
+    if (!tag.ok) {
+      // Never scanned again: whatever a failed tag covered is text, so a page of broken tags costs one pass.
+      emitText(html.slice(open, tag.resumeAt));
+      index = tag.resumeAt;
       continue;
     }
-    index = open + match[0].length;
-    const closing = match[1] === '/';
-    const name = (match[2] ?? '').toLowerCase();
-    const attributes = match[3] ?? '';
+    index = tag.end;
+    const { closing, attributes } = tag;
+    const name = tag.name.toLowerCase();
     const selfClosing = attributes.trimEnd().endsWith('/');
 
     if (!closing && (RAW_SKIPPED.has(name) || name === 'title')) {
