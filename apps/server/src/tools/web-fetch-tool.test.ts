@@ -29,6 +29,10 @@ function routes(request: IncomingMessage, response: ServerResponse) {
     case '/loop':
       response.writeHead(301, { location: `/loop?hop=${hop + 1}` }).end();
       return;
+    case '/elsewhere':
+      // Same machine, other port: another origin, like a page pointing at an address inside the network.
+      response.writeHead(302, { location: `http://127.0.0.1:${url.searchParams.get('port') ?? '1'}/secret` }).end();
+      return;
     case '/to-file':
       response.writeHead(302, { location: 'file:///etc/passwd' }).end();
       return;
@@ -85,6 +89,18 @@ describe('web_fetch', () => {
       content: `Error: too many redirects: gave up after 5, at ${server.url}/loop?hop=5.`,
       isError: true,
     });
+  });
+
+  test('does not follow a redirect to another site: the model has to ask for that URL itself', async () => {
+    await using server = await httpServer(routes);
+    await using other = await httpServer((_request, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('internal secret'));
+    const port = new URL(other.url).port;
+    const result = await runTool(webFetch(), { url: `${server.url}/elsewhere?port=${port}` });
+    expect(result).toStrictEqual({
+      content: `${server.url}/elsewhere?port=${port} redirects to another site: ${other.url}/secret\nIt was not followed. To read it, call web_fetch with that URL.`,
+      isError: false,
+    });
+    expect(JSON.stringify(result)).not.toContain('internal secret');
   });
 
   test('refuses a redirect to file://', async () => {

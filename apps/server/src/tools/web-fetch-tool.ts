@@ -56,6 +56,11 @@ export function createWebFetchTool(options: ResolvedToolsOptions) {
             if (!isWeb(next)) {
               return toolFailure(`refused a redirect from ${current.href} to a ${next.protocol} URL; only http and https are followed.`);
             }
+            if (next.origin !== current.origin) {
+              // The person approved this site, not wherever it points: another site (or an address inside the
+              // network) needs a call of its own, which is put up for approval like any other.
+              return { content: `${current.href} redirects to another site: ${next.href}\nIt was not followed. To read it, call web_fetch with that URL.` };
+            }
             current = next;
           }
         } catch (error) {
