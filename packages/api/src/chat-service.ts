@@ -80,6 +80,8 @@ export interface StartRunInput {
 export class ChatService {
   private readonly sessions = new Map<string, Session>();
   private readonly runs = new Map<string, Run>();
+  /** Ids of runs no longer kept, so a client re-sending an old run's input cannot start it again. Bounded. */
+  private readonly forgottenRunIds = new Set<string>();
   private readonly finishedRunTtlMs: number;
   private readonly maxSessions: number;
 
@@ -100,6 +102,7 @@ export class ChatService {
     }
     const runId = input.runId ?? randomId('run', 12);
     if (this.runs.has(runId)) throw new ConflictError('run-exists', `run "${runId}" already exists`);
+    if (this.forgottenRunIds.has(runId)) throw new ConflictError('run-finished', `run "${runId}" has finished; start a new run with a new runId`);
     const controller = new AbortController();
     const log = new EventLog(runId);
     // concat sizes the array exactly; a spread literal would reserve spare slots for the session's lifetime.
@@ -221,6 +224,15 @@ export class ChatService {
     this.sessions.delete(oldest.sessionId);
   }
 
+  private forgetRun(runId: string): void {
+    this.runs.delete(runId);
+    this.forgottenRunIds.add(runId);
+    if (this.forgottenRunIds.size > 100_000) {
+      const oldest = this.forgottenRunIds.values().next();
+      if (!oldest.done) this.forgottenRunIds.delete(oldest.value);
+    }
+  }
+
   private async drive(session: Session, run: Run, generator: ReturnType<typeof runToolLoop>, systemCount: number): Promise<void> {
     try {
       for (;;) {
@@ -237,7 +249,7 @@ export class ChatService {
       session.activeRun = undefined;
       session.updatedAt = Date.now();
       run.log.close();
-      const timer = setTimeout(() => this.runs.delete(run.runId), this.finishedRunTtlMs);
+      const timer = setTimeout(() => this.forgetRun(run.runId), this.finishedRunTtlMs);
       timer.unref();
     }
   }

@@ -1,7 +1,7 @@
 import { ApprovalRegistry, defineTool, type ChatModel, type LoopEvent } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { TRPCError } from '@trpc/server';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ChatService } from './chat-service';
 import { ConnectionState, type ConnectionLimits } from './context';
@@ -108,6 +108,23 @@ describe('appRouter', () => {
     await read({ [Symbol.asyncIterator]: () => iterator }, (e) => e.type === 'run-end');
     await read(await caller.chat.stream({ sessionId: 's1', runId: 'r3', message: 'two' }), (e) => e.type === 'run-end');
     expect(chat.getSession('s1').messages.map((m) => `${m.role}:${m.content}`)).toStrictEqual(['user:one', 'assistant:first', 'user:two', 'assistant:second']);
+  });
+
+  it('never starts a forgotten run again when a client re-sends its old input', async () => {
+    const ran: string[] = [];
+    const model = new ScriptedModel([textStep('once')]);
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [], finishedRunTtlMs: 0 });
+    services.push(chat);
+    const caller = createCaller({
+      services: { chat, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
+      connection: new ConnectionState('c1'),
+    });
+    const input = { sessionId: 's-old', runId: 'run-old', message: 'hello' };
+    await read(await caller.chat.stream(input), (e) => e.type === 'run-end', (e) => void (e.type === 'text-delta' && ran.push(e.text)));
+    await vi.waitFor(() => expect(chat.hasRun('s-old', 'run-old')).toBe(false));
+    await expect(read(await caller.chat.stream(input), () => true)).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect(ran).toStrictEqual(['once']);
+    expect(chat.getSession('s-old').messages.filter((m) => m.role === 'user')).toHaveLength(1);
   });
 
   it('names the bad field in a BAD_REQUEST', async () => {
