@@ -217,10 +217,16 @@ describe('runToolLoop', () => {
       registry.resolve(pending[1]!.approvalId, 'deny', { sessionId: SESSION, reason: 'not b' });
       registry.resolve(pending[0]!.approvalId, 'allow', { sessionId: SESSION });
     }, { tools: [tool.tool] });
-    expect(events.filter((e) => e.type.startsWith('tool-')).map((e) => e.type)).toStrictEqual([
-      'tool-start', 'tool-start', 'tool-start',
-      'tool-decision', 'tool-end', 'tool-decision', 'tool-end', 'tool-decision', 'tool-end',
-    ]);
+    const kinds = events.filter((e) => e.type.startsWith('tool-')).map((e) => e.type);
+    // All three are announced before anything is decided or run.
+    expect(kinds.slice(0, 3)).toStrictEqual(['tool-start', 'tool-start', 'tool-start']);
+    expect(ofType(events, 'tool-end').map((e) => e.toolCallId)).toStrictEqual(pending.map((p) => p.toolCallId));
+    for (const { toolCallId } of pending) {
+      const decidedAt = events.findIndex((e) => e.type === 'tool-decision' && e.toolCallId === toolCallId);
+      const endedAt = events.findIndex((e) => e.type === 'tool-end' && e.toolCallId === toolCallId);
+      expect(decidedAt).toBeGreaterThan(-1);
+      expect(decidedAt).toBeLessThan(endedAt);
+    }
     expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'denied', 'executed']);
     expect(ran).toStrictEqual(['a', 'c']);
     expectPairedToolEvents(events);
@@ -252,6 +258,26 @@ describe('runToolLoop', () => {
     ]);
     expect(ran).toStrictEqual(['a', 'b']);
     expect(ofType(events, 'tool-decision')).toHaveLength(2);
+  });
+
+  it('reports a decision made while an earlier call is running, before that call ends', async () => {
+    let finishFirst!: () => void;
+    const firstRunning = new Promise<void>((resolve) => (finishFirst = resolve));
+    const slow = recordingTool('python', { run: async (args) => (args.code === 'a' ? firstRunning.then(() => 'a done') : 'b done') });
+    const starts: Extract<LoopEvent, { type: 'tool-start' }>[] = [];
+    const registry = new ApprovalRegistry();
+    const model = new ScriptedModel([toolCallStep(...['a', 'b'].map((code) => ({ name: 'python', arguments: { code } }))), textStep('ok')]);
+    const run = runToolLoop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [slow.tool], registry, sessionId: SESSION });
+    const { events } = await collectRun(run, (event) => {
+      if (event.type === 'tool-start') starts.push(event);
+      if (event.type === 'tool-start' && starts.length === 2) registry.resolve(starts[0]!.approvalId, 'allow', { sessionId: SESSION });
+      // While "a" runs (it waits for finishFirst), the person denies "b": that must be reported before "a" ends.
+      if (event.type === 'tool-decision' && event.toolCallId === starts[0]!.toolCallId) registry.resolve(starts[1]!.approvalId, 'deny', { sessionId: SESSION });
+      if (event.type === 'tool-decision' && event.toolCallId === starts[1]!.toolCallId) finishFirst();
+    });
+    const order = events.filter((e) => e.type === 'tool-decision' || e.type === 'tool-end').map((e) => `${e.type}:${e.toolCallId === starts[0]!.toolCallId ? 'a' : 'b'}`);
+    expect(order).toStrictEqual(['tool-decision:a', 'tool-decision:b', 'tool-end:a', 'tool-end:b']);
+    expect(slow.calls).toStrictEqual([{ code: 'a' }]);
   });
 
   it('"always" on one call releases its pending siblings in the same turn', async () => {

@@ -133,7 +133,10 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           // the calls still run in the model's order, so this one may already have been reported.
           const outcome = reported[i] ?? (yield* reportDecisionsUntil(i, planned, announced, reported, signal));
           const tool = offered.find((candidate) => candidate.name === call.name)!;
-          result = outcome.decision === 'allow' ? await runTool(tool, call.arguments, options, signal) : refusal(call, outcome.decision, outcome.reason);
+          result =
+            outcome.decision === 'allow'
+              ? yield* runReportingDecisions(runTool(tool, call.arguments, options, signal), planned, announced, reported, signal)
+              : refusal(call, outcome.decision, outcome.reason);
         } else if (signal.aborted) {
           yield toolStart(call, '', false);
           result = { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
@@ -158,7 +161,10 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
               yield toolStart(call, '', false);
               if (gate.kind === 'granted') yield decisionEvent(call, '', { decision: 'allow', source: 'grant' });
             }
-            result = !outcome || outcome.decision === 'allow' ? await runTool(check.tool, call.arguments, options, signal) : refusal(call, outcome.decision, outcome.reason);
+            result =
+              !outcome || outcome.decision === 'allow'
+                ? yield* runReportingDecisions(runTool(check.tool, call.arguments, options, signal), planned, announced, reported, signal)
+                : refusal(call, outcome.decision, outcome.reason);
           }
         }
         if (result.outcome === 'executed') (succeeded ??= new Set()).add(callKey(call));
@@ -191,15 +197,43 @@ async function* reportDecisionsUntil(
   signal: AbortSignal,
 ): AsyncGenerator<LoopEvent, DecisionOutcome, undefined> {
   for (;;) {
-    const waits: Promise<{ at: number; outcome: DecisionOutcome }>[] = [];
-    announced.forEach((ticket, at) => {
-      if (ticket && !reported[at]) waits.push(ticket.wait(signal).then((outcome) => ({ at, outcome })));
-    });
-    const next = await Promise.race(waits);
+    const next = await Promise.race(decisionWaits(announced, reported, signal));
     reported[next.at] = next.outcome;
     yield decisionEvent(planned[next.at]!.call, announced[next.at]!.approvalId, next.outcome);
     if (next.at === index) return next.outcome;
   }
+}
+
+/** Runs a call while still reporting every decision made meanwhile on the calls after it. */
+async function* runReportingDecisions(
+  execution: Promise<CallResult>,
+  planned: readonly PlannedCall[],
+  announced: readonly (ApprovalTicket | undefined)[],
+  reported: (DecisionOutcome | undefined)[],
+  signal: AbortSignal,
+): AsyncGenerator<LoopEvent, CallResult, undefined> {
+  const finished = execution.then((result) => ({ result }));
+  for (;;) {
+    const waits = decisionWaits(announced, reported, signal);
+    if (waits.length === 0) return await execution;
+    const next = await Promise.race([finished, ...waits]);
+    if ('result' in next) return next.result;
+    reported[next.at] = next.outcome;
+    yield decisionEvent(planned[next.at]!.call, announced[next.at]!.approvalId, next.outcome);
+  }
+}
+
+/** One wait per announced call whose decision has not been reported yet. */
+function decisionWaits(
+  announced: readonly (ApprovalTicket | undefined)[],
+  reported: readonly (DecisionOutcome | undefined)[],
+  signal: AbortSignal,
+): Promise<{ at: number; outcome: DecisionOutcome }>[] {
+  const waits: Promise<{ at: number; outcome: DecisionOutcome }>[] = [];
+  announced.forEach((ticket, at) => {
+    if (ticket && !reported[at]) waits.push(ticket.wait(signal).then((outcome) => ({ at, outcome })));
+  });
+  return waits;
 }
 
 function runEnd(runId: string, messages: ChatMessage[], reason: RunEndReason, error?: string): { event: LoopEvent; result: RunResult } {
