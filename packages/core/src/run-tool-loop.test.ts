@@ -416,6 +416,8 @@ describe('runToolLoop', () => {
     );
     expect(toolSignal?.aborted).toBe(true);
     expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['cancelled', 'cancelled']);
+    // The running call may have done its work; the one that never started did not.
+    expect(ofType(events, 'tool-end').map((e) => e.result)).toStrictEqual([toolResultText.cancelledWhileRunning('python'), toolResultText.cancelled('python')]);
     expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
     expectPairedToolEvents(events);
   });

@@ -411,7 +411,7 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
     if (typeof output === 'string') return { outcome: 'executed', result: output };
     return { outcome: output.isError ? 'error' : 'executed', result: output.content };
   } catch (error) {
-    if (runSignal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelled(tool.name) };
+    if (runSignal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelledWhileRunning(tool.name) };
     if (timedOut) return { outcome: 'error', result: `Error: the tool "${tool.name}" timed out after ${timeoutMs} ms and was stopped.` };
     return { outcome: 'error', result: `Error: the tool "${tool.name}" failed: ${errorMessage(error)}` };
   } finally {

@@ -16,6 +16,10 @@ export const toolResultText = {
   cancelled(toolName: string): string {
     return `The run was cancelled, so this call to "${toolName}" did not run to completion.`;
   },
+  /** Stopped mid-way: a tool may not be able to undo, or even stop, what it had started. */
+  cancelledWhileRunning(toolName: string): string {
+    return `The run was cancelled while this call to "${toolName}" was running. It was told to stop, but it may have done part or all of its work.`;
+  },
   disabled(toolName: string, enabled: readonly string[]): string {
     const list = enabled.length > 0 ? `Use one of the enabled tools (${enabled.join(', ')}) or answer without it.` : 'Answer without tools.';
     return `Error: the tool "${toolName}" is not enabled for this request. ${list}`;
