@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 
@@ -26,6 +27,8 @@ export interface AirlockConfig {
   mcpConfigPath: string | undefined;
   /** Exact origins (scheme://host[:port]) whose pages may connect besides the server's own. */
   allowedOrigins: string[];
+  /** Folder where chats are kept across restarts; unset keeps them in memory only. */
+  dataDir?: string;
 }
 
 /** A configuration value that cannot be used; `source` names the variable or flag. */
@@ -49,6 +52,7 @@ Options (each also readable from the environment):
   --model-url <url>      AIRLOCK_MODEL_URL     OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1
   --model <name>         AIRLOCK_MODEL         model name sent to that server
   --mcp-config <file>    AIRLOCK_MCP_CONFIG    MCP servers file ({"mcpServers": {...}})
+  --data-dir <dir>       AIRLOCK_DATA_DIR      where chats are kept (default ~/.local/share/airlock)
 Environment only:
   AIRLOCK_TOKEN            access token (at least 32 characters; random when unset)
   AIRLOCK_API_KEY          API key for the model server
@@ -64,6 +68,7 @@ const FLAGS = {
   'model-url': { type: 'string' },
   model: { type: 'string' },
   'mcp-config': { type: 'string' },
+  'data-dir': { type: 'string' },
 } as const;
 
 const hostSchema = z
@@ -132,7 +137,19 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     apiKey: validate(apiKeySchema, fromEnv(env, 'AIRLOCK_API_KEY')),
     mcpConfigPath: mcpInput === undefined ? undefined : readableFile(mcpInput, cwd),
     allowedOrigins: parseOrigins(fromEnv(env, 'AIRLOCK_ALLOWED_ORIGINS')),
+    dataDir: dataDirectory(pick('data-dir', 'AIRLOCK_DATA_DIR'), env, cwd),
   };
+}
+
+/** The chats folder: as given (made absolute), or the XDG data folder; it is created when first used. */
+function dataDirectory(given: Sourced | undefined, env: Readonly<Record<string, string | undefined>>, cwd: string): string {
+  if (given !== undefined) {
+    if (given.value.includes('\0')) throw new ConfigError(given.source, 'must be a folder path');
+    return resolve(cwd, given.value);
+  }
+  const xdg = env.XDG_DATA_HOME;
+  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(env.HOME ?? homedir(), '.local', 'share');
+  return join(base, 'airlock', 'sessions');
 }
 
 function parseFlags(argv: readonly string[]): Partial<Record<keyof typeof FLAGS, string | boolean>> {

@@ -3,6 +3,7 @@ import { ApprovalRegistry, type AnyTool } from '@airlock/core';
 import { ConfigError, type AirlockConfig } from './config';
 import { loadMcpConfig, McpConfigError, McpManager } from './mcp';
 import { resolveChatModel } from './models';
+import { FileSessionStore } from './sessions/file-session-store';
 import { createBuiltinTools } from './tools';
 
 export interface CreateServicesOptions {
@@ -51,17 +52,24 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     tools: (): AnyTool[] => [...builtinTools, ...(mcp?.tools() ?? [])],
     servers: () => mcp?.status().map(({ name, state, error, toolCount }) => ({ name, state, toolCount, ...(error === undefined ? {} : { error }) })) ?? [],
   };
+  const kept = config.dataDir === undefined ? undefined : await FileSessionStore.open({ directory: config.dataDir, log });
   const chat = new ChatService({
     registry: new ApprovalRegistry(),
     model: () => resolved.model,
     tools: () => catalog.tools(),
     systemPrompt: systemPrompt(config.workspace),
+    ...(kept === undefined ? {} : { store: kept.store }),
   });
+  if (kept !== undefined) {
+    chat.restore(kept.sessions);
+    if (kept.sessions.length > 0) log(`Chats: ${kept.sessions.length} kept in ${config.dataDir}`);
+  }
 
   return {
     services: { chat, catalog, modelInfo: () => modelInfo },
     close: async () => {
       await mcp?.close();
+      await kept?.store.flush();
     },
   };
 }

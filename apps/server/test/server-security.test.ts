@@ -385,6 +385,14 @@ describe('loadConfig', () => {
     expect(loadConfig([], {}, dir.path).token).not.toBe(config.token);
   });
 
+  it('keeps chats in the XDG data folder unless told otherwise', async () => {
+    await using dir = await tempDir();
+    expect(loadConfig([], { HOME: '/home/someone' }, dir.path).dataDir).toBe('/home/someone/.local/share/airlock/sessions');
+    expect(loadConfig([], { HOME: '/home/someone', XDG_DATA_HOME: '/data' }, dir.path).dataDir).toBe('/data/airlock/sessions');
+    expect(loadConfig(['--data-dir', 'chats'], {}, dir.path).dataDir).toBe(join(dir.path, 'chats'));
+    expect(loadConfig([], { AIRLOCK_DATA_DIR: '/srv/airlock' }, dir.path).dataDir).toBe('/srv/airlock');
+  });
+
   it('reads the environment, and flags win over it', async () => {
     await using dir = await tempDir();
     const env = { AIRLOCK_PORT: '8000', AIRLOCK_TOKEN: TOKEN, AIRLOCK_MODEL_URL: 'http://127.0.0.1:8080/v1', AIRLOCK_ALLOWED_ORIGINS: 'https://chat.example.test, http://localhost:5173' };

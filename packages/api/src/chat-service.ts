@@ -12,6 +12,7 @@ import {
   type PendingApproval,
   type ResolveResult,
 } from '@airlock/core';
+import type { SessionStore, StoredSession } from './session-store';
 import { EventLog, parseEventId } from './event-log';
 
 export interface RunOptions {
@@ -45,6 +46,8 @@ export interface ChatServiceOptions {
   systemPrompt?: string;
   /** How long a finished run stays replayable for a client that reconnects. Default 10 minutes. */
   finishedRunTtlMs?: number;
+  /** Keeps sessions across restarts. Default none: sessions live only in memory. */
+  store?: SessionStore;
   /** Default 20,000. The oldest idle session is dropped beyond it. */
   maxSessions?: number;
 }
@@ -107,6 +110,7 @@ export class ChatService {
     const log = new EventLog(runId);
     // concat sizes the array exactly; a spread literal would reserve spare slots for the session's lifetime.
     session.messages = session.messages.concat({ role: 'user', content: input.message });
+    this.persist(session);
     session.updatedAt = Date.now();
     const system: ChatMessage[] = this.options.systemPrompt ? [{ role: 'system', content: this.options.systemPrompt }] : [];
     const options = input.options ?? {};
@@ -189,6 +193,7 @@ export class ChatService {
     }
     this.options.registry.clearSession(sessionId);
     this.sessions.delete(sessionId);
+    this.options.store?.remove(sessionId);
     return true;
   }
 
@@ -222,6 +227,26 @@ export class ChatService {
     if (!oldest) throw new ConflictError('too-many-sessions', `all ${this.maxSessions} sessions are running`);
     this.options.registry.clearSession(oldest.sessionId);
     this.sessions.delete(oldest.sessionId);
+    this.options.store?.remove(oldest.sessionId);
+  }
+
+  /** Puts back sessions kept by a SessionStore (at start-up): their conversations continue with the next message. */
+  restore(sessions: readonly StoredSession[]): void {
+    for (const stored of sessions) {
+      if (this.sessions.has(stored.sessionId)) continue;
+      if (this.sessions.size >= this.maxSessions) break;
+      this.sessions.set(stored.sessionId, { ...stored, messages: [...stored.messages], activeRun: undefined });
+    }
+  }
+
+  private persist(session: Session): void {
+    this.options.store?.save({
+      sessionId: session.sessionId,
+      title: session.title,
+      createdAt: session.createdAt,
+      updatedAt: session.updatedAt,
+      messages: session.messages,
+    });
   }
 
   private forgetRun(runId: string): void {
@@ -248,6 +273,7 @@ export class ChatService {
     } finally {
       session.activeRun = undefined;
       session.updatedAt = Date.now();
+      if (this.sessions.get(session.sessionId) === session) this.persist(session);
       run.log.close();
       const timer = setTimeout(() => this.forgetRun(run.runId), this.finishedRunTtlMs);
       timer.unref();
