@@ -1,6 +1,6 @@
 import { ChatService, type AirlockServices, type AppRouter, type LoopEvent, type ModelInfo } from '@airlock/api';
 import { ApprovalRegistry } from '@airlock/core';
-import { hangingStep, ScriptedModel, type ScriptStep } from '@airlock/core/testing';
+import { deferred, hangingStep, ScriptedModel, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
@@ -14,17 +14,6 @@ import { startServer, type RunningServer, type StartServerOptions } from '../src
 
 const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
 const MODEL_INFO: ModelInfo = { provider: 'demo', baseURL: null, model: 'demo', demo: true };
-
-/** Node 20 has no Promise.withResolvers. */
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 interface TestServer extends AsyncDisposable {
   server: RunningServer;

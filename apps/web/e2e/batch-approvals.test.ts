@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
+import { deferred } from '@airlock/core/testing';
 import { describe, expect, it } from 'vitest';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
@@ -12,12 +13,6 @@ const suite = useBrowserSuite();
 function toolMessages(request: Record<string, unknown> | undefined): string[] {
   const messages = (request?.messages ?? []) as { role: string; content: unknown }[];
   return messages.filter((message) => message.role === 'tool').map((message) => String(message.content));
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((settle) => (resolve = settle));
-  return { promise, resolve };
 }
 
 /** The lines the terminal calls appended to ran.log, in the order they ran; null when none ran. */

@@ -4,7 +4,7 @@ import { ApprovalRegistry } from './approval-registry';
 import type { LoopEvent } from './events';
 import type { ChatMessage } from './messages';
 import { runToolLoop, type RunToolLoopOptions } from './run-tool-loop';
-import { collectRun, hangingStep, ScriptedModel, textStep, toolCallStep, type ScriptStep } from './testing';
+import { collectRun, deferred, hangingStep, ScriptedModel, textStep, toolCallStep, type ScriptStep } from './testing';
 import { defineTool, type AnyTool } from './tool';
 import { toolResultText } from './tool-results';
 
@@ -261,9 +261,8 @@ describe('runToolLoop', () => {
   });
 
   it('reports a decision made while an earlier call is running, before that call ends', async () => {
-    let finishFirst!: () => void;
-    const firstRunning = new Promise<void>((resolve) => (finishFirst = resolve));
-    const slow = recordingTool('python', { run: async (args) => (args.code === 'a' ? firstRunning.then(() => 'a done') : 'b done') });
+    const firstRunning = deferred();
+    const slow = recordingTool('python', { run: async (args) => (args.code === 'a' ? firstRunning.promise.then(() => 'a done') : 'b done') });
     const starts: Extract<LoopEvent, { type: 'tool-start' }>[] = [];
     const registry = new ApprovalRegistry();
     const model = new ScriptedModel([toolCallStep(...['a', 'b'].map((code) => ({ name: 'python', arguments: { code } }))), textStep('ok')]);
@@ -271,9 +270,9 @@ describe('runToolLoop', () => {
     const { events } = await collectRun(run, (event) => {
       if (event.type === 'tool-start') starts.push(event);
       if (event.type === 'tool-start' && starts.length === 2) registry.resolve(starts[0]!.approvalId, 'allow', { sessionId: SESSION });
-      // While "a" runs (it waits for finishFirst), the person denies "b": that must be reported before "a" ends.
+      // While "a" runs (it waits for firstRunning), the person denies "b": that must be reported before "a" ends.
       if (event.type === 'tool-decision' && event.toolCallId === starts[0]!.toolCallId) registry.resolve(starts[1]!.approvalId, 'deny', { sessionId: SESSION });
-      if (event.type === 'tool-decision' && event.toolCallId === starts[1]!.toolCallId) finishFirst();
+      if (event.type === 'tool-decision' && event.toolCallId === starts[1]!.toolCallId) firstRunning.resolve();
     });
     const order = events.filter((e) => e.type === 'tool-decision' || e.type === 'tool-end').map((e) => `${e.type}:${e.toolCallId === starts[0]!.toolCallId ? 'a' : 'b'}`);
     expect(order).toStrictEqual(['tool-decision:a', 'tool-decision:b', 'tool-end:a', 'tool-end:b']);
@@ -399,16 +398,15 @@ describe('runToolLoop', () => {
   it('cancel during execution aborts the tool and pairs its tool-end', async () => {
     const controller = new AbortController();
     let toolSignal: AbortSignal | undefined;
-    let markStarted!: () => void;
-    const started = new Promise<void>((resolve) => (markStarted = resolve));
+    const started = deferred();
     const slow = recordingTool('python', {
       run: (_args, signal) => {
         toolSignal = signal;
-        markStarted();
+        started.resolve();
         return new Promise<string>(() => undefined);
       },
     });
-    void started.then(() => controller.abort());
+    void started.promise.then(() => controller.abort());
     const { events } = await drive(
       [toolCallStep({ name: 'python', arguments: { code: 'first' } }, { name: 'python', arguments: { code: 'second' } })],
       'allow',

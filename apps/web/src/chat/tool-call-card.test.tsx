@@ -1,5 +1,6 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { useReducer } from 'react';
+import { deferred } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ConfirmInput, ConfirmResult, ToolAnnotations } from '../lib/api-types';
 import { chatReducer, type ChatState } from './chat-reducer';
@@ -15,16 +16,6 @@ const awaiting: ToolCallState = { status: 'awaiting-decision', approvalId: 'apv_
 
 function view(state: ToolCallState, toolName = 'terminal', args: Record<string, unknown> = { command: 'rm -rf build' }): ToolCallView {
   return { key: 'tool:run_1:c1', runId: 'run_1', toolCallId: 'c1', toolName, arguments: args, state };
-}
-
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }
 
 /** The card wired to the real reducer and sendDecision, with the network call in the test's hands. */

@@ -1,2 +1,3 @@
 export { ScriptedModel, textStep, toolCallStep, hangingStep, type ScriptStep } from './scripted-model';
 export { collectRun, type CollectedRun } from './collect-run';
+export { deferred, type Deferred } from './deferred';
