@@ -110,10 +110,11 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     const announced: (ApprovalTicket | undefined)[] = [];
     const reported: (DecisionOutcome | undefined)[] = [];
     try {
+      const repeats = repeatsInTurn(planned);
       for (let i = 0; i < planned.length && !signal.aborted && toolCallsUsed + i < maxToolCalls; i++) {
         const { call, invalid } = planned[i]!;
         // A repeat of an earlier call in this turn waits for its turn: whether it is a duplicate depends on how that one ends.
-        if (planned.slice(0, i).some((earlier) => callKey(earlier.call) === callKey(call))) continue;
+        if (repeats[i]) continue;
         const check = checkCall(call, invalid, offered, succeeded);
         const gate = check.ok && openGate(call, check.tool, confirm, options, runId);
         if (gate && gate.kind === 'ask') {
@@ -258,6 +259,17 @@ function checkCall(call: ToolCall, invalid: string | undefined, offered: readonl
   const checked = tool.parameters.safeParse(call.arguments);
   if (!checked.success) return { ok: false, result: { outcome: 'error', result: invalidArguments(call.name, checked.error) } };
   return { ok: true, tool };
+}
+
+/** For each planned call, whether an identical call comes before it in the same turn. */
+function repeatsInTurn(planned: readonly PlannedCall[]): boolean[] {
+  const seen = new Set<string>();
+  return planned.map(({ call }) => {
+    const key = callKey(call);
+    const repeat = seen.has(key);
+    seen.add(key);
+    return repeat;
+  });
 }
 
 /** What makes two calls the same call, for the duplicate check. */
