@@ -20,6 +20,17 @@ function shoutTool() {
 }
 
 /** Answers every tool-start that waits for a decision, the way a client would. */
+/** The real loop over the real adapter, asked to shout hello with `tool`. */
+function shoutRun(baseURL: string, tool: ReturnType<typeof shoutTool>['tool'], registry: ApprovalRegistry) {
+  return runToolLoop({
+    model: new OpenAICompatibleModel({ baseURL, model: 'fake-model' }),
+    messages: [{ role: 'user', content: 'shout hello' }],
+    tools: [tool],
+    registry,
+    sessionId: 'session-1',
+  });
+}
+
 function decideWith(registry: ApprovalRegistry, decision: 'allow' | 'deny', reason?: string) {
   return (event: LoopEvent) => {
     if (event.type === 'tool-start' && event.awaitingConfirmation) {
@@ -37,13 +48,7 @@ describe('runToolLoop with OpenAICompatibleModel against an OpenAI-compatible se
     const { tool, ran } = shoutTool();
 
     const { events, result } = await collectRun(
-      runToolLoop({
-        model: new OpenAICompatibleModel({ baseURL: fake.url, model: 'fake-model' }),
-        messages: [{ role: 'user', content: 'shout hello' }],
-        tools: [tool],
-        registry,
-        sessionId: 'session-1',
-      }),
+      shoutRun(fake.url, tool, registry),
       decideWith(registry, 'allow'),
     );
 
@@ -69,13 +74,7 @@ describe('runToolLoop with OpenAICompatibleModel against an OpenAI-compatible se
     const { tool, ran } = shoutTool();
 
     await collectRun(
-      runToolLoop({
-        model: new OpenAICompatibleModel({ baseURL: fake.url, model: 'fake-model' }),
-        messages: [{ role: 'user', content: 'shout hello' }],
-        tools: [tool],
-        registry,
-        sessionId: 'session-1',
-      }),
+      shoutRun(fake.url, tool, registry),
       decideWith(registry, 'deny', 'too loud'),
     );
 
