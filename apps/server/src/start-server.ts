@@ -11,6 +11,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import packageJson from '../package.json' with { type: 'json' };
 import { ConfigError, type AirlockConfig } from './config';
 import { RequestGuard } from './http/request-guard';
+import { coalesceWrites } from './http/coalesce-writes';
 import { securityHeaders } from './http/security-headers';
 import { StaticFiles } from './http/static-files';
 import { tokenMatches } from './http/token';
@@ -129,7 +130,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     socket.on('error', () => socket.destroy());
     if (pathOf(req.url) !== TRPC_PATH || !guard.check(req.headers).allowed) return refuseUpgrade(socket, 403, 'Forbidden');
     if (closing || wss.clients.size >= maxConnections) return refuseUpgrade(socket, 503, 'Service Unavailable');
-    wss.handleUpgrade(req, socket, head, (client) => wss.emit('connection', client, req));
+    wss.handleUpgrade(req, socket, head, (client) => {
+      coalesceWrites(client, socket);
+      wss.emit('connection', client, req);
+    });
   });
 
   log(`Airlock is running at ${url}/#token=${encodeURIComponent(config.token)}`);
