@@ -25,9 +25,9 @@ describe('the tRPC WebSocket client as installed here', () => {
     });
     const written: string[] = [];
     class RecordingWebSocket extends WebSocket {
-      override send(...args: Parameters<WebSocket['send']>): void {
-        written.push(String(args[0]));
-        super.send(...args);
+      override send(data: unknown, ...rest: unknown[]): void {
+        written.push(String(data));
+        (super.send as (...args: unknown[]) => void).call(this, data, ...rest);
       }
     }
     const client = createWSClient({ url: server.wsUrl, WebSocket: RecordingWebSocket as unknown as typeof globalThis.WebSocket, connectionParams: { token: server.token } });
