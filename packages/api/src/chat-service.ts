@@ -1,4 +1,5 @@
 import {
+  Cancellation,
   ConflictError,
   NotFoundError,
   randomId,
@@ -56,7 +57,8 @@ interface Run {
   runId: string;
   sessionId: string;
   log: EventLog;
-  controller: AbortController;
+  /** Not an AbortController: a run waiting on a decision should not hold a kilobyte-sized AbortSignal. */
+  cancellation: Cancellation;
   done: Promise<void>;
 }
 
@@ -106,7 +108,7 @@ export class ChatService {
     const runId = input.runId ?? randomId('run', 12);
     if (this.runs.has(runId)) throw new ConflictError('run-exists', `run "${runId}" already exists`);
     if (this.forgottenRunIds.has(runId)) throw new ConflictError('run-finished', `run "${runId}" has finished; start a new run with a new runId`);
-    const controller = new AbortController();
+    const cancellation = new Cancellation();
     const log = new EventLog(runId);
     // concat sizes the array exactly; a spread literal would reserve spare slots for the session's lifetime.
     session.messages = session.messages.concat({ role: 'user', content: input.message });
@@ -122,14 +124,14 @@ export class ChatService {
       registry: this.options.registry,
       sessionId: session.sessionId,
       runId,
-      signal: controller.signal,
+      signal: cancellation,
       ...(options.confirmToolCalls === undefined ? {} : { confirmToolCalls: options.confirmToolCalls }),
       ...(options.enabledTools === undefined ? {} : { enabledTools: options.enabledTools }),
       ...(options.maxToolCalls === undefined ? {} : { maxToolCalls: options.maxToolCalls }),
       ...(options.toolCallTimeoutMs === undefined ? {} : { toolCallTimeoutMs: options.toolCallTimeoutMs }),
       ...(options.decisionTimeoutMs === undefined ? {} : { decisionTimeoutMs: options.decisionTimeoutMs }),
     });
-    const run: Run = { runId, sessionId: session.sessionId, log, controller, done: Promise.resolve() };
+    const run: Run = { runId, sessionId: session.sessionId, log, cancellation, done: Promise.resolve() };
     session.activeRun = run;
     this.runs.set(runId, run);
     run.done = this.drive(session, run, generator, system.length);
@@ -155,8 +157,8 @@ export class ChatService {
   /** Cancels the session's active run (only `runId`, when given). Answers how many runs were cancelled. */
   cancel(sessionId: string, runId?: string): number {
     const run = this.sessions.get(sessionId)?.activeRun;
-    if (!run || (runId !== undefined && run.runId !== runId) || run.controller.signal.aborted) return 0;
-    run.controller.abort();
+    if (!run || (runId !== undefined && run.runId !== runId) || run.cancellation.aborted) return 0;
+    run.cancellation.cancel();
     return 1;
   }
 
@@ -188,7 +190,7 @@ export class ChatService {
     if (!session) return false;
     const run = session.activeRun;
     if (run) {
-      run.controller.abort();
+      run.cancellation.cancel();
       await run.done;
     }
     this.options.registry.clearSession(sessionId);
@@ -200,7 +202,7 @@ export class ChatService {
   /** Cancels every run and waits for them to end (tools aborted, tool-end and run-end emitted). */
   async shutdown(): Promise<void> {
     const active = [...this.sessions.values()].flatMap((session) => (session.activeRun ? [session.activeRun] : []));
-    for (const run of active) run.controller.abort();
+    for (const run of active) run.cancellation.cancel();
     await Promise.all(active.map((run) => run.done));
   }
 

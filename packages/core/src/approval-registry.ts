@@ -1,3 +1,4 @@
+import type { CancelSignal } from './cancellation';
 import type { Decision, DecisionSource, ToolArguments } from './events';
 import { randomId } from './ids';
 import { canonicalJson } from './json';
@@ -93,7 +94,7 @@ export interface ApprovalTicket {
   readonly approvalId: string;
   readonly expiresAt: number | null;
   /** Resolves with the decision; an abort of `signal` ends the wait as cancel. Never rejects. */
-  wait(signal?: AbortSignal): Promise<DecisionOutcome>;
+  wait(signal?: CancelSignal): Promise<DecisionOutcome>;
 }
 
 /**
@@ -114,7 +115,7 @@ class Slot implements ApprovalTicket {
   outcome: DecisionOutcome | undefined = undefined;
   private timer: ReturnType<typeof setTimeout> | undefined = undefined;
   /** The signals whose abort cancels the wait; undefined until a wait passes one. */
-  private signals: AbortSignal[] | undefined = undefined;
+  private signals: CancelSignal[] | undefined = undefined;
   private resolveWait!: (outcome: DecisionOutcome) => void;
   private readonly promise = new Promise<DecisionOutcome>((resolve) => (this.resolveWait = resolve));
 
@@ -142,7 +143,7 @@ class Slot implements ApprovalTicket {
     }
   }
 
-  wait(signal?: AbortSignal): Promise<DecisionOutcome> {
+  wait(signal?: CancelSignal): Promise<DecisionOutcome> {
     if (this.outcome || !signal) return this.promise;
     if (signal.aborted) {
       this.settle(cancelled());

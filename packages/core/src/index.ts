@@ -4,6 +4,7 @@ export * from './chat-model';
 export * from './tool';
 export * from './errors';
 export * from './approval-registry';
+export * from './cancellation';
 export * from './run-tool-loop';
 export { toolResultText } from './tool-results';
 export { TextToolCallExtractor, parseTextToolCall, TOOL_CALL_OPEN, TOOL_CALL_CLOSE, type TextToolCall } from './text-tool-calls';

@@ -1,4 +1,5 @@
 import { DEFAULT_DECISION_TIMEOUT_MS, type ApprovalRegistry, type ApprovalTicket, type DecisionOutcome, type DecisionTimeout } from './approval-registry';
+import { Cancellation, linkedController, type CancelSignal } from './cancellation';
 import type { ChatModel, ChatRequest, ToolSpec } from './chat-model';
 import { errorMessage } from './errors';
 import type { Decision, LoopEvent, RunEndReason, ToolArguments, ToolOutcome } from './events';
@@ -14,6 +15,10 @@ export const DEFAULT_MAX_TOOL_CALLS = 25;
 export const DEFAULT_TOOL_CALL_TIMEOUT_MS = 5 * 60 * 1000;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 100_000;
 
+/** Ends any wait it is passed to as cancel. */
+const CANCELLED = new Cancellation();
+CANCELLED.cancel();
+
 export interface RunToolLoopOptions {
   model: ChatModel;
   /** The conversation so far, ending with the new user message. Not mutated. */
@@ -24,8 +29,11 @@ export interface RunToolLoopOptions {
   sessionId: string;
   /** Default: a fresh random id. */
   runId?: string;
-  /** Cancels the run: pending decisions end as cancel, the model stream stops, running tools are aborted. */
-  signal?: AbortSignal;
+  /**
+   * Cancels the run: pending decisions end as cancel, the model stream stops, running tools are aborted.
+   * An AbortSignal or a (lighter) Cancellation.
+   */
+  signal?: CancelSignal;
   /** Ask the person before each call. Default true. */
   confirmToolCalls?: boolean;
   /** Names of the tools the model may use. Default: all of `tools`. */
@@ -66,7 +74,7 @@ interface CallResult {
  */
 export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<LoopEvent, RunResult, undefined> {
   const runId = options.runId ?? randomId('run', 12);
-  const signal = options.signal ?? new AbortController().signal;
+  const signal = options.signal ?? new Cancellation();
   const confirm = options.confirmToolCalls ?? true;
   const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
   const offered = offeredTools(options.tools, options.enabledTools);
@@ -175,7 +183,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       }
     } finally {
       // Also reached when the consumer stops iterating while calls wait: no slot may outlive the run.
-      for (const ticket of announced) void ticket?.wait(AbortSignal.abort());
+      for (const ticket of announced) void ticket?.wait(CANCELLED);
     }
 
     if (signal.aborted) {
@@ -195,7 +203,7 @@ async function* reportDecisionsUntil(
   planned: readonly PlannedCall[],
   announced: readonly (ApprovalTicket | undefined)[],
   reported: (DecisionOutcome | undefined)[],
-  signal: AbortSignal,
+  signal: CancelSignal,
 ): AsyncGenerator<LoopEvent, DecisionOutcome, undefined> {
   for (;;) {
     const next = await Promise.race(decisionWaits(announced, reported, signal));
@@ -211,7 +219,7 @@ async function* runReportingDecisions(
   planned: readonly PlannedCall[],
   announced: readonly (ApprovalTicket | undefined)[],
   reported: (DecisionOutcome | undefined)[],
-  signal: AbortSignal,
+  signal: CancelSignal,
 ): AsyncGenerator<LoopEvent, CallResult, undefined> {
   const finished = execution.then((result) => ({ result }));
   for (;;) {
@@ -228,7 +236,7 @@ async function* runReportingDecisions(
 function decisionWaits(
   announced: readonly (ApprovalTicket | undefined)[],
   reported: readonly (DecisionOutcome | undefined)[],
-  signal: AbortSignal,
+  signal: CancelSignal,
 ): Promise<{ at: number; outcome: DecisionOutcome }>[] {
   const waits: Promise<{ at: number; outcome: DecisionOutcome }>[] = [];
   announced.forEach((ticket, at) => {
@@ -288,7 +296,7 @@ interface TurnInput {
   budgetSpent: boolean;
   maxToolCalls: number;
   runId: string;
-  signal: AbortSignal;
+  signal: CancelSignal;
 }
 
 interface StreamedTurn {
@@ -317,8 +325,10 @@ async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, Streamed
   const extractor = new TextToolCallExtractor();
   let reasoning = '';
   let failure: string | undefined;
+  // A real AbortSignal for the model's client, only for as long as the turn streams.
+  const link = linkedController(signal);
   try {
-    for await (const part of abortable(model.stream(request, signal), signal)) {
+    for await (const part of abortable(model.stream(request, link.controller.signal), link.controller.signal)) {
       switch (part.type) {
         case 'text-delta': {
           const visible = extractor.push(part.text);
@@ -343,6 +353,8 @@ async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, Streamed
     }
   } catch (error) {
     failure = signal.aborted ? undefined : errorMessage(error);
+  } finally {
+    link.release();
   }
   const tail = extractor.finish();
   if (tail.text !== '') {
@@ -402,16 +414,15 @@ function refusal(call: ToolCall, decision: Exclude<Decision, 'allow'>, reason: s
   }
 }
 
-async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopOptions, runSignal: AbortSignal): Promise<CallResult> {
+async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopOptions, runSignal: CancelSignal): Promise<CallResult> {
   // An allow that lands as the run is cancelled must not start anything.
   if (runSignal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelled(tool.name) };
   // Re-validated right before running: what runs is exactly what the schema accepts now.
   const checked = tool.parameters.safeParse(structuredClone(args));
   if (!checked.success) return { outcome: 'error', result: invalidArguments(tool.name, checked.error) };
   const timeoutMs = options.toolCallTimeoutMs ?? DEFAULT_TOOL_CALL_TIMEOUT_MS;
-  const controller = new AbortController();
-  const onRunAbort = () => controller.abort(runSignal.reason);
-  runSignal.addEventListener('abort', onRunAbort, { once: true });
+  const link = linkedController(runSignal);
+  const { controller } = link;
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -428,7 +439,7 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
     return { outcome: 'error', result: `Error: the tool "${tool.name}" failed: ${errorMessage(error)}` };
   } finally {
     clearTimeout(timer);
-    runSignal.removeEventListener('abort', onRunAbort);
+    link.release();
   }
 }
 
