@@ -14,7 +14,7 @@ import {
   type ResolveResult,
 } from '@airlock/core';
 import type { SessionStore, StoredSession } from './session-store';
-import { EventLog, parseEventId } from './event-log';
+import { EventLog, parseEventId, type LogFollower } from './event-log';
 
 export interface RunOptions {
   confirmToolCalls?: boolean;
@@ -138,11 +138,14 @@ export class ChatService {
     return { runId };
   }
 
-  /** Follows a run's events after `afterSeq`, each as `wrap(id, event)`. The caller must belong to the run's session. */
-  follow<T>(sessionId: string, runId: string, afterSeq: number, signal: AbortSignal, wrap: (id: string, event: LoopEvent) => T): AsyncGenerator<T, void, undefined> {
+  /**
+   * Follows a run's events after `afterSeq`, each as `wrap(id, event)`; stop it with `return()`.
+   * The caller must belong to the run's session.
+   */
+  follow<T>(sessionId: string, runId: string, afterSeq: number, wrap: (id: string, event: LoopEvent) => T, signal?: AbortSignal): LogFollower<T> {
     const run = this.runs.get(runId);
     if (!run || run.sessionId !== sessionId) throw new NotFoundError('run', runId);
-    return run.log.follow(afterSeq, signal, wrap);
+    return run.log.follow(afterSeq, wrap, signal);
   }
 
   isRunActive(runId: string): boolean {

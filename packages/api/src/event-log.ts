@@ -9,11 +9,10 @@ export class EventLog {
   /** The event of seq n is at index n - 1; entries are built when read, so a stored event costs one slot. */
   private readonly events: LoopEvent[] = [];
   private closed = false;
-  /** Settles at the next append or close; one promise shared by every follower waiting on this log. */
-  private changed: Promise<void> | undefined;
-  private settleChanged: (() => void) | undefined;
+  /** Followers waiting for the next append or close; woken together. */
+  private waiting: LogFollower<unknown>[] | undefined = undefined;
 
-  constructor(private readonly runId: string) {}
+  constructor(readonly runId: string) {}
 
   get size(): number {
     return this.events.length;
@@ -35,50 +34,125 @@ export class EventLog {
   }
 
   /**
-   * Events after `afterSeq`, then live ones, until the log closes or `signal` aborts; each yielded as
-   * `wrap(id, event)`, so a transport gets its own envelope without another generator around this one.
+   * Events after `afterSeq`, then live ones, until the log closes; each as `wrap(id, event)`, so a
+   * transport gets its own envelope without another layer around this one.
+   *
+   * Stop it with `return()` (a `for await` that breaks does; tRPC does when a subscription stops or
+   * its socket closes): a pending `next()` then ends at once. `signal`, when given, is checked at
+   * each step; it is not listened to, so a waiting follower costs no listener.
    */
-  async *follow<T>(afterSeq: number, signal: AbortSignal, wrap: (id: string, event: LoopEvent) => T): AsyncGenerator<T, void, undefined> {
-    // Bound rather than an arrow in a const: under tsx (esbuild keepNames) a named closure carries a ~256 B name property.
-    const onAbort = this.wakeFollowers.bind(this);
-    signal.addEventListener('abort', onAbort);
-    try {
-      // Reads the log itself, not a queue fed by a listener: events appended while replaying cannot be lost or repeated.
-      let next = Math.max(0, afterSeq);
-      for (;;) {
-        while (next < this.events.length && !signal.aborted) {
-          const event = this.events[next]!;
-          next++;
-          yield wrap(`${this.runId}:${next}`, event);
-        }
-        if (signal.aborted || this.closed) return;
-        await this.nextChange();
-      }
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
+  follow<T>(afterSeq: number, wrap: (id: string, event: LoopEvent) => T, signal?: AbortSignal): LogFollower<T> {
+    return new LogFollower(this, Math.max(0, afterSeq), wrap, signal);
   }
 
-  private nextChange(): Promise<void> {
-    this.changed ??= new Promise<void>((resolve) => (this.settleChanged = resolve));
-    return this.changed;
+  /** @internal The event of `seq` (from 1). */
+  eventAt(seq: number): LoopEvent | undefined {
+    return this.events[seq - 1];
   }
 
-  /** Every waiting follower re-checks the log and its own signal; one woken for another's abort just waits again. */
+  /** @internal */
+  park(follower: LogFollower<unknown>): void {
+    if (!this.waiting) this.waiting = [follower];
+    else this.waiting.push(follower);
+  }
+
+  /** @internal */
+  unpark(follower: LogFollower<unknown>): void {
+    const at = this.waiting?.indexOf(follower) ?? -1;
+    if (at >= 0) this.waiting!.splice(at, 1);
+  }
+
   private wakeFollowers(): void {
-    const settle = this.settleChanged;
-    this.changed = undefined;
-    this.settleChanged = undefined;
-    settle?.();
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    for (const follower of waiting ?? []) follower.wake();
   }
 }
 
-// What Node 24 gives every async generator. Without it, tRPC attaches a pair of closures to each stream it reads (~230 B per open stream).
-Object.defineProperty((EventLog.prototype.follow as { prototype: object }).prototype, Symbol.asyncDispose, {
-  async value(this: AsyncGenerator<unknown, void, undefined>): Promise<void> {
+/**
+ * Reads an EventLog: an async iterator written by hand rather than an async generator, so that a
+ * waiting follower is one small object and one pending promise (no suspended frame, no abort
+ * listener), and so that `return()` ends a pending `next()` at once; a generator's would queue
+ * behind it. Replay and live events come from the log itself, never from a queue fed by a listener:
+ * events appended while replaying cannot be lost or repeated.
+ */
+export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undefined>, AsyncDisposable {
+  private seq: number;
+  private finished = false;
+  /** The resolve of the pending next(), while parked on the log. */
+  private pending: ((result: IteratorResult<T, undefined>) => void) | undefined = undefined;
+
+  constructor(
+    private readonly log: EventLog,
+    afterSeq: number,
+    private readonly wrap: (id: string, event: LoopEvent) => T,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    this.seq = afterSeq;
+  }
+
+  next(): Promise<IteratorResult<T, undefined>> {
+    if (this.pending) return Promise.reject(new Error('LogFollower.next() called while an earlier next() is pending'));
+    const result = this.step();
+    if (result) return Promise.resolve(result);
+    return new Promise((resolve) => {
+      this.pending = resolve;
+      this.log.park(this as LogFollower<unknown>);
+    });
+  }
+
+  return(): Promise<IteratorResult<T, undefined>> {
+    this.finished = true;
+    const pending = this.pending;
+    this.pending = undefined;
+    if (pending) {
+      this.log.unpark(this as LogFollower<unknown>);
+      pending(DONE);
+    }
+    return Promise.resolve(DONE);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
     await this.return();
-  },
-});
+  }
+
+  /** @internal Called by the log on append or close. */
+  wake(): void {
+    const pending = this.pending;
+    if (!pending) return;
+    const result = this.step();
+    if (result) {
+      this.pending = undefined;
+      pending(result);
+    } else {
+      this.log.park(this as LogFollower<unknown>);
+    }
+  }
+
+  /** The next result if there is one now; undefined when the follower has to wait. */
+  private step(): IteratorResult<T, undefined> | undefined {
+    if (this.finished || this.signal?.aborted) {
+      this.finished = true;
+      return DONE;
+    }
+    const event = this.log.eventAt(this.seq + 1);
+    if (event !== undefined) {
+      this.seq++;
+      return { done: false, value: this.wrap(`${this.log.runId}:${this.seq}`, event) };
+    }
+    if (this.log.isClosed) {
+      this.finished = true;
+      return DONE;
+    }
+    return undefined;
+  }
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /** The seq of a `<runId>:<seq>` event id, when it belongs to `runId`. */
 export function parseEventId(eventId: string | undefined): { runId: string; seq: number } | undefined {

@@ -2,6 +2,7 @@ export { appRouter, createCallerFactory, type AppRouter } from './router';
 export { ChatService, type ChatServiceOptions, type RunOptions, type SessionSummary, type SessionDetail } from './chat-service';
 export { ConnectionState, type Context, type AirlockServices, type ToolCatalog, type ToolServerStatus, type ModelInfo, type ConnectionLimits } from './context';
 export { toTRPCError } from './error-mapping';
+export { EventLog, LogFollower, parseEventId } from './event-log';
 export { storedSessionSchema, type SessionStore, type StoredSession } from './session-store';
 export { streamInputSchema, confirmInputSchema, runOptionsSchema } from './schemas';
 export type { LoopEvent, ChatMessage, ToolOutcome, Decision, PendingApproval, Grant } from '@airlock/core';

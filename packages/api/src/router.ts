@@ -38,8 +38,9 @@ const chatRouter = t.router({
   stream: procedure.input(streamInputSchema).subscription(({ input, ctx, signal }) => {
     try {
       const { runId, afterSeq } = openRun(ctx, input);
-      // The run's log follower is the stream itself: no generator in between to hold per stream or to pass each event through.
-      return ctx.services.chat.follow(input.sessionId, runId, afterSeq, signal ?? new AbortController().signal, tracked);
+      // The run's log follower is the stream itself: nothing in between to hold per stream or to pass each event through.
+      // tRPC calls its return() when the subscription stops or the socket closes.
+      return ctx.services.chat.follow(input.sessionId, runId, afterSeq, tracked, signal);
     } catch (error) {
       // Mapped here, not by the middleware: the error is delivered when the stream is read, where clients expect it.
       return failedStream(toTRPCError(error));

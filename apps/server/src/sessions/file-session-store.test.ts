@@ -20,7 +20,7 @@ async function tempDir() {
 
 async function finishRun(chat: ChatService, sessionId: string, message: string) {
   const { runId } = chat.startRun({ sessionId, message });
-  const events = chat.follow(sessionId, runId, 0, new AbortController().signal, (_id, event) => event);
+  const events = chat.follow(sessionId, runId, 0, (_id, event) => event);
   for await (const event of events) if (event.type === 'run-end') break;
   // The run's conversation is stored as the run is wrapped up, just after run-end is sent.
   await vi.waitFor(() => expect(chat.getSession(sessionId).activeRunId).toBeNull());

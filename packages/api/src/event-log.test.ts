@@ -1,0 +1,98 @@
+import type { LoopEvent } from '@airlock/core';
+import { describe, expect, it } from 'vitest';
+import { EventLog, parseEventId } from './event-log';
+
+const text = (t: string): LoopEvent => ({ type: 'text-delta', text: t });
+const idOf = (id: string, event: LoopEvent) => `${id}=${event.type === 'text-delta' ? event.text : event.type}`;
+
+async function drain<T>(iterator: AsyncIterator<T>): Promise<T[]> {
+  const values: T[] = [];
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) return values;
+    values.push(next.value);
+  }
+}
+
+describe('EventLog', () => {
+  it('replays the events after a seq, then follows live ones until the log closes', async () => {
+    const log = new EventLog('run-1');
+    log.append(text('a'));
+    log.append(text('b'));
+    const follower = log.follow(1, idOf);
+    const all = drain(follower);
+    log.append(text('c'));
+    log.close();
+    expect(await all).toEqual(['run-1:2=b', 'run-1:3=c']);
+  });
+
+  it('wakes every waiting follower on one append, each at its own place', async () => {
+    const log = new EventLog('r');
+    log.append(text('a'));
+    const fromStart = log.follow(0, idOf);
+    const fromEnd = log.follow(1, idOf);
+    expect(await fromStart.next()).toEqual({ done: false, value: 'r:1=a' });
+    const waitingA = fromStart.next();
+    const waitingB = fromEnd.next();
+    log.append(text('b'));
+    expect(await waitingA).toEqual({ done: false, value: 'r:2=b' });
+    expect(await waitingB).toEqual({ done: false, value: 'r:2=b' });
+  });
+
+  it('ends a pending next() at once on return(), and the follower stays done', async () => {
+    const log = new EventLog('r');
+    const follower = log.follow(0, idOf);
+    const pending = follower.next();
+    expect(await follower.return()).toEqual({ done: true, value: undefined });
+    expect(await pending).toEqual({ done: true, value: undefined });
+    log.append(text('late'));
+    expect(await follower.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('ends on dispose, as tRPC does when a subscription stops', async () => {
+    const log = new EventLog('r');
+    const follower = log.follow(0, idOf);
+    const pending = follower.next();
+    await follower[Symbol.asyncDispose]();
+    expect(await pending).toEqual({ done: true, value: undefined });
+  });
+
+  it('stops at the next step once its signal has aborted', async () => {
+    const log = new EventLog('r');
+    const controller = new AbortController();
+    log.append(text('a'));
+    log.append(text('b'));
+    const follower = log.follow(0, idOf, controller.signal);
+    expect(await follower.next()).toEqual({ done: false, value: 'r:1=a' });
+    controller.abort();
+    expect(await follower.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('refuses a second next() while one is pending', async () => {
+    const log = new EventLog('r');
+    const follower = log.follow(0, idOf);
+    const first = follower.next();
+    await expect(follower.next()).rejects.toThrow(/earlier next\(\) is pending/);
+    log.append(text('a'));
+    expect(await first).toEqual({ done: false, value: 'r:1=a' });
+  });
+
+  it('ignores appends after close', async () => {
+    const log = new EventLog('r');
+    log.append(text('a'));
+    log.close();
+    log.append(text('b'));
+    expect(await drain(log.follow(0, idOf))).toEqual(['r:1=a']);
+    expect(log.size).toBe(1);
+  });
+});
+
+describe('parseEventId', () => {
+  it('reads the run and seq of an event id, and nothing else', () => {
+    expect(parseEventId('run:x:7')).toEqual({ runId: 'run:x', seq: 7 });
+    expect(parseEventId(undefined)).toBeUndefined();
+    expect(parseEventId('no-seq')).toBeUndefined();
+    expect(parseEventId('run:-1')).toBeUndefined();
+    expect(parseEventId('run:1.5')).toBeUndefined();
+  });
+});
