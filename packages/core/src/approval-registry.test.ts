@@ -110,6 +110,54 @@ describe('ApprovalRegistry', () => {
     }
   });
 
+  it('times out each call at its own deadline, whatever was decided around it', async () => {
+    vi.useFakeTimers();
+    try {
+      const registry = new ApprovalRegistry();
+      const outcomes: string[] = [];
+      const track = (name: string, ticket: { wait(): Promise<{ decision: string }> }) =>
+        void ticket.wait().then((outcome) => outcomes.push(`${name}:${outcome.decision}`));
+      const first = registry.register(request({ toolCallId: 'first', timeoutMs: 5000 }));
+      track('first', first);
+      await vi.advanceTimersByTimeAsync(1000);
+      const second = registry.register(request({ toolCallId: 'second', timeoutMs: 5000 }));
+      track('second', second);
+      const short = registry.register(request({ toolCallId: 'short', timeoutMs: 500 }));
+      track('short', short);
+      await vi.advanceTimersByTimeAsync(1000);
+      const third = registry.register(request({ toolCallId: 'third', timeoutMs: 5000 }));
+      track('third', third);
+      // The first in line is decided: the next one must still wait for its own deadline, not the first's.
+      registry.resolve(first.approvalId, 'allow', { sessionId: 'sess' });
+
+      await vi.advanceTimersByTimeAsync(3999); // t = 5999: second expires at 6000
+      expect(outcomes).toEqual(['short:timeout', 'first:allow']);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(outcomes).toEqual(['short:timeout', 'first:allow', 'second:timeout']);
+      await vi.advanceTimersByTimeAsync(999); // t = 6999: third expires at 7000
+      expect(registry.pendingCount).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(outcomes).toEqual(['short:timeout', 'first:allow', 'second:timeout', 'third:timeout']);
+      expect(registry.pendingCount).toBe(0);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps no timer once every waiting call is decided', () => {
+    vi.useFakeTimers();
+    try {
+      const registry = new ApprovalRegistry();
+      const tickets = [1000, 1000, 2000].map((timeoutMs, i) => registry.register(request({ toolCallId: `c${i}`, timeoutMs })));
+      expect(vi.getTimerCount()).toBe(2);
+      for (const ticket of tickets) registry.resolve(ticket.approvalId, 'deny', { sessionId: 'sess' });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('never times out with "never" and reports no expiry', () => {
     vi.useFakeTimers();
     try {

@@ -113,9 +113,12 @@ class Slot implements ApprovalTicket {
   readonly requestedAt: number;
   readonly expiresAt: number | null;
   outcome: DecisionOutcome | undefined = undefined;
-  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
-  /** The signals whose abort cancels the wait; undefined until a wait passes one. */
-  private signals: CancelSignal[] | undefined = undefined;
+  /** The expiry list this slot is in, and its neighbours there; see ExpiryList. */
+  expiry: ExpiryList | undefined = undefined;
+  prev: Slot | undefined = undefined;
+  next: Slot | undefined = undefined;
+  /** The signal whose abort cancels the wait (an array only if waits pass several); undefined until a wait passes one. */
+  private signals: CancelSignal | CancelSignal[] | undefined = undefined;
   private resolveWait!: (outcome: DecisionOutcome) => void;
   private readonly promise = new Promise<DecisionOutcome>((resolve) => (this.resolveWait = resolve));
 
@@ -124,7 +127,7 @@ class Slot implements ApprovalTicket {
     request: ApprovalRequest,
     requestedAt: number,
     delay: number | undefined,
-    /** Called once, when the slot settles and before its wait resolves. */
+    /** Called once, when the slot settles and before its wait resolves; takes it out of its expiry list too. */
     private readonly onSettle: (slot: Slot, outcome: DecisionOutcome) => void,
   ) {
     this.approvalId = approvalId;
@@ -137,10 +140,6 @@ class Slot implements ApprovalTicket {
     this.toolVersion = request.toolVersion;
     this.requestedAt = requestedAt;
     this.expiresAt = delay === undefined ? null : requestedAt + delay;
-    if (delay !== undefined) {
-      this.timer = setTimeout(expire, delay, this);
-      unrefTimer(this.timer);
-    }
   }
 
   wait(signal?: CancelSignal): Promise<DecisionOutcome> {
@@ -149,8 +148,11 @@ class Slot implements ApprovalTicket {
       this.settle(cancelled());
     } else {
       signal.addEventListener('abort', this);
-      if (!this.signals) this.signals = [signal];
-      else if (!this.signals.includes(signal)) this.signals.push(signal);
+      const signals = this.signals;
+      if (!signals) this.signals = signal;
+      else if (Array.isArray(signals)) {
+        if (!signals.includes(signal)) signals.push(signal);
+      } else if (signals !== signal) this.signals = [signals, signal];
     }
     return this.promise;
   }
@@ -163,10 +165,10 @@ class Slot implements ApprovalTicket {
   settle(outcome: DecisionOutcome): void {
     if (this.outcome) return;
     this.outcome = outcome;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    for (const signal of this.signals ?? []) signal.removeEventListener('abort', this);
+    const signals = this.signals;
     this.signals = undefined;
+    if (Array.isArray(signals)) for (const signal of signals) signal.removeEventListener('abort', this);
+    else signals?.removeEventListener('abort', this);
     this.onSettle(this, outcome);
     this.resolveWait(outcome);
   }
@@ -186,8 +188,57 @@ class Slot implements ApprovalTicket {
   }
 }
 
-function expire(slot: Slot): void {
-  slot.settle({ decision: 'timeout', source: 'user' });
+/**
+ * The pending slots that share one decision timeout, in the order they were registered, which is
+ * also the order they expire in. One timer per list, armed for its first slot, stands in for a
+ * timer per slot (about 170 B each in Node); a slot leaves the list in O(1) when it is decided.
+ */
+class ExpiryList {
+  head: Slot | undefined = undefined;
+  tail: Slot | undefined = undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+
+  constructor(
+    private readonly now: () => number,
+    /** Called when the list empties, so the registry can drop it. */
+    private readonly onEmpty: (list: ExpiryList) => void,
+  ) {}
+
+  add(slot: Slot): void {
+    slot.expiry = this;
+    slot.prev = this.tail;
+    if (this.tail) this.tail.next = slot;
+    else this.head = slot;
+    this.tail = slot;
+    if (!this.timer) this.arm();
+  }
+
+  remove(slot: Slot): void {
+    if (slot.prev) slot.prev.next = slot.next;
+    else this.head = slot.next;
+    if (slot.next) slot.next.prev = slot.prev;
+    else this.tail = slot.prev;
+    slot.expiry = slot.prev = slot.next = undefined;
+    if (this.head) return;
+    // An emptied list stops its timer; a removed head otherwise just leaves the timer to fire early and re-arm.
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.onEmpty(this);
+  }
+
+  private arm(): void {
+    const delay = Math.max(0, this.head!.expiresAt! - this.now());
+    this.timer = setTimeout(() => this.expireDue(), Math.min(delay, MAX_TIMER_MS));
+    unrefTimer(this.timer);
+  }
+
+  private expireDue(): void {
+    this.timer = undefined;
+    const now = this.now();
+    // settle() takes each slot out of this list (through the registry), so the head moves on.
+    while (this.head && this.head.expiresAt! <= now) this.head.settle({ decision: 'timeout', source: 'user' });
+    if (this.head) this.arm();
+  }
 }
 
 function cancelled(): DecisionOutcome {
@@ -220,6 +271,8 @@ export class ApprovalRegistry {
   private readonly rememberDecided: number;
   private readonly now: () => number;
   private readonly forget: (slot: Slot, outcome: DecisionOutcome) => void;
+  /** One expiry list per decision timeout in use (usually one: the default). */
+  private readonly expiryLists = new Map<number, ExpiryList>();
 
   constructor(options: ApprovalRegistryOptions = {}) {
     this.rememberDecided = options.rememberDecided ?? 10_000;
@@ -231,6 +284,7 @@ export class ApprovalRegistry {
     const timeout = request.timeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS;
     const delay = timeout === 'never' ? undefined : Math.min(Math.max(0, timeout), MAX_TIMER_MS);
     const slot = new Slot(randomId('apv'), request, this.now(), delay, this.forget);
+    if (delay !== undefined) this.expiryListFor(delay).add(slot);
     this.pending.set(slot.approvalId, slot);
     const forSession = this.pendingBySession.get(slot.sessionId);
     if (forSession) forSession.push(slot);
@@ -330,8 +384,19 @@ export class ApprovalRegistry {
     this.grants.delete(sessionId);
   }
 
+  private expiryListFor(delay: number): ExpiryList {
+    let list = this.expiryLists.get(delay);
+    if (!list) {
+      const created = new ExpiryList(this.now, () => this.expiryLists.delete(delay));
+      this.expiryLists.set(delay, created);
+      list = created;
+    }
+    return list;
+  }
+
   private forgetSlot(slot: Slot, outcome: DecisionOutcome): void {
     const { approvalId, sessionId } = slot;
+    slot.expiry?.remove(slot);
     this.pending.delete(approvalId);
     const forSession = this.pendingBySession.get(sessionId);
     if (forSession) {

@@ -22,16 +22,17 @@ export interface CancelSignal {
 export class Cancellation implements CancelSignal {
   aborted = false;
   reason: unknown = undefined;
-  private listeners: CancelListener[] | undefined = undefined;
+  /** One listener (the usual case: a run's waiting call or its running work) or several. */
+  private listeners: CancelListener | CancelListener[] | undefined = undefined;
 
   /** Aborts once: listeners run in the order they were added; later calls do nothing. */
   cancel(reason?: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
-    const listeners = this.listeners ?? [];
+    const listeners = this.listeners;
     this.listeners = undefined;
-    for (const listener of listeners) {
+    for (const listener of Array.isArray(listeners) ? listeners : listeners ? [listeners] : []) {
       if (typeof listener === 'function') listener();
       else listener.handleEvent();
     }
@@ -39,14 +40,20 @@ export class Cancellation implements CancelSignal {
 
   /** Like EventTarget: a listener added twice is called once; none is called after the abort. */
   addEventListener(_type: 'abort', listener: CancelListener): void {
-    if (this.aborted) return;
-    if (!this.listeners) this.listeners = [listener];
-    else if (!this.listeners.includes(listener)) this.listeners.push(listener);
+    const listeners = this.listeners;
+    if (this.aborted || listeners === listener) return;
+    if (!listeners) this.listeners = listener;
+    else if (!Array.isArray(listeners)) this.listeners = [listeners, listener];
+    else if (!listeners.includes(listener)) listeners.push(listener);
   }
 
   removeEventListener(_type: 'abort', listener: CancelListener): void {
-    const at = this.listeners?.indexOf(listener) ?? -1;
-    if (at >= 0) this.listeners!.splice(at, 1);
+    const listeners = this.listeners;
+    if (listeners === listener) this.listeners = undefined;
+    else if (Array.isArray(listeners)) {
+      const at = listeners.indexOf(listener);
+      if (at >= 0) listeners.splice(at, 1);
+    }
   }
 }
 

@@ -206,7 +206,9 @@ async function* reportDecisionsUntil(
   signal: CancelSignal,
 ): AsyncGenerator<LoopEvent, DecisionOutcome, undefined> {
   for (;;) {
-    const next = await Promise.race(decisionWaits(announced, reported, signal));
+    // With one call left to decide (the usual case) its wait is awaited as is: no race, no wrapper promises.
+    const only = soleUndecided(announced, reported);
+    const next = only >= 0 ? { at: only, outcome: await announced[only]!.wait(signal) } : await Promise.race(decisionWaits(announced, reported, signal));
     reported[next.at] = next.outcome;
     yield decisionEvent(planned[next.at]!.call, announced[next.at]!.approvalId, next.outcome);
     if (next.at === index) return next.outcome;
@@ -230,6 +232,17 @@ async function* runReportingDecisions(
     reported[next.at] = next.outcome;
     yield decisionEvent(planned[next.at]!.call, announced[next.at]!.approvalId, next.outcome);
   }
+}
+
+/** The one announced call whose decision is not reported yet, or -1 when there are several (or none). */
+function soleUndecided(announced: readonly (ApprovalTicket | undefined)[], reported: readonly (DecisionOutcome | undefined)[]): number {
+  let only = -1;
+  for (let at = 0; at < announced.length; at++) {
+    if (!announced[at] || reported[at]) continue;
+    if (only >= 0) return -1;
+    only = at;
+  }
+  return only;
 }
 
 /** One wait per announced call whose decision has not been reported yet. */
