@@ -314,6 +314,39 @@ describe('HTTP endpoints', () => {
   });
 });
 
+/** Resolves with the first message from `socket` that `matches`. */
+function messageMatching(socket: WebSocket, matches: (message: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  return new Promise((resolve) => {
+    const onMessage = (data: Buffer) => {
+      const message = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+      if (!matches(message)) return;
+      socket.off('message', onMessage);
+      resolve(message);
+    };
+    socket.on('message', onMessage);
+  });
+}
+
+describe('subscriptions', () => {
+  it('answers a stop at once while the run waits, and leaves the run going', async () => {
+    await using running = await startTestServer({ steps: [hangingStep('thinking')] });
+    await using raw = rawSocket(`${running.server.wsUrl}?connectionParams=1`);
+    await raw.opened;
+    raw.socket.send(JSON.stringify({ method: 'connectionParams', data: { token: TOKEN } }));
+    const waiting = messageMatching(raw.socket, (m) => JSON.stringify(m).includes('"text":"thinking"'));
+    raw.socket.send(JSON.stringify({ id: 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: 'session-1', runId: 'run-1', message: 'hi' } } }));
+    await waiting;
+
+    // Nothing more will come from the run: the stream is parked on its log when the stop arrives.
+    const stopped = messageMatching(raw.socket, (m) => m.id === 1 && (m.result as { type?: string } | undefined)?.type === 'stopped');
+    raw.socket.send(JSON.stringify({ id: 1, method: 'subscription.stop' }));
+    await stopped;
+
+    await using connection = connectClient(running.server, { token: TOKEN });
+    expect(await connection.client.sessions.list.query()).toMatchObject([{ sessionId: 'session-1', activeRunId: 'run-1' }]);
+  });
+});
+
 describe('shutdown', () => {
   it('cancels running runs, tells connected clients, and stops listening', async () => {
     await using running = await startTestServer({ steps: [hangingStep('thinking')] });
