@@ -23,7 +23,7 @@ async function ask<T>(command: string): Promise<T> {
 }
 type Mem = { rss: number; heapUsed: number; pending: number; activeRuns: number };
 
-const { token, wsUrl } = await readJson<{ token: string; wsUrl: string }>();
+const { token, wsUrl, echoUrl } = await readJson<{ token: string; wsUrl: string; echoUrl: string }>();
 
 function connect(): { trpc: TRPCClient<AppRouter>; close: () => Promise<void> } {
   const ws = createWSClient({ url: wsUrl, WebSocket: WebSocket as unknown as typeof globalThis.WebSocket, connectionParams: { token } });
@@ -126,6 +126,34 @@ const ms = (value: number) => value.toFixed(3);
   samples.sort((a, b) => a - b);
   console.log(`Same, from a raw WebSocket client (tRPC JSON-RPC messages, no batching), ${samples.length} iterations:`);
   console.log(`  p50 ${ms(percentile(samples, 50))} ms, p99 ${ms(percentile(samples, 99))} ms, max ${ms(samples.at(-1)!)} ms`);
+  socket.close();
+}
+
+// 1c. The floor on this machine: a bare WebSocket echo between the same two processes (no tRPC, no Airlock),
+// sent at once after the previous answer and after 1 ms idle (the server process asleep, as when a person decides).
+{
+  const socket = new WebSocket(echoUrl);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  const echoOnce = () =>
+    new Promise<number>((resolve) => {
+      const sent = performance.now();
+      socket.once('message', () => resolve(performance.now() - sent));
+      socket.send('{"ping":1}');
+    });
+  for (const idleMs of [0, 1]) {
+    const samples: number[] = [];
+    for (let i = 0; i < 320; i++) {
+      if (idleMs > 0) await new Promise((resolve) => setTimeout(resolve, idleMs));
+      const took = await echoOnce();
+      if (i >= 20) samples.push(took);
+    }
+    samples.sort((a, b) => a - b);
+    console.log(`Floor: bare WebSocket echo between the two processes, ${idleMs === 0 ? 'sent at once' : `after ${idleMs} ms idle`}, ${samples.length} iterations:`);
+    console.log(`  p50 ${ms(percentile(samples, 50))} ms, p99 ${ms(percentile(samples, 99))} ms`);
+  }
   socket.close();
 }
 

@@ -1,8 +1,9 @@
 // The server side of the approvals benchmark, in its own process so its memory is measured alone.
-// Prints one JSON line {port, token}; then answers "mem" on stdin with {rss, heapUsed} and "gc" by collecting.
+// Prints one JSON line {port, token, wsUrl, echoUrl}; then answers "mem" on stdin with {rss, heapUsed} and "gc" by collecting.
 import { ChatService } from '@airlock/api';
 import { ApprovalRegistry, defineTool, randomId, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import { createInterface } from 'node:readline';
+import { WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { startServer } from '../src/start-server';
 
@@ -33,7 +34,12 @@ const server = await startServer({
   limits: { maxConcurrentRuns: 100_000, messagesPerMinute: 1_000_000, messageBurst: 1_000_000 },
   maxConnections: 1000,
 });
-console.log(JSON.stringify({ port: server.port, token: server.token, wsUrl: server.wsUrl }));
+// The floor: a bare WebSocket echo in this same process, no tRPC and no Airlock, to read the round trip against.
+const echoServer = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+echoServer.on('connection', (socket) => socket.on('message', (data, isBinary) => socket.send(data, { binary: isBinary })));
+await new Promise((resolve) => echoServer.once('listening', resolve));
+const echoUrl = `ws://127.0.0.1:${(echoServer.address() as { port: number }).port}`;
+console.log(JSON.stringify({ port: server.port, token: server.token, wsUrl: server.wsUrl, echoUrl }));
 const gc = (globalThis as { gc?: () => void }).gc;
 for await (const line of createInterface({ input: process.stdin })) {
   if (line === 'gc') {
