@@ -25,9 +25,30 @@ type Mem = { rss: number; heapUsed: number; pending: number; activeRuns: number 
 
 const { token, wsUrl, echoUrl } = await readJson<{ token: string; wsUrl: string; echoUrl: string }>();
 
-function connect(): { trpc: TRPCClient<AppRouter>; close: () => Promise<void> } {
-  const ws = createWSClient({ url: wsUrl, WebSocket: WebSocket as unknown as typeof globalThis.WebSocket, connectionParams: { token } });
+function connect(socketClass: new (url: string) => WebSocket = WebSocket): { trpc: TRPCClient<AppRouter>; close: () => Promise<void> } {
+  const ws = createWSClient({ url: wsUrl, WebSocket: socketClass as unknown as typeof globalThis.WebSocket, connectionParams: { token } });
   return { trpc: createTRPCClient<AppRouter>({ links: [wsLink({ client: ws })] }), close: () => ws.close() };
+}
+
+/** When the client socket last wrote a confirm, and when the first frame after it arrived (performance.now()). */
+const wire = { confirmWritten: 0, firstAnswer: 0, awaitingAnswer: false };
+class TimedWebSocket extends WebSocket {
+  constructor(url: string) {
+    super(url);
+    this.on('message', () => {
+      if (!wire.awaitingAnswer) return;
+      wire.awaitingAnswer = false;
+      wire.firstAnswer = performance.now();
+    });
+  }
+
+  override send(data: unknown, ...rest: unknown[]): void {
+    if (String(data).includes('"chat.confirmTool"')) {
+      wire.confirmWritten = performance.now();
+      wire.awaitingAnswer = true;
+    }
+    (super.send as (...args: unknown[]) => void).call(this, data, ...rest);
+  }
 }
 
 interface Watch {
@@ -66,21 +87,33 @@ const ms = (value: number) => value.toFixed(3);
 
 // 1. Round trip: confirm sent → tool-end received, with an instant tool.
 {
-  const { trpc, close } = connect();
+  const { trpc, close } = connect(TimedWebSocket);
   const samples: number[] = [];
+  // Where the time goes, from the client's side: the client library before the frame is written; the wire and
+  // the server until the first answer frame arrives; the client library until onData has the tool-end.
+  const parts: [number[], number[], number[]] = [[], [], []];
   for (let i = 0; i < 320; i++) {
     const run = watch(trpc, `rt-${i}`, `rt-run-${i}`);
     const approvalId = await run.approvalId;
     const sent = performance.now();
     await trpc.chat.confirmTool.mutate({ sessionId: `rt-${i}`, approvalId, decision: 'allow' });
     const toolEndAt = await run.toolEnd;
-    if (i >= 20) samples.push(toolEndAt - sent);
+    if (i >= 20) {
+      samples.push(toolEndAt - sent);
+      parts[0].push(wire.confirmWritten - sent);
+      parts[1].push(wire.firstAnswer - wire.confirmWritten);
+      parts[2].push(toolEndAt - wire.firstAnswer);
+    }
     await run.ended;
     run.unsubscribe();
   }
   samples.sort((a, b) => a - b);
+  for (const part of parts) part.sort((a, b) => a - b);
   console.log(`Approval round trip (confirm sent → tool-end received), ${samples.length} iterations after 20 warm-up:`);
   console.log(`  p50 ${ms(percentile(samples, 50))} ms, p99 ${ms(percentile(samples, 99))} ms, max ${ms(samples.at(-1)!)} ms`);
+  console.log(
+    `  p50 of its parts: client until the frame is written ${ms(percentile(parts[0], 50))} ms; wire and server until the first answer ${ms(percentile(parts[1], 50))} ms; client from there to onData(tool-end) ${ms(percentile(parts[2], 50))} ms`,
+  );
   await close();
 }
 
