@@ -1,3 +1,6 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { liveProcessGroupMembers } from './process-group';
 import { runProcess, type RunProcessOptions } from './process-runner';
@@ -17,6 +20,7 @@ function sh(command: string, overrides: Partial<RunProcessOptions> = {}) {
 }
 
 const firstLinePid = (output: string) => Number.parseInt(output, 10);
+const tempDir = () => mkdtemp(join(tmpdir(), 'airlock-runner-'));
 
 describe('runProcess', () => {
   test('a timeout stops the whole process group, background children included', async () => {
@@ -52,8 +56,43 @@ describe('runProcess', () => {
     expect(await isRunning(firstLinePid(result.output))).toBe(false);
   });
 
-  test('a process that left the group cannot hold the call open through the pipes', async () => {
-    const result = await sh(`setsid sh -c 'echo $$; exec sleep 300' & sleep 0.2`, { drainMs: 100 });
+  test('a process that left the group with setsid is stopped when the command exits', async () => {
+    // The command waits for the escaped process to have started before it exits.
+    const result = await sh(`setsid sh -c 'echo $$ > started; exec sleep 300' & while [ ! -s started ]; do :; done; cat started`, {
+      cwd: await tempDir(),
+    });
+    const escaped = firstLinePid(result.output);
+    try {
+      expect(result.exitCode).toBe(0);
+      expect(escaped).toBeGreaterThan(0);
+      expect(result.strayProcessesStopped).toBe(true);
+      expect(await isRunning(escaped)).toBe(false);
+    } finally {
+      if (escaped > 0 && (await isRunning(escaped))) process.kill(escaped, 'SIGKILL');
+    }
+  });
+
+  test('a daemon that double-forked out of the group is stopped when the call is stopped', async () => {
+    const cwd = await tempDir();
+    const controller = new AbortController();
+    const running = sh(`(setsid sh -c 'echo $$ > started; exec sleep 300' &); sleep 300`, { cwd, signal: controller.signal });
+    const escaped = await vi.waitFor(async () => {
+      const pid = firstLinePid(await readFile(join(cwd, 'started'), 'utf8'));
+      expect(pid).toBeGreaterThan(0);
+      return pid;
+    });
+    try {
+      controller.abort(new Error('stop'));
+      const result = await running;
+      expect(result.stoppedBy).toStrictEqual({ kind: 'aborted', reason: 'stop' });
+      expect(await isRunning(escaped)).toBe(false);
+    } finally {
+      if (await isRunning(escaped)) process.kill(escaped, 'SIGKILL');
+    }
+  });
+
+  test('a process that clears its environment and leaves the group cannot hold the call open through the pipes', async () => {
+    const result = await sh(`env -i setsid sh -c 'echo $$; exec sleep 300' & sleep 0.2`, { drainMs: 100 });
     const escaped = firstLinePid(result.output);
     try {
       expect(result.exitCode).toBe(0);
@@ -61,6 +100,13 @@ describe('runProcess', () => {
     } finally {
       if (escaped > 0) process.kill(escaped, 'SIGKILL');
     }
+  });
+
+  test('each call marks its processes with a value of its own', async () => {
+    const [first, second] = await Promise.all([sh('echo $AIRLOCK_TOOL_CALL'), sh('echo $AIRLOCK_TOOL_CALL')]);
+    expect(first.output).toMatch(/^call_[0-9a-f]{24}\n$/);
+    expect(second.output).toMatch(/^call_[0-9a-f]{24}\n$/);
+    expect(first.output).not.toBe(second.output);
   });
 
   test('50 MB of output comes back capped, with head, tail and the omitted-bytes marker', async () => {

@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
-import { errorMessage } from '@airlock/core';
+import { errorMessage, randomId } from '@airlock/core';
 import { CappedOutput } from './capped-output';
-import { signalProcessGroup, terminateProcessGroup } from './process-group';
+import { liveMarkedProcessesSync, signalProcessGroup, terminateMarkedProcesses, terminateProcessGroup } from './process-group';
+
+/** Set in every tool process's environment, with a value unique to the call, to find processes that left the group. */
+export const CALL_MARKER_VARIABLE = 'AIRLOCK_TOOL_CALL';
 
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 export const DEFAULT_DRAIN_MS = 500;
@@ -51,7 +54,8 @@ export interface ProcessResult {
 /**
  * Runs a process in its own process group with stdin closed, and makes sure that nothing it started
  * outlives the call: on timeout, abort, and also when it exits while its background children still run,
- * the whole group is sent SIGTERM, then SIGKILL after a grace period.
+ * the whole group is sent SIGTERM, then SIGKILL after a grace period; so is every process that left the
+ * group but still carries the call's marker variable (setsid, nohup, a daemon's double fork).
  */
 export async function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
   const output = new CappedOutput(options.maxOutputBytes);
@@ -69,9 +73,11 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
 
   // One pipe for both streams, so stdout and stderr interleave exactly as written: a tiny shell points
   // stderr at stdout, then becomes the program (same pid, same group).
+  const callId = randomId('call', 12);
+  const marker = `${CALL_MARKER_VARIABLE}=${callId}`;
   const child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', options.file, ...options.args], {
     cwd: options.cwd,
-    env: options.env,
+    env: { ...options.env, [CALL_MARKER_VARIABLE]: callId },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -88,12 +94,12 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     const failure = await exited;
     return notStarted({ spawnError: 'error' in failure ? failure.error.message : 'the process did not start' });
   }
-  runningGroups.add(pid);
+  runningGroups.set(pid, marker);
   options.onSpawn?.(pid);
 
   let stoppedBy: StopCause | undefined;
   let termination: Promise<boolean> | undefined;
-  const terminate = () => (termination ??= terminateProcessGroup(pid, graceMs).catch(() => true));
+  const terminate = () => (termination ??= stopCall(pid, marker, graceMs));
   const stop = (cause: StopCause) => {
     stoppedBy ??= cause;
     void terminate();
@@ -104,9 +110,9 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   try {
     const exit = await exited;
     clearTimeout(timer);
-    // The leader is gone; whatever it left behind in its group is stopped now, so nothing outlives the call.
+    // The leader is gone; whatever it left behind, in its group or out of it, is stopped now, so nothing outlives the call.
     const leftovers = await terminate();
-    // A process that escaped the group (setsid) can keep the pipes open forever: read on only briefly.
+    // A process that escaped both (a cleared environment and setsid) can keep the pipes open forever: read on only briefly.
     await Promise.race([closed, delay(options.drainMs ?? DEFAULT_DRAIN_MS)]);
     child.stdout.destroy();
     child.stderr.destroy();
@@ -130,12 +136,25 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   }
 }
 
-/** Groups of calls still in progress; killed if this server exits first, since detached children would otherwise survive it. */
-const runningGroups = new Set<number>();
+/** The call's process group and the processes that left it: SIGTERM, then SIGKILL after the grace period. */
+async function stopCall(pgid: number, marker: string, graceMs: number): Promise<boolean> {
+  const [inGroup, outside] = await Promise.all([terminateProcessGroup(pgid, graceMs).catch(() => true), terminateMarkedProcesses(marker, graceMs).catch(() => true)]);
+  return inGroup || outside;
+}
+
+/** Calls still in progress (group id → marker); killed if this server exits first, since detached children would otherwise survive it. */
+const runningGroups = new Map<number, string>();
 process.once('exit', () => {
-  for (const pgid of runningGroups) {
+  for (const pgid of runningGroups.keys()) {
     try {
       signalProcessGroup(pgid, 'SIGKILL');
+    } catch {
+      // Best effort while exiting.
+    }
+  }
+  for (const pid of liveMarkedProcessesSync(new Set(runningGroups.values()))) {
+    try {
+      process.kill(pid, 'SIGKILL');
     } catch {
       // Best effort while exiting.
     }
