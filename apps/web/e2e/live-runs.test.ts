@@ -53,6 +53,34 @@ describe('runs that outlive a tab or a socket', () => {
     expect(await suite.airlock.runCount()).toBe(1);
   });
 
+  it('shows a new chat and its run in a tab that follows no run, as they start in another tab', async () => {
+    suite.airlock.model.enqueue({ text: 'Hello there.' });
+    const first = await ChatPage.open(suite.context, suite.airlock.link);
+    await first.send('Chat seen from two tabs');
+    await first.waitForText('Hello there.');
+    const second = await ChatPage.open(suite.context, suite.airlock.link);
+    await second.openSession('Chat seen from two tabs');
+    await second.waitForText('Hello there.');
+
+    // A chat started in the first tab appears in the second tab's list.
+    suite.airlock.model.enqueue({ text: 'Another answer.' });
+    await first.page.getByRole('button', { name: 'New chat' }).click();
+    await first.send('A chat of its own');
+    await first.waitForText('Another answer.');
+    await second.page.getByRole('navigation', { name: 'Chats' }).getByText('A chat of its own').waitFor();
+
+    // A run started in the first tab, in the chat the second tab shows, appears there and can be decided there.
+    suite.airlock.model.enqueue(runTerminal, { text: 'All done.' });
+    await first.openSession('Chat seen from two tabs');
+    await first.waitForText('Hello there.');
+    await first.send('Now run the command');
+    await second.waitForStatus(second.card(), 'Waiting for your decision');
+    await second.button(second.card(), 'Allow terminal').click();
+    await second.waitForText('All done.');
+    await first.waitForStatus(first.card(), 'Done');
+    expect(await suite.airlock.runCount()).toBe(1);
+  });
+
   it('keeps the buttons with a retry hint when the decision cannot be sent, and the retry works', async () => {
     let dropNextDecision = true;
     const chat = await chatWithPendingCall('Greet over a flaky network');

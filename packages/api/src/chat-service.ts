@@ -37,6 +37,9 @@ export interface SessionDetail extends SessionSummary {
   messages: ChatMessage[];
 }
 
+/** What changed in the list of sessions: a session's title, activity or run, or its deletion. */
+export type SessionChange = { type: 'session-changed'; session: SessionSummary } | { type: 'session-deleted'; sessionId: string };
+
 export interface ChatServiceOptions {
   registry: ApprovalRegistry;
   /** The model for new runs, looked up at each run start. */
@@ -89,6 +92,7 @@ export class ChatService {
   private readonly forgottenRunIds = new Set<string>();
   private readonly finishedRunTtlMs: number;
   private readonly maxSessions: number;
+  private readonly watchers = new Set<(change: SessionChange) => void>();
 
   constructor(private readonly options: ChatServiceOptions) {
     this.finishedRunTtlMs = options.finishedRunTtlMs ?? 10 * 60 * 1000;
@@ -135,7 +139,17 @@ export class ChatService {
     session.activeRun = run;
     this.runs.set(runId, run);
     run.done = this.drive(session, run, generator, system.length);
+    this.notify({ type: 'session-changed', session: summary(session) });
     return { runId };
+  }
+
+  /**
+   * Calls `listener` with every change to the list of sessions (a run starting or ending, a session
+   * created or deleted) until the returned function is called. A listener that throws is dropped.
+   */
+  watchSessions(listener: (change: SessionChange) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
   }
 
   /**
@@ -199,6 +213,7 @@ export class ChatService {
     this.options.registry.clearSession(sessionId);
     this.sessions.delete(sessionId);
     this.options.store?.remove(sessionId);
+    this.notify({ type: 'session-deleted', sessionId });
     return true;
   }
 
@@ -233,6 +248,17 @@ export class ChatService {
     this.options.registry.clearSession(oldest.sessionId);
     this.sessions.delete(oldest.sessionId);
     this.options.store?.remove(oldest.sessionId);
+    this.notify({ type: 'session-deleted', sessionId: oldest.sessionId });
+  }
+
+  private notify(change: SessionChange): void {
+    for (const watcher of this.watchers) {
+      try {
+        watcher(change);
+      } catch {
+        this.watchers.delete(watcher);
+      }
+    }
   }
 
   /** Puts back sessions kept by a SessionStore (at start-up): their conversations continue with the next message. */
@@ -278,7 +304,10 @@ export class ChatService {
     } finally {
       session.activeRun = undefined;
       session.updatedAt = Date.now();
-      if (this.sessions.get(session.sessionId) === session) this.persist(session);
+      if (this.sessions.get(session.sessionId) === session) {
+        this.persist(session);
+        this.notify({ type: 'session-changed', session: summary(session) });
+      }
       run.log.close();
       const timer = setTimeout(() => this.forgetRun(run.runId), this.finishedRunTtlMs);
       timer.unref();

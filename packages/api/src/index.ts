@@ -1,5 +1,5 @@
-export { appRouter, createCallerFactory, type AppRouter } from './router';
-export { ChatService, type ChatServiceOptions, type RunOptions, type SessionSummary, type SessionDetail } from './chat-service';
+export { appRouter, createCallerFactory, type AppRouter, type SessionWatchEvent } from './router';
+export { ChatService, type ChatServiceOptions, type RunOptions, type SessionSummary, type SessionDetail, type SessionChange } from './chat-service';
 export { ConnectionState, type Context, type AirlockServices, type ToolCatalog, type ToolServerStatus, type ModelInfo, type ConnectionLimits } from './context';
 export { toTRPCError } from './error-mapping';
 export { EventLog, LogFollower, parseEventId } from './event-log';

@@ -52,6 +52,14 @@ async function read(iterable: AsyncIterable<unknown>, until: (e: LoopEvent) => b
   return seen;
 }
 
+/** A context for another caller of the same service. */
+function contextFor(chat: ChatService) {
+  return {
+    services: { chat, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
+    connection: new ConnectionState('c2'),
+  };
+}
+
 const echoCall = (text: string) => toolCallStep({ name: 'echo', arguments: { text } });
 
 describe('appRouter', () => {
@@ -169,4 +177,34 @@ describe('appRouter', () => {
     await read(await caller.chat.stream({ sessionId: 'b', runId: 'l2', message: 'x' }), (e) => e.type === 'run-end');
     await expect(read(await caller.chat.stream({ sessionId: 'c', runId: 'l3', message: 'x' }), () => true)).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
   });
+
+  it('tells a watcher when a session starts or ends a run and when it is deleted, after a first "ready"', async () => {
+    const { caller } = setup([echoCall('a'), textStep('ok')]);
+    const watch = (await caller.sessions.watch())[Symbol.asyncIterator]();
+    const next = async () => (await watch.next()).value as Record<string, unknown>;
+    expect(await next()).toStrictEqual({ type: 'ready' });
+
+    await read(await caller.chat.stream({ sessionId: 's1', runId: 'w1', message: 'watch me' }), (e) => e.type === 'run-end', async (event) => {
+      if (event.type === 'tool-start') await caller.chat.confirmTool({ sessionId: 's1', approvalId: event.approvalId, decision: 'allow' });
+    });
+    expect(await next()).toMatchObject({ type: 'session-changed', session: { sessionId: 's1', title: 'watch me', activeRunId: 'w1' } });
+    expect(await next()).toMatchObject({ type: 'session-changed', session: { sessionId: 's1', activeRunId: null } });
+
+    await caller.sessions.delete({ sessionId: 's1' });
+    expect(await next()).toStrictEqual({ type: 'session-deleted', sessionId: 's1' });
+    await watch.return?.();
+  });
+
+  it('ends a watch when its subscription is stopped, and stops listening', async () => {
+    const { caller, chat, stop } = setup([textStep('ok')]);
+    const watch = (await caller.sessions.watch())[Symbol.asyncIterator]();
+    expect((await watch.next()).value).toStrictEqual({ type: 'ready' });
+    const waiting = watch.next();
+    stop();
+    expect(await waiting).toStrictEqual({ done: true, value: undefined });
+    // No listener is left behind: a run now reaches no watcher (the set is private; a new watcher sees only its own "ready").
+    await read(await createCaller(contextFor(chat)).chat.stream({ sessionId: 's2', runId: 'w2', message: 'x' }), (e) => e.type === 'run-end');
+    expect((chat as unknown as { watchers: Set<unknown> }).watchers.size).toBe(0);
+  });
 });
+

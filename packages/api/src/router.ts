@@ -1,6 +1,7 @@
 import { AirlockError, grantsNeedExactArguments, toolJsonSchema } from '@airlock/core';
 import { initTRPC, tracked, TRPCError } from '@trpc/server';
 import { z, ZodError } from 'zod';
+import type { ChatService, SessionChange } from './chat-service';
 import type { Context } from './context';
 import { parseEventId } from './event-log';
 import { toTRPCError } from './error-mapping';
@@ -60,6 +61,38 @@ const chatRouter = t.router({
   pending: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.pending(input.sessionId)),
 });
 
+export type SessionWatchEvent = { type: 'ready' } | SessionChange;
+
+/** Changes queued for one watcher at most; past that the queue becomes a single "ready". */
+const MAX_QUEUED_CHANGES = 1000;
+
+async function* watchSessions(chat: ChatService, signal: AbortSignal | undefined): AsyncGenerator<SessionWatchEvent, void, undefined> {
+  const queue: SessionWatchEvent[] = [{ type: 'ready' }];
+  let wake: (() => void) | undefined;
+  const stop = chat.watchSessions((change) => {
+    // A client too slow to keep up is told to read the whole list again: nothing is lost, memory stays bounded.
+    if (queue.length >= MAX_QUEUED_CHANGES) queue.splice(0, queue.length, { type: 'ready' });
+    else queue.push(change);
+    wake?.();
+  });
+  const onAbort = () => wake?.();
+  signal?.addEventListener('abort', onAbort);
+  try {
+    while (!signal?.aborted) {
+      const next = queue.shift();
+      if (next) {
+        yield next;
+        continue;
+      }
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+  } finally {
+    stop();
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
 /** A stream whose first read fails with `error`. */
 function failedStream(error: TRPCError): AsyncIterable<never> {
   return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }) };
@@ -93,6 +126,11 @@ export const appRouter = t.router({
   chat: chatRouter,
   sessions: t.router({
     list: procedure.query(({ ctx }) => ctx.services.chat.listSessions()),
+    /**
+     * Changes to the list of sessions, after a first "ready" (sent again on every re-subscribe, and when a slow
+     * client's queue overflows): on "ready" a client reads the list; after it, it applies the changes.
+     */
+    watch: procedure.subscription(({ ctx, signal }) => watchSessions(ctx.services.chat, signal)),
     get: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.getSession(input.sessionId)),
     delete: procedure.input(sessionInputSchema).mutation(async ({ input, ctx }) => ({
       deleted: await ctx.services.chat.deleteSession(input.sessionId),

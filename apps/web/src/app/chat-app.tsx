@@ -26,7 +26,17 @@ function initialSession(): CurrentSession {
 
 export function ChatApp({ connection, settingsStore }: { connection: ConnectionState; settingsStore: SettingsStore }) {
   const utils = trpc.useUtils();
-  const sessions = trpc.sessions.list.useQuery(undefined, { refetchInterval: 5000 });
+  const sessions = trpc.sessions.list.useQuery();
+  // The list and the open chat follow the server's changes instead of polling. "ready" comes first and again after
+  // every reconnect, when changes may have been missed: everything is read again then.
+  trpc.sessions.watch.useSubscription(undefined, {
+    onData: (change) => {
+      void utils.sessions.list.invalidate();
+      if (change.type === 'ready') void utils.sessions.get.invalidate();
+      else if (change.type === 'session-changed') void utils.sessions.get.invalidate({ sessionId: change.session.sessionId });
+      else void utils.sessions.get.invalidate({ sessionId: change.sessionId });
+    },
+  });
   const tools = trpc.tools.list.useQuery(undefined, { staleTime: 30_000, refetchInterval: 30_000 });
   const model = trpc.model.info.useQuery(undefined, { staleTime: 60_000 });
   const deleteSession = trpc.sessions.delete.useMutation({ onSettled: () => utils.sessions.list.invalidate() });

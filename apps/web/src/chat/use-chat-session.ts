@@ -14,9 +14,6 @@ export interface ChatSessionOptions {
   onActivity: () => void;
 }
 
-/** Polls for a run started elsewhere (another tab) while this view follows none. */
-const IDLE_POLL_MS = 3000;
-
 /**
  * One chat: its history, the run it follows and the person's decisions. The WebSocket subscription is a
  * function of state: while a run is followed there is exactly one subscription to it, and wsLink re-sends
@@ -35,10 +32,8 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
   activity.current = onActivity;
 
   const followedRunId = state.run?.phase === 'following' ? state.run.runId : null;
-  const detail = trpc.sessions.get.useQuery(
-    { sessionId },
-    { enabled: known, retry: false, refetchInterval: followedRunId === null ? IDLE_POLL_MS : false },
-  );
+  // Read again when the session changes on the server (see sessions.watch in ChatApp): a run started in another tab shows up here.
+  const detail = trpc.sessions.get.useQuery({ sessionId }, { enabled: known, retry: false });
   const notFound = detail.error?.data?.code === 'NOT_FOUND';
   const ready = historyLoaded.current || notFound || !known;
 
