@@ -145,6 +145,22 @@ describe('ApprovalRegistry', () => {
     }
   });
 
+  it('times out on elapsed time whatever its wall clock says, and refuses a NaN timeout', async () => {
+    vi.useFakeTimers();
+    try {
+      // A clock stuck in the past (or set back) must not keep a call waiting past its timeout.
+      const registry = new ApprovalRegistry({ now: () => 1000 });
+      const ticket = registry.register(request({ timeoutMs: 50 }));
+      expect(ticket.expiresAt).toBe(1050);
+      const waiting = ticket.wait();
+      await vi.advanceTimersByTimeAsync(50);
+      await expect(waiting).resolves.toStrictEqual({ decision: 'timeout', source: 'user' });
+      expect(() => registry.register(request({ timeoutMs: Number.NaN }))).toThrow(RangeError);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('keeps no timer once every waiting call is decided', () => {
     vi.useFakeTimers();
     try {

@@ -113,6 +113,8 @@ class Slot implements ApprovalTicket {
   readonly requestedAt: number;
   readonly expiresAt: number | null;
   outcome: DecisionOutcome | undefined = undefined;
+  /** When it times out on the monotonic clock (performance.now()); expiresAt is the same moment on `now`, for display. */
+  readonly deadline: number;
   /** The expiry list this slot is in, and its neighbours there; see ExpiryList. */
   expiry: ExpiryList | undefined = undefined;
   prev: Slot | undefined = undefined;
@@ -140,6 +142,7 @@ class Slot implements ApprovalTicket {
     this.toolVersion = request.toolVersion;
     this.requestedAt = requestedAt;
     this.expiresAt = delay === undefined ? null : requestedAt + delay;
+    this.deadline = delay === undefined ? Infinity : performance.now() + delay;
   }
 
   wait(signal?: CancelSignal): Promise<DecisionOutcome> {
@@ -198,8 +201,8 @@ class ExpiryList {
   tail: Slot | undefined = undefined;
   private timer: ReturnType<typeof setTimeout> | undefined = undefined;
 
+  /** Deadlines are on the monotonic clock: a wall clock set back or forward moves no expiry. */
   constructor(
-    private readonly now: () => number,
     /** Called when the list empties, so the registry can drop it. */
     private readonly onEmpty: (list: ExpiryList) => void,
   ) {}
@@ -227,16 +230,16 @@ class ExpiryList {
   }
 
   private arm(): void {
-    const delay = Math.max(0, this.head!.expiresAt! - this.now());
+    const delay = Math.max(0, this.head!.deadline - performance.now());
     this.timer = setTimeout(() => this.expireDue(), Math.min(delay, MAX_TIMER_MS));
     unrefTimer(this.timer);
   }
 
   private expireDue(): void {
     this.timer = undefined;
-    const now = this.now();
+    const now = performance.now();
     // settle() takes each slot out of this list (through the registry), so the head moves on.
-    while (this.head && this.head.expiresAt! <= now) this.head.settle({ decision: 'timeout', source: 'user' });
+    while (this.head && this.head.deadline <= now) this.head.settle({ decision: 'timeout', source: 'user' });
     if (this.head) this.arm();
   }
 }
@@ -282,6 +285,7 @@ export class ApprovalRegistry {
 
   register(request: ApprovalRequest): ApprovalTicket {
     const timeout = request.timeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS;
+    if (timeout !== 'never' && Number.isNaN(timeout)) throw new RangeError('timeoutMs must be a number of milliseconds or "never", not NaN');
     const delay = timeout === 'never' ? undefined : Math.min(Math.max(0, timeout), MAX_TIMER_MS);
     const slot = new Slot(randomId('apv'), request, this.now(), delay, this.forget);
     if (delay !== undefined) this.expiryListFor(delay).add(slot);
@@ -387,7 +391,7 @@ export class ApprovalRegistry {
   private expiryListFor(delay: number): ExpiryList {
     let list = this.expiryLists.get(delay);
     if (!list) {
-      const created = new ExpiryList(this.now, () => this.expiryLists.delete(delay));
+      const created = new ExpiryList(() => this.expiryLists.delete(delay));
       this.expiryLists.set(delay, created);
       list = created;
     }
