@@ -34,6 +34,21 @@ describe('Cancellation', () => {
     expect((cancellation.reason as DOMException).name).toBe('AbortError');
   });
 
+  it('runs every listener even when one throws, then throws the first error', () => {
+    const cancellation = new Cancellation();
+    const calls: string[] = [];
+    cancellation.addEventListener('abort', () => {
+      throw new Error('first broke');
+    });
+    cancellation.addEventListener('abort', () => calls.push('second'));
+    cancellation.addEventListener('abort', () => {
+      throw new Error('third broke');
+    });
+    expect(() => cancellation.cancel()).toThrow('first broke');
+    expect(calls).toEqual(['second']);
+    expect(cancellation.aborted).toBe(true);
+  });
+
   it('ends a pending approval wait as cancel, like an AbortSignal', async () => {
     const registry = new ApprovalRegistry();
     const cancellation = new Cancellation();

@@ -25,17 +25,26 @@ export class Cancellation implements CancelSignal {
   /** One listener (the usual case: a run's waiting call or its running work) or several. */
   private listeners: CancelListener | CancelListener[] | undefined = undefined;
 
-  /** Aborts once: listeners run in the order they were added; later calls do nothing. */
+  /**
+   * Aborts once: listeners run in the order they were added; later calls do nothing. A listener that
+   * throws does not keep the others from running; the first error is thrown once they all have.
+   */
   cancel(reason?: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
     const listeners = this.listeners;
     this.listeners = undefined;
+    let failure: { error: unknown } | undefined;
     for (const listener of Array.isArray(listeners) ? listeners : listeners ? [listeners] : []) {
-      if (typeof listener === 'function') listener();
-      else listener.handleEvent();
+      try {
+        if (typeof listener === 'function') listener();
+        else listener.handleEvent();
+      } catch (error) {
+        failure ??= { error };
+      }
     }
+    if (failure) throw failure.error;
   }
 
   /** Like EventTarget: a listener added twice is called once; none is called after the abort. */

@@ -368,6 +368,8 @@ async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, Streamed
     failure = signal.aborted ? undefined : errorMessage(error);
   } finally {
     link.release();
+    // Whatever the model's client still holds for this turn (a connection, a reader) is let go.
+    link.controller.abort();
   }
   const tail = extractor.finish();
   if (tail.text !== '') {
