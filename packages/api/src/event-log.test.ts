@@ -77,6 +77,20 @@ describe('EventLog', () => {
     expect(await first).toEqual({ done: false, value: 'r:1=a' });
   });
 
+  it('fails only the read whose wrap throws, which ends that follower; other followers still wake', async () => {
+    const log = new EventLog('r');
+    const broken = log.follow(0, () => {
+      throw new Error('cannot wrap');
+    });
+    const healthy = log.follow(0, idOf);
+    const failing = broken.next();
+    const fine = healthy.next();
+    log.append(text('a'));
+    await expect(failing).rejects.toThrow('cannot wrap');
+    expect(await fine).toEqual({ done: false, value: 'r:1=a' });
+    expect(await broken.next()).toEqual({ done: true, value: undefined });
+  });
+
   it('ignores appends after close', async () => {
     const log = new EventLog('r');
     log.append(text('a'));

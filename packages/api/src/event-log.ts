@@ -65,6 +65,7 @@ export class EventLog {
   private wakeFollowers(): void {
     const waiting = this.waiting;
     this.waiting = undefined;
+    // wake() never throws: a follower whose read fails gets a rejected next(), the others still wake.
     for (const follower of waiting ?? []) follower.wake();
   }
 }
@@ -79,8 +80,8 @@ export class EventLog {
 export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undefined>, AsyncDisposable {
   private seq: number;
   private finished = false;
-  /** The resolve of the pending next(), while parked on the log. */
-  private pending: ((result: IteratorResult<T, undefined>) => void) | undefined = undefined;
+  /** The settle functions of the pending next(), while parked on the log. */
+  private pending: { resolve: (result: IteratorResult<T, undefined>) => void; reject: (error: unknown) => void } | undefined = undefined;
 
   constructor(
     private readonly log: EventLog,
@@ -93,10 +94,17 @@ export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undef
 
   next(): Promise<IteratorResult<T, undefined>> {
     if (this.pending) return Promise.reject(new Error('LogFollower.next() called while an earlier next() is pending'));
-    const result = this.step();
+    let result: IteratorResult<T, undefined> | undefined;
+    try {
+      result = this.step();
+    } catch (error) {
+      // Like a generator that throws, a follower whose read failed is done.
+      this.finished = true;
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
     if (result) return Promise.resolve(result);
-    return new Promise((resolve) => {
-      this.pending = resolve;
+    return new Promise((resolve, reject) => {
+      this.pending = { resolve, reject };
       this.log.park(this as LogFollower<unknown>);
     });
   }
@@ -107,7 +115,7 @@ export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undef
     this.pending = undefined;
     if (pending) {
       this.log.unpark(this as LogFollower<unknown>);
-      pending(DONE);
+      pending.resolve(DONE);
     }
     return Promise.resolve(DONE);
   }
@@ -124,10 +132,18 @@ export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undef
   wake(): void {
     const pending = this.pending;
     if (!pending) return;
-    const result = this.step();
+    let result: IteratorResult<T, undefined> | undefined;
+    try {
+      result = this.step();
+    } catch (error) {
+      this.pending = undefined;
+      this.finished = true;
+      pending.reject(error);
+      return;
+    }
     if (result) {
       this.pending = undefined;
-      pending(result);
+      pending.resolve(result);
     } else {
       this.log.park(this as LogFollower<unknown>);
     }
