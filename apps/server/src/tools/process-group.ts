@@ -73,68 +73,110 @@ async function waitUntilGone(pgid: number, withinMs: number): Promise<boolean> {
   }
 }
 
+/** Which processes belong to a call but left its process group. */
+export interface MarkedScope {
+  /** `NAME=value`: the variable every process of the call inherits. */
+  marker: string;
+  /** The call's process group: its members are stopped with the group, so they are left out here. */
+  group: number;
+  /** Only processes started at or after this (clock ticks since boot, as in /proc/<pid>/stat): the call's leader's start. */
+  startedSince: number;
+}
+
+/** Files read at once while scanning /proc; more would risk running out of file descriptors. */
+const SCAN_BATCH = 64;
+
 /**
  * Processes that left their call's process group (setsid, nohup, a daemon's double fork) keep the
- * environment they were started with. Each call's processes get a marker variable; these find and
- * stop whatever still carries it. A process that clears its own environment and leaves its group is
- * not found: only a cgroup or a PID namespace would hold that one. Linux only (reads /proc).
+ * environment they were started with. Each call's processes get a marker variable; this finds the live
+ * ones that still carry it. Only processes started since the call began and outside its group have their
+ * environment read (reading another process's environment can block while that process is stuck), so
+ * the scan stays cheap. A process that clears its own environment and leaves its group is not found:
+ * only a cgroup or a PID namespace would hold that one. Linux only (reads /proc).
  */
-export async function liveMarkedProcesses(marker: string): Promise<number[]> {
+export async function liveMarkedProcesses(scope: MarkedScope): Promise<number[]> {
   let entries: string[];
   try {
     entries = await readdir('/proc');
   } catch {
     return [];
   }
-  const needle = `\0${marker}\0`;
-  const marked = await Promise.all(
-    entries.map(async (entry) => {
-      if (!/^\d+$/.test(entry)) return undefined;
-      // Unreadable (another user's process, or gone) counts as unmarked.
-      const environ = await readFile(`/proc/${entry}/environ`, 'latin1').catch(() => '');
-      if (!`\0${environ}`.includes(needle)) return undefined;
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => undefined);
-      return stat !== undefined && isLive(stat) ? Number(entry) : undefined;
-    }),
-  );
-  return marked.filter((pid): pid is number => pid !== undefined);
+  const pids = entries.filter((entry) => /^\d+$/.test(entry));
+  const candidates = await inBatches(pids, async (pid) => {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+    const info = stat === undefined ? undefined : parseStat(stat);
+    return info && info.live && info.group !== scope.group && info.startTime >= scope.startedSince ? pid : undefined;
+  });
+  const needle = `\0${scope.marker}\0`;
+  const marked = await inBatches(candidates, async (pid) => {
+    // Unreadable (another user's process, or gone) counts as unmarked.
+    const environ = await readFile(`/proc/${pid}/environ`, 'latin1').catch(() => '');
+    return `\0${environ}`.includes(needle) ? Number(pid) : undefined;
+  });
+  return marked;
 }
 
-/** Like liveMarkedProcesses, synchronously, for the moment this server exits. */
-export function liveMarkedProcessesSync(markers: ReadonlySet<string>): number[] {
-  if (markers.size === 0) return [];
+/** Like liveMarkedProcesses, synchronously and for several calls, for the moment this server exits. */
+export function liveMarkedProcessesSync(scopes: readonly MarkedScope[]): number[] {
+  if (scopes.length === 0) return [];
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
     return [];
   }
-  const needles = [...markers].map((marker) => `\0${marker}\0`);
+  const since = Math.min(...scopes.map((scope) => scope.startedSince));
+  const needles = scopes.map((scope) => `\0${scope.marker}\0`);
   const pids: number[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
-    let environ: string;
     try {
-      environ = `\0${readFileSync(`/proc/${entry}/environ`, 'latin1')}`;
+      const info = parseStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
+      if (!info.live || info.startTime < since) continue;
+      const environ = `\0${readFileSync(`/proc/${entry}/environ`, 'latin1')}`;
+      if (needles.some((needle) => environ.includes(needle))) pids.push(Number(entry));
     } catch {
-      continue;
+      // Gone, or not ours to read.
     }
-    if (needles.some((needle) => environ.includes(needle))) pids.push(Number(entry));
   }
   return pids;
 }
 
+/** The start time (clock ticks since boot) of a process, from /proc; undefined when it cannot be read. */
+export function processStartTime(pid: number): number | undefined {
+  try {
+    return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).startTime;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseStat(stat: string): { live: boolean; group: number; startTime: number } {
+  // The command name is in parentheses and may itself contain spaces or parentheses: fields count from after it.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const state = fields[0];
+  return { live: state !== 'Z' && state !== 'X', group: Number(fields[2]), startTime: Number(fields[19]) };
+}
+
+async function inBatches<T, R>(items: readonly T[], map: (item: T) => Promise<R | undefined>): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += SCAN_BATCH) {
+    for (const result of await Promise.all(items.slice(i, i + SCAN_BATCH).map(map))) if (result !== undefined) results.push(result);
+  }
+  return results;
+}
+
 /**
- * Stops every live process carrying `marker`: SIGTERM, then SIGKILL to whatever is left after
+ * Stops every live process of the scope outside its group: SIGTERM, then SIGKILL to whatever is left after
  * `graceMs`, then waits (bounded) for them to be gone. Resolves to whether anything was running.
  */
-export async function terminateMarkedProcesses(marker: string, graceMs: number): Promise<boolean> {
-  const found = await liveMarkedProcesses(marker);
+export async function terminateMarkedProcesses(scope: MarkedScope, graceMs: number): Promise<boolean> {
+  const found = await liveMarkedProcesses(scope);
   if (found.length === 0) return false;
   for (const pid of found) signalProcess(pid, 'SIGTERM');
-  if (await waitUntil(async () => (await liveMarkedProcesses(marker)).length === 0, graceMs)) return true;
-  for (const pid of await liveMarkedProcesses(marker)) signalProcess(pid, 'SIGKILL');
-  await waitUntil(async () => (await liveMarkedProcesses(marker)).length === 0, graceMs);
+  if (await waitUntil(async () => (await liveMarkedProcesses(scope)).length === 0, graceMs)) return true;
+  for (const pid of await liveMarkedProcesses(scope)) signalProcess(pid, 'SIGKILL');
+  await waitUntil(async () => (await liveMarkedProcesses(scope)).length === 0, graceMs);
   return true;
 }
 
@@ -144,11 +186,6 @@ function signalProcess(pid: number, signal: NodeJS.Signals): void {
   } catch {
     // Gone in the meantime.
   }
-}
-
-function isLive(stat: string): boolean {
-  const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 1)[0];
-  return state !== 'Z' && state !== 'X';
 }
 
 async function waitUntil(done: () => Promise<boolean>, withinMs: number): Promise<boolean> {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { errorMessage, randomId } from '@airlock/core';
 import { CappedOutput } from './capped-output';
-import { liveMarkedProcessesSync, signalProcessGroup, terminateMarkedProcesses, terminateProcessGroup } from './process-group';
+import { liveMarkedProcessesSync, processStartTime, signalProcessGroup, terminateMarkedProcesses, terminateProcessGroup, type MarkedScope } from './process-group';
 
 /** Set in every tool process's environment, with a value unique to the call, to find processes that left the group. */
 export const CALL_MARKER_VARIABLE = 'AIRLOCK_TOOL_CALL';
@@ -94,12 +94,14 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     const failure = await exited;
     return notStarted({ spawnError: 'error' in failure ? failure.error.message : 'the process did not start' });
   }
-  runningGroups.set(pid, marker);
+  // Everything the call starts, in its group or not, starts at or after its leader. Without /proc, no process is marked (0 is never a group).
+  const scope: MarkedScope = { marker, group: pid, startedSince: processStartTime(pid) ?? Infinity };
+  runningCalls.set(pid, scope);
   options.onSpawn?.(pid);
 
   let stoppedBy: StopCause | undefined;
   let termination: Promise<boolean> | undefined;
-  const terminate = () => (termination ??= stopCall(pid, marker, graceMs));
+  const terminate = () => (termination ??= stopCall(scope, graceMs));
   const stop = (cause: StopCause) => {
     stoppedBy ??= cause;
     void terminate();
@@ -132,27 +134,30 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
-    runningGroups.delete(pid);
+    runningCalls.delete(pid);
   }
 }
 
 /** The call's process group and the processes that left it: SIGTERM, then SIGKILL after the grace period. */
-async function stopCall(pgid: number, marker: string, graceMs: number): Promise<boolean> {
-  const [inGroup, outside] = await Promise.all([terminateProcessGroup(pgid, graceMs).catch(() => true), terminateMarkedProcesses(marker, graceMs).catch(() => true)]);
+async function stopCall(scope: MarkedScope, graceMs: number): Promise<boolean> {
+  const [inGroup, outside] = await Promise.all([
+    terminateProcessGroup(scope.group, graceMs).catch(() => true),
+    terminateMarkedProcesses(scope, graceMs).catch(() => true),
+  ]);
   return inGroup || outside;
 }
 
-/** Calls still in progress (group id → marker); killed if this server exits first, since detached children would otherwise survive it. */
-const runningGroups = new Map<number, string>();
+/** Calls still in progress, by group id; killed if this server exits first, since detached children would otherwise survive it. */
+const runningCalls = new Map<number, MarkedScope>();
 process.once('exit', () => {
-  for (const pgid of runningGroups.keys()) {
+  for (const pgid of runningCalls.keys()) {
     try {
       signalProcessGroup(pgid, 'SIGKILL');
     } catch {
       // Best effort while exiting.
     }
   }
-  for (const pid of liveMarkedProcessesSync(new Set(runningGroups.values()))) {
+  for (const pid of liveMarkedProcessesSync([...runningCalls.values()])) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
