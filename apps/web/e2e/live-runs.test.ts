@@ -69,10 +69,15 @@ describe('runs that outlive a tab or a socket', () => {
     await first.waitForText('Another answer.');
     await second.page.getByRole('navigation', { name: 'Chats' }).getByText('A chat of its own').waitFor();
 
-    // A run started in the first tab, in the chat the second tab shows, appears there and can be decided there.
-    suite.airlock.model.enqueue(runTerminal, { text: 'All done.' });
+    // A run of the first tab that ends at once, in the chat the second tab shows, appears there all the same.
+    suite.airlock.model.enqueue({ text: 'Over as soon as it began.' });
     await first.openSession('Chat seen from two tabs');
     await first.waitForText('Hello there.');
+    await first.send('A quick one');
+    await second.waitForText('Over as soon as it began.');
+
+    // A run started in the first tab, in the chat the second tab shows, appears there and can be decided there.
+    suite.airlock.model.enqueue(runTerminal, { text: 'All done.' });
     await first.send('Now run the command');
     await second.waitForStatus(second.card(), 'Waiting for your decision');
     await second.button(second.card(), 'Allow terminal').click();

@@ -31,6 +31,8 @@ export interface SessionSummary {
   updatedAt: number;
   /** The run still going in this session, if any: a client re-attaches to it. */
   activeRunId: string | null;
+  /** The session's latest run since this server started, going or not: a client that did not follow it reloads the history. */
+  lastRunId: string | null;
 }
 
 export interface SessionDetail extends SessionSummary {
@@ -72,6 +74,7 @@ interface Session {
   updatedAt: number;
   messages: ChatMessage[];
   activeRun: Run | undefined;
+  lastRunId: string | null;
 }
 
 export interface StartRunInput {
@@ -137,6 +140,7 @@ export class ChatService {
     });
     const run: Run = { runId, sessionId: session.sessionId, log, cancellation, done: Promise.resolve() };
     session.activeRun = run;
+    session.lastRunId = runId;
     this.runs.set(runId, run);
     run.done = this.drive(session, run, generator, system.length);
     this.notify({ type: 'session-changed', session: summary(session) });
@@ -234,7 +238,7 @@ export class ChatService {
     if (this.sessions.size >= this.maxSessions) this.evictIdleSession();
     const now = Date.now();
     const title = firstMessage.replace(/\s+/g, ' ').trim().slice(0, 60) || 'New chat';
-    const session: Session = { sessionId, title, createdAt: now, updatedAt: now, messages: [], activeRun: undefined };
+    const session: Session = { sessionId, title, createdAt: now, updatedAt: now, messages: [], activeRun: undefined, lastRunId: null };
     this.sessions.set(sessionId, session);
     return session;
   }
@@ -266,7 +270,7 @@ export class ChatService {
     for (const stored of sessions) {
       if (this.sessions.has(stored.sessionId)) continue;
       if (this.sessions.size >= this.maxSessions) break;
-      this.sessions.set(stored.sessionId, { ...stored, messages: [...stored.messages], activeRun: undefined });
+      this.sessions.set(stored.sessionId, { ...stored, messages: [...stored.messages], activeRun: undefined, lastRunId: null });
     }
   }
 
@@ -322,6 +326,7 @@ function summary(session: Session): SessionSummary {
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
     activeRunId: session.activeRun?.runId ?? null,
+    lastRunId: session.lastRunId,
   };
 }
 

@@ -48,10 +48,15 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
       dispatch({ type: 'run-followed', runId: active });
       return;
     }
-    if (!historyLoaded.current) {
+    // A run this view never followed has come and gone (another tab's, too quick to catch running): its messages
+    // are only in the history now.
+    const missedRun = active === null && data.lastRunId !== null && !seenRuns.current.has(data.lastRunId) && followedRunId === null;
+    if (!historyLoaded.current || missedRun) {
+      if (data.lastRunId !== null) seenRuns.current.add(data.lastRunId);
       historyLoaded.current = true;
       dispatch({ type: 'history-loaded', messages: data.messages });
     }
+    // Runs on new data only: followedRunId is read here, not watched.
   }, [detail.data]);
 
   useEffect(() => {
