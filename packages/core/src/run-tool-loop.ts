@@ -140,7 +140,13 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           toolCallsUsed++;
           // Every decision is reported the moment it is made, in whatever order the person decides;
           // the calls still run in the model's order, so this one may already have been reported.
-          const outcome = reported[i] ?? (yield* reportDecisionsUntil(i, planned, announced, reported, signal));
+          let outcome = reported[i];
+          if (!outcome && soleUndecided(announced, reported) === i) {
+            // The usual case, one call left to decide: waited on right here, no helper generator held meanwhile.
+            outcome = reported[i] = await ticket.wait(signal);
+            yield decisionEvent(call, ticket.approvalId, outcome);
+          }
+          outcome ??= yield* reportDecisionsUntil(i, planned, announced, reported, signal);
           const tool = offered.find((candidate) => candidate.name === call.name)!;
           result =
             outcome.decision === 'allow'
