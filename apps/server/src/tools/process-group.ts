@@ -21,23 +21,10 @@ export function signalProcessGroup(pgid: number, signal: NodeJS.Signals | 0): bo
  * Linux only (reads /proc); empty elsewhere.
  */
 export async function liveProcessGroupMembers(pgid: number): Promise<number[]> {
-  let entries: string[];
-  try {
-    entries = await readdir('/proc');
-  } catch {
-    return [];
-  }
-  const pids = entries.filter((entry) => /^\d+$/.test(entry));
-  const stats = await Promise.all(pids.map((pid) => readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined)));
-  const members: number[] = [];
-  for (const stat of stats) {
-    if (stat === undefined) continue;
-    // The command name is in parentheses and may itself contain spaces or parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const [state, , pgrp] = fields;
-    if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') members.push(Number.parseInt(stat, 10));
-  }
-  return members;
+  return inBatches(await procPids(), async (pid) => {
+    const info = await readStat(pid);
+    return info && info.live && info.group === pgid ? Number(pid) : undefined;
+  });
 }
 
 /** Whether any process of the group still runs. */
@@ -95,16 +82,8 @@ const SCAN_BATCH = 64;
  * only a cgroup or a PID namespace would hold that one. Linux only (reads /proc).
  */
 export async function liveMarkedProcesses(scope: MarkedScope): Promise<number[]> {
-  let entries: string[];
-  try {
-    entries = await readdir('/proc');
-  } catch {
-    return [];
-  }
-  const pids = entries.filter((entry) => /^\d+$/.test(entry));
-  const candidates = await inBatches(pids, async (pid) => {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-    const info = stat === undefined ? undefined : parseStat(stat);
+  const candidates = await inBatches(await procPids(), async (pid) => {
+    const info = await readStat(pid);
     return info && info.live && info.group !== scope.group && info.startTime >= scope.startedSince ? pid : undefined;
   });
   const needle = `\0${scope.marker}\0`;
@@ -151,6 +130,19 @@ export function processStartTime(pid: number): number | undefined {
   }
 }
 
+/** The pids in /proc, as its entry names; none where there is no /proc. */
+async function procPids(): Promise<string[]> {
+  const entries = await readdir('/proc').catch(() => []);
+  return entries.filter((entry) => /^\d+$/.test(entry));
+}
+
+/** A process's state from /proc/<pid>/stat; undefined when it is gone or unreadable. */
+async function readStat(pid: string): Promise<{ live: boolean; group: number; startTime: number } | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  return stat === undefined ? undefined : parseStat(stat);
+}
+
+/** Zombies are not live: a killed orphan stays listed until it is reaped, which can take seconds, yet it runs nothing. */
 function parseStat(stat: string): { live: boolean; group: number; startTime: number } {
   // The command name is in parentheses and may itself contain spaces or parentheses: fields count from after it.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
