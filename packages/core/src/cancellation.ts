@@ -20,19 +20,27 @@ export interface CancelSignal {
  * a model turn or a tool call; `linkedController` makes one for that long.
  */
 export class Cancellation implements CancelSignal {
-  aborted = false;
-  reason: unknown = undefined;
+  private isAborted = false;
+  private abortReason: unknown = undefined;
   /** One listener (the usual case: a run's waiting call or its running work) or several. */
   private listeners: CancelListener | CancelListener[] | undefined = undefined;
+
+  get aborted(): boolean {
+    return this.isAborted;
+  }
+
+  get reason(): unknown {
+    return this.abortReason;
+  }
 
   /**
    * Aborts once: listeners run in the order they were added; later calls do nothing. A listener that
    * throws does not keep the others from running; the first error is thrown once they all have.
    */
   cancel(reason?: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
+    if (this.isAborted) return;
+    this.isAborted = true;
+    this.abortReason = reason ?? new DOMException('This operation was aborted', 'AbortError');
     const listeners = this.listeners;
     this.listeners = undefined;
     let failure: { error: unknown } | undefined;
