@@ -6,6 +6,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export TURBO_TELEMETRY_DISABLED=1
 export npm_config_update_notifier=false
+# Native addons (better-sqlite3, node-pty) build against the installed Node headers; nothing is downloaded.
+if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node.h ]; then export npm_config_nodedir=/usr; fi
 PNPM_VERSION="$(node -p "require('./package.json').packageManager.split('@')[1]")"
 
 if command -v pnpm >/dev/null 2>&1 && [ "$(pnpm --version 2>/dev/null)" = "$PNPM_VERSION" ]; then
