@@ -6,3 +6,16 @@ export { EventLog, LogFollower, parseEventId } from './event-log';
 export { storedSessionSchema, type SessionStore, type StoredSession } from './session-store';
 export { streamInputSchema, confirmInputSchema, runOptionsSchema } from './schemas';
 export type { LoopEvent, ChatMessage, ToolOutcome, Decision, PendingApproval, Grant } from '@airlock/core';
+export type {
+  AirlockStore,
+  StoredSessionSummary,
+  SessionChanges,
+  StoredRun,
+  DecidedBy,
+  LedgerChange,
+  AppendEventInput,
+  ToolCallRecord,
+  AuditQuery,
+  AuditPage,
+  StoredGrant,
+} from './store';

@@ -1,0 +1,191 @@
+import type { ChatMessage, Decision, DecisionSource, LoopEvent, ToolArguments, ToolOutcome } from '@airlock/core';
+import type { RunOptions } from './chat-service';
+
+/**
+ * Where everything that must outlive the process is kept: sessions, their messages, runs and their events, every
+ * tool call with its decision (the ledger), and grants. One interface, several implementations (in memory for tests
+ * and for a server without a data folder; SQLite by default; PostgreSQL for several instances). SQL lives only in
+ * an implementation's own module.
+ *
+ * Writes are append-only or single-row updates: the cost of a write never depends on how long a chat is. Every
+ * method may be synchronous underneath, but callers always await it, so an implementation over the network fits.
+ * A write that fails rejects: the caller decides whether the run can go on (a run never executes a tool whose
+ * allow could not be recorded).
+ */
+export interface AirlockStore {
+  /** Every session's summary, newest first (no messages: those are read when a session is opened). */
+  listSessions(): Promise<StoredSessionSummary[]>;
+  /** A session's summary, or undefined. */
+  getSession(sessionId: string): Promise<StoredSessionSummary | undefined>;
+  createSession(session: StoredSessionSummary): Promise<void>;
+  /** Changes some fields of a session; the others stay. */
+  updateSession(sessionId: string, changes: SessionChanges): Promise<void>;
+  /** Deletes a session with its messages, runs, events, tool calls and grants; the ledger's rows for it stay. */
+  deleteSession(sessionId: string): Promise<void>;
+
+  /** Appends one message to a session's conversation. */
+  appendMessage(sessionId: string, message: ChatMessage, at: number): Promise<void>;
+  /** A session's whole conversation, in order. */
+  loadMessages(sessionId: string): Promise<ChatMessage[]>;
+
+  createRun(run: StoredRun): Promise<void>;
+  /** Marks a run as ended; its events stay replayable. */
+  endRun(runId: string, reason: string, endedAt: number): Promise<void>;
+  /** Whether a run of this id was ever started, ended or not: a run id is never used twice. */
+  hasRun(runId: string): Promise<boolean>;
+  getRun(runId: string): Promise<StoredRun | undefined>;
+  /** Runs that were going when the process stopped (not ended), oldest first. */
+  listUnfinishedRuns(): Promise<StoredRun[]>;
+
+  /**
+   * Appends one event of a run (seq from 1, no gaps) and applies the ledger change it carries, atomically: an
+   * event and its effect on the ledger are kept together or not at all.
+   */
+  appendEvent(input: AppendEventInput): Promise<void>;
+  /** The run's events after `afterSeq`, in order. */
+  loadEvents(runId: string, afterSeq: number): Promise<LoopEvent[]>;
+
+  /** The ledger rows of one run, in the order their calls started. */
+  listRunToolCalls(runId: string): Promise<ToolCallRecord[]>;
+  /** The ledger rows of one session, in the order their calls started. */
+  listSessionToolCalls(sessionId: string): Promise<ToolCallRecord[]>;
+  /** The ledger, newest first, filtered and paged. */
+  listAudit(query: AuditQuery): Promise<AuditPage>;
+
+  saveGrant(grant: StoredGrant): Promise<void>;
+  deleteGrant(grantId: string): Promise<void>;
+  /** Every grant still in force. */
+  listGrants(): Promise<StoredGrant[]>;
+
+  close(): Promise<void>;
+}
+
+export interface StoredSessionSummary {
+  sessionId: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  /** Whether calls stop for a person's decision in this session. Default true. */
+  confirmToolCalls: boolean;
+  /** The session's latest run, going or not. */
+  lastRunId: string | null;
+}
+
+export type SessionChanges = Partial<Pick<StoredSessionSummary, 'title' | 'updatedAt' | 'confirmToolCalls' | 'lastRunId'>>;
+
+export interface StoredRun {
+  runId: string;
+  sessionId: string;
+  /** The options the run was started with (what is needed to resume it after a restart). */
+  options: RunOptions;
+  startedAt: number;
+  /** Null while the run goes on. */
+  endedAt: number | null;
+  endReason: string | null;
+}
+
+/** Who made a decision: the connection it came through and the label its client sent (both absent for automatic ones). */
+export interface DecidedBy {
+  connectionId?: string;
+  clientLabel?: string;
+}
+
+/** How an event changes the ledger; none for events that are not about a tool call. */
+export type LedgerChange =
+  | {
+      kind: 'start';
+      toolCallId: string;
+      toolName: string;
+      /** Exactly as shown to the person and as they will run. */
+      arguments: ToolArguments;
+      /** "" when the call was not put up for a decision. */
+      approvalId: string;
+      requestedAt: number;
+      expiresAt: number | null;
+      /** Exact-argument grant semantics and tool fingerprint, kept so a waiting call can be restored after a restart. */
+      executesCode: boolean;
+      toolVersion: string;
+    }
+  | {
+      kind: 'decision';
+      toolCallId: string;
+      decision: Decision;
+      source: DecisionSource;
+      reason?: string;
+      /** The grant or rule that decided, for automatic decisions. */
+      decidedByGrant?: string;
+      decidedByRule?: string;
+      decidedAt: number;
+      by?: DecidedBy;
+    }
+  | { kind: 'running'; toolCallId: string; startedAt: number }
+  | { kind: 'end'; toolCallId: string; outcome: ToolOutcome; result: string; endedAt: number };
+
+export interface AppendEventInput {
+  runId: string;
+  sessionId: string;
+  seq: number;
+  event: LoopEvent;
+  at: number;
+  ledger?: LedgerChange;
+}
+
+/** One tool call, from its start to its end: the ledger's row. */
+export interface ToolCallRecord {
+  runId: string;
+  sessionId: string;
+  toolCallId: string;
+  toolName: string;
+  arguments: ToolArguments;
+  approvalId: string;
+  executesCode: boolean;
+  toolVersion: string;
+  requestedAt: number;
+  expiresAt: number | null;
+  decision: Decision | null;
+  source: DecisionSource | null;
+  reason: string | null;
+  decidedByGrant: string | null;
+  decidedByRule: string | null;
+  decidedAt: number | null;
+  connectionId: string | null;
+  clientLabel: string | null;
+  /** When it began to execute; null if it never did. */
+  startedAt: number | null;
+  outcome: ToolOutcome | null;
+  /** The result as sent to the model. */
+  result: string | null;
+  endedAt: number | null;
+}
+
+export interface AuditQuery {
+  sessionId?: string;
+  toolName?: string;
+  decision?: Decision | 'none';
+  /** Epoch ms, inclusive. */
+  from?: number;
+  /** Epoch ms, exclusive. */
+  to?: number;
+  /** Default 100, at most 1,000. */
+  limit?: number;
+  /** The `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+export interface AuditPage {
+  entries: ToolCallRecord[];
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface StoredGrant {
+  grantId: string;
+  /** For now always a session; the scope fields fit workspace and global rules later. */
+  scope: 'session';
+  sessionId: string;
+  toolName: string;
+  /** The exact arguments covered, or null for the whole tool. */
+  arguments: ToolArguments | null;
+  toolVersion: string;
+  createdAt: number;
+}
