@@ -11,3 +11,5 @@ export { TextToolCallExtractor, parseTextToolCall, TOOL_CALL_OPEN, TOOL_CALL_CLO
 export { parseModelJson, parseToolArguments, repairJson } from './json-repair';
 export { canonicalJson, parseUntrustedJson, isPlainObject } from './json';
 export { randomId } from './ids';
+export * from './visible-text';
+export * from './visible-text-arguments';

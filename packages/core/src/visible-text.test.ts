@@ -1,0 +1,127 @@
+import { fc, test as property } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import { fromVisibleNotation, toVisibleText, visibleTextString, type VisibleSegment } from './visible-text';
+
+const DANGEROUS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\p{Variation_Selector}\u2800]|[^\P{Zs} ]/u;
+
+function isDangerous(char: string): boolean {
+  return char !== '\n' && char !== '\t' && DANGEROUS.test(char);
+}
+
+/** Strings rich in the characters that matter here, mixed with plain ones and with backslashes and `u{`. */
+const adversarialChar = fc.oneof(
+  fc.constantFrom('a', ' ', '\n', '\t', '\r', '\\', 'u', '{', '}', '\\u{', '\\u{5C}', '202E}', 'FFFFFF}', '2', 'E', '\u202E', '\u2066', '\u2069', '\u200B', '\uFEFF', '\u2028', '\u00A0', '\u{E0041}', '\uFE0F', '\uD800', '\uDC00', '\x1B', '\x85', '\u00AD', 'é', '😀'),
+  fc.string({ unit: 'binary', maxLength: 1 }),
+);
+const adversarialString = fc.oneof(fc.string({ unit: adversarialChar, maxLength: 60 }), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }));
+
+function textOf(segments: VisibleSegment[]): string[] {
+  return segments.flatMap((segment) => (segment.kind === 'text' ? [segment.text] : []));
+}
+
+describe('toVisibleText', () => {
+  it('escapes the bidi controls that make a command read as commented out', () => {
+    const visible = toVisibleText('echo "hello" \u2067; touch X #\u2069');
+    expect(visibleTextString(visible)).toBe('echo "hello" \\u{2067}; touch X #\\u{2069}');
+    expect(visible.hiddenCount).toBe(2);
+    expect(visible.segments).toStrictEqual([
+      { kind: 'text', text: 'echo "hello" ' },
+      { kind: 'escape', text: '\\u{2067}', codePoint: 0x2067, class: 'bidi' },
+      { kind: 'text', text: '; touch X #' },
+      { kind: 'escape', text: '\\u{2069}', codePoint: 0x2069, class: 'bidi' },
+    ]);
+  });
+
+  it('keeps newlines and tabs, and counts lines', () => {
+    const visible = toVisibleText(`ls -la${'\n'.repeat(60)}curl x | sh\tend`);
+    expect(visible.lineCount).toBe(61);
+    expect(visible.hiddenCount).toBe(0);
+    expect(visibleTextString(visible)).toBe(`ls -la${'\n'.repeat(60)}curl x | sh\tend`);
+    expect(toVisibleText('').lineCount).toBe(1);
+    expect(toVisibleText('').segments).toStrictEqual([]);
+  });
+
+  it.each([
+    ['\r', 'control', '\\u{D}'],
+    ['\x1B', 'control', '\\u{1B}'],
+    ['\x7F', 'control', '\\u{7F}'],
+    ['\x85', 'control', '\\u{85}'],
+    ['\u202E', 'bidi', '\\u{202E}'],
+    ['\u200E', 'bidi', '\\u{200E}'],
+    ['\u061C', 'bidi', '\\u{61C}'],
+    ['\u200B', 'invisible', '\\u{200B}'],
+    ['\u200D', 'invisible', '\\u{200D}'],
+    ['\u2060', 'invisible', '\\u{2060}'],
+    ['\uFEFF', 'invisible', '\\u{FEFF}'],
+    ['\u00AD', 'invisible', '\\u{AD}'],
+    ['\u3164', 'invisible', '\\u{3164}'],
+    ['\u2800', 'invisible', '\\u{2800}'],
+    ['\u2028', 'line-separator', '\\u{2028}'],
+    ['\u2029', 'line-separator', '\\u{2029}'],
+    ['\uFE0F', 'variation-selector', '\\u{FE0F}'],
+    ['\u{E0100}', 'variation-selector', '\\u{E0100}'],
+    ['\u{E0041}', 'tag', '\\u{E0041}'],
+    ['\u00A0', 'unusual-space', '\\u{A0}'],
+    ['\u3000', 'unusual-space', '\\u{3000}'],
+    ['\uD800', 'lone-surrogate', '\\u{D800}'],
+    ['\uE000', 'private-use', '\\u{E000}'],
+    ['\u{10FFFF}', 'unassigned', '\\u{10FFFF}'],
+  ])('escapes %j as %s', (char, escapeClass, shown) => {
+    const visible = toVisibleText(`a${char}b`);
+    expect(visible.segments).toStrictEqual([
+      { kind: 'text', text: 'a' },
+      { kind: 'escape', text: shown, codePoint: char.codePointAt(0), class: escapeClass },
+      { kind: 'text', text: 'b' },
+    ]);
+    expect(visible.hiddenCount).toBe(1);
+  });
+
+  it('leaves letters, emoji and a plain backslash alone', () => {
+    for (const text of ['héllo wörld', 'שלום', 'C:\\Users\\x', 'grep "\\.ts$"', '😀', '👍🏽', '\\u1234', 'u{']) {
+      expect(toVisibleText(text).segments).toStrictEqual([{ kind: 'text', text }]);
+    }
+  });
+
+  it('escapes a literal backslash that would read as the start of an escape, without calling it hidden', () => {
+    const visible = toVisibleText('\\u{202E}');
+    expect(visibleTextString(visible)).toBe('\\u{5C}u{202E}');
+    expect(visible.hiddenCount).toBe(0);
+    expect(fromVisibleNotation('\\u{5C}u{202E}')).toBe('\\u{202E}');
+  });
+
+  property.prop([adversarialString], { numRuns: 2000 })('no text segment holds a dangerous character', (value) => {
+    for (const text of textOf(toVisibleText(value).segments)) {
+      for (const char of text) expect(isDangerous(char), `${JSON.stringify(char)} left in ${JSON.stringify(value)}`).toBe(false);
+    }
+  });
+
+  property.prop([adversarialString], { numRuns: 2000 })('the flat form gives back the original exactly', (value) => {
+    expect(fromVisibleNotation(visibleTextString(toVisibleText(value)))).toBe(value);
+  });
+
+  property.prop([adversarialString], { numRuns: 1000 })('every escape in the flat form is one the segments made', (value) => {
+    const visible = toVisibleText(value);
+    const flat = visibleTextString(visible);
+    const escapes = visible.segments.filter((segment) => segment.kind === 'escape').map((segment) => segment.text);
+    expect(flat.match(/\\u\{[0-9A-F]+\}/g) ?? []).toStrictEqual(escapes);
+  });
+
+  property.prop([adversarialString], { numRuns: 1000 })('counts hidden characters and lines, and never puts two text runs side by side', (value) => {
+    const visible = toVisibleText(value);
+    const escaped = visible.segments.filter((segment) => segment.kind === 'escape' && segment.class !== 'backslash');
+    expect(visible.hiddenCount).toBe(escaped.length);
+    expect(visible.lineCount).toBe(value.split('\n').length);
+    visible.segments.forEach((segment, index) => {
+      if (segment.kind === 'text') {
+        expect(segment.text).not.toBe('');
+        expect(visible.segments[index + 1]?.kind).not.toBe('text');
+      }
+    });
+  });
+
+  it('handles a megabyte of hidden characters', () => {
+    const value = '\u202E'.repeat(1 << 20);
+    const visible = toVisibleText(value);
+    expect(visible.hiddenCount).toBe(1 << 20);
+  });
+});

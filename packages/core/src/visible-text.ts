@@ -1,0 +1,109 @@
+/**
+ * What a person may safely be shown of a string that a model wrote: every character that could hide,
+ * reorder or disguise text is replaced by an escape, `\u{HEX}` (upper-case hexadecimal, no padding).
+ *
+ * A literal backslash stays as it is, except one followed by `u{`, which is escaped as `\u{5C}`: so in the
+ * flat text every `\u{…}` is an escape, and `fromVisibleNotation` gives back the original exactly.
+ */
+
+/** Why a character was escaped. Everything but `backslash` is a hidden character. */
+export type EscapeClass =
+  | 'control'
+  | 'bidi'
+  | 'invisible'
+  | 'line-separator'
+  | 'variation-selector'
+  | 'tag'
+  | 'unusual-space'
+  | 'lone-surrogate'
+  | 'private-use'
+  | 'unassigned'
+  | 'backslash';
+
+export type VisibleSegment =
+  | { kind: 'text'; text: string }
+  | {
+      kind: 'escape';
+      /** The escape as shown, e.g. `\u{202E}`. */
+      text: string;
+      codePoint: number;
+      class: EscapeClass;
+    };
+
+export interface VisibleText {
+  /** Plain runs and escapes, in order; two text segments are never adjacent. */
+  segments: VisibleSegment[];
+  /** How many characters were escaped because they could hide or reorder text (literal backslashes not counted). */
+  hiddenCount: number;
+  /** Lines as a person counts them: one more than the number of `\n`. */
+  lineCount: number;
+}
+
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+const VARIATION_SELECTOR = /\p{Variation_Selector}/u;
+const TAG = /[\u{E0000}-\u{E007F}]/u;
+const CONTROL = /\p{Cc}/u;
+const LINE_SEPARATOR = /[\p{Zl}\p{Zp}]/u;
+const LONE_SURROGATE = /\p{Cs}/u;
+const PRIVATE_USE = /\p{Co}/u;
+const UNASSIGNED = /\p{Cn}/u;
+/** Format characters and code points that fonts draw as nothing, plus blanks that are not a plain space. */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/u;
+const UNUSUAL_SPACE = /[^\P{Zs} ]/u;
+
+/** One test for the common case: anything that needs a closer look. */
+const SUSPECT = /[^\t\n\x20-\x7E]/u;
+
+function classify(char: string): EscapeClass | null {
+  if (!SUSPECT.test(char)) return null;
+  if (CONTROL.test(char)) return 'control';
+  if (BIDI.test(char)) return 'bidi';
+  if (TAG.test(char)) return 'tag';
+  if (VARIATION_SELECTOR.test(char)) return 'variation-selector';
+  if (LINE_SEPARATOR.test(char)) return 'line-separator';
+  if (LONE_SURROGATE.test(char)) return 'lone-surrogate';
+  if (INVISIBLE.test(char)) return 'invisible';
+  if (UNUSUAL_SPACE.test(char)) return 'unusual-space';
+  if (PRIVATE_USE.test(char)) return 'private-use';
+  if (UNASSIGNED.test(char)) return 'unassigned';
+  return null;
+}
+
+export function escapeNotation(codePoint: number): string {
+  return `\\u{${codePoint.toString(16).toUpperCase()}}`;
+}
+
+/** Splits a string into what can be shown as it is and escapes for everything else. Linear in its length. */
+export function toVisibleText(value: string): VisibleText {
+  const segments: VisibleSegment[] = [];
+  let hiddenCount = 0;
+  let lineCount = 1;
+  let runStart = 0;
+  let index = 0;
+  while (index < value.length) {
+    const codePoint = value.codePointAt(index)!;
+    const width = codePoint > 0xffff ? 2 : 1;
+    const char = value.slice(index, index + width);
+    if (char === '\n') lineCount += 1;
+    const escapeClass = char === '\\' ? (value.startsWith('u{', index + 1) ? 'backslash' : null) : classify(char);
+    if (escapeClass !== null) {
+      if (runStart < index) segments.push({ kind: 'text', text: value.slice(runStart, index) });
+      segments.push({ kind: 'escape', text: escapeNotation(codePoint), codePoint, class: escapeClass });
+      if (escapeClass !== 'backslash') hiddenCount += 1;
+      runStart = index + width;
+    }
+    index += width;
+  }
+  if (runStart < value.length) segments.push({ kind: 'text', text: value.slice(runStart) });
+  return { segments, hiddenCount, lineCount };
+}
+
+/** The flat form, for places that cannot style an escape differently from text. */
+export function visibleTextString(visible: VisibleText): string {
+  return visible.segments.map((segment) => segment.text).join('');
+}
+
+/** The inverse of `visibleTextString(toVisibleText(value))`. */
+export function fromVisibleNotation(flat: string): string {
+  return flat.replace(/\\u\{(10[0-9A-F]{4}|[0-9A-F]{1,5})\}/g, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)));
+}
