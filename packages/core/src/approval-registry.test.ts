@@ -231,9 +231,11 @@ describe('ApprovalRegistry', () => {
       const first = read('a', 'a.txt');
       const sibling = read('b', 'b.txt');
       const otherSession = registry.register(request({ sessionId: 'other', toolName: 'read_file', executesCode: false, arguments: { path: 'a.txt' } }));
-      registry.resolve(first.approvalId, 'allow', { sessionId: 'sess', always: true });
+      const resolved = registry.resolve(first.approvalId, 'allow', { sessionId: 'sess', always: true });
+      const grantId = resolved.status === 'resolved' ? resolved.grant?.grantId : undefined;
+      expect(grantId).toMatch(/^grt_/);
       await expect(first.wait()).resolves.toStrictEqual({ decision: 'allow', source: 'user' });
-      await expect(sibling.wait()).resolves.toStrictEqual({ decision: 'allow', source: 'grant' });
+      await expect(sibling.wait()).resolves.toStrictEqual({ decision: 'allow', source: 'grant', grantId });
       expect(registry.listPending('other').map((p) => p.approvalId)).toStrictEqual([otherSession.approvalId]);
       expect(registry.listGrants('sess')).toMatchObject([{ toolName: 'read_file', arguments: null }]);
       expect(registry.findGrant('sess', { toolName: 'read_file', arguments: { path: 'c.txt' }, executesCode: false, toolVersion: 'v1' })).toBeDefined();

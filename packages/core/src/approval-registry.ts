@@ -30,6 +30,8 @@ export interface DecisionOutcome {
   source: DecisionSource;
   /** The person's own words, with a deny. */
   reason?: string;
+  /** The grant that allowed it, when source is "grant". */
+  grantId?: string;
 }
 
 export interface PendingApproval {
@@ -45,7 +47,7 @@ export interface PendingApproval {
 }
 
 export type ResolveResult =
-  | { resolved: true; status: 'resolved'; decision: 'allow' | 'deny' }
+  | { resolved: true; status: 'resolved'; decision: 'allow' | 'deny'; /** The grant made, with always. */ grant?: VersionedGrant }
   | { resolved: false; status: 'not-found' }
   | { resolved: false; status: 'already-decided'; decision: Decision };
 
@@ -64,6 +66,26 @@ export interface Grant {
   /** The exact arguments covered, for code-running tools; null when the grant covers any arguments. */
   arguments: ToolArguments | null;
   createdAt: number;
+}
+
+/** A grant with the tool fingerprint it was given for: what a store keeps to put it back after a restart. */
+export interface VersionedGrant extends Grant {
+  toolVersion: string;
+}
+
+/** A call that was waiting for a decision when the process stopped, put back with its own id and deadline. */
+export interface RestoredApproval {
+  approvalId: string;
+  sessionId: string;
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  arguments: ToolArguments;
+  executesCode: boolean;
+  toolVersion: string;
+  requestedAt: number;
+  /** Absolute: a deadline that passed while the process was down ends the wait as timeout at once. */
+  expiresAt: number | null;
 }
 
 export interface GrantInput {
@@ -126,9 +148,10 @@ class Slot implements ApprovalTicket {
 
   constructor(
     approvalId: string,
-    request: ApprovalRequest,
+    request: Omit<ApprovalRequest, 'timeoutMs'>,
     requestedAt: number,
     delay: number | undefined,
+    expiresAt: number | null,
     /** Called once, when the slot settles and before its wait resolves; takes it out of its expiry list too. */
     private readonly onSettle: (slot: Slot, outcome: DecisionOutcome) => void,
   ) {
@@ -141,7 +164,7 @@ class Slot implements ApprovalTicket {
     this.executesCode = request.executesCode;
     this.toolVersion = request.toolVersion;
     this.requestedAt = requestedAt;
-    this.expiresAt = delay === undefined ? null : requestedAt + delay;
+    this.expiresAt = expiresAt;
     this.deadline = delay === undefined ? Infinity : performance.now() + delay;
   }
 
@@ -287,7 +310,22 @@ export class ApprovalRegistry {
     const timeout = request.timeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS;
     if (timeout !== 'never' && Number.isNaN(timeout)) throw new RangeError('timeoutMs must be a number of milliseconds or "never", not NaN');
     const delay = timeout === 'never' ? undefined : Math.min(Math.max(0, timeout), MAX_TIMER_MS);
-    const slot = new Slot(randomId('apv'), request, this.now(), delay, this.forget);
+    const requestedAt = this.now();
+    return this.add(new Slot(randomId('apv'), request, requestedAt, delay, delay === undefined ? null : requestedAt + delay, this.forget), delay);
+  }
+
+  /**
+   * Puts back a call that was waiting when the process stopped, with the same approval id (clients still hold it)
+   * and the same absolute deadline. An id that is pending already is refused.
+   */
+  restore(approval: RestoredApproval): ApprovalTicket {
+    if (this.pending.has(approval.approvalId)) throw new Error(`approval ${approval.approvalId} is already pending`);
+    const delay = approval.expiresAt === null ? undefined : Math.min(Math.max(0, approval.expiresAt - this.now()), MAX_TIMER_MS);
+    return this.add(new Slot(approval.approvalId, approval, approval.requestedAt, delay, approval.expiresAt, this.forget), delay);
+  }
+
+  private add(slot: Slot, delay: number | undefined): Slot {
+    // Lists are keyed by delay: within one, a slot added later never has an earlier deadline, restored ones included.
     if (delay !== undefined) this.expiryListFor(delay).add(slot);
     this.pending.set(slot.approvalId, slot);
     const forSession = this.pendingBySession.get(slot.sessionId);
@@ -307,13 +345,14 @@ export class ApprovalRegistry {
       const reason = decision === 'deny' ? normaliseReason(options.reason) : undefined;
       slot.settle(reason === undefined ? { decision, source: 'user' } : { decision, source: 'user', reason });
       if (decision === 'allow' && options.always) {
-        this.grant({
+        const grant = this.grant({
           sessionId: slot.sessionId,
           toolName: slot.toolName,
           executesCode: slot.executesCode,
           toolVersion: slot.toolVersion,
           arguments: slot.arguments,
         });
+        return { resolved: true, status: 'resolved', decision, grant };
       }
       return { resolved: true, status: 'resolved', decision };
     }
@@ -333,7 +372,7 @@ export class ApprovalRegistry {
   }
 
   /** Grants a tool for the session and releases every pending call of the session that the grant covers. */
-  grant(input: GrantInput): Grant {
+  grant(input: GrantInput): VersionedGrant {
     if (input.executesCode && input.arguments === undefined) {
       throw new TypeError(`a grant for code-running tool "${input.toolName}" needs its exact arguments`);
     }
@@ -342,7 +381,7 @@ export class ApprovalRegistry {
     if (!forSession) this.grants.set(input.sessionId, (forSession = new Map<string, StoredGrant>()));
     for (const existing of forSession.values()) {
       if (existing.toolName === input.toolName && existing.argsKey === argsKey && existing.toolVersion === input.toolVersion) {
-        return publicGrant(existing);
+        return versionedGrant(existing);
       }
     }
     const stored: StoredGrant = {
@@ -358,10 +397,18 @@ export class ApprovalRegistry {
     for (const slot of [...(this.pendingBySession.get(input.sessionId) ?? [])]) {
       // The key is computed here rather than kept on every slot: grants are rare, pending calls many.
       if (covers(stored, slot.toolName, canonicalJson(slot.arguments), slot.toolVersion)) {
-        slot.settle({ decision: 'allow', source: 'grant' });
+        slot.settle({ decision: 'allow', source: 'grant', grantId: stored.grantId });
       }
     }
-    return publicGrant(stored);
+    return versionedGrant(stored);
+  }
+
+  /** Puts back a grant kept across a restart (before any call of its session is registered). */
+  restoreGrant(grant: VersionedGrant): void {
+    let forSession = this.grants.get(grant.sessionId);
+    if (!forSession) this.grants.set(grant.sessionId, (forSession = new Map<string, StoredGrant>()));
+    const argsKey = grant.arguments === null ? null : canonicalJson(grant.arguments);
+    forSession.set(grant.grantId, { ...publicGrant({ ...grant, argsKey }), argsKey, toolVersion: grant.toolVersion });
   }
 
   findGrant(sessionId: string, query: GrantQuery): Grant | undefined {
@@ -421,7 +468,11 @@ function covers(grant: StoredGrant, toolName: string, argsKey: string, toolVersi
   return grant.argsKey === null || grant.argsKey === argsKey;
 }
 
-function publicGrant(grant: StoredGrant): Grant {
+function versionedGrant(grant: StoredGrant): VersionedGrant {
+  return { ...publicGrant(grant), toolVersion: grant.toolVersion };
+}
+
+function publicGrant(grant: Omit<StoredGrant, 'toolVersion'>): Grant {
   return {
     grantId: grant.grantId,
     sessionId: grant.sessionId,

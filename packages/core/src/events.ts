@@ -6,7 +6,8 @@ export type ToolArguments = z.infer<typeof toolArgumentsSchema>;
 export const decisionSchema = z.enum(['allow', 'deny', 'timeout', 'cancel']);
 export type Decision = z.infer<typeof decisionSchema>;
 
-export const decisionSourceSchema = z.enum(['user', 'grant']);
+/** Who decided: the person, an "Always allow" grant, or nobody because confirmation was off for the chat. */
+export const decisionSourceSchema = z.enum(['user', 'grant', 'confirmation-off']);
 export type DecisionSource = z.infer<typeof decisionSourceSchema>;
 
 export const toolOutcomeSchema = z.enum([
@@ -17,6 +18,8 @@ export const toolOutcomeSchema = z.enum([
   'cancelled',
   'disabled',
   'duplicate',
+  /** It was running when the server stopped: it may have done part of its work, and is never run again by itself. */
+  'interrupted',
 ]);
 export type ToolOutcome = z.infer<typeof toolOutcomeSchema>;
 
@@ -63,6 +66,8 @@ export const toolDecisionEventSchema = z.object({
   decision: decisionSchema,
   source: decisionSourceSchema,
   reason: z.string().optional(),
+  /** The grant that allowed the call, when source is "grant". */
+  grantId: z.string().optional(),
 });
 
 export const toolEndEventSchema = z.object({

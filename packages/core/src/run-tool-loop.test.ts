@@ -5,7 +5,7 @@ import type { LoopEvent } from './events';
 import type { ChatMessage } from './messages';
 import { runToolLoop, type RunToolLoopOptions } from './run-tool-loop';
 import { collectRun, deferred, hangingStep, ScriptedModel, textStep, toolCallStep, type ScriptStep } from './testing';
-import { defineTool, type AnyTool } from './tool';
+import { defineTool, toolVersion, type AnyTool } from './tool';
 import { toolResultText } from './tool-results';
 
 const SESSION = 'loop-session';
@@ -153,7 +153,8 @@ describe('runToolLoop', () => {
   it('with confirmation off, calls run without a prompt', async () => {
     const { events, calls } = await drive([pythonCall(), textStep('ok')], undefined, { confirmToolCalls: false });
     expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false, approvalId: '' }]);
-    expect(ofType(events, 'tool-decision')).toStrictEqual([]);
+    // The ledger still learns who let it through: nobody, as confirmation was off.
+    expect(ofType(events, 'tool-decision')).toStrictEqual([{ type: 'tool-decision', toolCallId: 'call_0', approvalId: '', decision: 'allow', source: 'confirmation-off' }]);
     expect(calls).toHaveLength(1);
   });
 
@@ -524,3 +525,159 @@ describe('runToolLoop', () => {
     expect(() => new ScriptedModel([textStep('unused')]).assertConsumed()).toThrow('never used');
   });
 });
+
+describe('runToolLoop across a restart', () => {
+  const turnWith = (...calls: { id: string; code: string }[]): ChatMessage => ({
+    role: 'assistant',
+    content: '',
+    toolCalls: calls.map(({ id, code }) => ({ id, name: 'python', arguments: { code } })),
+  });
+
+  it('a restored waiting call is decided with its old approval id, runs once, and the model goes on', async () => {
+    const python = recordingTool('python');
+    const registry = new ApprovalRegistry();
+    const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }, turnWith({ id: 'c1', code: 'print(1)' })];
+    const ticket = registry.restore({
+      approvalId: 'apv_restored',
+      sessionId: SESSION,
+      runId: 'run_1',
+      toolCallId: 'c1',
+      toolName: 'python',
+      arguments: { code: 'print(1)' },
+      executesCode: true,
+      toolVersion: 'whatever',
+      requestedAt: Date.now() - 1000,
+      expiresAt: Date.now() + 60_000,
+    });
+    const model = new ScriptedModel([textStep('after')]);
+    const stored: ChatMessage[] = [];
+    const run = runToolLoop({
+      model,
+      messages,
+      tools: [python.tool],
+      registry,
+      sessionId: SESSION,
+      runId: 'run_1',
+      onMessage: (message) => stored.push(message),
+      resume: { calls: [{ call: messages[1]!.role === 'assistant' ? messages[1].toolCalls![0]! : never(), state: 'waiting', ticket }], toolCallsUsed: 0, executedCallIds: [] },
+    });
+    const { events, result } = await collectRun(run, (event) => {
+      if (event.type === 'status' && event.text.startsWith('Resumed')) registry.resolve('apv_restored', 'allow', { sessionId: SESSION });
+    });
+    model.assertConsumed();
+    expect(events.map((e) => e.type)).toStrictEqual(['status', 'tool-decision', 'tool-end', 'text-delta', 'run-end']);
+    expect(python.calls).toStrictEqual([{ code: 'print(1)' }]);
+    expect(result.reason).toBe('done');
+    expect(stored).toStrictEqual([
+      { role: 'tool', toolCallId: 'c1', toolName: 'python', content: 'RESULT[python:print(1)]' },
+      { role: 'assistant', content: 'after' },
+    ]);
+  });
+
+  it('a call that was running ends as interrupted and is never run again; an unannounced one is asked about anew', async () => {
+    const python = recordingTool('python');
+    const turn = turnWith({ id: 'c1', code: 'one' }, { id: 'c2', code: 'two' });
+    const calls = turn.role === 'assistant' ? turn.toolCalls! : never();
+    const { events, result } = await collectRunWith(
+      {
+        messages: [{ role: 'user', content: 'hi' }, turn],
+        tools: [python.tool],
+        model: new ScriptedModel([textStep('done')]),
+        resume: {
+          calls: [
+            { call: calls[0]!, state: 'ended', outcome: 'interrupted', result: toolResultText.interrupted('python') },
+            { call: calls[1]!, state: 'new' },
+          ],
+          toolCallsUsed: 0,
+          executedCallIds: [],
+        },
+      },
+      'deny',
+    );
+    expect(python.calls).toStrictEqual([]);
+    expect(ofType(events, 'tool-end').map((e) => [e.toolCallId, e.outcome])).toStrictEqual([
+      ['c1', 'interrupted'],
+      ['c2', 'denied'],
+    ]);
+    expect(ofType(events, 'tool-start').map((e) => e.toolCallId)).toStrictEqual(['c2']);
+    expect(result.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toStrictEqual([toolResultText.interrupted('python'), expect.stringContaining('declined')]);
+  });
+
+  it('a deadline that passed while the server was down ends the restored call as timed out', async () => {
+    const python = recordingTool('python');
+    const registry = new ApprovalRegistry();
+    const turn = turnWith({ id: 'c1', code: 'x' });
+    const ticket = registry.restore({
+      approvalId: 'apv_late',
+      sessionId: SESSION,
+      runId: 'r',
+      toolCallId: 'c1',
+      toolName: 'python',
+      arguments: { code: 'x' },
+      executesCode: true,
+      toolVersion: 'v',
+      requestedAt: Date.now() - 10_000,
+      expiresAt: Date.now() - 1,
+    });
+    const { events } = await collectRunWith({
+      registry,
+      messages: [{ role: 'user', content: 'hi' }, turn],
+      tools: [python.tool],
+      model: new ScriptedModel([textStep('ok')]),
+      resume: { calls: [{ call: turn.role === 'assistant' ? turn.toolCalls![0]! : never(), state: 'waiting', ticket }], toolCallsUsed: 0, executedCallIds: [] },
+    });
+    expect(python.calls).toStrictEqual([]);
+    expect(ofType(events, 'tool-decision')).toMatchObject([{ approvalId: 'apv_late', decision: 'timeout' }]);
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'timed-out' }]);
+  });
+});
+
+describe('runToolLoop with a tool that changes during the run', () => {
+  it('a grant given for the old version does not let the changed tool run', async () => {
+    const python = recordingTool('python', { executesCode: false });
+    const changed = { ...python.tool, description: 'now does something else' };
+    const registry = new ApprovalRegistry();
+    registry.grant({ sessionId: SESSION, toolName: 'python', executesCode: false, toolVersion: toolVersionOf(python.tool) });
+    const { events } = await collectRunWith({
+      registry,
+      tools: [python.tool],
+      currentTool: () => changed,
+      model: new ScriptedModel([pythonCall(), textStep('ok')]),
+    });
+    expect(python.calls).toStrictEqual([]);
+    expect(ofType(events, 'tool-decision')).toMatchObject([{ source: 'grant' }]);
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'error', result: toolResultText.toolChanged('python') }]);
+  });
+
+  it('an allowed call whose tool is still the same runs', async () => {
+    const python = recordingTool('python');
+    const { events } = await collectRunWith({ tools: [python.tool], currentTool: () => python.tool, model: new ScriptedModel([pythonCall(), textStep('ok')]) }, 'allow');
+    expect(python.calls).toHaveLength(1);
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed' }]);
+  });
+
+  it('reports every added message through onMessage, in order', async () => {
+    const python = recordingTool('python');
+    const added: ChatMessage[] = [];
+    const { result } = await collectRunWith({ tools: [python.tool], onMessage: (m) => added.push(m), model: new ScriptedModel([pythonCall(), textStep('ok')]) }, 'allow');
+    expect(added).toStrictEqual(result.messages.slice(1));
+  });
+});
+
+function never(): never {
+  throw new Error('unreachable');
+}
+
+function toolVersionOf(tool: AnyTool): string {
+  return toolVersion(tool);
+}
+
+async function collectRunWith(options: Partial<RunToolLoopOptions> & { model: ScriptedModel; tools: AnyTool[] }, decide?: 'allow' | 'deny') {
+  const registry = options.registry ?? new ApprovalRegistry();
+  const run = runToolLoop({ messages: [{ role: 'user', content: 'hi' }], registry, sessionId: SESSION, ...options });
+  const collected = await collectRun(run, (event) => {
+    if (decide && event.type === 'tool-start' && event.awaitingConfirmation) registry.resolve(event.approvalId, decide, { sessionId: SESSION });
+  });
+  options.model.assertConsumed();
+  return collected;
+}

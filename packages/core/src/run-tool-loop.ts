@@ -46,7 +46,37 @@ export interface RunToolLoopOptions {
   decisionTimeoutMs?: DecisionTimeout;
   /** Longer tool results are cut, with a marker, before the model sees them. Default 100,000 characters. */
   maxToolResultChars?: number;
+  /**
+   * The tool as it is at this moment, looked up by name. A tool can change while a run goes on (an MCP server
+   * rewrites it); an allow or a grant covers only the version it was given for, checked right before the call runs.
+   * Default: the tool in `tools`.
+   */
+  currentTool?: (name: string) => AnyTool | undefined;
+  /** Called with every message the loop adds to the conversation, in order, as it adds it (to store it as it happens). */
+  onMessage?: (message: ChatMessage) => void;
+  /**
+   * Goes on with a run that stopped while its last turn's calls were being decided or run (a server restart):
+   * `messages` ends with that turn; no run-start is emitted again.
+   */
+  resume?: ResumeState;
 }
+
+/** Where a resumed run picks up: the unfinished calls of its last turn, each in the state it was left in. */
+export interface ResumeState {
+  calls: readonly ResumedCall[];
+  /** Calls of this run that were already used (counted against maxToolCalls). */
+  toolCallsUsed: number;
+  /** Ids of this run's calls that executed successfully (kept out of duplicates no more). */
+  executedCallIds: readonly string[];
+}
+
+export type ResumedCall =
+  /** Never announced: checked and gated now like any call. */
+  | { call: ToolCall; state: 'new' }
+  /** Announced and waiting: the restored ticket, with its own approval id and deadline. */
+  | { call: ToolCall; state: 'waiting'; ticket: ApprovalTicket }
+  /** Its end is already known (interrupted while it ran, or decided against): only its tool-end is left to emit. */
+  | { call: ToolCall; state: 'ended'; outcome: ToolOutcome; result: string };
 
 export interface RunResult {
   runId: string;
@@ -60,6 +90,8 @@ interface PlannedCall {
   call: ToolCall;
   /** Set when the call cannot run whatever the person decides. */
   invalid?: string;
+  /** For a resumed run: the ticket it still waits on, or the end it already has. */
+  resumed?: { ticket: ApprovalTicket } | { end: CallResult };
 }
 
 interface CallResult {
@@ -80,11 +112,29 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
   const offered = offeredTools(options.tools, options.enabledTools);
   const messages: ChatMessage[] = [...options.messages];
   const runStart = messages.length;
+  const onMessage = options.onMessage;
+  const append = (message: ChatMessage): void => {
+    messages.push(message);
+    onMessage?.(message);
+  };
   // Created on first use: most runs execute few calls, and a run waiting on a decision should hold little.
   let succeeded: Set<string> | undefined;
   let toolCallsUsed = 0;
 
-  yield { type: 'run-start', runId, sessionId: options.sessionId };
+  const resume = options.resume;
+  if (resume) {
+    toolCallsUsed = resume.toolCallsUsed;
+    if (resume.executedCallIds.length > 0) succeeded = executedKeys(messages, resume.executedCallIds);
+    yield { type: 'status', text: 'Resumed after a server restart' };
+    yield* runCalls(resume.calls.map(resumedPlan));
+    if (signal.aborted) {
+      const done = runEnd(runId, messages, 'cancelled');
+      yield done.event;
+      return done.result;
+    }
+  } else {
+    yield { type: 'run-start', runId, sessionId: options.sessionId };
+  }
 
   for (;;) {
     const budgetSpent = toolCallsUsed >= maxToolCalls;
@@ -93,14 +143,14 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     const reasoning = turn.reasoning ?? '';
 
     if (signal.aborted || failure !== undefined) {
-      if (turn.content !== '' || reasoning !== '') messages.push(turn);
+      if (turn.content !== '' || reasoning !== '') append(turn);
       const done = signal.aborted ? runEnd(runId, messages, 'cancelled') : runEnd(runId, messages, 'error', failure);
       yield done.event;
       return done.result;
     }
 
     if (planned.length > 0) turn.toolCalls = planned.map((p) => p.call);
-    messages.push(turn);
+    append(turn);
 
     if (budgetSpent) {
       const done = runEnd(runId, messages, 'tool-budget');
@@ -113,6 +163,17 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       return done.result;
     }
 
+    yield* runCalls(planned);
+
+    if (signal.aborted) {
+      const done = runEnd(runId, messages, 'cancelled');
+      yield done.event;
+      return done.result;
+    }
+  }
+
+  /** Gates and runs the calls of one turn, in the model's order, appending each result to the conversation. */
+  async function* runCalls(planned: readonly PlannedCall[]): AsyncGenerator<LoopEvent, void, undefined> {
     // Every gated call of the turn is put up for decision at once, so the person sees the whole batch and can
     // decide the calls in any order (or grant one and release its siblings); they still run in the model's order.
     const announced: (ApprovalTicket | undefined)[] = [];
@@ -120,7 +181,11 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     try {
       const repeats = repeatsInTurn(planned);
       for (let i = 0; i < planned.length && !signal.aborted && toolCallsUsed + i < maxToolCalls; i++) {
-        const { call, invalid } = planned[i]!;
+        const { call, invalid, resumed } = planned[i]!;
+        if (resumed) {
+          if ('ticket' in resumed) announced[i] = resumed.ticket;
+          continue;
+        }
         // A repeat of an earlier call in this turn waits for its turn: whether it is a duplicate depends on how that one ends.
         if (repeats[i]) continue;
         const check = checkCall(call, invalid, offered, succeeded);
@@ -133,10 +198,13 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       }
 
       for (let i = 0; i < planned.length; i++) {
-        const { call, invalid } = planned[i]!;
+        const { call, invalid, resumed } = planned[i]!;
         const ticket = announced[i];
         let result: CallResult;
-        if (ticket) {
+        if (resumed && 'end' in resumed) {
+          toolCallsUsed++;
+          result = resumed.end;
+        } else if (ticket) {
           toolCallsUsed++;
           // Every decision is reported the moment it is made, in whatever order the person decides;
           // the calls still run in the model's order, so this one may already have been reported.
@@ -147,11 +215,13 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             yield decisionEvent(call, ticket.approvalId, outcome);
           }
           outcome ??= yield* reportDecisionsUntil(i, planned, announced, reported, signal);
-          const tool = offered.find((candidate) => candidate.name === call.name)!;
+          const tool = offered.find((candidate) => candidate.name === call.name);
           result =
-            outcome.decision === 'allow'
-              ? yield* runReportingDecisions(runTool(tool, call.arguments, options, signal), planned, announced, reported, signal)
-              : refusal(call, outcome.decision, outcome.reason);
+            outcome.decision !== 'allow'
+              ? refusal(call, outcome.decision, outcome.reason)
+              : tool === undefined
+                ? { outcome: 'disabled', result: toolResultText.disabled(call.name, offered.map((t) => t.name)) }
+                : yield* runReportingDecisions(runTool(tool, call.arguments, options, signal), planned, announced, reported, signal);
         } else if (signal.aborted) {
           yield toolStart(call, '', false);
           result = { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
@@ -174,7 +244,8 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
               outcome = yield* reportDecisionsUntil(i, planned, announced, reported, signal);
             } else {
               yield toolStart(call, '', false);
-              if (gate.kind === 'granted') yield decisionEvent(call, '', { decision: 'allow', source: 'grant' });
+              // Recorded before the call runs: a run without a person's decision says who let it through.
+              yield decisionEvent(call, '', gate.kind === 'granted' ? { decision: 'allow', source: 'grant', grantId: gate.grantId } : { decision: 'allow', source: 'confirmation-off' });
             }
             result =
               !outcome || outcome.decision === 'allow'
@@ -184,20 +255,36 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         }
         if (result.outcome === 'executed') (succeeded ??= new Set()).add(callKey(call));
         const content = capResult(result.result, options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS);
-        messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content });
+        append({ role: 'tool', toolCallId: call.id, toolName: call.name, content });
         yield { type: 'tool-end', toolCallId: call.id, toolName: call.name, outcome: result.outcome, result: content };
       }
     } finally {
       // Also reached when the consumer stops iterating while calls wait: no slot may outlive the run.
       for (const ticket of announced) void ticket?.wait(CANCELLED);
     }
-
-    if (signal.aborted) {
-      const done = runEnd(runId, messages, 'cancelled');
-      yield done.event;
-      return done.result;
-    }
   }
+}
+
+function resumedPlan(resumed: ResumedCall): PlannedCall {
+  switch (resumed.state) {
+    case 'new':
+      return { call: resumed.call };
+    case 'waiting':
+      return { call: resumed.call, resumed: { ticket: resumed.ticket } };
+    case 'ended':
+      return { call: resumed.call, resumed: { end: { outcome: resumed.outcome, result: resumed.result } } };
+  }
+}
+
+/** The duplicate-check keys of the calls with these ids, found in the conversation's assistant turns. */
+function executedKeys(messages: readonly ChatMessage[], ids: readonly string[]): Set<string> {
+  const wanted = new Set(ids);
+  const keys = new Set<string>();
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    for (const call of message.toolCalls ?? []) if (wanted.has(call.id)) keys.add(callKey(call));
+  }
+  return keys;
 }
 
 /**
@@ -388,16 +475,15 @@ async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, Streamed
   return { turn, planned, failure };
 }
 
-type Gate = { kind: 'run' } | { kind: 'granted' } | { kind: 'ask'; ticket: ApprovalTicket };
+type Gate = { kind: 'run' } | { kind: 'granted'; grantId: string } | { kind: 'ask'; ticket: ApprovalTicket };
 
 /** Whether the call runs without asking, is covered by a grant, or waits on a decision (registered here, before its tool-start). */
 function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options: RunToolLoopOptions, runId: string): Gate {
   if (!confirm) return { kind: 'run' };
   const executesCode = grantsNeedExactArguments(tool);
   const version = toolVersion(tool);
-  if (options.registry.findGrant(options.sessionId, { toolName: call.name, arguments: call.arguments, executesCode, toolVersion: version })) {
-    return { kind: 'granted' };
-  }
+  const grant = options.registry.findGrant(options.sessionId, { toolName: call.name, arguments: call.arguments, executesCode, toolVersion: version });
+  if (grant) return { kind: 'granted', grantId: grant.grantId };
   // Registered before tool-start is emitted: a decision sent the moment a client sees the event must find its slot.
   const ticket = options.registry.register({
     sessionId: options.sessionId,
@@ -420,6 +506,7 @@ function decisionEvent(call: ToolCall, approvalId: string, outcome: DecisionOutc
     decision: outcome.decision,
     source: outcome.source,
     ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
+    ...(outcome.grantId === undefined ? {} : { grantId: outcome.grantId }),
   };
 }
 
@@ -438,6 +525,12 @@ function refusal(call: ToolCall, decision: Exclude<Decision, 'allow'>, reason: s
 async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopOptions, runSignal: CancelSignal): Promise<CallResult> {
   // An allow that lands as the run is cancelled must not start anything.
   if (runSignal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelled(tool.name) };
+  if (options.currentTool) {
+    // Checked at the moment of the call: an allow or a grant covers the tool as it was, not as it is now.
+    const live = options.currentTool(tool.name);
+    if (live === undefined) return { outcome: 'error', result: toolResultText.toolGone(tool.name) };
+    if (live !== tool && toolVersion(live) !== toolVersion(tool)) return { outcome: 'error', result: toolResultText.toolChanged(tool.name) };
+  }
   // Re-validated right before running: what runs is exactly what the schema accepts now.
   const checked = tool.parameters.safeParse(structuredClone(args));
   if (!checked.success) return { outcome: 'error', result: invalidArguments(tool.name, checked.error) };

@@ -33,6 +33,27 @@ export const toolResultText = {
   overBudget(max: number): string {
     return `Not run: the limit of ${max} tool calls for this message is reached.`;
   },
+  /** The tool's definition changed after the person (or a grant) allowed it: what was approved is not what would run. */
+  toolChanged(toolName: string): string {
+    return (
+      `Not run: the tool "${toolName}" changed (its description, schema or source) after this call was allowed, so the ` +
+      'allow no longer applies. Call it again if it is still what you need: the person will be asked about the new version.'
+    );
+  },
+  toolGone(toolName: string): string {
+    return `Not run: the tool "${toolName}" is no longer available.`;
+  },
+  /** The server stopped while the call ran. */
+  interrupted(toolName: string): string {
+    return (
+      `This call to "${toolName}" was running when the server stopped. It may have done part or all of its work; ` +
+      'it was not run again. Check its effects before relying on them.'
+    );
+  },
+  /** The server stopped after the call was put up but before it could start. */
+  notStartedBeforeRestart(toolName: string): string {
+    return `This call to "${toolName}" did not run: the server stopped before it started.`;
+  },
   budgetNudge(max: number): string {
     return `You have used the maximum of ${max} tool calls for this message. No more tools are available: answer now with what you have.`;
   },
