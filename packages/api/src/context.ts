@@ -1,5 +1,6 @@
 import { LimitExceededError, type AnyTool } from '@airlock/core';
 import type { ChatService } from './chat-service';
+import type { SendWindow } from './event-log';
 
 export interface ToolServerStatus {
   name: string;
@@ -35,27 +36,61 @@ export interface ConnectionLimits {
   messagesPerMinute?: number;
   /** Messages that may be sent back to back before the per-minute rate applies. Default 10. */
   messageBurst?: number;
+  /** Subscriptions (run streams, session watches) one connection may hold open at once. Default 32. */
+  maxSubscriptions?: number;
 }
 
-/** Per-connection state: the runs it started and its message budget. */
+export interface ConnectionOptions extends ConnectionLimits {
+  /** The connection's room to send; run streams wait while it is shut. Default none (no pacing). */
+  sendWindow?: SendWindow;
+  /** Clock for the message budget. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** Per-connection state: the runs it started, its message budget, its open subscriptions. */
 export class ConnectionState {
   private readonly runIds = new Set<string>();
   private tokens: number;
   private refilledAt: number;
+  private subscriptions = 0;
   private readonly maxRuns: number;
   private readonly perMinute: number;
   private readonly burst: number;
+  private readonly maxSubscriptions: number;
+  private readonly now: () => number;
+  readonly sendWindow: SendWindow | undefined;
 
   constructor(
     readonly connectionId: string,
-    limits: ConnectionLimits = {},
-    private readonly now: () => number = Date.now,
+    options: ConnectionOptions = {},
   ) {
-    this.maxRuns = limits.maxConcurrentRuns ?? 4;
-    this.perMinute = limits.messagesPerMinute ?? 30;
-    this.burst = limits.messageBurst ?? 10;
+    this.maxRuns = options.maxConcurrentRuns ?? 4;
+    this.perMinute = options.messagesPerMinute ?? 30;
+    this.burst = options.messageBurst ?? 10;
+    this.maxSubscriptions = options.maxSubscriptions ?? 32;
+    this.sendWindow = options.sendWindow;
+    this.now = options.now ?? Date.now;
     this.tokens = this.burst;
-    this.refilledAt = now();
+    this.refilledAt = this.now();
+  }
+
+  /**
+   * Takes a subscription place, or throws LimitExceededError when the connection holds its maximum.
+   * Answers the function that gives the place back; calling it again does nothing.
+   */
+  openSubscription(): () => void {
+    if (this.subscriptions >= this.maxSubscriptions) throw new LimitExceededError('subscriptions open at once per connection', this.maxSubscriptions);
+    this.subscriptions++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.subscriptions--;
+    };
+  }
+
+  get openSubscriptions(): number {
+    return this.subscriptions;
   }
 
   /** Throws LimitExceededError when this connection may not start another run now. */

@@ -1,6 +1,6 @@
 import type { LoopEvent } from '@airlock/core';
 import { describe, expect, it } from 'vitest';
-import { EventLog, parseEventId } from './event-log';
+import { EventLog, parseEventId, type SendWindow, type Waker } from './event-log';
 
 const text = (t: string): LoopEvent => ({ type: 'text-delta', text: t });
 const idOf = (id: string, event: LoopEvent) => `${id}=${event.type === 'text-delta' ? event.text : event.type}`;
@@ -98,6 +98,81 @@ describe('EventLog', () => {
     log.append(text('b'));
     expect(await drain(log.follow(0, idOf))).toEqual(['r:1=a']);
     expect(log.size).toBe(1);
+  });
+});
+
+/** A window a test opens and shuts by hand. */
+class ManualWindow implements SendWindow {
+  open = true;
+  readonly parked = new Set<Waker>();
+  park(waiter: Waker): void {
+    this.parked.add(waiter);
+  }
+  unpark(waiter: Waker): void {
+    this.parked.delete(waiter);
+  }
+  reopen(): void {
+    this.open = true;
+    const parked = [...this.parked];
+    this.parked.clear();
+    for (const waiter of parked) waiter.wake();
+  }
+}
+
+describe('LogFollower bound to a send window', () => {
+  it('waits while the window is shut and goes on where it stopped, with no gap', async () => {
+    const log = new EventLog('r');
+    for (const t of ['a', 'b', 'c']) log.append(text(t));
+    const window = new ManualWindow();
+    const follower = log.follow(0, idOf).bind({ window });
+    expect(await follower.next()).toEqual({ done: false, value: 'r:1=a' });
+
+    window.open = false;
+    let settled = false;
+    const waiting = follower.next().finally(() => (settled = true));
+    log.append(text('d'));
+    await Promise.resolve();
+    expect([settled, window.parked.size]).toEqual([false, 1]);
+
+    window.reopen();
+    expect(await waiting).toEqual({ done: false, value: 'r:2=b' });
+    log.close();
+    expect(await drain(follower)).toEqual(['r:3=c', 'r:4=d']);
+  });
+
+  it('ends at once on return() while it waits for the window, and reports its end once', async () => {
+    const log = new EventLog('r');
+    log.append(text('a'));
+    const window = new ManualWindow();
+    window.open = false;
+    let finished = 0;
+    const follower = log.follow(0, idOf).bind({ window, onFinish: () => finished++ });
+    const waiting = follower.next();
+
+    await follower.return();
+
+    expect(await waiting).toEqual({ done: true, value: undefined });
+    expect([window.parked.size, finished]).toEqual([0, 1]);
+    await follower.return();
+    expect(finished).toBe(1);
+  });
+
+  it('reports its end when the log closes and when a read fails', async () => {
+    const log = new EventLog('r');
+    let finished = 0;
+    const follower = log.follow(0, idOf).bind({ onFinish: () => finished++ });
+    const all = drain(follower);
+    log.close();
+    expect(await all).toEqual([]);
+    expect(finished).toBe(1);
+
+    const failing = new EventLog('f');
+    failing.append(text('x'));
+    const broken = failing.follow(0, () => {
+      throw new Error('wrap failed');
+    }).bind({ onFinish: () => finished++ });
+    await expect(broken.next()).rejects.toThrow('wrap failed');
+    expect(finished).toBe(2);
   });
 });
 

@@ -1,5 +1,31 @@
 import type { LoopEvent } from '@airlock/core';
 
+/** Whatever waits on a log or a send window: woken once, then it parks again if it must. */
+export interface Waker {
+  wake(): void;
+}
+
+/**
+ * A transport's room to send. While it is shut, followers reading for that transport wait before their
+ * next event (nothing is skipped), so what a slow reader makes the server hold is bounded by the transport,
+ * not by the size of the run.
+ */
+export interface SendWindow {
+  /** False while the transport holds more than it should. */
+  readonly open: boolean;
+  /** Calls `waiter.wake()` once, when the window opens again. */
+  park(waiter: Waker): void;
+  unpark(waiter: Waker): void;
+}
+
+/** What a transport lends a follower besides its envelope. */
+export interface FollowerBinding {
+  /** Paces the follower to the transport. Default none: it reads as fast as it is pulled. */
+  window?: SendWindow | undefined;
+  /** Called once when the follower ends: done, return(), or a failed read. Default none. */
+  onFinish?: (() => void) | undefined;
+}
+
 /**
  * The ordered events of one run, kept so a client that reconnects (or a second tab) can replay
  * exactly what it missed: no duplicate, no gap. Event ids are `<runId>:<seq>`, seq from 1; a
@@ -10,7 +36,7 @@ export class EventLog {
   private readonly events: LoopEvent[] = [];
   private closed = false;
   /** Followers waiting for the next append or close; woken together. */
-  private waiting: LogFollower<unknown>[] | undefined = undefined;
+  private waiting: Waker[] | undefined = undefined;
 
   constructor(readonly runId: string) {}
 
@@ -51,13 +77,13 @@ export class EventLog {
   }
 
   /** @internal */
-  park(follower: LogFollower<unknown>): void {
+  park(follower: Waker): void {
     if (!this.waiting) this.waiting = [follower];
     else this.waiting.push(follower);
   }
 
   /** @internal */
-  unpark(follower: LogFollower<unknown>): void {
+  unpark(follower: Waker): void {
     const at = this.waiting?.indexOf(follower) ?? -1;
     if (at >= 0) this.waiting!.splice(at, 1);
   }
@@ -77,11 +103,13 @@ export class EventLog {
  * behind it. Replay and live events come from the log itself, never from a queue fed by a listener:
  * events appended while replaying cannot be lost or repeated.
  */
-export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undefined>, AsyncDisposable {
+export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undefined>, AsyncDisposable, Waker {
   private seq: number;
   private finished = false;
-  /** The settle functions of the pending next(), while parked on the log. */
+  /** The settle functions of the pending next(), while parked on the log or the window. */
   private pending: { resolve: (result: IteratorResult<T, undefined>) => void; reject: (error: unknown) => void } | undefined = undefined;
+  private window: SendWindow | undefined = undefined;
+  private onFinish: (() => void) | undefined = undefined;
 
   constructor(
     private readonly log: EventLog,
@@ -92,29 +120,38 @@ export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undef
     this.seq = afterSeq;
   }
 
+  /** Binds the follower to its transport before the first read; answers the follower itself. */
+  bind(binding: FollowerBinding): this {
+    this.window = binding.window;
+    this.onFinish = binding.onFinish;
+    if (this.finished) this.finish();
+    return this;
+  }
+
   next(): Promise<IteratorResult<T, undefined>> {
     if (this.pending) return Promise.reject(new Error('LogFollower.next() called while an earlier next() is pending'));
-    let result: IteratorResult<T, undefined> | undefined;
+    let result: IteratorResult<T, undefined> | Parking;
     try {
       result = this.step();
     } catch (error) {
       // Like a generator that throws, a follower whose read failed is done.
-      this.finished = true;
+      this.finish();
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    if (result) return Promise.resolve(result);
+    if (typeof result !== 'string') return Promise.resolve(result);
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject };
-      this.log.park(this as LogFollower<unknown>);
+      this.park(result);
     });
   }
 
   return(): Promise<IteratorResult<T, undefined>> {
-    this.finished = true;
+    this.finish();
     const pending = this.pending;
     this.pending = undefined;
     if (pending) {
-      this.log.unpark(this as LogFollower<unknown>);
+      this.log.unpark(this);
+      this.window?.unpark(this);
       pending.resolve(DONE);
     }
     return Promise.resolve(DONE);
@@ -128,45 +165,62 @@ export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undef
     await this.return();
   }
 
-  /** @internal Called by the log on append or close. */
+  /** @internal Called by the log on append or close, and by the window when it opens. */
   wake(): void {
     const pending = this.pending;
     if (!pending) return;
-    let result: IteratorResult<T, undefined> | undefined;
+    let result: IteratorResult<T, undefined> | Parking;
     try {
       result = this.step();
     } catch (error) {
       this.pending = undefined;
-      this.finished = true;
+      this.finish();
       pending.reject(error);
       return;
     }
-    if (result) {
+    if (typeof result !== 'string') {
       this.pending = undefined;
       pending.resolve(result);
     } else {
-      this.log.park(this as LogFollower<unknown>);
+      this.park(result);
     }
   }
 
-  /** The next result if there is one now; undefined when the follower has to wait. */
-  private step(): IteratorResult<T, undefined> | undefined {
+  /** The next result if there is one now; otherwise what the follower has to wait for. */
+  private step(): IteratorResult<T, undefined> | Parking {
     if (this.finished || this.signal?.aborted) {
-      this.finished = true;
+      this.finish();
       return DONE;
     }
     const event = this.log.eventAt(this.seq + 1);
     if (event !== undefined) {
+      // Checked only when there is something to send: the end of a run still goes out while the window is shut.
+      if (this.window !== undefined && !this.window.open) return 'window';
       this.seq++;
       return { done: false, value: this.wrap(`${this.log.runId}:${this.seq}`, event) };
     }
     if (this.log.isClosed) {
-      this.finished = true;
+      this.finish();
       return DONE;
     }
-    return undefined;
+    return 'log';
+  }
+
+  private park(on: Parking): void {
+    if (on === 'log') this.log.park(this);
+    else this.window?.park(this);
+  }
+
+  private finish(): void {
+    this.finished = true;
+    const onFinish = this.onFinish;
+    this.onFinish = undefined;
+    onFinish?.();
   }
 }
+
+/** Where a follower with nothing to answer now waits: for the log to grow, or for the transport to drain. */
+type Parking = 'log' | 'window';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 

@@ -1,8 +1,8 @@
 export { appRouter, createCallerFactory, type AppRouter, type SessionWatchEvent } from './router';
 export { ChatService, type ChatServiceOptions, type RunOptions, type SessionSummary, type SessionDetail, type SessionChange } from './chat-service';
-export { ConnectionState, type Context, type AirlockServices, type ToolCatalog, type ToolServerStatus, type ModelInfo, type ConnectionLimits } from './context';
+export { ConnectionState, type Context, type AirlockServices, type ToolCatalog, type ToolServerStatus, type ModelInfo, type ConnectionLimits, type ConnectionOptions } from './context';
 export { toTRPCError } from './error-mapping';
-export { EventLog, LogFollower, parseEventId } from './event-log';
+export { EventLog, LogFollower, parseEventId, type SendWindow, type Waker, type FollowerBinding } from './event-log';
 export { storedSessionSchema, type SessionStore, type StoredSession } from './session-store';
 export { streamInputSchema, confirmInputSchema, runOptionsSchema } from './schemas';
 export type { LoopEvent, ChatMessage, ToolOutcome, Decision, PendingApproval, Grant } from '@airlock/core';

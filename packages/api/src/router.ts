@@ -1,7 +1,7 @@
 import { AirlockError, grantsNeedExactArguments, toolJsonSchema } from '@airlock/core';
 import { initTRPC, tracked, TRPCError } from '@trpc/server';
 import { z, ZodError } from 'zod';
-import type { ChatService, SessionChange } from './chat-service';
+import type { SessionChange } from './chat-service';
 import type { Context } from './context';
 import { parseEventId } from './event-log';
 import { toTRPCError } from './error-mapping';
@@ -37,12 +37,16 @@ const chatRouter = t.router({
    * that exists, re-attaches and replays exactly the events after lastEventId.
    */
   stream: procedure.input(streamInputSchema).subscription(({ input, ctx, signal }) => {
+    let release: (() => void) | undefined;
     try {
+      // Taken before a run starts: a stream refused for want of a place starts nothing.
+      release = ctx.connection.openSubscription();
       const { runId, afterSeq } = openRun(ctx, input);
       // The run's log follower is the stream itself: nothing in between to hold per stream or to pass each event through.
-      // tRPC calls its return() when the subscription stops or the socket closes.
-      return ctx.services.chat.follow(input.sessionId, runId, afterSeq, tracked, signal);
+      // tRPC calls its return() when the subscription stops or the socket closes, which gives the place back.
+      return ctx.services.chat.follow(input.sessionId, runId, afterSeq, tracked, signal).bind({ window: ctx.connection.sendWindow, onFinish: release });
     } catch (error) {
+      release?.();
       // Mapped here, not by the middleware: the error is delivered when the stream is read, where clients expect it.
       return failedStream(toTRPCError(error));
     }
@@ -66,7 +70,9 @@ export type SessionWatchEvent = { type: 'ready' } | SessionChange;
 /** Changes queued for one watcher at most; past that the queue becomes a single "ready". */
 const MAX_QUEUED_CHANGES = 1000;
 
-async function* watchSessions(chat: ChatService, signal: AbortSignal | undefined): AsyncGenerator<SessionWatchEvent, void, undefined> {
+async function* watchSessions(ctx: Context, release: () => void, signal: AbortSignal | undefined): AsyncGenerator<SessionWatchEvent, void, undefined> {
+  const { chat } = ctx.services;
+  const window = ctx.connection.sendWindow;
   const queue: SessionWatchEvent[] = [{ type: 'ready' }];
   let wake: (() => void) | undefined;
   const stop = chat.watchSessions((change) => {
@@ -79,16 +85,22 @@ async function* watchSessions(chat: ChatService, signal: AbortSignal | undefined
   signal?.addEventListener('abort', onAbort);
   try {
     while (!signal?.aborted) {
-      const next = queue.shift();
+      // A shut send window holds changes here, where the queue bounds them, not in the socket's buffer.
+      const next = window?.open === false ? undefined : queue.shift();
       if (next) {
         yield next;
         continue;
       }
+      const waker = { wake: () => wake?.() };
+      const parked = queue.length > 0 && window !== undefined;
+      if (parked) window.park(waker);
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
+      if (parked) window.unpark(waker);
     }
   } finally {
     stop();
+    release();
     signal?.removeEventListener('abort', onAbort);
   }
 }
@@ -130,7 +142,7 @@ export const appRouter = t.router({
      * Changes to the list of sessions, after a first "ready" (sent again on every re-subscribe, and when a slow
      * client's queue overflows): on "ready" a client reads the list; after it, it applies the changes.
      */
-    watch: procedure.subscription(({ ctx, signal }) => watchSessions(ctx.services.chat, signal)),
+    watch: procedure.subscription(({ ctx, signal }) => watchSessions(ctx, ctx.connection.openSubscription(), signal)),
     get: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.getSession(input.sessionId)),
     delete: procedure.input(sessionInputSchema).mutation(async ({ input, ctx }) => ({
       deleted: await ctx.services.chat.deleteSession(input.sessionId),
