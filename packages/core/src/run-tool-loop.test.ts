@@ -536,7 +536,8 @@ describe('runToolLoop across a restart', () => {
   it('a restored waiting call is decided with its old approval id, runs once, and the model goes on', async () => {
     const python = recordingTool('python');
     const registry = new ApprovalRegistry();
-    const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }, turnWith({ id: 'c1', code: 'print(1)' })];
+    const turn = turnWith({ id: 'c1', code: 'print(1)' });
+    const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }, turn];
     const ticket = registry.restore({
       approvalId: 'apv_restored',
       sessionId: SESSION,
@@ -559,7 +560,7 @@ describe('runToolLoop across a restart', () => {
       sessionId: SESSION,
       runId: 'run_1',
       onMessage: (message) => stored.push(message),
-      resume: { calls: [{ call: messages[1]!.role === 'assistant' ? messages[1].toolCalls![0]! : never(), state: 'waiting', ticket }], toolCallsUsed: 0, executedCallIds: [] },
+      resume: { calls: [{ call: turn.role === 'assistant' ? turn.toolCalls![0]! : never(), state: 'waiting', ticket }], toolCallsUsed: 0, executedCallIds: [] },
     });
     const { events, result } = await collectRun(run, (event) => {
       if (event.type === 'status' && event.text.startsWith('Resumed')) registry.resolve('apv_restored', 'allow', { sessionId: SESSION });
