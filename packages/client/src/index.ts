@@ -1,1 +1,22 @@
-export {};
+export {
+  createAirlockClient,
+  type AirlockClient,
+  type AirlockClientOptions,
+  type AttachRunInput,
+  type ConfirmResult,
+  type DecideInput,
+  type PendingCall,
+  type RunOptions,
+  type RunStream,
+  type SessionSummary,
+  type SessionWatchEvent,
+  type StartRunInput,
+  type ToolInfo,
+} from './create-airlock-client';
+export { airlockLink } from './airlock-link';
+export { AirlockSocket, SocketError, type AirlockSocketOptions, type SocketState } from './airlock-socket';
+export { connectionRejection } from './connection-rejection';
+export { parseStartupLink, socketUrl, type ServerAddress } from './startup-link';
+export type { WebSocketConstructor, WebSocketLike } from './web-socket-like';
+export type { AppRouter } from '@airlock/api';
+export type { LoopEvent, LoopEventOf } from '@airlock/core';

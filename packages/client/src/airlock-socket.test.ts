@@ -1,0 +1,177 @@
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
+import { AirlockSocket, type RequestHandlers, type SocketError } from './airlock-socket';
+
+/** A WebSocket server on 127.0.0.1 that records what each connection receives; the test answers by hand. */
+async function startWireServer() {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+  const connections: { url: string; socket: WebSocket; received: string[] }[] = [];
+  const arrivals: (() => void)[] = [];
+  wss.on('connection', (socket, req) => {
+    const connection = { url: req.url ?? '', socket, received: [] as string[] };
+    connections.push(connection);
+    socket.on('message', (data) => {
+      connection.received.push((data as Buffer).toString('utf8'));
+      for (const wake of arrivals.splice(0)) wake();
+    });
+  });
+  return {
+    url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/trpc`,
+    connections,
+    /** Resolves once connection `index` has received `count` messages. */
+    async received(index: number, count: number): Promise<unknown[]> {
+      await vi.waitFor(() => expect(connections[index]?.received.length ?? 0).toBeGreaterThanOrEqual(count));
+      return connections[index]!.received.map((text): unknown => (text === 'PONG' ? text : JSON.parse(text)));
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close(() => resolve());
+      }),
+  };
+}
+
+function recorder() {
+  const results: unknown[] = [];
+  const errors: SocketError[] = [];
+  let completed = 0;
+  const handlers: RequestHandlers = {
+    result: (message) => results.push(message.result),
+    error: (error) => errors.push(error),
+    complete: () => completed++,
+  };
+  return { handlers, results, errors, completed: () => completed };
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setUp(options: { onRejected?: (message: string) => void } = {}) {
+  const server = await startWireServer();
+  const written: string[] = [];
+  class RecordingWebSocket extends WebSocket {
+    override send(data: string): void {
+      written.push(data);
+      super.send(data);
+    }
+  }
+  const opened: (() => void)[] = [];
+  const socket = new AirlockSocket({
+    url: server.url,
+    connectionParams: { token: 'secret' },
+    WebSocket: RecordingWebSocket,
+    retryDelayMs: () => 0,
+    onOpen: () => opened.splice(0).forEach((wake) => wake()),
+    ...options,
+  });
+  cleanups.push(server.close, () => socket.close());
+  const open = () => new Promise<void>((resolve) => opened.push(resolve));
+  return { server, socket, written, open };
+}
+
+describe('AirlockSocket speaks the tRPC WebSocket protocol', () => {
+  it('sends the connection params first, then each request in the call that makes it', async () => {
+    const { server, socket, written, open } = await setUp();
+    const early = recorder();
+    socket.request({ method: 'query', path: 'model.info', input: undefined }, early.handlers);
+    await open();
+    expect(server.connections[0]!.url).toBe('/trpc?connectionParams=1');
+    expect(await server.received(0, 2)).toStrictEqual([
+      { method: 'connectionParams', data: { token: 'secret' } },
+      { id: 1, method: 'query', params: { path: 'model.info' } },
+    ]);
+
+    const before = written.length;
+    socket.request({ method: 'mutation', path: 'chat.cancel', input: { sessionId: 's' } }, recorder().handlers);
+    // Written synchronously: no timer, no microtask in between.
+    expect(written.slice(before).map((text): unknown => JSON.parse(text))).toStrictEqual([{ id: 2, method: 'mutation', params: { path: 'chat.cancel', input: { sessionId: 's' } } }]);
+
+    server.connections[0]!.socket.send(JSON.stringify({ id: 1, result: { type: 'data', data: { model: 'm' } } }));
+    await vi.waitFor(() => expect(early.completed()).toBe(1));
+    expect(early.results).toStrictEqual([{ type: 'data', data: { model: 'm' } }]);
+  });
+
+  it('re-subscribes with the last event id after the connection drops, and fails the query that was in flight', async () => {
+    const { server, socket, open } = await setUp();
+    await open();
+    const stream = recorder();
+    const stop = socket.request({ method: 'subscription', path: 'chat.stream', input: { sessionId: 's', runId: 'r' } }, stream.handlers);
+    const query = recorder();
+    socket.request({ method: 'query', path: 'sessions.list', input: undefined }, query.handlers);
+    await server.received(0, 3);
+    const first = server.connections[0]!.socket;
+    first.send(JSON.stringify({ id: 1, result: { type: 'started' } }));
+    first.send(JSON.stringify({ id: 1, result: { type: 'data', id: 'r:1', data: { id: 'r:1', data: { type: 'run-start' } } } }));
+    await vi.waitFor(() => expect(stream.results).toHaveLength(2));
+
+    const reopened = open();
+    first.terminate();
+    await reopened;
+    expect(query.errors.map((error) => error.message)).toStrictEqual(['the connection closed before the answer came']);
+    expect(await server.received(1, 2)).toStrictEqual([
+      { method: 'connectionParams', data: { token: 'secret' } },
+      { id: 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: 's', runId: 'r' }, lastEventId: 'r:1' } },
+    ]);
+    expect(stream.errors).toStrictEqual([]);
+
+    stop();
+    expect(await server.received(1, 3)).toContainEqual({ id: 1, method: 'subscription.stop' });
+    expect(stream.completed()).toBe(1);
+  });
+
+  it('reconnects when the server asks, and answers its PING', async () => {
+    const { server, socket, open } = await setUp();
+    await open();
+    socket.request({ method: 'subscription', path: 'sessions.watch', input: undefined }, recorder().handlers);
+    await server.received(0, 2);
+    server.connections[0]!.socket.send('PING');
+    expect((await server.received(0, 3)).at(-1)).toBe('PONG');
+
+    const reopened = open();
+    server.connections[0]!.socket.send(JSON.stringify({ id: null, method: 'reconnect' }));
+    await reopened;
+    expect(await server.received(1, 2)).toStrictEqual([
+      { method: 'connectionParams', data: { token: 'secret' } },
+      { id: 1, method: 'subscription', params: { path: 'sessions.watch' } },
+    ]);
+  });
+
+  it('stops for good when the server refuses the token, failing every request', async () => {
+    const rejections: string[] = [];
+    const { server, socket, open } = await setUp({ onRejected: (message) => rejections.push(message) });
+    await open();
+    const stream = recorder();
+    socket.request({ method: 'subscription', path: 'chat.stream', input: {} }, stream.handlers);
+    await server.received(0, 2);
+    server.connections[0]!.socket.send(JSON.stringify({ id: null, error: { message: 'a valid access token is required', code: -32001, data: { code: 'UNAUTHORIZED' } } }));
+    await vi.waitFor(() => expect(rejections).toStrictEqual(['a valid access token is required']));
+    expect(stream.errors.map((error) => error.message)).toStrictEqual(['a valid access token is required']);
+    expect(socket.state).toBe('rejected');
+
+    const late = recorder();
+    socket.request({ method: 'query', path: 'model.info', input: undefined }, late.handlers);
+    expect(late.errors.map((error) => error.message)).toStrictEqual(['the server refused the access token']);
+    await socket.close();
+    expect(server.connections).toHaveLength(1);
+  });
+
+  it('passes an error answer on with the server message, and ends a subscription the server stops', async () => {
+    const { server, socket, open } = await setUp();
+    await open();
+    const query = recorder();
+    socket.request({ method: 'query', path: 'sessions.get', input: { sessionId: 'x' } }, query.handlers);
+    const stream = recorder();
+    socket.request({ method: 'subscription', path: 'chat.stream', input: {} }, stream.handlers);
+    await server.received(0, 3);
+    const error = { message: 'session "x" not found', code: -32004, data: { code: 'NOT_FOUND' } };
+    server.connections[0]!.socket.send(JSON.stringify({ id: 1, error }));
+    server.connections[0]!.socket.send(JSON.stringify({ id: 2, result: { type: 'stopped' } }));
+    await vi.waitFor(() => expect(stream.completed()).toBe(1));
+    expect(query.errors[0]!.response).toStrictEqual({ id: 1, error });
+    expect(query.completed()).toBe(0);
+  });
+});

@@ -1,0 +1,288 @@
+import type { TRPCClientIncomingMessage, TRPCClientOutgoingMessage, TRPCRequestMessage, TRPCResponseMessage } from '@trpc/server/rpc';
+import { connectionRejection } from './connection-rejection';
+import { WEB_SOCKET_CLOSED, WEB_SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from './web-socket-like';
+
+export type RequestMethod = TRPCRequestMessage['method'];
+
+/** Receives the server's answers to one request. */
+export interface RequestHandlers {
+  /** An answer: a query's or mutation's result, or a subscription's `started`, `data` and `stopped`. */
+  result(message: Extract<TRPCResponseMessage, { result: unknown }>): void;
+  /** The request failed: the server's error answer, the socket closing under a query, or the token refused. */
+  error(error: SocketError): void;
+  /** No more answers will come. */
+  complete(): void;
+}
+
+/** Why a request failed without an answer from the server; `response` is the server's error answer when there is one. */
+export class SocketError extends Error {
+  constructor(
+    message: string,
+    readonly response?: Extract<TRPCResponseMessage, { error: unknown }>,
+  ) {
+    super(message);
+    this.name = 'SocketError';
+  }
+}
+
+export interface AirlockSocketOptions {
+  /** The tRPC WebSocket endpoint, e.g. `ws://127.0.0.1:7700/trpc`. */
+  url: string;
+  /** Sent first on every (re)connect, as tRPC's `connectionParams` message. */
+  connectionParams: Record<string, string>;
+  /** Default `globalThis.WebSocket`; Node 20 has none: pass `ws`'s. */
+  WebSocket?: WebSocketConstructor;
+  /** Wait before reconnect attempt `attempt` (0, 1, …). Default none for the first, then 500 ms doubling up to 5 s. */
+  retryDelayMs?: (attempt: number) => number;
+  /** Called when a socket opens (the first time and after every reconnect). */
+  onOpen?: () => void;
+  /** Called when a socket closes or fails to open, before a reconnect is tried. */
+  onClose?: () => void;
+  /** Called once when the server refuses the token; the socket then stays closed and every request fails. */
+  onRejected?: (message: string) => void;
+}
+
+interface LiveRequest {
+  message: TRPCRequestMessage;
+  handlers: RequestHandlers;
+  /** Written on the current socket (a subscription is written again after each reconnect). */
+  sent: boolean;
+}
+
+export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'rejected' | 'closed';
+
+const defaultRetryDelay = (attempt: number) => (attempt === 0 ? 0 : Math.min(250 * 2 ** attempt, 5_000));
+
+/**
+ * One WebSocket speaking tRPC's wire protocol (the same messages as `@trpc/client`'s wsLink): the connection
+ * params first, then `{id, method, params: {path, input, lastEventId}}` per request, `subscription.stop` to end
+ * one, answers to the server's PING, and re-subscription with the last event id after a reconnect or the server's
+ * `reconnect` notice. Unlike wsLink it writes each request in the call that makes it, never after a timer: in Node
+ * wsLink's `setTimeout(0)` costs at least a millisecond per request.
+ */
+export class AirlockSocket {
+  private readonly options: AirlockSocketOptions;
+  private readonly WebSocketImpl: WebSocketConstructor;
+  private readonly requests = new Map<number, LiveRequest>();
+  private socket: WebSocketLike | null = null;
+  private nextId = 1;
+  private attempt = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private closing: Promise<void> | undefined;
+  private currentState: SocketState = 'connecting';
+  private opened = false;
+
+  constructor(options: AirlockSocketOptions) {
+    this.options = options;
+    const impl = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    if (impl === undefined) throw new TypeError('No WebSocket implementation: pass one as the WebSocket option (in Node 20, `ws`\'s WebSocket).');
+    this.WebSocketImpl = impl;
+    const protocol = new URL(options.url).protocol;
+    if (protocol !== 'ws:' && protocol !== 'wss:') throw new TypeError(`url: expected a ws: or wss: URL, got ${protocol}`);
+    this.connect();
+  }
+
+  get state(): SocketState {
+    return this.currentState;
+  }
+
+  /** Sends a request now if the socket is open, otherwise as soon as it opens. Returns a function that ends it. */
+  request(call: { method: RequestMethod; path: string; input: unknown }, handlers: RequestHandlers): () => void {
+    const id = this.nextId++;
+    if (this.currentState === 'rejected' || this.currentState === 'closed') {
+      handlers.error(new SocketError(this.currentState === 'rejected' ? 'the server refused the access token' : 'the client is closed'));
+      return () => undefined;
+    }
+    const live: LiveRequest = { message: { id, method: call.method, params: { path: call.path, input: call.input } }, handlers, sent: false };
+    this.requests.set(id, live);
+    if (this.isOpen()) this.write([live]);
+    return () => {
+      if (!this.requests.delete(id)) return;
+      if (live.message.method === 'subscription' && live.sent && this.isOpen()) this.send({ id, method: 'subscription.stop' });
+      handlers.complete();
+    };
+  }
+
+  /** Stops reconnecting, ends subscriptions, waits for the queries and mutations already sent, then closes the socket. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const wasRejected = this.currentState === 'rejected';
+    this.setState('closed');
+    clearTimeout(this.retryTimer);
+    const answers: Promise<void>[] = [];
+    for (const [id, live] of [...this.requests]) {
+      if (live.message.method === 'subscription') {
+        this.requests.delete(id);
+        live.handlers.complete();
+      } else if (!live.sent || !this.isOpen()) {
+        this.requests.delete(id);
+        live.handlers.error(new SocketError('closed before the request was sent'));
+      } else {
+        answers.push(this.whenSettled(id, live));
+      }
+    }
+    await Promise.all(answers);
+    const socket = this.socket;
+    if (socket === null || wasRejected || socket.readyState === WEB_SOCKET_CLOSED) return;
+    await new Promise<void>((resolve) => {
+      socket.addEventListener('close', () => resolve());
+      socket.close();
+    });
+  }
+
+  private whenSettled(id: number, live: LiveRequest): Promise<void> {
+    return new Promise((resolve) => {
+      const { handlers } = live;
+      live.handlers = {
+        result: (message) => handlers.result(message),
+        error: (error) => {
+          handlers.error(error);
+          resolve();
+        },
+        complete: () => {
+          handlers.complete();
+          resolve();
+        },
+      };
+      if (!this.requests.has(id)) resolve();
+    });
+  }
+
+  private isOpen(): boolean {
+    return this.currentState === 'open' && this.socket?.readyState === WEB_SOCKET_OPEN;
+  }
+
+  private setState(state: SocketState): void {
+    this.currentState = state;
+  }
+
+  private connect(): void {
+    let socket: WebSocketLike;
+    try {
+      socket = new this.WebSocketImpl(withConnectionParamsFlag(this.options.url));
+    } catch {
+      this.socketGone(null);
+      return;
+    }
+    this.socket = socket;
+    socket.addEventListener('open', () => this.socketOpened(socket));
+    socket.addEventListener('message', (event) => this.received(socket, event.data));
+    socket.addEventListener('close', () => this.socketGone(socket));
+    // A failed socket always closes next, which is where it is handled; without a listener Node's `ws` would throw.
+    socket.addEventListener('error', () => undefined);
+  }
+
+  private socketOpened(socket: WebSocketLike): void {
+    if (socket !== this.socket || this.currentState === 'closed') return;
+    this.attempt = 0;
+    this.opened = true;
+    this.setState('open');
+    // The server reads the first message as the connection params; every request must come after it.
+    socket.send(JSON.stringify({ method: 'connectionParams', data: this.options.connectionParams }));
+    const waiting = [...this.requests.values()].filter((live) => !live.sent || live.message.method === 'subscription');
+    if (waiting.length > 0) this.write(waiting);
+    this.options.onOpen?.();
+  }
+
+  private received(socket: WebSocketLike, data: unknown): void {
+    if (socket !== this.socket || typeof data !== 'string') return;
+    if (data === 'PING') {
+      socket.send('PONG');
+      return;
+    }
+    if (data === 'PONG') return;
+    const rejection = connectionRejection(data);
+    if (rejection !== null) {
+      this.rejected(rejection);
+      return;
+    }
+    let message: TRPCClientIncomingMessage;
+    try {
+      message = JSON.parse(data) as TRPCClientIncomingMessage;
+    } catch {
+      return;
+    }
+    if (typeof message !== 'object' || message === null) return;
+    if ('method' in message) {
+      if (message.method === 'reconnect') this.restart();
+      return;
+    }
+    this.answered(message);
+  }
+
+  private answered(message: TRPCResponseMessage): void {
+    if (typeof message.id !== 'number') return;
+    const live = this.requests.get(message.id);
+    if (live === undefined) return;
+    if ('error' in message) {
+      this.requests.delete(message.id);
+      live.handlers.error(new SocketError(message.error.message, message));
+      return;
+    }
+    live.handlers.result(message);
+    const { result } = message;
+    if (live.message.method === 'subscription' && result.type !== 'stopped') {
+      if (result.type === 'data' && result.id !== undefined) live.message.params.lastEventId = result.id;
+      return;
+    }
+    this.requests.delete(message.id);
+    live.handlers.complete();
+  }
+
+  private rejected(message: string): void {
+    if (this.currentState === 'closed') return;
+    this.setState('rejected');
+    clearTimeout(this.retryTimer);
+    const error = new SocketError(message);
+    for (const live of this.requests.values()) live.handlers.error(error);
+    this.requests.clear();
+    this.options.onRejected?.(message);
+    this.socket?.close();
+  }
+
+  /** The server asked for a new connection (it is shutting down or moving): subscriptions resume on the next one. */
+  private restart(): void {
+    const socket = this.socket;
+    this.socketGone(socket);
+    socket?.close();
+  }
+
+  private socketGone(socket: WebSocketLike | null): void {
+    if (socket !== this.socket) return;
+    this.socket = null;
+    for (const [id, live] of [...this.requests]) {
+      if (live.message.method === 'subscription') {
+        live.sent = false;
+      } else if (live.sent) {
+        // The server may or may not have applied it: the caller decides whether to retry (mutations here are idempotent).
+        this.requests.delete(id);
+        live.handlers.error(new SocketError('the connection closed before the answer came'));
+      }
+    }
+    if (this.currentState === 'closed' || this.currentState === 'rejected') return;
+    this.setState(this.opened ? 'reconnecting' : 'connecting');
+    this.options.onClose?.();
+    const delay = (this.options.retryDelayMs ?? defaultRetryDelay)(this.attempt++);
+    this.retryTimer = setTimeout(() => {
+      if (this.currentState !== 'closed' && this.currentState !== 'rejected') this.connect();
+    }, delay);
+  }
+
+  private write(requests: LiveRequest[]): void {
+    for (const live of requests) live.sent = true;
+    const messages = requests.map((live) => live.message);
+    this.send(messages.length === 1 ? messages[0]! : messages);
+  }
+
+  private send(message: TRPCClientOutgoingMessage | TRPCClientOutgoingMessage[]): void {
+    this.socket?.send(JSON.stringify(message));
+  }
+}
+
+function withConnectionParamsFlag(url: string): string {
+  return `${url}${url.includes('?') ? '&' : '?'}connectionParams=1`;
+}

@@ -1,0 +1,177 @@
+import type { AppRouter } from '@airlock/api';
+import { randomId, type LoopEvent } from '@airlock/core';
+import { createTRPCClient, type TRPCClient } from '@trpc/client';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import { airlockLink } from './airlock-link';
+import { AirlockSocket, type SocketState } from './airlock-socket';
+import { subscriptionIterator } from './subscription-iterator';
+import type { WebSocketConstructor } from './web-socket-like';
+
+type RouterInputs = inferRouterInputs<AppRouter>;
+type RouterOutputs = inferRouterOutputs<AppRouter>;
+
+export type RunOptions = NonNullable<RouterInputs['chat']['stream']['options']>;
+export type ConfirmResult = RouterOutputs['chat']['confirmTool'];
+export type PendingCall = RouterOutputs['chat']['pending'][number];
+export type SessionSummary = RouterOutputs['sessions']['list'][number];
+export type SessionWatchEvent = RouterOutputs['sessions']['watch'] extends AsyncIterable<infer T> ? T : never;
+export type ToolInfo = RouterOutputs['tools']['list']['tools'][number];
+
+export interface AirlockClientOptions {
+  /** The tRPC WebSocket endpoint, e.g. `ws://127.0.0.1:7700/trpc` (see `socketUrl` and `parseStartupLink`). */
+  url: string;
+  /** The server's access token, sent as a connection param on every (re)connect. */
+  token: string;
+  /** Default `globalThis.WebSocket` (browsers); Node 20 has none: pass `WebSocket` from `ws`. */
+  WebSocket?: WebSocketConstructor;
+  /** Sent with the token as the connection param `client`, so the server can tell its clients apart. Default none. */
+  clientLabel?: string;
+  /** Wait before reconnect attempt `attempt` (0, 1, …). Default none for the first, then 500 ms doubling up to 5 s. */
+  retryDelayMs?: (attempt: number) => number;
+  /** Called when a socket opens, the first time and after every reconnect. */
+  onOpen?: () => void;
+  /** Called when a socket closes or fails to open, before the next attempt. */
+  onClose?: () => void;
+  /** Called once when the server refuses the token: the client stops reconnecting and every call fails. */
+  onRejected?: (message: string) => void;
+}
+
+export interface StartRunInput {
+  sessionId: string;
+  message: string;
+  /** Tools, confirmation and limits for this run. Default the server's. */
+  options?: RunOptions;
+  /** Default a new random id: a reconnect re-attaches to the run by it instead of starting a second one. */
+  runId?: string;
+  /** Stops following the run (the run itself goes on; `cancel()` stops it). */
+  signal?: AbortSignal;
+}
+
+export interface AttachRunInput {
+  sessionId: string;
+  runId: string;
+  /** Resume after this event (`RunStream.lastEventId`). Default: replay the run from its start. */
+  lastEventId?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * A run's events, in order, ending after `run-end`. A dropped connection is re-attached with the last event id:
+ * nothing is repeated or skipped. Iterate it once.
+ */
+export interface RunStream extends AsyncIterableIterator<LoopEvent> {
+  readonly sessionId: string;
+  readonly runId: string;
+  /** The id of the last event received, to re-attach from elsewhere (`attachRun`). */
+  readonly lastEventId: string | undefined;
+  /** Asks the server to stop the run; the stream then ends with `run-end` "cancelled". Answers whether it was running. */
+  cancel(): Promise<boolean>;
+}
+
+/** A person's decision on one pending call. "always" allows it and grants it for the rest of the session. */
+export type DecideInput = { sessionId: string; approvalId: string } & ({ decision: 'allow' | 'always' } | { decision: 'deny'; reason?: string });
+
+export interface AirlockClient {
+  /** The typed tRPC client, over the same socket. */
+  trpc: TRPCClient<AppRouter>;
+  /** Starts a run for a new message and follows it. */
+  startRun(input: StartRunInput): RunStream;
+  /** Follows a run that exists (started elsewhere, or before a restart). */
+  attachRun(input: AttachRunInput): RunStream;
+  decide(input: DecideInput): Promise<ConfirmResult>;
+  /** The calls of a session waiting for a decision. */
+  pending(sessionId: string): Promise<PendingCall[]>;
+  /** The list of sessions, newest first: now, then again after every change, until `signal` aborts. */
+  followSessions(signal?: AbortSignal): AsyncIterableIterator<SessionSummary[]>;
+  readonly state: SocketState;
+  /** Ends every subscription, waits for calls in flight, closes the socket. */
+  close(): Promise<void>;
+}
+
+/** Connects to an Airlock server at once (and again whenever the connection drops). */
+export function createAirlockClient(options: AirlockClientOptions): AirlockClient {
+  const socket = new AirlockSocket({
+    url: options.url,
+    connectionParams: { token: options.token, ...(options.clientLabel === undefined ? {} : { client: options.clientLabel }) },
+    ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
+    ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+    ...(options.onOpen === undefined ? {} : { onOpen: options.onOpen }),
+    ...(options.onClose === undefined ? {} : { onClose: options.onClose }),
+    ...(options.onRejected === undefined ? {} : { onRejected: options.onRejected }),
+  });
+  const trpc = createTRPCClient<AppRouter>({ links: [airlockLink<AppRouter>(socket)] });
+
+  const follow = (input: { sessionId: string; runId: string; message?: string; options?: RunOptions; lastEventId?: string }, signal?: AbortSignal): RunStream => {
+    let lastEventId = input.lastEventId;
+    const events = subscriptionIterator<LoopEvent>((sink) => {
+      const subscription = trpc.chat.stream.subscribe(input, {
+        onData: ({ id, data }) => {
+          lastEventId = id;
+          sink.push(data);
+          if (data.type === 'run-end') sink.end();
+        },
+        onError: (error) => sink.fail(error),
+        onComplete: () => sink.end(),
+      });
+      return () => subscription.unsubscribe();
+    }, signal);
+    return Object.assign(events, {
+      sessionId: input.sessionId,
+      runId: input.runId,
+      get lastEventId() {
+        return lastEventId;
+      },
+      cancel: async () => (await trpc.chat.cancel.mutate({ sessionId: input.sessionId, runId: input.runId })).cancelled > 0,
+    });
+  };
+
+  return {
+    trpc,
+    startRun: ({ signal, runId, ...input }) => follow({ ...input, runId: runId ?? randomId('run') }, signal),
+    attachRun: ({ signal, ...input }) => follow(input, signal),
+    decide: (input) =>
+      trpc.chat.confirmTool.mutate({
+        sessionId: input.sessionId,
+        approvalId: input.approvalId,
+        decision: input.decision === 'deny' ? 'deny' : 'allow',
+        ...(input.decision === 'always' ? { always: true } : {}),
+        ...(input.decision === 'deny' && input.reason !== undefined && input.reason !== '' ? { reason: input.reason } : {}),
+      }),
+    pending: (sessionId) => trpc.chat.pending.query({ sessionId }),
+    followSessions: (signal) => followSessions(trpc, signal),
+    get state() {
+      return socket.state;
+    },
+    close: () => socket.close(),
+  };
+}
+
+async function* followSessions(trpc: TRPCClient<AppRouter>, signal?: AbortSignal): AsyncGenerator<SessionSummary[], void, undefined> {
+  const changes = subscriptionIterator<SessionWatchEvent>((sink) => {
+    const subscription = trpc.sessions.watch.subscribe(undefined, {
+      onData: (change) => sink.push(change),
+      onError: (error) => sink.fail(error),
+      onComplete: () => sink.end(),
+    });
+    return () => subscription.unsubscribe();
+  }, signal);
+  let sessions = new Map<string, SessionSummary>();
+  try {
+    for await (const change of changes) {
+      switch (change.type) {
+        case 'ready':
+          sessions = new Map((await trpc.sessions.list.query(undefined, signal === undefined ? {} : { signal })).map((session) => [session.sessionId, session]));
+          break;
+        case 'session-changed':
+          sessions.set(change.session.sessionId, change.session);
+          break;
+        case 'session-deleted':
+          sessions.delete(change.sessionId);
+          break;
+      }
+      yield [...sessions.values()].sort((a, b) => b.updatedAt - a.updatedAt);
+    }
+  } finally {
+    await changes.return?.();
+  }
+}

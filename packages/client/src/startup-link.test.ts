@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { parseStartupLink, socketUrl } from './startup-link';
+
+describe('parseStartupLink', () => {
+  it('reads the endpoint and the token from the link the server prints', () => {
+    expect(parseStartupLink('http://127.0.0.1:7700/#token=tok_abc%2Bdef')).toStrictEqual({ url: 'ws://127.0.0.1:7700/trpc', token: 'tok_abc+def' });
+  });
+
+  it('keeps https as wss and a ws endpoint as it is', () => {
+    expect(parseStartupLink('https://airlock.example:8443/#token=t')).toStrictEqual({ url: 'wss://airlock.example:8443/trpc', token: 't' });
+    expect(parseStartupLink(' ws://[::1]:7700/trpc#token=t ')).toStrictEqual({ url: 'ws://[::1]:7700/trpc', token: 't' });
+  });
+
+  it('answers an empty token when the link has none', () => {
+    expect(parseStartupLink('http://localhost:7700/')).toStrictEqual({ url: 'ws://localhost:7700/trpc', token: '' });
+  });
+});
+
+describe('socketUrl', () => {
+  it('refuses what is not a web URL', () => {
+    expect(() => socketUrl('file:///etc/passwd')).toThrow(/http\(s\) or ws\(s\)/);
+    expect(() => socketUrl('not a url')).toThrow();
+  });
+});

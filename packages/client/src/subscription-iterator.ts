@@ -1,0 +1,84 @@
+/** Where a subscription's callbacks deliver to. */
+export interface Sink<T> {
+  push(value: T): void;
+  /** No more values: the iterator finishes after the ones queued. */
+  end(): void;
+  /** The iterator throws `error` after the values queued. */
+  fail(error: unknown): void;
+}
+
+/**
+ * Turns a callback subscription into an async iterator. `start` subscribes at once and returns the function that
+ * unsubscribes, which runs when the iterator ends, fails, is returned from (a `break`) or `signal` aborts; an abort
+ * drops what is queued and throws the signal's reason, like Node's `events.on`.
+ */
+export function subscriptionIterator<T>(start: (sink: Sink<T>) => () => void, signal?: AbortSignal): AsyncIterableIterator<T> {
+  const queue: T[] = [];
+  const waiters: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void }[] = [];
+  let finished = false;
+  let failure: { error: unknown } | undefined;
+  let unsubscribe: (() => void) | undefined;
+
+  const finish = (error?: { error: unknown }) => {
+    if (finished) return;
+    finished = true;
+    failure = error;
+    signal?.removeEventListener('abort', onAbort);
+    unsubscribe?.();
+    drain();
+  };
+  const drain = () => {
+    while (waiters.length > 0) {
+      const value = queue.shift();
+      const waiter = waiters.shift()!;
+      if (value !== undefined) waiter.resolve({ value, done: false });
+      else if (failure !== undefined) {
+        const { error } = failure;
+        failure = undefined;
+        waiter.reject(error);
+      } else if (finished) waiter.resolve({ value: undefined, done: true });
+      else {
+        waiters.unshift(waiter);
+        return;
+      }
+    }
+  };
+  const onAbort = () => {
+    queue.length = 0;
+    finish({ error: signal?.reason });
+  };
+
+  const sink: Sink<T> = {
+    push(value) {
+      if (finished) return;
+      queue.push(value);
+      drain();
+    },
+    end: () => finish(),
+    fail: (error) => finish({ error }),
+  };
+
+  if (signal?.aborted) onAbort();
+  else {
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const stop = start(sink);
+    if (finished) stop();
+    else unsubscribe = stop;
+  }
+
+  return {
+    next: () =>
+      new Promise<IteratorResult<T>>((resolve, reject) => {
+        waiters.push({ resolve, reject });
+        drain();
+      }),
+    return: async () => {
+      queue.length = 0;
+      finish();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}

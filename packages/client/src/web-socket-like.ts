@@ -1,0 +1,13 @@
+/** What the client needs of a WebSocket: the browser's, or `ws`'s in Node 20 (which has no global one). */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'open' | 'close' | 'error', listener: () => void): void;
+  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+}
+
+export type WebSocketConstructor = new (url: string) => WebSocketLike;
+
+export const WEB_SOCKET_OPEN = 1;
+export const WEB_SOCKET_CLOSED = 3;
