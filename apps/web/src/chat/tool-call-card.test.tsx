@@ -74,9 +74,12 @@ describe('ToolCallCard states', () => {
     expect(screen.getByText('Allowed by an “Always allow” in this chat. It runs once the calls before it are done.')).toBeTruthy();
   });
 
-  it('shows arguments of other tools as pretty JSON', () => {
-    render(<ToolCallCard call={view(awaiting, 'read_file', { path: 'a.txt' })} annotations={readFile} onDecide={() => undefined} />);
-    expect(screen.getByText(/"path": "a.txt"/).textContent).toBe('{\n  "path": "a.txt"\n}');
+  it('shows each argument of other tools by name, a string as it is and any other value as JSON', () => {
+    render(<ToolCallCard call={view(awaiting, 'read_file', { path: 'a.txt', range: { from: 1, to: 2 } })} annotations={readFile} onDecide={() => undefined} />);
+    const names = [...document.querySelectorAll('.argument-name')].map((name) => name.textContent);
+    const values = [...document.querySelectorAll('.argument-list code')].map((value) => value.textContent);
+    expect(names).toStrictEqual(['path', 'range']);
+    expect(values).toStrictEqual(['a.txt', '{\n  "from": 1,\n  "to": 2\n}']);
   });
 
   it('shows a countdown to the decision timeout', () => {

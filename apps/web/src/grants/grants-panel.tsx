@@ -1,3 +1,6 @@
+import { Fragment } from 'react';
+import { visibleArguments } from '@airlock/core';
+import { VisibleTextView } from '../chat/tool-arguments';
 import type { Grant } from '../lib/api-types';
 import { trpc } from '../lib/trpc';
 
@@ -33,12 +36,24 @@ export function GrantsPanel({ sessionId, enabled }: { sessionId: string; enabled
 
 function GrantScope({ grant }: { grant: Grant }) {
   if (grant.arguments === null) return <span className="muted">any call</span>;
-  const args = grant.arguments;
-  const code = ['command', 'code'].map((key) => (Object.hasOwn(args, key) ? args[key] : undefined)).find((value) => typeof value === 'string');
-  const shown = typeof code === 'string' ? code : JSON.stringify(args);
+  const shown = visibleArguments(grant.toolName, grant.arguments);
+  const parts = shown.code === null ? shown.others : [shown.code.argument, ...shown.others];
   return (
     <span className="muted">
-      only exactly <code className="grant-args">{shown.length > 120 ? `${shown.slice(0, 120)}…` : shown}</code>
+      only exactly{' '}
+      <code className="grant-args visible-value">
+        {parts.map((argument, index) => (
+          <Fragment key={index}>
+            {index > 0 && ', '}
+            {(shown.code === null || index > 0) && (
+              <>
+                <VisibleTextView text={argument.name} />:{' '}
+              </>
+            )}
+            <VisibleTextView text={argument.value} />
+          </Fragment>
+        ))}
+      </code>
     </span>
   );
 }
