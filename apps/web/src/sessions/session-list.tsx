@@ -1,5 +1,8 @@
 import type { SessionSummary } from '../lib/api-types';
 
+/** Not "New chat": that is the name of the action, and an entry named like it is a second button a person (or a test) can mistake for it. */
+const UNTITLED = 'Untitled chat';
+
 export interface SessionListProps {
   sessions: readonly SessionSummary[];
   currentId: string;
@@ -17,7 +20,7 @@ export function SessionList({ sessions, currentId, draft, onSelect, onDelete }: 
         {showDraft && (
           <li className="session current">
             <button type="button" className="session-button" aria-current="page">
-              New chat
+              <span className="session-title">{UNTITLED}</span>
             </button>
           </li>
         )}
