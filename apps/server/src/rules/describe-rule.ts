@@ -1,0 +1,58 @@
+import { canonicalJson } from '@airlock/core';
+import type { RuleDraft, RuleScope } from './rule';
+
+const MAX_ARGUMENTS_SHOWN = 200;
+
+const SCOPE_TEXT: Record<RuleScope['kind'], string> = {
+  chat: 'in this chat',
+  workspace: 'in this workspace',
+  global: 'everywhere',
+};
+
+const PATH_VERBS = new Map([
+  ['read_file', 'reading files'],
+  ['write_file', 'writing files'],
+  ['list_directory', 'listing folders'],
+]);
+
+/** One sentence a person reads before saving a rule, and the model reads when a rule denies its call. */
+export function describeRule(rule: Pick<RuleDraft, 'effect' | 'tool' | 'match' | 'scope' | 'source' | 'reason'>): string {
+  const verb = rule.effect === 'allow' ? 'Allow' : 'Deny';
+  const origin = rule.source === 'workspace-file' ? " (from the workspace's .airlock/rules.json)" : '';
+  const reason = rule.reason === undefined || rule.reason === '' ? '' : `: ${rule.reason}`;
+  return `${verb} ${what(rule)} ${SCOPE_TEXT[rule.scope.kind]}${origin}${reason}`;
+}
+
+/** What the model is told when a rule denies its call. */
+export function denialMessage(rule: Pick<RuleDraft, 'effect' | 'tool' | 'match' | 'scope' | 'source' | 'reason'>): string {
+  return `Denied by a rule. ${describeRule(rule)}.`;
+}
+
+function what({ tool, match }: Pick<RuleDraft, 'tool' | 'match'>): string {
+  switch (match.kind) {
+    case 'command-prefix': {
+      const command = match.tokens.map(quoteToken).join(' ');
+      return match.exact ? `the command \`${command}\` exactly` : `commands starting with \`${command}\``;
+    }
+    case 'path-glob':
+      return `${PATH_VERBS.get(tool) ?? `\`${tool}\` on paths`} matching \`${match.glob}\``;
+    case 'host':
+      return match.host.startsWith('*.')
+        ? `fetching from any subdomain of \`${match.host.slice(2)}\``
+        : `fetching from \`${match.host}\``;
+    case 'mcp-tool':
+      return `the MCP tool \`${match.tool}\` of the server \`${match.server}\``;
+    case 'mcp-server':
+      return `every tool of the MCP server \`${match.server}\``;
+    case 'exact-arguments': {
+      const json = canonicalJson(match.arguments);
+      const shown = json.length > MAX_ARGUMENTS_SHOWN ? `${json.slice(0, MAX_ARGUMENTS_SHOWN)}…` : json;
+      return `\`${tool}\` with exactly the arguments ${shown}`;
+    }
+  }
+}
+
+/** A word as a person would type it: bare when safe, else single-quoted. */
+export function quoteToken(token: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(token) ? token : `'${token.replaceAll("'", "'\\''")}'`;
+}

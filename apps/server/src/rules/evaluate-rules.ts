@@ -1,0 +1,179 @@
+import { canonicalJson } from '@airlock/core';
+import path from 'node:path';
+import { hostOfUrl, matchHost } from './host-match';
+import { allowsCommand, deniesCommand } from './match-command';
+import { parseCommandLine, type CommandLine } from './parse-command-line';
+import { matchPathGlob, workspaceRelativeNames } from './path-glob';
+import { MCP_TOOL, type Rule, type RuleScope } from './rule';
+
+/** A tool call as the rules see it. */
+export interface RuleCall {
+  /** The tool name as the model sees it. */
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** Set for a tool an MCP server provides: the configured server name and the tool's name as the server lists it. */
+  mcp?: { server: string; tool: string };
+}
+
+export interface RuleContext {
+  /** The chat the call belongs to. */
+  sessionId: string;
+  /** The workspace's absolute path, as workspace-scoped rules name it. */
+  workspace: string;
+  /** The person trusts this workspace: allow rules from its `.airlock/rules.json` count. Default: false. */
+  workspaceTrusted?: boolean;
+  /**
+   * The real path a file tool would use for a requested path (links followed), or undefined when it would
+   * refuse it. Given, a path must match a rule both as requested and as resolved to be allowed, and a deny
+   * rule catches either. Default: paths are compared as requested only.
+   */
+  realPath?: (requested: string) => Promise<string | undefined>;
+}
+
+export type RuleDecision =
+  | { decision: 'deny'; rule: Rule }
+  /** `rules`: every allow rule used, one per part of a command line (`rule` is the first). */
+  | { decision: 'allow'; rule: Rule; rules: readonly Rule[] }
+  | { decision: 'ask' };
+
+const SCOPE_ORDER: Record<RuleScope['kind'], number> = { chat: 0, workspace: 1, global: 2 };
+
+/**
+ * What the rules decide for a call. A deny rule that matches wins over every allow, at every scope. Allow rules
+ * from a workspace file count only when the person trusts the workspace. A command line is allowed only when
+ * the parser saw through all of it and every simple command in it is allowed by some rule; a deny rule
+ * catches it when any command found anywhere in it (also where the parser could not see through) matches.
+ */
+export async function evaluateRules(call: RuleCall, rules: readonly Rule[], context: RuleContext): Promise<RuleDecision> {
+  const applicable = rules
+    .filter((rule) => appliesHere(rule, context))
+    .sort((a, b) => SCOPE_ORDER[a.scope.kind] - SCOPE_ORDER[b.scope.kind] || sourceOrder(a) - sourceOrder(b));
+  if (applicable.length === 0) return { decision: 'ask' };
+  const view = new CallView(call, context);
+
+  for (const rule of applicable) {
+    if (rule.effect === 'deny' && (await view.denies(rule))) return { decision: 'deny', rule };
+  }
+  const allows = applicable.filter((rule) => rule.effect === 'allow');
+  for (const rule of allows) {
+    if (rule.match.kind !== 'command-prefix' && (await view.allows(rule))) return { decision: 'allow', rule, rules: [rule] };
+  }
+  const commandRules = allows.filter((rule) => rule.match.kind === 'command-prefix' && rule.tool === call.tool);
+  if (commandRules.length === 0) return { decision: 'ask' };
+  const line = await view.commandLine();
+  if (line?.kind !== 'seen') return { decision: 'ask' };
+  const used: Rule[] = [];
+  for (const command of line.commands) {
+    const rule = commandRules.find((candidate) => candidate.match.kind === 'command-prefix' && allowsCommand(candidate.match, command));
+    if (rule === undefined) return { decision: 'ask' };
+    if (!used.includes(rule)) used.push(rule);
+  }
+  const [first] = used;
+  return first === undefined ? { decision: 'ask' } : { decision: 'allow', rule: first, rules: used };
+}
+
+function sourceOrder(rule: Rule): number {
+  return rule.source === 'user' ? 0 : 1;
+}
+
+function appliesHere(rule: Rule, context: RuleContext): boolean {
+  if (rule.effect === 'allow' && rule.source === 'workspace-file' && context.workspaceTrusted !== true) return false;
+  switch (rule.scope.kind) {
+    case 'chat':
+      return rule.scope.sessionId === context.sessionId;
+    case 'workspace':
+      return path.resolve(rule.scope.path) === path.resolve(context.workspace);
+    case 'global':
+      return true;
+  }
+}
+
+/** What one call is, worked out once and only as far as the rules at hand need. */
+class CallView {
+  #commandLine: Promise<CommandLine | undefined> | undefined;
+  #paths: Promise<{ requested: string[] | undefined; real: string[] | undefined; resolved: boolean }> | undefined;
+
+  constructor(
+    private readonly call: RuleCall,
+    private readonly context: RuleContext,
+  ) {}
+
+  commandLine(): Promise<CommandLine | undefined> {
+    const command = this.call.arguments.command;
+    this.#commandLine ??= typeof command === 'string' ? parseCommandLine(command) : Promise.resolve(undefined);
+    return this.#commandLine;
+  }
+
+  paths(): Promise<{ requested: string[] | undefined; real: string[] | undefined; resolved: boolean }> {
+    this.#paths ??= (async () => {
+      const given = this.call.arguments.path ?? (this.call.tool === 'list_directory' ? '.' : undefined);
+      if (typeof given !== 'string') return { requested: undefined, real: undefined, resolved: false };
+      const requested = workspaceRelativeNames(this.context.workspace, given);
+      if (this.context.realPath === undefined) return { requested, real: undefined, resolved: false };
+      const real = await this.context.realPath(given).catch(() => undefined);
+      return { requested, real: real === undefined ? undefined : workspaceRelativeNames(this.context.workspace, real), resolved: true };
+    })();
+    return this.#paths;
+  }
+
+  async denies(rule: Rule): Promise<boolean> {
+    const { match } = rule;
+    switch (match.kind) {
+      case 'command-prefix': {
+        if (rule.tool !== this.call.tool) return false;
+        const line = await this.commandLine();
+        return line !== undefined && line.reachable.some((words) => deniesCommand(match, words));
+      }
+      case 'path-glob': {
+        if (rule.tool !== this.call.tool) return false;
+        const { requested, real } = await this.paths();
+        return [requested, real].some((names) => names !== undefined && matchPathGlob(match.glob, names));
+      }
+      case 'host':
+      case 'mcp-tool':
+      case 'mcp-server':
+      case 'exact-arguments':
+        return this.matchesPlainly(rule);
+    }
+  }
+
+  async allows(rule: Rule): Promise<boolean> {
+    const { match } = rule;
+    switch (match.kind) {
+      case 'command-prefix':
+        return false;
+      case 'path-glob': {
+        if (rule.tool !== this.call.tool) return false;
+        const { requested, real, resolved } = await this.paths();
+        if (requested === undefined || !matchPathGlob(match.glob, requested)) return false;
+        return !resolved || (real !== undefined && matchPathGlob(match.glob, real));
+      }
+      case 'host':
+      case 'mcp-tool':
+      case 'mcp-server':
+      case 'exact-arguments':
+        return this.matchesPlainly(rule);
+    }
+  }
+
+  private matchesPlainly(rule: Rule): boolean {
+    const { match } = rule;
+    const { call } = this;
+    switch (match.kind) {
+      case 'host': {
+        const url = call.arguments.url;
+        const host = rule.tool === call.tool && typeof url === 'string' ? hostOfUrl(url) : undefined;
+        return host !== undefined && matchHost(match.host, host);
+      }
+      case 'mcp-tool':
+        return rule.tool === MCP_TOOL && call.mcp?.server === match.server && call.mcp.tool === match.tool;
+      case 'mcp-server':
+        return rule.tool === MCP_TOOL && call.mcp?.server === match.server;
+      case 'exact-arguments':
+        return rule.tool === call.tool && canonicalJson(match.arguments) === canonicalJson(call.arguments);
+      case 'command-prefix':
+      case 'path-glob':
+        return false;
+    }
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Commands that run whatever they are given (shells, interpreters, wrappers that run another command, shell
+ * builtins that change how later commands run): "commands starting with `python`" would be "any program".
+ * An allow rule for one of them must be exact, and a proposal for one is exact.
+ */
+export const EXACT_ONLY_COMMANDS: ReadonlySet<string> = new Set([
+  // shells
+  'sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'fish', 'csh', 'tcsh', 'ash', 'busybox', 'pwsh', 'powershell', 'cmd',
+  // interpreters and runners of any package
+  'python', 'python2', 'python3', 'pypy', 'pypy3', 'node', 'nodejs', 'deno', 'bun', 'bunx', 'npx', 'pnpx', 'perl',
+  'ruby', 'irb', 'php', 'lua', 'luajit', 'tclsh', 'wish', 'Rscript', 'R', 'julia', 'java', 'jshell', 'osascript',
+  'awk', 'gawk', 'mawk', 'nawk', 'sed', 'gsed', 'expect', 'dotnet', 'uvx', 'pipx',
+  // wrappers: run the command that follows
+  'env', 'sudo', 'doas', 'su', 'runuser', 'pkexec', 'xargs', 'parallel', 'nice', 'ionice', 'nohup', 'setsid',
+  'time', 'timeout', 'stdbuf', 'unbuffer', 'watch', 'chroot', 'nsenter', 'unshare', 'bwrap', 'firejail',
+  'flock', 'taskset', 'chrt', 'strace', 'ltrace', 'gdb', 'script', 'ssh', 'find', 'coproc',
+  // shell builtins that run words as code or change how the next commands run
+  'eval', 'exec', 'command', 'builtin', 'source', '.', 'alias', 'trap', 'set', 'shopt', 'enable', 'hash',
+  'export', 'declare', 'typeset', 'readonly', 'local', 'unset', 'fc', 'bind',
+  // editors and pagers that can run a shell
+  'vi', 'vim', 'nvim', 'emacs', 'ed', 'ex', 'less', 'more', 'man',
+]);
+
+/**
+ * Commands a person may allow by prefix, but whose proposal is exact: they delete, overwrite, change rights,
+ * stop processes or talk to the network, so "commands starting with `rm`" is rarely what an "Always allow" meant.
+ */
+export const PROPOSE_EXACT_COMMANDS: ReadonlySet<string> = new Set([
+  'rm', 'rmdir', 'shred', 'dd', 'mkfs', 'truncate', 'mv', 'cp', 'ln', 'tee', 'install', 'chmod', 'chown', 'chgrp',
+  'kill', 'pkill', 'killall', 'curl', 'wget', 'scp', 'sftp', 'rsync', 'nc', 'ncat', 'socat', 'telnet', 'ftp',
+  'git-shell', 'crontab', 'systemctl', 'reboot', 'shutdown', 'mount', 'umount',
+]);
+
+/** Commands with subcommands: with an option before the subcommand (`git -C dir status`) the proposal is exact. */
+export const SUBCOMMAND_COMMANDS: ReadonlySet<string> = new Set([
+  'npm', 'pnpm', 'yarn', 'git', 'cargo', 'go', 'docker', 'podman', 'kubectl', 'helm', 'pip', 'pip3', 'uv', 'poetry',
+  'gh', 'terraform', 'make', 'mvn', 'gradle', 'brew', 'apt', 'apt-get', 'composer', 'rustup', 'turbo', 'nx', 'tsc',
+]);
+
+/** Subcommands that take the name of what to run next: `npm run build` is proposed as `npm run build`. */
+export const RUNNER_SUBCOMMANDS: ReadonlySet<string> = new Set(['run', 'run-script', 'exec', 'x', 'dlx']);
+
+/** `/usr/bin/rm` → `rm`. */
+export function commandBaseName(word: string): string {
+  const slash = word.lastIndexOf('/');
+  return slash === -1 ? word : word.slice(slash + 1);
+}

@@ -1,0 +1,88 @@
+import type { RuleCall } from './evaluate-rules';
+import {
+  EXACT_ONLY_COMMANDS,
+  PROPOSE_EXACT_COMMANDS,
+  RUNNER_SUBCOMMANDS,
+  SUBCOMMAND_COMMANDS,
+  commandBaseName,
+} from './exact-only-commands';
+import { hostOfUrl } from './host-match';
+import { parseCommandLine } from './parse-command-line';
+import { escapeGlobName, workspaceRelativeNames } from './path-glob';
+import { COMMAND_TOOL, MCP_TOOL, URL_TOOL, ruleDraftSchema, type RuleDraft, type RuleMatch, type RuleScope } from './rule';
+
+/** A subcommand or script name, not an option, a path or a value. */
+const SUBCOMMAND_LIKE = /^[A-Za-z][A-Za-z0-9_:.-]*$/;
+
+export interface ProposeRuleOptions {
+  /** The workspace's absolute path: path rules are relative to it. */
+  workspace: string;
+}
+
+/**
+ * The allow rule "Always allow" on `call` would save: `npm test -- --watch` → commands starting with
+ * `npm test`; an interpreter, a wrapper or a destructive command → that exact command; a file → that file
+ * (a read: its folder); a fetch → its host; an MCP call → that tool. Anything else → these exact arguments.
+ */
+export async function proposeRule(call: RuleCall, scope: RuleScope, options: ProposeRuleOptions): Promise<RuleDraft> {
+  const fallback: RuleDraft = { effect: 'allow', tool: call.tool, match: { kind: 'exact-arguments', arguments: call.arguments }, scope, source: 'user' };
+  const match = await proposeMatch(call, options);
+  if (match === undefined) return fallback;
+  const proposed = ruleDraftSchema.safeParse({ ...fallback, tool: match.kind === 'mcp-tool' ? MCP_TOOL : call.tool, match });
+  return proposed.success ? proposed.data : fallback;
+}
+
+async function proposeMatch(call: RuleCall, options: ProposeRuleOptions): Promise<RuleMatch | undefined> {
+  if (call.mcp !== undefined) return { kind: 'mcp-tool', server: call.mcp.server, tool: call.mcp.tool };
+  switch (call.tool) {
+    case COMMAND_TOOL:
+      return typeof call.arguments.command === 'string' ? proposeCommand(call.arguments.command) : undefined;
+    case URL_TOOL: {
+      const host = typeof call.arguments.url === 'string' ? hostOfUrl(call.arguments.url) : undefined;
+      return host === undefined ? undefined : { kind: 'host', host };
+    }
+    case 'read_file':
+    case 'write_file':
+    case 'list_directory':
+      return proposePath(call, options.workspace);
+    default:
+      return undefined;
+  }
+}
+
+async function proposeCommand(text: string): Promise<RuleMatch | undefined> {
+  const line = await parseCommandLine(text);
+  if (line.kind !== 'seen' || line.commands.length !== 1) return undefined;
+  const words = line.commands[0]?.words ?? [];
+  const literal: string[] = [];
+  for (const word of words) {
+    if (word.kind !== 'literal') break;
+    literal.push(word.value);
+  }
+  const everyWordKnown = literal.length === words.length;
+  const exact = everyWordKnown ? ({ kind: 'command-prefix', tokens: literal, exact: true } as const) : undefined;
+  const [name] = literal;
+  if (name === undefined) return undefined;
+  const base = commandBaseName(name);
+  if (EXACT_ONLY_COMMANDS.has(base) || PROPOSE_EXACT_COMMANDS.has(base)) return exact;
+  if (!SUBCOMMAND_COMMANDS.has(base)) return { kind: 'command-prefix', tokens: [name], exact: false };
+
+  const [, subcommand, target] = literal;
+  if (subcommand === undefined) return exact;
+  if (!SUBCOMMAND_LIKE.test(subcommand)) return exact;
+  if (!RUNNER_SUBCOMMANDS.has(subcommand)) return { kind: 'command-prefix', tokens: [name, subcommand], exact: false };
+  if (target === undefined || !SUBCOMMAND_LIKE.test(target)) return exact;
+  return { kind: 'command-prefix', tokens: [name, subcommand, target], exact: false };
+}
+
+function proposePath(call: RuleCall, workspace: string): RuleMatch | undefined {
+  const given = call.arguments.path ?? (call.tool === 'list_directory' ? '.' : undefined);
+  if (typeof given !== 'string') return undefined;
+  const names = workspaceRelativeNames(workspace, given);
+  if (names === undefined) return undefined;
+  const escaped = names.map(escapeGlobName);
+  if (call.tool === 'list_directory') return { kind: 'path-glob', glob: [...escaped, '**'].join('/') };
+  if (escaped.length === 0) return undefined;
+  if (call.tool === 'read_file' && escaped.length > 1) return { kind: 'path-glob', glob: [...escaped.slice(0, -1), '**'].join('/') };
+  return { kind: 'path-glob', glob: escaped.join('/') };
+}

@@ -1,0 +1,105 @@
+import { parseUntrustedJson } from '@airlock/core';
+import { createHash } from 'node:crypto';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { workspaceFileRuleSchema, type Rule } from './rule';
+import { isWithin } from '../tools/workspace-paths';
+
+/** Where a workspace keeps its rules, relative to the workspace. */
+export const WORKSPACE_RULES_FILE = '.airlock/rules.json';
+const MAX_FILE_BYTES = 256 * 1024;
+const MAX_RULES = 1000;
+
+const workspaceRulesFileSchema = z
+  .object({
+    version: z.literal(1),
+    rules: z.array(workspaceFileRuleSchema).max(MAX_RULES),
+  })
+  .strict();
+
+/** A rules file that is unreadable or invalid: none of its rules apply. */
+export class WorkspaceRulesError extends Error {
+  override readonly name = 'WorkspaceRulesError';
+  constructor(
+    readonly file: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`${file} is not a valid rules file, so none of its rules apply: ${problems.join('; ')}`);
+  }
+}
+
+export type WorkspaceRules =
+  | { kind: 'absent' }
+  | { kind: 'loaded'; rules: readonly Rule[] }
+  | { kind: 'invalid'; error: WorkspaceRulesError };
+
+export interface ParseWorkspaceRulesOptions {
+  /** The workspace's absolute path: the scope of every rule in the file. */
+  workspace: string;
+  /** When the file last changed: the rules' `createdAt`. */
+  modifiedAt: Date;
+}
+
+/**
+ * The rules a `.airlock/rules.json` text holds, each scoped to its workspace and marked as coming from the
+ * file (so its allow rules count only in a trusted workspace). Throws WorkspaceRulesError listing every problem.
+ */
+export function parseWorkspaceRules(text: string, options: ParseWorkspaceRulesOptions): Rule[] {
+  const file = path.join(options.workspace, WORKSPACE_RULES_FILE);
+  let json: unknown;
+  try {
+    json = parseUntrustedJson(text);
+  } catch (error) {
+    throw new WorkspaceRulesError(file, [`not JSON (${(error as Error).message})`]);
+  }
+  const parsed = workspaceRulesFileSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new WorkspaceRulesError(
+      file,
+      parsed.error.issues.map((issue) => `${issue.path.length === 0 ? '(file)' : formatPath(issue.path)}: ${issue.message}`),
+    );
+  }
+  const fileId = createHash('sha256').update(file).digest('hex').slice(0, 12);
+  return parsed.data.rules.map((entry, index) => ({
+    ...entry,
+    id: `workspace-file:${fileId}:${index}`,
+    scope: { kind: 'workspace', path: options.workspace },
+    source: 'workspace-file',
+    createdAt: options.modifiedAt.toISOString(),
+  }));
+}
+
+/** Reads and validates the workspace's rules file; never throws for a missing, unreadable or invalid file. */
+export async function loadWorkspaceRules(workspace: string): Promise<WorkspaceRules> {
+  const file = path.join(workspace, WORKSPACE_RULES_FILE);
+  let real: string;
+  try {
+    real = await realpath(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'absent' };
+    return invalid(file, `cannot be read (${(error as Error).message})`);
+  }
+  try {
+    if (!isWithin(await realpath(workspace), real)) return invalid(file, 'it leads outside the workspace');
+    const info = await stat(real);
+    if (!info.isFile()) return invalid(file, 'it is not a file');
+    if (info.size > MAX_FILE_BYTES) return invalid(file, `it is larger than ${MAX_FILE_BYTES} bytes`);
+    const text = await readFile(real, 'utf8');
+    return { kind: 'loaded', rules: parseWorkspaceRules(text, { workspace, modifiedAt: info.mtime }) };
+  } catch (error) {
+    if (error instanceof WorkspaceRulesError) return { kind: 'invalid', error };
+    return invalid(file, `cannot be read (${(error as Error).message})`);
+  }
+}
+
+function invalid(file: string, problem: string): WorkspaceRules {
+  return { kind: 'invalid', error: new WorkspaceRulesError(file, [problem]) };
+}
+
+function formatPath(segments: readonly PropertyKey[]): string {
+  return segments.reduce<string>(
+    (text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : `${text}${text === '' ? '' : '.'}${String(segment)}`),
+    '',
+  );
+}
