@@ -1,0 +1,3 @@
+export { SqliteStore, DATABASE_FILE, type SqliteStoreOptions } from './sqlite-store';
+export { StoreError, type StoreProblem } from './store-error';
+export type { JsonImportReport } from './import-json-sessions';

@@ -1,0 +1,23 @@
+import type { Database } from 'better-sqlite3';
+import type { Migration } from './migrations';
+import { StoreError } from './store-error';
+
+/**
+ * Brings the schema up to the last of `migrations`, all pending ones in one transaction, each recorded in
+ * `schema_migrations`. A database at a version this code does not know is refused untouched.
+ */
+export function migrate(db: Database, file: string, migrations: readonly Migration[], now: number): void {
+  const latest = migrations.at(-1)?.version ?? 0;
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    const { current } = db.prepare<[], { current: number | null }>('SELECT max(version) AS current FROM schema_migrations').get() ?? { current: null };
+    const at = current ?? 0;
+    if (at > latest) throw new StoreError(file, 'newer-schema', `its schema is at version ${at}, this Airlock knows versions up to ${latest}`);
+    const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const migration of migrations) {
+      if (migration.version <= at) continue;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, now);
+    }
+  }).immediate();
+}

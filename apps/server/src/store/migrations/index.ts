@@ -1,0 +1,11 @@
+import { sql as initial } from './001-initial';
+
+export interface Migration {
+  /** 1, 2, 3…: applied in this order, each once. */
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Every schema change, oldest first. Add a file `NNN-name.ts` and a line here; never edit an applied one. */
+export const migrations: readonly Migration[] = [{ version: 1, name: 'initial', sql: initial }];

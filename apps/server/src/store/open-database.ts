@@ -1,0 +1,67 @@
+import Database from 'better-sqlite3';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { StoreError, type StoreProblem } from './store-error';
+
+export interface OpenDatabaseOptions {
+  /** How long a statement waits for a lock held by another connection before failing. */
+  busyTimeoutMs: number;
+}
+
+/**
+ * Opens (or creates, mode 0600 in a 0700 folder) the database file, checks it before anything writes to it, and
+ * takes it for this process alone: in WAL mode with an exclusive locking mode the first read locks the file until
+ * close, so a second server on the same data folder fails at start instead of resuming the first one's runs.
+ */
+export function openDatabase(directory: string, file: string, options: OpenDatabaseOptions): Database.Database {
+  let db: Database.Database;
+  try {
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    createIfMissing(file);
+    db = new Database(file, { timeout: options.busyTimeoutMs });
+  } catch (error) {
+    throw new StoreError(file, 'cannot-open', `cannot be opened (${errorText(error)})`, { cause: error });
+  }
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    const problems = db.pragma('quick_check', { simple: false }) as { quick_check: string }[];
+    const report = problems.map((row) => row.quick_check);
+    if (report.length !== 1 || report[0] !== 'ok') throw new StoreError(file, 'corrupt', `is damaged (quick_check: ${report.slice(0, 3).join('; ')})`);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    return db;
+  } catch (error) {
+    db.close();
+    throw asStoreError(file, error);
+  }
+}
+
+/** The SQLite errors that mean "this file cannot be used as it is", in words a person can act on. */
+export function asStoreError(file: string, error: unknown): unknown {
+  if (error instanceof StoreError) return error;
+  const problem = problemOf(error);
+  if (problem === undefined) return error;
+  const detail = problem === 'locked' ? 'is locked by another process' : `is not a usable database (${errorText(error)})`;
+  return new StoreError(file, problem, detail, { cause: error });
+}
+
+function problemOf(error: unknown): StoreProblem | undefined {
+  const code = error instanceof Database.SqliteError ? error.code : undefined;
+  if (code === undefined) return undefined;
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'locked';
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) return 'corrupt';
+  if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_PERM')) return 'cannot-open';
+  return undefined;
+}
+
+function createIfMissing(file: string): void {
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

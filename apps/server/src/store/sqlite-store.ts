@@ -1,0 +1,452 @@
+import {
+  type AirlockStore,
+  type AppendEventInput,
+  type AuditPage,
+  type AuditQuery,
+  type ChatMessage,
+  type LedgerChange,
+  type LoopEvent,
+  type SessionChanges,
+  type StoredGrant,
+  type StoredRun,
+  type StoredSessionSummary,
+  type ToolCallRecord,
+} from '@airlock/api';
+import { NotFoundError } from '@airlock/core';
+import type { Database, Statement } from 'better-sqlite3';
+import { join } from 'node:path';
+import { importJsonSessions, type JsonImportReport } from './import-json-sessions';
+import { migrate } from './migrate';
+import { migrations as allMigrations, type Migration } from './migrations';
+import { asStoreError, openDatabase } from './open-database';
+
+export interface SqliteStoreOptions {
+  /** The data folder; `airlock.db` is created in it (mode 0600, the folder 0700) on first start. */
+  directory: string;
+  /** Receives a line for each former JSON session file imported or skipped. Default `console.warn`. */
+  log?: (line: string) => void;
+  /** How long to wait for a lock another process holds before failing. Default 5,000 ms. */
+  busyTimeoutMs?: number;
+  /** The schema changes to apply; default every migration of this version. Tests pass fewer or more. */
+  migrations?: readonly Migration[];
+  /** Clock for `applied_at` and import records. Default `Date.now`. */
+  now?: () => number;
+}
+
+export const DATABASE_FILE = 'airlock.db';
+
+interface SessionRow {
+  session_id: string;
+  title: string;
+  created_at: number;
+  updated_at: number;
+  confirm_tool_calls: number;
+  last_run_id: string | null;
+}
+
+interface RunRow {
+  run_id: string;
+  session_id: string;
+  options: string;
+  started_at: number;
+  ended_at: number | null;
+  end_reason: string | null;
+}
+
+interface LedgerRow {
+  ledger_id: number;
+  run_id: string;
+  session_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  arguments: string;
+  approval_id: string;
+  executes_code: number;
+  tool_version: string;
+  requested_at: number;
+  expires_at: number | null;
+  decision: ToolCallRecord['decision'];
+  source: ToolCallRecord['source'];
+  reason: string | null;
+  decided_by_grant: string | null;
+  decided_by_rule: string | null;
+  decided_at: number | null;
+  connection_id: string | null;
+  client_label: string | null;
+  started_at: number | null;
+  outcome: ToolCallRecord['outcome'];
+  result: string | null;
+  ended_at: number | null;
+}
+
+interface GrantRow {
+  grant_id: string;
+  scope_kind: string;
+  scope_value: string;
+  tool_name: string;
+  arguments: string | null;
+  tool_version: string;
+  created_at: number;
+}
+
+const SESSION_COLUMNS = 'session_id, title, created_at, updated_at, confirm_tool_calls, last_run_id';
+const SESSION_ORDER = 'ORDER BY updated_at DESC, created_at DESC, session_id';
+const AUDIT_FILTERS = ['session_id = @sessionId', 'tool_name = @toolName', 'decision = @decision', 'decision IS NULL', 'requested_at >= @from', 'requested_at < @to'];
+const AUDIT_AFTER_CURSOR = '(requested_at < @cursorAt OR (requested_at = @cursorAt AND ledger_id < @cursorId))';
+const DEFAULT_AUDIT_LIMIT = 100;
+const MAX_AUDIT_LIMIT = 1000;
+
+/**
+ * The default store: one SQLite file in the data folder, in WAL mode, held by this process alone. Every statement
+ * is prepared once; an event and its ledger change are written in one transaction.
+ */
+export class SqliteStore implements AirlockStore {
+  /** What the one-time import of the former JSON session files did at this open (empty when there was nothing). */
+  readonly jsonImport: JsonImportReport;
+  private readonly statements;
+  private readonly auditStatements = new Map<string, Statement<Record<string, unknown>, LedgerRow>>();
+  private readonly appendEventTransaction;
+  private readonly deleteSessionTransaction;
+  private closed = false;
+
+  private constructor(
+    private readonly db: Database,
+    readonly file: string,
+    jsonImport: JsonImportReport,
+  ) {
+    this.jsonImport = jsonImport;
+    this.statements = prepareStatements(db);
+    const s = this.statements;
+    this.appendEventTransaction = db.transaction((input: AppendEventInput) => {
+      s.insertEvent.run(input.runId, input.seq, JSON.stringify(input.event), input.at);
+      if (input.ledger !== undefined) this.applyLedgerChange(input.runId, input.sessionId, input.ledger);
+    });
+    this.deleteSessionTransaction = db.transaction((sessionId: string) => {
+      s.retireRuns.run(sessionId);
+      s.deleteSessionGrants.run(sessionId);
+      s.deleteSession.run(sessionId);
+    });
+  }
+
+  /**
+   * Opens the store in `options.directory`: checks the file, applies pending migrations, imports the former JSON
+   * session files once. Rejects with a `StoreError` when the file is damaged, locked, or from a newer version.
+   */
+  static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
+    const file = join(options.directory, DATABASE_FILE);
+    const now = options.now ?? Date.now;
+    const log = options.log ?? ((line: string) => console.warn(line));
+    const db = openDatabase(options.directory, file, { busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+    try {
+      migrate(db, file, options.migrations ?? allMigrations, now());
+      const report = importJsonSessions(db, options.directory, now());
+      for (const { file: name, reason } of report.skipped) log(`Skipped the saved chat ${join(options.directory, name)}: ${reason}`);
+      if (report.imported.length > 0) log(`Imported ${report.imported.length} saved chat(s) from ${options.directory} into ${file}; the JSON files were left in place.`);
+      return new SqliteStore(db, file, report);
+    } catch (error) {
+      db.close();
+      throw asStoreError(file, error);
+    }
+  }
+
+  async listSessions(): Promise<StoredSessionSummary[]> {
+    return this.statements.listSessions.all().map(toSession);
+  }
+
+  async getSession(sessionId: string): Promise<StoredSessionSummary | undefined> {
+    const row = this.statements.getSession.get(sessionId);
+    return row === undefined ? undefined : toSession(row);
+  }
+
+  async createSession(session: StoredSessionSummary): Promise<void> {
+    this.statements.insertSession.run(session.sessionId, session.title, session.createdAt, session.updatedAt, session.confirmToolCalls ? 1 : 0, session.lastRunId);
+  }
+
+  async updateSession(sessionId: string, changes: SessionChanges): Promise<void> {
+    this.statements.updateSession.run({
+      sessionId,
+      title: changes.title ?? null,
+      updatedAt: changes.updatedAt ?? null,
+      confirmToolCalls: changes.confirmToolCalls === undefined ? null : changes.confirmToolCalls ? 1 : 0,
+      setLastRunId: changes.lastRunId === undefined ? 0 : 1,
+      lastRunId: changes.lastRunId ?? null,
+    });
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    this.deleteSessionTransaction.immediate(sessionId);
+  }
+
+  async appendMessage(sessionId: string, message: ChatMessage, at: number): Promise<void> {
+    this.statements.insertMessage.run({ sessionId, json: JSON.stringify(message), at });
+  }
+
+  async loadMessages(sessionId: string): Promise<ChatMessage[]> {
+    return this.statements.loadMessages.pluck().all(sessionId).map((json) => JSON.parse(json) as ChatMessage);
+  }
+
+  async createRun(run: StoredRun): Promise<void> {
+    this.statements.insertRun.run(run.runId, run.sessionId, JSON.stringify(run.options), run.startedAt, run.endedAt, run.endReason);
+  }
+
+  async endRun(runId: string, reason: string, endedAt: number): Promise<void> {
+    this.statements.endRun.run(endedAt, reason, runId);
+  }
+
+  async hasRun(runId: string): Promise<boolean> {
+    return this.statements.hasRun.get(runId, runId) !== undefined;
+  }
+
+  async getRun(runId: string): Promise<StoredRun | undefined> {
+    const row = this.statements.getRun.get(runId);
+    return row === undefined ? undefined : toRun(row);
+  }
+
+  async listUnfinishedRuns(): Promise<StoredRun[]> {
+    return this.statements.listUnfinishedRuns.all().map(toRun);
+  }
+
+  async appendEvent(input: AppendEventInput): Promise<void> {
+    this.appendEventTransaction.immediate(input);
+  }
+
+  async loadEvents(runId: string, afterSeq: number): Promise<LoopEvent[]> {
+    return this.statements.loadEvents.pluck().all(runId, afterSeq).map((json) => JSON.parse(json) as LoopEvent);
+  }
+
+  async listRunToolCalls(runId: string): Promise<ToolCallRecord[]> {
+    return this.statements.listRunToolCalls.all(runId).map(toToolCall);
+  }
+
+  async listSessionToolCalls(sessionId: string): Promise<ToolCallRecord[]> {
+    return this.statements.listSessionToolCalls.all(sessionId).map(toToolCall);
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditPage> {
+    const limit = auditLimit(query.limit);
+    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const rows = this.auditStatement(query, cursor !== undefined).all({
+      sessionId: query.sessionId,
+      toolName: query.toolName,
+      decision: query.decision === 'none' ? undefined : query.decision,
+      from: query.from,
+      to: query.to,
+      cursorAt: cursor?.at,
+      cursorId: cursor?.id,
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { entries: page.map(toToolCall), nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.requested_at, last.ledger_id) : null };
+  }
+
+  async saveGrant(grant: StoredGrant): Promise<void> {
+    this.statements.saveGrant.run({
+      grantId: grant.grantId,
+      scopeKind: grant.scope,
+      scopeValue: grant.sessionId,
+      toolName: grant.toolName,
+      arguments: grant.arguments === null ? null : JSON.stringify(grant.arguments),
+      toolVersion: grant.toolVersion,
+      createdAt: grant.createdAt,
+    });
+  }
+
+  async deleteGrant(grantId: string): Promise<void> {
+    this.statements.deleteGrant.run(grantId);
+  }
+
+  async listGrants(): Promise<StoredGrant[]> {
+    return this.statements.listGrants.all().map(toGrant);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+
+  private applyLedgerChange(runId: string, sessionId: string, change: LedgerChange): void {
+    const s = this.statements;
+    let changed: number;
+    switch (change.kind) {
+      case 'start':
+        s.startToolCall.run({
+          runId,
+          sessionId,
+          toolCallId: change.toolCallId,
+          toolName: change.toolName,
+          arguments: JSON.stringify(change.arguments),
+          approvalId: change.approvalId,
+          executesCode: change.executesCode ? 1 : 0,
+          toolVersion: change.toolVersion,
+          requestedAt: change.requestedAt,
+          expiresAt: change.expiresAt,
+        });
+        return;
+      case 'decision':
+        changed = s.decideToolCall.run({
+          runId,
+          toolCallId: change.toolCallId,
+          decision: change.decision,
+          source: change.source,
+          reason: change.reason ?? null,
+          decidedByGrant: change.decidedByGrant ?? null,
+          decidedByRule: change.decidedByRule ?? null,
+          decidedAt: change.decidedAt,
+          connectionId: change.by?.connectionId ?? null,
+          clientLabel: change.by?.clientLabel ?? null,
+        }).changes;
+        break;
+      case 'running':
+        changed = s.runToolCall.run(change.startedAt, runId, change.toolCallId).changes;
+        break;
+      case 'end':
+        changed = s.endToolCall.run(change.outcome, change.result, change.endedAt, runId, change.toolCallId).changes;
+        break;
+    }
+    if (changed === 0) throw new NotFoundError('tool call', `${runId}/${change.toolCallId}`);
+  }
+
+  private auditStatement(query: AuditQuery, afterCursor: boolean): Statement<Record<string, unknown>, LedgerRow> {
+    const present = [query.sessionId, query.toolName, query.decision !== undefined && query.decision !== 'none' ? query.decision : undefined, query.decision === 'none' ? true : undefined, query.from, query.to];
+    const conditions = AUDIT_FILTERS.filter((_, index) => present[index] !== undefined);
+    if (afterCursor) conditions.push(AUDIT_AFTER_CURSOR);
+    const key = conditions.join(' AND ');
+    let statement = this.auditStatements.get(key);
+    if (statement === undefined) {
+      const where = conditions.length === 0 ? '' : `WHERE ${key}`;
+      statement = this.db.prepare<Record<string, unknown>, LedgerRow>(`SELECT * FROM tool_calls ${where} ORDER BY requested_at DESC, ledger_id DESC LIMIT @limit`);
+      this.auditStatements.set(key, statement);
+    }
+    return statement;
+  }
+}
+
+function prepareStatements(db: Database) {
+  return {
+    listSessions: db.prepare<[], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions ${SESSION_ORDER}`),
+    getSession: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE session_id = ?`),
+    insertSession: db.prepare<[string, string, number, number, number, string | null]>(`INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`),
+    updateSession: db.prepare<{ sessionId: string; title: string | null; updatedAt: number | null; confirmToolCalls: number | null; setLastRunId: number; lastRunId: string | null }>(
+      `UPDATE sessions SET title = coalesce(@title, title), updated_at = coalesce(@updatedAt, updated_at),
+         confirm_tool_calls = coalesce(@confirmToolCalls, confirm_tool_calls),
+         last_run_id = CASE WHEN @setLastRunId THEN @lastRunId ELSE last_run_id END
+       WHERE session_id = @sessionId`,
+    ),
+    retireRuns: db.prepare<[string]>('INSERT OR IGNORE INTO retired_runs (run_id) SELECT run_id FROM runs WHERE session_id = ?'),
+    deleteSessionGrants: db.prepare<[string]>("DELETE FROM grants WHERE scope_kind = 'session' AND scope_value = ?"),
+    deleteSession: db.prepare<[string]>('DELETE FROM sessions WHERE session_id = ?'),
+    // The next seq comes from the primary key's index: the cost does not grow with the conversation.
+    insertMessage: db.prepare<{ sessionId: string; json: string; at: number }>(
+      'INSERT INTO messages (session_id, seq, json, at) SELECT @sessionId, coalesce(max(seq), 0) + 1, @json, @at FROM messages WHERE session_id = @sessionId',
+    ),
+    loadMessages: db.prepare<[string], string>('SELECT json FROM messages WHERE session_id = ? ORDER BY seq'),
+    insertRun: db.prepare<[string, string, string, number, number | null, string | null]>(
+      'INSERT INTO runs (run_id, session_id, options, started_at, ended_at, end_reason) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    endRun: db.prepare<[number, string, string]>('UPDATE runs SET ended_at = ?, end_reason = ? WHERE run_id = ?'),
+    hasRun: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM runs WHERE run_id = ? UNION ALL SELECT 1 FROM retired_runs WHERE run_id = ? LIMIT 1'),
+    getRun: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?'),
+    listUnfinishedRuns: db.prepare<[], RunRow>('SELECT * FROM runs WHERE ended_at IS NULL ORDER BY started_at, rowid'),
+    insertEvent: db.prepare<[string, number, string, number]>('INSERT INTO events (run_id, seq, json, at) VALUES (?, ?, ?, ?)'),
+    loadEvents: db.prepare<[string, number], string>('SELECT json FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
+    startToolCall: db.prepare<Record<string, unknown>>(
+      `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at)
+       VALUES (@runId, @sessionId, @toolCallId, @toolName, @arguments, @approvalId, @executesCode, @toolVersion, @requestedAt, @expiresAt)`,
+    ),
+    decideToolCall: db.prepare<Record<string, unknown>>(
+      `UPDATE tool_calls SET decision = @decision, source = @source, reason = @reason, decided_by_grant = @decidedByGrant,
+         decided_by_rule = @decidedByRule, decided_at = @decidedAt, connection_id = @connectionId, client_label = @clientLabel
+       WHERE run_id = @runId AND tool_call_id = @toolCallId`,
+    ),
+    runToolCall: db.prepare<[number, string, string]>('UPDATE tool_calls SET started_at = ? WHERE run_id = ? AND tool_call_id = ?'),
+    endToolCall: db.prepare<[string, string, number, string, string]>('UPDATE tool_calls SET outcome = ?, result = ?, ended_at = ? WHERE run_id = ? AND tool_call_id = ?'),
+    listRunToolCalls: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY ledger_id'),
+    listSessionToolCalls: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE session_id = ? ORDER BY ledger_id'),
+    saveGrant: db.prepare<Record<string, unknown>>(
+      `INSERT INTO grants (grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at)
+       VALUES (@grantId, @scopeKind, @scopeValue, @toolName, @arguments, @toolVersion, @createdAt)
+       ON CONFLICT (grant_id) DO UPDATE SET scope_kind = excluded.scope_kind, scope_value = excluded.scope_value, tool_name = excluded.tool_name,
+         arguments = excluded.arguments, tool_version = excluded.tool_version, created_at = excluded.created_at`,
+    ),
+    deleteGrant: db.prepare<[string]>('DELETE FROM grants WHERE grant_id = ?'),
+    listGrants: db.prepare<[], GrantRow>("SELECT * FROM grants WHERE scope_kind = 'session' ORDER BY created_at, rowid"),
+  };
+}
+
+function toSession(row: SessionRow): StoredSessionSummary {
+  return {
+    sessionId: row.session_id,
+    title: row.title,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    confirmToolCalls: row.confirm_tool_calls === 1,
+    lastRunId: row.last_run_id,
+  };
+}
+
+function toRun(row: RunRow): StoredRun {
+  return {
+    runId: row.run_id,
+    sessionId: row.session_id,
+    options: JSON.parse(row.options) as StoredRun['options'],
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    endReason: row.end_reason,
+  };
+}
+
+function toToolCall(row: LedgerRow): ToolCallRecord {
+  return {
+    runId: row.run_id,
+    sessionId: row.session_id,
+    toolCallId: row.tool_call_id,
+    toolName: row.tool_name,
+    arguments: JSON.parse(row.arguments) as ToolCallRecord['arguments'],
+    approvalId: row.approval_id,
+    executesCode: row.executes_code === 1,
+    toolVersion: row.tool_version,
+    requestedAt: row.requested_at,
+    expiresAt: row.expires_at,
+    decision: row.decision,
+    source: row.source,
+    reason: row.reason,
+    decidedByGrant: row.decided_by_grant,
+    decidedByRule: row.decided_by_rule,
+    decidedAt: row.decided_at,
+    connectionId: row.connection_id,
+    clientLabel: row.client_label,
+    startedAt: row.started_at,
+    outcome: row.outcome,
+    result: row.result,
+    endedAt: row.ended_at,
+  };
+}
+
+function toGrant(row: GrantRow): StoredGrant {
+  return {
+    grantId: row.grant_id,
+    scope: 'session',
+    sessionId: row.scope_value,
+    toolName: row.tool_name,
+    arguments: row.arguments === null ? null : (JSON.parse(row.arguments) as StoredGrant['arguments']),
+    toolVersion: row.tool_version,
+    createdAt: row.created_at,
+  };
+}
+
+function auditLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_AUDIT_LIMIT;
+  return Math.min(MAX_AUDIT_LIMIT, Math.max(1, Math.trunc(limit)));
+}
+
+function encodeCursor(at: number, id: number): string {
+  return Buffer.from(`${at}:${id}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): { at: number; id: number } {
+  const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split(':').map(Number);
+  if (at === undefined || id === undefined || rest.length > 0 || !Number.isFinite(at) || !Number.isSafeInteger(id)) throw new NotFoundError('audit cursor', cursor);
+  return { at, id };
+}

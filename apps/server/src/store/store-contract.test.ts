@@ -1,0 +1,345 @@
+import { MemoryStore, type AirlockStore, type AuditQuery, type ChatMessage, type Decision, type LedgerChange, type ToolCallRecord } from '@airlock/api';
+import { describe, expect, it } from 'vitest';
+import { SqliteStore } from './sqlite-store';
+import { appendAll, run, session, startChange, statusEvent, tempFolder } from './test-support';
+
+interface OpenedStore extends AsyncDisposable {
+  store: AirlockStore;
+}
+
+const implementations: { name: string; open: () => Promise<OpenedStore> }[] = [
+  {
+    name: 'MemoryStore',
+    open: async () => {
+      const store = new MemoryStore();
+      return { store, [Symbol.asyncDispose]: () => store.close() };
+    },
+  },
+  {
+    name: 'SqliteStore',
+    open: async () => {
+      const folder = await tempFolder();
+      const store = await SqliteStore.open({ directory: folder.path, log: () => {} });
+      return {
+        store,
+        [Symbol.asyncDispose]: async () => {
+          await store.close();
+          await folder[Symbol.asyncDispose]();
+        },
+      };
+    },
+  },
+];
+
+describe.each(implementations)('AirlockStore contract: $name', ({ open }) => {
+  it('creates, lists newest first, changes some fields and deletes sessions', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('old', 1_000));
+    await store.createSession(session('new', 3_000, { confirmToolCalls: false }));
+    await store.createSession(session('middle', 2_000));
+
+    expect((await store.listSessions()).map((s) => s.sessionId)).toStrictEqual(['new', 'middle', 'old']);
+    expect(await store.getSession('new')).toStrictEqual(session('new', 3_000, { confirmToolCalls: false }));
+    expect(await store.getSession('missing')).toBeUndefined();
+    await expect(store.createSession(session('old', 5_000))).rejects.toThrow();
+
+    await store.updateSession('old', { updatedAt: 4_000, lastRunId: 'run-9' });
+    expect(await store.getSession('old')).toStrictEqual({ ...session('old', 1_000), updatedAt: 4_000, lastRunId: 'run-9' });
+    await store.updateSession('old', { title: 'renamed', confirmToolCalls: false });
+    expect(await store.getSession('old')).toStrictEqual({ ...session('old', 1_000), title: 'renamed', confirmToolCalls: false, updatedAt: 4_000, lastRunId: 'run-9' });
+    await store.updateSession('old', { lastRunId: null });
+    expect((await store.getSession('old'))?.lastRunId).toBeNull();
+    expect((await store.listSessions()).map((s) => s.sessionId)).toStrictEqual(['old', 'new', 'middle']);
+
+    await store.deleteSession('new');
+    expect(await store.getSession('new')).toBeUndefined();
+    expect((await store.listSessions()).map((s) => s.sessionId)).toStrictEqual(['old', 'middle']);
+  });
+
+  it('appends messages and loads them back in order, per session', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('a'));
+    await store.createSession(session('b'));
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'list the files' },
+      { role: 'assistant', content: '', reasoning: 'use a tool', toolCalls: [{ id: 'call-1', name: 'list_directory', arguments: { path: '.' } }] },
+      { role: 'tool', toolCallId: 'call-1', toolName: 'list_directory', content: 'a.txt' },
+      { role: 'assistant', content: 'There is a.txt.' },
+    ];
+    for (const [index, message] of messages.entries()) {
+      await store.appendMessage('a', message, 5_000 + index);
+      if (index === 1) await store.appendMessage('b', { role: 'user', content: 'other chat' }, 5_100);
+    }
+
+    expect(await store.loadMessages('a')).toStrictEqual(messages);
+    expect(await store.loadMessages('b')).toStrictEqual([{ role: 'user', content: 'other chat' }]);
+    expect(await store.loadMessages('missing')).toStrictEqual([]);
+    await expect(store.appendMessage('missing', { role: 'user', content: 'x' }, 1)).rejects.toThrow();
+  });
+
+  it('keeps a run from start to end; it stays known after its end', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createRun(run('late', 's', 3_000));
+    await store.createRun(run('early', 's', 1_000));
+    await store.createRun(run('done', 's', 2_000));
+    await expect(store.createRun(run('early', 's', 1_000))).rejects.toThrow();
+
+    expect(await store.getRun('early')).toStrictEqual(run('early', 's', 1_000));
+    expect(await store.hasRun('early')).toBe(true);
+    expect(await store.hasRun('never')).toBe(false);
+    expect(await store.getRun('never')).toBeUndefined();
+
+    await store.endRun('done', 'cancelled', 2_500);
+    expect(await store.getRun('done')).toStrictEqual({ ...run('done', 's', 2_000), endedAt: 2_500, endReason: 'cancelled' });
+    expect(await store.hasRun('done')).toBe(true);
+    expect((await store.listUnfinishedRuns()).map((r) => r.runId)).toStrictEqual(['early', 'late']);
+  });
+
+  it('appends events in seq order and loads those after a seq', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createRun(run('r', 's'));
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [undefined, undefined, undefined, undefined, undefined]);
+
+    expect(await store.loadEvents('r', 0)).toStrictEqual([1, 2, 3, 4, 5].map((seq) => statusEvent(`event ${seq}`)));
+    expect(await store.loadEvents('r', 3)).toStrictEqual([statusEvent('event 4'), statusEvent('event 5')]);
+    expect(await store.loadEvents('r', 5)).toStrictEqual([]);
+    expect(await store.loadEvents('other', 0)).toStrictEqual([]);
+  });
+
+  it('builds a ledger row from the start, decision, running and end of a call', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createRun(run('r', 's'));
+    const start = startChange('call-1', 10_000);
+    const changes: LedgerChange[] = [
+      start,
+      { kind: 'decision', toolCallId: 'call-1', decision: 'allow', source: 'user', reason: 'looks fine', decidedAt: 10_500, by: { connectionId: 'conn-1', clientLabel: 'web' } },
+      { kind: 'running', toolCallId: 'call-1', startedAt: 10_600 },
+    ];
+    await appendAll(store, { runId: 'r', sessionId: 's' }, changes);
+    const undecided = startChange('call-2', 10_700, 'read_file');
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [{ kind: 'end', toolCallId: 'call-1', outcome: 'executed', result: 'ok\n', endedAt: 10_900 }, undecided], 4);
+
+    const expected: ToolCallRecord = {
+      runId: 'r',
+      sessionId: 's',
+      toolCallId: 'call-1',
+      toolName: 'terminal',
+      arguments: { command: 'echo call-1' },
+      approvalId: 'approval-call-1',
+      executesCode: true,
+      toolVersion: 'v1',
+      requestedAt: 10_000,
+      expiresAt: 70_000,
+      decision: 'allow',
+      source: 'user',
+      reason: 'looks fine',
+      decidedByGrant: null,
+      decidedByRule: null,
+      decidedAt: 10_500,
+      connectionId: 'conn-1',
+      clientLabel: 'web',
+      startedAt: 10_600,
+      outcome: 'executed',
+      result: 'ok\n',
+      endedAt: 10_900,
+    };
+    const pending = { ...nullRecord('r', 's', undecided) };
+    expect(await store.listRunToolCalls('r')).toStrictEqual([expected, pending]);
+    expect(await store.listSessionToolCalls('s')).toStrictEqual([expected, pending]);
+
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [{ kind: 'decision', toolCallId: 'call-2', decision: 'allow', source: 'grant', decidedByGrant: 'grant-1', decidedAt: 11_000 }], 6);
+    expect((await store.listRunToolCalls('r'))[1]).toStrictEqual({ ...pending, decision: 'allow', source: 'grant', decidedByGrant: 'grant-1', decidedAt: 11_000 });
+  });
+
+  it('keeps an event and its ledger change together: a failed append changes neither', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createRun(run('r', 's'));
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [startChange('call-1', 10_000)]);
+    const before = await store.listRunToolCalls('r');
+
+    await expect(store.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: statusEvent('again'), at: 1, ledger: startChange('call-2', 10_100) })).rejects.toThrow();
+    await expect(
+      store.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: statusEvent('again'), at: 1, ledger: { kind: 'decision', toolCallId: 'call-1', decision: 'deny', source: 'user', decidedAt: 2 } }),
+    ).rejects.toThrow();
+    await expect(
+      store.appendEvent({ runId: 'r', sessionId: 's', seq: 2, event: statusEvent('for a call never started'), at: 1, ledger: { kind: 'running', toolCallId: 'nope', startedAt: 2 } }),
+    ).rejects.toThrow();
+    await expect(store.appendEvent({ runId: 'r', sessionId: 's', seq: 2, event: statusEvent('started twice'), at: 1, ledger: startChange('call-1', 10_200) })).rejects.toThrow();
+
+    expect(await store.listRunToolCalls('r')).toStrictEqual(before);
+    expect(await store.loadEvents('r', 0)).toStrictEqual([statusEvent('event 1')]);
+    expect((await store.listAudit({})).entries).toStrictEqual(before);
+  });
+
+  it('pages the audit newest first over 250 calls, without duplicates or gaps, under every filter', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    const calls = await fillLedger(store, 250);
+
+    for (const limit of [40, 50, 1000]) {
+      const pages = await allPages(store, { limit });
+      expect(pages.length).toBe(Math.ceil(250 / limit));
+      expect(pages.flat().map((r) => r.toolCallId)).toStrictEqual(expectedAudit(calls, () => true));
+    }
+    const queries: [AuditQuery, (call: LedgerCall) => boolean][] = [
+      [{ sessionId: 's1' }, (c) => c.sessionId === 's1'],
+      [{ toolName: 'read_file' }, (c) => c.toolName === 'read_file'],
+      [{ decision: 'allow' }, (c) => c.decision === 'allow'],
+      [{ decision: 'none' }, (c) => c.decision === null],
+      [{ from: 10_200, to: 10_400 }, (c) => c.requestedAt >= 10_200 && c.requestedAt < 10_400],
+      [
+        { sessionId: 's2', toolName: 'read_file', decision: 'deny', from: 10_100 },
+        (c) => c.sessionId === 's2' && c.toolName === 'read_file' && c.decision === 'deny' && c.requestedAt >= 10_100,
+      ],
+    ];
+    for (const [query, keep] of queries) {
+      const expected = expectedAudit(calls, keep);
+      expect(expected.length).toBeGreaterThan(0);
+      expect((await allPages(store, { ...query, limit: 7 })).flat().map((r) => r.toolCallId)).toStrictEqual(expected);
+    }
+    const firstPage = await store.listAudit({});
+    expect(firstPage.entries).toHaveLength(100);
+    await expect(store.listAudit({ cursor: 'not a cursor' })).rejects.toThrow();
+  });
+
+  it('saves, replaces, lists and deletes grants', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    const byTool = { grantId: 'g-tool', scope: 'session' as const, sessionId: 's', toolName: 'read_file', arguments: null, toolVersion: 'v1', createdAt: 2_000 };
+    const exact = { grantId: 'g-exact', scope: 'session' as const, sessionId: 's', toolName: 'terminal', arguments: { command: 'ls' }, toolVersion: 'v2', createdAt: 1_000 };
+    await store.saveGrant(byTool);
+    await store.saveGrant(exact);
+    expect(await store.listGrants()).toStrictEqual([exact, byTool]);
+
+    await store.saveGrant({ ...exact, toolVersion: 'v3' });
+    await store.deleteGrant('g-tool');
+    await store.deleteGrant('never');
+    expect(await store.listGrants()).toStrictEqual([{ ...exact, toolVersion: 'v3' }]);
+  });
+
+  it('deletes a session with its messages, runs, events and grants, and keeps its ledger rows', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('gone'));
+    await store.createSession(session('kept'));
+    await store.appendMessage('gone', { role: 'user', content: 'hi' }, 1);
+    await store.createRun(run('r-gone', 'gone'));
+    await store.createRun(run('r-kept', 'kept'));
+    await appendAll(store, { runId: 'r-gone', sessionId: 'gone' }, [startChange('call-1', 10_000), { kind: 'end', toolCallId: 'call-1', outcome: 'denied', result: 'no', endedAt: 10_001 }]);
+    await appendAll(store, { runId: 'r-kept', sessionId: 'kept' }, [startChange('call-1', 10_002)]);
+    const grant = { grantId: 'g', scope: 'session' as const, toolName: 'terminal', arguments: null, toolVersion: 'v1', createdAt: 1 };
+    await store.saveGrant({ ...grant, grantId: 'g-gone', sessionId: 'gone' });
+    await store.saveGrant({ ...grant, grantId: 'g-kept', sessionId: 'kept' });
+    const ledger = await store.listSessionToolCalls('gone');
+
+    await store.deleteSession('gone');
+
+    expect(await store.getSession('gone')).toBeUndefined();
+    expect(await store.loadMessages('gone')).toStrictEqual([]);
+    expect(await store.getRun('r-gone')).toBeUndefined();
+    expect(await store.loadEvents('r-gone', 0)).toStrictEqual([]);
+    expect(await store.hasRun('r-gone')).toBe(true);
+    expect((await store.listGrants()).map((g) => g.grantId)).toStrictEqual(['g-kept']);
+    expect(await store.listSessionToolCalls('gone')).toStrictEqual(ledger);
+    expect(await store.listRunToolCalls('r-gone')).toStrictEqual(ledger);
+    expect((await store.listAudit({ sessionId: 'gone' })).entries).toStrictEqual(ledger);
+    expect(await store.loadEvents('r-kept', 0)).toHaveLength(1);
+    expect(await store.listSessionToolCalls('kept')).toHaveLength(1);
+  });
+});
+
+function nullRecord(runId: string, sessionId: string, start: Extract<LedgerChange, { kind: 'start' }>): ToolCallRecord {
+  return {
+    runId,
+    sessionId,
+    toolCallId: start.toolCallId,
+    toolName: start.toolName,
+    arguments: start.arguments,
+    approvalId: start.approvalId,
+    executesCode: start.executesCode,
+    toolVersion: start.toolVersion,
+    requestedAt: start.requestedAt,
+    expiresAt: start.expiresAt,
+    decision: null,
+    source: null,
+    reason: null,
+    decidedByGrant: null,
+    decidedByRule: null,
+    decidedAt: null,
+    connectionId: null,
+    clientLabel: null,
+    startedAt: null,
+    outcome: null,
+    result: null,
+    endedAt: null,
+  };
+}
+
+interface LedgerCall {
+  index: number;
+  toolCallId: string;
+  sessionId: string;
+  toolName: string;
+  requestedAt: number;
+  decision: Decision | null;
+}
+
+const TOOLS = ['terminal', 'read_file', 'web_fetch'];
+const DECISIONS: (Decision | null)[] = ['allow', 'deny', 'timeout', null, 'allow', 'cancel'];
+
+/** `count` calls over two sessions and three tools, four at each instant (ties), with every kind of decision. */
+async function fillLedger(store: AirlockStore, count: number): Promise<LedgerCall[]> {
+  const calls: LedgerCall[] = [];
+  for (const sessionId of ['s1', 's2']) {
+    await store.createSession(session(sessionId));
+    await store.createRun(run(`run-${sessionId}`, sessionId));
+  }
+  const nextSeq = new Map([
+    ['s1', 1],
+    ['s2', 1],
+  ]);
+  for (let index = 0; index < count; index += 1) {
+    const call: LedgerCall = {
+      index,
+      toolCallId: `call-${index}`,
+      sessionId: index % 2 === 0 ? 's1' : 's2',
+      toolName: TOOLS[index % 3]!,
+      requestedAt: 10_000 + Math.floor(index / 4) * 10,
+      decision: DECISIONS[index % DECISIONS.length]!,
+    };
+    calls.push(call);
+    const changes: LedgerChange[] = [startChange(call.toolCallId, call.requestedAt, call.toolName)];
+    if (call.decision !== null) changes.push({ kind: 'decision', toolCallId: call.toolCallId, decision: call.decision, source: 'user', decidedAt: call.requestedAt + 1 });
+    const seq = nextSeq.get(call.sessionId)!;
+    nextSeq.set(call.sessionId, await appendAll(store, { runId: `run-${call.sessionId}`, sessionId: call.sessionId }, changes, seq));
+  }
+  return calls;
+}
+
+function expectedAudit(calls: LedgerCall[], keep: (call: LedgerCall) => boolean): string[] {
+  return calls
+    .filter(keep)
+    .sort((a, b) => b.requestedAt - a.requestedAt || b.index - a.index)
+    .map((call) => call.toolCallId);
+}
+
+async function allPages(store: AirlockStore, query: AuditQuery): Promise<ToolCallRecord[][]> {
+  const pages: ToolCallRecord[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.listAudit({ ...query, ...(cursor === undefined ? {} : { cursor }) });
+    pages.push(page.entries);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && pages.length <= 300);
+  return pages;
+}

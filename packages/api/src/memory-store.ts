@@ -1,0 +1,270 @@
+import { NotFoundError, type ChatMessage, type LoopEvent } from '@airlock/core';
+import type {
+  AirlockStore,
+  AppendEventInput,
+  AuditPage,
+  AuditQuery,
+  LedgerChange,
+  SessionChanges,
+  StoredGrant,
+  StoredRun,
+  StoredSessionSummary,
+  ToolCallRecord,
+} from './store';
+
+interface LedgerEntry {
+  /** Start order, the audit cursor's tie-break. */
+  id: number;
+  record: ToolCallRecord;
+}
+
+const DEFAULT_AUDIT_LIMIT = 100;
+const MAX_AUDIT_LIMIT = 1000;
+
+/**
+ * The store in plain Maps, for tests and for a server without a data folder. It behaves as the SQLite store does,
+ * down to what a JSON round trip drops (messages, events and arguments are kept as JSON text), so that the one
+ * contract suite holds for both; nothing a caller holds is shared with it.
+ */
+export class MemoryStore implements AirlockStore {
+  private readonly sessions = new Map<string, StoredSessionSummary>();
+  private readonly messages = new Map<string, string[]>();
+  private readonly runs = new Map<string, { run: StoredRun; options: string; events: Map<number, string> }>();
+  private readonly retiredRuns = new Set<string>();
+  private readonly ledger: LedgerEntry[] = [];
+  private readonly ledgerByCall = new Map<string, LedgerEntry>();
+  private readonly grants = new Map<string, StoredGrant>();
+
+  async listSessions(): Promise<StoredSessionSummary[]> {
+    return [...this.sessions.values()]
+      .sort((a, b) => b.updatedAt - a.updatedAt || b.createdAt - a.createdAt || compareText(a.sessionId, b.sessionId))
+      .map((session) => ({ ...session }));
+  }
+
+  async getSession(sessionId: string): Promise<StoredSessionSummary | undefined> {
+    const session = this.sessions.get(sessionId);
+    return session === undefined ? undefined : { ...session };
+  }
+
+  async createSession(session: StoredSessionSummary): Promise<void> {
+    if (this.sessions.has(session.sessionId)) throw new Error(`session "${session.sessionId}" already exists`);
+    this.sessions.set(session.sessionId, { ...session });
+    this.messages.set(session.sessionId, []);
+  }
+
+  async updateSession(sessionId: string, changes: SessionChanges): Promise<void> {
+    const session = this.sessions.get(sessionId);
+    if (session === undefined) return;
+    if (changes.title !== undefined) session.title = changes.title;
+    if (changes.updatedAt !== undefined) session.updatedAt = changes.updatedAt;
+    if (changes.confirmToolCalls !== undefined) session.confirmToolCalls = changes.confirmToolCalls;
+    if (changes.lastRunId !== undefined) session.lastRunId = changes.lastRunId;
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    if (!this.sessions.delete(sessionId)) return;
+    this.messages.delete(sessionId);
+    for (const [runId, { run }] of this.runs) {
+      if (run.sessionId !== sessionId) continue;
+      this.runs.delete(runId);
+      this.retiredRuns.add(runId);
+    }
+    for (const [grantId, grant] of this.grants) if (grant.sessionId === sessionId) this.grants.delete(grantId);
+  }
+
+  async appendMessage(sessionId: string, message: ChatMessage, _at: number): Promise<void> {
+    this.messagesOf(sessionId).push(JSON.stringify(message));
+  }
+
+  async loadMessages(sessionId: string): Promise<ChatMessage[]> {
+    return (this.messages.get(sessionId) ?? []).map((json) => JSON.parse(json) as ChatMessage);
+  }
+
+  async createRun(run: StoredRun): Promise<void> {
+    if (!this.sessions.has(run.sessionId)) throw new NotFoundError('session', run.sessionId);
+    if (this.runs.has(run.runId)) throw new Error(`run "${run.runId}" already exists`);
+    const options = JSON.stringify(run.options);
+    this.runs.set(run.runId, { run: { ...run, options: {} }, options, events: new Map() });
+  }
+
+  async endRun(runId: string, reason: string, endedAt: number): Promise<void> {
+    const entry = this.runs.get(runId);
+    if (entry === undefined) return;
+    entry.run.endedAt = endedAt;
+    entry.run.endReason = reason;
+  }
+
+  async hasRun(runId: string): Promise<boolean> {
+    return this.runs.has(runId) || this.retiredRuns.has(runId);
+  }
+
+  async getRun(runId: string): Promise<StoredRun | undefined> {
+    const entry = this.runs.get(runId);
+    return entry === undefined ? undefined : { ...entry.run, options: JSON.parse(entry.options) as StoredRun['options'] };
+  }
+
+  async listUnfinishedRuns(): Promise<StoredRun[]> {
+    return [...this.runs.values()]
+      .filter((entry) => entry.run.endedAt === null)
+      .sort((a, b) => a.run.startedAt - b.run.startedAt)
+      .map((entry) => ({ ...entry.run, options: JSON.parse(entry.options) as StoredRun['options'] }));
+  }
+
+  async appendEvent(input: AppendEventInput): Promise<void> {
+    const entry = this.runs.get(input.runId);
+    if (entry === undefined) throw new NotFoundError('run', input.runId);
+    if (entry.events.has(input.seq)) throw new Error(`run "${input.runId}" already has an event ${input.seq}`);
+    // Everything that can fail is checked before anything changes: the event and its ledger change land together.
+    const applyLedger = input.ledger === undefined ? undefined : this.ledgerChange(input.runId, input.sessionId, input.ledger);
+    entry.events.set(input.seq, JSON.stringify(input.event));
+    applyLedger?.();
+  }
+
+  async loadEvents(runId: string, afterSeq: number): Promise<LoopEvent[]> {
+    const events = this.runs.get(runId)?.events;
+    if (events === undefined) return [];
+    return [...events]
+      .filter(([seq]) => seq > afterSeq)
+      .sort(([a], [b]) => a - b)
+      .map(([, json]) => JSON.parse(json) as LoopEvent);
+  }
+
+  async listRunToolCalls(runId: string): Promise<ToolCallRecord[]> {
+    return this.ledger.filter((entry) => entry.record.runId === runId).map(copyRecord);
+  }
+
+  async listSessionToolCalls(sessionId: string): Promise<ToolCallRecord[]> {
+    return this.ledger.filter((entry) => entry.record.sessionId === sessionId).map(copyRecord);
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditPage> {
+    const limit = auditLimit(query.limit);
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const matching = this.ledger
+      .filter(({ id, record }) => {
+        if (query.sessionId !== undefined && record.sessionId !== query.sessionId) return false;
+        if (query.toolName !== undefined && record.toolName !== query.toolName) return false;
+        if (query.decision === 'none' ? record.decision !== null : query.decision !== undefined && record.decision !== query.decision) return false;
+        if (query.from !== undefined && record.requestedAt < query.from) return false;
+        if (query.to !== undefined && record.requestedAt >= query.to) return false;
+        return after === undefined || record.requestedAt < after.at || (record.requestedAt === after.at && id < after.id);
+      })
+      .sort((a, b) => b.record.requestedAt - a.record.requestedAt || b.id - a.id);
+    const page = matching.slice(0, limit);
+    const last = page.at(-1);
+    return { entries: page.map(copyRecord), nextCursor: matching.length > limit && last !== undefined ? encodeCursor(last.record.requestedAt, last.id) : null };
+  }
+
+  async saveGrant(grant: StoredGrant): Promise<void> {
+    this.grants.set(grant.grantId, roundTrip(grant));
+  }
+
+  async deleteGrant(grantId: string): Promise<void> {
+    this.grants.delete(grantId);
+  }
+
+  async listGrants(): Promise<StoredGrant[]> {
+    return [...this.grants.values()].sort((a, b) => a.createdAt - b.createdAt).map((grant) => roundTrip(grant));
+  }
+
+  async close(): Promise<void> {}
+
+  private messagesOf(sessionId: string): string[] {
+    const messages = this.messages.get(sessionId);
+    if (messages === undefined) throw new NotFoundError('session', sessionId);
+    return messages;
+  }
+
+  /** Checks a ledger change and returns the function that applies it; throws, changing nothing, if it cannot apply. */
+  private ledgerChange(runId: string, sessionId: string, change: LedgerChange): () => void {
+    const key = `${runId}\u0000${change.toolCallId}`;
+    const existing = this.ledgerByCall.get(key);
+    if (change.kind === 'start') {
+      if (existing !== undefined) throw new Error(`tool call "${change.toolCallId}" of run "${runId}" was already started`);
+      const entry: LedgerEntry = { id: this.ledger.length + 1, record: startRecord(runId, sessionId, change) };
+      return () => {
+        this.ledger.push(entry);
+        this.ledgerByCall.set(key, entry);
+      };
+    }
+    if (existing === undefined) throw new NotFoundError('tool call', `${runId}/${change.toolCallId}`);
+    const record = existing.record;
+    switch (change.kind) {
+      case 'decision':
+        return () => {
+          record.decision = change.decision;
+          record.source = change.source;
+          record.reason = change.reason ?? null;
+          record.decidedByGrant = change.decidedByGrant ?? null;
+          record.decidedByRule = change.decidedByRule ?? null;
+          record.decidedAt = change.decidedAt;
+          record.connectionId = change.by?.connectionId ?? null;
+          record.clientLabel = change.by?.clientLabel ?? null;
+        };
+      case 'running':
+        return () => {
+          record.startedAt = change.startedAt;
+        };
+      case 'end':
+        return () => {
+          record.outcome = change.outcome;
+          record.result = change.result;
+          record.endedAt = change.endedAt;
+        };
+    }
+  }
+}
+
+function startRecord(runId: string, sessionId: string, change: Extract<LedgerChange, { kind: 'start' }>): ToolCallRecord {
+  return {
+    runId,
+    sessionId,
+    toolCallId: change.toolCallId,
+    toolName: change.toolName,
+    arguments: roundTrip(change.arguments),
+    approvalId: change.approvalId,
+    executesCode: change.executesCode,
+    toolVersion: change.toolVersion,
+    requestedAt: change.requestedAt,
+    expiresAt: change.expiresAt,
+    decision: null,
+    source: null,
+    reason: null,
+    decidedByGrant: null,
+    decidedByRule: null,
+    decidedAt: null,
+    connectionId: null,
+    clientLabel: null,
+    startedAt: null,
+    outcome: null,
+    result: null,
+    endedAt: null,
+  };
+}
+
+function copyRecord(entry: LedgerEntry): ToolCallRecord {
+  return { ...entry.record, arguments: roundTrip(entry.record.arguments) };
+}
+
+function roundTrip<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function auditLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_AUDIT_LIMIT;
+  return Math.min(MAX_AUDIT_LIMIT, Math.max(1, Math.trunc(limit)));
+}
+
+function encodeCursor(at: number, id: number): string {
+  return `${at}:${id}`;
+}
+
+function decodeCursor(cursor: string): { at: number; id: number } {
+  const [at, id, ...rest] = cursor.split(':').map(Number);
+  if (at === undefined || id === undefined || rest.length > 0 || !Number.isFinite(at) || !Number.isSafeInteger(id)) throw new NotFoundError('audit cursor', cursor);
+  return { at, id };
+}
