@@ -4,6 +4,7 @@ export { ConnectionState, type Context, type AirlockServices, type ToolCatalog, 
 export { toTRPCError } from './error-mapping';
 export { EventLog, LogFollower, parseEventId, type SendWindow, type Waker, type FollowerBinding } from './event-log';
 export { storedSessionSchema, type SessionStore, type StoredSession } from './session-store';
+export { MemoryStore } from './memory-store';
 export { streamInputSchema, confirmInputSchema, runOptionsSchema } from './schemas';
 export type { LoopEvent, ChatMessage, ToolOutcome, Decision, PendingApproval, Grant } from '@airlock/core';
 export type {
