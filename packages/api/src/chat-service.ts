@@ -1,22 +1,33 @@
 import {
   Cancellation,
   ConflictError,
+  grantsNeedExactArguments,
   NotFoundError,
   randomId,
   runToolLoop,
+  toolResultText,
+  toolVersion,
   type AnyTool,
   type ApprovalRegistry,
   type ChatMessage,
   type ChatModel,
+  type Decision,
   type DecisionTimeout,
+  type Grant,
   type LoopEvent,
   type PendingApproval,
   type ResolveResult,
+  type ResumedCall,
+  type ResumeState,
+  type ToolCall,
+  type ToolOutcome,
 } from '@airlock/core';
-import type { SessionStore, StoredSession } from './session-store';
 import { EventLog, parseEventId, type LogFollower } from './event-log';
+import { MemoryStore } from './memory-store';
+import type { AirlockStore, AuditPage, AuditQuery, DecidedBy, LedgerChange, StoredRun, StoredSessionSummary, ToolCallRecord } from './store';
 
 export interface RunOptions {
+  /** Also changes the session's own setting, which every later run of the session keeps. */
   confirmToolCalls?: boolean;
   enabledTools?: string[];
   maxToolCalls?: number;
@@ -29,14 +40,18 @@ export interface SessionSummary {
   title: string;
   createdAt: number;
   updatedAt: number;
+  /** Whether this session's calls stop for a decision. When false, every call runs unasked (and the ledger says so). */
+  confirmToolCalls: boolean;
   /** The run still going in this session, if any: a client re-attaches to it. */
   activeRunId: string | null;
-  /** The session's latest run since this server started, going or not: a client that did not follow it reloads the history. */
+  /** The session's latest run, going or not: a client that did not follow it reloads the history. */
   lastRunId: string | null;
 }
 
 export interface SessionDetail extends SessionSummary {
   messages: ChatMessage[];
+  /** Every tool call of the session with how it was decided and how it ended, so history tells the truth after a reload. */
+  toolCalls: ToolCallRecord[];
 }
 
 /** What changed in the list of sessions: a session's title, activity or run, or its deletion. */
@@ -50,12 +65,21 @@ export interface ChatServiceOptions {
   tools: () => readonly AnyTool[];
   /** Prepended to every model request; not stored in the conversation. */
   systemPrompt?: string;
-  /** How long a finished run stays replayable for a client that reconnects. Default 10 minutes. */
+  /** How long a finished run stays in memory for a client that reconnects (after that it is read from the store). Default 10 minutes. */
   finishedRunTtlMs?: number;
-  /** Keeps sessions across restarts. Default none: sessions live only in memory. */
-  store?: SessionStore;
-  /** Default 20,000. The oldest idle session is dropped beyond it. */
+  /** Keeps sessions, runs, events, the ledger and grants. Default a MemoryStore: nothing outlives the process. */
+  store?: AirlockStore;
+  /**
+   * On shutdown, leave runs as they are in the store (waiting calls stay waiting, a running call becomes
+   * interrupted) so the next start resumes them; otherwise runs are cancelled and end. Default false.
+   */
+  suspendRunsOnShutdown?: boolean;
+  /** Default 100,000. A new session beyond it is refused. */
   maxSessions?: number;
+  /** Sessions whose conversations are kept in memory at once; older idle ones are read again when needed. Default 200. */
+  maxLoadedSessions?: number;
+  /** Receives a line for each failure that cannot be sent to a client (a write that failed). Default console.warn. */
+  log?: (line: string) => void;
 }
 
 interface Run {
@@ -65,16 +89,19 @@ interface Run {
   /** Not an AbortController: a run waiting on a decision should not hold a kilobyte-sized AbortSignal. */
   cancellation: Cancellation;
   done: Promise<void>;
+  /** The tools the run was started with, to fingerprint its calls in the ledger. */
+  tools: readonly AnyTool[];
+  /** Messages the loop added that are not stored yet. */
+  unsaved: ChatMessage[];
+  /** Set on a suspending shutdown: nothing more is written, so the stored run is left as it was. */
+  suspended: boolean;
 }
 
 interface Session {
-  sessionId: string;
-  title: string;
-  createdAt: number;
-  updatedAt: number;
-  messages: ChatMessage[];
+  summary: StoredSessionSummary;
+  /** Read from the store when first needed. */
+  messages: ChatMessage[] | undefined;
   activeRun: Run | undefined;
-  lastRunId: string | null;
 }
 
 export interface StartRunInput {
@@ -84,22 +111,63 @@ export interface StartRunInput {
   options?: RunOptions;
 }
 
+export interface ConfirmInput {
+  sessionId: string;
+  approvalId: string;
+  decision: 'allow' | 'deny';
+  reason?: string;
+  always?: boolean;
+  /** Who decided, for the ledger. */
+  by?: DecidedBy;
+}
+
 /**
- * Sessions and their runs. A run belongs to the server, not to a connection: it goes on when
- * its client drops, and any client of the session can re-attach and replay what it missed.
+ * Sessions and their runs. A run belongs to the server, not to a connection: it goes on when its client drops, and
+ * any client of the session can re-attach and replay what it missed. Everything is written to the store as it
+ * happens, before clients see it: a run waiting on a decision when the process stops is resumed at the next start.
  */
 export class ChatService {
   private readonly sessions = new Map<string, Session>();
   private readonly runs = new Map<string, Run>();
-  /** Ids of runs no longer kept, so a client re-sending an old run's input cannot start it again. Bounded. */
-  private readonly forgottenRunIds = new Set<string>();
   private readonly finishedRunTtlMs: number;
   private readonly maxSessions: number;
+  private readonly maxLoadedSessions: number;
   private readonly watchers = new Set<(change: SessionChange) => void>();
+  private readonly store: AirlockStore;
+  private readonly log: (line: string) => void;
+  /** Who is deciding each approval, kept from the confirm call until its decision is written. */
+  private readonly deciders = new Map<string, DecidedBy>();
+  /** Session ids whose conversation is in memory, least recently used first. */
+  private readonly loaded = new Set<string>();
+  /** Serialises what changes the set of sessions and runs, so no check is made stale by a write in between. */
+  private admission: Promise<unknown> = Promise.resolve();
+  private closing = false;
 
   constructor(private readonly options: ChatServiceOptions) {
     this.finishedRunTtlMs = options.finishedRunTtlMs ?? 10 * 60 * 1000;
-    this.maxSessions = options.maxSessions ?? 20_000;
+    this.maxSessions = options.maxSessions ?? 100_000;
+    this.maxLoadedSessions = options.maxLoadedSessions ?? 200;
+    this.store = options.store ?? new MemoryStore();
+    this.log = options.log ?? ((line) => console.warn(line));
+  }
+
+  /**
+   * Reads what the store kept: sessions, grants, and runs that were going when the process stopped. A run that
+   * waited on decisions goes on waiting (same approval ids, same deadlines); a call that was running is recorded
+   * as interrupted and never re-run; any other unfinished run ends.
+   */
+  async open(): Promise<{ sessions: number; resumedRuns: number }> {
+    for (const summary of await this.store.listSessions()) {
+      this.sessions.set(summary.sessionId, { summary, messages: undefined, activeRun: undefined });
+    }
+    for (const grant of await this.store.listGrants()) {
+      if (this.sessions.has(grant.sessionId)) this.registry.restoreGrant(grant);
+    }
+    let resumedRuns = 0;
+    for (const run of await this.store.listUnfinishedRuns()) {
+      if (await this.resumeRun(run)) resumedRuns++;
+    }
+    return { sessions: this.sessions.size, resumedRuns };
   }
 
   get registry(): ApprovalRegistry {
@@ -107,44 +175,54 @@ export class ChatService {
   }
 
   /** Starts a run for a new user message. A session whose run is still going refuses a second one. */
-  startRun(input: StartRunInput): { runId: string } {
-    const session = this.sessions.get(input.sessionId) ?? this.createSession(input.sessionId, input.message);
-    if (session.activeRun) {
-      throw new ConflictError('session-busy', `session "${input.sessionId}" is still running ${session.activeRun.runId}; cancel it or wait for it to end`);
-    }
-    const runId = input.runId ?? randomId('run', 12);
-    if (this.runs.has(runId)) throw new ConflictError('run-exists', `run "${runId}" already exists`);
-    if (this.forgottenRunIds.has(runId)) throw new ConflictError('run-finished', `run "${runId}" has finished; start a new run with a new runId`);
-    const cancellation = new Cancellation();
-    const log = new EventLog(runId);
-    // concat sizes the array exactly; a spread literal would reserve spare slots for the session's lifetime.
-    session.messages = session.messages.concat({ role: 'user', content: input.message });
-    this.persist(session);
-    session.updatedAt = Date.now();
-    const system: ChatMessage[] = this.options.systemPrompt ? [{ role: 'system', content: this.options.systemPrompt }] : [];
-    const options = input.options ?? {};
-    const generator = runToolLoop({
-      model: this.options.model(),
-      // session.messages is replaced, never changed in place: without a system prompt the loop can read it as is.
-      messages: system.length === 0 ? session.messages : [...system, ...session.messages],
-      tools: this.options.tools(),
-      registry: this.options.registry,
-      sessionId: session.sessionId,
-      runId,
-      signal: cancellation,
-      ...(options.confirmToolCalls === undefined ? {} : { confirmToolCalls: options.confirmToolCalls }),
-      ...(options.enabledTools === undefined ? {} : { enabledTools: options.enabledTools }),
-      ...(options.maxToolCalls === undefined ? {} : { maxToolCalls: options.maxToolCalls }),
-      ...(options.toolCallTimeoutMs === undefined ? {} : { toolCallTimeoutMs: options.toolCallTimeoutMs }),
-      ...(options.decisionTimeoutMs === undefined ? {} : { decisionTimeoutMs: options.decisionTimeoutMs }),
+  startRun(input: StartRunInput): Promise<{ runId: string }> {
+    return this.admit(async () => {
+      if (this.closing) throw new ConflictError('shutting-down', 'the server is shutting down; try again in a moment');
+      const existing = this.sessions.get(input.sessionId);
+      if (existing?.activeRun) {
+        throw new ConflictError('session-busy', `session "${input.sessionId}" is still running ${existing.activeRun.runId}; cancel it or wait for it to end`);
+      }
+      const runId = input.runId ?? randomId('run', 12);
+      if (this.runs.has(runId) || (await this.store.hasRun(runId))) throw new ConflictError('run-exists', `run "${runId}" already exists; start a new run with a new runId`);
+      if (!existing && this.sessions.size >= this.maxSessions) throw new ConflictError('too-many-sessions', `this server keeps at most ${this.maxSessions} sessions; delete some first`);
+      // Looked up before anything is written: when no model or tool list can be had, nothing is kept.
+      const model = this.options.model();
+      const tools = this.options.tools();
+      const now = Date.now();
+      const options = input.options ?? {};
+      let session = existing;
+      if (!session) {
+        session = { summary: newSummary(input.sessionId, input.message, now), messages: [], activeRun: undefined };
+        await this.store.createSession(session.summary);
+        this.sessions.set(input.sessionId, session);
+      }
+      const messages = await this.messagesOf(session);
+      const confirmToolCalls = options.confirmToolCalls ?? session.summary.confirmToolCalls;
+      const stored: StoredRun = { runId, sessionId: session.summary.sessionId, options, startedAt: now, endedAt: null, endReason: null };
+      await this.store.createRun(stored);
+      const userMessage: ChatMessage = { role: 'user', content: input.message };
+      await this.store.appendMessage(session.summary.sessionId, userMessage, now);
+      messages.push(userMessage);
+      session.summary = { ...session.summary, updatedAt: now, lastRunId: runId, confirmToolCalls };
+      await this.store.updateSession(session.summary.sessionId, { updatedAt: now, lastRunId: runId, confirmToolCalls });
+      const run = this.newRun(runId, session.summary.sessionId, tools);
+      const system = this.systemMessages();
+      const generator = runToolLoop({
+        model,
+        messages: system.length === 0 ? [...messages] : [...system, ...messages],
+        tools,
+        registry: this.options.registry,
+        sessionId: session.summary.sessionId,
+        runId,
+        signal: run.cancellation,
+        confirmToolCalls,
+        currentTool: (name) => this.options.tools().find((tool) => tool.name === name),
+        onMessage: (message) => run.unsaved.push(message),
+        ...loopOptions(options),
+      });
+      this.attachRun(session, run, generator);
+      return { runId };
     });
-    const run: Run = { runId, sessionId: session.sessionId, log, cancellation, done: Promise.resolve() };
-    session.activeRun = run;
-    session.lastRunId = runId;
-    this.runs.set(runId, run);
-    run.done = this.drive(session, run, generator, system.length);
-    this.notify({ type: 'session-changed', session: summary(session) });
-    return { runId };
   }
 
   /**
@@ -158,7 +236,7 @@ export class ChatService {
 
   /**
    * Follows a run's events after `afterSeq`, each as `wrap(id, event)`; stop it with `return()`.
-   * The caller must belong to the run's session.
+   * The caller must belong to the run's session; call `attachable` first for a run that may only be in the store.
    */
   follow<T>(sessionId: string, runId: string, afterSeq: number, wrap: (id: string, event: LoopEvent) => T, signal?: AbortSignal): LogFollower<T> {
     const run = this.runs.get(runId);
@@ -166,13 +244,28 @@ export class ChatService {
     return run.log.follow(afterSeq, wrap, signal);
   }
 
+  /**
+   * Whether the session has a run of this id to re-attach to: going, or finished and kept (its events are read
+   * back from the store when it is no longer in memory, so a client re-sending a run's input after a restart
+   * replays it rather than starting it again).
+   */
+  async attachable(sessionId: string, runId: string): Promise<boolean> {
+    const inMemory = this.runs.get(runId);
+    if (inMemory) return inMemory.sessionId === sessionId;
+    const stored = await this.store.getRun(runId);
+    if (!stored || stored.sessionId !== sessionId) return false;
+    if (this.runs.has(runId)) return true;
+    const log = new EventLog(runId);
+    for (const event of await this.store.loadEvents(runId, 0)) log.append(event);
+    log.close();
+    this.runs.set(runId, { ...this.newRun(runId, sessionId, []), log });
+    this.forgetLater(runId);
+    return true;
+  }
+
   isRunActive(runId: string): boolean {
     const run = this.runs.get(runId);
     return run !== undefined && !run.log.isClosed;
-  }
-
-  hasRun(sessionId: string, runId: string): boolean {
-    return this.runs.get(runId)?.sessionId === sessionId;
   }
 
   /** Cancels the session's active run (only `runId`, when given). Answers how many runs were cancelled. */
@@ -183,29 +276,67 @@ export class ChatService {
     return 1;
   }
 
-  confirm(input: { sessionId: string; approvalId: string; decision: 'allow' | 'deny'; reason?: string; always?: boolean }): ResolveResult {
-    return this.options.registry.resolve(input.approvalId, input.decision, {
+  async confirm(input: ConfirmInput): Promise<ResolveResult> {
+    // Kept until the decision event is written, so the ledger says who decided.
+    if (input.by) this.deciders.set(input.approvalId, input.by);
+    const result = this.options.registry.resolve(input.approvalId, input.decision, {
       sessionId: input.sessionId,
       ...(input.reason === undefined ? {} : { reason: input.reason }),
       ...(input.always === undefined ? {} : { always: input.always }),
     });
+    if (!result.resolved) this.deciders.delete(input.approvalId);
+    if (result.resolved && result.grant) {
+      const { grant } = result;
+      await this.store.saveGrant({ ...grant, scope: 'session' });
+    }
+    return result;
   }
 
   pending(sessionId: string): PendingApproval[] {
     return this.options.registry.listPending(sessionId);
   }
 
-  listSessions(): SessionSummary[] {
-    return [...this.sessions.values()].sort((a, b) => b.updatedAt - a.updatedAt).map(summary);
+  listGrants(sessionId: string): Grant[] {
+    return this.options.registry.listGrants(sessionId);
   }
 
-  getSession(sessionId: string): SessionDetail {
+  async revokeGrant(sessionId: string, grantId: string): Promise<boolean> {
+    const revoked = this.options.registry.revokeGrant(sessionId, grantId);
+    if (revoked) await this.store.deleteGrant(grantId);
+    return revoked;
+  }
+
+  listSessions(): SessionSummary[] {
+    return [...this.sessions.values()].sort((a, b) => b.summary.updatedAt - a.summary.updatedAt).map(summary);
+  }
+
+  async getSession(sessionId: string): Promise<SessionDetail> {
     const session = this.sessions.get(sessionId);
     if (!session) throw new NotFoundError('session', sessionId);
-    return { ...summary(session), messages: session.messages };
+    const messages = await this.messagesOf(session);
+    const toolCalls = await this.store.listSessionToolCalls(sessionId);
+    return { ...summary(session), messages: [...messages], toolCalls };
   }
 
-  /** Deletes a session: its run is cancelled, its pending calls end as cancel, its grants go. */
+  /** Changes a session's own settings. */
+  async updateSession(sessionId: string, changes: { confirmToolCalls?: boolean; title?: string }): Promise<SessionSummary> {
+    return this.admit(async () => {
+      const session = this.sessions.get(sessionId);
+      if (!session) throw new NotFoundError('session', sessionId);
+      const now = Date.now();
+      const next = { ...session.summary, ...definedOnly(changes), updatedAt: now };
+      await this.store.updateSession(sessionId, { ...definedOnly(changes), updatedAt: now });
+      session.summary = next;
+      this.notify({ type: 'session-changed', session: summary(session) });
+      return summary(session);
+    });
+  }
+
+  audit(query: AuditQuery): Promise<AuditPage> {
+    return this.store.listAudit(query);
+  }
+
+  /** Deletes a session: its run is cancelled, its pending calls end as cancel, its grants go; its ledger rows stay. */
   async deleteSession(sessionId: string): Promise<boolean> {
     const session = this.sessions.get(sessionId);
     if (!session) return false;
@@ -214,17 +345,29 @@ export class ChatService {
       run.cancellation.cancel();
       await run.done;
     }
-    this.options.registry.clearSession(sessionId);
-    this.sessions.delete(sessionId);
-    this.options.store?.remove(sessionId);
-    this.notify({ type: 'session-deleted', sessionId });
-    return true;
+    return this.admit(async () => {
+      if (this.sessions.get(sessionId) !== session) return false;
+      this.options.registry.clearSession(sessionId);
+      await this.store.deleteSession(sessionId);
+      this.sessions.delete(sessionId);
+      this.loaded.delete(sessionId);
+      this.notify({ type: 'session-deleted', sessionId });
+      return true;
+    });
   }
 
-  /** Cancels every run and waits for them to end (tools aborted, tool-end and run-end emitted). */
+  /**
+   * Ends every run's work in this process and waits for it. With `suspendRunsOnShutdown`, nothing more is written:
+   * waiting calls stay waiting in the store and a running call is left to be recorded as interrupted at the next
+   * start. Otherwise runs are cancelled and end (tool-end and run-end emitted and stored).
+   */
   async shutdown(): Promise<void> {
+    this.closing = true;
     const active = [...this.sessions.values()].flatMap((session) => (session.activeRun ? [session.activeRun] : []));
-    for (const run of active) run.cancellation.cancel();
+    for (const run of active) {
+      if (this.options.suspendRunsOnShutdown) run.suspended = true;
+      run.cancellation.cancel();
+    }
     await Promise.all(active.map((run) => run.done));
   }
 
@@ -234,25 +377,210 @@ export class ChatService {
     return count;
   }
 
-  private createSession(sessionId: string, firstMessage: string): Session {
-    if (this.sessions.size >= this.maxSessions) this.evictIdleSession();
-    const now = Date.now();
-    const title = firstMessage.replace(/\s+/g, ' ').trim().slice(0, 60) || 'New chat';
-    const session: Session = { sessionId, title, createdAt: now, updatedAt: now, messages: [], activeRun: undefined, lastRunId: null };
-    this.sessions.set(sessionId, session);
-    return session;
+  private admit<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.admission.then(work);
+    this.admission = result.catch(() => undefined);
+    return result;
   }
 
-  private evictIdleSession(): void {
-    let oldest: Session | undefined;
-    for (const session of this.sessions.values()) {
-      if (!session.activeRun && (!oldest || session.updatedAt < oldest.updatedAt)) oldest = session;
+  private systemMessages(): ChatMessage[] {
+    return this.options.systemPrompt ? [{ role: 'system', content: this.options.systemPrompt }] : [];
+  }
+
+  private newRun(runId: string, sessionId: string, tools: readonly AnyTool[]): Run {
+    return { runId, sessionId, log: new EventLog(runId), cancellation: new Cancellation(), done: Promise.resolve(), tools, unsaved: [], suspended: false };
+  }
+
+  private attachRun(session: Session, run: Run, generator: ReturnType<typeof runToolLoop>): void {
+    session.activeRun = run;
+    this.runs.set(run.runId, run);
+    run.done = this.drive(session, run, generator);
+    this.notify({ type: 'session-changed', session: summary(session) });
+  }
+
+  private async messagesOf(session: Session): Promise<ChatMessage[]> {
+    const id = session.summary.sessionId;
+    session.messages ??= await this.store.loadMessages(id);
+    this.loaded.delete(id);
+    this.loaded.add(id);
+    for (const oldest of this.loaded) {
+      if (this.loaded.size <= this.maxLoadedSessions) break;
+      const idle = this.sessions.get(oldest);
+      if (idle?.activeRun) continue;
+      if (idle) idle.messages = undefined;
+      this.loaded.delete(oldest);
     }
-    if (!oldest) throw new ConflictError('too-many-sessions', `all ${this.maxSessions} sessions are running`);
-    this.options.registry.clearSession(oldest.sessionId);
-    this.sessions.delete(oldest.sessionId);
-    this.options.store?.remove(oldest.sessionId);
-    this.notify({ type: 'session-deleted', sessionId: oldest.sessionId });
+    return session.messages;
+  }
+
+  /** Puts a run that was going when the process stopped back to work, or ends it. Answers whether it resumed. */
+  private async resumeRun(stored: StoredRun): Promise<boolean> {
+    const session = this.sessions.get(stored.sessionId);
+    if (!session) {
+      await this.store.endRun(stored.runId, 'error', Date.now());
+      return false;
+    }
+    const messages = await this.messagesOf(session);
+    const records = new Map((await this.store.listRunToolCalls(stored.runId)).map((record) => [record.toolCallId, record]));
+    const log = new EventLog(stored.runId);
+    for (const event of await this.store.loadEvents(stored.runId, 0)) log.append(event);
+    const run: Run = { ...this.newRun(stored.runId, session.summary.sessionId, this.options.tools()), log };
+    const unfinished = unfinishedCalls(messages);
+    if (unfinished.length === 0) {
+      // It stopped while the model was answering: a model turn is not resumed half-way, the run ends and says why.
+      this.runs.set(run.runId, run);
+      await this.record(run, { type: 'run-end', runId: run.runId, reason: 'error', error: 'The server stopped while this run was going; send the message again to continue.' });
+      await this.store.endRun(run.runId, 'error', Date.now());
+      log.close();
+      this.forgetLater(run.runId);
+      return false;
+    }
+    const calls = unfinished.map((call): ResumedCall => {
+      const record = records.get(call.id);
+      if (!record) return { call, state: 'new' };
+      if (record.outcome !== null && record.result !== null) return { call, state: 'ended', outcome: record.outcome, result: record.result };
+      if (record.decision === null) {
+        if (record.approvalId === '') return { call, state: 'ended', outcome: 'cancelled', result: toolResultText.notStartedBeforeRestart(call.name) };
+        const ticket = this.options.registry.restore({
+          approvalId: record.approvalId,
+          sessionId: record.sessionId,
+          runId: record.runId,
+          toolCallId: record.toolCallId,
+          toolName: record.toolName,
+          arguments: record.arguments,
+          executesCode: record.executesCode,
+          toolVersion: record.toolVersion,
+          requestedAt: record.requestedAt,
+          expiresAt: record.expiresAt,
+        });
+        return { call, state: 'waiting', ticket };
+      }
+      if (record.decision === 'allow') return { call, state: 'ended', outcome: 'interrupted', result: toolResultText.interrupted(call.name) };
+      return { call, state: 'ended', ...refusalOf(call.name, record.decision, record.reason) };
+    });
+    const executedCallIds = [...records.values()].filter((record) => record.outcome === 'executed').map((record) => record.toolCallId);
+    const resume: ResumeState = { calls, toolCallsUsed: toolMessagesSinceLastUser(messages), executedCallIds };
+    const system = this.systemMessages();
+    const generator = runToolLoop({
+      model: this.options.model(),
+      messages: [...system, ...messages],
+      tools: run.tools,
+      registry: this.options.registry,
+      sessionId: session.summary.sessionId,
+      runId: run.runId,
+      signal: run.cancellation,
+      confirmToolCalls: session.summary.confirmToolCalls,
+      currentTool: (name) => this.options.tools().find((tool) => tool.name === name),
+      onMessage: (message) => run.unsaved.push(message),
+      resume,
+      ...loopOptions(stored.options),
+    });
+    this.attachRun(session, run, generator);
+    return true;
+  }
+
+  private async drive(session: Session, run: Run, generator: ReturnType<typeof runToolLoop>): Promise<void> {
+    let reason = 'error';
+    try {
+      for (;;) {
+        // The loop waits here until the previous event is stored: an allow is on disk before its tool starts.
+        const next = await generator.next();
+        await this.saveMessages(session, run);
+        if (next.done) break;
+        const event = next.value;
+        if (event.type === 'run-end') reason = event.reason;
+        await this.record(run, event);
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.log(`Run ${run.runId} stopped: ${message}`);
+      run.cancellation.cancel();
+      // Lets the loop end its waits and tools; its last events are no longer stored.
+      await generator.return({ runId: run.runId, reason: 'error', error: message, messages: [] }).catch(() => undefined);
+      run.log.append({ type: 'run-end', runId: run.runId, reason: 'error', error: `The run stopped: ${message}` });
+    } finally {
+      session.activeRun = undefined;
+      const now = Date.now();
+      if (!run.suspended && this.sessions.get(session.summary.sessionId) === session) {
+        session.summary = { ...session.summary, updatedAt: now };
+        try {
+          await this.store.endRun(run.runId, reason, now);
+          await this.store.updateSession(session.summary.sessionId, { updatedAt: now });
+        } catch (error) {
+          this.log(`Could not record the end of run ${run.runId}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        this.notify({ type: 'session-changed', session: summary(session) });
+      }
+      run.log.close();
+      this.forgetLater(run.runId);
+    }
+  }
+
+  private async saveMessages(session: Session, run: Run): Promise<void> {
+    if (run.unsaved.length === 0 || run.suspended) return;
+    const messages = await this.messagesOf(session);
+    for (const message of run.unsaved.splice(0)) {
+      await this.store.appendMessage(run.sessionId, message, Date.now());
+      messages.push(message);
+    }
+  }
+
+  /** Stores an event with what it changes in the ledger, then lets clients see it. */
+  private async record(run: Run, event: LoopEvent): Promise<void> {
+    if (run.suspended) return;
+    const at = Date.now();
+    const ledger = this.ledgerChange(run, event, at);
+    await this.store.appendEvent({ runId: run.runId, sessionId: run.sessionId, seq: run.log.size + 1, event, at, ...(ledger === undefined ? {} : { ledger }) });
+    run.log.append(event);
+  }
+
+  private ledgerChange(run: Run, event: LoopEvent, at: number): LedgerChange | undefined {
+    switch (event.type) {
+      case 'tool-start': {
+        const tool = run.tools.find((candidate) => candidate.name === event.toolName);
+        return {
+          kind: 'start',
+          toolCallId: event.toolCallId,
+          toolName: event.toolName,
+          arguments: event.arguments,
+          approvalId: event.approvalId,
+          requestedAt: at,
+          expiresAt: event.expiresAt ?? null,
+          executesCode: tool === undefined ? true : grantsNeedExactArguments(tool),
+          toolVersion: tool === undefined ? '' : toolVersion(tool),
+        };
+      }
+      case 'tool-decision': {
+        const by = event.approvalId === '' ? undefined : this.deciders.get(event.approvalId);
+        this.deciders.delete(event.approvalId);
+        return {
+          kind: 'decision',
+          toolCallId: event.toolCallId,
+          decision: event.decision,
+          source: event.source,
+          ...(event.reason === undefined ? {} : { reason: event.reason }),
+          ...(event.grantId === undefined ? {} : { decidedByGrant: event.grantId }),
+          decidedAt: at,
+          ...(by === undefined ? {} : { by }),
+        };
+      }
+      case 'tool-end':
+        return { kind: 'end', toolCallId: event.toolCallId, outcome: event.outcome, result: event.result, endedAt: at };
+      case 'run-start':
+      case 'status':
+      case 'text-delta':
+      case 'reasoning-delta':
+      case 'run-end':
+        return undefined;
+    }
+  }
+
+  private forgetLater(runId: string): void {
+    const timer = setTimeout(() => {
+      const run = this.runs.get(runId);
+      if (run && run.log.isClosed) this.runs.delete(runId);
+    }, this.finishedRunTtlMs);
+    timer.unref?.();
   }
 
   private notify(change: SessionChange): void {
@@ -264,70 +592,67 @@ export class ChatService {
       }
     }
   }
+}
 
-  /** Puts back sessions kept by a SessionStore (at start-up): their conversations continue with the next message. */
-  restore(sessions: readonly StoredSession[]): void {
-    for (const stored of sessions) {
-      if (this.sessions.has(stored.sessionId)) continue;
-      if (this.sessions.size >= this.maxSessions) break;
-      this.sessions.set(stored.sessionId, { ...stored, messages: [...stored.messages], activeRun: undefined, lastRunId: null });
-    }
-  }
+function newSummary(sessionId: string, firstMessage: string, now: number): StoredSessionSummary {
+  return { sessionId, title: titleFrom(firstMessage), createdAt: now, updatedAt: now, confirmToolCalls: true, lastRunId: null };
+}
 
-  private persist(session: Session): void {
-    this.options.store?.save({
-      sessionId: session.sessionId,
-      title: session.title,
-      createdAt: session.createdAt,
-      updatedAt: session.updatedAt,
-      messages: session.messages,
-    });
-  }
-
-  private forgetRun(runId: string): void {
-    this.runs.delete(runId);
-    this.forgottenRunIds.add(runId);
-    if (this.forgottenRunIds.size > 100_000) {
-      const oldest = this.forgottenRunIds.values().next();
-      if (!oldest.done) this.forgottenRunIds.delete(oldest.value);
-    }
-  }
-
-  private async drive(session: Session, run: Run, generator: ReturnType<typeof runToolLoop>, systemCount: number): Promise<void> {
-    try {
-      for (;;) {
-        const next = await generator.next();
-        if (next.done) {
-          session.messages = next.value.messages.slice(systemCount);
-          break;
-        }
-        run.log.append(next.value);
-      }
-    } catch (error) {
-      run.log.append({ type: 'run-end', runId: run.runId, reason: 'error', error: error instanceof Error ? error.message : String(error) });
-    } finally {
-      session.activeRun = undefined;
-      session.updatedAt = Date.now();
-      if (this.sessions.get(session.sessionId) === session) {
-        this.persist(session);
-        this.notify({ type: 'session-changed', session: summary(session) });
-      }
-      run.log.close();
-      const timer = setTimeout(() => this.forgetRun(run.runId), this.finishedRunTtlMs);
-      timer.unref();
-    }
-  }
+/** The first line of the first message, trimmed; Markdown code marks dropped. */
+function titleFrom(message: string): string {
+  const firstLine = message.trim().split('\n', 1)[0] ?? '';
+  const plain = firstLine.replace(/`+/g, '').replace(/\s+/g, ' ').trim();
+  return plain.length > 60 ? `${plain.slice(0, 59)}…` : plain || 'Untitled chat';
 }
 
 function summary(session: Session): SessionSummary {
+  return { ...session.summary, activeRunId: session.activeRun?.runId ?? null };
+}
+
+function loopOptions(options: RunOptions) {
   return {
-    sessionId: session.sessionId,
-    title: session.title,
-    createdAt: session.createdAt,
-    updatedAt: session.updatedAt,
-    activeRunId: session.activeRun?.runId ?? null,
-    lastRunId: session.lastRunId,
+    ...(options.enabledTools === undefined ? {} : { enabledTools: options.enabledTools }),
+    ...(options.maxToolCalls === undefined ? {} : { maxToolCalls: options.maxToolCalls }),
+    ...(options.toolCallTimeoutMs === undefined ? {} : { toolCallTimeoutMs: options.toolCallTimeoutMs }),
+    ...(options.decisionTimeoutMs === undefined ? {} : { decisionTimeoutMs: options.decisionTimeoutMs }),
   };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The calls of the conversation's last assistant turn that have no result yet. */
+function unfinishedCalls(messages: readonly ChatMessage[]): ToolCall[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role === 'user') return [];
+    if (message.role !== 'assistant') continue;
+    const answered = new Set<string>();
+    for (let j = i + 1; j < messages.length; j++) {
+      const later = messages[j]!;
+      if (later.role === 'tool') answered.add(later.toolCallId);
+    }
+    return (message.toolCalls ?? []).filter((call) => !answered.has(call.id));
+  }
+  return [];
+}
+
+function toolMessagesSinceLastUser(messages: readonly ChatMessage[]): number {
+  let count = 0;
+  for (let i = messages.length - 1; i >= 0 && messages[i]!.role !== 'user'; i--) if (messages[i]!.role === 'tool') count++;
+  return count;
+}
+
+function refusalOf(toolName: string, decision: Exclude<Decision, 'allow'>, reason: string | null): { outcome: ToolOutcome; result: string } {
+  switch (decision) {
+    case 'deny':
+      return { outcome: 'denied', result: toolResultText.denied(toolName, reason ?? undefined) };
+    case 'timeout':
+      return { outcome: 'timed-out', result: toolResultText.timedOut(toolName) };
+    case 'cancel':
+      return { outcome: 'cancelled', result: toolResultText.cancelled(toolName) };
+  }
 }
 
 export { parseEventId };

@@ -1,11 +1,11 @@
 export { appRouter, createCallerFactory, type AppRouter, type SessionWatchEvent } from './router';
-export { ChatService, type ChatServiceOptions, type RunOptions, type SessionSummary, type SessionDetail, type SessionChange } from './chat-service';
+export { ChatService, type ChatServiceOptions, type ConfirmInput, type RunOptions, type SessionSummary, type SessionDetail, type SessionChange } from './chat-service';
 export { ConnectionState, type Context, type AirlockServices, type ToolCatalog, type ToolServerStatus, type ModelInfo, type ConnectionLimits, type ConnectionOptions } from './context';
 export { toTRPCError } from './error-mapping';
 export { EventLog, LogFollower, parseEventId, type SendWindow, type Waker, type FollowerBinding } from './event-log';
 export { storedSessionSchema, type SessionStore, type StoredSession } from './session-store';
 export { MemoryStore } from './memory-store';
-export { streamInputSchema, confirmInputSchema, runOptionsSchema } from './schemas';
+export { streamInputSchema, confirmInputSchema, runOptionsSchema, sessionUpdateSchema, auditQuerySchema } from './schemas';
 export type { LoopEvent, ChatMessage, ToolOutcome, Decision, PendingApproval, Grant } from '@airlock/core';
 export type {
   AirlockStore,

@@ -5,7 +5,7 @@ import type { SessionChange } from './chat-service';
 import type { Context } from './context';
 import { parseEventId } from './event-log';
 import { toTRPCError } from './error-mapping';
-import { confirmInputSchema, idSchema, sessionInputSchema, streamInputSchema } from './schemas';
+import { auditQuerySchema, confirmInputSchema, idSchema, sessionInputSchema, sessionUpdateSchema, streamInputSchema } from './schemas';
 
 const t = initTRPC.context<Context>().create({
   // Never send stack traces (with the machine's paths) to a client, whatever NODE_ENV says.
@@ -36,12 +36,12 @@ const chatRouter = t.router({
    * Starts a run for a new message and streams its events; with the runId (or lastEventId) of a run
    * that exists, re-attaches and replays exactly the events after lastEventId.
    */
-  stream: procedure.input(streamInputSchema).subscription(({ input, ctx, signal }) => {
+  stream: procedure.input(streamInputSchema).subscription(async ({ input, ctx, signal }) => {
     let release: (() => void) | undefined;
     try {
       // Taken before a run starts: a stream refused for want of a place starts nothing.
       release = ctx.connection.openSubscription();
-      const { runId, afterSeq } = openRun(ctx, input);
+      const { runId, afterSeq } = await openRun(ctx, input);
       // The run's log follower is the stream itself: nothing in between to hold per stream or to pass each event through.
       // tRPC calls its return() when the subscription stops or the socket closes, which gives the place back.
       return ctx.services.chat.follow(input.sessionId, runId, afterSeq, tracked, signal).bind({ window: ctx.connection.sendWindow, onFinish: release });
@@ -53,8 +53,10 @@ const chatRouter = t.router({
   }),
 
   /** Allows or denies one pending call. Idempotent: a repeat answers "already-decided" and never runs anything twice. */
-  confirmTool: procedure.input(confirmInputSchema).mutation(({ input, ctx }) => {
-    const result = ctx.services.chat.confirm(input);
+  confirmTool: procedure.input(confirmInputSchema).mutation(async ({ input, ctx }) => {
+    const { clientLabel, ...decision } = input;
+    const by = { connectionId: ctx.connection.connectionId, ...(clientLabel === undefined ? {} : { clientLabel }) };
+    const result = await ctx.services.chat.confirm({ ...decision, by });
     return result.status === 'not-found' ? { resolved: false, status: result.status } : { resolved: result.resolved, status: result.status, decision: result.decision };
   }),
 
@@ -111,20 +113,21 @@ function failedStream(error: TRPCError): AsyncIterable<never> {
 }
 
 /** Finds the run to re-attach to, or starts a new one; answers where its events resume. */
-function openRun(ctx: Context, input: z.infer<typeof streamInputSchema>): { runId: string; afterSeq: number } {
+async function openRun(ctx: Context, input: z.infer<typeof streamInputSchema>): Promise<{ runId: string; afterSeq: number }> {
   const { chat } = ctx.services;
   const resumeFrom = parseEventId(input.lastEventId);
   const runId = input.runId ?? resumeFrom?.runId;
   if (resumeFrom && runId !== resumeFrom.runId) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'lastEventId: belongs to another run' });
   }
-  if (runId !== undefined && chat.hasRun(input.sessionId, runId)) return { runId, afterSeq: resumeFrom?.seq ?? 0 };
+  // A run that exists, going or finished, in memory or only in the store, is re-attached to, never started again.
+  if (runId !== undefined && (await chat.attachable(input.sessionId, runId))) return { runId, afterSeq: resumeFrom?.seq ?? 0 };
   if (resumeFrom) throw new TRPCError({ code: 'NOT_FOUND', message: `lastEventId: run "${resumeFrom.runId}" is no longer available` });
   if (input.message === undefined || input.message.trim() === '') {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'message: a new run needs a non-empty message' });
   }
   ctx.connection.admitRun((id) => chat.isRunActive(id));
-  const started = chat.startRun({
+  const started = await chat.startRun({
     sessionId: input.sessionId,
     message: input.message,
     ...(runId === undefined ? {} : { runId }),
@@ -144,15 +147,24 @@ export const appRouter = t.router({
      */
     watch: procedure.subscription(({ ctx, signal }) => watchSessions(ctx, ctx.connection.openSubscription(), signal)),
     get: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.getSession(input.sessionId)),
+    /** Changes a session's own settings: whether its calls stop for a decision, its title. */
+    update: procedure.input(sessionUpdateSchema).mutation(({ input, ctx }) => {
+      const { sessionId, ...changes } = input;
+      return ctx.services.chat.updateSession(sessionId, changes);
+    }),
     delete: procedure.input(sessionInputSchema).mutation(async ({ input, ctx }) => ({
       deleted: await ctx.services.chat.deleteSession(input.sessionId),
     })),
   }),
   grants: t.router({
-    list: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.registry.listGrants(input.sessionId)),
-    revoke: procedure.input(z.object({ sessionId: idSchema, grantId: idSchema })).mutation(({ input, ctx }) => ({
-      revoked: ctx.services.chat.registry.revokeGrant(input.sessionId, input.grantId),
+    list: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.listGrants(input.sessionId)),
+    revoke: procedure.input(z.object({ sessionId: idSchema, grantId: idSchema })).mutation(async ({ input, ctx }) => ({
+      revoked: await ctx.services.chat.revokeGrant(input.sessionId, input.grantId),
     })),
+  }),
+  audit: t.router({
+    /** The ledger of tool calls, newest first: what was asked, who or what decided, how it ended. Paged by cursor. */
+    list: procedure.input(auditQuerySchema).query(({ input, ctx }) => ctx.services.chat.audit(stripUndefined(input))),
   }),
   tools: t.router({
     list: procedure.query(({ ctx }) => ({
@@ -178,3 +190,7 @@ export const appRouter = t.router({
 
 export type AppRouter = typeof appRouter;
 export const createCallerFactory = t.createCallerFactory;
+
+function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

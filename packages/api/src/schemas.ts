@@ -27,6 +27,24 @@ export const confirmInputSchema = z.object({
   decision: z.enum(['allow', 'deny']),
   reason: z.string().max(MAX_REASON_LENGTH).optional(),
   always: z.boolean().optional(),
+  /** A short name for the client deciding ("web", "cli", "my-bot"), kept in the ledger. */
+  clientLabel: z.string().max(100).optional(),
+});
+
+export const sessionUpdateSchema = z.object({
+  sessionId: idSchema,
+  confirmToolCalls: z.boolean().optional(),
+  title: z.string().trim().min(1).max(200).optional(),
+});
+
+export const auditQuerySchema = z.object({
+  sessionId: idSchema.optional(),
+  toolName: z.string().min(1).max(128).optional(),
+  decision: z.enum(['allow', 'deny', 'timeout', 'cancel', 'none']).optional(),
+  from: z.number().int().min(0).optional(),
+  to: z.number().int().min(0).optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
+  cursor: z.string().max(500).optional(),
 });
 
 export const sessionInputSchema = z.object({ sessionId: idSchema });

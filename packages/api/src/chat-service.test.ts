@@ -1,0 +1,214 @@
+import { ApprovalRegistry, defineTool, toolResultText, type AnyTool, type ChatModel } from '@airlock/core';
+import { deferred, ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { ChatService, type ChatServiceOptions } from './chat-service';
+import { MemoryStore } from './memory-store';
+
+const services: ChatService[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.shutdown()));
+});
+
+function echoTool(ran: string[], hold?: Promise<void>): AnyTool {
+  return defineTool({
+    name: 'echo',
+    description: 'echoes',
+    parameters: z.object({ text: z.string() }),
+    annotations: { executesCode: true },
+    execute: async ({ text }, { signal }) => {
+      ran.push(text);
+      if (hold) await Promise.race([hold, new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped'))))]);
+      return `echo: ${text}`;
+    },
+  });
+}
+
+/** One server process: a ChatService over the given store, as create-services wires it. */
+async function start(store: MemoryStore, steps: ScriptStep[], tools: AnyTool[], extra: Partial<ChatServiceOptions> = {}) {
+  const model: ChatModel = new ScriptedModel(steps);
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => tools, store, suspendRunsOnShutdown: true, ...extra });
+  services.push(chat);
+  const opened = await chat.open();
+  return { chat, model: model as ScriptedModel, opened };
+}
+
+const echoCall = (text: string) => toolCallStep({ name: 'echo', arguments: { text } });
+
+async function runEnded(chat: ChatService, sessionId: string) {
+  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull());
+}
+
+describe('ChatService across a restart', () => {
+  it('a call waiting for a decision is still waiting after a restart, with the same approval id, and an allow runs it once', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const before = await start(store, [echoCall('hi')], [echoTool(ran)]);
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'say hi' });
+    await vi.waitFor(() => expect(before.chat.pending('s')).toHaveLength(1));
+    const [waiting] = before.chat.pending('s');
+    await before.chat.shutdown();
+
+    const after = await start(store, [textStep('done')], [echoTool(ran)]);
+    expect(after.opened.resumedRuns).toBe(1);
+    expect(after.chat.pending('s').map((p) => [p.approvalId, p.expiresAt])).toStrictEqual([[waiting!.approvalId, waiting!.expiresAt]]);
+    expect(after.chat.listSessions()[0]?.activeRunId).toBe('r1');
+    const result = await after.chat.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow', by: { connectionId: 'conn_x', clientLabel: 'test' } });
+    expect(result).toMatchObject({ resolved: true });
+    await runEnded(after.chat, 's');
+    after.model.assertConsumed();
+    expect(ran).toStrictEqual(['hi']);
+    const detail = await after.chat.getSession('s');
+    expect(detail.messages.map((m) => m.role)).toStrictEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(detail.toolCalls).toMatchObject([{ decision: 'allow', source: 'user', outcome: 'executed', clientLabel: 'test', connectionId: 'conn_x', approvalId: waiting!.approvalId }]);
+    // Its events replay without a gap: run-start, then the old tool-start, then what came after the restart.
+    const events = await store.loadEvents('r1', 0);
+    expect(events.map((e) => e.type)).toStrictEqual(['run-start', 'status', 'tool-start', 'status', 'tool-decision', 'tool-end', 'text-delta', 'run-end']);
+  });
+
+  it('a deny after the restart is told to the model with its reason', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const before = await start(store, [echoCall('rm')], [echoTool(ran)]);
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(before.chat.pending('s')).toHaveLength(1));
+    const approvalId = before.chat.pending('s')[0]!.approvalId;
+    await before.chat.shutdown();
+
+    const after = await start(store, [textStep('ok')], [echoTool(ran)]);
+    await after.chat.confirm({ sessionId: 's', approvalId, decision: 'deny', reason: 'not now' });
+    await runEnded(after.chat, 's');
+    expect(ran).toStrictEqual([]);
+    expect(after.model.requests[0]?.messages.at(-1)).toStrictEqual({ role: 'tool', toolCallId: expect.any(String), toolName: 'echo', content: toolResultText.denied('echo', 'not now') });
+    expect((await after.chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'deny', reason: 'not now', outcome: 'denied' }]);
+  });
+
+  it('a deadline that passed while the server was down ends the call as timed out', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    let clock = Date.now();
+    const before = await start(store, [echoCall('x')], [echoTool(ran)]);
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'go', options: { decisionTimeoutMs: 60_000 } });
+    await vi.waitFor(() => expect(before.chat.pending('s')).toHaveLength(1));
+    await before.chat.shutdown();
+
+    clock += 120_000;
+    const model = new ScriptedModel([textStep('ok')]);
+    const chat = new ChatService({ registry: new ApprovalRegistry({ now: () => clock }), model: () => model, tools: () => [echoTool(ran)], store, suspendRunsOnShutdown: true });
+    services.push(chat);
+    await chat.open();
+    await runEnded(chat, 's');
+    expect(ran).toStrictEqual([]);
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'timeout', outcome: 'timed-out' }]);
+  });
+
+  it('a call that was running when the server stopped is recorded as interrupted and never run again', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const hold = deferred<void>();
+    const before = await start(store, [echoCall('slow')], [echoTool(ran, hold.promise)]);
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(before.chat.pending('s')).toHaveLength(1));
+    await before.chat.confirm({ sessionId: 's', approvalId: before.chat.pending('s')[0]!.approvalId, decision: 'allow' });
+    await vi.waitFor(() => expect(ran).toStrictEqual(['slow']));
+    await before.chat.shutdown();
+
+    const after = await start(store, [textStep('noted')], [echoTool(ran)]);
+    await runEnded(after.chat, 's');
+    expect(ran).toStrictEqual(['slow']);
+    const detail = await after.chat.getSession('s');
+    expect(detail.toolCalls).toMatchObject([{ decision: 'allow', outcome: 'interrupted' }]);
+    expect(after.model.requests[0]?.messages.at(-1)).toMatchObject({ role: 'tool', content: toolResultText.interrupted('echo') });
+  });
+
+  it('a run that stopped while the model answered ends with a reason after the restart, and is not run again', async () => {
+    const store = new MemoryStore();
+    const hang = deferred<void>();
+    const held: ScriptStep = async function* () {
+      await hang.promise;
+      yield { type: 'text-delta', text: 'never' };
+    };
+    const before = await start(store, [held], []);
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await before.chat.shutdown();
+    const after = await start(store, [], []);
+    expect(after.opened.resumedRuns).toBe(0);
+    expect((await store.loadEvents('r1', 0)).at(-1)).toMatchObject({ type: 'run-end', reason: 'error' });
+    expect(await store.listUnfinishedRuns()).toStrictEqual([]);
+  });
+
+  it('grants are kept across a restart', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const before = await start(store, [echoCall('a'), textStep('one')], [echoTool(ran)]);
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(before.chat.pending('s')).toHaveLength(1));
+    await before.chat.confirm({ sessionId: 's', approvalId: before.chat.pending('s')[0]!.approvalId, decision: 'allow', always: true });
+    await runEnded(before.chat, 's');
+    await before.chat.shutdown();
+
+    const after = await start(store, [echoCall('a'), textStep('two')], [echoTool(ran)]);
+    expect(after.chat.listGrants('s')).toHaveLength(1);
+    await after.chat.startRun({ sessionId: 's', runId: 'r2', message: 'again' });
+    await runEnded(after.chat, 's');
+    expect(ran).toStrictEqual(['a', 'a']);
+    expect((await after.chat.getSession('s')).toolCalls.at(-1)).toMatchObject({ decision: 'allow', source: 'grant', decidedByGrant: after.chat.listGrants('s')[0]!.grantId });
+  });
+});
+
+describe('ChatService state checks', () => {
+  it('a new session with a run id already used elsewhere is refused and leaves no session behind', async () => {
+    const store = new MemoryStore();
+    const { chat } = await start(store, [textStep('a')], []);
+    await chat.startRun({ sessionId: 's1', runId: 'r1', message: 'one' });
+    await runEnded(chat, 's1');
+    await expect(chat.startRun({ sessionId: 's2', runId: 'r1', message: 'two' })).rejects.toMatchObject({ reason: 'run-exists' });
+    expect(chat.listSessions().map((s) => s.sessionId)).toStrictEqual(['s1']);
+    expect((await store.listSessions()).map((s) => s.sessionId)).toStrictEqual(['s1']);
+  });
+
+  it('when the model cannot be had, the message is not kept', async () => {
+    const store = new MemoryStore();
+    const chat = new ChatService({
+      registry: new ApprovalRegistry(),
+      model: () => {
+        throw new Error('no model');
+      },
+      tools: () => [],
+      store,
+    });
+    services.push(chat);
+    await expect(chat.startRun({ sessionId: 's', message: 'hello' })).rejects.toThrow('no model');
+    expect(chat.listSessions()).toStrictEqual([]);
+    expect(await store.listSessions()).toStrictEqual([]);
+  });
+
+  it('updatedAt is stored as of the run that just ended', async () => {
+    const store = new MemoryStore();
+    const { chat } = await start(store, [textStep('a')], []);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'one' });
+    await runEnded(chat, 's');
+    const inMemory = chat.listSessions()[0]!;
+    expect((await store.getSession('s'))?.updatedAt).toBe(inMemory.updatedAt);
+  });
+
+  it('with confirmation off for the session, calls run unasked and the ledger says so', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const { chat } = await start(store, [textStep('first'), echoCall('x'), textStep('done')], [echoTool(ran)]);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'one' });
+    await runEnded(chat, 's');
+    await chat.updateSession('s', { confirmToolCalls: false });
+    await chat.startRun({ sessionId: 's', runId: 'r2', message: 'two' });
+    await runEnded(chat, 's');
+    expect(ran).toStrictEqual(['x']);
+    expect(chat.listSessions()[0]?.confirmToolCalls).toBe(false);
+    expect((await chat.audit({ sessionId: 's' })).entries).toMatchObject([{ decision: 'allow', source: 'confirmation-off', outcome: 'executed' }]);
+  });
+
+  it('titles come from the first line of the first message, without code marks', async () => {
+    const { chat } = await start(new MemoryStore(), [textStep('a')], []);
+    await chat.startRun({ sessionId: 's', message: '  run `npm test`\nand tell me' });
+    expect(chat.listSessions()[0]?.title).toBe('run npm test');
+  });
+});
