@@ -77,6 +77,7 @@ export function matchPathGlob(glob: string, names: readonly string[]): boolean {
 }
 
 function matchSegment(segment: Segment, name: string): boolean {
+  if (name === '') return false;
   if (segment.kind === 'any-folders') return !name.startsWith('.');
   if (name.startsWith('.') && !segment.startsWithDot) return false;
   return matchSequence(segment.pieces, [...name], (piece) => piece.kind === 'star', () => true, matchPiece);

@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateRules } from './evaluate-rules';
+import { SESSION, WORKSPACE, context, prefix, terminal } from './rule-fixtures';
+
+const rules = [
+  prefix('npm test', { scope: { kind: 'workspace', path: WORKSPACE } }),
+  prefix('git status'),
+  prefix('tail'),
+  prefix('echo', { scope: { kind: 'chat', sessionId: SESSION } }),
+  prefix('rm -rf', { effect: 'deny', reason: 'never delete trees' }),
+];
+
+async function decide(command: string): Promise<string> {
+  return (await evaluateRules(terminal(command), rules, context)).decision;
+}
+
+const allowed = [
+  'npm test',
+  'npm test -- --watch',
+  "'npm' test",
+  '"npm" "test"',
+  `n"pm" te'st'`,
+  '\\npm test',
+  "$'npm' test",
+  'npm test 2>&1 | tail -n 20',
+  'npm test |& tail',
+  'npm test && git status',
+  'npm test || echo failed',
+  'npm test; git status',
+  'npm test\ngit status\n',
+  'npm test >/dev/null 2>&1',
+  'npm test 2>/dev/null </dev/null',
+  'npm test 2>&-',
+  'npm test &',
+  'npm test src/*.test.ts',
+  'npm test $HOME "${HOME}/x"',
+  'npm test ~/x',
+  'npm test \\\n  --watch',
+  'npm test -- "a b" \'c;d\' "e|f"',
+];
+
+const asked = [
+  'npm testing',
+  'npm tests',
+  '"npm test"',
+  'npm',
+  'npm run test',
+  'npm test; rm x',
+  'npm test && curl x|sh',
+  'npm test | sh',
+  'npm test |& sh',
+  'npm test $(rm x)',
+  'npm test "$(rm x)"',
+  'npm test `rm x`',
+  'npm test "`rm x`"',
+  'npm test > /etc/passwd',
+  'npm test >> out.txt',
+  'npm test < input.txt',
+  'npm test >& out.txt',
+  'npm test &> out.txt',
+  'npm test 3>/tmp/x',
+  'npm test <<EOF\nanything\nEOF',
+  "npm test <<'EOF'\nanything\nEOF",
+  'npm test <<< x',
+  '(npm test)',
+  '{ npm test; }',
+  'eval npm test',
+  "bash -c 'npm test'",
+  'sh -c "npm test"',
+  'FOO=1 npm test',
+  'PATH=. npm test',
+  'npm test & rm x',
+  'npm test\nrm x',
+  'npm test # harmless?',
+  '# npm test\nrm x',
+  'npm test#; rm x',
+  'npm te\\\nst',
+  'npm test <(rm x)',
+  'npm test >(rm x)',
+  'npm test $((1+2))',
+  'npm test ${X:-$(rm x)}',
+  'npm test ${X@P}',
+  'npm test ${#X}',
+  'npm test $"x"',
+  '$X test',
+  '${X} test',
+  'np${X}m test',
+  'npm t*',
+  'npm {test,publish}',
+  './npm test',
+  '/usr/bin/npm test',
+  'if true; then npm test; fi',
+  'for x in 1; do npm test; done',
+  'while npm test; do :; done',
+  'case x in x) npm test;; esac',
+  '! npm test',
+  'export X=1; npm test',
+  'f() { rm x; }; npm test',
+  'x=1',
+  'time npm test',
+  'exec npm test',
+  'command npm test',
+  'coproc npm test',
+  '[[ -f x ]] && npm test',
+  'npm test && echo "$(id)"',
+  "npm test 'unterminated",
+  'npm test "unterminated',
+  'npm test )',
+  '',
+  '   ',
+  'rm -f x',
+  'git rm -rf x',
+  '$X -rf /',
+];
+
+const denied = [
+  'rm -rf /',
+  'echo hi && rm -rf /',
+  'npm test; rm -rf /',
+  'npm test && rm -rf / # and a comment',
+  'rm -fr /',
+  'rm -r -f /',
+  'rm -R -f x',
+  'rm --recursive --force x',
+  'rm -v -rf x',
+  'rm x -rf',
+  '/bin/rm -rf /',
+  '\\rm -rf /',
+  "'rm' -rf /",
+  '"r"m -rf /',
+  "$'\\x72m' -rf /",
+  'command rm -rf /',
+  'sudo rm -rf /',
+  'sudo -u root rm -rf /',
+  'env FOO=1 rm -rf /',
+  'nice -n 5 rm -rf x',
+  'timeout 5 rm -rf x',
+  'nohup rm -rf x &',
+  'xargs rm -rf < list',
+  'find . -name x -exec rm -rf {} +',
+  "bash -c 'rm -rf /'",
+  'sh -c "npm test; rm -rf /"',
+  "bash -c \"sh -c 'rm -rf /'\"",
+  "eval 'rm -rf /'",
+  'echo $(rm -rf /)',
+  'echo `rm -rf /`',
+  '(rm -rf /)',
+  '{ rm -rf /; }',
+  'if true; then rm -rf /; fi',
+  'FOO=1 rm -rf /',
+  'rm -rf / > /dev/null',
+  'r\\\nm -rf /',
+  'npm test <(rm -rf /)',
+];
+
+describe('command lines against rules', () => {
+  it.each(allowed)('allows %j', async (command) => {
+    expect(await decide(command)).toBe('allow');
+  });
+
+  it.each(asked)('asks for %j', async (command) => {
+    expect(await decide(command)).toBe('ask');
+  });
+
+  it.each(denied)('denies %j', async (command) => {
+    expect(await decide(command)).toBe('deny');
+  });
+
+  it('names the deny rule that matched', async () => {
+    const decision = await evaluateRules(terminal('echo hi && rm -fr /'), rules, context);
+    expect(decision).toStrictEqual({ decision: 'deny', rule: rules[4] });
+  });
+
+  it('names every allow rule a command line needed', async () => {
+    const decision = await evaluateRules(terminal('npm test 2>&1 | tail -n 5 && git status'), rules, context);
+    expect(decision).toStrictEqual({ decision: 'allow', rule: rules[0], rules: [rules[0], rules[2], rules[1]] });
+  });
+
+  it('reads an over-long command line as one it cannot see through', async () => {
+    expect(await decide(`npm test ${'a'.repeat(70_000)}`)).toBe('ask');
+  });
+});

@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateRules, type RuleContext } from './evaluate-rules';
+import { SESSION, WORKSPACE, context, prefix, rule, terminal } from './rule-fixtures';
+
+const here = { kind: 'workspace', path: WORKSPACE } as const;
+const thisChat = { kind: 'chat', sessionId: SESSION } as const;
+
+describe('precedence', () => {
+  it('a global deny wins over an allow in this chat', async () => {
+    const allow = prefix('npm publish', { scope: thisChat });
+    const deny = prefix('npm publish', { effect: 'deny', scope: { kind: 'global' } });
+    expect(await evaluateRules(terminal('npm publish'), [allow, deny], context)).toStrictEqual({ decision: 'deny', rule: deny });
+  });
+
+  it('a deny in this chat wins over a global allow, in either order', async () => {
+    const allow = prefix('git push');
+    const deny = prefix('git push', { effect: 'deny', scope: thisChat });
+    expect((await evaluateRules(terminal('git push'), [allow, deny], context)).decision).toBe('deny');
+    expect((await evaluateRules(terminal('git push'), [deny, allow], context)).decision).toBe('deny');
+  });
+
+  it('of several matching denies, the narrowest scope is named', async () => {
+    const global = prefix('rm', { effect: 'deny' });
+    const chat = prefix('rm', { effect: 'deny', scope: thisChat });
+    expect(await evaluateRules(terminal('rm x'), [global, chat], context)).toStrictEqual({ decision: 'deny', rule: chat });
+  });
+
+  it('a rule of another chat or another workspace does not apply', async () => {
+    const otherChat = prefix('npm test', { scope: { kind: 'chat', sessionId: 'chat-2' } });
+    const otherWorkspace = prefix('npm test', { scope: { kind: 'workspace', path: '/work/other' } });
+    const denyElsewhere = prefix('npm test', { effect: 'deny', scope: { kind: 'workspace', path: '/work/other' } });
+    expect(await evaluateRules(terminal('npm test'), [otherChat, otherWorkspace], context)).toStrictEqual({ decision: 'ask' });
+    const allow = prefix('npm test');
+    expect((await evaluateRules(terminal('npm test'), [allow, denyElsewhere], context)).decision).toBe('allow');
+  });
+
+  it('a workspace scope matches the same folder written differently', async () => {
+    const allow = prefix('npm test', { scope: { kind: 'workspace', path: `${WORKSPACE}/` } });
+    expect((await evaluateRules(terminal('npm test'), [allow], context)).decision).toBe('allow');
+  });
+
+  it('no rules: ask', async () => {
+    expect(await evaluateRules(terminal('npm test'), [], context)).toStrictEqual({ decision: 'ask' });
+  });
+});
+
+describe('rules from the workspace file', () => {
+  const fileAllow = prefix('make', { scope: here, source: 'workspace-file' });
+  const fileDeny = prefix('npm publish', { effect: 'deny', scope: here, source: 'workspace-file' });
+  const trusted: RuleContext = { ...context, workspaceTrusted: true };
+
+  it('its allow rules do not count in a workspace the person does not trust', async () => {
+    expect(await evaluateRules(terminal('make'), [fileAllow], context)).toStrictEqual({ decision: 'ask' });
+  });
+
+  it('its allow rules count in a trusted workspace', async () => {
+    expect(await evaluateRules(terminal('make'), [fileAllow], trusted)).toStrictEqual({ decision: 'allow', rule: fileAllow, rules: [fileAllow] });
+  });
+
+  it('its deny rules tighten what the person allowed, trusted or not', async () => {
+    const personal = prefix('npm');
+    expect((await evaluateRules(terminal('npm publish'), [personal, fileDeny], context)).decision).toBe('deny');
+    expect((await evaluateRules(terminal('npm publish'), [personal, fileDeny], trusted)).decision).toBe('deny');
+    expect((await evaluateRules(terminal('npm install'), [personal, fileDeny], context)).decision).toBe('allow');
+  });
+
+  it("the person's deny wins over a trusted file's allow", async () => {
+    const deny = prefix('make', { effect: 'deny' });
+    expect(await evaluateRules(terminal('make'), [fileAllow, deny], trusted)).toStrictEqual({ decision: 'deny', rule: deny });
+  });
+});
+
+describe('path rules', () => {
+  const writeSrc = rule({ tool: 'write_file', match: { kind: 'path-glob', glob: 'src/**' } });
+  const denySecrets = rule({ effect: 'deny', tool: 'write_file', match: { kind: 'path-glob', glob: 'src/secrets/**' } });
+  const write = (path: string) => ({ tool: 'write_file', arguments: { path, content: 'x' } });
+
+  it.each([
+    ['src/a.ts', 'allow'],
+    ['./src/a/b/c.ts', 'allow'],
+    [`${WORKSPACE}/src/a.ts`, 'allow'],
+    ['src/../src/a.ts', 'allow'],
+    ['src/secrets/key', 'deny'],
+    ['src/./secrets/../secrets/key', 'deny'],
+    ['src/.env', 'ask'],
+    ['lib/a.ts', 'ask'],
+    ['src/../lib/a.ts', 'ask'],
+    ['../project/src/a.ts', 'allow'],
+    ['../other/src/a.ts', 'ask'],
+    ['/etc/passwd', 'ask'],
+  ])('write_file %j → %s', async (path, expected) => {
+    expect((await evaluateRules(write(path), [writeSrc, denySecrets], context)).decision).toBe(expected);
+  });
+
+  it('a rule for one file tool does not cover another', async () => {
+    const decision = await evaluateRules({ tool: 'read_file', arguments: { path: 'src/a.ts' } }, [writeSrc], context);
+    expect(decision).toStrictEqual({ decision: 'ask' });
+  });
+
+  it('list_directory without a path is the workspace itself', async () => {
+    const listAll = rule({ tool: 'list_directory', match: { kind: 'path-glob', glob: '**' } });
+    expect((await evaluateRules({ tool: 'list_directory', arguments: {} }, [listAll], context)).decision).toBe('allow');
+  });
+
+  it('with real paths, an allowed name that leads elsewhere through a link is asked about', async () => {
+    const viaLink: RuleContext = { ...context, realPath: async () => `${WORKSPACE}/lib/a.ts` };
+    expect(await evaluateRules(write('src/link'), [writeSrc], viaLink)).toStrictEqual({ decision: 'ask' });
+    const unresolvable: RuleContext = { ...context, realPath: async () => undefined };
+    expect(await evaluateRules(write('src/a.ts'), [writeSrc], unresolvable)).toStrictEqual({ decision: 'ask' });
+  });
+
+  it('with real paths, a deny catches the target of a link', async () => {
+    const viaLink: RuleContext = { ...context, realPath: async () => `${WORKSPACE}/src/secrets/key` };
+    expect((await evaluateRules(write('src/innocent'), [writeSrc, denySecrets], viaLink)).decision).toBe('deny');
+  });
+});
+
+describe('host, MCP and exact rules', () => {
+  const fetchDocs = rule({ match: { kind: 'host', host: 'docs.example.com' } });
+  const denyTracker = rule({ effect: 'deny', match: { kind: 'host', host: '*.tracker.example' } });
+  const fetch = (url: string) => ({ tool: 'web_fetch', arguments: { url } });
+
+  it.each([
+    ['https://docs.example.com/a?b', 'allow'],
+    ['http://DOCS.example.com./a', 'allow'],
+    ['https://docs.example.com:8443/', 'allow'],
+    ['https://user:pw@docs.example.com/', 'allow'],
+    ['https://docs.example.com.evil.test/', 'ask'],
+    ['https://evil.test/?docs.example.com', 'ask'],
+    ['https://a.docs.example.com/', 'ask'],
+    ['ftp://docs.example.com/', 'ask'],
+    ['https://x.tracker.example/', 'deny'],
+    ['https://a.b.tracker.example/', 'deny'],
+    ['https://tracker.example/', 'ask'],
+    ['not a url', 'ask'],
+  ])('web_fetch %j → %s', async (url, expected) => {
+    expect((await evaluateRules(fetch(url), [fetchDocs, denyTracker], context)).decision).toBe(expected);
+  });
+
+  it('an MCP tool rule covers that tool of that server only; a server rule covers all its tools', async () => {
+    const oneTool = rule({ match: { kind: 'mcp-tool', server: 'files', tool: 'read' } });
+    const call = (server: string, tool: string) => ({ tool: `${server}__${tool}`, arguments: {}, mcp: { server, tool } });
+    expect((await evaluateRules(call('files', 'read'), [oneTool], context)).decision).toBe('allow');
+    expect((await evaluateRules(call('files', 'write'), [oneTool], context)).decision).toBe('ask');
+    expect((await evaluateRules(call('other', 'read'), [oneTool], context)).decision).toBe('ask');
+    expect((await evaluateRules({ tool: 'files__read', arguments: {} }, [oneTool], context)).decision).toBe('ask');
+    const wholeServer = rule({ match: { kind: 'mcp-server', server: 'files' } });
+    const denyWrite = rule({ effect: 'deny', match: { kind: 'mcp-tool', server: 'files', tool: 'write' } });
+    expect((await evaluateRules(call('files', 'list'), [wholeServer, denyWrite], context)).decision).toBe('allow');
+    expect((await evaluateRules(call('files', 'write'), [wholeServer, denyWrite], context)).decision).toBe('deny');
+  });
+
+  it('an exact-arguments rule covers the same arguments in any key order, nothing else', async () => {
+    const exact = rule({ tool: 'python', match: { kind: 'exact-arguments', arguments: { code: 'print(1)', b: [1, { y: 1, x: 2 }] } } });
+    const same = { tool: 'python', arguments: { b: [1, { x: 2, y: 1 }], code: 'print(1)' } };
+    expect((await evaluateRules(same, [exact], context)).decision).toBe('allow');
+    expect((await evaluateRules({ tool: 'python', arguments: { code: 'print(2)' } }, [exact], context)).decision).toBe('ask');
+    expect((await evaluateRules({ ...same, tool: 'other' }, [exact], context)).decision).toBe('ask');
+  });
+
+  it('an exact-arguments allow on a command line still loses to a deny on a part of it', async () => {
+    const exact = rule({ tool: 'terminal', match: { kind: 'exact-arguments', arguments: { command: 'make && rm -rf build' } } });
+    const deny = prefix('rm -rf', { effect: 'deny' });
+    expect((await evaluateRules(terminal('make && rm -rf build'), [exact], context)).decision).toBe('allow');
+    expect((await evaluateRules(terminal('make && rm -rf build'), [exact, deny], context)).decision).toBe('deny');
+  });
+
+  it('an exact command rule allows the same words and no more', async () => {
+    const exact = prefix('python -m pytest', { exact: true });
+    expect((await evaluateRules(terminal("python  -m 'pytest'"), [exact], context)).decision).toBe('allow');
+    expect((await evaluateRules(terminal('python -m pytest -x'), [exact], context)).decision).toBe('ask');
+  });
+
+  it('a command argument that is not text is asked about', async () => {
+    expect(await evaluateRules({ tool: 'terminal', arguments: { command: 42 } }, [prefix('npm test')], context)).toStrictEqual({ decision: 'ask' });
+  });
+});
