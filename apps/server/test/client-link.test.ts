@@ -1,7 +1,7 @@
-import { ChatService, type AppRouter } from '@airlock/api';
+import { ChatService } from '@airlock/api';
+import { createAirlockClient } from '@airlock/client';
 import { ApprovalRegistry, randomId } from '@airlock/core';
 import { ScriptedModel } from '@airlock/core/testing';
-import { createTRPCClient, createWSClient, wsLink } from '@trpc/client';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -12,10 +12,10 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('the tRPC WebSocket client as installed here', () => {
-  // Stock wsLink waits a setTimeout(0) before each write, at least 1 ms in Node; the patch in
-  // patches/@trpc__client@11.19.0.patch uses setImmediate instead. This fails if the patch is lost.
-  it('writes a request within one macrotask, without waiting for a timer', async () => {
+describe('the @airlock/client link', () => {
+  // Stock wsLink writes a request after a setTimeout(0), at least 1 ms in Node. The client's own link writes it in
+  // the call that makes it, so integrators get the low latency without patching @trpc/client.
+  it('writes a request in the call that makes it, without waiting for a timer or a macrotask', async () => {
     const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel([]), tools: () => [] });
     await using server = await startServer({
       config: { host: '127.0.0.1', port: 0, token: randomId('tok', 32), allowedOrigins: [] },
@@ -30,21 +30,19 @@ describe('the tRPC WebSocket client as installed here', () => {
         (super.send as (...args: unknown[]) => void).call(this, data, ...rest);
       }
     }
-    const client = createWSClient({ url: server.wsUrl, WebSocket: RecordingWebSocket as unknown as typeof globalThis.WebSocket, connectionParams: { token: server.token } });
-    const trpc = createTRPCClient<AppRouter>({ links: [wsLink({ client })] });
+    const airlock = createAirlockClient({ url: server.wsUrl, token: server.token, WebSocket: RecordingWebSocket });
     try {
       // Connected and authenticated first, so the request below needs no connection work.
-      await trpc.model.info.query();
+      await airlock.trpc.model.info.query();
 
-      vi.useFakeTimers({ toFake: ['setTimeout'] });
-      const answer = trpc.model.info.query();
-      await new Promise((resolve) => setImmediate(resolve));
+      vi.useFakeTimers({ toFake: ['setTimeout', 'setImmediate', 'queueMicrotask'] });
+      const answer = airlock.trpc.model.info.query();
       expect(written.filter((frame) => frame.includes('"model.info"'))).toHaveLength(2);
 
       vi.useRealTimers();
       expect(await answer).toMatchObject({ provider: 'test' });
     } finally {
-      await client.close();
+      await airlock.close();
     }
   });
 });

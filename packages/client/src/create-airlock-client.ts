@@ -115,14 +115,19 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
       });
       return () => subscription.unsubscribe();
     }, signal);
-    return Object.assign(events, {
+    return {
       sessionId: input.sessionId,
       runId: input.runId,
       get lastEventId() {
         return lastEventId;
       },
       cancel: async () => (await trpc.chat.cancel.mutate({ sessionId: input.sessionId, runId: input.runId })).cancelled > 0,
-    });
+      next: () => events.next(),
+      return: () => events.return!(),
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
   };
 
   return {

@@ -1,0 +1,186 @@
+import { createAirlockClient, parseStartupLink, type AirlockClient, type LoopEvent } from '@airlock/client';
+import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { startFakeOpenAIServer } from './support/fake-openai-server';
+import { recordingTool, startTestAirlock } from './support/test-airlock';
+
+type Msg = { role: string; content?: unknown };
+const lastMessage = (body: Record<string, unknown> | undefined) => (body?.messages as Msg[] | undefined)?.at(-1);
+const echoTurn = (...texts: string[]) => ({ toolCalls: texts.map((text) => ({ name: 'echo', arguments: { text } })) });
+
+async function setup() {
+  const fake = await startFakeOpenAIServer();
+  const echo = recordingTool('echo');
+  const airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+  const sockets: WebSocket[] = [];
+  class TrackedWebSocket extends WebSocket {
+    constructor(url: string) {
+      super(url);
+      sockets.push(this);
+    }
+  }
+  const clients: AirlockClient[] = [];
+  const connect = (options: { token?: string; onRejected?: (message: string) => void } = {}) => {
+    const client = createAirlockClient({
+      url: airlock.server.wsUrl,
+      token: options.token ?? airlock.server.token,
+      WebSocket: TrackedWebSocket,
+      clientLabel: 'integration test',
+      retryDelayMs: () => 10,
+      ...(options.onRejected === undefined ? {} : { onRejected: options.onRejected }),
+    });
+    clients.push(client);
+    return client;
+  };
+  return {
+    fake,
+    airlock,
+    echo,
+    sockets,
+    connect,
+    async [Symbol.asyncDispose]() {
+      await Promise.all(clients.map((client) => client.close()));
+      await airlock.close();
+      await fake.close();
+    },
+  };
+}
+
+/** Reads a run's events, answering each gated call with `decide`. */
+async function drive(events: AsyncIterable<LoopEvent>, decide: (start: Extract<LoopEvent, { type: 'tool-start' }>) => Promise<unknown>): Promise<LoopEvent[]> {
+  const seen: LoopEvent[] = [];
+  for await (const event of events) {
+    seen.push(event);
+    if (event.type === 'tool-start' && event.awaitingConfirmation) await decide(event);
+  }
+  return seen;
+}
+
+describe('@airlock/client against a real server', () => {
+  it('streams a run to its end; allow runs the tool, deny sends the reason to the model', async () => {
+    await using t = await setup();
+    t.fake.enqueue(echoTurn('one'), echoTurn('two'), { text: ['All ', 'done.'] });
+    const client = t.connect();
+    const run = client.startRun({ sessionId: 's-1', message: 'echo twice' });
+    const events = await drive(run, (start) =>
+      start.arguments.text === 'one'
+        ? client.decide({ sessionId: 's-1', approvalId: start.approvalId, decision: 'allow' })
+        : client.decide({ sessionId: 's-1', approvalId: start.approvalId, decision: 'deny', reason: 'not two — stop here' }),
+    );
+    expect(events[0]).toStrictEqual({ type: 'run-start', runId: run.runId, sessionId: 's-1' });
+    expect(events.at(-1)).toStrictEqual({ type: 'run-end', runId: run.runId, reason: 'done' });
+    expect(events.filter((event) => event.type === 'tool-end').map((event) => event.outcome)).toStrictEqual(['executed', 'denied']);
+    expect(events.flatMap((event) => (event.type === 'text-delta' ? [event.text] : [])).join('')).toBe('All done.');
+    expect(t.echo.calls).toStrictEqual(['one']);
+    expect(String(lastMessage(t.fake.requests[2])?.content)).toContain('not two — stop here');
+    expect(run.lastEventId).toMatch(new RegExp(`^${run.runId}:\\d+$`));
+  });
+
+  it('always: grants the tool, so the next call of the chat is not asked', async () => {
+    await using t = await setup();
+    t.fake.enqueue(echoTurn('first'), echoTurn('second'), { text: 'ok' });
+    const client = t.connect();
+    const asked: string[] = [];
+    const events = await drive(client.startRun({ sessionId: 's-always', message: 'go' }), (start) => {
+      asked.push(String(start.arguments.text));
+      return client.decide({ sessionId: 's-always', approvalId: start.approvalId, decision: 'always' });
+    });
+    expect(asked).toStrictEqual(['first']);
+    expect(events.filter((event) => event.type === 'tool-decision').map((event) => event.source)).toStrictEqual(['user', 'grant']);
+    expect(t.echo.calls).toStrictEqual(['first', 'second']);
+    expect(await client.trpc.grants.list.query({ sessionId: 's-always' })).toMatchObject([{ toolName: 'echo' }]);
+  });
+
+  it('lists what is waiting, and a second client attaches to the run and decides it', async () => {
+    await using t = await setup();
+    t.fake.enqueue(echoTurn('wait'), { text: 'done' });
+    const first = t.connect();
+    const run = first.startRun({ sessionId: 's-pending', message: 'go' });
+    for await (const event of run) if (event.type === 'tool-start') break;
+    const [waiting] = await first.pending('s-pending');
+    expect(waiting).toMatchObject({ runId: run.runId, toolName: 'echo', arguments: { text: 'wait' } });
+
+    const second = t.connect();
+    const attached = second.attachRun({ sessionId: 's-pending', runId: run.runId });
+    expect(await second.decide({ sessionId: 's-pending', approvalId: waiting!.approvalId, decision: 'allow' })).toStrictEqual({
+      resolved: true,
+      status: 'resolved',
+      decision: 'allow',
+    });
+    const replayed: LoopEvent[] = [];
+    for await (const event of attached) replayed.push(event);
+    expect(replayed.map((event) => event.type).filter((type) => type !== 'status')).toStrictEqual(['run-start', 'tool-start', 'tool-decision', 'tool-end', 'text-delta', 'run-end']);
+    expect(await first.pending('s-pending')).toStrictEqual([]);
+  });
+
+  it('re-attaches after the connection drops: every event once, in order, and the call still waits for its decision', async () => {
+    await using t = await setup();
+    t.fake.enqueue(echoTurn('across'), { text: ['after ', 'the ', 'drop'] });
+    const client = t.connect();
+    const run = client.startRun({ sessionId: 's-drop', message: 'go' });
+    const events: LoopEvent[] = [];
+    for await (const event of run) {
+      events.push(event);
+      if (event.type === 'tool-start') {
+        t.sockets.at(-1)!.terminate();
+        // The decision goes over the new connection; the iterator picks up where it stopped.
+        await expect.poll(() => t.sockets.length).toBe(2);
+        await expect.poll(() => client.state).toBe('open');
+        await client.decide({ sessionId: 's-drop', approvalId: event.approvalId, decision: 'allow' });
+      }
+    }
+    const replay: LoopEvent[] = [];
+    for await (const event of client.attachRun({ sessionId: 's-drop', runId: run.runId })) replay.push(event);
+    expect(events).toStrictEqual(replay);
+    expect(t.echo.calls).toStrictEqual(['across']);
+    expect(t.fake.requests).toHaveLength(2);
+  });
+
+  it('stops following on abort without stopping the run; cancel stops it', async () => {
+    await using t = await setup();
+    t.fake.enqueue(echoTurn('never'));
+    const client = t.connect();
+    const controller = new AbortController();
+    const run = client.startRun({ sessionId: 's-abort', message: 'go', signal: controller.signal });
+    const reading = (async () => {
+      for await (const event of run) if (event.type === 'tool-start') controller.abort(new Error('the person left'));
+    })();
+    await expect(reading).rejects.toThrow('the person left');
+    expect(await client.pending('s-abort')).toHaveLength(1);
+
+    const again = client.attachRun({ sessionId: 's-abort', runId: run.runId });
+    expect(await run.cancel()).toBe(true);
+    const ends: LoopEvent[] = [];
+    for await (const event of again) if (event.type === 'tool-end' || event.type === 'run-end') ends.push(event);
+    expect(ends).toMatchObject([{ type: 'tool-end', outcome: 'cancelled' }, { type: 'run-end', reason: 'cancelled' }]);
+    expect(t.echo.calls).toStrictEqual([]);
+  });
+
+  it('follows the session list as runs start and end', async () => {
+    await using t = await setup();
+    t.fake.enqueue({ text: 'hi' });
+    const client = t.connect();
+    const controller = new AbortController();
+    const lists = client.followSessions(controller.signal);
+    expect((await lists.next()).value).toStrictEqual([]);
+    for await (const event of client.startRun({ sessionId: 's-list', message: 'hello there' })) void event;
+    let latest = (await lists.next()).value!;
+    while (latest[0]?.activeRunId !== null) latest = (await lists.next()).value!;
+    expect(latest).toMatchObject([{ sessionId: 's-list', activeRunId: null }]);
+    controller.abort();
+    await expect(lists.next()).rejects.toThrow();
+  });
+
+  it('reads the start-up link, and gives up at once when the token is refused', async () => {
+    await using t = await setup();
+    const address = parseStartupLink(`${t.airlock.server.url}/#token=${encodeURIComponent(t.airlock.server.token)}`);
+    expect(address).toStrictEqual({ url: t.airlock.server.wsUrl, token: t.airlock.server.token });
+    expect(await t.connect(address).trpc.model.info.query()).toMatchObject({ provider: 'fake' });
+
+    const rejections: string[] = [];
+    const refused = t.connect({ token: 'not-the-token-not-the-token-not-the-token', onRejected: (message) => rejections.push(message) });
+    await expect(refused.trpc.model.info.query()).rejects.toThrow('a valid access token is required');
+    expect(rejections).toStrictEqual(['a valid access token is required']);
+    expect(refused.state).toBe('rejected');
+  });
+});
