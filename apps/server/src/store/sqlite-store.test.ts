@@ -1,0 +1,172 @@
+import Database from 'better-sqlite3';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DATABASE_FILE, SqliteStore } from './sqlite-store';
+import { StoreError } from './store-error';
+import { appendAll, run, session, startChange, tempFolder } from './test-support';
+
+const quiet = { log: () => {} };
+
+function jsonFileName(sessionId: string): string {
+  return `${Buffer.from(sessionId, 'utf8').toString('base64url')}.json`;
+}
+
+async function expectStoreError(opening: Promise<unknown>, problem: StoreError['problem'], file: string): Promise<StoreError> {
+  const error = await opening.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(StoreError);
+  const storeError = error as StoreError;
+  expect(storeError.problem).toBe(problem);
+  expect(storeError.file).toBe(file);
+  expect(storeError.message).toContain(file);
+  return storeError;
+}
+
+describe('SqliteStore', () => {
+  it('creates its file 0600 in a 0700 folder and keeps everything across a close and reopen', async () => {
+    await using folder = await tempFolder();
+    const directory = join(folder.path, 'data');
+    const first = await SqliteStore.open({ directory, ...quiet });
+    await first.createSession(session('s', 1_000, { lastRunId: 'r' }));
+    await first.appendMessage('s', { role: 'user', content: 'hello' }, 1_001);
+    await first.createRun(run('r', 's'));
+    await appendAll(first, { runId: 'r', sessionId: 's' }, [startChange('call-1', 5_000), { kind: 'running', toolCallId: 'call-1', startedAt: 5_001 }]);
+    await first.saveGrant({ grantId: 'g', scope: 'session', sessionId: 's', toolName: 'read_file', arguments: null, toolVersion: 'v1', createdAt: 1 });
+    const before = {
+      sessions: await first.listSessions(),
+      messages: await first.loadMessages('s'),
+      runs: await first.listUnfinishedRuns(),
+      events: await first.loadEvents('r', 0),
+      ledger: await first.listRunToolCalls('r'),
+      grants: await first.listGrants(),
+    };
+    await first.close();
+
+    expect((await stat(join(directory, DATABASE_FILE))).mode & 0o777).toBe(0o600);
+    expect((await stat(directory)).mode & 0o777).toBe(0o700);
+    const reopened = await SqliteStore.open({ directory, ...quiet });
+    expect({
+      sessions: await reopened.listSessions(),
+      messages: await reopened.loadMessages('s'),
+      runs: await reopened.listUnfinishedRuns(),
+      events: await reopened.loadEvents('r', 0),
+      ledger: await reopened.listRunToolCalls('r'),
+      grants: await reopened.listGrants(),
+    }).toStrictEqual(before);
+    expect(before.ledger).toHaveLength(1);
+    await appendAll(reopened, { runId: 'r', sessionId: 's' }, [{ kind: 'end', toolCallId: 'call-1', outcome: 'executed', result: 'done', endedAt: 5_002 }], 3);
+    await reopened.appendMessage('s', { role: 'assistant', content: 'hi' }, 1_002);
+    expect(await reopened.loadMessages('s')).toStrictEqual([
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'hi' },
+    ]);
+    await reopened.close();
+  });
+
+  it('imports the former JSON session files once, from the data folder and its sessions/ subfolder, leaving them in place', async () => {
+    await using folder = await tempFolder();
+    const directory = folder.path;
+    await mkdir(join(directory, 'sessions'));
+    const valid = {
+      sessionId: 'chat-1',
+      title: 'hello',
+      createdAt: 1_000,
+      updatedAt: 2_000,
+      messages: [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: 'hi there' },
+      ],
+    };
+    const inSubfolder = { ...valid, sessionId: 'chat-2', title: 'older', updatedAt: 1_500, messages: [] };
+    await writeFile(join(directory, jsonFileName('chat-1')), JSON.stringify(valid));
+    await writeFile(join(directory, 'sessions', jsonFileName('chat-2')), JSON.stringify(inSubfolder));
+    await writeFile(join(directory, 'sessions', jsonFileName('chat-1')), JSON.stringify(valid));
+    await writeFile(join(directory, 'sessions', jsonFileName('bad')), JSON.stringify({ ...valid, sessionId: 'bad', messages: [{ role: 'robot' }] }));
+    await writeFile(join(directory, 'sessions', 'not-json.json'), '{ half');
+    await writeFile(join(directory, 'sessions', jsonFileName('renamed')), JSON.stringify({ ...valid, sessionId: 'other' }));
+    const files = await readdir(join(directory, 'sessions'));
+    const lines: string[] = [];
+
+    const store = await SqliteStore.open({ directory, log: (line) => lines.push(line) });
+
+    expect(store.jsonImport.imported).toStrictEqual([
+      { file: jsonFileName('chat-1'), sessionId: 'chat-1' },
+      { file: `sessions/${jsonFileName('chat-2')}`, sessionId: 'chat-2' },
+    ]);
+    expect(store.jsonImport.skipped.map((entry) => entry.file).sort()).toStrictEqual(
+      [jsonFileName('bad'), jsonFileName('chat-1'), jsonFileName('renamed'), 'not-json.json'].map((name) => `sessions/${name}`).sort(),
+    );
+    expect(store.jsonImport.skipped.find((entry) => entry.file === `sessions/${jsonFileName('chat-1')}`)?.reason).toBe('a chat with the same id is already stored');
+    expect(lines.filter((line) => line.startsWith('Skipped'))).toHaveLength(4);
+    expect(await store.listSessions()).toStrictEqual([
+      { sessionId: 'chat-1', title: 'hello', createdAt: 1_000, updatedAt: 2_000, confirmToolCalls: true, lastRunId: null },
+      { sessionId: 'chat-2', title: 'older', createdAt: 1_000, updatedAt: 1_500, confirmToolCalls: true, lastRunId: null },
+    ]);
+    expect(await store.loadMessages('chat-1')).toStrictEqual(valid.messages);
+    await store.deleteSession('chat-2');
+    await store.close();
+
+    await writeFile(join(directory, 'sessions', jsonFileName('chat-3')), JSON.stringify({ ...valid, sessionId: 'chat-3' }));
+    const reopened = await SqliteStore.open({ directory, ...quiet });
+    expect(reopened.jsonImport).toStrictEqual({ imported: [{ file: `sessions/${jsonFileName('chat-3')}`, sessionId: 'chat-3' }], skipped: [] });
+    expect((await reopened.listSessions()).map((s) => s.sessionId)).toStrictEqual(['chat-1', 'chat-3']);
+    await reopened.close();
+    expect(await readdir(join(directory, 'sessions'))).toStrictEqual([...files, jsonFileName('chat-3')].sort());
+    expect(JSON.parse(await readFile(join(directory, jsonFileName('chat-1')), 'utf8'))).toStrictEqual(valid);
+  });
+
+  it('refuses a file that is not a database, naming it, and leaves it as it was', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    const content = 'these are my notes, not a database\n'.repeat(200);
+    await writeFile(file, content, { mode: 0o600 });
+
+    await expectStoreError(SqliteStore.open({ directory: folder.path, ...quiet }), 'corrupt', file);
+    expect(await readFile(file, 'utf8')).toBe(content);
+    expect(await readdir(folder.path)).toStrictEqual([DATABASE_FILE]);
+  });
+
+  it('refuses a damaged database that fails quick_check, and leaves it as it was', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    for (let index = 0; index < 200; index += 1) {
+      await store.createSession(session(`chat-${index}`, index));
+      await store.appendMessage(`chat-${index}`, { role: 'user', content: 'x'.repeat(500) }, index);
+    }
+    await store.close();
+    const bytes = await readFile(file);
+    const pageSize = bytes.readUInt16BE(16);
+    expect(bytes.length / pageSize).toBeGreaterThan(10);
+    bytes.fill(0xa5, 6 * pageSize, 6 * pageSize + 64);
+    await writeFile(file, bytes);
+
+    const error = await expectStoreError(SqliteStore.open({ directory: folder.path, ...quiet }), 'corrupt', file);
+    expect(error.message).toContain('is damaged (quick_check:');
+    expect((await readFile(file)).equals(bytes)).toBe(true);
+  });
+
+  it('refuses a database another server or connection holds, and opens it once that one lets go', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    const first = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await first.createSession(session('kept'));
+
+    await expectStoreError(SqliteStore.open({ directory: folder.path, busyTimeoutMs: 50, ...quiet }), 'locked', file);
+    await first.close();
+
+    const other = new Database(file);
+    other.pragma('journal_mode = DELETE');
+    other.exec('BEGIN EXCLUSIVE');
+    await expectStoreError(SqliteStore.open({ directory: folder.path, busyTimeoutMs: 50, ...quiet }), 'locked', file);
+    other.exec('ROLLBACK');
+    other.close();
+
+    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    expect((await reopened.listSessions()).map((s) => s.sessionId)).toStrictEqual(['kept']);
+    await reopened.close();
+  });
+});
