@@ -1,9 +1,10 @@
 import type { AppRouter } from '@airlock/api';
-import { randomId, type LoopEvent } from '@airlock/core';
+import type { LoopEvent } from '@airlock/core';
 import { createTRPCClient, type TRPCClient } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { airlockLink } from './airlock-link';
 import { AirlockSocket, type SocketState } from './airlock-socket';
+import { randomRunId } from './random-run-id';
 import { subscriptionIterator } from './subscription-iterator';
 import type { WebSocketConstructor } from './web-socket-like';
 
@@ -132,7 +133,7 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
 
   return {
     trpc,
-    startRun: ({ signal, runId, ...input }) => follow({ ...input, runId: runId ?? randomId('run') }, signal),
+    startRun: ({ signal, runId, ...input }) => follow({ ...input, runId: runId ?? randomRunId() }, signal),
     attachRun: ({ signal, ...input }) => follow(input, signal),
     decide: (input) =>
       trpc.chat.confirmTool.mutate({

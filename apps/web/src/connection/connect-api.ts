@@ -1,6 +1,6 @@
 import type { AppRouter } from '@airlock/api';
-import { createTRPCClient, createWSClient, wsLink, type TRPCClient } from '@trpc/client';
-import { authAwareWebSocket } from './auth-aware-websocket';
+import { createAirlockClient, type WebSocketConstructor } from '@airlock/client';
+import type { TRPCClient } from '@trpc/client';
 import { ConnectionStatusStore } from './connection-status';
 
 export interface ConnectApiOptions {
@@ -11,7 +11,7 @@ export interface ConnectApiOptions {
   /** Failed attempts in a row after which the UI says "offline" instead of "reconnecting". Default 3. */
   offlineAfterFailures?: number;
   /** Default: the global WebSocket. */
-  WebSocket?: typeof WebSocket;
+  WebSocket?: WebSocketConstructor;
 }
 
 export interface ApiConnection {
@@ -20,20 +20,20 @@ export interface ApiConnection {
   close(): Promise<void>;
 }
 
-/** Opens the one WebSocket the UI uses; it reconnects by itself and re-sends open subscriptions with their lastEventId. */
+/**
+ * Opens the one WebSocket the UI uses, through @airlock/client: it reconnects by itself, re-sends open
+ * subscriptions with their lastEventId, and stops (the UI asks for a token) when the server refuses the token.
+ */
 export function connectApi(options: ConnectApiOptions): ApiConnection {
   const status = new ConnectionStatusStore();
   const offlineAfter = options.offlineAfterFailures ?? 3;
   let failures = 0;
   let opened = false;
-  const socket = authAwareWebSocket((message) => {
-    status.set({ state: 'unauthorized', message });
-    void wsClient.close();
-  }, options.WebSocket);
-  const wsClient = createWSClient({
+  const airlock = createAirlockClient({
     url: options.url,
-    WebSocket: socket,
-    connectionParams: { token: options.token },
+    token: options.token,
+    clientLabel: 'web',
+    ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
     retryDelayMs: (attempt) => Math.min(300 * 2 ** attempt, 5_000),
     onOpen() {
       failures = 0;
@@ -45,9 +45,11 @@ export function connectApi(options: ConnectApiOptions): ApiConnection {
       if (failures >= offlineAfter) status.set({ state: 'offline' });
       else status.set({ state: opened ? 'reconnecting' : 'connecting' });
     },
+    onRejected(message) {
+      status.set({ state: 'unauthorized', message });
+    },
   });
-  const client = createTRPCClient<AppRouter>({ links: [wsLink<AppRouter>({ client: wsClient })] });
-  return { client, status, close: () => wsClient.close() };
+  return { client: airlock.trpc, status, close: () => airlock.close() };
 }
 
 export function defaultSocketUrl(location: Pick<Location, 'protocol' | 'host'>): string {
