@@ -1,20 +1,35 @@
 #!/usr/bin/env node
-// Runs the TypeScript server through tsx (Node 20 cannot run .ts itself), passing every argument through.
+// Starts the server, passing every argument through. Secrets given in the environment are handed over on a pipe
+// instead, and the server stops when this launcher dies, since the pipe then closes.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const require = createRequire(import.meta.url);
-const tsxPackagePath = require.resolve('tsx/package.json');
-const tsxBin = JSON.parse(readFileSync(tsxPackagePath, 'utf8')).bin;
-const tsxCli = join(dirname(tsxPackagePath), typeof tsxBin === 'string' ? tsxBin : tsxBin.tsx);
-const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const SECRETS = ['AIRLOCK_TOKEN', 'AIRLOCK_API_KEY'];
+const LINK_FD = 3;
 
+/** The command that runs the server: the TypeScript entry point, loaded through tsx in this one process (Node 20 cannot run .ts itself). */
+function serverCommand() {
+  const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return [process.execPath, '--import', tsxLoader, fileURLToPath(new URL('../src/main.ts', import.meta.url))];
+}
+
+// The server's environment has no secret in it: a tool that reads /proc/<server>/environ finds none. This
+// process's own environment still has them (the kernel keeps a process's initial environment): the server warns.
+const env = { ...process.env, AIRLOCK_LAUNCHER_FD: String(LINK_FD) };
+const secrets = {};
+for (const name of SECRETS) {
+  if (env[name] !== undefined && env[name] !== '') secrets[name] = env[name];
+  delete env[name];
+}
+
+const [command, ...args] = serverCommand();
 // Own process group: a terminal's Ctrl-C reaches only this process, which forwards it once. Sharing the group,
 // the server would get it twice (from the terminal and relayed) and take the second as "exit without waiting".
-const child = spawn(process.execPath, [tsxCli, main, ...process.argv.slice(2)], { stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+const child = spawn(command, [...args, ...process.argv.slice(2)], { stdio: ['ignore', 'inherit', 'inherit', 'pipe'], env, detached: true });
+// Written once and never closed: the server sees the end of this pipe only when this process is gone.
+child.stdio[LINK_FD].on('error', () => undefined);
+child.stdio[LINK_FD].write(`${JSON.stringify(secrets)}\n`);
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
@@ -22,7 +37,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   });
 }
 child.on('error', (error) => {
-  console.error(`airlock: cannot start tsx: ${error.message}`);
+  console.error(`airlock: cannot start the server: ${error.message}`);
   process.exit(1);
 });
 child.on('exit', (code) => process.exit(code ?? 1));

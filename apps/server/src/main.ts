@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig, USAGE } from './config';
 import { createServices } from './create-services';
+import { environmentSecretWarning, HANDED_OVER_SECRETS, openLauncherLink } from './launcher-link';
 import { startServer } from './start-server';
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -7,7 +8,11 @@ async function main(argv: readonly string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const config = loadConfig(argv, process.env);
+  const link = await openLauncherLink(process.env);
+  // Secrets the launcher handed over never enter this process's environment, so no child can read them from it.
+  const env = { ...process.env, ...link?.secrets };
+  for (const name of HANDED_OVER_SECRETS) if (env[name] !== undefined && env[name] !== '') console.warn(environmentSecretWarning(name));
+  const config = loadConfig(argv, env);
   const created = await createServices(config, { env: process.env });
   let server;
   try {
@@ -35,6 +40,12 @@ async function main(argv: readonly string[]): Promise<number> {
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    // The launcher is gone (even killed with SIGKILL): stop as on SIGTERM rather than run on, orphaned on the port.
+    link?.onClose(() => {
+      if (stopping) return;
+      console.log('The launcher exited.');
+      stop('SIGTERM');
+    });
   });
   return 0;
 }

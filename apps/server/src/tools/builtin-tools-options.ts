@@ -1,3 +1,5 @@
+import type { SandboxMode, ToolSandbox } from './sandbox/tool-sandbox';
+
 export interface BuiltinToolsOptions {
   /** Absolute folder the tools act in: the terminal's working directory and the only place files are read or written. */
   workspace: string;
@@ -11,6 +13,15 @@ export interface BuiltinToolsOptions {
   maxOutputBytes?: number;
   /** Time between SIGTERM and SIGKILL when stopping a command. Default 2,000 ms. */
   killGraceMs?: number;
+  /**
+   * How terminal and python are held: a mode (`auto` uses bubblewrap when it can start here, else runs without a
+   * sandbox; `bubblewrap` refuses to run without it; `none`), or a sandbox already resolved. Default `auto`.
+   */
+  sandbox?: SandboxMode | ToolSandbox;
+  /** Whether sandboxed calls reach the network; off needs bubblewrap. Default true. */
+  network?: boolean;
+  /** Folders and files a sandboxed call must not see (data dir, token and key files). Default none. */
+  hiddenPaths?: readonly string[];
   /** Bytes read_file returns at most. Default 1 MiB. */
   maxReadBytes?: number;
   /** Bytes write_file accepts at most. Default 5 MiB. */
@@ -35,6 +46,9 @@ export function resolveToolsOptions(options: BuiltinToolsOptions): ResolvedTools
     defaultTimeoutMs: options.defaultTimeoutMs ?? 120_000,
     maxOutputBytes: options.maxOutputBytes ?? 64 * 1024,
     killGraceMs: options.killGraceMs ?? 2_000,
+    sandbox: options.sandbox ?? 'auto',
+    network: options.network ?? true,
+    hiddenPaths: options.hiddenPaths ?? [],
     maxReadBytes: options.maxReadBytes ?? 1024 * 1024,
     maxWriteBytes: options.maxWriteBytes ?? 5 * 1024 * 1024,
     maxDirectoryEntries: options.maxDirectoryEntries ?? 1_000,

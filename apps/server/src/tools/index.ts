@@ -13,6 +13,7 @@ export { buildChildEnv } from './child-env';
 export { htmlToText } from './html-to-text';
 export { runProcess, type ProcessResult, type RunProcessOptions } from './process-runner';
 export { OutsideWorkspaceError, WorkspacePaths } from './workspace-paths';
+export { resolveToolSandbox, SandboxUnavailableError, type SandboxMode, type ToolSandbox } from './sandbox/tool-sandbox';
 
 /** The tools every session has: terminal, python, read_file, write_file, list_directory and web_fetch, all bound to one workspace. */
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {

@@ -188,3 +188,69 @@ async function waitUntil(done: () => Promise<boolean>, withinMs: number): Promis
     await delay(POLL_MS);
   }
 }
+
+export interface FreezeOptions {
+  /** Scans in a row that must find nothing new before the frozen processes are killed. Default 3. */
+  quietScans?: number;
+  /** Scans at most, however many keep finding something. Default 1,000. */
+  maxScans?: number;
+}
+
+/**
+ * Stops for good every process of the call, including one that keeps forking away from its pid (setsid, then fork
+ * and exit every few milliseconds), which a single scan misses: the group and every marked process found are
+ * frozen with SIGSTOP the moment they are found, so a frozen one forks no more; /proc is scanned again (only the
+ * pids not looked at yet) until several scans in a row find nothing new, then everything frozen is SIGKILLed.
+ * Synchronous, so no scan waits behind other work. Returns the marked processes found outside the group.
+ */
+export function freezeAndKill(scope: MarkedScope, options: FreezeOptions = {}): number[] {
+  const quietScans = options.quietScans ?? 3;
+  const maxScans = options.maxScans ?? 1_000;
+  const needle = `\0${scope.marker}\0`;
+  const frozen: number[] = [];
+  const examined = new Set<string>();
+  quietSignalGroup(scope.group, 'SIGSTOP');
+  let quiet = 0;
+  for (let scan = 0; scan < maxScans && quiet < quietScans; scan += 1) {
+    let entries: string[];
+    try {
+      entries = readdirSync('/proc');
+    } catch {
+      break;
+    }
+    let foundNew = false;
+    for (const entry of entries) {
+      if (examined.has(entry) || !/^\d+$/.test(entry)) continue;
+      examined.add(entry);
+      try {
+        const info = parseStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
+        if (!info.live || info.group === scope.group || info.startTime < scope.startedSince) continue;
+        if (!`\0${readFileSync(`/proc/${entry}/environ`, 'latin1')}`.includes(needle)) continue;
+        process.kill(Number(entry), 'SIGSTOP');
+        frozen.push(Number(entry));
+        foundNew = true;
+      } catch {
+        // Gone before it could be read: it may have been one of ours that forked on, so this scan is not a quiet one.
+        foundNew = true;
+      }
+    }
+    quiet = foundNew ? 0 : quiet + 1;
+  }
+  quietSignalGroup(scope.group, 'SIGKILL');
+  for (const pid of frozen) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone in the meantime.
+    }
+  }
+  return frozen;
+}
+
+function quietSignalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    signalProcessGroup(pgid, signal);
+  } catch {
+    // Not ours to signal.
+  }
+}

@@ -1,46 +1,69 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { liveProcessGroupMembers } from './process-group';
 import { runProcess, type RunProcessOptions } from './process-runner';
-import { isRunning } from './test-support';
+import { probeBubblewrap } from './sandbox/probe-bubblewrap';
+import { isRunning, killAllWith, processesWith, SANDBOX_KINDS, uniqueToken } from './test-support';
 
-function sh(command: string, overrides: Partial<RunProcessOptions> = {}) {
-  return runProcess({
-    file: '/bin/sh',
-    args: ['-c', command],
-    cwd: '/',
-    env: { PATH: '/usr/bin:/bin' },
-    timeoutMs: 20_000,
-    maxOutputBytes: 64 * 1024,
-    killGraceMs: 1_000,
-    ...overrides,
-  });
+const tempDir = () => mkdtemp(join(tmpdir(), 'airlock-runner-'));
+const firstLinePid = (output: string) => Number.parseInt(output, 10);
+
+/** Three scans in a row find nothing: a process that hops from pid to pid is always somewhere in each. */
+const goneFor = (token: string) => [processesWith(token), processesWith(token), processesWith(token)].flat();
+
+async function sandboxFor(kind: (typeof SANDBOX_KINDS)[number], workspace: string): Promise<Partial<RunProcessOptions>> {
+  if (kind === 'none') return {};
+  const probe = await probeBubblewrap(true);
+  if (!probe.available) throw new Error(probe.reason);
+  return { sandbox: { bwrap: probe.bwrap, policy: { workspace, network: true } } };
 }
 
-const firstLinePid = (output: string) => Number.parseInt(output, 10);
-const tempDir = () => mkdtemp(join(tmpdir(), 'airlock-runner-'));
+describe.each(SANDBOX_KINDS)('runProcess (sandbox: %s)', (kind) => {
+  async function sh(command: string, overrides: Partial<RunProcessOptions> = {}) {
+    const cwd = overrides.cwd ?? (await tempDir());
+    return runProcess({
+      file: '/bin/sh',
+      args: ['-c', command],
+      cwd,
+      env: { PATH: '/usr/bin:/bin' },
+      timeoutMs: 20_000,
+      maxOutputBytes: 64 * 1024,
+      killGraceMs: 1_000,
+      ...(await sandboxFor(kind, cwd)),
+      ...overrides,
+    });
+  }
 
-describe('runProcess', () => {
-  test('a timeout stops the whole process group, background children included', async () => {
-    const result = await sh('sleep 300 & echo $!; sleep 300; wait', { timeoutMs: 300 });
-    expect(result.stoppedBy).toStrictEqual({ kind: 'timeout', timeoutMs: 300 });
-    expect(result.signal).toBe('SIGTERM');
-    expect(result.pid).toBeTypeOf('number');
-    expect(await liveProcessGroupMembers(result.pid!)).toStrictEqual([]);
-    expect(await isRunning(firstLinePid(result.output))).toBe(false);
+  test('a timeout stops the command and everything it started', async () => {
+    const token = uniqueToken();
+    try {
+      const result = await sh(`sh -c 'sleep 300' ${token} & sleep 300; wait`, { timeoutMs: 300 });
+      expect(result.stoppedBy).toStrictEqual({ kind: 'timeout', timeoutMs: 300 });
+      expect(result.signal).toBe('SIGTERM');
+      expect(result.pid).toBeTypeOf('number');
+      expect(await liveProcessGroupMembers(result.pid!)).toStrictEqual([]);
+      expect(processesWith(token)).toStrictEqual([]);
+    } finally {
+      killAllWith(token);
+    }
   });
 
-  test('an abort stops the whole process group', async () => {
+  test('an abort stops the command and everything it started', async () => {
+    const token = uniqueToken();
+    const cwd = await tempDir();
     const controller = new AbortController();
-    let pgid = 0;
-    const running = sh('sleep 300 & sleep 300 & wait', { signal: controller.signal, onSpawn: (pid) => (pgid = pid) });
-    await vi.waitFor(async () => expect((await liveProcessGroupMembers(pgid)).length).toBe(3));
-    controller.abort(new Error('the person pressed stop'));
-    const result = await running;
-    expect(result.stoppedBy).toStrictEqual({ kind: 'aborted', reason: 'the person pressed stop' });
-    expect(await liveProcessGroupMembers(pgid)).toStrictEqual([]);
+    try {
+      const running = sh(`sh -c 'touch started; sleep 300' ${token} & sleep 300; wait`, { cwd, signal: controller.signal });
+      await vi.waitFor(() => readFile(join(cwd, 'started')));
+      controller.abort(new Error('the person pressed stop'));
+      const result = await running;
+      expect(result.stoppedBy).toStrictEqual({ kind: 'aborted', reason: 'the person pressed stop' });
+      expect(processesWith(token)).toStrictEqual([]);
+    } finally {
+      killAllWith(token);
+    }
   });
 
   test('a process that ignores SIGTERM is killed after the grace period', async () => {
@@ -50,63 +73,59 @@ describe('runProcess', () => {
   });
 
   test('background processes still running when the command exits are stopped, and the call returns', async () => {
-    const result = await sh('sleep 300 & echo $!');
-    expect(result.exitCode).toBe(0);
-    expect(result.strayProcessesStopped).toBe(true);
-    expect(await isRunning(firstLinePid(result.output))).toBe(false);
+    const token = uniqueToken();
+    try {
+      const result = await sh(`sh -c 'sleep 300' ${token} & echo started`);
+      expect(result.exitCode).toBe(0);
+      expect(processesWith(token)).toStrictEqual([]);
+    } finally {
+      killAllWith(token);
+    }
   });
 
   test('a process that left the group with setsid is stopped when the command exits', async () => {
-    // The command waits for the escaped process to have started before it exits.
-    const result = await sh(`setsid sh -c 'echo $$ > started; exec sleep 300' & while [ ! -s started ]; do :; done; cat started`, {
-      cwd: await tempDir(),
-    });
-    const escaped = firstLinePid(result.output);
+    const token = uniqueToken();
     try {
+      // The command waits for the escaped process to have started before it exits.
+      const result = await sh(`setsid sh -c 'echo $$ > started; exec sleep 300' ${token} & while [ ! -s started ]; do :; done; cat started`);
       expect(result.exitCode).toBe(0);
-      expect(escaped).toBeGreaterThan(0);
-      expect(result.strayProcessesStopped).toBe(true);
-      expect(await isRunning(escaped)).toBe(false);
+      expect(firstLinePid(result.output)).toBeGreaterThan(0);
+      expect(processesWith(token)).toStrictEqual([]);
     } finally {
-      if (escaped > 0 && (await isRunning(escaped))) process.kill(escaped, 'SIGKILL');
+      killAllWith(token);
     }
   });
 
   test('a daemon that double-forked out of the group is stopped when the call is stopped', async () => {
+    const token = uniqueToken();
     const cwd = await tempDir();
     const controller = new AbortController();
-    const running = sh(`(setsid sh -c 'echo $$ > started; exec sleep 300' &); sleep 300`, { cwd, signal: controller.signal });
-    const escaped = await vi.waitFor(async () => {
-      const pid = firstLinePid(await readFile(join(cwd, 'started'), 'utf8'));
-      expect(pid).toBeGreaterThan(0);
-      return pid;
-    });
     try {
+      const running = sh(`(setsid sh -c 'echo $$ > started; exec sleep 300' ${token} &); sleep 300`, { cwd, signal: controller.signal });
+      await vi.waitFor(async () => expect(firstLinePid(await readFile(join(cwd, 'started'), 'utf8'))).toBeGreaterThan(0));
       controller.abort(new Error('stop'));
       const result = await running;
       expect(result.stoppedBy).toStrictEqual({ kind: 'aborted', reason: 'stop' });
-      expect(await isRunning(escaped)).toBe(false);
+      expect(processesWith(token)).toStrictEqual([]);
     } finally {
-      if (await isRunning(escaped)) process.kill(escaped, 'SIGKILL');
+      killAllWith(token);
     }
   });
 
-  test('a process that clears its environment and leaves the group cannot hold the call open through the pipes', async () => {
-    const result = await sh(`env -i setsid sh -c 'echo $$; exec sleep 300' & sleep 0.2`, { drainMs: 100 });
-    const escaped = firstLinePid(result.output);
+  test('a process that calls setsid, then forks and exits every 2 ms, does not outlive the call', async () => {
+    const token = uniqueToken();
+    const cwd = await tempDir();
+    // After setsid, each generation forks the next and exits at once, and the child waits 2 ms: its pid changes every
+    // 2 ms. It ignores SIGTERM, as a daemon may.
+    const hop = 'import os, signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nos.setsid()\nopen("started", "w").write("go")\nwhile True:\n    if os.fork():\n        os._exit(0)\n    time.sleep(0.002)\n';
+    await writeFile(join(cwd, 'hop.py'), hop);
     try {
-      expect(result.exitCode).toBe(0);
-      expect(escaped).toBeGreaterThan(0);
+      const result = await sh(`python3 hop.py ${token} & while [ ! -s started ]; do :; done; echo escaped`, { cwd });
+      expect(result.output).toBe('escaped\n');
+      expect(goneFor(token)).toStrictEqual([]);
     } finally {
-      if (escaped > 0) process.kill(escaped, 'SIGKILL');
+      killAllWith(token);
     }
-  });
-
-  test('each call marks its processes with a value of its own', async () => {
-    const [first, second] = await Promise.all([sh('echo $AIRLOCK_TOOL_CALL'), sh('echo $AIRLOCK_TOOL_CALL')]);
-    expect(first.output).toMatch(/^call_[0-9a-f]{24}\n$/);
-    expect(second.output).toMatch(/^call_[0-9a-f]{24}\n$/);
-    expect(first.output).not.toBe(second.output);
   });
 
   test('50 MB of output comes back capped, with head, tail and the omitted-bytes marker', async () => {
@@ -136,7 +155,8 @@ describe('runProcess', () => {
   });
 
   test('a missing executable is reported, not thrown', async () => {
-    const result = await runProcess({ file: '/nonexistent/tool', args: [], cwd: '/', env: {}, timeoutMs: 1_000, maxOutputBytes: 1_000 });
+    const cwd = await tempDir();
+    const result = await runProcess({ file: '/nonexistent/tool', args: [], cwd, env: {}, timeoutMs: 5_000, maxOutputBytes: 1_000, ...(await sandboxFor(kind, cwd)) });
     expect(result.exitCode).toBe(127);
     expect(result.output).toContain('/nonexistent/tool');
   });
@@ -150,5 +170,57 @@ describe('runProcess', () => {
   test('an already aborted signal starts nothing', async () => {
     const result = await sh('echo should-not-run', { signal: AbortSignal.abort(new Error('cancelled before start')) });
     expect(result).toMatchObject({ pid: undefined, output: '', stoppedBy: { kind: 'aborted', reason: 'cancelled before start' } });
+  });
+});
+
+describe('runProcess without a sandbox', () => {
+  const sh = (command: string, overrides: Partial<RunProcessOptions> = {}) =>
+    runProcess({ file: '/bin/sh', args: ['-c', command], cwd: '/', env: { PATH: '/usr/bin:/bin' }, timeoutMs: 20_000, maxOutputBytes: 64 * 1024, killGraceMs: 1_000, ...overrides });
+
+  test('says when it stopped background processes left running', async () => {
+    const result = await sh('sleep 300 & echo $!');
+    expect(result.strayProcessesStopped).toBe(true);
+    expect(await isRunning(firstLinePid(result.output))).toBe(false);
+  });
+
+  test('a process that clears its environment and leaves the group cannot hold the call open through the pipes', async () => {
+    const result = await sh(`env -i setsid sh -c 'echo $$; exec sleep 300' & sleep 0.2`, { drainMs: 100 });
+    const escaped = firstLinePid(result.output);
+    try {
+      expect(result.exitCode).toBe(0);
+      expect(escaped).toBeGreaterThan(0);
+    } finally {
+      if (escaped > 0) process.kill(escaped, 'SIGKILL');
+    }
+  });
+
+  test('each call marks its processes with a value of its own', async () => {
+    const [first, second] = await Promise.all([sh('echo $AIRLOCK_TOOL_CALL'), sh('echo $AIRLOCK_TOOL_CALL')]);
+    expect(first.output).toMatch(/^call_[0-9a-f]{24}\n$/);
+    expect(second.output).toMatch(/^call_[0-9a-f]{24}\n$/);
+    expect(first.output).not.toBe(second.output);
+  });
+});
+
+describe('runProcess in a bubblewrap sandbox', () => {
+  test('the command sees only its own processes, and a process that cleared its environment and left the group ends with the call', async () => {
+    const cwd = await tempDir();
+    const token = uniqueToken();
+    try {
+      const result = await runProcess({
+        file: '/bin/sh',
+        args: ['-c', `env -i setsid sh -c 'exec sleep 300' ${token} & sleep 0.1; ls /proc | grep -c '^[0-9]'`],
+        cwd,
+        env: { PATH: '/usr/bin:/bin' },
+        timeoutMs: 20_000,
+        maxOutputBytes: 64 * 1024,
+        ...(await sandboxFor('bubblewrap', cwd)),
+      });
+      // bubblewrap's pid 1, the shell, the escaped sleep, ls and grep.
+      expect(Number.parseInt(result.output, 10)).toBeLessThanOrEqual(5);
+      expect(processesWith(token)).toStrictEqual([]);
+    } finally {
+      killAllWith(token);
+    }
   });
 });

@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
-import { errorMessage, randomId } from '@airlock/core';
+import { errorMessage } from '@airlock/core';
 import { CappedOutput } from './capped-output';
-import { liveMarkedProcessesSync, processStartTime, signalProcessGroup, terminateMarkedProcesses, terminateProcessGroup, type MarkedScope } from './process-group';
+import type { ConfinedCommand, ConfinedProcess } from './process-confinement';
+import { confineToProcessGroup } from './process-group-confinement';
+import { confineToBubblewrap, type BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
 
-/** Set in every tool process's environment, with a value unique to the call, to find processes that left the group. */
-export const CALL_MARKER_VARIABLE = 'AIRLOCK_TOOL_CALL';
+export { CALL_MARKER_VARIABLE } from './process-group-confinement';
 
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 export const DEFAULT_DRAIN_MS = 500;
@@ -19,9 +19,9 @@ export interface RunProcessOptions {
   cwd: string;
   /** The child's whole environment; nothing of this process's own environment is added. */
   env: Record<string, string>;
-  /** Stops the process group when aborted. */
+  /** Stops the call when aborted. */
   signal?: AbortSignal;
-  /** The process group is stopped after this long. */
+  /** The call is stopped after this long. */
   timeoutMs: number;
   /** Bytes of output kept, head and tail together. */
   maxOutputBytes: number;
@@ -29,14 +29,16 @@ export interface RunProcessOptions {
   killGraceMs?: number;
   /** How long output is still read after the command exited, when something outside its group holds the pipes. Default 500 ms. */
   drainMs?: number;
-  /** Called with the pid, which is also the process group id, as soon as the process started. */
+  /** Called with the pid of the spawned process, which is also its process group id, as soon as it started. */
   onSpawn?: (pid: number) => void;
+  /** Runs the command in this bubblewrap sandbox. Default none: in a process group of its own, with a marker variable. */
+  sandbox?: BubblewrapSandbox;
 }
 
 export type StopCause = { kind: 'timeout'; timeoutMs: number } | { kind: 'aborted'; reason: string };
 
 export interface ProcessResult {
-  /** Also the process group id; undefined when the process could not start. */
+  /** Pid of the spawned process (bubblewrap's, in a sandbox), also its process group id; undefined when it could not start. */
   pid: number | undefined;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
@@ -47,15 +49,15 @@ export interface ProcessResult {
   stoppedBy?: StopCause;
   /** Set when the process could not be started. */
   spawnError?: string;
-  /** The command exited but left processes running in its group, which were then stopped. */
+  /** The command exited but left processes running, which were then stopped (seen without a sandbox only: in one they end with it). */
   strayProcessesStopped: boolean;
 }
 
 /**
- * Runs a process in its own process group with stdin closed, and makes sure that nothing it started
- * outlives the call: on timeout, abort, and also when it exits while its background children still run,
- * the whole group is sent SIGTERM, then SIGKILL after a grace period; so is every process that left the
- * group but still carries the call's marker variable (setsid, nohup, a daemon's double fork).
+ * Runs a process with stdin closed, and makes sure that nothing it started outlives the call: on timeout, on
+ * abort, and also when it exits while its background children still run. In a bubblewrap sandbox the call's PID
+ * namespace ends with it; without one, its process group and every process carrying its marker are stopped
+ * (SIGTERM, then SIGKILL after a grace period).
  */
 export async function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
   const output = new CappedOutput(options.maxOutputBytes);
@@ -71,16 +73,9 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   });
   if (options.signal?.aborted) return notStarted({ stoppedBy: { kind: 'aborted', reason: reasonText(options.signal.reason) } });
 
-  // One pipe for both streams, so stdout and stderr interleave exactly as written: a tiny shell points
-  // stderr at stdout, then becomes the program (same pid, same group).
-  const callId = randomId('call', 12);
-  const marker = `${CALL_MARKER_VARIABLE}=${callId}`;
-  const child = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>&1', options.file, ...options.args], {
-    cwd: options.cwd,
-    env: { ...options.env, [CALL_MARKER_VARIABLE]: callId },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const command: ConfinedCommand = { file: options.file, args: options.args, cwd: options.cwd, env: options.env };
+  const confined = options.sandbox === undefined ? confineToProcessGroup(command) : confineToBubblewrap(command, options.sandbox);
+  const { child } = confined;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { error: Error }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', (error) => resolve({ error }));
@@ -92,16 +87,15 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   const pid = child.pid;
   if (pid === undefined) {
     const failure = await exited;
+    confined.release();
     return notStarted({ spawnError: 'error' in failure ? failure.error.message : 'the process did not start' });
   }
-  // Everything the call starts, in its group or not, starts at or after its leader. Without /proc, no process is marked (0 is never a group).
-  const scope: MarkedScope = { marker, group: pid, startedSince: processStartTime(pid) ?? Infinity };
-  runningCalls.set(pid, scope);
+  runningCalls.add(confined);
   options.onSpawn?.(pid);
 
   let stoppedBy: StopCause | undefined;
   let termination: Promise<boolean> | undefined;
-  const terminate = () => (termination ??= stopCall(scope, graceMs));
+  const terminate = () => (termination ??= confined.stop(graceMs).catch(() => true));
   const stop = (cause: StopCause) => {
     stoppedBy ??= cause;
     void terminate();
@@ -112,9 +106,9 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   try {
     const exit = await exited;
     clearTimeout(timer);
-    // The leader is gone; whatever it left behind, in its group or out of it, is stopped now, so nothing outlives the call.
+    // The leader is gone; whatever it left behind is stopped now, so nothing outlives the call.
     const leftovers = await terminate();
-    // A process that escaped both (a cleared environment and setsid) can keep the pipes open forever: read on only briefly.
+    // A process that escaped (a cleared environment and setsid, without a sandbox) can keep the pipes open forever: read on only briefly.
     await Promise.race([closed, delay(options.drainMs ?? DEFAULT_DRAIN_MS)]);
     child.stdout.destroy();
     child.stderr.destroy();
@@ -122,10 +116,11 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
     if ('error' in exit) {
       return { ...notStarted({ output: text, omittedBytes }), pid, spawnError: exit.error.message, stoppedBy };
     }
+    const status = confined.exitStatus(exit.code, exit.signal);
     return {
       pid,
-      exitCode: exit.code,
-      signal: exit.signal,
+      exitCode: status.code,
+      signal: status.signal,
       output: text,
       omittedBytes,
       stoppedBy,
@@ -134,32 +129,17 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
-    runningCalls.delete(pid);
+    runningCalls.delete(confined);
+    confined.release();
   }
 }
 
-/** The call's process group and the processes that left it: SIGTERM, then SIGKILL after the grace period. */
-async function stopCall(scope: MarkedScope, graceMs: number): Promise<boolean> {
-  const [inGroup, outside] = await Promise.all([
-    terminateProcessGroup(scope.group, graceMs).catch(() => true),
-    terminateMarkedProcesses(scope, graceMs).catch(() => true),
-  ]);
-  return inGroup || outside;
-}
-
-/** Calls still in progress, by group id; killed if this server exits first, since detached children would otherwise survive it. */
-const runningCalls = new Map<number, MarkedScope>();
+/** Calls still in progress; killed if this server exits first. */
+const runningCalls = new Set<ConfinedProcess>();
 process.once('exit', () => {
-  for (const pgid of runningCalls.keys()) {
+  for (const call of runningCalls) {
     try {
-      signalProcessGroup(pgid, 'SIGKILL');
-    } catch {
-      // Best effort while exiting.
-    }
-  }
-  for (const pid of liveMarkedProcessesSync([...runningCalls.values()])) {
-    try {
-      process.kill(pid, 'SIGKILL');
+      call.killNow();
     } catch {
       // Best effort while exiting.
     }

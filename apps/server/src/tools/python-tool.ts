@@ -20,7 +20,8 @@ export function createPythonTool(options: ResolvedToolsOptions, paths: Workspace
     name: 'python',
     description:
       'Run a Python 3 program with the workspace folder as its working directory and return what it prints ' +
-      '(stdout and stderr), then its exit code. Use print() to show results; standard input is closed.',
+      '(stdout and stderr), then its exit code. Use print() to show results; standard input is closed. ' +
+      'Python runs isolated: to import a module from the workspace, add `import sys; sys.path.insert(0, ".")` first.',
     parameters,
     annotations: { executesCode: true, destructive: true },
     source: 'builtin',
@@ -36,9 +37,11 @@ export function createPythonTool(options: ResolvedToolsOptions, paths: Workspace
         try {
           const script = path.join(folder, 'main.py');
           await writeFile(script, code, { mode: 0o600 });
-          // The script's own folder is sys.path[0]; the workspace is added so its modules import as with `python -c`.
-          const extraEnv = { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: await paths.root() };
-          return await runToolProcess(options, paths, { file: python, args: [script], extraEnv }, context);
+          // Isolated mode (-I): no PYTHON* variables, no user site, neither the workspace nor the script's folder on
+          // the import path, so a sitecustomize.py or a module planted in the workspace runs only if the code asks for it.
+          // -B and -u stand in for PYTHONDONTWRITEBYTECODE and PYTHONUNBUFFERED, which -I ignores.
+          const args = ['-I', '-B', '-u', script];
+          return await runToolProcess(options, paths, { file: python, args, readOnlyPaths: [folder] }, context);
         } finally {
           await rm(folder, { recursive: true, force: true });
         }

@@ -3,6 +3,8 @@ import { callTimeoutMs, type ResolvedToolsOptions } from './builtin-tools-option
 import { buildChildEnv } from './child-env';
 import { runProcess } from './process-runner';
 import { processToolOutput } from './process-tool-output';
+import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
+import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
 import type { WorkspacePaths } from './workspace-paths';
 
 export interface ToolProcess {
@@ -10,9 +12,11 @@ export interface ToolProcess {
   args: readonly string[];
   /** Variables the tool sets on top of the allowlisted environment. */
   extraEnv?: Readonly<Record<string, string>>;
+  /** Files or folders outside the workspace the process reads, visible at the same path in the sandbox. */
+  readOnlyPaths?: readonly string[];
 }
 
-/** Runs a process for a tool call: in the workspace, with the filtered environment, the call's timeout and signal. */
+/** Runs a process for a tool call: in the workspace, in the sandbox, with the filtered environment, the call's timeout and signal. */
 export async function runToolProcess(
   options: ResolvedToolsOptions,
   paths: WorkspacePaths,
@@ -20,6 +24,7 @@ export async function runToolProcess(
   context: ToolContext,
 ): Promise<ToolOutput> {
   const cwd = await paths.root();
+  const sandbox = await toolSandbox(options);
   const result = await runProcess({
     file: command.file,
     args: command.args,
@@ -29,8 +34,21 @@ export async function runToolProcess(
     timeoutMs: callTimeoutMs(context.timeoutMs, options.defaultTimeoutMs),
     maxOutputBytes: options.maxOutputBytes,
     killGraceMs: options.killGraceMs,
+    ...(sandbox.kind === 'bubblewrap' ? { sandbox: bubblewrapFor(sandbox, options, cwd, command) } : {}),
   });
   return processToolOutput(result);
+}
+
+/** The sandbox the tools use: the one given, or the mode's, resolved once per process (bubblewrap is probed once). */
+export function toolSandbox(options: Pick<ResolvedToolsOptions, 'sandbox' | 'network'>): Promise<ToolSandbox> {
+  return typeof options.sandbox === 'string' ? resolveToolSandbox({ mode: options.sandbox, network: options.network }) : Promise.resolve(options.sandbox);
+}
+
+function bubblewrapFor(sandbox: Extract<ToolSandbox, { kind: 'bubblewrap' }>, options: ResolvedToolsOptions, workspace: string, command: ToolProcess): BubblewrapSandbox {
+  return {
+    bwrap: sandbox.bwrap,
+    policy: { workspace, readOnly: command.readOnlyPaths ?? [], hidden: options.hiddenPaths, network: sandbox.network },
+  };
 }
 
 /** The environment a command will see; used to find interpreters on the same PATH the child gets. */

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -60,3 +62,43 @@ export async function isRunning(pid: number): Promise<boolean> {
     return false;
   }
 }
+
+/** Host pids of live processes whose command line contains `token` (a unique argument), wherever they run: in a sandbox their own pids mean nothing here. */
+export function processesWith(token: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+      if (state === 'Z' || state === 'X') continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').some((arg) => arg.includes(token))) pids.push(Number(entry));
+    } catch {
+      // Gone.
+    }
+  }
+  return pids;
+}
+
+/** Kills whatever a failed test left running with `token` on its command line. */
+export function killAllWith(token: string): void {
+  for (let round = 0; round < 100; round += 1) {
+    const found = processesWith(token);
+    if (found.length === 0) return;
+    for (const pid of found) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone.
+      }
+    }
+  }
+}
+
+/** A token unique to one test, to find its processes by their command line. */
+export function uniqueToken(): string {
+  return `airlock${randomBytes(6).toString('hex')}`;
+}
+
+/** Both ways a call can be held, for tests that must hold on either: the bubblewrap sandbox and the process-group fallback. */
+export const SANDBOX_KINDS = ['bubblewrap', 'none'] as const;

@@ -1,0 +1,81 @@
+import { Socket } from 'node:net';
+
+/** Names the fd the launcher keeps open to this server: secrets arrive on it, and it closes when the launcher dies. */
+export const LAUNCHER_FD_VARIABLE = 'AIRLOCK_LAUNCHER_FD';
+/** Secrets the launcher takes out of the environment and hands over on the fd instead. */
+export const HANDED_OVER_SECRETS = ['AIRLOCK_TOKEN', 'AIRLOCK_API_KEY'] as const;
+
+const MAX_MESSAGE_BYTES = 64 * 1024;
+const READ_TIMEOUT_MS = 10_000;
+
+export interface LauncherLink {
+  /** The secrets the launcher handed over, by variable name. */
+  secrets: Record<string, string>;
+  /** Calls `listener` once when the launcher is gone (its end of the fd closed, as it does when the launcher dies, even by SIGKILL). */
+  onClose(listener: () => void): void;
+}
+
+/** Opens the launcher's fd when this server was started by it; undefined otherwise. */
+export async function openLauncherLink(env: Readonly<Record<string, string | undefined>>): Promise<LauncherLink | undefined> {
+  const fdText = env[LAUNCHER_FD_VARIABLE];
+  if (fdText === undefined || !/^\d+$/.test(fdText)) return undefined;
+  // Opened through libuv, the fd is close-on-exec: no tool or MCP server inherits it.
+  const socket = new Socket({ fd: Number(fdText), readable: true, writable: false });
+  let closed = false;
+  const listeners: (() => void)[] = [];
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    for (const listener of listeners.splice(0)) listener();
+  };
+  const line = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error('the launcher sent nothing')), READ_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const end = text.indexOf('\n');
+      if (end === -1 && text.length <= MAX_MESSAGE_BYTES) return;
+      clearTimeout(timer);
+      socket.off('data', onData);
+      if (end === -1) reject(new Error('the launcher sent too much'));
+      else resolve(text.slice(0, end));
+    };
+    socket.on('data', onData);
+    socket.once('end', () => {
+      clearTimeout(timer);
+      reject(new Error('the launcher closed its end before sending'));
+    });
+  });
+  socket.on('end', close);
+  socket.on('close', close);
+  socket.on('error', close);
+  // Nothing more arrives; reading on is how the end is noticed.
+  socket.resume();
+  return {
+    secrets: parseSecrets(line),
+    onClose: (listener) => {
+      if (closed) listener();
+      else listeners.push(listener);
+    },
+  };
+}
+
+function parseSecrets(line: string): Record<string, string> {
+  const parsed: unknown = JSON.parse(line);
+  const secrets: Record<string, string> = {};
+  if (typeof parsed !== 'object' || parsed === null) return secrets;
+  for (const name of HANDED_OVER_SECRETS) {
+    const value: unknown = Object.hasOwn(parsed, name) ? (parsed as Record<string, unknown>)[name] : undefined;
+    if (typeof value === 'string' && value !== '') secrets[name] = value;
+  }
+  return secrets;
+}
+
+/** Said at start-up for each secret that came through the environment (to the launcher or to this server). */
+export function environmentSecretWarning(name: string): string {
+  return (
+    `Warning: ${name} came from the environment. A process outside the tool sandbox (an MCP server, or terminal and ` +
+    `python when they run without one) can read it from /proc/<pid>/environ of an ancestor: the launcher, npm, your shell. ` +
+    `Put it in a file readable only by you and set ${name}_FILE instead.`
+  );
+}

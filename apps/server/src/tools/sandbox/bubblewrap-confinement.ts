@@ -1,0 +1,109 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { constants } from 'node:os';
+import type { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
+import { WRAPPER_SCRIPT, type ConfinedCommand, type ConfinedProcess } from '../process-confinement';
+import { pidNamespaceMembers } from './pid-namespace';
+import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
+
+export interface BubblewrapSandbox {
+  /** Absolute path of the bwrap executable. */
+  bwrap: string;
+  policy: SandboxPolicy;
+}
+
+/** What bubblewrap reports on its info fd once the sandbox exists. */
+interface SandboxInfo {
+  /** Host pid of pid 1 of the sandbox's PID namespace: when it dies, the kernel kills every process of the namespace. */
+  childPid: number;
+  pidNamespace: number;
+}
+
+const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.signals).map(([name, number]) => [number, name as NodeJS.Signals]));
+
+/**
+ * Runs the command in a bubblewrap sandbox (see SandboxPolicy). Its processes live in a PID namespace of their
+ * own: when the command exits, or is stopped, pid 1 of the namespace exits and the kernel kills every process
+ * left in it, setsid and double forks included; when this server dies, bubblewrap dies with it.
+ */
+export function confineToBubblewrap(command: ConfinedCommand, sandbox: BubblewrapSandbox): ConfinedProcess {
+  const args = [...bubblewrapArgs(sandbox.policy), '--chdir', command.cwd, '--info-fd', '3', '--', '/bin/sh', '-c', WRAPPER_SCRIPT, command.file, ...command.args];
+  const child = spawn(sandbox.bwrap, args, {
+    cwd: command.cwd,
+    env: sandboxEnv(command.env),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+  });
+  const info = readInfo(child.stdio[3] as Readable);
+  const exited = new Promise<void>((resolve) => {
+    if (child.pid === undefined) resolve();
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+  const running = () => child.pid !== undefined && child.exitCode === null && child.signalCode === null;
+  const killAll = (known: SandboxInfo | undefined) => {
+    if (known !== undefined) signalQuietly(known.childPid, 'SIGKILL');
+    if (child.pid !== undefined) signalQuietly(-child.pid, 'SIGKILL');
+  };
+  let known: SandboxInfo | undefined;
+  void info.then((value) => (known = value));
+
+  return {
+    // stdout and stderr are pipes (above), so they are never null.
+    child: child as ChildProcessByStdio<null, Readable, Readable>,
+    stop: async (graceMs) => {
+      if (!running()) return false;
+      const sandboxInfo = await Promise.race([info, exited.then(() => undefined), delay(graceMs, undefined)]);
+      if (sandboxInfo !== undefined) {
+        for (const pid of await pidNamespaceMembers(sandboxInfo.pidNamespace)) {
+          if (pid !== sandboxInfo.childPid) signalQuietly(pid, 'SIGTERM');
+        }
+      }
+      const gone = await Promise.race([exited.then(() => true), delay(graceMs, false)]);
+      if (!gone) {
+        killAll(sandboxInfo);
+        await Promise.race([exited, delay(graceMs)]);
+      }
+      return true;
+    },
+    exitStatus: (code, signal) => {
+      // bubblewrap exits with 128 + n when the command was killed by signal n, as shells report it.
+      if (code !== null && code > 128 && SIGNAL_NAMES.has(code - 128)) return { code: null, signal: SIGNAL_NAMES.get(code - 128) ?? null };
+      return { code, signal };
+    },
+    killNow: () => killAll(known),
+    release: () => undefined,
+  };
+}
+
+/** The sandbox has a private /tmp: temporary files go there, whatever the server's own TMPDIR. */
+function sandboxEnv(env: Record<string, string>): Record<string, string> {
+  const { TMP: _tmp, TEMP: _temp, ...rest } = env;
+  return { ...rest, TMPDIR: '/tmp' };
+}
+
+async function readInfo(stream: Readable | null): Promise<SandboxInfo | undefined> {
+  if (stream === null) return undefined;
+  let text = '';
+  stream.setEncoding('utf8');
+  try {
+    for await (const chunk of stream) {
+      text += chunk as string;
+      if (text.length > 64 * 1024) return undefined;
+    }
+    const parsed = JSON.parse(text) as { 'child-pid'?: unknown; 'pid-namespace'?: unknown };
+    const childPid = parsed['child-pid'];
+    const pidNamespace = parsed['pid-namespace'];
+    return typeof childPid === 'number' && typeof pidNamespace === 'number' ? { childPid, pidNamespace } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function signalQuietly(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Gone in the meantime.
+  }
+}
