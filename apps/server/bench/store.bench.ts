@@ -1,0 +1,128 @@
+// The SQLite store's write and read costs, in-process, in a temporary data folder.
+// Run: pnpm --filter @airlock/server bench (or: npx tsx bench/store.bench.ts)
+import type { ChatMessage, LedgerChange } from '@airlock/api';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteStore } from '../src/store';
+
+const OPS = 10_000;
+const root = await mkdtemp(join(tmpdir(), 'airlock-store-bench-'));
+let folders = 0;
+const quiet = { log: () => {} };
+
+async function freshStore(): Promise<SqliteStore> {
+  folders += 1;
+  return SqliteStore.open({ directory: join(root, String(folders)), ...quiet });
+}
+
+function summary(sessionId: string, at: number) {
+  return { sessionId, title: `chat ${sessionId}`, createdAt: at, updatedAt: at, confirmToolCalls: true, lastRunId: null };
+}
+
+function message(index: number): ChatMessage {
+  return index % 2 === 0
+    ? { role: 'user', content: `Please look at file number ${index} and tell me what it does. `.repeat(3) }
+    : { role: 'assistant', content: `File ${index} reads its input, checks it and writes a summary to standard output. `.repeat(4) };
+}
+
+function start(toolCallId: string, at: number): LedgerChange {
+  return { kind: 'start', toolCallId, toolName: 'terminal', arguments: { command: `ls -la src/${toolCallId}` }, approvalId: `a-${toolCallId}`, requestedAt: at, expiresAt: at + 60_000, executesCode: true, toolVersion: 'v1' };
+}
+
+async function perOp(ops: number, body: (index: number) => Promise<void>): Promise<number> {
+  const began = performance.now();
+  for (let index = 0; index < ops; index += 1) await body(index);
+  return ((performance.now() - began) * 1000) / ops;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+const rows: [string, string][] = [];
+
+// Events: the same run, seq 1…; each ledger row is started by one event and decided by another.
+{
+  const store = await freshStore();
+  await store.createSession(summary('s', 1));
+  for (const runId of ['warm', 'plain', 'started', 'decided']) await store.createRun({ runId, sessionId: 's', options: {}, startedAt: 1, endedAt: null, endReason: null });
+  const event = { type: 'text-delta' as const, text: 'a few words of the answer ' };
+  await perOp(1_000, (i) => store.appendEvent({ runId: 'warm', sessionId: 's', seq: i + 1, event, at: i }));
+  const plain = await perOp(OPS, (i) => store.appendEvent({ runId: 'plain', sessionId: 's', seq: i + 1, event, at: i }));
+  const toolStart = { type: 'tool-start' as const, toolCallId: 'x', toolName: 'terminal', arguments: { command: 'ls -la src' }, approvalId: 'a', awaitingConfirmation: true, expiresAt: null };
+  const started = await perOp(OPS, (i) => store.appendEvent({ runId: 'started', sessionId: 's', seq: i + 1, event: toolStart, at: i, ledger: start(`call-${i}`, i) }));
+  const decision = { type: 'tool-decision' as const, toolCallId: 'x', approvalId: 'a', decision: 'allow' as const, source: 'user' as const };
+  const decided = await perOp(OPS, (i) =>
+    store.appendEvent({ runId: 'started', sessionId: 's', seq: OPS + i + 1, event: decision, at: i, ledger: { kind: 'decision', toolCallId: `call-${i}`, decision: 'allow', source: 'user', decidedAt: i, by: { connectionId: 'c1' } } }),
+  );
+  rows.push([`appendEvent, no ledger change (µs per op, ${OPS.toLocaleString('en')})`, plain.toFixed(1)]);
+  rows.push([`appendEvent + ledger start, a row inserted (µs per op, ${OPS.toLocaleString('en')})`, started.toFixed(1)]);
+  rows.push([`appendEvent + ledger decision, a row updated (µs per op, ${OPS.toLocaleString('en')})`, decided.toFixed(1)]);
+  await store.close();
+}
+
+// Messages: the cost of an append must not depend on how long the chat already is.
+{
+  const store = await freshStore();
+  await store.createSession(summary('warm', 1));
+  await perOp(1_000, (i) => store.appendMessage('warm', message(i), i));
+  const fresh: number[] = [];
+  const long: number[] = [];
+  await store.createSession(summary('long', 1));
+  for (let i = 0; i < 2_000; i += 1) await store.appendMessage('long', message(i), i);
+  for (let round = 0; round < 5; round += 1) {
+    const sessionId = `new-${round}`;
+    await store.createSession(summary(sessionId, 1));
+    fresh.push(await perOp(1_000, (i) => store.appendMessage(sessionId, message(i), i)));
+    long.push(await perOp(1_000, (i) => store.appendMessage('long', message(i), i)));
+  }
+  rows.push(['appendMessage in a new chat (µs per op, median of 5 × 1,000)', median(fresh).toFixed(1)]);
+  rows.push(['appendMessage in a chat with 2,000+ messages (µs per op, median of 5 × 1,000)', median(long).toFixed(1)]);
+  await store.close();
+}
+
+// Opening a long chat: its messages and its ledger rows.
+{
+  const store = await freshStore();
+  await store.createSession(summary('chat', 1));
+  await store.createRun({ runId: 'r', sessionId: 'chat', options: {}, startedAt: 1, endedAt: null, endReason: null });
+  for (let i = 0; i < 2_000; i += 1) await store.appendMessage('chat', message(i), i);
+  for (let i = 0; i < 500; i += 1) await store.appendEvent({ runId: 'r', sessionId: 'chat', seq: i + 1, event: { type: 'status', text: 'x' }, at: i, ledger: start(`call-${i}`, i) });
+  const times: number[] = [];
+  for (let round = 0; round < 21; round += 1) {
+    const began = performance.now();
+    const [messages, calls] = await Promise.all([store.loadMessages('chat'), store.listSessionToolCalls('chat')]);
+    times.push(performance.now() - began);
+    if (messages.length !== 2_000 || calls.length !== 500) throw new Error('the chat is not what was written');
+  }
+  rows.push(['open a chat of 2,000 messages and 500 ledger rows: loadMessages + listSessionToolCalls (ms, median of 21)', median(times).toFixed(2)]);
+  await store.close();
+}
+
+// Start-up: open the file (quick_check, migrations) and list 1,000 chats of 20 messages each.
+{
+  folders += 1;
+  const directory = join(root, String(folders));
+  const store = await SqliteStore.open({ directory, ...quiet });
+  for (let chat = 0; chat < 1_000; chat += 1) {
+    await store.createSession(summary(`chat-${chat}`, chat));
+    for (let i = 0; i < 20; i += 1) await store.appendMessage(`chat-${chat}`, message(i), i);
+  }
+  await store.close();
+  const times: number[] = [];
+  for (let round = 0; round < 9; round += 1) {
+    const began = performance.now();
+    const reopened = await SqliteStore.open({ directory, ...quiet });
+    const sessions = await reopened.listSessions();
+    times.push(performance.now() - began);
+    if (sessions.length !== 1_000) throw new Error('the chats are not what was written');
+    await reopened.close();
+  }
+  rows.push(['open the store and list 1,000 chats (20,000 messages in the file) (ms, median of 9)', median(times).toFixed(2)]);
+}
+
+await rm(root, { recursive: true, force: true });
+console.log('\n| SQLite store | value |\n|---|---:|');
+for (const [name, value] of rows) console.log(`| ${name} | ${value} |`);
