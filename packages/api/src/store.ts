@@ -20,7 +20,7 @@ export interface AirlockStore {
   createSession(session: StoredSessionSummary): Promise<void>;
   /** Changes some fields of a session; the others stay. */
   updateSession(sessionId: string, changes: SessionChanges): Promise<void>;
-  /** Deletes a session with its messages, runs, events, tool calls and grants; the ledger's rows for it stay. */
+  /** Deletes a session with its messages, runs, events and grants; its rows in the ledger of tool calls stay, for audit. */
   deleteSession(sessionId: string): Promise<void>;
 
   /** Appends one message to a session's conversation. */
