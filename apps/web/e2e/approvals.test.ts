@@ -70,7 +70,7 @@ describe('approving tool calls in the browser', () => {
     expect(await suite.airlock.runCount()).toBe(2);
 
     await chat.page.getByText('Always allowed in this chat (1)').click();
-    await chat.page.getByRole('button', { name: 'Revoke always-allow for terminal' }).click();
+    await chat.page.getByRole('button', { name: 'Revoke always-allow for terminal', exact: true }).click();
     await chat.page.getByText('Always allowed in this chat (1)').waitFor({ state: 'detached' });
     suite.airlock.model.enqueue(runTerminal, { text: 'unused' });
     await chat.send('Once more');

@@ -64,7 +64,7 @@ describe('several tool calls waiting at once', () => {
     await second.getByText('Your reason: two is not needed').waitFor();
     expect(await first.locator('.result-text').textContent()).toMatch(/^one$/m);
     expect(await third.locator('.result-text').textContent()).toMatch(/^three$/m);
-    expect(await bar.count()).toBe(0);
+    await bar.waitFor({ state: 'detached' });
 
     expect(await ranLog()).toStrictEqual(['one', 'three']);
     expect(suite.airlock.model.requests).toHaveLength(2);

@@ -64,7 +64,7 @@ describe('runs that outlive a tab or a socket', () => {
 
     // A chat started in the first tab appears in the second tab's list.
     suite.airlock.model.enqueue({ text: 'Another answer.' });
-    await first.page.getByRole('button', { name: 'New chat' }).click();
+    await first.page.getByRole('button', { name: 'New chat', exact: true }).click();
     await first.send('A chat of its own');
     await first.waitForText('Another answer.');
     await second.page.getByRole('navigation', { name: 'Chats' }).getByText('A chat of its own').waitFor();

@@ -13,11 +13,11 @@ function offeredTools(request: Record<string, unknown> | undefined): string[] {
 describe('settings', () => {
   it('runs calls without asking when confirmation is off, and keeps the setting across reloads', async () => {
     const chat = await ChatPage.open(suite.context, suite.airlock.link);
-    await chat.page.getByRole('button', { name: 'Settings' }).click();
+    await chat.page.getByRole('button', { name: 'Settings', exact: true }).click();
     const dialog = chat.page.getByRole('dialog', { name: 'Settings' });
     await dialog.getByRole('checkbox', { name: 'Confirm tool calls' }).uncheck();
     await dialog.getByText('Tools now run without asking', { exact: false }).waitFor();
-    await dialog.getByRole('button', { name: 'Close settings' }).click();
+    await dialog.getByRole('button', { name: 'Close settings', exact: true }).click();
 
     suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] }, { text: 'Ran it.' });
     await chat.send('Greet without asking');
@@ -28,13 +28,14 @@ describe('settings', () => {
 
     await chat.page.reload();
     await chat.connected();
-    await chat.page.getByRole('button', { name: 'Settings' }).click();
-    expect(await chat.page.getByRole('checkbox', { name: 'Confirm tool calls' }).isChecked()).toBe(false);
+    await chat.page.getByRole('button', { name: 'Settings', exact: true }).click();
+    // The setting may arrive after the dialog opens: wait for the state, not a first reading of it.
+    await chat.page.getByRole('dialog', { name: 'Settings' }).getByRole('checkbox', { name: 'Confirm tool calls', checked: false }).waitFor();
   });
 
   it('offers the model only the enabled tools', async () => {
     const chat = await ChatPage.open(suite.context, suite.airlock.link);
-    await chat.page.getByRole('button', { name: 'Settings' }).click();
+    await chat.page.getByRole('button', { name: 'Settings', exact: true }).click();
     const dialog = chat.page.getByRole('dialog', { name: 'Settings' });
     await dialog.getByRole('checkbox', { name: /^terminal/ }).uncheck();
     await chat.page.keyboard.press('Escape');
@@ -63,7 +64,7 @@ describe('access', () => {
     await page.goto(`${suite.airlock.server.url}/`);
     await page.getByRole('heading', { name: 'Open Airlock from its start-up link' }).waitFor();
     await page.getByRole('textbox', { name: 'Or paste the address here' }).fill(suite.airlock.link);
-    await page.getByRole('button', { name: 'Connect' }).click();
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
     await page.getByRole('status', { name: 'Connection: Connected' }).waitFor();
   });
 });
@@ -74,7 +75,7 @@ describe('connection', () => {
     await suite.airlock.server.close();
     await chat.page.getByRole('status', { name: /^Connection: (Reconnecting…|Offline, retrying)$/ }).waitFor();
     await chat.page.getByRole('status', { name: 'Connection: Offline, retrying' }).waitFor();
-    expect(await chat.page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
+    await chat.page.getByRole('button', { name: 'Send', exact: true, disabled: true }).waitFor();
   });
 });
 
@@ -84,8 +85,9 @@ describe('chats', () => {
     const chat = await ChatPage.open(suite.context, suite.airlock.link);
     await chat.send('First chat');
     await chat.waitForText('Answer one.');
-    await chat.page.getByRole('button', { name: 'New chat' }).click();
+    await chat.page.getByRole('button', { name: 'New chat', exact: true }).click();
     await chat.page.getByText('What shall we do?').waitFor();
+    await chat.page.getByRole('navigation', { name: 'Chats' }).getByRole('button', { name: 'Untitled chat', exact: true }).waitFor();
     await chat.send('Second chat');
     await chat.waitForText('Answer two.');
 
@@ -94,7 +96,7 @@ describe('chats', () => {
     expect(await chat.page.getByText('Answer two.').count()).toBe(0);
 
     chat.page.once('dialog', (dialog) => void dialog.accept());
-    await chat.page.getByRole('button', { name: 'Delete chat First chat' }).click();
+    await chat.page.getByRole('button', { name: 'Delete chat First chat', exact: true }).click();
     await chat.page.getByText('What shall we do?').waitFor();
     await chat.page.getByRole('navigation', { name: 'Chats' }).getByText('First chat').waitFor({ state: 'detached' });
     expect(suite.airlock.model.requests).toHaveLength(2);
