@@ -32,6 +32,9 @@ const FILE_TO_NULL = new Set(['>', '>>', '&>', '&>>', '<', '>|']);
 const DUPLICATE_FD = new Set(['>&', '<&']);
 const CLOSE_FD = new Set(['>&-', '<&-']);
 const LINE_CONTINUATION = /\\\r?\n/g;
+/** What may stand before a `#` that starts a comment: nothing, a blank, or an operator character. */
+const COMMENT_MAY_FOLLOW = new Set([' ', '\t', '\n', '\r', ';', '&', '|', '(', ')', '<', '>']);
+const MAX_COMMENT_REREADS = 8;
 
 let loading: Promise<Parser> | undefined;
 
@@ -58,14 +61,8 @@ export async function parseCommandLine(text: string): Promise<CommandLine> {
     return { kind: 'refused', reason: `a command line longer than ${MAX_COMMAND_LINE_CHARS} characters`, reachable: [] };
   }
   const reachable: ReachableWords[] = [];
-  const line = withTree(parser, text, (root) => {
-    collectReachable(root, reachable);
-    return seeThrough(root);
-  });
-  // The parser takes a backslash-newline for a space; the shell joins the words (`r\<newline>m` is `rm`).
-  if (text.includes('\\\n') || text.includes('\\\r\n')) {
-    withTree(parser, text.replace(LINE_CONTINUATION, ''), (root) => collectReachable(root, reachable));
-  }
+  const line = withTree(parser, text, (root) => seeThrough(root));
+  collectEveryReading(parser, text, reachable);
   await followNestedLines(parser, reachable);
   return line.kind === 'seen' ? { kind: 'seen', commands: line.commands, reachable } : { kind: 'refused', reason: line.reason, reachable };
 }
@@ -80,6 +77,52 @@ function withTree<T>(parser: Parser, text: string, use: (root: Node) => T): T {
   }
 }
 
+/**
+ * Collects the commands of `text` for deny rules, also as the shell would read it where the parser reads it
+ * otherwise: the parser takes a backslash-newline for a space where the shell joins the words (`r\<newline>m`
+ * is `rm`), and takes `#` inside a word (`x#y`) for the start of a comment, hiding the rest of the line.
+ */
+function collectEveryReading(parser: Parser, text: string, reachable: ReachableWords[]): void {
+  const readings = [text];
+  if (text.includes('\\\n') || text.includes('\\\r\n')) readings.push(text.replace(LINE_CONTINUATION, ''));
+  for (const reading of readings) {
+    let current = reading;
+    for (let attempt = 0; attempt < MAX_COMMENT_REREADS; attempt += 1) {
+      const misread = withTree(parser, current, (root) => {
+        collectReachable(root, reachable);
+        if (root.hasError) reachable.push(...roughCommands(current));
+        return misreadComment(root, current);
+      });
+      if (misread === undefined) break;
+      current = `${current.slice(0, misread)}\\${current.slice(misread)}`;
+    }
+  }
+}
+
+/**
+ * A crude split of a line the parser could not make sense of, so that a deny rule still sees what error
+ * recovery may have swallowed: cut at every operator, parenthesis, brace and backquote, words at blanks, quotes dropped.
+ */
+function roughCommands(text: string): ReachableWords[] {
+  return text
+    .split(/[;&|()`{}\n]|\$\(/)
+    .map((part) => part.replace(/["'\\]/g, '').split(/\s+/).filter((word) => word !== ''))
+    .filter((words) => words.length > 0);
+}
+
+/** Where the parser saw a comment that the shell would not: a `#` that does not start a word. */
+function misreadComment(root: Node, text: string): number | undefined {
+  const stack: Node[] = [root];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (node.type === 'comment') {
+      const before = text[node.startIndex - 1];
+      if (before !== undefined && !COMMENT_MAY_FOLLOW.has(before)) return node.startIndex;
+    }
+    stack.push(...node.children);
+  }
+  return undefined;
+}
+
 async function followNestedLines(parser: Parser, reachable: ReachableWords[]): Promise<void> {
   let checked = 0;
   for (let level = 0; level < MAX_NESTED_LINES; level += 1) {
@@ -90,9 +133,7 @@ async function followNestedLines(parser: Parser, reachable: ReachableWords[]): P
       lines.push(...inner.commandLines);
     }
     for (const nested of lines) {
-      if (nested.length > MAX_COMMAND_LINE_CHARS) continue;
-      withTree(parser, nested, (root) => collectReachable(root, reachable));
-      if (nested.includes('\\\n')) withTree(parser, nested.replace(LINE_CONTINUATION, ''), (root) => collectReachable(root, reachable));
+      if (nested.length <= MAX_COMMAND_LINE_CHARS) collectEveryReading(parser, nested, reachable);
     }
     if (lines.length === 0) return;
   }

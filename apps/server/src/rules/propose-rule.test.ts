@@ -1,0 +1,126 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { denialMessage, describeRule } from './describe-rule';
+import { evaluateRules } from './evaluate-rules';
+import { EXACT_ONLY_COMMANDS } from './exact-only-commands';
+import { proposeRule } from './propose-rule';
+import { ruleDraftSchema, type RuleMatch, type RuleScope } from './rule';
+import { WORKSPACE, context, rule, terminal } from './rule-fixtures';
+
+const here: RuleScope = { kind: 'workspace', path: WORKSPACE };
+const options = { workspace: WORKSPACE };
+
+async function proposedMatch(command: string): Promise<RuleMatch> {
+  return (await proposeRule(terminal(command), here, options)).match;
+}
+
+describe('proposeRule for commands', () => {
+  it.each([
+    ['npm test -- --watch', ['npm', 'test'], false],
+    ['npm test', ['npm', 'test'], false],
+    ['npm run build --if-present', ['npm', 'run', 'build'], false],
+    ['pnpm exec vitest run', ['pnpm', 'exec', 'vitest'], false],
+    ['git status --short', ['git', 'status'], false],
+    ['cargo test -p core', ['cargo', 'test'], false],
+    ['ls -la src', ['ls'], false],
+    ['./scripts/check.sh --fast', ['./scripts/check.sh'], false],
+    ['npm test src/*.ts', ['npm', 'test'], false],
+    ['git -C other status', ['git', '-C', 'other', 'status'], true],
+    ['npm run', ['npm', 'run'], true],
+    ['npm', ['npm'], true],
+    ['bash script.sh', ['bash', 'script.sh'], true],
+    ['python -m pytest -x', ['python', '-m', 'pytest', '-x'], true],
+    ['node build.js', ['node', 'build.js'], true],
+    ['sudo apt-get update', ['sudo', 'apt-get', 'update'], true],
+    ['env CI=1 npm test', ['env', 'CI=1', 'npm', 'test'], true],
+    ['xargs -n 1 echo', ['xargs', '-n', '1', 'echo'], true],
+    ['npx vitest', ['npx', 'vitest'], true],
+    ['rm -rf build', ['rm', '-rf', 'build'], true],
+    ['curl https://example.com', ['curl', 'https://example.com'], true],
+    ["git commit -m ''", ['git', 'commit'], false],
+  ])('%j → %j (exact: %s)', async (command, tokens, exact) => {
+    expect(await proposedMatch(command)).toStrictEqual({ kind: 'command-prefix', tokens, exact });
+  });
+
+  it.each(['npm test && npm run lint', 'npm test | tail', 'npm test $(x)', 'FOO=1 npm test', 'python $SCRIPT', '$X test', '(npm test)'])(
+    '%j → these exact arguments',
+    async (command) => {
+      expect(await proposedMatch(command)).toStrictEqual({ kind: 'exact-arguments', arguments: { command } });
+    },
+  );
+
+  it('what it proposes allows the call it was made from, and is a valid rule', async () => {
+    for (const command of ['npm test -- --watch', 'python -m pytest', 'ls -la', 'npm test && npm run lint', 'git -C x log']) {
+      const draft = await proposeRule(terminal(command), here, options);
+      expect(ruleDraftSchema.safeParse(draft).success).toBe(true);
+      const saved = rule({ ...draft });
+      expect((await evaluateRules(terminal(command), [saved], context)).decision).toBe('allow');
+    }
+  });
+
+  it('never proposes a prefix rule whose command runs whatever it is given', async () => {
+    const interpreter = fc.constantFrom(...EXACT_ONLY_COMMANDS).filter((name) => /^[a-z][\w.-]*$/i.test(name));
+    const word = fc.stringMatching(/^[a-z0-9-]{1,6}$/);
+    await fc.assert(
+      fc.asyncProperty(interpreter, fc.array(word, { maxLength: 4 }), async (name, args) => {
+        const match = await proposedMatch([name, ...args].join(' '));
+        expect(match.kind === 'exact-arguments' || (match.kind === 'command-prefix' && match.exact)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a prefix rule on an interpreter is refused by the schema; an exact one is accepted', () => {
+    const draft = (exact: boolean) => ({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['python'], exact }, scope: here, source: 'user' });
+    expect(ruleDraftSchema.safeParse(draft(false)).success).toBe(false);
+    expect(ruleDraftSchema.safeParse(draft(true)).success).toBe(true);
+    expect(ruleDraftSchema.safeParse({ ...draft(false), effect: 'deny' }).success).toBe(true);
+  });
+});
+
+describe('proposeRule for other tools', () => {
+  it.each([
+    [{ tool: 'write_file', arguments: { path: 'src/a/b.ts', content: 'x' } }, { kind: 'path-glob', glob: 'src/a/b.ts' }],
+    [{ tool: 'write_file', arguments: { path: `${WORKSPACE}/odd*name?.txt`, content: '' } }, { kind: 'path-glob', glob: 'odd\\*name\\?.txt' }],
+    [{ tool: 'read_file', arguments: { path: 'src/a/b.ts' } }, { kind: 'path-glob', glob: 'src/a/**' }],
+    [{ tool: 'read_file', arguments: { path: 'README.md' } }, { kind: 'path-glob', glob: 'README.md' }],
+    [{ tool: 'list_directory', arguments: { path: 'src' } }, { kind: 'path-glob', glob: 'src/**' }],
+    [{ tool: 'list_directory', arguments: {} }, { kind: 'path-glob', glob: '**' }],
+    [{ tool: 'web_fetch', arguments: { url: 'https://Docs.Example.com/a' } }, { kind: 'host', host: 'docs.example.com' }],
+    [{ tool: 'x__y', arguments: { a: 1 }, mcp: { server: 'x', tool: 'y' } }, { kind: 'mcp-tool', server: 'x', tool: 'y' }],
+    [{ tool: 'python', arguments: { code: 'print(1)' } }, { kind: 'exact-arguments', arguments: { code: 'print(1)' } }],
+    [{ tool: 'write_file', arguments: { path: '/etc/passwd', content: '' } }, { kind: 'exact-arguments', arguments: { path: '/etc/passwd', content: '' } }],
+    [{ tool: 'web_fetch', arguments: { url: 'file:///etc/passwd' } }, { kind: 'exact-arguments', arguments: { url: 'file:///etc/passwd' } }],
+  ])('%j → %j', async (call, match) => {
+    const draft = await proposeRule(call, here, options);
+    expect(draft.match).toStrictEqual(match);
+    expect(ruleDraftSchema.safeParse(draft).success).toBe(true);
+    expect((await evaluateRules(call, [rule(draft)], context)).decision).toBe('allow');
+  });
+});
+
+describe('describeRule', () => {
+  it.each<[{ tool?: string; match: RuleMatch }, string]>([
+    [{ match: { kind: 'command-prefix', tokens: ['npm', 'test'], exact: false } }, 'Allow commands starting with `npm test` in this workspace'],
+    [{ match: { kind: 'command-prefix', tokens: ['python', 'a b.py'], exact: true } }, "Allow the command `python 'a b.py'` exactly in this workspace"],
+    [{ tool: 'write_file', match: { kind: 'path-glob', glob: 'src/**' } }, 'Allow writing files matching `src/**` in this workspace'],
+    [{ tool: 'read_file', match: { kind: 'path-glob', glob: 'docs/*.md' } }, 'Allow reading files matching `docs/*.md` in this workspace'],
+    [{ match: { kind: 'host', host: 'example.com' } }, 'Allow fetching from `example.com` in this workspace'],
+    [{ match: { kind: 'host', host: '*.example.com' } }, 'Allow fetching from any subdomain of `example.com` in this workspace'],
+    [{ match: { kind: 'mcp-tool', server: 'files', tool: 'read' } }, 'Allow the MCP tool `read` of the server `files` in this workspace'],
+    [{ match: { kind: 'mcp-server', server: 'files' } }, 'Allow every tool of the MCP server `files` in this workspace'],
+    [{ tool: 'python', match: { kind: 'exact-arguments', arguments: { code: 'print(1)' } } }, 'Allow `python` with exactly the arguments {"code":"print(1)"} in this workspace'],
+  ])('%j', (fields, text) => {
+    expect(describeRule(rule({ scope: here, ...fields }))).toBe(text);
+  });
+
+  it('says the scope, the effect, the source and the reason', () => {
+    const deny = rule({ effect: 'deny', match: { kind: 'command-prefix', tokens: ['rm', '-rf'], exact: false }, reason: 'use the trash' });
+    expect(describeRule(deny)).toBe('Deny commands starting with `rm -rf` everywhere: use the trash');
+    expect(denialMessage(deny)).toBe('Denied by a rule. Deny commands starting with `rm -rf` everywhere: use the trash.');
+    const fromFile = rule({ effect: 'deny', match: { kind: 'host', host: 'example.com' }, scope: here, source: 'workspace-file' });
+    expect(describeRule(fromFile)).toBe("Deny fetching from `example.com` in this workspace (from the workspace's .airlock/rules.json)");
+    const chat = rule({ match: { kind: 'host', host: 'example.com' }, scope: { kind: 'chat', sessionId: 'c' } });
+    expect(describeRule(chat)).toBe('Allow fetching from `example.com` in this chat');
+  });
+});

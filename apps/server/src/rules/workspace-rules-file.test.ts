@@ -1,0 +1,122 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempFolder } from '../tools/test-support';
+import { evaluateRules } from './evaluate-rules';
+import { prefix, terminal } from './rule-fixtures';
+import { WorkspaceRulesError, loadWorkspaceRules, parseWorkspaceRules } from './workspace-rules-file';
+
+const modifiedAt = new Date('2025-02-03T04:05:06.000Z');
+const workspace = '/work/project';
+
+const valid = {
+  version: 1,
+  rules: [
+    { effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['make', 'check'], exact: false } },
+    { effect: 'deny', tool: 'web_fetch', match: { kind: 'host', host: '*.tracker.example' }, reason: 'no tracking' },
+    { effect: 'allow', tool: 'write_file', match: { kind: 'path-glob', glob: 'src/**' } },
+  ],
+};
+
+function problems(text: string): readonly string[] {
+  try {
+    parseWorkspaceRules(text, { workspace, modifiedAt });
+  } catch (error) {
+    if (error instanceof WorkspaceRulesError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the file to be refused');
+}
+
+describe('parseWorkspaceRules', () => {
+  it('scopes every rule to the workspace and marks it as from the file', () => {
+    const rules = parseWorkspaceRules(JSON.stringify(valid), { workspace, modifiedAt });
+    expect(rules).toHaveLength(3);
+    expect(rules[1]).toStrictEqual({
+      ...valid.rules[1],
+      id: expect.stringMatching(/^workspace-file:[0-9a-f]{12}:1$/) as string,
+      scope: { kind: 'workspace', path: workspace },
+      source: 'workspace-file',
+      createdAt: '2025-02-03T04:05:06.000Z',
+    });
+  });
+
+  it.each([
+    ['{ not json', 'not JSON'],
+    ['[]', '(file)'],
+    [JSON.stringify({ version: 2, rules: [] }), 'version'],
+    [JSON.stringify({ ...valid, extra: true }), 'extra'],
+    [JSON.stringify({ version: 1, rules: [{ ...valid.rules[0], scope: { kind: 'global' } }] }), 'scope'],
+    [JSON.stringify({ version: 1, rules: [{ ...valid.rules[0], effect: 'maybe' }] }), 'rules[0].effect'],
+    [JSON.stringify({ version: 1, rules: [valid.rules[0], { effect: 'allow', tool: 'write_file', match: { kind: 'path-glob', glob: '../**' } }] }), 'rules[1].match.glob: the glob leads out of the workspace'],
+    [JSON.stringify({ version: 1, rules: [{ effect: 'allow', tool: 'write_file', match: { kind: 'path-glob', glob: '/etc/**' } }] }), 'absolute'],
+    [JSON.stringify({ version: 1, rules: [{ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['bash'], exact: false } }] }), 'must be exact'],
+    [JSON.stringify({ version: 1, rules: [{ effect: 'allow', tool: 'read_file', match: { kind: 'host', host: 'x.com' } }] }), 'rules[0].match: a host rule'],
+  ])('refuses %s with a clear problem', (text, expected) => {
+    expect(problems(text).join('\n')).toContain(expected);
+  });
+
+  it('one bad rule refuses the whole file, naming every problem', () => {
+    const text = JSON.stringify({ version: 1, rules: [valid.rules[0], { effect: 'x' }, { ...valid.rules[2], match: { kind: 'path-glob', glob: '..' } }] });
+    const found = problems(text);
+    expect(found.some((problem) => problem.startsWith('rules[1]'))).toBe(true);
+    expect(found.some((problem) => problem.startsWith('rules[2]'))).toBe(true);
+  });
+
+  it('drops keys that could reach a prototype', () => {
+    const text = `{"version":1,"rules":[{"effect":"deny","tool":"terminal","match":{"kind":"command-prefix","tokens":["rm"],"exact":false},"__proto__":{"effect":"allow"}}]}`;
+    expect(parseWorkspaceRules(text, { workspace, modifiedAt })[0]?.effect).toBe('deny');
+  });
+});
+
+describe('loadWorkspaceRules', () => {
+  it('a workspace without the file has no rules', async () => {
+    await using folder = await tempFolder();
+    expect(await loadWorkspaceRules(folder.path)).toStrictEqual({ kind: 'absent' });
+  });
+
+  it('loads a valid file; a broken one is an error and none of its rules apply', async () => {
+    await using folder = await tempFolder();
+    await mkdir(path.join(folder.path, '.airlock'));
+    const file = path.join(folder.path, '.airlock/rules.json');
+    await writeFile(file, JSON.stringify(valid));
+    const loaded = await loadWorkspaceRules(folder.path);
+    expect(loaded.kind === 'loaded' ? loaded.rules.length : loaded.kind).toBe(3);
+
+    await writeFile(file, JSON.stringify({ version: 1, rules: [valid.rules[0], { effect: 'allow' }] }));
+    const broken = await loadWorkspaceRules(folder.path);
+    expect(broken.kind).toBe('invalid');
+    expect(broken.kind === 'invalid' ? broken.error.message : '').toMatch(/rules\.json is not a valid rules file, so none of its rules apply: rules\[1\]/);
+  });
+
+  it('refuses a rules file that is a link out of the workspace', async () => {
+    await using folder = await tempFolder();
+    await using outside = await tempFolder();
+    await writeFile(path.join(outside.path, 'rules.json'), JSON.stringify(valid));
+    await mkdir(path.join(folder.path, '.airlock'));
+    await symlink(path.join(outside.path, 'rules.json'), path.join(folder.path, '.airlock/rules.json'));
+    const loaded = await loadWorkspaceRules(folder.path);
+    expect(loaded.kind === 'invalid' ? loaded.error.problems : loaded).toStrictEqual(['it leads outside the workspace']);
+  });
+
+  it("a file's allow rules widen nothing until the workspace is trusted; its denies always apply", async () => {
+    await using folder = await tempFolder();
+    await mkdir(path.join(folder.path, '.airlock'));
+    const fileRules = {
+      version: 1,
+      rules: [
+        { effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['make'], exact: false } },
+        { effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['npm', 'publish'], exact: false } },
+      ],
+    };
+    await writeFile(path.join(folder.path, '.airlock/rules.json'), JSON.stringify(fileRules));
+    const loaded = await loadWorkspaceRules(folder.path);
+    if (loaded.kind !== 'loaded') throw new Error(`expected rules, got ${loaded.kind}`);
+    const rules = [...loaded.rules, prefix('npm')];
+    const untrusted = { sessionId: 's', workspace: folder.path };
+    expect((await evaluateRules(terminal('make'), rules, untrusted)).decision).toBe('ask');
+    expect((await evaluateRules(terminal('make'), rules, { ...untrusted, workspaceTrusted: true })).decision).toBe('allow');
+    expect((await evaluateRules(terminal('npm publish'), rules, untrusted)).decision).toBe('deny');
+    expect((await evaluateRules(terminal('npm ci'), rules, untrusted)).decision).toBe('allow');
+  });
+});
