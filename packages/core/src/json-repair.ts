@@ -68,32 +68,37 @@ const PY_LITERALS = new Map([
 ]);
 
 function readString(text: string, start: number, quote: string): { value: string; end: number } {
-  let value = '';
-  let i = start + 1;
+  // Runs between escapes are copied as slices: building the value a character at a time costs a string node per character.
+  const pieces: string[] = [];
+  let runStart = start + 1;
+  let i = runStart;
   while (i < text.length) {
     const ch = text[i]!;
-    if (ch === '\\' && i + 1 < text.length) {
-      const next = text[i + 1]!;
-      const escaped = ESCAPES.get(next);
-      if (escaped !== undefined) {
-        value += escaped;
-        i += 2;
-        continue;
-      }
-      if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
-        value += String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));
-        i += 6;
-        continue;
-      }
-      value += next;
-      i += 2;
+    if (ch === quote) {
+      pieces.push(text.slice(runStart, i));
+      return { value: pieces.join(''), end: i + 1 };
+    }
+    if (ch !== '\\' || i + 1 >= text.length) {
+      i++;
       continue;
     }
-    if (ch === quote) return { value, end: i + 1 };
-    value += ch;
-    i++;
+    pieces.push(text.slice(runStart, i));
+    const next = text[i + 1]!;
+    const escaped = ESCAPES.get(next);
+    if (escaped !== undefined) {
+      pieces.push(escaped);
+      i += 2;
+    } else if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
+      pieces.push(String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16)));
+      i += 6;
+    } else {
+      pieces.push(next);
+      i += 2;
+    }
+    runStart = i;
   }
-  return { value, end: i };
+  pieces.push(text.slice(runStart));
+  return { value: pieces.join(''), end: text.length };
 }
 
 const ESCAPES = new Map([
@@ -125,9 +130,13 @@ export function parseModelJson(text: string): JsonParseResult {
   }
 }
 
+const FENCE = '```';
+
+/** The inside of a ```json … ``` fence around the whole text, trimmed; the text itself when it has none. */
 function stripFences(text: string): string {
-  const fenced = /^```(?:json)?\s*([\s\S]*?)\s*```$/i.exec(text);
-  return fenced ? fenced[1]! : text;
+  if (text.length < 2 * FENCE.length || !text.startsWith(FENCE) || !text.endsWith(FENCE)) return text;
+  const inside = text.slice(FENCE.length, text.length - FENCE.length);
+  return (inside.slice(0, 4).toLowerCase() === 'json' ? inside.slice(4) : inside).trim();
 }
 
 export type ArgumentsParseResult = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
