@@ -1,6 +1,7 @@
+import { fc, test as property } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { parseModelJson, parseToolArguments, repairJson } from './json-repair';
-import { parseTextToolCall, TextToolCallExtractor } from './text-tool-calls';
+import { parseTextToolCall, TextToolCallExtractor, TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from './text-tool-calls';
 
 function extract(deltas: string[]) {
   const extractor = new TextToolCallExtractor();
@@ -38,6 +39,90 @@ describe('TextToolCallExtractor', () => {
   it('closes a call that the model never closed before opening the next', () => {
     const result = extract(['<tool_call>{"name": "a", "arguments": {}}<tool_call>{"name": "b", "arguments": {}}</tool_call>']);
     expect(result.calls.map((c) => c.name)).toStrictEqual(['a', 'b']);
+  });
+});
+
+/** Cuts the text at the given points (any order, any repeats) into deltas. */
+function splitAt(text: string, points: number[]): string[] {
+  const cuts = [...new Set(points.map((p) => p % (text.length + 1)))].sort((a, b) => a - b);
+  const deltas: string[] = [];
+  let from = 0;
+  for (const cut of [...cuts, text.length]) {
+    deltas.push(text.slice(from, cut));
+    from = cut;
+  }
+  return deltas;
+}
+
+/** Characters that `indexOf` looked at (from its start position to the end of the match, or of the text) while `run` ran. */
+function charactersSearched(run: () => void): number {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- only ever called through .call, and put back below
+  const indexOf = String.prototype.indexOf;
+  let searched = 0;
+  String.prototype.indexOf = function (this: string, search: string, position?: number) {
+    const from = Math.max(0, Math.min(position ?? 0, this.length));
+    const found = indexOf.call(this, search, position);
+    searched += (found === -1 ? this.length : found + search.length) - from;
+    return found;
+  };
+  try {
+    run();
+  } finally {
+    String.prototype.indexOf = indexOf;
+  }
+  return searched;
+}
+
+const streamPiece = fc.oneof(
+  fc.constantFrom(TOOL_CALL_OPEN, TOOL_CALL_CLOSE, '<', '</', '<tool_cal', '</tool_ca', '<tool_call', '>', ' ', '\n', 'text'),
+  fc.constantFrom('{"name": "a", "arguments": {}}', "{'name': 'b', 'arguments': {'x': 1,},}", '{"name": "c"', 'not json'),
+  fc.string({ maxLength: 8 }),
+);
+const stream = fc.array(streamPiece, { maxLength: 30 }).map((pieces) => pieces.join(''));
+
+describe('TextToolCallExtractor, property-based', () => {
+  property.prop([stream, fc.array(fc.nat(), { maxLength: 40 })])('gives the same text and calls however the stream is split', (text, points) => {
+    expect(extract(splitAt(text, points))).toStrictEqual(extract([text]));
+  });
+
+  property.prop([stream, fc.array(fc.nat(), { maxLength: 40 })])('never shows an opening tag, and finds a call for each one', (text, points) => {
+    const result = extract(splitAt(text, points));
+    expect(result.text).not.toContain(TOOL_CALL_OPEN);
+    const opened = text.split(TOOL_CALL_OPEN).length - 1;
+    const afterLast = text.slice(text.lastIndexOf(TOOL_CALL_OPEN) + TOOL_CALL_OPEN.length);
+    // A last call left open with nothing in it is no call.
+    const emptyLast = opened > 0 && !afterLast.includes(TOOL_CALL_CLOSE) && afterLast.trim() === '';
+    expect(result.calls).toHaveLength(emptyLast ? opened - 1 : opened);
+  });
+
+  property.prop([fc.array(fc.nat(), { maxLength: 40 })])('reads text with no tags unchanged, whatever the split', (points) => {
+    const text = 'a < b <tool <tool_cal </tool_call> c <';
+    expect(extract(splitAt(text, points))).toStrictEqual({ text, calls: [] });
+  });
+});
+
+describe('TextToolCallExtractor on hostile streams', () => {
+  it('scans 1 MB of a call streamed in 4-character deltas once, not once per delta', () => {
+    const text = `<tool_call>{"name": "t", "arguments": {"x": "${'a'.repeat(1_000_000)}"}}`;
+    let result: ReturnType<typeof extract> | undefined;
+    const searched = charactersSearched(() => {
+      const deltas: string[] = [];
+      for (let i = 0; i < text.length; i += 4) deltas.push(text.slice(i, i + 4));
+      result = extract(deltas);
+    });
+    expect(result?.calls).toStrictEqual([{ ok: true, name: 't', arguments: { x: 'a'.repeat(1_000_000) } }]);
+    // Each delta is searched for the two tags with at most a tag's length carried over from the one before.
+    expect(searched).toBeLessThan(text.length * 2 * (1 + TOOL_CALL_CLOSE.length / 4));
+  });
+
+  it('finds thousands of unclosed calls in one delta in one pass', () => {
+    const text = `${TOOL_CALL_OPEN}{"name": "t"}`.repeat(20_000);
+    let calls = 0;
+    const searched = charactersSearched(() => {
+      calls = extract([text]).calls.length;
+    });
+    expect(calls).toBe(20_000);
+    expect(searched).toBeLessThan(text.length * 4);
   });
 });
 
