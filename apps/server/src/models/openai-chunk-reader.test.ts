@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_STREAMED_TOOL_CALLS, OpenAIChunkReader } from './openai-chunk-reader';
+import { MalformedChunkError, MAX_STREAMED_TOOL_CALLS, MAX_TOOL_ARGUMENT_CHARS, OpenAIChunkReader } from './openai-chunk-reader';
 
 const delta = (value: Record<string, unknown>, finishReason: string | null = null) => ({ choices: [{ index: 0, delta: value, finish_reason: finishReason }] });
 
@@ -61,5 +62,42 @@ describe('OpenAIChunkReader', () => {
     expect(() => reader.push(delta({ tool_calls: [{ index: MAX_STREAMED_TOOL_CALLS, function: { arguments: '{}' } }] }))).toThrow(
       /at choices\.0\.delta\.tool_calls\.0\.index/,
     );
+  });
+
+  it('assembles the same calls and text however the stream is cut into chunks', () => {
+    const call = fc.record({ id: fc.constantFrom('c1', 'c2', 'c3'), name: fc.constantFrom('read_file', 'terminal'), arguments: fc.string() });
+    fc.assert(
+      fc.property(fc.uniqueArray(call, { selector: (c) => c.id, maxLength: 3 }), fc.string(), fc.array(fc.nat({ max: 8 }), { minLength: 1 }), (calls, text, sizes) => {
+        const reader = new OpenAIChunkReader();
+        let shown = '';
+        const take = (s: string, n: number) => [s.slice(0, n), s.slice(n)] as const;
+        let step = 0;
+        const nextSize = () => sizes[step++ % sizes.length]!;
+        for (let rest = text; rest !== ''; ) {
+          const [piece, remaining] = take(rest, Math.max(1, nextSize()));
+          rest = remaining;
+          for (const part of reader.push(delta({ content: piece }))) shown += part.type === 'text-delta' ? part.text : '';
+        }
+        calls.forEach((c, index) => {
+          reader.push(delta({ tool_calls: [{ index, id: c.id, function: { name: c.name, arguments: '' } }] }));
+          for (let rest = c.arguments; rest !== ''; ) {
+            const [piece, remaining] = take(rest, nextSize());
+            rest = remaining;
+            reader.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+          }
+        });
+        expect(shown).toBe(text);
+        expect(reader.finish().slice(0, -1)).toStrictEqual(calls.map((c) => ({ type: 'tool-call', id: c.id, name: c.name, arguments: c.arguments })));
+      }),
+    );
+  });
+
+  it('assembles arguments up to the limit and refuses one character more', () => {
+    const reader = new OpenAIChunkReader();
+    const piece = '{"a"'.repeat(250);
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 't', arguments: '' } }] }));
+    for (let i = 0; i < MAX_TOOL_ARGUMENT_CHARS / piece.length; i++) reader.push(delta({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
+    expect(reader.finish()[0]).toStrictEqual({ type: 'tool-call', id: 'c1', name: 't', arguments: piece.repeat(MAX_TOOL_ARGUMENT_CHARS / piece.length) });
+    expect(() => reader.push(delta({ tool_calls: [{ index: 0, function: { arguments: 'x' } }] }))).toThrow(MalformedChunkError);
   });
 });

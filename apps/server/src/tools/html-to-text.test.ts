@@ -1,5 +1,101 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { decodeEntities, htmlToText } from './html-to-text';
+
+type Node = { kind: 'text'; word: number } | { kind: 'element'; tag: string; attributes: string; children: Node[] };
+
+const SHOWN = ['p', 'div', 'span', 'b', 'em', 'a', 'li', 'ul', 'td', 'h2', 'pre', 'section', 'unknown-tag'];
+const DROPPED = ['nav', 'template', 'svg', 'button'];
+/** Their content is raw text up to the closing tag, so they hold only text here. */
+const RAW = ['script', 'style', 'noscript', 'textarea'];
+const ATTRIBUTES = ['', ' href="/page"', ' href=https://example.test/a', " title='1 > 0 w900001' href='#top'", ' data-x="<b>w900002</b>"', ' class=x'];
+
+const tree = fc.letrec<{ node: Node; nodes: Node[] }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.record({ kind: fc.constant('text' as const), word: fc.constant(0) }),
+    fc.record({ kind: fc.constant('element' as const), tag: fc.constantFrom(...SHOWN, ...DROPPED), attributes: fc.constantFrom(...ATTRIBUTES), children: tie('nodes') }),
+    fc.record({
+      kind: fc.constant('element' as const),
+      tag: fc.constantFrom(...RAW),
+      attributes: fc.constantFrom(...ATTRIBUTES),
+      children: fc.array(fc.record({ kind: fc.constant('text' as const), word: fc.constant(0) }), { maxLength: 3 }),
+    }),
+  ),
+  nodes: fc.array(tie('node'), { maxLength: 4 }),
+})).nodes;
+
+/** The page, and the words a reader should see in order (numbered as they are written). */
+function render(nodes: Node[]): { html: string; shown: string[] } {
+  const shown: string[] = [];
+  let next = 0;
+  const go = (list: Node[], hidden: boolean): string =>
+    list
+      .map((node) => {
+        if (node.kind === 'text') {
+          const word = `w${next++}`;
+          if (!hidden) shown.push(word);
+          return ` ${word} `;
+        }
+        const inner = go(node.children, hidden || DROPPED.includes(node.tag) || RAW.includes(node.tag));
+        return `<${node.tag}${node.attributes}>${inner}</${node.tag}>`;
+      })
+      .join('');
+  return { html: go(nodes, false), shown };
+}
+
+describe('htmlToText, property-based', () => {
+  test('shows exactly the words outside dropped elements, in order, and no markup', () => {
+    fc.assert(
+      fc.property(tree, (nodes) => {
+        const { html, shown } = render(nodes);
+        const text = htmlToText(html, 'https://example.test/');
+        expect(text.match(/\bw\d+\b/g) ?? []).toStrictEqual(shown);
+        expect(text).not.toMatch(/[<>]/);
+      }),
+    );
+  });
+
+  test('answers for any text without throwing, with white space collapsed', () => {
+    const piece = fc.oneof(
+      fc.constantFrom('<', '>', '</', '<a href="', '<a ', '"', "'", '=', '<script>', '</script', '<!--', '<!', '&amp', '&#x', ';', ' ', '\n', '\t', '\u00a0', 'x'),
+      fc.string({ maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
+        const html = pieces.join('');
+        fc.pre(!/<pre/i.test(html));
+        const text = htmlToText(html, 'https://example.test/');
+        expect(text).not.toMatch(/\n\n\n|^\s|\s$|[ \t]\n|\n[ \t]/);
+      }),
+    );
+  });
+});
+
+describe('htmlToText on hostile pages', () => {
+  test('reads a 360 KB page of closing tags that never end', () => {
+    // Each "</script" used to start a search to the end of the page for its '>'.
+    const page = `<p>before</p><script>${'</script '.repeat(40_000)}`;
+    expect(htmlToText(page)).toBe('before');
+  });
+
+  test('reads 20,000 nested links', () => {
+    // Closing each link used to join all the text written since it opened.
+    const page = `${'<a href="https://example.test/x">link '.repeat(20_000)}${'</a>'.repeat(20_000)}`;
+    const text = htmlToText(page);
+    expect(text.startsWith('link link')).toBe(true);
+    expect(text.split(' (https://example.test/x)')).toHaveLength(20_001);
+  });
+
+  test('keeps a link without its address when its text already is the address, however deeply nested', () => {
+    const page = `${'<a href="https://example.test/x">'.repeat(3)}https://example.test/x${'</a>'.repeat(3)}`;
+    expect(htmlToText(page)).toBe('https://example.test/x');
+  });
+
+  test('takes an attribute only where an attribute starts, not inside another one\'s value', () => {
+    expect(htmlToText('<a title="see href=https://example.test/wrong" href="https://example.test/right">here</a>')).toBe('here (https://example.test/right)');
+  });
+});
 
 describe('htmlToText', () => {
   test('reads a page of 2 MiB of unclosed tags in one pass (a hostile page cannot freeze the server)', () => {

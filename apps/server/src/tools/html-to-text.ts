@@ -13,7 +13,8 @@ const TAG_NAME = /[a-zA-Z][a-zA-Z0-9:-]{0,63}/y;
 /** Longer "tags" are taken as text. */
 const MAX_TAG_LENGTH = 64 * 1024;
 
-type ScannedTag = { ok: true; end: number; closing: boolean; name: string; attributes: string } | { ok: false; resumeAt: number };
+type Tag = { ok: true; end: number; closing: boolean; name: string; attributes: string };
+type ScannedTag = Tag | { ok: false; resumeAt: number };
 
 /**
  * Reads the tag starting at `open` (a '<'), quotes respected. When it is not a tag, answers where reading may resume:
@@ -41,6 +42,22 @@ function scanTag(html: string, open: number): ScannedTag {
     }
   }
   return { ok: false, resumeAt: Math.max(i, open + 1) };
+}
+
+/**
+ * The next comment, declaration or well-formed tag at or after `from`, or undefined when there is none.
+ * A '<' that starts none of them is text, read together with the text around it.
+ */
+function nextMarkup(html: string, from: number): { open: number; tag: Tag | undefined } | undefined {
+  let open = html.indexOf('<', from);
+  while (open !== -1) {
+    if (html[open + 1] === '!' || html[open + 1] === '?') return { open, tag: undefined };
+    const tag = scanTag(html, open);
+    if (tag.ok) return { open, tag };
+    // Never scanned again: whatever a failed tag covered is text, so a page of broken tags costs one pass.
+    open = html.indexOf('<', tag.resumeAt);
+  }
+  return undefined;
 }
 
 // Placeholders keep <pre> spacing through the whitespace collapsing at the end.
@@ -85,6 +102,7 @@ export function htmlToText(html: string, baseUrl?: string): string {
   const out: string[] = [];
   const dropped = new Map<string, number>();
   const links: { href: string | undefined; start: number }[] = [];
+  const shown = new ShownText();
   let pre = 0;
   let title: string | undefined;
   let index = 0;
@@ -94,10 +112,15 @@ export function htmlToText(html: string, baseUrl?: string): string {
   const lineBreak = (lines: number) => {
     pendingBreak = Math.max(pendingBreak, lines);
   };
-  const push = (text: string) => {
-    if (pendingBreak > 0) out.push('\n'.repeat(pendingBreak));
-    pendingBreak = 0;
+  const write = (text: string) => {
     out.push(text);
+    // Only a link's text is ever read back.
+    if (links.length > 0) shown.append(text);
+  };
+  const push = (text: string) => {
+    if (pendingBreak > 0) write('\n'.repeat(pendingBreak));
+    pendingBreak = 0;
+    write(text);
   };
 
   const isDropping = () => dropped.size > 0;
@@ -109,27 +132,17 @@ export function htmlToText(html: string, baseUrl?: string): string {
   };
 
   while (index < html.length) {
-    const open = html.indexOf('<', index);
-    if (open === -1) {
+    const markup = nextMarkup(html, index);
+    if (markup === undefined) {
       emitText(html.slice(index));
       break;
     }
+    const { open, tag } = markup;
     emitText(html.slice(index, open));
-    if (html.startsWith('<!--', open)) {
-      const close = html.indexOf('-->', open + 4);
-      index = close === -1 ? html.length : close + 3;
-      continue;
-    }
-    if (html[open + 1] === '!' || html[open + 1] === '?') {
-      const close = html.indexOf('>', open);
-      index = close === -1 ? html.length : close + 1;
-      continue;
-    }
-    const tag = scanTag(html, open);
-    if (!tag.ok) {
-      // Never scanned again: whatever a failed tag covered is text, so a page of broken tags costs one pass.
-      emitText(html.slice(open, tag.resumeAt));
-      index = tag.resumeAt;
+    if (tag === undefined) {
+      const comment = html.startsWith('<!--', open);
+      const close = comment ? html.indexOf('-->', open + 4) : html.indexOf('>', open);
+      index = close === -1 ? html.length : close + (comment ? 3 : 1);
       continue;
     }
     index = tag.end;
@@ -166,10 +179,10 @@ export function htmlToText(html: string, baseUrl?: string): string {
       const alt = attribute(attributes, 'alt');
       if (alt !== undefined && alt.trim() !== '') push(` [image: ${decodeEntities(alt).trim()}] `);
     } else if (name === 'a') {
-      if (!closing) links.push({ href: attribute(attributes, 'href'), start: out.length });
+      if (!closing) links.push({ href: attribute(attributes, 'href'), start: shown.length });
       else {
         const link = links.pop();
-        if (link !== undefined) push(linkSuffix(out.slice(link.start).join(''), link.href, baseUrl));
+        if (link !== undefined) push(linkSuffix(shown, link.start, link.href, baseUrl));
       }
     } else if (BLOCKS.has(name)) lineBreak(PARAGRAPHS.has(name) ? 2 : 1);
   }
@@ -186,20 +199,101 @@ export function htmlToText(html: string, baseUrl?: string): string {
   return title ? `Title: ${title}\n\n${body}` : body;
 }
 
+/** Where the raw content of `name` ends, and where reading resumes after its closing tag (case-insensitive). */
 function findClosingTag(html: string, name: string, from: number): { contentEnd: number; after: number } {
-  const closing = new RegExp(`</${name}\\b[^>]*>`, 'gi');
-  closing.lastIndex = from;
-  const match = closing.exec(html);
-  return match === null ? { contentEnd: html.length, after: html.length } : { contentEnd: match.index, after: match.index + match[0].length };
+  const notFound = { contentEnd: html.length, after: html.length };
+  for (let at = html.indexOf('</', from); at !== -1; at = html.indexOf('</', at + 2)) {
+    const nameEnd = at + 2 + name.length;
+    if (html.slice(at + 2, nameEnd).toLowerCase() !== name || isWordCharacter(html.charCodeAt(nameEnd))) continue;
+    // The first '>' after a matching name ends it; without one no later closing tag can end either.
+    const close = html.indexOf('>', nameEnd);
+    return close === -1 ? notFound : { contentEnd: at, after: close + 1 };
+  }
+  return notFound;
 }
 
+function isWordCharacter(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+/**
+ * The value of the first attribute `name` in a tag's attribute text, or undefined. Attributes are read one after
+ * the other, so a name inside another attribute's quoted value is not taken for an attribute.
+ */
 function attribute(attributes: string, name: string): string | undefined {
-  const match = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s"'>]+))`, 'i').exec(attributes);
-  return match === null ? undefined : (match[1] ?? match[2] ?? match[3]);
+  const n = attributes.length;
+  let i = 0;
+  const skipSpace = () => {
+    while (i < n && isHtmlSpace(attributes.charCodeAt(i))) i++;
+  };
+  while (i < n) {
+    skipSpace();
+    const nameStart = i;
+    while (i < n && !isHtmlSpace(attributes.charCodeAt(i)) && !'=/>'.includes(attributes[i]!)) i++;
+    if (i === nameStart) {
+      i++;
+      continue;
+    }
+    const attributeName = attributes.slice(nameStart, i);
+    skipSpace();
+    if (attributes[i] !== '=') continue;
+    i++;
+    skipSpace();
+    let value: string;
+    const quote = attributes[i];
+    if (quote === '"' || quote === "'") {
+      const close = attributes.indexOf(quote, i + 1);
+      const end = close === -1 ? n : close;
+      value = attributes.slice(i + 1, end);
+      i = end + 1;
+    } else {
+      const valueStart = i;
+      while (i < n && !isHtmlSpace(attributes.charCodeAt(i)) && attributes[i] !== '>') i++;
+      value = attributes.slice(valueStart, i);
+    }
+    if (attributeName.toLowerCase() === name) return value;
+  }
+  return undefined;
+}
+
+function isHtmlSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 12 || code === 13;
+}
+
+/**
+ * The text written inside links, every run of white space reduced to one space, kept as pieces. A link's text is the
+ * part written since it opened; reading it costs no more than the link's own address, however deeply links nest.
+ */
+class ShownText {
+  private readonly pieces: string[] = [];
+  /** Where each piece starts in the collapsed text. */
+  private readonly starts: number[] = [];
+  private endsWithSpace = true;
+  length = 0;
+
+  append(text: string): void {
+    let collapsed = text.replace(/\s+/g, ' ');
+    if (this.endsWithSpace && collapsed.startsWith(' ')) collapsed = collapsed.slice(1);
+    if (collapsed === '') return;
+    this.pieces.push(collapsed);
+    this.starts.push(this.length);
+    this.length += collapsed.length;
+    this.endsWithSpace = collapsed.endsWith(' ');
+  }
+
+  /** The collapsed text from `start` on, trimmed, or undefined when it is longer than `limit`. */
+  since(start: number, limit: number): string | undefined {
+    if (this.length - start > limit + 2) return undefined;
+    // `start` is always where a piece begins, and every piece is at least one character long.
+    let index = this.starts.length;
+    while (index > 0 && this.starts[index - 1]! >= start) index--;
+    const text = this.pieces.slice(index).join('').trim();
+    return text.length > limit ? undefined : text;
+  }
 }
 
 /** " (https://…)" after a link whose text does not already say where it goes. */
-function linkSuffix(text: string, href: string | undefined, baseUrl: string | undefined): string {
+function linkSuffix(shown: ShownText, start: number, href: string | undefined, baseUrl: string | undefined): string {
   if (href === undefined) return '';
   let url: URL;
   try {
@@ -208,7 +302,8 @@ function linkSuffix(text: string, href: string | undefined, baseUrl: string | un
     return '';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return '';
-  const shown = text.replace(/\s+/g, ' ').trim();
-  if (shown === '' || shown === url.href || shown === href) return '';
+  // Text longer than both ways of writing the address cannot repeat it: it is not read at all.
+  const text = shown.since(start, Math.max(url.href.length, href.length));
+  if (text === '' || text === url.href || text === href) return '';
   return ` (${url.href})`;
 }
