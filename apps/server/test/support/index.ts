@@ -1,1 +1,2 @@
 export { startFakeOpenAIServer, type FakeOpenAIServer, type FakeOpenAIServerOptions, type FakeToolCall, type FakeTurn } from './fake-openai-server';
+export { startTestAirlock, recordingTool, type TestAirlock, type TestAirlockOptions } from './test-airlock';

@@ -1,0 +1,244 @@
+import { createAirlockClient, type AirlockClient, type LoopEvent, type LoopEventOf, type ServerAddress, type ToolInfo } from '@airlock/client';
+import { randomId } from '@airlock/core';
+import { createInterface } from 'node:readline';
+import { WebSocket } from 'ws';
+import { parseDecisionAnswer } from './decision-answer';
+import { decisionLine, outcomeLine, runEndLine } from './event-labels';
+import { INTERRUPTED, LineReader } from './line-reader';
+import { grantScope, renderResult, renderToolCall, showText } from './render-tool-call';
+import { styleFor, type TerminalStyle } from './terminal-style';
+import { VisibleStream } from './visible-stream';
+
+export interface ChatCommandOptions {
+  address: ServerAddress;
+  /** Continue this chat. Default a new one. */
+  sessionId?: string;
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  output: NodeJS.WritableStream & { isTTY?: boolean };
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** `airlock chat`: reads prompts, streams each answer, asks for every gated call. Resolves with the exit code. */
+export async function runChat(options: ChatCommandOptions): Promise<number> {
+  const { output } = options;
+  const style = styleFor(output, options.env);
+  const screen = new Screen(output, style);
+  const rl = createInterface({ input: options.input, output, terminal: options.input.isTTY === true && output.isTTY === true });
+  const reader = new LineReader(rl);
+  const quit = new AbortController();
+  const client = createAirlockClient({
+    url: options.address.url,
+    token: options.address.token,
+    WebSocket,
+    clientLabel: 'terminal',
+    onRejected: (message) => {
+      screen.line(style.bad(`The server refused the token: ${message}`));
+      quit.abort();
+      reader.close();
+    },
+  });
+  try {
+    const chat = new ChatSession(client, reader, screen, options.sessionId ?? randomId('chat'), quit.signal);
+    const onInterrupt = () => {
+      if (chat.interrupt() === 'exit') {
+        quit.abort();
+        reader.close();
+      }
+    };
+    rl.on('SIGINT', onInterrupt);
+    process.on('SIGINT', onInterrupt);
+    try {
+      return await chat.start(options.address.url);
+    } finally {
+      process.off('SIGINT', onInterrupt);
+    }
+  } finally {
+    reader.close();
+    await client.close();
+  }
+}
+
+class ChatSession {
+  private tools = new Map<string, ToolInfo>();
+  private running = false;
+  private interrupts = 0;
+  private stop: (() => void) | undefined;
+
+  constructor(
+    private readonly client: AirlockClient,
+    private readonly reader: LineReader,
+    private readonly screen: Screen,
+    private readonly sessionId: string,
+    private readonly quit: AbortSignal,
+  ) {}
+
+  async start(url: string): Promise<number> {
+    const { style } = this.screen;
+    let model;
+    try {
+      model = await this.client.trpc.model.info.query();
+      this.tools = new Map((await this.client.trpc.tools.list.query()).tools.map((tool) => [tool.name, tool]));
+    } catch (error) {
+      if (!this.quit.aborted) this.screen.line(style.bad(`Cannot reach Airlock at ${url}: ${error instanceof Error ? error.message : String(error)}`));
+      return 1;
+    }
+    const demo = model.demo && !/demo/i.test(model.model) ? ' (a demo, offline)' : '';
+    this.screen.line(`Connected to ${url}, model ${showText(model.model, style)}${demo}.`);
+    this.screen.line(style.dim(`Chat ${this.sessionId}. Ctrl-C stops an answer; Ctrl-D exits.`));
+    while (!this.quit.aborted) {
+      const line = await this.ask(style.bold('you› '));
+      if (line === null) break;
+      if (line === INTERRUPTED || line.trim() === '') continue;
+      this.interrupts = 0;
+      await this.follow(line);
+      this.interrupts = 0;
+    }
+    this.screen.endLine();
+    return 0;
+  }
+
+  /** Ctrl-C: the first stops the answer being written; one more (or one with nothing to stop, twice) exits. */
+  interrupt(): 'stop' | 'exit' {
+    this.interrupts++;
+    if (this.interrupts >= 2) return 'exit';
+    this.reader.interrupt();
+    if (this.running) {
+      this.screen.line(this.screen.style.dim('Stopping… (Ctrl-C again to exit)'));
+      this.stop?.();
+    } else {
+      this.screen.line(this.screen.style.dim('(Ctrl-C again or Ctrl-D to exit)'));
+    }
+    return 'stop';
+  }
+
+  private async ask(prompt: string): Promise<string | null | typeof INTERRUPTED> {
+    this.screen.endLine();
+    this.screen.prompted();
+    const answer = await this.reader.question(prompt);
+    // Readline ends an entered line itself; an interrupted or ended prompt leaves the cursor after it.
+    if (typeof answer === 'string') this.screen.lineEntered();
+    return answer;
+  }
+
+  private async follow(message: string): Promise<void> {
+    const run = this.client.startRun({ sessionId: this.sessionId, message, signal: this.quit });
+    this.running = true;
+    this.stop = () => void run.cancel().catch(() => undefined);
+    const text = new VisibleStream(this.screen.style);
+    const reasoning = new VisibleStream(this.screen.style);
+    let previous: LoopEvent['type'] | undefined;
+    try {
+      for await (const event of run) {
+        if (event.type !== 'text-delta') this.screen.write(text.flush());
+        if (event.type !== 'reasoning-delta') this.screen.write(this.screen.style.dim(reasoning.flush()));
+        // Reasoning and answer each start on a line of their own, so one is never read as the other.
+        if (event.type !== previous && (event.type === 'text-delta' || event.type === 'reasoning-delta')) {
+          this.screen.endLine();
+          if (event.type === 'reasoning-delta') this.screen.write(this.screen.style.dim('thinking: '));
+        }
+        previous = event.type;
+        await this.show(event, text, reasoning);
+      }
+    } catch (error) {
+      if (!this.quit.aborted) this.screen.line(this.screen.style.bad(`Lost the run: ${error instanceof Error ? error.message : String(error)}`));
+    } finally {
+      this.running = false;
+      this.stop = undefined;
+      this.screen.endLine();
+    }
+  }
+
+  private async show(event: LoopEvent, text: VisibleStream, reasoning: VisibleStream): Promise<void> {
+    const { screen } = this;
+    const { style } = screen;
+    switch (event.type) {
+      case 'run-start':
+        return;
+      case 'status':
+        screen.line(style.dim(showText(event.text, style)));
+        return;
+      case 'text-delta':
+        screen.write(text.push(event.text));
+        return;
+      case 'reasoning-delta':
+        screen.write(style.dim(reasoning.push(event.text)));
+        return;
+      case 'tool-start':
+        screen.endLine();
+        for (const line of renderToolCall(event, style)) screen.line(line);
+        if (event.awaitingConfirmation) await this.decide(event);
+        return;
+      case 'tool-decision':
+        screen.line(decisionLine(event, event.reason === undefined ? '' : showText(event.reason, style)));
+        return;
+      case 'tool-end':
+        screen.line(outcomeLine(event, style));
+        if (event.result !== '' && event.outcome !== 'denied') for (const line of renderResult(event.result, style)) screen.line(line);
+        return;
+      case 'run-end': {
+        const line = runEndLine(event, event.error === undefined ? '' : showText(event.error, style));
+        screen.endLine();
+        if (line !== '') screen.line(event.reason === 'done' ? line : style.bad(line));
+        return;
+      }
+    }
+  }
+
+  private async decide(event: LoopEventOf<'tool-start'>): Promise<void> {
+    const { screen } = this;
+    const { style } = screen;
+    const expires = event.expiresAt === null || event.expiresAt === undefined ? '' : `; undecided, it is denied at ${new Date(event.expiresAt).toLocaleTimeString()}`;
+    screen.line(style.dim(`  ${grantScope(event.toolName, this.tools.get(event.toolName))}${expires}`));
+    for (;;) {
+      const line = await this.ask(`  ${style.bold('[a]llow / [A]lways / [d]eny (reason)')} › `);
+      if (line === null || line === INTERRUPTED) return;
+      const answer = parseDecisionAnswer(line);
+      if (answer === null) {
+        screen.line(style.dim('  Type a, A or d, optionally followed by a reason: "d use notes.txt instead".'));
+        continue;
+      }
+      try {
+        const result = await this.client.decide({ sessionId: this.sessionId, approvalId: event.approvalId, ...answer });
+        if (!result.resolved) {
+          screen.line(style.warn(result.status === 'already-decided' ? `  Already decided: ${result.decision ?? 'unknown'}` : '  This call is no longer waiting.'));
+        }
+        return;
+      } catch (error) {
+        screen.line(style.bad(`  The decision was not sent (${error instanceof Error ? error.message : String(error)}); try again.`));
+      }
+    }
+  }
+}
+
+/** Writes to the terminal and remembers whether the cursor is at the start of a line. */
+class Screen {
+  private atLineStart = true;
+
+  constructor(
+    private readonly output: NodeJS.WritableStream,
+    readonly style: TerminalStyle,
+  ) {}
+
+  write(text: string): void {
+    if (text === '') return;
+    this.output.write(text);
+    this.atLineStart = text.endsWith('\n');
+  }
+
+  line(text: string): void {
+    this.endLine();
+    this.write(`${text}\n`);
+  }
+
+  endLine(): void {
+    if (!this.atLineStart) this.write('\n');
+  }
+
+  prompted(): void {
+    this.atLineStart = false;
+  }
+
+  lineEntered(): void {
+    this.atLineStart = true;
+  }
+}

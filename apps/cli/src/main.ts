@@ -1,0 +1,27 @@
+import { readFileSync } from 'node:fs';
+import { runChat } from './chat-command';
+import { parseCliArguments, USAGE, UsageError } from './cli-arguments';
+
+async function main(argv: readonly string[]): Promise<number> {
+  const command = parseCliArguments(argv, { env: process.env, readFile: (path) => readFileSync(path, 'utf8') });
+  if (command.kind === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  return runChat({
+    address: command.address,
+    ...(command.sessionId === undefined ? {} : { sessionId: command.sessionId }),
+    input: process.stdin,
+    output: process.stdout,
+    env: process.env,
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) console.error(`airlock: ${error.message}\n\n${USAGE}`);
+    else console.error('airlock:', error);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  },
+);

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { plainStyle } from './terminal-style';
+import { VisibleStream } from './visible-stream';
+
+describe('VisibleStream', () => {
+  it('escapes control characters, so the model cannot drive the terminal', () => {
+    const stream = new VisibleStream(plainStyle);
+    expect(stream.push('red \x1b[31mtext\x07 and\ttab\n')).toBe('red \\u{1B}[31mtext\\u{7} and\ttab\n');
+  });
+
+  it('keeps a pair split across pieces whole, and a backslash until it knows what follows', () => {
+    const stream = new VisibleStream(plainStyle);
+    const emoji = '😀';
+    expect(stream.push(`a${emoji[0]!}`)).toBe('a');
+    expect(stream.push(`${emoji[1]!}b\\`)).toBe(`${emoji}b`);
+    expect(stream.push('u{41}')).toBe('\\u{5C}u{41}');
+    expect(stream.push('\u202E')).toBe('\\u{202E}');
+    expect(stream.flush()).toBe('');
+  });
+});

@@ -1,0 +1,109 @@
+import { recordingTool, startFakeOpenAIServer, startTestAirlock } from '@airlock/server/testing';
+import xterm from '@xterm/headless';
+import { spawn, type IPty } from 'node-pty';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../bin/airlock.mjs', import.meta.url));
+const SCREEN_TIMEOUT = { timeout: 20_000, interval: 50 };
+
+type Msg = { role: string; content?: unknown };
+const lastMessage = (body: Record<string, unknown> | undefined) => (body?.messages as Msg[] | undefined)?.at(-1);
+
+/** The CLI in a real pseudo-terminal, its output rendered by a headless terminal emulator. */
+function startCli(args: string[]) {
+  const terminal = new xterm.Terminal({ cols: 110, rows: 60, allowProposedApi: true });
+  const pty: IPty = spawn(process.execPath, [BIN, ...args], { name: 'xterm-256color', cols: 110, rows: 60, cwd: process.cwd(), env: { ...process.env, NO_COLOR: '' } });
+  pty.onData((data) => terminal.write(data));
+  const exited = new Promise<number>((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode)));
+  const screen = () => {
+    const buffer = terminal.buffer.active;
+    const lines: string[] = [];
+    for (let row = 0; row < buffer.length; row++) lines.push(buffer.getLine(row)?.translateToString(true) ?? '');
+    return lines.join('\n').trimEnd();
+  };
+  const flushed = () => new Promise<void>((resolve) => terminal.write('', resolve));
+  return {
+    pty,
+    exited,
+    screen,
+    /** Waits until the screen shows `text` (count times). */
+    async shows(text: string, count = 1) {
+      await expect
+        .poll(async () => {
+          await flushed();
+          return screen().split(text).length - 1;
+        }, SCREEN_TIMEOUT)
+        .toBeGreaterThanOrEqual(count);
+    },
+    type: (text: string) => pty.write(text),
+    [Symbol.asyncDispose]: async () => {
+      if ((await Promise.race([exited.then(() => true), Promise.resolve(false)])) === false) pty.kill();
+      terminal.dispose();
+    },
+  };
+}
+
+describe('airlock chat in a terminal', () => {
+  it('streams the answer, shows each call escaped, allows one, denies one with a reason, and exits on Ctrl-C twice', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue(
+      { toolCalls: [{ name: 'echo', arguments: { text: 'hello' } }] },
+      { toolCalls: [{ name: 'echo', arguments: { text: 'invoice\u202Etxt.exe\nsecond line' } }] },
+      { text: ['Understood, ', 'I will use notes.txt.'] },
+    );
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token]);
+
+    await cli.shows('you›');
+    expect(cli.screen()).toContain(`Connected to ${airlock.server.wsUrl}, model fake-model.`);
+    cli.type('echo two things\r');
+
+    await cli.shows('[a]llow / [A]lways / [d]eny (reason)');
+    expect(cli.screen()).toContain('⏺ echo\n  text: hello\n  A runs any echo call without asking, in this chat only');
+    cli.type('a\r');
+    await cli.shows('echo: hello');
+    expect(cli.screen()).toContain('  ✓ allowed\n  → ran\n    │ echo: hello');
+
+    await cli.shows('[a]llow / [A]lways / [d]eny (reason)', 2);
+    // The bidi override is shown as an escape, never applied; the value is whole, with its line count.
+    expect(cli.screen()).toContain('  text (2 lines):\n    │ invoice\\u{202E}txt.exe\n    │ second line\n  ⚠ 1 hidden character shown as \\u{…}');
+    cli.type('d use notes.txt instead\r');
+    await cli.shows('I will use notes.txt.');
+    expect(cli.screen()).toContain('  ✗ denied: use notes.txt instead\n  → not run: denied\nUnderstood, I will use notes.txt.\n');
+
+    expect(echo.calls).toStrictEqual(['hello']);
+    expect(lastMessage(fake.requests[1])).toMatchObject({ role: 'tool', content: 'echo: hello' });
+    expect(String(lastMessage(fake.requests[2])?.content)).toContain('use notes.txt instead');
+    expect(fake.pending).toBe(0);
+
+    await cli.shows('you›', 2);
+    cli.type('\x03');
+    await cli.shows('(Ctrl-C again or Ctrl-D to exit)');
+    cli.type('\x03');
+    expect(await cli.exited).toBe(0);
+  });
+
+  it('stops a run with Ctrl-C and exits on Ctrl-D', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'never' } }] });
+    const link = `${airlock.server.url}/#token=${encodeURIComponent(airlock.server.token)}`;
+    await using cli = startCli(['chat', link]);
+
+    await cli.shows('you›');
+    cli.type('go\r');
+    await cli.shows('[a]llow / [A]lways / [d]eny (reason)');
+    cli.type('\x03');
+    await cli.shows('■ stopped');
+    expect(cli.screen()).toContain('Stopping… (Ctrl-C again to exit)');
+    expect(cli.screen()).toContain('  → not run: stopped');
+    expect(echo.calls).toStrictEqual([]);
+
+    await cli.shows('you›', 2);
+    cli.type('\x04');
+    expect(await cli.exited).toBe(0);
+  });
+});
