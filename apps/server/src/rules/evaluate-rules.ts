@@ -3,7 +3,8 @@ import path from 'node:path';
 import { hostOfUrl, matchHost } from './host-match';
 import { allowsCommand, deniesCommand } from './match-command';
 import { parseCommandLine, type CommandLine } from './parse-command-line';
-import { matchPathGlob, workspaceRelativeNames } from './path-glob';
+import { matchPathGlob } from './path-glob';
+import { workspaceRelativeNames } from './workspace-relative-names';
 import { MCP_TOOL, type Rule, type RuleScope } from './rule';
 
 /** A tool call as the rules see it. */

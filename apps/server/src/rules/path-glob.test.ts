@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkPathGlob, matchPathGlob, normalisePathGlob, workspaceRelativeNames } from './path-glob';
+import { checkPathGlob, matchPathGlob, normalisePathGlob } from './path-glob';
+import { workspaceRelativeNames } from './workspace-relative-names';
 
 describe('checkPathGlob', () => {
   it.each(['src/**', '**', '*.md', 'src/**/*.test.ts', 'a/?/b', '.github/workflows/*.yml', 'odd\\*name'])('accepts %j', (glob) => {

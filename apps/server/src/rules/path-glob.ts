@@ -1,7 +1,4 @@
-import path from 'node:path';
-
 const MAX_GLOB_CHARS = 1024;
-const MAX_PATH_CHARS = 4096;
 
 type Piece = { kind: 'char'; char: string } | { kind: 'star' } | { kind: 'one' };
 type Segment = { kind: 'any-folders' } | { kind: 'name'; pieces: Piece[]; startsWithDot: boolean };
@@ -51,19 +48,6 @@ function compile(glob: string): Segment[] {
     const first = pieces[0];
     return { kind: 'name', pieces, startsWithDot: first?.kind === 'char' && first.char === '.' };
   });
-}
-
-/**
- * The names of `requested` relative to `workspace` (`[]` for the workspace itself), or undefined when it lies
- * outside. Lexical only: the file tools resolve symbolic links themselves, and `evaluateRules` can be given
- * the real path too.
- */
-export function workspaceRelativeNames(workspace: string, requested: string): string[] | undefined {
-  if (requested.length > MAX_PATH_CHARS || requested.includes('\0')) return undefined;
-  const relative = path.posix.relative(path.posix.resolve(workspace), path.posix.resolve(workspace, requested));
-  if (relative === '') return [];
-  if (relative === '..' || relative.startsWith('../') || path.posix.isAbsolute(relative)) return undefined;
-  return relative.split('/');
 }
 
 /**

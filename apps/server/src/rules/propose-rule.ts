@@ -8,7 +8,8 @@ import {
 } from './exact-only-commands';
 import { hostOfUrl } from './host-match';
 import { parseCommandLine } from './parse-command-line';
-import { escapeGlobName, workspaceRelativeNames } from './path-glob';
+import { escapeGlobName } from './path-glob';
+import { workspaceRelativeNames } from './workspace-relative-names';
 import { COMMAND_TOOL, MCP_TOOL, URL_TOOL, ruleDraftSchema, type RuleDraft, type RuleMatch, type RuleScope } from './rule';
 
 /** A subcommand or script name, not an option, a path or a value. */
