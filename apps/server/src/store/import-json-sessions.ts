@@ -19,7 +19,14 @@ const FOLDERS = ['', 'sessions'];
  * Imports the session files the former one-file-per-chat store left (session and messages), each file once,
  * all in one transaction. The files stay where they are; every file looked at is recorded in `json_imports`.
  */
-export function importJsonSessions(db: Database, directory: string, now: number): JsonImportReport {
+export interface ImportJsonSessionsOptions {
+  /** The data folder; its `*.json` files and those of its `sessions/` subfolder are looked at. */
+  directory: string;
+  /** Recorded as each file's import time. */
+  now: number;
+}
+
+export function importJsonSessions(db: Database, { directory, now }: ImportJsonSessionsOptions): JsonImportReport {
   const report: JsonImportReport = { imported: [], skipped: [] };
   const seen = db.prepare<[string], { file: string }>('SELECT file FROM json_imports WHERE file = ?');
   const files = FOLDERS.flatMap((folder) => jsonFiles(directory, folder)).filter((file) => seen.get(file) === undefined);

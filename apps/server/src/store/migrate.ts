@@ -6,7 +6,16 @@ import { StoreError } from './store-error';
  * Brings the schema up to the last of `migrations`, all pending ones in one transaction, each recorded in
  * `schema_migrations`. A database at a version this code does not know is refused untouched.
  */
-export function migrate(db: Database, file: string, migrations: readonly Migration[], now: number): void {
+export interface MigrateOptions {
+  /** The database's path, named in errors. */
+  file: string;
+  /** Every migration this code knows, oldest first. */
+  migrations: readonly Migration[];
+  /** Recorded as each migration's `applied_at`. */
+  now: number;
+}
+
+export function migrate(db: Database, { file, migrations, now }: MigrateOptions): void {
   const latest = migrations.at(-1)?.version ?? 0;
   db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');

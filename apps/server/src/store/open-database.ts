@@ -3,6 +3,10 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { StoreError, type StoreProblem } from './store-error';
 
 export interface OpenDatabaseOptions {
+  /** The folder, created (mode 0700) when missing. */
+  directory: string;
+  /** The database file in it, created (mode 0600) when missing. */
+  file: string;
   /** How long a statement waits for a lock held by another connection before failing. */
   busyTimeoutMs: number;
 }
@@ -12,12 +16,12 @@ export interface OpenDatabaseOptions {
  * takes it for this process alone: in WAL mode with an exclusive locking mode the first read locks the file until
  * close, so a second server on the same data folder fails at start instead of resuming the first one's runs.
  */
-export function openDatabase(directory: string, file: string, options: OpenDatabaseOptions): Database.Database {
+export function openDatabase({ directory, file, busyTimeoutMs }: OpenDatabaseOptions): Database.Database {
   let db: Database.Database;
   try {
     mkdirSync(directory, { recursive: true, mode: 0o700 });
     createIfMissing(file);
-    db = new Database(file, { timeout: options.busyTimeoutMs });
+    db = new Database(file, { timeout: busyTimeoutMs });
   } catch (error) {
     throw new StoreError(file, 'cannot-open', `cannot be opened (${errorText(error)})`, { cause: error });
   }

@@ -136,10 +136,10 @@ export class SqliteStore implements AirlockStore {
     const file = join(options.directory, DATABASE_FILE);
     const now = options.now ?? Date.now;
     const log = options.log ?? ((line: string) => console.warn(line));
-    const db = openDatabase(options.directory, file, { busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+    const db = openDatabase({ directory: options.directory, file, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
     try {
-      migrate(db, file, options.migrations ?? allMigrations, now());
-      const report = importJsonSessions(db, options.directory, now());
+      migrate(db, { file, migrations: options.migrations ?? allMigrations, now: now() });
+      const report = importJsonSessions(db, { directory: options.directory, now: now() });
       for (const { file: name, reason } of report.skipped) log(`Skipped the saved chat ${join(options.directory, name)}: ${reason}`);
       if (report.imported.length > 0) log(`Imported ${report.imported.length} saved chat(s) from ${options.directory} into ${file}; the JSON files were left in place.`);
       return new SqliteStore(db, file, report);
