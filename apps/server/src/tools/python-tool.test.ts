@@ -2,22 +2,32 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
-import { runTool, tempFolder, toolNamed } from './test-support';
+import { runTool, SANDBOX_KINDS, tempFolder, toolNamed } from './test-support';
 
 // The system interpreter first: a version-manager shim found earlier on PATH can take seconds to start.
 const PATH = ['/usr/bin', '/bin', process.env.PATH].join(':');
 
-function python(options: BuiltinToolsOptions) {
-  return toolNamed(createBuiltinTools({ env: { PATH, HOME: process.env.HOME }, ...options }), 'python');
-}
+describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
+  function python(options: BuiltinToolsOptions) {
+    return toolNamed(createBuiltinTools({ env: { PATH, HOME: process.env.HOME }, sandbox, ...options }), 'python');
+  }
 
-describe('python tool', () => {
-  test('runs code in the workspace, where its modules import', async () => {
+  test('runs code in the workspace; its modules import once the code puts the folder on the path', async () => {
     await using workspace = await tempFolder();
     await writeFile(path.join(workspace.path, 'helper.py'), 'def twice(x):\n    return 2 * x\n');
-    const code = 'import os, helper\nprint(os.getcwd())\nprint(helper.twice(21))';
+    const code = 'import os, sys\nsys.path.insert(0, ".")\nimport helper\nprint(os.getcwd())\nprint(helper.twice(21))';
     const result = await runTool(python({ workspace: workspace.path }), { code });
     expect(result).toStrictEqual({ content: `${workspace.path}\n42\nexit code: 0`, isError: false });
+  });
+
+  test('runs isolated: a sitecustomize.py, a usercustomize.py or a module in the workspace, PYTHONPATH and PYTHONSTARTUP run nothing', async () => {
+    await using workspace = await tempFolder();
+    const trap = 'open("/dev/stdout", "w").write("TRAP RAN\\n")\n';
+    for (const name of ['sitecustomize.py', 'usercustomize.py', 'startup.py', 'json.py']) await writeFile(path.join(workspace.path, name), trap);
+    const env = { PATH, HOME: workspace.path, PYTHONPATH: workspace.path, PYTHONSTARTUP: path.join(workspace.path, 'startup.py'), PYTHONUSERBASE: workspace.path };
+    const code = 'import json, sys\nprint(json.dumps([p for p in sys.path if p in ("", ".") or p.startswith(' + JSON.stringify(workspace.path) + ')]))';
+    const result = await runTool(python({ workspace: workspace.path, env }), { code });
+    expect(result).toStrictEqual({ content: '[]\nexit code: 0', isError: false });
   });
 
   test('an exception is an error result with its traceback', async () => {

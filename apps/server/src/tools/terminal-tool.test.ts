@@ -1,26 +1,27 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { createBuiltinTools } from './index';
-import { callContext, isRunning, runTool, tempFolder, toolNamed } from './test-support';
+import { createBuiltinTools, type BuiltinToolsOptions } from './index';
+import { callContext, httpServer, killAllWith, processesWith, runTool, SANDBOX_KINDS, tempFolder, toolNamed, uniqueToken } from './test-support';
 
 afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-async function terminal(workspace: string, secretValues: string[] = []) {
-  return toolNamed(createBuiltinTools({ workspace, secretValues, killGraceMs: 500 }), 'terminal');
-}
+describe.each(SANDBOX_KINDS)('terminal tool (sandbox: %s)', (sandbox) => {
+  function terminal(workspace: string, options: Partial<BuiltinToolsOptions> = {}) {
+    return toolNamed(createBuiltinTools({ workspace, killGraceMs: 500, sandbox, ...options }), 'terminal');
+  }
 
-describe('terminal tool', () => {
   test('runs in the workspace and reports the exit code', async () => {
     await using workspace = await tempFolder();
-    const result = await runTool(await terminal(workspace.path), { command: 'pwd; echo "$PWD"' });
+    const result = await runTool(terminal(workspace.path), { command: 'pwd; echo "$PWD"' });
     expect(result).toStrictEqual({ content: `${workspace.path}\n${workspace.path}\nexit code: 0`, isError: false });
   });
 
   test('a non-zero exit is an error result', async () => {
     await using workspace = await tempFolder();
-    const result = await runTool(await terminal(workspace.path), { command: 'echo failing >&2; exit 3' });
+    const result = await runTool(terminal(workspace.path), { command: 'echo failing >&2; exit 3' });
     expect(result).toStrictEqual({ content: 'failing\nexit code: 3', isError: true });
   });
 
@@ -32,7 +33,7 @@ describe('terminal tool', () => {
     vi.stubEnv('MY_SECRET', 'my-secret-value');
     vi.stubEnv('TZ', 'server-token-0123456789');
     vi.stubEnv('LANG', 'C.UTF-8');
-    const result = await runTool(await terminal(workspace.path, ['server-token-0123456789']), { command: 'env' });
+    const result = await runTool(terminal(workspace.path, { secretValues: ['server-token-0123456789'] }), { command: 'env' });
     expect(result.isError).toBe(false);
     for (const leaked of ['FOO_API_KEY', 'GITHUB_TOKEN', 'DB_PASSWORD', 'MY_SECRET', '-value', 'server-token-0123456789']) {
       expect(result.content).not.toContain(leaked);
@@ -43,45 +44,98 @@ describe('terminal tool', () => {
 
   test('a timeout kills the command and everything it started', async () => {
     await using workspace = await tempFolder();
-    const result = await runTool(await terminal(workspace.path), { command: 'sleep 300 & echo $!; sleep 300; wait' }, callContext({ timeoutMs: 300 }));
-    const background = Number.parseInt(result.content, 10);
-    expect(result.isError).toBe(true);
-    expect(result.content.endsWith('killed by SIGTERM (timed out after 300 ms)')).toBe(true);
-    expect(await isRunning(background)).toBe(false);
+    const token = uniqueToken();
+    try {
+      const result = await runTool(terminal(workspace.path), { command: `sh -c 'sleep 300' ${token} & sleep 300; wait` }, callContext({ timeoutMs: 300 }));
+      expect(result.isError).toBe(true);
+      expect(result.content.endsWith('killed by SIGTERM (timed out after 300 ms)')).toBe(true);
+      expect(processesWith(token)).toStrictEqual([]);
+    } finally {
+      killAllWith(token);
+    }
   });
 
   test('the call signal kills the command and everything it started', async () => {
     await using workspace = await tempFolder();
+    const token = uniqueToken();
     const controller = new AbortController();
-    const marker = `${workspace.path}/started`;
-    const running = runTool(await terminal(workspace.path), { command: `sleep 300 & echo $! > ${marker}; sleep 300; wait` }, callContext({ signal: controller.signal }));
-    const background = await vi.waitFor(async () => {
-      const pid = Number.parseInt(await readFile(marker, 'utf8'), 10);
-      expect(pid).toBeGreaterThan(0);
-      return pid;
-    });
-    controller.abort(new Error('cancelled by the person'));
-    const result = await running;
-    expect(result).toStrictEqual({ content: '(no output)\nkilled by SIGTERM (stopped: cancelled by the person)', isError: true });
-    expect(await isRunning(background)).toBe(false);
+    try {
+      const running = runTool(terminal(workspace.path), { command: `sh -c 'touch started; sleep 300' ${token} & sleep 300; wait` }, callContext({ signal: controller.signal }));
+      await vi.waitFor(() => readFile(path.join(workspace.path, 'started')));
+      controller.abort(new Error('cancelled by the person'));
+      const result = await running;
+      expect(result).toStrictEqual({ content: '(no output)\nkilled by SIGTERM (stopped: cancelled by the person)', isError: true });
+      expect(processesWith(token)).toStrictEqual([]);
+    } finally {
+      killAllWith(token);
+    }
   });
 
   test('stdin is closed, so a command waiting for input returns at once', async () => {
     await using workspace = await tempFolder();
-    const result = await runTool(await terminal(workspace.path), { command: 'cat' });
+    const result = await runTool(terminal(workspace.path), { command: 'cat' });
     expect(result).toStrictEqual({ content: '(no output)\nexit code: 0', isError: false });
   });
 
-  test('says when it stopped background processes left running', async () => {
+  test('background processes left running when the command exits are stopped', async () => {
     await using workspace = await tempFolder();
-    const result = await runTool(await terminal(workspace.path), { command: 'sleep 300 & echo $!' });
-    expect(result.content.split('\n').slice(1)).toStrictEqual(['exit code: 0', 'background processes still running when it exited were stopped']);
-    expect(await isRunning(Number.parseInt(result.content, 10))).toBe(false);
+    const token = uniqueToken();
+    try {
+      const result = await runTool(terminal(workspace.path), { command: `sh -c 'sleep 300' ${token} & echo started` });
+      expect(result.content.startsWith('started\nexit code: 0')).toBe(true);
+      expect(processesWith(token)).toStrictEqual([]);
+    } finally {
+      killAllWith(token);
+    }
   });
 
   test('is annotated as executing code', async () => {
     await using workspace = await tempFolder();
-    const tool = await terminal(workspace.path);
+    const tool = terminal(workspace.path);
     expect([tool.annotations, tool.source]).toStrictEqual([{ executesCode: true, destructive: true }, 'builtin']);
+  });
+});
+
+describe('terminal tool in the bubblewrap sandbox', () => {
+  function terminal(workspace: string, options: Partial<BuiltinToolsOptions> = {}) {
+    return toolNamed(createBuiltinTools({ workspace, killGraceMs: 500, sandbox: 'bubblewrap', ...options }), 'terminal');
+  }
+
+  test('the system is read-only, the workspace and a private /tmp are writable', async () => {
+    await using workspace = await tempFolder();
+    await using outside = await tempFolder();
+    const command = `touch ${outside.path}/x 2>/dev/null && echo outside-written; touch /usr/x 2>/dev/null && echo usr-written; touch ws-file /tmp/t && echo ok`;
+    const result = await runTool(terminal(workspace.path), { command });
+    expect(result).toStrictEqual({ content: 'ok\nexit code: 0', isError: false });
+    expect(await readFile(path.join(workspace.path, 'ws-file'), 'utf8')).toBe('');
+  });
+
+  test('hidden folders look empty and hidden files cannot be read, inside the workspace too', async () => {
+    await using workspace = await tempFolder();
+    await using data = await tempFolder();
+    await writeFile(path.join(data.path, 'chats.db'), 'kept chats');
+    await writeFile(path.join(data.path, 'token'), 'the-token-value');
+    await mkdir(path.join(workspace.path, 'inner'));
+    await writeFile(path.join(workspace.path, 'inner', 'key'), 'the-key-value');
+    const hiddenPaths = [data.path, path.join(workspace.path, 'inner', 'key')];
+    const command = `ls -A ${data.path}; cat ${data.path}/token ${data.path}/chats.db inner/key; echo end`;
+    const result = await runTool(terminal(workspace.path, { hiddenPaths }), { command });
+    expect(result.content).toBe(
+      `cat: ${data.path}/token: No such file or directory\ncat: ${data.path}/chats.db: No such file or directory\ncat: inner/key: Permission denied\nend\nexit code: 0`,
+    );
+  });
+
+  test('with the network off, nothing is reachable, not even this machine; on by default', async () => {
+    await using workspace = await tempFolder();
+    await using server = await httpServer((_req, res) => res.end('hello'));
+    const command = `(echo > /dev/tcp/127.0.0.1/${new URL(server.url).port}) 2>/dev/null && echo reached || echo unreachable`;
+    expect(await runTool(terminal(workspace.path, { network: false }), { command })).toStrictEqual({ content: 'unreachable\nexit code: 0', isError: false });
+    expect(await runTool(terminal(workspace.path), { command })).toStrictEqual({ content: 'reached\nexit code: 0', isError: false });
+  });
+
+  test('the command holds no capability, so it cannot remount the system or uncover a hidden path', async () => {
+    await using workspace = await tempFolder();
+    const result = await runTool(terminal(workspace.path), { command: "grep CapEff /proc/self/status; mount -o remount,rw / 2>/dev/null || echo 'remount refused'" });
+    expect(result.content).toBe('CapEff:\t0000000000000000\nremount refused\nexit code: 0');
   });
 });

@@ -10,6 +10,7 @@ import { SettingsDialog } from '../settings/settings-dialog';
 import { useToolSettings, type SettingsStore } from '../settings/settings-store';
 import { toRunOptions } from '../settings/tool-settings';
 import { ModelBadge } from './model-badge';
+import { SandboxNotice } from './sandbox-notice';
 
 const CURRENT_SESSION_KEY = 'airlock.session';
 
@@ -88,6 +89,7 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
         <header className="topbar">
           <h1 className="chat-title">{title}</h1>
           <ModelBadge info={model.data} />
+          <SandboxNotice sandbox={model.data?.sandbox} />
           <ConnectionIndicator state={connection} />
         </header>
         <ChatView

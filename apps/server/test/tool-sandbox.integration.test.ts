@@ -1,0 +1,175 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test, vi } from 'vitest';
+import { killAllWith, processesWith, SANDBOX_KINDS, tempFolder, uniqueToken } from '../src/tools/test-support';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from './support/fake-openai-server';
+import { connectClient, watchRun } from './support/test-airlock';
+
+const LAUNCHER = fileURLToPath(new URL('../bin/airlock.mjs', import.meta.url));
+
+interface LaunchedServer extends AsyncDisposable {
+  launcher: ChildProcess;
+  serverPid: number;
+  wsUrl: string;
+  token: string;
+  /** Everything the launcher and the server printed so far. */
+  output(): string;
+  /** Resolves when the server's output ends (it and the launcher are gone). */
+  ended: Promise<void>;
+}
+
+/** Starts Airlock as `npm start` does, through its launcher, and waits until it listens. */
+async function launch(options: { env: Record<string, string>; args: string[] }): Promise<LaunchedServer> {
+  const launcher = spawn(process.execPath, [LAUNCHER, '--port', '0', ...options.args], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  launcher.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  launcher.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  // The server writes to the same pipes: they end when both are gone.
+  const ended = new Promise<void>((resolve) => launcher.stdout.once('close', () => resolve()));
+  const match = await vi.waitFor(
+    () => {
+      const found = /running at (http:\/\/[^/]+)\/#token=(\S+)/.exec(text);
+      if (found === null) throw new Error(`not listening yet:\n${text}`);
+      return found;
+    },
+    { timeout: 30_000, interval: 50 },
+  );
+  const serverPid = childOf(launcher.pid!);
+  const close = async () => {
+    if (launcher.exitCode === null && launcher.signalCode === null) launcher.kill('SIGTERM');
+    try {
+      process.kill(serverPid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+    await ended;
+  };
+  return {
+    launcher,
+    serverPid,
+    wsUrl: `${match[1]!.replace('http:', 'ws:')}/trpc`,
+    token: decodeURIComponent(match[2]!),
+    output: () => text,
+    ended,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+function childOf(parent: number): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent) return Number(entry);
+    } catch {
+      // Gone.
+    }
+  }
+  throw new Error(`no child of ${parent}`);
+}
+
+const isAlive = (pid: number) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!);
+  } catch {
+    return false;
+  }
+};
+
+/** Has the fake model propose one terminal call, allows it, and resolves with the run once the call started. */
+async function runTerminal(server: LaunchedServer, fake: FakeOpenAIServer, command: string) {
+  fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command } }] }, { text: 'done' });
+  const client = connectClient(server.wsUrl, server.token);
+  const sessionId = `s-${randomBytes(4).toString('hex')}`;
+  const run = watchRun(client, { sessionId, runId: `run-${sessionId}`, message: 'run it' });
+  const start = await run.next('tool-start');
+  await client.trpc.chat.confirmTool.mutate({ sessionId, approvalId: start.approvalId, decision: 'allow' });
+  return { run, client };
+}
+
+const secret = (prefix: string) => `${prefix}-${randomBytes(24).toString('hex')}`;
+
+describe('secrets are out of a sandboxed call’s reach', () => {
+  // Every environment of every process it can see, the files secrets came from and the data folder.
+  const dump = (files: string[], dataDir: string) =>
+    `for f in /proc/[0-9]*/environ; do cat "$f"; echo; done; cat /proc/$PPID/environ; ${files.map((file) => `cat ${file};`).join(' ')} ls -A ${dataDir}; cat ${dataDir}/* ; echo dump-done`;
+
+  test.each(['environment', 'files'] as const)('given through the %s: no terminal call can print the token or the API key', async (through) => {
+    await using folder = await tempFolder();
+    await using fake = await startFakeOpenAIServer();
+    const [workspace, dataDir, secretsDir] = ['ws', 'data', 'secrets'].map((name) => path.join(folder.path, name)) as [string, string, string];
+    await Promise.all([mkdir(workspace), mkdir(dataDir), mkdir(secretsDir)]);
+    const token = secret('tok');
+    const apiKey = secret('key');
+    const tokenFile = path.join(secretsDir, 'token');
+    const keyFile = path.join(secretsDir, 'key');
+    await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
+    await writeFile(keyFile, apiKey, { mode: 0o600 });
+    const env = through === 'environment' ? { AIRLOCK_TOKEN: token, AIRLOCK_API_KEY: apiKey } : { AIRLOCK_TOKEN_FILE: tokenFile, AIRLOCK_API_KEY_FILE: keyFile };
+    await using server = await launch({ env, args: ['--workspace', workspace, '--data-dir', dataDir, '--model-url', fake.url, '--tool-sandbox', 'bubblewrap'] });
+    expect(server.token).toBe(token);
+    expect(fake.authorizations.at(-1) ?? `Bearer ${apiKey}`).toBe(`Bearer ${apiKey}`);
+    const { run, client } = await runTerminal(server, fake, dump([tokenFile, keyFile], dataDir));
+    try {
+      const end = await run.next('tool-end');
+      expect(end.result).toContain('dump-done');
+      expect(end.result).toContain('PATH=');
+      expect(end.result).not.toContain(token);
+      expect(end.result).not.toContain(apiKey);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  test('without a sandbox, the server’s own environment holds no secret given through the environment', async () => {
+    await using folder = await tempFolder();
+    const token = secret('tok');
+    const apiKey = secret('key');
+    await using server = await launch({
+      env: { AIRLOCK_TOKEN: token, AIRLOCK_API_KEY: apiKey },
+      args: ['--workspace', folder.path, '--data-dir', path.join(folder.path, 'data'), '--model-url', 'http://127.0.0.1:9/v1', '--tool-sandbox', 'none'],
+    });
+    const environ = readFileSync(`/proc/${server.serverPid}/environ`, 'latin1');
+    expect(environ).toContain('AIRLOCK_LAUNCHER_FD=3');
+    expect(environ).not.toContain(token);
+    expect(environ).not.toContain(apiKey);
+    expect(server.output()).toContain('Warning: AIRLOCK_TOKEN came from the environment');
+    expect(server.output()).toContain('Tools run without a sandbox: the sandbox is turned off (--tool-sandbox none)');
+  }, 60_000);
+});
+
+describe('nothing outlives a crash', () => {
+  test.each(SANDBOX_KINDS)('a server killed with SIGKILL takes its running terminal call with it (sandbox: %s)', async (sandbox) => {
+    await using folder = await tempFolder();
+    await using fake = await startFakeOpenAIServer();
+    const tag = uniqueToken();
+    await using server = await launch({ env: {}, args: ['--workspace', folder.path, '--data-dir', path.join(folder.path, '.data'), '--model-url', fake.url, '--tool-sandbox', sandbox] });
+    const { client } = await runTerminal(server, fake, `setsid sh -c 'while :; do date > heartbeat; sleep 0.05; done' ${tag} & sh -c 'sleep 300' ${tag}`);
+    try {
+      await vi.waitFor(() => expect(processesWith(tag).length).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
+      process.kill(server.serverPid, 'SIGKILL');
+      await vi.waitFor(() => expect(isAlive(server.serverPid)).toBe(false));
+      await vi.waitFor(() => expect(processesWith(tag)).toStrictEqual([]), { timeout: 10_000 });
+    } finally {
+      await client.close();
+      killAllWith(tag);
+    }
+  }, 60_000);
+
+  test('a launcher killed with SIGKILL takes the server with it, which shuts down as on SIGTERM', async () => {
+    await using folder = await tempFolder();
+    await using server = await launch({ env: {}, args: ['--workspace', folder.path, '--data-dir', path.join(folder.path, 'data'), '--model-url', 'http://127.0.0.1:9/v1'] });
+    server.launcher.kill('SIGKILL');
+    await server.ended;
+    expect(isAlive(server.serverPid)).toBe(false);
+    expect(server.output()).toContain('The launcher exited.\nShutting down…');
+  }, 60_000);
+});
