@@ -29,7 +29,49 @@ export interface AirlockConfig {
   allowedOrigins: string[];
   /** Folder where chats are kept across restarts; unset keeps them in memory only. */
   dataDir?: string;
+  /** How much the server admits at once; see the README's configuration table. */
+  capacity: Capacity;
 }
+
+/** How much the server admits: each bounds what clients can make it hold. */
+export interface Capacity {
+  /** Authenticated WebSocket connections at once; more are refused with 503. */
+  maxConnections: number;
+  /** Sockets still to present their token, counted apart; a new one takes the oldest one's place. */
+  maxUnauthenticated: number;
+  /** Time a new socket has to present its token. */
+  authTimeoutMs: number;
+  /** Runs one connection may have going at once. */
+  runsPerConnection: number;
+  /** New runs one connection may start per minute, after its burst. */
+  runsPerMinute: number;
+  /** New runs one connection may start back to back. */
+  runBurst: number;
+  /** Subscriptions (run streams, session watches) one connection may hold open at once. */
+  subscriptionsPerConnection: number;
+}
+
+/** Enough for 10,000 approvals waiting over 2,500 connections of 4 runs each, with room to spare. */
+export const DEFAULT_CAPACITY: Readonly<Capacity> = Object.freeze({
+  maxConnections: 4096,
+  maxUnauthenticated: 16,
+  authTimeoutMs: 3000,
+  runsPerConnection: 4,
+  runsPerMinute: 30,
+  runBurst: 10,
+  subscriptionsPerConnection: 32,
+});
+
+/** Flag, variable and accepted range of each capacity setting. */
+const CAPACITY_SETTINGS = {
+  maxConnections: { flag: 'max-connections', variable: 'AIRLOCK_MAX_CONNECTIONS', min: 1, max: 1_000_000 },
+  maxUnauthenticated: { flag: 'max-unauthenticated', variable: 'AIRLOCK_MAX_UNAUTHENTICATED', min: 1, max: 10_000 },
+  authTimeoutMs: { flag: 'auth-timeout-ms', variable: 'AIRLOCK_AUTH_TIMEOUT_MS', min: 100, max: 60_000 },
+  runsPerConnection: { flag: 'runs-per-connection', variable: 'AIRLOCK_RUNS_PER_CONNECTION', min: 1, max: 10_000 },
+  runsPerMinute: { flag: 'runs-per-minute', variable: 'AIRLOCK_RUNS_PER_MINUTE', min: 1, max: 1_000_000 },
+  runBurst: { flag: 'run-burst', variable: 'AIRLOCK_RUN_BURST', min: 1, max: 1_000_000 },
+  subscriptionsPerConnection: { flag: 'subscriptions-per-connection', variable: 'AIRLOCK_SUBSCRIPTIONS_PER_CONNECTION', min: 1, max: 10_000 },
+} as const satisfies Record<keyof Capacity, { flag: string; variable: string; min: number; max: number }>;
 
 /** A configuration value that cannot be used; `source` names the variable or flag. */
 export class ConfigError extends Error {
@@ -53,6 +95,14 @@ Options (each also readable from the environment):
   --model <name>         AIRLOCK_MODEL         model name sent to that server
   --mcp-config <file>    AIRLOCK_MCP_CONFIG    MCP servers file ({"mcpServers": {...}})
   --data-dir <dir>       AIRLOCK_DATA_DIR      where chats are kept (default ~/.local/share/airlock)
+Capacity (each also readable from the environment; see the README for what each protects against):
+  --max-connections <n>               AIRLOCK_MAX_CONNECTIONS               authenticated WebSockets at once (default 4096)
+  --max-unauthenticated <n>           AIRLOCK_MAX_UNAUTHENTICATED           sockets yet to present the token (default 16)
+  --auth-timeout-ms <ms>              AIRLOCK_AUTH_TIMEOUT_MS               time to present the token (default 3000)
+  --runs-per-connection <n>           AIRLOCK_RUNS_PER_CONNECTION           runs going at once per connection (default 4)
+  --runs-per-minute <n>               AIRLOCK_RUNS_PER_MINUTE               new runs per minute per connection (default 30)
+  --run-burst <n>                     AIRLOCK_RUN_BURST                     new runs back to back per connection (default 10)
+  --subscriptions-per-connection <n>  AIRLOCK_SUBSCRIPTIONS_PER_CONNECTION  open subscriptions per connection (default 32)
 Environment only:
   AIRLOCK_TOKEN            access token (at least 32 characters; random when unset)
   AIRLOCK_API_KEY          API key for the model server
@@ -69,6 +119,13 @@ const FLAGS = {
   model: { type: 'string' },
   'mcp-config': { type: 'string' },
   'data-dir': { type: 'string' },
+  'max-connections': { type: 'string' },
+  'max-unauthenticated': { type: 'string' },
+  'auth-timeout-ms': { type: 'string' },
+  'runs-per-connection': { type: 'string' },
+  'runs-per-minute': { type: 'string' },
+  'run-burst': { type: 'string' },
+  'subscriptions-per-connection': { type: 'string' },
 } as const;
 
 const hostSchema = z
@@ -138,7 +195,22 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     mcpConfigPath: mcpInput === undefined ? undefined : readableFile(mcpInput, cwd),
     allowedOrigins: parseOrigins(fromEnv(env, 'AIRLOCK_ALLOWED_ORIGINS')),
     dataDir: dataDirectory(pick('data-dir', 'AIRLOCK_DATA_DIR'), env, cwd),
+    capacity: capacityFrom((flag, variable) => pick(flag, variable)),
   };
+}
+
+function capacityFrom(pick: (flag: keyof typeof FLAGS, variable: string) => Sourced | undefined): Capacity {
+  const capacity = { ...DEFAULT_CAPACITY };
+  for (const key of Object.keys(CAPACITY_SETTINGS) as (keyof Capacity)[]) {
+    const { flag, variable, min, max } = CAPACITY_SETTINGS[key];
+    const schema = z
+      .string()
+      .regex(/^\d{1,9}$/, `must be a whole number from ${min} to ${max}`)
+      .transform(Number)
+      .refine((value) => value >= min && value <= max, `must be a whole number from ${min} to ${max}`);
+    capacity[key] = validate(schema, pick(flag, variable)) ?? DEFAULT_CAPACITY[key];
+  }
+  return capacity;
 }
 
 /** The chats folder: as given (made absolute), or the XDG data folder; it is created when first used. */

@@ -1,4 +1,4 @@
-import { appRouter, ConnectionState, type AirlockServices, type AppRouter, type ConnectionLimits, type Context, type ModelInfo, type ToolServerStatus } from '@airlock/api';
+import { appRouter, ConnectionState, type AirlockServices, type AppRouter, type Context, type ModelInfo, type ToolServerStatus } from '@airlock/api';
 import { errorMessage, randomId } from '@airlock/core';
 import { TRPCError } from '@trpc/server';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
@@ -9,16 +9,18 @@ import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import packageJson from '../package.json' with { type: 'json' };
-import { ConfigError, type AirlockConfig } from './config';
+import { ConfigError, DEFAULT_CAPACITY, type AirlockConfig, type Capacity } from './config';
 import { RequestGuard } from './http/request-guard';
 import { coalesceWrites } from './http/coalesce-writes';
+import { openFileLimit } from './http/open-file-limit';
 import { securityHeaders } from './http/security-headers';
+import { SocketSendWindow } from './http/socket-send-window';
 import { StaticFiles } from './http/static-files';
 import { tokenMatches } from './http/token';
 
 export interface StartServerOptions {
-  /** Where to listen, the access token and the extra allowed origins. */
-  config: Pick<AirlockConfig, 'host' | 'port' | 'token' | 'allowedOrigins'>;
+  /** Where to listen, the access token, the extra allowed origins, and how much to admit (default DEFAULT_CAPACITY). */
+  config: Pick<AirlockConfig, 'host' | 'port' | 'token' | 'allowedOrigins'> & { capacity?: Partial<Capacity> };
   services: AirlockServices;
   /** Folder of the built web app. Default `apps/web/dist` of this repository. */
   webRoot?: string;
@@ -26,12 +28,11 @@ export interface StartServerOptions {
   log?: (line: string) => void;
   /** Runs on close once every run has ended, before sockets are closed (e.g. stops MCP servers). Default none. */
   dispose?: () => Promise<void>;
-  /** Per-connection run and message limits. Default ConnectionState's. */
-  limits?: ConnectionLimits;
-  /** WebSocket connections open at once at most; more are refused with 503. Default 64. */
-  maxConnections?: number;
-  /** How long a new WebSocket has to present its token before it is closed. Default 10,000 ms. */
-  authTimeoutMs?: number;
+  /**
+   * Pacing of each socket: run streams wait while more than `highWaterBytes` wait to be sent, and a socket
+   * that has not drained within `stallMs` is closed (1008). Default 256 KiB and 30,000 ms.
+   */
+  sendWindow?: { highWaterBytes: number; stallMs: number };
   /** Largest WebSocket message accepted; a bigger one closes the connection with 1009. Default 1 MiB. */
   maxPayloadBytes?: number;
   /** Server pings every `pingMs` and drops a connection silent for `pongWaitMs` after. Default 30,000 / 10,000 ms. */
@@ -52,6 +53,8 @@ export interface RunningServer extends AsyncDisposable {
 }
 
 const TRPC_PATH = '/trpc';
+/** Files kept free for everything but WebSockets: the web app's files, chats on disk, tools, MCP servers, the model. */
+const RESERVED_FILES = 256;
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
@@ -70,15 +73,24 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const staticFiles = new StaticFiles({ root: options.webRoot ?? DEFAULT_WEB_ROOT });
   let closing = false;
 
+  const capacity: Capacity = { ...DEFAULT_CAPACITY, ...config.capacity };
+  const sendWindow = options.sendWindow ?? { highWaterBytes: 256 * 1024, stallMs: 30_000 };
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 1024 * 1024 });
-  // Keyed by the upgrade request, which tRPC hands to createContext along with the socket.
-  const authenticated = new WeakSet<IncomingMessage>();
-  const authTimeoutMs = options.authTimeoutMs ?? 10_000;
-  wss.on('connection', (socket: WebSocket, req: IncomingMessage) => {
+  // Sockets yet to present their token, oldest first, counted apart from authenticated ones: strangers fill only
+  // their own few places, and a newcomer takes the oldest stranger's place, so they cannot keep the UI out.
+  const unauthenticated = new Set<WebSocket>();
+  // Keyed by the upgrade request, which tRPC hands to createContext.
+  const accepted = new WeakMap<IncomingMessage, { client: WebSocket; window: SocketSendWindow }>();
+  let authenticatedCount = 0;
+  wss.on('connection', (client: WebSocket) => {
+    unauthenticated.add(client);
     const timer = setTimeout(() => {
-      if (!authenticated.has(req)) socket.close(1008, 'no token presented');
-    }, authTimeoutMs);
-    socket.once('close', () => clearTimeout(timer));
+      if (unauthenticated.has(client)) client.close(1008, 'no token presented');
+    }, capacity.authTimeoutMs);
+    client.once('close', () => {
+      clearTimeout(timer);
+      if (!unauthenticated.delete(client)) authenticatedCount--;
+    });
   });
   const keepAlive = options.keepAlive ?? { pingMs: 30_000, pongWaitMs: 10_000 };
   const handler = applyWSSHandler<AppRouter>({
@@ -90,8 +102,25 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         // Thrown here, the error closes the socket: nothing reaches a procedure without the token.
         throw new TRPCError({ code: 'UNAUTHORIZED', message: 'a valid access token is required' });
       }
-      authenticated.add(req);
-      return { services, connection: new ConnectionState(randomId('conn', 8), options.limits) };
+      const socket = accepted.get(req);
+      // A socket dropped for a newcomer may still have its token on the way.
+      if (socket === undefined || !unauthenticated.has(socket.client)) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'the time to present a token is over' });
+      // Checked again here, not only on upgrade: sockets admitted together may present their tokens together.
+      if (authenticatedCount >= capacity.maxConnections) {
+        throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: `the server holds its maximum of ${capacity.maxConnections} connections` });
+      }
+      unauthenticated.delete(socket.client);
+      authenticatedCount++;
+      return {
+        services,
+        connection: new ConnectionState(randomId('conn', 8), {
+          maxConcurrentRuns: capacity.runsPerConnection,
+          messagesPerMinute: capacity.runsPerMinute,
+          messageBurst: capacity.runBurst,
+          maxSubscriptions: capacity.subscriptionsPerConnection,
+          sendWindow: socket.window,
+        }),
+      };
     },
     onError: ({ error, path }) => {
       if (error.code === 'INTERNAL_SERVER_ERROR') log(`Error in ${path ?? 'connection'}: ${errorMessage(error.cause ?? error)}`);
@@ -124,20 +153,42 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     await staticFiles.serve(pathname, res, { head: method === 'HEAD', headers });
   }
 
-  const maxConnections = options.maxConnections ?? 64;
   // Every refusal happens here, before handleUpgrade: a refused client never gets a WebSocket at all.
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     if (pathOf(req.url) !== TRPC_PATH || !guard.check(req.headers).allowed) return refuseUpgrade(socket, 403, 'Forbidden');
-    if (closing || wss.clients.size >= maxConnections) return refuseUpgrade(socket, 503, 'Service Unavailable');
+    if (closing || authenticatedCount >= capacity.maxConnections) return refuseUpgrade(socket, 503, 'Service Unavailable');
+    if (unauthenticated.size >= capacity.maxUnauthenticated) {
+      const oldest = unauthenticated.values().next().value;
+      if (oldest !== undefined) {
+        unauthenticated.delete(oldest);
+        oldest.terminate();
+      }
+    }
     wss.handleUpgrade(req, socket, head, (client) => {
       coalesceWrites(client, socket);
+      const window = new SocketSendWindow(client, socket, {
+        ...sendWindow,
+        onStall: () => {
+          log(`Closed a connection that read nothing for ${sendWindow.stallMs / 1000} s with ${client.bufferedAmount} bytes waiting`);
+          client.close(1008, `send buffer not drained in ${sendWindow.stallMs / 1000} s`);
+        },
+      });
+      accepted.set(req, { client, window });
       wss.emit('connection', client, req);
     });
   });
 
   log(`Airlock is running at ${url}/#token=${encodeURIComponent(config.token)}`);
   log(`Model: ${describeModel(services.modelInfo())}`);
+  const sockets = capacity.maxConnections + capacity.maxUnauthenticated;
+  const fileLimit = openFileLimit();
+  if (fileLimit !== undefined && fileLimit < sockets + RESERVED_FILES) {
+    log(
+      `Warning: this process may open ${fileLimit} files, fewer than the ${sockets} sockets the capacity settings allow plus ${RESERVED_FILES} for everything else; ` +
+        'raise the limit (ulimit -n) or lower --max-connections',
+    );
+  }
   const servers = services.catalog.servers();
   if (servers.length > 0) log(`MCP servers: ${servers.map(describeServer).join('; ')}`);
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { ConfigError, loadConfig } from '../src/config';
+import { ConfigError, loadConfig, type Capacity } from '../src/config';
 import { startServer, type RunningServer, type StartServerOptions } from '../src/start-server';
 
 const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
@@ -22,15 +22,15 @@ interface TestServer extends AsyncDisposable {
 }
 
 async function startTestServer(
-  options: Partial<Omit<StartServerOptions, 'config' | 'services'>> & { allowedOrigins?: string[]; steps?: ScriptStep[] } = {},
+  options: Partial<Omit<StartServerOptions, 'config' | 'services'>> & { allowedOrigins?: string[]; steps?: ScriptStep[]; capacity?: Partial<Capacity> } = {},
 ): Promise<TestServer> {
-  const { allowedOrigins = [], steps = [], ...rest } = options;
+  const { allowedOrigins = [], steps = [], capacity = {}, ...rest } = options;
   const model = new ScriptedModel(steps);
   const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [] });
   const services: AirlockServices = { chat, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => MODEL_INFO };
   const lines: string[] = [];
   const server = await startServer({
-    config: { host: '127.0.0.1', port: 0, token: TOKEN, allowedOrigins },
+    config: { host: '127.0.0.1', port: 0, token: TOKEN, allowedOrigins, capacity },
     services,
     webRoot: join(tmpdir(), 'airlock-no-such-web-root'),
     log: (line) => lines.push(line),
@@ -154,7 +154,7 @@ describe('WebSocket authentication', () => {
   });
 
   it('closes a socket that never presents its token', async () => {
-    await using running = await startTestServer({ authTimeoutMs: 50 });
+    await using running = await startTestServer({ capacity: { authTimeoutMs: 50 } });
     await using raw = rawSocket(`${running.server.wsUrl}?connectionParams=1`);
     await raw.opened;
 
@@ -229,9 +229,9 @@ describe('Origin and Host checks', () => {
   });
 
   it('refuses upgrades beyond maxConnections with 503', async () => {
-    await using running = await startTestServer({ maxConnections: 1 });
-    await using first = rawSocket(`${running.server.wsUrl}?connectionParams=1`);
-    await first.opened;
+    await using running = await startTestServer({ capacity: { maxConnections: 1 } });
+    await using first = connectClient(running.server, { token: TOKEN });
+    await first.client.model.info.query();
 
     expect(await upgradeStatus(running.server.port, { Host: `127.0.0.1:${running.server.port}` })).toBe(503);
   });

@@ -32,7 +32,19 @@ export async function startTestAirlock(options: TestAirlockOptions): Promise<Tes
   const tools = options.tools ?? [];
   const chat = new ChatService({ registry, model: () => model, tools: () => tools });
   const server = await startServer({
-    config: { host: '127.0.0.1', port: 0, token: randomId('tok', 32), allowedOrigins: [] },
+    config: {
+      host: '127.0.0.1',
+      port: 0,
+      token: randomId('tok', 32),
+      allowedOrigins: [],
+      capacity: {
+        ...(options.limits?.maxConcurrentRuns === undefined ? {} : { runsPerConnection: options.limits.maxConcurrentRuns }),
+        ...(options.limits?.messagesPerMinute === undefined ? {} : { runsPerMinute: options.limits.messagesPerMinute }),
+        ...(options.limits?.messageBurst === undefined ? {} : { runBurst: options.limits.messageBurst }),
+        ...(options.limits?.maxSubscriptions === undefined ? {} : { subscriptionsPerConnection: options.limits.maxSubscriptions }),
+        ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
+      },
+    },
     services: {
       chat,
       catalog: { tools: () => tools, servers: () => [] },
@@ -40,8 +52,6 @@ export async function startTestAirlock(options: TestAirlockOptions): Promise<Tes
     },
     log: () => undefined,
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
-    ...(options.limits === undefined ? {} : { limits: options.limits }),
-    ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
   });
   const clients: TestClient[] = [];
   const close = async () => {

@@ -1,0 +1,74 @@
+import type { SendWindow, Waker } from '@airlock/api';
+import type { Duplex } from 'node:stream';
+import type { WebSocket } from 'ws';
+
+export interface SocketSendWindowOptions {
+  /** Bytes waiting to be sent (frames corked for the tick included) above which the window shuts. */
+  highWaterBytes: number;
+  /** How long the window may stay shut before `onStall` runs. */
+  stallMs: number;
+  /** Runs once when the socket has not drained within `stallMs`. */
+  onStall: () => void;
+}
+
+/**
+ * The send window of one WebSocket. It shuts when more than `highWaterBytes` wait to be sent, and opens
+ * again once the socket's buffer has drained (Node's `drain`: everything handed to the kernel). While it
+ * is shut, run streams wait and the socket is not read, so a client that does not read gets no more
+ * answers queued for it either.
+ */
+export class SocketSendWindow implements SendWindow {
+  private readonly waiters = new Set<Waker>();
+  private stallTimer: NodeJS.Timeout | undefined = undefined;
+
+  constructor(
+    private readonly client: WebSocket,
+    private readonly socket: Duplex,
+    private readonly options: SocketSendWindowOptions,
+  ) {
+    client.once('close', () => this.dispose());
+  }
+
+  get open(): boolean {
+    // A closing socket sends nothing more: its streams wait until the close returns them.
+    if (this.stallTimer !== undefined || this.client.readyState !== this.client.OPEN) return false;
+    if (this.client.bufferedAmount <= this.options.highWaterBytes) return true;
+    // Above Node's own high-water mark the last write said "wait", so a drain event will follow.
+    this.shut();
+    return false;
+  }
+
+  park(waiter: Waker): void {
+    this.waiters.add(waiter);
+  }
+
+  unpark(waiter: Waker): void {
+    this.waiters.delete(waiter);
+  }
+
+  private shut(): void {
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = undefined;
+      this.socket.off('drain', this.reopen);
+      this.client.resume();
+      this.options.onStall();
+    }, this.options.stallMs);
+    this.client.pause();
+    this.socket.once('drain', this.reopen);
+  }
+
+  private readonly reopen = (): void => {
+    clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
+    this.client.resume();
+    const waiters = [...this.waiters];
+    this.waiters.clear();
+    for (const waiter of waiters) waiter.wake();
+  };
+
+  private dispose(): void {
+    clearTimeout(this.stallTimer);
+    this.socket.off('drain', this.reopen);
+    this.waiters.clear();
+  }
+}

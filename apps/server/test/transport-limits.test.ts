@@ -1,0 +1,314 @@
+import { ChatService, type AppRouter, type ModelInfo } from '@airlock/api';
+import { ApprovalRegistry, type ModelPart } from '@airlock/core';
+import { deferred, hangingStep, ScriptedModel, type ScriptStep } from '@airlock/core/testing';
+import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
+import { ConfigError, DEFAULT_CAPACITY, loadConfig, type Capacity } from '../src/config';
+import { openFileLimit } from '../src/http/open-file-limit';
+import { startServer, type RunningServer, type StartServerOptions } from '../src/start-server';
+
+const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
+const MODEL_INFO: ModelInfo = { provider: 'demo', baseURL: null, model: 'demo', demo: true };
+
+async function startTestServer(options: { steps?: ScriptStep[]; capacity?: Partial<Capacity>; sendWindow?: StartServerOptions['sendWindow'] } = {}) {
+  const model = new ScriptedModel(options.steps ?? []);
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [] });
+  const lines: string[] = [];
+  const server = await startServer({
+    config: { host: '127.0.0.1', port: 0, token: TOKEN, allowedOrigins: [], capacity: options.capacity ?? {} },
+    services: { chat, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => MODEL_INFO },
+    webRoot: join(tmpdir(), 'airlock-no-such-web-root'),
+    log: (line) => lines.push(line),
+    ...(options.sendWindow === undefined ? {} : { sendWindow: options.sendWindow }),
+  });
+  return { server, lines, [Symbol.asyncDispose]: () => server.close() };
+}
+
+function connectClient(server: RunningServer) {
+  const wsClient = createWSClient({
+    url: server.wsUrl,
+    WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+    connectionParams: { token: TOKEN },
+    retryDelayMs: () => 60_000,
+  });
+  const client = createTRPCClient<AppRouter>({ links: [wsLink({ client: wsClient })] });
+  return { client, [Symbol.asyncDispose]: () => wsClient.close() };
+}
+
+/** A raw socket that has presented the token; `frames` collects every parsed message once reading. */
+async function authenticatedSocket(server: RunningServer) {
+  const socket = new WebSocket(`${server.wsUrl}?connectionParams=1`);
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  socket.send(JSON.stringify({ method: 'connectionParams', data: { token: TOKEN } }));
+  return { socket, closed, [Symbol.asyncDispose]: async () => socket.terminate() };
+}
+
+function healthz(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/healthz', headers: { Host: `127.0.0.1:${port}`, Connection: 'close' } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A model turn of `count` text deltas of `size` characters each. */
+function bigStep(count: number, size: number): ModelPart[] {
+  const text = 'x'.repeat(size);
+  return [...Array.from({ length: count }, (): ModelPart => ({ type: 'text-delta', text })), { type: 'finish', reason: 'stop' }];
+}
+
+/** Runs a whole run through a real client and answers how many events it has. */
+async function runToEnd(client: ReturnType<typeof connectClient>['client'], sessionId: string, runId: string): Promise<number> {
+  const ended = deferred<number>();
+  let events = 0;
+  const subscription = client.chat.stream.subscribe(
+    { sessionId, runId, message: 'go' },
+    {
+      onData: ({ data }) => {
+        events++;
+        if (data.type === 'run-end') ended.resolve(events);
+      },
+      onError: (error) => ended.reject(error),
+    },
+  );
+  try {
+    return await ended.promise;
+  } finally {
+    subscription.unsubscribe();
+  }
+}
+
+type WireMessage = { id: number | null; result?: { type: string; id?: string }; error?: { message: string; data: { code: string } } };
+
+describe('a client that stops reading', () => {
+  it('gets 32 of 100 replays of a large run in one frame, all complete once it reads, while the server stays bounded and answers others', async () => {
+    const deltas = 1000;
+    await using running = await startTestServer({ steps: [bigStep(deltas, 1024)] });
+    await using reader = connectClient(running.server);
+    const events = await runToEnd(reader.client, 'big', 'big-run');
+    expect(events).toBeGreaterThanOrEqual(deltas);
+
+    await using slow = await authenticatedSocket(running.server);
+    const before = process.memoryUsage();
+    const frame = Array.from({ length: 100 }, (_, i) => ({ id: i + 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: 'big', runId: 'big-run' } } }));
+    slow.socket.send(JSON.stringify(frame));
+    slow.socket.pause();
+
+    // Answered only after the replays have pushed all they could: their reads chain on promises alone.
+    await using other = connectClient(running.server);
+    expect(await other.client.sessions.list.query()).toMatchObject([{ sessionId: 'big' }]);
+    expect(await healthz(running.server.port)).toBe(200);
+    const after = process.memoryUsage();
+    // Without a send window the 100 replays queue about 100 MiB here.
+    expect(after.heapUsed + after.external - (before.heapUsed + before.external)).toBeLessThan(32 * 2 ** 20);
+
+    const lastSeq = new Map<number, number>();
+    const errors = new Map<number, WireMessage['error']>();
+    const stopped = new Set<number>();
+    const done = deferred<void>();
+    slow.socket.on('message', (data: Buffer) => {
+      const message = JSON.parse(data.toString('utf8')) as WireMessage;
+      if (typeof message.id !== 'number') return;
+      const id = message.id;
+      if (message.error) errors.set(id, message.error);
+      if (message.result?.type === 'data') {
+        const seq = Number(message.result.id?.split(':').at(-1));
+        // Every replay goes on from where it stopped: no event twice, none missing.
+        if (seq !== (lastSeq.get(id) ?? 0) + 1) done.reject(new Error(`subscription ${id}: seq ${seq} after ${lastSeq.get(id) ?? 0}`));
+        lastSeq.set(id, seq);
+      }
+      if (message.result?.type === 'stopped') stopped.add(id);
+      if (stopped.size === 100) done.resolve();
+    });
+    slow.socket.resume();
+    await done.promise;
+
+    const served = [...stopped].filter((id) => !errors.has(id));
+    expect([served.length, errors.size]).toStrictEqual([32, 68]);
+    for (const id of served) expect(lastSeq.get(id)).toBe(events);
+    expect(new Set([...errors.values()].map((error) => `${error?.data.code} ${error?.message}`))).toStrictEqual(
+      new Set(['TOO_MANY_REQUESTS limit exceeded: at most 32 subscriptions open at once per connection']),
+    );
+  }, 60_000);
+
+  it('is closed with 1008 and a reason once its send buffer has not drained within the stall limit', async () => {
+    await using running = await startTestServer({ steps: [bigStep(4000, 2048)], sendWindow: { highWaterBytes: 64 * 1024, stallMs: 100 } });
+    // The only client: the stall limit is short enough to catch any client of a busy machine.
+    await using slow = await authenticatedSocket(running.server);
+
+    // Paused below ws, at the TCP socket, so that nothing of ws's own pausing is in play when reading resumes.
+    const tcp = (slow.socket as unknown as { _socket: Duplex })._socket;
+    slow.socket.send(JSON.stringify({ id: 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: 'big', runId: 'big-run', message: 'go' } } }));
+    tcp.pause();
+    await vi.waitFor(() => expect(running.lines.some((line) => line.startsWith('Closed a connection that read nothing for 0.1 s'))).toBe(true), { timeout: 30_000 });
+    tcp.resume();
+
+    expect(await slow.closed).toStrictEqual({ code: 1008, reason: 'send buffer not drained in 0.1 s' });
+  }, 60_000);
+});
+
+describe('subscriptions per connection', () => {
+  it('refuses the one over the configured cap with TOO_MANY_REQUESTS, starts no run for it, and frees a place when one stops', async () => {
+    await using dir = await tempDir();
+    const config = loadConfig(['--port', '0', '--subscriptions-per-connection', '2'], { AIRLOCK_TOKEN: TOKEN }, dir.path);
+    expect(config.capacity.subscriptionsPerConnection).toBe(2);
+    await using running = await startTestServer({ steps: [hangingStep('a'), hangingStep('b')], capacity: config.capacity });
+    await using connection = connectClient(running.server);
+    const { client } = connection;
+    const firstEvent = (subscribe: (handlers: { onData: (value: unknown) => void; onError: (error: unknown) => void }) => { unsubscribe(): void }) => {
+      const first = deferred<unknown>();
+      const subscription = subscribe({ onData: (value) => first.resolve(value), onError: (error) => first.reject(error) });
+      return { first: first.promise, subscription };
+    };
+    const watch = firstEvent((handlers) => client.sessions.watch.subscribe(undefined, handlers));
+    const run = firstEvent((handlers) => client.chat.stream.subscribe({ sessionId: 's1', runId: 'r1', message: 'hi' }, handlers));
+    await watch.first;
+    await run.first;
+
+    const refused = firstEvent((handlers) => client.chat.stream.subscribe({ sessionId: 's2', runId: 'r2', message: 'hi' }, handlers));
+    const error = await refused.first.then(
+      () => undefined,
+      (cause: unknown) => cause,
+    );
+    expect(error).toBeInstanceOf(TRPCClientError);
+    expect([(error as TRPCClientError<AppRouter>).data?.code, (error as Error).message]).toStrictEqual([
+      'TOO_MANY_REQUESTS',
+      'limit exceeded: at most 2 subscriptions open at once per connection',
+    ]);
+    expect((await client.sessions.list.query()).map((session) => session.sessionId)).toStrictEqual(['s1']);
+
+    watch.subscription.unsubscribe();
+    await vi.waitFor(async () => {
+      const again = firstEvent((handlers) => client.sessions.watch.subscribe(undefined, handlers));
+      try {
+        expect(await again.first).toStrictEqual({ type: 'ready' });
+      } finally {
+        again.subscription.unsubscribe();
+      }
+    });
+    run.subscription.unsubscribe();
+  });
+});
+
+describe('sockets without a token', () => {
+  it('fill only their own places: a client with the token still connects while 64 strangers keep trying', async () => {
+    await using running = await startTestServer();
+    const strangers = Array.from({ length: 64 }, () => new WebSocket(`${running.server.wsUrl}?connectionParams=1`));
+    let closedCount = 0;
+    await Promise.all(
+      strangers.map(
+        (socket) =>
+          new Promise<void>((resolve) => {
+            socket.on('error', () => undefined);
+            socket.once('open', () => resolve());
+            socket.once('close', () => {
+              closedCount++;
+              resolve();
+            });
+          }),
+      ),
+    );
+    try {
+      await using connection = connectClient(running.server);
+      expect(await connection.client.model.info.query()).toStrictEqual(MODEL_INFO);
+      await vi.waitFor(() => expect(closedCount).toBeGreaterThanOrEqual(64 - DEFAULT_CAPACITY.maxUnauthenticated));
+    } finally {
+      for (const socket of strangers) socket.terminate();
+    }
+  }, 30_000);
+
+  it('refuses a token presented after the server is full with TOO_MANY_REQUESTS', async () => {
+    await using running = await startTestServer({ capacity: { maxConnections: 1 } });
+    const [first, second] = [0, 1].map(() => new WebSocket(`${running.server.wsUrl}?connectionParams=1`));
+    const answers = [first!, second!].map(
+      (socket) => new Promise<WireMessage>((resolve) => socket.once('message', (data: Buffer) => resolve(JSON.parse(data.toString('utf8')) as WireMessage))),
+    );
+    await Promise.all([first!, second!].map((socket) => new Promise<void>((resolve) => socket.once('open', () => resolve()))));
+    try {
+      first!.send(JSON.stringify({ method: 'connectionParams', data: { token: TOKEN } }));
+      first!.send(JSON.stringify({ id: 1, method: 'query', params: { path: 'model.info' } }));
+      expect((await answers[0])?.result).toMatchObject({ type: 'data' });
+
+      second!.send(JSON.stringify({ method: 'connectionParams', data: { token: TOKEN } }));
+
+      expect((await answers[1])?.error).toMatchObject({ data: { code: 'TOO_MANY_REQUESTS' }, message: 'the server holds its maximum of 1 connections' });
+    } finally {
+      first!.terminate();
+      second!.terminate();
+    }
+  });
+});
+
+async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
+  const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-limits-')));
+  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
+}
+
+describe('capacity settings', () => {
+  const load = async (argv: string[], env: Record<string, string> = {}) => {
+    await using dir = await tempDir();
+    return loadConfig(argv, env, dir.path);
+  };
+
+  it('default to 4096 connections, 16 without a token for 3 s, and 4 runs (30 a minute, 10 at once) and 32 subscriptions per connection', async () => {
+    expect((await load([])).capacity).toStrictEqual({
+      maxConnections: 4096,
+      maxUnauthenticated: 16,
+      authTimeoutMs: 3000,
+      runsPerConnection: 4,
+      runsPerMinute: 30,
+      runBurst: 10,
+      subscriptionsPerConnection: 32,
+    });
+  });
+
+  it('are read from flags and the environment, flags first', async () => {
+    const env = { AIRLOCK_MAX_CONNECTIONS: '100', AIRLOCK_MAX_UNAUTHENTICATED: '4', AIRLOCK_AUTH_TIMEOUT_MS: '500', AIRLOCK_RUNS_PER_CONNECTION: '2' };
+    const argv = ['--max-connections', '200', '--runs-per-minute', '5', '--run-burst', '3', '--subscriptions-per-connection', '8'];
+
+    expect((await load(argv, env)).capacity).toStrictEqual({
+      maxConnections: 200,
+      maxUnauthenticated: 4,
+      authTimeoutMs: 500,
+      runsPerConnection: 2,
+      runsPerMinute: 5,
+      runBurst: 3,
+      subscriptionsPerConnection: 8,
+    });
+  });
+
+  it('name a bad value', async () => {
+    const problem = async (argv: string[], env: Record<string, string> = {}) => {
+      const error = await load(argv, env).then(
+        () => undefined,
+        (cause: unknown) => cause,
+      );
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as ConfigError).message;
+    };
+    expect(await problem(['--max-connections', '0'])).toBe('--max-connections: must be a whole number from 1 to 1000000');
+    expect(await problem([], { AIRLOCK_AUTH_TIMEOUT_MS: '3s' })).toBe('AIRLOCK_AUTH_TIMEOUT_MS: must be a whole number from 100 to 60000');
+    expect(await problem(['--subscriptions-per-connection=-1'])).toBe('--subscriptions-per-connection: must be a whole number from 1 to 10000');
+  });
+
+  it('warn at start-up when the open-file limit is below what they allow', async () => {
+    const limit = openFileLimit();
+    await using running = await startTestServer({ capacity: { maxConnections: 1_000_000 } });
+    const warning = running.lines.find((line) => line.startsWith('Warning: this process may open'));
+    expect(warning).toEqual(limit === undefined ? undefined : expect.stringContaining(`may open ${limit} files, fewer than the 1000016 sockets`));
+  });
+});
