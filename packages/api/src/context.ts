@@ -21,7 +21,12 @@ export interface ModelInfo {
   model: string;
   /** True for the built-in offline demo model. */
   demo: boolean;
+  /** How terminal and python calls are held; absent when the server runs no process tools. */
+  sandbox?: ToolSandboxInfo;
 }
+
+/** `bubblewrap`: each call in a sandbox of its own; `none`: in a process group only, for `reason`. */
+export type ToolSandboxInfo = { kind: 'bubblewrap'; network: boolean } | { kind: 'none'; network: true; reason: string };
 
 export interface AirlockServices {
   chat: ChatService;
