@@ -1,6 +1,10 @@
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE, SqliteStore } from './sqlite-store';
 import { StoreError } from './store-error';
@@ -64,6 +68,21 @@ describe('SqliteStore', () => {
       { role: 'assistant', content: 'hi' },
     ]);
     await reopened.close();
+  });
+
+  it('keeps what was written before its process was killed, and opens again once that process is gone', async () => {
+    await using folder = await tempFolder();
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href;
+    const child = spawn(process.execPath, ['--import', tsx, fileURLToPath(new URL('./crash-writer.fixture.ts', import.meta.url)), folder.path], { stdio: 'inherit' });
+    const [, signal] = (await once(child, 'exit')) as [number | null, string | null];
+    expect(signal).toBe('SIGKILL');
+    expect(await readdir(folder.path)).toContain(`${DATABASE_FILE}-wal`);
+
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    expect(await store.getSession('s')).toMatchObject({ title: 'before the crash', lastRunId: 'r' });
+    expect((await store.listUnfinishedRuns()).map((r) => r.runId)).toStrictEqual(['r']);
+    expect(await store.loadEvents('r', 0)).toStrictEqual([{ type: 'status', text: 'working' }]);
+    await store.close();
   });
 
   it('imports the former JSON session files once, from the data folder and its sessions/ subfolder, leaving them in place', async () => {
