@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -23,11 +23,17 @@ export interface AirlockConfig {
   modelUrl: string | undefined;
   model: string | undefined;
   apiKey: string | undefined;
+  /** Real paths of the files the token and the API key were read from, hidden from tool sandboxes. */
+  secretFiles: string[];
+  /** How terminal and python are held: `auto` uses bubblewrap when it can start, else runs them without a sandbox. */
+  toolSandbox: 'auto' | 'bubblewrap' | 'none';
+  /** Whether terminal and python calls reach the network (off needs the sandbox). */
+  toolNetwork: boolean;
   /** Absolute path of the MCP servers file. */
   mcpConfigPath: string | undefined;
   /** Exact origins (scheme://host[:port]) whose pages may connect besides the server's own. */
   allowedOrigins: string[];
-  /** Folder where chats are kept across restarts; unset keeps them in memory only. */
+  /** Folder of the database (chats, waiting calls, grants, the ledger); unset keeps everything in memory only. */
   dataDir?: string;
   /** How much the server admits at once; see the README's configuration table. */
   capacity: Capacity;
@@ -95,6 +101,10 @@ Options (each also readable from the environment):
   --model <name>         AIRLOCK_MODEL         model name sent to that server
   --mcp-config <file>    AIRLOCK_MCP_CONFIG    MCP servers file ({"mcpServers": {...}})
   --data-dir <dir>       AIRLOCK_DATA_DIR      where chats are kept (default ~/.local/share/airlock)
+  --token-file <file>    AIRLOCK_TOKEN_FILE    file holding the access token (instead of AIRLOCK_TOKEN)
+  --api-key-file <file>  AIRLOCK_API_KEY_FILE  file holding the model server's API key (instead of AIRLOCK_API_KEY)
+  --tool-sandbox <mode>  AIRLOCK_TOOL_SANDBOX  auto | bubblewrap | none: how terminal and python are held (default auto)
+  --tool-network <on|off> AIRLOCK_TOOL_NETWORK whether terminal and python reach the network (default on; off needs bubblewrap)
 Capacity (each also readable from the environment; see the README for what each protects against):
   --max-connections <n>               AIRLOCK_MAX_CONNECTIONS               authenticated WebSockets at once (default 4096)
   --max-unauthenticated <n>           AIRLOCK_MAX_UNAUTHENTICATED           sockets yet to present the token (default 16)
@@ -104,7 +114,7 @@ Capacity (each also readable from the environment; see the README for what each 
   --run-burst <n>                     AIRLOCK_RUN_BURST                     new runs back to back per connection (default 10)
   --subscriptions-per-connection <n>  AIRLOCK_SUBSCRIPTIONS_PER_CONNECTION  open subscriptions per connection (default 32)
 Environment only:
-  AIRLOCK_TOKEN            access token (at least 32 characters; random when unset)
+  AIRLOCK_TOKEN            access token (at least 32 characters; random when unset; AIRLOCK_TOKEN_FILE keeps it out of the environment)
   AIRLOCK_API_KEY          API key for the model server
   AIRLOCK_ALLOWED_ORIGINS  comma-separated extra origins allowed to connect, e.g. https://chat.example.test`;
 
@@ -119,6 +129,10 @@ const FLAGS = {
   model: { type: 'string' },
   'mcp-config': { type: 'string' },
   'data-dir': { type: 'string' },
+  'token-file': { type: 'string' },
+  'api-key-file': { type: 'string' },
+  'tool-sandbox': { type: 'string' },
+  'tool-network': { type: 'string' },
   'max-connections': { type: 'string' },
   'max-unauthenticated': { type: 'string' },
   'auth-timeout-ms': { type: 'string' },
@@ -175,7 +189,9 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     throw new ConfigError(source, `"${host}" is not a loopback address; binding it exposes a shell to the network, so it needs --allow-remote or AIRLOCK_ALLOW_REMOTE=1`);
   }
 
-  const givenToken = validate(tokenSchema, fromEnv(env, 'AIRLOCK_TOKEN'));
+  const tokenFile = secretFile(pick('token-file', 'AIRLOCK_TOKEN_FILE'), fromEnv(env, 'AIRLOCK_TOKEN'), cwd);
+  const apiKeyFile = secretFile(pick('api-key-file', 'AIRLOCK_API_KEY_FILE'), fromEnv(env, 'AIRLOCK_API_KEY'), cwd);
+  const givenToken = validate(tokenSchema, tokenFile?.secret ?? fromEnv(env, 'AIRLOCK_TOKEN'));
   const token = givenToken ?? randomBytes(32).toString('base64url');
 
   const workspaceInput = pick('workspace', 'AIRLOCK_WORKSPACE');
@@ -191,12 +207,24 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     workspace,
     modelUrl: validate(modelUrlSchema, pick('model-url', 'AIRLOCK_MODEL_URL')),
     model: validate(nameSchema, pick('model', 'AIRLOCK_MODEL')),
-    apiKey: validate(apiKeySchema, fromEnv(env, 'AIRLOCK_API_KEY')),
+    apiKey: validate(apiKeySchema, apiKeyFile?.secret ?? fromEnv(env, 'AIRLOCK_API_KEY')),
+    secretFiles: [tokenFile?.path, apiKeyFile?.path].filter((file) => file !== undefined),
+    toolSandbox: validate(z.enum(['auto', 'bubblewrap', 'none'], { error: 'must be auto, bubblewrap or none' }), pick('tool-sandbox', 'AIRLOCK_TOOL_SANDBOX')) ?? 'auto',
+    toolNetwork: validate(z.enum(['on', 'off'], { error: 'must be on or off' }), pick('tool-network', 'AIRLOCK_TOOL_NETWORK')) !== 'off',
     mcpConfigPath: mcpInput === undefined ? undefined : readableFile(mcpInput, cwd),
     allowedOrigins: parseOrigins(fromEnv(env, 'AIRLOCK_ALLOWED_ORIGINS')),
     dataDir: dataDirectory(pick('data-dir', 'AIRLOCK_DATA_DIR'), env, cwd),
     capacity: capacityFrom((flag, variable) => pick(flag, variable)),
   };
+}
+
+/** A secret read from a file (one line; a final newline is dropped); giving both the file and the variable is an error. */
+function secretFile(file: Sourced | undefined, variable: Sourced | undefined, cwd: string): { path: string; secret: Sourced } | undefined {
+  if (file === undefined) return undefined;
+  if (variable !== undefined) throw new ConfigError(file.source, `give either ${file.source} or ${variable.source}, not both`);
+  const path = readableFile(file, cwd);
+  const text = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+  return { path, secret: { value: text, source: `${file.source} (${path})` } };
 }
 
 function capacityFrom(pick: (flag: keyof typeof FLAGS, variable: string) => Sourced | undefined): Capacity {
@@ -221,7 +249,7 @@ function dataDirectory(given: Sourced | undefined, env: Readonly<Record<string, 
   }
   const xdg = env.XDG_DATA_HOME;
   const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(env.HOME ?? homedir(), '.local', 'share');
-  return join(base, 'airlock', 'sessions');
+  return join(base, 'airlock');
 }
 
 function parseFlags(argv: readonly string[]): Partial<Record<keyof typeof FLAGS, string | boolean>> {

@@ -1,10 +1,10 @@
-import { ChatService, type AirlockServices, type ModelInfo, type ToolCatalog } from '@airlock/api';
+import { ChatService, MemoryStore, type AirlockServices, type AirlockStore, type ModelInfo, type ToolCatalog } from '@airlock/api';
 import { ApprovalRegistry, type AnyTool } from '@airlock/core';
 import { ConfigError, type AirlockConfig } from './config';
 import { loadMcpConfig, McpConfigError, McpManager } from './mcp';
 import { resolveChatModel } from './models';
-import { FileSessionStore } from './sessions/file-session-store';
-import { createBuiltinTools } from './tools';
+import { SqliteStore, StoreError } from './store';
+import { createBuiltinTools, resolveToolSandbox, SandboxUnavailableError, type ToolSandbox } from './tools';
 
 export interface CreateServicesOptions {
   /** Receives start-up notes (a model warning, MCP server messages). Default `console.log`. */
@@ -32,7 +32,11 @@ function systemPrompt(workspace: string): string {
 export async function createServices(config: AirlockConfig, options: CreateServicesOptions = {}): Promise<CreatedServices> {
   const log = options.log ?? ((line: string) => console.log(line));
   const secretValues = [config.token, ...(config.apiKey === undefined ? [] : [config.apiKey])];
-  const builtinTools = createBuiltinTools({ workspace: config.workspace, secretValues, ...(options.env === undefined ? {} : { env: options.env }) });
+  const sandbox = await toolSandboxFor(config);
+  log(sandbox.kind === 'bubblewrap' ? `Tools run in a bubblewrap sandbox (network ${sandbox.network ? 'on' : 'off'})` : `Tools run without a sandbox: ${sandbox.reason}`);
+  // The data folder, the files secrets came from and the MCP file (which may hold other keys) are hidden from sandboxed calls.
+  const hiddenPaths = [config.dataDir, config.mcpConfigPath, ...config.secretFiles].filter((entry) => entry !== undefined);
+  const builtinTools = createBuiltinTools({ workspace: config.workspace, secretValues, sandbox, hiddenPaths, ...(options.env === undefined ? {} : { env: options.env }) });
 
   const resolved = await resolveChatModel({
     ...(config.modelUrl === undefined ? {} : { modelUrl: config.modelUrl }),
@@ -45,6 +49,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     baseURL: resolved.info.baseURL === '' ? null : resolved.info.baseURL,
     model: resolved.info.model,
     demo: resolved.info.demo,
+    sandbox: sandbox.kind === 'bubblewrap' ? { kind: 'bubblewrap', network: sandbox.network } : { kind: 'none', network: true, reason: sandbox.reason },
   };
 
   const mcp = config.mcpConfigPath === undefined ? undefined : await startMcp(config.mcpConfigPath, log);
@@ -52,26 +57,47 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     tools: (): AnyTool[] => [...builtinTools, ...(mcp?.tools() ?? [])],
     servers: () => mcp?.status().map(({ name, state, error, toolCount }) => ({ name, state, toolCount, ...(error === undefined ? {} : { error }) })) ?? [],
   };
-  const kept = config.dataDir === undefined ? undefined : await FileSessionStore.open({ directory: config.dataDir, log });
+  let store: AirlockStore;
+  try {
+    store = config.dataDir === undefined ? new MemoryStore() : await SqliteStore.open({ directory: config.dataDir, log });
+  } catch (error) {
+    await mcp?.close();
+    if (error instanceof StoreError) throw new ConfigError('AIRLOCK_DATA_DIR', error.message);
+    throw error;
+  }
   const chat = new ChatService({
     registry: new ApprovalRegistry(),
     model: () => resolved.model,
     tools: () => catalog.tools(),
     systemPrompt: systemPrompt(config.workspace),
-    ...(kept === undefined ? {} : { store: kept.store }),
+    store,
+    // With a database, a shutdown leaves waiting calls waiting: the next start resumes them.
+    suspendRunsOnShutdown: config.dataDir !== undefined,
+    log,
   });
-  if (kept !== undefined) {
-    chat.restore(kept.sessions);
-    if (kept.sessions.length > 0) log(`Chats: ${kept.sessions.length} kept in ${config.dataDir}`);
+  const opened = await chat.open();
+  if (config.dataDir !== undefined) {
+    const resumed = opened.resumedRuns > 0 ? `; ${opened.resumedRuns} run(s) waiting for decisions resumed` : '';
+    log(`Chats: ${opened.sessions} kept in ${config.dataDir}${resumed}`);
   }
 
   return {
     services: { chat, catalog, modelInfo: () => modelInfo },
     close: async () => {
       await mcp?.close();
-      await kept?.store.flush();
+      await store.close();
     },
   };
+}
+
+/** The sandbox for terminal and python, probed once; a required one that cannot start stops start-up. */
+async function toolSandboxFor(config: AirlockConfig): Promise<ToolSandbox> {
+  try {
+    return await resolveToolSandbox({ mode: config.toolSandbox, network: config.toolNetwork });
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) throw new ConfigError(config.toolNetwork ? 'AIRLOCK_TOOL_SANDBOX' : 'AIRLOCK_TOOL_NETWORK', error.message);
+    throw error;
+  }
 }
 
 /** A file that cannot be parsed stops start-up; a server that fails to start is only reported. */

@@ -113,7 +113,7 @@ describe('secrets are out of a sandboxed call’s reach', () => {
     const keyFile = path.join(secretsDir, 'key');
     await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
     await writeFile(keyFile, apiKey, { mode: 0o600 });
-    const env = through === 'environment' ? { AIRLOCK_TOKEN: token, AIRLOCK_API_KEY: apiKey } : { AIRLOCK_TOKEN_FILE: tokenFile, AIRLOCK_API_KEY_FILE: keyFile };
+    const env: Record<string, string> = through === 'environment' ? { AIRLOCK_TOKEN: token, AIRLOCK_API_KEY: apiKey } : { AIRLOCK_TOKEN_FILE: tokenFile, AIRLOCK_API_KEY_FILE: keyFile };
     await using server = await launch({ env, args: ['--workspace', workspace, '--data-dir', dataDir, '--model-url', fake.url, '--tool-sandbox', 'bubblewrap'] });
     expect(server.token).toBe(token);
     expect(fake.authorizations.at(-1) ?? `Bearer ${apiKey}`).toBe(`Bearer ${apiKey}`);

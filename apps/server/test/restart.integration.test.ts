@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { connectClient, watchRun, type TestClient } from './support/test-airlock';
+
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+// The server in one process (tsx as a loader, not its CLI, which would run the server as a child): a signal reaches it.
+const TSX_LOADER = new URL('../node_modules/tsx/dist/esm/index.mjs', import.meta.url).href;
+
+interface ServerProcess {
+  child: ChildProcess;
+  wsUrl: string;
+  output: () => string;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Starts the real server (demo model, SQLite in `dataDir`) as its own process and waits for its start-up line. */
+async function startServerProcess(dataDir: string, workspace: string, token: string): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN, '--port', '0', '--data-dir', dataDir, '--workspace', workspace], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, AIRLOCK_TOKEN: token },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  });
+  const port = await vi.waitFor(
+    () => {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${text}`);
+      const match = /running at http:\/\/127\.0\.0\.1:(\d+)\//.exec(text);
+      if (!match) throw new Error('not started yet');
+      return match[1]!;
+    },
+    { timeout: 60_000, interval: 50 },
+  );
+  return { child, wsUrl: `ws://127.0.0.1:${port}/trpc`, output: () => text };
+}
+
+async function stop(server: ServerProcess, signal: NodeJS.Signals): Promise<void> {
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill(signal);
+  await exited;
+}
+
+async function setup() {
+  const dataDir = await mkdtemp(join(tmpdir(), 'airlock-restart-data-'));
+  const workspace = await mkdtemp(join(tmpdir(), 'airlock-restart-ws-'));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  cleanups.push(() => rm(workspace, { recursive: true, force: true }));
+  return { dataDir, workspace, token: randomBytes(24).toString('hex') };
+}
+
+function client(server: ServerProcess, token: string): TestClient {
+  const connected = connectClient(server.wsUrl, token);
+  cleanups.push(() => connected.close());
+  return connected;
+}
+
+/** Starts a run whose terminal call waits for a decision; answers the call's approval id once it waits. */
+async function startWaitingRun(server: ServerProcess, token: string, command: string, options?: { decisionTimeoutMs: number }) {
+  const c = client(server, token);
+  const run = watchRun(c, { sessionId: 's1', runId: 'run-1', message: `run \`${command}\``, ...(options ? { options } : {}) });
+  const start = await run.next('tool-start', (e) => e.awaitingConfirmation);
+  run.unsubscribe();
+  await c.close();
+  return start;
+}
+
+describe('a run waiting for a decision survives a server restart', { timeout: 180_000 }, () => {
+  for (const signal of ['SIGKILL', 'SIGTERM'] as const) {
+    it(`after ${signal}, the call is still waiting with the same id, and an allow runs it once`, async () => {
+      const { dataDir, workspace, token } = await setup();
+      const marker = join(workspace, 'ran.txt');
+      const first = await startServerProcess(dataDir, workspace, token);
+      const start = await startWaitingRun(first, token, `echo once >> ${marker}`);
+      await stop(first, signal);
+      expect(existsSync(marker)).toBe(false);
+
+      const second = await startServerProcess(dataDir, workspace, token);
+      expect(second.output()).toContain('1 run(s) waiting for decisions resumed');
+      const c = client(second, token);
+      const pending = await c.trpc.chat.pending.query({ sessionId: 's1' });
+      expect(pending.map((p) => [p.approvalId, p.toolName, p.arguments])).toStrictEqual([[start.approvalId, 'terminal', start.arguments]]);
+      // Re-attach as a client that saw the tool-start before the restart: nothing is replayed twice.
+      const seen = watchRun(c, { sessionId: 's1', runId: 'run-1' });
+      await expect(c.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow', clientLabel: 'restart-test' })).resolves.toMatchObject({ resolved: true });
+      const end = await seen.next('tool-end');
+      expect(end.outcome).toBe('executed');
+      expect((await seen.ended).reason).toBe('done');
+      expect(readFileSync(marker, 'utf8')).toBe('once\n');
+      const ids = seen.received.map((r) => r.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      // A repeat of the same decision, after the restart too, runs nothing twice.
+      await expect(c.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: false, status: 'already-decided' });
+      const audit = await c.trpc.audit.list.query({ sessionId: 's1' });
+      expect(audit.entries).toMatchObject([{ toolName: 'terminal', decision: 'allow', source: 'user', clientLabel: 'restart-test', outcome: 'executed' }]);
+      expect(readFileSync(marker, 'utf8')).toBe('once\n');
+    });
+  }
+
+  it('a deny after a restart reaches the model and nothing runs', async () => {
+    const { dataDir, workspace, token } = await setup();
+    const marker = join(workspace, 'ran.txt');
+    const first = await startServerProcess(dataDir, workspace, token);
+    const start = await startWaitingRun(first, token, `touch ${marker}`);
+    await stop(first, 'SIGKILL');
+    const second = await startServerProcess(dataDir, workspace, token);
+    const c = client(second, token);
+    const seen = watchRun(c, { sessionId: 's1', runId: 'run-1' });
+    await c.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'deny', reason: 'not today' });
+    expect(await seen.next('tool-end')).toMatchObject({ outcome: 'denied' });
+    await seen.ended;
+    expect(existsSync(marker)).toBe(false);
+    const session = await c.trpc.sessions.get.query({ sessionId: 's1' });
+    expect(session.toolCalls).toMatchObject([{ decision: 'deny', reason: 'not today', outcome: 'denied' }]);
+  });
+
+  it('a deadline that passed while the server was down ends the call as timed out', async () => {
+    const { dataDir, workspace, token } = await setup();
+    const marker = join(workspace, 'ran.txt');
+    const first = await startServerProcess(dataDir, workspace, token);
+    const start = await startWaitingRun(first, token, `touch ${marker}`, { decisionTimeoutMs: 1000 });
+    await stop(first, 'SIGKILL');
+    // Waits on the condition itself, the deadline being in the past, before the restart.
+    await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(start.expiresAt!), { timeout: 5000, interval: 50 });
+    const second = await startServerProcess(dataDir, workspace, token);
+    const c = client(second, token);
+    const seen = watchRun(c, { sessionId: 's1', runId: 'run-1' });
+    expect(await seen.next('tool-end')).toMatchObject({ outcome: 'timed-out' });
+    await seen.ended;
+    expect(existsSync(marker)).toBe(false);
+    expect(await c.trpc.chat.pending.query({ sessionId: 's1' })).toStrictEqual([]);
+  });
+
+  it('a client re-sending a run’s first input after a restart re-attaches and never sends the message twice', async () => {
+    const { dataDir, workspace, token } = await setup();
+    await writeFile(join(workspace, 'a.txt'), 'x');
+    const first = await startServerProcess(dataDir, workspace, token);
+    const c1 = client(first, token);
+    const input = { sessionId: 's2', runId: 'run-2', message: 'hello there' };
+    const run = watchRun(c1, input);
+    await run.ended;
+    await c1.close();
+    await stop(first, 'SIGTERM');
+    const second = await startServerProcess(dataDir, workspace, token);
+    const c2 = client(second, token);
+    const again = watchRun(c2, input);
+    await again.ended;
+    expect(again.received.map((r) => r.id)).toStrictEqual(run.received.map((r) => r.id));
+    const session = await c2.trpc.sessions.get.query({ sessionId: 's2' });
+    expect(session.messages.filter((m) => m.role === 'user')).toHaveLength(1);
+  });
+});
