@@ -3,7 +3,7 @@ export { ChatService, type ChatServiceOptions, type ConfirmInput, type RunOption
 export { ConnectionState, type Context, type AirlockServices, type ToolCatalog, type ToolServerStatus, type ModelInfo, type ToolSandboxInfo, type ConnectionLimits, type ConnectionOptions } from './context';
 export { toTRPCError } from './error-mapping';
 export { EventLog, LogFollower, parseEventId, type SendWindow, type Waker, type FollowerBinding } from './event-log';
-export { storedSessionSchema, type SessionStore, type StoredSession } from './session-store';
+export { storedSessionSchema, type StoredSession } from './session-store';
 export { MemoryStore } from './memory-store';
 export { streamInputSchema, confirmInputSchema, runOptionsSchema, sessionUpdateSchema, auditQuerySchema } from './schemas';
 export type { LoopEvent, ChatMessage, ToolOutcome, Decision, PendingApproval, Grant } from '@airlock/core';
