@@ -2,14 +2,22 @@
 // Starts the server, passing every argument through. Secrets given in the environment are handed over on a pipe
 // instead, and the server stops when this launcher dies, since the pipe then closes.
 import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const SECRETS = ['AIRLOCK_TOKEN', 'AIRLOCK_API_KEY'];
 const LINK_FD = 3;
 
-/** The command that runs the server: the TypeScript entry point, loaded through tsx in this one process (Node 20 cannot run .ts itself). */
+/**
+ * The command that runs the server: the build in dist/ (`pnpm --filter @airlock/server build`), plain JavaScript;
+ * without one, or with one older than a source file (development), the TypeScript entry point loaded through tsx
+ * (Node 20 cannot run .ts itself).
+ */
 function serverCommand() {
+  const built = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+  if (existsSync(built) && newestSource() < statSync(built).mtimeMs) return [process.execPath, '--enable-source-maps', built];
   const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   return [process.execPath, '--import', tsxLoader, fileURLToPath(new URL('../src/main.ts', import.meta.url))];
 }
@@ -21,6 +29,19 @@ const secrets = {};
 for (const name of SECRETS) {
   if (env[name] !== undefined && env[name] !== '') secrets[name] = env[name];
   delete env[name];
+}
+
+/** When a source bundled into dist/main.js last changed: the server's and the workspace packages' (a few ms). */
+function newestSource() {
+  const roots = ['../src', '../../../packages/core/src', '../../../packages/api/src', '../package.json'];
+  let newest = 0;
+  for (const root of roots) {
+    const path = fileURLToPath(new URL(root, import.meta.url));
+    if (!existsSync(path)) continue;
+    const files = statSync(path).isDirectory() ? readdirSync(path, { recursive: true }).map((name) => join(path, String(name))) : [path];
+    for (const file of files) newest = Math.max(newest, statSync(file).mtimeMs);
+  }
+  return newest;
 }
 
 const [command, ...args] = serverCommand();
