@@ -409,8 +409,8 @@ describe('loadConfig', () => {
 
   it('keeps chats in the XDG data folder unless told otherwise', async () => {
     await using dir = await tempDir();
-    expect(loadConfig([], { HOME: '/home/someone' }, dir.path).dataDir).toBe('/home/someone/.local/share/airlock/sessions');
-    expect(loadConfig([], { HOME: '/home/someone', XDG_DATA_HOME: '/data' }, dir.path).dataDir).toBe('/data/airlock/sessions');
+    expect(loadConfig([], { HOME: '/home/someone' }, dir.path).dataDir).toBe('/home/someone/.local/share/airlock');
+    expect(loadConfig([], { HOME: '/home/someone', XDG_DATA_HOME: '/data' }, dir.path).dataDir).toBe('/data/airlock');
     expect(loadConfig(['--data-dir', 'chats'], {}, dir.path).dataDir).toBe(join(dir.path, 'chats'));
     expect(loadConfig([], { AIRLOCK_DATA_DIR: '/srv/airlock' }, dir.path).dataDir).toBe('/srv/airlock');
   });
