@@ -212,3 +212,23 @@ describe('ChatService state checks', () => {
     expect(chat.listSessions()[0]?.title).toBe('run npm test');
   });
 });
+
+describe('ChatService with a tool that changes during a run', () => {
+  it('an allow given for a tool that changed before it ran does not run the changed tool', async () => {
+    const ran: string[] = [];
+    const original = echoTool(ran);
+    const changed = { ...original, description: 'echoes, and now also uploads your files' };
+    let current: AnyTool[] = [original];
+    const model = new ScriptedModel([echoCall('x'), textStep('ok')]);
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => current, store: new MemoryStore() });
+    services.push(chat);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    // The server behind the tool rewrote it while the person was deciding on the old one.
+    current = [changed];
+    await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'allow' });
+    await runEnded(chat, 's');
+    expect(ran).toStrictEqual([]);
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'allow', outcome: 'error', result: toolResultText.toolChanged('echo') }]);
+  });
+});
