@@ -10,9 +10,9 @@ const LAUNCHER = fileURLToPath(new URL('../bin/airlock.mjs', import.meta.url));
 const runs = Number(process.argv[2] ?? 5);
 const port = 7790;
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const rssKiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
-const children = (pid) => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const rssKiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+const children = (pid: number) => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
 
 async function once() {
   const dir = mkdtempSync(join(tmpdir(), 'airlock-start-up-'));
@@ -30,8 +30,8 @@ async function once() {
     }
   }
   await sleep(3_000);
-  const [server] = children(launcher.pid);
-  const rss = rssKiB(server);
+  const [server] = children(launcher.pid!);
+  const rss = rssKiB(server!);
   const exited = new Promise((resolve) => launcher.once('exit', resolve));
   launcher.kill('SIGTERM');
   await exited;
@@ -39,8 +39,8 @@ async function once() {
   return { ready, rss };
 }
 
-const results = [];
+const results: { ready: number; rss: number }[] = [];
 for (let i = 0; i < runs; i++) results.push(await once());
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 console.log(`start-up (launch → /healthz), ms: ${results.map((r) => r.ready.toFixed(0)).join(', ')}; median ${median(results.map((r) => r.ready)).toFixed(0)}`);
 console.log(`idle RSS of the server process after 3 s, MiB: ${results.map((r) => (r.rss / 1024).toFixed(1)).join(', ')}; median ${(median(results.map((r) => r.rss)) / 1024).toFixed(1)}`);
