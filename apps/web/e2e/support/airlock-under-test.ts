@@ -40,8 +40,20 @@ export async function startAirlockUnderTest(): Promise<AirlockUnderTest> {
     modelUrl: model.url,
     model: 'fake-model',
     apiKey: undefined,
+    secretFiles: [],
+    toolSandbox: 'auto',
+    toolNetwork: true,
     mcpConfigPath: undefined,
     allowedOrigins: [],
+    capacity: {
+      maxConnections: 4096,
+      maxUnauthenticated: 16,
+      authTimeoutMs: 3000,
+      runsPerConnection: 4,
+      runsPerMinute: 1000,
+      runBurst: 1000,
+      subscriptionsPerConnection: 32,
+    },
   };
   const created = await createServices(config, { log: () => undefined });
   const server = await startServer({ config, services: created.services, webRoot: WEB_DIST, log: () => undefined, dispose: () => created.close() });

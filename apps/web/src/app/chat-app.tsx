@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ChatView } from '../chat/chat-view';
+import { useConfirmToolCalls } from '../chat/use-confirm-tool-calls';
 import { ConnectionIndicator } from '../connection/connection-indicator';
 import type { ConnectionState } from '../connection/connection-status';
 import type { SessionSummary } from '../lib/api-types';
@@ -49,14 +50,20 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
   useEffect(() => window.sessionStorage.setItem(CURRENT_SESSION_KEY, current.id), [current.id]);
   const select = useCallback((next: CurrentSession) => setCurrent(next), []);
 
-  const toolMap = useMemo(() => new Map((tools.data?.tools ?? []).map((tool) => [tool.name, tool])), [tools.data]);
-  const latest = useRef({ settings, toolNames: tools.data?.tools.map((tool) => tool.name) });
-  latest.current = { settings, toolNames: tools.data?.tools.map((tool) => tool.name) };
-  const runOptions = useCallback(() => toRunOptions(latest.current.settings, latest.current.toolNames), []);
-  const onActivity = useCallback(() => void utils.sessions.list.invalidate(), [utils]);
-
   const list = sessions.data ?? [];
-  const title = list.find((session) => session.sessionId === current.id)?.title ?? 'New chat';
+  const summary = list.find((session) => session.sessionId === current.id);
+  const title = summary?.title ?? 'New chat';
+  const confirm = useConfirmToolCalls(current.id, summary);
+
+  const toolMap = useMemo(() => new Map((tools.data?.tools ?? []).map((tool) => [tool.name, tool])), [tools.data]);
+  const latest = useRef({ settings, toolNames: tools.data?.tools.map((tool) => tool.name), confirmFirst: confirm.forFirstMessage });
+  latest.current = { settings, toolNames: tools.data?.tools.map((tool) => tool.name), confirmFirst: confirm.forFirstMessage };
+  // A chat on the server runs with its own setting: sending it again could undo another tab's change.
+  const runOptions = useCallback(() => {
+    const { settings: chosen, toolNames, confirmFirst } = latest.current;
+    return { ...toRunOptions(chosen, toolNames), ...(confirmFirst === undefined ? {} : { confirmToolCalls: confirmFirst }) };
+  }, []);
+  const onActivity = useCallback(() => void utils.sessions.list.invalidate(), [utils]);
 
   const remove = (session: SessionSummary) => {
     if (!window.confirm(`Delete the chat “${session.title}”? Its running reply is stopped and its “Always allow” grants are removed.`)) return;
@@ -100,10 +107,18 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
           runOptions={runOptions}
           connected={connection === 'connected'}
           onActivity={onActivity}
+          confirmToolCalls={confirm.value}
+          onConfirmToolCalls={confirm.set}
         />
       </main>
       {settingsOpen && (
-        <SettingsDialog settings={settings} tools={tools.data} onChange={(patch) => settingsStore.update(patch)} onClose={() => setSettingsOpen(false)} />
+        <SettingsDialog
+          settings={settings}
+          tools={tools.data}
+          onChange={(patch) => settingsStore.update(patch)}
+          confirmToolCalls={confirm}
+          onClose={() => setSettingsOpen(false)}
+        />
       )}
     </div>
   );

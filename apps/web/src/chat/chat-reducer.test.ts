@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LoopEvent } from '../lib/api-types';
-import { chatReducer, initialChatState, toolKey, undecidedCalls, type ChatAction, type ChatState } from './chat-reducer';
+import type { LoopEvent, StoredMessage, ToolCallRecord } from '../lib/api-types';
+import { chatReducer, initialChatState, toolKey, undecidedCalls, type ChatAction, type ChatHistory, type ChatState } from './chat-reducer';
 
 const RUN = 'run_1';
 
@@ -49,6 +49,7 @@ describe('chatReducer', () => {
     const state = fold([
       { type: 'text-delta', text: 'Listing.' },
       toolStart('c1', false),
+      { type: 'tool-decision', toolCallId: 'c1', approvalId: '', decision: 'allow', source: 'confirmation-off' },
       { type: 'tool-end', toolCallId: 'c1', toolName: 'terminal', outcome: 'executed', result: 'a.txt' },
       { type: 'text-delta', text: 'Found a.txt.' },
     ]);
@@ -88,12 +89,12 @@ describe('chatReducer', () => {
   });
 
   it('maps every outcome to its own state', () => {
-    const outcomes = ['executed', 'error', 'denied', 'timed-out', 'cancelled', 'disabled', 'duplicate'] as const;
+    const outcomes = ['executed', 'error', 'denied', 'timed-out', 'cancelled', 'disabled', 'duplicate', 'interrupted'] as const;
     const statuses = outcomes.map((outcome, index) => {
       const state = fold([toolStart(`c${index}`, false), { type: 'tool-end', toolCallId: `c${index}`, toolName: 'terminal', outcome, result: 'r' }]);
       return callState(state, `c${index}`).status;
     });
-    expect(statuses).toStrictEqual(['done', 'error', 'denied', 'timed-out', 'cancelled', 'disabled', 'duplicate']);
+    expect(statuses).toStrictEqual(['done', 'error', 'denied', 'timed-out', 'cancelled', 'disabled', 'duplicate', 'interrupted']);
   });
 
   it('marks a call allowed by a grant', () => {
@@ -180,13 +181,18 @@ describe('chatReducer', () => {
   it('rebuilds stored history with tool results matched to their calls', () => {
     const state = chatReducer(initialChatState, {
       type: 'history-loaded',
-      messages: [
-        { role: 'system', content: 'ignored' },
-        { role: 'user', content: 'list files' },
-        { role: 'assistant', content: '', reasoning: 'use ls', toolCalls: [{ id: 'c1', name: 'terminal', arguments: { command: 'ls' } }] },
-        { role: 'tool', toolCallId: 'c1', toolName: 'terminal', content: 'a.txt' },
-        { role: 'assistant', content: 'There is a.txt.' },
-      ],
+      history: {
+        messages: [
+          { role: 'system', content: 'ignored' },
+          { role: 'user', content: 'list files' },
+          { role: 'assistant', content: '', reasoning: 'use ls', toolCalls: [{ id: 'c1', name: 'terminal', arguments: { command: 'ls' } }] },
+          { role: 'tool', toolCallId: 'c1', toolName: 'terminal', content: 'a.txt' },
+          { role: 'assistant', content: 'There is a.txt.' },
+        ],
+        toolCalls: [],
+        pending: [],
+        follow: null,
+      },
     });
     expect(state.items).toStrictEqual([
       { kind: 'user', key: 'history:1', text: 'list files' },
@@ -198,6 +204,107 @@ describe('chatReducer', () => {
       },
       { kind: 'assistant', key: 'history:4', runId: null, text: 'There is a.txt.', reasoning: '' },
     ]);
+  });
+});
+
+function record(toolCallId: string, fields: Partial<ToolCallRecord>): ToolCallRecord {
+  return {
+    runId: 'run_0',
+    sessionId: 'chat_1',
+    toolCallId,
+    toolName: 'terminal',
+    arguments: { command: 'ls' },
+    approvalId: `apv_${toolCallId}`,
+    executesCode: true,
+    toolVersion: 'v1',
+    requestedAt: 1,
+    expiresAt: null,
+    decision: null,
+    source: null,
+    reason: null,
+    decidedByGrant: null,
+    decidedByRule: null,
+    decidedAt: null,
+    connectionId: null,
+    clientLabel: null,
+    startedAt: null,
+    outcome: null,
+    result: null,
+    endedAt: null,
+    ...fields,
+  };
+}
+
+function historyCall(state: ChatState, key: string) {
+  const item = state.items.find((candidate) => candidate.key === key);
+  if (item?.kind !== 'tool') throw new Error(`no tool item ${key}`);
+  return item.call.state;
+}
+
+describe('chatReducer history from the ledger', () => {
+  const turn = (ids: string[]): StoredMessage[] => [
+    { role: 'user', content: 'go' },
+    { role: 'assistant', content: '', toolCalls: ids.map((id) => ({ id, name: 'terminal', arguments: { command: 'ls' } })) },
+    ...ids.map((id): StoredMessage => ({ role: 'tool', toolCallId: id, toolName: 'terminal', content: `told ${id}` })),
+  ];
+  const load = (history: Partial<ChatHistory> & Pick<ChatHistory, 'messages'>) =>
+    chatReducer(initialChatState, { type: 'history-loaded', history: { toolCalls: [], pending: [], follow: null, ...history } });
+
+  it('shows each stored call as its ledger row says it ended, never as finished when it did not run', () => {
+    const state = load({
+      messages: turn(['d', 'g', 't', 'c', 'i', 'o']),
+      toolCalls: [
+        record('d', { decision: 'deny', source: 'user', reason: 'not now', outcome: 'denied', result: 'denied: not now' }),
+        record('g', { decision: 'allow', source: 'grant', decidedByGrant: 'grant_1', outcome: 'executed', result: 'a.txt' }),
+        record('t', { decision: 'timeout', outcome: 'timed-out', result: 'no decision' }),
+        record('c', { decision: 'cancel', outcome: 'cancelled', result: 'cancelled' }),
+        record('i', { decision: 'allow', source: 'user', outcome: 'interrupted', result: 'interrupted' }),
+        record('o', { approvalId: '', decision: 'allow', source: 'confirmation-off', outcome: 'executed', result: 'ran' }),
+      ],
+    });
+    expect(['d', 'g', 't', 'c', 'i', 'o'].map((id) => historyCall(state, `history:1:${id}`))).toStrictEqual([
+      { status: 'denied', reason: 'not now', result: 'denied: not now' },
+      { status: 'done', approvedBy: 'grant', result: 'a.txt' },
+      { status: 'timed-out', result: 'no decision' },
+      { status: 'cancelled', result: 'cancelled' },
+      { status: 'interrupted', result: 'interrupted' },
+      { status: 'done', approvedBy: 'no-confirmation', result: 'ran' },
+    ]);
+  });
+
+  it('matches rows to calls in order when a call id comes back in a later run', () => {
+    const messages = [...turn(['c1']), ...turn(['c1'])];
+    const state = load({
+      messages,
+      toolCalls: [
+        record('c1', { runId: 'run_a', decision: 'deny', source: 'user', outcome: 'denied', result: 'no' }),
+        record('c1', { runId: 'run_b', decision: 'allow', source: 'user', outcome: 'executed', result: 'yes' }),
+      ],
+    });
+    expect([historyCall(state, 'history:1:c1'), historyCall(state, 'history:4:c1')]).toStrictEqual([
+      { status: 'denied', reason: null, result: 'no' },
+      { status: 'done', approvedBy: 'you', result: 'yes' },
+    ]);
+  });
+
+  it('shows a call the server still waits on as waiting, with its approval id and deadline', () => {
+    const messages = turn(['w']).slice(0, 2);
+    const state = load({
+      messages,
+      toolCalls: [record('w', { expiresAt: 5_000 })],
+      pending: [{ approvalId: 'apv_w', sessionId: 'chat_1', runId: 'run_0', toolCallId: 'w', toolName: 'terminal', arguments: { command: 'ls' }, requestedAt: 1, expiresAt: 5_000 }],
+    });
+    expect(historyCall(state, 'history:1:w')).toStrictEqual({ status: 'awaiting-decision', approvalId: 'apv_w', expiresAt: 5_000, problem: null });
+    expect(undecidedCalls(state).map((call) => call.toolCallId)).toStrictEqual(['w']);
+    const unknown = load({ messages, toolCalls: [record('w', {})] });
+    expect(historyCall(unknown, 'history:1:w')).toStrictEqual({ status: 'recorded', result: null });
+  });
+
+  it('leaves the turns of the run it follows to that run’s replayed events', () => {
+    const state = load({ messages: [...turn(['c1']), { role: 'user', content: 'again' }, { role: 'assistant', content: 'partial' }], follow: RUN });
+    expect(state.items.map((item) => item.key)).toStrictEqual(['history:0', 'history:1:c1', `user:${RUN}`]);
+    expect(state.items.at(-1)).toStrictEqual({ kind: 'user', key: `user:${RUN}`, text: 'again' });
+    expect(state.run?.runId).toBe(RUN);
   });
 });
 
@@ -380,7 +487,7 @@ describe('chatReducer with several calls up for decision at once', () => {
     live.events(events[6]!).act(accepted('c3'), sent('c2', 'deny'), accepted('c2'));
     live.events(events[7]!);
     const replayAll = (upTo: LoopEvent[]) => {
-      const reloaded = chatReducer(chatReducer(initialChatState, { type: 'history-loaded', messages: [] }), { type: 'run-followed', runId: RUN });
+      const reloaded = chatReducer(initialChatState, { type: 'history-loaded', history: { messages: [], toolCalls: [], pending: [], follow: RUN } });
       return new RunFeed(reloaded).events(...upTo).state;
     };
     const toolItems = (state: ChatState) => state.items.filter((item) => item.kind === 'tool');

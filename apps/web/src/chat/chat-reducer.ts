@@ -1,4 +1,5 @@
-import type { LoopEvent, PersonDecision, RunEndReason, StoredMessage, TrackedLoopEvent } from '../lib/api-types';
+import type { LoopEvent, PendingApproval, PersonDecision, RunEndReason, StoredMessage, ToolCallRecord, TrackedLoopEvent } from '../lib/api-types';
+import { stateFromRecord } from './recorded-call-state';
 import {
   hasEnded,
   stateAfterAccepted,
@@ -45,8 +46,21 @@ export interface ChatState {
   streamError: string | null;
 }
 
+/** A chat as read from the server. */
+export interface ChatHistory {
+  messages: readonly StoredMessage[];
+  /** The ledger rows of the chat's calls, in the order they started. */
+  toolCalls: readonly ToolCallRecord[];
+  /** Calls still waiting for a decision. */
+  pending: readonly PendingApproval[];
+  /** The run still going, to follow: its turns are left out of the history and replayed from its events. */
+  follow: string | null;
+  /** Why the chat was read again, kept on show. Default none. */
+  streamError?: string | null;
+}
+
 export type ChatAction =
-  | { type: 'history-loaded'; messages: readonly StoredMessage[] }
+  | { type: 'history-loaded'; history: ChatHistory }
   | { type: 'run-followed'; runId: string; message?: string }
   | { type: 'event'; runId: string; tracked: TrackedLoopEvent }
   | { type: 'stream-failed'; runId: string; message: string }
@@ -61,10 +75,10 @@ export const initialChatState: ChatState = { items: [], run: null, streamError: 
 export function chatReducer(state: ChatState, action: ChatAction): ChatState {
   switch (action.type) {
     case 'history-loaded':
-      return { items: itemsFromHistory(action.messages), run: null, streamError: null };
+      return stateFromHistory(action.history);
     case 'run-followed': {
       const items = action.message === undefined ? state.items : [...state.items, { kind: 'user' as const, key: `user:${action.runId}`, text: action.message }];
-      return { items, run: { runId: action.runId, phase: 'following', status: null, lastSeq: 0, announcing: false, startedAtTurn: null }, streamError: null };
+      return { items, run: followedRun(action.runId), streamError: null };
     }
     case 'event':
       return applyTracked(state, action.runId, action.tracked);
@@ -194,10 +208,38 @@ function sequenceOf(eventId: string, runId: string): number | undefined {
   return Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined;
 }
 
-/** Stored turns shown after a reload. Tool calls from history only have their result text. */
-function itemsFromHistory(messages: readonly StoredMessage[]): ChatItem[] {
+function stateFromHistory(history: ChatHistory): ChatState {
+  const streamError = history.streamError ?? null;
+  const { follow, messages } = history;
+  const runStart = follow === null ? -1 : messages.findLastIndex((message) => message.role === 'user');
+  if (follow === null || runStart === -1) {
+    const items = itemsFromHistory(messages, history);
+    return follow === null ? { items, run: null, streamError } : { items, run: followedRun(follow), streamError };
+  }
+  const userMessage = messages[runStart];
+  const items = itemsFromHistory(messages.slice(0, runStart), history);
+  if (userMessage?.role === 'user') items.push({ kind: 'user', key: `user:${follow}`, text: userMessage.content });
+  return { items, run: followedRun(follow), streamError };
+}
+
+function followedRun(runId: string): RunView {
+  return { runId, phase: 'following', status: null, lastSeq: 0, announcing: false, startedAtTurn: null };
+}
+
+/**
+ * Stored turns shown after a reload, each call as its ledger row tells it. Tool call ids are only unique
+ * within a run, so rows are matched to the history's calls in the order both were made.
+ */
+function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<ChatHistory, 'toolCalls' | 'pending'>): ChatItem[] {
+  const records = new Map<string, ToolCallRecord[]>();
+  for (const record of history.toolCalls) {
+    const queue = records.get(record.toolCallId);
+    if (queue) queue.push(record);
+    else records.set(record.toolCallId, [record]);
+  }
+  const pending = new Map(history.pending.map((approval) => [approval.approvalId, approval]));
   const items: ChatItem[] = [];
-  const calls = new Map<string, number>();
+  const calls = new Map<string, { at: number; record: ToolCallRecord | undefined }>();
   messages.forEach((message, index) => {
     switch (message.role) {
       case 'system':
@@ -211,19 +253,18 @@ function itemsFromHistory(messages: readonly StoredMessage[]): ChatItem[] {
         }
         for (const call of message.toolCalls ?? []) {
           const key = `history:${index}:${call.id}`;
-          calls.set(call.id, items.length);
-          items.push({
-            kind: 'tool',
-            key,
-            call: { key, runId: null, toolCallId: call.id, toolName: call.name, arguments: call.arguments, state: { status: 'recorded', result: null } },
-          });
+          const record = records.get(call.id)?.shift();
+          calls.set(call.id, { at: items.length, record });
+          const state = record === undefined ? { status: 'recorded' as const, result: null } : stateFromRecord(record, null, pending);
+          items.push({ kind: 'tool', key, call: { key, runId: null, toolCallId: call.id, toolName: call.name, arguments: call.arguments, state } });
         }
         return;
       case 'tool': {
-        const at = calls.get(message.toolCallId);
-        const item = at === undefined ? undefined : items[at];
-        if (at !== undefined && item?.kind === 'tool') {
-          items[at] = { ...item, call: { ...item.call, state: { status: 'recorded', result: message.content } } };
+        const found = calls.get(message.toolCallId);
+        const item = found === undefined ? undefined : items[found.at];
+        if (found !== undefined && item?.kind === 'tool') {
+          const state = found.record === undefined ? { status: 'recorded' as const, result: message.content } : stateFromRecord(found.record, message.content, pending);
+          items[found.at] = { ...item, call: { ...item.call, state } };
           calls.delete(message.toolCallId);
         }
         return;

@@ -14,14 +14,25 @@ export interface ChatViewProps {
   runOptions: () => RunOptions;
   connected: boolean;
   onActivity: () => void;
+  /** The chat's own setting: off, calls run without asking. */
+  confirmToolCalls: boolean;
+  onConfirmToolCalls: (value: boolean) => void;
 }
 
-export function ChatView({ sessionId, isNew, tools, runOptions, connected, onActivity }: ChatViewProps) {
+export function ChatView({ sessionId, isNew, tools, runOptions, connected, onActivity, confirmToolCalls, onConfirmToolCalls }: ChatViewProps) {
   const chat = useChatSession({ sessionId, isNew, onActivity });
   const following = chat.state.run?.phase === 'following';
   const undecided = undecidedCalls(chat.state);
   return (
     <div className="chat">
+      {!confirmToolCalls && (
+        <p className="banner banner-warn confirmation-off" role="status">
+          Confirmation is off for this chat: tool calls run without asking.
+          <button type="button" className="btn btn-small" onClick={() => onConfirmToolCalls(true)}>
+            Ask again
+          </button>
+        </p>
+      )}
       <GrantsPanel sessionId={sessionId} enabled={chat.exists} />
       <ChatTranscript items={chat.state.items} run={chat.state.run} tools={tools} onDecide={chat.decide} />
       {chat.state.streamError !== null && (

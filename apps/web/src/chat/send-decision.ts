@@ -38,6 +38,7 @@ export async function sendDecision(options: SendDecisionOptions): Promise<Confir
       sessionId: options.sessionId,
       approvalId: call.state.approvalId,
       decision: request.decision,
+      clientLabel: 'web',
       ...(reason ? { reason } : {}),
       ...(request.decision === 'allow' && request.always === true ? { always: true } : {}),
     });

@@ -118,7 +118,7 @@ describe('ToolCallCard decisions', () => {
     const send = vi.fn<SendConfirm>(() => reply.promise);
     render(<Harness call={view(awaiting)} send={send} />);
     fireEvent.click(decisionButtons().allow);
-    expect(send).toHaveBeenCalledWith({ sessionId: 'chat_1', approvalId: 'apv_1', decision: 'allow' } satisfies ConfirmInput);
+    expect(send).toHaveBeenCalledWith({ sessionId: 'chat_1', approvalId: 'apv_1', decision: 'allow', clientLabel: 'web' } satisfies ConfirmInput);
     const buttons = decisionButtons();
     expect([buttons.allow, buttons.always, buttons.deny, buttons.denyWithReason].map((button) => (button as HTMLButtonElement).disabled)).toStrictEqual([true, true, true, true]);
     expect(screen.getByText('Sending your decision (allow)…')).toBeTruthy();
@@ -157,7 +157,7 @@ describe('ToolCallCard decisions', () => {
     });
     render(<Harness call={view(awaiting)} send={send} />);
     await act(async () => fireEvent.click(decisionButtons().always));
-    expect(send).toHaveBeenCalledWith({ sessionId: 'chat_1', approvalId: 'apv_1', decision: 'allow', always: true });
+    expect(send).toHaveBeenCalledWith({ sessionId: 'chat_1', approvalId: 'apv_1', decision: 'allow', clientLabel: 'web', always: true });
     expect(screen.getByRole('alert').textContent).toBe('Could not send your decision (WebSocket closed). Check the connection and try again.');
     expect((decisionButtons().always as HTMLButtonElement).disabled).toBe(false);
   });
@@ -170,7 +170,7 @@ describe('ToolCallCard decisions', () => {
     expect(input.getAttribute('maxlength')).toBe('2000');
     fireEvent.change(input, { target: { value: '  use the tmp folder instead  ' } });
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Deny with this reason' })));
-    expect(send).toHaveBeenCalledWith({ sessionId: 'chat_1', approvalId: 'apv_1', decision: 'deny', reason: 'use the tmp folder instead' });
+    expect(send).toHaveBeenCalledWith({ sessionId: 'chat_1', approvalId: 'apv_1', decision: 'deny', clientLabel: 'web', reason: 'use the tmp folder instead' });
     // A taken deny means the call will not run, whatever comes before it: shown at once, with the reason.
     expect(screen.getByTestId('tool-status').textContent).toBe('Denied');
     expect(screen.getByText('Your reason: use the tmp folder instead')).toBeTruthy();

@@ -4,7 +4,7 @@ import { DecisionControls } from './decision-controls';
 import type { DecisionRequest } from './send-decision';
 import { ToolArguments } from './tool-arguments';
 import { ToolResult } from './tool-result';
-import type { Allower, ToolCallState, ToolCallStatus, ToolCallView } from './tool-call-state';
+import type { Allower, Approver, ToolCallState, ToolCallStatus, ToolCallView } from './tool-call-state';
 
 type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
 
@@ -21,6 +21,7 @@ export const statusPresentation: Record<ToolCallStatus, { label: string; tone: T
   cancelled: { label: 'Cancelled', tone: 'muted' },
   disabled: { label: 'Not available', tone: 'muted' },
   duplicate: { label: 'Skipped: repeated call', tone: 'muted' },
+  interrupted: { label: 'Interrupted', tone: 'bad' },
   recorded: { label: 'Finished', tone: 'muted' },
 };
 
@@ -69,7 +70,7 @@ function StatusDetail({ state }: { state: ToolCallState }): ReactNode {
       return <p className="detail">{allowedDetail[state.approvedBy]}</p>;
     case 'running':
     case 'done':
-      return state.approvedBy === 'grant' ? <p className="detail">Allowed by an “Always allow” in this chat.</p> : null;
+      return approverDetail[state.approvedBy] === null ? null : <p className="detail">{approverDetail[state.approvedBy]}</p>;
     case 'denied':
       return state.reason === null ? null : <p className="detail">Your reason: {state.reason}</p>;
     case 'timed-out':
@@ -78,8 +79,17 @@ function StatusDetail({ state }: { state: ToolCallState }): ReactNode {
       return <p className="detail">This tool is turned off or unknown, so it did not run.</p>;
     case 'duplicate':
       return <p className="detail">The same call already ran in this message.</p>;
+    case 'interrupted':
+      return <p className="detail">Interrupted — it was running when the server stopped and may have done part of its work.</p>;
   }
 }
+
+const approverDetail: Record<Approver, string | null> = {
+  you: null,
+  'not-asked': null,
+  grant: 'Allowed by an “Always allow” in this chat.',
+  'no-confirmation': 'Ran without asking: confirmation is off for this chat.',
+};
 
 const allowedDetail: Record<Allower, string> = {
   you: 'You allowed it. It runs once the calls before it are done.',
@@ -87,7 +97,7 @@ const allowedDetail: Record<Allower, string> = {
 };
 
 function ranTool(status: ToolCallStatus): boolean {
-  return status === 'done' || status === 'error' || status === 'recorded';
+  return status === 'done' || status === 'error' || status === 'interrupted' || status === 'recorded';
 }
 
 function resultOf(state: ToolCallState): string | null {
@@ -104,6 +114,7 @@ function resultOf(state: ToolCallState): string | null {
     case 'cancelled':
     case 'disabled':
     case 'duplicate':
+    case 'interrupted':
     case 'recorded':
       return state.result;
   }

@@ -6,11 +6,11 @@ export type DecisionProblem =
   | { kind: 'not-found' }
   | { kind: 'already-decided'; decision: Decision };
 
-/** Who let a call run. */
-export type Approver = 'you' | 'grant' | 'no-confirmation';
+/** Who let a call run; `not-asked` until the run says why a call that did not ask may run. */
+export type Approver = 'you' | 'grant' | 'no-confirmation' | 'not-asked';
 
 /** Who allowed a call that had to ask. */
-export type Allower = Exclude<Approver, 'no-confirmation'>;
+export type Allower = Exclude<Approver, 'no-confirmation' | 'not-asked'>;
 
 /**
  * Everything a tool call can be from the UI's point of view. `result` is null until the run reports it
@@ -30,6 +30,8 @@ export type ToolCallState =
   | { status: 'cancelled'; result: string | null }
   | { status: 'disabled'; result: string }
   | { status: 'duplicate'; result: string }
+  // It was running when the server stopped: it may have done part of its work.
+  | { status: 'interrupted'; result: string }
   | { status: 'recorded'; result: string | null };
 
 export type ToolCallStatus = ToolCallState['status'];
@@ -48,12 +50,13 @@ export function stateAfterStart(event: LoopEventOf<'tool-start'>): ToolCallState
   if (event.awaitingConfirmation) {
     return { status: 'awaiting-decision', approvalId: event.approvalId, expiresAt: event.expiresAt ?? null, problem: null };
   }
-  return { status: 'running', approvedBy: 'no-confirmation' };
+  return { status: 'running', approvedBy: 'not-asked' };
 }
 
 export function stateAfterDecision(event: LoopEventOf<'tool-decision'>): ToolCallState {
   const byDecision: Record<Decision, () => ToolCallState> = {
-    allow: () => ({ status: 'allowed', approvedBy: event.source === 'grant' ? 'grant' : 'you' }),
+    // Nobody was asked: the call starts at its own turn, now.
+    allow: () => (event.source === 'confirmation-off' ? { status: 'running', approvedBy: 'no-confirmation' } : { status: 'allowed', approvedBy: event.source === 'grant' ? 'grant' : 'you' }),
     deny: () => ({ status: 'denied', reason: event.reason ?? null, result: null }),
     timeout: () => ({ status: 'timed-out', result: null }),
     cancel: () => ({ status: 'cancelled', result: null }),
@@ -63,7 +66,7 @@ export function stateAfterDecision(event: LoopEventOf<'tool-decision'>): ToolCal
 
 export function stateAfterEnd(previous: ToolCallState, event: LoopEventOf<'tool-end'>): ToolCallState {
   const result = event.result;
-  const approvedBy: Approver = previous.status === 'running' || previous.status === 'done' || previous.status === 'allowed' ? previous.approvedBy : 'no-confirmation';
+  const approvedBy: Approver = previous.status === 'running' || previous.status === 'done' || previous.status === 'allowed' ? previous.approvedBy : 'not-asked';
   const byOutcome: Record<ToolOutcome, () => ToolCallState> = {
     executed: () => ({ status: 'done', approvedBy, result }),
     error: () => ({ status: 'error', result }),
@@ -72,6 +75,7 @@ export function stateAfterEnd(previous: ToolCallState, event: LoopEventOf<'tool-
     cancelled: () => ({ status: 'cancelled', result }),
     disabled: () => ({ status: 'disabled', result }),
     duplicate: () => ({ status: 'duplicate', result }),
+    interrupted: () => ({ status: 'interrupted', result }),
   };
   return byOutcome[event.outcome]();
 }
@@ -94,7 +98,7 @@ export function stateAfterAccepted(decision: PersonDecision, reason: string | un
  */
 export function stateForTurn(state: ToolCallState, isItsTurn: boolean): ToolCallState {
   if (state.status === 'allowed' && isItsTurn) return { status: 'running', approvedBy: state.approvedBy };
-  if (state.status === 'running' && state.approvedBy !== 'no-confirmation' && !isItsTurn) return { status: 'allowed', approvedBy: state.approvedBy };
+  if (state.status === 'running' && (state.approvedBy === 'you' || state.approvedBy === 'grant') && !isItsTurn) return { status: 'allowed', approvedBy: state.approvedBy };
   return state;
 }
 
@@ -114,6 +118,7 @@ export function hasEnded(state: ToolCallState): boolean {
     case 'error':
     case 'disabled':
     case 'duplicate':
+    case 'interrupted':
     case 'recorded':
       return true;
   }

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import type { RunOptions } from '../lib/api-types';
+import type { PendingApproval, RunOptions } from '../lib/api-types';
 import { randomId } from '../lib/random-id';
 import { trpc } from '../lib/trpc';
 import { chatReducer, initialChatState, undecidedCalls } from './chat-reducer';
@@ -28,6 +28,13 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
   const seenRuns = useRef(new Set<string>());
   const historyLoaded = useRef(isNew);
   const inFlight = useRef(new Set<string>());
+  const endedRuns = useRef(new Set<string>());
+  const failedRuns = useRef(new Set<string>());
+  /** Set when the chat must be read again (its stream failed): the message to keep on show. */
+  const rereadBecause = useRef<string | undefined>(undefined);
+  /** True while a run goes on that this view does not follow: every read rebuilds the chat. */
+  const detached = useRef(false);
+  const loads = useRef(0);
   const activity = useRef(onActivity);
   activity.current = onActivity;
 
@@ -41,23 +48,30 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     const data = detail.data;
     if (!data) return;
     const active = data.activeRunId;
-    if (active !== null && !seenRuns.current.has(active)) {
-      seenRuns.current.add(active);
-      historyLoaded.current = true;
-      dispatch({ type: 'history-loaded', messages: data.messages });
-      dispatch({ type: 'run-followed', runId: active });
-      return;
-    }
+    const newRun = active !== null && !seenRuns.current.has(active);
     // A run this view never followed has come and gone (another tab's, too quick to catch running): its messages
     // are only in the history now.
     const missedRun = active === null && data.lastRunId !== null && !seenRuns.current.has(data.lastRunId) && followedRunId === null;
-    if (!historyLoaded.current || missedRun) {
-      if (data.lastRunId !== null) seenRuns.current.add(data.lastRunId);
-      historyLoaded.current = true;
-      dispatch({ type: 'history-loaded', messages: data.messages });
-    }
-    // Runs on new data only: followedRunId is read here, not watched.
-  }, [detail.data]);
+    const reread = rereadBecause.current;
+    if (historyLoaded.current && !newRun && !missedRun && reread === undefined && !detached.current) return;
+    if (active !== null) seenRuns.current.add(active);
+    if (data.lastRunId !== null) seenRuns.current.add(data.lastRunId);
+    historyLoaded.current = true;
+    rereadBecause.current = undefined;
+    // A run whose stream failed is not followed again: its calls are shown as the server has them, and the
+    // chat is read again at its next change.
+    const follow = active !== null && !failedRuns.current.has(active) ? active : null;
+    detached.current = active !== null && follow === null;
+    const load = ++loads.current;
+    const show = (pending: readonly PendingApproval[]) => {
+      if (load !== loads.current) return;
+      dispatch({ type: 'history-loaded', history: { messages: data.messages, toolCalls: data.toolCalls, pending, follow, streamError: reread ?? null } });
+    };
+    const waiting = data.toolCalls.some((call) => call.outcome === null && call.decision === null && call.approvalId !== '' && call.runId !== follow);
+    if (!waiting) show([]);
+    else void utils.chat.pending.fetch({ sessionId }, { staleTime: 0 }).then(show, () => show([]));
+    // Runs on each read: followedRunId is read here, not watched.
+  }, [detail.dataUpdatedAt]);
 
   useEffect(() => {
     if (followedRunId === null) return;
@@ -69,20 +83,28 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
         onData(tracked) {
           dispatch({ type: 'event', runId, tracked });
           const type = tracked.data.type;
+          if (type === 'run-end') endedRuns.current.add(runId);
           if (type === 'run-start' || type === 'run-end') activity.current();
           // A new chat is created by its first run: a detail read sent before that answered "not found".
           if (type === 'run-start') void utils.sessions.get.invalidate({ sessionId });
           if (type === 'run-end') void utils.grants.list.invalidate({ sessionId });
         },
         onError(error) {
-          dispatch({ type: 'stream-failed', runId, message: error.message });
+          failed(runId, error.message);
           activity.current();
         },
         onComplete() {
-          dispatch({ type: 'stream-failed', runId, message: 'The server stopped sending this run’s events.' });
+          if (!endedRuns.current.has(runId)) failed(runId, 'The server stopped sending this run’s events.');
         },
       },
     );
+    // Cards must not stay decidable on what the stream last said: the chat is read again and rebuilt.
+    const failed = (failedRunId: string, message: string) => {
+      dispatch({ type: 'stream-failed', runId: failedRunId, message });
+      failedRuns.current.add(failedRunId);
+      rereadBecause.current = message;
+      void utils.sessions.get.invalidate({ sessionId });
+    };
     return () => subscription.unsubscribe();
   }, [client, sessionId, followedRunId, utils]);
 
@@ -91,6 +113,8 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     startInputs.current.set(runId, { message, options });
     seenRuns.current.add(runId);
     historyLoaded.current = true;
+    detached.current = false;
+    loads.current++;
     dispatch({ type: 'run-followed', runId, message });
     setKnown(true);
   }, []);

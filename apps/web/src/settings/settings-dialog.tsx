@@ -1,5 +1,7 @@
 import { useEffect, useId, useRef } from 'react';
+import type { ConfirmToolCalls } from '../chat/use-confirm-tool-calls';
 import type { ToolsList } from '../lib/api-types';
+import { ExportLedgerButton } from '../ledger/export-ledger-button';
 import { EnabledTools } from './enabled-tools';
 import { NumberSetting } from './number-setting';
 import { settingLimits, type ToolSettings } from './tool-settings';
@@ -8,10 +10,12 @@ export interface SettingsDialogProps {
   settings: ToolSettings;
   tools: ToolsList | undefined;
   onChange: (patch: Partial<ToolSettings>) => void;
+  /** The open chat's own setting. */
+  confirmToolCalls: ConfirmToolCalls;
   onClose: () => void;
 }
 
-export function SettingsDialog({ settings, tools, onChange, onClose }: SettingsDialogProps) {
+export function SettingsDialog({ settings, tools, onChange, confirmToolCalls, onClose }: SettingsDialogProps) {
   const titleId = useId();
   const panel = useRef<HTMLElement>(null);
   const never = settings.decisionTimeoutSeconds === 'never';
@@ -41,17 +45,22 @@ export function SettingsDialog({ settings, tools, onChange, onClose }: SettingsD
         </header>
         <section className="settings-section" aria-labelledby={`${titleId}-tools`}>
           <h3 id={`${titleId}-tools`}>Tools</h3>
-          <p className="muted">Saved in this browser and applied to the next message you send.</p>
           <label className="setting setting-check">
-            <input type="checkbox" checked={settings.confirmToolCalls} onChange={(event) => onChange({ confirmToolCalls: event.target.checked })} />
+            <input type="checkbox" checked={confirmToolCalls.value} onChange={(event) => confirmToolCalls.set(event.target.checked)} />
             <span className="setting-label">Confirm tool calls</span>
-            <span className="hint">Ask before every tool call runs.</span>
+            <span className="hint">Ask before every tool call of this chat runs. Kept with the chat, for every tab.</span>
           </label>
-          {!settings.confirmToolCalls && (
+          {!confirmToolCalls.value && (
             <p className="banner banner-warn" role="alert">
-              Tools now run without asking, including commands and code on this machine.
+              Tools now run without asking in this chat, including commands and code on this machine.
             </p>
           )}
+          {confirmToolCalls.error !== null && (
+            <p className="banner banner-error" role="alert">
+              Could not change the setting: {confirmToolCalls.error}
+            </p>
+          )}
+          <p className="muted">The settings below are saved in this browser and applied to the next message you send.</p>
           <NumberSetting
             label="Max tool calls per message"
             value={settings.maxToolCalls}
@@ -83,6 +92,10 @@ export function SettingsDialog({ settings, tools, onChange, onClose }: SettingsD
           ) : (
             <EnabledTools tools={tools.tools} servers={tools.servers} disabled={settings.disabledTools} onChange={(disabledTools) => onChange({ disabledTools })} />
           )}
+        </section>
+        <section className="settings-section" aria-labelledby={`${titleId}-ledger`}>
+          <h3 id={`${titleId}-ledger`}>Ledger</h3>
+          <ExportLedgerButton />
         </section>
       </section>
     </div>

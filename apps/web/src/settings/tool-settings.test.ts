@@ -2,9 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { defaultToolSettings, parseToolSettings, toRunOptions } from './tool-settings';
 
 describe('parseToolSettings', () => {
+  it('drops the confirmation setting this browser used to keep for every chat', () => {
+    expect(parseToolSettings({ confirmToolCalls: false })).toStrictEqual(defaultToolSettings);
+  });
+
   it('uses the defaults for anything missing or malformed', () => {
     expect(parseToolSettings(null)).toStrictEqual(defaultToolSettings);
-    expect(parseToolSettings({ confirmToolCalls: 'no', maxToolCalls: 'many', disabledTools: 'terminal' })).toStrictEqual(defaultToolSettings);
+    expect(parseToolSettings({ maxToolCalls: 'many', disabledTools: 'terminal' })).toStrictEqual(defaultToolSettings);
   });
 
   it('clamps numbers into their limits and keeps "never"', () => {
@@ -21,15 +25,14 @@ describe('parseToolSettings', () => {
   });
 
   it('ignores inherited keys', () => {
-    const sneaky = Object.create({ confirmToolCalls: false }) as object;
-    expect(parseToolSettings(sneaky).confirmToolCalls).toBe(true);
+    const sneaky = Object.create({ maxToolCalls: 3 }) as object;
+    expect(parseToolSettings(sneaky).maxToolCalls).toBe(25);
   });
 });
 
 describe('toRunOptions', () => {
   it('turns the settings into chat.stream options', () => {
     expect(toRunOptions({ ...defaultToolSettings, decisionTimeoutSeconds: 90 }, ['terminal'])).toStrictEqual({
-      confirmToolCalls: true,
       maxToolCalls: 25,
       toolCallTimeoutMs: 300_000,
       decisionTimeoutMs: 90_000,

@@ -1,8 +1,7 @@
 import type { RunOptions } from '../lib/api-types';
 
+/** Settings of this browser for every chat. Whether calls ask first is each chat's own, kept on the server. */
 export interface ToolSettings {
-  /** Ask before every tool call. Default true. */
-  confirmToolCalls: boolean;
   /** Tool calls allowed per message, 1–200. Default 25. */
   maxToolCalls: number;
   /** How long one tool call may run, in seconds, 1–3600. Default 300. */
@@ -14,7 +13,6 @@ export interface ToolSettings {
 }
 
 export const defaultToolSettings: ToolSettings = {
-  confirmToolCalls: true,
   maxToolCalls: 25,
   toolCallTimeoutSeconds: 300,
   decisionTimeoutSeconds: 3600,
@@ -36,7 +34,6 @@ export function parseToolSettings(raw: unknown): ToolSettings {
   const decision = field('decisionTimeoutSeconds');
   const disabled = field('disabledTools');
   return {
-    confirmToolCalls: typeof field('confirmToolCalls') === 'boolean' ? (field('confirmToolCalls') as boolean) : defaultToolSettings.confirmToolCalls,
     maxToolCalls: clampInteger(field('maxToolCalls'), settingLimits.maxToolCalls, defaultToolSettings.maxToolCalls),
     toolCallTimeoutSeconds: clampInteger(field('toolCallTimeoutSeconds'), settingLimits.toolCallTimeoutSeconds, defaultToolSettings.toolCallTimeoutSeconds),
     decisionTimeoutSeconds:
@@ -58,7 +55,6 @@ export function clampInteger(raw: unknown, limits: { min: number; max: number },
  */
 export function toRunOptions(settings: ToolSettings, knownTools: readonly string[] | undefined): RunOptions {
   const options: RunOptions = {
-    confirmToolCalls: settings.confirmToolCalls,
     maxToolCalls: settings.maxToolCalls,
     toolCallTimeoutMs: settings.toolCallTimeoutSeconds * 1000,
     decisionTimeoutMs: settings.decisionTimeoutSeconds === 'never' ? 'never' : settings.decisionTimeoutSeconds * 1000,

@@ -1,0 +1,43 @@
+import { useCallback, useState } from 'react';
+import type { SessionSummary } from '../lib/api-types';
+import { trpc } from '../lib/trpc';
+
+export interface ConfirmToolCalls {
+  /** Whether this chat's calls stop for a decision. */
+  value: boolean;
+  /** Set for a chat not yet on the server: sent with its first message, which makes the server keep it. */
+  forFirstMessage: boolean | undefined;
+  set: (value: boolean) => void;
+  /** Why the last change did not take. */
+  error: string | null;
+}
+
+/**
+ * The chat's own "Confirm tool calls", kept on the server: read from its summary, written through
+ * sessions.update (every tab sees the change through sessions.watch). A chat not yet on the server keeps it
+ * here until its first message carries it.
+ */
+export function useConfirmToolCalls(sessionId: string, summary: SessionSummary | undefined): ConfirmToolCalls {
+  const utils = trpc.useUtils();
+  const [draft, setDraft] = useState<{ sessionId: string; value: boolean } | null>(null);
+  const update = trpc.sessions.update.useMutation({
+    onSettled: () => Promise.all([utils.sessions.list.invalidate(), utils.sessions.get.invalidate({ sessionId })]),
+  });
+  const drafted = draft?.sessionId === sessionId ? draft.value : undefined;
+  const sending = update.isPending && update.variables.sessionId === sessionId ? update.variables.confirmToolCalls : undefined;
+  const exists = summary !== undefined;
+  const { mutate } = update;
+  const set = useCallback(
+    (value: boolean) => {
+      if (exists) mutate({ sessionId, confirmToolCalls: value });
+      else setDraft({ sessionId, value });
+    },
+    [exists, mutate, sessionId],
+  );
+  return {
+    value: sending ?? summary?.confirmToolCalls ?? drafted ?? true,
+    forFirstMessage: exists ? undefined : drafted,
+    set,
+    error: update.error?.message ?? null,
+  };
+}
