@@ -1,0 +1,140 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RECORDING_COMMAND } from './support/airlock-under-test';
+import { useBrowserSuite } from './support/browser-suite';
+import { ChatPage } from './support/chat-page';
+
+const suite = useBrowserSuite();
+
+const GRANT_DETAIL = 'Allowed by an “Always allow” in this chat.';
+const RAN_UNASKED = 'Ran without asking: confirmation is off for this chat.';
+const BANNER = 'Confirmation is off for this chat: tool calls run without asking.';
+
+async function reload(chat: ChatPage): Promise<void> {
+  await chat.page.reload();
+  await chat.connected();
+}
+
+describe('a chat read back after a reload', () => {
+  it('shows a denied call as denied with its reason and a call released by a grant as allowed by it', async () => {
+    await writeFile(join(suite.airlock.workspace, 'a.txt'), 'alpha\n');
+    await writeFile(join(suite.airlock.workspace, 'b.txt'), 'beta\n');
+    suite.airlock.model.enqueue(
+      {
+        toolCalls: [
+          { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
+          { name: 'read_file', arguments: { path: 'a.txt' } },
+          { name: 'read_file', arguments: { path: 'b.txt' } },
+        ],
+      },
+      { text: 'Turn over.' },
+    );
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Three calls to reload');
+    const [terminal, first, second] = [chat.card(0), chat.card(1), chat.card(2)];
+    await chat.waitForStatus(second, 'Waiting for your decision');
+    await chat.button(terminal, 'Deny with reason…').click();
+    await terminal.getByRole('textbox', { name: 'Reason, passed to the model' }).fill('not on this machine');
+    await chat.button(terminal, 'Deny with this reason').click();
+    await chat.button(first, 'Always allow read_file').click();
+    await chat.waitForText('Turn over.');
+
+    await reload(chat);
+    await chat.waitForText('Turn over.');
+    await chat.waitForStatus(terminal, 'Denied');
+    await terminal.getByText('Your reason: not on this machine').waitFor();
+    await chat.waitForStatus(first, 'Done');
+    await chat.waitForStatus(second, 'Done');
+    await second.getByText(GRANT_DETAIL).waitFor();
+    expect(await first.getByText(GRANT_DETAIL).count()).toBe(0);
+    expect(await chat.page.getByTestId('tool-status').allTextContents()).toStrictEqual(['Denied', 'Done', 'Done']);
+    expect(await suite.airlock.runCount()).toBe(0);
+  });
+
+  it('keeps a waiting call decidable after a reload, and shows the decision after the next one', async () => {
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] }, { text: 'Understood.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Wait through a reload');
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+
+    await reload(chat);
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    await card.getByRole('timer').waitFor();
+    expect(await chat.page.getByRole('article').count()).toBe(1);
+    await chat.button(card, 'Deny with reason…').click();
+    await card.getByRole('textbox', { name: 'Reason, passed to the model' }).fill('ask me tomorrow');
+    await chat.button(card, 'Deny with this reason').click();
+    await chat.waitForText('Understood.');
+
+    await reload(chat);
+    await chat.waitForText('Understood.');
+    await chat.waitForStatus(chat.card(), 'Denied');
+    await chat.card().getByText('Your reason: ask me tomorrow').waitFor();
+    expect(await chat.card().getByRole('group', { name: 'Decision for terminal' }).count()).toBe(0);
+    expect(await suite.airlock.runCount()).toBe(0);
+  });
+});
+
+describe('confirmation per chat', () => {
+  it('says so on the chat while it is off, in every tab and after a reload, and asks again once turned back on', async () => {
+    suite.airlock.model.enqueue({ text: 'Hello.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('A chat that stops asking');
+    await chat.waitForText('Hello.');
+    expect(await chat.page.getByText(BANNER).count()).toBe(0);
+
+    await chat.page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const dialog = chat.page.getByRole('dialog', { name: 'Settings' });
+    await dialog.getByRole('checkbox', { name: 'Confirm tool calls' }).uncheck();
+    await dialog.getByRole('checkbox', { name: 'Confirm tool calls', checked: false }).waitFor();
+    await dialog.getByRole('button', { name: 'Close settings', exact: true }).click();
+    await chat.page.getByText(BANNER).waitFor();
+
+    const other = await ChatPage.open(suite.context, suite.airlock.link);
+    await other.openSession('A chat that stops asking');
+    await other.page.getByText(BANNER).waitFor();
+
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] }, { text: 'Ran it.' });
+    await chat.send('Run it unasked');
+    await chat.waitForText('Ran it.');
+    await chat.waitForStatus(chat.card(), 'Done');
+    await chat.card().getByText(RAN_UNASKED).waitFor();
+    expect(await suite.airlock.runCount()).toBe(1);
+
+    await reload(chat);
+    await chat.page.getByText(BANNER).waitFor();
+    await chat.waitForStatus(chat.card(), 'Done');
+    await chat.card().getByText(RAN_UNASKED).waitFor();
+
+    await chat.page.getByRole('button', { name: 'Ask again', exact: true }).click();
+    await chat.page.getByText(BANNER).waitFor({ state: 'detached' });
+    await other.page.getByText(BANNER).waitFor({ state: 'detached' });
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] }, { text: 'Asked.' });
+    await chat.send('Ask this time');
+    await chat.waitForStatus(chat.card(1), 'Waiting for your decision');
+  });
+});
+
+describe('ledger export', () => {
+  it('downloads every recorded call as JSON Lines', async () => {
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] }, { text: 'Noted.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Something for the ledger');
+    await chat.button(chat.card(), 'Deny terminal').click();
+    await chat.waitForText('Noted.');
+
+    await chat.page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const download = chat.page.waitForEvent('download');
+    await chat.page.getByRole('button', { name: 'Export the ledger', exact: true }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(/^airlock-ledger-\d{4}-\d{2}-\d{2}\.jsonl$/);
+    const path = await file.path();
+    const lines = (await readFile(path, 'utf8')).trimEnd().split('\n');
+    const entries = lines.map((line) => JSON.parse(line) as { toolName: string; decision: string; outcome: string; clientLabel: string | null });
+    expect(entries.map(({ toolName, decision, outcome, clientLabel }) => ({ toolName, decision, outcome, clientLabel }))).toStrictEqual([
+      { toolName: 'terminal', decision: 'deny', outcome: 'denied', clientLabel: 'web' },
+    ]);
+  });
+});
