@@ -79,6 +79,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // Sockets yet to present their token, oldest first, counted apart from authenticated ones: strangers fill only
   // their own few places, and a newcomer takes the oldest stranger's place, so they cannot keep the UI out.
   const unauthenticated = new Set<WebSocket>();
+  const authenticated = new WeakSet<WebSocket>();
   // Keyed by the upgrade request, which tRPC hands to createContext.
   const accepted = new WeakMap<IncomingMessage, { client: WebSocket; window: SocketSendWindow }>();
   let authenticatedCount = 0;
@@ -89,7 +90,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }, capacity.authTimeoutMs);
     client.once('close', () => {
       clearTimeout(timer);
-      if (!unauthenticated.delete(client)) authenticatedCount--;
+      unauthenticated.delete(client);
+      if (authenticated.has(client)) authenticatedCount--;
     });
   });
   const keepAlive = options.keepAlive ?? { pingMs: 30_000, pongWaitMs: 10_000 };
@@ -110,6 +112,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: `the server holds its maximum of ${capacity.maxConnections} connections` });
       }
       unauthenticated.delete(socket.client);
+      authenticated.add(socket.client);
       authenticatedCount++;
       return {
         services,

@@ -54,6 +54,19 @@ async function authenticatedSocket(server: RunningServer) {
   return { socket, closed, [Symbol.asyncDispose]: async () => socket.terminate() };
 }
 
+/** The status a WebSocket upgrade is answered with: 101 when accepted. */
+function upgradeStatus(url: string): Promise<number> {
+  const socket = new WebSocket(url);
+  socket.on('error', () => undefined);
+  return new Promise((resolve) => {
+    socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    socket.once('open', () => {
+      socket.terminate();
+      resolve(101);
+    });
+  });
+}
+
 function healthz(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path: '/healthz', headers: { Host: `127.0.0.1:${port}`, Connection: 'close' } }, (res) => {
@@ -205,8 +218,8 @@ describe('subscriptions per connection', () => {
 });
 
 describe('sockets without a token', () => {
-  it('fill only their own places: a client with the token still connects while 64 strangers keep trying', async () => {
-    await using running = await startTestServer();
+  it('fill only their own places: clients with the token still connect, up to the cap, while 64 strangers keep trying', async () => {
+    await using running = await startTestServer({ capacity: { maxConnections: 2 } });
     const strangers = Array.from({ length: 64 }, () => new WebSocket(`${running.server.wsUrl}?connectionParams=1`));
     let closedCount = 0;
     await Promise.all(
@@ -223,9 +236,13 @@ describe('sockets without a token', () => {
       ),
     );
     try {
-      await using connection = connectClient(running.server);
-      expect(await connection.client.model.info.query()).toStrictEqual(MODEL_INFO);
+      await using first = connectClient(running.server);
+      await using second = connectClient(running.server);
+      expect(await first.client.model.info.query()).toStrictEqual(MODEL_INFO);
+      expect(await second.client.model.info.query()).toStrictEqual(MODEL_INFO);
       await vi.waitFor(() => expect(closedCount).toBeGreaterThanOrEqual(64 - DEFAULT_CAPACITY.maxUnauthenticated));
+      // The strangers that gave way never counted against the cap on connections.
+      expect(await upgradeStatus(running.server.wsUrl)).toBe(503);
     } finally {
       for (const socket of strangers) socket.terminate();
     }
