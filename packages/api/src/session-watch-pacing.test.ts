@@ -1,0 +1,64 @@
+import { ApprovalRegistry } from '@airlock/core';
+import { ScriptedModel, textStep } from '@airlock/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ChatService } from './chat-service';
+import { ConnectionState } from './context';
+import type { SendWindow, Waker } from './event-log';
+import { appRouter, createCallerFactory } from './router';
+
+const createCaller = createCallerFactory(appRouter);
+const services: ChatService[] = [];
+
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.shutdown()));
+});
+
+class ManualWindow implements SendWindow {
+  open = true;
+  readonly parked = new Set<Waker>();
+  park(waiter: Waker): void {
+    this.parked.add(waiter);
+  }
+  unpark(waiter: Waker): void {
+    this.parked.delete(waiter);
+  }
+  reopen(): void {
+    this.open = true;
+    for (const waiter of [...this.parked]) waiter.wake();
+    this.parked.clear();
+  }
+}
+
+describe('sessions.watch on a connection with a send window', () => {
+  it('holds its changes while the window is shut and sends them once it opens; a stop gives its place back', async () => {
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel([textStep('hi')]), tools: () => [] });
+    services.push(chat);
+    const window = new ManualWindow();
+    const connection = new ConnectionState('c1', { sendWindow: window, maxSubscriptions: 2 });
+    const controller = new AbortController();
+    const caller = createCaller(
+      { services: { chat, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => ({ provider: 't', baseURL: null, model: 't', demo: false }) }, connection },
+      { signal: controller.signal },
+    );
+    const watch = (await caller.sessions.watch())[Symbol.asyncIterator]();
+    expect(await watch.next()).toStrictEqual({ done: false, value: { type: 'ready' } });
+    expect(connection.openSubscriptions).toBe(1);
+
+    window.open = false;
+    let arrived = false;
+    const next = watch.next().then((result) => {
+      arrived = true;
+      return result;
+    });
+    const stream = (await caller.chat.stream({ sessionId: 's1', runId: 'r1', message: 'hello' }))[Symbol.asyncIterator]();
+    expect(connection.openSubscriptions).toBe(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([arrived, window.parked.size]).toStrictEqual([false, 1]);
+
+    window.reopen();
+    expect(await next).toMatchObject({ done: false, value: { type: 'session-changed', session: { sessionId: 's1' } } });
+    await watch.return?.();
+    await stream.return?.();
+    expect(connection.openSubscriptions).toBe(0);
+  });
+});
