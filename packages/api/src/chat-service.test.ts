@@ -232,3 +232,18 @@ describe('ChatService with a tool that changes during a run', () => {
     expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'allow', outcome: 'error', result: toolResultText.toolChanged('echo') }]);
   });
 });
+
+describe('ChatService memory', () => {
+  it('starts a run while more sessions than it keeps loaded are waiting on decisions', async () => {
+    const ran: string[] = [];
+    const store = new MemoryStore();
+    const steps = Array.from({ length: 6 }, () => echoCall('x'));
+    const { chat } = await start(store, steps, [echoTool(ran)], { maxLoadedSessions: 2 });
+    for (let i = 0; i < 6; i++) {
+      await chat.startRun({ sessionId: `s${i}`, runId: `r${i}`, message: 'go' });
+      await vi.waitFor(() => expect(chat.pending(`s${i}`)).toHaveLength(1));
+    }
+    expect(chat.activeRunCount).toBe(6);
+    expect((await chat.getSession('s0')).messages.map((m) => m.role)).toStrictEqual(['user', 'assistant']);
+  });
+});

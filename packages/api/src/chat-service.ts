@@ -400,17 +400,18 @@ export class ChatService {
 
   private async messagesOf(session: Session): Promise<ChatMessage[]> {
     const id = session.summary.sessionId;
-    session.messages ??= await this.store.loadMessages(id);
+    const messages = (session.messages ??= await this.store.loadMessages(id));
     this.loaded.delete(id);
     this.loaded.add(id);
     for (const oldest of this.loaded) {
       if (this.loaded.size <= this.maxLoadedSessions) break;
+      // Never the one asked for (it is about to be used), nor one whose run is going.
       const idle = this.sessions.get(oldest);
-      if (idle?.activeRun) continue;
+      if (oldest === id || idle?.activeRun) continue;
       if (idle) idle.messages = undefined;
       this.loaded.delete(oldest);
     }
-    return session.messages;
+    return messages;
   }
 
   /** Puts a run that was going when the process stopped back to work, or ends it. Answers whether it resumed. */
