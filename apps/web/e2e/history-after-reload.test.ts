@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { WebSocketRoute } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { RECORDING_COMMAND } from './support/airlock-under-test';
 import { useBrowserSuite } from './support/browser-suite';
@@ -10,6 +11,14 @@ const suite = useBrowserSuite();
 const GRANT_DETAIL = 'Allowed by an “Always allow” in this chat.';
 const RAN_UNASKED = 'Ran without asking: confirmation is off for this chat.';
 const BANNER = 'Confirmation is off for this chat: tool calls run without asking.';
+
+function parseFrame(text: string): { id?: unknown; result?: { id?: unknown } } {
+  try {
+    return JSON.parse(text) as { id?: unknown; result?: { id?: unknown } };
+  } catch {
+    return {};
+  }
+}
 
 async function reload(chat: ChatPage): Promise<void> {
   await chat.page.reload();
@@ -73,6 +82,44 @@ describe('a chat read back after a reload', () => {
     await chat.waitForStatus(chat.card(), 'Denied');
     await chat.card().getByText('Your reason: ask me tomorrow').waitFor();
     expect(await chat.card().getByRole('group', { name: 'Decision for terminal' }).count()).toBe(0);
+    expect(await suite.airlock.runCount()).toBe(0);
+  });
+});
+
+describe('a run whose stream fails', () => {
+  it('reads the chat again instead of leaving the card decidable on stale buttons', async () => {
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] }, { text: 'Fine, not then.' });
+    const first = await ChatPage.open(suite.context, suite.airlock.link);
+    await first.send('Lose the stream');
+    await first.waitForStatus(first.card(), 'Waiting for your decision');
+    // From the decision on, the server's answer to this tab's run subscription is an error in place of its events.
+    let failing = false;
+    await first.page.routeWebSocket(/\/trpc/, (ws: WebSocketRoute) => {
+      const server = ws.connectToServer();
+      server.onMessage((message) => {
+        const text = String(message);
+        const parsed = parseFrame(text);
+        const runEvent = typeof parsed.result?.id === 'string';
+        if (runEvent && !failing && text.includes('"tool-decision"')) {
+          failing = true;
+          ws.send(JSON.stringify({ id: parsed.id, error: { message: 'test breaks the stream', code: -32603, data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500 } } }));
+          return;
+        }
+        if (!(failing && runEvent)) ws.send(message);
+      });
+    });
+    await first.page.reload();
+    await first.connected();
+    await first.waitForStatus(first.card(), 'Waiting for your decision');
+
+    const second = await ChatPage.open(suite.context, suite.airlock.link);
+    await second.openSession('Lose the stream');
+    await second.button(second.card(), 'Deny terminal').click();
+    await second.waitForText('Fine, not then.');
+
+    await first.page.getByRole('alert').getByText('test breaks the stream').waitFor();
+    await first.waitForStatus(first.card(), 'Denied');
+    expect(await first.card().getByRole('group', { name: 'Decision for terminal' }).count()).toBe(0);
     expect(await suite.airlock.runCount()).toBe(0);
   });
 });

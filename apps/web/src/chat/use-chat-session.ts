@@ -77,6 +77,13 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     if (followedRunId === null) return;
     const runId = followedRunId;
     const start = startInputs.current.get(runId);
+    // Cards must not stay decidable on what the stream last said: the chat is read again and rebuilt.
+    const failed = (failedRunId: string, message: string) => {
+      dispatch({ type: 'stream-failed', runId: failedRunId, message });
+      failedRuns.current.add(failedRunId);
+      rereadBecause.current = message;
+      void utils.sessions.get.invalidate({ sessionId });
+    };
     const subscription = client.chat.stream.subscribe(
       { sessionId, runId, ...(start === undefined ? {} : { message: start.message, options: start.options }) },
       {
@@ -98,13 +105,6 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
         },
       },
     );
-    // Cards must not stay decidable on what the stream last said: the chat is read again and rebuilt.
-    const failed = (failedRunId: string, message: string) => {
-      dispatch({ type: 'stream-failed', runId: failedRunId, message });
-      failedRuns.current.add(failedRunId);
-      rereadBecause.current = message;
-      void utils.sessions.get.invalidate({ sessionId });
-    };
     return () => subscription.unsubscribe();
   }, [client, sessionId, followedRunId, utils]);
 
