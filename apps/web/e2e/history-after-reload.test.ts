@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WebSocketRoute } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { RECORDING_COMMAND } from './support/airlock-under-test';
+import { RECORDING_COMMAND, startAirlockUnderTest } from './support/airlock-under-test';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
 
@@ -83,6 +83,32 @@ describe('a chat read back after a reload', () => {
     await chat.card().getByText('Your reason: ask me tomorrow').waitFor();
     expect(await chat.card().getByRole('group', { name: 'Decision for terminal' }).count()).toBe(0);
     expect(await suite.airlock.runCount()).toBe(0);
+  });
+});
+
+describe('a chat after a server restart', () => {
+  it('keeps a waiting call waiting and decidable, runs it once when allowed, and shows it done after a reload', async () => {
+    await using airlock = await startAirlockUnderTest({ keepData: true });
+    airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] }, { text: 'Ran after the restart.' });
+    const chat = await ChatPage.open(suite.context, airlock.link);
+    await chat.send('Wait through a restart');
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+
+    await airlock.restart();
+    await chat.connected();
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    await card.getByRole('timer').waitFor();
+    await chat.button(card, 'Allow terminal').click();
+    await chat.waitForStatus(card, 'Done');
+    await chat.waitForText('Ran after the restart.');
+    expect(await airlock.runCount()).toBe(1);
+
+    await reload(chat);
+    await chat.waitForText('Ran after the restart.');
+    await chat.waitForStatus(chat.card(), 'Done');
+    expect(await chat.page.getByRole('article').count()).toBe(1);
+    expect(await airlock.runCount()).toBe(1);
   });
 });
 

@@ -20,16 +20,24 @@ export interface AirlockUnderTest extends AsyncDisposable {
   workspace: string;
   /** How many times RECORDING_COMMAND ran in the workspace. */
   runCount(): Promise<number>;
+  /** Stops the server and starts it again on the same port with the same token (and database, when kept). */
+  restart(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface AirlockUnderTestOptions {
+  /** Keep chats, waiting calls and the ledger in a database on disk, so they survive `restart()`. Default false. */
+  keepData?: boolean;
 }
 
 /**
  * The real server with the real services (OpenAI-compatible model adapter, built-in tools in a temporary
  * workspace) serving the built web app, and a fake model server scripted by the test.
  */
-export async function startAirlockUnderTest(): Promise<AirlockUnderTest> {
+export async function startAirlockUnderTest(options: AirlockUnderTestOptions = {}): Promise<AirlockUnderTest> {
   const model = await startFakeOpenAIServer();
   const workspace = await realpath(await mkdtemp(join(tmpdir(), 'airlock-e2e-')));
+  const dataDir = options.keepData === true ? await mkdtemp(join(tmpdir(), 'airlock-e2e-data-')) : undefined;
   const config: AirlockConfig = {
     host: '127.0.0.1',
     port: 0,
@@ -54,22 +62,34 @@ export async function startAirlockUnderTest(): Promise<AirlockUnderTest> {
       runBurst: 1000,
       subscriptionsPerConnection: 32,
     },
+    ...(dataDir === undefined ? {} : { dataDir }),
   };
-  const created = await createServices(config, { log: () => undefined });
-  const server = await startServer({ config, services: created.services, webRoot: WEB_DIST, log: () => undefined, dispose: () => created.close() });
+  const start = async (port: number) => {
+    const created = await createServices({ ...config, port }, { log: () => undefined });
+    return startServer({ config: { ...config, port }, services: created.services, webRoot: WEB_DIST, log: () => undefined, dispose: () => created.close() });
+  };
+  let server = await start(0);
   const close = async () => {
     await server.close();
     await model.close();
     await rm(workspace, { recursive: true, force: true });
+    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
   };
   return {
-    server,
+    get server() {
+      return server;
+    },
     model,
     link: `${server.url}/#token=${encodeURIComponent(server.token)}`,
     workspace,
     runCount: async () => {
       const log = await readFile(join(workspace, 'ran.log'), 'utf8').catch(() => '');
       return log.split('\n').filter((line) => line === 'hello-airlock').length;
+    },
+    restart: async () => {
+      const port = server.port;
+      await server.close();
+      server = await start(port);
     },
     close,
     [Symbol.asyncDispose]: close,

@@ -31,7 +31,10 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
   const sessions = trpc.sessions.list.useQuery();
   // The list and the open chat follow the server's changes instead of polling. "ready" comes first and again after
   // every reconnect, when changes may have been missed: everything is read again then.
-  trpc.sessions.watch.useSubscription(undefined, {
+  const restartWatch = useRef<() => void>(() => undefined);
+  const watch = trpc.sessions.watch.useSubscription(undefined, {
+    // The server ends every watch when it shuts down: the restarted server is watched again (and says "ready").
+    onComplete: () => restartWatch.current(),
     onData: (change) => {
       void utils.sessions.list.invalidate();
       if (change.type === 'ready') void utils.sessions.get.invalidate();
@@ -39,6 +42,7 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
       else void utils.sessions.get.invalidate({ sessionId: change.sessionId });
     },
   });
+  restartWatch.current = watch.reset;
   const tools = trpc.tools.list.useQuery(undefined, { staleTime: 30_000, refetchInterval: 30_000 });
   const model = trpc.model.info.useQuery(undefined, { staleTime: 60_000 });
   const deleteSession = trpc.sessions.delete.useMutation({ onSettled: () => utils.sessions.list.invalidate() });

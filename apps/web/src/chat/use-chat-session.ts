@@ -6,6 +6,8 @@ import { chatReducer, initialChatState, undecidedCalls } from './chat-reducer';
 import { sendDecision, type DecisionRequest } from './send-decision';
 import type { ToolCallView } from './tool-call-state';
 
+const MAX_REFOLLOWS = 3;
+
 export interface ChatSessionOptions {
   sessionId: string;
   /** A chat that exists only in this tab until its first message. */
@@ -30,6 +32,8 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
   const inFlight = useRef(new Set<string>());
   const endedRuns = useRef(new Set<string>());
   const failedRuns = useRef(new Set<string>());
+  /** Runs whose stream ended before their run-end, and how many times. */
+  const stoppedRuns = useRef(new Map<string, number>());
   /** Set when the chat must be read again (its stream failed): the message to keep on show. */
   const rereadBecause = useRef<string | undefined>(undefined);
   /** True while a run goes on that this view does not follow: every read rebuilds the chat. */
@@ -59,13 +63,14 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     historyLoaded.current = true;
     rereadBecause.current = undefined;
     // A run whose stream failed is not followed again: its calls are shown as the server has them, and the
-    // chat is read again at its next change.
-    const follow = active !== null && !failedRuns.current.has(active) ? active : null;
+    // chat is read again at its next change. One whose stream just ended early (the server was going down) is
+    // followed again, a few times at most.
+    const follow = active !== null && !failedRuns.current.has(active) && (stoppedRuns.current.get(active) ?? 0) <= MAX_REFOLLOWS ? active : null;
     detached.current = active !== null && follow === null;
     const load = ++loads.current;
     const show = (pending: readonly PendingApproval[]) => {
       if (load !== loads.current) return;
-      dispatch({ type: 'history-loaded', history: { messages: data.messages, toolCalls: data.toolCalls, pending, follow, streamError: reread ?? null } });
+      dispatch({ type: 'history-loaded', history: { messages: data.messages, toolCalls: data.toolCalls, pending, follow, streamError: follow === null ? (reread ?? null) : null } });
     };
     const waiting = data.toolCalls.some((call) => call.outcome === null && call.decision === null && call.approvalId !== '' && call.runId !== follow);
     if (!waiting) show([]);
@@ -78,9 +83,11 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     const runId = followedRunId;
     const start = startInputs.current.get(runId);
     // Cards must not stay decidable on what the stream last said: the chat is read again and rebuilt.
-    const failed = (failedRunId: string, message: string) => {
+    const failed = (failedRunId: string, message: string, how: 'error' | 'stopped') => {
       dispatch({ type: 'stream-failed', runId: failedRunId, message });
-      failedRuns.current.add(failedRunId);
+      if (how === 'error') failedRuns.current.add(failedRunId);
+      else stoppedRuns.current.set(failedRunId, (stoppedRuns.current.get(failedRunId) ?? 0) + 1);
+      seenRuns.current.delete(failedRunId);
       rereadBecause.current = message;
       void utils.sessions.get.invalidate({ sessionId });
     };
@@ -97,11 +104,11 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
           if (type === 'run-end') void utils.grants.list.invalidate({ sessionId });
         },
         onError(error) {
-          failed(runId, error.message);
+          failed(runId, error.message, 'error');
           activity.current();
         },
         onComplete() {
-          if (!endedRuns.current.has(runId)) failed(runId, 'The server stopped sending this run’s events.');
+          if (!endedRuns.current.has(runId)) failed(runId, 'The server stopped sending this run’s events.', 'stopped');
         },
       },
     );
