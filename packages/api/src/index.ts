@@ -20,3 +20,4 @@ export type {
   AuditPage,
   StoredGrant,
 } from './store';
+export * from './rules';

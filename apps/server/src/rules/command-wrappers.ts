@@ -1,4 +1,4 @@
-import { commandBaseName } from './exact-only-commands';
+import { commandBaseName } from '@airlock/api';
 
 /** A command's words as deny rules see them: the value where known, undefined where the shell computes it. */
 export type ReachableWords = readonly (string | undefined)[];

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evaluateRules } from './evaluate-rules';
 import { parseCommandLine } from './parse-command-line';
-import type { Rule } from './rule';
+import type { Rule } from '@airlock/api';
 import { context, prefix, terminal } from './rule-fixtures';
 
 const allowRules = [prefix('npm test'), prefix('git status'), prefix('echo')];

@@ -1,11 +1,11 @@
 import { canonicalJson } from '@airlock/core';
 import path from 'node:path';
-import { hostOfUrl, matchHost } from './host-match';
+import { hostOfUrl, matchHost } from '@airlock/api';
 import { allowsCommand, deniesCommand } from './match-command';
 import { parseCommandLine, type CommandLine } from './parse-command-line';
-import { matchPathGlob } from './path-glob';
+import { matchPathGlob } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
-import { MCP_TOOL, type Rule, type RuleScope } from './rule';
+import { MCP_TOOL, type Rule, type RuleScope } from '@airlock/api';
 
 /** A tool call as the rules see it. */
 export interface RuleCall {

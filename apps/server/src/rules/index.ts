@@ -20,10 +20,10 @@ export {
   type RuleEffect,
   type RuleMatch,
   type RuleScope,
-} from './rule';
+} from '@airlock/api';
 export { evaluateRules, type RuleCall, type RuleContext, type RuleDecision } from './evaluate-rules';
 export { proposeRule, type ProposeRuleOptions } from './propose-rule';
-export { denialMessage, describeRule } from './describe-rule';
+export { denialMessage, describeRule } from '@airlock/api';
 export { parseCommandLine, MAX_COMMAND_LINE_CHARS, type CommandLine, type SimpleCommand } from './parse-command-line';
 export {
   WORKSPACE_RULES_FILE,

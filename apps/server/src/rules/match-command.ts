@@ -1,7 +1,7 @@
 import type { ReachableWords } from './command-wrappers';
-import { commandBaseName } from './exact-only-commands';
+import { commandBaseName } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
-import type { CommandPrefix } from './rule';
+import type { CommandPrefix } from '@airlock/api';
 
 /** Option spellings deny rules take as one, per command: `rm -R`, `rm --recursive` and `rm -r` are the same. */
 const OPTION_ALIASES = new Map<string, ReadonlyMap<string, string>>([

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkPathGlob, matchPathGlob, normalisePathGlob } from './path-glob';
+import { checkPathGlob, matchPathGlob, normalisePathGlob } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
 
 describe('checkPathGlob', () => {

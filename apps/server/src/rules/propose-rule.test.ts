@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { denialMessage, describeRule } from './describe-rule';
+import { denialMessage, describeRule } from '@airlock/api';
 import { evaluateRules } from './evaluate-rules';
-import { EXACT_ONLY_COMMANDS } from './exact-only-commands';
+import { EXACT_ONLY_COMMANDS } from '@airlock/api';
 import { proposeRule } from './propose-rule';
-import { ruleDraftSchema, type RuleMatch, type RuleScope } from './rule';
+import { ruleDraftSchema, type RuleMatch, type RuleScope } from '@airlock/api';
 import { WORKSPACE, context, rule, terminal } from './rule-fixtures';
 
 const here: RuleScope = { kind: 'workspace', path: WORKSPACE };

@@ -5,12 +5,12 @@ import {
   RUNNER_SUBCOMMANDS,
   SUBCOMMAND_COMMANDS,
   commandBaseName,
-} from './exact-only-commands';
-import { hostOfUrl } from './host-match';
+} from '@airlock/api';
+import { hostOfUrl } from '@airlock/api';
 import { parseCommandLine } from './parse-command-line';
-import { escapeGlobName } from './path-glob';
+import { escapeGlobName } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
-import { COMMAND_TOOL, MCP_TOOL, URL_TOOL, ruleDraftSchema, type RuleDraft, type RuleMatch, type RuleScope } from './rule';
+import { COMMAND_TOOL, MCP_TOOL, URL_TOOL, ruleDraftSchema, type RuleDraft, type RuleMatch, type RuleScope } from '@airlock/api';
 
 /** A subcommand or script name, not an option, a path or a value. */
 const SUBCOMMAND_LIKE = /^[A-Za-z][A-Za-z0-9_:.-]*$/;

@@ -1,5 +1,5 @@
 import type { RuleCall, RuleContext } from './evaluate-rules';
-import { ruleSchema, type Rule, type RuleEffect, type RuleMatch, type RuleScope } from './rule';
+import { ruleSchema, type Rule, type RuleEffect, type RuleMatch, type RuleScope } from '@airlock/api';
 
 /** For tests: the workspace, chat and context rules are evaluated in. */
 export const WORKSPACE = '/work/project';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { workspaceFileRuleSchema, type Rule } from './rule';
+import { workspaceFileRuleSchema, type Rule } from '@airlock/api';
 import { isWithin } from '../tools/workspace-paths';
 
 /** Where a workspace keeps its rules, relative to the workspace. */
