@@ -6,8 +6,8 @@ export type ToolArguments = z.infer<typeof toolArgumentsSchema>;
 export const decisionSchema = z.enum(['allow', 'deny', 'timeout', 'cancel']);
 export type Decision = z.infer<typeof decisionSchema>;
 
-/** Who decided: the person, an "Always allow" grant, or nobody because confirmation was off for the chat. */
-export const decisionSourceSchema = z.enum(['user', 'grant', 'confirmation-off']);
+/** Who decided: the person, an "Always allow" grant, a lasting rule, or nobody because confirmation was off for the chat. */
+export const decisionSourceSchema = z.enum(['user', 'grant', 'rule', 'confirmation-off']);
 export type DecisionSource = z.infer<typeof decisionSourceSchema>;
 
 export const toolOutcomeSchema = z.enum([
@@ -68,6 +68,9 @@ export const toolDecisionEventSchema = z.object({
   reason: z.string().optional(),
   /** The grant that allowed the call, when source is "grant". */
   grantId: z.string().optional(),
+  /** The rule that decided, when source is "rule": its id and how it reads ("Allow commands starting with `npm test` in this workspace"). */
+  ruleId: z.string().optional(),
+  rule: z.string().optional(),
 });
 
 export const toolEndEventSchema = z.object({

@@ -682,3 +682,53 @@ async function collectRunWith(options: Partial<RunToolLoopOptions> & { model: Sc
   options.model.assertConsumed();
   return collected;
 }
+
+describe('runToolLoop with rules', () => {
+  const verdict = (effect: 'allow' | 'deny') => ({ effect, ruleId: 'rule_1', description: `${effect === 'allow' ? 'Allow' : 'Deny'} python code`, ...(effect === 'deny' ? { message: 'no python here' } : {}) });
+
+  it('a deny rule refuses the call without asking, tells the model the rule, and wins over a grant and over confirmation off', async () => {
+    for (const confirmToolCalls of [true, false]) {
+      const python = recordingTool('python', { executesCode: false });
+      const registry = new ApprovalRegistry();
+      registry.grant({ sessionId: SESSION, toolName: 'python', executesCode: false, toolVersion: toolVersion(python.tool) });
+      const { events, result } = await collectRunWith({
+        registry,
+        confirmToolCalls,
+        tools: [python.tool],
+        policy: async () => verdict('deny'),
+        model: new ScriptedModel([pythonCall(), textStep('ok')]),
+      });
+      expect(python.calls).toStrictEqual([]);
+      expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false, approvalId: '' }]);
+      expect(ofType(events, 'tool-decision')).toStrictEqual([
+        { type: 'tool-decision', toolCallId: 'call_0', approvalId: '', decision: 'deny', source: 'rule', reason: 'no python here', ruleId: 'rule_1', rule: 'Deny python code' },
+      ]);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'denied', result: toolResultText.deniedByRule('python', 'no python here') }]);
+      expect(result.messages.at(-2)).toMatchObject({ role: 'tool', content: toolResultText.deniedByRule('python', 'no python here') });
+    }
+  });
+
+  it('an allow rule runs the call unasked and names the rule', async () => {
+    const python = recordingTool('python');
+    let asked = 0;
+    const { events } = await collectRunWith({
+      tools: [python.tool],
+      policy: async () => {
+        asked++;
+        return verdict('allow');
+      },
+      model: new ScriptedModel([pythonCall(), textStep('ok')]),
+    });
+    expect(python.calls).toHaveLength(1);
+    expect(asked).toBe(1);
+    expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'rule', ruleId: 'rule_1', rule: 'Allow python code' }]);
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed' }]);
+  });
+
+  it('no rule: the person is asked as before', async () => {
+    const python = recordingTool('python');
+    const { events } = await collectRunWith({ tools: [python.tool], policy: async () => undefined, model: new ScriptedModel([pythonCall(), textStep('ok')]) }, 'allow');
+    expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: true }]);
+    expect(python.calls).toHaveLength(1);
+  });
+});

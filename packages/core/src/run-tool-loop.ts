@@ -52,6 +52,11 @@ export interface RunToolLoopOptions {
    * Default: the tool in `tools`.
    */
   currentTool?: (name: string) => AnyTool | undefined;
+  /**
+   * Lasting rules, asked before grants and before the person: a deny wins over every allow and grant; an allow lets
+   * the call run unasked. Undefined means no rule applies. Default none.
+   */
+  policy?: (call: ToolCall, tool: AnyTool) => Promise<PolicyVerdict | undefined>;
   /** Called with every message the loop adds to the conversation, in order, as it adds it (to store it as it happens). */
   onMessage?: (message: ChatMessage) => void;
   /**
@@ -59,6 +64,16 @@ export interface RunToolLoopOptions {
    * `messages` ends with that turn; no run-start is emitted again.
    */
   resume?: ResumeState;
+}
+
+/** What a rule decided about a call. */
+export interface PolicyVerdict {
+  effect: 'allow' | 'deny';
+  ruleId: string;
+  /** How the rule reads, for the card and the ledger. */
+  description: string;
+  /** With a deny: what the model is told (the rule's reason, or how it reads). */
+  message?: string;
 }
 
 /** Where a resumed run picks up: the unfinished calls of its last turn, each in the state it was left in. */
@@ -178,6 +193,8 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     // decide the calls in any order (or grant one and release its siblings); they still run in the model's order.
     const announced: (ApprovalTicket | undefined)[] = [];
     const reported: (DecisionOutcome | undefined)[] = [];
+    // A call a rule decided while the batch was announced: asked once, its verdict kept for its turn.
+    const ruled: (Gate | undefined)[] = [];
     try {
       const repeats = repeatsInTurn(planned);
       for (let i = 0; i < planned.length && !signal.aborted && toolCallsUsed + i < maxToolCalls; i++) {
@@ -189,11 +206,13 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         // A repeat of an earlier call in this turn waits for its turn: whether it is a duplicate depends on how that one ends.
         if (repeats[i]) continue;
         const check = checkCall(call, invalid, offered, succeeded);
-        const gate = check.ok && openGate(call, check.tool, confirm, options, runId);
+        const gate = check.ok && (await openGate(call, check.tool, confirm, options, runId));
         if (gate && gate.kind === 'ask') {
           announced[i] = gate.ticket;
           yield { type: 'status', text: `Calling: ${call.name}` };
           yield awaitingToolStart(call, gate.ticket);
+        } else if (gate && gate.kind === 'rule') {
+          ruled[i] = gate;
         }
       }
 
@@ -236,12 +255,17 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             yield toolStart(call, '', false);
             result = check.result;
           } else {
-            const gate = openGate(call, check.tool, confirm, options, runId);
+            const gate = ruled[i] ?? (await openGate(call, check.tool, confirm, options, runId));
             let outcome: DecisionOutcome | undefined;
             if (gate.kind === 'ask') {
               announced[i] = gate.ticket;
               yield awaitingToolStart(call, gate.ticket);
               outcome = yield* reportDecisionsUntil(i, planned, announced, reported, signal);
+            } else if (gate.kind === 'rule') {
+              yield toolStart(call, '', false);
+              const { verdict } = gate;
+              yield ruleDecisionEvent(call, verdict);
+              if (verdict.effect === 'deny') outcome = { decision: 'deny', source: 'rule', reason: verdict.message ?? verdict.description };
             } else {
               yield toolStart(call, '', false);
               // Recorded before the call runs: a run without a person's decision says who let it through.
@@ -250,7 +274,9 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             result =
               !outcome || outcome.decision === 'allow'
                 ? yield* runReportingDecisions(runTool(check.tool, call.arguments, options, signal), planned, announced, reported, signal)
-                : refusal(call, outcome.decision, outcome.reason);
+                : outcome.source === 'rule'
+                  ? { outcome: 'denied', result: toolResultText.deniedByRule(call.name, outcome.reason ?? '') }
+                  : refusal(call, outcome.decision, outcome.reason);
           }
         }
         if (result.outcome === 'executed') (succeeded ??= new Set()).add(callKey(call));
@@ -475,10 +501,15 @@ async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, Streamed
   return { turn, planned, failure };
 }
 
-type Gate = { kind: 'run' } | { kind: 'granted'; grantId: string } | { kind: 'ask'; ticket: ApprovalTicket };
+type Gate = { kind: 'run' } | { kind: 'granted'; grantId: string } | { kind: 'rule'; verdict: PolicyVerdict } | { kind: 'ask'; ticket: ApprovalTicket };
 
-/** Whether the call runs without asking, is covered by a grant, or waits on a decision (registered here, before its tool-start). */
-function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options: RunToolLoopOptions, runId: string): Gate {
+/**
+ * Whether the call is decided by a rule, runs without asking, is covered by a grant, or waits on a decision
+ * (registered here, before its tool-start). A deny rule holds even with confirmation off.
+ */
+async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options: RunToolLoopOptions, runId: string): Promise<Gate> {
+  const verdict = await options.policy?.(call, tool);
+  if (verdict && (verdict.effect === 'deny' || confirm)) return { kind: 'rule', verdict };
   if (!confirm) return { kind: 'run' };
   const executesCode = grantsNeedExactArguments(tool);
   const version = toolVersion(tool);
@@ -496,6 +527,19 @@ function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options: RunT
     timeoutMs: options.decisionTimeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS,
   });
   return { kind: 'ask', ticket };
+}
+
+function ruleDecisionEvent(call: ToolCall, verdict: PolicyVerdict): LoopEvent {
+  return {
+    type: 'tool-decision',
+    toolCallId: call.id,
+    approvalId: '',
+    decision: verdict.effect,
+    source: 'rule',
+    ...(verdict.effect === 'deny' ? { reason: verdict.message ?? verdict.description } : {}),
+    ruleId: verdict.ruleId,
+    rule: verdict.description,
+  };
 }
 
 function decisionEvent(call: ToolCall, approvalId: string, outcome: DecisionOutcome): LoopEvent {

@@ -33,6 +33,13 @@ export const toolResultText = {
   overBudget(max: number): string {
     return `Not run: the limit of ${max} tool calls for this message is reached.`;
   },
+  /** A rule the person set denies this kind of call; `text` is the rule's reason or how it reads. */
+  deniedByRule(toolName: string, text: string): string {
+    return (
+      `This call to "${toolName}" was denied by a rule the person set, so it was not run: ${text}\n` +
+      'Do not try the same thing another way. Continue without it, or ask them.'
+    );
+  },
   /** The tool's definition changed after the person (or a grant) allowed it: what was approved is not what would run. */
   toolChanged(toolName: string): string {
     return (
