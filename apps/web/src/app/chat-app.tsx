@@ -10,6 +10,11 @@ import { SessionList } from '../sessions/session-list';
 import { SettingsDialog } from '../settings/settings-dialog';
 import { useToolSettings, type SettingsStore } from '../settings/settings-store';
 import { toRunOptions } from '../settings/tool-settings';
+import { useAttentionSignals } from '../waiting/use-attention-signals';
+import { useDecideWaiting } from '../waiting/use-decide-waiting';
+import { useWaitingApprovals } from '../waiting/use-waiting-approvals';
+import { useWaitingNavigation } from '../waiting/use-waiting-navigation';
+import { WaitingList } from '../waiting/waiting-list';
 import { ModelBadge } from './model-badge';
 import { SandboxNotice } from './sandbox-notice';
 
@@ -37,6 +42,7 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
     onComplete: () => restartWatch.current(),
     onData: (change) => {
       void utils.sessions.list.invalidate();
+      void utils.chat.pending.invalidate();
       if (change.type === 'ready') void utils.sessions.get.invalidate();
       else if (change.type === 'session-changed') void utils.sessions.get.invalidate({ sessionId: change.session.sessionId });
       else void utils.sessions.get.invalidate({ sessionId: change.sessionId });
@@ -58,6 +64,11 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
   const summary = list.find((session) => session.sessionId === current.id);
   const title = summary?.title ?? 'New chat';
   const confirm = useConfirmToolCalls(current.id, summary);
+  const waiting = useWaitingApprovals(sessions.data);
+  useAttentionSignals(waiting.all.length);
+  const waitingDecision = useDecideWaiting();
+  const openChat = useCallback((sessionId: string) => select({ id: sessionId, isNew: false }), [select]);
+  const goToWaiting = useWaitingNavigation(waiting, openChat);
 
   const toolMap = useMemo(() => new Map((tools.data?.tools ?? []).map((tool) => [tool.name, tool])), [tools.data]);
   const latest = useRef({ settings, toolNames: tools.data?.tools.map((tool) => tool.name), confirmFirst: confirm.forFirstMessage });
@@ -85,7 +96,14 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
         <button type="button" className="btn btn-primary new-chat" onClick={() => select({ id: randomId('chat'), isNew: true })}>
           New chat
         </button>
+        <WaitingList
+          approvals={waiting.all}
+          sending={waitingDecision.sending}
+          onDecide={(approval, decision) => void waitingDecision.decide({ sessionId: approval.sessionId, approvalId: approval.approvalId, decision })}
+          onOpen={goToWaiting}
+        />
         <SessionList
+          waiting={waiting.countBySession}
           sessions={list}
           currentId={current.id}
           draft={current.isNew}

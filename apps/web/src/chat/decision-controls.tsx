@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { Decision, ToolAnnotations } from '../lib/api-types';
 import { Countdown } from './countdown';
 import { grantScope } from './grant-scope';
@@ -12,6 +12,8 @@ export interface DecisionControlsProps {
   state: Undecided;
   annotations: ToolAnnotations | undefined;
   onDecide: (request: DecisionRequest) => void;
+  /** Changed (from the card's `r` key) to open the reason box. */
+  reasonRequest?: number;
 }
 
 const decidedAs: Record<Decision, string> = {
@@ -21,8 +23,11 @@ const decidedAs: Record<Decision, string> = {
   cancel: 'cancelled',
 };
 
-export function DecisionControls({ toolName, state, annotations, onDecide }: DecisionControlsProps) {
+export function DecisionControls({ toolName, state, annotations, onDecide, reasonRequest = 0 }: DecisionControlsProps) {
   const [reasonOpen, setReasonOpen] = useState(false);
+  useEffect(() => {
+    if (reasonRequest > 0) setReasonOpen(true);
+  }, [reasonRequest]);
   const [reason, setReason] = useState('');
   const scopeId = useId();
   const reasonId = useId();

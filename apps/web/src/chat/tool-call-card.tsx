@@ -1,12 +1,15 @@
-import type { ReactNode } from 'react';
+import { useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { ToolAnnotations } from '../lib/api-types';
 import { DecisionControls } from './decision-controls';
+import { grantScope } from './grant-scope';
 import type { DecisionRequest } from './send-decision';
 import { ToolArguments } from './tool-arguments';
 import { ToolResult } from './tool-result';
 import type { Allower, Approver, ToolCallState, ToolCallStatus, ToolCallView } from './tool-call-state';
 
 type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
+
+const CARD_KEYS = 'Keys on this card: a Allow · d Deny · Shift+A Always allow… · r Deny with reason…';
 
 /** Every state has a label and a tone: adding a state without one does not compile. */
 export const statusPresentation: Record<ToolCallStatus, { label: string; tone: Tone }> = {
@@ -38,8 +41,34 @@ export function ToolCallCard({ call, annotations, source, onDecide }: ToolCallCa
   const { state } = call;
   const presentation = statusPresentation[state.status];
   const result = resultOf(state);
+  const [confirmAlways, setConfirmAlways] = useState(false);
+  const [reasonRequest, setReasonRequest] = useState(0);
+  const undecided = state.status === 'awaiting-decision' || state.status === 'deciding';
+  // Only when the card itself has focus: typing in its reason box must not decide anything.
+  const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
+    if (event.target !== event.currentTarget || state.status !== 'awaiting-decision' || event.altKey || event.ctrlKey || event.metaKey) return;
+    const actions: Record<string, () => void> = {
+      a: () => onDecide(call, { decision: 'allow' }),
+      d: () => onDecide(call, { decision: 'deny' }),
+      A: () => setConfirmAlways(true),
+      r: () => setReasonRequest((count) => count + 1),
+    };
+    const action = Object.hasOwn(actions, event.key) ? actions[event.key] : undefined;
+    if (action === undefined) return;
+    event.preventDefault();
+    action();
+  };
   return (
-    <article className="tool-card" data-status={state.status} data-tone={presentation.tone} aria-label={`Tool call ${call.toolName}`}>
+    <article
+      className="tool-card"
+      data-status={state.status}
+      data-tone={presentation.tone}
+      data-approval-id={undecided ? state.approvalId : undefined}
+      tabIndex={undecided ? 0 : undefined}
+      title={undecided ? CARD_KEYS : undefined}
+      onKeyDown={undecided ? onKeyDown : undefined}
+      aria-label={`Tool call ${call.toolName}`}
+    >
       <header className="tool-card-header">
         <code className="tool-name">{call.toolName}</code>
         {source !== undefined && source.startsWith('mcp:') && <span className="badge">MCP · {source.slice(4)}</span>}
@@ -51,7 +80,19 @@ export function ToolCallCard({ call, annotations, source, onDecide }: ToolCallCa
       <ToolArguments toolName={call.toolName} args={call.arguments} />
       <StatusDetail state={state} />
       {(state.status === 'awaiting-decision' || state.status === 'deciding') && (
-        <DecisionControls toolName={call.toolName} state={state} annotations={annotations} onDecide={(request) => onDecide(call, request)} />
+        <DecisionControls toolName={call.toolName} state={state} annotations={annotations} onDecide={(request) => onDecide(call, request)} reasonRequest={reasonRequest} />
+      )}
+      {undecided && <p className="key-hint">{CARD_KEYS}</p>}
+      {state.status === 'awaiting-decision' && confirmAlways && (
+        <div className="confirm-always" role="group" aria-label={`Confirm Always allow ${call.toolName}`}>
+          <p>{grantScope(call.toolName, annotations)}</p>
+          <button type="button" className="btn btn-allow" autoFocus onClick={() => onDecide(call, { decision: 'allow', always: true })}>
+            Yes, always allow
+          </button>
+          <button type="button" className="btn" onClick={() => setConfirmAlways(false)}>
+            Cancel
+          </button>
+        </div>
       )}
       {result !== null && <ToolResult result={result} label={ranTool(state.status) ? 'Result' : 'Told the model'} />}
     </article>

@@ -99,6 +99,7 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
           const type = tracked.data.type;
           if (type === 'run-end') endedRuns.current.add(runId);
           if (type === 'run-start' || type === 'run-end') activity.current();
+          if (type === 'tool-start' || type === 'tool-decision') void utils.chat.pending.invalidate({ sessionId });
           // A new chat is created by its first run: a detail read sent before that answered "not found".
           if (type === 'run-start') void utils.sessions.get.invalidate({ sessionId });
           if (type === 'run-end') void utils.grants.list.invalidate({ sessionId });

@@ -10,9 +10,11 @@ export interface SessionListProps {
   draft: boolean;
   onSelect: (sessionId: string) => void;
   onDelete: (session: SessionSummary) => void;
+  /** How many calls wait for a decision, per chat. */
+  waiting?: ReadonlyMap<string, number>;
 }
 
-export function SessionList({ sessions, currentId, draft, onSelect, onDelete }: SessionListProps) {
+export function SessionList({ sessions, currentId, draft, onSelect, onDelete, waiting = new Map() }: SessionListProps) {
   const showDraft = draft && !sessions.some((session) => session.sessionId === currentId);
   return (
     <nav className="session-list" aria-label="Chats">
@@ -30,9 +32,7 @@ export function SessionList({ sessions, currentId, draft, onSelect, onDelete }: 
             <li key={session.sessionId} className={current ? 'session current' : 'session'}>
               <button type="button" className="session-button" aria-current={current ? 'page' : undefined} onClick={() => onSelect(session.sessionId)}>
                 <span className="session-title">{session.title}</span>
-                {session.activeRunId !== null && (
-                  <span className="running-dot" role="img" aria-label="running" title="Running" />
-                )}
+                <RunBadge running={session.activeRunId !== null} waiting={waiting.get(session.sessionId) ?? 0} />
               </button>
               <button type="button" className="btn-icon" aria-label={`Delete chat ${session.title}`} onClick={() => onDelete(session)}>
                 ×
@@ -44,4 +44,16 @@ export function SessionList({ sessions, currentId, draft, onSelect, onDelete }: 
       {sessions.length === 0 && !showDraft && <p className="muted">No chats yet.</p>}
     </nav>
   );
+}
+
+function RunBadge({ running, waiting }: { running: boolean; waiting: number }) {
+  if (waiting > 0) {
+    const label = waiting === 1 ? '1 call waiting for you' : `${waiting} calls waiting for you`;
+    return (
+      <span className="waiting-badge" role="img" aria-label={label} title={label}>
+        {waiting}
+      </span>
+    );
+  }
+  return running ? <span className="running-dot" role="img" aria-label="running" title="Running" /> : null;
 }

@@ -1,0 +1,56 @@
+import { describe, expect, it, vi } from 'vitest';
+import { RECORDING_COMMAND } from './support/airlock-under-test';
+import { useBrowserSuite } from './support/browser-suite';
+import { ChatPage } from './support/chat-page';
+
+const runTerminal = { toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] };
+
+const suite = useBrowserSuite();
+
+describe('calls waiting for the person', () => {
+  it('are marked in the list, counted in the tab, decided from one place, and reached by keyboard', async () => {
+    suite.airlock.model.enqueue(runTerminal, runTerminal, { text: 'First chat done.' }, { text: 'Second chat done.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await chat.send('first chat');
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
+    await chat.send('second chat');
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+
+    const chats = page.getByRole('navigation', { name: 'Chats' });
+    await chats.getByRole('img', { name: '1 call waiting for you' }).nth(1).waitFor();
+    expect(await chats.getByRole('img', { name: 'running' }).count()).toBe(0);
+    await vi.waitFor(async () => expect(await page.title()).toBe('(2) Airlock'));
+    expect(await page.locator('link[rel="icon"]').getAttribute('href')).toMatch(/^data:image\/png/);
+
+    const waiting = page.getByRole('region', { name: 'Waiting for you' });
+    await waiting.getByRole('heading', { name: /Waiting for you \(2\)/ }).waitFor();
+    await waiting.getByRole('button', { name: 'Allow terminal in first chat', exact: true }).click();
+    await vi.waitFor(async () => expect(await suite.airlock.runCount()).toBe(1));
+    await vi.waitFor(async () => expect(await page.title()).toBe('(1) Airlock'));
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
+
+    const reopened = await ChatPage.open(suite.context, suite.airlock.link);
+    const again = reopened.page;
+    await again.getByRole('heading', { level: 1, name: 'second chat' }).waitFor();
+    await vi.waitFor(async () => expect(await again.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Tool call terminal'));
+
+    await again.getByRole('textbox', { name: 'Message' }).focus();
+    await again.keyboard.press('Alt+KeyN');
+    await vi.waitFor(async () => expect(await again.evaluate(() => document.activeElement?.hasAttribute('data-approval-id'))).toBe(true));
+    await again.keyboard.press('r');
+    const reason = reopened.card().getByRole('textbox', { name: 'Reason, passed to the model' });
+    await reason.waitFor();
+    await reason.press('d');
+    await reopened.waitForStatus(reopened.card(), 'Waiting for your decision');
+
+    await reopened.card().focus();
+    await again.keyboard.press('d');
+    await reopened.waitForStatus(reopened.card(), 'Denied');
+    await reopened.waitForText('Second chat done.');
+    await vi.waitFor(async () => expect(await again.title()).toBe('Airlock'));
+    expect(await suite.airlock.runCount()).toBe(1);
+  });
+});

@@ -1,0 +1,38 @@
+import { useCallback, useState } from 'react';
+import type { ConfirmResult, PersonDecision } from '../lib/api-types';
+import { trpc } from '../lib/trpc';
+
+export interface WaitingDecision {
+  sessionId: string;
+  approvalId: string;
+  decision: PersonDecision;
+}
+
+/**
+ * Decides one waiting call by its approval id, from outside its chat (the waiting list, a notification). The
+ * chat showing the call learns of it from its run, and every list is read again.
+ */
+export function useDecideWaiting() {
+  const utils = trpc.useUtils();
+  const [sending, setSending] = useState<ReadonlySet<string>>(new Set());
+  const decide = useCallback(
+    async ({ sessionId, approvalId, decision }: WaitingDecision): Promise<ConfirmResult | undefined> => {
+      setSending((current) => new Set(current).add(approvalId));
+      try {
+        return await utils.client.chat.confirmTool.mutate({ sessionId, approvalId, decision, clientLabel: 'web' });
+      } catch {
+        return undefined;
+      } finally {
+        setSending((current) => {
+          const next = new Set(current);
+          next.delete(approvalId);
+          return next;
+        });
+        void utils.chat.pending.invalidate({ sessionId });
+        void utils.sessions.get.invalidate({ sessionId });
+      }
+    },
+    [utils],
+  );
+  return { decide, sending };
+}
