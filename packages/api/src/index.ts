@@ -19,5 +19,6 @@ export type {
   AuditQuery,
   AuditPage,
   StoredGrant,
+  StoredRule,
 } from './store';
 export * from './rules';

@@ -1,4 +1,5 @@
 import { NotFoundError, type ChatMessage, type LoopEvent } from '@airlock/core';
+import type { Rule } from './rules';
 import type {
   AirlockStore,
   AppendEventInput,
@@ -7,6 +8,7 @@ import type {
   LedgerChange,
   SessionChanges,
   StoredGrant,
+  StoredRule,
   StoredRun,
   StoredSessionSummary,
   ToolCallRecord,
@@ -34,6 +36,7 @@ export class MemoryStore implements AirlockStore {
   private readonly ledger: LedgerEntry[] = [];
   private readonly ledgerByCall = new Map<string, LedgerEntry>();
   private readonly grants = new Map<string, StoredGrant>();
+  private readonly rules = new Map<string, StoredRule>();
 
   async listSessions(): Promise<StoredSessionSummary[]> {
     return [...this.sessions.values()]
@@ -70,6 +73,7 @@ export class MemoryStore implements AirlockStore {
       this.retiredRuns.add(runId);
     }
     for (const [grantId, grant] of this.grants) if (grant.sessionId === sessionId) this.grants.delete(grantId);
+    for (const [ruleId, { rule }] of this.rules) if (rule.scope.kind === 'chat' && rule.scope.sessionId === sessionId) this.rules.delete(ruleId);
   }
 
   async appendMessage(sessionId: string, message: ChatMessage, _at: number): Promise<void> {
@@ -161,6 +165,24 @@ export class MemoryStore implements AirlockStore {
 
   async deleteGrant(grantId: string): Promise<void> {
     this.grants.delete(grantId);
+  }
+
+  async saveRule(rule: Rule): Promise<void> {
+    const kept = this.rules.get(rule.id);
+    this.rules.set(rule.id, { rule: roundTrip(rule), hits: kept?.hits ?? 0, lastUsedAt: kept?.lastUsedAt ?? null });
+  }
+
+  async deleteRule(ruleId: string): Promise<void> {
+    this.rules.delete(ruleId);
+  }
+
+  async listRules(): Promise<StoredRule[]> {
+    return [...this.rules.values()].map((stored) => roundTrip(stored));
+  }
+
+  async recordRuleHit(ruleId: string, at: number): Promise<void> {
+    const stored = this.rules.get(ruleId);
+    if (stored) this.rules.set(ruleId, { ...stored, hits: stored.hits + 1, lastUsedAt: at });
   }
 
   async listGrants(): Promise<StoredGrant[]> {

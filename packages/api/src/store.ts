@@ -1,5 +1,6 @@
 import type { ChatMessage, Decision, DecisionSource, LoopEvent, ToolArguments, ToolOutcome } from '@airlock/core';
 import type { RunOptions } from './chat-service';
+import type { Rule } from './rules';
 
 /**
  * Where everything that must outlive the process is kept: sessions, their messages, runs and their events, every
@@ -56,6 +57,14 @@ export interface AirlockStore {
   deleteGrant(grantId: string): Promise<void>;
   /** Every grant still in force. */
   listGrants(): Promise<StoredGrant[]>;
+
+  /** Adds a rule, or replaces the one with its id (its hit count stays). */
+  saveRule(rule: Rule): Promise<void>;
+  deleteRule(ruleId: string): Promise<void>;
+  /** Every rule the person made (a workspace's own file is read from the workspace, not kept here), oldest first. */
+  listRules(): Promise<StoredRule[]>;
+  /** Counts one call decided by the rule. */
+  recordRuleHit(ruleId: string, at: number): Promise<void>;
 
   close(): Promise<void>;
 }
@@ -176,6 +185,13 @@ export interface AuditPage {
   entries: ToolCallRecord[];
   /** Pass as `cursor` for the next (older) page; null on the last page. */
   nextCursor: string | null;
+}
+
+export interface StoredRule {
+  rule: Rule;
+  /** Calls it decided. */
+  hits: number;
+  lastUsedAt: number | null;
 }
 
 export interface StoredGrant {

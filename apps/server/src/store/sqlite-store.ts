@@ -8,6 +8,8 @@ import {
   type LoopEvent,
   type SessionChanges,
   type StoredGrant,
+  type StoredRule,
+  type Rule,
   type StoredRun,
   type StoredSessionSummary,
   type ToolCallRecord,
@@ -124,6 +126,7 @@ export class SqliteStore implements AirlockStore {
     this.deleteSessionTransaction = db.transaction((sessionId: string) => {
       s.retireRuns.run(sessionId);
       s.deleteSessionGrants.run(sessionId);
+      s.deleteSessionRules.run(sessionId);
       s.deleteSession.run(sessionId);
     });
   }
@@ -256,6 +259,23 @@ export class SqliteStore implements AirlockStore {
     this.statements.deleteGrant.run(grantId);
   }
 
+  async saveRule(rule: Rule): Promise<void> {
+    const scopeValue = rule.scope.kind === 'chat' ? rule.scope.sessionId : rule.scope.kind === 'workspace' ? rule.scope.path : '';
+    this.statements.saveRule.run({ ruleId: rule.id, scopeKind: rule.scope.kind, scopeValue, json: JSON.stringify(rule), createdAt: Date.parse(rule.createdAt) || 0 });
+  }
+
+  async deleteRule(ruleId: string): Promise<void> {
+    this.statements.deleteRule.run(ruleId);
+  }
+
+  async listRules(): Promise<StoredRule[]> {
+    return this.statements.listRules.all().map((row) => ({ rule: JSON.parse(row.json) as Rule, hits: row.hits, lastUsedAt: row.last_used_at }));
+  }
+
+  async recordRuleHit(ruleId: string, at: number): Promise<void> {
+    this.statements.recordRuleHit.run(at, ruleId);
+  }
+
   async listGrants(): Promise<StoredGrant[]> {
     return this.statements.listGrants.all().map(toGrant);
   }
@@ -371,6 +391,14 @@ function prepareStatements(db: Database) {
          arguments = excluded.arguments, tool_version = excluded.tool_version, created_at = excluded.created_at`,
     ),
     deleteGrant: db.prepare<[string]>('DELETE FROM grants WHERE grant_id = ?'),
+    saveRule: db.prepare<Record<string, unknown>>(
+      `INSERT INTO rules (rule_id, scope_kind, scope_value, json, created_at) VALUES (@ruleId, @scopeKind, @scopeValue, @json, @createdAt)
+       ON CONFLICT (rule_id) DO UPDATE SET scope_kind = excluded.scope_kind, scope_value = excluded.scope_value, json = excluded.json`,
+    ),
+    deleteRule: db.prepare<[string]>('DELETE FROM rules WHERE rule_id = ?'),
+    deleteSessionRules: db.prepare<[string]>("DELETE FROM rules WHERE scope_kind = 'chat' AND scope_value = ?"),
+    listRules: db.prepare<[], { json: string; hits: number; last_used_at: number | null }>('SELECT json, hits, last_used_at FROM rules ORDER BY created_at, rowid'),
+    recordRuleHit: db.prepare<[number, string]>('UPDATE rules SET hits = hits + 1, last_used_at = ? WHERE rule_id = ?'),
     listGrants: db.prepare<[], GrantRow>("SELECT * FROM grants WHERE scope_kind = 'session' ORDER BY created_at, rowid"),
   };
 }

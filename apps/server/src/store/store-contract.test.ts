@@ -227,6 +227,30 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open }) => {
     expect(await store.listGrants()).toStrictEqual([{ ...exact, toolVersion: 'v3' }]);
   });
 
+  it('saves, replaces, counts hits of, lists and deletes rules; the rules of a chat go with it', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    const base = { effect: 'allow' as const, tool: 'terminal', match: { kind: 'command-prefix' as const, tokens: ['npm', 'test'], exact: false }, source: 'user' as const };
+    const workspace = { ...base, id: 'r-ws', scope: { kind: 'workspace' as const, path: '/w' }, createdAt: '2026-11-30T08:00:00.000Z' };
+    const chat = { ...base, id: 'r-chat', scope: { kind: 'chat' as const, sessionId: 's' }, createdAt: '2026-11-30T09:00:00.000Z' };
+    await store.saveRule(workspace);
+    await store.saveRule(chat);
+    await store.recordRuleHit('r-ws', 5_000);
+    await store.recordRuleHit('r-ws', 6_000);
+    await store.recordRuleHit('never', 7_000);
+    const denied = { ...workspace, effect: 'deny' as const, reason: 'no' };
+    await store.saveRule(denied);
+    expect(await store.listRules()).toStrictEqual([
+      { rule: denied, hits: 2, lastUsedAt: 6_000 },
+      { rule: chat, hits: 0, lastUsedAt: null },
+    ]);
+    await store.deleteSession('s');
+    expect((await store.listRules()).map((r) => r.rule.id)).toStrictEqual(['r-ws']);
+    await store.deleteRule('r-ws');
+    expect(await store.listRules()).toStrictEqual([]);
+  });
+
   it('deletes a session with its messages, runs, events and grants, and keeps its ledger rows', async () => {
     await using opened = await open();
     const { store } = opened;

@@ -1,4 +1,5 @@
 import { sql as initial } from './001-initial';
+import { sql as rules } from './002-rules';
 
 export interface Migration {
   /** 1, 2, 3…: applied in this order, each once. */
@@ -8,4 +9,7 @@ export interface Migration {
 }
 
 /** Every schema change, oldest first. Add a file `NNN-name.ts` and a line here; never edit an applied one. */
-export const migrations: readonly Migration[] = [{ version: 1, name: 'initial', sql: initial }];
+export const migrations: readonly Migration[] = [
+  { version: 1, name: 'initial', sql: initial },
+  { version: 2, name: 'rules', sql: rules },
+];
