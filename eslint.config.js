@@ -21,7 +21,7 @@ export const coreImportRule = {
 };
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/.reports/**', '**/.turbo/**', '**/*.config.*', '**/bin/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/.reports/**', '**/.turbo/**', '**/*.config.*', '**/bin/**', '**/public/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -12,6 +12,7 @@ import { useToolSettings, type SettingsStore } from '../settings/settings-store'
 import { toRunOptions } from '../settings/tool-settings';
 import { useAttentionSignals } from '../waiting/use-attention-signals';
 import { useDecideWaiting } from '../waiting/use-decide-waiting';
+import { useDecisionNotifications } from '../waiting/use-decision-notifications';
 import { useWaitingApprovals } from '../waiting/use-waiting-approvals';
 import { useWaitingNavigation } from '../waiting/use-waiting-navigation';
 import { WaitingList } from '../waiting/waiting-list';
@@ -69,6 +70,7 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
   const waitingDecision = useDecideWaiting();
   const openChat = useCallback((sessionId: string) => select({ id: sessionId, isNew: false }), [select]);
   const goToWaiting = useWaitingNavigation(waiting, openChat);
+  useDecisionNotifications({ enabled: settings.notifyDecisions, waiting: waiting.all, decide: waitingDecision.decide, show: goToWaiting });
 
   const toolMap = useMemo(() => new Map((tools.data?.tools ?? []).map((tool) => [tool.name, tool])), [tools.data]);
   const latest = useRef({ settings, toolNames: tools.data?.tools.map((tool) => tool.name), confirmFirst: confirm.forFirstMessage });

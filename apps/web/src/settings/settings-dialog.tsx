@@ -3,6 +3,7 @@ import type { ConfirmToolCalls } from '../chat/use-confirm-tool-calls';
 import type { ToolsList } from '../lib/api-types';
 import { ExportLedgerButton } from '../ledger/export-ledger-button';
 import { EnabledTools } from './enabled-tools';
+import { NotificationSetting } from './notification-setting';
 import { NumberSetting } from './number-setting';
 import { settingLimits, type ToolSettings } from './tool-settings';
 
@@ -92,6 +93,10 @@ export function SettingsDialog({ settings, tools, onChange, confirmToolCalls, on
           ) : (
             <EnabledTools tools={tools.tools} servers={tools.servers} disabled={settings.disabledTools} onChange={(disabledTools) => onChange({ disabledTools })} />
           )}
+        </section>
+        <section className="settings-section" aria-labelledby={`${titleId}-notifications`}>
+          <h3 id={`${titleId}-notifications`}>Notifications</h3>
+          <NotificationSetting enabled={settings.notifyDecisions} onChange={(notifyDecisions) => onChange({ notifyDecisions })} />
         </section>
         <section className="settings-section" aria-labelledby={`${titleId}-ledger`}>
           <h3 id={`${titleId}-ledger`}>Ledger</h3>

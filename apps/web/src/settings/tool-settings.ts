@@ -10,6 +10,8 @@ export interface ToolSettings {
   decisionTimeoutSeconds: number | 'never';
   /** Tools the model is not offered. Stored as the disabled ones so a new tool starts enabled. */
   disabledTools: string[];
+  /** A system notification when a call waits while this tab is in the background. Default false. */
+  notifyDecisions: boolean;
 }
 
 export const defaultToolSettings: ToolSettings = {
@@ -17,6 +19,7 @@ export const defaultToolSettings: ToolSettings = {
   toolCallTimeoutSeconds: 300,
   decisionTimeoutSeconds: 3600,
   disabledTools: [],
+  notifyDecisions: false,
 };
 
 export const settingLimits = {
@@ -41,6 +44,7 @@ export function parseToolSettings(raw: unknown): ToolSettings {
     disabledTools: Array.isArray(disabled)
       ? [...new Set(disabled.filter((name): name is string => typeof name === 'string' && name.length > 0 && name.length <= 128))].slice(0, MAX_DISABLED_TOOLS)
       : [],
+    notifyDecisions: field('notifyDecisions') === true,
   };
 }
 

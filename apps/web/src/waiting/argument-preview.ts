@@ -1,4 +1,4 @@
-import { visibleArguments, type VisibleText } from '@airlock/core';
+import { toVisibleText, visibleArguments, type VisibleText } from '@airlock/core';
 import type { ToolArguments } from '../lib/api-types';
 
 /** Characters of the first argument a short preview shows. */
@@ -23,4 +23,9 @@ export function argumentPreview(toolName: string, args: ToolArguments, maxChars 
 
 function plainText(text: VisibleText): string {
   return text.segments.map((segment) => segment.text).join('');
+}
+
+/** Any text (a tool name, a chat title) as one plain string with its hidden characters as their codes. */
+export function visiblePlainText(value: string): string {
+  return plainText(toVisibleText(value));
 }

@@ -11,7 +11,7 @@ export function useWaitingNavigation(waiting: WaitingApprovals, openChat: (sessi
   const landed = useRef(false);
 
   const goTo = useCallback(
-    (approval: WaitingApproval) => {
+    (approval: Pick<WaitingApproval, 'approvalId' | 'sessionId'>) => {
       openChat(approval.sessionId);
       stopFocusing.current();
       stopFocusing.current = focusApprovalCard(approval.approvalId);

@@ -9,7 +9,7 @@ export interface WaitingListProps {
   /** Approval ids whose decision is on its way. */
   sending: ReadonlySet<string>;
   onDecide: (approval: WaitingApproval, decision: PersonDecision) => void;
-  onOpen: (approval: WaitingApproval) => void;
+  onOpen: (approval: Pick<WaitingApproval, 'approvalId' | 'sessionId'>) => void;
 }
 
 /** Every call waiting for the person, across chats, oldest first: decided here or opened in its chat. */

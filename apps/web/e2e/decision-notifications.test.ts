@@ -1,0 +1,77 @@
+import { describe, expect, it, vi } from 'vitest';
+import { RECORDING_COMMAND } from './support/airlock-under-test';
+import { useBrowserSuite } from './support/browser-suite';
+import { ChatPage } from './support/chat-page';
+
+const suite = useBrowserSuite();
+
+/** The parts of a service worker's global scope the test uses (the DOM typings have none). */
+interface WorkerScope {
+  registration: { getNotifications(filter: { tag: string }): Promise<Notification[]> };
+  NotificationEvent: new (type: string, init: { notification: Notification | undefined; action: string }) => Event;
+  dispatchEvent(event: Event): boolean;
+}
+
+interface Shown {
+  title: string;
+  body: string;
+  tag: string;
+  actions: string[];
+}
+
+describe('notifications of waiting calls', () => {
+  it('names each call while the tab is hidden, and an Allow from one decides that call only', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: suite.airlock.server.url });
+    suite.airlock.model.enqueue({
+      toolCalls: [
+        { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
+        { name: 'terminal', arguments: { command: 'echo second\u202E; rm -rf ~\nls\nls' } },
+      ],
+    });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('checkbox', { name: /Notify me when a decision is needed/ }).check();
+    await page.getByRole('button', { name: 'Close settings' }).click();
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+
+    await chat.send('two commands');
+    const shown = async () =>
+      page.evaluate(async (): Promise<Shown[]> => {
+        const registration = await navigator.serviceWorker.ready;
+        const notifications = await registration.getNotifications();
+        return notifications.map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: (n as unknown as { actions: { action: string }[] }).actions.map((a) => a.action) }));
+      });
+    await vi.waitFor(async () => expect(await shown()).toHaveLength(2), { timeout: 10_000 });
+    const all = await shown();
+    const first = all.find((notification) => notification.body.startsWith(RECORDING_COMMAND));
+    const second = all.find((notification) => notification.body.startsWith('echo second'));
+    expect(first).toMatchObject({ title: 'Decision needed: terminal', body: `${RECORDING_COMMAND}\nin “two commands”`, actions: ['allow', 'deny'] });
+    expect(second!.body).toBe('echo second\\u{202E}; rm -rf ~… (3 lines)\nin “two commands”');
+    expect(second!.body).not.toContain('\u202E');
+
+    const [worker] = suite.context.serviceWorkers();
+    const click = (tag: string, action: string) =>
+      worker!.evaluate(
+        async ([tag, action]) => {
+          const scope = self as unknown as WorkerScope;
+          const [notification] = await scope.registration.getNotifications({ tag });
+          scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification, action }));
+        },
+        [tag, action] as const,
+      );
+    await click(second!.tag, 'allow');
+    await chat.waitForStatus(chat.card(1), 'Allowed, waiting its turn');
+    await chat.waitForStatus(chat.card(0), 'Waiting for your decision');
+    expect(await suite.airlock.runCount()).toBe(0);
+
+    await click(first!.tag, '');
+    await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('data-approval-id'))).toBe(first!.tag));
+    await chat.waitForStatus(chat.card(0), 'Waiting for your decision');
+  });
+});

@@ -1,0 +1,97 @@
+import { useEffect, useRef } from 'react';
+import { argumentPreview, visiblePlainText } from './argument-preview';
+import type { WaitingDecision } from './use-decide-waiting';
+import type { WaitingApproval } from './use-waiting-approvals';
+
+export const NOTIFICATION_WORKER_URL = '/notification-worker.js';
+
+/** What the notification worker posts to a tab when a notification is clicked. */
+export interface NotificationClick {
+  type: 'airlock-notification-click';
+  action: 'allow' | 'deny' | 'open';
+  approvalId: string;
+  sessionId: string;
+}
+
+export interface DecisionNotificationsOptions {
+  /** The person turned notifications on in Settings. */
+  enabled: boolean;
+  waiting: readonly WaitingApproval[];
+  decide: (decision: WaitingDecision) => Promise<unknown>;
+  /** Opens the call's chat and focuses its card. */
+  show: (approval: Pick<WaitingApproval, 'approvalId' | 'sessionId'>) => void;
+}
+
+/**
+ * A system notification for each call that starts waiting while this tab is in the background, with Allow and
+ * Deny where the browser offers notification actions. The worker posts a click back here, and exactly that
+ * approval is decided (or its card shown).
+ */
+export function useDecisionNotifications({ enabled, waiting, decide, show }: DecisionNotificationsOptions): void {
+  const seen = useRef(new Set<string>());
+  const registration = useRef<Promise<ServiceWorkerRegistration | null> | null>(null);
+  const latest = useRef({ decide, show });
+  latest.current = { decide, show };
+
+  useEffect(() => {
+    if (!enabled || !('serviceWorker' in navigator)) return;
+    registration.current ??= navigator.serviceWorker.register(NOTIFICATION_WORKER_URL).then(
+      () => navigator.serviceWorker.ready,
+      () => null,
+    );
+    const onMessage = (event: MessageEvent<unknown>) => {
+      const click = notificationClickOf(event.data);
+      if (click === null) return;
+      if (click.action === 'open') {
+        window.focus();
+        latest.current.show(click);
+      } else {
+        void latest.current.decide({ sessionId: click.sessionId, approvalId: click.approvalId, decision: click.action });
+      }
+    };
+    navigator.serviceWorker.addEventListener('message', onMessage);
+    return () => navigator.serviceWorker.removeEventListener('message', onMessage);
+  }, [enabled]);
+
+  useEffect(() => {
+    const fresh = waiting.filter((approval) => !seen.current.has(approval.approvalId));
+    for (const approval of fresh) seen.current.add(approval.approvalId);
+    if (!enabled || typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
+    const ids = new Set(waiting.map((approval) => approval.approvalId));
+    void (registration.current ?? Promise.resolve(null)).then(async (worker) => {
+      for (const notification of (await worker?.getNotifications()) ?? []) if (!ids.has(notification.tag)) notification.close();
+      if (!document.hidden) return;
+      for (const approval of fresh) await notify(worker, approval, latest.current.show);
+    });
+  }, [enabled, waiting]);
+}
+
+async function notify(worker: ServiceWorkerRegistration | null, approval: WaitingApproval, show: DecisionNotificationsOptions['show']): Promise<void> {
+  const title = `Decision needed: ${visiblePlainText(approval.toolName)}`;
+  const body = `${argumentPreview(approval.toolName, approval.arguments)}\nin “${visiblePlainText(approval.title)}”`;
+  const data = { approvalId: approval.approvalId, sessionId: approval.sessionId };
+  if (worker !== null) {
+    const actions = supportsActions() ? [{ action: 'allow', title: 'Allow' }, { action: 'deny', title: 'Deny' }] : [];
+    await worker.showNotification(title, { body, tag: approval.approvalId, data, requireInteraction: true, ...{ actions } }).catch(() => undefined);
+    return;
+  }
+  const notification = new Notification(title, { body, tag: approval.approvalId });
+  notification.onclick = () => {
+    window.focus();
+    notification.close();
+    show(data);
+  };
+}
+
+function supportsActions(): boolean {
+  const maxActions = (Notification as unknown as { maxActions?: number }).maxActions;
+  return typeof maxActions === 'number' && maxActions >= 2;
+}
+
+function notificationClickOf(data: unknown): NotificationClick | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const { type, action, approvalId, sessionId } = data as Record<string, unknown>;
+  if (type !== 'airlock-notification-click' || typeof approvalId !== 'string' || typeof sessionId !== 'string') return null;
+  if (action !== 'allow' && action !== 'deny' && action !== 'open') return null;
+  return { type, action, approvalId, sessionId };
+}
