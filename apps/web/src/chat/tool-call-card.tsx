@@ -4,6 +4,7 @@ import { DecisionControls } from './decision-controls';
 import { grantScope } from './grant-scope';
 import type { DecisionRequest } from './send-decision';
 import { ToolArguments } from './tool-arguments';
+import { toolBadges } from './tool-badges';
 import { ToolResult } from './tool-result';
 import type { Allower, Approver, ToolCallState, ToolCallStatus, ToolCallView } from './tool-call-state';
 
@@ -71,8 +72,11 @@ export function ToolCallCard({ call, annotations, source, onDecide }: ToolCallCa
     >
       <header className="tool-card-header">
         <code className="tool-name">{call.toolName}</code>
-        {source !== undefined && source.startsWith('mcp:') && <span className="badge">MCP · {source.slice(4)}</span>}
-        {annotations?.executesCode && <span className="badge badge-warn">runs code</span>}
+        {toolBadges(call.toolName, source, annotations).map((badge) => (
+          <span key={badge.label} className={`badge badge-${badge.tone}`} title={badge.title}>
+            {badge.label}
+          </span>
+        ))}
         <span className={`status status-${presentation.tone}`} data-testid="tool-status">
           {presentation.label}
         </span>
