@@ -72,9 +72,9 @@ describe('OpenAIChunkReader', () => {
         let shown = '';
         const take = (s: string, n: number) => [s.slice(0, n), s.slice(n)] as const;
         let step = 0;
-        const nextSize = () => sizes[step++ % sizes.length]!;
+        const nextSize = () => Math.max(1, sizes[step++ % sizes.length]!);
         for (let rest = text; rest !== ''; ) {
-          const [piece, remaining] = take(rest, Math.max(1, nextSize()));
+          const [piece, remaining] = take(rest, nextSize());
           rest = remaining;
           for (const part of reader.push(delta({ content: piece }))) shown += part.type === 'text-delta' ? part.text : '';
         }
