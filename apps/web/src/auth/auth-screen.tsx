@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { tokenFromAddress } from './token-store';
 
 export interface AuthScreenProps {
@@ -13,6 +13,19 @@ export interface AuthScreenProps {
 export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
   const [address, setAddress] = useState('');
   const [invalid, setInvalid] = useState(false);
+  const latest = useRef(onToken);
+  latest.current = onToken;
+  // A start-up link pasted into the address bar of this tab changes only its fragment: no reload comes.
+  useEffect(() => {
+    const onHashChange = () => {
+      const token = tokenFromAddress(window.location.hash);
+      if (token === null) return;
+      window.history.replaceState(window.history.state, '', `${window.location.pathname}${window.location.search}`);
+      latest.current(token);
+    };
+    window.addEventListener('hashchange', onHashChange);
+    return () => window.removeEventListener('hashchange', onHashChange);
+  }, []);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const token = tokenFromAddress(address.includes('#') ? address : `#token=${address}`);
