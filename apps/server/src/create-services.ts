@@ -3,6 +3,7 @@ import { ApprovalRegistry, type AnyTool } from '@airlock/core';
 import { ConfigError, type AirlockConfig } from './config';
 import { loadMcpConfig, McpConfigError, McpManager } from './mcp';
 import { resolveChatModel } from './models';
+import { RuleBook } from './rules';
 import { SqliteStore, StoreError } from './store';
 import { createBuiltinTools, resolveToolSandbox, SandboxUnavailableError, type ToolSandbox } from './tools';
 
@@ -50,6 +51,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     model: resolved.info.model,
     demo: resolved.info.demo,
     sandbox: sandbox.kind === 'bubblewrap' ? { kind: 'bubblewrap', network: sandbox.network } : { kind: 'none', network: true, reason: sandbox.reason },
+    workspace: config.workspace,
   };
 
   const mcp = config.mcpConfigPath === undefined ? undefined : await startMcp(config.mcpConfigPath, log);
@@ -65,6 +67,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     if (error instanceof StoreError) throw new ConfigError('AIRLOCK_DATA_DIR', error.message);
     throw error;
   }
+  const rules = await RuleBook.open({ store, workspace: config.workspace, log });
   const chat = new ChatService({
     registry: new ApprovalRegistry(),
     model: () => resolved.model,
@@ -74,6 +77,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     // With a database, a shutdown leaves waiting calls waiting: the next start resumes them.
     suspendRunsOnShutdown: config.dataDir !== undefined,
     log,
+    rules,
   });
   const opened = await chat.open();
   if (config.dataDir !== undefined) {
@@ -82,7 +86,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   }
 
   return {
-    services: { chat, catalog, modelInfo: () => modelInfo },
+    services: { chat, catalog, rules, modelInfo: () => modelInfo },
     close: async () => {
       await mcp?.close();
       await store.close();

@@ -184,6 +184,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 
   log(`Airlock is running at ${url}/#token=${encodeURIComponent(config.token)}`);
   log(`Model: ${describeModel(services.modelInfo())}`);
+  const { workspace } = services.modelInfo();
+  if (workspace !== undefined) log(`Workspace: ${workspace}`);
   const sockets = capacity.maxConnections + capacity.maxUnauthenticated;
   const fileLimit = openFileLimit();
   if (fileLimit !== undefined && fileLimit < sockets + RESERVED_FILES) {

@@ -1,6 +1,8 @@
-import { LimitExceededError, type AnyTool } from '@airlock/core';
+import { LimitExceededError, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
 import type { ChatService } from './chat-service';
 import type { SendWindow } from './event-log';
+import type { RuleDraft, Rule } from './rules';
+import type { ToolCallRecord } from './store';
 
 export interface ToolServerStatus {
   name: string;
@@ -23,14 +25,55 @@ export interface ModelInfo {
   demo: boolean;
   /** How terminal and python calls are held; absent when the server runs no process tools. */
   sandbox?: ToolSandboxInfo;
+  /** The folder the built-in tools act in. */
+  workspace?: string;
 }
 
 /** `bubblewrap`: each call in a sandbox of its own; `none`: in a process group only, for `reason`. */
 export type ToolSandboxInfo = { kind: 'bubblewrap'; network: boolean } | { kind: 'none'; network: true; reason: string };
 
+/** A rule as clients see it: what it says, how it reads, where it comes from, how often it decided. */
+export interface RuleView {
+  rule: Rule;
+  description: string;
+  hits: number;
+  lastUsedAt: number | null;
+  /** Rules from the workspace's `.airlock/rules.json` can only be edited there. */
+  editable: boolean;
+}
+
+export interface WorkspaceRulesStatus {
+  /** Path of the workspace's rules file. */
+  file: string;
+  state: 'absent' | 'loaded' | 'invalid';
+  error?: string;
+  /** The person trusts this workspace: allow rules from its file count (deny rules always do). */
+  trusted: boolean;
+}
+
+/** Lasting rules: kept in the store, and read from the workspace's own file. */
+export interface RuleService {
+  /** What the rules say about a call, before grants and the person. */
+  evaluate(sessionId: string, call: ToolCall, tool: AnyTool): Promise<PolicyVerdict | undefined>;
+  list(): Promise<RuleView[]>;
+  add(draft: RuleDraft): Promise<RuleView>;
+  update(ruleId: string, draft: RuleDraft): Promise<RuleView>;
+  remove(ruleId: string): Promise<boolean>;
+  /** The rule "Always allow" on this call would save at this scope, and how it reads. */
+  propose(sessionId: string, call: { toolName: string; arguments: Record<string, unknown> }, scope: 'chat' | 'workspace' | 'global'): Promise<{ draft: RuleDraft; description: string }>;
+  /** Which of these past calls the draft would have decided. */
+  preview(draft: RuleDraft, calls: readonly ToolCallRecord[]): Promise<ToolCallRecord[]>;
+  workspaceRules(): Promise<WorkspaceRulesStatus>;
+  trustWorkspace(trusted: boolean): Promise<WorkspaceRulesStatus>;
+  /** Forgets a chat's rules (the chat was deleted). */
+  forgetSession(sessionId: string): void;
+}
+
 export interface AirlockServices {
   chat: ChatService;
   catalog: ToolCatalog;
+  /** Lasting rules; absent where a server keeps none (tests). */
+  rules?: RuleService;
   modelInfo(): ModelInfo;
 }
 

@@ -18,6 +18,7 @@ import { useWaitingNavigation } from '../waiting/use-waiting-navigation';
 import { WaitingList } from '../waiting/waiting-list';
 import { ModelBadge } from './model-badge';
 import { SandboxNotice } from './sandbox-notice';
+import { WorkspaceNote } from './workspace-note';
 
 const CURRENT_SESSION_KEY = 'airlock.session';
 
@@ -112,6 +113,7 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
           onSelect={(sessionId) => select({ id: sessionId, isNew: false })}
           onDelete={remove}
         />
+        <WorkspaceNote workspace={model.data?.workspace} />
         <button type="button" className="btn settings-button" onClick={() => setSettingsOpen(true)}>
           Settings
         </button>

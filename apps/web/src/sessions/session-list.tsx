@@ -1,4 +1,7 @@
+import { useState } from 'react';
 import type { SessionSummary } from '../lib/api-types';
+import { useNow } from '../lib/use-now';
+import { relativeTime } from './relative-time';
 
 /** Not "New chat": that is the name of the action, and an entry named like it is a second button a person (or a test) can mistake for it. */
 const UNTITLED = 'Untitled chat';
@@ -16,8 +19,15 @@ export interface SessionListProps {
 
 export function SessionList({ sessions, currentId, draft, onSelect, onDelete, waiting = new Map() }: SessionListProps) {
   const showDraft = draft && !sessions.some((session) => session.sessionId === currentId);
+  const [query, setQuery] = useState('');
+  const now = useNow(30_000);
+  const needle = query.trim().toLocaleLowerCase();
+  const shown = needle === '' ? sessions : sessions.filter((session) => session.title.toLocaleLowerCase().includes(needle));
   return (
     <nav className="session-list" aria-label="Chats">
+      {sessions.length > 0 && (
+        <input type="search" className="session-search" aria-label="Search chats" placeholder="Search chats" value={query} onChange={(event) => setQuery(event.target.value)} />
+      )}
       <ul>
         {showDraft && (
           <li className="session current">
@@ -26,12 +36,17 @@ export function SessionList({ sessions, currentId, draft, onSelect, onDelete, wa
             </button>
           </li>
         )}
-        {sessions.map((session) => {
+        {shown.map((session) => {
           const current = session.sessionId === currentId;
           return (
             <li key={session.sessionId} className={current ? 'session current' : 'session'}>
               <button type="button" className="session-button" aria-current={current ? 'page' : undefined} onClick={() => onSelect(session.sessionId)}>
-                <span className="session-title">{session.title}</span>
+                <span className="session-text">
+                  <span className="session-title">{session.title}</span>
+                  <time className="session-time" dateTime={new Date(session.updatedAt).toISOString()} title={new Date(session.updatedAt).toLocaleString()}>
+                    {relativeTime(session.updatedAt, now)}
+                  </time>
+                </span>
                 <RunBadge running={session.activeRunId !== null} waiting={waiting.get(session.sessionId) ?? 0} />
               </button>
               <button type="button" className="btn-icon" aria-label={`Delete chat ${session.title}`} onClick={() => onDelete(session)}>
@@ -42,6 +57,7 @@ export function SessionList({ sessions, currentId, draft, onSelect, onDelete, wa
         })}
       </ul>
       {sessions.length === 0 && !showDraft && <p className="muted">No chats yet.</p>}
+      {sessions.length > 0 && shown.length === 0 && <p className="muted">No chat title contains “{query.trim()}”.</p>}
     </nav>
   );
 }
