@@ -16,12 +16,14 @@ import {
   type Grant,
   type LoopEvent,
   type PendingApproval,
+  type PolicyVerdict,
   type ResolveResult,
   type ResumedCall,
   type ResumeState,
   type ToolCall,
   type ToolOutcome,
 } from '@airlock/core';
+import type { RuleService } from './context';
 import { EventLog, parseEventId, type LogFollower } from './event-log';
 import { MemoryStore } from './memory-store';
 import type { AirlockStore, AuditPage, AuditQuery, DecidedBy, LedgerChange, StoredRun, StoredSessionSummary, ToolCallRecord } from './store';
@@ -80,6 +82,8 @@ export interface ChatServiceOptions {
   maxLoadedSessions?: number;
   /** Receives a line for each failure that cannot be sent to a client (a write that failed). Default console.warn. */
   log?: (line: string) => void;
+  /** Lasting rules, asked before grants and the person. Default none. */
+  rules?: RuleService;
 }
 
 interface Run {
@@ -117,6 +121,11 @@ export interface ConfirmInput {
   decision: 'allow' | 'deny';
   reason?: string;
   always?: boolean;
+  /**
+   * With always: what it covers. "chat" (the default) grants it in this chat; "workspace" and "global" save a rule
+   * (the one `RuleService.propose` previews) that covers later calls in other chats too.
+   */
+  scope?: 'chat' | 'workspace' | 'global';
   /** Who decided, for the ledger. */
   by?: DecidedBy;
 }
@@ -217,6 +226,7 @@ export class ChatService {
         signal: run.cancellation,
         confirmToolCalls,
         currentTool: (name) => this.options.tools().find((tool) => tool.name === name),
+        ...this.policyFor(session.summary.sessionId),
         onMessage: (message) => run.unsaved.push(message),
         ...loopOptions(options),
       });
@@ -277,14 +287,20 @@ export class ChatService {
   }
 
   async confirm(input: ConfirmInput): Promise<ResolveResult> {
+    const rules = this.options.rules;
+    const asRule = input.decision === 'allow' && input.always === true && input.scope !== undefined && input.scope !== 'chat' && rules !== undefined;
+    const pending = asRule ? this.options.registry.listPending(input.sessionId).find((p) => p.approvalId === input.approvalId) : undefined;
+    // The rule is drafted before the call is released, from the very arguments the person was shown.
+    const draft = pending && rules ? await rules.propose(input.sessionId, { toolName: pending.toolName, arguments: pending.arguments }, input.scope!) : undefined;
     // Kept until the decision event is written, so the ledger says who decided.
     if (input.by) this.deciders.set(input.approvalId, input.by);
     const result = this.options.registry.resolve(input.approvalId, input.decision, {
       sessionId: input.sessionId,
       ...(input.reason === undefined ? {} : { reason: input.reason }),
-      ...(input.always === undefined ? {} : { always: input.always }),
+      ...(input.always === undefined || asRule ? {} : { always: input.always }),
     });
     if (!result.resolved) this.deciders.delete(input.approvalId);
+    if (result.resolved && draft && rules) await rules.add(draft.draft);
     if (result.resolved && result.grant) {
       const { grant } = result;
       await this.store.saveGrant({ ...grant, scope: 'session' });
@@ -349,6 +365,7 @@ export class ChatService {
       if (this.sessions.get(sessionId) !== session) return false;
       this.options.registry.clearSession(sessionId);
       await this.store.deleteSession(sessionId);
+      this.options.rules?.forgetSession(sessionId);
       this.sessions.delete(sessionId);
       this.loaded.delete(sessionId);
       this.notify({ type: 'session-deleted', sessionId });
@@ -381,6 +398,11 @@ export class ChatService {
     const result = this.admission.then(work);
     this.admission = result.catch(() => undefined);
     return result;
+  }
+
+  private policyFor(sessionId: string): { policy?: (call: ToolCall, tool: AnyTool) => Promise<PolicyVerdict | undefined> } {
+    const rules = this.options.rules;
+    return rules ? { policy: (call, tool) => rules.evaluate(sessionId, call, tool) } : {};
   }
 
   private systemMessages(): ChatMessage[] {
@@ -472,6 +494,7 @@ export class ChatService {
       signal: run.cancellation,
       confirmToolCalls: session.summary.confirmToolCalls,
       currentTool: (name) => this.options.tools().find((tool) => tool.name === name),
+      ...this.policyFor(session.summary.sessionId),
       onMessage: (message) => run.unsaved.push(message),
       resume,
       ...loopOptions(stored.options),
@@ -561,6 +584,7 @@ export class ChatService {
           source: event.source,
           ...(event.reason === undefined ? {} : { reason: event.reason }),
           ...(event.grantId === undefined ? {} : { decidedByGrant: event.grantId }),
+          ...(event.ruleId === undefined ? {} : { decidedByRule: event.ruleId }),
           decidedAt: at,
           ...(by === undefined ? {} : { by }),
         };

@@ -2,7 +2,8 @@ import { AirlockError, grantsNeedExactArguments, toolJsonSchema } from '@airlock
 import { initTRPC, tracked, TRPCError } from '@trpc/server';
 import { z, ZodError } from 'zod';
 import type { SessionChange } from './chat-service';
-import type { Context } from './context';
+import type { Context, RuleService } from './context';
+import { ruleDraftSchema } from './rules';
 import { parseEventId } from './event-log';
 import { toTRPCError } from './error-mapping';
 import { auditQuerySchema, confirmInputSchema, idSchema, sessionInputSchema, sessionUpdateSchema, streamInputSchema } from './schemas';
@@ -162,6 +163,30 @@ export const appRouter = t.router({
       revoked: await ctx.services.chat.revokeGrant(input.sessionId, input.grantId),
     })),
   }),
+  rules: t.router({
+    /** Every rule, the person's and the workspace file's, with how it reads and how often it decided. */
+    list: procedure.query(async ({ ctx }) => ({ rules: await rulesOf(ctx).list(), workspace: await rulesOf(ctx).workspaceRules() })),
+    add: procedure.input(ruleDraftSchema).mutation(({ input, ctx }) => rulesOf(ctx).add({ ...input, source: 'user' })),
+    update: procedure
+      .input(z.object({ ruleId: idSchema, draft: ruleDraftSchema }))
+      .mutation(({ input, ctx }) => rulesOf(ctx).update(input.ruleId, { ...input.draft, source: 'user' })),
+    remove: procedure.input(z.object({ ruleId: idSchema })).mutation(async ({ input, ctx }) => ({ removed: await rulesOf(ctx).remove(input.ruleId) })),
+    /** The rule "Always allow" on a waiting call would save at this scope, and how it reads: what the card previews. */
+    propose: procedure
+      .input(z.object({ sessionId: idSchema, approvalId: z.string().max(200), scope: z.enum(['chat', 'workspace', 'global']) }))
+      .query(async ({ input, ctx }) => {
+        const pending = ctx.services.chat.pending(input.sessionId).find((p) => p.approvalId === input.approvalId);
+        if (!pending) throw new TRPCError({ code: 'NOT_FOUND', message: 'approvalId: no call of this chat waits with this id' });
+        return rulesOf(ctx).propose(input.sessionId, { toolName: pending.toolName, arguments: pending.arguments }, input.scope);
+      }),
+    /** The recent calls (newest first, from the ledger) that a draft rule would have decided. */
+    preview: procedure.input(ruleDraftSchema).query(async ({ input, ctx }) => {
+      const recent = await ctx.services.chat.audit({ limit: 500 });
+      return { matches: await rulesOf(ctx).preview({ ...input, source: 'user' }, recent.entries) };
+    }),
+    /** Whether allow rules from the workspace's own file count (deny rules always do). */
+    trustWorkspace: procedure.input(z.object({ trusted: z.boolean() })).mutation(({ input, ctx }) => rulesOf(ctx).trustWorkspace(input.trusted)),
+  }),
   audit: t.router({
     /** The ledger of tool calls, newest first: what was asked, who or what decided, how it ended. Paged by cursor. */
     list: procedure.input(auditQuerySchema).query(({ input, ctx }) => ctx.services.chat.audit(stripUndefined(input))),
@@ -190,6 +215,11 @@ export const appRouter = t.router({
 
 export type AppRouter = typeof appRouter;
 export const createCallerFactory = t.createCallerFactory;
+
+function rulesOf(ctx: Context): RuleService {
+  if (!ctx.services.rules) throw new TRPCError({ code: 'PRECONDITION_FAILED', message: 'this server keeps no rules' });
+  return ctx.services.rules;
+}
 
 function stripUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;

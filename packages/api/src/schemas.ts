@@ -27,6 +27,8 @@ export const confirmInputSchema = z.object({
   decision: z.enum(['allow', 'deny']),
   reason: z.string().max(MAX_REASON_LENGTH).optional(),
   always: z.boolean().optional(),
+  /** With always: this chat (a grant, the default), this workspace or everywhere (a lasting rule). */
+  scope: z.enum(['chat', 'workspace', 'global']).optional(),
   /** A short name for the client deciding ("web", "cli", "my-bot"), kept in the ledger. */
   clientLabel: z.string().max(100).optional(),
 });

@@ -44,6 +44,8 @@ export interface Tool<Args = Record<string, unknown>> {
   annotations?: ToolAnnotations;
   /** Where the tool comes from: "builtin" or "mcp:<server>". */
   source?: string;
+  /** For a tool an MCP server provides: its name as the server lists it (`name` is made unique across servers). */
+  remoteName?: string;
   execute(args: Args, context: ToolContext): Promise<string | ToolOutput>;
 }
 

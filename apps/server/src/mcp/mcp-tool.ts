@@ -66,6 +66,7 @@ export function mcpTool(options: McpToolOptions): AnyTool {
     jsonSchema: inputSchema,
     annotations,
     source: `mcp:${server}`,
+    remoteName: definition.name,
     execute: (args: Record<string, unknown>, context: ToolContext) => options.call(definition.name, args, context),
   };
 }

@@ -32,3 +32,4 @@ export {
   parseWorkspaceRules,
   type WorkspaceRules,
 } from './workspace-rules-file';
+export { RuleBook, type RuleBookOptions } from './rule-book';

@@ -1,0 +1,137 @@
+import { ChatService, MemoryStore, type AirlockStore } from '@airlock/api';
+import { ApprovalRegistry, defineTool, toolResultText, type AnyTool } from '@airlock/core';
+import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { RuleBook } from './rule-book';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function workspaceFolder(): Promise<string> {
+  const dir = await realpath(await mkdtemp(path.join(tmpdir(), 'airlock-rules-ws-')));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function terminal(ran: string[]): AnyTool {
+  return defineTool({
+    name: 'terminal',
+    description: 'runs a command',
+    parameters: z.object({ command: z.string() }),
+    annotations: { executesCode: true },
+    execute: async ({ command }) => {
+      ran.push(command);
+      return `ran ${command}`;
+    },
+  });
+}
+
+const command = (text: string) => toolCallStep({ name: 'terminal', arguments: { command: text } });
+
+/** A server's services over `store` acting in `workspace`. */
+async function serverFor(store: AirlockStore, workspace: string, steps: ScriptStep[], ran: string[]) {
+  const rules = await RuleBook.open({ store, workspace, log: () => undefined });
+  const model = new ScriptedModel(steps);
+  const tools = [terminal(ran)];
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => tools, store, rules });
+  cleanups.push(() => chat.shutdown());
+  await chat.open();
+  return { chat, rules, model };
+}
+
+async function ended(chat: ChatService, sessionId: string) {
+  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull());
+}
+
+describe('RuleBook with ChatService', () => {
+  it('"Always allow" for this workspace, chosen on a card in one chat, allows the call in another chat of the workspace but not in another workspace', async () => {
+    const store = new MemoryStore();
+    const workspace = await workspaceFolder();
+    const ran: string[] = [];
+    const { chat, rules, model } = await serverFor(store, workspace, [command('npm test -- --watch'), textStep('one'), command('npm test src'), textStep('two')], ran);
+    await chat.startRun({ sessionId: 'a', runId: 'r1', message: 'test it' });
+    await vi.waitFor(() => expect(chat.pending('a')).toHaveLength(1));
+    const waiting = chat.pending('a')[0]!;
+    const preview = await rules.propose('a', { toolName: waiting.toolName, arguments: waiting.arguments }, 'workspace');
+    expect(preview.description).toBe('Allow commands starting with `npm test` in this workspace');
+    await chat.confirm({ sessionId: 'a', approvalId: waiting.approvalId, decision: 'allow', always: true, scope: 'workspace' });
+    await ended(chat, 'a');
+
+    await chat.startRun({ sessionId: 'b', runId: 'r2', message: 'again' });
+    await ended(chat, 'b');
+    model.assertConsumed();
+    expect(ran).toStrictEqual(['npm test -- --watch', 'npm test src']);
+    expect((await chat.getSession('b')).toolCalls).toMatchObject([{ decision: 'allow', source: 'rule', decidedByRule: expect.stringMatching(/^rule_/) }]);
+    expect((await rules.list()).map((r) => [r.description, r.hits])).toStrictEqual([['Allow commands starting with `npm test` in this workspace', 1]]);
+    // No chat grant was made: the rule is what covers it.
+    expect(chat.listGrants('a')).toStrictEqual([]);
+
+    const elsewhere = await serverFor(store, await workspaceFolder(), [command('npm test src')], []);
+    await elsewhere.chat.startRun({ sessionId: 'c', runId: 'r3', message: 'there' });
+    await vi.waitFor(() => expect(elsewhere.chat.pending('c')).toHaveLength(1));
+  });
+
+  it('a deny rule wins over an allow rule and a grant, and the model is told the rule', async () => {
+    const store = new MemoryStore();
+    const workspace = await workspaceFolder();
+    const ran: string[] = [];
+    const { chat, rules, model } = await serverFor(store, workspace, [command('npm test && rm -rf /'), textStep('ok')], ran);
+    await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['npm', 'test'], exact: false }, scope: { kind: 'global' }, source: 'user' });
+    await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, scope: { kind: 'global' }, source: 'user' });
+    const deny = await rules.add({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm', '-rf'], exact: false }, scope: { kind: 'workspace', path: workspace }, source: 'user', reason: 'never delete recursively' });
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await ended(chat, 's');
+    expect(ran).toStrictEqual([]);
+    const message = model.requests[1]?.messages.at(-1);
+    expect(message).toMatchObject({ role: 'tool', content: expect.stringContaining('never delete recursively') });
+    expect((message as { content: string }).content.startsWith(toolResultText.deniedByRule('terminal', '').split(':')[0]!)).toBe(true);
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'deny', source: 'rule', decidedByRule: deny.rule.id, outcome: 'denied' }]);
+  });
+
+  it('a workspace file can deny, its allows count only once the workspace is trusted, and a bad file applies nothing', async () => {
+    const store = new MemoryStore();
+    const workspace = await workspaceFolder();
+    await mkdir(path.join(workspace, '.airlock'));
+    const file = path.join(workspace, '.airlock', 'rules.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        version: 1,
+        rules: [
+          { effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['make'], exact: false } },
+          { effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['curl'], exact: false }, reason: 'no network from scripts' },
+        ],
+      }),
+    );
+    const ran: string[] = [];
+    const { chat, rules } = await serverFor(store, workspace, [command('curl x'), textStep('a'), command('make'), textStep('b'), command('make'), textStep('c')], ran);
+    const status = await rules.workspaceRules();
+    expect(status).toMatchObject({ state: 'loaded', trusted: false });
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'one' });
+    await ended(chat, 's');
+    expect((await chat.getSession('s')).toolCalls.at(-1)).toMatchObject({ source: 'rule', outcome: 'denied' });
+
+    await chat.startRun({ sessionId: 's', runId: 'r2', message: 'two' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'deny' });
+    await ended(chat, 's');
+
+    await rules.trustWorkspace(true);
+    await chat.startRun({ sessionId: 's', runId: 'r3', message: 'three' });
+    await ended(chat, 's');
+    expect(ran).toStrictEqual(['make']);
+    expect((await rules.list()).filter((r) => !r.editable)).toHaveLength(2);
+
+    await writeFile(file, '{"version": 1, "rules": [{"effect": "allow", "tool": "terminal", "match": {"kind": "command-prefix", "tokens": ["bash"], "exact": false}}]}');
+    const invalid = await rules.workspaceRules();
+    expect(invalid.state).toBe('invalid');
+    expect(invalid.error).toMatch(/bash/);
+    expect((await rules.list()).filter((r) => !r.editable)).toStrictEqual([]);
+  });
+});
