@@ -66,4 +66,30 @@ describe.runIf(process.env.AIRLOCK_SCREENSHOTS === '1')('screenshots', () => {
       await browser.close();
     }
   });
+
+  it('captures the calls waiting across chats, with the card in focus', async () => {
+    await using airlock = await startAirlockUnderTest();
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1 });
+      airlock.model.enqueue(
+        { text: 'I will check the disk usage first.', toolCalls: [{ name: 'terminal', arguments: { command: 'du -sh .' } }] },
+        { text: 'Fetching the release notes.', toolCalls: [{ name: 'web_fetch', arguments: { url: 'https://example.com/releases.json' } }] },
+      );
+      const chat = await ChatPage.open(context, airlock.link);
+      await chat.send('How big is this project?');
+      await chat.waitForStatus(chat.card(0), 'Waiting for your decision');
+      await chat.page.getByRole('button', { name: 'New chat', exact: true }).click();
+      await chat.send('What changed in the last release?');
+      await chat.waitForStatus(chat.card(0), 'Waiting for your decision');
+      await chat.page.getByRole('heading', { name: /Waiting for you \(2\)/ }).waitFor();
+      await chat.page.keyboard.press('Alt+KeyN');
+      await chat.page.locator('article:focus').waitFor();
+      await chat.page.screenshot({ path: `${OUT}waiting-for-you.png` });
+      await chat.page.setViewportSize({ width: 390, height: 844 });
+      await chat.page.screenshot({ path: `${OUT}narrow-screen.png` });
+    } finally {
+      await browser.close();
+    }
+  });
 });
