@@ -1,5 +1,5 @@
-import type { DecisionSource, PendingApproval, ToolCallRecord, ToolOutcome } from '../lib/api-types';
-import type { Approver, ToolCallState } from './tool-call-state';
+import type { PendingApproval, ToolCallRecord, ToolOutcome } from '../lib/api-types';
+import type { ApprovedBy, RuleRef, ToolCallState } from './tool-call-state';
 
 /**
  * What a stored call shows after a reload, from its ledger row: how it was decided and how it ended.
@@ -10,9 +10,9 @@ export function stateFromRecord(record: ToolCallRecord, messageResult: string | 
   if (record.outcome !== null) {
     const ended = result ?? '';
     const byOutcome: Record<ToolOutcome, () => ToolCallState> = {
-      executed: () => ({ status: 'done', approvedBy: approverOf(record.source), result: ended }),
+      executed: () => ({ status: 'done', ...approverOf(record), result: ended }),
       error: () => ({ status: 'error', result: ended }),
-      denied: () => ({ status: 'denied', reason: record.reason, result: ended }),
+      denied: () => deniedState(record, ended),
       'timed-out': () => ({ status: 'timed-out', result: ended }),
       cancelled: () => ({ status: 'cancelled', result: ended }),
       disabled: () => ({ status: 'disabled', result: ended }),
@@ -28,9 +28,9 @@ export function stateFromRecord(record: ToolCallRecord, messageResult: string | 
       return { status: 'recorded', result };
     }
     case 'allow':
-      return { status: 'running', approvedBy: approverOf(record.source) };
+      return { status: 'running', ...approverOf(record) };
     case 'deny':
-      return { status: 'denied', reason: record.reason, result };
+      return deniedState(record, result);
     case 'timeout':
       return { status: 'timed-out', result };
     case 'cancel':
@@ -38,14 +38,25 @@ export function stateFromRecord(record: ToolCallRecord, messageResult: string | 
   }
 }
 
-function approverOf(source: DecisionSource | null): Approver {
-  switch (source) {
+function ruleOf(record: ToolCallRecord): RuleRef {
+  return { ruleId: record.decidedByRule, text: null };
+}
+
+function deniedState(record: ToolCallRecord, result: string | null): ToolCallState {
+  if (record.source === 'rule') return { status: 'denied', reason: record.reason, result, deniedByRule: ruleOf(record) };
+  return { status: 'denied', reason: record.reason, result };
+}
+
+function approverOf(record: ToolCallRecord): ApprovedBy {
+  switch (record.source) {
     case 'user':
-      return 'you';
+      return { approvedBy: 'you' };
     case 'grant':
-      return 'grant';
+      return { approvedBy: 'grant' };
+    case 'rule':
+      return { approvedBy: 'rule', rule: ruleOf(record) };
     case 'confirmation-off':
     case null:
-      return 'no-confirmation';
+      return { approvedBy: 'no-confirmation' };
   }
 }

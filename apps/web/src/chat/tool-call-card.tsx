@@ -6,6 +6,7 @@ import type { DecisionRequest } from './send-decision';
 import { ToolArguments } from './tool-arguments';
 import { toolBadges } from './tool-badges';
 import { ToolResult } from './tool-result';
+import { RuleProvenance } from '../rules/rule-provenance';
 import type { Allower, Approver, ToolCallState, ToolCallStatus, ToolCallView } from './tool-call-state';
 
 type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
@@ -112,11 +113,14 @@ function StatusDetail({ state }: { state: ToolCallState }): ReactNode {
     case 'recorded':
       return null;
     case 'allowed':
+      if (state.approvedBy === 'rule') return <RuleProvenance rule={state.rule} effect="allow" suffix={WAITS_ITS_TURN} />;
       return <p className="detail">{allowedDetail[state.approvedBy]}</p>;
     case 'running':
     case 'done':
+      if (state.approvedBy === 'rule') return <RuleProvenance rule={state.rule} effect="allow" />;
       return approverDetail[state.approvedBy] === null ? null : <p className="detail">{approverDetail[state.approvedBy]}</p>;
     case 'denied':
+      if (state.deniedByRule !== undefined) return <RuleProvenance rule={state.deniedByRule} effect="deny" />;
       return state.reason === null ? null : <p className="detail">Your reason: {state.reason}</p>;
     case 'timed-out':
       return <p className="detail">No decision came in time, so it did not run.</p>;
@@ -129,16 +133,18 @@ function StatusDetail({ state }: { state: ToolCallState }): ReactNode {
   }
 }
 
-const approverDetail: Record<Approver, string | null> = {
+const WAITS_ITS_TURN = 'It runs once the calls before it are done.';
+
+const approverDetail: Record<Exclude<Approver, 'rule'>, string | null> = {
   you: null,
   'not-asked': null,
   grant: 'Allowed by an “Always allow” in this chat.',
   'no-confirmation': 'Ran without asking: confirmation is off for this chat.',
 };
 
-const allowedDetail: Record<Allower, string> = {
-  you: 'You allowed it. It runs once the calls before it are done.',
-  grant: 'Allowed by an “Always allow” in this chat. It runs once the calls before it are done.',
+const allowedDetail: Record<Exclude<Allower, 'rule'>, string> = {
+  you: `You allowed it. ${WAITS_ITS_TURN}`,
+  grant: `Allowed by an “Always allow” in this chat. ${WAITS_ITS_TURN}`,
 };
 
 function ranTool(status: ToolCallStatus): boolean {

@@ -7,10 +7,22 @@ export type DecisionProblem =
   | { kind: 'already-decided'; decision: Decision };
 
 /** Who let a call run; `not-asked` until the run says why a call that did not ask may run. */
-export type Approver = 'you' | 'grant' | 'no-confirmation' | 'not-asked';
+export type Approver = 'you' | 'grant' | 'rule' | 'no-confirmation' | 'not-asked';
 
 /** Who allowed a call that had to ask. */
 export type Allower = Exclude<Approver, 'no-confirmation' | 'not-asked'>;
+
+/**
+ * The lasting rule that decided a call: its id, and how it read when it decided. After a reload only the id is
+ * known (the ledger keeps no text): the card looks it up in the rule list, and either may be gone.
+ */
+export interface RuleRef {
+  ruleId: string | null;
+  text: string | null;
+}
+
+/** Who let a call run; a rule also says which rule. */
+export type ApprovedBy<A extends Approver = Approver> = A extends 'rule' ? { approvedBy: A; rule: RuleRef } : { approvedBy: A };
 
 /**
  * Everything a tool call can be from the UI's point of view. `result` is null until the run reports it
@@ -21,11 +33,12 @@ export type ToolCallState =
   | { status: 'deciding'; approvalId: string; expiresAt: number | null; decision: PersonDecision }
   // Calls run one at a time in the model's order: with several up at once, a later one can be allowed
   // long before the calls before it are done. It is shown running only once they all ended.
-  | { status: 'allowed'; approvedBy: Allower }
-  | { status: 'running'; approvedBy: Approver }
-  | { status: 'done'; approvedBy: Approver; result: string }
+  | ({ status: 'allowed' } & ApprovedBy<Allower>)
+  | ({ status: 'running' } & ApprovedBy)
+  | ({ status: 'done'; result: string } & ApprovedBy)
   | { status: 'error'; result: string }
-  | { status: 'denied'; reason: string | null; result: string | null }
+  // `deniedByRule` only when a lasting rule denied it (nobody was asked).
+  | { status: 'denied'; reason: string | null; result: string | null; deniedByRule?: RuleRef }
   | { status: 'timed-out'; result: string | null }
   | { status: 'cancelled'; result: string | null }
   | { status: 'disabled'; result: string }
@@ -53,11 +66,29 @@ export function stateAfterStart(event: LoopEventOf<'tool-start'>): ToolCallState
   return { status: 'running', approvedBy: 'not-asked' };
 }
 
+function ruleOf(event: LoopEventOf<'tool-decision'>): RuleRef {
+  return { ruleId: event.ruleId ?? null, text: event.rule ?? null };
+}
+
+function allowerOf(event: LoopEventOf<'tool-decision'>): ApprovedBy<Allower> {
+  if (event.source === 'rule') return { approvedBy: 'rule', rule: ruleOf(event) };
+  return { approvedBy: event.source === 'grant' ? 'grant' : 'you' };
+}
+
+/** Who let a call run, kept as it moves from allowed to running to done. */
+function approvalOf(state: ToolCallState): ApprovedBy {
+  if (state.status !== 'running' && state.status !== 'done' && state.status !== 'allowed') return { approvedBy: 'not-asked' };
+  return state.approvedBy === 'rule' ? { approvedBy: 'rule', rule: state.rule } : { approvedBy: state.approvedBy };
+}
+
 export function stateAfterDecision(event: LoopEventOf<'tool-decision'>): ToolCallState {
   const byDecision: Record<Decision, () => ToolCallState> = {
     // Nobody was asked: the call starts at its own turn, now.
-    allow: () => (event.source === 'confirmation-off' ? { status: 'running', approvedBy: 'no-confirmation' } : { status: 'allowed', approvedBy: event.source === 'grant' ? 'grant' : 'you' }),
-    deny: () => ({ status: 'denied', reason: event.reason ?? null, result: null }),
+    allow: () => (event.source === 'confirmation-off' ? { status: 'running', approvedBy: 'no-confirmation' } : { status: 'allowed', ...allowerOf(event) }),
+    deny: () =>
+      event.source === 'rule'
+        ? { status: 'denied', reason: event.reason ?? null, result: null, deniedByRule: ruleOf(event) }
+        : { status: 'denied', reason: event.reason ?? null, result: null },
     timeout: () => ({ status: 'timed-out', result: null }),
     cancel: () => ({ status: 'cancelled', result: null }),
   };
@@ -66,11 +97,10 @@ export function stateAfterDecision(event: LoopEventOf<'tool-decision'>): ToolCal
 
 export function stateAfterEnd(previous: ToolCallState, event: LoopEventOf<'tool-end'>): ToolCallState {
   const result = event.result;
-  const approvedBy: Approver = previous.status === 'running' || previous.status === 'done' || previous.status === 'allowed' ? previous.approvedBy : 'not-asked';
   const byOutcome: Record<ToolOutcome, () => ToolCallState> = {
-    executed: () => ({ status: 'done', approvedBy, result }),
+    executed: () => ({ status: 'done', ...approvalOf(previous), result }),
     error: () => ({ status: 'error', result }),
-    denied: () => ({ status: 'denied', reason: previous.status === 'denied' ? previous.reason : null, result }),
+    denied: () => (previous.status === 'denied' ? { ...previous, result } : { status: 'denied', reason: null, result }),
     'timed-out': () => ({ status: 'timed-out', result }),
     cancelled: () => ({ status: 'cancelled', result }),
     disabled: () => ({ status: 'disabled', result }),
@@ -97,8 +127,11 @@ export function stateAfterAccepted(decision: PersonDecision, reason: string | un
  * A call that needed no confirmation starts at its turn and is left as it is.
  */
 export function stateForTurn(state: ToolCallState, isItsTurn: boolean): ToolCallState {
-  if (state.status === 'allowed' && isItsTurn) return { status: 'running', approvedBy: state.approvedBy };
-  if (state.status === 'running' && (state.approvedBy === 'you' || state.approvedBy === 'grant') && !isItsTurn) return { status: 'allowed', approvedBy: state.approvedBy };
+  if (state.status === 'allowed' && isItsTurn) return { ...state, status: 'running' };
+  if (state.status === 'running' && !isItsTurn) {
+    if (state.approvedBy === 'rule') return { status: 'allowed', approvedBy: 'rule', rule: state.rule };
+    if (state.approvedBy === 'you' || state.approvedBy === 'grant') return { status: 'allowed', approvedBy: state.approvedBy };
+  }
   return state;
 }
 

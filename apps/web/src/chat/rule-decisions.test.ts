@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import type { LoopEventOf, ToolCallRecord } from '../lib/api-types';
+import { stateFromRecord } from './recorded-call-state';
+import { stateAfterDecision, stateAfterEnd, stateForTurn } from './tool-call-state';
+
+const RULE_TEXT = 'Allow commands starting with `npm test` in this workspace';
+
+function ruleDecision(decision: 'allow' | 'deny'): LoopEventOf<'tool-decision'> {
+  return {
+    type: 'tool-decision',
+    toolCallId: 'c1',
+    approvalId: '',
+    decision,
+    source: 'rule',
+    ruleId: 'rule_1',
+    rule: RULE_TEXT,
+    ...(decision === 'deny' ? { reason: 'Denied by a rule.' } : {}),
+  };
+}
+
+function end(outcome: 'executed' | 'denied', result: string): LoopEventOf<'tool-end'> {
+  return { type: 'tool-end', toolCallId: 'c1', toolName: 'terminal', outcome, result };
+}
+
+function record(fields: Partial<ToolCallRecord>): ToolCallRecord {
+  return {
+    runId: 'run_0',
+    sessionId: 'chat_1',
+    toolCallId: 'c1',
+    toolName: 'terminal',
+    arguments: { command: 'npm test' },
+    approvalId: '',
+    executesCode: true,
+    toolVersion: 'v1',
+    requestedAt: 1,
+    expiresAt: null,
+    decision: null,
+    source: null,
+    reason: null,
+    decidedByGrant: null,
+    decidedByRule: null,
+    decidedAt: null,
+    connectionId: null,
+    clientLabel: null,
+    startedAt: null,
+    outcome: null,
+    result: null,
+    endedAt: null,
+    ...fields,
+  };
+}
+
+describe('calls a lasting rule decided', () => {
+  const rule = { ruleId: 'rule_1', text: RULE_TEXT };
+
+  it('keeps the rule that allowed a call from its decision through its turn to its end', () => {
+    const allowed = stateAfterDecision(ruleDecision('allow'));
+    expect(allowed).toStrictEqual({ status: 'allowed', approvedBy: 'rule', rule });
+    const running = stateForTurn(allowed, true);
+    expect(running).toStrictEqual({ status: 'running', approvedBy: 'rule', rule });
+    expect(stateForTurn(running, false)).toStrictEqual(allowed);
+    expect(stateAfterEnd(running, end('executed', 'ok'))).toStrictEqual({ status: 'done', approvedBy: 'rule', rule, result: 'ok' });
+  });
+
+  it('keeps the rule that denied a call once the model was told', () => {
+    const denied = stateAfterDecision(ruleDecision('deny'));
+    expect(denied).toStrictEqual({ status: 'denied', reason: 'Denied by a rule.', result: null, deniedByRule: rule });
+    expect(stateAfterEnd(denied, end('denied', 'Denied by a rule.'))).toStrictEqual({ status: 'denied', reason: 'Denied by a rule.', result: 'Denied by a rule.', deniedByRule: rule });
+  });
+
+  it('after a reload knows the rule only by its id from the ledger', () => {
+    const pending = new Map();
+    expect(stateFromRecord(record({ decision: 'allow', source: 'rule', decidedByRule: 'rule_1', outcome: 'executed', result: 'ok' }), null, pending)).toStrictEqual({
+      status: 'done',
+      approvedBy: 'rule',
+      rule: { ruleId: 'rule_1', text: null },
+      result: 'ok',
+    });
+    expect(stateFromRecord(record({ decision: 'deny', source: 'rule', decidedByRule: 'rule_2', reason: 'no', outcome: 'denied', result: 'no' }), null, pending)).toStrictEqual({
+      status: 'denied',
+      reason: 'no',
+      result: 'no',
+      deniedByRule: { ruleId: 'rule_2', text: null },
+    });
+  });
+});
