@@ -3,6 +3,7 @@ import { GrantsPanel } from '../grants/grants-panel';
 import { undecidedCalls } from './chat-reducer';
 import { ChatTranscript } from './chat-transcript';
 import { Composer } from './composer';
+import { CurrentSessionContext } from './current-session';
 import { PendingBar } from './pending-bar';
 import { useChatSession } from './use-chat-session';
 
@@ -34,7 +35,9 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
         </p>
       )}
       <GrantsPanel sessionId={sessionId} enabled={chat.exists} />
-      <ChatTranscript items={chat.state.items} run={chat.state.run} tools={tools} onDecide={chat.decide} />
+      <CurrentSessionContext value={sessionId}>
+        <ChatTranscript items={chat.state.items} run={chat.state.run} tools={tools} onDecide={chat.decide} />
+      </CurrentSessionContext>
       {chat.state.streamError !== null && (
         <p className="banner banner-error" role="alert">
           {chat.state.streamError}

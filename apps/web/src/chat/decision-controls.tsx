@@ -1,7 +1,7 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { Decision, ToolAnnotations } from '../lib/api-types';
+import { AlwaysAllowScope, CHAT_SCOPE, type AlwaysChoice } from './always-allow-scope';
 import { Countdown } from './countdown';
-import { grantScope } from './grant-scope';
 import { MAX_REASON_LENGTH, type DecisionRequest } from './send-decision';
 import type { DecisionProblem, ToolCallState } from './tool-call-state';
 
@@ -29,6 +29,7 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
     if (reasonRequest > 0) setReasonOpen(true);
   }, [reasonRequest]);
   const [reason, setReason] = useState('');
+  const [always, setAlways] = useState<AlwaysChoice>(CHAT_SCOPE);
   const scopeId = useId();
   const reasonId = useId();
   const busy = state.status === 'deciding';
@@ -47,10 +48,10 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
         <button
           type="button"
           className="btn"
-          disabled={busy}
+          disabled={busy || !always.ready}
           aria-label={`Always allow ${toolName}`}
           aria-describedby={scopeId}
-          onClick={() => onDecide({ decision: 'allow', always: true })}
+          onClick={() => onDecide({ decision: 'allow', always: true, ...(always.scope === 'chat' ? {} : { scope: always.scope }) })}
         >
           Always allow
         </button>
@@ -69,9 +70,7 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
         </button>
         <Countdown expiresAt={state.expiresAt} />
       </div>
-      <p id={scopeId} className="grant-scope">
-        {grantScope(toolName, annotations)}
-      </p>
+      <AlwaysAllowScope id={scopeId} toolName={toolName} annotations={annotations} approvalId={state.approvalId} choice={always} onChoice={setAlways} disabled={busy} />
       {reasonOpen && (
         <form id={reasonId} className="deny-reason" onSubmit={denyWithReason}>
           <label>

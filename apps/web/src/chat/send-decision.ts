@@ -11,6 +11,8 @@ export interface DecisionRequest {
   reason?: string;
   /** With allow: also grant the call for the rest of the chat. */
   always?: boolean;
+  /** With always: a grant in this chat (the default), or a lasting rule for this workspace or everywhere. */
+  scope?: 'workspace' | 'global';
 }
 
 export type SendConfirm = (input: ConfirmInput) => Promise<ConfirmResult>;
@@ -40,7 +42,7 @@ export async function sendDecision(options: SendDecisionOptions): Promise<Confir
       decision: request.decision,
       clientLabel: 'web',
       ...(reason ? { reason } : {}),
-      ...(request.decision === 'allow' && request.always === true ? { always: true } : {}),
+      ...(request.decision === 'allow' && request.always === true ? { always: true, ...(request.scope === undefined ? {} : { scope: request.scope }) } : {}),
     });
     const problem = problemOf(result);
     dispatch(

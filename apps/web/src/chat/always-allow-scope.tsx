@@ -1,0 +1,111 @@
+import { useContext, useEffect } from 'react';
+import type { ConfirmInput, ToolAnnotations } from '../lib/api-types';
+import { trpc } from '../lib/trpc';
+import { RuleText } from '../rules/rule-text';
+import { CurrentSessionContext } from './current-session';
+import { grantScope } from './grant-scope';
+
+/** Where "Always allow" holds: a grant in this chat, or a lasting rule for this workspace or everywhere. */
+export type AlwaysScope = NonNullable<ConfirmInput['scope']>;
+
+/** The scope picked, and whether the person has seen what it saves (a rule's wording comes from the server). */
+export interface AlwaysChoice {
+  scope: AlwaysScope;
+  ready: boolean;
+}
+
+export const CHAT_SCOPE: AlwaysChoice = { scope: 'chat', ready: true };
+
+const SCOPE_LABELS: Record<AlwaysScope, string> = {
+  chat: 'this chat',
+  workspace: 'this workspace',
+  global: 'everywhere',
+};
+
+const SCOPES: readonly AlwaysScope[] = ['chat', 'workspace', 'global'];
+
+export interface AlwaysAllowScopeProps {
+  /** The id the Always allow button points at with aria-describedby. */
+  id: string;
+  toolName: string;
+  annotations: ToolAnnotations | undefined;
+  approvalId: string;
+  choice: AlwaysChoice;
+  onChoice: (choice: AlwaysChoice) => void;
+  disabled: boolean;
+}
+
+/**
+ * Where "Always allow" holds, and exactly what it will allow there, shown before the person clicks it: for this
+ * chat what the grant covers, for a wider scope the rule the server would save, in its own words.
+ */
+export function AlwaysAllowScope({ id, toolName, annotations, approvalId, choice, onChoice, disabled }: AlwaysAllowScopeProps) {
+  const sessionId = useContext(CurrentSessionContext);
+  if (sessionId === null) {
+    return (
+      <p id={id} className="grant-scope">
+        {grantScope(toolName, annotations)}
+      </p>
+    );
+  }
+  return (
+    <div className="always-scope">
+      <fieldset className="always-scope-choice" disabled={disabled}>
+        <legend>Always allow in</legend>
+        {SCOPES.map((scope) => (
+          <label key={scope}>
+            <input
+              type="radio"
+              name={`always-scope-${approvalId}`}
+              value={scope}
+              checked={choice.scope === scope}
+              onChange={() => onChoice(scope === 'chat' ? CHAT_SCOPE : { scope, ready: false })}
+            />
+            {SCOPE_LABELS[scope]}
+          </label>
+        ))}
+      </fieldset>
+      {choice.scope === 'chat' ? (
+        <p id={id} className="grant-scope">
+          {grantScope(toolName, annotations)}
+        </p>
+      ) : (
+        <ProposedRule id={id} sessionId={sessionId} approvalId={approvalId} scope={choice.scope} onReady={(ready) => onChoice({ scope: choice.scope, ready })} />
+      )}
+    </div>
+  );
+}
+
+interface ProposedRuleProps {
+  id: string;
+  sessionId: string;
+  approvalId: string;
+  scope: Exclude<AlwaysScope, 'chat'>;
+  onReady: (ready: boolean) => void;
+}
+
+function ProposedRule({ id, sessionId, approvalId, scope, onReady }: ProposedRuleProps) {
+  const proposal = trpc.rules.propose.useQuery({ sessionId, approvalId, scope }, { retry: false, staleTime: Infinity });
+  const ready = proposal.isSuccess;
+  // onReady is a new function on every render: only a change of readiness is news.
+  useEffect(() => onReady(ready), [ready]);
+  if (proposal.error) {
+    return (
+      <p id={id} className="grant-scope problem" role="alert">
+        Cannot save a rule here: {proposal.error.message}
+      </p>
+    );
+  }
+  if (!proposal.data) {
+    return (
+      <p id={id} className="grant-scope muted">
+        Working out what the rule would allow…
+      </p>
+    );
+  }
+  return (
+    <p id={id} className="grant-scope proposed-rule" data-testid="proposed-rule">
+      Always allow saves this rule: <RuleText text={proposal.data.description} />. Such calls then run without asking; see or remove it under Rules.
+    </p>
+  );
+}
