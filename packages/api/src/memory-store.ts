@@ -37,6 +37,7 @@ export class MemoryStore implements AirlockStore {
   private readonly ledgerByCall = new Map<string, LedgerEntry>();
   private readonly grants = new Map<string, StoredGrant>();
   private readonly rules = new Map<string, StoredRule>();
+  private readonly settings = new Map<string, string>();
 
   async listSessions(): Promise<StoredSessionSummary[]> {
     return [...this.sessions.values()]
@@ -183,6 +184,15 @@ export class MemoryStore implements AirlockStore {
   async recordRuleHit(ruleId: string, at: number): Promise<void> {
     const stored = this.rules.get(ruleId);
     if (stored) this.rules.set(ruleId, { ...stored, hits: stored.hits + 1, lastUsedAt: at });
+  }
+
+  async getSetting(key: string): Promise<string | undefined> {
+    return this.settings.get(key);
+  }
+
+  async setSetting(key: string, value: string | undefined): Promise<void> {
+    if (value === undefined) this.settings.delete(key);
+    else this.settings.set(key, value);
   }
 
   async listGrants(): Promise<StoredGrant[]> {

@@ -66,6 +66,10 @@ export interface AirlockStore {
   /** Counts one call decided by the rule. */
   recordRuleHit(ruleId: string, at: number): Promise<void>;
 
+  /** A small setting kept across restarts (e.g. which workspaces' rule files are trusted), or undefined. */
+  getSetting(key: string): Promise<string | undefined>;
+  setSetting(key: string, value: string | undefined): Promise<void>;
+
   close(): Promise<void>;
 }
 

@@ -127,6 +127,8 @@ describe('RuleBook with ChatService', () => {
     await ended(chat, 's');
     expect(ran).toStrictEqual(['make']);
     expect((await rules.list()).filter((r) => !r.editable)).toHaveLength(2);
+    // The trust is kept: a server started again on the same store trusts the workspace still.
+    expect((await (await RuleBook.open({ store, workspace, log: () => undefined })).workspaceRules()).trusted).toBe(true);
 
     await writeFile(file, '{"version": 1, "rules": [{"effect": "allow", "tool": "terminal", "match": {"kind": "command-prefix", "tokens": ["bash"], "exact": false}}]}');
     const invalid = await rules.workspaceRules();

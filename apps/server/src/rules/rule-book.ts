@@ -47,6 +47,7 @@ export class RuleBook implements RuleService {
   static async open(options: RuleBookOptions): Promise<RuleBook> {
     const book = new RuleBook(options);
     for (const stored of await options.store.listRules()) book.kept.set(stored.rule.id, { ...stored });
+    book.trusted = (await options.store.getSetting(trustKey(options.workspace))) === 'trusted';
     await book.refreshWorkspaceFile();
     return book;
   }
@@ -131,6 +132,7 @@ export class RuleBook implements RuleService {
   }
 
   async trustWorkspace(trusted: boolean): Promise<WorkspaceRulesStatus> {
+    await this.options.store.setSetting(trustKey(this.options.workspace), trusted ? 'trusted' : undefined);
     this.trusted = trusted;
     return this.workspaceRules();
   }
@@ -177,6 +179,11 @@ export class RuleBook implements RuleService {
         return;
     }
   }
+}
+
+/** The person's trust in a workspace's own rules file is kept per workspace path, across restarts. */
+function trustKey(workspace: string): string {
+  return `workspace-rules-trusted:${workspace}`;
 }
 
 function ruleCall(toolName: string, args: Record<string, unknown>, tool?: AnyTool): RuleCall {

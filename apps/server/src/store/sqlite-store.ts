@@ -276,6 +276,15 @@ export class SqliteStore implements AirlockStore {
     this.statements.recordRuleHit.run(at, ruleId);
   }
 
+  async getSetting(key: string): Promise<string | undefined> {
+    return this.statements.getSetting.get(key)?.value;
+  }
+
+  async setSetting(key: string, value: string | undefined): Promise<void> {
+    if (value === undefined) this.statements.deleteSetting.run(key);
+    else this.statements.setSetting.run(key, value);
+  }
+
   async listGrants(): Promise<StoredGrant[]> {
     return this.statements.listGrants.all().map(toGrant);
   }
@@ -396,6 +405,9 @@ function prepareStatements(db: Database) {
        ON CONFLICT (rule_id) DO UPDATE SET scope_kind = excluded.scope_kind, scope_value = excluded.scope_value, json = excluded.json`,
     ),
     deleteRule: db.prepare<[string]>('DELETE FROM rules WHERE rule_id = ?'),
+    getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?'),
+    setSetting: db.prepare<[string, string]>('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    deleteSetting: db.prepare<[string]>('DELETE FROM settings WHERE key = ?'),
     deleteSessionRules: db.prepare<[string]>("DELETE FROM rules WHERE scope_kind = 'chat' AND scope_value = ?"),
     listRules: db.prepare<[], { json: string; hits: number; last_used_at: number | null }>('SELECT json, hits, last_used_at FROM rules ORDER BY created_at, rowid'),
     recordRuleHit: db.prepare<[number, string]>('UPDATE rules SET hits = hits + 1, last_used_at = ? WHERE rule_id = ?'),

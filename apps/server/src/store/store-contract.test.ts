@@ -251,6 +251,17 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open }) => {
     expect(await store.listRules()).toStrictEqual([]);
   });
 
+  it('keeps, replaces and clears settings', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    expect(await store.getSetting('k')).toBeUndefined();
+    await store.setSetting('k', 'one');
+    await store.setSetting('k', 'two');
+    expect(await store.getSetting('k')).toBe('two');
+    await store.setSetting('k', undefined);
+    expect(await store.getSetting('k')).toBeUndefined();
+  });
+
   it('deletes a session with its messages, runs, events and grants, and keeps its ledger rows', async () => {
     await using opened = await open();
     const { store } = opened;

@@ -1,5 +1,6 @@
 import { sql as initial } from './001-initial';
 import { sql as rules } from './002-rules';
+import { sql as settings } from './003-settings';
 
 export interface Migration {
   /** 1, 2, 3…: applied in this order, each once. */
@@ -12,4 +13,5 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial },
   { version: 2, name: 'rules', sql: rules },
+  { version: 3, name: 'settings', sql: settings },
 ];
