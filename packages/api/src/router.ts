@@ -202,6 +202,8 @@ export const appRouter = t.router({
           destructive: tool.annotations?.destructive === true,
           executesCode: tool.annotations?.executesCode === true,
           exactGrants: grantsNeedExactArguments(tool),
+          idempotent: tool.annotations?.idempotent === true,
+          openWorld: tool.annotations?.openWorld === true,
         },
         source: tool.source ?? 'builtin',
       })),

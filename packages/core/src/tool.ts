@@ -14,6 +14,10 @@ export interface ToolAnnotations {
    * (a granted command could run what it wrote), a fetch (a granted fetch could send anything anywhere).
    */
   exactGrants?: boolean;
+  /** A repeat with the same arguments has no further effect. An MCP server's hint, shown as its claim; never a permission. */
+  idempotent?: boolean;
+  /** The tool reaches beyond this machine (the web, other services). An MCP server's hint, shown as its claim; never a permission. */
+  openWorld?: boolean;
 }
 
 /** Whether an "Always allow" for this tool covers only the exact arguments it was given for. */

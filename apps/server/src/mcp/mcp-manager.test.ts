@@ -106,12 +106,12 @@ describe('reference servers over stdio, next to broken ones', () => {
         required: ['message'],
         $schema: 'http://json-schema.org/draft-07/schema#',
       },
-      annotations: { exactGrants: true, readOnly: true, destructive: false },
+      annotations: { exactGrants: true, readOnly: true, destructive: false, idempotent: true, openWorld: false },
       source: 'mcp:everything',
     });
     expect(echo.parameters.safeParse({ message: 'hi' }).success).toBe(true);
     expect(echo.parameters.safeParse({ message: 42 }).success).toBe(false);
-    expect(toolNamed(mcp, 'files__write_file').annotations).toStrictEqual({ exactGrants: true, readOnly: false, destructive: true });
+    expect(toolNamed(mcp, 'files__write_file').annotations).toStrictEqual({ exactGrants: true, readOnly: false, destructive: true, idempotent: true, openWorld: false });
   });
 
   test('calls tools through execute', async () => {

@@ -54,7 +54,7 @@ describe('mcpTool', () => {
       name: 'web__search',
       description: 'Searches.',
       jsonSchema: inputSchema,
-      annotations: { exactGrants: true, readOnly: true },
+      annotations: { exactGrants: true, readOnly: true, openWorld: true },
       source: 'mcp:web',
     });
   });

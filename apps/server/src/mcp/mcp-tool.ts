@@ -39,6 +39,8 @@ function annotationsOf(tool: McpToolDefinition): ToolAnnotations {
   const hints = tool.annotations;
   if (typeof hints?.readOnlyHint === 'boolean') annotations.readOnly = hints.readOnlyHint;
   if (typeof hints?.destructiveHint === 'boolean') annotations.destructive = hints.destructiveHint;
+  if (typeof hints?.idempotentHint === 'boolean') annotations.idempotent = hints.idempotentHint;
+  if (typeof hints?.openWorldHint === 'boolean') annotations.openWorld = hints.openWorldHint;
   return annotations;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { grantScope } from './grant-scope';
 
-const plain = { readOnly: true, destructive: false, executesCode: false, exactGrants: false };
+const plain = { readOnly: true, destructive: false, executesCode: false, exactGrants: false, idempotent: false, openWorld: false };
 
 describe('grantScope', () => {
   it('says a grant for a plain tool covers any call of it', () => {

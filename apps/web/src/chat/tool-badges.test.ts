@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { ToolAnnotations } from '../lib/api-types';
 import { toolBadges } from './tool-badges';
 
-const annotations = (patch: Partial<{ readOnly: boolean; destructive: boolean; executesCode: boolean; exactGrants: boolean }>) => ({
+const annotations = (patch: Partial<ToolAnnotations>): ToolAnnotations => ({
   readOnly: false,
   destructive: false,
   executesCode: false,
   exactGrants: false,
+  idempotent: false,
+  openWorld: false,
   ...patch,
 });
 const labels = (...args: Parameters<typeof toolBadges>) => toolBadges(...args).map((badge) => badge.label);
@@ -33,6 +36,15 @@ describe('toolBadges', () => {
       ['files says: destructive', 'claim'],
     ]);
     expect(badges[1]?.title).toContain('own claim');
+  });
+
+  it('shows the idempotent and open-world hints as claims too', () => {
+    expect(labels('search', 'mcp:web', annotations({ readOnly: true, idempotent: true, openWorld: true }))).toStrictEqual([
+      'MCP · web',
+      'web says: read-only',
+      'web says: idempotent',
+      'web says: reaches beyond this machine',
+    ]);
   });
 
   it('does not take the built-in words for an MCP tool with a built-in’s name', () => {

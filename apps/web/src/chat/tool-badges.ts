@@ -30,6 +30,8 @@ export function toolBadges(toolName: string, source: string | undefined, annotat
     if (annotations?.readOnly) claims.push({ label: `${server} says: read-only`, tone: 'claim', title: CLAIM_TITLE });
     if (annotations?.destructive) claims.push({ label: `${server} says: destructive`, tone: 'claim', title: CLAIM_TITLE });
     if (annotations?.executesCode) claims.push({ label: `${server} says: runs code`, tone: 'claim', title: CLAIM_TITLE });
+    if (annotations?.idempotent) claims.push({ label: `${server} says: idempotent`, tone: 'claim', title: CLAIM_TITLE });
+    if (annotations?.openWorld) claims.push({ label: `${server} says: reaches beyond this machine`, tone: 'claim', title: CLAIM_TITLE });
     return [{ label: `MCP · ${server}`, tone: 'source', title: `A tool of the MCP server “${server}”.` }, ...claims];
   }
   const builtin = BUILTIN_BADGES.get(toolName);

@@ -10,8 +10,8 @@ import type { ToolCallState, ToolCallView } from './tool-call-state';
 
 afterEach(cleanup);
 
-const terminal: ToolAnnotations = { readOnly: false, destructive: true, executesCode: true, exactGrants: true };
-const readFile: ToolAnnotations = { readOnly: true, destructive: false, executesCode: false, exactGrants: false };
+const terminal: ToolAnnotations = { readOnly: false, destructive: true, executesCode: true, exactGrants: true, idempotent: false, openWorld: false };
+const readFile: ToolAnnotations = { readOnly: true, destructive: false, executesCode: false, exactGrants: false, idempotent: false, openWorld: false };
 const awaiting: ToolCallState = { status: 'awaiting-decision', approvalId: 'apv_1', expiresAt: Date.now() + 90_000, problem: null };
 
 function view(state: ToolCallState, toolName = 'terminal', args: Record<string, unknown> = { command: 'rm -rf build' }): ToolCallView {
