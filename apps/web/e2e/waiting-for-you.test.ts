@@ -53,4 +53,37 @@ describe('calls waiting for the person', () => {
     await vi.waitFor(async () => expect(await again.title()).toBe('Airlock'));
     expect(await suite.airlock.runCount()).toBe(1);
   });
+
+  it('asks once more before an Always allow from the keyboard, and allows with a', async () => {
+    suite.airlock.model.enqueue(runTerminal, { text: 'Ran it.' }, runTerminal, { text: 'Ran it again.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await chat.send('run it');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    await card.focus();
+    await card.getByText('Keys on this card', { exact: false }).waitFor();
+    await page.keyboard.press('Shift+KeyA');
+    const confirm = card.getByRole('group', { name: 'Confirm Always allow terminal' });
+    await confirm.getByText('Always allow runs this exact command again without asking', { exact: false }).waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    expect(await page.getByText('Always allowed in this chat', { exact: false }).count()).toBe(0);
+
+    await card.focus();
+    await page.keyboard.press('a');
+    await chat.waitForStatus(card, 'Done');
+    await chat.waitForText('Ran it.');
+
+    await chat.send('again');
+    const second = chat.card(1);
+    await chat.waitForStatus(second, 'Waiting for your decision');
+    await second.focus();
+    await page.keyboard.press('Shift+KeyA');
+    await second.getByRole('button', { name: 'Yes, always allow' }).click();
+    await chat.waitForStatus(second, 'Done');
+    await page.getByText('Always allowed in this chat (1)').waitFor();
+    expect(await suite.airlock.runCount()).toBe(2);
+  });
 });
