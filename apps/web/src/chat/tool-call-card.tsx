@@ -67,7 +67,6 @@ export function ToolCallCard({ call, annotations, source, onDecide }: ToolCallCa
       data-tone={presentation.tone}
       data-approval-id={undecided ? state.approvalId : undefined}
       tabIndex={undecided ? 0 : undefined}
-      title={undecided ? CARD_KEYS : undefined}
       onKeyDown={undecided ? onKeyDown : undefined}
       aria-label={`Tool call ${call.toolName}`}
     >
