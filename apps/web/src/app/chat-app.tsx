@@ -6,6 +6,7 @@ import type { ConnectionState } from '../connection/connection-status';
 import type { SessionSummary } from '../lib/api-types';
 import { randomId } from '../lib/random-id';
 import { trpc } from '../lib/trpc';
+import { RulesPage } from '../rules/rules-page';
 import { SessionList } from '../sessions/session-list';
 import { SettingsDialog } from '../settings/settings-dialog';
 import { useToolSettings, type SettingsStore } from '../settings/settings-store';
@@ -57,10 +58,14 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
   const settings = useToolSettings(settingsStore);
   const [current, setCurrent] = useState(initialSession);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [rulesOpen, setRulesOpen] = useState(false);
 
   // Kept per tab, so a reload returns to the same chat (and re-attaches to its run).
   useEffect(() => window.sessionStorage.setItem(CURRENT_SESSION_KEY, current.id), [current.id]);
-  const select = useCallback((next: CurrentSession) => setCurrent(next), []);
+  const select = useCallback((next: CurrentSession) => {
+    setCurrent(next);
+    setRulesOpen(false);
+  }, []);
 
   const list = sessions.data ?? [];
   const summary = list.find((session) => session.sessionId === current.id);
@@ -114,6 +119,9 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
           onDelete={remove}
         />
         <WorkspaceNote workspace={model.data?.workspace} />
+        <button type="button" className="btn settings-button" aria-pressed={rulesOpen} onClick={() => setRulesOpen(!rulesOpen)}>
+          Rules
+        </button>
         <button type="button" className="btn settings-button" onClick={() => setSettingsOpen(true)}>
           Settings
         </button>
@@ -125,17 +133,21 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
           <SandboxNotice sandbox={model.data?.sandbox} />
           <ConnectionIndicator state={connection} />
         </header>
-        <ChatView
-          key={current.id}
-          sessionId={current.id}
-          isNew={current.isNew}
-          tools={toolMap}
-          runOptions={runOptions}
-          connected={connection === 'connected'}
-          onActivity={onActivity}
-          confirmToolCalls={confirm.value}
-          onConfirmToolCalls={confirm.set}
-        />
+        {rulesOpen && <RulesPage onClose={() => setRulesOpen(false)} />}
+        {/* Hidden, not unmounted: a run being followed keeps its stream while the Rules page shows. */}
+        <div className="chat-holder" hidden={rulesOpen}>
+          <ChatView
+            key={current.id}
+            sessionId={current.id}
+            isNew={current.isNew}
+            tools={toolMap}
+            runOptions={runOptions}
+            connected={connection === 'connected'}
+            onActivity={onActivity}
+            confirmToolCalls={confirm.value}
+            onConfirmToolCalls={confirm.set}
+          />
+        </div>
       </main>
       {settingsOpen && (
         <SettingsDialog

@@ -1,0 +1,129 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useBrowserSuite } from './support/browser-suite';
+import { ChatPage } from './support/chat-page';
+
+const suite = useBrowserSuite();
+
+const terminal = (command: string) => ({ toolCalls: [{ name: 'terminal', arguments: { command } }] });
+const ECHO_RULE = 'Allow commands starting with echo in this workspace';
+
+async function openRules(chat: ChatPage) {
+  await chat.page.getByRole('button', { name: 'Rules', exact: true }).click();
+  await chat.page.getByRole('heading', { name: 'Rules', exact: true }).waitFor();
+}
+
+function rule(chat: ChatPage, description: string) {
+  return chat.page.getByRole('listitem', { name: `Rule: ${description}`, exact: true });
+}
+
+describe('lasting rules in the browser', () => {
+  it('shows the rule Always allow would save for this workspace, then lets the same kind of call run unasked in another chat', async () => {
+    suite.airlock.model.enqueue(terminal('echo first'), { text: 'First done.' }, terminal('echo second'), { text: 'Second done.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Say first');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    await card.getByRole('radio', { name: 'this workspace' }).check();
+    const proposed = card.getByTestId('proposed-rule');
+    await proposed.waitFor();
+    expect(await proposed.textContent()).toBe(`Always allow saves this rule: ${ECHO_RULE}. Such calls then run without asking; see or remove it under Rules.`);
+    expect(await proposed.locator('code').allTextContents()).toStrictEqual(['echo']);
+    await chat.button(card, 'Always allow terminal').click();
+    await chat.waitForStatus(card, 'Done');
+    await chat.waitForText('First done.');
+    expect(await card.getByTestId('rule-provenance').count()).toBe(0);
+
+    await chat.page.getByRole('button', { name: 'New chat', exact: true }).click();
+    await chat.send('Say second');
+    const other = chat.card();
+    await chat.waitForStatus(other, 'Done');
+    await chat.waitForText('Second done.');
+    expect(await other.getByTestId('rule-provenance').textContent()).toBe(`Allowed by rule: ${ECHO_RULE}.`);
+    expect(await other.locator('.result-text').textContent()).toContain('second');
+
+    await openRules(chat);
+    const saved = rule(chat, ECHO_RULE);
+    await saved.getByTestId('rule-hits').getByText('1 hit', { exact: true }).waitFor();
+    expect(await saved.textContent()).toContain('this workspace · yours · 1 hit · last used just now');
+
+    // After a reload the card knows the rule only by the ledger's id, and finds its text in the rule list.
+    await chat.page.getByRole('button', { name: 'Back to the chat', exact: true }).click();
+    await chat.page.reload();
+    await chat.connected();
+    const reloaded = chat.card();
+    await chat.waitForStatus(reloaded, 'Done');
+    await reloaded.getByTestId('rule-provenance').getByText(ECHO_RULE.split('echo')[0]!, { exact: false }).waitFor();
+    expect(await reloaded.getByTestId('rule-provenance').textContent()).toBe(`Allowed by rule: ${ECHO_RULE}.`);
+  });
+
+  it('adds a deny rule by hand with a preview of past calls, shows the server’s field errors, then removes it', async () => {
+    suite.airlock.model.enqueue(terminal('echo hello'), { text: 'Hello done.' }, terminal('echo again'), { text: 'Told no.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    page.on('dialog', (dialog) => void dialog.accept());
+    await chat.send('Say hello');
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+    await chat.button(chat.card(), 'Allow terminal').click();
+    await chat.waitForText('Hello done.');
+
+    await openRules(chat);
+    await page.getByText('No rules yet.', { exact: false }).waitFor();
+    await page.getByRole('button', { name: 'Add a rule', exact: true }).click();
+    const editor = page.getByRole('form', { name: 'New rule' });
+    await editor.getByRole('radio', { name: 'Deny' }).check();
+    await editor.getByRole('combobox', { name: 'Applies to' }).selectOption({ label: 'File paths' });
+    await editor.getByRole('textbox', { name: 'Path glob, relative to the workspace' }).fill('../secrets/**');
+    await editor.getByRole('list', { name: 'Problems with match' }).getByText('the glob leads out of the workspace ("..")', { exact: true }).waitFor();
+
+    await editor.getByRole('combobox', { name: 'Applies to' }).selectOption({ label: 'Commands (terminal)' });
+    await editor.getByRole('textbox', { name: 'Command' }).fill('echo');
+    await editor.getByRole('textbox', { name: 'Reason (told to the model when it denies)' }).fill('no echo today');
+    const preview = editor.getByTestId('rule-preview');
+    await preview.getByText('It would have denied 1 recent call:', { exact: true }).waitFor();
+    expect(await preview.locator('li').allTextContents()).toStrictEqual(['terminal echo hello']);
+    expect(await editor.getByRole('list', { name: 'Problems with match' }).count()).toBe(0);
+    await editor.getByRole('button', { name: 'Add rule', exact: true }).click();
+
+    const denyText = 'Deny commands starting with echo in this workspace: no echo today';
+    const saved = rule(chat, denyText);
+    await saved.waitFor();
+    expect(await saved.getByTestId('rule-hits').textContent()).toBe('0 hits');
+    await page.getByRole('combobox', { name: 'Show' }).selectOption({ label: 'Everywhere' });
+    await page.getByText('No rules with this scope.', { exact: true }).waitFor();
+    await page.getByRole('combobox', { name: 'Show' }).selectOption({ label: 'This workspace' });
+    await saved.waitFor();
+
+    await page.getByRole('button', { name: 'Back to the chat', exact: true }).click();
+    await chat.send('Say again');
+    const denied = chat.card(1);
+    await chat.waitForStatus(denied, 'Denied');
+    expect(await denied.getByTestId('rule-provenance').textContent()).toBe(`Denied by rule: ${denyText}.`);
+    await chat.waitForText('Told no.');
+
+    await openRules(chat);
+    await saved.getByTestId('rule-hits').getByText('1 hit', { exact: true }).waitFor();
+    await saved.getByRole('button', { name: 'Remove', exact: true }).click();
+    await saved.waitFor({ state: 'detached' });
+    await page.getByText('No rules yet.', { exact: false }).waitFor();
+  });
+
+  it("shows the workspace file's problems and keeps the person's trust in it", async () => {
+    await mkdir(join(suite.airlock.workspace, '.airlock'));
+    await writeFile(join(suite.airlock.workspace, '.airlock', 'rules.json'), JSON.stringify({ version: 1, rules: [{ effect: 'allow', tool: 'read_file', match: { kind: 'path-glob', glob: '../x' } }] }));
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await openRules(chat);
+    const panel = chat.page.getByRole('region', { name: 'Workspace rules file' });
+    await panel.getByText("This workspace's rules file is invalid: none of its rules apply.", { exact: false }).waitFor();
+    expect(await panel.getByRole('alert').textContent()).toContain('rules[0].match.glob');
+    const trust = panel.getByRole('checkbox', { name: "Trust this workspace's rules" });
+    expect(await trust.isChecked()).toBe(false);
+    await trust.check();
+    await expect.poll(() => trust.isDisabled()).toBe(false);
+    await chat.page.reload();
+    await chat.connected();
+    await openRules(chat);
+    await expect.poll(() => chat.page.getByRole('checkbox', { name: "Trust this workspace's rules" }).isChecked()).toBe(true);
+  });
+});
