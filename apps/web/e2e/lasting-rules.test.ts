@@ -58,7 +58,7 @@ describe('lasting rules in the browser', () => {
     expect(await reloaded.getByTestId('rule-provenance').textContent()).toBe(`Allowed by rule: ${ECHO_RULE}.`);
   });
 
-  it('adds a deny rule by hand with a preview of past calls, shows the server’s field errors, then removes it', async () => {
+  it('adds a deny rule by hand with a preview of past calls, shows the server’s field errors, edits it and removes it', async () => {
     suite.airlock.model.enqueue(terminal('echo hello'), { text: 'Hello done.' }, terminal('echo again'), { text: 'Told no.' });
     const chat = await ChatPage.open(suite.context, suite.airlock.link);
     const { page } = chat;
@@ -104,8 +104,16 @@ describe('lasting rules in the browser', () => {
 
     await openRules(chat);
     await saved.getByTestId('rule-hits').getByText('1 hit', { exact: true }).waitFor();
-    await saved.getByRole('button', { name: 'Remove', exact: true }).click();
-    await saved.waitFor({ state: 'detached' });
+    await saved.getByRole('button', { name: 'Edit', exact: true }).click();
+    const edit = page.getByRole('form', { name: 'Edit rule' });
+    expect(await edit.getByRole('textbox', { name: 'Command' }).inputValue()).toBe('echo');
+    await edit.getByRole('textbox', { name: 'Reason (told to the model when it denies)' }).fill('not on Mondays');
+    await edit.getByTestId('rule-preview').getByText('It would have denied 2 recent calls:', { exact: true }).waitFor();
+    await edit.getByRole('button', { name: 'Save rule', exact: true }).click();
+    const edited = rule(chat, 'Deny commands starting with echo in this workspace: not on Mondays');
+    await edited.getByTestId('rule-hits').getByText('1 hit', { exact: true }).waitFor();
+    await edited.getByRole('button', { name: 'Remove', exact: true }).click();
+    await edited.waitFor({ state: 'detached' });
     await page.getByText('No rules yet.', { exact: false }).waitFor();
   });
 

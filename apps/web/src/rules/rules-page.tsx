@@ -22,7 +22,8 @@ type Editing = { kind: 'none' } | { kind: 'new' } | { kind: 'rule'; ruleId: stri
 
 /** Every lasting rule, the workspace file's status and trust, and a form to add or change the person's own. */
 export function RulesPage({ onClose }: { onClose: () => void }) {
-  const rules = trpc.rules.list.useQuery(undefined, { retry: false });
+  // Hits change whenever a rule decides a call: read them afresh each time the page opens.
+  const rules = trpc.rules.list.useQuery(undefined, { retry: false, refetchOnMount: 'always' });
   const sessions = trpc.sessions.list.useQuery();
   const model = trpc.model.info.useQuery(undefined, { staleTime: 60_000 });
   const [filter, setFilter] = useState<ScopeFilter>('all');
