@@ -56,6 +56,16 @@ describe('lasting rules in the browser', () => {
     await chat.waitForStatus(reloaded, 'Done');
     await reloaded.getByTestId('rule-provenance').getByText(ECHO_RULE.split('echo')[0]!, { exact: false }).waitFor();
     expect(await reloaded.getByTestId('rule-provenance').textContent()).toBe(`Allowed by rule: ${ECHO_RULE}.`);
+
+    // A rule removed since reads as "a rule".
+    chat.page.on('dialog', (dialog) => void dialog.accept());
+    await openRules(chat);
+    await rule(chat, ECHO_RULE).getByRole('button', { name: 'Remove', exact: true }).click();
+    await rule(chat, ECHO_RULE).waitFor({ state: 'detached' });
+    await chat.page.reload();
+    await chat.connected();
+    await chat.waitForStatus(chat.card(), 'Done');
+    await chat.card().getByTestId('rule-provenance').getByText('Allowed by a rule.', { exact: true }).waitFor();
   });
 
   it('adds a deny rule by hand with a preview of past calls, shows the server’s field errors, edits it and removes it', async () => {
