@@ -53,16 +53,21 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
     return () => navigator.serviceWorker.removeEventListener('message', onMessage);
   }, [enabled]);
 
+  const waitingIds = useRef(new Set<string>());
+  const queue = useRef(Promise.resolve());
   useEffect(() => {
+    waitingIds.current = new Set(waiting.map((approval) => approval.approvalId));
     const fresh = waiting.filter((approval) => !seen.current.has(approval.approvalId));
     for (const approval of fresh) seen.current.add(approval.approvalId);
     if (!enabled || typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
-    const ids = new Set(waiting.map((approval) => approval.approvalId));
-    void (registration.current ?? Promise.resolve(null)).then(async (worker) => {
-      for (const notification of (await worker?.getNotifications()) ?? []) if (!ids.has(notification.tag)) notification.close();
-      if (!document.hidden) return;
-      for (const approval of fresh) await notify(worker, approval, latest.current.show);
-    });
+    const hidden = document.hidden;
+    // One update at a time, each closing against the latest list: an older update must not close a newer notification.
+    queue.current = queue.current.then(async () => {
+      const worker = await (registration.current ?? Promise.resolve(null));
+      for (const notification of (await worker?.getNotifications()) ?? []) if (!waitingIds.current.has(notification.tag)) notification.close();
+      if (!hidden) return;
+      for (const approval of fresh) if (waitingIds.current.has(approval.approvalId)) await notify(worker, approval, latest.current.show);
+    }).catch(() => undefined);
   }, [enabled, waiting]);
 }
 
