@@ -169,7 +169,7 @@ class ChatSession {
         if (event.awaitingConfirmation) await this.decide(event);
         return;
       case 'tool-decision':
-        screen.line(decisionLine(event, event.reason === undefined ? '' : showText(event.reason, style)));
+        screen.line(decisionLine(event, event.reason === undefined ? '' : showText(event.reason, style), event.rule === undefined ? '' : showText(event.rule, style)));
         return;
       case 'tool-end':
         screen.line(outcomeLine(event, style));

@@ -13,7 +13,7 @@ const OUTCOMES: Record<ToolOutcome, { label: string; tone: 'good' | 'bad' | 'dim
 };
 
 const DECISIONS: Record<Decision, string> = { allow: '✓ allowed', deny: '✗ denied', timeout: '⌛ no decision in time', cancel: '✗ stopped' };
-const SOURCES: Record<DecisionSource, string> = { user: '', grant: ' by an "always" grant', 'confirmation-off': ' (confirmation is off)' };
+const SOURCES: Record<DecisionSource, string> = { user: '', grant: ' by an "always" grant', rule: ' by a rule', 'confirmation-off': ' (confirmation is off)' };
 
 const RUN_ENDS: Record<RunEndReason, string> = {
   done: '',
@@ -28,8 +28,11 @@ export function outcomeLine(event: LoopEventOf<'tool-end'>, style: TerminalStyle
   return `  ${paint(`→ ${label}`)}`;
 }
 
-export function decisionLine(event: LoopEventOf<'tool-decision'>, reason: string): string {
-  return `  ${DECISIONS[event.decision]}${SOURCES[event.source]}${reason === '' ? '' : `: ${reason}`}`;
+/** `reason` and `rule` come already made safe to print (escaped like the card). */
+export function decisionLine(event: LoopEventOf<'tool-decision'>, reason: string, rule = ''): string {
+  const source = event.source === 'rule' && rule !== '' ? ` by rule: ${rule}` : SOURCES[event.source];
+  const because = reason === '' || (event.source === 'rule' && reason === rule) ? '' : `: ${reason}`;
+  return `  ${DECISIONS[event.decision]}${source}${because}`;
 }
 
 export function runEndLine(event: LoopEventOf<'run-end'>, error: string): string {
