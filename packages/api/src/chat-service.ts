@@ -291,7 +291,8 @@ export class ChatService {
     const asRule = input.decision === 'allow' && input.always === true && input.scope !== undefined && input.scope !== 'chat' && rules !== undefined;
     const pending = asRule ? this.options.registry.listPending(input.sessionId).find((p) => p.approvalId === input.approvalId) : undefined;
     // The rule is drafted before the call is released, from the very arguments the person was shown.
-    const draft = pending && rules ? await rules.propose(input.sessionId, { toolName: pending.toolName, arguments: pending.arguments }, input.scope!) : undefined;
+    const tool = pending && this.options.tools().find((candidate) => candidate.name === pending.toolName);
+    const draft = pending && rules ? await rules.propose(input.sessionId, { toolName: pending.toolName, arguments: pending.arguments }, input.scope!, tool) : undefined;
     // Kept until the decision event is written, so the ledger says who decided.
     if (input.by) this.deciders.set(input.approvalId, input.by);
     const result = this.options.registry.resolve(input.approvalId, input.decision, {

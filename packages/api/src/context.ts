@@ -60,7 +60,13 @@ export interface RuleService {
   update(ruleId: string, draft: RuleDraft): Promise<RuleView>;
   remove(ruleId: string): Promise<boolean>;
   /** The rule "Always allow" on this call would save at this scope, and how it reads. */
-  propose(sessionId: string, call: { toolName: string; arguments: Record<string, unknown> }, scope: 'chat' | 'workspace' | 'global'): Promise<{ draft: RuleDraft; description: string }>;
+  propose(
+    sessionId: string,
+    call: { toolName: string; arguments: Record<string, unknown> },
+    scope: 'chat' | 'workspace' | 'global',
+    /** The tool as it is now: an MCP tool's rule names its server and its own name. */
+    tool?: AnyTool,
+  ): Promise<{ draft: RuleDraft; description: string }>;
   /** Which of these past calls the draft would have decided. */
   preview(draft: RuleDraft, calls: readonly ToolCallRecord[]): Promise<ToolCallRecord[]>;
   workspaceRules(): Promise<WorkspaceRulesStatus>;

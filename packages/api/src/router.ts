@@ -177,7 +177,8 @@ export const appRouter = t.router({
       .query(async ({ input, ctx }) => {
         const pending = ctx.services.chat.pending(input.sessionId).find((p) => p.approvalId === input.approvalId);
         if (!pending) throw new TRPCError({ code: 'NOT_FOUND', message: 'approvalId: no call of this chat waits with this id' });
-        return rulesOf(ctx).propose(input.sessionId, { toolName: pending.toolName, arguments: pending.arguments }, input.scope);
+        const tool = ctx.services.catalog.tools().find((candidate) => candidate.name === pending.toolName);
+        return rulesOf(ctx).propose(input.sessionId, { toolName: pending.toolName, arguments: pending.arguments }, input.scope, tool);
       }),
     /** The recent calls (newest first, from the ledger) that a draft rule would have decided. */
     preview: procedure.input(ruleDraftSchema).query(async ({ input, ctx }) => {

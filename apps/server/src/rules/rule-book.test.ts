@@ -137,3 +137,35 @@ describe('RuleBook with ChatService', () => {
     expect((await rules.list()).filter((r) => !r.editable)).toStrictEqual([]);
   });
 });
+
+describe('RuleBook with an MCP tool', () => {
+  it('"Always allow" everywhere on an MCP call saves a rule for that server\'s tool, which allows its later calls with other arguments', async () => {
+    const store = new MemoryStore();
+    const workspace = await workspaceFolder();
+    const ran: string[] = [];
+    const mcpRead = defineTool({
+      name: 'files__read',
+      description: 'reads a file (MCP)',
+      parameters: z.object({ path: z.string() }),
+      source: 'mcp:files',
+      remoteName: 'read',
+      annotations: { exactGrants: true },
+      execute: async ({ path: file }) => {
+        ran.push(file);
+        return 'content';
+      },
+    });
+    const rules = await RuleBook.open({ store, workspace, log: () => undefined });
+    const model = new ScriptedModel([toolCallStep({ name: 'files__read', arguments: { path: 'a' } }), textStep('one'), toolCallStep({ name: 'files__read', arguments: { path: 'b' } }), textStep('two')]);
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [mcpRead], store, rules });
+    cleanups.push(() => chat.shutdown());
+    await chat.startRun({ sessionId: 'a', runId: 'r1', message: 'read a' });
+    await vi.waitFor(() => expect(chat.pending('a')).toHaveLength(1));
+    await chat.confirm({ sessionId: 'a', approvalId: chat.pending('a')[0]!.approvalId, decision: 'allow', always: true, scope: 'global' });
+    await ended(chat, 'a');
+    expect((await rules.list()).map((r) => r.rule.match)).toStrictEqual([{ kind: 'mcp-tool', server: 'files', tool: 'read' }]);
+    await chat.startRun({ sessionId: 'b', runId: 'r2', message: 'read b' });
+    await ended(chat, 'b');
+    expect(ran).toStrictEqual(['a', 'b']);
+  });
+});
