@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import type { SessionSummary } from '../lib/api-types';
 import { trpc } from '../lib/trpc';
 
@@ -20,22 +20,32 @@ export interface ConfirmToolCalls {
 export function useConfirmToolCalls(sessionId: string, summary: SessionSummary | undefined): ConfirmToolCalls {
   const utils = trpc.useUtils();
   const [draft, setDraft] = useState<{ sessionId: string; value: boolean } | null>(null);
+  // What the person just chose, shown at once and kept until the server's summary says the same (or the change
+  // fails): between the answer and the re-read list, the old value would flash back.
+  const [chosen, setChosen] = useState<{ sessionId: string; value: boolean } | null>(null);
   const update = trpc.sessions.update.useMutation({
+    onError: () => setChosen(null),
     onSettled: () => Promise.all([utils.sessions.list.invalidate(), utils.sessions.get.invalidate({ sessionId })]),
   });
   const drafted = draft?.sessionId === sessionId ? draft.value : undefined;
-  const sending = update.isPending && update.variables.sessionId === sessionId ? update.variables.confirmToolCalls : undefined;
+  const chosenHere = chosen?.sessionId === sessionId ? chosen.value : undefined;
+  const stored = summary?.confirmToolCalls;
+  useEffect(() => {
+    if (chosenHere !== undefined && stored === chosenHere) setChosen(null);
+  }, [chosenHere, stored]);
   const exists = summary !== undefined;
   const { mutate } = update;
   const set = useCallback(
     (value: boolean) => {
-      if (exists) mutate({ sessionId, confirmToolCalls: value });
-      else setDraft({ sessionId, value });
+      if (exists) {
+        setChosen({ sessionId, value });
+        mutate({ sessionId, confirmToolCalls: value });
+      } else setDraft({ sessionId, value });
     },
     [exists, mutate, sessionId],
   );
   return {
-    value: sending ?? summary?.confirmToolCalls ?? drafted ?? true,
+    value: chosenHere ?? stored ?? drafted ?? true,
     forFirstMessage: exists ? undefined : drafted,
     set,
     error: update.error?.message ?? null,
