@@ -20,5 +20,16 @@ export type {
   AuditPage,
   StoredGrant,
   StoredRule,
+  RunFence,
 } from './store';
 export * from './rules';
+export {
+  FencedError,
+  encodeClusterMessage,
+  decodeClusterMessage,
+  type Cluster,
+  type ClusterMessage,
+  type ClaimDecisionInput,
+  type ClaimDecisionResult,
+  type PendingApprovalRecord,
+} from './cluster';

@@ -125,6 +125,19 @@ export class MemoryStore implements AirlockStore {
     applyLedger?.();
   }
 
+  async appendEvents(inputs: readonly AppendEventInput[]): Promise<void> {
+    // Checked as a whole first, so a batch lands whole or not at all.
+    const seen = new Set<string>();
+    for (const input of inputs) {
+      const entry = this.runs.get(input.runId);
+      if (entry === undefined) throw new NotFoundError('run', input.runId);
+      const key = `${input.runId}:${input.seq}`;
+      if (entry.events.has(input.seq) || seen.has(key)) throw new Error(`run "${input.runId}" already has an event ${input.seq}`);
+      seen.add(key);
+    }
+    for (const input of inputs) await this.appendEvent(input);
+  }
+
   async loadEvents(runId: string, afterSeq: number): Promise<LoopEvent[]> {
     const events = this.runs.get(runId)?.events;
     if (events === undefined) return [];

@@ -24,14 +24,18 @@ export interface AirlockStore {
   /** Deletes a session with its messages, runs, events and grants; its rows in the ledger of tool calls stay, for audit. */
   deleteSession(sessionId: string): Promise<void>;
 
-  /** Appends one message to a session's conversation. */
-  appendMessage(sessionId: string, message: ChatMessage, at: number): Promise<void>;
+  /** Appends one message to a session's conversation; `fence`, from a run, is checked as for appendEvent. */
+  appendMessage(sessionId: string, message: ChatMessage, at: number, fence?: RunFence): Promise<void>;
   /** A session's whole conversation, in order. */
   loadMessages(sessionId: string): Promise<ChatMessage[]>;
 
-  createRun(run: StoredRun): Promise<void>;
-  /** Marks a run as ended; its events stay replayable. */
-  endRun(runId: string, reason: string, endedAt: number): Promise<void>;
+  /**
+   * Records a new run. A store shared by several instances also makes it owned by `owner` (fencing token 1) and
+   * refuses a second unfinished run in the same session with a ConflictError "session-busy".
+   */
+  createRun(run: StoredRun, owner?: string): Promise<void>;
+  /** Marks a run as ended; its events stay replayable. `fence` is checked as for appendEvent. */
+  endRun(runId: string, reason: string, endedAt: number, fence?: number): Promise<void>;
   /** Whether a run of this id was ever started, ended or not: a run id is never used twice. */
   hasRun(runId: string): Promise<boolean>;
   getRun(runId: string): Promise<StoredRun | undefined>;
@@ -43,6 +47,11 @@ export interface AirlockStore {
    * event and its effect on the ledger are kept together or not at all.
    */
   appendEvent(input: AppendEventInput): Promise<void>;
+  /**
+   * Appends consecutive events of one run in order, all or none (one transaction): how a run stores a burst of text
+   * deltas with one write. Each input is checked and applied as by appendEvent.
+   */
+  appendEvents(inputs: readonly AppendEventInput[]): Promise<void>;
   /** The run's events after `afterSeq`, in order. */
   loadEvents(runId: string, afterSeq: number): Promise<LoopEvent[]>;
 
@@ -141,6 +150,17 @@ export interface AppendEventInput {
   event: LoopEvent;
   at: number;
   ledger?: LedgerChange;
+  /**
+   * The writer's fencing token for the run (see Cluster). A store shared by several instances refuses the write with
+   * a FencedError when the run's token is another; a store of one instance ignores it.
+   */
+  fence?: number;
+}
+
+/** A run's fencing token, for a write that names the run only through it. */
+export interface RunFence {
+  runId: string;
+  token: number;
 }
 
 /** One tool call, from its start to its end: the ledger's row. */

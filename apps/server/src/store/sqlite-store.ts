@@ -108,6 +108,7 @@ export class SqliteStore implements AirlockStore {
   private readonly statements;
   private readonly auditStatements = new Map<string, Statement<Record<string, unknown>, LedgerRow>>();
   private readonly appendEventTransaction;
+  private readonly appendEventsTransaction;
   private readonly deleteSessionTransaction;
   private closed = false;
 
@@ -122,6 +123,11 @@ export class SqliteStore implements AirlockStore {
     this.appendEventTransaction = db.transaction((input: AppendEventInput) => {
       s.insertEvent.run(input.runId, input.seq, JSON.stringify(input.event), input.at);
       if (input.ledger !== undefined) this.applyLedgerChange(input.runId, input.sessionId, input.ledger);
+    });
+    const appendOne = this.appendEventTransaction;
+    this.appendEventsTransaction = db.transaction((inputs: readonly AppendEventInput[]) => {
+      // Nested: each runs as a savepoint of this one transaction.
+      for (const input of inputs) appendOne(input);
     });
     this.deleteSessionTransaction = db.transaction((sessionId: string) => {
       s.retireRuns.run(sessionId);
@@ -211,6 +217,10 @@ export class SqliteStore implements AirlockStore {
 
   async appendEvent(input: AppendEventInput): Promise<void> {
     this.appendEventTransaction.immediate(input);
+  }
+
+  async appendEvents(inputs: readonly AppendEventInput[]): Promise<void> {
+    this.appendEventsTransaction.immediate(inputs);
   }
 
   async loadEvents(runId: string, afterSeq: number): Promise<LoopEvent[]> {

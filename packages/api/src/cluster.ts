@@ -1,0 +1,142 @@
+import type { Decision, PendingApproval } from '@airlock/core';
+import type { DecidedBy, StoredGrant, StoredRun } from './store';
+
+/**
+ * What several server instances on one shared store need from it beyond the store itself: ownership of runs
+ * (a lease each instance renews, with a fencing token), decisions as one conditional write, and wake-ups between
+ * instances. Without a cluster a ChatService is the only writer of its store and needs none of this.
+ *
+ * Every write a run makes carries its fencing token (`AppendEventInput.fence`, the `fence` of `appendMessage` and
+ * `endRun`): a store with a cluster refuses a write whose token is no longer the run's, so an instance that lost a
+ * run (it stalled past its lease and another took over) can never write into it again.
+ */
+export interface Cluster {
+  /** This instance's id, unique among the instances sharing the store. */
+  readonly instanceId: string;
+  /** How long a lease lasts without renewal, in ms. An instance that stops renewing loses its runs after this. */
+  readonly leaseMs: number;
+
+  /**
+   * Takes a run that is unowned, or whose lease ran out, for this instance: answers the new fencing token (greater
+   * than any before for this run), or undefined when another live instance holds it or the run has ended.
+   */
+  claimRun(runId: string): Promise<number | undefined>;
+  /** Extends the lease of every run this instance holds; answers the ids of the runs it still holds. */
+  renewLeases(): Promise<Set<string>>;
+  /** Gives up every run this instance holds (a graceful stop), so others take them over at once. */
+  releaseRuns(): Promise<void>;
+  /** Unfinished runs no live instance holds: unowned, or with a lease that ran out. Oldest first. */
+  listClaimableRuns(): Promise<StoredRun[]>;
+
+  /**
+   * A person's decision, as one conditional write: the call's ledger row goes from undecided to decided only if it
+   * is still undecided and belongs to `sessionId`. Of two instances deciding one call at once, exactly one gets
+   * "resolved".
+   */
+  claimDecision(input: ClaimDecisionInput): Promise<ClaimDecisionResult>;
+  /** The calls of a session waiting for a decision, whichever instance holds their run. */
+  listPendingApprovals(sessionId: string): Promise<PendingApproval[]>;
+  /** The waiting call with this approval id, when it is still undecided and belongs to the session. */
+  getPendingApproval(sessionId: string, approvalId: string): Promise<PendingApprovalRecord | undefined>;
+  /** One grant still in force, by id. */
+  getGrant(grantId: string): Promise<StoredGrant | undefined>;
+
+  /** Tells every instance (this one too) about a change; delivered in order per sender, at most once. */
+  publish(message: ClusterMessage): Promise<void>;
+  /** Calls `listener` for every message from any instance until the returned function is called. */
+  subscribe(listener: (message: ClusterMessage) => void): () => void;
+}
+
+export interface ClaimDecisionInput {
+  sessionId: string;
+  approvalId: string;
+  decision: Decision;
+  /** "user" for a person; "grant" when a grant released a waiting call. */
+  source: 'user' | 'grant';
+  reason?: string;
+  grantId?: string;
+  decidedAt: number;
+  by?: DecidedBy;
+}
+
+export type ClaimDecisionResult =
+  | { status: 'resolved'; call: PendingApprovalRecord }
+  | { status: 'already-decided'; decision: Decision; source: string; reason: string | null; grantId: string | null }
+  | { status: 'not-found' };
+
+/** A waiting call with what is needed to grant it (the ledger row's start half). */
+export interface PendingApprovalRecord extends PendingApproval {
+  executesCode: boolean;
+  toolVersion: string;
+}
+
+/**
+ * What instances tell each other. Ids only: the data is read from the store, so a message that is lost or late
+ * never carries stale state.
+ */
+export type ClusterMessage =
+  /** A run's event of this seq was stored (sent by the store in the same transaction as the event). */
+  | { type: 'event'; runId: string; seq: number }
+  /** A call was decided by a conditional write; its run's owner releases the waiting call. */
+  | { type: 'decided'; runId: string; approvalId: string }
+  /** A grant was made or revoked in a session. */
+  | { type: 'grant'; sessionId: string; grantId: string; revoked: boolean }
+  /** A session was created, changed, deleted, or its run started or ended. */
+  | { type: 'session'; sessionId: string }
+  /** Someone asked to cancel a run; its owner does. */
+  | { type: 'cancel'; runId: string }
+  /** An instance released its runs (a graceful stop): others take them over now rather than at lease expiry. */
+  | { type: 'released'; instanceId: string }
+  /** Lasting rules or settings changed. */
+  | { type: 'rules' }
+  /**
+   * Delivered by the local cluster only (never sent): the connection that carries messages was lost and is back, so
+   * anything may have been missed; listeners re-read what they follow.
+   */
+  | { type: 'resync' };
+
+/** A write refused because its fencing token is no longer the run's: the run belongs to another instance now. */
+export class FencedError extends Error {
+  constructor(readonly runId: string) {
+    super(`run ${runId} is owned by another instance now; this instance may no longer write to it`);
+    this.name = 'FencedError';
+  }
+}
+
+/** Encodes a message as the short text a notification carries (ids only, well under PostgreSQL's 8,000 bytes). */
+export function encodeClusterMessage(message: ClusterMessage): string {
+  return JSON.stringify(message);
+}
+
+/** Decodes a notification; anything malformed answers undefined and is ignored. */
+export function decodeClusterMessage(text: string): ClusterMessage | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const message = value as Record<string, unknown>;
+  const str = (key: string) => typeof message[key] === 'string' && (message[key] as string).length <= 200;
+  switch (message.type) {
+    case 'event':
+      return str('runId') && Number.isSafeInteger(message.seq) ? { type: 'event', runId: message.runId as string, seq: message.seq as number } : undefined;
+    case 'decided':
+      return str('runId') && str('approvalId') ? { type: 'decided', runId: message.runId as string, approvalId: message.approvalId as string } : undefined;
+    case 'grant':
+      return str('sessionId') && str('grantId') && typeof message.revoked === 'boolean'
+        ? { type: 'grant', sessionId: message.sessionId as string, grantId: message.grantId as string, revoked: message.revoked }
+        : undefined;
+    case 'session':
+      return str('sessionId') ? { type: 'session', sessionId: message.sessionId as string } : undefined;
+    case 'cancel':
+      return str('runId') ? { type: 'cancel', runId: message.runId as string } : undefined;
+    case 'released':
+      return str('instanceId') ? { type: 'released', instanceId: message.instanceId as string } : undefined;
+    case 'rules':
+      return { type: 'rules' };
+    default:
+      return undefined;
+  }
+}
