@@ -109,7 +109,17 @@ export interface ApprovalRegistryOptions {
   rememberDecided?: number;
   /** Clock for requestedAt / expiresAt. Default Date.now. */
   now?: () => number;
+  /**
+   * Consulted when a waiting call settles, before its wait sees the outcome: answers the outcome that holds, or
+   * undefined to keep this one. Where several instances can decide one call, it records a timeout, a cancel or a
+   * grant's release with the same conditional write as a person's decision, and answers the decision that won if
+   * another came first. Default none.
+   */
+  arbiter?: Arbiter;
 }
+
+/** See ApprovalRegistryOptions.arbiter. Never rejects: a failure answers a safe outcome. */
+export type Arbiter = (call: PendingApproval, outcome: DecisionOutcome) => Promise<DecisionOutcome> | undefined;
 
 /** A registered, not yet decided call. The loop emits its id, then waits on it. */
 export interface ApprovalTicket {
@@ -152,8 +162,11 @@ class Slot implements ApprovalTicket {
     requestedAt: number,
     delay: number | undefined,
     expiresAt: number | null,
-    /** Called once, when the slot settles and before its wait resolves; takes it out of its expiry list too. */
-    private readonly onSettle: (slot: Slot, outcome: DecisionOutcome) => void,
+    /**
+     * Called once, when the slot settles and before its wait resolves; takes it out of its expiry list too. When it
+     * answers a promise, the wait resolves with what that promise answers instead.
+     */
+    private readonly onSettle: (slot: Slot, outcome: DecisionOutcome) => Promise<DecisionOutcome> | undefined,
   ) {
     this.approvalId = approvalId;
     this.sessionId = request.sessionId;
@@ -195,8 +208,18 @@ class Slot implements ApprovalTicket {
     this.signals = undefined;
     if (Array.isArray(signals)) for (const signal of signals) signal.removeEventListener('abort', this);
     else signals?.removeEventListener('abort', this);
-    this.onSettle(this, outcome);
-    this.resolveWait(outcome);
+    const held = this.onSettle(this, outcome);
+    if (held === undefined) {
+      this.resolveWait(outcome);
+      return;
+    }
+    held.then(
+      (final) => {
+        this.outcome = final;
+        this.resolveWait(final);
+      },
+      () => this.resolveWait(outcome),
+    );
   }
 
   /** A plain copy for listPending: callers get data, not the slot. */
@@ -296,14 +319,19 @@ export class ApprovalRegistry {
   private readonly grants = new Map<string, Map<string, StoredGrant>>();
   private readonly rememberDecided: number;
   private readonly now: () => number;
-  private readonly forget: (slot: Slot, outcome: DecisionOutcome) => void;
+  private readonly forget: (slot: Slot, outcome: DecisionOutcome) => Promise<DecisionOutcome> | undefined;
+  private readonly arbiter: Arbiter | undefined;
   /** One expiry list per decision timeout in use (usually one: the default). */
   private readonly expiryLists = new Map<number, ExpiryList>();
 
   constructor(options: ApprovalRegistryOptions = {}) {
     this.rememberDecided = options.rememberDecided ?? 10_000;
     this.now = options.now ?? Date.now;
-    this.forget = (slot, outcome) => this.forgetSlot(slot, outcome);
+    this.arbiter = options.arbiter;
+    this.forget = (slot, outcome) => {
+      this.forgetSlot(slot, outcome);
+      return this.arbiter?.(slot, outcome);
+    };
   }
 
   register(request: ApprovalRequest): ApprovalTicket {
@@ -316,12 +344,15 @@ export class ApprovalRegistry {
 
   /**
    * Puts back a call that was waiting when the process stopped, with the same approval id (clients still hold it)
-   * and the same absolute deadline. An id that is pending already is refused.
+   * and the same absolute deadline. An id that is pending already is refused. `decided`: the decision it was given
+   * while no process held it (recorded, not yet acted on); the ticket answers it at once.
    */
-  restore(approval: RestoredApproval): ApprovalTicket {
+  restore(approval: RestoredApproval, decided?: DecisionOutcome): ApprovalTicket {
     if (this.pending.has(approval.approvalId)) throw new Error(`approval ${approval.approvalId} is already pending`);
     const delay = approval.expiresAt === null ? undefined : Math.min(Math.max(0, approval.expiresAt - this.now()), MAX_TIMER_MS);
-    return this.add(new Slot(approval.approvalId, approval, approval.requestedAt, delay, approval.expiresAt, this.forget), delay);
+    const slot = this.add(new Slot(approval.approvalId, approval, approval.requestedAt, delay, approval.expiresAt, this.forget), delay);
+    if (decided) slot.settle(decided);
+    return slot;
   }
 
   private add(slot: Slot, delay: number | undefined): Slot {
@@ -394,21 +425,30 @@ export class ApprovalRegistry {
       toolVersion: input.toolVersion,
     };
     forSession.set(stored.grantId, stored);
-    for (const slot of [...(this.pendingBySession.get(input.sessionId) ?? [])]) {
-      // The key is computed here rather than kept on every slot: grants are rare, pending calls many.
-      if (covers(stored, slot.toolName, canonicalJson(slot.arguments), slot.toolVersion)) {
-        slot.settle({ decision: 'allow', source: 'grant', grantId: stored.grantId });
-      }
-    }
+    this.releaseCovered(stored);
     return versionedGrant(stored);
   }
 
-  /** Puts back a grant kept across a restart (before any call of its session is registered). */
+  private releaseCovered(grant: StoredGrant): void {
+    for (const slot of [...(this.pendingBySession.get(grant.sessionId) ?? [])]) {
+      // The key is computed here rather than kept on every slot: grants are rare, pending calls many.
+      if (covers(grant, slot.toolName, canonicalJson(slot.arguments), slot.toolVersion)) {
+        slot.settle({ decision: 'allow', source: 'grant', grantId: grant.grantId });
+      }
+    }
+  }
+
+  /**
+   * Puts back a grant kept in a store: after a restart, or made by another instance. Like a grant made here, it
+   * releases the session's waiting calls it covers.
+   */
   restoreGrant(grant: VersionedGrant): void {
     let forSession = this.grants.get(grant.sessionId);
     if (!forSession) this.grants.set(grant.sessionId, (forSession = new Map<string, StoredGrant>()));
     const argsKey = grant.arguments === null ? null : canonicalJson(grant.arguments);
-    forSession.set(grant.grantId, { ...publicGrant({ ...grant, argsKey }), argsKey, toolVersion: grant.toolVersion });
+    const stored: StoredGrant = { ...publicGrant({ ...grant, argsKey }), argsKey, toolVersion: grant.toolVersion };
+    forSession.set(grant.grantId, stored);
+    this.releaseCovered(stored);
   }
 
   findGrant(sessionId: string, query: GrantQuery): Grant | undefined {
