@@ -1,7 +1,7 @@
 import type { CancelSignal } from './cancellation';
 import type { Decision, DecisionSource, ToolArguments } from './events';
 import { randomId } from './ids';
-import { canonicalJson } from './json';
+import { canonicalJson, deepFreeze, isPlainObject, parseUntrustedJson } from './json';
 
 /** How long an undecided call may wait, in ms, or "never". */
 export type DecisionTimeout = number | 'never';
@@ -32,6 +32,8 @@ export interface DecisionOutcome {
   reason?: string;
   /** The grant that allowed it, when source is "grant". */
   grantId?: string;
+  /** With a person's allow: the arguments they edited the call to. The call runs with these, not the proposed ones. */
+  editedArguments?: ToolArguments;
 }
 
 export interface PendingApproval {
@@ -55,8 +57,13 @@ export interface ResolveOptions {
   /** The session the caller acts in; a call of another session is reported as not found. */
   sessionId: string;
   reason?: string;
-  /** With allow: also grant this call's tool for the rest of the session. */
+  /** With allow: also grant this call's tool for the rest of the session (with `arguments`, the edited call). */
   always?: boolean;
+  /**
+   * With allow: the arguments the person edited the call to (the caller has checked them against the tool's schema).
+   * The same arguments as proposed (as canonical JSON) are a plain allow. Ignored with deny.
+   */
+  arguments?: ToolArguments;
 }
 
 export interface Grant {
@@ -320,7 +327,7 @@ export class ApprovalRegistry {
   private readonly rememberDecided: number;
   private readonly now: () => number;
   private readonly forget: (slot: Slot, outcome: DecisionOutcome) => Promise<DecisionOutcome> | undefined;
-  private readonly arbiter: Arbiter | undefined;
+  private arbiter: Arbiter | undefined;
   /** One expiry list per decision timeout in use (usually one: the default). */
   private readonly expiryLists = new Map<number, ExpiryList>();
 
@@ -332,6 +339,16 @@ export class ApprovalRegistry {
       this.forgetSlot(slot, outcome);
       return this.arbiter?.(slot, outcome);
     };
+  }
+
+  /**
+   * Sets the arbiter (see ApprovalRegistryOptions.arbiter) once, before any call is registered: for an owner of the
+   * registry that is built after it.
+   */
+  setArbiter(arbiter: Arbiter): void {
+    if (this.arbiter !== undefined) throw new Error('this registry has an arbiter already');
+    if (this.pending.size > 0) throw new Error('an arbiter is set before any call waits');
+    this.arbiter = arbiter;
   }
 
   register(request: ApprovalRequest): ApprovalTicket {
@@ -374,14 +391,22 @@ export class ApprovalRegistry {
     const slot = this.pending.get(approvalId);
     if (slot && slot.sessionId === options.sessionId) {
       const reason = decision === 'deny' ? normaliseReason(options.reason) : undefined;
-      slot.settle(reason === undefined ? { decision, source: 'user' } : { decision, source: 'user', reason });
+      const edited = decision === 'allow' ? editedArguments(slot.arguments, options.arguments) : undefined;
+      slot.settle(
+        reason !== undefined
+          ? { decision, source: 'user', reason }
+          : edited !== undefined
+            ? { decision, source: 'user', editedArguments: edited }
+            : { decision, source: 'user' },
+      );
       if (decision === 'allow' && options.always) {
+        // Asked for on the edited call, the grant covers the edited call: never the proposal the person changed.
         const grant = this.grant({
           sessionId: slot.sessionId,
           toolName: slot.toolName,
           executesCode: slot.executesCode,
           toolVersion: slot.toolVersion,
-          arguments: slot.arguments,
+          arguments: edited ?? slot.arguments,
         });
         return { resolved: true, status: 'resolved', decision, grant };
       }
@@ -520,6 +545,17 @@ function publicGrant(grant: Omit<StoredGrant, 'toolVersion'>): Grant {
     arguments: grant.arguments,
     createdAt: grant.createdAt,
   };
+}
+
+/**
+ * The person's edit as a frozen copy, with keys that could reach a prototype dropped; undefined when there is no
+ * edit or it changes nothing.
+ */
+function editedArguments(proposed: ToolArguments, edited: ToolArguments | undefined): ToolArguments | undefined {
+  if (edited === undefined || !isPlainObject(edited)) return undefined;
+  const copy = parseUntrustedJson(JSON.stringify(edited));
+  if (!isPlainObject(copy) || canonicalJson(copy) === canonicalJson(proposed)) return undefined;
+  return deepFreeze(copy);
 }
 
 function normaliseReason(reason: string | undefined): string | undefined {

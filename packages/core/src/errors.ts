@@ -41,6 +41,24 @@ export class LimitExceededError extends AirlockError {
   }
 }
 
+/** One way a call's arguments fail its tool's schema: where (`command`, `options.depth`, "(arguments)") and why. */
+export interface ArgumentIssue {
+  path: string;
+  message: string;
+}
+
+/** Arguments a caller sent for a tool (a person's edit before allowing) that its schema refuses. */
+export class InvalidArgumentsError extends AirlockError {
+  readonly fault = 'caller';
+  override readonly name = 'InvalidArgumentsError';
+  constructor(
+    readonly toolName: string,
+    readonly issues: readonly ArgumentIssue[],
+  ) {
+    super(`arguments: invalid for "${toolName}": ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`);
+  }
+}
+
 /** The model server failed or answered with something unusable. */
 export class ModelError extends AirlockError {
   readonly fault = 'model';

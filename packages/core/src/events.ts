@@ -71,6 +71,8 @@ export const toolDecisionEventSchema = z.object({
   /** The rule that decided, when source is "rule": its id and how it reads ("Allow commands starting with `npm test` in this workspace"). */
   ruleId: z.string().optional(),
   rule: z.string().optional(),
+  /** With a person's allow: the arguments they edited the call to, which are what runs (`arguments` of tool-start stays the model's proposal). */
+  editedArguments: toolArgumentsSchema.optional(),
 });
 
 export const toolEndEventSchema = z.object({

@@ -732,3 +732,84 @@ describe('runToolLoop with rules', () => {
     expect(python.calls).toHaveLength(1);
   });
 });
+
+describe('runToolLoop with arguments the person edited', () => {
+  const allowEdited = (code: unknown): Decide => (event, registry) => {
+    registry.resolve(event.approvalId, 'allow', { sessionId: SESSION, arguments: { code } });
+  };
+  const denyRm = { effect: 'deny' as const, ruleId: 'rule_rm', description: 'Deny python code rm', message: 'no rm here' };
+
+  it('runs the edited call, reports the edit, and tells the model it was edited and what ran', async () => {
+    const { events, calls, model, result } = await drive([pythonCall('print(1)'), textStep('ok')], allowEdited('print(2)'));
+    expect(calls).toStrictEqual([{ code: 'print(2)' }]);
+    const [start] = ofType(events, 'tool-start');
+    expect(start?.arguments).toStrictEqual({ code: 'print(1)' });
+    expect(ofType(events, 'tool-decision')).toStrictEqual([
+      { type: 'tool-decision', toolCallId: start?.toolCallId, approvalId: start?.approvalId, decision: 'allow', source: 'user', editedArguments: { code: 'print(2)' } },
+    ]);
+    const told = 'The person edited the arguments before allowing this call. It ran with: {"code":"print(2)"}\n\nRESULT[python:print(2)]';
+    expect(toolResultText.edited({ code: 'print(2)' }, 'RESULT[python:print(2)]', true)).toBe(told);
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', result: told }]);
+    expect(model.requests[1]?.messages.at(-1)).toStrictEqual({ role: 'tool', toolCallId: start?.toolCallId, toolName: 'python', content: told });
+    // The model's own turn keeps what it proposed: the tool message says what changed.
+    expect(result.messages[1]).toMatchObject({ role: 'assistant', toolCalls: [{ name: 'python', arguments: { code: 'print(1)' } }] });
+    expectPairedToolEvents(events);
+  });
+
+  it('counts the edited call, not the proposal, for duplicates', async () => {
+    let prompts = 0;
+    const { events, calls } = await drive([pythonCall('print(1)'), pythonCall('print(2)'), pythonCall('print(1)'), textStep('ok')], (event, registry) => {
+      prompts++;
+      registry.resolve(event.approvalId, 'allow', { sessionId: SESSION, ...(prompts === 1 ? { arguments: { code: 'print(2)' } } : {}) });
+    });
+    expect(prompts).toBe(2);
+    expect(ofType(events, 'tool-end').map((end) => end.outcome)).toStrictEqual(['executed', 'duplicate', 'executed']);
+    expect(calls).toStrictEqual([{ code: 'print(2)' }, { code: 'print(1)' }]);
+  });
+
+  it('a deny rule that matches the edited call refuses it, and the model is told of the edit and the rule', async () => {
+    const asked: unknown[] = [];
+    const { events, calls, model } = await drive([pythonCall('print(1)'), textStep('ok')], allowEdited('rm'), {
+      policy: async (call) => {
+        asked.push(call.arguments);
+        return call.arguments.code === 'rm' ? denyRm : undefined;
+      },
+    });
+    expect(calls).toStrictEqual([]);
+    expect(asked).toStrictEqual([{ code: 'print(1)' }, { code: 'rm' }]);
+    expect(ofType(events, 'tool-decision')).toMatchObject([
+      { decision: 'deny', source: 'rule', reason: 'no rm here', ruleId: 'rule_rm', rule: 'Deny python code rm', editedArguments: { code: 'rm' } },
+    ]);
+    const told = toolResultText.edited({ code: 'rm' }, toolResultText.deniedByRule('python', 'no rm here'), false);
+    expect(told).toContain('The person edited the arguments before allowing this call, to: {"code":"rm"}');
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'denied', result: told }]);
+    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: told });
+  });
+
+  it('checks each edit of a batch, decided together, whether it is reported while calls wait or while one runs', async () => {
+    const { events, calls } = await drive(
+      [toolCallStep({ name: 'python', arguments: { code: 'a' } }, { name: 'python', arguments: { code: 'b' } }), textStep('ok')],
+      (event, registry) => {
+        if (event.arguments.code !== 'b') return;
+        const [first] = registry.listPending(SESSION);
+        registry.resolve(event.approvalId, 'allow', { sessionId: SESSION, arguments: { code: 'rm' } });
+        registry.resolve(first!.approvalId, 'allow', { sessionId: SESSION, arguments: { code: 'a2' } });
+      },
+      { policy: async (call) => (call.arguments.code === 'rm' ? denyRm : undefined) },
+    );
+    expect(calls).toStrictEqual([{ code: 'a2' }]);
+    expect(ofType(events, 'tool-decision')).toMatchObject([
+      { decision: 'allow', source: 'user', editedArguments: { code: 'a2' } },
+      { decision: 'deny', source: 'rule', ruleId: 'rule_rm', editedArguments: { code: 'rm' } },
+    ]);
+    expect(ofType(events, 'tool-end').map((end) => end.outcome)).toStrictEqual(['executed', 'denied']);
+  });
+
+  it('edited arguments that fail the schema do not run, whoever resolved them', async () => {
+    const { events, calls } = await drive([pythonCall('print(1)'), textStep('ok')], allowEdited(42));
+    expect(calls).toStrictEqual([]);
+    const [end] = ofType(events, 'tool-end');
+    expect(end?.outcome).toBe('error');
+    expect(end?.result).toMatch(/^The person edited the arguments before allowing this call, to: \{"code":42\}\n\nError: invalid arguments for "python": code: /);
+  });
+});

@@ -112,7 +112,15 @@ interface PlannedCall {
 interface CallResult {
   outcome: ToolOutcome;
   result: string;
+  /** Set when the tool was started (whatever came of it). */
+  ran?: true;
 }
+
+/** A decision as the loop reports it: an edited allow that a deny rule refuses carries that rule's verdict. */
+type Reported = DecisionOutcome & { verdict?: PolicyVerdict };
+
+/** Checks a decision before it is reported (see reviewEdit). */
+type Review = (call: ToolCall, outcome: DecisionOutcome) => Promise<Reported>;
 
 /**
  * The agent loop: stream a model turn, gate and run its tool calls, feed the results back,
@@ -192,7 +200,8 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     // Every gated call of the turn is put up for decision at once, so the person sees the whole batch and can
     // decide the calls in any order (or grant one and release its siblings); they still run in the model's order.
     const announced: (ApprovalTicket | undefined)[] = [];
-    const reported: (DecisionOutcome | undefined)[] = [];
+    const reported: (Reported | undefined)[] = [];
+    const review: Review = (call, outcome) => reviewEdit(call, outcome, offered, options.policy);
     // A call a rule decided while the batch was announced: asked once, its verdict kept for its turn.
     const ruled: (Gate | undefined)[] = [];
     try {
@@ -220,6 +229,8 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         const { call, invalid, resumed } = planned[i]!;
         const ticket = announced[i];
         let result: CallResult;
+        // The call as it ran: the model's, or the person's edit of it.
+        let ran = call;
         if (resumed && 'end' in resumed) {
           toolCallsUsed++;
           result = resumed.end;
@@ -230,17 +241,18 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           let outcome = reported[i];
           if (!outcome && soleUndecided(announced, reported) === i) {
             // The usual case, one call left to decide: waited on right here, no helper generator held meanwhile.
-            outcome = reported[i] = await ticket.wait(signal);
+            outcome = reported[i] = await review(call, await ticket.wait(signal));
             yield decisionEvent(call, ticket.approvalId, outcome);
           }
-          outcome ??= yield* reportDecisionsUntil(i, planned, announced, reported, signal);
+          outcome ??= yield* reportDecisionsUntil(i, planned, announced, reported, signal, review);
           const tool = offered.find((candidate) => candidate.name === call.name);
+          if (outcome.decision === 'allow' && outcome.editedArguments !== undefined) ran = { ...call, arguments: outcome.editedArguments };
           result =
             outcome.decision !== 'allow'
-              ? refusal(call, outcome.decision, outcome.reason)
+              ? refusal(call, { ...outcome, decision: outcome.decision })
               : tool === undefined
                 ? { outcome: 'disabled', result: toolResultText.disabled(call.name, offered.map((t) => t.name)) }
-                : yield* runReportingDecisions(runTool(tool, call.arguments, options, signal), planned, announced, reported, signal);
+                : yield* runReportingDecisions(runAllowed(tool, call, outcome, options, signal), planned, announced, reported, signal, review);
         } else if (signal.aborted) {
           yield toolStart(call, '', false);
           result = { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
@@ -260,7 +272,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             if (gate.kind === 'ask') {
               announced[i] = gate.ticket;
               yield awaitingToolStart(call, gate.ticket);
-              outcome = yield* reportDecisionsUntil(i, planned, announced, reported, signal);
+              outcome = yield* reportDecisionsUntil(i, planned, announced, reported, signal, review);
             } else if (gate.kind === 'rule') {
               yield toolStart(call, '', false);
               const { verdict } = gate;
@@ -271,15 +283,14 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
               // Recorded before the call runs: a run without a person's decision says who let it through.
               yield decisionEvent(call, '', gate.kind === 'granted' ? { decision: 'allow', source: 'grant', grantId: gate.grantId } : { decision: 'allow', source: 'confirmation-off' });
             }
+            if (outcome?.decision === 'allow' && outcome.editedArguments !== undefined) ran = { ...call, arguments: outcome.editedArguments };
             result =
               !outcome || outcome.decision === 'allow'
-                ? yield* runReportingDecisions(runTool(check.tool, call.arguments, options, signal), planned, announced, reported, signal)
-                : outcome.source === 'rule'
-                  ? { outcome: 'denied', result: toolResultText.deniedByRule(call.name, outcome.reason ?? '') }
-                  : refusal(call, outcome.decision, outcome.reason);
+                ? yield* runReportingDecisions(runAllowed(check.tool, call, outcome, options, signal), planned, announced, reported, signal, review)
+                : refusal(call, { ...outcome, decision: outcome.decision });
           }
         }
-        if (result.outcome === 'executed') (succeeded ??= new Set()).add(callKey(call));
+        if (result.outcome === 'executed') (succeeded ??= new Set()).add(callKey(ran));
         const content = capResult(result.result, options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS);
         append({ role: 'tool', toolCallId: call.id, toolName: call.name, content });
         yield { type: 'tool-end', toolCallId: call.id, toolName: call.name, outcome: result.outcome, result: content };
@@ -321,16 +332,18 @@ async function* reportDecisionsUntil(
   index: number,
   planned: readonly PlannedCall[],
   announced: readonly (ApprovalTicket | undefined)[],
-  reported: (DecisionOutcome | undefined)[],
+  reported: (Reported | undefined)[],
   signal: CancelSignal,
-): AsyncGenerator<LoopEvent, DecisionOutcome, undefined> {
+  review: Review,
+): AsyncGenerator<LoopEvent, Reported, undefined> {
   for (;;) {
     // With one call left to decide (the usual case) its wait is awaited as is: no race, no wrapper promises.
     const only = soleUndecided(announced, reported);
     const next = only >= 0 ? { at: only, outcome: await announced[only]!.wait(signal) } : await Promise.race(decisionWaits(announced, reported, signal));
-    reported[next.at] = next.outcome;
-    yield decisionEvent(planned[next.at]!.call, announced[next.at]!.approvalId, next.outcome);
-    if (next.at === index) return next.outcome;
+    const { call } = planned[next.at]!;
+    const outcome = (reported[next.at] = await review(call, next.outcome));
+    yield decisionEvent(call, announced[next.at]!.approvalId, outcome);
+    if (next.at === index) return outcome;
   }
 }
 
@@ -339,8 +352,9 @@ async function* runReportingDecisions(
   execution: Promise<CallResult>,
   planned: readonly PlannedCall[],
   announced: readonly (ApprovalTicket | undefined)[],
-  reported: (DecisionOutcome | undefined)[],
+  reported: (Reported | undefined)[],
   signal: CancelSignal,
+  review: Review,
 ): AsyncGenerator<LoopEvent, CallResult, undefined> {
   const finished = execution.then((result) => ({ result }));
   for (;;) {
@@ -348,13 +362,14 @@ async function* runReportingDecisions(
     if (waits.length === 0) return await execution;
     const next = await Promise.race([finished, ...waits]);
     if ('result' in next) return next.result;
-    reported[next.at] = next.outcome;
-    yield decisionEvent(planned[next.at]!.call, announced[next.at]!.approvalId, next.outcome);
+    const { call } = planned[next.at]!;
+    const outcome = (reported[next.at] = await review(call, next.outcome));
+    yield decisionEvent(call, announced[next.at]!.approvalId, outcome);
   }
 }
 
 /** The one announced call whose decision is not reported yet, or -1 when there are several (or none). */
-function soleUndecided(announced: readonly (ApprovalTicket | undefined)[], reported: readonly (DecisionOutcome | undefined)[]): number {
+function soleUndecided(announced: readonly (ApprovalTicket | undefined)[], reported: readonly (Reported | undefined)[]): number {
   let only = -1;
   for (let at = 0; at < announced.length; at++) {
     if (!announced[at] || reported[at]) continue;
@@ -367,7 +382,7 @@ function soleUndecided(announced: readonly (ApprovalTicket | undefined)[], repor
 /** One wait per announced call whose decision has not been reported yet. */
 function decisionWaits(
   announced: readonly (ApprovalTicket | undefined)[],
-  reported: readonly (DecisionOutcome | undefined)[],
+  reported: readonly (Reported | undefined)[],
   signal: CancelSignal,
 ): Promise<{ at: number; outcome: DecisionOutcome }>[] {
   const waits: Promise<{ at: number; outcome: DecisionOutcome }>[] = [];
@@ -542,7 +557,8 @@ function ruleDecisionEvent(call: ToolCall, verdict: PolicyVerdict): LoopEvent {
   };
 }
 
-function decisionEvent(call: ToolCall, approvalId: string, outcome: DecisionOutcome): LoopEvent {
+function decisionEvent(call: ToolCall, approvalId: string, outcome: Reported): LoopEvent {
+  const { verdict } = outcome;
   return {
     type: 'tool-decision',
     toolCallId: call.id,
@@ -551,19 +567,51 @@ function decisionEvent(call: ToolCall, approvalId: string, outcome: DecisionOutc
     source: outcome.source,
     ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
     ...(outcome.grantId === undefined ? {} : { grantId: outcome.grantId }),
+    ...(verdict === undefined ? {} : { ruleId: verdict.ruleId, rule: verdict.description }),
+    ...(outcome.editedArguments === undefined ? {} : { editedArguments: outcome.editedArguments }),
   };
 }
 
-/** The result the model sees for a call that was not allowed. */
-function refusal(call: ToolCall, decision: Exclude<Decision, 'allow'>, reason: string | undefined): CallResult {
+/**
+ * A person's allow with edited arguments is a call no rule has seen: a deny rule that matches the edited call
+ * refuses it, as it would have refused the model's own. An edit never gets round a rule.
+ */
+async function reviewEdit(call: ToolCall, outcome: DecisionOutcome, offered: readonly AnyTool[], policy: RunToolLoopOptions['policy']): Promise<Reported> {
+  const edited = outcome.editedArguments;
+  if (edited === undefined || outcome.decision !== 'allow' || !policy) return outcome;
+  const tool = offered.find((candidate) => candidate.name === call.name);
+  if (!tool) return outcome;
+  const verdict = await policy({ ...call, arguments: edited }, tool);
+  if (verdict?.effect !== 'deny') return outcome;
+  return { decision: 'deny', source: 'rule', reason: verdict.message ?? verdict.description, editedArguments: edited, verdict };
+}
+
+/** The result the model sees for a call that was not allowed; an edit the person made is told too. */
+function refusal(call: ToolCall, outcome: Reported & { decision: Exclude<Decision, 'allow'> }): CallResult {
+  const refused = refusalOf(call.name, outcome.decision, outcome.source, outcome.reason);
+  const edited = outcome.editedArguments;
+  return edited === undefined ? refused : { ...refused, result: toolResultText.edited(edited, refused.result, false) };
+}
+
+function refusalOf(toolName: string, decision: Exclude<Decision, 'allow'>, source: DecisionOutcome['source'], reason: string | undefined): CallResult {
   switch (decision) {
     case 'deny':
-      return { outcome: 'denied', result: toolResultText.denied(call.name, reason) };
+      return source === 'rule'
+        ? { outcome: 'denied', result: toolResultText.deniedByRule(toolName, reason ?? '') }
+        : { outcome: 'denied', result: toolResultText.denied(toolName, reason) };
     case 'timeout':
-      return { outcome: 'timed-out', result: toolResultText.timedOut(call.name) };
+      return { outcome: 'timed-out', result: toolResultText.timedOut(toolName) };
     case 'cancel':
-      return { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
+      return { outcome: 'cancelled', result: toolResultText.cancelled(toolName) };
   }
+}
+
+/** Runs an allowed call: with the person's edited arguments when they changed them, and the model is told so. */
+async function runAllowed(tool: AnyTool, call: ToolCall, outcome: DecisionOutcome | undefined, options: RunToolLoopOptions, signal: CancelSignal): Promise<CallResult> {
+  const edited = outcome?.editedArguments;
+  if (edited === undefined) return runTool(tool, call.arguments, options, signal);
+  const result = await runTool(tool, edited, options, signal);
+  return { ...result, result: toolResultText.edited(edited, result.result, result.ran === true) };
 }
 
 async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopOptions, runSignal: CancelSignal): Promise<CallResult> {
@@ -589,12 +637,12 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
   try {
     const execution = tool.execute(checked.data, { signal: controller.signal, timeoutMs, sessionId: options.sessionId });
     const output = await raceAbort(execution, controller.signal);
-    if (typeof output === 'string') return { outcome: 'executed', result: output };
-    return { outcome: output.isError ? 'error' : 'executed', result: output.content };
+    if (typeof output === 'string') return { outcome: 'executed', result: output, ran: true };
+    return { outcome: output.isError ? 'error' : 'executed', result: output.content, ran: true };
   } catch (error) {
-    if (runSignal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelledWhileRunning(tool.name) };
-    if (timedOut) return { outcome: 'error', result: `Error: the tool "${tool.name}" timed out after ${timeoutMs} ms and was stopped.` };
-    return { outcome: 'error', result: `Error: the tool "${tool.name}" failed: ${errorMessage(error)}` };
+    if (runSignal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelledWhileRunning(tool.name), ran: true };
+    if (timedOut) return { outcome: 'error', result: `Error: the tool "${tool.name}" timed out after ${timeoutMs} ms and was stopped.`, ran: true };
+    return { outcome: 'error', result: `Error: the tool "${tool.name}" failed: ${errorMessage(error)}`, ran: true };
   } finally {
     clearTimeout(timer);
     link.release();

@@ -61,6 +61,16 @@ export const toolResultText = {
   notStartedBeforeRestart(toolName: string): string {
     return `This call to "${toolName}" did not run: the server stopped before it started.`;
   },
+  /**
+   * The person changed the call's arguments before allowing it: the model is told, with the arguments that were used,
+   * before the result (`ran` false when the edited call did not start: denied by a rule, cancelled, tool changed).
+   */
+  edited(args: Readonly<Record<string, unknown>>, result: string, ran: boolean): string {
+    const json = JSON.stringify(args);
+    return ran
+      ? `The person edited the arguments before allowing this call. It ran with: ${json}\n\n${result}`
+      : `The person edited the arguments before allowing this call, to: ${json}\n\n${result}`;
+  },
   budgetNudge(max: number): string {
     return `You have used the maximum of ${max} tool calls for this message. No more tools are available: answer now with what you have.`;
   },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ArgumentIssue } from './errors';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -83,6 +84,16 @@ export function toolVersion(tool: AnyTool): string {
     versionCache.set(tool, version);
   }
   return version;
+}
+
+/**
+ * How `args` fail the tool's schema, the check the loop makes right before a call runs; empty when they pass.
+ * Each issue names its field.
+ */
+export function argumentIssues(tool: AnyTool, args: unknown): ArgumentIssue[] {
+  const checked = tool.parameters.safeParse(args);
+  if (checked.success) return [];
+  return checked.error.issues.map((issue) => ({ path: issue.path.length > 0 ? issue.path.map(String).join('.') : '(arguments)', message: issue.message }));
 }
 
 /** Identity helper that keeps the argument type of a tool definition. */
