@@ -12,6 +12,8 @@ import {
   type ChatMessage,
   type ChatModel,
   type Decision,
+  type DecisionOutcome,
+  type DecisionSource,
   type DecisionTimeout,
   type Grant,
   type LoopEvent,
@@ -22,11 +24,14 @@ import {
   type ResumeState,
   type ToolCall,
   type ToolOutcome,
+  type VersionedGrant,
+  MAX_REASON_LENGTH,
 } from '@airlock/core';
+import { FencedError, type Cluster, type ClusterMessage } from './cluster';
 import type { RuleService } from './context';
 import { EventLog, parseEventId, type LogFollower } from './event-log';
 import { MemoryStore } from './memory-store';
-import type { AirlockStore, AuditPage, AuditQuery, DecidedBy, LedgerChange, StoredRun, StoredSessionSummary, ToolCallRecord } from './store';
+import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, StoredRun, StoredSessionSummary, ToolCallRecord } from './store';
 
 export interface RunOptions {
   /** Also changes the session's own setting, which every later run of the session keeps. */
@@ -84,6 +89,12 @@ export interface ChatServiceOptions {
   log?: (line: string) => void;
   /** Lasting rules, asked before grants and the person. Default none. */
   rules?: RuleService;
+  /**
+   * Other instances share the store: runs are owned through leases, decisions are conditional writes, and any
+   * instance serves any client (see Cluster). Runs are always handed over on shutdown. Default none: this instance
+   * is the store's only writer.
+   */
+  cluster?: Cluster;
 }
 
 interface Run {
@@ -99,6 +110,24 @@ interface Run {
   unsaved: ChatMessage[];
   /** Set on a suspending shutdown: nothing more is written, so the stored run is left as it was. */
   suspended: boolean;
+  /** The next event's seq (events are numbered when queued, stored in order, and seen by clients once stored). */
+  nextSeq: number;
+  /** Events queued for the store, written in bursts while the loop goes on (text deltas). */
+  queued: { input: AppendEventInput; event: LoopEvent; show: boolean }[];
+  /** The burst being written, if any. */
+  flushing: Promise<void> | undefined;
+  /** Why a burst could not be written: the run stops at its next event. */
+  writeFailure: unknown;
+  /** With a cluster: this instance's fencing token for the run, and when it was claimed (performance.now()). */
+  fence: number | undefined;
+  claimedAt: number;
+  /** With a cluster: another instance holds the run; the log is fed from the store as that instance writes it. */
+  remote: boolean;
+  /** With a cluster: the run was lost to another instance (a write was fenced or the lease was not renewed). */
+  lost: boolean;
+  /** While the log is being fed from the store, and whether more was announced meanwhile. */
+  reading: boolean;
+  readAgain: boolean;
 }
 
 interface Session {
@@ -106,6 +135,8 @@ interface Session {
   /** Read from the store when first needed. */
   messages: ChatMessage[] | undefined;
   activeRun: Run | undefined;
+  /** With a cluster: the session's run going on another instance. */
+  remoteRunId: string | null;
 }
 
 export interface StartRunInput {
@@ -151,6 +182,10 @@ export class ChatService {
   /** Serialises what changes the set of sessions and runs, so no check is made stale by a write in between. */
   private admission: Promise<unknown> = Promise.resolve();
   private closing = false;
+  /** With a cluster: what stops its timers and its subscription. */
+  private clusterWork: { stop: () => void } | undefined;
+  private takingOver: Promise<void> | undefined;
+  private takeOverAgain = false;
 
   constructor(private readonly options: ChatServiceOptions) {
     this.finishedRunTtlMs = options.finishedRunTtlMs ?? 10 * 60 * 1000;
@@ -158,6 +193,7 @@ export class ChatService {
     this.maxLoadedSessions = options.maxLoadedSessions ?? 200;
     this.store = options.store ?? new MemoryStore();
     this.log = options.log ?? ((line) => console.warn(line));
+    if (options.cluster) options.registry.setArbiter((call, outcome) => this.arbitrate(call, outcome));
   }
 
   /**
@@ -166,11 +202,21 @@ export class ChatService {
    * as interrupted and never re-run; any other unfinished run ends.
    */
   async open(): Promise<{ sessions: number; resumedRuns: number }> {
+    const cluster = this.options.cluster;
+    // Listening starts before anything is read: a change made meanwhile is applied after, never missed.
+    if (cluster) this.clusterWork = this.startClusterWork(cluster);
     for (const summary of await this.store.listSessions()) {
-      this.sessions.set(summary.sessionId, { summary, messages: undefined, activeRun: undefined });
+      this.sessions.set(summary.sessionId, { summary, messages: undefined, activeRun: undefined, remoteRunId: null });
     }
     for (const grant of await this.store.listGrants()) {
       if (this.sessions.has(grant.sessionId)) this.registry.restoreGrant(grant);
+    }
+    if (cluster) {
+      for (const run of await this.store.listUnfinishedRuns()) {
+        const session = this.sessions.get(run.sessionId);
+        if (session) session.remoteRunId = run.runId;
+      }
+      return { sessions: this.sessions.size, resumedRuns: await this.takeOver() };
     }
     let resumedRuns = 0;
     for (const run of await this.store.listUnfinishedRuns()) {
@@ -187,9 +233,12 @@ export class ChatService {
   startRun(input: StartRunInput): Promise<{ runId: string }> {
     return this.admit(async () => {
       if (this.closing) throw new ConflictError('shutting-down', 'the server is shutting down; try again in a moment');
-      const existing = this.sessions.get(input.sessionId);
-      if (existing?.activeRun) {
-        throw new ConflictError('session-busy', `session "${input.sessionId}" is still running ${existing.activeRun.runId}; cancel it or wait for it to end`);
+      const cluster = this.options.cluster;
+      // Another instance may have made or changed the session: its row is the truth, and so is its conversation.
+      const existing = cluster ? await this.refreshSession(input.sessionId, false) : this.sessions.get(input.sessionId);
+      const busyWith = existing?.activeRun?.runId ?? existing?.remoteRunId;
+      if (busyWith) {
+        throw new ConflictError('session-busy', `session "${input.sessionId}" is still running ${busyWith}; cancel it or wait for it to end`);
       }
       const runId = input.runId ?? randomId('run', 12);
       if (this.runs.has(runId) || (await this.store.hasRun(runId))) throw new ConflictError('run-exists', `run "${runId}" already exists; start a new run with a new runId`);
@@ -201,20 +250,23 @@ export class ChatService {
       const options = input.options ?? {};
       let session = existing;
       if (!session) {
-        session = { summary: newSummary(input.sessionId, input.message, now), messages: [], activeRun: undefined };
+        session = { summary: newSummary(input.sessionId, input.message, now), messages: [], activeRun: undefined, remoteRunId: null };
         await this.store.createSession(session.summary);
         this.sessions.set(input.sessionId, session);
       }
       const messages = await this.messagesOf(session);
       const confirmToolCalls = options.confirmToolCalls ?? session.summary.confirmToolCalls;
       const stored: StoredRun = { runId, sessionId: session.summary.sessionId, options, startedAt: now, endedAt: null, endReason: null };
-      await this.store.createRun(stored);
+      // With a cluster the store also makes this instance the run's owner (fencing token 1), and refuses a second
+      // unfinished run in the session that another instance started at the same moment.
+      await this.store.createRun(stored, cluster?.instanceId);
       const userMessage: ChatMessage = { role: 'user', content: input.message };
       await this.store.appendMessage(session.summary.sessionId, userMessage, now);
       messages.push(userMessage);
       session.summary = { ...session.summary, updatedAt: now, lastRunId: runId, confirmToolCalls };
       await this.store.updateSession(session.summary.sessionId, { updatedAt: now, lastRunId: runId, confirmToolCalls });
       const run = this.newRun(runId, session.summary.sessionId, tools);
+      if (cluster) run.fence = 1;
       const system = this.systemMessages();
       const generator = runToolLoop({
         model,
@@ -265,6 +317,14 @@ export class ChatService {
     const stored = await this.store.getRun(runId);
     if (!stored || stored.sessionId !== sessionId) return false;
     if (this.runs.has(runId)) return true;
+    if (this.options.cluster && stored.endedAt === null) {
+      // Going on another instance: followed here from the store, woken by that instance's writes.
+      const mirror = this.newRun(runId, sessionId, []);
+      mirror.remote = true;
+      this.runs.set(runId, mirror);
+      await this.readRemoteEvents(mirror);
+      return true;
+    }
     const log = new EventLog(runId);
     for (const event of await this.store.loadEvents(runId, 0)) log.append(event);
     log.close();
@@ -280,13 +340,20 @@ export class ChatService {
 
   /** Cancels the session's active run (only `runId`, when given). Answers how many runs were cancelled. */
   cancel(sessionId: string, runId?: string): number {
-    const run = this.sessions.get(sessionId)?.activeRun;
+    const session = this.sessions.get(sessionId);
+    const run = session?.activeRun;
+    if (!run && session?.remoteRunId && (runId === undefined || runId === session.remoteRunId)) {
+      // Its owner cancels it; the end comes back through the store like any of its events.
+      this.publish({ type: 'cancel', runId: session.remoteRunId });
+      return 1;
+    }
     if (!run || (runId !== undefined && run.runId !== runId) || run.cancellation.aborted) return 0;
     run.cancellation.cancel();
     return 1;
   }
 
   async confirm(input: ConfirmInput): Promise<ResolveResult> {
+    if (this.options.cluster) return this.confirmInCluster(this.options.cluster, input);
     const rules = this.options.rules;
     const asRule = input.decision === 'allow' && input.always === true && input.scope !== undefined && input.scope !== 'chat' && rules !== undefined;
     const pending = asRule ? this.options.registry.listPending(input.sessionId).find((p) => p.approvalId === input.approvalId) : undefined;
@@ -309,7 +376,14 @@ export class ChatService {
     return result;
   }
 
+  /** The session's calls waiting for a decision on this instance. */
   pending(sessionId: string): PendingApproval[] {
+    return this.options.registry.listPending(sessionId);
+  }
+
+  /** The session's calls waiting for a decision, whichever instance holds their run. */
+  async listWaiting(sessionId: string): Promise<PendingApproval[]> {
+    if (this.options.cluster) return this.options.cluster.listPendingApprovals(sessionId);
     return this.options.registry.listPending(sessionId);
   }
 
@@ -319,7 +393,10 @@ export class ChatService {
 
   async revokeGrant(sessionId: string, grantId: string): Promise<boolean> {
     const revoked = this.options.registry.revokeGrant(sessionId, grantId);
-    if (revoked) await this.store.deleteGrant(grantId);
+    if (revoked) {
+      await this.store.deleteGrant(grantId);
+      this.publish({ type: 'grant', sessionId, grantId, revoked: true });
+    }
     return revoked;
   }
 
@@ -345,6 +422,7 @@ export class ChatService {
       await this.store.updateSession(sessionId, { ...definedOnly(changes), updatedAt: now });
       session.summary = next;
       this.notify({ type: 'session-changed', session: summary(session) });
+      this.publish({ type: 'session', sessionId });
       return summary(session);
     });
   }
@@ -362,6 +440,8 @@ export class ChatService {
       run.cancellation.cancel();
       await run.done;
     }
+    // A run on another instance is cancelled by its owner; once its rows are gone, its next write is refused.
+    if (session.remoteRunId) this.publish({ type: 'cancel', runId: session.remoteRunId });
     return this.admit(async () => {
       if (this.sessions.get(sessionId) !== session) return false;
       this.options.registry.clearSession(sessionId);
@@ -370,6 +450,7 @@ export class ChatService {
       this.sessions.delete(sessionId);
       this.loaded.delete(sessionId);
       this.notify({ type: 'session-deleted', sessionId });
+      this.publish({ type: 'session', sessionId });
       return true;
     });
   }
@@ -381,18 +462,303 @@ export class ChatService {
    */
   async shutdown(): Promise<void> {
     this.closing = true;
+    const cluster = this.options.cluster;
     const active = [...this.sessions.values()].flatMap((session) => (session.activeRun ? [session.activeRun] : []));
     for (const run of active) {
-      if (this.options.suspendRunsOnShutdown) run.suspended = true;
+      // With a cluster, runs are always handed over: another instance resumes them.
+      if (this.options.suspendRunsOnShutdown || cluster) run.suspended = true;
       run.cancellation.cancel();
     }
     await Promise.all(active.map((run) => run.done));
+    if (cluster) {
+      this.clusterWork?.stop();
+      this.clusterWork = undefined;
+      await cluster.releaseRuns().catch((error: unknown) => this.log(`Could not hand over this instance's runs: ${messageOf(error)}`));
+    }
   }
 
   get activeRunCount(): number {
     let count = 0;
     for (const session of this.sessions.values()) if (session.activeRun) count++;
     return count;
+  }
+
+  /**
+   * A person's decision with a cluster: first one conditional write in the store (of two instances deciding one call,
+   * one wins), then the call is released where it waits: here, or on its owner, told by a message.
+   */
+  private async confirmInCluster(cluster: Cluster, input: ConfirmInput): Promise<ResolveResult> {
+    const rules = this.options.rules;
+    const asRule = input.decision === 'allow' && input.always === true && input.scope !== undefined && input.scope !== 'chat' && rules !== undefined;
+    const waiting = asRule ? await cluster.getPendingApproval(input.sessionId, input.approvalId) : undefined;
+    const tool = waiting && this.options.tools().find((candidate) => candidate.name === waiting.toolName);
+    const draft = waiting && rules ? await rules.propose(input.sessionId, { toolName: waiting.toolName, arguments: waiting.arguments }, input.scope!, tool) : undefined;
+    const reason = input.decision === 'deny' ? normaliseReason(input.reason) : undefined;
+    const claim = await cluster.claimDecision({
+      sessionId: input.sessionId,
+      approvalId: input.approvalId,
+      decision: input.decision,
+      source: 'user',
+      ...(reason === undefined ? {} : { reason }),
+      decidedAt: Date.now(),
+      ...(input.by === undefined ? {} : { by: input.by }),
+    });
+    if (claim.status === 'not-found') return { resolved: false, status: 'not-found' };
+    if (claim.status === 'already-decided') return { resolved: false, status: 'already-decided', decision: claim.decision };
+    const call = claim.call;
+    const always = input.decision === 'allow' && input.always === true && !asRule;
+    let grant: VersionedGrant | undefined;
+    const owner = this.runs.get(call.runId);
+    const local = owner !== undefined && !owner.remote && owner.log.isClosed === false && this.registry.listPending(input.sessionId).some((p) => p.approvalId === input.approvalId);
+    if (local) {
+      const result = this.registry.resolve(input.approvalId, input.decision, { sessionId: input.sessionId, ...(reason === undefined ? {} : { reason }), always });
+      if (result.resolved) grant = result.grant;
+    } else {
+      if (always) {
+        grant = this.registry.grant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: call.arguments });
+      }
+      this.publish({ type: 'decided', runId: call.runId, approvalId: call.approvalId });
+    }
+    if (draft && rules) await rules.add(draft.draft);
+    if (grant) {
+      await this.store.saveGrant({ ...grant, scope: 'session' });
+      this.publish({ type: 'grant', sessionId: grant.sessionId, grantId: grant.grantId, revoked: false });
+    }
+    return grant ? { resolved: true, status: 'resolved', decision: input.decision, grant } : { resolved: true, status: 'resolved', decision: input.decision };
+  }
+
+  /**
+   * With a cluster, an automatic ending of a wait (timeout, cancel, a grant's release) is written as a person's
+   * decision is, conditionally; when a decision made elsewhere came first, that one holds. A person's decision got
+   * here only after its own write won, and a run being handed over or lost writes nothing.
+   */
+  private arbitrate(call: PendingApproval, outcome: DecisionOutcome): Promise<DecisionOutcome> | undefined {
+    const cluster = this.options.cluster;
+    if (!cluster) return undefined;
+    if (outcome.source === 'user' && (outcome.decision === 'allow' || outcome.decision === 'deny')) return undefined;
+    const run = this.runs.get(call.runId);
+    if (!run || run.remote || run.suspended) return undefined;
+    return cluster
+      .claimDecision({
+        sessionId: call.sessionId,
+        approvalId: call.approvalId,
+        decision: outcome.decision,
+        source: outcome.source === 'grant' ? 'grant' : 'user',
+        ...(outcome.grantId === undefined ? {} : { grantId: outcome.grantId }),
+        decidedAt: Date.now(),
+      })
+      .then(
+        (claim): DecisionOutcome => (claim.status === 'already-decided' ? claimedOutcome(claim) : outcome),
+        (error: unknown): DecisionOutcome => {
+          this.log(`Could not record the ${outcome.decision} of ${call.approvalId}: ${messageOf(error)}`);
+          // Not recorded, so not known to have won: nothing runs on it.
+          return outcome.decision === 'allow' ? { decision: 'cancel', source: 'user' } : outcome;
+        },
+      );
+  }
+
+  private startClusterWork(cluster: Cluster): { stop: () => void } {
+    const unsubscribe = cluster.subscribe((message) => {
+      this.onClusterMessage(message).catch((error: unknown) => this.log(`Could not apply a change from another instance (${message.type}): ${messageOf(error)}`));
+    });
+    // Leases are renewed well before they run out; runs whose owner stopped renewing are looked for as often. Both are
+    // off the path of events and decisions, which are woken by messages.
+    const renew = setInterval(() => void this.renewLeases(), Math.max(20, Math.floor(cluster.leaseMs / 3)));
+    const scan = setInterval(() => void this.takeOver(), Math.max(20, Math.floor(cluster.leaseMs / 2)));
+    renew.unref?.();
+    scan.unref?.();
+    return {
+      stop: () => {
+        unsubscribe();
+        clearInterval(renew);
+        clearInterval(scan);
+      },
+    };
+  }
+
+  private async onClusterMessage(message: ClusterMessage): Promise<void> {
+    switch (message.type) {
+      case 'event': {
+        const run = this.runs.get(message.runId);
+        if (run?.remote && message.seq > run.log.size) await this.readRemoteEvents(run);
+        return;
+      }
+      case 'decided': {
+        const run = this.runs.get(message.runId);
+        if (!run || run.remote || run.log.isClosed) return;
+        const record = (await this.store.listRunToolCalls(message.runId)).find((candidate) => candidate.approvalId === message.approvalId);
+        if (record) this.applyRecordedDecision(record);
+        return;
+      }
+      case 'grant': {
+        if (message.revoked) {
+          this.registry.revokeGrant(message.sessionId, message.grantId);
+          return;
+        }
+        if (!this.sessions.has(message.sessionId) || this.registry.listGrants(message.sessionId).some((grant) => grant.grantId === message.grantId)) return;
+        const grant = await this.options.cluster?.getGrant(message.grantId);
+        if (grant) this.registry.restoreGrant(grant);
+        return;
+      }
+      case 'session':
+        await this.refreshSession(message.sessionId, true);
+        return;
+      case 'cancel': {
+        const run = this.runs.get(message.runId);
+        if (run && !run.remote) run.cancellation.cancel();
+        return;
+      }
+      case 'released':
+        if (message.instanceId !== this.options.cluster?.instanceId) await this.takeOver();
+        return;
+      case 'rules':
+        return;
+      case 'resync': {
+        // Messages may have been missed: read again what is followed here, and the list of sessions.
+        for (const run of this.runs.values()) if (run.remote) await this.readRemoteEvents(run);
+        for (const stored of await this.store.listSessions()) await this.refreshSession(stored.sessionId, true);
+        await this.takeOver();
+        return;
+      }
+    }
+  }
+
+  /** Releases a call waiting here with the decision its ledger row holds (written by another instance). */
+  private applyRecordedDecision(record: ToolCallRecord): void {
+    if (record.decision !== 'allow' && record.decision !== 'deny') return;
+    this.registry.resolve(record.approvalId, record.decision, { sessionId: record.sessionId, ...(record.reason === null ? {} : { reason: record.reason }) });
+  }
+
+  /**
+   * Reads a session's row again (another instance changed it) and tells watchers. Answers the session, or undefined
+   * when it is gone. `announce`: tell this instance's watchers.
+   */
+  private async refreshSession(sessionId: string, announce: boolean): Promise<Session | undefined> {
+    const stored = await this.store.getSession(sessionId);
+    let session = this.sessions.get(sessionId);
+    if (!stored) {
+      if (session && !session.activeRun) {
+        this.sessions.delete(sessionId);
+        this.loaded.delete(sessionId);
+        this.registry.clearSession(sessionId);
+        if (announce) this.notify({ type: 'session-deleted', sessionId });
+      }
+      return session?.activeRun ? session : undefined;
+    }
+    let remoteRunId: string | null = null;
+    if (stored.lastRunId !== null && session?.activeRun?.runId !== stored.lastRunId) {
+      const run = await this.store.getRun(stored.lastRunId);
+      if (run && run.endedAt === null) remoteRunId = run.runId;
+    }
+    if (!session) {
+      session = { summary: stored, messages: undefined, activeRun: undefined, remoteRunId };
+      this.sessions.set(sessionId, session);
+    } else {
+      session.summary = stored;
+      session.remoteRunId = session.activeRun ? null : remoteRunId;
+      // The conversation may have grown elsewhere; one that a run here is adding to is this instance's own.
+      if (!session.activeRun) session.messages = undefined;
+    }
+    if (announce) this.notify({ type: 'session-changed', session: summary(session) });
+    return session;
+  }
+
+  /** Feeds a run followed here from the store, up to what its owner has written; reads run one at a time. */
+  private async readRemoteEvents(run: Run): Promise<void> {
+    if (run.reading) {
+      run.readAgain = true;
+      return;
+    }
+    run.reading = true;
+    try {
+      do {
+        run.readAgain = false;
+        const from = run.log.size;
+        const events = await this.store.loadEvents(run.runId, from);
+        // This instance may have taken the run over meanwhile: then it writes the log itself.
+        if (!run.remote || this.runs.get(run.runId)?.log !== run.log) return;
+        events.forEach((event, index) => {
+          if (from + index + 1 !== run.log.size + 1) return;
+          run.log.append(event);
+        });
+        if (run.log.eventAt(run.log.size)?.type === 'run-end') {
+          run.log.close();
+          run.remote = false;
+          this.forgetLater(run.runId);
+          return;
+        }
+      } while (run.readAgain);
+    } finally {
+      run.reading = false;
+    }
+  }
+
+  /** A run lost to another instance is followed from the store from where it stopped here. */
+  private followElsewhere(session: Session, run: Run): void {
+    run.remote = true;
+    run.lost = false;
+    session.remoteRunId = run.runId;
+    this.notify({ type: 'session-changed', session: summary(session) });
+    void this.readRemoteEvents(run).catch((error: unknown) => this.log(`Could not follow run ${run.runId}: ${messageOf(error)}`));
+  }
+
+  /** Takes over the runs no live instance holds, and resumes them here. Answers how many resumed. One scan at a time. */
+  private async takeOver(): Promise<number> {
+    const cluster = this.options.cluster;
+    if (!cluster || this.closing) return 0;
+    if (this.takingOver) {
+      this.takeOverAgain = true;
+      await this.takingOver;
+      return 0;
+    }
+    let resumed = 0;
+    const scan = (async () => {
+      do {
+        this.takeOverAgain = false;
+        for (const stored of await cluster.listClaimableRuns()) {
+          if (this.closing) return;
+          const fence = await cluster.claimRun(stored.runId);
+          if (fence === undefined) continue;
+          const adopted = await this.admit(async () => {
+            if (!this.sessions.has(stored.sessionId)) await this.refreshSession(stored.sessionId, true);
+            return this.resumeRun(stored, fence);
+          }).catch((error: unknown) => {
+            this.log(`Could not resume run ${stored.runId}: ${messageOf(error)}`);
+            return false;
+          });
+          if (adopted) resumed++;
+        }
+      } while (this.takeOverAgain && !this.closing);
+    })();
+    this.takingOver = scan.catch((error: unknown) => this.log(`Could not look for runs to take over: ${messageOf(error)}`)).finally(() => (this.takingOver = undefined));
+    await this.takingOver;
+    return resumed;
+  }
+
+  /** Renews this instance's leases; a run whose lease could not be renewed is another instance's now. */
+  private async renewLeases(): Promise<void> {
+    const cluster = this.options.cluster;
+    if (!cluster || this.closing) return;
+    const asked = performance.now();
+    let held: Set<string>;
+    try {
+      held = await cluster.renewLeases();
+    } catch (error) {
+      this.log(`Could not renew this instance's leases: ${messageOf(error)}`);
+      return;
+    }
+    for (const session of this.sessions.values()) {
+      const run = session.activeRun;
+      // A run claimed after the renewal was asked for may not be in its answer yet.
+      if (!run || run.fence === undefined || run.claimedAt >= asked || held.has(run.runId)) continue;
+      run.lost = true;
+      run.cancellation.cancel();
+    }
+  }
+
+  /** Sends a message to the other instances; a failure loses nothing they cannot read again, so it is only logged. */
+  private publish(message: ClusterMessage): void {
+    this.options.cluster?.publish(message).catch((error: unknown) => this.log(`Could not tell the other instances (${message.type}): ${messageOf(error)}`));
   }
 
   private admit<T>(work: () => Promise<T>): Promise<T> {
@@ -411,14 +777,35 @@ export class ChatService {
   }
 
   private newRun(runId: string, sessionId: string, tools: readonly AnyTool[]): Run {
-    return { runId, sessionId, log: new EventLog(runId), cancellation: new Cancellation(), done: Promise.resolve(), tools, unsaved: [], suspended: false };
+    return {
+      runId,
+      sessionId,
+      log: new EventLog(runId),
+      cancellation: new Cancellation(),
+      done: Promise.resolve(),
+      tools,
+      unsaved: [],
+      suspended: false,
+      nextSeq: 1,
+      queued: [],
+      flushing: undefined,
+      writeFailure: undefined,
+      fence: undefined,
+      claimedAt: performance.now(),
+      remote: false,
+      lost: false,
+      reading: false,
+      readAgain: false,
+    };
   }
 
   private attachRun(session: Session, run: Run, generator: ReturnType<typeof runToolLoop>): void {
     session.activeRun = run;
+    session.remoteRunId = null;
     this.runs.set(run.runId, run);
     run.done = this.drive(session, run, generator);
     this.notify({ type: 'session-changed', session: summary(session) });
+    this.publish({ type: 'session', sessionId: session.summary.sessionId });
   }
 
   private async messagesOf(session: Session): Promise<ChatMessage[]> {
@@ -437,46 +824,67 @@ export class ChatService {
     return messages;
   }
 
-  /** Puts a run that was going when the process stopped back to work, or ends it. Answers whether it resumed. */
-  private async resumeRun(stored: StoredRun): Promise<boolean> {
+  /**
+   * Puts a run that was going when its process stopped back to work, or ends it. Answers whether it resumed. `fence`:
+   * with a cluster, this instance's new token for the run (it has just claimed it).
+   */
+  private async resumeRun(stored: StoredRun, fence?: number): Promise<boolean> {
     const session = this.sessions.get(stored.sessionId);
     if (!session) {
-      await this.store.endRun(stored.runId, 'error', Date.now());
+      await this.store.endRun(stored.runId, 'error', Date.now(), fence);
       return false;
     }
+    // Read afresh: with a cluster the conversation was written by another instance.
+    if (fence !== undefined) session.messages = undefined;
     const messages = await this.messagesOf(session);
     const records = new Map((await this.store.listRunToolCalls(stored.runId)).map((record) => [record.toolCallId, record]));
-    const log = new EventLog(stored.runId);
-    for (const event of await this.store.loadEvents(stored.runId, 0)) log.append(event);
-    const run: Run = { ...this.newRun(stored.runId, session.summary.sessionId, this.options.tools()), log };
+    // A run followed here while another instance held it keeps its log, so its followers go on without a break.
+    const mirror = this.runs.get(stored.runId);
+    const log = mirror?.remote ? mirror.log : new EventLog(stored.runId);
+    for (const event of await this.store.loadEvents(stored.runId, log.size)) log.append(event);
+    const run: Run = { ...this.newRun(stored.runId, session.summary.sessionId, this.options.tools()), log, nextSeq: log.size + 1, fence };
     const unfinished = unfinishedCalls(messages);
     if (unfinished.length === 0) {
       // It stopped while the model was answering: a model turn is not resumed half-way, the run ends and says why.
       this.runs.set(run.runId, run);
       await this.record(run, { type: 'run-end', runId: run.runId, reason: 'error', error: 'The server stopped while this run was going; send the message again to continue.' });
-      await this.store.endRun(run.runId, 'error', Date.now());
+      await this.store.endRun(run.runId, 'error', Date.now(), fence);
       log.close();
       this.forgetLater(run.runId);
+      if (fence !== undefined) this.publish({ type: 'session', sessionId: stored.sessionId });
       return false;
     }
+    // A decision recorded with no decision event was made (by a conditional write) while no process held the call:
+    // its tool never started, so it is acted on now rather than counted as interrupted.
+    const decisionEvents = new Set<string>();
+    for (let seq = 1; seq <= log.size; seq++) {
+      const event = log.eventAt(seq);
+      if (event?.type === 'tool-decision') decisionEvents.add(event.toolCallId);
+    }
+    const restored: string[] = [];
     const calls = unfinished.map((call): ResumedCall => {
       const record = records.get(call.id);
       if (!record) return { call, state: 'new' };
       if (record.outcome !== null && record.result !== null) return { call, state: 'ended', outcome: record.outcome, result: record.result };
-      if (record.decision === null) {
+      const decidedUnseen = record.decision !== null && !decisionEvents.has(call.id) && record.approvalId !== '';
+      if (record.decision === null || decidedUnseen) {
         if (record.approvalId === '') return { call, state: 'ended', outcome: 'cancelled', result: toolResultText.notStartedBeforeRestart(call.name) };
-        const ticket = this.options.registry.restore({
-          approvalId: record.approvalId,
-          sessionId: record.sessionId,
-          runId: record.runId,
-          toolCallId: record.toolCallId,
-          toolName: record.toolName,
-          arguments: record.arguments,
-          executesCode: record.executesCode,
-          toolVersion: record.toolVersion,
-          requestedAt: record.requestedAt,
-          expiresAt: record.expiresAt,
-        });
+        const ticket = this.options.registry.restore(
+          {
+            approvalId: record.approvalId,
+            sessionId: record.sessionId,
+            runId: record.runId,
+            toolCallId: record.toolCallId,
+            toolName: record.toolName,
+            arguments: record.arguments,
+            executesCode: record.executesCode,
+            toolVersion: record.toolVersion,
+            requestedAt: record.requestedAt,
+            expiresAt: record.expiresAt,
+          },
+          decidedUnseen ? recordedOutcome(record) : undefined,
+        );
+        if (!decidedUnseen) restored.push(record.approvalId);
         return { call, state: 'waiting', ticket };
       }
       if (record.decision === 'allow') return { call, state: 'ended', outcome: 'interrupted', result: toolResultText.interrupted(call.name) };
@@ -501,62 +909,136 @@ export class ChatService {
       ...loopOptions(stored.options),
     });
     this.attachRun(session, run, generator);
+    if (fence !== undefined && restored.length > 0) {
+      // A decision written between the read above and the restore was announced when no slot could take it: read again.
+      for (const record of await this.store.listRunToolCalls(stored.runId)) {
+        if (restored.includes(record.approvalId) && record.decision !== null) this.applyRecordedDecision(record);
+      }
+    }
     return true;
   }
 
   private async drive(session: Session, run: Run, generator: ReturnType<typeof runToolLoop>): Promise<void> {
     let reason = 'error';
+    /** The run's last event: stored at once, shown only once the run has ended everywhere (store and memory). */
+    let end: LoopEvent | undefined;
     try {
       for (;;) {
-        // The loop waits here until the previous event is stored: an allow is on disk before its tool starts.
+        // The loop waits here until the previous event is stored (text deltas excepted, see record): an allow is on
+        // disk before its tool starts.
         const next = await generator.next();
         await this.saveMessages(session, run);
         if (next.done) break;
         const event = next.value;
-        if (event.type === 'run-end') reason = event.reason;
-        await this.record(run, event);
+        if (event.type === 'run-end') {
+          reason = event.reason;
+          end = event;
+        }
+        await this.record(run, event, event !== end);
       }
+      await this.flushed(run);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.log(`Run ${run.runId} stopped: ${message}`);
+      const message = messageOf(error);
+      if (error instanceof FencedError) run.lost = true;
+      if (run.lost) {
+        // Another instance holds the run now: this one writes nothing more, and its clients follow the new owner.
+        run.suspended = true;
+        this.log(`Run ${run.runId} continues on another instance: ${message}`);
+      } else {
+        this.log(`Run ${run.runId} stopped: ${message}`);
+      }
       run.cancellation.cancel();
       // Lets the loop end its waits and tools; its last events are no longer stored.
       await generator.return({ runId: run.runId, reason: 'error', error: message, messages: [] }).catch(() => undefined);
-      run.log.append({ type: 'run-end', runId: run.runId, reason: 'error', error: `The run stopped: ${message}` });
+      if (!run.lost) run.log.append({ type: 'run-end', runId: run.runId, reason: 'error', error: `The run stopped: ${message}` });
     } finally {
       session.activeRun = undefined;
       const now = Date.now();
-      if (!run.suspended && this.sessions.get(session.summary.sessionId) === session) {
-        session.summary = { ...session.summary, updatedAt: now };
-        try {
-          await this.store.endRun(run.runId, reason, now);
-          await this.store.updateSession(session.summary.sessionId, { updatedAt: now });
-        } catch (error) {
-          this.log(`Could not record the end of run ${run.runId}: ${error instanceof Error ? error.message : String(error)}`);
+      if (run.lost) {
+        this.followElsewhere(session, run);
+      } else {
+        if (!run.suspended && this.sessions.get(session.summary.sessionId) === session) {
+          session.summary = { ...session.summary, updatedAt: now };
+          try {
+            await this.store.endRun(run.runId, reason, now, run.fence);
+            await this.store.updateSession(session.summary.sessionId, { updatedAt: now });
+          } catch (error) {
+            this.log(`Could not record the end of run ${run.runId}: ${messageOf(error)}`);
+          }
+          this.notify({ type: 'session-changed', session: summary(session) });
+          this.publish({ type: 'session', sessionId: session.summary.sessionId });
         }
-        this.notify({ type: 'session-changed', session: summary(session) });
+        if (end !== undefined && run.log.size === run.nextSeq - 2) run.log.append(end);
+        run.log.close();
+        this.forgetLater(run.runId);
       }
-      run.log.close();
-      this.forgetLater(run.runId);
     }
   }
 
   private async saveMessages(session: Session, run: Run): Promise<void> {
     if (run.unsaved.length === 0 || run.suspended) return;
     const messages = await this.messagesOf(session);
+    const fence = run.fence === undefined ? undefined : { runId: run.runId, token: run.fence };
     for (const message of run.unsaved.splice(0)) {
-      await this.store.appendMessage(run.sessionId, message, Date.now());
+      await this.store.appendMessage(run.sessionId, message, Date.now(), fence);
       messages.push(message);
     }
   }
 
-  /** Stores an event with what it changes in the ledger, then lets clients see it. */
-  private async record(run: Run, event: LoopEvent): Promise<void> {
+  /**
+   * Stores an event with what it changes in the ledger, then lets clients see it. Text deltas are queued and
+   * written in bursts (one write for all that came while the previous burst was written) without holding the loop;
+   * every other event waits for everything before it, and for itself, to be stored.
+   */
+  private async record(run: Run, event: LoopEvent, show = true): Promise<void> {
     if (run.suspended) return;
     const at = Date.now();
     const ledger = this.ledgerChange(run, event, at);
-    await this.store.appendEvent({ runId: run.runId, sessionId: run.sessionId, seq: run.log.size + 1, event, at, ...(ledger === undefined ? {} : { ledger }) });
-    run.log.append(event);
+    const input: AppendEventInput = {
+      runId: run.runId,
+      sessionId: run.sessionId,
+      seq: run.nextSeq++,
+      event,
+      at,
+      ...(ledger === undefined ? {} : { ledger }),
+      ...(run.fence === undefined ? {} : { fence: run.fence }),
+    };
+    run.queued.push({ input, event, show });
+    this.startFlush(run);
+    if (event.type !== 'text-delta' && event.type !== 'reasoning-delta') await this.flushed(run);
+    else if (run.writeFailure !== undefined) throw run.writeFailure;
+  }
+
+  private startFlush(run: Run): void {
+    if (run.flushing !== undefined) return;
+    const flushing: Promise<void> = this.flush(run).finally(() => {
+      if (run.flushing === flushing) run.flushing = undefined;
+    });
+    run.flushing = flushing;
+  }
+
+  /** Writes what is queued, burst by burst, until nothing is. Never rejects: a failure is kept on the run. */
+  private async flush(run: Run): Promise<void> {
+    try {
+      while (run.queued.length > 0 && run.writeFailure === undefined) {
+        const burst = run.queued.splice(0);
+        if (run.suspended) continue;
+        if (burst.length === 1) await this.store.appendEvent(burst[0]!.input);
+        else await this.store.appendEvents(burst.map((queued) => queued.input));
+        for (const queued of burst) if (queued.show) run.log.append(queued.event);
+      }
+    } catch (error) {
+      run.writeFailure = error;
+    }
+  }
+
+  /** Waits until every queued event is stored; throws what stopped a write. */
+  private async flushed(run: Run): Promise<void> {
+    while (run.writeFailure === undefined && (run.flushing !== undefined || run.queued.length > 0)) {
+      this.startFlush(run);
+      await run.flushing;
+    }
+    if (run.writeFailure !== undefined) throw run.writeFailure;
   }
 
   private ledgerChange(run: Run, event: LoopEvent, at: number): LedgerChange | undefined {
@@ -679,6 +1161,35 @@ function refusalOf(toolName: string, decision: Exclude<Decision, 'allow'>, reaso
     case 'cancel':
       return { outcome: 'cancelled', result: toolResultText.cancelled(toolName) };
   }
+}
+
+function normaliseReason(reason: string | undefined): string | undefined {
+  if (typeof reason !== 'string') return undefined;
+  const trimmed = reason.trim().slice(0, MAX_REASON_LENGTH);
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The outcome a ledger row records, for a call decided while no process held it. */
+function recordedOutcome(record: ToolCallRecord): DecisionOutcome {
+  return {
+    decision: record.decision!,
+    source: (record.source ?? 'user') as DecisionSource,
+    ...(record.reason === null ? {} : { reason: record.reason }),
+    ...(record.decidedByGrant === null ? {} : { grantId: record.decidedByGrant }),
+  };
+}
+
+function claimedOutcome(claim: { decision: Decision; source: string; reason: string | null; grantId: string | null }): DecisionOutcome {
+  return {
+    decision: claim.decision,
+    source: claim.source as DecisionSource,
+    ...(claim.reason === null ? {} : { reason: claim.reason }),
+    ...(claim.grantId === null ? {} : { grantId: claim.grantId }),
+  };
 }
 
 export { parseEventId };

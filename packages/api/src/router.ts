@@ -65,7 +65,7 @@ const chatRouter = t.router({
     cancelled: ctx.services.chat.cancel(input.sessionId, input.runId),
   })),
 
-  pending: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.pending(input.sessionId)),
+  pending: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.listWaiting(input.sessionId)),
 });
 
 export type SessionWatchEvent = { type: 'ready' } | SessionChange;
@@ -175,7 +175,7 @@ export const appRouter = t.router({
     propose: procedure
       .input(z.object({ sessionId: idSchema, approvalId: z.string().max(200), scope: z.enum(['chat', 'workspace', 'global']) }))
       .query(async ({ input, ctx }) => {
-        const pending = ctx.services.chat.pending(input.sessionId).find((p) => p.approvalId === input.approvalId);
+        const pending = (await ctx.services.chat.listWaiting(input.sessionId)).find((p) => p.approvalId === input.approvalId);
         if (!pending) throw new TRPCError({ code: 'NOT_FOUND', message: 'approvalId: no call of this chat waits with this id' });
         const tool = ctx.services.catalog.tools().find((candidate) => candidate.name === pending.toolName);
         return rulesOf(ctx).propose(input.sessionId, { toolName: pending.toolName, arguments: pending.arguments }, input.scope, tool);
