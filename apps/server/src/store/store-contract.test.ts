@@ -1,5 +1,7 @@
 import { MemoryStore, type AirlockStore, type AuditQuery, type ChatMessage, type Decision, type LedgerChange, type ToolCallRecord } from '@airlock/api';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { openTestDatabase, probeTestDatabase } from '../../test/support/postgres';
+import { PostgresStore } from './postgres-store';
 import { SqliteStore } from './sqlite-store';
 import { appendAll, run, session, startChange, statusEvent, tempFolder } from './test-support';
 
@@ -7,7 +9,9 @@ interface OpenedStore extends AsyncDisposable {
   store: AirlockStore;
 }
 
-const implementations: { name: string; open: () => Promise<OpenedStore> }[] = [
+const postgres = await probeTestDatabase();
+
+const implementations: { name: string; open: () => Promise<OpenedStore>; skipReason?: string }[] = [
   {
     name: 'MemoryStore',
     open: async () => {
@@ -29,9 +33,26 @@ const implementations: { name: string; open: () => Promise<OpenedStore> }[] = [
       };
     },
   },
+  {
+    name: postgres.available ? 'PostgresStore' : 'PostgresStore (skipped: no PostgreSQL)',
+    open: async () => {
+      const database = await openTestDatabase();
+      const store = await PostgresStore.open({ url: database.url, schema: database.schema, log: () => {} });
+      return {
+        store,
+        [Symbol.asyncDispose]: async () => {
+          await store.close();
+          await database[Symbol.asyncDispose]();
+        },
+      };
+    },
+    ...(postgres.available ? {} : { skipReason: postgres.reason }),
+  },
 ];
 
-describe.each(implementations)('AirlockStore contract: $name', ({ open }) => {
+describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReason }) => {
+  beforeEach((context) => context.skip(skipReason !== undefined, skipReason));
+
   it('creates, lists newest first, changes some fields and deletes sessions', async () => {
     await using opened = await open();
     const { store } = opened;
@@ -82,21 +103,23 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open }) => {
   it('keeps a run from start to end; it stays known after its end', async () => {
     await using opened = await open();
     const { store } = opened;
-    await store.createSession(session('s'));
-    await store.createRun(run('late', 's', 3_000));
-    await store.createRun(run('early', 's', 1_000));
-    await store.createRun(run('done', 's', 2_000));
-    await expect(store.createRun(run('early', 's', 1_000))).rejects.toThrow();
+    // One unfinished run per session: a store shared by several instances refuses a second one.
+    for (const id of ['s-late', 's-early', 's-done', 's-free']) await store.createSession(session(id));
+    await store.createRun(run('late', 's-late', 3_000));
+    await store.createRun(run('early', 's-early', 1_000));
+    await store.createRun(run('done', 's-done', 2_000));
+    await expect(store.createRun(run('early', 's-free', 1_000))).rejects.toThrow();
 
-    expect(await store.getRun('early')).toStrictEqual(run('early', 's', 1_000));
+    expect(await store.getRun('early')).toStrictEqual(run('early', 's-early', 1_000));
     expect(await store.hasRun('early')).toBe(true);
     expect(await store.hasRun('never')).toBe(false);
     expect(await store.getRun('never')).toBeUndefined();
 
     await store.endRun('done', 'cancelled', 2_500);
-    expect(await store.getRun('done')).toStrictEqual({ ...run('done', 's', 2_000), endedAt: 2_500, endReason: 'cancelled' });
+    expect(await store.getRun('done')).toStrictEqual({ ...run('done', 's-done', 2_000), endedAt: 2_500, endReason: 'cancelled' });
+    await store.createRun(run('after', 's-done', 4_000));
     expect(await store.hasRun('done')).toBe(true);
-    expect((await store.listUnfinishedRuns()).map((r) => r.runId)).toStrictEqual(['early', 'late']);
+    expect((await store.listUnfinishedRuns()).map((r) => r.runId)).toStrictEqual(['early', 'late', 'after']);
   });
 
   it('appends events in seq order and loads those after a seq', async () => {

@@ -1,5 +1,5 @@
 /** What is wrong with the database file, each with what a person can do about it. */
-export type StoreProblem = 'corrupt' | 'locked' | 'newer-schema' | 'cannot-open';
+export type StoreProblem = 'corrupt' | 'locked' | 'newer-schema' | 'cannot-open' | 'unreachable';
 
 const advice: Record<StoreProblem, string> = {
   corrupt: 'It was left as it is: restore it from a backup, or move it aside to start with an empty store.',
@@ -7,9 +7,10 @@ const advice: Record<StoreProblem, string> = {
     'Another process holds it, most likely another Airlock server with the same data folder: stop that one, or start this one with another --data-dir.',
   'newer-schema': 'It was written by a newer Airlock and was left as it is: run that version, or start this one with another --data-dir.',
   'cannot-open': 'Check that the folder exists and that this user may read and write it.',
+  unreachable: 'Check that the PostgreSQL server is running and reachable, and the database URL (host, port, database, user, password).',
 };
 
-/** The store's database cannot be used as it is; nothing in it was changed. */
+/** The store's database (a SQLite file, or a PostgreSQL database) cannot be used as it is; nothing in it was changed. */
 export class StoreError extends Error {
   override readonly name = 'StoreError';
   constructor(

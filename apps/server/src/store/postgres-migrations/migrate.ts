@@ -1,0 +1,51 @@
+import { escapeIdentifier, type Pool } from 'pg';
+import type { Migration } from '../migrations';
+import { StoreError } from '../store-error';
+
+export interface MigratePostgresOptions {
+  /** The schema to bring up to date, created when missing. */
+  schema: string;
+  /** Where the database is, named in errors. */
+  location: string;
+  /** Every migration this code knows, oldest first. */
+  migrations: readonly Migration[];
+  /** Recorded as each migration's `applied_at`. */
+  now: number;
+}
+
+/**
+ * Brings `schema` up to the last of `migrations`, all pending ones in one transaction, each recorded in
+ * `schema_migrations`. The transaction holds an advisory lock named after the schema, so instances starting together
+ * apply them once, one after the other. A schema at a version this code does not know is refused untouched.
+ */
+export async function migratePostgres(pool: Pool, { schema, location, migrations, now }: MigratePostgresOptions): Promise<void> {
+  const latest = migrations.at(-1)?.version ?? 0;
+  const quoted = escapeIdentifier(schema);
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`airlock migrations of ${schema}`]);
+    // Looked up first: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the database even when it exists.
+    const { rowCount } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (rowCount === 0) await client.query(`CREATE SCHEMA ${quoted}`);
+    await client.query(`SET LOCAL search_path TO ${quoted}`);
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)');
+    const { rows } = await client.query<{ current: number | null }>('SELECT max(version) AS current FROM schema_migrations');
+    const at = rows[0]?.current ?? 0;
+    if (at > latest) throw new StoreError(location, 'newer-schema', `its schema is at version ${at}, this Airlock knows versions up to ${latest}`);
+    for (const migration of migrations) {
+      if (migration.version <= at) continue;
+      await client.query(migration.sql);
+      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, now]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,743 @@
+import {
+  FencedError,
+  encodeClusterMessage,
+  type AirlockStore,
+  type AppendEventInput,
+  type AuditPage,
+  type AuditQuery,
+  type ChatMessage,
+  type ClaimDecisionInput,
+  type ClaimDecisionResult,
+  type Cluster,
+  type ClusterMessage,
+  type LedgerChange,
+  type LoopEvent,
+  type PendingApproval,
+  type PendingApprovalRecord,
+  type Rule,
+  type RunFence,
+  type SessionChanges,
+  type StoredGrant,
+  type StoredRule,
+  type StoredRun,
+  type StoredSessionSummary,
+  type ToolCallRecord,
+} from '@airlock/api';
+import { ConflictError, NotFoundError } from '@airlock/core';
+import { createHash, randomUUID } from 'node:crypto';
+import { DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, type ClientConfig, type PoolClient, type QueryResultRow } from 'pg';
+import type { Migration } from './migrations';
+import { PostgresListener } from './postgres-listener';
+import { migratePostgres, postgresMigrations } from './postgres-migrations';
+import { StoreError } from './store-error';
+
+export interface PostgresStoreOptions {
+  /** The database, e.g. `postgres://airlock:secret@db.internal:5432/airlock`. */
+  url: string;
+  /** The schema holding Airlock's tables, created when missing. Default `public`. */
+  schema?: string;
+  /** This instance's id, unique among the instances sharing the database. Default a random UUID. */
+  instanceId?: string;
+  /** How long a run's lease lasts without renewal, in ms. Default 30,000. */
+  leaseMs?: number;
+  /** Receives a line when the notification connection is lost or back, or an idle connection fails. Default `console.warn`. */
+  log?: (line: string) => void;
+  /** Connections in the pool (the notification connection comes on top). Default 10. */
+  maxConnections?: number;
+  /** How long to wait for a connection before failing, in ms. Default 10,000. */
+  connectTimeoutMs?: number;
+  /** The schema changes to apply; default every PostgreSQL migration of this version. Tests pass fewer or more. */
+  migrations?: readonly Migration[];
+}
+
+const DEFAULT_LEASE_MS = 30_000;
+const DEFAULT_AUDIT_LIMIT = 100;
+const MAX_AUDIT_LIMIT = 1000;
+const MAX_IDENTIFIER_BYTES = 63;
+/** Now, in epoch ms, by the database's clock: every instance measures leases by the same clock. */
+const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+const PG_FOREIGN_KEY_VIOLATION = '23503';
+const PG_UNIQUE_VIOLATION = '23505';
+/** PostgreSQL error classes that mean "cannot reach or may not use the database": 08 connection, 28 authorization, 3D no such database. */
+const UNREACHABLE_CLASSES = ['08', '28', '3D'];
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** bigint (epoch ms, seqs, fences, ids) as a number rather than pg's default string: every value here is far below 2^53. */
+const typeParsers = new TypeOverrides();
+typeParsers.setTypeParser(types.builtins.INT8, Number);
+
+interface SessionRow {
+  session_id: string;
+  title: string;
+  created_at: number;
+  updated_at: number;
+  confirm_tool_calls: boolean;
+  last_run_id: string | null;
+}
+
+interface RunRow {
+  run_id: string;
+  session_id: string;
+  options: string;
+  started_at: number;
+  ended_at: number | null;
+  end_reason: string | null;
+}
+
+interface LedgerRow {
+  ledger_id: number;
+  run_id: string;
+  session_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  arguments: string;
+  edited_arguments: string | null;
+  approval_id: string;
+  executes_code: boolean;
+  tool_version: string;
+  requested_at: number;
+  expires_at: number | null;
+  decision: ToolCallRecord['decision'];
+  source: ToolCallRecord['source'];
+  reason: string | null;
+  decided_by_grant: string | null;
+  decided_by_rule: string | null;
+  decided_at: number | null;
+  connection_id: string | null;
+  client_label: string | null;
+  started_at: number | null;
+  outcome: ToolCallRecord['outcome'];
+  result: string | null;
+  ended_at: number | null;
+}
+
+interface GrantRow {
+  grant_id: string;
+  scope_kind: string;
+  scope_value: string;
+  tool_name: string;
+  arguments: string | null;
+  tool_version: string;
+  created_at: number;
+}
+
+type Queryable = Pick<PoolClient, 'query'>;
+
+const SESSION_COLUMNS = 'session_id, title, created_at, updated_at, confirm_tool_calls, last_run_id';
+const RUN_COLUMNS = 'run_id, session_id, options, started_at, ended_at, end_reason';
+const LEDGER_COLUMNS =
+  'ledger_id, run_id, session_id, tool_call_id, tool_name, arguments, edited_arguments, approval_id, executes_code, tool_version, requested_at, expires_at, decision, source, reason, decided_by_grant, decided_by_rule, decided_at, connection_id, client_label, started_at, outcome, result, ended_at';
+const GRANT_COLUMNS = 'grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at';
+
+/**
+ * The store for several server instances sharing one PostgreSQL database: every instance opens it with its own
+ * `instanceId`. Besides the store it is the instances' `Cluster`: runs are owned under a lease measured by the
+ * database's clock and every write of a run carries its fencing token, a person's decision is one conditional
+ * UPDATE, and instances wake each other with NOTIFY on a channel of the schema (ids only; the rows are read back).
+ *
+ * A pool of connections serves the statements; one more connection stays LISTENing. An event, its ledger change
+ * and its notification are one transaction.
+ */
+export class PostgresStore implements AirlockStore, Cluster {
+  readonly instanceId: string;
+  readonly leaseMs: number;
+  /** The schema holding the tables. */
+  readonly schema: string;
+  /** The channel instances notify each other on (one per schema: notifications are per database). */
+  readonly channel: string;
+  private closed: Promise<void> | undefined;
+
+  private constructor(
+    private readonly pool: Pool,
+    private readonly listener: PostgresListener,
+    options: { instanceId: string; leaseMs: number; schema: string; channel: string },
+  ) {
+    this.instanceId = options.instanceId;
+    this.leaseMs = options.leaseMs;
+    this.schema = options.schema;
+    this.channel = options.channel;
+  }
+
+  /**
+   * Connects, applies pending migrations (one instance at a time) and starts listening. Rejects with a `StoreError`
+   * when the database cannot be reached or is at a newer schema version.
+   */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const schema = options.schema ?? 'public';
+    const instanceId = options.instanceId ?? randomUUID();
+    const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new RangeError(`leaseMs must be a positive whole number of ms, not ${leaseMs}`);
+    const log = options.log ?? ((line: string) => console.warn(line));
+    const location = describeLocation(options.url, schema);
+    const base: ClientConfig = {
+      connectionString: options.url,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      types: typeParsers,
+      application_name: `airlock ${instanceId}`.slice(0, MAX_IDENTIFIER_BYTES),
+    };
+    const pool = new Pool({ ...base, max: options.maxConnections ?? 10, options: `-c search_path=${escapeOption(escapeIdentifier(schema))}` });
+    // An idle connection that fails emits here; without a handler the process would end. The next query reconnects.
+    pool.on('error', (error) => log(`A pooled PostgreSQL connection failed while idle: ${error.message}`));
+    const channel = channelName(schema);
+    let listener: PostgresListener | undefined;
+    try {
+      await migratePostgres(pool, { schema, location, migrations: options.migrations ?? postgresMigrations, now: Date.now() });
+      listener = await PostgresListener.open({ config: { ...base, keepAlive: true }, channel, log });
+      return new PostgresStore(pool, listener, { instanceId, leaseMs, schema, channel });
+    } catch (error) {
+      await listener?.close();
+      await pool.end().catch(() => {});
+      throw asStoreError(location, error);
+    }
+  }
+
+  async listSessions(): Promise<StoredSessionSummary[]> {
+    return (await this.rows<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, created_at DESC, session_id`)).map(toSession);
+  }
+
+  async getSession(sessionId: string): Promise<StoredSessionSummary | undefined> {
+    const [row] = await this.rows<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE session_id = $1`, [sessionId]);
+    return row === undefined ? undefined : toSession(row);
+  }
+
+  async createSession(session: StoredSessionSummary): Promise<void> {
+    await this.pool.query(`INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`, [
+      session.sessionId,
+      session.title,
+      session.createdAt,
+      session.updatedAt,
+      session.confirmToolCalls,
+      session.lastRunId,
+    ]);
+  }
+
+  async updateSession(sessionId: string, changes: SessionChanges): Promise<void> {
+    await this.pool.query(
+      `UPDATE sessions SET title = coalesce($2, title), updated_at = coalesce($3, updated_at), confirm_tool_calls = coalesce($4, confirm_tool_calls),
+         last_run_id = CASE WHEN $5 THEN $6 ELSE last_run_id END
+       WHERE session_id = $1`,
+      [sessionId, changes.title ?? null, changes.updatedAt ?? null, changes.confirmToolCalls ?? null, changes.lastRunId !== undefined, changes.lastRunId ?? null],
+    );
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    await this.transaction(async (client) => {
+      await client.query('INSERT INTO retired_runs (run_id) SELECT run_id FROM runs WHERE session_id = $1 ON CONFLICT DO NOTHING', [sessionId]);
+      await client.query("DELETE FROM grants WHERE scope_kind = 'session' AND scope_value = $1", [sessionId]);
+      await client.query("DELETE FROM rules WHERE scope_kind = 'chat' AND scope_value = $1", [sessionId]);
+      await client.query('DELETE FROM sessions WHERE session_id = $1', [sessionId]);
+    });
+  }
+
+  async appendMessage(sessionId: string, message: ChatMessage, at: number, fence?: RunFence): Promise<void> {
+    const json = JSON.stringify(message);
+    try {
+      if (fence === undefined) {
+        await this.pool.query('INSERT INTO messages (session_id, json, at) VALUES ($1, $2, $3)', [sessionId, json, at]);
+        return;
+      }
+      // One statement: the run's row stays share-locked until the message is in, so no claim slips in between.
+      const { rowCount } = await this.pool.query(
+        `WITH run AS (SELECT fence FROM runs WHERE run_id = $4 FOR SHARE)
+         INSERT INTO messages (session_id, json, at) SELECT $1, $2, $3 FROM run WHERE run.fence = $5`,
+        [sessionId, json, at, fence.runId, fence.token],
+      );
+      if (rowCount === 0) throw new FencedError(fence.runId);
+    } catch (error) {
+      throw foreignKeyAsNotFound(error, 'session', sessionId);
+    }
+  }
+
+  async loadMessages(sessionId: string): Promise<ChatMessage[]> {
+    const rows = await this.rows<{ json: string }>('SELECT json FROM messages WHERE session_id = $1 ORDER BY message_id', [sessionId]);
+    return rows.map((row) => JSON.parse(row.json) as ChatMessage);
+  }
+
+  /**
+   * Records a new run; with an `owner`, owned by it under a fresh lease with fencing token 1. A second unfinished
+   * run in the session is refused with ConflictError "session-busy".
+   */
+  async createRun(run: StoredRun, owner?: string): Promise<void> {
+    try {
+      await this.pool.query(
+        `INSERT INTO runs (${RUN_COLUMNS}, owner, fence, lease_until)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::text, CASE WHEN $7::text IS NULL THEN 0 ELSE 1 END, CASE WHEN $7::text IS NULL THEN NULL ELSE ${DB_NOW} + $8::bigint END)`,
+        [run.runId, run.sessionId, JSON.stringify(run.options), run.startedAt, run.endedAt, run.endReason, owner ?? null, this.leaseMs],
+      );
+    } catch (error) {
+      if (error instanceof DatabaseError && error.code === PG_UNIQUE_VIOLATION && error.constraint === 'runs_one_unfinished_per_session') {
+        throw new ConflictError('session-busy', `session "${run.sessionId}" already has a run going`);
+      }
+      throw foreignKeyAsNotFound(error, 'session', run.sessionId);
+    }
+  }
+
+  /** Marks a run as ended and frees it (no owner, no lease). With `fence`, only if the token is still the run's. */
+  async endRun(runId: string, reason: string, endedAt: number, fence?: number): Promise<void> {
+    const { rowCount } = await this.pool.query(
+      'UPDATE runs SET ended_at = $2, end_reason = $3, owner = NULL, lease_until = NULL WHERE run_id = $1 AND ($4::bigint IS NULL OR fence = $4::bigint)',
+      [runId, endedAt, reason, fence ?? null],
+    );
+    if (fence !== undefined && rowCount === 0) throw new FencedError(runId);
+  }
+
+  async hasRun(runId: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query('SELECT 1 FROM runs WHERE run_id = $1 UNION ALL SELECT 1 FROM retired_runs WHERE run_id = $1 LIMIT 1', [runId]);
+    return rowCount !== null && rowCount > 0;
+  }
+
+  async getRun(runId: string): Promise<StoredRun | undefined> {
+    const [row] = await this.rows<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = $1`, [runId]);
+    return row === undefined ? undefined : toRun(row);
+  }
+
+  async listUnfinishedRuns(): Promise<StoredRun[]> {
+    return (await this.rows<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE ended_at IS NULL ORDER BY started_at, created_order`)).map(toRun);
+  }
+
+  async appendEvent(input: AppendEventInput): Promise<void> {
+    await this.appendEvents([input]);
+  }
+
+  /**
+   * Appends the events in one transaction: checks each run's fencing token (share-locking the run's row until
+   * commit, so a claim waits), inserts the events, applies their ledger changes in order, and notifies once per run
+   * with its last seq; the notification goes out at commit, never for a write that did not happen.
+   */
+  async appendEvents(inputs: readonly AppendEventInput[]): Promise<void> {
+    if (inputs.length === 0) return;
+    await this.transaction(async (client) => {
+      const checked = new Set<string>();
+      for (const { runId, fence } of inputs) {
+        if (fence === undefined || checked.has(`${runId}\u0000${fence}`)) continue;
+        checked.add(`${runId}\u0000${fence}`);
+        const [row] = (await client.query<{ fence: number }>('SELECT fence FROM runs WHERE run_id = $1 FOR SHARE', [runId])).rows;
+        if (row?.fence !== fence) throw new FencedError(runId);
+      }
+      try {
+        await client.query('INSERT INTO events (run_id, seq, json, at) SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::bigint[])', [
+          inputs.map((input) => input.runId),
+          inputs.map((input) => input.seq),
+          inputs.map((input) => JSON.stringify(input.event)),
+          inputs.map((input) => input.at),
+        ]);
+      } catch (error) {
+        throw foreignKeyAsNotFound(error, 'run', inputs[0]!.runId);
+      }
+      for (const input of inputs) if (input.ledger !== undefined) await applyLedgerChange(client, input.runId, input.sessionId, input.ledger);
+      const lastSeq = new Map<string, number>();
+      for (const { runId, seq } of inputs) lastSeq.set(runId, Math.max(seq, lastSeq.get(runId) ?? seq));
+      for (const [runId, seq] of lastSeq) await client.query('SELECT pg_notify($1, $2)', [this.channel, encodeClusterMessage({ type: 'event', runId, seq })]);
+    });
+  }
+
+  async loadEvents(runId: string, afterSeq: number): Promise<LoopEvent[]> {
+    const rows = await this.rows<{ json: string }>('SELECT json FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, afterSeq]);
+    return rows.map((row) => JSON.parse(row.json) as LoopEvent);
+  }
+
+  async listRunToolCalls(runId: string): Promise<ToolCallRecord[]> {
+    return (await this.rows<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM tool_calls WHERE run_id = $1 ORDER BY ledger_id`, [runId])).map(toToolCall);
+  }
+
+  async listSessionToolCalls(sessionId: string): Promise<ToolCallRecord[]> {
+    return (await this.rows<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM tool_calls WHERE session_id = $1 ORDER BY ledger_id`, [sessionId])).map(toToolCall);
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditPage> {
+    const limit = auditLimit(query.limit);
+    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const values: unknown[] = [];
+    const conditions: string[] = [];
+    const parameter = (value: unknown) => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    if (query.sessionId !== undefined) conditions.push(`session_id = ${parameter(query.sessionId)}`);
+    if (query.toolName !== undefined) conditions.push(`tool_name = ${parameter(query.toolName)}`);
+    if (query.decision === 'none') conditions.push('decision IS NULL');
+    else if (query.decision !== undefined) conditions.push(`decision = ${parameter(query.decision)}`);
+    if (query.from !== undefined) conditions.push(`requested_at >= ${parameter(query.from)}`);
+    if (query.to !== undefined) conditions.push(`requested_at < ${parameter(query.to)}`);
+    if (cursor !== undefined) conditions.push(`(requested_at, ledger_id) < (${parameter(cursor.at)}, ${parameter(cursor.id)})`);
+    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+    const rows = await this.rows<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM tool_calls ${where} ORDER BY requested_at DESC, ledger_id DESC LIMIT ${parameter(limit + 1)}`, values);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { entries: page.map(toToolCall), nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.requested_at, last.ledger_id) : null };
+  }
+
+  async saveGrant(grant: StoredGrant): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO grants (${GRANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (grant_id) DO UPDATE SET scope_kind = excluded.scope_kind, scope_value = excluded.scope_value, tool_name = excluded.tool_name,
+         arguments = excluded.arguments, tool_version = excluded.tool_version, created_at = excluded.created_at`,
+      [grant.grantId, grant.scope, grant.sessionId, grant.toolName, grant.arguments === null ? null : JSON.stringify(grant.arguments), grant.toolVersion, grant.createdAt],
+    );
+  }
+
+  async deleteGrant(grantId: string): Promise<void> {
+    await this.pool.query('DELETE FROM grants WHERE grant_id = $1', [grantId]);
+  }
+
+  async listGrants(): Promise<StoredGrant[]> {
+    return (await this.rows<GrantRow>(`SELECT ${GRANT_COLUMNS} FROM grants WHERE scope_kind = 'session' ORDER BY created_at, created_order`)).map(toGrant);
+  }
+
+  async getGrant(grantId: string): Promise<StoredGrant | undefined> {
+    const [row] = await this.rows<GrantRow>(`SELECT ${GRANT_COLUMNS} FROM grants WHERE grant_id = $1 AND scope_kind = 'session'`, [grantId]);
+    return row === undefined ? undefined : toGrant(row);
+  }
+
+  async saveRule(rule: Rule): Promise<void> {
+    const scopeValue = rule.scope.kind === 'chat' ? rule.scope.sessionId : rule.scope.kind === 'workspace' ? rule.scope.path : '';
+    await this.pool.query(
+      `INSERT INTO rules (rule_id, scope_kind, scope_value, json, created_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (rule_id) DO UPDATE SET scope_kind = excluded.scope_kind, scope_value = excluded.scope_value, json = excluded.json`,
+      [rule.id, rule.scope.kind, scopeValue, JSON.stringify(rule), Date.parse(rule.createdAt) || 0],
+    );
+  }
+
+  async deleteRule(ruleId: string): Promise<void> {
+    await this.pool.query('DELETE FROM rules WHERE rule_id = $1', [ruleId]);
+  }
+
+  async listRules(): Promise<StoredRule[]> {
+    const rows = await this.rows<{ json: string; hits: number; last_used_at: number | null }>('SELECT json, hits, last_used_at FROM rules ORDER BY created_at, created_order');
+    return rows.map((row) => ({ rule: JSON.parse(row.json) as Rule, hits: row.hits, lastUsedAt: row.last_used_at }));
+  }
+
+  async recordRuleHit(ruleId: string, at: number): Promise<void> {
+    await this.pool.query('UPDATE rules SET hits = hits + 1, last_used_at = $2 WHERE rule_id = $1', [ruleId, at]);
+  }
+
+  async getSetting(key: string): Promise<string | undefined> {
+    const [row] = await this.rows<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]);
+    return row?.value;
+  }
+
+  async setSetting(key: string, value: string | undefined): Promise<void> {
+    if (value === undefined) await this.pool.query('DELETE FROM settings WHERE key = $1', [key]);
+    else await this.pool.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
+  async claimRun(runId: string): Promise<number | undefined> {
+    const [row] = await this.rows<{ fence: number }>(
+      `UPDATE runs SET owner = $2, fence = fence + 1, lease_until = ${DB_NOW} + $3::bigint
+       WHERE run_id = $1 AND ended_at IS NULL AND (owner IS NULL OR lease_until IS NULL OR lease_until < ${DB_NOW})
+       RETURNING fence`,
+      [runId, this.instanceId, this.leaseMs],
+    );
+    return row?.fence;
+  }
+
+  async renewLeases(): Promise<Set<string>> {
+    const rows = await this.rows<{ run_id: string }>(`UPDATE runs SET lease_until = ${DB_NOW} + $2::bigint WHERE owner = $1 AND ended_at IS NULL RETURNING run_id`, [
+      this.instanceId,
+      this.leaseMs,
+    ]);
+    return new Set(rows.map((row) => row.run_id));
+  }
+
+  async releaseRuns(): Promise<void> {
+    await this.pool.query('UPDATE runs SET owner = NULL, lease_until = NULL WHERE owner = $1 AND ended_at IS NULL', [this.instanceId]);
+    await this.publish({ type: 'released', instanceId: this.instanceId });
+  }
+
+  async listClaimableRuns(): Promise<StoredRun[]> {
+    const rows = await this.rows<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE ended_at IS NULL AND (owner IS NULL OR lease_until IS NULL OR lease_until < ${DB_NOW}) ORDER BY started_at, created_order`,
+    );
+    return rows.map(toRun);
+  }
+
+  /**
+   * One conditional UPDATE: the row goes from undecided to decided only if it is still undecided, belongs to the
+   * session and its run goes on. Of two callers at once, the second waits on the row's lock, then finds it decided.
+   */
+  async claimDecision(input: ClaimDecisionInput): Promise<ClaimDecisionResult> {
+    const [claimed] = await this.rows<LedgerRow>(
+      `UPDATE tool_calls AS t SET decision = $3, source = $4, reason = $5, decided_by_grant = $6, decided_at = $7, connection_id = $8, client_label = $9
+       FROM runs AS r
+       WHERE t.approval_id = $1 AND t.session_id = $2 AND t.decision IS NULL AND t.approval_id <> '' AND r.run_id = t.run_id AND r.ended_at IS NULL
+       RETURNING ${prefixed('t', LEDGER_COLUMNS)}`,
+      [
+        input.approvalId,
+        input.sessionId,
+        input.decision,
+        input.source,
+        input.reason ?? null,
+        input.grantId ?? null,
+        input.decidedAt,
+        input.by?.connectionId ?? null,
+        input.by?.clientLabel ?? null,
+      ],
+    );
+    if (claimed !== undefined) return { status: 'resolved', call: toPendingRecord(claimed) };
+    const [decided] = await this.rows<Pick<LedgerRow, 'decision' | 'source' | 'reason' | 'decided_by_grant'>>(
+      `SELECT decision, source, reason, decided_by_grant FROM tool_calls
+       WHERE approval_id = $1 AND session_id = $2 AND approval_id <> '' AND decision IS NOT NULL ORDER BY ledger_id DESC LIMIT 1`,
+      [input.approvalId, input.sessionId],
+    );
+    if (decided?.decision == null) return { status: 'not-found' };
+    return { status: 'already-decided', decision: decided.decision, source: decided.source ?? '', reason: decided.reason, grantId: decided.decided_by_grant };
+  }
+
+  async listPendingApprovals(sessionId: string): Promise<PendingApproval[]> {
+    const rows = await this.rows<LedgerRow>(
+      `SELECT ${prefixed('t', LEDGER_COLUMNS)} FROM tool_calls AS t JOIN runs AS r ON r.run_id = t.run_id
+       WHERE t.session_id = $1 AND t.approval_id <> '' AND t.decision IS NULL AND r.ended_at IS NULL ORDER BY t.ledger_id`,
+      [sessionId],
+    );
+    return rows.map(toPending);
+  }
+
+  async getPendingApproval(sessionId: string, approvalId: string): Promise<PendingApprovalRecord | undefined> {
+    const [row] = await this.rows<LedgerRow>(
+      `SELECT ${prefixed('t', LEDGER_COLUMNS)} FROM tool_calls AS t JOIN runs AS r ON r.run_id = t.run_id
+       WHERE t.approval_id = $1 AND t.session_id = $2 AND t.approval_id <> '' AND t.decision IS NULL AND r.ended_at IS NULL ORDER BY t.ledger_id LIMIT 1`,
+      [approvalId, sessionId],
+    );
+    return row === undefined ? undefined : toPendingRecord(row);
+  }
+
+  async publish(message: ClusterMessage): Promise<void> {
+    await this.pool.query('SELECT pg_notify($1, $2)', [this.channel, encodeClusterMessage(message)]);
+  }
+
+  subscribe(listener: (message: ClusterMessage) => void): () => void {
+    return this.listener.subscribe(listener);
+  }
+
+  /** Ends the notification connection and the pool; runs this instance holds stay owned until their lease runs out (see releaseRuns). */
+  async close(): Promise<void> {
+    this.closed ??= (async () => {
+      await this.listener.close();
+      await this.pool.end();
+    })();
+    return this.closed;
+  }
+
+  private async rows<Row extends QueryResultRow>(text: string, values?: unknown[]): Promise<Row[]> {
+    return (await this.pool.query<Row>(text, values)).rows;
+  }
+
+  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+}
+
+async function applyLedgerChange(client: Queryable, runId: string, sessionId: string, change: LedgerChange): Promise<void> {
+  let changed: number | null;
+  switch (change.kind) {
+    case 'start':
+      await client.query(
+        `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [runId, sessionId, change.toolCallId, change.toolName, JSON.stringify(change.arguments), change.approvalId, change.executesCode, change.toolVersion, change.requestedAt, change.expiresAt],
+      );
+      return;
+    case 'decision':
+      // Only an undecided call: a decision claimed earlier (claimDecision, from any instance) stays as claimed.
+      changed = (
+        await client.query(
+          `UPDATE tool_calls SET decision = $3, source = $4, reason = $5, decided_by_grant = $6, decided_by_rule = $7, decided_at = $8, connection_id = $9, client_label = $10,
+             edited_arguments = $11
+           WHERE run_id = $1 AND tool_call_id = $2 AND decision IS NULL`,
+          [
+            runId,
+            change.toolCallId,
+            change.decision,
+            change.source,
+            change.reason ?? null,
+            change.decidedByGrant ?? null,
+            change.decidedByRule ?? null,
+            change.decidedAt,
+            change.by?.connectionId ?? null,
+            change.by?.clientLabel ?? null,
+            change.editedArguments === undefined ? null : JSON.stringify(change.editedArguments),
+          ],
+        )
+      ).rowCount;
+      if (changed === 0) changed = (await client.query('SELECT 1 FROM tool_calls WHERE run_id = $1 AND tool_call_id = $2', [runId, change.toolCallId])).rowCount;
+      break;
+    case 'running':
+      changed = (await client.query('UPDATE tool_calls SET started_at = $3 WHERE run_id = $1 AND tool_call_id = $2', [runId, change.toolCallId, change.startedAt])).rowCount;
+      break;
+    case 'end':
+      changed = (
+        await client.query('UPDATE tool_calls SET outcome = $3, result = $4, ended_at = $5 WHERE run_id = $1 AND tool_call_id = $2', [
+          runId,
+          change.toolCallId,
+          change.outcome,
+          change.result,
+          change.endedAt,
+        ])
+      ).rowCount;
+      break;
+  }
+  if (changed === 0) throw new NotFoundError('tool call', `${runId}/${change.toolCallId}`);
+}
+
+/**
+ * The notification channel of a schema. Notifications are per database, so the schema is in the name; a name that
+ * would pass PostgreSQL's 63 bytes is shortened with a hash of the schema.
+ */
+export function channelName(schema: string): string {
+  const channel = `airlock_events__${schema}`;
+  if (Buffer.byteLength(channel) <= MAX_IDENTIFIER_BYTES) return channel;
+  return `airlock_events__${createHash('sha256').update(schema).digest('hex').slice(0, 40)}`;
+}
+
+/** The URL without its password, and the schema: how errors name the database. */
+function describeLocation(url: string, schema: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = '';
+    return `${parsed.toString()} (schema ${schema})`;
+  } catch {
+    return `the PostgreSQL database (schema ${schema})`;
+  }
+}
+
+/** A value inside libpq's `options` parameter: spaces and backslashes are escaped with a backslash. */
+function escapeOption(value: string): string {
+  return value.replace(/[\\ ]/g, (character) => `\\${character}`);
+}
+
+function asStoreError(location: string, error: unknown): unknown {
+  if (error instanceof StoreError || !isUnreachable(error)) return error;
+  return new StoreError(location, 'unreachable', `cannot be reached (${errorText(error)})`, { cause: error });
+}
+
+function isUnreachable(error: unknown): boolean {
+  if (error instanceof AggregateError) return error.errors.some(isUnreachable);
+  if (error instanceof DatabaseError) return UNREACHABLE_CLASSES.some((prefix) => error.code?.startsWith(prefix) === true);
+  if (!(error instanceof Error)) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  return (code !== undefined && UNREACHABLE_CODES.has(code)) || /timeout|terminated/i.test(error.message);
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return error.errors.map(errorText).join('; ');
+  return error instanceof Error ? error.message || error.name : String(error);
+}
+
+function foreignKeyAsNotFound(error: unknown, what: string, id: string): unknown {
+  return error instanceof DatabaseError && error.code === PG_FOREIGN_KEY_VIOLATION ? new NotFoundError(what, id) : error;
+}
+
+function prefixed(alias: string, columns: string): string {
+  return columns
+    .split(', ')
+    .map((column) => `${alias}.${column}`)
+    .join(', ');
+}
+
+function toSession(row: SessionRow): StoredSessionSummary {
+  return {
+    sessionId: row.session_id,
+    title: row.title,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    confirmToolCalls: row.confirm_tool_calls,
+    lastRunId: row.last_run_id,
+  };
+}
+
+function toRun(row: RunRow): StoredRun {
+  return {
+    runId: row.run_id,
+    sessionId: row.session_id,
+    options: JSON.parse(row.options) as StoredRun['options'],
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    endReason: row.end_reason,
+  };
+}
+
+function toToolCall(row: LedgerRow): ToolCallRecord {
+  return {
+    runId: row.run_id,
+    sessionId: row.session_id,
+    toolCallId: row.tool_call_id,
+    toolName: row.tool_name,
+    arguments: JSON.parse(row.arguments) as ToolCallRecord['arguments'],
+    editedArguments: row.edited_arguments === null ? null : (JSON.parse(row.edited_arguments) as ToolCallRecord['editedArguments']),
+    approvalId: row.approval_id,
+    executesCode: row.executes_code,
+    toolVersion: row.tool_version,
+    requestedAt: row.requested_at,
+    expiresAt: row.expires_at,
+    decision: row.decision,
+    source: row.source,
+    reason: row.reason,
+    decidedByGrant: row.decided_by_grant,
+    decidedByRule: row.decided_by_rule,
+    decidedAt: row.decided_at,
+    connectionId: row.connection_id,
+    clientLabel: row.client_label,
+    startedAt: row.started_at,
+    outcome: row.outcome,
+    result: row.result,
+    endedAt: row.ended_at,
+  };
+}
+
+function toPending(row: LedgerRow): PendingApproval {
+  return {
+    approvalId: row.approval_id,
+    sessionId: row.session_id,
+    runId: row.run_id,
+    toolCallId: row.tool_call_id,
+    toolName: row.tool_name,
+    arguments: JSON.parse(row.arguments) as PendingApproval['arguments'],
+    requestedAt: row.requested_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+function toPendingRecord(row: LedgerRow): PendingApprovalRecord {
+  return { ...toPending(row), executesCode: row.executes_code, toolVersion: row.tool_version };
+}
+
+function toGrant(row: GrantRow): StoredGrant {
+  return {
+    grantId: row.grant_id,
+    scope: 'session',
+    sessionId: row.scope_value,
+    toolName: row.tool_name,
+    arguments: row.arguments === null ? null : (JSON.parse(row.arguments) as StoredGrant['arguments']),
+    toolVersion: row.tool_version,
+    createdAt: row.created_at,
+  };
+}
+
+function auditLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_AUDIT_LIMIT;
+  return Math.min(MAX_AUDIT_LIMIT, Math.max(1, Math.trunc(limit)));
+}
+
+function encodeCursor(at: number, id: number): string {
+  return Buffer.from(`${at}:${id}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): { at: number; id: number } {
+  const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split(':').map(Number);
+  if (at === undefined || id === undefined || rest.length > 0 || !Number.isFinite(at) || !Number.isSafeInteger(id)) throw new NotFoundError('audit cursor', cursor);
+  return { at, id };
+}
