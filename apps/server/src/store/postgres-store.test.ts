@@ -1,0 +1,365 @@
+import { FencedError, type ClusterMessage, type LedgerChange } from '@airlock/api';
+import { ConflictError } from '@airlock/core';
+import { describe, expect, it } from 'vitest';
+import { openTestDatabase, probeTestDatabase, TEST_DATABASE_URL, withClient, type TestDatabase } from '../../test/support/postgres';
+import { channelName, PostgresStore, type PostgresStoreOptions } from './postgres-store';
+import { StoreError } from './store-error';
+import { run, session, startChange, statusEvent } from './test-support';
+
+const postgres = await probeTestDatabase();
+const POLL = { timeout: 20_000, interval: 20 };
+
+interface OpenedStore extends PostgresStore, AsyncDisposable {}
+
+async function openStore(database: TestDatabase, instanceId: string, options: Partial<PostgresStoreOptions> = {}): Promise<OpenedStore> {
+  const store = await PostgresStore.open({ url: database.url, schema: database.schema, instanceId, log: () => {}, ...options });
+  return Object.assign(store, { [Symbol.asyncDispose]: () => store.close() });
+}
+
+/** Every message `store` delivers, in order. */
+function record(store: PostgresStore): ClusterMessage[] {
+  const messages: ClusterMessage[] = [];
+  store.subscribe((message) => messages.push(message));
+  return messages;
+}
+
+async function runRow(database: TestDatabase, runId: string): Promise<{ owner: string | null; fence: string; lease_until: string | null } | undefined> {
+  return withClient(async (client) => {
+    const { rows } = await client.query<{ owner: string | null; fence: string; lease_until: string | null }>(
+      `SELECT owner, fence, lease_until FROM "${database.schema}".runs WHERE run_id = $1`,
+      [runId],
+    );
+    return rows[0];
+  });
+}
+
+describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `PostgresStore (skipped: ${postgres.reason})`, () => {
+  it('a run created with an owner is leased to it with fencing token 1; nobody, itself included, claims it while the lease lives', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a');
+    await using b = await openStore(database, 'b');
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a');
+
+    expect(await runRow(database, 'r')).toMatchObject({ owner: 'a', fence: '1' });
+    expect(await b.claimRun('r')).toBeUndefined();
+    expect(await a.claimRun('r')).toBeUndefined();
+    expect(await b.listClaimableRuns()).toStrictEqual([]);
+    expect(await b.claimRun('never')).toBeUndefined();
+
+    await a.createSession(session('free'));
+    await a.createRun(run('unowned', 'free'));
+    expect((await b.listClaimableRuns()).map((r) => r.runId)).toStrictEqual(['unowned']);
+    expect(await b.claimRun('unowned')).toBe(1);
+    expect(await a.claimRun('unowned')).toBeUndefined();
+    await b.endRun('unowned', 'done', 3_000, 1);
+    expect(await a.claimRun('unowned')).toBeUndefined();
+  });
+
+  it('fencing: once B takes over a run whose lease ran out, A writes nothing more with its old token', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a', { leaseMs: 200 });
+    await using b = await openStore(database, 'b', { leaseMs: 200 });
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a');
+    await a.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: statusEvent('by a'), at: 1, ledger: startChange('call-1', 10_000), fence: 1 });
+
+    // A stops renewing; B's periodic claim succeeds once the lease has run out by the database's clock.
+    await expect.poll(() => b.claimRun('r'), POLL).toBe(2);
+    expect(await runRow(database, 'r')).toMatchObject({ owner: 'b', fence: '2' });
+    const ledger = await b.listRunToolCalls('r');
+
+    await expect(a.appendEvent({ runId: 'r', sessionId: 's', seq: 2, event: statusEvent('late a'), at: 2, fence: 1 })).rejects.toThrow(FencedError);
+    await expect(
+      a.appendEvents([
+        { runId: 'r', sessionId: 's', seq: 2, event: statusEvent('late a'), at: 2, fence: 1 },
+        { runId: 'r', sessionId: 's', seq: 3, event: statusEvent('late a'), at: 3, ledger: { kind: 'running', toolCallId: 'call-1', startedAt: 3 }, fence: 1 },
+      ]),
+    ).rejects.toThrow(FencedError);
+    await expect(a.appendMessage('s', { role: 'assistant', content: 'late a' }, 2, { runId: 'r', token: 1 })).rejects.toThrow(FencedError);
+    await expect(a.endRun('r', 'error', 4, 1)).rejects.toThrow(FencedError);
+    await expect(a.appendEvent({ runId: 'gone', sessionId: 's', seq: 1, event: statusEvent('no run'), at: 2, fence: 1 })).rejects.toThrow(FencedError);
+
+    expect(await b.loadEvents('r', 0)).toStrictEqual([statusEvent('by a')]);
+    expect(await b.listRunToolCalls('r')).toStrictEqual(ledger);
+    expect(await b.loadMessages('s')).toStrictEqual([]);
+    expect((await b.getRun('r'))?.endedAt).toBeNull();
+
+    await b.appendEvent({ runId: 'r', sessionId: 's', seq: 2, event: statusEvent('by b'), at: 5, fence: 2 });
+    await b.appendMessage('s', { role: 'assistant', content: 'by b' }, 5, { runId: 'r', token: 2 });
+    await b.endRun('r', 'done', 6, 2);
+    expect(await b.loadEvents('r', 0)).toStrictEqual([statusEvent('by a'), statusEvent('by b')]);
+    expect(await b.loadMessages('s')).toStrictEqual([{ role: 'assistant', content: 'by b' }]);
+    expect(await runRow(database, 'r')).toStrictEqual({ owner: null, fence: '2', lease_until: null });
+  });
+
+  it('renews the leases of the runs it holds, releases them for the others to take at once, and tells them', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a', { leaseMs: 60_000 });
+    await using b = await openStore(database, 'b', { leaseMs: 60_000 });
+    const heardByB = record(b);
+    for (const id of ['s1', 's2', 's3']) await a.createSession(session(id));
+    await a.createRun(run('r1', 's1', 1_000), 'a');
+    await a.createRun(run('r2', 's2', 2_000), 'a');
+    await b.createRun(run('r3', 's3', 3_000), 'b');
+    const before = await runRow(database, 'r1');
+
+    expect(await a.renewLeases()).toStrictEqual(new Set(['r1', 'r2']));
+    expect(await b.renewLeases()).toStrictEqual(new Set(['r3']));
+    expect(Number((await runRow(database, 'r1'))?.lease_until)).toBeGreaterThanOrEqual(Number(before?.lease_until));
+    expect(await b.listClaimableRuns()).toStrictEqual([]);
+
+    await a.releaseRuns();
+    expect((await b.listClaimableRuns()).map((r) => r.runId)).toStrictEqual(['r1', 'r2']);
+    await expect.poll(() => heardByB, POLL).toContainEqual({ type: 'released', instanceId: 'a' });
+    expect(await b.claimRun('r1')).toBe(2);
+    expect(await a.renewLeases()).toStrictEqual(new Set());
+    expect(await b.renewLeases()).toStrictEqual(new Set(['r1', 'r3']));
+
+    await b.endRun('r3', 'done', 4_000, 1);
+    expect(await b.renewLeases()).toStrictEqual(new Set(['r1']));
+    expect((await b.listClaimableRuns()).map((r) => r.runId)).toStrictEqual(['r2']);
+    expect((await b.listUnfinishedRuns()).map((r) => r.runId)).toStrictEqual(['r1', 'r2']);
+  });
+
+  it('keeps one unfinished run per session: a second is refused as session-busy until the first ends', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a');
+    await using b = await openStore(database, 'b');
+    await a.createSession(session('s'));
+    await a.createRun(run('first', 's'), 'a');
+
+    const refused = await b.createRun(run('second', 's'), 'b').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect((refused as ConflictError).reason).toBe('session-busy');
+    await expect(b.createRun(run('second', 's'))).rejects.toThrow(ConflictError);
+    expect(await b.hasRun('second')).toBe(false);
+
+    await a.endRun('first', 'done', 3_000, 1);
+    await b.createRun(run('second', 's'), 'b');
+    expect((await a.listUnfinishedRuns()).map((r) => r.runId)).toStrictEqual(['second']);
+  });
+
+  it('claimDecision: of two instances deciding one call at once, exactly one wins, 1,000 times over', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a');
+    await using b = await openStore(database, 'b');
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a');
+    const rounds = 1000;
+    const winners: string[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      const toolCallId = `call-${round}`;
+      await a.appendEvent({ runId: 'r', sessionId: 's', seq: round + 1, event: statusEvent(`call ${round}`), at: round, ledger: startChange(toolCallId, 10_000 + round), fence: 1 });
+      const claim = (store: PostgresStore, decision: 'allow' | 'deny') =>
+        store.claimDecision({
+          sessionId: 's',
+          approvalId: `approval-${toolCallId}`,
+          decision,
+          source: 'user',
+          decidedAt: 20_000 + round,
+          by: { connectionId: `conn-${store.instanceId}`, clientLabel: store.instanceId },
+        });
+      const aFirst = Math.random() < 0.5;
+      const [fromA, fromB] = aFirst ? await Promise.all([claim(a, 'allow'), claim(b, 'deny')]) : (await Promise.all([claim(b, 'deny'), claim(a, 'allow')])).reverse();
+      const outcomes = [fromA!, fromB!];
+      const resolved = outcomes.filter((outcome) => outcome.status === 'resolved');
+      expect(resolved).toHaveLength(1);
+      const winner = fromA!.status === 'resolved' ? 'a' : 'b';
+      const loser = winner === 'a' ? fromB! : fromA!;
+      expect(loser).toStrictEqual({ status: 'already-decided', decision: winner === 'a' ? 'allow' : 'deny', source: 'user', reason: null, grantId: null });
+      winners.push(winner);
+    }
+    const ledger = await a.listRunToolCalls('r');
+    expect(ledger.map((row) => [row.decision, row.connectionId, row.clientLabel])).toStrictEqual(
+      winners.map((winner) => (winner === 'a' ? ['allow', 'conn-a', 'a'] : ['deny', 'conn-b', 'b'])),
+    );
+    expect(await a.listPendingApprovals('s')).toStrictEqual([]);
+  });
+
+  it('claimDecision answers the waiting call, then already-decided; not-found for another session, no approval, or an ended run', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a');
+    await a.createSession(session('s'));
+    await a.createSession(session('other'));
+    await a.createRun(run('r', 's'), 'a');
+    await a.createRun(run('ended', 'other'), 'a');
+    const start = startChange('call-1', 10_000);
+    const silent: LedgerChange = { ...startChange('call-2', 10_100), approvalId: '' };
+    await a.appendEvents([
+      { runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: start, fence: 1 },
+      { runId: 'r', sessionId: 's', seq: 2, event: statusEvent('2'), at: 2, ledger: silent, fence: 1 },
+      { runId: 'ended', sessionId: 'other', seq: 1, event: statusEvent('3'), at: 3, ledger: startChange('call-3', 10_200), fence: 1 },
+    ]);
+    await a.endRun('ended', 'cancelled', 4, 1);
+    const waiting = {
+      approvalId: 'approval-call-1',
+      sessionId: 's',
+      runId: 'r',
+      toolCallId: 'call-1',
+      toolName: 'terminal',
+      arguments: { command: 'echo call-1' },
+      requestedAt: 10_000,
+      expiresAt: 70_000,
+    };
+
+    expect(await a.listPendingApprovals('s')).toStrictEqual([waiting]);
+    expect(await a.listPendingApprovals('other')).toStrictEqual([]);
+    expect(await a.getPendingApproval('s', 'approval-call-1')).toStrictEqual({ ...waiting, executesCode: true, toolVersion: 'v1' });
+    expect(await a.getPendingApproval('other', 'approval-call-1')).toBeUndefined();
+    expect(await a.getPendingApproval('other', 'approval-call-3')).toBeUndefined();
+
+    const input = { sessionId: 's', approvalId: 'approval-call-1', decision: 'allow' as const, source: 'grant' as const, grantId: 'g-1', decidedAt: 11_000 };
+    expect(await a.claimDecision({ ...input, sessionId: 'other' })).toStrictEqual({ status: 'not-found' });
+    expect(await a.claimDecision({ ...input, approvalId: '' })).toStrictEqual({ status: 'not-found' });
+    expect(await a.claimDecision({ ...input, approvalId: 'never' })).toStrictEqual({ status: 'not-found' });
+    expect(await a.claimDecision({ ...input, sessionId: 'other', approvalId: 'approval-call-3' })).toStrictEqual({ status: 'not-found' });
+    expect(await a.claimDecision(input)).toStrictEqual({ status: 'resolved', call: { ...waiting, executesCode: true, toolVersion: 'v1' } });
+    expect(await a.claimDecision({ ...input, decision: 'deny', source: 'user', reason: 'no' })).toStrictEqual({
+      status: 'already-decided',
+      decision: 'allow',
+      source: 'grant',
+      reason: null,
+      grantId: 'g-1',
+    });
+    expect(await a.listPendingApprovals('s')).toStrictEqual([]);
+    expect(await a.getPendingApproval('s', 'approval-call-1')).toBeUndefined();
+  });
+
+  it("a decision written with a run's event after a claim leaves the claimed decision as it is", async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a');
+    await using b = await openStore(database, 'b');
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a');
+    await a.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: startChange('call-1', 10_000), fence: 1 });
+    const claim = await b.claimDecision({
+      sessionId: 's',
+      approvalId: 'approval-call-1',
+      decision: 'deny',
+      source: 'user',
+      reason: 'not now',
+      decidedAt: 11_000,
+      by: { connectionId: 'conn-b', clientLabel: 'web' },
+    });
+    expect(claim.status).toBe('resolved');
+
+    await a.appendEvent({
+      runId: 'r',
+      sessionId: 's',
+      seq: 2,
+      event: statusEvent('2'),
+      at: 2,
+      ledger: { kind: 'decision', toolCallId: 'call-1', decision: 'timeout', source: 'user', decidedAt: 12_000, by: { connectionId: 'conn-a', clientLabel: 'cli' } },
+      fence: 1,
+    });
+
+    expect(await a.loadEvents('r', 1)).toStrictEqual([statusEvent('2')]);
+    expect(await a.listRunToolCalls('r')).toMatchObject([{ decision: 'deny', source: 'user', reason: 'not now', decidedAt: 11_000, connectionId: 'conn-b', clientLabel: 'web' }]);
+    await expect(
+      a.appendEvent({ runId: 'r', sessionId: 's', seq: 3, event: statusEvent('3'), at: 3, ledger: { kind: 'decision', toolCallId: 'nope', decision: 'deny', source: 'user', decidedAt: 1 } }),
+    ).rejects.toThrow();
+    expect(await a.loadEvents('r', 2)).toStrictEqual([]);
+  });
+
+  it("delivers another instance's events in order (a batch once, with its last seq), never a fenced write's, and what is published, to every instance", async () => {
+    await using database = await openTestDatabase();
+    await using other = await openTestDatabase();
+    await using a = await openStore(database, 'a');
+    await using b = await openStore(database, 'b');
+    await using elsewhere = await openStore(other, 'c');
+    const heardByB = record(b);
+    const heardByA = record(a);
+    const heardElsewhere = record(elsewhere);
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a');
+
+    for (const seq of [1, 2, 3]) await a.appendEvent({ runId: 'r', sessionId: 's', seq, event: statusEvent(`${seq}`), at: seq, fence: 1 });
+    await expect(a.appendEvent({ runId: 'r', sessionId: 's', seq: 4, event: statusEvent('fenced'), at: 4, fence: 7 })).rejects.toThrow(FencedError);
+    await a.appendEvents([4, 5, 6].map((seq) => ({ runId: 'r', sessionId: 's', seq, event: statusEvent(`${seq}`), at: seq, fence: 1 })));
+    await a.publish({ type: 'cancel', runId: 'r' });
+    // Malformed payloads on the channel are ignored.
+    await withClient(async (client) => {
+      await client.query('SELECT pg_notify($1, $2)', [a.channel, 'not json']);
+      await client.query('SELECT pg_notify($1, $2)', [a.channel, '{"type":"event","runId":"r"}']);
+    });
+    await b.publish({ type: 'rules' });
+
+    const expected: ClusterMessage[] = [
+      { type: 'event', runId: 'r', seq: 1 },
+      { type: 'event', runId: 'r', seq: 2 },
+      { type: 'event', runId: 'r', seq: 3 },
+      { type: 'event', runId: 'r', seq: 6 },
+      { type: 'cancel', runId: 'r' },
+      { type: 'rules' },
+    ];
+    await expect.poll(() => heardByB.length, POLL).toBe(expected.length);
+    expect(heardByB).toStrictEqual(expected);
+    await expect.poll(() => heardByA.length, POLL).toBe(expected.length);
+    expect(heardByA).toStrictEqual(expected);
+    expect(heardElsewhere).toStrictEqual([]);
+  });
+
+  it('reconnects the notification connection when it drops and tells its listeners to resync', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a');
+    await using b = await openStore(database, 'b-reconnects');
+    const heardByB = record(b);
+
+    const terminated = await withClient(async (client) => {
+      const { rows } = await client.query<{ ok: boolean }>(
+        "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN %'",
+        ['airlock b-reconnects'],
+      );
+      return rows;
+    });
+    expect(terminated).toStrictEqual([{ ok: true }]);
+
+    await expect.poll(() => heardByB, POLL).toContainEqual({ type: 'resync' });
+    await a.publish({ type: 'session', sessionId: 's' });
+    await expect.poll(() => heardByB, POLL).toContainEqual({ type: 'session', sessionId: 's' });
+    expect(heardByB.filter((message) => message.type === 'resync')).toHaveLength(1);
+  });
+
+  it('instances starting together on a fresh schema apply the migrations once; a schema from a newer version is refused', async () => {
+    await using database = await openTestDatabase();
+    const stores = await Promise.all(['a', 'b', 'c'].map((id) => openStore(database, id)));
+    await Promise.all(stores.map((store) => store.close()));
+    const versions = await withClient(async (client) => (await client.query<{ version: number }>(`SELECT version FROM "${database.schema}".schema_migrations ORDER BY version`)).rows);
+    expect(versions).toStrictEqual([{ version: 1 }]);
+
+    await withClient((client) => client.query(`INSERT INTO "${database.schema}".schema_migrations (version, name, applied_at) VALUES (99, 'future', 0)`));
+    const refused = await openStore(database, 'd').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StoreError);
+    expect((refused as StoreError).problem).toBe('newer-schema');
+  });
+
+  it('a database that does not answer is refused with a StoreError that names it without its password', async () => {
+    const url = new URL(TEST_DATABASE_URL);
+    url.port = '1';
+    url.password = 'secret-password';
+    const refused = await PostgresStore.open({ url: url.toString(), log: () => {} }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StoreError);
+    expect((refused as StoreError).problem).toBe('unreachable');
+    expect((refused as StoreError).message).toContain(':1/');
+    expect((refused as StoreError).message).not.toContain('secret-password');
+  });
+
+  it('closes once, however often asked', async () => {
+    await using database = await openTestDatabase();
+    const store = await openStore(database, 'a');
+    await Promise.all([store.close(), store.close()]);
+    await store.close();
+    await expect(store.listSessions()).rejects.toThrow();
+  });
+});
+
+describe('channelName', () => {
+  it('names a channel per schema, within 63 bytes', () => {
+    expect(channelName('public')).toBe('airlock_events__public');
+    expect(channelName('t_0123')).not.toBe(channelName('t_0124'));
+    const long = channelName('ä'.repeat(40));
+    expect(Buffer.byteLength(long)).toBeLessThanOrEqual(63);
+    expect(long).not.toBe(channelName('ä'.repeat(41)));
+  });
+});
