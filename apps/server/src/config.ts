@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -35,6 +35,11 @@ export interface AirlockConfig {
   allowedOrigins: string[];
   /** Folder of the database (chats, waiting calls, grants, the ledger); unset keeps everything in memory only. */
   dataDir?: string;
+  /**
+   * A PostgreSQL database shared by several instances, in place of the data folder: any instance serves any client.
+   * Unset: the SQLite database in dataDir, for one instance.
+   */
+  database?: { url: string; schema: string | undefined; instanceId: string; leaseMs: number };
   /** How much the server admits at once; see the README's configuration table. */
   capacity: Capacity;
 }
@@ -105,6 +110,11 @@ Options (each also readable from the environment):
   --api-key-file <file>  AIRLOCK_API_KEY_FILE  file holding the model server's API key (instead of AIRLOCK_API_KEY)
   --tool-sandbox <mode>  AIRLOCK_TOOL_SANDBOX  auto | bubblewrap | none: how terminal and python are held (default auto)
   --tool-network <on|off> AIRLOCK_TOOL_NETWORK whether terminal and python reach the network (default on; off needs bubblewrap)
+Several instances on one PostgreSQL database (see the README):
+  --database-url <url>   AIRLOCK_DATABASE_URL  postgres://… shared by the instances, in place of --data-dir
+  --database-schema <s>  AIRLOCK_DATABASE_SCHEMA  the schema of Airlock's tables (default public)
+  --instance-id <id>     AIRLOCK_INSTANCE_ID   this instance's name among them (default host-pid-random)
+  --lease-ms <ms>        AIRLOCK_LEASE_MS      how long a stopped instance keeps its runs before another takes them (default 10000)
 Capacity (each also readable from the environment; see the README for what each protects against):
   --max-connections <n>               AIRLOCK_MAX_CONNECTIONS               authenticated WebSockets at once (default 4096)
   --max-unauthenticated <n>           AIRLOCK_MAX_UNAUTHENTICATED           sockets yet to present the token (default 16)
@@ -129,6 +139,10 @@ const FLAGS = {
   model: { type: 'string' },
   'mcp-config': { type: 'string' },
   'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
+  'database-schema': { type: 'string' },
+  'instance-id': { type: 'string' },
+  'lease-ms': { type: 'string' },
   'token-file': { type: 'string' },
   'api-key-file': { type: 'string' },
   'tool-sandbox': { type: 'string' },
@@ -214,6 +228,7 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     mcpConfigPath: mcpInput === undefined ? undefined : readableFile(mcpInput, cwd),
     allowedOrigins: parseOrigins(fromEnv(env, 'AIRLOCK_ALLOWED_ORIGINS')),
     dataDir: dataDirectory(pick('data-dir', 'AIRLOCK_DATA_DIR'), env, cwd),
+    ...databaseFrom(pick),
     capacity: capacityFrom((flag, variable) => pick(flag, variable)),
   };
 }
@@ -239,6 +254,39 @@ function capacityFrom(pick: (flag: keyof typeof FLAGS, variable: string) => Sour
     capacity[key] = validate(schema, pick(flag, variable)) ?? DEFAULT_CAPACITY[key];
   }
   return capacity;
+}
+
+const databaseUrlSchema = z
+  .string()
+  .max(2000, 'must be at most 2000 characters')
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, 'must be a postgres://user@host:port/database URL');
+const schemaSchema = z.string().regex(/^[a-z_][a-z0-9_]{0,40}$/, 'must be 1 to 41 lower-case letters, digits or "_", not starting with a digit');
+const instanceIdSchema = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"');
+const leaseSchema = z
+  .string()
+  .regex(/^\d{1,7}$/, 'must be a whole number of milliseconds from 200 to 600000')
+  .transform(Number)
+  .refine((value) => value >= 200 && value <= 600_000, 'must be a whole number of milliseconds from 200 to 600000');
+
+function databaseFrom(pick: (flag: keyof typeof FLAGS, variable: string) => Sourced | undefined): Pick<AirlockConfig, 'database'> {
+  const url = validate(databaseUrlSchema, pick('database-url', 'AIRLOCK_DATABASE_URL'));
+  const schema = validate(schemaSchema, pick('database-schema', 'AIRLOCK_DATABASE_SCHEMA'));
+  const instanceId = validate(instanceIdSchema, pick('instance-id', 'AIRLOCK_INSTANCE_ID'));
+  const leaseMs = validate(leaseSchema, pick('lease-ms', 'AIRLOCK_LEASE_MS'));
+  if (url === undefined) {
+    const stray =
+      instanceId !== undefined ? '--instance-id / AIRLOCK_INSTANCE_ID' : leaseMs !== undefined ? '--lease-ms / AIRLOCK_LEASE_MS' : schema !== undefined ? '--database-schema / AIRLOCK_DATABASE_SCHEMA' : undefined;
+    if (stray !== undefined) throw new ConfigError(stray, 'only applies with --database-url / AIRLOCK_DATABASE_URL');
+    return {};
+  }
+  return { database: { url, schema, instanceId: instanceId ?? `${hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`, leaseMs: leaseMs ?? 10_000 } };
 }
 
 /** The chats folder: as given (made absolute), or the XDG data folder; it is created when first used. */

@@ -1,10 +1,10 @@
-import { ChatService, MemoryStore, type AirlockServices, type AirlockStore, type ModelInfo, type ToolCatalog } from '@airlock/api';
+import { ChatService, MemoryStore, type AirlockServices, type AirlockStore, type Cluster, type ModelInfo, type ToolCatalog } from '@airlock/api';
 import { ApprovalRegistry, type AnyTool } from '@airlock/core';
 import { ConfigError, type AirlockConfig } from './config';
 import { loadMcpConfig, McpConfigError, McpManager } from './mcp';
 import { resolveChatModel } from './models';
 import { RuleBook } from './rules';
-import { SqliteStore, StoreError } from './store';
+import { PostgresStore, SqliteStore, StoreError } from './store';
 import { createBuiltinTools, resolveToolSandbox, SandboxUnavailableError, type ToolSandbox } from './tools';
 
 export interface CreateServicesOptions {
@@ -60,28 +60,39 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     servers: () => mcp?.status().map(({ name, state, error, toolCount }) => ({ name, state, toolCount, ...(error === undefined ? {} : { error }) })) ?? [],
   };
   let store: AirlockStore;
+  let cluster: Cluster | undefined;
   try {
-    store = config.dataDir === undefined ? new MemoryStore() : await SqliteStore.open({ directory: config.dataDir, log });
+    if (config.database !== undefined) {
+      const { url, schema, instanceId, leaseMs } = config.database;
+      const shared = await PostgresStore.open({ url, instanceId, leaseMs, log, ...(schema === undefined ? {} : { schema }) });
+      store = shared;
+      cluster = shared;
+    } else {
+      store = config.dataDir === undefined ? new MemoryStore() : await SqliteStore.open({ directory: config.dataDir, log });
+    }
   } catch (error) {
     await mcp?.close();
-    if (error instanceof StoreError) throw new ConfigError('AIRLOCK_DATA_DIR', error.message);
+    if (error instanceof StoreError) throw new ConfigError(config.database !== undefined ? 'AIRLOCK_DATABASE_URL' : 'AIRLOCK_DATA_DIR', error.message);
     throw error;
   }
-  const rules = await RuleBook.open({ store, workspace: config.workspace, log });
+  const rules = await RuleBook.open({ store, workspace: config.workspace, log, ...(cluster === undefined ? {} : { cluster }) });
   const chat = new ChatService({
     registry: new ApprovalRegistry(),
     model: () => resolved.model,
     tools: () => catalog.tools(),
     systemPrompt: systemPrompt(config.workspace),
     store,
-    // With a database, a shutdown leaves waiting calls waiting: the next start resumes them.
-    suspendRunsOnShutdown: config.dataDir !== undefined,
+    // With a database, a shutdown leaves waiting calls waiting: the next start (or another instance) resumes them.
+    suspendRunsOnShutdown: config.dataDir !== undefined || cluster !== undefined,
     log,
     rules,
+    ...(cluster === undefined ? {} : { cluster }),
   });
   const opened = await chat.open();
-  if (config.dataDir !== undefined) {
-    const resumed = opened.resumedRuns > 0 ? `; ${opened.resumedRuns} run(s) waiting for decisions resumed` : '';
+  const resumed = opened.resumedRuns > 0 ? `; ${opened.resumedRuns} run(s) waiting for decisions resumed` : '';
+  if (config.database !== undefined) {
+    log(`Chats: ${opened.sessions} kept in PostgreSQL, shared as instance ${config.database.instanceId}${resumed}`);
+  } else if (config.dataDir !== undefined) {
     log(`Chats: ${opened.sessions} kept in ${config.dataDir}${resumed}`);
   }
 

@@ -1,7 +1,9 @@
 import {
+  argumentIssues,
   Cancellation,
   ConflictError,
   grantsNeedExactArguments,
+  InvalidArgumentsError,
   NotFoundError,
   randomId,
   runToolLoop,
@@ -22,6 +24,7 @@ import {
   type ResolveResult,
   type ResumedCall,
   type ResumeState,
+  type ToolArguments,
   type ToolCall,
   type ToolOutcome,
   type VersionedGrant,
@@ -157,6 +160,11 @@ export interface ConfirmInput {
    * (the one `RuleService.propose` previews) that covers later calls in other chats too.
    */
   scope?: 'chat' | 'workspace' | 'global';
+  /**
+   * With allow: the arguments the person edited the call to. They must pass the tool's schema (else an
+   * InvalidArgumentsError, and the call goes on waiting); the same as proposed is a plain allow.
+   */
+  arguments?: ToolArguments;
   /** Who decided, for the ledger. */
   by?: DecidedBy;
 }
@@ -353,19 +361,26 @@ export class ChatService {
   }
 
   async confirm(input: ConfirmInput): Promise<ResolveResult> {
+    const edit = input.decision === 'allow' ? input.arguments : undefined;
+    if (edit !== undefined && this.options.cluster) {
+      // Not carried by the cluster's decision write yet: refused rather than letting the proposed call run instead.
+      throw new ConflictError('edit-unsupported', 'arguments: editing a call before allowing it is not available with several server instances yet');
+    }
+    if (edit !== undefined) this.checkEdit(input.sessionId, input.approvalId, edit);
     if (this.options.cluster) return this.confirmInCluster(this.options.cluster, input);
     const rules = this.options.rules;
     const asRule = input.decision === 'allow' && input.always === true && input.scope !== undefined && input.scope !== 'chat' && rules !== undefined;
     const pending = asRule ? this.options.registry.listPending(input.sessionId).find((p) => p.approvalId === input.approvalId) : undefined;
-    // The rule is drafted before the call is released, from the very arguments the person was shown.
+    // The rule is drafted before the call is released, from the very arguments the person was shown (or edited to).
     const tool = pending && this.options.tools().find((candidate) => candidate.name === pending.toolName);
-    const draft = pending && rules ? await rules.propose(input.sessionId, { toolName: pending.toolName, arguments: pending.arguments }, input.scope!, tool) : undefined;
+    const draft = pending && rules ? await rules.propose(input.sessionId, { toolName: pending.toolName, arguments: edit ?? pending.arguments }, input.scope!, tool) : undefined;
     // Kept until the decision event is written, so the ledger says who decided.
     if (input.by) this.deciders.set(input.approvalId, input.by);
     const result = this.options.registry.resolve(input.approvalId, input.decision, {
       sessionId: input.sessionId,
       ...(input.reason === undefined ? {} : { reason: input.reason }),
       ...(input.always === undefined || asRule ? {} : { always: input.always }),
+      ...(edit === undefined ? {} : { arguments: edit }),
     });
     if (!result.resolved) this.deciders.delete(input.approvalId);
     if (result.resolved && draft && rules) await rules.add(draft.draft);
@@ -374,6 +389,15 @@ export class ChatService {
       await this.store.saveGrant({ ...grant, scope: 'session' });
     }
     return result;
+  }
+
+  /** A person's edit must pass the tool's schema; a call not waiting here is left for the registry to answer. */
+  private checkEdit(sessionId: string, approvalId: string, args: ToolArguments): void {
+    const pending = this.options.registry.listPending(sessionId).find((p) => p.approvalId === approvalId);
+    const tool = pending && this.options.tools().find((candidate) => candidate.name === pending.toolName);
+    if (!tool) return;
+    const issues = argumentIssues(tool, args);
+    if (issues.length > 0) throw new InvalidArgumentsError(tool.name, issues);
   }
 
   /** The session's calls waiting for a decision on this instance. */
@@ -513,12 +537,11 @@ export class ChatService {
     if (local) {
       const result = this.registry.resolve(input.approvalId, input.decision, { sessionId: input.sessionId, ...(reason === undefined ? {} : { reason }), always });
       if (result.resolved) grant = result.grant;
-    } else {
-      if (always) {
-        grant = this.registry.grant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: call.arguments });
-      }
-      this.publish({ type: 'decided', runId: call.runId, approvalId: call.approvalId });
+    } else if (always) {
+      grant = this.registry.grant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: call.arguments });
     }
+    // Told even when released here: if this instance lost the run meanwhile, its new owner releases the call.
+    this.publish({ type: 'decided', runId: call.runId, approvalId: call.approvalId });
     if (draft && rules) await rules.add(draft.draft);
     if (grant) {
       await this.store.saveGrant({ ...grant, scope: 'session' });
@@ -1070,6 +1093,7 @@ export class ChatService {
           ...(event.ruleId === undefined ? {} : { decidedByRule: event.ruleId }),
           decidedAt: at,
           ...(by === undefined ? {} : { by }),
+          ...(event.editedArguments === undefined ? {} : { editedArguments: event.editedArguments }),
         };
       }
       case 'tool-end':
@@ -1114,7 +1138,7 @@ function titleFrom(message: string): string {
 }
 
 function summary(session: Session): SessionSummary {
-  return { ...session.summary, activeRunId: session.activeRun?.runId ?? null };
+  return { ...session.summary, activeRunId: session.activeRun?.runId ?? session.remoteRunId };
 }
 
 function loopOptions(options: RunOptions) {
@@ -1180,6 +1204,7 @@ function recordedOutcome(record: ToolCallRecord): DecisionOutcome {
     source: (record.source ?? 'user') as DecisionSource,
     ...(record.reason === null ? {} : { reason: record.reason }),
     ...(record.decidedByGrant === null ? {} : { grantId: record.decidedByGrant }),
+    ...(record.editedArguments === null ? {} : { editedArguments: record.editedArguments }),
   };
 }
 

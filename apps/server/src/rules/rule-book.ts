@@ -1,4 +1,4 @@
-import { describeRule, denialMessage, ruleDraftSchema, type AirlockStore, type Rule, type RuleDraft, type RuleService, type RuleView, type ToolCallRecord, type WorkspaceRulesStatus } from '@airlock/api';
+import { describeRule, denialMessage, ruleDraftSchema, type AirlockStore, type Cluster, type Rule, type RuleDraft, type RuleService, type RuleView, type ToolCallRecord, type WorkspaceRulesStatus } from '@airlock/api';
 import { NotFoundError, randomId, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +16,8 @@ export interface RuleBookOptions {
   log?: (line: string) => void;
   /** Default Date.now. */
   now?: () => number;
+  /** Instances sharing the store: a rule or trust changed on one is read again by the others. Default none. */
+  cluster?: Cluster;
 }
 
 interface Kept {
@@ -46,10 +48,25 @@ export class RuleBook implements RuleService {
 
   static async open(options: RuleBookOptions): Promise<RuleBook> {
     const book = new RuleBook(options);
-    for (const stored of await options.store.listRules()) book.kept.set(stored.rule.id, { ...stored });
-    book.trusted = (await options.store.getSetting(trustKey(options.workspace))) === 'trusted';
+    options.cluster?.subscribe((message) => {
+      if (message.type === 'rules' || message.type === 'resync') book.reload().catch((error: unknown) => book.log(`Could not read the rules again: ${error instanceof Error ? error.message : String(error)}`));
+    });
+    await book.reload();
     await book.refreshWorkspaceFile();
     return book;
+  }
+
+  /** Reads the person's rules and the workspace's trust from the store again. */
+  private async reload(): Promise<void> {
+    const stored = await this.options.store.listRules();
+    const trusted = (await this.options.store.getSetting(trustKey(this.options.workspace))) === 'trusted';
+    this.kept.clear();
+    for (const entry of stored) this.kept.set(entry.rule.id, { ...entry });
+    this.trusted = trusted;
+  }
+
+  private changed(): void {
+    this.options.cluster?.publish({ type: 'rules' }).catch((error: unknown) => this.log(`Could not tell the other instances about a rule: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   async evaluate(sessionId: string, call: ToolCall, tool: AnyTool): Promise<PolicyVerdict | undefined> {
@@ -81,6 +98,7 @@ export class RuleBook implements RuleService {
     const kept: Kept = { rule: { ...rule, id: randomId('rule', 12), createdAt: new Date(this.now()).toISOString() }, hits: 0, lastUsedAt: null };
     await this.options.store.saveRule(kept.rule);
     this.kept.set(kept.rule.id, kept);
+    this.changed();
     return view(kept, true);
   }
 
@@ -91,6 +109,7 @@ export class RuleBook implements RuleService {
     const kept: Kept = { ...existing, rule: { ...rule, id: ruleId, createdAt: existing.rule.createdAt } };
     await this.options.store.saveRule(kept.rule);
     this.kept.set(ruleId, kept);
+    this.changed();
     return view(kept, true);
   }
 
@@ -98,6 +117,7 @@ export class RuleBook implements RuleService {
     if (!this.kept.has(ruleId)) return false;
     await this.options.store.deleteRule(ruleId);
     this.kept.delete(ruleId);
+    this.changed();
     return true;
   }
 
@@ -134,6 +154,7 @@ export class RuleBook implements RuleService {
   async trustWorkspace(trusted: boolean): Promise<WorkspaceRulesStatus> {
     await this.options.store.setSetting(trustKey(this.options.workspace), trusted ? 'trusted' : undefined);
     this.trusted = trusted;
+    this.changed();
     return this.workspaceRules();
   }
 

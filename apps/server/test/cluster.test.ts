@@ -1,0 +1,289 @@
+import { ChatService, type LoopEvent, type SessionChange } from '@airlock/api';
+import { ApprovalRegistry, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PostgresStore } from '../src/store';
+import { openTestDatabase, probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
+import { recordingTool } from './support/test-airlock';
+
+const postgres = await probeTestDatabase();
+if (!postgres.available) console.warn(`Skipping the multi-instance tests: ${postgres.reason}`);
+
+/**
+ * Answers from the conversation alone, so any instance gives the same answer at any point of a run: a user message
+ * asks for one `echo` call with its text; a tool result gets a short final answer.
+ */
+class ConversationModel implements ChatModel {
+  readonly name = 'conversation';
+  async *stream(request: ChatRequest): AsyncIterable<ModelPart> {
+    const last = request.messages.at(-1);
+    if (last?.role === 'user') {
+      yield { type: 'tool-call', id: 'call_1', name: 'echo', arguments: { text: last.content } };
+      yield { type: 'finish', reason: 'tool-calls' };
+      return;
+    }
+    yield { type: 'text-delta', text: 'done' };
+    yield { type: 'finish', reason: 'stop' };
+  }
+}
+
+interface Instance {
+  name: string;
+  chat: ChatService;
+  store: PostgresStore;
+  /** Stops the instance as a crash would: no hand-over, its leases simply stop being renewed. */
+  crash(): Promise<void>;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+async function database(): Promise<TestDatabase> {
+  const db = await openTestDatabase();
+  cleanups.push(() => db[Symbol.asyncDispose]());
+  return db;
+}
+
+async function instance(db: TestDatabase, name: string, tool: ReturnType<typeof recordingTool>['tool'], leaseMs = 60_000): Promise<Instance> {
+  const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs, log: () => {} });
+  const model = new ConversationModel();
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store, cluster: store, suspendRunsOnShutdown: true, log: () => {} });
+  let stopped = false;
+  const stop = async (handOver: boolean) => {
+    if (stopped) return;
+    stopped = true;
+    if (handOver) await chat.shutdown();
+    await store.close();
+  };
+  cleanups.push(() => stop(true));
+  await chat.open();
+  return {
+    name,
+    chat,
+    store,
+    crash: async () => {
+      // Its runs stop here without writing anything, as in a process that died; the store connection goes with it.
+      stopped = true;
+      const closing = store.close();
+      await chat.shutdown().catch(() => undefined);
+      await closing;
+    },
+  };
+}
+
+interface Followed {
+  ids: string[];
+  events: LoopEvent[];
+  /** Resolves with the first event matching, read in order. */
+  until(match: (event: LoopEvent) => boolean): Promise<LoopEvent>;
+}
+
+/** Follows a run on one instance from `afterSeq`, as a client's subscription does. */
+async function follow(on: Instance, sessionId: string, runId: string, afterSeq = 0): Promise<Followed> {
+  expect(await on.chat.attachable(sessionId, runId)).toBe(true);
+  const follower = on.chat.follow(sessionId, runId, afterSeq, (id, event) => ({ id, event }));
+  cleanups.push(async () => void (await follower.return()));
+  const followed: Followed = {
+    ids: [],
+    events: [],
+    until: async (match) => {
+      const already = followed.events.find(match);
+      if (already) return already;
+      for (;;) {
+        const next = await follower.next();
+        if (next.done) throw new Error(`run ${runId} ended on ${on.name} without the event looked for; saw ${followed.events.map((e) => e.type).join(', ')}`);
+        followed.ids.push(next.value.id);
+        followed.events.push(next.value.event);
+        if (match(next.value.event)) return next.value.event;
+      }
+    },
+  };
+  return followed;
+}
+
+function waitingStart(event: LoopEvent): event is Extract<LoopEvent, { type: 'tool-start' }> {
+  return event.type === 'tool-start' && event.awaitingConfirmation;
+}
+
+const isEnd = (event: LoopEvent) => event.type === 'run-end';
+
+async function startWaiting(owner: Instance, sessionId: string, runId: string, text: string) {
+  await owner.chat.startRun({ sessionId, runId, message: text });
+  const followed = await follow(owner, sessionId, runId);
+  const start = (await followed.until(waitingStart)) as Extract<LoopEvent, { type: 'tool-start' }>;
+  return { followed, approvalId: start.approvalId };
+}
+
+function expectExactIds(runId: string, ids: readonly string[], from = 1) {
+  expect(ids).toStrictEqual(ids.map((_, index) => `${runId}:${from + index}`));
+}
+
+describe.skipIf(!postgres.available)('several instances on one PostgreSQL database', { timeout: 120_000 }, () => {
+  it('a client of B decides a call waiting on A; it runs once on A, and B relays every event once, in order', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool);
+    const { followed: onA, approvalId } = await startWaiting(a, 's1', 'r1', 'hello');
+
+    expect((await b.chat.listWaiting('s1')).map((p) => p.approvalId)).toStrictEqual([approvalId]);
+    const onB = await follow(b, 's1', 'r1');
+    await onB.until(waitingStart);
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', by: { clientLabel: 'on-b' } })).resolves.toMatchObject({ resolved: true, status: 'resolved' });
+    await expect(a.chat.confirm({ sessionId: 's1', approvalId, decision: 'deny' })).resolves.toMatchObject({ resolved: false, status: 'already-decided', decision: 'allow' });
+
+    await onA.until(isEnd);
+    await onB.until(isEnd);
+    expect(calls).toStrictEqual(['hello']);
+    expectExactIds('r1', onB.ids);
+    expect(onB.ids).toStrictEqual(onA.ids);
+    expect(onB.events).toStrictEqual(onA.events);
+    expect(onB.events.at(-1)).toMatchObject({ type: 'run-end', reason: 'done' });
+    const [record] = await b.store.listRunToolCalls('r1');
+    expect(record).toMatchObject({ decision: 'allow', source: 'user', clientLabel: 'on-b', outcome: 'executed' });
+    expect(await b.chat.listWaiting('s1')).toStrictEqual([]);
+  });
+
+  it('B follows A’s run across a reconnect: from lastEventId, nothing repeated and nothing missed', async () => {
+    const db = await database();
+    const { tool } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool);
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'again');
+    const first = await follow(b, 's1', 'r1');
+    await first.until(waitingStart);
+    const lastSeq = first.ids.length;
+    // The client drops; the run goes on on A; the client comes back to B with the last id it saw.
+    await a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' });
+    const again = await follow(b, 's1', 'r1', lastSeq);
+    await again.until(isEnd);
+    expectExactIds('r1', [...first.ids, ...again.ids]);
+  });
+
+  // A bound for a loaded machine, not a timing assertion: each of the 1,000 runs makes about twenty durable writes.
+  it('two instances deciding one call at the same moment: exactly one wins, 1,000 times in random order', { timeout: 900_000 }, async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool);
+    const c = await instance(db, 'c', tool);
+    const deciders = [a, b, c];
+    let expectedRuns = 0;
+    for (let i = 0; i < 1000; i++) {
+      const owner = deciders[i % 3]!;
+      const sessionId = `s${i}`;
+      const { followed, approvalId } = await startWaiting(owner, sessionId, `r${i}`, `call ${i}`);
+      const first = deciders[Math.floor(Math.random() * 3)]!;
+      const second = deciders.filter((d) => d !== first)[Math.floor(Math.random() * 2)]!;
+      const decisions = [first, second].map(() => (Math.random() < 0.5 ? 'allow' : 'deny') as 'allow' | 'deny');
+      const results = await Promise.all([first, second].map((on, k) => on.chat.confirm({ sessionId, approvalId, decision: decisions[k]! })));
+      const winners = results.filter((result) => result.resolved);
+      expect(winners, `iteration ${i}`).toHaveLength(1);
+      const winner = winners[0]!;
+      const loser = results.find((result) => !result.resolved)!;
+      expect(loser).toMatchObject({ status: 'already-decided', decision: winner.decision });
+      const end = await followed.until((event) => event.type === 'tool-end');
+      expect(end).toMatchObject({ outcome: winner.decision === 'allow' ? 'executed' : 'denied' });
+      if (winner.decision === 'allow') expectedRuns++;
+      await followed.until(isEnd);
+    }
+    expect(calls).toHaveLength(expectedRuns);
+    expect(new Set(calls).size).toBe(expectedRuns);
+  });
+
+  it('an owner that stops without a word loses its runs: another instance takes them over, still waiting, and a decision there runs the call once', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 300);
+    const b = await instance(db, 'b', tool, 300);
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'survive');
+    const onB = await follow(b, 's1', 'r1');
+    await onB.until(waitingStart);
+    await a.crash();
+    await expect.poll(() => ownerOf(db, 'r1'), { timeout: 30_000 }).toBe('b');
+    expect((await b.chat.listWaiting('s1')).map((p) => p.approvalId)).toStrictEqual([approvalId]);
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    await onB.until(isEnd);
+    expect(calls).toStrictEqual(['survive']);
+    expectExactIds('r1', onB.ids);
+  });
+
+  it('an old owner that comes back after its run was taken over is fenced: it writes nothing, and the call runs once', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    // A renews rarely; B looks for runs to take over often.
+    const a = await instance(db, 'a', tool, 60_000);
+    const b = await instance(db, 'b', tool, 200);
+    const { followed: onA, approvalId } = await startWaiting(a, 's1', 'r1', 'fenced');
+    // A stalls past its lease (its lease is made to run out, as a long pause would).
+    await withClient((client) => client.query(`UPDATE ${db.schema}.runs SET lease_until = 0 WHERE run_id = 'r1'`));
+    await expect.poll(() => ownerOf(db, 'r1'), { timeout: 30_000 }).toBe('b');
+    // A comes back believing it still owns the run, and a person decides there.
+    await expect(a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    // A's own write of that decision is refused; B, the owner, runs the call; A's clients follow B.
+    await onA.until(isEnd);
+    expect(onA.events.at(-1)).toMatchObject({ type: 'run-end', reason: 'done' });
+    expectExactIds('r1', onA.ids);
+    expect(calls).toStrictEqual(['fenced']);
+    const decisions = onA.events.filter((event) => event.type === 'tool-decision');
+    expect(decisions).toHaveLength(1);
+    await expect(a.store.appendEvent({ runId: 'r1', sessionId: 's1', seq: 99, event: { type: 'status', text: 'late' }, at: Date.now(), fence: 1 })).rejects.toThrow(/another instance/);
+  });
+
+  it('a graceful stop hands waiting runs over at once, and followers on the other instance see no gap', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool);
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'rolling');
+    const onB = await follow(b, 's1', 'r1');
+    await onB.until(waitingStart);
+    await a.chat.shutdown();
+    // Leases of a minute: only the hand-over, not an expiry, can have moved the run this soon.
+    await expect.poll(() => ownerOf(db, 'r1'), { timeout: 30_000 }).toBe('b');
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    await onB.until(isEnd);
+    expect(calls).toStrictEqual(['rolling']);
+    expectExactIds('r1', onB.ids);
+  });
+
+  it('the session list, grants and a cancel reach every instance', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool);
+    const changes: SessionChange[] = [];
+    b.chat.watchSessions((change) => changes.push(change));
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'first');
+    await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's1')?.activeRunId).toBe('r1');
+    expect(changes.some((change) => change.type === 'session-changed' && change.session.sessionId === 's1')).toBe(true);
+    // A second run in the same session is refused everywhere while the first goes on.
+    await expect(b.chat.startRun({ sessionId: 's1', message: 'second' })).rejects.toThrow(/still running/);
+    // Always allow on B makes a grant A applies to the next call of the chat.
+    await b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', always: true });
+    await followed.until(isEnd);
+    await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's1')?.activeRunId).toBe(null);
+    await expect.poll(() => a.chat.listGrants('s1').length).toBe(1);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r2', message: 'granted' });
+    const second = await follow(a, 's1', 'r2');
+    const decision = await second.until((event) => event.type === 'tool-decision');
+    expect(decision).toMatchObject({ decision: 'allow', source: 'grant' });
+    await second.until(isEnd);
+    expect(calls).toStrictEqual(['first', 'granted']);
+    // A cancel on B stops a run waiting on A.
+    const third = await startWaiting(a, 's2', 'r3', 'never');
+    await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's2')?.activeRunId).toBe('r3');
+    expect(b.chat.cancel('s2', 'r3')).toBe(1);
+    await third.followed.until(isEnd);
+    expect(third.followed.events.at(-1)).toMatchObject({ reason: 'cancelled' });
+    expect(calls).toStrictEqual(['first', 'granted']);
+  });
+});
+
+async function ownerOf(db: TestDatabase, runId: string): Promise<string | null> {
+  return withClient(async (client) => {
+    const result = await client.query<{ owner: string | null }>(`SELECT owner FROM ${db.schema}.runs WHERE run_id = $1`, [runId]);
+    return result.rows[0]?.owner ?? null;
+  });
+}
