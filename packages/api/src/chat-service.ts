@@ -537,11 +537,12 @@ export class ChatService {
     if (local) {
       const result = this.registry.resolve(input.approvalId, input.decision, { sessionId: input.sessionId, ...(reason === undefined ? {} : { reason }), always });
       if (result.resolved) grant = result.grant;
-    } else if (always) {
-      grant = this.registry.grant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: call.arguments });
+    } else {
+      if (always) {
+        grant = this.registry.grant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: call.arguments });
+      }
+      this.publish({ type: 'decided', runId: call.runId, approvalId: call.approvalId });
     }
-    // Told even when released here: if this instance lost the run meanwhile, its new owner releases the call.
-    this.publish({ type: 'decided', runId: call.runId, approvalId: call.approvalId });
     if (draft && rules) await rules.add(draft.draft);
     if (grant) {
       await this.store.saveGrant({ ...grant, scope: 'session' });
@@ -1138,7 +1139,7 @@ function titleFrom(message: string): string {
 }
 
 function summary(session: Session): SessionSummary {
-  return { ...session.summary, activeRunId: session.activeRun?.runId ?? session.remoteRunId };
+  return { ...session.summary, activeRunId: session.activeRun?.runId ?? null };
 }
 
 function loopOptions(options: RunOptions) {

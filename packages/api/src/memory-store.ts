@@ -245,6 +245,7 @@ export class MemoryStore implements AirlockStore {
           record.decidedAt = change.decidedAt;
           record.connectionId = change.by?.connectionId ?? null;
           record.clientLabel = change.by?.clientLabel ?? null;
+          record.editedArguments = change.editedArguments === undefined ? null : roundTrip(change.editedArguments);
         };
       case 'running':
         return () => {
@@ -267,6 +268,7 @@ function startRecord(runId: string, sessionId: string, change: Extract<LedgerCha
     toolCallId: change.toolCallId,
     toolName: change.toolName,
     arguments: roundTrip(change.arguments),
+    editedArguments: null,
     approvalId: change.approvalId,
     executesCode: change.executesCode,
     toolVersion: change.toolVersion,
@@ -288,7 +290,8 @@ function startRecord(runId: string, sessionId: string, change: Extract<LedgerCha
 }
 
 function copyRecord(entry: LedgerEntry): ToolCallRecord {
-  return { ...entry.record, arguments: roundTrip(entry.record.arguments) };
+  const { record } = entry;
+  return { ...record, arguments: roundTrip(record.arguments), editedArguments: record.editedArguments === null ? null : roundTrip(record.editedArguments) };
 }
 
 function roundTrip<T>(value: T): T {

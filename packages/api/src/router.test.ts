@@ -211,3 +211,49 @@ describe('appRouter', () => {
   });
 });
 
+
+describe('appRouter: arguments edited before allowing', () => {
+  it('refuses an edit the tool schema rejects, naming the field, and leaves the call waiting; a valid edit runs and both versions are kept', async () => {
+    const { caller, ran, chat } = setup([echoCall('rm everything'), textStep('done')]);
+    const stream = await caller.chat.stream({ sessionId: 's1', runId: 'run-e', message: 'go' });
+    const refusals: unknown[] = [];
+    const answers: unknown[] = [];
+    const seen = await read(stream, (e) => e.type === 'run-end', async (event) => {
+      if (event.type !== 'tool-start' || !event.awaitingConfirmation) return;
+      const input = { sessionId: 's1', approvalId: event.approvalId, decision: 'allow' as const };
+      refusals.push(await caller.chat.confirmTool({ ...input, arguments: { text: 42 } }).catch((error: unknown) => error));
+      refusals.push(await caller.chat.confirmTool({ ...input, arguments: { text: 'x'.repeat(70_000) } }).catch((error: unknown) => error));
+      expect((await caller.chat.pending({ sessionId: 's1' })).map((p) => p.approvalId)).toStrictEqual([event.approvalId]);
+      answers.push(await caller.chat.confirmTool({ ...input, arguments: { text: 'list everything' } }));
+    });
+    expect(refusals).toMatchObject([
+      { code: 'BAD_REQUEST', message: expect.stringMatching(/^arguments: invalid for "echo": text: /) },
+      { code: 'BAD_REQUEST', message: expect.stringContaining('arguments') },
+    ]);
+    expect(refusals[0]).toBeInstanceOf(TRPCError);
+    expect(answers).toStrictEqual([{ resolved: true, status: 'resolved', decision: 'allow' }]);
+    expect(ran).toStrictEqual(['list everything']);
+    const events = seen.map((s) => s.event);
+    expect(events.filter((e) => e.type === 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'user', editedArguments: { text: 'list everything' } }]);
+    const told = 'The person edited the arguments before allowing this call. It ran with: {"text":"list everything"}\n\necho: list everything';
+    expect(events.filter((e) => e.type === 'tool-end')).toMatchObject([{ outcome: 'executed', result: told }]);
+    const detail = await chat.getSession('s1');
+    expect(detail.toolCalls).toMatchObject([{ arguments: { text: 'rm everything' }, editedArguments: { text: 'list everything' }, decision: 'allow', outcome: 'executed', result: told }]);
+    expect(detail.messages.filter((m) => m.role === 'tool')).toMatchObject([{ content: told }]);
+  });
+
+  it('takes an edit identical to the proposal as a plain allow', async () => {
+    const { caller, ran, chat } = setup([echoCall('same'), textStep('done')]);
+    const stream = await caller.chat.stream({ sessionId: 's2', runId: 'run-same', message: 'go' });
+    const seen = await read(stream, (e) => e.type === 'run-end', async (event) => {
+      if (event.type === 'tool-start' && event.awaitingConfirmation) {
+        await caller.chat.confirmTool({ sessionId: 's2', approvalId: event.approvalId, decision: 'allow', arguments: { text: 'same' } });
+      }
+    });
+    expect(ran).toStrictEqual(['same']);
+    expect(seen.map((s) => s.event).filter((e) => e.type === 'tool-decision')).toStrictEqual([
+      { type: 'tool-decision', toolCallId: expect.any(String), approvalId: expect.any(String), decision: 'allow', source: 'user' },
+    ]);
+    expect((await chat.getSession('s2')).toolCalls).toMatchObject([{ editedArguments: null, result: 'echo: same' }]);
+  });
+});

@@ -1,4 +1,4 @@
-import { MAX_REASON_LENGTH, MAX_TIMER_MS } from '@airlock/core';
+import { MAX_REASON_LENGTH, MAX_TIMER_MS, toolArgumentsSchema } from '@airlock/core';
 import { z } from 'zod';
 
 /** Session, run and approval ids are opaque to clients but bounded and printable. */
@@ -21,6 +21,9 @@ export const streamInputSchema = z.object({
   lastEventId: z.string().max(200).optional(),
 });
 
+/** The most an edit of a call's arguments may weigh, as JSON. */
+export const MAX_EDITED_ARGUMENTS_BYTES = 64 * 1024;
+
 export const confirmInputSchema = z.object({
   sessionId: idSchema,
   approvalId: z.string().max(200),
@@ -29,6 +32,12 @@ export const confirmInputSchema = z.object({
   always: z.boolean().optional(),
   /** With always: this chat (a grant, the default), this workspace or everywhere (a lasting rule). */
   scope: z.enum(['chat', 'workspace', 'global']).optional(),
+  /** With allow: the arguments the person edited the call to; checked against the tool's schema before anything runs. */
+  arguments: toolArgumentsSchema
+    .refine((args) => new TextEncoder().encode(JSON.stringify(args)).length <= MAX_EDITED_ARGUMENTS_BYTES, {
+      message: `at most ${MAX_EDITED_ARGUMENTS_BYTES / 1024} KiB of JSON`,
+    })
+    .optional(),
   /** A short name for the client deciding ("web", "cli", "my-bot"), kept in the ledger. */
   clientLabel: z.string().max(100).optional(),
 });

@@ -139,6 +139,8 @@ export type LedgerChange =
       decidedByRule?: string;
       decidedAt: number;
       by?: DecidedBy;
+      /** With a person's allow: the arguments they edited the call to (the start's `arguments` stay as proposed). */
+      editedArguments?: ToolArguments;
     }
   | { kind: 'running'; toolCallId: string; startedAt: number }
   | { kind: 'end'; toolCallId: string; outcome: ToolOutcome; result: string; endedAt: number };
@@ -169,7 +171,10 @@ export interface ToolCallRecord {
   sessionId: string;
   toolCallId: string;
   toolName: string;
+  /** As the model proposed them. */
   arguments: ToolArguments;
+  /** What the person edited them to before allowing, which is what ran (or was refused by a rule); null when not edited. */
+  editedArguments: ToolArguments | null;
   approvalId: string;
   executesCode: boolean;
   toolVersion: string;

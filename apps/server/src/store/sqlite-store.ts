@@ -63,6 +63,7 @@ interface LedgerRow {
   tool_name: string;
   arguments: string;
   approval_id: string;
+  edited_arguments: string | null;
   executes_code: number;
   tool_version: string;
   requested_at: number;
@@ -335,6 +336,7 @@ export class SqliteStore implements AirlockStore {
           decidedAt: change.decidedAt,
           connectionId: change.by?.connectionId ?? null,
           clientLabel: change.by?.clientLabel ?? null,
+          editedArguments: change.editedArguments === undefined ? null : JSON.stringify(change.editedArguments),
         }).changes;
         break;
       case 'running':
@@ -396,7 +398,8 @@ function prepareStatements(db: Database) {
     ),
     decideToolCall: db.prepare<Record<string, unknown>>(
       `UPDATE tool_calls SET decision = @decision, source = @source, reason = @reason, decided_by_grant = @decidedByGrant,
-         decided_by_rule = @decidedByRule, decided_at = @decidedAt, connection_id = @connectionId, client_label = @clientLabel
+         decided_by_rule = @decidedByRule, decided_at = @decidedAt, connection_id = @connectionId, client_label = @clientLabel,
+         edited_arguments = @editedArguments
        WHERE run_id = @runId AND tool_call_id = @toolCallId`,
     ),
     runToolCall: db.prepare<[number, string, string]>('UPDATE tool_calls SET started_at = ? WHERE run_id = ? AND tool_call_id = ?'),
@@ -454,6 +457,7 @@ function toToolCall(row: LedgerRow): ToolCallRecord {
     toolCallId: row.tool_call_id,
     toolName: row.tool_name,
     arguments: JSON.parse(row.arguments) as ToolCallRecord['arguments'],
+    editedArguments: row.edited_arguments === null ? null : (JSON.parse(row.edited_arguments) as ToolCallRecord['editedArguments']),
     approvalId: row.approval_id,
     executesCode: row.executes_code === 1,
     toolVersion: row.tool_version,

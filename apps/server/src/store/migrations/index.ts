@@ -1,6 +1,7 @@
 import { sql as initial } from './001-initial';
 import { sql as rules } from './002-rules';
 import { sql as settings } from './003-settings';
+import { sql as editedArguments } from './004-edited-arguments';
 
 export interface Migration {
   /** 1, 2, 3…: applied in this order, each once. */
@@ -14,4 +15,5 @@ export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial },
   { version: 2, name: 'rules', sql: rules },
   { version: 3, name: 'settings', sql: settings },
+  { version: 4, name: 'edited-arguments', sql: editedArguments },
 ];

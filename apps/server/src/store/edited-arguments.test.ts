@@ -1,0 +1,141 @@
+import { MemoryStore, type AirlockStore, type LedgerChange } from '@airlock/api';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { openTestDatabase, probeTestDatabase } from '../../test/support/postgres';
+import { migrate } from './migrate';
+import { migrations } from './migrations';
+import { PostgresStore } from './postgres-store';
+import { DATABASE_FILE, SqliteStore } from './sqlite-store';
+import { appendAll, run, session, startChange, tempFolder } from './test-support';
+
+interface OpenedStore extends AsyncDisposable {
+  store: AirlockStore;
+}
+
+const quiet = { log: () => {} };
+const postgres = await probeTestDatabase();
+
+const implementations: { name: string; open: () => Promise<OpenedStore>; skipReason?: string }[] = [
+  {
+    name: 'MemoryStore',
+    open: async () => {
+      const store = new MemoryStore();
+      return { store, [Symbol.asyncDispose]: () => store.close() };
+    },
+  },
+  {
+    name: 'SqliteStore',
+    open: async () => {
+      const folder = await tempFolder();
+      const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+      return {
+        store,
+        [Symbol.asyncDispose]: async () => {
+          await store.close();
+          await folder[Symbol.asyncDispose]();
+        },
+      };
+    },
+  },
+  {
+    name: postgres.available ? 'PostgresStore' : 'PostgresStore (skipped: no PostgreSQL)',
+    open: async () => {
+      const database = await openTestDatabase();
+      const store = await PostgresStore.open({ url: database.url, schema: database.schema, ...quiet });
+      return {
+        store,
+        [Symbol.asyncDispose]: async () => {
+          await store.close();
+          await database[Symbol.asyncDispose]();
+        },
+      };
+    },
+    ...(postgres.available ? {} : { skipReason: postgres.reason }),
+  },
+];
+
+const edited = (toolCallId: string, command: string): LedgerChange => ({
+  kind: 'decision',
+  toolCallId,
+  decision: 'allow',
+  source: 'user',
+  decidedAt: 10_500,
+  by: { connectionId: 'conn-1', clientLabel: 'web' },
+  editedArguments: { command, env: { DEBUG: '1' } },
+});
+
+describe.each(implementations)('the ledger keeps both versions of an edited call: $name', ({ open, skipReason }) => {
+  beforeEach((context) => context.skip(skipReason !== undefined, skipReason));
+
+  it('keeps the proposed arguments and the edited ones, and null for a call allowed as proposed', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createRun(run('r', 's'));
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [
+      startChange('call-1', 10_000),
+      edited('call-1', 'echo edited'),
+      startChange('call-2', 10_100),
+      { kind: 'decision', toolCallId: 'call-2', decision: 'allow', source: 'user', decidedAt: 10_600 },
+    ]);
+    const calls = await store.listRunToolCalls('r');
+    expect(calls.map((call) => [call.arguments, call.editedArguments])).toStrictEqual([
+      [{ command: 'echo call-1' }, { command: 'echo edited', env: { DEBUG: '1' } }],
+      [{ command: 'echo call-2' }, null],
+    ]);
+    expect((await store.listSessionToolCalls('s'))[0]?.editedArguments).toStrictEqual({ command: 'echo edited', env: { DEBUG: '1' } });
+    expect((await store.listAudit({ sessionId: 's' })).entries.map((entry) => entry.editedArguments)).toStrictEqual([null, { command: 'echo edited', env: { DEBUG: '1' } }]);
+  });
+
+  it('hands out copies: changing a record read back changes nothing stored', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createRun(run('r', 's'));
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [startChange('call-1', 10_000), edited('call-1', 'echo edited')]);
+    const [first] = await store.listRunToolCalls('r');
+    (first!.editedArguments as Record<string, unknown>).command = 'rm -rf /';
+    expect((await store.listRunToolCalls('r'))[0]?.editedArguments).toMatchObject({ command: 'echo edited' });
+  });
+});
+
+describe('SQLite migration 004 (edited_arguments)', () => {
+  it('adds the column to a database at version 3, keeping its ledger rows, which read as not edited', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    const before = migrations.filter((migration) => migration.version <= 3);
+    expect(before.map((migration) => migration.version)).toStrictEqual([1, 2, 3]);
+    // The schema as version 3 left it, with a ledger row written then (the store of that version wrote these columns).
+    const old = new Database(file);
+    try {
+      migrate(old, { file, migrations: before, now: 1 });
+      old
+        .prepare(
+          `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at)
+           VALUES ('r', 's', 'call-1', 'terminal', '{"command":"echo call-1"}', 'approval-call-1', 1, 'v1', 10000, 70000)`,
+        )
+        .run();
+    } finally {
+      old.close();
+    }
+
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.arguments, call.editedArguments])).toStrictEqual([
+      ['call-1', { command: 'echo call-1' }, null],
+    ]);
+    await store.createSession(session('s'));
+    await store.createRun(run('r', 's'));
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [edited('call-1', 'echo edited')]);
+    expect((await store.listRunToolCalls('r'))[0]?.editedArguments).toStrictEqual({ command: 'echo edited', env: { DEBUG: '1' } });
+    await store.close();
+
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare<[], number>('SELECT max(version) FROM schema_migrations').pluck().get()).toBe(4);
+      expect(db.prepare<[], string>('SELECT edited_arguments FROM tool_calls').pluck().all()).toStrictEqual(['{"command":"echo edited","env":{"DEBUG":"1"}}']);
+    } finally {
+      db.close();
+    }
+  });
+});
