@@ -41,7 +41,9 @@ afterEach(async () => {
 
 async function database(): Promise<TestDatabase> {
   const db = await openTestDatabase();
-  cleanups.push(() => db[Symbol.asyncDispose]());
+  cleanups.push(async () => {
+    await db[Symbol.asyncDispose]();
+  });
   return db;
 }
 

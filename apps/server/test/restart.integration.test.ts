@@ -1,22 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startServerProcess, type ServerProcess } from './support/server-process';
 import { connectClient, watchRun, type TestClient } from './support/test-airlock';
-
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-// The server in one process (tsx as a loader, not its CLI, which would run the server as a child): a signal reaches it.
-const TSX_LOADER = new URL('../node_modules/tsx/dist/esm/index.mjs', import.meta.url).href;
-
-interface ServerProcess {
-  child: ChildProcess;
-  wsUrl: string;
-  output: () => string;
-}
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -24,36 +13,12 @@ afterEach(async () => {
 });
 
 /** Starts the real server (demo model, SQLite in `dataDir`) as its own process and waits for its start-up line. */
-async function startServerProcess(dataDir: string, workspace: string, token: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN, '--port', '0', '--data-dir', dataDir, '--workspace', workspace], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, AIRLOCK_TOKEN: token },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let text = '';
-  child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await new Promise((resolve) => child.once('exit', resolve));
-    }
-  });
-  const port = await vi.waitFor(
-    () => {
-      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${text}`);
-      const match = /running at http:\/\/127\.0\.0\.1:(\d+)\//.exec(text);
-      if (!match) throw new Error('not started yet');
-      return match[1]!;
-    },
-    { timeout: 60_000, interval: 50 },
-  );
-  return { child, wsUrl: `ws://127.0.0.1:${port}/trpc`, output: () => text };
+function startServer(dataDir: string, workspace: string, token: string): Promise<ServerProcess> {
+  return startServerProcess(['--data-dir', dataDir, '--workspace', workspace], { AIRLOCK_TOKEN: token }, cleanups);
 }
 
 async function stop(server: ServerProcess, signal: NodeJS.Signals): Promise<void> {
-  const exited = new Promise((resolve) => server.child.once('exit', resolve));
-  server.child.kill(signal);
-  await exited;
+  await server.stop(signal);
 }
 
 async function setup() {
@@ -85,12 +50,12 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
     it(`after ${signal}, the call is still waiting with the same id, and an allow runs it once`, async () => {
       const { dataDir, workspace, token } = await setup();
       const marker = join(workspace, 'ran.txt');
-      const first = await startServerProcess(dataDir, workspace, token);
+      const first = await startServer(dataDir, workspace, token);
       const start = await startWaitingRun(first, token, `echo once >> ${marker}`);
       await stop(first, signal);
       expect(existsSync(marker)).toBe(false);
 
-      const second = await startServerProcess(dataDir, workspace, token);
+      const second = await startServer(dataDir, workspace, token);
       expect(second.output()).toContain('1 run(s) waiting for decisions resumed');
       const c = client(second, token);
       const pending = await c.trpc.chat.pending.query({ sessionId: 's1' });
@@ -115,10 +80,10 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
   it('a deny after a restart reaches the model and nothing runs', async () => {
     const { dataDir, workspace, token } = await setup();
     const marker = join(workspace, 'ran.txt');
-    const first = await startServerProcess(dataDir, workspace, token);
+    const first = await startServer(dataDir, workspace, token);
     const start = await startWaitingRun(first, token, `touch ${marker}`);
     await stop(first, 'SIGKILL');
-    const second = await startServerProcess(dataDir, workspace, token);
+    const second = await startServer(dataDir, workspace, token);
     const c = client(second, token);
     const seen = watchRun(c, { sessionId: 's1', runId: 'run-1' });
     await c.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'deny', reason: 'not today' });
@@ -132,12 +97,12 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
   it('a deadline that passed while the server was down ends the call as timed out', async () => {
     const { dataDir, workspace, token } = await setup();
     const marker = join(workspace, 'ran.txt');
-    const first = await startServerProcess(dataDir, workspace, token);
+    const first = await startServer(dataDir, workspace, token);
     const start = await startWaitingRun(first, token, `touch ${marker}`, { decisionTimeoutMs: 1000 });
     await stop(first, 'SIGKILL');
     // Waits on the condition itself, the deadline being in the past, before the restart.
     await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(start.expiresAt!), { timeout: 5000, interval: 50 });
-    const second = await startServerProcess(dataDir, workspace, token);
+    const second = await startServer(dataDir, workspace, token);
     const c = client(second, token);
     const seen = watchRun(c, { sessionId: 's1', runId: 'run-1' });
     expect(await seen.next('tool-end')).toMatchObject({ outcome: 'timed-out' });
@@ -149,14 +114,14 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
   it('a client re-sending a run’s first input after a restart re-attaches and never sends the message twice', async () => {
     const { dataDir, workspace, token } = await setup();
     await writeFile(join(workspace, 'a.txt'), 'x');
-    const first = await startServerProcess(dataDir, workspace, token);
+    const first = await startServer(dataDir, workspace, token);
     const c1 = client(first, token);
     const input = { sessionId: 's2', runId: 'run-2', message: 'hello there' };
     const run = watchRun(c1, input);
     await run.ended;
     await c1.close();
     await stop(first, 'SIGTERM');
-    const second = await startServerProcess(dataDir, workspace, token);
+    const second = await startServer(dataDir, workspace, token);
     const c2 = client(second, token);
     const again = watchRun(c2, input);
     await again.ended;

@@ -1,0 +1,46 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { vi } from 'vitest';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+// The server in one process (tsx as a loader, not its CLI, which would run the server as a child): a signal reaches it.
+const TSX_LOADER = new URL('../../node_modules/tsx/dist/esm/index.mjs', import.meta.url).href;
+
+export interface ServerProcess {
+  child: ChildProcess;
+  wsUrl: string;
+  output: () => string;
+  /** Sends `signal` and waits for the process to exit. */
+  stop(signal: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Starts the real server (demo model) as its own process with `args` and waits for its start-up line. `cleanups`
+ * receives what kills it at the end of the test.
+ */
+export async function startServerProcess(args: readonly string[], env: Record<string, string>, cleanups: (() => Promise<void>)[]): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN, '--port', '0', ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const stop = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await exited;
+  };
+  cleanups.push(() => stop('SIGKILL'));
+  const port = await vi.waitFor(
+    () => {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${text}`);
+      const match = /running at http:\/\/127\.0\.0\.1:(\d+)\//.exec(text);
+      if (!match) throw new Error('not started yet');
+      return match[1]!;
+    },
+    { timeout: 60_000, interval: 50 },
+  );
+  return { child, wsUrl: `ws://127.0.0.1:${port}/trpc`, output: () => text, stop };
+}
