@@ -214,6 +214,7 @@ function record(toolCallId: string, fields: Partial<ToolCallRecord>): ToolCallRe
     toolCallId,
     toolName: 'terminal',
     arguments: { command: 'ls' },
+    editedArguments: null,
     approvalId: `apv_${toolCallId}`,
     executesCode: true,
     toolVersion: 'v1',

@@ -1,4 +1,4 @@
-import type { LoopEvent, PendingApproval, PersonDecision, RunEndReason, StoredMessage, ToolCallRecord, TrackedLoopEvent } from '../lib/api-types';
+import type { LoopEvent, PendingApproval, PersonDecision, RunEndReason, StoredMessage, ToolArguments, ToolCallRecord, TrackedLoopEvent } from '../lib/api-types';
 import { stateFromRecord } from './recorded-call-state';
 import {
   hasEnded,
@@ -65,8 +65,8 @@ export type ChatAction =
   | { type: 'event'; runId: string; tracked: TrackedLoopEvent }
   | { type: 'stream-failed'; runId: string; message: string }
   | { type: 'decision-sent'; key: string; decision: PersonDecision }
-  /** The server took the decision; `reason` is the deny reason sent with it. */
-  | { type: 'decision-accepted'; key: string; reason?: string }
+  /** The server took the decision; `reason` is the deny reason sent with it, `editedArguments` the allow's edit. */
+  | { type: 'decision-accepted'; key: string; reason?: string; editedArguments?: ToolArguments }
   | { type: 'decision-rejected'; key: string; problem: DecisionProblem };
 
 export const initialChatState: ChatState = { items: [], run: null, streamError: null };
@@ -92,7 +92,12 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
           : call.state,
       );
     case 'decision-accepted': {
-      const accepted = updateCall(state, action.key, (call) => (call.state.status === 'deciding' ? stateAfterAccepted(call.state.decision, action.reason) : call.state));
+      const { editedArguments } = action;
+      const accepted = updateView(state, action.key, (call) =>
+        call.state.status !== 'deciding'
+          ? call
+          : { ...call, state: stateAfterAccepted(call.state.decision, action.reason), ...(editedArguments === undefined ? {} : { editedArguments }) },
+      );
       return accepted === state || accepted.run === null ? accepted : settleTurns(accepted, accepted.run);
     }
     case 'decision-rejected':
@@ -136,7 +141,13 @@ function applyEvent(state: ChatState, run: RunView, event: LoopEvent): ChatState
     }
     case 'tool-decision': {
       const next: RunView = { ...run, announcing: false };
-      return settleTurns({ ...updateCall(state, toolKey(runId, event.toolCallId), () => stateAfterDecision(event)), run: next }, next);
+      const { editedArguments } = event;
+      const decided = updateView(state, toolKey(runId, event.toolCallId), (call) => ({
+        ...call,
+        state: stateAfterDecision(event),
+        ...(editedArguments === undefined ? {} : { editedArguments }),
+      }));
+      return settleTurns({ ...decided, run: next }, next);
     }
     case 'tool-end': {
       const key = toolKey(runId, event.toolCallId);
@@ -160,13 +171,21 @@ function appendToAssistant(items: ChatItem[], runId: string, delta: { text?: str
 }
 
 function updateCall(state: ChatState, key: string, next: (call: ToolCallView) => ToolCallState): ChatState {
+  return updateView(state, key, (call) => {
+    const updated = next(call);
+    return updated === call.state ? call : { ...call, state: updated };
+  });
+}
+
+/** The chat with one call's view replaced; the same state when `next` answers the call unchanged. */
+function updateView(state: ChatState, key: string, next: (call: ToolCallView) => ToolCallView): ChatState {
   const index = state.items.findIndex((item) => item.key === key);
   const item = state.items[index];
   if (item?.kind !== 'tool') return state;
   const updated = next(item.call);
-  if (updated === item.call.state) return state;
+  if (updated === item.call) return state;
   const items = [...state.items];
-  items[index] = { ...item, call: { ...item.call, state: updated } };
+  items[index] = { ...item, call: updated };
   return { ...state, items };
 }
 
@@ -256,7 +275,9 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
           const record = records.get(call.id)?.shift();
           calls.set(call.id, { at: items.length, record });
           const state = record === undefined ? { status: 'recorded' as const, result: null } : stateFromRecord(record, null, pending);
-          items.push({ kind: 'tool', key, call: { key, runId: null, toolCallId: call.id, toolName: call.name, arguments: call.arguments, state } });
+          const edited = record?.editedArguments ?? null;
+          const view: ToolCallView = { key, runId: null, toolCallId: call.id, toolName: call.name, arguments: call.arguments, state };
+          items.push({ kind: 'tool', key, call: edited === null ? view : { ...view, editedArguments: edited } });
         }
         return;
       case 'tool': {

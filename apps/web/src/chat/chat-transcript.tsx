@@ -61,7 +61,13 @@ export function ChatTranscript({ items, run, tools, onDecide }: ChatTranscriptPr
               </div>
             )}
             {item.kind === 'tool' && (
-              <ToolCallCard call={item.call} annotations={tools.get(item.call.toolName)?.annotations} source={tools.get(item.call.toolName)?.source} onDecide={onDecide} />
+              <ToolCallCard
+                call={item.call}
+                annotations={tools.get(item.call.toolName)?.annotations}
+                source={tools.get(item.call.toolName)?.source}
+                inputSchema={tools.get(item.call.toolName)?.inputSchema}
+                onDecide={onDecide}
+              />
             )}
             {item.kind === 'run-end' && (
               <p className={`run-end run-end-${item.reason}`} role="note">

@@ -14,6 +14,10 @@ export interface DecisionControlsProps {
   onDecide: (request: DecisionRequest) => void;
   /** Changed (from the card's `r` key) to open the reason box. */
   reasonRequest?: number;
+  /** Opens or closes the argument editor; no Edit button without it. */
+  onEdit?: () => void;
+  /** Whether the argument editor is open. */
+  editing?: boolean;
 }
 
 const decidedAs: Record<Decision, string> = {
@@ -23,7 +27,7 @@ const decidedAs: Record<Decision, string> = {
   cancel: 'cancelled',
 };
 
-export function DecisionControls({ toolName, state, annotations, onDecide, reasonRequest = 0 }: DecisionControlsProps) {
+export function DecisionControls({ toolName, state, annotations, onDecide, reasonRequest = 0, onEdit, editing = false }: DecisionControlsProps) {
   const [reasonOpen, setReasonOpen] = useState(false);
   useEffect(() => {
     if (reasonRequest > 0) setReasonOpen(true);
@@ -55,6 +59,11 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
         >
           Always allow
         </button>
+        {onEdit !== undefined && (
+          <button type="button" className="btn" disabled={busy} aria-label={`Edit arguments of ${toolName}`} aria-expanded={editing} onClick={onEdit}>
+            Edit…
+          </button>
+        )}
         <button type="button" className="btn btn-deny" disabled={busy} aria-label={`Deny ${toolName}`} onClick={() => onDecide({ decision: 'deny' })}>
           Deny
         </button>
@@ -97,7 +106,8 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
           Sending your decision ({state.decision})…
         </p>
       )}
-      {state.status === 'awaiting-decision' && state.problem !== null && <ProblemHint problem={state.problem} />}
+      {/* A refused edit is shown in the editor, beside what was edited. */}
+      {state.status === 'awaiting-decision' && state.problem !== null && state.problem.kind !== 'invalid-arguments' && <ProblemHint problem={state.problem} />}
     </div>
   );
 }
@@ -105,6 +115,7 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
 function ProblemHint({ problem }: { problem: DecisionProblem }) {
   const text: Record<DecisionProblem['kind'], string> = {
     'send-failed': `Could not send your decision${problem.kind === 'send-failed' ? ` (${problem.message})` : ''}. Check the connection and try again.`,
+    'invalid-arguments': `The server refused the edited arguments${problem.kind === 'invalid-arguments' ? `: ${problem.message}` : ''}.`,
     'not-found': 'Could not send your decision: the server has no such call waiting. Try again; if the run moved on, this card updates by itself.',
     'already-decided': `This call was already decided${problem.kind === 'already-decided' ? `: ${decidedAs[problem.decision]}` : ''}, perhaps in another tab. This card updates as the run goes on.`,
   };

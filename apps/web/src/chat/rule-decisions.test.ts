@@ -29,6 +29,7 @@ function record(fields: Partial<ToolCallRecord>): ToolCallRecord {
     toolCallId: 'c1',
     toolName: 'terminal',
     arguments: { command: 'npm test' },
+    editedArguments: null,
     approvalId: '',
     executesCode: true,
     toolVersion: 'v1',

@@ -1,4 +1,4 @@
-import type { ConfirmInput, ConfirmResult, PersonDecision } from '../lib/api-types';
+import type { ConfirmInput, ConfirmResult, PersonDecision, ToolArguments } from '../lib/api-types';
 import type { ChatAction } from './chat-reducer';
 import type { DecisionProblem, ToolCallView } from './tool-call-state';
 
@@ -13,6 +13,8 @@ export interface DecisionRequest {
   always?: boolean;
   /** With always: a grant in this chat (the default), or a lasting rule for this workspace or everywhere. */
   scope?: 'workspace' | 'global';
+  /** With allow: the arguments the person edited the call to (only when they differ from the proposed ones). */
+  arguments?: ToolArguments;
 }
 
 export type SendConfirm = (input: ConfirmInput) => Promise<ConfirmResult>;
@@ -34,6 +36,7 @@ export async function sendDecision(options: SendDecisionOptions): Promise<Confir
   const { call, request, dispatch } = options;
   if (call.state.status !== 'awaiting-decision') return undefined;
   const reason = request.decision === 'deny' ? request.reason?.trim().slice(0, MAX_REASON_LENGTH) : undefined;
+  const edited = request.decision === 'allow' ? request.arguments : undefined;
   dispatch({ type: 'decision-sent', key: call.key, decision: request.decision });
   try {
     const result = await options.send({
@@ -43,18 +46,28 @@ export async function sendDecision(options: SendDecisionOptions): Promise<Confir
       clientLabel: 'web',
       ...(reason ? { reason } : {}),
       ...(request.decision === 'allow' && request.always === true ? { always: true, ...(request.scope === undefined ? {} : { scope: request.scope }) } : {}),
+      ...(edited === undefined ? {} : { arguments: edited }),
     });
     const problem = problemOf(result);
     dispatch(
       problem === null
-        ? { type: 'decision-accepted', key: call.key, ...(reason ? { reason } : {}) }
+        ? { type: 'decision-accepted', key: call.key, ...(reason ? { reason } : {}), ...(edited === undefined ? {} : { editedArguments: edited }) }
         : { type: 'decision-rejected', key: call.key, problem },
     );
     return result;
   } catch (error) {
-    dispatch({ type: 'decision-rejected', key: call.key, problem: { kind: 'send-failed', message: error instanceof Error ? error.message : String(error) } });
+    const message = error instanceof Error ? error.message : String(error);
+    // A refused edit (the tool's schema) leaves the call waiting: the editor shows why.
+    const problem: DecisionProblem = edited !== undefined && isBadRequest(error) ? { kind: 'invalid-arguments', message } : { kind: 'send-failed', message };
+    dispatch({ type: 'decision-rejected', key: call.key, problem });
     return undefined;
   }
+}
+
+function isBadRequest(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || !('data' in error)) return false;
+  const { data } = error as { data?: unknown };
+  return typeof data === 'object' && data !== null && (data as { code?: unknown }).code === 'BAD_REQUEST';
 }
 
 function problemOf(result: ConfirmResult): DecisionProblem | null {

@@ -1,5 +1,7 @@
-import { useState, type KeyboardEvent, type ReactNode } from 'react';
-import type { ToolAnnotations } from '../lib/api-types';
+import { useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import type { ToolArguments as Args, ToolAnnotations } from '../lib/api-types';
+import { ArgumentEditor } from './argument-editor';
+import type { JsonSchema } from './argument-form';
 import { DecisionControls } from './decision-controls';
 import { grantScope } from './grant-scope';
 import type { DecisionRequest } from './send-decision';
@@ -11,7 +13,7 @@ import type { Allower, Approver, ToolCallState, ToolCallStatus, ToolCallView } f
 
 type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
 
-const CARD_KEYS = 'Keys on this card: a Allow · d Deny · Shift+A Always allow… · r Deny with reason…';
+const CARD_KEYS = 'Keys on this card: a Allow · d Deny · e Edit… · Shift+A Always allow… · r Deny with reason…';
 
 /** Every state has a label and a tone: adding a state without one does not compile. */
 export const statusPresentation: Record<ToolCallStatus, { label: string; tone: Tone }> = {
@@ -36,16 +38,24 @@ export interface ToolCallCardProps {
   annotations: ToolAnnotations | undefined;
   /** Where the tool comes from ("builtin", "mcp:<server>"), when known. */
   source?: string | undefined;
+  /** The tool's JSON Schema from tools.list, for the argument editor; undefined when not known (raw JSON only). */
+  inputSchema?: JsonSchema | undefined;
   onDecide: (call: ToolCallView, request: DecisionRequest) => void;
 }
 
-export function ToolCallCard({ call, annotations, source, onDecide }: ToolCallCardProps) {
+export function ToolCallCard({ call, annotations, source, inputSchema, onDecide }: ToolCallCardProps) {
   const { state } = call;
   const presentation = statusPresentation[state.status];
   const result = resultOf(state);
   const [confirmAlways, setConfirmAlways] = useState(false);
   const [reasonRequest, setReasonRequest] = useState(0);
+  const [editing, setEditing] = useState(false);
+  const card = useRef<HTMLElement>(null);
   const undecided = state.status === 'awaiting-decision' || state.status === 'deciding';
+  const stopEditing = () => {
+    setEditing(false);
+    card.current?.focus();
+  };
   // Only when the card itself has focus: typing in its reason box must not decide anything.
   const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
     if (event.target !== event.currentTarget || state.status !== 'awaiting-decision' || event.altKey || event.ctrlKey || event.metaKey) return;
@@ -53,6 +63,7 @@ export function ToolCallCard({ call, annotations, source, onDecide }: ToolCallCa
       a: () => onDecide(call, { decision: 'allow' }),
       d: () => onDecide(call, { decision: 'deny' }),
       A: () => setConfirmAlways(true),
+      e: () => setEditing(true),
       r: () => setReasonRequest((count) => count + 1),
     };
     const action = Object.hasOwn(actions, event.key) ? actions[event.key] : undefined;
@@ -62,6 +73,7 @@ export function ToolCallCard({ call, annotations, source, onDecide }: ToolCallCa
   };
   return (
     <article
+      ref={card}
       className="tool-card"
       data-status={state.status}
       data-tone={presentation.tone}
@@ -81,10 +93,34 @@ export function ToolCallCard({ call, annotations, source, onDecide }: ToolCallCa
           {presentation.label}
         </span>
       </header>
-      <ToolArguments toolName={call.toolName} args={call.arguments} />
+      {call.editedArguments === undefined ? (
+        <ToolArguments toolName={call.toolName} args={call.arguments} />
+      ) : (
+        <EditedArguments toolName={call.toolName} proposed={call.arguments} edited={call.editedArguments} status={state.status} />
+      )}
       <StatusDetail state={state} />
       {(state.status === 'awaiting-decision' || state.status === 'deciding') && (
-        <DecisionControls toolName={call.toolName} state={state} annotations={annotations} onDecide={(request) => onDecide(call, request)} reasonRequest={reasonRequest} />
+        <DecisionControls
+          toolName={call.toolName}
+          state={state}
+          annotations={annotations}
+          onDecide={(request) => onDecide(call, request)}
+          reasonRequest={reasonRequest}
+          editing={editing}
+          onEdit={() => (editing ? stopEditing() : setEditing(true))}
+        />
+      )}
+      {undecided && editing && (
+        <ArgumentEditor
+          toolName={call.toolName}
+          schema={inputSchema}
+          proposed={call.arguments}
+          busy={state.status === 'deciding'}
+          serverError={state.status === 'awaiting-decision' && state.problem?.kind === 'invalid-arguments' ? state.problem.message : null}
+          alwaysScope={grantScope(call.toolName, annotations)}
+          onAllow={(args, always) => onDecide(call, { decision: 'allow', arguments: args, ...(always ? { always: true } : {}) })}
+          onCancel={stopEditing}
+        />
       )}
       {undecided && <p className="key-hint">{CARD_KEYS}</p>}
       {state.status === 'awaiting-decision' && confirmAlways && (
@@ -100,6 +136,39 @@ export function ToolCallCard({ call, annotations, source, onDecide }: ToolCallCa
       )}
       {result !== null && <ToolResult result={result} label={ranTool(state.status) ? 'Result' : 'Told the model'} />}
     </article>
+  );
+}
+
+/** What the edited arguments are to the call, by where it is now. */
+const editedLabel: Record<ToolCallStatus, string> = {
+  'awaiting-decision': 'Edited to',
+  deciding: 'Will run with',
+  allowed: 'Will run with',
+  running: 'Running with',
+  done: 'Ran with',
+  error: 'Ran with',
+  interrupted: 'Ran with',
+  recorded: 'Ran with',
+  denied: 'Edited to (not run)',
+  'timed-out': 'Edited to (not run)',
+  cancelled: 'Edited to (not run)',
+  disabled: 'Edited to (not run)',
+  duplicate: 'Edited to (not run)',
+};
+
+/** Both versions of a call the person edited before allowing: what the model proposed, struck, and what ran. */
+function EditedArguments({ toolName, proposed, edited, status }: { toolName: string; proposed: Args; edited: Args; status: ToolCallStatus }) {
+  return (
+    <div className="arguments-versions">
+      <div className="arguments-version arguments-proposed" role="group" aria-label="Proposed arguments">
+        <div className="version-label">Proposed by the model</div>
+        <ToolArguments toolName={toolName} args={proposed} />
+      </div>
+      <div className="arguments-version arguments-edited" role="group" aria-label="Edited arguments">
+        <div className="version-label">{editedLabel[status]} · edited by you</div>
+        <ToolArguments toolName={toolName} args={edited} />
+      </div>
+    </div>
   );
 }
 

@@ -3,6 +3,8 @@ import type { Decision, LoopEventOf, PersonDecision, ToolArguments, ToolOutcome 
 /** Why a decision did not take, shown beside the buttons that stay usable. */
 export type DecisionProblem =
   | { kind: 'send-failed'; message: string }
+  /** The server refused the person's edit of the arguments (its schema check); the call still waits. */
+  | { kind: 'invalid-arguments'; message: string }
   | { kind: 'not-found' }
   | { kind: 'already-decided'; decision: Decision };
 
@@ -55,7 +57,10 @@ export interface ToolCallView {
   runId: string | null;
   toolCallId: string;
   toolName: string;
+  /** As the model proposed them. */
   arguments: ToolArguments;
+  /** What the person edited them to before allowing: what ran (or what a rule refused). Absent when not edited. */
+  editedArguments?: ToolArguments;
   state: ToolCallState;
 }
 

@@ -1,0 +1,134 @@
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { useReducer } from 'react';
+import { deferred } from '@airlock/core/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ConfirmInput, ConfirmResult, ToolAnnotations } from '../lib/api-types';
+import type { JsonSchema } from './argument-form';
+import { chatReducer, type ChatState } from './chat-reducer';
+import { sendDecision, type SendConfirm } from './send-decision';
+import { ToolCallCard } from './tool-call-card';
+import type { ToolCallView } from './tool-call-state';
+
+afterEach(cleanup);
+
+const terminal: ToolAnnotations = { readOnly: false, destructive: true, executesCode: true, exactGrants: true, idempotent: false, openWorld: false };
+const schema: JsonSchema = {
+  type: 'object',
+  properties: { command: { type: 'string', description: 'The command line.' }, timeout: { type: 'integer', minimum: 1 } },
+  required: ['command'],
+  additionalProperties: false,
+};
+const call: ToolCallView = {
+  key: 'tool:run_1:c1',
+  runId: 'run_1',
+  toolCallId: 'c1',
+  toolName: 'terminal',
+  arguments: { command: 'rm -rf build' },
+  state: { status: 'awaiting-decision', approvalId: 'apv_1', expiresAt: null, problem: null },
+};
+
+/** The card wired to the real reducer and sendDecision, with the network call in the test's hands. */
+function Harness({ send, schemaKnown = true }: { send: SendConfirm; schemaKnown?: boolean }) {
+  const initial: ChatState = { items: [{ kind: 'tool', key: call.key, call }], run: null, streamError: null };
+  const [state, dispatch] = useReducer(chatReducer, initial);
+  const item = state.items[0];
+  if (item?.kind !== 'tool') return null;
+  return (
+    <ToolCallCard
+      call={item.call}
+      annotations={terminal}
+      inputSchema={schemaKnown ? schema : undefined}
+      onDecide={(current, request) => void sendDecision({ sessionId: 'chat_1', call: current, request, send, dispatch })}
+    />
+  );
+}
+
+function openEditor() {
+  fireEvent.click(screen.getByRole('button', { name: 'Edit arguments of terminal' }));
+  return screen.getByRole('form', { name: 'Edit the arguments of terminal' });
+}
+
+describe('editing a call before allowing it', () => {
+  it('allows the edited call from the form, and the card then shows both versions', async () => {
+    const answer = deferred<ConfirmResult>();
+    const send = vi.fn<(input: ConfirmInput) => Promise<ConfirmResult>>(() => answer.promise);
+    render(<Harness send={send} />);
+    const editor = openEditor();
+    const command = within(editor).getByRole('textbox', { name: /^command/ });
+    expect(document.activeElement).toBe(command);
+    expect((command as HTMLTextAreaElement).value).toBe('rm -rf build');
+    expect(within(editor).getByRole('button', { name: 'Allow edited' }).hasAttribute('disabled')).toBe(true);
+    fireEvent.change(command, { target: { value: 'rm -rf build/tmp' } });
+    expect(within(within(editor).getByRole('group', { name: 'The edited call as it will run' })).getByText('rm -rf build/tmp')).toBeTruthy();
+    fireEvent.click(within(editor).getByRole('button', { name: 'Allow edited' }));
+    expect(send).toHaveBeenCalledWith({ sessionId: 'chat_1', approvalId: 'apv_1', decision: 'allow', clientLabel: 'web', arguments: { command: 'rm -rf build/tmp' } });
+    await act(async () => answer.resolve({ resolved: true, status: 'resolved', decision: 'allow' }));
+
+    const card = screen.getByRole('article', { name: 'Tool call terminal' });
+    expect(within(card).getByTestId('tool-status').textContent).toBe('Allowed, waiting its turn');
+    expect(within(card).queryByRole('form')).toBeNull();
+    const proposed = within(card).getByRole('group', { name: 'Proposed arguments' });
+    const edited = within(card).getByRole('group', { name: 'Edited arguments' });
+    expect(within(proposed).getByText('rm -rf build').tagName).toBe('CODE');
+    expect(within(edited).getByText('rm -rf build/tmp').tagName).toBe('CODE');
+    expect(edited.querySelector('.version-label')?.textContent).toBe('Will run with · edited by you');
+  });
+
+  it('checks the edit against the schema as it is typed, in the form and as raw JSON', () => {
+    const send = vi.fn<SendConfirm>();
+    render(<Harness send={send} />);
+    const editor = openEditor();
+    fireEvent.change(within(editor).getByRole('spinbutton', { name: /^timeout/ }), { target: { value: '0' } });
+    expect(within(editor).getByText('Must be at least 1.')).toBeTruthy();
+    expect(within(editor).getByRole('button', { name: 'Allow edited' }).hasAttribute('disabled')).toBe(true);
+
+    fireEvent.click(within(editor).getByRole('button', { name: 'Raw JSON' }));
+    const json = within(editor).getByRole('textbox', { name: 'Arguments as JSON' });
+    fireEvent.change(json, { target: { value: '{"command": 5' } });
+    expect(within(editor).getByText(/^Not valid JSON: /)).toBeTruthy();
+    fireEvent.click(within(editor).getByRole('button', { name: 'Form' }));
+    expect(within(editor).getByRole('alert').textContent).toMatch(/^Fix the JSON to go back to the form\./);
+    fireEvent.change(json, { target: { value: '{"command": 5, "sudo": true}' } });
+    expect(within(within(editor).getByRole('list', { name: 'Problems with the arguments' })).getAllByRole('listitem').map((item) => item.textContent)).toStrictEqual([
+      'command: Must be text.',
+      'sudo: Not an argument of this tool.',
+    ]);
+    fireEvent.change(json, { target: { value: '{"command": "ls"}' } });
+    fireEvent.click(within(editor).getByRole('button', { name: 'Allow edited' }));
+    expect(send).toHaveBeenCalledWith(expect.objectContaining({ decision: 'allow', arguments: { command: 'ls' } }));
+  });
+
+  it('shows the server refusing an edit in the editor, and the call stays waiting', async () => {
+    const refusal = Object.assign(new Error('arguments: invalid for "terminal": command: Too long'), { data: { code: 'BAD_REQUEST' } });
+    const send = vi.fn<SendConfirm>(() => Promise.reject(refusal));
+    render(<Harness send={send} />);
+    const editor = openEditor();
+    fireEvent.change(within(editor).getByRole('textbox', { name: /^command/ }), { target: { value: 'ls' } });
+    await act(async () => fireEvent.click(within(editor).getByRole('button', { name: 'Allow edited' })));
+    expect(within(editor).getByRole('alert').textContent).toBe('The server refused the edited arguments: arguments: invalid for "terminal": command: Too long');
+    expect(screen.getByTestId('tool-status').textContent).toBe('Waiting for your decision');
+    expect(within(editor).getByRole('button', { name: 'Allow edited' }).hasAttribute('disabled')).toBe(false);
+  });
+
+  it('asks for one more tick before an Always allow of the edited call', () => {
+    const send = vi.fn<SendConfirm>(() => new Promise<ConfirmResult>(() => undefined));
+    render(<Harness send={send} />);
+    const editor = openEditor();
+    fireEvent.change(within(editor).getByRole('textbox', { name: /^command/ }), { target: { value: 'ls' } });
+    fireEvent.click(within(editor).getByRole('checkbox', { name: /^Also always allow the edited call/ }));
+    fireEvent.click(within(editor).getByRole('button', { name: 'Always allow edited' }));
+    expect(send).toHaveBeenCalledWith(expect.objectContaining({ decision: 'allow', always: true, arguments: { command: 'ls' } }));
+  });
+
+  it('opens with the card key e, edits as raw JSON when the schema is unknown, and closes with Cancel editing', () => {
+    render(<Harness send={vi.fn<SendConfirm>()} schemaKnown={false} />);
+    const card = screen.getByRole('article', { name: 'Tool call terminal' });
+    fireEvent.keyDown(card, { key: 'e' });
+    const editor = screen.getByRole('form', { name: 'Edit the arguments of terminal' });
+    expect(within(editor).queryByRole('button', { name: 'Raw JSON' })).toBeNull();
+    expect(document.activeElement).toBe(within(editor).getByRole('textbox', { name: 'Arguments as JSON' }));
+    fireEvent.click(within(editor).getByRole('button', { name: 'Cancel editing' }));
+    expect(screen.queryByRole('form')).toBeNull();
+    expect(document.activeElement).toBe(card);
+  });
+});

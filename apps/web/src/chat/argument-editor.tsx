@@ -1,0 +1,249 @@
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
+import type { ToolArguments as Args } from '../lib/api-types';
+import {
+  argumentsFromFields,
+  argumentsFromJson,
+  checkArguments,
+  fieldValues,
+  formFields,
+  isSameCall,
+  type ArgumentIssue,
+  type FormField,
+  type JsonSchema,
+} from './argument-form';
+import { ToolArguments } from './tool-arguments';
+
+export interface ArgumentEditorProps {
+  toolName: string;
+  /** The tool's JSON Schema from tools.list; undefined when the server no longer lists the tool (raw JSON only). */
+  schema: JsonSchema | undefined;
+  /** The arguments the model proposed. */
+  proposed: Args;
+  /** While a decision is being sent. */
+  busy: boolean;
+  /** Why the server refused the last edit, shown in the editor. */
+  serverError: string | null;
+  /** What an "Always allow" of the edited call would cover, in words. */
+  alwaysScope: string;
+  onAllow: (args: Args, always: boolean) => void;
+  onCancel: () => void;
+}
+
+type Mode = 'form' | 'raw';
+
+/**
+ * Changes a waiting call's arguments before allowing it: a form from the tool's JSON Schema, or the raw JSON, checked
+ * against the schema as the person types. Below it, the edited call exactly as it will run, under the card's display
+ * rules (hidden characters marked). Always allow needs one more tick, and then covers the edited call.
+ */
+export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, alwaysScope, onAllow, onCancel }: ArgumentEditorProps) {
+  const [fields, setFields] = useState(() => formFields(schema, proposed));
+  const [mode, setMode] = useState<Mode>(fields === null ? 'raw' : 'form');
+  const [values, setValues] = useState(() => (fields === null ? new Map<string, string | boolean>() : fieldValues(fields, proposed)));
+  const [raw, setRaw] = useState(() => JSON.stringify(proposed, null, 2));
+  const [switchError, setSwitchError] = useState<string | null>(null);
+  const [always, setAlways] = useState(false);
+  const id = useId();
+  const form = useRef<HTMLFormElement>(null);
+  // Opened from the card's Edit button or its `e` key: typing goes straight into the first argument.
+  useEffect(() => form.current?.querySelector<HTMLElement>('input, textarea, select')?.focus(), []);
+
+  const read = useMemo(() => {
+    if (mode === 'form' && fields !== null) {
+      const { args, errors } = argumentsFromFields(fields, values, proposed);
+      return { args: errors.size === 0 ? args : null, inputErrors: errors, jsonError: null };
+    }
+    const parsed = argumentsFromJson(raw);
+    return { args: parsed.ok ? parsed.args : null, inputErrors: new Map<string, string>(), jsonError: parsed.ok ? null : parsed.error };
+  }, [mode, fields, values, raw, proposed]);
+  const issues = useMemo(() => (read.args === null ? [] : checkArguments(schema, read.args)), [read.args, schema]);
+  const unchanged = read.args !== null && isSameCall(read.args, proposed);
+  const ready = read.args !== null && issues.length === 0 && !unchanged;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (ready && !busy) onAllow(read.args!, always);
+  };
+
+  const toRaw = () => {
+    const current = read.args ?? (fields === null ? proposed : argumentsFromFields(fields, values, proposed).args);
+    setRaw(JSON.stringify(current, null, 2));
+    setSwitchError(null);
+    setMode('raw');
+  };
+  const toForm = () => {
+    const parsed = argumentsFromJson(raw);
+    if (!parsed.ok) {
+      setSwitchError(`Fix the JSON to go back to the form. ${parsed.error}`);
+      return;
+    }
+    const next = formFields(schema, parsed.args);
+    if (next === null) return;
+    setFields(next);
+    setValues(fieldValues(next, parsed.args));
+    setSwitchError(null);
+    setMode('form');
+  };
+
+  const setValue = (name: string, value: string | boolean) => setValues((previous) => new Map(previous).set(name, value));
+  const general = issues.filter((issue) => mode === 'raw' || issue.field === '' || !fields?.some((field) => field.name === issue.field));
+
+  return (
+    <form ref={form} className="argument-editor" aria-label={`Edit the arguments of ${toolName}`} onSubmit={submit} noValidate>
+      <div className="argument-editor-head">
+        <span className="field-label">Edit the arguments, then allow the edited call</span>
+        {fields !== null && (
+          <button type="button" className="btn btn-small" aria-pressed={mode === 'raw'} onClick={mode === 'raw' ? toForm : toRaw} disabled={busy}>
+            {mode === 'raw' ? 'Form' : 'Raw JSON'}
+          </button>
+        )}
+      </div>
+      {mode === 'form' && fields !== null ? (
+        <div className="argument-fields">
+          {fields.map((field, index) => (
+            <FieldInput
+              key={field.name}
+              id={`${id}-field-${index}`}
+              field={field}
+              value={values.get(field.name) ?? ''}
+              problem={read.inputErrors.get(field.name) ?? issuesText(issues.filter((issue) => issue.field === field.name))}
+              disabled={busy}
+              onChange={(value) => setValue(field.name, value)}
+            />
+          ))}
+        </div>
+      ) : (
+        <label className="argument-field">
+          <span className="argument-field-name">Arguments as JSON</span>
+          <textarea
+            className="argument-json"
+            value={raw}
+            rows={Math.min(16, Math.max(4, raw.split('\n').length + 1))}
+            spellCheck={false}
+            aria-invalid={read.jsonError !== null || issues.length > 0}
+            aria-describedby={`${id}-raw-problem`}
+            disabled={busy}
+            onChange={(event) => setRaw(event.target.value)}
+          />
+          <span id={`${id}-raw-problem`} className="field-error" aria-live="polite">
+            {read.jsonError ?? ''}
+          </span>
+        </label>
+      )}
+      {switchError !== null && (
+        <p className="field-error" role="alert">
+          {switchError}
+        </p>
+      )}
+      {general.length > 0 && (
+        <ul className="field-error argument-issues" aria-label="Problems with the arguments">
+          {general.map((issue, index) => (
+            <li key={index}>
+              {[issue.field, issue.path].filter((part) => part !== '').join('.') || 'arguments'}: {issue.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {serverError !== null && (
+        <p className="problem" role="alert">
+          The server refused the edited arguments: {serverError}
+        </p>
+      )}
+      {read.args !== null && !unchanged && (
+        <div className="argument-preview" role="group" aria-label="The edited call as it will run">
+          <div className="field-label">Will run with</div>
+          <ToolArguments toolName={toolName} args={read.args} />
+        </div>
+      )}
+      {unchanged && <p className="detail">No change yet: edit an argument, or use Allow above to run the call as proposed.</p>}
+      <label className="argument-always">
+        <input type="checkbox" checked={always} disabled={busy} onChange={(event) => setAlways(event.target.checked)} />
+        <span>
+          Also always allow the edited call. <span className="muted">{alwaysScope}</span>
+        </span>
+      </label>
+      <div className="decision-buttons">
+        <button type="submit" className="btn btn-allow" disabled={!ready || busy}>
+          {always ? 'Always allow edited' : 'Allow edited'}
+        </button>
+        <button type="button" className="btn" onClick={onCancel} disabled={busy}>
+          Cancel editing
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function issuesText(issues: readonly ArgumentIssue[]): string | undefined {
+  if (issues.length === 0) return undefined;
+  return issues.map((issue) => (issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`)).join(' ');
+}
+
+interface FieldInputProps {
+  id: string;
+  field: FormField;
+  value: string | boolean;
+  problem: string | undefined;
+  disabled: boolean;
+  onChange: (value: string | boolean) => void;
+}
+
+function FieldInput({ id, field, value, problem, disabled, onChange }: FieldInputProps) {
+  const text = typeof value === 'string' ? value : '';
+  const described = [field.description === null ? null : `${id}-about`, problem === undefined ? null : `${id}-problem`].filter((part) => part !== null).join(' ');
+  const common = { id, disabled, 'aria-invalid': problem !== undefined, ...(described === '' ? {} : { 'aria-describedby': described }) };
+  const control = (() => {
+    switch (field.kind) {
+      case 'text':
+        return <input {...common} type="text" value={text} spellCheck={false} onChange={(event) => onChange(event.target.value)} />;
+      case 'multiline':
+      case 'json':
+        return (
+          <textarea
+            {...common}
+            className={field.kind === 'json' ? 'argument-json' : undefined}
+            value={text}
+            rows={Math.min(12, Math.max(field.kind === 'json' ? 3 : 2, text.split('\n').length + 1))}
+            spellCheck={false}
+            onChange={(event) => onChange(event.target.value)}
+          />
+        );
+      case 'number':
+      case 'integer':
+        return <input {...common} type="number" step={field.kind === 'integer' ? 1 : 'any'} value={text} onChange={(event) => onChange(event.target.value)} />;
+      case 'boolean':
+        return <input {...common} type="checkbox" checked={value === true} onChange={(event) => onChange(event.target.checked)} />;
+      case 'choice':
+        return (
+          <select {...common} value={text} onChange={(event) => onChange(event.target.value)}>
+            {!field.required && <option value="">(none)</option>}
+            {field.options.map((option, index) => (
+              <option key={index} value={String(index)}>
+                {typeof option === 'string' ? option : JSON.stringify(option)}
+              </option>
+            ))}
+          </select>
+        );
+    }
+  })();
+  return (
+    <div className={`argument-field argument-field-${field.kind}`}>
+      <label htmlFor={id} className="argument-field-name">
+        {field.name}
+        {field.kind === 'json' && <span className="muted"> (JSON)</span>}
+        {field.required && <span className="muted"> · required</span>}
+      </label>
+      {control}
+      {field.description !== null && (
+        <span id={`${id}-about`} className="argument-field-about">
+          {field.description}
+        </span>
+      )}
+      {problem !== undefined && (
+        <span id={`${id}-problem`} className="field-error" aria-live="polite">
+          {problem}
+        </span>
+      )}
+    </div>
+  );
+}
