@@ -3,10 +3,9 @@ import type { PendingApproval, RunOptions } from '../lib/api-types';
 import { randomId } from '../lib/random-id';
 import { trpc } from '../lib/trpc';
 import { chatReducer, initialChatState, undecidedCalls } from './chat-reducer';
+import { ChatRuns } from './chat-runs';
 import { sendDecision, type DecisionRequest } from './send-decision';
 import type { ToolCallView } from './tool-call-state';
-
-const MAX_REFOLLOWS = 3;
 
 export interface ChatSessionOptions {
   sessionId: string;
@@ -27,17 +26,8 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
   const [known, setKnown] = useState(!isNew);
   const startInputs = useRef(new Map<string, { message: string; options: RunOptions }>());
-  const seenRuns = useRef(new Set<string>());
-  const historyLoaded = useRef(isNew);
+  const [runs] = useState(() => new ChatRuns(isNew));
   const inFlight = useRef(new Set<string>());
-  const endedRuns = useRef(new Set<string>());
-  const failedRuns = useRef(new Set<string>());
-  /** Runs whose stream ended before their run-end, and how many times. */
-  const stoppedRuns = useRef(new Map<string, number>());
-  /** Set when the chat must be read again (its stream failed): the message to keep on show. */
-  const rereadBecause = useRef<string | undefined>(undefined);
-  /** True while a run goes on that this view does not follow: every read rebuilds the chat. */
-  const detached = useRef(false);
   const loads = useRef(0);
   const activity = useRef(onActivity);
   activity.current = onActivity;
@@ -46,31 +36,18 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
   // Read again when the session changes on the server (see sessions.watch in ChatApp): a run started in another tab shows up here.
   const detail = trpc.sessions.get.useQuery({ sessionId }, { enabled: known, retry: false });
   const notFound = detail.error?.data?.code === 'NOT_FOUND';
-  const ready = historyLoaded.current || notFound || !known;
+  const ready = runs.loaded || notFound || !known;
 
   useEffect(() => {
     const data = detail.data;
     if (!data) return;
-    const active = data.activeRunId;
-    const newRun = active !== null && !seenRuns.current.has(active);
-    // A run this view never followed has come and gone (another tab's, too quick to catch running): its messages
-    // are only in the history now.
-    const missedRun = active === null && data.lastRunId !== null && !seenRuns.current.has(data.lastRunId) && followedRunId === null;
-    const reread = rereadBecause.current;
-    if (historyLoaded.current && !newRun && !missedRun && reread === undefined && !detached.current) return;
-    if (active !== null) seenRuns.current.add(active);
-    if (data.lastRunId !== null) seenRuns.current.add(data.lastRunId);
-    historyLoaded.current = true;
-    rereadBecause.current = undefined;
-    // A run whose stream failed is not followed again: its calls are shown as the server has them, and the
-    // chat is read again at its next change. One whose stream just ended early (the server was going down) is
-    // followed again, a few times at most.
-    const follow = active !== null && !failedRuns.current.has(active) && (stoppedRuns.current.get(active) ?? 0) <= MAX_REFOLLOWS ? active : null;
-    detached.current = active !== null && follow === null;
+    const read = runs.read(data, followedRunId);
+    if (read === null) return;
+    const { follow, streamError } = read;
     const load = ++loads.current;
     const show = (pending: readonly PendingApproval[]) => {
       if (load !== loads.current) return;
-      dispatch({ type: 'history-loaded', history: { messages: data.messages, toolCalls: data.toolCalls, pending, follow, streamError: follow === null ? (reread ?? null) : null } });
+      dispatch({ type: 'history-loaded', history: { messages: data.messages, toolCalls: data.toolCalls, pending, follow, streamError } });
     };
     const waiting = data.toolCalls.some((call) => call.outcome === null && call.decision === null && call.approvalId !== '' && call.runId !== follow);
     if (!waiting) show([]);
@@ -85,10 +62,7 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     // Cards must not stay decidable on what the stream last said: the chat is read again and rebuilt.
     const failed = (failedRunId: string, message: string, how: 'error' | 'stopped') => {
       dispatch({ type: 'stream-failed', runId: failedRunId, message });
-      if (how === 'error') failedRuns.current.add(failedRunId);
-      else stoppedRuns.current.set(failedRunId, (stoppedRuns.current.get(failedRunId) ?? 0) + 1);
-      seenRuns.current.delete(failedRunId);
-      rereadBecause.current = message;
+      runs.streamFailed(failedRunId, message, how);
       void utils.sessions.get.invalidate({ sessionId });
     };
     const subscription = client.chat.stream.subscribe(
@@ -97,7 +71,7 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
         onData(tracked) {
           dispatch({ type: 'event', runId, tracked });
           const type = tracked.data.type;
-          if (type === 'run-end') endedRuns.current.add(runId);
+          if (type === 'run-end') runs.runEnded(runId);
           if (type === 'run-start' || type === 'run-end') activity.current();
           if (type === 'tool-start' || type === 'tool-decision') void utils.chat.pending.invalidate({ sessionId });
           // A new chat is created by its first run: a detail read sent before that answered "not found".
@@ -109,7 +83,7 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
           activity.current();
         },
         onComplete() {
-          if (!endedRuns.current.has(runId)) failed(runId, 'The server stopped sending this run’s events.', 'stopped');
+          if (!runs.hasEnded(runId)) failed(runId, 'The server stopped sending this run’s events.', 'stopped');
         },
       },
     );
@@ -119,9 +93,7 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
   const send = useCallback((message: string, options: RunOptions) => {
     const runId = randomId('run');
     startInputs.current.set(runId, { message, options });
-    seenRuns.current.add(runId);
-    historyLoaded.current = true;
-    detached.current = false;
+    runs.started(runId);
     loads.current++;
     dispatch({ type: 'run-followed', runId, message });
     setKnown(true);
