@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const SECRETS = ['AIRLOCK_TOKEN', 'AIRLOCK_API_KEY'];
+const SECRETS = ['AIRLOCK_TOKEN', 'AIRLOCK_API_KEY', 'AIRLOCK_DATABASE_URL'];
 const LINK_FD = 3;
 
 /**

@@ -1,5 +1,8 @@
 import { ChatService, MemoryStore, type AirlockServices, type AirlockStore, type Cluster, type ModelInfo, type ToolCatalog } from '@airlock/api';
 import { ApprovalRegistry, type AnyTool } from '@airlock/core';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, type AirlockConfig } from './config';
 import { loadMcpConfig, McpConfigError, McpManager } from './mcp';
 import { resolveChatModel } from './models';
@@ -36,7 +39,11 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   const sandbox = await toolSandboxFor(config);
   log(sandbox.kind === 'bubblewrap' ? `Tools run in a bubblewrap sandbox (network ${sandbox.network ? 'on' : 'off'})` : `Tools run without a sandbox: ${sandbox.reason}`);
   // The data folder, the files secrets came from and the MCP file (which may hold other keys) are hidden from sandboxed calls.
-  const hiddenPaths = [config.dataDir, config.mcpConfigPath, ...config.secretFiles].filter((entry) => entry !== undefined);
+  // With a shared database, the password file PostgreSQL clients read is hidden too.
+  const passwordFile = config.database === undefined ? undefined : (options.env?.PGPASSFILE ?? process.env.PGPASSFILE ?? join(homedir(), '.pgpass'));
+  const hiddenPaths = [config.dataDir, config.mcpConfigPath, ...config.secretFiles, passwordFile !== undefined && existsSync(passwordFile) ? passwordFile : undefined].filter(
+    (entry) => entry !== undefined,
+  );
   const builtinTools = createBuiltinTools({ workspace: config.workspace, secretValues, sandbox, hiddenPaths, ...(options.env === undefined ? {} : { env: options.env }) });
 
   const resolved = await resolveChatModel({

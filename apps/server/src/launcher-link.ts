@@ -3,7 +3,9 @@ import { Socket } from 'node:net';
 /** Names the fd the launcher keeps open to this server: secrets arrive on it, and it closes when the launcher dies. */
 export const LAUNCHER_FD_VARIABLE = 'AIRLOCK_LAUNCHER_FD';
 /** Secrets the launcher takes out of the environment and hands over on the fd instead. */
-export const HANDED_OVER_SECRETS = ['AIRLOCK_TOKEN', 'AIRLOCK_API_KEY'] as const;
+export const HANDED_OVER_SECRETS = ['AIRLOCK_TOKEN', 'AIRLOCK_API_KEY', 'AIRLOCK_DATABASE_URL'] as const;
+/** Those that have a file variant, so their presence in the environment earns a warning (a database URL may carry no password at all). */
+export const WARNED_SECRETS = ['AIRLOCK_TOKEN', 'AIRLOCK_API_KEY'] as const;
 
 const MAX_MESSAGE_BYTES = 64 * 1024;
 const READ_TIMEOUT_MS = 10_000;

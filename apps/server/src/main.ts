@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, USAGE } from './config';
 import { createServices } from './create-services';
-import { environmentSecretWarning, HANDED_OVER_SECRETS, openLauncherLink } from './launcher-link';
+import { environmentSecretWarning, openLauncherLink, WARNED_SECRETS } from './launcher-link';
 import { startServer } from './start-server';
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -11,7 +11,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const link = await openLauncherLink(process.env);
   // Secrets the launcher handed over never enter this process's environment, so no child can read them from it.
   const env = { ...process.env, ...link?.secrets };
-  for (const name of HANDED_OVER_SECRETS) if (env[name] !== undefined && env[name] !== '') console.warn(environmentSecretWarning(name));
+  for (const name of WARNED_SECRETS) if (env[name] !== undefined && env[name] !== '') console.warn(environmentSecretWarning(name));
   const config = loadConfig(argv, env);
   const created = await createServices(config, { env: process.env });
   let server;

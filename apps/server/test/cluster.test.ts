@@ -178,7 +178,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
       const { followed, approvalId } = await startWaiting(owner, sessionId, `r${i}`, `call ${i}`);
       const first = deciders[Math.floor(Math.random() * 3)]!;
       const second = deciders.filter((d) => d !== first)[Math.floor(Math.random() * 2)]!;
-      const decisions = [first, second].map(() => (Math.random() < 0.5 ? 'allow' : 'deny') as 'allow' | 'deny');
+      const decisions = [first, second].map((): 'allow' | 'deny' => (Math.random() < 0.5 ? 'allow' : 'deny'));
       const results = await Promise.all([first, second].map((on, k) => on.chat.confirm({ sessionId, approvalId, decision: decisions[k]! })));
       const winners = results.filter((result) => result.resolved);
       expect(winners, `iteration ${i}`).toHaveLength(1);
@@ -216,7 +216,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     const { tool, calls } = recordingTool();
     // A renews rarely; B looks for runs to take over often.
     const a = await instance(db, 'a', tool, 60_000);
-    const b = await instance(db, 'b', tool, 200);
+    await instance(db, 'b', tool, 200);
     const { followed: onA, approvalId } = await startWaiting(a, 's1', 'r1', 'fenced');
     // A stalls past its lease (its lease is made to run out, as a long pause would).
     await withClient((client) => client.query(`UPDATE ${db.schema}.runs SET lease_until = 0 WHERE run_id = 'r1'`));

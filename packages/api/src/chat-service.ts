@@ -537,12 +537,11 @@ export class ChatService {
     if (local) {
       const result = this.registry.resolve(input.approvalId, input.decision, { sessionId: input.sessionId, ...(reason === undefined ? {} : { reason }), always });
       if (result.resolved) grant = result.grant;
-    } else {
-      if (always) {
-        grant = this.registry.grant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: call.arguments });
-      }
-      this.publish({ type: 'decided', runId: call.runId, approvalId: call.approvalId });
+    } else if (always) {
+      grant = this.registry.grant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: call.arguments });
     }
+    // Told even when released here: if this instance lost the run meanwhile, its new owner releases the call.
+    this.publish({ type: 'decided', runId: call.runId, approvalId: call.approvalId });
     if (draft && rules) await rules.add(draft.draft);
     if (grant) {
       await this.store.saveGrant({ ...grant, scope: 'session' });
@@ -638,8 +637,12 @@ export class ChatService {
       case 'rules':
         return;
       case 'resync': {
-        // Messages may have been missed: read again what is followed here, and the list of sessions.
-        for (const run of this.runs.values()) if (run.remote) await this.readRemoteEvents(run);
+        // Messages may have been missed: read again what is followed here, the decisions of calls waiting here, and
+        // the list of sessions.
+        for (const run of [...this.runs.values()]) {
+          if (run.remote) await this.readRemoteEvents(run);
+          else if (!run.log.isClosed) for (const record of await this.store.listRunToolCalls(run.runId)) if (record.decision !== null) this.applyRecordedDecision(record);
+        }
         for (const stored of await this.store.listSessions()) await this.refreshSession(stored.sessionId, true);
         await this.takeOver();
         return;
@@ -665,6 +668,14 @@ export class ChatService {
         this.sessions.delete(sessionId);
         this.loaded.delete(sessionId);
         this.registry.clearSession(sessionId);
+        // Runs of the session followed here end with it: nothing more will be written to them.
+        for (const run of this.runs.values()) {
+          if (run.remote && run.sessionId === sessionId) {
+            run.remote = false;
+            run.log.close();
+            this.forgetLater(run.runId);
+          }
+        }
         if (announce) this.notify({ type: 'session-deleted', sessionId });
       }
       return session?.activeRun ? session : undefined;
@@ -723,7 +734,17 @@ export class ChatService {
     run.lost = false;
     session.remoteRunId = run.runId;
     this.notify({ type: 'session-changed', session: summary(session) });
-    void this.readRemoteEvents(run).catch((error: unknown) => this.log(`Could not follow run ${run.runId}: ${messageOf(error)}`));
+    const follow = async () => {
+      await this.readRemoteEvents(run);
+      // Lost because its rows are gone (the session was deleted elsewhere): there is nothing more to follow.
+      if (run.remote && (await this.store.getRun(run.runId)) === undefined) {
+        run.remote = false;
+        session.remoteRunId = null;
+        run.log.close();
+        this.forgetLater(run.runId);
+      }
+    };
+    follow().catch((error: unknown) => this.log(`Could not follow run ${run.runId}: ${messageOf(error)}`));
   }
 
   /** Takes over the runs no live instance holds, and resumes them here. Answers how many resumed. One scan at a time. */
@@ -1139,7 +1160,7 @@ function titleFrom(message: string): string {
 }
 
 function summary(session: Session): SessionSummary {
-  return { ...session.summary, activeRunId: session.activeRun?.runId ?? null };
+  return { ...session.summary, activeRunId: session.activeRun?.runId ?? session.remoteRunId };
 }
 
 function loopOptions(options: RunOptions) {
@@ -1201,8 +1222,8 @@ function messageOf(error: unknown): string {
 /** The outcome a ledger row records, for a call decided while no process held it. */
 function recordedOutcome(record: ToolCallRecord): DecisionOutcome {
   return {
-    decision: record.decision!,
-    source: (record.source ?? 'user') as DecisionSource,
+    decision: record.decision as Decision,
+    source: record.source ?? 'user',
     ...(record.reason === null ? {} : { reason: record.reason }),
     ...(record.decidedByGrant === null ? {} : { grantId: record.decidedByGrant }),
     ...(record.editedArguments === null ? {} : { editedArguments: record.editedArguments }),

@@ -118,7 +118,7 @@ export function decodeClusterMessage(text: string): ClusterMessage | undefined {
   }
   if (typeof value !== 'object' || value === null) return undefined;
   const message = value as Record<string, unknown>;
-  const str = (key: string) => typeof message[key] === 'string' && (message[key] as string).length <= 200;
+  const str = (key: string) => typeof message[key] === 'string' && (message[key]).length <= 200;
   switch (message.type) {
     case 'event':
       return str('runId') && Number.isSafeInteger(message.seq) ? { type: 'event', runId: message.runId as string, seq: message.seq as number } : undefined;
