@@ -1,6 +1,8 @@
 import { ChatService, type LoopEvent, type SessionChange } from '@airlock/api';
 import { ApprovalRegistry, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { RuleBook } from '../src/rules';
 import { PostgresStore } from '../src/store';
 import { openTestDatabase, probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
 import { recordingTool } from './support/test-airlock';
@@ -30,6 +32,7 @@ interface Instance {
   name: string;
   chat: ChatService;
   store: PostgresStore;
+  rules: RuleBook;
   /** Stops the instance as a crash would: no hand-over, its leases simply stop being renewed. */
   crash(): Promise<void>;
 }
@@ -50,7 +53,8 @@ async function database(): Promise<TestDatabase> {
 async function instance(db: TestDatabase, name: string, tool: ReturnType<typeof recordingTool>['tool'], leaseMs = 60_000): Promise<Instance> {
   const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs, log: () => {} });
   const model = new ConversationModel();
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store, cluster: store, suspendRunsOnShutdown: true, log: () => {} });
+  const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster: store, log: () => {} });
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store, cluster: store, rules, suspendRunsOnShutdown: true, log: () => {} });
   let stopped = false;
   const stop = async (handOver: boolean) => {
     if (stopped) return;
@@ -64,6 +68,7 @@ async function instance(db: TestDatabase, name: string, tool: ReturnType<typeof 
     name,
     chat,
     store,
+    rules,
     crash: async () => {
       // Its runs stop here without writing anything, as in a process that died; the store connection goes with it.
       stopped = true;
@@ -280,6 +285,26 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     await third.followed.until(isEnd);
     expect(third.followed.events.at(-1)).toMatchObject({ reason: 'cancelled' });
     expect(calls).toStrictEqual(['first', 'granted']);
+  });
+});
+
+describe.skipIf(!postgres.available)('rules shared by several instances', { timeout: 120_000 }, () => {
+  it('a rule made on B decides a call on A, and its removal on B reaches A too', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool);
+    const rule = await b.rules.add({ effect: 'deny', tool: 'echo', match: { kind: 'exact-arguments', arguments: { text: 'blocked' } }, scope: { kind: 'global' }, source: 'user', reason: 'not this one' });
+    await expect.poll(async () => (await a.rules.list()).map((view) => view.rule.id)).toStrictEqual([rule.rule.id]);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'blocked' });
+    const first = await follow(a, 's1', 'r1');
+    expect(await first.until((event) => event.type === 'tool-decision')).toMatchObject({ decision: 'deny', source: 'rule', ruleId: rule.rule.id });
+    await first.until(isEnd);
+    await b.rules.remove(rule.rule.id);
+    await expect.poll(async () => (await a.rules.list()).length).toBe(0);
+    const { approvalId } = await startWaiting(a, 's2', 'r2', 'blocked');
+    await b.chat.confirm({ sessionId: 's2', approvalId, decision: 'allow' });
+    await expect.poll(() => calls).toStrictEqual(['blocked']);
   });
 });
 
