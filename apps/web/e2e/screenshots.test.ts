@@ -92,4 +92,25 @@ describe.runIf(process.env.AIRLOCK_SCREENSHOTS === '1')('screenshots', () => {
       await browser.close();
     }
   });
+
+  it('captures a call being edited before it is allowed', async () => {
+    await using airlock = await startAirlockUnderTest();
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1 });
+      airlock.model.enqueue({ text: 'I will clear the build folder.', toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build' } }] });
+      const chat = await ChatPage.open(context, airlock.link);
+      await chat.send('Clean up the temporary build files');
+      const card = chat.card(0);
+      await chat.waitForStatus(card, 'Waiting for your decision');
+      await chat.button(card, 'Edit arguments of terminal').click();
+      const editor = card.getByRole('form', { name: 'Edit the arguments of terminal' });
+      await editor.getByRole('textbox', { name: /^command/ }).fill('rm -rf build/tmp');
+      await editor.getByRole('group', { name: 'The edited call as it will run' }).waitFor();
+      await card.scrollIntoViewIfNeeded();
+      await chat.page.screenshot({ path: `${OUT}edit-before-allow.png` });
+    } finally {
+      await browser.close();
+    }
+  });
 });
