@@ -5,7 +5,7 @@ import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
 import { decisionLine, outcomeLine, runEndLine } from './event-labels';
 import { INTERRUPTED, LineReader } from './line-reader';
-import { grantScope, renderResult, renderToolCall, showText } from './render-tool-call';
+import { grantScope, renderEditedArguments, renderResult, renderToolCall, showText } from './render-tool-call';
 import { styleFor, type TerminalStyle } from './terminal-style';
 import { VisibleStream } from './visible-stream';
 
@@ -60,6 +60,8 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
 
 class ChatSession {
   private tools = new Map<string, ToolInfo>();
+  /** The tool of each call of the run followed, for a decision that shows edited arguments. */
+  private readonly callTools = new Map<string, string>();
   private running = false;
   private interrupts = 0;
   private stop: (() => void) | undefined;
@@ -153,6 +155,7 @@ class ChatSession {
     const { style } = screen;
     switch (event.type) {
       case 'run-start':
+        this.callTools.clear();
         return;
       case 'status':
         screen.line(style.dim(showText(event.text, style)));
@@ -165,11 +168,13 @@ class ChatSession {
         return;
       case 'tool-start':
         screen.endLine();
+        this.callTools.set(event.toolCallId, event.toolName);
         for (const line of renderToolCall(event, style)) screen.line(line);
         if (event.awaitingConfirmation) await this.decide(event);
         return;
       case 'tool-decision':
         screen.line(decisionLine(event, event.reason === undefined ? '' : showText(event.reason, style), event.rule === undefined ? '' : showText(event.rule, style)));
+        if (event.editedArguments !== undefined) for (const line of renderEditedArguments(this.callTools.get(event.toolCallId) ?? '', event.editedArguments, style)) screen.line(line);
         return;
       case 'tool-end':
         screen.line(outcomeLine(event, style));

@@ -17,8 +17,21 @@ export function showText(text: string, style: TerminalStyle): string {
  * characters escaped and counted.
  */
 export function renderToolCall(event: LoopEventOf<'tool-start'>, style: TerminalStyle): string[] {
-  const args = visibleArguments(event.toolName, event.arguments);
-  const lines = [`${style.bold('⏺ ' + showText(event.toolName, style))}${event.awaitingConfirmation ? '' : style.dim('  (runs without asking)')}`];
+  const header = `${style.bold('⏺ ' + showText(event.toolName, style))}${event.awaitingConfirmation ? '' : style.dim('  (runs without asking)')}`;
+  return [header, ...argumentLines(event.toolName, event.arguments, style)];
+}
+
+/**
+ * The arguments a person edited the call to before allowing it (perhaps in another client), under the same rules:
+ * what runs is these, not the proposal shown above them.
+ */
+export function renderEditedArguments(toolName: string, edited: Readonly<Record<string, unknown>>, style: TerminalStyle): string[] {
+  return [style.warn('  Edited before it was allowed; it runs with:'), ...argumentLines(toolName, edited, style)];
+}
+
+function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle): string[] {
+  const args = visibleArguments(toolName, values);
+  const lines: string[] = [];
   if (args.code !== null) lines.push(...argumentBlock(args.code.label, args.code.argument.value, style));
   for (const argument of args.others) lines.push(...argumentBlock(showVisible(argument.name, style), argument.value, style, argument));
   if (args.code === null && args.others.length === 0) lines.push(style.dim('  no arguments'));
