@@ -127,6 +127,49 @@ describe('lasting rules in the browser', () => {
     await page.getByText('No rules yet.', { exact: false }).waitFor();
   });
 
+  it('counts a rule’s hits on the open Rules page as the rule decides calls, in this tab’s run and in another tab’s', async () => {
+    suite.airlock.model.enqueue(
+      terminal('echo first'),
+      { text: 'First done.' },
+      terminal('ls'),
+      terminal('echo second'),
+      terminal('ls -a'),
+      terminal('echo third'),
+      { text: 'Third done.' },
+      { text: 'Second done.' },
+    );
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Say first');
+    await chat.card().getByRole('radio', { name: 'this workspace' }).check();
+    await chat.card().getByTestId('proposed-rule').waitFor();
+    await chat.button(chat.card(), 'Always allow terminal').click();
+    await chat.waitForText('First done.');
+
+    await chat.send('List, then say second');
+    await chat.waitForStatus(chat.card(1), 'Waiting for your decision');
+    await openRules(chat);
+    const saved = rule(chat, ECHO_RULE);
+    expect(await saved.getByTestId('rule-hits').textContent()).toBe('0 hits');
+    // Decided from the waiting list: the chat, hidden under the Rules page, follows its run on.
+    const waiting = chat.page.getByRole('region', { name: 'Waiting for you' });
+    await waiting.getByRole('button', { name: 'Allow terminal in Say first', exact: true }).click();
+    // The run goes on waiting for `ls -a`: only its stream told the page that the rule decided `echo second`.
+    await waiting.locator('.waiting-preview').getByText('ls -a', { exact: true }).waitFor();
+    await saved.getByTestId('rule-hits').getByText('1 hit', { exact: true }).waitFor();
+
+    const other = await ChatPage.open(suite.context, suite.airlock.link);
+    await other.page.getByRole('button', { name: 'New chat', exact: true }).click();
+    await other.send('Say third');
+    await other.waitForText('Third done.');
+    expect(await other.card().getByTestId('rule-provenance').textContent()).toBe(`Allowed by rule: ${ECHO_RULE}.`);
+    await saved.getByTestId('rule-hits').getByText('2 hits', { exact: true }).waitFor();
+
+    await waiting.getByRole('button', { name: 'Deny terminal in Say first', exact: true }).click();
+    await chat.page.getByRole('button', { name: 'Back to the chat', exact: true }).click();
+    await chat.waitForText('Second done.');
+    expect(await chat.page.getByTestId('tool-status').allTextContents()).toStrictEqual(['Done', 'Done', 'Done', 'Denied']);
+  });
+
   it("shows the workspace file's problems and keeps the person's trust in it", async () => {
     await mkdir(join(suite.airlock.workspace, '.airlock'));
     await writeFile(join(suite.airlock.workspace, '.airlock', 'rules.json'), JSON.stringify({ version: 1, rules: [{ effect: 'allow', tool: 'read_file', match: { kind: 'path-glob', glob: '../x' } }] }));

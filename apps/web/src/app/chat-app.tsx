@@ -46,6 +46,9 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
     onData: (change) => {
       void utils.sessions.list.invalidate();
       void utils.chat.pending.invalidate();
+      // Rules may have decided calls in a run this tab does not follow (their hits are read again as it ends), and a
+      // deleted chat takes its own rules with it.
+      void utils.rules.list.invalidate();
       if (change.type === 'ready') void utils.sessions.get.invalidate();
       else if (change.type === 'session-changed') void utils.sessions.get.invalidate({ sessionId: change.session.sessionId });
       else void utils.sessions.get.invalidate({ sessionId: change.sessionId });

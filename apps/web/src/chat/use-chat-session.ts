@@ -74,6 +74,8 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
           if (type === 'run-end') runs.runEnded(runId);
           if (type === 'run-start' || type === 'run-end') activity.current();
           if (type === 'tool-start' || type === 'tool-decision') void utils.chat.pending.invalidate({ sessionId });
+          // The Rules page (shown over this chat while its run goes on) counts each rule's hits.
+          if (type === 'tool-decision' && tracked.data.source === 'rule') void utils.rules.list.invalidate();
           // A new chat is created by its first run: a detail read sent before that answered "not found".
           if (type === 'run-start') void utils.sessions.get.invalidate({ sessionId });
           if (type === 'run-end') void utils.grants.list.invalidate({ sessionId });
