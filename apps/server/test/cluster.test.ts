@@ -288,6 +288,24 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 });
 
+describe.skipIf(!postgres.available)('edits before allow across instances', { timeout: 120_000 }, () => {
+  it('an edit on B of a call waiting on A runs the edited call on A; the ledger keeps both; a bad edit is refused and the call waits on', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool);
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'proposed');
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', arguments: { text: 42 } })).rejects.toThrow(/text/);
+    expect((await b.chat.listWaiting('s1')).map((p) => p.approvalId)).toStrictEqual([approvalId]);
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', arguments: { text: 'edited' } })).resolves.toMatchObject({ resolved: true });
+    expect(await followed.until((event) => event.type === 'tool-decision')).toMatchObject({ decision: 'allow', editedArguments: { text: 'edited' } });
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual(['edited']);
+    const [record] = await a.store.listRunToolCalls('r1');
+    expect(record).toMatchObject({ arguments: { text: 'proposed' }, editedArguments: { text: 'edited' }, decision: 'allow', outcome: 'executed' });
+  });
+});
+
 describe.skipIf(!postgres.available)('rules shared by several instances', { timeout: 120_000 }, () => {
   it('a rule made on B decides a call on A, and its removal on B reaches A too', async () => {
     const db = await database();

@@ -1,5 +1,6 @@
 import {
   argumentIssues,
+  canonicalJson,
   Cancellation,
   ConflictError,
   grantsNeedExactArguments,
@@ -361,13 +362,9 @@ export class ChatService {
   }
 
   async confirm(input: ConfirmInput): Promise<ResolveResult> {
-    const edit = input.decision === 'allow' ? input.arguments : undefined;
-    if (edit !== undefined && this.options.cluster) {
-      // Not carried by the cluster's decision write yet: refused rather than letting the proposed call run instead.
-      throw new ConflictError('edit-unsupported', 'arguments: editing a call before allowing it is not available with several server instances yet');
-    }
-    if (edit !== undefined) this.checkEdit(input.sessionId, input.approvalId, edit);
     if (this.options.cluster) return this.confirmInCluster(this.options.cluster, input);
+    const edit = input.decision === 'allow' ? input.arguments : undefined;
+    if (edit !== undefined) this.checkEdit(input.sessionId, input.approvalId, edit);
     const rules = this.options.rules;
     const asRule = input.decision === 'allow' && input.always === true && input.scope !== undefined && input.scope !== 'chat' && rules !== undefined;
     const pending = asRule ? this.options.registry.listPending(input.sessionId).find((p) => p.approvalId === input.approvalId) : undefined;
@@ -514,9 +511,16 @@ export class ChatService {
   private async confirmInCluster(cluster: Cluster, input: ConfirmInput): Promise<ResolveResult> {
     const rules = this.options.rules;
     const asRule = input.decision === 'allow' && input.always === true && input.scope !== undefined && input.scope !== 'chat' && rules !== undefined;
-    const waiting = asRule ? await cluster.getPendingApproval(input.sessionId, input.approvalId) : undefined;
+    const requested = input.decision === 'allow' ? input.arguments : undefined;
+    const waiting = asRule || requested !== undefined ? await cluster.getPendingApproval(input.sessionId, input.approvalId) : undefined;
     const tool = waiting && this.options.tools().find((candidate) => candidate.name === waiting.toolName);
-    const draft = waiting && rules ? await rules.propose(input.sessionId, { toolName: waiting.toolName, arguments: waiting.arguments }, input.scope!, tool) : undefined;
+    // An edit is checked against the tool's schema; one that changes nothing is a plain allow.
+    if (requested !== undefined && tool) {
+      const issues = argumentIssues(tool, requested);
+      if (issues.length > 0) throw new InvalidArgumentsError(tool.name, issues);
+    }
+    const edit = requested !== undefined && waiting && canonicalJson(requested) !== canonicalJson(waiting.arguments) ? requested : undefined;
+    const draft = waiting && asRule && rules ? await rules.propose(input.sessionId, { toolName: waiting.toolName, arguments: edit ?? waiting.arguments }, input.scope!, tool) : undefined;
     const reason = input.decision === 'deny' ? normaliseReason(input.reason) : undefined;
     const claim = await cluster.claimDecision({
       sessionId: input.sessionId,
@@ -526,6 +530,7 @@ export class ChatService {
       ...(reason === undefined ? {} : { reason }),
       decidedAt: Date.now(),
       ...(input.by === undefined ? {} : { by: input.by }),
+      ...(edit === undefined ? {} : { editedArguments: edit }),
     });
     if (claim.status === 'not-found') return { resolved: false, status: 'not-found' };
     if (claim.status === 'already-decided') return { resolved: false, status: 'already-decided', decision: claim.decision };
@@ -535,10 +540,16 @@ export class ChatService {
     const owner = this.runs.get(call.runId);
     const local = owner !== undefined && !owner.remote && owner.log.isClosed === false && this.registry.listPending(input.sessionId).some((p) => p.approvalId === input.approvalId);
     if (local) {
-      const result = this.registry.resolve(input.approvalId, input.decision, { sessionId: input.sessionId, ...(reason === undefined ? {} : { reason }), always });
+      const result = this.registry.resolve(input.approvalId, input.decision, {
+        sessionId: input.sessionId,
+        ...(reason === undefined ? {} : { reason }),
+        always,
+        ...(edit === undefined ? {} : { arguments: edit }),
+      });
       if (result.resolved) grant = result.grant;
     } else if (always) {
-      grant = this.registry.grant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: call.arguments });
+      // Asked for on the edited call, the grant covers the edited call.
+      grant = this.registry.grant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: edit ?? call.arguments });
     }
     // Told even when released here: if this instance lost the run meanwhile, its new owner releases the call.
     this.publish({ type: 'decided', runId: call.runId, approvalId: call.approvalId });
@@ -653,7 +664,11 @@ export class ChatService {
   /** Releases a call waiting here with the decision its ledger row holds (written by another instance). */
   private applyRecordedDecision(record: ToolCallRecord): void {
     if (record.decision !== 'allow' && record.decision !== 'deny') return;
-    this.registry.resolve(record.approvalId, record.decision, { sessionId: record.sessionId, ...(record.reason === null ? {} : { reason: record.reason }) });
+    this.registry.resolve(record.approvalId, record.decision, {
+      sessionId: record.sessionId,
+      ...(record.reason === null ? {} : { reason: record.reason }),
+      ...(record.editedArguments === null ? {} : { arguments: record.editedArguments }),
+    });
   }
 
   /**

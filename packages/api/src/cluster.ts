@@ -1,4 +1,4 @@
-import type { Decision, PendingApproval } from '@airlock/core';
+import type { Decision, PendingApproval, ToolArguments } from '@airlock/core';
 import type { DecidedBy, StoredGrant, StoredRun } from './store';
 
 /**
@@ -57,6 +57,8 @@ export interface ClaimDecisionInput {
   grantId?: string;
   decidedAt: number;
   by?: DecidedBy;
+  /** With a person's allow: the arguments they edited the call to (checked against the tool's schema already). */
+  editedArguments?: ToolArguments;
 }
 
 export type ClaimDecisionResult =

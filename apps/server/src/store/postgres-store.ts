@@ -457,7 +457,8 @@ export class PostgresStore implements AirlockStore, Cluster {
    */
   async claimDecision(input: ClaimDecisionInput): Promise<ClaimDecisionResult> {
     const [claimed] = await this.rows<LedgerRow>(
-      `UPDATE tool_calls AS t SET decision = $3, source = $4, reason = $5, decided_by_grant = $6, decided_at = $7, connection_id = $8, client_label = $9
+      `UPDATE tool_calls AS t SET decision = $3, source = $4, reason = $5, decided_by_grant = $6, decided_at = $7, connection_id = $8, client_label = $9,
+         edited_arguments = $10
        FROM runs AS r
        WHERE t.approval_id = $1 AND t.session_id = $2 AND t.decision IS NULL AND t.approval_id <> '' AND r.run_id = t.run_id AND r.ended_at IS NULL
        RETURNING ${prefixed('t', LEDGER_COLUMNS)}`,
@@ -471,6 +472,7 @@ export class PostgresStore implements AirlockStore, Cluster {
         input.decidedAt,
         input.by?.connectionId ?? null,
         input.by?.clientLabel ?? null,
+        input.editedArguments === undefined ? null : JSON.stringify(input.editedArguments),
       ],
     );
     if (claimed !== undefined) return { status: 'resolved', call: toPendingRecord(claimed) };
