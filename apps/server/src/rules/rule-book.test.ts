@@ -1,11 +1,13 @@
 import { ChatService, MemoryStore, type AirlockStore } from '@airlock/api';
 import { ApprovalRegistry, defineTool, toolResultText, type AnyTool } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { createBuiltinTools } from '../tools';
+import { toolNamed } from '../tools/test-support';
 import { RuleBook } from './rule-book';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -167,5 +169,65 @@ describe('RuleBook with an MCP tool', () => {
     await chat.startRun({ sessionId: 'b', runId: 'r2', message: 'read b' });
     await ended(chat, 'b');
     expect(ran).toStrictEqual(['a', 'b']);
+  });
+});
+
+describe('RuleBook path rules', () => {
+  /** A workspace whose `src` holds a file and links into `secrets` and out of the workspace; rules for both folders. */
+  async function linkedWorkspace() {
+    const workspace = await workspaceFolder();
+    const outside = await workspaceFolder();
+    await mkdir(path.join(workspace, 'src'));
+    await mkdir(path.join(workspace, 'secrets'));
+    await writeFile(path.join(workspace, 'src', 'a.ts'), 'a\n');
+    await writeFile(path.join(workspace, 'secrets', 'key'), 'secret\n');
+    await symlink('../secrets/key', path.join(workspace, 'src', 'key'));
+    await symlink('../secrets', path.join(workspace, 'src', 'vault'));
+    await symlink(outside, path.join(workspace, 'src', 'away'));
+    const store = new MemoryStore();
+    const rules = await RuleBook.open({ store, workspace, log: () => undefined });
+    const scope = { kind: 'workspace' as const, path: workspace };
+    await rules.add({ effect: 'allow', tool: 'write_file', match: { kind: 'path-glob', glob: 'src/**' }, scope, source: 'user' });
+    await rules.add({ effect: 'deny', tool: 'read_file', match: { kind: 'path-glob', glob: 'secrets/**' }, scope, source: 'user' });
+    const tools = createBuiltinTools({ workspace, sandbox: 'none' });
+    return { workspace, store, rules, tools };
+  }
+
+  it('match the file the file tools would really touch: an allow does not reach through a link, a deny catches its target', async () => {
+    const { rules, tools } = await linkedWorkspace();
+    const verdict = async (toolName: string, file: string) =>
+      (await rules.evaluate('s', { id: 'c1', name: toolName, arguments: { path: file, content: 'x' } }, toolNamed(tools, toolName)))?.effect;
+    expect(await verdict('write_file', 'src/a.ts')).toBe('allow');
+    expect(await verdict('write_file', 'src/new/b.ts')).toBe('allow');
+    expect(await verdict('write_file', 'src/key')).toBeUndefined();
+    expect(await verdict('write_file', 'src/vault/new.txt')).toBeUndefined();
+    expect(await verdict('write_file', 'src/away/x.txt')).toBeUndefined();
+    expect(await verdict('read_file', 'src/key')).toBe('deny');
+    expect(await verdict('read_file', 'src/vault/key')).toBe('deny');
+    expect(await verdict('read_file', 'src/a.ts')).toBeUndefined();
+  });
+
+  it('a write through a link into a folder the rule does not cover waits for the person, and nothing is written meanwhile', async () => {
+    const { workspace, store, rules, tools } = await linkedWorkspace();
+    const model = new ScriptedModel([
+      toolCallStep({ name: 'write_file', arguments: { path: 'src/a.ts', content: 'b\n' } }),
+      toolCallStep({ name: 'write_file', arguments: { path: 'src/key', content: 'overwritten\n' } }),
+      textStep('done'),
+    ]);
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => tools, store, rules });
+    cleanups.push(() => chat.shutdown());
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'write' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    expect(chat.pending('s')[0]).toMatchObject({ toolName: 'write_file', arguments: { path: 'src/key' } });
+    expect(await readFile(path.join(workspace, 'src', 'a.ts'), 'utf8')).toBe('b\n');
+    expect(await readFile(path.join(workspace, 'secrets', 'key'), 'utf8')).toBe('secret\n');
+    await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'deny' });
+    await ended(chat, 's');
+    model.assertConsumed();
+    expect(await readFile(path.join(workspace, 'secrets', 'key'), 'utf8')).toBe('secret\n');
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([
+      { arguments: { path: 'src/a.ts' }, source: 'rule', outcome: 'executed' },
+      { arguments: { path: 'src/key' }, source: 'user', outcome: 'denied' },
+    ]);
   });
 });

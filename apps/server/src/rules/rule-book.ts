@@ -2,6 +2,7 @@ import { describeRule, denialMessage, ruleDraftSchema, type AirlockStore, type C
 import { NotFoundError, randomId, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { WorkspacePaths } from '../tools/workspace-paths';
 import { evaluateRules, type RuleCall } from './evaluate-rules';
 import { proposeRule } from './propose-rule';
 import { loadWorkspaceRules, WORKSPACE_RULES_FILE } from './workspace-rules-file';
@@ -10,7 +11,10 @@ export interface RuleBookOptions {
   store: AirlockStore;
   /** Real path of the workspace: workspace-scoped rules name it, and its `.airlock/rules.json` is read. */
   workspace: string;
-  /** The real path a file tool would use for a requested one, or undefined when it would refuse it. Default none. */
+  /**
+   * The real path a file tool would use for a requested one, or undefined when it would refuse it. Default: the
+   * built-in file tools' own resolution in `workspace` (`WorkspacePaths`: links followed, kept inside it).
+   */
   realPath?: (requested: string) => Promise<string | undefined>;
   /** Receives a line when the workspace's rules file is invalid. Default console.warn. */
   log?: (line: string) => void;
@@ -40,10 +44,13 @@ export class RuleBook implements RuleService {
   private trusted = false;
   private readonly log: (line: string) => void;
   private readonly now: () => number;
+  /** Path rules match the file a tool would really touch: a link in the workspace cannot pass one file off as another. */
+  private readonly realPath: (requested: string) => Promise<string | undefined>;
 
   private constructor(private readonly options: RuleBookOptions) {
     this.log = options.log ?? ((line) => console.warn(line));
     this.now = options.now ?? Date.now;
+    this.realPath = options.realPath ?? fileToolRealPath(options.workspace);
   }
 
   static async open(options: RuleBookOptions): Promise<RuleBook> {
@@ -77,7 +84,7 @@ export class RuleBook implements RuleService {
       sessionId,
       workspace: this.options.workspace,
       workspaceTrusted: this.trusted,
-      ...(this.options.realPath === undefined ? {} : { realPath: this.options.realPath }),
+      realPath: this.realPath,
     });
     if (decision.decision === 'ask') return undefined;
     const rule = decision.rule;
@@ -200,6 +207,12 @@ export class RuleBook implements RuleService {
         return;
     }
   }
+}
+
+/** Resolves a requested path as read_file, write_file and list_directory do; undefined where they would refuse it. */
+function fileToolRealPath(workspace: string): (requested: string) => Promise<string | undefined> {
+  const paths = new WorkspacePaths(workspace);
+  return (requested) => paths.resolve(requested).catch(() => undefined);
 }
 
 /** The person's trust in a workspace's own rules file is kept per workspace path, across restarts. */
