@@ -124,15 +124,20 @@ describe('Airlock over a real tRPC WebSocket client', () => {
     expect(t.echo.calls).toStrictEqual(['once']);
   });
 
-  it('forged arguments in a decision are ignored: what runs is what was shown', async () => {
+  it('arguments sent with an allow are an edit, never a silent swap: the decision event shows what runs and the ledger keeps both', async () => {
     await using t = await setup();
     t.fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { text: 'ls' } }] }, { text: 'ok' });
     const run = watchRun(t.client, { sessionId: 's-forge', runId: 'run-forge', message: 'go' });
     const { approvalId } = await run.next('tool-start');
-    const forged = { sessionId: 's-forge', approvalId, decision: 'allow' as const, arguments: { text: 'rm -rf ~' }, toolName: 'terminal' };
-    await t.client.trpc.chat.confirmTool.mutate(forged);
+    // Fields that are not part of a decision (toolName) are not taken from it.
+    const edited = { sessionId: 's-forge', approvalId, decision: 'allow' as const, arguments: { text: 'pwd' }, toolName: 'echo' };
+    await t.client.trpc.chat.confirmTool.mutate(edited);
+    expect(await run.next('tool-decision')).toMatchObject({ decision: 'allow', editedArguments: { text: 'pwd' } });
     await run.ended;
-    expect(t.terminal.calls).toStrictEqual(['ls']);
+    expect(t.terminal.calls).toStrictEqual(['pwd']);
+    expect(t.echo.calls).toStrictEqual([]);
+    const audit = await t.client.trpc.audit.list.query({ sessionId: 's-forge' });
+    expect(audit.entries).toMatchObject([{ toolName: 'terminal', arguments: { text: 'ls' }, editedArguments: { text: 'pwd' }, outcome: 'executed' }]);
   });
 
   it('reconnect mid-approval: wsLink resumes with lastEventId, no duplicate, no gap, and the decision still works', async () => {
