@@ -48,6 +48,9 @@ describe('ChatService across a restart', () => {
     await vi.waitFor(() => expect(before.chat.pending('s')).toHaveLength(1));
     const [waiting] = before.chat.pending('s');
     await before.chat.shutdown();
+    // While it stops, the server keeps saying the run goes on: it does, at the next start.
+    expect(before.chat.listSessions()[0]?.activeRunId).toBe('r1');
+    expect((await before.chat.getSession('s')).activeRunId).toBe('r1');
 
     const after = await start(store, [textStep('done')], [echoTool(ran)]);
     expect(after.opened.resumedRuns).toBe(1);

@@ -1012,7 +1012,9 @@ export class ChatService {
       await generator.return({ runId: run.runId, reason: 'error', error: message, messages: [] }).catch(() => undefined);
       if (!run.lost) run.log.append({ type: 'run-end', runId: run.runId, reason: 'error', error: `The run stopped: ${message}` });
     } finally {
-      session.activeRun = undefined;
+      // A run suspended by a shutdown is still going as far as anyone can tell (the next start or another instance
+      // resumes it): reads made while the server stops keep saying so.
+      if (!run.suspended || run.lost) session.activeRun = undefined;
       const now = Date.now();
       if (run.lost) {
         this.followElsewhere(session, run);
