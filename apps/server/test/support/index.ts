@@ -1,2 +1,3 @@
 export { startFakeOpenAIServer, type FakeOpenAIServer, type FakeOpenAIServerOptions, type FakeToolCall, type FakeTurn } from './fake-openai-server';
 export { startTestAirlock, recordingTool, type TestAirlock, type TestAirlockOptions } from './test-airlock';
+export { annotatedMcpServerCommand } from './annotated-mcp-server-command';

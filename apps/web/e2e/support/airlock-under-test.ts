@@ -1,7 +1,7 @@
 import { randomId } from '@airlock/core';
 import { createServices, startServer, type AirlockConfig, type RunningServer } from '@airlock/server';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@airlock/server/testing';
-import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,8 @@ export interface AirlockUnderTest extends AsyncDisposable {
 export interface AirlockUnderTestOptions {
   /** Keep chats, waiting calls and the ledger in a database on disk, so they survive `restart()`. Default false. */
   keepData?: boolean;
+  /** MCP servers to start, by name: written to an MCP config file the server reads as with `--mcp-config`. Default none. */
+  mcpServers?: Record<string, { command: string; args: string[] }>;
 }
 
 /**
@@ -38,6 +40,9 @@ export async function startAirlockUnderTest(options: AirlockUnderTestOptions = {
   const model = await startFakeOpenAIServer();
   const workspace = await realpath(await mkdtemp(join(tmpdir(), 'airlock-e2e-')));
   const dataDir = options.keepData === true ? await mkdtemp(join(tmpdir(), 'airlock-e2e-data-')) : undefined;
+  const mcpDir = options.mcpServers === undefined ? undefined : await mkdtemp(join(tmpdir(), 'airlock-e2e-mcp-'));
+  const mcpConfigPath = mcpDir === undefined ? undefined : join(mcpDir, 'mcp.json');
+  if (mcpConfigPath !== undefined) await writeFile(mcpConfigPath, JSON.stringify({ mcpServers: options.mcpServers }));
   const config: AirlockConfig = {
     host: '127.0.0.1',
     port: 0,
@@ -51,7 +56,7 @@ export async function startAirlockUnderTest(options: AirlockUnderTestOptions = {
     secretFiles: [],
     toolSandbox: 'auto',
     toolNetwork: true,
-    mcpConfigPath: undefined,
+    mcpConfigPath,
     allowedOrigins: [],
     capacity: {
       maxConnections: 4096,
@@ -74,6 +79,7 @@ export async function startAirlockUnderTest(options: AirlockUnderTestOptions = {
     await model.close();
     await rm(workspace, { recursive: true, force: true });
     if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+    if (mcpDir !== undefined) await rm(mcpDir, { recursive: true, force: true });
   };
   return {
     get server() {

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { startAirlockUnderTest, type AirlockUnderTest } from './airlock-under-test';
+import { startAirlockUnderTest, type AirlockUnderTest, type AirlockUnderTestOptions } from './airlock-under-test';
 import { launchChromium } from './browser';
 
 export interface BrowserSuite {
@@ -12,8 +12,11 @@ export interface BrowserSuite {
   readonly context: BrowserContext;
 }
 
-/** Registers the hooks every browser test file needs and gives the test its browser, server and context. */
-export function useBrowserSuite(): BrowserSuite {
+/**
+ * Registers the hooks every browser test file needs and gives the test its browser, server and context.
+ * `options` apply to the server started for each test.
+ */
+export function useBrowserSuite(options: AirlockUnderTestOptions = {}): BrowserSuite {
   const state: { browser?: Browser; airlock?: AirlockUnderTest; context?: BrowserContext } = {};
   beforeAll(async () => {
     state.browser = await launchChromium();
@@ -22,7 +25,7 @@ export function useBrowserSuite(): BrowserSuite {
     await state.browser?.close();
   });
   beforeEach(async () => {
-    state.airlock = await startAirlockUnderTest();
+    state.airlock = await startAirlockUnderTest(options);
     state.context = await state.browser!.newContext({ viewport: { width: 1280, height: 800 } });
   });
   afterEach(async () => {
