@@ -827,9 +827,9 @@ export class ChatService {
     return result;
   }
 
-  private policyFor(sessionId: string): { policy?: (call: ToolCall, tool: AnyTool) => Promise<PolicyVerdict | undefined> } {
+  private policyFor(sessionId: string): { policy?: (call: ToolCall, tool: AnyTool, options?: { preview?: boolean }) => Promise<PolicyVerdict | undefined> } {
     const rules = this.options.rules;
-    return rules ? { policy: (call, tool) => rules.evaluate(sessionId, call, tool) } : {};
+    return rules ? { policy: (call, tool, options) => rules.evaluate(sessionId, call, tool, options) } : {};
   }
 
   private systemMessages(): ChatMessage[] {

@@ -53,8 +53,11 @@ export interface WorkspaceRulesStatus {
 
 /** Lasting rules: kept in the store, and read from the workspace's own file. */
 export interface RuleService {
-  /** What the rules say about a call, before grants and the person. */
-  evaluate(sessionId: string, call: ToolCall, tool: AnyTool): Promise<PolicyVerdict | undefined>;
+  /**
+   * What the rules say about a call, before grants and the person. `preview`: an early look that decides nothing
+   * (the call is asked again at its turn), so the deciding rule's hit is not counted.
+   */
+  evaluate(sessionId: string, call: ToolCall, tool: AnyTool, options?: { preview?: boolean }): Promise<PolicyVerdict | undefined>;
   list(): Promise<RuleView[]>;
   add(draft: RuleDraft): Promise<RuleView>;
   update(ruleId: string, draft: RuleDraft): Promise<RuleView>;

@@ -713,8 +713,9 @@ describe('runToolLoop with rules', () => {
     let asked = 0;
     const { events } = await collectRunWith({
       tools: [python.tool],
-      policy: async () => {
-        asked++;
+      policy: async (_call, _tool, options) => {
+        // Looks made while the turn's calls are announced decide nothing; the one at the call's turn decides.
+        if (options?.preview !== true) asked++;
         return verdict('allow');
       },
       model: new ScriptedModel([pythonCall(), textStep('ok')]),
@@ -723,6 +724,27 @@ describe('runToolLoop with rules', () => {
     expect(asked).toBe(1);
     expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'rule', ruleId: 'rule_1', rule: 'Allow python code' }]);
     expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed' }]);
+  });
+
+  it('a rule is asked again at the call’s turn: what an earlier call of the turn changed counts, and an allow that no longer holds is not used', async () => {
+    // The first call changes what the rule looks at (as a call creating a link would change a path's real target).
+    let changed = false;
+    const first = recordingTool('python', { run: async () => ((changed = true), 'made a link') });
+    const second = recordingTool('write', { executesCode: false });
+    const { events } = await collectRunWith(
+      {
+        tools: [first.tool, second.tool],
+        policy: async (call) => (call.name === 'write' ? (changed ? verdict('deny') : verdict('allow')) : undefined),
+        model: new ScriptedModel([toolCallStep({ name: 'python', arguments: { code: 'ln -s' }, id: 'c1' }, { name: 'write', arguments: { code: 'x' }, id: 'c2' }), textStep('ok')]),
+      },
+      'allow',
+    );
+    expect(first.calls).toHaveLength(1);
+    expect(second.calls).toStrictEqual([]);
+    expect(ofType(events, 'tool-decision')).toMatchObject([
+      { toolCallId: 'c1', decision: 'allow', source: 'user' },
+      { toolCallId: 'c2', decision: 'deny', source: 'rule' },
+    ]);
   });
 
   it('no rule: the person is asked as before', async () => {

@@ -54,9 +54,11 @@ export interface RunToolLoopOptions {
   currentTool?: (name: string) => AnyTool | undefined;
   /**
    * Lasting rules, asked before grants and before the person: a deny wins over every allow and grant; an allow lets
-   * the call run unasked. Undefined means no rule applies. Default none.
+   * the call run unasked. Undefined means no rule applies. Asked again at each call's turn (what a rule matches, a
+   * path's real target say, can change while earlier calls of the turn run); `preview` marks the early look made when
+   * a turn's calls are announced, which decides nothing and counts no hit. Default none.
    */
-  policy?: (call: ToolCall, tool: AnyTool) => Promise<PolicyVerdict | undefined>;
+  policy?: (call: ToolCall, tool: AnyTool, options?: { preview?: boolean }) => Promise<PolicyVerdict | undefined>;
   /** Called with every message the loop adds to the conversation, in order, as it adds it (to store it as it happens). */
   onMessage?: (message: ChatMessage) => void;
   /**
@@ -202,8 +204,6 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     const announced: (ApprovalTicket | undefined)[] = [];
     const reported: (Reported | undefined)[] = [];
     const review: Review = (call, outcome) => reviewEdit(call, outcome, offered, options.policy);
-    // A call a rule decided while the batch was announced: asked once, its verdict kept for its turn.
-    const ruled: (Gate | undefined)[] = [];
     try {
       const repeats = repeatsInTurn(planned);
       for (let i = 0; i < planned.length && !signal.aborted && toolCallsUsed + i < maxToolCalls; i++) {
@@ -215,13 +215,13 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         // A repeat of an earlier call in this turn waits for its turn: whether it is a duplicate depends on how that one ends.
         if (repeats[i]) continue;
         const check = checkCall(call, invalid, offered, succeeded);
-        const gate = check.ok && (await openGate(call, check.tool, confirm, options, runId));
+        // Only what waits on the person is settled here; a rule, a grant or confirmation off is asked again at the
+        // call's turn, when what it looks at is as the call will find it.
+        const gate = check.ok && (await openGate(call, check.tool, confirm, options, runId, true));
         if (gate && gate.kind === 'ask') {
           announced[i] = gate.ticket;
           yield { type: 'status', text: `Calling: ${call.name}` };
           yield awaitingToolStart(call, gate.ticket);
-        } else if (gate && gate.kind === 'rule') {
-          ruled[i] = gate;
         }
       }
 
@@ -267,7 +267,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             yield toolStart(call, '', false);
             result = check.result;
           } else {
-            const gate = ruled[i] ?? (await openGate(call, check.tool, confirm, options, runId));
+            const gate = await openGate(call, check.tool, confirm, options, runId);
             let outcome: DecisionOutcome | undefined;
             if (gate.kind === 'ask') {
               announced[i] = gate.ticket;
@@ -522,8 +522,8 @@ type Gate = { kind: 'run' } | { kind: 'granted'; grantId: string } | { kind: 'ru
  * Whether the call is decided by a rule, runs without asking, is covered by a grant, or waits on a decision
  * (registered here, before its tool-start). A deny rule holds even with confirmation off.
  */
-async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options: RunToolLoopOptions, runId: string): Promise<Gate> {
-  const verdict = await options.policy?.(call, tool);
+async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options: RunToolLoopOptions, runId: string, preview = false): Promise<Gate> {
+  const verdict = await options.policy?.(call, tool, preview ? { preview } : undefined);
   if (verdict && (verdict.effect === 'deny' || confirm)) return { kind: 'rule', verdict };
   if (!confirm) return { kind: 'run' };
   const executesCode = grantsNeedExactArguments(tool);
@@ -581,6 +581,8 @@ async function reviewEdit(call: ToolCall, outcome: DecisionOutcome, offered: rea
   if (edited === undefined || outcome.decision !== 'allow' || !policy) return outcome;
   const tool = offered.find((candidate) => candidate.name === call.name);
   if (!tool) return outcome;
+  // Only a deny acts here (the person's allow stands otherwise), so only a deny is asked for as a decision that counts.
+  if ((await policy({ ...call, arguments: edited }, tool, { preview: true }))?.effect !== 'deny') return outcome;
   const verdict = await policy({ ...call, arguments: edited }, tool);
   if (verdict?.effect !== 'deny') return outcome;
   return { decision: 'deny', source: 'rule', reason: verdict.message ?? verdict.description, editedArguments: edited, verdict };

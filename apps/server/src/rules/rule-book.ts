@@ -76,7 +76,7 @@ export class RuleBook implements RuleService {
     this.options.cluster?.publish({ type: 'rules' }).catch((error: unknown) => this.log(`Could not tell the other instances about a rule: ${error instanceof Error ? error.message : String(error)}`));
   }
 
-  async evaluate(sessionId: string, call: ToolCall, tool: AnyTool): Promise<PolicyVerdict | undefined> {
+  async evaluate(sessionId: string, call: ToolCall, tool: AnyTool, options: { preview?: boolean } = {}): Promise<PolicyVerdict | undefined> {
     await this.refreshWorkspaceFile();
     const rules = [...[...this.kept.values()].map((kept) => kept.rule), ...this.fileRules];
     if (rules.length === 0) return undefined;
@@ -88,7 +88,7 @@ export class RuleBook implements RuleService {
     });
     if (decision.decision === 'ask') return undefined;
     const rule = decision.rule;
-    await this.countHit(rule.id);
+    if (options.preview !== true) await this.countHit(rule.id);
     return decision.decision === 'deny'
       ? { effect: 'deny', ruleId: rule.id, description: describeRule(rule), message: denialMessage(rule) }
       : { effect: 'allow', ruleId: rule.id, description: describeRule(rule) };
