@@ -1,0 +1,123 @@
+// Starts the server the way `npm start` does: the build in dist/ (made here first, as start.sh does), run by the
+// launcher bin/airlock.mjs with the shipped settings. Only where it listens (a free port), the folders (temporary)
+// and the model server (a fake one on 127.0.0.1) are given, and the token in a file; no capacity flag, no AIRLOCK_*
+// variable.
+import { randomBytes } from 'node:crypto';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_CAPACITY, type Capacity } from '../../src/config';
+import { Inspector } from './inspector';
+
+const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
+const LAUNCHER = join(SERVER_DIR, 'bin', 'airlock.mjs');
+const BUILT = join(SERVER_DIR, 'dist', 'main.js');
+
+export interface ShippedServer {
+  wsUrl: string;
+  url: string;
+  token: string;
+  /** The server process (the launcher's child), which every figure is about. */
+  pid: number;
+  /** The server's capacity settings: the shipped defaults, since none is given. */
+  capacity: Capacity;
+  /** Resident set of the server process, from /proc (bytes). */
+  rss(): number;
+  /** Opens the server's inspector (once) to collect garbage, read the heap, profile. */
+  inspector(): Promise<Inspector>;
+  close(): Promise<void>;
+}
+
+/** Builds dist/main.js as `npm start` does (esbuild, about a second). */
+export function buildServer(): void {
+  const built = spawnSync(process.execPath, ['--import', 'tsx', join(SERVER_DIR, 'build.ts')], { cwd: SERVER_DIR, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('the server build failed');
+}
+
+/**
+ * `args` are appended to the launcher's arguments (default none); when they name a --database-url, no --data-dir
+ * is given, since the store is then that database.
+ */
+export async function startShippedServer(options: { modelUrl: string; nodeOptions?: string; args?: readonly string[] }): Promise<ShippedServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'airlock-bench-'));
+  const workspace = join(dir, 'workspace');
+  mkdirSync(workspace);
+  const token = randomBytes(24).toString('hex');
+  // In a file, as the README advises, rather than in the environment (where the server would warn about it).
+  const tokenFile = join(dir, 'token');
+  writeFileSync(tokenFile, token, { mode: 0o600 });
+  const env: NodeJS.ProcessEnv = { ...withoutAirlockVariables(process.env), NODE_OPTIONS: options.nodeOptions ?? '--inspect-port=0' };
+  const launcher: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
+    [
+      LAUNCHER,
+      '--port',
+      '0',
+      '--workspace',
+      workspace,
+      ...(options.args?.includes('--database-url') ? [] : ['--data-dir', join(dir, 'data')]),
+      '--token-file',
+      tokenFile,
+      '--model-url',
+      options.modelUrl,
+      '--model',
+      'bench',
+      ...(options.args ?? []),
+    ],
+    { env, stdio: 'pipe' },
+  );
+  const exited = new Promise<void>((resolve) => launcher.once('exit', () => resolve()));
+  let stderr = '';
+  launcher.stderr.on('data', (data: Buffer) => {
+    stderr += data.toString();
+    const lines = data.toString().split('\n').filter((line) => line !== '' && !/^(Debugger (listening|attached|ending)|For help, see)/.test(line));
+    for (const line of lines) console.error(`[server] ${line}`);
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const onData = (data: Buffer) => {
+      out += data.toString();
+      const found = /Airlock is running at (http:\/\/\S+?)\/#token=/.exec(out);
+      if (found) {
+        launcher.stdout.off('data', onData);
+        resolve(found[1]!);
+      }
+    };
+    launcher.stdout.on('data', onData);
+    void exited.then(() => reject(new Error(`the server exited before it listened:\n${out}\n${stderr}`)));
+  });
+  launcher.stdout.resume();
+  const pid = childOf(launcher.pid!);
+  const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  // The launcher falls back to tsx when dist/ is missing or older than a source: the figures would not be the build's.
+  if (!command.includes(BUILT)) throw new Error(`the server does not run ${BUILT} but: ${command.join(' ')}`);
+  let inspector: Promise<Inspector> | undefined;
+  return {
+    url,
+    wsUrl: `${url.replace(/^http/, 'ws')}/trpc`,
+    token,
+    pid,
+    capacity: { ...DEFAULT_CAPACITY },
+    rss: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024,
+    inspector: () => (inspector ??= Inspector.open(pid, launcher.stderr)),
+    close: async () => {
+      if (inspector) (await inspector).close();
+      launcher.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The server process the launcher started. */
+function childOf(pid: number): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  if (children.length !== 1) throw new Error(`expected one server process under the launcher, found ${children.length}`);
+  return children[0]!;
+}
+
+function withoutAirlockVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('AIRLOCK_')));
+}
