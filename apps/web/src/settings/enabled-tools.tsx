@@ -1,3 +1,4 @@
+import { toolBadges } from '../chat/tool-badges';
 import type { ToolInfo, ToolServer } from '../lib/api-types';
 
 export interface EnabledToolsProps {
@@ -14,7 +15,10 @@ interface ToolGroup {
   tools: ToolInfo[];
 }
 
-/** Tools grouped as built-in and one group per MCP server, each tool with its own checkbox. */
+/**
+ * Tools grouped as built-in and one group per MCP server, each tool with its own checkbox and the badges of its
+ * card (the group already names the server).
+ */
 export function EnabledTools({ tools, servers, disabled, onChange }: EnabledToolsProps) {
   const off = new Set(disabled);
   const set = (names: readonly string[], enabled: boolean) => {
@@ -52,8 +56,13 @@ export function EnabledTools({ tools, servers, disabled, onChange }: EnabledTool
               <label key={tool.name} className="tool-toggle">
                 <input type="checkbox" checked={!off.has(tool.name)} onChange={(event) => set([tool.name], event.target.checked)} />
                 <code>{tool.name}</code>
-                {tool.annotations.executesCode && <span className="badge badge-warn">runs code</span>}
-                {tool.annotations.readOnly && <span className="badge">read-only</span>}
+                {toolBadges(tool.name, tool.source, tool.annotations)
+                  .filter((badge) => badge.tone !== 'source')
+                  .map((badge) => (
+                    <span key={badge.label} className={`badge badge-${badge.tone}`} title={badge.title}>
+                      {badge.label}
+                    </span>
+                  ))}
                 <span className="tool-description">{tool.description}</span>
               </label>
             ))}
