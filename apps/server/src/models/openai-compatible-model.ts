@@ -62,6 +62,10 @@ export class OpenAICompatibleModel implements ChatModel {
   }
 
   async *stream(request: ChatRequest, signal: AbortSignal): AsyncGenerator<ModelPart, void, undefined> {
+    // Building and sending a request takes the client up to a millisecond of work with no I/O in between; after a
+    // tool call, the tool-end already written to the run's clients would wait behind it for the socket to flush.
+    // One turn of the event loop lets it leave first.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     if (signal.aborted) return;
     const body: ChatCompletionCreateParamsStreaming = {
       ...this.extraBody,
