@@ -792,13 +792,14 @@ describe('runToolLoop with arguments the person edited', () => {
   it('a deny rule that matches the edited call refuses it, and the model is told of the edit and the rule', async () => {
     const asked: unknown[] = [];
     const { events, calls, model } = await drive([pythonCall('print(1)'), textStep('ok')], allowEdited('rm'), {
-      policy: async (call) => {
-        asked.push(call.arguments);
+      policy: async (call, _tool, options) => {
+        // Only the looks that decide: not the early one when the turn is announced.
+        if (options?.preview !== true) asked.push(call.arguments);
         return call.arguments.code === 'rm' ? denyRm : undefined;
       },
     });
     expect(calls).toStrictEqual([]);
-    expect(asked).toStrictEqual([{ code: 'print(1)' }, { code: 'rm' }]);
+    expect(asked).toStrictEqual([{ code: 'rm' }]);
     expect(ofType(events, 'tool-decision')).toMatchObject([
       { decision: 'deny', source: 'rule', reason: 'no rm here', ruleId: 'rule_rm', rule: 'Deny python code rm', editedArguments: { code: 'rm' } },
     ]);
