@@ -91,6 +91,18 @@ describe('@airlock/client against a real server', () => {
     expect(await client.trpc.grants.list.query({ sessionId: 's-always' })).toMatchObject([{ toolName: 'echo' }]);
   });
 
+  it('allow with edited arguments runs the edited call, and the model is told what ran', async () => {
+    await using t = await setup();
+    t.fake.enqueue(echoTurn('proposed'), { text: 'ok' });
+    const client = t.connect();
+    const events = await drive(client.startRun({ sessionId: 's-edit', message: 'go' }), (start) =>
+      client.decide({ sessionId: 's-edit', approvalId: start.approvalId, decision: 'allow', arguments: { text: 'edited' } }),
+    );
+    expect(t.echo.calls).toStrictEqual(['edited']);
+    expect(events.find((event) => event.type === 'tool-decision')).toMatchObject({ decision: 'allow', editedArguments: { text: 'edited' } });
+    expect(String(lastMessage(t.fake.requests[1])?.content)).toContain('edited');
+  });
+
   it('lists what is waiting, and a second client attaches to the run and decides it', async () => {
     await using t = await setup();
     t.fake.enqueue(echoTurn('wait'), { text: 'done' });

@@ -70,7 +70,18 @@ export interface RunStream extends AsyncIterableIterator<LoopEvent> {
 }
 
 /** A person's decision on one pending call. "always" allows it and grants it for the rest of the session. */
-export type DecideInput = { sessionId: string; approvalId: string } & ({ decision: 'allow' | 'always' } | { decision: 'deny'; reason?: string });
+export type DecideInput = { sessionId: string; approvalId: string } & (
+  | {
+      decision: 'allow' | 'always';
+      /**
+       * The person's edit of the call's arguments: the edited call runs (checked against the tool's schema first; a
+       * bad edit is refused and the call goes on waiting), the model is told, and the ledger keeps both. With
+       * "always", the grant covers the edited call.
+       */
+      arguments?: Record<string, unknown>;
+    }
+  | { decision: 'deny'; reason?: string }
+);
 
 export interface AirlockClient {
   /** The typed tRPC client, over the same socket. */
@@ -141,6 +152,7 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
         approvalId: input.approvalId,
         decision: input.decision === 'deny' ? 'deny' : 'allow',
         ...(input.decision === 'always' ? { always: true } : {}),
+        ...(input.decision !== 'deny' && input.arguments !== undefined ? { arguments: input.arguments } : {}),
         ...(input.decision === 'deny' && input.reason !== undefined && input.reason !== '' ? { reason: input.reason } : {}),
       }),
     pending: (sessionId) => trpc.chat.pending.query({ sessionId }),
