@@ -1,4 +1,4 @@
-import { createAirlockClient, type AirlockClient, type LoopEvent, type LoopEventOf, type ServerAddress, type ToolInfo } from '@airlock/client';
+import { createAirlockClient, type AirlockClient, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
 import { randomId } from '@airlock/core';
 import { createInterface } from 'node:readline';
 import { WebSocket } from 'ws';
@@ -38,7 +38,7 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
     },
   });
   try {
-    const chat = new ChatSession(client, reader, screen, options.sessionId ?? randomId('chat'), quit.signal);
+    const chat = new ChatSession(client, reader, screen, options.sessionId ?? randomId('chat'), options.sessionId !== undefined, quit.signal);
     const onInterrupt = () => {
       if (chat.interrupt() === 'exit') {
         quit.abort();
@@ -63,6 +63,8 @@ class ChatSession {
   /** The tool of each call of the run followed, for a decision that shows edited arguments. */
   private readonly callTools = new Map<string, string>();
   private running = false;
+  /** The run followed was re-attached to (replayed from its start), not started here. */
+  private attached = false;
   private interrupts = 0;
   private stop: (() => void) | undefined;
 
@@ -71,6 +73,8 @@ class ChatSession {
     private readonly reader: LineReader,
     private readonly screen: Screen,
     private readonly sessionId: string,
+    /** The chat may exist already: a run still going in it is followed before anything is asked. */
+    private readonly continuing: boolean,
     private readonly quit: AbortSignal,
   ) {}
 
@@ -87,6 +91,7 @@ class ChatSession {
     const demo = model.demo && !/demo/i.test(model.model) ? ' (a demo, offline)' : '';
     this.screen.line(`Connected to ${url}, model ${showText(model.model, style)}${demo}.`);
     this.screen.line(style.dim(`Chat ${this.sessionId}. Ctrl-C stops an answer; Ctrl-D exits.`));
+    if (this.continuing) await this.rejoin();
     while (!this.quit.aborted) {
       const line = await this.ask(style.bold('you› '));
       if (line === null) break;
@@ -122,8 +127,31 @@ class ChatSession {
     return answer;
   }
 
-  private async follow(message: string): Promise<void> {
-    const run = this.client.startRun({ sessionId: this.sessionId, message, signal: this.quit });
+  /**
+   * Follows the run still going in this chat, if any (started in the web app, by another client, or before a
+   * restart): its events so far are replayed, then it goes on live, and each of its calls still waiting is asked.
+   */
+  private async rejoin(): Promise<void> {
+    const { style } = this.screen;
+    let activeRunId: string | null;
+    try {
+      ({ activeRunId } = await this.client.trpc.sessions.get.query({ sessionId: this.sessionId }));
+    } catch (error) {
+      // No such chat yet: the first message starts it under this id.
+      if ((error as { data?: { code?: string } }).data?.code === 'NOT_FOUND') return;
+      if (!this.quit.aborted) this.screen.line(style.bad(`Cannot read chat ${this.sessionId}: ${error instanceof Error ? error.message : String(error)}`));
+      return;
+    }
+    if (activeRunId === null) return;
+    this.screen.line(style.dim('A run is still going in this chat; following it from its start.'));
+    this.interrupts = 0;
+    await this.follow(this.client.attachRun({ sessionId: this.sessionId, runId: activeRunId, signal: this.quit }), { attached: true });
+    this.interrupts = 0;
+  }
+
+  private async follow(input: string | RunStream, { attached = false } = {}): Promise<void> {
+    const run = typeof input === 'string' ? this.client.startRun({ sessionId: this.sessionId, message: input, signal: this.quit }) : input;
+    this.attached = attached;
     this.running = true;
     this.stop = () => void run.cancel().catch(() => undefined);
     const text = new VisibleStream(this.screen.style);
@@ -170,7 +198,7 @@ class ChatSession {
         screen.endLine();
         this.callTools.set(event.toolCallId, event.toolName);
         for (const line of renderToolCall(event, style)) screen.line(line);
-        if (event.awaitingConfirmation) await this.decide(event);
+        if (event.awaitingConfirmation && (await this.stillWaiting(event.approvalId))) await this.decide(event);
         return;
       case 'tool-decision':
         screen.line(decisionLine(event, event.reason === undefined ? '' : showText(event.reason, style), event.rule === undefined ? '' : showText(event.rule, style)));
@@ -186,6 +214,20 @@ class ChatSession {
         if (line !== '') screen.line(event.reason === 'done' ? line : style.bad(line));
         return;
       }
+    }
+  }
+
+  /**
+   * Whether a call announced as waiting still waits. A live run's call does; in a run followed from its start, a
+   * call may have been decided since (its decision comes later in the replay), and is not asked again.
+   */
+  private async stillWaiting(approvalId: string): Promise<boolean> {
+    if (!this.attached) return true;
+    try {
+      return (await this.client.pending(this.sessionId)).some((call) => call.approvalId === approvalId);
+    } catch {
+      // Asked anyway: a decision on a call that no longer waits is answered as such, and nothing runs twice.
+      return true;
     }
   }
 

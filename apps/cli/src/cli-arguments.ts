@@ -7,7 +7,7 @@ Chats with a running Airlock server in this terminal: prompts, streamed answers,
   <start-up link>   the link the server prints, http://127.0.0.1:7700/#token=…
   --url <url>       the server (http://host:port) or its WebSocket endpoint (ws://host:port/trpc); env AIRLOCK_URL
   --token <token>   the access token; env AIRLOCK_TOKEN, or AIRLOCK_TOKEN_FILE to read it from a file
-  --session <id>    continue this chat (default: a new one)
+  --session <id>    continue this chat, following a run still going in it (default: a new chat)
 
 Decide a call with a (allow), A (always allow in this chat) or d (deny), optionally followed by a reason for the
 model: "d use notes.txt instead". Ctrl-C stops the answer; a second Ctrl-C, or Ctrl-D, exits.`;

@@ -2,7 +2,7 @@ import { recordingTool, startFakeOpenAIServer, startTestAirlock } from '@airlock
 import xterm from '@xterm/headless';
 import { spawn, type IPty } from 'node-pty';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../bin/airlock.mjs', import.meta.url));
 const SCREEN_TIMEOUT = { timeout: 20_000, interval: 50 };
@@ -82,6 +82,64 @@ describe('airlock chat in a terminal', () => {
     cli.type('\x03');
     await cli.shows('(Ctrl-C again or Ctrl-D to exit)');
     cli.type('\x03');
+    expect(await cli.exited).toBe(0);
+  });
+
+  it('with --session, follows the run still going in that chat and asks only for the call that still waits', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue(
+      { toolCalls: [{ name: 'echo', arguments: { text: 'first' } }] },
+      { toolCalls: [{ name: 'echo', arguments: { text: 'second' } }] },
+      { text: ['Both are done.'] },
+    );
+    // Started elsewhere (as from the web app): its first call is allowed there, its second waits.
+    const sessionId = 'chat_elsewhere';
+    await airlock.chat.startRun({ sessionId, message: 'echo twice' });
+    const waiting = async (text: string) => {
+      let approvalId: string | undefined;
+      await vi.waitFor(() => {
+        approvalId = airlock.chat.pending(sessionId).find((call) => call.arguments.text === text)?.approvalId;
+        expect(approvalId).toBeDefined();
+      }, SCREEN_TIMEOUT);
+      return approvalId!;
+    };
+    expect(await airlock.chat.confirm({ sessionId, approvalId: await waiting('first'), decision: 'allow' })).toMatchObject({ resolved: true });
+    await waiting('second');
+
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token, '--session', sessionId]);
+    await cli.shows('[a]llow / [A]lways / [d]eny (reason)');
+    const screen = cli.screen();
+    expect(screen).toContain('A run is still going in this chat; following it from its start.');
+    // The replay shows the first call as it was decided and ran, without asking for it; only the second is asked.
+    expect(screen).toContain('⏺ echo\n  text: first');
+    expect(screen).toContain('  ✓ allowed\n  → ran\n    │ echo: first');
+    expect(screen.split('[a]llow / [A]lways / [d]eny (reason)').length - 1).toBe(1);
+    expect(screen.slice(screen.lastIndexOf('⏺ echo'))).toContain('text: second');
+
+    cli.type('a\r');
+    await cli.shows('Both are done.');
+    expect(echo.calls).toStrictEqual(['first', 'second']);
+    expect(fake.pending).toBe(0);
+    await cli.shows('you›');
+    cli.type('\x04');
+    expect(await cli.exited).toBe(0);
+  });
+
+  it('with --session of a chat that does not exist yet, starts it under that id', async () => {
+    await using fake = await startFakeOpenAIServer();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });
+    fake.enqueue({ text: ['Hello.'] });
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token, '--session', 'chat_new']);
+
+    await cli.shows('you›');
+    expect(cli.screen()).not.toContain('A run is still going');
+    cli.type('hi\r');
+    await cli.shows('Hello.');
+    expect((await airlock.chat.getSession('chat_new')).messages.map((message) => message.role)).toStrictEqual(['user', 'assistant']);
+    await cli.shows('you›', 2);
+    cli.type('\x04');
     expect(await cli.exited).toBe(0);
   });
 
