@@ -39,7 +39,7 @@ export interface AirlockConfig {
    * A PostgreSQL database shared by several instances, in place of the data folder: any instance serves any client.
    * Unset: the SQLite database in dataDir, for one instance.
    */
-  database?: { url: string; schema: string | undefined; instanceId: string; leaseMs: number };
+  database?: { url: string; schema: string | undefined; instanceId: string; leaseMs: number; poolSize: number };
   /** How much the server admits at once; see the README's configuration table. */
   capacity: Capacity;
 }
@@ -60,6 +60,8 @@ export interface Capacity {
   runBurst: number;
   /** Subscriptions (run streams, session watches) one connection may hold open at once. */
   subscriptionsPerConnection: number;
+  /** Requests streaming from the model server at once, over all runs; further model turns wait their turn. */
+  maxModelRequests: number;
 }
 
 /** Enough for 10,000 approvals waiting over 2,500 connections of 4 runs each, with room to spare. */
@@ -71,6 +73,7 @@ export const DEFAULT_CAPACITY: Readonly<Capacity> = Object.freeze({
   runsPerMinute: 30,
   runBurst: 10,
   subscriptionsPerConnection: 32,
+  maxModelRequests: 64,
 });
 
 /** Flag, variable and accepted range of each capacity setting. */
@@ -82,6 +85,7 @@ const CAPACITY_SETTINGS = {
   runsPerMinute: { flag: 'runs-per-minute', variable: 'AIRLOCK_RUNS_PER_MINUTE', min: 1, max: 1_000_000 },
   runBurst: { flag: 'run-burst', variable: 'AIRLOCK_RUN_BURST', min: 1, max: 1_000_000 },
   subscriptionsPerConnection: { flag: 'subscriptions-per-connection', variable: 'AIRLOCK_SUBSCRIPTIONS_PER_CONNECTION', min: 1, max: 10_000 },
+  maxModelRequests: { flag: 'max-model-requests', variable: 'AIRLOCK_MAX_MODEL_REQUESTS', min: 1, max: 100_000 },
 } as const satisfies Record<keyof Capacity, { flag: string; variable: string; min: number; max: number }>;
 
 /** A configuration value that cannot be used; `source` names the variable or flag. */
@@ -115,6 +119,7 @@ Several instances on one PostgreSQL database (see the README):
   --database-schema <s>  AIRLOCK_DATABASE_SCHEMA  the schema of Airlock's tables (default public)
   --instance-id <id>     AIRLOCK_INSTANCE_ID   this instance's name among them (default host-pid-random)
   --lease-ms <ms>        AIRLOCK_LEASE_MS      how long a stopped instance keeps its runs before another takes them (default 10000)
+  --database-pool <n>    AIRLOCK_DATABASE_POOL connections this instance keeps to the database (default 20)
 Capacity (each also readable from the environment; see the README for what each protects against):
   --max-connections <n>               AIRLOCK_MAX_CONNECTIONS               authenticated WebSockets at once (default 4096)
   --max-unauthenticated <n>           AIRLOCK_MAX_UNAUTHENTICATED           sockets yet to present the token (default 16)
@@ -123,6 +128,7 @@ Capacity (each also readable from the environment; see the README for what each 
   --runs-per-minute <n>               AIRLOCK_RUNS_PER_MINUTE               new runs per minute per connection (default 30)
   --run-burst <n>                     AIRLOCK_RUN_BURST                     new runs back to back per connection (default 10)
   --subscriptions-per-connection <n>  AIRLOCK_SUBSCRIPTIONS_PER_CONNECTION  open subscriptions per connection (default 32)
+  --max-model-requests <n>            AIRLOCK_MAX_MODEL_REQUESTS            requests to the model server at once (default 64)
 Environment only:
   AIRLOCK_TOKEN            access token (at least 32 characters; random when unset; AIRLOCK_TOKEN_FILE keeps it out of the environment)
   AIRLOCK_API_KEY          API key for the model server
@@ -143,6 +149,7 @@ const FLAGS = {
   'database-schema': { type: 'string' },
   'instance-id': { type: 'string' },
   'lease-ms': { type: 'string' },
+  'database-pool': { type: 'string' },
   'token-file': { type: 'string' },
   'api-key-file': { type: 'string' },
   'tool-sandbox': { type: 'string' },
@@ -154,6 +161,7 @@ const FLAGS = {
   'runs-per-minute': { type: 'string' },
   'run-burst': { type: 'string' },
   'subscriptions-per-connection': { type: 'string' },
+  'max-model-requests': { type: 'string' },
 } as const;
 
 const hostSchema = z
@@ -268,6 +276,11 @@ const databaseUrlSchema = z
     }
   }, 'must be a postgres://user@host:port/database URL');
 const schemaSchema = z.string().regex(/^[a-z_][a-z0-9_]{0,40}$/, 'must be 1 to 41 lower-case letters, digits or "_", not starting with a digit');
+const poolSchema = z
+  .string()
+  .regex(/^\d{1,4}$/, 'must be a whole number from 2 to 1000')
+  .transform(Number)
+  .refine((value) => value >= 2 && value <= 1000, 'must be a whole number from 2 to 1000');
 const instanceIdSchema = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"');
 const leaseSchema = z
   .string()
@@ -280,13 +293,22 @@ function databaseFrom(pick: (flag: keyof typeof FLAGS, variable: string) => Sour
   const schema = validate(schemaSchema, pick('database-schema', 'AIRLOCK_DATABASE_SCHEMA'));
   const instanceId = validate(instanceIdSchema, pick('instance-id', 'AIRLOCK_INSTANCE_ID'));
   const leaseMs = validate(leaseSchema, pick('lease-ms', 'AIRLOCK_LEASE_MS'));
+  const poolSize = validate(poolSchema, pick('database-pool', 'AIRLOCK_DATABASE_POOL'));
   if (url === undefined) {
     const stray =
-      instanceId !== undefined ? '--instance-id / AIRLOCK_INSTANCE_ID' : leaseMs !== undefined ? '--lease-ms / AIRLOCK_LEASE_MS' : schema !== undefined ? '--database-schema / AIRLOCK_DATABASE_SCHEMA' : undefined;
+      instanceId !== undefined
+        ? '--instance-id / AIRLOCK_INSTANCE_ID'
+        : leaseMs !== undefined
+          ? '--lease-ms / AIRLOCK_LEASE_MS'
+          : schema !== undefined
+            ? '--database-schema / AIRLOCK_DATABASE_SCHEMA'
+            : poolSize !== undefined
+              ? '--database-pool / AIRLOCK_DATABASE_POOL'
+              : undefined;
     if (stray !== undefined) throw new ConfigError(stray, 'only applies with --database-url / AIRLOCK_DATABASE_URL');
     return {};
   }
-  return { database: { url, schema, instanceId: instanceId ?? `${hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`, leaseMs: leaseMs ?? 10_000 } };
+  return { database: { url, schema, instanceId: instanceId ?? `${hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`, leaseMs: leaseMs ?? 10_000, poolSize: poolSize ?? 20 } };
 }
 
 /** The chats folder: as given (made absolute), or the XDG data folder; it is created when first used. */

@@ -50,6 +50,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     ...(config.modelUrl === undefined ? {} : { modelUrl: config.modelUrl }),
     ...(config.model === undefined ? {} : { model: config.model }),
     ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
+    maxConcurrentRequests: config.capacity.maxModelRequests,
   });
   if (resolved.info.warning !== undefined) log(`Model warning: ${resolved.info.warning}`);
   const modelInfo: ModelInfo = {
@@ -70,8 +71,8 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   let cluster: Cluster | undefined;
   try {
     if (config.database !== undefined) {
-      const { url, schema, instanceId, leaseMs } = config.database;
-      const shared = await PostgresStore.open({ url, instanceId, leaseMs, log, ...(schema === undefined ? {} : { schema }) });
+      const { url, schema, instanceId, leaseMs, poolSize } = config.database;
+      const shared = await PostgresStore.open({ url, instanceId, leaseMs, log, maxConnections: poolSize, ...(schema === undefined ? {} : { schema }) });
       store = shared;
       cluster = shared;
     } else {

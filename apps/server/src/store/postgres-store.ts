@@ -25,7 +25,7 @@ import {
 } from '@airlock/api';
 import { ConflictError, NotFoundError } from '@airlock/core';
 import { createHash, randomUUID } from 'node:crypto';
-import { DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, type ClientConfig, type PoolClient, type QueryResultRow } from 'pg';
+import { Client, DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, type ClientConfig, type PoolClient, type QueryResultRow } from 'pg';
 import type { Migration } from './migrations';
 import { PostgresListener } from './postgres-listener';
 import { migratePostgres, postgresMigrations } from './postgres-migrations';
@@ -42,10 +42,12 @@ export interface PostgresStoreOptions {
   leaseMs?: number;
   /** Receives a line when the notification connection is lost or back, or an idle connection fails. Default `console.warn`. */
   log?: (line: string) => void;
-  /** Connections in the pool (the notification connection comes on top). Default 10. */
+  /** Connections in the pool (the notification connection comes on top). Default 20. */
   maxConnections?: number;
-  /** How long to wait for a connection before failing, in ms. Default 10,000. */
+  /** How long to wait for the database to answer a new connection before failing, in ms. Default 10,000. */
   connectTimeoutMs?: number;
+  /** How long a query may wait for a free pooled connection (a burst of runs) before failing, in ms. Default 60,000. */
+  queueTimeoutMs?: number;
   /** The schema changes to apply; default every PostgreSQL migration of this version. Tests pass fewer or more. */
   migrations?: readonly Migration[];
 }
@@ -175,7 +177,17 @@ export class PostgresStore implements AirlockStore, Cluster {
       types: typeParsers,
       application_name: `airlock ${instanceId}`.slice(0, MAX_IDENTIFIER_BYTES),
     };
-    const pool = new Pool({ ...base, max: options.maxConnections ?? 10, options: `-c search_path=${escapeOption(escapeIdentifier(schema))}` });
+    // A database that cannot be reached fails the start within connectTimeoutMs; after that, a query that waits for a
+    // free connection behind a burst of others waits longer rather than failing the run it belongs to.
+    await probe(base).catch((error: unknown) => {
+      throw asStoreError(location, error);
+    });
+    const pool = new Pool({
+      ...base,
+      connectionTimeoutMillis: options.queueTimeoutMs ?? 60_000,
+      max: options.maxConnections ?? DEFAULT_POOL_SIZE,
+      options: `-c search_path=${escapeOption(escapeIdentifier(schema))}`,
+    });
     // An idle connection that fails emits here; without a handler the process would end. The next query reconnects.
     pool.on('error', (error) => log(`A pooled PostgreSQL connection failed while idle: ${error.message}`));
     const channel = channelName(schema);
@@ -742,4 +754,14 @@ function decodeCursor(cursor: string): { at: number; id: number } {
   const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split(':').map(Number);
   if (at === undefined || id === undefined || rest.length > 0 || !Number.isFinite(at) || !Number.isSafeInteger(id)) throw new NotFoundError('audit cursor', cursor);
   return { at, id };
+}
+
+export const DEFAULT_POOL_SIZE = 20;
+
+/** One connection made and closed: whether the database answers at all, within the connect timeout. */
+async function probe(config: ClientConfig): Promise<void> {
+  const client = new Client(config);
+  client.on('error', () => {});
+  await client.connect();
+  await client.end();
 }

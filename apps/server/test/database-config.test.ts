@@ -1,0 +1,47 @@
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config';
+
+async function load(argv: string[], env: Record<string, string> = {}) {
+  const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-db-config-')));
+  try {
+    return loadConfig(argv, env, path);
+  } finally {
+    await rm(path, { recursive: true, force: true });
+  }
+}
+
+async function problem(argv: string[], env: Record<string, string> = {}): Promise<string> {
+  const error = await load(argv, env).then(
+    () => undefined,
+    (cause: unknown) => cause,
+  );
+  expect(error).toBeInstanceOf(ConfigError);
+  return (error as ConfigError).message;
+}
+
+describe('settings for several instances on PostgreSQL', () => {
+  it('are off without a database URL: the SQLite data folder is used', async () => {
+    expect((await load([])).database).toBeUndefined();
+  });
+
+  it('read the URL, schema, instance id, lease and pool from flags or the environment, with defaults', async () => {
+    const config = await load(['--database-schema', 'team_a', '--lease-ms', '2500'], { AIRLOCK_DATABASE_URL: 'postgres://airlock@db.internal:5432/airlock', AIRLOCK_INSTANCE_ID: 'a-1', AIRLOCK_DATABASE_POOL: '8' });
+    expect(config.database).toStrictEqual({ url: 'postgres://airlock@db.internal:5432/airlock', schema: 'team_a', instanceId: 'a-1', leaseMs: 2500, poolSize: 8 });
+    const defaults = await load(['--database-url', 'postgresql://127.0.0.1/test']);
+    expect(defaults.database).toMatchObject({ schema: undefined, leaseMs: 10_000, poolSize: 20 });
+    expect(defaults.database?.instanceId).toMatch(/^[A-Za-z0-9._-]{1,64}$/);
+    // Two instances started alike get different ids.
+    expect((await load(['--database-url', 'postgresql://127.0.0.1/test'])).database?.instanceId).not.toBe(defaults.database?.instanceId);
+  });
+
+  it('name a bad value, and a setting given without a database', async () => {
+    expect(await problem(['--database-url', 'mysql://db/x'])).toBe('--database-url: must be a postgres://user@host:port/database URL');
+    expect(await problem(['--database-url', 'postgres://db/x', '--database-schema', 'Robert"); DROP'])).toMatch(/^--database-schema: must be/);
+    expect(await problem(['--database-url', 'postgres://db/x', '--lease-ms', '50'])).toBe('--lease-ms: must be a whole number of milliseconds from 200 to 600000');
+    expect(await problem(['--database-url', 'postgres://db/x'], { AIRLOCK_DATABASE_POOL: '1' })).toBe('AIRLOCK_DATABASE_POOL: must be a whole number from 2 to 1000');
+    expect(await problem(['--instance-id', 'a'])).toBe('--instance-id / AIRLOCK_INSTANCE_ID: only applies with --database-url / AIRLOCK_DATABASE_URL');
+  });
+});
