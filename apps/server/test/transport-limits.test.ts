@@ -290,11 +290,12 @@ describe('capacity settings', () => {
       runsPerMinute: 30,
       runBurst: 10,
       subscriptionsPerConnection: 32,
+      maxModelRequests: 64,
     });
   });
 
   it('are read from flags and the environment, flags first', async () => {
-    const env = { AIRLOCK_MAX_CONNECTIONS: '100', AIRLOCK_MAX_UNAUTHENTICATED: '4', AIRLOCK_AUTH_TIMEOUT_MS: '500', AIRLOCK_RUNS_PER_CONNECTION: '2' };
+    const env = { AIRLOCK_MAX_CONNECTIONS: '100', AIRLOCK_MAX_UNAUTHENTICATED: '4', AIRLOCK_AUTH_TIMEOUT_MS: '500', AIRLOCK_RUNS_PER_CONNECTION: '2', AIRLOCK_MAX_MODEL_REQUESTS: '9' };
     const argv = ['--max-connections', '200', '--runs-per-minute', '5', '--run-burst', '3', '--subscriptions-per-connection', '8'];
 
     expect((await load(argv, env)).capacity).toStrictEqual({
@@ -305,6 +306,7 @@ describe('capacity settings', () => {
       runsPerMinute: 5,
       runBurst: 3,
       subscriptionsPerConnection: 8,
+      maxModelRequests: 9,
     });
   });
 

@@ -1,8 +1,9 @@
 import { ModelError, type ChatRequest, type ModelPart } from '@airlock/core';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../test/support';
+import { ConcurrencyLimit } from './concurrency-limit';
 import { OpenAICompatibleModel } from './openai-compatible-model';
 
 const hello: ChatRequest = { messages: [{ role: 'user', content: 'hello' }], tools: [] };
@@ -276,6 +277,47 @@ describe('OpenAICompatibleModel', () => {
 
     expect(parts).toStrictEqual([]);
     expect(fake.requests).toStrictEqual([]);
+  });
+
+  it('keeps at most its limit of requests open; a turn over it waits until one ends, then is sent', async () => {
+    fake = await startFakeOpenAIServer();
+    let release!: () => void;
+    fake.enqueue({ text: ['first ', 'answer'], hold: new Promise<void>((resolve) => (release = resolve)) }, { text: 'second answer' });
+    const requests = new ConcurrencyLimit(1);
+    const limited = new OpenAICompatibleModel({ baseURL: fake.url, model: 'fake-model', requests });
+
+    const first = limited.stream(hello, new AbortController().signal);
+    expect(await first.next()).toStrictEqual({ done: false, value: { type: 'text-delta', text: 'first ' } });
+    const second = collect(limited.stream(hello, new AbortController().signal));
+    await vi.waitFor(() => expect(requests.waiting).toBe(1));
+    expect(fake.requests).toHaveLength(1);
+
+    release();
+    expect(await collect(first)).toContainEqual({ type: 'text-delta', text: 'answer' });
+    expect(await second).toContainEqual({ type: 'text-delta', text: 'second answer' });
+    expect(fake.requests).toHaveLength(2);
+    expect({ size: requests.size, waiting: requests.waiting }).toStrictEqual({ size: 0, waiting: 0 });
+  });
+
+  it('gives its place back when the caller stops reading, and a turn aborted while waiting sends nothing', async () => {
+    fake = await startFakeOpenAIServer();
+    let release!: () => void;
+    fake.enqueue({ text: ['first ', 'answer'], hold: new Promise<void>((resolve) => (release = resolve)) });
+    const requests = new ConcurrencyLimit(1);
+    const limited = new OpenAICompatibleModel({ baseURL: fake.url, model: 'fake-model', requests });
+
+    const first = limited.stream(hello, new AbortController().signal);
+    await first.next();
+    const controller = new AbortController();
+    const waiting = collect(limited.stream(hello, controller.signal));
+    await vi.waitFor(() => expect(requests.waiting).toBe(1));
+    controller.abort();
+    expect(await waiting).toStrictEqual([]);
+
+    await first.return();
+    release();
+    expect({ size: requests.size, waiting: requests.waiting }).toStrictEqual({ size: 0, waiting: 0 });
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('merges extra body fields without letting them replace the request itself', async () => {

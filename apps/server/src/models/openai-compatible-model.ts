@@ -1,11 +1,13 @@
 import { ModelError, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { ConcurrencyLimit } from './concurrency-limit';
 import { displayURL, toModelError } from './model-server-errors';
 import { OpenAIChunkReader } from './openai-chunk-reader';
 import { toOpenAIMessages, toOpenAITools } from './openai-messages';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
+export const DEFAULT_MAX_CONCURRENT_REQUESTS = 64;
 
 /** Local servers ignore the key, but the client refuses to start without one. */
 const PLACEHOLDER_API_KEY = 'no-key';
@@ -25,6 +27,12 @@ export interface OpenAICompatibleModelOptions {
   extraBody?: Record<string, unknown>;
   /** The fetch used for requests. Default: the global fetch. */
   fetch?: typeof fetch;
+  /**
+   * How many requests may stream from the server at once; further turns wait their turn (the wait does not count
+   * against `requestTimeoutMs`). Each open request holds a connection, a file descriptor and the HTTP client's state
+   * for that connection, which the client keeps after the connection closes. Default 64 at once.
+   */
+  requests?: ConcurrencyLimit;
 }
 
 /** A ChatModel that streams from any server speaking OpenAI chat completions: llama.cpp, Ollama, LM Studio, vLLM, OpenAI. */
@@ -37,8 +45,10 @@ export class OpenAICompatibleModel implements ChatModel {
   private readonly timeoutMs: number;
   private readonly extraBody: Record<string, unknown>;
   private readonly client: OpenAI;
+  private readonly requests: ConcurrencyLimit;
 
   constructor(options: OpenAICompatibleModelOptions) {
+    this.requests = options.requests ?? new ConcurrencyLimit(DEFAULT_MAX_CONCURRENT_REQUESTS);
     this.label = options.label ?? 'OpenAI-compatible';
     this.name = `${this.label} ${options.model}`;
     this.baseURL = options.baseURL;
@@ -66,7 +76,16 @@ export class OpenAICompatibleModel implements ChatModel {
     // tool call, the tool-end already written to the run's clients would wait behind it for the socket to flush.
     // One turn of the event loop lets it leave first.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    if (signal.aborted) return;
+    const release = await this.requests.acquire(signal);
+    if (release === undefined) return;
+    try {
+      yield* this.streamRequest(request, signal);
+    } finally {
+      release();
+    }
+  }
+
+  private async *streamRequest(request: ChatRequest, signal: AbortSignal): AsyncGenerator<ModelPart, void, undefined> {
     const body: ChatCompletionCreateParamsStreaming = {
       ...this.extraBody,
       model: this.model,

@@ -1,7 +1,8 @@
 import { errorMessage, type ChatModel } from '@airlock/core';
 import { DEMO_MODEL_NAME, DemoModel, type DemoModelOptions } from './demo-model';
 import { displayURL } from './model-server-errors';
-import { OpenAICompatibleModel } from './openai-compatible-model';
+import { ConcurrencyLimit } from './concurrency-limit';
+import { DEFAULT_MAX_CONCURRENT_REQUESTS, OpenAICompatibleModel } from './openai-compatible-model';
 import { LOCAL_MODEL_SERVERS, listModels, probeLocalModelServers, type ProbeOptions } from './probe-model-servers';
 
 /** The model name sent when none is configured and the server lists none; llama.cpp, for one, accepts any name. */
@@ -14,6 +15,8 @@ export interface ModelConfig {
   model?: string;
   /** Bearer token for the server. Default none. */
   apiKey?: string;
+  /** Requests to the model server at once; more wait their turn. Default 64. */
+  maxConcurrentRequests?: number;
 }
 
 export interface ResolveModelDeps {
@@ -90,6 +93,7 @@ function connect(target: Target, config: ModelConfig, deps: ResolveModelDeps): R
     label: target.provider,
     requestTimeoutMs: deps.requestTimeoutMs,
     fetch: deps.fetch,
+    requests: new ConcurrencyLimit(config.maxConcurrentRequests ?? DEFAULT_MAX_CONCURRENT_REQUESTS),
   });
   const info: ModelInfo = { provider: target.provider, baseURL: displayURL(target.baseURL), model, demo: false };
   return { model: chatModel, info: warning === undefined ? info : { ...info, warning } };
