@@ -6,6 +6,8 @@
 //   tsx bench/profile-server.ts split [iterations] the server's own part of each round trip, on its own clock: from the
 //                                                  confirm's WebSocket message to the write of the frame holding the
 //                                                  tool-end (hooks put in through the inspector, none in the code).
+//   tsx bench/profile-server.ts start [sessions]  CPU profile of the server while N sessions start at once, 4 per
+//                                                  connection, until every one waits on its call (default 2,000).
 //   tsx bench/profile-server.ts heap [sessions]    heap snapshots of the server before and with N sessions waiting
 //                                                  (4 per connection): writes heap-before/after.heapsnapshot and
 //                                                  prints the retained size per waiting session by constructor.
@@ -101,6 +103,17 @@ const HOOKS = `(() => {
   };
 })()`;
 
+/** Opens `count` connections, as many at once as the server keeps places for sockets without a token. */
+async function connectMany(count: number): Promise<Client[]> {
+  const clients: Client[] = [];
+  while (clients.length < count) {
+    const batch = Array.from({ length: Math.min(server.capacity.maxUnauthenticated, count - clients.length) }, connect);
+    await Promise.all(batch.map((client) => client.trpc.model.info.query()));
+    clients.push(...batch);
+  }
+  return clients;
+}
+
 /** Round trips through @airlock/client, a fresh connection per burst of runs (the shipped limit). */
 async function roundTrips(label: string, count: number): Promise<void> {
   for (let done = 0; done < count; ) {
@@ -138,6 +151,20 @@ if (mode === 'split') {
   console.log(`Server's own part over ${iterations} round trips (confirm message → frame written), ms:`);
   console.log(`  to the tool-decision frame: p50 ${p(toDecision, 0.5).toFixed(3)}, p90 ${p(toDecision, 0.9).toFixed(3)}`);
   console.log(`  to the tool-end frame:      p50 ${p(toEnd, 0.5).toFixed(3)}, p90 ${p(toEnd, 0.9).toFixed(3)}`);
+} else if (mode === 'start') {
+  const sessions = Number(countArg ?? 2000);
+  const clients = await connectMany(Math.ceil(sessions / 4));
+  await inspector.startProfile(200);
+  const from = Number(process.hrtime.bigint() / 1000n);
+  const runs = Array.from({ length: sessions }, (_, i) => startWaiting(clients[i % clients.length]!.trpc, `start-${i}`));
+  await Promise.all(runs.map((run) => run.approvalId));
+  const to = Number(process.hrtime.bigint() / 1000n);
+  const profile = (await inspector.stopProfile()) as CpuProfile;
+  writeFileSync('server-start.cpuprofile', JSON.stringify(profile));
+  console.log(`${sessions} sessions waiting after ${((to - from) / 1000).toFixed(0)} ms; per session:`);
+  printSelfTimes(profile, [[from, to]], sessions);
+  for (const run of runs) run.stop();
+  await Promise.all(clients.map((c) => c.close()));
 } else if (mode === 'cpu') {
   const iterations = Number(countArg ?? 400);
   await inspector.send('Runtime.evaluate', { expression: HOOKS });
@@ -166,14 +193,8 @@ if (mode === 'split') {
   await model.idle();
   await inspector.collectGarbage();
   await inspector.heapSnapshot('heap-before.heapsnapshot');
-  const clients: Client[] = [];
-  const runs: ReturnType<typeof startWaiting>[] = [];
-  for (let i = 0; i < sessions; i += 4) {
-    if (clients.length % server.capacity.maxUnauthenticated === 0) await Promise.all(clients.slice(-server.capacity.maxUnauthenticated).map((c) => c.trpc.model.info.query()));
-    const client = connect();
-    clients.push(client);
-    for (let j = i; j < Math.min(sessions, i + 4); j++) runs.push(startWaiting(client.trpc, `heap-${j}`));
-  }
+  const clients = await connectMany(Math.ceil(sessions / 4));
+  const runs = Array.from({ length: sessions }, (_, i) => startWaiting(clients[i % clients.length]!.trpc, `heap-${i}`));
   await Promise.all(runs.map((run) => run.approvalId));
   await model.idle();
   await inspector.collectGarbage();
@@ -194,7 +215,7 @@ interface CpuProfile {
 }
 
 /** Self time by function over the samples taken inside `windows` (µs on the monotonic clock). */
-function printSelfTimes(profile: CpuProfile, windows: [number, number][]): void {
+function printSelfTimes(profile: CpuProfile, windows: [number, number][], perCount = windows.length): void {
   const byNode = new Map<number, number>();
   let at = profile.startTime;
   let w = 0;
@@ -230,12 +251,12 @@ function printSelfTimes(profile: CpuProfile, windows: [number, number][]): void 
       inclusive.set(key, (inclusive.get(key) ?? 0) + us);
     }
   }
-  const n = windows.length;
-  console.log(`Inside the round trips: ${(total / n).toFixed(0)} µs sampled per round trip, ${((total - idle) / n).toFixed(0)} µs busy. Self time per round trip, busiest first:`);
+  const n = perCount;
+  console.log(`Inside the windows: ${(total / n).toFixed(0)} µs sampled per item, ${((total - idle) / n).toFixed(0)} µs busy. Self time per item, busiest first:`);
   for (const [key, us] of [...byFunction].filter(([key]) => !key.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, 45)) {
     console.log(`${(us / n).toFixed(1).padStart(8)} µs ${((us / (total - idle)) * 100).toFixed(1).padStart(5)}%  ${key}`);
   }
-  console.log('Inclusive time per round trip (the function and what it calls), busiest first:');
+  console.log('Inclusive time per item (the function and what it calls), busiest first:');
   for (const [key, us] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 70)) {
     console.log(`${(us / n).toFixed(1).padStart(8)} µs  ${key}`);
   }
