@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // The full test command runs packages side by side on a 2-core CI machine: a test that takes milliseconds alone
+    // (a megabyte of input, a thousand properties) can take seconds there. This bounds a hang; no test asserts on time.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
