@@ -1,6 +1,6 @@
 import { LimitExceededError, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
 import type { ChatService } from './chat-service';
-import type { SendWindow } from './event-log';
+import type { SendWindow, SubscriptionPlaces } from './event-log';
 import type { RuleDraft, Rule } from './rules';
 import type { ToolCallRecord } from './store';
 
@@ -105,7 +105,7 @@ export interface ConnectionOptions extends ConnectionLimits {
 }
 
 /** Per-connection state: the runs it started, its message budget, its open subscriptions. */
-export class ConnectionState {
+export class ConnectionState implements SubscriptionPlaces {
   private readonly runIds = new Set<string>();
   private tokens: number;
   private refilledAt: number;
@@ -132,18 +132,16 @@ export class ConnectionState {
   }
 
   /**
-   * Takes a subscription place, or throws LimitExceededError when the connection holds its maximum.
-   * Answers the function that gives the place back; calling it again does nothing.
+   * Takes a subscription place, or throws LimitExceededError when the connection holds its maximum. Whoever took
+   * one gives it back once, with releaseSubscription (a run stream's log follower does it when it ends).
    */
-  openSubscription(): () => void {
+  takeSubscription(): void {
     if (this.subscriptions >= this.maxSubscriptions) throw new LimitExceededError('subscriptions open at once per connection', this.maxSubscriptions);
     this.subscriptions++;
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      this.subscriptions--;
-    };
+  }
+
+  releaseSubscription(): void {
+    if (this.subscriptions > 0) this.subscriptions--;
   }
 
   get openSubscriptions(): number {

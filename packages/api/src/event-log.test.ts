@@ -146,7 +146,7 @@ describe('LogFollower bound to a send window', () => {
     const window = new ManualWindow();
     window.open = false;
     let finished = 0;
-    const follower = log.follow(0, idOf).bind({ window, onFinish: () => finished++ });
+    const follower = log.follow(0, idOf).bind({ window, places: { releaseSubscription: () => finished++ } });
     const waiting = follower.next();
 
     await follower.return();
@@ -160,7 +160,7 @@ describe('LogFollower bound to a send window', () => {
   it('reports its end when the log closes and when a read fails', async () => {
     const log = new EventLog('r');
     let finished = 0;
-    const follower = log.follow(0, idOf).bind({ onFinish: () => finished++ });
+    const follower = log.follow(0, idOf).bind({ places: { releaseSubscription: () => finished++ } });
     const all = drain(follower);
     log.close();
     expect(await all).toEqual([]);
@@ -170,7 +170,7 @@ describe('LogFollower bound to a send window', () => {
     failing.append(text('x'));
     const broken = failing.follow(0, () => {
       throw new Error('wrap failed');
-    }).bind({ onFinish: () => finished++ });
+    }).bind({ places: { releaseSubscription: () => finished++ } });
     await expect(broken.next()).rejects.toThrow('wrap failed');
     expect(finished).toBe(2);
   });

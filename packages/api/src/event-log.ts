@@ -18,12 +18,20 @@ export interface SendWindow {
   unpark(waiter: Waker): void;
 }
 
+/** What a follower's subscription counts against (a connection's subscriptions): one place, given back once it ends. */
+export interface SubscriptionPlaces {
+  releaseSubscription(): void;
+}
+
 /** What a transport lends a follower besides its envelope. */
 export interface FollowerBinding {
   /** Paces the follower to the transport. Default none: it reads as fast as it is pulled. */
   window?: SendWindow | undefined;
-  /** Called once when the follower ends: done, return(), or a failed read. Default none. */
-  onFinish?: (() => void) | undefined;
+  /**
+   * Told once when the follower ends: done, return(), or a failed read. An object rather than a callback, so a
+   * waiting follower holds no closure of its own. Default none.
+   */
+  places?: SubscriptionPlaces | undefined;
 }
 
 /**
@@ -35,8 +43,8 @@ export class EventLog {
   /** The event of seq n is at index n - 1; entries are built when read, so a stored event costs one slot. */
   private readonly events: LoopEvent[] = [];
   private closed = false;
-  /** Followers waiting for the next append or close; woken together. */
-  private waiting: Waker[] | undefined = undefined;
+  /** Followers waiting for the next append or close, woken together: usually one, kept without an array. */
+  private waiting: Waker | Waker[] | undefined = undefined;
 
   constructor(readonly runId: string) {}
 
@@ -78,21 +86,29 @@ export class EventLog {
 
   /** @internal */
   park(follower: Waker): void {
-    if (!this.waiting) this.waiting = [follower];
-    else this.waiting.push(follower);
+    const waiting = this.waiting;
+    if (waiting === undefined) this.waiting = follower;
+    else if (Array.isArray(waiting)) waiting.push(follower);
+    else this.waiting = [waiting, follower];
   }
 
   /** @internal */
   unpark(follower: Waker): void {
-    const at = this.waiting?.indexOf(follower) ?? -1;
-    if (at >= 0) this.waiting!.splice(at, 1);
+    const waiting = this.waiting;
+    if (waiting === follower) {
+      this.waiting = undefined;
+    } else if (Array.isArray(waiting)) {
+      const at = waiting.indexOf(follower);
+      if (at >= 0) waiting.splice(at, 1);
+    }
   }
 
   private wakeFollowers(): void {
     const waiting = this.waiting;
     this.waiting = undefined;
     // wake() never throws: a follower whose read fails gets a rejected next(), the others still wake.
-    for (const follower of waiting ?? []) follower.wake();
+    if (Array.isArray(waiting)) for (const follower of waiting) follower.wake();
+    else waiting?.wake();
   }
 }
 
@@ -106,10 +122,13 @@ export class EventLog {
 export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undefined>, AsyncDisposable, Waker {
   private seq: number;
   private finished = false;
-  /** The settle functions of the pending next(), while parked on the log or the window. */
-  private pending: { resolve: (result: IteratorResult<T, undefined>) => void; reject: (error: unknown) => void } | undefined = undefined;
+  /**
+   * Settles the pending next(), while parked on the log or the window. Only the resolve function is kept: a failed
+   * read resolves it with a rejected promise, which rejects next() alike.
+   */
+  private pending: ((result: IteratorResult<T, undefined> | Promise<never>) => void) | undefined = undefined;
   private window: SendWindow | undefined = undefined;
-  private onFinish: (() => void) | undefined = undefined;
+  private places: SubscriptionPlaces | undefined = undefined;
 
   constructor(
     private readonly log: EventLog,
@@ -123,7 +142,7 @@ export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undef
   /** Binds the follower to its transport before the first read; answers the follower itself. */
   bind(binding: FollowerBinding): this {
     this.window = binding.window;
-    this.onFinish = binding.onFinish;
+    this.places = binding.places;
     if (this.finished) this.finish();
     return this;
   }
@@ -139,8 +158,8 @@ export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undef
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     if (typeof result !== 'string') return Promise.resolve(result);
-    return new Promise((resolve, reject) => {
-      this.pending = { resolve, reject };
+    return new Promise((resolve) => {
+      this.pending = resolve;
       this.park(result);
     });
   }
@@ -152,7 +171,7 @@ export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undef
     if (pending) {
       this.log.unpark(this);
       this.window?.unpark(this);
-      pending.resolve(DONE);
+      pending(DONE);
     }
     return Promise.resolve(DONE);
   }
@@ -175,12 +194,12 @@ export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undef
     } catch (error) {
       this.pending = undefined;
       this.finish();
-      pending.reject(error);
+      pending(Promise.reject(error instanceof Error ? error : new Error(String(error))));
       return;
     }
     if (typeof result !== 'string') {
       this.pending = undefined;
-      pending.resolve(result);
+      pending(result);
     } else {
       this.park(result);
     }
@@ -213,9 +232,9 @@ export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undef
 
   private finish(): void {
     this.finished = true;
-    const onFinish = this.onFinish;
-    this.onFinish = undefined;
-    onFinish?.();
+    const places = this.places;
+    this.places = undefined;
+    places?.releaseSubscription();
   }
 }
 

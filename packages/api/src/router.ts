@@ -38,16 +38,17 @@ const chatRouter = t.router({
    * that exists, re-attaches and replays exactly the events after lastEventId.
    */
   stream: procedure.input(streamInputSchema).subscription(async ({ input, ctx, signal }) => {
-    let release: (() => void) | undefined;
+    let placed = false;
     try {
       // Taken before a run starts: a stream refused for want of a place starts nothing.
-      release = ctx.connection.openSubscription();
+      ctx.connection.takeSubscription();
+      placed = true;
       const { runId, afterSeq } = await openRun(ctx, input);
       // The run's log follower is the stream itself: nothing in between to hold per stream or to pass each event through.
       // tRPC calls its return() when the subscription stops or the socket closes, which gives the place back.
-      return ctx.services.chat.follow(input.sessionId, runId, afterSeq, tracked, signal).bind({ window: ctx.connection.sendWindow, onFinish: release });
+      return ctx.services.chat.follow(input.sessionId, runId, afterSeq, tracked, signal).bind({ window: ctx.connection.sendWindow, places: ctx.connection });
     } catch (error) {
-      release?.();
+      if (placed) ctx.connection.releaseSubscription();
       // Mapped here, not by the middleware: the error is delivered when the stream is read, where clients expect it.
       return failedStream(toTRPCError(error));
     }
@@ -73,7 +74,8 @@ export type SessionWatchEvent = { type: 'ready' } | SessionChange;
 /** Changes queued for one watcher at most; past that the queue becomes a single "ready". */
 const MAX_QUEUED_CHANGES = 1000;
 
-async function* watchSessions(ctx: Context, release: () => void, signal: AbortSignal | undefined): AsyncGenerator<SessionWatchEvent, void, undefined> {
+/** Holds one of the connection's subscription places (taken by the caller) until it ends. */
+async function* watchSessions(ctx: Context, signal: AbortSignal | undefined): AsyncGenerator<SessionWatchEvent, void, undefined> {
   const { chat } = ctx.services;
   const window = ctx.connection.sendWindow;
   const queue: SessionWatchEvent[] = [{ type: 'ready' }];
@@ -103,7 +105,7 @@ async function* watchSessions(ctx: Context, release: () => void, signal: AbortSi
     }
   } finally {
     stop();
-    release();
+    ctx.connection.releaseSubscription();
     signal?.removeEventListener('abort', onAbort);
   }
 }
@@ -146,7 +148,10 @@ export const appRouter = t.router({
      * Changes to the list of sessions, after a first "ready" (sent again on every re-subscribe, and when a slow
      * client's queue overflows): on "ready" a client reads the list; after it, it applies the changes.
      */
-    watch: procedure.subscription(({ ctx, signal }) => watchSessions(ctx, ctx.connection.openSubscription(), signal)),
+    watch: procedure.subscription(({ ctx, signal }) => {
+      ctx.connection.takeSubscription();
+      return watchSessions(ctx, signal);
+    }),
     get: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.getSession(input.sessionId)),
     /** Changes a session's own settings: whether its calls stop for a decision, its title. */
     update: procedure.input(sessionUpdateSchema).mutation(({ input, ctx }) => {
