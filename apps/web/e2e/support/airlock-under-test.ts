@@ -66,6 +66,7 @@ export async function startAirlockUnderTest(options: AirlockUnderTestOptions = {
       runsPerMinute: 1000,
       runBurst: 1000,
       subscriptionsPerConnection: 32,
+      maxModelRequests: 64,
     },
     ...(dataDir === undefined ? {} : { dataDir }),
   };
