@@ -121,9 +121,6 @@ interface CallResult {
 /** A decision as the loop reports it: an edited allow that a deny rule refuses carries that rule's verdict. */
 type Reported = DecisionOutcome & { verdict?: PolicyVerdict };
 
-/** Checks a decision before it is reported (see reviewEdit). */
-type Review = (call: ToolCall, outcome: DecisionOutcome) => Promise<Reported>;
-
 /**
  * The agent loop: stream a model turn, gate and run its tool calls, feed the results back,
  * until the model answers without tools, the budget is spent, the run is cancelled or fails.
@@ -201,9 +198,9 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
   async function* runCalls(planned: readonly PlannedCall[]): AsyncGenerator<LoopEvent, void, undefined> {
     // Every gated call of the turn is put up for decision at once, so the person sees the whole batch and can
     // decide the calls in any order (or grant one and release its siblings); they still run in the model's order.
-    const announced: (ApprovalTicket | undefined)[] = [];
+    // Sized to the turn: an array grown one index at a time reserves 17 places, and this one lives while calls wait.
+    const announced = new Array<ApprovalTicket | undefined>(planned.length);
     const reported: (Reported | undefined)[] = [];
-    const review: Review = (call, outcome) => reviewEdit(call, outcome, offered, options.policy);
     try {
       const repeats = repeatsInTurn(planned);
       for (let i = 0; i < planned.length && !signal.aborted && toolCallsUsed + i < maxToolCalls; i++) {
@@ -241,10 +238,10 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           let outcome = reported[i];
           if (!outcome && soleUndecided(announced, reported) === i) {
             // The usual case, one call left to decide: waited on right here, no helper generator held meanwhile.
-            outcome = reported[i] = await review(call, await ticket.wait(signal));
+            outcome = reported[i] = await reviewEdit(call, await ticket.wait(signal), offered, options.policy);
             yield decisionEvent(call, ticket.approvalId, outcome);
           }
-          outcome ??= yield* reportDecisionsUntil(i, planned, announced, reported, signal, review);
+          outcome ??= yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options.policy);
           const tool = offered.find((candidate) => candidate.name === call.name);
           if (outcome.decision === 'allow' && outcome.editedArguments !== undefined) ran = { ...call, arguments: outcome.editedArguments };
           result =
@@ -252,7 +249,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
               ? refusal(call, { ...outcome, decision: outcome.decision })
               : tool === undefined
                 ? { outcome: 'disabled', result: toolResultText.disabled(call.name, offered.map((t) => t.name)) }
-                : yield* runReportingDecisions(runAllowed(tool, call, outcome, options, signal), planned, announced, reported, signal, review);
+                : yield* runReportingDecisions(runAllowed(tool, call, outcome, options, signal), planned, announced, reported, signal, offered, options.policy);
         } else if (signal.aborted) {
           yield toolStart(call, '', false);
           result = { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
@@ -272,7 +269,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             if (gate.kind === 'ask') {
               announced[i] = gate.ticket;
               yield awaitingToolStart(call, gate.ticket);
-              outcome = yield* reportDecisionsUntil(i, planned, announced, reported, signal, review);
+              outcome = yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options.policy);
             } else if (gate.kind === 'rule') {
               yield toolStart(call, '', false);
               const { verdict } = gate;
@@ -286,7 +283,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             if (outcome?.decision === 'allow' && outcome.editedArguments !== undefined) ran = { ...call, arguments: outcome.editedArguments };
             result =
               !outcome || outcome.decision === 'allow'
-                ? yield* runReportingDecisions(runAllowed(check.tool, call, outcome, options, signal), planned, announced, reported, signal, review)
+                ? yield* runReportingDecisions(runAllowed(check.tool, call, outcome, options, signal), planned, announced, reported, signal, offered, options.policy)
                 : refusal(call, { ...outcome, decision: outcome.decision });
           }
         }
@@ -334,14 +331,15 @@ async function* reportDecisionsUntil(
   announced: readonly (ApprovalTicket | undefined)[],
   reported: (Reported | undefined)[],
   signal: CancelSignal,
-  review: Review,
+  offered: readonly AnyTool[],
+  policy: RunToolLoopOptions['policy'],
 ): AsyncGenerator<LoopEvent, Reported, undefined> {
   for (;;) {
     // With one call left to decide (the usual case) its wait is awaited as is: no race, no wrapper promises.
     const only = soleUndecided(announced, reported);
     const next = only >= 0 ? { at: only, outcome: await announced[only]!.wait(signal) } : await Promise.race(decisionWaits(announced, reported, signal));
     const { call } = planned[next.at]!;
-    const outcome = (reported[next.at] = await review(call, next.outcome));
+    const outcome = (reported[next.at] = await reviewEdit(call, next.outcome, offered, policy));
     yield decisionEvent(call, announced[next.at]!.approvalId, outcome);
     if (next.at === index) return outcome;
   }
@@ -354,7 +352,8 @@ async function* runReportingDecisions(
   announced: readonly (ApprovalTicket | undefined)[],
   reported: (Reported | undefined)[],
   signal: CancelSignal,
-  review: Review,
+  offered: readonly AnyTool[],
+  policy: RunToolLoopOptions['policy'],
 ): AsyncGenerator<LoopEvent, CallResult, undefined> {
   const finished = execution.then((result) => ({ result }));
   for (;;) {
@@ -363,7 +362,7 @@ async function* runReportingDecisions(
     const next = await Promise.race([finished, ...waits]);
     if ('result' in next) return next.result;
     const { call } = planned[next.at]!;
-    const outcome = (reported[next.at] = await review(call, next.outcome));
+    const outcome = (reported[next.at] = await reviewEdit(call, next.outcome, offered, policy));
     yield decisionEvent(call, announced[next.at]!.approvalId, outcome);
   }
 }
