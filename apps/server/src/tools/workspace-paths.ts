@@ -48,6 +48,10 @@ export class WorkspacePaths {
     const absolute = path.resolve(root, requested);
     if (!isWithin(root, absolute) && !isWithin(this.#given, absolute)) throw new OutsideWorkspaceError(requested);
 
+    // The usual case, a path that exists, in one call: the same real path as the walk below would find for it.
+    const direct = await realpath(absolute).catch(() => undefined);
+    if (direct !== undefined) return confined(requested, root, direct);
+
     let existing = absolute;
     const missing: string[] = [];
     for (;;) {
@@ -74,17 +78,19 @@ export class WorkspacePaths {
       }
       throw error;
     }
-    const target = path.join(real, ...missing);
-    if (!isWithin(root, target) || PSEUDO_FILESYSTEMS.some((system) => isWithin(system, target))) {
-      throw new OutsideWorkspaceError(requested);
-    }
-    return target;
+    return confined(requested, root, path.join(real, ...missing));
   }
 
   /** How a resolved path is shown to the model: relative to the workspace. */
   async display(resolved: string): Promise<string> {
     return path.relative(await this.root(), resolved) || '.';
   }
+}
+
+/** `target` when it is inside the workspace `root` and on no kernel pseudo-filesystem. */
+function confined(requested: string, root: string, target: string): string {
+  if (!isWithin(root, target) || PSEUDO_FILESYSTEMS.some((system) => isWithin(system, target))) throw new OutsideWorkspaceError(requested);
+  return target;
 }
 
 /** `target` is `folder` or inside it; `<folder>-evil` is not. */
