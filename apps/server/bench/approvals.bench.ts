@@ -200,7 +200,7 @@ async function rawRound(round: number, samples: number[]): Promise<void> {
 }
 
 /** The seed design (seed-design-server.ts): events as server-sent events, the decision as a POST, both with fetch. */
-async function seedRound(round: number, samples: number[]): Promise<void> {
+async function seedRound(round: number, samples: number[], toolTimes: number[]): Promise<void> {
   for (let i = 0; i < burst; i++) {
     const sessionId = `seed-${round}-${i}`;
     const response = await fetch(`${seedUrl}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: sessionId, message: 'go' }) });
@@ -215,7 +215,12 @@ async function seedRound(round: number, samples: number[]): Promise<void> {
     const { resolved } = (await answer.json()) as { resolved: boolean };
     if (!resolved) fail('seed design: the decision found no waiting call');
     let toolEndAt = 0;
-    for await (const event of events) if ((event as { type: string }).type === 'tool_end') toolEndAt = performance.now();
+    for await (const event of events) {
+      const { type, tool_ms: toolMs } = event as { type: string; tool_ms?: number };
+      if (type !== 'tool_end') continue;
+      toolEndAt = performance.now();
+      if (round > 0) toolTimes.push(toolMs!);
+    }
     if (round > 0) samples.push(toolEndAt - sent);
   }
 }
@@ -239,10 +244,11 @@ if (sections.has('round-trip')) {
   const parts: [number[], number[], number[]] = [[], [], []];
   const raw: number[] = [];
   const seed: number[] = [];
+  const toolTimes: number[] = [];
   for (let round = 0; round < rounds; round++) {
     await airlockRound(round, airlock, parts);
     await rawRound(round, raw);
-    await seedRound(round, seed);
+    await seedRound(round, seed, toolTimes);
   }
   const p50 = (samples: number[]) => percentile([...samples].sort((a, b) => a - b), 50);
   console.log(`Approval round trip (confirm sent → tool-end received), ${airlock.length} iterations each after ${burst} warm-up, clients taking turns:`);
@@ -253,6 +259,7 @@ if (sections.has('round-trip')) {
   console.log(`  raw WebSocket, tRPC messages, same server:  ${summary(raw)}`);
   console.log(`  seed design (SSE + POST, fetch), Node:      ${summary(seed)}`);
   console.log(`  seed design p50 / @airlock/client p50: ${(p50(seed) / p50(airlock)).toFixed(2)}×`);
+  console.log(`  the tool itself (list_directory of an empty folder, timed in the seed design's process): p50 ${ms(p50(toolTimes))} ms`);
 }
 
 // 1b. The floor on this machine: a bare WebSocket echo between two processes (no tRPC, no Airlock), sent at once

@@ -41,8 +41,11 @@ async function chat(sessionId: string, res: ServerResponse): Promise<void> {
   const decision = await decided;
   pending.delete(approvalId);
   const controller = new AbortController();
+  const started = performance.now();
   const result = decision === 'allow' ? await tool.execute({ path: '.' }, { signal: controller.signal, timeoutMs: 60_000, sessionId }) : 'denied';
-  send({ type: 'tool_end', tool_name: tool.name, result: typeof result === 'string' ? result : result.content });
+  // How long the tool itself took, for the bench to tell the tool's time from the design's.
+  const toolMs = performance.now() - started;
+  send({ type: 'tool_end', tool_name: tool.name, result: typeof result === 'string' ? result : result.content, tool_ms: toolMs });
   send({ type: 'done' });
   res.end();
 }
