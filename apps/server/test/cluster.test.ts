@@ -1,6 +1,7 @@
 import { ChatService, type LoopEvent, type SessionChange } from '@airlock/api';
-import { ApprovalRegistry, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
+import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { tmpdir } from 'node:os';
 import { RuleBook } from '../src/rules';
 import { PostgresStore } from '../src/store';
@@ -50,7 +51,7 @@ async function database(): Promise<TestDatabase> {
   return db;
 }
 
-async function instance(db: TestDatabase, name: string, tool: ReturnType<typeof recordingTool>['tool'], leaseMs = 60_000): Promise<Instance> {
+async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs = 60_000): Promise<Instance> {
   const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs, log: () => {} });
   const model = new ConversationModel();
   const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster: store, log: () => {} });
@@ -214,6 +215,39 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     await onB.until(isEnd);
     expect(calls).toStrictEqual(['survive']);
     expectExactIds('r1', onB.ids);
+  });
+
+  it('a call that was running on an instance that died is recorded as interrupted by the instance that takes over, never run again', async () => {
+    const db = await database();
+    const started: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // Runs until released or stopped: the call is still going when its instance goes.
+    const slow = defineTool({
+      name: 'echo',
+      description: 'Echoes its text, slowly.',
+      parameters: z.object({ text: z.string() }),
+      annotations: { executesCode: false, readOnly: true },
+      execute: async ({ text }, { signal }) => {
+        started.push(text);
+        await Promise.race([held, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
+        return `echo: ${text}`;
+      },
+    });
+    const a = await instance(db, 'a', slow, 300);
+    const b = await instance(db, 'b', slow, 300);
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'once');
+    const onB = await follow(b, 's1', 'r1');
+    await a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' });
+    await expect.poll(() => started).toStrictEqual(['once']);
+    await a.crash();
+    release();
+    await expect.poll(() => ownerOf(db, 'r1'), { timeout: 30_000 }).toBe('b');
+    expect(await onB.until((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'interrupted' });
+    await onB.until(isEnd);
+    expect(started).toStrictEqual(['once']);
+    const [record] = await b.store.listRunToolCalls('r1');
+    expect(record).toMatchObject({ decision: 'allow', outcome: 'interrupted' });
   });
 
   it('an old owner that comes back after its run was taken over is fenced: it writes nothing, and the call runs once', async () => {
