@@ -29,6 +29,26 @@ import { Client, DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, ty
 import type { Migration } from './migrations';
 import { PostgresListener } from './postgres-listener';
 import { migratePostgres, postgresMigrations } from './postgres-migrations';
+import { inTransaction } from './postgres-migrations/migrate';
+import {
+  SESSION_COLUMNS,
+  auditLimit,
+  decodeCursor,
+  ruleScopeValue,
+  toAuditPage,
+  toGrant,
+  toPending,
+  toPendingRecord,
+  toRun,
+  toSession,
+  toStoredRule,
+  toToolCall,
+  type GrantRow,
+  type LedgerRow,
+  type RuleRow,
+  type RunRow,
+  type SessionRow,
+} from './rows';
 import { StoreError } from './store-error';
 
 export interface PostgresStoreOptions {
@@ -53,8 +73,6 @@ export interface PostgresStoreOptions {
 }
 
 const DEFAULT_LEASE_MS = 30_000;
-const DEFAULT_AUDIT_LIMIT = 100;
-const MAX_AUDIT_LIMIT = 1000;
 const MAX_IDENTIFIER_BYTES = 63;
 /** Now, in epoch ms, by the database's clock: every instance measures leases by the same clock. */
 const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
@@ -68,64 +86,8 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'E
 const typeParsers = new TypeOverrides();
 typeParsers.setTypeParser(types.builtins.INT8, Number);
 
-interface SessionRow {
-  session_id: string;
-  title: string;
-  created_at: number;
-  updated_at: number;
-  confirm_tool_calls: boolean;
-  last_run_id: string | null;
-}
-
-interface RunRow {
-  run_id: string;
-  session_id: string;
-  options: string;
-  started_at: number;
-  ended_at: number | null;
-  end_reason: string | null;
-}
-
-interface LedgerRow {
-  ledger_id: number;
-  run_id: string;
-  session_id: string;
-  tool_call_id: string;
-  tool_name: string;
-  arguments: string;
-  edited_arguments: string | null;
-  approval_id: string;
-  executes_code: boolean;
-  tool_version: string;
-  requested_at: number;
-  expires_at: number | null;
-  decision: ToolCallRecord['decision'];
-  source: ToolCallRecord['source'];
-  reason: string | null;
-  decided_by_grant: string | null;
-  decided_by_rule: string | null;
-  decided_at: number | null;
-  connection_id: string | null;
-  client_label: string | null;
-  started_at: number | null;
-  outcome: ToolCallRecord['outcome'];
-  result: string | null;
-  ended_at: number | null;
-}
-
-interface GrantRow {
-  grant_id: string;
-  scope_kind: string;
-  scope_value: string;
-  tool_name: string;
-  arguments: string | null;
-  tool_version: string;
-  created_at: number;
-}
-
 type Queryable = Pick<PoolClient, 'query'>;
 
-const SESSION_COLUMNS = 'session_id, title, created_at, updated_at, confirm_tool_calls, last_run_id';
 const RUN_COLUMNS = 'run_id, session_id, options, started_at, ended_at, end_reason';
 const LEDGER_COLUMNS =
   'ledger_id, run_id, session_id, tool_call_id, tool_name, arguments, edited_arguments, approval_id, executes_code, tool_version, requested_at, expires_at, decision, source, reason, decided_by_grant, decided_by_rule, decided_at, connection_id, client_label, started_at, outcome, result, ended_at';
@@ -233,7 +195,7 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   async deleteSession(sessionId: string): Promise<void> {
-    await this.transaction(async (client) => {
+    await inTransaction(this.pool, async (client) => {
       await client.query('INSERT INTO retired_runs (run_id) SELECT run_id FROM runs WHERE session_id = $1 ON CONFLICT DO NOTHING', [sessionId]);
       await client.query("DELETE FROM grants WHERE scope_kind = 'session' AND scope_value = $1", [sessionId]);
       await client.query("DELETE FROM rules WHERE scope_kind = 'chat' AND scope_value = $1", [sessionId]);
@@ -318,7 +280,7 @@ export class PostgresStore implements AirlockStore, Cluster {
    */
   async appendEvents(inputs: readonly AppendEventInput[]): Promise<void> {
     if (inputs.length === 0) return;
-    await this.transaction(async (client) => {
+    await inTransaction(this.pool, async (client) => {
       const checked = new Set<string>();
       for (const { runId, fence } of inputs) {
         if (fence === undefined || checked.has(`${runId}\u0000${fence}`)) continue;
@@ -374,9 +336,7 @@ export class PostgresStore implements AirlockStore, Cluster {
     if (cursor !== undefined) conditions.push(`(requested_at, ledger_id) < (${parameter(cursor.at)}, ${parameter(cursor.id)})`);
     const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
     const rows = await this.rows<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM tool_calls ${where} ORDER BY requested_at DESC, ledger_id DESC LIMIT ${parameter(limit + 1)}`, values);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { entries: page.map(toToolCall), nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.requested_at, last.ledger_id) : null };
+    return toAuditPage(rows, limit);
   }
 
   async saveGrant(grant: StoredGrant): Promise<void> {
@@ -402,11 +362,10 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   async saveRule(rule: Rule): Promise<void> {
-    const scopeValue = rule.scope.kind === 'chat' ? rule.scope.sessionId : rule.scope.kind === 'workspace' ? rule.scope.path : '';
     await this.pool.query(
       `INSERT INTO rules (rule_id, scope_kind, scope_value, json, created_at) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (rule_id) DO UPDATE SET scope_kind = excluded.scope_kind, scope_value = excluded.scope_value, json = excluded.json`,
-      [rule.id, rule.scope.kind, scopeValue, JSON.stringify(rule), Date.parse(rule.createdAt) || 0],
+      [rule.id, rule.scope.kind, ruleScopeValue(rule), JSON.stringify(rule), Date.parse(rule.createdAt) || 0],
     );
   }
 
@@ -415,8 +374,7 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   async listRules(): Promise<StoredRule[]> {
-    const rows = await this.rows<{ json: string; hits: number; last_used_at: number | null }>('SELECT json, hits, last_used_at FROM rules ORDER BY created_at, created_order');
-    return rows.map((row) => ({ rule: JSON.parse(row.json) as Rule, hits: row.hits, lastUsedAt: row.last_used_at }));
+    return (await this.rows<RuleRow>('SELECT json, hits, last_used_at FROM rules ORDER BY created_at, created_order')).map(toStoredRule);
   }
 
   async recordRuleHit(ruleId: string, at: number): Promise<void> {
@@ -535,24 +493,6 @@ export class PostgresStore implements AirlockStore, Cluster {
   private async rows<Row extends QueryResultRow>(text: string, values?: unknown[]): Promise<Row[]> {
     return (await this.pool.query<Row>(text, values)).rows;
   }
-
-  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken = false;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {
-        broken = true;
-      });
-      throw error;
-    } finally {
-      client.release(broken);
-    }
-  }
 }
 
 async function applyLedgerChange(client: Queryable, runId: string, sessionId: string, change: LedgerChange): Promise<void> {
@@ -660,100 +600,6 @@ function prefixed(alias: string, columns: string): string {
     .split(', ')
     .map((column) => `${alias}.${column}`)
     .join(', ');
-}
-
-function toSession(row: SessionRow): StoredSessionSummary {
-  return {
-    sessionId: row.session_id,
-    title: row.title,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    confirmToolCalls: row.confirm_tool_calls,
-    lastRunId: row.last_run_id,
-  };
-}
-
-function toRun(row: RunRow): StoredRun {
-  return {
-    runId: row.run_id,
-    sessionId: row.session_id,
-    options: JSON.parse(row.options) as StoredRun['options'],
-    startedAt: row.started_at,
-    endedAt: row.ended_at,
-    endReason: row.end_reason,
-  };
-}
-
-function toToolCall(row: LedgerRow): ToolCallRecord {
-  return {
-    runId: row.run_id,
-    sessionId: row.session_id,
-    toolCallId: row.tool_call_id,
-    toolName: row.tool_name,
-    arguments: JSON.parse(row.arguments) as ToolCallRecord['arguments'],
-    editedArguments: row.edited_arguments === null ? null : (JSON.parse(row.edited_arguments) as ToolCallRecord['editedArguments']),
-    approvalId: row.approval_id,
-    executesCode: row.executes_code,
-    toolVersion: row.tool_version,
-    requestedAt: row.requested_at,
-    expiresAt: row.expires_at,
-    decision: row.decision,
-    source: row.source,
-    reason: row.reason,
-    decidedByGrant: row.decided_by_grant,
-    decidedByRule: row.decided_by_rule,
-    decidedAt: row.decided_at,
-    connectionId: row.connection_id,
-    clientLabel: row.client_label,
-    startedAt: row.started_at,
-    outcome: row.outcome,
-    result: row.result,
-    endedAt: row.ended_at,
-  };
-}
-
-function toPending(row: LedgerRow): PendingApproval {
-  return {
-    approvalId: row.approval_id,
-    sessionId: row.session_id,
-    runId: row.run_id,
-    toolCallId: row.tool_call_id,
-    toolName: row.tool_name,
-    arguments: JSON.parse(row.arguments) as PendingApproval['arguments'],
-    requestedAt: row.requested_at,
-    expiresAt: row.expires_at,
-  };
-}
-
-function toPendingRecord(row: LedgerRow): PendingApprovalRecord {
-  return { ...toPending(row), executesCode: row.executes_code, toolVersion: row.tool_version };
-}
-
-function toGrant(row: GrantRow): StoredGrant {
-  return {
-    grantId: row.grant_id,
-    scope: 'session',
-    sessionId: row.scope_value,
-    toolName: row.tool_name,
-    arguments: row.arguments === null ? null : (JSON.parse(row.arguments) as StoredGrant['arguments']),
-    toolVersion: row.tool_version,
-    createdAt: row.created_at,
-  };
-}
-
-function auditLimit(limit: number | undefined): number {
-  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_AUDIT_LIMIT;
-  return Math.min(MAX_AUDIT_LIMIT, Math.max(1, Math.trunc(limit)));
-}
-
-function encodeCursor(at: number, id: number): string {
-  return Buffer.from(`${at}:${id}`, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): { at: number; id: number } {
-  const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split(':').map(Number);
-  if (at === undefined || id === undefined || rest.length > 0 || !Number.isFinite(at) || !Number.isSafeInteger(id)) throw new NotFoundError('audit cursor', cursor);
-  return { at, id };
 }
 
 export const DEFAULT_POOL_SIZE = 20;

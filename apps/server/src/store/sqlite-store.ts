@@ -21,6 +21,23 @@ import { importJsonSessions, type JsonImportReport } from './import-json-session
 import { migrate } from './migrate';
 import { migrations as allMigrations, type Migration } from './migrations';
 import { asStoreError, openDatabase } from './open-database';
+import {
+  SESSION_COLUMNS,
+  auditLimit,
+  decodeCursor,
+  ruleScopeValue,
+  toAuditPage,
+  toGrant,
+  toRun,
+  toSession,
+  toStoredRule,
+  toToolCall,
+  type GrantRow,
+  type LedgerRow,
+  type RuleRow,
+  type RunRow,
+  type SessionRow,
+} from './rows';
 
 export interface SqliteStoreOptions {
   /** The data folder; `airlock.db` is created in it (mode 0600, the folder 0700) on first start. */
@@ -37,67 +54,9 @@ export interface SqliteStoreOptions {
 
 export const DATABASE_FILE = 'airlock.db';
 
-interface SessionRow {
-  session_id: string;
-  title: string;
-  created_at: number;
-  updated_at: number;
-  confirm_tool_calls: number;
-  last_run_id: string | null;
-}
-
-interface RunRow {
-  run_id: string;
-  session_id: string;
-  options: string;
-  started_at: number;
-  ended_at: number | null;
-  end_reason: string | null;
-}
-
-interface LedgerRow {
-  ledger_id: number;
-  run_id: string;
-  session_id: string;
-  tool_call_id: string;
-  tool_name: string;
-  arguments: string;
-  approval_id: string;
-  edited_arguments: string | null;
-  executes_code: number;
-  tool_version: string;
-  requested_at: number;
-  expires_at: number | null;
-  decision: ToolCallRecord['decision'];
-  source: ToolCallRecord['source'];
-  reason: string | null;
-  decided_by_grant: string | null;
-  decided_by_rule: string | null;
-  decided_at: number | null;
-  connection_id: string | null;
-  client_label: string | null;
-  started_at: number | null;
-  outcome: ToolCallRecord['outcome'];
-  result: string | null;
-  ended_at: number | null;
-}
-
-interface GrantRow {
-  grant_id: string;
-  scope_kind: string;
-  scope_value: string;
-  tool_name: string;
-  arguments: string | null;
-  tool_version: string;
-  created_at: number;
-}
-
-const SESSION_COLUMNS = 'session_id, title, created_at, updated_at, confirm_tool_calls, last_run_id';
 const SESSION_ORDER = 'ORDER BY updated_at DESC, created_at DESC, session_id';
 const AUDIT_FILTERS = ['session_id = @sessionId', 'tool_name = @toolName', 'decision = @decision', 'decision IS NULL', 'requested_at >= @from', 'requested_at < @to'];
 const AUDIT_AFTER_CURSOR = '(requested_at < @cursorAt OR (requested_at = @cursorAt AND ledger_id < @cursorId))';
-const DEFAULT_AUDIT_LIMIT = 100;
-const MAX_AUDIT_LIMIT = 1000;
 
 /**
  * The default store: one SQLite file in the data folder, in WAL mode, held by this process alone. Every statement
@@ -249,9 +208,7 @@ export class SqliteStore implements AirlockStore {
       cursorId: cursor?.id,
       limit: limit + 1,
     });
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { entries: page.map(toToolCall), nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.requested_at, last.ledger_id) : null };
+    return toAuditPage(rows, limit);
   }
 
   async saveGrant(grant: StoredGrant): Promise<void> {
@@ -271,8 +228,7 @@ export class SqliteStore implements AirlockStore {
   }
 
   async saveRule(rule: Rule): Promise<void> {
-    const scopeValue = rule.scope.kind === 'chat' ? rule.scope.sessionId : rule.scope.kind === 'workspace' ? rule.scope.path : '';
-    this.statements.saveRule.run({ ruleId: rule.id, scopeKind: rule.scope.kind, scopeValue, json: JSON.stringify(rule), createdAt: Date.parse(rule.createdAt) || 0 });
+    this.statements.saveRule.run({ ruleId: rule.id, scopeKind: rule.scope.kind, scopeValue: ruleScopeValue(rule), json: JSON.stringify(rule), createdAt: Date.parse(rule.createdAt) || 0 });
   }
 
   async deleteRule(ruleId: string): Promise<void> {
@@ -280,7 +236,7 @@ export class SqliteStore implements AirlockStore {
   }
 
   async listRules(): Promise<StoredRule[]> {
-    return this.statements.listRules.all().map((row) => ({ rule: JSON.parse(row.json) as Rule, hits: row.hits, lastUsedAt: row.last_used_at }));
+    return this.statements.listRules.all().map(toStoredRule);
   }
 
   async recordRuleHit(ruleId: string, at: number): Promise<void> {
@@ -422,85 +378,8 @@ function prepareStatements(db: Database) {
     setSetting: db.prepare<[string, string]>('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     deleteSetting: db.prepare<[string]>('DELETE FROM settings WHERE key = ?'),
     deleteSessionRules: db.prepare<[string]>("DELETE FROM rules WHERE scope_kind = 'chat' AND scope_value = ?"),
-    listRules: db.prepare<[], { json: string; hits: number; last_used_at: number | null }>('SELECT json, hits, last_used_at FROM rules ORDER BY created_at, rowid'),
+    listRules: db.prepare<[], RuleRow>('SELECT json, hits, last_used_at FROM rules ORDER BY created_at, rowid'),
     recordRuleHit: db.prepare<[number, string]>('UPDATE rules SET hits = hits + 1, last_used_at = ? WHERE rule_id = ?'),
     listGrants: db.prepare<[], GrantRow>("SELECT * FROM grants WHERE scope_kind = 'session' ORDER BY created_at, rowid"),
   };
-}
-
-function toSession(row: SessionRow): StoredSessionSummary {
-  return {
-    sessionId: row.session_id,
-    title: row.title,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    confirmToolCalls: row.confirm_tool_calls === 1,
-    lastRunId: row.last_run_id,
-  };
-}
-
-function toRun(row: RunRow): StoredRun {
-  return {
-    runId: row.run_id,
-    sessionId: row.session_id,
-    options: JSON.parse(row.options) as StoredRun['options'],
-    startedAt: row.started_at,
-    endedAt: row.ended_at,
-    endReason: row.end_reason,
-  };
-}
-
-function toToolCall(row: LedgerRow): ToolCallRecord {
-  return {
-    runId: row.run_id,
-    sessionId: row.session_id,
-    toolCallId: row.tool_call_id,
-    toolName: row.tool_name,
-    arguments: JSON.parse(row.arguments) as ToolCallRecord['arguments'],
-    editedArguments: row.edited_arguments === null ? null : (JSON.parse(row.edited_arguments) as ToolCallRecord['editedArguments']),
-    approvalId: row.approval_id,
-    executesCode: row.executes_code === 1,
-    toolVersion: row.tool_version,
-    requestedAt: row.requested_at,
-    expiresAt: row.expires_at,
-    decision: row.decision,
-    source: row.source,
-    reason: row.reason,
-    decidedByGrant: row.decided_by_grant,
-    decidedByRule: row.decided_by_rule,
-    decidedAt: row.decided_at,
-    connectionId: row.connection_id,
-    clientLabel: row.client_label,
-    startedAt: row.started_at,
-    outcome: row.outcome,
-    result: row.result,
-    endedAt: row.ended_at,
-  };
-}
-
-function toGrant(row: GrantRow): StoredGrant {
-  return {
-    grantId: row.grant_id,
-    scope: 'session',
-    sessionId: row.scope_value,
-    toolName: row.tool_name,
-    arguments: row.arguments === null ? null : (JSON.parse(row.arguments) as StoredGrant['arguments']),
-    toolVersion: row.tool_version,
-    createdAt: row.created_at,
-  };
-}
-
-function auditLimit(limit: number | undefined): number {
-  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_AUDIT_LIMIT;
-  return Math.min(MAX_AUDIT_LIMIT, Math.max(1, Math.trunc(limit)));
-}
-
-function encodeCursor(at: number, id: number): string {
-  return Buffer.from(`${at}:${id}`, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): { at: number; id: number } {
-  const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split(':').map(Number);
-  if (at === undefined || id === undefined || rest.length > 0 || !Number.isFinite(at) || !Number.isSafeInteger(id)) throw new NotFoundError('audit cursor', cursor);
-  return { at, id };
 }

@@ -1,4 +1,4 @@
-import { escapeIdentifier, type Pool } from 'pg';
+import { escapeIdentifier, type Pool, type PoolClient } from 'pg';
 import type { Migration } from '../migrations';
 import { StoreError } from '../store-error';
 
@@ -21,10 +21,7 @@ export interface MigratePostgresOptions {
 export async function migratePostgres(pool: Pool, { schema, location, migrations, now }: MigratePostgresOptions): Promise<void> {
   const latest = migrations.at(-1)?.version ?? 0;
   const quoted = escapeIdentifier(schema);
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`airlock migrations of ${schema}`]);
     // Looked up first: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the database even when it exists.
     const { rowCount } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
@@ -39,7 +36,21 @@ export async function migratePostgres(pool: Pool, { schema, location, migrations
       await client.query(migration.sql);
       await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, now]);
     }
+  });
+}
+
+/**
+ * Runs `work` on one pooled connection between BEGIN and COMMIT; a throw rolls it back and rethrows. A connection
+ * whose ROLLBACK fails too is dropped from the pool rather than handed to the next caller mid-transaction.
+ */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
     await client.query('COMMIT');
+    return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {
       broken = true;

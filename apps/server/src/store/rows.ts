@@ -1,0 +1,188 @@
+import type { AuditPage, PendingApproval, PendingApprovalRecord, Rule, StoredGrant, StoredRule, StoredRun, StoredSessionSummary, ToolCallRecord } from '@airlock/api';
+import { NotFoundError } from '@airlock/core';
+
+/**
+ * The rows both stores read and how they become records. A boolean column comes back as 0/1 from SQLite and as a
+ * boolean from PostgreSQL; bigint columns come back as numbers (the PostgreSQL store parses them so).
+ */
+export type SqlBoolean = boolean | number;
+
+export interface SessionRow {
+  session_id: string;
+  title: string;
+  created_at: number;
+  updated_at: number;
+  confirm_tool_calls: SqlBoolean;
+  last_run_id: string | null;
+}
+
+export interface RunRow {
+  run_id: string;
+  session_id: string;
+  options: string;
+  started_at: number;
+  ended_at: number | null;
+  end_reason: string | null;
+}
+
+export interface LedgerRow {
+  ledger_id: number;
+  run_id: string;
+  session_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  arguments: string;
+  edited_arguments: string | null;
+  approval_id: string;
+  executes_code: SqlBoolean;
+  tool_version: string;
+  requested_at: number;
+  expires_at: number | null;
+  decision: ToolCallRecord['decision'];
+  source: ToolCallRecord['source'];
+  reason: string | null;
+  decided_by_grant: string | null;
+  decided_by_rule: string | null;
+  decided_at: number | null;
+  connection_id: string | null;
+  client_label: string | null;
+  started_at: number | null;
+  outcome: ToolCallRecord['outcome'];
+  result: string | null;
+  ended_at: number | null;
+}
+
+export interface GrantRow {
+  grant_id: string;
+  scope_kind: string;
+  scope_value: string;
+  tool_name: string;
+  arguments: string | null;
+  tool_version: string;
+  created_at: number;
+}
+
+export interface RuleRow {
+  json: string;
+  hits: number;
+  last_used_at: number | null;
+}
+
+export const SESSION_COLUMNS = 'session_id, title, created_at, updated_at, confirm_tool_calls, last_run_id';
+
+const DEFAULT_AUDIT_LIMIT = 100;
+const MAX_AUDIT_LIMIT = 1000;
+
+export function toBoolean(value: SqlBoolean): boolean {
+  return value === true || value === 1;
+}
+
+export function toSession(row: SessionRow): StoredSessionSummary {
+  return {
+    sessionId: row.session_id,
+    title: row.title,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    confirmToolCalls: toBoolean(row.confirm_tool_calls),
+    lastRunId: row.last_run_id,
+  };
+}
+
+export function toRun(row: RunRow): StoredRun {
+  return {
+    runId: row.run_id,
+    sessionId: row.session_id,
+    options: JSON.parse(row.options) as StoredRun['options'],
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    endReason: row.end_reason,
+  };
+}
+
+export function toToolCall(row: LedgerRow): ToolCallRecord {
+  return {
+    runId: row.run_id,
+    sessionId: row.session_id,
+    toolCallId: row.tool_call_id,
+    toolName: row.tool_name,
+    arguments: JSON.parse(row.arguments) as ToolCallRecord['arguments'],
+    editedArguments: row.edited_arguments === null ? null : (JSON.parse(row.edited_arguments) as ToolCallRecord['editedArguments']),
+    approvalId: row.approval_id,
+    executesCode: toBoolean(row.executes_code),
+    toolVersion: row.tool_version,
+    requestedAt: row.requested_at,
+    expiresAt: row.expires_at,
+    decision: row.decision,
+    source: row.source,
+    reason: row.reason,
+    decidedByGrant: row.decided_by_grant,
+    decidedByRule: row.decided_by_rule,
+    decidedAt: row.decided_at,
+    connectionId: row.connection_id,
+    clientLabel: row.client_label,
+    startedAt: row.started_at,
+    outcome: row.outcome,
+    result: row.result,
+    endedAt: row.ended_at,
+  };
+}
+
+export function toPending(row: LedgerRow): PendingApproval {
+  return {
+    approvalId: row.approval_id,
+    sessionId: row.session_id,
+    runId: row.run_id,
+    toolCallId: row.tool_call_id,
+    toolName: row.tool_name,
+    arguments: JSON.parse(row.arguments) as PendingApproval['arguments'],
+    requestedAt: row.requested_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+export function toPendingRecord(row: LedgerRow): PendingApprovalRecord {
+  return { ...toPending(row), executesCode: toBoolean(row.executes_code), toolVersion: row.tool_version };
+}
+
+export function toGrant(row: GrantRow): StoredGrant {
+  return {
+    grantId: row.grant_id,
+    scope: 'session',
+    sessionId: row.scope_value,
+    toolName: row.tool_name,
+    arguments: row.arguments === null ? null : (JSON.parse(row.arguments) as StoredGrant['arguments']),
+    toolVersion: row.tool_version,
+    createdAt: row.created_at,
+  };
+}
+
+export function toStoredRule(row: RuleRow): StoredRule {
+  return { rule: JSON.parse(row.json) as Rule, hits: row.hits, lastUsedAt: row.last_used_at };
+}
+
+/** The `scope_value` column of a rule: the chat's session id, the workspace's path, or '' for a global rule. */
+export function ruleScopeValue(rule: Rule): string {
+  return rule.scope.kind === 'chat' ? rule.scope.sessionId : rule.scope.kind === 'workspace' ? rule.scope.path : '';
+}
+
+export function auditLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_AUDIT_LIMIT;
+  return Math.min(MAX_AUDIT_LIMIT, Math.max(1, Math.trunc(limit)));
+}
+
+/** One page of the audit: `rows` holds up to `limit + 1` rows, newest first; one more than `limit` means there is a next page. */
+export function toAuditPage(rows: readonly LedgerRow[], limit: number): AuditPage {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { entries: page.map(toToolCall), nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.requested_at, last.ledger_id) : null };
+}
+
+function encodeCursor(at: number, id: number): string {
+  return Buffer.from(`${at}:${id}`, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string): { at: number; id: number } {
+  const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split(':').map(Number);
+  if (at === undefined || id === undefined || rest.length > 0 || !Number.isFinite(at) || !Number.isSafeInteger(id)) throw new NotFoundError('audit cursor', cursor);
+  return { at, id };
+}
