@@ -69,6 +69,9 @@ export async function startShippedServer(options: { modelUrl: string; nodeOption
     { env, stdio: 'pipe' },
   );
   const exited = new Promise<void>((resolve) => launcher.once('exit', () => resolve()));
+  // A bench that fails half-way must not leave a server behind: the launcher stops it when it goes.
+  const stopOnExit = () => launcher.kill('SIGTERM');
+  process.once('exit', stopOnExit);
   let stderr = '';
   launcher.stderr.on('data', (data: Buffer) => {
     stderr += data.toString();
@@ -104,6 +107,7 @@ export async function startShippedServer(options: { modelUrl: string; nodeOption
     inspector: () => (inspector ??= Inspector.open(pid, launcher.stderr)),
     close: async () => {
       if (inspector) (await inspector).close();
+      process.off('exit', stopOnExit);
       launcher.kill('SIGTERM');
       await exited;
       rmSync(dir, { recursive: true, force: true });
