@@ -873,13 +873,17 @@ export class ChatService {
     const messages = (session.messages ??= await this.store.loadMessages(id));
     this.loaded.delete(id);
     this.loaded.add(id);
+    // A bounded look from the oldest end, so a start costs the same with thousands of runs going: never the one asked
+    // for (it is about to be used), nor one whose run is going, which moves to the newest end rather than being
+    // looked at again on every call.
+    let looked = 0;
     for (const oldest of this.loaded) {
-      if (this.loaded.size <= this.maxLoadedSessions) break;
-      // Never the one asked for (it is about to be used), nor one whose run is going.
+      if (this.loaded.size <= this.maxLoadedSessions || looked++ >= MAX_EVICTION_LOOK) break;
       const idle = this.sessions.get(oldest);
-      if (oldest === id || idle?.activeRun) continue;
-      if (idle) idle.messages = undefined;
+      if (oldest === id) continue;
       this.loaded.delete(oldest);
+      if (idle?.activeRun) this.loaded.add(oldest);
+      else if (idle) idle.messages = undefined;
     }
     return messages;
   }
@@ -1164,6 +1168,9 @@ export class ChatService {
     }
   }
 }
+
+/** Loaded sessions looked at per conversation read when too many are loaded (see messagesOf). */
+const MAX_EVICTION_LOOK = 64;
 
 function newSummary(sessionId: string, firstMessage: string, now: number): StoredSessionSummary {
   return { sessionId, title: titleFrom(firstMessage), createdAt: now, updatedAt: now, confirmToolCalls: true, lastRunId: null };
