@@ -276,22 +276,7 @@ export class ChatService {
       await this.store.updateSession(session.summary.sessionId, { updatedAt: now, lastRunId: runId, confirmToolCalls });
       const run = this.newRun(runId, session.summary.sessionId, tools);
       if (cluster) run.fence = 1;
-      const system = this.systemMessages();
-      const generator = runToolLoop({
-        model,
-        messages: system.length === 0 ? [...messages] : [...system, ...messages],
-        tools,
-        registry: this.options.registry,
-        sessionId: session.summary.sessionId,
-        runId,
-        signal: run.cancellation,
-        confirmToolCalls,
-        currentTool: (name) => this.options.tools().find((tool) => tool.name === name),
-        ...this.policyFor(session.summary.sessionId),
-        onMessage: (message) => run.unsaved.push(message),
-        ...loopOptions(options),
-      });
-      this.attachRun(session, run, generator);
+      this.attachRun(session, run, this.loop(run, { model, messages, confirmToolCalls, options }));
       return { runId };
     });
   }
@@ -832,6 +817,25 @@ export class ChatService {
     return rules ? { policy: (call, tool, options) => rules.evaluate(sessionId, call, tool, options) } : {};
   }
 
+  /** The loop of a run, started or resumed: the conversation so far, behind the system prompt. */
+  private loop(run: Run, input: { model: ChatModel; messages: readonly ChatMessage[]; confirmToolCalls: boolean; options: RunOptions; resume?: ResumeState }) {
+    return runToolLoop({
+      model: input.model,
+      messages: [...this.systemMessages(), ...input.messages],
+      tools: run.tools,
+      registry: this.options.registry,
+      sessionId: run.sessionId,
+      runId: run.runId,
+      signal: run.cancellation,
+      confirmToolCalls: input.confirmToolCalls,
+      currentTool: (name) => this.options.tools().find((tool) => tool.name === name),
+      ...this.policyFor(run.sessionId),
+      onMessage: (message) => run.unsaved.push(message),
+      ...(input.resume === undefined ? {} : { resume: input.resume }),
+      ...loopOptions(input.options),
+    });
+  }
+
   private systemMessages(): ChatMessage[] {
     return this.options.systemPrompt ? [{ role: 'system', content: this.options.systemPrompt }] : [];
   }
@@ -956,23 +960,8 @@ export class ChatService {
     });
     const executedCallIds = [...records.values()].filter((record) => record.outcome === 'executed').map((record) => record.toolCallId);
     const resume: ResumeState = { calls, toolCallsUsed: toolMessagesSinceLastUser(messages), executedCallIds };
-    const system = this.systemMessages();
-    const generator = runToolLoop({
-      model: this.options.model(),
-      messages: [...system, ...messages],
-      tools: run.tools,
-      registry: this.options.registry,
-      sessionId: session.summary.sessionId,
-      runId: run.runId,
-      signal: run.cancellation,
-      confirmToolCalls: session.summary.confirmToolCalls,
-      currentTool: (name) => this.options.tools().find((tool) => tool.name === name),
-      ...this.policyFor(session.summary.sessionId),
-      onMessage: (message) => run.unsaved.push(message),
-      resume,
-      ...loopOptions(stored.options),
-    });
-    this.attachRun(session, run, generator);
+    const loop = this.loop(run, { model: this.options.model(), messages, confirmToolCalls: session.summary.confirmToolCalls, options: stored.options, resume });
+    this.attachRun(session, run, loop);
     if (fence !== undefined && restored.length > 0) {
       // A decision written between the read above and the restore was announced when no slot could take it: read again.
       for (const record of await this.store.listRunToolCalls(stored.runId)) {
