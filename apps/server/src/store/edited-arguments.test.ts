@@ -1,59 +1,15 @@
-import { MemoryStore, type AirlockStore, type LedgerChange } from '@airlock/api';
+import type { LedgerChange } from '@airlock/api';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { openTestDatabase, probeTestDatabase } from '../../test/support/postgres';
 import { migrate } from './migrate';
 import { migrations } from './migrations';
-import { PostgresStore } from './postgres-store';
 import { DATABASE_FILE, SqliteStore } from './sqlite-store';
+import { storeImplementations } from './store-implementations';
 import { appendAll, run, session, startChange, tempFolder } from './test-support';
 
-interface OpenedStore extends AsyncDisposable {
-  store: AirlockStore;
-}
-
 const quiet = { log: () => {} };
-const postgres = await probeTestDatabase();
-
-const implementations: { name: string; open: () => Promise<OpenedStore>; skipReason?: string }[] = [
-  {
-    name: 'MemoryStore',
-    open: async () => {
-      const store = new MemoryStore();
-      return { store, [Symbol.asyncDispose]: () => store.close() };
-    },
-  },
-  {
-    name: 'SqliteStore',
-    open: async () => {
-      const folder = await tempFolder();
-      const store = await SqliteStore.open({ directory: folder.path, ...quiet });
-      return {
-        store,
-        [Symbol.asyncDispose]: async () => {
-          await store.close();
-          await folder[Symbol.asyncDispose]();
-        },
-      };
-    },
-  },
-  {
-    name: postgres.available ? 'PostgresStore' : 'PostgresStore (skipped: no PostgreSQL)',
-    open: async () => {
-      const database = await openTestDatabase();
-      const store = await PostgresStore.open({ url: database.url, schema: database.schema, ...quiet });
-      return {
-        store,
-        [Symbol.asyncDispose]: async () => {
-          await store.close();
-          await database[Symbol.asyncDispose]();
-        },
-      };
-    },
-    ...(postgres.available ? {} : { skipReason: postgres.reason }),
-  },
-];
+const implementations = await storeImplementations();
 
 const edited = (toolCallId: string, command: string): LedgerChange => ({
   kind: 'decision',

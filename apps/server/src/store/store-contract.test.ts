@@ -1,54 +1,9 @@
-import { MemoryStore, type AirlockStore, type AuditQuery, type ChatMessage, type Decision, type LedgerChange, type ToolCallRecord } from '@airlock/api';
+import { type AirlockStore, type AuditQuery, type ChatMessage, type Decision, type LedgerChange, type ToolCallRecord } from '@airlock/api';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { openTestDatabase, probeTestDatabase } from '../../test/support/postgres';
-import { PostgresStore } from './postgres-store';
-import { SqliteStore } from './sqlite-store';
-import { appendAll, run, session, startChange, statusEvent, tempFolder } from './test-support';
+import { storeImplementations } from './store-implementations';
+import { appendAll, run, session, startChange, statusEvent } from './test-support';
 
-interface OpenedStore extends AsyncDisposable {
-  store: AirlockStore;
-}
-
-const postgres = await probeTestDatabase();
-
-const implementations: { name: string; open: () => Promise<OpenedStore>; skipReason?: string }[] = [
-  {
-    name: 'MemoryStore',
-    open: async () => {
-      const store = new MemoryStore();
-      return { store, [Symbol.asyncDispose]: () => store.close() };
-    },
-  },
-  {
-    name: 'SqliteStore',
-    open: async () => {
-      const folder = await tempFolder();
-      const store = await SqliteStore.open({ directory: folder.path, log: () => {} });
-      return {
-        store,
-        [Symbol.asyncDispose]: async () => {
-          await store.close();
-          await folder[Symbol.asyncDispose]();
-        },
-      };
-    },
-  },
-  {
-    name: postgres.available ? 'PostgresStore' : 'PostgresStore (skipped: no PostgreSQL)',
-    open: async () => {
-      const database = await openTestDatabase();
-      const store = await PostgresStore.open({ url: database.url, schema: database.schema, log: () => {} });
-      return {
-        store,
-        [Symbol.asyncDispose]: async () => {
-          await store.close();
-          await database[Symbol.asyncDispose]();
-        },
-      };
-    },
-    ...(postgres.available ? {} : { skipReason: postgres.reason }),
-  },
-];
+const implementations = await storeImplementations();
 
 describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReason }) => {
   beforeEach((context) => context.skip(skipReason !== undefined, skipReason));
