@@ -32,6 +32,10 @@ export function openDatabase({ directory, file, busyTimeoutMs }: OpenDatabaseOpt
     if (report.length !== 1 || report[0] !== 'ok') throw new StoreError(file, 'corrupt', `is damaged (quick_check: ${report.slice(0, 3).join('; ')})`);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
+    // SQLite's own default page cache (2 MiB) rather than the driver's 16 MiB: writes append, reads are of recent
+    // rows, and the operating system caches the file anyway; held by the process, the larger cache grew with the
+    // number of chats (about 1.6 KiB per waiting session at 10,000).
+    db.pragma('cache_size = -2000');
     db.pragma('foreign_keys = ON');
     return db;
   } catch (error) {
