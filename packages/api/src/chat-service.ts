@@ -605,6 +605,8 @@ export class ChatService {
       case 'decided': {
         const run = this.runs.get(message.runId);
         if (!run || run.remote || run.log.isClosed) return;
+        // Released here already (decided on this instance, or the message is a repeat): nothing to read.
+        if (!this.registry.listPending(run.sessionId).some((pending) => pending.approvalId === message.approvalId)) return;
         const record = (await this.store.listRunToolCalls(message.runId)).find((candidate) => candidate.approvalId === message.approvalId);
         if (record) this.applyRecordedDecision(record);
         return;
