@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { trpc } from '../lib/trpc';
 import type { WorkspaceRulesStatus } from './rule-types';
 
@@ -10,9 +11,13 @@ const STATE_TEXT: Record<WorkspaceRulesStatus['state'], string> = {
 /** The workspace's own `.airlock/rules.json`: whether it is there and sound, and whether its allow rules count. */
 export function WorkspaceRulesPanel({ status }: { status: WorkspaceRulesStatus }) {
   const utils = trpc.useUtils();
+  // The person's choice, shown from the click itself (the mutation's own state arrives a render later, and the box
+  // would show the old value in between) until the server's answer replaces it or an error puts the old one back.
+  const [chosen, setChosen] = useState<boolean | undefined>(undefined);
   // The answer is the new status: set it rather than read the list again, so the box never flips back meanwhile.
   const trust = trpc.rules.trustWorkspace.useMutation({
     onSuccess: (workspace) => utils.rules.list.setData(undefined, (list) => (list === undefined ? list : { ...list, workspace })),
+    onSettled: () => setChosen(undefined),
   });
   return (
     <section className="workspace-rules" aria-label="Workspace rules file" data-state={status.state}>
@@ -25,7 +30,15 @@ export function WorkspaceRulesPanel({ status }: { status: WorkspaceRulesStatus }
         </pre>
       )}
       <label className="checkbox">
-        <input type="checkbox" checked={trust.isPending ? trust.variables.trusted : status.trusted} disabled={trust.isPending} onChange={(event) => trust.mutate({ trusted: event.target.checked })} />
+        <input
+          type="checkbox"
+          checked={chosen ?? status.trusted}
+          disabled={chosen !== undefined || trust.isPending}
+          onChange={(event) => {
+            setChosen(event.target.checked);
+            trust.mutate({ trusted: event.target.checked });
+          }}
+        />
         Trust this workspace&apos;s rules
       </label>
       <p className="muted">
