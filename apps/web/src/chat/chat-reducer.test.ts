@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LoopEvent, StoredMessage, ToolCallRecord } from '../lib/api-types';
+import { ledgerRecord } from './test-ledger-record';
 import { chatReducer, initialChatState, toolKey, undecidedCalls, type ChatAction, type ChatHistory, type ChatState } from './chat-reducer';
 
 const RUN = 'run_1';
@@ -208,32 +209,7 @@ describe('chatReducer', () => {
 });
 
 function record(toolCallId: string, fields: Partial<ToolCallRecord>): ToolCallRecord {
-  return {
-    runId: 'run_0',
-    sessionId: 'chat_1',
-    toolCallId,
-    toolName: 'terminal',
-    arguments: { command: 'ls' },
-    editedArguments: null,
-    approvalId: `apv_${toolCallId}`,
-    executesCode: true,
-    toolVersion: 'v1',
-    requestedAt: 1,
-    expiresAt: null,
-    decision: null,
-    source: null,
-    reason: null,
-    decidedByGrant: null,
-    decidedByRule: null,
-    decidedAt: null,
-    connectionId: null,
-    clientLabel: null,
-    startedAt: null,
-    outcome: null,
-    result: null,
-    endedAt: null,
-    ...fields,
-  };
+  return ledgerRecord({ toolCallId, approvalId: `apv_${toolCallId}`, ...fields });
 }
 
 function historyCall(state: ChatState, key: string) {

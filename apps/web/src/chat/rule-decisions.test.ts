@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LoopEventOf, ToolCallRecord } from '../lib/api-types';
+import { ledgerRecord } from './test-ledger-record';
 import { stateFromRecord } from './recorded-call-state';
 import { stateAfterDecision, stateAfterEnd, stateForTurn } from './tool-call-state';
 
@@ -23,32 +24,7 @@ function end(outcome: 'executed' | 'denied', result: string): LoopEventOf<'tool-
 }
 
 function record(fields: Partial<ToolCallRecord>): ToolCallRecord {
-  return {
-    runId: 'run_0',
-    sessionId: 'chat_1',
-    toolCallId: 'c1',
-    toolName: 'terminal',
-    arguments: { command: 'npm test' },
-    editedArguments: null,
-    approvalId: '',
-    executesCode: true,
-    toolVersion: 'v1',
-    requestedAt: 1,
-    expiresAt: null,
-    decision: null,
-    source: null,
-    reason: null,
-    decidedByGrant: null,
-    decidedByRule: null,
-    decidedAt: null,
-    connectionId: null,
-    clientLabel: null,
-    startedAt: null,
-    outcome: null,
-    result: null,
-    endedAt: null,
-    ...fields,
-  };
+  return ledgerRecord({ arguments: { command: 'npm test' }, ...fields });
 }
 
 describe('calls a lasting rule decided', () => {
