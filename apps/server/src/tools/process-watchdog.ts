@@ -2,9 +2,11 @@ import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { MarkedScope } from './process-group';
 
-// Reads its stdin, which only this server writes to, until it closes: that happens when the server dies, even by
-// SIGKILL. Then it freezes the call's group and every process carrying the call's marker, and kills them all.
-const SCRIPT = `
+// Both scripts read their stdin, which only this server writes to, until it closes: that happens when the server
+// dies, even by SIGKILL.
+
+// Then it freezes the call's group and every process carrying the call's marker, and kills them all.
+const GROUP_SCRIPT = `
 while read -r _; do :; done
 kill -STOP -- "-$1" 2>/dev/null
 found=
@@ -19,9 +21,25 @@ kill -KILL -- "-$1" 2>/dev/null
 [ -z "$found" ] || kill -KILL $found 2>/dev/null
 exit 0`;
 
+// Each line is a pid to kill as well (the host pid of a sandbox's pid 1: killing it ends its whole PID namespace).
+// Then it kills those and the call's group.
+const SANDBOX_SCRIPT = `
+pids=
+while read -r pid; do
+  case $pid in ''|*[!0-9]*) ;; *) pids="$pids $pid" ;; esac
+done
+[ -z "$pids" ] || kill -KILL $pids 2>/dev/null
+kill -KILL -- "-$1" 2>/dev/null
+exit 0`;
+
 export interface ProcessWatchdog {
   /** The call is over: the watchdog is stopped without doing anything. */
   release(): void;
+}
+
+export interface SandboxWatchdog extends ProcessWatchdog {
+  /** Kills this pid too if the server dies before the call ends. */
+  alsoKill(pid: number): void;
 }
 
 /**
@@ -29,7 +47,26 @@ export interface ProcessWatchdog {
  * while the call runs (without a sandbox nothing else would: the call's group is detached from the server).
  */
 export function startProcessWatchdog(scope: MarkedScope): ProcessWatchdog {
-  const watchdog = spawn('/bin/sh', ['-c', SCRIPT, 'airlock-watchdog', String(scope.group), scope.marker], {
+  const { release } = startWatchdog(GROUP_SCRIPT, [String(scope.group), scope.marker]);
+  return { release };
+}
+
+/**
+ * The same for a sandboxed call: bubblewrap's --die-with-parent leaves a window (its pid 1 asks for the signal
+ * only after the command has started), and a server killed in it would leave the sandbox running for good.
+ */
+export function startSandboxWatchdog(group: number): SandboxWatchdog {
+  const { release, stdin } = startWatchdog(SANDBOX_SCRIPT, [String(group)]);
+  return {
+    release,
+    alsoKill: (pid) => {
+      if (!stdin.destroyed) stdin.write(`${pid}\n`);
+    },
+  };
+}
+
+function startWatchdog(script: string, args: string[]) {
+  const watchdog = spawn('/bin/sh', ['-c', script, 'airlock-watchdog', ...args], {
     cwd: '/',
     env: { PATH: '/usr/bin:/bin' },
     detached: true,
@@ -41,6 +78,7 @@ export function startProcessWatchdog(scope: MarkedScope): ProcessWatchdog {
   watchdog.unref();
   (watchdog.stdin as unknown as Socket).unref();
   return {
+    stdin: watchdog.stdin,
     release: () => {
       if (watchdog.exitCode === null && watchdog.signalCode === null) watchdog.kill('SIGKILL');
       watchdog.stdin.destroy();

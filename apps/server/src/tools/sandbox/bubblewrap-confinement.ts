@@ -3,6 +3,7 @@ import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { WRAPPER_SCRIPT, type ConfinedCommand, type ConfinedProcess } from '../process-confinement';
+import { startSandboxWatchdog } from '../process-watchdog';
 import { pidNamespaceMembers } from './pid-namespace';
 import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
 
@@ -24,7 +25,8 @@ const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.si
 /**
  * Runs the command in a bubblewrap sandbox (see SandboxPolicy). Its processes live in a PID namespace of their
  * own: when the command exits, or is stopped, pid 1 of the namespace exits and the kernel kills every process
- * left in it, setsid and double forks included; when this server dies, bubblewrap dies with it.
+ * left in it, setsid and double forks included; when this server dies, bubblewrap dies with it, and a watchdog
+ * kills the namespace's pid 1 in case it had not yet asked to die with bubblewrap.
  */
 export function confineToBubblewrap(command: ConfinedCommand, sandbox: BubblewrapSandbox): ConfinedProcess {
   const args = [...bubblewrapArgs(sandbox.policy), '--chdir', command.cwd, '--info-fd', '3', '--', '/bin/sh', '-c', WRAPPER_SCRIPT, command.file, ...command.args];
@@ -46,7 +48,12 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
     if (child.pid !== undefined) signalQuietly(-child.pid, 'SIGKILL');
   };
   let known: SandboxInfo | undefined;
-  void info.then((value) => (known = value));
+  // The sandbox's pid 1 dies with bubblewrap only once it has asked to, which may be after the command started.
+  const watchdog = child.pid === undefined ? undefined : startSandboxWatchdog(child.pid);
+  void info.then((value) => {
+    known = value;
+    if (value !== undefined) watchdog?.alsoKill(value.childPid);
+  });
 
   return {
     // stdout and stderr are pipes (above), so they are never null.
@@ -72,7 +79,7 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
       return { code, signal };
     },
     killNow: () => killAll(known),
-    release: () => undefined,
+    release: () => watchdog?.release(),
   };
 }
 
