@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
 import { RECORDING_COMMAND } from './support/airlock-under-test';
 import { useBrowserSuite } from './support/browser-suite';
@@ -19,6 +20,32 @@ interface Shown {
   actions: string[];
 }
 
+/** Turns notifications on in Settings, and waits for the notification worker. */
+async function turnOnNotifications(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('checkbox', { name: /Notify me when a decision is needed/ }).check();
+  await page.getByRole('button', { name: 'Close settings' }).click();
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+}
+
+/** Makes the page believe its tab went to the background, as a switch to another tab does. */
+async function hide(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+}
+
+/** The notifications on screen, as the page's service worker registration lists them. */
+async function shown(page: Page): Promise<Shown[]> {
+  return page.evaluate(async (): Promise<Shown[]> => {
+    const registration = await navigator.serviceWorker.ready;
+    const notifications = await registration.getNotifications();
+    return notifications.map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: (n as unknown as { actions: { action: string }[] }).actions.map((a) => a.action) }));
+  });
+}
+
 describe('notifications of waiting calls', () => {
   it('names each call while the tab is hidden, and an Allow from one decides that call only', async () => {
     await suite.context.grantPermissions(['notifications'], { origin: suite.airlock.server.url });
@@ -30,25 +57,12 @@ describe('notifications of waiting calls', () => {
     });
     const chat = await ChatPage.open(suite.context, suite.airlock.link);
     const { page } = chat;
-    await page.getByRole('button', { name: 'Settings' }).click();
-    await page.getByRole('checkbox', { name: /Notify me when a decision is needed/ }).check();
-    await page.getByRole('button', { name: 'Close settings' }).click();
-    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
-    await page.evaluate(() => {
-      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
-      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
-      document.dispatchEvent(new Event('visibilitychange'));
-    });
+    await turnOnNotifications(page);
+    await hide(page);
 
     await chat.send('two commands');
-    const shown = async () =>
-      page.evaluate(async (): Promise<Shown[]> => {
-        const registration = await navigator.serviceWorker.ready;
-        const notifications = await registration.getNotifications();
-        return notifications.map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: (n as unknown as { actions: { action: string }[] }).actions.map((a) => a.action) }));
-      });
-    await vi.waitFor(async () => expect(await shown()).toHaveLength(2), { timeout: 10_000 });
-    const all = await shown();
+    await vi.waitFor(async () => expect(await shown(page)).toHaveLength(2), { timeout: 10_000 });
+    const all = await shown(page);
     const first = all.find((notification) => notification.body.startsWith(RECORDING_COMMAND));
     const second = all.find((notification) => notification.body.startsWith('echo second'));
     expect(first).toMatchObject({ title: 'Decision needed: terminal', body: `${RECORDING_COMMAND}\nin “two commands”`, actions: ['allow', 'deny'] });
@@ -73,5 +87,26 @@ describe('notifications of waiting calls', () => {
     await click(first!.tag, '');
     await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('data-approval-id'))).toBe(first!.tag));
     await chat.waitForStatus(chat.card(0), 'Waiting for your decision');
+  });
+
+  it('names a call that starts waiting later in a run of a chat this tab does not show', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: suite.airlock.server.url });
+    suite.airlock.model.enqueue(
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'echo step-one' } }] },
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'echo step-two' } }] },
+      { text: 'Both steps ran.' },
+    );
+    const watcher = await ChatPage.open(suite.context, suite.airlock.link);
+    await turnOnNotifications(watcher.page);
+    await hide(watcher.page);
+
+    const driver = await ChatPage.open(suite.context, suite.airlock.link);
+    await driver.send('one step, then another');
+    await vi.waitFor(async () => expect((await shown(watcher.page)).map((n) => n.body)).toStrictEqual(['echo step-one\nin “one step, then another”']), { timeout: 10_000 });
+
+    // The run goes on: nothing about the chat itself changes as its next call starts waiting.
+    await driver.button(driver.card(0), 'Allow terminal').click();
+    await driver.waitForStatus(driver.card(1), 'Waiting for your decision');
+    await vi.waitFor(async () => expect((await shown(watcher.page)).map((n) => n.body)).toStrictEqual(['echo step-two\nin “one step, then another”']), { timeout: 10_000 });
   });
 });

@@ -66,7 +66,11 @@ export interface SessionDetail extends SessionSummary {
 }
 
 /** What changed in the list of sessions: a session's title, activity or run, or its deletion. */
-export type SessionChange = { type: 'session-changed'; session: SessionSummary } | { type: 'session-deleted'; sessionId: string };
+export type SessionChange =
+  | { type: 'session-changed'; session: SessionSummary }
+  | { type: 'session-deleted'; sessionId: string }
+  /** A call of the session started or stopped waiting for a decision: its waiting list (`chat.pending`) changed. */
+  | { type: 'waiting-changed'; sessionId: string };
 
 export interface ChatServiceOptions {
   registry: ApprovalRegistry;
@@ -990,6 +994,9 @@ export class ChatService {
           end = event;
         }
         await this.record(run, event, event !== end);
+        if ((event.type === 'tool-start' && event.awaitingConfirmation) || (event.type === 'tool-decision' && event.approvalId !== '')) {
+          this.notify({ type: 'waiting-changed', sessionId: session.summary.sessionId });
+        }
       }
       await this.flushed(run);
     } catch (error) {

@@ -181,16 +181,20 @@ describe('appRouter', () => {
     await expect(read(await caller.chat.stream({ sessionId: 'c', runId: 'l3', message: 'x' }), () => true)).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
   });
 
-  it('tells a watcher when a session starts or ends a run and when it is deleted, after a first "ready"', async () => {
+  it('tells a watcher when a session starts or ends a run, when a call starts or stops waiting, and when it is deleted, after a first "ready"', async () => {
     const { caller } = setup([echoCall('a'), textStep('ok')]);
     const watch = (await caller.sessions.watch())[Symbol.asyncIterator]();
     const next = async () => (await watch.next()).value as Record<string, unknown>;
     expect(await next()).toStrictEqual({ type: 'ready' });
 
     await read(await caller.chat.stream({ sessionId: 's1', runId: 'w1', message: 'watch me' }), (e) => e.type === 'run-end', async (event) => {
-      if (event.type === 'tool-start') await caller.chat.confirmTool({ sessionId: 's1', approvalId: event.approvalId, decision: 'allow' });
+      if (event.type !== 'tool-start') return;
+      // A tab that is not showing this chat learns from the watch alone that a call waits here.
+      expect(await next()).toMatchObject({ type: 'session-changed', session: { sessionId: 's1', title: 'watch me', activeRunId: 'w1' } });
+      expect(await next()).toStrictEqual({ type: 'waiting-changed', sessionId: 's1' });
+      await caller.chat.confirmTool({ sessionId: 's1', approvalId: event.approvalId, decision: 'allow' });
     });
-    expect(await next()).toMatchObject({ type: 'session-changed', session: { sessionId: 's1', title: 'watch me', activeRunId: 'w1' } });
+    expect(await next()).toStrictEqual({ type: 'waiting-changed', sessionId: 's1' });
     expect(await next()).toMatchObject({ type: 'session-changed', session: { sessionId: 's1', activeRunId: null } });
 
     await caller.sessions.delete({ sessionId: 's1' });

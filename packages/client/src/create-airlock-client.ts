@@ -186,6 +186,9 @@ async function* followSessions(trpc: TRPCClient<AppRouter>, signal?: AbortSignal
         case 'session-deleted':
           sessions.delete(change.sessionId);
           break;
+        case 'waiting-changed':
+          // The list itself is unchanged (pending(sessionId) reads what waits).
+          continue;
       }
       yield [...sessions.values()].sort((a, b) => b.updatedAt - a.updatedAt);
     }

@@ -44,6 +44,10 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
     // The server ends every watch when it shuts down: the restarted server is watched again (and says "ready").
     onComplete: () => restartWatch.current(),
     onData: (change) => {
+      if (change.type === 'waiting-changed') {
+        void utils.chat.pending.invalidate({ sessionId: change.sessionId });
+        return;
+      }
       void utils.sessions.list.invalidate();
       void utils.chat.pending.invalidate();
       // Rules may have decided calls in a run this tab does not follow (their hits are read again as it ends), and a

@@ -2,7 +2,10 @@ import { useMemo } from 'react';
 import type { PendingApproval, SessionSummary } from '../lib/api-types';
 import { trpc } from '../lib/trpc';
 
-/** How often a chat with a run going is asked for its waiting calls: a call can start waiting at any moment of a run. */
+/**
+ * How often a chat with a run going is asked for its waiting calls: a call can start waiting at any moment of a run.
+ * Also while the tab is hidden, which is when a notification is worth most.
+ */
 const POLL_MS = 2000;
 
 export interface WaitingApproval extends PendingApproval {
@@ -25,7 +28,7 @@ export interface WaitingApprovals {
  */
 export function useWaitingApprovals(sessions: readonly SessionSummary[] | undefined): WaitingApprovals {
   const active = (sessions ?? []).filter((session) => session.activeRunId !== null);
-  const results = trpc.useQueries((t) => active.map((session) => t.chat.pending({ sessionId: session.sessionId }, { refetchInterval: POLL_MS, staleTime: 0, retry: false })));
+  const results = trpc.useQueries((t) => active.map((session) => t.chat.pending({ sessionId: session.sessionId }, { refetchInterval: POLL_MS, refetchIntervalInBackground: true, staleTime: 0, retry: false })));
   const key = results.map((result) => result.dataUpdatedAt).join(',');
   const titles = active.map((session) => `${session.sessionId}\u0000${session.title}`).join('\u0001');
   const loaded = sessions !== undefined && results.every((result) => !result.isPending);
