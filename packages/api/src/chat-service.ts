@@ -121,7 +121,8 @@ interface Run {
   /** The next event's seq (events are numbered when queued, stored in order, and seen by clients once stored). */
   nextSeq: number;
   /** Events queued for the store, written in bursts while the loop goes on (text deltas). */
-  queued: { input: AppendEventInput; event: LoopEvent; show: boolean }[];
+  /** Events waiting for their write; `conversation` is where the messages written with one go once stored. */
+  queued: { input: AppendEventInput; event: LoopEvent; show: boolean; conversation?: ChatMessage[] }[];
   /** The burst being written, if any. */
   flushing: Promise<void> | undefined;
   /** Why a burst could not be written: the run stops at its next event. */
@@ -986,14 +987,17 @@ export class ChatService {
         // The loop waits here until the previous event is stored (text deltas excepted, see record): an allow is on
         // disk before its tool starts.
         const next = await generator.next();
-        await this.saveMessages(session, run);
-        if (next.done) break;
+        if (next.done) {
+          await this.saveMessages(session, run);
+          break;
+        }
         const event = next.value;
         if (event.type === 'run-end') {
           reason = event.reason;
           end = event;
         }
-        await this.record(run, event, event !== end);
+        // The messages that came before the event go in its write (a tool's answer and its tool-end are one).
+        await this.record(run, event, event !== end, session);
         if ((event.type === 'tool-start' && event.awaitingConfirmation) || (event.type === 'tool-decision' && event.approvalId !== '')) {
           this.notify({ type: 'waiting-changed', sessionId: session.summary.sessionId });
         }
@@ -1054,8 +1058,16 @@ export class ChatService {
    * written in bursts (one write for all that came while the previous burst was written) without holding the loop;
    * every other event waits for everything before it, and for itself, to be stored.
    */
-  private async record(run: Run, event: LoopEvent, show = true): Promise<void> {
+  private async record(run: Run, event: LoopEvent, show = true, session?: Session): Promise<void> {
     if (run.suspended) return;
+    const delta = event.type === 'text-delta' || event.type === 'reasoning-delta';
+    // Messages ride only with an event the loop waits for; before a delta they are written (and waited for) first.
+    let conversation: ChatMessage[] | undefined;
+    if (session !== undefined && run.unsaved.length > 0) {
+      if (delta) await this.saveMessages(session, run);
+      else conversation = await this.messagesOf(session);
+    }
+    const messages = conversation === undefined ? undefined : run.unsaved.splice(0);
     const at = Date.now();
     const ledger = this.ledgerChange(run, event, at);
     const input: AppendEventInput = {
@@ -1065,11 +1077,12 @@ export class ChatService {
       event,
       at,
       ...(ledger === undefined ? {} : { ledger }),
+      ...(messages === undefined ? {} : { messages }),
       ...(run.fence === undefined ? {} : { fence: run.fence }),
     };
-    run.queued.push({ input, event, show });
+    run.queued.push({ input, event, show, ...(conversation === undefined ? {} : { conversation }) });
     this.startFlush(run);
-    if (event.type !== 'text-delta' && event.type !== 'reasoning-delta') await this.flushed(run);
+    if (!delta) await this.flushed(run);
     else if (run.writeFailure !== undefined) throw run.writeFailure;
   }
 
@@ -1089,7 +1102,10 @@ export class ChatService {
         if (run.suspended) continue;
         if (burst.length === 1) await this.store.appendEvent(burst[0]!.input);
         else await this.store.appendEvents(burst.map((queued) => queued.input));
-        for (const queued of burst) if (queued.show) run.log.append(queued.event);
+        for (const queued of burst) {
+          if (queued.conversation !== undefined) queued.conversation.push(...(queued.input.messages ?? []));
+          if (queued.show) run.log.append(queued.event);
+        }
       }
     } catch (error) {
       run.writeFailure = error;

@@ -121,6 +121,8 @@ export class MemoryStore implements AirlockStore {
     if (entry.events.has(input.seq)) throw new Error(`run "${input.runId}" already has an event ${input.seq}`);
     // Everything that can fail is checked before anything changes: the event and its ledger change land together.
     const applyLedger = input.ledger === undefined ? undefined : this.ledgerChange(input.runId, input.sessionId, input.ledger);
+    const messages = input.messages === undefined || input.messages.length === 0 ? undefined : this.messagesOf(input.sessionId);
+    messages?.push(...input.messages!.map((message) => JSON.stringify(message)));
     entry.events.set(input.seq, JSON.stringify(input.event));
     applyLedger?.();
   }

@@ -153,6 +153,11 @@ export interface AppendEventInput {
   at: number;
   ledger?: LedgerChange;
   /**
+   * Messages of the session's conversation that came before the event, written in the same transaction (before
+   * it), so a tool's answer to the model and its tool-end are one write.
+   */
+  messages?: readonly ChatMessage[];
+  /**
    * The writer's fencing token for the run (see Cluster). A store shared by several instances refuses the write with
    * a FencedError when the run's token is another; a store of one instance ignores it.
    */

@@ -77,6 +77,12 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
       ]),
     ).rejects.toThrow(FencedError);
     await expect(a.appendMessage('s', { role: 'assistant', content: 'late a' }, 2, { runId: 'r', token: 1 })).rejects.toThrow(FencedError);
+    // A message that comes with an event is under the event's fence, with a ledger change or without one.
+    const lateTool = { role: 'tool' as const, toolCallId: 'call-1', toolName: 'echo', content: 'late a' };
+    await expect(a.appendEvent({ runId: 'r', sessionId: 's', seq: 2, event: statusEvent('late a'), at: 2, messages: [lateTool], fence: 1 })).rejects.toThrow(FencedError);
+    await expect(
+      a.appendEvent({ runId: 'r', sessionId: 's', seq: 2, event: statusEvent('late a'), at: 2, messages: [lateTool], ledger: { kind: 'running', toolCallId: 'call-1', startedAt: 3 }, fence: 1 }),
+    ).rejects.toThrow(FencedError);
     await expect(a.endRun('r', 'error', 4, 1)).rejects.toThrow(FencedError);
     await expect(a.appendEvent({ runId: 'gone', sessionId: 's', seq: 1, event: statusEvent('no run'), at: 2, fence: 1 })).rejects.toThrow(FencedError);
 

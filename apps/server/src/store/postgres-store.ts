@@ -303,6 +303,7 @@ export class PostgresStore implements AirlockStore, Cluster {
       } catch (error) {
         throw foreignKeyAsNotFound(error, 'run', inputs[0]!.runId);
       }
+      await insertMessagesOf(client, inputs);
       for (const input of inputs) if (input.ledger !== undefined) await applyLedgerChange(client, input.runId, input.sessionId, input.ledger);
       const lastSeq = new Map<string, number>();
       for (const { runId, seq } of inputs) lastSeq.set(runId, Math.max(seq, lastSeq.get(runId) ?? seq));
@@ -343,12 +344,14 @@ export class PostgresStore implements AirlockStore, Cluster {
       }
       if (inserted !== inputs.length) throw new FencedError(runId);
     };
-    if (inputs.every((input) => input.ledger === undefined)) {
+    if (inputs.every((input) => input.ledger === undefined && (input.messages === undefined || input.messages.length === 0))) {
       await insert(this.pool);
       return;
     }
     await inTransaction(this.pool, async (client) => {
+      // The fenced insert share-locks the run's row until commit: the messages after it are under the same check.
       await insert(client);
+      await insertMessagesOf(client, inputs);
       for (const input of inputs) if (input.ledger !== undefined) await applyLedgerChange(client, input.runId, input.sessionId, input.ledger);
     });
   }
@@ -540,6 +543,21 @@ export class PostgresStore implements AirlockStore, Cluster {
 
   private async rows<Row extends QueryResultRow>(text: string, values?: unknown[]): Promise<Row[]> {
     return (await this.pool.query<Row>(text, values)).rows;
+  }
+}
+
+/** The conversation messages that come with the events, in order, in the caller's transaction. */
+async function insertMessagesOf(client: Queryable, inputs: readonly AppendEventInput[]): Promise<void> {
+  const rows = inputs.flatMap((input) => (input.messages ?? []).map((message) => ({ sessionId: input.sessionId, json: JSON.stringify(message), at: input.at })));
+  if (rows.length === 0) return;
+  try {
+    await client.query('INSERT INTO messages (session_id, json, at) SELECT session_id, json, at FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS m(session_id, json, at, n) ORDER BY n', [
+      rows.map((row) => row.sessionId),
+      rows.map((row) => row.json),
+      rows.map((row) => row.at),
+    ]);
+  } catch (error) {
+    throw foreignKeyAsNotFound(error, 'session', rows[0]!.sessionId);
   }
 }
 

@@ -81,6 +81,7 @@ export class SqliteStore implements AirlockStore {
     this.statements = prepareStatements(db);
     const s = this.statements;
     this.appendEventTransaction = db.transaction((input: AppendEventInput) => {
+      for (const message of input.messages ?? []) s.insertMessage.run({ sessionId: input.sessionId, json: JSON.stringify(message), at: input.at });
       s.insertEvent.run(input.runId, input.seq, JSON.stringify(input.event), input.at);
       if (input.ledger !== undefined) this.applyLedgerChange(input.runId, input.sessionId, input.ledger);
     });

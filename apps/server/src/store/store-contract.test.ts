@@ -160,6 +160,37 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     expect((await store.listAudit({})).entries).toStrictEqual(before);
   });
 
+  it('writes the messages that come with an event in its transaction, before it: both land or neither does', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createRun(run('r', 's'));
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [startChange('call-1', 10_000)]);
+    await store.appendMessage('s', { role: 'user', content: 'list it' }, 9_000);
+    const answer: ChatMessage = { role: 'tool', toolCallId: 'call-1', toolName: 'list_directory', content: 'a.txt' };
+    const end: LedgerChange = { kind: 'end', toolCallId: 'call-1', outcome: 'executed', result: 'a.txt', endedAt: 10_500 };
+
+    // The same seq again fails: the message must not land without its event.
+    await expect(store.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: statusEvent('again'), at: 10_500, messages: [answer], ledger: end })).rejects.toThrow();
+    await expect(store.appendEvents([{ runId: 'r', sessionId: 's', seq: 1, event: statusEvent('again'), at: 10_500, messages: [answer] }])).rejects.toThrow();
+    expect(await store.loadMessages('s')).toStrictEqual([{ role: 'user', content: 'list it' }]);
+
+    await store.appendEvent({ runId: 'r', sessionId: 's', seq: 2, event: statusEvent('tool ended'), at: 10_500, messages: [answer], ledger: end });
+    await store.appendEvents([
+      { runId: 'r', sessionId: 's', seq: 3, event: statusEvent('more'), at: 10_600, messages: [{ role: 'assistant', content: 'one' }, { role: 'assistant', content: 'two' }] },
+      { runId: 'r', sessionId: 's', seq: 4, event: statusEvent('and more'), at: 10_700, messages: [{ role: 'assistant', content: 'three' }] },
+    ]);
+    expect(await store.loadMessages('s')).toStrictEqual([
+      { role: 'user', content: 'list it' },
+      answer,
+      { role: 'assistant', content: 'one' },
+      { role: 'assistant', content: 'two' },
+      { role: 'assistant', content: 'three' },
+    ]);
+    expect(await store.loadEvents('r', 1)).toStrictEqual([statusEvent('tool ended'), statusEvent('more'), statusEvent('and more')]);
+    expect((await store.listRunToolCalls('r'))[0]).toMatchObject({ outcome: 'executed', result: 'a.txt', endedAt: 10_500 });
+  });
+
   it('pages the audit newest first over 250 calls, without duplicates or gaps, under every filter', async () => {
     await using opened = await open();
     const { store } = opened;
