@@ -1,42 +1,22 @@
-import { ChatService, MemoryStore } from '@airlock/api';
-import { ApprovalRegistry, defineTool, type AnyTool } from '@airlock/core';
-import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
+import { MemoryStore } from '@airlock/api';
+import { textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
-import { RuleBook } from './rule-book';
+import { chatWithRuleBook } from './test-chat';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function terminal(ran: string[]): AnyTool {
-  return defineTool({
-    name: 'terminal',
-    description: 'runs a command',
-    parameters: z.object({ command: z.string() }),
-    annotations: { executesCode: true },
-    execute: async ({ command }) => {
-      ran.push(command);
-      return `ran ${command}`;
-    },
-  });
-}
-
 async function chatWithRules(steps: ScriptStep[], ran: string[]) {
   const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'airlock-edit-rules-')));
   cleanups.push(() => rm(workspace, { recursive: true, force: true }));
-  const store = new MemoryStore();
-  const rules = await RuleBook.open({ store, workspace, log: () => undefined });
-  const model = new ScriptedModel(steps);
-  const tools = [terminal(ran)];
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => tools, store, rules });
-  cleanups.push(() => chat.shutdown());
-  await chat.open();
-  return { chat, rules, model };
+  const services = await chatWithRuleBook(new MemoryStore(), workspace, steps, ran);
+  cleanups.push(() => services.chat.shutdown());
+  return services;
 }
 
 describe('rules and a call edited before it is allowed', () => {

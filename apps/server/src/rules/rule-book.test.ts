@@ -1,5 +1,5 @@
 import { ChatService, MemoryStore, type AirlockStore } from '@airlock/api';
-import { ApprovalRegistry, defineTool, toolResultText, type AnyTool } from '@airlock/core';
+import { ApprovalRegistry, defineTool, toolResultText } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { createBuiltinTools } from '../tools';
 import { toolNamed } from '../tools/test-support';
 import { RuleBook } from './rule-book';
+import { chatWithRuleBook } from './test-chat';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -21,30 +22,13 @@ async function workspaceFolder(): Promise<string> {
   return dir;
 }
 
-function terminal(ran: string[]): AnyTool {
-  return defineTool({
-    name: 'terminal',
-    description: 'runs a command',
-    parameters: z.object({ command: z.string() }),
-    annotations: { executesCode: true },
-    execute: async ({ command }) => {
-      ran.push(command);
-      return `ran ${command}`;
-    },
-  });
-}
-
 const command = (text: string) => toolCallStep({ name: 'terminal', arguments: { command: text } });
 
 /** A server's services over `store` acting in `workspace`. */
 async function serverFor(store: AirlockStore, workspace: string, steps: ScriptStep[], ran: string[]) {
-  const rules = await RuleBook.open({ store, workspace, log: () => undefined });
-  const model = new ScriptedModel(steps);
-  const tools = [terminal(ran)];
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => tools, store, rules });
-  cleanups.push(() => chat.shutdown());
-  await chat.open();
-  return { chat, rules, model };
+  const services = await chatWithRuleBook(store, workspace, steps, ran);
+  cleanups.push(() => services.chat.shutdown());
+  return services;
 }
 
 async function ended(chat: ChatService, sessionId: string) {
