@@ -22,7 +22,9 @@ kill -KILL -- "-$1" 2>/dev/null
 exit 0`;
 
 // Each line is a pid to kill as well (the host pid of a sandbox's pid 1: killing it ends its whole PID namespace).
-// Then it kills those and the call's group.
+// Then it kills those, the call's group, and every process carrying the call's marker: bubblewrap and its pid 1
+// have it in their own environment, which nothing in the sandbox can change, so pid 1 is found even when the
+// server died before it could say which pid that is.
 const SANDBOX_SCRIPT = `
 pids=
 while read -r pid; do
@@ -30,6 +32,13 @@ while read -r pid; do
 done
 [ -z "$pids" ] || kill -KILL $pids 2>/dev/null
 kill -KILL -- "-$1" 2>/dev/null
+for round in 1 2 3; do
+  for environ in /proc/[0-9]*/environ; do
+    grep -qzxF -- "$2" "$environ" 2>/dev/null || continue
+    pid=\${environ#/proc/}; pid=\${pid%/environ}
+    kill -KILL "$pid" 2>/dev/null
+  done
+done
 exit 0`;
 
 export interface ProcessWatchdog {
@@ -54,9 +63,10 @@ export function startProcessWatchdog(scope: MarkedScope): ProcessWatchdog {
 /**
  * The same for a sandboxed call: bubblewrap's --die-with-parent leaves a window (its pid 1 asks for the signal
  * only after the command has started), and a server killed in it would leave the sandbox running for good.
+ * `marker` is `NAME=value`, set in bubblewrap's environment.
  */
-export function startSandboxWatchdog(group: number): SandboxWatchdog {
-  const { release, stdin } = startWatchdog(SANDBOX_SCRIPT, [String(group)]);
+export function startSandboxWatchdog(group: number, marker: string): SandboxWatchdog {
+  const { release, stdin } = startWatchdog(SANDBOX_SCRIPT, [String(group), marker]);
   return {
     release,
     alsoKill: (pid) => {

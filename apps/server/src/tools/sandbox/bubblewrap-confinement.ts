@@ -1,8 +1,10 @@
+import { randomId } from '@airlock/core';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { WRAPPER_SCRIPT, type ConfinedCommand, type ConfinedProcess } from '../process-confinement';
+import { CALL_MARKER_VARIABLE } from '../process-group-confinement';
 import { startSandboxWatchdog } from '../process-watchdog';
 import { pidNamespaceMembers } from './pid-namespace';
 import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
@@ -30,9 +32,10 @@ const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.si
  */
 export function confineToBubblewrap(command: ConfinedCommand, sandbox: BubblewrapSandbox): ConfinedProcess {
   const args = [...bubblewrapArgs(sandbox.policy), '--chdir', command.cwd, '--info-fd', '3', '--', '/bin/sh', '-c', WRAPPER_SCRIPT, command.file, ...command.args];
+  const marker = `${CALL_MARKER_VARIABLE}=${randomId('call', 12)}`;
   const child = spawn(sandbox.bwrap, args, {
     cwd: command.cwd,
-    env: sandboxEnv(command.env),
+    env: { ...sandboxEnv(command.env), [CALL_MARKER_VARIABLE]: marker.slice(CALL_MARKER_VARIABLE.length + 1) },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
   });
@@ -49,7 +52,7 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
   };
   let known: SandboxInfo | undefined;
   // The sandbox's pid 1 dies with bubblewrap only once it has asked to, which may be after the command started.
-  const watchdog = child.pid === undefined ? undefined : startSandboxWatchdog(child.pid);
+  const watchdog = child.pid === undefined ? undefined : startSandboxWatchdog(child.pid, marker);
   void info.then((value) => {
     known = value;
     if (value !== undefined) watchdog?.alsoKill(value.childPid);
