@@ -187,6 +187,8 @@ export class ChatService {
   private readonly maxSessions: number;
   private readonly maxLoadedSessions: number;
   private readonly watchers = new Set<(change: SessionChange) => void>();
+  /** Sessions whose waiting list changed since the last announcement: told once per turn of the event loop. */
+  private readonly waitingChanges = new Set<string>();
   private readonly store: AirlockStore;
   private readonly log: (line: string) => void;
   /** Who is deciding each approval, kept from the confirm call until its decision is written. */
@@ -999,7 +1001,7 @@ export class ChatService {
         // The messages that came before the event go in its write (a tool's answer and its tool-end are one).
         await this.record(run, event, event !== end, session);
         if ((event.type === 'tool-start' && event.awaitingConfirmation) || (event.type === 'tool-decision' && event.approvalId !== '')) {
-          this.notify({ type: 'waiting-changed', sessionId: session.summary.sessionId });
+          this.announceWaitingChange(session.summary.sessionId);
         }
       }
       await this.flushed(run);
@@ -1172,7 +1174,24 @@ export class ChatService {
     timer.unref?.();
   }
 
+  /**
+   * A turn that puts several calls up at once (or a cancel that ends them) is one change, not one per call: told at
+   * the end of this turn of the event loop, or before any other change, so the order of changes holds.
+   */
+  private announceWaitingChange(sessionId: string): void {
+    if (this.waitingChanges.size === 0) setImmediate(() => this.tellWaitingChanges());
+    this.waitingChanges.add(sessionId);
+  }
+
+  private tellWaitingChanges(): void {
+    if (this.waitingChanges.size === 0) return;
+    const sessions = [...this.waitingChanges];
+    this.waitingChanges.clear();
+    for (const sessionId of sessions) this.notify({ type: 'waiting-changed', sessionId });
+  }
+
   private notify(change: SessionChange): void {
+    if (change.type !== 'waiting-changed') this.tellWaitingChanges();
     for (const watcher of this.watchers) {
       try {
         watcher(change);

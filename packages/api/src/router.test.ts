@@ -202,6 +202,27 @@ describe('appRouter', () => {
     await watch.return?.();
   });
 
+  it('tells a watcher once when a turn puts three calls up at once, and once when a cancel ends their waits', async () => {
+    const three = toolCallStep(...['a', 'b', 'c'].map((text, index) => ({ name: 'echo', arguments: { text }, id: `call_${index}` })));
+    const { caller } = setup([three, textStep('ok')]);
+    const watch = (await caller.sessions.watch())[Symbol.asyncIterator]();
+    const next = async () => (await watch.next()).value as Record<string, unknown>;
+    expect(await next()).toStrictEqual({ type: 'ready' });
+
+    const stream = await caller.chat.stream({ sessionId: 's1', runId: 'w3', message: 'three at once' });
+    let starts = 0;
+    await read(stream, (e) => e.type === 'run-end', async (event) => {
+      if (event.type !== 'tool-start' || ++starts < 3) return;
+      expect(await next()).toMatchObject({ type: 'session-changed', session: { sessionId: 's1', activeRunId: 'w3' } });
+      expect(await next()).toStrictEqual({ type: 'waiting-changed', sessionId: 's1' });
+      expect((await caller.chat.pending({ sessionId: 's1' })).map((p) => p.toolName)).toStrictEqual(['echo', 'echo', 'echo']);
+      await caller.chat.cancel({ sessionId: 's1', runId: 'w3' });
+    });
+    expect(await next()).toStrictEqual({ type: 'waiting-changed', sessionId: 's1' });
+    expect(await next()).toMatchObject({ type: 'session-changed', session: { sessionId: 's1', activeRunId: null } });
+    await watch.return?.();
+  });
+
   it('ends a watch when its subscription is stopped, and stops listening', async () => {
     const { caller, chat, stop } = setup([textStep('ok')]);
     const watch = (await caller.sessions.watch())[Symbol.asyncIterator]();
