@@ -1,6 +1,6 @@
 import { ChatService, type LoopEvent, type SessionChange } from '@airlock/api';
 import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { tmpdir } from 'node:os';
 import { RuleBook } from '../src/rules';
@@ -134,15 +134,22 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     const a = await instance(db, 'a', tool);
     const b = await instance(db, 'b', tool);
     const { followed: onA, approvalId } = await startWaiting(a, 's1', 'r1', 'hello');
+    const changesOnB: SessionChange[] = [];
+    cleanups.push(async () => stopWatching());
+    const stopWatching = b.chat.watchSessions((change) => changesOnB.push(change));
+    const waitingChangesOnB = () => changesOnB.filter((change) => change.type === 'waiting-changed' && change.sessionId === 's1').length;
 
     expect((await b.chat.listWaiting('s1')).map((p) => p.approvalId)).toStrictEqual([approvalId]);
     const onB = await follow(b, 's1', 'r1');
     await onB.until(waitingStart);
+    // B's own watchers (a tab connected to B) are told that a call waits, from the events B relays.
+    await vi.waitFor(() => expect(waitingChangesOnB()).toBe(1));
     await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', by: { clientLabel: 'on-b' } })).resolves.toMatchObject({ resolved: true, status: 'resolved' });
     await expect(a.chat.confirm({ sessionId: 's1', approvalId, decision: 'deny' })).resolves.toMatchObject({ resolved: false, status: 'already-decided', decision: 'allow' });
 
     await onA.until(isEnd);
     await onB.until(isEnd);
+    await vi.waitFor(() => expect(waitingChangesOnB()).toBe(2));
     expect(calls).toStrictEqual(['hello']);
     expectExactIds('r1', onB.ids);
     expect(onB.ids).toStrictEqual(onA.ids);

@@ -724,6 +724,7 @@ export class ChatService {
         events.forEach((event, index) => {
           if (from + index + 1 !== run.log.size + 1) return;
           run.log.append(event);
+          if (changesWaiting(event)) this.announceWaitingChange(run.sessionId);
         });
         if (run.log.eventAt(run.log.size)?.type === 'run-end') {
           run.log.close();
@@ -1000,9 +1001,7 @@ export class ChatService {
         }
         // The messages that came before the event go in its write (a tool's answer and its tool-end are one).
         await this.record(run, event, event !== end, session);
-        if ((event.type === 'tool-start' && event.awaitingConfirmation) || (event.type === 'tool-decision' && event.approvalId !== '')) {
-          this.announceWaitingChange(session.summary.sessionId);
-        }
+        if (changesWaiting(event)) this.announceWaitingChange(session.summary.sessionId);
       }
       await this.flushed(run);
     } catch (error) {
@@ -1214,6 +1213,11 @@ function titleFrom(message: string): string {
   const firstLine = message.trim().split('\n', 1)[0] ?? '';
   const plain = firstLine.replace(/`+/g, '').replace(/\s+/g, ' ').trim();
   return plain.length > 60 ? `${plain.slice(0, 59)}…` : plain || 'Untitled chat';
+}
+
+/** A call started waiting for a decision, or stopped. */
+function changesWaiting(event: LoopEvent): boolean {
+  return (event.type === 'tool-start' && event.awaitingConfirmation) || (event.type === 'tool-decision' && event.approvalId !== '');
 }
 
 function summary(session: Session): SessionSummary {
