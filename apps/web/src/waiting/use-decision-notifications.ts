@@ -62,9 +62,13 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
     if (!enabled || typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
     const hidden = document.hidden;
     // One update at a time, each closing against the latest list: an older update must not close a newer notification.
+    // Only calls this tab saw waiting are closed once they stop: notifications are shared by every tab of the app, and
+    // another tab may show a call this one has not heard of yet.
     queue.current = queue.current.then(async () => {
       const worker = await (registration.current ?? Promise.resolve(null));
-      for (const notification of (await worker?.getNotifications()) ?? []) if (!waitingIds.current.has(notification.tag)) notification.close();
+      for (const notification of (await worker?.getNotifications()) ?? []) {
+        if (seen.current.has(notification.tag) && !waitingIds.current.has(notification.tag)) notification.close();
+      }
       if (!hidden) return;
       for (const approval of fresh) if (waitingIds.current.has(approval.approvalId)) await notify(worker, approval, latest.current.show);
     }).catch(() => undefined);
