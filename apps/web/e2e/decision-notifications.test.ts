@@ -1,5 +1,7 @@
-import type { Page } from 'playwright-core';
+import { createAirlockClient, parseStartupLink, type RunStream } from '@airlock/client';
+import type { BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 import { RECORDING_COMMAND } from './support/airlock-under-test';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
@@ -109,4 +111,55 @@ describe('notifications of waiting calls', () => {
     await driver.waitForStatus(driver.card(1), 'Waiting for your decision');
     await vi.waitFor(async () => expect((await shown(watcher.page)).map((n) => n.body)).toStrictEqual(['echo step-two\nin “one step, then another”']), { timeout: 10_000 });
   });
+
+  it('a tab never closes the notification of a call it has not seen, shown by another tab', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: suite.airlock.server.url });
+    // Each tab is kept from hearing of one chat's waiting calls: "first" sees only chat-x's call, "second" only chat-y's.
+    const first = await tabNotHearingOf(suite.context, suite.airlock.link, 'chat-y');
+    await turnOnNotifications(first.page);
+    await hide(first.page);
+    const second = await tabNotHearingOf(suite.context, suite.airlock.link, 'chat-x');
+    await second.page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+    await hide(second.page);
+
+    const client = createAirlockClient({ ...parseStartupLink(suite.airlock.link), WebSocket });
+    const runs: RunStream[] = [];
+    const waitingRun = async (sessionId: string, command: string) => {
+      suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command } }] });
+      const run = client.startRun({ sessionId, message: `run ${command}` });
+      runs.push(run);
+      for await (const event of run) if (event.type === 'tool-start') return;
+    };
+    try {
+      await waitingRun('chat-x', 'echo x');
+      await vi.waitFor(async () => expect((await shown(first.page)).map((n) => n.body)).toStrictEqual(['echo x\nin “run echo x”']), { timeout: 10_000 });
+
+      // The second tab shows chat-y's call; before that, it goes through every notification on screen, chat-x's
+      // included, which it has never heard of.
+      await waitingRun('chat-y', 'echo y');
+      await vi.waitFor(async () => expect((await shown(first.page)).map((n) => n.body)).toContain('echo y\nin “run echo y”'), { timeout: 10_000 });
+      expect((await shown(first.page)).map((n) => n.body).sort()).toStrictEqual(['echo x\nin “run echo x”', 'echo y\nin “run echo y”']);
+    } finally {
+      await Promise.all(runs.map((run) => run.cancel().catch(() => false)));
+      await client.close();
+    }
+  });
 });
+
+/** A tab of the app whose requests for the waiting calls of `sessionId` never reach the server. */
+async function tabNotHearingOf(context: BrowserContext, link: string, sessionId: string): Promise<ChatPage> {
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  await page.routeWebSocket(/\/trpc/, (ws: WebSocketRoute) => {
+    const server = ws.connectToServer();
+    ws.onMessage((message) => {
+      const text = String(message);
+      if (text.includes('"chat.pending"') && text.includes(`"${sessionId}"`)) return;
+      server.send(message);
+    });
+  });
+  await page.goto(link);
+  const chat = new ChatPage(page);
+  await chat.connected();
+  return chat;
+}
