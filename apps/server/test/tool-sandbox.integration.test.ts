@@ -5,7 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test, vi } from 'vitest';
-import { killAllWith, processesWith, SANDBOX_KINDS, tempFolder, uniqueToken } from '../src/tools/test-support';
+import { isRunning, killAllWith, processesWith, SANDBOX_KINDS, tempFolder, uniqueToken } from '../src/tools/test-support';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from './support/fake-openai-server';
 import { connectClient, watchRun } from './support/test-airlock';
 
@@ -74,15 +74,6 @@ function childOf(parent: number): number {
   }
   throw new Error(`no child of ${parent}`);
 }
-
-const isAlive = (pid: number) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!);
-  } catch {
-    return false;
-  }
-};
 
 /** Has the fake model propose one terminal call, allows it, and resolves with the run once the call started. */
 async function runTerminal(server: LaunchedServer, fake: FakeOpenAIServer, command: string) {
@@ -156,7 +147,7 @@ describe('nothing outlives a crash', () => {
     try {
       await vi.waitFor(() => expect(processesWith(tag).length).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
       process.kill(server.serverPid, 'SIGKILL');
-      await vi.waitFor(() => expect(isAlive(server.serverPid)).toBe(false));
+      await vi.waitFor(async () => expect(await isRunning(server.serverPid)).toBe(false));
       await vi.waitFor(() => expect(processesWith(tag)).toStrictEqual([]), { timeout: 10_000 });
     } finally {
       await client.close();
@@ -169,7 +160,7 @@ describe('nothing outlives a crash', () => {
     await using server = await launch({ env: {}, args: ['--workspace', folder.path, '--data-dir', path.join(folder.path, 'data'), '--model-url', 'http://127.0.0.1:9/v1'] });
     server.launcher.kill('SIGKILL');
     await server.ended;
-    expect(isAlive(server.serverPid)).toBe(false);
+    expect(await isRunning(server.serverPid)).toBe(false);
     expect(server.output()).toContain('The launcher exited.\nShutting down…');
   }, 60_000);
 });

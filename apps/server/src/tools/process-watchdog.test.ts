@@ -1,19 +1,9 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test, vi } from 'vitest';
-import { killAllWith, uniqueToken } from './test-support';
+import { isRunning, killAllWith, uniqueToken } from './test-support';
 
 const WATCHDOG = fileURLToPath(new URL('./process-watchdog.ts', import.meta.url));
-
-const isAlive = (pid: number) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!);
-  } catch {
-    return false;
-  }
-};
 
 describe('the watchdog of a sandboxed call', () => {
   test('kills the processes carrying the call’s marker when the server dies before it could name any pid', async () => {
@@ -33,9 +23,9 @@ describe('the watchdog of a sandboxed call', () => {
         server.stdout.on('data', (chunk: Buffer) => (chunk.toString().includes('watching') ? resolve() : undefined));
         server.once('exit', (code) => reject(new Error(`the stand-in server exited with ${code}`)));
       });
-      expect(isAlive(victim.pid!)).toBe(true);
+      expect(await isRunning(victim.pid!)).toBe(true);
       server.kill('SIGKILL');
-      await vi.waitFor(() => expect(isAlive(victim.pid!)).toBe(false), { timeout: 20_000 });
+      await vi.waitFor(async () => expect(await isRunning(victim.pid!)).toBe(false), { timeout: 20_000 });
     } finally {
       server.kill('SIGKILL');
       victim.kill('SIGKILL');
