@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApprovalRegistry } from './approval-registry';
+import type { ChatModel } from './chat-model';
 import type { LoopEvent } from './events';
 import type { ChatMessage } from './messages';
 import { runToolLoop, type RunToolLoopOptions } from './run-tool-loop';
@@ -430,6 +431,25 @@ describe('runToolLoop', () => {
     });
     expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
     expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'Let me think' });
+  });
+
+  it('a run closed by its consumer while the model streams aborts the model request', async () => {
+    let requestSignal: AbortSignal | undefined;
+    const model: ChatModel = {
+      name: 'hanging',
+      async *stream(_request, signal) {
+        requestSignal = signal;
+        yield { type: 'text-delta', text: 'Let me think' };
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      },
+    };
+    const run = runToolLoop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [], registry: new ApprovalRegistry(), sessionId: SESSION });
+    expect((await run.next()).value).toMatchObject({ type: 'run-start' });
+    expect((await run.next()).value).toStrictEqual({ type: 'text-delta', text: 'Let me think' });
+    expect(requestSignal?.aborted).toBe(false);
+    await run.return({ runId: 'closed', reason: 'cancelled', messages: [] });
+    expect(requestSignal?.aborted).toBe(true);
+    expect(await run.next()).toStrictEqual({ done: true, value: undefined });
   });
 
   it('reaching the tool budget asks for a final answer without tools, then ends with tool-budget', async () => {

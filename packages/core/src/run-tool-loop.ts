@@ -19,6 +19,13 @@ export const DEFAULT_MAX_TOOL_RESULT_CHARS = 100_000;
 const CANCELLED = new Cancellation();
 CANCELLED.cancel();
 
+/**
+ * The reason a turn's model request is aborted with once the turn is over. One object for every turn: an abort
+ * without a reason makes a new DOMException each time, whose captured stack keeps the turn's controllers and frames
+ * alive for as long as the signal is, which a waiting run holds.
+ */
+const TURN_OVER = new DOMException('The model turn is over.', 'AbortError');
+
 export interface RunToolLoopOptions {
   model: ChatModel;
   /** The conversation so far, ending with the new user message. Not mutated. */
@@ -160,8 +167,9 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
 
   for (;;) {
     const budgetSpent = toolCallsUsed >= maxToolCalls;
-    // A helper generator: its locals (request, extractor, raw parts) are freed before the calls wait for decisions.
-    const { turn, planned, failure } = yield* streamTurn({ model: options.model, messages, runStart, offered, budgetSpent, maxToolCalls, runId, signal });
+    // A helper generator, let go of once it ends: its locals (request, extractor, raw parts, the model's stream)
+    // are freed before the calls wait for decisions.
+    const { turn, planned, failure } = yield* released(streamTurn({ model: options.model, messages, runStart, offered, budgetSpent, maxToolCalls, runId, signal }));
     const reasoning = turn.reasoning ?? '';
 
     if (signal.aborted || failure !== undefined) {
@@ -460,6 +468,26 @@ function turnRequest(input: TurnInput): ChatRequest {
 }
 
 /**
+ * `yield* generator`, except that the generator is let go of as soon as it ends. `yield*` keeps it in the
+ * delegating frame, and a finished generator still holds whatever its locals last held, for as long as that frame
+ * lives: for a run waiting on a decision, as long as the wait. Ending early (return) ends the generator too.
+ */
+async function* released<T, R>(running: AsyncGenerator<T, R, undefined> | undefined): AsyncGenerator<T, R, undefined> {
+  try {
+    for (;;) {
+      const step: IteratorResult<T, R> = await running!.next();
+      if (step.done === true) {
+        running = undefined;
+        return step.value;
+      }
+      yield step.value;
+    }
+  } finally {
+    await running?.return(undefined as R);
+  }
+}
+
+/**
  * Streams one model turn: emits text and reasoning deltas, collects native and text-format tool calls
  * and plans them, so the request and the raw parts are gone before the calls wait for decisions.
  */
@@ -502,7 +530,7 @@ async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, Streamed
   } finally {
     link.release();
     // Whatever the model's client still holds for this turn (a connection, a reader) is let go.
-    link.controller.abort();
+    link.controller.abort(TURN_OVER);
   }
   const tail = extractor.finish();
   if (tail.text !== '') {
