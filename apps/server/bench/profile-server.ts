@@ -179,6 +179,18 @@ if (mode === 'split') {
   const spans = windows.map(([from, to]) => to - from).sort((a, b) => a - b);
   console.log(`${iterations} round trips; the server's own part (confirm message → tool-end written) p50 ${(spans[spans.length >> 1]! / 1000).toFixed(3)} ms with the profiler on`);
   printSelfTimes(profile, windows);
+} else if (mode === 'connections') {
+  const count = Number(countArg ?? 1000);
+  const warm = connect();
+  await warm.trpc.model.info.query();
+  await warm.close();
+  await inspector.collectGarbage();
+  await inspector.heapSnapshot('heap-before.heapsnapshot');
+  const clients = await connectMany(count);
+  await inspector.collectGarbage();
+  await inspector.heapSnapshot('heap-after.heapsnapshot');
+  printRetainedPerSession(readSnapshot('heap-before.heapsnapshot'), readSnapshot('heap-after.heapsnapshot'), count, 'connection');
+  await Promise.all(clients.map((c) => c.close()));
 } else {
   const sessions = Number(countArg ?? 2000);
   // Warm: every code path compiled before the first snapshot, so the difference is the sessions' own.
@@ -278,7 +290,7 @@ function readSnapshot(file: string): Snapshot {
  * constructor, and by owner, the nearest of `OWNERS` on a chain of first retainers (a heuristic: a cycle between a
  * generator, its promise and a closure is charged to whichever the chain meets first).
  */
-function printRetainedPerSession(before: Snapshot, after: Snapshot, sessions: number): void {
+function printRetainedPerSession(before: Snapshot, after: Snapshot, sessions: number, unit = 'waiting session'): void {
   const meta = after.snapshot.meta;
   const width = meta.node_fields.length;
   const edgeWidth = meta.edge_fields.length;
@@ -336,7 +348,7 @@ function printRetainedPerSession(before: Snapshot, after: Snapshot, sessions: nu
       if (size / sessions >= 8) console.log(`${(size / sessions).toFixed(0).padStart(7)} B ${(objects / sessions).toFixed(2).padStart(7)} objects  ${key}`);
     }
   };
-  console.log(`Heap objects added per waiting session (${sessions} sessions): ${(total / sessions).toFixed(0)} bytes of self size.`);
+  console.log(`Heap objects added per ${unit} (${sessions} of them): ${(total / sessions).toFixed(0)} bytes of self size.`);
   print('By constructor:', byConstructor);
   print('By owner:', byOwner);
 }
