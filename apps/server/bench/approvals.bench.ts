@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { startFakeModelServer } from './support/fake-model-server';
+import type { MemoryUsage } from './support/inspector';
 import { buildServer, startShippedServer } from './support/shipped-server';
 
 const quick = process.env.AIRLOCK_BENCH_QUICK === '1';
@@ -308,6 +309,20 @@ const memory = async () => {
   }
   return last;
 };
+/**
+ * Where the RSS per waiting session goes: V8's heap in use, V8's heap pages committed but free (after the
+ * collections: fragmentation and room to grow), the C allocator's main arena (SQLite, sockets, buffers; it seldom
+ * gives memory back, so it holds the high-water mark of the start-up burst), and the rest.
+ */
+const breakdowns: string[] = [];
+function breakdown(base: MemoryUsage, loaded: MemoryUsage, n: number): string {
+  const per = (bytes: number) => (bytes / n / 1024).toFixed(2);
+  const used = loaded.heapUsed - base.heapUsed;
+  const free = loaded.heapTotal - loaded.heapUsed - (base.heapTotal - base.heapUsed);
+  const arena = loaded.mallocArena - base.mallocArena;
+  const rest = loaded.rss - base.rss - used - free - (Number.isNaN(arena) ? 0 : arena);
+  return `  ${n.toLocaleString('en')} waiting: RSS per session ${per(loaded.rss - base.rss)} KiB = V8 heap in use ${per(used)} + V8 heap free ${per(free)} + malloc main arena ${Number.isNaN(arena) ? '–' : per(arena)} + the rest ${per(rest)} (KiB)`;
+}
 if (sections.has('capacity')) console.log(
   '\n| sessions pending | connections | connecting all (ms) | time until all pending (ms) | drain after confirming all (ms) | server RSS all pending (MiB) | RSS per pending session, connection included (KiB) | heap per pending session, connection included (KiB) | RSS per connection, before its runs (KiB) | misrouted |',
 );
@@ -338,9 +353,11 @@ for (const n of !sections.has('capacity') ? [] : quick ? [1, 64] : [1, 64, 1_000
   console.log(
     `| ${n.toLocaleString('en')} | ${connections.length.toLocaleString('en')} | ${connecting.toFixed(1)} | ${allPending.toFixed(1)} | ${drain.toFixed(1)} | ${(loaded.rss / 2 ** 20).toFixed(1)} | ${big ? rssPer.toFixed(2) : '–'} | ${big ? heapPer.toFixed(2) : '–'} | ${big ? rssPerConnection.toFixed(2) : '–'} | ${misrouted} |`,
   );
+  if (big) breakdowns.push(breakdown(base, loaded, n));
   for (const run of runs) run.unsubscribe();
   await Promise.all(connections.map((c) => c.close()));
 }
+for (const line of breakdowns) console.log(line);
 
 // 3. Text-delta relay throughput: the model server streams, the server relays and stores, the client receives.
 if (sections.has('relay')) {

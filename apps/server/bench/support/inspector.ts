@@ -12,7 +12,21 @@ export interface MemoryUsage {
   heapTotal: number;
   external: number;
   arrayBuffers: number;
+  /** Resident bytes of the C allocator's main arena (the `[heap]` mapping); NaN where /proc is not there. */
+  mallocArena: number;
 }
+
+/** Evaluated in the server: process.memoryUsage() and the resident size of its [heap] mapping. */
+const MEMORY_USAGE = `(() => {
+  const usage = process.memoryUsage();
+  let mallocArena = NaN;
+  try {
+    const smaps = process.getBuiltinModule('node:fs').readFileSync('/proc/self/smaps', 'utf8');
+    const at = smaps.search(/ \\[heap\\]\\n/);
+    if (at >= 0) mallocArena = Number(/\\nRss:\\s+(\\d+) kB/.exec(smaps.slice(at))[1]) * 1024;
+  } catch {}
+  return JSON.stringify({ ...usage, mallocArena });
+})()`;
 
 export class Inspector {
   private nextId = 1;
@@ -68,8 +82,9 @@ export class Inspector {
   }
 
   async memoryUsage(): Promise<MemoryUsage> {
-    const answer = await this.send<{ result: { value: string } }>('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true });
-    return JSON.parse(answer.result.value) as MemoryUsage;
+    const answer = await this.send<{ result: { value: string } }>('Runtime.evaluate', { expression: MEMORY_USAGE, returnByValue: true });
+    const usage = JSON.parse(answer.result.value) as Omit<MemoryUsage, 'mallocArena'> & { mallocArena: number | null };
+    return { ...usage, mallocArena: usage.mallocArena ?? NaN };
   }
 
   /** Writes a heap snapshot (after a collection) to `file`, readable by Chrome's DevTools. */
