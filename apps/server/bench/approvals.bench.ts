@@ -353,7 +353,12 @@ for (const n of !sections.has('capacity') ? [] : quick ? [1, 64] : [1, 64, 1_000
   console.log(
     `| ${n.toLocaleString('en')} | ${connections.length.toLocaleString('en')} | ${connecting.toFixed(1)} | ${allPending.toFixed(1)} | ${drain.toFixed(1)} | ${(loaded.rss / 2 ** 20).toFixed(1)} | ${big ? rssPer.toFixed(2) : '–'} | ${big ? heapPer.toFixed(2) : '–'} | ${big ? rssPerConnection.toFixed(2) : '–'} | ${misrouted} |`,
   );
-  if (big) breakdowns.push(breakdown(base, loaded, n));
+  if (big) {
+    // Read again once every run has ended (the sessions and connections stay): what the arena holds then is what
+    // the burst left behind, not what the waiting runs need.
+    const ended = await memory();
+    breakdowns.push(breakdown(base, loaded, n), `    after every run ended: malloc main arena ${((ended.mallocArena - base.mallocArena) / 2 ** 20).toFixed(1)} MiB above the baseline (${((loaded.mallocArena - base.mallocArena) / 2 ** 20).toFixed(1)} MiB while all waited)`);
+  }
   for (const run of runs) run.unsubscribe();
   await Promise.all(connections.map((c) => c.close()));
 }
