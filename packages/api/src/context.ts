@@ -110,6 +110,7 @@ export class ConnectionState implements SubscriptionPlaces {
   private tokens: number;
   private refilledAt: number;
   private subscriptions = 0;
+  private reservedRuns = 0;
   private readonly maxRuns: number;
   private readonly perMinute: number;
   private readonly burst: number;
@@ -148,20 +149,42 @@ export class ConnectionState implements SubscriptionPlaces {
     return this.subscriptions;
   }
 
-  /** Throws LimitExceededError when this connection may not start another run now. */
-  admitRun(isActive: (runId: string) => boolean): void {
+  /**
+   * Reserves a place for a new run, or throws LimitExceededError when this connection may not start another now.
+   * The place is held from here, across the wait for the run to start: requests sent back to back each see the
+   * others' places. The caller settles the reservation once: `started` with the run's id, or `abandon`.
+   */
+  admitRun(isActive: (runId: string) => boolean): RunReservation {
     for (const runId of this.runIds) if (!isActive(runId)) this.runIds.delete(runId);
-    if (this.runIds.size >= this.maxRuns) throw new LimitExceededError('concurrent runs per connection', this.maxRuns);
+    if (this.runIds.size + this.reservedRuns >= this.maxRuns) throw new LimitExceededError('concurrent runs per connection', this.maxRuns);
     const now = this.now();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) / 60_000) * this.perMinute);
     this.refilledAt = now;
     if (this.tokens < 1) throw new LimitExceededError('messages per minute per connection', this.perMinute);
     this.tokens -= 1;
+    this.reservedRuns++;
+    let settled = false;
+    const settle = () => {
+      if (settled) return false;
+      settled = true;
+      this.reservedRuns--;
+      return true;
+    };
+    return {
+      started: (runId) => {
+        if (settle()) this.runIds.add(runId);
+      },
+      abandon: () => void settle(),
+    };
   }
+}
 
-  trackRun(runId: string): void {
-    this.runIds.add(runId);
-  }
+/** A run's place on its connection, held while the run starts. */
+export interface RunReservation {
+  /** The run started: its place is now its own, until it ends. */
+  started(runId: string): void;
+  /** The run did not start: the place is free again (the message budget spent stays spent). */
+  abandon(): void;
 }
 
 export interface Context {

@@ -1,5 +1,5 @@
 import { ApprovalRegistry, defineTool, type ChatModel, type LoopEvent } from '@airlock/core';
-import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
+import { hangingStep, ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { TRPCError } from '@trpc/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -172,6 +172,16 @@ describe('appRouter', () => {
     expect(await caller.tools.list()).toMatchObject({ tools: [{ name: 'echo', source: 'builtin', inputSchema: { type: 'object' } }], servers: [] });
     expect(await caller.sessions.delete({ sessionId: 's1' })).toStrictEqual({ deleted: true });
     await expect(caller.sessions.get({ sessionId: 's1' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('holds a run’s place from its admission: requests sent together cannot start more runs than the limit', async () => {
+    const { caller, chat } = setup([hangingStep('1'), hangingStep('2'), hangingStep('3'), hangingStep('4')], { maxConcurrentRuns: 2 });
+    // Started in the same tick, each request is admitted before any run has started.
+    const streams = await Promise.all([1, 2, 3, 4].map((n) => caller.chat.stream({ sessionId: `race-${n}`, runId: `race-run-${n}`, message: 'x' })));
+    const outcomes = await Promise.allSettled(streams.map((stream) => read(stream, (e) => e.type === 'run-start')));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(2);
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason)).toMatchObject([{ code: 'TOO_MANY_REQUESTS' }, { code: 'TOO_MANY_REQUESTS' }]);
+    expect([1, 2, 3, 4].filter((n) => chat.isRunActive(`race-run-${n}`))).toHaveLength(2);
   });
 
   it('limits the message rate of one connection', async () => {

@@ -129,15 +129,20 @@ async function openRun(ctx: Context, input: z.infer<typeof streamInputSchema>): 
   if (input.message === undefined || input.message.trim() === '') {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'message: a new run needs a non-empty message' });
   }
-  ctx.connection.admitRun((id) => chat.isRunActive(id));
-  const started = await chat.startRun({
-    sessionId: input.sessionId,
-    message: input.message,
-    ...(runId === undefined ? {} : { runId }),
-    ...(input.options === undefined ? {} : { options: input.options }),
-  });
-  ctx.connection.trackRun(started.runId);
-  return { runId: started.runId, afterSeq: 0 };
+  const place = ctx.connection.admitRun((id) => chat.isRunActive(id));
+  try {
+    const started = await chat.startRun({
+      sessionId: input.sessionId,
+      message: input.message,
+      ...(runId === undefined ? {} : { runId }),
+      ...(input.options === undefined ? {} : { options: input.options }),
+    });
+    place.started(started.runId);
+    return { runId: started.runId, afterSeq: 0 };
+  } catch (error) {
+    place.abandon();
+    throw error;
+  }
 }
 
 export const appRouter = t.router({
