@@ -39,6 +39,27 @@ async function runEnded(chat: ChatService, sessionId: string) {
   await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull());
 }
 
+describe('ChatService decisions', () => {
+  it('a repeat or a stranger’s confirm right after the decision leaves the ledger naming who decided', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const { chat } = await start(store, [echoCall('hi'), textStep('done')], [echoTool(ran)]);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'say hi' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    const [waiting] = chat.pending('s');
+    // All three before the decision event is written: the loop records it a few turns of the event loop later.
+    const answers = await Promise.all([
+      chat.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow', by: { connectionId: 'conn_person', clientLabel: 'the-person' } }),
+      chat.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'deny', by: { connectionId: 'conn_repeat', clientLabel: 'repeat' } }),
+      chat.confirm({ sessionId: 'other', approvalId: waiting!.approvalId, decision: 'deny', by: { connectionId: 'conn_stranger', clientLabel: 'stranger' } }),
+    ]);
+    expect(answers.map((a) => a.status)).toStrictEqual(['resolved', 'already-decided', 'not-found']);
+    await runEnded(chat, 's');
+    expect(ran).toStrictEqual(['hi']);
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'allow', outcome: 'executed', connectionId: 'conn_person', clientLabel: 'the-person' }]);
+  });
+});
+
 describe('ChatService across a restart', () => {
   it('a call waiting for a decision is still waiting after a restart, with the same approval id, and an allow runs it once', async () => {
     const store = new MemoryStore();

@@ -363,15 +363,17 @@ export class ChatService {
     // The rule is drafted before the call is released, from the very arguments the person was shown (or edited to).
     const tool = pending && this.options.tools().find((candidate) => candidate.name === pending.toolName);
     const draft = pending && rules ? await rules.propose(input.sessionId, { toolName: pending.toolName, arguments: edit ?? pending.arguments }, input.scope!, tool) : undefined;
-    // Kept until the decision event is written, so the ledger says who decided.
-    if (input.by) this.deciders.set(input.approvalId, input.by);
+    // Kept until the decision event is written, so the ledger says who decided. Only the first asker's: a repeat or
+    // a stranger's request for the same id, answered "already-decided" or "not-found", must not touch the winner's.
+    const by = input.by !== undefined && !this.deciders.has(input.approvalId) ? input.by : undefined;
+    if (by) this.deciders.set(input.approvalId, by);
     const result = this.options.registry.resolve(input.approvalId, input.decision, {
       sessionId: input.sessionId,
       ...(input.reason === undefined ? {} : { reason: input.reason }),
       ...(input.always === undefined || asRule ? {} : { always: input.always }),
       ...(edit === undefined ? {} : { arguments: edit }),
     });
-    if (!result.resolved) this.deciders.delete(input.approvalId);
+    if (!result.resolved && by !== undefined && this.deciders.get(input.approvalId) === by) this.deciders.delete(input.approvalId);
     if (result.resolved && draft && rules) await rules.add(draft.draft);
     if (result.resolved && result.grant) {
       const { grant } = result;
