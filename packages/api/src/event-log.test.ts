@@ -183,5 +183,9 @@ describe('parseEventId', () => {
     expect(parseEventId('no-seq')).toBeUndefined();
     expect(parseEventId('run:-1')).toBeUndefined();
     expect(parseEventId('run:1.5')).toBeUndefined();
+    expect(parseEventId('run:')).toBeUndefined();
+    expect(parseEventId('run:1e3')).toBeUndefined();
+    expect(parseEventId('run: 7')).toBeUndefined();
+    expect(parseEventId('run:99999999999999999999')).toBeUndefined();
   });
 });

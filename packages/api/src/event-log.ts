@@ -248,7 +248,8 @@ export function parseEventId(eventId: string | undefined): { runId: string; seq:
   if (!eventId) return undefined;
   const at = eventId.lastIndexOf(':');
   if (at <= 0) return undefined;
-  const seq = Number(eventId.slice(at + 1));
-  if (!Number.isSafeInteger(seq) || seq < 0) return undefined;
+  const digits = eventId.slice(at + 1);
+  if (!/^\d{1,15}$/.test(digits)) return undefined;
+  const seq = Number(digits);
   return { runId: eventId.slice(0, at), seq };
 }

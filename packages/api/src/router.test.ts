@@ -100,6 +100,14 @@ describe('appRouter', () => {
     expect(rest.map((r) => r.event.type)).toContain('tool-end');
   });
 
+  it('refuses a lastEventId it never sent, rather than replaying the run from its start', async () => {
+    const { caller } = setup([echoCall('x')]);
+    await read(await caller.chat.stream({ sessionId: 's1', runId: 'run-c', message: 'go' }), (e) => e.type === 'tool-start');
+    for (const lastEventId of ['run-c:', 'run-c:-1', 'run-c:abc', 'run-c:1.5', 'run-c:99999999999999999999', 'run-c']) {
+      await expect(read(await caller.chat.stream({ sessionId: 's1', runId: 'run-c', lastEventId }), () => true), lastEventId).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    }
+  });
+
   it('refuses a second run while the session is busy, and continues the conversation after', async () => {
     const gate = { open: () => undefined as void };
     const held: ScriptStep = async function* () {

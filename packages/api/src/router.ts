@@ -119,6 +119,10 @@ function failedStream(error: TRPCError): AsyncIterable<never> {
 async function openRun(ctx: Context, input: z.infer<typeof streamInputSchema>): Promise<{ runId: string; afterSeq: number }> {
   const { chat } = ctx.services;
   const resumeFrom = parseEventId(input.lastEventId);
+  // A lastEventId this server never sent is an error, not "from the start": replaying everything would repeat events.
+  if (input.lastEventId !== undefined && input.lastEventId !== '' && resumeFrom === undefined) {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: 'lastEventId: not an event id of this server (expected "<runId>:<number>")' });
+  }
   const runId = input.runId ?? resumeFrom?.runId;
   if (resumeFrom && runId !== resumeFrom.runId) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'lastEventId: belongs to another run' });
