@@ -12,6 +12,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { ConfigError, DEFAULT_CAPACITY, type AirlockConfig, type Capacity } from './config';
 import { RequestGuard } from './http/request-guard';
 import { coalesceWrites } from './http/coalesce-writes';
+import { limitRequestsPerMessage } from './http/requests-per-message';
 import { openFileLimit } from './http/open-file-limit';
 import { securityHeaders } from './http/security-headers';
 import { SocketSendWindow } from './http/socket-send-window';
@@ -169,7 +170,6 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       }
     }
     wss.handleUpgrade(req, socket, head, (client) => {
-      coalesceWrites(client, socket);
       const window = new SocketSendWindow(client, socket, {
         ...sendWindow,
         onStall: () => {
@@ -177,8 +177,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           client.close(1008, `send buffer not drained in ${sendWindow.stallMs / 1000} s`);
         },
       });
+      coalesceWrites(client, socket, () => window.sent());
       accepted.set(req, { client, window });
       wss.emit('connection', client, req);
+      // tRPC has added its listener by now; this one goes before it.
+      limitRequestsPerMessage(client);
     });
   });
 

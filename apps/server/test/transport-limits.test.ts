@@ -108,7 +108,7 @@ async function runToEnd(client: ReturnType<typeof connectClient>['client'], sess
 type WireMessage = { id: number | null; result?: { type: string; id?: string }; error?: { message: string; data: { code: string } } };
 
 describe('a client that stops reading', () => {
-  it('gets 32 of 100 replays of a large run in one frame, all complete once it reads, while the server stays bounded and answers others', async () => {
+  it('gets 32 of 100 replays of a large run, all complete once it reads, while the server stays bounded and answers others', async () => {
     const deltas = 1000;
     await using running = await startTestServer({ steps: [bigStep(deltas, 1024)] });
     await using reader = connectClient(running.server);
@@ -117,8 +117,9 @@ describe('a client that stops reading', () => {
 
     await using slow = await authenticatedSocket(running.server);
     const before = process.memoryUsage();
-    const frame = Array.from({ length: 100 }, (_, i) => ({ id: i + 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: 'big', runId: 'big-run' } } }));
-    slow.socket.send(JSON.stringify(frame));
+    for (let i = 0; i < 100; i++) {
+      slow.socket.send(JSON.stringify({ id: i + 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: 'big', runId: 'big-run' } } }));
+    }
     slow.socket.pause();
 
     // Answered only after the replays have pushed all they could: their reads chain on promises alone.
@@ -157,6 +158,16 @@ describe('a client that stops reading', () => {
       new Set(['TOO_MANY_REQUESTS limit exceeded: at most 32 subscriptions open at once per connection']),
     );
   }, 60_000);
+
+  it('is closed with 1008 when one message carries more than 64 requests, and none of them runs', async () => {
+    await using running = await startTestServer({ steps: [hangingStep('never')] });
+    await using slow = await authenticatedSocket(running.server);
+    const frame = Array.from({ length: 65 }, (_, i) => ({ id: i + 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: `many-${i}`, runId: `many-run-${i}`, message: 'go' } } }));
+    slow.socket.send(JSON.stringify(frame));
+    expect(await slow.closed).toStrictEqual({ code: 1008, reason: 'at most 64 requests per message' });
+    await using other = connectClient(running.server);
+    expect(await other.client.sessions.list.query()).toStrictEqual([]);
+  });
 
   it('is closed with 1008 and a reason once its send buffer has not drained within the stall limit', async () => {
     await using running = await startTestServer({ steps: [bigStep(4000, 2048)], sendWindow: { highWaterBytes: 64 * 1024, stallMs: 100 } });

@@ -12,8 +12,9 @@ const FLUSH_BYTES = 64 * 1024;
  * send of a tick corks the TCP socket and the uncork is queued with `process.nextTick`, which runs
  * once the tick's promise jobs are done, so everything sent in that burst goes out in one writev.
  * A burst bigger than FLUSH_BYTES is written as it grows, so nothing waits behind a long stream.
+ * `afterSend` runs after each frame is handed over (the send window's check).
  */
-export function coalesceWrites(client: WebSocket, socket: Duplex): void {
+export function coalesceWrites(client: WebSocket, socket: Duplex, afterSend?: () => void): void {
   const send = client.send.bind(client) as (...args: unknown[]) => void;
   let corked = false;
   const flush = (): void => {
@@ -29,5 +30,6 @@ export function coalesceWrites(client: WebSocket, socket: Duplex): void {
     }
     send(...args);
     if (socket.writableLength > FLUSH_BYTES) flush();
+    afterSend?.();
   }) as WebSocket['send'];
 }

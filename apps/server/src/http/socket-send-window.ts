@@ -32,10 +32,23 @@ export class SocketSendWindow implements SendWindow {
   get open(): boolean {
     // A closing socket sends nothing more: its streams wait until the close returns them.
     if (this.stallTimer !== undefined || this.client.readyState !== this.client.OPEN) return false;
-    if (this.client.bufferedAmount <= this.options.highWaterBytes) return true;
+    return !this.shutIfFull();
+  }
+
+  /**
+   * Called after every frame sent, whoever sent it: answers to queries and mutations go straight to the socket, so
+   * they too shut the window once more than the high-water mark waits, and the socket is then not read until it
+   * drains. A client that sends requests and reads no answers holds at most what it asked for before that.
+   */
+  sent(): void {
+    if (this.stallTimer === undefined && this.client.readyState === this.client.OPEN) this.shutIfFull();
+  }
+
+  private shutIfFull(): boolean {
+    if (this.client.bufferedAmount <= this.options.highWaterBytes) return false;
     // Above Node's own high-water mark the last write said "wait", so a drain event will follow.
     this.shut();
-    return false;
+    return true;
   }
 
   park(waiter: Waker): void {
