@@ -228,6 +228,41 @@ describe('subscriptions per connection', () => {
   });
 });
 
+describe('a subscription id already in use', () => {
+  it('is refused without starting a run or taking a place, however often it is sent', async () => {
+    await using running = await startTestServer({ steps: [hangingStep('first')], capacity: { subscriptionsPerConnection: 2 } });
+    await using raw = await authenticatedSocket(running.server);
+    const answers: WireMessage[] = [];
+    const arrived = new Map<number, (message: WireMessage) => void>();
+    raw.socket.on('message', (data: Buffer) => {
+      const text = data.toString('utf8');
+      if (text === 'PING') return;
+      const message = JSON.parse(text) as WireMessage;
+      answers.push(message);
+      // The first data or error for an id settles its wait ("started" is not an answer to wait for).
+      if (typeof message.id === 'number' && message.result?.type !== 'started') arrived.get(message.id)?.(message);
+    });
+    const answer = (id: number) => new Promise<WireMessage>((resolve) => arrived.set(id, resolve));
+    const stream = (sessionId: string) => JSON.stringify({ id: 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId, runId: `${sessionId}-run`, message: 'go' } } });
+
+    const first = answer(1);
+    raw.socket.send(stream('kept'));
+    expect((await first).result?.type).toBe('data');
+    for (const sessionId of ['dup-1', 'dup-2', 'dup-3']) {
+      const refused = answer(1);
+      raw.socket.send(stream(sessionId));
+      expect((await refused).error?.message).toBe('Duplicate id 1');
+    }
+    expect(answers.filter((message) => message.error).map((message) => message.error?.message)).toStrictEqual(['Duplicate id 1', 'Duplicate id 1', 'Duplicate id 1']);
+    // No run for the refused ones, and the second of the two places is still free.
+    const watched = answer(2);
+    raw.socket.send(JSON.stringify({ id: 2, method: 'subscription', params: { path: 'sessions.watch' } }));
+    expect((await watched).result).toMatchObject({ type: 'data' });
+    await using other = connectClient(running.server);
+    expect((await other.client.sessions.list.query()).map((session) => session.sessionId)).toStrictEqual(['kept']);
+  });
+});
+
 describe('sockets without a token', () => {
   it('fill only their own places: clients with the token still connect, up to the cap, while 64 strangers keep trying', async () => {
     await using running = await startTestServer({ capacity: { maxConnections: 2 } });

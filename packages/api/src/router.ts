@@ -37,22 +37,26 @@ const chatRouter = t.router({
    * Starts a run for a new message and streams its events; with the runId (or lastEventId) of a run
    * that exists, re-attaches and replays exactly the events after lastEventId.
    */
-  stream: procedure.input(streamInputSchema).subscription(async ({ input, ctx, signal }) => {
-    let placed = false;
-    try {
-      // Taken before a run starts: a stream refused for want of a place starts nothing.
-      ctx.connection.takeSubscription();
-      placed = true;
-      const { runId, afterSeq } = await openRun(ctx, input);
-      // The run's log follower is the stream itself: nothing in between to hold per stream or to pass each event through.
-      // tRPC calls its return() when the subscription stops or the socket closes, which gives the place back.
-      return ctx.services.chat.follow(input.sessionId, runId, afterSeq, tracked, signal).bind({ window: ctx.connection.sendWindow, places: ctx.connection });
-    } catch (error) {
-      if (placed) ctx.connection.releaseSubscription();
-      // Mapped here, not by the middleware: the error is delivered when the stream is read, where clients expect it.
-      return failedStream(toTRPCError(error));
-    }
-  }),
+  stream: procedure.input(streamInputSchema).subscription(({ input, ctx, signal }) =>
+    // Opened at the first read: tRPC may still refuse the subscription once this returns (an id already in use),
+    // and then never reads it; a run started here would go on unwatched and its place stay taken.
+    new OpenOnRead(async () => {
+      let placed = false;
+      try {
+        // Taken before a run starts: a stream refused for want of a place starts nothing.
+        ctx.connection.takeSubscription();
+        placed = true;
+        const { runId, afterSeq } = await openRun(ctx, input);
+        // The run's log follower is the stream itself: nothing in between to hold per stream or to pass each event
+        // through. tRPC calls its return() when the subscription stops or the socket closes, which gives the place back.
+        return ctx.services.chat.follow(input.sessionId, runId, afterSeq, tracked, signal).bind({ window: ctx.connection.sendWindow, places: ctx.connection });
+      } catch (error) {
+        if (placed) ctx.connection.releaseSubscription();
+        // Mapped here, not by the middleware: the error is delivered when the stream is read, where clients expect it.
+        throw toTRPCError(error);
+      }
+    }),
+  ),
 
   /** Allows or denies one pending call. Idempotent: a repeat answers "already-decided" and never runs anything twice. */
   confirmTool: procedure.input(confirmInputSchema).mutation(async ({ input, ctx }) => {
@@ -74,8 +78,9 @@ export type SessionWatchEvent = { type: 'ready' } | SessionChange;
 /** Changes queued for one watcher at most; past that the queue becomes a single "ready". */
 const MAX_QUEUED_CHANGES = 1000;
 
-/** Holds one of the connection's subscription places (taken by the caller) until it ends. */
+/** Takes one of the connection's subscription places at its first read and holds it until it ends. */
 async function* watchSessions(ctx: Context, signal: AbortSignal | undefined): AsyncGenerator<SessionWatchEvent, void, undefined> {
+  ctx.connection.takeSubscription();
   const { chat } = ctx.services;
   const window = ctx.connection.sendWindow;
   const queue: SessionWatchEvent[] = [{ type: 'ready' }];
@@ -110,9 +115,52 @@ async function* watchSessions(ctx: Context, signal: AbortSignal | undefined): As
   }
 }
 
-/** A stream whose first read fails with `error`. */
-function failedStream(error: TRPCError): AsyncIterable<never> {
-  return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }) };
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * A subscription's stream that does its work (takes a place, starts or finds the run) at its first read rather
+ * than when the procedure answers. Once open, reads go straight to the opened stream: a waiting read holds nothing
+ * of this object's own.
+ */
+class OpenOnRead<T> implements AsyncIterableIterator<T, undefined, undefined> {
+  private inner: AsyncIterator<T, undefined, undefined> | undefined = undefined;
+  private opening: Promise<AsyncIterator<T, undefined, undefined>> | undefined = undefined;
+  private closed = false;
+
+  constructor(private open: (() => Promise<AsyncIterator<T, undefined, undefined>>) | undefined) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T, undefined>> {
+    return this.inner !== undefined ? this.inner.next() : this.openThenRead();
+  }
+
+  async return(): Promise<IteratorResult<T, undefined>> {
+    this.closed = true;
+    this.open = undefined;
+    const inner = this.inner ?? (await this.opening?.catch(() => undefined));
+    await inner?.return?.();
+    return DONE;
+  }
+
+  private async openThenRead(): Promise<IteratorResult<T, undefined>> {
+    if (this.opening === undefined) {
+      const open = this.open;
+      this.open = undefined;
+      if (open === undefined || this.closed) return DONE;
+      this.opening = open();
+    }
+    const inner = await this.opening;
+    this.inner = inner;
+    // Closed while it opened: what it opened is closed too (the run goes on; its stream and place end).
+    if (this.closed) {
+      await inner.return?.();
+      return DONE;
+    }
+    return inner.next();
+  }
 }
 
 /** Finds the run to re-attach to, or starts a new one; answers where its events resume. */
@@ -157,10 +205,8 @@ export const appRouter = t.router({
      * Changes to the list of sessions, after a first "ready" (sent again on every re-subscribe, and when a slow
      * client's queue overflows): on "ready" a client reads the list; after it, it applies the changes.
      */
-    watch: procedure.subscription(({ ctx, signal }) => {
-      ctx.connection.takeSubscription();
-      return watchSessions(ctx, signal);
-    }),
+    // The place is taken at the first read (a generator's body runs then): a watch tRPC refuses takes none.
+    watch: procedure.subscription(({ ctx, signal }) => watchSessions(ctx, signal)),
     get: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.getSession(input.sessionId)),
     /** Changes a session's own settings: whether its calls stop for a decision, its title. */
     update: procedure.input(sessionUpdateSchema).mutation(({ input, ctx }) => {

@@ -51,14 +51,18 @@ describe('sessions.watch on a connection with a send window', () => {
       return result;
     });
     const stream = (await caller.chat.stream({ sessionId: 's1', runId: 'r1', message: 'hello' }))[Symbol.asyncIterator]();
+    // A stream opens at its first read, as tRPC makes at once for a subscription it takes.
+    const firstRead = stream.next();
     expect(connection.openSubscriptions).toBe(2);
     await new Promise((resolve) => setImmediate(resolve));
-    expect([arrived, window.parked.size]).toStrictEqual([false, 1]);
+    // Both wait for the window: the watch's change and the stream's first event.
+    expect([arrived, window.parked.size]).toStrictEqual([false, 2]);
 
     window.reopen();
     expect(await next).toMatchObject({ done: false, value: { type: 'session-changed', session: { sessionId: 's1' } } });
     await watch.return?.();
     await stream.return?.();
+    expect(((await firstRead).value as unknown as [string, unknown])[1]).toMatchObject({ type: 'run-start', runId: 'r1' });
     expect(connection.openSubscriptions).toBe(0);
   });
 });
