@@ -1,11 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, test, vi } from 'vitest';
-import { isRunning, killAllWith, processesWith, SANDBOX_KINDS, tempFolder, uniqueToken } from '../src/tools/test-support';
+import { describe, expect, onTestFinished, test, vi } from 'vitest';
+import { createBuiltinTools } from '../src/tools';
+import { probeBubblewrap } from '../src/tools/sandbox/probe-bubblewrap';
+import { callContext, isRunning, killAllWith, processesWith, runTool, SANDBOX_KINDS, tempFolder, toolNamed, uniqueToken } from '../src/tools/test-support';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from './support/fake-openai-server';
 import { connectClient, watchRun } from './support/test-airlock';
 
@@ -163,4 +165,73 @@ describe('nothing outlives a crash', () => {
     expect(await isRunning(server.serverPid)).toBe(false);
     expect(server.output()).toContain('The launcher exited.\nShutting down…');
   }, 60_000);
+});
+
+describe.skipIf(!(await probeBubblewrap(true)).available)('a hidden path inside the workspace stays hidden when what holds it moves', () => {
+  /** A workspace holding the data folder and the token file, as when the server starts in the home folder. */
+  async function home(folder: string) {
+    const dataDir = path.join(folder, '.local', 'share', 'airlock');
+    const tokenFile = path.join(folder, '.config', 'airlock', 'token');
+    const [db, token] = [secret('db'), secret('tok')];
+    await mkdir(dataDir, { recursive: true });
+    await mkdir(path.dirname(tokenFile), { recursive: true });
+    await writeFile(path.join(dataDir, 'airlock.db'), db);
+    await writeFile(tokenFile, token);
+    const tools = createBuiltinTools({ workspace: folder, sandbox: 'bubblewrap', hiddenPaths: [dataDir, tokenFile], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const terminal = (command: string) => runTool(toolNamed(tools, 'terminal'), { command }, callContext());
+    const python = (code: string) => runTool(toolNamed(tools, 'python'), { code }, callContext());
+    return { db, token, terminal, python, at: (...names: string[]) => path.join(folder, ...names) };
+  }
+  const readAll = 'cat .local/share/airlock/* .local/share2/airlock/* .local2/share/airlock/* .config/airlock/token .config2/airlock/token .config/airlock2/token; echo read-done';
+
+  test('a call cannot move a folder that holds a hidden path, so the next call still sees nothing', async () => {
+    await using folder = await tempFolder();
+    const { db, token, terminal } = await home(folder.path);
+    const moves = await terminal('mv .local/share .local/share2 && echo moved; mv .local .local2 && echo moved; mv .config/airlock .config/airlock2 && echo moved; echo tried');
+    expect(moves.content).toContain('Device or resource busy');
+    expect(moves.content).not.toContain('moved\n');
+    const next = await terminal(readAll);
+    expect(next.content).toContain('read-done');
+    expect(next.content).not.toContain(db);
+    expect(next.content).not.toContain(token);
+  });
+
+  test('after a hidden path moved, calls are refused and run nothing until it is back', async () => {
+    await using folder = await tempFolder();
+    const { db, token, terminal, python, at } = await home(folder.path);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    onTestFinished(() => warn.mockRestore());
+    expect(await terminal('echo first')).toStrictEqual({ content: 'first\nexit code: 0', isError: false });
+    // Moved from outside the sandbox (by the person, or a process the sandbox does not hold).
+    await rename(at('.local', 'share'), at('.local', 'share2'));
+    for (const refused of [await terminal(`touch ran; ${readAll}`), await python("open('ran', 'w'); print(open('.local/share2/airlock/airlock.db').read())")]) {
+      expect(refused.isError).toBe(true);
+      expect(refused.content).toMatch(/^Refused: ".*\/\.local\/share\/airlock", which tool calls must not see, has been moved or removed since the server started/);
+      expect(refused.content).not.toContain(db);
+      expect(refused.content).not.toContain(token);
+    }
+    expect(existsSync(at('ran'))).toBe(false);
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^Tool call of session test-session: Refused: ".*\/\.local\/share\/airlock", which tool calls must not see/));
+    // A new folder at the old place is not the data folder.
+    await mkdir(at('.local', 'share', 'airlock'), { recursive: true });
+    expect((await terminal(readAll)).content).toContain('has been moved or replaced since the server started');
+    await rename(at('.local', 'share'), at('.local', 'share-new'));
+    await rename(at('.local', 'share2'), at('.local', 'share'));
+    const back = await terminal(readAll);
+    expect(back.content).toContain('read-done');
+    expect(back.content).not.toContain(db);
+  });
+
+  test('a move from outside while a call runs does not uncover the hidden path within that call', async () => {
+    await using folder = await tempFolder();
+    const { db, terminal, at } = await home(folder.path);
+    const call = terminal('touch ready; while [ ! -e go ]; do :; done; ls -A .local/share2/airlock; cat .local/share2/airlock/airlock.db; echo read-done');
+    await vi.waitFor(() => expect(existsSync(at('ready'))).toBe(true), { timeout: 20_000 });
+    await rename(at('.local', 'share'), at('.local', 'share2'));
+    await writeFile(at('go'), '');
+    const result = await call;
+    expect(result.content).toContain('read-done');
+    expect(result.content).toContain('.local/share2/airlock/airlock.db: No such file or directory');
+    expect(result.content).not.toContain(db);
+  });
 });

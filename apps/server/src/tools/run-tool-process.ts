@@ -4,7 +4,9 @@ import { buildChildEnv } from './child-env';
 import { runProcess } from './process-runner';
 import { processToolOutput } from './process-tool-output';
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
+import { HiddenPathMovedError, HiddenPaths, type HiddenMask } from './sandbox/hidden-paths';
 import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
+import { toolFailure } from './tool-failure';
 import type { WorkspacePaths } from './workspace-paths';
 
 export interface ToolProcess {
@@ -25,6 +27,16 @@ export async function runToolProcess(
 ): Promise<ToolOutput> {
   const cwd = await paths.root();
   const sandbox = await toolSandbox(options);
+  let hidden: HiddenMask[] = [];
+  if (sandbox.kind === 'bubblewrap') {
+    try {
+      hidden = hiddenPathsOf(options).masks();
+    } catch (error) {
+      if (!(error instanceof HiddenPathMovedError)) throw error;
+      console.warn(`Tool call of session ${context.sessionId}: ${error.message}`);
+      return toolFailure(error.message);
+    }
+  }
   const result = await runProcess({
     file: command.file,
     args: command.args,
@@ -34,7 +46,7 @@ export async function runToolProcess(
     timeoutMs: callTimeoutMs(context.timeoutMs, options.defaultTimeoutMs),
     maxOutputBytes: options.maxOutputBytes,
     killGraceMs: options.killGraceMs,
-    ...(sandbox.kind === 'bubblewrap' ? { sandbox: bubblewrapFor(sandbox, options, cwd, command) } : {}),
+    ...(sandbox.kind === 'bubblewrap' ? { sandbox: bubblewrapFor(sandbox, cwd, command, hidden) } : {}),
   });
   return processToolOutput(result);
 }
@@ -44,11 +56,20 @@ export function toolSandbox(options: Pick<ResolvedToolsOptions, 'sandbox' | 'net
   return typeof options.sandbox === 'string' ? resolveToolSandbox({ mode: options.sandbox, network: options.network }) : Promise.resolve(options.sandbox);
 }
 
-function bubblewrapFor(sandbox: Extract<ToolSandbox, { kind: 'bubblewrap' }>, options: ResolvedToolsOptions, workspace: string, command: ToolProcess): BubblewrapSandbox {
-  return {
-    bwrap: sandbox.bwrap,
-    policy: { workspace, readOnly: command.readOnlyPaths ?? [], hidden: options.hiddenPaths, network: sandbox.network },
-  };
+function bubblewrapFor(sandbox: Extract<ToolSandbox, { kind: 'bubblewrap' }>, workspace: string, command: ToolProcess, hidden: readonly HiddenMask[]): BubblewrapSandbox {
+  return { bwrap: sandbox.bwrap, policy: { workspace, readOnly: command.readOnlyPaths ?? [], hidden, network: sandbox.network } };
+}
+
+/** One set of hidden paths per tool set, shared by its terminal and python tools; each path is held to what its first call saw there. */
+const hiddenPathSets = new WeakMap<ResolvedToolsOptions, HiddenPaths>();
+
+function hiddenPathsOf(options: ResolvedToolsOptions): HiddenPaths {
+  let hidden = hiddenPathSets.get(options);
+  if (hidden === undefined) {
+    hidden = new HiddenPaths(options.hiddenPaths);
+    hiddenPathSets.set(options, hidden);
+  }
+  return hidden;
 }
 
 /** The environment a command will see; used to find interpreters on the same PATH the child gets. */

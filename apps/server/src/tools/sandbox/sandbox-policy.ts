@@ -1,14 +1,14 @@
-import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { HiddenMask } from './hidden-paths';
 
 /** What a sandboxed call may see of the filesystem and the network. */
 export interface SandboxPolicy {
-  /** The one folder the call may write to, besides its private /tmp. */
+  /** The one folder the call may write to, besides its private /tmp; a real path. */
   workspace: string;
   /** Folders and files outside the workspace the call must read, at the same path (e.g. the python tool's script). Default none. */
   readOnly?: readonly string[];
-  /** Folders and files that must look empty inside (data dir, token and key files). Missing ones are skipped. Default none. */
-  hidden?: readonly string[];
+  /** Folders and files that must look empty inside (data dir, token and key files), from HiddenPaths. Default none. */
+  hidden?: readonly HiddenMask[];
   /** Whether the call reaches the network. */
   network: boolean;
 }
@@ -20,12 +20,15 @@ type Mount = { path: string; args: string[] };
  * namespace is bubblewrap's, and killing it ends every process of the call), a new session (no terminal to
  * inject input into), dies with the server, the whole system read-only, a fresh /dev, /proc and /tmp, the
  * workspace read-write, and the hidden paths masked: an empty tmpfs over a folder, /dev/null over a file.
+ * Each folder between the workspace and a hidden path is bound over itself: a mount point cannot be renamed
+ * (EBUSY), so no call can move a hidden path away from under its mask, for itself or for the calls after it.
  */
 export function bubblewrapArgs(policy: SandboxPolicy): string[] {
   const mounts: Mount[] = [
     { path: policy.workspace, args: ['--bind', policy.workspace, policy.workspace] },
     ...(policy.readOnly ?? []).map((entry) => ({ path: entry, args: ['--ro-bind', entry, entry] })),
-    ...(policy.hidden ?? []).flatMap(maskOf),
+    ...pinnedFolders(policy).map((folder) => ({ path: folder, args: ['--bind', folder, folder] })),
+    ...(policy.hidden ?? []).map(({ path: hidden, folder }) => ({ path: hidden, args: folder ? ['--tmpfs', hidden] : ['--ro-bind', '/dev/null', hidden] })),
   ];
   // A parent is mounted before what lies inside it, so a hidden folder inside the workspace stays hidden, and a
   // workspace inside a hidden folder is still there.
@@ -52,18 +55,18 @@ export function bubblewrapArgs(policy: SandboxPolicy): string[] {
   ];
 }
 
-/** The real path of a hidden entry, masked by its kind; nothing for a path that does not exist. */
-function maskOf(entry: string): Mount[] {
-  let real: string;
-  let isFolder: boolean;
-  try {
-    real = realpathSync(entry);
-    isFolder = statSync(real).isDirectory();
-  } catch {
-    return [];
+/** The folders strictly between the (real) workspace and a hidden path inside it. */
+function pinnedFolders(policy: SandboxPolicy): string[] {
+  const folders = new Set<string>();
+  for (const { path: hidden } of policy.hidden ?? []) {
+    for (let folder = path.dirname(hidden); isStrictlyWithin(policy.workspace, folder); folder = path.dirname(folder)) folders.add(folder);
   }
-  if (real === path.parse(real).root) return [];
-  return [{ path: real, args: isFolder ? ['--tmpfs', real] : ['--ro-bind', '/dev/null', real] }];
+  return [...folders];
+}
+
+function isStrictlyWithin(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
 function depth(entry: string): number {

@@ -1,0 +1,84 @@
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { tempFolder } from '../test-support';
+import { HiddenPathMovedError, HiddenPaths } from './hidden-paths';
+
+/** A workspace holding a data folder and a token file, as when the server starts in the home folder. */
+async function home(folder: string) {
+  const dataDir = path.join(folder, '.local', 'share', 'airlock');
+  const tokenFile = path.join(folder, 'secrets', 'token');
+  await mkdir(dataDir, { recursive: true });
+  await mkdir(path.dirname(tokenFile));
+  await writeFile(path.join(dataDir, 'airlock.db'), 'db');
+  await writeFile(tokenFile, 'token');
+  return { dataDir, tokenFile };
+}
+
+const refusal = (hidden: HiddenPaths) => {
+  try {
+    hidden.masks();
+  } catch (error) {
+    if (error instanceof HiddenPathMovedError) return { entry: error.entry, change: error.change };
+    throw error;
+  }
+  return undefined;
+};
+
+describe('hidden paths', () => {
+  test('are masked at their real place, by kind, while they stay there', async () => {
+    await using folder = await tempFolder();
+    const { dataDir, tokenFile } = await home(folder.path);
+    const hidden = new HiddenPaths([dataDir, tokenFile, path.join(folder.path, 'missing-key')]);
+    const masks = [
+      { path: dataDir, folder: true },
+      { path: tokenFile, folder: false },
+    ];
+    expect(hidden.masks()).toStrictEqual(masks);
+    await writeFile(tokenFile, 'rewritten in place');
+    expect(hidden.masks()).toStrictEqual(masks);
+  });
+
+  test('a folder moved away with its parent refuses the next call, until it is back', async () => {
+    await using folder = await tempFolder();
+    const { dataDir, tokenFile } = await home(folder.path);
+    const hidden = new HiddenPaths([dataDir, tokenFile]);
+    await rename(path.join(folder.path, '.local', 'share'), path.join(folder.path, '.local', 'share2'));
+    expect(refusal(hidden)).toStrictEqual({ entry: dataDir, change: 'gone' });
+    await rename(path.join(folder.path, '.local', 'share2'), path.join(folder.path, '.local', 'share'));
+    expect(refusal(hidden)).toBeUndefined();
+  });
+
+  test('a folder or file replaced at its place refuses the next call', async () => {
+    await using folder = await tempFolder();
+    const { dataDir, tokenFile } = await home(folder.path);
+    const hidden = new HiddenPaths([dataDir, tokenFile]);
+    await rename(path.join(folder.path, '.local'), path.join(folder.path, '.moved'));
+    await mkdir(dataDir, { recursive: true });
+    expect(refusal(hidden)).toStrictEqual({ entry: dataDir, change: 'replaced' });
+    await rm(path.join(folder.path, '.local'), { recursive: true });
+    await rename(path.join(folder.path, '.moved'), path.join(folder.path, '.local'));
+    await rename(tokenFile, `${tokenFile}.old`);
+    await writeFile(tokenFile, 'another');
+    expect(refusal(hidden)).toStrictEqual({ entry: tokenFile, change: 'replaced' });
+  });
+
+  test('a path missing at first is masked once it appears, and held to what appeared', async () => {
+    await using folder = await tempFolder();
+    const keyFile = path.join(folder.path, 'keys', 'key');
+    const hidden = new HiddenPaths([keyFile]);
+    expect(hidden.masks()).toStrictEqual([]);
+    await mkdir(path.dirname(keyFile));
+    await writeFile(keyFile, 'key');
+    expect(hidden.masks()).toStrictEqual([{ path: keyFile, folder: false }]);
+    await rename(path.dirname(keyFile), path.join(folder.path, 'keys2'));
+    expect(refusal(hidden)).toStrictEqual({ entry: keyFile, change: 'gone' });
+  });
+
+  test('the refusal says what moved and that nothing runs until it is back', () => {
+    expect(new HiddenPathMovedError('/home/me/.local/share/airlock', 'gone').message).toBe(
+      'Refused: "/home/me/.local/share/airlock", which tool calls must not see, has been moved or removed since the server started, ' +
+        'so it cannot be hidden where it is now. Nothing was run: calls that run processes (terminal, python) are refused until it is back at its place.',
+    );
+  });
+});
