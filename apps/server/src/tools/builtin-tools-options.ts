@@ -24,6 +24,8 @@ export interface BuiltinToolsOptions {
   hiddenPaths?: readonly string[];
   /** Bytes read_file returns at most. Default 1 MiB. */
   maxReadBytes?: number;
+  /** Bytes read_file reads through, at most, looking for the line its offset names. Default 64 MiB. */
+  maxScanBytes?: number;
   /** Bytes write_file accepts at most. Default 5 MiB. */
   maxWriteBytes?: number;
   /** Entries list_directory returns at most. Default 1,000. */
@@ -50,6 +52,7 @@ export function resolveToolsOptions(options: BuiltinToolsOptions): ResolvedTools
     network: options.network ?? true,
     hiddenPaths: options.hiddenPaths ?? [],
     maxReadBytes: options.maxReadBytes ?? 1024 * 1024,
+    maxScanBytes: options.maxScanBytes ?? 64 * 1024 * 1024,
     maxWriteBytes: options.maxWriteBytes ?? 5 * 1024 * 1024,
     maxDirectoryEntries: options.maxDirectoryEntries ?? 1_000,
     maxFetchBytes: options.maxFetchBytes ?? 2 * 1024 * 1024,

@@ -1,8 +1,14 @@
-import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, readdir, readFile, readlink, rename, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { AnyTool } from '@airlock/core';
 import { describe, expect, test } from 'vitest';
+import { resolveToolsOptions } from './builtin-tools-options';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
+import { createListDirectoryTool } from './list-directory-tool';
+import { createReadFileTool } from './read-file-tool';
 import { runTool, tempFolder, toolNamed } from './test-support';
+import { WorkspacePaths } from './workspace-paths';
+import { createWriteFileTool } from './write-file-tool';
 
 /** A workspace `<parent>/ws` with neighbours that must stay out of reach: `<parent>/ws-evil` and `<parent>/outside.txt`. */
 async function fixture(options: Partial<BuiltinToolsOptions> = {}) {
@@ -177,5 +183,183 @@ describe('list_directory', () => {
       'sub: 5 entries',
       '[… 3 more entries not shown …]',
     ]);
+  });
+});
+
+/** A workspace holding the server's own secrets, as when it is started from $HOME with the default data folder. */
+async function homeFixture() {
+  const f = await fixture();
+  const dataDir = path.join(f.ws, '.local', 'share', 'airlock');
+  const tokenFile = path.join(f.ws, '.airlock-token');
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(path.join(dataDir, 'airlock.db'), 'database secret\n');
+  await writeFile(tokenFile, 'token secret\n');
+  const tools = createBuiltinTools({ workspace: f.ws, hiddenPaths: [dataDir, tokenFile] });
+  return {
+    ...f,
+    dataDir,
+    tokenFile,
+    read: toolNamed(tools, 'read_file'),
+    write: toolNamed(tools, 'write_file'),
+    list: toolNamed(tools, 'list_directory'),
+  };
+}
+
+async function expectRefused(attempts: [AnyTool, Record<string, string>][]): Promise<void> {
+  for (const [tool, args] of attempts) {
+    const result = await runTool(tool, args);
+    expect({ tool: tool.name, args, isError: result.isError, refused: result.content.startsWith('Refused:') }).toStrictEqual({
+      tool: tool.name,
+      args,
+      isError: true,
+      refused: true,
+    });
+  }
+}
+
+describe('hidden paths inside the workspace', () => {
+  test('are refused by name, through a symbolic link and through a hard link', async () => {
+    await using f = await homeFixture();
+    await symlink('.airlock-token', path.join(f.ws, 'readme.md'));
+    await symlink('.local/share/airlock/airlock.db', path.join(f.ws, 'notes.txt'));
+    await symlink('.local/share/airlock', path.join(f.ws, 'data-link'));
+    await link(f.tokenFile, path.join(f.ws, 'hard.txt'));
+    await expectRefused([
+      [f.read, { path: '.airlock-token' }],
+      [f.read, { path: '.local/share/airlock/airlock.db' }],
+      [f.read, { path: 'readme.md' }],
+      [f.read, { path: 'notes.txt' }],
+      [f.read, { path: 'hard.txt' }],
+      [f.read, { path: 'data-link/airlock.db' }],
+      [f.list, { path: '.local/share/airlock' }],
+      [f.list, { path: 'data-link' }],
+      [f.write, { path: 'readme.md', content: 'attacker token\n' }],
+      [f.write, { path: '.airlock-token', content: 'attacker token\n' }],
+      [f.write, { path: 'hard.txt', content: 'attacker token\n' }],
+      [f.write, { path: '.local/share/airlock/airlock.db', content: 'x' }],
+      [f.write, { path: 'data-link/new/file.txt', content: 'x' }],
+    ]);
+    expect(await readFile(f.tokenFile, 'utf8')).toBe('token secret\n');
+    expect(await readdir(f.dataDir)).toStrictEqual(['airlock.db']);
+    // The parent may name the entry; it never says what is inside.
+    expect((await runTool(f.list, { path: '.local/share' })).content).toBe('.local/share: 1 entry\nhidden   airlock');
+  });
+
+  test('stay refused after a folder holding them, or the file itself, is moved', async () => {
+    await using f = await homeFixture();
+    await rename(path.join(f.ws, '.local', 'share'), path.join(f.ws, '.local', 'moved'));
+    await rename(f.tokenFile, path.join(f.ws, 'token-moved'));
+    await expectRefused([
+      [f.read, { path: '.local/moved/airlock/airlock.db' }],
+      [f.read, { path: 'token-moved' }],
+      [f.list, { path: '.local/moved/airlock' }],
+      [f.write, { path: '.local/moved/airlock/airlock.db', content: 'x' }],
+      [f.write, { path: '.local/moved/airlock/new/file.txt', content: 'x' }],
+      [f.write, { path: 'token-moved', content: 'x' }],
+    ]);
+    expect(await readdir(path.join(f.ws, '.local', 'moved', 'airlock'))).toStrictEqual(['airlock.db']);
+    expect(await readFile(path.join(f.ws, 'token-moved'), 'utf8')).toBe('token secret\n');
+  });
+
+  test('leave the rest of the workspace usable', async () => {
+    await using f = await homeFixture();
+    expect(await runTool(f.read, { path: 'sub/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });
+    expect(await runTool(f.write, { path: '.local/other/new.txt', content: 'ok\n' })).toStrictEqual({
+      content: 'Created .local/other/new.txt (3 bytes).',
+      isError: false,
+    });
+  });
+});
+
+/** Paths whose check is followed, before the tool uses its result, by `between`: another process changing the workspace. */
+class InterleavedPaths extends WorkspacePaths {
+  constructor(
+    workspace: string,
+    readonly between: () => Promise<void>,
+  ) {
+    super(workspace);
+  }
+
+  override async resolve(requested: string): Promise<string> {
+    const resolved = await super.resolve(requested);
+    await this.between();
+    return resolved;
+  }
+}
+
+describe('a folder swapped for a link between the check and the use', () => {
+  test('is refused by read_file, write_file and list_directory', async () => {
+    await using f = await fixture();
+    const outside = path.join(f.parent, 'outside');
+    await mkdir(outside);
+    await writeFile(path.join(outside, 'notes.txt'), 'outside secret\n');
+    const swap = async () => {
+      await rename(path.join(f.ws, 'sub'), path.join(f.ws, 'sub-before'));
+      await symlink(outside, path.join(f.ws, 'sub'));
+    };
+    const restore = async () => {
+      await rm(path.join(f.ws, 'sub'));
+      await rename(path.join(f.ws, 'sub-before'), path.join(f.ws, 'sub'));
+    };
+    const options = resolveToolsOptions({ workspace: f.ws });
+    const paths = new InterleavedPaths(f.ws, swap);
+    const attempts: [AnyTool, Record<string, string>][] = [
+      [createReadFileTool(options, paths), { path: 'sub/notes.txt' }],
+      [createWriteFileTool(options, paths), { path: 'sub/notes.txt', content: 'overwritten' }],
+      [createWriteFileTool(options, paths), { path: 'sub/new/file.txt', content: 'escaped' }],
+      [createListDirectoryTool(options, paths), { path: 'sub' }],
+    ];
+    for (const [tool, args] of attempts) {
+      const result = await runTool(tool, args);
+      await restore();
+      expect({ tool: tool.name, args, isError: result.isError, refused: result.content.includes('outside the workspace') }).toStrictEqual({
+        tool: tool.name,
+        args,
+        isError: true,
+        refused: true,
+      });
+    }
+    expect(await readdir(outside)).toStrictEqual(['notes.txt']);
+    expect(await readFile(path.join(outside, 'notes.txt'), 'utf8')).toBe('outside secret\n');
+  });
+});
+
+describe('read_file bounds', () => {
+  test('keeps about the cap in memory for a file of empty lines', async () => {
+    await using f = await fixture();
+    await writeFile(path.join(f.ws, 'newlines.txt'), '\n'.repeat(1024 * 1024));
+    const before = process.memoryUsage().heapUsed;
+    const result = await runTool(f.read, { path: 'newlines.txt' });
+    const grown = process.memoryUsage().heapUsed - before;
+    expect({ length: result.content.length, isError: result.isError }).toStrictEqual({ length: 1024 * 1024, isError: false });
+    // One object per line would be over a hundred megabytes.
+    expect(grown).toBeLessThan(32 * 1024 * 1024);
+  });
+
+  test('does not scan past its scan cap to reach an offset', async () => {
+    await using f = await fixture({ maxScanBytes: 1024 });
+    await writeFile(path.join(f.ws, 'lines.txt'), `${'x'.repeat(99)}\n`.repeat(100));
+    expect(await runTool(f.read, { path: 'lines.txt', offset: 50 })).toStrictEqual({
+      content:
+        'Error: "lines.txt": line 50 was not reached in the first 1024 bytes, which is as far as read_file looks for an offset; ' +
+        'use the terminal (tail, sed -n) for lines this far in.',
+      isError: true,
+    });
+    expect(await runTool(f.read, { path: 'lines.txt', offset: 5, limit: 1 })).toStrictEqual({
+      content: `${'x'.repeat(99)}\n[… showing lines 5–5; more lines follow: read again with offset 6 …]`,
+      isError: false,
+    });
+  });
+
+  test('answers for an offset in a huge sparse file instead of reading all of it', async () => {
+    await using f = await fixture();
+    const sparse = path.join(f.ws, 'sparse.txt');
+    await writeFile(sparse, 'a\n'.repeat(4096));
+    await truncate(sparse, 1024 ** 4);
+    const result = await runTool(f.read, { path: 'sparse.txt', offset: 5000 });
+    expect({ isError: result.isError, notReached: result.content.includes('line 5000 was not reached') }).toStrictEqual({
+      isError: true,
+      notReached: true,
+    });
   });
 });

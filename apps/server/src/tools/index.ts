@@ -12,13 +12,13 @@ export type { BuiltinToolsOptions } from './builtin-tools-options';
 export { buildChildEnv } from './child-env';
 export { htmlToText } from './html-to-text';
 export { runProcess, type ProcessResult, type RunProcessOptions } from './process-runner';
-export { OutsideWorkspaceError, WorkspacePaths } from './workspace-paths';
+export { HiddenPathError, OutsideWorkspaceError, UncheckablePathError, WorkspacePaths } from './workspace-paths';
 export { resolveToolSandbox, SandboxUnavailableError, type SandboxMode, type ToolSandbox } from './sandbox/tool-sandbox';
 
 /** The tools every session has: terminal, python, read_file, write_file, list_directory and web_fetch, all bound to one workspace. */
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
   const resolved = resolveToolsOptions(options);
-  const paths = new WorkspacePaths(resolved.workspace);
+  const paths = new WorkspacePaths(resolved.workspace, resolved.hiddenPaths);
   return [
     createTerminalTool(resolved, paths),
     createPythonTool(resolved, paths),

@@ -1,10 +1,9 @@
 import { lstat, opendir, readlink } from 'node:fs/promises';
-import path from 'node:path';
 import { defineTool } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
 import { failuresAsResults } from './tool-failure';
-import type { WorkspacePaths } from './workspace-paths';
+import type { WorkspaceFolder, WorkspacePaths } from './workspace-paths';
 
 const parameters = z.object({
   path: z.string().optional().describe('Folder path, relative to the workspace. Default: the workspace itself.'),
@@ -19,18 +18,20 @@ export function createListDirectoryTool(options: ResolvedToolsOptions, paths: Wo
     source: 'builtin',
     execute: (args, context) =>
       failuresAsResults(args.path ?? '.', async () => {
-        const folder = await paths.resolve(args.path ?? '.');
+        const requested = args.path ?? '.';
+        // Listed through the proven folder's descriptor, so a folder swapped for a link after the check is not followed.
+        await using folder = await paths.openFolder(requested, await paths.resolve(requested));
         const names: string[] = [];
         let total = 0;
         // Iterated rather than read whole, so a folder of a million files costs a count, not a million-entry array.
-        for await (const entry of await opendir(folder)) {
+        for await (const entry of await opendir(folder.path)) {
           context.signal.throwIfAborted();
           total += 1;
           if (names.length < options.maxDirectoryEntries) names.push(entry.name);
         }
         names.sort();
         const lines = await Promise.all(names.map((name) => describeEntry(folder, name)));
-        const shown = await paths.display(folder);
+        const shown = await paths.display(folder.real);
         const header = `${shown}: ${total} ${total === 1 ? 'entry' : 'entries'}`;
         const omitted = total - names.length;
         const footer = omitted > 0 ? [`[… ${omitted} more entries not shown …]`] : [];
@@ -39,10 +40,12 @@ export function createListDirectoryTool(options: ResolvedToolsOptions, paths: Wo
   });
 }
 
-async function describeEntry(folder: string, name: string): Promise<string> {
-  const full = path.join(folder, name);
+async function describeEntry(folder: WorkspaceFolder, name: string): Promise<string> {
+  const full = folder.entry(name);
   try {
-    const info = await lstat(full);
+    const info = await lstat(full, { bigint: true });
+    // Its name may show; its size, kind or link target may not.
+    if (folder.isHidden(name, info)) return `hidden   ${name}`;
     if (info.isDirectory()) return `dir      ${name}/`;
     if (info.isFile()) return `file     ${name}  (${info.size} bytes)`;
     if (info.isSymbolicLink()) return `symlink  ${name} -> ${await readlink(full)}`;

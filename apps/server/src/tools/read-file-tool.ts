@@ -1,4 +1,5 @@
-import { constants, open } from 'node:fs/promises';
+import { constants, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
 import { defineTool } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
@@ -18,8 +19,8 @@ const parameters = z.object({
 interface Slice {
   text: Buffer;
   lastLine: number;
-  /** Why reading stopped before the end of the file, if it did. */
-  cut?: 'limit' | 'bytes';
+  /** Why reading stopped before the end of the file, if it did: `scan` when the first line wanted was never reached. */
+  cut?: 'limit' | 'bytes' | 'scan';
   /** Lines seen, when the whole file was read. */
   totalLines?: number;
   binary: boolean;
@@ -37,16 +38,31 @@ export function createReadFileTool(options: ResolvedToolsOptions, paths: Workspa
     execute: (args, context) =>
       failuresAsResults(args.path, async () => {
         const real = await paths.resolve(args.path);
+        if (real === (await paths.root())) return toolFailure(`"${args.path}" is a directory; use list_directory.`);
+        // Opened through the proven folder's descriptor, so a folder swapped for a link after the check is not followed;
         // O_NOFOLLOW: the checked path was fully resolved, so a link appearing there since is someone else's doing.
         // O_NONBLOCK: opening a FIFO must not hang the call.
-        const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+        await using folder = await paths.openFolder(args.path, path.dirname(real));
+        const handle = await folder.openEntry(path.basename(real), constants.O_RDONLY | constants.O_NONBLOCK);
         try {
           const info = await handle.stat();
           if (info.isDirectory()) return toolFailure(`"${args.path}" is a directory; use list_directory.`);
           if (!info.isFile()) return toolFailure(`"${args.path}" is not a regular file.`);
           const first = args.offset ?? 1;
-          const slice = await readLines(handle, first, args.limit ?? Number.POSITIVE_INFINITY, options.maxReadBytes, context.signal);
+          const slice = await readLines(handle, {
+            first,
+            limit: args.limit ?? Number.POSITIVE_INFINITY,
+            maxBytes: options.maxReadBytes,
+            maxScanBytes: options.maxScanBytes,
+            signal: context.signal,
+          });
           if (slice.binary) return toolFailure(`"${args.path}" looks like a binary file (${info.size} bytes); it is not shown.`);
+          if (slice.cut === 'scan') {
+            return toolFailure(
+              `"${args.path}": line ${first} was not reached in the first ${options.maxScanBytes} bytes, which is as far as read_file ` +
+                'looks for an offset; use the terminal (tail, sed -n) for lines this far in.',
+            );
+          }
           if (slice.totalLines !== undefined && first > slice.totalLines && info.size > 0) {
             return toolFailure(`"${args.path}" has only ${slice.totalLines} lines; offset ${first} is past its end.`);
           }
@@ -67,26 +83,36 @@ function withFooter(slice: Slice, first: number, maxBytes: number): string {
       return `${text}${text.endsWith('\n') ? '' : '\n'}[… showing lines ${first}–${slice.lastLine}; more lines follow: read again with offset ${slice.lastLine + 1} …]`;
     case 'bytes':
       return `${text}\n[… truncated: the ${maxBytes}-byte cap was reached in line ${slice.lastLine}; read again with a later offset …]`;
+    case 'scan':
+      throw new Error('a slice that never reached its first line has no text to show');
   }
 }
 
-async function readLines(
-  handle: Awaited<ReturnType<typeof open>>,
-  first: number,
-  limit: number,
-  maxBytes: number,
-  signal: AbortSignal,
-): Promise<Slice> {
+interface ReadLinesOptions {
+  /** First line kept, counting from 1. */
+  first: number;
+  /** Lines kept at most. */
+  limit: number;
+  /** Bytes kept at most. */
+  maxBytes: number;
+  /** Bytes read at most while looking for the first line. */
+  maxScanBytes: number;
+  signal: AbortSignal;
+}
+
+async function readLines(handle: FileHandle, { first, limit, maxBytes, maxScanBytes, signal }: ReadLinesOptions): Promise<Slice> {
   const end = first + limit;
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
+  const kept = new KeptBytes(maxBytes);
   let line = 1;
   let position = 0;
   let lastByte: number | undefined;
   const buffer = Buffer.alloc(CHUNK_BYTES);
   for (;;) {
     signal.throwIfAborted();
-    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+    // Bounded while looking, so an offset past the end of a huge (or sparse) file costs the scan cap, not the file.
+    const wanted = line < first ? Math.min(CHUNK_BYTES, maxScanBytes - position) : CHUNK_BYTES;
+    if (wanted <= 0) return { text: Buffer.alloc(0), lastLine: line, cut: 'scan', binary: false };
+    const { bytesRead } = await handle.read(buffer, 0, wanted, position);
     if (bytesRead === 0) break;
     const chunk = buffer.subarray(0, bytesRead);
     if (position < BINARY_SNIFF_BYTES && chunk.subarray(0, BINARY_SNIFF_BYTES - position).includes(0)) {
@@ -96,18 +122,11 @@ async function readLines(
     lastByte = chunk[bytesRead - 1];
     let start = 0;
     while (start < chunk.length) {
-      if (line >= end) return { text: Buffer.concat(kept), lastLine: end - 1, cut: 'limit', binary: false };
+      if (line >= end) return { text: kept.bytes(), lastLine: end - 1, cut: 'limit', binary: false };
       const newline = chunk.indexOf(NEWLINE, start);
       const stop = newline === -1 ? chunk.length : newline + 1;
-      if (line >= first) {
-        const piece = chunk.subarray(start, stop);
-        if (keptBytes + piece.length > maxBytes) {
-          kept.push(Buffer.from(piece.subarray(0, maxBytes - keptBytes)));
-          return { text: Buffer.concat(kept), lastLine: line, cut: 'bytes', binary: false };
-        }
-        // Copied: `buffer` is reused for the next read.
-        kept.push(Buffer.from(piece));
-        keptBytes += piece.length;
+      if (line >= first && !kept.append(chunk.subarray(start, stop))) {
+        return { text: kept.bytes(), lastLine: line, cut: 'bytes', binary: false };
       }
       if (newline === -1) break;
       line += 1;
@@ -116,5 +135,30 @@ async function readLines(
   }
   // After a final newline `line` counts an empty line that is not there.
   const totalLines = position === 0 ? 0 : lastByte === NEWLINE ? line - 1 : line;
-  return { text: Buffer.concat(kept), lastLine: Math.min(totalLines, end - 1), totalLines, binary: false };
+  return { text: kept.bytes(), lastLine: Math.min(totalLines, end - 1), totalLines, binary: false };
+}
+
+/** Kept lines in one buffer grown by doubling up to the cap: a million short lines cost their bytes, not a million buffers. */
+class KeptBytes {
+  #buffer = Buffer.alloc(0);
+  #length = 0;
+
+  constructor(readonly cap: number) {}
+
+  /** Copies `piece` (`buffer` is reused for the next read); false, keeping what fits, when it passes the cap. */
+  append(piece: Buffer): boolean {
+    const fits = Math.min(piece.length, this.cap - this.#length);
+    if (this.#length + fits > this.#buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.min(this.cap, Math.max(this.#buffer.length * 2, this.#length + fits, 4096)));
+      this.#buffer.copy(grown, 0, 0, this.#length);
+      this.#buffer = grown;
+    }
+    piece.copy(this.#buffer, this.#length, 0, fits);
+    this.#length += fits;
+    return fits === piece.length;
+  }
+
+  bytes(): Buffer {
+    return this.#buffer.subarray(0, this.#length);
+  }
 }

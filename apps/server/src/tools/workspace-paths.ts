@@ -1,4 +1,6 @@
-import { lstat, realpath } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
+import { statSync } from 'node:fs';
+import { constants, lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 /** A path that resolves, after following every symbolic link, to somewhere outside the workspace. */
@@ -12,20 +14,59 @@ export class OutsideWorkspaceError extends Error {
   }
 }
 
+/** A path that is, or lies in, one of the server's own files (its data folder, token or key file). */
+export class HiddenPathError extends Error {
+  override readonly name = 'HiddenPathError';
+  constructor(readonly requested: string) {
+    super(`Refused: "${requested}" is one of the server's private files; the file tools do not touch it.`);
+  }
+}
+
+/** A path that cannot be opened safely here: proving what was opened needs /proc/self/fd. */
+export class UncheckablePathError extends Error {
+  override readonly name = 'UncheckablePathError';
+  constructor(readonly requested: string) {
+    super(`Refused: "${requested}" cannot be checked on this system (/proc/self/fd is not available).`);
+  }
+}
+
 /** Kernel pseudo-filesystems hold other processes' secrets (/proc/<pid>/environ); never served, whatever the workspace. */
 const PSEUDO_FILESYSTEMS = ['/proc', '/sys', '/dev'];
 
+/** Bounds the walk from an opened folder up to the workspace, in case renames keep moving it. */
+const MAX_DEPTH = 4096;
+
+type Identity = string;
+
+function identityOf(info: BigIntStats): Identity {
+  return `${info.dev}:${info.ino}`;
+}
+
+/** Where hidden entries are now, and who they were: a folder or file renamed or hard-linked keeps its identity. */
+interface Hidden {
+  /** Real paths strictly inside the workspace; those around it or elsewhere are out of the file tools' reach anyway. */
+  paths: string[];
+  identities: Set<Identity>;
+}
+
 /**
  * Confines paths to one folder by real paths, not by string prefixes: `..`, absolute paths, symbolic links
- * that lead out or point nowhere, and sibling folders whose names merely start with the workspace's are all refused.
+ * that lead out or point nowhere, and sibling folders whose names merely start with the workspace's are all refused,
+ * and so are the hidden paths inside it.
  */
 export class WorkspacePaths {
   readonly #given: string;
+  readonly #hidden: readonly string[];
+  /** Identities of the hidden paths at start-up, before anything in the workspace could move them. */
+  readonly #hiddenAtStart: ReadonlySet<Identity>;
   #root: Promise<string> | undefined;
 
-  constructor(workspace: string) {
+  constructor(workspace: string, hiddenPaths: readonly string[] = []) {
     if (!path.isAbsolute(workspace)) throw new Error(`The workspace must be an absolute path, got "${workspace}".`);
     this.#given = path.resolve(workspace);
+    this.#hidden = hiddenPaths.map((hidden) => path.resolve(hidden));
+    const identities = this.#hidden.map((hidden) => statSync(hidden, { bigint: true, throwIfNoEntry: false }));
+    this.#hiddenAtStart = new Set(identities.filter((info) => info !== undefined).map(identityOf));
   }
 
   /** The workspace's real path, resolved once. */
@@ -38,9 +79,10 @@ export class WorkspacePaths {
   }
 
   /**
-   * The real path `requested` designates, guaranteed inside the workspace. An existing target is fully resolved
-   * (links followed); a missing one is its deepest existing ancestor, resolved, plus the missing names.
-   * Relative paths are taken from the workspace.
+   * The real path `requested` designates, guaranteed inside the workspace and outside its hidden paths at the time
+   * of the check. An existing target is fully resolved (links followed); a missing one is its deepest existing
+   * ancestor, resolved, plus the missing names. Relative paths are taken from the workspace.
+   * What is then opened must be proven again (`openFolder`, `openEntry`): the tree may change in between.
    */
   async resolve(requested: string): Promise<string> {
     if (requested.includes('\0')) throw new OutsideWorkspaceError(requested.replaceAll('\0', '\\0'), 'it contains a NUL byte');
@@ -50,7 +92,7 @@ export class WorkspacePaths {
 
     // The usual case, a path that exists, in one call: the same real path as the walk below would find for it.
     const direct = await realpath(absolute).catch(() => undefined);
-    if (direct !== undefined) return confined(requested, root, direct);
+    if (direct !== undefined) return this.#confined(requested, root, direct);
 
     let existing = absolute;
     const missing: string[] = [];
@@ -78,19 +120,165 @@ export class WorkspacePaths {
       }
       throw error;
     }
-    return confined(requested, root, path.join(real, ...missing));
+    return this.#confined(requested, root, path.join(real, ...missing));
+  }
+
+  /**
+   * Opens the folder `resolved` (from `resolve`) and proves that the folder actually opened is inside the workspace
+   * and not hidden: a folder swapped for a link after the check is caught here, and later uses go through the
+   * descriptor, not the path. With `create`, missing folders are made one by one, each under a proven one.
+   */
+  async openFolder(requested: string, resolved: string, options: { create?: boolean } = {}): Promise<WorkspaceFolder> {
+    const root = await this.root();
+    if (!isWithin(root, resolved)) throw new OutsideWorkspaceError(requested);
+    const missing: string[] = [];
+    let handle: FileHandle | undefined;
+    for (let folder = resolved; handle === undefined; ) {
+      try {
+        handle = await open(folder, constants.O_RDONLY | constants.O_DIRECTORY);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (options.create !== true || code !== 'ENOENT' || folder === root) throw error;
+        missing.unshift(path.basename(folder));
+        folder = path.dirname(folder);
+      }
+    }
+    let current = await this.#proven(requested, root, handle);
+    for (const name of missing) {
+      try {
+        await mkdir(current.entry(name)).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw error;
+        });
+        const child = await open(current.entry(name), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+        await current.close();
+        current = await this.#proven(requested, root, child);
+      } catch (error) {
+        await current.close();
+        throw error;
+      }
+    }
+    return current;
   }
 
   /** How a resolved path is shown to the model: relative to the workspace. */
   async display(resolved: string): Promise<string> {
     return path.relative(await this.root(), resolved) || '.';
   }
+
+  /** The opened folder `handle` as a WorkspaceFolder, once proven inside the workspace and not hidden; else closed and refused. */
+  async #proven(requested: string, root: string, handle: FileHandle): Promise<WorkspaceFolder> {
+    try {
+      const real = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => {
+        throw new UncheckablePathError(requested);
+      });
+      const hidden = await this.#hiddenNow(root);
+      checkPath(requested, root, hidden, real);
+      // By identity too, from the descriptor up: `..` of /proc/self/fd/<fd> is the parent of the folder opened,
+      // whatever its path says, and a hidden folder moved since start-up is still recognised.
+      const rootIdentity = identityOf(await stat(root, { bigint: true }));
+      let up = `/proc/self/fd/${handle.fd}`;
+      for (let depth = 0; ; depth += 1) {
+        const identity = identityOf(await stat(up, { bigint: true }));
+        if (identity === rootIdentity) break;
+        if (hidden.identities.has(identity)) throw new HiddenPathError(requested);
+        const parent = `${up}/..`;
+        if (depth >= MAX_DEPTH || identityOf(await stat(parent, { bigint: true })) === identity) throw new OutsideWorkspaceError(requested);
+        up = parent;
+      }
+      return new WorkspaceFolder(requested, handle, real, hidden);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /** The hidden paths as they are now, plus who they were at start-up. */
+  async #hiddenNow(root: string): Promise<Hidden> {
+    const paths: string[] = [];
+    const identities = new Set(this.#hiddenAtStart);
+    for (const hidden of this.#hidden) {
+      const real = await realpath(hidden).catch(() => hidden);
+      if (isWithin(root, real) && real !== root) paths.push(real);
+      const info = await stat(real, { bigint: true }).catch(() => undefined);
+      if (info !== undefined) identities.add(identityOf(info));
+    }
+    return { paths, identities };
+  }
+
+  async #confined(requested: string, root: string, target: string): Promise<string> {
+    checkPath(requested, root, this.#hidden.length === 0 ? { paths: [], identities: new Set() } : await this.#hiddenNow(root), target);
+    return target;
+  }
 }
 
-/** `target` when it is inside the workspace `root` and on no kernel pseudo-filesystem. */
-function confined(requested: string, root: string, target: string): string {
+/**
+ * A workspace folder held open, proven inside the workspace and not hidden. Entries are reached through
+ * /proc/self/fd/<fd>/<name>, so renaming or swapping the folder's path after the proof changes nothing.
+ */
+export class WorkspaceFolder implements AsyncDisposable {
+  readonly #hidden: Hidden;
+
+  constructor(
+    readonly requested: string,
+    readonly handle: FileHandle,
+    /** The folder's real path when it was proven. */
+    readonly real: string,
+    hidden: Hidden,
+  ) {
+    this.#hidden = hidden;
+  }
+
+  /** This very folder, as a path. */
+  get path(): string {
+    return `/proc/self/fd/${this.handle.fd}`;
+  }
+
+  /** A path to the entry `name` (a single name) of this very folder. */
+  entry(name: string): string {
+    return `${this.path}/${name}`;
+  }
+
+  /** Whether the entry `name`, as `info` describes it, is hidden (by path or by identity). */
+  isHidden(name: string, info: BigIntStats): boolean {
+    const full = path.join(this.real, name);
+    return this.#hidden.identities.has(identityOf(info)) || this.#hidden.paths.some((hidden) => isWithin(hidden, full));
+  }
+
+  /** The entry's lstat, refused when it is hidden; undefined when there is none. */
+  async lstatEntry(name: string): Promise<BigIntStats | undefined> {
+    const info = await lstat(this.entry(name), { bigint: true }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (info !== undefined && this.isHidden(name, info)) throw new HiddenPathError(this.requested);
+    return info;
+  }
+
+  /** Opens the entry `name` without following a link there, refused (and closed) when what was opened is hidden. */
+  async openEntry(name: string, flags: number): Promise<FileHandle> {
+    const handle = await open(this.entry(name), flags | constants.O_NOFOLLOW);
+    try {
+      if (this.isHidden(name, await handle.stat({ bigint: true }))) throw new HiddenPathError(this.requested);
+      return handle;
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.handle.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+/** Refuses `target` unless it is inside the workspace `root`, on no kernel pseudo-filesystem and outside every hidden path. */
+function checkPath(requested: string, root: string, hidden: Hidden, target: string): void {
   if (!isWithin(root, target) || PSEUDO_FILESYSTEMS.some((system) => isWithin(system, target))) throw new OutsideWorkspaceError(requested);
-  return target;
+  if (hidden.paths.some((path) => isWithin(path, target))) throw new HiddenPathError(requested);
 }
 
 /** `target` is `folder` or inside it; `<folder>-evil` is not. */

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { defineTool } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
 import { failuresAsResults, toolFailure } from './tool-failure';
-import type { WorkspacePaths } from './workspace-paths';
+import type { WorkspaceFolder, WorkspacePaths } from './workspace-paths';
 
 const parameters = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace. Missing parent folders are created.'),
@@ -28,35 +28,36 @@ export function createWriteFileTool(options: ResolvedToolsOptions, paths: Worksp
           return toolFailure(`the content is ${bytes} bytes; write_file accepts at most ${options.maxWriteBytes}. Nothing was written.`);
         }
         const target = await paths.resolve(args.path);
-        const existing = await stat(target).catch((error: NodeJS.ErrnoException) => {
-          if (error.code === 'ENOENT') return undefined;
-          throw error;
-        });
+        if (target === (await paths.root())) return toolFailure(`"${args.path}" is a directory.`);
+        context.signal.throwIfAborted();
+        // Everything below goes through the proven folder's descriptor: a folder on the way swapped for a link
+        // after the check cannot redirect the write.
+        await using folder = await paths.openFolder(args.path, path.dirname(target), { create: true });
+        const name = path.basename(target);
+        const existing = await folder.lstatEntry(name);
         if (existing?.isDirectory()) return toolFailure(`"${args.path}" is a directory.`);
         if (existing !== undefined && !existing.isFile()) return toolFailure(`"${args.path}" is not a regular file.`);
-        context.signal.throwIfAborted();
-        await mkdir(path.dirname(target), { recursive: true });
-        await writeAtomically(target, args.content, existing?.mode);
-        const shown = await paths.display(target);
+        await writeAtomically(folder, name, args.content, existing === undefined ? undefined : Number(existing.mode & 0o7777n));
+        const shown = await paths.display(path.join(folder.real, name));
         return `${existing === undefined ? 'Created' : 'Replaced'} ${shown} (${bytes} bytes).`;
       }),
   });
 }
 
 /** Readers never see a half-written file: the content goes to a fresh file beside the target, which is then renamed over it. */
-async function writeAtomically(target: string, content: string, mode: number | undefined): Promise<void> {
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+async function writeAtomically(folder: WorkspaceFolder, name: string, content: string, mode: number | undefined): Promise<void> {
+  const temporary = folder.entry(`.${name}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     // 'wx' creates exclusively, so a link planted under the temporary name is not followed.
     const handle = await open(temporary, 'wx', 0o644);
     try {
       await handle.writeFile(content, 'utf8');
-      if (mode !== undefined) await handle.chmod(mode & 0o7777);
+      if (mode !== undefined) await handle.chmod(mode);
       await handle.sync();
     } finally {
       await handle.close();
     }
-    await rename(temporary, target);
+    await rename(temporary, folder.entry(name));
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;
