@@ -266,12 +266,15 @@ describe('appRouter: arguments edited before allowing', () => {
       const input = { sessionId: 's1', approvalId: event.approvalId, decision: 'allow' as const };
       refusals.push(await caller.chat.confirmTool({ ...input, arguments: { text: 42 } }).catch((error: unknown) => error));
       refusals.push(await caller.chat.confirmTool({ ...input, arguments: { text: 'x'.repeat(70_000) } }).catch((error: unknown) => error));
+      // An argument the tool does not take would show on the card and in the ledger, and do nothing.
+      refusals.push(await caller.chat.confirmTool({ ...input, arguments: { text: 'list everything', recursive: true } }).catch((error: unknown) => error));
       expect((await caller.chat.pending({ sessionId: 's1' })).map((p) => p.approvalId)).toStrictEqual([event.approvalId]);
       answers.push(await caller.chat.confirmTool({ ...input, arguments: { text: 'list everything' } }));
     });
     expect(refusals).toMatchObject([
       { code: 'BAD_REQUEST', message: expect.stringMatching(/^arguments: invalid for "echo": text: /) },
       { code: 'BAD_REQUEST', message: expect.stringContaining('arguments') },
+      { code: 'BAD_REQUEST', message: 'arguments: invalid for "echo": recursive: not an argument of this tool' },
     ]);
     expect(refusals[0]).toBeInstanceOf(TRPCError);
     expect(answers).toStrictEqual([{ resolved: true, status: 'resolved', decision: 'allow' }]);

@@ -362,6 +362,16 @@ describe('runToolLoop', () => {
     expect(end?.result).toContain('code');
   });
 
+  it('an argument the tool does not take is an error naming it, never prompted, never run', async () => {
+    let prompts = 0;
+    const { events, calls } = await drive([toolCallStep({ name: 'python', arguments: { code: 'print(1)', timeout: 5, nested: { deep: 1 } } }), textStep('ok')], () => prompts++);
+    expect(prompts).toBe(0);
+    expect(calls).toStrictEqual([]);
+    expect(ofType(events, 'tool-end')).toMatchObject([
+      { outcome: 'error', result: 'Error: invalid arguments for "python": timeout: not an argument of this tool; nested: not an argument of this tool. Fix them and call again.' },
+    ]);
+  });
+
   it('a throwing tool is an error result fed back to the model, with tool-end paired', async () => {
     const broken = recordingTool('python', { run: async () => Promise.reject(new Error('disk on fire')) });
     const { events, model } = await drive([pythonCall(), textStep('sorry')], 'allow', { tools: [broken.tool] });

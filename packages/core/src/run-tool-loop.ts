@@ -8,7 +8,7 @@ import { canonicalJson, deepFreeze } from './json';
 import { parseToolArguments } from './json-repair';
 import type { AssistantMessage, ChatMessage, ToolCall } from './messages';
 import { TextToolCallExtractor, type TextToolCall } from './text-tool-calls';
-import { grantsNeedExactArguments, toolJsonSchema, toolVersion, type AnyTool } from './tool';
+import { grantsNeedExactArguments, toolJsonSchema, toolVersion, UNKNOWN_ARGUMENT, unknownArguments, type AnyTool } from './tool';
 import { toolResultText } from './tool-results';
 
 export const DEFAULT_MAX_TOOL_CALLS = 25;
@@ -420,6 +420,8 @@ function checkCall(call: ToolCall, invalid: string | undefined, offered: readonl
   if (succeeded?.has(callKey(call))) return { ok: false, result: { outcome: 'duplicate', result: toolResultText.duplicate(call.name) } };
   const checked = tool.parameters.safeParse(call.arguments);
   if (!checked.success) return { ok: false, result: { outcome: 'error', result: invalidArguments(call.name, checked.error) } };
+  const unknown = unknownArguments(call.arguments, checked.data);
+  if (unknown.length > 0) return { ok: false, result: { outcome: 'error', result: invalidArguments(call.name, unknownIssues(unknown)) } };
   return { ok: true, tool };
 }
 
@@ -655,6 +657,8 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
   // Re-validated right before running: what runs is exactly what the schema accepts now.
   const checked = tool.parameters.safeParse(structuredClone(args));
   if (!checked.success) return { outcome: 'error', result: invalidArguments(tool.name, checked.error) };
+  const unknown = unknownArguments(args, checked.data);
+  if (unknown.length > 0) return { outcome: 'error', result: invalidArguments(tool.name, unknownIssues(unknown)) };
   const timeoutMs = options.toolCallTimeoutMs ?? DEFAULT_TOOL_CALL_TIMEOUT_MS;
   const link = linkedController(runSignal);
   const { controller } = link;
@@ -728,6 +732,10 @@ function toolStart(call: ToolCall, approvalId: string, awaitingConfirmation: boo
 function awaitingToolStart(call: ToolCall, ticket: ApprovalTicket): Extract<LoopEvent, { type: 'tool-start' }> {
   const { approvalId, expiresAt } = ticket;
   return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt };
+}
+
+function unknownIssues(paths: readonly string[]): { issues: { path: string[]; message: string }[] } {
+  return { issues: paths.map((path) => ({ path: path.split('.'), message: UNKNOWN_ARGUMENT })) };
 }
 
 function invalidArguments(toolName: string, error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {

@@ -92,8 +92,28 @@ export function toolVersion(tool: AnyTool): string {
  */
 export function argumentIssues(tool: AnyTool, args: unknown): ArgumentIssue[] {
   const checked = tool.parameters.safeParse(args);
-  if (checked.success) return [];
+  if (checked.success) return unknownArguments(args, checked.data).map((path) => ({ path, message: UNKNOWN_ARGUMENT }));
   return checked.error.issues.map((issue) => ({ path: issue.path.length > 0 ? issue.path.map(String).join('.') : '(arguments)', message: issue.message }));
+}
+
+export const UNKNOWN_ARGUMENT = 'not an argument of this tool';
+
+/**
+ * The keys of `given` that parsing left out of `parsed` (an object schema drops keys it does not know), as dotted
+ * paths. Such a call is refused rather than run without them: the card would show an argument that does nothing,
+ * and the model would believe it applied.
+ */
+export function unknownArguments(given: unknown, parsed: unknown, at = ''): string[] {
+  if (Array.isArray(given) && Array.isArray(parsed)) return given.flatMap((item, index) => unknownArguments(item, parsed[index], `${at}${at ? '.' : ''}${index}`));
+  if (!isPlainObject(given) || !isPlainObject(parsed)) return [];
+  return Object.keys(given).flatMap((key) => {
+    const path = `${at}${at ? '.' : ''}${key}`;
+    return Object.hasOwn(parsed, key) ? unknownArguments(given[key], parsed[key], path) : [path];
+  });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 /** Identity helper that keeps the argument type of a tool definition. */
