@@ -268,6 +268,9 @@ describe('appRouter: arguments edited before allowing', () => {
       refusals.push(await caller.chat.confirmTool({ ...input, arguments: { text: 'x'.repeat(70_000) } }).catch((error: unknown) => error));
       // An argument the tool does not take would show on the card and in the ledger, and do nothing.
       refusals.push(await caller.chat.confirmTool({ ...input, arguments: { text: 'list everything', recursive: true } }).catch((error: unknown) => error));
+      let deep: unknown = 'bottom';
+      for (let level = 0; level < 200_000; level++) deep = [deep];
+      refusals.push(await caller.chat.confirmTool({ ...input, arguments: { text: 'x', deep } }).catch((error: unknown) => error));
       expect((await caller.chat.pending({ sessionId: 's1' })).map((p) => p.approvalId)).toStrictEqual([event.approvalId]);
       answers.push(await caller.chat.confirmTool({ ...input, arguments: { text: 'list everything' } }));
     });
@@ -275,6 +278,7 @@ describe('appRouter: arguments edited before allowing', () => {
       { code: 'BAD_REQUEST', message: expect.stringMatching(/^arguments: invalid for "echo": text: /) },
       { code: 'BAD_REQUEST', message: expect.stringContaining('arguments') },
       { code: 'BAD_REQUEST', message: 'arguments: invalid for "echo": recursive: not an argument of this tool' },
+      { code: 'BAD_REQUEST', message: expect.stringContaining('at most 64 levels of nesting') },
     ]);
     expect(refusals[0]).toBeInstanceOf(TRPCError);
     expect(answers).toStrictEqual([{ resolved: true, status: 'resolved', decision: 'allow' }]);

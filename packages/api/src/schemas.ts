@@ -24,6 +24,23 @@ export const streamInputSchema = z.object({
 /** The most an edit of a call's arguments may weigh, as JSON. */
 export const MAX_EDITED_ARGUMENTS_BYTES = 64 * 1024;
 
+/** The deepest an edit's arguments may nest (objects and arrays). */
+export const MAX_EDITED_ARGUMENTS_DEPTH = 64;
+
+/** How deep `value` nests, counted without recursion and no further than just past `limit`. */
+export function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 export const confirmInputSchema = z.object({
   sessionId: idSchema,
   approvalId: z.string().max(200),
@@ -34,6 +51,11 @@ export const confirmInputSchema = z.object({
   scope: z.enum(['chat', 'workspace', 'global']).optional(),
   /** With allow: the arguments the person edited the call to; checked against the tool's schema before anything runs. */
   arguments: toolArgumentsSchema
+    // Checked first, without recursion: what follows (the size, the tool's schema) walks the value recursively.
+    .refine((args) => nestingDepth(args, MAX_EDITED_ARGUMENTS_DEPTH) <= MAX_EDITED_ARGUMENTS_DEPTH, {
+      message: `at most ${MAX_EDITED_ARGUMENTS_DEPTH} levels of nesting`,
+      abort: true,
+    })
     .refine((args) => new TextEncoder().encode(JSON.stringify(args)).length <= MAX_EDITED_ARGUMENTS_BYTES, {
       message: `at most ${MAX_EDITED_ARGUMENTS_BYTES / 1024} KiB of JSON`,
     })
