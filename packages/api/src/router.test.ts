@@ -188,7 +188,8 @@ describe('appRouter', () => {
     const streams = await Promise.all([1, 2, 3, 4].map((n) => caller.chat.stream({ sessionId: `race-${n}`, runId: `race-run-${n}`, message: 'x' })));
     const outcomes = await Promise.allSettled(streams.map((stream) => read(stream, (e) => e.type === 'run-start')));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(2);
-    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason)).toMatchObject([{ code: 'TOO_MANY_REQUESTS' }, { code: 'TOO_MANY_REQUESTS' }]);
+    const refused = outcomes.flatMap((o): unknown[] => (o.status === 'rejected' ? [o.reason as unknown] : []));
+    expect(refused).toMatchObject([{ code: 'TOO_MANY_REQUESTS' }, { code: 'TOO_MANY_REQUESTS' }]);
     expect([1, 2, 3, 4].filter((n) => chat.isRunActive(`race-run-${n}`))).toHaveLength(2);
   });
 
