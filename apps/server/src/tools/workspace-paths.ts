@@ -1,5 +1,5 @@
 import type { BigIntStats } from 'node:fs';
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { constants, lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -57,16 +57,27 @@ interface Hidden {
 export class WorkspacePaths {
   readonly #given: string;
   readonly #hidden: readonly string[];
-  /** Identities of the hidden paths at start-up, before anything in the workspace could move them. */
-  readonly #hiddenAtStart: ReadonlySet<Identity>;
+  /** Each hidden path found so far, with its real path when found. */
+  readonly #found = new Map<string, string>();
+  /** Who the hidden paths found so far are (device and inode): a folder or file moved since is still recognised. */
+  readonly #identities = new Set<Identity>();
   #root: Promise<string> | undefined;
 
   constructor(workspace: string, hiddenPaths: readonly string[] = []) {
     if (!path.isAbsolute(workspace)) throw new Error(`The workspace must be an absolute path, got "${workspace}".`);
     this.#given = path.resolve(workspace);
     this.#hidden = hiddenPaths.map((hidden) => path.resolve(hidden));
-    const identities = this.#hidden.map((hidden) => statSync(hidden, { bigint: true, throwIfNoEntry: false }));
-    this.#hiddenAtStart = new Set(identities.filter((info) => info !== undefined).map(identityOf));
+    // Recorded at start-up, before anything in the workspace could move them.
+    for (const hidden of this.#hidden) {
+      try {
+        const info = statSync(hidden, { bigint: true, throwIfNoEntry: false });
+        if (info === undefined) continue;
+        this.#identities.add(identityOf(info));
+        this.#found.set(hidden, realpathSync(hidden));
+      } catch {
+        // Looked for again at the first check.
+      }
+    }
   }
 
   /** The workspace's real path, resolved once. */
@@ -192,17 +203,22 @@ export class WorkspacePaths {
     }
   }
 
-  /** The hidden paths as they are now, plus who they were at start-up. */
+  /**
+   * The hidden paths to refuse: each where it was found (or, not found yet, where it would be: nothing may be made
+   * there either), and who each found one is. One found is not looked up again: if it moves, its identity follows
+   * it; one not found yet (the data folder is made after the tools) is looked for at each check until it is.
+   */
   async #hiddenNow(root: string): Promise<Hidden> {
-    const paths: string[] = [];
-    const identities = new Set(this.#hiddenAtStart);
     for (const hidden of this.#hidden) {
-      const real = await realpath(hidden).catch(() => hidden);
-      if (isWithin(root, real) && real !== root) paths.push(real);
-      const info = await stat(real, { bigint: true }).catch(() => undefined);
-      if (info !== undefined) identities.add(identityOf(info));
+      if (this.#found.has(hidden)) continue;
+      const real = await realpath(hidden).catch(() => undefined);
+      const info = real === undefined ? undefined : await stat(real, { bigint: true }).catch(() => undefined);
+      if (real === undefined || info === undefined) continue;
+      this.#identities.add(identityOf(info));
+      this.#found.set(hidden, real);
     }
-    return { paths, identities };
+    const paths = this.#hidden.map((hidden) => this.#found.get(hidden) ?? hidden).filter((real) => isWithin(root, real) && real !== root);
+    return { paths, identities: this.#identities };
   }
 
   async #confined(requested: string, root: string, target: string): Promise<string> {
