@@ -62,6 +62,7 @@ export class WorkspacePaths {
   /** Who the hidden paths found so far are (device and inode): a folder or file moved since is still recognised. */
   readonly #identities = new Set<Identity>();
   #root: Promise<string> | undefined;
+  #rootId: Promise<Identity> | undefined;
 
   constructor(workspace: string, hiddenPaths: readonly string[] = []) {
     if (!path.isAbsolute(workspace)) throw new Error(`The workspace must be an absolute path, got "${workspace}".`);
@@ -171,6 +172,15 @@ export class WorkspacePaths {
     return current;
   }
 
+  /** Who the workspace's folder is (device and inode), read once, as its real path is. */
+  #rootIdentity(root: string): Promise<Identity> {
+    this.#rootId ??= stat(root, { bigint: true }).then(identityOf, (error: unknown) => {
+      this.#rootId = undefined;
+      throw error;
+    });
+    return this.#rootId;
+  }
+
   /** How a resolved path is shown to the model: relative to the workspace. */
   async display(resolved: string): Promise<string> {
     return path.relative(await this.root(), resolved) || '.';
@@ -179,22 +189,27 @@ export class WorkspacePaths {
   /** The opened folder `handle` as a WorkspaceFolder, once proven inside the workspace and not hidden; else closed and refused. */
   async #proven(requested: string, root: string, handle: FileHandle): Promise<WorkspaceFolder> {
     try {
-      const real = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => {
-        throw new UncheckablePathError(requested);
-      });
-      const hidden = await this.#hiddenNow(root);
+      const opened = `/proc/self/fd/${handle.fd}`;
+      const [real, openedInfo, rootIdentity, hidden] = await Promise.all([
+        readlink(opened).catch(() => {
+          throw new UncheckablePathError(requested);
+        }),
+        stat(opened, { bigint: true }),
+        this.#rootIdentity(root),
+        this.#hiddenNow(root),
+      ]);
       checkPath(requested, root, hidden, real);
       // By identity too, from the descriptor up: `..` of /proc/self/fd/<fd> is the parent of the folder opened,
       // whatever its path says, and a hidden folder moved since start-up is still recognised.
-      const rootIdentity = identityOf(await stat(root, { bigint: true }));
-      let up = `/proc/self/fd/${handle.fd}`;
-      for (let depth = 0; ; depth += 1) {
-        const identity = identityOf(await stat(up, { bigint: true }));
-        if (identity === rootIdentity) break;
+      let identity = identityOf(openedInfo);
+      for (let depth = 0, up = opened; identity !== rootIdentity; depth += 1) {
         if (hidden.identities.has(identity)) throw new HiddenPathError(requested);
-        const parent = `${up}/..`;
-        if (depth >= MAX_DEPTH || identityOf(await stat(parent, { bigint: true })) === identity) throw new OutsideWorkspaceError(requested);
-        up = parent;
+        if (depth >= MAX_DEPTH) throw new OutsideWorkspaceError(requested);
+        up = `${up}/..`;
+        const parent = identityOf(await stat(up, { bigint: true }));
+        // The top of the filesystem, reached without passing the workspace.
+        if (parent === identity) throw new OutsideWorkspaceError(requested);
+        identity = parent;
       }
       return new WorkspaceFolder(requested, handle, real, hidden);
     } catch (error) {
