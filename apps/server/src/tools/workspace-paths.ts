@@ -224,20 +224,30 @@ export class WorkspacePaths {
    * it; one not found yet (the data folder is made after the tools) is looked for at each check until it is.
    */
   async #hiddenNow(root: string): Promise<Hidden> {
-    for (const hidden of this.#hidden) {
-      if (this.#found.has(hidden)) continue;
-      const real = await realpath(hidden).catch(() => undefined);
-      const info = real === undefined ? undefined : await stat(real, { bigint: true }).catch(() => undefined);
-      if (real === undefined || info === undefined) continue;
-      this.#identities.add(identityOf(info));
-      this.#found.set(hidden, real);
+    const unseen = this.#hidden.filter((hidden) => !this.#found.has(hidden));
+    if (unseen.length > 0) {
+      await Promise.all(
+        unseen.map(async (hidden) => {
+          const real = await realpath(hidden).catch(() => undefined);
+          const info = real === undefined ? undefined : await stat(real, { bigint: true }).catch(() => undefined);
+          if (real === undefined || info === undefined) return;
+          this.#identities.add(identityOf(info));
+          this.#found.set(hidden, real);
+        }),
+      );
     }
+    return this.#hiddenKnown(root);
+  }
+
+  /** The hidden paths and identities known now, without looking anything up. */
+  #hiddenKnown(root: string): Hidden {
     const paths = this.#hidden.map((hidden) => this.#found.get(hidden) ?? hidden).filter((real) => isWithin(root, real) && real !== root);
     return { paths, identities: this.#identities };
   }
 
   async #confined(requested: string, root: string, target: string): Promise<string> {
-    checkPath(requested, root, this.#hidden.length === 0 ? { paths: [], identities: new Set() } : await this.#hiddenNow(root), target);
+    // By path only, as far as they are known: what is opened afterwards is proven against them all (`#proven`).
+    checkPath(requested, root, this.#hiddenKnown(root), target);
     return target;
   }
 }
