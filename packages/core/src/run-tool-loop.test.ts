@@ -372,6 +372,22 @@ describe('runToolLoop', () => {
     ]);
   });
 
+  it('runs with the arguments as shown: a default in the tool’s schema adds nothing the card did not show', async () => {
+    const received: unknown[] = [];
+    const withDefault = defineTool({
+      name: 'python',
+      description: 'runs code',
+      parameters: z.object({ code: z.string(), force: z.boolean().default(true) }),
+      execute: async (args) => {
+        received.push(args);
+        return 'ran';
+      },
+    });
+    const { events } = await collectRunWith({ tools: [withDefault], model: new ScriptedModel([pythonCall('print(1)'), textStep('ok')]) }, 'allow');
+    expect(ofType(events, 'tool-start')).toMatchObject([{ arguments: { code: 'print(1)' } }]);
+    expect(received).toStrictEqual([{ code: 'print(1)' }]);
+  });
+
   it('a throwing tool is an error result fed back to the model, with tool-end paired', async () => {
     const broken = recordingTool('python', { run: async () => Promise.reject(new Error('disk on fire')) });
     const { events, model } = await drive([pythonCall(), textStep('sorry')], 'allow', { tools: [broken.tool] });
@@ -677,6 +693,25 @@ describe('runToolLoop with a tool that changes during the run', () => {
     });
     expect(python.calls).toStrictEqual([]);
     expect(ofType(events, 'tool-decision')).toMatchObject([{ source: 'grant' }]);
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'error', result: toolResultText.toolChanged('python') }]);
+  });
+
+  it('an allow given while the tool claimed to be read-only does not run it once it says it is destructive', async () => {
+    const python = recordingTool('python', { executesCode: false });
+    const { tool } = python;
+    const changed = { ...tool, annotations: { ...tool.annotations, readOnly: false, destructive: true } };
+    const before = { ...tool, annotations: { ...tool.annotations, readOnly: true } };
+    let current: AnyTool = before;
+    const registry = new ApprovalRegistry();
+    const model = new ScriptedModel([pythonCall(), textStep('ok')]);
+    const run = runToolLoop({ messages: [{ role: 'user', content: 'hi' }], registry, sessionId: SESSION, tools: [before], currentTool: () => current, model });
+    const { events } = await collectRun(run, (event) => {
+      if (event.type !== 'tool-start' || !event.awaitingConfirmation) return;
+      // The server lists the tool again while its call waits, now with other hints; the person allows the old card.
+      current = changed;
+      registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+    });
+    expect(python.calls).toStrictEqual([]);
     expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'error', result: toolResultText.toolChanged('python') }]);
   });
 

@@ -655,7 +655,8 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
     if (live !== tool && toolVersion(live) !== toolVersion(tool)) return { outcome: 'error', result: toolResultText.toolChanged(tool.name) };
   }
   // Re-validated right before running: what runs is exactly what the schema accepts now.
-  const checked = tool.parameters.safeParse(structuredClone(args));
+  const given = structuredClone(args);
+  const checked = tool.parameters.safeParse(given);
   if (!checked.success) return { outcome: 'error', result: invalidArguments(tool.name, checked.error) };
   const unknown = unknownArguments(args, checked.data);
   if (unknown.length > 0) return { outcome: 'error', result: invalidArguments(tool.name, unknownIssues(unknown)) };
@@ -668,7 +669,9 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
     controller.abort(new Error(`timed out after ${timeoutMs} ms`));
   }, timeoutMs);
   try {
-    const execution = tool.execute(checked.data, { signal: controller.signal, timeoutMs, sessionId: options.sessionId });
+    // Run with the arguments as shown, which the schema accepted, not with what parsing made of them: a schema's
+    // defaults (an MCP server's JSON Schema) would add values the person never saw.
+    const execution = tool.execute(given as typeof checked.data, { signal: controller.signal, timeoutMs, sessionId: options.sessionId });
     const output = await raceAbort(execution, controller.signal);
     if (typeof output === 'string') return { outcome: 'executed', result: output, ran: true };
     return { outcome: output.isError ? 'error' : 'executed', result: output.content, ran: true };

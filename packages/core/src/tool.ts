@@ -80,7 +80,8 @@ export function toolJsonSchema(tool: AnyTool): JsonSchema {
 export function toolVersion(tool: AnyTool): string {
   let version = versionCache.get(tool);
   if (version === undefined) {
-    version = JSON.stringify([tool.source ?? 'builtin', tool.description, toolJsonSchema(tool)]);
+    // The hints count too: the card shows them (read-only, destructive…), so an allow was given for them.
+    version = JSON.stringify([tool.source ?? 'builtin', tool.description, toolJsonSchema(tool), tool.annotations ?? {}]);
     versionCache.set(tool, version);
   }
   return version;
