@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { AnyTool, ToolContext, ToolOutput } from '@airlock/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -238,9 +239,9 @@ export class McpConnection {
       try {
         do {
           this.#refreshAgain = false;
-          const definitions = await this.#listTools(client);
+          const { definitions, skipped } = await this.#listTools(client);
           if (this.#client !== client) return;
-          this.#applyTools(definitions);
+          this.#applyTools(definitions, skipped);
         } while (this.#refreshAgain);
       } finally {
         if (this.#refreshing?.client === client) this.#refreshing = undefined;
@@ -250,25 +251,35 @@ export class McpConnection {
     return done;
   }
 
-  async #listTools(client: Client): Promise<McpToolDefinition[]> {
+  /**
+   * The server's tools, page by page. A tool that cannot be offered (a schema too large…) is left out as its page
+   * arrives, so what the listing holds is bounded by what can be offered, not by what the server sends.
+   */
+  async #listTools(client: Client): Promise<{ definitions: McpToolDefinition[]; skipped: string[] }> {
     const definitions: McpToolDefinition[] = [];
+    const skipped: string[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
       const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.#options.connectTimeoutMs });
-      definitions.push(...result.tools);
+      for (const definition of result.tools) {
+        const problem = unusable(definition);
+        if (problem === undefined) definitions.push(definition);
+        else skipped.push(`${bounded(definition.name)} (${problem})`);
+      }
       cursor = result.nextCursor;
       if (cursor === undefined || definitions.length >= MAX_TOOLS_PER_SERVER) break;
     }
-    return definitions;
+    return { definitions, skipped: skipped.slice(0, MAX_TOOLS_PER_SERVER) };
   }
 
-  #applyTools(definitions: McpToolDefinition[]): void {
-    const key = JSON.stringify(definitions);
+  #applyTools(definitions: McpToolDefinition[], skippedWhileListing: readonly string[]): void {
+    // A digest, not the listing itself, is kept to tell whether it changed.
+    const key = createHash('sha256').update(JSON.stringify(definitions)).digest('hex');
     if (key === this.#definitionsKey) return;
     this.#definitionsKey = key;
     const { name: server, logger } = this.#options;
     const tools = new Map<string, AnyTool>();
-    const skipped: string[] = [];
+    const skipped: string[] = [...skippedWhileListing];
     for (const definition of definitions) {
       const problem = unusable(definition);
       const tool = problem === undefined ? mcpTool({ server, definition, call: (name, args, context) => this.callTool(name, args, context) }) : undefined;
