@@ -20,6 +20,8 @@ interface Shown {
   body: string;
   tag: string;
   actions: string[];
+  /** When it was put on screen: a notification shown again under the same tag has a new one. */
+  timestamp: number;
 }
 
 /** Turns notifications on in Settings, and waits for the notification worker. */
@@ -44,7 +46,7 @@ async function shown(page: Page): Promise<Shown[]> {
   return page.evaluate(async (): Promise<Shown[]> => {
     const registration = await navigator.serviceWorker.ready;
     const notifications = await registration.getNotifications();
-    return notifications.map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: (n as unknown as { actions: { action: string }[] }).actions.map((a) => a.action) }));
+    return notifications.map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: (n as unknown as { actions: { action: string }[] }).actions.map((a) => a.action), timestamp: (n as unknown as { timestamp: number }).timestamp }));
   });
 }
 
@@ -110,6 +112,60 @@ describe('notifications of waiting calls', () => {
     await driver.button(driver.card(0), 'Allow terminal').click();
     await driver.waitForStatus(driver.card(1), 'Waiting for your decision');
     await vi.waitFor(async () => expect((await shown(watcher.page)).map((n) => n.body)).toStrictEqual(['echo step-two\nin “one step, then another”']), { timeout: 10_000 });
+  });
+
+  it('shows a waiting call again when its notification goes missing, unless the person dismissed it', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: suite.airlock.server.url });
+    suite.airlock.model.enqueue({
+      toolCalls: [
+        { name: 'terminal', arguments: { command: 'echo lost' } },
+        { name: 'terminal', arguments: { command: 'echo dismissed' } },
+      ],
+    });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await turnOnNotifications(page);
+    await hide(page);
+    await chat.send('two commands');
+    await vi.waitFor(async () => expect(await shown(page)).toHaveLength(2), { timeout: 10_000 });
+    const before = await shown(page);
+    const lost = before.find((notification) => notification.body.startsWith('echo lost'))!;
+    const dismissed = before.find((notification) => notification.body.startsWith('echo dismissed'))!;
+
+    const [worker] = suite.context.serviceWorkers();
+    // The person dismisses one: the worker hears of it and tells every tab, and it leaves the screen.
+    const told = page.evaluate(
+      (tag) =>
+        new Promise<void>((resolve) =>
+          navigator.serviceWorker.addEventListener('message', (event: MessageEvent<{ type?: string; approvalId?: string }>) => {
+            if (event.data.type === 'airlock-notification-end' && event.data.approvalId === tag) resolve();
+          }),
+        ),
+      dismissed.tag,
+    );
+    await worker!.evaluate(async (tag) => {
+      const scope = self as unknown as WorkerScope;
+      const [notification] = await scope.registration.getNotifications({ tag });
+      scope.dispatchEvent(new scope.NotificationEvent('notificationclose', { notification, action: '' }));
+      notification!.close();
+    }, dismissed.tag);
+    await told;
+    // The other goes missing without the person's doing: closed where nothing tells the app.
+    await worker!.evaluate(async (tag) => {
+      const [notification] = await (self as unknown as WorkerScope).registration.getNotifications({ tag });
+      notification!.close();
+    }, lost.tag);
+
+    await vi.waitFor(
+      async () => {
+        const again = (await shown(page)).find((notification) => notification.tag === lost.tag);
+        expect(again?.timestamp).toBeGreaterThan(lost.timestamp);
+      },
+      { timeout: 10_000 },
+    );
+    expect((await shown(page)).map((notification) => notification.tag)).toStrictEqual([lost.tag]);
+    await chat.waitForStatus(chat.card(0), 'Waiting for your decision');
+    await chat.waitForStatus(chat.card(1), 'Waiting for your decision');
   });
 
   it('a tab never closes the notification of a call it has not seen, shown by another tab', async () => {

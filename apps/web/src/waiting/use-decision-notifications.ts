@@ -1,11 +1,18 @@
 import { useEffect, useRef } from 'react';
 import { argumentPreview, visiblePlainText } from './argument-preview';
 import type { WaitingDecision } from './use-decide-waiting';
+import { NotificationBook } from './notification-book';
 import type { WaitingApproval } from './use-waiting-approvals';
 
 export const NOTIFICATION_WORKER_URL = '/notification-worker.js';
 
-/** What the notification worker posts to a tab when a notification is clicked. */
+/** What the notification worker posts to every tab when the person clicks or dismisses a notification. */
+export interface NotificationEnd {
+  type: 'airlock-notification-end';
+  approvalId: string;
+}
+
+/** What the notification worker posts to one tab when a notification is clicked. */
 export interface NotificationClick {
   type: 'airlock-notification-click';
   action: 'allow' | 'deny' | 'open';
@@ -28,10 +35,10 @@ export interface DecisionNotificationsOptions {
  * approval is decided (or its card shown).
  */
 export function useDecisionNotifications({ enabled, waiting, decide, show }: DecisionNotificationsOptions): void {
-  const seen = useRef(new Set<string>());
+  const book = useRef(new NotificationBook());
   const registration = useRef<Promise<ServiceWorkerRegistration | null> | null>(null);
-  const latest = useRef({ decide, show });
-  latest.current = { decide, show };
+  const latest = useRef({ decide, show, waiting });
+  latest.current = { decide, show, waiting };
 
   useEffect(() => {
     if (!enabled || !('serviceWorker' in navigator)) return;
@@ -40,6 +47,11 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
       () => null,
     );
     const onMessage = (event: MessageEvent<unknown>) => {
+      const ended = notificationEndOf(event.data);
+      if (ended !== null) {
+        book.current.end(ended);
+        return;
+      }
       const click = notificationClickOf(event.data);
       if (click === null) return;
       if (click.action === 'open') {
@@ -53,25 +65,23 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
     return () => navigator.serviceWorker.removeEventListener('message', onMessage);
   }, [enabled]);
 
-  const waitingIds = useRef(new Set<string>());
   const queue = useRef(Promise.resolve());
   useEffect(() => {
-    waitingIds.current = new Set(waiting.map((approval) => approval.approvalId));
-    const fresh = waiting.filter((approval) => !seen.current.has(approval.approvalId));
-    for (const approval of fresh) seen.current.add(approval.approvalId);
-    if (!enabled || typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
-    const hidden = document.hidden;
-    // One update at a time, each closing against the latest list: an older update must not close a newer notification.
-    // Only calls this tab saw waiting are closed once they stop: notifications are shared by every tab of the app, and
-    // another tab may show a call this one has not heard of yet.
-    queue.current = queue.current.then(async () => {
-      const worker = await (registration.current ?? Promise.resolve(null));
-      for (const notification of (await worker?.getNotifications()) ?? []) {
-        if (seen.current.has(notification.tag) && !waitingIds.current.has(notification.tag)) notification.close();
-      }
-      if (!hidden) return;
-      for (const approval of fresh) if (waitingIds.current.has(approval.approvalId)) await notify(worker, approval, latest.current.show);
-    }).catch(() => undefined);
+    if (!enabled || typeof Notification === 'undefined' || Notification.permission !== 'granted') {
+      book.current.see(waiting);
+      return;
+    }
+    // One pass at a time, each against the latest list: an older pass must not close a newer notification.
+    queue.current = queue.current
+      .then(async () => {
+        const worker = await (registration.current ?? Promise.resolve(null));
+        const notifications = worker === null ? null : await worker.getNotifications();
+        const listed = notifications === null ? null : new Set(notifications.map((notification) => notification.tag));
+        const pass = book.current.pass(latest.current.waiting, listed, document.hidden);
+        for (const notification of notifications ?? []) if (pass.close.includes(notification.tag)) notification.close();
+        for (const approval of pass.show) await notify(worker, approval, latest.current.show);
+      })
+      .catch(() => undefined);
   }, [enabled, waiting]);
 }
 
@@ -95,6 +105,12 @@ async function notify(worker: ServiceWorkerRegistration | null, approval: Waitin
 function supportsActions(): boolean {
   const maxActions = (Notification as unknown as { maxActions?: number }).maxActions;
   return typeof maxActions === 'number' && maxActions >= 2;
+}
+
+function notificationEndOf(data: unknown): string | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const { type, approvalId } = data as Partial<Record<keyof NotificationEnd, unknown>>;
+  return type === 'airlock-notification-end' && typeof approvalId === 'string' ? approvalId : null;
 }
 
 function notificationClickOf(data: unknown): NotificationClick | null {
