@@ -44,7 +44,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   const hiddenPaths = [config.dataDir, config.mcpConfigPath, ...config.secretFiles, passwordFile !== undefined && existsSync(passwordFile) ? passwordFile : undefined].filter(
     (entry) => entry !== undefined,
   );
-  const builtinTools = createBuiltinTools({ workspace: config.workspace, secretValues, sandbox, hiddenPaths, ...(options.env === undefined ? {} : { env: options.env }) });
+  const builtinTools = createBuiltinTools({ workspace: config.workspace, secretValues, sandbox, hiddenPaths, log, ...(options.env === undefined ? {} : { env: options.env }) });
 
   const resolved = await resolveChatModel({
     ...(config.modelUrl === undefined ? {} : { modelUrl: config.modelUrl }),

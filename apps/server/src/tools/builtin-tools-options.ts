@@ -36,6 +36,8 @@ export interface BuiltinToolsOptions {
   maxRedirects?: number;
   /** Timeout of one web_fetch call, shortened by the call context's own. Default 30,000 ms. */
   fetchTimeoutMs?: number;
+  /** Receives a line for each call refused for the server's own reasons (a hidden path moved). Default `console.warn`. */
+  log?: (line: string) => void;
 }
 
 export type ResolvedToolsOptions = Required<BuiltinToolsOptions>;
@@ -58,6 +60,7 @@ export function resolveToolsOptions(options: BuiltinToolsOptions): ResolvedTools
     maxFetchBytes: options.maxFetchBytes ?? 2 * 1024 * 1024,
     maxRedirects: options.maxRedirects ?? 5,
     fetchTimeoutMs: options.fetchTimeoutMs ?? 30_000,
+    log: options.log ?? ((line: string) => console.warn(line)),
   };
 }
 

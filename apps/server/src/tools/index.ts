@@ -5,6 +5,7 @@ import { createPythonTool } from './python-tool';
 import { createReadFileTool } from './read-file-tool';
 import { createTerminalTool } from './terminal-tool';
 import { createWebFetchTool } from './web-fetch-tool';
+import { HiddenPaths } from './hidden-paths';
 import { WorkspacePaths } from './workspace-paths';
 import { createWriteFileTool } from './write-file-tool';
 
@@ -18,7 +19,7 @@ export { resolveToolSandbox, SandboxUnavailableError, type SandboxMode, type Too
 /** The tools every session has: terminal, python, read_file, write_file, list_directory and web_fetch, all bound to one workspace. */
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
   const resolved = resolveToolsOptions(options);
-  const paths = new WorkspacePaths(resolved.workspace, resolved.hiddenPaths);
+  const paths = new WorkspacePaths(resolved.workspace, new HiddenPaths(resolved.hiddenPaths));
   return [
     createTerminalTool(resolved, paths),
     createPythonTool(resolved, paths),

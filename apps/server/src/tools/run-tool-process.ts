@@ -4,7 +4,7 @@ import { buildChildEnv } from './child-env';
 import { runProcess } from './process-runner';
 import { processToolOutput } from './process-tool-output';
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
-import { HiddenPathMovedError, HiddenPaths, type HiddenMask } from './sandbox/hidden-paths';
+import { HiddenPathMovedError, type HiddenMask } from './hidden-paths';
 import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
 import { toolFailure } from './tool-failure';
 import type { WorkspacePaths } from './workspace-paths';
@@ -30,10 +30,10 @@ export async function runToolProcess(
   let hidden: HiddenMask[] = [];
   if (sandbox.kind === 'bubblewrap') {
     try {
-      hidden = hiddenPathsOf(options).masks();
+      hidden = paths.hidden.masks();
     } catch (error) {
       if (!(error instanceof HiddenPathMovedError)) throw error;
-      console.warn(`Tool call of session ${context.sessionId}: ${error.message}`);
+      options.log(`Tool call of session ${context.sessionId}: ${error.message}`);
       return toolFailure(error.message);
     }
   }
@@ -58,18 +58,6 @@ export function toolSandbox(options: Pick<ResolvedToolsOptions, 'sandbox' | 'net
 
 function bubblewrapFor(sandbox: Extract<ToolSandbox, { kind: 'bubblewrap' }>, workspace: string, command: ToolProcess, hidden: readonly HiddenMask[]): BubblewrapSandbox {
   return { bwrap: sandbox.bwrap, policy: { workspace, readOnly: command.readOnlyPaths ?? [], hidden, network: sandbox.network } };
-}
-
-/** One set of hidden paths per tool set, shared by its terminal and python tools; each path is held to what its first call saw there. */
-const hiddenPathSets = new WeakMap<ResolvedToolsOptions, HiddenPaths>();
-
-function hiddenPathsOf(options: ResolvedToolsOptions): HiddenPaths {
-  let hidden = hiddenPathSets.get(options);
-  if (hidden === undefined) {
-    hidden = new HiddenPaths(options.hiddenPaths);
-    hiddenPathSets.set(options, hidden);
-  }
-  return hidden;
 }
 
 /** The environment a command will see; used to find interpreters on the same PATH the child gets. */

@@ -1,7 +1,7 @@
 import type { BigIntStats } from 'node:fs';
-import { realpathSync, statSync } from 'node:fs';
 import { constants, lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { HiddenPaths, identityKey } from './hidden-paths';
 
 /** A path that resolves, after following every symbolic link, to somewhere outside the workspace. */
 export class OutsideWorkspaceError extends Error {
@@ -38,15 +38,13 @@ const MAX_DEPTH = 4096;
 
 type Identity = string;
 
-function identityOf(info: BigIntStats): Identity {
-  return `${info.dev}:${info.ino}`;
-}
+const identityOf: (info: BigIntStats) => Identity = identityKey;
 
 /** Where hidden entries are now, and who they were: a folder or file renamed or hard-linked keeps its identity. */
 interface Hidden {
   /** Real paths strictly inside the workspace; those around it or elsewhere are out of the file tools' reach anyway. */
   paths: string[];
-  identities: Set<Identity>;
+  identities: ReadonlySet<Identity>;
 }
 
 /**
@@ -56,29 +54,15 @@ interface Hidden {
  */
 export class WorkspacePaths {
   readonly #given: string;
-  readonly #hidden: readonly string[];
-  /** Each hidden path found so far, with its real path when found. */
-  readonly #found = new Map<string, string>();
-  /** Who the hidden paths found so far are (device and inode): a folder or file moved since is still recognised. */
-  readonly #identities = new Set<Identity>();
+  /** The server's own files, shared with the sandbox: the same record of where and who each is. */
+  readonly hidden: HiddenPaths;
   #root: Promise<string> | undefined;
   #rootId: Promise<Identity> | undefined;
 
-  constructor(workspace: string, hiddenPaths: readonly string[] = []) {
+  constructor(workspace: string, hidden: HiddenPaths = new HiddenPaths([])) {
     if (!path.isAbsolute(workspace)) throw new Error(`The workspace must be an absolute path, got "${workspace}".`);
     this.#given = path.resolve(workspace);
-    this.#hidden = hiddenPaths.map((hidden) => path.resolve(hidden));
-    // Recorded at start-up, before anything in the workspace could move them.
-    for (const hidden of this.#hidden) {
-      try {
-        const info = statSync(hidden, { bigint: true, throwIfNoEntry: false });
-        if (info === undefined) continue;
-        this.#identities.add(identityOf(info));
-        this.#found.set(hidden, realpathSync(hidden));
-      } catch {
-        // Looked for again at the first check.
-      }
-    }
+    this.hidden = hidden;
   }
 
   /** The workspace's real path, resolved once. */
@@ -190,14 +174,14 @@ export class WorkspacePaths {
   async #proven(requested: string, root: string, handle: FileHandle): Promise<WorkspaceFolder> {
     try {
       const opened = `/proc/self/fd/${handle.fd}`;
-      const [real, openedInfo, rootIdentity, hidden] = await Promise.all([
+      const [real, openedInfo, rootIdentity] = await Promise.all([
         readlink(opened).catch(() => {
           throw new UncheckablePathError(requested);
         }),
         stat(opened, { bigint: true }),
         this.#rootIdentity(root),
-        this.#hiddenNow(root),
       ]);
+      const hidden = this.#hiddenKnown(root);
       checkPath(requested, root, hidden, real);
       // By identity too, from the descriptor up: `..` of /proc/self/fd/<fd> is the parent of the folder opened,
       // whatever its path says, and a hidden folder moved since start-up is still recognised.
@@ -219,30 +203,12 @@ export class WorkspacePaths {
   }
 
   /**
-   * The hidden paths to refuse: each where it was found (or, not found yet, where it would be: nothing may be made
-   * there either), and who each found one is. One found is not looked up again: if it moves, its identity follows
-   * it; one not found yet (the data folder is made after the tools) is looked for at each check until it is.
+   * The hidden paths to refuse inside the workspace: each where it was first seen (or, not seen yet, where it would
+   * be: nothing may be made there either), and who each seen one is, so one moved since is still recognised.
    */
-  async #hiddenNow(root: string): Promise<Hidden> {
-    const unseen = this.#hidden.filter((hidden) => !this.#found.has(hidden));
-    if (unseen.length > 0) {
-      await Promise.all(
-        unseen.map(async (hidden) => {
-          const real = await realpath(hidden).catch(() => undefined);
-          const info = real === undefined ? undefined : await stat(real, { bigint: true }).catch(() => undefined);
-          if (real === undefined || info === undefined) return;
-          this.#identities.add(identityOf(info));
-          this.#found.set(hidden, real);
-        }),
-      );
-    }
-    return this.#hiddenKnown(root);
-  }
-
-  /** The hidden paths and identities known now, without looking anything up. */
   #hiddenKnown(root: string): Hidden {
-    const paths = this.#hidden.map((hidden) => this.#found.get(hidden) ?? hidden).filter((real) => isWithin(root, real) && real !== root);
-    return { paths, identities: this.#identities };
+    const { paths, identities } = this.hidden.known();
+    return { paths: paths.filter((real) => isWithin(root, real) && real !== root), identities };
   }
 
   async #confined(requested: string, root: string, target: string): Promise<string> {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { HiddenMask } from './hidden-paths';
+import type { HiddenMask } from '../hidden-paths';
 
 /** What a sandboxed call may see of the filesystem and the network. */
 export interface SandboxPolicy {

@@ -29,42 +29,61 @@ export class HiddenPathMovedError extends Error {
   }
 }
 
+/** Who a file or folder is, whatever its path: its device and inode. */
+export function identityKey(info: { dev: bigint; ino: bigint }): string {
+  return `${info.dev}:${info.ino}`;
+}
+
 /**
- * The paths sandboxed calls must not see, each held to the file or folder first seen there (device and inode). A
- * mask is bound over a path, so if the path was renamed away (an ancestor inside the writable workspace moved), a
- * later call would mask an empty place and see the data at its new one: such a call is refused instead.
+ * The server's own files and folders (data folder, token and key files) that no tool may reach, each held to the file
+ * or folder first seen at its path (device and inode). One record serves both guards:
+ * - the file tools refuse a path that is, or lies in, one of them by where it was first seen, and an entry that is
+ *   one of them by identity, so a link, a hard link or a renamed folder does not reach it (`known`);
+ * - a sandboxed call gets a mask over each (`masks`). A mask is bound over a path, so if the path was renamed away
+ *   (an ancestor inside the writable workspace moved), a mask at the old place would leave it readable at the new
+ *   one: such a call is refused instead.
+ * One missing so far (an optional file, a data folder created after the tools) is looked for again at each use.
  */
 export class HiddenPaths {
   readonly #entries: readonly string[];
   readonly #seen = new Map<string, Identity>();
+  readonly #identities = new Set<string>();
 
   constructor(entries: readonly string[]) {
-    this.#entries = entries;
-    for (const entry of entries) {
-      const identity = identify(entry);
-      if (identity !== undefined) this.#seen.set(entry, identity);
-    }
+    this.#entries = [...new Set(entries.map((entry) => path.resolve(entry)))];
+    this.#lookForMissing();
+  }
+
+  /** Where each is (where first seen; where it would be, if not seen yet), and who those seen are. */
+  known(): { paths: string[]; identities: ReadonlySet<string> } {
+    this.#lookForMissing();
+    return { paths: this.#entries.map((entry) => this.#seen.get(entry)?.path ?? entry), identities: this.#identities };
   }
 
   /** The masks of the next call. Throws HiddenPathMovedError when a path seen before is gone from its place or is another one now. */
   masks(): HiddenMask[] {
+    this.#lookForMissing();
     const masks: HiddenMask[] = [];
     for (const entry of this.#entries) {
-      const now = identify(entry);
       const seen = this.#seen.get(entry);
-      if (seen === undefined) {
-        // Missing so far (an optional file, a data folder created later): masked from the call it appears in, and held to that.
-        if (now !== undefined) {
-          this.#seen.set(entry, now);
-          masks.push({ path: now.path, folder: now.folder });
-        }
-        continue;
-      }
+      if (seen === undefined) continue;
+      const now = identify(entry);
       if (now === undefined) throw new HiddenPathMovedError(entry, 'gone');
       if (now.path !== seen.path || now.dev !== seen.dev || now.ino !== seen.ino) throw new HiddenPathMovedError(entry, 'replaced');
       masks.push({ path: seen.path, folder: seen.folder });
     }
     return masks;
+  }
+
+  #lookForMissing(): void {
+    if (this.#seen.size === this.#entries.length) return;
+    for (const entry of this.#entries) {
+      if (this.#seen.has(entry)) continue;
+      const identity = identify(entry);
+      if (identity === undefined) continue;
+      this.#seen.set(entry, identity);
+      this.#identities.add(identityKey(identity));
+    }
   }
 }
 

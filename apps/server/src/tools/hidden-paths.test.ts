@@ -1,7 +1,7 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { tempFolder } from '../test-support';
+import { tempFolder } from './test-support';
 import { HiddenPathMovedError, HiddenPaths } from './hidden-paths';
 
 /** A workspace holding a data folder and a token file, as when the server starts in the home folder. */
