@@ -346,6 +346,21 @@ describe.skipIf(!postgres.available)('edits before allow across instances', { ti
     const [record] = await a.store.listRunToolCalls('r1');
     expect(record).toMatchObject({ arguments: { text: 'proposed' }, editedArguments: { text: 'edited' }, decision: 'allow', outcome: 'executed' });
   });
+
+  it('an instance without the tool refuses an edit it cannot check, and the call waits on; it can still allow the call as proposed', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', recordingTool('other').tool);
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'proposed');
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', arguments: { text: 'edited' } })).rejects.toThrow(/the tool is not available on this server now/);
+    expect((await b.chat.listWaiting('s1')).map((p) => p.approvalId)).toStrictEqual([approvalId]);
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', arguments: { text: 'proposed' } })).resolves.toMatchObject({ resolved: true });
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual(['proposed']);
+    const [record] = await a.store.listRunToolCalls('r1');
+    expect(record).toMatchObject({ editedArguments: null, decision: 'allow', outcome: 'executed' });
+  });
 });
 
 describe.skipIf(!postgres.available)('rules shared by several instances', { timeout: 120_000 }, () => {

@@ -385,10 +385,7 @@ export class ChatService {
   /** A person's edit must pass the tool's schema; a call not waiting here is left for the registry to answer. */
   private checkEdit(sessionId: string, approvalId: string, args: ToolArguments): void {
     const pending = this.options.registry.listPending(sessionId).find((p) => p.approvalId === approvalId);
-    const tool = pending && this.options.tools().find((candidate) => candidate.name === pending.toolName);
-    if (!tool) return;
-    const issues = argumentIssues(tool, args);
-    if (issues.length > 0) throw new InvalidArgumentsError(tool.name, issues);
+    if (pending) checkEditAgainst(this.options.tools(), pending, args);
   }
 
   /** The session's calls waiting for a decision on this instance. */
@@ -509,10 +506,7 @@ export class ChatService {
     const waiting = asRule || requested !== undefined ? await cluster.getPendingApproval(input.sessionId, input.approvalId) : undefined;
     const tool = waiting && this.options.tools().find((candidate) => candidate.name === waiting.toolName);
     // An edit is checked against the tool's schema; one that changes nothing is a plain allow.
-    if (requested !== undefined && tool) {
-      const issues = argumentIssues(tool, requested);
-      if (issues.length > 0) throw new InvalidArgumentsError(tool.name, issues);
-    }
+    if (requested !== undefined && waiting) checkEditAgainst(this.options.tools(), waiting, requested);
     const edit = requested !== undefined && waiting && canonicalJson(requested) !== canonicalJson(waiting.arguments) ? requested : undefined;
     const draft = waiting && asRule && rules ? await rules.propose(input.sessionId, { toolName: waiting.toolName, arguments: edit ?? waiting.arguments }, input.scope!, tool) : undefined;
     const reason = input.decision === 'deny' ? normaliseReason(input.reason) : undefined;
@@ -1303,3 +1297,18 @@ function claimedOutcome(claim: { decision: Decision; source: string; reason: str
 }
 
 export { parseEventId };
+
+/**
+ * A person's edit of a waiting call must pass the tool's schema. Where the tool is not here (gone while the call
+ * waited, or served only by another instance), an edit that changes anything cannot be checked, so it is refused: the
+ * call keeps waiting, to be allowed as proposed, denied, or edited where the tool is.
+ */
+function checkEditAgainst(tools: readonly AnyTool[], waiting: Pick<PendingApproval, 'toolName' | 'arguments'>, edit: ToolArguments): void {
+  const tool = tools.find((candidate) => candidate.name === waiting.toolName);
+  if (tool === undefined) {
+    if (canonicalJson(edit) === canonicalJson(waiting.arguments)) return;
+    throw new InvalidArgumentsError(waiting.toolName, [{ path: '(arguments)', message: 'the tool is not available on this server now, so an edit cannot be checked; allow the call as proposed or deny it' }]);
+  }
+  const issues = argumentIssues(tool, edit);
+  if (issues.length > 0) throw new InvalidArgumentsError(tool.name, issues);
+}

@@ -1,4 +1,4 @@
-import { ApprovalRegistry, defineTool, type ChatModel, type LoopEvent } from '@airlock/core';
+import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel, type LoopEvent } from '@airlock/core';
 import { hangingStep, ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { TRPCError } from '@trpc/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -27,7 +27,8 @@ function setup(steps: ScriptStep[], limits?: ConnectionLimits) {
   });
   const model: ChatModel = new ScriptedModel(steps);
   const registry = new ApprovalRegistry();
-  const chat = new ChatService({ registry, model: () => model, tools: () => [echo] });
+  let available: AnyTool[] = [echo];
+  const chat = new ChatService({ registry, model: () => model, tools: () => available });
   services.push(chat);
   const ctx = () => ({
     services: { chat, catalog: { tools: () => [echo], servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
@@ -35,7 +36,7 @@ function setup(steps: ScriptStep[], limits?: ConnectionLimits) {
   });
   const controller = new AbortController();
   const caller = createCaller(ctx(), { signal: controller.signal });
-  return { caller, chat, ran, registry, stop: () => controller.abort() };
+  return { caller, chat, ran, registry, stop: () => controller.abort(), setTools: (tools: AnyTool[]) => (available = tools) };
 }
 
 type Tracked = [string, LoopEvent, ...unknown[]];
@@ -291,6 +292,25 @@ describe('appRouter: arguments edited before allowing', () => {
     const detail = await chat.getSession('s1');
     expect(detail.toolCalls).toMatchObject([{ arguments: { text: 'rm everything' }, editedArguments: { text: 'list everything' }, decision: 'allow', outcome: 'executed', result: told }]);
     expect(detail.messages.filter((m) => m.role === 'tool')).toMatchObject([{ content: told }]);
+  });
+
+  it('refuses an edit it cannot check because the tool went away while the call waited, and the call keeps waiting', async () => {
+    const { caller, ran, setTools } = setup([echoCall('rm everything'), textStep('done')]);
+    const stream = await caller.chat.stream({ sessionId: 's3', runId: 'run-gone', message: 'go' });
+    const answers: unknown[] = [];
+    await read(stream, (e) => e.type === 'run-end', async (event) => {
+      if (event.type !== 'tool-start' || !event.awaitingConfirmation) return;
+      setTools([]);
+      const input = { sessionId: 's3', approvalId: event.approvalId };
+      answers.push(await caller.chat.confirmTool({ ...input, decision: 'allow', arguments: { text: 'list everything' } }).catch((error: unknown) => error));
+      expect((await caller.chat.pending({ sessionId: 's3' })).map((p) => p.approvalId)).toStrictEqual([event.approvalId]);
+      answers.push(await caller.chat.confirmTool({ ...input, decision: 'deny' }));
+    });
+    expect(answers).toMatchObject([
+      { code: 'BAD_REQUEST', message: 'arguments: invalid for "echo": (arguments): the tool is not available on this server now, so an edit cannot be checked; allow the call as proposed or deny it' },
+      { resolved: true, status: 'resolved', decision: 'deny' },
+    ]);
+    expect(ran).toStrictEqual([]);
   });
 
   it('takes an edit identical to the proposal as a plain allow', async () => {
