@@ -50,23 +50,22 @@ async function shown(page: Page): Promise<Shown[]> {
   });
 }
 
+/** A tab with notifications on, hidden while its chat's message makes two terminal calls wait; both are shown. */
+async function twoCallsShownWhileHidden(...commands: [string, string]): Promise<{ chat: ChatPage; page: Page; all: Shown[] }> {
+  await suite.context.grantPermissions(['notifications'], { origin: suite.airlock.server.url });
+  suite.airlock.model.enqueue({ toolCalls: commands.map((command) => ({ name: 'terminal', arguments: { command } })) });
+  const chat = await ChatPage.open(suite.context, suite.airlock.link);
+  const { page } = chat;
+  await turnOnNotifications(page);
+  await hide(page);
+  await chat.send('two commands');
+  await vi.waitFor(async () => expect(await shown(page)).toHaveLength(2), { timeout: 10_000 });
+  return { chat, page, all: await shown(page) };
+}
+
 describe('notifications of waiting calls', () => {
   it('names each call while the tab is hidden, and an Allow from one decides that call only', async () => {
-    await suite.context.grantPermissions(['notifications'], { origin: suite.airlock.server.url });
-    suite.airlock.model.enqueue({
-      toolCalls: [
-        { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
-        { name: 'terminal', arguments: { command: 'echo second\u202E; rm -rf ~\nls\nls' } },
-      ],
-    });
-    const chat = await ChatPage.open(suite.context, suite.airlock.link);
-    const { page } = chat;
-    await turnOnNotifications(page);
-    await hide(page);
-
-    await chat.send('two commands');
-    await vi.waitFor(async () => expect(await shown(page)).toHaveLength(2), { timeout: 10_000 });
-    const all = await shown(page);
+    const { chat, page, all } = await twoCallsShownWhileHidden(RECORDING_COMMAND, 'echo second\u202E; rm -rf ~\nls\nls');
     const first = all.find((notification) => notification.body.startsWith(RECORDING_COMMAND));
     const second = all.find((notification) => notification.body.startsWith('echo second'));
     expect(first).toMatchObject({ title: 'Decision needed: terminal', body: `${RECORDING_COMMAND}\nin “two commands”`, actions: ['allow', 'deny'] });
@@ -115,20 +114,7 @@ describe('notifications of waiting calls', () => {
   });
 
   it('shows a waiting call again when its notification goes missing, unless the person dismissed it', async () => {
-    await suite.context.grantPermissions(['notifications'], { origin: suite.airlock.server.url });
-    suite.airlock.model.enqueue({
-      toolCalls: [
-        { name: 'terminal', arguments: { command: 'echo lost' } },
-        { name: 'terminal', arguments: { command: 'echo dismissed' } },
-      ],
-    });
-    const chat = await ChatPage.open(suite.context, suite.airlock.link);
-    const { page } = chat;
-    await turnOnNotifications(page);
-    await hide(page);
-    await chat.send('two commands');
-    await vi.waitFor(async () => expect(await shown(page)).toHaveLength(2), { timeout: 10_000 });
-    const before = await shown(page);
+    const { chat, page, all: before } = await twoCallsShownWhileHidden('echo lost', 'echo dismissed');
     const lost = before.find((notification) => notification.body.startsWith('echo lost'))!;
     const dismissed = before.find((notification) => notification.body.startsWith('echo dismissed'))!;
 
