@@ -5,7 +5,7 @@ import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
 import { decisionLine, outcomeLine, runEndLine } from './event-labels';
 import { INTERRUPTED, LineReader } from './line-reader';
-import { grantScope, renderEditedArguments, renderResult, renderToolCall, showText } from './render-tool-call';
+import { grantScope, renderEditedArguments, renderResult, renderToolCall, shortName, showText, type CardLayout } from './render-tool-call';
 import { styleFor, type TerminalStyle } from './terminal-style';
 import { VisibleStream } from './visible-stream';
 
@@ -14,7 +14,7 @@ export interface ChatCommandOptions {
   /** Continue this chat. Default a new one. */
   sessionId?: string;
   input: NodeJS.ReadableStream & { isTTY?: boolean };
-  output: NodeJS.WritableStream & { isTTY?: boolean };
+  output: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   env: Readonly<Record<string, string | undefined>>;
 }
 
@@ -67,6 +67,8 @@ class ChatSession {
   private attached = false;
   private interrupts = 0;
   private stop: (() => void) | undefined;
+  /** A stop of the run followed was asked for: its calls still announced are not asked about. */
+  private stopping = false;
 
   constructor(
     private readonly client: AirlockClient,
@@ -153,7 +155,11 @@ class ChatSession {
     const run = typeof input === 'string' ? this.client.startRun({ sessionId: this.sessionId, message: input, signal: this.quit }) : input;
     this.attached = attached;
     this.running = true;
-    this.stop = () => void run.cancel().catch(() => undefined);
+    this.stopping = false;
+    this.stop = () => {
+      this.stopping = true;
+      void run.cancel().catch(() => undefined);
+    };
     const text = new VisibleStream(this.screen.style);
     const reasoning = new VisibleStream(this.screen.style);
     let previous: LoopEvent['type'] | undefined;
@@ -173,6 +179,7 @@ class ChatSession {
       if (!this.quit.aborted) this.screen.line(this.screen.style.bad(`Lost the run: ${error instanceof Error ? error.message : String(error)}`));
     } finally {
       this.running = false;
+      this.stopping = false;
       this.stop = undefined;
       this.screen.endLine();
     }
@@ -197,16 +204,21 @@ class ChatSession {
       case 'tool-start':
         screen.endLine();
         this.callTools.set(event.toolCallId, event.toolName);
-        for (const line of renderToolCall(event, style)) screen.line(line);
-        if (event.awaitingConfirmation && (await this.stillWaiting(event.approvalId))) await this.decide(event);
+        for (const line of renderToolCall(event, style, screen.layout)) screen.line(line);
+        if (!event.awaitingConfirmation) return;
+        if (this.stopping) {
+          screen.line(style.dim('  Not asked: the run is stopping, and this call will not run.'));
+          return;
+        }
+        if (await this.stillWaiting(event.approvalId)) await this.decide(event);
         return;
       case 'tool-decision':
         screen.line(decisionLine(event, event.reason === undefined ? '' : showText(event.reason, style), event.rule === undefined ? '' : showText(event.rule, style)));
-        if (event.editedArguments !== undefined) for (const line of renderEditedArguments(this.callTools.get(event.toolCallId) ?? '', event.editedArguments, style)) screen.line(line);
+        if (event.editedArguments !== undefined) for (const line of renderEditedArguments(this.callTools.get(event.toolCallId) ?? '', event.editedArguments, style, screen.layout)) screen.line(line);
         return;
       case 'tool-end':
         screen.line(outcomeLine(event, style));
-        if (event.result !== '' && event.outcome !== 'denied') for (const line of renderResult(event.result, style)) screen.line(line);
+        if (event.result !== '' && event.outcome !== 'denied') for (const line of renderResult(event.result, style, screen.layout)) screen.line(line);
         return;
       case 'run-end': {
         const line = runEndLine(event, event.error === undefined ? '' : showText(event.error, style));
@@ -236,12 +248,23 @@ class ChatSession {
     const { style } = screen;
     const expires = event.expiresAt === null || event.expiresAt === undefined ? '' : `; undecided, it is denied at ${new Date(event.expiresAt).toLocaleTimeString()}`;
     screen.line(style.dim(`  ${grantScope(event.toolName, this.tools.get(event.toolName))}${expires}`));
+    const name = shortName(event.toolName, Math.floor((screen.layout.columns ?? 100) / 3), style);
     for (;;) {
-      const line = await this.ask(`  ${style.bold('[a]llow / [A]lways / [d]eny (reason)')} › `);
-      if (line === null || line === INTERRUPTED) return;
+      const line = await this.ask(`  ${name} ${style.bold('[a]llow / [A]lways / [d]eny (reason)')} › `);
+      if (line === INTERRUPTED) return;
+      if (line === null) {
+        // Input ended (Ctrl-D): nobody is left to decide, so the run is stopped rather than left waiting.
+        screen.line(style.dim('Input ended: stopping the run; the call does not run.'));
+        this.stop?.();
+        return;
+      }
+      if (line.trim() === 'v') {
+        for (const row of renderToolCall(event, style, { ...screen.layout, whole: true })) screen.line(row);
+        continue;
+      }
       const answer = parseDecisionAnswer(line);
       if (answer === null) {
-        screen.line(style.dim('  Type a, A or d, optionally followed by a reason: "d use notes.txt instead".'));
+        screen.line(style.dim('  Type a, A or d, optionally followed by a reason: "d use notes.txt instead"; v shows the whole call.'));
         continue;
       }
       try {
@@ -262,9 +285,15 @@ class Screen {
   private atLineStart = true;
 
   constructor(
-    private readonly output: NodeJS.WritableStream,
+    private readonly output: NodeJS.WritableStream & { columns?: number },
     readonly style: TerminalStyle,
   ) {}
+
+  /** The terminal's width now (it may be resized), for laying out cards. */
+  get layout(): CardLayout {
+    const columns = this.output.columns;
+    return typeof columns === 'number' && columns > 0 ? { columns } : {};
+  }
 
   write(text: string): void {
     if (text === '') return;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { runChat } from './chat-command';
-import { parseCliArguments, USAGE, UsageError } from './cli-arguments';
+import { parseCliArguments, TOKEN_ON_COMMAND_LINE_WARNING, USAGE, UsageError } from './cli-arguments';
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = parseCliArguments(argv, { env: process.env, readFile: (path) => readFileSync(path, 'utf8') });
@@ -8,6 +8,7 @@ async function main(argv: readonly string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  if (command.tokenOnCommandLine) console.error(TOKEN_ON_COMMAND_LINE_WARNING);
   return runChat({
     address: command.address,
     ...(command.sessionId === undefined ? {} : { sessionId: command.sessionId }),

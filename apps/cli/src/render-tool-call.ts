@@ -1,6 +1,21 @@
-import { toVisibleText, visibleArguments, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { toVisibleText, visibleArguments, visibleTextString, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
+import { cardRows, type CardRow } from './card-rows';
 import type { TerminalStyle } from './terminal-style';
+
+/** How a card is laid out: the terminal's width, and whether long values are cut. */
+export interface CardLayout {
+  /** Columns of the terminal. Default 100. */
+  columns?: number;
+  /** Every row of every value, none cut (the person asked to see the whole call). Default false. */
+  whole?: boolean;
+}
+
+/** Rows of one value shown on a card before it is cut, as the web card shows the first lines. */
+export const VALUE_ROWS = 12;
+const DEFAULT_COLUMNS = 100;
+/** The gutter before each row of a value: nothing a model wrote starts at the left edge. */
+const GUTTER = '    ';
 
 /** A string as the person may safely see it: hidden characters as marked `\u{…}` escapes, never raw. */
 export function showVisible(visible: VisibleText, style: TerminalStyle): string {
@@ -13,27 +28,34 @@ export function showText(text: string, style: TerminalStyle): string {
 
 /**
  * The lines that show a tool call before it is decided, with the web card's rules: built from the very arguments
- * that will run, the code of a code-running tool first and whole, every value whole with its line count, hidden
- * characters escaped and counted.
+ * that will run, the code of a code-running tool first, hidden characters escaped and counted. Each line fits the
+ * terminal; a value longer than `VALUE_ROWS` rows is cut, saying how much more there is, unless `layout.whole`.
  */
-export function renderToolCall(event: LoopEventOf<'tool-start'>, style: TerminalStyle): string[] {
-  const header = `${style.bold('⏺ ' + showText(event.toolName, style))}${event.awaitingConfirmation ? '' : style.dim('  (runs without asking)')}`;
-  return [header, ...argumentLines(event.toolName, event.arguments, style)];
+export function renderToolCall(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}): string[] {
+  const columns = layout.columns ?? DEFAULT_COLUMNS;
+  const header = `${style.bold('⏺ ' + shortName(event.toolName, columns - 30, style))}${event.awaitingConfirmation ? '' : style.dim('  (runs without asking)')}`;
+  return [header, ...argumentLines(event.toolName, event.arguments, style, layout)];
 }
 
 /**
  * The arguments a person edited the call to before allowing it (perhaps in another client), under the same rules:
  * what runs is these, not the proposal shown above them.
  */
-export function renderEditedArguments(toolName: string, edited: Readonly<Record<string, unknown>>, style: TerminalStyle): string[] {
-  return [style.warn('  Edited before it was allowed; it runs with:'), ...argumentLines(toolName, edited, style)];
+export function renderEditedArguments(toolName: string, edited: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout = {}): string[] {
+  return [style.warn('  Edited before it was allowed; it runs with:'), ...argumentLines(toolName, edited, style, layout)];
 }
 
-function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle): string[] {
+/** A tool's name on one line of at most `width` columns, escaped; a longer one is cut with `…`. */
+export function shortName(name: string, width: number, style: TerminalStyle): string {
+  const [first, ...rest] = cardRows(toVisibleText(name, { singleLine: true }), Math.max(width, 16), style);
+  return rest.length === 0 ? first!.text : `${first!.text}…`;
+}
+
+function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout): string[] {
   const args = visibleArguments(toolName, values);
   const lines: string[] = [];
-  if (args.code !== null) lines.push(...argumentBlock(args.code.label, args.code.argument.value, style));
-  for (const argument of args.others) lines.push(...argumentBlock(showVisible(argument.name, style), argument.value, style, argument));
+  if (args.code !== null) lines.push(...argumentBlock(args.code.label, args.code.argument, style, layout));
+  for (const argument of args.others) lines.push(...argumentBlock(argument.name, argument, style, layout));
   if (args.code === null && args.others.length === 0) lines.push(style.dim('  no arguments'));
   if (args.hiddenCount > 0) {
     const count = args.hiddenCount === 1 ? '1 hidden character' : `${args.hiddenCount} hidden characters`;
@@ -42,12 +64,29 @@ function argumentLines(toolName: string, values: Readonly<Record<string, unknown
   return lines;
 }
 
-function argumentBlock(label: string, value: VisibleText, style: TerminalStyle, argument?: VisibleArgument): string[] {
-  const text = showVisible(value, style).split('\n');
-  const single = text.length === 1 && argument?.format !== 'json';
-  if (single) return [`  ${label}: ${text[0]}`];
-  const count = value.lineCount === 1 ? '' : style.dim(` (${value.lineCount} lines)`);
-  return [`  ${label}${count}:`, ...text.map((line) => `    ${style.dim('│')} ${line}`)];
+function argumentBlock(name: string | VisibleText, argument: VisibleArgument, style: TerminalStyle, layout: CardLayout): string[] {
+  const columns = layout.columns ?? DEFAULT_COLUMNS;
+  const label = cardRows(typeof name === 'string' ? toVisibleText(name) : name, columns - 4, style);
+  const rows = cardRows(argument.value, columns - GUTTER.length - 2, style);
+  const [only] = rows;
+  if (label.length === 1 && rows.length === 1 && argument.format !== 'json' && label[0]!.width + only!.width + 4 <= columns) {
+    return [`  ${label[0]!.text}: ${only!.text}`];
+  }
+  const lines = label.map((row, index) => (index === 0 ? `  ${row.text}` : `  ${style.dim('↪')} ${row.text}`));
+  const lineCount = argument.value.lineCount;
+  const characters = [...visibleTextString(argument.value)].length;
+  lines[lines.length - 1] += `${lineCount === 1 ? '' : style.dim(` (${lineCount} lines)`)}:`;
+  const shown = layout.whole === true || rows.length <= VALUE_ROWS ? rows : rows.slice(0, VALUE_ROWS);
+  lines.push(...shown.map((row) => gutterRow(row, style)));
+  if (shown.length < rows.length) {
+    const more = rows.length - shown.length;
+    lines.push(style.warn(`${GUTTER}… ${more} more ${more === 1 ? 'row' : 'rows'} not shown (${characters.toLocaleString('en')} characters in all): type v to see the whole call`));
+  }
+  return lines;
+}
+
+function gutterRow(row: CardRow, style: TerminalStyle): string {
+  return `${GUTTER}${style.dim(row.continued ? '↪' : '│')} ${row.text}`;
 }
 
 /** What "Always allow" grants for this tool, the same scope the web card states. */
@@ -58,13 +97,12 @@ export function grantScope(toolName: string, tool: ToolInfo | undefined): string
   return `A runs any ${toolName} call without asking, in this chat only`;
 }
 
-const RESULT_LINES = 12;
+const RESULT_ROWS = 12;
 
-/** A tool's result, escaped, cut to its first lines (the result is shown, not decided on). */
-export function renderResult(result: string, style: TerminalStyle): string[] {
-  const visible = toVisibleText(result);
-  const lines = showVisible(visible, style).split('\n');
-  const shown = lines.slice(0, RESULT_LINES).map((line) => `    ${style.dim('│')} ${line}`);
-  if (lines.length > RESULT_LINES) shown.push(style.dim(`    … ${lines.length - RESULT_LINES} more lines`));
+/** A tool's result, escaped, laid out like a value and cut to its first rows (the result is shown, not decided on). */
+export function renderResult(result: string, style: TerminalStyle, layout: CardLayout = {}): string[] {
+  const rows = cardRows(toVisibleText(result), (layout.columns ?? DEFAULT_COLUMNS) - GUTTER.length - 2, style);
+  const shown = rows.slice(0, RESULT_ROWS).map((row) => gutterRow(row, style));
+  if (rows.length > RESULT_ROWS) shown.push(style.dim(`${GUTTER}… ${rows.length - RESULT_ROWS} more rows`));
   return shown;
 }

@@ -32,6 +32,19 @@ describe('visibleArguments', () => {
     expect(shown.hiddenCount).toBe(2);
   });
 
+  it('keeps a name on one line: a line break or tab in it is escaped and counted, so it cannot fake the lines of a card', () => {
+    const forged = `${'\n'.repeat(60)}>⏺ notes__save\n  path: notes.txt\n  content`;
+    const shown = visibleArguments('notes__save', { path: '../.bashrc', [forged]: 'buy milk', 'a\tb': 1 });
+    expect(shown.others.map((argument) => flat(argument.name))).toStrictEqual([
+      'path',
+      `${'\\u{A}'.repeat(60)}>⏺ notes__save\\u{A}  path: notes.txt\\u{A}  content`,
+      'a\\u{9}b',
+    ]);
+    expect(shown.others.map((argument) => argument.name.lineCount)).toStrictEqual([1, 1, 1]);
+    expect(shown.hiddenCount).toBe(63);
+    expect(fromVisibleNotation(flat(shown.others[1]!.name))).toBe(forged);
+  });
+
   it('shows a non-string command of a code-running tool as an ordinary argument', () => {
     const shown = visibleArguments('terminal', { command: ['rm', '-rf', '/'] });
     expect(shown.code).toBeNull();

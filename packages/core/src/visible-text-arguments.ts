@@ -2,7 +2,7 @@ import { isPlainObject } from './json';
 import { toVisibleText, type VisibleText } from './visible-text';
 
 export interface VisibleArgument {
-  /** The argument's name, escaped like its value. */
+  /** The argument's name, escaped like its value, and on one line: a line break or tab in it is escaped too. */
   name: VisibleText;
   /** A string as it is, lines and all; any other value as indented JSON. */
   value: VisibleText;
@@ -47,7 +47,7 @@ export function visibleArguments(toolName: string, args: Readonly<Record<string,
 function visibleArgument(name: string, value: unknown): VisibleArgument {
   const isText = typeof value === 'string';
   return {
-    name: toVisibleText(name),
+    name: toVisibleText(name, { singleLine: true }),
     value: toVisibleText(isText ? value : jsonText(value, '')),
     format: isText ? 'text' : 'json',
   };

@@ -73,8 +73,17 @@ export function escapeNotation(codePoint: number): string {
   return `\\u{${codePoint.toString(16).toUpperCase()}}`;
 }
 
+export interface VisibleTextOptions {
+  /**
+   * For a name or label, shown on one line: a line break or tab in it is escaped and counted as hidden too, so it
+   * cannot start what looks like another line of the card. Default false: values keep their lines.
+   */
+  singleLine?: boolean;
+}
+
 /** Splits a string into what can be shown as it is and escapes for everything else. Linear in its length. */
-export function toVisibleText(value: string): VisibleText {
+export function toVisibleText(value: string, options: VisibleTextOptions = {}): VisibleText {
+  const singleLine = options.singleLine === true;
   const segments: VisibleSegment[] = [];
   let hiddenCount = 0;
   let lineCount = 1;
@@ -84,8 +93,8 @@ export function toVisibleText(value: string): VisibleText {
     const codePoint = value.codePointAt(index)!;
     const width = codePoint > 0xffff ? 2 : 1;
     const char = value.slice(index, index + width);
-    if (char === '\n') lineCount += 1;
-    const escapeClass = char === '\\' ? (value.startsWith('u{', index + 1) ? 'backslash' : null) : classify(char);
+    if (char === '\n' && !singleLine) lineCount += 1;
+    const escapeClass = char === '\\' ? (value.startsWith('u{', index + 1) ? 'backslash' : null) : singleLine && (char === '\n' || char === '\t') ? 'control' : classify(char);
     if (escapeClass !== null) {
       if (runStart < index) segments.push({ kind: 'text', text: value.slice(runStart, index) });
       segments.push({ kind: 'escape', text: escapeNotation(codePoint), codePoint, class: escapeClass });

