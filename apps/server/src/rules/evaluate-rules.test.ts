@@ -175,3 +175,51 @@ describe('host, MCP and exact rules', () => {
     expect(await evaluateRules({ tool: 'terminal', arguments: { command: 42 } }, [prefix('npm test')], context)).toStrictEqual({ decision: 'ask' });
   });
 });
+
+describe('what a prefix rule does not cover', () => {
+  const decided = async (command: string, rules: Parameters<typeof evaluateRules>[1]) => (await evaluateRules(terminal(command), rules, context)).decision;
+
+  it('a shell builtin that evaluates a subscript in a variable name, given one, or sets a variable later words take on', async () => {
+    const rules = [prefix('printf'), prefix('test'), prefix('[')];
+    expect(await decided("printf -v 'x[$(touch pwned)]' %s y", rules)).toBe('ask');
+    expect(await decided("test -v 'a[$(touch pwned)]'", rules)).toBe('ask');
+    expect(await decided("[ -v 'a[$(touch pwned)]' ]", rules)).toBe('ask');
+    expect(await decided('test -v *', rules)).toBe('ask');
+    // A variable set here would carry what it holds into later words, or into a subscript evaluated later.
+    expect(await decided("printf -v y %b 'a\\x5b$(id)]'", rules)).toBe('ask');
+    expect(await decided("printf -v y %s '--node-options=x'", rules)).toBe('ask');
+    expect(() => prefix('read')).toThrow(/must be exact/);
+    expect(await decided("printf 'hello %s\\n' world", rules)).toBe('allow');
+    expect(await decided('test -f package.json && test -d "$HOME/src"', rules)).toBe('allow');
+  });
+
+  it('options through which a package manager, git, make, cargo or go run other code', async () => {
+    const rules = [prefix('npm test'), prefix('git log'), prefix('make test'), prefix('go test'), prefix('cargo test')];
+    for (const command of [
+      "npm test '--node-options=--import=data:text/javascript,1'",
+      'npm test --script-shell ./evil.sh',
+      'npm test --prefix ../..',
+      'git log --output=/tmp/x',
+      'git log -ccore.pager=sh',
+      'make test SHELL=./evil.sh',
+      'make test -sf Evil.mk',
+      'go test -toolexec ./evil',
+      'go test --toolexec=./evil',
+      'cargo test --config build.rustc-wrapper=./evil',
+      'npm test *',
+      'npm test {--prefix=..,x}',
+    ]) {
+      expect(await decided(command, rules), command).toBe('ask');
+    }
+    for (const command of ['npm test', 'npm test -- --node-options=x', 'npm test src/*.ts', 'npm test "$HOME/x"', 'git log --oneline -5', 'make test -j4', 'go test ./...', 'cargo test --release']) {
+      expect(await decided(command, rules), command).toBe('allow');
+    }
+  });
+
+  it('a prefix rule for a command that runs whatever it is given, stored before its name was known as one', async () => {
+    const stored = prefix('printf');
+    const old = { ...stored, match: { kind: 'command-prefix' as const, tokens: ['python3.11'], exact: false } };
+    expect(await decided("python3.11 -c \"open('pwned', 'w')\"", [old])).toBe('ask');
+  });
+});
+

@@ -1,6 +1,7 @@
 import type { ReachableWords } from './command-wrappers';
-import { commandBaseName } from '@airlock/api';
+import { commandBaseName, isExactOnlyCommand } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
+import type { ShellWord } from './shell-word';
 import type { CommandPrefix } from '@airlock/api';
 
 /** Option spellings deny rules take as one, per command: `rm -R`, `rm --recursive` and `rm -r` are the same. */
@@ -14,17 +15,78 @@ const OPTION_ALIASES = new Map<string, ReadonlyMap<string, string>>([
 ]);
 
 /**
+ * Shell builtins that take a variable's name and evaluate an array subscript in it as arithmetic, which runs any
+ * `$(…)` it holds, also from a variable's value: `printf -v 'a[$(id)]' %s x` runs `id`, quoted or not. `printf -v`
+ * and `wait -p` also set a variable, whose value later words of the line would take on.
+ */
+const SUBSCRIPT_EVALUATING = new Map<string, string | undefined>([
+  ['printf', '-v'],
+  ['wait', '-p'],
+  ['test', undefined],
+  ['[', undefined],
+]);
+
+/**
+ * Options through which a command runs code other than what a rule for it names (`npm test --node-options=…`,
+ * `git log --output=…`, `make test SHELL=…`). A prefix rule never covers a call that carries one before a `--`.
+ * Not a complete list of what a program can be made to do: a prefix rule still allows every other argument.
+ */
+const CODE_RUNNING_OPTIONS = new Map<string, { options: readonly string[]; assignments?: boolean }>([
+  ['npm', { options: ['--node-options', '--script-shell', '--shell', '--userconfig', '--globalconfig', '--prefix', '-C', '--dir', '--call', '-c', '--init-module'] }],
+  ['pnpm', { options: ['--node-options', '--script-shell', '--shell-emulator', '--config', '--prefix', '-C', '--dir', '--global-dir', '-c', '--shell-mode'] }],
+  ['yarn', { options: ['--node-options', '--script-shell', '--cwd', '--use-yarnrc', '--rc-filename'] }],
+  ['git', { options: ['-c', '--config-env', '--upload-pack', '--receive-pack', '--exec', '--exec-path', '--git-dir', '--work-tree', '--output', '--ext-diff', '--template', '--namespace'] }],
+  ['make', { options: ['-f', '--file', '--makefile', '-C', '--directory', '--eval', '-E', '-I', '--include-dir'], assignments: true }],
+  ['cargo', { options: ['--config', '-Z', '--manifest-path', '--target-dir'] }],
+  ['go', { options: ['-toolexec', '-exec', '-overlay', '-modfile', '-ldflags', '-gcflags'] }],
+]);
+
+/**
  * An allow rule covers a command whose first words are exactly the rule's tokens (after quote removal, compared
  * as whole words: `npm testing` is not `npm test`), followed by nothing when the rule is exact, or by any
- * arguments, including globs and `$NAME`, which only ever become more arguments.
+ * arguments, including globs and `$NAME`, which only ever become more arguments: except where the shell or the
+ * program makes an argument run code (`SUBSCRIPT_EVALUATING`, `CODE_RUNNING_OPTIONS`), and never by prefix for a
+ * command that runs whatever it is given (a rule stored before its name was known as one).
  */
 export function allowsCommand(rule: CommandPrefix, command: SimpleCommand): boolean {
   if (command.words.length < rule.tokens.length) return false;
   if (rule.exact && command.words.length !== rule.tokens.length) return false;
-  return rule.tokens.every((token, index) => {
+  const prefixMatches = rule.tokens.every((token, index) => {
     const word = command.words[index];
     return word?.kind === 'literal' && word.value === token;
   });
+  if (!prefixMatches || rule.exact) return prefixMatches;
+  const name = commandBaseName(rule.tokens[0] ?? '');
+  if (isExactOnlyCommand(name)) return false;
+  const rest = command.words.slice(rule.tokens.length);
+  if (SUBSCRIPT_EVALUATING.has(name)) {
+    const setter = SUBSCRIPT_EVALUATING.get(name);
+    const risky = (word: ShellWord) =>
+      word.kind === 'literal' ? word.value.includes('[') || (setter !== undefined && word.value.startsWith(setter)) : word.text.includes('[') || mayBecomeAnything(word.text);
+    if (rest.some(risky)) return false;
+  }
+  const codeOptions = CODE_RUNNING_OPTIONS.get(name);
+  return codeOptions === undefined || !carriesCodeOption(name, rest, codeOptions);
+}
+
+function carriesCodeOption(name: string, words: SimpleCommand['words'], { options, assignments = false }: { options: readonly string[]; assignments?: boolean }): boolean {
+  for (const word of words) {
+    if (word.kind !== 'literal') {
+      if (mayBecomeAnything(word.text)) return true;
+      continue;
+    }
+    const value = word.value;
+    if (value === '--') return false;
+    if (assignments && /^[A-Za-z_.][A-Za-z0-9_.]*=/.test(value)) return true;
+    // `go` takes its long options with one dash or two.
+    const long = value.startsWith('--') && name === 'go' ? value.slice(1) : value;
+    for (const option of options) {
+      if (long === option || long.startsWith(`${option}=`)) return true;
+      // A short option anywhere in a group, perhaps with its value attached: `-cfoo`, `-sf Makefile2`.
+      if (option.length === 2 && !value.startsWith('--') && value.startsWith('-') && value.slice(1).includes(option[1]!)) return true;
+    }
+  }
+  return false;
 }
 
 /**
@@ -73,4 +135,14 @@ function splitArguments(
     if (grouped) for (const letter of arg.slice(1)) options.add(aliases.get(`-${letter}`) ?? `-${letter}`);
   }
   return { options, operands };
+}
+
+/**
+ * Whether a word the shell expands may become any text, an option included. `src/*.ts` and `~/x` keep their start;
+ * `$NAME` takes the value of a variable of the environment, which no command a prefix rule covers can set; a word
+ * starting with a glob or a brace (`*`, `{--a,b}`) may become a file's name, and a file can be named `--x=…`.
+ */
+function mayBecomeAnything(text: string): boolean {
+  const unquoted = text.replace(/^["']+/, '');
+  return !/^[A-Za-z0-9_./~$]/.test(unquoted);
 }

@@ -38,6 +38,13 @@ describe('proposeRule for commands', () => {
     ['rm -rf build', ['rm', '-rf', 'build'], true],
     ['curl https://example.com', ['curl', 'https://example.com'], true],
     ["git commit -m ''", ['git', 'commit'], false],
+    ['python3.11 -m pytest', ['python3.11', '-m', 'pytest'], true],
+    ['perl5.36.0 x.pl', ['perl5.36.0', 'x.pl'], true],
+    ['rbash -c true', ['rbash', '-c', 'true'], true],
+    ["printf 'hello\\n'", ['printf'], false],
+    ["printf -v 'a[1]' %s x", ['printf', '-v', 'a[1]', '%s', 'x'], true],
+    ['npm test --node-options=--inspect', ['npm', 'test', '--node-options=--inspect'], true],
+    ['git log --output=log.txt', ['git', 'log', '--output=log.txt'], true],
   ])('%j → %j (exact: %s)', async (command, tokens, exact) => {
     expect(await proposedMatch(command)).toStrictEqual({ kind: 'command-prefix', tokens, exact });
   });
@@ -50,7 +57,7 @@ describe('proposeRule for commands', () => {
   );
 
   it('what it proposes allows the call it was made from, and is a valid rule', async () => {
-    for (const command of ['npm test -- --watch', 'python -m pytest', 'ls -la', 'npm test && npm run lint', 'git -C x log']) {
+    for (const command of ['npm test -- --watch', 'python -m pytest', 'ls -la', 'npm test && npm run lint', 'git -C x log', "printf -v 'a[1]' %s x", 'make test CC=clang', 'python3.11 -m pytest']) {
       const draft = await proposeRule(terminal(command), here, options);
       expect(ruleDraftSchema.safeParse(draft).success).toBe(true);
       const saved = rule({ ...draft });

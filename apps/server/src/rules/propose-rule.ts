@@ -1,13 +1,14 @@
 import type { RuleCall } from './evaluate-rules';
 import {
-  EXACT_ONLY_COMMANDS,
+  isExactOnlyCommand,
   PROPOSE_EXACT_COMMANDS,
   RUNNER_SUBCOMMANDS,
   SUBCOMMAND_COMMANDS,
   commandBaseName,
 } from '@airlock/api';
 import { hostOfUrl } from '@airlock/api';
-import { parseCommandLine } from './parse-command-line';
+import { allowsCommand } from './match-command';
+import { parseCommandLine, type SimpleCommand } from './parse-command-line';
 import { escapeGlobName } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
 import { COMMAND_TOOL, MCP_TOOL, URL_TOOL, ruleDraftSchema, type RuleDraft, type RuleMatch, type RuleScope } from '@airlock/api';
@@ -54,7 +55,24 @@ async function proposeMatch(call: RuleCall, options: ProposeRuleOptions): Promis
 async function proposeCommand(text: string): Promise<RuleMatch | undefined> {
   const line = await parseCommandLine(text);
   if (line.kind !== 'seen' || line.commands.length !== 1) return undefined;
-  const words = line.commands[0]?.words ?? [];
+  const command = line.commands[0]!;
+  const proposal = prefixFor(command);
+  // A prefix that would not cover the very call it is made from (an option that runs other code) is made exact.
+  if (proposal?.kind === 'command-prefix' && !proposal.exact && !allowsCommand(proposal, command)) return exactFor(command);
+  return proposal;
+}
+
+function exactFor(command: SimpleCommand): RuleMatch | undefined {
+  const tokens: string[] = [];
+  for (const word of command.words) {
+    if (word.kind !== 'literal') return undefined;
+    tokens.push(word.value);
+  }
+  return { kind: 'command-prefix', tokens, exact: true };
+}
+
+function prefixFor(command: SimpleCommand): RuleMatch | undefined {
+  const words = command.words;
   const literal: string[] = [];
   for (const word of words) {
     if (word.kind !== 'literal') break;
@@ -65,7 +83,7 @@ async function proposeCommand(text: string): Promise<RuleMatch | undefined> {
   const [name] = literal;
   if (name === undefined) return undefined;
   const base = commandBaseName(name);
-  if (EXACT_ONLY_COMMANDS.has(base) || PROPOSE_EXACT_COMMANDS.has(base)) return exact;
+  if (isExactOnlyCommand(base) || PROPOSE_EXACT_COMMANDS.has(base)) return exact;
   if (!SUBCOMMAND_COMMANDS.has(base)) return { kind: 'command-prefix', tokens: [name], exact: false };
 
   const [, subcommand, target] = literal;

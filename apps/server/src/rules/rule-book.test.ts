@@ -63,6 +63,21 @@ describe('RuleBook with ChatService', () => {
     await vi.waitFor(() => expect(elsewhere.chat.pending('c')).toHaveLength(1));
   });
 
+  it('a command line allowed by two rules names both on its card and counts a use of each', async () => {
+    const store = new MemoryStore();
+    const workspace = await workspaceFolder();
+    const ran: string[] = [];
+    const { chat, rules } = await serverFor(store, workspace, [command('echo hi && pwd'), textStep('ok')], ran);
+    await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['echo'], exact: false }, scope: { kind: 'global' }, source: 'user' });
+    await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['pwd'], exact: true }, scope: { kind: 'global' }, source: 'user' });
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await ended(chat, 's');
+    expect(ran).toStrictEqual(['echo hi && pwd']);
+    const decision = (await store.loadEvents('r1', 0)).find((event) => event.type === 'tool-decision');
+    expect(decision).toMatchObject({ source: 'rule', rule: 'Allow commands starting with `echo` everywhere; and Allow the command `pwd` exactly everywhere' });
+    expect((await rules.list()).map((r) => r.hits)).toStrictEqual([1, 1]);
+  });
+
   it('a deny rule wins over an allow rule and a grant, and the model is told the rule', async () => {
     const store = new MemoryStore();
     const workspace = await workspaceFolder();

@@ -88,10 +88,13 @@ export class RuleBook implements RuleService {
     });
     if (decision.decision === 'ask') return undefined;
     const rule = decision.rule;
-    if (options.preview !== true) await this.countHit(rule.id);
-    return decision.decision === 'deny'
-      ? { effect: 'deny', ruleId: rule.id, description: describeRule(rule), message: denialMessage(rule) }
-      : { effect: 'allow', ruleId: rule.id, description: describeRule(rule) };
+    if (decision.decision === 'deny') {
+      if (options.preview !== true) await this.countHit(rule.id);
+      return { effect: 'deny', ruleId: rule.id, description: describeRule(rule), message: denialMessage(rule) };
+    }
+    // A command line can need one rule per part (`echo hi && pwd`): each is counted, and the card names them all.
+    if (options.preview !== true) for (const used of decision.rules) await this.countHit(used.id);
+    return { effect: 'allow', ruleId: rule.id, description: decision.rules.map(describeRule).join('; and ') };
   }
 
   async list(): Promise<RuleView[]> {

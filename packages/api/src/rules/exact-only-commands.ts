@@ -19,7 +19,19 @@ export const EXACT_ONLY_COMMANDS: ReadonlySet<string> = new Set([
   'export', 'declare', 'typeset', 'readonly', 'local', 'unset', 'fc', 'bind',
   // editors and pagers that can run a shell
   'vi', 'vim', 'nvim', 'emacs', 'ed', 'ex', 'less', 'more', 'man',
+  // more that run their arguments as code (`let` evaluates arithmetic, which runs `$(…)` in a subscript), and
+  // builtins that set variables, whose values later words would take on
+  'let', 'read', 'mapfile', 'readarray', 'getopts', 'py', 'ipython', 'ipython3', 'bpython', 'rbash', 'rzsh', 'rksh',
 ]);
+
+/** Shells and interpreters also installed under a versioned or suffixed name: `python3.11`, `perl5.36.0`, `bash-5.2`. */
+const VERSIONED_INTERPRETER =
+  /^(?:sh|bash|dash|zsh|ksh|mksh|fish|csh|tcsh|ash|pwsh|python|pypy|node|nodejs|deno|bun|perl|ruby|irb|php|lua|luajit|tclsh|wish|julia|java|awk|gawk|sed|Rscript)[0-9._-]/;
+
+/** Whether an allow rule for this command must be exact: it runs whatever it is given. `name` is a base name. */
+export function isExactOnlyCommand(name: string): boolean {
+  return EXACT_ONLY_COMMANDS.has(name) || VERSIONED_INTERPRETER.test(name);
+}
 
 /**
  * Commands a person may allow by prefix, but whose proposal is exact: they delete, overwrite, change rights,

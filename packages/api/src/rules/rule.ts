@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EXACT_ONLY_COMMANDS, commandBaseName } from './exact-only-commands';
+import { commandBaseName, isExactOnlyCommand } from './exact-only-commands';
 import { checkPathGlob } from './path-glob';
 import { checkHostPattern } from './host-match';
 
@@ -126,7 +126,7 @@ function toolAndMatchProblem({ effect, tool, match }: { effect: RuleEffect; tool
     case 'command-prefix': {
       if (tool !== COMMAND_TOOL) return `a command rule is for the "${COMMAND_TOOL}" tool, not "${tool}"`;
       const name = commandBaseName(match.tokens[0] ?? '');
-      if (effect === 'allow' && !match.exact && EXACT_ONLY_COMMANDS.has(name)) {
+      if (effect === 'allow' && !match.exact && isExactOnlyCommand(name)) {
         return `"${name}" runs whatever it is given: an allow rule for it must be exact`;
       }
       return undefined;
