@@ -132,6 +132,8 @@ export type Arbiter = (call: PendingApproval, outcome: DecisionOutcome) => Promi
 export interface ApprovalTicket {
   readonly approvalId: string;
   readonly expiresAt: number | null;
+  /** The tool as the call was put up to the person (`toolVersion`): a decision covers that tool, not another. */
+  readonly toolVersion: string;
   /** Resolves with the decision; an abort of `signal` ends the wait as cancel. Never rejects. */
   wait(signal?: CancelSignal): Promise<DecisionOutcome>;
 }

@@ -592,7 +592,7 @@ describe('runToolLoop across a restart', () => {
       toolName: 'python',
       arguments: { code: 'print(1)' },
       executesCode: true,
-      toolVersion: 'whatever',
+      toolVersion: toolVersion(python.tool),
       requestedAt: Date.now() - 1000,
       expiresAt: Date.now() + 60_000,
     });
@@ -619,6 +619,43 @@ describe('runToolLoop across a restart', () => {
       { role: 'tool', toolCallId: 'c1', toolName: 'python', content: 'RESULT[python:print(1)]' },
       { role: 'assistant', content: 'after' },
     ]);
+  });
+
+  it('a restored waiting call whose tool changed while the server was down does not run on an allow given after', async () => {
+    const python = recordingTool('python');
+    const registry = new ApprovalRegistry();
+    const turn = turnWith({ id: 'c1', code: 'print(1)' });
+    const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }, turn];
+    const ticket = registry.restore({
+      approvalId: 'apv_restored',
+      sessionId: SESSION,
+      runId: 'run_1',
+      toolCallId: 'c1',
+      toolName: 'python',
+      arguments: { code: 'print(1)' },
+      executesCode: true,
+      toolVersion: toolVersion({ ...python.tool, description: 'as it was when the call was put up' }),
+      requestedAt: Date.now() - 1000,
+      expiresAt: Date.now() + 60_000,
+    });
+    const model = new ScriptedModel([textStep('after')]);
+    const stored: ChatMessage[] = [];
+    const run = runToolLoop({
+      model,
+      messages,
+      tools: [python.tool],
+      registry,
+      sessionId: SESSION,
+      runId: 'run_1',
+      onMessage: (message) => stored.push(message),
+      resume: { calls: [{ call: turn.role === 'assistant' ? turn.toolCalls![0]! : never(), state: 'waiting', ticket }], toolCallsUsed: 0, executedCallIds: [] },
+    });
+    const { events, result } = await collectRun(run, (event) => {
+      if (event.type === 'status' && event.text.startsWith('Resumed')) registry.resolve('apv_restored', 'allow', { sessionId: SESSION });
+    });
+    model.assertConsumed();
+    expect(events.filter((e) => e.type === 'tool-end')).toMatchObject([{ outcome: 'error', result: toolResultText.toolChanged('python') }]);
+    expect(python.calls).toStrictEqual([]);
   });
 
   it('a call that was running ends as interrupted and is never run again; an unannounced one is asked about anew', async () => {

@@ -257,7 +257,10 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
               ? refusal(call, { ...outcome, decision: outcome.decision })
               : tool === undefined
                 ? { outcome: 'disabled', result: toolResultText.disabled(call.name, offered.map((t) => t.name)) }
-                : yield* runReportingDecisions(runAllowed(tool, call, outcome, options, signal), planned, announced, reported, signal, offered, options.policy);
+                : toolVersion(tool) !== ticket.toolVersion
+                  ? // Put up before a restart or on another instance, when the tool was another: the allow was not for this one.
+                    { outcome: 'error', result: toolResultText.toolChanged(call.name) }
+                  : yield* runReportingDecisions(runAllowed(tool, call, outcome, options, signal), planned, announced, reported, signal, offered, options.policy);
         } else if (signal.aborted) {
           yield toolStart(call, '', false);
           result = { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
