@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { StoreError, type StoreProblem } from './store-error';
 
 export interface OpenDatabaseOptions {
@@ -21,6 +21,7 @@ export function openDatabase({ directory, file, busyTimeoutMs }: OpenDatabaseOpt
   try {
     mkdirSync(directory, { recursive: true, mode: 0o700 });
     createIfMissing(file);
+    keepPrivate(file);
     db = new Database(file, { timeout: busyTimeoutMs });
   } catch (error) {
     throw new StoreError(file, 'cannot-open', `cannot be opened (${errorText(error)})`, { cause: error });
@@ -58,8 +59,22 @@ function problemOf(error: unknown): StoreProblem | undefined {
   if (code === undefined) return undefined;
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'locked';
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) return 'corrupt';
-  if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_PERM')) return 'cannot-open';
+  // A file this user may read but not write fails at its first lock, as an I/O error.
+  if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_PERM') || code.startsWith('SQLITE_IOERR')) return 'cannot-open';
   return undefined;
+}
+
+/**
+ * The database and its journal files are readable by their owner only, also when an existing file was made (or
+ * copied) readable by others: SQLite gives the journal files the database's mode, and chats hold what people typed.
+ * Files of another user are left alone (and then likely cannot be opened anyway).
+ */
+function keepPrivate(file: string): void {
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    const info = statSync(path, { throwIfNoEntry: false });
+    if (info === undefined || (info.mode & 0o077) === 0 || info.uid !== process.getuid?.()) continue;
+    chmodSync(path, info.mode & 0o700);
+  }
 }
 
 function createIfMissing(file: string): void {

@@ -2,10 +2,11 @@ import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { asStoreError } from './open-database';
 import { DATABASE_FILE, SqliteStore } from './sqlite-store';
 import { StoreError } from './store-error';
 import { appendAll, run, session, startChange, tempFolder } from './test-support';
@@ -135,6 +136,27 @@ describe('SqliteStore', () => {
     await reopened.close();
     expect(await readdir(join(directory, 'sessions'))).toStrictEqual([...files, jsonFileName('chat-3')].sort());
     expect(JSON.parse(await readFile(join(directory, jsonFileName('chat-1')), 'utf8'))).toStrictEqual(valid);
+  });
+
+  it('makes an existing database readable by its owner only again, its journal files included', async () => {
+    await using folder = await tempFolder();
+    const first = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await first.close();
+    const file = join(folder.path, DATABASE_FILE);
+    await chmod(file, 0o644);
+    const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await reopened.createSession(session('s', 1_000));
+    await reopened.appendMessage('s', { role: 'user', content: 'a secret typed into a chat' }, 1_001);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(`${file}-wal`)).mode & 0o777).toBe(0o600);
+    await reopened.close();
+  });
+
+  it('names a file it may read but not write as one it cannot open, with what to check', () => {
+    const error = asStoreError('/data/airlock.db', new Database.SqliteError('disk I/O error', 'SQLITE_IOERR_LOCK'));
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).problem).toBe('cannot-open');
+    expect((error as StoreError).message).toContain('may read and write it');
   });
 
   it('refuses a file that is not a database, naming it, and leaves it as it was', async () => {
