@@ -123,6 +123,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           messageBurst: capacity.runBurst,
           maxSubscriptions: capacity.subscriptionsPerConnection,
           sendWindow: socket.window,
+          ...clientLabelOf(info.connectionParams?.client),
         }),
       };
     },
@@ -323,4 +324,11 @@ function withoutCredentials(raw: string): string {
 function describeServer(status: ToolServerStatus): string {
   const tools = `${status.toolCount} tool${status.toolCount === 1 ? '' : 's'}`;
   return status.error === undefined ? `${status.name} ${status.state} (${tools})` : `${status.name} ${status.state}: ${status.error}`;
+}
+
+/** A client's name for itself, as its connection parameters give it: text of at most 100 characters, or nothing. */
+function clientLabelOf(value: unknown): { clientLabel?: string } {
+  if (typeof value !== 'string') return {};
+  const label = value.trim().slice(0, 100);
+  return label === '' ? {} : { clientLabel: label };
 }

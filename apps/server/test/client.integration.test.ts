@@ -74,6 +74,12 @@ describe('@airlock/client against a real server', () => {
     expect(t.echo.calls).toStrictEqual(['one']);
     expect(String(lastMessage(t.fake.requests[2])?.content)).toContain('not two — stop here');
     expect(run.lastEventId).toMatch(new RegExp(`^${run.runId}:\\d+$`));
+    // The ledger (newest first) names the client by the label it gave for its connection.
+    const audit = await client.trpc.audit.list.query({ sessionId: 's-1' });
+    expect(audit.entries.map((entry) => [entry.decision, entry.clientLabel])).toStrictEqual([
+      ['deny', 'integration test'],
+      ['allow', 'integration test'],
+    ]);
   });
 
   it('always: grants the tool, so the next call of the chat is not asked', async () => {

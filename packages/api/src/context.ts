@@ -100,6 +100,8 @@ export interface ConnectionLimits {
 export interface ConnectionOptions extends ConnectionLimits {
   /** The connection's room to send; run streams wait while it is shut. Default none (no pacing). */
   sendWindow?: SendWindow;
+  /** What the client calls itself (its `client` connection parameter), for the ledger of its decisions. Default none. */
+  clientLabel?: string;
   /** Clock for the message budget. Default `Date.now`. */
   now?: () => number;
 }
@@ -117,6 +119,7 @@ export class ConnectionState implements SubscriptionPlaces {
   private readonly maxSubscriptions: number;
   private readonly now: () => number;
   readonly sendWindow: SendWindow | undefined;
+  readonly clientLabel: string | undefined;
 
   constructor(
     readonly connectionId: string,
@@ -127,6 +130,7 @@ export class ConnectionState implements SubscriptionPlaces {
     this.burst = options.messageBurst ?? 10;
     this.maxSubscriptions = options.maxSubscriptions ?? 32;
     this.sendWindow = options.sendWindow;
+    this.clientLabel = options.clientLabel;
     this.now = options.now ?? Date.now;
     this.tokens = this.burst;
     this.refilledAt = this.now();

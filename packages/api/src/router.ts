@@ -60,7 +60,9 @@ const chatRouter = t.router({
 
   /** Allows or denies one pending call. Idempotent: a repeat answers "already-decided" and never runs anything twice. */
   confirmTool: procedure.input(confirmInputSchema).mutation(async ({ input, ctx }) => {
-    const { clientLabel, ...decision } = input;
+    const { clientLabel: given, ...decision } = input;
+    // The label the decision names, or else the one the client gave for its whole connection.
+    const clientLabel = given ?? ctx.connection.clientLabel;
     const by = { connectionId: ctx.connection.connectionId, ...(clientLabel === undefined ? {} : { clientLabel }) };
     const result = await ctx.services.chat.confirm({ ...decision, by });
     return result.status === 'not-found' ? { resolved: false, status: result.status } : { resolved: result.resolved, status: result.status, decision: result.decision };
