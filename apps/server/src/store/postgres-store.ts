@@ -312,48 +312,68 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   /**
-   * Events of one run in as few round trips as the database allows: the fence check, the insert and the notification
-   * are one statement (atomic on its own), so an event without a ledger change is one round trip; one with a ledger
-   * change adds the change, in a transaction with it.
+   * Events of one run in one round trip: the fence check, the insert, the conversation messages that come with them,
+   * their ledger change and the notification are one statement (atomic on its own, no BEGIN/COMMIT), so a decision's
+   * and a tool's end each cost one commit. Only a burst with two ledger changes or more (one statement cannot change
+   * one row twice) takes a transaction.
    */
   private async appendRunEvents(runId: string, fence: number | undefined, inputs: readonly AppendEventInput[]): Promise<void> {
-    const lastSeq = Math.max(...inputs.map((input) => input.seq));
-    const values = [
-      inputs.map(() => runId),
-      inputs.map((input) => input.seq),
-      inputs.map((input) => JSON.stringify(input.event)),
-      inputs.map((input) => input.at),
-      this.channel,
-      encodeClusterMessage({ type: 'event', runId, seq: lastSeq }),
-      ...(fence === undefined ? [] : [runId, fence]),
-    ];
-    // Without a fence, no check: a missing run fails on the foreign key, as a plain insert would.
-    const owned = fence === undefined ? '' : 'WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $7 AND fence = $8 FOR SHARE)';
-    const text = `WITH inserted AS (
-        INSERT INTO events (run_id, seq, json, at)
-        SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::bigint[]) ${owned}
-        RETURNING seq
-      )
-      SELECT count(*)::integer AS inserted, CASE WHEN count(*) > 0 THEN pg_notify($5, $6) END AS notified FROM inserted`;
-    const insert = async (client: Pool | PoolClient) => {
-      let inserted: number;
-      try {
-        inserted = (await client.query<{ inserted: number }>(text, values)).rows[0]?.inserted ?? 0;
-      } catch (error) {
-        throw foreignKeyAsNotFound(error, 'run', runId);
-      }
-      if (inserted !== inputs.length) throw new FencedError(runId);
-    };
-    if (inputs.every((input) => input.ledger === undefined && (input.messages === undefined || input.messages.length === 0))) {
-      await insert(this.pool);
+    const changed = inputs.filter((input) => input.ledger !== undefined);
+    if (changed.length > 1) {
+      await inTransaction(this.pool, async (client) => {
+        await this.insertRunEvents(client, runId, fence, inputs.map((input) => ({ ...input, ledger: undefined, messages: undefined })));
+        await insertMessagesOf(client, inputs);
+        for (const input of changed) await applyLedgerChange(client, input.runId, input.sessionId, input.ledger!);
+      });
       return;
     }
-    await inTransaction(this.pool, async (client) => {
-      // The fenced insert share-locks the run's row until commit: the messages after it are under the same check.
-      await insert(client);
-      await insertMessagesOf(client, inputs);
-      for (const input of inputs) if (input.ledger !== undefined) await applyLedgerChange(client, input.runId, input.sessionId, input.ledger);
-    });
+    await this.insertRunEvents(this.pool, runId, fence, inputs);
+  }
+
+  /** The one statement of appendRunEvents, for at most one ledger change among `inputs`. */
+  private async insertRunEvents(client: Pool | PoolClient, runId: string, fence: number | undefined, inputs: readonly AppendEventInput[]): Promise<void> {
+    const values: unknown[] = [];
+    const p = (value: unknown) => `$${values.push(value)}`;
+    const conditions: string[] = [];
+    // Without a fence, no check: a missing run fails on the foreign key, as a plain insert would.
+    const owned = fence === undefined ? undefined : `SELECT 1 FROM runs WHERE run_id = ${p(runId)} AND fence = ${p(fence)}`;
+    if (owned !== undefined) conditions.push(`EXISTS (${owned} FOR SHARE)`);
+    const withLedger = inputs.find((input) => input.ledger !== undefined);
+    const change = withLedger?.ledger;
+    // A change to a call's row needs the row: without it nothing is written (NotFoundError below), as the transaction did.
+    const call = change === undefined || change.kind === 'start' ? undefined : `SELECT 1 FROM tool_calls WHERE run_id = ${p(runId)} AND tool_call_id = ${p(change.toolCallId)}`;
+    if (call !== undefined) conditions.push(`EXISTS (${call})`);
+    const ctes = [
+      `inserted AS (
+        INSERT INTO events (run_id, seq, json, at)
+        SELECT * FROM unnest(${p(inputs.map(() => runId))}::text[], ${p(inputs.map((input) => input.seq))}::integer[], ${p(inputs.map((input) => JSON.stringify(input.event)))}::text[], ${p(inputs.map((input) => input.at))}::bigint[])
+        ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`}
+        RETURNING seq
+      )`,
+    ];
+    const messages = inputs.flatMap((input) => (input.messages ?? []).map((message) => ({ sessionId: input.sessionId, json: JSON.stringify(message), at: input.at })));
+    if (messages.length > 0) {
+      ctes.push(`added_messages AS (
+        INSERT INTO messages (session_id, json, at)
+        SELECT m.session_id, m.json, m.at FROM unnest(${p(messages.map((m) => m.sessionId))}::text[], ${p(messages.map((m) => m.json))}::text[], ${p(messages.map((m) => m.at))}::bigint[]) WITH ORDINALITY AS m(session_id, json, at, n)
+        WHERE EXISTS (SELECT 1 FROM inserted) ORDER BY m.n
+      )`);
+    }
+    if (withLedger !== undefined && change !== undefined) ctes.push(`ledger AS (${ledgerStatement(runId, withLedger.sessionId, change, p)})`);
+    const lastSeq = Math.max(...inputs.map((input) => input.seq));
+    const text = `WITH ${ctes.join(', ')}
+      SELECT count(*)::integer AS inserted, CASE WHEN count(*) > 0 THEN pg_notify(${p(this.channel)}, ${p(encodeClusterMessage({ type: 'event', runId, seq: lastSeq }))}) END AS notified
+        ${call === undefined ? '' : `, EXISTS (${call}) AS call_exists`}${owned === undefined ? '' : `, EXISTS (${owned}) AS owned`}
+      FROM inserted`;
+    let row: { inserted: number; call_exists?: boolean; owned?: boolean } | undefined;
+    try {
+      row = (await client.query<{ inserted: number; call_exists?: boolean; owned?: boolean }>(text, values)).rows[0];
+    } catch (error) {
+      throw error instanceof DatabaseError && error.table === 'messages' ? foreignKeyAsNotFound(error, 'session', messages[0]!.sessionId) : foreignKeyAsNotFound(error, 'run', runId);
+    }
+    if (row?.inserted === inputs.length) return;
+    if (row?.owned !== false && row?.call_exists === false) throw new NotFoundError('tool call', `${runId}/${change!.toolCallId}`);
+    throw new FencedError(runId);
   }
 
   async loadEvents(runId: string, afterSeq: number): Promise<LoopEvent[]> {
@@ -611,6 +631,31 @@ async function applyLedgerChange(client: Queryable, runId: string, sessionId: st
       break;
   }
   if (changed === 0) throw new NotFoundError('tool call', `${runId}/${change.toolCallId}`);
+}
+
+/**
+ * A ledger change as a data-modifying CTE of the event's statement: applied only when the event was inserted (the
+ * `inserted` CTE). A decision changes only an undecided call: one claimed earlier (claimDecision) stays as claimed.
+ */
+function ledgerStatement(runId: string, sessionId: string, change: LedgerChange, p: (value: unknown) => string): string {
+  const inserted = 'EXISTS (SELECT 1 FROM inserted)';
+  switch (change.kind) {
+    case 'start':
+      return `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at)
+        SELECT ${p(runId)}::text, ${p(sessionId)}::text, ${p(change.toolCallId)}::text, ${p(change.toolName)}::text, ${p(JSON.stringify(change.arguments))}::text, ${p(change.approvalId)}::text,
+          ${p(change.executesCode)}::boolean, ${p(change.toolVersion)}::text, ${p(change.requestedAt)}::bigint, ${p(change.expiresAt)}::bigint
+        WHERE ${inserted}`;
+    case 'decision':
+      return `UPDATE tool_calls SET decision = ${p(change.decision)}, source = ${p(change.source)}, reason = ${p(change.reason ?? null)}, decided_by_grant = ${p(change.decidedByGrant ?? null)},
+          decided_by_rule = ${p(change.decidedByRule ?? null)}, decided_at = ${p(change.decidedAt)}, connection_id = ${p(change.by?.connectionId ?? null)}, client_label = ${p(change.by?.clientLabel ?? null)},
+          edited_arguments = ${p(change.editedArguments === undefined ? null : JSON.stringify(change.editedArguments))}
+        WHERE run_id = ${p(runId)} AND tool_call_id = ${p(change.toolCallId)} AND decision IS NULL AND ${inserted}`;
+    case 'running':
+      return `UPDATE tool_calls SET started_at = ${p(change.startedAt)} WHERE run_id = ${p(runId)} AND tool_call_id = ${p(change.toolCallId)} AND ${inserted}`;
+    case 'end':
+      return `UPDATE tool_calls SET outcome = ${p(change.outcome)}, result = ${p(change.result)}, ended_at = ${p(change.endedAt)}
+        WHERE run_id = ${p(runId)} AND tool_call_id = ${p(change.toolCallId)} AND ${inserted}`;
+  }
 }
 
 /**
