@@ -2,7 +2,7 @@ import { ApprovalRegistry, defineTool, toolResultText, type AnyTool, type ChatMo
 import { deferred, ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ChatService, type ChatServiceOptions } from './chat-service';
+import { ChatService, MAX_DETAIL_CHARS, MAX_DETAIL_MESSAGES, type ChatServiceOptions } from './chat-service';
 import { MemoryStore } from './memory-store';
 
 const services: ChatService[] = [];
@@ -271,3 +271,46 @@ describe('ChatService memory', () => {
     expect((await chat.getSession('s0')).messages.map((m) => m.role)).toStrictEqual(['user', 'assistant']);
   });
 });
+
+describe('ChatService reading a long chat', () => {
+  it('answers with its newest messages and their calls, and earlier pages on request, each call with its own ledger row', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const runs = 300;
+    // Every run's call has the same id, as a model numbering its calls per turn gives them.
+    const steps = Array.from({ length: runs }, (_, n) => [toolCallStep({ name: 'echo', arguments: { text: `n${n}` }, id: 'call_1' }), textStep(`done ${n}`)]).flat();
+    const { chat } = await start(store, steps, [echoTool(ran)]);
+    for (let n = 0; n < runs; n++) {
+      await chat.startRun({ sessionId: 's', runId: `r${n}`, message: `run ${n}`, options: { confirmToolCalls: false } });
+      await runEnded(chat, 's');
+    }
+    expect(ran).toHaveLength(runs);
+
+    // Four messages a run (the person's, the call, its result, the answer): 1,200 in all.
+    const newest = await chat.getSession('s');
+    expect(newest.messages).toHaveLength(MAX_DETAIL_MESSAGES);
+    expect(newest.messagesBefore).toBe(4 * runs - MAX_DETAIL_MESSAGES);
+    expect(newest.messages[0]).toStrictEqual({ role: 'user', content: 'run 175' });
+    expect(newest.toolCalls.map((call) => call.arguments.text)).toStrictEqual(Array.from({ length: 125 }, (_, i) => `n${175 + i}`));
+
+    const earlier = await chat.getSession('s', newest.messagesBefore);
+    expect(earlier.messagesBefore).toBe(200);
+    expect(earlier.messages[0]).toStrictEqual({ role: 'user', content: 'run 50' });
+    expect(earlier.toolCalls.map((call) => call.arguments.text)).toStrictEqual(Array.from({ length: 125 }, (_, i) => `n${50 + i}`));
+    expect((await chat.getSession('s', 200)).toolCalls.map((call) => call.arguments.text)).toStrictEqual(Array.from({ length: 50 }, (_, i) => `n${i}`));
+  });
+
+  it('keeps an answer within its size, whatever the messages hold, and always gives the newest message', async () => {
+    const store = new MemoryStore();
+    const big = 'x'.repeat(MAX_DETAIL_CHARS / 3);
+    const { chat } = await start(store, Array.from({ length: 5 }, () => textStep(big)), []);
+    for (let n = 0; n < 5; n++) {
+      await chat.startRun({ sessionId: 's', runId: `r${n}`, message: `m${n}` });
+      await runEnded(chat, 's');
+    }
+    const detail = await chat.getSession('s');
+    expect(detail.messages.map((message) => message.role)).toStrictEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(detail.messagesBefore).toBe(6);
+  });
+});
+

@@ -60,10 +60,21 @@ export interface SessionSummary {
 }
 
 export interface SessionDetail extends SessionSummary {
+  /** The newest messages (or those before `before`), as many as fit `MAX_DETAIL_MESSAGES` and `MAX_DETAIL_CHARS`. */
   messages: ChatMessage[];
-  /** Every tool call of the session with how it was decided and how it ended, so history tells the truth after a reload. */
+  /**
+   * The tool calls of those messages, and of the run still writing its turn, with how each was decided and how it
+   * ended, so history tells the truth after a reload; in the order they started.
+   */
   toolCalls: ToolCallRecord[];
+  /** How many earlier messages were left out: read them with `before` set to this. 0 when none. */
+  messagesBefore: number;
 }
+
+/** Messages one read of a chat returns at most: a chat's whole history in one answer would grow with the chat. */
+export const MAX_DETAIL_MESSAGES = 500;
+/** Characters of messages one read returns at most (the newest message always fits). */
+export const MAX_DETAIL_CHARS = 4 * 1024 * 1024;
 
 /** What changed in the list of sessions: a session's title, activity or run, or its deletion. */
 export type SessionChange =
@@ -416,12 +427,19 @@ export class ChatService {
     return [...this.sessions.values()].sort((a, b) => b.summary.updatedAt - a.summary.updatedAt).map(summary);
   }
 
-  async getSession(sessionId: string): Promise<SessionDetail> {
+  /** A chat and its newest messages, or its messages before the `before`-th (a page of an earlier part). */
+  async getSession(sessionId: string, before?: number): Promise<SessionDetail> {
     const session = this.sessions.get(sessionId);
     if (!session) throw new NotFoundError('session', sessionId);
     const messages = await this.messagesOf(session);
-    const toolCalls = await this.store.listSessionToolCalls(sessionId);
-    return { ...summary(session), messages: [...messages], toolCalls };
+    const end = before === undefined ? messages.length : Math.max(0, Math.min(before, messages.length));
+    let start = end;
+    for (let chars = 0; start > 0 && end - start < MAX_DETAIL_MESSAGES; start--) {
+      chars += JSON.stringify(messages[start - 1]).length;
+      if (chars > MAX_DETAIL_CHARS && start < end) break;
+    }
+    const toolCalls = recordsOfPage(await this.store.listSessionToolCalls(sessionId), messages, start, end);
+    return { ...summary(session), messages: messages.slice(start, end), toolCalls, messagesBefore: start };
   }
 
   /** Changes a session's own settings. */
@@ -1311,4 +1329,37 @@ function checkEditAgainst(tools: readonly AnyTool[], waiting: Pick<PendingApprov
   }
   const issues = argumentIssues(tool, edit);
   if (issues.length > 0) throw new InvalidArgumentsError(tool.name, issues);
+}
+
+/**
+ * The ledger rows of the calls of messages[start, end), and of calls no message names yet when the page is the
+ * newest. Tool call ids are unique only within a run, so rows go with calls in the order both were made: the rows of
+ * the calls before the page are passed over, id by id.
+ */
+function recordsOfPage(records: readonly ToolCallRecord[], messages: readonly ChatMessage[], start: number, end: number): ToolCallRecord[] {
+  if (start === 0 && end === messages.length) return [...records];
+  const count = (from: number, to: number) => {
+    const counts = new Map<string, number>();
+    for (let index = from; index < to; index++) {
+      const message = messages[index];
+      if (message?.role === 'assistant') for (const call of message.toolCalls ?? []) counts.set(call.id, (counts.get(call.id) ?? 0) + 1);
+    }
+    return counts;
+  };
+  const skip = count(0, start);
+  const take = count(start, end);
+  const newest = end === messages.length;
+  const page: ToolCallRecord[] = [];
+  for (const record of records) {
+    const skipped = skip.get(record.toolCallId) ?? 0;
+    if (skipped > 0) {
+      skip.set(record.toolCallId, skipped - 1);
+      continue;
+    }
+    const left = take.get(record.toolCallId) ?? 0;
+    if (left > 0) take.set(record.toolCallId, left - 1);
+    else if (!newest) continue;
+    page.push(record);
+  }
+  return page;
 }

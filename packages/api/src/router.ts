@@ -209,7 +209,10 @@ export const appRouter = t.router({
      */
     // The place is taken at the first read (a generator's body runs then): a watch tRPC refuses takes none.
     watch: procedure.subscription(({ ctx, signal }) => watchSessions(ctx, signal)),
-    get: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.getSession(input.sessionId)),
+    /** A chat with its newest messages; `before` reads the page before that message (see `messagesBefore`). */
+    get: procedure
+      .input(sessionInputSchema.extend({ before: z.number().int().min(0).optional() }))
+      .query(({ input, ctx }) => ctx.services.chat.getSession(input.sessionId, input.before)),
     /** Changes a session's own settings: whether its calls stop for a decision, its title. */
     update: procedure.input(sessionUpdateSchema).mutation(({ input, ctx }) => {
       const { sessionId, ...changes } = input;

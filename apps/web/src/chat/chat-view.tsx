@@ -35,6 +35,12 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
         </p>
       )}
       <GrantsPanel sessionId={sessionId} enabled={chat.exists} />
+      {chat.earlierMessages > 0 && (
+        <p className="banner earlier-messages" role="status">
+          {chat.earlierMessages === 1 ? '1 earlier message of this chat is' : `${chat.earlierMessages.toLocaleString('en')} earlier messages of this chat are`} not
+          shown: a chat is read its newest part first. The ledger keeps every call.
+        </p>
+      )}
       <CurrentSessionContext value={sessionId}>
         <ChatTranscript items={chat.state.items} run={chat.state.run} tools={tools} onDecide={chat.decide} />
       </CurrentSessionContext>

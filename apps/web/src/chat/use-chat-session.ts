@@ -126,5 +126,7 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     [decide, state],
   );
 
-  return { state, ready, exists: known && !notFound, send, stop, decide, decideAll };
+  // Messages of a long chat before those read (the server answers with the newest part).
+  const earlierMessages = detail.data?.messagesBefore ?? 0;
+  return { state, ready, exists: known && !notFound, earlierMessages, send, stop, decide, decideAll };
 }
