@@ -1,7 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WebSocketRoute } from 'playwright-core';
+import { createAirlockClient, parseStartupLink } from '@airlock/client';
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { RECORDING_COMMAND, startAirlockUnderTest } from './support/airlock-under-test';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
@@ -210,4 +212,38 @@ describe('ledger export', () => {
       { toolName: 'terminal', decision: 'deny', outcome: 'denied', clientLabel: 'web' },
     ]);
   });
+
+  it('shows a long chat from its newest part, and its earlier part on request, each call as it ended', async () => {
+    await writeFile(join(suite.airlock.workspace, 'a.txt'), 'alpha\n');
+    const client = createAirlockClient({ ...parseStartupLink(suite.airlock.link), WebSocket });
+    try {
+      const sessionId = 'long-chat';
+      const say = async (message: string) => {
+        for await (const event of client.startRun({ sessionId, message, options: { confirmToolCalls: false } })) if (event.type === 'run-end') break;
+      };
+      // The first run reads a file; then 259 more of two messages each: 522 messages, 22 before the newest 500.
+      suite.airlock.model.enqueue({ toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] }, { text: 'The very first answer.' });
+      await say('the first message');
+      for (let n = 1; n < 260; n++) {
+        suite.airlock.model.enqueue({ text: `Answer ${n}.` });
+        await say(`message ${n}`);
+      }
+    } finally {
+      await client.close();
+    }
+
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.openSession('the first message');
+    await chat.waitForText('Answer 259.');
+    const notice = chat.page.getByRole('status').filter({ hasText: 'earlier messages of this chat are not shown' });
+    await notice.getByText('22 earlier messages of this chat are not shown.').waitFor();
+    expect(await chat.page.getByText('The very first answer.').count()).toBe(0);
+
+    await notice.getByRole('button', { name: 'Show earlier' }).click();
+    await chat.waitForText('The very first answer.');
+    await chat.waitForStatus(chat.card(0), 'Done');
+    expect(await notice.count()).toBe(0);
+    expect(await chat.page.getByText('Answer 1.', { exact: true }).count()).toBe(1);
+  });
 });
+

@@ -295,6 +295,18 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
   return items;
 }
 
+/**
+ * An earlier part of a long chat, read on request (`sessions.get` with `before`): shown as it was recorded, above the
+ * part the chat was read with. `start` is its first message's place in the chat, which keeps its keys apart from
+ * every other part's.
+ */
+export function earlierItems(start: number, messages: readonly StoredMessage[], toolCalls: readonly ToolCallRecord[]): ChatItem[] {
+  const prefix = `earlier:${start}:`;
+  return itemsFromHistory(messages, { toolCalls, pending: [] }).map((item) =>
+    item.kind === 'tool' ? { ...item, key: prefix + item.key, call: { ...item.call, key: prefix + item.call.key } } : { ...item, key: prefix + item.key },
+  );
+}
+
 /** Calls still waiting for the person, in order. */
 export function undecidedCalls(state: ChatState): ToolCallView[] {
   return state.items.flatMap((item) =>

@@ -38,11 +38,14 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
       {chat.earlierMessages > 0 && (
         <p className="banner earlier-messages" role="status">
           {chat.earlierMessages === 1 ? '1 earlier message of this chat is' : `${chat.earlierMessages.toLocaleString('en')} earlier messages of this chat are`} not
-          shown: a chat is read its newest part first. The ledger keeps every call.
+          shown.
+          <button type="button" className="btn btn-small" onClick={chat.showEarlier}>
+            Show earlier
+          </button>
         </p>
       )}
       <CurrentSessionContext value={sessionId}>
-        <ChatTranscript items={chat.state.items} run={chat.state.run} tools={tools} onDecide={chat.decide} />
+        <ChatTranscript items={chat.earlierItems.length === 0 ? chat.state.items : [...chat.earlierItems, ...chat.state.items]} run={chat.state.run} tools={tools} onDecide={chat.decide} />
       </CurrentSessionContext>
       {chat.state.streamError !== null && (
         <p className="banner banner-error" role="alert">

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import type { PendingApproval, RunOptions } from '../lib/api-types';
 import { randomId } from '../lib/random-id';
 import { trpc } from '../lib/trpc';
-import { chatReducer, initialChatState, undecidedCalls } from './chat-reducer';
+import { chatReducer, earlierItems, initialChatState, undecidedCalls, type ChatItem } from './chat-reducer';
 import { ChatRuns } from './chat-runs';
 import { sendDecision, type DecisionRequest } from './send-decision';
 import type { ToolCallView } from './tool-call-state';
@@ -14,6 +14,8 @@ export interface ChatSessionOptions {
   /** Called when the session's runs or title may have changed (to refresh the list). */
   onActivity: () => void;
 }
+
+const NO_ITEMS: readonly ChatItem[] = [];
 
 /**
  * One chat: its history, the run it follows and the person's decisions. The WebSocket subscription is a
@@ -126,7 +128,25 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     [decide, state],
   );
 
-  // Messages of a long chat before those read (the server answers with the newest part).
-  const earlierMessages = detail.data?.messagesBefore ?? 0;
-  return { state, ready, exists: known && !notFound, earlierMessages, send, stop, decide, decideAll };
+  // A long chat is read its newest part first; earlier parts are read on request and shown above it, as long as
+  // that newest part starts where they end (new messages move it on: then they are read again on request).
+  const [earlier, setEarlier] = useState<{ sessionId: string; start: number; end: number; items: ChatItem[] } | null>(null);
+  const newestStart = detail.data?.messagesBefore ?? 0;
+  const shownEarlier = earlier !== null && earlier.sessionId === sessionId && earlier.end === newestStart ? earlier : null;
+  const loadingEarlier = useRef(false);
+  const showEarlier = useCallback(() => {
+    const before = shownEarlier?.start ?? newestStart;
+    if (before === 0 || loadingEarlier.current) return;
+    loadingEarlier.current = true;
+    void utils.sessions.get
+      .fetch({ sessionId, before }, { staleTime: 0 })
+      .then((page) => {
+        const items = earlierItems(page.messagesBefore, page.messages, page.toolCalls);
+        setEarlier({ sessionId, start: page.messagesBefore, end: shownEarlier?.end ?? newestStart, items: [...items, ...(shownEarlier?.items ?? [])] });
+      })
+      .catch(() => undefined)
+      .finally(() => (loadingEarlier.current = false));
+  }, [utils, sessionId, shownEarlier, newestStart]);
+  const earlierMessages = shownEarlier?.start ?? newestStart;
+  return { state, ready, exists: known && !notFound, earlierMessages, earlierItems: shownEarlier?.items ?? NO_ITEMS, showEarlier, send, stop, decide, decideAll };
 }
