@@ -3,23 +3,31 @@ import { commandBaseName } from '@airlock/api';
 /** A command's words as deny rules see them: the value where known, undefined where the shell computes it. */
 export type ReachableWords = readonly (string | undefined)[];
 
-interface Wrapper {
-  /** Options whose value is the next word when not attached (`-u root`, `--user root`). */
+/** How a command that runs another one reads its own options (getopt style, options ending at the first operand). */
+interface Options {
+  /** Options whose value is the rest of the word or else the next word (`-u root`, `-uroot`, `--user root`, `--user=root`). */
   valueOptions?: readonly string[];
+  /** Short options whose value, if any, is only ever attached (`xargs -i{}`, `watch -d`): the rest of the word. */
+  attachedValueOptions?: readonly string[];
+  /** Options whose value is a command line (`env -S 'rm -rf /'`, `env -S'rm -rf /'`, `flock x -c 'rm -rf /'`). */
+  commandLineOptions?: readonly string[];
   /** Words before the wrapped command that are not options (`timeout 5 rm`). */
   positionals?: number;
   /** Also skips `NAME=value` words (`env A=1 rm`). */
   assignments?: boolean;
-  /** An option whose value is a command line (`env -S 'rm -rf /'`). */
-  commandLineOptions?: readonly string[];
+  /** A lone `-` is an option too (`su - root`). */
+  loneDash?: boolean;
 }
 
-const WRAPPERS = new Map<string, Wrapper>([
-  ['sudo', { valueOptions: ['-u', '-g', '-h', '-p', '-C', '-D', '-r', '-t', '-U', '-T', '--user', '--group', '--host', '--prompt', '--chdir', '--role', '--type', '--other-user', '--command-timeout', '--close-from'] }],
+const WRAPPERS = new Map<string, Options>([
+  ['sudo', {
+    // `-h` alone is help, but `-h host` names a host: taken as a value, to find the command after it.
+    valueOptions: ['-a', '-C', '-c', '-D', '-g', '-h', '-p', '-R', '-r', '-T', '-t', '-U', '-u', '--chdir', '--chroot', '--close-from', '--command-timeout', '--group', '--host', '--login-class', '--other-user', '--prompt', '--role', '--type', '--user'],
+  }],
   ['doas', { valueOptions: ['-u', '-C'] }],
-  ['env', { valueOptions: ['-u', '-C', '--unset', '--chdir'], assignments: true, commandLineOptions: ['-S', '--split-string'] }],
+  ['env', { valueOptions: ['-u', '-C', '-P', '--unset', '--chdir'], assignments: true, commandLineOptions: ['-S', '--split-string'] }],
   ['nice', { valueOptions: ['-n', '--adjustment'] }],
-  ['ionice', { valueOptions: ['-c', '-n', '-p', '-P', '-u', '--class', '--classdata'] }],
+  ['ionice', { valueOptions: ['-c', '-n', '-p', '-P', '-u', '--class', '--classdata', '--pid', '--pgid', '--uid'] }],
   ['nohup', {}],
   ['setsid', {}],
   ['command', {}],
@@ -30,41 +38,61 @@ const WRAPPERS = new Map<string, Wrapper>([
   ['timeout', { valueOptions: ['-s', '-k', '--signal', '--kill-after'], positionals: 1 }],
   ['chroot', { valueOptions: ['--userspec', '--groups'], positionals: 1 }],
   ['taskset', { positionals: 1 }],
-  ['flock', { valueOptions: ['-w', '-E', '--timeout', '--conflict-exit-code'], positionals: 1 }],
-  ['xargs', { valueOptions: ['-I', '-n', '-L', '-d', '-E', '-P', '-s', '-a', '--delimiter', '--max-args', '--max-lines', '--max-procs', '--max-chars', '--arg-file', '--replace', '--eof'] }],
-  ['nsenter', { valueOptions: ['-t', '--target'] }],
-  ['unshare', {}],
-  ['strace', { valueOptions: ['-o', '-e', '-p', '-s', '-u', '-P'] }],
-  ['ltrace', { valueOptions: ['-o', '-e', '-p', '-s', '-u'] }],
+  ['flock', { valueOptions: ['-w', '-E', '--timeout', '--wait', '--conflict-exit-code'], commandLineOptions: ['-c', '--command'], positionals: 1 }],
+  ['xargs', {
+    valueOptions: ['-a', '-d', '-E', '-I', '-L', '-n', '-P', '-s', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'],
+    attachedValueOptions: ['-i', '-e', '-l'],
+  }],
+  ['nsenter', {
+    valueOptions: ['-t', '-S', '-G', '--target', '--setuid', '--setgid'],
+    attachedValueOptions: ['-m', '-u', '-i', '-n', '-p', '-U', '-C', '-T', '-r', '-w'],
+  }],
+  ['unshare', {
+    valueOptions: ['-R', '-w', '-S', '-G', '--root', '--wd', '--setuid', '--setgid', '--map-user', '--map-group', '--map-users', '--map-groups', '--propagation', '--monotonic', '--boottime', '--load-interp'],
+    attachedValueOptions: ['-m', '-u', '-i', '-n', '-p', '-U', '-C', '-T'],
+  }],
+  ['strace', { valueOptions: ['-a', '-b', '-e', '-E', '-I', '-o', '-O', '-p', '-P', '-s', '-S', '-u', '-X', '--output', '--user', '--env', '--attach', '--string-limit', '--trace-path', '--columns'] }],
+  ['ltrace', { valueOptions: ['-a', '-A', '-D', '-e', '-F', '-l', '-n', '-o', '-p', '-s', '-u', '-x', '--output', '--library'] }],
   ['unbuffer', {}],
   ['coproc', {}],
   ['busybox', {}],
-  ['su', { valueOptions: ['-s', '-g', '-G', '--shell', '--group'], commandLineOptions: ['-c', '--command'], positionals: 1 }],
-  ['runuser', { valueOptions: ['-u', '-s', '-g', '-G', '--user', '--shell', '--group'], commandLineOptions: ['-c', '--command'] }],
 ]);
 
-const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish']);
-const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
-const MAX_UNWRAP = 16;
+/** `su [options] [-] [user [shell arguments]]`, and `runuser` alike unless it is given `-u user` and a command. */
+const SU: Options = {
+  valueOptions: ['-s', '-g', '-G', '-w', '--shell', '--group', '--supp-group', '--whitelist-environment'],
+  commandLineOptions: ['-c', '--command', '--session-command'],
+  loneDash: true,
+};
+const RUNUSER: Options = { ...SU, valueOptions: [...(SU.valueOptions ?? []), '-u', '--user'] };
 
-/** What a command runs besides itself: wrapped commands to check as they are, and command lines to parse. */
+/** procps `watch`: its options end at the first other word; the rest is run by `sh -c`, or as words given `-x`. */
+const WATCH: Options = { valueOptions: ['-n', '-q', '--interval', '--equexit'], attachedValueOptions: ['-d'] };
+
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish']);
+/** Shell options that take the next word as their value (`bash -o pipefail`, `bash +O extglob`, `bash --rcfile x`). */
+const SHELL_VALUE_LETTERS = new Set(['o', 'O']);
+const SHELL_LONG_VALUE_OPTIONS = new Set(['--rcfile', '--init-file']);
+const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+/** What a command runs directly besides itself: commands to check as they are, and command lines to parse. */
 export interface InnerCommands {
   words: ReachableWords[];
   commandLines: string[];
 }
 
 /**
- * The commands that `words` runs through a wrapper (`sudo rm`, `env A=1 rm`, `timeout 5 rm`, `xargs rm`,
- * `find -exec rm {} ;`) and the command lines it hands to a shell (`bash -c '…'`, `eval …`, `watch …`).
- * Option spellings beyond the table above make it find less; this serves deny rules only.
+ * What `words` runs directly, one step in: the command behind a wrapper (`sudo rm`, `env A=1 rm`, `timeout 5 rm`,
+ * `xargs rm`), each command after `find -exec … ;`, and the command lines it hands to a shell (`bash -c '…'`,
+ * `eval …`, `watch …`, `env -S …`). What those run in turn is for the caller to ask, once for each: this never
+ * recurses, and takes time in the number of words. Option spellings beyond the tables above make it find less;
+ * this serves deny rules only.
  */
 export function innerCommands(words: ReachableWords): InnerCommands {
   const found: InnerCommands = { words: [], commandLines: [] };
-  let current: ReachableWords | undefined = words;
-  for (let depth = 0; current !== undefined && depth < MAX_UNWRAP; depth += 1) {
-    current = unwrapOnce(current, found);
-    if (current !== undefined) found.words.push(current);
-  }
+  const inner = unwrapOnce(words, found);
+  if (inner !== undefined && inner.length > 0) found.words.push(inner);
   return found;
 }
 
@@ -73,45 +101,86 @@ function unwrapOnce(words: ReachableWords, found: InnerCommands): ReachableWords
   if (first === undefined) return undefined;
   const name = commandBaseName(first);
   const args = words.slice(1);
-  if (name === 'eval' || name === 'watch') {
-    const known = args.filter((word): word is string => word !== undefined && !(name === 'watch' && word.startsWith('-')));
-    if (known.length > 0) found.commandLines.push(known.join(' '));
-    return undefined;
+  switch (name) {
+    case 'eval':
+      pushKnownWords(args[0] === '--' ? args.slice(1) : args, found);
+      return undefined;
+    case 'watch':
+      return watch(args, found);
+    case 'find':
+      findExec(args, found);
+      return undefined;
+    case 'su':
+    case 'runuser':
+      return su(name, args, found);
+    default:
+      break;
   }
   if (SHELLS.has(name)) {
     shellCommandLine(args, found);
     return undefined;
   }
-  if (name === 'find') {
-    findExec(args, found);
-    return undefined;
-  }
   const wrapper = WRAPPERS.get(name);
-  return wrapper === undefined ? undefined : wrapped(args, wrapper, found);
+  if (wrapper === undefined) return undefined;
+  return args.slice(skipOptions(args, wrapper, found).index);
 }
 
-function wrapped(args: ReachableWords, wrapper: Wrapper, found: InnerCommands): ReachableWords | undefined {
+/** The words the shell would join into one command line (`eval a b`), leaving out those it computes. */
+function pushKnownWords(words: ReachableWords, found: InnerCommands): void {
+  const known = words.filter((word): word is string => word !== undefined);
+  if (known.length > 0) found.commandLines.push(known.join(' '));
+}
+
+function watch(args: ReachableWords, found: InnerCommands): ReachableWords | undefined {
+  const { index, options } = skipOptions(args, WATCH, found);
+  const rest = args.slice(index);
+  if (options.has('-x') || options.has('--exec')) return rest;
+  pushKnownWords(rest, found);
+  return undefined;
+}
+
+function su(name: string, args: ReachableWords, found: InnerCommands): ReachableWords | undefined {
+  const { index, options } = skipOptions(args, name === 'su' ? SU : RUNUSER, found);
+  const rest = args.slice(index);
+  if (name === 'runuser' && (options.has('-u') || options.has('--user'))) return rest;
+  // The first word is the user; the rest go to that user's shell (`su root -c 'rm -rf /'`).
+  shellCommandLine(rest.slice(1), found);
+  return undefined;
+}
+
+/**
+ * Where the wrapped command starts in `args`, past the wrapper's options, `--`, assignments and positionals;
+ * and the options seen (`-x` for each letter of a group, `--name` for a long one). Command lines given to
+ * options go to `found`.
+ */
+function skipOptions(args: ReachableWords, spec: Options, found: InnerCommands): { index: number; options: Set<string> } {
+  const options = new Set<string>();
+  let positionals = spec.positionals ?? 0;
+  let optionsEnded = false;
   let index = 0;
-  let positionals = wrapper.positionals ?? 0;
   while (index < args.length) {
     const word = args[index];
-    if (word === '--') {
-      index += 1;
-      break;
-    }
-    if (word !== undefined && word.startsWith('-') && word.length > 1) {
-      const option = word.startsWith('--') ? word.split('=')[0] ?? word : word;
-      const attached = word.startsWith('--') ? word.includes('=') : false;
-      if (wrapper.commandLineOptions?.includes(option) === true) {
-        const line = attached ? word.slice(option.length + 1) : args[index + 1];
-        if (line !== undefined) found.commandLines.push(line);
-        index += attached ? 1 : 2;
-      } else {
-        index += wrapper.valueOptions?.includes(option) === true && !attached ? 2 : 1;
+    if (!optionsEnded && word !== undefined) {
+      if (word === '--') {
+        optionsEnded = true;
+        index += 1;
+        continue;
       }
-      continue;
+      if (word === '-' && spec.loneDash === true) {
+        options.add(word);
+        index += 1;
+        continue;
+      }
+      if (word.startsWith('--')) {
+        index += longOption(word, args[index + 1], spec, options, found);
+        continue;
+      }
+      if (word.startsWith('-') && word.length > 1) {
+        index += shortOptions(word, args[index + 1], spec, options, found);
+        continue;
+      }
     }
-    if (wrapper.assignments === true && word !== undefined && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) {
+    if (spec.assignments === true && word !== undefined && ASSIGNMENT.test(word)) {
       index += 1;
       continue;
     }
@@ -122,36 +191,94 @@ function wrapped(args: ReachableWords, wrapper: Wrapper, found: InnerCommands): 
     }
     break;
   }
-  const rest = args.slice(index);
-  return rest.length === 0 ? undefined : rest;
+  return { index, options };
 }
 
+/** How many words `--name`, `--name=value` or `--name value` takes. */
+function longOption(word: string, next: string | undefined, spec: Options, options: Set<string>, found: InnerCommands): number {
+  const equals = word.indexOf('=');
+  const name = equals === -1 ? word : word.slice(0, equals);
+  const attached = equals === -1 ? undefined : word.slice(equals + 1);
+  options.add(name);
+  if (spec.commandLineOptions?.includes(name) === true) {
+    const line = attached ?? next;
+    if (line !== undefined) found.commandLines.push(line);
+  } else if (spec.valueOptions?.includes(name) !== true) {
+    return 1;
+  }
+  return attached === undefined ? 2 : 1;
+}
+
+/** How many words a group of short options takes (`-nu root`, `-n5`, `-S'rm -rf /'`): the first letter with a value ends it. */
+function shortOptions(word: string, next: string | undefined, spec: Options, options: Set<string>, found: InnerCommands): number {
+  for (let at = 1; at < word.length; at += 1) {
+    const name = `-${word[at] ?? ''}`;
+    const attached = word.slice(at + 1);
+    options.add(name);
+    if (spec.commandLineOptions?.includes(name) === true) {
+      const line = attached === '' ? next : attached;
+      if (line !== undefined) found.commandLines.push(line);
+      return attached === '' ? 2 : 1;
+    }
+    if (spec.valueOptions?.includes(name) === true) return attached === '' ? 2 : 1;
+    if (spec.attachedValueOptions?.includes(name) === true) return 1;
+  }
+  return 1;
+}
+
+/** `bash [options] -c 'line' [name [args]]`: the line is the first word that is not an option or an option's value. */
 function shellCommandLine(args: ReachableWords, found: InnerCommands): void {
   let takesCommand = false;
-  for (const word of args) {
+  for (let index = 0; index < args.length; index += 1) {
+    const word = args[index];
     if (word === undefined) return;
-    if (word.startsWith('-') && !word.startsWith('--') && word.length > 1) {
-      if (word.slice(1).includes('c')) takesCommand = true;
+    if (word === '--' || word === '-') {
+      const line = args[index + 1];
+      if (takesCommand && line !== undefined) found.commandLines.push(line);
+      return;
+    }
+    if (word.startsWith('--')) {
+      const equals = word.indexOf('=');
+      const name = equals === -1 ? word : word.slice(0, equals);
+      if (name === '--command') {
+        // fish
+        const line = equals === -1 ? args[index + 1] : word.slice(equals + 1);
+        if (line !== undefined) found.commandLines.push(line);
+        return;
+      }
+      if (equals === -1 && SHELL_LONG_VALUE_OPTIONS.has(name)) index += 1;
       continue;
     }
-    if (word.startsWith('+') || word.startsWith('--')) continue;
+    if ((word.startsWith('-') || word.startsWith('+')) && word.length > 1) {
+      for (const letter of word.slice(1)) {
+        if (letter === 'c' && word.startsWith('-')) takesCommand = true;
+        if (SHELL_VALUE_LETTERS.has(letter)) index += 1;
+      }
+      continue;
+    }
     if (takesCommand) found.commandLines.push(word);
     return;
   }
 }
 
+/** Each `-exec … ;` (or `… {} +`) of a `find`, in one pass over its words. */
 function findExec(args: ReachableWords, found: InnerCommands): void {
-  for (let index = 0; index < args.length; index += 1) {
+  let index = 0;
+  while (index < args.length) {
     const word = args[index];
+    index += 1;
     if (word === undefined || !FIND_EXEC.has(word)) continue;
-    const end = args.findIndex((candidate, at) => at > index && (candidate === ';' || candidate === '+'));
-    const inner = args.slice(index + 1, end === -1 ? undefined : end);
-    if (inner.length > 0) {
-      const nested = innerCommands(inner);
-      found.words.push(inner, ...nested.words);
-      found.commandLines.push(...nested.commandLines);
-    }
-    if (end === -1) return;
-    index = end;
+    const start = index;
+    while (index < args.length && !endsExec(args, index)) index += 1;
+    if (index > start) found.words.push(args.slice(start, index));
+    index += 1;
   }
+}
+
+function endsExec(args: ReachableWords, at: number): boolean {
+  const word = args[at];
+  if (word === ';') return true;
+  if (word !== '+') return false;
+  const before = args[at - 1];
+  return before === '{}' || before === undefined;
 }

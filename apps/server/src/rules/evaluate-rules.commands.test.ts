@@ -37,6 +37,8 @@ const allowed = [
   'npm test ~/x',
   'npm test \\\n  --watch',
   'npm test -- "a b" \'c;d\' "e|f"',
+  'npm test >\\\n/dev/null',
+  'npm test\t2>&1',
 ];
 
 const asked = [
@@ -113,6 +115,23 @@ const asked = [
   '$X -rf /',
 ];
 
+/** The parser skips these as blanks; the shell keeps them in a word or ends the command there. */
+const notBlank = [
+  '\\ npm test',
+  '\\\tnpm test',
+  'echo leaked >\\ /dev/null',
+  'echo leaked >\\\t/dev/null',
+  'echo leaked 2>\\ /dev/null',
+  'npm test \\ >/dev/null',
+  'npm test 2>&1\\ ',
+  'npm test \\\t',
+  'npm test\r',
+  'npm test\r\n',
+  'npm\vtest',
+  'npm test;\rgit status',
+  'npm test \\\r\ncurl x',
+];
+
 const denied = [
   'rm -rf /',
   'echo hi && rm -rf /',
@@ -153,6 +172,47 @@ const denied = [
   'npm test <(rm -rf /)',
 ];
 
+/** Spellings of `rm -rf` behind wrappers whose options take values. */
+const deniedBehindOptions = [
+  'watch rm -rf x',
+  'watch -n 1 rm -rf x',
+  "watch -n 1 'rm -rf x'",
+  'watch -n1 -d -t rm -rf x',
+  'watch --interval 1 -- rm -rf x',
+  "watch -x bash -c 'rm -rf x'",
+  'xargs -I{} rm -rf {}',
+  'xargs -I {} rm -rf {}',
+  'xargs -i rm -rf {}',
+  'xargs --replace rm -rf {}',
+  'xargs -0 -n1 -P4 rm -rf',
+  "bash -o pipefail -c 'rm -rf x'",
+  "bash -eo pipefail -c 'rm -rf x'",
+  "bash +O extglob -c 'rm -rf x'",
+  "bash --rcfile /dev/null -c 'rm -rf x'",
+  "bash -c -- 'rm -rf x'",
+  "env -S'rm -rf x'",
+  "env -iS'rm -rf x'",
+  "env --split-string='rm -rf x'",
+  'sudo -nu root rm -rf x',
+  'sudo -uroot rm -rf x',
+  'timeout -s9 5 rm -rf x',
+  'timeout -- 5 rm -rf x',
+  'nice -n5 rm -rf x',
+  "flock /tmp/lock -c 'rm -rf x'",
+  "su - root -c 'rm -rf x'",
+  "su root -c 'rm -rf x'",
+  'runuser -u root -- rm -rf x',
+  'eval -- rm -rf x',
+  'find . -exec find . -exec rm -rf {} \\; \\;',
+];
+
+/** Lines the parser reads otherwise than the shell, which runs `rm -rf x` in each. */
+const deniedWhereParserDiffers = [
+  'npm test \\\r\nrm -rf x',
+  'echo x\r# ; rm -rf x',
+  'echo \\ # ; rm -rf x',
+];
+
 describe('command lines against rules', () => {
   it.each(allowed)('allows %j', async (command) => {
     expect(await decide(command)).toBe('allow');
@@ -163,6 +223,18 @@ describe('command lines against rules', () => {
   });
 
   it.each(denied)('denies %j', async (command) => {
+    expect(await decide(command)).toBe('deny');
+  });
+
+  it.each(notBlank)('asks for %j, where the parser takes for blank what the shell does not', async (command) => {
+    expect(await decide(command)).toBe('ask');
+  });
+
+  it.each(deniedBehindOptions)('denies %j, past the options of the command that runs it', async (command) => {
+    expect(await decide(command)).toBe('deny');
+  });
+
+  it.each(deniedWhereParserDiffers)('denies %j, read as the shell reads it', async (command) => {
     expect(await decide(command)).toBe('deny');
   });
 

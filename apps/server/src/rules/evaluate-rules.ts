@@ -56,6 +56,12 @@ export async function evaluateRules(call: RuleCall, rules: readonly Rule[], cont
     if (rule.effect === 'deny' && (await view.denies(rule))) return { decision: 'deny', rule };
   }
   const allows = applicable.filter((rule) => rule.effect === 'allow');
+  // A command line that led to more commands than are checked may hide one a deny rule would catch: while any such
+  // rule applies, no rule allows it, not even one for its exact text.
+  if (applicable.some((rule) => rule.effect === 'deny' && rule.match.kind === 'command-prefix' && rule.tool === call.tool)) {
+    const line = await view.commandLine();
+    if (line?.kind === 'refused' && line.incomplete === true) return { decision: 'ask' };
+  }
   for (const rule of allows) {
     if (rule.match.kind !== 'command-prefix' && (await view.allows(rule))) return { decision: 'allow', rule, rules: [rule] };
   }

@@ -8,6 +8,16 @@ export const MAX_COMMAND_LINE_CHARS = 64 * 1024;
 const MAX_DEPTH = 128;
 /** How deep `bash -c '…'` and `eval …` are followed for deny rules. */
 const MAX_NESTED_LINES = 4;
+/**
+ * At most this many commands are examined behind wrappers, after `find -exec` and in nested command lines of one
+ * line (the commands the line itself shows are always all examined). Past it, the rest is not looked at and the
+ * line is not seen through: never allowed by a command rule.
+ */
+export const MAX_FOLLOWED_COMMANDS = 4096;
+/** At most this many words in those commands (a wrapper chain repeats its tail in each command it leads to). */
+export const MAX_FOLLOWED_WORDS = 128 * 1024;
+/** At most this much text of nested command lines is parsed, each reading counted. */
+const MAX_NESTED_CHARS = 4 * MAX_COMMAND_LINE_CHARS;
 
 /** One simple command the shell would run: its name and arguments, with no assignment or redirection to a file. */
 export interface SimpleCommand {
@@ -18,11 +28,13 @@ export interface SimpleCommand {
  * A command line as the rules see it. `seen`: every construct in it is understood, and `commands` is what it
  * runs. `refused`: something in it cannot be seen through (`reason` names the first). Either way, `reachable`
  * holds every command found anywhere in it, also inside substitutions, behind wrappers and in `bash -c`
- * strings: what deny rules are checked against.
+ * strings: what deny rules are checked against; except when `incomplete`: it led to more commands than are
+ * examined (`MAX_FOLLOWED_COMMANDS`), and `reachable` holds only the first of them. Such a line must not be
+ * allowed by any rule that a deny rule could have caught.
  */
 export type CommandLine =
   | { kind: 'seen'; commands: readonly SimpleCommand[]; reachable: readonly ReachableWords[] }
-  | { kind: 'refused'; reason: string; reachable: readonly ReachableWords[] };
+  | { kind: 'refused'; reason: string; reachable: readonly ReachableWords[]; incomplete?: true };
 
 const LIST_OPERATORS = new Set(['&&', '||']);
 const PIPE_OPERATORS = new Set(['|', '|&']);
@@ -31,9 +43,18 @@ const NULL_DEVICE = '/dev/null';
 const FILE_TO_NULL = new Set(['>', '>>', '&>', '&>>', '<', '>|']);
 const DUPLICATE_FD = new Set(['>&', '<&']);
 const CLOSE_FD = new Set(['>&-', '<&-']);
-const LINE_CONTINUATION = /\\\r?\n/g;
+/** A backslash-newline, which the shell removes (a backslash-CR-LF is an escaped CR, then a newline). */
+const LINE_CONTINUATION = /\\\n/g;
+const ESCAPED_CRLF = /\\\r\n/g;
 /** What may stand before a `#` that starts a comment: nothing, a blank, or an operator character. */
-const COMMENT_MAY_FOLLOW = new Set([' ', '\t', '\n', '\r', ';', '&', '|', '(', ')', '<', '>']);
+const COMMENT_MAY_FOLLOW = new Set([' ', '\t', '\n', ';', '&', '|', '(', ')', '<', '>']);
+/** What the shell takes as blank between words and between a redirection operator and its target. */
+const BLANKS = /^[ \t]*$/;
+/** ...and between statements and around operators. */
+const BLANK_LINES = /^[ \t\n]*$/;
+/** ...and between the words of a command, where there must be some. */
+const BETWEEN_WORDS = /^[ \t]+$/;
+const EMPTY = /^$/;
 const MAX_COMMENT_REREADS = 8;
 
 let loading: Promise<Parser> | undefined;
@@ -60,11 +81,15 @@ export async function parseCommandLine(text: string): Promise<CommandLine> {
   if (text.length > MAX_COMMAND_LINE_CHARS) {
     return { kind: 'refused', reason: `a command line longer than ${MAX_COMMAND_LINE_CHARS} characters`, reachable: [] };
   }
-  const reachable: ReachableWords[] = [];
-  const line = withTree(parser, text, (root) => seeThrough(root));
-  collectEveryReading(parser, text, reachable);
-  await followNestedLines(parser, reachable);
-  return line.kind === 'seen' ? { kind: 'seen', commands: line.commands, reachable } : { kind: 'refused', reason: line.reason, reachable };
+  const reachable = new Reachable();
+  const line = collectEveryReading(parser, text, reachable, (root) => seeThrough(root, text)) ?? { kind: 'refused', reason: 'no command' };
+  followNestedLines(parser, reachable);
+  const found = reachable.found;
+  if (reachable.full) {
+    const reason = `more commands behind wrappers and in nested command lines than are examined (${MAX_FOLLOWED_COMMANDS}, or ${MAX_FOLLOWED_WORDS} words)`;
+    return { kind: 'refused', reason, reachable: found, incomplete: true };
+  }
+  return line.kind === 'seen' ? { kind: 'seen', commands: line.commands, reachable: found } : { kind: 'refused', reason: line.reason, reachable: found };
 }
 
 function withTree<T>(parser: Parser, text: string, use: (root: Node) => T): T {
@@ -78,69 +103,146 @@ function withTree<T>(parser: Parser, text: string, use: (root: Node) => T): T {
 }
 
 /**
+ * The commands found for deny rules, each once. Those the line itself shows are all kept (there are at most as
+ * many as its characters); from `follow()` on, what the line only leads to is counted, and past the limits
+ * nothing more is kept and the line is `full`.
+ */
+class Reachable {
+  readonly found: ReachableWords[] = [];
+  full = false;
+  #following = false;
+  #commands = 0;
+  #words = 0;
+  #chars = 0;
+  readonly #keys = new Set<string>();
+
+  follow(): void {
+    this.#following = true;
+  }
+
+  /** Keeps a command not kept yet; false when the limit is reached, and nothing more should be looked for. */
+  add(words: ReachableWords): boolean {
+    if (this.full) return false;
+    const key = JSON.stringify(words);
+    if (this.#keys.has(key)) return true;
+    this.#keys.add(key);
+    if (this.#following) {
+      this.#commands += 1;
+      this.#words += words.length;
+      if (this.#commands > MAX_FOLLOWED_COMMANDS || this.#words > MAX_FOLLOWED_WORDS) {
+        this.full = true;
+        return false;
+      }
+    }
+    this.found.push(words);
+    return true;
+  }
+
+  /** Whether a nested line this long may still be parsed. */
+  parse(chars: number): boolean {
+    if (this.full) return false;
+    if (this.#following) {
+      this.#chars += chars;
+      if (this.#chars > MAX_NESTED_CHARS) this.full = true;
+    }
+    return !this.full;
+  }
+}
+
+/**
  * Collects the commands of `text` for deny rules, also as the shell would read it where the parser reads it
  * otherwise: the parser takes a backslash-newline for a space where the shell joins the words (`r\<newline>m`
- * is `rm`), and takes `#` inside a word (`x#y`) for the start of a comment, hiding the rest of the line.
+ * is `rm`), a backslash-CR-LF for a line continuation where the shell ends the command at the LF, and `#`
+ * inside a word (`x#y`, `\ #`) for the start of a comment, hiding the rest of the line. `first` sees the tree of
+ * `text` itself.
  */
-function collectEveryReading(parser: Parser, text: string, reachable: ReachableWords[]): void {
+function collectEveryReading<T>(parser: Parser, text: string, reachable: Reachable, first?: (root: Node) => T): T | undefined {
   const readings = [text];
-  if (text.includes('\\\n') || text.includes('\\\r\n')) readings.push(text.replace(LINE_CONTINUATION, ''));
+  let firstResult: T | undefined;
+  if (text.includes('\\\n') || text.includes('\\\r\n')) readings.push(text.replace(ESCAPED_CRLF, '\n').replace(LINE_CONTINUATION, ''));
+  let onTree = first;
   for (const reading of readings) {
     let current = reading;
     for (let attempt = 0; attempt < MAX_COMMENT_REREADS; attempt += 1) {
+      if (!reachable.parse(current.length)) return firstResult;
       const misread = withTree(parser, current, (root) => {
+        if (onTree !== undefined) firstResult = onTree(root);
+        onTree = undefined;
         collectReachable(root, reachable);
-        if (root.hasError) reachable.push(...roughCommands(current));
+        if (root.hasError) roughCommands(current, reachable);
         return misreadComment(root, current);
       });
-      if (misread === undefined) break;
+      if (misread === undefined || reachable.full) break;
       current = `${current.slice(0, misread)}\\${current.slice(misread)}`;
     }
   }
+  return firstResult;
 }
 
 /**
  * A crude split of a line the parser could not make sense of, so that a deny rule still sees what error
  * recovery may have swallowed: cut at every operator, parenthesis, brace and backquote, words at blanks, quotes dropped.
  */
-function roughCommands(text: string): ReachableWords[] {
-  return text
-    .split(/[;&|()`{}\n]|\$\(/)
-    .map((part) => part.replace(/["'\\]/g, '').split(/\s+/).filter((word) => word !== ''))
-    .filter((words) => words.length > 0);
+function roughCommands(text: string, reachable: Reachable): void {
+  for (const part of text.split(/[;&|()`{}\n]|\$\(/)) {
+    const words = part.replace(/["'\\]/g, '').split(/\s+/).filter((word) => word !== '');
+    if (words.length > 0 && !reachable.add(words)) return;
+  }
 }
 
 /** Where the parser saw a comment that the shell would not: a `#` that does not start a word. */
 function misreadComment(root: Node, text: string): number | undefined {
+  if (!text.includes('#')) return undefined;
   const stack: Node[] = [root];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (node.type === 'comment') {
-      const before = text[node.startIndex - 1];
-      if (before !== undefined && !COMMENT_MAY_FOLLOW.has(before)) return node.startIndex;
+      const before = node.startIndex - 1;
+      const char = text[before];
+      if (char !== undefined && (!COMMENT_MAY_FOLLOW.has(char) || escaped(text, before))) return node.startIndex;
     }
-    stack.push(...node.children);
+    for (const child of node.children) stack.push(child);
   }
   return undefined;
 }
 
-async function followNestedLines(parser: Parser, reachable: ReachableWords[]): Promise<void> {
+/** Whether the character at `index` follows an odd number of backslashes (`\ ` is a space inside a word). */
+function escaped(text: string, index: number): boolean {
+  let backslashes = 0;
+  while (text[index - 1 - backslashes] === '\\') backslashes += 1;
+  return backslashes % 2 === 1;
+}
+
+/**
+ * The commands the found ones run in turn (behind wrappers, after `find -exec`, in `bash -c` strings), each
+ * found command unwrapped once and each distinct nested line parsed once, up to `MAX_NESTED_LINES` deep and
+ * within the limits of `Reachable`. Iterative: time in the number of commands and words examined.
+ */
+function followNestedLines(parser: Parser, reachable: Reachable): void {
+  reachable.follow();
+  const parsed = new Set<string>();
   let checked = 0;
-  for (let level = 0; level < MAX_NESTED_LINES; level += 1) {
+  for (let level = 0; ; level += 1) {
     const lines: string[] = [];
-    for (; checked < reachable.length; checked += 1) {
-      const inner = innerCommands(reachable[checked] ?? []);
-      reachable.push(...inner.words);
-      lines.push(...inner.commandLines);
+    for (; checked < reachable.found.length; checked += 1) {
+      const inner = innerCommands(reachable.found[checked] ?? []);
+      for (const words of inner.words) if (!reachable.add(words)) return;
+      for (const nested of inner.commandLines) {
+        if (!parsed.has(nested)) {
+          parsed.add(nested);
+          lines.push(nested);
+        }
+      }
     }
+    if (lines.length === 0 || level >= MAX_NESTED_LINES) return;
     for (const nested of lines) {
       if (nested.length <= MAX_COMMAND_LINE_CHARS) collectEveryReading(parser, nested, reachable);
+      if (reachable.full) return;
     }
-    if (lines.length === 0) return;
   }
 }
 
 /** Every `command` node anywhere, also in parts the parser could not make sense of. Iterative: no depth limit. */
-function collectReachable(root: Node, reachable: ReachableWords[]): void {
+function collectReachable(root: Node, reachable: Reachable): void {
   const stack: Node[] = [root];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (node.type === 'command') {
@@ -151,9 +253,9 @@ function collectReachable(root: Node, reachable: ReachableWords[]): void {
         const word = decodeWord(child);
         words.push(word.kind === 'literal' ? word.value : undefined);
       }
-      if (words.length > 0) reachable.push(words);
+      if (words.length > 0 && !reachable.add(words)) return;
     }
-    stack.push(...node.children);
+    for (const child of node.children) stack.push(child);
   }
 }
 
@@ -163,44 +265,53 @@ function isArgument(node: Node): boolean {
 
 type Seen = { kind: 'seen'; commands: SimpleCommand[] } | { kind: 'refused'; reason: string };
 
-function seeThrough(root: Node): Seen {
+/**
+ * Whether the text between two nodes (or a node's edge and its child) is blank for the shell as well: the
+ * parser also skips `\ `, `\<tab>`, CR, form feeds and other spaces, which the shell keeps in a word.
+ */
+function blank(source: string, from: number, to: number, pattern: RegExp): boolean {
+  return from <= to && pattern.test(source.slice(from, to).replace(LINE_CONTINUATION, ''));
+}
+
+function seeThrough(root: Node, source: string): Seen {
   if (root.hasError) return { kind: 'refused', reason: 'shell syntax the parser could not make sense of' };
+  if (!blank(source, 0, root.startIndex, BLANK_LINES) || !blank(source, root.endIndex, source.length, BLANK_LINES)) {
+    return { kind: 'refused', reason: 'text the parser skipped' };
+  }
   const commands: SimpleCommand[] = [];
-  const problem = statements(root, STATEMENT_SEPARATORS, commands, 0);
+  const problem = statements(root, STATEMENT_SEPARATORS, commands, 0, source);
   if (problem !== undefined) return { kind: 'refused', reason: problem };
   if (commands.length === 0) return { kind: 'refused', reason: 'no command' };
   return { kind: 'seen', commands };
 }
 
 /** A run of statements joined by `operators`, every gap between them only blanks. Returns why not, if not. */
-function statements(node: Node, operators: ReadonlySet<string>, commands: SimpleCommand[], depth: number): string | undefined {
+function statements(node: Node, operators: ReadonlySet<string>, commands: SimpleCommand[], depth: number, source: string): string | undefined {
   if (depth > MAX_DEPTH) return 'commands nested too deeply';
   let cursor = node.startIndex;
   for (const child of node.children) {
-    const gap = node.text.slice(cursor - node.startIndex, child.startIndex - node.startIndex);
-    if (!/^[\s]*$/.test(gap.replace(LINE_CONTINUATION, ''))) return 'text the parser skipped';
+    if (!blank(source, cursor, child.startIndex, BLANK_LINES)) return 'text the parser skipped';
     cursor = child.endIndex;
     if (!child.isNamed) {
       if (!operators.has(child.type)) return `the operator "${child.type}"`;
       continue;
     }
-    const problem = statement(child, commands, depth + 1);
+    const problem = statement(child, commands, depth + 1, source);
     if (problem !== undefined) return problem;
   }
-  const tail = node.text.slice(cursor - node.startIndex);
-  return /^\s*$/.test(tail.replace(LINE_CONTINUATION, '')) ? undefined : 'text the parser skipped';
+  return blank(source, cursor, node.endIndex, BLANK_LINES) ? undefined : 'text the parser skipped';
 }
 
-function statement(node: Node, commands: SimpleCommand[], depth: number): string | undefined {
+function statement(node: Node, commands: SimpleCommand[], depth: number, source: string): string | undefined {
   switch (node.type) {
     case 'command':
-      return simpleCommand(node, commands);
+      return simpleCommand(node, commands, source);
     case 'list':
-      return statements(node, LIST_OPERATORS, commands, depth);
+      return statements(node, LIST_OPERATORS, commands, depth, source);
     case 'pipeline':
-      return statements(node, PIPE_OPERATORS, commands, depth);
+      return statements(node, PIPE_OPERATORS, commands, depth, source);
     case 'redirected_statement':
-      return redirectedStatement(node, commands, depth);
+      return redirectedStatement(node, commands, depth, source);
     case 'comment':
       return 'a comment';
     case 'subshell':
@@ -221,30 +332,35 @@ function statement(node: Node, commands: SimpleCommand[], depth: number): string
   }
 }
 
-function redirectedStatement(node: Node, commands: SimpleCommand[], depth: number): string | undefined {
-  const [body, ...redirects] = node.namedChildren.filter((child) => child !== null);
-  if (body === undefined) return 'a redirection without a command';
+function redirectedStatement(node: Node, commands: SimpleCommand[], depth: number, source: string): string | undefined {
+  const [body, ...redirects] = node.children;
+  if (body === undefined || !body.isNamed) return 'a redirection without a command';
+  let cursor = node.startIndex;
+  for (const [index, child] of node.children.entries()) {
+    if (!child.isNamed) return 'a redirection the parser split';
+    if (!blank(source, cursor, child.startIndex, index === 0 ? EMPTY : BLANKS)) return 'text the parser skipped';
+    cursor = child.endIndex;
+  }
+  if (cursor !== node.endIndex) return 'text the parser skipped';
   for (const redirect of redirects) {
-    const problem = redirectProblem(redirect);
+    const problem = redirectProblem(redirect, source);
     if (problem !== undefined) return problem;
   }
-  if (node.children.some((child) => !child.isNamed)) return 'a redirection the parser split';
-  return statement(body, commands, depth + 1);
+  return statement(body, commands, depth + 1, source);
 }
 
-function simpleCommand(node: Node, commands: SimpleCommand[]): string | undefined {
+function simpleCommand(node: Node, commands: SimpleCommand[], source: string): string | undefined {
   const words: ShellWord[] = [];
-  let cursor = -1;
-  for (const child of node.children) {
-    if (cursor !== -1) {
-      const gap = node.text.slice(cursor - node.startIndex, child.startIndex - node.startIndex).replace(LINE_CONTINUATION, '');
-      if (!/^[ \t]+$/.test(gap)) return 'words the parser split differently from the shell';
+  let cursor = node.startIndex;
+  for (const [index, child] of node.children.entries()) {
+    if (!blank(source, cursor, child.startIndex, index === 0 ? EMPTY : BETWEEN_WORDS)) {
+      return 'words the parser split differently from the shell';
     }
     cursor = child.endIndex;
     if (!child.isNamed) return `the token "${child.type}" in a command`;
     if (child.type === 'variable_assignment') return 'an environment assignment before the command';
     if (child.type.endsWith('redirect')) {
-      const problem = redirectProblem(child);
+      const problem = redirectProblem(child, source);
       if (problem !== undefined) return problem;
       continue;
     }
@@ -253,25 +369,34 @@ function simpleCommand(node: Node, commands: SimpleCommand[]): string | undefine
     if (word.kind === 'refused') return word.reason;
     words.push(word);
   }
+  if (cursor !== node.endIndex) return 'words the parser split differently from the shell';
   if (words.length === 0) return 'a command without a name';
   commands.push({ words });
   return undefined;
 }
 
-/** Only redirections that neither write nor read a file: to or from /dev/null, and copying or closing descriptors. */
-function redirectProblem(node: Node): string | undefined {
+/**
+ * Only redirections that neither write nor read a file: to or from /dev/null, and copying or closing descriptors;
+ * the operator right after the descriptor, and only blanks before the target (`>\ /dev/null` writes ` /dev/null`).
+ */
+function redirectProblem(node: Node, source: string): string | undefined {
   if (node.type === 'heredoc_redirect') return 'a here-document (<<)';
   if (node.type === 'herestring_redirect') return 'a here-string (<<<)';
   if (node.type !== 'file_redirect') return `a ${node.type.replaceAll('_', ' ')}`;
   let operator: string | undefined;
   let destination: Node | undefined;
+  let cursor = node.startIndex;
   for (const child of node.children) {
+    const target = child.isNamed && child.type !== 'file_descriptor';
+    if (!blank(source, cursor, child.startIndex, target ? BLANKS : EMPTY)) return 'a redirection the parser split';
+    cursor = child.endIndex;
     if (!child.isNamed) operator = operator === undefined ? child.type : 'several';
     else if (child.type === 'file_descriptor') {
       if (!/^[0-9]$/.test(child.text) || destination !== undefined || operator !== undefined) return 'a redirection of a named descriptor';
     } else if (destination === undefined) destination = child;
     else return 'a redirection to several words';
   }
+  if (cursor !== node.endIndex) return 'a redirection the parser split';
   if (operator === undefined) return 'a redirection the parser split';
   if (CLOSE_FD.has(operator)) return destination === undefined ? undefined : 'a redirection the parser split';
   if (destination === undefined) return 'a redirection without a target';

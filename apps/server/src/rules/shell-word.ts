@@ -2,7 +2,8 @@ import type { Node } from 'web-tree-sitter';
 
 /**
  * One word of a simple command after quote removal: `literal` when its value is known (`'npm'`, `te"st"`),
- * `dynamic` when the shell computes it but cannot run code doing so (a glob, `~`, braces, `$NAME`, `${NAME}`).
+ * `dynamic` when the shell computes it but cannot run code doing so (a glob, `~`, `{a,b}`, `$NAME`, `${NAME}`).
+ * Braces that cannot expand are plain characters: `{}` and `-I{}` are literal.
  */
 export type ShellWord = { kind: 'literal'; value: string } | { kind: 'dynamic'; text: string };
 
@@ -16,7 +17,8 @@ const SIMPLE_VARIABLE = /^\$([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!_-])$/;
 const BRACED_VARIABLE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
 /** Characters that end or change a word in the shell: seen unquoted inside one word node, the parser and the shell disagree. */
 const SHELL_SYNTAX = new Set([';', '&', '|', '<', '>', '(', ')', '`', '$', '"', "'", ' ', '\t', '\n', '\r']);
-const GLOB_OR_EXPANSION = new Set(['*', '?', '[', ']', '{', '}', '~']);
+const GLOB_OR_EXPANSION = new Set(['*', '?', '[', ']', '~']);
+const BRACES = new Set(['{', '}']);
 const DOUBLE_QUOTE_ESCAPES = new Set(['$', '`', '"', '\\']);
 const ANSI_C_ESCAPES = new Map([
   ['a', '\x07'], ['b', '\b'], ['e', '\x1b'], ['E', '\x1b'], ['f', '\f'], ['n', '\n'], ['r', '\r'], ['t', '\t'],
@@ -27,17 +29,29 @@ const refused = (reason: string): RefusedWord => ({ kind: 'refused', reason });
 
 /** The value of an argument or command-name node, or why it cannot be known without running code. */
 export function decodeWord(node: Node): ShellWord | RefusedWord {
+  return decode(node, mayExpandBraces(node.text));
+}
+
+/**
+ * Whether the shell may expand braces in a whole word: only with a comma or `..` in it (`{a,b}`, `{1..3}`;
+ * quoted ones are taken as unquoted here, to be safe). Otherwise braces are plain characters (`{}`, `-I{}`).
+ */
+function mayExpandBraces(text: string): boolean {
+  return text.includes('{') && (text.includes(',') || text.includes('..'));
+}
+
+function decode(node: Node, braces: boolean): ShellWord | RefusedWord {
   switch (node.type) {
     case 'command_name': {
       const [inner, ...rest] = node.children;
       if (inner === undefined || rest.length > 0 || inner.startIndex !== node.startIndex || inner.endIndex !== node.endIndex) {
         return refused('a command name the parser split');
       }
-      return decodeWord(inner);
+      return decode(inner, braces);
     }
     case 'word':
     case 'number':
-      return decodeBareWord(node.text);
+      return decodeBareWord(node.text, braces);
     case 'raw_string':
       return node.text.length >= 2 && node.text.startsWith("'") && node.text.endsWith("'")
         ? { kind: 'literal', value: node.text.slice(1, -1) }
@@ -47,13 +61,13 @@ export function decodeWord(node: Node): ShellWord | RefusedWord {
     case 'ansi_c_string':
       return decodeAnsiC(node.text);
     case 'concatenation':
-      return decodeConcatenation(node);
+      return decodeConcatenation(node, braces);
     case 'simple_expansion':
       return SIMPLE_VARIABLE.test(node.text) ? { kind: 'dynamic', text: node.text } : refused(`the expansion ${node.text}`);
     case 'expansion':
       return BRACED_VARIABLE.test(node.text) ? { kind: 'dynamic', text: node.text } : refused('a ${…} expansion with an operator');
     case 'brace_expression':
-      return { kind: 'dynamic', text: node.text };
+      return /^\{[^\s\\#'"`$]*\}$/.test(node.text) ? { kind: 'dynamic', text: node.text } : refused('a brace expression the parser spread out');
     case 'command_substitution':
       return refused('a command substitution ($(…) or `…`)');
     case 'process_substitution':
@@ -67,7 +81,7 @@ export function decodeWord(node: Node): ShellWord | RefusedWord {
   }
 }
 
-function decodeBareWord(text: string): ShellWord | RefusedWord {
+function decodeBareWord(text: string, braces: boolean): ShellWord | RefusedWord {
   if (text.startsWith('#')) return refused('a "#" that starts a comment');
   let value = '';
   let dynamic = false;
@@ -80,7 +94,7 @@ function decodeBareWord(text: string): ShellWord | RefusedWord {
     } else if (SHELL_SYNTAX.has(char)) {
       return refused(`an unquoted "${char}" inside a word`);
     } else {
-      if (GLOB_OR_EXPANSION.has(char)) dynamic = true;
+      if (GLOB_OR_EXPANSION.has(char) || (braces && BRACES.has(char))) dynamic = true;
       value += char;
     }
   }
@@ -149,13 +163,13 @@ function decodeAnsiC(text: string): ShellWord | RefusedWord {
   return { kind: 'literal', value };
 }
 
-function decodeConcatenation(node: Node): ShellWord | RefusedWord {
+function decodeConcatenation(node: Node, braces: boolean): ShellWord | RefusedWord {
   const parts: (ShellWord | RefusedWord)[] = [];
   let cursor = node.startIndex;
   for (const child of node.children) {
     if (child.startIndex !== cursor) return refused('a word the parser split');
     cursor = child.endIndex;
-    parts.push(decodeWord(child));
+    parts.push(decode(child, braces));
   }
   if (cursor !== node.endIndex) return refused('a word the parser split');
   return join(parts);
