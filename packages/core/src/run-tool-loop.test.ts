@@ -656,6 +656,7 @@ describe('runToolLoop across a restart', () => {
     model.assertConsumed();
     expect(events.filter((e) => e.type === 'tool-end')).toMatchObject([{ outcome: 'error', result: toolResultText.toolChanged('python') }]);
     expect(python.calls).toStrictEqual([]);
+    expect(result.reason).toBe('done');
   });
 
   it('a call that was running ends as interrupted and is never run again; an unannounced one is asked about anew', async () => {
