@@ -1,3 +1,6 @@
+import { lookup } from 'node:dns/promises';
+import type { HostLookup } from './pinned-hosts';
+import { isPublicAddress } from './public-address';
 import type { SandboxMode, ToolSandbox } from './sandbox/tool-sandbox';
 
 export interface BuiltinToolsOptions {
@@ -36,6 +39,16 @@ export interface BuiltinToolsOptions {
   maxRedirects?: number;
   /** Timeout of one web_fetch call, shortened by the call context's own. Default 30,000 ms. */
   fetchTimeoutMs?: number;
+  /**
+   * Resolves a host name in a web_fetch URL into all its addresses, once per call: they are checked with
+   * `isFetchableAddress`, and the request connects only to them. Default node:dns `lookup` with `all: true`.
+   */
+  fetchLookup?: HostLookup;
+  /**
+   * Whether web_fetch may connect to an address a host name resolved to; a URL naming an IP address or `localhost`
+   * is not checked (the person saw it). Default `isPublicAddress`: public unicast only.
+   */
+  isFetchableAddress?: (address: string) => boolean;
   /** Receives a line for each call refused for the server's own reasons (a hidden path moved). Default `console.warn`. */
   log?: (line: string) => void;
 }
@@ -60,6 +73,8 @@ export function resolveToolsOptions(options: BuiltinToolsOptions): ResolvedTools
     maxFetchBytes: options.maxFetchBytes ?? 2 * 1024 * 1024,
     maxRedirects: options.maxRedirects ?? 5,
     fetchTimeoutMs: options.fetchTimeoutMs ?? 30_000,
+    fetchLookup: options.fetchLookup ?? ((hostname: string) => lookup(hostname, { all: true })),
+    isFetchableAddress: options.isFetchableAddress ?? isPublicAddress,
     log: options.log ?? ((line: string) => console.warn(line)),
   };
 }

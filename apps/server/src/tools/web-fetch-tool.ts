@@ -1,7 +1,9 @@
 import { defineTool, errorMessage, type ToolOutput } from '@airlock/core';
+import { Agent, fetch, type Response } from 'undici';
 import { z } from 'zod';
 import { callTimeoutMs, type ResolvedToolsOptions } from './builtin-tools-options';
 import { htmlToText } from './html-to-text';
+import { PinnedHosts, type RefusedHost } from './pinned-hosts';
 import { failuresAsResults, toolFailure } from './tool-failure';
 
 const MAX_URL_CHARS = 8_192;
@@ -32,11 +34,17 @@ export function createWebFetchTool(options: ResolvedToolsOptions) {
         const timeoutMs = Math.min(options.fetchTimeoutMs, callTimeoutMs(context.timeoutMs, options.fetchTimeoutMs));
         const timeout = AbortSignal.timeout(timeoutMs);
         const signal = AbortSignal.any([context.signal, timeout]);
+        const hosts = new PinnedHosts(options.fetchLookup, options.isFetchableAddress);
+        // The person approved the name on the card: every connection goes to the addresses it was checked at.
+        const dispatcher = new Agent({ connect: { lookup: hosts.lookup } });
         try {
           for (let redirects = 0; ; redirects += 1) {
+            const refused = await hosts.pin(current, signal);
+            if (refused !== undefined) return toolFailure(refusal(current, refused));
             const response = await fetch(current, {
               redirect: 'manual',
               signal,
+              dispatcher,
               headers: { accept: 'text/html, text/plain;q=0.9, application/json;q=0.9, */*;q=0.5' },
             });
             const location = response.headers.get('location');
@@ -67,6 +75,8 @@ export function createWebFetchTool(options: ResolvedToolsOptions) {
           if (timeout.aborted) return toolFailure(`fetching ${current.href} timed out after ${timeoutMs} ms.`);
           if (context.signal.aborted) return toolFailure(`fetching ${current.href} was stopped.`);
           return toolFailure(`fetching ${current.href} failed: ${describeFetchError(error)}`);
+        } finally {
+          await dispatcher.destroy();
         }
       }),
   });
@@ -74,6 +84,16 @@ export function createWebFetchTool(options: ResolvedToolsOptions) {
 
 function isWeb(url: URL): boolean {
   return url.protocol === 'http:' || url.protocol === 'https:';
+}
+
+function refusal(url: URL, { hostname, address }: RefusedHost): string {
+  const direct = new URL(url.href);
+  direct.hostname = address.includes(':') ? `[${address.replace(/%.*$/s, '')}]` : address;
+  return (
+    `Refused: ${hostname} resolves to ${address}, which is not a public address (it is on this machine, its ` +
+    `network, or a special-purpose block). The person approved ${hostname}, not ${address}, so nothing was fetched. ` +
+    `To read that address, call web_fetch with it in the URL (${direct.href}), so the person sees it.`
+  );
 }
 
 async function readResponse(response: Response, url: URL, maxBytes: number): Promise<ToolOutput> {
@@ -139,7 +159,8 @@ function decode(bytes: Buffer, contentType: string): string {
 }
 
 function describeFetchError(error: unknown): string {
-  const cause = error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;
+  // fetch wraps the system error in its cause; a failed name lookup before it is the system error itself.
+  const cause = error instanceof Error ? ((error.cause ?? error) as NodeJS.ErrnoException) : undefined;
   if (cause?.code !== undefined) return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
   return errorMessage(cause ?? error);
 }

@@ -1,0 +1,36 @@
+import { describe, expect, test } from 'vitest';
+import { isPublicAddress } from './public-address';
+
+const NOT_PUBLIC = [
+  // IPv4: this network, private, CGNAT, loopback, link-local (cloud metadata), IETF, documentation, 6to4 relay,
+  // benchmarking, multicast, reserved, broadcast.
+  '0.0.0.0', '0.1.2.3', '10.0.0.1', '10.255.255.255', '100.64.0.1', '100.127.255.254', '127.0.0.1', '127.8.9.10',
+  '169.254.169.254', '172.16.0.1', '172.31.255.255', '192.0.0.8', '192.0.2.1', '192.88.99.1', '192.168.1.1',
+  '198.18.0.1', '198.19.255.255', '198.51.100.7', '203.0.113.9', '224.0.0.251', '239.255.255.250', '240.0.0.1',
+  '255.255.255.255',
+  // IPv6: unspecified, loopback, IPv4-mapped, IPv4-compatible, NAT64 and 6to4 embedding a private IPv4, discard-only,
+  // Teredo, benchmarking, documentation, unique-local, link-local (with a zone), site-local, multicast.
+  '::', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254', '::ffff:10.0.0.1', '::127.0.0.1',
+  '64:ff9b::10.0.0.1', '64:ff9b::a9fe:a9fe', '2002:c0a8:0101::1', '2002:7f00:1::', '100::1', '2001::1', '2001:2::1',
+  '2001:db8::1', '3fff::1', 'fc00::1', 'fd00::1', 'fd12:3456:789a::1', 'fe80::1', 'fe80::1%eth0', 'febf::1',
+  'fec0::1', 'ff02::1', 'ff05::1:3', '::ffff:0.0.0.0', '::ffff:255.255.255.255',
+  // Not addresses at all.
+  '', 'localhost', 'example.com', '127.0.0.1.', '[::1]', '1.2.3', '01.2.3.4',
+];
+
+const PUBLIC = [
+  '1.1.1.1', '8.8.8.8', '93.184.215.14', '100.63.255.255', '100.128.0.1', '172.15.255.255', '172.32.0.1',
+  '192.0.1.1', '192.169.0.1', '198.17.255.255', '198.20.0.1', '223.255.255.255', '11.0.0.1', '169.253.0.1',
+  '2606:4700:4700::1111', '2a00:1450:4001:82b::200e', '2001:4860:4860::8888', '::ffff:8.8.8.8', '64:ff9b::808:808',
+  '2002:808:808::1', '2001:200::1', '3ffe::1',
+];
+
+describe('isPublicAddress', () => {
+  test.each(NOT_PUBLIC)('%s is not public', (address) => {
+    expect(isPublicAddress(address)).toBe(false);
+  });
+
+  test.each(PUBLIC)('%s is public', (address) => {
+    expect(isPublicAddress(address)).toBe(true);
+  });
+});

@@ -1,0 +1,195 @@
+import type { LookupAddress } from 'node:dns';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, test } from 'vitest';
+import { createBuiltinTools, type BuiltinToolsOptions } from './index';
+import { isPublicAddress } from './public-address';
+import { runTool, toolNamed } from './test-support';
+
+interface CountingServer extends AsyncDisposable {
+  port: number;
+  /** Connections accepted, whether or not a request followed. */
+  connections: number;
+  /** The Host header of each request. */
+  hosts: string[];
+}
+
+/** A real HTTP server on `host` that counts what reaches it; `/chain` redirects three times on the same origin. */
+async function countingServer(host: string, port = 0): Promise<CountingServer> {
+  const server: Server = createServer((request, response) => {
+    counting.hosts.push(request.headers.host ?? '');
+    const url = new URL(request.url ?? '/', 'http://placeholder');
+    const hop = Number(url.searchParams.get('hop') ?? '0');
+    // A fresh connection for every request: each hop has to look the name up again.
+    response.setHeader('connection', 'close');
+    if (url.pathname === '/chain' && hop < 3) {
+      response.writeHead(302, { location: `/chain?hop=${hop + 1}` }).end();
+    } else {
+      response.writeHead(200, { 'content-type': 'text/plain' }).end(`served by ${host} after ${hop} redirects`);
+    }
+  });
+  server.on('connection', () => {
+    counting.connections += 1;
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const counting: CountingServer = {
+    port: (server.address() as AddressInfo).port,
+    connections: 0,
+    hosts: [],
+    [Symbol.asyncDispose]: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return counting;
+}
+
+/** Two servers on one port, at 127.0.0.1 (standing for a public address) and at 127.0.0.2 (a private one). */
+async function publicAndPrivate(): Promise<{ publicServer: CountingServer; privateServer: CountingServer }> {
+  for (let attempt = 0; ; attempt += 1) {
+    const publicServer = await countingServer('127.0.0.1');
+    try {
+      return { publicServer, privateServer: await countingServer('127.0.0.2', publicServer.port) };
+    } catch (error) {
+      await publicServer[Symbol.asyncDispose]();
+      if (attempt === 5) throw error;
+    }
+  }
+}
+
+function v4(address: string): LookupAddress {
+  return { address, family: 4 };
+}
+
+/** A resolver answering from a table of names, one answer per call in turn (the last one repeats); it records each name asked. */
+function fakeDns(answers: Record<string, readonly (readonly LookupAddress[])[]>) {
+  const asked: string[] = [];
+  const lookup = (hostname: string): Promise<readonly LookupAddress[]> => {
+    const calls = asked.filter((name) => name === hostname).length;
+    asked.push(hostname);
+    const table = Object.hasOwn(answers, hostname) ? answers[hostname] : undefined;
+    const answer = table?.[Math.min(calls, table.length - 1)];
+    if (answer === undefined) return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
+    return Promise.resolve(answer);
+  };
+  return { asked, lookup };
+}
+
+/** Treats 127.0.0.1 as if it were public, so a test can stand a "public" server on it; every other address is judged as usual. */
+const loopbackOneIsPublic = (address: string) => address === '127.0.0.1' || isPublicAddress(address);
+
+function webFetch(options: Partial<BuiltinToolsOptions> = {}) {
+  return toolNamed(createBuiltinTools({ workspace: '/tmp', ...options }), 'web_fetch');
+}
+
+function refusal(hostname: string, address: string, direct: string): string {
+  return (
+    `Refused: ${hostname} resolves to ${address}, which is not a public address (it is on this machine, its network, ` +
+    `or a special-purpose block). The person approved ${hostname}, not ${address}, so nothing was fetched. ` +
+    `To read that address, call web_fetch with it in the URL (${direct}), so the person sees it.`
+  );
+}
+
+describe('web_fetch reaches only what the card names', () => {
+  test('refuses a name that resolves to 127.0.0.1, and nothing connects', async () => {
+    await using server = await countingServer('127.0.0.1');
+    const dns = fakeDns({ 'docs.example.test': [[v4('127.0.0.1')]] });
+    const result = await runTool(webFetch({ fetchLookup: dns.lookup }), { url: `http://docs.example.test:${server.port}/page` });
+    expect(result).toStrictEqual({
+      content: refusal('docs.example.test', '127.0.0.1', `http://127.0.0.1:${server.port}/page`),
+      isError: true,
+    });
+    expect([dns.asked, server.connections]).toStrictEqual([['docs.example.test'], 0]);
+  });
+
+  test('refuses a name whose answer mixes a public address with a private one, and nothing connects', async () => {
+    await using server = await countingServer('127.0.0.1');
+    const privates: readonly LookupAddress[] = [
+      v4('169.254.169.254'),
+      v4('10.1.2.3'),
+      v4('100.64.0.1'),
+      { address: 'fd00::1', family: 6 },
+      { address: '::ffff:192.168.1.1', family: 6 },
+    ];
+    for (const [index, inside] of privates.entries()) {
+      // The private address first or last: any one of them refuses the name.
+      const answer = index % 2 === 0 ? [v4('127.0.0.1'), inside] : [inside, v4('127.0.0.1')];
+      const dns = fakeDns({ 'mixed.test': [answer] });
+      const tool = webFetch({ fetchLookup: dns.lookup, isFetchableAddress: loopbackOneIsPublic });
+      const direct = new URL(`http://mixed.test:${server.port}/`);
+      direct.hostname = inside.family === 6 ? `[${inside.address}]` : inside.address;
+      expect(await runTool(tool, { url: `http://mixed.test:${server.port}/` })).toStrictEqual({
+        content: refusal('mixed.test', inside.address, direct.href),
+        isError: true,
+      });
+    }
+    expect(server.connections).toBe(0);
+  });
+
+  test('fetches a name that resolves to a public address through that address, with the name as Host', async () => {
+    await using server = await countingServer('127.0.0.1');
+    const dns = fakeDns({ 'public.test': [[v4('127.0.0.1')]] });
+    const tool = webFetch({ fetchLookup: dns.lookup, isFetchableAddress: loopbackOneIsPublic });
+    const url = `http://public.test:${server.port}/page`;
+    expect(await runTool(tool, { url })).toStrictEqual({
+      content: `URL: ${url}\nStatus: 200 OK\nContent-Type: text/plain\n\nserved by 127.0.0.1 after 0 redirects`,
+      isError: false,
+    });
+    expect([dns.asked, server.hosts]).toStrictEqual([['public.test'], [`public.test:${server.port}`]]);
+  });
+
+  test('fetches an IP address in the URL as before, without looking anything up', async () => {
+    await using server = await countingServer('127.0.0.1');
+    const dns = fakeDns({});
+    const url = `http://127.0.0.1:${server.port}/page`;
+    expect(await runTool(webFetch({ fetchLookup: dns.lookup }), { url })).toStrictEqual({
+      content: `URL: ${url}\nStatus: 200 OK\nContent-Type: text/plain\n\nserved by 127.0.0.1 after 0 redirects`,
+      isError: false,
+    });
+    expect([dns.asked, server.connections]).toStrictEqual([[], 1]);
+  });
+
+  test('fetches localhost, which names this machine plainly, through the address it was resolved to once', async () => {
+    await using server = await countingServer('127.0.0.1');
+    const dns = fakeDns({ localhost: [[v4('127.0.0.1')]] });
+    const url = `http://localhost:${server.port}/chain`;
+    const result = await runTool(webFetch({ fetchLookup: dns.lookup }), { url });
+    expect([result.isError, result.content.endsWith('\n\nserved by 127.0.0.1 after 3 redirects')]).toStrictEqual([false, true]);
+    expect([dns.asked, server.connections]).toStrictEqual([['localhost'], 4]);
+  });
+
+  test('a name that answers a public address first and a private one after never reaches the private server, across redirects', async () => {
+    const { publicServer, privateServer } = await publicAndPrivate();
+    await using _public = publicServer;
+    await using _private = privateServer;
+    const dns = fakeDns({ 'rebind.test': [[v4('127.0.0.1')], [v4('127.0.0.2')]] });
+    const tool = webFetch({ fetchLookup: dns.lookup, isFetchableAddress: loopbackOneIsPublic });
+    const url = `http://rebind.test:${publicServer.port}/chain`;
+    const result = await runTool(tool, { url });
+    expect(result).toStrictEqual({
+      content: `URL: http://rebind.test:${publicServer.port}/chain?hop=3\nStatus: 200 OK\nContent-Type: text/plain\n\nserved by 127.0.0.1 after 3 redirects`,
+      isError: false,
+    });
+    expect([dns.asked, publicServer.connections, privateServer.connections]).toStrictEqual([['rebind.test'], 4, 0]);
+  });
+
+  test('a lookup that never answers ends with the call timeout', async () => {
+    const tool = webFetch({ fetchLookup: () => new Promise(() => {}), fetchTimeoutMs: 200 });
+    expect(await runTool(tool, { url: 'http://slow.test/' })).toStrictEqual({
+      content: 'Error: fetching http://slow.test/ timed out after 200 ms.',
+      isError: true,
+    });
+  });
+
+  test('a name that does not resolve is reported as before', async () => {
+    const dns = fakeDns({});
+    expect(await runTool(webFetch({ fetchLookup: dns.lookup }), { url: 'http://nowhere.test/' })).toStrictEqual({
+      content: 'Error: fetching http://nowhere.test/ failed: ENOTFOUND (getaddrinfo ENOTFOUND nowhere.test)',
+      isError: true,
+    });
+    expect(dns.asked).toStrictEqual(['nowhere.test']);
+  });
+});
