@@ -579,11 +579,11 @@ describe('runToolLoop across a restart', () => {
     toolCalls: calls.map(({ id, code }) => ({ id, name: 'python', arguments: { code } })),
   });
 
-  it('a restored waiting call is decided with its old approval id, runs once, and the model goes on', async () => {
+  /** A run resumed after a restart with one python call waiting under `approvalId` apv_restored, allowed at once. */
+  async function resumeAndAllow(recordedVersion: (tool: AnyTool) => string) {
     const python = recordingTool('python');
     const registry = new ApprovalRegistry();
     const turn = turnWith({ id: 'c1', code: 'print(1)' });
-    const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }, turn];
     const ticket = registry.restore({
       approvalId: 'apv_restored',
       sessionId: SESSION,
@@ -592,7 +592,7 @@ describe('runToolLoop across a restart', () => {
       toolName: 'python',
       arguments: { code: 'print(1)' },
       executesCode: true,
-      toolVersion: toolVersion(python.tool),
+      toolVersion: recordedVersion(python.tool),
       requestedAt: Date.now() - 1000,
       expiresAt: Date.now() + 60_000,
     });
@@ -600,7 +600,7 @@ describe('runToolLoop across a restart', () => {
     const stored: ChatMessage[] = [];
     const run = runToolLoop({
       model,
-      messages,
+      messages: [{ role: 'user', content: 'hi' }, turn],
       tools: [python.tool],
       registry,
       sessionId: SESSION,
@@ -612,8 +612,13 @@ describe('runToolLoop across a restart', () => {
       if (event.type === 'status' && event.text.startsWith('Resumed')) registry.resolve('apv_restored', 'allow', { sessionId: SESSION });
     });
     model.assertConsumed();
+    return { events, result, stored, calls: python.calls };
+  }
+
+  it('a restored waiting call is decided with its old approval id, runs once, and the model goes on', async () => {
+    const { events, result, stored, calls } = await resumeAndAllow(toolVersion);
     expect(events.map((e) => e.type)).toStrictEqual(['status', 'tool-decision', 'tool-end', 'text-delta', 'run-end']);
-    expect(python.calls).toStrictEqual([{ code: 'print(1)' }]);
+    expect(calls).toStrictEqual([{ code: 'print(1)' }]);
     expect(result.reason).toBe('done');
     expect(stored).toStrictEqual([
       { role: 'tool', toolCallId: 'c1', toolName: 'python', content: 'RESULT[python:print(1)]' },
@@ -622,40 +627,9 @@ describe('runToolLoop across a restart', () => {
   });
 
   it('a restored waiting call whose tool changed while the server was down does not run on an allow given after', async () => {
-    const python = recordingTool('python');
-    const registry = new ApprovalRegistry();
-    const turn = turnWith({ id: 'c1', code: 'print(1)' });
-    const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }, turn];
-    const ticket = registry.restore({
-      approvalId: 'apv_restored',
-      sessionId: SESSION,
-      runId: 'run_1',
-      toolCallId: 'c1',
-      toolName: 'python',
-      arguments: { code: 'print(1)' },
-      executesCode: true,
-      toolVersion: toolVersion({ ...python.tool, description: 'as it was when the call was put up' }),
-      requestedAt: Date.now() - 1000,
-      expiresAt: Date.now() + 60_000,
-    });
-    const model = new ScriptedModel([textStep('after')]);
-    const stored: ChatMessage[] = [];
-    const run = runToolLoop({
-      model,
-      messages,
-      tools: [python.tool],
-      registry,
-      sessionId: SESSION,
-      runId: 'run_1',
-      onMessage: (message) => stored.push(message),
-      resume: { calls: [{ call: turn.role === 'assistant' ? turn.toolCalls![0]! : never(), state: 'waiting', ticket }], toolCallsUsed: 0, executedCallIds: [] },
-    });
-    const { events, result } = await collectRun(run, (event) => {
-      if (event.type === 'status' && event.text.startsWith('Resumed')) registry.resolve('apv_restored', 'allow', { sessionId: SESSION });
-    });
-    model.assertConsumed();
+    const { events, result, calls } = await resumeAndAllow((tool) => toolVersion({ ...tool, description: 'as it was when the call was put up' }));
     expect(events.filter((e) => e.type === 'tool-end')).toMatchObject([{ outcome: 'error', result: toolResultText.toolChanged('python') }]);
-    expect(python.calls).toStrictEqual([]);
+    expect(calls).toStrictEqual([]);
     expect(result.reason).toBe('done');
   });
 
