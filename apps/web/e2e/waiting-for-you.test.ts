@@ -37,7 +37,11 @@ describe('calls waiting for the person', () => {
     await again.getByRole('heading', { level: 1, name: 'second chat' }).waitFor();
     await vi.waitFor(async () => expect(await again.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Tool call terminal'));
 
+    // In the message box Alt+N may type a character (Option+N on a Mac): it stays there, so the next letter is text.
     await again.getByRole('textbox', { name: 'Message' }).focus();
+    await again.keyboard.press('Alt+KeyN');
+    expect(await again.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Message');
+    await again.evaluate(() => (document.activeElement as HTMLElement).blur());
     await again.keyboard.press('Alt+KeyN');
     await vi.waitFor(async () => expect(await again.evaluate(() => document.activeElement?.hasAttribute('data-approval-id'))).toBe(true));
     await again.keyboard.press('r');

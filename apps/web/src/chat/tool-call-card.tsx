@@ -58,7 +58,7 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
   };
   // Only when the card itself has focus: typing in its reason box must not decide anything.
   const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
-    if (event.target !== event.currentTarget || state.status !== 'awaiting-decision' || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target !== event.currentTarget || state.status !== 'awaiting-decision' || event.repeat || event.altKey || event.ctrlKey || event.metaKey) return;
     const actions: Record<string, () => void> = {
       a: () => onDecide(call, { decision: 'allow' }),
       d: () => onDecide(call, { decision: 'deny' }),

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef } from 'react';
-import { approvalCardSelector, focusApprovalCard } from './focus-approval';
+import { approvalCardSelector, focusApprovalCard, isTextEntry } from './focus-approval';
 import type { WaitingApprovals, WaitingApproval } from './use-waiting-approvals';
 
 /**
@@ -10,11 +10,12 @@ export function useWaitingNavigation(waiting: WaitingApprovals, openChat: (sessi
   const stopFocusing = useRef<() => void>(() => undefined);
   const landed = useRef(false);
 
+  /** `asked`: the person asked to go there (default); false for the landing when the app opens. */
   const goTo = useCallback(
-    (approval: Pick<WaitingApproval, 'approvalId' | 'sessionId'>) => {
+    (approval: Pick<WaitingApproval, 'approvalId' | 'sessionId'>, asked = true) => {
       openChat(approval.sessionId);
       stopFocusing.current();
-      stopFocusing.current = focusApprovalCard(approval.approvalId);
+      stopFocusing.current = focusApprovalCard(approval.approvalId, { asked });
     },
     [openChat],
   );
@@ -23,7 +24,7 @@ export function useWaitingNavigation(waiting: WaitingApprovals, openChat: (sessi
     if (landed.current || !waiting.loaded) return;
     landed.current = true;
     const oldest = waiting.all[0];
-    if (oldest !== undefined) goTo(oldest);
+    if (oldest !== undefined) goTo(oldest, false);
   }, [waiting, goTo]);
 
   const latest = useRef(waiting.all);
@@ -31,6 +32,8 @@ export function useWaitingNavigation(waiting: WaitingApprovals, openChat: (sessi
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (!event.altKey || event.ctrlKey || event.metaKey || event.code !== 'KeyN') return;
+      // In a text field Alt+N may type a character (Option+N on a Mac): the next letter must stay text.
+      if (isTextEntry(document.activeElement)) return;
       const next = nextAfterFocused(latest.current);
       if (next === undefined) return;
       event.preventDefault();
