@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { deferred } from '@airlock/core/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
 
@@ -28,8 +28,10 @@ async function ranLog(): Promise<string[] | null> {
 async function expectAwaiting(chat: ChatPage, card: Locator, toolName: string): Promise<void> {
   await chat.waitForStatus(card, 'Waiting for your decision');
   const group = card.getByRole('group', { name: `Decision for ${toolName}` });
-  expect(await group.getByRole('button', { name: `Allow ${toolName}`, exact: true }).isEnabled()).toBe(true);
-  expect(await group.getByRole('button', { name: `Deny ${toolName}`, exact: true }).isEnabled()).toBe(true);
+  // A decision button ignores pointer clicks for a moment after it appears (aria-disabled meanwhile).
+  for (const name of [`Allow ${toolName}`, `Deny ${toolName}`]) {
+    await vi.waitFor(async () => expect(await group.getByRole('button', { name, exact: true }).isEnabled()).toBe(true));
+  }
   expect(await group.getByRole('timer').textContent()).toMatch(/^Times out in /);
 }
 

@@ -69,7 +69,8 @@ describe('notifications of waiting calls', () => {
     const first = all.find((notification) => notification.body.startsWith(RECORDING_COMMAND));
     const second = all.find((notification) => notification.body.startsWith('echo second'));
     expect(first).toMatchObject({ title: 'Decision needed: terminal', body: `${RECORDING_COMMAND}\nin “two commands”`, actions: ['allow', 'deny'] });
-    expect(second!.body).toBe('echo second\\u{202E}; rm -rf ~… (3 lines)\nin “two commands”');
+    // Not all of the second fits in a notification: it offers Review in place of Allow.
+    expect(second).toMatchObject({ body: 'echo second\\u{202E}; rm -rf ~… (3 lines, 35 characters)\nin “two commands”', actions: ['open', 'deny'] });
     expect(second!.body).not.toContain('\u202E');
 
     const [worker] = suite.context.serviceWorkers();
@@ -82,14 +83,15 @@ describe('notifications of waiting calls', () => {
         },
         [tag, action] as const,
       );
+    // An Allow the notification could not have shown whole (a stale or forged action) only opens the card.
     await click(second!.tag, 'allow');
-    await chat.waitForStatus(chat.card(1), 'Allowed, waiting its turn');
-    await chat.waitForStatus(chat.card(0), 'Waiting for your decision');
-    expect(await suite.airlock.runCount()).toBe(0);
+    await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('data-approval-id'))).toBe(second!.tag));
+    await chat.waitForStatus(chat.card(1), 'Waiting for your decision');
 
-    await click(first!.tag, '');
-    await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('data-approval-id'))).toBe(first!.tag));
-    await chat.waitForStatus(chat.card(0), 'Waiting for your decision');
+    await click(first!.tag, 'allow');
+    await vi.waitFor(async () => expect(await suite.airlock.runCount()).toBe(1));
+    await chat.waitForStatus(chat.card(0), 'Done');
+    await chat.waitForStatus(chat.card(1), 'Waiting for your decision');
   });
 
   it('names a call that starts waiting later in a run of a chat this tab does not show', async () => {

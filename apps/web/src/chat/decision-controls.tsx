@@ -1,5 +1,6 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { Decision, ToolAnnotations } from '../lib/api-types';
+import { SteadyButton } from '../lib/steady-button';
 import { AlwaysAllowScope, CHAT_SCOPE, type AlwaysChoice } from './always-allow-scope';
 import { Countdown } from './countdown';
 import { MAX_REASON_LENGTH, type DecisionRequest } from './send-decision';
@@ -37,6 +38,12 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
   const scopeId = useId();
   const reasonId = useId();
   const busy = state.status === 'deciding';
+  const [ignoredClick, setIgnoredClick] = useState(false);
+  const unsteady = () => setIgnoredClick(true);
+  const decide = (request: DecisionRequest) => {
+    setIgnoredClick(false);
+    onDecide(request);
+  };
 
   const denyWithReason = (event: FormEvent) => {
     event.preventDefault();
@@ -46,27 +53,27 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
   return (
     <div className="decision" role="group" aria-label={`Decision for ${toolName}`}>
       <div className="decision-buttons">
-        <button type="button" className="btn btn-allow" disabled={busy} aria-label={`Allow ${toolName}`} onClick={() => onDecide({ decision: 'allow' })}>
+        <SteadyButton className="btn btn-allow" disabled={busy} aria-label={`Allow ${toolName}`} onClick={() => decide({ decision: 'allow' })} onUnsteadyClick={unsteady}>
           Allow
-        </button>
-        <button
-          type="button"
+        </SteadyButton>
+        <SteadyButton
           className="btn"
           disabled={busy || !always.ready}
           aria-label={`Always allow ${toolName}`}
           aria-describedby={scopeId}
-          onClick={() => onDecide({ decision: 'allow', always: true, ...(always.scope === 'chat' ? {} : { scope: always.scope }) })}
+          onClick={() => decide({ decision: 'allow', always: true, ...(always.scope === 'chat' ? {} : { scope: always.scope }) })}
+          onUnsteadyClick={unsteady}
         >
           Always allow
-        </button>
+        </SteadyButton>
         {onEdit !== undefined && (
           <button type="button" className="btn" disabled={busy} aria-label={`Edit arguments of ${toolName}`} aria-expanded={editing} onClick={onEdit}>
             Edit…
           </button>
         )}
-        <button type="button" className="btn btn-deny" disabled={busy} aria-label={`Deny ${toolName}`} onClick={() => onDecide({ decision: 'deny' })}>
+        <SteadyButton className="btn btn-deny" disabled={busy} aria-label={`Deny ${toolName}`} onClick={() => decide({ decision: 'deny' })} onUnsteadyClick={unsteady}>
           Deny
-        </button>
+        </SteadyButton>
         <button
           type="button"
           className="btn btn-quiet"
@@ -101,6 +108,7 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
           </span>
         </form>
       )}
+      {ignoredClick && !busy && <UnsteadyClickHint />}
       {busy && (
         <p className="sending" aria-live="polite">
           Sending your decision ({state.decision})…
@@ -109,6 +117,15 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
       {/* A refused edit is shown in the editor, beside what was edited. */}
       {state.status === 'awaiting-decision' && state.problem !== null && state.problem.kind !== 'invalid-arguments' && <ProblemHint problem={state.problem} />}
     </div>
+  );
+}
+
+/** Said where a click on a decision button was ignored (see SteadyButton). */
+export function UnsteadyClickHint() {
+  return (
+    <p className="problem" role="status">
+      Nothing was decided: the button had just appeared or moved under the pointer as you clicked. Click again if you meant it.
+    </p>
   );
 }
 

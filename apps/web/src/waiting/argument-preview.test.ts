@@ -1,26 +1,43 @@
 import { describe, expect, it } from 'vitest';
-import { argumentPreview } from './argument-preview';
+import { callPreview } from './argument-preview';
 
-describe('argumentPreview', () => {
+describe('callPreview', () => {
   it('shows a short command whole', () => {
-    expect(argumentPreview('terminal', { command: 'ls -la' })).toBe('ls -la');
+    expect(callPreview('terminal', { command: 'ls -la' })).toEqual({ text: 'ls -la', whole: true });
   });
 
-  it('cuts after the first line and says how many lines there are', () => {
-    expect(argumentPreview('python', { code: 'import os\nprint(os.getcwd())\n' })).toBe('import os… (3 lines)');
+  it('names every argument, the code argument first', () => {
+    expect(callPreview('terminal', { timeout: 30, command: 'npm test' })).toEqual({ text: 'npm test · timeout: 30', whole: true });
+    expect(callPreview('read_file', { path: 'notes.md' })).toEqual({ text: 'path: notes.md', whole: true });
   });
 
-  it('cuts a long line with an ellipsis', () => {
-    expect(argumentPreview('terminal', { command: 'x'.repeat(100) }, 10)).toBe(`${'x'.repeat(10)}…`);
+  it('is not whole when a value has more lines, and says how many lines and characters', () => {
+    expect(callPreview('python', { code: 'import os\nprint(os.getcwd())\n' })).toEqual({ text: 'import os… (3 lines, 29 characters)', whole: false });
   });
 
-  it('shows hidden and direction characters as codes, never raw', () => {
-    const preview = argumentPreview('terminal', { command: 'echo safe\u202E; rm -rf ~' });
-    expect(preview).not.toContain('\u202E');
-    expect(preview).toContain('\\u{202E}');
+  it('is not whole when a value is too long for one line', () => {
+    const preview = callPreview('terminal', { command: `# tidy up${' '.repeat(100)}; rm -rf ~` }, 40);
+    expect(preview.whole).toBe(false);
+    expect(preview.text).toContain('(119 characters)');
   });
 
-  it('names the argument of a tool without a code argument', () => {
-    expect(argumentPreview('read_file', { path: 'notes.md' })).toBe('path: notes.md');
+  it('names the arguments a file write would need, not only the path', () => {
+    const preview = callPreview('write_file', { path: 'notes.txt', content: 'buy milk\n'.repeat(200) });
+    expect(preview.whole).toBe(false);
+    expect(preview.text).toMatch(/^path: notes\.txt · content: buy milk… \(201 lines, 1,800 characters\)$/);
+  });
+
+  it('is not whole with hidden or direction characters, shown as codes, never raw', () => {
+    const preview = callPreview('terminal', { command: 'echo safe\u202E; rm -rf ~' });
+    expect(preview.whole).toBe(false);
+    expect(preview.text).not.toContain('\u202E');
+    expect(preview.text).toContain('\\u{202E}');
+  });
+
+  it('says how many arguments it left out', () => {
+    const args = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`a${i}`, 'x'.repeat(20)]));
+    const preview = callPreview('mcp__tool', args);
+    expect(preview.whole).toBe(false);
+    expect(preview.text).toMatch(/ · and 2 more arguments$/);
   });
 });

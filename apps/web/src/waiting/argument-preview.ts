@@ -1,24 +1,44 @@
 import { toVisibleText, visibleArguments, type VisibleText } from '@airlock/core';
 import type { ToolArguments } from '../lib/api-types';
 
-/** Characters of the first argument a short preview shows. */
+/** Characters a short preview of a call shows, all its arguments together. */
 export const PREVIEW_CHARS = 80;
+/** Arguments a preview names; past these it says how many more there are. */
+const PREVIEW_ARGUMENTS = 8;
 
-/**
- * The start of a call's first argument as one line of plain text, through the card's display rules (hidden
- * characters as their `\u{…}` codes): cut with "…" and the line count when there is more.
- */
-export function argumentPreview(toolName: string, args: ToolArguments, maxChars = PREVIEW_CHARS): string {
+export interface CallPreview {
+  /** One line: the code argument first, then every other one as `name: value`; a value cut short says its size. */
+  text: string;
+  /**
+   * Every character of every argument is in `text`, on one line, with no hidden character: the person can decide
+   * from the preview alone. Otherwise only the card shows what would run.
+   */
+  whole: boolean;
+}
+
+/** A call as one line of plain text, through the card's display rules (hidden characters as their `\u{…}` codes). */
+export function callPreview(toolName: string, args: ToolArguments, maxChars = PREVIEW_CHARS): CallPreview {
   const shown = visibleArguments(toolName, args);
-  const first = shown.code?.argument ?? shown.others[0];
-  if (first === undefined) return 'no arguments';
-  const text = plainText(first.value);
+  const parts = [...(shown.code === null ? [] : [{ name: null, value: shown.code.argument.value }]), ...shown.others.map(({ name, value }) => ({ name: plainText(name), value }))];
+  if (parts.length === 0) return { text: 'no arguments', whole: true };
+  const label = (name: string | null) => (name === null ? '' : `${name}: `);
+  const full = parts.map(({ name, value }) => `${label(name)}${plainText(value)}`).join(' · ');
+  if (shown.hiddenCount === 0 && parts.every(({ value }) => value.lineCount === 1) && full.length <= maxChars) return { text: full, whole: true };
+
+  const each = Math.max(16, Math.floor(maxChars / Math.min(parts.length, PREVIEW_ARGUMENTS)));
+  const named = parts.slice(0, PREVIEW_ARGUMENTS).map(({ name, value }) => `${label(name)}${cutValue(value, each)}`);
+  const more = parts.length - named.length;
+  return { text: `${named.join(' · ')}${more > 0 ? ` · and ${more} more argument${more === 1 ? '' : 's'}` : ''}`, whole: false };
+}
+
+/** The start of a value's first line; when that is not all of it, its size in lines and characters. */
+function cutValue(value: VisibleText, maxChars: number): string {
+  const text = plainText(value);
   const firstLine = text.split('\n', 1)[0] ?? '';
-  const cut = firstLine.length > maxChars ? firstLine.slice(0, maxChars) : firstLine;
-  const more = cut.length < text.length;
-  const lines = first.value.lineCount > 1 ? ` (${first.value.lineCount} lines)` : '';
-  const label = shown.code === null ? `${plainText(first.name)}: ` : '';
-  return `${label}${cut}${more ? '…' : ''}${lines}`;
+  const start = firstLine.length > maxChars ? firstLine.slice(0, maxChars) : firstLine;
+  if (start.length === text.length) return text;
+  const lines = value.lineCount > 1 ? `${value.lineCount.toLocaleString('en')} lines, ` : '';
+  return `${start}… (${lines}${text.length.toLocaleString('en')} characters)`;
 }
 
 function plainText(text: VisibleText): string {

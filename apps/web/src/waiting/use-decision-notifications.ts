@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { argumentPreview, visiblePlainText } from './argument-preview';
+import { callPreview, visiblePlainText } from './argument-preview';
 import type { WaitingDecision } from './use-decide-waiting';
 import { NotificationBook } from './notification-book';
 import type { WaitingApproval } from './use-waiting-approvals';
@@ -54,7 +54,10 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
       }
       const click = notificationClickOf(event.data);
       if (click === null) return;
-      if (click.action === 'open') {
+      const approval = latest.current.waiting.find((waiting) => waiting.approvalId === click.approvalId);
+      // An Allow counts only for a call this tab still lists and whose notification showed all of it.
+      const allowUnseen = click.action === 'allow' && (approval === undefined || !callPreview(approval.toolName, approval.arguments).whole);
+      if (click.action === 'open' || allowUnseen) {
         window.focus();
         latest.current.show(click);
       } else {
@@ -87,10 +90,13 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
 
 async function notify(worker: ServiceWorkerRegistration | null, approval: WaitingApproval, show: DecisionNotificationsOptions['show']): Promise<void> {
   const title = `Decision needed: ${visiblePlainText(approval.toolName)}`;
-  const body = `${argumentPreview(approval.toolName, approval.arguments)}\nin “${visiblePlainText(approval.title)}”`;
+  const preview = callPreview(approval.toolName, approval.arguments);
+  const body = `${preview.text}\nin “${visiblePlainText(approval.title)}”`;
   const data = { approvalId: approval.approvalId, sessionId: approval.sessionId };
   if (worker !== null) {
-    const actions = supportsActions() ? [{ action: 'allow', title: 'Allow' }, { action: 'deny', title: 'Deny' }] : [];
+    // Allow only where the body holds the whole call; otherwise the person reviews it on its card first.
+    const first = preview.whole ? { action: 'allow', title: 'Allow' } : { action: 'open', title: 'Review' };
+    const actions = supportsActions() ? [first, { action: 'deny', title: 'Deny' }] : [];
     await worker.showNotification(title, { body, tag: approval.approvalId, data, requireInteraction: true, ...{ actions } }).catch(() => undefined);
     return;
   }

@@ -1,5 +1,8 @@
+import { useState } from 'react';
+import { UnsteadyClickHint } from '../chat/decision-controls';
 import type { PersonDecision } from '../lib/api-types';
-import { argumentPreview } from './argument-preview';
+import { SteadyButton } from '../lib/steady-button';
+import { callPreview } from './argument-preview';
 import type { WaitingApproval } from './use-waiting-approvals';
 
 export const NEXT_WAITING_SHORTCUT = 'Alt+N';
@@ -12,7 +15,10 @@ export interface WaitingListProps {
   onOpen: (approval: Pick<WaitingApproval, 'approvalId' | 'sessionId'>) => void;
 }
 
-/** Every call waiting for the person, across chats, oldest first: decided here or opened in its chat. */
+/**
+ * Every call waiting for the person, across chats, oldest first: decided here or opened in its chat. A call whose
+ * arguments do not all fit in its one-line preview is allowed only from its card, where all of it is shown.
+ */
 export function WaitingList({ approvals, sending, onDecide, onOpen }: WaitingListProps) {
   if (approvals.length === 0) return null;
   return (
@@ -22,27 +28,49 @@ export function WaitingList({ approvals, sending, onDecide, onOpen }: WaitingLis
         <kbd className="shortcut">{NEXT_WAITING_SHORTCUT}</kbd>
       </h2>
       <ul>
-        {approvals.map((approval) => {
-          const busy = sending.has(approval.approvalId);
-          return (
-            <li key={approval.approvalId} className="waiting-item" data-approval-id={approval.approvalId}>
-              <button type="button" className="waiting-open" onClick={() => onOpen(approval)} title={`Open “${approval.title}”`}>
-                <code className="tool-name">{approval.toolName}</code>
-                <span className="waiting-chat">{approval.title}</span>
-                <span className="waiting-preview">{argumentPreview(approval.toolName, approval.arguments)}</span>
-              </button>
-              <div className="waiting-actions">
-                <button type="button" className="btn btn-small btn-allow" disabled={busy} aria-label={`Allow ${approval.toolName} in ${approval.title}`} onClick={() => onDecide(approval, 'allow')}>
-                  Allow
-                </button>
-                <button type="button" className="btn btn-small btn-deny" disabled={busy} aria-label={`Deny ${approval.toolName} in ${approval.title}`} onClick={() => onDecide(approval, 'deny')}>
-                  Deny
-                </button>
-              </div>
-            </li>
-          );
-        })}
+        {approvals.map((approval) => (
+          <WaitingItem key={approval.approvalId} approval={approval} busy={sending.has(approval.approvalId)} onDecide={onDecide} onOpen={onOpen} />
+        ))}
       </ul>
     </section>
+  );
+}
+
+interface WaitingItemProps extends Pick<WaitingListProps, 'onDecide' | 'onOpen'> {
+  approval: WaitingApproval;
+  busy: boolean;
+}
+
+function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
+  const [ignoredClick, setIgnoredClick] = useState(false);
+  const preview = callPreview(approval.toolName, approval.arguments);
+  const decide = (decision: PersonDecision) => {
+    setIgnoredClick(false);
+    onDecide(approval, decision);
+  };
+  const where = `${approval.toolName} in ${approval.title}`;
+  return (
+    <li className="waiting-item" data-approval-id={approval.approvalId}>
+      <button type="button" className="waiting-open" onClick={() => onOpen(approval)} title={`Open “${approval.title}”`}>
+        <code className="tool-name">{approval.toolName}</code>
+        <span className="waiting-chat">{approval.title}</span>
+        <span className="waiting-preview">{preview.text}</span>
+      </button>
+      <div className="waiting-actions">
+        {preview.whole ? (
+          <SteadyButton className="btn btn-small btn-allow" disabled={busy} aria-label={`Allow ${where}`} onClick={() => decide('allow')} onUnsteadyClick={() => setIgnoredClick(true)}>
+            Allow
+          </SteadyButton>
+        ) : (
+          <button type="button" className="btn btn-small" aria-label={`Review ${where}`} title="Not all of this call fits here: allow it from its card" onClick={() => onOpen(approval)}>
+            Review…
+          </button>
+        )}
+        <SteadyButton className="btn btn-small btn-deny" disabled={busy} aria-label={`Deny ${where}`} onClick={() => decide('deny')} onUnsteadyClick={() => setIgnoredClick(true)}>
+          Deny
+        </SteadyButton>
+      </div>
+      {ignoredClick && !busy && <UnsteadyClickHint />}
+    </li>
   );
 }

@@ -1,0 +1,80 @@
+import { describe, expect, it, vi } from 'vitest';
+import { RECORDING_COMMAND } from './support/airlock-under-test';
+import { useBrowserSuite } from './support/browser-suite';
+import { ChatPage } from './support/chat-page';
+
+const runTerminal = { toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] };
+
+const suite = useBrowserSuite();
+
+async function twoChatsWaiting(chat: ChatPage, first: string, second: string): Promise<void> {
+  await chat.send(first);
+  await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+  await chat.page.getByRole('button', { name: 'New chat', exact: true }).click();
+  await chat.send(second);
+  await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+}
+
+describe('decision buttons and where the pointer is', () => {
+  it('a click on an Allow that slid under a still pointer decides nothing; the next click there does', async () => {
+    suite.airlock.model.enqueue(runTerminal, runTerminal, { text: 'First done.' }, { text: 'Second done.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await twoChatsWaiting(chat, 'chat one', 'chat two');
+
+    const waiting = page.getByRole('region', { name: 'Waiting for you' });
+    await waiting.getByRole('heading', { name: /Waiting for you \(2\)/ }).waitFor();
+    const firstAllow = waiting.getByRole('button', { name: 'Allow terminal in chat one', exact: true });
+    const secondAllow = waiting.getByRole('button', { name: 'Allow terminal in chat two', exact: true });
+    // Both are armed: a decision button ignores pointer clicks for a moment after it appears.
+    for (const allow of [firstAllow, secondAllow]) await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true));
+    const box = await firstAllow.boundingBox();
+    if (box === null) throw new Error('the first Allow has no box');
+    const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+
+    // The first click of a double-click allows the first call; its item leaves and the second slides into place.
+    await page.mouse.move(x, y);
+    await page.mouse.click(x, y);
+    await vi.waitFor(async () => expect(await suite.airlock.runCount()).toBe(1));
+    await waiting.getByRole('heading', { name: /Waiting for you \(1\)/ }).waitFor();
+    await vi.waitFor(async () => {
+      const moved = await secondAllow.boundingBox();
+      expect(moved && Math.abs(moved.y + moved.height / 2 - y) < 1).toBe(true);
+    });
+
+    // The second click, with the pointer where it was, lands on the second call's Allow: ignored, and said so.
+    await page.mouse.down();
+    await page.mouse.up();
+    await waiting.getByText('Nothing was decided: the button had just appeared or moved', { exact: false }).waitFor();
+    await waiting.getByRole('heading', { name: /Waiting for you \(1\)/ }).waitFor();
+    expect(await suite.airlock.runCount()).toBe(1);
+
+    // Clicked again where it now is, it counts.
+    await page.mouse.click(x, y);
+    await vi.waitFor(async () => expect(await suite.airlock.runCount()).toBe(2));
+    await waiting.waitFor({ state: 'detached' });
+  });
+
+  it('offers Allow in the waiting list only for a call the list shows whole', async () => {
+    const content = 'line of the new file\n'.repeat(40);
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content } }] }, runTerminal, { text: 'Wrote it.' }, { text: 'Ran it.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await twoChatsWaiting(chat, 'write notes', 'run it');
+
+    const waiting = page.getByRole('region', { name: 'Waiting for you' });
+    const writeItem = waiting.getByRole('listitem').filter({ hasText: 'write notes' });
+    await writeItem.getByText('path: notes.txt · content: line of the new file… (41 lines, 840 characters)').waitFor();
+    expect(await writeItem.getByRole('button', { name: /^Allow / }).count()).toBe(0);
+    const terminalItem = waiting.getByRole('listitem').filter({ hasText: 'run it' });
+    await terminalItem.getByRole('button', { name: 'Allow terminal in run it', exact: true }).waitFor();
+
+    await writeItem.getByRole('button', { name: 'Review write_file in write notes', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'write notes' }).waitFor();
+    await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Tool call write_file'));
+    const card = chat.card();
+    await card.getByRole('button', { name: 'Allow write_file', exact: true }).click();
+    await chat.waitForStatus(card, 'Done');
+    await chat.waitForText('Wrote it.');
+  });
+});
