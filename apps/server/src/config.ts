@@ -17,6 +17,8 @@ export interface AirlockConfig {
   token: string;
   /** True when no AIRLOCK_TOKEN was set and `token` was generated for this run. */
   tokenGenerated: boolean;
+  /** Real path of the file the token was read from, if it came from one: the start-up line then leaves the token out. */
+  tokenFile?: string;
   /** Real path of the folder the tools act in. */
   workspace: string;
   /** Base URL of an OpenAI-compatible model server; none means the offline demo model. */
@@ -48,10 +50,14 @@ export interface AirlockConfig {
 export interface Capacity {
   /** Authenticated WebSocket connections at once; more are refused with 503. */
   maxConnections: number;
-  /** Sockets still to present their token, counted apart; a new one takes the oldest one's place. */
+  /** Sockets still to present their token, counted apart; a new one takes the oldest one's place once that one is `authGraceMs` old. */
   maxUnauthenticated: number;
   /** Time a new socket has to present its token. */
   authTimeoutMs: number;
+  /** Time a new socket keeps its place whatever comes after it; when every place is younger, a newcomer is refused (503). */
+  authGraceMs: number;
+  /** Sockets speaking plain HTTP (page loads, `/healthz`) at once; a new one takes the oldest one's place. One that upgrades to a WebSocket leaves this count. */
+  maxHttpConnections: number;
   /** Runs one connection may have going at once. */
   runsPerConnection: number;
   /** New runs one connection may start per minute, after its burst. */
@@ -69,6 +75,8 @@ export const DEFAULT_CAPACITY: Readonly<Capacity> = Object.freeze({
   maxConnections: 4096,
   maxUnauthenticated: 16,
   authTimeoutMs: 3000,
+  authGraceMs: 0,
+  maxHttpConnections: 128,
   runsPerConnection: 4,
   runsPerMinute: 30,
   runBurst: 10,
@@ -81,6 +89,8 @@ const CAPACITY_SETTINGS = {
   maxConnections: { flag: 'max-connections', variable: 'AIRLOCK_MAX_CONNECTIONS', min: 1, max: 1_000_000 },
   maxUnauthenticated: { flag: 'max-unauthenticated', variable: 'AIRLOCK_MAX_UNAUTHENTICATED', min: 1, max: 10_000 },
   authTimeoutMs: { flag: 'auth-timeout-ms', variable: 'AIRLOCK_AUTH_TIMEOUT_MS', min: 100, max: 60_000 },
+  authGraceMs: { flag: 'auth-grace-ms', variable: 'AIRLOCK_AUTH_GRACE_MS', min: 0, max: 60_000 },
+  maxHttpConnections: { flag: 'max-http-connections', variable: 'AIRLOCK_MAX_HTTP_CONNECTIONS', min: 1, max: 100_000 },
   runsPerConnection: { flag: 'runs-per-connection', variable: 'AIRLOCK_RUNS_PER_CONNECTION', min: 1, max: 10_000 },
   runsPerMinute: { flag: 'runs-per-minute', variable: 'AIRLOCK_RUNS_PER_MINUTE', min: 1, max: 1_000_000 },
   runBurst: { flag: 'run-burst', variable: 'AIRLOCK_RUN_BURST', min: 1, max: 1_000_000 },
@@ -124,6 +134,8 @@ Capacity (each also readable from the environment; see the README for what each 
   --max-connections <n>               AIRLOCK_MAX_CONNECTIONS               authenticated WebSockets at once (default 4096)
   --max-unauthenticated <n>           AIRLOCK_MAX_UNAUTHENTICATED           sockets yet to present the token (default 16)
   --auth-timeout-ms <ms>              AIRLOCK_AUTH_TIMEOUT_MS               time to present the token (default 3000)
+  --auth-grace-ms <ms>                AIRLOCK_AUTH_GRACE_MS                 time a new socket keeps its place against newcomers (default 0)
+  --max-http-connections <n>          AIRLOCK_MAX_HTTP_CONNECTIONS          plain HTTP sockets at once (default 128)
   --runs-per-connection <n>           AIRLOCK_RUNS_PER_CONNECTION           runs going at once per connection (default 4)
   --runs-per-minute <n>               AIRLOCK_RUNS_PER_MINUTE               new runs per minute per connection (default 30)
   --run-burst <n>                     AIRLOCK_RUN_BURST                     new runs back to back per connection (default 10)
@@ -157,6 +169,8 @@ const FLAGS = {
   'max-connections': { type: 'string' },
   'max-unauthenticated': { type: 'string' },
   'auth-timeout-ms': { type: 'string' },
+  'auth-grace-ms': { type: 'string' },
+  'max-http-connections': { type: 'string' },
   'runs-per-connection': { type: 'string' },
   'runs-per-minute': { type: 'string' },
   'run-burst': { type: 'string' },
@@ -211,8 +225,8 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     throw new ConfigError(source, `"${host}" is not a loopback address; binding it exposes a shell to the network, so it needs --allow-remote or AIRLOCK_ALLOW_REMOTE=1`);
   }
 
-  const tokenFile = secretFile(pick('token-file', 'AIRLOCK_TOKEN_FILE'), fromEnv(env, 'AIRLOCK_TOKEN'), cwd);
-  const apiKeyFile = secretFile(pick('api-key-file', 'AIRLOCK_API_KEY_FILE'), fromEnv(env, 'AIRLOCK_API_KEY'), cwd);
+  const tokenFile = secretFile(pick('token-file', 'AIRLOCK_TOKEN_FILE'), fromEnv(env, 'AIRLOCK_TOKEN'), { cwd, ownerOnly: true });
+  const apiKeyFile = secretFile(pick('api-key-file', 'AIRLOCK_API_KEY_FILE'), fromEnv(env, 'AIRLOCK_API_KEY'), { cwd, ownerOnly: false });
   const givenToken = validate(tokenSchema, tokenFile?.secret ?? fromEnv(env, 'AIRLOCK_TOKEN'));
   const token = givenToken ?? randomBytes(32).toString('base64url');
 
@@ -226,6 +240,7 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     allowRemote,
     token,
     tokenGenerated: givenToken === undefined,
+    ...(tokenFile === undefined ? {} : { tokenFile: tokenFile.path }),
     workspace,
     modelUrl: validate(modelUrlSchema, pick('model-url', 'AIRLOCK_MODEL_URL')),
     model: validate(nameSchema, pick('model', 'AIRLOCK_MODEL')),
@@ -242,10 +257,23 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
 }
 
 /** A secret read from a file (one line; a final newline is dropped); giving both the file and the variable is an error. */
-function secretFile(file: Sourced | undefined, variable: Sourced | undefined, cwd: string): { path: string; secret: Sourced } | undefined {
+function secretFile(
+  file: Sourced | undefined,
+  variable: Sourced | undefined,
+  options: {
+    /** Folder a relative path is resolved from. */
+    cwd: string;
+    /** Refuse a file that other users may read or change, as ssh refuses such a key: whoever reads the token has the shell. */
+    ownerOnly: boolean;
+  },
+): { path: string; secret: Sourced } | undefined {
   if (file === undefined) return undefined;
   if (variable !== undefined) throw new ConfigError(file.source, `give either ${file.source} or ${variable.source}, not both`);
-  const path = readableFile(file, cwd);
+  const path = readableFile(file, options.cwd);
+  const mode = statSync(path).mode & 0o777;
+  if (options.ownerOnly && (mode & 0o077) !== 0) {
+    throw new ConfigError(file.source, `"${path}" is open to other users (mode ${mode.toString(8).padStart(4, '0')}); make it readable by you alone: chmod 600 ${shellQuoted(path)}`);
+  }
   const text = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
   return { path, secret: { value: text, source: `${file.source} (${path})` } };
 }
@@ -378,6 +406,11 @@ function readableFile(input: Sourced, cwd: string): string {
     if (error instanceof ConfigError) throw error;
     throw new ConfigError(input.source, `"${path}" ${describeFsError(error)}`);
   }
+}
+
+/** A path as it can be pasted into a shell. */
+function shellQuoted(path: string): string {
+  return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }
 
 function describeFsError(error: unknown): string {

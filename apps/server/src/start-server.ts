@@ -3,13 +3,13 @@ import { errorMessage, randomId } from '@airlock/core';
 import { TRPCError } from '@trpc/server';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { isIP, type AddressInfo } from 'node:net';
+import { isIP, type AddressInfo, type Socket } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import packageJson from '../package.json' with { type: 'json' };
-import { ConfigError, DEFAULT_CAPACITY, type AirlockConfig, type Capacity } from './config';
+import { ConfigError, DEFAULT_CAPACITY, isLoopbackHost, type AirlockConfig, type Capacity } from './config';
 import { RequestGuard } from './http/request-guard';
 import { coalesceWrites } from './http/coalesce-writes';
 import { limitRequestsPerMessage } from './http/requests-per-message';
@@ -20,8 +20,11 @@ import { StaticFiles } from './http/static-files';
 import { tokenMatches } from './http/token';
 
 export interface StartServerOptions {
-  /** Where to listen, the access token, the extra allowed origins, and how much to admit (default DEFAULT_CAPACITY). */
-  config: Pick<AirlockConfig, 'host' | 'port' | 'token' | 'allowedOrigins'> & { capacity?: Partial<Capacity> };
+  /**
+   * Where to listen, the access token (and the file it came from, if any: the start-up line then leaves it out), the
+   * extra allowed origins, and how much to admit (default DEFAULT_CAPACITY).
+   */
+  config: Pick<AirlockConfig, 'host' | 'port' | 'token' | 'tokenFile' | 'allowedOrigins'> & { capacity?: Partial<Capacity> };
   services: AirlockServices;
   /** Folder of the built web app. Default `apps/web/dist` of this repository. */
   webRoot?: string;
@@ -40,7 +43,24 @@ export interface StartServerOptions {
   keepAlive?: { pingMs: number; pongWaitMs: number };
   /** How long closing sockets get to say goodbye on shutdown before they are cut. Default 1,000 ms. */
   closeGraceMs?: number;
+  /** Deadlines of a plain HTTP socket, before or without an upgrade; one that misses one is closed. Default DEFAULT_HTTP_TIMEOUTS. */
+  httpTimeouts?: HttpTimeouts;
 }
+
+/** Deadlines of a plain HTTP socket. */
+export interface HttpTimeouts {
+  /** From its first byte, for a request's headers to arrive (an upgrade request's too). */
+  headersMs: number;
+  /** For a whole request to arrive (this server takes no bodies, so as long as the headers). */
+  requestMs: number;
+  /** How long a socket may wait for its next request once an answer is sent. */
+  keepAliveMs: number;
+  /** How long a socket may go with nothing read or written, as when a client stops reading an answer. */
+  idleMs: number;
+}
+
+/** Node's own are 60 s for the headers, 300 s for the request and none for a client that stops reading. */
+export const DEFAULT_HTTP_TIMEOUTS: Readonly<HttpTimeouts> = Object.freeze({ headersMs: 10_000, requestMs: 10_000, keepAliveMs: 5_000, idleMs: 30_000 });
 
 export interface RunningServer extends AsyncDisposable {
   /** `http://127.0.0.1:PORT`, without the token. */
@@ -63,7 +83,16 @@ const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { config, services } = options;
   const log = options.log ?? ((line: string) => console.log(line));
-  const server = createServer();
+  const timeouts = options.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS;
+  const server = createServer({
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    // Node checks the headers and request deadlines this often (30 s by default, which would stretch a 10 s deadline to 40).
+    connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs),
+  });
+  // With no 'timeout' listener, Node destroys a socket idle this long. `ws` turns it off on the sockets it takes over.
+  server.setTimeout(timeouts.idleMs);
   await listen(server, config.host, config.port);
   const address = server.address() as AddressInfo;
   const port = address.port;
@@ -76,16 +105,34 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 
   const capacity: Capacity = { ...DEFAULT_CAPACITY, ...config.capacity };
   const sendWindow = options.sendWindow ?? { highWaterBytes: 256 * 1024, stallMs: 30_000 };
+  // Sockets still speaking plain HTTP, oldest first, counted apart from WebSockets: one that upgrades leaves for the
+  // limits below. Over the cap the oldest gives way, so slow or idle sockets can neither use up the file descriptors
+  // nor keep out a newcomer, whose request (an upgrade's too) is answered in far less time than a flood needs to
+  // cycle through every place.
+  const httpSockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    if (httpSockets.size >= capacity.maxHttpConnections) {
+      const oldest = httpSockets.values().next().value;
+      if (oldest !== undefined) {
+        httpSockets.delete(oldest);
+        oldest.destroy();
+      }
+    }
+    httpSockets.add(socket);
+    socket.once('close', () => httpSockets.delete(socket));
+  });
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 1024 * 1024 });
-  // Sockets yet to present their token, oldest first, counted apart from authenticated ones: strangers fill only
-  // their own few places, and a newcomer takes the oldest stranger's place, so they cannot keep the UI out.
-  const unauthenticated = new Set<WebSocket>();
+  // Sockets yet to present their token, oldest first, with when each was admitted (performance.now()), counted apart
+  // from authenticated ones: strangers fill only their own few places. A newcomer takes the oldest one's place once
+  // that one has had authGraceMs, and is refused (503) while every place is younger, so a flood of strangers can
+  // neither keep the UI out for good nor cut a client between its socket opening and its token arriving.
+  const unauthenticated = new Map<WebSocket, number>();
   const authenticated = new WeakSet<WebSocket>();
   // Keyed by the upgrade request, which tRPC hands to createContext.
   const accepted = new WeakMap<IncomingMessage, { client: WebSocket; window: SocketSendWindow }>();
   let authenticatedCount = 0;
   wss.on('connection', (client: WebSocket) => {
-    unauthenticated.add(client);
+    unauthenticated.set(client, performance.now());
     const timer = setTimeout(() => {
       if (unauthenticated.has(client)) client.close(1008, 'no token presented');
     }, capacity.authTimeoutMs);
@@ -160,14 +207,18 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 
   // Every refusal happens here, before handleUpgrade: a refused client never gets a WebSocket at all.
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    httpSockets.delete(socket as Socket);
     socket.on('error', () => socket.destroy());
     if (pathOf(req.url) !== TRPC_PATH || !guard.check(req.headers).allowed) return refuseUpgrade(socket, 403, 'Forbidden');
     if (closing || authenticatedCount >= capacity.maxConnections) return refuseUpgrade(socket, 503, 'Service Unavailable');
     if (unauthenticated.size >= capacity.maxUnauthenticated) {
-      const oldest = unauthenticated.values().next().value;
+      const oldest = unauthenticated.entries().next().value;
       if (oldest !== undefined) {
-        unauthenticated.delete(oldest);
-        oldest.terminate();
+        const [client, admittedAt] = oldest;
+        // The oldest is the first to leave its grace: while it is still in it, so is every other one.
+        if (performance.now() - admittedAt < capacity.authGraceMs) return refuseUpgrade(socket, 503, 'Service Unavailable');
+        unauthenticated.delete(client);
+        client.terminate();
       }
     }
     wss.handleUpgrade(req, socket, head, (client) => {
@@ -186,11 +237,22 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     });
   });
 
-  log(`Airlock is running at ${url}/#token=${encodeURIComponent(config.token)}`);
+  log(
+    config.tokenFile === undefined
+      ? `Airlock is running at ${url}/#token=${encodeURIComponent(config.token)}`
+      : `Airlock is running at ${url}/ (token not shown: it is in ${config.tokenFile}; open ${url}/#token=<that token>, or paste it on the page)`,
+  );
+  if (!isLoopbackHost(address.address)) {
+    log(
+      `Warning: Airlock listens on ${address.address}, beyond this machine, over plain HTTP: the token, the chats and every decision ` +
+        'cross the network unencrypted, for anyone on the way to read and reuse. Put a reverse proxy that speaks TLS (https and wss) ' +
+        'in front of it, with only the proxy able to reach Airlock, or reach it through an SSH tunnel or a VPN.',
+    );
+  }
   log(`Model: ${describeModel(services.modelInfo())}`);
   const { workspace } = services.modelInfo();
   if (workspace !== undefined) log(`Workspace: ${workspace}`);
-  const sockets = capacity.maxConnections + capacity.maxUnauthenticated;
+  const sockets = capacity.maxConnections + capacity.maxUnauthenticated + capacity.maxHttpConnections;
   const fileLimit = openFileLimit();
   if (fileLimit !== undefined && fileLimit < sockets + RESERVED_FILES) {
     log(

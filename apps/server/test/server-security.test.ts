@@ -3,7 +3,7 @@ import { ApprovalRegistry } from '@airlock/core';
 import { deferred, hangingStep, ScriptedModel, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,15 +22,21 @@ interface TestServer extends AsyncDisposable {
 }
 
 async function startTestServer(
-  options: Partial<Omit<StartServerOptions, 'config' | 'services'>> & { allowedOrigins?: string[]; steps?: ScriptStep[]; capacity?: Partial<Capacity> } = {},
+  options: Partial<Omit<StartServerOptions, 'config' | 'services'>> & {
+    host?: string;
+    tokenFile?: string;
+    allowedOrigins?: string[];
+    steps?: ScriptStep[];
+    capacity?: Partial<Capacity>;
+  } = {},
 ): Promise<TestServer> {
-  const { allowedOrigins = [], steps = [], capacity = {}, ...rest } = options;
+  const { host = '127.0.0.1', tokenFile, allowedOrigins = [], steps = [], capacity = {}, ...rest } = options;
   const model = new ScriptedModel(steps);
   const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [] });
   const services: AirlockServices = { chat, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => MODEL_INFO };
   const lines: string[] = [];
   const server = await startServer({
-    config: { host: '127.0.0.1', port: 0, token: TOKEN, allowedOrigins, capacity },
+    config: { host, port: 0, token: TOKEN, allowedOrigins, capacity, ...(tokenFile === undefined ? {} : { tokenFile }) },
     services,
     webRoot: join(tmpdir(), 'airlock-no-such-web-root'),
     log: (line) => lines.push(line),
@@ -259,6 +265,26 @@ describe('HTTP endpoints', () => {
     expect(running.lines).toStrictEqual([`Airlock is running at http://127.0.0.1:${running.server.port}/#token=${TOKEN}`, 'Model: Demo model (offline)']);
   });
 
+  it('leaves the token out of the start-up line when it came from a file, and says which file holds it', async () => {
+    await using running = await startTestServer({ tokenFile: '/run/airlock/token' });
+    const url = `http://127.0.0.1:${running.server.port}`;
+
+    expect(running.lines).toStrictEqual([
+      `Airlock is running at ${url}/ (token not shown: it is in /run/airlock/token; open ${url}/#token=<that token>, or paste it on the page)`,
+      'Model: Demo model (offline)',
+    ]);
+  });
+
+  it('warns at start-up that it speaks plain HTTP when it listens beyond loopback', async () => {
+    await using running = await startTestServer({ host: '0.0.0.0' });
+
+    expect(running.lines).toContainEqual(
+      'Warning: Airlock listens on 0.0.0.0, beyond this machine, over plain HTTP: the token, the chats and every decision cross the network ' +
+        'unencrypted, for anyone on the way to read and reuse. Put a reverse proxy that speaks TLS (https and wss) in front of it, with only ' +
+        'the proxy able to reach Airlock, or reach it through an SSH tunnel or a VPN.',
+    );
+  });
+
   it('answers a hint page when the web app is not built', async () => {
     await using running = await startTestServer();
     const { port } = running.server;
@@ -429,6 +455,31 @@ describe('loadConfig', () => {
       modelUrl: 'http://127.0.0.1:8080/v1',
       allowedOrigins: ['https://chat.example.test', 'http://localhost:5173'],
     });
+  });
+
+  it('refuses a token file other users may read or change, naming it and the fix, and takes one only its owner may', async () => {
+    await using dir = await tempDir();
+    const file = join(dir.path, 'token');
+    await writeFile(file, `${TOKEN}\n`);
+
+    await chmod(file, 0o644);
+    expect(await problem(['--token-file', file])).toBe(`--token-file: "${file}" is open to other users (mode 0644); make it readable by you alone: chmod 600 ${file}`);
+    await chmod(file, 0o620);
+    expect(await problem([], { AIRLOCK_TOKEN_FILE: file })).toBe(`AIRLOCK_TOKEN_FILE: "${file}" is open to other users (mode 0620); make it readable by you alone: chmod 600 ${file}`);
+
+    await chmod(file, 0o600);
+    expect(loadConfig(['--token-file', file], {}, dir.path)).toMatchObject({ token: TOKEN, tokenGenerated: false, tokenFile: file, secretFiles: [file] });
+    await chmod(file, 0o400);
+    expect(loadConfig([], { AIRLOCK_TOKEN_FILE: file }, dir.path)).toMatchObject({ token: TOKEN, tokenFile: file });
+  });
+
+  it('quotes a token file path with spaces in the chmod it suggests', async () => {
+    await using dir = await tempDir();
+    const file = join(dir.path, "my token's file");
+    await writeFile(file, TOKEN, { mode: 0o640 });
+    await chmod(file, 0o640);
+
+    expect(await problem(['--token-file', file])).toBe(`--token-file: "${file}" is open to other users (mode 0640); make it readable by you alone: chmod 600 '${file.replaceAll("'", "'\\''")}'`);
   });
 
   it('names a bad port', async () => {

@@ -2,8 +2,9 @@ import { ChatService, type AppRouter, type ModelInfo } from '@airlock/api';
 import { ApprovalRegistry, type ModelPart } from '@airlock/core';
 import { deferred, hangingStep, ScriptedModel, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import { request } from 'node:http';
+import { mkdir, mkdtemp, realpath, rm, truncate, writeFile } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -16,26 +17,30 @@ import { startServer, type RunningServer, type StartServerOptions } from '../src
 const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
 const MODEL_INFO: ModelInfo = { provider: 'demo', baseURL: null, model: 'demo', demo: true };
 
-async function startTestServer(options: { steps?: ScriptStep[]; capacity?: Partial<Capacity>; sendWindow?: StartServerOptions['sendWindow'] } = {}) {
+async function startTestServer(
+  options: { steps?: ScriptStep[]; capacity?: Partial<Capacity> } & Pick<StartServerOptions, 'sendWindow' | 'httpTimeouts' | 'webRoot'> = {},
+) {
   const model = new ScriptedModel(options.steps ?? []);
   const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [] });
   const lines: string[] = [];
   const server = await startServer({
     config: { host: '127.0.0.1', port: 0, token: TOKEN, allowedOrigins: [], capacity: options.capacity ?? {} },
     services: { chat, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => MODEL_INFO },
-    webRoot: join(tmpdir(), 'airlock-no-such-web-root'),
+    webRoot: options.webRoot ?? join(tmpdir(), 'airlock-no-such-web-root'),
     log: (line) => lines.push(line),
     ...(options.sendWindow === undefined ? {} : { sendWindow: options.sendWindow }),
+    ...(options.httpTimeouts === undefined ? {} : { httpTimeouts: options.httpTimeouts }),
   });
   return { server, lines, [Symbol.asyncDispose]: () => server.close() };
 }
 
-function connectClient(server: RunningServer) {
+/** A tRPC client with the token; `retryDelayMs` is how long it waits to try again when its socket is refused or closed (default 60 s). */
+function connectClient(server: RunningServer, options: { retryDelayMs?: number } = {}) {
   const wsClient = createWSClient({
     url: server.wsUrl,
     WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
     connectionParams: { token: TOKEN },
-    retryDelayMs: () => 60_000,
+    retryDelayMs: () => options.retryDelayMs ?? 60_000,
   });
   const client = createTRPCClient<AppRouter>({ links: [wsLink({ client: wsClient })] });
   return { client, [Symbol.asyncDispose]: () => wsClient.close() };
@@ -67,15 +72,56 @@ function upgradeStatus(url: string): Promise<number> {
   });
 }
 
-function healthz(port: number): Promise<number> {
+/** The status `/healthz` answers with, on a socket of its own, or kept open afterwards in `agent` when it keeps sockets alive. */
+function healthz(port: number, agent?: Agent): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/healthz', headers: { Host: `127.0.0.1:${port}`, Connection: 'close' } }, (res) => {
+    const headers = { Host: `127.0.0.1:${port}`, ...(agent === undefined ? { Connection: 'close' } : {}) };
+    const req = request({ host: '127.0.0.1', port, path: '/healthz', headers, ...(agent === undefined ? {} : { agent }) }, (res) => {
       res.resume();
       resolve(res.statusCode ?? 0);
     });
     req.on('error', reject);
     req.end();
   });
+}
+
+/** A raw TCP socket to the server, once connected; `closed` resolves with every byte it received once the server closed it. */
+async function rawTcp(port: number, options: { paused?: boolean } = {}) {
+  const socket = connect(port, '127.0.0.1');
+  if (options.paused === true) socket.pause();
+  let received = 0;
+  socket.on('data', (chunk: Buffer) => (received += chunk.length));
+  socket.on('error', () => undefined);
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(received)));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('error', reject);
+  });
+  return { socket, closed, [Symbol.asyncDispose]: async () => void socket.destroy() };
+}
+
+/**
+ * A WebSocket that has not presented its token yet. `ask()` asks model.info and resolves with the answer, or with
+ * 'closed' when the socket closes first; `present()` presents the token, then asks.
+ */
+async function quietSocket(server: RunningServer) {
+  const socket = new WebSocket(`${server.wsUrl}?connectionParams=1`);
+  const closed = new Promise<{ code: number }>((resolve) => socket.on('close', (code) => resolve({ code })));
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  const ask = () => {
+    const answer = new Promise<WireMessage>((resolve) => socket.once('message', (data: Buffer) => resolve(JSON.parse(data.toString('utf8')) as WireMessage)));
+    socket.send(JSON.stringify({ id: 1, method: 'query', params: { path: 'model.info' } }));
+    return Promise.race([answer, closed.then(() => 'closed' as const)]);
+  };
+  const present = () => {
+    socket.send(JSON.stringify({ method: 'connectionParams', data: { token: TOKEN } }));
+    return ask();
+  };
+  return { socket, closed, present, ask, [Symbol.asyncDispose]: async () => socket.terminate() };
 }
 
 /** A model turn of `count` text deltas of `size` characters each. */
@@ -265,7 +311,7 @@ describe('a subscription id already in use', () => {
 
 describe('sockets without a token', () => {
   it('fill only their own places: clients with the token still connect, up to the cap, while 64 strangers keep trying', async () => {
-    await using running = await startTestServer({ capacity: { maxConnections: 2 } });
+    await using running = await startTestServer({ capacity: { maxConnections: 2, authGraceMs: 100 } });
     const strangers = Array.from({ length: 64 }, () => new WebSocket(`${running.server.wsUrl}?connectionParams=1`));
     let closedCount = 0;
     await Promise.all(
@@ -282,8 +328,9 @@ describe('sockets without a token', () => {
       ),
     );
     try {
-      await using first = connectClient(running.server);
-      await using second = connectClient(running.server);
+      // Refused while every stranger is in its grace, they try again, as the web app does, and take a stranger's place.
+      await using first = connectClient(running.server, { retryDelayMs: 20 });
+      await using second = connectClient(running.server, { retryDelayMs: 20 });
       expect(await first.client.model.info.query()).toStrictEqual(MODEL_INFO);
       expect(await second.client.model.info.query()).toStrictEqual(MODEL_INFO);
       await vi.waitFor(() => expect(closedCount).toBeGreaterThanOrEqual(64 - DEFAULT_CAPACITY.maxUnauthenticated));
@@ -293,6 +340,28 @@ describe('sockets without a token', () => {
       for (const socket of strangers) socket.terminate();
     }
   }, 30_000);
+
+  it('keep their place for the grace: a newcomer is refused with 503 rather than cut a socket whose token is on its way', async () => {
+    await using running = await startTestServer({ capacity: { maxUnauthenticated: 2, authGraceMs: 60_000 } });
+    await using first = await quietSocket(running.server);
+    await using second = await quietSocket(running.server);
+
+    expect(await upgradeStatus(running.server.wsUrl)).toBe(503);
+
+    expect(await first.present()).toMatchObject({ result: { type: 'data' } });
+    expect(await second.present()).toMatchObject({ result: { type: 'data' } });
+  });
+
+  it('give their place to a newcomer once their grace is over, the oldest first', async () => {
+    await using running = await startTestServer({ capacity: { maxUnauthenticated: 2, authGraceMs: 0 } });
+    await using first = await quietSocket(running.server);
+    await using second = await quietSocket(running.server);
+
+    expect(await upgradeStatus(running.server.wsUrl)).toBe(101);
+
+    expect(await first.closed).toStrictEqual({ code: 1006 });
+    expect(await second.present()).toMatchObject({ result: { type: 'data' } });
+  });
 
   it('refuses a token presented after the server is full with TOO_MANY_REQUESTS', async () => {
     await using running = await startTestServer({ capacity: { maxConnections: 1 } });
@@ -316,6 +385,65 @@ describe('sockets without a token', () => {
   });
 });
 
+describe('plain HTTP sockets', () => {
+  const PATIENT = { headersMs: 60_000, requestMs: 60_000, keepAliveMs: 60_000, idleMs: 60_000 };
+
+  it('are at most the configured number at once: a newcomer takes the oldest one’s place, and a socket that upgrades leaves the count', async () => {
+    await using running = await startTestServer({ capacity: { maxHttpConnections: 2 }, httpTimeouts: PATIENT });
+    const { port } = running.server;
+    await using upgraded = await quietSocket(running.server);
+    expect(await upgraded.present()).toMatchObject({ result: { type: 'data' } });
+    // Accepted in the order they connected: each is counted before the next one.
+    await using oldest = await rawTcp(port);
+    await using second = await rawTcp(port);
+    for (const slow of [oldest, second]) slow.socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
+
+    expect(await healthz(port)).toBe(200);
+
+    expect(await oldest.closed).toBe(0);
+    const answer = new Promise<string>((resolve) => second.socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1'))));
+    second.socket.write('\r\n');
+    expect(await answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(await upgraded.ask()).toMatchObject({ result: { type: 'data' } });
+  }, 20_000);
+
+  it('are closed when the request does not arrive in time, or nothing more comes, while WebSockets stay', async () => {
+    await using running = await startTestServer({ httpTimeouts: { headersMs: 100, requestMs: 100, keepAliveMs: 100, idleMs: 100 } });
+    const { port } = running.server;
+    await using upgraded = connectClient(running.server);
+    expect(await upgraded.client.model.info.query()).toStrictEqual(MODEL_INFO);
+    await using slow = await rawTcp(port);
+    await using silent = await rawTcp(port);
+    await using answered = await rawTcp(port);
+
+    slow.socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
+    answered.socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+
+    await Promise.all([slow.closed, silent.closed, answered.closed]);
+    // Older than every deadline by now, the WebSocket still answers.
+    expect(await upgraded.client.model.info.query()).toStrictEqual(MODEL_INFO);
+  }, 20_000);
+
+  it('is closed once it stops reading an answer', async () => {
+    await using dir = await tempDir();
+    const size = 32 * 1024 * 1024;
+    await mkdir(join(dir.path, 'web'));
+    await writeFile(join(dir.path, 'web', 'big.bin'), '');
+    // Sparse: larger than every buffer between the server and a client that reads nothing.
+    await truncate(join(dir.path, 'web', 'big.bin'), size);
+    await using running = await startTestServer({ httpTimeouts: { ...PATIENT, idleMs: 200 }, webRoot: join(dir.path, 'web') });
+    const { port } = running.server;
+    await using reader = await rawTcp(port, { paused: true });
+    reader.socket.write(`GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+
+    // The answer is cut short when the server gives up on the socket, which it logs.
+    await vi.waitFor(() => expect(running.lines).toContainEqual(expect.stringMatching(/^Error serving GET request: /)), { timeout: 30_000, interval: 20 });
+
+    reader.socket.resume();
+    expect(await reader.closed).toBeLessThan(size);
+  });
+});
+
 async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
   const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-limits-')));
   return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
@@ -327,11 +455,13 @@ describe('capacity settings', () => {
     return loadConfig(argv, env, dir.path);
   };
 
-  it('default to 4096 connections, 16 without a token for 3 s, and 4 runs (30 a minute, 10 at once) and 32 subscriptions per connection', async () => {
+  it('default to 4096 connections, 16 without a token for 3 s (the oldest giving way to a newcomer), 128 plain HTTP sockets, and 4 runs (30 a minute, 10 at once) and 32 subscriptions per connection', async () => {
     expect((await load([])).capacity).toStrictEqual({
       maxConnections: 4096,
       maxUnauthenticated: 16,
       authTimeoutMs: 3000,
+      authGraceMs: 0,
+      maxHttpConnections: 128,
       runsPerConnection: 4,
       runsPerMinute: 30,
       runBurst: 10,
@@ -341,13 +471,23 @@ describe('capacity settings', () => {
   });
 
   it('are read from flags and the environment, flags first', async () => {
-    const env = { AIRLOCK_MAX_CONNECTIONS: '100', AIRLOCK_MAX_UNAUTHENTICATED: '4', AIRLOCK_AUTH_TIMEOUT_MS: '500', AIRLOCK_RUNS_PER_CONNECTION: '2', AIRLOCK_MAX_MODEL_REQUESTS: '9' };
-    const argv = ['--max-connections', '200', '--runs-per-minute', '5', '--run-burst', '3', '--subscriptions-per-connection', '8'];
+    const env = {
+      AIRLOCK_MAX_CONNECTIONS: '100',
+      AIRLOCK_MAX_UNAUTHENTICATED: '4',
+      AIRLOCK_AUTH_TIMEOUT_MS: '500',
+      AIRLOCK_AUTH_GRACE_MS: '0',
+      AIRLOCK_MAX_HTTP_CONNECTIONS: '10',
+      AIRLOCK_RUNS_PER_CONNECTION: '2',
+      AIRLOCK_MAX_MODEL_REQUESTS: '9',
+    };
+    const argv = ['--max-connections', '200', '--max-http-connections', '32', '--runs-per-minute', '5', '--run-burst', '3', '--subscriptions-per-connection', '8'];
 
     expect((await load(argv, env)).capacity).toStrictEqual({
       maxConnections: 200,
       maxUnauthenticated: 4,
       authTimeoutMs: 500,
+      authGraceMs: 0,
+      maxHttpConnections: 32,
       runsPerConnection: 2,
       runsPerMinute: 5,
       runBurst: 3,
@@ -368,12 +508,13 @@ describe('capacity settings', () => {
     expect(await problem(['--max-connections', '0'])).toBe('--max-connections: must be a whole number from 1 to 1000000');
     expect(await problem([], { AIRLOCK_AUTH_TIMEOUT_MS: '3s' })).toBe('AIRLOCK_AUTH_TIMEOUT_MS: must be a whole number from 100 to 60000');
     expect(await problem(['--subscriptions-per-connection=-1'])).toBe('--subscriptions-per-connection: must be a whole number from 1 to 10000');
+    expect(await problem(['--max-http-connections', '0'])).toBe('--max-http-connections: must be a whole number from 1 to 100000');
   });
 
   it('warn at start-up when the open-file limit is below what they allow', async () => {
     const limit = openFileLimit();
     await using running = await startTestServer({ capacity: { maxConnections: 1_000_000 } });
     const warning = running.lines.find((line) => line.startsWith('Warning: this process may open'));
-    expect(warning).toEqual(limit === undefined ? undefined : expect.stringContaining(`may open ${limit} files, fewer than the 1000016 sockets`));
+    expect(warning).toEqual(limit === undefined ? undefined : expect.stringContaining(`may open ${limit} files, fewer than the 1000144 sockets`));
   });
 });

@@ -82,7 +82,8 @@ export async function startShippedServer(options: { modelUrl: string; nodeOption
     let out = '';
     const onData = (data: Buffer) => {
       out += data.toString();
-      const found = /Airlock is running at (http:\/\/\S+?)\/#token=/.exec(out);
+      // The token came from a file, so the server leaves it out of the link.
+      const found = /Airlock is running at (http:\/\/[^/\s]+)\//.exec(out);
       if (found) {
         launcher.stdout.off('data', onData);
         resolve(found[1]!);

@@ -62,6 +62,8 @@ export async function startAirlockUnderTest(options: AirlockUnderTestOptions = {
       maxConnections: 4096,
       maxUnauthenticated: 16,
       authTimeoutMs: 3000,
+      authGraceMs: 0,
+      maxHttpConnections: 128,
       runsPerConnection: 4,
       runsPerMinute: 1000,
       runBurst: 1000,
