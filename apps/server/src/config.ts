@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, readFileSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { homedir, hostname } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 
@@ -115,7 +116,7 @@ Options (each also readable from the environment):
   --host <host>          AIRLOCK_HOST          interface to bind (default 127.0.0.1)
   --port <port>          AIRLOCK_PORT          port (default 7700)
   --allow-remote         AIRLOCK_ALLOW_REMOTE=1  allow binding a non-loopback host
-  --workspace <dir>      AIRLOCK_WORKSPACE     folder the tools act in (default: current directory)
+  --workspace <dir>      AIRLOCK_WORKSPACE     folder the tools act in (default: where you started; ~/airlock-workspace from Airlock's own folder)
   --model-url <url>      AIRLOCK_MODEL_URL     OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1
   --model <name>         AIRLOCK_MODEL         model name sent to that server
   --mcp-config <file>    AIRLOCK_MCP_CONFIG    MCP servers file ({"mcpServers": {...}})
@@ -209,7 +210,12 @@ interface Sourced {
  * Reads and validates the configuration once, from command-line flags (which win) and the environment.
  * Throws ConfigError naming the variable or flag at fault.
  */
-export function loadConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, cwd: string = process.cwd()): AirlockConfig {
+export function loadConfig(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string = process.cwd(),
+  installation: string = INSTALLATION,
+): AirlockConfig {
   const flags = parseFlags(argv);
   const pick = (flag: keyof typeof FLAGS, variable: string): Sourced | undefined => {
     const fromFlag = flags[flag];
@@ -231,7 +237,14 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
   const token = givenToken ?? randomBytes(32).toString('base64url');
 
   const workspaceInput = pick('workspace', 'AIRLOCK_WORKSPACE');
-  const workspace = directory(workspaceInput ?? { value: cwd, source: 'the current directory' }, cwd);
+  const workspace = workspaceInput === undefined ? defaultWorkspace(env, cwd, installation) : directory(workspaceInput, cwd);
+  const overlap = installationOverlap(workspace, installation);
+  if (overlap !== null) {
+    throw new ConfigError(
+      workspaceInput?.source ?? 'the workspace',
+      `"${workspace}" ${overlap} Airlock's own files (${realpathOr(installation)}): a tool allowed there could change Airlock itself, its web page or its launcher, and so every later decision. Choose a folder of its own with --workspace`,
+    );
+  }
   const mcpInput = pick('mcp-config', 'AIRLOCK_MCP_CONFIG');
 
   return {
@@ -383,6 +396,52 @@ export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   if (bare === 'localhost' || bare === '::1') return true;
   return isIP(bare) === 4 && bare.startsWith('127.');
+}
+
+/** This checkout or installation: the folder holding apps/ and packages/ (from src/config.ts or dist/main.js, three up). */
+const INSTALLATION = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** Used when no workspace is given and the folder Airlock was started from is its own (`npm start` in the checkout). */
+export const FALLBACK_WORKSPACE = 'airlock-workspace';
+
+/**
+ * The folder the person started Airlock from (npm's INIT_CWD: `npm start` itself runs in the checkout), unless that
+ * is Airlock's own folder or inside it; then ~/airlock-workspace, made owner-only if it is new.
+ */
+function defaultWorkspace(env: Readonly<Record<string, string | undefined>>, cwd: string, installation: string): string {
+  const initCwd = env.INIT_CWD;
+  const startedFrom = initCwd !== undefined && isAbsolute(initCwd) ? initCwd : cwd;
+  const started = directory({ value: startedFrom, source: initCwd === undefined ? 'the current directory' : 'INIT_CWD' }, cwd);
+  if (installationOverlap(started, installation) === null) return started;
+  const fallback = join(env.HOME ?? homedir(), FALLBACK_WORKSPACE);
+  try {
+    mkdirSync(fallback, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new ConfigError('the workspace', `"${fallback}" ${describeFsError(error)}; give one with --workspace`);
+  }
+  return directory({ value: fallback, source: 'the workspace' }, cwd);
+}
+
+/** How a workspace sits against the installation: null when apart. Both are real paths or resolved as such. */
+function installationOverlap(workspace: string, installation: string): string | null {
+  const root = realpathOr(installation);
+  if (workspace === root) return 'is the folder of';
+  if (isWithin(root, workspace)) return 'holds';
+  if (isWithin(workspace, root)) return 'is inside';
+  return null;
+}
+
+function isWithin(inner: string, outer: string): boolean {
+  const path = relative(outer, inner);
+  return path !== '' && path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path);
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
 }
 
 function directory(input: Sourced, cwd: string): string {

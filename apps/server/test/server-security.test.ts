@@ -3,10 +3,11 @@ import { ApprovalRegistry } from '@airlock/core';
 import { deferred, hangingStep, ScriptedModel, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ConfigError, loadConfig, type Capacity } from '../src/config';
@@ -431,6 +432,34 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ host: '127.0.0.1', port: 7700, allowRemote: false, workspace: dir.path, tokenGenerated: true, allowedOrigins: [] });
     expect(config.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(loadConfig([], {}, dir.path).token).not.toBe(config.token);
+  });
+
+  it("never takes Airlock's own folder as the workspace: from there it defaults to ~/airlock-workspace", async () => {
+    await using home = await tempDir();
+    const checkout = fileURLToPath(new URL('../../..', import.meta.url));
+    // `npm start` runs in the checkout, and npm names where the person typed it in INIT_CWD.
+    for (const env of [{ HOME: home.path }, { HOME: home.path, INIT_CWD: checkout }, { HOME: home.path, INIT_CWD: join(checkout, 'apps') }]) {
+      expect(loadConfig([], env, checkout).workspace).toBe(join(home.path, 'airlock-workspace'));
+    }
+    expect((await stat(join(home.path, 'airlock-workspace'))).mode & 0o777).toBe(0o700);
+
+    await using project = await tempDir();
+    expect(loadConfig([], { HOME: home.path, INIT_CWD: project.path }, checkout).workspace).toBe(project.path);
+  });
+
+  it("refuses a workspace that is, holds or is inside Airlock's own folder", async () => {
+    await using dir = await tempDir();
+    const checkout = await realpath(fileURLToPath(new URL('../../..', import.meta.url)));
+    for (const [workspace, how] of [
+      [checkout, 'is the folder of'],
+      [join(checkout, 'apps', 'web', 'dist'), 'is inside'],
+      [join(checkout, '..'), 'holds'],
+    ] as const) {
+      const attempt = () => loadConfig(['--workspace', workspace], {}, dir.path);
+      expect(attempt).toThrow(ConfigError);
+      expect(attempt).toThrow(`${how} Airlock's own files (${checkout}): a tool allowed there could change Airlock itself`);
+    }
+    expect(() => loadConfig([], { AIRLOCK_WORKSPACE: checkout }, dir.path)).toThrow(/^AIRLOCK_WORKSPACE: /);
   });
 
   it('keeps chats in the XDG data folder unless told otherwise', async () => {
