@@ -392,6 +392,28 @@ function validate<T>(schema: z.ZodType<T, string>, input: Sourced | undefined): 
   return result.data;
 }
 
+/**
+ * Said at start-up when tools may reach the shared database without a secret: a URL with no password authenticates
+ * by the database's own rules (trust, peer), which a sandboxed command meets as well as the server does, over TCP
+ * while tools have the network. Null when there is nothing to say.
+ */
+export function databaseReachWarning(config: Pick<AirlockConfig, 'database' | 'toolNetwork'>): string | null {
+  if (config.database === undefined || !config.toolNetwork) return null;
+  let password = '';
+  try {
+    const url = new URL(config.database.url);
+    password = url.password || (url.searchParams.get('password') ?? '');
+  } catch {
+    return null;
+  }
+  if (password !== '') return null;
+  return (
+    'Warning: the database URL has no password, and tools run with the network on. If the database lets this user in ' +
+    'without one (trust or peer authentication), a command you allow can connect too and write rules or decisions ' +
+    'that apply to every later call. Give Airlock a database role with a password, or run tools with --tool-network off.'
+  );
+}
+
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   if (bare === 'localhost' || bare === '::1') return true;

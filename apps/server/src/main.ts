@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, USAGE } from './config';
+import { ConfigError, databaseReachWarning, loadConfig, USAGE } from './config';
 import { createServices } from './create-services';
 import { environmentSecretWarning, openLauncherLink, WARNED_SECRETS } from './launcher-link';
 import { startServer } from './start-server';
@@ -13,6 +13,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const env = { ...process.env, ...link?.secrets };
   for (const name of WARNED_SECRETS) if (env[name] !== undefined && env[name] !== '') console.warn(environmentSecretWarning(name));
   const config = loadConfig(argv, env);
+  const databaseWarning = databaseReachWarning(config);
+  if (databaseWarning !== null) console.warn(databaseWarning);
   const created = await createServices(config, { env: process.env });
   let server;
   try {

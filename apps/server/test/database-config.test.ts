@@ -2,7 +2,7 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config';
+import { ConfigError, databaseReachWarning, loadConfig } from '../src/config';
 
 async function load(argv: string[], env: Record<string, string> = {}) {
   const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-db-config-')));
@@ -43,5 +43,14 @@ describe('settings for several instances on PostgreSQL', () => {
     expect(await problem(['--database-url', 'postgres://db/x', '--lease-ms', '50'])).toBe('--lease-ms: must be a whole number of milliseconds from 200 to 600000');
     expect(await problem(['--database-url', 'postgres://db/x'], { AIRLOCK_DATABASE_POOL: '1' })).toBe('AIRLOCK_DATABASE_POOL: must be a whole number from 2 to 1000');
     expect(await problem(['--instance-id', 'a'])).toBe('--instance-id / AIRLOCK_INSTANCE_ID: only applies with --database-url / AIRLOCK_DATABASE_URL');
+  });
+
+  it('warn at start-up when tools with the network could reach a database that asks no password', async () => {
+    const warning = (url: string, network = 'on') => databaseReachWarning({ toolNetwork: network === 'on', database: { url, schema: undefined, instanceId: 'a', leaseMs: 10_000, poolSize: 20 } });
+    expect(warning('postgres://airlock@127.0.0.1:5432/airlock')).toMatch(/^Warning: the database URL has no password, and tools run with the network on/);
+    expect(warning('postgres://airlock@127.0.0.1:5432/airlock', 'off')).toBeNull();
+    expect(warning('postgres://airlock:s3cret@127.0.0.1:5432/airlock')).toBeNull();
+    expect(warning('postgres://airlock@127.0.0.1:5432/airlock?password=s3cret')).toBeNull();
+    expect(databaseReachWarning(await load([]))).toBeNull();
   });
 });
