@@ -3,7 +3,7 @@ import { ApprovalRegistry, type ModelPart } from '@airlock/core';
 import { deferred, hangingStep, ScriptedModel, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
 import { mkdir, mkdtemp, realpath, rm, truncate, writeFile } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
+import { request, type Agent } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
