@@ -957,7 +957,10 @@ export class ChatService {
     const calls = unfinished.map((call): ResumedCall => {
       const record = records.get(call.id);
       if (!record) return { call, state: 'new' };
-      if (record.outcome !== null && record.result !== null) return { call, state: 'ended', outcome: record.outcome, result: record.result };
+      if (record.outcome !== null && record.result !== null) {
+        const ended = { call, state: 'ended' as const, outcome: record.outcome, result: record.result };
+        return record.cut === null ? ended : { ...ended, cut: record.cut };
+      }
       const decidedUnseen = record.decision !== null && !decisionEvents.has(call.id) && record.approvalId !== '';
       if (record.decision === null || decidedUnseen) {
         if (record.approvalId === '') return { call, state: 'ended', outcome: 'cancelled', result: toolResultText.notStartedBeforeRestart(call.name) };
@@ -1169,7 +1172,7 @@ export class ChatService {
         };
       }
       case 'tool-end':
-        return { kind: 'end', toolCallId: event.toolCallId, outcome: event.outcome, result: event.result, endedAt: at };
+        return { kind: 'end', toolCallId: event.toolCallId, outcome: event.outcome, result: event.result, ...(event.cut === undefined ? {} : { cut: event.cut }), endedAt: at };
       case 'run-start':
       case 'status':
       case 'text-delta':

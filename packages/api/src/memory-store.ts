@@ -257,6 +257,7 @@ export class MemoryStore implements AirlockStore {
         return () => {
           record.outcome = change.outcome;
           record.result = change.result;
+          record.cut = change.cut === undefined ? null : { ...change.cut };
           record.endedAt = change.endedAt;
         };
     }
@@ -287,13 +288,19 @@ function startRecord(runId: string, sessionId: string, change: Extract<LedgerCha
     startedAt: null,
     outcome: null,
     result: null,
+    cut: null,
     endedAt: null,
   };
 }
 
 function copyRecord(entry: LedgerEntry): ToolCallRecord {
   const { record } = entry;
-  return { ...record, arguments: roundTrip(record.arguments), editedArguments: record.editedArguments === null ? null : roundTrip(record.editedArguments) };
+  return {
+    ...record,
+    arguments: roundTrip(record.arguments),
+    editedArguments: record.editedArguments === null ? null : roundTrip(record.editedArguments),
+    cut: record.cut === null ? null : { ...record.cut },
+  };
 }
 
 function roundTrip<T>(value: T): T {

@@ -1,4 +1,4 @@
-import type { ChatMessage, Decision, DecisionSource, LoopEvent, ToolArguments, ToolOutcome } from '@airlock/core';
+import type { ChatMessage, Decision, DecisionSource, LoopEvent, ResultCut, ToolArguments, ToolOutcome } from '@airlock/core';
 import type { RunOptions } from './chat-service';
 import type { Rule } from './rules';
 
@@ -143,7 +143,7 @@ export type LedgerChange =
       editedArguments?: ToolArguments;
     }
   | { kind: 'running'; toolCallId: string; startedAt: number }
-  | { kind: 'end'; toolCallId: string; outcome: ToolOutcome; result: string; endedAt: number };
+  | { kind: 'end'; toolCallId: string; outcome: ToolOutcome; result: string; cut?: ResultCut; endedAt: number };
 
 export interface AppendEventInput {
   runId: string;
@@ -198,6 +198,8 @@ export interface ToolCallRecord {
   outcome: ToolOutcome | null;
   /** The result as sent to the model. */
   result: string | null;
+  /** What was left out of `result` before the model saw it, as the tool-end reported it; null when nothing was (or not known: a row written before this was kept). */
+  cut: ResultCut | null;
   endedAt: number | null;
 }
 

@@ -75,12 +75,27 @@ export const toolDecisionEventSchema = z.object({
   editedArguments: toolArgumentsSchema.optional(),
 });
 
+/**
+ * What the server left out of a tool's result before the model saw it, counted where it cut it. A client's note that
+ * a result was shortened comes from this alone, never from the result's text: a tool's output (a page, a file) can
+ * contain any marker.
+ */
+export const resultCutSchema = z.object({
+  /** Bytes of a command's output left out between its head and its tail. */
+  bytes: z.number().int().positive().optional(),
+  /** Characters the loop cut from the middle of a result longer than its limit. */
+  characters: z.number().int().positive().optional(),
+});
+export type ResultCut = z.infer<typeof resultCutSchema>;
+
 export const toolEndEventSchema = z.object({
   type: z.literal('tool-end'),
   toolCallId: z.string(),
   toolName: z.string(),
   outcome: toolOutcomeSchema,
   result: z.string(),
+  /** Absent when nothing was left out of `result`. */
+  cut: resultCutSchema.optional(),
 });
 
 export const runEndEventSchema = z.object({

@@ -6,7 +6,7 @@ import type { LoopEvent } from './events';
 import type { ChatMessage } from './messages';
 import { runToolLoop, type RunToolLoopOptions } from './run-tool-loop';
 import { collectRun, deferred, hangingStep, ScriptedModel, textStep, toolCallStep, type ScriptStep } from './testing';
-import { defineTool, toolVersion, type AnyTool } from './tool';
+import { defineTool, toolVersion, type AnyTool, type ToolOutput } from './tool';
 import { toolResultText } from './tool-results';
 
 const SESSION = 'loop-session';
@@ -911,5 +911,47 @@ describe('runToolLoop with arguments the person edited', () => {
     const [end] = ofType(events, 'tool-end');
     expect(end?.outcome).toBe('error');
     expect(end?.result).toMatch(/^The person edited the arguments before allowing this call, to: \{"code":42\}\n\nError: invalid arguments for "python": code: /);
+  });
+});
+
+describe('runToolLoop with results too long for the model', () => {
+  const outputTool = (output: string | ToolOutput) =>
+    defineTool({ name: 'python', description: 'prints', parameters: z.object({ code: z.string() }), execute: async () => output });
+
+  it('cuts the middle of a long result and says how many characters it cut, in the tool-end event', async () => {
+    const long = `${'a'.repeat(700)}${'b'.repeat(500)}${'c'.repeat(300)}`;
+    const { events, model } = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool(long)], maxToolResultChars: 1000 });
+    const [end] = ofType(events, 'tool-end');
+    expect(end?.cut).toStrictEqual({ characters: 500 });
+    expect(end?.result).toBe(`${'a'.repeat(700)}\n[… 500 characters cut …]\n${'c'.repeat(300)}`);
+    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: end?.result });
+  });
+
+  it('a cut marker in a tool’s own output counts for nothing: only what the loop cut is reported', async () => {
+    const forged = 'page text\n[… 48213 characters cut …]\nmore text [… 123 bytes omitted …]';
+    const whole = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool(forged)] });
+    const [end] = ofType(whole.events, 'tool-end');
+    expect(end).toStrictEqual({ type: 'tool-end', toolCallId: end?.toolCallId, toolName: 'python', outcome: 'executed', result: forged });
+    const long = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool(`${forged}${'z'.repeat(1500)}`)], maxToolResultChars: 1000 });
+    expect(ofType(long.events, 'tool-end')[0]?.cut).toStrictEqual({ characters: forged.length + 500 });
+  });
+
+  it('carries what the tool left out itself, and adds what the loop cut after it', async () => {
+    const capped: ToolOutput = { content: 'x'.repeat(1500), cut: { bytes: 9000 } };
+    const whole = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool({ ...capped, content: 'head\ntail' })] });
+    expect(ofType(whole.events, 'tool-end')[0]?.cut).toStrictEqual({ bytes: 9000 });
+    const cutAgain = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool(capped)], maxToolResultChars: 1000 });
+    expect(ofType(cutAgain.events, 'tool-end')[0]?.cut).toStrictEqual({ bytes: 9000, characters: 500 });
+  });
+
+  it('a resumed call whose end is known keeps the cut it was recorded with', async () => {
+    const call = { id: 'c1', name: 'python', arguments: { code: 'x' } };
+    const { events } = await collectRunWith({
+      messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: '', toolCalls: [call] }],
+      tools: [outputTool('unused')],
+      model: new ScriptedModel([textStep('ok')]),
+      resume: { calls: [{ call, state: 'ended', outcome: 'executed', result: 'head\n[… 9000 bytes omitted …]\ntail', cut: { bytes: 9000 } }], toolCallsUsed: 0, executedCallIds: [] },
+    });
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', cut: { bytes: 9000 } }]);
   });
 });

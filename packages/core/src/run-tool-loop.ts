@@ -2,7 +2,7 @@ import { DEFAULT_DECISION_TIMEOUT_MS, type ApprovalRegistry, type ApprovalTicket
 import { Cancellation, linkedController, type CancelSignal } from './cancellation';
 import type { ChatModel, ChatRequest, ToolSpec } from './chat-model';
 import { errorMessage } from './errors';
-import type { Decision, LoopEvent, RunEndReason, ToolArguments, ToolOutcome } from './events';
+import type { Decision, LoopEvent, ResultCut, RunEndReason, ToolArguments, ToolOutcome } from './events';
 import { randomId } from './ids';
 import { canonicalJson, deepFreeze } from './json';
 import { parseToolArguments } from './json-repair';
@@ -100,7 +100,7 @@ export type ResumedCall =
   /** Announced and waiting: the restored ticket, with its own approval id and deadline. */
   | { call: ToolCall; state: 'waiting'; ticket: ApprovalTicket }
   /** Its end is already known (interrupted while it ran, or decided against): only its tool-end is left to emit. */
-  | { call: ToolCall; state: 'ended'; outcome: ToolOutcome; result: string };
+  | { call: ToolCall; state: 'ended'; outcome: ToolOutcome; result: string; cut?: ResultCut };
 
 export interface RunResult {
   runId: string;
@@ -121,6 +121,8 @@ interface PlannedCall {
 interface CallResult {
   outcome: ToolOutcome;
   result: string;
+  /** What the tool left out of `result`, by its own count. */
+  cut?: ResultCut;
   /** Set when the tool was started (whatever came of it). */
   ran?: true;
 }
@@ -299,9 +301,9 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           }
         }
         if (result.outcome === 'executed') (succeeded ??= new Set()).add(callKey(ran));
-        const content = capResult(result.result, options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS);
+        const { content, cut } = capResult(result, options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS);
         append({ role: 'tool', toolCallId: call.id, toolName: call.name, content });
-        yield { type: 'tool-end', toolCallId: call.id, toolName: call.name, outcome: result.outcome, result: content };
+        yield { type: 'tool-end', toolCallId: call.id, toolName: call.name, outcome: result.outcome, result: content, ...(cut === undefined ? {} : { cut }) };
       }
     } finally {
       // Also reached when the consumer stops iterating while calls wait: no slot may outlive the run.
@@ -316,8 +318,10 @@ function resumedPlan(resumed: ResumedCall): PlannedCall {
       return { call: resumed.call };
     case 'waiting':
       return { call: resumed.call, resumed: { ticket: resumed.ticket } };
-    case 'ended':
-      return { call: resumed.call, resumed: { end: { outcome: resumed.outcome, result: resumed.result } } };
+    case 'ended': {
+      const { outcome, result, cut } = resumed;
+      return { call: resumed.call, resumed: { end: cut === undefined ? { outcome, result } : { outcome, result, cut } } };
+    }
   }
 }
 
@@ -677,7 +681,8 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
     const execution = tool.execute(given as typeof checked.data, { signal: controller.signal, timeoutMs, sessionId: options.sessionId });
     const output = await raceAbort(execution, controller.signal);
     if (typeof output === 'string') return { outcome: 'executed', result: output, ran: true };
-    return { outcome: output.isError ? 'error' : 'executed', result: output.content, ran: true };
+    const outcome = output.isError ? 'error' : 'executed';
+    return output.cut === undefined ? { outcome, result: output.content, ran: true } : { outcome, result: output.content, cut: output.cut, ran: true };
   } catch (error) {
     if (runSignal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelledWhileRunning(tool.name), ran: true };
     if (timedOut) return { outcome: 'error', result: `Error: the tool "${tool.name}" timed out after ${timeoutMs} ms and was stopped.`, ran: true };
@@ -749,12 +754,19 @@ function invalidArguments(toolName: string, error: { issues: readonly { path: re
   return `Error: invalid arguments for "${toolName}": ${details.join('; ')}. Fix them and call again.`;
 }
 
-function capResult(text: string, max: number): string {
-  if (text.length <= max) return text;
+/**
+ * The result as the model gets it: a text longer than `max` loses its middle. What was left out, by the tool and here,
+ * is counted as it is cut; the marker in the text is for the model only (a tool's output can contain one too).
+ */
+function capResult({ result: text, cut }: CallResult, max: number): { content: string; cut: ResultCut | undefined } {
+  if (text.length <= max) return { content: text, cut };
   const head = Math.floor(max * 0.7);
   const tailLength = max - head;
   const dropped = text.length - head - tailLength;
-  return `${text.slice(0, head)}\n[… ${dropped} characters cut …]\n${text.slice(text.length - tailLength)}`;
+  return {
+    content: `${text.slice(0, head)}\n[… ${dropped} characters cut …]\n${text.slice(text.length - tailLength)}`,
+    cut: { ...cut, characters: (cut?.characters ?? 0) + dropped },
+  };
 }
 
 /** Rejects as soon as `signal` aborts, whether or not the promise ever settles. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ArgumentIssue } from './errors';
+import type { ResultCut } from './events';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -37,6 +38,8 @@ export interface ToolOutput {
   content: string;
   /** The tool ran but failed; the content explains why and goes back to the model. */
   isError?: boolean;
+  /** What the tool itself left out of `content` (a command's output kept as head and tail), counted as it cut. Default nothing. */
+  cut?: ResultCut;
 }
 
 export interface Tool<Args = Record<string, unknown>> {

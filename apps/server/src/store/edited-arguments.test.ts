@@ -88,7 +88,7 @@ describe('SQLite migration 004 (edited_arguments)', () => {
 
     const db = new Database(file, { readonly: true });
     try {
-      expect(db.prepare<[], number>('SELECT max(version) FROM schema_migrations').pluck().get()).toBe(4);
+      expect(db.prepare<[], number>('SELECT max(version) FROM schema_migrations').pluck().get()).toBe(migrations.length);
       expect(db.prepare<[], string>('SELECT edited_arguments FROM tool_calls').pluck().all()).toStrictEqual(['{"command":"echo edited","env":{"DEBUG":"1"}}']);
     } finally {
       db.close();

@@ -90,7 +90,7 @@ type Queryable = Pick<PoolClient, 'query'>;
 
 const RUN_COLUMNS = 'run_id, session_id, options, started_at, ended_at, end_reason';
 const LEDGER_COLUMNS =
-  'ledger_id, run_id, session_id, tool_call_id, tool_name, arguments, edited_arguments, approval_id, executes_code, tool_version, requested_at, expires_at, decision, source, reason, decided_by_grant, decided_by_rule, decided_at, connection_id, client_label, started_at, outcome, result, ended_at';
+  'ledger_id, run_id, session_id, tool_call_id, tool_name, arguments, edited_arguments, approval_id, executes_code, tool_version, requested_at, expires_at, decision, source, reason, decided_by_grant, decided_by_rule, decided_at, connection_id, client_label, started_at, outcome, result, cut_bytes, cut_characters, ended_at';
 const GRANT_COLUMNS = 'grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at';
 
 /**
@@ -620,11 +620,13 @@ async function applyLedgerChange(client: Queryable, runId: string, sessionId: st
       break;
     case 'end':
       changed = (
-        await client.query('UPDATE tool_calls SET outcome = $3, result = $4, ended_at = $5 WHERE run_id = $1 AND tool_call_id = $2', [
+        await client.query('UPDATE tool_calls SET outcome = $3, result = $4, cut_bytes = $5, cut_characters = $6, ended_at = $7 WHERE run_id = $1 AND tool_call_id = $2', [
           runId,
           change.toolCallId,
           change.outcome,
           change.result,
+          change.cut?.bytes ?? null,
+          change.cut?.characters ?? null,
           change.endedAt,
         ])
       ).rowCount;
@@ -653,7 +655,8 @@ function ledgerStatement(runId: string, sessionId: string, change: LedgerChange,
     case 'running':
       return `UPDATE tool_calls SET started_at = ${p(change.startedAt)} WHERE run_id = ${p(runId)} AND tool_call_id = ${p(change.toolCallId)} AND ${inserted}`;
     case 'end':
-      return `UPDATE tool_calls SET outcome = ${p(change.outcome)}, result = ${p(change.result)}, ended_at = ${p(change.endedAt)}
+      return `UPDATE tool_calls SET outcome = ${p(change.outcome)}, result = ${p(change.result)}, cut_bytes = ${p(change.cut?.bytes ?? null)}::bigint,
+          cut_characters = ${p(change.cut?.characters ?? null)}::bigint, ended_at = ${p(change.endedAt)}
         WHERE run_id = ${p(runId)} AND tool_call_id = ${p(change.toolCallId)} AND ${inserted}`;
   }
 }

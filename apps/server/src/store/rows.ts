@@ -1,5 +1,5 @@
 import type { AuditPage, PendingApproval, PendingApprovalRecord, Rule, StoredGrant, StoredRule, StoredRun, StoredSessionSummary, ToolCallRecord } from '@airlock/api';
-import { NotFoundError } from '@airlock/core';
+import { NotFoundError, type ResultCut } from '@airlock/core';
 
 /**
  * The rows both stores read and how they become records. A boolean column comes back as 0/1 from SQLite and as a
@@ -49,6 +49,9 @@ export interface LedgerRow {
   started_at: number | null;
   outcome: ToolCallRecord['outcome'];
   result: string | null;
+  /** Null in rows written before migration 005 (SQLite) or 002 (PostgreSQL), and when nothing was left out. */
+  cut_bytes: number | null;
+  cut_characters: number | null;
   ended_at: number | null;
 }
 
@@ -123,8 +126,17 @@ export function toToolCall(row: LedgerRow): ToolCallRecord {
     startedAt: row.started_at,
     outcome: row.outcome,
     result: row.result,
+    cut: toCut(row),
     endedAt: row.ended_at,
   };
+}
+
+/** The cut as the tool-end reported it; a missing column value (an old row) is nothing left out. */
+function toCut(row: Pick<LedgerRow, 'cut_bytes' | 'cut_characters'>): ResultCut | null {
+  const bytes = row.cut_bytes ?? undefined;
+  const characters = row.cut_characters ?? undefined;
+  if (bytes === undefined && characters === undefined) return null;
+  return { ...(bytes === undefined ? {} : { bytes }), ...(characters === undefined ? {} : { characters }) };
 }
 
 export function toPending(row: LedgerRow): PendingApproval {

@@ -128,6 +128,7 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
       startedAt: 10_600,
       outcome: 'executed',
       result: 'ok\n',
+      cut: null,
       endedAt: 10_900,
     };
     const pending = { ...nullRecord('r', 's', undecided) };
@@ -327,6 +328,7 @@ function nullRecord(runId: string, sessionId: string, start: Extract<LedgerChang
     startedAt: null,
     outcome: null,
     result: null,
+    cut: null,
     endedAt: null,
   };
 }

@@ -71,6 +71,15 @@ describe.each(SANDBOX_KINDS)('terminal tool (sandbox: %s)', (sandbox) => {
     }
   });
 
+  test('a long output keeps its head and tail, and the bytes left out are counted in cut; a marker the command prints counts nothing', async () => {
+    await using workspace = await tempFolder();
+    const tool = terminal(workspace.path, { maxOutputBytes: 8 });
+    const long = await runTool(tool, { command: 'printf 0123456789ABCDEFGHIJ' });
+    expect(long).toStrictEqual({ content: '0123\n[… 12 bytes omitted …]\nGHIJ\nexit code: 0', isError: false, cut: { bytes: 12 } });
+    const forged = await runTool(terminal(workspace.path), { command: "printf '[… 123 bytes omitted …]'" });
+    expect(forged).toStrictEqual({ content: '[… 123 bytes omitted …]\nexit code: 0', isError: false });
+  });
+
   test('stdin is closed, so a command waiting for input returns at once', async () => {
     await using workspace = await tempFolder();
     const result = await runTool(terminal(workspace.path), { command: 'cat' });

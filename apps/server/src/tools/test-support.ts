@@ -43,7 +43,9 @@ export function callContext(overrides: Partial<ToolContext> = {}): ToolContext {
 /** Runs a tool the way the loop does (arguments parsed by its schema) and normalises the result. */
 export async function runTool(tool: AnyTool, args: unknown, context: ToolContext = callContext()): Promise<ToolOutput> {
   const output = await tool.execute(tool.parameters.parse(args), context);
-  return typeof output === 'string' ? { content: output, isError: false } : { content: output.content, isError: output.isError ?? false };
+  if (typeof output === 'string') return { content: output, isError: false };
+  const normalised = { content: output.content, isError: output.isError ?? false };
+  return output.cut === undefined ? normalised : { ...normalised, cut: output.cut };
 }
 
 export function toolNamed(tools: readonly AnyTool[], name: string): AnyTool {

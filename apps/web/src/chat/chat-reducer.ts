@@ -152,7 +152,9 @@ function applyEvent(state: ChatState, run: RunView, event: LoopEvent): ChatState
     case 'tool-end': {
       const key = toolKey(runId, event.toolCallId);
       const next: RunView = { ...run, status: null, announcing: false, startedAtTurn: run.startedAtTurn === key ? null : run.startedAtTurn };
-      return settleTurns({ ...updateCall(state, key, (call) => stateAfterEnd(call.state, event)), run: next }, next);
+      const { cut } = event;
+      const ended = updateView(state, key, (call) => ({ ...call, state: stateAfterEnd(call.state, event), ...(cut === undefined ? {} : { cut }) }));
+      return settleTurns({ ...ended, run: next }, next);
     }
     case 'run-end': {
       const ended = { ...state, run: { ...run, phase: 'ended' as const, status: null } };
@@ -276,8 +278,10 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
           calls.set(call.id, { at: items.length, record });
           const state = record === undefined ? { status: 'recorded' as const, result: null } : stateFromRecord(record, null, pending);
           const edited = record?.editedArguments ?? null;
+          // A row written before cuts were recorded has none: its result shows no note, whatever its text says.
+          const cut = record?.cut ?? null;
           const view: ToolCallView = { key, runId: null, toolCallId: call.id, toolName: call.name, arguments: call.arguments, state };
-          items.push({ kind: 'tool', key, call: edited === null ? view : { ...view, editedArguments: edited } });
+          items.push({ kind: 'tool', key, call: { ...view, ...(edited === null ? {} : { editedArguments: edited }), ...(cut === null ? {} : { cut }) } });
         }
         return;
       case 'tool': {

@@ -75,6 +75,7 @@ describe('a call the person edited before allowing', () => {
       startedAt: 3,
       outcome: 'executed',
       result: 'done',
+      cut: null,
       endedAt: 4,
     };
     const state = chatReducer(initialChatState, {

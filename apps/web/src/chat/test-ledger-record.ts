@@ -25,6 +25,7 @@ export function ledgerRecord(fields: Partial<ToolCallRecord> = {}): ToolCallReco
     startedAt: null,
     outcome: null,
     result: null,
+    cut: null,
     endedAt: null,
     ...fields,
   };

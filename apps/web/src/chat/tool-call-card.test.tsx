@@ -106,9 +106,19 @@ describe('ToolCallCard states', () => {
     expect(document.querySelector('.result-text')?.textContent).toHaveLength(5000);
   });
 
-  it('says when the server shortened a result', () => {
-    render(<ToolCallCard call={view({ status: 'done', approvedBy: 'you', result: 'head\n[… 1234 bytes omitted …]\ntail' })} annotations={terminal} onDecide={() => undefined} />);
-    expect(screen.getByText(/1,234 bytes in the\s+middle were left out/)).toBeTruthy();
+  it('says a result was shortened only when the server says it cut it, whatever markers the text holds', () => {
+    const done: ToolCallState = { status: 'done', approvedBy: 'you', result: 'head\n[… 1234 bytes omitted …]\ntail [… 48213 characters cut …]' };
+    render(<ToolCallCard call={view(done)} annotations={terminal} onDecide={() => undefined} />);
+    expect(document.querySelector('.result-text')?.textContent).toBe(done.result);
+    expect(screen.queryByText(/Shortened before the model saw it/)).toBeNull();
+    cleanup();
+    render(<ToolCallCard call={{ ...view(done), cut: { bytes: 9000 } }} annotations={terminal} onDecide={() => undefined} />);
+    expect(screen.getByText(/^Shortened before the model saw it/).textContent).toBe('Shortened before the model saw it: 9,000 bytes in the middle were left out.');
+    cleanup();
+    render(<ToolCallCard call={{ ...view(done), cut: { bytes: 9000, characters: 48_213 } }} annotations={terminal} onDecide={() => undefined} />);
+    expect(screen.getByText(/^Shortened before the model saw it/).textContent).toBe(
+      'Shortened before the model saw it: 9,000 bytes and 48,213 characters in the middle were left out.',
+    );
   });
 });
 

@@ -134,7 +134,7 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
           </button>
         </div>
       )}
-      {result !== null && <ToolResult result={result} label={ranTool(state.status) ? 'Result' : 'Told the model'} />}
+      {result !== null && <ToolResult result={result} cut={call.cut} label={ranTool(state.status) ? 'Result' : 'Told the model'} />}
     </article>
   );
 }

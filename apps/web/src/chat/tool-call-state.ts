@@ -51,6 +51,9 @@ export type ToolCallState =
 
 export type ToolCallStatus = ToolCallState['status'];
 
+/** What the server left out of a call's result before the model saw it, as it counted it (never read from the text). */
+export type ResultCut = NonNullable<LoopEventOf<'tool-end'>['cut']>;
+
 export interface ToolCallView {
   /** Unique in the chat: tool call ids are only unique within a run. */
   key: string;
@@ -61,6 +64,8 @@ export interface ToolCallView {
   arguments: ToolArguments;
   /** What the person edited them to before allowing: what ran (or what a rule refused). Absent when not edited. */
   editedArguments?: ToolArguments;
+  /** What the server left out of the result, from the call's tool-end or ledger row. Absent when nothing was. */
+  cut?: ResultCut;
   state: ToolCallState;
 }
 

@@ -1,26 +1,32 @@
 import { useState } from 'react';
+import type { ResultCut } from './tool-call-state';
 
 /** Longer results show their start until the person asks for all of it. */
 export const RESULT_PREVIEW_CHARS = 4000;
 const OPEN_BY_DEFAULT_CHARS = 1200;
-const CUT_MARKER = /\[… (\d+) (characters cut|bytes omitted) …\]/;
 
-export function ToolResult({ result, label = 'Result' }: { result: string; label?: string }) {
+export interface ToolResultProps {
+  result: string;
+  /**
+   * What the server left out before the model saw the result, as it counted it. The note says so only from this:
+   * a marker in the text proves nothing, since a tool's output (a page, a file) can contain one.
+   */
+  cut?: ResultCut | undefined;
+  /** Default "Result". */
+  label?: string;
+}
+
+export function ToolResult({ result, cut, label = 'Result' }: ToolResultProps) {
   const [showAll, setShowAll] = useState(false);
   const long = result.length > RESULT_PREVIEW_CHARS;
   const shown = long && !showAll ? result.slice(0, RESULT_PREVIEW_CHARS) : result;
-  const cut = CUT_MARKER.exec(result);
+  const leftOut = cut === undefined ? '' : cutText(cut);
   return (
     <details className="tool-result" open={result.length <= OPEN_BY_DEFAULT_CHARS}>
       <summary>
         {label} <span className="muted">({result.length.toLocaleString('en')} characters)</span>
       </summary>
-      {cut && (
-        <p className="note">
-          Shortened before the model saw it: {Number(cut[1]).toLocaleString('en')} {cut[2] === 'bytes omitted' ? 'bytes' : 'characters'} in the
-          middle were left out.
-        </p>
-      )}
+      {leftOut !== '' && <p className="note">{`Shortened before the model saw it: ${leftOut} in the middle were left out.`}</p>}
       <pre className="code-block result-text">
         <code>{result === '' ? '(empty)' : shown}</code>
       </pre>
@@ -38,4 +44,13 @@ export function ToolResult({ result, label = 'Result' }: { result: string; label
       )}
     </details>
   );
+}
+
+/** "48,213 characters", "1,234 bytes and 500 characters"; "" when nothing was left out. */
+function cutText({ bytes, characters }: ResultCut): string {
+  const parts = [
+    ...(bytes !== undefined && bytes > 0 ? [`${bytes.toLocaleString('en')} bytes`] : []),
+    ...(characters !== undefined && characters > 0 ? [`${characters.toLocaleString('en')} characters`] : []),
+  ];
+  return parts.join(' and ');
 }

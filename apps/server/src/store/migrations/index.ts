@@ -2,6 +2,7 @@ import { sql as initial } from './001-initial';
 import { sql as rules } from './002-rules';
 import { sql as settings } from './003-settings';
 import { sql as editedArguments } from './004-edited-arguments';
+import { sql as resultCut } from './005-result-cut';
 
 export interface Migration {
   /** 1, 2, 3…: applied in this order, each once. */
@@ -16,4 +17,5 @@ export const migrations: readonly Migration[] = [
   { version: 2, name: 'rules', sql: rules },
   { version: 3, name: 'settings', sql: settings },
   { version: 4, name: 'edited-arguments', sql: editedArguments },
+  { version: 5, name: 'result-cut', sql: resultCut },
 ];

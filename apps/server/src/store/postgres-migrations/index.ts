@@ -1,7 +1,11 @@
 import type { Migration } from '../migrations';
 import { sql as initial } from './001-initial';
+import { sql as resultCut } from './002-result-cut';
 
 /** Every schema change of the PostgreSQL store, oldest first. Add a file `NNN-name.ts` and a line here; never edit an applied one. */
-export const postgresMigrations: readonly Migration[] = [{ version: 1, name: 'initial', sql: initial }];
+export const postgresMigrations: readonly Migration[] = [
+  { version: 1, name: 'initial', sql: initial },
+  { version: 2, name: 'result-cut', sql: resultCut },
+];
 
 export { migratePostgres, type MigratePostgresOptions } from './migrate';

@@ -1,0 +1,132 @@
+import type { LedgerChange } from '@airlock/api';
+import type { LoopEvent, ResultCut } from '@airlock/core';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { escapeIdentifier, Pool } from 'pg';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { openTestDatabase, probeTestDatabase, withClient } from '../../test/support/postgres';
+import { migrate } from './migrate';
+import { migrations } from './migrations';
+import { migratePostgres, postgresMigrations } from './postgres-migrations';
+import { PostgresStore } from './postgres-store';
+import { DATABASE_FILE, SqliteStore } from './sqlite-store';
+import { storeImplementations } from './store-implementations';
+import { appendAll, run, session, startChange, tempFolder } from './test-support';
+
+const quiet = { log: () => {} };
+const implementations = await storeImplementations();
+const postgres = await probeTestDatabase();
+
+const ended = (toolCallId: string, cut?: ResultCut): LedgerChange => ({
+  kind: 'end',
+  toolCallId,
+  outcome: 'executed',
+  result: `output of ${toolCallId}`,
+  ...(cut === undefined ? {} : { cut }),
+  endedAt: 10_900,
+});
+
+describe.each(implementations)('the ledger keeps what was cut from a result: $name', ({ open, skipReason }) => {
+  beforeEach((context) => context.skip(skipReason !== undefined, skipReason));
+
+  it('reads back each call’s cut as its tool-end reported it, and null for a call whose result went whole', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createRun(run('r', 's'));
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [
+      startChange('call-1', 10_000),
+      ended('call-1', { bytes: 3_000_000_000, characters: 48_213 }),
+      startChange('call-2', 10_100),
+      ended('call-2', { characters: 12 }),
+      startChange('call-3', 10_200),
+      ended('call-3'),
+    ]);
+    const cuts = [{ bytes: 3_000_000_000, characters: 48_213 }, { characters: 12 }, null];
+    expect((await store.listRunToolCalls('r')).map((call) => call.cut)).toStrictEqual(cuts);
+    expect((await store.listSessionToolCalls('s')).map((call) => call.cut)).toStrictEqual(cuts);
+    expect((await store.listAudit({ sessionId: 's' })).entries.map((entry) => entry.cut)).toStrictEqual(cuts.toReversed());
+  });
+
+  it('keeps the cut on the stored tool-end event, which a reloaded run replays', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createRun(run('r', 's'));
+    const end: LoopEvent = { type: 'tool-end', toolCallId: 'call-1', toolName: 'terminal', outcome: 'executed', result: 'head\ntail', cut: { bytes: 9000 } };
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [startChange('call-1', 10_000)]);
+    await store.appendEvent({ runId: 'r', sessionId: 's', seq: 2, event: end, at: 10_900, ledger: ended('call-1', { bytes: 9000 }) });
+    expect(await store.loadEvents('r', 1)).toStrictEqual([end]);
+    expect((await store.listRunToolCalls('r'))[0]?.cut).toStrictEqual({ bytes: 9000 });
+  });
+});
+
+describe('SQLite migration 005 (cut_bytes, cut_characters)', () => {
+  it('adds the columns to a database at version 4, keeping its ledger rows, which read as not cut', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    const before = migrations.filter((migration) => migration.version <= 4);
+    expect(before.map((migration) => migration.version)).toStrictEqual([1, 2, 3, 4]);
+    // The schema as version 4 left it, with an ended ledger row written then (its result holds a marker, as they did).
+    const old = new Database(file);
+    try {
+      migrate(old, { file, migrations: before, now: 1 });
+      old
+        .prepare(
+          `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, outcome, result, ended_at)
+           VALUES ('r', 's', 'call-1', 'terminal', '{"command":"echo call-1"}', 'approval-call-1', 1, 'v1', 10000, 70000, 'executed', 'head\n[… 9000 bytes omitted …]\ntail', 10900)`,
+        )
+        .run();
+    } finally {
+      old.close();
+    }
+
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.outcome, call.cut])).toStrictEqual([['call-1', 'executed', null]]);
+    await store.createSession(session('s'));
+    await store.createRun(run('r2', 's'));
+    await appendAll(store, { runId: 'r2', sessionId: 's' }, [startChange('call-1', 11_000), ended('call-1', { bytes: 12 })]);
+    expect((await store.listRunToolCalls('r2'))[0]?.cut).toStrictEqual({ bytes: 12 });
+    await store.close();
+
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare<[], number>('SELECT max(version) FROM schema_migrations').pluck().get()).toBe(migrations.length);
+      expect(db.prepare('SELECT run_id, cut_bytes, cut_characters FROM tool_calls ORDER BY ledger_id').all()).toStrictEqual([
+        { run_id: 'r', cut_bytes: null, cut_characters: null },
+        { run_id: 'r2', cut_bytes: 12, cut_characters: null },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe.skipIf(!postgres.available)(postgres.available ? 'PostgreSQL migration 002 (cut_bytes, cut_characters)' : `PostgreSQL migration 002 (skipped: ${postgres.reason})`, () => {
+  it('adds the columns to a schema at version 1, keeping its ledger rows, which read as not cut', async () => {
+    await using database = await openTestDatabase();
+    const before = postgresMigrations.filter((migration) => migration.version <= 1);
+    const pool = new Pool({ connectionString: database.url });
+    try {
+      await migratePostgres(pool, { schema: database.schema, location: 'test', migrations: before, now: 1 });
+    } finally {
+      await pool.end();
+    }
+    await withClient((client) =>
+      client.query(
+        `INSERT INTO ${escapeIdentifier(database.schema)}.tool_calls
+           (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, outcome, result, ended_at)
+         VALUES ('r', 's', 'call-1', 'terminal', '{"command":"echo call-1"}', 'approval-call-1', true, 'v1', 10000, 70000, 'executed', 'head', 10900)`,
+      ),
+    );
+
+    const store = await PostgresStore.open({ url: database.url, schema: database.schema, ...quiet });
+    try {
+      expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.outcome, call.cut])).toStrictEqual([['call-1', 'executed', null]]);
+    } finally {
+      await store.close();
+    }
+    const versions = await withClient(async (client) => (await client.query<{ version: number }>(`SELECT version FROM ${escapeIdentifier(database.schema)}.schema_migrations ORDER BY version`)).rows);
+    expect(versions).toStrictEqual(postgresMigrations.map(({ version }) => ({ version })));
+  });
+});
