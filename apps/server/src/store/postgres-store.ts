@@ -146,6 +146,7 @@ export class PostgresStore implements AirlockStore, Cluster {
     });
     const pool = new Pool({
       ...base,
+      Client: NulSafeClient,
       connectionTimeoutMillis: options.queueTimeoutMs ?? 60_000,
       max: options.maxConnections ?? DEFAULT_POOL_SIZE,
       options: `-c search_path=${escapeOption(escapeIdentifier(schema))}`,
@@ -683,6 +684,31 @@ function describeLocation(url: string, schema: string): string {
 }
 
 /** A value inside libpq's `options` parameter: spaces and backslashes are escaped with a backslash. */
+/**
+ * PostgreSQL text cannot hold U+0000, which a tool's result can (`printf 'a\0b'`, a binary file, a page), and a write
+ * with one fails: the run stopped and the ledger kept an allowed call with no outcome. Every string parameter has it
+ * replaced with U+FFFD, so the write goes through and the ledger keeps what ran, that one character shown as a
+ * replacement. JSON kept as text is not touched: JSON writes it as `\u0000`.
+ */
+export class NulSafeClient extends Client {
+  override query(...args: unknown[]): never {
+    const run = super.query.bind(this) as (...given: unknown[]) => never;
+    const [first, second, ...rest] = args;
+    if (Array.isArray(second)) return run(first, second.map(withoutNul), ...rest);
+    if (typeof first === 'object' && first !== null && Array.isArray((first as { values?: unknown }).values)) {
+      const config = first as { values: unknown[] };
+      return run({ ...config, values: config.values.map(withoutNul) }, second, ...rest);
+    }
+    return run(...args);
+  }
+}
+
+function withoutNul(value: unknown): unknown {
+  if (typeof value === 'string') return value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
+  if (Array.isArray(value)) return value.map(withoutNul);
+  return value;
+}
+
 function escapeOption(value: string): string {
   return value.replace(/[\\ ]/g, (character) => `\\${character}`);
 }
