@@ -63,7 +63,7 @@ describe('access', () => {
     const page = await suite.context.newPage();
     await page.goto(`${suite.airlock.server.url}/`);
     await page.getByRole('heading', { name: 'Open Airlock from its start-up link' }).waitFor();
-    await page.getByRole('textbox', { name: 'Or paste the address here' }).fill(suite.airlock.link);
+    await page.getByRole('textbox', { name: 'Or paste the address, or the token alone, here' }).fill(suite.airlock.link);
     await page.getByRole('button', { name: 'Connect', exact: true }).click();
     await page.getByRole('status', { name: 'Connection: Connected' }).waitFor();
   });

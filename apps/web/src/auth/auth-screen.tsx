@@ -48,11 +48,12 @@ export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
         </pre>
         <p>
           Open that exact address in this browser (copy the whole line, including everything after <code>#token=</code>). If the server is
-          no longer running, start it again with <code>pnpm start</code> and use the new address.
+          no longer running, start it again with <code>npm start</code> and use the new address. A server given its token in a file
+          (<code>--token-file</code>) leaves it out of that line: paste the token from the file below.
         </p>
         <form onSubmit={submit} className="auth-form">
           <label>
-            <span>Or paste the address here</span>
+            <span>Or paste the address, or the token alone, here</span>
             <input
               type="text"
               value={address}
