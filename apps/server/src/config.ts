@@ -399,7 +399,7 @@ function validate<T>(schema: z.ZodType<T, string>, input: Sourced | undefined): 
  */
 export function databaseReachWarning(config: Pick<AirlockConfig, 'database' | 'toolNetwork'>): string | null {
   if (config.database === undefined || !config.toolNetwork) return null;
-  let password = '';
+  let password: string;
   try {
     const url = new URL(config.database.url);
     password = url.password || (url.searchParams.get('password') ?? '');

@@ -1,3 +1,5 @@
+import { ApprovalRegistry, runToolLoop, type LoopEvent } from '@airlock/core';
+import { collectRun, ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
 import type { LookupAddress } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -191,5 +193,40 @@ describe('web_fetch reaches only what the card names', () => {
       isError: true,
     });
     expect(dns.asked).toStrictEqual(['nowhere.test']);
+  });
+});
+
+describe('web_fetch shows on the card the address it fetches', () => {
+  test('an address written another way goes back to the model without a card, naming the plain form; that form is asked about and fetched', async () => {
+    await using server = await countingServer('127.0.0.1');
+    const spellings = ['2130706433', '0x7f.0.0.1', '017700000001', '127.1'];
+    const disguised = spellings.map((host) => `http://${host}:${server.port}/healthz`);
+    const plain = `http://127.0.0.1:${server.port}/healthz`;
+    const model = new ScriptedModel([
+      toolCallStep(...disguised.map((url) => ({ name: 'web_fetch', arguments: { url } }))),
+      toolCallStep({ name: 'web_fetch', arguments: { url: plain } }),
+      textStep('done'),
+    ]);
+    const registry = new ApprovalRegistry();
+    const asked: unknown[] = [];
+    const run = runToolLoop({ model, messages: [{ role: 'user', content: 'check it' }], tools: [webFetch()], registry, sessionId: 's' });
+    const { events } = await collectRun(run, (event) => {
+      if (event.type !== 'tool-start' || !event.awaitingConfirmation) return;
+      asked.push(event.arguments);
+      registry.resolve(event.approvalId, 'allow', { sessionId: 's' });
+    });
+    model.assertConsumed();
+    const ends = events.filter((event): event is Extract<LoopEvent, { type: 'tool-end' }> => event.type === 'tool-end');
+    expect(asked).toStrictEqual([{ url: plain }]);
+    expect(ends.map(({ outcome, result }) => [outcome, result])).toStrictEqual([
+      ...spellings.map((host) => [
+        'error',
+        `Error: invalid arguments for "web_fetch": url: the host is written as "${host}:${server.port}" ` +
+          `but reached as 127.0.0.1:${server.port} (the same IP address, written another way); write the URL as ${plain}, so the card shows where it goes. ` +
+          'Fix them and call again.',
+      ]),
+      ['executed', `URL: ${plain}\nStatus: 200 OK\nContent-Type: text/plain\n\nserved by 127.0.0.1 after 0 redirects`],
+    ]);
+    expect(server.connections).toBe(1);
   });
 });

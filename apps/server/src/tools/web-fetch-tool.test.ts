@@ -111,12 +111,23 @@ describe('web_fetch', () => {
     });
   });
 
-  test('refuses schemes other than http and https', async () => {
-    for (const url of ['file:///etc/passwd', 'ftp://127.0.0.1/x', 'data:text/plain,hi', 'javascript:alert(1)']) {
-      const result = await runTool(webFetch(), { url });
-      expect([result.isError, result.content.startsWith('Error: only http and https URLs can be fetched')]).toStrictEqual([true, true]);
-    }
-    expect(await runTool(webFetch(), { url: 'not a url' })).toStrictEqual({ content: 'Error: "not a url" is not a valid URL.', isError: true });
+  test('refuses, when run without its schema check, a URL the schema refuses, and fetches nothing', async () => {
+    let requests = 0;
+    await using server = await httpServer((_request, response) => {
+      requests += 1;
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('reached');
+    });
+    const port = new URL(server.url).port;
+    const run = (url: string) => webFetch().execute({ url }, callContext());
+    expect(await run('ftp://127.0.0.1/x')).toStrictEqual({ content: 'Error: only http and https URLs can be fetched, not ftp: URLs.', isError: true });
+    expect(await run('not a url')).toStrictEqual({ content: 'Error: not a valid URL; write it in full, as https://example.com/page.', isError: true });
+    expect(await run(`http://2130706433:${port}/`)).toStrictEqual({
+      content:
+        `Error: the host is written as "2130706433:${port}" but reached as 127.0.0.1:${port} (the same IP address, written another way); ` +
+        `write the URL as http://127.0.0.1:${port}/, so the card shows where it goes.`,
+      isError: true,
+    });
+    expect(requests).toBe(0);
   });
 
   test('an HTTP error status is an error result with the body', async () => {

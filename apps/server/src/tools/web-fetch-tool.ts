@@ -5,12 +5,22 @@ import { callTimeoutMs, type ResolvedToolsOptions } from './builtin-tools-option
 import { htmlToText } from './html-to-text';
 import { PinnedHosts, type RefusedHost } from './pinned-hosts';
 import { failuresAsResults, toolFailure } from './tool-failure';
+import { webFetchUrlIssue } from './web-fetch-url';
 
 const MAX_URL_CHARS = 8_192;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 const parameters = z.object({
-  url: z.string().min(1).max(MAX_URL_CHARS).describe('The http:// or https:// address to fetch.'),
+  url: z
+    .string()
+    .min(1)
+    .max(MAX_URL_CHARS)
+    .superRefine((url, context) => {
+      // In the schema, so a URL the card would misread is sent back to the model before anyone is asked.
+      const issue = webFetchUrlIssue(url);
+      if (issue !== undefined) context.addIssue({ code: 'custom', message: issue });
+    })
+    .describe('The http:// or https:// address to fetch.'),
 });
 
 export function createWebFetchTool(options: ResolvedToolsOptions) {
@@ -24,13 +34,9 @@ export function createWebFetchTool(options: ResolvedToolsOptions) {
     source: 'builtin',
     execute: ({ url }, context) =>
       failuresAsResults('web_fetch', async () => {
-        let current: URL;
-        try {
-          current = new URL(url);
-        } catch {
-          return toolFailure(`"${url}" is not a valid URL.`);
-        }
-        if (!isWeb(current)) return toolFailure(`only http and https URLs can be fetched, not ${current.protocol} URLs.`);
+        const issue = webFetchUrlIssue(url);
+        if (issue !== undefined) return toolFailure(`${issue}.`);
+        let current = new URL(url);
         const timeoutMs = Math.min(options.fetchTimeoutMs, callTimeoutMs(context.timeoutMs, options.fetchTimeoutMs));
         const timeout = AbortSignal.timeout(timeoutMs);
         const signal = AbortSignal.any([context.signal, timeout]);
