@@ -170,21 +170,54 @@ describe('lasting rules in the browser', () => {
     expect(await chat.page.getByTestId('tool-status').allTextContents()).toStrictEqual(['Done', 'Done', 'Done', 'Denied']);
   });
 
-  it("shows the workspace file's problems and keeps the person's trust in it", async () => {
+  it("trusts the workspace file's content as shown, asks again once the file changes until the new content is trusted, and shows an invalid file's problems", async () => {
+    const rulesFile = join(suite.airlock.workspace, '.airlock', 'rules.json');
+    const writeRules = (rules: unknown[]) => writeFile(rulesFile, JSON.stringify({ version: 1, rules }));
+    const allow = (command: string) => ({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: [command], exact: false } });
+    const noCurl = { effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['curl'], exact: false }, reason: 'no network' };
     await mkdir(join(suite.airlock.workspace, '.airlock'));
-    await writeFile(join(suite.airlock.workspace, '.airlock', 'rules.json'), JSON.stringify({ version: 1, rules: [{ effect: 'allow', tool: 'read_file', match: { kind: 'path-glob', glob: '../x' } }] }));
+    await writeRules([allow('pwd'), noCurl]);
+    suite.airlock.model.enqueue(terminal('date'), { text: 'Asked.' }, terminal('date'), { text: 'Ran.' });
     const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
     await openRules(chat);
-    const panel = chat.page.getByRole('region', { name: 'Workspace rules file' });
-    await panel.getByText("This workspace's rules file is invalid: none of its rules apply.", { exact: false }).waitFor();
-    expect(await panel.getByRole('alert').textContent()).toContain('rules[0].match.glob');
-    const trust = panel.getByRole('checkbox', { name: "Trust this workspace's rules" });
-    expect(await trust.isChecked()).toBe(false);
-    await trust.check();
-    await expect.poll(() => trust.isDisabled()).toBe(false);
-    await chat.page.reload();
+    const panel = page.getByRole('region', { name: 'Workspace rules file' });
+    const trustLine = panel.getByTestId('workspace-trust');
+    await trustLine.getByText('Its allow rules do not apply until you trust them.', { exact: true }).waitFor();
+    expect(await panel.getByRole('list', { name: 'Rules in the file' }).getByRole('listitem').count()).toBe(2);
+    await panel.getByRole('button', { name: 'Trust these rules', exact: true }).click();
+    await trustLine.getByText('You trust this content of the file: its allow rules apply.', { exact: true }).waitFor();
+    await page.reload();
     await chat.connected();
     await openRules(chat);
-    await expect.poll(() => chat.page.getByRole('checkbox', { name: "Trust this workspace's rules" }).isChecked()).toBe(true);
+    await trustLine.getByText('You trust this content of the file: its allow rules apply.', { exact: true }).waitFor();
+
+    // The file rewritten (as an allowed call in the workspace could) with an allow of its own: that call is asked.
+    await writeRules([allow('pwd'), allow('date'), noCurl]);
+    await page.getByRole('button', { name: 'Back to the chat', exact: true }).click();
+    await chat.send('What day is it?');
+    const asked = chat.card();
+    await chat.waitForStatus(asked, 'Waiting for your decision');
+    expect(await asked.getByTestId('rule-provenance').count()).toBe(0);
+    await chat.button(asked, 'Deny terminal').click();
+    await chat.waitForText('Asked.');
+
+    await openRules(chat);
+    await trustLine.getByText('The file changed since you trusted it: its allow rules do not apply until you trust the new content.', { exact: true }).waitFor();
+    expect(await panel.getByRole('list', { name: 'Rules in the file' }).textContent()).toContain('Allow commands starting with date in this workspace');
+    await panel.getByRole('button', { name: 'Trust the new content', exact: true }).click();
+    await trustLine.getByText('You trust this content of the file: its allow rules apply.', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Back to the chat', exact: true }).click();
+    await chat.send('And now?');
+    const ran = chat.card(1);
+    await chat.waitForStatus(ran, 'Done');
+    expect(await ran.getByTestId('rule-provenance').textContent()).toContain('Allowed by rule: Allow commands starting with date in this workspace');
+
+    await writeFile(rulesFile, JSON.stringify({ version: 1, rules: [{ effect: 'allow', tool: 'read_file', match: { kind: 'path-glob', glob: '../x' } }] }));
+    await openRules(chat);
+    await panel.getByText("This workspace's rules file is invalid: none of its allow rules apply; the deny rules of its last valid version still do.", { exact: false }).waitFor();
+    expect(await panel.getByRole('alert').textContent()).toContain('rules[0].match.glob');
+    expect(await panel.getByRole('list', { name: 'Deny rules kept from its last valid version' }).textContent()).toContain('curl');
+    expect(await panel.getByRole('button').allTextContents()).toStrictEqual(['Stop trusting']);
   });
 });

@@ -42,14 +42,30 @@ export interface RuleView {
   editable: boolean;
 }
 
+/**
+ * The person's trust in the workspace's rules file, which names the file's exact content: `trusted`, this content
+ * (its allow rules count); `changed`, other content (the file changed since, or the trust was given before it named
+ * content), so its allow rules do not count until the person trusts this content; `untrusted`, none.
+ */
+export type WorkspaceTrust = 'untrusted' | 'trusted' | 'changed';
+
 export interface WorkspaceRulesStatus {
   /** Path of the workspace's rules file. */
   file: string;
   state: 'absent' | 'loaded' | 'invalid';
   error?: string;
-  /** The person trusts this workspace: allow rules from its file count (deny rules always do). */
-  trusted: boolean;
+  /** SHA-256 of the file's bytes as read, in hex: what trusting it names. Absent when there is no file to read. */
+  sha256?: string;
+  trust: WorkspaceTrust;
+  /**
+   * The file's rules that apply now, read with `sha256`: a loaded file's rules (its allows only while `trusted`),
+   * or, while it is invalid, the deny rules of the last valid content seen.
+   */
+  rules: RuleView[];
 }
+
+/** Trust this exact content of the workspace's rules file (its `sha256` as shown to the person), or none. */
+export type WorkspaceTrustChoice = { trusted: true; sha256: string } | { trusted: false };
 
 /** Lasting rules: kept in the store, and read from the workspace's own file. */
 export interface RuleService {
@@ -73,7 +89,8 @@ export interface RuleService {
   /** Which of these past calls the draft would have decided. */
   preview(draft: RuleDraft, calls: readonly ToolCallRecord[]): Promise<ToolCallRecord[]>;
   workspaceRules(): Promise<WorkspaceRulesStatus>;
-  trustWorkspace(trusted: boolean): Promise<WorkspaceRulesStatus>;
+  /** Throws ConflictError when the file no longer holds the content named (it changed since it was shown). */
+  trustWorkspace(choice: WorkspaceTrustChoice): Promise<WorkspaceRulesStatus>;
   /** Forgets a chat's rules (the chat was deleted). */
   forgetSession(sessionId: string): void;
 }

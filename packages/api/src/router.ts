@@ -6,7 +6,7 @@ import type { Context, RuleService } from './context';
 import { ruleDraftSchema } from './rules';
 import { parseEventId } from './event-log';
 import { toTRPCError } from './error-mapping';
-import { auditQuerySchema, confirmInputSchema, idSchema, sessionInputSchema, sessionUpdateSchema, streamInputSchema } from './schemas';
+import { auditQuerySchema, confirmInputSchema, idSchema, sessionInputSchema, sessionUpdateSchema, streamInputSchema, workspaceTrustSchema } from './schemas';
 
 const t = initTRPC.context<Context>().create({
   // Never send stack traces (with the machine's paths) to a client, whatever NODE_ENV says.
@@ -250,8 +250,11 @@ export const appRouter = t.router({
       const recent = await ctx.services.chat.audit({ limit: 500 });
       return { matches: await rulesOf(ctx).preview({ ...input, source: 'user' }, recent.entries) };
     }),
-    /** Whether allow rules from the workspace's own file count (deny rules always do). */
-    trustWorkspace: procedure.input(z.object({ trusted: z.boolean() })).mutation(({ input, ctx }) => rulesOf(ctx).trustWorkspace(input.trusted)),
+    /**
+     * Whether allow rules from the workspace's own file count (deny rules always do). Trust names the content shown
+     * (`sha256` from `list`): CONFLICT when the file holds other content by now.
+     */
+    trustWorkspace: procedure.input(workspaceTrustSchema).mutation(({ input, ctx }) => rulesOf(ctx).trustWorkspace(input)),
   }),
   audit: t.router({
     /** The ledger of tool calls, newest first: what was asked, who or what decided, how it ended. Paged by cursor. */

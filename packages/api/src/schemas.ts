@@ -81,3 +81,9 @@ export const auditQuerySchema = z.object({
 });
 
 export const sessionInputSchema = z.object({ sessionId: idSchema });
+
+/** `rules.trustWorkspace`: trust names the rules file's content as shown (its SHA-256), or trust is withdrawn. */
+export const workspaceTrustSchema = z.discriminatedUnion('trusted', [
+  z.object({ trusted: z.literal(true), sha256: z.string().regex(/^[0-9a-f]{64}$/, 'the SHA-256 of the rules file, in lower-case hex') }),
+  z.object({ trusted: z.literal(false) }),
+]);

@@ -95,7 +95,7 @@ describe('RuleBook with ChatService', () => {
     expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'deny', source: 'rule', decidedByRule: deny.rule.id, outcome: 'denied' }]);
   });
 
-  it('a workspace file can deny, its allows count only once the workspace is trusted, and a bad file applies nothing', async () => {
+  it('a workspace file can deny, its allows count only once its content is trusted, and a bad file keeps only its last valid denies', async () => {
     const store = new MemoryStore();
     const workspace = await workspaceFolder();
     await mkdir(path.join(workspace, '.airlock'));
@@ -113,7 +113,7 @@ describe('RuleBook with ChatService', () => {
     const ran: string[] = [];
     const { chat, rules } = await serverFor(store, workspace, [command('curl x'), textStep('a'), command('make'), textStep('b'), command('make'), textStep('c')], ran);
     const status = await rules.workspaceRules();
-    expect(status).toMatchObject({ state: 'loaded', trusted: false });
+    expect(status).toMatchObject({ state: 'loaded', trust: 'untrusted', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     await chat.startRun({ sessionId: 's', runId: 'r1', message: 'one' });
     await ended(chat, 's');
     expect((await chat.getSession('s')).toolCalls.at(-1)).toMatchObject({ source: 'rule', outcome: 'denied' });
@@ -123,19 +123,21 @@ describe('RuleBook with ChatService', () => {
     await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'deny' });
     await ended(chat, 's');
 
-    await rules.trustWorkspace(true);
+    await rules.trustWorkspace({ trusted: true, sha256: status.sha256! });
     await chat.startRun({ sessionId: 's', runId: 'r3', message: 'three' });
     await ended(chat, 's');
     expect(ran).toStrictEqual(['make']);
     expect((await rules.list()).filter((r) => !r.editable)).toHaveLength(2);
-    // The trust is kept: a server started again on the same store trusts the workspace still.
-    expect((await (await RuleBook.open({ store, workspace, log: () => undefined })).workspaceRules()).trusted).toBe(true);
+    // The trust is kept: a server started again on the same store trusts the file still.
+    expect((await (await RuleBook.open({ store, workspace, log: () => undefined })).workspaceRules()).trust).toBe('trusted');
 
     await writeFile(file, '{"version": 1, "rules": [{"effect": "allow", "tool": "terminal", "match": {"kind": "command-prefix", "tokens": ["bash"], "exact": false}}]}');
     const invalid = await rules.workspaceRules();
-    expect(invalid.state).toBe('invalid');
+    expect(invalid).toMatchObject({ state: 'invalid', trust: 'changed' });
     expect(invalid.error).toMatch(/bash/);
-    expect((await rules.list()).filter((r) => !r.editable)).toStrictEqual([]);
+    expect((await rules.list()).filter((r) => !r.editable).map((r) => r.description)).toStrictEqual([
+      "Deny commands starting with `curl` in this workspace (from the workspace's .airlock/rules.json): no network from scripts",
+    ]);
   });
 });
 

@@ -1,11 +1,26 @@
-import { describeRule, denialMessage, ruleDraftSchema, type AirlockStore, type Cluster, type Rule, type RuleDraft, type RuleService, type RuleView, type ToolCallRecord, type WorkspaceRulesStatus } from '@airlock/api';
-import { NotFoundError, randomId, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
-import { stat } from 'node:fs/promises';
+import {
+  describeRule,
+  denialMessage,
+  ruleDraftSchema,
+  ruleSchema,
+  type AirlockStore,
+  type Cluster,
+  type Rule,
+  type RuleDraft,
+  type RuleService,
+  type RuleView,
+  type ToolCallRecord,
+  type WorkspaceRulesStatus,
+  type WorkspaceTrust,
+  type WorkspaceTrustChoice,
+} from '@airlock/api';
+import { ConflictError, NotFoundError, parseUntrustedJson, randomId, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
 import path from 'node:path';
+import { z } from 'zod';
 import { WorkspacePaths } from '../tools/workspace-paths';
 import { evaluateRules, type RuleCall } from './evaluate-rules';
 import { proposeRule } from './propose-rule';
-import { loadWorkspaceRules, WORKSPACE_RULES_FILE } from './workspace-rules-file';
+import { loadWorkspaceRules, WORKSPACE_RULES_FILE, type WorkspaceRules } from './workspace-rules-file';
 
 export interface RuleBookOptions {
   store: AirlockStore;
@@ -30,18 +45,32 @@ interface Kept {
   lastUsedAt: number | null;
 }
 
+/** The person's trust as stored: the SHA-256 of the content trusted, or a trust given before trust named content. */
+type StoredTrust = { kind: 'none' } | { kind: 'content'; sha256: string } | { kind: 'unbound' };
+
+/** The deny rules of the last valid content of the workspace's file: they keep applying while the file is invalid. */
+interface LastValid {
+  sha256: string;
+  denies: readonly Rule[];
+}
+
+const lastValidSchema = z.object({ sha256: z.string(), denies: z.array(ruleSchema) });
+
 /**
  * The rules that decide calls before grants and the person: the person's own (kept in the store, at chat,
- * workspace or global scope) and those of the workspace's `.airlock/rules.json` (read again whenever the file
- * changes; a bad file applies no rule from it; its allows count only once the person trusts the workspace).
+ * workspace or global scope) and those of the workspace's `.airlock/rules.json`, read again at each evaluation.
+ * The file's deny rules always apply; its allow rules only while it holds the very content the person trusted (its
+ * SHA-256 is what the trust keeps), so a call that rewrites the file cannot allow the next one. While the file is
+ * invalid, no allow from it applies and the deny rules of its last valid content (kept in the store) still do.
  */
 export class RuleBook implements RuleService {
   private readonly kept = new Map<string, Kept>();
-  private fileRules: readonly Rule[] = [];
-  private fileState: WorkspaceRulesStatus['state'] = 'absent';
-  private fileError: string | undefined;
-  private fileStamp = '';
-  private trusted = false;
+  /** The workspace file as last read, and how many reads were started and which of them it comes from. */
+  private file: WorkspaceRules = { kind: 'absent' };
+  private fileReads = 0;
+  private fileReadShown = 0;
+  private trust: StoredTrust = { kind: 'none' };
+  private lastValid: LastValid | undefined;
   private readonly log: (line: string) => void;
   private readonly now: () => number;
   /** Path rules match the file a tool would really touch: a link in the workspace cannot pass one file off as another. */
@@ -59,17 +88,19 @@ export class RuleBook implements RuleService {
       if (message.type === 'rules' || message.type === 'resync') book.reload().catch((error: unknown) => book.log(`Could not read the rules again: ${error instanceof Error ? error.message : String(error)}`));
     });
     await book.reload();
-    await book.refreshWorkspaceFile();
+    await book.readWorkspaceFile();
     return book;
   }
 
-  /** Reads the person's rules and the workspace's trust from the store again. */
+  /** Reads the person's rules, the workspace's trust and its file's last valid deny rules from the store again. */
   private async reload(): Promise<void> {
     const stored = await this.options.store.listRules();
-    const trusted = (await this.options.store.getSetting(trustKey(this.options.workspace))) === 'trusted';
+    const trust = parseTrust(await this.options.store.getSetting(trustKey(this.options.workspace)));
+    const lastValid = this.parseLastValid(await this.options.store.getSetting(lastValidKey(this.options.workspace)));
     this.kept.clear();
     for (const entry of stored) this.kept.set(entry.rule.id, { ...entry });
-    this.trusted = trusted;
+    this.trust = trust;
+    this.lastValid = lastValid;
   }
 
   private changed(): void {
@@ -77,13 +108,13 @@ export class RuleBook implements RuleService {
   }
 
   async evaluate(sessionId: string, call: ToolCall, tool: AnyTool, options: { preview?: boolean } = {}): Promise<PolicyVerdict | undefined> {
-    await this.refreshWorkspaceFile();
-    const rules = [...[...this.kept.values()].map((kept) => kept.rule), ...this.fileRules];
+    const file = await this.readWorkspaceFile();
+    const rules = [...[...this.kept.values()].map((kept) => kept.rule), ...this.fileRules(file)];
     if (rules.length === 0) return undefined;
     const decision = await evaluateRules(ruleCall(call.name, call.arguments, tool), rules, {
       sessionId,
       workspace: this.options.workspace,
-      workspaceTrusted: this.trusted,
+      workspaceTrusted: file.kind === 'loaded' && this.trustOf(file) === 'trusted',
       realPath: this.realPath,
     });
     if (decision.decision === 'ask') return undefined;
@@ -98,9 +129,9 @@ export class RuleBook implements RuleService {
   }
 
   async list(): Promise<RuleView[]> {
-    await this.refreshWorkspaceFile();
+    const file = await this.readWorkspaceFile();
     const own = [...this.kept.values()].map((kept) => view(kept, true));
-    return [...own, ...this.fileRules.map((rule) => view({ rule, hits: 0, lastUsedAt: null }, false))];
+    return [...own, ...this.fileRules(file).map(fileRuleView)];
   }
 
   async add(draft: RuleDraft): Promise<RuleView> {
@@ -152,20 +183,25 @@ export class RuleBook implements RuleService {
   }
 
   async workspaceRules(): Promise<WorkspaceRulesStatus> {
-    await this.refreshWorkspaceFile();
-    return {
-      file: path.join(this.options.workspace, WORKSPACE_RULES_FILE),
-      state: this.fileState,
-      ...(this.fileError === undefined ? {} : { error: this.fileError }),
-      trusted: this.trusted,
-    };
+    return this.statusOf(await this.readWorkspaceFile());
   }
 
-  async trustWorkspace(trusted: boolean): Promise<WorkspaceRulesStatus> {
-    await this.options.store.setSetting(trustKey(this.options.workspace), trusted ? 'trusted' : undefined);
-    this.trusted = trusted;
+  async trustWorkspace(choice: WorkspaceTrustChoice): Promise<WorkspaceRulesStatus> {
+    if (!choice.trusted) {
+      await this.options.store.setSetting(trustKey(this.options.workspace), undefined);
+      this.trust = { kind: 'none' };
+      this.changed();
+      return this.workspaceRules();
+    }
+    const file = await this.readWorkspaceFile();
+    // The person trusts what they were shown: a file rewritten since (by a call they allowed, say) is shown anew.
+    if (file.kind !== 'loaded' || file.sha256 !== choice.sha256) {
+      throw new ConflictError('workspace-rules-changed', `${this.filePath()} no longer holds the rules you were shown: read them again before trusting them`);
+    }
+    await this.options.store.setSetting(trustKey(this.options.workspace), `sha256:${file.sha256}`);
+    this.trust = { kind: 'content', sha256: file.sha256 };
     this.changed();
-    return this.workspaceRules();
+    return this.statusOf(file);
   }
 
   forgetSession(sessionId: string): void {
@@ -181,34 +217,84 @@ export class RuleBook implements RuleService {
     await this.options.store.recordRuleHit(ruleId, at);
   }
 
-  /** Reads the workspace's rules file again when its size or time changed (a cheap stat per evaluation). */
-  private async refreshWorkspaceFile(): Promise<void> {
-    const file = path.join(this.options.workspace, WORKSPACE_RULES_FILE);
-    const stamp = await stat(file).then(
-      (info) => `${info.size}:${info.mtimeMs}:${info.ino}`,
-      () => 'none',
-    );
-    if (stamp === this.fileStamp) return;
-    this.fileStamp = stamp;
+  private filePath(): string {
+    return path.join(this.options.workspace, WORKSPACE_RULES_FILE);
+  }
+
+  /**
+   * Reads the workspace's rules file (at most 256 KiB) at each use: its size and times cannot tell a rewrite
+   * made within the file system's clock tick, or with its times put back, and the hash is what trust names.
+   * Callers use the read they are given: a later read finishing first is never replaced by an earlier one.
+   */
+  private async readWorkspaceFile(): Promise<WorkspaceRules> {
+    const read = ++this.fileReads;
     const loaded = await loadWorkspaceRules(this.options.workspace);
-    switch (loaded.kind) {
-      case 'absent':
-        this.fileRules = [];
-        this.fileState = 'absent';
-        this.fileError = undefined;
-        return;
-      case 'loaded':
-        this.fileRules = loaded.rules;
-        this.fileState = 'loaded';
-        this.fileError = undefined;
-        return;
-      case 'invalid':
-        this.fileRules = [];
-        this.fileState = 'invalid';
-        this.fileError = loaded.error.message;
-        this.log(`No rule from ${file} applies: ${loaded.error.message}`);
-        return;
+    if (read < this.fileReadShown) return loaded;
+    this.fileReadShown = read;
+    const previous = this.file;
+    if (loaded.kind === previous.kind && contentOf(loaded) === contentOf(previous)) return previous;
+    this.file = loaded;
+    if (loaded.kind === 'invalid') {
+      const kept = this.lastValid?.denies.length ?? 0;
+      const denies = kept === 1 ? 'the deny rule of its last valid content still applies' : `the ${kept} deny rules of its last valid content still apply`;
+      this.log(`${loaded.error.message}. No allow rule from it applies${kept === 0 ? ', nor any deny rule.' : `; ${denies}.`}`);
     }
+    if (loaded.kind === 'loaded' && this.lastValid?.sha256 !== loaded.sha256) await this.keepLastValid(loaded.sha256, loaded.rules);
+    return loaded;
+  }
+
+  private async keepLastValid(sha256: string, rules: readonly Rule[]): Promise<void> {
+    const lastValid: LastValid = { sha256, denies: rules.filter((rule) => rule.effect === 'deny') };
+    this.lastValid = lastValid;
+    await this.options.store
+      .setSetting(lastValidKey(this.options.workspace), JSON.stringify(lastValid))
+      .catch((error: unknown) => this.log(`Could not keep the deny rules of ${this.filePath()}: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  private parseLastValid(stored: string | undefined): LastValid | undefined {
+    if (stored === undefined) return undefined;
+    try {
+      const parsed = lastValidSchema.parse(parseUntrustedJson(stored));
+      return { sha256: parsed.sha256, denies: parsed.denies.filter((rule) => rule.effect === 'deny' && rule.source === 'workspace-file') };
+    } catch (error) {
+      this.log(`The kept deny rules of ${this.filePath()} are unreadable and do not apply: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+  }
+
+  /** The file's rules that take part in deciding: a valid file's own, or the last valid one's denies while it is invalid. */
+  private fileRules(file: WorkspaceRules): readonly Rule[] {
+    switch (file.kind) {
+      case 'absent':
+        return [];
+      case 'loaded':
+        return file.rules;
+      case 'invalid':
+        return this.lastValid?.denies ?? [];
+    }
+  }
+
+  private trustOf(file: WorkspaceRules): WorkspaceTrust {
+    switch (this.trust.kind) {
+      case 'none':
+        return 'untrusted';
+      case 'unbound':
+        return 'changed';
+      case 'content':
+        return contentOf(file) === this.trust.sha256 ? 'trusted' : 'changed';
+    }
+  }
+
+  private statusOf(file: WorkspaceRules): WorkspaceRulesStatus {
+    const sha256 = contentOf(file);
+    return {
+      file: this.filePath(),
+      state: file.kind,
+      ...(file.kind === 'invalid' ? { error: file.error.message } : {}),
+      ...(sha256 === undefined ? {} : { sha256 }),
+      trust: this.trustOf(file),
+      rules: this.fileRules(file).map(fileRuleView),
+    };
   }
 }
 
@@ -218,14 +304,36 @@ function fileToolRealPath(workspace: string): (requested: string) => Promise<str
   return (requested) => paths.resolve(requested).catch(() => undefined);
 }
 
-/** The person's trust in a workspace's own rules file is kept per workspace path, across restarts. */
+/**
+ * The person's trust in a workspace's own rules file, kept per workspace path across restarts: `sha256:<hex>` of
+ * the content trusted. The value `trusted` of earlier versions names no content, so it trusts none.
+ */
 function trustKey(workspace: string): string {
   return `workspace-rules-trusted:${workspace}`;
+}
+
+function lastValidKey(workspace: string): string {
+  return `workspace-rules-last-valid:${workspace}`;
+}
+
+function parseTrust(stored: string | undefined): StoredTrust {
+  if (stored === undefined) return { kind: 'none' };
+  const content = /^sha256:([0-9a-f]{64})$/.exec(stored);
+  return content === null ? { kind: 'unbound' } : { kind: 'content', sha256: content[1]! };
 }
 
 function ruleCall(toolName: string, args: Record<string, unknown>, tool?: AnyTool): RuleCall {
   const server = tool?.source?.startsWith('mcp:') ? tool.source.slice(4) : undefined;
   return server !== undefined && tool?.remoteName !== undefined ? { tool: toolName, arguments: args, mcp: { server, tool: tool.remoteName } } : { tool: toolName, arguments: args };
+}
+
+/** The hash of what was read, or undefined when nothing was. */
+function contentOf(file: WorkspaceRules): string | undefined {
+  return file.kind === 'absent' ? undefined : file.sha256;
+}
+
+function fileRuleView(rule: Rule): RuleView {
+  return view({ rule, hits: 0, lastUsedAt: null }, false);
 }
 
 function view(kept: Kept, editable: boolean): RuleView {

@@ -1,4 +1,5 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempFolder } from '../tools/test-support';
@@ -75,18 +76,20 @@ describe('loadWorkspaceRules', () => {
     expect(await loadWorkspaceRules(folder.path)).toStrictEqual({ kind: 'absent' });
   });
 
-  it('loads a valid file; a broken one is an error and none of its rules apply', async () => {
+  it('loads a valid file with the hash of its bytes; a broken one is an error with the hash of its bytes', async () => {
     await using folder = await tempFolder();
     await mkdir(path.join(folder.path, '.airlock'));
     const file = path.join(folder.path, '.airlock/rules.json');
     await writeFile(file, JSON.stringify(valid));
     const loaded = await loadWorkspaceRules(folder.path);
     expect(loaded.kind === 'loaded' ? loaded.rules.length : loaded.kind).toBe(3);
+    expect(loaded.kind === 'loaded' ? loaded.sha256 : loaded.kind).toBe(createHash('sha256').update(JSON.stringify(valid)).digest('hex'));
 
     await writeFile(file, JSON.stringify({ version: 1, rules: [valid.rules[0], { effect: 'allow' }] }));
     const broken = await loadWorkspaceRules(folder.path);
     expect(broken.kind).toBe('invalid');
-    expect(broken.kind === 'invalid' ? broken.error.message : '').toMatch(/rules\.json is not a valid rules file, so none of its rules apply: rules\[1\]/);
+    expect(broken.kind === 'invalid' ? broken.sha256 : broken.kind).toBe(createHash('sha256').update(await readFile(file)).digest('hex'));
+    expect(broken.kind === 'invalid' ? broken.error.message : '').toMatch(/rules\.json is not a valid rules file: rules\[1\]/);
   });
 
   it('refuses a rules file that is a link out of the workspace', async () => {

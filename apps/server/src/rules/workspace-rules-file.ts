@@ -18,21 +18,25 @@ const workspaceRulesFileSchema = z
   })
   .strict();
 
-/** A rules file that is unreadable or invalid: none of its rules apply. */
+/** A rules file that is unreadable or invalid: none of its allow rules apply (what denies still do: `RuleBook`). */
 export class WorkspaceRulesError extends Error {
   override readonly name = 'WorkspaceRulesError';
   constructor(
     readonly file: string,
     readonly problems: readonly string[],
   ) {
-    super(`${file} is not a valid rules file, so none of its rules apply: ${problems.join('; ')}`);
+    super(`${file} is not a valid rules file: ${problems.join('; ')}`);
   }
 }
 
+/**
+ * What a workspace's rules file holds. `sha256` is the hash of the exact bytes read, what the person's trust names:
+ * absent where nothing could be read.
+ */
 export type WorkspaceRules =
   | { kind: 'absent' }
-  | { kind: 'loaded'; rules: readonly Rule[] }
-  | { kind: 'invalid'; error: WorkspaceRulesError };
+  | { kind: 'loaded'; rules: readonly Rule[]; sha256: string }
+  | { kind: 'invalid'; error: WorkspaceRulesError; sha256?: string };
 
 export interface ParseWorkspaceRulesOptions {
   /** The workspace's absolute path: the scope of every rule in the file. */
@@ -74,6 +78,8 @@ export function parseWorkspaceRules(text: string, options: ParseWorkspaceRulesOp
 export async function loadWorkspaceRules(workspace: string): Promise<WorkspaceRules> {
   const file = path.join(workspace, WORKSPACE_RULES_FILE);
   let real: string;
+  let bytes: Buffer;
+  let modifiedAt: Date;
   try {
     real = await realpath(file);
   } catch (error) {
@@ -85,15 +91,23 @@ export async function loadWorkspaceRules(workspace: string): Promise<WorkspaceRu
     const info = await stat(real);
     if (!info.isFile()) return invalid(file, 'it is not a file');
     if (info.size > MAX_FILE_BYTES) return invalid(file, `it is larger than ${MAX_FILE_BYTES} bytes`);
-    const text = await readFile(real, 'utf8');
-    return { kind: 'loaded', rules: parseWorkspaceRules(text, { workspace, modifiedAt: info.mtime }) };
+    modifiedAt = info.mtime;
+    bytes = await readFile(real);
   } catch (error) {
-    if (error instanceof WorkspaceRulesError) return { kind: 'invalid', error };
     return invalid(file, `cannot be read (${(error as Error).message})`);
+  }
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  // It may have grown between the stat and the read.
+  if (bytes.length > MAX_FILE_BYTES) return { ...invalid(file, `it is larger than ${MAX_FILE_BYTES} bytes`), sha256 };
+  try {
+    return { kind: 'loaded', rules: parseWorkspaceRules(bytes.toString('utf8'), { workspace, modifiedAt }), sha256 };
+  } catch (error) {
+    if (error instanceof WorkspaceRulesError) return { kind: 'invalid', error, sha256 };
+    return { ...invalid(file, `cannot be read (${(error as Error).message})`), sha256 };
   }
 }
 
-function invalid(file: string, problem: string): WorkspaceRules {
+function invalid(file: string, problem: string): { kind: 'invalid'; error: WorkspaceRulesError } {
   return { kind: 'invalid', error: new WorkspaceRulesError(file, [problem]) };
 }
 

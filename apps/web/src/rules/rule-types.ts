@@ -9,3 +9,4 @@ export type RuleEffect = RuleDraftInput['effect'];
 export type RulesList = RouterOutputs['rules']['list'];
 export type RuleView = RulesList['rules'][number];
 export type WorkspaceRulesStatus = RulesList['workspace'];
+export type WorkspaceTrustInput = RouterInputs['rules']['trustWorkspace'];
