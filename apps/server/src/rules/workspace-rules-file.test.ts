@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempFolder } from '../tools/test-support';
@@ -100,6 +101,20 @@ describe('loadWorkspaceRules', () => {
     await symlink(path.join(outside.path, 'rules.json'), path.join(folder.path, '.airlock/rules.json'));
     const loaded = await loadWorkspaceRules(folder.path);
     expect(loaded.kind === 'invalid' ? loaded.error.problems : loaded).toStrictEqual(['it leads outside the workspace']);
+  });
+
+  it('refuses a FIFO put at the path without waiting on it, and a file over the limit', async () => {
+    await using folder = await tempFolder();
+    await mkdir(path.join(folder.path, '.airlock'));
+    const file = path.join(folder.path, '.airlock/rules.json');
+    // A tool can make one; a read of it would wait for a writer that never comes.
+    execFileSync('mkfifo', [file]);
+    const fifo = await loadWorkspaceRules(folder.path);
+    expect(fifo.kind === 'invalid' ? fifo.error.problems : fifo).toStrictEqual(['it is not a file']);
+    await rm(file);
+    await writeFile(file, ' '.repeat(256 * 1024 + 1));
+    const large = await loadWorkspaceRules(folder.path);
+    expect(large.kind === 'invalid' ? large.error.problems : large).toStrictEqual([`it is larger than ${256 * 1024} bytes`]);
   });
 
   it("a file's allow rules widen nothing until the workspace is trusted; its denies always apply", async () => {

@@ -1,6 +1,7 @@
 import { parseUntrustedJson } from '@airlock/core';
 import { createHash } from 'node:crypto';
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { workspaceFileRuleSchema, type Rule } from '@airlock/api';
@@ -88,16 +89,29 @@ export async function loadWorkspaceRules(workspace: string): Promise<WorkspaceRu
   }
   try {
     if (!isWithin(await realpath(workspace), real)) return invalid(file, 'it leads outside the workspace');
-    const info = await stat(real);
-    if (!info.isFile()) return invalid(file, 'it is not a file');
-    if (info.size > MAX_FILE_BYTES) return invalid(file, `it is larger than ${MAX_FILE_BYTES} bytes`);
-    modifiedAt = info.mtime;
-    bytes = await readFile(real);
+    // Opened without blocking and checked through the handle: a FIFO put at the path (by a tool) can neither hang
+    // the read nor be swapped in after the check, and a file that grows is read no further than the limit.
+    const handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) return invalid(file, 'it is not a file');
+      if (info.size > MAX_FILE_BYTES) return invalid(file, `it is larger than ${MAX_FILE_BYTES} bytes`);
+      modifiedAt = info.mtime;
+      const buffer = Buffer.alloc(MAX_FILE_BYTES + 1);
+      let length = 0;
+      for (;;) {
+        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+        if (bytesRead === 0 || (length += bytesRead) === buffer.length) break;
+      }
+      bytes = buffer.subarray(0, length);
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     return invalid(file, `cannot be read (${(error as Error).message})`);
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  // It may have grown between the stat and the read.
+  // It may have grown between the check and the read.
   if (bytes.length > MAX_FILE_BYTES) return { ...invalid(file, `it is larger than ${MAX_FILE_BYTES} bytes`), sha256 };
   try {
     return { kind: 'loaded', rules: parseWorkspaceRules(bytes.toString('utf8'), { workspace, modifiedAt }), sha256 };
