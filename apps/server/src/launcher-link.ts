@@ -11,6 +11,8 @@ const MAX_MESSAGE_BYTES = 64 * 1024;
 const READ_TIMEOUT_MS = 10_000;
 
 export interface LauncherLink {
+  /** The descriptor it is read from. */
+  fd: number;
   /** The secrets the launcher handed over, by variable name. */
   secrets: Record<string, string>;
   /** Calls `listener` once when the launcher is gone (its end of the fd closed, as it does when the launcher dies, even by SIGKILL). */
@@ -21,8 +23,10 @@ export interface LauncherLink {
 export async function openLauncherLink(env: Readonly<Record<string, string | undefined>>): Promise<LauncherLink | undefined> {
   const fdText = env[LAUNCHER_FD_VARIABLE];
   if (fdText === undefined || !/^\d+$/.test(fdText)) return undefined;
-  // Opened through libuv, the fd is close-on-exec: no tool or MCP server inherits it.
-  const socket = new Socket({ fd: Number(fdText), readable: true, writable: false });
+  // Node marks the first descriptors it inherits close-on-exec at start-up (libuv's uv_disable_stdio_inheritance),
+  // this one among them: no tool or MCP server inherits it.
+  const fd = Number(fdText);
+  const socket = new Socket({ fd, readable: true, writable: false });
   let closed = false;
   const listeners: (() => void)[] = [];
   const close = () => {
@@ -54,6 +58,7 @@ export async function openLauncherLink(env: Readonly<Record<string, string | und
   // Nothing more arrives; reading on is how the end is noticed.
   socket.resume();
   return {
+    fd,
     secrets: parseSecrets(line),
     onClose: (listener) => {
       if (closed) listener();

@@ -1,5 +1,6 @@
 import { ConfigError, databaseReachWarning, loadConfig, USAGE } from './config';
 import { createServices } from './create-services';
+import { closeInheritedDescriptors } from './inherited-descriptors';
 import { environmentSecretWarning, openLauncherLink, WARNED_SECRETS } from './launcher-link';
 import { startServer } from './start-server';
 
@@ -13,6 +14,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const env = { ...process.env, ...link?.secrets };
   for (const name of WARNED_SECRETS) if (env[name] !== undefined && env[name] !== '') console.warn(environmentSecretWarning(name));
   const config = loadConfig(argv, env);
+  // Before any tool or MCP server starts: what the launching shell left open must not reach them.
+  closeInheritedDescriptors(link === undefined ? [] : [link.fd]);
   const databaseWarning = databaseReachWarning(config);
   if (databaseWarning !== null) console.warn(databaseWarning);
   const created = await createServices(config, { env: process.env });

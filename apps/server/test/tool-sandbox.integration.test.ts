@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, onTestFinished, test, vi } from 'vitest';
 import { createBuiltinTools } from '../src/tools';
@@ -28,11 +29,14 @@ interface LaunchedServer extends AsyncDisposable {
  * Starts Airlock as `npm start` does, through its launcher, and waits until it listens. The token is read from the
  * start-up link, or is `token` when it came from a file (the server then leaves it out of the link).
  */
-async function launch(options: { env: Record<string, string>; args: string[]; token?: string }): Promise<LaunchedServer> {
+async function launch(options: { env: Record<string, string>; args: string[]; token?: string; descriptors?: ReadonlyMap<number, number> }): Promise<LaunchedServer> {
+  // Descriptors of this process the launcher inherits, by the number it gets, as a shell's `200</folder` would leave them.
+  const extra = options.descriptors ?? new Map<number, number>();
+  const stdio = Array.from({ length: Math.max(3, ...[...extra.keys()].map((fd) => fd + 1)) }, (_, fd) => extra.get(fd) ?? (fd === 0 ? 'ignore' : fd <= 2 ? 'pipe' : 'ignore'));
   const launcher = spawn(process.execPath, [LAUNCHER, '--port', '0', ...options.args], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+    stdio,
+  }) as ChildProcessByStdio<null, Readable, Readable>;
   let text = '';
   launcher.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
   launcher.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -143,6 +147,44 @@ describe('secrets are out of a sandboxed call’s reach', () => {
     expect(environ).not.toContain(apiKey);
     expect(server.output()).toContain('Warning: AIRLOCK_TOKEN came from the environment');
     expect(server.output()).toContain('Tools run without a sandbox: the sandbox is turned off (--tool-sandbox none)');
+  }, 60_000);
+});
+
+describe('what started the server does not reach a call', () => {
+  test.each(SANDBOX_KINDS)('descriptors the launcher was started with reach no terminal call (sandbox: %s)', async (sandbox) => {
+    await using folder = await tempFolder();
+    await using fake = await startFakeOpenAIServer();
+    const outside = path.join(folder.path, 'outside');
+    await Promise.all([mkdir(outside), mkdir(path.join(folder.path, 'ws'))]);
+    await writeFile(path.join(outside, 'secret'), 'outside-the-workspace');
+    await writeFile(path.join(folder.path, 'log'), '');
+    const [folderFd, logFd] = [openSync(outside, 'r'), openSync(path.join(folder.path, 'log'), 'a')];
+    let server: LaunchedServer;
+    try {
+      server = await launch({
+        env: {},
+        args: ['--workspace', path.join(folder.path, 'ws'), '--data-dir', path.join(folder.path, 'data'), '--model-url', fake.url, '--tool-sandbox', sandbox],
+        descriptors: new Map([
+          [200, folderFd],
+          [201, logFd],
+        ]),
+      });
+    } finally {
+      closeSync(folderFd);
+      closeSync(logFd);
+    }
+    await using _server = server;
+    const command = `ls /proc/self/fd | tr '\\n' ' '; echo; cat /proc/self/fd/200/secret; echo written > /proc/self/fd/201; echo end`;
+    const { run, client } = await runTerminal(server, fake, command);
+    try {
+      const end = await run.next('tool-end');
+      // ls's own: stdin, stdout, stderr, and the folder it lists.
+      expect(end.result).toMatch(/^0 1 2 3 \n[^]*end\n/);
+      expect(end.result).not.toContain('outside-the-workspace');
+      expect(readFileSync(path.join(folder.path, 'log'), 'utf8')).toBe('');
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 });
 

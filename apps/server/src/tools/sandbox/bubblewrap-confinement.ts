@@ -1,13 +1,15 @@
 import { randomId } from '@airlock/core';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { constants } from 'node:os';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { WRAPPER_SCRIPT, type ConfinedCommand, type ConfinedProcess } from '../process-confinement';
 import { CALL_MARKER_VARIABLE } from '../process-group-confinement';
 import { startSandboxWatchdog } from '../process-watchdog';
+import { keyringFilter } from './keyring-filter';
 import { pidNamespaceMembers } from './pid-namespace';
 import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
+import { closeGuards, openWorkspaceGuards } from './workspace-guards';
 
 export interface BubblewrapSandbox {
   /** Absolute path of the bwrap executable. */
@@ -22,6 +24,10 @@ interface SandboxInfo {
   pidNamespace: number;
 }
 
+/** Where bubblewrap writes its info, and reads the seccomp filter from; the guards' descriptors follow. */
+const INFO_FD = 3;
+const SECCOMP_FD = 4;
+
 const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.signals).map(([name, number]) => [number, name as NodeJS.Signals]));
 
 /**
@@ -31,15 +37,35 @@ const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.si
  * kills the namespace's pid 1 in case it had not yet asked to die with bubblewrap.
  */
 export function confineToBubblewrap(command: ConfinedCommand, sandbox: BubblewrapSandbox): ConfinedProcess {
-  const args = [...bubblewrapArgs(sandbox.policy), '--chdir', command.cwd, '--info-fd', '3', '--', '/bin/sh', '-c', WRAPPER_SCRIPT, command.file, ...command.args];
+  const filter = keyringFilter();
+  // Opened now, at the call's start: bubblewrap mounts what they are, whatever a link put in their place meanwhile.
+  const guards = openWorkspaceGuards(sandbox.policy.workspace);
+  const firstGuardFd = SECCOMP_FD + 1;
+  const policy: SandboxPolicy = {
+    ...sandbox.policy,
+    guards: guards.map((guard, index) => ({ path: guard.path, fd: firstGuardFd + index, readOnly: guard.readOnly })),
+    ...(filter === undefined ? {} : { seccompFd: SECCOMP_FD }),
+  };
+  const args = [...bubblewrapArgs(policy), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', WRAPPER_SCRIPT, command.file, ...command.args];
   const marker = `${CALL_MARKER_VARIABLE}=${randomId('call', 12)}`;
-  const child = spawn(sandbox.bwrap, args, {
-    cwd: command.cwd,
-    env: { ...sandboxEnv(command.env), [CALL_MARKER_VARIABLE]: marker.slice(CALL_MARKER_VARIABLE.length + 1) },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-  });
-  const info = readInfo(child.stdio[3] as Readable);
+  let child;
+  try {
+    // bubblewrap closes each of these descriptors once it has used it: the command has only 0, 1 and 2.
+    child = spawn(sandbox.bwrap, args, {
+      cwd: command.cwd,
+      env: { ...sandboxEnv(command.env), [CALL_MARKER_VARIABLE]: marker.slice(CALL_MARKER_VARIABLE.length + 1) },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', filter === undefined ? 'ignore' : 'pipe', ...guards.map((guard) => guard.fd)],
+    });
+  } finally {
+    closeGuards(guards);
+  }
+  const filterPipe = child.stdio[SECCOMP_FD] as Writable | null;
+  if (filter !== undefined && filterPipe !== null) {
+    filterPipe.on('error', () => undefined);
+    filterPipe.end(filter);
+  }
+  const info = readInfo(child.stdio[INFO_FD] as Readable);
   const exited = new Promise<void>((resolve) => {
     if (child.pid === undefined) resolve();
     child.once('exit', () => resolve());

@@ -1,20 +1,25 @@
 import { describe, expect, test } from 'vitest';
+import type { HostLayout } from './host-layout';
 import { bubblewrapArgs } from './sandbox-policy';
 
 const mountArgs = (args: string[]) => args.slice(args.indexOf('/tmp') + 1);
+const NO_SOCKET_FOLDERS: HostLayout = { maskedFolders: [], keptFiles: [], keptLinks: [] };
 
 describe('bubblewrap arguments', () => {
   test('each folder between the workspace and a hidden path is bound over itself, before the masks', () => {
-    const args = bubblewrapArgs({
-      workspace: '/home/me',
-      hidden: [
-        { path: '/home/me/.local/share/airlock', folder: true },
-        { path: '/home/me/.config/airlock/token', folder: false },
-        { path: '/home/me/key', folder: false },
-        { path: '/srv/data', folder: true },
-      ],
-      network: true,
-    });
+    const args = bubblewrapArgs(
+      {
+        workspace: '/home/me',
+        hidden: [
+          { path: '/home/me/.local/share/airlock', folder: true },
+          { path: '/home/me/.config/airlock/token', folder: false },
+          { path: '/home/me/key', folder: false },
+          { path: '/srv/data', folder: true },
+        ],
+        network: true,
+      },
+      NO_SOCKET_FOLDERS,
+    );
     expect(mountArgs(args)).toStrictEqual([
       ...['--bind', '/home/me', '/home/me'],
       ...['--tmpfs', '/srv/data'],
@@ -25,6 +30,48 @@ describe('bubblewrap arguments', () => {
       ...['--bind', '/home/me/.config/airlock', '/home/me/.config/airlock'],
       ...['--tmpfs', '/home/me/.local/share/airlock'],
       ...['--ro-bind', '/dev/null', '/home/me/.config/airlock/token'],
+    ]);
+  });
+
+  test('each socket folder gets an empty tmpfs, then the links at its top and the files of /etc linked into it, then what lies inside', () => {
+    const host: HostLayout = {
+      maskedFolders: ['/run', '/var/lib/mysql'],
+      keptFiles: [{ source: '/run/systemd/resolve/stub-resolv.conf', path: '/run/systemd/resolve/stub-resolv.conf' }],
+      keptLinks: [{ target: '/dev/shm', path: '/run/shm' }],
+    };
+    const args = bubblewrapArgs({ workspace: '/run/user/1000/work', hidden: [{ path: '/run/user/1000/work/key', folder: false }], network: false }, host);
+    expect(mountArgs(args)).toStrictEqual([
+      ...['--tmpfs', '/run'],
+      ...['--symlink', '/dev/shm', '/run/shm'],
+      ...['--tmpfs', '/var/lib/mysql'],
+      ...['--ro-bind', '/run/systemd/resolve/stub-resolv.conf', '/run/systemd/resolve/stub-resolv.conf'],
+      ...['--bind', '/run/user/1000/work', '/run/user/1000/work'],
+      ...['--ro-bind', '/dev/null', '/run/user/1000/work/key'],
+    ]);
+  });
+
+  test('guards are mounted from their descriptors after the workspace and before a hidden path at the same depth; the seccomp filter is read from its own', () => {
+    const args = bubblewrapArgs(
+      {
+        workspace: '/w',
+        hidden: [{ path: '/w/.airlock', folder: true }],
+        network: true,
+        guards: [
+          { path: '/w/.git', fd: 5, readOnly: false },
+          { path: '/w/.git/config', fd: 6, readOnly: true },
+          { path: '/w/.airlock', fd: 7, readOnly: true },
+        ],
+        seccompFd: 4,
+      },
+      NO_SOCKET_FOLDERS,
+    );
+    expect(args.slice(args.indexOf('ALL') + 1, args.indexOf('ALL') + 3)).toStrictEqual(['--seccomp', '4']);
+    expect(mountArgs(args)).toStrictEqual([
+      ...['--bind', '/w', '/w'],
+      ...['--bind-fd', '5', '/w/.git'],
+      ...['--ro-bind-fd', '7', '/w/.airlock'],
+      ...['--tmpfs', '/w/.airlock'],
+      ...['--ro-bind-fd', '6', '/w/.git/config'],
     ]);
   });
 });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { HiddenMask } from '../hidden-paths';
+import { hostLayout, type HostLayout } from './host-layout';
 
 /** What a sandboxed call may see of the filesystem and the network. */
 export interface SandboxPolicy {
@@ -11,6 +12,13 @@ export interface SandboxPolicy {
   hidden?: readonly HiddenMask[];
   /** Whether the call reaches the network. */
   network: boolean;
+  /**
+   * Workspace paths mounted from descriptors bubblewrap holds, by their number in bubblewrap (see
+   * openWorkspaceGuards): read-only, or bound over themselves. Default none.
+   */
+  guards?: readonly { path: string; fd: number; readOnly: boolean }[];
+  /** The descriptor, in bubblewrap, it reads the call's seccomp filter from (see keyringFilter). Default none. */
+  seccompFd?: number;
 }
 
 type Mount = { path: string; args: string[] };
@@ -18,20 +26,27 @@ type Mount = { path: string; args: string[] };
 /**
  * bubblewrap arguments for a call: its own user, PID and IPC namespaces with no capabilities (pid 1 of the
  * namespace is bubblewrap's, and killing it ends every process of the call), a new session (no terminal to
- * inject input into), dies with the server, the whole system read-only, a fresh /dev, /proc and /tmp, the
- * workspace read-write, and the hidden paths masked: an empty tmpfs over a folder, /dev/null over a file.
- * Each folder between the workspace and a hidden path is bound over itself: a mount point cannot be renamed
- * (EBUSY), so no call can move a hidden path away from under its mask, for itself or for the calls after it.
+ * inject input into), dies with the server, the whole system read-only, a fresh /dev, /proc and /tmp, an empty
+ * tmpfs over each folder of Unix sockets (see HostLayout), the workspace read-write with its guards (a Git
+ * repository's config and hooks, `.airlock`) read-only, and the hidden paths masked: an empty tmpfs over a folder,
+ * /dev/null over a file. Each folder between the workspace and a hidden path is bound over itself: a mount point
+ * cannot be renamed (EBUSY), so no call can move a hidden path away from under its mask, for itself or for the
+ * calls after it.
  */
-export function bubblewrapArgs(policy: SandboxPolicy): string[] {
+export function bubblewrapArgs(policy: SandboxPolicy, host: HostLayout = hostLayout()): string[] {
   const mounts: Mount[] = [
+    ...host.maskedFolders.map((folder) => ({ path: folder, args: ['--tmpfs', folder] })),
+    ...host.keptLinks.map((link) => ({ path: link.path, args: ['--symlink', link.target, link.path] })),
+    ...host.keptFiles.map((file) => ({ path: file.path, args: ['--ro-bind', file.source, file.path] })),
     { path: policy.workspace, args: ['--bind', policy.workspace, policy.workspace] },
     ...(policy.readOnly ?? []).map((entry) => ({ path: entry, args: ['--ro-bind', entry, entry] })),
     ...pinnedFolders(policy).map((folder) => ({ path: folder, args: ['--bind', folder, folder] })),
+    ...(policy.guards ?? []).map((guard) => ({ path: guard.path, args: [guard.readOnly ? '--ro-bind-fd' : '--bind-fd', String(guard.fd), guard.path] })),
     ...(policy.hidden ?? []).map(({ path: hidden, folder }) => ({ path: hidden, args: folder ? ['--tmpfs', hidden] : ['--ro-bind', '/dev/null', hidden] })),
   ];
   // A parent is mounted before what lies inside it, so a hidden folder inside the workspace stays hidden, and a
-  // workspace inside a hidden folder is still there.
+  // workspace inside a hidden folder or a socket folder is still there. At equal depth, the order above holds
+  // (the sort is stable): a hidden path is masked last.
   mounts.sort((a, b) => depth(a.path) - depth(b.path));
   return [
     '--die-with-parent',
@@ -42,6 +57,7 @@ export function bubblewrapArgs(policy: SandboxPolicy): string[] {
     ...(policy.network ? [] : ['--unshare-net']),
     '--cap-drop',
     'ALL',
+    ...(policy.seccompFd === undefined ? [] : ['--seccomp', String(policy.seccompFd)]),
     '--ro-bind',
     '/',
     '/',

@@ -1,0 +1,143 @@
+import { accessSync, constants } from 'node:fs';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { describe, expect, test } from 'vitest';
+import { createBuiltinTools, type BuiltinToolsOptions } from '../index';
+import { runTool, tempFolder, toolNamed } from '../test-support';
+
+function terminal(workspace: string, options: Partial<BuiltinToolsOptions> = {}) {
+  return toolNamed(createBuiltinTools({ workspace, killGraceMs: 500, sandbox: 'bubblewrap', ...options }), 'terminal');
+}
+
+/** Connects to the Unix socket named by its argument (a leading @ for an abstract one) and prints `connected` or the error code. */
+const CONNECT_SCRIPT = `
+const name = process.argv[2].startsWith('@') ? '\\0' + process.argv[2].slice(1) : process.argv[2];
+require('node:net').connect(name)
+  .on('connect', () => { console.log('connected'); process.exit(0); })
+  .on('error', (error) => { console.log(error.code); process.exit(0); });
+`;
+
+interface UnixServer extends AsyncDisposable {
+  /** Connections accepted so far. */
+  connections(): number;
+}
+
+/** A Unix socket listening at `address` (a path, or `\0name` for an abstract one), as a database or a session bus would. */
+async function unixServer(address: string): Promise<UnixServer> {
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections += 1;
+    socket.end();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(address, resolve);
+  });
+  return {
+    connections: () => connections,
+    [Symbol.asyncDispose]: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (!address.startsWith('\0')) await rm(address, { force: true });
+    },
+  };
+}
+
+/** A folder of /run this process may create a socket in: the session's own, or /run itself as root (CI). */
+function writableRunFolder(): string | undefined {
+  return [`/run/user/${process.getuid?.() ?? -1}`, '/run'].find((folder) => {
+    try {
+      accessSync(folder, constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function connectFromSandbox(workspace: string, address: string, network: boolean): Promise<string> {
+  await writeFile(path.join(workspace, 'connect.js'), CONNECT_SCRIPT);
+  const result = await runTool(terminal(workspace, { network }), { command: `'${process.execPath}' connect.js '${address}'` });
+  return result.content;
+}
+
+describe('the bubblewrap sandbox keeps a call from what this machine offers on its Unix sockets', () => {
+  const runFolder = writableRunFolder();
+
+  test.skipIf(runFolder === undefined).each([true, false])('a socket under /run cannot be reached (network on: %s)', async (network) => {
+    await using workspace = await tempFolder();
+    const socketPath = path.join(runFolder!, `airlock-test-${randomBytes(6).toString('hex')}.sock`);
+    await using server = await unixServer(socketPath);
+    expect(await connectFromSandbox(workspace.path, socketPath, network)).toBe('ENOENT\nexit code: 0');
+    expect(server.connections()).toBe(0);
+  });
+
+  test('an abstract socket is reached with the network on (the network namespace is shared) and not with it off', async () => {
+    await using workspace = await tempFolder();
+    const name = `airlock-test-${randomBytes(6).toString('hex')}`;
+    await using server = await unixServer(`\0${name}`);
+    expect(await connectFromSandbox(workspace.path, `@${name}`, false)).toBe('ECONNREFUSED\nexit code: 0');
+    expect(server.connections()).toBe(0);
+    expect(await connectFromSandbox(workspace.path, `@${name}`, true)).toBe('connected\nexit code: 0');
+  });
+
+  test('/run/shm still leads to the shared memory folder, and the name server configuration is still read', async () => {
+    await using workspace = await tempFolder();
+    const command = 'test -d /run/shm/ && echo shm; cat /etc/resolv.conf > /dev/null && echo resolv.conf';
+    expect((await runTool(terminal(workspace.path), { command })).content).toBe('shm\nresolv.conf\nexit code: 0');
+  });
+});
+
+describe('the bubblewrap sandbox keeps a call from leaving code to run outside it later', () => {
+  test('an existing repository’s config and hooks, and .airlock, are read-only, and .git cannot be moved away; the rest of .git is writable', async () => {
+    await using workspace = await tempFolder();
+    const at = (...parts: string[]) => path.join(workspace.path, ...parts);
+    await mkdir(at('.git/hooks'), { recursive: true });
+    await mkdir(at('.git/objects'));
+    await mkdir(at('.airlock'));
+    await writeFile(at('.git/config'), '[core]\n\tbare = false\n');
+    await writeFile(at('.airlock/rules.json'), '{"version":1,"rules":[]}');
+    const attempts = [
+      `printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> .git/config`,
+      'touch .git/hooks/pre-commit',
+      'mv .git/config .git/config.old',
+      'mv .git/hooks .git/hooks.old',
+      'mv .git moved-git',
+      'rm -rf .airlock',
+      'touch .airlock/rules.json',
+      'touch .git/objects/written',
+    ];
+    const command = attempts.map((attempt) => `(${attempt}) 2>/dev/null && echo 'done: ${attempt.split(' ')[0]} ${attempt.split(' ').at(-1)}'`).join('; ');
+    const result = await runTool(terminal(workspace.path), { command: `${command}; echo end` });
+    expect(result.content).toBe('done: touch .git/objects/written\nend\nexit code: 0');
+    expect(await readFile(at('.git/config'), 'utf8')).toBe('[core]\n\tbare = false\n');
+    expect(await readdir(at('.git/hooks'))).toStrictEqual([]);
+    expect((await readdir(at('.git'))).sort()).toStrictEqual(['config', 'hooks', 'objects']);
+    expect(await readFile(at('.airlock/rules.json'), 'utf8')).toBe('{"version":1,"rules":[]}');
+  });
+
+  test('not covered: a repository the call creates itself', async () => {
+    await using workspace = await tempFolder();
+    const result = await runTool(terminal(workspace.path), { command: 'mkdir -p .git/hooks && touch .git/config .git/hooks/pre-commit && echo created' });
+    expect(result.content).toBe('created\nexit code: 0');
+  });
+});
+
+describe('the bubblewrap sandbox keeps a call from the kernel keyring', () => {
+  // keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0): the session keyring the server was started in.
+  const code = [
+    'import ctypes, os, platform',
+    'libc = ctypes.CDLL(None, use_errno=True)',
+    "number = {'x86_64': 250, 'aarch64': 219}[platform.machine()]",
+    'found = libc.syscall(number, 0, -3, 0)',
+    "print('refused' if found == -1 and ctypes.get_errno() == 1 else f'keyring {found} errno {ctypes.get_errno()}')",
+  ].join('\n');
+  const PATH = ['/usr/bin', '/bin', process.env.PATH].join(':');
+
+  test.skipIf(!['x64', 'arm64'].includes(process.arch))('keyctl is refused, so the session keyring the server runs in is out of reach', async () => {
+    await using workspace = await tempFolder();
+    const tools = createBuiltinTools({ workspace: workspace.path, env: { PATH, HOME: process.env.HOME }, sandbox: 'bubblewrap' });
+    expect(await runTool(toolNamed(tools, 'python'), { code })).toStrictEqual({ content: 'refused\nexit code: 0', isError: false });
+  });
+});

@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { tempFolder } from '../test-support';
+import { closeGuards, openWorkspaceGuards } from './workspace-guards';
+
+function guardsOf(workspace: string) {
+  const guards = openWorkspaceGuards(workspace);
+  closeGuards(guards);
+  return guards.map(({ path: guarded, readOnly }) => ({ path: path.relative(workspace, guarded), readOnly }));
+}
+
+describe('workspace guards', () => {
+  test('an existing repository’s config and hooks are held read-only with .git bound over itself, and .airlock read-only', async () => {
+    await using workspace = await tempFolder();
+    await mkdir(path.join(workspace.path, '.git/hooks'), { recursive: true });
+    await writeFile(path.join(workspace.path, '.git/config'), '');
+    await mkdir(path.join(workspace.path, '.airlock'));
+    expect(guardsOf(workspace.path)).toStrictEqual([
+      { path: '.git', readOnly: false },
+      { path: '.git/config', readOnly: true },
+      { path: '.git/hooks', readOnly: true },
+      { path: '.airlock', readOnly: true },
+    ]);
+  });
+
+  test('nothing is held where nothing is, nor a link, a fifo, or a file where a folder belongs (and the other way round)', async () => {
+    await using workspace = await tempFolder();
+    await using elsewhere = await tempFolder();
+    expect(guardsOf(workspace.path)).toStrictEqual([]);
+    await mkdir(path.join(workspace.path, '.git'));
+    await symlink(elsewhere.path, path.join(workspace.path, '.git/hooks'));
+    execFileSync('mkfifo', [path.join(workspace.path, '.git/config')]);
+    await writeFile(path.join(workspace.path, '.airlock'), '');
+    expect(guardsOf(workspace.path)).toStrictEqual([]);
+  });
+
+  test('a .git that is a link is not held, nor what lies under it', async () => {
+    await using workspace = await tempFolder();
+    await using elsewhere = await tempFolder();
+    await mkdir(path.join(elsewhere.path, 'hooks'));
+    await writeFile(path.join(elsewhere.path, 'config'), '');
+    await symlink(elsewhere.path, path.join(workspace.path, '.git'));
+    expect(guardsOf(workspace.path)).toStrictEqual([]);
+  });
+});
