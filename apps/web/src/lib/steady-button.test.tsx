@@ -2,14 +2,19 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ARMING_MS, SteadyButton } from './steady-button';
 
-afterEach(cleanup);
-beforeEach(() => {
-  vi.useFakeTimers();
-  return () => vi.useRealTimers();
-});
-
-/** Where the button is on the page; layout is the test's to move. */
+/** Where every button is on the page; layout is the test's to move. */
 let spot = { left: 10, top: 200 };
+
+beforeEach(() => {
+  spot = { left: 10, top: 200 };
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'requestAnimationFrame', 'cancelAnimationFrame', 'performance', 'Date'] });
+  vi.spyOn(HTMLElement.prototype, 'getBoundingClientRect').mockImplementation(() => ({ ...spot, right: spot.left + 60, bottom: spot.top + 24, width: 60, height: 24, x: spot.left, y: spot.top, toJSON: () => ({}) }));
+});
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
 
 function renderButton() {
   const decided = vi.fn();
@@ -19,23 +24,16 @@ function renderButton() {
       Allow
     </SteadyButton>,
   );
-  const button = screen.getByRole('button', { name: 'Allow' });
-  vi.spyOn(button, 'getBoundingClientRect').mockImplementation(() => ({ ...spot, right: spot.left + 60, bottom: spot.top + 24, width: 60, height: 24, x: spot.left, y: spot.top, toJSON: () => ({}) }));
-  return { button, decided, ignored };
+  return { button: screen.getByRole('button', { name: 'Allow' }), decided, ignored };
 }
 
 const mouseClick = (button: HTMLElement) => fireEvent.click(button, { detail: 1 });
 const mouseMove = (button: HTMLElement) => fireEvent.pointerMove(button, { pointerType: 'mouse' });
-const armed = () =>
+const wait = (ms: number) =>
   act(() => {
-    vi.advanceTimersByTime(ARMING_MS);
+    vi.advanceTimersByTime(ms);
   });
-
 describe('SteadyButton', () => {
-  beforeEach(() => {
-    spot = { left: 10, top: 200 };
-  });
-
   it('ignores a pointer click for a moment after it appears, and says so', () => {
     const { button, decided, ignored } = renderButton();
     expect(button.getAttribute('aria-disabled')).toBe('true');
@@ -44,41 +42,59 @@ describe('SteadyButton', () => {
     expect(decided).not.toHaveBeenCalled();
     expect(ignored).toHaveBeenCalledTimes(1);
 
-    armed();
+    wait(ARMING_MS);
     expect(button.hasAttribute('aria-disabled')).toBe(false);
     mouseMove(button);
     mouseClick(button);
     expect(decided).toHaveBeenCalledTimes(1);
   });
 
-  it('ignores a click on a button that moved under a still pointer; the next click there counts', () => {
+  it('is disarmed again when it moves, whatever the pointer does, until it has stood still for the moment', () => {
     const { button, decided, ignored } = renderButton();
-    armed();
+    wait(ARMING_MS);
     mouseMove(button);
     spot = { left: 10, top: 164 }; // the item above was decided and the list closed up
+    // The second click of a double-click, the mouse jittering a pixel on the way.
+    mouseMove(button);
+    mouseClick(button);
+    expect(decided).not.toHaveBeenCalled();
+    expect(button.getAttribute('aria-disabled')).toBe('true');
+    wait(ARMING_MS / 2);
+    mouseClick(button);
+    expect(decided).not.toHaveBeenCalled();
+    expect(ignored).toHaveBeenCalledTimes(2);
+
+    wait(ARMING_MS / 2);
+    expect(button.hasAttribute('aria-disabled')).toBe(false);
+    mouseClick(button);
+    expect(decided).toHaveBeenCalledTimes(1);
+  });
+
+  it('finds a move at the click itself when no change of the page told it', () => {
+    const { button, decided, ignored } = renderButton();
+    wait(ARMING_MS);
+    mouseMove(button);
+    spot = { left: 10, top: 120 };
+    mouseMove(button);
+    mouseClick(button);
+    expect(decided).not.toHaveBeenCalled();
+    expect(ignored).toHaveBeenCalledTimes(1);
+  });
+
+  it('ignores a mouse click where the pointer never moved over it (what covered it went away)', () => {
+    const { button, decided, ignored } = renderButton();
+    wait(ARMING_MS);
     mouseClick(button);
     expect(decided).not.toHaveBeenCalled();
     expect(ignored).toHaveBeenCalledTimes(1);
     mouseClick(button);
     expect(decided).toHaveBeenCalledTimes(1);
-  });
-
-  it('ignores a mouse click on a button the pointer never moved over', () => {
-    const { button, decided, ignored } = renderButton();
-    armed();
-    mouseClick(button);
-    expect(decided).not.toHaveBeenCalled();
-    expect(ignored).toHaveBeenCalledTimes(1);
   });
 
   it('takes the spot where a finger came down as the aim', () => {
     const { button, decided } = renderButton();
-    armed();
+    wait(ARMING_MS);
     fireEvent.pointerDown(button, { pointerType: 'touch' });
-    mouseClick(button);
-    expect(decided).toHaveBeenCalledTimes(1);
-    fireEvent.pointerDown(button, { pointerType: 'touch' });
-    spot = { left: 10, top: 120 };
     mouseClick(button);
     expect(decided).toHaveBeenCalledTimes(1);
   });

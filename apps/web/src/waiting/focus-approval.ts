@@ -1,3 +1,5 @@
+import { movedByPerson } from '../lib/spot-watch';
+
 /** The card of a waiting call, as the transcript renders it. */
 export function approvalCardSelector(approvalId: string): string {
   return `article[data-approval-id="${CSS.escape(approvalId)}"]`;
@@ -30,6 +32,8 @@ export function focusApprovalCard(approvalId: string, { asked = false }: { asked
   const tryFocus = () => {
     const card = document.querySelector<HTMLElement>(selector);
     if (card === null) return false;
+    // Scrolled for the person, who looks where it goes: the card's buttons need not re-arm.
+    movedByPerson();
     card.scrollIntoView({ block: 'center' });
     const moved = document.activeElement !== focusedAtStart && document.activeElement !== document.body;
     if (!moved && !isTextEntry(document.activeElement)) card.focus({ preventScroll: true });

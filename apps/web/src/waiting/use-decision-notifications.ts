@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { callPreview, visiblePlainText } from './argument-preview';
+import { callPreview, NOTIFICATION_WHOLE_CHARS, visiblePlainText } from './argument-preview';
 import type { WaitingDecision } from './use-decide-waiting';
 import { NotificationBook } from './notification-book';
 import type { WaitingApproval } from './use-waiting-approvals';
@@ -56,7 +56,7 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
       if (click === null) return;
       const approval = latest.current.waiting.find((waiting) => waiting.approvalId === click.approvalId);
       // An Allow counts only for a call this tab still lists and whose notification showed all of it.
-      const allowUnseen = click.action === 'allow' && (approval === undefined || !callPreview(approval.toolName, approval.arguments).whole);
+      const allowUnseen = click.action === 'allow' && (approval === undefined || !notificationShowsWhole(approval));
       if (click.action === 'open' || allowUnseen) {
         window.focus();
         latest.current.show(click);
@@ -92,10 +92,11 @@ async function notify(worker: ServiceWorkerRegistration | null, approval: Waitin
   const title = `Decision needed: ${visiblePlainText(approval.toolName)}`;
   const preview = callPreview(approval.toolName, approval.arguments);
   const body = `${preview.text}\nin “${visiblePlainText(approval.title)}”`;
+  const whole = notificationShowsWhole(approval);
   const data = { approvalId: approval.approvalId, sessionId: approval.sessionId };
   if (worker !== null) {
     // Allow only where the body holds the whole call; otherwise the person reviews it on its card first.
-    const first = preview.whole ? { action: 'allow', title: 'Allow' } : { action: 'open', title: 'Review' };
+    const first = whole ? { action: 'allow', title: 'Allow' } : { action: 'open', title: 'Review' };
     const actions = supportsActions() ? [first, { action: 'deny', title: 'Deny' }] : [];
     await worker.showNotification(title, { body, tag: approval.approvalId, data, requireInteraction: true, ...{ actions } }).catch(() => undefined);
     return;
@@ -106,6 +107,11 @@ async function notify(worker: ServiceWorkerRegistration | null, approval: Waitin
     notification.close();
     show(data);
   };
+}
+
+/** Whether a notification shows all of the call, short enough that the system does not cut it. */
+function notificationShowsWhole(approval: WaitingApproval): boolean {
+  return callPreview(approval.toolName, approval.arguments, NOTIFICATION_WHOLE_CHARS).whole;
 }
 
 function supportsActions(): boolean {

@@ -1,8 +1,6 @@
 import { canonicalJson } from '@airlock/core';
 import type { RuleDraft, RuleScope } from './rule';
 
-const MAX_ARGUMENTS_SHOWN = 200;
-
 const SCOPE_TEXT: Record<RuleScope['kind'], string> = {
   chat: 'in this chat',
   workspace: 'in this workspace',
@@ -45,9 +43,8 @@ function what({ tool, match }: Pick<RuleDraft, 'tool' | 'match'>): string {
     case 'mcp-server':
       return `every tool of the MCP server \`${match.server}\``;
     case 'exact-arguments': {
-      const json = canonicalJson(match.arguments);
-      const shown = json.length > MAX_ARGUMENTS_SHOWN ? `${json.slice(0, MAX_ARGUMENTS_SHOWN)}…` : json;
-      return `\`${tool}\` with exactly the arguments ${shown}`;
+      // Never cut: a person trusts or saves what this sentence shows, and a cut tail would run unseen.
+      return `\`${tool}\` with exactly the arguments ${canonicalJson(match.arguments)}`;
     }
   }
 }
