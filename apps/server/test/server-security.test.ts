@@ -452,7 +452,7 @@ describe('loadConfig', () => {
     const checkout = await realpath(fileURLToPath(new URL('../../..', import.meta.url)));
     for (const [workspace, how] of [
       [checkout, 'is the folder of'],
-      [join(checkout, 'apps', 'web', 'dist'), 'is inside'],
+      [join(checkout, 'apps', 'server', 'src'), 'is inside'],
       [join(checkout, '..'), 'holds'],
     ] as const) {
       const attempt = () => loadConfig(['--workspace', workspace], {}, dir.path);

@@ -48,6 +48,9 @@ describe('a chat read back after a reload', () => {
     await chat.button(terminal, 'Deny with reason…').click();
     await terminal.getByRole('textbox', { name: 'Reason, passed to the model' }).fill('not on this machine');
     await chat.button(terminal, 'Deny with this reason').click();
+    // The denied card loses its buttons and the cards below move up: a decision button that moved ignores a click
+    // for a moment, so the next click waits for the page to settle, as a person's eye would.
+    await chat.waitForStatus(terminal, 'Denied');
     await chat.button(first, 'Always allow read_file').click();
     await chat.waitForText('Turn over.');
 

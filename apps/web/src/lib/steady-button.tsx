@@ -29,6 +29,9 @@ export function SteadyButton({ onClick, onUnsteadyClick, disabled, ...props }: S
     if (element === null) return;
     let timer = 0;
     const arm = () => {
+      // At once, in the frame the move was seen, not at React's next render: nothing may click it meanwhile.
+      element.setAttribute('aria-disabled', 'true');
+      element.setAttribute('data-arming', '');
       setArmed(false);
       window.clearTimeout(timer);
       timer = window.setTimeout(() => setArmed(true), ARMING_MS);
