@@ -29,10 +29,10 @@ export function movedByPerson(): void {
 }
 
 /**
- * Watches where `element` is and calls `moved` whenever the page moved it: after any change to the page (a node added
- * or removed, text streamed in, an attribute), a scroll or a resize, the spots of all watched elements are read once,
- * in the next frame. A move within a moment of the person's own input (a wheel, a key, a finger) is theirs and is
- * only noted. One observer serves every watched element, and only while there is one.
+ * Watches where `element` is and calls `moved` whenever a change to the page moved it (a node added or removed, text
+ * streamed in, an attribute): the spots of all watched elements are read right after each change. A scroll or a
+ * resize is the person's (their spots are read in the next frame and noted), and so is a move within a moment of
+ * their own wheel, key or finger. One observer serves every watched element, and only while there is one.
  */
 export function watchSpot(element: Element, moved: () => void): SpotWatch {
   const entry: Watched = { spot: spotOf(element), settledAt: performance.now(), moved };
@@ -40,7 +40,7 @@ export function watchSpot(element: Element, moved: () => void): SpotWatch {
   if (watched.size === 1) startObserving();
   return {
     settledAt: () => {
-      recheck(element, entry);
+      recheck(element, entry, false);
       return entry.settledAt;
     },
     stop: () => {
@@ -51,32 +51,47 @@ export function watchSpot(element: Element, moved: () => void): SpotWatch {
   };
 }
 
-function recheck(element: Element, entry: Watched): void {
+/**
+ * `byChange`: read right after a change to the page, so a move is the page's doing and re-arms. Read after a scroll or
+ * a resize, or at a click, a move is only noted: what the page moves is seen by the read after its change (a
+ * transcript kept at its bottom scrolls in the same change), so what is left is the person scrolling, who sees where
+ * things go (the click's own check of where the pointer aimed still applies).
+ */
+function recheck(element: Element, entry: Watched, byChange: boolean): void {
   const spot = spotOf(element);
   if (sameSpot(spot, entry.spot)) return;
   entry.spot = spot;
-  // The person scrolling sees where things go; a move the page made on its own is a surprise.
-  if (performance.now() < personMovingUntil) return;
+  if (!byChange || performance.now() < personMovingUntil) return;
   entry.settledAt = performance.now();
   entry.moved();
 }
 
-function checkAll(): void {
+function checkAll(byChange: boolean): void {
+  for (const [element, entry] of watched) recheck(element, entry, byChange);
+}
+
+function afterChange(): void {
+  checkAll(true);
+}
+
+function afterScroll(): void {
   pending = false;
-  for (const [element, entry] of watched) recheck(element, entry);
+  checkAll(false);
 }
 
 function schedule(): void {
   if (pending) return;
   pending = true;
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(checkAll);
-  else setTimeout(checkAll, 16);
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(afterScroll);
+  else setTimeout(afterScroll, 16);
 }
 
 const PERSON_INPUT = ['wheel', 'touchmove', 'keydown'] as const;
 
 function startObserving(): void {
-  observer = new MutationObserver(schedule);
+  // Read at once after a change (the microtask after it): a button the change moved is disarmed before anything can
+  // click it, not a frame later. Scrolls and resizes, many a frame, wait for the next one.
+  observer = new MutationObserver(afterChange);
   observer.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
   window.addEventListener('scroll', schedule, { capture: true, passive: true });
   window.addEventListener('resize', schedule, { passive: true });
