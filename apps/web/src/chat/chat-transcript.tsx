@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { ToolInfo } from '../lib/api-types';
 import type { ChatItem, RunView } from './chat-reducer';
 import { MessageMarkdown } from './message-markdown';
@@ -26,10 +26,18 @@ export function ChatTranscript({ items, run, tools, onDecide }: ChatTranscriptPr
   const following = run?.phase === 'following';
   const last = items.at(-1);
 
+  const frame = useRef(0);
+  // Once a frame rather than on each change: reading the height lays the transcript out, and a reply streaming in
+  // changes it many times a frame.
   useLayoutEffect(() => {
-    const element = scroller.current;
-    if (element && pinned.current) element.scrollTop = element.scrollHeight;
+    if (frame.current !== 0) return;
+    frame.current = requestAnimationFrame(() => {
+      frame.current = 0;
+      const element = scroller.current;
+      if (element && pinned.current) element.scrollTop = element.scrollHeight;
+    });
   });
+  useEffect(() => () => cancelAnimationFrame(frame.current), []);
 
   return (
     <div

@@ -1,51 +1,53 @@
-import { Component, useState, type ComponentProps, type ReactNode } from 'react';
+import { Component, memo, useState, type ComponentProps, type ReactNode } from 'react';
 import Markdown, { type Components } from 'react-markdown';
+import { MarkdownBlocks, type ParsedNode } from './markdown-blocks';
+import { tooDeep } from './markdown-weight';
+import { useStreamedText } from './use-streamed-text';
 
 const components: Components = {
   a: ({ node: _node, ...props }) => <a {...props} target="_blank" rel="noreferrer noopener" />,
   pre: ({ node: _node, ...props }) => <CodeBlock {...props} />,
 };
 
-/** Nesting markers at the start of one line (`- - - > x`) past which a text is shown as it is. */
-const MAX_LINE_NESTING = 32;
-/** Emphasis, link, quote and code markers in one text past which it is shown as it is. */
-const MAX_MARKERS = 10_000;
-const LINE_NESTING = /^(?:[ \t]*(?:[-*+>]|\d{1,9}[.)])(?=[ \t]|$)[ \t]*)+/gm;
-
-/**
- * Whether model text is too deeply nested to render as Markdown: the parser and React recurse once per level, and
- * a reply of 2 KB (`'- '.repeat(1000)`) overflowed the stack, one of 40 KB froze the tab. Linear in the text.
- */
-export function tooDeepForMarkdown(text: string): boolean {
-  let markers = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    // * _ [ ] > `
-    if (code === 42 || code === 95 || code === 91 || code === 93 || code === 62 || code === 96) markers++;
-  }
-  if (markers > MAX_MARKERS) return true;
-  for (const match of text.matchAll(LINE_NESTING)) {
-    let levels = 0;
-    for (const char of match[0]) if (char !== ' ' && char !== '\t' && !(char >= '0' && char <= '9') && char !== '.' && char !== ')') levels++;
-    if (levels + (match[0].match(/\d+[.)]/g)?.length ?? 0) > MAX_LINE_NESTING) return true;
-  }
-  return false;
-}
-
 /**
  * Model text as Markdown. Raw HTML is not rendered and link targets are sanitised by react-markdown. Text too deeply
- * nested to render, or that fails to, is shown as it is, and only this message is affected.
+ * nested to render, or that fails to, is shown as it is, and only this message is affected. While a reply streams in,
+ * it is rendered once an animation frame, and only its last block is parsed again (see `MarkdownBlocks`).
  */
-export function MessageMarkdown({ text }: { text: string }) {
-  if (tooDeepForMarkdown(text)) return <PlainText text={text} />;
+export const MessageMarkdown = memo(function MessageMarkdown({ text }: { text: string }) {
+  return <MarkdownText text={useStreamedText(text)} />;
+});
+
+const MarkdownText = memo(function MarkdownText({ text }: { text: string }) {
+  const [blocks] = useState(() => new MarkdownBlocks());
+  const { done, rest, restStart, weight } = blocks.split(text);
+  if (tooDeep(weight)) return <PlainText text={text} />;
+  // Learnt while rendering, from the parse react-markdown makes anyway: what is learnt depends only on the text and
+  // is used only for a text that starts with it, so a render React throws away leaves nothing wrong behind.
+  const learn = () => (tree: ParsedNode) => blocks.parsed(text, restStart, tree);
   return (
     <MarkdownBoundary text={text}>
       <div className="markdown">
-        <Markdown components={components}>{text}</Markdown>
+        {done.map((block, index) => (
+          <DoneBlock key={index} text={block} />
+        ))}
+        <Markdown components={components} remarkPlugins={[learn]}>
+          {rest}
+        </Markdown>
       </div>
     </MarkdownBoundary>
   );
-}
+});
+
+/** A complete block, parsed once, and the line end the whole text's rendering has between top-level blocks. */
+const DoneBlock = memo(function DoneBlock({ text }: { text: string }) {
+  return (
+    <>
+      <Markdown components={components}>{text}</Markdown>
+      {'\n'}
+    </>
+  );
+});
 
 function PlainText({ text }: { text: string }) {
   return (

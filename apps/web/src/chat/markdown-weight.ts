@@ -1,0 +1,48 @@
+/** Nesting markers at the start of one line (`- - - > x`) past which a text is shown as it is. */
+const MAX_LINE_NESTING = 32;
+/** Emphasis, link, quote and code markers in one text past which it is shown as it is. */
+const MAX_MARKERS = 10_000;
+const LINE_NESTING = /^(?:[ \t]*(?:[-*+>]|\d{1,9}[.)])(?=[ \t]|$)[ \t]*)+/gm;
+
+/** What in a text makes the Markdown parser and React recurse. */
+export interface MarkdownWeight {
+  /** Emphasis, link, quote and code markers. */
+  markers: number;
+  /** Whether one line nests past the limit. */
+  deepLine: boolean;
+}
+
+export const NO_WEIGHT: MarkdownWeight = { markers: 0, deepLine: false };
+
+/** Linear in the text. The weight of a text cut at line ends is the sum of its parts' (`addWeights`). */
+export function weighMarkdown(text: string): MarkdownWeight {
+  let markers = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    // * _ [ ] > `
+    if (code === 42 || code === 95 || code === 91 || code === 93 || code === 62 || code === 96) markers++;
+  }
+  if (markers > MAX_MARKERS) return { markers, deepLine: false };
+  for (const match of text.matchAll(LINE_NESTING)) {
+    let levels = 0;
+    for (const char of match[0]) if (char !== ' ' && char !== '\t' && !(char >= '0' && char <= '9') && char !== '.' && char !== ')') levels++;
+    if (levels + (match[0].match(/\d+[.)]/g)?.length ?? 0) > MAX_LINE_NESTING) return { markers, deepLine: true };
+  }
+  return { markers, deepLine: false };
+}
+
+export function addWeights(first: MarkdownWeight, second: MarkdownWeight): MarkdownWeight {
+  return { markers: first.markers + second.markers, deepLine: first.deepLine || second.deepLine };
+}
+
+/**
+ * Whether a text of this weight is too deeply nested to render as Markdown: the parser and React recurse once per
+ * level, and a reply of 2 KB (`'- '.repeat(1000)`) overflowed the stack, one of 40 KB froze the tab.
+ */
+export function tooDeep(weight: MarkdownWeight): boolean {
+  return weight.markers > MAX_MARKERS || weight.deepLine;
+}
+
+export function tooDeepForMarkdown(text: string): boolean {
+  return tooDeep(weighMarkdown(text));
+}
