@@ -188,6 +188,34 @@ describe('what started the server does not reach a call', () => {
   }, 60_000);
 });
 
+describe('a stopped call', () => {
+  test.each(SANDBOX_KINDS)('is reported cancelled only once its processes are gone, even one that ignores SIGTERM (sandbox: %s)', async (sandbox) => {
+    await using folder = await tempFolder();
+    await using fake = await startFakeOpenAIServer();
+    const tag = uniqueToken();
+    await using server = await launch({ env: {}, args: ['--workspace', folder.path, '--data-dir', path.join(folder.path, '.data'), '--model-url', fake.url, '--tool-sandbox', sandbox] });
+    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `sh -c "trap '' TERM; while :; do sleep 0.1; done" ${tag}` } }] });
+    const client = connectClient(server.wsUrl, server.token);
+    const sessionId = `s-${randomBytes(4).toString('hex')}`;
+    try {
+      const run = watchRun(client, { sessionId, runId: `run-${sessionId}`, message: 'run it' });
+      const start = await run.next('tool-start');
+      await client.trpc.chat.confirmTool.mutate({ sessionId, approvalId: start.approvalId, decision: 'allow' });
+      await vi.waitFor(() => expect(processesWith(tag).length).toBeGreaterThanOrEqual(1), { timeout: 10_000 });
+      await client.trpc.chat.cancel.mutate({ sessionId });
+      const end = await run.next('tool-end');
+      // Looked at once, as the person sees the card change: not waited for.
+      expect(processesWith(tag)).toStrictEqual([]);
+      expect(end).toMatchObject({ outcome: 'cancelled' });
+      expect(end.result).toContain('was running. It was told to stop, but it may have done part or all of its work.');
+      expect(await run.ended).toMatchObject({ reason: 'cancelled' });
+    } finally {
+      await client.close();
+      killAllWith(tag);
+    }
+  }, 60_000);
+});
+
 describe('nothing outlives a crash', () => {
   test.each(SANDBOX_KINDS)('a server killed with SIGKILL takes its running terminal call with it (sandbox: %s)', async (sandbox) => {
     await using folder = await tempFolder();

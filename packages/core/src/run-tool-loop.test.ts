@@ -398,7 +398,7 @@ describe('runToolLoop', () => {
     expectPairedToolEvents(events);
   });
 
-  it('a tool that outlives its timeout is stopped and reported as an error', async () => {
+  it('a tool that outlives its timeout and its stop is reported as an error that says it had not stopped', async () => {
     let aborted = false;
     const slow = recordingTool('python', {
       run: (_args, signal) =>
@@ -406,9 +406,10 @@ describe('runToolLoop', () => {
           signal.addEventListener('abort', () => (aborted = true));
         }),
     });
-    const { events } = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [slow.tool], toolCallTimeoutMs: 20 });
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'error' }]);
-    expect(ofType(events, 'tool-end')[0]?.result).toContain('timed out');
+    const { events } = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [slow.tool], toolCallTimeoutMs: 20, toolStopWaitMs: 1 });
+    expect(ofType(events, 'tool-end')).toMatchObject([
+      { outcome: 'error', result: 'Error: the tool "python" timed out after 20 ms and was told to stop, and had not stopped when this was written.' },
+    ]);
     expect(aborted).toBe(true);
   });
 
@@ -423,11 +424,45 @@ describe('runToolLoop', () => {
     expectPairedToolEvents(events);
   });
 
-  it('cancel during execution aborts the tool and pairs its tool-end', async () => {
+  it('cancel during execution aborts the tool, waits for it to stop, and pairs its tool-end', async () => {
+    const controller = new AbortController();
+    const order: string[] = [];
+    const started = deferred();
+    const slow = recordingTool('python', {
+      run: (_args, signal) => {
+        started.resolve();
+        // Stops a moment after it is told to, as a process does between its SIGTERM and its exit.
+        return new Promise<string>((_resolve, reject) =>
+          signal.addEventListener('abort', () =>
+            setImmediate(() => {
+              order.push('tool stopped');
+              reject(new Error('stopped'));
+            }),
+          ),
+        );
+      },
+    });
+    void started.promise.then(() => controller.abort());
+    const { events } = await drive(
+      [toolCallStep({ name: 'python', arguments: { code: 'first' } }, { name: 'python', arguments: { code: 'second' } })],
+      'allow',
+      { tools: [slow.tool], signal: controller.signal, onMessage: (message) => message.role === 'tool' && order.push(`result of ${message.toolCallId}`) },
+    );
+    const [first, second] = ofType(events, 'tool-end');
+    // The first call's end is reported once its tool has stopped, not when it was told to.
+    expect(order).toStrictEqual(['tool stopped', `result of ${first?.toolCallId}`, `result of ${second?.toolCallId}`]);
+    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['cancelled', 'cancelled']);
+    // The running call may have done its work; the one that never started did not.
+    expect(ofType(events, 'tool-end').map((e) => e.result)).toStrictEqual([toolResultText.cancelledWhileRunning('python'), toolResultText.cancelled('python')]);
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    expectPairedToolEvents(events);
+  });
+
+  it('says so when a cancelled tool had not stopped within the wait', async () => {
     const controller = new AbortController();
     let toolSignal: AbortSignal | undefined;
     const started = deferred();
-    const slow = recordingTool('python', {
+    const stubborn = recordingTool('python', {
       run: (_args, signal) => {
         toolSignal = signal;
         started.resolve();
@@ -435,17 +470,33 @@ describe('runToolLoop', () => {
       },
     });
     void started.promise.then(() => controller.abort());
-    const { events } = await drive(
-      [toolCallStep({ name: 'python', arguments: { code: 'first' } }, { name: 'python', arguments: { code: 'second' } })],
-      'allow',
-      { tools: [slow.tool], signal: controller.signal },
-    );
+    const { events } = await drive([pythonCall()], 'allow', { tools: [stubborn.tool], signal: controller.signal, toolStopWaitMs: 1 });
     expect(toolSignal?.aborted).toBe(true);
-    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['cancelled', 'cancelled']);
-    // The running call may have done its work; the one that never started did not.
-    expect(ofType(events, 'tool-end').map((e) => e.result)).toStrictEqual([toolResultText.cancelledWhileRunning('python'), toolResultText.cancelled('python')]);
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'cancelled', result: toolResultText.cancelledNotStopped('python') }]);
     expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
     expectPairedToolEvents(events);
+  });
+
+  it('reports a timed-out call once its tool has stopped', async () => {
+    const order: string[] = [];
+    const slow = recordingTool('python', {
+      run: (_args, signal) =>
+        new Promise<string>((_resolve, reject) =>
+          signal.addEventListener('abort', () =>
+            setImmediate(() => {
+              order.push('tool stopped');
+              reject(new Error('stopped'));
+            }),
+          ),
+        ),
+    });
+    const { events } = await drive([pythonCall(), textStep('done')], 'allow', {
+      tools: [slow.tool],
+      toolCallTimeoutMs: 1,
+      onMessage: (message) => message.role === 'tool' && order.push('result'),
+    });
+    expect(order).toStrictEqual(['tool stopped', 'result']);
+    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'error', result: 'Error: the tool "python" timed out after 1 ms and was stopped.' }]);
   });
 
   it('cancel during the model stream stops it and keeps the partial text', async () => {

@@ -14,6 +14,8 @@ import { toolResultText } from './tool-results';
 export const DEFAULT_MAX_TOOL_CALLS = 25;
 export const DEFAULT_TOOL_CALL_TIMEOUT_MS = 5 * 60 * 1000;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 100_000;
+/** How long a stopped call's end waits for its tool to stop: longer than a process tool's SIGTERM-then-SIGKILL. */
+export const DEFAULT_TOOL_STOP_WAIT_MS = 10_000;
 
 /** Ends any wait it is passed to as cancel. */
 const CANCELLED = new Cancellation();
@@ -49,6 +51,11 @@ export interface RunToolLoopOptions {
   maxToolCalls?: number;
   /** Per-call execution timeout. Default 5 minutes. */
   toolCallTimeoutMs?: number;
+  /**
+   * How long the end of a call that was stopped (cancelled or timed out) waits for its tool to stop, so that no card
+   * says a call stopped while it still runs. A tool still going after this is reported as such. Default 10 seconds.
+   */
+  toolStopWaitMs?: number;
   /** How long a call waits for a decision. Default one hour. */
   decisionTimeoutMs?: DecisionTimeout;
   /** Longer tool results are cut, with a marker, before the model sees them. Default 100,000 characters. */
@@ -675,18 +682,25 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
     timedOut = true;
     controller.abort(new Error(`timed out after ${timeoutMs} ms`));
   }, timeoutMs);
+  let execution: ReturnType<AnyTool['execute']> | undefined;
   try {
     // Run with the arguments as shown, which the schema accepted, not with what parsing made of them: a schema's
     // defaults (an MCP server's JSON Schema) would add values the person never saw.
-    const execution = tool.execute(given as typeof checked.data, { signal: controller.signal, timeoutMs, sessionId: options.sessionId });
+    execution = tool.execute(given as typeof checked.data, { signal: controller.signal, timeoutMs, sessionId: options.sessionId });
     const output = await raceAbort(execution, controller.signal);
     if (typeof output === 'string') return { outcome: 'executed', result: output, ran: true };
     const outcome = output.isError ? 'error' : 'executed';
     return output.cut === undefined ? { outcome, result: output.content, ran: true } : { outcome, result: output.content, cut: output.cut, ran: true };
   } catch (error) {
-    if (runSignal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelledWhileRunning(tool.name), ran: true };
-    if (timedOut) return { outcome: 'error', result: `Error: the tool "${tool.name}" timed out after ${timeoutMs} ms and was stopped.`, ran: true };
-    return { outcome: 'error', result: `Error: the tool "${tool.name}" failed: ${errorMessage(error)}`, ran: true };
+    if (!runSignal.aborted && !timedOut) return { outcome: 'error', result: `Error: the tool "${tool.name}" failed: ${errorMessage(error)}`, ran: true };
+    // Told to stop: its end is reported once it has stopped (a process tool: once its processes are gone), not the
+    // moment it was told, and says so when it had not stopped in time.
+    const stopped = await settlesWithin(execution, options.toolStopWaitMs ?? DEFAULT_TOOL_STOP_WAIT_MS);
+    if (runSignal.aborted) {
+      return { outcome: 'cancelled', result: stopped ? toolResultText.cancelledWhileRunning(tool.name) : toolResultText.cancelledNotStopped(tool.name), ran: true };
+    }
+    const still = stopped ? 'was stopped' : 'was told to stop, and had not stopped when this was written';
+    return { outcome: 'error', result: `Error: the tool "${tool.name}" timed out after ${timeoutMs} ms and ${still}.`, ran: true };
   } finally {
     clearTimeout(timer);
     link.release();
@@ -767,6 +781,22 @@ function capResult({ result: text, cut }: CallResult, max: number): { content: s
     content: `${text.slice(0, head)}\n[… ${dropped} characters cut …]\n${text.slice(text.length - tailLength)}`,
     cut: { ...cut, characters: (cut?.characters ?? 0) + dropped },
   };
+}
+
+/** Whether `promise` (if any) settles, either way, within `ms`; never rejects. */
+async function settlesWithin(promise: Promise<unknown> | undefined, ms: number): Promise<boolean> {
+  if (promise === undefined) return true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([settled, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Rejects as soon as `signal` aborts, whether or not the promise ever settles. */

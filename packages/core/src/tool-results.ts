@@ -20,6 +20,10 @@ export const toolResultText = {
   cancelledWhileRunning(toolName: string): string {
     return `The run was cancelled while this call to "${toolName}" was running. It was told to stop, but it may have done part or all of its work.`;
   },
+  /** Stopped mid-way, and still not gone when its end was reported. */
+  cancelledNotStopped(toolName: string): string {
+    return `The run was cancelled while this call to "${toolName}" was running. It was told to stop and had not stopped when this was written; it may still be doing its work.`;
+  },
   disabled(toolName: string, enabled: readonly string[]): string {
     const list = enabled.length > 0 ? `Use one of the enabled tools (${enabled.join(', ')}) or answer without it.` : 'Answer without tools.';
     return `Error: the tool "${toolName}" is not enabled for this request. ${list}`;
