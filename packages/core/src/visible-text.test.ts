@@ -10,7 +10,7 @@ function isDangerous(char: string): boolean {
 
 /** Strings rich in the characters that matter here, mixed with plain ones and with backslashes and `u{`. */
 const adversarialChar = fc.oneof(
-  fc.constantFrom('a', ' ', '\n', '\t', '\r', '\\', 'u', '{', '}', '\\u{', '\\u{5C}', '202E}', 'FFFFFF}', '2', 'E', '\u202E', '\u2066', '\u2069', '\u200B', '\uFEFF', '\u2028', '\u00A0', '\u{E0041}', '\uFE0F', '\uD800', '\uDC00', '\x1B', '\x85', '\u00AD', 'é', '😀'),
+  fc.constantFrom('a', ' ', '\n', '\t', '\r', '\\', 'u', '{', '}', '\\u{', '\\u{5C}', '202E}', 'FFFFFF}', '2', 'E', '\u202E', '\u2066', '\u2069', '\u200B', '\uFEFF', '\u2028', '\u00A0', '\u{E0041}', '\uFE0F', '\uD800', '\uDC00', '\x1B', '\x85', '\u00AD', 'é', '😀', 'а', 'ο', 'р', '.'),
   fc.string({ unit: 'binary', maxLength: 1 }),
 );
 const adversarialString = fc.oneof(fc.string({ unit: adversarialChar, maxLength: 60 }), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }));
@@ -82,6 +82,27 @@ describe('toVisibleText', () => {
     }
   });
 
+  it('escapes a look-alike letter in a word of Latin letters, and leaves words in one script alone', () => {
+    // Cyrillic а and о, Greek ο, Armenian օ, Cherokee Ꭺ, each among Latin letters.
+    expect(visibleTextString(toVisibleText('curl https://аpple.com/ && gοοgle'))).toBe('curl https://\\u{430}pple.com/ && g\\u{3BF}\\u{3BF}gle');
+    expect(visibleTextString(toVisibleText('cat ~/.ssh/id_rsа'))).toBe('cat ~/.ssh/id_rs\\u{430}');
+    expect(visibleTextString(toVisibleText('gօօgle ᎪWS'))).toBe('g\\u{585}\\u{585}gle \\u{13AA}WS');
+    const visible = toVisibleText('pаypаl');
+    expect(visible.hiddenCount).toBe(2);
+    expect(visible.segments.filter((segment) => segment.kind === 'escape').map((segment) => segment.class)).toStrictEqual(['look-alike', 'look-alike']);
+    // One script per word: Russian, Greek and a Latin word beside them read as they are.
+    for (const text of ['echo привет world', 'αβγ.txt', 'отчёт.pdf', 'naïve café', 'x = λ', 'Tシャツ']) expect(toVisibleText(text).hiddenCount).toBe(0);
+  });
+
+  it('does not let an invisible character split a look-alike out of its word', () => {
+    expect(visibleTextString(toVisibleText('а\u200Bpple'))).toBe('\\u{430}\\u{200B}pple');
+  });
+
+  it('marks look-alikes in linear time', () => {
+    const value = 'аa'.repeat(1 << 19);
+    expect(toVisibleText(value).hiddenCount).toBe(1 << 19);
+  });
+
   it('escapes a literal backslash that would read as the start of an escape, without calling it hidden', () => {
     const visible = toVisibleText('\\u{202E}');
     expect(visibleTextString(visible)).toBe('\\u{5C}u{202E}');
@@ -92,6 +113,10 @@ describe('toVisibleText', () => {
   property.prop([adversarialString], { numRuns: 2000 })('no text segment holds a dangerous character', (value) => {
     for (const text of textOf(toVisibleText(value).segments)) {
       for (const char of text) expect(isDangerous(char), `${JSON.stringify(char)} left in ${JSON.stringify(value)}`).toBe(false);
+      // Within what is left as text, no word mixes Latin letters with look-alike ones.
+      for (const [word] of text.matchAll(/[\p{L}\p{M}\p{Nd}]+/gu)) {
+        expect(/\p{Script=Latin}/u.test(word) && /[\p{Script=Cyrillic}\p{Script=Greek}]/u.test(word), `${JSON.stringify(word)} left in ${JSON.stringify(value)}`).toBe(false);
+      }
     }
   });
 

@@ -1,6 +1,8 @@
 /**
  * What a person may safely be shown of a string that a model wrote: every character that could hide,
- * reorder or disguise text is replaced by an escape, `\u{HEX}` (upper-case hexadecimal, no padding).
+ * reorder or disguise text is replaced by an escape, `\u{HEX}` (upper-case hexadecimal, no padding). A letter
+ * disguises text when it stands in a word of Latin letters but comes from a script whose letters look like them
+ * (`аpple.com` with a Cyrillic `а`): escaped too. A word all in one such script (`привет`) is left as it is.
  *
  * A literal backslash stays as it is, except one followed by `u{`, which is escaped as `\u{5C}`: so in the
  * flat text every `\u{…}` is an escape, and `fromVisibleNotation` gives back the original exactly.
@@ -18,6 +20,8 @@ export type EscapeClass =
   | 'lone-surrogate'
   | 'private-use'
   | 'unassigned'
+  /** A Cyrillic, Greek, Armenian or Cherokee letter in a word that also holds Latin letters. */
+  | 'look-alike'
   | 'backslash';
 
 export type VisibleSegment =
@@ -50,6 +54,30 @@ const UNASSIGNED = /\p{Cn}/u;
 /** Format characters and code points that fonts draw as nothing, plus blanks that are not a plain space. */
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/u;
 const UNUSUAL_SPACE = /[^\P{Zs} ]/u;
+
+/**
+ * A word as a person reads one: letters, their marks and digits, with no space or punctuation between. A character
+ * drawn as nothing does not end one (it is escaped anyway, and must not split `а\u{200B}pple` out of sight).
+ */
+const WORD = /[\p{L}\p{M}\p{Nd}\p{Cf}\p{Default_Ignorable_Code_Point}]+/gu;
+const LATIN = /\p{Script=Latin}/u;
+/** Scripts with letters drawn like Latin ones. */
+const LOOK_ALIKE_SCRIPT = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}]/u;
+const LOOK_ALIKE_LETTERS = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}]/gu;
+
+/**
+ * Where the letters are (UTF-16 offsets) that stand among Latin letters in one word but come from a script drawn
+ * like Latin. Linear in the length: each word is looked at a bounded number of times.
+ */
+function lookAlikeOffsets(value: string): Set<number> {
+  const offsets = new Set<number>();
+  for (const word of value.matchAll(WORD)) {
+    const text = word[0];
+    if (!LOOK_ALIKE_SCRIPT.test(text) || !LATIN.test(text)) continue;
+    for (const letter of text.matchAll(LOOK_ALIKE_LETTERS)) offsets.add(word.index + letter.index);
+  }
+  return offsets;
+}
 
 /** One test for the common case: anything that needs a closer look. */
 const SUSPECT = /[^\t\n\x20-\x7E]/u;
@@ -84,6 +112,7 @@ export interface VisibleTextOptions {
 /** Splits a string into what can be shown as it is and escapes for everything else. Linear in its length. */
 export function toVisibleText(value: string, options: VisibleTextOptions = {}): VisibleText {
   const singleLine = options.singleLine === true;
+  const lookAlikes = SUSPECT.test(value) ? lookAlikeOffsets(value) : undefined;
   const segments: VisibleSegment[] = [];
   let hiddenCount = 0;
   let lineCount = 1;
@@ -94,7 +123,14 @@ export function toVisibleText(value: string, options: VisibleTextOptions = {}): 
     const width = codePoint > 0xffff ? 2 : 1;
     const char = value.slice(index, index + width);
     if (char === '\n' && !singleLine) lineCount += 1;
-    const escapeClass = char === '\\' ? (value.startsWith('u{', index + 1) ? 'backslash' : null) : singleLine && (char === '\n' || char === '\t') ? 'control' : classify(char);
+    const escapeClass =
+      char === '\\'
+        ? value.startsWith('u{', index + 1)
+          ? 'backslash'
+          : null
+        : singleLine && (char === '\n' || char === '\t')
+          ? 'control'
+          : (classify(char) ?? (lookAlikes?.has(index) === true ? 'look-alike' : null));
     if (escapeClass !== null) {
       if (runStart < index) segments.push({ kind: 'text', text: value.slice(runStart, index) });
       segments.push({ kind: 'escape', text: escapeNotation(codePoint), codePoint, class: escapeClass });

@@ -84,6 +84,7 @@ const escapeTitles: Record<EscapeClass, string> = {
   'lone-surrogate': 'broken character (lone surrogate)',
   'private-use': 'private-use character',
   unassigned: 'unassigned character',
+  'look-alike': 'a letter of another script drawn like a Latin one, in a word of Latin letters',
   backslash: 'a literal backslash, escaped so it cannot pass for a hidden character',
 };
 
