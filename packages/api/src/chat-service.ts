@@ -6,6 +6,7 @@ import {
   grantsNeedExactArguments,
   InvalidArgumentsError,
   NotFoundError,
+  ParkedRun,
   randomId,
   runToolLoop,
   toolResultText,
@@ -25,6 +26,7 @@ import {
   type ResolveResult,
   type ResumedCall,
   type ResumeState,
+  type RunResult,
   type ToolArguments,
   type ToolCall,
   type ToolOutcome,
@@ -143,11 +145,22 @@ interface Run {
   claimedAt: number;
   /** With a cluster: another instance holds the run; the log is fed from the store as that instance writes it. */
   remote: boolean;
+  /** Goes on with the run's loop once it was parked (set when the loop is made). */
+  proceed: ((parked: ParkedRun) => ReturnType<typeof runToolLoop>) | undefined;
   /** With a cluster: the run was lost to another instance (a write was fenced or the lease was not renewed). */
   lost: boolean;
   /** While the log is being fed from the store, and whether more was announced meanwhile. */
   reading: boolean;
   readAgain: boolean;
+}
+
+/** What a run's loop is made from, and made again from when it goes on after being parked. */
+interface LoopInput {
+  model: ChatModel;
+  messages: readonly ChatMessage[];
+  confirmToolCalls: boolean;
+  options: RunOptions;
+  resume?: ResumeState | ParkedRun;
 }
 
 interface Session {
@@ -841,11 +854,16 @@ export class ChatService {
     return rules ? { policy: (call, tool, options) => rules.evaluate(sessionId, call, tool, options) } : {};
   }
 
-  /** The loop of a run, started or resumed: the conversation so far, behind the system prompt. */
-  private loop(run: Run, input: { model: ChatModel; messages: readonly ChatMessage[]; confirmToolCalls: boolean; options: RunOptions; resume?: ResumeState }) {
+  /**
+   * The loop of a run, started or resumed: the conversation so far, behind the system prompt. It parks while its
+   * calls wait on the person (see drive), and goes on through `proceed` with the same settings.
+   */
+  private loop(run: Run, input: LoopInput): ReturnType<typeof runToolLoop> {
+    run.proceed = (parked) => this.loop(run, { ...input, messages: [], resume: parked });
     return runToolLoop({
       model: input.model,
-      messages: [...this.systemMessages(), ...input.messages],
+      messages: input.resume instanceof ParkedRun ? [] : [...this.systemMessages(), ...input.messages],
+      park: true,
       tools: run.tools,
       registry: this.options.registry,
       sessionId: run.sessionId,
@@ -881,6 +899,7 @@ export class ChatService {
       fence: undefined,
       claimedAt: performance.now(),
       remote: false,
+      proceed: undefined,
       lost: false,
       reading: false,
       readAgain: false,
@@ -998,16 +1017,26 @@ export class ChatService {
     return true;
   }
 
-  private async drive(session: Session, run: Run, generator: ReturnType<typeof runToolLoop>): Promise<void> {
+  /** `generator`: undefined while the run is parked, so that nothing holds a loop meanwhile. */
+  private async drive(session: Session, run: Run, generator: ReturnType<typeof runToolLoop> | undefined): Promise<void> {
     let reason = 'error';
     /** The run's last event: stored at once, shown only once the run has ended everywhere (store and memory). */
     let end: LoopEvent | undefined;
     try {
-      for (;;) {
+      while (generator !== undefined) {
         // The loop waits here until the previous event is stored (text deltas excepted, see record): an allow is on
         // disk before its tool starts.
-        const next = await generator.next();
+        const next: IteratorResult<LoopEvent, RunResult> = await generator.next();
         if (next.done) {
+          const parked = next.value.parked;
+          if (parked !== undefined) {
+            // Waiting on the person: the run is held as data (its calls' tickets and conversation) rather than as a
+            // suspended loop, and goes on once one of them is decided, times out or is cancelled.
+            generator = undefined;
+            await parked.wake(run.cancellation);
+            generator = run.proceed!(parked);
+            continue;
+          }
           await this.saveMessages(session, run);
           break;
         }
@@ -1033,7 +1062,7 @@ export class ChatService {
       }
       run.cancellation.cancel();
       // Lets the loop end its waits and tools; its last events are no longer stored.
-      await generator.return({ runId: run.runId, reason: 'error', error: message, messages: [] }).catch(() => undefined);
+      await generator?.return({ runId: run.runId, reason: 'error', error: message, messages: [] }).catch(() => undefined);
       if (!run.lost) run.log.append({ type: 'run-end', runId: run.runId, reason: 'error', error: `The run stopped: ${message}` });
     } finally {
       // A run suspended by a shutdown is still going as far as anyone can tell (the next start or another instance

@@ -134,6 +134,8 @@ export interface ApprovalTicket {
   readonly expiresAt: number | null;
   /** The tool as the call was put up to the person (`toolVersion`): a decision covers that tool, not another. */
   readonly toolVersion: string;
+  /** Whether it has an outcome (decided, timed out or cancelled), even one its wait has not answered yet. */
+  readonly settled: boolean;
   /** Resolves with the decision; an abort of `signal` ends the wait as cancel. Never rejects. */
   wait(signal?: CancelSignal): Promise<DecisionOutcome>;
 }
@@ -188,6 +190,10 @@ class Slot implements ApprovalTicket {
     this.requestedAt = requestedAt;
     this.expiresAt = expiresAt;
     this.deadline = delay === undefined ? Infinity : performance.now() + delay;
+  }
+
+  get settled(): boolean {
+    return this.outcome !== undefined;
   }
 
   wait(signal?: CancelSignal): Promise<DecisionOutcome> {

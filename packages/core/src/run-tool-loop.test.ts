@@ -1,11 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApprovalRegistry } from './approval-registry';
+import { Cancellation } from './cancellation';
 import type { ChatModel } from './chat-model';
 import type { LoopEvent } from './events';
 import type { ChatMessage } from './messages';
 import { runToolLoop, type RunToolLoopOptions } from './run-tool-loop';
-import { collectRun, deferred, hangingStep, ScriptedModel, textStep, toolCallStep, type ScriptStep } from './testing';
+import { collectRun, deferred, hangingStep, parkingRun, ScriptedModel, textStep, toolCallStep, type ScriptStep } from './testing';
 import { defineTool, toolVersion, type AnyTool, type ToolOutput } from './tool';
 import { toolResultText } from './tool-results';
 
@@ -26,6 +27,14 @@ function recordingTool(name: string, options: { executesCode?: boolean; run?: (a
   return { tool, calls };
 }
 
+/** Whether runs are driven as the server drives them, parked while they wait on the person (see parkingRun). */
+let parkRuns = false;
+
+/** A run as the tests below drive it: parked while it waits, or held, per `parkRuns`; what it emits is the same. */
+function loop(options: RunToolLoopOptions) {
+  return parkRuns ? parkingRun(options) : runToolLoop(options);
+}
+
 type Decide = (event: Extract<LoopEvent, { type: 'tool-start' }>, registry: ApprovalRegistry) => void;
 
 async function drive(steps: ScriptStep[], decide: Decide | 'allow' | 'deny' | undefined, extra: Partial<RunToolLoopOptions> & { tools?: AnyTool[] } = {}) {
@@ -33,14 +42,25 @@ async function drive(steps: ScriptStep[], decide: Decide | 'allow' | 'deny' | un
   const model = new ScriptedModel(steps);
   const registry = extra.registry ?? new ApprovalRegistry();
   const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }];
-  const run = runToolLoop({ model, messages, tools: extra.tools ?? [python.tool], registry, sessionId: SESSION, ...extra });
+  const run = loop({ model, messages, tools: extra.tools ?? [python.tool], registry, sessionId: SESSION, ...extra });
   const { events, result } = await collectRun(run, (event) => {
     if (event.type !== 'tool-start' || !event.awaitingConfirmation) return;
-    if (typeof decide === 'function') decide(event, registry);
-    else if (decide) registry.resolve(event.approvalId, decide, { sessionId: SESSION });
+    later(() => {
+      if (typeof decide === 'function') decide(event, registry);
+      else if (decide) registry.resolve(event.approvalId, decide, { sessionId: SESSION });
+    });
   });
   model.assertConsumed();
   return { events, result, calls: python.calls, model, registry };
+}
+
+/**
+ * A person's answer to a call: at once with runs held, and with parked runs once the loop has gone as far as it can
+ * (after the jobs queued now), which is where it parks: so the parking runs below are parked and woken for real.
+ */
+function later(decide: () => void): void {
+  if (parkRuns) setImmediate(decide);
+  else decide();
 }
 
 const ofType = <T extends LoopEvent['type']>(events: LoopEvent[], type: T) => events.filter((e): e is Extract<LoopEvent, { type: T }> => e.type === type);
@@ -61,948 +81,1068 @@ function expectPairedToolEvents(events: LoopEvent[]) {
   expect(events.at(-1)?.type).toBe('run-end');
 }
 
-describe('runToolLoop', () => {
-  it('allow executes the tool once and feeds its result back', async () => {
-    const { events, calls, model, result } = await drive([pythonCall(), textStep('final answer')], 'allow');
-    const [start] = ofType(events, 'tool-start');
-    expect(start?.awaitingConfirmation).toBe(true);
-    expect(start?.approvalId).toMatch(/^apv_/);
-    expect(calls).toStrictEqual([{ code: 'print(1)' }]);
-    expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'user', approvalId: start?.approvalId }]);
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', result: 'RESULT[python:print(1)]' }]);
-    expect(model.requests[1]?.messages.at(-1)).toStrictEqual({ role: 'tool', toolCallId: start?.toolCallId, toolName: 'python', content: 'RESULT[python:print(1)]' });
-    expect(result.reason).toBe('done');
-    expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'final answer' });
-    expectPairedToolEvents(events);
+describe.each([{ parking: false }, { parking: true }])('with parking: $parking', ({ parking }) => {
+  beforeAll(() => {
+    parkRuns = parking;
   });
 
-  it('deny skips execution and tells the model it was declined, not failed', async () => {
-    const { events, calls, model } = await drive([pythonCall(), textStep('ok')], 'deny');
-    expect(calls).toStrictEqual([]);
-    const [end] = ofType(events, 'tool-end');
-    expect(end?.outcome).toBe('denied');
-    expect(end?.result).toBe(toolResultText.denied('python'));
-    expect(end?.result).toContain('not run');
-    expect(end?.result).toContain('not an error');
-    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: end?.result });
-  });
-
-  it('a deny reason reaches the model verbatim', async () => {
-    const reason = 'Not on the "prod" box — use staging\nthanks';
-    const { events, model } = await drive([pythonCall(), textStep('ok')], (event, registry) => {
-      registry.resolve(event.approvalId, 'deny', { sessionId: SESSION, reason });
+  describe('runToolLoop', () => {
+    it('allow executes the tool once and feeds its result back', async () => {
+      const { events, calls, model, result } = await drive([pythonCall(), textStep('final answer')], 'allow');
+      const [start] = ofType(events, 'tool-start');
+      expect(start?.awaitingConfirmation).toBe(true);
+      expect(start?.approvalId).toMatch(/^apv_/);
+      expect(calls).toStrictEqual([{ code: 'print(1)' }]);
+      expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'user', approvalId: start?.approvalId }]);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', result: 'RESULT[python:print(1)]' }]);
+      expect(model.requests[1]?.messages.at(-1)).toStrictEqual({ role: 'tool', toolCallId: start?.toolCallId, toolName: 'python', content: 'RESULT[python:print(1)]' });
+      expect(result.reason).toBe('done');
+      expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'final answer' });
+      expectPairedToolEvents(events);
     });
-    expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'deny', reason }]);
-    const fed = model.requests[1]?.messages.at(-1);
-    expect(fed?.role === 'tool' && fed.content.includes(reason)).toBe(true);
-  });
 
-  it('a disabled tool is never put up for approval', async () => {
-    const terminal = recordingTool('terminal');
-    const { events, calls } = await drive([pythonCall(), textStep('ok')], undefined, {
-      tools: [recordingTool('python').tool, terminal.tool],
-      enabledTools: ['terminal'],
+    it('deny skips execution and tells the model it was declined, not failed', async () => {
+      const { events, calls, model } = await drive([pythonCall(), textStep('ok')], 'deny');
+      expect(calls).toStrictEqual([]);
+      const [end] = ofType(events, 'tool-end');
+      expect(end?.outcome).toBe('denied');
+      expect(end?.result).toBe(toolResultText.denied('python'));
+      expect(end?.result).toContain('not run');
+      expect(end?.result).toContain('not an error');
+      expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: end?.result });
     });
-    const [start] = ofType(events, 'tool-start');
-    expect(start).toMatchObject({ awaitingConfirmation: false, approvalId: '' });
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'disabled' }]);
-    expect(ofType(events, 'tool-end')[0]?.result).toContain('not enabled');
-    expect(calls).toStrictEqual([]);
-  });
 
-  it('an unknown tool is reported as disabled', async () => {
-    const { events } = await drive([toolCallStep({ name: 'rm_everything', arguments: {} }), textStep('ok')], undefined);
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'disabled', toolName: 'rm_everything' }]);
-  });
-
-  it('an identical call that already succeeded is not prompted again', async () => {
-    let prompts = 0;
-    const { events, calls } = await drive([pythonCall(), pythonCall(), textStep('ok')], (event, registry) => {
-      prompts++;
-      registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+    it('a deny reason reaches the model verbatim', async () => {
+      const reason = 'Not on the "prod" box — use staging\nthanks';
+      const { events, model } = await drive([pythonCall(), textStep('ok')], (event, registry) => {
+        registry.resolve(event.approvalId, 'deny', { sessionId: SESSION, reason });
+      });
+      expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'deny', reason }]);
+      const fed = model.requests[1]?.messages.at(-1);
+      expect(fed?.role === 'tool' && fed.content.includes(reason)).toBe(true);
     });
-    expect(prompts).toBe(1);
-    expect(ofType(events, 'tool-start').map((e) => e.awaitingConfirmation)).toStrictEqual([true, false]);
-    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'duplicate']);
-    expect(calls).toHaveLength(1);
-  });
 
-  it('a denied call re-issued and approved runs exactly once', async () => {
-    const decisions: ('allow' | 'deny')[] = ['deny', 'allow'];
-    const { events, calls } = await drive([pythonCall(), pythonCall(), textStep('ok')], (event, registry) => {
-      registry.resolve(event.approvalId, decisions.shift()!, { sessionId: SESSION });
+    it('a disabled tool is never put up for approval', async () => {
+      const terminal = recordingTool('terminal');
+      const { events, calls } = await drive([pythonCall(), textStep('ok')], undefined, {
+        tools: [recordingTool('python').tool, terminal.tool],
+        enabledTools: ['terminal'],
+      });
+      const [start] = ofType(events, 'tool-start');
+      expect(start).toMatchObject({ awaitingConfirmation: false, approvalId: '' });
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'disabled' }]);
+      expect(ofType(events, 'tool-end')[0]?.result).toContain('not enabled');
+      expect(calls).toStrictEqual([]);
     });
-    expect(ofType(events, 'tool-start').map((e) => e.awaitingConfirmation)).toStrictEqual([true, true]);
-    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['denied', 'executed']);
-    expect(calls).toStrictEqual([{ code: 'print(1)' }]);
-  });
 
-  it('a timed-out call says no decision was made, and asks again when re-issued', async () => {
-    let prompts = 0;
-    const { events, calls } = await drive([pythonCall(), pythonCall(), textStep('ok')], (event, registry) => {
-      prompts++;
-      if (prompts === 2) registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
-    }, { decisionTimeoutMs: 1 });
-    const ends = ofType(events, 'tool-end');
-    expect(ends.map((e) => e.outcome)).toStrictEqual(['timed-out', 'executed']);
-    expect(ends[0]?.result).toBe(toolResultText.timedOut('python'));
-    expect(ends[0]?.result).not.toBe(toolResultText.denied('python'));
-    expect(ofType(events, 'tool-decision').map((e) => e.decision)).toStrictEqual(['timeout', 'allow']);
-    expect(calls).toHaveLength(1);
-  });
-
-  it('with confirmation off, calls run without a prompt', async () => {
-    const { events, calls } = await drive([pythonCall(), textStep('ok')], undefined, { confirmToolCalls: false });
-    expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false, approvalId: '' }]);
-    // The ledger still learns who let it through: nobody, as confirmation was off.
-    expect(ofType(events, 'tool-decision')).toStrictEqual([{ type: 'tool-decision', toolCallId: 'call_0', approvalId: '', decision: 'allow', source: 'confirmation-off' }]);
-    expect(calls).toHaveLength(1);
-  });
-
-  it('a grant auto-allows the call and says so', async () => {
-    const registry = new ApprovalRegistry();
-    const { tool, calls: granted } = recordingTool('python');
-    const { toolVersion } = await import('./tool');
-    registry.grant({ sessionId: SESSION, toolName: 'python', executesCode: true, toolVersion: toolVersion(tool), arguments: { code: 'print(1)' } });
-    const { events } = await drive([pythonCall(), textStep('ok')], undefined, { registry, tools: [tool] });
-    expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false, approvalId: '' }]);
-    expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'grant' }]);
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed' }]);
-    expect(granted).toStrictEqual([{ code: 'print(1)' }]);
-  });
-
-  it('an "always" grant releases a pending sibling in the same batch, but a terminal grant does not cover other arguments', async () => {
-    const terminal = recordingTool('terminal', { executesCode: true });
-    const reader = defineTool({
-      name: 'read_file',
-      description: 'read',
-      parameters: z.object({ path: z.string() }),
-      annotations: { readOnly: true },
-      execute: async (args) => `content of ${args.path}`,
+    it('an unknown tool is reported as disabled', async () => {
+      const { events } = await drive([toolCallStep({ name: 'rm_everything', arguments: {} }), textStep('ok')], undefined);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'disabled', toolName: 'rm_everything' }]);
     });
-    const registry = new ApprovalRegistry();
-    const prompted: string[] = [];
-    const { events } = await drive(
-      [
-        toolCallStep(
-          { name: 'read_file', arguments: { path: 'a' } },
-          { name: 'read_file', arguments: { path: 'b' } },
-          { name: 'terminal', arguments: { code: 'ls' } },
-          { name: 'terminal', arguments: { code: 'ls -la' } },
-        ),
-        textStep('ok'),
-      ],
-      (event, reg) => {
-        prompted.push(`${event.toolName}:${JSON.stringify(event.arguments)}`);
-        if (event.toolName === 'read_file' || event.arguments.code === 'ls') reg.resolve(event.approvalId, 'allow', { sessionId: SESSION, always: true });
-        else reg.resolve(event.approvalId, 'deny', { sessionId: SESSION });
-      },
-      { registry, tools: [reader, terminal.tool] },
-    );
-    // The second read_file is covered by the grant from the first; the second terminal call is not.
-    expect(prompted).toStrictEqual(['read_file:{"path":"a"}', 'terminal:{"code":"ls"}', 'terminal:{"code":"ls -la"}']);
-    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'executed', 'executed', 'denied']);
-    expect(terminal.calls).toStrictEqual([{ code: 'ls' }]);
-  });
 
-  it('puts every gated call of a turn up for decision at once; decided in any order, they run in the model\'s order', async () => {
-    const ran: string[] = [];
-    const tool = recordingTool('python', { run: async (args) => (ran.push(String(args.code)), 'ok') });
-    const pending: Extract<LoopEvent, { type: 'tool-start' }>[] = [];
-    const step = toolCallStep(...['a', 'b', 'c'].map((code) => ({ name: 'python', arguments: { code } })));
-    const { events } = await drive([step, textStep('ok')], (event, registry) => {
-      pending.push(event);
-      if (pending.length < 3) return;
-      // All three are pending together before anything is decided: decide them last to first.
-      expect(registry.listPending(SESSION).map((p) => p.toolCallId)).toStrictEqual(pending.map((p) => p.toolCallId));
-      registry.resolve(pending[2]!.approvalId, 'allow', { sessionId: SESSION });
-      registry.resolve(pending[1]!.approvalId, 'deny', { sessionId: SESSION, reason: 'not b' });
-      registry.resolve(pending[0]!.approvalId, 'allow', { sessionId: SESSION });
-    }, { tools: [tool.tool] });
-    const kinds = events.filter((e) => e.type.startsWith('tool-')).map((e) => e.type);
-    // All three are announced before anything is decided or run.
-    expect(kinds.slice(0, 3)).toStrictEqual(['tool-start', 'tool-start', 'tool-start']);
-    expect(ofType(events, 'tool-end').map((e) => e.toolCallId)).toStrictEqual(pending.map((p) => p.toolCallId));
-    for (const { toolCallId } of pending) {
-      const decidedAt = events.findIndex((e) => e.type === 'tool-decision' && e.toolCallId === toolCallId);
-      const endedAt = events.findIndex((e) => e.type === 'tool-end' && e.toolCallId === toolCallId);
-      expect(decidedAt).toBeGreaterThan(-1);
-      expect(decidedAt).toBeLessThan(endedAt);
-    }
-    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'denied', 'executed']);
-    expect(ran).toStrictEqual(['a', 'c']);
-    expectPairedToolEvents(events);
-  });
+    it('an identical call that already succeeded is not prompted again', async () => {
+      let prompts = 0;
+      const { events, calls } = await drive([pythonCall(), pythonCall(), textStep('ok')], (event, registry) => {
+        prompts++;
+        registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+      });
+      expect(prompts).toBe(1);
+      expect(ofType(events, 'tool-start').map((e) => e.awaitingConfirmation)).toStrictEqual([true, false]);
+      expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'duplicate']);
+      expect(calls).toHaveLength(1);
+    });
 
-  it('reports a decision on a later call at once, while an earlier call still waits, and still runs them in order', async () => {
-    const ran: string[] = [];
-    const tool = recordingTool('python', { run: async (args) => (ran.push(String(args.code)), 'ok') });
-    const starts: Extract<LoopEvent, { type: 'tool-start' }>[] = [];
-    const registry = new ApprovalRegistry();
-    const model = new ScriptedModel([toolCallStep(...['a', 'b'].map((code) => ({ name: 'python', arguments: { code } }))), textStep('ok')]);
-    const run = runToolLoop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [tool.tool], registry, sessionId: SESSION });
-    const { events } = await collectRun(run, (event) => {
-      if (event.type === 'tool-start') starts.push(event);
-      // Decide the second call first; decide the first only once the second's decision has been reported.
-      if (event.type === 'tool-start' && starts.length === 2) registry.resolve(starts[1]!.approvalId, 'allow', { sessionId: SESSION });
-      if (event.type === 'tool-decision' && event.toolCallId === starts[1]!.toolCallId) {
-        expect(ran).toStrictEqual([]);
-        registry.resolve(starts[0]!.approvalId, 'allow', { sessionId: SESSION });
+    it('a denied call re-issued and approved runs exactly once', async () => {
+      const decisions: ('allow' | 'deny')[] = ['deny', 'allow'];
+      const { events, calls } = await drive([pythonCall(), pythonCall(), textStep('ok')], (event, registry) => {
+        registry.resolve(event.approvalId, decisions.shift()!, { sessionId: SESSION });
+      });
+      expect(ofType(events, 'tool-start').map((e) => e.awaitingConfirmation)).toStrictEqual([true, true]);
+      expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['denied', 'executed']);
+      expect(calls).toStrictEqual([{ code: 'print(1)' }]);
+    });
+
+    it('a timed-out call says no decision was made, and asks again when re-issued', async () => {
+      let prompts = 0;
+      const { events, calls } = await drive([pythonCall(), pythonCall(), textStep('ok')], (event, registry) => {
+        prompts++;
+        if (prompts === 2) registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+      }, { decisionTimeoutMs: 1 });
+      const ends = ofType(events, 'tool-end');
+      expect(ends.map((e) => e.outcome)).toStrictEqual(['timed-out', 'executed']);
+      expect(ends[0]?.result).toBe(toolResultText.timedOut('python'));
+      expect(ends[0]?.result).not.toBe(toolResultText.denied('python'));
+      expect(ofType(events, 'tool-decision').map((e) => e.decision)).toStrictEqual(['timeout', 'allow']);
+      expect(calls).toHaveLength(1);
+    });
+
+    it('with confirmation off, calls run without a prompt', async () => {
+      const { events, calls } = await drive([pythonCall(), textStep('ok')], undefined, { confirmToolCalls: false });
+      expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false, approvalId: '' }]);
+      // The ledger still learns who let it through: nobody, as confirmation was off.
+      expect(ofType(events, 'tool-decision')).toStrictEqual([{ type: 'tool-decision', toolCallId: 'call_0', approvalId: '', decision: 'allow', source: 'confirmation-off' }]);
+      expect(calls).toHaveLength(1);
+    });
+
+    it('a grant auto-allows the call and says so', async () => {
+      const registry = new ApprovalRegistry();
+      const { tool, calls: granted } = recordingTool('python');
+      const { toolVersion } = await import('./tool');
+      registry.grant({ sessionId: SESSION, toolName: 'python', executesCode: true, toolVersion: toolVersion(tool), arguments: { code: 'print(1)' } });
+      const { events } = await drive([pythonCall(), textStep('ok')], undefined, { registry, tools: [tool] });
+      expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false, approvalId: '' }]);
+      expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'grant' }]);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed' }]);
+      expect(granted).toStrictEqual([{ code: 'print(1)' }]);
+    });
+
+    it('an "always" grant releases a pending sibling in the same batch, but a terminal grant does not cover other arguments', async () => {
+      const terminal = recordingTool('terminal', { executesCode: true });
+      const reader = defineTool({
+        name: 'read_file',
+        description: 'read',
+        parameters: z.object({ path: z.string() }),
+        annotations: { readOnly: true },
+        execute: async (args) => `content of ${args.path}`,
+      });
+      const registry = new ApprovalRegistry();
+      const prompted: string[] = [];
+      const { events } = await drive(
+        [
+          toolCallStep(
+            { name: 'read_file', arguments: { path: 'a' } },
+            { name: 'read_file', arguments: { path: 'b' } },
+            { name: 'terminal', arguments: { code: 'ls' } },
+            { name: 'terminal', arguments: { code: 'ls -la' } },
+          ),
+          textStep('ok'),
+        ],
+        (event, reg) => {
+          prompted.push(`${event.toolName}:${JSON.stringify(event.arguments)}`);
+          if (event.toolName === 'read_file' || event.arguments.code === 'ls') reg.resolve(event.approvalId, 'allow', { sessionId: SESSION, always: true });
+          else reg.resolve(event.approvalId, 'deny', { sessionId: SESSION });
+        },
+        { registry, tools: [reader, terminal.tool] },
+      );
+      // The second read_file is covered by the grant from the first (not asked when the grant came before its turn was
+      // announced; asked and released by the grant when the person answered later); the second terminal call is not.
+      const asked = ['read_file:{"path":"a"}', ...(parkRuns ? ['read_file:{"path":"b"}'] : []), 'terminal:{"code":"ls"}', 'terminal:{"code":"ls -la"}'];
+      expect(prompted).toStrictEqual(asked);
+      const order = ofType(events, 'tool-end').map((e) => e.toolCallId);
+      const sources = new Map(ofType(events, 'tool-decision').map((e) => [e.toolCallId, e.source]));
+      expect(order.map((id) => sources.get(id))).toStrictEqual(['user', 'grant', 'user', 'user']);
+      expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'executed', 'executed', 'denied']);
+      expect(terminal.calls).toStrictEqual([{ code: 'ls' }]);
+    });
+
+    it('puts every gated call of a turn up for decision at once; decided in any order, they run in the model\'s order', async () => {
+      const ran: string[] = [];
+      const tool = recordingTool('python', { run: async (args) => (ran.push(String(args.code)), 'ok') });
+      const pending: Extract<LoopEvent, { type: 'tool-start' }>[] = [];
+      const step = toolCallStep(...['a', 'b', 'c'].map((code) => ({ name: 'python', arguments: { code } })));
+      const { events } = await drive([step, textStep('ok')], (event, registry) => {
+        pending.push(event);
+        if (pending.length < 3) return;
+        // All three are pending together before anything is decided: decide them last to first.
+        expect(registry.listPending(SESSION).map((p) => p.toolCallId)).toStrictEqual(pending.map((p) => p.toolCallId));
+        registry.resolve(pending[2]!.approvalId, 'allow', { sessionId: SESSION });
+        registry.resolve(pending[1]!.approvalId, 'deny', { sessionId: SESSION, reason: 'not b' });
+        registry.resolve(pending[0]!.approvalId, 'allow', { sessionId: SESSION });
+      }, { tools: [tool.tool] });
+      const kinds = events.filter((e) => e.type.startsWith('tool-')).map((e) => e.type);
+      // All three are announced before anything is decided or run.
+      expect(kinds.slice(0, 3)).toStrictEqual(['tool-start', 'tool-start', 'tool-start']);
+      expect(ofType(events, 'tool-end').map((e) => e.toolCallId)).toStrictEqual(pending.map((p) => p.toolCallId));
+      for (const { toolCallId } of pending) {
+        const decidedAt = events.findIndex((e) => e.type === 'tool-decision' && e.toolCallId === toolCallId);
+        const endedAt = events.findIndex((e) => e.type === 'tool-end' && e.toolCallId === toolCallId);
+        expect(decidedAt).toBeGreaterThan(-1);
+        expect(decidedAt).toBeLessThan(endedAt);
       }
+      expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'denied', 'executed']);
+      expect(ran).toStrictEqual(['a', 'c']);
+      expectPairedToolEvents(events);
     });
-    expect(events.filter((e) => e.type.startsWith('tool-')).map((e) => `${e.type}:${'toolCallId' in e ? e.toolCallId : ''}`)).toStrictEqual([
-      `tool-start:${starts[0]!.toolCallId}`,
-      `tool-start:${starts[1]!.toolCallId}`,
-      `tool-decision:${starts[1]!.toolCallId}`,
-      `tool-decision:${starts[0]!.toolCallId}`,
-      `tool-end:${starts[0]!.toolCallId}`,
-      `tool-end:${starts[1]!.toolCallId}`,
-    ]);
-    expect(ran).toStrictEqual(['a', 'b']);
-    expect(ofType(events, 'tool-decision')).toHaveLength(2);
-  });
 
-  it('reports a decision made while an earlier call is running, before that call ends', async () => {
-    const firstRunning = deferred();
-    const slow = recordingTool('python', { run: async (args) => (args.code === 'a' ? firstRunning.promise.then(() => 'a done') : 'b done') });
-    const starts: Extract<LoopEvent, { type: 'tool-start' }>[] = [];
-    const registry = new ApprovalRegistry();
-    const model = new ScriptedModel([toolCallStep(...['a', 'b'].map((code) => ({ name: 'python', arguments: { code } }))), textStep('ok')]);
-    const run = runToolLoop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [slow.tool], registry, sessionId: SESSION });
-    const { events } = await collectRun(run, (event) => {
-      if (event.type === 'tool-start') starts.push(event);
-      if (event.type === 'tool-start' && starts.length === 2) registry.resolve(starts[0]!.approvalId, 'allow', { sessionId: SESSION });
-      // While "a" runs (it waits for firstRunning), the person denies "b": that must be reported before "a" ends.
-      if (event.type === 'tool-decision' && event.toolCallId === starts[0]!.toolCallId) registry.resolve(starts[1]!.approvalId, 'deny', { sessionId: SESSION });
-      if (event.type === 'tool-decision' && event.toolCallId === starts[1]!.toolCallId) firstRunning.resolve();
+    it('reports a decision on a later call at once, while an earlier call still waits, and still runs them in order', async () => {
+      const ran: string[] = [];
+      const tool = recordingTool('python', { run: async (args) => (ran.push(String(args.code)), 'ok') });
+      const starts: Extract<LoopEvent, { type: 'tool-start' }>[] = [];
+      const registry = new ApprovalRegistry();
+      const model = new ScriptedModel([toolCallStep(...['a', 'b'].map((code) => ({ name: 'python', arguments: { code } }))), textStep('ok')]);
+      const run = loop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [tool.tool], registry, sessionId: SESSION });
+      const { events } = await collectRun(run, (event) => {
+        if (event.type === 'tool-start') starts.push(event);
+        // Decide the second call first; decide the first only once the second's decision has been reported.
+        if (event.type === 'tool-start' && starts.length === 2) registry.resolve(starts[1]!.approvalId, 'allow', { sessionId: SESSION });
+        if (event.type === 'tool-decision' && event.toolCallId === starts[1]!.toolCallId) {
+          expect(ran).toStrictEqual([]);
+          registry.resolve(starts[0]!.approvalId, 'allow', { sessionId: SESSION });
+        }
+      });
+      expect(events.filter((e) => e.type.startsWith('tool-')).map((e) => `${e.type}:${'toolCallId' in e ? e.toolCallId : ''}`)).toStrictEqual([
+        `tool-start:${starts[0]!.toolCallId}`,
+        `tool-start:${starts[1]!.toolCallId}`,
+        `tool-decision:${starts[1]!.toolCallId}`,
+        `tool-decision:${starts[0]!.toolCallId}`,
+        `tool-end:${starts[0]!.toolCallId}`,
+        `tool-end:${starts[1]!.toolCallId}`,
+      ]);
+      expect(ran).toStrictEqual(['a', 'b']);
+      expect(ofType(events, 'tool-decision')).toHaveLength(2);
     });
-    const order = events.filter((e) => e.type === 'tool-decision' || e.type === 'tool-end').map((e) => `${e.type}:${e.toolCallId === starts[0]!.toolCallId ? 'a' : 'b'}`);
-    expect(order).toStrictEqual(['tool-decision:a', 'tool-decision:b', 'tool-end:a', 'tool-end:b']);
-    expect(slow.calls).toStrictEqual([{ code: 'a' }]);
-  });
 
-  it('"always" on one call releases its pending siblings in the same turn', async () => {
-    const reader = defineTool({ name: 'read_file', description: 'read', parameters: z.object({ path: z.string() }), execute: async (args) => `content of ${args.path}` });
-    const pending: Extract<LoopEvent, { type: 'tool-start' }>[] = [];
-    const step = toolCallStep({ name: 'read_file', arguments: { path: 'a' } }, { name: 'read_file', arguments: { path: 'b' } });
-    const { events } = await drive([step, textStep('ok')], (event, registry) => {
-      pending.push(event);
-      if (pending.length === 2) registry.resolve(pending[0]!.approvalId, 'allow', { sessionId: SESSION, always: true });
-    }, { tools: [reader] });
-    expect(ofType(events, 'tool-decision').map((e) => [e.decision, e.source])).toStrictEqual([['allow', 'user'], ['allow', 'grant']]);
-    expect(ofType(events, 'tool-end').map((e) => e.result)).toStrictEqual(['content of a', 'content of b']);
-  });
-
-  it('an identical call repeated in the same turn is asked once and then reported as a duplicate', async () => {
-    let prompts = 0;
-    const { events, calls } = await drive([toolCallStep({ name: 'python', arguments: { code: 'x' } }, { name: 'python', arguments: { code: 'x' } }), textStep('ok')], (event, registry) => {
-      prompts++;
-      registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+    it('reports a decision made while an earlier call is running, before that call ends', async () => {
+      const firstRunning = deferred();
+      const slow = recordingTool('python', { run: async (args) => (args.code === 'a' ? firstRunning.promise.then(() => 'a done') : 'b done') });
+      const starts: Extract<LoopEvent, { type: 'tool-start' }>[] = [];
+      const registry = new ApprovalRegistry();
+      const model = new ScriptedModel([toolCallStep(...['a', 'b'].map((code) => ({ name: 'python', arguments: { code } }))), textStep('ok')]);
+      const run = loop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [slow.tool], registry, sessionId: SESSION });
+      const { events } = await collectRun(run, (event) => {
+        if (event.type === 'tool-start') starts.push(event);
+        if (event.type === 'tool-start' && starts.length === 2) registry.resolve(starts[0]!.approvalId, 'allow', { sessionId: SESSION });
+        // While "a" runs (it waits for firstRunning), the person denies "b": that must be reported before "a" ends.
+        if (event.type === 'tool-decision' && event.toolCallId === starts[0]!.toolCallId) registry.resolve(starts[1]!.approvalId, 'deny', { sessionId: SESSION });
+        if (event.type === 'tool-decision' && event.toolCallId === starts[1]!.toolCallId) firstRunning.resolve();
+      });
+      const order = events.filter((e) => e.type === 'tool-decision' || e.type === 'tool-end').map((e) => `${e.type}:${e.toolCallId === starts[0]!.toolCallId ? 'a' : 'b'}`);
+      expect(order).toStrictEqual(['tool-decision:a', 'tool-decision:b', 'tool-end:a', 'tool-end:b']);
+      expect(slow.calls).toStrictEqual([{ code: 'a' }]);
     });
-    expect(prompts).toBe(1);
-    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'duplicate']);
-    expect(calls).toHaveLength(1);
-  });
 
-  it('cancel while several calls wait ends each as cancelled and runs none', async () => {
-    const controller = new AbortController();
-    let starts = 0;
-    const step = toolCallStep({ name: 'python', arguments: { code: '1' } }, { name: 'python', arguments: { code: '2' } });
-    const { events, calls, registry } = await drive([step], () => {
-      if (++starts === 2) controller.abort();
-    }, { signal: controller.signal });
-    expect(ofType(events, 'tool-decision').map((e) => e.decision)).toStrictEqual(['cancel', 'cancel']);
-    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['cancelled', 'cancelled']);
-    expect(calls).toStrictEqual([]);
-    expect(registry.pendingCount).toBe(0);
-    expectPairedToolEvents(events);
-  });
-
-  it('an "always" on a tool marked exactGrants (a file write) covers only the same arguments', async () => {
-    const writes: string[] = [];
-    const writer = defineTool({
-      name: 'write_file',
-      description: 'write',
-      parameters: z.object({ path: z.string() }),
-      annotations: { exactGrants: true },
-      execute: async (args) => (writes.push(args.path), 'written'),
+    it('"always" on one call releases its pending siblings in the same turn', async () => {
+      const reader = defineTool({ name: 'read_file', description: 'read', parameters: z.object({ path: z.string() }), execute: async (args) => `content of ${args.path}` });
+      const pending: Extract<LoopEvent, { type: 'tool-start' }>[] = [];
+      const step = toolCallStep({ name: 'read_file', arguments: { path: 'a' } }, { name: 'read_file', arguments: { path: 'b' } });
+      const { events } = await drive([step, textStep('ok')], (event, registry) => {
+        pending.push(event);
+        if (pending.length === 2) registry.resolve(pending[0]!.approvalId, 'allow', { sessionId: SESSION, always: true });
+      }, { tools: [reader] });
+      expect(ofType(events, 'tool-decision').map((e) => [e.decision, e.source])).toStrictEqual([['allow', 'user'], ['allow', 'grant']]);
+      expect(ofType(events, 'tool-end').map((e) => e.result)).toStrictEqual(['content of a', 'content of b']);
     });
-    let prompts = 0;
-    const write = (path: string) => toolCallStep({ name: 'write_file', arguments: { path } });
-    await drive([write('notes.txt'), write('notes.txt'), write('test.sh'), textStep('ok')], (event, registry) => {
-      prompts++;
-      registry.resolve(event.approvalId, 'allow', { sessionId: SESSION, always: true });
-    }, { tools: [writer] });
-    // notes.txt asked once (the repeat is a duplicate); test.sh is not covered by the notes.txt grant.
-    expect(prompts).toBe(2);
-    expect(writes).toStrictEqual(['notes.txt', 'test.sh']);
-  });
 
-  it('a grant given while a call waits releases it', async () => {
-    const registry = new ApprovalRegistry();
-    const { tool, calls } = recordingTool('read', { executesCode: false });
-    const { toolVersion } = await import('./tool');
-    const { events } = await drive(
-      [toolCallStep({ name: 'read', arguments: { code: 'x' } }), textStep('ok')],
-      () => registry.grant({ sessionId: SESSION, toolName: 'read', executesCode: false, toolVersion: toolVersion(tool) }),
-      { registry, tools: [tool] },
-    );
-    expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'grant' }]);
-    expect(calls).toHaveLength(1);
-  });
-
-  it('invalid arguments are an error result, never prompted, never run', async () => {
-    let prompts = 0;
-    const { events, calls } = await drive([toolCallStep({ name: 'python', arguments: { code: 42 } }), textStep('ok')], () => prompts++);
-    expect(prompts).toBe(0);
-    expect(calls).toStrictEqual([]);
-    const [end] = ofType(events, 'tool-end');
-    expect(end?.outcome).toBe('error');
-    expect(end?.result).toContain('invalid arguments for "python"');
-    expect(end?.result).toContain('code');
-  });
-
-  it('an argument the tool does not take is an error naming it, never prompted, never run', async () => {
-    let prompts = 0;
-    const { events, calls } = await drive([toolCallStep({ name: 'python', arguments: { code: 'print(1)', timeout: 5, nested: { deep: 1 } } }), textStep('ok')], () => prompts++);
-    expect(prompts).toBe(0);
-    expect(calls).toStrictEqual([]);
-    expect(ofType(events, 'tool-end')).toMatchObject([
-      { outcome: 'error', result: 'Error: invalid arguments for "python": timeout: not an argument of this tool; nested: not an argument of this tool. Fix them and call again.' },
-    ]);
-  });
-
-  it('runs with the arguments as shown: a default in the tool’s schema adds nothing the card did not show', async () => {
-    const received: unknown[] = [];
-    const withDefault = defineTool({
-      name: 'python',
-      description: 'runs code',
-      parameters: z.object({ code: z.string(), force: z.boolean().default(true) }),
-      execute: async (args) => {
-        received.push(args);
-        return 'ran';
-      },
+    it('an identical call repeated in the same turn is asked once and then reported as a duplicate', async () => {
+      let prompts = 0;
+      const { events, calls } = await drive([toolCallStep({ name: 'python', arguments: { code: 'x' } }, { name: 'python', arguments: { code: 'x' } }), textStep('ok')], (event, registry) => {
+        prompts++;
+        registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+      });
+      expect(prompts).toBe(1);
+      expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'duplicate']);
+      expect(calls).toHaveLength(1);
     });
-    const { events } = await collectRunWith({ tools: [withDefault], model: new ScriptedModel([pythonCall('print(1)'), textStep('ok')]) }, 'allow');
-    expect(ofType(events, 'tool-start')).toMatchObject([{ arguments: { code: 'print(1)' } }]);
-    expect(received).toStrictEqual([{ code: 'print(1)' }]);
-  });
 
-  it('a throwing tool is an error result fed back to the model, with tool-end paired', async () => {
-    const broken = recordingTool('python', { run: async () => Promise.reject(new Error('disk on fire')) });
-    const { events, model } = await drive([pythonCall(), textStep('sorry')], 'allow', { tools: [broken.tool] });
-    const [end] = ofType(events, 'tool-end');
-    expect(end).toMatchObject({ outcome: 'error' });
-    expect(end?.result).toContain('disk on fire');
-    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: end?.result });
-    expectPairedToolEvents(events);
-  });
-
-  it('a tool that outlives its timeout and its stop is reported as an error that says it had not stopped', async () => {
-    let aborted = false;
-    const slow = recordingTool('python', {
-      run: (_args, signal) =>
-        new Promise<string>(() => {
-          signal.addEventListener('abort', () => (aborted = true));
-        }),
+    it('cancel while several calls wait ends each as cancelled and runs none', async () => {
+      const controller = new AbortController();
+      let starts = 0;
+      const step = toolCallStep({ name: 'python', arguments: { code: '1' } }, { name: 'python', arguments: { code: '2' } });
+      const { events, calls, registry } = await drive([step], () => {
+        if (++starts === 2) controller.abort();
+      }, { signal: controller.signal });
+      expect(ofType(events, 'tool-decision').map((e) => e.decision)).toStrictEqual(['cancel', 'cancel']);
+      expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['cancelled', 'cancelled']);
+      expect(calls).toStrictEqual([]);
+      expect(registry.pendingCount).toBe(0);
+      expectPairedToolEvents(events);
     });
-    const { events } = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [slow.tool], toolCallTimeoutMs: 20, toolStopWaitMs: 1 });
-    expect(ofType(events, 'tool-end')).toMatchObject([
-      { outcome: 'error', result: 'Error: the tool "python" timed out after 20 ms and was told to stop, and had not stopped when this was written.' },
-    ]);
-    expect(aborted).toBe(true);
-  });
 
-  it('cancel while waiting ends the wait as cancel, runs nothing, and ends the run cancelled', async () => {
-    const controller = new AbortController();
-    const { events, calls, registry } = await drive([pythonCall(), textStep('never')].slice(0, 1), () => controller.abort(), { signal: controller.signal });
-    expect(calls).toStrictEqual([]);
-    expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'cancel' }]);
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'cancelled' }]);
-    expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
-    expect(registry.pendingCount).toBe(0);
-    expectPairedToolEvents(events);
-  });
+    it('an "always" on a tool marked exactGrants (a file write) covers only the same arguments', async () => {
+      const writes: string[] = [];
+      const writer = defineTool({
+        name: 'write_file',
+        description: 'write',
+        parameters: z.object({ path: z.string() }),
+        annotations: { exactGrants: true },
+        execute: async (args) => (writes.push(args.path), 'written'),
+      });
+      let prompts = 0;
+      const write = (path: string) => toolCallStep({ name: 'write_file', arguments: { path } });
+      await drive([write('notes.txt'), write('notes.txt'), write('test.sh'), textStep('ok')], (event, registry) => {
+        prompts++;
+        registry.resolve(event.approvalId, 'allow', { sessionId: SESSION, always: true });
+      }, { tools: [writer] });
+      // notes.txt asked once (the repeat is a duplicate); test.sh is not covered by the notes.txt grant.
+      expect(prompts).toBe(2);
+      expect(writes).toStrictEqual(['notes.txt', 'test.sh']);
+    });
 
-  it('cancel during execution aborts the tool, waits for it to stop, and pairs its tool-end', async () => {
-    const controller = new AbortController();
-    const order: string[] = [];
-    const started = deferred();
-    const slow = recordingTool('python', {
-      run: (_args, signal) => {
-        started.resolve();
-        // Stops a moment after it is told to, as a process does between its SIGTERM and its exit.
-        return new Promise<string>((_resolve, reject) =>
-          signal.addEventListener('abort', () =>
-            setImmediate(() => {
-              order.push('tool stopped');
-              reject(new Error('stopped'));
-            }),
+    it('a grant given while a call waits releases it', async () => {
+      const registry = new ApprovalRegistry();
+      const { tool, calls } = recordingTool('read', { executesCode: false });
+      const { toolVersion } = await import('./tool');
+      const { events } = await drive(
+        [toolCallStep({ name: 'read', arguments: { code: 'x' } }), textStep('ok')],
+        () => registry.grant({ sessionId: SESSION, toolName: 'read', executesCode: false, toolVersion: toolVersion(tool) }),
+        { registry, tools: [tool] },
+      );
+      expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'grant' }]);
+      expect(calls).toHaveLength(1);
+    });
+
+    it('invalid arguments are an error result, never prompted, never run', async () => {
+      let prompts = 0;
+      const { events, calls } = await drive([toolCallStep({ name: 'python', arguments: { code: 42 } }), textStep('ok')], () => prompts++);
+      expect(prompts).toBe(0);
+      expect(calls).toStrictEqual([]);
+      const [end] = ofType(events, 'tool-end');
+      expect(end?.outcome).toBe('error');
+      expect(end?.result).toContain('invalid arguments for "python"');
+      expect(end?.result).toContain('code');
+    });
+
+    it('an argument the tool does not take is an error naming it, never prompted, never run', async () => {
+      let prompts = 0;
+      const { events, calls } = await drive([toolCallStep({ name: 'python', arguments: { code: 'print(1)', timeout: 5, nested: { deep: 1 } } }), textStep('ok')], () => prompts++);
+      expect(prompts).toBe(0);
+      expect(calls).toStrictEqual([]);
+      expect(ofType(events, 'tool-end')).toMatchObject([
+        { outcome: 'error', result: 'Error: invalid arguments for "python": timeout: not an argument of this tool; nested: not an argument of this tool. Fix them and call again.' },
+      ]);
+    });
+
+    it('runs with the arguments as shown: a default in the tool’s schema adds nothing the card did not show', async () => {
+      const received: unknown[] = [];
+      const withDefault = defineTool({
+        name: 'python',
+        description: 'runs code',
+        parameters: z.object({ code: z.string(), force: z.boolean().default(true) }),
+        execute: async (args) => {
+          received.push(args);
+          return 'ran';
+        },
+      });
+      const { events } = await collectRunWith({ tools: [withDefault], model: new ScriptedModel([pythonCall('print(1)'), textStep('ok')]) }, 'allow');
+      expect(ofType(events, 'tool-start')).toMatchObject([{ arguments: { code: 'print(1)' } }]);
+      expect(received).toStrictEqual([{ code: 'print(1)' }]);
+    });
+
+    it('a throwing tool is an error result fed back to the model, with tool-end paired', async () => {
+      const broken = recordingTool('python', { run: async () => Promise.reject(new Error('disk on fire')) });
+      const { events, model } = await drive([pythonCall(), textStep('sorry')], 'allow', { tools: [broken.tool] });
+      const [end] = ofType(events, 'tool-end');
+      expect(end).toMatchObject({ outcome: 'error' });
+      expect(end?.result).toContain('disk on fire');
+      expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: end?.result });
+      expectPairedToolEvents(events);
+    });
+
+    it('a tool that outlives its timeout and its stop is reported as an error that says it had not stopped', async () => {
+      let aborted = false;
+      const slow = recordingTool('python', {
+        run: (_args, signal) =>
+          new Promise<string>(() => {
+            signal.addEventListener('abort', () => (aborted = true));
+          }),
+      });
+      const { events } = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [slow.tool], toolCallTimeoutMs: 20, toolStopWaitMs: 1 });
+      expect(ofType(events, 'tool-end')).toMatchObject([
+        { outcome: 'error', result: 'Error: the tool "python" timed out after 20 ms and was told to stop, and had not stopped when this was written.' },
+      ]);
+      expect(aborted).toBe(true);
+    });
+
+    it('cancel while waiting ends the wait as cancel, runs nothing, and ends the run cancelled', async () => {
+      const controller = new AbortController();
+      const { events, calls, registry } = await drive([pythonCall(), textStep('never')].slice(0, 1), () => controller.abort(), { signal: controller.signal });
+      expect(calls).toStrictEqual([]);
+      expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'cancel' }]);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'cancelled' }]);
+      expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+      expect(registry.pendingCount).toBe(0);
+      expectPairedToolEvents(events);
+    });
+
+    it('cancel during execution aborts the tool, waits for it to stop, and pairs its tool-end', async () => {
+      const controller = new AbortController();
+      const order: string[] = [];
+      const started = deferred();
+      const slow = recordingTool('python', {
+        run: (_args, signal) => {
+          started.resolve();
+          // Stops a moment after it is told to, as a process does between its SIGTERM and its exit.
+          return new Promise<string>((_resolve, reject) =>
+            signal.addEventListener('abort', () =>
+              setImmediate(() => {
+                order.push('tool stopped');
+                reject(new Error('stopped'));
+              }),
+            ),
+          );
+        },
+      });
+      void started.promise.then(() => controller.abort());
+      const { events } = await drive(
+        [toolCallStep({ name: 'python', arguments: { code: 'first' } }, { name: 'python', arguments: { code: 'second' } })],
+        'allow',
+        { tools: [slow.tool], signal: controller.signal, onMessage: (message) => message.role === 'tool' && order.push(`result of ${message.toolCallId}`) },
+      );
+      const [first, second] = ofType(events, 'tool-end');
+      // The first call's end is reported once its tool has stopped, not when it was told to.
+      expect(order).toStrictEqual(['tool stopped', `result of ${first?.toolCallId}`, `result of ${second?.toolCallId}`]);
+      expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['cancelled', 'cancelled']);
+      // The running call may have done its work; the one that never started did not.
+      expect(ofType(events, 'tool-end').map((e) => e.result)).toStrictEqual([toolResultText.cancelledWhileRunning('python'), toolResultText.cancelled('python')]);
+      expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+      expectPairedToolEvents(events);
+    });
+
+    it('says so when a cancelled tool had not stopped within the wait', async () => {
+      const controller = new AbortController();
+      let toolSignal: AbortSignal | undefined;
+      const started = deferred();
+      const stubborn = recordingTool('python', {
+        run: (_args, signal) => {
+          toolSignal = signal;
+          started.resolve();
+          return new Promise<string>(() => undefined);
+        },
+      });
+      void started.promise.then(() => controller.abort());
+      const { events } = await drive([pythonCall()], 'allow', { tools: [stubborn.tool], signal: controller.signal, toolStopWaitMs: 1 });
+      expect(toolSignal?.aborted).toBe(true);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'cancelled', result: toolResultText.cancelledNotStopped('python') }]);
+      expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+      expectPairedToolEvents(events);
+    });
+
+    it('reports a timed-out call once its tool has stopped', async () => {
+      const order: string[] = [];
+      const slow = recordingTool('python', {
+        run: (_args, signal) =>
+          new Promise<string>((_resolve, reject) =>
+            signal.addEventListener('abort', () =>
+              setImmediate(() => {
+                order.push('tool stopped');
+                reject(new Error('stopped'));
+              }),
+            ),
           ),
-        );
-      },
+      });
+      const { events } = await drive([pythonCall(), textStep('done')], 'allow', {
+        tools: [slow.tool],
+        toolCallTimeoutMs: 1,
+        onMessage: (message) => message.role === 'tool' && order.push('result'),
+      });
+      expect(order).toStrictEqual(['tool stopped', 'result']);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'error', result: 'Error: the tool "python" timed out after 1 ms and was stopped.' }]);
     });
-    void started.promise.then(() => controller.abort());
-    const { events } = await drive(
-      [toolCallStep({ name: 'python', arguments: { code: 'first' } }, { name: 'python', arguments: { code: 'second' } })],
-      'allow',
-      { tools: [slow.tool], signal: controller.signal, onMessage: (message) => message.role === 'tool' && order.push(`result of ${message.toolCallId}`) },
-    );
-    const [first, second] = ofType(events, 'tool-end');
-    // The first call's end is reported once its tool has stopped, not when it was told to.
-    expect(order).toStrictEqual(['tool stopped', `result of ${first?.toolCallId}`, `result of ${second?.toolCallId}`]);
-    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['cancelled', 'cancelled']);
-    // The running call may have done its work; the one that never started did not.
-    expect(ofType(events, 'tool-end').map((e) => e.result)).toStrictEqual([toolResultText.cancelledWhileRunning('python'), toolResultText.cancelled('python')]);
-    expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
-    expectPairedToolEvents(events);
-  });
 
-  it('says so when a cancelled tool had not stopped within the wait', async () => {
-    const controller = new AbortController();
-    let toolSignal: AbortSignal | undefined;
-    const started = deferred();
-    const stubborn = recordingTool('python', {
-      run: (_args, signal) => {
-        toolSignal = signal;
-        started.resolve();
-        return new Promise<string>(() => undefined);
-      },
+    it('cancel during the model stream stops it and keeps the partial text', async () => {
+      const controller = new AbortController();
+      const model = new ScriptedModel([hangingStep('Let me think')]);
+      const run = loop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [], registry: new ApprovalRegistry(), sessionId: SESSION, signal: controller.signal });
+      const { events, result } = await collectRun(run, (event) => {
+        if (event.type === 'text-delta') controller.abort();
+      });
+      expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+      expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'Let me think' });
     });
-    void started.promise.then(() => controller.abort());
-    const { events } = await drive([pythonCall()], 'allow', { tools: [stubborn.tool], signal: controller.signal, toolStopWaitMs: 1 });
-    expect(toolSignal?.aborted).toBe(true);
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'cancelled', result: toolResultText.cancelledNotStopped('python') }]);
-    expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
-    expectPairedToolEvents(events);
-  });
 
-  it('reports a timed-out call once its tool has stopped', async () => {
-    const order: string[] = [];
-    const slow = recordingTool('python', {
-      run: (_args, signal) =>
-        new Promise<string>((_resolve, reject) =>
-          signal.addEventListener('abort', () =>
-            setImmediate(() => {
-              order.push('tool stopped');
-              reject(new Error('stopped'));
-            }),
-          ),
-        ),
+    it('a run closed by its consumer while the model streams aborts the model request', async () => {
+      let requestSignal: AbortSignal | undefined;
+      const model: ChatModel = {
+        name: 'hanging',
+        async *stream(_request, signal) {
+          requestSignal = signal;
+          yield { type: 'text-delta', text: 'Let me think' };
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        },
+      };
+      const run = loop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [], registry: new ApprovalRegistry(), sessionId: SESSION });
+      expect((await run.next()).value).toMatchObject({ type: 'run-start' });
+      expect((await run.next()).value).toStrictEqual({ type: 'text-delta', text: 'Let me think' });
+      expect(requestSignal?.aborted).toBe(false);
+      await run.return({ runId: 'closed', reason: 'cancelled', messages: [] });
+      expect(requestSignal?.aborted).toBe(true);
+      expect(await run.next()).toStrictEqual({ done: true, value: undefined });
     });
-    const { events } = await drive([pythonCall(), textStep('done')], 'allow', {
-      tools: [slow.tool],
-      toolCallTimeoutMs: 1,
-      onMessage: (message) => message.role === 'tool' && order.push('result'),
+
+    it('reaching the tool budget asks for a final answer without tools, then ends with tool-budget', async () => {
+      const { events, model, result } = await drive(
+        [pythonCall('1'), pythonCall('2'), textStep('here is what I have')],
+        'allow',
+        { maxToolCalls: 2 },
+      );
+      expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'executed']);
+      const last = model.requests[2]!;
+      expect(last.tools).toStrictEqual([]);
+      expect(last.messages.at(-1)).toStrictEqual({ role: 'user', content: toolResultText.budgetNudge(2) });
+      expect(result.reason).toBe('tool-budget');
+      expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'tool-budget' });
     });
-    expect(order).toStrictEqual(['tool stopped', 'result']);
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'error', result: 'Error: the tool "python" timed out after 1 ms and was stopped.' }]);
-  });
 
-  it('cancel during the model stream stops it and keeps the partial text', async () => {
-    const controller = new AbortController();
-    const model = new ScriptedModel([hangingStep('Let me think')]);
-    const run = runToolLoop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [], registry: new ApprovalRegistry(), sessionId: SESSION, signal: controller.signal });
-    const { events, result } = await collectRun(run, (event) => {
-      if (event.type === 'text-delta') controller.abort();
+    it('a model error ends the run with reason error and keeps the conversation usable', async () => {
+      const failing: ScriptStep = async function* () {
+        yield { type: 'text-delta', text: 'partial' };
+        throw new Error('connection reset');
+      };
+      const { result, events } = await drive([failing], undefined);
+      expect(events.at(-1)).toStrictEqual({ type: 'run-end', runId: result.runId, reason: 'error', error: 'connection reset' });
+      expect(result.messages.map((m) => m.role)).toStrictEqual(['user', 'assistant']);
     });
-    expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
-    expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'Let me think' });
-  });
 
-  it('a run closed by its consumer while the model streams aborts the model request', async () => {
-    let requestSignal: AbortSignal | undefined;
-    const model: ChatModel = {
-      name: 'hanging',
-      async *stream(_request, signal) {
-        requestSignal = signal;
-        yield { type: 'text-delta', text: 'Let me think' };
-        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-      },
-    };
-    const run = runToolLoop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [], registry: new ApprovalRegistry(), sessionId: SESSION });
-    expect((await run.next()).value).toMatchObject({ type: 'run-start' });
-    expect((await run.next()).value).toStrictEqual({ type: 'text-delta', text: 'Let me think' });
-    expect(requestSignal?.aborted).toBe(false);
-    await run.return({ runId: 'closed', reason: 'cancelled', messages: [] });
-    expect(requestSignal?.aborted).toBe(true);
-    expect(await run.next()).toStrictEqual({ done: true, value: undefined });
-  });
-
-  it('reaching the tool budget asks for a final answer without tools, then ends with tool-budget', async () => {
-    const { events, model, result } = await drive(
-      [pythonCall('1'), pythonCall('2'), textStep('here is what I have')],
-      'allow',
-      { maxToolCalls: 2 },
-    );
-    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'executed']);
-    const last = model.requests[2]!;
-    expect(last.tools).toStrictEqual([]);
-    expect(last.messages.at(-1)).toStrictEqual({ role: 'user', content: toolResultText.budgetNudge(2) });
-    expect(result.reason).toBe('tool-budget');
-    expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'tool-budget' });
-  });
-
-  it('a model error ends the run with reason error and keeps the conversation usable', async () => {
-    const failing: ScriptStep = async function* () {
-      yield { type: 'text-delta', text: 'partial' };
-      throw new Error('connection reset');
-    };
-    const { result, events } = await drive([failing], undefined);
-    expect(events.at(-1)).toStrictEqual({ type: 'run-end', runId: result.runId, reason: 'error', error: 'connection reset' });
-    expect(result.messages.map((m) => m.role)).toStrictEqual(['user', 'assistant']);
-  });
-
-  it('streams text and reasoning as deltas, not cumulative text', async () => {
-    const { events, result } = await drive(
-      [[
+    it('streams text and reasoning as deltas, not cumulative text', async () => {
+      const { events, result } = await drive(
+        [[
+          { type: 'reasoning-delta', text: 'hmm' },
+          { type: 'text-delta', text: 'Hel' },
+          { type: 'text-delta', text: 'lo' },
+          { type: 'finish', reason: 'stop' },
+        ]],
+        undefined,
+      );
+      expect(events.filter((e) => e.type === 'text-delta' || e.type === 'reasoning-delta')).toStrictEqual([
         { type: 'reasoning-delta', text: 'hmm' },
         { type: 'text-delta', text: 'Hel' },
         { type: 'text-delta', text: 'lo' },
-        { type: 'finish', reason: 'stop' },
-      ]],
-      undefined,
-    );
-    expect(events.filter((e) => e.type === 'text-delta' || e.type === 'reasoning-delta')).toStrictEqual([
-      { type: 'reasoning-delta', text: 'hmm' },
-      { type: 'text-delta', text: 'Hel' },
-      { type: 'text-delta', text: 'lo' },
-    ]);
-    expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'Hello', reasoning: 'hmm' });
-  });
+      ]);
+      expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'Hello', reasoning: 'hmm' });
+    });
 
-  it('parses text-format tool calls split across deltas and hides them from the text', async () => {
-    const { events, calls } = await drive(
-      [
+    it('parses text-format tool calls split across deltas and hides them from the text', async () => {
+      const { events, calls } = await drive(
         [
-          { type: 'text-delta', text: 'Running it. <tool' },
-          { type: 'text-delta', text: '_call>{"name": "python", "arguments": {"code": "print(2)",}}</tool_' },
-          { type: 'text-delta', text: 'call>' },
-          { type: 'finish', reason: 'stop' },
+          [
+            { type: 'text-delta', text: 'Running it. <tool' },
+            { type: 'text-delta', text: '_call>{"name": "python", "arguments": {"code": "print(2)",}}</tool_' },
+            { type: 'text-delta', text: 'call>' },
+            { type: 'finish', reason: 'stop' },
+          ],
+          textStep('done'),
         ],
-        textStep('done'),
-      ],
-      'allow',
-    );
-    expect(ofType(events, 'text-delta').map((e) => e.text).join('')).toBe('Running it. done');
-    expect(calls).toStrictEqual([{ code: 'print(2)' }]);
+        'allow',
+      );
+      expect(ofType(events, 'text-delta').map((e) => e.text).join('')).toBe('Running it. done');
+      expect(calls).toStrictEqual([{ code: 'print(2)' }]);
+    });
+
+    it('answers an unparseable text-format call with a clear error', async () => {
+      const { events } = await drive([textStep('<tool_call>{"arguments": {}}</tool_call>'), textStep('ok')], undefined);
+      const [end] = ofType(events, 'tool-end');
+      expect(end?.outcome).toBe('error');
+      expect(end?.result).toContain('no "name"');
+    });
+
+    it('the returned conversation continues in the next run', async () => {
+      const first = await drive([pythonCall(), textStep('first answer')], 'allow');
+      const model = new ScriptedModel([textStep('second answer')]);
+      const python = recordingTool('python');
+      const { result } = await collectRun(
+        loop({
+          model,
+          messages: [...first.result.messages, { role: 'user', content: 'and now?' }],
+          tools: [python.tool],
+          registry: new ApprovalRegistry(),
+          sessionId: SESSION,
+        }),
+      );
+      expect(model.requests[0]?.messages.map((m) => m.role)).toStrictEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+      expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'second answer' });
+    });
+
+    it('fails loudly when the model is called more often than scripted', async () => {
+      const model = new ScriptedModel([pythonCall()]);
+      const { result } = await collectRun(
+        loop({ model, messages: [{ role: 'user', content: 'x' }], tools: [recordingTool('python').tool], registry: new ApprovalRegistry(), sessionId: SESSION, confirmToolCalls: false }),
+      );
+      expect(result.reason).toBe('error');
+      expect(result.error).toContain('unexpected call #2');
+      expect(() => new ScriptedModel([textStep('unused')]).assertConsumed()).toThrow('never used');
+    });
   });
 
-  it('answers an unparseable text-format call with a clear error', async () => {
-    const { events } = await drive([textStep('<tool_call>{"arguments": {}}</tool_call>'), textStep('ok')], undefined);
-    const [end] = ofType(events, 'tool-end');
-    expect(end?.outcome).toBe('error');
-    expect(end?.result).toContain('no "name"');
-  });
+  describe('runToolLoop across a restart', () => {
+    const turnWith = (...calls: { id: string; code: string }[]): ChatMessage => ({
+      role: 'assistant',
+      content: '',
+      toolCalls: calls.map(({ id, code }) => ({ id, name: 'python', arguments: { code } })),
+    });
 
-  it('the returned conversation continues in the next run', async () => {
-    const first = await drive([pythonCall(), textStep('first answer')], 'allow');
-    const model = new ScriptedModel([textStep('second answer')]);
-    const python = recordingTool('python');
-    const { result } = await collectRun(
-      runToolLoop({
-        model,
-        messages: [...first.result.messages, { role: 'user', content: 'and now?' }],
-        tools: [python.tool],
-        registry: new ApprovalRegistry(),
+    /** A run resumed after a restart with one python call waiting under `approvalId` apv_restored, allowed at once. */
+    async function resumeAndAllow(recordedVersion: (tool: AnyTool) => string) {
+      const python = recordingTool('python');
+      const registry = new ApprovalRegistry();
+      const turn = turnWith({ id: 'c1', code: 'print(1)' });
+      const ticket = registry.restore({
+        approvalId: 'apv_restored',
         sessionId: SESSION,
-      }),
-    );
-    expect(model.requests[0]?.messages.map((m) => m.role)).toStrictEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
-    expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'second answer' });
-  });
-
-  it('fails loudly when the model is called more often than scripted', async () => {
-    const model = new ScriptedModel([pythonCall()]);
-    const { result } = await collectRun(
-      runToolLoop({ model, messages: [{ role: 'user', content: 'x' }], tools: [recordingTool('python').tool], registry: new ApprovalRegistry(), sessionId: SESSION, confirmToolCalls: false }),
-    );
-    expect(result.reason).toBe('error');
-    expect(result.error).toContain('unexpected call #2');
-    expect(() => new ScriptedModel([textStep('unused')]).assertConsumed()).toThrow('never used');
-  });
-});
-
-describe('runToolLoop across a restart', () => {
-  const turnWith = (...calls: { id: string; code: string }[]): ChatMessage => ({
-    role: 'assistant',
-    content: '',
-    toolCalls: calls.map(({ id, code }) => ({ id, name: 'python', arguments: { code } })),
-  });
-
-  /** A run resumed after a restart with one python call waiting under `approvalId` apv_restored, allowed at once. */
-  async function resumeAndAllow(recordedVersion: (tool: AnyTool) => string) {
-    const python = recordingTool('python');
-    const registry = new ApprovalRegistry();
-    const turn = turnWith({ id: 'c1', code: 'print(1)' });
-    const ticket = registry.restore({
-      approvalId: 'apv_restored',
-      sessionId: SESSION,
-      runId: 'run_1',
-      toolCallId: 'c1',
-      toolName: 'python',
-      arguments: { code: 'print(1)' },
-      executesCode: true,
-      toolVersion: recordedVersion(python.tool),
-      requestedAt: Date.now() - 1000,
-      expiresAt: Date.now() + 60_000,
-    });
-    const model = new ScriptedModel([textStep('after')]);
-    const stored: ChatMessage[] = [];
-    const run = runToolLoop({
-      model,
-      messages: [{ role: 'user', content: 'hi' }, turn],
-      tools: [python.tool],
-      registry,
-      sessionId: SESSION,
-      runId: 'run_1',
-      onMessage: (message) => stored.push(message),
-      resume: { calls: [{ call: turn.role === 'assistant' ? turn.toolCalls![0]! : never(), state: 'waiting', ticket }], toolCallsUsed: 0, executedCallIds: [] },
-    });
-    const { events, result } = await collectRun(run, (event) => {
-      if (event.type === 'status' && event.text.startsWith('Resumed')) registry.resolve('apv_restored', 'allow', { sessionId: SESSION });
-    });
-    model.assertConsumed();
-    return { events, result, stored, calls: python.calls };
-  }
-
-  it('a restored waiting call is decided with its old approval id, runs once, and the model goes on', async () => {
-    const { events, result, stored, calls } = await resumeAndAllow(toolVersion);
-    expect(events.map((e) => e.type)).toStrictEqual(['status', 'tool-decision', 'tool-end', 'text-delta', 'run-end']);
-    expect(calls).toStrictEqual([{ code: 'print(1)' }]);
-    expect(result.reason).toBe('done');
-    expect(stored).toStrictEqual([
-      { role: 'tool', toolCallId: 'c1', toolName: 'python', content: 'RESULT[python:print(1)]' },
-      { role: 'assistant', content: 'after' },
-    ]);
-  });
-
-  it('a restored waiting call whose tool changed while the server was down does not run on an allow given after', async () => {
-    const { events, result, calls } = await resumeAndAllow((tool) => toolVersion({ ...tool, description: 'as it was when the call was put up' }));
-    expect(events.filter((e) => e.type === 'tool-end')).toMatchObject([{ outcome: 'error', result: toolResultText.toolChanged('python') }]);
-    expect(calls).toStrictEqual([]);
-    expect(result.reason).toBe('done');
-  });
-
-  it('a call that was running ends as interrupted and is never run again; an unannounced one is asked about anew', async () => {
-    const python = recordingTool('python');
-    const turn = turnWith({ id: 'c1', code: 'one' }, { id: 'c2', code: 'two' });
-    const calls = turn.role === 'assistant' ? turn.toolCalls! : never();
-    const { events, result } = await collectRunWith(
-      {
+        runId: 'run_1',
+        toolCallId: 'c1',
+        toolName: 'python',
+        arguments: { code: 'print(1)' },
+        executesCode: true,
+        toolVersion: recordedVersion(python.tool),
+        requestedAt: Date.now() - 1000,
+        expiresAt: Date.now() + 60_000,
+      });
+      const model = new ScriptedModel([textStep('after')]);
+      const stored: ChatMessage[] = [];
+      const run = loop({
+        model,
         messages: [{ role: 'user', content: 'hi' }, turn],
         tools: [python.tool],
-        model: new ScriptedModel([textStep('done')]),
-        resume: {
-          calls: [
-            { call: calls[0]!, state: 'ended', outcome: 'interrupted', result: toolResultText.interrupted('python') },
-            { call: calls[1]!, state: 'new' },
-          ],
-          toolCallsUsed: 0,
-          executedCallIds: [],
-        },
-      },
-      'deny',
-    );
-    expect(python.calls).toStrictEqual([]);
-    expect(ofType(events, 'tool-end').map((e) => [e.toolCallId, e.outcome])).toStrictEqual([
-      ['c1', 'interrupted'],
-      ['c2', 'denied'],
-    ]);
-    expect(ofType(events, 'tool-start').map((e) => e.toolCallId)).toStrictEqual(['c2']);
-    expect(result.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toStrictEqual([toolResultText.interrupted('python'), expect.stringContaining('declined')]);
-  });
-
-  it('a deadline that passed while the server was down ends the restored call as timed out', async () => {
-    const python = recordingTool('python');
-    const registry = new ApprovalRegistry();
-    const turn = turnWith({ id: 'c1', code: 'x' });
-    const ticket = registry.restore({
-      approvalId: 'apv_late',
-      sessionId: SESSION,
-      runId: 'r',
-      toolCallId: 'c1',
-      toolName: 'python',
-      arguments: { code: 'x' },
-      executesCode: true,
-      toolVersion: 'v',
-      requestedAt: Date.now() - 10_000,
-      expiresAt: Date.now() - 1,
-    });
-    const { events } = await collectRunWith({
-      registry,
-      messages: [{ role: 'user', content: 'hi' }, turn],
-      tools: [python.tool],
-      model: new ScriptedModel([textStep('ok')]),
-      resume: { calls: [{ call: turn.role === 'assistant' ? turn.toolCalls![0]! : never(), state: 'waiting', ticket }], toolCallsUsed: 0, executedCallIds: [] },
-    });
-    expect(python.calls).toStrictEqual([]);
-    expect(ofType(events, 'tool-decision')).toMatchObject([{ approvalId: 'apv_late', decision: 'timeout' }]);
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'timed-out' }]);
-  });
-});
-
-describe('runToolLoop with a tool that changes during the run', () => {
-  it('a grant given for the old version does not let the changed tool run', async () => {
-    const python = recordingTool('python', { executesCode: false });
-    const changed = { ...python.tool, description: 'now does something else' };
-    const registry = new ApprovalRegistry();
-    registry.grant({ sessionId: SESSION, toolName: 'python', executesCode: false, toolVersion: toolVersionOf(python.tool) });
-    const { events } = await collectRunWith({
-      registry,
-      tools: [python.tool],
-      currentTool: () => changed,
-      model: new ScriptedModel([pythonCall(), textStep('ok')]),
-    });
-    expect(python.calls).toStrictEqual([]);
-    expect(ofType(events, 'tool-decision')).toMatchObject([{ source: 'grant' }]);
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'error', result: toolResultText.toolChanged('python') }]);
-  });
-
-  it('an allow given while the tool claimed to be read-only does not run it once it says it is destructive', async () => {
-    const python = recordingTool('python', { executesCode: false });
-    const { tool } = python;
-    const changed = { ...tool, annotations: { ...tool.annotations, readOnly: false, destructive: true } };
-    const before = { ...tool, annotations: { ...tool.annotations, readOnly: true } };
-    let current: AnyTool = before;
-    const registry = new ApprovalRegistry();
-    const model = new ScriptedModel([pythonCall(), textStep('ok')]);
-    const run = runToolLoop({ messages: [{ role: 'user', content: 'hi' }], registry, sessionId: SESSION, tools: [before], currentTool: () => current, model });
-    const { events } = await collectRun(run, (event) => {
-      if (event.type !== 'tool-start' || !event.awaitingConfirmation) return;
-      // The server lists the tool again while its call waits, now with other hints; the person allows the old card.
-      current = changed;
-      registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
-    });
-    expect(python.calls).toStrictEqual([]);
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'error', result: toolResultText.toolChanged('python') }]);
-  });
-
-  it('an allowed call whose tool is still the same runs', async () => {
-    const python = recordingTool('python');
-    const { events } = await collectRunWith({ tools: [python.tool], currentTool: () => python.tool, model: new ScriptedModel([pythonCall(), textStep('ok')]) }, 'allow');
-    expect(python.calls).toHaveLength(1);
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed' }]);
-  });
-
-  it('reports every added message through onMessage, in order', async () => {
-    const python = recordingTool('python');
-    const added: ChatMessage[] = [];
-    const { result } = await collectRunWith({ tools: [python.tool], onMessage: (m) => added.push(m), model: new ScriptedModel([pythonCall(), textStep('ok')]) }, 'allow');
-    expect(added).toStrictEqual(result.messages.slice(1));
-  });
-});
-
-function never(): never {
-  throw new Error('unreachable');
-}
-
-function toolVersionOf(tool: AnyTool): string {
-  return toolVersion(tool);
-}
-
-async function collectRunWith(options: Partial<RunToolLoopOptions> & { model: ScriptedModel; tools: AnyTool[] }, decide?: 'allow' | 'deny') {
-  const registry = options.registry ?? new ApprovalRegistry();
-  const run = runToolLoop({ messages: [{ role: 'user', content: 'hi' }], registry, sessionId: SESSION, ...options });
-  const collected = await collectRun(run, (event) => {
-    if (decide && event.type === 'tool-start' && event.awaitingConfirmation) registry.resolve(event.approvalId, decide, { sessionId: SESSION });
-  });
-  options.model.assertConsumed();
-  return collected;
-}
-
-describe('runToolLoop with rules', () => {
-  const verdict = (effect: 'allow' | 'deny') => ({ effect, ruleId: 'rule_1', description: `${effect === 'allow' ? 'Allow' : 'Deny'} python code`, ...(effect === 'deny' ? { message: 'no python here' } : {}) });
-
-  it('a deny rule refuses the call without asking, tells the model the rule, and wins over a grant and over confirmation off', async () => {
-    for (const confirmToolCalls of [true, false]) {
-      const python = recordingTool('python', { executesCode: false });
-      const registry = new ApprovalRegistry();
-      registry.grant({ sessionId: SESSION, toolName: 'python', executesCode: false, toolVersion: toolVersion(python.tool) });
-      const { events, result } = await collectRunWith({
         registry,
-        confirmToolCalls,
+        sessionId: SESSION,
+        runId: 'run_1',
+        onMessage: (message) => stored.push(message),
+        resume: { calls: [{ call: turn.role === 'assistant' ? turn.toolCalls![0]! : never(), state: 'waiting', ticket }], toolCallsUsed: 0, executedCallIds: [] },
+      });
+      const { events, result } = await collectRun(run, (event) => {
+        if (event.type === 'status' && event.text.startsWith('Resumed')) registry.resolve('apv_restored', 'allow', { sessionId: SESSION });
+      });
+      model.assertConsumed();
+      return { events, result, stored, calls: python.calls };
+    }
+
+    it('a restored waiting call is decided with its old approval id, runs once, and the model goes on', async () => {
+      const { events, result, stored, calls } = await resumeAndAllow(toolVersion);
+      expect(events.map((e) => e.type)).toStrictEqual(['status', 'tool-decision', 'tool-end', 'text-delta', 'run-end']);
+      expect(calls).toStrictEqual([{ code: 'print(1)' }]);
+      expect(result.reason).toBe('done');
+      expect(stored).toStrictEqual([
+        { role: 'tool', toolCallId: 'c1', toolName: 'python', content: 'RESULT[python:print(1)]' },
+        { role: 'assistant', content: 'after' },
+      ]);
+    });
+
+    it('a restored waiting call whose tool changed while the server was down does not run on an allow given after', async () => {
+      const { events, result, calls } = await resumeAndAllow((tool) => toolVersion({ ...tool, description: 'as it was when the call was put up' }));
+      expect(events.filter((e) => e.type === 'tool-end')).toMatchObject([{ outcome: 'error', result: toolResultText.toolChanged('python') }]);
+      expect(calls).toStrictEqual([]);
+      expect(result.reason).toBe('done');
+    });
+
+    it('a call that was running ends as interrupted and is never run again; an unannounced one is asked about anew', async () => {
+      const python = recordingTool('python');
+      const turn = turnWith({ id: 'c1', code: 'one' }, { id: 'c2', code: 'two' });
+      const calls = turn.role === 'assistant' ? turn.toolCalls! : never();
+      const { events, result } = await collectRunWith(
+        {
+          messages: [{ role: 'user', content: 'hi' }, turn],
+          tools: [python.tool],
+          model: new ScriptedModel([textStep('done')]),
+          resume: {
+            calls: [
+              { call: calls[0]!, state: 'ended', outcome: 'interrupted', result: toolResultText.interrupted('python') },
+              { call: calls[1]!, state: 'new' },
+            ],
+            toolCallsUsed: 0,
+            executedCallIds: [],
+          },
+        },
+        'deny',
+      );
+      expect(python.calls).toStrictEqual([]);
+      expect(ofType(events, 'tool-end').map((e) => [e.toolCallId, e.outcome])).toStrictEqual([
+        ['c1', 'interrupted'],
+        ['c2', 'denied'],
+      ]);
+      expect(ofType(events, 'tool-start').map((e) => e.toolCallId)).toStrictEqual(['c2']);
+      expect(result.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toStrictEqual([toolResultText.interrupted('python'), expect.stringContaining('declined')]);
+    });
+
+    it('a deadline that passed while the server was down ends the restored call as timed out', async () => {
+      const python = recordingTool('python');
+      const registry = new ApprovalRegistry();
+      const turn = turnWith({ id: 'c1', code: 'x' });
+      const ticket = registry.restore({
+        approvalId: 'apv_late',
+        sessionId: SESSION,
+        runId: 'r',
+        toolCallId: 'c1',
+        toolName: 'python',
+        arguments: { code: 'x' },
+        executesCode: true,
+        toolVersion: 'v',
+        requestedAt: Date.now() - 10_000,
+        expiresAt: Date.now() - 1,
+      });
+      const { events } = await collectRunWith({
+        registry,
+        messages: [{ role: 'user', content: 'hi' }, turn],
         tools: [python.tool],
-        policy: async () => verdict('deny'),
+        model: new ScriptedModel([textStep('ok')]),
+        resume: { calls: [{ call: turn.role === 'assistant' ? turn.toolCalls![0]! : never(), state: 'waiting', ticket }], toolCallsUsed: 0, executedCallIds: [] },
+      });
+      expect(python.calls).toStrictEqual([]);
+      expect(ofType(events, 'tool-decision')).toMatchObject([{ approvalId: 'apv_late', decision: 'timeout' }]);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'timed-out' }]);
+    });
+  });
+
+  describe('runToolLoop with a tool that changes during the run', () => {
+    it('a grant given for the old version does not let the changed tool run', async () => {
+      const python = recordingTool('python', { executesCode: false });
+      const changed = { ...python.tool, description: 'now does something else' };
+      const registry = new ApprovalRegistry();
+      registry.grant({ sessionId: SESSION, toolName: 'python', executesCode: false, toolVersion: toolVersionOf(python.tool) });
+      const { events } = await collectRunWith({
+        registry,
+        tools: [python.tool],
+        currentTool: () => changed,
         model: new ScriptedModel([pythonCall(), textStep('ok')]),
       });
       expect(python.calls).toStrictEqual([]);
-      expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false, approvalId: '' }]);
-      expect(ofType(events, 'tool-decision')).toStrictEqual([
-        { type: 'tool-decision', toolCallId: 'call_0', approvalId: '', decision: 'deny', source: 'rule', reason: 'no python here', ruleId: 'rule_1', rule: 'Deny python code' },
+      expect(ofType(events, 'tool-decision')).toMatchObject([{ source: 'grant' }]);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'error', result: toolResultText.toolChanged('python') }]);
+    });
+
+    it('an allow given while the tool claimed to be read-only does not run it once it says it is destructive', async () => {
+      const python = recordingTool('python', { executesCode: false });
+      const { tool } = python;
+      const changed = { ...tool, annotations: { ...tool.annotations, readOnly: false, destructive: true } };
+      const before = { ...tool, annotations: { ...tool.annotations, readOnly: true } };
+      let current: AnyTool = before;
+      const registry = new ApprovalRegistry();
+      const model = new ScriptedModel([pythonCall(), textStep('ok')]);
+      const run = loop({ messages: [{ role: 'user', content: 'hi' }], registry, sessionId: SESSION, tools: [before], currentTool: () => current, model });
+      const { events } = await collectRun(run, (event) => {
+        if (event.type !== 'tool-start' || !event.awaitingConfirmation) return;
+        // The server lists the tool again while its call waits, now with other hints; the person allows the old card.
+        current = changed;
+        registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+      });
+      expect(python.calls).toStrictEqual([]);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'error', result: toolResultText.toolChanged('python') }]);
+    });
+
+    it('an allowed call whose tool is still the same runs', async () => {
+      const python = recordingTool('python');
+      const { events } = await collectRunWith({ tools: [python.tool], currentTool: () => python.tool, model: new ScriptedModel([pythonCall(), textStep('ok')]) }, 'allow');
+      expect(python.calls).toHaveLength(1);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed' }]);
+    });
+
+    it('reports every added message through onMessage, in order', async () => {
+      const python = recordingTool('python');
+      const added: ChatMessage[] = [];
+      const { result } = await collectRunWith({ tools: [python.tool], onMessage: (m) => added.push(m), model: new ScriptedModel([pythonCall(), textStep('ok')]) }, 'allow');
+      expect(added).toStrictEqual(result.messages.slice(1));
+    });
+  });
+
+  function never(): never {
+    throw new Error('unreachable');
+  }
+
+  function toolVersionOf(tool: AnyTool): string {
+    return toolVersion(tool);
+  }
+
+  async function collectRunWith(options: Partial<RunToolLoopOptions> & { model: ScriptedModel; tools: AnyTool[] }, decide?: 'allow' | 'deny') {
+    const registry = options.registry ?? new ApprovalRegistry();
+    const run = loop({ messages: [{ role: 'user', content: 'hi' }], registry, sessionId: SESSION, ...options });
+    const collected = await collectRun(run, (event) => {
+      if (decide && event.type === 'tool-start' && event.awaitingConfirmation) registry.resolve(event.approvalId, decide, { sessionId: SESSION });
+    });
+    options.model.assertConsumed();
+    return collected;
+  }
+
+  describe('runToolLoop with rules', () => {
+    const verdict = (effect: 'allow' | 'deny') => ({ effect, ruleId: 'rule_1', description: `${effect === 'allow' ? 'Allow' : 'Deny'} python code`, ...(effect === 'deny' ? { message: 'no python here' } : {}) });
+
+    it('a deny rule refuses the call without asking, tells the model the rule, and wins over a grant and over confirmation off', async () => {
+      for (const confirmToolCalls of [true, false]) {
+        const python = recordingTool('python', { executesCode: false });
+        const registry = new ApprovalRegistry();
+        registry.grant({ sessionId: SESSION, toolName: 'python', executesCode: false, toolVersion: toolVersion(python.tool) });
+        const { events, result } = await collectRunWith({
+          registry,
+          confirmToolCalls,
+          tools: [python.tool],
+          policy: async () => verdict('deny'),
+          model: new ScriptedModel([pythonCall(), textStep('ok')]),
+        });
+        expect(python.calls).toStrictEqual([]);
+        expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false, approvalId: '' }]);
+        expect(ofType(events, 'tool-decision')).toStrictEqual([
+          { type: 'tool-decision', toolCallId: 'call_0', approvalId: '', decision: 'deny', source: 'rule', reason: 'no python here', ruleId: 'rule_1', rule: 'Deny python code' },
+        ]);
+        expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'denied', result: toolResultText.deniedByRule('python', 'no python here') }]);
+        expect(result.messages.at(-2)).toMatchObject({ role: 'tool', content: toolResultText.deniedByRule('python', 'no python here') });
+      }
+    });
+
+    it('an allow rule runs the call unasked and names the rule', async () => {
+      const python = recordingTool('python');
+      let asked = 0;
+      const { events } = await collectRunWith({
+        tools: [python.tool],
+        policy: async (_call, _tool, options) => {
+          // Looks made while the turn's calls are announced decide nothing; the one at the call's turn decides.
+          if (options?.preview !== true) asked++;
+          return verdict('allow');
+        },
+        model: new ScriptedModel([pythonCall(), textStep('ok')]),
+      });
+      expect(python.calls).toHaveLength(1);
+      expect(asked).toBe(1);
+      expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'rule', ruleId: 'rule_1', rule: 'Allow python code' }]);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed' }]);
+    });
+
+    it('a rule is asked again at the call’s turn: what an earlier call of the turn changed counts, and an allow that no longer holds is not used', async () => {
+      // The first call changes what the rule looks at (as a call creating a link would change a path's real target).
+      let changed = false;
+      const first = recordingTool('python', { run: async () => ((changed = true), 'made a link') });
+      const second = recordingTool('write', { executesCode: false });
+      const { events } = await collectRunWith(
+        {
+          tools: [first.tool, second.tool],
+          policy: async (call) => (call.name === 'write' ? (changed ? verdict('deny') : verdict('allow')) : undefined),
+          model: new ScriptedModel([toolCallStep({ name: 'python', arguments: { code: 'ln -s' }, id: 'c1' }, { name: 'write', arguments: { code: 'x' }, id: 'c2' }), textStep('ok')]),
+        },
+        'allow',
+      );
+      expect(first.calls).toHaveLength(1);
+      expect(second.calls).toStrictEqual([]);
+      expect(ofType(events, 'tool-decision')).toMatchObject([
+        { toolCallId: 'c1', decision: 'allow', source: 'user' },
+        { toolCallId: 'c2', decision: 'deny', source: 'rule' },
       ]);
-      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'denied', result: toolResultText.deniedByRule('python', 'no python here') }]);
-      expect(result.messages.at(-2)).toMatchObject({ role: 'tool', content: toolResultText.deniedByRule('python', 'no python here') });
+    });
+
+    it('no rule: the person is asked as before', async () => {
+      const python = recordingTool('python');
+      const { events } = await collectRunWith({ tools: [python.tool], policy: async () => undefined, model: new ScriptedModel([pythonCall(), textStep('ok')]) }, 'allow');
+      expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: true }]);
+      expect(python.calls).toHaveLength(1);
+    });
+  });
+
+  describe('runToolLoop with arguments the person edited', () => {
+    const allowEdited = (code: unknown): Decide => (event, registry) => {
+      registry.resolve(event.approvalId, 'allow', { sessionId: SESSION, arguments: { code } });
+    };
+    const denyRm = { effect: 'deny' as const, ruleId: 'rule_rm', description: 'Deny python code rm', message: 'no rm here' };
+
+    it('runs the edited call, reports the edit, and tells the model it was edited and what ran', async () => {
+      const { events, calls, model, result } = await drive([pythonCall('print(1)'), textStep('ok')], allowEdited('print(2)'));
+      expect(calls).toStrictEqual([{ code: 'print(2)' }]);
+      const [start] = ofType(events, 'tool-start');
+      expect(start?.arguments).toStrictEqual({ code: 'print(1)' });
+      expect(ofType(events, 'tool-decision')).toStrictEqual([
+        { type: 'tool-decision', toolCallId: start?.toolCallId, approvalId: start?.approvalId, decision: 'allow', source: 'user', editedArguments: { code: 'print(2)' } },
+      ]);
+      const told = 'The person edited the arguments before allowing this call. It ran with: {"code":"print(2)"}\n\nRESULT[python:print(2)]';
+      expect(toolResultText.edited({ code: 'print(2)' }, 'RESULT[python:print(2)]', true)).toBe(told);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', result: told }]);
+      expect(model.requests[1]?.messages.at(-1)).toStrictEqual({ role: 'tool', toolCallId: start?.toolCallId, toolName: 'python', content: told });
+      // The model's own turn keeps what it proposed: the tool message says what changed.
+      expect(result.messages[1]).toMatchObject({ role: 'assistant', toolCalls: [{ name: 'python', arguments: { code: 'print(1)' } }] });
+      expectPairedToolEvents(events);
+    });
+
+    it('counts the edited call, not the proposal, for duplicates', async () => {
+      let prompts = 0;
+      const { events, calls } = await drive([pythonCall('print(1)'), pythonCall('print(2)'), pythonCall('print(1)'), textStep('ok')], (event, registry) => {
+        prompts++;
+        registry.resolve(event.approvalId, 'allow', { sessionId: SESSION, ...(prompts === 1 ? { arguments: { code: 'print(2)' } } : {}) });
+      });
+      expect(prompts).toBe(2);
+      expect(ofType(events, 'tool-end').map((end) => end.outcome)).toStrictEqual(['executed', 'duplicate', 'executed']);
+      expect(calls).toStrictEqual([{ code: 'print(2)' }, { code: 'print(1)' }]);
+    });
+
+    it('a deny rule that matches the edited call refuses it, and the model is told of the edit and the rule', async () => {
+      const asked: unknown[] = [];
+      const { events, calls, model } = await drive([pythonCall('print(1)'), textStep('ok')], allowEdited('rm'), {
+        policy: async (call, _tool, options) => {
+          // Only the looks that decide: not the early one when the turn is announced.
+          if (options?.preview !== true) asked.push(call.arguments);
+          return call.arguments.code === 'rm' ? denyRm : undefined;
+        },
+      });
+      expect(calls).toStrictEqual([]);
+      expect(asked).toStrictEqual([{ code: 'rm' }]);
+      expect(ofType(events, 'tool-decision')).toMatchObject([
+        { decision: 'deny', source: 'rule', reason: 'no rm here', ruleId: 'rule_rm', rule: 'Deny python code rm', editedArguments: { code: 'rm' } },
+      ]);
+      const told = toolResultText.edited({ code: 'rm' }, toolResultText.deniedByRule('python', 'no rm here'), false);
+      expect(told).toContain('The person edited the arguments before allowing this call, to: {"code":"rm"}');
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'denied', result: told }]);
+      expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: told });
+    });
+
+    it('checks each edit of a batch, decided together, whether it is reported while calls wait or while one runs', async () => {
+      const { events, calls } = await drive(
+        [toolCallStep({ name: 'python', arguments: { code: 'a' } }, { name: 'python', arguments: { code: 'b' } }), textStep('ok')],
+        (event, registry) => {
+          if (event.arguments.code !== 'b') return;
+          const [first] = registry.listPending(SESSION);
+          registry.resolve(event.approvalId, 'allow', { sessionId: SESSION, arguments: { code: 'rm' } });
+          registry.resolve(first!.approvalId, 'allow', { sessionId: SESSION, arguments: { code: 'a2' } });
+        },
+        { policy: async (call) => (call.arguments.code === 'rm' ? denyRm : undefined) },
+      );
+      expect(calls).toStrictEqual([{ code: 'a2' }]);
+      expect(ofType(events, 'tool-decision')).toMatchObject([
+        { decision: 'allow', source: 'user', editedArguments: { code: 'a2' } },
+        { decision: 'deny', source: 'rule', ruleId: 'rule_rm', editedArguments: { code: 'rm' } },
+      ]);
+      expect(ofType(events, 'tool-end').map((end) => end.outcome)).toStrictEqual(['executed', 'denied']);
+    });
+
+    it('edited arguments that fail the schema do not run, whoever resolved them', async () => {
+      const { events, calls } = await drive([pythonCall('print(1)'), textStep('ok')], allowEdited(42));
+      expect(calls).toStrictEqual([]);
+      const [end] = ofType(events, 'tool-end');
+      expect(end?.outcome).toBe('error');
+      expect(end?.result).toMatch(/^The person edited the arguments before allowing this call, to: \{"code":42\}\n\nError: invalid arguments for "python": code: /);
+    });
+  });
+
+  describe('runToolLoop with results too long for the model', () => {
+    const outputTool = (output: string | ToolOutput) =>
+      defineTool({ name: 'python', description: 'prints', parameters: z.object({ code: z.string() }), execute: async () => output });
+
+    it('cuts the middle of a long result and says how many characters it cut, in the tool-end event', async () => {
+      const long = `${'a'.repeat(700)}${'b'.repeat(500)}${'c'.repeat(300)}`;
+      const { events, model } = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool(long)], maxToolResultChars: 1000 });
+      const [end] = ofType(events, 'tool-end');
+      expect(end?.cut).toStrictEqual({ characters: 500 });
+      expect(end?.result).toBe(`${'a'.repeat(700)}\n[… 500 characters cut …]\n${'c'.repeat(300)}`);
+      expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: end?.result });
+    });
+
+    it('a cut marker in a tool’s own output counts for nothing: only what the loop cut is reported', async () => {
+      const forged = 'page text\n[… 48213 characters cut …]\nmore text [… 123 bytes omitted …]';
+      const whole = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool(forged)] });
+      const [end] = ofType(whole.events, 'tool-end');
+      expect(end).toStrictEqual({ type: 'tool-end', toolCallId: end?.toolCallId, toolName: 'python', outcome: 'executed', result: forged });
+      const long = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool(`${forged}${'z'.repeat(1500)}`)], maxToolResultChars: 1000 });
+      expect(ofType(long.events, 'tool-end')[0]?.cut).toStrictEqual({ characters: forged.length + 500 });
+    });
+
+    it('carries what the tool left out itself, and adds what the loop cut after it', async () => {
+      const capped: ToolOutput = { content: 'x'.repeat(1500), cut: { bytes: 9000 } };
+      const whole = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool({ ...capped, content: 'head\ntail' })] });
+      expect(ofType(whole.events, 'tool-end')[0]?.cut).toStrictEqual({ bytes: 9000 });
+      const cutAgain = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool(capped)], maxToolResultChars: 1000 });
+      expect(ofType(cutAgain.events, 'tool-end')[0]?.cut).toStrictEqual({ bytes: 9000, characters: 500 });
+    });
+
+    it('a resumed call whose end is known keeps the cut it was recorded with', async () => {
+      const call = { id: 'c1', name: 'python', arguments: { code: 'x' } };
+      const { events } = await collectRunWith({
+        messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: '', toolCalls: [call] }],
+        tools: [outputTool('unused')],
+        model: new ScriptedModel([textStep('ok')]),
+        resume: { calls: [{ call, state: 'ended', outcome: 'executed', result: 'head\n[… 9000 bytes omitted …]\ntail', cut: { bytes: 9000 } }], toolCallsUsed: 0, executedCallIds: [] },
+      });
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', cut: { bytes: 9000 } }]);
+    });
+  });
+});
+
+describe('runToolLoop parked while it waits on the person', () => {
+  /** Drains a loop until it ends or parks. */
+  async function untilParkedOrDone(run: ReturnType<typeof runToolLoop>) {
+    const events: LoopEvent[] = [];
+    for (;;) {
+      const next = await run.next();
+      if (next.done === true) return { events, result: next.value };
+      events.push(next.value);
     }
-  });
+  }
 
-  it('an allow rule runs the call unasked and names the rule', async () => {
+  function start(registry: ApprovalRegistry, extra: Partial<RunToolLoopOptions> = {}) {
     const python = recordingTool('python');
-    let asked = 0;
-    const { events } = await collectRunWith({
+    const options: RunToolLoopOptions = {
+      model: new ScriptedModel([pythonCall('first'), textStep('done')]),
+      messages: [{ role: 'user', content: 'hi' }],
       tools: [python.tool],
-      policy: async (_call, _tool, options) => {
-        // Looks made while the turn's calls are announced decide nothing; the one at the call's turn decides.
-        if (options?.preview !== true) asked++;
-        return verdict('allow');
-      },
-      model: new ScriptedModel([pythonCall(), textStep('ok')]),
-    });
-    expect(python.calls).toHaveLength(1);
-    expect(asked).toBe(1);
-    expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'rule', ruleId: 'rule_1', rule: 'Allow python code' }]);
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed' }]);
+      registry,
+      sessionId: SESSION,
+      signal: new Cancellation(),
+      park: true,
+      ...extra,
+    };
+    return { options, calls: python.calls };
+  }
+
+  it('returns parked after the tool-start instead of waiting, and goes on where it was once the person allows', async () => {
+    const registry = new ApprovalRegistry();
+    const { options, calls } = start(registry);
+    const first = await untilParkedOrDone(runToolLoop(options));
+    expect(first.result.reason).toBe('parked');
+    expect(first.events.at(-1)).toMatchObject({ type: 'tool-start', awaitingConfirmation: true });
+    expect(registry.pendingCount).toBe(1);
+    const parked = first.result.parked!;
+    const asked = first.events.at(-1) as Extract<LoopEvent, { type: 'tool-start' }>;
+    registry.resolve(asked.approvalId, 'allow', { sessionId: SESSION });
+    await parked.wake(options.signal!);
+    const rest = await untilParkedOrDone(runToolLoop({ ...options, resume: parked }));
+    // Nothing is emitted for going on: no run-start, no status.
+    expect(rest.events.map((event) => event.type)).toStrictEqual(['tool-decision', 'tool-end', 'text-delta', 'run-end']);
+    expect(rest.result).toMatchObject({ reason: 'done' });
+    expect(rest.result.messages.filter((message) => message.role === 'tool')).toHaveLength(1);
+    expect(calls).toStrictEqual([{ code: 'first' }]);
   });
 
-  it('a rule is asked again at the call’s turn: what an earlier call of the turn changed counts, and an allow that no longer holds is not used', async () => {
-    // The first call changes what the rule looks at (as a call creating a link would change a path's real target).
-    let changed = false;
-    const first = recordingTool('python', { run: async () => ((changed = true), 'made a link') });
-    const second = recordingTool('write', { executesCode: false });
-    const { events } = await collectRunWith(
-      {
-        tools: [first.tool, second.tool],
-        policy: async (call) => (call.name === 'write' ? (changed ? verdict('deny') : verdict('allow')) : undefined),
-        model: new ScriptedModel([toolCallStep({ name: 'python', arguments: { code: 'ln -s' }, id: 'c1' }, { name: 'write', arguments: { code: 'x' }, id: 'c2' }), textStep('ok')]),
-      },
-      'allow',
-    );
-    expect(first.calls).toHaveLength(1);
-    expect(second.calls).toStrictEqual([]);
-    expect(ofType(events, 'tool-decision')).toMatchObject([
-      { toolCallId: 'c1', decision: 'allow', source: 'user' },
-      { toolCallId: 'c2', decision: 'deny', source: 'rule' },
-    ]);
-  });
-
-  it('no rule: the person is asked as before', async () => {
-    const python = recordingTool('python');
-    const { events } = await collectRunWith({ tools: [python.tool], policy: async () => undefined, model: new ScriptedModel([pythonCall(), textStep('ok')]) }, 'allow');
-    expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: true }]);
-    expect(python.calls).toHaveLength(1);
-  });
-});
-
-describe('runToolLoop with arguments the person edited', () => {
-  const allowEdited = (code: unknown): Decide => (event, registry) => {
-    registry.resolve(event.approvalId, 'allow', { sessionId: SESSION, arguments: { code } });
-  };
-  const denyRm = { effect: 'deny' as const, ruleId: 'rule_rm', description: 'Deny python code rm', message: 'no rm here' };
-
-  it('runs the edited call, reports the edit, and tells the model it was edited and what ran', async () => {
-    const { events, calls, model, result } = await drive([pythonCall('print(1)'), textStep('ok')], allowEdited('print(2)'));
-    expect(calls).toStrictEqual([{ code: 'print(2)' }]);
-    const [start] = ofType(events, 'tool-start');
-    expect(start?.arguments).toStrictEqual({ code: 'print(1)' });
-    expect(ofType(events, 'tool-decision')).toStrictEqual([
-      { type: 'tool-decision', toolCallId: start?.toolCallId, approvalId: start?.approvalId, decision: 'allow', source: 'user', editedArguments: { code: 'print(2)' } },
-    ]);
-    const told = 'The person edited the arguments before allowing this call. It ran with: {"code":"print(2)"}\n\nRESULT[python:print(2)]';
-    expect(toolResultText.edited({ code: 'print(2)' }, 'RESULT[python:print(2)]', true)).toBe(told);
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', result: told }]);
-    expect(model.requests[1]?.messages.at(-1)).toStrictEqual({ role: 'tool', toolCallId: start?.toolCallId, toolName: 'python', content: told });
-    // The model's own turn keeps what it proposed: the tool message says what changed.
-    expect(result.messages[1]).toMatchObject({ role: 'assistant', toolCalls: [{ name: 'python', arguments: { code: 'print(1)' } }] });
-    expectPairedToolEvents(events);
-  });
-
-  it('counts the edited call, not the proposal, for duplicates', async () => {
-    let prompts = 0;
-    const { events, calls } = await drive([pythonCall('print(1)'), pythonCall('print(2)'), pythonCall('print(1)'), textStep('ok')], (event, registry) => {
-      prompts++;
-      registry.resolve(event.approvalId, 'allow', { sessionId: SESSION, ...(prompts === 1 ? { arguments: { code: 'print(2)' } } : {}) });
-    });
-    expect(prompts).toBe(2);
-    expect(ofType(events, 'tool-end').map((end) => end.outcome)).toStrictEqual(['executed', 'duplicate', 'executed']);
-    expect(calls).toStrictEqual([{ code: 'print(2)' }, { code: 'print(1)' }]);
-  });
-
-  it('a deny rule that matches the edited call refuses it, and the model is told of the edit and the rule', async () => {
-    const asked: unknown[] = [];
-    const { events, calls, model } = await drive([pythonCall('print(1)'), textStep('ok')], allowEdited('rm'), {
-      policy: async (call, _tool, options) => {
-        // Only the looks that decide: not the early one when the turn is announced.
-        if (options?.preview !== true) asked.push(call.arguments);
-        return call.arguments.code === 'rm' ? denyRm : undefined;
-      },
-    });
+  it('wakes on a cancel of the run, and the call ends cancelled without running', async () => {
+    const registry = new ApprovalRegistry();
+    const { options, calls } = start(registry);
+    const { result } = await untilParkedOrDone(runToolLoop(options));
+    (options.signal as Cancellation).cancel();
+    await result.parked!.wake(options.signal!);
+    const rest = await untilParkedOrDone(runToolLoop({ ...options, resume: result.parked! }));
+    expect(ofType(rest.events, 'tool-decision')).toMatchObject([{ decision: 'cancel' }]);
+    expect(ofType(rest.events, 'tool-end')).toMatchObject([{ outcome: 'cancelled' }]);
+    expect(rest.events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    expect(registry.pendingCount).toBe(0);
     expect(calls).toStrictEqual([]);
-    expect(asked).toStrictEqual([{ code: 'rm' }]);
-    expect(ofType(events, 'tool-decision')).toMatchObject([
-      { decision: 'deny', source: 'rule', reason: 'no rm here', ruleId: 'rule_rm', rule: 'Deny python code rm', editedArguments: { code: 'rm' } },
-    ]);
-    const told = toolResultText.edited({ code: 'rm' }, toolResultText.deniedByRule('python', 'no rm here'), false);
-    expect(told).toContain('The person edited the arguments before allowing this call, to: {"code":"rm"}');
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'denied', result: told }]);
-    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: told });
   });
 
-  it('checks each edit of a batch, decided together, whether it is reported while calls wait or while one runs', async () => {
-    const { events, calls } = await drive(
-      [toolCallStep({ name: 'python', arguments: { code: 'a' } }, { name: 'python', arguments: { code: 'b' } }), textStep('ok')],
-      (event, registry) => {
-        if (event.arguments.code !== 'b') return;
-        const [first] = registry.listPending(SESSION);
-        registry.resolve(event.approvalId, 'allow', { sessionId: SESSION, arguments: { code: 'rm' } });
-        registry.resolve(first!.approvalId, 'allow', { sessionId: SESSION, arguments: { code: 'a2' } });
-      },
-      { policy: async (call) => (call.arguments.code === 'rm' ? denyRm : undefined) },
-    );
-    expect(calls).toStrictEqual([{ code: 'a2' }]);
-    expect(ofType(events, 'tool-decision')).toMatchObject([
-      { decision: 'allow', source: 'user', editedArguments: { code: 'a2' } },
-      { decision: 'deny', source: 'rule', ruleId: 'rule_rm', editedArguments: { code: 'rm' } },
-    ]);
-    expect(ofType(events, 'tool-end').map((end) => end.outcome)).toStrictEqual(['executed', 'denied']);
-  });
-
-  it('edited arguments that fail the schema do not run, whoever resolved them', async () => {
-    const { events, calls } = await drive([pythonCall('print(1)'), textStep('ok')], allowEdited(42));
+  it('wakes when the decision times out', async () => {
+    const registry = new ApprovalRegistry();
+    const { options, calls } = start(registry, { decisionTimeoutMs: 1 });
+    const { result } = await untilParkedOrDone(runToolLoop(options));
+    await result.parked!.wake(options.signal!);
+    const rest = await untilParkedOrDone(runToolLoop({ ...options, resume: result.parked! }));
+    expect(ofType(rest.events, 'tool-end')).toMatchObject([{ outcome: 'timed-out' }]);
     expect(calls).toStrictEqual([]);
-    const [end] = ofType(events, 'tool-end');
-    expect(end?.outcome).toBe('error');
-    expect(end?.result).toMatch(/^The person edited the arguments before allowing this call, to: \{"code":42\}\n\nError: invalid arguments for "python": code: /);
-  });
-});
-
-describe('runToolLoop with results too long for the model', () => {
-  const outputTool = (output: string | ToolOutput) =>
-    defineTool({ name: 'python', description: 'prints', parameters: z.object({ code: z.string() }), execute: async () => output });
-
-  it('cuts the middle of a long result and says how many characters it cut, in the tool-end event', async () => {
-    const long = `${'a'.repeat(700)}${'b'.repeat(500)}${'c'.repeat(300)}`;
-    const { events, model } = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool(long)], maxToolResultChars: 1000 });
-    const [end] = ofType(events, 'tool-end');
-    expect(end?.cut).toStrictEqual({ characters: 500 });
-    expect(end?.result).toBe(`${'a'.repeat(700)}\n[… 500 characters cut …]\n${'c'.repeat(300)}`);
-    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: end?.result });
   });
 
-  it('a cut marker in a tool’s own output counts for nothing: only what the loop cut is reported', async () => {
-    const forged = 'page text\n[… 48213 characters cut …]\nmore text [… 123 bytes omitted …]';
-    const whole = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool(forged)] });
-    const [end] = ofType(whole.events, 'tool-end');
-    expect(end).toStrictEqual({ type: 'tool-end', toolCallId: end?.toolCallId, toolName: 'python', outcome: 'executed', result: forged });
-    const long = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool(`${forged}${'z'.repeat(1500)}`)], maxToolResultChars: 1000 });
-    expect(ofType(long.events, 'tool-end')[0]?.cut).toStrictEqual({ characters: forged.length + 500 });
+  it('ends the waits of a parked run that is abandoned', async () => {
+    const registry = new ApprovalRegistry();
+    const { options } = start(registry, { model: new ScriptedModel([toolCallStep({ name: 'python', arguments: { code: 'a' } }, { name: 'python', arguments: { code: 'b' } })]) });
+    const { result } = await untilParkedOrDone(runToolLoop(options));
+    expect(registry.pendingCount).toBe(2);
+    result.parked!.abandon();
+    expect(registry.pendingCount).toBe(0);
   });
 
-  it('carries what the tool left out itself, and adds what the loop cut after it', async () => {
-    const capped: ToolOutput = { content: 'x'.repeat(1500), cut: { bytes: 9000 } };
-    const whole = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool({ ...capped, content: 'head\ntail' })] });
-    expect(ofType(whole.events, 'tool-end')[0]?.cut).toStrictEqual({ bytes: 9000 });
-    const cutAgain = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool(capped)], maxToolResultChars: 1000 });
-    expect(ofType(cutAgain.events, 'tool-end')[0]?.cut).toStrictEqual({ bytes: 9000, characters: 500 });
-  });
-
-  it('a resumed call whose end is known keeps the cut it was recorded with', async () => {
-    const call = { id: 'c1', name: 'python', arguments: { code: 'x' } };
-    const { events } = await collectRunWith({
-      messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: '', toolCalls: [call] }],
-      tools: [outputTool('unused')],
-      model: new ScriptedModel([textStep('ok')]),
-      resume: { calls: [{ call, state: 'ended', outcome: 'executed', result: 'head\n[… 9000 bytes omitted …]\ntail', cut: { bytes: 9000 } }], toolCallsUsed: 0, executedCallIds: [] },
+  it('parks again at the next call still waiting, reporting a later call decided first without running it early', async () => {
+    const registry = new ApprovalRegistry();
+    const ran: string[] = [];
+    const python = recordingTool('python', { run: async (args) => (ran.push(String(args.code)), 'ok') });
+    const { options } = start(registry, {
+      tools: [python.tool],
+      model: new ScriptedModel([toolCallStep({ name: 'python', arguments: { code: 'a' } }, { name: 'python', arguments: { code: 'b' } }), textStep('done')]),
     });
-    expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', cut: { bytes: 9000 } }]);
+    const first = await untilParkedOrDone(runToolLoop(options));
+    const [a, b] = ofType(first.events, 'tool-start');
+    registry.resolve(b!.approvalId, 'allow', { sessionId: SESSION });
+    await first.result.parked!.wake(options.signal!);
+    const second = await untilParkedOrDone(runToolLoop({ ...options, resume: first.result.parked! }));
+    // b's decision is reported at once; a still waits, so the run parks again and b has not run.
+    expect(second.events).toMatchObject([{ type: 'tool-decision', toolCallId: b!.toolCallId, decision: 'allow' }]);
+    expect(second.result.reason).toBe('parked');
+    expect(ran).toStrictEqual([]);
+    registry.resolve(a!.approvalId, 'deny', { sessionId: SESSION, reason: 'not a' });
+    await second.result.parked!.wake(options.signal!);
+    const third = await untilParkedOrDone(runToolLoop({ ...options, resume: second.result.parked! }));
+    expect(third.events.map((event) => (event.type === 'tool-end' || event.type === 'tool-decision' ? `${event.type} ${event.toolCallId === a!.toolCallId ? 'a' : 'b'}` : event.type))).toStrictEqual([
+      'tool-decision a',
+      'tool-end a',
+      'tool-end b',
+      'text-delta',
+      'run-end',
+    ]);
+    expect(ran).toStrictEqual(['b']);
   });
 });

@@ -77,9 +77,17 @@ export interface RunToolLoopOptions {
   onMessage?: (message: ChatMessage) => void;
   /**
    * Goes on with a run that stopped while its last turn's calls were being decided or run (a server restart):
-   * `messages` ends with that turn; no run-start is emitted again.
+   * `messages` ends with that turn; no run-start is emitted again. Or with a run the loop let go of while its calls
+   * waited (`park`): then `messages` is ignored (the parked run has its own) and nothing is emitted for going on.
    */
-  resume?: ResumeState;
+  resume?: ResumeState | ParkedRun;
+  /**
+   * Let go of the run whenever it would wait on the person with nothing else to do: the loop then returns, with
+   * `parked` in its result in place of an end, instead of holding its frames for as long as the person takes. The
+   * caller awaits `parked.wake(signal)` and goes on with a new loop given `resume: parked` and the same options.
+   * What is emitted is the same as without parking. Default false.
+   */
+  park?: boolean;
 }
 
 /** What a rule decided about a call. */
@@ -111,18 +119,58 @@ export type ResumedCall =
 
 export interface RunResult {
   runId: string;
-  reason: RunEndReason;
+  /** How the run ended, or `parked`: it has not, see `parked`. */
+  reason: RunEndReason | 'parked';
   error?: string;
   /** The whole conversation after the run: the input plus assistant turns and tool results. */
   messages: ChatMessage[];
+  /** With `park`: the run let go of while its calls wait, to go on with (no run-end was emitted). */
+  parked?: ParkedRun;
+}
+
+/**
+ * A run waiting on the person, as data: the conversation, the calls of its turn still to decide or run, and what it
+ * had counted. It holds the calls' tickets, not their waits: nothing of the loop is suspended meanwhile.
+ */
+export class ParkedRun {
+  /** @param toolCallsUsed Calls of this run counted before the first of `calls`. */
+  constructor(
+    readonly messages: readonly ChatMessage[],
+    readonly runStart: number,
+    readonly toolCallsUsed: number,
+    readonly succeeded: ReadonlySet<string> | undefined,
+    readonly calls: readonly PlannedCall[],
+  ) {}
+
+  /**
+   * Resolves once one of the calls it waits on is settled (decided, timed out, or cancelled by `signal`): the run
+   * can go on. Never rejects.
+   */
+  wake(signal: CancelSignal): Promise<unknown> {
+    const waits: Promise<DecisionOutcome>[] = [];
+    for (const { resumed } of this.calls) {
+      if (resumed !== undefined && 'ticket' in resumed && resumed.reported === undefined) waits.push(resumed.ticket.wait(signal));
+    }
+    if (waits.length === 0) return Promise.resolve();
+    // The usual case, one call waiting: its own wait, with no promise made for it.
+    return waits.length === 1 ? waits[0]! : Promise.race(waits);
+  }
+
+  /** Ends the waits of a parked run that will not go on, as a loop stopped while its calls wait does: as cancelled. */
+  abandon(): void {
+    for (const { resumed } of this.calls) if (resumed !== undefined && 'ticket' in resumed) void resumed.ticket.wait(CANCELLED);
+  }
 }
 
 interface PlannedCall {
   call: ToolCall;
   /** Set when the call cannot run whatever the person decides. */
   invalid?: string;
-  /** For a resumed run: the ticket it still waits on, or the end it already has. */
-  resumed?: { ticket: ApprovalTicket } | { end: CallResult };
+  /**
+   * For a resumed run: the ticket it was announced with (and, for a parked run, the decision already reported on
+   * it), or the end it already has.
+   */
+  resumed?: { ticket: ApprovalTicket; reported?: Reported } | { end: CallResult };
 }
 
 interface CallResult {
@@ -148,8 +196,10 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
   const confirm = options.confirmToolCalls ?? true;
   const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
   const offered = offeredTools(options.tools, options.enabledTools);
-  const messages: ChatMessage[] = [...options.messages];
-  const runStart = messages.length;
+  const resume = options.resume;
+  const parkedRun = resume instanceof ParkedRun ? resume : undefined;
+  const messages: ChatMessage[] = [...(parkedRun?.messages ?? options.messages)];
+  const runStart = parkedRun?.runStart ?? messages.length;
   const onMessage = options.onMessage;
   const append = (message: ChatMessage): void => {
     messages.push(message);
@@ -159,12 +209,22 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
   let succeeded: Set<string> | undefined;
   let toolCallsUsed = 0;
 
-  const resume = options.resume;
-  if (resume) {
+  if (resume instanceof ParkedRun) {
+    toolCallsUsed = resume.toolCallsUsed;
+    if (resume.succeeded !== undefined) succeeded = new Set(resume.succeeded);
+    const parked = yield* runCalls(resume.calls, true);
+    if (parked) return { runId, reason: 'parked', messages, parked };
+    if (signal.aborted) {
+      const done = runEnd(runId, messages, 'cancelled');
+      yield done.event;
+      return done.result;
+    }
+  } else if (resume) {
     toolCallsUsed = resume.toolCallsUsed;
     if (resume.executedCallIds.length > 0) succeeded = executedKeys(messages, resume.executedCallIds);
     yield { type: 'status', text: 'Resumed after a server restart' };
-    yield* runCalls(resume.calls.map(resumedPlan));
+    const parked = yield* runCalls(resume.calls.map(resumedPlan));
+    if (parked) return { runId, reason: 'parked', messages, parked };
     if (signal.aborted) {
       const done = runEnd(runId, messages, 'cancelled');
       yield done.event;
@@ -202,7 +262,8 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       return done.result;
     }
 
-    yield* runCalls(planned);
+    const parked = yield* runCalls(planned);
+    if (parked) return { runId, reason: 'parked', messages, parked };
 
     if (signal.aborted) {
       const done = runEnd(runId, messages, 'cancelled');
@@ -211,21 +272,46 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     }
   }
 
-  /** Gates and runs the calls of one turn, in the model's order, appending each result to the conversation. */
-  async function* runCalls(planned: readonly PlannedCall[]): AsyncGenerator<LoopEvent, void, undefined> {
+  /**
+   * Gates and runs the calls of one turn, in the model's order, appending each result to the conversation. With
+   * `park`, answers a ParkedRun, having emitted nothing more, when it would wait on the person with nothing else to
+   * do. `announcedAlready`: the calls of a parked run, whose turn was announced before it was parked.
+   */
+  async function* runCalls(planned: readonly PlannedCall[], announcedAlready = false): AsyncGenerator<LoopEvent, ParkedRun | undefined, undefined> {
     // Every gated call of the turn is put up for decision at once, so the person sees the whole batch and can
     // decide the calls in any order (or grant one and release its siblings); they still run in the model's order.
     // Sized to the turn: an array grown one index at a time reserves 17 places, and this one lives while calls wait.
     const announced = new Array<ApprovalTicket | undefined>(planned.length);
     const reported: (Reported | undefined)[] = [];
+    /** Set when parking: the tickets go with the parked run, not to cancel. */
+    let parking = false;
+    /** Lets go of the run at call `at` (counted already), which waits, as do the calls after it that were announced. */
+    const park = (at: number): ParkedRun => {
+      parking = true;
+      const calls = planned.slice(at).map((plan, offset): PlannedCall => {
+        const ticket = announced[at + offset];
+        if (ticket === undefined) return plan;
+        const outcome = reported[at + offset];
+        const resumed = outcome === undefined ? { ticket } : { ticket, reported: outcome };
+        // Written out rather than spread: a spread object gets a hidden class of its own, kept as long as it waits.
+        return plan.invalid === undefined ? { call: plan.call, resumed } : { call: plan.call, invalid: plan.invalid, resumed };
+      });
+      return new ParkedRun(messages, runStart, toolCallsUsed - 1, succeeded, calls);
+    };
+    /** Whether to park at call `at`: it waits, and no announced call has a decision to report now, a cancel included. */
+    const parkable = (at: number): boolean => options.park === true && !signal.aborted && announced[at] !== undefined && nothingToReport(announced, reported);
     try {
-      const repeats = repeatsInTurn(planned);
-      for (let i = 0; i < planned.length && !signal.aborted && toolCallsUsed + i < maxToolCalls; i++) {
-        const { call, invalid, resumed } = planned[i]!;
-        if (resumed) {
-          if ('ticket' in resumed) announced[i] = resumed.ticket;
-          continue;
+      for (let i = 0; i < planned.length; i++) {
+        const resumed = planned[i]!.resumed;
+        if (resumed && 'ticket' in resumed) {
+          announced[i] = resumed.ticket;
+          if (resumed.reported !== undefined) reported[i] = resumed.reported;
         }
+      }
+      const repeats = repeatsInTurn(planned);
+      for (let i = 0; !announcedAlready && i < planned.length && !signal.aborted && toolCallsUsed + i < maxToolCalls; i++) {
+        const { call, invalid, resumed } = planned[i]!;
+        if (resumed) continue;
         // A repeat of an earlier call in this turn waits for its turn: whether it is a duplicate depends on how that one ends.
         if (repeats[i]) continue;
         const check = checkCall(call, invalid, offered, succeeded);
@@ -254,11 +340,14 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           // the calls still run in the model's order, so this one may already have been reported.
           let outcome = reported[i];
           if (!outcome && soleUndecided(announced, reported) === i) {
+            if (parkable(i)) return park(i);
             // The usual case, one call left to decide: waited on right here, no helper generator held meanwhile.
             outcome = reported[i] = await reviewEdit(call, await ticket.wait(signal), offered, options.policy);
             yield decisionEvent(call, ticket.approvalId, outcome);
           }
-          outcome ??= yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options.policy);
+          if (!outcome && parkable(i)) return park(i);
+          outcome ??= yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options.policy, parkable);
+          if (!outcome) return park(i);
           const tool = offered.find((candidate) => candidate.name === call.name);
           if (outcome.decision === 'allow' && outcome.editedArguments !== undefined) ran = { ...call, arguments: outcome.editedArguments };
           result =
@@ -289,7 +378,9 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             if (gate.kind === 'ask') {
               announced[i] = gate.ticket;
               yield awaitingToolStart(call, gate.ticket);
-              outcome = yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options.policy);
+              if (parkable(i)) return park(i);
+              outcome = yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options.policy, parkable);
+              if (!outcome) return park(i);
             } else if (gate.kind === 'rule') {
               yield toolStart(call, '', false);
               const { verdict } = gate;
@@ -313,9 +404,11 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         yield { type: 'tool-end', toolCallId: call.id, toolName: call.name, outcome: result.outcome, result: content, ...(cut === undefined ? {} : { cut }) };
       }
     } finally {
-      // Also reached when the consumer stops iterating while calls wait: no slot may outlive the run.
-      for (const ticket of announced) void ticket?.wait(CANCELLED);
+      // Also reached when the consumer stops iterating while calls wait: no slot may outlive the run (a parked run
+      // takes its slots with it).
+      if (!parking) for (const ticket of announced) void ticket?.wait(CANCELLED);
     }
+    return undefined;
   }
 }
 
@@ -355,8 +448,11 @@ async function* reportDecisionsUntil(
   signal: CancelSignal,
   offered: readonly AnyTool[],
   policy: RunToolLoopOptions['policy'],
-): AsyncGenerator<LoopEvent, Reported, undefined> {
+  /** Whether to stop waiting, answering undefined, so the run can be parked at call `index`. */
+  parkable: (at: number) => boolean = () => false,
+): AsyncGenerator<LoopEvent, Reported | undefined, undefined> {
   for (;;) {
+    if (parkable(index)) return undefined;
     // With one call left to decide (the usual case) its wait is awaited as is: no race, no wrapper promises.
     const only = soleUndecided(announced, reported);
     const next = only >= 0 ? { at: only, outcome: await announced[only]!.wait(signal) } : await Promise.race(decisionWaits(announced, reported, signal));
@@ -387,6 +483,12 @@ async function* runReportingDecisions(
     const outcome = (reported[next.at] = await reviewEdit(call, next.outcome, offered, policy));
     yield decisionEvent(call, announced[next.at]!.approvalId, outcome);
   }
+}
+
+/** Whether no announced call has an outcome that is not reported yet. */
+function nothingToReport(announced: readonly (ApprovalTicket | undefined)[], reported: readonly (Reported | undefined)[]): boolean {
+  for (let at = 0; at < announced.length; at++) if (announced[at]?.settled === true && !reported[at]) return false;
+  return true;
 }
 
 /** The one announced call whose decision is not reported yet, or -1 when there are several (or none). */

@@ -1,3 +1,4 @@
 export { ScriptedModel, textStep, toolCallStep, hangingStep, type ScriptStep } from './scripted-model';
 export { collectRun, type CollectedRun } from './collect-run';
 export { deferred, type Deferred } from './deferred';
+export { parkingRun } from './parking-run';
