@@ -1017,27 +1017,24 @@ export class ChatService {
     return true;
   }
 
-  /** `generator`: undefined while the run is parked, so that nothing holds a loop meanwhile. */
-  private async drive(session: Session, run: Run, generator: ReturnType<typeof runToolLoop> | undefined): Promise<void> {
+  /**
+   * Drives a run's loop, storing each event before the loop goes on, until the run ends or parks. A parked run is
+   * driven again, by a new call, once it can go on: meanwhile no loop and no frame of this method is held.
+   */
+  private async drive(session: Session, run: Run, generator: ReturnType<typeof runToolLoop>): Promise<void> {
     let reason = 'error';
     /** The run's last event: stored at once, shown only once the run has ended everywhere (store and memory). */
     let end: LoopEvent | undefined;
+    let parked: ParkedRun | undefined;
     try {
-      while (generator !== undefined) {
+      for (;;) {
         // The loop waits here until the previous event is stored (text deltas excepted, see record): an allow is on
         // disk before its tool starts.
         const next: IteratorResult<LoopEvent, RunResult> = await generator.next();
         if (next.done) {
-          const parked = next.value.parked;
-          if (parked !== undefined) {
-            // Waiting on the person: the run is held as data (its calls' tickets and conversation) rather than as a
-            // suspended loop, and goes on once one of them is decided, times out or is cancelled.
-            generator = undefined;
-            await parked.wake(run.cancellation);
-            generator = run.proceed!(parked);
-            continue;
-          }
-          await this.saveMessages(session, run);
+          // Waiting on the person: held as data (its calls' tickets and conversation) until one of them settles.
+          parked = next.value.parked;
+          if (parked === undefined) await this.saveMessages(session, run);
           break;
         }
         const event = next.value;
@@ -1051,6 +1048,9 @@ export class ChatService {
       }
       await this.flushed(run);
     } catch (error) {
+      // A run that parked and then failed to store what came before ends like any other.
+      parked?.abandon();
+      parked = undefined;
       const message = messageOf(error);
       if (error instanceof FencedError) run.lost = true;
       if (run.lost) {
@@ -1062,31 +1062,43 @@ export class ChatService {
       }
       run.cancellation.cancel();
       // Lets the loop end its waits and tools; its last events are no longer stored.
-      await generator?.return({ runId: run.runId, reason: 'error', error: message, messages: [] }).catch(() => undefined);
+      await generator.return({ runId: run.runId, reason: 'error', error: message, messages: [] }).catch(() => undefined);
       if (!run.lost) run.log.append({ type: 'run-end', runId: run.runId, reason: 'error', error: `The run stopped: ${message}` });
     } finally {
-      // A run suspended by a shutdown is still going as far as anyone can tell (the next start or another instance
-      // resumes it): reads made while the server stops keep saying so.
-      if (!run.suspended || run.lost) session.activeRun = undefined;
-      const now = Date.now();
-      if (run.lost) {
-        this.followElsewhere(session, run);
-      } else {
-        if (!run.suspended && this.sessions.get(session.summary.sessionId) === session) {
-          session.summary = { ...session.summary, updatedAt: now };
-          try {
-            await this.store.endRun(run.runId, reason, now, run.fence);
-            await this.store.updateSession(session.summary.sessionId, { updatedAt: now });
-          } catch (error) {
-            this.log(`Could not record the end of run ${run.runId}: ${messageOf(error)}`);
-          }
-          this.notify({ type: 'session-changed', session: summary(session) });
-          this.publish({ type: 'session', sessionId: session.summary.sessionId });
+      if (parked === undefined) await this.settleEnd(session, run, reason, end);
+    }
+    // Returned, not awaited: this call ends here, and the run's `done` follows the call that goes on.
+    if (parked !== undefined) return this.driveOn(session, run, parked);
+  }
+
+  /** Drives a parked run again once one of its calls settles (decided, timed out, or cancelled with the run). */
+  private driveOn(session: Session, run: Run, parked: ParkedRun): Promise<void> {
+    return parked.wake(run.cancellation).then(() => this.drive(session, run, run.proceed!(parked)));
+  }
+
+  /** What follows a run's end, however it ended: its record, its clients told, its log closed. */
+  private async settleEnd(session: Session, run: Run, reason: string, end: LoopEvent | undefined): Promise<void> {
+    // A run suspended by a shutdown is still going as far as anyone can tell (the next start or another instance
+    // resumes it): reads made while the server stops keep saying so.
+    if (!run.suspended || run.lost) session.activeRun = undefined;
+    const now = Date.now();
+    if (run.lost) {
+      this.followElsewhere(session, run);
+    } else {
+      if (!run.suspended && this.sessions.get(session.summary.sessionId) === session) {
+        session.summary = { ...session.summary, updatedAt: now };
+        try {
+          await this.store.endRun(run.runId, reason, now, run.fence);
+          await this.store.updateSession(session.summary.sessionId, { updatedAt: now });
+        } catch (error) {
+          this.log(`Could not record the end of run ${run.runId}: ${messageOf(error)}`);
         }
-        if (end !== undefined && run.log.size === run.nextSeq - 2) run.log.append(end);
-        run.log.close();
-        this.forgetLater(run.runId);
+        this.notify({ type: 'session-changed', session: summary(session) });
+        this.publish({ type: 'session', sessionId: session.summary.sessionId });
       }
+      if (end !== undefined && run.log.size === run.nextSeq - 2) run.log.append(end);
+      run.log.close();
+      this.forgetLater(run.runId);
     }
   }
 
