@@ -6,6 +6,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { DEFAULT_MAX_PROCESSES, MAX_MAX_PROCESSES, MIN_MAX_PROCESSES } from './tools/sandbox/process-limit';
 
 export interface AirlockConfig {
   /** Interface the server binds. */
@@ -32,6 +33,8 @@ export interface AirlockConfig {
   toolSandbox: 'auto' | 'bubblewrap' | 'none';
   /** Whether terminal and python calls reach the network (off needs the sandbox). */
   toolNetwork: boolean;
+  /** Processes (threads included) one sandboxed terminal or python call may run at once. Unset: the tools' default (1024). */
+  toolMaxProcesses?: number;
   /** Absolute path of the MCP servers file. */
   mcpConfigPath: string | undefined;
   /** Exact origins (scheme://host[:port]) whose pages may connect besides the server's own. */
@@ -125,6 +128,7 @@ Options (each also readable from the environment):
   --api-key-file <file>  AIRLOCK_API_KEY_FILE  file holding the model server's API key (instead of AIRLOCK_API_KEY)
   --tool-sandbox <mode>  AIRLOCK_TOOL_SANDBOX  auto | bubblewrap | none: how terminal and python are held (default auto)
   --tool-network <on|off> AIRLOCK_TOOL_NETWORK whether terminal and python reach the network (default on; off needs bubblewrap)
+  --tool-max-processes <n> AIRLOCK_TOOL_MAX_PROCESSES processes and threads one sandboxed call may run at once (default ${DEFAULT_MAX_PROCESSES})
 Several instances on one PostgreSQL database (see the README):
   --database-url <url>   AIRLOCK_DATABASE_URL  postgres://… shared by the instances, in place of --data-dir
   --database-schema <s>  AIRLOCK_DATABASE_SCHEMA  the schema of Airlock's tables (default public)
@@ -167,6 +171,7 @@ const FLAGS = {
   'api-key-file': { type: 'string' },
   'tool-sandbox': { type: 'string' },
   'tool-network': { type: 'string' },
+  'tool-max-processes': { type: 'string' },
   'max-connections': { type: 'string' },
   'max-unauthenticated': { type: 'string' },
   'auth-timeout-ms': { type: 'string' },
@@ -199,6 +204,12 @@ const tokenSchema = z
 const modelUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).max(2048, 'must be at most 2048 characters');
 const nameSchema = z.string().max(256, 'must be at most 256 characters');
 const apiKeySchema = z.string().max(8192, 'must be at most 8192 characters');
+const maxProcessesRange = `must be a whole number from ${MIN_MAX_PROCESSES} to ${MAX_MAX_PROCESSES}`;
+const maxProcessesSchema = z
+  .string()
+  .regex(/^\d{1,7}$/, maxProcessesRange)
+  .transform(Number)
+  .refine((value) => value >= MIN_MAX_PROCESSES && value <= MAX_MAX_PROCESSES, maxProcessesRange);
 
 /** A value and where it came from, so an error can name the flag or the variable. */
 interface Sourced {
@@ -261,6 +272,7 @@ export function loadConfig(
     secretFiles: [tokenFile?.path, apiKeyFile?.path].filter((file) => file !== undefined),
     toolSandbox: validate(z.enum(['auto', 'bubblewrap', 'none'], { error: 'must be auto, bubblewrap or none' }), pick('tool-sandbox', 'AIRLOCK_TOOL_SANDBOX')) ?? 'auto',
     toolNetwork: validate(z.enum(['on', 'off'], { error: 'must be on or off' }), pick('tool-network', 'AIRLOCK_TOOL_NETWORK')) !== 'off',
+    toolMaxProcesses: validate(maxProcessesSchema, pick('tool-max-processes', 'AIRLOCK_TOOL_MAX_PROCESSES')) ?? DEFAULT_MAX_PROCESSES,
     mcpConfigPath: mcpInput === undefined ? undefined : readableFile(mcpInput, cwd),
     allowedOrigins: parseOrigins(fromEnv(env, 'AIRLOCK_ALLOWED_ORIGINS')),
     dataDir: dataDirectory(pick('data-dir', 'AIRLOCK_DATA_DIR'), env, cwd),

@@ -8,7 +8,7 @@ import { loadMcpConfig, McpConfigError, McpManager } from './mcp';
 import { resolveChatModel } from './models';
 import { RuleBook } from './rules';
 import { PostgresStore, SqliteStore, StoreError } from './store';
-import { createBuiltinTools, resolveToolSandbox, SandboxUnavailableError, type ToolSandbox } from './tools';
+import { createBuiltinTools, DEFAULT_MAX_PROCESSES, ownHostUserId, processLimitWarning, resolveToolSandbox, SandboxUnavailableError, type ToolSandbox } from './tools';
 
 export interface CreateServicesOptions {
   /** Receives start-up notes (a model warning, MCP server messages). Default `console.log`. */
@@ -38,13 +38,17 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   const secretValues = [config.token, ...(config.apiKey === undefined ? [] : [config.apiKey])];
   const sandbox = await toolSandboxFor(config);
   log(sandbox.kind === 'bubblewrap' ? `Tools run in a bubblewrap sandbox (network ${sandbox.network ? 'on' : 'off'})` : `Tools run without a sandbox: ${sandbox.reason}`);
+  const maxProcesses = config.toolMaxProcesses ?? DEFAULT_MAX_PROCESSES;
+  // The kernel exempts root from the limit: said once here rather than pretended.
+  const limitWarning = sandbox.kind === 'bubblewrap' ? processLimitWarning(maxProcesses, ownHostUserId()) : null;
+  if (limitWarning !== null) log(limitWarning);
   // The data folder, the files secrets came from and the MCP file (which may hold other keys) are hidden from sandboxed calls.
   // With a shared database, the password file PostgreSQL clients read is hidden too.
   const passwordFile = config.database === undefined ? undefined : (options.env?.PGPASSFILE ?? process.env.PGPASSFILE ?? join(homedir(), '.pgpass'));
   const hiddenPaths = [config.dataDir, config.mcpConfigPath, ...config.secretFiles, passwordFile !== undefined && existsSync(passwordFile) ? passwordFile : undefined].filter(
     (entry) => entry !== undefined,
   );
-  const builtinTools = createBuiltinTools({ workspace: config.workspace, secretValues, sandbox, hiddenPaths, log, ...(options.env === undefined ? {} : { env: options.env }) });
+  const builtinTools = createBuiltinTools({ workspace: config.workspace, secretValues, sandbox, maxProcesses, hiddenPaths, log, ...(options.env === undefined ? {} : { env: options.env }) });
 
   const resolved = await resolveChatModel({
     ...(config.modelUrl === undefined ? {} : { modelUrl: config.modelUrl }),

@@ -511,6 +511,16 @@ describe('loadConfig', () => {
     expect(await problem(['--token-file', file])).toBe(`--token-file: "${file}" is open to other users (mode 0640); make it readable by you alone: chmod 600 '${file.replaceAll("'", "'\\''")}'`);
   });
 
+  it('reads the limit on processes of a tool call, 1024 by default, and names a bad one', async () => {
+    expect((await load([])).toolMaxProcesses).toBe(1024);
+    expect((await load(['--tool-max-processes', '4096'], { AIRLOCK_TOOL_MAX_PROCESSES: '64' })).toolMaxProcesses).toBe(4096);
+    expect((await load([], { AIRLOCK_TOOL_MAX_PROCESSES: '64' })).toolMaxProcesses).toBe(64);
+    for (const bad of ['15', '4194305', '512k', '-1', '1e3', 'unlimited']) {
+      expect(await problem([`--tool-max-processes=${bad}`])).toBe('--tool-max-processes: must be a whole number from 16 to 4194304');
+    }
+    expect(await problem([], { AIRLOCK_TOOL_MAX_PROCESSES: '0' })).toBe('AIRLOCK_TOOL_MAX_PROCESSES: must be a whole number from 16 to 4194304');
+  });
+
   it('names a bad port', async () => {
     expect(await problem([], { AIRLOCK_PORT: '70000' })).toBe('AIRLOCK_PORT: must be a whole number from 0 to 65535');
     expect(await problem(['--port', 'http'])).toBe('--port: must be a whole number from 0 to 65535');

@@ -1,13 +1,15 @@
-import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { chown, mkdir, rename, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, onTestFinished, test, vi } from 'vitest';
 import { createBuiltinTools } from '../src/tools';
 import { probeBubblewrap } from '../src/tools/sandbox/probe-bubblewrap';
+import { bubblewrapArgs } from '../src/tools/sandbox/sandbox-policy';
 import { callContext, isRunning, killAllWith, processesWith, runTool, SANDBOX_KINDS, tempFolder, toolNamed, uniqueToken } from '../src/tools/test-support';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from './support/fake-openai-server';
 import { connectClient, watchRun } from './support/test-airlock';
@@ -25,17 +27,24 @@ interface LaunchedServer extends AsyncDisposable {
   ended: Promise<void>;
 }
 
+interface User {
+  uid: number;
+  gid: number;
+}
+
 /**
  * Starts Airlock as `npm start` does, through its launcher, and waits until it listens. The token is read from the
- * start-up link, or is `token` when it came from a file (the server then leaves it out of the link).
+ * start-up link, or is `token` when it came from a file (the server then leaves it out of the link). With `user`,
+ * the launcher runs as that user (this process being root), its supplementary groups dropped.
  */
-async function launch(options: { env: Record<string, string>; args: string[]; token?: string; descriptors?: ReadonlyMap<number, number> }): Promise<LaunchedServer> {
+async function launch(options: { env: Record<string, string>; args: string[]; token?: string; descriptors?: ReadonlyMap<number, number>; user?: User }): Promise<LaunchedServer> {
   // Descriptors of this process the launcher inherits, by the number it gets, as a shell's `200</folder` would leave them.
   const extra = options.descriptors ?? new Map<number, number>();
   const stdio = Array.from({ length: Math.max(3, ...[...extra.keys()].map((fd) => fd + 1)) }, (_, fd) => extra.get(fd) ?? (fd === 0 ? 'ignore' : fd <= 2 ? 'pipe' : 'ignore'));
   const launcher = spawn(process.execPath, [LAUNCHER, '--port', '0', ...options.args], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', ...options.env },
     stdio,
+    ...options.user,
   }) as ChildProcessByStdio<null, Readable, Readable>;
   let text = '';
   launcher.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -95,6 +104,16 @@ async function runTerminal(server: LaunchedServer, fake: FakeOpenAIServer, comma
   const start = await run.next('tool-start');
   await client.trpc.chat.confirmTool.mutate({ sessionId, approvalId: start.approvalId, decision: 'allow' });
   return { run, client };
+}
+
+/** Has the fake model propose one terminal call, allows it, and resolves with how the call ended. */
+async function allowedCall(server: LaunchedServer, fake: FakeOpenAIServer, command: string) {
+  const { run, client } = await runTerminal(server, fake, command);
+  try {
+    return await run.next('tool-end');
+  } finally {
+    await client.close();
+  }
 }
 
 const secret = (prefix: string) => `${prefix}-${randomBytes(24).toString('hex')}`;
@@ -311,4 +330,118 @@ describe.skipIf(!(await probeBubblewrap(true)).available)('a hidden path inside 
     expect(result.content).toContain('.local/share2/airlock/airlock.db: No such file or directory');
     expect(result.content).not.toContain(db);
   });
+});
+
+const NOBODY: User = { uid: 65534, gid: 65534 };
+const TOOL_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+/**
+ * Who the server runs as for the limit on processes to hold: this user, or nobody when this is root (the kernel does
+ * not count root's processes). Or why it cannot run here: that user cannot run the server (a checkout only root may
+ * read), start a bubblewrap sandbox (unprivileged user namespaces turned off), find python3 or reach the temporary folder.
+ */
+async function limitedUser(): Promise<{ user: User | undefined } | { skip: string }> {
+  const probe = await probeBubblewrap(true);
+  if (!probe.available) return { skip: probe.reason };
+  const user = process.getuid?.() === 0 ? NOBODY : undefined;
+  const checks = [
+    { what: 'run the server', file: process.execPath, args: [LAUNCHER, '--help'] },
+    { what: 'start a bubblewrap sandbox', file: probe.bwrap, args: [...bubblewrapArgs({ workspace: '/tmp', network: true }), '--', '/bin/sh', '-c', 'exit 0'] },
+    { what: `find python3 on ${TOOL_PATH}`, file: '/bin/sh', args: ['-c', 'exec python3 -c ""'] },
+    { what: `reach ${os.tmpdir()}, where the test's folders are`, file: '/bin/sh', args: ['-c', 'cd "$1"', 'sh', os.tmpdir()] },
+  ];
+  for (const { what, file, args } of checks) {
+    const result = spawnSync(file, args, { env: { PATH: TOOL_PATH }, cwd: '/', stdio: ['ignore', 'ignore', 'pipe'], timeout: 30_000, ...user });
+    if (result.status !== 0) {
+      const detail = result.stderr?.toString().trim().split('\n')[0] || result.error?.message || `exit status ${result.status}`;
+      return { skip: `${user === undefined ? 'this user' : 'nobody (uid 65534)'} cannot ${what} here: ${detail}` };
+    }
+  }
+  return { user };
+}
+
+const who = await limitedUser();
+const bubblewrapProbe = await probeBubblewrap(true);
+const notRoot = process.getuid?.() === 0 ? undefined : `the tests run as uid ${process.getuid?.()}, not root`;
+const rootSkip = notRoot ?? (bubblewrapProbe.available ? undefined : bubblewrapProbe.reason);
+
+describe('the limit on processes of a sandboxed call', () => {
+  const LIMIT = 32;
+  // Forks at most four times the limit, each child waiting to be killed: without the limit the test fails, not the machine.
+  const forkLoop = (tag: string) =>
+    `python3 -c '
+import os, time
+forked = 0
+try:
+    for _ in range(${4 * LIMIT}):
+        if os.fork() == 0:
+            time.sleep(600)
+            os._exit(0)
+        forked += 1
+finally:
+    print("forked", forked, flush=True)
+' ${tag}`;
+  // Each background subshell is a fork of the shell (so carries the tag), and waits on a fifo no one writes to.
+  const shellForkLoop = (tag: string) =>
+    `exec /bin/sh -c 'mkfifo /tmp/hold; i=0; while [ $i -lt ${4 * LIMIT} ]; do (read x < /tmp/hold) & i=$((i+1)); done; echo started $i' ${tag}`;
+
+  test.skipIf('skip' in who)(
+    `stops a fork loop in python and in the shell: the call ends with its error, and the server runs the next call${'skip' in who ? ` (skipped: ${who.skip})` : ''}`,
+    async () => {
+      const user = 'user' in who ? who.user : undefined;
+      await using folder = await tempFolder();
+      await using fake = await startFakeOpenAIServer();
+      const workspace = path.join(folder.path, 'ws');
+      await mkdir(workspace);
+      if (user !== undefined) for (const entry of [folder.path, workspace]) await chown(entry, user.uid, user.gid);
+      const tag = uniqueToken();
+      await using server = await launch({
+        env: { PATH: TOOL_PATH, HOME: folder.path },
+        args: ['--workspace', workspace, '--data-dir', path.join(folder.path, 'data'), '--model-url', fake.url, '--tool-sandbox', 'bubblewrap', '--tool-max-processes', String(LIMIT)],
+        ...(user === undefined ? {} : { user }),
+      });
+      try {
+        // Its real user id, which the kernel counts processes by.
+        expect(/^Uid:\t(\d+)/m.exec(readFileSync(`/proc/${server.serverPid}/status`, 'utf8'))?.[1]).toBe(String(user?.uid ?? process.getuid?.()));
+        expect(server.output()).not.toContain('Warning: Airlock runs as root');
+
+        const python = await allowedCall(server, fake, forkLoop(tag));
+        expect(python.outcome).toBe('error');
+        expect(python.result).toContain('BlockingIOError: [Errno 11] Resource temporarily unavailable');
+        expect(python.result).toMatch(/\nexit code: 1$/);
+        const forked = Number(/^forked (\d+)$/m.exec(python.result)?.[1]);
+        // bubblewrap's pid 1 and python count too.
+        expect(forked).toBeGreaterThan(0);
+        expect(forked).toBeLessThanOrEqual(LIMIT - 2);
+
+        const shell = await allowedCall(server, fake, shellForkLoop(tag));
+        expect(shell.outcome).toBe('error');
+        // dash gives up at once; bash retries for 15 s first.
+        expect(shell.result).toMatch(/Cannot fork|fork: Resource temporarily unavailable/);
+        expect(shell.result).not.toContain('started');
+
+        // The call's processes went with it, and the server goes on.
+        await vi.waitFor(() => expect(processesWith(tag)).toStrictEqual([]), { timeout: 10_000 });
+        expect(await allowedCall(server, fake, 'echo still here')).toMatchObject({ outcome: 'executed', result: 'still here\nexit code: 0' });
+        expect(await isRunning(server.serverPid)).toBe(true);
+      } finally {
+        killAllWith(tag);
+      }
+    },
+    60_000,
+  );
+
+  test.skipIf(rootSkip !== undefined)(
+    `as root, the server says once at start-up that the limit does not apply${rootSkip === undefined ? '' : ` (skipped: ${rootSkip})`}`,
+    async () => {
+      await using folder = await tempFolder();
+      await using server = await launch({
+        env: {},
+        args: ['--workspace', folder.path, '--data-dir', path.join(folder.path, 'data'), '--model-url', 'http://127.0.0.1:9/v1', '--tool-sandbox', 'bubblewrap', '--tool-max-processes', '64'],
+      });
+      const warning = 'Warning: Airlock runs as root, so the limit of 64 processes per tool call does not apply (Linux does not count root’s processes against it)';
+      expect(server.output().split(warning)).toHaveLength(2);
+    },
+    60_000,
+  );
 });

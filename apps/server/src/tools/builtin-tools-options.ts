@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import type { HostLookup } from './pinned-hosts';
 import { isPublicAddress } from './public-address';
+import { checkedMaxProcesses, DEFAULT_MAX_PROCESSES } from './sandbox/process-limit';
 import type { SandboxMode, ToolSandbox } from './sandbox/tool-sandbox';
 
 export interface BuiltinToolsOptions {
@@ -23,6 +24,12 @@ export interface BuiltinToolsOptions {
   sandbox?: SandboxMode | ToolSandbox;
   /** Whether sandboxed calls reach the network; off needs bubblewrap. Default true. */
   network?: boolean;
+  /**
+   * Processes, threads included, one sandboxed terminal or python call may run at once; a fork over it fails.
+   * Holds only in the bubblewrap sandbox, and not when this server runs as root. 16 to 4,194,304 (else
+   * createBuiltinTools throws); default 1,024.
+   */
+  maxProcesses?: number;
   /** Folders and files a sandboxed call must not see (data dir, token and key files). Default none. */
   hiddenPaths?: readonly string[];
   /** Bytes read_file returns at most. Default 1 MiB. */
@@ -65,6 +72,7 @@ export function resolveToolsOptions(options: BuiltinToolsOptions): ResolvedTools
     killGraceMs: options.killGraceMs ?? 2_000,
     sandbox: options.sandbox ?? 'auto',
     network: options.network ?? true,
+    maxProcesses: checkedMaxProcesses(options.maxProcesses ?? DEFAULT_MAX_PROCESSES),
     hiddenPaths: options.hiddenPaths ?? [],
     maxReadBytes: options.maxReadBytes ?? 1024 * 1024,
     maxScanBytes: options.maxScanBytes ?? 64 * 1024 * 1024,

@@ -15,6 +15,7 @@ export { htmlToText } from './html-to-text';
 export { runProcess, type ProcessResult, type RunProcessOptions } from './process-runner';
 export { HiddenPathError, OutsideWorkspaceError, UncheckablePathError, WorkspacePaths } from './workspace-paths';
 export { resolveToolSandbox, SandboxUnavailableError, type SandboxMode, type ToolSandbox } from './sandbox/tool-sandbox';
+export { DEFAULT_MAX_PROCESSES, ownHostUserId, processLimitWarning } from './sandbox/process-limit';
 
 /** The tools every session has: terminal, python, read_file, write_file, list_directory and web_fetch, all bound to one workspace. */
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {

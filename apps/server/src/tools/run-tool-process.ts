@@ -46,7 +46,7 @@ export async function runToolProcess(
     timeoutMs: callTimeoutMs(context.timeoutMs, options.defaultTimeoutMs),
     maxOutputBytes: options.maxOutputBytes,
     killGraceMs: options.killGraceMs,
-    ...(sandbox.kind === 'bubblewrap' ? { sandbox: bubblewrapFor(sandbox, cwd, command, hidden) } : {}),
+    ...(sandbox.kind === 'bubblewrap' ? { sandbox: bubblewrapFor(sandbox, cwd, command, hidden, options.maxProcesses) } : {}),
   });
   return processToolOutput(result);
 }
@@ -56,8 +56,8 @@ export function toolSandbox(options: Pick<ResolvedToolsOptions, 'sandbox' | 'net
   return typeof options.sandbox === 'string' ? resolveToolSandbox({ mode: options.sandbox, network: options.network }) : Promise.resolve(options.sandbox);
 }
 
-function bubblewrapFor(sandbox: Extract<ToolSandbox, { kind: 'bubblewrap' }>, workspace: string, command: ToolProcess, hidden: readonly HiddenMask[]): BubblewrapSandbox {
-  return { bwrap: sandbox.bwrap, policy: { workspace, readOnly: command.readOnlyPaths ?? [], hidden, network: sandbox.network } };
+function bubblewrapFor(sandbox: Extract<ToolSandbox, { kind: 'bubblewrap' }>, workspace: string, command: ToolProcess, hidden: readonly HiddenMask[], maxProcesses: number): BubblewrapSandbox {
+  return { bwrap: sandbox.bwrap, policy: { workspace, readOnly: command.readOnlyPaths ?? [], hidden, network: sandbox.network }, maxProcesses };
 }
 
 /** The environment a command will see; used to find interpreters on the same PATH the child gets. */

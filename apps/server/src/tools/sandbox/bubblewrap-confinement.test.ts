@@ -141,3 +141,14 @@ describe('the bubblewrap sandbox keeps a call from the kernel keyring', () => {
     expect(await runTool(toolNamed(tools, 'python'), { code })).toStrictEqual({ content: 'refused\nexit code: 0', isError: false });
   });
 });
+
+describe('the bubblewrap sandbox limits the processes of a call', () => {
+  // Whether forks are then refused is seen as an ordinary user only (root is exempt): tool-sandbox.integration.test.ts.
+  const limits = "grep 'Max processes' /proc/self/limits | tr -s ' '; ulimit -H -u 100000 2>/dev/null || echo 'cannot raise it'";
+
+  test('to 1024 by default, or as set, soft and hard, and the command cannot raise it', async () => {
+    await using workspace = await tempFolder();
+    expect((await runTool(terminal(workspace.path), { command: limits })).content).toBe('Max processes 1024 1024 processes \ncannot raise it\nexit code: 0');
+    expect((await runTool(terminal(workspace.path, { maxProcesses: 64 }), { command: limits })).content).toBe('Max processes 64 64 processes \ncannot raise it\nexit code: 0');
+  });
+});

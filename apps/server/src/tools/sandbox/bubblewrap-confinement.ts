@@ -3,11 +3,12 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { WRAPPER_SCRIPT, type ConfinedCommand, type ConfinedProcess } from '../process-confinement';
+import type { ConfinedCommand, ConfinedProcess } from '../process-confinement';
 import { CALL_MARKER_VARIABLE } from '../process-group-confinement';
 import { startSandboxWatchdog } from '../process-watchdog';
 import { keyringFilter } from './keyring-filter';
 import { pidNamespaceMembers } from './pid-namespace';
+import { DEFAULT_MAX_PROCESSES, limitedWrapperScript } from './process-limit';
 import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
 import { closeGuards, openWorkspaceGuards } from './workspace-guards';
 
@@ -15,6 +16,8 @@ export interface BubblewrapSandbox {
   /** Absolute path of the bwrap executable. */
   bwrap: string;
   policy: SandboxPolicy;
+  /** Processes (threads included) the call may run at once; see limitedWrapperScript. Default DEFAULT_MAX_PROCESSES. */
+  maxProcesses?: number;
 }
 
 /** What bubblewrap reports on its info fd once the sandbox exists. */
@@ -34,9 +37,12 @@ const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.si
  * Runs the command in a bubblewrap sandbox (see SandboxPolicy). Its processes live in a PID namespace of their
  * own: when the command exits, or is stopped, pid 1 of the namespace exits and the kernel kills every process
  * left in it, setsid and double forks included; when this server dies, bubblewrap dies with it, and a watchdog
- * kills the namespace's pid 1 in case it had not yet asked to die with bubblewrap.
+ * kills the namespace's pid 1 in case it had not yet asked to die with bubblewrap. The shell that starts the
+ * command first limits the processes the call may run, and runs nothing when it cannot.
  */
 export function confineToBubblewrap(command: ConfinedCommand, sandbox: BubblewrapSandbox): ConfinedProcess {
+  // Before any descriptor is opened: a limit out of range throws.
+  const script = limitedWrapperScript(sandbox.maxProcesses ?? DEFAULT_MAX_PROCESSES);
   const filter = keyringFilter();
   // Opened now, at the call's start: bubblewrap mounts what they are, whatever a link put in their place meanwhile.
   const guards = openWorkspaceGuards(sandbox.policy.workspace);
@@ -46,7 +52,7 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
     guards: guards.map((guard, index) => ({ path: guard.path, fd: firstGuardFd + index, readOnly: guard.readOnly })),
     ...(filter === undefined ? {} : { seccompFd: SECCOMP_FD }),
   };
-  const args = [...bubblewrapArgs(policy), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', WRAPPER_SCRIPT, command.file, ...command.args];
+  const args = [...bubblewrapArgs(policy), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];
   const marker = `${CALL_MARKER_VARIABLE}=${randomId('call', 12)}`;
   let child;
   try {

@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { createBuiltinTools } from '../index';
+import { tempFolder } from '../test-support';
+import { DEFAULT_MAX_PROCESSES, hostUserId, limitedWrapperScript, ownHostUserId, processLimitWarning } from './process-limit';
+
+/** The shells /bin/sh is on Linux distributions, with the flag each sets the limit on processes with. */
+const SHELLS = [
+  { shell: '/bin/dash', flag: '-p' },
+  { shell: '/bin/bash', flag: '-u' },
+] as const;
+
+/**
+ * Runs `script` as `/bin/sh -c` would in the sandbox, in `shell`, stdin closed, with `prefix` put before it (a
+ * function that stands in for a builtin).
+ */
+function runScript(shell: string, script: string, args: string[], options: { prefix?: string; user?: { uid: number; gid: number } } = {}): Promise<{ code: number | null; output: string }> {
+  const child = spawn(shell, ['-c', `${options.prefix ?? ''}${script}`, ...args], { env: {}, stdio: ['ignore', 'pipe', 'pipe'], ...options.user });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, output })));
+}
+
+/** The soft and hard limits on processes in /proc/<pid>/limits text. */
+function processLimits(limits: string): string[] {
+  return /^Max processes\s+(\S+)\s+(\S+)/m.exec(limits)?.slice(1) ?? [];
+}
+
+describe.each(SHELLS)('the limit on processes, set by $shell as /bin/sh', ({ shell, flag }) => {
+  const missing = !existsSync(shell);
+
+  test.skipIf(missing)('is set, soft and hard, before the command runs', async () => {
+    const result = await runScript(shell, limitedWrapperScript(64), ['/bin/cat', '/proc/self/limits']);
+    expect(result.code).toBe(0);
+    expect(processLimits(result.output)).toStrictEqual(['64', '64']);
+  });
+
+  test.skipIf(missing)('a lower limit already in place is kept, and the command runs', async () => {
+    // The outer shell lowers the limit, then becomes the inner one, as a user's own `ulimit` would leave it. Root
+    // could raise it again (as nobody in the sandbox can), so root runs this as nobody.
+    const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+    const result = await runScript(shell, `ulimit ${flag} 20 && exec ${shell} -c "$1" /bin/cat /proc/self/limits`, ['outer', limitedWrapperScript(64)], user === undefined ? {} : { user });
+    expect(result.code).toBe(0);
+    expect(processLimits(result.output)).toStrictEqual(['20', '20']);
+  });
+
+  test.skipIf(missing).each([
+    ['fails', 'ulimit() { return 1; }\n'],
+    ['claims success but sets nothing', 'ulimit() { return 0; }\n'],
+  ])('when ulimit %s, the command is not run and the call says why', async (_, stub) => {
+    await using folder = await tempFolder();
+    const marker = path.join(folder.path, 'ran');
+    const result = await runScript(shell, limitedWrapperScript(16), ['/usr/bin/touch', marker], { prefix: stub });
+    expect(result).toStrictEqual({ code: 126, output: 'airlock: /bin/sh in the sandbox could not limit this call to 16 processes, so the command was not run\n' });
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe('the limit setting', () => {
+  test('a value out of range, or not a whole number, is refused before anything runs', () => {
+    for (const value of [0, 15, 4_194_305, 64.5, Number.NaN]) {
+      expect(() => limitedWrapperScript(value)).toThrow(RangeError);
+      expect(() => createBuiltinTools({ workspace: '/tmp', maxProcesses: value })).toThrow('maxProcesses must be a whole number from 16 to 4194304');
+    }
+    expect(DEFAULT_MAX_PROCESSES).toBe(1024);
+  });
+});
+
+describe('the start-up warning', () => {
+  test('is given for the host’s root only, naming the limit', () => {
+    expect(processLimitWarning(1024, 0)).toBe(
+      'Warning: Airlock runs as root, so the limit of 1024 processes per tool call does not apply (Linux does not count root’s processes against it): ' +
+        'a call you allow can fork until the machine runs out of processes or memory. Run Airlock as an ordinary user.',
+    );
+    expect(processLimitWarning(1024, 1000)).toBeNull();
+    expect(processLimitWarning(1024, undefined)).toBeNull();
+  });
+
+  test('root in a user namespace (a rootless container) is the user it maps to, whose processes are counted', () => {
+    expect(hostUserId(0, '         0          0 4294967295\n')).toBe(0);
+    expect(hostUserId(0, '         0       1001          1\n')).toBe(1001);
+    expect(hostUserId(5, '0 1001 1\n1 100000 65536\n')).toBe(100004);
+    expect(hostUserId(1000, '0 0 4294967295\n')).toBe(1000);
+    expect(hostUserId(0, undefined)).toBe(0);
+    expect(hostUserId(undefined, '0 0 4294967295\n')).toBeUndefined();
+    expect(ownHostUserId()).toBe(hostUserId(process.getuid?.(), readFileSync('/proc/self/uid_map', 'utf8')));
+  });
+});

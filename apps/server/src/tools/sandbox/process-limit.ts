@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { WRAPPER_SCRIPT } from '../process-confinement';
+
+/**
+ * Processes one sandboxed call may run at once, threads included (Linux counts each thread as a process here).
+ * A `make -j16` runs about 4 per job; a test runner with a worker per core runs up to about 12 per worker (a Node
+ * process's own threads), so near 400 on a 32-core machine: 1024 leaves room for that, and still stops a fork bomb
+ * far below what takes a machine down (often 32,768 processes in all, or its memory before that).
+ */
+export const DEFAULT_MAX_PROCESSES = 1024;
+
+/** Accepted values: a call needs bubblewrap's pid 1 and the shell; above Linux's largest process id there is no limit left. */
+export const MIN_MAX_PROCESSES = 16;
+export const MAX_MAX_PROCESSES = 4_194_304;
+
+/** What the call ends with when the limit could not be set: 126, as a shell reports a command it cannot run. */
+export const LIMIT_NOT_SET_EXIT_CODE = 126;
+
+/**
+ * WRAPPER_SCRIPT with the limit on processes set first (RLIMIT_NPROC, soft and hard, so the command cannot raise
+ * it back). In the call's own user namespace the kernel counts only the processes of that namespace, so the limit
+ * bounds this call alone, whatever else the person runs (set outside bubblewrap, it would count all of them).
+ *
+ * Shells spell it differently (`ulimit -u` in bash, `ulimit -p` in dash, where bash's `-p` is the pipe size), so
+ * both are tried, and what counts is what the kernel then holds: the hard limit read back from /proc/self/limits
+ * must be at most `maxProcesses` (one already lower is kept), else the command is not run. Builtins only: nothing
+ * forks before the limit is checked.
+ */
+export function limitedWrapperScript(maxProcesses: number): string {
+  const limit = String(checkedMaxProcesses(maxProcesses));
+  const refusal = `airlock: /bin/sh in the sandbox could not limit this call to ${limit} processes, so the command was not run`;
+  return [
+    `ulimit -u ${limit} 2>/dev/null || ulimit -p ${limit} 2>/dev/null`,
+    'hard=',
+    // The line reads "Max processes <soft> <hard> processes".
+    'if [ -r /proc/self/limits ]; then while read -r w1 w2 soft max rest; do if [ "$w1 $w2" = "Max processes" ]; then hard=$max; fi; done < /proc/self/limits; fi',
+    `case $hard in ''|*[!0-9]*) hard=unset ;; esac`,
+    `if [ "$hard" = unset ] || [ "$hard" -gt ${limit} ]; then echo '${refusal}' >&2; exit ${LIMIT_NOT_SET_EXIT_CODE}; fi`,
+    WRAPPER_SCRIPT,
+  ].join('\n');
+}
+
+/** The value itself, when in range; it goes into a shell script, so anything else throws. */
+export function checkedMaxProcesses(maxProcesses: number): number {
+  if (!Number.isSafeInteger(maxProcesses) || maxProcesses < MIN_MAX_PROCESSES || maxProcesses > MAX_MAX_PROCESSES) {
+    throw new RangeError(`maxProcesses must be a whole number from ${MIN_MAX_PROCESSES} to ${MAX_MAX_PROCESSES}, not ${maxProcesses}`);
+  }
+  return maxProcesses;
+}
+
+/**
+ * Said at start-up when the limit cannot hold: Linux does not count the processes of the host's root (user id 0
+ * outside any user namespace) against RLIMIT_NPROC, in the sandbox's namespace too. `hostUid` is this process's
+ * real user id as the host sees it (see ownHostUserId). Null when there is nothing to say.
+ */
+export function processLimitWarning(maxProcesses: number, hostUid: number | undefined): string | null {
+  if (hostUid !== 0) return null;
+  return (
+    `Warning: Airlock runs as root, so the limit of ${maxProcesses} processes per tool call does not apply (Linux does not ` +
+    'count root’s processes against it): a call you allow can fork until the machine runs out of processes or memory. ' +
+    'Run Airlock as an ordinary user.'
+  );
+}
+
+/** This process's real user id as the host sees it: see hostUserId. */
+export function ownHostUserId(): number | undefined {
+  return hostUserId(process.getuid?.(), readUidMap());
+}
+
+/**
+ * A real user id as seen one user namespace up (`uidMap` is /proc/self/uid_map): root in a rootless container is
+ * an ordinary user there, whose processes are counted. Without a map, the id as it is.
+ */
+export function hostUserId(uid: number | undefined, uidMap: string | undefined): number | undefined {
+  if (uid === undefined || uidMap === undefined) return uid;
+  for (const line of uidMap.split('\n')) {
+    // Each line maps `count` ids from `inside` on to `outside` on.
+    const [inside, outside, count] = line.trim().split(/\s+/).map(Number);
+    if (inside === undefined || outside === undefined || count === undefined) continue;
+    if (uid >= inside && uid < inside + count) return outside + (uid - inside);
+  }
+  return uid;
+}
+
+function readUidMap(): string | undefined {
+  try {
+    return readFileSync('/proc/self/uid_map', 'utf8');
+  } catch {
+    return undefined;
+  }
+}
