@@ -296,7 +296,8 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         // Written out rather than spread: a spread object gets a hidden class of its own, kept as long as it waits.
         return plan.invalid === undefined ? { call: plan.call, resumed } : { call: plan.call, invalid: plan.invalid, resumed };
       });
-      return new ParkedRun(messages, runStart, toolCallsUsed - 1, succeeded, calls);
+      // A copy sized to the conversation: the loop's own array has room to grow, unused while the run is parked.
+      return new ParkedRun(messages.slice(), runStart, toolCallsUsed - 1, succeeded, calls);
     };
     /** Whether to park at call `at`: it waits, and no announced call has a decision to report now, a cancel included. */
     const parkable = (at: number): boolean => options.park === true && !signal.aborted && announced[at] !== undefined && nothingToReport(announced, reported);
