@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startFakeOpenAIServer } from './support/fake-openai-server';
 import { startServerProcess, type ServerProcess } from './support/server-process';
 import { connectClient, watchRun, type TestClient } from './support/test-airlock';
 
@@ -76,6 +77,47 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
       expect(readFileSync(marker, 'utf8')).toBe('once\n');
     });
   }
+
+  it('a later call allowed before the restart, while an earlier one waited, runs at its turn after it', async () => {
+    const { dataDir, workspace, token } = await setup();
+    const marker = join(workspace, 'ran.txt');
+    await using fake = await startFakeOpenAIServer();
+    fake.enqueue(
+      {
+        toolCalls: [
+          { name: 'terminal', arguments: { command: `echo A >> ${marker}` } },
+          { name: 'terminal', arguments: { command: `echo B >> ${marker}` } },
+        ],
+      },
+      { text: 'done' },
+    );
+    const args = ['--data-dir', dataDir, '--workspace', workspace, '--model-url', fake.url];
+    const first = await startServerProcess(args, { AIRLOCK_TOKEN: token }, cleanups);
+    const before = client(first, token);
+    const run = watchRun(before, { sessionId: 's1', runId: 'run-1', message: 'go' });
+    const [a, b] = [await run.next('tool-start', (e) => e.arguments.command === `echo A >> ${marker}`), await run.next('tool-start', (e) => e.arguments.command === `echo B >> ${marker}`)];
+    // The person allows the second call first: it waits for the first, which still waits on them.
+    await before.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: b.approvalId, decision: 'allow' });
+    await run.next('tool-decision', (e) => e.toolCallId === b.toolCallId);
+    await stop(first, 'SIGTERM');
+    expect(existsSync(marker)).toBe(false);
+
+    const second = await startServerProcess(args, { AIRLOCK_TOKEN: token }, cleanups);
+    const c = client(second, token);
+    expect((await c.trpc.chat.pending.query({ sessionId: 's1' })).map((p) => p.approvalId)).toStrictEqual([a.approvalId]);
+    const seen = watchRun(c, { sessionId: 's1', runId: 'run-1' });
+    await c.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: a.approvalId, decision: 'allow' });
+    expect((await seen.ended).reason).toBe('done');
+    // Not "interrupted": the second call had never started, and runs once, after the first.
+    expect(readFileSync(marker, 'utf8')).toBe('A\nB\n');
+    const ends = seen.received.flatMap(({ event }) => (event.type === 'tool-end' ? [[event.toolCallId, event.outcome]] : []));
+    expect(ends).toStrictEqual([
+      [a.toolCallId, 'executed'],
+      [b.toolCallId, 'executed'],
+    ]);
+    const decisions = seen.received.filter(({ event }) => event.type === 'tool-decision' && event.toolCallId === b.toolCallId);
+    expect(decisions).toHaveLength(1);
+  });
 
   it('a deny after a restart reaches the model and nothing runs', async () => {
     const { dataDir, workspace, token } = await setup();

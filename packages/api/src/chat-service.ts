@@ -24,6 +24,7 @@ import {
   type PendingApproval,
   type PolicyVerdict,
   type ResolveResult,
+  type RestoredApproval,
   type ResumedCall,
   type ResumeState,
   type RunResult,
@@ -973,8 +974,12 @@ export class ChatService {
       if (event?.type === 'tool-decision') decisionEvents.add(event.toolCallId);
     }
     const restored: string[] = [];
+    // Calls run in the model's order: one could have started only if every call before it had ended.
+    let earlierEnded = true;
     const calls = unfinished.map((call): ResumedCall => {
       const record = records.get(call.id);
+      const couldHaveStarted = earlierEnded;
+      earlierEnded &&= record !== undefined && record.outcome !== null;
       if (!record) return { call, state: 'new' };
       if (record.outcome !== null && record.result !== null) {
         const ended = { call, state: 'ended' as const, outcome: record.outcome, result: record.result };
@@ -983,23 +988,14 @@ export class ChatService {
       const decidedUnseen = record.decision !== null && !decisionEvents.has(call.id) && record.approvalId !== '';
       if (record.decision === null || decidedUnseen) {
         if (record.approvalId === '') return { call, state: 'ended', outcome: 'cancelled', result: toolResultText.notStartedBeforeRestart(call.name) };
-        const ticket = this.options.registry.restore(
-          {
-            approvalId: record.approvalId,
-            sessionId: record.sessionId,
-            runId: record.runId,
-            toolCallId: record.toolCallId,
-            toolName: record.toolName,
-            arguments: record.arguments,
-            executesCode: record.executesCode,
-            toolVersion: record.toolVersion,
-            requestedAt: record.requestedAt,
-            expiresAt: record.expiresAt,
-          },
-          decidedUnseen ? recordedOutcome(record) : undefined,
-        );
+        const ticket = this.options.registry.restore(approvalOf(record), decidedUnseen ? recordedOutcome(record) : undefined);
         if (!decidedUnseen) restored.push(record.approvalId);
         return { call, state: 'waiting', ticket };
+      }
+      if (record.decision === 'allow' && !couldHaveStarted && record.approvalId !== '') {
+        // Allowed out of order (a later call decided first): it never started, and runs at its turn.
+        const ticket = this.options.registry.restore(approvalOf(record), recordedOutcome(record));
+        return { call, state: 'decided', ticket, outcome: recordedOutcome(record) };
       }
       if (record.decision === 'allow') return { call, state: 'ended', outcome: 'interrupted', result: toolResultText.interrupted(call.name) };
       return { call, state: 'ended', ...refusalOf(call.name, record.decision, record.reason) };
@@ -1339,6 +1335,22 @@ function messageOf(error: unknown): string {
 }
 
 /** The outcome a ledger row records, for a call decided while no process held it. */
+/** A call as it was put up to the person, from its ledger row: to put its slot back after a restart. */
+function approvalOf(record: ToolCallRecord): RestoredApproval {
+  return {
+    approvalId: record.approvalId,
+    sessionId: record.sessionId,
+    runId: record.runId,
+    toolCallId: record.toolCallId,
+    toolName: record.toolName,
+    arguments: record.arguments,
+    executesCode: record.executesCode,
+    toolVersion: record.toolVersion,
+    requestedAt: record.requestedAt,
+    expiresAt: record.expiresAt,
+  };
+}
+
 function recordedOutcome(record: ToolCallRecord): DecisionOutcome {
   return {
     decision: record.decision as Decision,

@@ -707,6 +707,60 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       ]);
     });
 
+    it('a later call allowed before the restart runs at its turn, after the waiting one, with no second decision', async () => {
+      const ran: string[] = [];
+      const python = recordingTool('python', { run: async (args) => (ran.push(String(args.code)), 'ok') });
+      const registry = new ApprovalRegistry();
+      const turn = turnWith({ id: 'c1', code: 'one' }, { id: 'c2', code: 'two' });
+      const [first, second] = turn.role === 'assistant' ? turn.toolCalls! : never();
+      const restored = (toolCallId: string, code: string, approvalId: string) => ({
+        approvalId,
+        sessionId: SESSION,
+        runId: 'run_1',
+        toolCallId,
+        toolName: 'python',
+        arguments: { code },
+        executesCode: true,
+        toolVersion: toolVersion(python.tool),
+        requestedAt: Date.now() - 1000,
+        expiresAt: Date.now() + 60_000,
+      });
+      const waiting = registry.restore(restored('c1', 'one', 'apv_one'));
+      const allowed = { decision: 'allow' as const, source: 'user' as const };
+      const decided = registry.restore(restored('c2', 'two', 'apv_two'), allowed);
+      const model = new ScriptedModel([textStep('after')]);
+      const run = loop({
+        model,
+        messages: [{ role: 'user', content: 'hi' }, turn],
+        tools: [python.tool],
+        registry,
+        sessionId: SESSION,
+        runId: 'run_1',
+        resume: {
+          calls: [
+            { call: first!, state: 'waiting', ticket: waiting },
+            { call: second!, state: 'decided', ticket: decided, outcome: allowed },
+          ],
+          toolCallsUsed: 0,
+          executedCallIds: [],
+        },
+      });
+      const { events } = await collectRun(run, (event) => {
+        if (event.type === 'status' && event.text.startsWith('Resumed')) later(() => registry.resolve('apv_one', 'allow', { sessionId: SESSION }));
+      });
+      model.assertConsumed();
+      expect(ran).toStrictEqual(['one', 'two']);
+      expect(events.map((e) => (e.type === 'tool-decision' || e.type === 'tool-end' ? `${e.type} ${e.toolCallId}` : e.type))).toStrictEqual([
+        'status',
+        'tool-decision c1',
+        'tool-end c1',
+        'tool-end c2',
+        'text-delta',
+        'run-end',
+      ]);
+      expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'executed']);
+    });
+
     it('a restored waiting call whose tool changed while the server was down does not run on an allow given after', async () => {
       const { events, result, calls } = await resumeAndAllow((tool) => toolVersion({ ...tool, description: 'as it was when the call was put up' }));
       expect(events.filter((e) => e.type === 'tool-end')).toMatchObject([{ outcome: 'error', result: toolResultText.toolChanged('python') }]);

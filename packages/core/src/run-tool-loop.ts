@@ -114,6 +114,11 @@ export type ResumedCall =
   | { call: ToolCall; state: 'new' }
   /** Announced and waiting: the restored ticket, with its own approval id and deadline. */
   | { call: ToolCall; state: 'waiting'; ticket: ApprovalTicket }
+  /**
+   * Decided, its decision reported, and not started: a call of the turn before it had not ended (calls run in the
+   * model's order). It runs at its turn, with no second decision.
+   */
+  | { call: ToolCall; state: 'decided'; ticket: ApprovalTicket; outcome: DecisionOutcome }
   /** Its end is already known (interrupted while it ran, or decided against): only its tool-end is left to emit. */
   | { call: ToolCall; state: 'ended'; outcome: ToolOutcome; result: string; cut?: ResultCut };
 
@@ -419,6 +424,8 @@ function resumedPlan(resumed: ResumedCall): PlannedCall {
       return { call: resumed.call };
     case 'waiting':
       return { call: resumed.call, resumed: { ticket: resumed.ticket } };
+    case 'decided':
+      return { call: resumed.call, resumed: { ticket: resumed.ticket, reported: resumed.outcome } };
     case 'ended': {
       const { outcome, result, cut } = resumed;
       return { call: resumed.call, resumed: { end: cut === undefined ? { outcome, result } : { outcome, result, cut } } };
