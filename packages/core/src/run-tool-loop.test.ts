@@ -761,6 +761,42 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed', 'executed']);
     });
 
+    it('a restored waiting call of a run cancelled before it resumes ends cancelled, with no second tool-start', async () => {
+      const python = recordingTool('python');
+      const registry = new ApprovalRegistry();
+      const turn = turnWith({ id: 'c1', code: 'one' });
+      const ticket = registry.restore({
+        approvalId: 'apv_cancelled',
+        sessionId: SESSION,
+        runId: 'run_1',
+        toolCallId: 'c1',
+        toolName: 'python',
+        arguments: { code: 'one' },
+        executesCode: true,
+        toolVersion: toolVersion(python.tool),
+        requestedAt: Date.now() - 1000,
+        expiresAt: Date.now() + 60_000,
+      });
+      const signal = new Cancellation();
+      signal.cancel();
+      const run = loop({
+        model: new ScriptedModel([]),
+        messages: [{ role: 'user', content: 'hi' }, turn],
+        tools: [python.tool],
+        registry,
+        sessionId: SESSION,
+        runId: 'run_1',
+        signal,
+        resume: { calls: [{ call: turn.role === 'assistant' ? turn.toolCalls![0]! : never(), state: 'waiting', ticket }], toolCallsUsed: 0, executedCallIds: [] },
+      });
+      const { events } = await collectRun(run);
+      // The call's tool-start was sent before the restart: the resumed run only ends it.
+      expect(events.map((e) => e.type)).toStrictEqual(['status', 'tool-decision', 'tool-end', 'run-end']);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ toolCallId: 'c1', outcome: 'cancelled' }]);
+      expect(python.calls).toStrictEqual([]);
+      expect(registry.pendingCount).toBe(0);
+    });
+
     it('a restored waiting call whose tool changed while the server was down does not run on an allow given after', async () => {
       const { events, result, calls } = await resumeAndAllow((tool) => toolVersion({ ...tool, description: 'as it was when the call was put up' }));
       expect(events.filter((e) => e.type === 'tool-end')).toMatchObject([{ outcome: 'error', result: toolResultText.toolChanged('python') }]);
