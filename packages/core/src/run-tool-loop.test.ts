@@ -660,23 +660,26 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       toolCalls: calls.map(({ id, code }) => ({ id, name: 'python', arguments: { code } })),
     });
 
+    /** A python call of run_1 as it was put up before the restart: asked a second ago, due in a minute. */
+    const restoredCall = (approvalId: string, toolCallId: string, code: string, tool: AnyTool, fields: { toolVersion?: string; runId?: string; expiresAt?: number } = {}) => ({
+      approvalId,
+      sessionId: SESSION,
+      runId: fields.runId ?? 'run_1',
+      toolCallId,
+      toolName: 'python',
+      arguments: { code },
+      executesCode: true,
+      toolVersion: fields.toolVersion ?? toolVersion(tool),
+      requestedAt: Date.now() - 1000,
+      expiresAt: fields.expiresAt ?? Date.now() + 60_000,
+    });
+
     /** A run resumed after a restart with one python call waiting under `approvalId` apv_restored, allowed at once. */
     async function resumeAndAllow(recordedVersion: (tool: AnyTool) => string) {
       const python = recordingTool('python');
       const registry = new ApprovalRegistry();
       const turn = turnWith({ id: 'c1', code: 'print(1)' });
-      const ticket = registry.restore({
-        approvalId: 'apv_restored',
-        sessionId: SESSION,
-        runId: 'run_1',
-        toolCallId: 'c1',
-        toolName: 'python',
-        arguments: { code: 'print(1)' },
-        executesCode: true,
-        toolVersion: recordedVersion(python.tool),
-        requestedAt: Date.now() - 1000,
-        expiresAt: Date.now() + 60_000,
-      });
+      const ticket = registry.restore(restoredCall('apv_restored', 'c1', 'print(1)', python.tool, { toolVersion: recordedVersion(python.tool) }));
       const model = new ScriptedModel([textStep('after')]);
       const stored: ChatMessage[] = [];
       const run = loop({
@@ -713,21 +716,9 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       const registry = new ApprovalRegistry();
       const turn = turnWith({ id: 'c1', code: 'one' }, { id: 'c2', code: 'two' });
       const [first, second] = turn.role === 'assistant' ? turn.toolCalls! : never();
-      const restored = (toolCallId: string, code: string, approvalId: string) => ({
-        approvalId,
-        sessionId: SESSION,
-        runId: 'run_1',
-        toolCallId,
-        toolName: 'python',
-        arguments: { code },
-        executesCode: true,
-        toolVersion: toolVersion(python.tool),
-        requestedAt: Date.now() - 1000,
-        expiresAt: Date.now() + 60_000,
-      });
-      const waiting = registry.restore(restored('c1', 'one', 'apv_one'));
+      const waiting = registry.restore(restoredCall('apv_one', 'c1', 'one', python.tool));
       const allowed = { decision: 'allow' as const, source: 'user' as const };
-      const decided = registry.restore(restored('c2', 'two', 'apv_two'), allowed);
+      const decided = registry.restore(restoredCall('apv_two', 'c2', 'two', python.tool), allowed);
       const model = new ScriptedModel([textStep('after')]);
       const run = loop({
         model,
@@ -765,18 +756,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       const python = recordingTool('python');
       const registry = new ApprovalRegistry();
       const turn = turnWith({ id: 'c1', code: 'one' });
-      const ticket = registry.restore({
-        approvalId: 'apv_cancelled',
-        sessionId: SESSION,
-        runId: 'run_1',
-        toolCallId: 'c1',
-        toolName: 'python',
-        arguments: { code: 'one' },
-        executesCode: true,
-        toolVersion: toolVersion(python.tool),
-        requestedAt: Date.now() - 1000,
-        expiresAt: Date.now() + 60_000,
-      });
+      const ticket = registry.restore(restoredCall('apv_cancelled', 'c1', 'one', python.tool));
       const signal = new Cancellation();
       signal.cancel();
       const run = loop({
@@ -837,18 +817,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       const python = recordingTool('python');
       const registry = new ApprovalRegistry();
       const turn = turnWith({ id: 'c1', code: 'x' });
-      const ticket = registry.restore({
-        approvalId: 'apv_late',
-        sessionId: SESSION,
-        runId: 'r',
-        toolCallId: 'c1',
-        toolName: 'python',
-        arguments: { code: 'x' },
-        executesCode: true,
-        toolVersion: 'v',
-        requestedAt: Date.now() - 10_000,
-        expiresAt: Date.now() - 1,
-      });
+      const ticket = registry.restore(restoredCall('apv_late', 'c1', 'x', python.tool, { toolVersion: 'v', runId: 'r', expiresAt: Date.now() - 1 }));
       const { events } = await collectRunWith({
         registry,
         messages: [{ role: 'user', content: 'hi' }, turn],
