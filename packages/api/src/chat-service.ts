@@ -994,8 +994,8 @@ export class ChatService {
       }
       if (record.decision === 'allow' && !couldHaveStarted && record.approvalId !== '') {
         // Allowed out of order (a later call decided first): it never started, and runs at its turn.
-        const ticket = this.options.registry.restore(approvalOf(record), recordedOutcome(record));
-        return { call, state: 'decided', ticket, outcome: recordedOutcome(record) };
+        const outcome = recordedOutcome(record);
+        return { call, state: 'decided', ticket: this.options.registry.restore(approvalOf(record), outcome), outcome };
       }
       if (record.decision === 'allow') return { call, state: 'ended', outcome: 'interrupted', result: toolResultText.interrupted(call.name) };
       return { call, state: 'ended', ...refusalOf(call.name, record.decision, record.reason) };
