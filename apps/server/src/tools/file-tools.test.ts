@@ -1,4 +1,5 @@
 import { chmod, link, lstat, mkdir, readdir, readFile, readlink, rename, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { AnyTool } from '@airlock/core';
 import { describe, expect, test } from 'vitest';
@@ -7,7 +8,7 @@ import { createBuiltinTools, type BuiltinToolsOptions } from './index';
 import { createListDirectoryTool } from './list-directory-tool';
 import { createReadFileTool } from './read-file-tool';
 import { runTool, tempFolder, toolNamed } from './test-support';
-import { WorkspacePaths } from './workspace-paths';
+import { WorkspacePaths, type WorkspaceFolder } from './workspace-paths';
 import { createWriteFileTool } from './write-file-tool';
 
 /** A workspace `<parent>/ws` with neighbours that must stay out of reach: `<parent>/ws-evil` and `<parent>/outside.txt`. */
@@ -43,6 +44,15 @@ describe('read_file', () => {
       content: 'Error: "sub/notes.txt" has only 5 lines; offset 9 is past its end.',
       isError: true,
     });
+  });
+
+  test('says a file is empty, at any offset, and tells a FIFO from a file without waiting on it', async () => {
+    await using f = await fixture();
+    await writeFile(path.join(f.ws, 'empty.txt'), '');
+    execFileSync('mkfifo', [path.join(f.ws, 'pipe')]);
+    expect(await runTool(f.read, { path: 'empty.txt' })).toStrictEqual({ content: '(empty file)', isError: false });
+    expect(await runTool(f.read, { path: 'empty.txt', offset: 3 })).toStrictEqual({ content: '(empty file)', isError: false });
+    expect(await runTool(f.read, { path: 'pipe' })).toStrictEqual({ content: 'Error: "pipe" is not a regular file.', isError: true });
   });
 
   test('stops at the size cap with a marker', async () => {
@@ -284,6 +294,12 @@ class InterleavedPaths extends WorkspacePaths {
     const resolved = await super.resolve(requested);
     await this.between();
     return resolved;
+  }
+
+  /** Checks nothing before it opens: the change comes just before the open, and what was opened must be proven. */
+  override async openExistingFolder(requested: string): Promise<WorkspaceFolder> {
+    await this.between();
+    return super.openExistingFolder(requested);
   }
 }
 

@@ -19,23 +19,33 @@ export function createListDirectoryTool(options: ResolvedToolsOptions, paths: Wo
     execute: (args, context) =>
       failuresAsResults(args.path ?? '.', async () => {
         const requested = args.path ?? '.';
-        // Listed through the proven folder's descriptor, so a folder swapped for a link after the check is not followed.
-        await using folder = await paths.openFolder(requested, await paths.resolve(requested));
-        const names: string[] = [];
-        let total = 0;
-        // Iterated rather than read whole, so a folder of a million files costs a count, not a million-entry array.
-        for await (const entry of await opendir(folder.path)) {
-          context.signal.throwIfAborted();
-          total += 1;
-          if (names.length < options.maxDirectoryEntries) names.push(entry.name);
+        // Listed through the proven folder's descriptor, so a folder swapped for a link after the proof is not followed.
+        const folder = await paths.openExistingFolder(requested);
+        try {
+          const names: string[] = [];
+          let total = 0;
+          // Read in batches rather than whole, so a folder of a million files costs a count, not a million-entry array.
+          const dir = await opendir(folder.path, { bufferSize: 128 });
+          try {
+            for (let entry = await dir.read(); entry !== null; entry = await dir.read()) {
+              context.signal.throwIfAborted();
+              total += 1;
+              if (names.length < options.maxDirectoryEntries) names.push(entry.name);
+            }
+          } finally {
+            // A folder's descriptor closes in the kernel alone, with nothing to write back: no need for a thread.
+            dir.closeSync();
+          }
+          names.sort();
+          const lines = await Promise.all(names.map((name) => describeEntry(folder, name)));
+          const shown = await paths.display(folder.real);
+          const header = `${shown}: ${total} ${total === 1 ? 'entry' : 'entries'}`;
+          const omitted = total - names.length;
+          const footer = omitted > 0 ? [`[… ${omitted} more entries not shown …]`] : [];
+          return [header, ...lines, ...footer].join('\n');
+        } finally {
+          folder.closeSoon();
         }
-        names.sort();
-        const lines = await Promise.all(names.map((name) => describeEntry(folder, name)));
-        const shown = await paths.display(folder.real);
-        const header = `${shown}: ${total} ${total === 1 ? 'entry' : 'entries'}`;
-        const omitted = total - names.length;
-        const footer = omitted > 0 ? [`[… ${omitted} more entries not shown …]`] : [];
-        return [header, ...lines, ...footer].join('\n');
       }),
   });
 }

@@ -42,10 +42,12 @@ export function createReadFileTool(options: ResolvedToolsOptions, paths: Workspa
         // Opened through the proven folder's descriptor, so a folder swapped for a link after the check is not followed;
         // O_NOFOLLOW: the checked path was fully resolved, so a link appearing there since is someone else's doing.
         // O_NONBLOCK: opening a FIFO must not hang the call.
-        await using folder = await paths.openFolder(args.path, path.dirname(real));
-        const handle = await folder.openEntry(path.basename(real), constants.O_RDONLY | constants.O_NONBLOCK);
+        const folder = await paths.openFolder(args.path, path.dirname(real));
+        let handle: FileHandle | undefined;
         try {
-          const info = await handle.stat();
+          const opened = await folder.openEntry(path.basename(real), constants.O_RDONLY | constants.O_NONBLOCK);
+          handle = opened.handle;
+          const { info } = opened;
           if (info.isDirectory()) return toolFailure(`"${args.path}" is a directory; use list_directory.`);
           if (!info.isFile()) return toolFailure(`"${args.path}" is not a regular file.`);
           const first = args.offset ?? 1;
@@ -63,12 +65,14 @@ export function createReadFileTool(options: ResolvedToolsOptions, paths: Workspa
                 'looks for an offset; use the terminal (tail, sed -n) for lines this far in.',
             );
           }
-          if (slice.totalLines !== undefined && first > slice.totalLines && info.size > 0) {
+          if (slice.totalLines !== undefined && first > slice.totalLines && info.size > 0n) {
             return toolFailure(`"${args.path}" has only ${slice.totalLines} lines; offset ${first} is past its end.`);
           }
-          return slice.text.length === 0 && info.size === 0 ? '(empty file)' : withFooter(slice, first, options.maxReadBytes);
+          return slice.text.length === 0 && info.size === 0n ? '(empty file)' : withFooter(slice, first, options.maxReadBytes);
         } finally {
-          await handle.close();
+          // Neither close is waited for: the answer does not depend on them (see WorkspaceFolder.closeSoon).
+          handle?.close().catch(() => undefined);
+          folder.closeSoon();
         }
       }),
   });
