@@ -132,16 +132,19 @@ const summary = (samples: number[]) => {
 const rounds = quick ? 8 : 33;
 const burst = capacity.runBurst;
 
+/** A deny runs no tool in either design: its round trip is the design's own cost, with nothing of the tool's. */
+type Decision = 'allow' | 'deny';
+
 /** Through @airlock/client; also splits each sample into client, wire-and-server and client parts. */
-async function airlockRound(round: number, samples: number[], parts: [number[], number[], number[]]): Promise<void> {
+async function airlockRound(round: number, samples: number[], parts: [number[], number[], number[]], decision: Decision = 'allow'): Promise<void> {
   const { trpc, close } = connect(TimedWebSocket);
   await trpc.model.info.query();
   for (let i = 0; i < burst; i++) {
-    const sessionId = `rt-${round}-${i}`;
-    const run = watch(trpc, sessionId, `rt-run-${round}-${i}`);
+    const sessionId = `rt-${decision}-${round}-${i}`;
+    const run = watch(trpc, sessionId, `rt-run-${decision}-${round}-${i}`);
     const approvalId = await run.approvalId;
     const sent = performance.now();
-    await trpc.chat.confirmTool.mutate({ sessionId, approvalId, decision: 'allow' });
+    await trpc.chat.confirmTool.mutate({ sessionId, approvalId, decision });
     const toolEndAt = await run.toolEnd;
     if (round > 0) {
       samples.push(toolEndAt - sent);
@@ -201,9 +204,9 @@ async function rawRound(round: number, samples: number[]): Promise<void> {
 }
 
 /** The seed design (seed-design-server.ts): events as server-sent events, the decision as a POST, both with fetch. */
-async function seedRound(round: number, samples: number[], toolTimes: number[]): Promise<void> {
+async function seedRound(round: number, samples: number[], toolTimes: number[], decision: Decision = 'allow'): Promise<void> {
   for (let i = 0; i < burst; i++) {
-    const sessionId = `seed-${round}-${i}`;
+    const sessionId = `seed-${decision}-${round}-${i}`;
     const response = await fetch(`${seedUrl}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: sessionId, message: 'go' }) });
     const events = serverSentEvents(response.body!);
     let approvalId: string | undefined;
@@ -212,7 +215,7 @@ async function seedRound(round: number, samples: number[], toolTimes: number[]):
       if (event?.type === 'tool_start') approvalId = event.approval_id;
     }
     const sent = performance.now();
-    const answer = await fetch(`${seedUrl}/tool-confirm`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approval_id: approvalId, session_id: sessionId, decision: 'allow' }) });
+    const answer = await fetch(`${seedUrl}/tool-confirm`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approval_id: approvalId, session_id: sessionId, decision }) });
     const { resolved } = (await answer.json()) as { resolved: boolean };
     if (!resolved) fail('seed design: the decision found no waiting call');
     let toolEndAt = 0;
@@ -220,7 +223,7 @@ async function seedRound(round: number, samples: number[], toolTimes: number[]):
       const { type, tool_ms: toolMs } = event as { type: string; tool_ms?: number };
       if (type !== 'tool_end') continue;
       toolEndAt = performance.now();
-      if (round > 0) toolTimes.push(toolMs!);
+      if (round > 0 && decision === 'allow') toolTimes.push(toolMs!);
     }
     if (round > 0) samples.push(toolEndAt - sent);
   }
@@ -246,10 +249,15 @@ if (sections.has('round-trip')) {
   const raw: number[] = [];
   const seed: number[] = [];
   const toolTimes: number[] = [];
+  const airlockDeny: number[] = [];
+  const denyParts: [number[], number[], number[]] = [[], [], []];
+  const seedDeny: number[] = [];
   for (let round = 0; round < rounds; round++) {
     await airlockRound(round, airlock, parts);
     await rawRound(round, raw);
     await seedRound(round, seed, toolTimes);
+    await airlockRound(round, airlockDeny, denyParts, 'deny');
+    await seedRound(round, seedDeny, [], 'deny');
   }
   const p50 = (samples: number[]) => percentile([...samples].sort((a, b) => a - b), 50);
   console.log(`Approval round trip (confirm sent → tool-end received), ${airlock.length} iterations each after ${burst} warm-up, clients taking turns:`);
@@ -261,6 +269,13 @@ if (sections.has('round-trip')) {
   console.log(`  seed design (SSE + POST, fetch), Node:      ${summary(seed)}`);
   console.log(`  seed design p50 / @airlock/client p50: ${(p50(seed) / p50(airlock)).toFixed(2)}×`);
   console.log(`  the tool itself (list_directory of an empty folder, timed in the seed design's process): p50 ${ms(p50(toolTimes))} ms`);
+  console.log(`Deny round trip (confirm deny sent → tool-end received; no tool runs), ${airlockDeny.length} iterations each, taking turns with the above:`);
+  console.log(`  @airlock/client:                            ${summary(airlockDeny)}`);
+  console.log(
+    `    p50 of its parts: client until the frame is written ${ms(p50(denyParts[0]))} ms; wire and server until the first answer ${ms(p50(denyParts[1]))} ms; client from there to onData(tool-end) ${ms(p50(denyParts[2]))} ms`,
+  );
+  console.log(`  seed design (SSE + POST, fetch), Node:      ${summary(seedDeny)}`);
+  console.log(`  seed design p50 / @airlock/client p50: ${(p50(seedDeny) / p50(airlockDeny)).toFixed(2)}×`);
 }
 
 // 1b. The floor on this machine: a bare WebSocket echo between two processes (no tRPC, no Airlock), sent at once
