@@ -60,6 +60,34 @@ describe('ChatService decisions', () => {
   });
 });
 
+describe('ChatService and its transports', () => {
+  it("lets the end of a tool that ran leave before the next model turn is set up, not behind it in the same tick", async () => {
+    const ran: string[] = [];
+    const scripted = new ScriptedModel([echoCall('hi'), textStep('done')]);
+    let turns = 0;
+    let toolEndTickOver = false;
+    let nextTurnAfterIt: boolean | undefined;
+    const model: ChatModel = {
+      name: 'watched',
+      // Called as the loop sets a turn up: the second call is the turn after the tool's end.
+      stream: (request, signal) => {
+        if (++turns === 2) nextTurnAfterIt = toolEndTickOver;
+        return scripted.stream(request, signal);
+      },
+    };
+    const { chat } = await start(new MemoryStore(), [], [echoTool(ran)], { model: () => model });
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'say hi', options: { confirmToolCalls: false } });
+    // A transport writes what it was handed in a tick once that tick's jobs are done; a macrotask queued when the
+    // tool-end reaches the follower runs only then.
+    for await (const event of chat.follow('s', 'r1', 0, (_id, e) => e)) {
+      if (event.type === 'tool-end') setImmediate(() => (toolEndTickOver = true));
+      if (event.type === 'run-end') break;
+    }
+    expect(ran).toStrictEqual(['hi']);
+    expect(nextTurnAfterIt).toBe(true);
+  });
+});
+
 describe('ChatService across a restart', () => {
   it('a call waiting for a decision is still waiting after a restart, with the same approval id, and an allow runs it once', async () => {
     const store = new MemoryStore();

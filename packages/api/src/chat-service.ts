@@ -1041,6 +1041,10 @@ export class ChatService {
         // The messages that came before the event go in its write (a tool's answer and its tool-end are one).
         await this.record(run, event, event !== end, session);
         if (changesWaiting(event)) this.announceWaitingChange(session.summary.sessionId);
+        // The end of a tool that ran leaves for the run's clients before the loop goes on: its frame is written once
+        // this tick's jobs are done, and the next model turn's set-up would be among them. (Not after a deny or a
+        // cancel: their ends come together, and a watcher is told of them once.)
+        if (event.type === 'tool-end' && (event.outcome === 'executed' || event.outcome === 'error')) await nextTurnOfEventLoop();
       }
       await this.flushed(run);
     } catch (error) {
@@ -1418,4 +1422,9 @@ function recordsOfPage(records: readonly ToolCallRecord[], messages: readonly Ch
     page.push(record);
   }
   return page;
+}
+
+/** Resolves on the event loop's next turn, once the I/O of this one (frames corked for the tick) has gone out. */
+function nextTurnOfEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
