@@ -865,6 +865,9 @@ export class ChatService {
       model: input.model,
       messages: input.resume instanceof ParkedRun ? [] : [...this.systemMessages(), ...input.messages],
       park: true,
+      // The calls' ends leave for the run's clients (a transport writes once the tick's jobs are done) before the
+      // next turn's set-up, which has no I/O wait in it, runs.
+      beforeNextTurn: nextTurnOfEventLoop,
       tools: run.tools,
       registry: this.options.registry,
       sessionId: run.sessionId,
@@ -1041,10 +1044,6 @@ export class ChatService {
         // The messages that came before the event go in its write (a tool's answer and its tool-end are one).
         await this.record(run, event, event !== end, session);
         if (changesWaiting(event)) this.announceWaitingChange(session.summary.sessionId);
-        // The end of a tool that ran leaves for the run's clients before the loop goes on: its frame is written once
-        // this tick's jobs are done, and the next model turn's set-up would be among them. (Not after a deny or a
-        // cancel: their ends come together, and a watcher is told of them once.)
-        if (event.type === 'tool-end' && (event.outcome === 'executed' || event.outcome === 'error')) await nextTurnOfEventLoop();
       }
       await this.flushed(run);
     } catch (error) {

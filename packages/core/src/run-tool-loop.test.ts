@@ -87,6 +87,23 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
   });
 
   describe('runToolLoop', () => {
+    it('awaits beforeNextTurn before each model turn that follows calls, and not before the first', async () => {
+      const order: string[] = [];
+      const python = recordingTool('python', {
+        run: async (args) => {
+          order.push(`ran ${String(args.code)}`);
+          return 'ok';
+        },
+      });
+      await drive([pythonCall('a'), pythonCall('b'), textStep('done')], 'allow', {
+        tools: [python.tool],
+        beforeNextTurn: async () => {
+          order.push('next turn');
+        },
+      });
+      expect(order).toStrictEqual(['ran a', 'next turn', 'ran b', 'next turn']);
+    });
+
     it('allow executes the tool once and feeds its result back', async () => {
       const { events, calls, model, result } = await drive([pythonCall(), textStep('final answer')], 'allow');
       const [start] = ofType(events, 'tool-start');

@@ -88,6 +88,12 @@ export interface RunToolLoopOptions {
    * What is emitted is the same as without parking. Default false.
    */
   park?: boolean;
+  /**
+   * Awaited before each model turn that follows tool calls. A host whose transport writes what it was handed once
+   * the current tick's jobs are done (frames coalesced per tick) passes a wait for its event loop's next turn, so
+   * that the calls' ends leave before the turn is set up rather than behind it. Default none.
+   */
+  beforeNextTurn?: () => Promise<void>;
 }
 
 /** What a rule decided about a call. */
@@ -239,7 +245,11 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     yield { type: 'run-start', runId, sessionId: options.sessionId };
   }
 
+  // Every turn but a new run's first follows tool calls (a resumed run's first, too: its calls just ended).
+  let afterCalls = resume !== undefined;
   for (;;) {
+    if (afterCalls && options.beforeNextTurn) await options.beforeNextTurn();
+    afterCalls = true;
     const budgetSpent = toolCallsUsed >= maxToolCalls;
     // A helper generator, let go of once it ends: its locals (request, extractor, raw parts, the model's stream)
     // are freed before the calls wait for decisions.
