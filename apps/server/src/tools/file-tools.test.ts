@@ -1,8 +1,9 @@
+import type { Dir } from 'node:fs';
 import { chmod, link, lstat, mkdir, readdir, readFile, readlink, rename, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { AnyTool } from '@airlock/core';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { resolveToolsOptions } from './builtin-tools-options';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
 import { createListDirectoryTool } from './list-directory-tool';
@@ -73,6 +74,10 @@ describe('read_file', () => {
       isError: true,
     });
     expect(await runTool(f.read, { path: 'missing.txt' })).toStrictEqual({ content: 'Error: "missing.txt": no such file or directory', isError: true });
+    // Described, not quoted: the system's message would name the workspace's path on the host.
+    const long = `${'n'.repeat(300)}/x.txt`;
+    expect(await runTool(f.read, { path: long })).toStrictEqual({ content: `Error: "${long}": a name in the path is too long`, isError: true });
+    expect((await runTool(f.list, { path: 'n'.repeat(300) })).content).not.toContain(f.ws);
   });
 });
 
@@ -173,6 +178,20 @@ describe('write_file', () => {
 });
 
 describe('list_directory', () => {
+  test('leaves no descriptor open, listed or refused', async () => {
+    await using f = await fixture();
+    await symlink(f.parent, path.join(f.ws, 'up'));
+    const open = async () => (await readdir('/proc/self/fd')).length;
+    const before = await open();
+    for (let i = 0; i < 50; i++) {
+      expect((await runTool(f.list, { path: 'sub' })).isError).toBe(false);
+      expect((await runTool(f.list, { path: 'up' })).content).toContain('outside the workspace');
+      expect((await runTool(f.list, { path: 'sub/notes.txt' })).isError).toBe(true);
+    }
+    // A listed folder is closed without being waited for: soon after, not necessarily by the answer.
+    await vi.waitFor(async () => expect(await open()).toBeLessThanOrEqual(before + 2));
+  });
+
   test('lists entries with type and size', async () => {
     await using f = await fixture();
     await symlink('sub/notes.txt', path.join(f.ws, 'link'));
@@ -297,9 +316,9 @@ class InterleavedPaths extends WorkspacePaths {
   }
 
   /** Checks nothing before it opens: the change comes just before the open, and what was opened must be proven. */
-  override async openExistingFolder(requested: string): Promise<WorkspaceFolder> {
+  override async openFolderForListing(requested: string, bufferSize: number): Promise<{ folder: WorkspaceFolder; dir: Dir }> {
     await this.between();
-    return super.openExistingFolder(requested);
+    return super.openFolderForListing(requested, bufferSize);
   }
 }
 
@@ -336,6 +355,89 @@ describe('a folder swapped for a link between the check and the use', () => {
       });
     }
     expect(await readdir(outside)).toStrictEqual(['notes.txt']);
+    expect(await readFile(path.join(outside, 'notes.txt'), 'utf8')).toBe('outside secret\n');
+  });
+});
+
+/**
+ * A process in user and mount namespaces of its own, where `source` is bind-mounted on `target` (there only), as any
+ * program running as the server's user can set up. Undefined where this system does not let it make them.
+ */
+async function mountedElsewhere(source: string, target: string) {
+  const child = spawn('unshare', ['-Urm', 'sh', '-c', 'mount --bind "$1" "$2" && echo ready && exec sleep 600', 'sh', source, target], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const ready = await new Promise<boolean>((resolve) => {
+    child.stdout.once('data', () => resolve(true));
+    child.once('exit', () => resolve(false));
+    child.once('error', () => resolve(false));
+  });
+  if (!ready) return undefined;
+  return {
+    /** `target` as that process sees it, reached from here. */
+    seen: `/proc/${child.pid}/root${target}`,
+    [Symbol.dispose]: () => child.kill('SIGKILL'),
+  };
+}
+
+describe("a link into another process's mount namespace", () => {
+  test('is refused, whatever is mounted at the end of it', async (context) => {
+    await using f = await homeFixture();
+    const outside = path.join(f.parent, 'outside');
+    await mkdir(path.join(f.dataDir, 'keys'));
+    await writeFile(path.join(f.dataDir, 'keys', 'server-key.pem'), 'key\n');
+    await mkdir(outside);
+    await writeFile(path.join(outside, 'outside-secret.txt'), 'outside secret\n');
+    for (const [source, shown] of [
+      [outside, 'outside-secret.txt'],
+      [path.join(f.dataDir, 'keys'), 'server-key.pem'],
+    ] as const) {
+      using elsewhere = await mountedElsewhere(source, path.join(f.ws, 'sub'));
+      if (elsewhere === undefined) return context.skip('this system does not let a process make user and mount namespaces');
+      await rm(path.join(f.ws, 'x'), { force: true });
+      await symlink(elsewhere.seen, path.join(f.ws, 'x'));
+      const result = await runTool(f.list, { path: 'x' });
+      expect({ source, refused: result.content.includes('outside the workspace'), shows: result.content.includes(shown) }).toStrictEqual({
+        source,
+        refused: true,
+        shows: false,
+      });
+    }
+  });
+
+  test('swapped in between the check and the use, is refused by read_file, write_file and list_directory', async (context) => {
+    await using f = await fixture();
+    const outside = path.join(f.parent, 'outside');
+    await mkdir(outside);
+    await writeFile(path.join(outside, 'notes.txt'), 'outside secret\n');
+    // An empty folder here; the outside one there.
+    await mkdir(path.join(f.ws, 'mnt'));
+    using elsewhere = await mountedElsewhere(outside, path.join(f.ws, 'mnt'));
+    if (elsewhere === undefined) return context.skip('this system does not let a process make user and mount namespaces');
+    const swap = async () => {
+      await rename(path.join(f.ws, 'sub'), path.join(f.ws, 'sub-before'));
+      await symlink(elsewhere.seen, path.join(f.ws, 'sub'));
+    };
+    const restore = async () => {
+      await rm(path.join(f.ws, 'sub'));
+      await rename(path.join(f.ws, 'sub-before'), path.join(f.ws, 'sub'));
+    };
+    const options = resolveToolsOptions({ workspace: f.ws });
+    const paths = new InterleavedPaths(f.ws, swap);
+    const attempts: [AnyTool, Record<string, string>][] = [
+      [createReadFileTool(options, paths), { path: 'sub/notes.txt' }],
+      [createWriteFileTool(options, paths), { path: 'sub/notes.txt', content: 'overwritten' }],
+      [createListDirectoryTool(options, paths), { path: 'sub' }],
+    ];
+    for (const [tool, args] of attempts) {
+      const result = await runTool(tool, args);
+      await restore();
+      expect({ tool: tool.name, refused: result.content.includes('outside the workspace'), leaked: result.content.includes('outside secret') }).toStrictEqual({
+        tool: tool.name,
+        refused: true,
+        leaked: false,
+      });
+    }
     expect(await readFile(path.join(outside, 'notes.txt'), 'utf8')).toBe('outside secret\n');
   });
 });

@@ -1,4 +1,4 @@
-import { lstat, opendir, readlink } from 'node:fs/promises';
+import { lstat, readlink } from 'node:fs/promises';
 import { defineTool } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
@@ -20,12 +20,11 @@ export function createListDirectoryTool(options: ResolvedToolsOptions, paths: Wo
       failuresAsResults(args.path ?? '.', async () => {
         const requested = args.path ?? '.';
         // Listed through the proven folder's descriptor, so a folder swapped for a link after the proof is not followed.
-        const folder = await paths.openExistingFolder(requested);
+        // Read in batches rather than whole, so a folder of a million files costs a count, not a million-entry array.
+        const { folder, dir } = await paths.openFolderForListing(requested, 128);
         try {
           const names: string[] = [];
           let total = 0;
-          // Read in batches rather than whole, so a folder of a million files costs a count, not a million-entry array.
-          const dir = await opendir(folder.path, { bufferSize: 128 });
           try {
             for (let entry = await dir.read(); entry !== null; entry = await dir.read()) {
               context.signal.throwIfAborted();

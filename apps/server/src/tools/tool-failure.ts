@@ -14,6 +14,7 @@ const FILE_ERRORS = new Map<string, string>([
   ['ENOSPC', 'no space left on the device'],
   ['EROFS', 'read-only file system'],
   ['ELOOP', 'too many levels of symbolic links'],
+  ['ENAMETOOLONG', 'a name in the path is too long'],
 ]);
 
 /** Runs a tool body and turns anything it throws into a failed result; file errors are described without host paths. */
@@ -23,6 +24,9 @@ export async function failuresAsResults(requested: string, body: () => Promise<s
   } catch (error) {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     const known = code === undefined ? undefined : FILE_ERRORS.get(code);
-    return toolFailure(known === undefined ? errorMessage(error) : `"${requested}": ${known}`);
+    if (known !== undefined) return toolFailure(`"${requested}": ${known}`);
+    // Any other error from the system: its code, not its message, which names the host path it was given.
+    if (typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) && (error as NodeJS.ErrnoException).syscall !== undefined) return toolFailure(`"${requested}": ${code}`);
+    return toolFailure(errorMessage(error));
   }
 }

@@ -1,7 +1,8 @@
-import type { BigIntStats } from 'node:fs';
-import { constants, lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import type { BigIntStats, Dir } from 'node:fs';
+import { constants, lstat, mkdir, open, opendir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { HiddenPaths, identityKey } from './hidden-paths';
+import { OwnMounts } from './own-mounts';
 
 /** A path that resolves, after following every symbolic link, to somewhere outside the workspace. */
 export class OutsideWorkspaceError extends Error {
@@ -22,16 +23,19 @@ export class HiddenPathError extends Error {
   }
 }
 
-/** A path that cannot be opened safely here: proving what was opened needs /proc/self/fd. */
+/** A path that cannot be opened safely here: proving what was opened needs /proc/self/fd and /proc/self/fdinfo. */
 export class UncheckablePathError extends Error {
   override readonly name = 'UncheckablePathError';
   constructor(readonly requested: string) {
-    super(`Refused: "${requested}" cannot be checked on this system (/proc/self/fd is not available).`);
+    super(`Refused: "${requested}" cannot be checked on this system (/proc/self/fd or /proc/self/fdinfo is not available).`);
   }
 }
 
 /** Kernel pseudo-filesystems hold other processes' secrets (/proc/<pid>/environ); never served, whatever the workspace. */
 const PSEUDO_FILESYSTEMS = ['/proc', '/sys', '/dev'];
+
+/** This process's mounts: one record for every workspace, as there is one mount namespace per process. */
+const OWN_MOUNTS = new OwnMounts();
 
 /** Bounds the walk from an opened folder up to the workspace, in case renames keep moving it. */
 const MAX_DEPTH = 4096;
@@ -155,21 +159,44 @@ export class WorkspacePaths {
   }
 
   /**
-   * Opens the folder `requested`, which exists, and proves the folder opened as `openFolder` does, with no
-   * resolution before: what is proven is the descriptor itself, so nothing can be swapped between a check and the
-   * use, and the usual case costs two trips to the file system's threads instead of three. A path that does not open
-   * as a folder goes the long way (`resolve`, then `openFolder`), which refuses or explains it the same as before.
+   * Opens the folder `requested`, which exists, proves the folder opened as `openFolder` does, and opens it for
+   * reading its entries (`bufferSize` at a time) through the same descriptor. Nothing is resolved before: what is
+   * proven is the descriptor itself, so nothing can be swapped between a check and the use. The entries are opened
+   * for alongside the proof rather than after it (opening reads nothing; a folder that fails the proof is closed
+   * unread), so the usual case costs two trips to the file system's threads. A path that does not open as a folder
+   * goes the long way (`resolve`, then `openFolder`), which refuses or explains it as for the other tools.
+   * The caller closes both.
    */
-  async openExistingFolder(requested: string): Promise<WorkspaceFolder> {
+  async openFolderForListing(requested: string, bufferSize: number): Promise<{ folder: WorkspaceFolder; dir: Dir }> {
+    const opened = await this.#openDirectly(requested);
+    if (opened === undefined) {
+      const folder = await this.openFolder(requested, await this.resolve(requested));
+      return { folder, dir: await opendir(folder.path, { bufferSize }).catch(closingFirst(folder)) };
+    }
+    const [proof, listing] = await Promise.allSettled([
+      this.#proven(requested, opened.root, opened.handle),
+      opendir(`/proc/self/fd/${opened.handle.fd}`, { bufferSize }),
+    ]);
+    if (proof.status === 'rejected') {
+      if (listing.status === 'fulfilled') listing.value.closeSync();
+      throw proof.reason;
+    }
+    if (listing.status === 'rejected') {
+      proof.value.closeSoon();
+      throw listing.reason;
+    }
+    return { folder: proof.value, dir: listing.value };
+  }
+
+  /** The folder `requested` opened as it is named, or undefined when it does not open as a folder. */
+  async #openDirectly(requested: string): Promise<{ root: string; handle: FileHandle } | undefined> {
     const root = await this.root();
     const absolute = this.#absolute(requested, root);
-    let handle: FileHandle;
     try {
-      handle = await open(absolute, constants.O_RDONLY | constants.O_DIRECTORY);
+      return { root, handle: await open(absolute, constants.O_RDONLY | constants.O_DIRECTORY) };
     } catch {
-      return this.openFolder(requested, await this.resolve(requested));
+      return undefined;
     }
-    return this.#proven(requested, root, handle);
   }
 
   /** `requested` made absolute from the workspace, refused when it names a place outside it by its very words. */
@@ -198,13 +225,18 @@ export class WorkspacePaths {
   async #proven(requested: string, root: string, handle: FileHandle): Promise<WorkspaceFolder> {
     try {
       const opened = `/proc/self/fd/${handle.fd}`;
-      const [real, openedInfo, rootIdentity] = await Promise.all([
+      const [real, openedInfo, rootIdentity, ownMount] = await Promise.all([
         readlink(opened).catch(() => {
           throw new UncheckablePathError(requested);
         }),
         stat(opened, { bigint: true }),
         this.#rootIdentity(root),
+        OWN_MOUNTS.holds(handle.fd).catch(() => {
+          throw new UncheckablePathError(requested);
+        }),
       ]);
+      // Opened through another process's /proc/<pid>/root: its path and parents below are that process's view.
+      if (!ownMount) throw new OutsideWorkspaceError(requested, "it leads into another process's view of the file system");
       const hidden = this.#hiddenKnown(root);
       checkPath(requested, root, hidden, real);
       // By identity too, from the descriptor up: `..` of /proc/self/fd/<fd> is the parent of the folder opened,
@@ -328,4 +360,12 @@ function checkPath(requested: string, root: string, hidden: Hidden, target: stri
 export function isWithin(folder: string, target: string): boolean {
   const relative = path.relative(folder, target);
   return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+}
+
+/** For a failure after `folder` was opened: closes it, then rejects with the failure. */
+function closingFirst(folder: WorkspaceFolder): (error: unknown) => never {
+  return (error) => {
+    folder.closeSoon();
+    throw error;
+  };
 }

@@ -1,0 +1,42 @@
+import { readFile } from 'node:fs/promises';
+
+/**
+ * The mounts of this process's own mount namespace, to tell a descriptor opened on one of them from one opened
+ * through another process's `/proc/<pid>/root` (or `cwd`). Such a descriptor is on a mount of that process's
+ * namespace, where anything may be mounted anywhere: its path and its parents, read through the descriptor, are that
+ * namespace's, and prove nothing about the workspace here.
+ *
+ * Mount ids are read from /proc/self/mountinfo once, and again when a descriptor's mount is not among them (a mount
+ * made since), so the usual check costs one read of the descriptor's fdinfo.
+ */
+export class OwnMounts {
+  #ids: Promise<ReadonlySet<number>> | undefined;
+
+  /** Whether the open descriptor `fd` is on a mount of this process's namespace. Rejects when that cannot be read. */
+  async holds(fd: number): Promise<boolean> {
+    const mount = await mountOf(fd);
+    this.#ids ??= readOwnMountIds();
+    if ((await this.#ids).has(mount)) return true;
+    const fresh = readOwnMountIds();
+    this.#ids = fresh;
+    return (await fresh).has(mount);
+  }
+}
+
+/** The id of the mount the open descriptor `fd` is on (`mnt_id` in its fdinfo, Linux 3.15 and later). */
+async function mountOf(fd: number): Promise<number> {
+  const info = await readFile(`/proc/self/fdinfo/${fd}`, 'latin1');
+  const match = /^mnt_id:\s*(\d+)$/m.exec(info);
+  if (match === null) throw new Error(`no mnt_id in /proc/self/fdinfo/${fd}`);
+  return Number(match[1]);
+}
+
+async function readOwnMountIds(): Promise<ReadonlySet<number>> {
+  const ids = new Set<number>();
+  // Each line begins with the mount's id.
+  for (const line of (await readFile('/proc/self/mountinfo', 'latin1')).split('\n')) {
+    const id = Number.parseInt(line, 10);
+    if (Number.isSafeInteger(id)) ids.add(id);
+  }
+  return ids;
+}
