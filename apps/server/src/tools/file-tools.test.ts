@@ -322,40 +322,51 @@ class InterleavedPaths extends WorkspacePaths {
   }
 }
 
+/**
+ * Runs read_file, write_file (an existing file and a new one in a new folder) and list_directory on `sub/…` with
+ * `sub` swapped, between each tool's check and its use, for a link to `target` (which shows the folder `outside`):
+ * each must be refused as outside the workspace, show nothing of it, and leave it as it was.
+ */
+async function expectSwappedFolderRefused(f: Awaited<ReturnType<typeof fixture>>, outside: string, target: string): Promise<void> {
+  const swap = async () => {
+    await rename(path.join(f.ws, 'sub'), path.join(f.ws, 'sub-before'));
+    await symlink(target, path.join(f.ws, 'sub'));
+  };
+  const restore = async () => {
+    await rm(path.join(f.ws, 'sub'));
+    await rename(path.join(f.ws, 'sub-before'), path.join(f.ws, 'sub'));
+  };
+  const options = resolveToolsOptions({ workspace: f.ws });
+  const paths = new InterleavedPaths(f.ws, swap);
+  const attempts: [AnyTool, Record<string, string>][] = [
+    [createReadFileTool(options, paths), { path: 'sub/notes.txt' }],
+    [createWriteFileTool(options, paths), { path: 'sub/notes.txt', content: 'overwritten' }],
+    [createWriteFileTool(options, paths), { path: 'sub/new/file.txt', content: 'escaped' }],
+    [createListDirectoryTool(options, paths), { path: 'sub' }],
+  ];
+  for (const [tool, args] of attempts) {
+    const result = await runTool(tool, args);
+    await restore();
+    const seen = { tool: tool.name, args, isError: result.isError, refused: result.content.includes('outside the workspace'), leaked: result.content.includes('outside secret') };
+    expect(seen).toStrictEqual({ tool: tool.name, args, isError: true, refused: true, leaked: false });
+  }
+  expect(await readdir(outside)).toStrictEqual(['notes.txt']);
+  expect(await readFile(path.join(outside, 'notes.txt'), 'utf8')).toBe('outside secret\n');
+}
+
+/** A folder `<parent>/outside` holding notes.txt, "outside secret". */
+async function outsideFolder(f: Awaited<ReturnType<typeof fixture>>): Promise<string> {
+  const outside = path.join(f.parent, 'outside');
+  await mkdir(outside);
+  await writeFile(path.join(outside, 'notes.txt'), 'outside secret\n');
+  return outside;
+}
+
 describe('a folder swapped for a link between the check and the use', () => {
   test('is refused by read_file, write_file and list_directory', async () => {
     await using f = await fixture();
-    const outside = path.join(f.parent, 'outside');
-    await mkdir(outside);
-    await writeFile(path.join(outside, 'notes.txt'), 'outside secret\n');
-    const swap = async () => {
-      await rename(path.join(f.ws, 'sub'), path.join(f.ws, 'sub-before'));
-      await symlink(outside, path.join(f.ws, 'sub'));
-    };
-    const restore = async () => {
-      await rm(path.join(f.ws, 'sub'));
-      await rename(path.join(f.ws, 'sub-before'), path.join(f.ws, 'sub'));
-    };
-    const options = resolveToolsOptions({ workspace: f.ws });
-    const paths = new InterleavedPaths(f.ws, swap);
-    const attempts: [AnyTool, Record<string, string>][] = [
-      [createReadFileTool(options, paths), { path: 'sub/notes.txt' }],
-      [createWriteFileTool(options, paths), { path: 'sub/notes.txt', content: 'overwritten' }],
-      [createWriteFileTool(options, paths), { path: 'sub/new/file.txt', content: 'escaped' }],
-      [createListDirectoryTool(options, paths), { path: 'sub' }],
-    ];
-    for (const [tool, args] of attempts) {
-      const result = await runTool(tool, args);
-      await restore();
-      expect({ tool: tool.name, args, isError: result.isError, refused: result.content.includes('outside the workspace') }).toStrictEqual({
-        tool: tool.name,
-        args,
-        isError: true,
-        refused: true,
-      });
-    }
-    expect(await readdir(outside)).toStrictEqual(['notes.txt']);
-    expect(await readFile(path.join(outside, 'notes.txt'), 'utf8')).toBe('outside secret\n');
+    const outside = await outsideFolder(f);
+    await expectSwappedFolderRefused(f, outside, outside);
   });
 });
 
@@ -407,38 +418,12 @@ describe("a link into another process's mount namespace", () => {
 
   test('swapped in between the check and the use, is refused by read_file, write_file and list_directory', async (context) => {
     await using f = await fixture();
-    const outside = path.join(f.parent, 'outside');
-    await mkdir(outside);
-    await writeFile(path.join(outside, 'notes.txt'), 'outside secret\n');
+    const outside = await outsideFolder(f);
     // An empty folder here; the outside one there.
     await mkdir(path.join(f.ws, 'mnt'));
     using elsewhere = await mountedElsewhere(outside, path.join(f.ws, 'mnt'));
     if (elsewhere === undefined) return context.skip('this system does not let a process make user and mount namespaces');
-    const swap = async () => {
-      await rename(path.join(f.ws, 'sub'), path.join(f.ws, 'sub-before'));
-      await symlink(elsewhere.seen, path.join(f.ws, 'sub'));
-    };
-    const restore = async () => {
-      await rm(path.join(f.ws, 'sub'));
-      await rename(path.join(f.ws, 'sub-before'), path.join(f.ws, 'sub'));
-    };
-    const options = resolveToolsOptions({ workspace: f.ws });
-    const paths = new InterleavedPaths(f.ws, swap);
-    const attempts: [AnyTool, Record<string, string>][] = [
-      [createReadFileTool(options, paths), { path: 'sub/notes.txt' }],
-      [createWriteFileTool(options, paths), { path: 'sub/notes.txt', content: 'overwritten' }],
-      [createListDirectoryTool(options, paths), { path: 'sub' }],
-    ];
-    for (const [tool, args] of attempts) {
-      const result = await runTool(tool, args);
-      await restore();
-      expect({ tool: tool.name, refused: result.content.includes('outside the workspace'), leaked: result.content.includes('outside secret') }).toStrictEqual({
-        tool: tool.name,
-        refused: true,
-        leaked: false,
-      });
-    }
-    expect(await readFile(path.join(outside, 'notes.txt'), 'utf8')).toBe('outside secret\n');
+    await expectSwappedFolderRefused(f, outside, elsewhere.seen);
   });
 });
 
