@@ -6,20 +6,15 @@ import { readFile } from 'node:fs/promises';
  * namespace, where anything may be mounted anywhere: its path and its parents, read through the descriptor, are that
  * namespace's, and prove nothing about the workspace here.
  *
- * Mount ids are read from /proc/self/mountinfo once, and again when a descriptor's mount is not among them (a mount
- * made since), so the usual check costs one read of the descriptor's fdinfo.
+ * /proc/self/mountinfo is read at every check, never kept: a mount id freed by an unmount here is given to the next
+ * mount anywhere, and a kept set would take another namespace's new mount for one of ours.
  */
 export class OwnMounts {
-  #ids: Promise<ReadonlySet<number>> | undefined;
-
   /** Whether the open descriptor `fd` is on a mount of this process's namespace. Rejects when that cannot be read. */
   async holds(fd: number): Promise<boolean> {
-    const mount = await mountOf(fd);
-    this.#ids ??= readOwnMountIds();
-    if ((await this.#ids).has(mount)) return true;
-    const fresh = readOwnMountIds();
-    this.#ids = fresh;
-    return (await fresh).has(mount);
+    // Both read after the descriptor was opened: an id in the fresh list is a mount of ours now.
+    const [mount, ids] = await Promise.all([mountOf(fd), readOwnMountIds()]);
+    return ids.has(mount);
   }
 }
 
