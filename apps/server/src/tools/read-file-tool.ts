@@ -4,7 +4,7 @@ import { defineTool } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
 import { failuresAsResults, toolFailure } from './tool-failure';
-import type { WorkspacePaths } from './workspace-paths';
+import { closeSoon, type WorkspacePaths } from './workspace-paths';
 
 const CHUNK_BYTES = 64 * 1024;
 const BINARY_SNIFF_BYTES = 8 * 1024;
@@ -70,8 +70,8 @@ export function createReadFileTool(options: ResolvedToolsOptions, paths: Workspa
           }
           return slice.text.length === 0 && info.size === 0n ? '(empty file)' : withFooter(slice, first, options.maxReadBytes);
         } finally {
-          // Neither close is waited for: the answer does not depend on them (see WorkspaceFolder.closeSoon).
-          handle?.close().catch(() => undefined);
+          // Neither close is waited for: the answer does not depend on them.
+          if (handle !== undefined) closeSoon(handle);
           folder.closeSoon();
         }
       }),

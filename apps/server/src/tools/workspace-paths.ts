@@ -2,7 +2,7 @@ import type { BigIntStats, Dir } from 'node:fs';
 import { constants, lstat, mkdir, open, opendir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { HiddenPaths, identityKey } from './hidden-paths';
-import { OwnMounts } from './own-mounts';
+import { isOnOwnMount } from './own-mounts';
 
 /** A path that resolves, after following every symbolic link, to somewhere outside the workspace. */
 export class OutsideWorkspaceError extends Error {
@@ -33,9 +33,6 @@ export class UncheckablePathError extends Error {
 
 /** Kernel pseudo-filesystems hold other processes' secrets (/proc/<pid>/environ); never served, whatever the workspace. */
 const PSEUDO_FILESYSTEMS = ['/proc', '/sys', '/dev'];
-
-/** This process's mounts: one record for every workspace, as there is one mount namespace per process. */
-const OWN_MOUNTS = new OwnMounts();
 
 /** Bounds the walk from an opened folder up to the workspace, in case renames keep moving it. */
 const MAX_DEPTH = 4096;
@@ -171,7 +168,13 @@ export class WorkspacePaths {
     const opened = await this.#openDirectly(requested);
     if (opened === undefined) {
       const folder = await this.openFolder(requested, await this.resolve(requested));
-      return { folder, dir: await opendir(folder.path, { bufferSize }).catch(closingFirst(folder)) };
+      return {
+        folder,
+        dir: await opendir(folder.path, { bufferSize }).catch((error: unknown) => {
+          folder.closeSoon();
+          throw error;
+        }),
+      };
     }
     const [proof, listing] = await Promise.allSettled([
       this.#proven(requested, opened.root, opened.handle),
@@ -231,7 +234,7 @@ export class WorkspacePaths {
         }),
         stat(opened, { bigint: true }),
         this.#rootIdentity(root),
-        OWN_MOUNTS.holds(handle.fd).catch(() => {
+        isOnOwnMount(handle.fd).catch(() => {
           throw new UncheckablePathError(requested);
         }),
       ]);
@@ -337,12 +340,9 @@ export class WorkspaceFolder implements AsyncDisposable {
     return this.handle.close();
   }
 
-  /**
-   * Closes the folder without waiting for it: for a caller whose answer does not depend on the close, which on a
-   * busy machine costs a wake-up of the file system's thread and another of the server's.
-   */
+  /** Closes the folder without waiting for it (see closeSoon). */
   closeSoon(): void {
-    this.handle.close().catch(() => undefined);
+    closeSoon(this.handle);
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -362,10 +362,10 @@ export function isWithin(folder: string, target: string): boolean {
   return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
 
-/** For a failure after `folder` was opened: closes it, then rejects with the failure. */
-function closingFirst(folder: WorkspaceFolder): (error: unknown) => never {
-  return (error) => {
-    folder.closeSoon();
-    throw error;
-  };
+/**
+ * Closes `handle` without waiting for it: for a caller whose answer does not depend on the close, which on a busy
+ * machine costs a wake-up of the file system's thread and another of the server's.
+ */
+export function closeSoon(handle: FileHandle): void {
+  handle.close().catch(() => undefined);
 }
