@@ -60,6 +60,69 @@ describe('ChatService decisions', () => {
   });
 });
 
+describe('ChatService writes', () => {
+  /** The types of the events in each write to the store, in order. */
+  function writesOf(store: MemoryStore): string[][] {
+    const writes: string[][] = [];
+    const one = store.appendEvent.bind(store);
+    const many = store.appendEvents.bind(store);
+    let inMany = false;
+    store.appendEvent = async (input) => {
+      if (!inMany) writes.push([input.event.type]);
+      return one(input);
+    };
+    store.appendEvents = async (inputs) => {
+      writes.push(inputs.map((input) => input.event.type));
+      inMany = true;
+      try {
+        return await many(inputs);
+      } finally {
+        inMany = false;
+      }
+    };
+    return writes;
+  }
+
+  it("stores a refusal together with its call's end, in one write", async () => {
+    const store = new MemoryStore();
+    const writes = writesOf(store);
+    const ran: string[] = [];
+    const { chat } = await start(store, [echoCall('rm'), textStep('ok')], [echoTool(ran)]);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'deny', reason: 'no' });
+    await runEnded(chat, 's');
+    expect(ran).toStrictEqual([]);
+    expect(writes.filter((types) => types.includes('tool-decision'))).toStrictEqual([['tool-decision', 'tool-end']]);
+    const stored = (await store.loadEvents('r1', 0)).map((event) => event.type);
+    expect(stored.slice(stored.indexOf('tool-decision'), stored.indexOf('tool-decision') + 2)).toStrictEqual(['tool-decision', 'tool-end']);
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'deny', reason: 'no', outcome: 'denied' }]);
+  });
+
+  it('stores an allow on its own, before the tool runs', async () => {
+    const store = new MemoryStore();
+    const writes = writesOf(store);
+    const writtenWhenRan: string[][][] = [];
+    const tool = defineTool({
+      name: 'echo',
+      description: 'echoes',
+      parameters: z.object({ text: z.string() }),
+      annotations: { executesCode: true },
+      execute: async ({ text }) => {
+        writtenWhenRan.push(structuredClone(writes));
+        return text;
+      },
+    });
+    const { chat } = await start(store, [echoCall('ls'), textStep('ok')], [tool]);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'allow' });
+    await runEnded(chat, 's');
+    expect(writtenWhenRan).toHaveLength(1);
+    expect(writtenWhenRan[0]!.at(-1)).toStrictEqual(['tool-decision']);
+  });
+});
+
 describe('ChatService and its transports', () => {
   it("lets the end of a tool that ran leave before the next model turn is set up, not behind it in the same tick", async () => {
     const ran: string[] = [];

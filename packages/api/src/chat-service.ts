@@ -1042,7 +1042,7 @@ export class ChatService {
           end = event;
         }
         // The messages that came before the event go in its write (a tool's answer and its tool-end are one).
-        await this.record(run, event, event !== end, session);
+        await this.record(run, event, event !== end, session, refusedCall(event));
         if (changesWaiting(event)) this.announceWaitingChange(session.summary.sessionId);
       }
       await this.flushed(run);
@@ -1059,6 +1059,8 @@ export class ChatService {
       } else {
         this.log(`Run ${run.runId} stopped: ${message}`);
       }
+      // A refusal held for the next write is still stored when the store can take it: the call was refused.
+      if (!run.lost) await this.flushed(run).catch(() => undefined);
       run.cancellation.cancel();
       // Lets the loop end its waits and tools; its last events are no longer stored.
       await generator.return({ runId: run.runId, reason: 'error', error: message, messages: [] }).catch(() => undefined);
@@ -1114,9 +1116,10 @@ export class ChatService {
   /**
    * Stores an event with what it changes in the ledger, then lets clients see it. Text deltas are queued and
    * written in bursts (one write for all that came while the previous burst was written) without holding the loop;
-   * every other event waits for everything before it, and for itself, to be stored.
+   * every other event waits for everything before it, and for itself, to be stored. A `held` event is queued
+   * without a write of its own: it goes in the next event's write (or the run's last), and is shown with it.
    */
-  private async record(run: Run, event: LoopEvent, show = true, session?: Session): Promise<void> {
+  private async record(run: Run, event: LoopEvent, show = true, session?: Session, held = false): Promise<void> {
     if (run.suspended) return;
     const delta = event.type === 'text-delta' || event.type === 'reasoning-delta';
     // Messages ride only with an event the loop waits for; before a delta they are written (and waited for) first.
@@ -1139,6 +1142,7 @@ export class ChatService {
       ...(run.fence === undefined ? {} : { fence: run.fence }),
     };
     run.queued.push({ input, event, show, ...(conversation === undefined ? {} : { conversation }) });
+    if (held) return;
     this.startFlush(run);
     if (!delta) await this.flushed(run);
     else if (run.writeFailure !== undefined) throw run.writeFailure;
@@ -1273,6 +1277,15 @@ function titleFrom(message: string): string {
 }
 
 /** A call started waiting for a decision, or stopped. */
+/**
+ * A decision that lets nothing run (deny, timeout, cancel): nothing happens between it and its call's end but the
+ * loop's own bookkeeping, so it need not be on disk before the loop goes on. Held, it is written in one commit with
+ * what follows (its tool-end, as a rule): the refusal and its end are stored together or not at all.
+ */
+function refusedCall(event: LoopEvent): boolean {
+  return event.type === 'tool-decision' && event.decision !== 'allow';
+}
+
 function changesWaiting(event: LoopEvent): boolean {
   return (event.type === 'tool-start' && event.awaitingConfirmation) || (event.type === 'tool-decision' && event.approvalId !== '');
 }
