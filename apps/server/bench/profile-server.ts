@@ -41,7 +41,8 @@ const OWNERS = new Set([
   'SocketSendWindow',
 ]);
 
-const [mode = 'cpu', countArg] = process.argv.slice(2);
+const [mode = 'cpu', countArg, decisionArg = 'allow'] = process.argv.slice(2);
+const decision = decisionArg === 'deny' ? 'deny' : 'allow';
 buildServer();
 const model = await startFakeModelServer();
 const server = await startShippedServer({ modelUrl: model.baseURL });
@@ -123,7 +124,7 @@ async function roundTrips(label: string, count: number): Promise<void> {
       const sessionId = `${label}-${done}`;
       const run = startWaiting(client.trpc, sessionId);
       const approvalId = await run.approvalId;
-      await client.trpc.chat.confirmTool.mutate({ sessionId, approvalId, decision: 'allow' });
+      await client.trpc.chat.confirmTool.mutate({ sessionId, approvalId, decision });
       await run.done;
       run.stop();
     }
