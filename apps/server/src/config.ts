@@ -72,6 +72,8 @@ export interface Capacity {
   subscriptionsPerConnection: number;
   /** Requests streaming from the model server at once, over all runs; further model turns wait their turn. */
   maxModelRequests: number;
+  /** Tool calls running at once, over all runs; further allowed calls wait their turn. */
+  maxRunningCalls: number;
 }
 
 /** Enough for 10,000 approvals waiting over 2,500 connections of 4 runs each, with room to spare. */
@@ -86,6 +88,7 @@ export const DEFAULT_CAPACITY: Readonly<Capacity> = Object.freeze({
   runBurst: 10,
   subscriptionsPerConnection: 32,
   maxModelRequests: 64,
+  maxRunningCalls: 64,
 });
 
 /** Flag, variable and accepted range of each capacity setting. */
@@ -100,6 +103,7 @@ const CAPACITY_SETTINGS = {
   runBurst: { flag: 'run-burst', variable: 'AIRLOCK_RUN_BURST', min: 1, max: 1_000_000 },
   subscriptionsPerConnection: { flag: 'subscriptions-per-connection', variable: 'AIRLOCK_SUBSCRIPTIONS_PER_CONNECTION', min: 1, max: 10_000 },
   maxModelRequests: { flag: 'max-model-requests', variable: 'AIRLOCK_MAX_MODEL_REQUESTS', min: 1, max: 100_000 },
+  maxRunningCalls: { flag: 'max-running-calls', variable: 'AIRLOCK_MAX_RUNNING_CALLS', min: 1, max: 100_000 },
 } as const satisfies Record<keyof Capacity, { flag: string; variable: string; min: number; max: number }>;
 
 /** A configuration value that cannot be used; `source` names the variable or flag. */
@@ -146,6 +150,7 @@ Capacity (each also readable from the environment; see the README for what each 
   --run-burst <n>                     AIRLOCK_RUN_BURST                     new runs back to back per connection (default 10)
   --subscriptions-per-connection <n>  AIRLOCK_SUBSCRIPTIONS_PER_CONNECTION  open subscriptions per connection (default 32)
   --max-model-requests <n>            AIRLOCK_MAX_MODEL_REQUESTS            requests to the model server at once (default 64)
+  --max-running-calls <n>             AIRLOCK_MAX_RUNNING_CALLS             tool calls running at once, over all runs (default 64)
 Environment only:
   AIRLOCK_TOKEN            access token (at least 32 characters; random when unset; AIRLOCK_TOKEN_FILE keeps it out of the environment)
   AIRLOCK_API_KEY          API key for the model server
@@ -182,6 +187,7 @@ const FLAGS = {
   'run-burst': { type: 'string' },
   'subscriptions-per-connection': { type: 'string' },
   'max-model-requests': { type: 'string' },
+  'max-running-calls': { type: 'string' },
 } as const;
 
 const hostSchema = z

@@ -1,5 +1,5 @@
 import { ChatService, MemoryStore, type AirlockServices, type AirlockStore, type Cluster, type ModelInfo, type ToolCatalog } from '@airlock/api';
-import { ApprovalRegistry, type AnyTool } from '@airlock/core';
+import { ApprovalRegistry, ConcurrencyLimit, type AnyTool } from '@airlock/core';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +98,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     suspendRunsOnShutdown: config.dataDir !== undefined || cluster !== undefined,
     log,
     rules,
+    toolSlots: new ConcurrencyLimit(config.capacity.maxRunningCalls),
     ...(cluster === undefined ? {} : { cluster }),
   });
   const opened = await chat.open();

@@ -74,8 +74,10 @@ export interface RunningServer extends AsyncDisposable {
 }
 
 const TRPC_PATH = '/trpc';
-/** Files kept free for everything but WebSockets: the web app's files, chats on disk, tools, MCP servers, the model. */
+/** Files kept free for everything the capacity settings do not count: the web app's files, chats on disk, MCP servers. */
 const RESERVED_FILES = 256;
+/** Descriptors one running tool call may hold: a process's pipes and its handle, or a file tool's folder, entry and checks. */
+const FILES_PER_RUNNING_CALL = 8;
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
@@ -252,12 +254,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   log(`Model: ${describeModel(services.modelInfo())}`);
   const { workspace } = services.modelInfo();
   if (workspace !== undefined) log(`Workspace: ${workspace}`);
-  const sockets = capacity.maxConnections + capacity.maxUnauthenticated + capacity.maxHttpConnections;
+  const sockets = capacity.maxConnections + capacity.maxUnauthenticated + capacity.maxHttpConnections + capacity.maxModelRequests;
+  const calls = capacity.maxRunningCalls * FILES_PER_RUNNING_CALL;
   const fileLimit = openFileLimit();
-  if (fileLimit !== undefined && fileLimit < sockets + RESERVED_FILES) {
+  if (fileLimit !== undefined && fileLimit < sockets + calls + RESERVED_FILES) {
     log(
-      `Warning: this process may open ${fileLimit} files, fewer than the ${sockets} sockets the capacity settings allow plus ${RESERVED_FILES} for everything else; ` +
-        'raise the limit (ulimit -n) or lower --max-connections',
+      `Warning: this process may open ${fileLimit} files, fewer than the capacity settings allow: ${sockets} sockets, ${calls} for running tool calls ` +
+        `and ${RESERVED_FILES} for everything else; raise the limit (ulimit -n) or lower --max-connections`,
     );
   }
   const servers = services.catalog.servers();

@@ -455,7 +455,7 @@ describe('capacity settings', () => {
     return loadConfig(argv, env, dir.path);
   };
 
-  it('default to 4096 connections, 16 without a token for 3 s (the oldest giving way to a newcomer), 128 plain HTTP sockets, and 4 runs (30 a minute, 10 at once) and 32 subscriptions per connection', async () => {
+  it('default to 4096 connections, 16 without a token for 3 s (the oldest giving way to a newcomer), 128 plain HTTP sockets, 4 runs (30 a minute, 10 at once) and 32 subscriptions per connection, 64 model requests and 64 running tool calls', async () => {
     expect((await load([])).capacity).toStrictEqual({
       maxConnections: 4096,
       maxUnauthenticated: 16,
@@ -467,6 +467,7 @@ describe('capacity settings', () => {
       runBurst: 10,
       subscriptionsPerConnection: 32,
       maxModelRequests: 64,
+      maxRunningCalls: 64,
     });
   });
 
@@ -479,8 +480,9 @@ describe('capacity settings', () => {
       AIRLOCK_MAX_HTTP_CONNECTIONS: '10',
       AIRLOCK_RUNS_PER_CONNECTION: '2',
       AIRLOCK_MAX_MODEL_REQUESTS: '9',
+      AIRLOCK_MAX_RUNNING_CALLS: '7',
     };
-    const argv = ['--max-connections', '200', '--max-http-connections', '32', '--runs-per-minute', '5', '--run-burst', '3', '--subscriptions-per-connection', '8'];
+    const argv = ['--max-connections', '200', '--max-http-connections', '32', '--runs-per-minute', '5', '--run-burst', '3', '--subscriptions-per-connection', '8', '--max-running-calls', '5'];
 
     expect((await load(argv, env)).capacity).toStrictEqual({
       maxConnections: 200,
@@ -493,6 +495,7 @@ describe('capacity settings', () => {
       runBurst: 3,
       subscriptionsPerConnection: 8,
       maxModelRequests: 9,
+      maxRunningCalls: 5,
     });
   });
 
@@ -509,12 +512,13 @@ describe('capacity settings', () => {
     expect(await problem([], { AIRLOCK_AUTH_TIMEOUT_MS: '3s' })).toBe('AIRLOCK_AUTH_TIMEOUT_MS: must be a whole number from 100 to 60000');
     expect(await problem(['--subscriptions-per-connection=-1'])).toBe('--subscriptions-per-connection: must be a whole number from 1 to 10000');
     expect(await problem(['--max-http-connections', '0'])).toBe('--max-http-connections: must be a whole number from 1 to 100000');
+    expect(await problem([], { AIRLOCK_MAX_RUNNING_CALLS: '0' })).toBe('AIRLOCK_MAX_RUNNING_CALLS: must be a whole number from 1 to 100000');
   });
 
   it('warn at start-up when the open-file limit is below what they allow', async () => {
     const limit = openFileLimit();
     await using running = await startTestServer({ capacity: { maxConnections: 1_000_000 } });
     const warning = running.lines.find((line) => line.startsWith('Warning: this process may open'));
-    expect(warning).toEqual(limit === undefined ? undefined : expect.stringContaining(`may open ${limit} files, fewer than the 1000144 sockets`));
+    expect(warning).toEqual(limit === undefined ? undefined : expect.stringContaining(`may open ${limit} files, fewer than the capacity settings allow: 1000208 sockets, 512 for running tool calls`));
   });
 });

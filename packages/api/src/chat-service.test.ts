@@ -1,4 +1,4 @@
-import { ApprovalRegistry, defineTool, toolResultText, type AnyTool, type ChatModel } from '@airlock/core';
+import { ApprovalRegistry, ConcurrencyLimit, defineTool, toolResultText, type AnyTool, type ChatModel } from '@airlock/core';
 import { deferred, ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -120,6 +120,42 @@ describe('ChatService writes', () => {
     await runEnded(chat, 's');
     expect(writtenWhenRan).toHaveLength(1);
     expect(writtenWhenRan[0]!.at(-1)).toStrictEqual(['tool-decision']);
+  });
+});
+
+describe('ChatService tool slots', () => {
+  it('runs an allowed call only once a place among the running calls is free, whichever chat it is in', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const first = deferred<void>();
+    const slots = new ConcurrencyLimit(1);
+    const tool = defineTool({
+      name: 'echo',
+      description: 'echoes',
+      parameters: z.object({ text: z.string() }),
+      annotations: { executesCode: true },
+      execute: async ({ text }) => {
+        ran.push(text);
+        if (text === 'a') await first.promise;
+        return text;
+      },
+    });
+    const { chat } = await start(store, [echoCall('a'), echoCall('b'), textStep('done'), textStep('done')], [tool], { toolSlots: slots });
+    await chat.startRun({ sessionId: 'A', runId: 'rA', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('A')).toHaveLength(1));
+    await chat.startRun({ sessionId: 'B', runId: 'rB', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('B')).toHaveLength(1));
+    await chat.confirm({ sessionId: 'A', approvalId: chat.pending('A')[0]!.approvalId, decision: 'allow' });
+    await vi.waitFor(() => expect(ran).toStrictEqual(['a']));
+    await chat.confirm({ sessionId: 'B', approvalId: chat.pending('B')[0]!.approvalId, decision: 'allow' });
+    await vi.waitFor(() => expect(slots.waiting).toBe(1));
+    expect(ran).toStrictEqual(['a']);
+    first.resolve();
+    await runEnded(chat, 'A');
+    await runEnded(chat, 'B');
+    expect(ran).toStrictEqual(['a', 'b']);
+    expect(slots.size).toBe(0);
+    expect((await chat.getSession('B')).toolCalls).toMatchObject([{ decision: 'allow', outcome: 'executed' }]);
   });
 });
 

@@ -31,6 +31,7 @@ import {
   type ToolArguments,
   type ToolCall,
   type ToolOutcome,
+  type ToolSlots,
   type VersionedGrant,
   MAX_REASON_LENGTH,
 } from '@airlock/core';
@@ -117,6 +118,8 @@ export interface ChatServiceOptions {
    * is the store's only writer.
    */
   cluster?: Cluster;
+  /** Places for the tool calls running at once over all runs (see `RunToolLoopOptions.toolSlots`). Default: no limit. */
+  toolSlots?: ToolSlots;
 }
 
 interface Run {
@@ -876,6 +879,7 @@ export class ChatService {
       confirmToolCalls: input.confirmToolCalls,
       currentTool: (name) => this.options.tools().find((tool) => tool.name === name),
       ...this.policyFor(run.sessionId),
+      ...(this.options.toolSlots === undefined ? {} : { toolSlots: this.options.toolSlots }),
       onMessage: (message) => run.unsaved.push(message),
       ...(input.resume === undefined ? {} : { resume: input.resume }),
       ...loopOptions(input.options),

@@ -13,3 +13,4 @@ export { canonicalJson, parseUntrustedJson, isPlainObject } from './json';
 export { randomId } from './ids';
 export * from './visible-text';
 export * from './visible-text-arguments';
+export { ConcurrencyLimit } from './concurrency-limit';

@@ -104,6 +104,46 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(order).toStrictEqual(['ran a', 'next turn', 'ran b', 'next turn']);
     });
 
+    it('an allowed call takes a place among the running calls before it runs, and gives it back once it has ended', async () => {
+      const order: string[] = [];
+      const python = recordingTool('python', {
+        run: async () => {
+          order.push('ran');
+          return 'ok';
+        },
+      });
+      const { events } = await drive([pythonCall(), textStep('done')], 'allow', {
+        tools: [python.tool],
+        toolSlots: {
+          acquire: async () => {
+            order.push('place taken');
+            return () => order.push('place given back');
+          },
+        },
+      });
+      expect(order).toStrictEqual(['place taken', 'ran', 'place given back']);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', result: 'ok' }]);
+    });
+
+    it('a run cancelled while its allowed call waits for a place ends the call cancelled, unrun', async () => {
+      const controller = new AbortController();
+      const { events, calls } = await drive([pythonCall(), textStep('never')].slice(0, 1), 'allow', {
+        signal: controller.signal,
+        toolSlots: {
+          // No place is free: the call waits in line until its run is cancelled.
+          acquire: (signal) =>
+            new Promise((resolve) => {
+              signal.addEventListener('abort', () => resolve(undefined), { once: true });
+              controller.abort();
+            }),
+        },
+      });
+      expect(calls).toStrictEqual([]);
+      expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow' }]);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'cancelled', result: toolResultText.cancelled('python') }]);
+      expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    });
+
     it('allow executes the tool once and feeds its result back', async () => {
       const { events, calls, model, result } = await drive([pythonCall(), textStep('final answer')], 'allow');
       const [start] = ofType(events, 'tool-start');

@@ -94,6 +94,19 @@ export interface RunToolLoopOptions {
    * that the calls' ends leave before the turn is set up rather than behind it. Default none.
    */
   beforeNextTurn?: () => Promise<void>;
+  /**
+   * Places for the calls running at once, shared by every run of a host: an allowed call takes one before its last
+   * checks and gives it back once it has ended or stopped, so a burst of allows (many sessions at once) cannot take
+   * more processes or descriptors than the host sets aside. A call in line has not started: its time limit runs
+   * from when it has a place, and a cancel meanwhile ends it unrun. Default: no limit.
+   */
+  toolSlots?: ToolSlots;
+}
+
+/** A limit on the calls running at once (see `RunToolLoopOptions.toolSlots`). */
+export interface ToolSlots {
+  /** Waits for a place; answers what gives it back, or undefined when `signal` aborted first. */
+  acquire(signal: AbortSignal): Promise<(() => void) | undefined>;
 }
 
 /** What a rule decided about a call. */
@@ -782,6 +795,24 @@ async function runAllowed(tool: AnyTool, call: ToolCall, outcome: DecisionOutcom
 async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopOptions, runSignal: CancelSignal): Promise<CallResult> {
   // An allow that lands as the run is cancelled must not start anything.
   if (runSignal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelled(tool.name) };
+  const link = linkedController(runSignal);
+  try {
+    const release = options.toolSlots === undefined ? noRelease : await options.toolSlots.acquire(link.controller.signal);
+    if (release === undefined) return { outcome: 'cancelled', result: toolResultText.cancelled(tool.name) };
+    try {
+      return await runInPlace(tool, args, options, runSignal, link.controller);
+    } finally {
+      release();
+    }
+  } finally {
+    link.release();
+  }
+}
+
+const noRelease = () => {};
+
+/** Runs an allowed call that has its place: the last checks, then the tool, within its time limit. */
+async function runInPlace(tool: AnyTool, args: ToolArguments, options: RunToolLoopOptions, runSignal: CancelSignal, controller: AbortController): Promise<CallResult> {
   if (options.currentTool) {
     // Checked at the moment of the call: an allow or a grant covers the tool as it was, not as it is now.
     const live = options.currentTool(tool.name);
@@ -795,8 +826,6 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
   const unknown = unknownArguments(args, checked.data);
   if (unknown.length > 0) return { outcome: 'error', result: invalidArguments(tool.name, unknownIssues(unknown)) };
   const timeoutMs = options.toolCallTimeoutMs ?? DEFAULT_TOOL_CALL_TIMEOUT_MS;
-  const link = linkedController(runSignal);
-  const { controller } = link;
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -823,7 +852,6 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
     return { outcome: 'error', result: `Error: the tool "${tool.name}" timed out after ${timeoutMs} ms and ${still}.`, ran: true };
   } finally {
     clearTimeout(timer);
-    link.release();
   }
 }
 

@@ -1,9 +1,8 @@
-import { ModelError, type ChatRequest, type ModelPart } from '@airlock/core';
+import { ConcurrencyLimit, ModelError, type ChatRequest, type ModelPart } from '@airlock/core';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../test/support';
-import { ConcurrencyLimit } from './concurrency-limit';
 import { OpenAICompatibleModel } from './openai-compatible-model';
 
 const hello: ChatRequest = { messages: [{ role: 'user', content: 'hello' }], tools: [] };

@@ -1,7 +1,6 @@
-import { ModelError, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
+import { ConcurrencyLimit, ModelError, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { ConcurrencyLimit } from './concurrency-limit';
 import { displayURL, toModelError } from './model-server-errors';
 import { OpenAIChunkReader } from './openai-chunk-reader';
 import { toOpenAIMessages, toOpenAITools } from './openai-messages';

@@ -1,7 +1,6 @@
-import { errorMessage, type ChatModel } from '@airlock/core';
+import { ConcurrencyLimit, errorMessage, type ChatModel } from '@airlock/core';
 import { DEMO_MODEL_NAME, DemoModel, type DemoModelOptions } from './demo-model';
 import { displayURL } from './model-server-errors';
-import { ConcurrencyLimit } from './concurrency-limit';
 import { DEFAULT_MAX_CONCURRENT_REQUESTS, OpenAICompatibleModel } from './openai-compatible-model';
 import { LOCAL_MODEL_SERVERS, listModels, probeLocalModelServers, type ProbeOptions } from './probe-model-servers';
 

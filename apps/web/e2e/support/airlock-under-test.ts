@@ -69,6 +69,7 @@ export async function startAirlockUnderTest(options: AirlockUnderTestOptions = {
       runBurst: 1000,
       subscriptionsPerConnection: 32,
       maxModelRequests: 64,
+      maxRunningCalls: 64,
     },
     ...(dataDir === undefined ? {} : { dataDir }),
   };

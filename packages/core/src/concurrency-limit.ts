@@ -1,8 +1,11 @@
+import type { ToolSlots } from './run-tool-loop';
+
 /**
  * At most `max` holders at once; the others wait their turn, first come first served. A waiter whose signal aborts
- * leaves the line without taking a place.
+ * leaves the line without taking a place. A host's model requests are held to one, its running tool calls to
+ * another (as `ToolSlots`).
  */
-export class ConcurrencyLimit {
+export class ConcurrencyLimit implements ToolSlots {
   private active = 0;
   private readonly line: (() => void)[] = [];
 
