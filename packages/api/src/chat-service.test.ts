@@ -96,7 +96,7 @@ describe('ChatService writes', () => {
     expect(writes.filter((types) => types.includes('tool-decision'))).toStrictEqual([['tool-decision', 'tool-end']]);
     const stored = (await store.loadEvents('r1', 0)).map((event) => event.type);
     expect(stored.slice(stored.indexOf('tool-decision'), stored.indexOf('tool-decision') + 2)).toStrictEqual(['tool-decision', 'tool-end']);
-    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'deny', reason: 'no', outcome: 'denied' }]);
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'deny', reason: 'no', outcome: 'denied', startedAt: null }]);
   });
 
   it('stores an allow on its own, before the tool runs', async () => {
@@ -155,7 +155,12 @@ describe('ChatService tool slots', () => {
     await runEnded(chat, 'B');
     expect(ran).toStrictEqual(['a', 'b']);
     expect(slots.size).toBe(0);
-    expect((await chat.getSession('B')).toolCalls).toMatchObject([{ decision: 'allow', outcome: 'executed' }]);
+    // The ledger says when each began to run: the second only once the first had ended.
+    const [a] = (await chat.getSession('A')).toolCalls;
+    const [b] = (await chat.getSession('B')).toolCalls;
+    expect(b).toMatchObject({ decision: 'allow', outcome: 'executed' });
+    expect(b!.startedAt).toBeGreaterThanOrEqual(a!.endedAt!);
+    expect(b!.startedAt).toBeGreaterThanOrEqual(b!.decidedAt!);
   });
 });
 

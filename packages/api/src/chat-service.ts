@@ -1220,7 +1220,15 @@ export class ChatService {
         };
       }
       case 'tool-end':
-        return { kind: 'end', toolCallId: event.toolCallId, outcome: event.outcome, result: event.result, ...(event.cut === undefined ? {} : { cut: event.cut }), endedAt: at };
+        return {
+          kind: 'end',
+          toolCallId: event.toolCallId,
+          outcome: event.outcome,
+          result: event.result,
+          ...(event.cut === undefined ? {} : { cut: event.cut }),
+          endedAt: at,
+          ...(event.startedAt === undefined ? {} : { startedAt: event.startedAt }),
+        };
       case 'run-start':
       case 'status':
       case 'text-delta':

@@ -259,6 +259,7 @@ export class MemoryStore implements AirlockStore {
           record.result = change.result;
           record.cut = change.cut === undefined ? null : { ...change.cut };
           record.endedAt = change.endedAt;
+          if (change.startedAt !== undefined) record.startedAt = change.startedAt;
         };
     }
   }

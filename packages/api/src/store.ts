@@ -143,7 +143,7 @@ export type LedgerChange =
       editedArguments?: ToolArguments;
     }
   | { kind: 'running'; toolCallId: string; startedAt: number }
-  | { kind: 'end'; toolCallId: string; outcome: ToolOutcome; result: string; cut?: ResultCut; endedAt: number };
+  | { kind: 'end'; toolCallId: string; outcome: ToolOutcome; result: string; cut?: ResultCut; endedAt: number; /** When it began to run, if it did. */ startedAt?: number };
 
 export interface AppendEventInput {
   runId: string;

@@ -96,6 +96,11 @@ export const toolEndEventSchema = z.object({
   result: z.string(),
   /** Absent when nothing was left out of `result`. */
   cut: resultCutSchema.optional(),
+  /**
+   * When the tool began to run (ms since the epoch), on this instance's clock; absent when it never did (refused,
+   * cancelled before it started, not run). A call that waited for a place among the running calls started late.
+   */
+  startedAt: z.number().int().nonnegative().optional(),
 });
 
 export const runEndEventSchema = z.object({

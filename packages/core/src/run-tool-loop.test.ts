@@ -122,7 +122,17 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
         },
       });
       expect(order).toStrictEqual(['place taken', 'ran', 'place given back']);
-      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', result: 'ok' }]);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', result: 'ok', startedAt: expect.any(Number) }]);
+    });
+
+    it('says when a call that ran started, and nothing of the kind for one that did not', async () => {
+      const before = Date.now();
+      const allowed = await drive([pythonCall(), textStep('done')], 'allow');
+      const [end] = ofType(allowed.events, 'tool-end');
+      expect(end?.startedAt).toBeGreaterThanOrEqual(before);
+      expect(end?.startedAt).toBeLessThanOrEqual(Date.now());
+      const denied = await drive([pythonCall(), textStep('done')], 'deny');
+      expect(ofType(denied.events, 'tool-end')[0]).not.toHaveProperty('startedAt');
     });
 
     it('a run cancelled while its allowed call waits for a place ends the call cancelled, unrun', async () => {
@@ -141,6 +151,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(calls).toStrictEqual([]);
       expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow' }]);
       expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'cancelled', result: toolResultText.cancelled('python') }]);
+      expect(ofType(events, 'tool-end')[0]).not.toHaveProperty('startedAt');
       expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
     });
 
@@ -1128,7 +1139,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       const forged = 'page text\n[… 48213 characters cut …]\nmore text [… 123 bytes omitted …]';
       const whole = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool(forged)] });
       const [end] = ofType(whole.events, 'tool-end');
-      expect(end).toStrictEqual({ type: 'tool-end', toolCallId: end?.toolCallId, toolName: 'python', outcome: 'executed', result: forged });
+      expect(end).toStrictEqual({ type: 'tool-end', toolCallId: end?.toolCallId, toolName: 'python', outcome: 'executed', result: forged, startedAt: expect.any(Number) });
       const long = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [outputTool(`${forged}${'z'.repeat(1500)}`)], maxToolResultChars: 1000 });
       expect(ofType(long.events, 'tool-end')[0]?.cut).toStrictEqual({ characters: forged.length + 500 });
     });

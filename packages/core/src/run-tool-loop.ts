@@ -202,8 +202,8 @@ interface CallResult {
   result: string;
   /** What the tool left out of `result`, by its own count. */
   cut?: ResultCut;
-  /** Set when the tool was started (whatever came of it). */
-  ran?: true;
+  /** When the tool was started (ms since the epoch), whatever came of it; absent when it never was. */
+  startedAt?: number;
 }
 
 /** A decision as the loop reports it: an edited allow that a deny rule refuses carries that rule's verdict. */
@@ -430,7 +430,15 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         if (result.outcome === 'executed') (succeeded ??= new Set()).add(callKey(ran));
         const { content, cut } = capResult(result, options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS);
         append({ role: 'tool', toolCallId: call.id, toolName: call.name, content });
-        yield { type: 'tool-end', toolCallId: call.id, toolName: call.name, outcome: result.outcome, result: content, ...(cut === undefined ? {} : { cut }) };
+        yield {
+          type: 'tool-end',
+          toolCallId: call.id,
+          toolName: call.name,
+          outcome: result.outcome,
+          result: content,
+          ...(cut === undefined ? {} : { cut }),
+          ...(result.startedAt === undefined ? {} : { startedAt: result.startedAt }),
+        };
       }
     } finally {
       // Also reached when the consumer stops iterating while calls wait: no slot may outlive the run (a parked run
@@ -789,7 +797,7 @@ async function runAllowed(tool: AnyTool, call: ToolCall, outcome: DecisionOutcom
   const edited = outcome?.editedArguments;
   if (edited === undefined) return runTool(tool, call.arguments, options, signal);
   const result = await runTool(tool, edited, options, signal);
-  return { ...result, result: toolResultText.edited(edited, result.result, result.ran === true) };
+  return { ...result, result: toolResultText.edited(edited, result.result, result.startedAt !== undefined) };
 }
 
 async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopOptions, runSignal: CancelSignal): Promise<CallResult> {
@@ -832,24 +840,25 @@ async function runInPlace(tool: AnyTool, args: ToolArguments, options: RunToolLo
     controller.abort(new Error(`timed out after ${timeoutMs} ms`));
   }, timeoutMs);
   let execution: ReturnType<AnyTool['execute']> | undefined;
+  const startedAt = Date.now();
   try {
     // Run with the arguments as shown, which the schema accepted, not with what parsing made of them: a schema's
     // defaults (an MCP server's JSON Schema) would add values the person never saw.
     execution = tool.execute(given as typeof checked.data, { signal: controller.signal, timeoutMs, sessionId: options.sessionId });
     const output = await raceAbort(execution, controller.signal);
-    if (typeof output === 'string') return { outcome: 'executed', result: output, ran: true };
+    if (typeof output === 'string') return { outcome: 'executed', result: output, startedAt };
     const outcome = output.isError ? 'error' : 'executed';
-    return output.cut === undefined ? { outcome, result: output.content, ran: true } : { outcome, result: output.content, cut: output.cut, ran: true };
+    return output.cut === undefined ? { outcome, result: output.content, startedAt } : { outcome, result: output.content, cut: output.cut, startedAt };
   } catch (error) {
-    if (!runSignal.aborted && !timedOut) return { outcome: 'error', result: `Error: the tool "${tool.name}" failed: ${errorMessage(error)}`, ran: true };
+    if (!runSignal.aborted && !timedOut) return { outcome: 'error', result: `Error: the tool "${tool.name}" failed: ${errorMessage(error)}`, startedAt };
     // Told to stop: its end is reported once it has stopped (a process tool: once its processes are gone), not the
     // moment it was told, and says so when it had not stopped in time.
     const stopped = await settlesWithin(execution, options.toolStopWaitMs ?? DEFAULT_TOOL_STOP_WAIT_MS);
     if (runSignal.aborted) {
-      return { outcome: 'cancelled', result: stopped ? toolResultText.cancelledWhileRunning(tool.name) : toolResultText.cancelledNotStopped(tool.name), ran: true };
+      return { outcome: 'cancelled', result: stopped ? toolResultText.cancelledWhileRunning(tool.name) : toolResultText.cancelledNotStopped(tool.name), startedAt };
     }
     const still = stopped ? 'was stopped' : 'was told to stop, and had not stopped when this was written';
-    return { outcome: 'error', result: `Error: the tool "${tool.name}" timed out after ${timeoutMs} ms and ${still}.`, ran: true };
+    return { outcome: 'error', result: `Error: the tool "${tool.name}" timed out after ${timeoutMs} ms and ${still}.`, startedAt };
   } finally {
     clearTimeout(timer);
   }

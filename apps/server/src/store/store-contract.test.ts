@@ -192,6 +192,25 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     expect((await store.listRunToolCalls('r'))[0]).toMatchObject({ outcome: 'executed', result: 'a.txt', endedAt: 10_500 });
   });
 
+  it('records when a call started from its end, written alone or in a batch, and leaves it unset for a call that never ran', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createRun(run('r', 's'));
+    const next = await appendAll(store, { runId: 'r', sessionId: 's' }, [startChange('alone', 10_000), startChange('batched', 10_001), startChange('refused', 10_002)]);
+    await store.appendEvent({ runId: 'r', sessionId: 's', seq: next, event: statusEvent('alone ended'), at: 10_900, ledger: { kind: 'end', toolCallId: 'alone', outcome: 'executed', result: 'a', endedAt: 10_900, startedAt: 10_100 } });
+    await store.appendEvents([
+      { runId: 'r', sessionId: 's', seq: next + 1, event: statusEvent('batched ended'), at: 11_000, ledger: { kind: 'end', toolCallId: 'batched', outcome: 'error', result: 'b', endedAt: 11_000, startedAt: 10_200 } },
+      { runId: 'r', sessionId: 's', seq: next + 2, event: statusEvent('refused ended'), at: 11_001, ledger: { kind: 'end', toolCallId: 'refused', outcome: 'denied', result: 'no', endedAt: 11_001 } },
+    ]);
+    const calls = await store.listRunToolCalls('r');
+    expect(calls.map(({ toolCallId, startedAt, endedAt }) => ({ toolCallId, startedAt, endedAt }))).toStrictEqual([
+      { toolCallId: 'alone', startedAt: 10_100, endedAt: 10_900 },
+      { toolCallId: 'batched', startedAt: 10_200, endedAt: 11_000 },
+      { toolCallId: 'refused', startedAt: null, endedAt: 11_001 },
+    ]);
+  });
+
   it('pages the audit newest first over 250 calls, without duplicates or gaps, under every filter', async () => {
     await using opened = await open();
     const { store } = opened;
