@@ -55,7 +55,7 @@ describe('runToolLoop with OpenAICompatibleModel against an OpenAI-compatible se
     expect(ran).toStrictEqual(['hello']);
     expect(result.reason).toBe('done');
     expect(events.filter((event) => event.type === 'tool-end')).toStrictEqual([
-      { type: 'tool-end', toolCallId: 'call_1', toolName: 'shout', outcome: 'executed', result: 'HELLO' },
+      { type: 'tool-end', toolCallId: 'call_1', toolName: 'shout', outcome: 'executed', result: 'HELLO', startedAt: expect.any(Number) },
     ]);
     expect(fake.requests).toHaveLength(2);
     expect(fake.requests[1]?.messages).toStrictEqual([
