@@ -27,6 +27,21 @@ describe('ConcurrencyLimit', () => {
     expect({ size: limit.size, waiting: limit.waiting }).toStrictEqual({ size: 0, waiting: 0 });
   });
 
+  it('tryAcquire takes a free place at once, and none while the places are taken or someone waits for one', async () => {
+    const limit = new ConcurrencyLimit(1);
+    const held = limit.tryAcquire();
+    expect(held).toBeTypeOf('function');
+    expect(limit.tryAcquire()).toBeUndefined();
+    const waiting = limit.acquire();
+    // The place given back goes to the one in line, not to whoever asks at that moment.
+    held!();
+    expect(limit.tryAcquire()).toBeUndefined();
+    (await waiting)!();
+    expect(limit.size).toBe(0);
+    limit.tryAcquire()!();
+    expect(limit.size).toBe(0);
+  });
+
   it('a waiter whose signal aborts leaves the line without a place, and one aborted before asking gets none', async () => {
     const limit = new ConcurrencyLimit(1);
     const held = await limit.acquire();

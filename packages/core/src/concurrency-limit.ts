@@ -23,6 +23,13 @@ export class ConcurrencyLimit implements ToolSlots {
     return this.line.length;
   }
 
+  /** Takes a place if one is free and nobody waits for one; answers the function that gives it back, else undefined. */
+  tryAcquire(): (() => void) | undefined {
+    if (this.active >= this.max || this.line.length > 0) return undefined;
+    this.active++;
+    return this.releaser();
+  }
+
   /**
    * Takes a place, waiting for one if need be. Answers the function that gives it back (once; later calls do
    * nothing), or undefined when `signal` aborted first.

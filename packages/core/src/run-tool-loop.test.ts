@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApprovalRegistry } from './approval-registry';
+import { ConcurrencyLimit } from './concurrency-limit';
 import { Cancellation } from './cancellation';
 import type { ChatModel } from './chat-model';
 import type { LoopEvent } from './events';
@@ -104,25 +105,59 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(order).toStrictEqual(['ran a', 'next turn', 'ran b', 'next turn']);
     });
 
-    it('an allowed call takes a place among the running calls before it runs, and gives it back once it has ended', async () => {
-      const order: string[] = [];
+    it('an allowed call takes a place among the running calls while it runs, and gives it back once it has ended', async () => {
+      const slots = new ConcurrencyLimit(2);
+      const taken: number[] = [];
       const python = recordingTool('python', {
         run: async () => {
-          order.push('ran');
+          taken.push(slots.size);
           return 'ok';
         },
       });
-      const { events } = await drive([pythonCall(), textStep('done')], 'allow', {
-        tools: [python.tool],
-        toolSlots: {
-          acquire: async () => {
-            order.push('place taken');
-            return () => order.push('place given back');
-          },
-        },
-      });
-      expect(order).toStrictEqual(['place taken', 'ran', 'place given back']);
+      const { events } = await drive([pythonCall(), textStep('done')], 'allow', { tools: [python.tool], toolSlots: slots });
+      expect(taken).toStrictEqual([1]);
+      expect(slots.size).toBe(0);
+      // A place was free: nothing was said about waiting.
+      expect(ofType(events, 'status').map((event) => event.text)).not.toContainEqual(expect.stringContaining('place'));
       expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', result: 'ok', startedAt: expect.any(Number) }]);
+    });
+
+    describe('with every place taken', () => {
+      /** A run of one allowed python call on a server whose only place is held by another call. */
+      async function waitingForAPlace(onWaiting: (controls: { giveBack: () => void; cancel: () => void }) => void) {
+        const slots = new ConcurrencyLimit(1);
+        const giveBack = slots.tryAcquire()!;
+        const controller = new AbortController();
+        const python = recordingTool('python');
+        const registry = new ApprovalRegistry();
+        const model = new ScriptedModel([pythonCall(), textStep('done')]);
+        const run = loop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [python.tool], registry, sessionId: SESSION, signal: controller.signal, toolSlots: slots });
+        const { events } = await collectRun(run, (event) => {
+          if (event.type === 'tool-start' && event.awaitingConfirmation) later(() => registry.resolve(event.approvalId, 'allow', { sessionId: SESSION }));
+          if (event.type === 'status' && event.text.startsWith('Waiting for a place')) onWaiting({ giveBack, cancel: () => controller.abort() });
+        });
+        return { events, calls: python.calls, slots };
+      }
+
+      it('an allowed call says it waits for a place, and runs once one is given back', async () => {
+        const { events, calls, slots } = await waitingForAPlace(({ giveBack }) => giveBack());
+        expect(ofType(events, 'status').map((event) => event.text)).toContain('Waiting for a place to run: 1 of 1 tool calls are running');
+        expect(calls).toStrictEqual([{ code: 'print(1)' }]);
+        expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', startedAt: expect.any(Number) }]);
+        expect(slots.size).toBe(0);
+      });
+
+      it('a run cancelled while its allowed call waits for a place ends the call cancelled, unrun', async () => {
+        const { events, calls, slots } = await waitingForAPlace(({ cancel }) => cancel());
+        expect(calls).toStrictEqual([]);
+        expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow' }]);
+        expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'cancelled', result: toolResultText.cancelled('python') }]);
+        expect(ofType(events, 'tool-end')[0]).not.toHaveProperty('startedAt');
+        expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+        // It left the line; the place is still the other call's.
+        expect(slots.waiting).toBe(0);
+        expect(slots.size).toBe(1);
+      });
     });
 
     it('says when a call that ran started, and nothing of the kind for one that did not', async () => {
@@ -133,26 +168,6 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(end?.startedAt).toBeLessThanOrEqual(Date.now());
       const denied = await drive([pythonCall(), textStep('done')], 'deny');
       expect(ofType(denied.events, 'tool-end')[0]).not.toHaveProperty('startedAt');
-    });
-
-    it('a run cancelled while its allowed call waits for a place ends the call cancelled, unrun', async () => {
-      const controller = new AbortController();
-      const { events, calls } = await drive([pythonCall(), textStep('never')].slice(0, 1), 'allow', {
-        signal: controller.signal,
-        toolSlots: {
-          // No place is free: the call waits in line until its run is cancelled.
-          acquire: (signal) =>
-            new Promise((resolve) => {
-              signal.addEventListener('abort', () => resolve(undefined), { once: true });
-              controller.abort();
-            }),
-        },
-      });
-      expect(calls).toStrictEqual([]);
-      expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow' }]);
-      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'cancelled', result: toolResultText.cancelled('python') }]);
-      expect(ofType(events, 'tool-end')[0]).not.toHaveProperty('startedAt');
-      expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
     });
 
     it('allow executes the tool once and feeds its result back', async () => {

@@ -105,6 +105,12 @@ export interface RunToolLoopOptions {
 
 /** A limit on the calls running at once (see `RunToolLoopOptions.toolSlots`). */
 export interface ToolSlots {
+  /** Places there are. */
+  readonly max: number;
+  /** Places taken now. */
+  readonly size: number;
+  /** A place if one is free now (and nobody waits for one); answers what gives it back, else undefined. */
+  tryAcquire(): (() => void) | undefined;
   /** Waits for a place; answers what gives it back, or undefined when `signal` aborted first. */
   acquire(signal: AbortSignal): Promise<(() => void) | undefined>;
 }
@@ -387,7 +393,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
                 : toolVersion(tool) !== ticket.toolVersion
                   ? // Put up before a restart or on another instance, when the tool was another: the allow was not for this one.
                     { outcome: 'error', result: toolResultText.toolChanged(call.name) }
-                  : yield* runReportingDecisions(runAllowed(tool, call, outcome, options, signal), planned, announced, reported, signal, offered, options.policy);
+                  : yield* runPlaced(tool, call, outcome, options, signal, { planned, announced, reported, offered });
         } else if (signal.aborted) {
           yield toolStart(call, '', false);
           result = { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
@@ -423,7 +429,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             if (outcome?.decision === 'allow' && outcome.editedArguments !== undefined) ran = { ...call, arguments: outcome.editedArguments };
             result =
               !outcome || outcome.decision === 'allow'
-                ? yield* runReportingDecisions(runAllowed(check.tool, call, outcome, options, signal), planned, announced, reported, signal, offered, options.policy)
+                ? yield* runPlaced(check.tool, call, outcome, options, signal, { planned, announced, reported, offered })
                 : refusal(call, { ...outcome, decision: outcome.decision });
           }
         }
@@ -502,16 +508,16 @@ async function* reportDecisionsUntil(
   }
 }
 
-/** Runs a call while still reporting every decision made meanwhile on the calls after it. */
-async function* runReportingDecisions(
-  execution: Promise<CallResult>,
+/** Waits for `execution` (a call's run, or its place) while still reporting every decision made meanwhile on the calls after it. */
+async function* runReportingDecisions<T>(
+  execution: Promise<T>,
   planned: readonly PlannedCall[],
   announced: readonly (ApprovalTicket | undefined)[],
   reported: (Reported | undefined)[],
   signal: CancelSignal,
   offered: readonly AnyTool[],
   policy: RunToolLoopOptions['policy'],
-): AsyncGenerator<LoopEvent, CallResult, undefined> {
+): AsyncGenerator<LoopEvent, T, undefined> {
   const finished = execution.then((result) => ({ result }));
   for (;;) {
     const waits = decisionWaits(announced, reported, signal);
@@ -793,6 +799,49 @@ function refusalOf(toolName: string, decision: Exclude<Decision, 'allow'>, sourc
 }
 
 /** Runs an allowed call: with the person's edited arguments when they changed them, and the model is told so. */
+/** The announced calls of a turn and what was reported of them, for decisions made while a call waits or runs. */
+interface Batch {
+  planned: readonly PlannedCall[];
+  announced: readonly (ApprovalTicket | undefined)[];
+  reported: (Reported | undefined)[];
+  offered: readonly AnyTool[];
+}
+
+/**
+ * Runs an allowed call once it has a place among the calls running at once (`toolSlots`), reporting decisions on
+ * the calls after it meanwhile. One that must wait for a place says so (a status event), and one whose run is
+ * cancelled while it waits ends unrun.
+ */
+async function* runPlaced(
+  tool: AnyTool,
+  call: ToolCall,
+  outcome: DecisionOutcome | undefined,
+  options: RunToolLoopOptions,
+  signal: CancelSignal,
+  batch: Batch,
+): AsyncGenerator<LoopEvent, CallResult, undefined> {
+  const { planned, announced, reported, offered } = batch;
+  const slots = options.toolSlots;
+  let release = slots === undefined ? noRelease : slots.tryAcquire();
+  if (slots !== undefined && release === undefined) {
+    yield { type: 'status', text: `Waiting for a place to run: ${slots.size} of ${slots.max} tool calls are running` };
+    const link = linkedController(signal);
+    try {
+      release = yield* runReportingDecisions(slots.acquire(link.controller.signal), planned, announced, reported, signal, offered, options.policy);
+    } finally {
+      link.release();
+    }
+    if (release === undefined) return { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
+  }
+  try {
+    return yield* runReportingDecisions(runAllowed(tool, call, outcome, options, signal), planned, announced, reported, signal, offered, options.policy);
+  } finally {
+    release!();
+  }
+}
+
+const noRelease = () => {};
+
 async function runAllowed(tool: AnyTool, call: ToolCall, outcome: DecisionOutcome | undefined, options: RunToolLoopOptions, signal: CancelSignal): Promise<CallResult> {
   const edited = outcome?.editedArguments;
   if (edited === undefined) return runTool(tool, call.arguments, options, signal);
@@ -805,22 +854,14 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
   if (runSignal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelled(tool.name) };
   const link = linkedController(runSignal);
   try {
-    const release = options.toolSlots === undefined ? noRelease : await options.toolSlots.acquire(link.controller.signal);
-    if (release === undefined) return { outcome: 'cancelled', result: toolResultText.cancelled(tool.name) };
-    try {
-      return await runInPlace(tool, args, options, runSignal, link.controller);
-    } finally {
-      release();
-    }
+    return await runChecked(tool, args, options, runSignal, link.controller);
   } finally {
     link.release();
   }
 }
 
-const noRelease = () => {};
-
-/** Runs an allowed call that has its place: the last checks, then the tool, within its time limit. */
-async function runInPlace(tool: AnyTool, args: ToolArguments, options: RunToolLoopOptions, runSignal: CancelSignal, controller: AbortController): Promise<CallResult> {
+/** The last checks, then the tool, within its time limit. */
+async function runChecked(tool: AnyTool, args: ToolArguments, options: RunToolLoopOptions, runSignal: CancelSignal, controller: AbortController): Promise<CallResult> {
   if (options.currentTool) {
     // Checked at the moment of the call: an allow or a grant covers the tool as it was, not as it is now.
     const live = options.currentTool(tool.name);
