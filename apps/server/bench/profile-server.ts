@@ -1,4 +1,5 @@
 // Where the shipped server's time and memory go, for whoever works on them (not part of `pnpm bench`).
+//   (cpu and split take a third argument, allow or deny: the decision each round trip sends; default allow)
 //   tsx bench/profile-server.ts cpu [iterations]   CPU profile of the server during approval round trips through
 //                                                  @airlock/client: writes server-round-trip.cpuprofile (open it in
 //                                                  Chrome DevTools) and prints where the server's own part of each
