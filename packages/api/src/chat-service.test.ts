@@ -99,6 +99,25 @@ describe('ChatService writes', () => {
     expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'deny', reason: 'no', outcome: 'denied', startedAt: null }]);
   });
 
+  it('stores and shows a refusal made while another call of the batch runs, without waiting for that call to end', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const hold = deferred<void>();
+    const { chat } = await start(store, [toolCallStep({ name: 'echo', arguments: { text: 'a' } }, { name: 'echo', arguments: { text: 'b' } }), textStep('ok')], [echoTool(ran, hold.promise)]);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(2));
+    const [first, second] = chat.pending('s');
+    await chat.confirm({ sessionId: 's', approvalId: first!.approvalId, decision: 'allow' });
+    await vi.waitFor(() => expect(ran).toStrictEqual(['a']));
+    await chat.confirm({ sessionId: 's', approvalId: second!.approvalId, decision: 'deny', reason: 'not b' });
+    // The first call still runs: the denial of the second is stored on its own meanwhile.
+    await vi.waitFor(async () => expect((await store.listRunToolCalls('r1')).map((call) => call.decision)).toStrictEqual(['allow', 'deny']));
+    expect((await store.loadEvents('r1', 0)).filter((event) => event.type === 'tool-end')).toStrictEqual([]);
+    hold.resolve();
+    await runEnded(chat, 's');
+    expect(ran).toStrictEqual(['a']);
+  });
+
   it('stores an allow on its own, before the tool runs', async () => {
     const store = new MemoryStore();
     const writes = writesOf(store);
