@@ -260,7 +260,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   if (fileLimit !== undefined && fileLimit < sockets + calls + RESERVED_FILES) {
     log(
       `Warning: this process may open ${fileLimit} files, fewer than the capacity settings allow: ${sockets} sockets, ${calls} for running tool calls ` +
-        `and ${RESERVED_FILES} for everything else; raise the limit (ulimit -n) or lower --max-connections`,
+        `and ${RESERVED_FILES} for everything else; raise the limit (ulimit -n) or lower --max-connections or --max-running-calls`,
     );
   }
   const servers = services.catalog.servers();

@@ -3,6 +3,7 @@ import {
   canonicalJson,
   Cancellation,
   ConflictError,
+  endsAtOnce,
   grantsNeedExactArguments,
   InvalidArgumentsError,
   NotFoundError,
@@ -1046,7 +1047,8 @@ export class ChatService {
           end = event;
         }
         // The messages that came before the event go in its write (a tool's answer and its tool-end are one).
-        await this.record(run, event, event !== end, session, refusedCall(event));
+        // A refusal of the call whose turn it is goes in one write with that call's end, which follows at once.
+        await this.record(run, event, event !== end, session, endsAtOnce(event));
         if (changesWaiting(event)) this.announceWaitingChange(session.summary.sessionId);
       }
       await this.flushed(run);
@@ -1121,8 +1123,8 @@ export class ChatService {
    * Stores an event with what it changes in the ledger, then lets clients see it. Text deltas are queued and
    * written in bursts (one write for all that came while the previous burst was written) without holding the loop;
    * every other event waits for everything before it, and for itself, to be stored. A `held` event is queued
-   * without a write of its own: it goes in the write of the event that follows it in the same turn of the event
-   * loop, and is shown with it; with none, it is written on its own at the next turn.
+   * without a write of its own: it goes in the next event's write (or the run's last), and is shown with it; only
+   * an event the loop follows at once is held (`endsAtOnce`).
    */
   private async record(run: Run, event: LoopEvent, show = true, session?: Session, held = false): Promise<void> {
     if (run.suspended) return;
@@ -1147,12 +1149,7 @@ export class ChatService {
       ...(run.fence === undefined ? {} : { fence: run.fence }),
     };
     run.queued.push({ input, event, show, ...(conversation === undefined ? {} : { conversation }) });
-    if (held) {
-      // Written with the next event when that comes within this turn of the event loop (its tool-end, as a rule);
-      // else on its own at the next turn (a refusal made while another call of its batch runs).
-      setImmediate(() => this.startFlush(run));
-      return;
-    }
+    if (held) return;
     this.startFlush(run);
     if (!delta) await this.flushed(run);
     else if (run.writeFailure !== undefined) throw run.writeFailure;
@@ -1295,16 +1292,6 @@ function titleFrom(message: string): string {
 }
 
 /** A call started waiting for a decision, or stopped. */
-/**
- * A decision that lets nothing run (deny, timeout, cancel): nothing happens between it and its call's end but the
- * loop's own bookkeeping, so it need not be on disk before the loop goes on. Held, it is written in one commit with
- * its tool-end when that follows at once (the call being decided is the one whose turn it is): the refusal and its
- * end are stored together or not at all.
- */
-function refusedCall(event: LoopEvent): boolean {
-  return event.type === 'tool-decision' && event.decision !== 'allow';
-}
-
 function changesWaiting(event: LoopEvent): boolean {
   return (event.type === 'tool-start' && event.awaitingConfirmation) || (event.type === 'tool-decision' && event.approvalId !== '');
 }

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ApprovalRegistry } from './approval-registry';
 import { ConcurrencyLimit } from './concurrency-limit';
@@ -6,7 +6,7 @@ import { Cancellation } from './cancellation';
 import type { ChatModel } from './chat-model';
 import type { LoopEvent } from './events';
 import type { ChatMessage } from './messages';
-import { runToolLoop, type RunToolLoopOptions } from './run-tool-loop';
+import { endsAtOnce, runToolLoop, type RunToolLoopOptions } from './run-tool-loop';
 import { collectRun, deferred, hangingStep, parkingRun, ScriptedModel, textStep, toolCallStep, type ScriptStep } from './testing';
 import { defineTool, toolVersion, type AnyTool, type ToolOutput } from './tool';
 import { toolResultText } from './tool-results';
@@ -139,6 +139,17 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
         return { events, calls: python.calls, slots };
       }
 
+      it('keeps a place taken until a tool slow to stop has stopped, past its call’s end', async () => {
+        const slots = new ConcurrencyLimit(1);
+        const stop = deferred<void>();
+        const stubborn = recordingTool('python', { run: () => stop.promise.then(() => 'late') });
+        const { events } = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [stubborn.tool], toolSlots: slots, toolCallTimeoutMs: 20, toolStopWaitMs: 1 });
+        expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'error', result: expect.stringContaining('had not stopped') }]);
+        expect(slots.size).toBe(1);
+        stop.resolve();
+        await vi.waitFor(() => expect(slots.size).toBe(0));
+      });
+
       it('an allowed call says it waits for a place, and runs once one is given back', async () => {
         const { events, calls, slots } = await waitingForAPlace(({ giveBack }) => giveBack());
         expect(ofType(events, 'status').map((event) => event.text)).toContain('Waiting for a place to run: 1 of 1 tool calls are running');
@@ -158,6 +169,37 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
         expect(slots.waiting).toBe(0);
         expect(slots.size).toBe(1);
       });
+    });
+
+    it('marks a refusal of the call whose turn it is as followed at once by its end, and no other decision', async () => {
+      const denied = await drive([pythonCall(), textStep('ok')], 'deny');
+      const [refusal] = ofType(denied.events, 'tool-decision');
+      expect(endsAtOnce(refusal!)).toBe(true);
+      expect(denied.events[denied.events.indexOf(refusal!) + 1]).toMatchObject({ type: 'tool-end', toolCallId: refusal!.toolCallId });
+      const allowed = await drive([pythonCall(), textStep('ok')], 'allow');
+      expect(ofType(allowed.events, 'tool-decision').map(endsAtOnce)).toStrictEqual([false]);
+      expect(allowed.events.filter(endsAtOnce)).toStrictEqual([]);
+    });
+
+    it('does not mark a refusal of a later call reported while an earlier one runs', async () => {
+      const bDecided = deferred<void>();
+      const python = recordingTool('python', { run: async (args) => (args.code === 'a' ? bDecided.promise.then(() => 'a done') : 'b done') });
+      const registry = new ApprovalRegistry();
+      const starts: string[] = [];
+      const run = loop({ model: new ScriptedModel([toolCallStep({ name: 'python', arguments: { code: 'a' } }, { name: 'python', arguments: { code: 'b' } }), textStep('ok')]), messages: [{ role: 'user', content: 'hi' }], tools: [python.tool], registry, sessionId: SESSION });
+      const { events } = await collectRun(run, (event) => {
+        if (event.type === 'tool-start' && event.awaitingConfirmation) starts.push(event.approvalId);
+        if (event.type === 'tool-start' && starts.length === 2) later(() => registry.resolve(starts[0]!, 'allow', { sessionId: SESSION }));
+        // a runs: b is denied meanwhile, and a ends only once that denial has been reported.
+        if (event.type === 'tool-decision' && event.decision === 'allow') later(() => registry.resolve(starts[1]!, 'deny', { sessionId: SESSION }));
+        if (event.type === 'tool-decision' && event.decision === 'deny') bDecided.resolve();
+      });
+      const decisions = ofType(events, 'tool-decision');
+      expect(decisions.map((event) => [event.decision, endsAtOnce(event)])).toStrictEqual([
+        ['allow', false],
+        ['deny', false],
+      ]);
+      expect(ofType(events, 'tool-end').map((event) => event.outcome)).toStrictEqual(['executed', 'denied']);
     });
 
     it('says when a call that ran started, and nothing of the kind for one that did not', async () => {
@@ -1286,5 +1328,49 @@ describe('runToolLoop parked while it waits on the person', () => {
       'run-end',
     ]);
     expect(ran).toStrictEqual(['b']);
+  });
+});
+
+describe('runToolLoop let go of while a call waits for a place', () => {
+  /** Call a allowed and waiting for the only place (held elsewhere); call b denied meanwhile, reported from the wait. */
+  async function inLine() {
+    const slots = new ConcurrencyLimit(1);
+    const other = slots.tryAcquire()!;
+    const registry = new ApprovalRegistry();
+    const controller = new AbortController();
+    const python = recordingTool('python');
+    const model = new ScriptedModel([toolCallStep({ name: 'python', arguments: { code: 'a' } }, { name: 'python', arguments: { code: 'b' } }), textStep('done')]);
+    const run = runToolLoop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [python.tool], registry, sessionId: SESSION, signal: controller.signal, toolSlots: slots });
+    const starts: string[] = [];
+    for (;;) {
+      const next = await run.next();
+      if (next.done) throw new Error('the run ended before its call waited for a place');
+      const event = next.value;
+      if (event.type === 'tool-start' && event.awaitingConfirmation) starts.push(event.approvalId);
+      if (event.type === 'tool-start' && starts.length === 2) registry.resolve(starts[0]!, 'allow', { sessionId: SESSION });
+      if (event.type === 'status' && event.text.startsWith('Waiting for a place')) {
+        registry.resolve(starts[1]!, 'deny', { sessionId: SESSION });
+        expect((await run.next()).value).toMatchObject({ type: 'tool-decision', decision: 'deny' });
+        return { slots, other, controller, run, python };
+      }
+    }
+  }
+
+  it('leaves the line: the place given back later is free again', async () => {
+    const { slots, other, run, python } = await inLine();
+    await run.return({ runId: '', reason: 'cancelled', messages: [] });
+    expect(slots.waiting).toBe(0);
+    other();
+    expect(slots.size).toBe(0);
+    expect(python.calls).toStrictEqual([]);
+  });
+
+  it('gives back a place handed to it meanwhile, when cancelled and let go of as the chat service does on an error', async () => {
+    const { slots, other, controller, run, python } = await inLine();
+    other();
+    controller.abort();
+    await run.return({ runId: '', reason: 'error', messages: [] });
+    await vi.waitFor(() => expect({ size: slots.size, waiting: slots.waiting }).toStrictEqual({ size: 0, waiting: 0 }));
+    expect(python.calls).toStrictEqual([]);
   });
 });

@@ -210,6 +210,8 @@ interface CallResult {
   cut?: ResultCut;
   /** When the tool was started (ms since the epoch), whatever came of it; absent when it never was. */
   startedAt?: number;
+  /** With a tool that was started: settles once the tool itself has (stopped), which may be after the call's end. */
+  settled?: Promise<unknown>;
 }
 
 /** A decision as the loop reports it: an edited allow that a deny rule refuses carries that rule's verdict. */
@@ -378,7 +380,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             if (parkable(i)) return park(i);
             // The usual case, one call left to decide: waited on right here, no helper generator held meanwhile.
             outcome = reported[i] = await reviewEdit(call, await ticket.wait(signal), offered, options.policy);
-            yield decisionEvent(call, ticket.approvalId, outcome);
+            yield endingAtOnce(decisionEvent(call, ticket.approvalId, outcome), outcome.decision !== 'allow');
           }
           if (!outcome && parkable(i)) return park(i);
           outcome ??= yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options.policy, parkable);
@@ -419,7 +421,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             } else if (gate.kind === 'rule') {
               yield toolStart(call, '', false);
               const { verdict } = gate;
-              yield ruleDecisionEvent(call, verdict);
+              yield endingAtOnce(ruleDecisionEvent(call, verdict), verdict.effect === 'deny');
               if (verdict.effect === 'deny') outcome = { decision: 'deny', source: 'rule', reason: verdict.message ?? verdict.description };
             } else {
               yield toolStart(call, '', false);
@@ -503,7 +505,7 @@ async function* reportDecisionsUntil(
     const next = only >= 0 ? { at: only, outcome: await announced[only]!.wait(signal) } : await Promise.race(decisionWaits(announced, reported, signal));
     const { call } = planned[next.at]!;
     const outcome = (reported[next.at] = await reviewEdit(call, next.outcome, offered, policy));
-    yield decisionEvent(call, announced[next.at]!.approvalId, outcome);
+    yield endingAtOnce(decisionEvent(call, announced[next.at]!.approvalId, outcome), next.at === index && outcome.decision !== 'allow');
     if (next.at === index) return outcome;
   }
 }
@@ -734,6 +736,24 @@ async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options
   return { kind: 'ask', ticket };
 }
 
+/** The refusals the loop follows at once with their call's tool-end (see `endsAtOnce`). */
+const refusalsEndingAtOnce = new WeakSet<LoopEvent>();
+
+function endingAtOnce(event: LoopEvent, atOnce: boolean): LoopEvent {
+  if (atOnce) refusalsEndingAtOnce.add(event);
+  return event;
+}
+
+/**
+ * Whether `event`, as this loop emitted it, is a refusal of the call whose turn it is (denied, timed out, cancelled,
+ * or refused by a rule): then the loop's next event is that call's tool-end, with nothing run or awaited between
+ * them, and a host may store the two in one write. False for every other event, and for a refusal of a later call
+ * of the batch, reported while another call waits or runs.
+ */
+export function endsAtOnce(event: LoopEvent): boolean {
+  return refusalsEndingAtOnce.has(event);
+}
+
 function ruleDecisionEvent(call: ToolCall, verdict: PolicyVerdict): LoopEvent {
   return {
     type: 'tool-decision',
@@ -826,17 +846,30 @@ async function* runPlaced(
   if (slots !== undefined && release === undefined) {
     yield { type: 'status', text: `Waiting for a place to run: ${slots.size} of ${slots.max} tool calls are running` };
     const link = linkedController(signal);
+    const waiting = slots.acquire(link.controller.signal);
+    let placed = false;
     try {
-      release = yield* runReportingDecisions(slots.acquire(link.controller.signal), planned, announced, reported, signal, offered, options.policy);
+      release = yield* runReportingDecisions(waiting, planned, announced, reported, signal, offered, options.policy);
+      placed = true;
     } finally {
+      if (!placed) {
+        // Let go of while in line (its consumer stopped the loop): it leaves the line, or gives back a place
+        // handed to it meanwhile.
+        link.controller.abort();
+        void waiting.then((late) => late?.());
+      }
       link.release();
     }
     if (release === undefined) return { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
   }
+  const running = runAllowed(tool, call, outcome, options, signal);
   try {
-    return yield* runReportingDecisions(runAllowed(tool, call, outcome, options, signal), planned, announced, reported, signal, offered, options.policy);
+    return yield* runReportingDecisions(running, planned, announced, reported, signal, offered, options.policy);
   } finally {
-    release!();
+    // The place is the tool's until the tool has stopped, even past its call's end (a tool slow to stop) or past
+    // this loop (its consumer let go of it).
+    const give = release!;
+    void running.then((result) => result.settled).then(give, give);
   }
 }
 
@@ -886,20 +919,22 @@ async function runChecked(tool: AnyTool, args: ToolArguments, options: RunToolLo
     // Run with the arguments as shown, which the schema accepted, not with what parsing made of them: a schema's
     // defaults (an MCP server's JSON Schema) would add values the person never saw.
     execution = tool.execute(given as typeof checked.data, { signal: controller.signal, timeoutMs, sessionId: options.sessionId });
+    const settled = execution;
     const output = await raceAbort(execution, controller.signal);
-    if (typeof output === 'string') return { outcome: 'executed', result: output, startedAt };
+    if (typeof output === 'string') return { outcome: 'executed', result: output, startedAt, settled };
     const outcome = output.isError ? 'error' : 'executed';
-    return output.cut === undefined ? { outcome, result: output.content, startedAt } : { outcome, result: output.content, cut: output.cut, startedAt };
+    return output.cut === undefined ? { outcome, result: output.content, startedAt, settled } : { outcome, result: output.content, cut: output.cut, startedAt, settled };
   } catch (error) {
-    if (!runSignal.aborted && !timedOut) return { outcome: 'error', result: `Error: the tool "${tool.name}" failed: ${errorMessage(error)}`, startedAt };
+    const settled = execution;
+    if (!runSignal.aborted && !timedOut) return { outcome: 'error', result: `Error: the tool "${tool.name}" failed: ${errorMessage(error)}`, startedAt, settled };
     // Told to stop: its end is reported once it has stopped (a process tool: once its processes are gone), not the
     // moment it was told, and says so when it had not stopped in time.
     const stopped = await settlesWithin(execution, options.toolStopWaitMs ?? DEFAULT_TOOL_STOP_WAIT_MS);
     if (runSignal.aborted) {
-      return { outcome: 'cancelled', result: stopped ? toolResultText.cancelledWhileRunning(tool.name) : toolResultText.cancelledNotStopped(tool.name), startedAt };
+      return { outcome: 'cancelled', result: stopped ? toolResultText.cancelledWhileRunning(tool.name) : toolResultText.cancelledNotStopped(tool.name), startedAt, settled };
     }
     const still = stopped ? 'was stopped' : 'was told to stop, and had not stopped when this was written';
-    return { outcome: 'error', result: `Error: the tool "${tool.name}" timed out after ${timeoutMs} ms and ${still}.`, startedAt };
+    return { outcome: 'error', result: `Error: the tool "${tool.name}" timed out after ${timeoutMs} ms and ${still}.`, startedAt, settled };
   } finally {
     clearTimeout(timer);
   }
