@@ -24,6 +24,11 @@ function echoTool(ran: string[], hold?: Promise<void>): AnyTool {
   });
 }
 
+/** The echo tool's name and schema around `execute`. */
+function echoWith(execute: (text: string) => Promise<string>): AnyTool {
+  return defineTool({ name: 'echo', description: 'echoes', parameters: z.object({ text: z.string() }), annotations: { executesCode: true }, execute: ({ text }) => execute(text) });
+}
+
 /** One server process: a ChatService over the given store, as create-services wires it. */
 async function start(store: MemoryStore, steps: ScriptStep[], tools: AnyTool[], extra: Partial<ChatServiceOptions> = {}) {
   const model: ChatModel = new ScriptedModel(steps);
@@ -99,7 +104,7 @@ describe('ChatService writes', () => {
     expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'deny', reason: 'no', outcome: 'denied', startedAt: null }]);
   });
 
-  it('stores and shows a refusal made while another call of the batch runs, without waiting for that call to end', async () => {
+  it('stores a refusal made while another call of the batch runs at once, not with that call’s end', async () => {
     const store = new MemoryStore();
     const ran: string[] = [];
     const hold = deferred<void>();
@@ -122,15 +127,9 @@ describe('ChatService writes', () => {
     const store = new MemoryStore();
     const writes = writesOf(store);
     const writtenWhenRan: string[][][] = [];
-    const tool = defineTool({
-      name: 'echo',
-      description: 'echoes',
-      parameters: z.object({ text: z.string() }),
-      annotations: { executesCode: true },
-      execute: async ({ text }) => {
-        writtenWhenRan.push(structuredClone(writes));
-        return text;
-      },
+    const tool = echoWith(async (text) => {
+      writtenWhenRan.push(structuredClone(writes));
+      return text;
     });
     const { chat } = await start(store, [echoCall('ls'), textStep('ok')], [tool]);
     await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
@@ -148,16 +147,10 @@ describe('ChatService tool slots', () => {
     const ran: string[] = [];
     const first = deferred<void>();
     const slots = new ConcurrencyLimit(1);
-    const tool = defineTool({
-      name: 'echo',
-      description: 'echoes',
-      parameters: z.object({ text: z.string() }),
-      annotations: { executesCode: true },
-      execute: async ({ text }) => {
-        ran.push(text);
-        if (text === 'a') await first.promise;
-        return text;
-      },
+    const tool = echoWith(async (text) => {
+      ran.push(text);
+      if (text === 'a') await first.promise;
+      return text;
     });
     const { chat } = await start(store, [echoCall('a'), echoCall('b'), textStep('done'), textStep('done')], [tool], { toolSlots: slots });
     await chat.startRun({ sessionId: 'A', runId: 'rA', message: 'go' });
