@@ -96,9 +96,9 @@ export interface RunToolLoopOptions {
   beforeNextTurn?: () => Promise<void>;
   /**
    * Places for the calls running at once, shared by every run of a host: an allowed call takes one before its last
-   * checks and gives it back once it has ended or stopped, so a burst of allows (many sessions at once) cannot take
-   * more processes or descriptors than the host sets aside. A call in line has not started: its time limit runs
-   * from when it has a place, and a cancel meanwhile ends it unrun. Default: no limit.
+   * checks and gives it back once its tool has stopped, so a burst of allows (many sessions at once) cannot take
+   * more processes or descriptors than the host sets aside. A call in line has not started: it says so (a status
+   * event), its time limit runs from when it has a place, and a cancel meanwhile ends it unrun. Default: no limit.
    */
   toolSlots?: ToolSlots;
 }
@@ -818,7 +818,6 @@ function refusalOf(toolName: string, decision: Exclude<Decision, 'allow'>, sourc
   }
 }
 
-/** Runs an allowed call: with the person's edited arguments when they changed them, and the model is told so. */
 /** The announced calls of a turn and what was reported of them, for decisions made while a call waits or runs. */
 interface Batch {
   planned: readonly PlannedCall[];
@@ -875,6 +874,7 @@ async function* runPlaced(
 
 const noRelease = () => {};
 
+/** Runs an allowed call: with the person's edited arguments when they changed them, and the model is told so. */
 async function runAllowed(tool: AnyTool, call: ToolCall, outcome: DecisionOutcome | undefined, options: RunToolLoopOptions, signal: CancelSignal): Promise<CallResult> {
   const edited = outcome?.editedArguments;
   if (edited === undefined) return runTool(tool, call.arguments, options, signal);
@@ -885,16 +885,6 @@ async function runAllowed(tool: AnyTool, call: ToolCall, outcome: DecisionOutcom
 async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopOptions, runSignal: CancelSignal): Promise<CallResult> {
   // An allow that lands as the run is cancelled must not start anything.
   if (runSignal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelled(tool.name) };
-  const link = linkedController(runSignal);
-  try {
-    return await runChecked(tool, args, options, runSignal, link.controller);
-  } finally {
-    link.release();
-  }
-}
-
-/** The last checks, then the tool, within its time limit. */
-async function runChecked(tool: AnyTool, args: ToolArguments, options: RunToolLoopOptions, runSignal: CancelSignal, controller: AbortController): Promise<CallResult> {
   if (options.currentTool) {
     // Checked at the moment of the call: an allow or a grant covers the tool as it was, not as it is now.
     const live = options.currentTool(tool.name);
@@ -908,6 +898,8 @@ async function runChecked(tool: AnyTool, args: ToolArguments, options: RunToolLo
   const unknown = unknownArguments(args, checked.data);
   if (unknown.length > 0) return { outcome: 'error', result: invalidArguments(tool.name, unknownIssues(unknown)) };
   const timeoutMs = options.toolCallTimeoutMs ?? DEFAULT_TOOL_CALL_TIMEOUT_MS;
+  const link = linkedController(runSignal);
+  const { controller } = link;
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -937,6 +929,7 @@ async function runChecked(tool: AnyTool, args: ToolArguments, options: RunToolLo
     return { outcome: 'error', result: `Error: the tool "${tool.name}" timed out after ${timeoutMs} ms and ${still}.`, startedAt, settled };
   } finally {
     clearTimeout(timer);
+    link.release();
   }
 }
 
