@@ -73,7 +73,8 @@ describe('airlock chat in a terminal', () => {
     // The bidi override is shown as an escape, never applied; the value is whole, with its line count.
     expect(cli.screen()).toContain('  text (2 lines):\n    │ invoice\\u{202E}txt.exe\n    │ second line\n  ⚠ 1 hidden character shown as \\u{…}');
     cli.type('d use notes.txt instead\r');
-    await cli.shows('I will use notes.txt.');
+    // The answer's line ends once the run has: then the prompt is back.
+    await cli.shows('you›', 2);
     expect(cli.screen()).toContain('  ✗ denied: use notes.txt instead\n  → not run: denied\nUnderstood, I will use notes.txt.\n');
 
     expect(echo.calls).toStrictEqual(['hello']);
@@ -81,7 +82,6 @@ describe('airlock chat in a terminal', () => {
     expect(String(lastMessage(fake.requests[2])?.content)).toContain('use notes.txt instead');
     expect(fake.pending).toBe(0);
 
-    await cli.shows('you›', 2);
     cli.type('\x03');
     await cli.shows('(Ctrl-C again or Ctrl-D to exit)');
     cli.type('\x03');
