@@ -234,6 +234,48 @@ describe('ChatService across a restart', () => {
     expect(events.map((e) => e.type)).toStrictEqual(['run-start', 'status', 'tool-start', 'status', 'tool-decision', 'tool-end', 'text-delta', 'run-end']);
   });
 
+  it('a call allowed but still in line for a place when the server stopped runs after the restart, not reported interrupted', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const full = new ConcurrencyLimit(1);
+    full.tryAcquire();
+    const before = await start(store, [echoCall('later')], [echoTool(ran)], { toolSlots: full });
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(before.chat.pending('s')).toHaveLength(1));
+    await before.chat.confirm({ sessionId: 's', approvalId: before.chat.pending('s')[0]!.approvalId, decision: 'allow' });
+    await vi.waitFor(() => expect(full.waiting).toBe(1));
+    await before.chat.shutdown();
+    expect(ran).toStrictEqual([]);
+
+    const after = await start(store, [textStep('done')], [echoTool(ran)]);
+    expect(after.opened.resumedRuns).toBe(1);
+    await runEnded(after.chat, 's');
+    expect(ran).toStrictEqual(['later']);
+    const [call] = (await after.chat.getSession('s')).toolCalls;
+    expect(call).toMatchObject({ decision: 'allow', outcome: 'executed', startedAt: expect.any(Number) });
+  });
+
+  it('a call that had its place when the server stopped is interrupted, with the time it started', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const slots = new ConcurrencyLimit(1);
+    const other = slots.tryAcquire()!;
+    const before = await start(store, [echoCall('slow')], [echoTool(ran, new Promise(() => {}))], { toolSlots: slots });
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(before.chat.pending('s')).toHaveLength(1));
+    await before.chat.confirm({ sessionId: 's', approvalId: before.chat.pending('s')[0]!.approvalId, decision: 'allow' });
+    await vi.waitFor(() => expect(slots.waiting).toBe(1));
+    other();
+    await vi.waitFor(() => expect(ran).toStrictEqual(['slow']));
+    await before.chat.shutdown();
+
+    const after = await start(store, [textStep('done')], [echoTool(ran)]);
+    await runEnded(after.chat, 's');
+    expect(ran).toStrictEqual(['slow']);
+    const [call] = (await after.chat.getSession('s')).toolCalls;
+    expect(call).toMatchObject({ decision: 'allow', outcome: 'interrupted', startedAt: expect.any(Number) });
+  });
+
   it('a deny after the restart is told to the model with its reason', async () => {
     const store = new MemoryStore();
     const ran: string[] = [];

@@ -977,9 +977,15 @@ export class ChatService {
     // A decision recorded with no decision event was made (by a conditional write) while no process held the call:
     // its tool never started, so it is acted on now rather than counted as interrupted.
     const decisionEvents = new Set<string>();
+    // Calls allowed but still in line for a place among the running calls when the server stopped: never started.
+    const inLine = new Set<string>();
     for (let seq = 1; seq <= log.size; seq++) {
       const event = log.eventAt(seq);
       if (event?.type === 'tool-decision') decisionEvents.add(event.toolCallId);
+      if (event?.type === 'status' && event.toolCallId !== undefined) {
+        if (event.waitingForPlace) inLine.add(event.toolCallId);
+        else inLine.delete(event.toolCallId);
+      }
     }
     const restored: string[] = [];
     // Calls run in the model's order: one could have started only if every call before it had ended.
@@ -1000,11 +1006,15 @@ export class ChatService {
         if (!decidedUnseen) restored.push(record.approvalId);
         return { call, state: 'waiting', ticket };
       }
-      if (record.decision === 'allow' && !couldHaveStarted && record.approvalId !== '') {
-        // Allowed out of order (a later call decided first): it never started, and runs at its turn.
+      const neverStarted = !couldHaveStarted || inLine.has(call.id);
+      if (record.decision === 'allow' && neverStarted && record.approvalId !== '') {
+        // Allowed out of order (a later call decided first), or still in line for a place: it never started, and
+        // runs at its turn.
         const outcome = recordedOutcome(record);
         return { call, state: 'decided', ticket: this.options.registry.restore(approvalOf(record), outcome), outcome };
       }
+      // Let through by a grant, a rule or confirmation off, and still in line: it is not run now without being asked.
+      if (record.decision === 'allow' && neverStarted) return { call, state: 'ended', outcome: 'cancelled', result: toolResultText.notStartedBeforeRestart(call.name) };
       if (record.decision === 'allow') return { call, state: 'ended', outcome: 'interrupted', result: toolResultText.interrupted(call.name) };
       return { call, state: 'ended', ...refusalOf(call.name, record.decision, record.reason) };
     });
@@ -1232,8 +1242,10 @@ export class ChatService {
           endedAt: at,
           ...(event.startedAt === undefined ? {} : { startedAt: event.startedAt }),
         };
-      case 'run-start':
       case 'status':
+        // A call that waited for a place has it now and starts: said in the ledger before it runs.
+        return event.toolCallId === undefined || event.waitingForPlace ? undefined : { kind: 'running', toolCallId: event.toolCallId, startedAt: at };
+      case 'run-start':
       case 'text-delta':
       case 'reasoning-delta':
       case 'run-end':

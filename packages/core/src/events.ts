@@ -35,6 +35,13 @@ export const runStartEventSchema = z.object({
 export const statusEventSchema = z.object({
   type: z.literal('status'),
   text: z.string(),
+  /** The call this status is about, when it is about one. */
+  toolCallId: z.string().optional(),
+  /**
+   * The call (allowed) waits for a place among the calls running at once. A later status about the same call
+   * without it says it has its place and starts: a run resumed after a restart knows which calls never started.
+   */
+  waitingForPlace: z.literal(true).optional(),
 });
 
 export const textDeltaEventSchema = z.object({

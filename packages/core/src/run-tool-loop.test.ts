@@ -152,7 +152,13 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
 
       it('an allowed call says it waits for a place, and runs once one is given back', async () => {
         const { events, calls, slots } = await waitingForAPlace(({ giveBack }) => giveBack());
-        expect(ofType(events, 'status').map((event) => event.text)).toContain('Waiting for a place to run: 1 of 1 tool calls are running');
+        const [end] = ofType(events, 'tool-end');
+        // About the call: it waits, then has its place and starts (a host that stores events knows it started).
+        const about = ofType(events, 'status').filter((event) => event.toolCallId === end?.toolCallId);
+        expect(about).toStrictEqual([
+          { type: 'status', text: 'Waiting for a place to run: 1 of 1 tool calls are running', toolCallId: end?.toolCallId, waitingForPlace: true },
+          { type: 'status', text: 'Calling: python', toolCallId: end?.toolCallId },
+        ]);
         expect(calls).toStrictEqual([{ code: 'print(1)' }]);
         expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', startedAt: expect.any(Number) }]);
         expect(slots.size).toBe(0);
@@ -1372,5 +1378,27 @@ describe('runToolLoop let go of while a call waits for a place', () => {
     await run.return({ runId: '', reason: 'error', messages: [] });
     await vi.waitFor(() => expect({ size: slots.size, waiting: slots.waiting }).toStrictEqual({ size: 0, waiting: 0 }));
     expect(python.calls).toStrictEqual([]);
+  });
+});
+
+describe('runToolLoop with every place taken and its run cancelled', () => {
+  it('says nothing about waiting for a place for the calls it then ends unrun', async () => {
+    const slots = new ConcurrencyLimit(1);
+    slots.tryAcquire();
+    const registry = new ApprovalRegistry();
+    const controller = new AbortController();
+    const python = recordingTool('python');
+    const model = new ScriptedModel([toolCallStep({ name: 'python', arguments: { code: 'a' } }, { name: 'python', arguments: { code: 'b' } })]);
+    const run = runToolLoop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [python.tool], registry, sessionId: SESSION, signal: controller.signal, toolSlots: slots });
+    const starts: string[] = [];
+    const { events } = await collectRun(run, (event) => {
+      if (event.type === 'tool-start' && event.awaitingConfirmation) starts.push(event.approvalId);
+      if (event.type === 'tool-start' && starts.length === 2) for (const id of starts) registry.resolve(id, 'allow', { sessionId: SESSION });
+      if (event.type === 'status' && event.waitingForPlace) controller.abort();
+    });
+    expect(python.calls).toStrictEqual([]);
+    expect(ofType(events, 'status').filter((event) => event.waitingForPlace)).toHaveLength(1);
+    expect(ofType(events, 'tool-end').map((event) => event.outcome)).toStrictEqual(['cancelled', 'cancelled']);
+    expect(slots.waiting).toBe(0);
   });
 });

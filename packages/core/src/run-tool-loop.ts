@@ -843,7 +843,8 @@ async function* runPlaced(
   const slots = options.toolSlots;
   let release = slots === undefined ? noRelease : slots.tryAcquire();
   if (slots !== undefined && release === undefined) {
-    yield { type: 'status', text: `Waiting for a place to run: ${slots.size} of ${slots.max} tool calls are running` };
+    if (signal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
+    yield { type: 'status', text: `Waiting for a place to run: ${slots.size} of ${slots.max} tool calls are running`, toolCallId: call.id, waitingForPlace: true };
     const link = linkedController(signal);
     const waiting = slots.acquire(link.controller.signal);
     let placed = false;
@@ -860,6 +861,15 @@ async function* runPlaced(
       link.release();
     }
     if (release === undefined) return { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
+    // Said (and, by a host that stores events, stored) before the tool starts: it has its place now.
+    let told = false;
+    try {
+      yield { type: 'status', text: `Calling: ${call.name}`, toolCallId: call.id };
+      told = true;
+    } finally {
+      // Let go of right there (its consumer stopped the loop): the place goes back, the tool never started.
+      if (!told) release();
+    }
   }
   const running = runAllowed(tool, call, outcome, options, signal);
   try {
