@@ -255,6 +255,51 @@ describe('ChatService across a restart', () => {
     expect(call).toMatchObject({ decision: 'allow', outcome: 'executed', startedAt: expect.any(Number) });
   });
 
+  it('a call in line at one restart that started after it is interrupted at the next, never run again', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const full = new ConcurrencyLimit(1);
+    full.tryAcquire();
+    const first = await start(store, [echoCall('once')], [echoTool(ran)], { toolSlots: full });
+    await first.chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(first.chat.pending('s')).toHaveLength(1));
+    await first.chat.confirm({ sessionId: 's', approvalId: first.chat.pending('s')[0]!.approvalId, decision: 'allow' });
+    await vi.waitFor(() => expect(full.waiting).toBe(1));
+    await first.chat.shutdown();
+    // The next process has places free: the call starts at once, and is still running when that process stops.
+    const second = await start(store, [], [echoTool(ran, new Promise(() => {}))], { toolSlots: new ConcurrencyLimit(4) });
+    expect(second.opened.resumedRuns).toBe(1);
+    await vi.waitFor(() => expect(ran).toStrictEqual(['once']));
+    await second.chat.shutdown();
+
+    const third = await start(store, [textStep('done')], [echoTool(ran)]);
+    await runEnded(third.chat, 's');
+    expect(ran).toStrictEqual(['once']);
+    expect((await third.chat.getSession('s')).toolCalls).toMatchObject([{ outcome: 'interrupted' }]);
+  });
+
+  it('a call that got its place but was refused by the last checks has no start in the ledger', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const slots = new ConcurrencyLimit(1);
+    const other = slots.tryAcquire()!;
+    let tools: AnyTool[] = [echoTool(ran)];
+    const model: ChatModel = new ScriptedModel([echoCall('x'), textStep('done')]);
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => tools, store, toolSlots: slots });
+    services.push(chat);
+    await chat.open();
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'allow' });
+    await vi.waitFor(() => expect(slots.waiting).toBe(1));
+    // The tool goes away while the call waits: it has its place, then is refused before it starts.
+    tools = [];
+    other();
+    await runEnded(chat, 's');
+    expect(ran).toStrictEqual([]);
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ outcome: 'error', startedAt: null }]);
+  });
+
   it('a call that had its place when the server stopped is interrupted, with the time it started', async () => {
     const store = new MemoryStore();
     const ran: string[] = [];

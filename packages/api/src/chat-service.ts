@@ -982,6 +982,8 @@ export class ChatService {
     for (let seq = 1; seq <= log.size; seq++) {
       const event = log.eventAt(seq);
       if (event?.type === 'tool-decision') decisionEvents.add(event.toolCallId);
+      // Only since the last resume: a call in line then, resumed and started since, says nothing more about itself.
+      if (event?.type === 'status' && event.resumed) inLine.clear();
       if (event?.type === 'status' && event.toolCallId !== undefined) {
         if (event.waitingForPlace) inLine.add(event.toolCallId);
         else inLine.delete(event.toolCallId);
@@ -1240,7 +1242,9 @@ export class ChatService {
           result: event.result,
           ...(event.cut === undefined ? {} : { cut: event.cut }),
           endedAt: at,
-          ...(event.startedAt === undefined ? {} : { startedAt: event.startedAt }),
+          // When it began to run; none for a call that never did (a place taken, then the last checks refused it),
+          // and the start already recorded kept for one interrupted by a restart.
+          ...(event.outcome === 'interrupted' && event.startedAt === undefined ? {} : { startedAt: event.startedAt ?? null }),
         };
       case 'status':
         // A call that waited for a place has it now and starts: said in the ledger before it runs.

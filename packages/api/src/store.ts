@@ -143,7 +143,16 @@ export type LedgerChange =
       editedArguments?: ToolArguments;
     }
   | { kind: 'running'; toolCallId: string; startedAt: number }
-  | { kind: 'end'; toolCallId: string; outcome: ToolOutcome; result: string; cut?: ResultCut; endedAt: number; /** When it began to run, if it did. */ startedAt?: number };
+  | {
+      kind: 'end';
+      toolCallId: string;
+      outcome: ToolOutcome;
+      result: string;
+      cut?: ResultCut;
+      endedAt: number;
+      /** When it began to run; null: it never did (a start recorded before is cleared); absent: the start is left as recorded. */
+      startedAt?: number | null;
+    };
 
 export interface AppendEventInput {
   runId: string;

@@ -42,6 +42,11 @@ export const statusEventSchema = z.object({
    * without it says it has its place and starts: a run resumed after a restart knows which calls never started.
    */
   waitingForPlace: z.literal(true).optional(),
+  /**
+   * The run goes on from its stored state (after a restart, or on another instance): what statuses before it said
+   * about calls waiting for a place no longer holds.
+   */
+  resumed: z.literal(true).optional(),
 });
 
 export const textDeltaEventSchema = z.object({

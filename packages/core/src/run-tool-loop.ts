@@ -254,7 +254,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
   } else if (resume) {
     toolCallsUsed = resume.toolCallsUsed;
     if (resume.executedCallIds.length > 0) succeeded = executedKeys(messages, resume.executedCallIds);
-    yield { type: 'status', text: 'Resumed after a server restart' };
+    yield { type: 'status', text: 'Resumed after a server restart', resumed: true };
     const parked = yield* runCalls(resume.calls.map(resumedPlan));
     if (parked) return { runId, reason: 'parked', messages, parked };
     if (signal.aborted) {

@@ -622,8 +622,8 @@ async function applyLedgerChange(client: Queryable, runId: string, sessionId: st
     case 'end':
       changed = (
         await client.query(
-          'UPDATE tool_calls SET outcome = $3, result = $4, cut_bytes = $5, cut_characters = $6, ended_at = $7, started_at = coalesce($8::bigint, started_at) WHERE run_id = $1 AND tool_call_id = $2',
-          [runId, change.toolCallId, change.outcome, change.result, change.cut?.bytes ?? null, change.cut?.characters ?? null, change.endedAt, change.startedAt ?? null],
+          'UPDATE tool_calls SET outcome = $3, result = $4, cut_bytes = $5, cut_characters = $6, ended_at = $7, started_at = CASE WHEN $9::boolean THEN $8::bigint ELSE started_at END WHERE run_id = $1 AND tool_call_id = $2',
+          [runId, change.toolCallId, change.outcome, change.result, change.cut?.bytes ?? null, change.cut?.characters ?? null, change.endedAt, change.startedAt ?? null, change.startedAt !== undefined],
         )
       ).rowCount;
       break;
@@ -652,7 +652,7 @@ function ledgerStatement(runId: string, sessionId: string, change: LedgerChange,
       return `UPDATE tool_calls SET started_at = ${p(change.startedAt)} WHERE run_id = ${p(runId)} AND tool_call_id = ${p(change.toolCallId)} AND ${inserted}`;
     case 'end':
       return `UPDATE tool_calls SET outcome = ${p(change.outcome)}, result = ${p(change.result)}, cut_bytes = ${p(change.cut?.bytes ?? null)}::bigint,
-          cut_characters = ${p(change.cut?.characters ?? null)}::bigint, ended_at = ${p(change.endedAt)}, started_at = coalesce(${p(change.startedAt ?? null)}::bigint, started_at)
+          cut_characters = ${p(change.cut?.characters ?? null)}::bigint, ended_at = ${p(change.endedAt)}, started_at = CASE WHEN ${p(change.startedAt !== undefined)}::boolean THEN ${p(change.startedAt ?? null)}::bigint ELSE started_at END
         WHERE run_id = ${p(runId)} AND tool_call_id = ${p(change.toolCallId)} AND ${inserted}`;
   }
 }

@@ -300,7 +300,17 @@ export class SqliteStore implements AirlockStore {
         changed = s.runToolCall.run(change.startedAt, runId, change.toolCallId).changes;
         break;
       case 'end':
-        changed = s.endToolCall.run(change.outcome, change.result, change.cut?.bytes ?? null, change.cut?.characters ?? null, change.endedAt, change.startedAt ?? null, runId, change.toolCallId).changes;
+        changed = s.endToolCall.run(
+          change.outcome,
+          change.result,
+          change.cut?.bytes ?? null,
+          change.cut?.characters ?? null,
+          change.endedAt,
+          change.startedAt === undefined ? 0 : 1,
+          change.startedAt ?? null,
+          runId,
+          change.toolCallId,
+        ).changes;
         break;
     }
     if (changed === 0) throw new NotFoundError('tool call', `${runId}/${change.toolCallId}`);
@@ -360,8 +370,8 @@ function prepareStatements(db: Database) {
        WHERE run_id = @runId AND tool_call_id = @toolCallId`,
     ),
     runToolCall: db.prepare<[number, string, string]>('UPDATE tool_calls SET started_at = ? WHERE run_id = ? AND tool_call_id = ?'),
-    endToolCall: db.prepare<[string, string, number | null, number | null, number, number | null, string, string]>(
-      'UPDATE tool_calls SET outcome = ?, result = ?, cut_bytes = ?, cut_characters = ?, ended_at = ?, started_at = coalesce(?, started_at) WHERE run_id = ? AND tool_call_id = ?',
+    endToolCall: db.prepare<[string, string, number | null, number | null, number, number, number | null, string, string]>(
+      'UPDATE tool_calls SET outcome = ?, result = ?, cut_bytes = ?, cut_characters = ?, ended_at = ?, started_at = CASE WHEN ? THEN ? ELSE started_at END WHERE run_id = ? AND tool_call_id = ?',
     ),
     listRunToolCalls: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY ledger_id'),
     listSessionToolCalls: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE session_id = ? ORDER BY ledger_id'),

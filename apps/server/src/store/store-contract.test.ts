@@ -192,22 +192,48 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     expect((await store.listRunToolCalls('r'))[0]).toMatchObject({ outcome: 'executed', result: 'a.txt', endedAt: 10_500 });
   });
 
-  it('records when a call started from its end, written alone or in a batch, and leaves it unset for a call that never ran', async () => {
+  it('records when a call started from its end, written alone or in a batch; an end that says it never began clears a recorded start, one that says nothing keeps it', async () => {
     await using opened = await open();
     const { store } = opened;
     await store.createSession(session('s'));
     await store.createRun(run('r', 's'));
-    const next = await appendAll(store, { runId: 'r', sessionId: 's' }, [startChange('alone', 10_000), startChange('batched', 10_001), startChange('refused', 10_002)]);
+    const next = await appendAll(store, { runId: 'r', sessionId: 's' }, [
+      startChange('alone', 10_000),
+      startChange('batched', 10_001),
+      startChange('refused', 10_002),
+      startChange('marked, then refused', 10_003),
+      { kind: 'running', toolCallId: 'marked, then refused', startedAt: 10_050 },
+      startChange('marked, then interrupted', 10_004),
+      { kind: 'running', toolCallId: 'marked, then interrupted', startedAt: 10_060 },
+    ]);
     await store.appendEvent({ runId: 'r', sessionId: 's', seq: next, event: statusEvent('alone ended'), at: 10_900, ledger: { kind: 'end', toolCallId: 'alone', outcome: 'executed', result: 'a', endedAt: 10_900, startedAt: 10_100 } });
     await store.appendEvents([
       { runId: 'r', sessionId: 's', seq: next + 1, event: statusEvent('batched ended'), at: 11_000, ledger: { kind: 'end', toolCallId: 'batched', outcome: 'error', result: 'b', endedAt: 11_000, startedAt: 10_200 } },
       { runId: 'r', sessionId: 's', seq: next + 2, event: statusEvent('refused ended'), at: 11_001, ledger: { kind: 'end', toolCallId: 'refused', outcome: 'denied', result: 'no', endedAt: 11_001 } },
+      {
+        runId: 'r',
+        sessionId: 's',
+        seq: next + 3,
+        event: statusEvent('never began'),
+        at: 11_002,
+        ledger: { kind: 'end', toolCallId: 'marked, then refused', outcome: 'error', result: 'gone', endedAt: 11_002, startedAt: null },
+      },
     ]);
+    await store.appendEvent({
+      runId: 'r',
+      sessionId: 's',
+      seq: next + 4,
+      event: statusEvent('interrupted'),
+      at: 11_003,
+      ledger: { kind: 'end', toolCallId: 'marked, then interrupted', outcome: 'interrupted', result: 'may have run', endedAt: 11_003 },
+    });
     const calls = await store.listRunToolCalls('r');
     expect(calls.map(({ toolCallId, startedAt, endedAt }) => ({ toolCallId, startedAt, endedAt }))).toStrictEqual([
       { toolCallId: 'alone', startedAt: 10_100, endedAt: 10_900 },
       { toolCallId: 'batched', startedAt: 10_200, endedAt: 11_000 },
       { toolCallId: 'refused', startedAt: null, endedAt: 11_001 },
+      { toolCallId: 'marked, then refused', startedAt: null, endedAt: 11_002 },
+      { toolCallId: 'marked, then interrupted', startedAt: 10_060, endedAt: 11_003 },
     ]);
   });
 
