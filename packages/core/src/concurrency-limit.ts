@@ -36,10 +36,8 @@ export class ConcurrencyLimit implements ToolSlots {
    */
   async acquire(signal?: AbortSignal): Promise<(() => void) | undefined> {
     if (signal?.aborted) return undefined;
-    if (this.active < this.max) {
-      this.active++;
-      return this.releaser();
-    }
+    const now = this.tryAcquire();
+    if (now !== undefined) return now;
     const admitted = await new Promise<boolean>((resolve) => {
       const enter = () => {
         signal?.removeEventListener('abort', leave);

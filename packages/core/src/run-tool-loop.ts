@@ -828,8 +828,8 @@ interface Batch {
 
 /**
  * Runs an allowed call once it has a place among the calls running at once (`toolSlots`), reporting decisions on
- * the calls after it meanwhile. One that must wait for a place says so (a status event), and one whose run is
- * cancelled while it waits ends unrun.
+ * the calls after it meanwhile. One that must wait for a place says so (see `waitInLine`), and one whose run is
+ * cancelled before it has one ends unrun.
  */
 async function* runPlaced(
   tool: AnyTool,
@@ -839,47 +839,53 @@ async function* runPlaced(
   signal: CancelSignal,
   batch: Batch,
 ): AsyncGenerator<LoopEvent, CallResult, undefined> {
-  const { planned, announced, reported, offered } = batch;
   const slots = options.toolSlots;
-  let release = slots === undefined ? noRelease : slots.tryAcquire();
-  if (slots !== undefined && release === undefined) {
-    if (signal.aborted) return { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
-    yield { type: 'status', text: `Waiting for a place to run: ${slots.size} of ${slots.max} tool calls are running`, toolCallId: call.id, waitingForPlace: true };
-    const link = linkedController(signal);
-    const waiting = slots.acquire(link.controller.signal);
-    let placed = false;
-    try {
-      release = yield* runReportingDecisions(waiting, planned, announced, reported, signal, offered, options.policy);
-      placed = true;
-    } finally {
-      if (!placed) {
-        // Let go of while in line (its consumer stopped the loop): it leaves the line, or gives back a place
-        // handed to it meanwhile.
-        link.controller.abort();
-        void waiting.then((late) => late?.());
-      }
-      link.release();
-    }
-    if (release === undefined) return { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
-    // Said (and, by a host that stores events, stored) before the tool starts: it has its place now.
-    let told = false;
-    try {
-      yield { type: 'status', text: `Calling: ${call.name}`, toolCallId: call.id };
-      told = true;
-    } finally {
-      // Let go of right there (its consumer stopped the loop): the place goes back, the tool never started.
-      if (!told) release();
-    }
-  }
+  const release = slots === undefined ? noRelease : (slots.tryAcquire() ?? (yield* waitInLine(slots, call, options, signal, batch)));
+  if (release === undefined) return { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
   const running = runAllowed(tool, call, outcome, options, signal);
   try {
-    return yield* runReportingDecisions(running, planned, announced, reported, signal, offered, options.policy);
+    return yield* runReportingDecisions(running, batch.planned, batch.announced, batch.reported, signal, batch.offered, options.policy);
   } finally {
     // The place is the tool's until the tool has stopped, even past its call's end (a tool slow to stop) or past
     // this loop (its consumer let go of it).
-    const give = release!;
-    void running.then((result) => result.settled).then(give, give);
+    void running.then((result) => result.settled).then(release, release);
   }
+}
+
+/**
+ * Waits in line for a place, saying so (a status about the call), and reporting decisions on the batch meanwhile;
+ * once it has one, says that too (stored by the host before the tool starts). Answers what gives the place back, or
+ * undefined when the run was cancelled first.
+ */
+async function* waitInLine(slots: ToolSlots, call: ToolCall, options: RunToolLoopOptions, signal: CancelSignal, batch: Batch): AsyncGenerator<LoopEvent, (() => void) | undefined, undefined> {
+  if (signal.aborted) return undefined;
+  yield { type: 'status', text: `Waiting for a place to run: ${slots.size} of ${slots.max} tool calls are running`, toolCallId: call.id, waitingForPlace: true };
+  const link = linkedController(signal);
+  const waiting = slots.acquire(link.controller.signal);
+  let release: (() => void) | undefined;
+  let placed = false;
+  try {
+    release = yield* runReportingDecisions(waiting, batch.planned, batch.announced, batch.reported, signal, batch.offered, options.policy);
+    placed = true;
+  } finally {
+    if (!placed) {
+      // Let go of while in line (its consumer stopped the loop): it leaves the line, or gives back a place handed
+      // to it meanwhile.
+      link.controller.abort();
+      void waiting.then((late) => late?.());
+    }
+    link.release();
+  }
+  if (release === undefined) return undefined;
+  let told = false;
+  try {
+    yield { type: 'status', text: `Calling: ${call.name}`, toolCallId: call.id };
+    told = true;
+  } finally {
+    // Let go of right there: the place goes back, the tool never started.
+    if (!told) release();
+  }
+  return release;
 }
 
 const noRelease = () => {};
