@@ -120,3 +120,32 @@ describe('commands behind wrappers, examined each once', () => {
     ]);
   });
 });
+
+describe('lines the parser is slow on', () => {
+  // The grammar's error recovery is quadratic on these: unbounded, each held the server's thread for seconds to minutes.
+  const slow: [string, string][] = [
+    ['nested array assignments', `${'a=('.repeat(15_000)}${')'.repeat(15_000)}`],
+    ['nested subscripts', `${'x['.repeat(20_000)}${']'.repeat(20_000)}`],
+    ['nested [[', `${'[[ '.repeat(10_000)}x${' ]]'.repeat(10_000)}`],
+    ['closing before opening', `${')'.repeat(30_000)}${'('.repeat(30_000)}`],
+  ];
+
+  it.each(slow)('gives up on %s, and the line is asked about, never allowed', async (_shape, command) => {
+    const line = await parseCommandLine(command);
+    expect(line).toMatchObject({ kind: 'refused', incomplete: true });
+    expect(line.kind === 'refused' && line.reason).toMatch(/could not read within/);
+    expect(await decide(command, [denyRm, prefix('a'), prefix('echo')])).toBe('ask');
+  });
+
+  it('still finds a command a deny rule names in a line it gave up on', async () => {
+    const command = `rm -rf x; ${')'.repeat(30_000)}${'('.repeat(30_000)}`;
+    expect(await decide(command, [denyRm, prefix('rm')])).toBe('deny');
+  });
+
+  it('reads the next line in full after giving up on one', async () => {
+    await parseCommandLine(`${'a=('.repeat(15_000)}${')'.repeat(15_000)}`);
+    const line = await parseCommandLine('npm test && echo done');
+    expect(line.kind).toBe('seen');
+    expect(line.kind === 'seen' && line.commands.map((command) => command.words.map((word) => (word.kind === 'literal' ? word.value : '?')))).toStrictEqual([['npm', 'test'], ['echo', 'done']]);
+  });
+});

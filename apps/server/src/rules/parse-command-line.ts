@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
+import { Language, Parser, type Node, type ParseState, type Tree } from 'web-tree-sitter';
 import { innerCommands, type ReachableWords } from './command-wrappers';
 import { decodeWord, type ShellWord } from './shell-word';
 
@@ -18,6 +18,15 @@ export const MAX_FOLLOWED_COMMANDS = 4096;
 export const MAX_FOLLOWED_WORDS = 128 * 1024;
 /** At most this much text of nested command lines is parsed, each reading counted. */
 const MAX_NESTED_CHARS = 4 * MAX_COMMAND_LINE_CHARS;
+/**
+ * How long the parser may work on one command line, all its readings and nested lines together, in all and once
+ * it has met a syntax error. The grammar's error recovery takes time quadratic in the length of some broken lines
+ * (`a=(` 4,000 times, 16 KB: 4 s here; 60 KB: over a minute), and it runs on the server's only thread; a
+ * well-formed line of the longest kind (64 KiB of `if …; then`) parses in about 30 ms here. Past either limit the
+ * parse is given up and the line is asked about (see `Reachable.unread`).
+ */
+export const PARSE_BUDGET_MS = 100;
+export const PARSE_BUDGET_AFTER_ERROR_MS = 20;
 
 /** One simple command the shell would run: its name and arguments, with no assignment or redirection to a file. */
 export interface SimpleCommand {
@@ -85,6 +94,9 @@ export async function parseCommandLine(text: string): Promise<CommandLine> {
   const line = collectEveryReading(parser, text, reachable, (root) => seeThrough(root, text)) ?? { kind: 'refused', reason: 'no command' };
   followNestedLines(parser, reachable);
   const found = reachable.found;
+  if (reachable.unread) {
+    return { kind: 'refused', reason: `a command line the parser could not read within ${PARSE_BUDGET_MS} ms`, reachable: found, incomplete: true };
+  }
   if (reachable.full) {
     const reason = `more commands behind wrappers and in nested command lines than are examined (${MAX_FOLLOWED_COMMANDS}, or ${MAX_FOLLOWED_WORDS} words)`;
     return { kind: 'refused', reason, reachable: found, incomplete: true };
@@ -92,9 +104,15 @@ export async function parseCommandLine(text: string): Promise<CommandLine> {
   return line.kind === 'seen' ? { kind: 'seen', commands: line.commands, reachable: found } : { kind: 'refused', reason: line.reason, reachable: found };
 }
 
-function withTree<T>(parser: Parser, text: string, use: (root: Node) => T): T {
-  const tree: Tree | null = parser.parse(text);
-  if (tree === null) throw new Error('The bash parser returned no tree.');
+/** `use` on the tree of `text`; undefined when the parse ran out of `budget` (and was given up). */
+function withTree<T>(parser: Parser, text: string, budget: ParseBudget, use: (root: Node) => T): T | undefined {
+  const tree: Tree | null = parser.parse(text, null, { progressCallback: budget.check });
+  if (tree === null) {
+    if (!budget.spent) throw new Error('The bash parser returned no tree.');
+    // A cancelled parse would otherwise resume where it stopped at the next call.
+    parser.reset();
+    return undefined;
+  }
   try {
     return use(tree.rootNode);
   } finally {
@@ -110,6 +128,9 @@ function withTree<T>(parser: Parser, text: string, use: (root: Node) => T): T {
 class Reachable {
   readonly found: ReachableWords[] = [];
   full = false;
+  /** Some reading of the line or of a nested line was not parsed in time: `found` holds only a crude split of it. */
+  unread = false;
+  readonly budget = new ParseBudget();
   #following = false;
   #commands = 0;
   #words = 0;
@@ -140,13 +161,28 @@ class Reachable {
 
   /** Whether a nested line this long may still be parsed. */
   parse(chars: number): boolean {
-    if (this.full) return false;
+    if (this.full || this.budget.spent) return false;
     if (this.#following) {
       this.#chars += chars;
       if (this.#chars > MAX_NESTED_CHARS) this.full = true;
     }
     return !this.full;
   }
+}
+
+/** The time the parser has left for one command line (`PARSE_BUDGET_MS`, `PARSE_BUDGET_AFTER_ERROR_MS`). */
+class ParseBudget {
+  readonly #started = performance.now();
+  #errorAt: number | undefined;
+  spent = false;
+
+  /** The parser's progress callback: true cancels the parse. */
+  readonly check = (state: ParseState): boolean => {
+    const now = performance.now();
+    if (state.hasError) this.#errorAt ??= now;
+    if (now - this.#started > PARSE_BUDGET_MS || (this.#errorAt !== undefined && now - this.#errorAt > PARSE_BUDGET_AFTER_ERROR_MS)) this.spent = true;
+    return this.spent;
+  };
 }
 
 /**
@@ -165,15 +201,21 @@ function collectEveryReading<T>(parser: Parser, text: string, reachable: Reachab
     let current = reading;
     for (let attempt = 0; attempt < MAX_COMMENT_REREADS; attempt += 1) {
       if (!reachable.parse(current.length)) return firstResult;
-      const misread = withTree(parser, current, (root) => {
+      const misread = withTree(parser, current, reachable.budget, (root) => {
         if (onTree !== undefined) firstResult = onTree(root);
         onTree = undefined;
         collectReachable(root, reachable);
         if (root.hasError) roughCommands(current, reachable);
-        return misreadComment(root, current);
+        return { at: misreadComment(root, current) };
       });
-      if (misread === undefined || reachable.full) break;
-      current = `${current.slice(0, misread)}\\${current.slice(misread)}`;
+      if (misread === undefined) {
+        // Not parsed in time: what deny rules see of it is the crude split, and the line cannot be allowed.
+        reachable.unread = true;
+        roughCommands(current, reachable);
+        return firstResult;
+      }
+      if (misread.at === undefined || reachable.full) break;
+      current = `${current.slice(0, misread.at)}\\${current.slice(misread.at)}`;
     }
   }
   return firstResult;
