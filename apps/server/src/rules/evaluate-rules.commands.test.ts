@@ -39,6 +39,8 @@ const allowed = [
   'npm test -- "a b" \'c;d\' "e|f"',
   'npm test >\\\n/dev/null',
   'npm test\t2>&1',
+  'tail x>/dev/null',
+  'tail "{x}" >/dev/null',
 ];
 
 const asked = [
@@ -61,6 +63,13 @@ const asked = [
   'npm test >& out.txt',
   'npm test &> out.txt',
   'npm test 3>/tmp/x',
+  // A named descriptor (`{name}>`): bash evaluates a subscript in the name, running a `$(…)` even in single quotes.
+  "tail {a['$(rm x)']}>/dev/null",
+  "tail x {a['$(rm x)']}>&-",
+  "tail x {a['$(rm x)']}<&0",
+  'tail x {fd}>/dev/null',
+  'npm test {fd}>&2',
+  "echo {a['$(rm -rf important)']}>/dev/null",
   'npm test <<EOF\nanything\nEOF',
   "npm test <<'EOF'\nanything\nEOF",
   'npm test <<< x',

@@ -425,6 +425,10 @@ function redirectProblem(node: Node, source: string): string | undefined {
   if (node.type === 'heredoc_redirect') return 'a here-document (<<)';
   if (node.type === 'herestring_redirect') return 'a here-string (<<<)';
   if (node.type !== 'file_redirect') return `a ${node.type.replaceAll('_', ' ')}`;
+  // `{name}>file`, with no blank before the operator, opens a descriptor and stores its number in `name`; the
+  // parser takes `{name}` for an argument. In `{a['$(…)']}>file` bash evaluates the subscript and runs the `$(…)`,
+  // single quotes or not. Any word ending in `}` right before a redirection is refused.
+  if (source[node.startIndex - 1] === '}') return 'a redirection of a named descriptor';
   let operator: string | undefined;
   let destination: Node | undefined;
   let cursor = node.startIndex;
