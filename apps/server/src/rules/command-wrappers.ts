@@ -56,6 +56,27 @@ const WRAPPERS = new Map<string, Options>([
   ['unbuffer', {}],
   ['coproc', {}],
   ['busybox', {}],
+  ['prlimit', { valueOptions: ['-p', '--pid', '-o', '--output'], attachedValueOptions: ['-c', '-d', '-e', '-f', '-i', '-l', '-m', '-n', '-q', '-r', '-s', '-t', '-u', '-v', '-x', '-y'] }],
+  ['setpriv', {
+    valueOptions: ['--reuid', '--regid', '--ruid', '--euid', '--rgid', '--egid', '--groups', '--inh-caps', '--ambient-caps', '--bounding-set', '--securebits', '--pdeathsig', '--selinux-label', '--apparmor-profile', '--landlock-access', '--landlock-rule', '--seccomp-filter'],
+  }],
+  ['fakeroot', { valueOptions: ['-l', '--lib', '--faked', '-i', '-s', '-b'] }],
+  ['ssh-agent', { valueOptions: ['-a', '-E', '-O', '-P', '-t'] }],
+  ['dbus-run-session', { valueOptions: ['--config-file', '--dbus-daemon'] }],
+  ['xvfb-run', { valueOptions: ['-e', '-f', '-n', '-p', '-s', '-w', '--error-file', '--auth-file', '--server-num', '--xauth-protocol', '--server-args', '--wait'] }],
+  ['systemd-run', {
+    valueOptions: ['-p', '--property', '-u', '--unit', '-E', '--setenv', '-M', '--machine', '-H', '--host', '--description', '--slice', '--working-directory', '--uid', '--gid', '--nice', '--on-active', '--on-boot', '--on-startup', '--on-unit-active', '--on-unit-inactive', '--on-calendar', '--timer-property', '--path-property', '--socket-property', '--service-type'],
+  }],
+  ['cgexec', { valueOptions: ['-g'] }],
+  ['numactl', { valueOptions: ['-i', '-N', '-m', '-C', '-p', '--interleave', '--cpunodebind', '--membind', '--physcpubind', '--preferred'] }],
+  ['valgrind', {}],
+  ['catchsegv', {}],
+  ['torsocks', { valueOptions: ['-u', '-p', '-a', '-P', '--user', '--pass', '--address', '--port'] }],
+  ['proxychains', { valueOptions: ['-f'] }],
+  ['proxychains4', { valueOptions: ['-f'] }],
+  ['faketime', { valueOptions: ['-m', '-p', '-f'], positionals: 1 }],
+  ['chronic', {}],
+  ['ifne', {}],
 ]);
 
 /** `su [options] [-] [user [shell arguments]]`, and `runuser` alike unless it is given `-u user` and a command. */
@@ -113,6 +134,9 @@ function unwrapOnce(words: ReachableWords, found: InnerCommands): ReachableWords
     case 'su':
     case 'runuser':
       return su(name, args, found);
+    case 'sg':
+      sg(args, found);
+      return undefined;
     default:
       break;
   }
@@ -146,6 +170,14 @@ function su(name: string, args: ReachableWords, found: InnerCommands): Reachable
   // The first word is the user; the rest go to that user's shell (`su root -c 'rm -rf /'`).
   shellCommandLine(rest.slice(1), found);
   return undefined;
+}
+
+/** `sg [-] [group [-c] command]`: the command is a line for `/bin/sh -c`, with or without `-c`. */
+function sg(args: ReachableWords, found: InnerCommands): void {
+  let rest = args[0] === '-' ? args.slice(1) : args;
+  rest = rest.slice(1);
+  if (rest[0] === '-c') rest = rest.slice(1);
+  pushKnownWords(rest, found);
 }
 
 /**

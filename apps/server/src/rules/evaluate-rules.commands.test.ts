@@ -183,6 +183,17 @@ const denied = [
 
 /** Spellings of `rm -rf` behind wrappers whose options take values. */
 const deniedBehindOptions = [
+  'xvfb-run rm -rf x',
+  'xvfb-run -a -s "-screen 0 1x1x8" rm -rf x',
+  'prlimit --nofile=10 -n5 rm -rf x',
+  'setpriv --reuid 1000 rm -rf x',
+  'fakeroot -- rm -rf x',
+  'ssh-agent -t 5 rm -rf x',
+  'dbus-run-session -- rm -rf x',
+  'systemd-run --user -p A=b rm -rf x',
+  "sg staff 'rm -rf x'",
+  "sg - staff -c 'rm -rf x'",
+  'faketime "2020-01-01" rm -rf x',
   'watch rm -rf x',
   'watch -n 1 rm -rf x',
   "watch -n 1 'rm -rf x'",
@@ -222,7 +233,37 @@ const deniedWhereParserDiffers = [
   'echo \\ # ; rm -rf x',
 ];
 
+/** Under a prefix rule for the program, arguments that make it run other code are asked about (`CODE_RUNNING_OPTIONS`). */
+const codeRunning: [string, string][] = [
+  ['tar', "tar cf /dev/null README --checkpoint=1 --checkpoint-action=exec='sh -c id'"],
+  ['tar', 'tar --to-command=sh -xf a.tar'],
+  ['tar', 'tar -I zstd -xf a.tar'],
+  ['tar', 'tar xIf zstd a.tar'],
+  ['tar', 'tar xf a.tar -F ./next-volume.sh'],
+  ['zip', 'zip -T -TT "sh -c id" out.zip a'],
+  ['sort', 'sort --compress-program=sh names.txt'],
+  ['rg', 'rg --pre ./decode.sh TODO'],
+  ['rsync', "rsync -e 'sh -c id' a b:"],
+  ['gcc', 'gcc -wrapper sh,-c,id x.c'],
+  ['gcc', 'gcc -Bevil/ x.c'],
+];
+
 describe('command lines against rules', () => {
+  it.each(codeRunning)('a prefix rule for %s asks about %j', async (name, command) => {
+    expect((await evaluateRules(terminal(command), [prefix(name)], context)).decision).toBe('ask');
+  });
+
+  it.each([
+    ['tar', 'tar xf a.tar'],
+    ['tar', 'tar -czf out.tgz src'],
+    ['zip', 'zip -r out.zip src'],
+    ['sort', 'sort -u names.txt'],
+    ['rg', 'rg -n TODO src'],
+    ['gcc', 'gcc -O2 -Wall -o x x.c'],
+  ])('a prefix rule for %s allows %j', async (name, command) => {
+    expect((await evaluateRules(terminal(command), [prefix(name)], context)).decision).toBe('allow');
+  });
+
   it.each(allowed)('allows %j', async (command) => {
     expect(await decide(command)).toBe('allow');
   });

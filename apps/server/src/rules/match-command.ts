@@ -31,7 +31,7 @@ const SUBSCRIPT_EVALUATING = new Map<string, string | undefined>([
  * `git log --output=…`, `make test SHELL=…`). A prefix rule never covers a call that carries one before a `--`.
  * Not a complete list of what a program can be made to do: a prefix rule still allows every other argument.
  */
-const CODE_RUNNING_OPTIONS = new Map<string, { options: readonly string[]; assignments?: boolean }>([
+const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['npm', { options: ['--node-options', '--script-shell', '--shell', '--userconfig', '--globalconfig', '--prefix', '-C', '--dir', '--call', '-c', '--init-module'] }],
   ['pnpm', { options: ['--node-options', '--script-shell', '--shell-emulator', '--config', '--prefix', '-C', '--dir', '--global-dir', '-c', '--shell-mode'] }],
   ['yarn', { options: ['--node-options', '--script-shell', '--cwd', '--use-yarnrc', '--rc-filename'] }],
@@ -39,7 +39,21 @@ const CODE_RUNNING_OPTIONS = new Map<string, { options: readonly string[]; assig
   ['make', { options: ['-f', '--file', '--makefile', '-C', '--directory', '--eval', '-E', '-I', '--include-dir'], assignments: true }],
   ['cargo', { options: ['--config', '-Z', '--manifest-path', '--target-dir'] }],
   ['go', { options: ['-toolexec', '-exec', '-overlay', '-modfile', '-ldflags', '-gcflags'] }],
+  ['tar', { options: ['--to-command', '-I', '--use-compress-program', '--checkpoint-action', '--info-script', '--new-volume-script', '-F', '--rmt-command', '--rsh-command'], clustered: true }],
+  ['zip', { options: ['-TT', '--unzip-command'] }],
+  ['sort', { options: ['--compress-program'] }],
+  ['rg', { options: ['--pre'] }],
+  ['rsync', { options: ['-e', '--rsh', '--rsync-path'] }],
+  ...['gcc', 'g++', 'cc', 'c++', 'clang', 'clang++'].map((compiler): [string, CodeOptions] => [compiler, { options: ['-wrapper', '-fplugin', '-B', '-specs', '--specs'] }]),
 ]);
+
+interface CodeOptions {
+  options: readonly string[];
+  /** `make`: also `NAME=value` words. */
+  assignments?: boolean;
+  /** `tar`: a first argument without a dash is a group of options (`tar xIf zstd a.tar`). */
+  clustered?: boolean;
+}
 
 /**
  * An allow rule covers a command whose first words are exactly the rule's tokens (after quote removal, compared
@@ -66,10 +80,14 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand): bool
     if (rest.some(risky)) return false;
   }
   const codeOptions = CODE_RUNNING_OPTIONS.get(name);
-  return codeOptions === undefined || !carriesCodeOption(name, rest, codeOptions);
+  if (codeOptions === undefined) return true;
+  const [first] = rest;
+  // The group of options a first argument without a dash is (`tar xIf zstd a.tar`), when the rule names only the command.
+  const cluster = codeOptions.clustered === true && rule.tokens.length === 1 && first?.kind === 'literal' && !first.value.startsWith('-') ? [{ kind: 'literal' as const, value: `-${first.value}` }] : [];
+  return !carriesCodeOption(name, [...cluster, ...rest], codeOptions);
 }
 
-function carriesCodeOption(name: string, words: SimpleCommand['words'], { options, assignments = false }: { options: readonly string[]; assignments?: boolean }): boolean {
+function carriesCodeOption(name: string, words: SimpleCommand['words'], { options, assignments = false }: CodeOptions): boolean {
   for (const word of words) {
     if (word.kind !== 'literal') {
       if (mayBecomeAnything(word.text)) return true;

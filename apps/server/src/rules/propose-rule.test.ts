@@ -45,6 +45,20 @@ describe('proposeRule for commands', () => {
     ["printf -v 'a[1]' %s x", ['printf', '-v', 'a[1]', '%s', 'x'], true],
     ['npm test --node-options=--inspect', ['npm', 'test', '--node-options=--inspect'], true],
     ['git log --output=log.txt', ['git', 'log', '--output=log.txt'], true],
+    // Programs not known to read and print only are proposed exact: many run code given in an argument.
+    ['tar cf /dev/null README', ['tar', 'cf', '/dev/null', 'README'], true],
+    ['zip -r out.zip src', ['zip', '-r', 'out.zip', 'src'], true],
+    ['sort -u names.txt', ['sort', '-u', 'names.txt'], true],
+    ['rg TODO src', ['rg', 'TODO', 'src'], true],
+    ['pytest -x', ['pytest', '-x'], true],
+    ['sqlite3 app.db .tables', ['sqlite3', 'app.db', '.tables'], true],
+    ['xvfb-run npm test', ['xvfb-run', 'npm', 'test'], true],
+    ['docker run alpine ls', ['docker', 'run', 'alpine', 'ls'], true],
+    ['npm install left-pad', ['npm', 'install', 'left-pad'], true],
+    ['pip install requests', ['pip', 'install', 'requests'], true],
+    ['grep -rn TODO src', ['grep'], false],
+    ['/usr/bin/cat a.txt', ['/usr/bin/cat'], false],
+    ['bin/lint --fix', ['bin/lint', '--fix'], true],
   ])('%j → %j (exact: %s)', async (command, tokens, exact) => {
     expect(await proposedMatch(command)).toStrictEqual({ kind: 'command-prefix', tokens, exact });
   });

@@ -1,7 +1,9 @@
 import type { RuleCall } from './evaluate-rules';
 import {
   isExactOnlyCommand,
+  PREFIX_PROPOSED_COMMANDS,
   PROPOSE_EXACT_COMMANDS,
+  PROPOSE_EXACT_SUBCOMMANDS,
   RUNNER_SUBCOMMANDS,
   SUBCOMMAND_COMMANDS,
   commandBaseName,
@@ -23,7 +25,8 @@ export interface ProposeRuleOptions {
 
 /**
  * The allow rule "Always allow" on `call` would save: `npm test -- --watch` → commands starting with
- * `npm test`; an interpreter, a wrapper or a destructive command → that exact command; a file → that file
+ * `npm test`; `ls -la` → commands starting with `ls` (only for `PREFIX_PROPOSED_COMMANDS` and the workspace's own
+ * `./` scripts); any other command, `npm install x` included → that exact command; a file → that file
  * (a read: its folder); a fetch → its host; an MCP call → that tool. Anything else → these exact arguments.
  */
 export async function proposeRule(call: RuleCall, scope: RuleScope, options: ProposeRuleOptions): Promise<RuleDraft> {
@@ -84,11 +87,14 @@ function prefixFor(command: SimpleCommand): RuleMatch | undefined {
   if (name === undefined) return undefined;
   const base = commandBaseName(name);
   if (isExactOnlyCommand(base) || PROPOSE_EXACT_COMMANDS.has(base)) return exact;
-  if (!SUBCOMMAND_COMMANDS.has(base)) return { kind: 'command-prefix', tokens: [name], exact: false };
+  if (!SUBCOMMAND_COMMANDS.has(base)) {
+    // The project's own scripts (`./scripts/check.sh`) by name too: what they run is the workspace's.
+    return PREFIX_PROPOSED_COMMANDS.has(base) || name.startsWith('./') ? { kind: 'command-prefix', tokens: [name], exact: false } : exact;
+  }
 
   const [, subcommand, target] = literal;
   if (subcommand === undefined) return exact;
-  if (!SUBCOMMAND_LIKE.test(subcommand)) return exact;
+  if (!SUBCOMMAND_LIKE.test(subcommand) || PROPOSE_EXACT_SUBCOMMANDS.has(subcommand)) return exact;
   if (!RUNNER_SUBCOMMANDS.has(subcommand)) return { kind: 'command-prefix', tokens: [name, subcommand], exact: false };
   if (target === undefined || !SUBCOMMAND_LIKE.test(target)) return exact;
   return { kind: 'command-prefix', tokens: [name, subcommand, target], exact: false };

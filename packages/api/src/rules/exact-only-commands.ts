@@ -22,6 +22,13 @@ export const EXACT_ONLY_COMMANDS: ReadonlySet<string> = new Set([
   // more that run their arguments as code (`let` evaluates arithmetic, which runs `$(…)` in a subscript), and
   // builtins that set variables, whose values later words would take on
   'let', 'read', 'mapfile', 'readarray', 'getopts', 'py', 'ipython', 'ipython3', 'bpython', 'rbash', 'rzsh', 'rksh',
+  'compgen', 'complete',
+  // more wrappers that run the command that follows, or a command line given to them
+  'prlimit', 'setpriv', 'fakeroot', 'sg', 'newgrp', 'ssh-agent', 'dbus-run-session', 'xvfb-run', 'systemd-run',
+  'cgexec', 'numactl', 'valgrind', 'catchsegv', 'torsocks', 'proxychains', 'proxychains4', 'faketime', 'chronic',
+  'ifne', 'sem', 'run-parts', 'at', 'batch', 'tmux', 'screen', 'xdg-open', 'open',
+  // programs whose arguments are a language that can run a shell command (`sqlite3 db '.shell …'`, `dc -e '!…'`)
+  'sqlite3', 'dc', 'mysql', 'mariadb', 'psql', 'gnuplot', 'm4',
 ]);
 
 /** Shells and interpreters also installed under a versioned or suffixed name: `python3.11`, `perl5.36.0`, `bash-5.2`. */
@@ -41,7 +48,27 @@ export const PROPOSE_EXACT_COMMANDS: ReadonlySet<string> = new Set([
   'rm', 'rmdir', 'shred', 'dd', 'mkfs', 'truncate', 'mv', 'cp', 'ln', 'tee', 'install', 'chmod', 'chown', 'chgrp',
   'kill', 'pkill', 'killall', 'curl', 'wget', 'scp', 'sftp', 'rsync', 'nc', 'ncat', 'socat', 'telnet', 'ftp',
   'git-shell', 'crontab', 'systemctl', 'reboot', 'shutdown', 'mount', 'umount',
+  // tools with subcommands, each of which runs containers, deploys, installs or runs build plugins chosen by options
+  'docker', 'podman', 'kubectl', 'helm', 'gh', 'terraform', 'brew', 'apt', 'apt-get', 'mvn', 'gradle',
 ]);
+
+/**
+ * The commands "Always allow" proposes by their name alone ("commands starting with `ls`"): they read and print,
+ * and none has an argument that makes it run another program or write a file. Any other command is proposed
+ * exactly as it was asked for (tools with subcommands aside: `npm test`, `git status`), since many programs run
+ * code given in an argument (`tar --to-command=…`, `zip -TT …`, `sort --compress-program=…`, `rg --pre …`), and
+ * a rule for their name would let that through. A person may still write a prefix rule for any of them.
+ */
+export const PREFIX_PROPOSED_COMMANDS: ReadonlySet<string> = new Set([
+  'ls', 'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'pwd', 'echo', 'printf', 'true', 'false', 'date',
+  'du', 'df', 'stat', 'diff', 'cmp', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum',
+  'cksum', 'basename', 'dirname', 'realpath', 'readlink', 'which', 'whoami', 'id', 'uname', 'cut', 'tr', 'nl',
+  'column', 'jq', 'ps', 'free', 'uptime', 'nproc', 'seq', 'sleep', 'printenv', 'tac', 'rev', 'fold', 'fmt', 'paste',
+  'join', 'comm', 'od', 'hexdump', 'strings', 'base64', 'tty', 'groups', 'test', '[', 'pgrep',
+]);
+
+/** Subcommands that fetch and run code their arguments name (`npm install <package>` runs its install scripts): proposed exact. */
+export const PROPOSE_EXACT_SUBCOMMANDS: ReadonlySet<string> = new Set(['install', 'i', 'add', 'get', 'update', 'upgrade', 'up', 'link']);
 
 /** Commands with subcommands: with an option before the subcommand (`git -C dir status`) the proposal is exact. */
 export const SUBCOMMAND_COMMANDS: ReadonlySet<string> = new Set([
