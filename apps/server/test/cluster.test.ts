@@ -1,4 +1,4 @@
-import { ChatService, type LoopEvent, type SessionChange } from '@airlock/api';
+import { ChatService, type Cluster, type ClusterMessage, type LoopEvent, type SessionChange } from '@airlock/api';
 import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -51,11 +51,39 @@ async function database(): Promise<TestDatabase> {
   return db;
 }
 
-async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs = 60_000): Promise<Instance> {
+/**
+ * The store as an instance's cluster, except that the messages `missed` picks never reach the instance (as when its
+ * notification connection dropped); `resync` tells it what the store's listener does once that connection is back.
+ */
+function lossyCluster(store: PostgresStore, missed: (message: ClusterMessage) => boolean): { cluster: Cluster; resync: () => void } {
+  const listeners = new Set<(message: ClusterMessage) => void>();
+  const cluster = new Proxy(store, {
+    get(target, key) {
+      if (key === 'subscribe') {
+        return (listener: (message: ClusterMessage) => void) => {
+          listeners.add(listener);
+          const stop = target.subscribe((message) => {
+            if (!missed(message)) listener(message);
+          });
+          return () => {
+            listeners.delete(listener);
+            stop();
+          };
+        };
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { cluster, resync: () => listeners.forEach((listener) => listener({ type: 'resync' })) };
+}
+
+async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs = 60_000, asCluster: (store: PostgresStore) => Cluster = (store) => store): Promise<Instance> {
   const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs, log: () => {} });
   const model = new ConversationModel();
-  const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster: store, log: () => {} });
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store, cluster: store, rules, suspendRunsOnShutdown: true, log: () => {} });
+  const cluster = asCluster(store);
+  const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster, log: () => {} });
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store, cluster, rules, suspendRunsOnShutdown: true, log: () => {} });
   let stopped = false;
   const stop = async (handOver: boolean) => {
     if (stopped) return;
@@ -327,6 +355,32 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     await third.followed.until(isEnd);
     expect(third.followed.events.at(-1)).toMatchObject({ reason: 'cancelled' });
     expect(calls).toStrictEqual(['first', 'granted']);
+  });
+
+  it('a grant revoked while an instance missed the message stops allowing there once it hears it may have missed some', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    let lossy!: ReturnType<typeof lossyCluster>;
+    const a = await instance(db, 'a', tool, 60_000, (store) => {
+      lossy = lossyCluster(store, (message) => message.type === 'grant' && message.revoked);
+      return lossy.cluster;
+    });
+    const b = await instance(db, 'b', tool);
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'first');
+    const { grant } = await b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', always: true });
+    await followed.until(isEnd);
+    await expect.poll(() => a.chat.listGrants('s1').length).toBe(1);
+    expect(await b.chat.revokeGrant('s1', grant!.grantId)).toBe(true);
+    await expect.poll(() => b.chat.listGrants('s1').length).toBe(0);
+    // A missed the revoke: it still holds the grant until it re-reads what it may have missed.
+    expect(a.chat.listGrants('s1')).toHaveLength(1);
+    lossy.resync();
+    await expect.poll(() => a.chat.listGrants('s1').length).toBe(0);
+    const second = await startWaiting(a, 's1', 'r2', 'asked again');
+    expect(calls).toStrictEqual(['first']);
+    await b.chat.confirm({ sessionId: 's1', approvalId: second.approvalId, decision: 'deny' });
+    await second.followed.until(isEnd);
+    expect(calls).toStrictEqual(['first']);
   });
 });
 

@@ -212,6 +212,8 @@ export interface ConfirmInput {
 export class ChatService {
   private readonly sessions = new Map<string, Session>();
   private readonly runs = new Map<string, Run>();
+  /** Grants made here whose write to the store is under way. */
+  private readonly savingGrants = new Set<string>();
   private readonly finishedRunTtlMs: number;
   private readonly maxSessions: number;
   private readonly maxLoadedSessions: number;
@@ -406,7 +408,7 @@ export class ChatService {
     if (result.resolved && draft && rules) await rules.add(draft.draft);
     if (result.resolved && result.grant) {
       const { grant } = result;
-      await this.store.saveGrant({ ...grant, scope: 'session' });
+      await this.saveGrant(grant);
     }
     return result;
   }
@@ -579,7 +581,7 @@ export class ChatService {
     this.publish({ type: 'decided', runId: call.runId, approvalId: call.approvalId });
     if (draft && rules) await rules.add(draft.draft);
     if (grant) {
-      await this.store.saveGrant({ ...grant, scope: 'session' });
+      await this.saveGrant(grant);
       this.publish({ type: 'grant', sessionId: grant.sessionId, grantId: grant.grantId, revoked: false });
     }
     return grant ? { resolved: true, status: 'resolved', decision: input.decision, grant } : { resolved: true, status: 'resolved', decision: input.decision };
@@ -681,9 +683,37 @@ export class ChatService {
           else if (!run.log.isClosed) for (const record of await this.store.listRunToolCalls(run.runId)) if (record.decision !== null) this.applyRecordedDecision(record);
         }
         for (const stored of await this.store.listSessions()) await this.refreshSession(stored.sessionId, true);
+        await this.resyncGrants();
         await this.takeOver();
         return;
       }
+    }
+  }
+
+  /**
+   * Makes the grants held here those the store keeps: a revoke or a grant announced while messages were missed
+   * would otherwise go unseen until a restart (a revoked grant still allowing calls here). A grant made here whose
+   * write is still under way is kept.
+   */
+  private async resyncGrants(): Promise<void> {
+    const held = [...this.sessions.keys()].flatMap((sessionId) => this.registry.listGrants(sessionId));
+    const stored = await this.store.listGrants();
+    const kept = new Set(stored.map((grant) => grant.grantId));
+    for (const grant of held) {
+      if (!kept.has(grant.grantId) && !this.savingGrants.has(grant.grantId)) this.registry.revokeGrant(grant.sessionId, grant.grantId);
+    }
+    for (const grant of stored) {
+      if (this.sessions.has(grant.sessionId) && !this.registry.listGrants(grant.sessionId).some((candidate) => candidate.grantId === grant.grantId)) this.registry.restoreGrant(grant);
+    }
+  }
+
+  /** Keeps a grant made here, marked as being written meanwhile (see resyncGrants). */
+  private async saveGrant(grant: VersionedGrant): Promise<void> {
+    this.savingGrants.add(grant.grantId);
+    try {
+      await this.store.saveGrant({ ...grant, scope: 'session' });
+    } finally {
+      this.savingGrants.delete(grant.grantId);
     }
   }
 
