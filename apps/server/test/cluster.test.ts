@@ -51,31 +51,71 @@ async function database(): Promise<TestDatabase> {
   return db;
 }
 
-/**
- * The store as an instance's cluster, except that the messages `missed` picks never reach the instance (as when its
- * notification connection dropped); `resync` tells it what the store's listener does once that connection is back.
- */
-function lossyCluster(store: PostgresStore, missed: (message: ClusterMessage) => boolean): { cluster: Cluster; resync: () => void } {
-  const listeners = new Set<(message: ClusterMessage) => void>();
-  const cluster = new Proxy(store, {
+/** The store as an instance's cluster, with some of its methods replaced (they may call the store's own). */
+function interceptCluster(store: PostgresStore, replaced: Partial<Cluster>): Cluster {
+  return new Proxy(store, {
     get(target, key) {
-      if (key === 'subscribe') {
-        return (listener: (message: ClusterMessage) => void) => {
-          listeners.add(listener);
-          const stop = target.subscribe((message) => {
-            if (!missed(message)) listener(message);
-          });
-          return () => {
-            listeners.delete(listener);
-            stop();
-          };
-        };
-      }
+      const own = (replaced as Record<string | symbol, unknown>)[key];
+      if (own !== undefined) return own;
       const value: unknown = Reflect.get(target, key, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+/**
+ * The messages `missed` picks never reach the instance (as when its notification connection dropped); `resync`
+ * tells it what the store's listener does once that connection is back.
+ */
+function lossyCluster(store: PostgresStore, missed: (message: ClusterMessage) => boolean): { cluster: Cluster; resync: () => void } {
+  const listeners = new Set<(message: ClusterMessage) => void>();
+  const cluster = interceptCluster(store, {
+    subscribe: (listener) => {
+      listeners.add(listener);
+      const stop = store.subscribe((message) => {
+        if (!missed(message)) listener(message);
+      });
+      return () => {
+        listeners.delete(listener);
+        stop();
+      };
+    },
+  });
   return { cluster, resync: () => listeners.forEach((listener) => listener({ type: 'resync' })) };
+}
+
+/**
+ * An instance that can be made to stall: `stall()` holds its next lease renewal (as a paused process would) and
+ * resolves once one is held; `resume()` lets it go on. `claims` are the decisions it wrote by itself.
+ */
+function stallableCluster(store: PostgresStore) {
+  let held: { resume: () => void } | undefined;
+  let stalled: (() => void) | undefined;
+  const claims: Promise<unknown>[] = [];
+  const cluster = interceptCluster(store, {
+    renewLeases: async () => {
+      if (stalled) {
+        const reached = stalled;
+        stalled = undefined;
+        await new Promise<void>((resume) => {
+          held = { resume };
+          reached();
+        });
+      }
+      return store.renewLeases();
+    },
+    claimDecision: (input) => {
+      const claim = store.claimDecision(input);
+      claims.push(claim);
+      return claim;
+    },
+  });
+  return {
+    cluster,
+    claims,
+    stall: () => new Promise<void>((reached) => (stalled = reached)),
+    resume: () => held?.resume(),
+  };
 }
 
 async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs = 60_000, asCluster: (store: PostgresStore) => Cluster = (store) => store): Promise<Instance> {
@@ -306,6 +346,29 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     const decisions = onA.events.filter((event) => event.type === 'tool-decision');
     expect(decisions).toHaveLength(1);
     await expect(a.store.appendEvent({ runId: 'r1', sessionId: 's1', seq: 99, event: { type: 'status', text: 'late' }, at: Date.now(), fence: 1 })).rejects.toThrow(/another instance/);
+  });
+
+  it('an old owner that finds at its next renewal it lost a waiting run writes no cancel into it; the call is decided on the new owner', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    let stallable!: ReturnType<typeof stallableCluster>;
+    const a = await instance(db, 'a', tool, 600, (store) => (stallable = stallableCluster(store)).cluster);
+    const b = await instance(db, 'b', tool, 200);
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'decided on b');
+    // A pauses at a renewal; meanwhile its lease runs out and B takes the run over.
+    await stallable.stall();
+    await withClient((client) => client.query(`UPDATE ${db.schema}.runs SET lease_until = 0 WHERE run_id = 'r1'`));
+    await expect.poll(() => ownerOf(db, 'r1'), { timeout: 30_000 }).toBe('b');
+    stallable.resume();
+    // A learns it lost the run and stops waiting there: nothing it decides by itself may reach the ledger.
+    await expect.poll(() => a.chat.registry.listPending('s1').length).toBe(0);
+    await Promise.allSettled(stallable.claims);
+    const [row] = await b.store.listRunToolCalls('r1');
+    expect(row).toMatchObject({ approvalId, decision: null });
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    const onB = await follow(b, 's1', 'r1');
+    await onB.until(isEnd);
+    expect(calls).toStrictEqual(['decided on b']);
   });
 
   it('a graceful stop hands waiting runs over at once, and followers on the other instance see no gap', async () => {

@@ -597,7 +597,7 @@ export class ChatService {
     if (!cluster) return undefined;
     if (outcome.source === 'user' && (outcome.decision === 'allow' || outcome.decision === 'deny')) return undefined;
     const run = this.runs.get(call.runId);
-    if (!run || run.remote || run.suspended) return undefined;
+    if (!run || run.remote || run.suspended || run.lost) return undefined;
     return cluster
       .claimDecision({
         sessionId: call.sessionId,
@@ -606,9 +606,15 @@ export class ChatService {
         source: outcome.source === 'grant' ? 'grant' : 'user',
         ...(outcome.grantId === undefined ? {} : { grantId: outcome.grantId }),
         decidedAt: Date.now(),
+        ...(run.fence === undefined ? {} : { fence: run.fence }),
       })
       .then(
-        (claim): DecisionOutcome => (claim.status === 'already-decided' ? claimedOutcome(claim) : outcome),
+        (claim): DecisionOutcome => {
+          if (claim.status === 'already-decided') return claimedOutcome(claim);
+          // Not written (the run is another instance's now, or ended): nothing runs on it.
+          if (claim.status === 'not-found' && outcome.decision === 'allow') return { decision: 'cancel', source: 'user' };
+          return outcome;
+        },
         (error: unknown): DecisionOutcome => {
           this.log(`Could not record the ${outcome.decision} of ${call.approvalId}: ${messageOf(error)}`);
           // Not recorded, so not known to have won: nothing runs on it.

@@ -59,6 +59,11 @@ export interface ClaimDecisionInput {
   by?: DecidedBy;
   /** With a person's allow: the arguments they edited the call to (checked against the tool's schema already). */
   editedArguments?: ToolArguments;
+  /**
+   * For an outcome the run's owner reaches by itself (a timeout, a cancel, a grant's release): written only while
+   * this is still the run's fencing token, so an owner that stalled and lost the run writes nothing into it.
+   */
+  fence?: number;
 }
 
 export type ClaimDecisionResult =

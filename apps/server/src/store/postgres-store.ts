@@ -503,6 +503,7 @@ export class PostgresStore implements AirlockStore, Cluster {
          edited_arguments = $10
        FROM runs AS r
        WHERE t.approval_id = $1 AND t.session_id = $2 AND t.decision IS NULL AND t.approval_id <> '' AND r.run_id = t.run_id AND r.ended_at IS NULL
+         AND ($11::bigint IS NULL OR r.fence = $11::bigint)
        RETURNING ${prefixed('t', LEDGER_COLUMNS)}`,
       [
         input.approvalId,
@@ -515,6 +516,7 @@ export class PostgresStore implements AirlockStore, Cluster {
         input.by?.connectionId ?? null,
         input.by?.clientLabel ?? null,
         input.editedArguments === undefined ? null : JSON.stringify(input.editedArguments),
+        input.fence ?? null,
       ],
     );
     if (claimed !== undefined) return { status: 'resolved', call: toPendingRecord(claimed) };
