@@ -48,6 +48,10 @@ function webFetch(options: Partial<BuiltinToolsOptions> = {}) {
 }
 
 describe('web_fetch', () => {
+  test('is annotated as reaching beyond this machine: what a fetch sends (in its URL) can leave it', () => {
+    expect(webFetch().annotations).toStrictEqual({ readOnly: true, exactGrants: true, openWorld: true });
+  });
+
   test('reduces HTML to readable text', async () => {
     await using server = await httpServer(routes);
     expect(await runTool(webFetch(), { url: `${server.url}/page` })).toStrictEqual({

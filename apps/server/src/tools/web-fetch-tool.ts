@@ -30,7 +30,7 @@ export function createWebFetchTool(options: ResolvedToolsOptions) {
       'Fetch a web page or document over http(s) and return it as readable text: HTML is reduced to its text, ' +
       `plain text and JSON are returned as they are. At most ${options.maxFetchBytes} bytes are read.`,
     parameters,
-    annotations: { readOnly: true, exactGrants: true },
+    annotations: { readOnly: true, exactGrants: true, openWorld: true },
     source: 'builtin',
     execute: ({ url }, context) =>
       failuresAsResults('web_fetch', async () => {
