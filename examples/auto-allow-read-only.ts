@@ -1,13 +1,20 @@
-// Sends one message to a running Airlock server and decides its tool calls: read-only tools (by the annotations the
-// server lists) are allowed at once, anything else is asked on stdin. Every decision is written as one JSON line to
-// the ledger (stdout, or --ledger <file>); the answer goes to stderr.
+// Sends one message to a running Airlock server and decides its tool calls: read-only tools that stay on this machine
+// (by the annotations the server lists) are allowed at once, anything else is asked on stdin. Every decision that
+// stood is written as one JSON line to the ledger (stdout, or --ledger <file>); the answer goes to stderr. What the
+// model wrote is printed with every control, bidi and invisible character as a \u{…} escape, behind a "│ " gutter.
 //
-//   AIRLOCK_URL='http://127.0.0.1:7700/#token=…' node --import tsx examples/auto-allow-read-only.ts 'list the files'
-import { createAirlockClient, parseStartupLink, socketUrl, type DecideInput, type LoopEventOf, type ToolInfo } from '@airlock/client';
+// From the repository's root (the script runs in examples/, so a relative --ledger path is taken from there):
+//   AIRLOCK_URL='http://127.0.0.1:7700/#token=…' pnpm --filter @airlock/examples auto-allow-read-only 'list the files'
+import { createAirlockClient, parseStartupLink, socketUrl, type ConfirmResult, type DecideInput, type LoopEventOf, type ToolInfo } from '@airlock/client';
 import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { WebSocket } from 'ws';
+
+/** What this example decided for one call, and who made that decision: its read-only rule, the person, or itself. */
+type Choice =
+  | { decision: 'allow'; by: 'read-only rule' | 'person' }
+  | { decision: 'deny'; by: 'person' | 'example'; reason?: string };
 
 interface LedgerEntry {
   at: string;
@@ -15,11 +22,74 @@ interface LedgerEntry {
   runId: string;
   toolName: string;
   arguments: Record<string, unknown>;
-  decision: 'allow' | 'deny';
-  by: 'read-only rule' | 'person';
+  /** The decision that stood: this example's, or the one made before it ("timeout" and "cancel" too); null when the server no longer knew the call. */
+  decision: 'allow' | 'deny' | 'timeout' | 'cancel' | null;
+  /** Who made it; "elsewhere" when it was made before this example's (another client, the server). */
+  by: Choice['by'] | 'elsewhere' | null;
   reason?: string;
-  /** What the server answered: "resolved", or why it did not take the decision. */
+  /** What the server answered: "resolved", or why it did not take this example's decision. */
   status: string;
+  /** This example's decision, when it is not the one that stood. */
+  attempted?: Choice;
+}
+
+/** C0, DEL and C1 controls but a newline, format characters (bidi, zero-width), line and paragraph separators, lone surrogates, and what else is drawn as nothing. */
+const HIDDEN = /[^\n\P{Cc}]|[\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
+
+/**
+ * What a model or a tool wrote, as it may be printed: every hidden character as a `\u{HEX}` escape, and a backslash
+ * before `u{` as `\u{5C}`, so each `\u{…}` on screen is an escape. The terminal then shows what runs, and acts on nothing.
+ */
+function visible(text: string): string {
+  return text.replace(/\\(?=u\{)/g, '\\u{5C}').replace(HIDDEN, (char) => `\\u{${(char.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`);
+}
+
+/** A ledger line: JSON with the hidden characters as `\uXXXX` escapes, so it parses to the very values and is as safe to print. */
+function ledgerLine(entry: LedgerEntry): string {
+  const escapeUnits = (char: string) => Array.from({ length: char.length }, (_, index) => `\\u${char.charCodeAt(index).toString(16).padStart(4, '0')}`).join('');
+  return `${JSON.stringify(entry).replace(HIDDEN, escapeUnits)}\n`;
+}
+
+const GUTTER = '│ ';
+
+/**
+ * Writes the model's text as it streams, escaped, each line behind the gutter: nothing the model writes starts a line,
+ * so it cannot pass for this example's card or prompt. A piece's last character waits for the next piece when it may
+ * be the first half of something (a high surrogate, a backslash before `u{`), so a split is never escaped as two.
+ */
+function modelTextWriter(out: NodeJS.WritableStream) {
+  let held = '';
+  let lineOpen = false;
+  const show = (text: string) => {
+    for (const line of visible(text).split(/(?<=\n)/)) {
+      if (line === '') continue;
+      out.write(lineOpen ? line : GUTTER + line);
+      lineOpen = !line.endsWith('\n');
+    }
+  };
+  return {
+    write(piece: string) {
+      const text = held + piece;
+      const keep = /[\\\uD800-\uDBFF]$/.test(text) ? 1 : 0;
+      held = text.slice(text.length - keep);
+      show(text.slice(0, text.length - keep));
+    },
+    /** Ends the text so far (before a card, at the end of the run). */
+    end() {
+      show(held);
+      held = '';
+      if (lineOpen) out.write('\n');
+      lineOpen = false;
+    },
+  };
+}
+
+/** A call as the person is asked about it: its arguments as JSON, escaped, behind the gutter. */
+function card(call: LoopEventOf<'tool-start'>): string {
+  const json = JSON.stringify(call.arguments, null, 2);
+  const hidden = json.match(HIDDEN)?.length ?? 0;
+  const warning = hidden === 0 ? '' : `⚠ ${hidden} hidden character${hidden === 1 ? '' : 's'} shown as \\u{…}: what runs contains ${hidden === 1 ? 'it' : 'them'}\n`;
+  return `\n⏺ ${visible(call.toolName)}\n${visible(json).replace(/^/gm, GUTTER)}\n${warning}`;
 }
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { ledger: { type: 'string' }, session: { type: 'string' } } });
@@ -31,21 +101,37 @@ if (message === '' || process.env.AIRLOCK_URL === undefined) {
 const link = parseStartupLink(process.env.AIRLOCK_URL);
 const token = process.env.AIRLOCK_TOKEN ?? link.token;
 const writeLedger = (entry: LedgerEntry) => {
-  const line = `${JSON.stringify(entry)}\n`;
-  if (values.ledger === undefined) process.stdout.write(line);
-  else appendFileSync(values.ledger, line);
+  if (values.ledger === undefined) process.stdout.write(ledgerLine(entry));
+  else appendFileSync(values.ledger, ledgerLine(entry));
 };
 
-/** Read-only and nothing more: a tool that also writes, deletes or runs code is asked about. */
-const autoAllowed = (tool: ToolInfo | undefined) => tool !== undefined && tool.annotations.readOnly && !tool.annotations.destructive && !tool.annotations.executesCode;
+/**
+ * Read-only and on this machine. A tool that also writes, deletes or runs code is asked about, and so is one that
+ * reaches beyond this machine (web_fetch): what it reads with, a URL, can carry data out.
+ */
+const autoAllowed = (tool: ToolInfo | undefined) =>
+  tool !== undefined && tool.annotations.readOnly && !tool.annotations.destructive && !tool.annotations.executesCode && !tool.annotations.openWorld;
 
 const answers = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-async function ask(call: LoopEventOf<'tool-start'>): Promise<{ decision: 'allow' } | { decision: 'deny'; reason: string }> {
-  console.error(`\n${call.toolName} ${JSON.stringify(call.arguments, null, 2)}\nallow? y = yes, anything else = no (what you type is the reason for the model): `);
+async function ask(call: LoopEventOf<'tool-start'>): Promise<Choice> {
+  process.stderr.write(`${card(call)}allow? y = yes, anything else = no (what you type is the reason for the model): `);
   const next = await answers.next();
-  const line = next.done === true ? '' : next.value.trim();
-  if (line === 'y' || line === 'yes') return { decision: 'allow' };
-  return { decision: 'deny', reason: line === '' ? 'no answer on stdin' : line };
+  if (next.done === true) {
+    process.stderr.write('\nno answer on stdin: denied\n');
+    return { decision: 'deny', by: 'example', reason: 'no answer on stdin' };
+  }
+  // A terminal echoes the answer and its Enter; piped in, it is not shown, and the next output starts a line of its own.
+  if (!process.stdin.isTTY) process.stderr.write('\n');
+  const line = next.value.trim();
+  if (line === 'y' || line === 'yes') return { decision: 'allow', by: 'person' };
+  return line === '' ? { decision: 'deny', by: 'person' } : { decision: 'deny', by: 'person', reason: line };
+}
+
+/** The ledger's account of a decision: the one that stood, and this example's as `attempted` when it did not. */
+function outcome(choice: Choice, result: ConfirmResult): Pick<LedgerEntry, 'decision' | 'by' | 'reason' | 'status' | 'attempted'> {
+  if (result.status === 'not-found') return { decision: null, by: null, status: result.status, attempted: choice };
+  if (result.status === 'already-decided') return { decision: result.decision, by: 'elsewhere', status: result.status, attempted: choice };
+  return { ...choice, status: result.status };
 }
 
 const airlock = createAirlockClient({ url: socketUrl(link.url), token, WebSocket, clientLabel: 'auto-allow-read-only example' });
@@ -54,25 +140,24 @@ try {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const sessionId = values.session ?? `example_${Date.now()}`;
   const run = airlock.startRun({ sessionId, message });
+  const modelText = modelTextWriter(process.stderr);
   for await (const event of run) {
-    if (event.type === 'text-delta') process.stderr.write(event.text);
-    if (event.type === 'run-end') process.stderr.write(`\n[run ${event.reason}${event.error === undefined ? '' : `: ${event.error}`}]\n`);
+    if (event.type === 'text-delta') modelText.write(event.text);
+    if (event.type === 'run-end') {
+      modelText.end();
+      process.stderr.write(`[run ${visible(event.reason)}${event.error === undefined ? '' : `: ${visible(event.error)}`}]\n`);
+    }
     if (event.type !== 'tool-start' || !event.awaitingConfirmation) continue;
-    const rule = autoAllowed(byName.get(event.toolName));
-    const choice = rule ? ({ decision: 'allow' } as const) : await ask(event);
-    const decision: DecideInput = { sessionId, approvalId: event.approvalId, ...choice };
-    const result = await airlock.decide(decision);
-    writeLedger({
-      at: new Date().toISOString(),
-      sessionId,
-      runId: run.runId,
-      toolName: event.toolName,
-      arguments: event.arguments,
-      decision: choice.decision,
-      by: rule ? 'read-only rule' : 'person',
-      ...(choice.decision === 'deny' ? { reason: choice.reason } : {}),
-      status: result.status,
-    });
+    modelText.end();
+    const choice: Choice = autoAllowed(byName.get(event.toolName)) ? { decision: 'allow', by: 'read-only rule' } : await ask(event);
+    const input: DecideInput =
+      choice.decision === 'allow'
+        ? { sessionId, approvalId: event.approvalId, decision: 'allow' }
+        : { sessionId, approvalId: event.approvalId, decision: 'deny', reason: choice.reason };
+    const result = await airlock.decide(input);
+    const stood = outcome(choice, result);
+    if (result.status !== 'resolved') process.stderr.write(`not taken (${result.status}): ${stood.decision ?? 'no decision known'} stood\n`);
+    writeLedger({ at: new Date().toISOString(), sessionId, runId: run.runId, toolName: event.toolName, arguments: event.arguments, ...stood });
   }
 } finally {
   await airlock.close();
