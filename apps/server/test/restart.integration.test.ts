@@ -3,7 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createAirlockClient, type LoopEvent } from '@airlock/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 import { startFakeOpenAIServer } from './support/fake-openai-server';
 import { startServerProcess, type ServerProcess } from './support/server-process';
 import { connectClient, watchRun, type TestClient } from './support/test-airlock';
@@ -151,6 +153,29 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
     await seen.ended;
     expect(existsSync(marker)).toBe(false);
     expect(await c.trpc.chat.pending.query({ sessionId: 's1' })).toStrictEqual([]);
+  });
+
+  it('a run followed through @airlock/client goes on across a SIGTERM restart to its end: the stream the server stopped follows the run again', async () => {
+    const { dataDir, workspace, token } = await setup();
+    const marker = join(workspace, 'ran.txt');
+    const first = await startServer(dataDir, workspace, token);
+    const airlock = createAirlockClient({ url: first.wsUrl, token, WebSocket, retryDelayMs: () => 100 });
+    cleanups.push(() => airlock.close());
+    const run = airlock.startRun({ sessionId: 's3', runId: 'run-3', message: `run \`echo once >> ${marker}\`` });
+    const seen: LoopEvent[] = [];
+    for await (const event of run) {
+      seen.push(event);
+      if (event.type !== 'tool-start' || !event.awaitingConfirmation) continue;
+      // The server goes down and comes back on the same address while the call waits; the person answers after.
+      await stop(first, 'SIGTERM');
+      await startServerProcess(['--data-dir', dataDir, '--workspace', workspace, '--port', new URL(first.wsUrl).port], { AIRLOCK_TOKEN: token }, cleanups);
+      await expect(airlock.decide({ sessionId: 's3', approvalId: event.approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    }
+    expect(seen.at(-1)).toMatchObject({ type: 'run-end', reason: 'done' });
+    expect(seen.filter((event) => event.type === 'tool-start')).toHaveLength(1);
+    expect(seen.find((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'executed' });
+    expect(readFileSync(marker, 'utf8')).toBe('once\n');
+    expect(run.lastEventId).toBe(`run-3:${seen.length}`);
   });
 
   it('a client re-sending a run’s first input after a restart re-attaches and never sends the message twice', async () => {

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { AirlockSocket, type RequestHandlers, type SocketError } from './airlock-socket';
+import { createAirlockClient } from './create-airlock-client';
 
 /** A WebSocket server on 127.0.0.1 that records what each connection receives; the test answers by hand. */
 async function startWireServer() {
@@ -173,5 +174,79 @@ describe('AirlockSocket speaks the tRPC WebSocket protocol', () => {
     await vi.waitFor(() => expect(stream.completed()).toBe(1));
     expect(query.errors[0]!.response).toStrictEqual({ id: 1, error });
     expect(query.completed()).toBe(0);
+  });
+});
+
+describe('createAirlockClient over the wire', () => {
+  const event = (runId: string, seq: number, data: Record<string, unknown>) => ({ type: 'data', id: `${runId}:${seq}`, data: { id: `${runId}:${seq}`, data } });
+
+  async function clientOn(url: string) {
+    const opened: (() => void)[] = [];
+    const client = createAirlockClient({ url, token: 'secret', WebSocket, retryDelayMs: () => 0, onOpen: () => opened.splice(0).forEach((wake) => wake()) });
+    cleanups.push(() => client.close());
+    return { client, open: () => new Promise<void>((resolve) => opened.push(resolve)) };
+  }
+
+  it('a run stream the server stops before its run-end (going down) follows the run again from its last event once the next connection opens', async () => {
+    const server = await startWireServer();
+    cleanups.push(server.close);
+    const { client, open } = await clientOn(server.url);
+    const run = client.attachRun({ sessionId: 's', runId: 'r' });
+    const first = run.next();
+    await server.received(0, 2);
+    const old = server.connections[0]!.socket;
+    old.send(JSON.stringify({ id: 1, result: { type: 'started' } }));
+    old.send(JSON.stringify({ id: 1, result: event('r', 1, { type: 'run-start', runId: 'r', sessionId: 's' }) }));
+    expect(await first).toStrictEqual({ done: false, value: { type: 'run-start', runId: 'r', sessionId: 's' } });
+    // The server going down: it stops the stream, then asks for a new connection.
+    const reopened = open();
+    old.send(JSON.stringify({ id: 1, result: { type: 'stopped' } }));
+    old.send(JSON.stringify({ id: null, method: 'reconnect' }));
+    await reopened;
+    const resent = await server.received(1, 2);
+    expect(resent.filter((message) => (message as { method?: string }).method === 'subscription')).toContainEqual(
+      expect.objectContaining({ params: { path: 'chat.stream', input: { sessionId: 's', runId: 'r', lastEventId: 'r:1' } } }),
+    );
+    const next = run.next();
+    const fresh = server.connections[1]!.socket;
+    const ids = resent.flatMap((message) => ((message as { method?: string }).method === 'subscription' ? [(message as { id: number }).id] : []));
+    for (const id of ids) fresh.send(JSON.stringify({ id, result: event('r', 2, { type: 'run-end', runId: 'r', reason: 'done' }) }));
+    expect(await next).toStrictEqual({ done: false, value: { type: 'run-end', runId: 'r', reason: 'done' } });
+    expect(await run.next()).toStrictEqual({ done: true, value: undefined });
+    expect(run.lastEventId).toBe('r:2');
+  });
+
+  it('lastEventId is the id of the last event given out, not of one still waiting to be read', async () => {
+    const server = await startWireServer();
+    cleanups.push(server.close);
+    const { client } = await clientOn(server.url);
+    const run = client.attachRun({ sessionId: 's', runId: 'r' });
+    const first = run.next();
+    await server.received(0, 2);
+    const socket = server.connections[0]!.socket;
+    socket.send(JSON.stringify({ id: 1, result: event('r', 1, { type: 'run-start', runId: 'r', sessionId: 's' }) }));
+    socket.send(JSON.stringify({ id: 1, result: event('r', 2, { type: 'status', text: 'thinking' }) }));
+    socket.send(JSON.stringify({ id: 1, result: event('r', 3, { type: 'status', text: 'still thinking' }) }));
+    await first;
+    // Both later events have arrived by the time a query sent after them is answered.
+    const info = client.trpc.model.info.query();
+    const [, , query] = (await server.received(0, 3)) as [unknown, unknown, { id: number }];
+    socket.send(JSON.stringify({ id: query.id, result: { type: 'data', data: { model: 'm' } } }));
+    await info;
+    expect(run.lastEventId).toBe('r:1');
+    await run.next();
+    expect(run.lastEventId).toBe('r:2');
+  });
+
+  it('gives up on a server it cannot reach: every call fails with why, and the state says so', async () => {
+    const server = await startWireServer();
+    const url = server.url;
+    await server.close();
+    const { client } = await clientOn(url);
+    await expect(client.trpc.model.info.query()).rejects.toThrow(/cannot reach Airlock at ws:\/\/127\.0\.0\.1:\d+\/trpc \(.*ECONNREFUSED.*\)/);
+    expect(client.state).toBe('unreachable');
+    await expect(client.pending('s')).rejects.toThrow(/cannot reach Airlock/);
+    const run = client.attachRun({ sessionId: 's', runId: 'r' });
+    await expect(run.next()).rejects.toThrow(/cannot reach Airlock/);
   });
 });

@@ -40,6 +40,13 @@ export interface AirlockSocketOptions {
   onClose?: () => void;
   /** Called once when the server refuses the token; the socket then stays closed and every request fails. */
   onRejected?: (message: string) => void;
+  /**
+   * Failed attempts to open the first connection after which the client gives up: every request fails with why
+   * (`connect ECONNREFUSED …`, no server at that path) and the state is `unreachable`. Once a connection has
+   * opened, a drop is retried however long it lasts. Default 3 (about a second and a half with the default
+   * delays); `Infinity` waits for the server however long.
+   */
+  connectAttempts?: number;
 }
 
 interface LiveRequest {
@@ -49,7 +56,17 @@ interface LiveRequest {
   sent: boolean;
 }
 
-export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'rejected' | 'closed';
+export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'rejected' | 'unreachable' | 'closed';
+
+const DEFAULT_CONNECT_ATTEMPTS = 3;
+
+/** What a socket's `error` event says went wrong: `ws` passes an event with the error, a browser says nothing. */
+function failureOf(event: unknown): string | undefined {
+  if (typeof event !== 'object' || event === null) return undefined;
+  const { message, error } = event as { message?: unknown; error?: unknown };
+  if (error instanceof Error && error.message !== '') return error.message;
+  return typeof message === 'string' && message !== '' ? message : undefined;
+}
 
 const defaultRetryDelay = (attempt: number) => (attempt === 0 ? 0 : Math.min(250 * 2 ** attempt, 5_000));
 
@@ -71,6 +88,10 @@ export class AirlockSocket {
   private closing: Promise<void> | undefined;
   private currentState: SocketState = 'connecting';
   private opened = false;
+  /** Why the last attempt failed, when the socket said (its `error` event). */
+  private lastFailure: string | undefined;
+  /** Resolved when the next socket opens; rejected when the client stops for good. */
+  private openWaiters: { resolve: () => void; reject: (error: SocketError) => void }[] = [];
 
   constructor(options: AirlockSocketOptions) {
     this.options = options;
@@ -86,11 +107,22 @@ export class AirlockSocket {
     return this.currentState;
   }
 
+  /**
+   * Resolves when the next connection opens (not the one open now, if any): where a subscription the server stopped
+   * while going down is sent again. Rejects when the client stops for good (closed, token refused, unreachable).
+   */
+  nextOpen(): Promise<void> {
+    const ended = this.endedError();
+    if (ended !== undefined) return Promise.reject(ended);
+    return new Promise((resolve, reject) => this.openWaiters.push({ resolve, reject }));
+  }
+
   /** Sends a request now if the socket is open, otherwise as soon as it opens. Returns a function that ends it. */
   request(call: { method: RequestMethod; path: string; input: unknown }, handlers: RequestHandlers): () => void {
     const id = this.nextId++;
-    if (this.currentState === 'rejected' || this.currentState === 'closed') {
-      handlers.error(new SocketError(this.currentState === 'rejected' ? 'the server refused the access token' : 'the client is closed'));
+    const ended = this.endedError();
+    if (ended !== undefined) {
+      handlers.error(ended);
       return () => undefined;
     }
     const live: LiveRequest = { message: { id, method: call.method, params: { path: call.path, input: call.input } }, handlers, sent: false };
@@ -109,9 +141,35 @@ export class AirlockSocket {
     return this.closing;
   }
 
+  /** Why requests fail now, when the client has stopped for good. */
+  private endedError(): SocketError | undefined {
+    switch (this.currentState) {
+      case 'rejected':
+        return new SocketError('the server refused the access token');
+      case 'unreachable':
+        return new SocketError(this.unreachableMessage());
+      case 'closed':
+        return new SocketError('the client is closed');
+      case 'connecting':
+      case 'open':
+      case 'reconnecting':
+        return undefined;
+    }
+  }
+
+  private unreachableMessage(): string {
+    return `cannot reach Airlock at ${this.options.url}${this.lastFailure === undefined ? '' : ` (${this.lastFailure})`}`;
+  }
+
+  private rejectOpenWaiters(): void {
+    const error = this.endedError() ?? new SocketError('the client is closed');
+    for (const waiter of this.openWaiters.splice(0)) waiter.reject(error);
+  }
+
   private async shutdown(): Promise<void> {
-    const wasRejected = this.currentState === 'rejected';
+    const wasStopped = this.currentState === 'rejected' || this.currentState === 'unreachable';
     this.setState('closed');
+    this.rejectOpenWaiters();
     clearTimeout(this.retryTimer);
     const answers: Promise<void>[] = [];
     for (const [id, live] of [...this.requests]) {
@@ -127,7 +185,7 @@ export class AirlockSocket {
     }
     await Promise.all(answers);
     const socket = this.socket;
-    if (socket === null || wasRejected || socket.readyState === WEB_SOCKET_CLOSED) return;
+    if (socket === null || wasStopped || socket.readyState === WEB_SOCKET_CLOSED) return;
     await new Promise<void>((resolve) => {
       socket.addEventListener('close', () => resolve());
       socket.close();
@@ -173,7 +231,9 @@ export class AirlockSocket {
     socket.addEventListener('message', (event) => this.received(socket, event.data));
     socket.addEventListener('close', () => this.socketGone(socket));
     // A failed socket always closes next, which is where it is handled; without a listener Node's `ws` would throw.
-    socket.addEventListener('error', () => undefined);
+    socket.addEventListener('error', (event?: unknown) => {
+      if (socket === this.socket) this.lastFailure = failureOf(event);
+    });
   }
 
   private socketOpened(socket: WebSocketLike): void {
@@ -185,6 +245,7 @@ export class AirlockSocket {
     socket.send(JSON.stringify({ method: 'connectionParams', data: this.options.connectionParams }));
     const waiting = [...this.requests.values()].filter((live) => !live.sent || live.message.method === 'subscription');
     if (waiting.length > 0) this.write(waiting);
+    for (const waiter of this.openWaiters.splice(0)) waiter.resolve();
     this.options.onOpen?.();
   }
 
@@ -236,12 +297,22 @@ export class AirlockSocket {
   private rejected(message: string): void {
     if (this.currentState === 'closed') return;
     this.setState('rejected');
-    clearTimeout(this.retryTimer);
-    const error = new SocketError(message);
-    for (const live of this.requests.values()) live.handlers.error(error);
-    this.requests.clear();
+    this.stopForGood(new SocketError(message));
     this.options.onRejected?.(message);
     this.socket?.close();
+  }
+
+  /** The first connection could not be opened in `connectAttempts` tries: every request fails, and no more are tried. */
+  private unreachable(): void {
+    this.setState('unreachable');
+    this.stopForGood(new SocketError(this.unreachableMessage()));
+  }
+
+  private stopForGood(error: SocketError): void {
+    clearTimeout(this.retryTimer);
+    for (const live of this.requests.values()) live.handlers.error(error);
+    this.requests.clear();
+    this.rejectOpenWaiters();
   }
 
   /** The server asked for a new connection (it is shutting down or moving): subscriptions resume on the next one. */
@@ -263,12 +334,16 @@ export class AirlockSocket {
         live.handlers.error(new SocketError('the connection closed before the answer came'));
       }
     }
-    if (this.currentState === 'closed' || this.currentState === 'rejected') return;
+    if (this.endedError() !== undefined) return;
     this.setState(this.opened ? 'reconnecting' : 'connecting');
     this.options.onClose?.();
+    if (!this.opened && this.attempt + 1 >= (this.options.connectAttempts ?? DEFAULT_CONNECT_ATTEMPTS)) {
+      this.unreachable();
+      return;
+    }
     const delay = (this.options.retryDelayMs ?? defaultRetryDelay)(this.attempt++);
     this.retryTimer = setTimeout(() => {
-      if (this.currentState !== 'closed' && this.currentState !== 'rejected') this.connect();
+      if (this.endedError() === undefined) this.connect();
     }, delay);
   }
 

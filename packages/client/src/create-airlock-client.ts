@@ -35,6 +35,12 @@ export interface AirlockClientOptions {
   onClose?: () => void;
   /** Called once when the server refuses the token: the client stops reconnecting and every call fails. */
   onRejected?: (message: string) => void;
+  /**
+   * Failed attempts to open the first connection after which the client gives up and every call fails with why
+   * (`state` is then `unreachable`). Once connected, a dropped connection is retried however long it takes. Default
+   * 3, about a second and a half; `Infinity` waits for the server to come up.
+   */
+  connectAttempts?: number;
 }
 
 export interface StartRunInput {
@@ -58,12 +64,14 @@ export interface AttachRunInput {
 
 /**
  * A run's events, in order, ending after `run-end`. A dropped connection is re-attached with the last event id:
- * nothing is repeated or skipped. Iterate it once.
+ * nothing is repeated or skipped. So is a server restart: the server stops each stream as it goes down, and the
+ * stream follows the run again once the next connection opens (the run resumes on the restarted server, or on
+ * another instance). Iterate it once.
  */
 export interface RunStream extends AsyncIterableIterator<LoopEvent> {
   readonly sessionId: string;
   readonly runId: string;
-  /** The id of the last event received, to re-attach from elsewhere (`attachRun`). */
+  /** The id of the last event this stream gave out, to re-attach from elsewhere (`attachRun`) after leaving it. */
   readonly lastEventId: string | undefined;
   /** Asks the server to stop the run; the stream then ends with `run-end` "cancelled". Answers whether it was running. */
   cancel(): Promise<boolean>;
@@ -100,6 +108,9 @@ export interface AirlockClient {
   close(): Promise<void>;
 }
 
+/** A run stream stopped this many times by the server without an event between is given up (a server stuck in restarts). */
+const MAX_STOPS_IN_A_ROW = 3;
+
 /** Connects to an Airlock server at once (and again whenever the connection drops). */
 export function createAirlockClient(options: AirlockClientOptions): AirlockClient {
   const socket = new AirlockSocket({
@@ -110,32 +121,70 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
     ...(options.onOpen === undefined ? {} : { onOpen: options.onOpen }),
     ...(options.onClose === undefined ? {} : { onClose: options.onClose }),
     ...(options.onRejected === undefined ? {} : { onRejected: options.onRejected }),
+    ...(options.connectAttempts === undefined ? {} : { connectAttempts: options.connectAttempts }),
   });
   const trpc = createTRPCClient<AppRouter>({ links: [airlockLink<AppRouter>(socket)] });
 
   const follow = (input: { sessionId: string; runId: string; message?: string; options?: RunOptions; lastEventId?: string }, signal?: AbortSignal): RunStream => {
-    let lastEventId = input.lastEventId;
-    const events = subscriptionIterator<LoopEvent>((sink) => {
-      const subscription = trpc.chat.stream.subscribe(input, {
-        onData: ({ id, data }) => {
-          lastEventId = id;
-          sink.push(data);
-          if (data.type === 'run-end') sink.end();
-        },
-        onError: (error) => sink.fail(error),
-        onComplete: () => sink.end(),
-      });
-      return () => subscription.unsubscribe();
+    // Received: where the stream resumes. Given out: what `lastEventId` says (events may wait in the queue).
+    let received = input.lastEventId;
+    let givenOut = input.lastEventId;
+    const events = subscriptionIterator<{ id: string; event: LoopEvent }>((sink) => {
+      let subscription: { unsubscribe(): void } | undefined;
+      let left = false;
+      let stopsInARow = 0;
+      const subscribe = () => {
+        subscription = trpc.chat.stream.subscribe(
+          { ...input, ...(received === undefined ? {} : { lastEventId: received }) },
+          {
+            onData: ({ id, data }) => {
+              received = id;
+              stopsInARow = 0;
+              sink.push({ id, event: data });
+              if (data.type === 'run-end') sink.end();
+            },
+            onError: (error) => sink.fail(error),
+            onComplete: () => {
+              if (left) return;
+              // Stopped before its run-end: the server went down. The run goes on after its restart (or on another
+              // instance), and is followed again from the last event once the next connection opens.
+              if (++stopsInARow > MAX_STOPS_IN_A_ROW) {
+                sink.fail(new Error(`the server stopped sending run ${input.runId} ${MAX_STOPS_IN_A_ROW} times in a row before its end`));
+                return;
+              }
+              socket.nextOpen().then(
+                () => {
+                  if (!left) subscribe();
+                },
+                (error: unknown) => sink.fail(error),
+              );
+            },
+          },
+        );
+      };
+      subscribe();
+      return () => {
+        left = true;
+        subscription?.unsubscribe();
+      };
     }, signal);
     return {
       sessionId: input.sessionId,
       runId: input.runId,
       get lastEventId() {
-        return lastEventId;
+        return givenOut;
       },
       cancel: async () => (await trpc.chat.cancel.mutate({ sessionId: input.sessionId, runId: input.runId })).cancelled > 0,
-      next: () => events.next(),
-      return: () => events.return!(),
+      next: async () => {
+        const result = await events.next();
+        if (result.done === true) return { done: true, value: undefined };
+        givenOut = result.value.id;
+        return { done: false, value: result.value.event };
+      },
+      return: async () => {
+        await events.return!();
+        return { done: true, value: undefined };
+      },
       [Symbol.asyncIterator]() {
         return this;
       },

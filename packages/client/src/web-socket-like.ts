@@ -3,7 +3,9 @@ export interface WebSocketLike {
   readonly readyState: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
-  addEventListener(type: 'open' | 'close' | 'error', listener: () => void): void;
+  addEventListener(type: 'open' | 'close', listener: () => void): void;
+  /** `ws` passes an event with the `error`; a browser passes a plain event. */
+  addEventListener(type: 'error', listener: (event?: unknown) => void): void;
   addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
 }
 

@@ -35,6 +35,8 @@ export function connectApi(options: ConnectApiOptions): ApiConnection {
     clientLabel: 'web',
     ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
     retryDelayMs: (attempt) => Math.min(300 * 2 ** attempt, 5_000),
+    // The page waits for its server however long it is down, and says so (offline).
+    connectAttempts: Infinity,
     onOpen() {
       failures = 0;
       opened = true;
