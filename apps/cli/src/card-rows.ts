@@ -10,17 +10,23 @@ export interface CardRow {
   continued: boolean;
 }
 
-/** Spaces in a row from which they are written as one marker, `␠×N`: a wide gap cannot push text out of view. */
+/**
+ * Spaces (or tabs) in a row from which they are written as one marker, `␠×N` (`⇥×N`): a wide gap cannot push text
+ * out of view.
+ */
 export const FOLDED_SPACES = 8;
+/** How a tab is shown: marked like the other characters written for what cannot be seen, never raw. */
+export const TAB_MARKER = '⇥';
 /** Empty lines in a row from which they are written as one marker row. */
 export const FOLDED_EMPTY_LINES = 3;
 
 /**
  * Lays a shown value out in rows of at most `width` columns, wrapping long lines here rather than leaving it to the
  * terminal: every row then starts with the gutter its caller puts before it, so nothing a model wrote ever starts at
- * the left edge, where it could pass for a line of the card. Long runs of spaces and of empty lines are folded into
- * one marker each. A character outside ASCII counts as two columns (the widest a terminal draws), so a row never
- * wraps in the terminal. Linear in the value's length.
+ * the left edge, where it could pass for a line of the card. A tab is shown as a marked `⇥`: raw, the terminal would
+ * move to its next tab stop, wider than counted, and wrap the row itself. Long runs of spaces, of tabs and of empty
+ * lines are folded into one marker each. A character outside ASCII counts as two columns (the widest a terminal
+ * draws), so a row never wraps in the terminal. Linear in the value's length.
  */
 export function cardRows(value: VisibleText, width: number, style: TerminalStyle): CardRow[] {
   const columns = Math.max(width, 16);
@@ -74,15 +80,17 @@ export function cardRows(value: VisibleText, width: number, style: TerminalStyle
         index++;
         continue;
       }
-      if (char === ' ') {
+      if (char === ' ' || char === '\t') {
         let end = index;
-        while (end < text.length && text[end] === ' ') end++;
+        while (end < text.length && text[end] === char) end++;
         const count = end - index;
         if (count >= FOLDED_SPACES) {
-          const marker = `␠×${count}`;
+          const marker = `${char === ' ' ? '␠' : TAB_MARKER}×${count}`;
           put(style.escape(marker), marker.length + 1);
-        } else {
+        } else if (char === ' ') {
           for (let space = 0; space < count; space++) put(' ', 1);
+        } else {
+          for (let tab = 0; tab < count; tab++) put(style.escape(TAB_MARKER), 2);
         }
         index = end;
         continue;
