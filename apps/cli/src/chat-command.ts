@@ -1,11 +1,13 @@
 import { createAirlockClient, type AirlockClient, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
-import { randomId } from '@airlock/core';
+import { randomId, toVisibleText, visibleTextString } from '@airlock/core';
 import { createInterface } from 'node:readline';
 import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
 import { decisionLine, outcomeLine, runEndLine } from './event-labels';
 import { INTERRUPTED, LineReader } from './line-reader';
-import { grantScope, renderEditedArguments, renderResult, renderToolCall, shortName, showText, type CardLayout } from './render-tool-call';
+import { noteLines } from './note-lines';
+import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, shortName, showText, type CardLayout } from './render-tool-call';
+import { RunEvents } from './run-events';
 import { styleFor, type TerminalStyle } from './terminal-style';
 import { VisibleStream } from './visible-stream';
 
@@ -58,6 +60,9 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
   }
 }
 
+/** What a question gets: the line entered, null once input has ended, INTERRUPTED after Ctrl-C. */
+type Answer = string | null | typeof INTERRUPTED;
+
 class ChatSession {
   private tools = new Map<string, ToolInfo>();
   /** The tool of each call of the run followed, for a decision that shows edited arguments. */
@@ -67,6 +72,8 @@ class ChatSession {
   private attached = false;
   private interrupts = 0;
   private stop: (() => void) | undefined;
+  /** The events of the run followed, read on while a call is asked about. */
+  private events: RunEvents | undefined;
   /** A stop of the run followed was asked for: its calls still announced are not asked about. */
   private stopping = false;
 
@@ -100,13 +107,15 @@ class ChatSession {
       if (line === INTERRUPTED || line.trim() === '') continue;
       this.interrupts = 0;
       await this.follow(line);
-      this.interrupts = 0;
     }
     this.screen.endLine();
     return 0;
   }
 
-  /** Ctrl-C: the first stops the answer being written; one more (or one with nothing to stop, twice) exits. */
+  /**
+   * Ctrl-C: the first stops the answer being written; one more (or one with nothing to stop, twice) exits, though the
+   * run it stopped has ended in between. A line entered starts the count again.
+   */
   interrupt(): 'stop' | 'exit' {
     this.interrupts++;
     if (this.interrupts >= 2) return 'exit';
@@ -120,7 +129,7 @@ class ChatSession {
     return 'stop';
   }
 
-  private async ask(prompt: string): Promise<string | null | typeof INTERRUPTED> {
+  private async ask(prompt: string): Promise<Answer> {
     this.screen.endLine();
     this.screen.prompted();
     const answer = await this.reader.question(prompt);
@@ -148,7 +157,6 @@ class ChatSession {
     this.screen.line(style.dim('A run is still going in this chat; following it from its start.'));
     this.interrupts = 0;
     await this.follow(this.client.attachRun({ sessionId: this.sessionId, runId: activeRunId, signal: this.quit }), { attached: true });
-    this.interrupts = 0;
   }
 
   private async follow(input: string | RunStream, { attached = false } = {}): Promise<void> {
@@ -160,11 +168,13 @@ class ChatSession {
       this.stopping = true;
       void run.cancel().catch(() => undefined);
     };
+    const events = new RunEvents(run);
+    this.events = events;
     const text = new VisibleStream(this.screen.style);
     const reasoning = new VisibleStream(this.screen.style);
     let previous: LoopEvent['type'] | undefined;
     try {
-      for await (const event of run) {
+      for (let event = await events.next(); event !== undefined; event = await events.next()) {
         if (event.type !== 'text-delta') this.screen.write(text.flush());
         if (event.type !== 'reasoning-delta') this.screen.write(this.screen.style.dim(reasoning.flush()));
         // Reasoning and answer each start on a line of their own, so one is never read as the other.
@@ -181,6 +191,8 @@ class ChatSession {
       this.running = false;
       this.stopping = false;
       this.stop = undefined;
+      this.events = undefined;
+      await events.close();
       this.screen.endLine();
     }
   }
@@ -207,18 +219,16 @@ class ChatSession {
         for (const line of renderToolCall(event, style, screen.layout)) screen.line(line);
         if (!event.awaitingConfirmation) return;
         if (this.stopping) {
-          screen.line(style.dim('  Not asked: the run is stopping, and this call will not run.'));
+          for (const row of noteLines('Not asked: the run is stopping, and this call will not run.', screen.layout)) screen.line(style.dim(row));
           return;
         }
         if (await this.stillWaiting(event.approvalId)) await this.decide(event);
         return;
       case 'tool-decision':
-        screen.line(decisionLine(event, event.reason === undefined ? '' : showText(event.reason, style), event.rule === undefined ? '' : showText(event.rule, style)));
-        if (event.editedArguments !== undefined) for (const line of renderEditedArguments(this.callTools.get(event.toolCallId) ?? '', event.editedArguments, style, screen.layout)) screen.line(line);
+        this.showDecision(event);
         return;
       case 'tool-end':
-        screen.line(outcomeLine(event, style));
-        if (event.result !== '' && event.outcome !== 'denied') for (const line of renderResult(event.result, style, screen.layout)) screen.line(line);
+        this.showEnd(event);
         return;
       case 'run-end': {
         const line = runEndLine(event, event.error === undefined ? '' : showText(event.error, style));
@@ -227,6 +237,20 @@ class ChatSession {
         return;
       }
     }
+  }
+
+  private showDecision(event: LoopEventOf<'tool-decision'>, { elsewhere = false } = {}): void {
+    const { screen } = this;
+    const { style } = screen;
+    const reason = event.reason === undefined ? '' : showText(event.reason, style);
+    screen.line(decisionLine(event, reason, event.rule === undefined ? '' : showText(event.rule, style), { elsewhere }));
+    if (event.editedArguments !== undefined) for (const line of renderEditedArguments(this.callTools.get(event.toolCallId) ?? '', event.editedArguments, style, screen.layout)) screen.line(line);
+  }
+
+  private showEnd(event: LoopEventOf<'tool-end'>): void {
+    const { screen } = this;
+    screen.line(outcomeLine(event, screen.style));
+    if (event.result !== '' && event.outcome !== 'denied') for (const line of renderResult(event.result, screen.style, screen.layout)) screen.line(line);
   }
 
   /**
@@ -246,15 +270,24 @@ class ChatSession {
   private async decide(event: LoopEventOf<'tool-start'>): Promise<void> {
     const { screen } = this;
     const { style } = screen;
-    const expires = event.expiresAt === null || event.expiresAt === undefined ? '' : `; undecided, it is denied at ${new Date(event.expiresAt).toLocaleTimeString()}`;
-    screen.line(style.dim(`  ${grantScope(event.toolName, this.tools.get(event.toolName))}${expires}`));
+    const ended = endsTheWait(event.toolCallId);
+    const known = this.events?.find(ended);
+    if (known !== undefined) {
+      this.settledElsewhere(known);
+      return;
+    }
+    for (const line of renderAskNote(event, this.tools.get(event.toolName), screen.layout)) screen.line(style.dim(line));
     const name = shortName(event.toolName, Math.floor((screen.layout.columns ?? 100) / 3), style);
     for (;;) {
-      const line = await this.ask(`  ${name} ${style.bold('[a]llow / [A]lways / [d]eny (reason)')} › `);
+      const line = await this.askUnlessSettled(`  ${name} ${style.bold('[a]llow / [A]lways / [d]eny (reason)')} › `, ended);
+      if (typeof line === 'object' && line !== null) {
+        this.settledElsewhere(line);
+        return;
+      }
       if (line === INTERRUPTED) return;
       if (line === null) {
         // Input ended (Ctrl-D): nobody is left to decide, so the run is stopped rather than left waiting.
-        screen.line(style.dim('Input ended: stopping the run; the call does not run.'));
+        for (const row of noteLines('Input ended: stopping the run; the call does not run.', screen.layout, '')) screen.line(style.dim(row));
         this.stop?.();
         return;
       }
@@ -264,7 +297,7 @@ class ChatSession {
       }
       const answer = parseDecisionAnswer(line);
       if (answer === null) {
-        screen.line(style.dim('  Type a, A or d, optionally followed by a reason: "d use notes.txt instead"; v shows the whole call.'));
+        for (const row of noteLines(ANSWER_HINT, screen.layout)) screen.line(style.dim(row));
         continue;
       }
       try {
@@ -274,10 +307,51 @@ class ChatSession {
         }
         return;
       } catch (error) {
-        screen.line(style.bad(`  The decision was not sent (${error instanceof Error ? error.message : String(error)}); try again.`));
+        // Escaped without marking: the note is wrapped as plain text, then styled.
+        const message = visibleTextString(toVisibleText(error instanceof Error ? error.message : String(error), { singleLine: true }));
+        for (const row of noteLines(`The decision was not sent (${message}); try again.`, screen.layout)) screen.line(style.bad(row));
       }
     }
   }
+
+  /**
+   * Asks `prompt`, unless the run's events say first that the call asked about no longer waits (another client
+   * decided it, or the run ended): then the question is withdrawn, and that event is the answer.
+   */
+  private async askUnlessSettled(prompt: string, ended: (event: LoopEvent) => boolean): Promise<Answer | LoopEvent> {
+    const events = this.events;
+    if (events === undefined) return this.ask(prompt);
+    const known = events.find(ended);
+    if (known !== undefined) return known;
+    const watching = new AbortController();
+    const answer = this.ask(prompt);
+    try {
+      const settled = events.arrival(ended, watching.signal);
+      const first = await Promise.race([answer, settled.then<Answer | LoopEvent>((event) => event ?? answer)]);
+      if (typeof first === 'object' && first !== null) this.reader.withdraw();
+      return first;
+    } finally {
+      watching.abort();
+    }
+  }
+
+  /** Says what settled the call asked about, at once: its decision (or end) is shown here, not again in its turn. */
+  private settledElsewhere(event: LoopEvent): void {
+    const { screen } = this;
+    if (event.type === 'tool-decision' || event.type === 'tool-end') {
+      this.events?.remove(event);
+      if (event.type === 'tool-decision') this.showDecision(event, { elsewhere: true });
+      else this.showEnd(event);
+      return;
+    }
+    // The run's end itself is shown in its turn, after what came before it.
+    for (const row of noteLines('Not asked any more: the run has ended.', screen.layout)) screen.line(screen.style.dim(row));
+  }
+}
+
+/** The events after which the call `toolCallId` no longer waits for a decision. */
+function endsTheWait(toolCallId: string): (event: LoopEvent) => boolean {
+  return (event) => ((event.type === 'tool-decision' || event.type === 'tool-end') && event.toolCallId === toolCallId) || event.type === 'run-end';
 }
 
 /** Writes to the terminal and remembers whether the cursor is at the start of a line. */

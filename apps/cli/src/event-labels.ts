@@ -28,9 +28,13 @@ export function outcomeLine(event: LoopEventOf<'tool-end'>, style: TerminalStyle
   return `  ${paint(`→ ${label}`)}`;
 }
 
-/** `reason` and `rule` come already made safe to print (escaped like the card). */
-export function decisionLine(event: LoopEventOf<'tool-decision'>, reason: string, rule = ''): string {
-  const source = event.source === 'rule' && rule !== '' ? ` by rule: ${rule}` : SOURCES[event.source];
+/**
+ * `reason` and `rule` come already made safe to print (escaped like the card). `elsewhere`: the decision withdrew the
+ * question this terminal was asking, so a person's allow or deny was made in another client.
+ */
+export function decisionLine(event: LoopEventOf<'tool-decision'>, reason: string, rule = '', { elsewhere = false } = {}): string {
+  const byPerson = elsewhere && (event.decision === 'allow' || event.decision === 'deny') ? ' in another client' : '';
+  const source = event.source === 'rule' && rule !== '' ? ` by rule: ${rule}` : event.source === 'user' ? byPerson : SOURCES[event.source];
   const because = reason === '' || (event.source === 'rule' && reason === rule) ? '' : `: ${reason}`;
   return `  ${DECISIONS[event.decision]}${source}${because}`;
 }

@@ -35,6 +35,19 @@ export class LineReader {
     this.answer(INTERRUPTED);
   }
 
+  /**
+   * Takes back the question being asked, if any (it was answered elsewhere): it ends with INTERRUPTED, and what was
+   * typed for it is cleared, so it cannot become the answer to the next question.
+   */
+  withdraw(): void {
+    if (this.waiter === undefined) return;
+    if (this.rl.terminal) {
+      this.rl.write(null, { ctrl: true, name: 'e' });
+      this.rl.write(null, { ctrl: true, name: 'u' });
+    }
+    this.answer(INTERRUPTED);
+  }
+
   close(): void {
     if (!this.closed) this.rl.close();
   }

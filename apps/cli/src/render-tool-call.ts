@@ -1,6 +1,7 @@
 import { toVisibleText, visibleArguments, visibleTextString, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
 import { cardRows, type CardRow } from './card-rows';
+import { noteLines } from './note-lines';
 import type { TerminalStyle } from './terminal-style';
 
 /** How a card is laid out: the terminal's width, and whether long values are cut. */
@@ -16,6 +17,7 @@ export const VALUE_ROWS = 12;
 const DEFAULT_COLUMNS = 100;
 /** The gutter before each row of a value: nothing a model wrote starts at the left edge. */
 const GUTTER = '    ';
+const ESCAPE_NOTATION = '\\u{…}';
 
 /** A string as the person may safely see it: hidden characters as marked `\u{…}` escapes, never raw. */
 export function showVisible(visible: VisibleText, style: TerminalStyle): string {
@@ -59,7 +61,8 @@ function argumentLines(toolName: string, values: Readonly<Record<string, unknown
   if (args.code === null && args.others.length === 0) lines.push(style.dim('  no arguments'));
   if (args.hiddenCount > 0) {
     const count = args.hiddenCount === 1 ? '1 hidden character' : `${args.hiddenCount} hidden characters`;
-    lines.push(style.warn(`  ⚠ ${count} shown as ${style.escape('\\u{…}')}: what runs contains ${args.hiddenCount === 1 ? 'it' : 'them'}, not what a plain view would show`));
+    const note = `⚠ ${count} shown as ${ESCAPE_NOTATION}: what runs contains ${args.hiddenCount === 1 ? 'it' : 'them'}, not what a plain view would show`;
+    lines.push(...noteLines(note, layout).map((line) => style.warn(line.replace(ESCAPE_NOTATION, style.escape(ESCAPE_NOTATION)))));
   }
   return lines;
 }
@@ -80,7 +83,8 @@ function argumentBlock(name: string | VisibleText, argument: VisibleArgument, st
   lines.push(...shown.map((row) => gutterRow(row, style)));
   if (shown.length < rows.length) {
     const more = rows.length - shown.length;
-    lines.push(style.warn(`${GUTTER}… ${more} more ${more === 1 ? 'row' : 'rows'} not shown (${characters.toLocaleString('en')} characters in all): type v to see the whole call`));
+    const note = `… ${more} more ${more === 1 ? 'row' : 'rows'} not shown (${characters.toLocaleString('en')} characters in all): type v to see the whole call`;
+    lines.push(...noteLines(note, layout, GUTTER).map((line) => style.warn(line)));
   }
   return lines;
 }
@@ -89,8 +93,20 @@ function gutterRow(row: CardRow, style: TerminalStyle): string {
   return `${GUTTER}${style.dim(row.continued ? '↪' : '│')} ${row.text}`;
 }
 
+/** What to type at a decision prompt, said again after an answer it does not understand. */
+export const ANSWER_HINT = 'Type a, A or d, optionally followed by a reason: "d use notes.txt instead"; v shows the whole call.';
+
+/**
+ * The note under a card before it asks: what "Always" grants and, when an undecided call times out, when. Unstyled,
+ * in lines that fit the terminal.
+ */
+export function renderAskNote(event: LoopEventOf<'tool-start'>, tool: ToolInfo | undefined, layout: CardLayout = {}): string[] {
+  const expires = event.expiresAt === null || event.expiresAt === undefined ? '' : `; undecided, it is denied at ${new Date(event.expiresAt).toLocaleTimeString()}`;
+  return noteLines(`${grantScope(event.toolName, tool)}${expires}`, layout);
+}
+
 /** What "Always allow" grants for this tool, the same scope the web card states. */
-export function grantScope(toolName: string, tool: ToolInfo | undefined): string {
+function grantScope(toolName: string, tool: ToolInfo | undefined): string {
   if (tool === undefined || tool.annotations.executesCode || tool.annotations.exactGrants) {
     return `A runs this exact call again without asking, in this chat only`;
   }

@@ -1,3 +1,4 @@
+import { createAirlockClient } from '@airlock/client';
 import { recordingTool, startFakeOpenAIServer, startTestAirlock } from '@airlock/server/testing';
 import xterm from '@xterm/headless';
 import { spawn, type IPty } from 'node-pty';
@@ -6,9 +7,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 
 const BIN = fileURLToPath(new URL('../bin/airlock.mjs', import.meta.url));
 const SCREEN_TIMEOUT = { timeout: 20_000, interval: 50 };
+const PROMPT = '[a]llow / [A]lways / [d]eny (reason)';
 
 type Msg = { role: string; content?: unknown };
 const lastMessage = (body: Record<string, unknown> | undefined) => (body?.messages as Msg[] | undefined)?.at(-1);
@@ -166,6 +169,115 @@ describe('airlock chat in a terminal', () => {
     await cli.shows('you›', 2);
     cli.type('\x04');
     expect(await cli.exited).toBe(0);
+  });
+
+  it('exits on a second Ctrl-C at a decision prompt, though the first one ended the run before it', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'never' } }] });
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token]);
+
+    await cli.shows('you›');
+    cli.type('go\r');
+    await cli.shows(PROMPT);
+    cli.type('\x03');
+    await cli.shows('■ stopped');
+    await cli.shows('you›', 2);
+    cli.type('\x03');
+    expect(await cli.exited).toBe(0);
+    expect(cli.screen()).not.toContain('(Ctrl-C again or Ctrl-D to exit)');
+    expect(echo.calls).toStrictEqual([]);
+  });
+
+  it('withdraws the question when another client decides the call first, says what was decided, and goes on with the run', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue(
+      { toolCalls: [{ name: 'echo', arguments: { text: 'first' } }] },
+      { toolCalls: [{ name: 'echo', arguments: { text: 'second' } }] },
+      { text: ['Not echoed, then.'] },
+    );
+    const sessionId = 'chat_shared';
+    // Another client of the same server, as the web app is.
+    const web = createAirlockClient({ url: airlock.server.wsUrl, token: airlock.server.token, WebSocket, clientLabel: 'web' });
+    const decideInWeb = async (text: string, answer: { decision: 'allow' } | { decision: 'deny'; reason: string }) => {
+      const call = (await web.pending(sessionId)).find((pending) => pending.arguments.text === text);
+      expect(await web.decide({ sessionId, approvalId: call!.approvalId, ...answer })).toMatchObject({ resolved: true });
+    };
+    try {
+      await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token, '--session', sessionId]);
+      await cli.shows('you›');
+      cli.type('echo twice\r');
+      await cli.shows(PROMPT);
+      // Typed but not entered when the call is decided elsewhere: it goes with the question, and answers nothing else.
+      cli.type('a');
+      await cli.shows(`${PROMPT} › a`);
+      await decideInWeb('first', { decision: 'allow' });
+
+      await cli.shows('✓ allowed in another client');
+      await cli.shows(PROMPT, 2);
+      let screen = cli.screen();
+      expect(screen).toContain('  ✓ allowed in another client\n  → ran\n    │ echo: first');
+      expect(screen.trimEnd().endsWith(`${PROMPT} ›`)).toBe(true);
+      expect(screen.slice(screen.lastIndexOf('⏺ echo'))).toContain('text: second');
+
+      await decideInWeb('second', { decision: 'deny', reason: 'once is enough' });
+      await cli.shows('you›', 2);
+      screen = cli.screen();
+      expect(screen).toContain('  ✗ denied in another client: once is enough\n  → not run: denied\nNot echoed, then.\n');
+      expect(screen.split(PROMPT).length - 1).toBe(2);
+      expect(screen).not.toContain('Already decided');
+      expect(echo.calls).toStrictEqual(['first']);
+      expect(fake.pending).toBe(0);
+
+      cli.type('\x04');
+      expect(await cli.exited).toBe(0);
+    } finally {
+      await web.close();
+    }
+  });
+
+  it('does not ask for a call of the batch that another client decided while it asked about an earlier one', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'one' } }, { name: 'echo', arguments: { text: 'two' } }] }, { text: ['Both done.'] });
+    const sessionId = 'chat_batch';
+    const web = createAirlockClient({ url: airlock.server.wsUrl, token: airlock.server.token, WebSocket, clientLabel: 'web' });
+    const approvalOf = async (text: string) => (await web.pending(sessionId)).find((pending) => pending.arguments.text === text)!.approvalId;
+    try {
+      await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token, '--session', sessionId]);
+      await cli.shows('you›');
+      cli.type('echo both\r');
+      await cli.shows(PROMPT);
+      expect(cli.screen().slice(cli.screen().lastIndexOf('⏺ echo'))).toContain('text: one');
+
+      // The second call is decided first, and the run reports it while the terminal still asks about the first.
+      const { activeRunId } = await web.trpc.sessions.get.query({ sessionId });
+      const watching = new AbortController();
+      const run = web.attachRun({ sessionId, runId: activeRunId!, signal: watching.signal });
+      const two = await approvalOf('two');
+      await web.decide({ sessionId, approvalId: two, decision: 'allow' });
+      for await (const event of run) if (event.type === 'tool-decision' && event.approvalId === two) break;
+      watching.abort();
+      await web.decide({ sessionId, approvalId: await approvalOf('one'), decision: 'allow' });
+
+      await cli.shows('you›', 2);
+      const screen = cli.screen();
+      expect(screen).toContain('  text: one\n  A runs any echo call');
+      expect(screen).toContain('  text: two\n  ✓ allowed in another client\n');
+      expect(screen.split('✓ allowed in another client').length - 1).toBe(2);
+      expect(screen.split(PROMPT).length - 1).toBe(1);
+      expect(screen).toContain('Both done.');
+      expect(echo.calls).toStrictEqual(['one', 'two']);
+
+      cli.type('\x04');
+      expect(await cli.exited).toBe(0);
+    } finally {
+      await web.close();
+    }
   });
 
   it('lays a long value out inside the card and cuts it, shows it whole on v, and stops the run when input ends at the prompt', async () => {
