@@ -116,6 +116,20 @@ describe('examples/auto-allow-read-only.ts', () => {
     expect(fetcher.calls).toStrictEqual([]);
   });
 
+  it('asks about an MCP server’s tool however read-only it says it is', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const lookup = recordingTool('docs__lookup');
+    const mcpTool = { ...lookup.tool, source: 'mcp:docs', annotations: { readOnly: true, exactGrants: true } };
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [mcpTool] });
+    fake.enqueue({ toolCalls: [{ name: 'docs__lookup', arguments: { text: 'secret=hunter2' } }] }, { text: 'Not looked up.' });
+    await using example = runExample(airlock, ['--session', 's-mcp', 'look it up']);
+    await example.shows('allow?');
+    example.answer('not that server');
+    expect(await example.exited, example.stderr).toBe(0);
+    expect(example.ledger()).toMatchObject([{ toolName: 'docs__lookup', decision: 'deny', by: 'person', reason: 'not that server' }]);
+    expect(lookup.calls).toStrictEqual([]);
+  });
+
   it('logs the decision that stood when another client decided first', async () => {
     await using fake = await startFakeOpenAIServer();
     const terminal = recordingTool('terminal', { executesCode: true });

@@ -106,11 +106,13 @@ const writeLedger = (entry: LedgerEntry) => {
 };
 
 /**
- * Read-only and on this machine. A tool that also writes, deletes or runs code is asked about, and so is one that
- * reaches beyond this machine (web_fetch): what it reads with, a URL, can carry data out.
+ * One of Airlock's own tools, read-only and on this machine. A tool that also writes, deletes or runs code is asked
+ * about, and so is one that reaches beyond this machine (web_fetch): what it reads with, a URL, can carry data out.
+ * So is every MCP server's tool: its hints are its server's claims, and one that says nothing of the open world is
+ * open-world by the MCP specification's default.
  */
 const autoAllowed = (tool: ToolInfo | undefined) =>
-  tool !== undefined && tool.annotations.readOnly && !tool.annotations.destructive && !tool.annotations.executesCode && !tool.annotations.openWorld;
+  tool !== undefined && tool.source === 'builtin' && tool.annotations.readOnly && !tool.annotations.destructive && !tool.annotations.executesCode && !tool.annotations.openWorld;
 
 const answers = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 async function ask(call: LoopEventOf<'tool-start'>): Promise<Choice> {
