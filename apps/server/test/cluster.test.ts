@@ -84,6 +84,23 @@ function lossyCluster(store: PostgresStore, missed: (message: ClusterMessage) =>
   return { cluster, resync: () => listeners.forEach((listener) => listener({ type: 'resync' })) };
 }
 
+/** The store, except that while `down` is set its writes of events fail as with the database gone. */
+function flakyStore(store: PostgresStore): { store: PostgresStore; down: boolean } {
+  const flaky = {
+    down: false,
+    store: new Proxy(store, {
+      get(target, key) {
+        if ((key === 'appendEvent' || key === 'appendEvents') && flaky.down) {
+          return () => Promise.reject(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }));
+        }
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    }),
+  };
+  return flaky;
+}
+
 /**
  * An instance that can be made to stall: `stall()` holds its next lease renewal (as a paused process would) and
  * resolves once one is held; `resume()` lets it go on. `claims` are the decisions it wrote by itself.
@@ -118,12 +135,19 @@ function stallableCluster(store: PostgresStore) {
   };
 }
 
-async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs = 60_000, asCluster: (store: PostgresStore) => Cluster = (store) => store): Promise<Instance> {
+interface InstanceOptions {
+  /** What the chat service uses as its cluster. Default the store. */
+  asCluster?: (store: PostgresStore) => Cluster;
+  /** What the chat service uses as its store. Default the store. */
+  asStore?: (store: PostgresStore) => PostgresStore;
+}
+
+async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs = 60_000, options: InstanceOptions = {}): Promise<Instance> {
   const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs, log: () => {} });
   const model = new ConversationModel();
-  const cluster = asCluster(store);
+  const cluster = options.asCluster?.(store) ?? store;
   const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster, log: () => {} });
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store, cluster, rules, suspendRunsOnShutdown: true, log: () => {} });
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {} });
   let stopped = false;
   const stop = async (handOver: boolean) => {
     if (stopped) return;
@@ -352,7 +376,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     const db = await database();
     const { tool, calls } = recordingTool();
     let stallable!: ReturnType<typeof stallableCluster>;
-    const a = await instance(db, 'a', tool, 600, (store) => (stallable = stallableCluster(store)).cluster);
+    const a = await instance(db, 'a', tool, 600, { asCluster: (store) => (stallable = stallableCluster(store)).cluster });
     const b = await instance(db, 'b', tool, 200);
     const { approvalId } = await startWaiting(a, 's1', 'r1', 'decided on b');
     // A pauses at a renewal; meanwhile its lease runs out and B takes the run over.
@@ -369,6 +393,26 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     const onB = await follow(b, 's1', 'r1');
     await onB.until(isEnd);
     expect(calls).toStrictEqual(['decided on b']);
+  });
+
+  it('a run whose write fails because the database is gone is given up and resumed once it answers, not left owned and unfinished', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    let flaky!: ReturnType<typeof flakyStore>;
+    const a = await instance(db, 'a', tool, 600, { asStore: (store) => (flaky = flakyStore(store)).store });
+    const b = await instance(db, 'b', tool, 200);
+    const { followed: onA, approvalId } = await startWaiting(a, 's1', 'r1', 'through an outage');
+    // The allow is claimed in the database on B; A cannot store what follows it.
+    flaky.down = true;
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    await onA.until(isEnd);
+    flaky.down = false;
+    expect(onA.events.at(-1)).toMatchObject({ type: 'run-end', reason: 'done' });
+    expect(calls).toStrictEqual(['through an outage']);
+    expectExactIds('r1', onA.ids);
+    const [row] = await b.store.listRunToolCalls('r1');
+    expect(row).toMatchObject({ decision: 'allow', outcome: 'executed' });
+    await expect.poll(() => b.chat.listSessions().find((session) => session.sessionId === 's1')?.activeRunId).toBe(null);
   });
 
   it('a graceful stop hands waiting runs over at once, and followers on the other instance see no gap', async () => {
@@ -424,9 +468,11 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     const db = await database();
     const { tool, calls } = recordingTool();
     let lossy!: ReturnType<typeof lossyCluster>;
-    const a = await instance(db, 'a', tool, 60_000, (store) => {
-      lossy = lossyCluster(store, (message) => message.type === 'grant' && message.revoked);
-      return lossy.cluster;
+    const a = await instance(db, 'a', tool, 60_000, {
+      asCluster: (store) => {
+        lossy = lossyCluster(store, (message) => message.type === 'grant' && message.revoked);
+        return lossy.cluster;
+      },
     });
     const b = await instance(db, 'b', tool);
     const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'first');

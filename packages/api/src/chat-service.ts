@@ -858,6 +858,23 @@ export class ChatService {
     return resumed;
   }
 
+  /** Gives up a run this instance can no longer store, trying again until the database answers, then takes runs over. */
+  private releaseWhenReachable(runId: string, fence: number): void {
+    const cluster = this.options.cluster;
+    if (!cluster) return;
+    const attempt = () => {
+      if (this.closing) return;
+      cluster.releaseRun(runId, fence).then(
+        () => void this.takeOver(),
+        (error: unknown) => {
+          this.log(`Could not give up run ${runId} yet: ${messageOf(error)}`);
+          setTimeout(attempt, Math.max(20, Math.floor(cluster.leaseMs / 3))).unref?.();
+        },
+      );
+    };
+    attempt();
+  }
+
   /** Renews this instance's leases; a run whose lease could not be renewed is another instance's now. */
   private async renewLeases(): Promise<void> {
     const cluster = this.options.cluster;
@@ -1106,10 +1123,19 @@ export class ChatService {
       parked = undefined;
       const message = messageOf(error);
       if (error instanceof FencedError) run.lost = true;
+      // With several instances, a run whose write failed because the database could not be reached is given up and
+      // resumed as after a crash (here or elsewhere) once the database answers, rather than left unfinished and owned.
+      const handOver = !run.lost && this.options.cluster !== undefined && run.fence !== undefined && this.store.isUnavailable?.(error) === true;
+      if (handOver) run.lost = true;
       if (run.lost) {
         // Another instance holds the run now: this one writes nothing more, and its clients follow the new owner.
         run.suspended = true;
-        this.log(`Run ${run.runId} continues on another instance: ${message}`);
+        if (handOver) {
+          this.log(`Run ${run.runId} could not be stored (${message}): it is given up, to be resumed once the database answers`);
+          this.releaseWhenReachable(run.runId, run.fence!);
+        } else {
+          this.log(`Run ${run.runId} continues on another instance: ${message}`);
+        }
       } else {
         this.log(`Run ${run.runId} stopped: ${message}`);
       }

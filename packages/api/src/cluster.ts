@@ -25,6 +25,11 @@ export interface Cluster {
   renewLeases(): Promise<Set<string>>;
   /** Gives up every run this instance holds (a graceful stop), so others take them over at once. */
   releaseRuns(): Promise<void>;
+  /**
+   * Gives up one run, if this instance still holds it with this fencing token, and tells the others: it is taken
+   * over (here too) and resumed as after a crash. Answers whether it was given up.
+   */
+  releaseRun(runId: string, fence: number): Promise<boolean>;
   /** Unfinished runs no live instance holds: unowned, or with a lease that ran out. Oldest first. */
   listClaimableRuns(): Promise<StoredRun[]>;
 

@@ -14,6 +14,12 @@ import type { Rule } from './rules';
  * allow could not be recorded).
  */
 export interface AirlockStore {
+  /**
+   * Whether an error this store threw means it could not be reached (a refused or dropped connection, a database
+   * shutting down), so the same write may succeed later. Default: never.
+   */
+  isUnavailable?(error: unknown): boolean;
+
   /** Every session's summary, newest first (no messages: those are read when a session is opened). */
   listSessions(): Promise<StoredSessionSummary[]>;
   /** A session's summary, or undefined. */

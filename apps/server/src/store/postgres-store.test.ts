@@ -147,6 +147,25 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect((await a.listUnfinishedRuns()).map((r) => r.runId)).toStrictEqual(['second']);
   });
 
+  it('tells an unreachable database from a refused statement, and gives up one run it holds with its token', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a-unavailable');
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a-unavailable');
+    const refused = await a.createRun(run('r', 's'), 'a-unavailable').catch((error: unknown) => error);
+    expect(a.isUnavailable(refused)).toBe(false);
+    // What the driver reports when the database restarts under a query, refuses connections, or drops one.
+    expect(a.isUnavailable(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))).toBe(true);
+    expect(a.isUnavailable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe(true);
+    expect(a.isUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
+
+    expect(await a.releaseRun('r', 2)).toBe(false);
+    expect(await runRow(database, 'r')).toMatchObject({ owner: 'a-unavailable' });
+    expect(await a.releaseRun('r', 1)).toBe(true);
+    expect(await runRow(database, 'r')).toMatchObject({ owner: null, lease_until: null });
+    expect((await a.listClaimableRuns()).map((claimable) => claimable.runId)).toStrictEqual(['r']);
+  });
+
   it('claimDecision: of two instances deciding one call at once, exactly one wins, 1,000 times over', async () => {
     await using database = await openTestDatabase();
     await using a = await openStore(database, 'a');

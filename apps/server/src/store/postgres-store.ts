@@ -82,6 +82,14 @@ const PG_UNIQUE_VIOLATION = '23505';
 const UNREACHABLE_CLASSES = ['08', '28', '3D'];
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
+/**
+ * What says the database could not be reached, not that a statement was wrong: a connection exception (SQLSTATE
+ * class 08), the server shutting down or not accepting connections (57P01–57P03), too many connections (53300), and
+ * the socket errors and messages of the driver and its pool.
+ */
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i;
+
 /** bigint (epoch ms, seqs, fences, ids) as a number rather than pg's default string: every value here is far below 2^53. */
 const typeParsers = new TypeOverrides();
 typeParsers.setTypeParser(types.builtins.INT8, Number);
@@ -479,6 +487,24 @@ export class PostgresStore implements AirlockStore, Cluster {
       this.leaseMs,
     ]);
     return new Set(rows.map((row) => row.run_id));
+  }
+
+  async releaseRun(runId: string, fence: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query('UPDATE runs SET owner = NULL, lease_until = NULL WHERE run_id = $1 AND fence = $2 AND owner = $3 AND ended_at IS NULL', [
+      runId,
+      fence,
+      this.instanceId,
+    ]);
+    if ((rowCount ?? 0) === 0) return false;
+    await this.publish({ type: 'released', instanceId: this.instanceId });
+    return true;
+  }
+
+  isUnavailable(error: unknown): boolean {
+    if (!(error instanceof Error)) return false;
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_CODES.has(code))) return true;
+    return UNAVAILABLE_MESSAGE.test(error.message);
   }
 
   async releaseRuns(): Promise<void> {
