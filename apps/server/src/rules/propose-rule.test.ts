@@ -112,6 +112,13 @@ describe('proposeRule for other tools', () => {
     [{ tool: 'python', arguments: { code: 'print(1)' } }, { kind: 'exact-arguments', arguments: { code: 'print(1)' } }],
     [{ tool: 'write_file', arguments: { path: '/etc/passwd', content: '' } }, { kind: 'exact-arguments', arguments: { path: '/etc/passwd', content: '' } }],
     [{ tool: 'web_fetch', arguments: { url: 'file:///etc/passwd' } }, { kind: 'exact-arguments', arguments: { url: 'file:///etc/passwd' } }],
+    // A host rule would cover every port of the host: a URL with its own port, or an address, is allowed exactly.
+    [{ tool: 'web_fetch', arguments: { url: 'http://127.0.0.1:8000/docs/index.html' } }, { kind: 'exact-arguments', arguments: { url: 'http://127.0.0.1:8000/docs/index.html' } }],
+    [{ tool: 'web_fetch', arguments: { url: 'https://example.com:8443/a' } }, { kind: 'exact-arguments', arguments: { url: 'https://example.com:8443/a' } }],
+    [{ tool: 'web_fetch', arguments: { url: 'http://10.0.0.5/status' } }, { kind: 'exact-arguments', arguments: { url: 'http://10.0.0.5/status' } }],
+    [{ tool: 'web_fetch', arguments: { url: 'http://[::1]/x' } }, { kind: 'exact-arguments', arguments: { url: 'http://[::1]/x' } }],
+    [{ tool: 'web_fetch', arguments: { url: 'http://localhost/x' } }, { kind: 'exact-arguments', arguments: { url: 'http://localhost/x' } }],
+    [{ tool: 'web_fetch', arguments: { url: 'http://example.com/a' } }, { kind: 'host', host: 'example.com' }],
   ])('%j → %j', async (call, match) => {
     const draft = await proposeRule(call, here, options);
     expect(draft.match).toStrictEqual(match);

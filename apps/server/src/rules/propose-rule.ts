@@ -42,10 +42,8 @@ async function proposeMatch(call: RuleCall, options: ProposeRuleOptions): Promis
   switch (call.tool) {
     case COMMAND_TOOL:
       return typeof call.arguments.command === 'string' ? proposeCommand(call.arguments.command) : undefined;
-    case URL_TOOL: {
-      const host = typeof call.arguments.url === 'string' ? hostOfUrl(call.arguments.url) : undefined;
-      return host === undefined ? undefined : { kind: 'host', host };
-    }
+    case URL_TOOL:
+      return typeof call.arguments.url === 'string' ? proposeHost(call.arguments.url) : undefined;
     case 'read_file':
     case 'write_file':
     case 'list_directory':
@@ -98,6 +96,20 @@ function prefixFor(command: SimpleCommand): RuleMatch | undefined {
   if (!RUNNER_SUBCOMMANDS.has(subcommand)) return { kind: 'command-prefix', tokens: [name, subcommand], exact: false };
   if (target === undefined || !SUBCOMMAND_LIKE.test(target)) return exact;
   return { kind: 'command-prefix', tokens: [name, subcommand, target], exact: false };
+}
+
+/**
+ * A host rule covers every port and both schemes of the host. It is proposed only for a named host at its scheme's
+ * own port (`https://docs.example.com/a`): a URL with a port of its own (`http://127.0.0.1:8000/`, where the next port
+ * may be another service's API), or with an address for a host, or `localhost`, is allowed as these exact arguments.
+ */
+function proposeHost(url: string): RuleMatch | undefined {
+  const host = hostOfUrl(url);
+  if (host === undefined) return undefined;
+  const { port } = new URL(url);
+  const address = host.startsWith('[') || /^[0-9.]+$/.test(host);
+  if (port !== '' || address || host === 'localhost' || host.endsWith('.localhost')) return undefined;
+  return { kind: 'host', host };
 }
 
 function proposePath(call: RuleCall, workspace: string): RuleMatch | undefined {
