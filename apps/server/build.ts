@@ -10,8 +10,10 @@ const bare = /^[^./]/;
 rmSync(new URL('dist', import.meta.url), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/main.js',
+  // The rules' command parser runs in a worker thread of its own (src/rules/command-line-reader.ts).
+  entryPoints: ['src/main.ts', 'src/rules/command-line-worker.ts'],
+  outdir: 'dist',
+  entryNames: '[name]',
   bundle: true,
   platform: 'node',
   format: 'esm',

@@ -2,7 +2,8 @@ import { canonicalJson } from '@airlock/core';
 import path from 'node:path';
 import { hostOfUrl, matchHost } from '@airlock/api';
 import { allowsCommand, deniesCommand } from './match-command';
-import { parseCommandLine, type CommandLine } from './parse-command-line';
+import { readCommandLine } from './command-line-reader';
+import type { CommandLine } from './parse-command-line';
 import { matchPathGlob } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
 import { MCP_TOOL, type Rule, type RuleScope } from '@airlock/api';
@@ -107,7 +108,7 @@ class CallView {
 
   commandLine(): Promise<CommandLine | undefined> {
     const command = this.call.arguments.command;
-    this.#commandLine ??= typeof command === 'string' ? parseCommandLine(command) : Promise.resolve(undefined);
+    this.#commandLine ??= typeof command === 'string' ? readCommandLine(command) : Promise.resolve(undefined);
     return this.#commandLine;
   }
 

@@ -10,7 +10,8 @@ import {
 } from '@airlock/api';
 import { hostOfUrl } from '@airlock/api';
 import { allowsCommand } from './match-command';
-import { parseCommandLine, type SimpleCommand } from './parse-command-line';
+import { readCommandLine } from './command-line-reader';
+import type { SimpleCommand } from './parse-command-line';
 import { escapeGlobName } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
 import { COMMAND_TOOL, MCP_TOOL, URL_TOOL, ruleDraftSchema, type RuleDraft, type RuleMatch, type RuleScope } from '@airlock/api';
@@ -54,7 +55,7 @@ async function proposeMatch(call: RuleCall, options: ProposeRuleOptions): Promis
 }
 
 async function proposeCommand(text: string): Promise<RuleMatch | undefined> {
-  const line = await parseCommandLine(text);
+  const line = await readCommandLine(text);
   if (line.kind !== 'seen' || line.commands.length !== 1) return undefined;
   const command = line.commands[0]!;
   const proposal = prefixFor(command);

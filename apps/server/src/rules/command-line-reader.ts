@@ -1,0 +1,147 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { CommandLine } from './parse-command-line';
+
+export interface CommandLineReaderOptions {
+  /**
+   * How long the worker may take over one line before it is stopped and a new one started. Its parser gives up on
+   * its own after 100 ms (see PARSE_BUDGET_MS); this bounds the rest (the walks over a large tree). Default 2 s.
+   */
+  timeLimitMs?: number;
+  /** A worker with no line to read for this long is stopped, its memory given back. Default 30 s. */
+  idleMs?: number;
+}
+
+interface Waiting {
+  text: string;
+  resolve: (line: CommandLine) => void;
+}
+
+/**
+ * Reads command lines for the rules in a worker thread, one at a time: however long a line takes to parse (the
+ * grammar's error recovery is quadratic on some broken lines), the server's own thread goes on serving. A line the
+ * worker does not finish within the time limit is refused as unread (asked about, never allowed), and the worker
+ * is replaced.
+ */
+export class CommandLineReader {
+  readonly #timeLimitMs: number;
+  readonly #idleMs: number;
+  readonly #queue: Waiting[] = [];
+  #worker: Worker | undefined;
+  #current: (Waiting & { id: number; timer: ReturnType<typeof setTimeout> }) | undefined;
+  #idle: ReturnType<typeof setTimeout> | undefined;
+  #nextId = 1;
+
+  constructor(options: CommandLineReaderOptions = {}) {
+    this.#timeLimitMs = options.timeLimitMs ?? 2_000;
+    this.#idleMs = options.idleMs ?? 30_000;
+  }
+
+  read(text: string): Promise<CommandLine> {
+    return new Promise((resolve) => {
+      this.#queue.push({ text, resolve });
+      this.#next();
+    });
+  }
+
+  /** Stops the worker (a line being read ends unread); lines asked for later start a new one. */
+  async close(): Promise<void> {
+    clearTimeout(this.#idle);
+    const worker = this.#worker;
+    this.#worker = undefined;
+    const current = this.#current;
+    this.#current = undefined;
+    if (current !== undefined) {
+      clearTimeout(current.timer);
+      current.resolve(unread('the command parser was stopped'));
+    }
+    await worker?.terminate();
+  }
+
+  #next(): void {
+    if (this.#current !== undefined) return;
+    const waiting = this.#queue.shift();
+    if (waiting === undefined) {
+      clearTimeout(this.#idle);
+      this.#idle = setTimeout(() => void this.close(), this.#idleMs);
+      this.#idle.unref();
+      return;
+    }
+    clearTimeout(this.#idle);
+    let worker: Worker;
+    try {
+      worker = this.#worker ?? this.#start();
+    } catch (error) {
+      waiting.resolve(unread(`the command parser could not start (${messageOf(error)})`));
+      this.#next();
+      return;
+    }
+    const id = this.#nextId++;
+    const timer = setTimeout(() => this.#fail(worker, `the command parser took longer than ${this.#timeLimitMs} ms`), this.#timeLimitMs);
+    timer.unref();
+    this.#current = { ...waiting, id, timer };
+    worker.postMessage({ id, text: waiting.text });
+  }
+
+  #start(): Worker {
+    const worker = new Worker(...workerEntry());
+    worker.unref();
+    worker.on('message', (answer: { id: number; line: CommandLine }) => {
+      const current = this.#current;
+      if (worker !== this.#worker || current === undefined || current.id !== answer.id) return;
+      clearTimeout(current.timer);
+      this.#current = undefined;
+      current.resolve(answer.line);
+      this.#next();
+    });
+    worker.on('error', (error) => this.#fail(worker, `the command parser stopped (${messageOf(error)})`));
+    worker.on('exit', (code) => this.#fail(worker, `the command parser exited (${code})`));
+    this.#worker = worker;
+    return worker;
+  }
+
+  /** Ends the line being read as unread, drops `worker` and goes on with the next line on a new one. */
+  #fail(worker: Worker, reason: string): void {
+    if (worker !== this.#worker) return;
+    this.#worker = undefined;
+    void worker.terminate();
+    const current = this.#current;
+    this.#current = undefined;
+    if (current !== undefined) {
+      clearTimeout(current.timer);
+      current.resolve(unread(reason));
+    }
+    this.#next();
+  }
+}
+
+/** A line not read: asked about, never allowed, and deny rules cannot vouch for it. */
+function unread(reason: string): CommandLine {
+  return { kind: 'refused', reason, reachable: [], incomplete: true };
+}
+
+/**
+ * The worker's script: beside the bundle when built (dist/), else the TypeScript source, imported once tsx's
+ * loader is registered in the worker (a loader given with --import does not reach a worker's entry in Node 20).
+ */
+function workerEntry(): [string | URL, { eval?: boolean; resourceLimits: { maxOldGenerationSizeMb: number } }] {
+  const resourceLimits = { maxOldGenerationSizeMb: 256 };
+  if (!import.meta.url.endsWith('.ts')) return [new URL('./command-line-worker.js', import.meta.url), { resourceLimits }];
+  const tsxApi = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+  const source = new URL('./command-line-worker.ts', import.meta.url).href;
+  const code = `import(${JSON.stringify(tsxApi)}).then(({ register }) => { register(); return import(${JSON.stringify(source)}); });`;
+  return [code, { eval: true, resourceLimits }];
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+const shared = new CommandLineReader();
+
+/** Reads a `terminal` command line off the server's thread (see CommandLineReader); never rejects. */
+export function readCommandLine(text: string): Promise<CommandLine> {
+  return shared.read(text);
+}
