@@ -272,12 +272,20 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const httpClosed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     try {
-      // Runs end first, so connected clients still see each run-end before their socket goes.
-      await services.chat.shutdown();
-      // Each subscription forwards its last events through a chain of promise callbacks: one macrotask turn
-      // lets every chain reach the socket before the reconnect notice and the close frame are queued behind it.
-      await new Promise((resolve) => setImmediate(resolve));
-      handler.broadcastReconnectNotification();
+      if (services.chat.suspendsRunsOnShutdown) {
+        // Runs go on after the restart (or on another instance): clients are asked to reconnect before their run
+        // streams stop, so they take the stop that follows for the old connection's and follow each run again on
+        // the new one, from their last event, rather than for the end of a run that has not ended.
+        handler.broadcastReconnectNotification();
+        await services.chat.shutdown();
+      } else {
+        // Runs end here: they end first, so connected clients still see each run-end before their socket goes.
+        await services.chat.shutdown();
+        // Each subscription forwards its last events through a chain of promise callbacks: one macrotask turn
+        // lets every chain reach the socket before the reconnect notice and the close frame are queued behind it.
+        await new Promise((resolve) => setImmediate(resolve));
+        handler.broadcastReconnectNotification();
+      }
       await options.dispose?.();
     } finally {
       await closeClients(wss, options.closeGraceMs ?? 1_000);

@@ -527,6 +527,11 @@ export class ChatService {
     }
   }
 
+  /** Whether a shutdown leaves runs going (stored, resumed by the next start or another instance) rather than ending them. */
+  get suspendsRunsOnShutdown(): boolean {
+    return this.options.suspendRunsOnShutdown === true || this.options.cluster !== undefined;
+  }
+
   get activeRunCount(): number {
     let count = 0;
     for (const session of this.sessions.values()) if (session.activeRun) count++;

@@ -187,7 +187,7 @@ describe('createAirlockClient over the wire', () => {
     return { client, open: () => new Promise<void>((resolve) => opened.push(resolve)) };
   }
 
-  it('a run stream the server stops before its run-end (going down) follows the run again from its last event once the next connection opens', async () => {
+  it('a run stream follows its run across a server restart: the server asks for a new connection, then stops the stream on the old one', async () => {
     const server = await startWireServer();
     cleanups.push(server.close);
     const { client, open } = await clientOn(server.url);
@@ -198,22 +198,49 @@ describe('createAirlockClient over the wire', () => {
     old.send(JSON.stringify({ id: 1, result: { type: 'started' } }));
     old.send(JSON.stringify({ id: 1, result: event('r', 1, { type: 'run-start', runId: 'r', sessionId: 's' }) }));
     expect(await first).toStrictEqual({ done: false, value: { type: 'run-start', runId: 'r', sessionId: 's' } });
-    // The server going down: it stops the stream, then asks for a new connection.
     const reopened = open();
-    old.send(JSON.stringify({ id: 1, result: { type: 'stopped' } }));
     old.send(JSON.stringify({ id: null, method: 'reconnect' }));
+    old.send(JSON.stringify({ id: 1, result: { type: 'stopped' } }));
     await reopened;
-    const resent = await server.received(1, 2);
-    expect(resent.filter((message) => (message as { method?: string }).method === 'subscription')).toContainEqual(
-      expect.objectContaining({ params: { path: 'chat.stream', input: { sessionId: 's', runId: 'r', lastEventId: 'r:1' } } }),
-    );
+    expect(await server.received(1, 2)).toStrictEqual([
+      { method: 'connectionParams', data: { token: 'secret' } },
+      { id: 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: 's', runId: 'r' }, lastEventId: 'r:1' } },
+    ]);
     const next = run.next();
-    const fresh = server.connections[1]!.socket;
-    const ids = resent.flatMap((message) => ((message as { method?: string }).method === 'subscription' ? [(message as { id: number }).id] : []));
-    for (const id of ids) fresh.send(JSON.stringify({ id, result: event('r', 2, { type: 'run-end', runId: 'r', reason: 'done' }) }));
+    server.connections[1]!.socket.send(JSON.stringify({ id: 1, result: event('r', 2, { type: 'run-end', runId: 'r', reason: 'done' }) }));
     expect(await next).toStrictEqual({ done: false, value: { type: 'run-end', runId: 'r', reason: 'done' } });
     expect(await run.next()).toStrictEqual({ done: true, value: undefined });
     expect(run.lastEventId).toBe('r:2');
+  });
+
+  it('a run stream the server stops while the connection stays is followed again once from its last event, and ends when stopped again with nothing new', async () => {
+    const server = await startWireServer();
+    cleanups.push(server.close);
+    const { client } = await clientOn(server.url);
+    const run = client.attachRun({ sessionId: 's', runId: 'r' });
+    const first = run.next();
+    await server.received(0, 2);
+    const socket = server.connections[0]!.socket;
+    socket.send(JSON.stringify({ id: 1, result: event('r', 1, { type: 'run-start', runId: 'r', sessionId: 's' }) }));
+    await first;
+    const rest = run.next();
+    socket.send(JSON.stringify({ id: 1, result: { type: 'stopped' } }));
+    const again = (await server.received(0, 3))[2];
+    expect(again).toStrictEqual({ id: 2, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: 's', runId: 'r', lastEventId: 'r:1' } } });
+    socket.send(JSON.stringify({ id: 2, result: { type: 'stopped' } }));
+    expect(await rest).toStrictEqual({ done: true, value: undefined });
+    expect(run.lastEventId).toBe('r:1');
+  });
+
+  it('a run stream ends, without an error, when the client is closed', async () => {
+    const server = await startWireServer();
+    cleanups.push(server.close);
+    const { client } = await clientOn(server.url);
+    const run = client.attachRun({ sessionId: 's', runId: 'r' });
+    const first = run.next();
+    await server.received(0, 2);
+    await client.close();
+    expect(await first).toStrictEqual({ done: true, value: undefined });
   });
 
   it('lastEventId is the id of the last event given out, not of one still waiting to be read', async () => {

@@ -64,9 +64,10 @@ export interface AttachRunInput {
 
 /**
  * A run's events, in order, ending after `run-end`. A dropped connection is re-attached with the last event id:
- * nothing is repeated or skipped. So is a server restart: the server stops each stream as it goes down, and the
- * stream follows the run again once the next connection opens (the run resumes on the restarted server, or on
- * another instance). Iterate it once.
+ * nothing is repeated or skipped. So is a server restart: the server asks for a new connection as it goes down,
+ * and the stream follows the run again on it (the run resumes on the restarted server, or on another instance).
+ * A stream the server stops while the connection stays is followed again once, and ends if it stops again with
+ * nothing new. Iterate it once.
  */
 export interface RunStream extends AsyncIterableIterator<LoopEvent> {
   readonly sessionId: string;
@@ -108,9 +109,6 @@ export interface AirlockClient {
   close(): Promise<void>;
 }
 
-/** A run stream stopped this many times by the server without an event between is given up (a server stuck in restarts). */
-const MAX_STOPS_IN_A_ROW = 3;
-
 /** Connects to an Airlock server at once (and again whenever the connection drops). */
 export function createAirlockClient(options: AirlockClientOptions): AirlockClient {
   const socket = new AirlockSocket({
@@ -146,10 +144,17 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
             onError: (error) => sink.fail(error),
             onComplete: () => {
               if (left) return;
-              // Stopped before its run-end: the server went down. The run goes on after its restart (or on another
-              // instance), and is followed again from the last event once the next connection opens.
-              if (++stopsInARow > MAX_STOPS_IN_A_ROW) {
-                sink.fail(new Error(`the server stopped sending run ${input.runId} ${MAX_STOPS_IN_A_ROW} times in a row before its end`));
+              // Stopped before its run-end. A server going down asks for a new connection first (its stops reach
+              // the old one, unread), and the socket re-sends this subscription on the new one by itself; a stop read
+              // here was meant for this stream. It is followed again once, from the last event: a run that went on
+              // elsewhere meanwhile picks up; stopped again with no event between, nothing more will come (the run's
+              // end was already read, or it is gone: that attach fails with why).
+              if (socket.state === 'closed' || ++stopsInARow > 1) {
+                sink.end();
+                return;
+              }
+              if (socket.state === 'open') {
+                subscribe();
                 return;
               }
               socket.nextOpen().then(
