@@ -32,11 +32,10 @@ export function visibleArguments(toolName: string, args: Readonly<Record<string,
   let codeArgument: VisibleArguments['code'] = null;
   const others: VisibleArgument[] = [];
   for (const [name, value] of Object.entries(args)) {
-    const argument = visibleArgument(name, value);
     if (code !== undefined && codeArgument === null && name === code.key && typeof value === 'string') {
-      codeArgument = { label: code.label, language: code.language, argument };
+      codeArgument = { label: code.label, language: code.language, argument: visibleArgument(name, value, true) };
     } else {
-      others.push(argument);
+      others.push(visibleArgument(name, value, false));
     }
   }
   const all = codeArgument === null ? others : [codeArgument.argument, ...others];
@@ -44,11 +43,12 @@ export function visibleArguments(toolName: string, args: Readonly<Record<string,
   return { code: codeArgument, others, hiddenCount };
 }
 
-function visibleArgument(name: string, value: unknown): VisibleArgument {
+/** `code`: the value is the code the tool runs, shown with look-alike punctuation escaped too. */
+function visibleArgument(name: string, value: unknown, code: boolean): VisibleArgument {
   const isText = typeof value === 'string';
   return {
     name: toVisibleText(name, { singleLine: true }),
-    value: toVisibleText(isText ? value : jsonText(value, '')),
+    value: toVisibleText(isText ? value : jsonText(value, ''), { code }),
     format: isText ? 'text' : 'json',
   };
 }

@@ -22,6 +22,11 @@ export type EscapeClass =
   | 'unassigned'
   /** A Cyrillic, Greek, Armenian or Cherokee letter in a word that also holds Latin letters. */
   | 'look-alike'
+  /**
+   * In code (a command, a script): a character drawn like the punctuation the shell or the language reads as syntax
+   * (a quote, a backslash, `$`, `|`, `;` …) that is not it, so the code looks quoted or escaped where it is not.
+   */
+  | 'look-alike-symbol'
   | 'backslash';
 
 export type VisibleSegment =
@@ -79,6 +84,12 @@ function lookAlikeOffsets(value: string): Set<number> {
   return offsets;
 }
 
+/**
+ * Outside ASCII, punctuation, symbols and modifier letters (`ʼ` U+02BC, `ˈ`), and the letters drawn like `'` or
+ * `|` (saltillo U+A78B/U+A78C, the click letters U+01C0–U+01C3): in code, any of them may pass for syntax.
+ */
+const CODE_LOOK_ALIKE = /[\p{P}\p{S}\p{Lm}ǀ-ǃꞋꞌ]/u;
+
 /** One test for the common case: anything that needs a closer look. */
 const SUSPECT = /[^\t\n\x20-\x7E]/u;
 
@@ -107,11 +118,17 @@ export interface VisibleTextOptions {
    * cannot start what looks like another line of the card. Default false: values keep their lines.
    */
   singleLine?: boolean;
+  /**
+   * For code that runs (a command, a script): every character outside ASCII drawn like punctuation is escaped and
+   * counted too (`'look-alike-symbol'`): `ꞌ$(…)ꞌ` with U+A78C looks single-quoted and is not. Default false.
+   */
+  code?: boolean;
 }
 
 /** Splits a string into what can be shown as it is and escapes for everything else. Linear in its length. */
 export function toVisibleText(value: string, options: VisibleTextOptions = {}): VisibleText {
   const singleLine = options.singleLine === true;
+  const code = options.code === true;
   const lookAlikes = SUSPECT.test(value) ? lookAlikeOffsets(value) : undefined;
   const segments: VisibleSegment[] = [];
   let hiddenCount = 0;
@@ -130,7 +147,7 @@ export function toVisibleText(value: string, options: VisibleTextOptions = {}): 
           : null
         : singleLine && (char === '\n' || char === '\t')
           ? 'control'
-          : (classify(char) ?? (lookAlikes?.has(index) === true ? 'look-alike' : null));
+          : (classify(char) ?? (lookAlikes?.has(index) === true ? 'look-alike' : code && codePoint > 0x7f && CODE_LOOK_ALIKE.test(char) ? 'look-alike-symbol' : null));
     if (escapeClass !== null) {
       if (runStart < index) segments.push({ kind: 'text', text: value.slice(runStart, index) });
       segments.push({ kind: 'escape', text: escapeNotation(codePoint), codePoint, class: escapeClass });

@@ -85,6 +85,7 @@ const escapeTitles: Record<EscapeClass, string> = {
   'private-use': 'private-use character',
   unassigned: 'unassigned character',
   'look-alike': 'a letter of another script drawn like a Latin one, in a word of Latin letters',
+  'look-alike-symbol': 'a character drawn like a quote, a backslash or other punctuation the code reads as syntax, which it is not',
   backslash: 'a literal backslash, escaped so it cannot pass for a hidden character',
 };
 
