@@ -28,6 +28,22 @@ describe('mcpToolName', () => {
 });
 
 describe('argumentsSchema', () => {
+  test('leaves the server’s regular expressions out: a pattern that backtracks runs nowhere here, and a property named pattern stays', () => {
+    const schema = argumentsSchema({
+      type: 'object',
+      properties: {
+        text: { type: 'string', pattern: '^(a+)+$' },
+        pattern: { type: 'string', minLength: 2 },
+        nested: { type: 'object', patternProperties: { '^(x+)+$': { type: 'number' } }, properties: { deep: { type: 'string', pattern: '^(b+)+$' } } },
+      },
+      required: ['text', 'pattern'],
+    });
+    // Each of these would take minutes with the patterns in force.
+    expect(schema.safeParse({ text: `${'a'.repeat(40)}!`, pattern: 'ok', nested: { deep: `${'b'.repeat(40)}!`, [`${'x'.repeat(40)}!`]: 'not a number' } }).success).toBe(true);
+    expect(schema.safeParse({ text: 'x', pattern: 'o' }).success).toBe(false);
+    expect(schema.safeParse({ pattern: 'ok' }).success).toBe(false);
+  });
+
   test('validates with the converted JSON Schema', () => {
     const schema = argumentsSchema({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] });
     expect(schema.safeParse({ path: '/tmp/a' }).success).toBe(true);

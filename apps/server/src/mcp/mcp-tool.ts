@@ -23,13 +23,40 @@ export function mcpToolName(server: string, tool: string): string {
 
 const anyArguments = z.record(z.string(), z.unknown());
 
-/** A zod schema from the tool's JSON Schema when zod can express it; otherwise any object (the server validates too). */
+/**
+ * A zod schema from the tool's JSON Schema when zod can express it; otherwise any object (the server validates too).
+ * Its regular expressions (`pattern`, `patternProperties`) are left out: they are the MCP server's, run on what a
+ * model wrote, and JavaScript's engine backtracks (`^(a+)+$` on 28 characters held the server's thread for 8 s).
+ * The MCP server checks them itself.
+ */
 export function argumentsSchema(inputSchema: JsonSchema): z.ZodType<Record<string, unknown>> {
   try {
-    return z.fromJSONSchema(inputSchema).pipe(anyArguments);
+    return z.fromJSONSchema(withoutPatterns(inputSchema, 0) as JsonSchema).pipe(anyArguments);
   } catch {
     return anyArguments;
   }
+}
+
+/** Keywords whose value maps names to schemas (the names themselves are data, kept as they are). */
+const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'dependentSchemas']);
+/** Keywords whose value is data, not a schema: copied as it is. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'required']);
+const MAX_SCHEMA_DEPTH = 64;
+
+/** A copy of a JSON Schema without `pattern` and `patternProperties` anywhere in it; throws past 64 levels. */
+function withoutPatterns(schema: unknown, depth: number): unknown {
+  if (depth > MAX_SCHEMA_DEPTH) throw new Error('schema nested too deeply');
+  if (Array.isArray(schema)) return schema.map((item: unknown) => withoutPatterns(item, depth + 1));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if ((key === 'pattern' && typeof value === 'string') || key === 'patternProperties') continue;
+    if (DATA_KEYWORDS.has(key)) copy[key] = value;
+    else if (SCHEMA_MAPS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      copy[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withoutPatterns(sub, depth + 1)]));
+    } else copy[key] = withoutPatterns(value, depth + 1);
+  }
+  return copy;
 }
 
 function annotationsOf(tool: McpToolDefinition): ToolAnnotations {
