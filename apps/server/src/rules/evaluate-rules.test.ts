@@ -137,6 +137,18 @@ describe('host, MCP and exact rules', () => {
     expect((await evaluateRules(fetch(url), [fetchDocs, denyTracker], context)).decision).toBe(expected);
   });
 
+  it('an MCP tool allow rule made for one version of the tool covers that version only; a deny covers every version', async () => {
+    const [v1, v2] = ['1'.repeat(64), '2'.repeat(64)];
+    const call = (toolVersion: string) => ({ tool: 'files__read', arguments: {}, mcp: { server: 'files', tool: 'read', toolVersion } });
+    const allowV1 = rule({ match: { kind: 'mcp-tool', server: 'files', tool: 'read', toolVersion: v1 } });
+    expect((await evaluateRules(call(v1), [allowV1], context)).decision).toBe('allow');
+    expect((await evaluateRules(call(v2), [allowV1], context)).decision).toBe('ask');
+    const denyV1 = rule({ effect: 'deny', match: { kind: 'mcp-tool', server: 'files', tool: 'read', toolVersion: v1 } });
+    expect((await evaluateRules(call(v2), [denyV1], context)).decision).toBe('deny');
+    const anyVersion = rule({ match: { kind: 'mcp-tool', server: 'files', tool: 'read' } });
+    expect((await evaluateRules(call(v2), [anyVersion], context)).decision).toBe('allow');
+  });
+
   it('an MCP tool rule covers that tool of that server only; a server rule covers all its tools', async () => {
     const oneTool = rule({ match: { kind: 'mcp-tool', server: 'files', tool: 'read' } });
     const call = (server: string, tool: string) => ({ tool: `${server}__${tool}`, arguments: {}, mcp: { server, tool } });

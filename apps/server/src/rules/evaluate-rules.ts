@@ -14,7 +14,8 @@ export interface RuleCall {
   tool: string;
   arguments: Record<string, unknown>;
   /** Set for a tool an MCP server provides: the configured server name and the tool's name as the server lists it. */
-  mcp?: { server: string; tool: string };
+  /** An MCP server's tool: its server, its name there, and a SHA-256 of its `toolVersion` (see McpToolMatch). */
+  mcp?: { server: string; tool: string; toolVersion?: string };
 }
 
 export interface RuleContext {
@@ -174,7 +175,13 @@ class CallView {
         return host !== undefined && matchHost(match.host, host);
       }
       case 'mcp-tool':
-        return rule.tool === MCP_TOOL && call.mcp?.server === match.server && call.mcp.tool === match.tool;
+        // A deny covers the tool in every version; an allow made for one version covers only that one.
+        return (
+          rule.tool === MCP_TOOL &&
+          call.mcp?.server === match.server &&
+          call.mcp.tool === match.tool &&
+          (rule.effect === 'deny' || match.toolVersion === undefined || match.toolVersion === call.mcp.toolVersion)
+        );
       case 'mcp-server':
         return rule.tool === MCP_TOOL && call.mcp?.server === match.server;
       case 'exact-arguments':

@@ -39,7 +39,10 @@ export async function proposeRule(call: RuleCall, scope: RuleScope, options: Pro
 }
 
 async function proposeMatch(call: RuleCall, options: ProposeRuleOptions): Promise<RuleMatch | undefined> {
-  if (call.mcp !== undefined) return { kind: 'mcp-tool', server: call.mcp.server, tool: call.mcp.tool };
+  if (call.mcp !== undefined) {
+    const { server, tool, toolVersion } = call.mcp;
+    return { kind: 'mcp-tool', server, tool, ...(toolVersion === undefined ? {} : { toolVersion }) };
+  }
   switch (call.tool) {
     case COMMAND_TOOL:
       return typeof call.arguments.command === 'string' ? proposeCommand(call.arguments.command) : undefined;

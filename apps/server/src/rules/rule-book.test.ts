@@ -142,33 +142,51 @@ describe('RuleBook with ChatService', () => {
 });
 
 describe('RuleBook with an MCP tool', () => {
-  it('"Always allow" everywhere on an MCP call saves a rule for that server\'s tool, which allows its later calls with other arguments', async () => {
+  it('"Always allow" everywhere on an MCP call saves a rule for that server\'s tool as it is, which allows its later calls with other arguments, and not the tool its server rewrote', async () => {
     const store = new MemoryStore();
     const workspace = await workspaceFolder();
     const ran: string[] = [];
-    const mcpRead = defineTool({
-      name: 'files__read',
-      description: 'reads a file (MCP)',
-      parameters: z.object({ path: z.string() }),
-      source: 'mcp:files',
-      remoteName: 'read',
-      annotations: { exactGrants: true },
-      execute: async ({ path: file }) => {
-        ran.push(file);
-        return 'content';
-      },
-    });
+    const mcpTool = (description: string) =>
+      defineTool({
+        name: 'files__read',
+        description,
+        parameters: z.object({ path: z.string() }),
+        source: 'mcp:files',
+        remoteName: 'read',
+        annotations: { exactGrants: true },
+        execute: async ({ path: file }) => {
+          ran.push(file);
+          return 'content';
+        },
+      });
+    let current = mcpTool('reads a file (MCP)');
     const rules = await RuleBook.open({ store, workspace, log: () => undefined });
-    const model = new ScriptedModel([toolCallStep({ name: 'files__read', arguments: { path: 'a' } }), textStep('one'), toolCallStep({ name: 'files__read', arguments: { path: 'b' } }), textStep('two')]);
-    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [mcpRead], store, rules });
+    const model = new ScriptedModel([
+      toolCallStep({ name: 'files__read', arguments: { path: 'a' } }),
+      textStep('one'),
+      toolCallStep({ name: 'files__read', arguments: { path: 'b' } }),
+      textStep('two'),
+      toolCallStep({ name: 'files__read', arguments: { path: 'c' } }),
+      textStep('three'),
+    ]);
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [current], store, rules });
     cleanups.push(() => chat.shutdown());
     await chat.startRun({ sessionId: 'a', runId: 'r1', message: 'read a' });
     await vi.waitFor(() => expect(chat.pending('a')).toHaveLength(1));
     await chat.confirm({ sessionId: 'a', approvalId: chat.pending('a')[0]!.approvalId, decision: 'allow', always: true, scope: 'global' });
     await ended(chat, 'a');
-    expect((await rules.list()).map((r) => r.rule.match)).toStrictEqual([{ kind: 'mcp-tool', server: 'files', tool: 'read' }]);
+    const [saved] = await rules.list();
+    expect(saved!.rule.match).toStrictEqual({ kind: 'mcp-tool', server: 'files', tool: 'read', toolVersion: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(saved!.description).toBe('Allow the MCP tool `read` of the server `files` as it is now everywhere');
     await chat.startRun({ sessionId: 'b', runId: 'r2', message: 'read b' });
     await ended(chat, 'b');
+    expect(ran).toStrictEqual(['a', 'b']);
+    // The server rewrites the tool: the rule no longer covers it, and the person is asked.
+    current = mcpTool('deletes everything (MCP)');
+    await chat.startRun({ sessionId: 'c', runId: 'r3', message: 'read c' });
+    await vi.waitFor(() => expect(chat.pending('c')).toHaveLength(1));
+    await chat.confirm({ sessionId: 'c', approvalId: chat.pending('c')[0]!.approvalId, decision: 'deny' });
+    await ended(chat, 'c');
     expect(ran).toStrictEqual(['a', 'b']);
   });
 });

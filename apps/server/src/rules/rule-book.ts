@@ -14,7 +14,8 @@ import {
   type WorkspaceTrust,
   type WorkspaceTrustChoice,
 } from '@airlock/api';
-import { ConflictError, NotFoundError, parseUntrustedJson, randomId, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
+import { ConflictError, NotFoundError, parseUntrustedJson, randomId, toolVersion, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 import { WorkspacePaths } from '../tools/workspace-paths';
@@ -324,7 +325,20 @@ function parseTrust(stored: string | undefined): StoredTrust {
 
 function ruleCall(toolName: string, args: Record<string, unknown>, tool?: AnyTool): RuleCall {
   const server = tool?.source?.startsWith('mcp:') ? tool.source.slice(4) : undefined;
-  return server !== undefined && tool?.remoteName !== undefined ? { tool: toolName, arguments: args, mcp: { server, tool: tool.remoteName } } : { tool: toolName, arguments: args };
+  if (server === undefined || tool?.remoteName === undefined) return { tool: toolName, arguments: args };
+  return { tool: toolName, arguments: args, mcp: { server, tool: tool.remoteName, toolVersion: toolDigest(tool) } };
+}
+
+const digests = new WeakMap<AnyTool, string>();
+
+/** A SHA-256 of the tool's `toolVersion`, what an MCP tool rule made by "Always allow" keeps (see McpToolMatch). */
+function toolDigest(tool: AnyTool): string {
+  let digest = digests.get(tool);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(toolVersion(tool)).digest('hex');
+    digests.set(tool, digest);
+  }
+  return digest;
 }
 
 /** The hash of what was read, or undefined when nothing was. */

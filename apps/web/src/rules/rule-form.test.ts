@@ -49,4 +49,13 @@ describe('the rule form', () => {
     ];
     for (const draft of drafts) expect(draftOfForm(formOfDraft(draft), '/w')).toStrictEqual({ ok: true, draft });
   });
+
+  it('keeps the tool version an MCP tool rule was made for while it names the same tool, and drops it for another', () => {
+    const toolVersion = 'a'.repeat(64);
+    const draft: RuleDraftInput = { effect: 'allow', tool: 'mcp', match: { kind: 'mcp-tool', server: 'files', tool: 'read', toolVersion }, scope: { kind: 'global' }, source: 'user' };
+    expect(draftOfForm(formOfDraft(draft), '/w')).toStrictEqual({ ok: true, draft });
+    const renamed = draftOfForm({ ...formOfDraft(draft), mcpTool: 'write' }, '/w');
+    expect(renamed).toMatchObject({ ok: true, draft: { match: { kind: 'mcp-tool', server: 'files', tool: 'write' } } });
+    expect(renamed.ok && 'toolVersion' in renamed.draft.match).toBe(false);
+  });
 });

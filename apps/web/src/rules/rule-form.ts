@@ -12,6 +12,8 @@ export interface RuleForm {
   host: string;
   server: string;
   mcpTool: string;
+  /** mcp-tool: the version of the tool the rule was made for, kept while the rule names the same tool. */
+  mcpToolVersion?: { server: string; tool: string; toolVersion: string };
   /** exact-arguments: a JSON object. */
   argumentsJson: string;
   scopeKind: RuleScopeKind;
@@ -96,8 +98,11 @@ function matchOfForm(form: RuleForm): { ok: true; match: RuleDraftInput['match']
       return { ok: true, match: { kind: 'path-glob', glob: form.glob.trim() } };
     case 'host':
       return { ok: true, match: { kind: 'host', host: form.host.trim() } };
-    case 'mcp-tool':
-      return { ok: true, match: { kind: 'mcp-tool', server: form.server.trim(), tool: form.mcpTool.trim() } };
+    case 'mcp-tool': {
+      const [server, tool, kept] = [form.server.trim(), form.mcpTool.trim(), form.mcpToolVersion];
+      const toolVersion = kept !== undefined && kept.server === server && kept.tool === tool ? { toolVersion: kept.toolVersion } : {};
+      return { ok: true, match: { kind: 'mcp-tool', server, tool, ...toolVersion } };
+    }
     case 'mcp-server':
       return { ok: true, match: { kind: 'mcp-server', server: form.server.trim() } };
     case 'exact-arguments': {
@@ -133,7 +138,12 @@ export function formOfDraft(draft: RuleDraftInput): RuleForm {
     case 'host':
       return { ...form, host: match.host };
     case 'mcp-tool':
-      return { ...form, server: match.server, mcpTool: match.tool };
+      return {
+        ...form,
+        server: match.server,
+        mcpTool: match.tool,
+        ...(match.toolVersion === undefined ? {} : { mcpToolVersion: { server: match.server, tool: match.tool, toolVersion: match.toolVersion } }),
+      };
     case 'mcp-server':
       return { ...form, server: match.server };
     case 'exact-arguments':

@@ -39,7 +39,7 @@ function what({ tool, match }: Pick<RuleDraft, 'tool' | 'match'>): string {
         ? `fetching from any subdomain of \`${match.host.slice(2)}\``
         : `fetching from \`${match.host}\``;
     case 'mcp-tool':
-      return `the MCP tool \`${match.tool}\` of the server \`${match.server}\``;
+      return `the MCP tool \`${match.tool}\` of the server \`${match.server}\`${match.toolVersion === undefined ? '' : ' as it is now'}`;
     case 'mcp-server':
       return `every tool of the MCP server \`${match.server}\``;
     case 'exact-arguments': {

@@ -61,6 +61,12 @@ export const mcpToolMatchSchema = z.object({
   server: z.string().min(1),
   /** The tool's name as the server lists it. */
   tool: z.string().min(1),
+  /**
+   * The tool as it was when "Always allow" made the rule (a SHA-256 of its `toolVersion`: description, schema and
+   * hints): an allow rule with one covers that tool only, and a tool its server rewrote since is asked about again.
+   * Without one (a rule a person wrote), the rule covers the tool whatever its server makes of it.
+   */
+  toolVersion: z.string().regex(/^[0-9a-f]{64}$/).optional(),
 });
 export type McpToolMatch = z.infer<typeof mcpToolMatchSchema>;
 
