@@ -49,11 +49,11 @@ function withoutPatterns(schema: unknown, depth: number): unknown {
   if (Array.isArray(schema)) return schema.map((item: unknown) => withoutPatterns(item, depth + 1));
   if (typeof schema !== 'object' || schema === null) return schema;
   const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
+  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
     if ((key === 'pattern' && typeof value === 'string') || key === 'patternProperties') continue;
     if (DATA_KEYWORDS.has(key)) copy[key] = value;
     else if (SCHEMA_MAPS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      copy[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withoutPatterns(sub, depth + 1)]));
+      copy[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, withoutPatterns(sub, depth + 1)]));
     } else copy[key] = withoutPatterns(value, depth + 1);
   }
   return copy;
