@@ -74,7 +74,8 @@ const WRAPPERS = new Map<string, Options>([
   ['torsocks', { valueOptions: ['-u', '-p', '-a', '-P', '--user', '--pass', '--address', '--port'] }],
   ['proxychains', { valueOptions: ['-f'] }],
   ['proxychains4', { valueOptions: ['-f'] }],
-  ['faketime', { valueOptions: ['-m', '-p', '-f'], positionals: 1 }],
+  // `-m` and `-f` are switches; `-p PID` and `--date-prog PROG` take a value; then the time, then the command.
+  ['faketime', { valueOptions: ['-p', '--date-prog'], positionals: 1 }],
   ['chronic', {}],
   ['ifne', {}],
 ]);

@@ -194,6 +194,8 @@ const deniedBehindOptions = [
   "sg staff 'rm -rf x'",
   "sg - staff -c 'rm -rf x'",
   'faketime "2020-01-01" rm -rf x',
+  'faketime -f "+1d" rm -rf x',
+  'faketime -m -p 42 "2020-01-01" rm -rf x',
   'watch rm -rf x',
   'watch -n 1 rm -rf x',
   "watch -n 1 'rm -rf x'",
@@ -246,6 +248,13 @@ const codeRunning: [string, string][] = [
   ['rsync', "rsync -e 'sh -c id' a b:"],
   ['gcc', 'gcc -wrapper sh,-c,id x.c'],
   ['gcc', 'gcc -Bevil/ x.c'],
+  // Any unambiguous start of a long option is that option (GNU getopt, git, npm).
+  ['tar', "tar cf /dev/null README --checkpoint=1 --checkpoint-act=exec='sh -c id'"],
+  ['tar', 'tar --to-comm=sh -xf a.tar'],
+  ['tar', 'tar --use-compress=sh -xf a.tar'],
+  ['sort', 'sort --compress-prog=sh names.txt'],
+  ['git log', 'git log --outp=log.txt'],
+  ['npm test', 'npm test --node-opt=--inspect'],
 ];
 
 describe('command lines against rules', () => {

@@ -98,8 +98,11 @@ function carriesCodeOption(name: string, words: SimpleCommand['words'], { option
     if (assignments && /^[A-Za-z_.][A-Za-z0-9_.]*=/.test(value)) return true;
     // `go` takes its long options with one dash or two.
     const long = value.startsWith('--') && name === 'go' ? value.slice(1) : value;
+    // GNU getopt (tar, sort), git and npm also take any unambiguous start of a long option: `--checkpoint-act=…`.
+    const longName = long.startsWith('--') ? long.split('=', 1)[0]! : undefined;
     for (const option of options) {
       if (long === option || long.startsWith(`${option}=`)) return true;
+      if (longName !== undefined && longName.length > 2 && option.startsWith('--') && option.startsWith(longName)) return true;
       // A short option anywhere in a group, perhaps with its value attached: `-cfoo`, `-sf Makefile2`.
       if (option.length === 2 && !value.startsWith('--') && value.startsWith('-') && value.slice(1).includes(option[1]!)) return true;
     }

@@ -59,6 +59,7 @@ describe('proposeRule for commands', () => {
     ['grep -rn TODO src', ['grep'], false],
     ['/usr/bin/cat a.txt', ['/usr/bin/cat'], false],
     ['bin/lint --fix', ['bin/lint', '--fix'], true],
+    ['./../../../../usr/bin/tar xf a.tar', ['./../../../../usr/bin/tar', 'xf', 'a.tar'], true],
   ])('%j → %j (exact: %s)', async (command, tokens, exact) => {
     expect(await proposedMatch(command)).toStrictEqual({ kind: 'command-prefix', tokens, exact });
   });

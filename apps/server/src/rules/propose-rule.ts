@@ -91,7 +91,8 @@ function prefixFor(command: SimpleCommand): RuleMatch | undefined {
   if (isExactOnlyCommand(base) || PROPOSE_EXACT_COMMANDS.has(base)) return exact;
   if (!SUBCOMMAND_COMMANDS.has(base)) {
     // The project's own scripts (`./scripts/check.sh`) by name too: what they run is the workspace's.
-    return PREFIX_PROPOSED_COMMANDS.has(base) || name.startsWith('./') ? { kind: 'command-prefix', tokens: [name], exact: false } : exact;
+    const ownScript = name.startsWith('./') && !name.split('/').includes('..');
+    return PREFIX_PROPOSED_COMMANDS.has(base) || ownScript ? { kind: 'command-prefix', tokens: [name], exact: false } : exact;
   }
 
   const [, subcommand, target] = literal;
