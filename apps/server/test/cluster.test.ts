@@ -395,6 +395,57 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(calls).toStrictEqual(['decided on b']);
   });
 
+  it('a grant revoked here while a re-read of the grants is under way stays revoked, though the read still found it', async () => {
+    const db = await database();
+    const { tool } = recordingTool();
+    let lossy!: ReturnType<typeof lossyCluster>;
+    let heldRead: { reached: () => void; release: Promise<void> } | undefined;
+    let scanned: (() => void) | undefined;
+    const a = await instance(db, 'a', tool, 60_000, {
+      asCluster: (store) => {
+        lossy = lossyCluster(store, () => false);
+        // The re-read of the grants comes before the scan for runs to take over: the scan says it is done.
+        return interceptCluster(lossy.cluster as PostgresStore, {
+          listClaimableRuns: async () => {
+            scanned?.();
+            return store.listClaimableRuns();
+          },
+        });
+      },
+      asStore: (store) =>
+        new Proxy(store, {
+          get(target, key) {
+            if (key === 'listGrants' && heldRead !== undefined) {
+              const { reached, release } = heldRead;
+              heldRead = undefined;
+              return async () => {
+                const rows = await target.listGrants();
+                reached();
+                await release;
+                return rows;
+              };
+            }
+            const value: unknown = Reflect.get(target, key, target);
+            return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+          },
+        }),
+    });
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'first');
+    await a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', always: true });
+    await followed.until(isEnd);
+    const [grant] = a.chat.listGrants('s1');
+    let release!: () => void;
+    const read = new Promise<void>((reached) => (heldRead = { reached, release: new Promise<void>((resolve) => (release = resolve)) }));
+    const scan = new Promise<void>((resolve) => (scanned = resolve));
+    lossy.resync();
+    await read;
+    // The store was read with the grant in it; the person revokes it before the re-read goes on.
+    expect(await a.chat.revokeGrant('s1', grant!.grantId)).toBe(true);
+    release();
+    await scan;
+    expect(a.chat.listGrants('s1')).toStrictEqual([]);
+  });
+
   it('a run whose write fails because the database is gone is given up and resumed once it answers, not left owned and unfinished', async () => {
     const db = await database();
     const { tool, calls } = recordingTool();

@@ -214,6 +214,8 @@ export class ChatService {
   private readonly runs = new Map<string, Run>();
   /** Grants made here whose write to the store is under way. */
   private readonly savingGrants = new Set<string>();
+  /** For each re-read of the grants under way: the grants made or revoked here meanwhile, which it leaves as they are. */
+  private readonly grantChanges = new Set<Set<string>>();
   private readonly finishedRunTtlMs: number;
   private readonly maxSessions: number;
   private readonly maxLoadedSessions: number;
@@ -435,6 +437,7 @@ export class ChatService {
   }
 
   async revokeGrant(sessionId: string, grantId: string): Promise<boolean> {
+    this.grantChanged(grantId);
     const revoked = this.options.registry.revokeGrant(sessionId, grantId);
     if (revoked) {
       await this.store.deleteGrant(grantId);
@@ -665,6 +668,7 @@ export class ChatService {
       }
       case 'grant': {
         if (message.revoked) {
+          this.grantChanged(message.grantId);
           this.registry.revokeGrant(message.sessionId, message.grantId);
           return;
         }
@@ -707,19 +711,33 @@ export class ChatService {
    * write is still under way is kept.
    */
   private async resyncGrants(): Promise<void> {
-    const held = [...this.sessions.keys()].flatMap((sessionId) => this.registry.listGrants(sessionId));
-    const stored = await this.store.listGrants();
-    const kept = new Set(stored.map((grant) => grant.grantId));
-    for (const grant of held) {
-      if (!kept.has(grant.grantId) && !this.savingGrants.has(grant.grantId)) this.registry.revokeGrant(grant.sessionId, grant.grantId);
+    // A grant made or revoked here while the store is read may be read either way: it is left as it is here.
+    const changed = new Set<string>();
+    this.grantChanges.add(changed);
+    try {
+      const held = [...this.sessions.keys()].flatMap((sessionId) => this.registry.listGrants(sessionId));
+      const stored = await this.store.listGrants();
+      const kept = new Set(stored.map((grant) => grant.grantId));
+      for (const grant of held) {
+        if (!kept.has(grant.grantId) && !this.savingGrants.has(grant.grantId) && !changed.has(grant.grantId)) this.registry.revokeGrant(grant.sessionId, grant.grantId);
+      }
+      for (const grant of stored) {
+        if (changed.has(grant.grantId) || !this.sessions.has(grant.sessionId)) continue;
+        if (!this.registry.listGrants(grant.sessionId).some((candidate) => candidate.grantId === grant.grantId)) this.registry.restoreGrant(grant);
+      }
+    } finally {
+      this.grantChanges.delete(changed);
     }
-    for (const grant of stored) {
-      if (this.sessions.has(grant.sessionId) && !this.registry.listGrants(grant.sessionId).some((candidate) => candidate.grantId === grant.grantId)) this.registry.restoreGrant(grant);
-    }
+  }
+
+  /** Tells the re-reads of the grants under way that this grant was made or revoked here (see resyncGrants). */
+  private grantChanged(grantId: string): void {
+    for (const changed of this.grantChanges) changed.add(grantId);
   }
 
   /** Keeps a grant made here, marked as being written meanwhile (see resyncGrants). */
   private async saveGrant(grant: VersionedGrant): Promise<void> {
+    this.grantChanged(grant.grantId);
     this.savingGrants.add(grant.grantId);
     try {
       await this.store.saveGrant({ ...grant, scope: 'session' });
@@ -863,14 +881,18 @@ export class ChatService {
     return resumed;
   }
 
-  /** Gives up a run this instance can no longer store, trying again until the database answers, then takes runs over. */
+  /**
+   * Gives up a run this instance can no longer store, trying again until the database answers. Another instance takes
+   * it over on the release's message, this one at its next scan: not at once, so an instance whose writes keep
+   * failing does not take its own run back as fast as it gives it up.
+   */
   private releaseWhenReachable(runId: string, fence: number): void {
     const cluster = this.options.cluster;
     if (!cluster) return;
     const attempt = () => {
       if (this.closing) return;
       cluster.releaseRun(runId, fence).then(
-        () => void this.takeOver(),
+        () => undefined,
         (error: unknown) => {
           this.log(`Could not give up run ${runId} yet: ${messageOf(error)}`);
           setTimeout(attempt, Math.max(20, Math.floor(cluster.leaseMs / 3))).unref?.();

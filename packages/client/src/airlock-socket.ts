@@ -43,7 +43,7 @@ export interface AirlockSocketOptions {
   /**
    * Failed attempts to open the first connection after which the client gives up: every request fails with why
    * (`connect ECONNREFUSED …`, no server at that path) and the state is `unreachable`. Once a connection has
-   * opened, a drop is retried however long it lasts. Default 3 (about a second and a half with the default
+   * opened, a drop is retried however long it lasts. Default 4 (about a second and a half with the default
    * delays); `Infinity` waits for the server however long.
    */
   connectAttempts?: number;
@@ -58,7 +58,7 @@ interface LiveRequest {
 
 export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'rejected' | 'unreachable' | 'closed';
 
-const DEFAULT_CONNECT_ATTEMPTS = 3;
+const DEFAULT_CONNECT_ATTEMPTS = 4;
 
 /** What a socket's `error` event says went wrong: `ws` passes an event with the error, a browser says nothing. */
 function failureOf(event: unknown): string | undefined {

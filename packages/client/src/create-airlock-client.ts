@@ -38,7 +38,7 @@ export interface AirlockClientOptions {
   /**
    * Failed attempts to open the first connection after which the client gives up and every call fails with why
    * (`state` is then `unreachable`). Once connected, a dropped connection is retried however long it takes. Default
-   * 3, about a second and a half; `Infinity` waits for the server to come up.
+   * 4, about a second and a half; `Infinity` waits for the server to come up.
    */
   connectAttempts?: number;
 }

@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { CommandLineReader, readCommandLine } from './command-line-reader';
 import { parseCommandLine } from './parse-command-line';
@@ -31,13 +32,29 @@ describe('CommandLineReader', () => {
   });
 
   it('ends a line past its time limit as unread, then reads the next one in a new worker', async () => {
-    const reader = new CommandLineReader({ timeLimitMs: 1 });
-    const slow = reader.read(SLOW);
+    // A worker that hangs on the line "hang" (a loop that never yields) and answers any other at once.
+    const fake = () =>
+      new Worker(
+        `const { parentPort } = require('node:worker_threads');
+        parentPort.postMessage({ ready: true });
+        parentPort.on('message', ({ id, text }) => {
+          if (text === 'hang') for (;;);
+          parentPort.postMessage({ id, line: { kind: 'refused', reason: 'read ' + text, reachable: [], incomplete: true } });
+        });`,
+        { eval: true },
+      );
+    const reader = new CommandLineReader({ timeLimitMs: 200, worker: fake });
+    const hung = reader.read('hang');
     const next = reader.read('git status');
-    expect(await slow).toStrictEqual({ kind: 'refused', reason: 'the command parser took longer than 1 ms', reachable: [], incomplete: true });
-    const line = await next;
-    // The next line too may run past 1 ms in a fresh worker (loading the grammar); either way it is read or unread, never lost.
-    expect(line.kind === 'seen' || (line.kind === 'refused' && line.incomplete === true)).toBe(true);
+    expect(await hung).toStrictEqual({ kind: 'refused', reason: 'the command parser took longer than 200 ms', reachable: [], incomplete: true });
+    expect(await next).toStrictEqual({ kind: 'refused', reason: 'read git status', reachable: [], incomplete: true });
     await reader.close();
+  });
+
+  it('ends every line being read or waiting as unread when closed', async () => {
+    const reader = new CommandLineReader();
+    const lines = [reader.read(SLOW), reader.read('ls'), reader.read('pwd')];
+    await reader.close();
+    for (const line of await Promise.all(lines)) expect(line).toStrictEqual({ kind: 'refused', reason: 'the command parser was stopped', reachable: [], incomplete: true });
   });
 });

@@ -12,6 +12,10 @@ export interface CommandLineReaderOptions {
   timeLimitMs?: number;
   /** A worker with no line to read for this long is stopped, its memory given back. Default 30 s. */
   idleMs?: number;
+  /** How long a new worker may take to load the grammar before it is given up. Default 30 s. */
+  startLimitMs?: number;
+  /** For tests: the worker to start instead of command-line-worker (the same messages). */
+  worker?: () => Worker;
 }
 
 interface Waiting {
@@ -28,15 +32,22 @@ interface Waiting {
 export class CommandLineReader {
   readonly #timeLimitMs: number;
   readonly #idleMs: number;
+  readonly #startLimitMs: number;
+  readonly #newWorker: () => Worker;
   readonly #queue: Waiting[] = [];
   #worker: Worker | undefined;
-  #current: (Waiting & { id: number; timer: ReturnType<typeof setTimeout> }) | undefined;
+  /** The worker has loaded the grammar: a line's time limit runs only from then. */
+  #ready = false;
+  #starting: ReturnType<typeof setTimeout> | undefined;
+  #current: (Waiting & { id: number; timer: ReturnType<typeof setTimeout> | undefined }) | undefined;
   #idle: ReturnType<typeof setTimeout> | undefined;
   #nextId = 1;
 
   constructor(options: CommandLineReaderOptions = {}) {
     this.#timeLimitMs = options.timeLimitMs ?? 2_000;
     this.#idleMs = options.idleMs ?? 30_000;
+    this.#startLimitMs = options.startLimitMs ?? 30_000;
+    this.#newWorker = options.worker ?? (() => new Worker(...workerEntry()));
   }
 
   read(text: string): Promise<CommandLine> {
@@ -46,9 +57,10 @@ export class CommandLineReader {
     });
   }
 
-  /** Stops the worker (a line being read ends unread); lines asked for later start a new one. */
+  /** Stops the worker (the lines being read or waiting end unread); lines asked for later start a new one. */
   async close(): Promise<void> {
     clearTimeout(this.#idle);
+    clearTimeout(this.#starting);
     const worker = this.#worker;
     this.#worker = undefined;
     const current = this.#current;
@@ -57,6 +69,7 @@ export class CommandLineReader {
       clearTimeout(current.timer);
       current.resolve(unread('the command parser was stopped'));
     }
+    for (const waiting of this.#queue.splice(0)) waiting.resolve(unread('the command parser was stopped'));
     await worker?.terminate();
   }
 
@@ -79,18 +92,35 @@ export class CommandLineReader {
       return;
     }
     const id = this.#nextId++;
-    const timer = setTimeout(() => this.#fail(worker, `the command parser took longer than ${this.#timeLimitMs} ms`), this.#timeLimitMs);
-    timer.unref();
-    this.#current = { ...waiting, id, timer };
+    this.#current = { ...waiting, id, timer: undefined };
     worker.postMessage({ id, text: waiting.text });
+    if (this.#ready) this.#arm(worker);
+  }
+
+  /** Starts the time limit of the line being read. */
+  #arm(worker: Worker): void {
+    const current = this.#current;
+    if (current === undefined || current.timer !== undefined) return;
+    current.timer = setTimeout(() => this.#fail(worker, `the command parser took longer than ${this.#timeLimitMs} ms`), this.#timeLimitMs);
+    current.timer.unref();
   }
 
   #start(): Worker {
-    const worker = new Worker(...workerEntry());
+    const worker = this.#newWorker();
     worker.unref();
-    worker.on('message', (answer: { id: number; line: CommandLine }) => {
+    this.#ready = false;
+    this.#starting = setTimeout(() => this.#fail(worker, `the command parser did not start within ${this.#startLimitMs} ms`), this.#startLimitMs);
+    this.#starting.unref();
+    worker.on('message', (answer: { ready: true } | { id: number; line: CommandLine }) => {
+      if (worker !== this.#worker) return;
+      if ('ready' in answer) {
+        clearTimeout(this.#starting);
+        this.#ready = true;
+        this.#arm(worker);
+        return;
+      }
       const current = this.#current;
-      if (worker !== this.#worker || current === undefined || current.id !== answer.id) return;
+      if (current === undefined || current.id !== answer.id) return;
       clearTimeout(current.timer);
       this.#current = undefined;
       current.resolve(answer.line);
@@ -106,6 +136,7 @@ export class CommandLineReader {
   #fail(worker: Worker, reason: string): void {
     if (worker !== this.#worker) return;
     this.#worker = undefined;
+    clearTimeout(this.#starting);
     void worker.terminate();
     const current = this.#current;
     this.#current = undefined;

@@ -5,6 +5,9 @@ import { parseCommandLine, type CommandLine } from './parse-command-line';
 const port = parentPort;
 if (port === null) throw new Error('command-line-worker runs as a worker thread');
 
+// Ready once the grammar is loaded: the reader's time limit counts from then, not from the worker's start.
+void parseCommandLine('true').finally(() => port.postMessage({ ready: true }));
+
 port.on('message', (request: { id: number; text: string }) => {
   parseCommandLine(request.text).then(
     (line) => port.postMessage({ id: request.id, line }),
