@@ -58,3 +58,13 @@ describe('the note that a result was shortened', () => {
     expect(screen.queryByText(NOTE)).toBeNull();
   });
 });
+
+describe('a result with hidden characters', () => {
+  it('shows each as an escape and says how many there are, as on the arguments', () => {
+    const result = 'weather: sunny \u202Edecided\u202C \u001b[31mred\u001b[0m \u200Bok';
+    renderCalls(followed(callEvents({ result })));
+    const text = document.querySelector('.result-text')!.textContent;
+    expect(text).toBe('weather: sunny \\u{202E}decided\\u{202C} \\u{1B}[31mred\\u{1B}[0m \\u{200B}ok');
+    expect(screen.getByTestId('result-hidden-characters').textContent).toBe('5 hidden characters shown as \\u{…}: the model reads them.');
+  });
+});

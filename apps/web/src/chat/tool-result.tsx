@@ -1,4 +1,6 @@
-import { useState } from 'react';
+import { toVisibleText } from '@airlock/core';
+import { useMemo, useState } from 'react';
+import { VisibleTextView } from './tool-arguments';
 import type { ResultCut } from './tool-call-state';
 
 /** Longer results show their start until the person asks for all of it. */
@@ -21,14 +23,19 @@ export function ToolResult({ result, cut, label = 'Result' }: ToolResultProps) {
   const long = result.length > RESULT_PREVIEW_CHARS;
   const shown = long && !showAll ? result.slice(0, RESULT_PREVIEW_CHARS) : result;
   const leftOut = cut === undefined ? '' : cutText(cut);
+  // What the model is told, shown as the arguments are: a hidden or reordering character is an escape, and counted.
+  const visible = useMemo(() => toVisibleText(shown), [shown]);
   return (
     <details className="tool-result" open={result.length <= OPEN_BY_DEFAULT_CHARS}>
       <summary>
         {label} <span className="muted">({result.length.toLocaleString('en')} characters)</span>
       </summary>
       {leftOut !== '' && <p className="note">{`Shortened before the model saw it: ${leftOut} in the middle were left out.`}</p>}
+      {visible.hiddenCount > 0 && (
+        <p className="note" data-testid="result-hidden-characters">{`${visible.hiddenCount.toLocaleString('en')} hidden ${visible.hiddenCount === 1 ? 'character' : 'characters'} shown as \\u{…}: the model reads ${visible.hiddenCount === 1 ? 'it' : 'them'}.`}</p>
+      )}
       <pre className="code-block result-text">
-        <code>{result === '' ? '(empty)' : shown}</code>
+        <code>{result === '' ? '(empty)' : <VisibleTextView text={visible} />}</code>
       </pre>
       {long && (
         <div className="truncation">
