@@ -7,7 +7,7 @@ import type { CommandLine } from './parse-command-line';
 export interface CommandLineReaderOptions {
   /**
    * How long the worker may take over one line before it is stopped and a new one started. Its parser gives up on
-   * its own after 100 ms (see PARSE_BUDGET_MS); this bounds the rest (the walks over a large tree). Default 2 s.
+   * its own after 1 s (see PARSE_BUDGET_MS); this bounds the rest (the walks over a large tree). Default 5 s.
    */
   timeLimitMs?: number;
   /** A worker with no line to read for this long is stopped, its memory given back. Default 30 s. */
@@ -44,7 +44,7 @@ export class CommandLineReader {
   #nextId = 1;
 
   constructor(options: CommandLineReaderOptions = {}) {
-    this.#timeLimitMs = options.timeLimitMs ?? 2_000;
+    this.#timeLimitMs = options.timeLimitMs ?? 5_000;
     this.#idleMs = options.idleMs ?? 30_000;
     this.#startLimitMs = options.startLimitMs ?? 30_000;
     this.#newWorker = options.worker ?? (() => new Worker(...workerEntry()));

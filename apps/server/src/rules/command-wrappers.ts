@@ -1,4 +1,5 @@
-import { commandBaseName } from '@airlock/api';
+// The small module alone: this file is loaded in the command reader's worker, which needs nothing else of the API.
+import { commandBaseName } from '@airlock/api/rules/commands';
 
 /** A command's words as deny rules see them: the value where known, undefined where the shell computes it. */
 export type ReachableWords = readonly (string | undefined)[];

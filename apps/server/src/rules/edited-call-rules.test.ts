@@ -3,8 +3,12 @@ import { textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { readCommandLine } from './command-line-reader';
 import { chatWithRuleBook } from './test-chat';
+
+// The command reader's worker loads the grammar once per file, here rather than inside a test's short waits.
+beforeAll(() => readCommandLine('true'));
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

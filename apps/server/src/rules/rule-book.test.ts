@@ -4,12 +4,16 @@ import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { readCommandLine } from './command-line-reader';
 import { z } from 'zod';
 import { createBuiltinTools } from '../tools';
 import { toolNamed } from '../tools/test-support';
 import { RuleBook } from './rule-book';
 import { chatWithRuleBook } from './test-chat';
+
+// The command reader's worker loads the grammar once per file, here rather than inside a test's short waits.
+beforeAll(() => readCommandLine('true'));
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

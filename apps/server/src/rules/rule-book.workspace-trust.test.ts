@@ -3,11 +3,15 @@ import { ApprovalRegistry, defineTool, type AnyTool } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { readCommandLine } from './command-line-reader';
 import { z } from 'zod';
 import { tempFolder } from '../tools/test-support';
 import { RuleBook } from './rule-book';
 import { recordingTerminal } from './test-chat';
+
+// The command reader's worker loads the grammar once per file, here rather than inside a test's short waits.
+beforeAll(() => readCommandLine('true'));
 
 const command = (text: string) => toolCallStep({ name: 'terminal', arguments: { command: text } });
 const commandPrefix = (tokens: string[], exact: boolean) => ({ kind: 'command-prefix', tokens, exact });
