@@ -79,6 +79,11 @@ const WRAPPERS = new Map<string, Options>([
   ['faketime', { valueOptions: ['-p', '--date-prog'], positionals: 1 }],
   ['chronic', {}],
   ['ifne', {}],
+  ['chrt', { valueOptions: ['-T', '-P', '-D', '--sched-runtime', '--sched-period', '--sched-deadline'], positionals: 1 }],
+  ['script', {
+    valueOptions: ['-E', '--echo', '-I', '--log-in', '-O', '--log-out', '-B', '--log-io', '-T', '--log-timing', '-m', '--logging-format', '-o', '--output-limit'],
+    commandLineOptions: ['-c', '--command'],
+  }],
 ]);
 
 /** `su [options] [-] [user [shell arguments]]`, and `runuser` alike unless it is given `-u user` and a command. */
@@ -228,10 +233,15 @@ function skipOptions(args: ReachableWords, spec: Options, found: InnerCommands):
   return { index, options };
 }
 
-/** How many words `--name`, `--name=value` or `--name value` takes. */
+/**
+ * How many words `--name`, `--name=value` or `--name value` takes. GNU getopt takes any unambiguous start of a long
+ * option for it (`nice --adj 5`, `env --split-str=…`): a start of exactly one of the options with a value is read as it.
+ */
 function longOption(word: string, next: string | undefined, spec: Options, options: Set<string>, found: InnerCommands): number {
   const equals = word.indexOf('=');
-  const name = equals === -1 ? word : word.slice(0, equals);
+  const written = equals === -1 ? word : word.slice(0, equals);
+  const known = [...(spec.valueOptions ?? []), ...(spec.commandLineOptions ?? [])].filter((option) => option.startsWith('--') && option.startsWith(written));
+  const name = known.length === 1 && written.length > 2 ? known[0]! : written;
   const attached = equals === -1 ? undefined : word.slice(equals + 1);
   options.add(name);
   if (spec.commandLineOptions?.includes(name) === true) {

@@ -183,6 +183,16 @@ const denied = [
 
 /** Spellings of `rm -rf` behind wrappers whose options take values. */
 const deniedBehindOptions = [
+  // GNU getopt takes any unambiguous start of a long option.
+  'rm --recu --forc x',
+  'nice --adj 5 rm -rf x',
+  'timeout --sig KILL 5 rm -rf x',
+  'stdbuf --out 0 rm -rf x',
+  'flock --wai 1 /tmp/l rm -rf x',
+  "env --split-str='rm -rf x'",
+  "env --sp 'rm -rf x'",
+  "script -qc 'rm -rf x' /dev/null",
+  'chrt -o 0 rm -rf x',
   'xvfb-run rm -rf x',
   'xvfb-run -a -s "-screen 0 1x1x8" rm -rf x',
   'prlimit --nofile=10 -n5 rm -rf x',
@@ -248,6 +258,22 @@ const codeRunning: [string, string][] = [
   ['rsync', "rsync -e 'sh -c id' a b:"],
   ['gcc', 'gcc -wrapper sh,-c,id x.c'],
   ['gcc', 'gcc -Bevil/ x.c'],
+  // An expansion that starts a word may be empty: the rest of the word is then an option.
+  ['npm test', "npm test $Z--node-options='--import=data:text/javascript,1'"],
+  ['npm run build', 'npm run build $Z--script-shell=./evil.sh'],
+  ['git fetch', "git fetch $Z--upload-pack='touch PWNED;false' ."],
+  ['git log', 'git log $@--output=PWNED'],
+  ['git log', 'git log ${Z}--output=PWNED'],
+  ['make test', "make test ${Z}--eval='$(shell touch PWNED)'"],
+  ['make test', 'make test ${Z}SHELL=./x'],
+  ['make test', 'make test SHELL=$HOME/evil.sh'],
+  ['npm test', 'npm test --node-options="$X"'],
+  ['npm test', 'npm test "--node-options"=--inspect'],
+  ['tar', 'tar cf /dev/null $Z--checkpoint=1 $Z--checkpoint-action=exec=touch\\ PWNED README'],
+  ['printf', "printf $Z-v X %b 'a\\x5b$(touch PWNED)]'"],
+  ['printf', 'printf $9-v PATH %s /tmp'],
+  ['test', 'test -v a*'],
+  ['npm exec vitest', 'npm exec vitest --package=evil'],
   // Any unambiguous start of a long option is that option (GNU getopt, git, npm).
   ['tar', "tar cf /dev/null README --checkpoint=1 --checkpoint-act=exec='sh -c id'"],
   ['tar', 'tar --to-comm=sh -xf a.tar'],
@@ -263,6 +289,9 @@ describe('command lines against rules', () => {
   });
 
   it.each([
+    ['npm test', 'npm test $HOME "${HOME}/x" $Z/src'],
+    ['test', 'test -d "$HOME/src"'],
+    ['printf', 'printf "%s\\n" "$HOME"'],
     ['tar', 'tar xf a.tar'],
     ['tar', 'tar -czf out.tgz src'],
     ['zip', 'zip -r out.zip src'],

@@ -32,8 +32,8 @@ const SUBSCRIPT_EVALUATING = new Map<string, string | undefined>([
  * Not a complete list of what a program can be made to do: a prefix rule still allows every other argument.
  */
 const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
-  ['npm', { options: ['--node-options', '--script-shell', '--shell', '--userconfig', '--globalconfig', '--prefix', '-C', '--dir', '--call', '-c', '--init-module'] }],
-  ['pnpm', { options: ['--node-options', '--script-shell', '--shell-emulator', '--config', '--prefix', '-C', '--dir', '--global-dir', '-c', '--shell-mode'] }],
+  ['npm', { options: ['--node-options', '--script-shell', '--shell', '--userconfig', '--globalconfig', '--prefix', '-C', '--dir', '--call', '-c', '--init-module', '--package'] }],
+  ['pnpm', { options: ['--node-options', '--script-shell', '--shell-emulator', '--config', '--prefix', '-C', '--dir', '--global-dir', '-c', '--shell-mode', '--package'] }],
   ['yarn', { options: ['--node-options', '--script-shell', '--cwd', '--use-yarnrc', '--rc-filename'] }],
   ['git', { options: ['-c', '--config-env', '--upload-pack', '--receive-pack', '--exec', '--exec-path', '--git-dir', '--work-tree', '--output', '--ext-diff', '--template', '--namespace'] }],
   ['make', { options: ['-f', '--file', '--makefile', '-C', '--directory', '--eval', '-E', '-I', '--include-dir'], assignments: true }],
@@ -75,8 +75,12 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand): bool
   const rest = command.words.slice(rule.tokens.length);
   if (SUBSCRIPT_EVALUATING.has(name)) {
     const setter = SUBSCRIPT_EVALUATING.get(name);
+    // `test -v a*`: a glob may match a file named `a[$(…)]`, whose subscript the test evaluates.
+    const namesVariable = (name === 'test' || name === '[') && rest.some((word) => word.kind === 'literal' && (word.value === '-v' || word.value === '-R'));
     const risky = (word: ShellWord) =>
-      word.kind === 'literal' ? word.value.includes('[') || (setter !== undefined && word.value.startsWith(setter)) : word.text.includes('[') || mayBecomeAnything(word.text);
+      word.kind === 'literal'
+        ? word.value.includes('[') || (setter !== undefined && word.value.startsWith(setter))
+        : namesVariable || word.text.includes('[') || mayBecomeAnything(word.text);
     if (rest.some(risky)) return false;
   }
   const codeOptions = CODE_RUNNING_OPTIONS.get(name);
@@ -89,12 +93,11 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand): bool
 
 function carriesCodeOption(name: string, words: SimpleCommand['words'], { options, assignments = false }: CodeOptions): boolean {
   for (const word of words) {
-    if (word.kind !== 'literal') {
-      if (mayBecomeAnything(word.text)) return true;
-      continue;
-    }
-    const value = word.value;
-    if (value === '--') return false;
+    if (word.kind !== 'literal' && mayBecomeAnything(word.text)) return true;
+    // A word the shell expands is checked by what it is written with, its quotes dropped and any expansion it starts
+    // with taken as empty: `--node-options="$X"`, `SHELL=$HOME/x`, `${Z}--output=…` are those options.
+    const value = word.kind === 'literal' ? word.value : word.text.replace(/["']/g, '').replace(LEADING_EXPANSIONS, '');
+    if (word.kind === 'literal' && value === '--') return false;
     if (assignments && /^[A-Za-z_.][A-Za-z0-9_.]*=/.test(value)) return true;
     // `go` takes its long options with one dash or two.
     const long = value.startsWith('--') && name === 'go' ? value.slice(1) : value;
@@ -152,18 +155,36 @@ function splitArguments(
       continue;
     }
     const grouped = !arg.startsWith('--') && arg.length > 2;
-    if (!grouped || groups === 'whole-and-letters') options.add(aliases.get(arg) ?? arg);
+    if (!grouped || groups === 'whole-and-letters') options.add(aliasOf(arg, aliases));
     if (grouped) for (const letter of arg.slice(1)) options.add(aliases.get(`-${letter}`) ?? `-${letter}`);
   }
   return { options, operands };
 }
 
 /**
+ * The option `arg` stands for: its alias, also for any start of a long option that names one alias alone (GNU
+ * getopt takes `rm --recu --forc` for `--recursive --force`).
+ */
+function aliasOf(arg: string, aliases: ReadonlyMap<string, string>): string {
+  const alias = aliases.get(arg);
+  if (alias !== undefined || !arg.startsWith('--') || arg.length < 3) return alias ?? arg;
+  const starts = [...aliases.keys()].filter((option) => option.startsWith('--') && option.startsWith(arg));
+  return starts.length === 1 ? aliases.get(starts[0]!)! : arg;
+}
+
+/**
  * Whether a word the shell expands may become any text, an option included. `src/*.ts` and `~/x` keep their start;
- * `$NAME` takes the value of a variable of the environment, which no command a prefix rule covers can set; a word
- * starting with a glob or a brace (`*`, `{--a,b}`) may become a file's name, and a file can be named `--x=…`.
+ * `$NAME` alone takes the value of a variable of the environment, which no command a prefix rule covers can set; a
+ * word starting with a glob or a brace (`*`, `{--a,b}`) may become a file's name, and a file can be named `--x=…`.
+ * An expansion that starts a word may be empty, so what follows it is the start: `$Z--node-options=…` and
+ * `${Z}--output=…` are those options when `Z` is unset, and `$@` is always empty in a tool's shell.
  */
 function mayBecomeAnything(text: string): boolean {
   const unquoted = text.replace(/^["']+/, '');
+  const afterExpansions = unquoted.replace(LEADING_EXPANSIONS, '');
+  if (afterExpansions !== unquoted && afterExpansions !== '') return !/^[A-Za-z0-9_./~]/.test(afterExpansions);
   return !/^[A-Za-z0-9_./~$]/.test(unquoted);
 }
+
+/** `$NAME`, `${NAME}`, `$1`, `$@` … at the start of a word, with the quotes around them. */
+const LEADING_EXPANSIONS = /^(?:\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!_-])["']*)+/;

@@ -60,6 +60,23 @@ describe('proposeRule for commands', () => {
     ['/usr/bin/cat a.txt', ['/usr/bin/cat'], false],
     ['bin/lint --fix', ['bin/lint', '--fix'], true],
     ['./../../../../usr/bin/tar xf a.tar', ['./../../../../usr/bin/tar', 'xf', 'a.tar'], true],
+    // git subcommands that run what their arguments name, runners of an interpreter, and project wrappers: exact.
+    ['git rebase main', ['git', 'rebase', 'main'], true],
+    ['git bisect good', ['git', 'bisect', 'good'], true],
+    ['git difftool HEAD', ['git', 'difftool', 'HEAD'], true],
+    ['git grep foo', ['git', 'grep', 'foo'], true],
+    ['git clone https://example.com/r.git', ['git', 'clone', 'https://example.com/r.git'], true],
+    ['git config user.name', ['git', 'config', 'user.name'], true],
+    ['git submodule status', ['git', 'submodule', 'status'], true],
+    ['uv run python script.py', ['uv', 'run', 'python', 'script.py'], true],
+    ['pnpm exec node x.js', ['pnpm', 'exec', 'node', 'x.js'], true],
+    ['npm exec tsx scripts/a.ts', ['npm', 'exec', 'tsx', 'scripts/a.ts'], true],
+    ['./node_modules/.bin/tsx scripts/build.ts', ['./node_modules/.bin/tsx', 'scripts/build.ts'], true],
+    ['./gradlew test', ['./gradlew', 'test'], true],
+    ['pip download x', ['pip', 'download', 'x'], true],
+    ['go env GOPATH', ['go', 'env', 'GOPATH'], true],
+    ['uv run pytest -x', ['uv', 'run', 'pytest'], false],
+    ['git status --short', ['git', 'status'], false],
   ])('%j → %j (exact: %s)', async (command, tokens, exact) => {
     expect(await proposedMatch(command)).toStrictEqual({ kind: 'command-prefix', tokens, exact });
   });

@@ -4,6 +4,7 @@ import {
   PREFIX_PROPOSED_COMMANDS,
   PROPOSE_EXACT_COMMANDS,
   PROPOSE_EXACT_SUBCOMMANDS,
+  GIT_PREFIX_SUBCOMMANDS,
   RUNNER_SUBCOMMANDS,
   SUBCOMMAND_COMMANDS,
   commandBaseName,
@@ -98,8 +99,10 @@ function prefixFor(command: SimpleCommand): RuleMatch | undefined {
   const [, subcommand, target] = literal;
   if (subcommand === undefined) return exact;
   if (!SUBCOMMAND_LIKE.test(subcommand) || PROPOSE_EXACT_SUBCOMMANDS.has(subcommand)) return exact;
+  if (base === 'git' && !GIT_PREFIX_SUBCOMMANDS.has(subcommand)) return exact;
   if (!RUNNER_SUBCOMMANDS.has(subcommand)) return { kind: 'command-prefix', tokens: [name, subcommand], exact: false };
-  if (target === undefined || !SUBCOMMAND_LIKE.test(target)) return exact;
+  // What a runner runs is judged as a command of its own: `uv run python …` is any program.
+  if (target === undefined || !SUBCOMMAND_LIKE.test(target) || isExactOnlyCommand(commandBaseName(target))) return exact;
   return { kind: 'command-prefix', tokens: [name, subcommand, target], exact: false };
 }
 

@@ -29,6 +29,8 @@ export const EXACT_ONLY_COMMANDS: ReadonlySet<string> = new Set([
   'ifne', 'sem', 'run-parts', 'at', 'batch', 'tmux', 'screen', 'xdg-open', 'open',
   // programs whose arguments are a language that can run a shell command (`sqlite3 db '.shell …'`, `dc -e '!…'`)
   'sqlite3', 'dc', 'mysql', 'mariadb', 'psql', 'gnuplot', 'm4',
+  // TypeScript and other runners of any script (`tsx -e …`)
+  'tsx', 'ts-node', 'ts-node-esm', 'esno', 'vite-node', 'jiti', 'babel-node', 'node-dev', 'nodemon',
 ]);
 
 /** Shells and interpreters also installed under a versioned or suffixed name: `python3.11`, `perl5.36.0`, `bash-5.2`. */
@@ -49,7 +51,7 @@ export const PROPOSE_EXACT_COMMANDS: ReadonlySet<string> = new Set([
   'kill', 'pkill', 'killall', 'curl', 'wget', 'scp', 'sftp', 'rsync', 'nc', 'ncat', 'socat', 'telnet', 'ftp',
   'git-shell', 'crontab', 'systemctl', 'reboot', 'shutdown', 'mount', 'umount',
   // tools with subcommands, each of which runs containers, deploys, installs or runs build plugins chosen by options
-  'docker', 'podman', 'kubectl', 'helm', 'gh', 'terraform', 'brew', 'apt', 'apt-get', 'mvn', 'gradle',
+  'docker', 'podman', 'kubectl', 'helm', 'gh', 'terraform', 'brew', 'apt', 'apt-get', 'mvn', 'gradle', 'gradlew', 'mvnw',
 ]);
 
 /**
@@ -68,7 +70,18 @@ export const PREFIX_PROPOSED_COMMANDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Subcommands that fetch and run code their arguments name (`npm install <package>` runs its install scripts): proposed exact. */
-export const PROPOSE_EXACT_SUBCOMMANDS: ReadonlySet<string> = new Set(['install', 'i', 'add', 'get', 'update', 'upgrade', 'up', 'link']);
+export const PROPOSE_EXACT_SUBCOMMANDS: ReadonlySet<string> = new Set(['install', 'i', 'add', 'get', 'update', 'upgrade', 'up', 'link', 'download', 'wheel', 'config', 'env']);
+
+/**
+ * The git subcommands "Always allow" proposes by name (`git status`, `git log`): any other is proposed exact, since
+ * many run what their arguments name (`git rebase -x`, `git bisect run`, `git difftool -x`, `git grep
+ * --open-files-in-pager`, `git submodule foreach`, `git config alias.x '!…'`, `git clone -u`).
+ */
+export const GIT_PREFIX_SUBCOMMANDS: ReadonlySet<string> = new Set([
+  'status', 'log', 'diff', 'show', 'branch', 'add', 'commit', 'restore', 'switch', 'checkout', 'stash', 'tag', 'rev-parse',
+  'ls-files', 'blame', 'shortlog', 'describe', 'fetch', 'pull', 'push', 'merge', 'reset', 'rm', 'mv', 'init', 'cherry-pick',
+  'revert', 'remote',
+]);
 
 /** Commands with subcommands: with an option before the subcommand (`git -C dir status`) the proposal is exact. */
 export const SUBCOMMAND_COMMANDS: ReadonlySet<string> = new Set([
