@@ -5,7 +5,17 @@
 //
 // From the repository's root (the script runs in examples/, so a relative --ledger path is taken from there):
 //   AIRLOCK_URL='http://127.0.0.1:7700/#token=…' pnpm --filter @airlock/examples auto-allow-read-only 'list the files'
-import { createAirlockClient, parseStartupLink, socketUrl, type ConfirmResult, type DecideInput, type LoopEventOf, type ToolInfo } from '@airlock/client';
+import {
+  createAirlockClient,
+  parseStartupLink,
+  socketUrl,
+  toVisibleText,
+  visibleTextString,
+  type ConfirmResult,
+  type DecideInput,
+  type LoopEventOf,
+  type ToolInfo,
+} from '@airlock/client';
 import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -33,21 +43,17 @@ interface LedgerEntry {
   attempted?: Choice;
 }
 
-/** C0, DEL and C1 controls but a newline, format characters (bidi, zero-width), line and paragraph separators, lone surrogates, and what else is drawn as nothing. */
-const HIDDEN = /[^\n\P{Cc}]|[\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
-
 /**
- * What a model or a tool wrote, as it may be printed: every hidden character as a `\u{HEX}` escape, and a backslash
- * before `u{` as `\u{5C}`, so each `\u{…}` on screen is an escape. The terminal then shows what runs, and acts on nothing.
+ * What a model or a tool wrote, as it may be printed: every hidden, reordering or look-alike character as a `\u{HEX}`
+ * escape, as every Airlock client shows it (`toVisibleText`). The terminal then shows what runs, and acts on nothing.
  */
 function visible(text: string): string {
-  return text.replace(/\\(?=u\{)/g, '\\u{5C}').replace(HIDDEN, (char) => `\\u{${(char.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`);
+  return visibleTextString(toVisibleText(text));
 }
 
-/** A ledger line: JSON with the hidden characters as `\uXXXX` escapes, so it parses to the very values and is as safe to print. */
+/** A ledger line: JSON with every character outside printable ASCII as a `\uXXXX` escape, so it parses to the very values and is safe to print. */
 function ledgerLine(entry: LedgerEntry): string {
-  const escapeUnits = (char: string) => Array.from({ length: char.length }, (_, index) => `\\u${char.charCodeAt(index).toString(16).padStart(4, '0')}`).join('');
-  return `${JSON.stringify(entry).replace(HIDDEN, escapeUnits)}\n`;
+  return `${JSON.stringify(entry).replace(/[^\x20-\x7E]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
 }
 
 const GUTTER = '│ ';
@@ -86,10 +92,10 @@ function modelTextWriter(out: NodeJS.WritableStream) {
 
 /** A call as the person is asked about it: its arguments as JSON, escaped, behind the gutter. */
 function card(call: LoopEventOf<'tool-start'>): string {
-  const json = JSON.stringify(call.arguments, null, 2);
-  const hidden = json.match(HIDDEN)?.length ?? 0;
+  const json = toVisibleText(JSON.stringify(call.arguments, null, 2));
+  const hidden = json.hiddenCount;
   const warning = hidden === 0 ? '' : `⚠ ${hidden} hidden character${hidden === 1 ? '' : 's'} shown as \\u{…}: what runs contains ${hidden === 1 ? 'it' : 'them'}\n`;
-  return `\n⏺ ${visible(call.toolName)}\n${visible(json).replace(/^/gm, GUTTER)}\n${warning}`;
+  return `\n⏺ ${visible(call.toolName)}\n${visibleTextString(json).replace(/^/gm, GUTTER)}\n${warning}`;
 }
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { ledger: { type: 'string' }, session: { type: 'string' } } });

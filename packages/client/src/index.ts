@@ -20,3 +20,5 @@ export { parseStartupLink, socketUrl, type ServerAddress } from './startup-link'
 export type { WebSocketConstructor, WebSocketLike } from './web-socket-like';
 export type { AppRouter } from '@airlock/api';
 export type { LoopEvent, LoopEventOf } from '@airlock/core';
+/** How every client shows what a model or a tool wrote: hidden, reordering and look-alike characters as `\u{…}` escapes. */
+export { toVisibleText, visibleTextString, visibleArguments, type VisibleText } from '@airlock/core';
