@@ -1,6 +1,14 @@
 import type { VisibleText } from '@airlock/core';
 import type { TerminalStyle } from './terminal-style';
 
+/** The width a card is laid out for when the terminal does not say. */
+export const DEFAULT_COLUMNS = 100;
+
+/** The columns a character takes on a card: one for ASCII, two for anything else (wide, or to be safe). */
+export function columnsOf(codePoint: number): number {
+  return codePoint < 0x7f ? 1 : 2;
+}
+
 /** A row of a card as written: styled text that fits the width it was laid out for. */
 export interface CardRow {
   text: string;
@@ -97,7 +105,7 @@ export function cardRows(value: VisibleText, width: number, style: TerminalStyle
       }
       const codePoint = text.codePointAt(index)!;
       const size = codePoint > 0xffff ? 2 : 1;
-      put(text.slice(index, index + size), codePoint < 0x7f ? 1 : 2);
+      put(text.slice(index, index + size), columnsOf(codePoint));
       index += size;
     }
   }

@@ -1,6 +1,5 @@
+import { columnsOf, DEFAULT_COLUMNS } from './card-rows';
 import type { CardLayout } from './render-tool-call';
-
-const DEFAULT_COLUMNS = 100;
 
 /**
  * A note of the client's own (not a model's text) wrapped at spaces into lines of at most the terminal's width, each
@@ -19,14 +18,14 @@ export function noteLines(text: string, layout: CardLayout, indent = '  '): stri
   };
   for (const word of text.split(' ')) {
     if (word === '') continue;
-    const size = columnsOf(word);
+    const size = widthOf(word);
     if (used > 0 && used + 1 + size > width) endLine();
     if (used > 0) {
       line += ' ';
       used++;
     }
     for (const char of word) {
-      const charSize = columnsOf(char);
+      const charSize = columnsOf(char.codePointAt(0)!);
       if (used + charSize > width) endLine();
       line += char;
       used += charSize;
@@ -36,8 +35,8 @@ export function noteLines(text: string, layout: CardLayout, indent = '  '): stri
   return lines;
 }
 
-function columnsOf(text: string): number {
+function widthOf(text: string): number {
   let columns = 0;
-  for (const char of text) columns += char.codePointAt(0)! < 0x7f ? 1 : 2;
+  for (const char of text) columns += columnsOf(char.codePointAt(0)!);
   return columns;
 }

@@ -1,6 +1,6 @@
 import { toVisibleText, visibleArguments, visibleTextString, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
-import { cardRows, type CardRow } from './card-rows';
+import { cardRows, DEFAULT_COLUMNS, type CardRow } from './card-rows';
 import { noteLines } from './note-lines';
 import type { TerminalStyle } from './terminal-style';
 
@@ -14,7 +14,6 @@ export interface CardLayout {
 
 /** Rows of one value shown on a card before it is cut, as the web card shows the first lines. */
 export const VALUE_ROWS = 12;
-const DEFAULT_COLUMNS = 100;
 /** The gutter before each row of a value: nothing a model wrote starts at the left edge. */
 const GUTTER = '    ';
 const ESCAPE_NOTATION = '\\u{…}';
