@@ -240,8 +240,7 @@ function skipOptions(args: ReachableWords, spec: Options, found: InnerCommands):
 function longOption(word: string, next: string | undefined, spec: Options, options: Set<string>, found: InnerCommands): number {
   const equals = word.indexOf('=');
   const written = equals === -1 ? word : word.slice(0, equals);
-  const known = [...(spec.valueOptions ?? []), ...(spec.commandLineOptions ?? [])].filter((option) => option.startsWith('--') && option.startsWith(written));
-  const name = known.length === 1 && written.length > 2 ? known[0]! : written;
+  const name = longOptionNamed(written, [...(spec.valueOptions ?? []), ...(spec.commandLineOptions ?? [])]) ?? written;
   const attached = equals === -1 ? undefined : word.slice(equals + 1);
   options.add(name);
   if (spec.commandLineOptions?.includes(name) === true) {
@@ -251,6 +250,16 @@ function longOption(word: string, next: string | undefined, spec: Options, optio
     return 1;
   }
   return attached === undefined ? 2 : 1;
+}
+
+/**
+ * The long option of `options` that `written` names: itself, or the only one it is a start of (`--adj` for
+ * `--adjustment`), as GNU getopt reads it; undefined when it names none or several.
+ */
+export function longOptionNamed(written: string, options: Iterable<string>): string | undefined {
+  if (!written.startsWith('--') || written.length < 3) return undefined;
+  const starts = [...options].filter((option) => option.startsWith('--') && option.startsWith(written));
+  return starts.includes(written) ? written : starts.length === 1 ? starts[0] : undefined;
 }
 
 /** How many words a group of short options takes (`-nu root`, `-n5`, `-S'rm -rf /'`): the first letter with a value ends it. */

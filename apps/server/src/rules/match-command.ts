@@ -1,4 +1,4 @@
-import type { ReachableWords } from './command-wrappers';
+import { longOptionNamed, type ReachableWords } from './command-wrappers';
 import { commandBaseName, isExactOnlyCommand } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
@@ -166,10 +166,8 @@ function splitArguments(
  * getopt takes `rm --recu --forc` for `--recursive --force`).
  */
 function aliasOf(arg: string, aliases: ReadonlyMap<string, string>): string {
-  const alias = aliases.get(arg);
-  if (alias !== undefined || !arg.startsWith('--') || arg.length < 3) return alias ?? arg;
-  const starts = [...aliases.keys()].filter((option) => option.startsWith('--') && option.startsWith(arg));
-  return starts.length === 1 ? aliases.get(starts[0]!)! : arg;
+  const named = aliases.has(arg) ? arg : longOptionNamed(arg, aliases.keys());
+  return named === undefined ? arg : aliases.get(named)!;
 }
 
 /**
