@@ -86,17 +86,17 @@ function bashParser(): Promise<Parser> {
 }
 
 /** Parses a `terminal` command line with the bash grammar; never throws on any input. */
-export async function parseCommandLine(text: string): Promise<CommandLine> {
+export async function parseCommandLine(text: string, options: { budgetMs?: number } = {}): Promise<CommandLine> {
   const parser = await bashParser();
   if (text.length > MAX_COMMAND_LINE_CHARS) {
     return { kind: 'refused', reason: `a command line longer than ${MAX_COMMAND_LINE_CHARS} characters`, reachable: [] };
   }
-  const reachable = new Reachable();
+  const reachable = new Reachable(new ParseBudget(options.budgetMs ?? PARSE_BUDGET_MS));
   const line = collectEveryReading(parser, text, reachable, (root) => seeThrough(root, text)) ?? { kind: 'refused', reason: 'no command' };
   followNestedLines(parser, reachable);
   const found = reachable.found;
   if (reachable.unread) {
-    return { kind: 'refused', reason: `a command line the parser could not read within ${PARSE_BUDGET_MS} ms`, reachable: found, incomplete: true };
+    return { kind: 'refused', reason: `a command line the parser could not read within ${options.budgetMs ?? PARSE_BUDGET_MS} ms`, reachable: found, incomplete: true };
   }
   if (reachable.full) {
     const reason = `more commands behind wrappers and in nested command lines than are examined (${MAX_FOLLOWED_COMMANDS}, or ${MAX_FOLLOWED_WORDS} words)`;
@@ -131,7 +131,8 @@ class Reachable {
   full = false;
   /** Some reading of the line or of a nested line was not parsed in time: `found` holds only a crude split of it. */
   unread = false;
-  readonly budget = new ParseBudget();
+  constructor(readonly budget: ParseBudget) {}
+
   #following = false;
   #commands = 0;
   #words = 0;
@@ -177,11 +178,14 @@ class ParseBudget {
   #errorAt: number | undefined;
   spent = false;
 
+  /** `totalMs`: PARSE_BUDGET_MS, or less (tests of what happens past it). */
+  constructor(private readonly totalMs: number) {}
+
   /** The parser's progress callback: true cancels the parse. */
   readonly check = (state: ParseState): boolean => {
     const now = performance.now();
     if (state.hasError) this.#errorAt ??= now;
-    if (now - this.#started > PARSE_BUDGET_MS || (this.#errorAt !== undefined && now - this.#errorAt > PARSE_BUDGET_AFTER_ERROR_MS)) this.spent = true;
+    if (now - this.#started > this.totalMs || (this.#errorAt !== undefined && now - this.#errorAt > PARSE_BUDGET_AFTER_ERROR_MS)) this.spent = true;
     return this.spent;
   };
 }
