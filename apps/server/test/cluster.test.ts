@@ -102,22 +102,21 @@ function flakyStore(store: PostgresStore): { store: PostgresStore; down: boolean
 }
 
 /**
- * An instance that can be made to stall: `stall()` holds its next lease renewal (as a paused process would) and
- * resolves once one is held; `resume()` lets it go on. `claims` are the decisions it wrote by itself.
+ * An instance that can be made to stall: `stall()` holds every lease renewal from then on (as a paused process
+ * would) and resolves once one is held; `resume()` lets them go on. `claims` are the decisions it wrote by itself.
  */
 function stallableCluster(store: PostgresStore) {
-  let held: { resume: () => void } | undefined;
+  // While stalled, every renewal waits (a paused process renews nothing): the interval goes on calling it.
+  let paused: Promise<void> | undefined;
+  let resume = () => {};
   let stalled: (() => void) | undefined;
   const claims: Promise<unknown>[] = [];
   const cluster = interceptCluster(store, {
     renewLeases: async () => {
-      if (stalled) {
-        const reached = stalled;
+      if (paused !== undefined) {
+        stalled?.();
         stalled = undefined;
-        await new Promise<void>((resume) => {
-          held = { resume };
-          reached();
-        });
+        await paused;
       }
       return store.renewLeases();
     },
@@ -130,8 +129,14 @@ function stallableCluster(store: PostgresStore) {
   return {
     cluster,
     claims,
-    stall: () => new Promise<void>((reached) => (stalled = reached)),
-    resume: () => held?.resume(),
+    stall: () => {
+      paused = new Promise<void>((resolve) => (resume = resolve));
+      return new Promise<void>((reached) => (stalled = reached));
+    },
+    resume: () => {
+      paused = undefined;
+      resume();
+    },
   };
 }
 
