@@ -51,6 +51,25 @@ describe('CommandLineReader', () => {
     await reader.close();
   });
 
+  it("takes owners' lines in turn: a chat's line waits behind at most one line of a chat that sent many", async () => {
+    // A worker that answers each line at once with the line's text, so the order of the answers is the reading order.
+    const echo = () =>
+      new Worker(
+        `const { parentPort } = require('node:worker_threads');
+        parentPort.postMessage({ ready: true });
+        parentPort.on('message', ({ id, text }) => parentPort.postMessage({ id, line: { kind: 'refused', reason: text, reachable: [], incomplete: true } }));`,
+        { eval: true },
+      );
+    const reader = new CommandLineReader({ worker: echo });
+    const order: string[] = [];
+    const read = (text: string, owner: string) => reader.read(text, owner).then((line) => void order.push(line.kind === 'refused' ? line.reason : '?'));
+    const lines = ['a1', 'a2', 'a3', 'a4', 'a5'].map((text) => read(text, 'chat-a'));
+    lines.push(read('b1', 'chat-b'), read('c1', 'chat-c'), read('b2', 'chat-b'));
+    await Promise.all(lines);
+    expect(order).toStrictEqual(['a1', 'a2', 'b1', 'c1', 'a3', 'b2', 'a4', 'a5']);
+    await reader.close();
+  });
+
   it('ends every line being read or waiting as unread when closed', async () => {
     const reader = new CommandLineReader();
     const lines = [reader.read(SLOW), reader.read('ls'), reader.read('pwd')];

@@ -23,18 +23,23 @@ interface Waiting {
   resolve: (line: CommandLine) => void;
 }
 
+/** Whose lines share a turn when no owner is named. */
+const NO_OWNER = '';
+
 /**
  * Reads command lines for the rules in a worker thread, one at a time: however long a line takes to parse (the
  * grammar's error recovery is quadratic on some broken lines), the server's own thread goes on serving. A line the
  * worker does not finish within the time limit is refused as unread (asked about, never allowed), and the worker
- * is replaced.
+ * is replaced. Lines wait in one line per owner (a chat), and the owners take turns: a chat whose model sends many
+ * slow lines delays another chat's line by at most one line's time, not by all of its own.
  */
 export class CommandLineReader {
   readonly #timeLimitMs: number;
   readonly #idleMs: number;
   readonly #startLimitMs: number;
   readonly #newWorker: () => Worker;
-  readonly #queue: Waiting[] = [];
+  /** Lines waiting, by owner; an owner's place in the map is its turn (taken from the front, put back at the end). */
+  readonly #queues = new Map<string, Waiting[]>();
   #worker: Worker | undefined;
   /** The worker has loaded the grammar: a line's time limit runs only from then. */
   #ready = false;
@@ -50,9 +55,12 @@ export class CommandLineReader {
     this.#newWorker = options.worker ?? (() => new Worker(...workerEntry()));
   }
 
-  read(text: string): Promise<CommandLine> {
+  /** `owner`: whose line this is (a chat's id); owners' lines are read in turn. */
+  read(text: string, owner: string = NO_OWNER): Promise<CommandLine> {
     return new Promise((resolve) => {
-      this.#queue.push({ text, resolve });
+      const queue = this.#queues.get(owner);
+      if (queue === undefined) this.#queues.set(owner, [{ text, resolve }]);
+      else queue.push({ text, resolve });
       this.#next();
     });
   }
@@ -69,13 +77,15 @@ export class CommandLineReader {
       clearTimeout(current.timer);
       current.resolve(unread('the command parser was stopped'));
     }
-    for (const waiting of this.#queue.splice(0)) waiting.resolve(unread('the command parser was stopped'));
+    const queues = [...this.#queues.values()];
+    this.#queues.clear();
+    for (const waiting of queues.flat()) waiting.resolve(unread('the command parser was stopped'));
     await worker?.terminate();
   }
 
   #next(): void {
     if (this.#current !== undefined) return;
-    const waiting = this.#queue.shift();
+    const waiting = this.#takeTurn();
     if (waiting === undefined) {
       clearTimeout(this.#idle);
       this.#idle = setTimeout(() => void this.close(), this.#idleMs);
@@ -95,6 +105,17 @@ export class CommandLineReader {
     this.#current = { ...waiting, id, timer: undefined };
     worker.postMessage({ id, text: waiting.text });
     if (this.#ready) this.#arm(worker);
+  }
+
+  /** The first line of the owner whose turn it is; the owner, if it has more, goes to the back. */
+  #takeTurn(): Waiting | undefined {
+    const first = this.#queues.entries().next();
+    if (first.done === true) return undefined;
+    const [owner, queue] = first.value;
+    const waiting = queue.shift();
+    this.#queues.delete(owner);
+    if (queue.length > 0) this.#queues.set(owner, queue);
+    return waiting;
   }
 
   /** Starts the time limit of the line being read. */
@@ -172,7 +193,10 @@ function messageOf(error: unknown): string {
 
 const shared = new CommandLineReader();
 
-/** Reads a `terminal` command line off the server's thread (see CommandLineReader); never rejects. */
-export function readCommandLine(text: string): Promise<CommandLine> {
-  return shared.read(text);
+/**
+ * Reads a `terminal` command line off the server's thread (see CommandLineReader); never rejects. `owner` (the
+ * chat asking) takes turns with other owners.
+ */
+export function readCommandLine(text: string, owner?: string): Promise<CommandLine> {
+  return shared.read(text, owner);
 }

@@ -109,7 +109,7 @@ class CallView {
 
   commandLine(): Promise<CommandLine | undefined> {
     const command = this.call.arguments.command;
-    this.#commandLine ??= typeof command === 'string' ? readCommandLine(command) : Promise.resolve(undefined);
+    this.#commandLine ??= typeof command === 'string' ? readCommandLine(command, this.context.sessionId) : Promise.resolve(undefined);
     return this.#commandLine;
   }
 

@@ -23,6 +23,8 @@ const SUBCOMMAND_LIKE = /^[A-Za-z][A-Za-z0-9_:.-]*$/;
 export interface ProposeRuleOptions {
   /** The workspace's absolute path: path rules are relative to it. */
   workspace: string;
+  /** The chat asking: its command lines take turns with other chats' in the reader. */
+  owner?: string;
 }
 
 /**
@@ -46,7 +48,7 @@ async function proposeMatch(call: RuleCall, options: ProposeRuleOptions): Promis
   }
   switch (call.tool) {
     case COMMAND_TOOL:
-      return typeof call.arguments.command === 'string' ? proposeCommand(call.arguments.command) : undefined;
+      return typeof call.arguments.command === 'string' ? proposeCommand(call.arguments.command, options.owner) : undefined;
     case URL_TOOL:
       return typeof call.arguments.url === 'string' ? proposeHost(call.arguments.url) : undefined;
     case 'read_file':
@@ -58,8 +60,8 @@ async function proposeMatch(call: RuleCall, options: ProposeRuleOptions): Promis
   }
 }
 
-async function proposeCommand(text: string): Promise<RuleMatch | undefined> {
-  const line = await readCommandLine(text);
+async function proposeCommand(text: string, owner: string | undefined): Promise<RuleMatch | undefined> {
+  const line = await readCommandLine(text, owner);
   if (line.kind !== 'seen' || line.commands.length !== 1) return undefined;
   const command = line.commands[0]!;
   const proposal = prefixFor(command);

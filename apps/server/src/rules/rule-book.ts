@@ -165,7 +165,7 @@ export class RuleBook implements RuleService {
 
   async propose(sessionId: string, call: { toolName: string; arguments: Record<string, unknown> }, scope: 'chat' | 'workspace' | 'global', tool?: AnyTool): Promise<{ draft: RuleDraft; description: string }> {
     const ruleScope = scope === 'chat' ? { kind: 'chat' as const, sessionId } : scope === 'workspace' ? { kind: 'workspace' as const, path: this.options.workspace } : { kind: 'global' as const };
-    const draft = await proposeRule(ruleCall(call.toolName, call.arguments, tool), ruleScope, { workspace: this.options.workspace });
+    const draft = await proposeRule(ruleCall(call.toolName, call.arguments, tool), ruleScope, { workspace: this.options.workspace, owner: sessionId });
     return { draft, description: describeRule(draft) };
   }
 
