@@ -18,7 +18,7 @@ describe('decisionLine', () => {
   it('says a person decided in another client when the decision withdrew the question asked here', () => {
     expect(decisionLine({ ...base, decision: 'allow', source: 'user' }, '', '', { elsewhere: true })).toBe('  ✓ allowed in another client');
     expect(decisionLine({ ...base, decision: 'deny', source: 'user', reason: 'no' }, 'no', '', { elsewhere: true })).toBe('  ✗ denied in another client: no');
-    expect(decisionLine({ ...base, decision: 'timeout', source: 'user' }, '', '', { elsewhere: true })).toBe('  ⌛ no decision in time');
+    expect(decisionLine({ ...base, decision: 'timeout', source: 'system' }, '', '', { elsewhere: true })).toBe('  ⌛ no decision in time');
     expect(decisionLine({ ...base, decision: 'allow', source: 'grant' }, '', '', { elsewhere: true })).toBe('  ✓ allowed by an "always" grant');
   });
 });

@@ -13,7 +13,7 @@ const OUTCOMES: Record<ToolOutcome, { label: string; tone: 'good' | 'bad' | 'dim
 };
 
 const DECISIONS: Record<Decision, string> = { allow: '✓ allowed', deny: '✗ denied', timeout: '⌛ no decision in time', cancel: '✗ stopped' };
-const SOURCES: Record<DecisionSource, string> = { user: '', grant: ' by an "always" grant', rule: ' by a rule', 'confirmation-off': ' (confirmation is off)' };
+const SOURCES: Record<DecisionSource, string> = { user: '', grant: ' by an "always" grant', rule: ' by a rule', 'confirmation-off': ' (confirmation is off)', system: '' };
 
 const RUN_ENDS: Record<RunEndReason, string> = {
   done: '',

@@ -93,6 +93,10 @@ describe('Airlock over a real tRPC WebSocket client', () => {
     await run.ended;
     expect(t.echo.calls).toStrictEqual([]);
     expect(String(lastMessage(t.fake.requests[1])?.content)).toContain('No decision was made');
+    // Nobody decided it: the event and the ledger name the time limit's owner, Airlock, not the person.
+    expect(await run.next('tool-decision')).toMatchObject({ decision: 'timeout', source: 'system' });
+    const audit = await t.client.trpc.audit.list.query({ sessionId: 's-to' });
+    expect(audit.entries).toMatchObject([{ decision: 'timeout', source: 'system', outcome: 'timed-out' }]);
   });
 
   it('cancel: a pending call ends as cancelled and the run ends cancelled', async () => {

@@ -257,6 +257,20 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(await b.chat.listWaiting('s1')).toStrictEqual([]);
   });
 
+  it('a call nobody decides in time is stored as timed out by Airlock (source "system"), not by a person, on every instance', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'late', options: { decisionTimeoutMs: 300 } });
+    const followed = await follow(a, 's1', 'r1');
+    expect(await followed.until((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'timed-out' });
+    expect(followed.events.find((event) => event.type === 'tool-decision')).toMatchObject({ decision: 'timeout', source: 'system' });
+    expect(calls).toStrictEqual([]);
+    const [record] = await b.store.listRunToolCalls('r1');
+    expect(record).toMatchObject({ decision: 'timeout', source: 'system', outcome: 'timed-out' });
+  });
+
   it('B follows A’s run across a reconnect: from lastEventId, nothing repeated and nothing missed', async () => {
     const db = await database();
     const { tool } = recordingTool();

@@ -354,7 +354,7 @@ describe('ChatService across a restart', () => {
     await chat.open();
     await runEnded(chat, 's');
     expect(ran).toStrictEqual([]);
-    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'timeout', outcome: 'timed-out' }]);
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'timeout', source: 'system', outcome: 'timed-out' }]);
   });
 
   it('a call that was running when the server stopped is recorded as interrupted and never run again', async () => {

@@ -611,7 +611,7 @@ export class ChatService {
         sessionId: call.sessionId,
         approvalId: call.approvalId,
         decision: outcome.decision,
-        source: outcome.source === 'grant' ? 'grant' : 'user',
+        source: outcome.source === 'grant' || outcome.source === 'system' ? outcome.source : 'user',
         ...(outcome.grantId === undefined ? {} : { grantId: outcome.grantId }),
         decidedAt: Date.now(),
         ...(run.fence === undefined ? {} : { fence: run.fence }),
@@ -620,13 +620,13 @@ export class ChatService {
         (claim): DecisionOutcome => {
           if (claim.status === 'already-decided') return claimedOutcome(claim);
           // Not written (the run is another instance's now, or ended): nothing runs on it.
-          if (claim.status === 'not-found' && outcome.decision === 'allow') return { decision: 'cancel', source: 'user' };
+          if (claim.status === 'not-found' && outcome.decision === 'allow') return { decision: 'cancel', source: 'system' };
           return outcome;
         },
         (error: unknown): DecisionOutcome => {
           this.log(`Could not record the ${outcome.decision} of ${call.approvalId}: ${messageOf(error)}`);
           // Not recorded, so not known to have won: nothing runs on it.
-          return outcome.decision === 'allow' ? { decision: 'cancel', source: 'user' } : outcome;
+          return outcome.decision === 'allow' ? { decision: 'cancel', source: 'system' } : outcome;
         },
       );
   }

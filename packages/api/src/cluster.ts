@@ -56,8 +56,8 @@ export interface ClaimDecisionInput {
   sessionId: string;
   approvalId: string;
   decision: Decision;
-  /** "user" for a person; "grant" when a grant released a waiting call. */
-  source: 'user' | 'grant';
+  /** "user" for a person (and a stop); "grant" when a grant released a waiting call; "system" for a time limit. */
+  source: 'user' | 'grant' | 'system';
   reason?: string;
   grantId?: string;
   decidedAt: number;

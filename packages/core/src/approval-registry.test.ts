@@ -103,7 +103,7 @@ describe('ApprovalRegistry', () => {
       await vi.advanceTimersByTimeAsync(4999);
       expect(registry.pendingCount).toBe(1);
       await vi.advanceTimersByTimeAsync(1);
-      await expect(waiting).resolves.toStrictEqual({ decision: 'timeout', source: 'user' });
+      await expect(waiting).resolves.toStrictEqual({ decision: 'timeout', source: 'system' });
       expect(registry.pendingCount).toBe(0);
     } finally {
       vi.useRealTimers();
@@ -154,7 +154,7 @@ describe('ApprovalRegistry', () => {
       expect(ticket.expiresAt).toBe(1050);
       const waiting = ticket.wait();
       await vi.advanceTimersByTimeAsync(50);
-      await expect(waiting).resolves.toStrictEqual({ decision: 'timeout', source: 'user' });
+      await expect(waiting).resolves.toStrictEqual({ decision: 'timeout', source: 'system' });
       expect(() => registry.register(request({ timeoutMs: Number.NaN }))).toThrow(RangeError);
     } finally {
       vi.useRealTimers();

@@ -300,7 +300,7 @@ class ExpiryList {
     this.timer = undefined;
     const now = performance.now();
     // settle() takes each slot out of this list (through the registry), so the head moves on.
-    while (this.head && this.head.deadline <= now) this.head.settle({ decision: 'timeout', source: 'user' });
+    while (this.head && this.head.deadline <= now) this.head.settle({ decision: 'timeout', source: 'system' });
     if (this.head) this.arm();
   }
 }

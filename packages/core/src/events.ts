@@ -6,8 +6,11 @@ export type ToolArguments = z.infer<typeof toolArgumentsSchema>;
 export const decisionSchema = z.enum(['allow', 'deny', 'timeout', 'cancel']);
 export type Decision = z.infer<typeof decisionSchema>;
 
-/** Who decided: the person, an "Always allow" grant, a lasting rule, or nobody because confirmation was off for the chat. */
-export const decisionSourceSchema = z.enum(['user', 'grant', 'rule', 'confirmation-off']);
+/**
+ * Who decided: the person, an "Always allow" grant, a lasting rule, nobody because confirmation was off for the chat,
+ * or Airlock itself ("system": the wait's time limit ran out, or an allow could not be recorded and nothing ran).
+ */
+export const decisionSourceSchema = z.enum(['user', 'grant', 'rule', 'confirmation-off', 'system']);
 export type DecisionSource = z.infer<typeof decisionSourceSchema>;
 
 export const toolOutcomeSchema = z.enum([

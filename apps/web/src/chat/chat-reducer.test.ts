@@ -107,7 +107,7 @@ describe('chatReducer', () => {
     const state = fold([
       toolStart('c1'),
       toolStart('c2'),
-      { type: 'tool-decision', toolCallId: 'c1', approvalId: 'apv_c1', decision: 'timeout', source: 'user' },
+      { type: 'tool-decision', toolCallId: 'c1', approvalId: 'apv_c1', decision: 'timeout', source: 'system' },
       { type: 'tool-decision', toolCallId: 'c2', approvalId: 'apv_c2', decision: 'cancel', source: 'user' },
     ]);
     expect([callState(state, 'c1'), callState(state, 'c2')]).toStrictEqual([
@@ -388,7 +388,7 @@ describe('chatReducer with several calls up for decision at once', () => {
     const feed = new RunFeed().events(
       ...terminalBatch,
       { type: 'tool-decision', toolCallId: 'c3', approvalId: 'apv_c3', decision: 'deny', source: 'user', reason: 'no' },
-      { type: 'tool-decision', toolCallId: 'c2', approvalId: 'apv_c2', decision: 'timeout', source: 'user' },
+      { type: 'tool-decision', toolCallId: 'c2', approvalId: 'apv_c2', decision: 'timeout', source: 'system' },
     );
     expect([feed.call('c1'), feed.call('c2'), feed.call('c3')]).toStrictEqual([
       waiting('c1', 1_000_001),

@@ -56,6 +56,7 @@ function approverOf(record: ToolCallRecord): ApprovedBy {
     case 'rule':
       return { approvedBy: 'rule', rule: ruleOf(record) };
     case 'confirmation-off':
+    case 'system': // (never with an allow: Airlock itself only ends waits)
     case null:
       return { approvedBy: 'no-confirmation' };
   }
