@@ -58,6 +58,33 @@ describe('calls waiting for the person', () => {
     expect(await suite.airlock.runCount()).toBe(1);
   });
 
+  it('takes a message typed while the app opens on a waiting card for a message: nothing is decided, the text goes to the message box', async () => {
+    suite.airlock.model.enqueue(runTerminal, { text: 'Ran it.' });
+    const first = await ChatPage.open(suite.context, suite.airlock.link);
+    await first.send('run it');
+    await first.waitForStatus(first.card(), 'Waiting for your decision');
+
+    // Opened again, the app lands on the waiting card, in focus; the person starts typing as if in the message box.
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Tool call terminal'));
+    await page.keyboard.type('Also, can you explain first? and do');
+    await page.keyboard.press('Enter');
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await vi.waitFor(async () => expect(await box.inputValue()).toBe('lso, can you explain first? and do'));
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+    expect(await page.getByText('Always allowed in this chat', { exact: false }).count()).toBe(0);
+    expect(await suite.airlock.runCount()).toBe(0);
+
+    // Deliberate keys still decide: a, alone, on the focused card.
+    await chat.card().focus();
+    await page.keyboard.press('a');
+    await chat.card().getByText('Allowing… any key stops it').waitFor();
+    await chat.waitForStatus(chat.card(), 'Done');
+    expect(await suite.airlock.runCount()).toBe(1);
+    expect(await page.getByText('Always allowed in this chat', { exact: false }).count()).toBe(0);
+  });
+
   it('asks once more before an Always allow from the keyboard, and allows with a', async () => {
     suite.airlock.model.enqueue(runTerminal, { text: 'Ran it.' }, runTerminal, { text: 'Ran it again.' });
     const chat = await ChatPage.open(suite.context, suite.airlock.link);
@@ -85,7 +112,7 @@ describe('calls waiting for the person', () => {
     await chat.waitForStatus(second, 'Waiting for your decision');
     await second.focus();
     await page.keyboard.press('Shift+KeyA');
-    await second.getByRole('button', { name: 'Yes, always allow' }).click();
+    await page.keyboard.press('y');
     await chat.waitForStatus(second, 'Done');
     await page.getByText('Always allowed in this chat (1)').waitFor();
     expect(await suite.airlock.runCount()).toBe(2);

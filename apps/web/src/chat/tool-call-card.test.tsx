@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ConfirmInput, ConfirmResult, ToolAnnotations } from '../lib/api-types';
 import { chatReducer, type ChatState } from './chat-reducer';
 import { sendDecision, type SendConfirm } from './send-decision';
-import { ToolCallCard } from './tool-call-card';
+import { KEYED_DECISION_DELAY_MS, ToolCallCard } from './tool-call-card';
 import type { ToolCallState, ToolCallView } from './tool-call-state';
 
 afterEach(cleanup);
@@ -185,5 +185,92 @@ describe('ToolCallCard decisions', () => {
     expect(screen.getByTestId('tool-status').textContent).toBe('Denied');
     expect(screen.getByText('Your reason: use the tmp folder instead')).toBeTruthy();
     expect(screen.queryByRole('group', { name: 'Decision for terminal' })).toBeNull();
+  });
+});
+
+describe('ToolCallCard keys', () => {
+  afterEach(() => vi.useRealTimers());
+
+  /** The card with a message box beside it, as in the chat: where typing that is no decision goes. */
+  function withMessageBox(onDecide: (request: unknown) => void) {
+    render(
+      <>
+        <ToolCallCard call={view(awaiting)} annotations={terminal} onDecide={(_, request) => onDecide(request)} />
+        <form className="composer">
+          <textarea aria-label="Message" />
+        </form>
+      </>,
+    );
+    const card = screen.getByRole('article', { name: 'Tool call terminal' });
+    card.focus();
+    return { card, box: screen.getByRole('textbox', { name: 'Message' }) };
+  }
+
+  it('sends a decision key only when no other key follows it soon', () => {
+    vi.useFakeTimers();
+    const decided: unknown[] = [];
+    const { card } = withMessageBox((request) => decided.push(request));
+    fireEvent.keyDown(card, { key: 'a' });
+    expect(card.textContent).toContain('Allowing… any key stops it');
+    expect(decided).toStrictEqual([]);
+    act(() => {
+      vi.advanceTimersByTime(KEYED_DECISION_DELAY_MS);
+    });
+    expect(decided).toStrictEqual([{ decision: 'allow' }]);
+  });
+
+  it('takes "a" then more letters for typing: nothing is decided and the focus goes to the message box', () => {
+    vi.useFakeTimers();
+    const decided: unknown[] = [];
+    const { card, box } = withMessageBox((request) => decided.push(request));
+    fireEvent.keyDown(card, { key: 'a' });
+    fireEvent.keyDown(card, { key: 'n' });
+    act(() => {
+      vi.advanceTimersByTime(10 * KEYED_DECISION_DELAY_MS);
+    });
+    expect(decided).toStrictEqual([]);
+    expect(document.activeElement).toBe(box);
+  });
+
+  it('takes "Also, …" for typing: Shift+A asks, the next letter closes the question, and space or Enter decide nothing', () => {
+    vi.useFakeTimers();
+    const decided: unknown[] = [];
+    const { card, box } = withMessageBox((request) => decided.push(request));
+    fireEvent.keyDown(card, { key: 'A', shiftKey: true });
+    expect(screen.getByRole('group', { name: 'Confirm Always allow terminal' })).toBeTruthy();
+    // The confirmation takes no focus: a space or Enter typed next cannot press its button.
+    expect(document.activeElement).toBe(card);
+    fireEvent.keyDown(card, { key: 'l' });
+    expect(screen.queryByRole('group', { name: 'Confirm Always allow terminal' })).toBeNull();
+    expect(document.activeElement).toBe(box);
+    fireEvent.keyDown(card, { key: ' ' });
+    fireEvent.keyDown(card, { key: 'Enter' });
+    act(() => {
+      vi.advanceTimersByTime(10 * KEYED_DECISION_DELAY_MS);
+    });
+    expect(decided).toStrictEqual([]);
+  });
+
+  it('confirms an Always allow with y, on its own, and Esc cancels the question or a pending decision', () => {
+    vi.useFakeTimers();
+    const decided: unknown[] = [];
+    const { card } = withMessageBox((request) => decided.push(request));
+    fireEvent.keyDown(card, { key: 'A', shiftKey: true });
+    fireEvent.keyDown(card, { key: 'Escape' });
+    expect(screen.queryByRole('group', { name: 'Confirm Always allow terminal' })).toBeNull();
+    fireEvent.keyDown(card, { key: 'd' });
+    fireEvent.keyDown(card, { key: 'Escape' });
+    act(() => {
+      vi.advanceTimersByTime(10 * KEYED_DECISION_DELAY_MS);
+    });
+    expect(decided).toStrictEqual([]);
+    expect(document.activeElement).toBe(card);
+
+    fireEvent.keyDown(card, { key: 'A', shiftKey: true });
+    fireEvent.keyDown(card, { key: 'y' });
+    act(() => {
+      vi.advanceTimersByTime(KEYED_DECISION_DELAY_MS);
+    });
+    expect(decided).toStrictEqual([{ decision: 'allow', always: true }]);
   });
 });

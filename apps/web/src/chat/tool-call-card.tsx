@@ -1,4 +1,4 @@
-import { useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { ToolArguments as Args, ToolAnnotations } from '../lib/api-types';
 import { ArgumentEditor } from './argument-editor';
 import type { JsonSchema } from './argument-form';
@@ -9,11 +9,22 @@ import { ToolArguments } from './tool-arguments';
 import { toolBadges } from './tool-badges';
 import { ToolResult } from './tool-result';
 import { RuleProvenance } from '../rules/rule-provenance';
+import { SteadyButton } from '../lib/steady-button';
 import type { Allower, Approver, ToolCallState, ToolCallStatus, ToolCallView } from './tool-call-state';
 
 type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
 
-const CARD_KEYS = 'Keys on this card: a Allow · d Deny · e Edit… · Shift+A Always allow… · r Deny with reason…';
+const CARD_KEYS = 'Keys on this card: a Allow · d Deny · e Edit… · Shift+A Always allow… · r Deny with reason… (any other letter goes to the message box)';
+
+/**
+ * How long a decision typed on a card waits for the next key before it is sent. A key in that time means the person
+ * was typing (a message that starts with "a", or "Also…" after Shift+A): the decision is dropped, and the typing goes
+ * to the message box.
+ */
+export const KEYED_DECISION_DELAY_MS = 800;
+
+/** The card's keys: those that decide wait (KEYED_DECISION_DELAY_MS), those that open something act at once. */
+type CardKey = { decides: true; label: string; request: DecisionRequest } | { decides: false; act: () => void };
 
 /** Every state has a label and a tone: adding a state without one does not compile. */
 export const statusPresentation: Record<ToolCallStatus, { label: string; tone: Tone }> = {
@@ -52,24 +63,74 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
   const [editing, setEditing] = useState(false);
   const card = useRef<HTMLElement>(null);
   const undecided = state.status === 'awaiting-decision' || state.status === 'deciding';
+  /** A decision typed on the card, sent when no other key follows within KEYED_DECISION_DELAY_MS. */
+  const [keyed, setKeyed] = useState<string | null>(null);
+  const keyedTimer = useRef(0);
+  const dropKeyed = () => {
+    window.clearTimeout(keyedTimer.current);
+    setKeyed(null);
+  };
+  const waitingForDecision = state.status === 'awaiting-decision';
+  // Decided elsewhere (another tab, the list): a typed decision still pending is dropped; so is one on a card that goes.
+  useEffect(() => {
+    if (!waitingForDecision) dropKeyed();
+  }, [waitingForDecision]);
+  useEffect(() => () => window.clearTimeout(keyedTimer.current), []);
   const stopEditing = () => {
     setEditing(false);
     card.current?.focus();
   };
   // Only when the card itself has focus: typing in its reason box must not decide anything.
+  // Keys typed while the card has focus can be a person typing a message who thinks the message box has it (the app
+  // opens with the oldest waiting card in focus; a click on the card's text focuses it). So a key that decides is sent
+  // only when no other key follows it soon, any letter that is not one of the card's keys moves the focus, with the
+  // letter, to the message box, and Shift+A's confirmation is its own key (y), never a space or Enter on a button.
   const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
-    if (event.target !== event.currentTarget || state.status !== 'awaiting-decision' || event.repeat || event.altKey || event.ctrlKey || event.metaKey) return;
-    const actions: Record<string, () => void> = {
-      a: () => onDecide(call, { decision: 'allow' }),
-      d: () => onDecide(call, { decision: 'deny' }),
-      A: () => setConfirmAlways(true),
-      e: () => setEditing(true),
-      r: () => setReasonRequest((count) => count + 1),
-    };
-    const action = Object.hasOwn(actions, event.key) ? actions[event.key] : undefined;
-    if (action === undefined) return;
+    if (event.target !== event.currentTarget || state.status !== 'awaiting-decision' || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (keyed !== null) {
+      dropKeyed();
+      if (event.key === 'Escape') event.preventDefault();
+      else typing(event);
+      return;
+    }
+    if (event.repeat) return;
+    if (event.key === 'Escape' && confirmAlways) {
+      event.preventDefault();
+      setConfirmAlways(false);
+      return;
+    }
+    const keys: Record<string, CardKey> = confirmAlways
+      ? { y: { decides: true, label: 'Always allowing', request: { decision: 'allow', always: true } } }
+      : {
+          a: { decides: true, label: 'Allowing', request: { decision: 'allow' } },
+          d: { decides: true, label: 'Denying', request: { decision: 'deny' } },
+          A: { decides: false, act: () => setConfirmAlways(true) },
+          e: { decides: false, act: () => setEditing(true) },
+          r: { decides: false, act: () => setReasonRequest((count) => count + 1) },
+        };
+    const key = Object.hasOwn(keys, event.key) ? keys[event.key] : undefined;
+    if (key === undefined) {
+      typing(event);
+      return;
+    }
     event.preventDefault();
-    action();
+    if (!key.decides) {
+      key.act();
+      return;
+    }
+    keyedTimer.current = window.setTimeout(() => {
+      setKeyed(null);
+      setConfirmAlways(false);
+      onDecide(call, key.request);
+    }, KEYED_DECISION_DELAY_MS);
+    setKeyed(key.label);
+  };
+  /** A printable key that is no decision: the person is typing; it and what follows go to the message box. */
+  const typing = (event: KeyboardEvent<HTMLElement>) => {
+    if ([...event.key].length !== 1) return;
+    setConfirmAlways(false);
+    // Moved during keydown, the focus takes the key's character with it (not prevented).
+    document.querySelector<HTMLTextAreaElement>('.composer textarea')?.focus();
   };
   return (
     <article
@@ -122,16 +183,21 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
           onCancel={stopEditing}
         />
       )}
-      {undecided && <p className="key-hint">{CARD_KEYS}</p>}
+      {undecided && (
+        <p className="key-hint" role="status">
+          {keyed === null ? CARD_KEYS : `${keyed}… any key stops it`}
+        </p>
+      )}
       {state.status === 'awaiting-decision' && confirmAlways && (
         <div className="confirm-always" role="group" aria-label={`Confirm Always allow ${call.toolName}`}>
           <p>{grantScope(call.toolName, annotations)}</p>
-          <button type="button" className="btn btn-allow" autoFocus onClick={() => onDecide(call, { decision: 'allow', always: true })}>
+          <SteadyButton className="btn btn-allow" onClick={() => onDecide(call, { decision: 'allow', always: true })}>
             Yes, always allow
-          </button>
+          </SteadyButton>
           <button type="button" className="btn" onClick={() => setConfirmAlways(false)}>
             Cancel
           </button>
+          <span className="key-hint">y to confirm · Esc to cancel</span>
         </div>
       )}
       {result !== null && <ToolResult result={result} cut={call.cut} label={ranTool(state.status) ? 'Result' : 'Told the model'} />}
