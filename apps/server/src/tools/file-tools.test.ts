@@ -162,6 +162,15 @@ describe('write_file', () => {
     expect(await readdir(f.ws)).toStrictEqual(['run.sh', 'sub']);
   });
 
+  test('replaces a set-user-ID or set-group-ID file without those bits: what it writes never runs as the file’s owner', async () => {
+    await using f = await fixture();
+    const program = path.join(f.ws, 'tool');
+    await writeFile(program, 'old');
+    await chmod(program, 0o6755);
+    expect((await runTool(f.write, { path: 'tool', content: 'new' })).content).toBe('Replaced tool (3 bytes).');
+    expect((await stat(program)).mode & 0o7777).toBe(0o755);
+  });
+
   test('refuses content over the cap and writes nothing', async () => {
     await using f = await fixture({ maxWriteBytes: 10 });
     expect(await runTool(f.write, { path: 'big.txt', content: 'x'.repeat(11) })).toStrictEqual({

@@ -37,7 +37,7 @@ export function createWriteFileTool(options: ResolvedToolsOptions, paths: Worksp
         const existing = await folder.lstatEntry(name);
         if (existing?.isDirectory()) return toolFailure(`"${args.path}" is a directory.`);
         if (existing !== undefined && !existing.isFile()) return toolFailure(`"${args.path}" is not a regular file.`);
-        await writeAtomically(folder, name, args.content, existing === undefined ? undefined : Number(existing.mode & 0o7777n));
+        await writeAtomically(folder, name, args.content, existing === undefined ? undefined : Number(existing.mode & 0o777n));
         const shown = await paths.display(path.join(folder.real, name));
         return `${existing === undefined ? 'Created' : 'Replaced'} ${shown} (${bytes} bytes).`;
       }),

@@ -1,5 +1,5 @@
 import { accessSync, constants } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -139,6 +139,33 @@ describe('the bubblewrap sandbox keeps a call from the kernel keyring', () => {
     await using workspace = await tempFolder();
     const tools = createBuiltinTools({ workspace: workspace.path, env: { PATH, HOME: process.env.HOME }, sandbox: 'bubblewrap' });
     expect(await runTool(toolNamed(tools, 'python'), { code })).toStrictEqual({ content: 'refused\nexit code: 0', isError: false });
+  });
+});
+
+describe('the bubblewrap sandbox keeps a call from making set-user-ID files', () => {
+  const PATH = ['/usr/bin', '/bin', process.env.PATH].join(':');
+  // Each attempt prints its name when it made a set-user-ID or set-group-ID file; the last lines show what still works.
+  const command = [
+    'cp /bin/sh copy',
+    'chmod 4755 copy 2>/dev/null; [ -u copy ] && echo chmod-4755',
+    'chmod u+s copy 2>/dev/null; [ -u copy ] && echo chmod-u+s',
+    'chmod g+s copy 2>/dev/null; [ -g copy ] && echo chmod-g+s',
+    'install -m 4755 /bin/sh installed 2>/dev/null; [ -u installed ] && echo install-4755',
+    "python3 -c \"import os; os.close(os.open('created', os.O_CREAT | os.O_WRONLY, 0o6755))\" 2>/dev/null; [ -u created ] && echo open-6755",
+    'chmod 750 copy && stat -c %a copy',
+    "python3 -c \"import os; os.close(os.open('plain', os.O_CREAT | os.O_WRONLY, 0o640)); print(oct(os.stat('plain').st_mode & 0o7777))\"",
+    // openat with no O_CREAT and a mode holding S_ISUID, as a raw call (the C library would pass 0): the mode is unused.
+    "python3 -c \"import ctypes, os, platform; libc = ctypes.CDLL(None, use_errno=True); fd = libc.syscall({'x86_64': 257, 'aarch64': 56}[platform.machine()], -100, b'plain', os.O_RDONLY, 0o4755); print(fd >= 0)\"",
+  ].join('; ');
+
+  test.skipIf(!['x64', 'arm64'].includes(process.arch))('chmod, install and open with S_ISUID or S_ISGID are refused; other modes and reads work', async () => {
+    await using workspace = await tempFolder();
+    const tools = createBuiltinTools({ workspace: workspace.path, env: { PATH, HOME: process.env.HOME }, sandbox: 'bubblewrap' });
+    expect(await runTool(toolNamed(tools, 'terminal'), { command })).toStrictEqual({ content: '750\n0o640\nTrue\nexit code: 0', isError: false });
+    for (const name of ['copy', 'installed', 'created']) {
+      const mode = await stat(path.join(workspace.path, name)).then((found) => found.mode & 0o7000, () => 0);
+      expect(mode, name).toBe(0);
+    }
   });
 });
 

@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { ConfinedCommand, ConfinedProcess } from '../process-confinement';
 import { CALL_MARKER_VARIABLE } from '../process-group-confinement';
 import { startSandboxWatchdog } from '../process-watchdog';
-import { keyringFilter } from './keyring-filter';
+import { callFilter } from './call-filter';
 import { pidNamespaceMembers } from './pid-namespace';
 import { DEFAULT_MAX_PROCESSES, limitedWrapperScript } from './process-limit';
 import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
@@ -43,7 +43,7 @@ const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.si
 export function confineToBubblewrap(command: ConfinedCommand, sandbox: BubblewrapSandbox): ConfinedProcess {
   // Before any descriptor is opened: a limit out of range throws.
   const script = limitedWrapperScript(sandbox.maxProcesses ?? DEFAULT_MAX_PROCESSES);
-  const filter = keyringFilter();
+  const filter = callFilter();
   // Opened now, at the call's start: bubblewrap mounts what they are, whatever a link put in their place meanwhile.
   const guards = openWorkspaceGuards(sandbox.policy.workspace);
   const firstGuardFd = SECCOMP_FD + 1;

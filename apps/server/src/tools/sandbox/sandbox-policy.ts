@@ -17,7 +17,7 @@ export interface SandboxPolicy {
    * openWorkspaceGuards): read-only, or bound over themselves. Default none.
    */
   guards?: readonly { path: string; fd: number; readOnly: boolean }[];
-  /** The descriptor, in bubblewrap, it reads the call's seccomp filter from (see keyringFilter). Default none. */
+  /** The descriptor, in bubblewrap, it reads the call's seccomp filter from (see callFilter). Default none. */
   seccompFd?: number;
 }
 
