@@ -1,5 +1,6 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
+import { isLoopbackAddress } from './public-address';
 
 /** Resolves a host name into all its addresses. */
 export type HostLookup = (hostname: string) => Promise<readonly LookupAddress[]>;
@@ -33,17 +34,18 @@ export class PinnedHosts {
 
   /**
    * Resolves and pins the URL's host, unless it is an IP address (nothing to resolve). A name with an address that
-   * is not allowed is refused, unless it is `localhost` or under `.localhost`, which name this machine plainly.
+   * is not allowed is refused; `localhost` and names under `.localhost` are allowed loopback addresses, and only those.
    */
   async pin(url: URL, signal: AbortSignal): Promise<RefusedHost | undefined> {
     const hostname = url.hostname.toLowerCase();
     if (isIP(bareHost(hostname)) !== 0 || this.#pins.has(hostname)) return undefined;
     const addresses = await abortable(this.lookupHost(hostname), signal);
     if (addresses.length === 0) throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
-    if (!isLocalhost(hostname)) {
-      const refused = addresses.find(({ address }) => !this.isAllowed(address));
-      if (refused !== undefined) return { hostname, address: refused.address };
-    }
+    // `localhost` names this machine plainly, so it may lead to its loopback, and only there: glibc sends
+    // `name.localhost` to DNS, where a hosts file, a search domain or a hostile server can answer any address.
+    const allowed = isLocalhost(hostname) ? isLoopbackAddress : this.isAllowed;
+    const refused = addresses.find(({ address }) => !allowed(address));
+    if (refused !== undefined) return { hostname, address: refused.address };
     this.#pins.set(hostname, addresses);
     return undefined;
   }

@@ -39,6 +39,17 @@ export function isPublicAddress(address: string): boolean {
   return within(bytes, GLOBAL_UNICAST_V6) && !REFUSED_V6.some((refused) => within(bytes, refused));
 }
 
+/** Whether an IP address is this machine's loopback: 127.0.0.0/8, ::1, or an IPv6 address embedding a 127 one. */
+export function isLoopbackAddress(address: string): boolean {
+  const bytes = addressBytes(address);
+  if (bytes === undefined) return false;
+  if (bytes.length === 4) return bytes[0] === 127;
+  for (const { block: embedding, offset } of EMBEDDING_V6) {
+    if (within(bytes, embedding)) return bytes[offset] === 127;
+  }
+  return bytes.every((byte, index) => byte === (index === 15 ? 1 : 0));
+}
+
 function within(bytes: readonly number[], { bytes: prefix, bits }: Block): boolean {
   if (bytes.length !== prefix.length) return false;
   for (let index = 0; index * 8 < bits; index += 1) {

@@ -163,6 +163,19 @@ describe('web_fetch reaches only what the card names', () => {
     expect([dns.asked, server.connections]).toStrictEqual([['localhost'], 4]);
   });
 
+  test('refuses a name under .localhost that DNS answers with an address other than loopback (169.254.169.254, a LAN one)', async () => {
+    await using server = await countingServer('127.0.0.1');
+    for (const address of ['169.254.169.254', '10.0.0.5', '::ffff:a9fe:a9fe']) {
+      const dns = fakeDns({ 'metadata.localhost': [[address.includes(':') ? { address, family: 6 } : v4(address)]] });
+      const result = await runTool(webFetch({ fetchLookup: dns.lookup }), { url: `http://metadata.localhost:${server.port}/` });
+      expect(result.isError, address).toBe(true);
+      expect(result.content, address).toContain(`Refused: metadata.localhost resolves to ${address}`);
+    }
+    const loopback = fakeDns({ 'app.localhost': [[v4('127.0.0.1'), { address: '::1', family: 6 }]] });
+    expect((await runTool(webFetch({ fetchLookup: loopback.lookup }), { url: `http://app.localhost:${server.port}/` })).isError).toBe(false);
+    expect(server.connections).toBe(1);
+  });
+
   test('a name that answers a public address first and a private one after never reaches the private server, across redirects', async () => {
     const { publicServer, privateServer } = await publicAndPrivate();
     await using _public = publicServer;
