@@ -1,7 +1,7 @@
 import { fc, test as property } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { parseUntrustedJson } from './json';
-import { parseModelJson, repairJson } from './json-repair';
+import { parseUntrustedJson, prototypeKeyIn } from './json';
+import { parseModelJson, parseToolArguments, repairJson } from './json-repair';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -51,7 +51,9 @@ const style: fc.Arbitrary<Style> = fc.record({
 });
 
 const key = fc.oneof(fc.constantFrom('a', 'path', 'is-ok', '$x', '_1', 'True', 'null', "it's", 'say "hi"', 'back\\slash'), fc.string());
-const object = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Json>, { maxKeys: 6 });
+/** Without a key that reaches a prototype, which makes the text refused (below). */
+const withoutPrototypeKeys = (value: Json) => prototypeKeyIn(JSON.parse(JSON.stringify(value))) === undefined;
+const object = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Json>, { maxKeys: 6 }).filter(withoutPrototypeKeys);
 
 /** The value a strict parse of the plain serialisation gives (numbers as JSON has them, prototype keys dropped). */
 const expected = (value: Json) => parseUntrustedJson(JSON.stringify(value));
@@ -75,7 +77,7 @@ describe('parseModelJson, property-based', () => {
     },
   );
 
-  property.prop([fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Json>, { minKeys: 1, maxKeys: 6 }), style])(
+  property.prop([fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Json>, { minKeys: 1, maxKeys: 6 }).filter(withoutPrototypeKeys), style])(
     'closes brackets a model left open at the end',
     (value, how) => {
       expect(parseModelJson(cutClosers(write(value, how)))).toStrictEqual({ ok: true, value: expected(value), repaired: expect.any(Boolean) });
@@ -105,5 +107,24 @@ describe('parseModelJson on hostile input', () => {
 
   it('reads a fenced object after 2 MiB of spaces', () => {
     expect(parseModelJson('```json' + ' '.repeat(2 * 1024 * 1024) + '{"a": [1, 2,],}\n```')).toStrictEqual({ ok: true, value: { a: [1, 2] }, repaired: true });
+  });
+});
+
+describe('keys that reach a prototype', () => {
+  it('make model-written JSON refused, naming the key, at any depth, strict or repaired', () => {
+    for (const [text, key] of [
+      ['{"command":"echo safe","__proto__":{"command":"echo other"}}', '__proto__'],
+      ['{"a":[{"constructor":1}]}', 'constructor'],
+      ["{a: {prototype: 1},}", 'prototype'],
+    ] as const) {
+      expect(parseModelJson(text)).toStrictEqual({ ok: false, error: `it holds a key named "${key}", which is not accepted`, prototypeKey: key });
+    }
+  });
+
+  it('make tool arguments refused, from text or from an object a model server parsed already', () => {
+    const refusal = { ok: false, error: 'the arguments are not accepted (it holds a key named "__proto__", which is not accepted)' };
+    expect(parseToolArguments('{"command":"echo safe","__proto__":{"command":"echo other"}}')).toStrictEqual(refusal);
+    expect(parseToolArguments(JSON.parse('{"command":"echo safe","x":[{"__proto__":1}]}'))).toStrictEqual(refusal);
+    expect(parseToolArguments('{"command":"echo safe"}')).toStrictEqual({ ok: true, value: { command: 'echo safe' } });
   });
 });

@@ -1,4 +1,4 @@
-import { isPlainObject, parseUntrustedJson } from './json';
+import { isPlainObject, parseUntrustedJson, prototypeKeyIn } from './json';
 
 /**
  * Rewrites the JSON-like text models write into JSON: single-quoted strings, trailing commas,
@@ -113,21 +113,33 @@ const ESCAPES = new Map([
   ['/', '/'],
 ]);
 
-export type JsonParseResult = { ok: true; value: unknown; repaired: boolean } | { ok: false; error: string };
+/** `prototypeKey`: the text is JSON, refused for holding that key. */
+export type JsonParseResult = { ok: true; value: unknown; repaired: boolean } | { ok: false; error: string; prototypeKey?: string };
 
-/** Parses model-written JSON, repairing it when strict parsing fails. Prototype keys are dropped. */
+/**
+ * Parses model-written JSON, repairing it when strict parsing fails. A key that could reach an object's prototype
+ * (`__proto__`, `constructor`, `prototype`) makes it refused, named: dropped, it would be neither shown nor sent, and
+ * the call would run with something other than what the model wrote.
+ */
 export function parseModelJson(text: string): JsonParseResult {
   const trimmed = stripFences(text.trim());
   if (trimmed === '') return { ok: false, error: 'it is empty' };
+  const dropped: string[] = [];
+  let result: JsonParseResult;
   try {
-    return { ok: true, value: parseUntrustedJson(trimmed), repaired: false };
+    result = { ok: true, value: parseUntrustedJson(trimmed, dropped), repaired: false };
   } catch (strictError) {
     try {
-      return { ok: true, value: parseUntrustedJson(repairJson(trimmed)), repaired: true };
+      result = { ok: true, value: parseUntrustedJson(repairJson(trimmed), dropped), repaired: true };
     } catch {
       return { ok: false, error: strictError instanceof Error ? strictError.message : 'it is not valid JSON' };
     }
   }
+  return dropped.length > 0 ? { ok: false, error: prototypeKeyError(dropped[0]!), prototypeKey: dropped[0]! } : result;
+}
+
+function prototypeKeyError(key: string): string {
+  return `it holds a key named "${key}", which is not accepted`;
 }
 
 const FENCE = '```';
@@ -147,10 +159,13 @@ export function parseToolArguments(raw: unknown): ArgumentsParseResult {
   for (let depth = 0; depth < 2 && typeof value === 'string'; depth++) {
     if (value.trim() === '') return { ok: true, value: {} };
     const parsed = parseModelJson(value);
-    if (!parsed.ok) return { ok: false, error: `the arguments are not valid JSON (${parsed.error})` };
+    if (!parsed.ok) return { ok: false, error: parsed.prototypeKey === undefined ? `the arguments are not valid JSON (${parsed.error})` : `the arguments are not accepted (${parsed.error})` };
     value = parsed.value;
   }
   if (value === undefined || value === null) return { ok: true, value: {} };
   if (!isPlainObject(value)) return { ok: false, error: 'the arguments must be a JSON object' };
+  // Arguments a model server sent already parsed keep such a key as their own.
+  const key = prototypeKeyIn(value);
+  if (key !== undefined) return { ok: false, error: `the arguments are not accepted (${prototypeKeyError(key)})` };
   return { ok: true, value };
 }

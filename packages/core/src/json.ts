@@ -2,10 +2,29 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * JSON.parse for untrusted text: drops keys that could reach an object's prototype when the
- * value is later merged or spread.
+ * value is later merged or spread; each one dropped is added to `dropped`, when given.
  */
-export function parseUntrustedJson(text: string): unknown {
-  return JSON.parse(text, (key, value: unknown) => (FORBIDDEN_KEYS.has(key) ? undefined : value));
+export function parseUntrustedJson(text: string, dropped?: string[]): unknown {
+  return JSON.parse(text, (key, value: unknown) => {
+    if (!FORBIDDEN_KEYS.has(key)) return value;
+    dropped?.push(key);
+    return undefined;
+  });
+}
+
+/** The first key, at any depth of `value`, that could reach an object's prototype (`__proto__`, …), if any. */
+export function prototypeKeyIn(value: unknown): string | undefined {
+  // A stack, not recursion: a value nested ten thousand deep is walked like any other.
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (next === null || typeof next !== 'object') continue;
+    for (const key of Object.keys(next)) {
+      if (FORBIDDEN_KEYS.has(key)) return key;
+      stack.push((next as Record<string, unknown>)[key]);
+    }
+  }
+  return undefined;
 }
 
 /** Deterministic JSON: object keys sorted, so equal values give equal strings. */
