@@ -32,6 +32,8 @@ describe('MessageMarkdown', () => {
     ['a list nested 1,000 deep', `${'- '.repeat(1000)}x`],
     ['a quote nested 5,000 deep', `${'> '.repeat(5000)}x`],
     ['20,000 nested emphasis markers', '*a'.repeat(20_000)],
+    ['a list of 20,000 items apart', '1. a\n\n'.repeat(20_000)],
+    ['a table of 4,000 rows', `| a | b |\n|---|---|\n${'| x | y |\n'.repeat(4000)}`],
   ])('shows %s as it is, without overflowing the stack or freezing', (_name, text) => {
     expect(tooDeepForMarkdown(text)).toBe(true);
     const { container } = render(<MessageMarkdown text={text} />);
