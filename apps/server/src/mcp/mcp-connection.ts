@@ -4,9 +4,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+  type RequestId,
+  ToolListChangedNotificationSchema,
+  type Tool as McpToolDefinition,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from './mcp-config';
 import { flattenToolResult, mcpTool } from './mcp-tool';
+import { MAX_MCP_MESSAGE_BYTES, MCP_MESSAGE_TOO_LARGE, McpMessageTooLargeError, sizeLimitedFetch } from './size-limited-fetch';
 
 export type McpServerState = 'connecting' | 'ready' | 'error' | 'restarting' | 'closed';
 
@@ -57,6 +66,8 @@ const MAX_SCHEMA_CHARS = 65_536;
 const MAX_STDERR_TAIL = 2048;
 const MAX_MESSAGE_CHARS = 500;
 const CLIENT_INFO = { name: 'airlock', version: '0.1.0' };
+/** The `data` of the error answer put in place of one over the size limit; no server's answer can be this object. */
+const TOO_LARGE_MARK = Object.freeze({ reason: MCP_MESSAGE_TOO_LARGE });
 
 /** One configured MCP server: its client, its tools, and its restarts after a crash. */
 export class McpConnection {
@@ -71,6 +82,8 @@ export class McpConnection {
   #refreshing: { client: Client; done: Promise<void> } | undefined;
   #refreshAgain = false;
   #stderrTail = '';
+  /** Why this connection closed the client itself, for the restart's reason. */
+  #dropReason: string | undefined;
   #failures = 0;
   #readyAt = 0;
   #restartTimer: NodeJS.Timeout | undefined;
@@ -125,11 +138,11 @@ export class McpConnection {
     }
     const limit = this.#options.callTimeoutMs;
     const timeout = Number.isFinite(context.timeoutMs) && context.timeoutMs > 0 ? Math.min(context.timeoutMs, limit) : limit;
-    const result = await client.callTool({ name, arguments: args }, CallToolResultSchema, {
-      signal: context.signal,
-      timeout,
-      maxTotalTimeout: timeout,
-    });
+    const result = await client
+      .callTool({ name, arguments: args }, CallToolResultSchema, { signal: context.signal, timeout, maxTotalTimeout: timeout })
+      .catch((error: unknown) => {
+        throw isTooLarge(error) ? new McpMessageTooLargeError() : error;
+      });
     // The schema given makes the SDK return the current result shape; the legacy `toolResult` shape cannot arrive.
     return flattenToolResult(result as CallToolResult);
   }
@@ -139,6 +152,7 @@ export class McpConnection {
     const { name, connectTimeoutMs, logger } = this.#options;
     if (this.#closed) return undefined;
     this.#stderrTail = '';
+    this.#dropReason = undefined;
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     let transport: Transport;
     try {
@@ -151,7 +165,11 @@ export class McpConnection {
     client.onerror = (error) => logger.warn(`MCP server "${name}": ${bounded(error.message)}`);
     client.onclose = () => this.#onClose(client);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      this.#refresh(client).catch((error: unknown) => {
+      // A notification that arrives during a refresh joins it; only the one that started it reports how it ended.
+      const joins = this.#refreshing?.client === client;
+      const done = this.#refresh(client);
+      if (joins) return;
+      done.catch((error: unknown) => {
         logger.warn(`MCP server "${name}": refreshing its tools failed: ${describeError(error)}`);
       });
     });
@@ -165,7 +183,7 @@ export class McpConnection {
       }
       // Kills the child if it is still running (e.g. it never answered initialize).
       await client.close().catch(() => undefined);
-      return this.#withStderr(describeError(error));
+      return this.#withStderr(this.#dropReason ?? describeError(error));
     }
     if (this.#closed || this.#client !== client) {
       await client.close().catch(() => undefined);
@@ -180,7 +198,11 @@ export class McpConnection {
   #createTransport(): Transport {
     const { config } = this.#options;
     if (config.transport === 'http') {
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+      const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(new URL(config.url), {
+        requestInit: { headers: config.headers },
+        fetch: sizeLimitedFetch({ onTooLarge: (requestIds) => this.#onTooLarge(transport, requestIds) }),
+      });
+      return transport;
     }
     const transport = new StdioClientTransport({
       command: config.command,
@@ -198,11 +220,26 @@ export class McpConnection {
     return transport;
   }
 
+  /**
+   * An answer over the size limit fails the requests it was to answer, and the connection goes on. One on the server's
+   * own stream closes the connection, to be restarted as after a crash: the SDK would reopen that stream at once, as
+   * often as the server likes.
+   */
+  #onTooLarge(transport: Transport, requestIds: readonly RequestId[]): void {
+    if (this.#transport !== transport) return;
+    for (const id of requestIds) {
+      transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: MCP_MESSAGE_TOO_LARGE, data: TOO_LARGE_MARK } });
+    }
+    if (requestIds.length > 0 || this.#client === undefined) return;
+    this.#dropReason = `the server sent a message over ${MAX_MCP_MESSAGE_BYTES / (1024 * 1024)} MiB`;
+    void this.#client.close().catch(() => undefined);
+  }
+
   #onClose(client: Client): void {
     if (this.#closed || this.#client !== client || this.#state !== 'ready') return;
     this.#client = undefined;
     this.#transport = undefined;
-    const what = this.#options.config.transport === 'stdio' ? 'the server process exited' : 'the connection closed';
+    const what = this.#dropReason ?? (this.#options.config.transport === 'stdio' ? 'the server process exited' : 'the connection closed');
     const reason = this.#withStderr(what);
     if (Date.now() - this.#readyAt >= this.#options.restart.stableAfterMs) this.#failures = 0;
     this.#options.logger.warn(`MCP server "${this.#options.name}": ${reason}`);
@@ -325,7 +362,13 @@ function safeEnvironment(): Record<string, string> {
   return env;
 }
 
+/** Whether `error` is the answer put in place of one over the size limit. */
+function isTooLarge(error: unknown): boolean {
+  return error instanceof McpError && error.data === TOO_LARGE_MARK;
+}
+
 function describeError(error: unknown): string {
+  if (isTooLarge(error)) return MCP_MESSAGE_TOO_LARGE;
   if (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number)) return 'the server closed the connection';
   if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) return 'the server did not answer in time';
   if (error instanceof StreamableHTTPError && error.code !== undefined) return bounded(`the server answered HTTP ${error.code} (${error.message})`);

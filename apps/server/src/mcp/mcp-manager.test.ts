@@ -1,5 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -309,5 +309,153 @@ describe('Streamable HTTP', () => {
     ]);
     expect(JSON.stringify(mcp.status())).not.toContain('token');
     await expect(toolNamed(mcp, 'remote__shout').execute({ text: 'quiet' }, context())).resolves.toStrictEqual({ content: 'QUIET' });
+  });
+});
+
+type Route = (request: IncomingMessage, response: ServerResponse, message: { method?: string; id?: unknown; params?: { name?: string } } | undefined) => boolean;
+
+/**
+ * An HTTP MCP server on 127.0.0.1 with the given tools, stateless, answering in JSON or in an event stream. `route`
+ * may answer a request itself (and return true) before the SDK's transport sees it.
+ */
+async function httpMcpServer(options: { json: boolean; tools: (server: McpServer) => void; route?: Route }) {
+  const http = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const text = Buffer.concat(chunks).toString();
+      const message = text === '' ? undefined : (JSON.parse(text) as Parameters<Route>[2]);
+      if (options.route?.(request, response, message) === true) return;
+      const server = new McpServer({ name: 'http-fixture', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+      options.tools(server);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: options.json });
+      response.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      server
+        .connect(transport)
+        .then(() => transport.handleRequest(request, response, message))
+        .catch(() => response.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    [Symbol.asyncDispose]: async () => {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
+}
+
+function sizedTool(server: McpServer): void {
+  server.registerTool('sized', { description: 'Answers with `bytes` x.', inputSchema: { bytes: z.number() } }, async ({ bytes }) => ({
+    content: [{ type: 'text', text: 'x'.repeat(bytes) }],
+  }));
+}
+
+const MiB = 1024 * 1024;
+
+describe('Streamable HTTP answers over 10 MiB', () => {
+  test.each([
+    ['an event stream', false],
+    ['JSON', true],
+  ])('in %s fail their call with a clear error, and the connection goes on', async (_, json) => {
+    await using remote = await httpMcpServer({ json, tools: sizedTool });
+    await using mcp = manager({ remote: { transport: 'http', url: remote.url, headers: {} } });
+    await mcp.start();
+    const sized = toolNamed(mcp, 'remote__sized');
+
+    await expect(sized.execute({ bytes: 11 * MiB }, context())).rejects.toThrow(/^the MCP server's answer was over 10 MiB$/);
+    const under = (await sized.execute({ bytes: 10 * MiB - 1024 }, context())) as { content: string };
+    expect(under.content.length).toBe(10 * MiB - 1024);
+    expect(statusOf(mcp, 'remote')).toStrictEqual({ name: 'remote', transport: 'http', state: 'ready', toolCount: 1 });
+  });
+
+  test('fail at once when their declared length is over 10 MiB', async () => {
+    await using remote = await httpMcpServer({
+      json: true,
+      tools: sizedTool,
+      route: (_request, response, message) => {
+        if (message?.method !== 'tools/call') return false;
+        // Declares 20 MiB, sends a few bytes and holds the rest back for good.
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(20 * MiB) }).write('{"jsonrpc"');
+        return true;
+      },
+    });
+    await using mcp = manager({ remote: { transport: 'http', url: remote.url, headers: {} } });
+    await mcp.start();
+    await expect(toolNamed(mcp, 'remote__sized').execute({ bytes: 1 }, context())).rejects.toThrow(/^the MCP server's answer was over 10 MiB$/);
+  });
+
+  test('on the server’s own stream restart the connection, as after a crash', async () => {
+    let gets = 0;
+    let openStream: (() => void) | undefined;
+    await using remote = await httpMcpServer({
+      json: false,
+      tools: sizedTool,
+      route: (request, response) => {
+        if (request.method !== 'GET') return false;
+        gets += 1;
+        if (gets > 1) {
+          response.writeHead(405).end();
+          return true;
+        }
+        // The first stream sends one event line of 11 MiB, without its end, once the test asks for it.
+        response.writeHead(200, { 'content-type': 'text/event-stream' }).write(': open\n\n');
+        openStream = () => response.write(`data: ${'x'.repeat(11 * MiB)}`);
+        return true;
+      },
+    });
+    await using mcp = manager({ remote: { transport: 'http', url: remote.url, headers: {} } }, { restart: { initialDelayMs: 0 } });
+    await mcp.start();
+    await vi.waitFor(() => expect(openStream).toBeDefined());
+
+    const down = until(mcp, () => statusOf(mcp, 'remote').state === 'restarting');
+    openStream?.();
+    await down;
+    expect(statusOf(mcp, 'remote')).toStrictEqual({
+      name: 'remote',
+      transport: 'http',
+      state: 'restarting',
+      error: 'the server sent a message over 10 MiB',
+      toolCount: 0,
+    });
+    await until(mcp, () => statusOf(mcp, 'remote').state === 'ready');
+    await expect(toolNamed(mcp, 'remote__sized').execute({ bytes: 3 }, context())).resolves.toStrictEqual({ content: 'xxx' });
+  });
+});
+
+describe('a server that floods notifications/tools/list_changed while its listing fails', () => {
+  test('gets one log line per failed refresh, not one per notification', async () => {
+    let listings = 0;
+    await using remote = await httpMcpServer({
+      json: false,
+      tools: (server) => {
+        server.registerTool('flood', { description: 'Says its tools changed, 1,000 times.' }, async (extra) => {
+          for (let sent = 0; sent < 1000; sent += 1) await extra.sendNotification({ method: 'notifications/tools/list_changed' });
+          return { content: [{ type: 'text', text: 'sent' }] };
+        });
+      },
+      route: (_request, response, message) => {
+        if (message?.method !== 'tools/list') return false;
+        listings += 1;
+        if (listings === 1) return false;
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: 'listing broke' } }));
+        return true;
+      },
+    });
+    const warnings: string[] = [];
+    await using mcp = manager({ remote: { transport: 'http', url: remote.url, headers: {} } }, { logger: { info: () => undefined, warn: (line) => warnings.push(line) } });
+    await mcp.start();
+
+    await expect(toolNamed(mcp, 'remote__flood').execute({}, context())).resolves.toStrictEqual({ content: 'sent' });
+    await vi.waitFor(() => {
+      expect(listings).toBeGreaterThan(1);
+      expect(warnings.length).toBe(listings - 1);
+    });
+    expect(new Set(warnings)).toStrictEqual(new Set(['MCP server "remote": refreshing its tools failed: MCP error -32603: listing broke']));
+    expect(statusOf(mcp, 'remote').state).toBe('ready');
   });
 });

@@ -1,0 +1,71 @@
+import { createServer, type OutgoingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, test } from 'vitest';
+import { MCP_MESSAGE_TOO_LARGE, sizeLimitedFetch } from './size-limited-fetch';
+
+const SSE = { 'content-type': 'text/event-stream' };
+const JSON_BODY = { 'content-type': 'application/json' };
+
+/** A server on 127.0.0.1 that answers every request with `headers` and `chunks`, each written on its own. */
+async function serving(headers: OutgoingHttpHeaders, chunks: readonly string[]) {
+  const server = createServer((_request, response) => {
+    response.writeHead(200, headers);
+    for (const chunk of chunks) response.write(chunk);
+    response.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return {
+    url,
+    [Symbol.asyncDispose]: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** Reads `url` through a fetch limited to `maxBytes`, as the SDK would: the body as text. */
+async function read(url: string, maxBytes: number, body?: string) {
+  const tooLarge: RequestId[][] = [];
+  const limited = sizeLimitedFetch({ maxBytes, onTooLarge: (ids) => tooLarge.push(ids) });
+  const response = await limited(url, { method: 'POST', ...(body === undefined ? {} : { body }) });
+  const text = await response.text().then(
+    (value) => ({ text: value.length }),
+    (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+  );
+  return { ...text, tooLarge };
+}
+
+describe('sizeLimitedFetch', () => {
+  test('lets an event stream of many events each within the limit through, however long', async () => {
+    const event = `data: ${'x'.repeat(90)}\n\n`;
+    await using server = await serving(SSE, Array.from({ length: 50 }, () => event.repeat(10)));
+    await expect(read(server.url, 100)).resolves.toStrictEqual({ text: event.length * 500, tooLarge: [] });
+  });
+
+  test('counts an event from the last blank line, whichever line ends the stream uses', async () => {
+    const events = [`data: ${'a'.repeat(80)}\r\n\r\n`, `data: ${'b'.repeat(80)}\r\r`, `data: ${'c'.repeat(40)}\n`, `data: ${'d'.repeat(40)}\n\n`];
+    // The last event, of two lines, is 94 bytes: within 100, though split over chunks.
+    await using server = await serving(SSE, [events.join('').slice(0, 130), events.join('').slice(130)]);
+    await expect(read(server.url, 100)).resolves.toStrictEqual({ text: events.join('').length, tooLarge: [] });
+  });
+
+  test('fails an event over the limit, split over chunks and without a line end, naming the request it answered', async () => {
+    await using server = await serving(SSE, ['data: {"ok":1}\n\n', `data: ${'x'.repeat(60)}`, 'x'.repeat(60)]);
+    const request = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'big' } });
+    await expect(read(server.url, 100, request)).resolves.toStrictEqual({ error: MCP_MESSAGE_TOO_LARGE, tooLarge: [[7]] });
+  });
+
+  test('fails any other body over the limit as a whole, and one whose declared length is over it before reading it', async () => {
+    await using chunked = await serving(JSON_BODY, ['x'.repeat(60), 'x'.repeat(60)]);
+    await expect(read(chunked.url, 100)).resolves.toStrictEqual({ error: MCP_MESSAGE_TOO_LARGE, tooLarge: [[]] });
+    await using small = await serving(JSON_BODY, ['x'.repeat(100)]);
+    await expect(read(small.url, 100)).resolves.toStrictEqual({ text: 100, tooLarge: [] });
+
+    // The server declares 1,000 bytes and sends 10: the answer fails without waiting for the rest.
+    await using declared = await serving({ ...JSON_BODY, 'content-length': '1000' }, ['x'.repeat(10)]);
+    const request = JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    await expect(read(declared.url, 100, request)).resolves.toStrictEqual({ error: MCP_MESSAGE_TOO_LARGE, tooLarge: [['a']] });
+  });
+});
