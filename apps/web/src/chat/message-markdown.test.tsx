@@ -263,3 +263,18 @@ describe('MessageMarkdown while a reply streams in', () => {
     expect(parsedTexts).toStrictEqual(['The', 'The next', 'The next reply.']);
   });
 });
+
+describe('hidden characters in a reply', () => {
+  it('are shown as escapes in text, code and plain text, while letters, emoji and spaces stay as they are', () => {
+    const text = 'Safe \u202Eexe.txt\u202C and zero\u200Bwidth `a\u2066b` 👨‍👩‍👧 ❤️ привет é\u00A0x\n\n```\nrm\u200B -rf\n```';
+    const { container } = render(<MessageMarkdown text={text} />);
+    const shown = container.textContent ?? '';
+    expect(shown).toContain('Safe \\u{202E}exe.txt\\u{202C} and zero\\u{200B}width');
+    expect(container.querySelector('p code')?.textContent).toBe('a\\u{2066}b');
+    expect(container.querySelector('pre')?.textContent).toBe('rm\\u{200B} -rf\n');
+    expect(shown).toContain('👨‍👩‍👧 ❤️ привет é\u00A0x');
+    cleanup();
+    const plain = render(<MessageMarkdown text={`${'*a'.repeat(20_000)}\u202E`} />);
+    expect(plain.container.querySelector('.plain-text')?.textContent?.endsWith('*a\\u{202E}')).toBe(true);
+  });
+});

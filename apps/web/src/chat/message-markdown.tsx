@@ -2,6 +2,7 @@ import { Component, memo, useState, type ComponentProps, type ReactNode } from '
 import Markdown, { type Components } from 'react-markdown';
 import { MarkdownBlocks, type ParsedNode } from './markdown-blocks';
 import { tooDeep } from './markdown-weight';
+import { markHiddenCharacters, proseText } from './prose-text';
 import { useStreamedText } from './use-streamed-text';
 
 const components: Components = {
@@ -10,7 +11,8 @@ const components: Components = {
 };
 
 /**
- * Model text as Markdown. Raw HTML is not rendered and link targets are sanitised by react-markdown. Text too deeply
+ * Model text as Markdown. Raw HTML is not rendered and link targets are sanitised by react-markdown; characters that
+ * hide or reorder text are shown as escapes (`proseText`). Text too deeply
  * nested to render, or that fails to, is shown as it is, and only this message is affected. While a reply streams in,
  * it is rendered once an animation frame, and only its last block is parsed again (see `MarkdownBlocks`).
  */
@@ -31,7 +33,7 @@ const MarkdownText = memo(function MarkdownText({ text }: { text: string }) {
         {done.map((block, index) => (
           <DoneBlock key={index} text={block} />
         ))}
-        <Markdown components={components} remarkPlugins={[learn]}>
+        <Markdown components={components} remarkPlugins={[learn, markHiddenCharacters]}>
           {rest}
         </Markdown>
       </div>
@@ -43,7 +45,9 @@ const MarkdownText = memo(function MarkdownText({ text }: { text: string }) {
 const DoneBlock = memo(function DoneBlock({ text }: { text: string }) {
   return (
     <>
-      <Markdown components={components}>{text}</Markdown>
+      <Markdown components={components} remarkPlugins={[markHiddenCharacters]}>
+        {text}
+      </Markdown>
       {'\n'}
     </>
   );
@@ -52,7 +56,7 @@ const DoneBlock = memo(function DoneBlock({ text }: { text: string }) {
 function PlainText({ text }: { text: string }) {
   return (
     <div className="markdown">
-      <p className="plain-text">{text}</p>
+      <p className="plain-text">{proseText(text)}</p>
     </div>
   );
 }
