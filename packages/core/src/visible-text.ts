@@ -2,7 +2,8 @@
  * What a person may safely be shown of a string that a model wrote: every character that could hide,
  * reorder or disguise text is replaced by an escape, `\u{HEX}` (upper-case hexadecimal, no padding). A letter
  * disguises text when it stands in a word of Latin letters but comes from a script whose letters look like them
- * (`аpple.com` with a Cyrillic `а`): escaped too. A word all in one such script (`привет`) is left as it is.
+ * (`аpple.com` with a Cyrillic `а`): escaped too. A word all in one such script (`привет`) is left as it is. A letter
+ * or digit that passes for an ASCII one (`ɡithub.com` with U+0261, `ｇ`, `𝗀`, `ⅼ`) is escaped wherever it stands.
  *
  * A literal backslash stays as it is, except one followed by `u{`, which is escaped as `\u{5C}`: so in the
  * flat text every `\u{…}` is an escape, and `fromVisibleNotation` gives back the original exactly.
@@ -20,7 +21,10 @@ export type EscapeClass =
   | 'lone-surrogate'
   | 'private-use'
   | 'unassigned'
-  /** A Cyrillic, Greek, Armenian or Cherokee letter in a word that also holds Latin letters. */
+  /**
+   * A Cyrillic, Greek, Armenian or Cherokee letter in a word that also holds Latin letters; or, anywhere, a letter or
+   * digit outside ASCII that passes for an ASCII one (`ɡ` U+0261, `ı`, `ᴀ`, `ｇ`, `𝗀`, `ⅼ`, Lisu, Coptic).
+   */
   | 'look-alike'
   /**
    * In code (a command, a script): a character drawn like the punctuation the shell or the language reads as syntax
@@ -60,26 +64,80 @@ const UNASSIGNED = /\p{Cn}/u;
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]/u;
 const UNUSUAL_SPACE = /[^\P{Zs} ]/u;
 
+/** One test for the common case: anything that needs a closer look. */
+const SUSPECT = /[^\t\n\x20-\x7E]/u;
+
 /**
  * A word as a person reads one: letters, their marks and digits, with no space or punctuation between. A character
  * drawn as nothing does not end one (it is escaped anyway, and must not split `а\u{200B}pple` out of sight).
  */
-const WORD = /[\p{L}\p{M}\p{Nd}\p{Cf}\p{Default_Ignorable_Code_Point}]+/gu;
+const WORD = /[\p{L}\p{M}\p{N}\p{Cf}\p{Default_Ignorable_Code_Point}]+/gu;
 const LATIN = /\p{Script=Latin}/u;
 /** Scripts with letters drawn like Latin ones. */
 const LOOK_ALIKE_SCRIPT = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}]/u;
-const LOOK_ALIKE_LETTERS = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}]/gu;
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+/**
+ * Letters that pass for ASCII ones whatever their script property says, so they are not left to the word rule
+ * above (they are Latin themselves, or of a script nobody writes file names in): dotless `ı` and `ȷ`, kra `ĸ`
+ * (a small capital K); IPA Extensions (`ɡ` U+0261, `ɑ`); Phonetic Extensions and their Supplement (small capitals
+ * `ᴀ`); Letterlike Symbols and Number Forms (`ℓ`, `ⅼ`, `ↄ`); Latin Extended-C, Coptic (`ⲟ`); Lisu (`ꓲ`, `ꓮ`);
+ * Latin Extended-D and -E; Mathematical Alphanumeric Symbols (`𝗀`); Latin Extended-G.
+ */
+const ASCII_LOOK_ALIKE_BLOCK =
+  /[ıĸȷ\u0250-\u02AF\u1D00-\u1DBF\u2100-\u218F\u2C60-\u2CFF\uA4D0-\uA4FF\uA720-\uA7FF\uAB30-\uAB6F\u{1D400}-\u{1D7FF}\u{1DF00}-\u{1DFFF}]/u;
+/**
+ * Latin Extended-B and Latin Extended Additional: a letter there with a canonical decomposition is an ASCII letter
+ * with a visible accent (`ș`, `ǎ` of pinyin, Vietnamese `ạ`) and is left as it is, like `é`; one without is a shape of
+ * its own (a hook, a stroke, a turned letter: `ƅ`, `ƙ`, `ȝ`, `ɋ`) drawn close enough to an ASCII letter to pass for it.
+ */
+const LATIN_EXTENDED_SHAPES = /[\u0180-\u024F\u1E00-\u1EFF]/u;
+/** Every character whose compatibility form holds ASCII letters or digits is Latin or Common (checked on Unicode 15). */
+const COMPATIBILITY_CANDIDATE = /[\p{Script=Latin}\p{Script=Common}]/u;
+const ASCII_LETTER_OR_DIGIT = /[A-Za-z0-9]/;
+/** Fullwidth ASCII, which CJK text is written with (`２０２４年`, `ＰＤＦファイル`): left alone in a word of CJK letters. */
+const FULLWIDTH = /[\uFF01-\uFF5E]/u;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]/u;
 
 /**
- * Where the letters are (UTF-16 offsets) that stand among Latin letters in one word but come from a script drawn
- * like Latin. Linear in the length: each word is looked at a bounded number of times.
+ * A letter or digit outside ASCII that a person takes for an ASCII one. The general rule: its compatibility form
+ * (NFKC) is another text that holds ASCII letters or digits (fullwidth `ｇ`, `𝗀`, `ⅼ`, `ſ`, `ª`, `²`); plus the
+ * blocks above, whose letters look like ASCII without saying so. Accented letters of Latin-1 and Latin Extended-A
+ * (`é`, `ñ`, `ü`, `ğ`) and other scripts' letters are not: non-English file names stay as they are.
+ */
+function passesForAscii(char: string): boolean {
+  if (char.charCodeAt(0) < 0x80 || !LETTER_OR_DIGIT.test(char)) return false;
+  if (ASCII_LOOK_ALIKE_BLOCK.test(char)) return true;
+  if (LATIN_EXTENDED_SHAPES.test(char) && char.normalize('NFD') === char) return true;
+  if (!COMPATIBILITY_CANDIDATE.test(char)) return false;
+  const compatible = char.normalize('NFKC');
+  return compatible !== char && ASCII_LETTER_OR_DIGIT.test(compatible);
+}
+
+/**
+ * Where the look-alike letters are (UTF-16 offsets): those that pass for ASCII ones, and those that stand among
+ * Latin letters (or letters passing for them) in one word but come from a script drawn like Latin. Linear in the
+ * length: each word is looked at a bounded number of times.
  */
 function lookAlikeOffsets(value: string): Set<number> {
   const offsets = new Set<number>();
   for (const word of value.matchAll(WORD)) {
     const text = word[0];
-    if (!LOOK_ALIKE_SCRIPT.test(text) || !LATIN.test(text)) continue;
-    for (const letter of text.matchAll(LOOK_ALIKE_LETTERS)) offsets.add(word.index + letter.index);
+    if (!SUSPECT.test(text)) continue;
+    const inCjk = FULLWIDTH.test(text) && CJK.test(text);
+    const scriptLetters: number[] = [];
+    let passing = false;
+    let offset = word.index;
+    for (const char of text) {
+      if (passesForAscii(char) && !(inCjk && FULLWIDTH.test(char))) {
+        offsets.add(offset);
+        passing = true;
+      } else if (LOOK_ALIKE_SCRIPT.test(char)) {
+        scriptLetters.push(offset);
+      }
+      offset += char.length;
+    }
+    if (scriptLetters.length > 0 && (passing || LATIN.test(text))) for (const letter of scriptLetters) offsets.add(letter);
   }
   return offsets;
 }
@@ -89,9 +147,6 @@ function lookAlikeOffsets(value: string): Set<number> {
  * `|` (saltillo U+A78B/U+A78C, the click letters U+01C0–U+01C3): in code, any of them may pass for syntax.
  */
 const CODE_LOOK_ALIKE = /[\p{P}\p{S}\p{Lm}ǀ-ǃꞋꞌ]/u;
-
-/** One test for the common case: anything that needs a closer look. */
-const SUSPECT = /[^\t\n\x20-\x7E]/u;
 
 function classify(char: string): EscapeClass | null {
   if (!SUSPECT.test(char)) return null;
@@ -147,7 +202,7 @@ export function toVisibleText(value: string, options: VisibleTextOptions = {}): 
           : null
         : singleLine && (char === '\n' || char === '\t')
           ? 'control'
-          : (classify(char) ?? (lookAlikes?.has(index) === true ? 'look-alike' : code && codePoint > 0x7f && CODE_LOOK_ALIKE.test(char) ? 'look-alike-symbol' : null));
+          : (classify(char) ?? (code && codePoint > 0x7f && CODE_LOOK_ALIKE.test(char) ? 'look-alike-symbol' : lookAlikes?.has(index) === true ? 'look-alike' : null));
     if (escapeClass !== null) {
       if (runStart < index) segments.push({ kind: 'text', text: value.slice(runStart, index) });
       segments.push({ kind: 'escape', text: escapeNotation(codePoint), codePoint, class: escapeClass });
