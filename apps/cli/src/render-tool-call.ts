@@ -1,4 +1,4 @@
-import { toVisibleText, visibleArguments, visibleTextString, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { toVisibleProse, toVisibleText, visibleArguments, visibleTextString, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
 import { cardRows, DEFAULT_COLUMNS, type CardRow } from './card-rows';
 import { noteLines } from './note-lines';
@@ -25,6 +25,11 @@ export function showVisible(visible: VisibleText, style: TerminalStyle): string 
 
 export function showText(text: string, style: TerminalStyle): string {
   return showVisible(toVisibleText(text), style);
+}
+
+/** A model's prose (its reply, its reasoning): only what hides or reorders text escaped, letters of any script as written. */
+export function showProse(text: string, style: TerminalStyle): string {
+  return showVisible(toVisibleProse(text), style);
 }
 
 /**

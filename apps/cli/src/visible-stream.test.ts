@@ -17,4 +17,9 @@ describe('VisibleStream', () => {
     expect(stream.push('\u202E')).toBe('\\u{202E}');
     expect(stream.flush()).toBe('');
   });
+
+  it('leaves letters of any script as written in prose, look-alikes included, and escapes what hides text', () => {
+    const stream = new VisibleStream(plainStyle);
+    expect(stream.push('Dosya açık: kapı.txt, ɡood, привет\u200B!')).toBe('Dosya açık: kapı.txt, ɡood, привет\\u{200B}!');
+  });
 });

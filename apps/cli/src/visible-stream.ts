@@ -1,8 +1,8 @@
 import type { TerminalStyle } from './terminal-style';
-import { showText } from './render-tool-call';
+import { showProse } from './render-tool-call';
 
 /**
- * Escapes a model's streamed text piece by piece, as toVisibleText escapes it whole: a piece that ends inside a
+ * Escapes a model's streamed prose piece by piece, as toVisibleProse escapes it whole: a piece that ends inside a
  * surrogate pair or on a backslash keeps that tail for the next piece, so a split never becomes an escape. The
  * terminal never receives a raw control character (no escape sequences from the model).
  */
@@ -16,12 +16,12 @@ export class VisibleStream {
     const last = text.charCodeAt(text.length - 1);
     const keep = text.endsWith('\\') ? 1 : last >= 0xd800 && last <= 0xdbff ? 1 : 0;
     this.held = text.slice(text.length - keep);
-    return showText(text.slice(0, text.length - keep), this.style);
+    return showProse(text.slice(0, text.length - keep), this.style);
   }
 
   flush(): string {
     const rest = this.held;
     this.held = '';
-    return showText(rest, this.style);
+    return showProse(rest, this.style);
   }
 }

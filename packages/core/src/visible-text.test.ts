@@ -1,6 +1,6 @@
 import { fc, test as property } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { fromVisibleNotation, toVisibleText, visibleTextString, type VisibleSegment } from './visible-text';
+import { fromVisibleNotation, toVisibleProse, toVisibleText, visibleTextString, type VisibleSegment } from './visible-text';
 
 const DANGEROUS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\p{Variation_Selector}\u2800]|[^\P{Zs} ]/u;
 
@@ -213,5 +213,16 @@ describe('toVisibleText', () => {
     const value = '\u202E'.repeat(1 << 20);
     const visible = toVisibleText(value);
     expect(visible.hiddenCount).toBe(1 << 20);
+  });
+});
+
+describe('toVisibleProse', () => {
+  it('escapes what hides or reorders prose, and leaves letters of any script, emoji and spaces as written', () => {
+    const text = 'kapı açık, ɡood \u202Eevil\u202C zero\u200Bwidth 👨‍👩‍👧 ❤️ привет日本 a\u00A0b ｇ \x1b[31m \\u{41}';
+    const visible = toVisibleProse(text);
+    expect(visibleTextString(visible)).toBe('kapı açık, ɡood \\u{202E}evil\\u{202C} zero\\u{200B}width 👨‍👩‍👧 ❤️ привет日本 a\u00A0b ｇ \\u{1B}[31m \\u{5C}u{41}');
+    expect(visible.hiddenCount).toBe(4);
+    expect(fromVisibleNotation(visibleTextString(visible))).toBe(text);
+    expect(toVisibleProse('plain text')).toStrictEqual(toVisibleText('plain text'));
   });
 });

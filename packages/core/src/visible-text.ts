@@ -224,3 +224,35 @@ export function visibleTextString(visible: VisibleText): string {
 export function fromVisibleNotation(flat: string): string {
   return flat.replace(/\\u\{(10[0-9A-F]{4}|[0-9A-F]{1,5})\}/g, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)));
 }
+
+/**
+ * The escapes a model's prose keeps (a reply, its reasoning, a person's reason): characters that hide or reorder text
+ * (`\u{202E}` turning a sentence around, a zero-width space inside a word, a control character, which a terminal
+ * would obey). Letters of any script, look-alike or not, non-breaking and other spaces, emoji variation selectors,
+ * and the joiners emoji sequences and Persian words are made with stay as written: in prose they are the writer's own,
+ * and nothing in prose runs. A backslash before `u{` is escaped, as everywhere, so every `\u{…}` shown is an escape.
+ */
+const PROSE_ESCAPES: ReadonlySet<EscapeClass> = new Set(['control', 'bidi', 'invisible', 'tag', 'line-separator', 'lone-surrogate']);
+/** Zero-width non-joiner and joiner; carriage return, which a line end may hold. */
+const PROSE_OWN: ReadonlySet<number> = new Set([0x200c, 0x200d, 0x0d]);
+
+/** Prose as it may be shown: `toVisibleText` with only the escapes prose keeps (`PROSE_ESCAPES`). Linear in its length. */
+export function toVisibleProse(value: string): VisibleText {
+  const visible = toVisibleText(value);
+  if (!visible.segments.some((segment) => segment.kind === 'escape')) return visible;
+  const segments: VisibleSegment[] = [];
+  let hiddenCount = 0;
+  for (const segment of visible.segments) {
+    const kept = segment.kind === 'escape' && (segment.class === 'backslash' || (PROSE_ESCAPES.has(segment.class) && !PROSE_OWN.has(segment.codePoint)));
+    if (kept) {
+      segments.push(segment);
+      if (segment.class !== 'backslash') hiddenCount += 1;
+      continue;
+    }
+    const text = segment.kind === 'text' ? segment.text : String.fromCodePoint(segment.codePoint);
+    const last = segments.at(-1);
+    if (last?.kind === 'text') last.text += text;
+    else segments.push({ kind: 'text', text });
+  }
+  return { segments, hiddenCount, lineCount: visible.lineCount };
+}

@@ -84,7 +84,7 @@ const escapeTitles: Record<EscapeClass, string> = {
   'lone-surrogate': 'broken character (lone surrogate)',
   'private-use': 'private-use character',
   unassigned: 'unassigned character',
-  'look-alike': 'a letter of another script drawn like a Latin one, in a word of Latin letters',
+  'look-alike': 'a letter or digit drawn like an ASCII one that is not it (another script in a word of Latin letters, or a lookalike form such as ɡ, ı, ｇ, 𝗀)',
   'look-alike-symbol': 'a character drawn like a quote, a backslash or other punctuation the code reads as syntax, which it is not',
   backslash: 'a literal backslash, escaped so it cannot pass for a hidden character',
 };
