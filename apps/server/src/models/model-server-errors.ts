@@ -1,5 +1,6 @@
 import { ModelError } from '@airlock/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { ModelAnswerTooLargeError } from './line-aligned-fetch';
 import { MalformedChunkError } from './openai-chunk-reader';
 
 /** Longest server-provided error text kept in a message; a misbehaving server may send megabytes. */
@@ -26,7 +27,10 @@ export function toModelError(error: unknown, context: ModelErrorContext): ModelE
   const scrub = (text: string) => bounded(scrubSecrets(text, secrets));
   let detail: string;
   let status: number | undefined;
-  if (error instanceof APIConnectionTimeoutError) {
+  const tooLarge = causeOfType(error, ModelAnswerTooLargeError);
+  if (tooLarge !== undefined) {
+    detail = `${tooLarge.message} (${where}); the turn was stopped there`;
+  } else if (error instanceof APIConnectionTimeoutError) {
     const limit = context.timeoutMs === undefined ? '' : ` within ${duration(context.timeoutMs)}`;
     detail = `the model server at ${where} did not answer${limit}`;
   } else if (error instanceof APIConnectionError) {
@@ -111,4 +115,14 @@ function duration(ms: number): string {
 
 function bounded(text: string): string {
   return text.length <= MAX_DETAIL_CHARS ? text : `${text.slice(0, MAX_DETAIL_CHARS)}…`;
+}
+
+/** The first error of `type` in `error`'s cause chain (a few links at most), if any. */
+function causeOfType<T extends Error>(error: unknown, type: new (...args: never[]) => T): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (current instanceof type) return current;
+    current = current.cause;
+  }
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MalformedChunkError, MAX_STREAMED_TOOL_CALLS, MAX_TOOL_ARGUMENT_CHARS, OpenAIChunkReader } from './openai-chunk-reader';
+import { MalformedChunkError, MAX_STREAMED_TOOL_CALLS, MAX_TOOL_ARGUMENT_CHARS, MAX_TURN_TEXT_CHARS, OpenAIChunkReader } from './openai-chunk-reader';
 
 const delta = (value: Record<string, unknown>, finishReason: string | null = null) => ({ choices: [{ index: 0, delta: value, finish_reason: finishReason }] });
 
@@ -99,5 +99,17 @@ describe('OpenAIChunkReader', () => {
     for (let i = 0; i < MAX_TOOL_ARGUMENT_CHARS / piece.length; i++) reader.push(delta({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
     expect(reader.finish()[0]).toStrictEqual({ type: 'tool-call', id: 'c1', name: 't', arguments: piece.repeat(MAX_TOOL_ARGUMENT_CHARS / piece.length) });
     expect(() => reader.push(delta({ tool_calls: [{ index: 0, function: { arguments: 'x' } }] }))).toThrow(MalformedChunkError);
+  });
+
+  it.each([
+    ['content', 'text'],
+    ['reasoning_content', 'reasoning'],
+  ])('passes %s up to the limit of a turn and refuses one character more, naming it', (field, name) => {
+    const reader = new OpenAIChunkReader();
+    const piece = 'x'.repeat(100_000);
+    let passed = 0;
+    for (let i = 0; i < MAX_TURN_TEXT_CHARS / piece.length; i++) passed += reader.push(delta({ [field]: piece })).length;
+    expect(passed).toBe(MAX_TURN_TEXT_CHARS / piece.length);
+    expect(() => reader.push(delta({ [field]: 'x' }))).toThrow(`the ${name} of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
   });
 });

@@ -5,6 +5,12 @@ import { z } from 'zod';
 export const MAX_STREAMED_TOOL_CALLS = 64;
 /** Most argument text one streamed tool call may accumulate (characters). */
 export const MAX_TOOL_ARGUMENT_CHARS = 1_000_000;
+/**
+ * Most text, and most reasoning, one streamed turn may hold (characters): far past what a model writes in a turn (about
+ * 250,000 tokens). A server that sent 100 MB of text had it all kept, took the server to 1 GB, and left a chat that
+ * could no longer be opened.
+ */
+export const MAX_TURN_TEXT_CHARS = 1_000_000;
 
 const toolCallDeltaSchema = z.object({
   index: z.number().int().min(0).max(MAX_STREAMED_TOOL_CALLS - 1).nullish(),
@@ -61,6 +67,8 @@ export class OpenAIChunkReader {
   private lastIndex: number | undefined;
   private finishReason: string | undefined;
   private usage: TokenUsage | undefined;
+  private textChars = 0;
+  private reasoningChars = 0;
 
   /** Whether the server has said why the turn ended; a stream that stops before that was cut off. */
   get finished(): boolean {
@@ -79,8 +87,16 @@ export class OpenAIChunkReader {
       const delta = choice.delta;
       // Some servers send the same text under both names; one of them is enough.
       const reasoning = delta?.reasoning_content ?? delta?.reasoning;
-      if (reasoning) parts.push({ type: 'reasoning-delta', text: reasoning });
-      if (delta?.content) parts.push({ type: 'text-delta', text: delta.content });
+      if (reasoning) {
+        this.reasoningChars += reasoning.length;
+        if (this.reasoningChars > MAX_TURN_TEXT_CHARS) throw new MalformedChunkError(`the reasoning of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
+        parts.push({ type: 'reasoning-delta', text: reasoning });
+      }
+      if (delta?.content) {
+        this.textChars += delta.content.length;
+        if (this.textChars > MAX_TURN_TEXT_CHARS) throw new MalformedChunkError(`the text of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
+        parts.push({ type: 'text-delta', text: delta.content });
+      }
       for (const call of delta?.tool_calls ?? []) this.addToolCallDelta(call);
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }

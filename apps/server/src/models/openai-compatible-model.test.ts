@@ -241,6 +241,57 @@ describe('OpenAICompatibleModel', () => {
     expect(error.message).toBe(`llama.cpp: the stream from the model server at ${fake.url} ended before the answer was complete`);
   });
 
+  describe('a stream in pieces that split its lines anywhere', () => {
+    /** A server that writes `pieces` as an event stream, then ends (or, with `hold`, stays open). */
+    async function rawServer(pieces: readonly string[], hold = false): Promise<{ url: string; close: () => Promise<void> }> {
+      const server = createServer((_request, response) => {
+        response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+        void (async () => {
+          for (const piece of pieces) {
+            if (response.destroyed) return;
+            if (!response.write(piece)) await new Promise((resolve) => response.once('drain', resolve));
+          }
+          if (!hold) response.end();
+        })();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      return {
+        url: `http://127.0.0.1:${port}/v1`,
+        close: () => new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+      };
+    }
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}`;
+
+    it('reads lines split across pieces, CR LF split too, as whole lines', async () => {
+      const text = `${chunk({ content: 'Hello ' })}\r\n\r\n${chunk({ content: 'world' })}\n\n${chunk({}, 'stop')}\r\n\r\ndata: [DONE]\n\n`;
+      const pieces = [...text.matchAll(/[\s\S]{1,7}/g)].map((match) => match[0]);
+      const server = await rawServer(pieces);
+      try {
+        const parts = await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+        expect(parts.filter((part) => part.type === 'text-delta').map((part) => part.text)).toStrictEqual(['Hello ', 'world']);
+        expect(parts.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('stops a line longer than 8 MiB with a ModelError that says so, before the client reads any of it', async () => {
+      const piece = 'x'.repeat(64 * 1024);
+      const server = await rawServer([`${chunk({ content: 'before' })}\n\ndata: {"choices":[{"delta":{"content":"`, ...Array.from({ length: 8 * 16 + 1 }, () => piece)], true);
+      try {
+        const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm', label: 'llama.cpp' }).stream(hello, new AbortController().signal));
+        expect(error.message).toBe(`llama.cpp: the model server sent a line of more than 8 MiB (${server.url}); the turn was stopped there`);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+
   it('fails with a ModelError on a malformed chunk', async () => {
     fake = await startFakeOpenAIServer();
     fake.enqueue({ text: ['a', 'b'], malformed: true });

@@ -1,6 +1,7 @@
 import { ConcurrencyLimit, ModelError, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { lineAlignedFetch } from './line-aligned-fetch';
 import { displayURL, toModelError } from './model-server-errors';
 import { OpenAIChunkReader } from './openai-chunk-reader';
 import { toOpenAIMessages, toOpenAITools } from './openai-messages';
@@ -66,7 +67,8 @@ export class OpenAICompatibleModel implements ChatModel {
       timeout: this.timeoutMs,
       // The client logs unparsable chunks verbatim; errors reach the caller as ModelError instead.
       logLevel: 'off',
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      // Whole lines only, each bounded: the client's own line decoder is quadratic in a line's length.
+      fetch: lineAlignedFetch(options.fetch),
     });
   }
 
