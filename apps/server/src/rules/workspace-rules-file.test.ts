@@ -65,6 +65,21 @@ describe('parseWorkspaceRules', () => {
     expect(found.some((problem) => problem.startsWith('rules[2]'))).toBe(true);
   });
 
+  it('refuses a key given twice, naming its path, rather than keep the last (a deny read as an allow, or no rules)', () => {
+    const deny = JSON.stringify(valid.rules[1]);
+    expect(problems(`{"version":1,\n"rules":[${deny}],\n"rules":[]}`)).toStrictEqual(['rules: duplicate key (first on line 2, again on line 3)']);
+    expect(problems(`{"version":1,"rules":[${deny.replace('"effect":"deny",', '"effect":"deny",\n"effect":"allow",')}]}`)).toStrictEqual([
+      'rules[0].effect: duplicate key (first on line 1, again on line 2)',
+    ]);
+    expect(problems(`{"version":1,"version":1,"rules":[{"effect":"x"}]}`)).toStrictEqual(
+      expect.arrayContaining(['version: duplicate key (first on line 1, again on line 1)', expect.stringMatching(/^rules\[0\]\.effect: /)]),
+    );
+  });
+
+  it('says where a text that is not JSON goes wrong, without quoting it', () => {
+    expect(problems('root:x:0:0:root:/root:/bin/bash\n')).toStrictEqual(['not JSON (expected a value at line 1, column 1)']);
+  });
+
   it('drops keys that could reach a prototype', () => {
     const text = `{"version":1,"rules":[{"effect":"deny","tool":"terminal","match":{"kind":"command-prefix","tokens":["rm"],"exact":false},"__proto__":{"effect":"allow"}}]}`;
     expect(parseWorkspaceRules(text, { workspace, modifiedAt })[0]?.effect).toBe('deny');

@@ -5,6 +5,7 @@ import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { workspaceFileRuleSchema, type Rule } from '@airlock/api';
+import { checkJsonText, describeJsonTextProblem } from '../check-json-text';
 import { isWithin } from '../tools/workspace-paths';
 
 /** Where a workspace keeps its rules, relative to the workspace. */
@@ -52,18 +53,23 @@ export interface ParseWorkspaceRulesOptions {
  */
 export function parseWorkspaceRules(text: string, options: ParseWorkspaceRulesOptions): Rule[] {
   const file = path.join(options.workspace, WORKSPACE_RULES_FILE);
+  // JSON.parse keeps the last of a key given twice: {"effect":"deny",…,"effect":"allow"} would read as an allow.
+  const textProblems = checkJsonText(text);
+  const syntax = textProblems.find((problem) => problem.kind === 'syntax');
+  if (syntax !== undefined) throw new WorkspaceRulesError(file, [`not JSON (${describeJsonTextProblem(syntax)})`]);
+  const duplicates = textProblems.map((problem) => `${problem.kind === 'duplicate-key' ? formatPath(problem.path) : '(file)'}: ${describeJsonTextProblem(problem)}`);
   let json: unknown;
   try {
     json = parseUntrustedJson(text);
-  } catch (error) {
-    throw new WorkspaceRulesError(file, [`not JSON (${(error as Error).message})`]);
+  } catch {
+    throw new WorkspaceRulesError(file, ['not JSON']);
   }
   const parsed = workspaceRulesFileSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new WorkspaceRulesError(
-      file,
-      parsed.error.issues.map((issue) => `${issue.path.length === 0 ? '(file)' : formatPath(issue.path)}: ${issue.message}`),
-    );
+  if (!parsed.success || duplicates.length > 0) {
+    throw new WorkspaceRulesError(file, [
+      ...duplicates,
+      ...(parsed.error?.issues.map((issue) => `${issue.path.length === 0 ? '(file)' : formatPath(issue.path)}: ${issue.message}`) ?? []),
+    ]);
   }
   const fileId = createHash('sha256').update(file).digest('hex').slice(0, 12);
   return parsed.data.rules.map((entry, index) => ({
