@@ -76,6 +76,41 @@ describe('parseMcpConfig', () => {
     expect(problem({ mcpServers: { r: { type: 'sse', url: 'https://a.test/sse' } } })).toMatchObject({ field: 'mcpServers.r.type', message: expect.stringContaining('SSE') });
   });
 
+  test('refuses a key given twice anywhere, naming its path, rather than keep the last', () => {
+    expect(problem('{"mcpServers": {\n"files": {"command": "x", "disabled": true},\n"files": {"command": "x"}}}')).toStrictEqual({
+      field: 'mcpServers.files',
+      server: 'files',
+      message: 'invalid MCP config mcp.json: server "files", field "mcpServers.files": duplicate key (first on line 2, again on line 3)',
+    });
+    expect(problem('{"mcpServers": {"s": {"command": "x", "args": ["a"], "args": []}}}')).toMatchObject({ field: 'mcpServers.s.args', server: 's' });
+    expect(problem('{"mcpServers": {"s": {"command": "x", "env": {"A": "1", "A": "2"}}}}')).toMatchObject({ field: 'mcpServers.s.env.A', server: 's' });
+    expect(problem('{"mcpServers": {}, "mcpServers": {"s": {"command": "x"}}}')).toMatchObject({ field: 'mcpServers', server: undefined });
+  });
+
+  test('refuses a key it does not read, naming its path, in a server (disabled or not) and at the top', () => {
+    expect(problem({ mcpServers: { s: { command: 'x', evn: { A: '1' } } } })).toStrictEqual({
+      field: 'mcpServers.s.evn',
+      server: 's',
+      message: 'invalid MCP config mcp.json: server "s", field "mcpServers.s.evn": unknown key (see the README for the keys a server takes)',
+    });
+    expect(problem({ mcpServers: { r: { url: 'https://a.test/mcp', header: {} } } })).toMatchObject({ field: 'mcpServers.r.header', server: 'r' });
+    expect(problem({ mcpServers: { s: { command: 'x', disabled: true, autoApprove: ['*'] } } })).toMatchObject({ field: 'mcpServers.s.autoApprove' });
+    expect(problem({ mcpServers: {}, extra: 1 })).toMatchObject({ field: 'extra', server: undefined, message: expect.stringContaining('unknown key') });
+  });
+
+  test('refuses "disabled" that is not a boolean rather than start the server', () => {
+    expect(problem({ mcpServers: { s: { command: 'x', disabled: 'true' } } })).toStrictEqual({
+      field: 'mcpServers.s.disabled',
+      server: 's',
+      message: 'invalid MCP config mcp.json: server "s", field "mcpServers.s.disabled": Invalid input: expected boolean, received string',
+    });
+    expect([...parseMcpConfig(JSON.stringify({ mcpServers: { s: { command: 'x', disabled: false } } }), 'mcp.json').keys()]).toStrictEqual(['s']);
+  });
+
+  test('says where a text that is not JSON goes wrong, without quoting it', () => {
+    expect(problem('root:x:0:0:root:/root:/bin/bash\n').message).toBe('invalid MCP config mcp.json: not valid JSON (expected a value at line 1, column 1)');
+  });
+
   test('bounds the number of servers and the size of fields', () => {
     const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`s${i}`, { command: 'x' }]));
     expect(problem({ mcpServers: many })).toMatchObject({ field: 'mcpServers', message: expect.stringContaining('at most 32 servers') });
@@ -97,6 +132,13 @@ describe('loadMcpConfig', () => {
       const missing = join(dir, 'missing.json');
       await expect(loadMcpConfig(missing)).rejects.toThrow(`invalid MCP config ${missing}: the file does not exist`);
       await expect(loadMcpConfig(dir)).rejects.toThrow('not a regular file');
+
+      // Errors name the path given, not where a link leads.
+      const target = join(dir, 'target.txt');
+      await writeFile(target, 'secret-token-value\n');
+      await expect(loadMcpConfig(target, 'mcp-link.json')).rejects.toThrow(
+        new McpConfigError('mcp-link.json', '', 'not valid JSON (expected a value at line 1, column 1)'),
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

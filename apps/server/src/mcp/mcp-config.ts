@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
+import { checkJsonText, describeJsonTextProblem } from '../check-json-text';
 
 /** Longest config file read; a real one is a few KB. */
 export const MAX_MCP_CONFIG_BYTES = 1024 * 1024;
@@ -63,37 +64,58 @@ function boundedRecord(key: z.ZodString, value: z.ZodString, max: number, what: 
 }
 
 const transportType = z.enum(['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse']).optional();
+/** Other apps' files mark a server they keep but do not start so; anything but a boolean is refused, not read as true. */
+const disabled = z.boolean().optional();
 
-const stdioSchema = z.object({
-  type: transportType,
-  command: z.string().min(1, 'must not be empty').max(4096),
-  args: z.array(z.string().max(8192)).max(256).default([]),
-  env: boundedRecord(z.string().regex(ENV_NAME, 'not a valid environment variable name').max(256), z.string().max(32_768), 256, 'environment variable').default({}),
-  cwd: z.string().min(1).max(4096).optional(),
-});
+// Strict: a key Airlock does not read (a typo like "evn", another app's "autoApprove") is refused rather than ignored.
+const stdioSchema = z
+  .object({
+    type: transportType,
+    disabled,
+    command: z.string().min(1, 'must not be empty').max(4096),
+    args: z.array(z.string().max(8192)).max(256).default([]),
+    env: boundedRecord(z.string().regex(ENV_NAME, 'not a valid environment variable name').max(256), z.string().max(32_768), 256, 'environment variable').default({}),
+    cwd: z.string().min(1).max(4096).optional(),
+  })
+  .strict();
 
-const httpSchema = z.object({
-  type: transportType,
-  url: z
-    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
-    .max(2048),
-  headers: boundedRecord(z.string().regex(HEADER_NAME, 'not a valid HTTP header name').max(256), z.string().max(8192), 64, 'header').default({}),
-});
+const httpSchema = z
+  .object({
+    type: transportType,
+    disabled,
+    url: z
+      .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+      .max(2048),
+    headers: boundedRecord(z.string().regex(HEADER_NAME, 'not a valid HTTP header name').max(256), z.string().max(8192), 64, 'header').default({}),
+  })
+  .strict();
 
-const fileSchema = z.object({
-  mcpServers: z.record(z.string(), z.unknown()).refine((servers) => Object.keys(servers).length <= MAX_MCP_SERVERS, `at most ${MAX_MCP_SERVERS} servers`),
-});
+const fileSchema = z
+  .object({
+    mcpServers: z.record(z.string(), z.unknown()).refine((servers) => Object.keys(servers).length <= MAX_MCP_SERVERS, `at most ${MAX_MCP_SERVERS} servers`),
+  })
+  .strict();
 
 /**
- * Parses the common MCP config format: `{"mcpServers": {name: {command, args?, env?, cwd?} | {url, headers?}}}`.
- * Entries with `"disabled": true` are left out. `source` names the file in errors.
+ * Parses the common MCP config format: `{"mcpServers": {name: {type?, command, args?, env?, cwd?, disabled?} |
+ * {type?, url, headers?, disabled?}}}`, validated whole: a key given twice, a key not listed here or a value of the
+ * wrong type is an error naming its path. Entries with `"disabled": true` are checked too, then left out. `source`
+ * names the file in errors.
  */
 export function parseMcpConfig(json: string, source: string): McpServersConfig {
+  // Where the text goes wrong, never what it holds: the file may be a link to something that is not JSON at all.
+  const [textProblem] = checkJsonText(json);
+  if (textProblem?.kind === 'syntax') throw new McpConfigError(source, '', `not valid JSON (${describeJsonTextProblem(textProblem)})`);
+  if (textProblem !== undefined) {
+    // JSON.parse would keep the last: a server given twice, the first disabled, would start.
+    const path = textProblem.path.map(String);
+    throw new McpConfigError(source, path.join('.'), describeJsonTextProblem(textProblem), path[0] === 'mcpServers' ? path[1] : undefined);
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(json);
   } catch (error) {
-    throw new McpConfigError(source, '', `not valid JSON (${error instanceof Error ? error.message : String(error)})`, undefined, { cause: error });
+    throw new McpConfigError(source, '', 'not valid JSON', undefined, { cause: error });
   }
   const file = fileSchema.safeParse(raw);
   if (!file.success) throw fromZod(source, file.error, []);
@@ -115,50 +137,63 @@ export function parseMcpConfig(json: string, source: string): McpServersConfig {
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
       throw new McpConfigError(source, path.join('.'), 'expected an object with "command" or "url"', name);
     }
-    if ((entry as Record<string, unknown>).disabled === true) continue;
-    servers.set(name, parseServer(source, name, entry as Record<string, unknown>));
+    const server = parseServer(source, name, entry as Record<string, unknown>);
+    if (server !== undefined) servers.set(name, server);
   }
   return servers;
 }
 
-function parseServer(source: string, name: string, entry: Record<string, unknown>): McpServerConfig {
+/** The server an entry describes, or undefined for one marked disabled (checked all the same). */
+function parseServer(source: string, name: string, entry: Record<string, unknown>): McpServerConfig | undefined {
   const path = ['mcpServers', name];
-  if (entry.type === 'sse') {
-    throw new McpConfigError(source, [...path, 'type'].join('.'), 'the legacy SSE transport is not supported; use Streamable HTTP', name);
-  }
   if (Object.hasOwn(entry, 'url')) {
     if (Object.hasOwn(entry, 'command')) throw new McpConfigError(source, path.join('.'), 'give either "command" or "url", not both', name);
     const parsed = httpSchema.safeParse(entry);
     if (!parsed.success) throw fromZod(source, parsed.error, path, name);
+    if (parsed.data.disabled === true) return undefined;
+    if (parsed.data.type === 'sse') throw legacySse(source, name);
     return { transport: 'http', url: parsed.data.url, headers: parsed.data.headers };
   }
   if (!Object.hasOwn(entry, 'command')) throw new McpConfigError(source, path.join('.'), 'expected "command" (a local server) or "url" (a remote one)', name);
   const parsed = stdioSchema.safeParse(entry);
   if (!parsed.success) throw fromZod(source, parsed.error, path, name);
+  if (parsed.data.disabled === true) return undefined;
+  if (parsed.data.type === 'sse') throw legacySse(source, name);
   const { command, args, env, cwd } = parsed.data;
   return { transport: 'stdio', command, args, env, ...(cwd === undefined ? {} : { cwd }) };
 }
 
-function fromZod(source: string, error: z.ZodError, prefix: string[], server?: string): McpConfigError {
-  const issue = error.issues[0];
-  const field = [...prefix, ...(issue?.path ?? []).map(String)].join('.');
-  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? 's' : ''})` : '';
-  return new McpConfigError(source, field, `${issue?.message ?? 'invalid'}${more}`, server, { cause: error });
+function legacySse(source: string, name: string): McpConfigError {
+  return new McpConfigError(source, ['mcpServers', name, 'type'].join('.'), 'the legacy SSE transport is not supported; use Streamable HTTP', name);
 }
 
-/** Reads and parses the MCP config file at `path` (AIRLOCK_MCP_CONFIG). */
-export async function loadMcpConfig(path: string): Promise<McpServersConfig> {
+function fromZod(source: string, error: z.ZodError, prefix: string[], server?: string): McpConfigError {
+  const issue = error.issues[0];
+  // zod names the object holding an unknown key; the key's own path says which one.
+  const unknownKey = issue?.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+  const field = [...prefix, ...(issue?.path ?? []).map(String), ...(unknownKey === undefined ? [] : [unknownKey])].join('.');
+  const others = error.issues.length - 1 + (issue?.code === 'unrecognized_keys' ? issue.keys.length - 1 : 0);
+  const more = others > 0 ? ` (and ${others} more problem${others > 1 ? 's' : ''})` : '';
+  const message = unknownKey === undefined ? (issue?.message ?? 'invalid') : 'unknown key (see the README for the keys a server takes)';
+  return new McpConfigError(source, field, `${message}${more}`, server, { cause: error });
+}
+
+/**
+ * Reads and parses the MCP config file at `path` (its real path, from the config). `name` is what errors call it: the
+ * path as the person gave it, not where a link leads. Default `path`.
+ */
+export async function loadMcpConfig(path: string, name: string = path): Promise<McpServersConfig> {
   let text: string;
   try {
     const info = await stat(path);
-    if (!info.isFile()) throw new McpConfigError(path, '', 'not a regular file');
-    if (info.size > MAX_MCP_CONFIG_BYTES) throw new McpConfigError(path, '', `larger than ${MAX_MCP_CONFIG_BYTES} bytes`);
+    if (!info.isFile()) throw new McpConfigError(name, '', 'not a regular file');
+    if (info.size > MAX_MCP_CONFIG_BYTES) throw new McpConfigError(name, '', `larger than ${MAX_MCP_CONFIG_BYTES} bytes`);
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (error instanceof McpConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const detail = code === 'ENOENT' ? 'the file does not exist' : `cannot be read (${code ?? String(error)})`;
-    throw new McpConfigError(path, '', detail, undefined, { cause: error });
+    throw new McpConfigError(name, '', detail, undefined, { cause: error });
   }
-  return parseMcpConfig(text, path);
+  return parseMcpConfig(text, name);
 }
