@@ -35,8 +35,10 @@ export interface AirlockConfig {
   toolNetwork: boolean;
   /** Processes (threads included) one sandboxed terminal or python call may run at once. Unset: the tools' default (1024). */
   toolMaxProcesses?: number;
-  /** Absolute path of the MCP servers file. */
+  /** Real path of the MCP servers file (what is read, and hidden from tool sandboxes). */
   mcpConfigPath: string | undefined;
+  /** The MCP servers file as given, made absolute but with links not followed: what its errors call it. Default `mcpConfigPath`. */
+  mcpConfigName?: string;
   /** Exact origins (scheme://host[:port]) whose pages may connect besides the server's own. */
   allowedOrigins: string[];
   /** Folder of the database (chats, waiting calls, grants, the ledger); unset keeps everything in memory only. */
@@ -48,6 +50,11 @@ export interface AirlockConfig {
   database?: { url: string; schema: string | undefined; instanceId: string; leaseMs: number; poolSize: number };
   /** How much the server admits at once; see the README's configuration table. */
   capacity: Capacity;
+  /**
+   * The flag or variable each given setting came from, so a problem found after loading (a port in use, a sandbox that
+   * cannot start, an MCP file that does not parse) names what the person wrote. A setting left to its default has none.
+   */
+  sources?: Partial<Record<ConfigFlag, string>>;
 }
 
 /** How much the server admits: each bounds what clients can make it hold. */
@@ -190,6 +197,9 @@ const FLAGS = {
   'max-running-calls': { type: 'string' },
 } as const;
 
+/** A command-line flag, by its name without the dashes. */
+export type ConfigFlag = keyof typeof FLAGS;
+
 const hostSchema = z
   .string()
   .max(253)
@@ -217,6 +227,15 @@ const maxProcessesSchema = z
   .transform(Number)
   .refine((value) => value >= MIN_MAX_PROCESSES && value <= MAX_MAX_PROCESSES, maxProcessesRange);
 
+/**
+ * Variables whose empty value is an error rather than unset: unset, they give the weaker setting (the network on, a
+ * sandbox only if it can start), so `AIRLOCK_TOOL_NETWORK=` from a template left blank must not quietly mean "on".
+ */
+const NOT_EMPTY: Readonly<Record<string, string>> = {
+  AIRLOCK_TOOL_NETWORK: 'on or off',
+  AIRLOCK_TOOL_SANDBOX: 'auto, bubblewrap or none',
+};
+
 /** A value and where it came from, so an error can name the flag or the variable. */
 interface Sourced {
   value: string;
@@ -234,10 +253,15 @@ export function loadConfig(
   installation: string = INSTALLATION,
 ): AirlockConfig {
   const flags = parseFlags(argv);
-  const pick = (flag: keyof typeof FLAGS, variable: string): Sourced | undefined => {
+  const sources: Partial<Record<ConfigFlag, string>> = {};
+  const pick = (flag: ConfigFlag, variable: string): Sourced | undefined => {
     const fromFlag = flags[flag];
-    if (typeof fromFlag === 'string') return { value: fromFlag, source: `--${flag}` };
-    return fromEnv(env, variable);
+    const found = typeof fromFlag === 'string' ? { value: fromFlag, source: `--${flag}` } : fromEnv(env, variable);
+    if (found === undefined && env[variable] === '' && Object.hasOwn(NOT_EMPTY, variable)) {
+      throw new ConfigError(variable, `is set but empty: give ${NOT_EMPTY[variable]}, or unset it for the default`);
+    }
+    if (found !== undefined) sources[flag] = found.source;
+    return found;
   };
 
   const host = validate(hostSchema, pick('host', 'AIRLOCK_HOST')) ?? '127.0.0.1';
@@ -263,6 +287,13 @@ export function loadConfig(
     );
   }
   const mcpInput = pick('mcp-config', 'AIRLOCK_MCP_CONFIG');
+  const sandboxInput = pick('tool-sandbox', 'AIRLOCK_TOOL_SANDBOX');
+  const toolSandbox = validate(z.enum(['auto', 'bubblewrap', 'none'], { error: 'must be auto, bubblewrap or none' }), sandboxInput) ?? 'auto';
+  const networkInput = pick('tool-network', 'AIRLOCK_TOOL_NETWORK');
+  const toolNetwork = validate(z.enum(['on', 'off'], { error: 'must be on or off' }), networkInput) !== 'off';
+  if (!toolNetwork && toolSandbox === 'none') {
+    throw new ConfigError(networkInput?.source ?? 'AIRLOCK_TOOL_NETWORK', `off needs the bubblewrap sandbox, which ${sandboxInput?.source ?? 'AIRLOCK_TOOL_SANDBOX'} none turns off`);
+  }
 
   return {
     host,
@@ -276,14 +307,16 @@ export function loadConfig(
     model: validate(nameSchema, pick('model', 'AIRLOCK_MODEL')),
     apiKey: validate(apiKeySchema, apiKeyFile?.secret ?? fromEnv(env, 'AIRLOCK_API_KEY')),
     secretFiles: [tokenFile?.path, apiKeyFile?.path].filter((file) => file !== undefined),
-    toolSandbox: validate(z.enum(['auto', 'bubblewrap', 'none'], { error: 'must be auto, bubblewrap or none' }), pick('tool-sandbox', 'AIRLOCK_TOOL_SANDBOX')) ?? 'auto',
-    toolNetwork: validate(z.enum(['on', 'off'], { error: 'must be on or off' }), pick('tool-network', 'AIRLOCK_TOOL_NETWORK')) !== 'off',
+    toolSandbox,
+    toolNetwork,
     toolMaxProcesses: validate(maxProcessesSchema, pick('tool-max-processes', 'AIRLOCK_TOOL_MAX_PROCESSES')) ?? DEFAULT_MAX_PROCESSES,
     mcpConfigPath: mcpInput === undefined ? undefined : readableFile(mcpInput, cwd),
+    ...(mcpInput === undefined ? {} : { mcpConfigName: resolve(cwd, mcpInput.value) }),
     allowedOrigins: parseOrigins(fromEnv(env, 'AIRLOCK_ALLOWED_ORIGINS')),
     dataDir: dataDirectory(pick('data-dir', 'AIRLOCK_DATA_DIR'), env, cwd),
     ...databaseFrom(pick),
     capacity: capacityFrom((flag, variable) => pick(flag, variable)),
+    sources,
   };
 }
 
@@ -309,7 +342,7 @@ function secretFile(
   return { path, secret: { value: text, source: `${file.source} (${path})` } };
 }
 
-function capacityFrom(pick: (flag: keyof typeof FLAGS, variable: string) => Sourced | undefined): Capacity {
+function capacityFrom(pick: (flag: ConfigFlag, variable: string) => Sourced | undefined): Capacity {
   const capacity = { ...DEFAULT_CAPACITY };
   for (const key of Object.keys(CAPACITY_SETTINGS) as (keyof Capacity)[]) {
     const { flag, variable, min, max } = CAPACITY_SETTINGS[key];
@@ -347,7 +380,7 @@ const leaseSchema = z
   .transform(Number)
   .refine((value) => value >= 200 && value <= 600_000, 'must be a whole number of milliseconds from 200 to 600000');
 
-function databaseFrom(pick: (flag: keyof typeof FLAGS, variable: string) => Sourced | undefined): Pick<AirlockConfig, 'database'> {
+function databaseFrom(pick: (flag: ConfigFlag, variable: string) => Sourced | undefined): Pick<AirlockConfig, 'database'> {
   const url = validate(databaseUrlSchema, pick('database-url', 'AIRLOCK_DATABASE_URL'));
   const schema = validate(schemaSchema, pick('database-schema', 'AIRLOCK_DATABASE_SCHEMA'));
   const instanceId = validate(instanceIdSchema, pick('instance-id', 'AIRLOCK_INSTANCE_ID'));
@@ -381,9 +414,14 @@ function dataDirectory(given: Sourced | undefined, env: Readonly<Record<string, 
   return join(base, 'airlock');
 }
 
-function parseFlags(argv: readonly string[]): Partial<Record<keyof typeof FLAGS, string | boolean>> {
+/**
+ * The flags given. A flag given twice with different values is an error naming it: taking the last, as parseArgs
+ * does, let `--tool-network off --tool-network on` (an alias adding to a command line) start with the network on.
+ */
+function parseFlags(argv: readonly string[]): Partial<Record<ConfigFlag, string | boolean>> {
+  let parsed;
   try {
-    return parseArgs({ args: [...argv], options: FLAGS, strict: true, allowPositionals: false }).values;
+    parsed = parseArgs({ args: joinNegativeValues(argv), options: FLAGS, strict: true, allowPositionals: false, tokens: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const message = error instanceof Error ? error.message : String(error);
@@ -395,9 +433,43 @@ function parseFlags(argv: readonly string[]): Partial<Record<keyof typeof FLAGS,
     }
     throw new ConfigError('arguments', message);
   }
+  const given = new Map<string, string | undefined>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    if (given.has(token.name) && given.get(token.name) !== token.value) {
+      // The values are not repeated: one may be a secret (a database URL with its password).
+      throw new ConfigError(`--${token.name}`, 'given more than once with different values; give it once');
+    }
+    given.set(token.name, token.value);
+  }
+  return parsed.values;
 }
 
-/** An unset or empty variable counts as not given. */
+/**
+ * `--max-running-calls -1` as `--max-running-calls=-1`: parseArgs takes a value starting with "-" for a flag and
+ * answers "needs a value", where the range check would say what is wrong. Only a "-" and a digit: no flag looks so.
+ */
+function joinNegativeValues(argv: readonly string[]): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    if (arg === '--') {
+      joined.push(...argv.slice(index));
+      break;
+    }
+    const next = argv[index + 1];
+    const name = arg.slice(2);
+    if (arg.startsWith('--') && Object.hasOwn(FLAGS, name) && FLAGS[name as ConfigFlag].type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      index++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
+
+/** An unset or empty variable counts as not given (but see NOT_EMPTY). */
 function fromEnv(env: Readonly<Record<string, string | undefined>>, variable: string): Sourced | undefined {
   const value = env[variable];
   return value === undefined || value === '' ? undefined : { value, source: variable };

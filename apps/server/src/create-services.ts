@@ -66,7 +66,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     workspace: config.workspace,
   };
 
-  const mcp = config.mcpConfigPath === undefined ? undefined : await startMcp(config.mcpConfigPath, log);
+  const mcp = config.mcpConfigPath === undefined ? undefined : await startMcp(config, config.mcpConfigPath, log);
   const catalog: ToolCatalog = {
     tools: (): AnyTool[] => [...builtinTools, ...(mcp?.tools() ?? [])],
     servers: () => mcp?.status().map(({ name, state, error, toolCount }) => ({ name, state, toolCount, ...(error === undefined ? {} : { error }) })) ?? [],
@@ -84,7 +84,12 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     }
   } catch (error) {
     await mcp?.close();
-    if (error instanceof StoreError) throw new ConfigError(config.database !== undefined ? 'AIRLOCK_DATABASE_URL' : 'AIRLOCK_DATA_DIR', error.message);
+    if (error instanceof StoreError) {
+      throw new ConfigError(
+        config.database !== undefined ? (config.sources?.['database-url'] ?? 'AIRLOCK_DATABASE_URL') : (config.sources?.['data-dir'] ?? 'AIRLOCK_DATA_DIR'),
+        error.message,
+      );
+    }
     throw error;
   }
   const rules = await RuleBook.open({ store, workspace: config.workspace, log, ...(cluster === undefined ? {} : { cluster }) });
@@ -123,18 +128,25 @@ async function toolSandboxFor(config: AirlockConfig): Promise<ToolSandbox> {
   try {
     return await resolveToolSandbox({ mode: config.toolSandbox, network: config.toolNetwork });
   } catch (error) {
-    if (error instanceof SandboxUnavailableError) throw new ConfigError(config.toolNetwork ? 'AIRLOCK_TOOL_SANDBOX' : 'AIRLOCK_TOOL_NETWORK', error.message);
+    if (error instanceof SandboxUnavailableError) {
+      // A sandbox asked for by name could not start; otherwise it was needed for the network off.
+      const source =
+        config.toolSandbox === 'bubblewrap' || config.toolNetwork
+          ? (config.sources?.['tool-sandbox'] ?? 'AIRLOCK_TOOL_SANDBOX')
+          : (config.sources?.['tool-network'] ?? 'AIRLOCK_TOOL_NETWORK');
+      throw new ConfigError(source, error.message);
+    }
     throw error;
   }
 }
 
 /** A file that cannot be parsed stops start-up; a server that fails to start is only reported. */
-async function startMcp(path: string, log: (line: string) => void): Promise<McpManager> {
+async function startMcp(config: AirlockConfig, path: string, log: (line: string) => void): Promise<McpManager> {
   let servers;
   try {
-    servers = await loadMcpConfig(path);
+    servers = await loadMcpConfig(path, config.mcpConfigName ?? path);
   } catch (error) {
-    if (error instanceof McpConfigError) throw new ConfigError('AIRLOCK_MCP_CONFIG', error.message);
+    if (error instanceof McpConfigError) throw new ConfigError(config.sources?.['mcp-config'] ?? 'AIRLOCK_MCP_CONFIG', error.message);
     throw error;
   }
   const manager = new McpManager({

@@ -22,9 +22,10 @@ import { tokenMatches } from './http/token';
 export interface StartServerOptions {
   /**
    * Where to listen, the access token (and the file it came from, if any: the start-up line then leaves it out), the
-   * extra allowed origins, and how much to admit (default DEFAULT_CAPACITY).
+   * extra allowed origins, how much to admit (default DEFAULT_CAPACITY), and the flags or variables these came from
+   * (named when the port or host cannot be used; default their variables).
    */
-  config: Pick<AirlockConfig, 'host' | 'port' | 'token' | 'tokenFile' | 'allowedOrigins'> & { capacity?: Partial<Capacity> };
+  config: Pick<AirlockConfig, 'host' | 'port' | 'token' | 'tokenFile' | 'allowedOrigins' | 'sources'> & { capacity?: Partial<Capacity> };
   services: AirlockServices;
   /** Folder of the built web app. Default `apps/web/dist` of this repository. */
   webRoot?: string;
@@ -95,7 +96,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   // With no 'timeout' listener, Node destroys a socket idle this long. `ws` turns it off on the sockets it takes over.
   server.setTimeout(timeouts.idleMs);
-  await listen(server, config.host, config.port);
+  await listen(server, config);
   const address = server.address() as AddressInfo;
   const port = address.port;
   const displayHost = urlHost(address);
@@ -299,7 +300,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   return { url, wsUrl: `ws://${displayHost}:${port}${TRPC_PATH}`, port, token: config.token, close, [Symbol.asyncDispose]: close };
 }
 
-async function listen(server: Server, host: string, port: number): Promise<void> {
+async function listen(server: Server, { host, port, sources }: StartServerOptions['config']): Promise<void> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -310,9 +311,10 @@ async function listen(server: Server, host: string, port: number): Promise<void>
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new ConfigError('AIRLOCK_PORT', `port ${port} on ${host} is already in use; choose another with --port or AIRLOCK_PORT`);
-    if (code === 'EACCES') throw new ConfigError('AIRLOCK_PORT', `no permission to listen on port ${port}`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new ConfigError('AIRLOCK_HOST', `"${host}" is not an address of this machine`);
+    const portSource = sources?.port ?? 'AIRLOCK_PORT';
+    if (code === 'EADDRINUSE') throw new ConfigError(portSource, `port ${port} on ${host} is already in use; choose another with --port or AIRLOCK_PORT`);
+    if (code === 'EACCES') throw new ConfigError(portSource, `no permission to listen on port ${port}`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new ConfigError(sources?.host ?? 'AIRLOCK_HOST', `"${host}" is not an address of this machine`);
     throw error;
   }
 }

@@ -3,7 +3,7 @@ import { ApprovalRegistry } from '@airlock/core';
 import { deferred, hangingStep, ScriptedModel, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -564,5 +564,45 @@ describe('loadConfig', () => {
     );
     expect(await problem([], { AIRLOCK_ALLOWED_ORIGINS: '*' })).toMatch(/^AIRLOCK_ALLOWED_ORIGINS: "\*" is not an origin/);
     expect(await problem([], { AIRLOCK_MCP_CONFIG: '/no/such/mcp.json' })).toBe('AIRLOCK_MCP_CONFIG: "/no/such/mcp.json" does not exist');
+  });
+
+  it('refuses a flag given twice with different values, naming it; the same value twice is one', async () => {
+    expect(await problem(['--tool-sandbox', 'bubblewrap', '--tool-sandbox', 'none'])).toBe('--tool-sandbox: given more than once with different values; give it once');
+    expect(await problem(['--tool-network', 'off', '--tool-network=on'])).toBe('--tool-network: given more than once with different values; give it once');
+    expect(await problem(['--database-url', 'postgres://a:secret1@db/x', '--database-url', 'postgres://a:secret2@db/x'])).not.toContain('secret');
+    expect(await load(['--tool-network', 'off', '--tool-network', 'off'])).toMatchObject({ toolNetwork: false });
+    expect(await load(['--allow-remote', '--allow-remote', '--host', '0.0.0.0'])).toMatchObject({ allowRemote: true });
+  });
+
+  it('reads a negative number after a flag as its value, so the range check names it', async () => {
+    expect(await problem(['--max-running-calls', '-1'])).toBe('--max-running-calls: must be a whole number from 1 to 100000');
+    expect(await problem(['--max-running-calls=-1'])).toBe('--max-running-calls: must be a whole number from 1 to 100000');
+    expect(await problem(['--port', '-80'])).toBe('--port: must be a whole number from 0 to 65535');
+    expect(await problem(['--port', '--model', 'x'])).toBe('--port: needs a value');
+  });
+
+  it('refuses an empty AIRLOCK_TOOL_NETWORK or AIRLOCK_TOOL_SANDBOX rather than take the default', async () => {
+    expect(await problem([], { AIRLOCK_TOOL_NETWORK: '' })).toBe('AIRLOCK_TOOL_NETWORK: is set but empty: give on or off, or unset it for the default');
+    expect(await problem([], { AIRLOCK_TOOL_SANDBOX: '' })).toBe('AIRLOCK_TOOL_SANDBOX: is set but empty: give auto, bubblewrap or none, or unset it for the default');
+    // A flag wins over the variable, empty or not.
+    expect(await load(['--tool-network', 'off'], { AIRLOCK_TOOL_NETWORK: '' })).toMatchObject({ toolNetwork: false });
+  });
+
+  it('refuses the network off without the sandbox, naming what was written', async () => {
+    expect(await problem(['--tool-network', 'off', '--tool-sandbox', 'none'])).toBe('--tool-network: off needs the bubblewrap sandbox, which --tool-sandbox none turns off');
+    expect(await problem([], { AIRLOCK_TOOL_NETWORK: 'off', AIRLOCK_TOOL_SANDBOX: 'none' })).toBe(
+      'AIRLOCK_TOOL_NETWORK: off needs the bubblewrap sandbox, which AIRLOCK_TOOL_SANDBOX none turns off',
+    );
+  });
+
+  it('keeps where each given setting came from, and the MCP file as given besides its real path', async () => {
+    await using dir = await tempDir();
+    await writeFile(join(dir.path, 'servers.json'), '{"mcpServers": {}}');
+    await symlink(join(dir.path, 'servers.json'), join(dir.path, 'mcp.json'));
+
+    const config = loadConfig(['--mcp-config', 'mcp.json', '--tool-network', 'off'], { AIRLOCK_PORT: '0' }, dir.path);
+
+    expect(config).toMatchObject({ mcpConfigPath: join(dir.path, 'servers.json'), mcpConfigName: join(dir.path, 'mcp.json') });
+    expect(config.sources).toStrictEqual({ 'mcp-config': '--mcp-config', 'tool-network': '--tool-network', port: 'AIRLOCK_PORT' });
   });
 });

@@ -19,7 +19,7 @@ export interface ServerProcess {
  * receives what kills it at the end of the test.
  */
 export async function startServerProcess(args: readonly string[], env: Record<string, string>, cleanups: (() => Promise<void>)[]): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN, '--port', '0', ...args], {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN, ...(args.includes('--port') ? [] : ['--port', '0']), ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,64 @@
+import { ChatService } from '@airlock/api';
+import { ApprovalRegistry } from '@airlock/core';
+import { ScriptedModel } from '@airlock/core/testing';
+import { execFile } from 'node:child_process';
+import { mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../src/config';
+import { startServer } from '../src/start-server';
+
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const TSX_LOADER = new URL('../node_modules/tsx/dist/esm/index.mjs', import.meta.url).href;
+
+async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
+  const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-config-sources-')));
+  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** Runs the real server with `args` in `cwd` and returns what it wrote to stderr once it exits. */
+function runServer(args: readonly string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      ['--import', TSX_LOADER, MAIN, '--port', '0', ...args],
+      { cwd, env: { PATH: process.env.PATH, HOME: cwd }, timeout: 60_000 },
+      (_error, _stdout, stderr) => resolve({ code: child.exitCode, stderr }),
+    );
+  });
+}
+
+describe('errors found after loading the config name what the person wrote', () => {
+  it('a bad MCP file given with --mcp-config through a link: the flag and the path given, not the target nor its content', async () => {
+    await using dir = await tempDir();
+    await writeFile(join(dir.path, 'secret.txt'), 'root:x:0:0:hunter2\n');
+    await symlink(join(dir.path, 'secret.txt'), join(dir.path, 'mcp-bad.json'));
+
+    const { code, stderr } = await runServer(['--mcp-config', 'mcp-bad.json', '--workspace', dir.path, '--data-dir', join(dir.path, 'data')], dir.path);
+
+    expect(code).toBe(1);
+    expect(stderr).toContain(`airlock: --mcp-config: invalid MCP config ${join(dir.path, 'mcp-bad.json')}: not valid JSON (expected a value at line 1, column 1)\n`);
+    expect(stderr).not.toContain('secret.txt');
+    expect(stderr).not.toContain('hunter2');
+  }, 60_000);
+
+  it('a port in use given with --port', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as { port: number }).port;
+      const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel([]), tools: () => [] });
+      const attempt = startServer({
+        config: { host: '127.0.0.1', port, token: 'test-token-0123456789abcdef0123456789abcdef', allowedOrigins: [], sources: { port: '--port' } },
+        services: { chat, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => ({ provider: 'demo', baseURL: null, model: 'demo', demo: true }) },
+        log: () => undefined,
+      });
+      await expect(attempt).rejects.toThrow(new ConfigError('--port', `port ${port} on 127.0.0.1 is already in use; choose another with --port or AIRLOCK_PORT`));
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+});
