@@ -205,6 +205,8 @@ class ChatSession {
         this.callTools.clear();
         return;
       case 'status':
+        // A call's start is its card's next line ("→ ran"); a wait for a place to run is worth a line.
+        if (event.toolCallId !== undefined && event.waitingForPlace !== true) return;
         screen.line(style.dim(showText(event.text, style)));
         return;
       case 'text-delta':

@@ -123,7 +123,7 @@ describe('ChatService writes', () => {
     expect(ran).toStrictEqual(['a']);
   });
 
-  it('stores an allow on its own, before the tool runs', async () => {
+  it('stores an allow with the call’s start, in one write, before the tool runs', async () => {
     const store = new MemoryStore();
     const writes = writesOf(store);
     const writtenWhenRan: string[][][] = [];
@@ -137,7 +137,8 @@ describe('ChatService writes', () => {
     await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'allow' });
     await runEnded(chat, 's');
     expect(writtenWhenRan).toHaveLength(1);
-    expect(writtenWhenRan[0]!.at(-1)).toStrictEqual(['tool-decision']);
+    expect(writtenWhenRan[0]!.at(-1)).toStrictEqual(['tool-decision', 'status']);
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'allow', outcome: 'executed', startedAt: expect.any(Number) }]);
   });
 });
 
@@ -231,7 +232,7 @@ describe('ChatService across a restart', () => {
     expect(detail.toolCalls).toMatchObject([{ decision: 'allow', source: 'user', outcome: 'executed', clientLabel: 'test', connectionId: 'conn_x', approvalId: waiting!.approvalId }]);
     // Its events replay without a gap: run-start, then the old tool-start, then what came after the restart.
     const events = await store.loadEvents('r1', 0);
-    expect(events.map((e) => e.type)).toStrictEqual(['run-start', 'status', 'tool-start', 'status', 'tool-decision', 'tool-end', 'text-delta', 'run-end']);
+    expect(events.map((e) => e.type)).toStrictEqual(['run-start', 'status', 'tool-start', 'status', 'tool-decision', 'status', 'tool-end', 'text-delta', 'run-end']);
   });
 
   it('a call allowed but still in line for a place when the server stopped runs after the restart, not reported interrupted', async () => {
@@ -372,7 +373,8 @@ describe('ChatService across a restart', () => {
     await runEnded(after.chat, 's');
     expect(ran).toStrictEqual(['slow']);
     const detail = await after.chat.getSession('s');
-    expect(detail.toolCalls).toMatchObject([{ decision: 'allow', outcome: 'interrupted' }]);
+    // Its start was stored before it ran, with the allow: the ledger says it began.
+    expect(detail.toolCalls).toMatchObject([{ decision: 'allow', outcome: 'interrupted', startedAt: expect.any(Number) }]);
     expect(after.model.requests[0]?.messages.at(-1)).toMatchObject({ role: 'tool', content: toolResultText.interrupted('echo') });
   });
 
@@ -459,6 +461,27 @@ describe('ChatService state checks', () => {
     expect(ran).toStrictEqual(['x']);
     expect(chat.listSessions()[0]?.confirmToolCalls).toBe(false);
     expect((await chat.audit({ sessionId: 's' })).entries).toMatchObject([{ decision: 'allow', source: 'confirmation-off', outcome: 'executed' }]);
+  });
+
+  it('confirmation turned back on while a run goes on holds from its next call: that call waits for the person', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const hold = deferred<void>();
+    const { chat } = await start(store, [echoCall('first'), echoCall('second'), textStep('done')], [echoTool(ran, hold.promise)]);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go', options: { confirmToolCalls: false } });
+    await vi.waitFor(() => expect(ran).toStrictEqual(['first']));
+    await chat.updateSession('s', { confirmToolCalls: true });
+    hold.resolve();
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    expect(ran).toStrictEqual(['first']);
+    const [waiting] = chat.pending('s');
+    await chat.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'deny' });
+    await runEnded(chat, 's');
+    expect(ran).toStrictEqual(['first']);
+    expect((await chat.audit({ sessionId: 's' })).entries.map((entry) => [entry.decision, entry.source, entry.outcome])).toStrictEqual([
+      ['deny', 'user', 'denied'],
+      ['allow', 'confirmation-off', 'executed'],
+    ]);
   });
 
   it('titles come from the first line of the first message, without code marks', async () => {

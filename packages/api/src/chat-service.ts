@@ -957,7 +957,9 @@ export class ChatService {
       sessionId: run.sessionId,
       runId: run.runId,
       signal: run.cancellation,
-      confirmToolCalls: input.confirmToolCalls,
+      // The chat's setting as it is at each call, not as it was when the run started: turned back on, it holds from
+      // the next call (also when another instance changed it: its summary is refreshed here).
+      confirmToolCalls: () => this.sessions.get(run.sessionId)?.summary.confirmToolCalls ?? input.confirmToolCalls,
       currentTool: (name) => this.options.tools().find((tool) => tool.name === name),
       ...this.policyFor(run.sessionId),
       ...(this.options.toolSlots === undefined ? {} : { toolSlots: this.options.toolSlots }),

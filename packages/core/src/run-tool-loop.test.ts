@@ -157,7 +157,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
         const about = ofType(events, 'status').filter((event) => event.toolCallId === end?.toolCallId);
         expect(about).toStrictEqual([
           { type: 'status', text: 'Waiting for a place to run: 1 of 1 tool calls are running', toolCallId: end?.toolCallId, waitingForPlace: true },
-          { type: 'status', text: 'Calling: python', toolCallId: end?.toolCallId },
+          { type: 'status', text: 'Running: python', toolCallId: end?.toolCallId },
         ]);
         expect(calls).toStrictEqual([{ code: 'print(1)' }]);
         expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', startedAt: expect.any(Number) }]);
@@ -177,17 +177,19 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       });
     });
 
-    it('marks a refusal of the call whose turn it is as followed at once by its end, and no other decision', async () => {
+    it('marks the decision on the call whose turn it is as followed at once by its end (a refusal) or its start (an allow), and no other event', async () => {
       const denied = await drive([pythonCall(), textStep('ok')], 'deny');
       const [refusal] = ofType(denied.events, 'tool-decision');
       expect(endsAtOnce(refusal!)).toBe(true);
       expect(denied.events[denied.events.indexOf(refusal!) + 1]).toMatchObject({ type: 'tool-end', toolCallId: refusal!.toolCallId });
       const allowed = await drive([pythonCall(), textStep('ok')], 'allow');
-      expect(ofType(allowed.events, 'tool-decision').map(endsAtOnce)).toStrictEqual([false]);
-      expect(allowed.events.filter(endsAtOnce)).toStrictEqual([]);
+      const [allow] = ofType(allowed.events, 'tool-decision');
+      expect(allowed.events.filter(endsAtOnce)).toStrictEqual([allow]);
+      // Said before the tool starts, so a host stores the allow and the start in one write before it runs.
+      expect(allowed.events[allowed.events.indexOf(allow!) + 1]).toStrictEqual({ type: 'status', text: 'Running: python', toolCallId: allow!.toolCallId });
     });
 
-    it('does not mark a refusal of a later call reported while an earlier one runs', async () => {
+    it('does not mark a decision on a later call reported while an earlier one runs', async () => {
       const bDecided = deferred<void>();
       const python = recordingTool('python', { run: async (args) => (args.code === 'a' ? bDecided.promise.then(() => 'a done') : 'b done') });
       const registry = new ApprovalRegistry();
@@ -202,7 +204,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       });
       const decisions = ofType(events, 'tool-decision');
       expect(decisions.map((event) => [event.decision, endsAtOnce(event)])).toStrictEqual([
-        ['allow', false],
+        ['allow', true],
         ['deny', false],
       ]);
       expect(ofType(events, 'tool-end').map((event) => event.outcome)).toStrictEqual(['executed', 'denied']);
@@ -832,7 +834,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
 
     it('a restored waiting call is decided with its old approval id, runs once, and the model goes on', async () => {
       const { events, result, stored, calls } = await resumeAndAllow(toolVersion);
-      expect(events.map((e) => e.type)).toStrictEqual(['status', 'tool-decision', 'tool-end', 'text-delta', 'run-end']);
+      expect(events.map((e) => e.type)).toStrictEqual(['status', 'tool-decision', 'status', 'tool-end', 'text-delta', 'run-end']);
       expect(calls).toStrictEqual([{ code: 'print(1)' }]);
       expect(result.reason).toBe('done');
       expect(stored).toStrictEqual([
@@ -875,7 +877,9 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(events.map((e) => (e.type === 'tool-decision' || e.type === 'tool-end' ? `${e.type} ${e.toolCallId}` : e.type))).toStrictEqual([
         'status',
         'tool-decision c1',
+        'status',
         'tool-end c1',
+        'status',
         'tool-end c2',
         'text-delta',
         'run-end',
@@ -1157,6 +1161,23 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: told });
     });
 
+    it('a deny rule added while the call waited refuses a plain allow of it, and the decision names the rule', async () => {
+      let ruleAdded = false;
+      const { events, calls } = await drive(
+        [pythonCall('rm'), textStep('ok')],
+        (event, registry) => {
+          // The person adds a deny rule for what they see, then someone allows the call anyway.
+          ruleAdded = true;
+          registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+        },
+        { policy: async (call) => (ruleAdded && call.arguments.code === 'rm' ? denyRm : undefined) },
+      );
+      expect(calls).toStrictEqual([]);
+      expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'deny', source: 'rule', reason: 'no rm here', ruleId: 'rule_rm' }]);
+      expect(ofType(events, 'tool-decision')[0]).not.toHaveProperty('editedArguments');
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'denied', result: toolResultText.deniedByRule('python', 'no rm here') }]);
+    });
+
     it('checks each edit of a batch, decided together, whether it is reported while calls wait or while one runs', async () => {
       const { events, calls } = await drive(
         [toolCallStep({ name: 'python', arguments: { code: 'a' } }, { name: 'python', arguments: { code: 'b' } }), textStep('ok')],
@@ -1267,7 +1288,7 @@ describe('runToolLoop parked while it waits on the person', () => {
     await parked.wake(options.signal!);
     const rest = await untilParkedOrDone(runToolLoop({ ...options, resume: parked }));
     // Nothing is emitted for going on: no run-start, no status.
-    expect(rest.events.map((event) => event.type)).toStrictEqual(['tool-decision', 'tool-end', 'text-delta', 'run-end']);
+    expect(rest.events.map((event) => event.type)).toStrictEqual(['tool-decision', 'status', 'tool-end', 'text-delta', 'run-end']);
     expect(rest.result).toMatchObject({ reason: 'done' });
     expect(rest.result.messages.filter((message) => message.role === 'tool')).toHaveLength(1);
     expect(calls).toStrictEqual([{ code: 'first' }]);
@@ -1329,6 +1350,7 @@ describe('runToolLoop parked while it waits on the person', () => {
     expect(third.events.map((event) => (event.type === 'tool-end' || event.type === 'tool-decision' ? `${event.type} ${event.toolCallId === a!.toolCallId ? 'a' : 'b'}` : event.type))).toStrictEqual([
       'tool-decision a',
       'tool-end a',
+      'status',
       'tool-end b',
       'text-delta',
       'run-end',

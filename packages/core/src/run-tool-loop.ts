@@ -43,8 +43,11 @@ export interface RunToolLoopOptions {
    * An AbortSignal or a (lighter) Cancellation.
    */
   signal?: CancelSignal;
-  /** Ask the person before each call. Default true. */
-  confirmToolCalls?: boolean;
+  /**
+   * Ask the person before each call. Default true. A function is asked again at each call, so a setting changed while
+   * the run goes on (the person turning confirmation back on) holds from the next call.
+   */
+  confirmToolCalls?: boolean | (() => boolean);
   /** Names of the tools the model may use. Default: all of `tools`. */
   enabledTools?: readonly string[];
   /** Tool calls allowed per message. Default 25. */
@@ -225,7 +228,8 @@ type Reported = DecisionOutcome & { verdict?: PolicyVerdict };
 export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<LoopEvent, RunResult, undefined> {
   const runId = options.runId ?? randomId('run', 12);
   const signal = options.signal ?? new Cancellation();
-  const confirm = options.confirmToolCalls ?? true;
+  const confirmSetting = options.confirmToolCalls ?? true;
+  const confirm = typeof confirmSetting === 'function' ? confirmSetting : () => confirmSetting;
   const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
   const offered = offeredTools(options.tools, options.enabledTools);
   const resume = options.resume;
@@ -354,7 +358,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         const check = checkCall(call, invalid, offered, succeeded);
         // Only what waits on the person is settled here; a rule, a grant or confirmation off is asked again at the
         // call's turn, when what it looks at is as the call will find it.
-        const gate = check.ok && (await openGate(call, check.tool, confirm, options, runId, true));
+        const gate = check.ok && (await openGate(call, check.tool, confirm(), options, runId, true));
         if (gate && gate.kind === 'ask') {
           announced[i] = gate.ticket;
           yield { type: 'status', text: `Calling: ${call.name}` };
@@ -379,8 +383,8 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           if (!outcome && soleUndecided(announced, reported) === i) {
             if (parkable(i)) return park(i);
             // The usual case, one call left to decide: waited on right here, no helper generator held meanwhile.
-            outcome = reported[i] = await reviewEdit(call, await ticket.wait(signal), offered, options.policy);
-            yield endingAtOnce(decisionEvent(call, ticket.approvalId, outcome), outcome.decision !== 'allow');
+            outcome = reported[i] = await reviewAllow(call, await ticket.wait(signal), offered, options.policy);
+            yield followedAtOnce(decisionEvent(call, ticket.approvalId, outcome));
           }
           if (!outcome && parkable(i)) return park(i);
           outcome ??= yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options.policy, parkable);
@@ -410,7 +414,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             yield toolStart(call, '', false);
             result = check.result;
           } else {
-            const gate = await openGate(call, check.tool, confirm, options, runId);
+            const gate = await openGate(call, check.tool, confirm(), options, runId);
             let outcome: DecisionOutcome | undefined;
             if (gate.kind === 'ask') {
               announced[i] = gate.ticket;
@@ -421,12 +425,12 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             } else if (gate.kind === 'rule') {
               yield toolStart(call, '', false);
               const { verdict } = gate;
-              yield endingAtOnce(ruleDecisionEvent(call, verdict), verdict.effect === 'deny');
+              yield followedAtOnce(ruleDecisionEvent(call, verdict));
               if (verdict.effect === 'deny') outcome = { decision: 'deny', source: 'rule', reason: verdict.message ?? verdict.description };
             } else {
               yield toolStart(call, '', false);
               // Recorded before the call runs: a run without a person's decision says who let it through.
-              yield decisionEvent(call, '', gate.kind === 'granted' ? { decision: 'allow', source: 'grant', grantId: gate.grantId } : { decision: 'allow', source: 'confirmation-off' });
+              yield followedAtOnce(decisionEvent(call, '', gate.kind === 'granted' ? { decision: 'allow', source: 'grant', grantId: gate.grantId } : { decision: 'allow', source: 'confirmation-off' }));
             }
             if (outcome?.decision === 'allow' && outcome.editedArguments !== undefined) ran = { ...call, arguments: outcome.editedArguments };
             result =
@@ -504,8 +508,9 @@ async function* reportDecisionsUntil(
     const only = soleUndecided(announced, reported);
     const next = only >= 0 ? { at: only, outcome: await announced[only]!.wait(signal) } : await Promise.race(decisionWaits(announced, reported, signal));
     const { call } = planned[next.at]!;
-    const outcome = (reported[next.at] = await reviewEdit(call, next.outcome, offered, policy));
-    yield endingAtOnce(decisionEvent(call, announced[next.at]!.approvalId, outcome), next.at === index && outcome.decision !== 'allow');
+    const outcome = (reported[next.at] = await reviewAllow(call, next.outcome, offered, policy));
+    const event = decisionEvent(call, announced[next.at]!.approvalId, outcome);
+    yield next.at === index ? followedAtOnce(event) : event;
     if (next.at === index) return outcome;
   }
 }
@@ -527,7 +532,7 @@ async function* runReportingDecisions<T>(
     const next = await Promise.race([finished, ...waits]);
     if ('result' in next) return next.result;
     const { call } = planned[next.at]!;
-    const outcome = (reported[next.at] = await reviewEdit(call, next.outcome, offered, policy));
+    const outcome = (reported[next.at] = await reviewAllow(call, next.outcome, offered, policy));
     yield decisionEvent(call, announced[next.at]!.approvalId, outcome);
   }
 }
@@ -736,22 +741,23 @@ async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options
   return { kind: 'ask', ticket };
 }
 
-/** The refusals the loop follows at once with their call's tool-end (see `endsAtOnce`). */
-const refusalsEndingAtOnce = new WeakSet<LoopEvent>();
+/** The decisions the loop follows at once with their call's start or end (see `endsAtOnce`). */
+const followedAtOnceEvents = new WeakSet<LoopEvent>();
 
-function endingAtOnce(event: LoopEvent, atOnce: boolean): LoopEvent {
-  if (atOnce) refusalsEndingAtOnce.add(event);
+function followedAtOnce(event: LoopEvent): LoopEvent {
+  followedAtOnceEvents.add(event);
   return event;
 }
 
 /**
- * Whether `event`, as this loop emitted it, is a refusal of the call whose turn it is (denied, timed out, cancelled,
- * or refused by a rule): then the loop's next event is that call's tool-end, with nothing run or awaited between
- * them, and a host may store the two in one write. False for every other event, and for a refusal of a later call
- * of the batch, reported while another call waits or runs.
+ * Whether `event`, as this loop emitted it, is the decision on the call whose turn it is: then the loop's next event is
+ * that call's start (an allow: the status saying it runs, or that it waits for a place) or its tool-end (a refusal, or
+ * an allow the last checks refused), with nothing run or awaited between them, and a host may store the two in one
+ * write. False for every other event, and for a decision on a later call of the batch, reported while another call
+ * waits or runs.
  */
 export function endsAtOnce(event: LoopEvent): boolean {
-  return refusalsEndingAtOnce.has(event);
+  return followedAtOnceEvents.has(event);
 }
 
 function ruleDecisionEvent(call: ToolCall, verdict: PolicyVerdict): LoopEvent {
@@ -783,19 +789,22 @@ function decisionEvent(call: ToolCall, approvalId: string, outcome: Reported): L
 }
 
 /**
- * A person's allow with edited arguments is a call no rule has seen: a deny rule that matches the edited call
- * refuses it, as it would have refused the model's own. An edit never gets round a rule.
+ * An allow of a waiting call is checked once more against the rules, with the call as it will run: a deny rule the
+ * person added while it waited, or one that matches the arguments they edited it to (a call no rule has seen),
+ * refuses it, as it would have refused the call when it was put up. No allow gets round a deny rule.
  */
-async function reviewEdit(call: ToolCall, outcome: DecisionOutcome, offered: readonly AnyTool[], policy: RunToolLoopOptions['policy']): Promise<Reported> {
+async function reviewAllow(call: ToolCall, outcome: DecisionOutcome, offered: readonly AnyTool[], policy: RunToolLoopOptions['policy']): Promise<Reported> {
+  if (outcome.decision !== 'allow' || !policy) return outcome;
   const edited = outcome.editedArguments;
-  if (edited === undefined || outcome.decision !== 'allow' || !policy) return outcome;
   const tool = offered.find((candidate) => candidate.name === call.name);
   if (!tool) return outcome;
+  const asRun = edited === undefined ? call : { ...call, arguments: edited };
   // Only a deny acts here (the person's allow stands otherwise), so only a deny is asked for as a decision that counts.
-  if ((await policy({ ...call, arguments: edited }, tool, { preview: true }))?.effect !== 'deny') return outcome;
-  const verdict = await policy({ ...call, arguments: edited }, tool);
+  if ((await policy(asRun, tool, { preview: true }))?.effect !== 'deny') return outcome;
+  const verdict = await policy(asRun, tool);
   if (verdict?.effect !== 'deny') return outcome;
-  return { decision: 'deny', source: 'rule', reason: verdict.message ?? verdict.description, editedArguments: edited, verdict };
+  const reason = verdict.message ?? verdict.description;
+  return edited === undefined ? { decision: 'deny', source: 'rule', reason, verdict } : { decision: 'deny', source: 'rule', reason, editedArguments: edited, verdict };
 }
 
 /** The result the model sees for a call that was not allowed; an edit the person made is told too. */
@@ -842,6 +851,15 @@ async function* runPlaced(
   const slots = options.toolSlots;
   const release = slots === undefined ? noRelease : (slots.tryAcquire() ?? (yield* waitInLine(slots, call, options, signal, batch)));
   if (release === undefined) return { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
+  // Said before the tool starts, and stored by the host first: a call interrupted by a restart is known to have begun.
+  let told = false;
+  try {
+    yield { type: 'status', text: `Running: ${call.name}`, toolCallId: call.id };
+    told = true;
+  } finally {
+    // Let go of right there: the place goes back, the tool never started.
+    if (!told) release();
+  }
   const running = runAllowed(tool, call, outcome, options, signal);
   try {
     return yield* runReportingDecisions(running, batch.planned, batch.announced, batch.reported, signal, batch.offered, options.policy);
@@ -853,9 +871,8 @@ async function* runPlaced(
 }
 
 /**
- * Waits in line for a place, saying so (a status about the call), and reporting decisions on the batch meanwhile;
- * once it has one, says that too (stored by the host before the tool starts). Answers what gives the place back, or
- * undefined when the run was cancelled first.
+ * Waits in line for a place, saying so (a status about the call), and reporting decisions on the batch meanwhile.
+ * Answers what gives the place back, or undefined when the run was cancelled first.
  */
 async function* waitInLine(slots: ToolSlots, call: ToolCall, options: RunToolLoopOptions, signal: CancelSignal, batch: Batch): AsyncGenerator<LoopEvent, (() => void) | undefined, undefined> {
   if (signal.aborted) return undefined;
@@ -875,15 +892,6 @@ async function* waitInLine(slots: ToolSlots, call: ToolCall, options: RunToolLoo
       void waiting.then((late) => late?.());
     }
     link.release();
-  }
-  if (release === undefined) return undefined;
-  let told = false;
-  try {
-    yield { type: 'status', text: `Calling: ${call.name}`, toolCallId: call.id };
-    told = true;
-  } finally {
-    // Let go of right there: the place goes back, the tool never started.
-    if (!told) release();
   }
   return release;
 }
