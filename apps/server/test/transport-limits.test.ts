@@ -272,6 +272,28 @@ describe('subscriptions per connection', () => {
     });
     run.subscription.unsubscribe();
   });
+
+  it('refuses session watches over the cap with TOO_MANY_REQUESTS, however many, and logs none of them', async () => {
+    await using running = await startTestServer({ capacity: { subscriptionsPerConnection: 2 } });
+    await using connection = connectClient(running.server);
+    const { client } = connection;
+    const watch = () => {
+      const first = deferred<unknown>();
+      const subscription = client.sessions.watch.subscribe(undefined, { onData: (value) => first.resolve(value), onError: (error) => first.reject(error) });
+      return { first: first.promise, subscription };
+    };
+    const kept = [watch(), watch()];
+    for (const { first } of kept) expect(await first).toStrictEqual({ type: 'ready' });
+    const logged = running.lines.length;
+
+    const refused = Array.from({ length: 50 }, watch);
+    const errors = await Promise.all(refused.map(({ first }) => first.then(() => undefined, (cause: unknown) => cause)));
+    expect(new Set(errors.map((error) => error instanceof TRPCClientError && `${String(error.data?.code)}: ${error.message}`))).toStrictEqual(
+      new Set(['TOO_MANY_REQUESTS: limit exceeded: at most 2 subscriptions open at once per connection']),
+    );
+    expect(running.lines.slice(logged)).toStrictEqual([]);
+    for (const { subscription } of [...kept, ...refused]) subscription.unsubscribe();
+  });
 });
 
 describe('a subscription id already in use', () => {

@@ -82,7 +82,13 @@ const MAX_QUEUED_CHANGES = 1000;
 
 /** Takes one of the connection's subscription places at its first read and holds it until it ends. */
 async function* watchSessions(ctx: Context, signal: AbortSignal | undefined): AsyncGenerator<SessionWatchEvent, void, undefined> {
-  ctx.connection.takeSubscription();
+  try {
+    ctx.connection.takeSubscription();
+  } catch (error) {
+    // Mapped here, as for a stream: the body runs after the middleware has returned, and an unmapped refusal went out
+    // as INTERNAL_SERVER_ERROR with a log line each (a client asking in a loop wrote thousands a second).
+    throw toTRPCError(error);
+  }
   const { chat } = ctx.services;
   const window = ctx.connection.sendWindow;
   const queue: SessionWatchEvent[] = [{ type: 'ready' }];
