@@ -254,3 +254,58 @@ describe('RuleBook path rules', () => {
     ]);
   });
 });
+
+describe('RuleBook limits', () => {
+  /** `{"command": [[[…"x"…]]]}`, nested `depth` arrays deep. */
+  const nested = (depth: number) => ({ command: Array.from({ length: depth }).reduce<unknown>((inner) => [inner], 'x') });
+  const exactRule = (args: Record<string, unknown>) => ({ effect: 'allow' as const, tool: 'python', match: { kind: 'exact-arguments' as const, arguments: args }, scope: { kind: 'global' as const }, source: 'user' as const });
+
+  it('refuses an exact-arguments rule nested too deep or too large, and keeps nothing of it', async () => {
+    const store = new MemoryStore();
+    const rules = await RuleBook.open({ store, workspace: await workspaceFolder(), log: () => undefined });
+    await expect(rules.add(exactRule(nested(3000)))).rejects.toThrow(/nested more than 32 levels deep/);
+    await expect(rules.add(exactRule({ code: 'x'.repeat(70_000) }))).rejects.toThrow(/too large to keep as a rule/);
+    expect(await store.listRules()).toStrictEqual([]);
+    expect(await rules.list()).toStrictEqual([]);
+  });
+
+  it('sets aside a rule stored before the limits (nested 3,000 deep): the others work, and it can be removed by its id', async () => {
+    const store = new MemoryStore();
+    const workspace = await workspaceFolder();
+    await store.saveRule({ ...exactRule(nested(3000)), id: 'rule_deep', createdAt: new Date().toISOString() });
+    await store.saveRule({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, scope: { kind: 'global' }, source: 'user', id: 'rule_rm', createdAt: new Date().toISOString() });
+    const said: string[] = [];
+    const rules = await RuleBook.open({ store, workspace, log: (line) => said.push(line) });
+    expect(said).toStrictEqual([expect.stringMatching(/^Set aside the stored rule rule_deep: nested more than 32 levels deep/)]);
+    expect((await rules.list()).map((view) => view.rule.id)).toStrictEqual(['rule_rm']);
+    const terminal = toolNamed(createBuiltinTools({ workspace, sandbox: 'none' }), 'terminal');
+    expect(await rules.evaluate('s', { id: 'c1', name: 'terminal', arguments: { command: 'rm -rf x' } }, terminal)).toMatchObject({ effect: 'deny', ruleId: 'rule_rm' });
+    expect(await rules.remove('rule_deep')).toBe(true);
+    expect((await store.listRules()).map((stored) => stored.rule.id)).toStrictEqual(['rule_rm']);
+  });
+
+  it('keeps at most 1,000 rules: the next one is refused with the limit named', async () => {
+    const store = new MemoryStore();
+    const rules = await RuleBook.open({ store, workspace: await workspaceFolder(), log: () => undefined });
+    for (let index = 0; index < 1000; index++) await rules.add(exactRule({ code: `print(${index})` }));
+    await expect(rules.add(exactRule({ code: 'one more' }))).rejects.toThrow('limit exceeded: at most 1000 rules (remove some first)');
+    expect(await store.listRules()).toHaveLength(1000);
+  });
+
+  it('keeps at most 4 Mi characters of rules together: past that a rule is refused, and a removal makes room', async () => {
+    const store = new MemoryStore();
+    const rules = await RuleBook.open({ store, workspace: await workspaceFolder(), log: () => undefined });
+    const big = (index: number) => exactRule({ code: `${index}`.padEnd(60_000, 'x') });
+    const added = [];
+    for (let index = 0; index < 69; index++) added.push(await rules.add(big(index)));
+    await expect(rules.add(big(70))).rejects.toThrow('limit exceeded: at most 4194304 characters of rules together (remove some first)');
+    await rules.remove(added[0]!.rule.id);
+    await expect(rules.add(big(70))).resolves.toMatchObject({ editable: true });
+  });
+
+  it('refuses "Always allow" as a rule for a call too large to keep as one before anything is decided', async () => {
+    const rules = await RuleBook.open({ store: new MemoryStore(), workspace: await workspaceFolder(), log: () => undefined });
+    const python = defineTool({ name: 'python', description: 'runs', parameters: z.object({ code: z.string() }), execute: async () => 'ok' });
+    await expect(rules.propose('s', { toolName: 'python', arguments: { code: 'x'.repeat(70_000) } }, 'workspace', python)).rejects.toThrow(/too large to keep as a rule/);
+  });
+});

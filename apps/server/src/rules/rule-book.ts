@@ -14,7 +14,7 @@ import {
   type WorkspaceTrust,
   type WorkspaceTrustChoice,
 } from '@airlock/api';
-import { ConflictError, NotFoundError, parseUntrustedJson, randomId, toolVersion, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
+import { ConflictError, InvalidArgumentsError, LimitExceededError, NotFoundError, parseUntrustedJson, randomId, toolVersion, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
@@ -38,6 +38,15 @@ export interface RuleBookOptions {
   now?: () => number;
   /** Instances sharing the store: a rule or trust changed on one is read again by the others. Default none. */
   cluster?: Cluster;
+}
+
+/** The most rules a person may keep: every call is checked against all of them, and the list is one answer. */
+export const MAX_RULES = 1000;
+/** The most characters all their matches may hold together, as JSON (a rule's own limit is 64 KiB): the list's bound. */
+export const MAX_RULES_CHARS = 4 * 1024 * 1024;
+
+function sizeOf(rule: Pick<Rule, 'match'>): number {
+  return JSON.stringify(rule.match).length;
 }
 
 interface Kept {
@@ -66,6 +75,8 @@ const lastValidSchema = z.object({ sha256: z.string(), denies: z.array(ruleSchem
  */
 export class RuleBook implements RuleService {
   private readonly kept = new Map<string, Kept>();
+  /** Stored rules that fail the rule schema now (kept before a limit was checked): not used, removable by id. */
+  private readonly unreadable = new Set<string>();
   /** The workspace file as last read, and how many reads were started and which of them it comes from. */
   private file: WorkspaceRules = { kind: 'absent' };
   private fileReads = 0;
@@ -99,7 +110,17 @@ export class RuleBook implements RuleService {
     const trust = parseTrust(await this.options.store.getSetting(trustKey(this.options.workspace)));
     const lastValid = this.parseLastValid(await this.options.store.getSetting(lastValidKey(this.options.workspace)));
     this.kept.clear();
-    for (const entry of stored) this.kept.set(entry.rule.id, { ...entry });
+    this.unreadable.clear();
+    for (const entry of stored) {
+      // A rule kept before its limits were checked (one nested 3,000 deep broke every list and every terminal call)
+      // is set aside, said once, and can still be removed by its id.
+      const checked = ruleSchema.safeParse(entry.rule);
+      if (checked.success) this.kept.set(entry.rule.id, { ...entry, rule: checked.data });
+      else {
+        this.unreadable.add(entry.rule.id);
+        this.log(`Set aside the stored rule ${entry.rule.id}: ${checked.error.issues[0]?.message ?? 'not a valid rule'}. Remove it by its id.`);
+      }
+    }
     this.trust = trust;
     this.lastValid = lastValid;
   }
@@ -137,6 +158,8 @@ export class RuleBook implements RuleService {
 
   async add(draft: RuleDraft): Promise<RuleView> {
     const rule = ruleDraftSchema.parse({ ...draft, source: 'user' });
+    if (this.kept.size >= MAX_RULES) throw new LimitExceededError('rules (remove some first)', MAX_RULES);
+    this.checkTotal(sizeOf(rule));
     const kept: Kept = { rule: { ...rule, id: randomId('rule', 12), createdAt: new Date(this.now()).toISOString() }, hits: 0, lastUsedAt: null };
     await this.options.store.saveRule(kept.rule);
     this.kept.set(kept.rule.id, kept);
@@ -148,6 +171,7 @@ export class RuleBook implements RuleService {
     const existing = this.kept.get(ruleId);
     if (!existing) throw new NotFoundError('rule', ruleId);
     const rule = ruleDraftSchema.parse({ ...draft, source: 'user' });
+    this.checkTotal(sizeOf(rule) - sizeOf(existing.rule));
     const kept: Kept = { ...existing, rule: { ...rule, id: ruleId, createdAt: existing.rule.createdAt } };
     await this.options.store.saveRule(kept.rule);
     this.kept.set(ruleId, kept);
@@ -155,7 +179,20 @@ export class RuleBook implements RuleService {
     return view(kept, true);
   }
 
+  /** Refuses a change that would take the rules past MAX_RULES_CHARS together (`added`: what it adds, perhaps less than 0). */
+  private checkTotal(added: number): void {
+    let total = 0;
+    for (const kept of this.kept.values()) total += sizeOf(kept.rule);
+    if (added > 0 && total + added > MAX_RULES_CHARS) throw new LimitExceededError('characters of rules together (remove some first)', MAX_RULES_CHARS);
+  }
+
   async remove(ruleId: string): Promise<boolean> {
+    if (this.unreadable.has(ruleId)) {
+      await this.options.store.deleteRule(ruleId);
+      this.unreadable.delete(ruleId);
+      this.changed();
+      return true;
+    }
     if (!this.kept.has(ruleId)) return false;
     await this.options.store.deleteRule(ruleId);
     this.kept.delete(ruleId);
@@ -166,7 +203,14 @@ export class RuleBook implements RuleService {
   async propose(sessionId: string, call: { toolName: string; arguments: Record<string, unknown> }, scope: 'chat' | 'workspace' | 'global', tool?: AnyTool): Promise<{ draft: RuleDraft; description: string }> {
     const ruleScope = scope === 'chat' ? { kind: 'chat' as const, sessionId } : scope === 'workspace' ? { kind: 'workspace' as const, path: this.options.workspace } : { kind: 'global' as const };
     const draft = await proposeRule(ruleCall(call.toolName, call.arguments, tool), ruleScope, { workspace: this.options.workspace, owner: sessionId });
-    return { draft, description: describeRule(draft) };
+    // Found before the decision is made: a call whose arguments cannot be kept in a rule is not decided by an allow
+    // that would then fail to save its rule.
+    const checked = ruleDraftSchema.safeParse(draft);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      throw new InvalidArgumentsError(call.toolName, [{ path: '(rule)', message: issue?.message ?? 'cannot be kept as a rule' }]);
+    }
+    return { draft: checked.data, description: describeRule(checked.data) };
   }
 
   async preview(draft: RuleDraft, calls: readonly ToolCallRecord[]): Promise<ToolCallRecord[]> {

@@ -14,10 +14,19 @@ export const MCP_TOOL = 'mcp';
 
 const MAX_TOKENS = 64;
 const MAX_TOKEN_CHARS = 1024;
+/**
+ * The most an exact-arguments rule may hold, as JSON, and its deepest nesting: a rule is read, described and compared
+ * on every call, and listed whole. A rule nested 3,000 deep was saved and then overflowed the stack in every list and
+ * every terminal call, after a restart too; 150 rules of 900 KB made one list answer of 270 MB.
+ */
+export const MAX_RULE_ARGUMENTS_CHARS = 65_536;
+export const MAX_RULE_ARGUMENTS_DEPTH = 32;
+/** The longest workspace path, chat id, MCP server or tool name a rule may name. */
+const MAX_NAME_CHARS = 4096;
 
 export const ruleScopeSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('chat'), sessionId: z.string().min(1) }),
-  z.object({ kind: z.literal('workspace'), path: z.string().min(1).refine((path) => path.startsWith('/'), 'must be an absolute path') }),
+  z.object({ kind: z.literal('chat'), sessionId: z.string().min(1).max(MAX_NAME_CHARS) }),
+  z.object({ kind: z.literal('workspace'), path: z.string().min(1).max(MAX_NAME_CHARS).refine((path) => path.startsWith('/'), 'must be an absolute path') }),
   z.object({ kind: z.literal('global') }),
 ]);
 export type RuleScope = z.infer<typeof ruleScopeSchema>;
@@ -58,9 +67,9 @@ export type Host = z.infer<typeof hostSchema>;
 export const mcpToolMatchSchema = z.object({
   kind: z.literal('mcp-tool'),
   /** The configured server name. */
-  server: z.string().min(1),
+  server: z.string().min(1).max(MAX_NAME_CHARS),
   /** The tool's name as the server lists it. */
-  tool: z.string().min(1),
+  tool: z.string().min(1).max(MAX_NAME_CHARS),
   /**
    * The tool as it was when "Always allow" made the rule (a SHA-256 of its `toolVersion`: description, schema and
    * hints): an allow rule with one covers that tool only, and a tool its server rewrote since is asked about again.
@@ -70,13 +79,30 @@ export const mcpToolMatchSchema = z.object({
 });
 export type McpToolMatch = z.infer<typeof mcpToolMatchSchema>;
 
-export const mcpServerMatchSchema = z.object({ kind: z.literal('mcp-server'), server: z.string().min(1) });
+export const mcpServerMatchSchema = z.object({ kind: z.literal('mcp-server'), server: z.string().min(1).max(MAX_NAME_CHARS) });
 export type McpServerMatch = z.infer<typeof mcpServerMatchSchema>;
 
 export const exactArgumentsSchema = z.object({
   kind: z.literal('exact-arguments'),
-  arguments: z.record(z.string(), z.unknown()),
+  arguments: z.record(z.string(), z.unknown()).superRefine((value, context) => {
+    const problem = argumentsProblem(value);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+  }),
 });
+
+/** Why arguments cannot be kept in a rule (too deep, too large), if they cannot. The depth is walked without recursion. */
+function argumentsProblem(value: Record<string, unknown>): string | undefined {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [next, depth] = stack.pop()!;
+    if (next === null || typeof next !== 'object') continue;
+    if (depth > MAX_RULE_ARGUMENTS_DEPTH) return `nested more than ${MAX_RULE_ARGUMENTS_DEPTH} levels deep: too deep to keep as a rule`;
+    for (const item of Object.values(next)) stack.push([item, depth + 1]);
+  }
+  const chars = JSON.stringify(value).length;
+  if (chars > MAX_RULE_ARGUMENTS_CHARS) return `${chars} characters as JSON, over the ${MAX_RULE_ARGUMENTS_CHARS} a rule may hold: too large to keep as a rule (an "Always allow" for this chat can still cover it)`;
+  return undefined;
+}
 export type ExactArguments = z.infer<typeof exactArgumentsSchema>;
 
 export const ruleMatchSchema = z.discriminatedUnion('kind', [
