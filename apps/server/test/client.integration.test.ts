@@ -1,5 +1,5 @@
 import { createAirlockClient, parseStartupLink, type AirlockClient, type LoopEvent } from '@airlock/client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { startFakeOpenAIServer } from './support/fake-openai-server';
 import { recordingTool, startTestAirlock } from './support/test-airlock';
@@ -187,6 +187,28 @@ describe('@airlock/client against a real server', () => {
     expect(latest).toMatchObject([{ sessionId: 's-list', activeRunId: null }]);
     controller.abort();
     await expect(lists.next()).rejects.toThrow();
+  });
+
+  it('a session list followed and let go of at once, 40 times, leaves the connection its places: the next one follows', async () => {
+    await using t = await setup();
+    const client = t.connect();
+    // Connected first, so each subscription is written at once, and its stop right after it.
+    await client.trpc.model.info.query();
+    for (let index = 0; index < 40; index++) {
+      const controller = new AbortController();
+      const first = client.followSessions(controller.signal).next();
+      controller.abort();
+      await first.catch(() => undefined);
+    }
+    // Their stops are on their way (the server has them once it has started each); once through, a place is free.
+    await vi.waitFor(async () => {
+      const controller = new AbortController();
+      try {
+        expect((await client.followSessions(controller.signal).next()).value).toStrictEqual([]);
+      } finally {
+        controller.abort();
+      }
+    });
   });
 
   it('reads the start-up link, and gives up at once when the token is refused', async () => {

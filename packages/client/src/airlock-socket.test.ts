@@ -119,6 +119,8 @@ describe('AirlockSocket speaks the tRPC WebSocket protocol', () => {
     ]);
     expect(stream.errors).toStrictEqual([]);
 
+    server.connections[1]!.socket.send(JSON.stringify({ id: 1, result: { type: 'started' } }));
+    await vi.waitFor(() => expect(stream.results).toHaveLength(3));
     stop();
     expect(await server.received(1, 3)).toContainEqual({ id: 1, method: 'subscription.stop' });
     expect(stream.completed()).toBe(1);
@@ -174,6 +176,35 @@ describe('AirlockSocket speaks the tRPC WebSocket protocol', () => {
     await vi.waitFor(() => expect(stream.completed()).toBe(1));
     expect(query.errors[0]!.response).toStrictEqual({ id: 1, error });
     expect(query.completed()).toBe(0);
+  });
+
+  it('stops a subscription ended before the server said it started once it says so, where the server can find it', async () => {
+    const { server, socket, open } = await setUp();
+    await open();
+    const early = recorder();
+    const end = socket.request({ method: 'subscription', path: 'sessions.watch', input: {} }, early.handlers);
+    await server.received(0, 2);
+    end();
+    expect(early.completed()).toBe(1);
+    // A request after it: once the server has it, a stop sent before it would have arrived too.
+    socket.request({ method: 'query', path: 'sessions.list', input: undefined }, recorder().handlers);
+    await server.received(0, 3);
+    // Not yet: the server would not find it, and the subscription would go on holding a place.
+    const stopFor = (id: number) => server.connections[0]!.received.filter((text) => text !== 'PONG' && JSON.parse(text).method === 'subscription.stop' && JSON.parse(text).id === id);
+    expect(stopFor(1)).toStrictEqual([]);
+    server.connections[0]!.socket.send(JSON.stringify({ id: 1, result: { type: 'started' } }));
+    expect(await server.received(0, 4)).toContainEqual({ id: 1, method: 'subscription.stop' });
+    server.connections[0]!.socket.send(JSON.stringify({ id: 1, result: { type: 'stopped' } }));
+
+    // Ended after it started: stopped at once.
+    const late = recorder();
+    const endLate = socket.request({ method: 'subscription', path: 'sessions.watch', input: {} }, late.handlers);
+    await server.received(0, 5);
+    server.connections[0]!.socket.send(JSON.stringify({ id: 3, result: { type: 'started' } }));
+    await vi.waitFor(() => expect(late.results).toStrictEqual([{ type: 'started' }]));
+    endLate();
+    expect(await server.received(0, 6)).toContainEqual({ id: 3, method: 'subscription.stop' });
+    expect(stopFor(1)).toHaveLength(1);
   });
 });
 

@@ -54,6 +54,8 @@ interface LiveRequest {
   handlers: RequestHandlers;
   /** Written on the current socket (a subscription is written again after each reconnect). */
   sent: boolean;
+  /** The server said the subscription started, on the current socket. */
+  started?: boolean;
 }
 
 export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'rejected' | 'unreachable' | 'closed';
@@ -81,6 +83,13 @@ export class AirlockSocket {
   private readonly options: AirlockSocketOptions;
   private readonly WebSocketImpl: WebSocketConstructor;
   private readonly requests = new Map<number, LiveRequest>();
+  /**
+   * Subscriptions ended before the server said they started: their stop is sent once it does. The server reads a
+   * stop only for a subscription it has registered, which it does after it has called the procedure; one sent
+   * earlier was lost, and the subscription held one of the connection's places until the connection closed (40
+   * quick follow-and-abort calls locked a client out of its own connection).
+   */
+  private readonly stopWhenStarted = new Set<number>();
   private socket: WebSocketLike | null = null;
   private nextId = 1;
   private attempt = 0;
@@ -130,7 +139,10 @@ export class AirlockSocket {
     if (this.isOpen()) this.write([live]);
     return () => {
       if (!this.requests.delete(id)) return;
-      if (live.message.method === 'subscription' && live.sent && this.isOpen()) this.send({ id, method: 'subscription.stop' });
+      if (live.message.method === 'subscription' && live.sent && this.isOpen()) {
+        if (live.started === true) this.send({ id, method: 'subscription.stop' });
+        else this.stopWhenStarted.add(id);
+      }
       handlers.complete();
     };
   }
@@ -278,7 +290,10 @@ export class AirlockSocket {
   private answered(message: TRPCResponseMessage): void {
     if (typeof message.id !== 'number') return;
     const live = this.requests.get(message.id);
-    if (live === undefined) return;
+    if (live === undefined) {
+      this.stopLate(message);
+      return;
+    }
     if ('error' in message) {
       this.requests.delete(message.id);
       live.handlers.error(new SocketError(message.error.message, message));
@@ -286,12 +301,24 @@ export class AirlockSocket {
     }
     live.handlers.result(message);
     const { result } = message;
+    if (result.type === 'started') live.started = true;
     if (live.message.method === 'subscription' && result.type !== 'stopped') {
       if (result.type === 'data' && result.id !== undefined) live.message.params.lastEventId = result.id;
       return;
     }
     this.requests.delete(message.id);
     live.handlers.complete();
+  }
+
+  /** An answer for a subscription ended before it started: now that it has, it is stopped; once it has stopped, forgotten. */
+  private stopLate(message: TRPCResponseMessage): void {
+    const id = message.id as number;
+    if (!this.stopWhenStarted.has(id)) return;
+    if ('result' in message && message.result.type !== 'stopped') {
+      if (message.result.type === 'started' && this.isOpen()) this.send({ id, method: 'subscription.stop' });
+      return;
+    }
+    this.stopWhenStarted.delete(id);
   }
 
   private rejected(message: string): void {
@@ -325,9 +352,12 @@ export class AirlockSocket {
   private socketGone(socket: WebSocketLike | null): void {
     if (socket !== this.socket) return;
     this.socket = null;
+    // The server ends every subscription of a connection that closed.
+    this.stopWhenStarted.clear();
     for (const [id, live] of [...this.requests]) {
       if (live.message.method === 'subscription') {
         live.sent = false;
+        live.started = false;
       } else if (live.sent) {
         // The server may or may not have applied it: the caller decides whether to retry (mutations here are idempotent).
         this.requests.delete(id);
