@@ -480,6 +480,7 @@ export class ChatService {
     });
   }
 
+  /** One page of the ledger, newest first: at most `query.limit` rows, and at most MAX_AUDIT_PAGE_CHARS characters of them (the first row always). */
   audit(query: AuditQuery): Promise<AuditPage> {
     return this.store.listAudit(query);
   }

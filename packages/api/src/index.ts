@@ -7,6 +7,7 @@ export { storedSessionSchema, type StoredSession } from './session-store';
 export { MemoryStore } from './memory-store';
 export { streamInputSchema, confirmInputSchema, runOptionsSchema, sessionUpdateSchema, auditQuerySchema } from './schemas';
 export type { LoopEvent, ChatMessage, ToolOutcome, Decision, PendingApproval, Grant } from '@airlock/core';
+export { MAX_AUDIT_PAGE_CHARS } from './store';
 export type {
   AirlockStore,
   StoredSessionSummary,

@@ -1,17 +1,18 @@
 import { NotFoundError, type ChatMessage, type LoopEvent } from '@airlock/core';
 import type { Rule } from './rules';
-import type {
-  AirlockStore,
-  AppendEventInput,
-  AuditPage,
-  AuditQuery,
-  LedgerChange,
-  SessionChanges,
-  StoredGrant,
-  StoredRule,
-  StoredRun,
-  StoredSessionSummary,
-  ToolCallRecord,
+import {
+  MAX_AUDIT_PAGE_CHARS,
+  type AirlockStore,
+  type AppendEventInput,
+  type AuditPage,
+  type AuditQuery,
+  type LedgerChange,
+  type SessionChanges,
+  type StoredGrant,
+  type StoredRule,
+  type StoredRun,
+  type StoredSessionSummary,
+  type ToolCallRecord,
 } from './store';
 
 interface LedgerEntry {
@@ -170,9 +171,15 @@ export class MemoryStore implements AirlockStore {
         return after === undefined || record.requestedAt < after.at || (record.requestedAt === after.at && id < after.id);
       })
       .sort((a, b) => b.record.requestedAt - a.record.requestedAt || b.id - a.id);
-    const page = matching.slice(0, limit);
+    const page: LedgerEntry[] = [];
+    let chars = 0;
+    for (const entry of matching.slice(0, limit)) {
+      chars += JSON.stringify(entry.record).length;
+      if (chars > MAX_AUDIT_PAGE_CHARS && page.length > 0) break;
+      page.push(entry);
+    }
     const last = page.at(-1);
-    return { entries: page.map(copyRecord), nextCursor: matching.length > limit && last !== undefined ? encodeCursor(last.record.requestedAt, last.id) : null };
+    return { entries: page.map(copyRecord), nextCursor: matching.length > page.length && last !== undefined ? encodeCursor(last.record.requestedAt, last.id) : null };
   }
 
   async saveGrant(grant: StoredGrant): Promise<void> {

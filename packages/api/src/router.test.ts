@@ -4,8 +4,10 @@ import { TRPCError } from '@trpc/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ChatService } from './chat-service';
-import { ConnectionState, type ConnectionLimits } from './context';
+import { ConnectionState, type ConnectionLimits, type RuleService } from './context';
+import { MemoryStore } from './memory-store';
 import { appRouter, createCallerFactory } from './router';
+import { MAX_AUDIT_PAGE_CHARS, type ToolCallRecord } from './store';
 
 const createCaller = createCallerFactory(appRouter);
 const services: ChatService[] = [];
@@ -326,5 +328,36 @@ describe('appRouter: arguments edited before allowing', () => {
       { type: 'tool-decision', toolCallId: expect.any(String), approvalId: expect.any(String), decision: 'allow', source: 'user' },
     ]);
     expect((await chat.getSession('s2')).toolCalls).toMatchObject([{ editedArguments: null, result: 'echo: same' }]);
+  });
+});
+
+describe('appRouter: rules.preview', () => {
+  it('looks through the newest calls only as far as one page of the audit holds them (by characters as well as by rows)', async () => {
+    const store = new MemoryStore();
+    await store.createSession({ sessionId: 's', title: 's', createdAt: 1, updatedAt: 1, confirmToolCalls: true, lastRunId: null });
+    await store.createRun({ runId: 'r', sessionId: 's', options: {}, startedAt: 1, endedAt: null, endReason: null });
+    const content = 'x'.repeat(MAX_AUDIT_PAGE_CHARS / 3);
+    for (let seq = 1; seq <= 6; seq++) {
+      const toolCallId = `call-${seq}`;
+      const ledger = { kind: 'start' as const, toolCallId, toolName: 'write_file', arguments: { content }, approvalId: '', requestedAt: seq, expiresAt: null, executesCode: false, toolVersion: 'v1' };
+      await store.appendEvent({ runId: 'r', sessionId: 's', seq, event: { type: 'status', text: 'started' }, at: seq, ledger });
+    }
+    const looked: string[][] = [];
+    const rules = {
+      preview: async (_draft: unknown, calls: readonly ToolCallRecord[]) => {
+        looked.push(calls.map((call) => call.toolCallId));
+        return [...calls];
+      },
+    } as unknown as RuleService;
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel([]), tools: () => [], store });
+    services.push(chat);
+    const caller = createCaller({
+      services: { chat, rules, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
+      connection: new ConnectionState('c1'),
+    });
+
+    const answer = await caller.rules.preview({ effect: 'allow', tool: 'write_file', match: { kind: 'path-glob', glob: '**' }, scope: { kind: 'global' }, source: 'user' });
+    expect(looked).toStrictEqual([['call-6', 'call-5']]);
+    expect(answer.matches.map((call) => call.toolCallId)).toStrictEqual(['call-6', 'call-5']);
   });
 });

@@ -251,7 +251,11 @@ export const appRouter = t.router({
         const tool = ctx.services.catalog.tools().find((candidate) => candidate.name === pending.toolName);
         return rulesOf(ctx).propose(input.sessionId, { toolName: pending.toolName, arguments: pending.arguments }, input.scope, tool);
       }),
-    /** The recent calls (newest first, from the ledger) that a draft rule would have decided. */
+    /**
+     * The recent calls (newest first, from the ledger) that a draft rule would have decided: among the newest 500, or
+     * fewer when those pass MAX_AUDIT_PAGE_CHARS, as one page of the audit holds them (so a ledger of huge calls is not
+     * read whole for a preview).
+     */
     preview: procedure.input(ruleDraftSchema).query(async ({ input, ctx }) => {
       const recent = await ctx.services.chat.audit({ limit: 500 });
       return { matches: await rulesOf(ctx).preview({ ...input, source: 'user' }, recent.entries) };
@@ -263,7 +267,10 @@ export const appRouter = t.router({
     trustWorkspace: procedure.input(workspaceTrustSchema).mutation(({ input, ctx }) => rulesOf(ctx).trustWorkspace(input)),
   }),
   audit: t.router({
-    /** The ledger of tool calls, newest first: what was asked, who or what decided, how it ended. Paged by cursor. */
+    /**
+     * The ledger of tool calls, newest first: what was asked, who or what decided, how it ended. Paged by cursor; a
+     * page ends at `limit` rows or before MAX_AUDIT_PAGE_CHARS characters, whichever comes first.
+     */
     list: procedure.input(auditQuerySchema).query(({ input, ctx }) => ctx.services.chat.audit(stripUndefined(input))),
   }),
   tools: t.router({

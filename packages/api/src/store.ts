@@ -226,15 +226,22 @@ export interface AuditQuery {
   from?: number;
   /** Epoch ms, exclusive. */
   to?: number;
-  /** Default 100, at most 1,000. */
+  /** Rows at most, default 100, at most 1,000; a page also ends before `MAX_AUDIT_PAGE_CHARS`. */
   limit?: number;
   /** The `nextCursor` of the previous page. */
   cursor?: string;
 }
 
+/**
+ * Characters of ledger rows (each as JSON) one audit page holds at most: a page ends before the row that would take
+ * it past this, and its first row always fits, so paging goes on. Rows are as large as the calls' arguments and
+ * results: 100 rows of 900 KiB arguments made one 92 MB answer.
+ */
+export const MAX_AUDIT_PAGE_CHARS = 4 * 1024 * 1024;
+
 export interface AuditPage {
   entries: ToolCallRecord[];
-  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  /** Pass as `cursor` for the next (older) page, which starts right after this page's last row; null on the last page. */
   nextCursor: string | null;
 }
 

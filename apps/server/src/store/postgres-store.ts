@@ -31,11 +31,12 @@ import { PostgresListener } from './postgres-listener';
 import { migratePostgres, postgresMigrations } from './postgres-migrations';
 import { inTransaction } from './postgres-migrations/migrate';
 import {
+  LEDGER_BYTES,
   SESSION_COLUMNS,
   auditLimit,
   decodeCursor,
+  readAuditPageAsync,
   ruleScopeValue,
-  toAuditPage,
   toGrant,
   toPending,
   toPendingRecord,
@@ -48,6 +49,7 @@ import {
   type RuleRow,
   type RunRow,
   type SessionRow,
+  type SizedLedgerRow,
 } from './rows';
 import { StoreError } from './store-error';
 
@@ -415,8 +417,12 @@ export class PostgresStore implements AirlockStore, Cluster {
     if (query.to !== undefined) conditions.push(`requested_at < ${parameter(query.to)}`);
     if (cursor !== undefined) conditions.push(`(requested_at, ledger_id) < (${parameter(cursor.at)}, ${parameter(cursor.id)})`);
     const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-    const rows = await this.rows<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM tool_calls ${where} ORDER BY requested_at DESC, ledger_id DESC LIMIT ${parameter(limit + 1)}`, values);
-    return toAuditPage(rows, limit);
+    // Where each row stands and its size, not its content (octet_length reads no TOASTed value): only what fits is read.
+    const sized = await this.rows<SizedLedgerRow>(
+      `SELECT ledger_id, requested_at, ${LEDGER_BYTES} AS bytes FROM tool_calls ${where} ORDER BY requested_at DESC, ledger_id DESC LIMIT ${parameter(limit + 1)}`,
+      values,
+    );
+    return readAuditPageAsync(sized, limit, (ledgerIds) => this.rows<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM tool_calls WHERE ledger_id = ANY($1::bigint[])`, [ledgerIds]));
   }
 
   async saveGrant(grant: StoredGrant): Promise<void> {

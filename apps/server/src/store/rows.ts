@@ -1,4 +1,4 @@
-import type { AuditPage, PendingApproval, PendingApprovalRecord, Rule, StoredGrant, StoredRule, StoredRun, StoredSessionSummary, ToolCallRecord } from '@airlock/api';
+import { MAX_AUDIT_PAGE_CHARS, type AuditPage, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
 import { NotFoundError, type ResultCut } from '@airlock/core';
 
 /**
@@ -182,11 +182,69 @@ export function auditLimit(limit: number | undefined): number {
   return Math.min(MAX_AUDIT_LIMIT, Math.max(1, Math.trunc(limit)));
 }
 
-/** One page of the audit: `rows` holds up to `limit + 1` rows, newest first; one more than `limit` means there is a next page. */
-export function toAuditPage(rows: readonly LedgerRow[], limit: number): AuditPage {
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return { entries: page.map(toToolCall), nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.requested_at, last.ledger_id) : null };
+/** Where a ledger row stands in the audit's order, and the bytes of its large columns (`LEDGER_BYTES`). */
+export interface SizedLedgerRow {
+  ledger_id: number;
+  requested_at: number;
+  bytes: number;
+}
+
+/**
+ * UTF-8 bytes of a ledger row's columns that grow with the call, in SQL both stores read (`octet_length` gives a
+ * text's stored size without reading the text, where `length` reads it to count its characters).
+ */
+export const LEDGER_BYTES =
+  'octet_length(arguments) + coalesce(octet_length(edited_arguments), 0) + coalesce(octet_length(result), 0) + coalesce(octet_length(reason), 0)';
+
+/**
+ * One page of the audit, from the rows that match, newest first: `sized` holds up to `limit + 1` of them (one more
+ * than `limit` means there is a next page). The page ends before the row that would take it past
+ * MAX_AUDIT_PAGE_CHARS (its first row always fits). Rows are read in batches of at most as many bytes as the page has
+ * characters left (a character is at least one byte), each through `load`, so a page of huge rows reads little more
+ * than it answers. The cursor names the last row answered: the next page starts right after it.
+ */
+export function readAuditPage(sized: readonly SizedLedgerRow[], limit: number, load: (ledgerIds: number[]) => readonly LedgerRow[]): AuditPage {
+  const pages = auditPageSteps(sized, limit);
+  for (let step = pages.next(); ; step = pages.next(load(step.value))) if (step.done === true) return step.value;
+}
+
+/** readAuditPage, for a store whose reads are asynchronous. */
+export async function readAuditPageAsync(sized: readonly SizedLedgerRow[], limit: number, load: (ledgerIds: number[]) => Promise<readonly LedgerRow[]>): Promise<AuditPage> {
+  const pages = auditPageSteps(sized, limit);
+  for (let step = pages.next(); ; step = pages.next(await load(step.value))) if (step.done === true) return step.value;
+}
+
+/** Yields the ledger ids of each batch to read and takes their rows back; returns the page. */
+function* auditPageSteps(sized: readonly SizedLedgerRow[], limit: number): Generator<number[], AuditPage, readonly LedgerRow[]> {
+  const candidates = sized.slice(0, limit);
+  const entries: ToolCallRecord[] = [];
+  let chars = 0;
+  let last: SizedLedgerRow | undefined;
+  for (let start = 0; start < candidates.length; ) {
+    let end = start + 1;
+    for (let bytes = candidates[start]!.bytes; end < candidates.length && bytes + candidates[end]!.bytes <= MAX_AUDIT_PAGE_CHARS - chars; end++) {
+      bytes += candidates[end]!.bytes;
+    }
+    const batch = candidates.slice(start, end);
+    const rows = new Map((yield batch.map((row) => row.ledger_id)).map((row) => [row.ledger_id, row]));
+    for (const position of batch) {
+      const row = rows.get(position.ledger_id);
+      if (row !== undefined) {
+        const entry = toToolCall(row);
+        const size = JSON.stringify(entry).length;
+        if (entries.length > 0 && chars + size > MAX_AUDIT_PAGE_CHARS) return { entries, nextCursor: cursorOf(last!) };
+        entries.push(entry);
+        chars += size;
+      }
+      last = position;
+    }
+    start = end;
+  }
+  return { entries, nextCursor: sized.length > limit && last !== undefined ? cursorOf(last) : null };
+}
+
+function cursorOf(row: SizedLedgerRow): string {
+  return encodeCursor(row.requested_at, row.ledger_id);
 }
 
 function encodeCursor(at: number, id: number): string {

@@ -22,11 +22,12 @@ import { migrate } from './migrate';
 import { migrations as allMigrations, type Migration } from './migrations';
 import { asStoreError, openDatabase } from './open-database';
 import {
+  LEDGER_BYTES,
   SESSION_COLUMNS,
   auditLimit,
   decodeCursor,
+  readAuditPage,
   ruleScopeValue,
-  toAuditPage,
   toGrant,
   toRun,
   toSession,
@@ -37,6 +38,7 @@ import {
   type RuleRow,
   type RunRow,
   type SessionRow,
+  type SizedLedgerRow,
 } from './rows';
 
 export interface SqliteStoreOptions {
@@ -66,7 +68,7 @@ export class SqliteStore implements AirlockStore {
   /** What the one-time import of the former JSON session files did at this open (empty when there was nothing). */
   readonly jsonImport: JsonImportReport;
   private readonly statements;
-  private readonly auditStatements = new Map<string, Statement<Record<string, unknown>, LedgerRow>>();
+  private readonly auditStatements = new Map<string, Statement<Record<string, unknown>, SizedLedgerRow>>();
   private readonly appendEventTransaction;
   private readonly appendEventsTransaction;
   private readonly deleteSessionTransaction;
@@ -199,7 +201,7 @@ export class SqliteStore implements AirlockStore {
   async listAudit(query: AuditQuery): Promise<AuditPage> {
     const limit = auditLimit(query.limit);
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    const rows = this.auditStatement(query, cursor !== undefined).all({
+    const sized = this.auditStatement(query, cursor !== undefined).all({
       sessionId: query.sessionId,
       toolName: query.toolName,
       decision: query.decision === 'none' ? undefined : query.decision,
@@ -209,7 +211,7 @@ export class SqliteStore implements AirlockStore {
       cursorId: cursor?.id,
       limit: limit + 1,
     });
-    return toAuditPage(rows, limit);
+    return readAuditPage(sized, limit, (ledgerIds) => this.statements.ledgerRows.all(JSON.stringify(ledgerIds)));
   }
 
   async saveGrant(grant: StoredGrant): Promise<void> {
@@ -316,7 +318,8 @@ export class SqliteStore implements AirlockStore {
     if (changed === 0) throw new NotFoundError('tool call', `${runId}/${change.toolCallId}`);
   }
 
-  private auditStatement(query: AuditQuery, afterCursor: boolean): Statement<Record<string, unknown>, LedgerRow> {
+  /** The rows that match, where each stands and its size, not their content: readAuditPage reads only what fits. */
+  private auditStatement(query: AuditQuery, afterCursor: boolean): Statement<Record<string, unknown>, SizedLedgerRow> {
     const present = [query.sessionId, query.toolName, query.decision !== undefined && query.decision !== 'none' ? query.decision : undefined, query.decision === 'none' ? true : undefined, query.from, query.to];
     const conditions = AUDIT_FILTERS.filter((_, index) => present[index] !== undefined);
     if (afterCursor) conditions.push(AUDIT_AFTER_CURSOR);
@@ -324,7 +327,9 @@ export class SqliteStore implements AirlockStore {
     let statement = this.auditStatements.get(key);
     if (statement === undefined) {
       const where = conditions.length === 0 ? '' : `WHERE ${key}`;
-      statement = this.db.prepare<Record<string, unknown>, LedgerRow>(`SELECT * FROM tool_calls ${where} ORDER BY requested_at DESC, ledger_id DESC LIMIT @limit`);
+      statement = this.db.prepare<Record<string, unknown>, SizedLedgerRow>(
+        `SELECT ledger_id, requested_at, ${LEDGER_BYTES} AS bytes FROM tool_calls ${where} ORDER BY requested_at DESC, ledger_id DESC LIMIT @limit`,
+      );
       this.auditStatements.set(key, statement);
     }
     return statement;
@@ -375,6 +380,7 @@ function prepareStatements(db: Database) {
     ),
     listRunToolCalls: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY ledger_id'),
     listSessionToolCalls: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE session_id = ? ORDER BY ledger_id'),
+    ledgerRows: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE ledger_id IN (SELECT value FROM json_each(?))'),
     saveGrant: db.prepare<Record<string, unknown>>(
       `INSERT INTO grants (grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at)
        VALUES (@grantId, @scopeKind, @scopeValue, @toolName, @arguments, @toolVersion, @createdAt)

@@ -1,4 +1,4 @@
-import { type AirlockStore, type AuditQuery, type ChatMessage, type Decision, type LedgerChange, type ToolCallRecord } from '@airlock/api';
+import { MAX_AUDIT_PAGE_CHARS, type AirlockStore, type AuditQuery, type ChatMessage, type Decision, type LedgerChange, type ToolCallRecord } from '@airlock/api';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { storeImplementations } from './store-implementations';
 import { appendAll, run, session, startChange, statusEvent } from './test-support';
@@ -266,6 +266,49 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     const firstPage = await store.listAudit({});
     expect(firstPage.entries).toHaveLength(100);
     await expect(store.listAudit({ cursor: 'not a cursor' })).rejects.toThrow();
+  });
+
+  it('ends an audit page before the row that would take it past MAX_AUDIT_PAGE_CHARS; the next page goes on right after it', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createRun(run('r', 's'));
+    const MiB = 1024 * 1024;
+    // Oldest first, all asked at one instant (the cursor's tie-break decides). Characters are counted as JSON, not as
+    // stored: 'é' is two bytes, a line end two characters.
+    const large: Record<string, LedgerChange[]> = {
+      ascii: [{ ...startChange('ascii', 10_000), arguments: { content: 'a'.repeat(1.5 * MiB) } }],
+      accented: [{ ...startChange('accented', 10_000), arguments: { content: 'é'.repeat(1.5 * MiB) } }],
+      'line ends': [startChange('line ends', 10_000), { kind: 'end', toolCallId: 'line ends', outcome: 'executed', result: '\n'.repeat(MiB), endedAt: 10_001 }],
+      'over the cap alone': [{ ...startChange('over the cap alone', 10_000), arguments: { content: 'b'.repeat(5 * MiB) } }],
+      edited: [
+        startChange('edited', 10_000),
+        { kind: 'decision', toolCallId: 'edited', decision: 'allow', source: 'user', decidedAt: 10_001, editedArguments: { content: 'c'.repeat(2 * MiB) } },
+      ],
+    };
+    const order = ['small 0', 'ascii', 'accented', 'line ends', 'small 1', 'over the cap alone', 'small 2', 'edited', ...Array.from({ length: 20 }, (_, index) => `small ${index + 3}`)];
+    let seq = 1;
+    for (const id of order) seq = await appendAll(store, { runId: 'r', sessionId: 's' }, large[id] ?? [startChange(id, 10_000)], seq);
+
+    const pages = await allPages(store, {});
+    expect(pages.flat().map((entry) => entry.toolCallId)).toStrictEqual(order.toReversed());
+    const chars = (entries: ToolCallRecord[]) => entries.reduce((sum, entry) => sum + JSON.stringify(entry).length, 0);
+    for (const [index, page] of pages.entries()) {
+      if (page.length > 1) expect(chars(page)).toBeLessThanOrEqual(MAX_AUDIT_PAGE_CHARS);
+      // Cut only where the next row would not have fitted.
+      if (index < pages.length - 1) expect(chars([...page, pages[index + 1]![0]!])).toBeGreaterThan(MAX_AUDIT_PAGE_CHARS);
+    }
+    expect(pages.map((page) => page.map((entry) => entry.toolCallId))).toStrictEqual([
+      [...Array.from({ length: 20 }, (_, index) => `small ${22 - index}`), 'edited', 'small 2'],
+      ['over the cap alone'],
+      ['small 1', 'line ends', 'accented'],
+      ['ascii', 'small 0'],
+    ]);
+    // The row limit still applies within the size bound, and the cursor after a cut page is the same as after a short one.
+    const two = await store.listAudit({ limit: 2 });
+    expect(two.entries.map((entry) => entry.toolCallId)).toStrictEqual(['small 22', 'small 21']);
+    const afterCut = await store.listAudit({ cursor: (await store.listAudit({})).nextCursor!, limit: 1 });
+    expect(afterCut.entries.map((entry) => entry.toolCallId)).toStrictEqual(['over the cap alone']);
   });
 
   it('saves, replaces, lists and deletes grants', async () => {
