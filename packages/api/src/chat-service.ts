@@ -935,9 +935,11 @@ export class ChatService {
     return result;
   }
 
-  private policyFor(sessionId: string): { policy?: (call: ToolCall, tool: AnyTool, options?: { preview?: boolean }) => Promise<PolicyVerdict | undefined> } {
+  private policyFor(sessionId: string): { policy?: (call: ToolCall, tool: AnyTool, options?: { preview?: boolean }) => Promise<PolicyVerdict | undefined>; policyVersion?: () => number } {
     const rules = this.options.rules;
-    return rules ? { policy: (call, tool, options) => rules.evaluate(sessionId, call, tool, options) } : {};
+    if (!rules) return {};
+    const policy = (call: ToolCall, tool: AnyTool, options?: { preview?: boolean }) => rules.evaluate(sessionId, call, tool, options);
+    return rules.version === undefined ? { policy } : { policy, policyVersion: () => rules.version!() };
   }
 
   /**

@@ -74,6 +74,8 @@ export interface RuleService {
    * (the call is asked again at its turn), so the deciding rule's hit is not counted.
    */
   evaluate(sessionId: string, call: ToolCall, tool: AnyTool, options?: { preview?: boolean }): Promise<PolicyVerdict | undefined>;
+  /** A number that changes whenever `evaluate` may answer differently (a rule added, edited, removed, or read again). */
+  version?(): number;
   list(): Promise<RuleView[]>;
   add(draft: RuleDraft): Promise<RuleView>;
   update(ruleId: string, draft: RuleDraft): Promise<RuleView>;

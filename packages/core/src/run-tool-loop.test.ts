@@ -5,7 +5,7 @@ import { ConcurrencyLimit } from './concurrency-limit';
 import { Cancellation } from './cancellation';
 import type { ChatModel } from './chat-model';
 import type { LoopEvent } from './events';
-import type { ChatMessage } from './messages';
+import type { ChatMessage, ToolCall } from './messages';
 import { endsAtOnce, runToolLoop, type RunToolLoopOptions } from './run-tool-loop';
 import { collectRun, deferred, hangingStep, parkingRun, ScriptedModel, textStep, toolCallStep, type ScriptStep } from './testing';
 import { defineTool, toolVersion, type AnyTool, type ToolOutput } from './tool';
@@ -1176,6 +1176,30 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'deny', source: 'rule', reason: 'no rm here', ruleId: 'rule_rm' }]);
       expect(ofType(events, 'tool-decision')[0]).not.toHaveProperty('editedArguments');
       expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'denied', result: toolResultText.deniedByRule('python', 'no rm here') }]);
+    });
+
+    it('asks the rules again about a plain allow only when they changed since the call was put up', async () => {
+      let version = 0;
+      const asked: string[] = [];
+      const policy = async (call: ToolCall) => {
+        asked.push(String(call.arguments.code));
+        return undefined;
+      };
+      const unchanged = await drive([pythonCall('a'), textStep('ok')], 'allow', { policy, policyVersion: () => version });
+      expect(unchanged.calls).toStrictEqual([{ code: 'a' }]);
+      // Once when the turn is announced; not again on the allow.
+      expect(asked).toStrictEqual(['a']);
+      asked.length = 0;
+      const changed = await drive(
+        [pythonCall('b'), textStep('ok')],
+        (event, registry) => {
+          version++;
+          registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+        },
+        { policy, policyVersion: () => version },
+      );
+      expect(changed.calls).toStrictEqual([{ code: 'b' }]);
+      expect(asked).toStrictEqual(['b', 'b']);
     });
 
     it('checks each edit of a batch, decided together, whether it is reported while calls wait or while one runs', async () => {

@@ -76,6 +76,12 @@ export interface RunToolLoopOptions {
    * a turn's calls are announced, which decides nothing and counts no hit. Default none.
    */
   policy?: (call: ToolCall, tool: AnyTool, options?: { preview?: boolean }) => Promise<PolicyVerdict | undefined>;
+  /**
+   * A number that changes whenever what `policy` answers may have changed (a rule added, edited or removed). An allow
+   * of a waiting call is checked against the rules again only when it changed since the call was put up, or when the
+   * person edited the call. Default none: every allow is checked again.
+   */
+  policyVersion?: () => number;
   /** Called with every message the loop adds to the conversation, in order, as it adds it (to store it as it happens). */
   onMessage?: (message: ChatMessage) => void;
   /**
@@ -383,7 +389,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           if (!outcome && soleUndecided(announced, reported) === i) {
             if (parkable(i)) return park(i);
             // The usual case, one call left to decide: waited on right here, no helper generator held meanwhile.
-            outcome = reported[i] = await reviewAllow(call, await ticket.wait(signal), offered, options.policy);
+            outcome = reported[i] = await reviewAllow(call, ticket, await ticket.wait(signal), offered, options.policy);
             yield followedAtOnce(decisionEvent(call, ticket.approvalId, outcome));
           }
           if (!outcome && parkable(i)) return park(i);
@@ -508,7 +514,7 @@ async function* reportDecisionsUntil(
     const only = soleUndecided(announced, reported);
     const next = only >= 0 ? { at: only, outcome: await announced[only]!.wait(signal) } : await Promise.race(decisionWaits(announced, reported, signal));
     const { call } = planned[next.at]!;
-    const outcome = (reported[next.at] = await reviewAllow(call, next.outcome, offered, policy));
+    const outcome = (reported[next.at] = await reviewAllow(call, announced[next.at]!, next.outcome, offered, policy));
     const event = decisionEvent(call, announced[next.at]!.approvalId, outcome);
     yield next.at === index ? followedAtOnce(event) : event;
     if (next.at === index) return outcome;
@@ -532,7 +538,7 @@ async function* runReportingDecisions<T>(
     const next = await Promise.race([finished, ...waits]);
     if ('result' in next) return next.result;
     const { call } = planned[next.at]!;
-    const outcome = (reported[next.at] = await reviewAllow(call, next.outcome, offered, policy));
+    const outcome = (reported[next.at] = await reviewAllow(call, announced[next.at]!, next.outcome, offered, policy));
     yield decisionEvent(call, announced[next.at]!.approvalId, outcome);
   }
 }
@@ -720,6 +726,8 @@ type Gate = { kind: 'run' } | { kind: 'granted'; grantId: string } | { kind: 'ru
  * (registered here, before its tool-start). A deny rule holds even with confirmation off.
  */
 async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options: RunToolLoopOptions, runId: string, preview = false): Promise<Gate> {
+  // Read before the rules are asked: a change that lands while they are asked counts as a change.
+  const rulesVersion = options.policyVersion?.();
   const verdict = await options.policy?.(call, tool, preview ? { preview } : undefined);
   if (verdict && (verdict.effect === 'deny' || confirm)) return { kind: 'rule', verdict };
   if (!confirm) return { kind: 'run' };
@@ -738,8 +746,13 @@ async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options
     toolVersion: version,
     timeoutMs: options.decisionTimeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS,
   });
+  const versionNow = options.policyVersion;
+  if (versionNow !== undefined && options.policy !== undefined) rulesUnchangedSince.set(ticket, () => versionNow() === rulesVersion);
   return { kind: 'ask', ticket };
 }
+
+/** For each call put up to the person: whether the rules are as they were when it was (see `policyVersion`). */
+const rulesUnchangedSince = new WeakMap<ApprovalTicket, () => boolean>();
 
 /** The decisions the loop follows at once with their call's start or end (see `endsAtOnce`). */
 const followedAtOnceEvents = new WeakSet<LoopEvent>();
@@ -793,9 +806,11 @@ function decisionEvent(call: ToolCall, approvalId: string, outcome: Reported): L
  * person added while it waited, or one that matches the arguments they edited it to (a call no rule has seen),
  * refuses it, as it would have refused the call when it was put up. No allow gets round a deny rule.
  */
-async function reviewAllow(call: ToolCall, outcome: DecisionOutcome, offered: readonly AnyTool[], policy: RunToolLoopOptions['policy']): Promise<Reported> {
+async function reviewAllow(call: ToolCall, ticket: ApprovalTicket, outcome: DecisionOutcome, offered: readonly AnyTool[], policy: RunToolLoopOptions['policy']): Promise<Reported> {
   if (outcome.decision !== 'allow' || !policy) return outcome;
   const edited = outcome.editedArguments;
+  // The call as put up was asked about then; unless the rules changed since, they would answer the same.
+  if (edited === undefined && rulesUnchangedSince.get(ticket)?.() === true) return outcome;
   const tool = offered.find((candidate) => candidate.name === call.name);
   if (!tool) return outcome;
   const asRun = edited === undefined ? call : { ...call, arguments: edited };

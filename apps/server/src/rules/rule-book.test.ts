@@ -255,6 +255,21 @@ describe('RuleBook path rules', () => {
   });
 });
 
+describe('RuleBook and a waiting call', () => {
+  it('a deny rule the person adds while a call waits refuses a plain allow of it, and the model is told the rule', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const { chat, rules } = await serverFor(store, await workspaceFolder(), [command('rm -rf build'), textStep('ok')], ran);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'clean' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    await rules.add({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, scope: { kind: 'global' }, source: 'user', reason: 'no rm' });
+    await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'allow' });
+    await ended(chat, 's');
+    expect(ran).toStrictEqual([]);
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'deny', source: 'rule', outcome: 'denied' }]);
+  });
+});
+
 describe('RuleBook limits', () => {
   /** `{"command": [[[…"x"…]]]}`, nested `depth` arrays deep. */
   const nested = (depth: number) => ({ command: Array.from({ length: depth }).reduce<unknown>((inner) => [inner], 'x') });

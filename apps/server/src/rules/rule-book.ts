@@ -75,6 +75,8 @@ const lastValidSchema = z.object({ sha256: z.string(), denies: z.array(ruleSchem
  */
 export class RuleBook implements RuleService {
   private readonly kept = new Map<string, Kept>();
+  /** Changes whenever what `evaluate` answers may have: a rule added, edited, removed, read again, or the file changed. */
+  #version = 0;
   /** Stored rules that fail the rule schema now (kept before a limit was checked): not used, removable by id. */
   private readonly unreadable = new Set<string>();
   /** The workspace file as last read, and how many reads were started and which of them it comes from. */
@@ -109,6 +111,7 @@ export class RuleBook implements RuleService {
     const stored = await this.options.store.listRules();
     const trust = parseTrust(await this.options.store.getSetting(trustKey(this.options.workspace)));
     const lastValid = this.parseLastValid(await this.options.store.getSetting(lastValidKey(this.options.workspace)));
+    this.#version++;
     this.kept.clear();
     this.unreadable.clear();
     for (const entry of stored) {
@@ -125,7 +128,12 @@ export class RuleBook implements RuleService {
     this.lastValid = lastValid;
   }
 
+  version(): number {
+    return this.#version;
+  }
+
   private changed(): void {
+    this.#version++;
     this.options.cluster?.publish({ type: 'rules' }).catch((error: unknown) => this.log(`Could not tell the other instances about a rule: ${error instanceof Error ? error.message : String(error)}`));
   }
 
@@ -279,6 +287,7 @@ export class RuleBook implements RuleService {
     const previous = this.file;
     if (loaded.kind === previous.kind && contentOf(loaded) === contentOf(previous)) return previous;
     this.file = loaded;
+    this.#version++;
     if (loaded.kind === 'invalid') {
       const kept = this.lastValid?.denies.length ?? 0;
       const denies = kept === 1 ? 'the deny rule of its last valid content still applies' : `the ${kept} deny rules of its last valid content still apply`;
