@@ -389,11 +389,11 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           if (!outcome && soleUndecided(announced, reported) === i) {
             if (parkable(i)) return park(i);
             // The usual case, one call left to decide: waited on right here, no helper generator held meanwhile.
-            outcome = reported[i] = await reviewAllow(call, ticket, await ticket.wait(signal), offered, options.policy);
+            outcome = reported[i] = await reviewAllow(call, ticket, await ticket.wait(signal), offered, options);
             yield followedAtOnce(decisionEvent(call, ticket.approvalId, outcome));
           }
           if (!outcome && parkable(i)) return park(i);
-          outcome ??= yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options.policy, parkable);
+          outcome ??= yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options, parkable);
           if (!outcome) return park(i);
           const tool = offered.find((candidate) => candidate.name === call.name);
           if (outcome.decision === 'allow' && outcome.editedArguments !== undefined) ran = { ...call, arguments: outcome.editedArguments };
@@ -426,7 +426,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
               announced[i] = gate.ticket;
               yield awaitingToolStart(call, gate.ticket);
               if (parkable(i)) return park(i);
-              outcome = yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options.policy, parkable);
+              outcome = yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options, parkable);
               if (!outcome) return park(i);
             } else if (gate.kind === 'rule') {
               yield toolStart(call, '', false);
@@ -504,7 +504,7 @@ async function* reportDecisionsUntil(
   reported: (Reported | undefined)[],
   signal: CancelSignal,
   offered: readonly AnyTool[],
-  policy: RunToolLoopOptions['policy'],
+  rules: Rules,
   /** Whether to stop waiting, answering undefined, so the run can be parked at call `index`. */
   parkable: (at: number) => boolean = () => false,
 ): AsyncGenerator<LoopEvent, Reported | undefined, undefined> {
@@ -514,7 +514,7 @@ async function* reportDecisionsUntil(
     const only = soleUndecided(announced, reported);
     const next = only >= 0 ? { at: only, outcome: await announced[only]!.wait(signal) } : await Promise.race(decisionWaits(announced, reported, signal));
     const { call } = planned[next.at]!;
-    const outcome = (reported[next.at] = await reviewAllow(call, announced[next.at]!, next.outcome, offered, policy));
+    const outcome = (reported[next.at] = await reviewAllow(call, announced[next.at]!, next.outcome, offered, rules));
     const event = decisionEvent(call, announced[next.at]!.approvalId, outcome);
     yield next.at === index ? followedAtOnce(event) : event;
     if (next.at === index) return outcome;
@@ -529,7 +529,7 @@ async function* runReportingDecisions<T>(
   reported: (Reported | undefined)[],
   signal: CancelSignal,
   offered: readonly AnyTool[],
-  policy: RunToolLoopOptions['policy'],
+  rules: Rules,
 ): AsyncGenerator<LoopEvent, T, undefined> {
   const finished = execution.then((result) => ({ result }));
   for (;;) {
@@ -538,7 +538,7 @@ async function* runReportingDecisions<T>(
     const next = await Promise.race([finished, ...waits]);
     if ('result' in next) return next.result;
     const { call } = planned[next.at]!;
-    const outcome = (reported[next.at] = await reviewAllow(call, announced[next.at]!, next.outcome, offered, policy));
+    const outcome = (reported[next.at] = await reviewAllow(call, announced[next.at]!, next.outcome, offered, rules));
     yield decisionEvent(call, announced[next.at]!.approvalId, outcome);
   }
 }
@@ -746,13 +746,15 @@ async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options
     toolVersion: version,
     timeoutMs: options.decisionTimeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS,
   });
-  const versionNow = options.policyVersion;
-  if (versionNow !== undefined && options.policy !== undefined) rulesUnchangedSince.set(ticket, () => versionNow() === rulesVersion);
+  if (rulesVersion !== undefined) rulesVersionAt.set(ticket, rulesVersion);
   return { kind: 'ask', ticket };
 }
 
-/** For each call put up to the person: whether the rules are as they were when it was (see `policyVersion`). */
-const rulesUnchangedSince = new WeakMap<ApprovalTicket, () => boolean>();
+/** For each call put up to the person: the rules' version when it was (see `policyVersion`). */
+const rulesVersionAt = new WeakMap<ApprovalTicket, number>();
+
+/** What an allow's second look at the rules needs. */
+type Rules = Pick<RunToolLoopOptions, 'policy' | 'policyVersion'>;
 
 /** The decisions the loop follows at once with their call's start or end (see `endsAtOnce`). */
 const followedAtOnceEvents = new WeakSet<LoopEvent>();
@@ -806,11 +808,13 @@ function decisionEvent(call: ToolCall, approvalId: string, outcome: Reported): L
  * person added while it waited, or one that matches the arguments they edited it to (a call no rule has seen),
  * refuses it, as it would have refused the call when it was put up. No allow gets round a deny rule.
  */
-async function reviewAllow(call: ToolCall, ticket: ApprovalTicket, outcome: DecisionOutcome, offered: readonly AnyTool[], policy: RunToolLoopOptions['policy']): Promise<Reported> {
+async function reviewAllow(call: ToolCall, ticket: ApprovalTicket, outcome: DecisionOutcome, offered: readonly AnyTool[], rules: Rules): Promise<Reported> {
+  const { policy } = rules;
   if (outcome.decision !== 'allow' || !policy) return outcome;
   const edited = outcome.editedArguments;
   // The call as put up was asked about then; unless the rules changed since, they would answer the same.
-  if (edited === undefined && rulesUnchangedSince.get(ticket)?.() === true) return outcome;
+  const putUpWith = rulesVersionAt.get(ticket);
+  if (edited === undefined && putUpWith !== undefined && rules.policyVersion?.() === putUpWith) return outcome;
   const tool = offered.find((candidate) => candidate.name === call.name);
   if (!tool) return outcome;
   const asRun = edited === undefined ? call : { ...call, arguments: edited };
@@ -877,7 +881,7 @@ async function* runPlaced(
   }
   const running = runAllowed(tool, call, outcome, options, signal);
   try {
-    return yield* runReportingDecisions(running, batch.planned, batch.announced, batch.reported, signal, batch.offered, options.policy);
+    return yield* runReportingDecisions(running, batch.planned, batch.announced, batch.reported, signal, batch.offered, options);
   } finally {
     // The place is the tool's until the tool has stopped, even past its call's end (a tool slow to stop) or past
     // this loop (its consumer let go of it).
@@ -897,7 +901,7 @@ async function* waitInLine(slots: ToolSlots, call: ToolCall, options: RunToolLoo
   let release: (() => void) | undefined;
   let placed = false;
   try {
-    release = yield* runReportingDecisions(waiting, batch.planned, batch.announced, batch.reported, signal, batch.offered, options.policy);
+    release = yield* runReportingDecisions(waiting, batch.planned, batch.announced, batch.reported, signal, batch.offered, options);
     placed = true;
   } finally {
     if (!placed) {
