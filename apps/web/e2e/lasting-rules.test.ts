@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
 
@@ -185,8 +185,16 @@ describe('lasting rules in the browser', () => {
     const trustLine = panel.getByTestId('workspace-trust');
     await trustLine.getByText('Its allow rules do not apply until you trust them.', { exact: true }).waitFor();
     expect(await panel.getByRole('list', { name: 'Rules in the file' }).getByRole('listitem').count()).toBe(2);
-    await panel.getByRole('button', { name: 'Trust these rules', exact: true }).click();
-    await trustLine.getByText('You trust this content of the file: its allow rules apply.', { exact: true }).waitFor();
+    // The trust button, like every decision button, ignores a click in its first moments on screen or after it moved
+    // (the panel still filling in under a loaded machine): clicked again until the trust shows.
+    const trusted = trustLine.getByText('You trust this content of the file: its allow rules apply.', { exact: true });
+    await vi.waitFor(
+      async () => {
+        if (!(await trusted.isVisible())) await panel.getByRole('button', { name: 'Trust these rules', exact: true }).click({ timeout: 2_000 }).catch(() => undefined);
+        expect(await trusted.isVisible()).toBe(true);
+      },
+      { timeout: 15_000, interval: 250 },
+    );
     await page.reload();
     await chat.connected();
     await openRules(chat);
