@@ -184,6 +184,15 @@ describe('write_file', () => {
     await using f = await fixture();
     expect(await runTool(f.write, { path: 'sub', content: 'x' })).toStrictEqual({ content: 'Error: "sub" is a directory.', isError: true });
   });
+
+  test('refuses a path ending in "/" and creates nothing', async () => {
+    await using f = await fixture();
+    expect(await runTool(f.write, { path: 'new-folder/', content: 'x' })).toStrictEqual({
+      content: 'Error: "new-folder/" names a folder (it ends with "/"); give a file\'s path. Nothing was written.',
+      isError: true,
+    });
+    await expect(lstat(path.join(f.ws, 'new-folder'))).rejects.toThrow('ENOENT');
+  });
 });
 
 describe('list_directory', () => {

@@ -27,6 +27,8 @@ export function createWriteFileTool(options: ResolvedToolsOptions, paths: Worksp
         if (bytes > options.maxWriteBytes) {
           return toolFailure(`the content is ${bytes} bytes; write_file accepts at most ${options.maxWriteBytes}. Nothing was written.`);
         }
+        // A path ending in a separator names a folder: writing the file without it would create what was not asked.
+        if (args.path.endsWith('/')) return toolFailure(`"${args.path}" names a folder (it ends with "/"); give a file's path. Nothing was written.`);
         const target = await paths.resolve(args.path);
         if (target === (await paths.root())) return toolFailure(`"${args.path}" is a directory.`);
         context.signal.throwIfAborted();
