@@ -191,7 +191,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
 
   async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!guard.check(req.headers).allowed) return sendText(res, 403, 'Forbidden', securityHeaders(undefined));
+    if (!guard.check(req.headers, req.rawHeaders).allowed) return sendText(res, 403, 'Forbidden', securityHeaders(undefined));
     const headers = securityHeaders(req.headers.host);
     if (closing) return sendText(res, 503, 'Service Unavailable', headers);
     const pathname = pathOf(req.url);
@@ -212,7 +212,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     httpSockets.delete(socket as Socket);
     socket.on('error', () => socket.destroy());
-    if (pathOf(req.url) !== TRPC_PATH || !guard.check(req.headers).allowed) return refuseUpgrade(socket, 403, 'Forbidden');
+    if (pathOf(req.url) !== TRPC_PATH || !guard.check(req.headers, req.rawHeaders).allowed) return refuseUpgrade(socket, 403, 'Forbidden');
     if (closing || authenticatedCount >= capacity.maxConnections) return refuseUpgrade(socket, 503, 'Service Unavailable');
     if (unauthenticated.size >= capacity.maxUnauthenticated) {
       const oldest = unauthenticated.entries().next().value;

@@ -5,6 +5,7 @@ import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { request, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -203,6 +204,24 @@ describe('Origin and Host checks', () => {
     expect(page.body).toBe('Forbidden\n');
     expect(await upgradeStatus(port, { Host: `evil.test:${port}` })).toBe(403);
     expect(await upgradeStatus(port, { Host: `evil.test:${port}`, Origin: `http://evil.test:${port}` })).toBe(403);
+  });
+
+  it('refuses a request or upgrade that names its Host twice, even when the first is its own', async () => {
+    await using running = await startTestServer();
+    const { port } = running.server;
+    const exchange = (lines: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end([...lines, '', ''].join('\r\n')));
+        let answer = '';
+        socket.setEncoding('latin1').on('data', (chunk: string) => (answer += chunk)).on('close', () => resolve(answer.split('\r\n')[0]!)).on('error', reject);
+      });
+    const own = `Host: 127.0.0.1:${port}`;
+    const upgrade = ['Upgrade: websocket', 'Connection: Upgrade', 'Sec-WebSocket-Version: 13', `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`];
+
+    expect(await exchange(['GET /healthz HTTP/1.1', own, 'Connection: close'])).toBe('HTTP/1.1 200 OK');
+    expect(await exchange(['GET /healthz HTTP/1.1', own, `Host: evil.test:${port}`, 'Connection: close'])).toBe('HTTP/1.1 403 Forbidden');
+    expect(await exchange(['GET /healthz HTTP/1.1', own, own, 'Connection: close'])).toBe('HTTP/1.1 403 Forbidden');
+    expect(await exchange(['GET /trpc HTTP/1.1', own, `Host: evil.test:${port}`, ...upgrade])).toBe('HTTP/1.1 403 Forbidden');
   });
 
   it('refuses loopback names with another port in Host', async () => {

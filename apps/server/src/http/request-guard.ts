@@ -41,9 +41,14 @@ export class RequestGuard {
     }
   }
 
-  check(headers: IncomingHttpHeaders): GuardVerdict {
+  /**
+   * `rawHeaders` (the request's, as sent) refuses a request naming its host twice: Node keeps the first Host, and a
+   * proxy in front may act on the last.
+   */
+  check(headers: IncomingHttpHeaders, rawHeaders: readonly string[] = []): GuardVerdict {
     const host = headers.host;
     if (host === undefined || host === '') return { allowed: false, reason: 'missing Host header' };
+    if (countHeader(rawHeaders, 'host') > 1) return { allowed: false, reason: 'more than one Host header' };
     if (!this.hosts.has(host.toLowerCase())) return { allowed: false, reason: 'Host not allowed' };
     const origin = headers.origin;
     // No Origin: not a browser page (curl, a Node client); the Host check above still applies.
@@ -51,4 +56,11 @@ export class RequestGuard {
     if (!this.origins.has(origin)) return { allowed: false, reason: 'Origin not allowed' };
     return { allowed: true };
   }
+}
+
+/** How often a header is given in Node's `rawHeaders` (names and values alternate). */
+function countHeader(rawHeaders: readonly string[], name: string): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name) count++;
+  return count;
 }
