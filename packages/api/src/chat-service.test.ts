@@ -3,6 +3,7 @@ import { deferred, ScriptedModel, textStep, toolCallStep, type ScriptStep } from
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ChatService, MAX_DETAIL_CHARS, MAX_DETAIL_MESSAGES, type ChatServiceOptions } from './chat-service';
+import type { RuleService } from './context';
 import { MemoryStore } from './memory-store';
 
 const services: ChatService[] = [];
@@ -45,6 +46,25 @@ async function runEnded(chat: ChatService, sessionId: string) {
 }
 
 describe('ChatService decisions', () => {
+  it('answers an allow that a deny rule made while the call waited then refused with the deny, and runs nothing', async () => {
+    const ran: string[] = [];
+    let denying = false;
+    const rules = {
+      evaluate: () => Promise.resolve(denying ? { effect: 'deny' as const, ruleId: 'rule_1', description: 'Deny echo everywhere' } : undefined),
+      version: () => (denying ? 2 : 1),
+    } as Partial<RuleService> as RuleService;
+    const { chat } = await start(new MemoryStore(), [echoCall('hi'), echoCall('again'), textStep('done')], [echoTool(ran)], { rules });
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'say hi' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    // Before any rule changes, an allow is answered as an allow, and runs.
+    expect(await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    denying = true;
+    expect(await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, status: 'resolved', decision: 'deny' });
+    await runEnded(chat, 's');
+    expect(ran).toStrictEqual(['hi']);
+  });
+
   it('a repeat or a stranger’s confirm right after the decision leaves the ledger naming who decided', async () => {
     const store = new MemoryStore();
     const ran: string[] = [];

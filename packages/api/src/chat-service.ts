@@ -226,6 +226,11 @@ export class ChatService {
   private readonly log: (line: string) => void;
   /** Who is deciding each approval, kept from the confirm call until its decision is written. */
   private readonly deciders = new Map<string, DecidedBy>();
+  /**
+   * Allows answered once the loop has reported the call's decision: a deny rule made while the call waited still
+   * refuses it, and the answer says so. Settled by the decision event, or by the end of the session's run.
+   */
+  private readonly reporting = new Map<string, { sessionId: string; settle: (decision: 'allow' | 'deny' | undefined) => void }>();
   /** Session ids whose conversation is in memory, least recently used first. */
   private readonly loaded = new Set<string>();
   /** Serialises what changes the set of sessions and runs, so no check is made stale by a write in between. */
@@ -407,12 +412,24 @@ export class ChatService {
       ...(edit === undefined ? {} : { arguments: edit }),
     });
     if (!result.resolved && by !== undefined && this.deciders.get(input.approvalId) === by) this.deciders.delete(input.approvalId);
-    if (result.resolved && draft && rules) await rules.add(draft.draft);
-    if (result.resolved && result.grant) {
-      const { grant } = result;
-      await this.saveGrant(grant);
-    }
-    return result;
+    if (!result.resolved) return result;
+    const reported = result.decision === 'allow' ? this.reportedDecision(input.sessionId, input.approvalId) : undefined;
+    if (draft && rules) await rules.add(draft.draft);
+    if (result.grant) await this.saveGrant(result.grant);
+    return reported === undefined ? result : { ...result, decision: (await reported) ?? result.decision };
+  }
+
+  /** The decision the loop reports for a call just allowed here: 'deny' when a rule refused it after all. */
+  private reportedDecision(sessionId: string, approvalId: string): Promise<'allow' | 'deny' | undefined> {
+    return new Promise((resolve) => {
+      this.reporting.set(approvalId, {
+        sessionId,
+        settle: (decision) => {
+          this.reporting.delete(approvalId);
+          resolve(decision);
+        },
+      });
+    });
   }
 
   /** A person's edit must pass the tool's schema; a call not waiting here is left for the registry to answer. */
@@ -572,6 +589,7 @@ export class ChatService {
     const call = claim.call;
     const always = input.decision === 'allow' && input.always === true && !asRule;
     let grant: VersionedGrant | undefined;
+    let reported: Promise<'allow' | 'deny' | undefined> | undefined;
     const owner = this.runs.get(call.runId);
     const local = owner !== undefined && !owner.remote && owner.log.isClosed === false && this.registry.listPending(input.sessionId).some((p) => p.approvalId === input.approvalId);
     if (local) {
@@ -581,7 +599,10 @@ export class ChatService {
         always,
         ...(edit === undefined ? {} : { arguments: edit }),
       });
-      if (result.resolved) grant = result.grant;
+      if (result.resolved) {
+        grant = result.grant;
+        if (result.decision === 'allow') reported = this.reportedDecision(input.sessionId, input.approvalId);
+      }
     } else if (always) {
       // Asked for on the edited call, the grant covers the edited call.
       grant = this.registry.grant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: edit ?? call.arguments });
@@ -593,7 +614,9 @@ export class ChatService {
       await this.saveGrant(grant);
       this.publish({ type: 'grant', sessionId: grant.sessionId, grantId: grant.grantId, revoked: false });
     }
-    return grant ? { resolved: true, status: 'resolved', decision: input.decision, grant } : { resolved: true, status: 'resolved', decision: input.decision };
+    // Released here, the call's decision as the loop reports it; released by its owner elsewhere, the person's.
+    const decision = (await reported) ?? input.decision;
+    return grant ? { resolved: true, status: 'resolved', decision, grant } : { resolved: true, status: 'resolved', decision };
   }
 
   /**
@@ -1191,6 +1214,8 @@ export class ChatService {
 
   /** What follows a run's end, however it ended: its record, its clients told, its log closed. */
   private async settleEnd(session: Session, run: Run, reason: string, end: LoopEvent | undefined): Promise<void> {
+    // An allow whose decision the loop did not report (the run stopped first) is answered as given.
+    for (const answer of this.reporting.values()) if (answer.sessionId === run.sessionId) answer.settle(undefined);
     // A run suspended by a shutdown is still going as far as anyone can tell (the next start or another instance
     // resumes it): reads made while the server stops keep saying so.
     if (!run.suspended || run.lost) session.activeRun = undefined;
@@ -1313,6 +1338,8 @@ export class ChatService {
         };
       }
       case 'tool-decision': {
+        const answer = event.approvalId === '' ? undefined : this.reporting.get(event.approvalId);
+        answer?.settle(event.decision === 'allow' || event.decision === 'deny' ? event.decision : undefined);
         const by = event.approvalId === '' ? undefined : this.deciders.get(event.approvalId);
         this.deciders.delete(event.approvalId);
         return {

@@ -58,7 +58,10 @@ const chatRouter = t.router({
     }),
   ),
 
-  /** Allows or denies one pending call. Idempotent: a repeat answers "already-decided" and never runs anything twice. */
+  /**
+   * Allows or denies one pending call. Idempotent: a repeat answers "already-decided" and never runs anything twice.
+   * A resolved allow answers with the decision the loop reported: "deny" when a deny rule refused the call after all.
+   */
   confirmTool: procedure.input(confirmInputSchema).mutation(async ({ input, ctx }) => {
     const { clientLabel: given, ...decision } = input;
     // The label the decision names, or else the one the client gave for its whole connection.
