@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MalformedChunkError, MAX_STREAMED_TOOL_CALLS, MAX_TOOL_ARGUMENT_CHARS, MAX_TURN_TEXT_CHARS, OpenAIChunkReader } from './openai-chunk-reader';
+import {
+  MalformedChunkError,
+  MAX_STREAMED_TOOL_CALLS,
+  MAX_TOOL_ARGUMENT_CHARS,
+  MAX_TOOL_CALL_ID_CHARS,
+  MAX_TOOL_NAME_CHARS,
+  MAX_TURN_ARGUMENT_CHARS,
+  MAX_TURN_TEXT_CHARS,
+  OpenAIChunkReader,
+} from './openai-chunk-reader';
 
 const delta = (value: Record<string, unknown>, finishReason: string | null = null) => ({ choices: [{ index: 0, delta: value, finish_reason: finishReason }] });
 
@@ -99,6 +108,57 @@ describe('OpenAIChunkReader', () => {
     for (let i = 0; i < MAX_TOOL_ARGUMENT_CHARS / piece.length; i++) reader.push(delta({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
     expect(reader.finish()[0]).toStrictEqual({ type: 'tool-call', id: 'c1', name: 't', arguments: piece.repeat(MAX_TOOL_ARGUMENT_CHARS / piece.length) });
     expect(() => reader.push(delta({ tool_calls: [{ index: 0, function: { arguments: 'x' } }] }))).toThrow(MalformedChunkError);
+  });
+
+  it('takes a tool name and an id up to their limits and refuses one character more, without quoting them', () => {
+    const reader = new OpenAIChunkReader();
+    const name = 'n'.repeat(MAX_TOOL_NAME_CHARS);
+    const id = 'i'.repeat(MAX_TOOL_CALL_ID_CHARS);
+    reader.push(delta({ tool_calls: [{ index: 0, id, function: { name, arguments: '{}' } }] }));
+    expect(reader.finish()[0]).toStrictEqual({ type: 'tool-call', id, name, arguments: '{}' });
+
+    const longName = () => reader.push(delta({ tool_calls: [{ index: 1, id: 'c2', function: { name: `${name}x`, arguments: '{}' } }] }));
+    expect(longName).toThrow(new MalformedChunkError(`a tool call's name is longer than ${MAX_TOOL_NAME_CHARS} characters`));
+    const longId = () => reader.push(delta({ tool_calls: [{ index: 1, id: `${id}x`, function: { name: 'terminal', arguments: '{}' } }] }));
+    expect(longId).toThrow(new MalformedChunkError(`a tool call's id is longer than ${MAX_TOOL_CALL_ID_CHARS} characters`));
+    // Repeated in a later piece of a call that already has one, a long name or id is refused too.
+    expect(() => reader.push(delta({ tool_calls: [{ index: 0, function: { name: `${name}x` } }] }))).toThrow(MalformedChunkError);
+  });
+
+  it('counts arguments sent as an object by their JSON, against the same limit as argument text', () => {
+    const reader = new OpenAIChunkReader();
+    const fits = { command: 'x'.repeat(MAX_TOOL_ARGUMENT_CHARS - '{"command":""}'.length) };
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: fits } }] }));
+    expect(reader.finish()[0]).toStrictEqual({ type: 'tool-call', id: 'c1', name: 'terminal', arguments: fits });
+
+    const over = { command: `${fits.command}x` };
+    expect(() => new OpenAIChunkReader().push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: over } }] }))).toThrow(
+      new MalformedChunkError(`the arguments of tool call "terminal" exceed ${MAX_TOOL_ARGUMENT_CHARS} characters`),
+    );
+  });
+
+  it('refuses object arguments nested too deeply to write out, saying so', () => {
+    const depth = 200_000;
+    const nested = JSON.parse(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`) as Record<string, unknown>;
+
+    expect(() => new OpenAIChunkReader().push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: nested } }] }))).toThrow(
+      new MalformedChunkError('the arguments of a tool call are nested too deeply'),
+    );
+  });
+
+  it('bounds the arguments of all the calls of a turn together, text and objects alike', () => {
+    const reader = new OpenAIChunkReader();
+    const half = MAX_TURN_ARGUMENT_CHARS / 2;
+    reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'write_file', arguments: 'x'.repeat(half) } }] }));
+    const object = { content: 'y'.repeat(half - '{"content":""}'.length) };
+    reader.push(delta({ tool_calls: [{ index: 1, id: 'c2', function: { name: 'write_file', arguments: object } }] }));
+    // An object replaced by a smaller one counts only the smaller one.
+    reader.push(delta({ tool_calls: [{ index: 1, function: { arguments: { content: 'short' } } }] }));
+    reader.push(delta({ tool_calls: [{ index: 1, function: { arguments: object } }] }));
+
+    expect(() => reader.push(delta({ tool_calls: [{ index: 2, id: 'c3', function: { name: 'terminal', arguments: 'z' } }] }))).toThrow(
+      new MalformedChunkError(`the tool-call arguments of one turn exceed ${MAX_TURN_ARGUMENT_CHARS} characters`),
+    );
   });
 
   it.each([

@@ -3,8 +3,17 @@ import { z } from 'zod';
 
 /** Most tool calls one streamed turn may assemble; a model that sends more is misbehaving. */
 export const MAX_STREAMED_TOOL_CALLS = 64;
-/** Most argument text one streamed tool call may accumulate (characters). */
+/** Most argument text one streamed tool call may accumulate (characters); arguments sent as an object count as their JSON. */
 export const MAX_TOOL_ARGUMENT_CHARS = 1_000_000;
+/** Most argument text all the tool calls of one turn may hold together (characters), as for a turn's text. */
+export const MAX_TURN_ARGUMENT_CHARS = 1_000_000;
+/**
+ * Longest tool name a model may send (characters): tool names are at most 64 characters, so this is room for a model
+ * that gets one wrong, not for a name of megabytes (64 calls named with 6 MB each took the server to 3.2 GB).
+ */
+export const MAX_TOOL_NAME_CHARS = 256;
+/** Longest tool-call id a model may send (characters); servers make ids of a few dozen. */
+export const MAX_TOOL_CALL_ID_CHARS = 256;
 /**
  * Most text, and most reasoning, one streamed turn may hold (characters): far past what a model writes in a turn (about
  * 250,000 tokens). A server that sent 100 MB of text had it all kept, took the server to 1 GB, and left a chat that
@@ -50,6 +59,8 @@ interface PendingCall {
   id: string;
   name: string;
   arguments: string | Record<string, unknown>;
+  /** The arguments' length as counted against the limits: their text, or an object's JSON. */
+  size: number;
 }
 
 /** A chunk the reader cannot use; the message says what was wrong, without echoing the chunk. */
@@ -69,6 +80,7 @@ export class OpenAIChunkReader {
   private usage: TokenUsage | undefined;
   private textChars = 0;
   private reasoningChars = 0;
+  private argumentChars = 0;
 
   /** Whether the server has said why the turn ended; a stream that stops before that was cut off. */
   get finished(): boolean {
@@ -116,27 +128,39 @@ export class OpenAIChunkReader {
   }
 
   private addToolCallDelta(delta: z.infer<typeof toolCallDeltaSchema>): void {
+    // Checked on every piece, the ones not kept too: a server repeats them, and each was parsed into memory.
+    if (delta.id && delta.id.length > MAX_TOOL_CALL_ID_CHARS) throw new MalformedChunkError(`a tool call's id is longer than ${MAX_TOOL_CALL_ID_CHARS} characters`);
+    const name = delta.function?.name;
+    if (name && name.length > MAX_TOOL_NAME_CHARS) throw new MalformedChunkError(`a tool call's name is longer than ${MAX_TOOL_NAME_CHARS} characters`);
     const index = delta.index ?? this.indexWithoutOne(delta.id ?? undefined);
     let call = this.calls.get(index);
     if (!call) {
       if (this.calls.size >= MAX_STREAMED_TOOL_CALLS) throw new MalformedChunkError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
-      call = { id: '', name: '', arguments: '' };
+      call = { id: '', name: '', arguments: '', size: 0 };
       this.calls.set(index, call);
     }
     this.lastIndex = index;
     // Some servers repeat the id and name in every piece: the first one counts.
     if (delta.id && call.id === '') call.id = delta.id;
-    if (delta.function?.name && call.name === '') call.name = delta.function.name;
+    if (name && call.name === '') call.name = name;
     const piece = delta.function?.arguments;
     if (typeof piece === 'string') {
       const sofar = typeof call.arguments === 'string' ? call.arguments : '';
-      if (sofar.length + piece.length > MAX_TOOL_ARGUMENT_CHARS) {
-        throw new MalformedChunkError(`the arguments of tool call "${call.name}" exceed ${MAX_TOOL_ARGUMENT_CHARS} characters`);
-      }
+      this.countArguments(call, sofar.length + piece.length);
       call.arguments = sofar + piece;
     } else if (piece) {
+      this.countArguments(call, jsonLength(piece));
       call.arguments = piece;
     }
+  }
+
+  /** Checks the new size of a call's arguments against the limits of a call and of the turn, then counts it. */
+  private countArguments(call: PendingCall, size: number): void {
+    if (size > MAX_TOOL_ARGUMENT_CHARS) throw new MalformedChunkError(`the arguments of tool call "${call.name}" exceed ${MAX_TOOL_ARGUMENT_CHARS} characters`);
+    const total = this.argumentChars - call.size + size;
+    if (total > MAX_TURN_ARGUMENT_CHARS) throw new MalformedChunkError(`the tool-call arguments of one turn exceed ${MAX_TURN_ARGUMENT_CHARS} characters`);
+    this.argumentChars = total;
+    call.size = size;
   }
 
   /** For servers that omit `index`: a new id starts a new call, anything else continues the last one. */
@@ -148,6 +172,15 @@ export class OpenAIChunkReader {
     let next = 0;
     while (this.calls.has(next)) next++;
     return next;
+  }
+}
+
+/** The length of an object's JSON; one nested too deep to write out is refused (it came out of a line of at most 8 MiB). */
+function jsonLength(value: Record<string, unknown>): number {
+  try {
+    return JSON.stringify(value).length;
+  } catch {
+    throw new MalformedChunkError('the arguments of a tool call are nested too deeply');
   }
 }
 
