@@ -186,6 +186,27 @@ describe('OpenAICompatibleModel', () => {
     expect(error.message).toBe(`llama.cpp: the model server at ${fake.url} answered HTTP 404: model "fake-model" not found, try pulling it first`);
   });
 
+  it('reads an error message at the top level of the body, the way vLLM sends it', async () => {
+    fake = await startFakeOpenAIServer();
+    const message = "This model's maximum context length is 4096 tokens. However, you requested 9000 tokens in the messages.";
+    fake.enqueue({ status: 400, errorBody: { object: 'error', message, type: 'BadRequestError', param: null, code: 400 } });
+
+    const error = await failure(model().stream(hello, new AbortController().signal));
+
+    expect(error.status).toBe(400);
+    expect(error.message).toBe(`llama.cpp: the model server at ${fake.url} answered HTTP 400: ${message}`);
+  });
+
+  it('bounds a top-level error message and keeps the API key out of it, as any other', async () => {
+    fake = await startFakeOpenAIServer();
+    const apiKey = 'sk-secret-value-1234';
+    fake.enqueue({ status: 400, errorBody: { object: 'error', message: `bad key ${apiKey} ${'x'.repeat(2000)}` } });
+
+    const error = await failure(model({ apiKey }).stream(hello, new AbortController().signal));
+
+    expect(error.message).toBe(`llama.cpp: the model server at ${fake.url} answered HTTP 400: bad key *** ${'x'.repeat(500 - 'bad key *** '.length)}…`);
+  });
+
   it('explains a refused connection with the URL it tried', async () => {
     fake = await startFakeOpenAIServer();
     const url = `http://127.0.0.1:${await closedPort()}/v1`;

@@ -1,5 +1,5 @@
-import { ConcurrencyLimit, ModelError, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
-import OpenAI from 'openai';
+import { ConcurrencyLimit, isPlainObject, ModelError, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
+import OpenAI, { type APIError } from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { lineAlignedFetch } from './line-aligned-fetch';
 import { displayURL, toModelError } from './model-server-errors';
@@ -35,6 +35,19 @@ export interface OpenAICompatibleModelOptions {
   requests?: ConcurrencyLimit;
 }
 
+/**
+ * The OpenAI client, reading an error body whose message is at its top level too: vLLM answers
+ * `{"object": "error", "message": "…maximum context length…", "code": 400}`, and the client reads only `body.error`
+ * (the person saw "answered HTTP 400" and nothing of why).
+ */
+class ModelServerClient extends OpenAI {
+  protected override makeStatusError(status: number, body: unknown, message: string | undefined, headers: Headers): APIError {
+    const read = body === undefined || body === null || (isPlainObject(body) && Object.hasOwn(body, 'error'));
+    // The client's own type says `Object`; it is the parsed JSON body, or undefined when the body was not JSON.
+    return super.makeStatusError(status, (read ? body : { error: body }) as object, message, headers);
+  }
+}
+
 /** A ChatModel that streams from any server speaking OpenAI chat completions: llama.cpp, Ollama, LM Studio, vLLM, OpenAI. */
 export class OpenAICompatibleModel implements ChatModel {
   readonly name: string;
@@ -44,7 +57,7 @@ export class OpenAICompatibleModel implements ChatModel {
   private readonly apiKey: string | undefined;
   private readonly timeoutMs: number;
   private readonly extraBody: Record<string, unknown>;
-  private readonly client: OpenAI;
+  private readonly client: ModelServerClient;
   private readonly requests: ConcurrencyLimit;
 
   constructor(options: OpenAICompatibleModelOptions) {
@@ -56,7 +69,7 @@ export class OpenAICompatibleModel implements ChatModel {
     this.apiKey = options.apiKey;
     this.timeoutMs = Math.max(1, Math.round(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS));
     this.extraBody = options.extraBody ?? {};
-    this.client = new OpenAI({
+    this.client = new ModelServerClient({
       baseURL: options.baseURL,
       // Explicit values keep the client from reading OPENAI_* variables and sending them to whatever server this is.
       apiKey: options.apiKey ?? PLACEHOLDER_API_KEY,
