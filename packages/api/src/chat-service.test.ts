@@ -433,6 +433,26 @@ describe('ChatService across a restart', () => {
   });
 });
 
+describe('ChatService history', () => {
+  it('says how the last run ended when it failed, after a restart too, until a run answers', async () => {
+    const store = new MemoryStore();
+    const before = await start(store, [], []);
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'hello?' });
+    await runEnded(before.chat, 's');
+    const failed = { runId: 'r1', reason: 'error', error: expect.stringContaining('the script has no step left') };
+    expect((await before.chat.getSession('s')).lastRunEnd).toStrictEqual(failed);
+    await before.chat.shutdown();
+
+    const after = await start(store, [textStep('here')], []);
+    expect((await after.chat.getSession('s')).lastRunEnd).toStrictEqual(failed);
+    // A page read with `before` does not repeat it: it belongs after the newest messages.
+    expect((await after.chat.getSession('s', 1)).lastRunEnd).toBeUndefined();
+    await after.chat.startRun({ sessionId: 's', runId: 'r2', message: 'again' });
+    await runEnded(after.chat, 's');
+    expect((await after.chat.getSession('s')).lastRunEnd).toBeUndefined();
+  });
+});
+
 describe('ChatService state checks', () => {
   it('a new session with a run id already used elsewhere is refused and leaves no session behind', async () => {
     const store = new MemoryStore();

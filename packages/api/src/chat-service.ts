@@ -28,6 +28,7 @@ import {
   type RestoredApproval,
   type ResumedCall,
   type ResumeState,
+  type RunEndReason,
   type RunResult,
   type ToolArguments,
   type ToolCall,
@@ -74,6 +75,11 @@ export interface SessionDetail extends SessionSummary {
   toolCalls: ToolCallRecord[];
   /** How many earlier messages were left out: read them with `before` set to this. 0 when none. */
   messagesBefore: number;
+  /**
+   * Read without `before` (the newest messages): how the chat's last run ended when it did not finish its answer (it failed, was
+   * stopped, or ran out of tool calls), so a reload shows what the chat showed live. Absent while a run goes on.
+   */
+  lastRunEnd?: { runId: string; reason: Exclude<RunEndReason, 'done'>; error?: string };
 }
 
 /** Messages one read of a chat returns at most: a chat's whole history in one answer would grow with the chat. */
@@ -479,7 +485,18 @@ export class ChatService {
       if (chars > MAX_DETAIL_CHARS && start < end) break;
     }
     const toolCalls = recordsOfPage(await this.store.listSessionToolCalls(sessionId), messages, start, end);
-    return { ...summary(session), messages: messages.slice(start, end), toolCalls, messagesBefore: start };
+    const detail = { ...summary(session), messages: messages.slice(start, end), toolCalls, messagesBefore: start };
+    const lastRunEnd = before === undefined ? await this.lastRunEnd(session) : undefined;
+    return lastRunEnd === undefined ? detail : { ...detail, lastRunEnd };
+  }
+
+  private async lastRunEnd(session: Session): Promise<SessionDetail['lastRunEnd']> {
+    const runId = session.summary.lastRunId;
+    if (runId === null || summary(session).activeRunId !== null) return undefined;
+    const log = this.runs.get(runId)?.log;
+    const end = log?.isClosed === true && log.size > 0 ? log.eventAt(log.size) : await this.store.loadLastEvent(runId);
+    if (end?.type !== 'run-end' || end.reason === 'done') return undefined;
+    return end.error === undefined ? { runId, reason: end.reason } : { runId, reason: end.reason, error: end.error };
   }
 
   /** Changes a session's own settings. */

@@ -150,6 +150,13 @@ export class MemoryStore implements AirlockStore {
       .map(([, json]) => JSON.parse(json) as LoopEvent);
   }
 
+  async loadLastEvent(runId: string): Promise<LoopEvent | undefined> {
+    const events = this.runs.get(runId)?.events;
+    let last: number | undefined;
+    for (const seq of events?.keys() ?? []) if (last === undefined || seq > last) last = seq;
+    return last === undefined ? undefined : (JSON.parse(events!.get(last)!) as LoopEvent);
+  }
+
   async listRunToolCalls(runId: string): Promise<ToolCallRecord[]> {
     return this.ledger.filter((entry) => entry.record.runId === runId).map(copyRecord);
   }

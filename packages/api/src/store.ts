@@ -60,6 +60,8 @@ export interface AirlockStore {
   appendEvents(inputs: readonly AppendEventInput[]): Promise<void>;
   /** The run's events after `afterSeq`, in order. */
   loadEvents(runId: string, afterSeq: number): Promise<LoopEvent[]>;
+  /** The run's last event stored (its `run-end` once it has ended), without reading the others. */
+  loadLastEvent(runId: string): Promise<LoopEvent | undefined>;
 
   /** The ledger rows of one run, in the order their calls started. */
   listRunToolCalls(runId: string): Promise<ToolCallRecord[]>;

@@ -392,6 +392,11 @@ export class PostgresStore implements AirlockStore, Cluster {
     return rows.map((row) => JSON.parse(row.json) as LoopEvent);
   }
 
+  async loadLastEvent(runId: string): Promise<LoopEvent | undefined> {
+    const [row] = await this.rows<{ json: string }>('SELECT json FROM events WHERE run_id = $1 ORDER BY seq DESC LIMIT 1', [runId]);
+    return row === undefined ? undefined : (JSON.parse(row.json) as LoopEvent);
+  }
+
   async listRunToolCalls(runId: string): Promise<ToolCallRecord[]> {
     return (await this.rows<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM tool_calls WHERE run_id = $1 ORDER BY ledger_id`, [runId])).map(toToolCall);
   }

@@ -190,6 +190,11 @@ export class SqliteStore implements AirlockStore {
     return this.statements.loadEvents.pluck().all(runId, afterSeq).map((json) => JSON.parse(json) as LoopEvent);
   }
 
+  async loadLastEvent(runId: string): Promise<LoopEvent | undefined> {
+    const json = this.statements.loadLastEvent.pluck().get(runId);
+    return json === undefined ? undefined : (JSON.parse(json) as LoopEvent);
+  }
+
   async listRunToolCalls(runId: string): Promise<ToolCallRecord[]> {
     return this.statements.listRunToolCalls.all(runId).map(toToolCall);
   }
@@ -364,6 +369,7 @@ function prepareStatements(db: Database) {
     listUnfinishedRuns: db.prepare<[], RunRow>('SELECT * FROM runs WHERE ended_at IS NULL ORDER BY started_at, rowid'),
     insertEvent: db.prepare<[string, number, string, number]>('INSERT INTO events (run_id, seq, json, at) VALUES (?, ?, ?, ?)'),
     loadEvents: db.prepare<[string, number], string>('SELECT json FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
+    loadLastEvent: db.prepare<[string], string>('SELECT json FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
     startToolCall: db.prepare<Record<string, unknown>>(
       `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at)
        VALUES (@runId, @sessionId, @toolCallId, @toolName, @arguments, @approvalId, @executesCode, @toolVersion, @requestedAt, @expiresAt)`,

@@ -88,6 +88,8 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     expect(await store.loadEvents('r', 3)).toStrictEqual([statusEvent('event 4'), statusEvent('event 5')]);
     expect(await store.loadEvents('r', 5)).toStrictEqual([]);
     expect(await store.loadEvents('other', 0)).toStrictEqual([]);
+    expect(await store.loadLastEvent('r')).toStrictEqual(statusEvent('event 5'));
+    expect(await store.loadLastEvent('other')).toBeUndefined();
   });
 
   it('builds a ledger row from the start, decision, running and end of a call', async () => {

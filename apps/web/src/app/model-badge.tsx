@@ -1,4 +1,7 @@
+import { proseText } from '../chat/prose-text';
 import type { ModelInfo } from '../lib/api-types';
+
+// The model's name comes from the model server, which may put in it what hides or reorders text: shown as codes.
 
 export function ModelBadge({ info }: { info: ModelInfo | undefined }) {
   if (info === undefined) return <span className="model-badge muted">Model…</span>;
@@ -10,8 +13,8 @@ export function ModelBadge({ info }: { info: ModelInfo | undefined }) {
     );
   }
   return (
-    <span className="model-badge" title={info.baseURL ?? info.provider}>
-      {info.model} <span className="muted">· {info.provider}</span>
+    <span className="model-badge" title={proseText(info.baseURL ?? info.provider)}>
+      {proseText(info.model)} <span className="muted">· {proseText(info.provider)}</span>
     </span>
   );
 }

@@ -227,6 +227,15 @@ describe('chatReducer history from the ledger', () => {
   const load = (history: Partial<ChatHistory> & Pick<ChatHistory, 'messages'>) =>
     chatReducer(initialChatState, { type: 'history-loaded', history: { toolCalls: [], pending: [], follow: null, ...history } });
 
+  it('ends the history with how the last run ended when it failed, as the chat showed it live', () => {
+    const messages: StoredMessage[] = [{ role: 'user', content: 'hello?' }];
+    const failed = load({ messages, lastRunEnd: { runId: 'r1', reason: 'error', error: 'the model server answered HTTP 503' } });
+    expect(failed.items.map((item) => item.kind)).toStrictEqual(['user', 'run-end']);
+    expect(failed.items.at(-1)).toStrictEqual({ kind: 'run-end', key: 'end:r1', runId: 'r1', reason: 'error', error: 'the model server answered HTTP 503' });
+    // While a run is followed, its own end comes from its events.
+    expect(load({ messages, follow: 'r2', lastRunEnd: { runId: 'r1', reason: 'cancelled' } }).items.map((item) => item.kind)).toStrictEqual(['user']);
+  });
+
   it('shows each stored call as its ledger row says it ended, never as finished when it did not run', () => {
     const state = load({
       messages: turn(['d', 'g', 't', 'c', 'i', 'o']),

@@ -57,6 +57,8 @@ export interface ChatHistory {
   follow: string | null;
   /** Why the chat was read again, kept on show. Default none. */
   streamError?: string | null;
+  /** How the last run ended when it did not finish its answer (failed, stopped): shown after the history. */
+  lastRunEnd?: { runId: string; reason: Exclude<RunEndReason, 'done'>; error?: string };
 }
 
 export type ChatAction =
@@ -235,6 +237,8 @@ function stateFromHistory(history: ChatHistory): ChatState {
   const runStart = follow === null ? -1 : messages.findLastIndex((message) => message.role === 'user');
   if (follow === null || runStart === -1) {
     const items = itemsFromHistory(messages, history);
+    const ended = history.lastRunEnd;
+    if (follow === null && ended !== undefined) items.push({ kind: 'run-end', key: `end:${ended.runId}`, runId: ended.runId, reason: ended.reason, error: ended.error ?? null });
     return follow === null ? { items, run: null, streamError } : { items, run: followedRun(follow), streamError };
   }
   const userMessage = messages[runStart];

@@ -2,6 +2,7 @@ import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { ToolInfo } from '../lib/api-types';
 import type { ChatItem, RunView } from './chat-reducer';
 import { MessageMarkdown } from './message-markdown';
+import { proseText } from './prose-text';
 import { ReasoningBlock } from './reasoning-block';
 import type { DecisionRequest } from './send-decision';
 import { ToolCallCard } from './tool-call-card';
@@ -80,7 +81,8 @@ export function ChatTranscript({ items, run, tools, onDecide }: ChatTranscriptPr
             {item.kind === 'run-end' && (
               <p className={`run-end run-end-${item.reason}`} role="note">
                 {runEndText[item.reason]}
-                {item.reason === 'error' && `: ${item.error ?? 'unknown error'}`}
+                {/* The model server's words: what could hide or reorder them is shown as codes. */}
+                {item.reason === 'error' && `: ${proseText(item.error ?? 'unknown error')}`}
               </p>
             )}
           </li>

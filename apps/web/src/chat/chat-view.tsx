@@ -5,6 +5,7 @@ import { ChatTranscript } from './chat-transcript';
 import { Composer } from './composer';
 import { CurrentSessionContext } from './current-session';
 import { PendingBar } from './pending-bar';
+import { proseText } from './prose-text';
 import { useChatSession } from './use-chat-session';
 
 export interface ChatViewProps {
@@ -49,7 +50,7 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
       </CurrentSessionContext>
       {chat.state.streamError !== null && (
         <p className="banner banner-error" role="alert">
-          {chat.state.streamError}
+          {proseText(chat.state.streamError)}
         </p>
       )}
       <PendingBar calls={undecided} onDecideAll={chat.decideAll} />

@@ -49,7 +49,8 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     const load = ++loads.current;
     const show = (pending: readonly PendingApproval[]) => {
       if (load !== loads.current) return;
-      dispatch({ type: 'history-loaded', history: { messages: data.messages, toolCalls: data.toolCalls, pending, follow, streamError } });
+      const ended = data.lastRunEnd === undefined ? {} : { lastRunEnd: data.lastRunEnd };
+      dispatch({ type: 'history-loaded', history: { messages: data.messages, toolCalls: data.toolCalls, pending, follow, streamError, ...ended } });
     };
     const waiting = data.toolCalls.some((call) => call.outcome === null && call.decision === null && call.approvalId !== '' && call.runId !== follow);
     if (!waiting) show([]);
