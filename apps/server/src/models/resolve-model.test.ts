@@ -1,6 +1,7 @@
 import type { ModelPart } from '@airlock/core';
 import { describe, expect, it } from 'vitest';
 import { startFakeOpenAIServer } from '../../test/support';
+import { ConfigError } from '../config';
 import { DemoModel } from './demo-model';
 import { OpenAICompatibleModel } from './openai-compatible-model';
 import { normaliseBaseURL, providerForURL, resolveChatModel } from './resolve-model';
@@ -40,13 +41,42 @@ describe('resolveChatModel', () => {
   });
 
   it('uses the first local server the probe finds', async () => {
-    const resolved = await resolveChatModel(
-      { apiKey: 'k' },
-      { probe: async () => ({ baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2:latest'], provider: 'Ollama' }) },
-    );
+    const resolved = await resolveChatModel({}, { probe: async () => ({ baseURL: 'http://127.0.0.1:11434/v1', models: ['llama3.2:latest'], provider: 'Ollama' }) });
 
     expect(resolved.info).toStrictEqual({ provider: 'Ollama', baseURL: 'http://127.0.0.1:11434/v1', model: 'llama3.2:latest', demo: false });
     expect(resolved.model.name).toBe('Ollama llama3.2:latest');
+  });
+
+  it.each([
+    ['no model URL', {}],
+    ['a model URL set but empty', { modelUrl: '  ' }],
+  ])('with an API key and %s, stops with an error naming --model-url and never probes', async (_, url) => {
+    let probed = false;
+    const probe = async () => {
+      probed = true;
+      return { baseURL: 'http://127.0.0.1:8080/v1', models: ['m'], provider: 'llama.cpp' };
+    };
+
+    const resolving = resolveChatModel({ ...url, apiKey: 'sk-secret-value-1234' }, { probe });
+
+    await expect(resolving).rejects.toStrictEqual(
+      new ConfigError(
+        '--model-url',
+        'is needed with an API key (--api-key-file, AIRLOCK_API_KEY_FILE or AIRLOCK_API_KEY): without it Airlock looks for a model server on ports ' +
+          '8080, 11434, 1234 and 8000 of this machine, and would send the key to any program listening there',
+      ),
+    );
+    expect(probed).toBe(false);
+  });
+
+  it('sends an API key to the configured server', async () => {
+    await using fake = await startFakeOpenAIServer();
+    fake.enqueue({ text: 'hi' });
+
+    const resolved = await resolveChatModel({ modelUrl: fake.url, apiKey: 'sk-secret-value-1234' }, { probe: () => Promise.reject(new Error('must not probe')) });
+
+    expect(await firstText(resolved.model.stream({ messages: [{ role: 'user', content: 'x' }], tools: [] }, new AbortController().signal))).toBe('hi');
+    expect(fake.authorizations).toStrictEqual(['Bearer sk-secret-value-1234']);
   });
 
   it('falls back to the offline demo model when nothing answers', async () => {

@@ -1,4 +1,5 @@
 import { ConcurrencyLimit, errorMessage, type ChatModel } from '@airlock/core';
+import { ConfigError } from '../config';
 import { DEMO_MODEL_NAME, DemoModel, type DemoModelOptions } from './demo-model';
 import { displayURL } from './model-server-errors';
 import { DEFAULT_MAX_CONCURRENT_REQUESTS, OpenAICompatibleModel } from './openai-compatible-model';
@@ -12,7 +13,7 @@ export interface ModelConfig {
   modelUrl?: string;
   /** Model id. Default: the first model the server lists. */
   model?: string;
-  /** Bearer token for the server. Default none. */
+  /** Bearer token for the server; needs `modelUrl`, since a found server is never sent it. Default none. */
   apiKey?: string;
   /** Requests to the model server at once; more wait their turn. Default 64. */
   maxConcurrentRequests?: number;
@@ -45,10 +46,23 @@ export interface ResolvedModel {
   info: ModelInfo;
 }
 
-/** Picks the model to chat with: the configured server, else the first local server that answers, else the offline demo. */
+/**
+ * Picks the model to chat with: the configured server, else the first local server that answers, else the offline
+ * demo. An API key without a model URL stops here (ConfigError).
+ */
 export async function resolveChatModel(config: ModelConfig, deps: ResolveModelDeps = {}): Promise<ResolvedModel> {
-  if (config.modelUrl !== undefined && config.modelUrl.trim() !== '') {
-    const baseURL = normaliseBaseURL(config.modelUrl);
+  const modelUrl = config.modelUrl !== undefined && config.modelUrl.trim() !== '' ? config.modelUrl : undefined;
+  if (modelUrl === undefined && config.apiKey !== undefined && config.apiKey !== '') {
+    // A probed port is anyone's on a shared machine: whatever listens there would get every request, the key included.
+    const ports = LOCAL_MODEL_SERVERS.map((candidate) => new URL(candidate.baseURL).port);
+    throw new ConfigError(
+      '--model-url',
+      `is needed with an API key (--api-key-file, AIRLOCK_API_KEY_FILE or AIRLOCK_API_KEY): without it Airlock looks for a model server on ports ` +
+        `${ports.slice(0, -1).join(', ')} and ${ports.at(-1)} of this machine, and would send the key to any program listening there`,
+    );
+  }
+  if (modelUrl !== undefined) {
+    const baseURL = normaliseBaseURL(modelUrl);
     let model = config.model;
     let warning: string | undefined;
     if (model === undefined) {
