@@ -751,6 +751,51 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(calls).toStrictEqual([{ code: 'print(2)' }]);
     });
 
+    it('runs no call written in thinking in the text, with confirmation off, and keeps the thinking as reasoning', async () => {
+      const call = '<tool_call>{"name": "python", "arguments": {"code": "open(\'thought.txt\', \'w\')"}}</tool_call>';
+      const thinking = `The user wants the answer. I could do ${call} but no, I should just answer.`;
+      // Thinking between <think> tags, and thinking whose <think> the prompt opened (only </think> is in the reply),
+      // streamed in pieces cut inside the tags.
+      for (const deltas of [
+        [`<thi`, `nk>${thinking.slice(0, 40)}`, `${thinking.slice(40)}</th`, 'ink>\n\nThe answer is 42.'],
+        [thinking.slice(0, 40), `${thinking.slice(40)}</th`, 'ink>\n\nThe answer is 42.'],
+      ]) {
+        const { events, calls, result } = await drive(
+          [[...deltas.map((text) => ({ type: 'text-delta' as const, text })), { type: 'finish', reason: 'stop' }]],
+          undefined,
+          { confirmToolCalls: false },
+        );
+        expect(calls).toStrictEqual([]);
+        expect(ofType(events, 'tool-start')).toStrictEqual([]);
+        expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'The answer is 42.', reasoning: thinking });
+        expect(ofType(events, 'text-delta').map((e) => e.text).join('')).toMatch(/The answer is 42\.$/);
+      }
+    });
+
+    it('gives thinking between <think> tags out as reasoning deltas', async () => {
+      const { events } = await drive([textStep('<think>hmm <tool_call>{"name": "python", "arguments": {"code": "1"}}</tool_call></think>Hello')], undefined, { confirmToolCalls: false });
+      expect(events.filter((e) => e.type === 'text-delta' || e.type === 'reasoning-delta')).toStrictEqual([
+        { type: 'reasoning-delta', text: 'hmm <tool_call>{"name": "python", "arguments": {"code": "1"}}</tool_call>' },
+        { type: 'text-delta', text: 'Hello' },
+      ]);
+    });
+
+    it('puts up no call shown as an example in code or named in prose, and keeps all the text', async () => {
+      const text = [
+        'A call looks like this:',
+        '```',
+        '<tool_call>{"name": "python", "arguments": {"code": "print(1)"}}</tool_call>',
+        '```',
+        'Use `<tool_call>` and `</tool_call>` around JSON.',
+        'To call a tool, models write a <tool_call> tag. Here is the important rest of my answer: the capital of France is Paris.',
+      ].join('\n');
+      const { events, calls, result } = await drive([textStep(text)], undefined, { confirmToolCalls: false });
+      expect(calls).toStrictEqual([]);
+      expect(ofType(events, 'tool-start')).toStrictEqual([]);
+      expect(ofType(events, 'text-delta').map((e) => e.text).join('')).toBe(text);
+      expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: text });
+    });
+
     it('answers an unparseable text-format call with a clear error', async () => {
       const { events } = await drive([textStep('<tool_call>{"arguments": {}}</tool_call>'), textStep('ok')], undefined);
       const [end] = ofType(events, 'tool-end');

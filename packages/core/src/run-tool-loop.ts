@@ -7,7 +7,7 @@ import { randomId } from './ids';
 import { canonicalJson, deepFreeze } from './json';
 import { parseToolArguments } from './json-repair';
 import type { AssistantMessage, ChatMessage, ToolCall } from './messages';
-import { TextToolCallExtractor, type TextToolCall } from './text-tool-calls';
+import { TextToolCallExtractor, type TextPart, type TextToolCall } from './text-tool-calls';
 import { grantsNeedExactArguments, toolJsonSchema, toolVersion, UNKNOWN_ARGUMENT, unknownArguments, type AnyTool } from './tool';
 import { toolResultText } from './tool-results';
 
@@ -673,26 +673,17 @@ async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, Streamed
   const turn: AssistantMessage = { role: 'assistant', content: '' };
   const rawCalls: RawCall[] = [];
   const extractor = new TextToolCallExtractor();
-  let reasoning = '';
   let failure: string | undefined;
   // A real AbortSignal for the model's client, only for as long as the turn streams.
   const link = linkedController(signal);
   try {
     for await (const part of abortable(model.stream(request, link.controller.signal), link.controller.signal)) {
       switch (part.type) {
-        case 'text-delta': {
-          const visible = extractor.push(part.text);
-          if (visible !== '') {
-            turn.content += visible;
-            yield { type: 'text-delta', text: visible };
-          }
+        case 'text-delta':
+          yield* shownEvents(extractor.push(part.text));
           break;
-        }
         case 'reasoning-delta':
-          if (part.text !== '') {
-            reasoning += part.text;
-            yield { type: 'reasoning-delta', text: part.text };
-          }
+          if (part.text !== '') yield* shownEvents(extractor.pushReasoning(part.text));
           break;
         case 'tool-call':
           rawCalls.push({ id: part.id, name: part.name, arguments: part.arguments });
@@ -708,15 +699,20 @@ async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, Streamed
     // Whatever the model's client still holds for this turn (a connection, a reader) is let go.
     link.controller.abort(TURN_OVER);
   }
-  const tail = extractor.finish();
-  if (tail.text !== '') {
-    turn.content += tail.text;
-    yield { type: 'text-delta', text: tail.text };
-  }
-  if (reasoning !== '') turn.reasoning = reasoning;
+  const reply = extractor.finish();
+  yield* shownEvents(reply.parts);
+  // Kept as the extractor tells it, not as it was streamed: text that turned out to be thinking (a lone `</think>`)
+  // is kept as reasoning, so it is neither shown as the answer again nor sent back to the model as one.
+  turn.content = reply.content;
+  if (reply.reasoning !== '') turn.reasoning = reply.reasoning;
   const plan = !input.budgetSpent && failure === undefined && !signal.aborted;
-  const planned = plan ? planCalls(rawCalls, tail.calls, input.runId, callIdsSince(input.messages, input.runStart)) : [];
+  const planned = plan ? planCalls(rawCalls, reply.calls, input.runId, callIdsSince(input.messages, input.runStart)) : [];
   return { turn, planned, failure };
+}
+
+/** The events that show what the text tool-call extractor gave out. */
+function* shownEvents(parts: readonly TextPart[]): Generator<LoopEvent, void, undefined> {
+  for (const part of parts) yield { type: part.type === 'text' ? 'text-delta' : 'reasoning-delta', text: part.text };
 }
 
 type Gate = { kind: 'run' } | { kind: 'granted'; grantId: string } | { kind: 'rule'; verdict: PolicyVerdict } | { kind: 'ask'; ticket: ApprovalTicket };

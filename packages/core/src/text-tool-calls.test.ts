@@ -1,30 +1,49 @@
 import { fc, test as property } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { parseModelJson, parseToolArguments, repairJson } from './json-repair';
-import { parseTextToolCall, TextToolCallExtractor, TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from './text-tool-calls';
+import { parseTextToolCall, TextToolCallExtractor, TOOL_CALL_CLOSE, TOOL_CALL_OPEN, type TextPart } from './text-tool-calls';
 
 function extract(deltas: string[]) {
   const extractor = new TextToolCallExtractor();
-  let text = deltas.map((d) => extractor.push(d)).join('');
-  const tail = extractor.finish();
-  text += tail.text;
-  return { text, calls: tail.calls };
+  for (const delta of deltas) extractor.push(delta);
+  const { content, reasoning, calls } = extractor.finish();
+  return { text: content, reasoning, calls };
+}
+
+/** What the extractor gave out to show, adjacent parts of a kind joined. */
+function shown(deltas: string[]): TextPart[] {
+  const extractor = new TextToolCallExtractor();
+  const parts = [...deltas.flatMap((delta) => extractor.push(delta)), ...extractor.finish().parts];
+  const joined: TextPart[] = [];
+  for (const part of parts) {
+    const last = joined.at(-1);
+    if (last?.type === part.type) last.text += part.text;
+    else joined.push({ ...part });
+  }
+  return joined;
+}
+
+/** Reads `text` whole, cut in two at every place, and one character at a time: each must give `expected`. */
+function expectAnySplit(text: string, expected: ReturnType<typeof extract>) {
+  expect(extract([text])).toStrictEqual(expected);
+  for (let cut = 0; cut <= text.length; cut++) expect(extract([text.slice(0, cut), text.slice(cut)])).toStrictEqual(expected);
+  expect(extract(text.split(''))).toStrictEqual(expected);
 }
 
 describe('TextToolCallExtractor', () => {
   it('passes plain text through unchanged', () => {
-    expect(extract(['Hello ', 'world <b>bold</b> a < b'])).toStrictEqual({ text: 'Hello world <b>bold</b> a < b', calls: [] });
+    expect(extract(['Hello ', 'world <b>bold</b> a < b'])).toStrictEqual({ text: 'Hello world <b>bold</b> a < b', reasoning: '', calls: [] });
   });
 
   it('finds a call whose tags are split across deltas and hides it from the text', () => {
     const result = extract(['Sure.<to', 'ol_call>{"name": "terminal", "argu', 'ments": {"command": "ls"}}</tool', '_call> Done']);
-    expect(result).toStrictEqual({ text: 'Sure. Done', calls: [{ ok: true, name: 'terminal', arguments: { command: 'ls' } }] });
+    expect(result).toStrictEqual({ text: 'Sure. Done', reasoning: '', calls: [{ ok: true, name: 'terminal', arguments: { command: 'ls' } }] });
   });
 
   it('holds back a possible tag start only until it is clearly text', () => {
     const extractor = new TextToolCallExtractor();
-    expect(extractor.push('a <to')).toBe('a ');
-    expect(extractor.push('ast>')).toBe('<toast>');
+    expect(extractor.push('a <to')).toStrictEqual([{ type: 'text', text: 'a ' }]);
+    expect(extractor.push('ast>')).toStrictEqual([{ type: 'text', text: '<toast>' }]);
   });
 
   it('parses several calls, an unclosed last one included', () => {
@@ -39,6 +58,139 @@ describe('TextToolCallExtractor', () => {
   it('closes a call that the model never closed before opening the next', () => {
     const result = extract(['<tool_call>{"name": "a", "arguments": {}}<tool_call>{"name": "b", "arguments": {}}</tool_call>']);
     expect(result.calls.map((c) => c.name)).toStrictEqual(['a', 'b']);
+  });
+
+  it('reads a body in a ```json fence as a call', () => {
+    expectAnySplit('<tool_call>\n```json\n{"name": "t", "arguments": {"a": 1}}\n```\n</tool_call>', {
+      text: '',
+      reasoning: '',
+      calls: [{ ok: true, name: 't', arguments: { a: 1 } }],
+    });
+  });
+
+  it('answers a closed body that starts like an object but is no call with an error, not as text', () => {
+    expect(extract(['<tool_call>{"arguments": {}}</tool_call>'])).toMatchObject({ text: '', calls: [{ ok: false, name: '' }] });
+  });
+});
+
+describe('TextToolCallExtractor on thinking written in the text', () => {
+  const call = '<tool_call>{"name":"write_file","arguments":{"path":"thought.txt","content":"only a thought"}}</tool_call>';
+
+  it('gives a <think> block out as reasoning and finds no call in it, however the reply is cut', () => {
+    const thought = `The user wants the date. I could do ${call} but no, I should just answer.`;
+    expectAnySplit(`<think>${thought}</think>\n\nI will not write anything; the answer is 42.`, {
+      text: 'I will not write anything; the answer is 42.',
+      reasoning: thought,
+      calls: [],
+    });
+    expect(shown([`<think>${thought}</think>`, 'The answer.'])).toStrictEqual([
+      { type: 'reasoning', text: thought },
+      { type: 'text', text: 'The answer.' },
+    ]);
+  });
+
+  it('ends a <thinking> block only at </thinking>', () => {
+    expectAnySplit(`<thinking>not </think> yet ${call}</thinking>Answer.`, { text: 'Answer.', reasoning: `not </think> yet ${call}`, calls: [] });
+  });
+
+  it('keeps a block that never closes as reasoning, with no call in it', () => {
+    expectAnySplit(`Hi. <think>still thinking ${call}`, { text: 'Hi. ', reasoning: `still thinking ${call}`, calls: [] });
+  });
+
+  it('reads a reply up to a lone </think> as thinking (the prompt opened it), calls in it included, however the reply is cut', () => {
+    const thought = `The user wants a file. ${call} No, just answer.\n`;
+    expectAnySplit(`${thought}</think>\n\nThe answer is 42.`, { text: 'The answer is 42.', reasoning: thought, calls: [] });
+    expectAnySplit(`${thought}</thinking>42`, { text: '42', reasoning: thought, calls: [] });
+    // Given in one delta, it goes out as reasoning.
+    expect(shown([`${thought}</think>42`])).toStrictEqual([
+      { type: 'reasoning', text: thought },
+      { type: 'text', text: '42' },
+    ]);
+  });
+
+  it('keeps text already given out before a lone </think> given, and keeps all of it as reasoning', () => {
+    const deltas = ['Let me see. ', `${call} no.</think>42`];
+    expect(shown(deltas)).toStrictEqual([
+      { type: 'text', text: 'Let me see. ' },
+      { type: 'reasoning', text: `${call} no.` },
+      { type: 'text', text: '42' },
+    ]);
+    expect(extract(deltas)).toStrictEqual({ text: '42', reasoning: `Let me see. ${call} no.`, calls: [] });
+  });
+
+  it('ends thinking at a lone </think> inside a call that never closed', () => {
+    const unclosed = '<tool_call>{"name": "terminal", "arguments": {"command": "rm -rf x"} hmm';
+    expectAnySplit(`Maybe ${unclosed}</think>Answer`, { text: 'Answer', reasoning: `Maybe ${unclosed}`, calls: [] });
+  });
+
+  it('reads a </think> as text once the reply showed where thinking is, and in code', () => {
+    expectAnySplit('<think>a</think>b </think> c', { text: 'b </think> c', reasoning: 'a', calls: [] });
+    expectAnySplit('Close it with `</think>`.', { text: 'Close it with `</think>`.', reasoning: '', calls: [] });
+    const extractor = new TextToolCallExtractor();
+    expect(extractor.pushReasoning('sent apart')).toStrictEqual([{ type: 'reasoning', text: 'sent apart' }]);
+    expect(extractor.push('a </think> b')).toStrictEqual([{ type: 'text', text: 'a </think> b' }]);
+    expect(extractor.finish()).toMatchObject({ content: 'a </think> b', reasoning: 'sent apart' });
+  });
+
+  it('keeps a thinking tag in code as text', () => {
+    const text = 'Models write:\n```\n<think>plan</think>\n```\nand `<think>` inline.';
+    expectAnySplit(text, { text, reasoning: '', calls: [] });
+  });
+});
+
+describe('TextToolCallExtractor on tags that are not calls', () => {
+  const example = '<tool_call>{"name": "terminal", "arguments": {"command": "ls"}}</tool_call>';
+
+  it('keeps a call shown as an example in a fenced code block as text', () => {
+    for (const [open, close] of [['```', '```'], ['```xml', '```'], ['~~~', '~~~'], ['````', '````'], ['   ```', '  ```']]) {
+      const text = `Like this:\n${open}\n${example}\n\n${close}\nThat is all.`;
+      expectAnySplit(text, { text, reasoning: '', calls: [] });
+    }
+  });
+
+  it('finds a call after the code block closed', () => {
+    expectAnySplit(`\`\`\`\n${example}\n\`\`\` \n${example}`, {
+      text: `\`\`\`\n${example}\n\`\`\` \n`,
+      reasoning: '',
+      calls: [{ ok: true, name: 'terminal', arguments: { command: 'ls' } }],
+    });
+  });
+
+  it('keeps tags in inline code as text', () => {
+    const text = 'Use `<tool_call>` and `</tool_call>` around JSON, as in ``' + example + '``. Then the rest is visible.';
+    expectAnySplit(text, { text, reasoning: '', calls: [] });
+  });
+
+  it('does not let a stray backtick hide a call on a later line, nor a one-line ```code``` one after it', () => {
+    expectAnySplit(`It\`s done.\n${example}`, { text: 'It`s done.\n', reasoning: '', calls: [{ ok: true, name: 'terminal', arguments: { command: 'ls' } }] });
+    expectAnySplit(`\`\`\`ls\`\`\` ${example}`, { text: '```ls``` ', reasoning: '', calls: [{ ok: true, name: 'terminal', arguments: { command: 'ls' } }] });
+  });
+
+  it('keeps a tag named in prose as text, with all that follows it', () => {
+    const text = 'To call a tool, models write a <tool_call> tag. Here is the important rest of my answer: the capital of France is Paris.';
+    expectAnySplit(text, { text, reasoning: '', calls: [] });
+  });
+
+  it('keeps a tag around something other than a JSON object as text', () => {
+    for (const text of ['<tool_call>ls -la</tool_call> done', '<tool_call></tool_call>', '<tool_call>\n[1, 2]</tool_call>', '<tool_call>```python\nprint(1)\n```</tool_call>']) {
+      expectAnySplit(text, { text, reasoning: '', calls: [] });
+    }
+  });
+
+  it('gives back as text a call that never closes and does not read as one', () => {
+    for (const text of ['<tool_call>{"name": "t", oops, and then the answer: Paris', 'a <tool_call>', '<tool_call>  \n', '<tool_call>```json']) {
+      expectAnySplit(text, { text, reasoning: '', calls: [] });
+    }
+    // Read again as text: thinking in it is thinking.
+    expectAnySplit('<think>a</think><tool_call>{oops} <think>b</think>', { text: '<tool_call>{oops} ', reasoning: 'ab', calls: [] });
+  });
+
+  it('reads the inner of two nested tags as the call and keeps the outer ones as text', () => {
+    expectAnySplit(`A <tool_call>${example}</tool_call> B`, {
+      text: 'A <tool_call></tool_call> B',
+      reasoning: '',
+      calls: [{ ok: true, name: 'terminal', arguments: { command: 'ls' } }],
+    });
   });
 });
 
@@ -73,32 +225,52 @@ function charactersSearched(run: () => void): number {
   return searched;
 }
 
+const THINKING_TAGS = ['<think>', '</think>', '<thinking>', '</thinking>'];
+const markup = ['<', '</', '<tool_cal', '</tool_ca', '<tool_call', '>', ' ', '\n', 'text', '`', '```', '~~~', '\n```\n', '<thi', '</thin'];
 const streamPiece = fc.oneof(
-  fc.constantFrom(TOOL_CALL_OPEN, TOOL_CALL_CLOSE, '<', '</', '<tool_cal', '</tool_ca', '<tool_call', '>', ' ', '\n', 'text'),
-  fc.constantFrom('{"name": "a", "arguments": {}}', "{'name': 'b', 'arguments': {'x': 1,},}", '{"name": "c"', 'not json'),
+  fc.constantFrom(TOOL_CALL_OPEN, TOOL_CALL_CLOSE, ...THINKING_TAGS, ...markup),
+  fc.constantFrom('{"name": "a", "arguments": {}}', "{'name': 'b', 'arguments': {'x': 1,},}", '{"name": "c"', '{not json', 'not json'),
   fc.string({ maxLength: 8 }),
 );
 const stream = fc.array(streamPiece, { maxLength: 30 }).map((pieces) => pieces.join(''));
+/** Streams with every kind of markup but no `{` (so no call) and no thinking tag. */
+const callFreeStream = fc
+  .array(fc.oneof(fc.constantFrom(TOOL_CALL_OPEN, TOOL_CALL_CLOSE, ...markup, '[1]', 'json'), fc.string({ maxLength: 8 })), { maxLength: 30 })
+  .map((pieces) => pieces.join(''))
+  .filter((text) => !text.includes('{') && !THINKING_TAGS.some((tag) => text.includes(tag)));
 
 describe('TextToolCallExtractor, property-based', () => {
-  property.prop([stream, fc.array(fc.nat(), { maxLength: 40 })])('gives the same text and calls however the stream is split', (text, points) => {
+  property.prop([stream, fc.array(fc.nat(), { maxLength: 40 })])('gives the same text, thinking and calls however the stream is split', (text, points) => {
     expect(extract(splitAt(text, points))).toStrictEqual(extract([text]));
   });
 
-  property.prop([stream, fc.array(fc.nat(), { maxLength: 40 })])('never shows an opening tag, and finds a call for each one', (text, points) => {
-    const result = extract(splitAt(text, points));
-    expect(result.text).not.toContain(TOOL_CALL_OPEN);
-    const opened = text.split(TOOL_CALL_OPEN).length - 1;
-    const afterLast = text.slice(text.lastIndexOf(TOOL_CALL_OPEN) + TOOL_CALL_OPEN.length);
-    // A last call left open with nothing in it is no call.
-    const emptyLast = opened > 0 && !afterLast.includes(TOOL_CALL_CLOSE) && afterLast.trim() === '';
-    expect(result.calls).toHaveLength(emptyLast ? opened - 1 : opened);
+  property.prop([callFreeStream, fc.array(fc.nat(), { maxLength: 40 })])('keeps every character of a reply with no call in it, and shows it as it comes', (text, points) => {
+    const deltas = splitAt(text, points);
+    expect(extract(deltas)).toStrictEqual({ text, reasoning: '', calls: [] });
+    expect(shown(deltas)).toStrictEqual(text === '' ? [] : [{ type: 'text', text }]);
+  });
+
+  property.prop([stream.filter((text) => !text.includes('</think>')), fc.array(fc.nat(), { maxLength: 40 })])('runs nothing written in thinking', (inside, points) => {
+    const result = extract(splitAt(`<think>${inside}</think>`, points));
+    expect(result).toStrictEqual({ text: '', reasoning: inside, calls: [] });
   });
 
   property.prop([fc.array(fc.nat(), { maxLength: 40 })])('reads text with no tags unchanged, whatever the split', (points) => {
     const text = 'a < b <tool <tool_cal </tool_call> c <';
-    expect(extract(splitAt(text, points))).toStrictEqual({ text, calls: [] });
+    expect(extract(splitAt(text, points))).toStrictEqual({ text, reasoning: '', calls: [] });
   });
+
+  property.prop([fc.array(fc.oneof(fc.constantFrom(...THINKING_TAGS, ...markup), fc.string({ maxLength: 5 })), { maxLength: 20 }).filter((deltas) => !deltas.join('').includes(TOOL_CALL_OPEN))])(
+    'holds back from what it shows no more than the start of a tag',
+    (deltas) => {
+      for (let end = 0; end <= deltas.length; end++) {
+        const extractor = new TextToolCallExtractor();
+        for (const delta of deltas.slice(0, end)) extractor.push(delta);
+        const held = extractor.finish().parts.reduce((sum, part) => sum + part.text.length, 0);
+        expect(held).toBeLessThan('</thinking>'.length);
+      }
+    },
+  );
 });
 
 describe('TextToolCallExtractor on hostile streams', () => {
@@ -115,6 +287,18 @@ describe('TextToolCallExtractor on hostile streams', () => {
     expect(searched).toBeLessThan(text.length * 2 * (1 + TOOL_CALL_CLOSE.length / 4));
   });
 
+  it('scans 1 MB of thinking streamed in 4-character deltas once', () => {
+    const text = `<think>${'a < b '.repeat(200_000)}</think>done`;
+    let result: ReturnType<typeof extract> | undefined;
+    const searched = charactersSearched(() => {
+      const deltas: string[] = [];
+      for (let i = 0; i < text.length; i += 4) deltas.push(text.slice(i, i + 4));
+      result = extract(deltas);
+    });
+    expect(result).toStrictEqual({ text: 'done', reasoning: 'a < b '.repeat(200_000), calls: [] });
+    expect(searched).toBeLessThan(text.length * 4);
+  });
+
   it('finds thousands of unclosed calls in one delta in one pass', () => {
     const text = `${TOOL_CALL_OPEN}{"name": "t"}`.repeat(20_000);
     let calls = 0;
@@ -123,6 +307,20 @@ describe('TextToolCallExtractor on hostile streams', () => {
     });
     expect(calls).toBe(20_000);
     expect(searched).toBeLessThan(text.length * 4);
+  });
+
+  it('reads tens of thousands of tags that are not calls, thinking blocks and code spans, in one delta and a character at a time', () => {
+    const cases: [string, ReturnType<typeof extract>][] = [
+      [`${TOOL_CALL_OPEN} x`.repeat(50_000), { text: `${TOOL_CALL_OPEN} x`.repeat(50_000), reasoning: '', calls: [] }],
+      ['<think>a</think>b'.repeat(50_000), { text: 'b'.repeat(50_000), reasoning: 'a'.repeat(50_000), calls: [] }],
+      ['`<tool_call>` '.repeat(50_000), { text: '`<tool_call>` '.repeat(50_000), reasoning: '', calls: [] }],
+      ['`'.repeat(500_000), { text: '`'.repeat(500_000), reasoning: '', calls: [] }],
+      ['</think>'.repeat(50_000), { text: '</think>'.repeat(49_999), reasoning: '', calls: [] }],
+    ];
+    for (const [text, expected] of cases) {
+      expect(extract([text])).toStrictEqual(expected);
+      expect(extract(text.split(''))).toStrictEqual(expected);
+    }
   });
 });
 

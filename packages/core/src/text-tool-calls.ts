@@ -29,113 +29,455 @@ export function parseTextToolCall(raw: string): TextToolCall {
   return { ok: true, name, arguments: args.value };
 }
 
+/** A piece of the reply to show now: text the person reads, or the model's thinking. */
+export type TextPart = { type: 'text' | 'reasoning'; text: string };
+
+/** The whole reply once it has ended. */
+export interface ExtractedReply {
+  /** What is still to be shown, after every part `push` gave out. */
+  parts: TextPart[];
+  /** The calls found, in the order written. */
+  calls: TextToolCall[];
+  /** The reply's text as it is kept: what was shown, less what turned out to be thinking. */
+  content: string;
+  /** The thinking, from the text and from `pushReasoning`, in the order it came. */
+  reasoning: string;
+}
+
+/** The tags a model's thinking is written between, each opening tag with its closing one. */
+const THINKING = new Map([
+  ['<think>', ['</think>']],
+  ['<thinking>', ['</thinking>']],
+]);
+const THINKING_CLOSES = [...THINKING.values()].flat();
+const TEXT_TAGS = [TOOL_CALL_OPEN, ...THINKING.keys()];
+const BODY_TAGS = [TOOL_CALL_CLOSE, TOOL_CALL_OPEN];
+const TEXT_TAGS_MAY_BE_THINKING = [...TEXT_TAGS, ...THINKING_CLOSES];
+const BODY_TAGS_MAY_BE_THINKING = [...BODY_TAGS, ...THINKING_CLOSES];
+
 /**
- * Splits streamed model text into what a person should see and the `<tool_call>` blocks inside it.
- * Text that might be the start of a tag is held back until the next delta shows what it is.
+ * Splits a model's streamed reply into what a person reads, the model's thinking, and the tool calls it wrote as
+ * `<tool_call>{"name": …, "arguments": …}</tool_call>` in its text.
  *
- * Each delta is scanned once: only the few characters that may begin a tag are carried over to the next one,
- * and the body of a call under way is kept as pieces, so a long stream of small deltas costs time linear in its length.
+ * Model servers without a reasoning parser put the thinking into the text, between `<think>` and `</think>` (or
+ * `<thinking>`): it is given out as reasoning and never read for calls, as a call the model only thought about must
+ * not run. A template that opens `<think>` in the prompt leaves only the `</think>` in the reply: all before that
+ * lone closing tag was thinking. A tag inside Markdown code (a fenced block, an inline span) is an example, and so is
+ * one whose body does not start like a JSON object (a tag named in prose), or that never closes and is not a call:
+ * they stay in the text, so nothing the model wrote is lost.
+ *
+ * The text comes in deltas cut anywhere. Only what may be the start of a tag (a few characters) and the body of a
+ * call under way are held back, and each character is looked at a bounded number of times: a reply costs time
+ * linear in its length however it is cut.
  */
 export class TextToolCallExtractor {
-  /** The end of the previous delta that may be the start of a tag; never longer than a tag. */
+  /** The end of the previous delta that may be the start of a tag; never as long as a tag. */
   private carry = '';
-  private inside = false;
+  private mode: 'text' | 'thinking' | 'call' = 'text';
+  /** In a thinking block: the tag that ends it. */
+  private thinkingClose: readonly string[] = [];
+  /** In a call: how far its body has shown that it starts like a JSON object. */
+  private start: BodyStart = 'space';
   /** The body of the call under way, up to the carry. */
   private body: string[] = [];
-  private readonly calls: TextToolCall[] = [];
+  private code = new MarkdownCode();
+  /**
+   * Until a thinking tag, or reasoning sent apart, shows otherwise, the reply so far may be thinking whose opening
+   * tag was in the prompt: then a `</think>` outside code, or in a call's body, ends it.
+   */
+  private mayBeThinking = true;
+  /** While `mayBeThinking`: each call cut from the text, with where it stood in `content`, to put back if it was thinking. */
+  private cut: { at: number; raw: string }[] = [];
+  /** White space right after thinking at the start of the reply: the blank lines before the answer. */
+  private skipSpace = false;
+  private shownNonSpace = false;
+  private calls: TextToolCall[] = [];
+  private content = '';
+  private reasoning = '';
+  /** How much of `content` the caller has been given. */
+  private given = 0;
+  private parts: TextPart[] = [];
 
-  /** Feeds a delta; returns the part of the text that is safe to show now. */
-  push(delta: string): string {
+  /** Feeds a delta of the reply's text; returns what is safe to show now. */
+  push(delta: string): TextPart[] {
     const text = this.carry + delta;
-    const tags = new TagFinder(text);
-    let visible = '';
-    let from = 0;
-    for (;;) {
-      if (!this.inside) {
-        const open = tags.nextOpen(from);
-        if (open === -1) {
-          const keep = partialTagLength(text, from, [TOOL_CALL_OPEN]);
-          this.carry = text.slice(text.length - keep);
-          return visible + text.slice(from, text.length - keep);
-        }
-        visible += text.slice(from, open);
-        from = open + TOOL_CALL_OPEN.length;
-        this.inside = true;
-      } else {
-        const close = tags.nextClose(from);
-        const reopen = tags.nextOpen(from);
-        if (close === -1 && reopen === -1) {
-          const keep = partialTagLength(text, from, [TOOL_CALL_CLOSE, TOOL_CALL_OPEN]);
-          this.body.push(text.slice(from, text.length - keep));
-          this.carry = text.slice(text.length - keep);
-          return visible;
-        }
-        // A new opening tag before any closing one: the model forgot to close the previous call.
-        const end = close === -1 || (reopen !== -1 && reopen < close) ? reopen : close;
-        const tagLength = end === close ? TOOL_CALL_CLOSE.length : 0;
-        this.body.push(text.slice(from, end));
-        this.calls.push(parseTextToolCall(this.body.join('')));
-        this.body = [];
-        from = end + tagLength;
-        this.inside = false;
-      }
+    this.carry = '';
+    this.scan(text, false);
+    return this.give();
+  }
+
+  /** Feeds a delta of reasoning the model's server sent apart from the text: the text then does not start in thinking. */
+  pushReasoning(delta: string): TextPart[] {
+    this.mayBeThinking = false;
+    this.cut = [];
+    this.think(delta);
+    return this.give();
+  }
+
+  /**
+   * Ends the reply. An unclosed call is a call when its body reads as one (a model may stop right after it), and
+   * text otherwise.
+   */
+  finish(): ExtractedReply {
+    const text = this.carry;
+    this.carry = '';
+    this.scan(text, true);
+    if (this.mode === 'call') this.endUnclosedCall();
+    const parts = this.give();
+    return { parts, calls: this.calls, content: this.content, reasoning: this.reasoning };
+  }
+
+  private scan(text: string, final: boolean): void {
+    let at = 0;
+    while (at < text.length) {
+      if (this.mode === 'text') at = this.scanText(text, at, final);
+      else if (this.mode === 'thinking') at = this.scanThinking(text, at, final);
+      else at = this.scanCall(text, at, final);
     }
   }
 
-  /** Ends the stream: returns the text still held back and every call found. An unclosed call is parsed as it stands. */
-  finish(): { text: string; calls: TextToolCall[] } {
-    let text = '';
-    if (this.inside) {
-      const body = this.body.join('') + this.carry;
-      if (body.trim() !== '') this.calls.push(parseTextToolCall(body));
-    } else {
-      text = this.carry;
+  /** Reads text to show, up to the next tag that counts (none in code), and returns where it stopped. */
+  private scanText(text: string, from: number, final: boolean): number {
+    let shownFrom = from;
+    for (let i = from; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (this.skipSpace) {
+        if (isSpace(c)) {
+          shownFrom = i + 1;
+          continue;
+        }
+        this.skipSpace = false;
+      }
+      if (c === LESS_THAN && !this.code.inCode()) {
+        const tag = tagAt(text, i, this.mayBeThinking ? TEXT_TAGS_MAY_BE_THINKING : TEXT_TAGS, final);
+        if (tag === PARTIAL) {
+          this.show(text.slice(shownFrom, i));
+          this.carry = text.slice(i);
+          return text.length;
+        }
+        if (tag !== undefined) {
+          this.show(text.slice(shownFrom, i));
+          this.openTag(tag);
+          return i + tag.length;
+        }
+      }
+      this.code.add(c);
     }
-    this.carry = '';
+    this.show(text.slice(shownFrom));
+    return text.length;
+  }
+
+  private openTag(tag: string): void {
+    if (tag === TOOL_CALL_OPEN) {
+      this.mode = 'call';
+      this.start = 'space';
+      return;
+    }
+    const close = THINKING.get(tag);
+    if (close !== undefined) {
+      this.mode = 'thinking';
+      this.thinkingClose = close;
+      this.mayBeThinking = false;
+      this.cut = [];
+      return;
+    }
+    // A closing tag with no opening one: the reply started in thinking.
+    this.thoughtSoFar('');
+  }
+
+  private scanThinking(text: string, from: number, final: boolean): number {
+    for (let lt = text.indexOf('<', from); lt !== -1; lt = text.indexOf('<', lt + 1)) {
+      const tag = tagAt(text, lt, this.thinkingClose, final);
+      if (tag === undefined) continue;
+      this.think(text.slice(from, lt));
+      if (tag === PARTIAL) {
+        this.carry = text.slice(lt);
+        return text.length;
+      }
+      this.mode = 'text';
+      this.skipSpace = !this.shownNonSpace;
+      return lt + tag.length;
+    }
+    this.think(text.slice(from));
+    return text.length;
+  }
+
+  private scanCall(text: string, from: number, final: boolean): number {
+    let i = from;
+    while (this.start !== 'object') {
+      if (i === text.length) {
+        this.body.push(text.slice(from));
+        return i;
+      }
+      const next = nextBodyStart(this.start, text.charCodeAt(i));
+      if (next === undefined) {
+        // Not a call: the tag was written as text (named in prose, `<tool_call>` then a word). What follows is read again as text.
+        const held = this.body.join('') + text.slice(from, i);
+        this.body = [];
+        this.mode = 'text';
+        this.showWritten(TOOL_CALL_OPEN + held);
+        return i;
+      }
+      this.start = next;
+      i++;
+    }
+    for (let lt = text.indexOf('<', i); lt !== -1; lt = text.indexOf('<', lt + 1)) {
+      const tag = tagAt(text, lt, this.mayBeThinking ? BODY_TAGS_MAY_BE_THINKING : BODY_TAGS, final);
+      if (tag === undefined) continue;
+      this.body.push(text.slice(from, lt));
+      if (tag === PARTIAL) {
+        this.carry = text.slice(lt);
+        return text.length;
+      }
+      if (tag === TOOL_CALL_CLOSE) {
+        this.endCall(tag);
+        return lt + tag.length;
+      }
+      // A new call before this one closed: the model forgot to close it. The text reads the new tag again.
+      if (tag === TOOL_CALL_OPEN) {
+        this.endCall('');
+        return lt;
+      }
+      this.thoughtSoFar(TOOL_CALL_OPEN + this.body.join(''));
+      return lt + tag.length;
+    }
+    this.body.push(text.slice(from));
+    return text.length;
+  }
+
+  private endCall(close: string): void {
+    const raw = this.body.join('');
     this.body = [];
-    this.inside = false;
-    return { text, calls: this.calls };
+    this.mode = 'text';
+    this.calls.push(parseTextToolCall(raw));
+    if (this.mayBeThinking) this.cut.push({ at: this.content.length, raw: TOOL_CALL_OPEN + raw + close });
+  }
+
+  private endUnclosedCall(): void {
+    const raw = this.body.join('');
+    this.body = [];
+    this.mode = 'text';
+    if (this.start === 'object') {
+      const call = parseTextToolCall(raw);
+      if (call.ok) {
+        this.calls.push(call);
+        return;
+      }
+      // Read again as text: it holds no `<tool_call>` (that would have ended it), but may hold thinking or code.
+      this.showWritten(TOOL_CALL_OPEN);
+      this.scan(raw, true);
+      return;
+    }
+    this.showWritten(TOOL_CALL_OPEN + raw);
+  }
+
+  /**
+   * A lone closing thinking tag: the reply so far, calls and all, was thinking. The calls are dropped; what the
+   * caller was given as text stays given (text shown cannot be taken back), the rest goes out as reasoning.
+   */
+  private thoughtSoFar(rest: string): void {
+    // The text with the calls cut from it put back, split where what the caller was given ends.
+    let given = '';
+    let later = '';
+    let from = 0;
+    const upTo = (to: number, raw: string) => {
+      if (from < this.given) {
+        const end = Math.min(to, this.given);
+        given += this.content.slice(from, end);
+        from = end;
+      }
+      if (to < this.given) given += raw;
+      else later += this.content.slice(from, to) + raw;
+      from = to;
+    };
+    for (const { at, raw } of this.cut) upTo(at, raw);
+    upTo(this.content.length, rest);
+    this.parts = [];
+    this.content = '';
+    this.given = 0;
+    this.shownNonSpace = false;
+    this.reasoning += given;
+    this.think(later);
+    this.calls = [];
+    this.cut = [];
+    this.body = [];
+    this.mayBeThinking = false;
+    this.code = new MarkdownCode();
+    this.mode = 'text';
+    this.skipSpace = true;
+  }
+
+  /** Shows text that was held as a possible tag or call: Markdown code follows it as it does any text shown. */
+  private showWritten(text: string): void {
+    for (let i = 0; i < text.length; i++) this.code.add(text.charCodeAt(i));
+    this.show(text);
+  }
+
+  private show(text: string): void {
+    if (text === '') return;
+    this.content += text;
+    if (!this.shownNonSpace) this.shownNonSpace = /\S/.test(text);
+    this.addPart('text', text);
+  }
+
+  private think(text: string): void {
+    if (text === '') return;
+    this.reasoning += text;
+    this.addPart('reasoning', text);
+  }
+
+  private addPart(type: TextPart['type'], text: string): void {
+    const last = this.parts.at(-1);
+    if (last?.type === type) last.text += text;
+    else this.parts.push({ type, text });
+  }
+
+  private give(): TextPart[] {
+    const parts = this.parts;
+    this.parts = [];
+    this.given = this.content.length;
+    return parts;
+  }
+}
+
+/** The text ends inside what may be one of the tags. */
+const PARTIAL = Symbol('partial tag');
+
+/** The tag among `tags` that starts at `at`; PARTIAL when the text ends before it can tell (never when `final`). */
+function tagAt(text: string, at: number, tags: readonly string[], final: boolean): string | typeof PARTIAL | undefined {
+  const rest = text.length - at;
+  let partial = false;
+  for (const tag of tags) {
+    if (rest >= tag.length) {
+      if (text.startsWith(tag, at)) return tag;
+    } else if (!final && !partial && tag.startsWith(text.slice(at))) {
+      partial = true;
+    }
+  }
+  return partial ? PARTIAL : undefined;
+}
+
+/**
+ * How far a call's body has shown that it starts like a JSON object: white space, then `{`, maybe inside a fence
+ * (```` ```json ````). The body of any other start is not a call.
+ */
+type BodyStart = 'space' | 'tick' | 'ticks' | 'fence' | 'fence-space' | 'object';
+
+function nextBodyStart(state: BodyStart, c: number): BodyStart | undefined {
+  switch (state) {
+    case 'space':
+      return isSpace(c) ? 'space' : c === OPEN_BRACE ? 'object' : c === BACKTICK ? 'tick' : undefined;
+    case 'tick':
+      return c === BACKTICK ? 'ticks' : undefined;
+    case 'ticks':
+      return c === BACKTICK ? 'fence' : undefined;
+    case 'fence':
+      return isLetter(c) ? 'fence' : isSpace(c) ? 'fence-space' : c === OPEN_BRACE ? 'object' : undefined;
+    case 'fence-space':
+      return isSpace(c) ? 'fence-space' : c === OPEN_BRACE ? 'object' : undefined;
+    case 'object':
+      return 'object';
   }
 }
 
 /**
- * Finds tags in one text, remembering where each was found: a search never goes over text already searched,
- * so looking for both tags after each call stays linear in the text.
+ * Follows, one character of shown text at a time, whether the text stands in Markdown code: a fenced block (a line
+ * starting with ``` or ~~~, to a line of as long a fence) or an inline span (a run of backticks to the next run as
+ * long). An inline span that does not close by the end of its line ends there: a stray backtick does not turn the rest
+ * of the reply into code. Runs of backticks are counted as they come, so nothing is held back for them.
  */
-class TagFinder {
-  private open: number | undefined;
-  private close: number | undefined;
+class MarkdownCode {
+  private state: 'none' | 'inline' | 'fence' = 'none';
+  /** Only white space so far on this line. */
+  private lineStart = true;
+  private fenceChar = 0;
+  private fenceLength = 0;
+  private spanLength = 0;
+  /** The span opened a line with three backticks or more: if it does not close on that line, it opened a fence. */
+  private spanOpensFence = false;
+  /** In a fence: this line is so far a closing fence. */
+  private closing = false;
+  /** The run of backticks or tildes under way. */
+  private runChar = 0;
+  private runLength = 0;
+  private runAtLineStart = false;
 
-  constructor(private readonly text: string) {}
-
-  /** The first `<tool_call>` at or after `from`, or -1. */
-  nextOpen(from: number): number {
-    this.open = this.next(TOOL_CALL_OPEN, from, this.open);
-    return this.open;
+  inCode(): boolean {
+    this.settle();
+    return this.state !== 'none';
   }
 
-  /** The first `</tool_call>` at or after `from`, or -1. */
-  nextClose(from: number): number {
-    this.close = this.next(TOOL_CALL_CLOSE, from, this.close);
-    return this.close;
+  add(c: number): void {
+    if (this.runLength > 0 && c === this.runChar) {
+      this.runLength++;
+      return;
+    }
+    this.settle();
+    if (c === BACKTICK || c === TILDE) {
+      this.runChar = c;
+      this.runLength = 1;
+      this.runAtLineStart = this.lineStart;
+      this.lineStart = false;
+      this.closing = false;
+      return;
+    }
+    if (c === NEWLINE) {
+      if (this.state === 'fence' && this.closing) this.state = 'none';
+      else if (this.state === 'inline' && this.spanOpensFence) this.openFence(BACKTICK, this.spanLength);
+      else if (this.state === 'inline') this.state = 'none';
+      this.closing = false;
+      this.lineStart = true;
+      return;
+    }
+    if (isSpace(c)) return;
+    this.lineStart = false;
+    this.closing = false;
   }
 
-  private next(tag: string, from: number, known: number | undefined): number {
-    if (known !== undefined && (known === -1 || known >= from)) return known;
-    return this.text.indexOf(tag, from);
+  /** Reads the run of backticks or tildes that just ended. */
+  private settle(): void {
+    if (this.runLength === 0) return;
+    const length = this.runLength;
+    const char = this.runChar;
+    const atLineStart = this.runAtLineStart;
+    this.runLength = 0;
+    switch (this.state) {
+      case 'none':
+        if (char === BACKTICK) {
+          this.state = 'inline';
+          this.spanLength = length;
+          this.spanOpensFence = atLineStart && length >= 3;
+        } else if (atLineStart && length >= 3) {
+          this.openFence(char, length);
+        }
+        break;
+      case 'inline':
+        if (char === BACKTICK && length === this.spanLength) this.state = 'none';
+        break;
+      case 'fence':
+        if (char === this.fenceChar && atLineStart && length >= this.fenceLength) this.closing = true;
+        break;
+    }
+  }
+
+  private openFence(char: number, length: number): void {
+    this.state = 'fence';
+    this.fenceChar = char;
+    this.fenceLength = length;
   }
 }
 
-/** How many characters at the end of `text` (after `from`) could be the beginning of one of the tags. */
-function partialTagLength(text: string, from: number, tags: readonly string[]): number {
-  let longest = 0;
-  for (const tag of tags) {
-    for (let length = Math.min(tag.length - 1, text.length - from); length > longest; length--) {
-      if (text.endsWith(tag.slice(0, length))) {
-        longest = length;
-        break;
-      }
-    }
-  }
-  return longest;
+const LESS_THAN = 0x3c;
+const OPEN_BRACE = 0x7b;
+const BACKTICK = 0x60;
+const TILDE = 0x7e;
+const NEWLINE = 0x0a;
+
+/** Space, tab, carriage return, line feed (the white space a newline or an indent is made of). */
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0d || c === NEWLINE;
+}
+
+function isLetter(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 }
