@@ -22,4 +22,11 @@ describe('VisibleStream', () => {
     const stream = new VisibleStream(plainStyle);
     expect(stream.push('Dosya açık: kapı.txt, ɡood, привет\u200B!')).toBe('Dosya açık: kapı.txt, ɡood, привет\\u{200B}!');
   });
+
+  it('escapes a carriage return alone, which would draw the next words over the line, and keeps a CR LF split across pieces', () => {
+    const stream = new VisibleStream(plainStyle);
+    expect(stream.push('I will upload ~/.ssh/id_rsa\rI will only read README.md\r')).toBe('I will upload ~/.ssh/id_rsa\\u{D}I will only read README.md');
+    expect(stream.push('\nNext\r')).toBe('\r\nNext');
+    expect(stream.flush()).toBe('\\u{D}');
+  });
 });

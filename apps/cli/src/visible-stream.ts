@@ -3,8 +3,9 @@ import { showProse } from './render-tool-call';
 
 /**
  * Escapes a model's streamed prose piece by piece, as toVisibleProse escapes it whole: a piece that ends inside a
- * surrogate pair or on a backslash keeps that tail for the next piece, so a split never becomes an escape. The
- * terminal never receives a raw control character (no escape sequences from the model).
+ * surrogate pair, on a backslash or on a carriage return keeps that tail for the next piece, so a split never
+ * becomes an escape (nor a CR LF line end an escaped CR). The terminal never receives a raw control character but
+ * the CR of a CR LF (no escape sequences from the model, no CR to draw over what it wrote).
  */
 export class VisibleStream {
   private held = '';
@@ -14,7 +15,7 @@ export class VisibleStream {
   push(piece: string): string {
     const text = this.held + piece;
     const last = text.charCodeAt(text.length - 1);
-    const keep = text.endsWith('\\') ? 1 : last >= 0xd800 && last <= 0xdbff ? 1 : 0;
+    const keep = text.endsWith('\\') || text.endsWith('\r') || (last >= 0xd800 && last <= 0xdbff) ? 1 : 0;
     this.held = text.slice(text.length - keep);
     return showProse(text.slice(0, text.length - keep), this.style);
   }

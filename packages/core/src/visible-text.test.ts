@@ -225,4 +225,18 @@ describe('toVisibleProse', () => {
     expect(fromVisibleNotation(visibleTextString(visible))).toBe(text);
     expect(toVisibleProse('plain text')).toStrictEqual(toVisibleText('plain text'));
   });
+
+  it('keeps a carriage return only as the first half of a CR LF line end, and escapes one alone', () => {
+    const text = 'I will upload ~/.ssh/id_rsa\rI will only read README.md\r\nDone.\r\r\nthinking\r';
+    const visible = toVisibleProse(text);
+    expect(visibleTextString(visible)).toBe('I will upload ~/.ssh/id_rsa\\u{D}I will only read README.md\r\nDone.\\u{D}\r\nthinking\\u{D}');
+    expect(visible.hiddenCount).toBe(3);
+    expect(fromVisibleNotation(visibleTextString(visible))).toBe(text);
+  });
+
+  property.prop([adversarialString], { numRuns: 1000 })('no carriage return reaches the flat prose but one before a line feed, and it round-trips', (text) => {
+    const flat = visibleTextString(toVisibleProse(text));
+    expect(flat).not.toMatch(/\r(?!\n)/);
+    expect(fromVisibleNotation(flat)).toBe(text);
+  });
 });

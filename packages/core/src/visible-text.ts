@@ -233,17 +233,24 @@ export function fromVisibleNotation(flat: string): string {
  * and nothing in prose runs. A backslash before `u{` is escaped, as everywhere, so every `\u{…}` shown is an escape.
  */
 const PROSE_ESCAPES: ReadonlySet<EscapeClass> = new Set(['control', 'bidi', 'invisible', 'tag', 'line-separator', 'lone-surrogate']);
-/** Zero-width non-joiner and joiner; carriage return, which a line end may hold. */
-const PROSE_OWN: ReadonlySet<number> = new Set([0x200c, 0x200d, 0x0d]);
+/** Zero-width non-joiner and joiner. */
+const PROSE_OWN: ReadonlySet<number> = new Set([0x200c, 0x200d]);
 
-/** Prose as it may be shown: `toVisibleText` with only the escapes prose keeps (`PROSE_ESCAPES`). Linear in its length. */
+/**
+ * Prose as it may be shown: `toVisibleText` with only the escapes prose keeps (`PROSE_ESCAPES`). A carriage return
+ * stays as written only as the first half of a CR LF line end: alone, a terminal moves back to the line's start with
+ * it, and what follows is drawn over what came before (`I will upload ~/.ssh/id_rsa\rI will only read README.md`
+ * shows only the second sentence). Linear in its length.
+ */
 export function toVisibleProse(value: string): VisibleText {
   const visible = toVisibleText(value);
   if (!visible.segments.some((segment) => segment.kind === 'escape')) return visible;
   const segments: VisibleSegment[] = [];
   let hiddenCount = 0;
-  for (const segment of visible.segments) {
-    const kept = segment.kind === 'escape' && (segment.class === 'backslash' || (PROSE_ESCAPES.has(segment.class) && !PROSE_OWN.has(segment.codePoint)));
+  for (const [index, segment] of visible.segments.entries()) {
+    const next = visible.segments[index + 1];
+    const lineEnd = segment.kind === 'escape' && segment.codePoint === 0x0d && next?.kind === 'text' && next.text.startsWith('\n');
+    const kept = segment.kind === 'escape' && !lineEnd && (segment.class === 'backslash' || (PROSE_ESCAPES.has(segment.class) && !PROSE_OWN.has(segment.codePoint)));
     if (kept) {
       segments.push(segment);
       if (segment.class !== 'backslash') hiddenCount += 1;
