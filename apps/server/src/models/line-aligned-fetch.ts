@@ -1,6 +1,6 @@
 /** The longest line a model server's event stream may send: far past one chunk of a turn (a whole tool call's). */
 export const MAX_MODEL_LINE_BYTES = 8 * 1024 * 1024;
-/** The most any other answer of a model server may hold (an error page, an error's JSON). */
+/** The most an error answer of a model server may hold (an error page, an error's JSON). */
 export const MAX_MODEL_BODY_BYTES = 1024 * 1024;
 
 export class ModelAnswerTooLargeError extends Error {
@@ -11,8 +11,9 @@ const LF = 0x0a;
 const CR = 0x0d;
 
 /**
- * A fetch for the OpenAI client whose event streams reach it in whole lines, each at most `MAX_MODEL_LINE_BYTES`, and
- * whose other bodies fail past `MAX_MODEL_BODY_BYTES`. The client's line decoder joins every piece to what it holds of
+ * A fetch for the OpenAI client whose event streams reach it in whole lines, each at most `MAX_MODEL_LINE_BYTES`, whose
+ * other successful answers (a whole completion, from a server that does not stream) fail past the same, and whose
+ * error answers fail past `MAX_MODEL_BODY_BYTES`. The client's line decoder joins every piece to what it holds of
  * the line and searches it again from its start: one 100 MB line without a line end kept the server's thread busy for
  * minutes (10 MB: 12 s; 20 MB: 46 s), every chat stalled behind it. Given whole lines it holds nothing between pieces.
  */
@@ -21,7 +22,7 @@ export function lineAlignedFetch(baseFetch: typeof fetch = fetch): typeof fetch 
     const response = await baseFetch(input, init);
     if (response.body === null) return response;
     const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
-    const body = response.body.pipeThrough(eventStream ? wholeLines(MAX_MODEL_LINE_BYTES) : boundedBody(MAX_MODEL_BODY_BYTES));
+    const body = response.body.pipeThrough(eventStream ? wholeLines(MAX_MODEL_LINE_BYTES) : boundedBody(response.ok ? MAX_MODEL_LINE_BYTES : MAX_MODEL_BODY_BYTES));
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }

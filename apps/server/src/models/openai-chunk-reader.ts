@@ -1,4 +1,4 @@
-import type { ModelPart, TokenUsage } from '@airlock/core';
+import { isPlainObject, type ModelPart, type TokenUsage } from '@airlock/core';
 import { z } from 'zod';
 
 /** Most tool calls one streamed turn may assemble; a model that sends more is misbehaving. */
@@ -115,6 +115,28 @@ export class OpenAIChunkReader {
     const usage = parsed.data.usage;
     if (usage) this.usage = { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
     return parts;
+  }
+
+  /**
+   * A whole chat completion, from a server that answered at once instead of streaming: read as the one chunk that
+   * holds all of it, so it meets the same checks and limits as a stream.
+   */
+  pushCompletion(completion: unknown): ModelPart[] {
+    if (!isPlainObject(completion) || !Array.isArray(completion.choices)) throw new MalformedChunkError('the answer is JSON but not a chat completion');
+    const choices = completion.choices.map((choice: unknown) => {
+      if (!isPlainObject(choice)) return choice;
+      const message = choice.message;
+      if (!isPlainObject(message)) return { delta: message, finish_reason: choice.finish_reason };
+      // Pieces of a stream name their call by index; the calls of a whole message are in order.
+      const calls = Array.isArray(message.tool_calls) ? message.tool_calls.map((call: unknown, index) => (isPlainObject(call) ? { ...call, index } : call)) : message.tool_calls;
+      return { delta: { ...message, tool_calls: calls }, finish_reason: choice.finish_reason };
+    });
+    return this.push({ choices, usage: completion.usage });
+  }
+
+  /** Whether the server cut the answer off at its length limit (`finish_reason: "length"`). */
+  get cutAtLength(): boolean {
+    return this.finishReason === 'length';
   }
 
   /** The assembled tool calls and the finish part. */

@@ -100,4 +100,20 @@ describe('runToolLoop with OpenAICompatibleModel against an OpenAI-compatible se
     expect(result.reason).toBe('error');
     expect(result.error).toBe(`llama.cpp: the model server at ${fake.url} answered HTTP 503: loading model`);
   });
+
+  it('ends a run whose answer was cut at the length limit with an error, the text kept and its call not run', async () => {
+    await using fake = await startFakeOpenAIServer();
+    fake.enqueue({ text: 'I will shout', toolCalls: [{ id: 'call_1', name: 'shout', arguments: '{"word":"hel' }], finishReason: 'length' });
+    const registry = new ApprovalRegistry();
+    const { tool, ran } = shoutTool();
+
+    const { events, result } = await collectRun(shoutRun(fake.url, tool, registry));
+
+    expect(ran).toStrictEqual([]);
+    expect(events.filter((event) => event.type === 'text-delta' || event.type === 'tool-start' || event.type === 'run-end')).toStrictEqual([
+      { type: 'text-delta', text: 'I will shout' },
+      { type: 'run-end', runId: expect.any(String), reason: 'error', error: expect.stringMatching(/cut the answer off at its length limit .* so it is incomplete/) },
+    ]);
+    expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'I will shout' });
+  });
 });

@@ -262,6 +262,110 @@ describe('OpenAICompatibleModel', () => {
     expect(error.message).toBe(`llama.cpp: the stream from the model server at ${fake.url} ended before the answer was complete`);
   });
 
+  it('ends a turn cut off at the length limit with a ModelError that says so, after the text it had', async () => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({ text: ['Once upon ', 'a time'], finishReason: 'length' });
+
+    const parts: ModelPart[] = [];
+    const error = await failure(
+      (async function* () {
+        for await (const part of model().stream(hello, new AbortController().signal)) {
+          parts.push(part);
+          yield part;
+        }
+      })(),
+    );
+
+    expect(parts).toStrictEqual([
+      { type: 'text-delta', text: 'Once upon ' },
+      { type: 'text-delta', text: 'a time' },
+    ]);
+    expect(error.message).toBe(
+      `llama.cpp: the model server at ${fake.url} cut the answer off at its length limit (finish_reason "length"), so it is incomplete: ` +
+        `raise the server's limit on an answer's tokens or its context size, or ask for a shorter answer`,
+    );
+  });
+
+  describe('a server that does not stream', () => {
+    /** A server that answers every request with `body` as `contentType`, status 200. */
+    async function wholeAnswerServer(contentType: string, body: string): Promise<{ url: string } & AsyncDisposable> {
+      const server = createServer((_request, response) => {
+        response.writeHead(200, { 'Content-Type': contentType });
+        response.end(body);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      return {
+        url: `http://127.0.0.1:${port}/v1`,
+        [Symbol.asyncDispose]: () =>
+          new Promise<void>((resolve) => {
+            server.closeAllConnections();
+            server.close(() => resolve());
+          }),
+      };
+    }
+    const completion = (message: Record<string, unknown>, finishReason: string) =>
+      JSON.stringify({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 0,
+        model: 'm',
+        choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }],
+        usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
+      });
+
+    it('reads a whole JSON completion as the turn: its reasoning, text, tool calls and usage', async () => {
+      await using server = await wholeAnswerServer(
+        'application/json; charset=utf-8',
+        completion(
+          {
+            content: 'Let me look.',
+            reasoning_content: 'The user wants a listing.',
+            tool_calls: [
+              { id: 'call_a', type: 'function', function: { name: 'list_directory', arguments: '{"path":"."}' } },
+              { id: 'call_b', type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } },
+            ],
+          },
+          'tool_calls',
+        ),
+      );
+
+      const parts = await collect(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+      expect(parts).toStrictEqual([
+        { type: 'reasoning-delta', text: 'The user wants a listing.' },
+        { type: 'text-delta', text: 'Let me look.' },
+        { type: 'tool-call', id: 'call_a', name: 'list_directory', arguments: '{"path":"."}' },
+        { type: 'tool-call', id: 'call_b', name: 'read_file', arguments: '{"path":"README.md"}' },
+        { type: 'finish', reason: 'tool-calls', usage: { inputTokens: 5, outputTokens: 7 } },
+      ]);
+    });
+
+    it('holds a whole completion to the limits of a stream, and to its length stop', async () => {
+      await using long = await wholeAnswerServer('application/json', completion({ content: 'x'.repeat(1_000_001) }, 'stop'));
+      await using cut = await wholeAnswerServer('application/json', completion({ content: 'Once upon' }, 'length'));
+      await using broken = await wholeAnswerServer('application/json', '{"choices": [');
+
+      const tooLong = await failure(new OpenAICompatibleModel({ baseURL: long.url, model: 'm' }).stream(hello, new AbortController().signal));
+      const cutOff = await failure(new OpenAICompatibleModel({ baseURL: cut.url, model: 'm' }).stream(hello, new AbortController().signal));
+      const notJson = await failure(new OpenAICompatibleModel({ baseURL: broken.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+      expect(tooLong.message).toBe(`OpenAI-compatible: the model server at ${long.url} sent a malformed stream chunk (the text of one turn passed 1000000 characters)`);
+      expect(cutOff.message).toMatch(/cut the answer off at its length limit/);
+      expect(notJson.message).toBe(`OpenAI-compatible: the model server at ${broken.url} sent a malformed stream chunk (the answer, sent whole instead of streamed, is not valid JSON)`);
+    });
+
+    it('says so when the answer is neither an event stream nor JSON', async () => {
+      await using server = await wholeAnswerServer('text/html', '<html><body>Sign in to continue</body></html>');
+
+      const error = await failure(new OpenAICompatibleModel({ baseURL: server.url, model: 'm' }).stream(hello, new AbortController().signal));
+
+      expect(error.message).toBe(
+        `OpenAI-compatible: the stream from the model server at ${server.url} ended before the answer was complete (it answered with text/html, not an event stream)`,
+      );
+    });
+  });
+
   describe('a stream in pieces that split its lines anywhere', () => {
     /** A server that writes `pieces` as an event stream, then ends (or, with `hold`, stays open). */
     async function rawServer(pieces: readonly string[], hold = false): Promise<{ url: string; close: () => Promise<void> }> {

@@ -1,9 +1,9 @@
-import { ConcurrencyLimit, isPlainObject, ModelError, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
+import { ConcurrencyLimit, isPlainObject, ModelError, parseUntrustedJson, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import OpenAI, { type APIError } from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { lineAlignedFetch } from './line-aligned-fetch';
 import { displayURL, toModelError } from './model-server-errors';
-import { OpenAIChunkReader } from './openai-chunk-reader';
+import { MalformedChunkError, OpenAIChunkReader } from './openai-chunk-reader';
 import { toOpenAIMessages, toOpenAITools } from './openai-messages';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
@@ -110,11 +110,19 @@ export class OpenAICompatibleModel implements ChatModel {
     };
     const reader = new OpenAIChunkReader();
     let midStream = false;
+    let contentType: string | undefined;
     try {
-      const chunks = await this.client.chat.completions.create(body, { signal });
+      const { data: chunks, response } = await this.client.chat.completions.create(body, { signal }).withResponse();
       midStream = true;
-      for await (const chunk of chunks) {
-        yield* reader.push(chunk);
+      contentType = mediaType(response.headers.get('content-type'));
+      if (contentType === 'application/json') {
+        // A server that ignores `stream: true` sends the whole completion at once; the client would look in it for
+        // event-stream lines, find none, and the turn would end as cut off. Nothing of the body has been read yet.
+        yield* reader.pushCompletion(parseCompletion(await response.text()));
+      } else {
+        for await (const chunk of chunks) {
+          yield* reader.push(chunk);
+        }
       }
     } catch (error) {
       if (signal.aborted) return;
@@ -122,9 +130,38 @@ export class OpenAICompatibleModel implements ChatModel {
     }
     // The client ends quietly on abort; the caller asked for it, so no error and no finish part.
     if (signal.aborted) return;
+    const where = displayURL(this.baseURL);
     if (!reader.finished) {
-      throw new ModelError(this.label, `the stream from the model server at ${displayURL(this.baseURL)} ended before the answer was complete`);
+      const notStreamed =
+        contentType === 'text/event-stream' ? '' : ` (it answered with ${contentType === undefined || contentType === '' ? 'no content type' : bounded(contentType)}, not an event stream)`;
+      throw new ModelError(this.label, `the stream from the model server at ${where} ended before the answer was complete${notStreamed}`);
+    }
+    // A cut-off answer must not pass for a whole one: the turn ends with an error, its text kept, its calls not run.
+    if (reader.cutAtLength) {
+      throw new ModelError(
+        this.label,
+        `the model server at ${where} cut the answer off at its length limit (finish_reason "length"), so it is incomplete: ` +
+          `raise the server's limit on an answer's tokens or its context size, or ask for a shorter answer`,
+      );
     }
     yield* reader.finish();
+  }
+}
+
+/** The media type of a Content-Type header, lower case, without parameters; "" without one. */
+function mediaType(header: string | null): string {
+  return (header ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function bounded(text: string): string {
+  return text.length <= 100 ? text : `${text.slice(0, 100)}…`;
+}
+
+/** The body of a whole completion; JSON.parse may also fail with a RangeError (nested too deeply), which is no stream break. */
+function parseCompletion(text: string): unknown {
+  try {
+    return parseUntrustedJson(text);
+  } catch {
+    throw new MalformedChunkError('the answer, sent whole instead of streamed, is not valid JSON');
   }
 }
