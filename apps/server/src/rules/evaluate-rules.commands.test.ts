@@ -289,7 +289,7 @@ describe('command lines against rules', () => {
   });
 
   it.each([
-    ['npm test', 'npm test $HOME "${HOME}/x" $Z/src'],
+    ['npm test', 'npm test $HOME "${HOME}/x" $HOME/src'],
     ['test', 'test -d "$HOME/src"'],
     ['printf', 'printf "%s\\n" "$HOME"'],
     ['tar', 'tar xf a.tar'],

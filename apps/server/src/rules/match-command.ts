@@ -56,13 +56,54 @@ interface CodeOptions {
 }
 
 /**
+ * Variables the terminal's shell gets from the person's environment (tools/child-env.ts passes on these and
+ * little else) and neither sets nor changes as a line runs. Every other `$NAME` may hold text the model wrote:
+ * bash sets `$_` to the last word of the command before, `$BASH_COMMAND` to the command being run, `$PWD` and
+ * `$OLDPWD` as `cd` moves, `$1`, `$@` … as `set --` and `shift` make them, `$REPLY` and `$OPTARG` from input, and
+ * a later bash may add more; a name the environment does not hold is empty only until a builtin sets it.
+ */
+const ENVIRONMENT_ONLY = new Set(['HOME', 'USER', 'LOGNAME', 'SHELL', 'PATH', 'LANG', 'LANGUAGE', 'TERM', 'TZ', 'TMPDIR', 'TEMP', 'TMP', 'COLORTERM', 'NO_COLOR']);
+
+function isEnvironmentOnly(name: string): boolean {
+  return ENVIRONMENT_ONLY.has(name) || /^LC_[A-Z]+$/.test(name);
+}
+
+/**
+ * Builtins that set a variable named in their arguments (`read HOME`, `printf -v HOME …`, `getopts x HOME`), or
+ * run code that may (`source`, `eval`, `trap … DEBUG`). None can be allowed by a prefix rule, but an exact rule
+ * may allow one; after it, no `$NAME` of the same line keeps its value from the environment.
+ */
+const SETS_VARIABLES = new Set([
+  'read', 'mapfile', 'readarray', 'getopts', 'let', 'unset', 'declare', 'typeset', 'local', 'export', 'readonly',
+  'source', '.', 'eval', 'set', 'shift', 'builtin', 'command', 'trap', 'enable',
+]);
+
+/** What the other commands of a line change for this one. */
+export interface LineFacts {
+  /** Some command of the line may set variables (`SETS_VARIABLES`). Default: false. */
+  setsVariables?: boolean;
+}
+
+/** Whether `command` may set a shell variable that later words of its line would take on. */
+export function setsShellVariables(command: SimpleCommand): boolean {
+  const [first, ...args] = command.words;
+  if (first?.kind !== 'literal') return true;
+  const name = commandBaseName(first.value);
+  if (SETS_VARIABLES.has(name)) return true;
+  // `printf -v NAME …`, `wait -p NAME`. Only an exact rule allows either with that option, and its words are literal.
+  const setter = SUBSCRIPT_EVALUATING.get(name);
+  return setter !== undefined && args.some((word) => word.kind === 'literal' && word.value.startsWith('-') && word.value.slice(1).includes(setter[1]!));
+}
+
+/**
  * An allow rule covers a command whose first words are exactly the rule's tokens (after quote removal, compared
  * as whole words: `npm testing` is not `npm test`), followed by nothing when the rule is exact, or by any
- * arguments, including globs and `$NAME`, which only ever become more arguments: except where the shell or the
- * program makes an argument run code (`SUBSCRIPT_EVALUATING`, `CODE_RUNNING_OPTIONS`), and never by prefix for a
- * command that runs whatever it is given (a rule stored before its name was known as one).
+ * arguments, including globs and `$NAME` of the environment (`ENVIRONMENT_ONLY`), which only ever become more
+ * arguments: except where the shell or the program makes an argument run code (`SUBSCRIPT_EVALUATING`,
+ * `CODE_RUNNING_OPTIONS`), and never by prefix for a command that runs whatever it is given (a rule stored before
+ * its name was known as one).
  */
-export function allowsCommand(rule: CommandPrefix, command: SimpleCommand): boolean {
+export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line: LineFacts = {}): boolean {
   if (command.words.length < rule.tokens.length) return false;
   if (rule.exact && command.words.length !== rule.tokens.length) return false;
   const prefixMatches = rule.tokens.every((token, index) => {
@@ -73,6 +114,7 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand): bool
   const name = commandBaseName(rule.tokens[0] ?? '');
   if (isExactOnlyCommand(name)) return false;
   const rest = command.words.slice(rule.tokens.length);
+  const anything = (word: ShellWord) => word.kind === 'dynamic' && mayBecomeAnything(word, line);
   if (SUBSCRIPT_EVALUATING.has(name)) {
     const setter = SUBSCRIPT_EVALUATING.get(name);
     // `test -v a*`: a glob may match a file named `a[$(…)]`, whose subscript the test evaluates.
@@ -80,7 +122,7 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand): bool
     const risky = (word: ShellWord) =>
       word.kind === 'literal'
         ? word.value.includes('[') || (setter !== undefined && word.value.startsWith(setter))
-        : namesVariable || word.text.includes('[') || mayBecomeAnything(word.text);
+        : namesVariable || word.text.includes('[') || anything(word);
     if (rest.some(risky)) return false;
   }
   const codeOptions = CODE_RUNNING_OPTIONS.get(name);
@@ -88,12 +130,12 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand): bool
   const [first] = rest;
   // The group of options a first argument without a dash is (`tar xIf zstd a.tar`), when the rule names only the command.
   const cluster = codeOptions.clustered === true && rule.tokens.length === 1 && first?.kind === 'literal' && !first.value.startsWith('-') ? [{ kind: 'literal' as const, value: `-${first.value}` }] : [];
-  return !carriesCodeOption(name, [...cluster, ...rest], codeOptions);
+  return !carriesCodeOption(name, [...cluster, ...rest], codeOptions, anything);
 }
 
-function carriesCodeOption(name: string, words: SimpleCommand['words'], { options, assignments = false }: CodeOptions): boolean {
+function carriesCodeOption(name: string, words: SimpleCommand['words'], { options, assignments = false }: CodeOptions, anything: (word: ShellWord) => boolean): boolean {
   for (const word of words) {
-    if (word.kind !== 'literal' && mayBecomeAnything(word.text)) return true;
+    if (anything(word)) return true;
     // A word the shell expands is checked by what it is written with, its quotes dropped and any expansion it starts
     // with taken as empty: `--node-options="$X"`, `SHELL=$HOME/x`, `${Z}--output=…` are those options.
     const value = word.kind === 'literal' ? word.value : word.text.replace(/["']/g, '').replace(LEADING_EXPANSIONS, '');
@@ -172,13 +214,15 @@ function aliasOf(arg: string, aliases: ReadonlyMap<string, string>): string {
 
 /**
  * Whether a word the shell expands may become any text, an option included. `src/*.ts` and `~/x` keep their start;
- * `$NAME` alone takes the value of a variable of the environment, which no command a prefix rule covers can set; a
- * word starting with a glob or a brace (`*`, `{--a,b}`) may become a file's name, and a file can be named `--x=…`.
- * An expansion that starts a word may be empty, so what follows it is the start: `$Z--node-options=…` and
- * `${Z}--output=…` are those options when `Z` is unset, and `$@` is always empty in a tool's shell.
+ * `$NAME` of the environment (`ENVIRONMENT_ONLY`) takes the person's value, unless a command of the line may set
+ * variables; any other variable may hold anything (`$_`, `$BASH_COMMAND`, `$1`, `$PWD` …), and unquoted it may
+ * also split into several words. A word starting with a glob or a brace (`*`, `{--a,b}`) may become a file's name,
+ * and a file can be named `--x=…`. An expansion that starts a word may be empty, so what follows it is the start:
+ * `$HOME--node-options=…` is that option when `HOME` is empty.
  */
-function mayBecomeAnything(text: string): boolean {
-  const unquoted = text.replace(/^["']+/, '');
+function mayBecomeAnything(word: Extract<ShellWord, { kind: 'dynamic' }>, line: LineFacts): boolean {
+  if (word.variables.some((name) => line.setsVariables === true || !isEnvironmentOnly(name))) return true;
+  const unquoted = word.text.replace(/^["']+/, '');
   const afterExpansions = unquoted.replace(LEADING_EXPANSIONS, '');
   if (afterExpansions !== unquoted && afterExpansions !== '') return !/^[A-Za-z0-9_./~]/.test(afterExpansions);
   return !/^[A-Za-z0-9_./~$]/.test(unquoted);

@@ -2,10 +2,11 @@ import type { Node } from 'web-tree-sitter';
 
 /**
  * One word of a simple command after quote removal: `literal` when its value is known (`'npm'`, `te"st"`),
- * `dynamic` when the shell computes it but cannot run code doing so (a glob, `~`, `{a,b}`, `$NAME`, `${NAME}`).
- * Braces that cannot expand are plain characters: `{}` and `-I{}` are literal.
+ * `dynamic` when the shell computes it but cannot run code doing so (a glob, `~`, `{a,b}`, `$NAME`, `${NAME}`),
+ * with the names of the variables it expands (`_` for `$_`, `1` for `$1`), in order. Braces that cannot expand
+ * are plain characters: `{}` and `-I{}` are literal.
  */
-export type ShellWord = { kind: 'literal'; value: string } | { kind: 'dynamic'; text: string };
+export type ShellWord = { kind: 'literal'; value: string } | { kind: 'dynamic'; text: string; variables: readonly string[] };
 
 /** A word the engine will not see through, with the construct that made it so. */
 export interface RefusedWord {
@@ -63,11 +64,11 @@ function decode(node: Node, braces: boolean): ShellWord | RefusedWord {
     case 'concatenation':
       return decodeConcatenation(node, braces);
     case 'simple_expansion':
-      return SIMPLE_VARIABLE.test(node.text) ? { kind: 'dynamic', text: node.text } : refused(`the expansion ${node.text}`);
+      return SIMPLE_VARIABLE.test(node.text) ? { kind: 'dynamic', text: node.text, variables: [node.text.slice(1)] } : refused(`the expansion ${node.text}`);
     case 'expansion':
-      return BRACED_VARIABLE.test(node.text) ? { kind: 'dynamic', text: node.text } : refused('a ${…} expansion with an operator');
+      return BRACED_VARIABLE.test(node.text) ? { kind: 'dynamic', text: node.text, variables: [node.text.slice(2, -1)] } : refused('a ${…} expansion with an operator');
     case 'brace_expression':
-      return /^\{[^\s\\#'"`$]*\}$/.test(node.text) ? { kind: 'dynamic', text: node.text } : refused('a brace expression the parser spread out');
+      return /^\{[^\s\\#'"`$]*\}$/.test(node.text) ? { kind: 'dynamic', text: node.text, variables: [] } : refused('a brace expression the parser spread out');
     case 'command_substitution':
       return refused('a command substitution ($(…) or `…`)');
     case 'process_substitution':
@@ -98,7 +99,7 @@ function decodeBareWord(text: string, braces: boolean): ShellWord | RefusedWord 
       value += char;
     }
   }
-  return dynamic ? { kind: 'dynamic', text } : { kind: 'literal', value };
+  return dynamic ? { kind: 'dynamic', text, variables: [] } : { kind: 'literal', value };
 }
 
 function decodeDoubleQuoted(node: Node): ShellWord | RefusedWord {
@@ -179,15 +180,17 @@ function join(parts: readonly (ShellWord | RefusedWord)[]): ShellWord | RefusedW
   let value = '';
   let text = '';
   let dynamic = false;
+  const variables: string[] = [];
   for (const part of parts) {
     if (part.kind === 'refused') return part;
     if (part.kind === 'dynamic') {
       dynamic = true;
       text += part.text;
+      variables.push(...part.variables);
     } else {
       value += part.value;
       text += part.value;
     }
   }
-  return dynamic ? { kind: 'dynamic', text } : { kind: 'literal', value };
+  return dynamic ? { kind: 'dynamic', text, variables } : { kind: 'literal', value };
 }

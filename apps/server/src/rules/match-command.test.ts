@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateRules } from './evaluate-rules';
+import { context, prefix, terminal } from './rule-fixtures';
+import type { Rule } from '@airlock/api';
+
+async function decide(command: string, rules: readonly Rule[]): Promise<string> {
+  return (await evaluateRules(terminal(command), rules, context)).decision;
+}
+
+/** Commands a prefix rule must still allow, so that rules stay worth having. */
+const stillAllowed: [string, string][] = [
+  ['npm test', 'npm test'],
+  ['npm test', 'npm test -- --watch=false'],
+  ['npm test', 'npm test --silent -- --watch=false'],
+  ['npm test', 'npm test -s'],
+  ['npm test', 'npm test $HOME "${HOME}/x" $LANG ~/y'],
+  ['npm test', 'echo hi; npm test "$HOME"'],
+  ['npm run build', 'npm run build --if-present'],
+  ['pnpm test', 'pnpm test -- --watch=false'],
+  ['git status', 'git status'],
+  ['git status', 'git status -s --no-optional-locks'],
+  ['git log', 'git log --oneline -5 -- src'],
+  ['make test', 'make test'],
+  ['make test', 'make test -j4 -- other-goal'],
+  ['tar', 'tar -xf a.tar -- file'],
+  ['zip', 'zip -r out.zip src'],
+  ['pytest', 'pytest -x -q tests'],
+  ['gcc', 'gcc -O2 -Wall -o x x.c'],
+];
+
+describe('a prefix rule still allows', () => {
+  it.each(stillAllowed)('for %s: %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule), prefix('echo')])).toBe('allow');
+  });
+});
+
+/**
+ * Variables bash sets itself, from the line's own text or as it runs: `$_` is the last word of the command before,
+ * `$BASH_COMMAND` the command being run. None is the person's environment.
+ */
+const SHELL_SET = [
+  '_', 'BASH_COMMAND', 'BASH_ARGV', 'BASH_ARGC', 'BASH_LINENO', 'BASH_SOURCE', 'FUNCNAME', 'LINENO', 'RANDOM', 'SRANDOM',
+  'SECONDS', 'EPOCHREALTIME', 'EPOCHSECONDS', 'BASHPID', 'PPID', 'OLDPWD', 'PWD', 'REPLY', 'OPTARG', 'OPTIND', 'PIPESTATUS',
+  'HISTCMD', 'COMP_LINE', 'READLINE_LINE', 'BASH_REMATCH', 'DIRSTACK', 'MAPFILE', 'IFS', 'Z',
+];
+const SPECIAL = ['1', '9', '@', '*', '#', '?', '$', '!', '-', '0'];
+
+describe('a variable the shell sets is not taken for the environment', () => {
+  it.each([
+    // The probe's lines: the first command leaves its last word in `$_`, which the second hands to npm.
+    `npm test -- "--node-options=--import=data:text/javascript,import('fs').then(f=>f.writeFileSync('PWNED','ran:'+process.pid))" >/dev/null 2>&1; npm test $_`,
+    'npm test -- x; npm test $_',
+    "npm test $BASH_COMMAND '--' --script-shell=./evil.sh",
+    "npm test $BASH_COMMAND '--' --node-options=x",
+    'npm test -- --node-options=x; npm test ${_}',
+    'npm test -- --node-options=x; npm test "$_"',
+    'npm test -- --node-options=x; npm test x$_',
+  ])('a rule for npm test asks about %j', async (command) => {
+    expect(await decide(command, [prefix('npm test')])).toBe('ask');
+  });
+
+  it.each([
+    ['git log', 'git log -- --output=PWNED >/dev/null; git log $_'],
+    ['git diff', 'git diff -- --output=PWNED >/dev/null; git diff $_'],
+    ['git log', "git log $BASH_COMMAND '--' --output=PWNED"],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each([...SHELL_SET.flatMap((name) => [`$${name}`, `\${${name}}`, `"$${name}"`]), ...SPECIAL.map((name) => `$${name}`)])(
+    'a rule for npm test asks about npm test %s',
+    async (word) => {
+      expect(await decide(`npm test ${word}`, [prefix('npm test')])).toBe('ask');
+    },
+  );
+
+  it.each([
+    ['read HOME', 'read HOME; npm test $HOME'],
+    ['printf -v HOME -- --node-options=x', 'printf -v HOME -- --node-options=x; npm test $HOME'],
+    ['getopts x: LANG', 'getopts x: LANG; npm test "$LANG"'],
+  ])('after %j, which an exact rule allows, the same line asks about %j', async (exact, command) => {
+    expect(await decide(command, [prefix(exact, { exact: true }), prefix('npm test')])).toBe('ask');
+  });
+});
