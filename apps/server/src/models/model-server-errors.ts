@@ -2,6 +2,7 @@ import { ModelError } from '@airlock/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { ModelAnswerTooLargeError } from './line-aligned-fetch';
 import { MalformedChunkError } from './openai-chunk-reader';
+import { ModelServerRedirectError } from './redirect-refusing-fetch';
 
 /** Longest server-provided error text kept in a message; a misbehaving server may send megabytes. */
 const MAX_DETAIL_CHARS = 500;
@@ -28,8 +29,14 @@ export function toModelError(error: unknown, context: ModelErrorContext): ModelE
   let detail: string;
   let status: number | undefined;
   const tooLarge = causeOfType(error, ModelAnswerTooLargeError);
+  const redirect = causeOfType(error, ModelServerRedirectError);
   if (tooLarge !== undefined) {
     detail = `${tooLarge.message} (${where}); the turn was stopped there`;
+  } else if (redirect !== undefined) {
+    status = redirect.status;
+    detail =
+      `the model server at ${where} redirected the request to ${scrub(displayURL(redirect.location))} (HTTP ${redirect.status}), ` +
+      `which is not followed: if the server moved, give its new address with --model-url`;
   } else if (error instanceof APIConnectionTimeoutError) {
     const limit = context.timeoutMs === undefined ? '' : ` within ${duration(context.timeoutMs)}`;
     detail = `the model server at ${where} did not answer${limit}`;

@@ -207,6 +207,29 @@ describe('OpenAICompatibleModel', () => {
     expect(error.message).toBe(`llama.cpp: the model server at ${fake.url} answered HTTP 400: bad key *** ${'x'.repeat(500 - 'bad key *** '.length)}…`);
   });
 
+  it.each([307, 308, 302])('refuses a redirect (HTTP %i) of the chat request, naming where it led, and sends nothing there', async (code) => {
+    fake = await startFakeOpenAIServer();
+    const redirecting = createServer((_request, response) => {
+      response.writeHead(code, { Location: `${fake.url}/chat/completions?key=sk-elsewhere` });
+      response.end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/v1`;
+    try {
+      const error = await failure(new OpenAICompatibleModel({ baseURL: url, model: 'm', apiKey: 'sk-secret-value-1234' }).stream(hello, new AbortController().signal));
+
+      expect(error.message).toBe(
+        `OpenAI-compatible: the model server at ${url} redirected the request to ${fake.url}/chat/completions (HTTP ${code}), ` +
+          `which is not followed: if the server moved, give its new address with --model-url`,
+      );
+      expect(error.status).toBe(code);
+      expect(fake.requests).toStrictEqual([]);
+    } finally {
+      redirecting.closeAllConnections();
+      await new Promise<void>((resolve) => redirecting.close(() => resolve()));
+    }
+  });
+
   it('explains a refused connection with the URL it tried', async () => {
     fake = await startFakeOpenAIServer();
     const url = `http://127.0.0.1:${await closedPort()}/v1`;

@@ -5,6 +5,7 @@ import { lineAlignedFetch } from './line-aligned-fetch';
 import { displayURL, toModelError } from './model-server-errors';
 import { MalformedChunkError, OpenAIChunkReader } from './openai-chunk-reader';
 import { toOpenAIMessages, toOpenAITools } from './openai-messages';
+import { redirectRefusingFetch } from './redirect-refusing-fetch';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
 export const DEFAULT_MAX_CONCURRENT_REQUESTS = 64;
@@ -80,8 +81,8 @@ export class OpenAICompatibleModel implements ChatModel {
       timeout: this.timeoutMs,
       // The client logs unparsable chunks verbatim; errors reach the caller as ModelError instead.
       logLevel: 'off',
-      // Whole lines only, each bounded: the client's own line decoder is quadratic in a line's length.
-      fetch: lineAlignedFetch(options.fetch),
+      // Whole lines only, each bounded: the client's own line decoder is quadratic in a line's length. No redirects.
+      fetch: lineAlignedFetch(redirectRefusingFetch(options.fetch)),
     });
   }
 
