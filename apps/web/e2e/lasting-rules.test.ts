@@ -48,7 +48,7 @@ describe('lasting rules in the browser', () => {
     await saved.getByTestId('rule-hits').getByText('1 hit', { exact: true }).waitFor();
     expect(await saved.textContent()).toContain('this workspace · yours · 1 hit · last used just now');
 
-    // After a reload the card knows the rule only by the ledger's id, and finds its text in the rule list.
+    // After a reload the card shows the rule as the ledger recorded it.
     await chat.page.getByRole('button', { name: 'Back to the chat', exact: true }).click();
     await chat.page.reload();
     await chat.connected();
@@ -57,7 +57,7 @@ describe('lasting rules in the browser', () => {
     await reloaded.getByTestId('rule-provenance').getByText(ECHO_RULE.split('echo')[0]!, { exact: false }).waitFor();
     expect(await reloaded.getByTestId('rule-provenance').textContent()).toBe(`Allowed by rule: ${ECHO_RULE}.`);
 
-    // A rule removed since reads as "a rule".
+    // A rule removed since still reads as it did when it decided: the ledger keeps its words.
     chat.page.on('dialog', (dialog) => void dialog.accept());
     await openRules(chat);
     await rule(chat, ECHO_RULE).getByRole('button', { name: 'Remove', exact: true }).click();
@@ -65,7 +65,8 @@ describe('lasting rules in the browser', () => {
     await chat.page.reload();
     await chat.connected();
     await chat.waitForStatus(chat.card(), 'Done');
-    await chat.card().getByTestId('rule-provenance').getByText('Allowed by a rule.', { exact: true }).waitFor();
+    await chat.card().getByTestId('rule-provenance').getByText(ECHO_RULE.split('echo')[0]!, { exact: false }).waitFor();
+    expect(await chat.card().getByTestId('rule-provenance').textContent()).toBe(`Allowed by rule: ${ECHO_RULE}.`);
   });
 
   it('adds a deny rule by hand with a preview of past calls, shows the server’s field errors, edits it and removes it', async () => {

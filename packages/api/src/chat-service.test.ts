@@ -434,6 +434,22 @@ describe('ChatService across a restart', () => {
 });
 
 describe('ChatService history', () => {
+  it('keeps in the ledger how the rule that decided a call read then, whatever becomes of the rule', async () => {
+    const ran: string[] = [];
+    let description = 'Allow the tool `echo` everywhere';
+    const rules = {
+      evaluate: () => Promise.resolve({ effect: 'allow' as const, ruleId: 'rule_1', description }),
+      version: () => 1,
+    } as Partial<RuleService> as RuleService;
+    const { chat } = await start(new MemoryStore(), [echoCall('hi'), textStep('done')], [echoTool(ran)], { rules });
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'say hi' });
+    await runEnded(chat, 's');
+    // The person edits the rule, keeping its id.
+    description = 'Deny the tool `echo` everywhere';
+    expect(ran).toStrictEqual(['hi']);
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ source: 'rule', decidedByRule: 'rule_1', decidedByRuleText: 'Allow the tool `echo` everywhere' }]);
+  });
+
   it('says how the last run ended when it failed, after a restart too, until a run answers', async () => {
     const store = new MemoryStore();
     const before = await start(store, [], []);

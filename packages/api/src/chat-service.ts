@@ -1367,6 +1367,7 @@ export class ChatService {
           ...(event.reason === undefined ? {} : { reason: event.reason }),
           ...(event.grantId === undefined ? {} : { decidedByGrant: event.grantId }),
           ...(event.ruleId === undefined ? {} : { decidedByRule: event.ruleId }),
+          ...(event.rule === undefined ? {} : { decidedByRuleText: event.rule }),
           decidedAt: at,
           ...(by === undefined ? {} : { by }),
           ...(event.editedArguments === undefined ? {} : { editedArguments: event.editedArguments }),

@@ -258,6 +258,7 @@ export class MemoryStore implements AirlockStore {
           record.reason = change.reason ?? null;
           record.decidedByGrant = change.decidedByGrant ?? null;
           record.decidedByRule = change.decidedByRule ?? null;
+          record.decidedByRuleText = change.decidedByRuleText ?? null;
           record.decidedAt = change.decidedAt;
           record.connectionId = change.by?.connectionId ?? null;
           record.clientLabel = change.by?.clientLabel ?? null;
@@ -297,6 +298,7 @@ function startRecord(runId: string, sessionId: string, change: Extract<LedgerCha
     reason: null,
     decidedByGrant: null,
     decidedByRule: null,
+    decidedByRuleText: null,
     decidedAt: null,
     connectionId: null,
     clientLabel: null,

@@ -145,6 +145,8 @@ export type LedgerChange =
       /** The grant or rule that decided, for automatic decisions. */
       decidedByGrant?: string;
       decidedByRule?: string;
+      /** How that rule read when it decided: it may be edited or removed later, and the ledger keeps what decided. */
+      decidedByRuleText?: string;
       decidedAt: number;
       by?: DecidedBy;
       /** With a person's allow: the arguments they edited the call to (the start's `arguments` stay as proposed). */
@@ -207,6 +209,8 @@ export interface ToolCallRecord {
   reason: string | null;
   decidedByGrant: string | null;
   decidedByRule: string | null;
+  /** How the rule read when it decided; null without a rule, and in rows recorded before the ledger kept it. */
+  decidedByRuleText: string | null;
   decidedAt: number | null;
   connectionId: string | null;
   clientLabel: string | null;

@@ -100,7 +100,7 @@ type Queryable = Pick<PoolClient, 'query'>;
 
 const RUN_COLUMNS = 'run_id, session_id, options, started_at, ended_at, end_reason';
 const LEDGER_COLUMNS =
-  'ledger_id, run_id, session_id, tool_call_id, tool_name, arguments, edited_arguments, approval_id, executes_code, tool_version, requested_at, expires_at, decision, source, reason, decided_by_grant, decided_by_rule, decided_at, connection_id, client_label, started_at, outcome, result, cut_bytes, cut_characters, ended_at';
+  'ledger_id, run_id, session_id, tool_call_id, tool_name, arguments, edited_arguments, approval_id, executes_code, tool_version, requested_at, expires_at, decision, source, reason, decided_by_grant, decided_by_rule, decided_by_rule_text, decided_at, connection_id, client_label, started_at, outcome, result, cut_bytes, cut_characters, ended_at';
 const GRANT_COLUMNS = 'grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at';
 
 /**
@@ -636,7 +636,7 @@ async function applyLedgerChange(client: Queryable, runId: string, sessionId: st
       changed = (
         await client.query(
           `UPDATE tool_calls SET decision = $3, source = $4, reason = $5, decided_by_grant = $6, decided_by_rule = $7, decided_at = $8, connection_id = $9, client_label = $10,
-             edited_arguments = $11
+             edited_arguments = $11, decided_by_rule_text = $12
            WHERE run_id = $1 AND tool_call_id = $2 AND decision IS NULL`,
           [
             runId,
@@ -650,6 +650,7 @@ async function applyLedgerChange(client: Queryable, runId: string, sessionId: st
             change.by?.connectionId ?? null,
             change.by?.clientLabel ?? null,
             change.editedArguments === undefined ? null : JSON.stringify(change.editedArguments),
+            change.decidedByRuleText ?? null,
           ],
         )
       ).rowCount;
@@ -684,7 +685,7 @@ function ledgerStatement(runId: string, sessionId: string, change: LedgerChange,
         WHERE ${inserted}`;
     case 'decision':
       return `UPDATE tool_calls SET decision = ${p(change.decision)}, source = ${p(change.source)}, reason = ${p(change.reason ?? null)}, decided_by_grant = ${p(change.decidedByGrant ?? null)},
-          decided_by_rule = ${p(change.decidedByRule ?? null)}, decided_at = ${p(change.decidedAt)}, connection_id = ${p(change.by?.connectionId ?? null)}, client_label = ${p(change.by?.clientLabel ?? null)},
+          decided_by_rule = ${p(change.decidedByRule ?? null)}, decided_by_rule_text = ${p(change.decidedByRuleText ?? null)}, decided_at = ${p(change.decidedAt)}, connection_id = ${p(change.by?.connectionId ?? null)}, client_label = ${p(change.by?.clientLabel ?? null)},
           edited_arguments = ${p(change.editedArguments === undefined ? null : JSON.stringify(change.editedArguments))}
         WHERE run_id = ${p(runId)} AND tool_call_id = ${p(change.toolCallId)} AND decision IS NULL AND ${inserted}`;
     case 'running':

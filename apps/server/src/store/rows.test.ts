@@ -23,6 +23,7 @@ function ledgerRow(ledgerId: number, content: string): LedgerRow {
     reason: null,
     decided_by_grant: null,
     decided_by_rule: null,
+    decided_by_rule_text: null,
     decided_at: null,
     connection_id: null,
     client_label: null,

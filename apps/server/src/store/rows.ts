@@ -43,6 +43,8 @@ export interface LedgerRow {
   reason: string | null;
   decided_by_grant: string | null;
   decided_by_rule: string | null;
+  /** Null in rows written before migration 006 (SQLite) or 003 (PostgreSQL). */
+  decided_by_rule_text: string | null;
   decided_at: number | null;
   connection_id: string | null;
   client_label: string | null;
@@ -120,6 +122,7 @@ export function toToolCall(row: LedgerRow): ToolCallRecord {
     reason: row.reason,
     decidedByGrant: row.decided_by_grant,
     decidedByRule: row.decided_by_rule,
+    decidedByRuleText: row.decided_by_rule_text,
     decidedAt: row.decided_at,
     connectionId: row.connection_id,
     clientLabel: row.client_label,
@@ -194,7 +197,7 @@ export interface SizedLedgerRow {
  * text's stored size without reading the text, where `length` reads it to count its characters).
  */
 export const LEDGER_BYTES =
-  'octet_length(arguments) + coalesce(octet_length(edited_arguments), 0) + coalesce(octet_length(result), 0) + coalesce(octet_length(reason), 0)';
+  'octet_length(arguments) + coalesce(octet_length(edited_arguments), 0) + coalesce(octet_length(result), 0) + coalesce(octet_length(reason), 0) + coalesce(octet_length(decided_by_rule_text), 0)';
 
 /**
  * One page of the audit, from the rows that match, newest first: `sized` holds up to `limit + 1` of them (one more

@@ -297,6 +297,7 @@ export class SqliteStore implements AirlockStore {
           reason: change.reason ?? null,
           decidedByGrant: change.decidedByGrant ?? null,
           decidedByRule: change.decidedByRule ?? null,
+          decidedByRuleText: change.decidedByRuleText ?? null,
           decidedAt: change.decidedAt,
           connectionId: change.by?.connectionId ?? null,
           clientLabel: change.by?.clientLabel ?? null,
@@ -376,7 +377,7 @@ function prepareStatements(db: Database) {
     ),
     decideToolCall: db.prepare<Record<string, unknown>>(
       `UPDATE tool_calls SET decision = @decision, source = @source, reason = @reason, decided_by_grant = @decidedByGrant,
-         decided_by_rule = @decidedByRule, decided_at = @decidedAt, connection_id = @connectionId, client_label = @clientLabel,
+         decided_by_rule = @decidedByRule, decided_by_rule_text = @decidedByRuleText, decided_at = @decidedAt, connection_id = @connectionId, client_label = @clientLabel,
          edited_arguments = @editedArguments
        WHERE run_id = @runId AND tool_call_id = @toolCallId`,
     ),

@@ -124,6 +124,7 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
       reason: 'looks fine',
       decidedByGrant: null,
       decidedByRule: null,
+      decidedByRuleText: null,
       decidedAt: 10_500,
       connectionId: 'conn-1',
       clientLabel: 'web',
@@ -139,6 +140,11 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
 
     await appendAll(store, { runId: 'r', sessionId: 's' }, [{ kind: 'decision', toolCallId: 'call-2', decision: 'allow', source: 'grant', decidedByGrant: 'grant-1', decidedAt: 11_000 }], 6);
     expect((await store.listRunToolCalls('r'))[1]).toStrictEqual({ ...pending, decision: 'allow', source: 'grant', decidedByGrant: 'grant-1', decidedAt: 11_000 });
+
+    // A rule's decision keeps how the rule read then, whatever becomes of the rule.
+    const byRule = startChange('call-3', 11_100);
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [byRule, { kind: 'decision', toolCallId: 'call-3', decision: 'allow', source: 'rule', decidedByRule: 'rule_1', decidedByRuleText: 'Allow commands starting with `ls` everywhere', decidedAt: 11_200 }], 7);
+    expect((await store.listRunToolCalls('r'))[2]).toMatchObject({ source: 'rule', decidedByRule: 'rule_1', decidedByRuleText: 'Allow commands starting with `ls` everywhere' });
   });
 
   it('keeps an event and its ledger change together: a failed append changes neither', async () => {
@@ -412,6 +418,7 @@ function nullRecord(runId: string, sessionId: string, start: Extract<LedgerChang
     reason: null,
     decidedByGrant: null,
     decidedByRule: null,
+    decidedByRuleText: null,
     decidedAt: null,
     connectionId: null,
     clientLabel: null,

@@ -69,6 +69,7 @@ describe('a call the person edited before allowing', () => {
       reason: null,
       decidedByGrant: null,
       decidedByRule: null,
+      decidedByRuleText: null,
       decidedAt: 2,
       connectionId: 'conn',
       clientLabel: 'web',

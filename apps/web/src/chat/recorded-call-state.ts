@@ -39,7 +39,7 @@ export function stateFromRecord(record: ToolCallRecord, messageResult: string | 
 }
 
 function ruleOf(record: ToolCallRecord): RuleRef {
-  return { ruleId: record.decidedByRule, text: null };
+  return { ruleId: record.decidedByRule, text: record.decidedByRuleText };
 }
 
 function deniedState(record: ToolCallRecord, result: string | null): ToolCallState {

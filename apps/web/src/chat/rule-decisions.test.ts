@@ -45,12 +45,13 @@ describe('calls a lasting rule decided', () => {
     expect(stateAfterEnd(denied, end('denied', 'Denied by a rule.'))).toStrictEqual({ status: 'denied', reason: 'Denied by a rule.', result: 'Denied by a rule.', deniedByRule: rule });
   });
 
-  it('after a reload knows the rule only by its id from the ledger', () => {
+  it('after a reload shows the rule as the ledger recorded it when it decided, and by its id alone in older rows', () => {
     const pending = new Map();
-    expect(stateFromRecord(record({ decision: 'allow', source: 'rule', decidedByRule: 'rule_1', outcome: 'executed', result: 'ok' }), null, pending)).toStrictEqual({
+    const allowed = record({ decision: 'allow', source: 'rule', decidedByRule: 'rule_1', decidedByRuleText: 'Allow commands starting with `ls` everywhere', outcome: 'executed', result: 'ok' });
+    expect(stateFromRecord(allowed, null, pending)).toStrictEqual({
       status: 'done',
       approvedBy: 'rule',
-      rule: { ruleId: 'rule_1', text: null },
+      rule: { ruleId: 'rule_1', text: 'Allow commands starting with `ls` everywhere' },
       result: 'ok',
     });
     expect(stateFromRecord(record({ decision: 'deny', source: 'rule', decidedByRule: 'rule_2', reason: 'no', outcome: 'denied', result: 'no' }), null, pending)).toStrictEqual({

@@ -19,6 +19,7 @@ export function ledgerRecord(fields: Partial<ToolCallRecord> = {}): ToolCallReco
     reason: null,
     decidedByGrant: null,
     decidedByRule: null,
+    decidedByRuleText: null,
     decidedAt: null,
     connectionId: null,
     clientLabel: null,

@@ -15,7 +15,9 @@ export interface RuleProvenanceProps {
  */
 export function RuleProvenance({ rule, effect, suffix }: RuleProvenanceProps) {
   const rules = trpc.rules.list.useQuery(undefined, { enabled: rule.text === null && rule.ruleId !== null, retry: false, staleTime: 30_000 });
-  const text = rule.text ?? rules.data?.rules.find((view) => view.rule.id === rule.ruleId)?.description ?? null;
+  // Rows recorded before the ledger kept the rule's words name only its id: the rule of that id now is shown only
+  // while it still has the effect that decided (an edit may have turned an allow rule into a deny rule).
+  const text = rule.text ?? rules.data?.rules.find((view) => view.rule.id === rule.ruleId && view.rule.effect === effect)?.description ?? null;
   const verb = effect === 'allow' ? 'Allowed' : 'Denied';
   return (
     <p className="detail rule-provenance" data-testid="rule-provenance">

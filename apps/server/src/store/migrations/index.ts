@@ -3,6 +3,7 @@ import { sql as rules } from './002-rules';
 import { sql as settings } from './003-settings';
 import { sql as editedArguments } from './004-edited-arguments';
 import { sql as resultCut } from './005-result-cut';
+import { sql as ruleText } from './006-rule-text';
 
 export interface Migration {
   /** 1, 2, 3…: applied in this order, each once. */
@@ -18,4 +19,5 @@ export const migrations: readonly Migration[] = [
   { version: 3, name: 'settings', sql: settings },
   { version: 4, name: 'edited-arguments', sql: editedArguments },
   { version: 5, name: 'result-cut', sql: resultCut },
+  { version: 6, name: 'rule-text', sql: ruleText },
 ];

@@ -1,11 +1,13 @@
 import type { Migration } from '../migrations';
 import { sql as initial } from './001-initial';
 import { sql as resultCut } from './002-result-cut';
+import { sql as ruleText } from './003-rule-text';
 
 /** Every schema change of the PostgreSQL store, oldest first. Add a file `NNN-name.ts` and a line here; never edit an applied one. */
 export const postgresMigrations: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial },
   { version: 2, name: 'result-cut', sql: resultCut },
+  { version: 3, name: 'rule-text', sql: ruleText },
 ];
 
 export { migratePostgres, type MigratePostgresOptions } from './migrate';
