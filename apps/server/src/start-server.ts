@@ -1,5 +1,5 @@
 import { appRouter, ConnectionState, type AirlockServices, type AppRouter, type Context, type ModelInfo, type ToolServerStatus } from '@airlock/api';
-import { errorMessage, randomId } from '@airlock/core';
+import { errorMessage, randomId, toVisibleText, visibleTextString } from '@airlock/core';
 import { TRPCError } from '@trpc/server';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -382,7 +382,10 @@ function extraHostnames(configuredHost: string, address: AddressInfo): string[] 
 
 function describeModel(info: ModelInfo): string {
   if (info.demo) return 'Demo model (offline)';
-  return info.baseURL === null ? `${info.provider} ${info.model}` : `${info.provider} ${info.model} at ${withoutCredentials(info.baseURL)}`;
+  // The id is the model server's (its model list): a terminal would obey escape sequences in it, a line break would
+  // start a forged line, U+202E would turn the rest around.
+  const model = visibleTextString(toVisibleText(info.model, { singleLine: true }));
+  return info.baseURL === null ? `${info.provider} ${model}` : `${info.provider} ${model} at ${withoutCredentials(info.baseURL)}`;
 }
 
 function withoutCredentials(raw: string): string {
