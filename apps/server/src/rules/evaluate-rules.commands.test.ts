@@ -35,7 +35,7 @@ const allowed = [
   'npm test src/*.test.ts',
   'npm test $HOME "${HOME}/x"',
   'npm test ~/x',
-  'npm test \\\n  --watch',
+  'npm test \\\n  -- --watch',
   'npm test -- "a b" \'c;d\' "e|f"',
   'npm test >\\\n/dev/null',
   'npm test\t2>&1',

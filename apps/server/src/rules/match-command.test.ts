@@ -82,3 +82,68 @@ describe('a variable the shell sets is not taken for the environment', () => {
     expect(await decide(command, [prefix(exact, { exact: true }), prefix('npm test')])).toBe('ask');
   });
 });
+
+describe('npm, pnpm and yarn take only a few harmless options before `--`', () => {
+  it.each([
+    // The probe's lines: npm reads `-name` as `--name`, and any start of an option's name as the option.
+    `npm test "-node-options=--import=data:text/javascript,import('fs').then(f=>f.writeFileSync('PWNED-B','ran:'+process.pid))"`,
+    'npm test "-node-options=--experimental-network-imports --import=http://127.0.0.1:7811/x.mjs"',
+    'npm test -prefix=/tmp',
+    'npm test -node-opt=--inspect',
+    'npm test --no-no-node-options=--inspect',
+    'npm test --NODE-OPTIONS=x',
+    'npm test -C /tmp',
+    'npm test -s -C /tmp',
+    'npm test --watch',
+    'npm test -- x; npm test "-$HOME"',
+    'pnpm test -node-options=x',
+    'yarn test -node-options=x',
+  ])('asks about %j', async (command) => {
+    expect(await decide(command, [prefix('npm test'), prefix('pnpm test'), prefix('yarn test')])).toBe('ask');
+  });
+});
+
+describe('make reads a word with "=" as a definition, also after `--`', () => {
+  it.each([
+    'make test -- SHELL=/usr/bin/touch .SHELLFLAGS=PWNED-MAKE-2',
+    'make test SHELL=/usr/bin/touch .SHELLFLAGS=PWNED-MAKE-1',
+    `make test -- 'SHELL=/usr/bin/python3' '.SHELLFLAGS=-c__import__("os").system("touch\\x20PWNED-MAKE")'`,
+    "make test 'X!=touch PWNED'",
+    "make test -- 'src/x!=touch PWNED'",
+    'make test -- src/*',
+    'make test $HOME',
+    "make test -o -- --eval='$(shell touch PWNED)'",
+  ])('a rule for make test asks about %j', async (command) => {
+    expect(await decide(command, [prefix('make test')])).toBe('ask');
+  });
+});
+
+describe('a `--` right after an option may be its value, not the end of the options', () => {
+  it.each([
+    ['tar', 'tar -xf -- --to-command=sh'],
+    ['tar', 'tar xf -- --to-command=sh'],
+    ['sort', 'sort -o -- --compress-program=sh names.txt'],
+    ['rsync', "rsync -M -- -e'sh -c id' a b:"],
+    ['git log', 'git log --grep -- --output=PWNED'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+});
+
+describe('more spellings of options that run code', () => {
+  it.each([
+    ['zip', "zip -q out.zip a -T -TT'sh -c id'"],
+    ['zip', "zip -q out.zip a -T --unzip-comm='sh -c id'"],
+    ['gcc', 'gcc -fuse-ld=/tmp/evil x.c'],
+    ['gcc', 'gcc -Wl,-plugin=/tmp/evil.so x.c'],
+    ['clang', 'clang --ld-path=/tmp/evil x.c'],
+    ['gcc', 'gcc @opts x.c'],
+    ['go test', 'go test -C /tmp/elsewhere ./...'],
+    ['go test', 'go test -vettool=/tmp/evil ./...'],
+    ['go test', 'go test -- -toolexec=/tmp/evil ./...'],
+    ['pytest', 'pytest --basetemp=/home'],
+    ['pytest', 'pytest -p evil_plugin'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+});

@@ -26,33 +26,71 @@ const SUBSCRIPT_EVALUATING = new Map<string, string | undefined>([
   ['[', undefined],
 ]);
 
+/** npm's and pnpm's option parser (nopt) never takes a `--` for an option's value. */
+const NOPT_DASHES = 'always';
+
+/**
+ * npm's and pnpm's option parser reads `-node-options=…` as `--node-options=…`, any start of an option's name as
+ * the option (`--node-opt`), `--no-no-node-options=…` as the option itself, and one-dash shorthands that expand to
+ * options (`-C` is `--prefix`): no list of what to refuse keeps up with that, so only these words are options that
+ * a prefix rule lets through; they neither run code nor take the word after them as a value.
+ */
+const NPM_HARMLESS = new Set([
+  '-s', '--silent', '-q', '--quiet', '-d', '--verbose', '--if-present', '--ignore-scripts', '--foreground-scripts',
+  '--json', '--parseable', '--long', '--all', '--workspaces', '--ws', '--include-workspace-root', '--color',
+  '--no-color', '--dry-run', '--offline', '--prefer-offline', '--no-audit', '--no-fund',
+  ...['silent', 'error', 'warn', 'notice', 'http', 'info', 'verbose', 'silly'].map((level) => `--loglevel=${level}`),
+]);
+
+/** A compiler driver hands these to other programs or loads code through them (`-Wl,-plugin=x.so`, `@file` of options). */
+const COMPILER_PREFIXES = ['-wrapper', '-fplugin', '-fpass-plugin', '-fuse-ld', '--ld-path', '-specs', '--specs', '-Wl,', '-Xlinker', '-Xclang', '-iplugindir', '@'];
+
 /**
  * Options through which a command runs code other than what a rule for it names (`npm test --node-options=…`,
  * `git log --output=…`, `make test SHELL=…`). A prefix rule never covers a call that carries one before a `--`.
  * Not a complete list of what a program can be made to do: a prefix rule still allows every other argument.
  */
 const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
-  ['npm', { options: ['--node-options', '--script-shell', '--shell', '--userconfig', '--globalconfig', '--prefix', '-C', '--dir', '--call', '-c', '--init-module', '--package'] }],
-  ['pnpm', { options: ['--node-options', '--script-shell', '--shell-emulator', '--config', '--prefix', '-C', '--dir', '--global-dir', '-c', '--shell-mode', '--package'] }],
-  ['yarn', { options: ['--node-options', '--script-shell', '--cwd', '--use-yarnrc', '--rc-filename'] }],
+  ['npm', { options: [], harmless: NPM_HARMLESS, endOfOptions: NOPT_DASHES }],
+  ['pnpm', { options: [], harmless: NPM_HARMLESS, endOfOptions: NOPT_DASHES }],
+  // Yarn 1 and Yarn 2+ parse options each their own way: the same few harmless words, and nothing else.
+  ['yarn', { options: [], harmless: NPM_HARMLESS }],
   ['git', { options: ['-c', '--config-env', '--upload-pack', '--receive-pack', '--exec', '--exec-path', '--git-dir', '--work-tree', '--output', '--ext-diff', '--template', '--namespace'] }],
   ['make', { options: ['-f', '--file', '--makefile', '-C', '--directory', '--eval', '-E', '-I', '--include-dir'], assignments: true }],
   ['cargo', { options: ['--config', '-Z', '--manifest-path', '--target-dir'] }],
-  ['go', { options: ['-toolexec', '-exec', '-overlay', '-modfile', '-ldflags', '-gcflags'] }],
+  // Go's flag package takes `--name` for `-name`; whether `go` ends its options at a `--` depends on the subcommand.
+  ['go', { options: ['-toolexec', '-exec', '-overlay', '-modfile', '-ldflags', '-gcflags', '-C', '-vettool', '-compiler', '-gccgoflags'], endOfOptions: 'never' }],
   ['tar', { options: ['--to-command', '-I', '--use-compress-program', '--checkpoint-action', '--info-script', '--new-volume-script', '-F', '--rmt-command', '--rsh-command'], clustered: true }],
-  ['zip', { options: ['-TT', '--unzip-command'] }],
+  // zip takes options of two letters (`-TT`), their values attached (`-TTsh`), and any start of a long option.
+  ['zip', { options: [], harmless: new Set(['-r', '-q', '-j', '-v', '-u', '-X', '-y', '-D', '-T', '-rq', '-qr', '--recurse-paths', '--quiet', '--junk-paths', ...'0123456789'.split('').flatMap((level) => [`-${level}`, `-r${level}`])]), endOfOptions: 'never' }],
   ['sort', { options: ['--compress-program'] }],
   ['rg', { options: ['--pre'] }],
   ['rsync', { options: ['-e', '--rsh', '--rsync-path'] }],
-  ...['gcc', 'g++', 'cc', 'c++', 'clang', 'clang++'].map((compiler): [string, CodeOptions] => [compiler, { options: ['-wrapper', '-fplugin', '-B', '-specs', '--specs'] }]),
+  // `--basetemp` empties the folder it names; `-p`, `-c`, `-o` load modules and settings that do.
+  ['pytest', { options: ['-p', '-c', '--config-file', '-o', '--override-ini', '--rootdir', '--confcutdir', '--basetemp', '--pdbcls', '--debug', '--junitxml', '--junit-xml', '--log-file', '--result-log'] }],
+  // The compiler drivers have no `--`: it is an error there.
+  ...['gcc', 'g++', 'cc', 'c++', 'clang', 'clang++'].map((compiler): [string, CodeOptions] => [compiler, { options: ['-B'], prefixes: COMPILER_PREFIXES, endOfOptions: 'never' }]),
 ]);
 
 interface CodeOptions {
   options: readonly string[];
-  /** `make`: also `NAME=value` words. */
+  /** Words that run code when they start with one of these, whatever follows (`-Wl,-plugin=…`, `@file`). */
+  prefixes?: readonly string[];
+  /** Given, the only option words that may come before `--`: any other word starting with a dash is refused. */
+  harmless?: ReadonlySet<string>;
+  /**
+   * `make`: also `NAME=value` words (`X!=cmd` runs `cmd`), before and after `--`: make reads a word with `=` in
+   * it as a variable's definition wherever it stands.
+   */
   assignments?: boolean;
   /** `tar`: a first argument without a dash is a group of options (`tar xIf zstd a.tar`). */
   clustered?: boolean;
+  /**
+   * Where a `--` ends the options. Default: unless it comes right after an option, which may take it for its value
+   * (`tar -xf -- --to-command=sh` extracts the archive `--`); `always` for parsers that never do; `never` for
+   * programs that have no such marker or hand it on.
+   */
+  endOfOptions?: 'always' | 'never';
 }
 
 /**
@@ -129,28 +167,57 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   if (codeOptions === undefined) return true;
   const [first] = rest;
   // The group of options a first argument without a dash is (`tar xIf zstd a.tar`), when the rule names only the command.
-  const cluster = codeOptions.clustered === true && rule.tokens.length === 1 && first?.kind === 'literal' && !first.value.startsWith('-') ? [{ kind: 'literal' as const, value: `-${first.value}` }] : [];
-  return !carriesCodeOption(name, [...cluster, ...rest], codeOptions, anything);
+  const words = codeOptions.clustered === true && rule.tokens.length === 1 && first?.kind === 'literal' && !first.value.startsWith('-')
+    ? [{ kind: 'literal' as const, value: `-${first.value}` }, ...rest.slice(1)]
+    : rest;
+  return !carriesCodeOption(name, words, rule.tokens.at(-1) ?? '', codeOptions, anything);
 }
 
-function carriesCodeOption(name: string, words: SimpleCommand['words'], { options, assignments = false }: CodeOptions, anything: (word: ShellWord) => boolean): boolean {
+/**
+ * Whether `words` (after the rule's tokens, the last of which is `lastToken`) carry a code-running option before
+ * the options end, or for `make` an assignment anywhere. A word the shell expands is checked by what it is written
+ * with, its quotes dropped and any expansion it starts with taken as empty: `--node-options="$X"`,
+ * `SHELL=$HOME/x`, `${Z}--output=…` are those options.
+ */
+function carriesCodeOption(name: string, words: readonly ShellWord[], lastToken: string, spec: CodeOptions, anything: (word: ShellWord) => boolean): boolean {
+  let previous = lastToken;
+  let ended = false;
   for (const word of words) {
-    if (anything(word)) return true;
-    // A word the shell expands is checked by what it is written with, its quotes dropped and any expansion it starts
-    // with taken as empty: `--node-options="$X"`, `SHELL=$HOME/x`, `${Z}--output=…` are those options.
     const value = word.kind === 'literal' ? word.value : word.text.replace(/["']/g, '').replace(LEADING_EXPANSIONS, '');
-    if (word.kind === 'literal' && value === '--') return false;
-    if (assignments && /^[A-Za-z_.][A-Za-z0-9_.]*=/.test(value)) return true;
-    // `go` takes its long options with one dash or two.
-    const long = value.startsWith('--') && name === 'go' ? value.slice(1) : value;
-    // GNU getopt (tar, sort), git and npm also take any unambiguous start of a long option: `--checkpoint-act=…`.
-    const longName = long.startsWith('--') ? long.split('=', 1)[0]! : undefined;
-    for (const option of options) {
-      if (long === option || long.startsWith(`${option}=`)) return true;
-      if (longName !== undefined && longName.length > 2 && option.startsWith('--') && option.startsWith(longName)) return true;
-      // A short option anywhere in a group, perhaps with its value attached: `-cfoo`, `-sf Makefile2`.
-      if (option.length === 2 && !value.startsWith('--') && value.startsWith('-') && value.slice(1).includes(option[1]!)) return true;
+    // make reads any word with `=` in it as a definition, and a word the shell expands may become one (a glob
+    // matching a file named `X!=cmd`, a `$PWD` that `cd` led into such a folder).
+    if (spec.assignments === true && (word.kind === 'dynamic' || (value.includes('=') && (ended || !value.startsWith('-'))))) return true;
+    if (ended) continue;
+    if (anything(word)) return true;
+    if (word.kind === 'literal' && value === '--' && endsOptions(spec, previous)) {
+      if (spec.assignments !== true) return false;
+      ended = true;
+      continue;
     }
+    if (isCodeOption(name, value, spec)) return true;
+    previous = value;
+  }
+  return false;
+}
+
+function endsOptions(spec: CodeOptions, previous: string): boolean {
+  if (spec.endOfOptions !== undefined) return spec.endOfOptions === 'always';
+  return !previous.startsWith('-') || previous === '-';
+}
+
+function isCodeOption(name: string, value: string, spec: CodeOptions): boolean {
+  const dashed = value.startsWith('-') && value !== '-';
+  if (spec.harmless !== undefined && dashed && !spec.harmless.has(value)) return true;
+  if (spec.prefixes?.some((prefix) => value.startsWith(prefix)) === true) return true;
+  // `go` takes its long options with one dash or two.
+  const long = value.startsWith('--') && name === 'go' ? value.slice(1) : value;
+  // GNU getopt (tar, sort), git and make also take any unambiguous start of a long option: `--checkpoint-act=…`.
+  const longName = long.startsWith('--') ? long.split('=', 1)[0]! : undefined;
+  for (const option of spec.options) {
+    if (long === option || long.startsWith(`${option}=`)) return true;
+    if (longName !== undefined && longName.length > 2 && option.startsWith('--') && option.startsWith(longName)) return true;
+    // A short option anywhere in a group, perhaps with its value attached: `-cfoo`, `-sf Makefile2`.
+    if (option.length === 2 && !value.startsWith('--') && dashed && value.slice(1).includes(option[1]!)) return true;
   }
   return false;
 }
