@@ -292,6 +292,13 @@ describe('chatReducer history from the ledger', () => {
     expect(state.items.at(-1)).toStrictEqual({ kind: 'user', key: `user:${RUN}`, text: 'again' });
     expect(state.run?.runId).toBe(RUN);
   });
+
+  it('shows nothing of a page that holds only turns of the run it follows (its message on an earlier page): no card twice', () => {
+    const page = turn(['c1', 'c2']).slice(1);
+    const state = load({ messages: page, toolCalls: [record('c1', {}), record('c2', {})], follow: RUN });
+    expect(state.items).toStrictEqual([]);
+    expect(state.run?.runId).toBe(RUN);
+  });
 });
 
 /** Feeds events with increasing sequence numbers and the person's actions in between, as the hook does. */

@@ -235,12 +235,15 @@ function stateFromHistory(history: ChatHistory): ChatState {
   const streamError = history.streamError ?? null;
   const { follow, messages } = history;
   const runStart = follow === null ? -1 : messages.findLastIndex((message) => message.role === 'user');
-  if (follow === null || runStart === -1) {
+  if (follow === null) {
     const items = itemsFromHistory(messages, history);
     const ended = history.lastRunEnd;
-    if (follow === null && ended !== undefined) items.push({ kind: 'run-end', key: `end:${ended.runId}`, runId: ended.runId, reason: ended.reason, error: ended.error ?? null });
-    return follow === null ? { items, run: null, streamError } : { items, run: followedRun(follow), streamError };
+    if (ended !== undefined) items.push({ kind: 'run-end', key: `end:${ended.runId}`, runId: ended.runId, reason: ended.reason, error: ended.error ?? null });
+    return { items, run: null, streamError };
   }
+  // A page with no message of the person's holds only the followed run's turns (its message is on an earlier page,
+  // the page being full): the run's events show them, so nothing of the page is shown twice.
+  if (runStart === -1) return { items: [], run: followedRun(follow), streamError };
   const userMessage = messages[runStart];
   const items = itemsFromHistory(messages.slice(0, runStart), history);
   if (userMessage?.role === 'user') items.push({ kind: 'user', key: `user:${follow}`, text: userMessage.content });
