@@ -115,12 +115,16 @@ describe('RuleBook with ChatService', () => {
       }),
     );
     const ran: string[] = [];
-    const { chat, rules } = await serverFor(store, workspace, [command('curl x'), textStep('a'), command('make'), textStep('b'), command('make'), textStep('c')], ran);
+    const { chat, rules, model } = await serverFor(store, workspace, [command('curl x'), textStep('a'), command('make'), textStep('b'), command('make'), textStep('c')], ran);
     const status = await rules.workspaceRules();
     expect(status).toMatchObject({ state: 'loaded', trust: 'untrusted', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     await chat.startRun({ sessionId: 's', runId: 'r1', message: 'one' });
     await ended(chat, 's');
     expect((await chat.getSession('s')).toolCalls.at(-1)).toMatchObject({ source: 'rule', outcome: 'denied' });
+    // The model is told where the rule came from, and not that the person set it: the file's reason is not their word.
+    const told = (model.requests[1]?.messages.at(-1) as { content: string }).content;
+    expect(told).toContain("Deny commands starting with `curl` in this workspace (from the workspace's .airlock/rules.json): no network from scripts");
+    expect(told).not.toMatch(/the person set/);
 
     await chat.startRun({ sessionId: 's', runId: 'r2', message: 'two' });
     await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));

@@ -13,10 +13,24 @@ export const WORKSPACE_RULES_FILE = '.airlock/rules.json';
 const MAX_FILE_BYTES = 256 * 1024;
 const MAX_RULES = 1000;
 
+/** Characters that end a line or steer a terminal: a reason is one line of plain text. */
+const NOT_ONE_LINE = /[\p{Cc}\u2028\u2029]/u;
+
+/**
+ * A reason is told to the model when its rule denies a call, next to the rule's sentence: from a file, where anyone
+ * who can write the workspace may have put it, it must not read as more lines of that message.
+ */
+function checkReason(rule: { reason?: string | undefined }, context: z.RefinementCtx): void {
+  const at = rule.reason?.search(NOT_ONE_LINE) ?? -1;
+  if (at === -1) return;
+  const code = rule.reason!.codePointAt(at)!.toString(16).toUpperCase().padStart(4, '0');
+  context.addIssue({ code: 'custom', path: ['reason'], message: `must be one line of text, without line breaks or control characters (U+${code} at character ${at + 1})` });
+}
+
 const workspaceRulesFileSchema = z
   .object({
     version: z.literal(1),
-    rules: z.array(workspaceFileRuleSchema).max(MAX_RULES),
+    rules: z.array(workspaceFileRuleSchema.superRefine(checkReason)).max(MAX_RULES),
   })
   .strict();
 
