@@ -1,12 +1,11 @@
 import { createAirlockClient, type AirlockClient, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
 import { randomId, toVisibleText, visibleTextString } from '@airlock/core';
-import { createInterface } from 'node:readline';
 import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
 import { decisionLine, outcomeLine, runEndLine } from './event-labels';
-import { INTERRUPTED, LineReader } from './line-reader';
+import { INTERRUPTED, LineReader, type Answer, type IgnoredLine } from './line-reader';
 import { noteLines } from './note-lines';
-import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, shortName, showText, type CardLayout } from './render-tool-call';
+import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, shortName, showLine, showText, type CardLayout } from './render-tool-call';
 import { RunEvents } from './run-events';
 import { styleFor, type TerminalStyle } from './terminal-style';
 import { VisibleStream } from './visible-stream';
@@ -18,15 +17,37 @@ export interface ChatCommandOptions {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
   output: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   env: Readonly<Record<string, string | undefined>>;
+  /** How long a decision prompt is shown before an answer's first keystroke counts, in ms. Default `DECISION_GUARD_MS`. */
+  decisionGuardMs?: number;
+  /** The clock that guard is measured with, in ms. Default `performance.now`. */
+  now?: () => number;
 }
+
+/** What the person is told of a line entered that was not taken. */
+const IGNORED_NOTES: Record<IgnoredLine, string> = {
+  'typed-ahead': 'Ignored an answer typed before this call was shown: read it, then answer.',
+  pasted: 'Ignored a pasted answer: type a, A or d yourself (a reason after d may be pasted).',
+  'not-asked': 'Ignored a line entered while nothing was asked.',
+};
 
 /** `airlock chat`: reads prompts, streams each answer, asks for every gated call. Resolves with the exit code. */
 export async function runChat(options: ChatCommandOptions): Promise<number> {
   const { output } = options;
   const style = styleFor(output, options.env);
   const screen = new Screen(output, style);
-  const rl = createInterface({ input: options.input, output, terminal: options.input.isTTY === true && output.isTTY === true });
-  const reader = new LineReader(rl);
+  const reader = new LineReader({
+    input: options.input,
+    output,
+    terminal: options.input.isTTY === true && output.isTTY === true,
+    ...(options.decisionGuardMs === undefined ? {} : { guardMs: options.decisionGuardMs }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+    onIgnored: (why) => {
+      // Readline has ended the line entered; a question still open is asked again right after the note.
+      screen.lineEntered();
+      for (const row of noteLines(IGNORED_NOTES[why], screen.layout)) screen.line(style.warn(row));
+      if (why !== 'not-asked') screen.prompted();
+    },
+  });
   const quit = new AbortController();
   const client = createAirlockClient({
     url: options.address.url,
@@ -34,7 +55,7 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
     WebSocket,
     clientLabel: 'terminal',
     onRejected: (message) => {
-      screen.line(style.bad(`The server refused the token: ${message}`));
+      screen.line(style.bad(`The server refused the token: ${showLine(message, style)}`));
       quit.abort();
       reader.close();
     },
@@ -47,7 +68,7 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
         reader.close();
       }
     };
-    rl.on('SIGINT', onInterrupt);
+    reader.onInterruptKey(onInterrupt);
     process.on('SIGINT', onInterrupt);
     try {
       return await chat.start(options.address.url);
@@ -59,9 +80,6 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
     await client.close();
   }
 }
-
-/** What a question gets: the line entered, null once input has ended, INTERRUPTED after Ctrl-C. */
-type Answer = string | null | typeof INTERRUPTED;
 
 class ChatSession {
   private tools = new Map<string, ToolInfo>();
@@ -94,12 +112,15 @@ class ChatSession {
       model = await this.client.trpc.model.info.query();
       this.tools = new Map((await this.client.trpc.tools.list.query()).tools.map((tool) => [tool.name, tool]));
     } catch (error) {
-      if (!this.quit.aborted) this.screen.line(style.bad(`Cannot reach Airlock at ${url}: ${error instanceof Error ? error.message : String(error)}`));
+      if (this.quit.aborted) return 1;
+      // An unreachable server's error says so itself, with the address and why.
+      const message = showLine(errorText(error), style);
+      this.screen.line(style.bad(this.client.state === 'unreachable' ? `${message.charAt(0).toUpperCase()}${message.slice(1)}` : `Cannot reach Airlock at ${showLine(url, style)}: ${message}`));
       return 1;
     }
     const demo = model.demo && !/demo/i.test(model.model) ? ' (a demo, offline)' : '';
-    this.screen.line(`Connected to ${url}, model ${showText(model.model, style)}${demo}.`);
-    this.screen.line(style.dim(`Chat ${this.sessionId}. Ctrl-C stops an answer; Ctrl-D exits.`));
+    this.screen.line(`Connected to ${showLine(url, style)}, model ${showLine(model.model, style)}${demo}.`);
+    this.screen.line(style.dim(`Chat ${showLine(this.sessionId, style)}. Ctrl-C stops an answer; Ctrl-D exits.`));
     if (this.continuing) await this.rejoin();
     while (!this.quit.aborted) {
       const line = await this.ask(style.bold('you› '));
@@ -129,10 +150,10 @@ class ChatSession {
     return 'stop';
   }
 
-  private async ask(prompt: string): Promise<Answer> {
+  private async ask(prompt: string, options: { decides?: boolean } = {}): Promise<Answer> {
     this.screen.endLine();
     this.screen.prompted();
-    const answer = await this.reader.question(prompt);
+    const answer = await this.reader.question(prompt, options);
     // Readline ends an entered line itself; an interrupted or ended prompt leaves the cursor after it.
     if (typeof answer === 'string') this.screen.lineEntered();
     return answer;
@@ -150,7 +171,7 @@ class ChatSession {
     } catch (error) {
       // No such chat yet: the first message starts it under this id.
       if ((error as { data?: { code?: string } }).data?.code === 'NOT_FOUND') return;
-      if (!this.quit.aborted) this.screen.line(style.bad(`Cannot read chat ${this.sessionId}: ${error instanceof Error ? error.message : String(error)}`));
+      if (!this.quit.aborted) this.screen.line(style.bad(`Cannot read chat ${showLine(this.sessionId, style)}: ${showLine(errorText(error), style)}`));
       return;
     }
     if (activeRunId === null) return;
@@ -186,7 +207,7 @@ class ChatSession {
         await this.show(event, text, reasoning);
       }
     } catch (error) {
-      if (!this.quit.aborted) this.screen.line(this.screen.style.bad(`Lost the run: ${error instanceof Error ? error.message : String(error)}`));
+      if (!this.quit.aborted) this.screen.line(this.screen.style.bad(`Lost the run: ${showLine(errorText(error), this.screen.style)}`));
     } finally {
       this.running = false;
       this.stopping = false;
@@ -244,7 +265,8 @@ class ChatSession {
   private showDecision(event: LoopEventOf<'tool-decision'>, { elsewhere = false } = {}): void {
     const { screen } = this;
     const { style } = screen;
-    const reason = event.reason === undefined ? '' : showText(event.reason, style);
+    // A reason of several lines (pasted) keeps them, each after the first indented under the decision.
+    const reason = event.reason === undefined ? '' : showText(event.reason, style).replaceAll('\n', '\n    ');
     screen.line(decisionLine(event, reason, event.rule === undefined ? '' : showText(event.rule, style), { elsewhere }));
     if (event.editedArguments !== undefined) for (const line of renderEditedArguments(this.callTools.get(event.toolCallId) ?? '', event.editedArguments, style, screen.layout)) screen.line(line);
   }
@@ -305,12 +327,12 @@ class ChatSession {
       try {
         const result = await this.client.decide({ sessionId: this.sessionId, approvalId: event.approvalId, ...answer });
         if (!result.resolved) {
-          screen.line(style.warn(result.status === 'already-decided' ? `  Already decided: ${result.decision ?? 'unknown'}` : '  This call is no longer waiting.'));
+          screen.line(style.warn(result.status === 'already-decided' ? `  Already decided: ${showLine(String(result.decision ?? 'unknown'), style)}` : '  This call is no longer waiting.'));
         }
         return;
       } catch (error) {
         // Escaped without marking: the note is wrapped as plain text, then styled.
-        const message = visibleTextString(toVisibleText(error instanceof Error ? error.message : String(error), { singleLine: true }));
+        const message = visibleTextString(toVisibleText(errorText(error), { singleLine: true }));
         for (const row of noteLines(`The decision was not sent (${message}); try again.`, screen.layout)) screen.line(style.bad(row));
       }
     }
@@ -322,11 +344,11 @@ class ChatSession {
    */
   private async askUnlessSettled(prompt: string, ended: (event: LoopEvent) => boolean): Promise<Answer | LoopEvent> {
     const events = this.events;
-    if (events === undefined) return this.ask(prompt);
+    if (events === undefined) return this.ask(prompt, { decides: true });
     const known = events.find(ended);
     if (known !== undefined) return known;
     const watching = new AbortController();
-    const answer = this.ask(prompt);
+    const answer = this.ask(prompt, { decides: true });
     try {
       const settled = events.arrival(ended, watching.signal);
       const first = await Promise.race([answer, settled.then<Answer | LoopEvent>((event) => event ?? answer)]);
@@ -349,6 +371,11 @@ class ChatSession {
     // The run's end itself is shown in its turn, after what came before it.
     for (const row of noteLines('Not asked any more: the run has ended.', screen.layout)) screen.line(screen.style.dim(row));
   }
+}
+
+/** What an error says; a server's or the network's words, to be shown escaped. */
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The events after which the call `toolCallId` no longer waits for a decision. */

@@ -1,4 +1,5 @@
 import { parseStartupLink, socketUrl, type ServerAddress } from '@airlock/client';
+import { DECISION_GUARD_MS } from './line-reader';
 
 export const USAGE = `Usage: airlock chat [<start-up link>] [--url <url>] [--token-file <path>] [--session <id>]
 
@@ -11,7 +12,9 @@ Chats with a running Airlock server in this terminal: prompts, streamed answers,
   --session <id>    continue this chat, following a run still going in it (default: a new chat)
 
 Decide a call with a (allow), A (always allow in this chat) or d (deny), optionally followed by a reason for the
-model: "d use notes.txt instead". Ctrl-C stops the answer; a second Ctrl-C, or Ctrl-D, exits.`;
+model: "d use notes.txt instead" (a pasted reason may hold several lines; a pasted answer never decides). An answer
+counts once the call has been on screen for 0.6 s (env AIRLOCK_DECISION_GUARD_MS, in ms): one typed sooner is ignored.
+A paste is sent whole, on Enter. Ctrl-C stops the answer; a second Ctrl-C, or Ctrl-D, exits.`;
 
 export type CliCommand =
   | { kind: 'help' }
@@ -19,8 +22,10 @@ export type CliCommand =
       kind: 'chat';
       address: ServerAddress;
       sessionId: string | undefined;
-      /** The token came from the command line (`--token`, or the link's `#token=`), where other users can read it. */
+      /** A token is on the command line (`--token`, or a link's `#token=`), where other users can read it. */
       tokenOnCommandLine: boolean;
+      /** How long a decision prompt is shown before an answer's first keystroke counts, in ms (AIRLOCK_DECISION_GUARD_MS). */
+      decisionGuardMs: number;
     };
 
 /** A mistake in how the command was called: the message says which argument and what is wrong. */
@@ -30,8 +35,8 @@ export class UsageError extends Error {
 
 export interface CliEnvironment {
   env: Readonly<Record<string, string | undefined>>;
-  /** Reads --token-file and AIRLOCK_TOKEN_FILE. */
-  readFile: (path: string) => string;
+  /** Reads --token-file and AIRLOCK_TOKEN_FILE: the file's text and its mode (permission bits, as `stat` gives them). */
+  readFile: (path: string) => { text: string; mode: number };
 }
 
 const VALUE_FLAGS = new Set(['--url', '--token', '--token-file', '--session']);
@@ -60,7 +65,8 @@ export function parseCliArguments(argv: readonly string[], { env, readFile }: Cl
   }
   if (positional.length > 1) throw new UsageError(`expected at most one start-up link, got ${positional.length} arguments`);
 
-  const link = positional[0] ?? flags.get('--url') ?? nonEmpty(env.AIRLOCK_URL);
+  const linkOnCommandLine = positional[0] ?? flags.get('--url');
+  const link = linkOnCommandLine ?? nonEmpty(env.AIRLOCK_URL);
   if (link === undefined) throw new UsageError('no server given: pass the start-up link, or --url (or AIRLOCK_URL)');
   let fromLink: ServerAddress;
   try {
@@ -76,19 +82,37 @@ export function parseCliArguments(argv: readonly string[], { env, readFile }: Cl
     tokenFromFile('AIRLOCK_TOKEN_FILE', env.AIRLOCK_TOKEN_FILE, readFile) ??
     nonEmpty(fromLink.token);
   if (token === undefined) throw new UsageError('no token given: pass --token-file, set AIRLOCK_TOKEN_FILE or AIRLOCK_TOKEN, or use the start-up link with #token=');
-  const tokenOnCommandLine = fromFlag !== undefined || (positional[0] !== undefined && nonEmpty(fromLink.token) !== undefined);
-  return { kind: 'chat', address: { url: fromLink.url, token }, sessionId: flags.get('--session'), tokenOnCommandLine };
+  // A link's token is on the command line whether or not it is the one used (a token file wins over it).
+  const tokenOnCommandLine = fromFlag !== undefined || (linkOnCommandLine !== undefined && nonEmpty(fromLink.token) !== undefined);
+  return { kind: 'chat', address: { url: fromLink.url, token }, sessionId: flags.get('--session'), tokenOnCommandLine, decisionGuardMs: decisionGuard(env) };
 }
 
-function tokenFromFile(source: string, path: string | undefined, readFile: (path: string) => string): string | undefined {
+/** The longest decision guard AIRLOCK_DECISION_GUARD_MS may set: past it, a person would wait on a prompt that looks stuck. */
+const MAX_DECISION_GUARD_MS = 10_000;
+
+function decisionGuard(env: Readonly<Record<string, string | undefined>>): number {
+  const value = env.AIRLOCK_DECISION_GUARD_MS;
+  if (value === undefined) return DECISION_GUARD_MS;
+  if (!/^\d+$/.test(value.trim()) || Number(value) > MAX_DECISION_GUARD_MS) {
+    throw new UsageError(`AIRLOCK_DECISION_GUARD_MS must be a whole number of milliseconds from 0 to ${MAX_DECISION_GUARD_MS}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+function tokenFromFile(source: string, path: string | undefined, readFile: CliEnvironment['readFile']): string | undefined {
   if (nonEmpty(path) === undefined) return undefined;
-  let text: string;
+  let file: { text: string; mode: number };
   try {
-    text = readFile(path!);
+    file = readFile(path!);
   } catch (error) {
     throw new UsageError(`${source}: cannot read ${path!}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const token = text.trim();
+  // As the server refuses such a file, and ssh such a key: whoever reads the token may run anything a person may allow.
+  const mode = file.mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    throw new UsageError(`${source}: ${path!} is open to other users (mode ${mode.toString(8).padStart(4, '0')}); make it readable by you alone: chmod 600 ${shellQuoted(path!)}`);
+  }
+  const token = file.text.trim();
   if (token === '') throw new UsageError(`${source}: ${path!} is empty`);
   return token;
 }
@@ -97,6 +121,11 @@ function tokenFromFile(source: string, path: string | undefined, readFile: (path
 export const TOKEN_ON_COMMAND_LINE_WARNING =
   'airlock: the token is on the command line, where other users of this machine can read it (ps) and your shell ' +
   'history keeps it; prefer --token-file or AIRLOCK_TOKEN_FILE (the link without its #token= part still gives the address).';
+
+/** A path as it can be pasted into a shell. */
+function shellQuoted(path: string): string {
+  return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
+}
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();

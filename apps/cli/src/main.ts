@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { runChat } from './chat-command';
 import { parseCliArguments, TOKEN_ON_COMMAND_LINE_WARNING, USAGE, UsageError } from './cli-arguments';
 
 async function main(argv: readonly string[]): Promise<number> {
-  const command = parseCliArguments(argv, { env: process.env, readFile: (path) => readFileSync(path, 'utf8') });
+  const command = parseCliArguments(argv, { env: process.env, readFile: readTokenFile });
   if (command.kind === 'help') {
     console.log(USAGE);
     return 0;
@@ -15,7 +15,18 @@ async function main(argv: readonly string[]): Promise<number> {
     input: process.stdin,
     output: process.stdout,
     env: process.env,
+    decisionGuardMs: command.decisionGuardMs,
   });
+}
+
+/** A token file's text and mode, from one open file (its mode is the mode of what was read). */
+function readTokenFile(path: string): { text: string; mode: number } {
+  const fd = openSync(path, 'r');
+  try {
+    return { mode: fstatSync(fd).mode, text: readFileSync(fd, 'utf8') };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 main(process.argv.slice(2)).then(

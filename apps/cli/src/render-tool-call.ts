@@ -27,6 +27,11 @@ export function showText(text: string, style: TerminalStyle): string {
   return showVisible(toVisibleText(text), style);
 }
 
+/** A name, an address or a server's message, on one line: a line break or tab in it is an escape too. */
+export function showLine(text: string, style: TerminalStyle): string {
+  return showVisible(toVisibleText(text, { singleLine: true }), style);
+}
+
 /** A model's prose (its reply, its reasoning): only what hides or reorders text escaped, letters of any script as written. */
 export function showProse(text: string, style: TerminalStyle): string {
   return showVisible(toVisibleProse(text), style);

@@ -2,12 +2,13 @@ import { createAirlockClient } from '@airlock/client';
 import { recordingTool, startFakeOpenAIServer, startTestAirlock } from '@airlock/server/testing';
 import xterm from '@xterm/headless';
 import { spawn, type IPty } from 'node-pty';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
-import { WebSocket } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 
 const BIN = fileURLToPath(new URL('../bin/airlock.mjs', import.meta.url));
 const SCREEN_TIMEOUT = { timeout: 20_000, interval: 50 };
@@ -16,11 +17,30 @@ const PROMPT = '[a]llow / [A]lways / [d]eny (reason)';
 type Msg = { role: string; content?: unknown };
 const lastMessage = (body: Record<string, unknown> | undefined) => (body?.messages as Msg[] | undefined)?.at(-1);
 
-/** The CLI in a real pseudo-terminal, its output rendered by a headless terminal emulator. */
-function startCli(args: string[]) {
+/** No operating-system command (a title, the clipboard), no clearing of the screen, no cursor sent home. */
+function expectNoTerminalCommands(raw: string) {
+  for (const command of ['\x1b]', '\x1b[2J', '\x1b[H']) expect(raw).not.toContain(command);
+}
+
+/**
+ * The CLI in a real pseudo-terminal, its output rendered by a headless terminal emulator. A decision's answer counts
+ * as soon as its prompt shows (AIRLOCK_DECISION_GUARD_MS=0), so a test can type it at once: the guard time itself is
+ * tested with a clock the test moves, in chat-command.test.ts.
+ */
+function startCli(args: string[], env: Record<string, string> = {}) {
   const terminal = new xterm.Terminal({ cols: 110, rows: 60, allowProposedApi: true });
-  const pty: IPty = spawn(process.execPath, [BIN, ...args], { name: 'xterm-256color', cols: 110, rows: 60, cwd: process.cwd(), env: { ...process.env, NO_COLOR: '' } });
-  pty.onData((data) => terminal.write(data));
+  const pty: IPty = spawn(process.execPath, [BIN, ...args], {
+    name: 'xterm-256color',
+    cols: 110,
+    rows: 60,
+    cwd: process.cwd(),
+    env: { ...process.env, NO_COLOR: '', AIRLOCK_DECISION_GUARD_MS: '0', ...env },
+  });
+  let raw = '';
+  pty.onData((data) => {
+    raw += data;
+    terminal.write(data);
+  });
   const exited = new Promise<number>((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode)));
   const screen = () => {
     const buffer = terminal.buffer.active;
@@ -28,11 +48,34 @@ function startCli(args: string[]) {
     for (let row = 0; row < buffer.length; row++) lines.push(buffer.getLine(row)?.translateToString(true) ?? '');
     return lines.join('\n').trimEnd();
   };
+  /** The screen with each row the terminal wrapped joined to the one before: a long line whole. */
+  const text = () => {
+    const buffer = terminal.buffer.active;
+    let joined = '';
+    for (let row = 0; row < buffer.length; row++) {
+      const line = buffer.getLine(row);
+      joined += `${row > 0 && line?.isWrapped !== true ? '\n' : ''}${line?.translateToString(true) ?? ''}`;
+    }
+    return joined.trimEnd();
+  };
   const flushed = () => new Promise<void>((resolve) => terminal.write('', resolve));
   return {
     pty,
+    terminal,
     exited,
     screen,
+    text,
+    /** Waits until the screen shows `line`, wrapped by the terminal or not. */
+    async showsLine(line: string) {
+      await expect
+        .poll(async () => {
+          await flushed();
+          return text();
+        }, SCREEN_TIMEOUT)
+        .toContain(line);
+    },
+    /** Everything the client wrote, control sequences included. */
+    raw: () => raw,
     /** Waits until the screen shows `text` (count times). */
     async shows(text: string, count = 1) {
       await expect
@@ -43,6 +86,11 @@ function startCli(args: string[]) {
         .toBeGreaterThanOrEqual(count);
     },
     type: (text: string) => pty.write(text),
+    /** Pastes as a terminal does: line ends as Enter's \r, marked as a paste once the client asked for that. */
+    paste(text: string) {
+      const keys = text.replace(/\r?\n/g, '\r');
+      pty.write(terminal.modes.bracketedPasteMode ? `\x1b[200~${keys}\x1b[201~` : keys);
+    },
     [Symbol.asyncDispose]: async () => {
       if ((await Promise.race([exited.then(() => true), Promise.resolve(false)])) === false) pty.kill();
       terminal.dispose();
@@ -332,6 +380,76 @@ describe('airlock chat in a terminal', () => {
     expect(await cli.exited).toBe(0);
   });
 
+  it('ignores an answer typed before its call was shown, says so, and asks again', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    fake.enqueue({ text: 'Checking first.', toolCalls: [{ name: 'echo', arguments: { text: 'DANGEROUS' } }], hold }, { text: 'Left alone.' });
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token]);
+
+    await cli.shows('you›');
+    cli.type('go\r');
+    await cli.shows('Checking first.');
+    // Typed while the call is still on its way (the terminal echoes it, so the client has it), entered once it shows.
+    cli.type('allow');
+    await cli.shows('Checking first.allow');
+    release();
+    await cli.shows(`${PROMPT} › allow`);
+    cli.type('\r');
+    await cli.shows('Ignored an answer typed before this call was shown: read it, then answer.');
+    await cli.shows(PROMPT, 2);
+    expect(echo.calls).toStrictEqual([]);
+
+    cli.type('d not now\r');
+    await cli.shows('you›', 2);
+    expect(cli.screen()).toContain('  ✗ denied: not now\n  → not run: denied\nLeft alone.');
+    expect(echo.calls).toStrictEqual([]);
+    cli.type('\x04');
+    expect(await cli.exited).toBe(0);
+  });
+
+  it('sends a paste of several lines whole on Enter, as one message or one reason, and never decides with a pasted answer', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'review' } }] }, { text: 'Understood.' });
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token]);
+
+    await cli.shows('you›');
+    expect(cli.terminal.modes.bracketedPasteMode).toBe(true);
+    cli.paste('Please review this:\nfunction f() {\n  return 1;\n}\n');
+    // The paste waits for Enter behind a continuation prompt; nothing is sent yet.
+    await cli.shows('you› Please review this:\nfunction f() {\n  return 1;\n}\n…');
+    expect(fake.requests).toHaveLength(0);
+    cli.type('\r');
+    await cli.shows(PROMPT);
+    expect(lastMessage(fake.requests[0])).toStrictEqual({ role: 'user', content: 'Please review this:\nfunction f() {\n  return 1;\n}' });
+
+    cli.paste('a\n');
+    await cli.shows(`${PROMPT} › a\n…`);
+    cli.type('\r');
+    await cli.shows('Ignored a pasted answer: type a, A or d yourself (a reason after d may be pasted).');
+    await cli.shows(PROMPT, 2);
+    expect(echo.calls).toStrictEqual([]);
+
+    cli.type('d ');
+    await cli.shows(`${PROMPT} › d`);
+    cli.paste('not this one:\nit is only a test');
+    await cli.shows('it is only a test');
+    cli.type('\r');
+    await cli.shows('you›', 2);
+    expect(cli.screen()).toContain('  ✗ denied: not this one:\n    it is only a test\n  → not run: denied\nUnderstood.');
+    expect(String(lastMessage(fake.requests[1])?.content)).toContain('not this one:\nit is only a test');
+    expect(echo.calls).toStrictEqual([]);
+
+    cli.type('\x04');
+    expect(await cli.exited).toBe(0);
+    // The terminal is given back as it was found.
+    await expect.poll(() => cli.terminal.modes.bracketedPasteMode, SCREEN_TIMEOUT).toBe(false);
+  });
+
   it('says when the token is on the command line, and not when it comes from a file', async () => {
     await using fake = await startFakeOpenAIServer();
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });
@@ -342,6 +460,12 @@ describe('airlock chat in a terminal', () => {
     fromFlag.type('\x04');
     expect(await fromFlag.exited).toBe(0);
 
+    await using fromUrlFlag = startCli(['chat', '--url', `${airlock.server.url}/#token=${encodeURIComponent(airlock.server.token)}`]);
+    await fromUrlFlag.shows('you›');
+    expect(fromUrlFlag.screen()).toContain(warning);
+    fromUrlFlag.type('\x04');
+    expect(await fromUrlFlag.exited).toBe(0);
+
     const folder = await mkdtemp(path.join(tmpdir(), 'airlock-cli-'));
     try {
       await writeFile(path.join(folder, 'token'), `${airlock.server.token}\n`, { mode: 0o600 });
@@ -350,8 +474,57 @@ describe('airlock chat in a terminal', () => {
       expect(fromFile.screen()).not.toContain(warning);
       fromFile.type('\x04');
       expect(await fromFile.exited).toBe(0);
+
+      // One other users can read is refused, as the server refuses it.
+      await chmod(path.join(folder, 'token'), 0o644);
+      await using openFile = startCli(['chat', '--url', airlock.server.url, '--token-file', path.join(folder, 'token')]);
+      expect(await openFile.exited).toBe(2);
+      await openFile.showsLine(`is open to other users (mode 0644); make it readable by you alone: chmod 600 ${path.join(folder, 'token')}`);
+      expect(openFile.screen()).not.toContain('you›');
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
+  });
+
+  it('shows what a server or the network says escaped, never as commands to the terminal, and says once that it cannot reach one', async () => {
+    const hostile = 'bad token\x1b]52;c;cm0gLXJmIH4K\x07\x1b]0;HIJACKED\x07\x1b[2J\x1b[Hall good, reconnected';
+    const shown = 'bad token\\u{1B}]52;c;cm0gLXJmIH4K\\u{7}\\u{1B}]0;HIJACKED\\u{7}\\u{1B}[2J\\u{1B}[Hall good, reconnected';
+    // A server that refuses every token with that message, and one that fails every call with it.
+    const refusing = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    refusing.on('connection', (socket) => socket.send(JSON.stringify({ id: null, error: { message: hostile, code: -32001, data: { code: 'UNAUTHORIZED' } } })));
+    const failing = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    failing.on('connection', (socket) =>
+      socket.on('message', (data: Buffer) => {
+        const message = JSON.parse(data.toString()) as { id?: number; method?: string };
+        if (message.method === 'query') socket.send(JSON.stringify({ id: message.id, error: { message: hostile, code: -32603, data: { code: 'INTERNAL_SERVER_ERROR' } } }));
+      }),
+    );
+    const urlOf = (server: WebSocketServer) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await Promise.all([refusing, failing].map((server) => new Promise((resolve) => server.once('listening', resolve))));
+    try {
+      await using refused = startCli(['chat', '--url', urlOf(refusing), '--token', 'some-token']);
+      expect(await refused.exited).toBe(1);
+      await refused.showsLine(`The server refused the token: ${shown}`);
+      // Nothing cleared the screen: the warning printed first is still there; no title or clipboard was set.
+      expect(refused.screen()).toContain('the token is on the command line');
+      expectNoTerminalCommands(refused.raw());
+
+      await using failed = startCli(['chat', '--url', urlOf(failing), '--token', 'some-token']);
+      expect(await failed.exited).toBe(1);
+      await failed.showsLine(`Cannot reach Airlock at ws://127.0.0.1:${(failing.address() as AddressInfo).port}/trpc: ${shown}`);
+      expectNoTerminalCommands(failed.raw());
+    } finally {
+      await Promise.all([refusing, failing].map((server) => new Promise((resolve) => server.close(resolve))));
+    }
+
+    // No server at all: the client's own message says where and why, once.
+    const closed = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => closed.once('listening', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    await using unreachable = startCli(['chat', '--url', `http://127.0.0.1:${port}`, '--token', 'some-token']);
+    expect(await unreachable.exited).toBe(1);
+    await unreachable.showsLine(`Cannot reach Airlock at ws://127.0.0.1:${port}/trpc (`);
+    expect(unreachable.text().match(/reach Airlock/gi)).toHaveLength(1);
   });
 });

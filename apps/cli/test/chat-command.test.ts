@@ -1,0 +1,68 @@
+import { recordingTool, startFakeOpenAIServer, startTestAirlock } from '@airlock/server/testing';
+import { PassThrough } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { runChat } from '../src/chat-command';
+
+const PROMPT = '[a]llow / [A]lways / [d]eny (reason)';
+const WAIT = { timeout: 20_000, interval: 20 };
+
+/** The client on a terminal made of two streams, in this process, with a clock the test moves. */
+function fakeTerminal() {
+  const input = Object.assign(new PassThrough(), { isTTY: true });
+  const output = Object.assign(new PassThrough(), { isTTY: true, columns: 110 });
+  let written = '';
+  output.on('data', (chunk: Buffer) => (written += chunk.toString()));
+  let time = 0;
+  const text = () => stripVTControlCharacters(written);
+  return {
+    input,
+    output,
+    now: () => time,
+    /** Moves the clock on. */
+    advance: (ms: number) => (time += ms),
+    type: (keys: string) => input.write(keys),
+    /** Waits until what was written since `from` (the last time it was written) holds `text`. */
+    async shows(wanted: string, from?: string) {
+      await expect.poll(() => (from === undefined ? text() : text().slice(text().lastIndexOf(from))), WAIT).toContain(wanted);
+    },
+    text,
+  };
+}
+
+describe('airlock chat, with a clock the test moves', () => {
+  it('takes an answer typed once the call had been shown for the guard time, and ignores a doubled one for the next call', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'harmless' } }, { name: 'echo', arguments: { text: 'DANGEROUS > pwned.txt' } }] }, { text: 'Done.' });
+    const terminal = fakeTerminal();
+    const exited = runChat({
+      address: { url: airlock.server.wsUrl, token: airlock.server.token },
+      input: terminal.input,
+      output: terminal.output,
+      env: { NO_COLOR: '1' },
+      decisionGuardMs: 600,
+      now: terminal.now,
+    });
+
+    await terminal.shows('you›');
+    terminal.type('go\r');
+    await terminal.shows(PROMPT, 'text: harmless');
+    terminal.advance(1000);
+    terminal.type('a\r');
+    // The next call shows at once, and the same key, pressed again 100 ms later, lands on it.
+    await terminal.shows(PROMPT, 'text: DANGEROUS');
+    terminal.advance(100);
+    terminal.type('a\r');
+    await terminal.shows('Ignored an answer typed before this call was shown: read it, then answer.', 'text: DANGEROUS');
+    terminal.advance(1000);
+    terminal.type('d not that one\r');
+    await terminal.shows('Done.');
+    expect(echo.calls).toStrictEqual(['harmless']);
+    expect(terminal.text()).toContain('✗ denied: not that one');
+
+    terminal.input.end();
+    expect(await exited).toBe(0);
+  });
+});
