@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { tempFolder } from '../tools/test-support';
 import { evaluateRules } from './evaluate-rules';
 import { prefix, terminal } from './rule-fixtures';
-import { WorkspaceRulesError, loadWorkspaceRules, parseWorkspaceRules } from './workspace-rules-file';
+import { MAX_RULES_FILE_DEPTH, WorkspaceRulesError, loadWorkspaceRules, parseWorkspaceRules } from './workspace-rules-file';
 
 const modifiedAt = new Date('2025-02-03T04:05:06.000Z');
 const workspace = '/work/project';
@@ -80,9 +80,36 @@ describe('parseWorkspaceRules', () => {
     expect(problems('root:x:0:0:root:/root:/bin/bash\n')).toStrictEqual(['not JSON (expected a value at line 1, column 1)']);
   });
 
-  it('drops keys that could reach a prototype', () => {
-    const text = `{"version":1,"rules":[{"effect":"deny","tool":"terminal","match":{"kind":"command-prefix","tokens":["rm"],"exact":false},"__proto__":{"effect":"allow"}}]}`;
-    expect(parseWorkspaceRules(text, { workspace, modifiedAt })[0]?.effect).toBe('deny');
+  it('refuses keys that could reach a prototype, naming them, as it refuses any unknown key', () => {
+    const rule = JSON.stringify(valid.rules[0]);
+    // The probe's file: the parser dropped the key, so it was the one unknown key that did not make the file invalid.
+    expect(problems(`{"version":1,"rules":[${rule}],"__proto__":{"x":1}}`)).toStrictEqual([
+      `(file): the key "__proto__" is not allowed (it could reach an object's prototype)`,
+    ]);
+    const nested = `{"version":1,"rules":[{"effect":"deny","tool":"terminal","match":{"kind":"command-prefix","tokens":["rm"],"exact":false},"__proto__":{"effect":"allow"},"constructor":1}]}`;
+    expect(problems(nested)).toStrictEqual([
+      `(file): the key "__proto__" is not allowed (it could reach an object's prototype)`,
+      `(file): the key "constructor" is not allowed (it could reach an object's prototype)`,
+    ]);
+  });
+
+  it('reads a file that starts with a byte-order mark as the JSON after it', () => {
+    expect(parseWorkspaceRules(`\uFEFF${JSON.stringify(valid)}`, { workspace, modifiedAt })).toHaveLength(3);
+    expect(problems('\uFEFF{"version":1,\n"rules":[x]}')).toStrictEqual(['not JSON (expected a value at line 2, column 10)']);
+  });
+
+  it('says a file nested too deep is, with the limit and where, rather than a bare "not JSON"', () => {
+    const rule = JSON.stringify(valid.rules[0]);
+    const deep = `{"version":1,"rules":[${rule}],"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const column = `{"version":1,"rules":[${rule}],"x":`.length + MAX_RULES_FILE_DEPTH;
+    expect(problems(deep)).toStrictEqual([`(file): nested deeper than ${MAX_RULES_FILE_DEPTH} levels (at line 1, column ${column})`]);
+    const inTokens = `{"version":1,"rules":[{"effect":"allow","tool":"terminal","match":{"kind":"command-prefix","tokens":${'['.repeat(50_000)}${']'.repeat(50_000)},"exact":false}}]}`;
+    expect(problems(inTokens)).toStrictEqual([expect.stringMatching(new RegExp(`^\\(file\\): nested deeper than ${MAX_RULES_FILE_DEPTH} levels`))]);
+    // The deepest a rule needs: an exact-arguments rule at the limit of its arguments.
+    let args: unknown = 'x';
+    for (let level = 0; level < 32; level++) args = { a: args };
+    const allowed = { version: 1, rules: [{ effect: 'allow', tool: 'python', match: { kind: 'exact-arguments', arguments: args } }] };
+    expect(parseWorkspaceRules(JSON.stringify(allowed), { workspace, modifiedAt })).toHaveLength(1);
   });
 
   it("refuses a reason that is not one line, naming the rule: the model is told it with the rule's sentence", () => {
@@ -120,6 +147,15 @@ describe('loadWorkspaceRules', () => {
     expect(broken.kind).toBe('invalid');
     expect(broken.kind === 'invalid' ? broken.sha256 : broken.kind).toBe(createHash('sha256').update(await readFile(file)).digest('hex'));
     expect(broken.kind === 'invalid' ? broken.error.message : '').toMatch(/rules\.json is not a valid rules file: rules\[1\]/);
+  });
+
+  it('loads a file that starts with a byte-order mark, hashing the bytes as they are', async () => {
+    await using folder = await tempFolder();
+    await mkdir(path.join(folder.path, '.airlock'));
+    const bytes = Buffer.from(`\uFEFF${JSON.stringify(valid)}`, 'utf8');
+    await writeFile(path.join(folder.path, '.airlock/rules.json'), bytes);
+    const loaded = await loadWorkspaceRules(folder.path);
+    expect(loaded.kind === 'loaded' ? [loaded.rules.length, loaded.sha256] : loaded).toStrictEqual([3, createHash('sha256').update(bytes).digest('hex')]);
   });
 
   it('refuses a rules file that is a link out of the workspace', async () => {

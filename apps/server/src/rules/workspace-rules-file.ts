@@ -13,6 +13,14 @@ export const WORKSPACE_RULES_FILE = '.airlock/rules.json';
 const MAX_FILE_BYTES = 256 * 1024;
 const MAX_RULES = 1000;
 
+/**
+ * How deep a rules file may nest: the deepest rule is an `exact-arguments` one, its arguments 32 levels (their limit)
+ * below the 4 of the file, the list, the entry and its match. JSON.parse with a reviver recurses, and a file nested
+ * 100,000 deep overflowed its stack.
+ */
+export const MAX_RULES_FILE_DEPTH = 64;
+/** A byte-order mark, which some editors put at the start of a UTF-8 file: not part of the JSON, and skipped. */
+const BYTE_ORDER_MARK = '\uFEFF';
 /** Characters that end a line or steer a terminal: a reason is one line of plain text. */
 const NOT_ONE_LINE = /[\p{Cc}\u2028\u2029]/u;
 
@@ -65,23 +73,32 @@ export interface ParseWorkspaceRulesOptions {
  * The rules a `.airlock/rules.json` text holds, each scoped to its workspace and marked as coming from the
  * file (so its allow rules count only in a trusted workspace). Throws WorkspaceRulesError listing every problem.
  */
-export function parseWorkspaceRules(text: string, options: ParseWorkspaceRulesOptions): Rule[] {
+export function parseWorkspaceRules(written: string, options: ParseWorkspaceRulesOptions): Rule[] {
   const file = path.join(options.workspace, WORKSPACE_RULES_FILE);
+  const text = written.startsWith(BYTE_ORDER_MARK) ? written.slice(BYTE_ORDER_MARK.length) : written;
   // JSON.parse keeps the last of a key given twice: {"effect":"deny",…,"effect":"allow"} would read as an allow.
   const textProblems = checkJsonText(text);
   const syntax = textProblems.find((problem) => problem.kind === 'syntax');
   if (syntax !== undefined) throw new WorkspaceRulesError(file, [`not JSON (${describeJsonTextProblem(syntax)})`]);
+  const tooDeep = deeperThan(text, MAX_RULES_FILE_DEPTH);
+  if (tooDeep !== undefined) {
+    throw new WorkspaceRulesError(file, [`(file): nested deeper than ${MAX_RULES_FILE_DEPTH} levels (at line ${tooDeep.line}, column ${tooDeep.column})`]);
+  }
   const duplicates = textProblems.map((problem) => `${problem.kind === 'duplicate-key' ? formatPath(problem.path) : '(file)'}: ${describeJsonTextProblem(problem)}`);
+  const dropped: string[] = [];
   let json: unknown;
   try {
-    json = parseUntrustedJson(text);
+    json = parseUntrustedJson(text, dropped);
   } catch {
     throw new WorkspaceRulesError(file, ['not JSON']);
   }
+  // Dropped by the parser, such a key would be the one unknown key that does not make the file invalid.
+  const prototypeKeys = [...new Set(dropped)].map((key) => `(file): the key "${key}" is not allowed (it could reach an object's prototype)`);
   const parsed = workspaceRulesFileSchema.safeParse(json);
-  if (!parsed.success || duplicates.length > 0) {
+  if (!parsed.success || duplicates.length > 0 || prototypeKeys.length > 0) {
     throw new WorkspaceRulesError(file, [
       ...duplicates,
+      ...prototypeKeys,
       ...(parsed.error?.issues.map((issue) => `${issue.path.length === 0 ? '(file)' : formatPath(issue.path)}: ${issue.message}`) ?? []),
     ]);
   }
@@ -139,6 +156,35 @@ export async function loadWorkspaceRules(workspace: string): Promise<WorkspaceRu
     if (error instanceof WorkspaceRulesError) return { kind: 'invalid', error, sha256 };
     return { ...invalid(file, `cannot be read (${(error as Error).message})`), sha256 };
   }
+}
+
+/**
+ * Where a valid JSON text first opens an array or object deeper than `limit`, if it does. One pass, skipping strings;
+ * line and column count from 1.
+ */
+function deeperThan(text: string, limit: number): { line: number; column: number } | undefined {
+  let depth = 0;
+  let line = 1;
+  let lineStart = 0;
+  let inString = false;
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at];
+    if (inString) {
+      if (char === '\\') at++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') {
+      inString = true;
+    } else if (char === '[' || char === '{') {
+      depth++;
+      if (depth > limit) return { line, column: at - lineStart + 1 };
+    } else if (char === ']' || char === '}') {
+      depth--;
+    } else if (char === '\n') {
+      line++;
+      lineStart = at + 1;
+    }
+  }
+  return undefined;
 }
 
 function invalid(file: string, problem: string): { kind: 'invalid'; error: WorkspaceRulesError } {
