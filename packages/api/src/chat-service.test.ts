@@ -414,6 +414,33 @@ describe('ChatService across a restart', () => {
     expect(await store.listUnfinishedRuns()).toStrictEqual([]);
   });
 
+  it('keeps what the model had written of its answer when the server stopped, once, with the reason after it', async () => {
+    const store = new MemoryStore();
+    const hang = deferred<void>();
+    const held: ScriptStep = async function* () {
+      yield { type: 'reasoning-delta', text: 'The user wants ' };
+      yield { type: 'reasoning-delta', text: 'a list.' };
+      yield { type: 'text-delta', text: 'Here is half ' };
+      yield { type: 'text-delta', text: 'an answer' };
+      await hang.promise;
+    };
+    const before = await start(store, [held], []);
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(async () => expect((await store.loadEvents('r1', 0)).filter((event) => event.type === 'text-delta')).toHaveLength(2));
+    await before.chat.shutdown();
+    const after = await start(store, [], []);
+    const detail = await after.chat.getSession('s');
+    expect(detail.messages).toStrictEqual([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: 'Here is half an answer', reasoning: 'The user wants a list.' },
+    ]);
+    expect(detail.lastRunEnd).toMatchObject({ runId: 'r1', reason: 'error' });
+    await after.chat.shutdown();
+    // Not again at a later start: the run has ended.
+    const again = await start(store, [], []);
+    expect((await again.chat.getSession('s')).messages).toHaveLength(2);
+  });
+
   it('grants are kept across a restart', async () => {
     const store = new MemoryStore();
     const ran: string[] = [];

@@ -1092,6 +1092,13 @@ export class ChatService {
     if (unfinished.length === 0) {
       // It stopped while the model was answering: a model turn is not resumed half-way, the run ends and says why.
       this.runs.set(run.runId, run);
+      // What the model had written of its answer is kept, as when its stream fails: the chat reads after the restart
+      // as it read before.
+      const partial = messages.at(-1)?.role === 'assistant' ? undefined : partialTurn(log);
+      if (partial !== undefined) {
+        run.unsaved.push(partial);
+        await this.saveMessages(session, run);
+      }
       await this.record(run, { type: 'run-end', runId: run.runId, reason: 'error', error: 'The server stopped while this run was going; send the message again to continue.' });
       await this.store.endRun(run.runId, 'error', Date.now(), fence);
       log.close();
@@ -1449,6 +1456,24 @@ function titleFrom(message: string): string {
 /** A call started waiting for a decision, or stopped. */
 function changesWaiting(event: LoopEvent): boolean {
   return (event.type === 'tool-start' && event.awaitingConfirmation) || (event.type === 'tool-decision' && event.approvalId !== '');
+}
+
+/**
+ * The answer a run's log shows the model writing when it stopped: the text and reasoning after the last event of a
+ * call (or the run's start). Undefined when there is none.
+ */
+function partialTurn(log: EventLog): ChatMessage | undefined {
+  let from = log.size + 1;
+  while (from > 1 && !['run-start', 'tool-start', 'tool-decision', 'tool-end'].includes(log.eventAt(from - 1)!.type)) from--;
+  let content = '';
+  let reasoning = '';
+  for (let seq = from; seq <= log.size; seq++) {
+    const event = log.eventAt(seq)!;
+    if (event.type === 'text-delta') content += event.text;
+    if (event.type === 'reasoning-delta') reasoning += event.text;
+  }
+  if (content === '' && reasoning === '') return undefined;
+  return reasoning === '' ? { role: 'assistant', content } : { role: 'assistant', content, reasoning };
 }
 
 function summary(session: Session): SessionSummary {
