@@ -59,9 +59,16 @@ function startExample(options: { cwd: string; command: string[]; env: Record<str
   };
 }
 
-/** Runs the example in examples/, as `node --import tsx auto-allow-read-only.ts`. */
-function runExample(airlock: TestAirlock, args: string[]) {
-  return startExample({ cwd: EXAMPLES, command: [process.execPath, '--import', 'tsx', EXAMPLE, ...args], env: { AIRLOCK_URL: startupLink(airlock) } });
+/**
+ * Runs the example in examples/, as `node --import tsx auto-allow-read-only.ts`. An answer counts as soon as its card
+ * shows (AIRLOCK_DECISION_GUARD_MS=0) unless `env` says otherwise, so a test can answer at once.
+ */
+function runExample(airlock: TestAirlock, args: string[], env: Record<string, string> = {}) {
+  return startExample({
+    cwd: EXAMPLES,
+    command: [process.execPath, '--import', 'tsx', EXAMPLE, ...args],
+    env: { AIRLOCK_URL: startupLink(airlock), AIRLOCK_DECISION_GUARD_MS: '0', ...env },
+  });
 }
 
 const startupLink = (airlock: TestAirlock) => `${airlock.server.url}/#token=${encodeURIComponent(airlock.server.token)}`;
@@ -157,6 +164,44 @@ describe('examples/auto-allow-read-only.ts', () => {
       },
     ]);
     expect(terminal.calls).toStrictEqual(['ls']);
+  });
+
+  it('takes no line typed before a card appeared as its answer', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const terminal = recordingTool('terminal', { executesCode: true });
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [terminal.tool] });
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    fake.enqueue({ text: 'Working on it.', toolCalls: [{ name: 'terminal', arguments: { text: 'rm -rf build' } }], hold }, { text: 'Left alone.' });
+    await using example = runExample(airlock, ['--session', 's-typed-ahead', 'tidy up']);
+    await example.shows('Working on it.');
+    // The call is still on its way: this y is for nothing the person has seen.
+    example.answer('y');
+    await example.shows('(ignored a line typed while no call was asked)');
+    release();
+    await example.shows('allow?');
+    example.answer('no, not that');
+    expect(await example.exited, example.stderr).toBe(0);
+
+    expect(example.ledger()).toMatchObject([{ toolName: 'terminal', decision: 'deny', by: 'person', reason: 'no, not that', status: 'resolved' }]);
+    expect(terminal.calls).toStrictEqual([]);
+  });
+
+  it('ignores an answer that comes in the card’s first moments (AIRLOCK_DECISION_GUARD_MS), and says so', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const terminal = recordingTool('terminal', { executesCode: true });
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [terminal.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { text: 'echo DANGEROUS > pwned.txt' } }] }, { text: 'Left alone.' });
+    // An hour: no answer this test gives can come after it.
+    await using example = runExample(airlock, ['--session', 's-guard', 'go on'], { AIRLOCK_DECISION_GUARD_MS: '3600000' });
+    await example.shows('allow?');
+    example.answer('y');
+    await example.shows('ignored an answer typed before this call was shown: read it, then answer');
+    example.close();
+    expect(await example.exited, example.stderr).toBe(0);
+
+    expect(example.ledger()).toMatchObject([{ toolName: 'terminal', decision: 'deny', by: 'example', reason: 'no answer on stdin' }]);
+    expect(terminal.calls).toStrictEqual([]);
   });
 
   it('denies as the example, not as a person, when stdin closes without an answer', async () => {

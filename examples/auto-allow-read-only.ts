@@ -2,6 +2,8 @@
 // (by the annotations the server lists) are allowed at once, anything else is asked on stdin. Every decision that
 // stood is written as one JSON line to the ledger (stdout, or --ledger <file>); the answer goes to stderr. What the
 // model wrote is printed with every control, bidi and invisible character as a \u{…} escape, behind a "│ " gutter.
+// An answer counts only when it comes once its card has been shown for 0.6 s (AIRLOCK_DECISION_GUARD_MS, in ms):
+// a line typed before, or a doubled y⏎ that lands on the next card, is ignored, and the example says so.
 //
 // From the repository's root (the script runs in examples/, so a relative --ledger path is taken from there):
 //   AIRLOCK_URL='http://127.0.0.1:7700/#token=…' pnpm --filter @airlock/examples auto-allow-read-only 'list the files'
@@ -104,6 +106,13 @@ if (message === '' || process.env.AIRLOCK_URL === undefined) {
   console.error('usage: AIRLOCK_URL=<start-up link or URL> [AIRLOCK_TOKEN=…] auto-allow-read-only.ts [--ledger file] [--session id] <message>');
   process.exit(2);
 }
+const guardSetting = process.env.AIRLOCK_DECISION_GUARD_MS ?? '600';
+if (!/^\d+$/.test(guardSetting)) {
+  console.error(`AIRLOCK_DECISION_GUARD_MS must be a whole number of milliseconds, got "${guardSetting}"`);
+  process.exit(2);
+}
+/** How long a card is shown before an answer to it counts, in ms: `airlock chat` and the web app wait as long. */
+const GUARD_MS = Number(guardSetting);
 const link = parseStartupLink(process.env.AIRLOCK_URL);
 const token = process.env.AIRLOCK_TOKEN ?? link.token;
 const writeLedger = (entry: LedgerEntry) => {
@@ -120,17 +129,43 @@ const writeLedger = (entry: LedgerEntry) => {
 const autoAllowed = (tool: ToolInfo | undefined) =>
   tool !== undefined && tool.source === 'builtin' && tool.annotations.readOnly && !tool.annotations.destructive && !tool.annotations.executesCode && !tool.annotations.openWorld;
 
-const answers = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+/**
+ * Answers from stdin, each for the card that asked it. A line that comes while no card asks is dropped, and so is
+ * one that comes in a card's first GUARD_MS: nothing typed before a call was shown, or before it could be read,
+ * decides it. (Lines are read as they come, not kept for the next card: kept, a `y` typed ahead allowed it.)
+ */
+const QUESTION = 'allow? y = yes, anything else = no (what you type is the reason for the model): ';
+let waiting: { shownAt: number; answer: (line: string | null) => void } | undefined;
+let inputEnded = false;
+const lines = createInterface({ input: process.stdin });
+lines.on('line', (line) => {
+  if (waiting === undefined) {
+    process.stderr.write('(ignored a line typed while no call was asked)\n');
+  } else if (performance.now() - waiting.shownAt < GUARD_MS) {
+    process.stderr.write(`\nignored an answer typed before this call was shown: read it, then answer\n${QUESTION}`);
+    waiting.shownAt = performance.now();
+  } else {
+    const { answer } = waiting;
+    waiting = undefined;
+    answer(line);
+  }
+});
+lines.on('close', () => {
+  inputEnded = true;
+  waiting?.answer(null);
+  waiting = undefined;
+});
+
 async function ask(call: LoopEventOf<'tool-start'>): Promise<Choice> {
-  process.stderr.write(`${card(call)}allow? y = yes, anything else = no (what you type is the reason for the model): `);
-  const next = await answers.next();
-  if (next.done === true) {
+  process.stderr.write(`${card(call)}${QUESTION}`);
+  const next = inputEnded ? null : await new Promise<string | null>((answer) => (waiting = { shownAt: performance.now(), answer }));
+  if (next === null) {
     process.stderr.write('\nno answer on stdin: denied\n');
     return { decision: 'deny', by: 'example', reason: 'no answer on stdin' };
   }
   // A terminal echoes the answer and its Enter; piped in, it is not shown, and the next output starts a line of its own.
   if (!process.stdin.isTTY) process.stderr.write('\n');
-  const line = next.value.trim();
+  const line = next.trim();
   if (line === 'y' || line === 'yes') return { decision: 'allow', by: 'person' };
   return line === '' ? { decision: 'deny', by: 'person' } : { decision: 'deny', by: 'person', reason: line };
 }
@@ -169,5 +204,6 @@ try {
   }
 } finally {
   await airlock.close();
+  lines.close();
   process.stdin.destroy();
 }
