@@ -43,10 +43,14 @@ describe('PendingBar', () => {
 
   it('offers Allow all and Deny all when several calls wait', () => {
     const onDecideAll = vi.fn();
-    render(<PendingBar calls={[call('a', 'awaiting-decision'), call('b', 'awaiting-decision')]} onDecideAll={onDecideAll} />);
+    const calls = [call('a', 'awaiting-decision'), call('b', 'awaiting-decision')];
+    render(<PendingBar calls={calls} onDecideAll={onDecideAll} />);
     fireEvent.click(screen.getByRole('button', { name: 'Deny all' }));
     fireEvent.click(screen.getByRole('button', { name: 'Allow all' }));
-    expect(onDecideAll.mock.calls).toStrictEqual([['deny'], ['allow']]);
+    expect(onDecideAll.mock.calls).toStrictEqual([
+      ['deny', calls],
+      ['allow', calls],
+    ]);
   });
 
   it('is absent for a single call and disabled while every decision is in flight', () => {

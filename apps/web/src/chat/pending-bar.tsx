@@ -1,29 +1,46 @@
 import { visibleArguments } from '@airlock/core';
 import { useState } from 'react';
-import { SteadyButton } from '../lib/steady-button';
+import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { UnsteadyClickHint } from './decision-controls';
 import type { ToolCallView } from './tool-call-state';
 
-/** With several calls waiting, one place to decide them all. Each card keeps its own buttons. */
-export function PendingBar({ calls, onDecideAll }: { calls: readonly ToolCallView[]; onDecideAll: (decision: 'allow' | 'deny') => void }) {
-  const [ignoredClick, setIgnoredClick] = useState(false);
+export interface PendingBarProps {
+  calls: readonly ToolCallView[];
+  /** Decides `waiting`, the calls the bar showed as waiting when it was clicked: never one that came after. */
+  onDecideAll: (decision: 'allow' | 'deny', waiting: readonly ToolCallView[]) => void;
+}
+
+/**
+ * With several calls waiting, one place to decide them all. Each card keeps its own buttons. Its buttons re-arm
+ * whenever the set of waiting calls changes, even to one of the same size: one call decided in another tab and
+ * another put up in its place leave the bar reading the same, and a click meant for the calls seen before would
+ * decide one nobody saw.
+ */
+export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
+  const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
   if (calls.length < 2) return null;
   const waiting = calls.filter((call) => call.state.status === 'awaiting-decision');
+  const decides = JSON.stringify(waiting.map((call) => call.key).sort());
   const decideAll = (decision: 'allow' | 'deny') => {
-    setIgnoredClick(false);
-    onDecideAll(decision);
+    setIgnoredClick(null);
+    onDecideAll(decision, waiting);
   };
   const withHidden = waiting.filter((call) => visibleArguments(call.toolName, call.arguments).hiddenCount > 0).length;
   return (
     <div className="pending-bar" role="region" aria-label="Waiting tool calls">
       <span>{calls.length} tool calls are waiting for your decision.</span>
-      <SteadyButton className="btn btn-allow" disabled={waiting.length === 0} onClick={() => decideAll('allow')} onUnsteadyClick={() => setIgnoredClick(true)}>
+      <SteadyButton className="btn btn-allow" disabled={waiting.length === 0} decides={decides} onClick={() => decideAll('allow')} onUnsteadyClick={setIgnoredClick}>
         Allow all
       </SteadyButton>
-      <SteadyButton className="btn btn-deny" disabled={waiting.length === 0} onClick={() => decideAll('deny')} onUnsteadyClick={() => setIgnoredClick(true)}>
+      <SteadyButton className="btn btn-deny" disabled={waiting.length === 0} decides={decides} onClick={() => decideAll('deny')} onUnsteadyClick={setIgnoredClick}>
         Deny all
       </SteadyButton>
-      {ignoredClick && <UnsteadyClickHint />}
+      {ignoredClick === 'moved' && <UnsteadyClickHint />}
+      {ignoredClick === 'changed' && (
+        <p className="problem" role="status">
+          Nothing was decided: the waiting calls changed as you clicked. Look at them again, then click again if you meant it.
+        </p>
+      )}
       {withHidden > 0 && (
         <p className="pending-warning" role="note">
           {withHidden === 1 ? 'One of them contains hidden characters' : `${withHidden} of them contain hidden characters`}: read the marked codes on

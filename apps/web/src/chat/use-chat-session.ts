@@ -122,9 +122,11 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     [client, sessionId, utils],
   );
 
+  /** Decides the calls of `shown` that still wait: not every call waiting now, one may have come since the click was aimed. */
   const decideAll = useCallback(
-    (decision: DecisionRequest['decision']) => {
-      for (const call of undecidedCalls(state)) decide(call, { decision });
+    (decision: DecisionRequest['decision'], shown: readonly Pick<ToolCallView, 'key'>[]) => {
+      const keys = new Set(shown.map((call) => call.key));
+      for (const call of undecidedCalls(state)) if (keys.has(call.key)) decide(call, { decision });
     },
     [decide, state],
   );

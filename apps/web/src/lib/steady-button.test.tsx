@@ -104,6 +104,34 @@ describe('SteadyButton', () => {
     expect(decided).toHaveBeenCalledTimes(1);
   });
 
+  it('re-arms, for keys too, when what it decides changes though it did not move, and says so', () => {
+    const decided = vi.fn();
+    const ignored = vi.fn();
+    const button = (decides: string) => (
+      <SteadyButton decides={decides} onClick={decided} onUnsteadyClick={ignored}>
+        Allow all
+      </SteadyButton>
+    );
+    const { rerender } = render(button('a,b'));
+    wait(ARMING_MS);
+    rerender(button('a,b'));
+    const allowAll = screen.getByRole('button', { name: 'Allow all' });
+    expect(allowAll.hasAttribute('aria-disabled')).toBe(false);
+
+    rerender(button('b,c'));
+    expect(allowAll.getAttribute('aria-disabled')).toBe('true');
+    mouseMove(allowAll);
+    mouseClick(allowAll);
+    fireEvent.click(allowAll, { detail: 0 });
+    expect(decided).not.toHaveBeenCalled();
+    expect(ignored.mock.calls).toStrictEqual([['changed'], ['changed']]);
+
+    wait(ARMING_MS);
+    fireEvent.click(allowAll, { detail: 0 });
+    mouseClick(allowAll);
+    expect(decided).toHaveBeenCalledTimes(2);
+  });
+
   it('lets keys through at once: a focused button was reached on purpose', () => {
     const { button, decided, ignored } = renderButton();
     fireEvent.click(button, { detail: 0 });

@@ -1,13 +1,22 @@
-import { useEffect, useRef, useState, type ButtonHTMLAttributes, type MouseEvent, type PointerEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type ButtonHTMLAttributes, type MouseEvent, type PointerEvent } from 'react';
 import { sameSpot, spotOf, watchSpot, type Spot, type SpotWatch } from './spot-watch';
 
 /** How long a decision button ignores pointer clicks after it appears or moves: a click meant for what was there lands on nothing. */
 export const ARMING_MS = 600;
 
+/** Why a click was ignored: the button had just appeared or moved, or what it decides had just changed. */
+export type UnsteadyReason = 'moved' | 'changed';
+
 export interface SteadyButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'onClick'> {
   onClick: () => void;
-  /** Told when a pointer click was ignored because the button had just appeared or moved. */
-  onUnsteadyClick?: () => void;
+  /** Told when a click was ignored, and why. */
+  onUnsteadyClick?: (reason: UnsteadyReason) => void;
+  /**
+   * What a click decides, as a key (the ids of the calls an "Allow all" covers). When it changes the button re-arms
+   * as after a move, and for keys too: a click or an Enter meant for what was there before decides nothing. Default
+   * none: the button decides one fixed thing.
+   */
+  decides?: string;
 }
 
 /**
@@ -16,12 +25,16 @@ export interface SteadyButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonE
  * that closed up after a decision, a link a new card pushed away — lands on nothing, however the pointer moved.
  * And it counts only where the person aimed: for a mouse, where the button was when the pointer last moved over it
  * (something that covered it and went away leaves a still pointer on it); for touch and pen, where the finger came
- * down. Keys go through unchanged: a focused button was reached on purpose.
+ * down. Keys go through unchanged: a focused button was reached on purpose. A button whose decision covers what may
+ * change under it (`decides`) re-arms when that changes, for pointer and keys alike.
  */
-export function SteadyButton({ onClick, onUnsteadyClick, disabled, ...props }: SteadyButtonProps) {
+export function SteadyButton({ onClick, onUnsteadyClick, decides, disabled, ...props }: SteadyButtonProps) {
   const button = useRef<HTMLButtonElement>(null);
   const watch = useRef<SpotWatch | null>(null);
   const aimedAt = useRef<Spot | null>(null);
+  const rearm = useRef<() => void>(() => undefined);
+  const decided = useRef(decides);
+  const changedAt = useRef(Number.NEGATIVE_INFINITY);
   const [armed, setArmed] = useState(false);
 
   useEffect(() => {
@@ -37,26 +50,38 @@ export function SteadyButton({ onClick, onUnsteadyClick, disabled, ...props }: S
       timer = window.setTimeout(() => setArmed(true), ARMING_MS);
     };
     arm();
+    rearm.current = arm;
     watch.current = watchSpot(element, arm);
     return () => {
       window.clearTimeout(timer);
+      rearm.current = () => undefined;
       watch.current?.stop();
       watch.current = null;
     };
   }, []);
 
+  // In the commit that shows the new content, before anything can click it.
+  useLayoutEffect(() => {
+    if (decided.current === decides) return;
+    decided.current = decides;
+    changedAt.current = performance.now();
+    rearm.current();
+  }, [decides]);
+
   const aim = (event: PointerEvent<HTMLButtonElement>) => {
     aimedAt.current = spotOf(event.currentTarget);
   };
   const click = (event: MouseEvent<HTMLButtonElement>) => {
+    const changed = performance.now() - changedAt.current < ARMING_MS;
     // detail 0: a key (Enter, Space) or a script, not a pointer.
-    if (event.detail === 0) return onClick();
+    if (event.detail === 0) return changed ? onUnsteadyClick?.('changed') : onClick();
     const settledAt = watch.current?.settledAt() ?? performance.now();
     const now = spotOf(event.currentTarget);
     const aimed = aimedAt.current;
     // The next click at this spot is aimed: the person has now seen the button where it is.
     aimedAt.current = now;
-    if (performance.now() - settledAt < ARMING_MS || aimed === null || !sameSpot(aimed, now)) return onUnsteadyClick?.();
+    if (changed) return onUnsteadyClick?.('changed');
+    if (performance.now() - settledAt < ARMING_MS || aimed === null || !sameSpot(aimed, now)) return onUnsteadyClick?.('moved');
     onClick();
   };
   return (

@@ -1,0 +1,69 @@
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ARMING_MS } from '../lib/steady-button';
+import { PendingBar } from './pending-bar';
+import type { ToolCallView } from './tool-call-state';
+
+const waitingCall = (id: string): ToolCallView => ({
+  key: id,
+  runId: 'r',
+  toolCallId: id,
+  toolName: 'terminal',
+  arguments: { command: `echo ${id}` },
+  state: { status: 'awaiting-decision', approvalId: id, expiresAt: null, problem: null },
+});
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'requestAnimationFrame', 'cancelAnimationFrame', 'performance', 'Date'] });
+});
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+});
+
+const wait = (ms: number) =>
+  act(() => {
+    vi.advanceTimersByTime(ms);
+  });
+const aimAndClick = (button: HTMLElement) => {
+  fireEvent.pointerMove(button, { pointerType: 'mouse' });
+  fireEvent.click(button, { detail: 1 });
+};
+
+describe('PendingBar when the waiting calls change under it', () => {
+  it('decides nothing on a click right after one waiting call went and another came, says why, then decides only the calls shown', () => {
+    const decideAll = vi.fn();
+    const [x, y, z, repeat] = ['x', 'y', 'z', 'x-again'].map(waitingCall) as [ToolCallView, ToolCallView, ToolCallView, ToolCallView];
+    const { rerender } = render(<PendingBar calls={[x, y, z]} onDecideAll={decideAll} />);
+    wait(ARMING_MS);
+    const allowAll = screen.getByRole('button', { name: 'Allow all' });
+    expect(allowAll.hasAttribute('aria-disabled')).toBe(false);
+
+    // Another tab denied x; the model's repeat of it is put up: three calls wait, as before, in the same place.
+    rerender(<PendingBar calls={[y, z, repeat]} onDecideAll={decideAll} />);
+    expect(screen.getByText('3 tool calls are waiting for your decision.')).toBeTruthy();
+    expect(allowAll.getAttribute('aria-disabled')).toBe('true');
+    aimAndClick(allowAll);
+    // A key meant for the calls seen before decides nothing either.
+    fireEvent.click(screen.getByRole('button', { name: 'Deny all' }), { detail: 0 });
+    expect(decideAll).not.toHaveBeenCalled();
+    screen.getByText('Nothing was decided: the waiting calls changed as you clicked.', { exact: false });
+
+    wait(ARMING_MS);
+    expect(allowAll.hasAttribute('aria-disabled')).toBe(false);
+    aimAndClick(allowAll);
+    expect(decideAll.mock.calls).toStrictEqual([['allow', [y, z, repeat]]]);
+  });
+
+  it('stays armed while the same calls wait, whatever else changes on them', () => {
+    const decideAll = vi.fn();
+    const [a, b] = ['a', 'b'].map(waitingCall) as [ToolCallView, ToolCallView];
+    const { rerender } = render(<PendingBar calls={[a, b]} onDecideAll={decideAll} />);
+    wait(ARMING_MS);
+    rerender(<PendingBar calls={[{ ...a }, { ...b }]} onDecideAll={decideAll} />);
+    const allowAll = screen.getByRole('button', { name: 'Allow all' });
+    expect(allowAll.hasAttribute('aria-disabled')).toBe(false);
+    aimAndClick(allowAll);
+    expect(decideAll.mock.calls).toStrictEqual([['allow', [a, b]]]);
+  });
+});
