@@ -15,6 +15,8 @@ const stillAllowed: [string, string][] = [
   ['npm test', 'npm test -s'],
   ['npm test', 'npm test $HOME "${HOME}/x" $LANG ~/y'],
   ['npm test', 'echo hi; npm test "$HOME"'],
+  // `shift` changes only `$1`, `$@` …, which never count as the environment's.
+  ['npm test', 'shift; npm test "$HOME"'],
   ['npm run build', 'npm run build --if-present'],
   ['pnpm test', 'pnpm test -- --watch=false'],
   ['git status', 'git status'],
@@ -30,7 +32,7 @@ const stillAllowed: [string, string][] = [
 
 describe('a prefix rule still allows', () => {
   it.each(stillAllowed)('for %s: %j', async (rule, command) => {
-    expect(await decide(command, [prefix(rule), prefix('echo')])).toBe('allow');
+    expect(await decide(command, [prefix(rule), prefix('echo'), prefix('shift')])).toBe('allow');
   });
 });
 

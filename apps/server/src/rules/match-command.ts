@@ -113,7 +113,7 @@ function isEnvironmentOnly(name: string): boolean {
  */
 const SETS_VARIABLES = new Set([
   'read', 'mapfile', 'readarray', 'getopts', 'let', 'unset', 'declare', 'typeset', 'local', 'export', 'readonly',
-  'source', '.', 'eval', 'set', 'shift', 'builtin', 'command', 'trap', 'enable',
+  'source', '.', 'eval', 'set', 'builtin', 'command', 'trap', 'enable',
 ]);
 
 /** What the other commands of a line change for this one. */
