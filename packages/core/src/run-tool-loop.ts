@@ -132,6 +132,8 @@ export interface PolicyVerdict {
   description: string;
   /** With a deny: what the model is told (the rule's reason, or how it reads). */
   message?: string;
+  /** The rule was written into the workspace (its rules file), not made by the person: the model is told so. */
+  fromWorkspaceFile?: boolean;
 }
 
 /** Where a resumed run picks up: the unfinished calls of its last turn, each in the state it was left in. */
@@ -421,7 +423,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             result = check.result;
           } else {
             const gate = await openGate(call, check.tool, confirm(), options, runId);
-            let outcome: DecisionOutcome | undefined;
+            let outcome: Reported | undefined;
             if (gate.kind === 'ask') {
               announced[i] = gate.ticket;
               yield awaitingToolStart(call, gate.ticket);
@@ -432,7 +434,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
               yield toolStart(call, '', false);
               const { verdict } = gate;
               yield followedAtOnce(ruleDecisionEvent(call, verdict));
-              if (verdict.effect === 'deny') outcome = { decision: 'deny', source: 'rule', reason: verdict.message ?? verdict.description };
+              if (verdict.effect === 'deny') outcome = { decision: 'deny', source: 'rule', reason: verdict.message ?? verdict.description, verdict };
             } else {
               yield toolStart(call, '', false);
               // Recorded before the call runs: a run without a person's decision says who let it through.
@@ -824,16 +826,16 @@ async function reviewAllow(call: ToolCall, ticket: ApprovalTicket, outcome: Deci
 
 /** The result the model sees for a call that was not allowed; an edit the person made is told too. */
 function refusal(call: ToolCall, outcome: Reported & { decision: Exclude<Decision, 'allow'> }): CallResult {
-  const refused = refusalOf(call.name, outcome.decision, outcome.source, outcome.reason);
+  const refused = refusalOf(call.name, outcome.decision, outcome.source, outcome.reason, outcome.verdict?.fromWorkspaceFile === true);
   const edited = outcome.editedArguments;
   return edited === undefined ? refused : { ...refused, result: toolResultText.edited(edited, refused.result, false) };
 }
 
-function refusalOf(toolName: string, decision: Exclude<Decision, 'allow'>, source: DecisionOutcome['source'], reason: string | undefined): CallResult {
+function refusalOf(toolName: string, decision: Exclude<Decision, 'allow'>, source: DecisionOutcome['source'], reason: string | undefined, fromWorkspaceFile = false): CallResult {
   switch (decision) {
     case 'deny':
       return source === 'rule'
-        ? { outcome: 'denied', result: toolResultText.deniedByRule(toolName, reason ?? '') }
+        ? { outcome: 'denied', result: toolResultText.deniedByRule(toolName, reason ?? '', fromWorkspaceFile) }
         : { outcome: 'denied', result: toolResultText.denied(toolName, reason) };
     case 'timeout':
       return { outcome: 'timed-out', result: toolResultText.timedOut(toolName) };

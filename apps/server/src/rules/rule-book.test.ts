@@ -96,6 +96,8 @@ describe('RuleBook with ChatService', () => {
     const message = model.requests[1]?.messages.at(-1);
     expect(message).toMatchObject({ role: 'tool', content: expect.stringContaining('never delete recursively') });
     expect((message as { content: string }).content.startsWith(toolResultText.deniedByRule('terminal', '').split(':')[0]!)).toBe(true);
+    // The person's own rule is not said to come from the workspace's file.
+    expect((message as { content: string }).content).not.toContain('rules file');
     expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'deny', source: 'rule', decidedByRule: deny.rule.id, outcome: 'denied' }]);
   });
 
@@ -125,6 +127,7 @@ describe('RuleBook with ChatService', () => {
     const told = (model.requests[1]?.messages.at(-1) as { content: string }).content;
     expect(told).toContain("Deny commands starting with `curl` in this workspace (from the workspace's .airlock/rules.json): no network from scripts");
     expect(told).not.toMatch(/the person set/);
+    expect(told).toContain("This rule comes from the workspace's rules file (.airlock/rules.json): it was written into the workspace, not set by the person");
 
     await chat.startRun({ sessionId: 's', runId: 'r2', message: 'two' });
     await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));

@@ -151,7 +151,8 @@ export class RuleBook implements RuleService {
     const rule = decision.rule;
     if (decision.decision === 'deny') {
       if (options.preview !== true) await this.countHit(rule.id);
-      return { effect: 'deny', ruleId: rule.id, description: describeRule(rule), message: denialMessage(rule) };
+      const verdict = { effect: 'deny' as const, ruleId: rule.id, description: describeRule(rule), message: denialMessage(rule) };
+      return rule.source === 'workspace-file' ? { ...verdict, fromWorkspaceFile: true } : verdict;
     }
     // A command line can need one rule per part (`echo hi && pwd`): each is counted, and the card names them all.
     if (options.preview !== true) for (const used of decision.rules) await this.countHit(used.id);
