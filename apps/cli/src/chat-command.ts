@@ -49,11 +49,28 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
     },
   });
   const quit = new AbortController();
+  /** Says `text` at once: above the question being asked, if any, which stays as it was. */
+  const notice = (text: string) => {
+    const rows = noteLines(text, screen.layout, '').map((row) => style.warn(row));
+    if (!reader.say(rows.map((row) => `${row}\n`).join(''))) for (const row of rows) screen.line(row);
+  };
+  let connectionLost = false;
   const client = createAirlockClient({
     url: options.address.url,
     token: options.address.token,
     WebSocket,
     clientLabel: 'terminal',
+    // A drop is retried however long it lasts; meanwhile the person is told, not left typing into silence.
+    onClose: () => {
+      if (connectionLost || client.state !== 'reconnecting') return;
+      connectionLost = true;
+      notice('Connection to Airlock lost; reconnecting… A decision entered meanwhile is sent once it is back.');
+    },
+    onOpen: () => {
+      if (!connectionLost) return;
+      connectionLost = false;
+      notice('Reconnected to Airlock.');
+    },
     onRejected: (message) => {
       screen.line(style.bad(`The server refused the token: ${showLine(message, style)}`));
       quit.abort();
@@ -325,6 +342,7 @@ class ChatSession {
         continue;
       }
       try {
+        if (this.client.state === 'reconnecting') for (const row of noteLines('Not connected: the decision is sent once the connection is back.', screen.layout)) screen.line(style.dim(row));
         const result = await this.client.decide({ sessionId: this.sessionId, approvalId: event.approvalId, ...answer });
         if (!result.resolved) {
           screen.line(style.warn(result.status === 'already-decided' ? `  Already decided: ${showLine(String(result.decision ?? 'unknown'), style)}` : '  This call is no longer waiting.'));

@@ -188,4 +188,19 @@ describe('LineReader', () => {
     await next.answered;
     expect(next.state.answer).toBe('five');
   });
+
+  it('writes a notice above the question being asked, and draws the question again below it with what was typed', async () => {
+    const terminal = fakeTerminal();
+    expect(terminal.reader.say('nothing is asked\n')).toBe(false);
+    const question = terminal.ask('allow? ', { decides: true });
+    terminal.advance(1000);
+    await terminal.read('d not th');
+    await terminal.read('\x1b[D');
+    expect(terminal.reader.say('Connection lost.\n')).toBe(true);
+    expect(terminal.text().endsWith('Connection lost.\nallow? d not th')).toBe(true);
+    await terminal.read('at\r');
+    await question.answered;
+    expect(question.state.answer).toBe('d not that');
+  });
 });
+

@@ -1,4 +1,4 @@
-import { createInterface, type Interface, type Key } from 'node:readline';
+import { clearScreenDown, createInterface, cursorTo, moveCursor, type Interface, type Key } from 'node:readline';
 
 /** What a question answers when Ctrl-C interrupted it rather than a line being entered. */
 export const INTERRUPTED = Symbol('interrupted');
@@ -96,7 +96,10 @@ export class LineReader {
   private chunkOpen = false;
   private closed = false;
 
+  private readonly output: NodeJS.WritableStream;
+
   constructor(options: LineReaderOptions) {
+    this.output = options.output;
     this.terminal = options.terminal === true;
     this.guardMs = options.guardMs ?? DECISION_GUARD_MS;
     this.now = options.now ?? (() => performance.now());
@@ -152,6 +155,24 @@ export class LineReader {
 
   close(): void {
     if (!this.closed) this.rl.close();
+  }
+
+  /**
+   * Writes `text` (whole lines) above the question being asked in a terminal, which is drawn again below it with what
+   * was typed, the cursor at its end. False when no question is open there: nothing is written.
+   */
+  say(text: string): boolean {
+    if (this.waiter === undefined || !this.terminal || this.closed) return false;
+    this.rl.write(null, { ctrl: true, name: 'e' });
+    // The prompt and what was typed may take several rows; the cursor is on their last one.
+    const { rows } = this.rl.getCursorPos();
+    moveCursor(this.output, 0, -rows);
+    cursorTo(this.output, 0);
+    clearScreenDown(this.output);
+    // Readline draws the question again from as many rows up as its cursor was: blank ones, under the text.
+    this.output.write(`${text}${'\n'.repeat(rows)}`);
+    this.rl.prompt(true);
+    return true;
   }
 
   private show(waiter: Waiter): void {

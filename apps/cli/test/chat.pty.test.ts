@@ -3,7 +3,7 @@ import { recordingTool, startFakeOpenAIServer, startTestAirlock } from '@airlock
 import xterm from '@xterm/headless';
 import { spawn, type IPty } from 'node-pty';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,48 @@ const PROMPT = '[a]llow / [A]lways / [d]eny (reason)';
 
 type Msg = { role: string; content?: unknown };
 const lastMessage = (body: Record<string, unknown> | undefined) => (body?.messages as Msg[] | undefined)?.at(-1);
+
+/**
+ * A TCP proxy to `target` on 127.0.0.1, naming the target as the host of each request (the server refuses another
+ * host): `cut` drops every connection and refuses new ones until `resume`.
+ */
+async function startProxy(target: string) {
+  const { hostname, port: targetPort, host: targetHost } = new URL(target);
+  const sockets = new Set<Socket>();
+  let host = '';
+  const server = createServer((socket) => {
+    const upstream = connect(Number(targetPort), hostname);
+    for (const end of [socket, upstream]) {
+      sockets.add(end);
+      end.on('close', () => sockets.delete(end));
+      end.on('error', () => undefined);
+    }
+    socket.on('close', () => upstream.destroy());
+    upstream.on('close', () => socket.destroy());
+    socket.once('data', (request: Buffer) => {
+      upstream.write(request.toString('latin1').replace(`Host: ${host}\r\n`, `Host: ${targetHost}\r\n`), 'latin1');
+      socket.pipe(upstream);
+    });
+    upstream.pipe(socket);
+  });
+  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await listen(0);
+  const port = (server.address() as AddressInfo).port;
+  host = `127.0.0.1:${port}`;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async cut() {
+      const closed = new Promise((resolve) => server.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+    resume: () => listen(port),
+    [Symbol.asyncDispose]: async () => {
+      for (const socket of sockets) socket.destroy();
+      if (server.listening) await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
 
 /** No operating-system command (a title, the clipboard), no clearing of the screen, no cursor sent home. */
 function expectNoTerminalCommands(raw: string) {
@@ -527,4 +569,33 @@ describe('airlock chat in a terminal', () => {
     await unreachable.showsLine(`Cannot reach Airlock at ws://127.0.0.1:${port}/trpc (`);
     expect(unreachable.text().match(/reach Airlock/gi)).toHaveLength(1);
   });
+
+  it('says at once when the connection is lost and when it is back, above the question, which keeps what was typed', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    await using proxy = await startProxy(airlock.server.url);
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'later' } }] }, { text: 'Done.' });
+    await using cli = startCli(['chat', '--url', proxy.url, '--token', airlock.server.token]);
+
+    await cli.shows('you›');
+    cli.type('go\r');
+    await cli.shows(PROMPT);
+    cli.type('a');
+    await cli.shows(`${PROMPT} › a`);
+    await proxy.cut();
+    await cli.shows('Connection to Airlock lost; reconnecting… A decision entered meanwhile is sent once it is back.');
+    expect(cli.screen().endsWith(`Connection to Airlock lost; reconnecting… A decision entered meanwhile is sent once it is back.\n  echo ${PROMPT} › a`)).toBe(true);
+    await proxy.resume();
+    await cli.shows('Reconnected to Airlock.');
+    expect(cli.screen().endsWith(`Reconnected to Airlock.\n  echo ${PROMPT} › a`)).toBe(true);
+
+    cli.type('\r');
+    await cli.shows('Done.');
+    expect(echo.calls).toStrictEqual(['later']);
+    await cli.shows('you›', 2);
+    cli.type('\x04');
+    expect(await cli.exited).toBe(0);
+  });
 });
+
