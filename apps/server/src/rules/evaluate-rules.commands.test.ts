@@ -16,7 +16,7 @@ async function decide(command: string): Promise<string> {
 
 const allowed = [
   'npm test',
-  'npm test -- --watch',
+  'npm test -- src/a.test.ts',
   "'npm' test",
   '"npm" "test"',
   `n"pm" te'st'`,
@@ -35,7 +35,7 @@ const allowed = [
   'npm test src/*.test.ts',
   'npm test $HOME "${HOME}/x"',
   'npm test ~/x',
-  'npm test \\\n  -- --watch',
+  'npm test \\\n  -- src/a.test.ts',
   'npm test -- "a b" \'c;d\' "e|f"',
   'npm test >\\\n/dev/null',
   'npm test\t2>&1',

@@ -10,15 +10,15 @@ async function decide(command: string, rules: readonly Rule[]): Promise<string> 
 /** Commands a prefix rule must still allow, so that rules stay worth having. */
 const stillAllowed: [string, string][] = [
   ['npm test', 'npm test'],
-  ['npm test', 'npm test -- --watch=false'],
-  ['npm test', 'npm test --silent -- --watch=false'],
+  ['npm test', 'npm test -- src/a.test.ts'],
+  ['npm test', 'npm test --silent -- src/a.test.ts "a pattern"'],
   ['npm test', 'npm test -s'],
   ['npm test', 'npm test $HOME "${HOME}/x" $LANG ~/y'],
   ['npm test', 'echo hi; npm test "$HOME"'],
   // `shift` changes only `$1`, `$@` …, which never count as the environment's.
   ['npm test', 'shift; npm test "$HOME"'],
   ['npm run build', 'npm run build --if-present'],
-  ['pnpm test', 'pnpm test -- --watch=false'],
+  ['pnpm test', 'pnpm test -- src/a.test.ts'],
   ['git status', 'git status'],
   ['git status', 'git status -s --no-optional-locks'],
   ['git log', 'git log --oneline -5 -- src'],
@@ -148,4 +148,169 @@ describe('more spellings of options that run code', () => {
   ])('a rule for %s asks about %j', async (rule, command) => {
     expect(await decide(command, [prefix(rule)])).toBe('ask');
   });
+});
+
+describe('what a runner runs is judged as the command it is', () => {
+  it.each([
+    // The probe's lines: "Always allow" on `pnpm exec make test` or `uv run git status` saved a rule for the runner
+    // and its program, which was matched with the runner's options or none.
+    ['uv run make', 'uv run make test SHELL=/tmp/x'],
+    ['uv run make', "uv run make test 'X!=id > PWNED'"],
+    ['uv run git', "uv run git -c core.fsmonitor='touch pwned' status"],
+    ['uv run python', 'uv run python -c 1'],
+    ['uv run', 'uv run ls'],
+    ['uv tool run git', 'uv tool run git -c core.pager=sh log'],
+    ['pnpm exec make', "pnpm exec make test 'X!=id > PWNED'"],
+    ['pnpm exec make', "pnpm exec make test SHELL=/bin/bash \"X!=touch PWNED\""],
+    ['pnpm exec git', 'pnpm exec git -- -c core.fsmonitor="touch x; false" status'],
+    ['pnpm exec --', 'pnpm exec -- make test'],
+    ['pnpm exec -- make', "pnpm exec -- make test 'X!=id'"],
+    ['poetry run make', "poetry run make test 'X!=id'"],
+    ['pipenv run git', 'pipenv run git -c x=y status'],
+    ['bundle exec tar', 'bundle exec tar --to-command=sh -xf a.tar'],
+    ['npm exec make', "npm exec make test 'X!=id'"],
+    ['yarn dlx make', "yarn dlx make test 'X!=id'"],
+    ['yarn node', 'yarn node evil.js'],
+    // pnpm runs a word it does not know as a program.
+    ['pnpm make', "pnpm make test 'X!=id'"],
+    ['pnpm make test', 'pnpm make test SHELL=/tmp/x'],
+    ['pnpm bash', 'pnpm bash x.sh'],
+    ['uv run pnpm exec make', "uv run pnpm exec make test 'X!=id'"],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each([
+    ['uv run make test', 'uv run make test'],
+    ['uv run git status', 'uv run git status -s'],
+    ['pnpm exec git status', 'pnpm exec git status'],
+    ['uv run pytest', 'uv run pytest -q tests/'],
+    ['poetry run make test', 'poetry run make test -j4'],
+    ['pnpm lint', 'pnpm lint src'],
+    ['pnpm make test', 'pnpm make test'],
+    ['npm run build', 'npm run build --if-present'],
+  ])('a rule for %s still allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('allow');
+  });
+});
+
+describe('the C compilers: options that run or load other programs, in every spelling', () => {
+  it.each([
+    // The probe's lines: `--prefix` is `-B`, `--for-linker` is `-Xlinker`, `-Wp,` hands options to the preprocessor.
+    'gcc --prefix=evil/ -c a.c -o a.o',
+    'gcc --pre=evil/ -c a.c',
+    'cc --prefix evil/ a.c',
+    'clang --prefix=evil/ a.c',
+    'gcc -Wp,-fplugin=/tmp/p.so -c a.c',
+    'gcc -Xpreprocessor -fplugin=/tmp/p.so -c a.c',
+    'gcc -Xassembler x a.c',
+    'gcc --for-linker=-plugin=/tmp/p.so a.c',
+    'gcc --for-linker -plugin=/tmp/p.so a.c',
+    'gcc --for-l -plugin=/tmp/p.so a.c',
+    'gcc --for-assembler x a.c',
+    'gcc -Wa,-foo a.c',
+    'gcc -B evil/ a.c',
+    'gcc -Bevil/ a.c',
+    'gcc -specs=x.specs a.c',
+    'gcc --specs=x.specs a.c',
+    'gcc --spec=x.specs a.c',
+    'gcc -fplugin=./x.so a.c',
+    'gcc -fcompare-debug=-fplugin=./x.so a.c',
+    'gcc -wrapper sh,-c,id a.c',
+    'clang a.c --config=x.cfg',
+    'clang a.c --config x.cfg',
+    'clang a.c --config-user-dir=evil',
+    'clang a.c --gcc-toolchain=evil',
+    'clang a.c -mllvm -load=x.so',
+    'clang a.c -load x.so',
+    'clang -cc1 -load x.so a.c',
+    'clang -ccc-install-dir evil a.c',
+    'clang a.c -fplugin-arg-x',
+  ])('asks about %j', async (command) => {
+    expect(await decide(command, [prefix('gcc'), prefix('cc'), prefix('clang')])).toBe('ask');
+  });
+
+  it.each(['gcc -O2 -c a.c', 'gcc -O2 -Wall -Wextra -DBAR=1 -Iinclude -o x x.c', 'gcc -x c - -o x', 'clang -std=c11 -c a.c', 'gcc --version'])(
+    'still allows %j',
+    async (command) => {
+      expect(await decide(command, [prefix('gcc'), prefix('clang')])).toBe('allow');
+    },
+  );
+});
+
+describe('pytest: the debugger, imported modules and any start of those options', () => {
+  it.each([
+    // The probe's line: `--trace` hands piped input to pdb, which runs `!…`.
+    `printf '%s\\n' '!__import__("os").system("id")' c | pytest --trace -q`,
+    `printf '%s\\n' '!__import__("os").system("id > PWNED-PYTEST")' c | pytest --trace -q -p no:cacheprovider`,
+    "echo 'import os' | pytest --trace",
+    "printf '!x\\nc\\n' | pytest --pdb -x",
+    "printf 'x' | pytest --trace -s",
+    'pytest --trac',
+    'pytest --tr',
+    'pytest --pdb',
+    'pytest --pd',
+    'pytest --pdbcls=x:Y',
+    'pytest --pyargs antigravity',
+    'pytest --pyar antigravity',
+    'pytest -W ignore::antigravity.X',
+    'pytest -Werror::antigravity.X',
+    'pytest --pythonwarnings=error::x.Y',
+    'pytest --pythonw=error::x.Y',
+    'pytest --pastebin=all',
+    'pytest --paste=all',
+  ])('asks about %j', async (command) => {
+    expect(await decide(command, [prefix('pytest'), prefix('printf'), prefix('echo')])).toBe('ask');
+  });
+
+  it.each(['pytest -q tests/', 'pytest -x -q tests', 'pytest --trace-config', 'pytest -k "not slow" tests'])('still allows %j', async (command) => {
+    expect(await decide(command, [prefix('pytest')])).toBe('allow');
+  });
+});
+
+describe('git: options that open files in a program or run one', () => {
+  it.each([
+    ['git grep', "git grep --no-index --open-files-in-pager='id > PWNED-GITGREP;' foo"],
+    ['git grep', "git grep -O'sh -c id' foo"],
+    ['git grep', 'git grep -Osh foo'],
+    ['git grep', 'git grep -O sh foo'],
+    ['git grep', 'git grep --open-files-in-pager=sh foo'],
+    ['git grep', 'git grep --open=sh foo'],
+    ['git difftool', "git difftool --extcmd='sh -c id' HEAD"],
+    ['git difftool', "git difftool -x 'sh -c id' HEAD"],
+    ['git rebase', "git rebase -x 'id' main"],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each([['git grep', 'git grep foo'], ['git grep', 'git grep -n -i foo -- src'], ['git status', 'git status'], ['git log', 'git log --oneline -5']])(
+    'a rule for %s still allows %j',
+    async (rule, command) => {
+      expect(await decide(command, [prefix(rule)])).toBe('allow');
+    },
+  );
+});
+
+describe('npm, pnpm and yarn scripts: after `--`, no word that starts with a dash', () => {
+  it.each([
+    // The probe's line: node's test runner read `--import=data:…` and ran it.
+    `npm test -- '--import=data:text/javascript,import {execSync} from "child_process"; execSync("id > PWNED-NPM")'`,
+    'npm test -- --import=data:text/javascript,x',
+    'npm test -- --watch=false',
+    'npm test -s -- -r ./evil.js',
+    'npm run build -- --config=evil.js',
+    'pnpm test -- --globalSetup=evil.ts',
+    'yarn test -- --config evil.js',
+    'npm test -- src/a.test.ts "$Z"',
+    'npm test -- $HOME--import=x',
+  ])('asks about %j', async (command) => {
+    expect(await decide(command, [prefix('npm test'), prefix('npm run build'), prefix('pnpm test'), prefix('yarn test')])).toBe('ask');
+  });
+
+  it.each(['npm test', 'npm test -- src/a.test.ts', 'npm test -- src/a.test.ts "some pattern" src/*.ts', 'pnpm test -- src/a.test.ts', 'yarn test src'])(
+    'still allows %j',
+    async (command) => {
+      expect(await decide(command, [prefix('npm test'), prefix('pnpm test'), prefix('yarn test')])).toBe('allow');
+    },
+  );
 });

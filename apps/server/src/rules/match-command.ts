@@ -42,8 +42,23 @@ const NPM_HARMLESS = new Set([
   ...['silent', 'error', 'warn', 'notice', 'http', 'info', 'verbose', 'silly'].map((level) => `--loglevel=${level}`),
 ]);
 
-/** A compiler driver hands these to other programs or loads code through them (`-Wl,-plugin=x.so`, `@file` of options). */
-const COMPILER_PREFIXES = ['-wrapper', '-fplugin', '-fpass-plugin', '-fuse-ld', '--ld-path', '-specs', '--specs', '-Wl,', '-Xlinker', '-Xclang', '-iplugindir', '@'];
+/**
+ * A compiler driver hands these to other programs or loads code through them: `-Wl,-plugin=x.so`, `-Wp,-fplugin=…`,
+ * any `-X…` (`-Xlinker`, `-Xclang -load`, `-Xpreprocessor` …), `-B`/`--prefix` (where it finds `as`, `ld`, `cc1`),
+ * `-specs` and clang's `--config` (files of more options), `-fcompare-debug=` (options for a second compilation),
+ * `-cc1 -load x.so`, `-ccc-install-dir`, `--gcc-toolchain` (where it finds the tools), `@file` of options.
+ * `--sysroot` only moves headers and libraries, which end up in the output, not run.
+ */
+const COMPILER_PREFIXES = [
+  '-wrapper', '-fplugin', '-fpass-plugin', '-fuse-ld', '-fcompare-debug', '-specs', '--specs', '-Wl,', '-Wa,', '-Wp,', '-X',
+  '-iplugindir', '-B', '-cc1', '-ccc-', '-mllvm', '-load', '@',
+];
+
+/** The compilers' long options of that kind: GCC takes any unambiguous start of one (`--pre=…`, `--for-l x`). */
+const COMPILER_LONG_OPTIONS = [
+  '--prefix', '--for-linker', '--for-assembler', '--config', '--config-system-dir', '--config-user-dir', '--specs',
+  '--ld-path', '--gcc-toolchain', '--gcc-install-dir',
+];
 
 /**
  * Options through which a command runs code other than what a rule for it names (`npm test --node-options=…`,
@@ -51,11 +66,12 @@ const COMPILER_PREFIXES = ['-wrapper', '-fplugin', '-fpass-plugin', '-fuse-ld', 
  * Not a complete list of what a program can be made to do: a prefix rule still allows every other argument.
  */
 const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
-  ['npm', { options: [], harmless: NPM_HARMLESS, endOfOptions: NOPT_DASHES }],
-  ['pnpm', { options: [], harmless: NPM_HARMLESS, endOfOptions: NOPT_DASHES }],
+  ['npm', { options: [], harmless: NPM_HARMLESS, endOfOptions: NOPT_DASHES, noOptionsAfterEnd: true }],
+  ['pnpm', { options: [], harmless: NPM_HARMLESS, endOfOptions: NOPT_DASHES, noOptionsAfterEnd: true }],
   // Yarn 1 and Yarn 2+ parse options each their own way: the same few harmless words, and nothing else.
-  ['yarn', { options: [], harmless: NPM_HARMLESS }],
-  ['git', { options: ['-c', '--config-env', '--upload-pack', '--receive-pack', '--exec', '--exec-path', '--git-dir', '--work-tree', '--output', '--ext-diff', '--template', '--namespace'] }],
+  ['yarn', { options: [], harmless: NPM_HARMLESS, noOptionsAfterEnd: true }],
+  // `git grep -O…` opens the files in a program it names, `git difftool -x`/`--extcmd` and `git rebase -x` run one.
+  ['git', { options: ['-c', '--config-env', '--upload-pack', '--receive-pack', '--exec', '--exec-path', '--git-dir', '--work-tree', '--output', '--ext-diff', '--template', '--namespace', '-O', '--open-files-in-pager', '--extcmd', '-x'] }],
   ['make', { options: ['-f', '--file', '--makefile', '-C', '--directory', '--eval', '-E', '-I', '--include-dir'], assignments: true }],
   ['cargo', { options: ['--config', '-Z', '--manifest-path', '--target-dir'] }],
   // Go's flag package takes `--name` for `-name`; whether `go` ends its options at a `--` depends on the subcommand.
@@ -66,10 +82,12 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['sort', { options: ['--compress-program'] }],
   ['rg', { options: ['--pre'] }],
   ['rsync', { options: ['-e', '--rsh', '--rsync-path'] }],
-  // `--basetemp` empties the folder it names; `-p`, `-c`, `-o` load modules and settings that do.
-  ['pytest', { options: ['-p', '-c', '--config-file', '-o', '--override-ini', '--rootdir', '--confcutdir', '--basetemp', '--pdbcls', '--debug', '--junitxml', '--junit-xml', '--log-file', '--result-log'] }],
+  // `--basetemp` empties the folder it names; `-p`, `-c`, `-o`, `--pyargs`, `-W` (a warning's category) load modules
+  // and settings that do; `--trace` and `--pdb` hand piped input to the debugger, which runs it. pytest's parser
+  // (argparse) takes any unambiguous start of a long option, which the check below refuses for each of these.
+  ['pytest', { options: ['-p', '-c', '--config-file', '-o', '--override-ini', '--rootdir', '--confcutdir', '--basetemp', '--pdb', '--pdbcls', '--trace', '--pyargs', '-W', '--pythonwarnings', '--pastebin', '--debug', '--junitxml', '--junit-xml', '--log-file', '--result-log', '--report-log'] }],
   // The compiler drivers have no `--`: it is an error there.
-  ...['gcc', 'g++', 'cc', 'c++', 'clang', 'clang++'].map((compiler): [string, CodeOptions] => [compiler, { options: ['-B'], prefixes: COMPILER_PREFIXES, endOfOptions: 'never' }]),
+  ...['gcc', 'g++', 'cc', 'c++', 'clang', 'clang++'].map((compiler): [string, CodeOptions] => [compiler, { options: COMPILER_LONG_OPTIONS, prefixes: COMPILER_PREFIXES, endOfOptions: 'never' }]),
 ]);
 
 interface CodeOptions {
@@ -83,6 +101,12 @@ interface CodeOptions {
    * it as a variable's definition wherever it stands.
    */
   assignments?: boolean;
+  /**
+   * npm, pnpm, yarn: after `--` the words go to the script, often a test runner whose options load code
+   * (`node --test --import=data:…`, `jest --config`, `vitest --globalSetup`): there, any word that starts with a
+   * dash or may become one is refused too. Plain words (a test file, a pattern) stay allowed.
+   */
+  noOptionsAfterEnd?: boolean;
   /** `tar`: a first argument without a dash is a group of options (`tar xIf zstd a.tar`). */
   clustered?: boolean;
   /**
@@ -134,6 +158,64 @@ export function setsShellVariables(command: SimpleCommand): boolean {
 }
 
 /**
+ * Subcommands of package managers and project tools that run the program named next, with what follows
+ * (`uv run make test`, `pnpm exec git status`, `bundle exec rake`). `npm run`, `pnpm run` and `yarn run` run the
+ * project's scripts instead, and are not here.
+ */
+const PROGRAM_RUNNERS = new Map<string, ReadonlySet<string>>([
+  ['npm', new Set(['exec', 'x'])],
+  ['pnpm', new Set(['exec', 'dlx'])],
+  ['yarn', new Set(['exec', 'dlx', 'node'])],
+  ['uv', new Set(['run'])],
+  ['poetry', new Set(['run'])],
+  ['pipenv', new Set(['run'])],
+  ['pdm', new Set(['run'])],
+  ['hatch', new Set(['run'])],
+  ['rye', new Set(['run'])],
+  ['pixi', new Set(['run'])],
+  ['conda', new Set(['run'])],
+  ['mamba', new Set(['run'])],
+  ['bundle', new Set(['exec'])],
+]);
+
+/**
+ * pnpm runs a word it does not know as a command as a script, or failing that as a program (`pnpm make test` is
+ * `make test`), and Yarn a binary of the project's packages: after any other word, what follows is judged as a
+ * command of its own too.
+ */
+const PACKAGE_MANAGER_COMMANDS = new Set([
+  'add', 'audit', 'approve-builds', 'autoclean', 'bin', 'c', 'cache', 'cat-file', 'cat-index', 'check', 'config', 'constraints',
+  'create', 'dedupe', 'deploy', 'dislink', 'dlx', 'doctor', 'env', 'exec', 'explain', 'fetch', 'find-hash', 'generate-lock-entry',
+  'global', 'help', 'i', 'ignored-builds', 'import', 'info', 'init', 'install', 'install-test', 'it', 'la', 'licenses', 'link',
+  'list', 'll', 'ln', 'login', 'logout', 'ls', 'm', 'multi', 'node', 'npm', 'outdated', 'owner', 'pack', 'patch', 'patch-commit',
+  'patch-remove', 'plugin', 'policies', 'prune', 'publish', 'r', 'rb', 'rebuild', 'recursive', 'remove', 'restart', 'rm', 'root',
+  'run', 'run-script', 'search', 'server', 'set', 'setup', 'self-update', 'stage', 'start', 'stop', 'store', 't', 'tag', 'team',
+  'test', 'tst', 'un', 'uni', 'uninstall', 'unlink', 'unplug', 'up', 'update', 'upgrade', 'upgrade-interactive', 'version',
+  'versions', 'why', 'workspace', 'workspaces',
+]);
+
+/**
+ * How many of `tokens` are a runner's words (`uv run`, `uv tool run`, `pnpm exec --`, `pnpm` before a program it
+ * falls back to), after which the program it runs is named; 0 when they do not start with a runner.
+ */
+export function runnerLength(tokens: readonly string[]): number {
+  const [first, second, third] = tokens;
+  if (first === undefined || second === undefined) return 0;
+  const name = commandBaseName(first);
+  let length = 0;
+  if (PROGRAM_RUNNERS.get(name)?.has(second) === true) length = 2;
+  else if (name === 'uv' && second === 'tool' && third === 'run') length = 3;
+  else if ((name === 'pnpm' || name === 'yarn') && !second.startsWith('-') && !PACKAGE_MANAGER_COMMANDS.has(second)) return 1;
+  if (length > 0 && tokens[length] === '--') length += 1;
+  return length;
+}
+
+/** Whether a prefix rule for `name` is checked against a table of options that run code. */
+export function hasCodeOptions(name: string): boolean {
+  return CODE_RUNNING_OPTIONS.has(name);
+}
+
+/**
  * An allow rule covers a command whose first words are exactly the rule's tokens (after quote removal, compared
  * as whole words: `npm testing` is not `npm test`), followed by nothing when the rule is exact, or by any
  * arguments, including globs and `$NAME` of the environment (`ENVIRONMENT_ONLY`), which only ever become more
@@ -151,6 +233,14 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   if (!prefixMatches || rule.exact) return prefixMatches;
   const name = commandBaseName(rule.tokens[0] ?? '');
   if (isExactOnlyCommand(name)) return false;
+  const runner = runnerLength(rule.tokens);
+  if (runner > 0) {
+    // What a runner runs is judged as the command it is (`uv run make test SHELL=…` as `make test SHELL=…`); a
+    // rule that names no program after the runner (`uv run`, `pnpm exec --`) would be any program.
+    const target = rule.tokens.slice(runner);
+    if (target.length === 0 || target[0]!.startsWith('-')) return false;
+    if (!allowsCommand({ ...rule, tokens: target }, { ...command, words: command.words.slice(runner) }, line)) return false;
+  }
   const rest = command.words.slice(rule.tokens.length);
   const anything = (word: ShellWord) => word.kind === 'dynamic' && mayBecomeAnything(word, line);
   if (SUBSCRIPT_EVALUATING.has(name)) {
@@ -187,10 +277,13 @@ function carriesCodeOption(name: string, words: readonly ShellWord[], lastToken:
     // make reads any word with `=` in it as a definition, and a word the shell expands may become one (a glob
     // matching a file named `X!=cmd`, a `$PWD` that `cd` led into such a folder).
     if (spec.assignments === true && (word.kind === 'dynamic' || (value.includes('=') && (ended || !value.startsWith('-'))))) return true;
-    if (ended) continue;
+    if (ended) {
+      if (spec.noOptionsAfterEnd === true && (anything(word) || value.startsWith('-'))) return true;
+      continue;
+    }
     if (anything(word)) return true;
     if (word.kind === 'literal' && value === '--' && endsOptions(spec, previous)) {
-      if (spec.assignments !== true) return false;
+      if (spec.assignments !== true && spec.noOptionsAfterEnd !== true) return false;
       ended = true;
       continue;
     }

@@ -10,7 +10,7 @@ import {
   commandBaseName,
 } from '@airlock/api';
 import { hostOfUrl } from '@airlock/api';
-import { allowsCommand } from './match-command';
+import { allowsCommand, hasCodeOptions, runnerLength } from './match-command';
 import { readCommandLine } from './command-line-reader';
 import type { SimpleCommand } from './parse-command-line';
 import { escapeGlobName } from '@airlock/api';
@@ -92,6 +92,13 @@ function prefixFor(command: SimpleCommand): RuleMatch | undefined {
   if (name === undefined) return undefined;
   const base = commandBaseName(name);
   if (isExactOnlyCommand(base) || PROPOSE_EXACT_COMMANDS.has(base)) return exact;
+  const runner = runnerLength(literal);
+  if (runner > 0 && (runner > 1 || isKnownProgram(literal[1]!))) {
+    // What a runner runs is proposed as that command would be (`uv run rm -rf x` exact, as `rm -rf x` is).
+    const target = words.length > runner ? prefixFor({ ...command, words: words.slice(runner) }) : undefined;
+    if (target?.kind !== 'command-prefix' || target.exact) return exact;
+    return { kind: 'command-prefix', tokens: [...literal.slice(0, runner), ...target.tokens], exact: false };
+  }
   if (!SUBCOMMAND_COMMANDS.has(base)) {
     // The project's own scripts (`./scripts/check.sh`) by name too: what they run is the workspace's.
     const ownScript = name.startsWith('./') && !name.split('/').includes('..');
@@ -103,9 +110,19 @@ function prefixFor(command: SimpleCommand): RuleMatch | undefined {
   if (!SUBCOMMAND_LIKE.test(subcommand) || PROPOSE_EXACT_SUBCOMMANDS.has(subcommand)) return exact;
   if (base === 'git' && !GIT_PREFIX_SUBCOMMANDS.has(subcommand)) return exact;
   if (!RUNNER_SUBCOMMANDS.has(subcommand)) return { kind: 'command-prefix', tokens: [name, subcommand], exact: false };
-  // What a runner runs is judged as a command of its own: `uv run python …` is any program.
+  // A script's name (`npm run build`); programs that runners run are judged above.
   if (target === undefined || !SUBCOMMAND_LIKE.test(target) || isExactOnlyCommand(commandBaseName(target))) return exact;
   return { kind: 'command-prefix', tokens: [name, subcommand, target], exact: false };
+}
+
+/**
+ * Whether the word after `pnpm` or `yarn` names a program the rules know (`pnpm make test`, `pnpm git status`,
+ * `pnpm rm -rf x`), proposed as that program would be; any other word is most likely one of the project's scripts
+ * (`pnpm lint`), proposed by name as before.
+ */
+function isKnownProgram(word: string): boolean {
+  const base = commandBaseName(word);
+  return word.includes('/') || isExactOnlyCommand(base) || PROPOSE_EXACT_COMMANDS.has(base) || PREFIX_PROPOSED_COMMANDS.has(base) || SUBCOMMAND_COMMANDS.has(base) || hasCodeOptions(base);
 }
 
 /**
