@@ -176,6 +176,17 @@ describe('what a runner runs is judged as the command it is', () => {
     ['pnpm make test', 'pnpm make test SHELL=/tmp/x'],
     ['pnpm bash', 'pnpm bash x.sh'],
     ['uv run pnpm exec make', "uv run pnpm exec make test 'X!=id'"],
+    // A rule for the runner or the package manager alone names no program.
+    ['uv', 'uv run make test SHELL=/tmp/x'],
+    ['pnpm', "pnpm make test 'X!=id'"],
+    ['pnpm', 'pnpm bash x.sh'],
+    ['pnpm', 'pnpm $HOME'],
+    ['npm', "npm exec make test 'X!=id'"],
+    ['yarn', 'yarn node evil.js'],
+    // With an option first, which word is the program depends on which options take a value.
+    ['pnpm --filter web', "pnpm --filter web make test 'X!=id'"],
+    ['pnpm --filter test', "pnpm --filter test make 'X!=id'"],
+    ['pnpm -r test', 'pnpm -r test src'],
   ])('a rule for %s asks about %j', async (rule, command) => {
     expect(await decide(command, [prefix(rule)])).toBe('ask');
   });
@@ -189,6 +200,10 @@ describe('what a runner runs is judged as the command it is', () => {
     ['pnpm lint', 'pnpm lint src'],
     ['pnpm make test', 'pnpm make test'],
     ['npm run build', 'npm run build --if-present'],
+    ['pnpm', 'pnpm test'],
+    ['pnpm', 'pnpm install'],
+    ['npm', 'npm test'],
+    ['pnpm -r test', 'pnpm -r test'],
   ])('a rule for %s still allows %j', async (rule, command) => {
     expect(await decide(command, [prefix(rule)])).toBe('allow');
   });

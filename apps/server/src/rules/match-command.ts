@@ -194,18 +194,27 @@ const PACKAGE_MANAGER_COMMANDS = new Set([
   'versions', 'why', 'workspace', 'workspaces',
 ]);
 
+/** `runnerLength` of `pnpm` or `yarn` with an option before the command: where the program is named is not known. */
+export const OPTIONS_BEFORE_COMMAND = -1;
+
+/** Stands for a word the shell computes: no runner's or package manager's command. */
+const COMPUTED_WORD = '\0';
+
 /**
  * How many of `tokens` are a runner's words (`uv run`, `uv tool run`, `pnpm exec --`, `pnpm` before a program it
- * falls back to), after which the program it runs is named; 0 when they do not start with a runner.
+ * falls back to), after which the program it runs is named; 0 when they do not start with a runner;
+ * `OPTIONS_BEFORE_COMMAND` for `pnpm` or `yarn` with an option first.
  */
 export function runnerLength(tokens: readonly string[]): number {
   const [first, second, third] = tokens;
   if (first === undefined || second === undefined) return 0;
   const name = commandBaseName(first);
+  const packageManager = name === 'pnpm' || name === 'yarn';
+  if (packageManager && second.startsWith('-')) return OPTIONS_BEFORE_COMMAND;
   let length = 0;
   if (PROGRAM_RUNNERS.get(name)?.has(second) === true) length = 2;
   else if (name === 'uv' && second === 'tool' && third === 'run') length = 3;
-  else if ((name === 'pnpm' || name === 'yarn') && !second.startsWith('-') && !PACKAGE_MANAGER_COMMANDS.has(second)) return 1;
+  else if (packageManager && !PACKAGE_MANAGER_COMMANDS.has(second)) return 1;
   if (length > 0 && tokens[length] === '--') length += 1;
   return length;
 }
@@ -233,8 +242,12 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   if (!prefixMatches || rule.exact) return prefixMatches;
   const name = commandBaseName(rule.tokens[0] ?? '');
   if (isExactOnlyCommand(name)) return false;
-  const runner = runnerLength(rule.tokens);
-  if (runner > 0) {
+  // Found from the command's words, not the rule's: a rule for `uv` or `pnpm` alone names no program either.
+  const runner = runnerLength(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD)));
+  if (runner === OPTIONS_BEFORE_COMMAND) {
+    // `pnpm --filter x make …`: which word is the program depends on which options take a value.
+    if (command.words.length > rule.tokens.length) return false;
+  } else if (runner > 0) {
     // What a runner runs is judged as the command it is (`uv run make test SHELL=…` as `make test SHELL=…`); a
     // rule that names no program after the runner (`uv run`, `pnpm exec --`) would be any program.
     const target = rule.tokens.slice(runner);
