@@ -28,6 +28,7 @@ const stillAllowed: [string, string][] = [
   ['zip', 'zip -r out.zip src'],
   ['pytest', 'pytest -x -q tests'],
   ['gcc', 'gcc -O2 -Wall -o x x.c'],
+  ['sort', 'sort -u names.txt'],
 ];
 
 describe('a prefix rule still allows', () => {
@@ -140,6 +141,11 @@ describe('more spellings of options that run code', () => {
     ['gcc', 'gcc -Wl,-plugin=/tmp/evil.so x.c'],
     ['clang', 'clang --ld-path=/tmp/evil x.c'],
     ['gcc', 'gcc @opts x.c'],
+    ['gcc', 'gcc a.c --wrapper x'],
+    ['sort', 'sort -o x y'],
+    ['sort', 'sort -uo x y'],
+    ['sort', 'sort --output=x y'],
+    ['sort', 'sort --out=x y'],
     ['go test', 'go test -C /tmp/elsewhere ./...'],
     ['go test', 'go test -vettool=/tmp/evil ./...'],
     ['go test', 'go test -- -toolexec=/tmp/evil ./...'],

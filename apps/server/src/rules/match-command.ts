@@ -57,7 +57,7 @@ const COMPILER_PREFIXES = [
 /** The compilers' long options of that kind: GCC takes any unambiguous start of one (`--pre=…`, `--for-l x`). */
 const COMPILER_LONG_OPTIONS = [
   '--prefix', '--for-linker', '--for-assembler', '--config', '--config-system-dir', '--config-user-dir', '--specs',
-  '--ld-path', '--gcc-toolchain', '--gcc-install-dir',
+  '--ld-path', '--gcc-toolchain', '--gcc-install-dir', '--wrapper',
 ];
 
 /**
@@ -79,7 +79,8 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['tar', { options: ['--to-command', '-I', '--use-compress-program', '--checkpoint-action', '--info-script', '--new-volume-script', '-F', '--rmt-command', '--rsh-command'], clustered: true }],
   // zip takes options of two letters (`-TT`), their values attached (`-TTsh`), and any start of a long option.
   ['zip', { options: [], harmless: new Set(['-r', '-q', '-j', '-v', '-u', '-X', '-y', '-D', '-T', '-rq', '-qr', '--recurse-paths', '--quiet', '--junk-paths', ...'0123456789'.split('').flatMap((level) => [`-${level}`, `-r${level}`])]), endOfOptions: 'never' }],
-  ['sort', { options: ['--compress-program'] }],
+  // `-o` writes the file it names, also over one of the person's.
+  ['sort', { options: ['--compress-program', '-o', '--output'] }],
   ['rg', { options: ['--pre'] }],
   ['rsync', { options: ['-e', '--rsh', '--rsync-path'] }],
   // `--basetemp` empties the folder it names; `-p`, `-c`, `-o`, `--pyargs`, `-W` (a warning's category) load modules

@@ -90,6 +90,8 @@ describe('proposeRule for commands', () => {
     ['./gradlew test', ['./gradlew', 'test'], true],
     ['pip download x', ['pip', 'download', 'x'], true],
     ['go env GOPATH', ['go', 'env', 'GOPATH'], true],
+    ['go run main.go', ['go', 'run', 'main.go'], true],
+    ['go test ./...', ['go', 'test'], false],
     ['uv run pytest -x', ['uv', 'run', 'pytest', '-x'], true],
     ['git status --short', ['git', 'status'], false],
   ])('%j → %j (exact: %s)', async (command, tokens, exact) => {

@@ -110,6 +110,8 @@ function prefixFor(command: SimpleCommand): RuleMatch | undefined {
   if (!SUBCOMMAND_LIKE.test(subcommand) || PROPOSE_EXACT_SUBCOMMANDS.has(subcommand)) return exact;
   if (base === 'git' && !GIT_PREFIX_SUBCOMMANDS.has(subcommand)) return exact;
   if (!RUNNER_SUBCOMMANDS.has(subcommand)) return { kind: 'command-prefix', tokens: [name, subcommand], exact: false };
+  // `go run main.go` also compiles and runs any other `.go` file named after it (`go run main.go evil.go`).
+  if (base === 'go') return exact;
   // A script's name (`npm run build`); programs that runners run are judged above.
   if (target === undefined || !SUBCOMMAND_LIKE.test(target) || isExactOnlyCommand(commandBaseName(target))) return exact;
   return { kind: 'command-prefix', tokens: [name, subcommand, target], exact: false };
