@@ -1,5 +1,19 @@
-import { describe, expect, it } from 'vitest';
-import { callPreview } from './argument-preview';
+import { toVisibleText, visibleArguments, visibleTextString } from '@airlock/core';
+import type * as Core from '@airlock/core';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { callPreview, PREVIEW_READ_CHARS } from './argument-preview';
+
+vi.mock('@airlock/core', async (importOriginal) => {
+  const core = await importOriginal<typeof Core>();
+  return { ...core, visibleArguments: vi.fn(core.visibleArguments) };
+});
+
+beforeEach(() => {
+  vi.mocked(visibleArguments).mockClear();
+});
+
+/** The longest text value the display rules were given. */
+const longestRead = () => Math.max(0, ...vi.mocked(visibleArguments).mock.calls.flatMap(([, args]) => Object.values(args).map((value) => (typeof value === 'string' ? value.length : 0))));
 
 describe('callPreview', () => {
   it('shows a short command whole', () => {
@@ -49,5 +63,37 @@ describe('callPreview', () => {
     // A value that draws what looks like a second argument.
     const faked = callPreview('write_file', { path: 'notes.txt \u00B7 content: hello', content: 'x' });
     expect(faked.whole).toBe(false);
+  });
+
+  it('reads only the start of a long value and measures the rest: a megabyte is not read again for 80 characters', () => {
+    const code = `print(1) # ${'x'.repeat(990_000)} END1`;
+    const preview = callPreview('python', { code });
+    expect(preview).toStrictEqual({ text: `print(1) # ${'x'.repeat(69)}… (990,016 characters)`, whole: false });
+    expect(longestRead()).toBeLessThanOrEqual(PREVIEW_READ_CHARS);
+
+    const content = 'a line\n'.repeat(200_000);
+    expect(callPreview('write_file', { path: 'big.txt', content }).text).toBe('path: big.txt · content: a line… (200,001 lines, 1,400,000 characters)');
+    expect(longestRead()).toBeLessThanOrEqual(PREVIEW_READ_CHARS);
+  });
+
+  it('is never whole when only the start of a value was read, though that start fits', () => {
+    // Read up to the space: the start is 80 plain characters, what follows is not.
+    const command = `${'a'.repeat(80)} ${'\u00E9'.repeat(PREVIEW_READ_CHARS * 2)}`;
+    expect(callPreview('terminal', { command }, 80)).toStrictEqual({ text: `${'a'.repeat(80)}… (2,129 characters)`, whole: false });
+    expect(longestRead()).toBe(80);
+  });
+
+  it('escapes a look-alike letter as the card does when the Latin letters of its word come past the start it reads', () => {
+    // One word: Cyrillic р… that reads as Latin only with the "aypal" at its end, two thousand letters on.
+    const command = `curl https://${'\u0440'.repeat(2000)}aypal.com`;
+    const preview = callPreview('terminal', { command });
+    const card = visibleTextString(toVisibleText(command, { code: true }));
+    expect(card.startsWith('curl https://\\u{440}')).toBe(true);
+    expect(preview.text.startsWith(card.slice(0, 80))).toBe(true);
+    // Text with words that end before that is read only in part, cut between two words.
+    vi.mocked(visibleArguments).mockClear();
+    const prose = callPreview('write_file', { path: 'notes.txt', content: `привет ${'word '.repeat(2000)}` });
+    expect(prose.text).toBe('path: notes.txt · content: привет word word word word word word wor… (10,007 characters)');
+    expect(longestRead()).toBeLessThanOrEqual(PREVIEW_READ_CHARS);
   });
 });

@@ -1,4 +1,4 @@
-import { toVisibleText, visibleArguments, type VisibleText } from '@airlock/core';
+import { toVisibleText, visibleArguments, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolArguments } from '../lib/api-types';
 
 /** Characters a short preview of a call shows, all its arguments together. */
@@ -26,30 +26,93 @@ export interface CallPreview {
   whole: boolean;
 }
 
-/** A call as one line of plain text, through the card's display rules (hidden characters as their `\u{…}` codes). */
+/**
+ * Characters of each text argument a preview reads: it shows far fewer, and a waiting call's value may hold a
+ * megabyte, previewed again in every open tab. Past them a value is only measured.
+ */
+export const PREVIEW_READ_CHARS = 1024;
+
+/** The size of a text argument only the start of which was read, as the tool gets it (no escape is counted). */
+interface ValueSize {
+  chars: number;
+  lines: number;
+}
+
+/**
+ * A call as one line of plain text, through the card's display rules (hidden characters as their `\u{…}` codes).
+ * Reads only the start of a long text argument (`PREVIEW_READ_CHARS`) and measures the rest.
+ */
 export function callPreview(toolName: string, args: ToolArguments, maxChars = PREVIEW_CHARS): CallPreview {
-  const shown = visibleArguments(toolName, args);
-  const parts = [...(shown.code === null ? [] : [{ name: null, value: shown.code.argument.value }]), ...shown.others.map(({ name, value }) => ({ name: plainText(name), value }))];
+  const sizes = new Map<string, ValueSize>();
+  const read = Object.fromEntries(
+    Object.entries(args).map(([name, value]) => {
+      if (typeof value !== 'string') return [name, value];
+      const start = readStart(value, maxChars);
+      if (start.length < value.length) sizes.set(name, { chars: value.length, lines: lineCount(value) });
+      return [name, start];
+    }),
+  );
+  // The names as shown, back to the arguments they name (the escaping of a name is one to one).
+  const named = new Map(Object.keys(args).map((name) => [plainText(toVisibleText(name, { singleLine: true })), name]));
+  const sizeOf = (argument: VisibleArgument) => {
+    const name = named.get(plainText(argument.name));
+    return name === undefined ? undefined : sizes.get(name);
+  };
+  const shown = visibleArguments(toolName, read);
+  const parts = [
+    ...(shown.code === null ? [] : [{ name: null, value: shown.code.argument.value, size: sizeOf(shown.code.argument) }]),
+    ...shown.others.map((argument) => ({ name: plainText(argument.name), value: argument.value, size: sizeOf(argument) })),
+  ];
   if (parts.length === 0) return { text: 'no arguments', whole: true };
   const label = (name: string | null) => (name === null ? '' : `${name}: `);
   const full = parts.map(({ name, value }) => `${label(name)}${plainText(value)}`).join(' · ');
   const plain = parts.every(({ name, value }) => PRINTABLE_ASCII.test(plainText(value)) && (name === null || PRINTABLE_ASCII.test(name)));
-  if (shown.hiddenCount === 0 && plain && full.length <= maxChars) return { text: full, whole: true };
+  const cut = parts.some(({ size }) => size !== undefined);
+  if (shown.hiddenCount === 0 && plain && !cut && full.length <= maxChars) return { text: full, whole: true };
 
   const each = Math.max(16, Math.floor(maxChars / Math.min(parts.length, PREVIEW_ARGUMENTS)));
-  const named = parts.slice(0, PREVIEW_ARGUMENTS).map(({ name, value }) => `${label(name)}${cutValue(value, each)}`);
-  const more = parts.length - named.length;
-  return { text: `${named.join(' · ')}${more > 0 ? ` · and ${more} more argument${more === 1 ? '' : 's'}` : ''}`, whole: false };
+  const listed = parts.slice(0, PREVIEW_ARGUMENTS).map(({ name, value, size }) => `${label(name)}${cutValue(value, each, size)}`);
+  const more = parts.length - listed.length;
+  return { text: `${listed.join(' · ')}${more > 0 ? ` · and ${more} more argument${more === 1 ? '' : 's'}` : ''}`, whole: false };
 }
 
-/** The start of a value's first line; when that is not all of it, its size in lines and characters. */
-function cutValue(value: VisibleText, maxChars: number): string {
+/** Characters that never belong to a word (ASCII space and punctuation). */
+const WORD_BREAK = /[\t\n\x20-\x2F\x3A-\x40\x5B-\x60\x7B-\x7E]/;
+/** Anything but printable ASCII, tab and line break: what display rules may escape. */
+const NOT_PLAIN = /[^\t\n\x20-\x7E]/;
+
+/**
+ * The start of a long value, enough for a preview of `maxChars`; a value of up to PREVIEW_READ_CHARS as it is. A
+ * letter that passes for Latin is escaped or not by the other letters of its word, so a start holding anything but
+ * plain ASCII ends between two words, after what a preview shows; a value with no such place is read whole.
+ */
+function readStart(value: string, maxChars: number): string {
+  const limit = Math.max(PREVIEW_READ_CHARS, maxChars);
+  if (value.length <= limit) return value;
+  const start = value.slice(0, limit);
+  if (!NOT_PLAIN.test(start)) return start;
+  for (let at = limit - 1; at >= maxChars; at--) if (WORD_BREAK.test(value.charAt(at))) return value.slice(0, at);
+  return value;
+}
+
+function lineCount(value: string): number {
+  let lines = 1;
+  for (let at = value.indexOf('\n'); at !== -1; at = value.indexOf('\n', at + 1)) lines += 1;
+  return lines;
+}
+
+/**
+ * The start of a value's first line; when that is not all of it, its size in lines and characters (as shown, codes
+ * and all; `read`: the size of a value read only in part).
+ */
+function cutValue(value: VisibleText, maxChars: number, read: ValueSize | undefined): string {
   const text = plainText(value);
   const firstLine = text.split('\n', 1)[0] ?? '';
   const start = firstLine.length > maxChars ? firstLine.slice(0, maxChars) : firstLine;
-  if (start.length === text.length) return text;
-  const lines = value.lineCount > 1 ? `${value.lineCount.toLocaleString('en')} lines, ` : '';
-  return `${start}… (${lines}${text.length.toLocaleString('en')} characters)`;
+  if (start.length === text.length && read === undefined) return text;
+  const lines = read?.lines ?? value.lineCount;
+  const chars = read?.chars ?? text.length;
+  return `${start}… (${lines > 1 ? `${lines.toLocaleString('en')} lines, ` : ''}${chars.toLocaleString('en')} characters)`;
 }
 
 function plainText(text: VisibleText): string {

@@ -6,6 +6,12 @@ import type { WaitingApproval } from './use-waiting-approvals';
 
 export const NOTIFICATION_WORKER_URL = '/notification-worker.js';
 
+/**
+ * How often, while calls wait, a tab looks for a notification of its that went missing. The waiting list is read
+ * again only when the server says it changed, so the look has a timer of its own; it reads no call from the server.
+ */
+const LOOK_AGAIN_MS = 2000;
+
 /** What the notification worker posts to every tab when the person clicks or dismisses a notification. */
 export interface NotificationEnd {
   type: 'airlock-notification-end';
@@ -75,16 +81,23 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
       return;
     }
     // One pass at a time, each against the latest list: an older pass must not close a newer notification.
-    queue.current = queue.current
-      .then(async () => {
-        const worker = await (registration.current ?? Promise.resolve(null));
-        const notifications = worker === null ? null : await worker.getNotifications();
-        const listed = notifications === null ? null : new Set(notifications.map((notification) => notification.tag));
-        const pass = book.current.pass(latest.current.waiting, listed, document.hidden);
-        for (const notification of notifications ?? []) if (pass.close.includes(notification.tag)) notification.close();
-        for (const approval of pass.show) await notify(worker, approval, latest.current.show);
-      })
-      .catch(() => undefined);
+    const look = () => {
+      queue.current = queue.current
+        .then(async () => {
+          const worker = await (registration.current ?? Promise.resolve(null));
+          const notifications = worker === null ? null : await worker.getNotifications();
+          const listed = notifications === null ? null : new Set(notifications.map((notification) => notification.tag));
+          const pass = book.current.pass(latest.current.waiting, listed, document.hidden);
+          for (const notification of notifications ?? []) if (pass.close.includes(notification.tag)) notification.close();
+          for (const approval of pass.show) await notify(worker, approval, latest.current.show);
+        })
+        .catch(() => undefined);
+    };
+    look();
+    if (waiting.length === 0) return;
+    // A notification can go missing with nothing changed in the waiting list (see NotificationBook).
+    const timer = window.setInterval(look, LOOK_AGAIN_MS);
+    return () => window.clearInterval(timer);
   }, [enabled, waiting]);
 }
 

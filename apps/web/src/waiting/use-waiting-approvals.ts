@@ -2,12 +2,6 @@ import { useMemo } from 'react';
 import type { PendingApproval, SessionSummary } from '../lib/api-types';
 import { trpc } from '../lib/trpc';
 
-/**
- * How often a chat with a run going is asked for its waiting calls: a call can start waiting at any moment of a run.
- * Also while the tab is hidden, which is when a notification is worth most.
- */
-const POLL_MS = 2000;
-
 export interface WaitingApproval extends PendingApproval {
   /** The chat's title, for lists that span chats. */
   title: string;
@@ -22,14 +16,38 @@ export interface WaitingApprovals {
   loaded: boolean;
 }
 
+/** A number per answer of a query, so a list of answers makes one key: the same answer, the same number. */
+const answerIds = new WeakMap<object, number>();
+let lastAnswerId = 0;
+function answerId(data: object | undefined): number {
+  if (data === undefined) return 0;
+  let id = answerIds.get(data);
+  if (id === undefined) answerIds.set(data, (id = ++lastAnswerId));
+  return id;
+}
+
+/**
+ * How long a chat's waiting list goes unread when nothing said it changed, hidden tab or not. Only for what the
+ * server cannot tell: with several instances, a call that starts waiting in a run of another instance that none
+ * here follows. Not less: a waiting call's arguments may hold a megabyte, read by every open tab.
+ */
+export const WAITING_FALLBACK_MS = 30_000;
+
 /**
  * The calls waiting for a decision across all chats. Session summaries carry no pending counts, so each chat
- * with a run going is asked (`chat.pending`), again on every session change and every few seconds while it runs.
+ * with a run going is asked (`chat.pending`) once, and again when sessions.watch says its waiting list changed
+ * (ChatApp marks the query stale then; after a reconnect, when changes may have been missed, every query is), or
+ * after WAITING_FALLBACK_MS without a read.
  */
 export function useWaitingApprovals(sessions: readonly SessionSummary[] | undefined): WaitingApprovals {
   const active = (sessions ?? []).filter((session) => session.activeRunId !== null);
-  const results = trpc.useQueries((t) => active.map((session) => t.chat.pending({ sessionId: session.sessionId }, { refetchInterval: POLL_MS, refetchIntervalInBackground: true, staleTime: 0, retry: false })));
-  const key = results.map((result) => result.dataUpdatedAt).join(',');
+  const results = trpc.useQueries((t) =>
+    active.map((session) =>
+      t.chat.pending({ sessionId: session.sessionId }, { staleTime: Infinity, refetchInterval: WAITING_FALLBACK_MS, refetchIntervalInBackground: true, retry: false }),
+    ),
+  );
+  // An answer equal to the one before keeps its identity (the query's structural sharing): then nothing is rebuilt.
+  const key = results.map((result) => answerId(result.data)).join(',');
   const titles = active.map((session) => `${session.sessionId}\u0000${session.title}`).join('\u0001');
   const loaded = sessions !== undefined && results.every((result) => !result.isPending);
   return useMemo(() => {
@@ -40,6 +58,6 @@ export function useWaitingApprovals(sessions: readonly SessionSummary[] | undefi
     const countBySession = new Map<string, number>();
     for (const approval of all) countBySession.set(approval.sessionId, (countBySession.get(approval.sessionId) ?? 0) + 1);
     return { all, countBySession, loaded };
-    // The queries' data changes exactly when their update times or the titles do.
+    // The queries' data changes exactly when their answers' identities or the titles do.
   }, [key, titles, loaded]);
 }

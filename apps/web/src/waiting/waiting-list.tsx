@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { UnsteadyClickHint } from '../chat/decision-controls';
 import type { PersonDecision } from '../lib/api-types';
 import { SteadyButton } from '../lib/steady-button';
@@ -43,7 +43,8 @@ interface WaitingItemProps extends Pick<WaitingListProps, 'onDecide' | 'onOpen'>
 
 function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
   const [ignoredClick, setIgnoredClick] = useState(false);
-  const preview = callPreview(approval.toolName, approval.arguments);
+  // A waiting call's arguments never change under its id, and the list renders again with every change of the app.
+  const preview = useMemo(() => callPreview(approval.toolName, approval.arguments), [approval.approvalId]);
   const decide = (decision: PersonDecision) => {
     setIgnoredClick(false);
     onDecide(approval, decision);

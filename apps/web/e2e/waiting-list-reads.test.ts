@@ -1,0 +1,62 @@
+import type { Page } from 'playwright-core';
+import { describe, expect, it, vi } from 'vitest';
+import { RECORDING_COMMAND } from './support/airlock-under-test';
+import { useBrowserSuite } from './support/browser-suite';
+import { ChatPage } from './support/chat-page';
+
+const suite = useBrowserSuite();
+
+/** How many times the page has asked the server for a chat's waiting calls, counted as it sends them. */
+function pendingReads(page: Page): Promise<number> {
+  return page.evaluate(() => (window as unknown as { pendingReads: number }).pendingReads);
+}
+
+describe('the waiting list across chats', () => {
+  it('reads a chat’s waiting calls when the server says they changed, not every few seconds: ten seconds of the tab’s time ask nothing', async () => {
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] }, { text: 'Not run.' });
+    const page = await suite.context.newPage();
+    page.setDefaultTimeout(10_000);
+    await page.addInitScript(() => {
+      const counted = window as unknown as { pendingReads: number };
+      counted.pendingReads = 0;
+      window.WebSocket = class extends WebSocket {
+        override send(data: Parameters<WebSocket['send']>[0]): void {
+          if (typeof data === 'string') counted.pendingReads += data.split('"path":"chat.pending"').length - 1;
+          super.send(data);
+        }
+      };
+    });
+    // The tab's clock is the test's, to let seconds go by at once.
+    await page.clock.install();
+    await page.goto(suite.airlock.link);
+    const chat = new ChatPage(page);
+    await chat.connected();
+    await chat.send('a call that waits');
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+    // The person moves on to another chat; the call waits in the list.
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
+    const waiting = page.getByRole('region', { name: 'Waiting for you' });
+    const item = waiting.getByRole('listitem').filter({ hasText: 'a call that waits' });
+    await item.getByText(RECORDING_COMMAND).waitFor();
+    const read = await pendingReads(page);
+    expect(read).toBeGreaterThan(0);
+
+    // Well within the 30 s after which a list nothing was said about is read anyway (WAITING_FALLBACK_MS).
+    await page.clock.runFor(10_000);
+    expect(await pendingReads(page)).toBe(read);
+    await item.getByText(RECORDING_COMMAND).waitFor();
+
+    // Denied from the list: the server says the chat's waiting calls changed, and the list reads them again.
+    await page.clock.resume();
+    const deny = waiting.getByRole('button', { name: 'Deny terminal in a call that waits', exact: true });
+    await vi.waitFor(
+      async () => {
+        if (await deny.isVisible()) await deny.click({ timeout: 2_000 }).catch(() => undefined);
+        expect(await waiting.count()).toBe(0);
+      },
+      { timeout: 15_000, interval: 250 },
+    );
+    expect(await pendingReads(page)).toBeGreaterThan(read);
+    expect(await suite.airlock.runCount()).toBe(0);
+  });
+});

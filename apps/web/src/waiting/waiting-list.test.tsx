@@ -1,0 +1,47 @@
+import { visibleArguments } from '@airlock/core';
+import { cleanup, render, screen } from '@testing-library/react';
+import type * as Core from '@airlock/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { WaitingApproval } from './use-waiting-approvals';
+import { WaitingList } from './waiting-list';
+
+vi.mock('@airlock/core', async (importOriginal) => {
+  const core = await importOriginal<typeof Core>();
+  return { ...core, visibleArguments: vi.fn(core.visibleArguments) };
+});
+
+afterEach(() => {
+  cleanup();
+  vi.mocked(visibleArguments).mockClear();
+});
+
+const waiting = (id: string, code: string): WaitingApproval => ({
+  approvalId: id,
+  sessionId: 's1',
+  runId: 'r1',
+  toolCallId: `call_${id}`,
+  toolName: 'python',
+  arguments: { code },
+  requestedAt: 1,
+  expiresAt: null,
+  title: 'big chat',
+});
+
+describe('WaitingList', () => {
+  it('previews each waiting call once, not again on every render of the app', () => {
+    const approvals = ['a', 'b', 'c'].map((id) => waiting(id, `print("${id}") # ${'x'.repeat(100_000)}`));
+    const list = (shown: readonly WaitingApproval[]) => <WaitingList approvals={shown} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />;
+    const { rerender } = render(list(approvals));
+    expect(vi.mocked(visibleArguments)).toHaveBeenCalledTimes(3);
+
+    // The list read again (equal calls, new objects) and the app drawn again for something else.
+    rerender(list(approvals.map((approval) => ({ ...approval, arguments: { ...approval.arguments } }))));
+    rerender(list(approvals));
+    expect(vi.mocked(visibleArguments)).toHaveBeenCalledTimes(3);
+
+    // A call put up since is previewed, once.
+    rerender(list([...approvals, waiting('d', 'print("d")')]));
+    expect(vi.mocked(visibleArguments)).toHaveBeenCalledTimes(4);
+    screen.getByText('print("d")');
+  });
+});
