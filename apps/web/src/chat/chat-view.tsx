@@ -1,9 +1,10 @@
+import { useCallback, useRef } from 'react';
 import type { RunOptions, ToolInfo } from '../lib/api-types';
 import { GrantsPanel } from '../grants/grants-panel';
 import { undecidedCalls } from './chat-reducer';
 import { ChatTranscript } from './chat-transcript';
 import { Composer } from './composer';
-import { CurrentSessionContext } from './current-session';
+import { CurrentSessionContext, FocusComposerContext } from './current-session';
 import { PendingBar } from './pending-bar';
 import { proseText } from './prose-text';
 import { useChatSession } from './use-chat-session';
@@ -25,6 +26,8 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
   const chat = useChatSession({ sessionId, isNew, onActivity });
   const following = chat.state.run?.phase === 'following';
   const undecided = undecidedCalls(chat.state);
+  const messageBox = useRef<HTMLTextAreaElement>(null);
+  const focusComposer = useCallback(() => messageBox.current?.focus(), []);
   return (
     <div className="chat">
       {!confirmToolCalls && (
@@ -46,7 +49,9 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
         </p>
       )}
       <CurrentSessionContext value={sessionId}>
-        <ChatTranscript items={chat.earlierItems.length === 0 ? chat.state.items : [...chat.earlierItems, ...chat.state.items]} run={chat.state.run} tools={tools} onDecide={chat.decide} />
+        <FocusComposerContext value={focusComposer}>
+          <ChatTranscript items={chat.earlierItems.length === 0 ? chat.state.items : [...chat.earlierItems, ...chat.state.items]} run={chat.state.run} tools={tools} onDecide={chat.decide} />
+        </FocusComposerContext>
       </CurrentSessionContext>
       {chat.state.streamError !== null && (
         <p className="banner banner-error" role="alert">
@@ -54,7 +59,7 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
         </p>
       )}
       <PendingBar calls={undecided} onDecideAll={chat.decideAll} />
-      <Composer running={following} disabled={!chat.ready || !connected} onSend={(message) => chat.send(message, runOptions())} onStop={chat.stop} />
+      <Composer inputRef={messageBox} running={following} disabled={!chat.ready || !connected} onSend={(message) => chat.send(message, runOptions())} onStop={chat.stop} />
     </div>
   );
 }

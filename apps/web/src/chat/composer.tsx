@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useState, type FormEvent, type KeyboardEvent, type Ref } from 'react';
 
 export const MAX_MESSAGE_LENGTH = 100_000;
 
@@ -9,9 +9,11 @@ export interface ComposerProps {
   disabled: boolean;
   onSend: (message: string) => void;
   onStop: () => void;
+  /** The message box, for the chat to move the focus to it. */
+  inputRef?: Ref<HTMLTextAreaElement>;
 }
 
-export function Composer({ running, disabled, onSend, onStop }: ComposerProps) {
+export function Composer({ running, disabled, onSend, onStop, inputRef }: ComposerProps) {
   const [text, setText] = useState('');
   const canSend = !running && !disabled && text.trim() !== '';
 
@@ -32,6 +34,7 @@ export function Composer({ running, disabled, onSend, onStop }: ComposerProps) {
   return (
     <form className="composer" onSubmit={submit}>
       <textarea
+        ref={inputRef}
         aria-label="Message"
         placeholder={running ? 'The model is working… you can type your next message.' : 'Message (Enter to send, Shift+Enter for a new line)'}
         value={text}

@@ -3,6 +3,7 @@ import { useReducer } from 'react';
 import { deferred } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ConfirmInput, ConfirmResult, ToolAnnotations } from '../lib/api-types';
+import { FocusComposerContext } from './current-session';
 import { chatReducer, type ChatState } from './chat-reducer';
 import { sendDecision, type SendConfirm } from './send-decision';
 import { KEYED_DECISION_DELAY_MS, ToolCallCard } from './tool-call-card';
@@ -191,15 +192,14 @@ describe('ToolCallCard decisions', () => {
 describe('ToolCallCard keys', () => {
   afterEach(() => vi.useRealTimers());
 
-  /** The card with a message box beside it, as in the chat: where typing that is no decision goes. */
+  /** The card with a message box beside it, as in the chat (which tells the card how to focus it): where typing that is no decision goes. */
   function withMessageBox(onDecide: (request: unknown) => void) {
+    const focusMessageBox = () => screen.getByRole('textbox', { name: 'Message' }).focus();
     render(
-      <>
+      <FocusComposerContext value={focusMessageBox}>
         <ToolCallCard call={view(awaiting)} annotations={terminal} onDecide={(_, request) => onDecide(request)} />
-        <form className="composer">
-          <textarea aria-label="Message" />
-        </form>
-      </>,
+        <textarea aria-label="Message" />
+      </FocusComposerContext>,
     );
     const card = screen.getByRole('article', { name: 'Tool call terminal' });
     card.focus();

@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useContext, useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { ToolArguments as Args, ToolAnnotations } from '../lib/api-types';
 import { ArgumentEditor } from './argument-editor';
 import type { JsonSchema } from './argument-form';
+import { FocusComposerContext } from './current-session';
 import { DecisionControls } from './decision-controls';
 import { grantScope } from './grant-scope';
 import type { DecisionRequest } from './send-decision';
@@ -61,6 +62,7 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
   const [confirmAlways, setConfirmAlways] = useState(false);
   const [reasonRequest, setReasonRequest] = useState(0);
   const [editing, setEditing] = useState(false);
+  const focusComposer = useContext(FocusComposerContext);
   const card = useRef<HTMLElement>(null);
   const undecided = state.status === 'awaiting-decision' || state.status === 'deciding';
   /** A decision typed on the card, sent when no other key follows within KEYED_DECISION_DELAY_MS. */
@@ -130,7 +132,7 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
     if ([...event.key].length !== 1) return;
     setConfirmAlways(false);
     // Moved during keydown, the focus takes the key's character with it (not prevented).
-    document.querySelector<HTMLTextAreaElement>('.composer textarea')?.focus();
+    focusComposer?.();
   };
   return (
     <article
