@@ -14,8 +14,14 @@ const OWN_MODULES = fileURLToPath(new URL('../node_modules', import.meta.url));
 type Msg = { role: string; content?: unknown };
 const lastMessage = (body: Record<string, unknown> | undefined) => (body?.messages as Msg[] | undefined)?.at(-1);
 
-/** Bundles the example (its packages resolved from this package, as a workspace install would) and runs it. */
-async function runExample(dir: string, env: Record<string, string>, args: string[], stdin: string) {
+/** How the example asks about a call on stderr. */
+const QUESTION = 'allow? y = yes, anything else = no';
+
+/**
+ * Bundles the example (its packages resolved from this package, as a workspace install would) and runs it, giving
+ * each answer once its question is shown: the example takes no line typed before a call is asked about.
+ */
+async function runExample(dir: string, env: Record<string, string>, args: string[], answers: readonly string[]) {
   const outfile = join(dir, 'example.mjs');
   await build({
     entryPoints: [EXAMPLE],
@@ -28,12 +34,17 @@ async function runExample(dir: string, env: Record<string, string>, args: string
     banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
     logLevel: 'silent',
   });
-  const child = spawn(process.execPath, [outfile, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [outfile, ...args], { env: { ...process.env, AIRLOCK_DECISION_GUARD_MS: '0', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
+  let answered = 0;
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(stdin);
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    const asked = stderr.split(QUESTION).length - 1;
+    for (; answered < asked && answered < answers.length; answered++) child.stdin.write(`${answers[answered]}\n`);
+    if (answered === answers.length) child.stdin.end();
+  });
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   return { code, stdout, stderr };
 }
@@ -53,7 +64,7 @@ describe('examples/auto-allow-read-only.ts', () => {
         { text: 'Listed.' },
       );
       const link = `${airlock.server.url}/#token=${encodeURIComponent(airlock.server.token)}`;
-      const { code, stdout, stderr } = await runExample(dir, { AIRLOCK_URL: link }, ['--session', 's-example', 'tidy up'], 'keep the build folder\ny\n');
+      const { code, stdout, stderr } = await runExample(dir, { AIRLOCK_URL: link }, ['--session', 's-example', 'tidy up'], ['keep the build folder', 'y']);
 
       expect(code, stderr).toBe(0);
       const ledger = stdout.trim().split('\n').map((line): unknown => JSON.parse(line));
