@@ -18,6 +18,11 @@ export interface MigrateOptions {
 export function migrate(db: Database, { file, migrations, now }: MigrateOptions): void {
   const latest = migrations.at(-1)?.version ?? 0;
   db.transaction(() => {
+    // Tables and no record of migrations: another program's database (or a WAL from one), not a new one to set up.
+    const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
+    if (tables.length > 0 && !tables.some((table) => table.name === 'schema_migrations')) {
+      throw new StoreError(file, 'not-airlock', `is not an Airlock database: it holds tables (${tables.slice(0, 3).map((table) => JSON.stringify(table.name)).join(', ')}) and no record of Airlock's schema`);
+    }
     db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
     const { current } = db.prepare<[], { current: number | null }>('SELECT max(version) AS current FROM schema_migrations').get() ?? { current: null };
     const at = current ?? 0;

@@ -20,6 +20,11 @@ export function openDatabase({ directory, file, busyTimeoutMs }: OpenDatabaseOpt
   let db: Database.Database;
   try {
     mkdirSync(directory, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new StoreError(file, 'cannot-open', `cannot be opened (${errorText(error)})`, { cause: error });
+  }
+  checkOwnership(directory, file);
+  try {
     createIfMissing(file);
     keepPrivate(file);
     db = new Database(file, { timeout: busyTimeoutMs });
@@ -62,6 +67,23 @@ function problemOf(error: unknown): StoreProblem | undefined {
   // A file this user may read but not write fails at its first lock, as an I/O error.
   if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_PERM') || code.startsWith('SQLITE_IOERR')) return 'cannot-open';
   return undefined;
+}
+
+/**
+ * The data folder and the database files must be this user's, and no one else may change the folder: whoever could
+ * put their own database there (or swap this one's) would decide calls with their rules, and read every chat.
+ * Not checked where the system has no user ids.
+ */
+function checkOwnership(directory: string, file: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  const folder = statSync(directory);
+  if (folder.uid !== uid) throw new StoreError(file, 'not-private', `is in a folder of another user (${directory} is owned by user ${folder.uid}, Airlock runs as ${uid})`);
+  if ((folder.mode & 0o022) !== 0) throw new StoreError(file, 'not-private', `is in a folder other users may change (${directory} has mode ${(folder.mode & 0o777).toString(8)})`);
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    const info = statSync(path, { throwIfNoEntry: false });
+    if (info !== undefined && info.uid !== uid) throw new StoreError(file, 'not-private', `${path === file ? 'is' : `has ${path}, which is`} owned by another user (user ${info.uid}, Airlock runs as ${uid})`);
+  }
 }
 
 /**

@@ -360,6 +360,17 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect((refused as StoreError).problem).toBe('newer-schema');
   });
 
+  it("a schema holding another program's tables (and no record of Airlock's schema) is refused and left as it was", async () => {
+    await using database = await openTestDatabase();
+    await withClient((client) => client.query(`CREATE TABLE "${database.schema}".sessions (id integer)`));
+    const refused = await openStore(database, 'a').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StoreError);
+    expect((refused as StoreError).problem).toBe('not-airlock');
+    expect((refused as StoreError).message).toContain(`schema ${database.schema} is not Airlock's: it holds tables ("sessions")`);
+    const tables = await withClient(async (client) => (await client.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1', [database.schema])).rows);
+    expect(tables).toStrictEqual([{ name: 'sessions' }]);
+  });
+
   it('a database that does not answer is refused with a StoreError that names it without its password', async () => {
     const url = new URL(TEST_DATABASE_URL);
     url.port = '1';

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -69,6 +69,43 @@ describe('SqliteStore', () => {
       { role: 'assistant', content: 'hi' },
     ]);
     await reopened.close();
+  });
+
+  it("refuses another program's database (tables and no record of Airlock's schema) and leaves it as it was", async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    const other = new Database(file);
+    other.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')");
+    other.close();
+    const refused = await expectStoreError(SqliteStore.open({ directory: folder.path, ...quiet }), 'not-airlock', file);
+    expect(refused.message).toContain('is not an Airlock database: it holds tables ("notes")');
+    const after = new Database(file, { readonly: true });
+    expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all()).toStrictEqual(['notes']);
+    after.close();
+  });
+
+  it('refuses a data folder other users may change, and leaves it as it was', async () => {
+    await using folder = await tempFolder();
+    const directory = join(folder.path, 'data');
+    await mkdir(directory);
+    await chmod(directory, 0o777);
+    const refused = await expectStoreError(SqliteStore.open({ directory, ...quiet }), 'not-private', join(directory, DATABASE_FILE));
+    expect(refused.message).toContain('is in a folder other users may change');
+    expect(await readdir(directory)).toStrictEqual([]);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('refuses a data folder or a database of another user (run as root, which can make them)', async () => {
+    await using folder = await tempFolder();
+    const theirs = join(folder.path, 'theirs');
+    await mkdir(theirs, { mode: 0o700 });
+    await chown(theirs, 65534, 65534);
+    await expectStoreError(SqliteStore.open({ directory: theirs, ...quiet }), 'not-private', join(theirs, DATABASE_FILE));
+    const mine = join(folder.path, 'mine');
+    await mkdir(mine, { mode: 0o700 });
+    await writeFile(join(mine, DATABASE_FILE), '');
+    await chown(join(mine, DATABASE_FILE), 65534, 65534);
+    const refused = await expectStoreError(SqliteStore.open({ directory: mine, ...quiet }), 'not-private', join(mine, DATABASE_FILE));
+    expect(refused.message).toContain('is owned by another user (user 65534');
   });
 
   it('keeps what was written before its process was killed, and opens again once that process is gone', async () => {

@@ -1,12 +1,15 @@
 /** What is wrong with the database file, each with what a person can do about it. */
-export type StoreProblem = 'corrupt' | 'locked' | 'newer-schema' | 'cannot-open' | 'unreachable';
+export type StoreProblem = 'corrupt' | 'locked' | 'newer-schema' | 'cannot-open' | 'unreachable' | 'not-airlock' | 'not-private';
 
 const advice: Record<StoreProblem, string> = {
   corrupt: 'It was left as it is: restore it from a backup, or move it aside to start with an empty store.',
   locked:
     'Another process holds it, most likely another Airlock server with the same data folder: stop that one, or start this one with another --data-dir.',
-  'newer-schema': 'It was written by a newer Airlock and was left as it is: run that version, or start this one with another --data-dir.',
+  'newer-schema': 'It was written by a newer Airlock and was left as it is: run that version, or start this one with another --data-dir (with PostgreSQL, --database-schema).',
   'cannot-open': 'Check that the folder exists and that this user may read and write it.',
+  'not-airlock': "It was left as it is: give Airlock a data folder of its own with --data-dir (with PostgreSQL, a schema of its own with --database-schema).",
+  'not-private':
+    'Airlock keeps chats, decisions and the rules that let calls run unasked there, so only the user running it may own and change them: use a folder of your own (--data-dir), or make this one yours and private (chown, chmod 700).',
   unreachable: 'Check that the PostgreSQL server is running and reachable, and the database URL (host, port, database, user, password).',
 };
 

@@ -27,6 +27,11 @@ export async function migratePostgres(pool: Pool, { schema, location, migrations
     const { rowCount } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
     if (rowCount === 0) await client.query(`CREATE SCHEMA ${quoted}`);
     await client.query(`SET LOCAL search_path TO ${quoted}`);
+    const tables = await client.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE' ORDER BY table_name", [schema]);
+    if (tables.rows.length > 0 && !tables.rows.some((table) => table.name === 'schema_migrations')) {
+      const named = tables.rows.slice(0, 3).map((table) => JSON.stringify(table.name)).join(', ');
+      throw new StoreError(location, 'not-airlock', `schema ${schema} is not Airlock's: it holds tables (${named}) and no record of Airlock's schema`);
+    }
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)');
     const { rows } = await client.query<{ current: number | null }>('SELECT max(version) AS current FROM schema_migrations');
     const at = rows[0]?.current ?? 0;
