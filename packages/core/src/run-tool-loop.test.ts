@@ -767,9 +767,40 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
         );
         expect(calls).toStrictEqual([]);
         expect(ofType(events, 'tool-start')).toStrictEqual([]);
-        expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'The answer is 42.', reasoning: thinking });
-        expect(ofType(events, 'text-delta').map((e) => e.text).join('')).toMatch(/The answer is 42\.$/);
+        // What was shown live is what is kept: thinking the prompt opened is only known at its </think>, when it was shown.
+        const live = ofType(events, 'text-delta').map((e) => e.text).join('');
+        const opened = deltas[0] === '<thi';
+        expect(result.messages.at(-1)).toStrictEqual(
+          opened ? { role: 'assistant', content: 'The answer is 42.', reasoning: thinking } : { role: 'assistant', content: `${thinking.replace(call, '')}</think>\n\nThe answer is 42.`, reasoning: call },
+        );
+        expect(live).toBe((result.messages.at(-1) as { content: string }).content);
       }
+    });
+
+    it('runs no call the model wrote in its thinking, however the thinking names or seems to code its closing tag (confirmation off)', async () => {
+      const call = '<tool_call>{"name": "python", "arguments": {"code": "open(\'thought.txt\', \'w\')"}}</tool_call>';
+      for (const text of [
+        // Thinking the prompt opened, with an unclosed fence, or a stray backtick on the </think> line.
+        `The user wants a list. I could run ${call} but I should not.\nDraft:\n\`\`\`bash\nls\n</think>\n\nHere is my answer: nothing ran.`,
+        `Maybe ${call} no, use \`ls</think>\nAnswer.`,
+        // An explicit block that names its closing tag in code, or holds a nested block.
+        `<think>The user asks what \`</think>\` does.\nI could run ${call} but I won't.</think>\n\nIt closes the thinking block.`,
+        `<think>outer <think>inner</think> ${call} </think>Answer`,
+      ]) {
+        const { events, calls, result } = await drive([textStep(text)], undefined, { confirmToolCalls: false });
+        expect(calls).toStrictEqual([]);
+        expect(ofType(events, 'tool-start')).toStrictEqual([]);
+        const stored = result.messages.at(-1) as { content: string };
+        expect(ofType(events, 'text-delta').map((e) => e.text).join('')).toBe(stored.content);
+      }
+    });
+
+    it('runs a text call whose arguments name the tags with its whole arguments (confirmation off)', async () => {
+      const code = "print('</tool_call> <tool_call> </think>') # \"quoted\"";
+      const text = `Running it.\n<tool_call>${JSON.stringify({ name: 'python', arguments: { code } })}</tool_call>`;
+      const { calls, result } = await drive([textStep(text), textStep('Done.')], undefined, { confirmToolCalls: false });
+      expect(calls).toStrictEqual([{ code }]);
+      expect(result.messages[1]).toMatchObject({ role: 'assistant', content: 'Running it.\n', toolCalls: [{ name: 'python', arguments: { code } }] });
     });
 
     it('gives thinking between <think> tags out as reasoning deltas', async () => {

@@ -73,6 +73,52 @@ describe('TextToolCallExtractor', () => {
   });
 });
 
+describe('TextToolCallExtractor on tags inside a call\'s JSON strings', () => {
+  it('ends a call only at a </tool_call> outside its strings, so an argument may name any tag, however the reply is cut', () => {
+    // Cases L, L2: the call was cut at the tag in the string and ran shortened ("echo").
+    for (const tag of [TOOL_CALL_CLOSE, TOOL_CALL_OPEN, '</think>', '<think>']) {
+      expectAnySplit(`<tool_call>{"name": "terminal", "arguments": {"command": "echo ${tag} && rm -rf x"}}</tool_call>`, {
+        text: '',
+        reasoning: '',
+        calls: [{ ok: true, name: 'terminal', arguments: { command: `echo ${tag} && rm -rf x` } }],
+      });
+    }
+    const notes = 'The closing tag is </tool_call> and the rest of the notes.';
+    expectAnySplit(`Writing the notes.\n<tool_call>${JSON.stringify({ name: 'write_file', arguments: { path: 'notes.md', content: notes } })}</tool_call>`, {
+      text: 'Writing the notes.\n',
+      reasoning: '',
+      calls: [{ ok: true, name: 'write_file', arguments: { path: 'notes.md', content: notes } }],
+    });
+    // Case thinkInArg: a </think> in an argument of a reply with no thinking is no end of thinking.
+    const prompt = 'Reasoning ends at </think> then the answer.';
+    expectAnySplit(`<tool_call>${JSON.stringify({ name: 'write_file', arguments: { path: 'prompt.txt', content: prompt } })}</tool_call>`, {
+      text: '',
+      reasoning: '',
+      calls: [{ ok: true, name: 'write_file', arguments: { path: 'prompt.txt', content: prompt } }],
+    });
+  });
+
+  it('follows escaped quotes, even cut between the backslash and the quote, and single-quoted strings', () => {
+    expectAnySplit('<tool_call>{"name": "t", "arguments": {"a": "say \\"</tool_call>\\" \\\\", "b": "</tool_call>"}}</tool_call>after', {
+      text: 'after',
+      reasoning: '',
+      calls: [{ ok: true, name: 't', arguments: { a: 'say "</tool_call>" \\', b: '</tool_call>' } }],
+    });
+    expectAnySplit("<tool_call>{'name': 't', 'arguments': {'a': 'x </tool_call> \"y'}}</tool_call>", {
+      text: '',
+      reasoning: '',
+      calls: [{ ok: true, name: 't', arguments: { a: 'x </tool_call> "y' } }],
+    });
+  });
+
+  it('runs no call whose body the reply ends inside a string (cut off there), and keeps it as text', () => {
+    const text = 'Running <tool_call>{"name": "terminal", "arguments": {"command": "rm -rf /tmp/build';
+    expectAnySplit(text, { text, reasoning: '', calls: [] });
+    const swallowed = `<tool_call>{"name": "t", "arguments": {"a": "x}}</tool_call> then <tool_call>{"name": "t"}</tool_call>`;
+    expectAnySplit(swallowed, { text: swallowed, reasoning: '', calls: [] });
+  });
+});
+
 describe('TextToolCallExtractor on thinking written in the text', () => {
   const call = '<tool_call>{"name":"write_file","arguments":{"path":"thought.txt","content":"only a thought"}}</tool_call>';
 
@@ -97,30 +143,57 @@ describe('TextToolCallExtractor on thinking written in the text', () => {
     expectAnySplit(`Hi. <think>still thinking ${call}`, { text: 'Hi. ', reasoning: `still thinking ${call}`, calls: [] });
   });
 
-  it('reads a reply up to a lone </think> as thinking (the prompt opened it), calls in it included, however the reply is cut', () => {
+  it('runs no call written before a lone </think> (the prompt opened thinking) and keeps the text as written, however the reply is cut', () => {
     const thought = `The user wants a file. ${call} No, just answer.\n`;
-    expectAnySplit(`${thought}</think>\n\nThe answer is 42.`, { text: 'The answer is 42.', reasoning: thought, calls: [] });
-    expectAnySplit(`${thought}</thinking>42`, { text: '42', reasoning: thought, calls: [] });
-    // Given in one delta, it goes out as reasoning.
-    expect(shown([`${thought}</think>42`])).toStrictEqual([
-      { type: 'reasoning', text: thought },
-      { type: 'text', text: '42' },
-    ]);
+    expectAnySplit(`${thought}</think>\n\nThe answer is 42.`, { text: 'The user wants a file.  No, just answer.\n</think>\n\nThe answer is 42.', reasoning: call, calls: [] });
+    expectAnySplit(`${thought}</thinking>42`, { text: 'The user wants a file.  No, just answer.\n</thinking>42', reasoning: call, calls: [] });
   });
 
-  it('keeps text already given out before a lone </think> given, and keeps all of it as reasoning', () => {
-    const deltas = ['Let me see. ', `${call} no.</think>42`];
-    expect(shown(deltas)).toStrictEqual([
-      { type: 'text', text: 'Let me see. ' },
-      { type: 'reasoning', text: `${call} no.` },
-      { type: 'text', text: '42' },
-    ]);
-    expect(extract(deltas)).toStrictEqual({ text: '42', reasoning: `Let me see. ${call} no.`, calls: [] });
+  it('keeps as the reply what was given out live, whenever the lone </think> comes (the stored turn shows what the person saw)', () => {
+    const text = `Let me see. ${call} no.</think>42`;
+    const expected = { text: 'Let me see.  no.</think>42', reasoning: call, calls: [] };
+    for (const deltas of [[text], ['Let me see. ', `${call} no.</think>42`], text.split('')]) {
+      expect(extract(deltas)).toStrictEqual(expected);
+      expect(shown(deltas).filter((part) => part.type === 'text').map((part) => part.text).join('')).toBe(expected.text);
+    }
+    // A reply that names the tag in prose after a call (case "proseThink"): the call may have been thought, so it does
+    // not run, and the live answer is the stored one.
+    const creating = '<tool_call>{"name":"terminal","arguments":{"command":"touch prose-think.txt"}}</tool_call>';
+    expectAnySplit(`Creating it now. ${creating}\nDone. (Models end reasoning with </think>.)`, {
+      text: 'Creating it now. \nDone. (Models end reasoning with </think>.)',
+      reasoning: creating,
+      calls: [],
+    });
   });
 
   it('ends thinking at a lone </think> inside a call that never closed', () => {
     const unclosed = '<tool_call>{"name": "terminal", "arguments": {"command": "rm -rf x"} hmm';
-    expectAnySplit(`Maybe ${unclosed}</think>Answer`, { text: 'Answer', reasoning: `Maybe ${unclosed}`, calls: [] });
+    expectAnySplit(`Maybe ${unclosed}</think>Answer`, { text: 'Maybe </think>Answer', reasoning: unclosed, calls: [] });
+  });
+
+  it('ends the thinking the prompt opened at a lone </think> even in what looks like Markdown code (thinking is not Markdown)', () => {
+    const rm = '<tool_call>{"name": "terminal", "arguments": {"command": "rm -rf x"}}</tool_call>';
+    // Cases C, C2, C3: an unclosed fence, a stray backtick on the </think> line, a tilde fence.
+    expectAnySplit(`Maybe ${rm} no.\n\`\`\`bash\nrm\n</think>\nAnswer.`, { text: 'Maybe  no.\n```bash\nrm\n</think>\nAnswer.', reasoning: rm, calls: [] });
+    expectAnySplit(`Maybe ${rm} no, use \`ls</think>\nAnswer.`, { text: 'Maybe  no, use `ls</think>\nAnswer.', reasoning: rm, calls: [] });
+    expectAnySplit(`Maybe ${rm}\n~~~\n</think>\nAnswer.`, { text: 'Maybe \n~~~\n</think>\nAnswer.', reasoning: rm, calls: [] });
+    const touch = '<tool_call>{"name":"terminal","arguments":{"command":"touch thought-fence.txt"}}</tool_call>';
+    const fence = `The user wants a list. I could run ${touch} but I should not.\nDraft:\n\`\`\`bash\nls\n</think>\n\nHere is my answer: nothing ran.`;
+    expectAnySplit(fence, { text: fence.replace(touch, ''), reasoning: touch, calls: [] });
+  });
+
+  it('ends an explicit <think> block at its own closing tag: not at a nested block\'s, nor at one in a backtick span on its line', () => {
+    const rm = '<tool_call>{"name": "terminal", "arguments": {"command": "rm -rf x"}}</tool_call>';
+    // Case D.
+    expectAnySplit(`<think>outer <think>inner</think> ${rm} </think>Answer`, { text: 'Answer', reasoning: `outer <think>inner</think> ${rm} `, calls: [] });
+    const touch = '<tool_call>{"name":"terminal","arguments":{"command":"touch thought-code.txt"}}</tool_call>';
+    const thought = `The user asks what \`</think>\` does.\nI could run ${touch} but I won't.`;
+    expectAnySplit(`<think>${thought}</think>\n\nIt closes the thinking block.`, { text: 'It closes the thinking block.', reasoning: thought, calls: [] });
+    expectAnySplit(`<think>Use \`\`a \` </think>\`\` here ${rm}</think>ok`, { text: 'ok', reasoning: `Use \`\`a \` </think>\`\` here ${rm}`, calls: [] });
+    // A span ends with its line: a stray backtick does not keep the block open past it.
+    expectAnySplit('<think>It`s\nfine</think>ok', { text: 'ok', reasoning: 'It`s\nfine', calls: [] });
+    // Unmatched on its own line, it keeps the block open: the answer stays thinking, and no call in it runs.
+    expectAnySplit(`<think>It\`s</think>ok ${rm}`, { text: '', reasoning: `It\`s</think>ok ${rm}`, calls: [] });
   });
 
   it('reads a </think> as text once the reply showed where thinking is, and in code', () => {
@@ -252,7 +325,9 @@ describe('TextToolCallExtractor, property-based', () => {
 
   property.prop([stream.filter((text) => !text.includes('</think>')), fc.array(fc.nat(), { maxLength: 40 })])('runs nothing written in thinking', (inside, points) => {
     const result = extract(splitAt(`<think>${inside}</think>`, points));
-    expect(result).toStrictEqual({ text: '', reasoning: inside, calls: [] });
+    // The last tag closes a nested block, or stands in a backtick span on its line: then it too is thinking.
+    expect(result).toStrictEqual({ text: '', reasoning: inside.includes('<think>') || inside.includes('`') ? result.reasoning : inside, calls: [] });
+    expect([inside, `${inside}</think>`]).toContain(result.reasoning);
   });
 
   property.prop([fc.array(fc.nat(), { maxLength: 40 })])('reads text with no tags unchanged, whatever the split', (points) => {
@@ -315,7 +390,8 @@ describe('TextToolCallExtractor on hostile streams', () => {
       ['<think>a</think>b'.repeat(50_000), { text: 'b'.repeat(50_000), reasoning: 'a'.repeat(50_000), calls: [] }],
       ['`<tool_call>` '.repeat(50_000), { text: '`<tool_call>` '.repeat(50_000), reasoning: '', calls: [] }],
       ['`'.repeat(500_000), { text: '`'.repeat(500_000), reasoning: '', calls: [] }],
-      ['</think>'.repeat(50_000), { text: '</think>'.repeat(49_999), reasoning: '', calls: [] }],
+      ['</think>'.repeat(50_000), { text: '</think>'.repeat(50_000), reasoning: '', calls: [] }],
+      ['<think>'.repeat(50_000), { text: '', reasoning: '<think>'.repeat(49_999), calls: [] }],
     ];
     for (const [text, expected] of cases) {
       expect(extract([text])).toStrictEqual(expected);

@@ -44,13 +44,14 @@ export interface ExtractedReply {
   reasoning: string;
 }
 
-/** The tags a model's thinking is written between, each opening tag with its closing one. */
-const THINKING = new Map([
-  ['<think>', ['</think>']],
-  ['<thinking>', ['</thinking>']],
-]);
-const THINKING_CLOSES = [...THINKING.values()].flat();
-const TEXT_TAGS = [TOOL_CALL_OPEN, ...THINKING.keys()];
+/** The tags a model's thinking is written between: an opening tag and its closing one. */
+const THINKING = [
+  { open: '<think>', close: '</think>' },
+  { open: '<thinking>', close: '</thinking>' },
+] as const;
+type Thinking = (typeof THINKING)[number];
+const THINKING_CLOSES = THINKING.map((tag) => tag.close);
+const TEXT_TAGS = [TOOL_CALL_OPEN, ...THINKING.map((tag) => tag.open)];
 const BODY_TAGS = [TOOL_CALL_CLOSE, TOOL_CALL_OPEN];
 const TEXT_TAGS_MAY_BE_THINKING = [...TEXT_TAGS, ...THINKING_CLOSES];
 const BODY_TAGS_MAY_BE_THINKING = [...BODY_TAGS, ...THINKING_CLOSES];
@@ -61,41 +62,50 @@ const BODY_TAGS_MAY_BE_THINKING = [...BODY_TAGS, ...THINKING_CLOSES];
  *
  * Model servers without a reasoning parser put the thinking into the text, between `<think>` and `</think>` (or
  * `<thinking>`): it is given out as reasoning and never read for calls, as a call the model only thought about must
- * not run. A template that opens `<think>` in the prompt leaves only the `</think>` in the reply: all before that
- * lone closing tag was thinking. A tag inside Markdown code (a fenced block, an inline span) is an example, and so is
- * one whose body does not start like a JSON object (a tag named in prose), or that never closes and is not a call:
- * they stay in the text, so nothing the model wrote is lost.
+ * not run. Such a block ends at its own closing tag, not at one of a nested block nor at one in a backtick span on
+ * the same line (a model thinking about the tag names it). A template that opens `<think>` in the prompt leaves only
+ * the `</think>` in the reply: no call written before that lone closing tag runs, even when the tag stands in what
+ * looks like Markdown code (thinking is not Markdown). A tag inside Markdown code (a fenced block, an inline span) is
+ * an example, and so is one whose body does not start like a JSON object (a tag named in prose), or that never
+ * closes and is not a call: they stay in the text, so nothing the model wrote is lost. In a call's body only a tag
+ * outside a JSON string counts: an argument may name any tag.
  *
  * The text comes in deltas cut anywhere. Only what may be the start of a tag (a few characters) and the body of a
  * call under way are held back, and each character is looked at a bounded number of times: a reply costs time
- * linear in its length however it is cut.
+ * linear in its length however it is cut. All it gives out as text stays text: what the person saw live is what is
+ * kept.
  */
 export class TextToolCallExtractor {
   /** The end of the previous delta that may be the start of a tag; never as long as a tag. */
   private carry = '';
   private mode: 'text' | 'thinking' | 'call' = 'text';
-  /** In a thinking block: the tag that ends it. */
-  private thinkingClose: readonly string[] = [];
+  /** In a thinking block: its tags, and how many blocks of the same tag are open inside it. */
+  private thinking: Thinking = THINKING[0];
+  private nested = 0;
+  /** In a thinking block: the backtick span open on this line (its length, 0 for none), and the run of backticks under way. */
+  private thinkingSpan = 0;
+  private thinkingTicks = 0;
   /** In a call: how far its body has shown that it starts like a JSON object. */
   private start: BodyStart = 'space';
+  /** In a call's body: the quote of the JSON string it is in (0 for none), and whether a backslash escapes the next character. */
+  private quote = 0;
+  private escaped = false;
   /** The body of the call under way, up to the carry. */
   private body: string[] = [];
   private code = new MarkdownCode();
   /**
    * Until a thinking tag, or reasoning sent apart, shows otherwise, the reply so far may be thinking whose opening
-   * tag was in the prompt: then a `</think>` outside code, or in a call's body, ends it.
+   * tag was in the prompt: then a lone `</think>` (outside a call's JSON strings) ends it.
    */
   private mayBeThinking = true;
-  /** While `mayBeThinking`: each call cut from the text, with where it stood in `content`, to put back if it was thinking. */
-  private cut: { at: number; raw: string }[] = [];
+  /** While `mayBeThinking`: each call cut from the text as written, to give out as thinking if it was. */
+  private cut: string[] = [];
   /** White space right after thinking at the start of the reply: the blank lines before the answer. */
   private skipSpace = false;
   private shownNonSpace = false;
   private calls: TextToolCall[] = [];
   private content = '';
   private reasoning = '';
-  /** How much of `content` the caller has been given. */
-  private given = 0;
   private parts: TextPart[] = [];
 
   /** Feeds a delta of the reply's text; returns what is safe to show now. */
@@ -136,7 +146,10 @@ export class TextToolCallExtractor {
     }
   }
 
-  /** Reads text to show, up to the next tag that counts (none in code), and returns where it stopped. */
+  /**
+   * Reads text to show, up to the next tag that counts (in code, only the lone `</think>` of thinking the prompt may
+   * have opened), and returns where it stopped.
+   */
   private scanText(text: string, from: number, final: boolean): number {
     let shownFrom = from;
     for (let i = from; i < text.length; i++) {
@@ -148,8 +161,9 @@ export class TextToolCallExtractor {
         }
         this.skipSpace = false;
       }
-      if (c === LESS_THAN && !this.code.inCode()) {
-        const tag = tagAt(text, i, this.mayBeThinking ? TEXT_TAGS_MAY_BE_THINKING : TEXT_TAGS, final);
+      if (c === LESS_THAN) {
+        const tags = !this.code.inCode() ? (this.mayBeThinking ? TEXT_TAGS_MAY_BE_THINKING : TEXT_TAGS) : this.mayBeThinking ? THINKING_CLOSES : undefined;
+        const tag = tags && tagAt(text, i, tags, final);
         if (tag === PARTIAL) {
           this.show(text.slice(shownFrom, i));
           this.carry = text.slice(i);
@@ -171,35 +185,73 @@ export class TextToolCallExtractor {
     if (tag === TOOL_CALL_OPEN) {
       this.mode = 'call';
       this.start = 'space';
+      this.quote = 0;
+      this.escaped = false;
       return;
     }
-    const close = THINKING.get(tag);
-    if (close !== undefined) {
+    const thinking = THINKING.find((candidate) => candidate.open === tag);
+    if (thinking !== undefined) {
       this.mode = 'thinking';
-      this.thinkingClose = close;
+      this.thinking = thinking;
+      this.nested = 0;
+      this.thinkingSpan = 0;
+      this.thinkingTicks = 0;
       this.mayBeThinking = false;
       this.cut = [];
       return;
     }
     // A closing tag with no opening one: the reply started in thinking.
-    this.thoughtSoFar('');
+    this.thoughtSoFar('', tag);
   }
 
+  /**
+   * Reads thinking up to its closing tag. A backtick span ends at its line's end, so a stray backtick keeps the
+   * tag from closing the block only on its own line.
+   */
   private scanThinking(text: string, from: number, final: boolean): number {
-    for (let lt = text.indexOf('<', from); lt !== -1; lt = text.indexOf('<', lt + 1)) {
-      const tag = tagAt(text, lt, this.thinkingClose, final);
+    const { open, close } = this.thinking;
+    for (let i = from; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === BACKTICK) {
+        this.thinkingTicks++;
+        continue;
+      }
+      this.settleThinkingTicks();
+      if (c === NEWLINE) this.thinkingSpan = 0;
+      if (c !== LESS_THAN || this.thinkingSpan > 0) continue;
+      const tag = tagAt(text, i, [close, open], final);
       if (tag === undefined) continue;
-      this.think(text.slice(from, lt));
       if (tag === PARTIAL) {
-        this.carry = text.slice(lt);
+        this.think(text.slice(from, i));
+        this.carry = text.slice(i);
         return text.length;
       }
+      if (tag === open) {
+        this.nested++;
+        i += tag.length - 1;
+        continue;
+      }
+      if (this.nested > 0) {
+        this.nested--;
+        i += tag.length - 1;
+        continue;
+      }
+      this.think(text.slice(from, i));
       this.mode = 'text';
       this.skipSpace = !this.shownNonSpace;
-      return lt + tag.length;
+      return i + tag.length;
     }
     this.think(text.slice(from));
     return text.length;
+  }
+
+  /** Reads the run of backticks in thinking that just ended: it opens a span, or closes the one open if as long. */
+  private settleThinkingTicks(): void {
+    const ticks = this.thinkingTicks;
+    if (ticks === 0) return;
+    this.thinkingTicks = 0;
+    if (this.thinkingSpan === 0) this.thinkingSpan = ticks;
+    else if (this.thinkingSpan === ticks) this.thinkingSpan = 0;
   }
 
   private scanCall(text: string, from: number, final: boolean): number {
@@ -221,25 +273,38 @@ export class TextToolCallExtractor {
       this.start = next;
       i++;
     }
-    for (let lt = text.indexOf('<', i); lt !== -1; lt = text.indexOf('<', lt + 1)) {
-      const tag = tagAt(text, lt, this.mayBeThinking ? BODY_TAGS_MAY_BE_THINKING : BODY_TAGS, final);
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (this.quote !== 0) {
+        // In a JSON string (double quotes, or the single quotes models write): no tag counts, an argument may name one.
+        if (this.escaped) this.escaped = false;
+        else if (c === BACKSLASH) this.escaped = true;
+        else if (c === this.quote) this.quote = 0;
+        continue;
+      }
+      if (c === DOUBLE_QUOTE || c === SINGLE_QUOTE) {
+        this.quote = c;
+        continue;
+      }
+      if (c !== LESS_THAN) continue;
+      const tag = tagAt(text, i, this.mayBeThinking ? BODY_TAGS_MAY_BE_THINKING : BODY_TAGS, final);
       if (tag === undefined) continue;
-      this.body.push(text.slice(from, lt));
+      this.body.push(text.slice(from, i));
       if (tag === PARTIAL) {
-        this.carry = text.slice(lt);
+        this.carry = text.slice(i);
         return text.length;
       }
       if (tag === TOOL_CALL_CLOSE) {
         this.endCall(tag);
-        return lt + tag.length;
+        return i + tag.length;
       }
       // A new call before this one closed: the model forgot to close it. The text reads the new tag again.
       if (tag === TOOL_CALL_OPEN) {
         this.endCall('');
-        return lt;
+        return i;
       }
-      this.thoughtSoFar(TOOL_CALL_OPEN + this.body.join(''));
-      return lt + tag.length;
+      this.thoughtSoFar(TOOL_CALL_OPEN + this.body.join(''), tag);
+      return i + tag.length;
     }
     this.body.push(text.slice(from));
     return text.length;
@@ -250,7 +315,7 @@ export class TextToolCallExtractor {
     this.body = [];
     this.mode = 'text';
     this.calls.push(parseTextToolCall(raw));
-    if (this.mayBeThinking) this.cut.push({ at: this.content.length, raw: TOOL_CALL_OPEN + raw + close });
+    if (this.mayBeThinking) this.cut.push(TOOL_CALL_OPEN + raw + close);
   }
 
   private endUnclosedCall(): void {
@@ -258,53 +323,36 @@ export class TextToolCallExtractor {
     this.body = [];
     this.mode = 'text';
     if (this.start === 'object') {
-      const call = parseTextToolCall(raw);
-      if (call.ok) {
+      // A body that ends inside a string was cut off there: what repair would make of it is not what the model meant.
+      const call = this.quote === 0 ? parseTextToolCall(raw) : undefined;
+      if (call?.ok === true) {
         this.calls.push(call);
         return;
       }
-      // Read again as text: it holds no `<tool_call>` (that would have ended it), but may hold thinking or code.
-      this.showWritten(TOOL_CALL_OPEN);
-      this.scan(raw, true);
-      return;
+      // Read again as text (it may hold thinking or code), unless it holds a `<tool_call>` (in a string): that
+      // would be read again in turn, and a reply could be read again as many times as it has calls.
+      if (!raw.includes(TOOL_CALL_OPEN)) {
+        this.showWritten(TOOL_CALL_OPEN);
+        this.scan(raw, true);
+        return;
+      }
     }
     this.showWritten(TOOL_CALL_OPEN + raw);
   }
 
   /**
-   * A lone closing thinking tag: the reply so far, calls and all, was thinking. The calls are dropped; what the
-   * caller was given as text stays given (text shown cannot be taken back), the rest goes out as reasoning.
+   * A lone closing thinking tag: the reply so far was thinking the prompt opened. No call in it runs: the calls are
+   * given out as reasoning. The text stays as it was given out, the tag included, so what the person saw live is
+   * what is kept (text shown cannot be taken back from the screen), and the Markdown code it is in goes on.
    */
-  private thoughtSoFar(rest: string): void {
-    // The text with the calls cut from it put back, split where what the caller was given ends.
-    let given = '';
-    let later = '';
-    let from = 0;
-    const upTo = (to: number, raw: string) => {
-      if (from < this.given) {
-        const end = Math.min(to, this.given);
-        given += this.content.slice(from, end);
-        from = end;
-      }
-      if (to < this.given) given += raw;
-      else later += this.content.slice(from, to) + raw;
-      from = to;
-    };
-    for (const { at, raw } of this.cut) upTo(at, raw);
-    upTo(this.content.length, rest);
-    this.parts = [];
-    this.content = '';
-    this.given = 0;
-    this.shownNonSpace = false;
-    this.reasoning += given;
-    this.think(later);
+  private thoughtSoFar(unclosed: string, tag: string): void {
+    this.think(this.cut.join('') + unclosed);
     this.calls = [];
     this.cut = [];
     this.body = [];
     this.mayBeThinking = false;
-    this.code = new MarkdownCode();
     this.mode = 'text';
-    this.skipSpace = true;
+    this.showWritten(tag);
   }
 
   /** Shows text that was held as a possible tag or call: Markdown code follows it as it does any text shown. */
@@ -335,7 +383,6 @@ export class TextToolCallExtractor {
   private give(): TextPart[] {
     const parts = this.parts;
     this.parts = [];
-    this.given = this.content.length;
     return parts;
   }
 }
@@ -472,6 +519,9 @@ const OPEN_BRACE = 0x7b;
 const BACKTICK = 0x60;
 const TILDE = 0x7e;
 const NEWLINE = 0x0a;
+const BACKSLASH = 0x5c;
+const DOUBLE_QUOTE = 0x22;
+const SINGLE_QUOTE = 0x27;
 
 /** Space, tab, carriage return, line feed (the white space a newline or an indent is made of). */
 function isSpace(c: number): boolean {
