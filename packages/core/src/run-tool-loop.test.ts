@@ -6,7 +6,7 @@ import { Cancellation } from './cancellation';
 import type { ChatModel } from './chat-model';
 import type { LoopEvent } from './events';
 import type { ChatMessage, ToolCall } from './messages';
-import { endsAtOnce, runToolLoop, type RunToolLoopOptions } from './run-tool-loop';
+import { endsAtOnce, MAX_TOOL_CALLS_PER_TURN, runToolLoop, type RunToolLoopOptions } from './run-tool-loop';
 import { collectRun, deferred, hangingStep, parkingRun, ScriptedModel, textStep, toolCallStep, type ScriptStep } from './testing';
 import { defineTool, toolVersion, type AnyTool, type ToolOutput } from './tool';
 import { toolResultText } from './tool-results';
@@ -825,6 +825,19 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(ofType(events, 'tool-start')).toStrictEqual([]);
       expect(ofType(events, 'text-delta').map((e) => e.text).join('')).toBe(text);
       expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: text });
+    });
+
+    it('runs at most MAX_TOOL_CALLS_PER_TURN calls of one turn, and answers the rest with one error (confirmation off)', async () => {
+      const text = Array.from({ length: 1000 }, (_, n) => `<tool_call>{"name": "python", "arguments": {"code": "${n}"}}</tool_call>`).join('');
+      const { events, calls, result } = await drive([textStep(text), textStep('Done.')], undefined, { confirmToolCalls: false, maxToolCalls: 10_000 });
+      expect(calls).toStrictEqual(Array.from({ length: MAX_TOOL_CALLS_PER_TURN }, (_, n) => ({ code: String(n) })));
+      expect(ofType(events, 'tool-start')).toHaveLength(MAX_TOOL_CALLS_PER_TURN + 1);
+      const ends = ofType(events, 'tool-end');
+      expect(ends).toHaveLength(MAX_TOOL_CALLS_PER_TURN + 1);
+      expect(ends.at(-1)).toMatchObject({ toolName: 'unknown', outcome: 'error' });
+      expect(ends.at(-1)?.result).toContain(`the ${1000 - MAX_TOOL_CALLS_PER_TURN} after the first ${MAX_TOOL_CALLS_PER_TURN} were not run`);
+      // The next request holds the turn, its 65 results and the answer: not a message per call written.
+      expect(result.messages).toHaveLength(1 + 1 + MAX_TOOL_CALLS_PER_TURN + 1 + 1);
     });
 
     it('answers an unparseable text-format call with a clear error', async () => {

@@ -12,6 +12,11 @@ import { grantsNeedExactArguments, toolJsonSchema, toolVersion, UNKNOWN_ARGUMENT
 import { toolResultText } from './tool-results';
 
 export const DEFAULT_MAX_TOOL_CALLS = 25;
+/**
+ * The most tool calls one model turn may make; those past it are not run, and one error result says so. A reply of
+ * 1 MB made 43,000 calls written in its text, each with its events, stored rows and a message in the next request.
+ */
+export const MAX_TOOL_CALLS_PER_TURN = 64;
 export const DEFAULT_TOOL_CALL_TIMEOUT_MS = 5 * 60 * 1000;
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 100_000;
 /** How long a stopped call's end waits for its tool to stop: longer than a process tool's SIGTERM-then-SIGKILL. */
@@ -990,6 +995,7 @@ interface RawCall {
   arguments: unknown;
 }
 
+/** The turn's calls with their ids, native ones first, at most MAX_TOOL_CALLS_PER_TURN of them and a note for the rest. */
 function planCalls(
   native: readonly RawCall[],
   fromText: readonly TextToolCall[],
@@ -1002,6 +1008,11 @@ function planCalls(
     usedIds.add(id);
     return id;
   };
+  const total = native.length + fromText.length;
+  if (total > MAX_TOOL_CALLS_PER_TURN) {
+    native = native.slice(0, MAX_TOOL_CALLS_PER_TURN);
+    fromText = fromText.slice(0, MAX_TOOL_CALLS_PER_TURN - native.length);
+  }
   const fromNative = native.map((raw): PlannedCall => {
     const parsed = parseToolArguments(raw.arguments);
     const call: ToolCall = { id: nextId(raw.id), name: raw.name, arguments: deepFreeze(parsed.ok ? parsed.value : {}) };
@@ -1013,7 +1024,17 @@ function planCalls(
       : { call: { id: nextId(''), name: text.name === '' ? 'unknown' : text.name, arguments: {} }, invalid: `Error: ${text.error}` },
   );
   // concat sizes the array exactly; it lives while the calls wait for decisions.
-  return fromNative.concat(fromTextFormat);
+  const planned = fromNative.concat(fromTextFormat);
+  if (total > MAX_TOOL_CALLS_PER_TURN) planned.push(leftOut(total - MAX_TOOL_CALLS_PER_TURN, nextId('')));
+  return planned;
+}
+
+/** The one call that stands for the calls of a turn past its limit: its error result tells the model they did not run. */
+function leftOut(count: number, id: string): PlannedCall {
+  return {
+    call: { id, name: 'unknown', arguments: {} },
+    invalid: `Error: a turn may make at most ${MAX_TOOL_CALLS_PER_TURN} tool calls; the ${count} after the first ${MAX_TOOL_CALLS_PER_TURN} were not run. Make the ones still needed in your next turn.`,
+  };
 }
 
 function toolStart(call: ToolCall, approvalId: string, awaitingConfirmation: boolean): Extract<LoopEvent, { type: 'tool-start' }> {
