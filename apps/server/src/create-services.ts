@@ -107,7 +107,13 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     ...(cluster === undefined ? {} : { cluster }),
   });
   const opened = await chat.open();
-  const resumed = opened.resumedRuns > 0 ? `; ${opened.resumedRuns} run(s) waiting for decisions resumed` : '';
+  // Runs resumed, and of their calls those still waiting for a decision: a resumed run may have none (a call it
+  // had running is reported interrupted, one decided while the server was down gets its outcome, one whose deadline
+  // passed meanwhile times out at once).
+  const now = Date.now();
+  let waiting = 0;
+  for (const session of chat.listSessions()) waiting += chat.pending(session.sessionId).filter((call) => call.expiresAt === null || call.expiresAt > now).length;
+  const resumed = opened.resumedRuns > 0 ? `; ${opened.resumedRuns} unfinished run(s) resumed, ${waiting} call(s) waiting for a decision` : '';
   if (config.database !== undefined) {
     log(`Chats: ${opened.sessions} kept in PostgreSQL, shared as instance ${config.database.instanceId}${resumed}`);
   } else if (config.dataDir !== undefined) {

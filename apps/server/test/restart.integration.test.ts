@@ -59,7 +59,7 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
       expect(existsSync(marker)).toBe(false);
 
       const second = await startServer(dataDir, workspace, token);
-      expect(second.output()).toContain('1 run(s) waiting for decisions resumed');
+      expect(second.output()).toContain('1 unfinished run(s) resumed, 1 call(s) waiting for a decision');
       const c = client(second, token);
       const pending = await c.trpc.chat.pending.query({ sessionId: 's1' });
       expect(pending.map((p) => [p.approvalId, p.toolName, p.arguments])).toStrictEqual([[start.approvalId, 'terminal', start.arguments]]);
@@ -147,6 +147,8 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
     // Waits on the condition itself, the deadline being in the past, before the restart.
     await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(start.expiresAt!), { timeout: 5000, interval: 50 });
     const second = await startServer(dataDir, workspace, token);
+    // Resumed, with nothing waiting for anyone: the start-up line does not say otherwise.
+    expect(second.output()).toContain('1 unfinished run(s) resumed, 0 call(s) waiting for a decision');
     const c = client(second, token);
     const seen = watchRun(c, { sessionId: 's1', runId: 'run-1' });
     expect(await seen.next('tool-end')).toMatchObject({ outcome: 'timed-out' });
