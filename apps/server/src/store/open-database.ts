@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { StoreError, type StoreProblem } from './store-error';
 
 export interface OpenDatabaseOptions {
@@ -81,6 +81,10 @@ function checkOwnership(directory: string, file: string): void {
   if (folder.uid !== uid) throw new StoreError(file, 'not-private', `is in a folder of another user (${directory} is owned by user ${folder.uid}, Airlock runs as ${uid})`);
   if ((folder.mode & 0o022) !== 0) throw new StoreError(file, 'not-private', `is in a folder other users may change (${directory} has mode ${(folder.mode & 0o777).toString(8)})`);
   for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    // A link would put the database where the folder's protections (its mode, its hiding from tools) do not reach.
+    if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true) {
+      throw new StoreError(file, 'not-private', `${path === file ? 'is' : `has ${path}, which is`} a symbolic link: the database must be a plain file in the data folder`);
+    }
     const info = statSync(path, { throwIfNoEntry: false });
     if (info !== undefined && info.uid !== uid) throw new StoreError(file, 'not-private', `${path === file ? 'is' : `has ${path}, which is`} owned by another user (user ${info.uid}, Airlock runs as ${uid})`);
   }

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import { chmod, chown, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -92,6 +92,17 @@ describe('SqliteStore', () => {
     const refused = await expectStoreError(SqliteStore.open({ directory, ...quiet }), 'not-private', join(directory, DATABASE_FILE));
     expect(refused.message).toContain('is in a folder other users may change');
     expect(await readdir(directory)).toStrictEqual([]);
+  });
+
+  it('refuses a database file that is a symbolic link, and creates nothing where it leads', async () => {
+    await using folder = await tempFolder();
+    const directory = join(folder.path, 'data');
+    await mkdir(directory, { mode: 0o700 });
+    const target = join(folder.path, 'elsewhere.db');
+    await symlink(target, join(directory, DATABASE_FILE));
+    const refused = await expectStoreError(SqliteStore.open({ directory, ...quiet }), 'not-private', join(directory, DATABASE_FILE));
+    expect(refused.message).toContain('is a symbolic link');
+    await expect(stat(target)).rejects.toThrow('ENOENT');
   });
 
   it.skipIf(process.getuid?.() !== 0)('refuses a data folder or a database of another user (run as root, which can make them)', async () => {
