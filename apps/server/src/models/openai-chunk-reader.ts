@@ -1,8 +1,8 @@
-import { isPlainObject, type ModelPart, type TokenUsage } from '@airlock/core';
+import { isPlainObject, MAX_TOOL_CALLS_PER_TURN, type ModelPart, type TokenUsage } from '@airlock/core';
 import { z } from 'zod';
 
-/** Most tool calls one streamed turn may assemble; a model that sends more is misbehaving. */
-export const MAX_STREAMED_TOOL_CALLS = 64;
+/** Most tool calls one streamed turn may assemble (the loop's bound on a turn's calls); a model that sends more is misbehaving. */
+export const MAX_STREAMED_TOOL_CALLS = MAX_TOOL_CALLS_PER_TURN;
 /** Most argument text one streamed tool call may accumulate (characters); arguments sent as an object count as their JSON. */
 export const MAX_TOOL_ARGUMENT_CHARS = 1_000_000;
 /** Most argument text all the tool calls of one turn may hold together (characters), as for a turn's text. */
