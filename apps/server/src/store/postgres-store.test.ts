@@ -288,6 +288,44 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect(await a.loadEvents('r', 2)).toStrictEqual([]);
   });
 
+  it('a claimed allow that a deny rule then refused is recorded as the rule’s deny, naming the rule', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a');
+    await using b = await openStore(database, 'b');
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a');
+    await a.appendEvents([
+      { runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: startChange('call-1', 10_000), fence: 1 },
+      { runId: 'r', sessionId: 's', seq: 2, event: statusEvent('2'), at: 2, ledger: startChange('call-2', 10_001), fence: 1 },
+      { runId: 'r', sessionId: 's', seq: 3, event: statusEvent('3'), at: 3, ledger: startChange('call-3', 10_002), fence: 1 },
+    ]);
+    for (const id of ['call-1', 'call-2']) {
+      const claim = await b.claimDecision({ sessionId: 's', approvalId: `approval-${id}`, decision: 'allow', source: 'user', decidedAt: 11_000, by: { connectionId: 'conn-b' } });
+      expect(claim.status).toBe('resolved');
+    }
+    const byRule = (toolCallId: string): LedgerChange => ({
+      kind: 'decision',
+      toolCallId,
+      decision: 'deny',
+      source: 'rule',
+      reason: 'Denied by a rule. Deny commands starting with `echo` everywhere',
+      decidedByRule: 'rule_1',
+      decidedByRuleText: 'Deny commands starting with `echo` everywhere',
+      decidedAt: 12_000,
+    });
+    // One event with its change (one statement), and a burst of several changes (one statement each): the same.
+    await a.appendEvent({ runId: 'r', sessionId: 's', seq: 4, event: statusEvent('4'), at: 4, ledger: byRule('call-1'), fence: 1 });
+    await a.appendEvents([
+      { runId: 'r', sessionId: 's', seq: 5, event: statusEvent('5'), at: 5, ledger: byRule('call-2'), fence: 1 },
+      { runId: 'r', sessionId: 's', seq: 6, event: statusEvent('6'), at: 6, ledger: { ...byRule('call-3'), decision: 'allow', source: 'grant' }, fence: 1 },
+    ]);
+    const recorded = { decision: 'deny', source: 'rule', decidedByRule: 'rule_1', decidedByRuleText: 'Deny commands starting with `echo` everywhere' };
+    expect(await a.listRunToolCalls('r')).toMatchObject([recorded, recorded, { decision: 'allow', source: 'grant' }]);
+    // No other decision replaces a claimed one.
+    await a.appendEvent({ runId: 'r', sessionId: 's', seq: 7, event: statusEvent('7'), at: 7, ledger: { ...byRule('call-1'), decision: 'timeout', source: 'system' }, fence: 1 });
+    expect(await a.listRunToolCalls('r')).toMatchObject([recorded, recorded, { decision: 'allow', source: 'grant' }]);
+  });
+
   it("delivers another instance's events in order (a batch once, with its last seq), never a fenced write's, and what is published, to every instance", async () => {
     await using database = await openTestDatabase();
     await using other = await openTestDatabase();

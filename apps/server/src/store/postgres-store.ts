@@ -632,12 +632,14 @@ async function applyLedgerChange(client: Queryable, runId: string, sessionId: st
       );
       return;
     case 'decision':
-      // Only an undecided call: a decision claimed earlier (claimDecision, from any instance) stays as claimed.
+      // Only an undecided call: a decision claimed earlier (claimDecision, from any instance) stays as claimed, but
+      // for a claimed allow that a deny rule then refused (the rules changed while the call waited): that is the
+      // call's decision, and the ledger says so, as a single instance's does.
       changed = (
         await client.query(
           `UPDATE tool_calls SET decision = $3, source = $4, reason = $5, decided_by_grant = $6, decided_by_rule = $7, decided_at = $8, connection_id = $9, client_label = $10,
              edited_arguments = $11, decided_by_rule_text = $12
-           WHERE run_id = $1 AND tool_call_id = $2 AND decision IS NULL`,
+           WHERE run_id = $1 AND tool_call_id = $2 AND (decision IS NULL OR (decision = 'allow' AND $3::text = 'deny' AND $4::text = 'rule'))`,
           [
             runId,
             change.toolCallId,
@@ -687,7 +689,8 @@ function ledgerStatement(runId: string, sessionId: string, change: LedgerChange,
       return `UPDATE tool_calls SET decision = ${p(change.decision)}, source = ${p(change.source)}, reason = ${p(change.reason ?? null)}, decided_by_grant = ${p(change.decidedByGrant ?? null)},
           decided_by_rule = ${p(change.decidedByRule ?? null)}, decided_by_rule_text = ${p(change.decidedByRuleText ?? null)}, decided_at = ${p(change.decidedAt)}, connection_id = ${p(change.by?.connectionId ?? null)}, client_label = ${p(change.by?.clientLabel ?? null)},
           edited_arguments = ${p(change.editedArguments === undefined ? null : JSON.stringify(change.editedArguments))}
-        WHERE run_id = ${p(runId)} AND tool_call_id = ${p(change.toolCallId)} AND decision IS NULL AND ${inserted}`;
+        WHERE run_id = ${p(runId)} AND tool_call_id = ${p(change.toolCallId)} AND ${inserted}
+          AND (decision IS NULL OR (decision = 'allow' AND ${p(change.decision)}::text = 'deny' AND ${p(change.source)}::text = 'rule'))`;
     case 'running':
       return `UPDATE tool_calls SET started_at = ${p(change.startedAt)} WHERE run_id = ${p(runId)} AND tool_call_id = ${p(change.toolCallId)} AND ${inserted}`;
     case 'end':
