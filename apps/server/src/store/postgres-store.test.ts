@@ -303,7 +303,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
       const claim = await b.claimDecision({ sessionId: 's', approvalId: `approval-${id}`, decision: 'allow', source: 'user', decidedAt: 11_000, by: { connectionId: 'conn-b' } });
       expect(claim.status).toBe('resolved');
     }
-    const byRule = (toolCallId: string): LedgerChange => ({
+    const byRule = (toolCallId: string): Extract<LedgerChange, { kind: 'decision' }> => ({
       kind: 'decision',
       toolCallId,
       decision: 'deny',
