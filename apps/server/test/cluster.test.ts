@@ -335,6 +335,23 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expectExactIds('r1', onB.ids);
   });
 
+  it('an instance restarted under the same name soon after a crash takes its old runs back and they go on, not held by its leases', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    const first = await instance(db, 'a', tool, 60_000);
+    const { approvalId } = await startWaiting(first, 's1', 'r1', 'again');
+    await first.crash();
+    // As a process killed outright leaves it: still owned under its name, the lease a minute away.
+    await withClient((client) => client.query(`UPDATE ${db.schema}.runs SET owner = 'a', lease_until = (extract(epoch from clock_timestamp()) * 1000)::bigint + 60000 WHERE run_id = $1`, ['r1']));
+    expect(await ownerOf(db, 'r1')).toBe('a');
+    const again = await instance(db, 'a', tool, 60_000);
+    expect((await again.chat.listWaiting('s1')).map((p) => p.approvalId)).toStrictEqual([approvalId]);
+    const onA = await follow(again, 's1', 'r1');
+    await expect(again.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    await onA.until(isEnd);
+    expect(calls).toStrictEqual(['again']);
+  });
+
   it('a call that was running on an instance that died is recorded as interrupted by the instance that takes over, never run again', async () => {
     const db = await database();
     const started: string[] = [];
