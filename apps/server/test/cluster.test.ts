@@ -352,6 +352,25 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(calls).toStrictEqual(['again']);
   });
 
+  it('a Stop asked for on B while the run’s owner is dead holds: the instance that takes the run over ends it cancelled, running nothing', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 1500);
+    const b = await instance(db, 'b', tool, 300);
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'never');
+    const onB = await follow(b, 's1', 'r1');
+    await onB.until(waitingStart);
+    // A dies as a process killed outright: it hears nothing more and hands nothing over; its lease runs out later.
+    await a.store.close();
+    expect(await ownerOf(db, 'r1')).toBe('a');
+    expect(await b.chat.cancel('s1', 'r1')).toBe(1);
+    const end = await onB.until(isEnd);
+    expect(end).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    expect(calls).toStrictEqual([]);
+    expect(await b.chat.listWaiting('s1')).toStrictEqual([]);
+    expect((await b.chat.getSession('s1')).toolCalls).toMatchObject([{ approvalId, decision: 'cancel', outcome: 'cancelled' }]);
+  });
+
   it('a call that was running on an instance that died is recorded as interrupted by the instance that takes over, never run again', async () => {
     const db = await database();
     const started: string[] = [];
@@ -545,7 +564,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     // A cancel on B stops a run waiting on A.
     const third = await startWaiting(a, 's2', 'r3', 'never');
     await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's2')?.activeRunId).toBe('r3');
-    expect(b.chat.cancel('s2', 'r3')).toBe(1);
+    expect(await b.chat.cancel('s2', 'r3')).toBe(1);
     await third.followed.until(isEnd);
     expect(third.followed.events.at(-1)).toMatchObject({ reason: 'cancelled' });
     expect(calls).toStrictEqual(['first', 'granted']);

@@ -388,12 +388,16 @@ export class ChatService {
   }
 
   /** Cancels the session's active run (only `runId`, when given). Answers how many runs were cancelled. */
-  cancel(sessionId: string, runId?: string): number {
+  async cancel(sessionId: string, runId?: string): Promise<number> {
     const session = this.sessions.get(sessionId);
     const run = session?.activeRun;
-    if (!run && session?.remoteRunId && (runId === undefined || runId === session.remoteRunId)) {
-      // Its owner cancels it; the end comes back through the store like any of its events.
-      this.publish({ type: 'cancel', runId: session.remoteRunId });
+    const cluster = this.options.cluster;
+    const remote = session?.remoteRunId;
+    if (!run && cluster && remote && (runId === undefined || runId === remote)) {
+      // Stored first: an owner that died before hearing it would leave the run going, and whoever takes the run over
+      // reads it there. Then its owner, told, cancels it; the end comes back through the store like any of its events.
+      if (!(await cluster.requestCancel(remote))) return 0;
+      this.publish({ type: 'cancel', runId: remote });
       return 1;
     }
     if (!run || (runId !== undefined && run.runId !== runId) || run.cancellation.aborted) return 0;
@@ -1159,6 +1163,8 @@ export class ChatService {
     const executedCallIds = [...records.values()].filter((record) => record.outcome === 'executed').map((record) => record.toolCallId);
     const resume: ResumeState = { calls, toolCallsUsed: toolMessagesSinceLastUser(messages), executedCallIds };
     const loop = this.loop(run, { model: this.options.model(), messages, confirmToolCalls: session.summary.confirmToolCalls, options: stored.options, resume });
+    // Stopped by a person while no instance held it (its owner had died): it ends here as cancelled, running nothing.
+    if (stored.cancelRequested === true) run.cancellation.cancel();
     this.attachRun(session, run, loop);
     if (fence !== undefined && restored.length > 0) {
       // A decision written between the read above and the restore was announced when no slot could take it: read again.

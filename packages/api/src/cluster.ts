@@ -32,6 +32,11 @@ export interface Cluster {
   releaseRun(runId: string, fence: number): Promise<boolean>;
   /** Unfinished runs no live instance holds: unowned, or with a lease that ran out. Oldest first. */
   listClaimableRuns(): Promise<StoredRun[]>;
+  /**
+   * Records that a person stopped the run, for whichever instance resumes it (its `cancelRequested`). Answers whether
+   * the run was still going.
+   */
+  requestCancel(runId: string): Promise<boolean>;
 
   /**
    * A person's decision, as one conditional write: the call's ledger row goes from undecided to decided only if it

@@ -71,8 +71,8 @@ const chatRouter = t.router({
     return result.status === 'not-found' ? { resolved: false, status: result.status } : { resolved: result.resolved, status: result.status, decision: result.decision };
   }),
 
-  cancel: procedure.input(z.object({ sessionId: idSchema, runId: idSchema.optional() })).mutation(({ input, ctx }) => ({
-    cancelled: ctx.services.chat.cancel(input.sessionId, input.runId),
+  cancel: procedure.input(z.object({ sessionId: idSchema, runId: idSchema.optional() })).mutation(async ({ input, ctx }) => ({
+    cancelled: await ctx.services.chat.cancel(input.sessionId, input.runId),
   })),
 
   pending: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.listWaiting(input.sessionId)),

@@ -112,6 +112,8 @@ export interface StoredRun {
   /** Null while the run goes on. */
   endedAt: number | null;
   endReason: string | null;
+  /** With several instances: a person stopped it while its owner could not hear it; whoever resumes it ends it. */
+  cancelRequested?: boolean;
 }
 
 /** Who made a decision: the connection it came through and the label its client sent (both absent for automatic ones). */

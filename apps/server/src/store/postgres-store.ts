@@ -99,6 +99,8 @@ typeParsers.setTypeParser(types.builtins.INT8, Number);
 type Queryable = Pick<PoolClient, 'query'>;
 
 const RUN_COLUMNS = 'run_id, session_id, options, started_at, ended_at, end_reason';
+/** A run as read: with whether a person stopped it while no instance could hear it. */
+const RUN_READ_COLUMNS = `${RUN_COLUMNS}, cancel_requested`;
 const LEDGER_COLUMNS =
   'ledger_id, run_id, session_id, tool_call_id, tool_name, arguments, edited_arguments, approval_id, executes_code, tool_version, requested_at, expires_at, decision, source, reason, decided_by_grant, decided_by_rule, decided_by_rule_text, decided_at, connection_id, client_label, started_at, outcome, result, cut_bytes, cut_characters, ended_at';
 const GRANT_COLUMNS = 'grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at';
@@ -272,12 +274,12 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   async getRun(runId: string): Promise<StoredRun | undefined> {
-    const [row] = await this.rows<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = $1`, [runId]);
+    const [row] = await this.rows<RunRow>(`SELECT ${RUN_READ_COLUMNS} FROM runs WHERE run_id = $1`, [runId]);
     return row === undefined ? undefined : toRun(row);
   }
 
   async listUnfinishedRuns(): Promise<StoredRun[]> {
-    return (await this.rows<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE ended_at IS NULL ORDER BY started_at, created_order`)).map(toRun);
+    return (await this.rows<RunRow>(`SELECT ${RUN_READ_COLUMNS} FROM runs WHERE ended_at IS NULL ORDER BY started_at, created_order`)).map(toRun);
   }
 
   async appendEvent(input: AppendEventInput): Promise<void> {
@@ -523,9 +525,14 @@ export class PostgresStore implements AirlockStore, Cluster {
     await this.publish({ type: 'released', instanceId: this.instanceId });
   }
 
+  async requestCancel(runId: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query('UPDATE runs SET cancel_requested = true WHERE run_id = $1 AND ended_at IS NULL', [runId]);
+    return (rowCount ?? 0) > 0;
+  }
+
   async listClaimableRuns(): Promise<StoredRun[]> {
     const rows = await this.rows<RunRow>(
-      `SELECT ${RUN_COLUMNS} FROM runs WHERE ended_at IS NULL AND (owner IS NULL OR lease_until IS NULL OR lease_until < ${DB_NOW}) ORDER BY started_at, created_order`,
+      `SELECT ${RUN_READ_COLUMNS} FROM runs WHERE ended_at IS NULL AND (owner IS NULL OR lease_until IS NULL OR lease_until < ${DB_NOW}) ORDER BY started_at, created_order`,
     );
     return rows.map(toRun);
   }

@@ -23,6 +23,8 @@ export interface RunRow {
   started_at: number;
   ended_at: number | null;
   end_reason: string | null;
+  /** PostgreSQL only (migration 004). */
+  cancel_requested?: boolean;
 }
 
 export interface LedgerRow {
@@ -101,6 +103,7 @@ export function toRun(row: RunRow): StoredRun {
     startedAt: row.started_at,
     endedAt: row.ended_at,
     endReason: row.end_reason,
+    ...(row.cancel_requested === true ? { cancelRequested: true } : {}),
   };
 }
 

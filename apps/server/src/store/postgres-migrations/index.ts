@@ -2,12 +2,14 @@ import type { Migration } from '../migrations';
 import { sql as initial } from './001-initial';
 import { sql as resultCut } from './002-result-cut';
 import { sql as ruleText } from './003-rule-text';
+import { sql as cancelRequested } from './004-cancel-requested';
 
 /** Every schema change of the PostgreSQL store, oldest first. Add a file `NNN-name.ts` and a line here; never edit an applied one. */
 export const postgresMigrations: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initial },
   { version: 2, name: 'result-cut', sql: resultCut },
   { version: 3, name: 'rule-text', sql: ruleText },
+  { version: 4, name: 'cancel-requested', sql: cancelRequested },
 ];
 
 export { migratePostgres, type MigratePostgresOptions } from './migrate';
