@@ -367,7 +367,11 @@ const databaseUrlSchema = z
       return false;
     }
   }, 'must be a postgres://user@host:port/database URL');
-const schemaSchema = z.string().regex(/^[a-z_][a-z0-9_]{0,40}$/, 'must be 1 to 41 lower-case letters, digits or "_", not starting with a digit');
+const schemaSchema = z
+  .string()
+  .regex(/^[a-z_][a-z0-9_]{0,40}$/, 'must be 1 to 41 lower-case letters, digits or "_", not starting with a digit')
+  // PostgreSQL's own schemas: names starting with pg_ are reserved, and information_schema is the catalog's.
+  .refine((schema) => !schema.startsWith('pg_') && schema !== 'information_schema', 'names one of PostgreSQL\'s own schemas (pg_…, information_schema): give one for Airlock');
 const poolSchema = z
   .string()
   .regex(/^\d{1,4}$/, 'must be a whole number from 2 to 1000')

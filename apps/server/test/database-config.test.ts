@@ -40,6 +40,11 @@ describe('settings for several instances on PostgreSQL', () => {
   it('name a bad value, and a setting given without a database', async () => {
     expect(await problem(['--database-url', 'mysql://db/x'])).toBe('--database-url: must be a postgres://user@host:port/database URL');
     expect(await problem(['--database-url', 'postgres://db/x', '--database-schema', 'Robert"); DROP'])).toMatch(/^--database-schema: must be/);
+    for (const own of ['information_schema', 'pg_catalog', 'pg_mine']) {
+      expect(await problem(['--database-url', 'postgres://db/x', '--database-schema', own])).toBe(
+        "--database-schema: names one of PostgreSQL's own schemas (pg_…, information_schema): give one for Airlock",
+      );
+    }
     expect(await problem(['--database-url', 'postgres://db/x', '--lease-ms', '50'])).toBe('--lease-ms: must be a whole number of milliseconds from 200 to 600000');
     expect(await problem(['--database-url', 'postgres://db/x'], { AIRLOCK_DATABASE_POOL: '1' })).toBe('AIRLOCK_DATABASE_POOL: must be a whole number from 2 to 1000');
     expect(await problem(['--instance-id', 'a'])).toBe('--instance-id / AIRLOCK_INSTANCE_ID: only applies with --database-url / AIRLOCK_DATABASE_URL');
