@@ -51,6 +51,22 @@ describe('argumentsSchema', () => {
     expect(schema.safeParse({}).success).toBe(false);
   });
 
+  test('checks with any object a schema whose references multiply the paths a check could try, or refer to itself', () => {
+    // Each definition refers twice to the next: 40 deep, a check of a value that fails at the bottom would try 2^40 paths.
+    const $defs: Record<string, unknown> = { d40: { type: 'string' } };
+    for (let level = 39; level >= 0; level--) $defs[`d${level}`] = { anyOf: [{ $ref: `#/$defs/d${level + 1}` }, { $ref: `#/$defs/d${level + 1}` }] };
+    const chained = argumentsSchema({ type: 'object', properties: { x: { $ref: '#/$defs/d0' } }, $defs });
+    expect(chained.safeParse({ x: 5 })).toStrictEqual({ success: true, data: { x: 5 } });
+    const recursive = argumentsSchema({ type: 'object', properties: { tree: { $ref: '#/$defs/node' } }, $defs: { node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/node' } } } } } });
+    expect(recursive.safeParse({ tree: 'not a node' }).success).toBe(true);
+  });
+
+  test('still checks a schema whose references stay small', () => {
+    const schema = argumentsSchema({ type: 'object', properties: { a: { $ref: '#/$defs/path' }, b: { $ref: '#/$defs/path' } }, required: ['a'], $defs: { path: { type: 'string' } } });
+    expect(schema.safeParse({ a: '/tmp/x', b: '/tmp/y' }).success).toBe(true);
+    expect(schema.safeParse({ a: 3 }).success).toBe(false);
+  });
+
   test('falls back to any object when zod cannot express the schema', () => {
     const schema = argumentsSchema({ type: 'object', properties: { x: { $ref: 'https://schemas.example.test/x.json' } } });
     expect(schema.safeParse({ x: 1, y: 'anything' })).toStrictEqual({ success: true, data: { x: 1, y: 'anything' } });

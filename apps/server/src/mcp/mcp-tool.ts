@@ -31,6 +31,7 @@ const anyArguments = z.record(z.string(), z.unknown());
  */
 export function argumentsSchema(inputSchema: JsonSchema): z.ZodType<Record<string, unknown>> {
   try {
+    checkExpandedSize(inputSchema);
     return z.fromJSONSchema(withoutPatterns(inputSchema, 0) as JsonSchema).pipe(anyArguments);
   } catch {
     return anyArguments;
@@ -57,6 +58,65 @@ function withoutPatterns(schema: unknown, depth: number): unknown {
     } else copy[key] = withoutPatterns(value, depth + 1);
   }
   return copy;
+}
+
+/** Schema nodes a check may visit with every `$ref` followed; past it the schema is checked by the MCP server only. */
+const MAX_EXPANDED_NODES = 10_000;
+
+/**
+ * Throws when the schema, with its `$ref`s followed, is larger than MAX_EXPANDED_NODES or refers to itself. Checking a
+ * value visits up to that many nodes: a short schema whose definitions each refer twice to the next (`anyOf` of two
+ * `$ref`s, 22 deep, 1.3 KB) made one check try 2^22 paths and held the server's thread for 18 s. Counted with each
+ * definition's size kept, so the count itself is linear in the schema's length.
+ */
+function checkExpandedSize(root: unknown): void {
+  const sizes = new Map<unknown, number>();
+  const following = new Set<unknown>();
+  const size = (node: unknown, depth: number): number => {
+    if (depth > MAX_SCHEMA_DEPTH * 4) throw new Error('schema nested too deeply');
+    if (Array.isArray(node)) return node.reduce((total: number, item: unknown) => add(total, size(item, depth + 1)), 0);
+    if (typeof node !== 'object' || node === null) return 0;
+    let total = 1;
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (DATA_KEYWORDS.has(key)) continue;
+      if (key === '$ref' && typeof value === 'string') {
+        const target = localTarget(root, value);
+        if (target === undefined) continue;
+        if (following.has(target)) throw new Error('schema refers to itself');
+        let known = sizes.get(target);
+        if (known === undefined) {
+          following.add(target);
+          known = size(target, depth + 1);
+          following.delete(target);
+          sizes.set(target, known);
+        }
+        total = add(total, known);
+      } else if (SCHEMA_MAPS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        for (const sub of Object.values(value as Record<string, unknown>)) total = add(total, size(sub, depth + 1));
+      } else total = add(total, size(value, depth + 1));
+    }
+    return total;
+  };
+  size(root, 0);
+}
+
+function add(total: number, more: number): number {
+  const sum = total + more;
+  if (sum > MAX_EXPANDED_NODES) throw new Error('schema too large once its references are followed');
+  return sum;
+}
+
+/** The part of the schema a local `$ref` (`#`, `#/$defs/name`, any JSON pointer into it) names; undefined otherwise. */
+function localTarget(root: unknown, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let node = root;
+  for (const part of ref.slice(2).split('/')) {
+    const name = decodeURIComponent(part).replaceAll('~1', '/').replaceAll('~0', '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, name)) return undefined;
+    node = (node as Record<string, unknown>)[name];
+  }
+  return node;
 }
 
 function annotationsOf(tool: McpToolDefinition): ToolAnnotations {
