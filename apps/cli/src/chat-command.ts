@@ -368,13 +368,28 @@ class ChatSession {
     const watching = new AbortController();
     const answer = this.ask(prompt, { decides: true });
     try {
-      const settled = events.arrival(ended, watching.signal);
-      const first = await Promise.race([answer, settled.then<Answer | LoopEvent>((event) => event ?? answer)]);
-      if (typeof first === 'object' && first !== null) this.reader.withdraw();
-      return first;
+      for (;;) {
+        const arrived = events.arrival((event) => ended(event) || isRunNews(event), watching.signal);
+        const first = await Promise.race([answer, arrived.then<Answer | LoopEvent>((event) => event ?? answer)]);
+        if (typeof first === 'object' && first !== null && isRunNews(first)) {
+          // News of the run itself (it was resumed after a restart) is said now, above the question still open.
+          events.remove(first);
+          this.sayAbove(first.text);
+          continue;
+        }
+        if (typeof first === 'object' && first !== null) this.reader.withdraw();
+        return first;
+      }
     } finally {
       watching.abort();
     }
+  }
+
+  /** Writes `text` above the question being asked, which stays as it was; on a line of its own when none is. */
+  private sayAbove(text: string): void {
+    const { screen } = this;
+    const line = screen.style.dim(showText(text, screen.style));
+    if (!this.reader.say(`${line}\n`)) screen.line(line);
   }
 
   /** Says what settled the call asked about, at once: its decision (or end) is shown here, not again in its turn. */
@@ -394,6 +409,11 @@ class ChatSession {
 /** What an error says; a server's or the network's words, to be shown escaped. */
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A status of the run as a whole, not of one call: "Resumed after a server restart". */
+function isRunNews(event: LoopEvent): event is LoopEventOf<'status'> {
+  return event.type === 'status' && event.toolCallId === undefined;
 }
 
 /** The events after which the call `toolCallId` no longer waits for a decision. */

@@ -1,8 +1,8 @@
 import { createAirlockClient } from '@airlock/client';
-import { recordingTool, startFakeOpenAIServer, startTestAirlock } from '@airlock/server/testing';
+import { recordingTool, startFakeOpenAIServer, startServerProcess, startTestAirlock } from '@airlock/server/testing';
 import xterm from '@xterm/headless';
 import { spawn, type IPty } from 'node-pty';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -597,5 +597,39 @@ describe('airlock chat in a terminal', () => {
     cli.type('\x04');
     expect(await cli.exited).toBe(0);
   });
-});
+  it('says at once, above the question, that the run was resumed after a server restart, and the answer still decides the call', async () => {
+    const cleanups: (() => Promise<void>)[] = [];
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'airlock-cli-restart-data-'));
+    const workspace = await mkdtemp(path.join(tmpdir(), 'airlock-cli-restart-ws-'));
+    const token = 'cli-restart-token-0123456789abcdef';
+    try {
+      const args = ['--data-dir', dataDir, '--workspace', workspace];
+      const first = await startServerProcess(args, { AIRLOCK_TOKEN: token }, cleanups);
+      const port = new URL(first.wsUrl).port;
+      await using cli = startCli(['chat', '--url', `http://127.0.0.1:${port}`, '--token', token]);
+      await cli.shows('you›');
+      cli.type('run `echo once >> ran.txt`\r');
+      await cli.shows(PROMPT);
+      cli.type('a');
+      await cli.shows(`${PROMPT} › a`);
 
+      await first.stop('SIGTERM');
+      await startServerProcess([...args, '--port', port], { AIRLOCK_TOKEN: token }, cleanups);
+      await cli.shows('Resumed after a server restart');
+      // Said while the question is open, not after it is answered: the question is drawn again below, as typed.
+      expect(cli.screen()).toMatch(new RegExp(`Resumed after a server restart\\n(.*\\n)*.*${PROMPT.replace(/[[\]()/]/g, '\\$&')} › a$`));
+      await expect(readFile(path.join(workspace, 'ran.txt'), 'utf8')).rejects.toThrow();
+
+      cli.type('\r');
+      await cli.shows('you›', 2);
+      expect(await readFile(path.join(workspace, 'ran.txt'), 'utf8')).toBe('once\n');
+      expect(cli.screen().split('Resumed after a server restart').length - 1).toBe(1);
+      cli.type('\x04');
+      expect(await cli.exited).toBe(0);
+    } finally {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+      await rm(dataDir, { recursive: true, force: true });
+      await rm(workspace, { recursive: true, force: true });
+    }
+  });
+});

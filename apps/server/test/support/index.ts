@@ -1,3 +1,4 @@
 export { startFakeOpenAIServer, type FakeOpenAIServer, type FakeOpenAIServerOptions, type FakeToolCall, type FakeTurn } from './fake-openai-server';
 export { startTestAirlock, recordingTool, type TestAirlock, type TestAirlockOptions } from './test-airlock';
 export { annotatedMcpServerCommand } from './annotated-mcp-server-command';
+export { startServerProcess, type ServerProcess } from './server-process';
