@@ -1,7 +1,7 @@
 import { fc, test as property } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { parseModelJson, parseToolArguments, repairJson } from './json-repair';
-import { parseTextToolCall, TextToolCallExtractor, TOOL_CALL_CLOSE, TOOL_CALL_OPEN, type TextPart } from './text-tool-calls';
+import { MAX_TAG_LENGTH, parseTextToolCall, TextToolCallExtractor, TOOL_CALL_CLOSE, TOOL_CALL_OPEN, type TextPart } from './text-tool-calls';
 
 function extract(deltas: string[]) {
   const extractor = new TextToolCallExtractor();
@@ -196,6 +196,24 @@ describe('TextToolCallExtractor on thinking written in the text', () => {
     expectAnySplit(`<think>It\`s</think>ok ${rm}`, { text: '', reasoning: `It\`s</think>ok ${rm}`, calls: [] });
   });
 
+  it('reads thinking tags in any case and with white space before their >, as model templates write them, and runs no call in them', () => {
+    for (const [open, close] of [['<THINK>', '</THINK>'], ['<think >', '</think >'], ['<Think>', '</think\n>'], ['<THINKING>', '</thinking>'], ['<think\t>', '</THINK  >']] as const) {
+      expectAnySplit(`${open}plan ${call}${close}\n\nAnswer.`, { text: 'Answer.', reasoning: `plan ${call}`, calls: [] });
+    }
+    // The lone closing tag of thinking the prompt opened, after a call or inside one.
+    expectAnySplit(`plan ${call}</THINK >Answer.`, { text: 'plan </THINK >Answer.', reasoning: call, calls: [] });
+    const unclosed = '<tool_call>{"name": "terminal", "arguments": {"command": "rm -rf x"} hmm';
+    expectAnySplit(`Maybe ${unclosed}</Think>Answer`, { text: 'Maybe </Think>Answer', reasoning: unclosed, calls: [] });
+    // A block ends at a closing tag of its own name, whatever its case, and counts the blocks nested in it.
+    expectAnySplit(`<THINK>a </thinking> <think >b</THINK> ${call}</Think>ok`, { text: 'ok', reasoning: `a </thinking> <think >b</THINK> ${call}`, calls: [] });
+  });
+
+  it('reads as text what only looks like a thinking tag', () => {
+    for (const text of ['<thinker>x', '< think>x', `<think${' '.repeat(9)}>x`, '<thinkin>x', '<think/>x']) {
+      expectAnySplit(`Hello. ${text}`, { text: `Hello. ${text}`, reasoning: '', calls: [] });
+    }
+  });
+
   it('reads a </think> as text once the reply showed where thinking is, and in code', () => {
     expectAnySplit('<think>a</think>b </think> c', { text: 'b </think> c', reasoning: 'a', calls: [] });
     expectAnySplit('Close it with `</think>`.', { text: 'Close it with `</think>`.', reasoning: '', calls: [] });
@@ -298,7 +316,9 @@ function charactersSearched(run: () => void): number {
   return searched;
 }
 
-const THINKING_TAGS = ['<think>', '</think>', '<thinking>', '</thinking>'];
+const THINKING_TAGS = ['<think>', '</think>', '<thinking>', '</thinking>', '<THINK >', '</Think\n>'];
+/** A thinking tag in any of the forms read as one. */
+const thinkingTag = /<\/?think(ing)?\s*>/i;
 const markup = ['<', '</', '<tool_cal', '</tool_ca', '<tool_call', '>', ' ', '\n', 'text', '`', '```', '~~~', '\n```\n', '<thi', '</thin'];
 const streamPiece = fc.oneof(
   fc.constantFrom(TOOL_CALL_OPEN, TOOL_CALL_CLOSE, ...THINKING_TAGS, ...markup),
@@ -310,7 +330,7 @@ const stream = fc.array(streamPiece, { maxLength: 30 }).map((pieces) => pieces.j
 const callFreeStream = fc
   .array(fc.oneof(fc.constantFrom(TOOL_CALL_OPEN, TOOL_CALL_CLOSE, ...markup, '[1]', 'json'), fc.string({ maxLength: 8 })), { maxLength: 30 })
   .map((pieces) => pieces.join(''))
-  .filter((text) => !text.includes('{') && !THINKING_TAGS.some((tag) => text.includes(tag)));
+  .filter((text) => !text.includes('{') && !thinkingTag.test(text));
 
 describe('TextToolCallExtractor, property-based', () => {
   property.prop([stream, fc.array(fc.nat(), { maxLength: 40 })])('gives the same text, thinking and calls however the stream is split', (text, points) => {
@@ -323,10 +343,10 @@ describe('TextToolCallExtractor, property-based', () => {
     expect(shown(deltas)).toStrictEqual(text === '' ? [] : [{ type: 'text', text }]);
   });
 
-  property.prop([stream.filter((text) => !text.includes('</think>')), fc.array(fc.nat(), { maxLength: 40 })])('runs nothing written in thinking', (inside, points) => {
+  property.prop([stream.filter((text) => !/<\/think\s*>/i.test(text)), fc.array(fc.nat(), { maxLength: 40 })])('runs nothing written in thinking', (inside, points) => {
     const result = extract(splitAt(`<think>${inside}</think>`, points));
     // The last tag closes a nested block, or stands in a backtick span on its line: then it too is thinking.
-    expect(result).toStrictEqual({ text: '', reasoning: inside.includes('<think>') || inside.includes('`') ? result.reasoning : inside, calls: [] });
+    expect(result).toStrictEqual({ text: '', reasoning: /<think\s*>/i.test(inside) || inside.includes('`') ? result.reasoning : inside, calls: [] });
     expect([inside, `${inside}</think>`]).toContain(result.reasoning);
   });
 
@@ -342,7 +362,7 @@ describe('TextToolCallExtractor, property-based', () => {
         const extractor = new TextToolCallExtractor();
         for (const delta of deltas.slice(0, end)) extractor.push(delta);
         const held = extractor.finish().parts.reduce((sum, part) => sum + part.text.length, 0);
-        expect(held).toBeLessThan('</thinking>'.length);
+        expect(held).toBeLessThan(MAX_TAG_LENGTH);
       }
     },
   );

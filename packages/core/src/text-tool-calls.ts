@@ -44,24 +44,30 @@ export interface ExtractedReply {
   reasoning: string;
 }
 
-/** The tags a model's thinking is written between: an opening tag and its closing one. */
-const THINKING = [
-  { open: '<think>', close: '</think>' },
-  { open: '<thinking>', close: '</thinking>' },
-] as const;
-type Thinking = (typeof THINKING)[number];
-const THINKING_CLOSES = THINKING.map((tag) => tag.close);
-const TEXT_TAGS = [TOOL_CALL_OPEN, ...THINKING.map((tag) => tag.open)];
-const BODY_TAGS = [TOOL_CALL_CLOSE, TOOL_CALL_OPEN];
-const TEXT_TAGS_MAY_BE_THINKING = [...TEXT_TAGS, ...THINKING_CLOSES];
-const BODY_TAGS_MAY_BE_THINKING = [...BODY_TAGS, ...THINKING_CLOSES];
+/** The names of the tags a model's thinking is written between, as `<think>…</think>`. */
+type ThinkingName = 'think' | 'thinking';
+
+/** The tags that may count where the text is read: flags to combine. */
+const CALL_OPEN = 1;
+const CALL_CLOSE = 2;
+const THINKING_OPEN = 4;
+const THINKING_CLOSE = 8;
+
+/** A tag read in the text: its kind, the thinking tag's name, and how many characters it spans as written. */
+type Tag = { kind: typeof CALL_OPEN | typeof CALL_CLOSE; length: number } | ThinkingTag;
+type ThinkingTag = { kind: typeof THINKING_OPEN | typeof THINKING_CLOSE; name: ThinkingName; length: number };
+
+/** The white space a thinking tag may hold before its `>` (`<think >`, `</think\n>`): a few characters, so a tag stays short. */
+const MAX_THINKING_TAG_SPACE = 8;
+/** The longest a tag can be: what the text may hold back at the end of a delta, at most. */
+export const MAX_TAG_LENGTH = '</thinking>'.length + MAX_THINKING_TAG_SPACE;
 
 /**
  * Splits a model's streamed reply into what a person reads, the model's thinking, and the tool calls it wrote as
  * `<tool_call>{"name": …, "arguments": …}</tool_call>` in its text.
  *
  * Model servers without a reasoning parser put the thinking into the text, between `<think>` and `</think>` (or
- * `<thinking>`): it is given out as reasoning and never read for calls, as a call the model only thought about must
+ * `<thinking>`, in any case, maybe with white space before the `>`): it is given out as reasoning and never read for calls, as a call the model only thought about must
  * not run. Such a block ends at its own closing tag, not at one of a nested block nor at one in a backtick span on
  * the same line (a model thinking about the tag names it). A template that opens `<think>` in the prompt leaves only
  * the `</think>` in the reply: no call written before that lone closing tag runs, even when the tag stands in what
@@ -79,8 +85,8 @@ export class TextToolCallExtractor {
   /** The end of the previous delta that may be the start of a tag; never as long as a tag. */
   private carry = '';
   private mode: 'text' | 'thinking' | 'call' = 'text';
-  /** In a thinking block: its tags, and how many blocks of the same tag are open inside it. */
-  private thinking: Thinking = THINKING[0];
+  /** In a thinking block: its tag's name, and how many blocks of the same name are open inside it. */
+  private thinking: ThinkingName = 'think';
   private nested = 0;
   /** In a thinking block: the backtick span open on this line (its length, 0 for none), and the run of backticks under way. */
   private thinkingSpan = 0;
@@ -162,8 +168,8 @@ export class TextToolCallExtractor {
         this.skipSpace = false;
       }
       if (c === LESS_THAN) {
-        const tags = !this.code.inCode() ? (this.mayBeThinking ? TEXT_TAGS_MAY_BE_THINKING : TEXT_TAGS) : this.mayBeThinking ? THINKING_CLOSES : undefined;
-        const tag = tags && tagAt(text, i, tags, final);
+        const lone = this.mayBeThinking ? THINKING_CLOSE : 0;
+        const tag = tagAt(text, i, this.code.inCode() ? lone : CALL_OPEN | THINKING_OPEN | lone, final);
         if (tag === PARTIAL) {
           this.show(text.slice(shownFrom, i));
           this.carry = text.slice(i);
@@ -171,7 +177,7 @@ export class TextToolCallExtractor {
         }
         if (tag !== undefined) {
           this.show(text.slice(shownFrom, i));
-          this.openTag(tag);
+          this.openTag(tag, text.slice(i, i + tag.length));
           return i + tag.length;
         }
       }
@@ -181,18 +187,17 @@ export class TextToolCallExtractor {
     return text.length;
   }
 
-  private openTag(tag: string): void {
-    if (tag === TOOL_CALL_OPEN) {
+  private openTag(tag: Tag, written: string): void {
+    if (tag.kind === CALL_OPEN) {
       this.mode = 'call';
       this.start = 'space';
       this.quote = 0;
       this.escaped = false;
       return;
     }
-    const thinking = THINKING.find((candidate) => candidate.open === tag);
-    if (thinking !== undefined) {
+    if (tag.kind === THINKING_OPEN) {
       this.mode = 'thinking';
-      this.thinking = thinking;
+      this.thinking = tag.name;
       this.nested = 0;
       this.thinkingSpan = 0;
       this.thinkingTicks = 0;
@@ -201,7 +206,7 @@ export class TextToolCallExtractor {
       return;
     }
     // A closing tag with no opening one: the reply started in thinking.
-    this.thoughtSoFar('', tag);
+    this.thoughtSoFar('', written);
   }
 
   /**
@@ -209,7 +214,6 @@ export class TextToolCallExtractor {
    * tag from closing the block only on its own line.
    */
   private scanThinking(text: string, from: number, final: boolean): number {
-    const { open, close } = this.thinking;
     for (let i = from; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c === BACKTICK) {
@@ -219,14 +223,14 @@ export class TextToolCallExtractor {
       this.settleThinkingTicks();
       if (c === NEWLINE) this.thinkingSpan = 0;
       if (c !== LESS_THAN || this.thinkingSpan > 0) continue;
-      const tag = tagAt(text, i, [close, open], final);
-      if (tag === undefined) continue;
+      const tag = thinkingTagAt(text, i, final);
       if (tag === PARTIAL) {
         this.think(text.slice(from, i));
         this.carry = text.slice(i);
         return text.length;
       }
-      if (tag === open) {
+      if (tag?.name !== this.thinking) continue;
+      if (tag.kind === THINKING_OPEN) {
         this.nested++;
         i += tag.length - 1;
         continue;
@@ -287,23 +291,23 @@ export class TextToolCallExtractor {
         continue;
       }
       if (c !== LESS_THAN) continue;
-      const tag = tagAt(text, i, this.mayBeThinking ? BODY_TAGS_MAY_BE_THINKING : BODY_TAGS, final);
+      const tag = tagAt(text, i, CALL_CLOSE | CALL_OPEN | (this.mayBeThinking ? THINKING_CLOSE : 0), final);
       if (tag === undefined) continue;
       this.body.push(text.slice(from, i));
       if (tag === PARTIAL) {
         this.carry = text.slice(i);
         return text.length;
       }
-      if (tag === TOOL_CALL_CLOSE) {
-        this.endCall(tag);
+      if (tag.kind === CALL_CLOSE) {
+        this.endCall(TOOL_CALL_CLOSE);
         return i + tag.length;
       }
       // A new call before this one closed: the model forgot to close it. The text reads the new tag again.
-      if (tag === TOOL_CALL_OPEN) {
+      if (tag.kind === CALL_OPEN) {
         this.endCall('');
         return i;
       }
-      this.thoughtSoFar(TOOL_CALL_OPEN + this.body.join(''), tag);
+      this.thoughtSoFar(TOOL_CALL_OPEN + this.body.join(''), text.slice(i, i + tag.length));
       return i + tag.length;
     }
     this.body.push(text.slice(from));
@@ -390,18 +394,56 @@ export class TextToolCallExtractor {
 /** The text ends inside what may be one of the tags. */
 const PARTIAL = Symbol('partial tag');
 
-/** The tag among `tags` that starts at `at`; PARTIAL when the text ends before it can tell (never when `final`). */
-function tagAt(text: string, at: number, tags: readonly string[], final: boolean): string | typeof PARTIAL | undefined {
-  const rest = text.length - at;
+/**
+ * The tag among `wanted` (flags) that starts at `at`; PARTIAL when the text ends before it can tell (never when
+ * `final`). A call's tags are read as written; a thinking tag's name in any case and with white space before its
+ * `>`, as model templates write them (`<THINK>`, `<think >`, `</Thinking\n>`).
+ */
+function tagAt(text: string, at: number, wanted: number, final: boolean): Tag | typeof PARTIAL | undefined {
   let partial = false;
-  for (const tag of tags) {
-    if (rest >= tag.length) {
-      if (text.startsWith(tag, at)) return tag;
+  for (const [kind, tag] of CALL_TAGS) {
+    if ((wanted & kind) === 0) continue;
+    if (text.length - at >= tag.length) {
+      if (text.startsWith(tag, at)) return { kind, length: tag.length };
     } else if (!final && !partial && tag.startsWith(text.slice(at))) {
       partial = true;
     }
   }
+  if ((wanted & (THINKING_OPEN | THINKING_CLOSE)) !== 0) {
+    const tag = thinkingTagAt(text, at, final);
+    if (tag === PARTIAL) partial = true;
+    else if (tag !== undefined && (wanted & tag.kind) !== 0) return tag;
+  }
   return partial ? PARTIAL : undefined;
+}
+
+const CALL_TAGS = [
+  [CALL_OPEN, TOOL_CALL_OPEN],
+  [CALL_CLOSE, TOOL_CALL_CLOSE],
+] as const;
+
+/** A thinking tag at `at`, opening or closing: `<`, maybe `/`, `think` or `thinking` in any case, some white space, `>`. */
+function thinkingTagAt(text: string, at: number, final: boolean): ThinkingTag | typeof PARTIAL | undefined {
+  const more = final ? undefined : PARTIAL;
+  let i = at + 1;
+  if (i === text.length) return more;
+  const closing = text.charCodeAt(i) === SLASH;
+  if (closing) i++;
+  let name: ThinkingName = 'think';
+  for (let letter = 0; letter < 'thinking'.length; letter++, i++) {
+    if (i === text.length) return more;
+    // Lower case: of the characters that `| 0x20` makes a letter of `thinking`, only that letter's capital.
+    if ((text.charCodeAt(i) | 0x20) === 'thinking'.charCodeAt(letter)) continue;
+    if (letter !== 'think'.length) return undefined;
+    break;
+  }
+  if (i - at === (closing ? '</thinking' : '<thinking').length) name = 'thinking';
+  for (let space = 0; ; space++, i++) {
+    if (i === text.length) return more;
+    const c = text.charCodeAt(i);
+    if (c === GREATER_THAN) return { kind: closing ? THINKING_CLOSE : THINKING_OPEN, name, length: i + 1 - at };
+    if (!isSpace(c) || space === MAX_THINKING_TAG_SPACE) return undefined;
+  }
 }
 
 /**
@@ -515,6 +557,8 @@ class MarkdownCode {
 }
 
 const LESS_THAN = 0x3c;
+const GREATER_THAN = 0x3e;
+const SLASH = 0x2f;
 const OPEN_BRACE = 0x7b;
 const BACKTICK = 0x60;
 const TILDE = 0x7e;
