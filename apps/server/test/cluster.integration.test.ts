@@ -132,4 +132,23 @@ describe.skipIf(!postgres.available)('Airlock instances sharing one PostgreSQL d
     expect(ids).toStrictEqual(ids.map((_, index) => `run-1:${index + 1}`));
     expect(readFileSync(marker, 'utf8')).toBe('once\n');
   });
+  it('a chat deleted on B while its tool runs on A: A stops the tool, its client sees the run end, and the ledger keeps the outcome', async () => {
+    const d = await deployment(60_000);
+    const [a, b] = await Promise.all([d.instance('a'), d.instance('b')]);
+    const onA = client(a, d.token);
+    const run = watchRun(onA, { sessionId: 's1', runId: 'run-1', message: 'run `sleep 120`' });
+    const start = await run.next('tool-start', (e) => e.awaitingConfirmation);
+    await expect(onA.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    await run.next('tool-decision');
+
+    const onB = client(b, d.token);
+    await expect.poll(async () => (await onB.trpc.sessions.list.query()).find((s) => s.sessionId === 's1')?.activeRunId, { timeout: 30_000 }).toBe('run-1');
+    await onB.trpc.sessions.delete.mutate({ sessionId: 's1' });
+
+    expect(await run.next('tool-end')).toMatchObject({ outcome: 'cancelled' });
+    expect((await run.ended).reason).toBe('cancelled');
+    const audit = await onB.trpc.audit.list.query({});
+    expect(audit.entries).toMatchObject([{ toolName: 'terminal', decision: 'allow', outcome: 'cancelled' }]);
+    expect((await onA.trpc.sessions.list.query()).map((s) => s.sessionId)).not.toContain('s1');
+  });
 });

@@ -371,6 +371,23 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect((await b.chat.getSession('s1')).toolCalls).toMatchObject([{ approvalId, decision: 'cancel', outcome: 'cancelled' }]);
   });
 
+  it('a chat deleted on B while its run goes on at A, which missed the stop: A stops the run when it hears the chat is gone, and its clients see the end', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 60_000, { asCluster: (store) => lossyCluster(store, (message) => message.type === 'cancel').cluster });
+    const b = await instance(db, 'b', tool, 300);
+    const { followed } = await startWaiting(a, 's1', 'r1', 'never');
+    await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's1')?.activeRunId, { timeout: 30_000 }).toBe('r1');
+    const onB = await follow(b, 's1', 'r1');
+    await onB.until(waitingStart);
+
+    expect(await b.chat.deleteSession('s1')).toBe(true);
+    expect(await followed.until(isEnd)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    expect(await onB.until(isEnd)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    expect(calls).toStrictEqual([]);
+    await expect.poll(() => a.chat.listSessions().map((s) => s.sessionId), { timeout: 30_000 }).toStrictEqual([]);
+  });
+
   it('a call that was running on an instance that died is recorded as interrupted by the instance that takes over, never run again', async () => {
     const db = await database();
     const started: string[] = [];

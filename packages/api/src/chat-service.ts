@@ -536,8 +536,14 @@ export class ChatService {
       run.cancellation.cancel();
       await run.done;
     }
-    // A run on another instance is cancelled by its owner; once its rows are gone, its next write is refused.
-    if (session.remoteRunId) this.publish({ type: 'cancel', runId: session.remoteRunId });
+    // A run on another instance is stopped by its owner, and its end waited for: deleted first, its rows would be
+    // gone before its owner could record how its tool ended, and its owner's clients would be told nothing.
+    const remote = session.remoteRunId;
+    const cluster = this.options.cluster;
+    if (remote && cluster && (await cluster.requestCancel(remote))) {
+      this.publish({ type: 'cancel', runId: remote });
+      await this.remoteEnd(cluster, sessionId, remote);
+    }
     return this.admit(async () => {
       if (this.sessions.get(sessionId) !== session) return false;
       this.options.registry.clearSession(sessionId);
@@ -545,10 +551,40 @@ export class ChatService {
       this.options.rules?.forgetSession(sessionId);
       this.sessions.delete(sessionId);
       this.loaded.delete(sessionId);
+      this.endFollowedRuns(sessionId);
       this.notify({ type: 'session-deleted', sessionId });
       this.publish({ type: 'session', sessionId });
       return true;
     });
+  }
+
+  /**
+   * Waits until `runId`, going on at another instance, has ended, or for as long as its owner could take to hear a
+   * stop: a lease and a scan to take it over, should the owner be gone. Woken by the run's events and its session's
+   * changes (its end is stored before the owner says the session changed), and every second besides.
+   */
+  private async remoteEnd(cluster: Cluster, sessionId: string, runId: string): Promise<void> {
+    const deadline = Date.now() + Math.min(2 * cluster.leaseMs + 5_000, 60_000);
+    let wake = () => {};
+    const unsubscribe = cluster.subscribe((message) => {
+      if ((message.type === 'event' && message.runId === runId) || (message.type === 'session' && message.sessionId === sessionId)) wake();
+    });
+    try {
+      for (;;) {
+        const run = await this.store.getRun(runId);
+        const left = deadline - Date.now();
+        if (run === undefined || run.endedAt !== null || left <= 0 || this.closing) return;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(left, 1_000));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      unsubscribe();
+    }
   }
 
   /**
@@ -805,6 +841,17 @@ export class ChatService {
     });
   }
 
+  /** Ends the runs of a deleted session that are followed here: nothing more will be written to them. */
+  private endFollowedRuns(sessionId: string): void {
+    for (const run of this.runs.values()) {
+      if (run.remote && run.sessionId === sessionId) {
+        run.remote = false;
+        endDeleted(run);
+        this.forgetLater(run.runId);
+      }
+    }
+  }
+
   /**
    * Reads a session's row again (another instance changed it) and tells watchers. Answers the session, or undefined
    * when it is gone. `announce`: tell this instance's watchers.
@@ -813,18 +860,13 @@ export class ChatService {
     const stored = await this.store.getSession(sessionId);
     let session = this.sessions.get(sessionId);
     if (!stored) {
+      // A run of the session going on here stops: its next write is refused, and its clients are told it ended.
+      if (session?.activeRun && !session.activeRun.cancellation.aborted) session.activeRun.cancellation.cancel();
       if (session && !session.activeRun) {
         this.sessions.delete(sessionId);
         this.loaded.delete(sessionId);
         this.registry.clearSession(sessionId);
-        // Runs of the session followed here end with it: nothing more will be written to them.
-        for (const run of this.runs.values()) {
-          if (run.remote && run.sessionId === sessionId) {
-            run.remote = false;
-            run.log.close();
-            this.forgetLater(run.runId);
-          }
-        }
+        this.endFollowedRuns(sessionId);
         if (announce) this.notify({ type: 'session-deleted', sessionId });
       }
       return session?.activeRun ? session : undefined;
@@ -886,12 +928,15 @@ export class ChatService {
     this.notify({ type: 'session-changed', session: summary(session) });
     const follow = async () => {
       await this.readRemoteEvents(run);
-      // Lost because its rows are gone (the session was deleted elsewhere): there is nothing more to follow.
+      // Lost because its rows are gone (the session was deleted elsewhere): there is nothing more to follow, and
+      // whoever follows it here is told it ended, not left waiting.
       if (run.remote && (await this.store.getRun(run.runId)) === undefined) {
         run.remote = false;
         session.remoteRunId = null;
-        run.log.close();
+        endDeleted(run);
         this.forgetLater(run.runId);
+        // The chat went with it, and this instance heard so while the run was still its own: it is forgotten now.
+        await this.refreshSession(run.sessionId, true);
       }
     };
     follow().catch((error: unknown) => this.log(`Could not follow run ${run.runId}: ${messageOf(error)}`));
@@ -1484,6 +1529,12 @@ function partialTurn(log: EventLog): ChatMessage | undefined {
   }
   if (content === '' && reasoning === '') return undefined;
   return reasoning === '' ? { role: 'assistant', content } : { role: 'assistant', content, reasoning };
+}
+
+/** Closes the log of a run whose chat was deleted, ending it for whoever follows it unless its own end is there. */
+function endDeleted(run: Run): void {
+  if (run.log.eventAt(run.log.size)?.type !== 'run-end') run.log.append({ type: 'run-end', runId: run.runId, reason: 'cancelled', error: 'The chat was deleted.' });
+  run.log.close();
 }
 
 function summary(session: Session): SessionSummary {
