@@ -1,4 +1,5 @@
 import { longOptionNamed, type ReachableWords } from './command-wrappers';
+import { gitArgumentsCovered } from './git-arguments';
 import { commandBaseName, isExactOnlyCommand } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
@@ -267,6 +268,7 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
         : namesVariable || word.text.includes('[') || anything(word);
     if (rest.some(risky)) return false;
   }
+  if (name === 'git' && !gitArgumentsCovered(command.words, rule.tokens.length)) return false;
   const codeOptions = CODE_RUNNING_OPTIONS.get(name);
   if (codeOptions === undefined) return true;
   const [first] = rest;

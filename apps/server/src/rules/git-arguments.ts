@@ -1,0 +1,247 @@
+import type { ShellWord } from './shell-word';
+
+/**
+ * Git's own commands. Any other word after `git` is an alias from the repository's configuration (which a call
+ * may have written: `alias.st = !touch PWNED`) or a `git-<name>` program found on PATH; git never lets an alias
+ * hide one of these.
+ */
+const GIT_COMMANDS = new Set([
+  'add', 'am', 'annotate', 'apply', 'archive', 'backfill', 'bisect', 'blame', 'branch', 'bugreport', 'bundle', 'cat-file',
+  'check-attr', 'check-ignore', 'check-mailmap', 'check-ref-format', 'checkout', 'checkout-index', 'cherry', 'cherry-pick',
+  'citool', 'clean', 'clone', 'column', 'commit', 'commit-graph', 'commit-tree', 'config', 'count-objects', 'credential',
+  'describe', 'diagnose', 'diff', 'diff-files', 'diff-index', 'diff-tree', 'difftool', 'fast-export', 'fast-import',
+  'fetch', 'fetch-pack', 'filter-branch', 'fmt-merge-msg', 'for-each-ref', 'for-each-repo', 'format-patch', 'fsck', 'gc',
+  'get-tar-commit-id', 'grep', 'gui', 'hash-object', 'help', 'hook', 'index-pack', 'init', 'instaweb', 'interpret-trailers',
+  'log', 'ls-files', 'ls-remote', 'ls-tree', 'mailinfo', 'mailsplit', 'maintenance', 'merge', 'merge-base', 'merge-file',
+  'merge-index', 'merge-tree', 'mergetool', 'mktag', 'mktree', 'multi-pack-index', 'mv', 'name-rev', 'notes',
+  'pack-objects', 'pack-redundant', 'pack-refs', 'patch-id', 'prune', 'prune-packed', 'pull', 'push', 'range-diff',
+  'read-tree', 'rebase', 'reflog', 'refs', 'remote', 'repack', 'replace', 'replay', 'request-pull', 'rerere', 'reset',
+  'restore', 'rev-list', 'rev-parse', 'revert', 'rm', 'send-pack', 'shortlog', 'show', 'show-branch', 'show-index',
+  'show-ref', 'sparse-checkout', 'stash', 'status', 'stripspace', 'submodule', 'switch', 'symbolic-ref', 'tag',
+  'unpack-file', 'unpack-objects', 'update-index', 'update-ref', 'update-server-info', 'var', 'verify-commit',
+  'verify-pack', 'verify-tag', 'version', 'whatchanged', 'worktree', 'write-tree',
+]);
+
+/** Options git takes before its command: those that take the next word as their value, and those that take none. */
+const GLOBAL_VALUES = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--attr-source'];
+const GLOBAL_FLAGS = [
+  '-p', '-P', '--paginate', '--no-pager', '--bare', '--no-replace-objects', '--no-lazy-fetch', '--no-optional-locks',
+  '--no-advice', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--html-path',
+  '--man-path', '--info-path', '--version', '-v', '--help', '-h',
+];
+
+/** How one of git's commands that talks to another repository reads its arguments. */
+interface RepositoryCommand {
+  /** What its repository must be for a prefix rule to cover it: the name of a configured remote, or a source to clone. */
+  repository: 'remote' | 'clone-source';
+  /** Options that take the next word as their value unless given one (`--depth 1`, `-o x`, `-ox`). */
+  values: readonly string[];
+  /** Options that take no value, or one only with `=` (`--force-with-lease=main`). */
+  flags: readonly string[];
+  /** Options whose value is a repository (`push --repo=<repository>`). */
+  repositoryValues?: readonly string[];
+  /** Options after which every operand is a repository (`fetch --multiple a b`). */
+  allRepositories?: readonly string[];
+  /** Options that run a program this command alone reads so (`clone -u`, `ls-remote -u`: the upload-pack to run). */
+  code?: readonly string[];
+}
+
+const FETCH_VALUES = [
+  '--depth', '--deepen', '--shallow-since', '--shallow-exclude', '-j', '--jobs', '--upload-pack', '--refmap', '-o',
+  '--server-option', '--negotiation-tip', '--filter', '--recurse-submodules-default', '--submodule-prefix',
+];
+const FETCH_FLAGS = [
+  '--all', '--no-all', '-a', '--append', '--atomic', '--dry-run', '-f', '--force', '-k', '--keep', '--multiple',
+  '--auto-maintenance', '--no-auto-maintenance', '--auto-gc', '--no-auto-gc', '--write-commit-graph',
+  '--no-write-commit-graph', '--prefetch', '-p', '--prune', '-P', '--prune-tags', '-n', '--no-tags', '-t', '--tags',
+  '--unshallow', '--update-shallow', '--update-head-ok', '-u', '-q', '--quiet', '-v', '--verbose', '--progress',
+  '--no-progress', '--show-forced-updates', '--no-show-forced-updates', '-4', '--ipv4', '-6', '--ipv6', '--set-upstream',
+  '--porcelain', '--no-write-fetch-head', '--write-fetch-head', '--recurse-submodules', '--no-recurse-submodules',
+  '--negotiate-only', '--refetch',
+];
+const MERGE_VALUES = ['-s', '--strategy', '-X', '--strategy-option', '--cleanup'];
+const MERGE_FLAGS = [
+  '--commit', '--no-commit', '-e', '--edit', '--no-edit', '--ff', '--no-ff', '--ff-only', '--log', '--no-log', '--signoff',
+  '--no-signoff', '--stat', '--no-stat', '--compact-summary', '--squash', '--no-squash', '--verify', '--no-verify',
+  '--verify-signatures', '--no-verify-signatures', '--summary', '--no-summary', '--autostash', '--no-autostash',
+  '--allow-unrelated-histories', '-r', '--rebase', '--no-rebase', '-S', '--gpg-sign', '--no-gpg-sign',
+];
+
+const REPOSITORY_COMMANDS = new Map<string, RepositoryCommand>([
+  ['push', {
+    repository: 'remote',
+    values: ['-o', '--push-option', '--repo', '--receive-pack', '--exec', '--recurse-submodules'],
+    flags: [
+      '--all', '--branches', '--mirror', '--tags', '--follow-tags', '--no-follow-tags', '--atomic', '--no-atomic', '-n',
+      '--dry-run', '--porcelain', '-d', '--delete', '--prune', '-f', '--force', '--force-with-lease',
+      '--no-force-with-lease', '--force-if-includes', '--no-force-if-includes', '-u', '--set-upstream', '--thin',
+      '--no-thin', '-q', '--quiet', '-v', '--verbose', '--progress', '--no-progress', '--no-verify', '--verify', '--signed',
+      '--no-signed', '--no-recurse-submodules', '-4', '--ipv4', '-6', '--ipv6',
+    ],
+    repositoryValues: ['--repo'],
+  }],
+  ['fetch', { repository: 'remote', values: FETCH_VALUES, flags: FETCH_FLAGS, allRepositories: ['--multiple'] }],
+  ['pull', { repository: 'remote', values: [...FETCH_VALUES, ...MERGE_VALUES], flags: [...FETCH_FLAGS.filter((flag) => flag !== '--multiple'), ...MERGE_FLAGS] }],
+  ['ls-remote', {
+    repository: 'remote',
+    values: ['--upload-pack', '--sort', '-o', '--server-option'],
+    flags: ['--heads', '--branches', '-b', '-t', '--tags', '--refs', '-q', '--quiet', '--exit-code', '--get-url', '--symref'],
+    code: ['-u', '--exec'],
+  }],
+  ['clone', {
+    repository: 'clone-source',
+    values: [
+      '-o', '--origin', '-b', '--branch', '--revision', '--depth', '--shallow-since', '--shallow-exclude', '--reference',
+      '--reference-if-able', '--separate-git-dir', '-j', '--jobs', '--filter', '--server-option', '--ref-format',
+      '--template', '-c', '--config', '--upload-pack',
+    ],
+    flags: [
+      '-l', '--local', '--no-local', '-s', '--shared', '--no-hardlinks', '-q', '--quiet', '-v', '--verbose', '--progress',
+      '--no-progress', '-n', '--no-checkout', '--bare', '--mirror', '--sparse', '--single-branch', '--no-single-branch',
+      '--no-tags', '--tags', '--recurse-submodules', '--recursive', '--no-recurse-submodules', '--shallow-submodules',
+      '--no-shallow-submodules', '--remote-submodules', '--no-remote-submodules', '--also-filter-submodules',
+      '--reject-shallow', '--no-reject-shallow', '--dissociate',
+    ],
+    // `--bundle-uri` fetches from a URI before the clone.
+    code: ['-u', '--bundle-uri'],
+  }],
+]);
+
+/** A remote's name: no path (`./x`, `../x`, `/x`, `~/x`), no URL (`https://…`, `host:path`, `ext::…`), no option. */
+const REMOTE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+/** URL schemes git itself speaks; any other (`foo://`, `foo::`) runs a `git-remote-foo` helper (`ext::sh -c …` runs sh). */
+const GIT_SCHEMES = new Set(['https', 'http', 'ssh', 'git', 'git+ssh', 'ssh+git', 'file']);
+/** `git remote` forms that neither change the configuration nor name a URL. */
+const REMOTE_READS = new Set(['show', 'get-url']);
+
+/**
+ * Whether a prefix rule may cover this git command (`words` from `git` on, the first `trusted` of them the rule's own
+ * tokens): its command is one of git's own (not an alias the repository's configuration defines); the repository a
+ * `push`, `fetch`, `pull` or `ls-remote` talks to is a remote's name, not a URL or path the call names (`git push
+ * https://…` sends the repository there); `clone` reads from no remote helper (`ext::sh -c …`, `fd::3`) and runs no
+ * upload-pack (`-u`); a rule for `git remote` covers only `show` and `get-url`, not `add` or `set-url`, which point a
+ * remote somewhere else. Options git's tables here do not know make every operand be judged as the repository.
+ */
+export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number): boolean {
+  const untrusted = (index: number) => index >= trusted;
+  let index = 1;
+  while (index < words.length) {
+    const word = words[index]!;
+    // A rule's tokens are literal: a word the shell computes is the call's.
+    if (word.kind !== 'literal') return false;
+    const value = word.value;
+    if (!value.startsWith('-')) break;
+    const name = value.split('=', 1)[0]!;
+    if (GLOBAL_FLAGS.includes(value)) index += 1;
+    else if (GLOBAL_VALUES.includes(name)) index += value.includes('=') ? 1 : 2;
+    else return false;
+  }
+  const command = words[index];
+  if (command === undefined) return true;
+  if (command.kind !== 'literal' || !GIT_COMMANDS.has(command.value)) return false;
+  if (command.value === 'remote') return remoteCovered(words, index + 1, untrusted);
+  const spec = REPOSITORY_COMMANDS.get(command.value);
+  return spec === undefined || repositoryCovered(spec, words, index + 1, untrusted);
+}
+
+function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean): boolean {
+  const longOptions = [...spec.values, ...spec.flags, ...(spec.code ?? [])].filter((option) => option.startsWith('--'));
+  const operands: number[] = [];
+  let sure = true;
+  let every = false;
+  let ended = false;
+  const repositoryOk = (value: string) => (spec.repository === 'remote' ? REMOTE_NAME.test(value) : cloneSourceOk(value));
+  for (let index = start; index < words.length; index += 1) {
+    const word = words[index]!;
+    if (word.kind !== 'literal') {
+      if (untrusted(index)) return false;
+      continue;
+    }
+    const value = word.value;
+    if (ended || !value.startsWith('-') || value === '-') {
+      operands.push(index);
+      continue;
+    }
+    if (value === '--') {
+      ended = true;
+      continue;
+    }
+    if (value.startsWith('--')) {
+      const equals = value.indexOf('=');
+      const written = equals === -1 ? value : value.slice(0, equals);
+      const option = longOptions.includes(written) ? written : uniqueStart(written, longOptions);
+      if (option === undefined) {
+        sure = false;
+        continue;
+      }
+      if (spec.code?.includes(option) === true && untrusted(index)) return false;
+      if (spec.allRepositories?.includes(option) === true) every = true;
+      const takesNext = equals === -1 && spec.values.includes(option);
+      if (spec.repositoryValues?.includes(option) === true) {
+        const repository = takesNext ? words[index + 1] : { kind: 'literal' as const, value: value.slice(equals + 1) };
+        const at = takesNext ? index + 1 : index;
+        if (untrusted(at) && (repository?.kind !== 'literal' || !repositoryOk(repository.value))) return false;
+      }
+      if (takesNext) index += 1;
+      continue;
+    }
+    for (let at = 1; at < value.length; at += 1) {
+      const option = `-${value[at]!}`;
+      if (spec.code?.includes(option) === true) {
+        if (untrusted(index)) return false;
+        break;
+      }
+      if (spec.values.includes(option)) {
+        if (at === value.length - 1) index += 1;
+        break;
+      }
+      if (!spec.flags.includes(option)) {
+        sure = false;
+        break;
+      }
+    }
+  }
+  // Past an option these tables do not know, which word is the repository is not known: each operand may be.
+  const repositories = sure && !every ? operands.slice(0, 1) : operands;
+  return operands.every((index) => {
+    if (!untrusted(index)) return true;
+    const { value } = words[index] as { value: string };
+    // A refspec is no repository, but `::` and `://` have no business in one.
+    return repositories.includes(index) ? repositoryOk(value) : !value.includes('::') && !value.includes('://');
+  });
+}
+
+/** `git remote`, `git remote -v`, `git remote show origin`, `git remote get-url origin`: nothing that changes a remote. */
+function remoteCovered(words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean): boolean {
+  let index = start;
+  while (words[index]?.kind === 'literal' && ['-v', '--verbose'].includes((words[index] as { value: string }).value)) index += 1;
+  const subcommand = words[index];
+  if (subcommand === undefined || !untrusted(index)) return true;
+  if (subcommand.kind !== 'literal' || !REMOTE_READS.has(subcommand.value)) return false;
+  return words.slice(index + 1).every((word, offset) => {
+    if (!untrusted(index + 1 + offset)) return true;
+    return word.kind === 'literal' && (REMOTE_NAME.test(word.value) || word.value === '-n');
+  });
+}
+
+/**
+ * Where `git clone` may fetch from: a URL of a scheme git speaks itself, `host:path` over ssh (not a host git would
+ * hand to ssh as an option), or a path; never a remote helper named by `<transport>::` or another scheme.
+ */
+function cloneSourceOk(value: string): boolean {
+  if (value.includes('::')) return false;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(value);
+  if (scheme !== null) return GIT_SCHEMES.has(scheme[1]!.toLowerCase());
+  const colon = value.indexOf(':');
+  const slash = value.indexOf('/');
+  if (colon === -1 || (slash !== -1 && slash < colon)) return true;
+  const host = value.slice(0, colon);
+  return !host.slice(host.indexOf('@') + 1).startsWith('-');
+}
+
+/** The one option of `options` that `written` is a start of, as git's option parser reads an abbreviation. */
+function uniqueStart(written: string, options: readonly string[]): string | undefined {
+  if (written.length < 3) return undefined;
+  const starts = options.filter((option) => option.startsWith(written));
+  return starts.length === 1 ? starts[0] : undefined;
+}
