@@ -280,6 +280,10 @@ describe('pytest: the debugger, imported modules and any start of those options'
     'pytest --pythonw=error::x.Y',
     'pytest --pastebin=all',
     'pytest --paste=all',
+    // pytest 8.2 reads arguments from a file after `@`: one the model wrote may say `--pastebin=all` or `-p evil`.
+    'pytest @args.txt',
+    'pytest -q @args.txt tests',
+    'pytest -- @args.txt',
   ])('asks about %j', async (command) => {
     expect(await decide(command, [prefix('pytest'), prefix('printf'), prefix('echo')])).toBe('ask');
   });

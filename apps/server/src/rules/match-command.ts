@@ -87,7 +87,8 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // `--basetemp` empties the folder it names; `-p`, `-c`, `-o`, `--pyargs`, `-W` (a warning's category) load modules
   // and settings that do; `--trace` and `--pdb` hand piped input to the debugger, which runs it. pytest's parser
   // (argparse) takes any unambiguous start of a long option, which the check below refuses for each of these.
-  ['pytest', { options: ['-p', '-c', '--config-file', '-o', '--override-ini', '--rootdir', '--confcutdir', '--basetemp', '--pdb', '--pdbcls', '--trace', '--pyargs', '-W', '--pythonwarnings', '--pastebin', '--debug', '--junitxml', '--junit-xml', '--log-file', '--result-log', '--report-log'] }],
+  // pytest 8.2 and later read more arguments from a file named after an `@` (`pytest @args.txt`), also after `--`.
+  ['pytest', { prefixes: ['@'], endOfOptions: 'never', options: ['-p', '-c', '--config-file', '-o', '--override-ini', '--rootdir', '--confcutdir', '--basetemp', '--pdb', '--pdbcls', '--trace', '--pyargs', '-W', '--pythonwarnings', '--pastebin', '--debug', '--junitxml', '--junit-xml', '--log-file', '--result-log', '--report-log'] }],
   // The compiler drivers have no `--`: it is an error there.
   ...['gcc', 'g++', 'cc', 'c++', 'clang', 'clang++'].map((compiler): [string, CodeOptions] => [compiler, { options: COMPILER_LONG_OPTIONS, prefixes: COMPILER_PREFIXES, endOfOptions: 'never' }]),
 ]);
