@@ -193,8 +193,27 @@ describe('what a runner runs is judged as the command it is', () => {
     ['pnpm --filter web', "pnpm --filter web make test 'X!=id'"],
     ['pnpm --filter test', "pnpm --filter test make 'X!=id'"],
     ['pnpm -r test', 'pnpm -r test src'],
+    // A runner's option before its subcommand hid it: a rule for the tool alone let the program run.
+    ['uv', 'uv --quiet run rm -rf build'],
+    ['uv', 'uv -q tool run cowsay'],
+    ['uv', 'uv tool --quiet run cowsay'],
+    ['npm', 'npm --silent exec rm x'],
+    ['poetry', 'poetry -q run rm -rf build'],
+    ['bundle', 'bundle --verbose exec rake'],
+    ['uv', 'echo run rm -rf build; uv $_'],
+    // Options of the runner that install packages, move to another folder or load variables change what runs.
+    ['uv run make test', 'uv run --with evil make test'],
+    ['uv run make test', 'uv run --directory /tmp make test'],
+    ['uv run make test', 'uv run --env-file .env make test'],
+    ['uv run make test', 'uv --project /tmp run make test'],
+    ['pnpm exec make', 'pnpm exec --filter web make test'],
+    ['poetry run make test', 'poetry -C /tmp run make test'],
+    ['conda run make test', 'conda run -n other make test'],
+    ['uv run make', 'uv --quiet run --frozen make test SHELL=/tmp/x'],
+    // `yarn node` runs node: a rule for it is one for node, exact only.
+    ['yarn node x.js', 'yarn node x.js more'],
   ])('a rule for %s asks about %j', async (rule, command) => {
-    expect(await decide(command, [prefix(rule)])).toBe('ask');
+    expect(await decide(command, [prefix(rule), prefix('echo')])).toBe('ask');
   });
 
   it.each([
@@ -210,8 +229,17 @@ describe('what a runner runs is judged as the command it is', () => {
     ['pnpm', 'pnpm install'],
     ['npm', 'npm test'],
     ['pnpm -r test', 'pnpm -r test'],
+    // A runner's harmless options are skipped when judging what it runs.
+    ['uv run make test', 'uv run --frozen make test'],
+    ['uv run make test', 'uv --quiet run --locked -- make test -j4'],
+    ['uv tool run git status', 'uv tool run -q git status'],
+    ['poetry run make test', 'poetry -q run make test'],
+    ['pnpm exec make test', 'pnpm exec --silent make test'],
+    ['npm exec make test', 'npm --silent exec make test'],
+    ['pnpm make test', 'pnpm -s make test'],
+    ['uv', 'uv --quiet pip list'],
   ])('a rule for %s still allows %j', async (rule, command) => {
-    expect(await decide(command, [prefix(rule)])).toBe('allow');
+    expect(await decide(command, [prefix(rule), prefix('echo')])).toBe('allow');
   });
 });
 

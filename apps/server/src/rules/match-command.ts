@@ -1,5 +1,6 @@
 import { longOptionNamed, type ReachableWords } from './command-wrappers';
 import { gitArgumentsCovered } from './git-arguments';
+import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
 import { commandBaseName, isExactOnlyCommand } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
@@ -29,19 +30,6 @@ const SUBSCRIPT_EVALUATING = new Map<string, string | undefined>([
 
 /** npm's and pnpm's option parser (nopt) never takes a `--` for an option's value. */
 const NOPT_DASHES = 'always';
-
-/**
- * npm's and pnpm's option parser reads `-node-options=…` as `--node-options=…`, any start of an option's name as
- * the option (`--node-opt`), `--no-no-node-options=…` as the option itself, and one-dash shorthands that expand to
- * options (`-C` is `--prefix`): no list of what to refuse keeps up with that, so only these words are options that
- * a prefix rule lets through; they neither run code nor take the word after them as a value.
- */
-const NPM_HARMLESS = new Set([
-  '-s', '--silent', '-q', '--quiet', '-d', '--verbose', '--if-present', '--ignore-scripts', '--foreground-scripts',
-  '--json', '--parseable', '--long', '--all', '--workspaces', '--ws', '--include-workspace-root', '--color',
-  '--no-color', '--dry-run', '--offline', '--prefer-offline', '--no-audit', '--no-fund',
-  ...['silent', 'error', 'warn', 'notice', 'http', 'info', 'verbose', 'silly'].map((level) => `--loglevel=${level}`),
-]);
 
 /**
  * A compiler driver hands these to other programs or loads code through them: `-Wl,-plugin=x.so`, `-Wp,-fplugin=…`,
@@ -160,68 +148,6 @@ export function setsShellVariables(command: SimpleCommand): boolean {
   return setter !== undefined && args.some((word) => word.kind === 'literal' && word.value.startsWith('-') && word.value.slice(1).includes(setter[1]!));
 }
 
-/**
- * Subcommands of package managers and project tools that run the program named next, with what follows
- * (`uv run make test`, `pnpm exec git status`, `bundle exec rake`). `npm run`, `pnpm run` and `yarn run` run the
- * project's scripts instead, and are not here.
- */
-const PROGRAM_RUNNERS = new Map<string, ReadonlySet<string>>([
-  ['npm', new Set(['exec', 'x'])],
-  ['pnpm', new Set(['exec', 'dlx'])],
-  ['yarn', new Set(['exec', 'dlx', 'node'])],
-  ['uv', new Set(['run'])],
-  ['poetry', new Set(['run'])],
-  ['pipenv', new Set(['run'])],
-  ['pdm', new Set(['run'])],
-  ['hatch', new Set(['run'])],
-  ['rye', new Set(['run'])],
-  ['pixi', new Set(['run'])],
-  ['conda', new Set(['run'])],
-  ['mamba', new Set(['run'])],
-  ['bundle', new Set(['exec'])],
-]);
-
-/**
- * pnpm runs a word it does not know as a command as a script, or failing that as a program (`pnpm make test` is
- * `make test`), and Yarn a binary of the project's packages: after any other word, what follows is judged as a
- * command of its own too.
- */
-const PACKAGE_MANAGER_COMMANDS = new Set([
-  'add', 'audit', 'approve-builds', 'autoclean', 'bin', 'c', 'cache', 'cat-file', 'cat-index', 'check', 'config', 'constraints',
-  'create', 'dedupe', 'deploy', 'dislink', 'dlx', 'doctor', 'env', 'exec', 'explain', 'fetch', 'find-hash', 'generate-lock-entry',
-  'global', 'help', 'i', 'ignored-builds', 'import', 'info', 'init', 'install', 'install-test', 'it', 'la', 'licenses', 'link',
-  'list', 'll', 'ln', 'login', 'logout', 'ls', 'm', 'multi', 'node', 'npm', 'outdated', 'owner', 'pack', 'patch', 'patch-commit',
-  'patch-remove', 'plugin', 'policies', 'prune', 'publish', 'r', 'rb', 'rebuild', 'recursive', 'remove', 'restart', 'rm', 'root',
-  'run', 'run-script', 'search', 'server', 'set', 'setup', 'self-update', 'stage', 'start', 'stop', 'store', 't', 'tag', 'team',
-  'test', 'tst', 'un', 'uni', 'uninstall', 'unlink', 'unplug', 'up', 'update', 'upgrade', 'upgrade-interactive', 'version',
-  'versions', 'why', 'workspace', 'workspaces',
-]);
-
-/** `runnerLength` of `pnpm` or `yarn` with an option before the command: where the program is named is not known. */
-export const OPTIONS_BEFORE_COMMAND = -1;
-
-/** Stands for a word the shell computes: no runner's or package manager's command. */
-const COMPUTED_WORD = '\0';
-
-/**
- * How many of `tokens` are a runner's words (`uv run`, `uv tool run`, `pnpm exec --`, `pnpm` before a program it
- * falls back to), after which the program it runs is named; 0 when they do not start with a runner;
- * `OPTIONS_BEFORE_COMMAND` for `pnpm` or `yarn` with an option first.
- */
-export function runnerLength(tokens: readonly string[]): number {
-  const [first, second, third] = tokens;
-  if (first === undefined || second === undefined) return 0;
-  const name = commandBaseName(first);
-  const packageManager = name === 'pnpm' || name === 'yarn';
-  if (packageManager && second.startsWith('-')) return OPTIONS_BEFORE_COMMAND;
-  let length = 0;
-  if (PROGRAM_RUNNERS.get(name)?.has(second) === true) length = 2;
-  else if (name === 'uv' && second === 'tool' && third === 'run') length = 3;
-  else if (packageManager && !PACKAGE_MANAGER_COMMANDS.has(second)) return 1;
-  if (length > 0 && tokens[length] === '--') length += 1;
-  return length;
-}
-
 /** Whether a prefix rule for `name` is checked against a table of options that run code. */
 export function hasCodeOptions(name: string): boolean {
   return CODE_RUNNING_OPTIONS.has(name);
@@ -242,21 +168,15 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
     const word = command.words[index];
     return word?.kind === 'literal' && word.value === token;
   });
-  if (!prefixMatches || rule.exact) return prefixMatches;
+  if (rule.exact) return prefixMatches;
   const name = commandBaseName(rule.tokens[0] ?? '');
   if (isExactOnlyCommand(name)) return false;
   // Found from the command's words, not the rule's: a rule for `uv` or `pnpm` alone names no program either.
-  const runner = runnerLength(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD)));
-  if (runner === OPTIONS_BEFORE_COMMAND) {
-    // `pnpm --filter x make …`: which word is the program depends on which options take a value.
-    if (command.words.length > rule.tokens.length) return false;
-  } else if (runner > 0) {
-    // What a runner runs is judged as the command it is (`uv run make test SHELL=…` as `make test SHELL=…`); a
-    // rule that names no program after the runner (`uv run`, `pnpm exec --`) would be any program.
-    const target = rule.tokens.slice(runner);
-    if (target.length === 0 || target[0]!.startsWith('-')) return false;
-    if (!allowsCommand({ ...rule, tokens: target }, { ...command, words: command.words.slice(runner) }, line)) return false;
-  }
+  const call = runnerCall(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD)));
+  if (call.kind === 'runner') return runnerAllows(rule, command, call, line);
+  if (!prefixMatches) return false;
+  // `pnpm --filter x make …`: which word is the program depends on which options take a value.
+  if (call.kind === 'options' && command.words.length > rule.tokens.length) return false;
   const rest = command.words.slice(rule.tokens.length);
   const anything = (word: ShellWord) => word.kind === 'dynamic' && mayBecomeAnything(word, line);
   if (SUBSCRIPT_EVALUATING.has(name)) {
@@ -278,6 +198,26 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
     ? [{ kind: 'literal' as const, value: `-${first.value}` }, ...rest.slice(1)]
     : rest;
   return !carriesCodeOption(name, words, rule.tokens.at(-1) ?? '', codeOptions, anything);
+}
+
+/**
+ * What a runner runs is judged as the command it is (`uv run make test SHELL=…` as `make test SHELL=…`), past the
+ * runner's harmless options, in the call and in the rule (`uv run --frozen make test` under `uv run make test`). A
+ * rule through another runner or none (`uv`, `pnpm` alone), or that names no program after it (`uv run`, `pnpm exec
+ * --`), covers no call through a runner.
+ */
+function runnerAllows(rule: CommandPrefix, command: SimpleCommand, call: { head: readonly string[]; program: number }, line: LineFacts): boolean {
+  const ruleCall = runnerCall(rule.tokens);
+  if (ruleCall.kind !== 'runner' || ruleCall.head.length !== call.head.length || ruleCall.head.some((word, index) => word !== call.head[index])) return false;
+  const target = rule.tokens.slice(ruleCall.program);
+  if (target.length === 0 || target[0]!.startsWith('-')) return false;
+  const program = command.words.slice(call.program);
+  if (!allowsCommand({ ...rule, tokens: target }, { ...command, words: program }, line)) return false;
+  // npm, pnpm and yarn read their own options after the program's name too.
+  const name = commandBaseName(call.head[0] ?? '');
+  const manager = CODE_RUNNING_OPTIONS.get(name);
+  const anything = (word: ShellWord) => word.kind === 'dynamic' && mayBecomeAnything(word, line);
+  return manager === undefined || !carriesCodeOption(name, program.slice(target.length), target.at(-1) ?? '', manager, anything);
 }
 
 /**

@@ -94,6 +94,12 @@ describe('proposeRule for commands', () => {
     ['go test ./...', ['go', 'test'], false],
     ['uv run pytest -x', ['uv', 'run', 'pytest', '-x'], true],
     ['git status --short', ['git', 'status'], false],
+    // A runner's harmless options are left out; one that installs, moves or loads a file of variables makes it exact.
+    ['uv run --frozen make test', ['uv', 'run', 'make', 'test'], false],
+    ['uv --quiet run -- make test', ['uv', 'run', 'make', 'test'], false],
+    ['uv run --with evil make test', ['uv', 'run', '--with', 'evil', 'make', 'test'], true],
+    ['pnpm exec --filter web make test', ['pnpm', 'exec', '--filter', 'web', 'make', 'test'], true],
+    ['yarn node x.js', ['yarn', 'node', 'x.js'], true],
   ])('%j → %j (exact: %s)', async (command, tokens, exact) => {
     expect(await proposedMatch(command)).toStrictEqual({ kind: 'command-prefix', tokens, exact });
   });

@@ -10,7 +10,8 @@ import {
   commandBaseName,
 } from '@airlock/api';
 import { hostOfUrl } from '@airlock/api';
-import { allowsCommand, hasCodeOptions, runnerLength } from './match-command';
+import { allowsCommand, hasCodeOptions } from './match-command';
+import { COMPUTED_WORD, runnerCall } from './program-runners';
 import { readCommandLine } from './command-line-reader';
 import type { SimpleCommand } from './parse-command-line';
 import { escapeGlobName } from '@airlock/api';
@@ -92,12 +93,14 @@ function prefixFor(command: SimpleCommand): RuleMatch | undefined {
   if (name === undefined) return undefined;
   const base = commandBaseName(name);
   if (isExactOnlyCommand(base) || PROPOSE_EXACT_COMMANDS.has(base)) return exact;
-  const runner = runnerLength(literal);
-  if (runner > 0 && (runner > 1 || isKnownProgram(literal[1]!))) {
-    // What a runner runs is proposed as that command would be (`uv run rm -rf x` exact, as `rm -rf x` is).
-    const target = words.length > runner ? prefixFor({ ...command, words: words.slice(runner) }) : undefined;
+  const call = runnerCall(words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD)));
+  const program = call.kind === 'runner' ? words[call.program] : undefined;
+  if (call.kind === 'runner' && (call.head.length > 1 || (program?.kind === 'literal' && isKnownProgram(program.value)))) {
+    // What a runner runs is proposed as that command would be (`uv run rm -rf x` exact, as `rm -rf x` is), without
+    // the runner's harmless options (`uv run --frozen make test` → `uv run make test`).
+    const target = program === undefined ? undefined : prefixFor({ ...command, words: words.slice(call.program) });
     if (target?.kind !== 'command-prefix' || target.exact) return exact;
-    return { kind: 'command-prefix', tokens: [...literal.slice(0, runner), ...target.tokens], exact: false };
+    return { kind: 'command-prefix', tokens: [...call.head, ...target.tokens], exact: false };
   }
   if (!SUBCOMMAND_COMMANDS.has(base)) {
     // The project's own scripts (`./scripts/check.sh`) by name too: what they run is the workspace's.
