@@ -1,7 +1,7 @@
 import { canonicalJson } from '@airlock/core';
 import path from 'node:path';
 import { hostOfUrl, matchHost } from '@airlock/api';
-import { allowsCommand, deniesCommand, setsShellVariables } from './match-command';
+import { allowsCommand, changesDirectory, deniesCommand, setsShellVariables } from './match-command';
 import { readCommandLine } from './command-line-reader';
 import type { CommandLine } from './parse-command-line';
 import { matchPathGlob } from '@airlock/api';
@@ -72,7 +72,7 @@ export async function evaluateRules(call: RuleCall, rules: readonly Rule[], cont
   const line = await view.commandLine();
   if (line?.kind !== 'seen') return { decision: 'ask' };
   const used: Rule[] = [];
-  const facts = { setsVariables: line.commands.some(setsShellVariables) };
+  const facts = { setsVariables: line.commands.some(setsShellVariables), changesDirectory: line.commands.some(changesDirectory), workspace: context.workspace };
   for (const command of line.commands) {
     const rule = commandRules.find((candidate) => candidate.match.kind === 'command-prefix' && allowsCommand(candidate.match, command, facts));
     if (rule === undefined) return { decision: 'ask' };

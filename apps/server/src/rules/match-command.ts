@@ -1,5 +1,7 @@
 import { longOptionNamed, type ReachableWords } from './command-wrappers';
 import { gitArgumentsCovered } from './git-arguments';
+import { jqArgumentsCovered } from './jq-arguments';
+import type { PathFacts } from './outside-workspace';
 import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
 import { commandBaseName, isExactOnlyCommand } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
@@ -131,8 +133,8 @@ const SETS_VARIABLES = new Set([
   'source', '.', 'eval', 'set', 'builtin', 'command', 'trap', 'enable',
 ]);
 
-/** What the other commands of a line change for this one. */
-export interface LineFacts {
+/** What the other commands of a line change for this one, and where it runs (`PathFacts`). */
+export interface LineFacts extends PathFacts {
   /** Some command of the line may set variables (`SETS_VARIABLES`). Default: false. */
   setsVariables?: boolean;
 }
@@ -146,6 +148,17 @@ export function setsShellVariables(command: SimpleCommand): boolean {
   // `printf -v NAME …`, `wait -p NAME`. Only an exact rule allows either with that option, and its words are literal.
   const setter = SUBSCRIPT_EVALUATING.get(name);
   return setter !== undefined && args.some((word) => word.kind === 'literal' && word.value.startsWith('-') && word.value.slice(1).includes(setter[1]!));
+}
+
+/** Builtins that change the directory, and those that run code that may (`source`, `eval`: `SETS_VARIABLES`). */
+const CHANGES_DIRECTORY = new Set(['cd', 'pushd', 'popd']);
+
+/** Whether `command` may change the directory, after which a relative path of its line may lead anywhere. */
+export function changesDirectory(command: SimpleCommand): boolean {
+  const [first] = command.words;
+  if (first?.kind !== 'literal') return true;
+  const name = commandBaseName(first.value);
+  return CHANGES_DIRECTORY.has(name) || SETS_VARIABLES.has(name);
 }
 
 /** Whether a prefix rule for `name` is checked against a table of options that run code. */
@@ -190,6 +203,7 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
     if (rest.some(risky)) return false;
   }
   if (name === 'git' && !gitArgumentsCovered(command.words, rule.tokens.length)) return false;
+  if (name === 'jq' && !jqArgumentsCovered(command.words, rule.tokens.length, { ...line, anything })) return false;
   const codeOptions = CODE_RUNNING_OPTIONS.get(name);
   if (codeOptions === undefined) return true;
   const [first] = rest;

@@ -49,7 +49,7 @@ async function proposeMatch(call: RuleCall, options: ProposeRuleOptions): Promis
   }
   switch (call.tool) {
     case COMMAND_TOOL:
-      return typeof call.arguments.command === 'string' ? proposeCommand(call.arguments.command, options.owner) : undefined;
+      return typeof call.arguments.command === 'string' ? proposeCommand(call.arguments.command, options) : undefined;
     case URL_TOOL:
       return typeof call.arguments.url === 'string' ? proposeHost(call.arguments.url) : undefined;
     case 'read_file':
@@ -61,13 +61,13 @@ async function proposeMatch(call: RuleCall, options: ProposeRuleOptions): Promis
   }
 }
 
-async function proposeCommand(text: string, owner: string | undefined): Promise<RuleMatch | undefined> {
-  const line = await readCommandLine(text, owner);
+async function proposeCommand(text: string, options: ProposeRuleOptions): Promise<RuleMatch | undefined> {
+  const line = await readCommandLine(text, options.owner);
   if (line.kind !== 'seen' || line.commands.length !== 1) return undefined;
   const command = line.commands[0]!;
   const proposal = prefixFor(command);
   // A prefix that would not cover the very call it is made from (an option that runs other code) is made exact.
-  if (proposal?.kind === 'command-prefix' && !proposal.exact && !allowsCommand(proposal, command)) return exactFor(command);
+  if (proposal?.kind === 'command-prefix' && !proposal.exact && !allowsCommand(proposal, command, { workspace: options.workspace })) return exactFor(command);
   return proposal;
 }
 
