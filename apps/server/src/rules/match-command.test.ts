@@ -344,6 +344,38 @@ describe('git: options that open files in a program or run one', () => {
   );
 });
 
+describe('rsync: no other machine, no remote shell, no daemon', () => {
+  it.each([
+    // rsync hands the path after `host:` to the remote shell, and a host that starts with a dash to ssh as an option.
+    "rsync 'x:;id' .",
+    "rsync -av src/ 'localhost:;touch PWNED'",
+    'rsync -av src/ deploy@host.example:/srv/',
+    'rsync -av rsync://host.example/module/ .',
+    'rsync host.example::module .',
+    "rsync -- '-oProxyCommand=id:x' .",
+    'rsync -av --files-from=host.example:list . dst/',
+    // A glob with no slash before it may match a file named `x:;id`; a variable may hold a colon.
+    'rsync -a * dst/',
+    'rsync -a "$HOME" dst/',
+    "rsync -e 'sh -c id' x:y .",
+    'rsync --rsh=sh x:y .',
+    "rsync --rsync-path='id;rsync' x:y .",
+    'rsync -aM--log-file=x src/ dst/',
+    'rsync --daemon --config=evil.conf',
+  ])('a rule for rsync asks about %j', async (command) => {
+    expect(await decide(command, [prefix('rsync')])).toBe('ask');
+  });
+
+  it.each([
+    ['rsync', 'rsync -av src/ dst/'],
+    ['rsync', 'rsync -a --delete ./src/ ./build/'],
+    ['rsync', 'rsync -a src/* build/'],
+    ['rsync -a build/ deploy@host.example:/srv/', 'rsync -a build/ deploy@host.example:/srv/ --dry-run'],
+  ])('a rule for %s still allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('allow');
+  });
+});
+
 describe('npm, pnpm and yarn scripts: after `--`, no word that starts with a dash', () => {
   it.each([
     // The probe's line: node's test runner read `--import=data:…` and ran it.

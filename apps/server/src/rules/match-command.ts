@@ -73,7 +73,8 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // `-o` writes the file it names, also over one of the person's.
   ['sort', { options: ['--compress-program', '-o', '--output'] }],
   ['rg', { options: ['--pre'] }],
-  ['rsync', { options: ['-e', '--rsh', '--rsync-path'] }],
+  // `--daemon` serves with a `--config` that may run commands before and after each transfer.
+  ['rsync', { options: ['-e', '--rsh', '--rsync-path', '-M', '--remote-option', '--daemon', '--config', '--early-input'] }],
   // `--basetemp` empties the folder it names; `-p`, `-c`, `-o`, `--pyargs`, `-W` (a warning's category) load modules
   // and settings that do; `--trace` and `--pdb` hand piped input to the debugger, which runs it. pytest's parser
   // (argparse) takes any unambiguous start of a long option, which the check below refuses for each of these.
@@ -204,6 +205,7 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   }
   if (name === 'git' && !gitArgumentsCovered(command.words, rule.tokens.length)) return false;
   if (name === 'jq' && !jqArgumentsCovered(command.words, rule.tokens.length, { ...line, anything })) return false;
+  if (name === 'rsync' && rest.some(mayNameRemote)) return false;
   const codeOptions = CODE_RUNNING_OPTIONS.get(name);
   if (codeOptions === undefined) return true;
   const [first] = rest;
@@ -232,6 +234,20 @@ function runnerAllows(rule: CommandPrefix, command: SimpleCommand, call: { head:
   const manager = CODE_RUNNING_OPTIONS.get(name);
   const anything = (word: ShellWord) => word.kind === 'dynamic' && mayBecomeAnything(word, line);
   return manager === undefined || !carriesCodeOption(name, program.slice(target.length), target.at(-1) ?? '', manager, anything);
+}
+
+/**
+ * Whether an rsync word may name another machine: a colon before any slash (`host:path`, `host::module`,
+ * `rsync://`, `--files-from=host:list`), where rsync starts a remote shell, by default ssh, that also reads the path
+ * (`'x:;id'`) and hands it a host that starts with a dash as an option; a variable, or a glob with no slash before it
+ * (`*` matches a file named `x:;id`), may become one.
+ */
+function mayNameRemote(word: ShellWord): boolean {
+  if (word.kind === 'literal') return word.value.includes(':');
+  if (word.variables.length > 0) return true;
+  const text = word.text.replace(/["']/g, '');
+  const glob = text.search(/[*?[{~]/);
+  return text.includes(':') || (glob !== -1 && !text.slice(0, glob).includes('/'));
 }
 
 /**
