@@ -291,6 +291,19 @@ describe('RuleBook limits', () => {
     expect(await rules.list()).toStrictEqual([]);
   });
 
+  it('refuses a command rule whose token holds a lone surrogate, saying where, and keeps nothing of it', async () => {
+    const store = new MemoryStore();
+    const rules = await RuleBook.open({ store, workspace: await workspaceFolder(), log: () => undefined });
+    const tokens = ['git', 'push\uD800'];
+    const draft = { effect: 'deny' as const, tool: 'terminal', match: { kind: 'command-prefix' as const, tokens, exact: false }, scope: { kind: 'global' as const }, source: 'user' as const };
+    await expect(rules.add(draft)).rejects.toThrow('holds a lone UTF-16 surrogate (U+D800 at character 5), which is not text: write the character whole');
+    await expect(rules.add({ ...draft, match: { ...draft.match, tokens: ['\uDC00git'] } })).rejects.toThrow('U+DC00 at character 1');
+    expect(await store.listRules()).toStrictEqual([]);
+    // A pair is one character (U+1F600), whole.
+    await rules.add({ ...draft, match: { ...draft.match, tokens: ['echo', '\uD83D\uDE00'] } });
+    expect(await store.listRules()).toHaveLength(1);
+  });
+
   it('sets aside a rule stored before the limits (nested 3,000 deep): the others work, and it can be removed by its id', async () => {
     const store = new MemoryStore();
     const workspace = await workspaceFolder();

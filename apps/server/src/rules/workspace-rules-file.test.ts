@@ -54,6 +54,8 @@ describe('parseWorkspaceRules', () => {
     [JSON.stringify({ version: 1, rules: [{ effect: 'allow', tool: 'write_file', match: { kind: 'path-glob', glob: '/etc/**' } }] }), 'absolute'],
     [JSON.stringify({ version: 1, rules: [{ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['bash'], exact: false } }] }), 'must be exact'],
     [JSON.stringify({ version: 1, rules: [{ effect: 'allow', tool: 'read_file', match: { kind: 'host', host: 'x.com' } }] }), 'rules[0].match: a host rule'],
+    // JSON spells a lone surrogate as an escape; JSON.stringify writes it so too.
+    [JSON.stringify({ version: 1, rules: [{ ...valid.rules[0], match: { kind: 'command-prefix', tokens: ['make', 'check\uDBFF'], exact: false } }] }), 'rules[0].match.tokens[1]: holds a lone UTF-16 surrogate (U+DBFF at character 6)'],
   ])('refuses %s with a clear problem', (text, expected) => {
     expect(problems(text).join('\n')).toContain(expected);
   });

@@ -31,11 +31,23 @@ export const ruleScopeSchema = z.discriminatedUnion('kind', [
 ]);
 export type RuleScope = z.infer<typeof ruleScopeSchema>;
 
+/**
+ * Half of a UTF-16 surrogate pair without its other half is no character: no command line the terminal runs (UTF-8)
+ * holds one, and stored as UTF-8 it would come back as U+FFFD, another rule than the one the person saw. JSON can
+ * spell one (`"\ud800"`), from the rules API or a workspace's rules file.
+ */
+function refuseLoneSurrogate(text: string, context: z.RefinementCtx): void {
+  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.exec(text);
+  if (lone === null) return;
+  const code = lone[0].charCodeAt(0).toString(16).toUpperCase();
+  context.addIssue({ code: 'custom', message: `holds a lone UTF-16 surrogate (U+${code} at character ${lone.index + 1}), which is not text: write the character whole` });
+}
+
 export const commandPrefixSchema = z.object({
   kind: z.literal('command-prefix'),
   /** The command's words after quote removal: `['npm', 'test']` is `npm test`, `'npm' test` and `"npm" "test"`. */
   tokens: z
-    .array(z.string().max(MAX_TOKEN_CHARS))
+    .array(z.string().max(MAX_TOKEN_CHARS).superRefine(refuseLoneSurrogate))
     .min(1)
     .max(MAX_TOKENS)
     .refine((tokens) => tokens[0] !== '', 'the command name is empty'),
