@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { isPublicAddress } from './public-address';
+import { ipv4InIPv6, isPublicAddress } from './public-address';
 
 const NOT_PUBLIC = [
   // IPv4: this network, private, CGNAT, loopback, link-local (cloud metadata), IETF, documentation, 6to4 relay,
@@ -32,5 +32,17 @@ describe('isPublicAddress', () => {
 
   test.each(PUBLIC)('%s is public', (address) => {
     expect(isPublicAddress(address)).toBe(true);
+  });
+});
+
+describe('ipv4InIPv6', () => {
+  test('names the IPv4 address a mapped, NAT64 or compatible IPv6 address stands for', () => {
+    const carried = ['::ffff:a9fe:a9fe', '::ffff:127.0.0.1', '64:ff9b::a9fe:a9fe', '::a9fe:a9fe', '::ffff:0:0'].map(ipv4InIPv6);
+    expect(carried).toStrictEqual(['169.254.169.254', '127.0.0.1', '169.254.169.254', '169.254.169.254', '0.0.0.0']);
+  });
+
+  test('names none for IPv6 addresses of their own, 6to4 (a router) and what is not IPv6', () => {
+    const none = ['::', '::1', '2002:a9fe:a9fe::1', 'fe80::1', '2606:4700:4700::1111', '64:ff9b:1::a9fe:a9fe', '127.0.0.1', 'example.com'];
+    expect(none.map(ipv4InIPv6)).toStrictEqual(none.map(() => undefined));
   });
 });

@@ -50,6 +50,21 @@ export function isLoopbackAddress(address: string): boolean {
   return bytes.every((byte, index) => byte === (index === 15 ? 1 : 0));
 }
 
+/** IPv6 blocks a connection treats as the IPv4 address in their last four bytes: mapped, NAT64's well-known prefix, compatible. */
+const IPV4_IN_V6 = ['::ffff:0:0/96', '64:ff9b::/96', '::/96'].map(block);
+
+/**
+ * The IPv4 address an IPv6 address stands for, written plainly, or undefined when it stands for none:
+ * `::ffff:a9fe:a9fe` (mapped), `64:ff9b::a9fe:a9fe` (NAT64) and `::a9fe:a9fe` (compatible, deprecated) are all
+ * 169.254.169.254. `::` and `::1` are IPv6's own; 6to4 (`2002::/16`) names a router, not the address it carries.
+ */
+export function ipv4InIPv6(address: string): string | undefined {
+  const bytes = addressBytes(address);
+  if (bytes?.length !== 16 || !IPV4_IN_V6.some((carrier) => within(bytes, carrier))) return undefined;
+  if (bytes.every((byte, index) => index === 15 ? byte <= 1 : byte === 0)) return undefined;
+  return bytes.slice(12).join('.');
+}
+
 function within(bytes: readonly number[], { bytes: prefix, bits }: Block): boolean {
   if (bytes.length !== prefix.length) return false;
   for (let index = 0; index * 8 < bits; index += 1) {

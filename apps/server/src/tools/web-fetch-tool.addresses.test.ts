@@ -1,4 +1,4 @@
-import { ApprovalRegistry, runToolLoop, type LoopEvent } from '@airlock/core';
+import { ApprovalRegistry, argumentIssues, runToolLoop, type LoopEvent } from '@airlock/core';
 import { collectRun, ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
 import type { LookupAddress } from 'node:dns';
 import { createServer, type Server } from 'node:http';
@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
 import { isPublicAddress } from './public-address';
-import { runTool, toolNamed } from './test-support';
+import { callContext, runTool, toolNamed } from './test-support';
 
 interface CountingServer extends AsyncDisposable {
   port: number;
@@ -121,10 +121,10 @@ describe('web_fetch reaches only what the card names', () => {
       const answer = index % 2 === 0 ? [v4('127.0.0.1'), inside] : [inside, v4('127.0.0.1')];
       const dns = fakeDns({ 'mixed.test': [answer] });
       const tool = webFetch({ fetchLookup: dns.lookup, isFetchableAddress: loopbackOneIsPublic });
-      const direct = new URL(`http://mixed.test:${server.port}/`);
-      direct.hostname = inside.family === 6 ? `[${inside.address}]` : inside.address;
+      // The address to call with is named as the URL check accepts it: ::ffff:192.168.1.1 as 192.168.1.1.
+      const direct = `http://${inside.address.replace('::ffff:', '').replace('fd00::1', '[fd00::1]')}:${server.port}/`;
       expect(await runTool(tool, { url: `http://mixed.test:${server.port}/` })).toStrictEqual({
-        content: refusal('mixed.test', inside.address, direct.href),
+        content: refusal('mixed.test', inside.address, direct),
         isError: true,
       });
     }
@@ -191,6 +191,26 @@ describe('web_fetch reaches only what the card names', () => {
     expect([dns.asked, publicServer.connections, privateServer.connections]).toStrictEqual([['rebind.test'], 4, 0]);
   });
 
+  test('refuses a name resolving to an IPv4 address in IPv6 form or to 0.0.0.0, naming the plain address, which a call may then use', async () => {
+    await using server = await countingServer('127.0.0.1');
+    const answers: [LookupAddress, string][] = [
+      [{ address: '::ffff:127.0.0.1', family: 6 }, '127.0.0.1'],
+      [{ address: '::ffff:a9fe:a9fe', family: 6 }, '169.254.169.254'],
+      [v4('0.0.0.0'), '127.0.0.1'],
+      [{ address: '::', family: 6 }, '[::1]'],
+    ];
+    for (const [answer, plain] of answers) {
+      const dns = fakeDns({ 'inside.test': [[answer]] });
+      const direct = `http://${plain}:${server.port}/x`;
+      const result = await runTool(webFetch({ fetchLookup: dns.lookup }), { url: `http://inside.test:${server.port}/x` });
+      expect([result, argumentIssues(webFetch(), { url: direct })]).toStrictEqual([
+        { content: refusal('inside.test', answer.address, direct), isError: true },
+        [],
+      ]);
+    }
+    expect(server.connections).toBe(0);
+  });
+
   test('a lookup that never answers ends with the call timeout', async () => {
     const tool = webFetch({ fetchLookup: () => new Promise(() => {}), fetchTimeoutMs: 200 });
     expect(await runTool(tool, { url: 'http://slow.test/' })).toStrictEqual({
@@ -241,5 +261,50 @@ describe('web_fetch shows on the card the address it fetches', () => {
       ['executed', `URL: ${plain}\nStatus: 200 OK\nContent-Type: text/plain\n\nserved by 127.0.0.1 after 0 redirects`],
     ]);
     expect(server.connections).toBe(1);
+  });
+
+  test('an IPv4 address written as an IPv6 one, and 0.0.0.0, go back to the model without a card, naming the IPv4 and loopback form', async () => {
+    await using server = await countingServer('127.0.0.1');
+    const hidden = [`[::ffff:7f00:1]:${server.port}`, `[::ffff:127.0.0.1]:${server.port}`, `0.0.0.0:${server.port}`];
+    const plain = `http://127.0.0.1:${server.port}/mapped`;
+    const model = new ScriptedModel([
+      toolCallStep(...hidden.map((host) => ({ name: 'web_fetch', arguments: { url: `http://${host}/mapped` } }))),
+      toolCallStep({ name: 'web_fetch', arguments: { url: plain } }),
+      textStep('done'),
+    ]);
+    const registry = new ApprovalRegistry();
+    const asked: unknown[] = [];
+    const run = runToolLoop({ model, messages: [{ role: 'user', content: 'check it' }], tools: [webFetch()], registry, sessionId: 's' });
+    const { events } = await collectRun(run, (event) => {
+      if (event.type !== 'tool-start' || !event.awaitingConfirmation) return;
+      asked.push(event.arguments);
+      registry.resolve(event.approvalId, 'allow', { sessionId: 's' });
+    });
+    model.assertConsumed();
+    const ends = events.filter((event): event is Extract<LoopEvent, { type: 'tool-end' }> => event.type === 'tool-end');
+    const reasons = [' (an IPv4 address written as an IPv6 one)', ' (an IPv4 address written as an IPv6 one)', ' (a connection to 0.0.0.0 or [::] goes to this machine)'];
+    expect(asked).toStrictEqual([{ url: plain }]);
+    expect(ends.map(({ outcome, result }) => [outcome, result])).toStrictEqual([
+      ...hidden.map((host, index) => [
+        'error',
+        `Error: invalid arguments for "web_fetch": url: the host is written as "${host}" but reached as 127.0.0.1:${server.port}` +
+          `${reasons[index]}; write the URL as ${plain}, so the card shows where it goes. Fix them and call again.`,
+      ]),
+      ['executed', `URL: ${plain}\nStatus: 200 OK\nContent-Type: text/plain\n\nserved by 127.0.0.1 after 0 redirects`],
+    ]);
+    expect(server.connections).toBe(1);
+  });
+
+  test('execute, called without the schema, refuses an IPv4 address written as an IPv6 one and 0.0.0.0, and nothing connects', async () => {
+    await using server = await countingServer('127.0.0.1');
+    for (const host of ['[::ffff:7f00:1]', '0.0.0.0']) {
+      const result = await webFetch().execute({ url: `http://${host}:${server.port}/x` }, callContext());
+      expect([host, typeof result !== 'string' && result.isError, JSON.stringify(result).includes(`write the URL as http://127.0.0.1:${server.port}/x`)]).toStrictEqual([
+        host,
+        true,
+        true,
+      ]);
+    }
+    expect(server.connections).toBe(0);
   });
 });

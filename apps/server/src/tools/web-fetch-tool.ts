@@ -5,7 +5,7 @@ import { callTimeoutMs, type ResolvedToolsOptions } from './builtin-tools-option
 import { htmlToText } from './html-to-text';
 import { PinnedHosts, type RefusedHost } from './pinned-hosts';
 import { failuresAsResults, toolFailure } from './tool-failure';
-import { webFetchUrlIssue } from './web-fetch-url';
+import { plainUrl, webFetchUrlIssue } from './web-fetch-url';
 
 const MAX_URL_CHARS = 8_192;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -93,8 +93,10 @@ function isWeb(url: URL): boolean {
 }
 
 function refusal(url: URL, { hostname, address }: RefusedHost): string {
-  const direct = new URL(url.href);
-  direct.hostname = address.includes(':') ? `[${address.replace(/%.*$/s, '')}]` : address;
+  const resolved = new URL(url.href);
+  resolved.hostname = address.includes(':') ? `[${address.replace(/%.*$/s, '')}]` : address;
+  // Named as the URL check wants it written (`::ffff:7f00:1` as 127.0.0.1), so the call it suggests is not refused.
+  const direct = plainUrl(resolved);
   return (
     `Refused: ${hostname} resolves to ${address}, which is not a public address (it is on this machine, its ` +
     `network, or a special-purpose block). The person approved ${hostname}, not ${address}, so nothing was fetched. ` +

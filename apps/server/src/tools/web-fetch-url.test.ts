@@ -15,6 +15,8 @@ function hostRefusal(written: string, reached: string, reason: string, canonical
 }
 
 const SAME_ADDRESS = ' (the same IP address, written another way)';
+const IN_IPV6 = ' (an IPv4 address written as an IPv6 one)';
+const THIS_MACHINE = ' (a connection to 0.0.0.0 or [::] goes to this machine)';
 const NOT_ASCII = ' (characters outside ASCII are reached by their ASCII form, and some can pass for others)';
 
 /** The form a refusal asks for: "… as <url>" at its end, or before a closing ", so …". */
@@ -41,9 +43,43 @@ describe('web_fetch URLs are refused before anyone is asked when the card would 
     expect(issues('http://2852039166/latest/meta-data/')).toStrictEqual(
       refused(hostRefusal('2852039166', '169.254.169.254', SAME_ADDRESS, 'http://169.254.169.254/latest/meta-data/')),
     );
-    expect(issues('http://0/')).toStrictEqual(refused(hostRefusal('0', '0.0.0.0', SAME_ADDRESS, 'http://0.0.0.0/')));
+    expect(issues('http://0/')).toStrictEqual(refused(hostRefusal('0', '127.0.0.1', THIS_MACHINE, 'http://127.0.0.1/')));
     expect(issues('http://%31%32%37.0.0.1/')).toStrictEqual(refused(hostRefusal('%31%32%37.0.0.1', '127.0.0.1', SAME_ADDRESS, 'http://127.0.0.1/')));
     expect(issues('http://127.0.0.1./')).toStrictEqual(refused(hostRefusal('127.0.0.1.', '127.0.0.1', SAME_ADDRESS, 'http://127.0.0.1/')));
+  });
+
+  test('an IPv4 address written as an IPv6 one (mapped, NAT64, compatible) is refused, naming the IPv4 address', () => {
+    expect(issues('http://[::ffff:a9fe:a9fe]/latest/meta-data/')).toStrictEqual(
+      refused(hostRefusal('[::ffff:a9fe:a9fe]', '169.254.169.254', IN_IPV6, 'http://169.254.169.254/latest/meta-data/')),
+    );
+    expect(issues('http://[::ffff:169.254.169.254]/latest/')).toStrictEqual(
+      refused(hostRefusal('[::ffff:169.254.169.254]', '169.254.169.254', IN_IPV6, 'http://169.254.169.254/latest/')),
+    );
+    expect(issues('http://[::ffff:7f00:1]:7864/mapped')).toStrictEqual(
+      refused(hostRefusal('[::ffff:7f00:1]:7864', '127.0.0.1:7864', IN_IPV6, 'http://127.0.0.1:7864/mapped')),
+    );
+    expect(issues('http://[::FFFF:127.0.0.1]:7864/')).toStrictEqual(
+      refused(hostRefusal('[::FFFF:127.0.0.1]:7864', '127.0.0.1:7864', IN_IPV6, 'http://127.0.0.1:7864/')),
+    );
+    expect(issues('http://[64:ff9b::a9fe:a9fe]/')).toStrictEqual(refused(hostRefusal('[64:ff9b::a9fe:a9fe]', '169.254.169.254', IN_IPV6, 'http://169.254.169.254/')));
+    expect(issues('https://[::7f00:1]/')).toStrictEqual(refused(hostRefusal('[::7f00:1]', '127.0.0.1', IN_IPV6, 'https://127.0.0.1/')));
+    expect(issues('http://[::ffff:8.8.8.8]/')).toStrictEqual(refused(hostRefusal('[::ffff:8.8.8.8]', '8.8.8.8', IN_IPV6, 'http://8.8.8.8/')));
+  });
+
+  test('the unspecified address, 0.0.0.0 or [::], which a connection takes for this machine, is refused, naming loopback', () => {
+    expect(issues('http://0.0.0.0:7864/zero')).toStrictEqual(refused(hostRefusal('0.0.0.0:7864', '127.0.0.1:7864', THIS_MACHINE, 'http://127.0.0.1:7864/zero')));
+    expect(issues('http://[::]:7864/')).toStrictEqual(refused(hostRefusal('[::]:7864', '[::1]:7864', THIS_MACHINE, 'http://[::1]:7864/')));
+    expect(issues('http://[::ffff:0:0]/')).toStrictEqual(refused(hostRefusal('[::ffff:0:0]', '127.0.0.1', IN_IPV6, 'http://127.0.0.1/')));
+    expect(issues('http://0.0.0.0@169.254.169.254/')).toStrictEqual(
+      refused(
+        'web_fetch sends no user name or password, and one before "@" makes the host hard to read (http://example.com@evil.test/ goes to evil.test); write the URL without it, as http://169.254.169.254/',
+      ),
+    );
+    expect(issues('http://u@[::ffff:7f00:1]/')).toStrictEqual(
+      refused(
+        'web_fetch sends no user name or password, and one before "@" makes the host hard to read (http://example.com@evil.test/ goes to evil.test); write the URL without it, as http://127.0.0.1/',
+      ),
+    );
   });
 
   test('a host with characters outside ASCII is refused, naming its ASCII (punycode) form', () => {
@@ -101,6 +137,17 @@ describe('web_fetch URLs are refused before anyone is asked when the card would 
       expect([url, issues(canonical)]).toStrictEqual([url, []]);
       expect(new URL(canonical).host).toBe(new URL(url).host);
     }
+    const carried = [
+      ['http://[::ffff:127.0.0.1]:7864/', '127.0.0.1:7864'],
+      ['http://[64:ff9b::a9fe:a9fe]/', '169.254.169.254'],
+      ['http://0/', '127.0.0.1'],
+      ['http://0.0.0.0:7864/', '127.0.0.1:7864'],
+      ['http://[::]/', '[::1]'],
+    ];
+    for (const [url = '', host] of carried) {
+      const canonical = suggested(issues(url)[0]?.message ?? '');
+      expect([url, issues(canonical), new URL(canonical).host]).toStrictEqual([url, [], host]);
+    }
   });
 
   test('URLs as models ordinarily write them are accepted: any path, query or fragment, letters in any case, an explicit default port, IP addresses written plainly', () => {
@@ -121,6 +168,7 @@ describe('web_fetch URLs are refused before anyone is asked when the card would 
       'http://169.254.169.254/latest/meta-data/',
       'http://[::1]:8080/',
       'http://[FE80::1]/',
+      'http://[2606:4700:4700::1111]/',
       'https://example.com/redirect?to=http://2130706433/',
     ];
     for (const url of accepted) expect([url, issues(url)]).toStrictEqual([url, []]);
