@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, type AirlockConfig } from './config';
+import { logToConsole } from './console-line';
 import { loadMcpConfig, McpConfigError, McpManager } from './mcp';
 import { resolveChatModel } from './models';
 import { RuleBook } from './rules';
@@ -11,7 +12,7 @@ import { PostgresStore, SqliteStore, StoreError } from './store';
 import { createBuiltinTools, DEFAULT_MAX_PROCESSES, ownHostUserId, processLimitWarning, resolveToolSandbox, SandboxUnavailableError, type ToolSandbox } from './tools';
 
 export interface CreateServicesOptions {
-  /** Receives start-up notes (a model warning, MCP server messages). Default `console.log`. */
+  /** Receives start-up notes (a model warning, MCP server messages). Default `logToConsole` (control characters shown as codes). */
   log?: (line: string) => void;
   /** Environment child processes inherit allowlisted variables from. Default the tools' own default (the process's). */
   env?: Readonly<Record<string, string | undefined>>;
@@ -34,7 +35,7 @@ function systemPrompt(workspace: string): string {
 
 /** Wires the approval registry, the chat service, the model, the built-in tools and the MCP servers from the config. */
 export async function createServices(config: AirlockConfig, options: CreateServicesOptions = {}): Promise<CreatedServices> {
-  const log = options.log ?? ((line: string) => console.log(line));
+  const log = options.log ?? logToConsole;
   const secretValues = [config.token, ...(config.apiKey === undefined ? [] : [config.apiKey])];
   const sandbox = await toolSandboxFor(config);
   log(sandbox.kind === 'bubblewrap' ? `Tools run in a bubblewrap sandbox (network ${sandbox.network ? 'on' : 'off'})` : `Tools run without a sandbox: ${sandbox.reason}`);

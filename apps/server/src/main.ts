@@ -1,4 +1,5 @@
 import { ConfigError, databaseReachWarning, loadConfig, USAGE } from './config';
+import { consoleLine } from './console-line';
 import { createServices } from './create-services';
 import { closeInheritedDescriptors } from './inherited-descriptors';
 import { environmentSecretWarning, openLauncherLink, WARNED_SECRETS } from './launcher-link';
@@ -39,7 +40,7 @@ async function main(argv: readonly string[]): Promise<number> {
       stopping = true;
       console.log('Shutting down…');
       running.close().then(resolve, (error: unknown) => {
-        console.error(`Shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+        console.error(consoleLine(`Shutdown failed: ${error instanceof Error ? error.message : String(error)}`));
         process.exit(1);
       });
     };
@@ -60,10 +61,11 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof ConfigError) {
       // A configuration problem is the user's to fix: the message says what, a stack trace would only hide it.
-      console.error(`airlock: ${error.message}`);
+      console.error(consoleLine(`airlock: ${error.message}`));
     } else {
       console.error('airlock: failed to start');
-      console.error(error);
+      // Line by line: the stack stays readable, and what it quotes from outside (a server's message) is shown as codes.
+      console.error((error instanceof Error ? (error.stack ?? error.message) : String(error)).split('\n').map(consoleLine).join('\n'));
     }
     process.exit(1);
   },

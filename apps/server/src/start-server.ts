@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import packageJson from '../package.json' with { type: 'json' };
+import { logToConsole } from './console-line';
 import { ConfigError, DEFAULT_CAPACITY, isLoopbackHost, type AirlockConfig, type Capacity } from './config';
 import { RequestGuard } from './http/request-guard';
 import { coalesceWrites } from './http/coalesce-writes';
@@ -29,7 +30,7 @@ export interface StartServerOptions {
   services: AirlockServices;
   /** Folder of the built web app. Default `apps/web/dist` of this repository. */
   webRoot?: string;
-  /** Receives the start-up lines and internal errors. Default `console.log`. */
+  /** Receives the start-up lines and internal errors. Default `logToConsole` (control characters shown as codes). */
   log?: (line: string) => void;
   /** Runs on close once every run has ended, before sockets are closed (e.g. stops MCP servers). Default none. */
   dispose?: () => Promise<void>;
@@ -85,7 +86,7 @@ const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url
 /** Serves the web app, `/healthz` and the tRPC WebSocket endpoint on one port. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { config, services } = options;
-  const log = options.log ?? ((line: string) => console.log(line));
+  const log = options.log ?? logToConsole;
   const timeouts = options.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS;
   const server = createServer({
     headersTimeout: timeouts.headersMs,

@@ -1,4 +1,5 @@
 import type { AnyTool } from '@airlock/core';
+import { consoleLine, logToConsole } from '../console-line';
 import type { McpServerConfig } from './mcp-config';
 import { McpConnection, type McpLogger, type McpRestartPolicy, type McpServerStatus } from './mcp-connection';
 
@@ -20,7 +21,7 @@ export interface McpManagerOptions {
   connectTimeoutMs?: number;
   /** How a server that crashes is restarted; each field has its own default. */
   restart?: McpRestartPolicy;
-  /** Where connection problems are reported. Default `console`. */
+  /** Where connection problems are reported. Default the console, control characters shown as codes (`consoleLine`). */
   logger?: McpLogger;
 }
 
@@ -35,7 +36,7 @@ export class McpManager {
   #started: Promise<void> | undefined;
 
   constructor(options: McpManagerOptions) {
-    this.#logger = options.logger ?? console;
+    this.#logger = options.logger ?? { info: logToConsole, warn: (message) => console.warn(consoleLine(message)) };
     const restart = { ...DEFAULT_MCP_RESTART_POLICY, ...definedFields(options.restart ?? {}) };
     for (const [name, config] of options.servers) {
       this.#connections.set(

@@ -1,0 +1,46 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { startServerProcess } from './support/server-process';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Arguments that start the real server with one stdio MCP server, `node -e code`, in folders of its own. */
+async function serverArgs(code: string): Promise<string[]> {
+  const folder = await mkdtemp(join(tmpdir(), 'airlock-mcp-process-'));
+  cleanups.push(() => rm(folder, { recursive: true, force: true }));
+  const mcpConfig = join(folder, 'mcp.json');
+  await writeFile(mcpConfig, JSON.stringify({ mcpServers: { probe: { command: process.execPath, args: ['-e', code] } } }));
+  return ['--mcp-config', mcpConfig, '--workspace', folder, '--data-dir', join(folder, 'data')];
+}
+
+describe('what a stdio MCP server writes reaches the console as codes', () => {
+  test('escape sequences on its stdout and stderr are shown as codes, and its fake start-up link stays inside a warning line', async () => {
+    // Answers the first message with a line that is not JSON, holding a window title and a clipboard write (OSC 52),
+    // then clears the screen on stderr, writes a start-up line of its own, and exits.
+    const code =
+      "process.stdin.once('data', () => { " +
+      "process.stdout.write('not json \\x1b]0;TITLE\\x07 \\x1b]52;c;ZWNobyBwd25lZA==\\x07\\n'); " +
+      "process.stderr.write('\\x1b[2J\\x1b[HAirlock is running at http://127.0.0.1:7815/#token=FAKE\\n'); " +
+      'process.exit(1); })';
+    const server = await startServerProcess(await serverArgs(code), {}, cleanups);
+    // The helper took the fake line for the start-up line (it is a match, inside the warning); wait for the real one.
+    const output = await vi.waitFor(
+      () => {
+        const text = server.output();
+        if (!/^MCP servers: /mu.test(text)) throw new Error(`not started yet:\n${text}`);
+        return text;
+      },
+      { timeout: 60_000, interval: 50 },
+    );
+
+    expect(output).toContain('stderr: \\u{1B}[2J\\u{1B}[HAirlock is running at http://127.0.0.1:7815/#token=FAKE');
+    // Nothing a terminal obeys: no escape, no bell, no carriage return.
+    expect([...output].filter((character) => /[\p{Cc}]/u.test(character) && character !== '\n').map((character) => character.codePointAt(0))).toStrictEqual([]);
+    expect(output.split('\n').filter((line) => line.startsWith('Airlock is running at')).map((line) => line.includes('FAKE'))).toStrictEqual([false]);
+  }, 120_000);
+});
