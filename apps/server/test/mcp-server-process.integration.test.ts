@@ -1,7 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { everythingBin } from '../src/mcp/fixtures/test-servers';
+import { killAllWith, processesWith, uniqueToken } from '../src/tools/test-support';
 import { startServerProcess } from './support/server-process';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -10,11 +13,11 @@ afterEach(async () => {
 });
 
 /** Arguments that start the real server with one stdio MCP server, `node -e code`, in folders of its own. */
-async function serverArgs(code: string): Promise<string[]> {
+async function serverArgs(code: string, extraArgs: readonly string[] = []): Promise<string[]> {
   const folder = await mkdtemp(join(tmpdir(), 'airlock-mcp-process-'));
   cleanups.push(() => rm(folder, { recursive: true, force: true }));
   const mcpConfig = join(folder, 'mcp.json');
-  await writeFile(mcpConfig, JSON.stringify({ mcpServers: { probe: { command: process.execPath, args: ['-e', code] } } }));
+  await writeFile(mcpConfig, JSON.stringify({ mcpServers: { probe: { command: process.execPath, args: ['-e', code, ...extraArgs] } } }));
   return ['--mcp-config', mcpConfig, '--workspace', folder, '--data-dir', join(folder, 'data')];
 }
 
@@ -42,5 +45,25 @@ describe('what a stdio MCP server writes reaches the console as codes', () => {
     // Nothing a terminal obeys: no escape, no bell, no carriage return.
     expect([...output].filter((character) => /[\p{Cc}]/u.test(character) && character !== '\n').map((character) => character.codePointAt(0))).toStrictEqual([]);
     expect(output.split('\n').filter((line) => line.startsWith('Airlock is running at')).map((line) => line.includes('FAKE'))).toStrictEqual([false]);
+  }, 120_000);
+});
+
+describe('a stdio MCP server does not outlive Airlock', () => {
+  test('killed with SIGKILL, even when the MCP server ignores the end of its stdin and SIGTERM, nor does what it started', async () => {
+    const tag = uniqueToken();
+    cleanups.push(() => Promise.resolve(killAllWith(tag)));
+    // A working MCP server (server-everything) that ignores both, and starts a shell that leaves its process group.
+    const code =
+      "process.on('SIGTERM', () => undefined); process.stdin.on('end', () => undefined); setInterval(() => undefined, 1 << 30); " +
+      `require('node:child_process').spawn('/bin/sh', ['-c', 'sleep 300; : ${tag}'], { stdio: 'ignore', detached: true }); ` +
+      `import(${JSON.stringify(pathToFileURL(everythingBin).href)})`;
+    const server = await startServerProcess(await serverArgs(code, ['stdio']), {}, cleanups);
+    expect(server.output()).toContain('MCP servers: probe ready');
+    // The MCP server and its shell.
+    expect(processesWith(tag)).toHaveLength(2);
+
+    await server.stop('SIGKILL');
+
+    await vi.waitFor(() => expect(processesWith(tag)).toStrictEqual([]), { timeout: 20_000 });
   }, 120_000);
 });

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AnyTool, ToolContext, ToolOutput } from '@airlock/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -16,6 +15,7 @@ import {
 import type { McpServerConfig } from './mcp-config';
 import { flattenToolResult, mcpTool } from './mcp-tool';
 import { MAX_MCP_MESSAGE_BYTES, MCP_MESSAGE_TOO_LARGE, McpMessageTooLargeError, sizeLimitedFetch } from './size-limited-fetch';
+import { SupervisedStdioTransport } from './supervised-stdio-transport';
 
 export type McpServerState = 'connecting' | 'ready' | 'error' | 'restarting' | 'closed';
 
@@ -95,7 +95,7 @@ export class McpConnection {
 
   get status(): McpServerStatus {
     const ready = this.#state === 'ready';
-    const pid = ready && this.#transport instanceof StdioClientTransport ? this.#transport.pid : null;
+    const pid = ready && this.#transport instanceof SupervisedStdioTransport ? this.#transport.pid : null;
     return {
       name: this.#options.name,
       transport: this.#options.config.transport,
@@ -204,17 +204,17 @@ export class McpConnection {
       });
       return transport;
     }
-    const transport = new StdioClientTransport({
+    // In a process group of its own, under a watchdog: it does not outlive this server, even one killed by SIGKILL.
+    const transport = new SupervisedStdioTransport({
       command: config.command,
       args: config.args,
-      // The SDK adds its own short list of safe variables (HOME, PATH, USER, SHELL, TERM, LOGNAME); nothing else of
+      // The SDK's short list of safe variables (HOME, PATH, USER, SHELL, TERM, LOGNAME) is added; nothing else of
       // this process's environment, which holds API keys, reaches the child.
       env: { ...safeEnvironment(), ...config.env },
       ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-      stderr: 'pipe',
     });
     // Read stderr always: an unread pipe fills up and blocks the child.
-    transport.stderr?.on('data', (chunk: unknown) => {
+    transport.stderr.on('data', (chunk: unknown) => {
       this.#stderrTail = (this.#stderrTail + String(chunk)).slice(-MAX_STDERR_TAIL);
     });
     return transport;

@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { toolVersion, type AnyTool, type ToolContext } from '@airlock/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -11,6 +13,7 @@ import { z } from 'zod';
 import type { McpServerConfig } from './mcp-config';
 import type { McpServerStatus } from './mcp-connection';
 import { McpManager, type McpManagerOptions } from './mcp-manager';
+import { killAllWith, processesWith, uniqueToken } from '../tools/test-support';
 import { changingToolsServer, everythingServer, filesystemServer, scriptThenEverything, until } from './fixtures/test-servers';
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
@@ -131,7 +134,8 @@ describe('reference servers over stdio, next to broken ones', () => {
     const env = JSON.parse(output.content) as Record<string, string>;
     expect(env.FROM_CONFIG).toBe('configured value');
     expect(Object.hasOwn(env, secretName)).toBe(false);
-    const allowed = new Set(['FROM_CONFIG', 'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM']);
+    // The marker its processes are found by when Airlock is gone (a random id, no secret).
+    const allowed = new Set(['FROM_CONFIG', 'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'AIRLOCK_MCP_SERVER']);
     expect(Object.keys(env).filter((name) => !allowed.has(name))).toStrictEqual([]);
   });
 });
@@ -260,6 +264,81 @@ describe('crashes', () => {
       expect(mcp.tools()).toStrictEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * A stdio server that ignores the end of its stdin and SIGTERM, and starts two shells with `tag` on their command line:
+ * one in its process group, one that left it (a session of its own).
+ */
+function stubbornServer(tag: string): McpServerConfig {
+  return scriptThenEverything(
+    "process.on('SIGTERM', () => undefined); setInterval(() => undefined, 1 << 30); const { spawn } = require('node:child_process'); " +
+      `spawn('/bin/sh', ['-c', 'sleep 300; : ${tag}'], { stdio: 'ignore' }); spawn('/bin/sh', ['-c', 'sleep 300; : ${tag}'], { stdio: 'ignore', detached: true })`,
+  );
+}
+
+const MANAGER_MODULE = fileURLToPath(new URL('./mcp-manager.ts', import.meta.url));
+
+describe('the processes of a stdio server', () => {
+  test('do not outlive a server killed with SIGKILL, even one that ignores the end of its stdin and SIGTERM', async () => {
+    const tag = uniqueToken();
+    // Stands for Airlock: starts the MCP server, says when it is ready, and is then killed with SIGKILL.
+    const code =
+      `import { McpManager } from ${JSON.stringify(MANAGER_MODULE)}; ` +
+      `const manager = new McpManager({ servers: new Map([['stubborn', ${JSON.stringify(stubbornServer(tag))}]]), logger: { info() {}, warn() {} } }); ` +
+      'await manager.start(); console.log(JSON.stringify(manager.status()[0])); setInterval(() => undefined, 1000);';
+    const standIn = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const status = await new Promise<McpServerStatus>((resolve, reject) => {
+        let text = '';
+        standIn.stdout.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          if (text.includes('\n')) resolve(JSON.parse(text) as McpServerStatus);
+        });
+        standIn.once('exit', (exitCode) => reject(new Error(`the stand-in server exited with ${exitCode}`)));
+      });
+      expect(status.state).toBe('ready');
+      // The MCP server itself and both shells, besides the stand-in (its own command line holds the tag too).
+      const running = processesWith(tag).filter((pid) => pid !== standIn.pid);
+      expect([running.length, running.includes(status.pid!)]).toStrictEqual([3, true]);
+      standIn.kill('SIGKILL');
+      await vi.waitFor(() => expect(processesWith(tag)).toStrictEqual([]), { timeout: 20_000 });
+    } finally {
+      standIn.kill('SIGKILL');
+      killAllWith(tag);
+    }
+  }, 90_000);
+
+  test('are stopped by close(), in the server’s group or not, when the server ignores SIGTERM', async () => {
+    const tag = uniqueToken();
+    try {
+      await using mcp = manager({ stubborn: stubbornServer(tag) });
+      await mcp.start();
+      expect([statusOf(mcp, 'stubborn').state, processesWith(tag).length]).toStrictEqual(['ready', 3]);
+      await mcp.close();
+      await vi.waitFor(() => expect(processesWith(tag)).toStrictEqual([]));
+    } finally {
+      killAllWith(tag);
+    }
+  });
+
+  test('that the server left running are stopped when it exits, before it is restarted', async () => {
+    const tag = uniqueToken();
+    try {
+      await using mcp = manager({ stubborn: stubbornServer(tag) }, { restart: { initialDelayMs: 0 } });
+      await mcp.start();
+      const first = processesWith(tag);
+      expect(first).toHaveLength(3);
+      const back = until(mcp, () => statusOf(mcp, 'stubborn').state === 'restarting');
+      process.kill(statusOf(mcp, 'stubborn').pid!, 'SIGKILL');
+      await back;
+      await until(mcp, () => statusOf(mcp, 'stubborn').state === 'ready');
+      await vi.waitFor(() => expect(processesWith(tag).filter((pid) => first.includes(pid))).toStrictEqual([]));
+      expect(processesWith(tag)).toHaveLength(3);
+    } finally {
+      killAllWith(tag);
     }
   });
 });

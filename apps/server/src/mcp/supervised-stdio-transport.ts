@@ -1,0 +1,159 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { randomId } from '@airlock/core';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { freezeAndKill, processStartTime, terminateMarkedProcesses, terminateProcessGroup, type MarkedScope } from '../tools/process-group';
+import { startProcessWatchdog, type ProcessWatchdog } from '../tools/process-watchdog';
+
+/** Set in an MCP server's environment, with a value unique to the process, to find its processes that left its group. */
+export const MCP_SERVER_MARKER_VARIABLE = 'AIRLOCK_MCP_SERVER';
+
+/** How long a server gets after its stdin closed, and then after SIGTERM, before what is left is killed. */
+const CLOSE_GRACE_MS = 2_000;
+
+export interface SupervisedStdioOptions {
+  command: string;
+  args: readonly string[];
+  /** The server's environment, over the SDK's short list of safe variables (HOME, PATH, USER, SHELL, TERM, LOGNAME). */
+  env: Record<string, string>;
+  /** Working folder. Default this process's. */
+  cwd?: string;
+}
+
+/**
+ * The MCP client's stdio transport, with the server's processes held as a tool call's are: the server runs in a
+ * process group of its own, each of its processes carries a marker variable, and a watchdog kills them all if this
+ * server dies, even by SIGKILL (the SDK's own transport leaves a server that ignores the end of its stdin running,
+ * orphaned, and a restart of Airlock starts a second one). Closing it, or the server's own exit, stops whatever the
+ * server left running too. Messages are read and written as the SDK's transport does (one JSON line each, at most
+ * 10 MiB unread).
+ */
+export class SupervisedStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #options: SupervisedStdioOptions;
+  readonly #readBuffer = new ReadBuffer();
+  /** The server's stderr, readable before it starts, so nothing it writes early is lost. */
+  readonly stderr = new PassThrough();
+  #child: ChildProcessByStdio<Writable, Readable, Readable> | undefined;
+  #scope: MarkedScope | undefined;
+  #watchdog: ProcessWatchdog | undefined;
+  #exited: Promise<void> | undefined;
+  #started = false;
+
+  constructor(options: SupervisedStdioOptions) {
+    this.#options = options;
+  }
+
+  /** The server's process id, once started and until it exits. */
+  get pid(): number | null {
+    return this.#child?.pid ?? null;
+  }
+
+  start(): Promise<void> {
+    if (this.#started) return Promise.reject(new Error('SupervisedStdioTransport already started'));
+    this.#started = true;
+    const { command, args, env, cwd } = this.#options;
+    const id = randomId('mcp', 12);
+    return new Promise((resolve, reject) => {
+      const child = spawn(command, args, {
+        env: { ...getDefaultEnvironment(), ...env, [MCP_SERVER_MARKER_VARIABLE]: id },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+        ...(cwd === undefined ? {} : { cwd }),
+      });
+      this.#child = child;
+      child.once('spawn', () => {
+        const pid = child.pid!;
+        // Everything the server starts, in its group or not, starts at or after it.
+        this.#scope = { marker: `${MCP_SERVER_MARKER_VARIABLE}=${id}`, group: pid, startedSince: processStartTime(pid) ?? Infinity };
+        this.#watchdog = startProcessWatchdog(this.#scope);
+        resolve();
+      });
+      child.once('error', (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      // What the server left behind goes with it (a restart must not find an old copy still running), and with
+      // them whatever held its output open.
+      child.once('exit', () => this.#stopLeftovers());
+      this.#exited = new Promise((exited) => {
+        child.once('close', () => {
+          this.#child = undefined;
+          this.#stopLeftovers();
+          exited();
+          this.onclose?.();
+        });
+      });
+      child.stdin.on('error', (error) => this.onerror?.(error));
+      child.stdout.on('error', (error) => this.onerror?.(error));
+      child.stdout.on('data', (chunk: Buffer) => {
+        try {
+          this.#readBuffer.append(chunk);
+        } catch (error) {
+          this.onerror?.(error as Error);
+          void this.close();
+          return;
+        }
+        this.#readMessages();
+      });
+      child.stderr.pipe(this.stderr);
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.#child?.stdin;
+    if (stdin === undefined) return Promise.reject(new Error('Not connected'));
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  /** Ends the server's stdin, then SIGTERMs its group and marked processes, then kills whatever is left. */
+  async close(): Promise<void> {
+    const child = this.#child;
+    const scope = this.#scope;
+    if (child !== undefined && scope !== undefined) {
+      child.stdin.end();
+      const exited = this.#exited ?? Promise.resolve();
+      const gone = await Promise.race([exited.then(() => true), delay(CLOSE_GRACE_MS).then(() => false)]);
+      if (!gone) {
+        await Promise.all([terminateProcessGroup(scope.group, CLOSE_GRACE_MS).catch(() => true), terminateMarkedProcesses(scope, CLOSE_GRACE_MS).catch(() => true)]);
+        await Promise.race([exited, delay(CLOSE_GRACE_MS)]);
+      }
+    }
+    this.#stopLeftovers();
+    this.#readBuffer.clear();
+  }
+
+  #readMessages(): void {
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.#readBuffer.readMessage();
+      } catch (error) {
+        this.onerror?.(error as Error);
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  #stopLeftovers(): void {
+    if (this.#scope !== undefined) freezeAndKill(this.#scope);
+    this.#scope = undefined;
+    this.#watchdog?.release();
+    this.#watchdog = undefined;
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
