@@ -6,10 +6,13 @@ import type { ConfirmInput, ConfirmResult, ToolAnnotations } from '../lib/api-ty
 import type { JsonSchema } from './argument-form';
 import { chatReducer, type ChatState } from './chat-reducer';
 import { sendDecision, type SendConfirm } from './send-decision';
-import { ToolCallCard } from './tool-call-card';
+import { KEYED_DECISION_DELAY_MS, ToolCallCard } from './tool-call-card';
 import type { ToolCallView } from './tool-call-state';
 
-afterEach(cleanup);
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+});
 
 const terminal: ToolAnnotations = { readOnly: false, destructive: true, executesCode: true, exactGrants: true, idempotent: false, openWorld: false };
 const schema: JsonSchema = {
@@ -42,6 +45,7 @@ function Harness({ send, schemaKnown = true }: { send: SendConfirm; schemaKnown?
     />
   );
 }
+
 
 function openEditor() {
   fireEvent.click(screen.getByRole('button', { name: 'Edit arguments of terminal' }));
@@ -121,14 +125,42 @@ describe('editing a call before allowing it', () => {
   });
 
   it('opens with the card key e, edits as raw JSON when the schema is unknown, and closes with Cancel editing', () => {
+    vi.useFakeTimers();
     render(<Harness send={vi.fn<SendConfirm>()} schemaKnown={false} />);
     const card = screen.getByRole('article', { name: 'Tool call terminal' });
     fireEvent.keyDown(card, { key: 'e' });
+    act(() => {
+      vi.advanceTimersByTime(KEYED_DECISION_DELAY_MS);
+    });
     const editor = screen.getByRole('form', { name: 'Edit the arguments of terminal' });
     expect(within(editor).queryByRole('button', { name: 'Raw JSON' })).toBeNull();
     expect(document.activeElement).toBe(within(editor).getByRole('textbox', { name: 'Arguments as JSON' }));
     fireEvent.click(within(editor).getByRole('button', { name: 'Cancel editing' }));
     expect(screen.queryByRole('form')).toBeNull();
     expect(document.activeElement).toBe(card);
+  });
+});
+
+describe('Enter and clicks in the editor', () => {
+  it('takes Enter in a field for nothing: only Allow edited allows', () => {
+    const send = vi.fn<SendConfirm>();
+    render(<Harness send={send} />);
+    const editor = openEditor();
+    fireEvent.change(within(editor).getByRole('textbox', { name: /^command/ }), { target: { value: 'ls' } });
+    fireEvent.submit(editor);
+    expect(send).not.toHaveBeenCalled();
+  });
+
+  it('ignores a pointer click on Allow edited in its first moments, as on every decision button', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'requestAnimationFrame', 'cancelAnimationFrame', 'performance', 'Date'] });
+    const send = vi.fn<SendConfirm>();
+    render(<Harness send={send} />);
+    const editor = openEditor();
+    fireEvent.change(within(editor).getByRole('textbox', { name: /^command/ }), { target: { value: 'ls' } });
+    const allowEdited = within(editor).getByRole('button', { name: 'Allow edited' });
+    fireEvent.pointerMove(allowEdited, { pointerType: 'mouse' });
+    fireEvent.click(allowEdited, { detail: 1 });
+    expect(send).not.toHaveBeenCalled();
+    expect(within(editor).getByRole('status').textContent).toMatch(/^Nothing was decided/);
   });
 });

@@ -1,5 +1,6 @@
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { ToolArguments as Args } from '../lib/api-types';
+import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import {
   argumentsFromFields,
   argumentsFromJson,
@@ -11,6 +12,7 @@ import {
   type FormField,
   type JsonSchema,
 } from './argument-form';
+import { UnsteadyClickHint } from './decision-controls';
 import { ToolArguments } from './tool-arguments';
 
 export interface ArgumentEditorProps {
@@ -34,7 +36,9 @@ type Mode = 'form' | 'raw';
 /**
  * Changes a waiting call's arguments before allowing it: a form from the tool's JSON Schema, or the raw JSON, checked
  * against the schema as the person types. Below it, the edited call exactly as it will run, under the card's display
- * rules (hidden characters marked). Always allow needs one more tick, and then covers the edited call.
+ * rules (hidden characters marked). Always allow needs one more tick, and then covers the edited call. Only its
+ * Allow edited button allows, a `SteadyButton` like every decision button: Enter in a field does nothing, since the
+ * field may have taken the rest of a message typed on the card.
  */
 export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, alwaysScope, onAllow, onCancel }: ArgumentEditorProps) {
   const [fields, setFields] = useState(() => formFields(schema, proposed));
@@ -43,6 +47,7 @@ export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, 
   const [raw, setRaw] = useState(() => JSON.stringify(proposed, null, 2));
   const [switchError, setSwitchError] = useState<string | null>(null);
   const [always, setAlways] = useState(false);
+  const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
   const id = useId();
   const form = useRef<HTMLFormElement>(null);
   // Opened from the card's Edit button or its `e` key: typing goes straight into the first argument.
@@ -60,10 +65,12 @@ export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, 
   const unchanged = read.args !== null && isSameCall(read.args, proposed);
   const ready = read.args !== null && issues.length === 0 && !unchanged;
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const allow = () => {
+    setIgnoredClick(null);
     if (ready && !busy) onAllow(read.args!, always);
   };
+  // Enter in a one-line field submits the form: it allows nothing.
+  const submit = (event: FormEvent) => event.preventDefault();
 
   const toRaw = () => {
     const current = read.args ?? (fields === null ? proposed : argumentsFromFields(fields, values, proposed).args);
@@ -163,13 +170,14 @@ export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, 
         </span>
       </label>
       <div className="decision-buttons">
-        <button type="submit" className="btn btn-allow" disabled={!ready || busy}>
+        <SteadyButton className="btn btn-allow" disabled={!ready || busy} onClick={allow} onUnsteadyClick={setIgnoredClick}>
           {always ? 'Always allow edited' : 'Allow edited'}
-        </button>
+        </SteadyButton>
         <button type="button" className="btn" onClick={onCancel} disabled={busy}>
           Cancel editing
         </button>
       </div>
+      {ignoredClick !== null && !busy && <UnsteadyClickHint reason={ignoredClick} />}
     </form>
   );
 }

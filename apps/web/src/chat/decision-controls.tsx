@@ -1,6 +1,6 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { Decision, ToolAnnotations } from '../lib/api-types';
-import { SteadyButton } from '../lib/steady-button';
+import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { AlwaysAllowScope, CHAT_SCOPE, type AlwaysChoice } from './always-allow-scope';
 import { Countdown } from './countdown';
 import { MAX_REASON_LENGTH, type DecisionRequest } from './send-decision';
@@ -38,10 +38,9 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
   const scopeId = useId();
   const reasonId = useId();
   const busy = state.status === 'deciding';
-  const [ignoredClick, setIgnoredClick] = useState(false);
-  const unsteady = () => setIgnoredClick(true);
+  const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
   const decide = (request: DecisionRequest) => {
-    setIgnoredClick(false);
+    setIgnoredClick(null);
     onDecide(request);
   };
 
@@ -53,7 +52,13 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
   return (
     <div className="decision" role="group" aria-label={`Decision for ${toolName}`}>
       <div className="decision-buttons">
-        <SteadyButton className="btn btn-allow" disabled={busy} aria-label={`Allow ${toolName}`} onClick={() => decide({ decision: 'allow' })} onUnsteadyClick={unsteady}>
+        <SteadyButton
+          className="btn btn-allow"
+          disabled={busy}
+          aria-label={`Allow ${toolName}`}
+          onClick={() => decide({ decision: 'allow' })}
+          onUnsteadyClick={setIgnoredClick}
+        >
           Allow
         </SteadyButton>
         <SteadyButton
@@ -62,7 +67,7 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
           aria-label={`Always allow ${toolName}`}
           aria-describedby={scopeId}
           onClick={() => decide({ decision: 'allow', always: true, ...(always.scope === 'chat' ? {} : { scope: always.scope }) })}
-          onUnsteadyClick={unsteady}
+          onUnsteadyClick={setIgnoredClick}
         >
           Always allow
         </SteadyButton>
@@ -71,7 +76,7 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
             Edit…
           </button>
         )}
-        <SteadyButton className="btn btn-deny" disabled={busy} aria-label={`Deny ${toolName}`} onClick={() => decide({ decision: 'deny' })} onUnsteadyClick={unsteady}>
+        <SteadyButton className="btn btn-deny" disabled={busy} aria-label={`Deny ${toolName}`} onClick={() => decide({ decision: 'deny' })} onUnsteadyClick={setIgnoredClick}>
           Deny
         </SteadyButton>
         <button
@@ -108,7 +113,7 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
           </span>
         </form>
       )}
-      {ignoredClick && !busy && <UnsteadyClickHint />}
+      {ignoredClick !== null && !busy && <UnsteadyClickHint reason={ignoredClick} />}
       {busy && (
         <p className="sending" aria-live="polite">
           Sending your decision ({state.decision})…
@@ -120,11 +125,18 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
   );
 }
 
-/** Said where a click on a decision button was ignored (see SteadyButton). */
-export function UnsteadyClickHint() {
+const unsteadyText: Record<UnsteadyReason, string> = {
+  moved: 'Nothing was decided: the button had just appeared or moved under the pointer as you clicked. Click again if you meant it.',
+  changed: 'Nothing was decided: what the button decides had just changed as you clicked. Look again, then click again if you meant it.',
+  typing:
+    'Nothing was decided: letters were typed on the button, so its space or Enter was taken for typing. Click it, or Tab away and back, if you meant it.',
+};
+
+/** Said where a click or key on a decision button was ignored (see SteadyButton). */
+export function UnsteadyClickHint({ reason }: { reason: UnsteadyReason }) {
   return (
     <p className="problem" role="status">
-      Nothing was decided: the button had just appeared or moved under the pointer as you clicked. Click again if you meant it.
+      {unsteadyText[reason]}
     </p>
   );
 }

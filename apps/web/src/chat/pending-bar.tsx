@@ -35,7 +35,7 @@ export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
       <SteadyButton className="btn btn-deny" disabled={waiting.length === 0} decides={decides} onClick={() => decideAll('deny')} onUnsteadyClick={setIgnoredClick}>
         Deny all
       </SteadyButton>
-      {ignoredClick === 'moved' && <UnsteadyClickHint />}
+      {ignoredClick !== null && ignoredClick !== 'changed' && <UnsteadyClickHint reason={ignoredClick} />}
       {ignoredClick === 'changed' && (
         <p className="problem" role="status">
           Nothing was decided: the waiting calls changed as you clicked. Look at them again, then click again if you meant it.

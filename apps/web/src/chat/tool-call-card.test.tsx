@@ -273,4 +273,68 @@ describe('ToolCallCard keys', () => {
     });
     expect(decided).toStrictEqual([{ decision: 'allow', always: true }]);
   });
+
+  it('takes "explain…" and "run it…" for typing: e and r open nothing when a letter follows, and the typing goes to the message box', () => {
+    vi.useFakeTimers();
+    const decided: unknown[] = [];
+    const { card, box } = withMessageBox((request) => decided.push(request));
+    fireEvent.keyDown(card, { key: 'e' });
+    expect(card.textContent).toContain('Opening the editor… any key stops it');
+    fireEvent.keyDown(card, { key: 'x' });
+    expect(document.activeElement).toBe(box);
+    card.focus();
+    fireEvent.keyDown(card, { key: 'r' });
+    fireEvent.keyDown(card, { key: 'u' });
+    expect(document.activeElement).toBe(box);
+    act(() => {
+      vi.advanceTimersByTime(10 * KEYED_DECISION_DELAY_MS);
+    });
+    expect(screen.queryByRole('form', { name: 'Edit the arguments of terminal' })).toBeNull();
+    expect(screen.queryByRole('textbox', { name: 'Reason, passed to the model' })).toBeNull();
+    expect(decided).toStrictEqual([]);
+
+    // Alone, each opens its form.
+    card.focus();
+    fireEvent.keyDown(card, { key: 'r' });
+    act(() => {
+      vi.advanceTimersByTime(KEYED_DECISION_DELAY_MS);
+    });
+    expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Reason, passed to the model' }));
+    card.focus();
+    fireEvent.keyDown(card, { key: 'e' });
+    act(() => {
+      vi.advanceTimersByTime(KEYED_DECISION_DELAY_MS);
+    });
+    expect(screen.getByRole('form', { name: 'Edit the arguments of terminal' })).toBeTruthy();
+  });
+
+  it('sends a letter typed on one of its buttons (reached with Tab) to the message box, with the focus', () => {
+    const decided: unknown[] = [];
+    const { box } = withMessageBox((request) => decided.push(request));
+    const { allow } = decisionButtons();
+    allow.focus();
+    fireEvent.keyDown(allow, { key: 'n' });
+    expect(document.activeElement).toBe(box);
+    expect(decided).toStrictEqual([]);
+  });
+
+  it('takes a space or Enter after letters typed on a decision button for typing where no message box takes them', () => {
+    const decided: unknown[] = [];
+    render(<ToolCallCard call={view(awaiting)} annotations={terminal} onDecide={(_, request) => decided.push(request)} />);
+    const { allow } = decisionButtons();
+    allow.focus();
+    fireEvent.keyDown(allow, { key: 'n' });
+    fireEvent.keyDown(allow, { key: 'o' });
+    fireEvent.keyDown(allow, { key: ' ' });
+    fireEvent.click(allow, { detail: 0 });
+    expect(decided).toStrictEqual([]);
+    expect(screen.getByText(/^Nothing was decided: letters were typed on the button/)).toBeTruthy();
+
+    // The focus left and came back: the key is the person's again.
+    allow.blur();
+    allow.focus();
+    fireEvent.click(allow, { detail: 0 });
+    expect(decided).toStrictEqual([{ decision: 'allow' }]);
+  });
 });
+

@@ -11,6 +11,7 @@ import { toolBadges } from './tool-badges';
 import { ToolResult } from './tool-result';
 import { RuleProvenance } from '../rules/rule-provenance';
 import { SteadyButton } from '../lib/steady-button';
+import { isTextEntry } from '../waiting/focus-approval';
 import type { Allower, Approver, ToolCallState, ToolCallStatus, ToolCallView } from './tool-call-state';
 
 type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
@@ -18,14 +19,18 @@ type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
 const CARD_KEYS = 'Keys on this card: a Allow · d Deny · e Edit… · Shift+A Always allow… · r Deny with reason… (any other letter goes to the message box)';
 
 /**
- * How long a decision typed on a card waits for the next key before it is sent. A key in that time means the person
- * was typing (a message that starts with "a", or "Also…" after Shift+A): the decision is dropped, and the typing goes
- * to the message box.
+ * How long a key typed on a card waits for the next key before it acts. A key in that time means the person was
+ * typing (a message that starts with "a", "explain…", "run it…", or "Also…" after Shift+A): the key is dropped, and
+ * the typing goes to the message box.
  */
 export const KEYED_DECISION_DELAY_MS = 800;
 
-/** The card's keys: those that decide wait (KEYED_DECISION_DELAY_MS), those that open something act at once. */
-type CardKey = { decides: true; label: string; request: DecisionRequest } | { decides: false; act: () => void };
+/**
+ * The card's keys. Those that decide, and those that open a form that takes the focus (the editor, the reason box:
+ * the rest of a message would be typed into it), wait KEYED_DECISION_DELAY_MS. Shift+A's question opens at once:
+ * it takes no focus, and its `y` waits in turn.
+ */
+type CardKey = { waits: true; label: string; act: () => void } | { waits: false; act: () => void };
 
 /** Every state has a label and a tone: adding a state without one does not compile. */
 export const statusPresentation: Record<ToolCallStatus, { label: string; tone: Tone }> = {
@@ -73,6 +78,10 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
     setKeyed(null);
   };
   const waitingForDecision = state.status === 'awaiting-decision';
+  const startEditing = () => {
+    setConfirmAlways(false);
+    setEditing(true);
+  };
   // Decided elsewhere (another tab, the list): a typed decision still pending is dropped; so is one on a card that goes.
   useEffect(() => {
     if (!waitingForDecision) dropKeyed();
@@ -87,8 +96,13 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
   // opens with the oldest waiting card in focus; a click on the card's text focuses it). So a key that decides is sent
   // only when no other key follows it soon, any letter that is not one of the card's keys moves the focus, with the
   // letter, to the message box, and Shift+A's confirmation is its own key (y), never a space or Enter on a button.
+  // A letter typed on one of the card's buttons (reached with Tab from the card) goes to the message box too.
   const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
-    if (event.target !== event.currentTarget || state.status !== 'awaiting-decision' || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (state.status !== 'awaiting-decision' || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target !== event.currentTarget) {
+      if (event.key !== ' ' && !isTextEntry(event.target as Element)) typing(event);
+      return;
+    }
     if (keyed !== null) {
       dropKeyed();
       if (event.key === 'Escape') event.preventDefault();
@@ -101,14 +115,18 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
       setConfirmAlways(false);
       return;
     }
+    const decide = (request: DecisionRequest) => () => {
+      setConfirmAlways(false);
+      onDecide(call, request);
+    };
     const keys: Record<string, CardKey> = confirmAlways
-      ? { y: { decides: true, label: 'Always allowing', request: { decision: 'allow', always: true } } }
+      ? { y: { waits: true, label: 'Always allowing', act: decide({ decision: 'allow', always: true }) } }
       : {
-          a: { decides: true, label: 'Allowing', request: { decision: 'allow' } },
-          d: { decides: true, label: 'Denying', request: { decision: 'deny' } },
-          A: { decides: false, act: () => setConfirmAlways(true) },
-          e: { decides: false, act: () => setEditing(true) },
-          r: { decides: false, act: () => setReasonRequest((count) => count + 1) },
+          a: { waits: true, label: 'Allowing', act: decide({ decision: 'allow' }) },
+          d: { waits: true, label: 'Denying', act: decide({ decision: 'deny' }) },
+          A: { waits: false, act: () => setConfirmAlways(true) },
+          e: { waits: true, label: 'Opening the editor', act: startEditing },
+          r: { waits: true, label: 'Opening the reason box', act: () => setReasonRequest((count) => count + 1) },
         };
     const key = Object.hasOwn(keys, event.key) ? keys[event.key] : undefined;
     if (key === undefined) {
@@ -116,14 +134,13 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
       return;
     }
     event.preventDefault();
-    if (!key.decides) {
+    if (!key.waits) {
       key.act();
       return;
     }
     keyedTimer.current = window.setTimeout(() => {
       setKeyed(null);
-      setConfirmAlways(false);
-      onDecide(call, key.request);
+      key.act();
     }, KEYED_DECISION_DELAY_MS);
     setKeyed(key.label);
   };
@@ -170,7 +187,7 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
           onDecide={(request) => onDecide(call, request)}
           reasonRequest={reasonRequest}
           editing={editing}
-          onEdit={() => (editing ? stopEditing() : setEditing(true))}
+          onEdit={() => (editing ? stopEditing() : startEditing())}
         />
       )}
       {undecided && editing && (

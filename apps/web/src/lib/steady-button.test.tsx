@@ -138,4 +138,22 @@ describe('SteadyButton', () => {
     expect(decided).toHaveBeenCalledTimes(1);
     expect(ignored).not.toHaveBeenCalled();
   });
+
+  it('takes a space or Enter after letters typed on it for typing, until the focus leaves and comes back', () => {
+    const { button, decided, ignored } = renderButton();
+    wait(ARMING_MS);
+    button.focus();
+    for (const key of ['n', 'o', ' ']) fireEvent.keyDown(button, { key });
+    fireEvent.click(button, { detail: 0 });
+    fireEvent.keyDown(button, { key: 'Enter' });
+    fireEvent.click(button, { detail: 0 });
+    expect(decided).not.toHaveBeenCalled();
+    expect(ignored.mock.calls).toStrictEqual([['typing'], ['typing']]);
+
+    button.blur();
+    button.focus();
+    fireEvent.keyDown(button, { key: 'Enter' });
+    fireEvent.click(button, { detail: 0 });
+    expect(decided).toHaveBeenCalledTimes(1);
+  });
 });

@@ -1,11 +1,14 @@
-import { useEffect, useLayoutEffect, useRef, useState, type ButtonHTMLAttributes, type MouseEvent, type PointerEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type ButtonHTMLAttributes, type KeyboardEvent, type MouseEvent, type PointerEvent } from 'react';
 import { sameSpot, spotOf, watchSpot, type Spot, type SpotWatch } from './spot-watch';
 
 /** How long a decision button ignores pointer clicks after it appears or moves: a click meant for what was there lands on nothing. */
 export const ARMING_MS = 600;
 
-/** Why a click was ignored: the button had just appeared or moved, or what it decides had just changed. */
-export type UnsteadyReason = 'moved' | 'changed';
+/**
+ * Why a click was ignored: the button had just appeared or moved, what it decides had just changed, or it was a
+ * space or Enter after letters typed on the button (someone typing a message who thinks a text box has the focus).
+ */
+export type UnsteadyReason = 'moved' | 'changed' | 'typing';
 
 export interface SteadyButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'onClick'> {
   onClick: () => void;
@@ -25,16 +28,19 @@ export interface SteadyButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonE
  * that closed up after a decision, a link a new card pushed away — lands on nothing, however the pointer moved.
  * And it counts only where the person aimed: for a mouse, where the button was when the pointer last moved over it
  * (something that covered it and went away leaves a still pointer on it); for touch and pen, where the finger came
- * down. Keys go through unchanged: a focused button was reached on purpose. A button whose decision covers what may
- * change under it (`decides`) re-arms when that changes, for pointer and keys alike.
+ * down. Keys go through at once (a focused button was reached on purpose), except a space or Enter after a letter
+ * typed on the button since it took the focus: that is someone typing ("no way") into what they took for a text
+ * box, and it decides nothing until the focus leaves and comes back. A button whose decision covers what may change
+ * under it (`decides`) re-arms when that changes, for pointer and keys alike.
  */
-export function SteadyButton({ onClick, onUnsteadyClick, decides, disabled, ...props }: SteadyButtonProps) {
+export function SteadyButton({ onClick, onUnsteadyClick, decides, disabled, onKeyDown, onFocus, ...props }: SteadyButtonProps) {
   const button = useRef<HTMLButtonElement>(null);
   const watch = useRef<SpotWatch | null>(null);
   const aimedAt = useRef<Spot | null>(null);
   const rearm = useRef<() => void>(() => undefined);
   const decided = useRef(decides);
   const changedAt = useRef(Number.NEGATIVE_INFINITY);
+  const typedOn = useRef(false);
   const [armed, setArmed] = useState(false);
 
   useEffect(() => {
@@ -71,10 +77,17 @@ export function SteadyButton({ onClick, onUnsteadyClick, decides, disabled, ...p
   const aim = (event: PointerEvent<HTMLButtonElement>) => {
     aimedAt.current = spotOf(event.currentTarget);
   };
+  const keyDown = (event: KeyboardEvent<HTMLButtonElement>) => {
+    if (isTyping(event)) typedOn.current = true;
+    onKeyDown?.(event);
+  };
   const click = (event: MouseEvent<HTMLButtonElement>) => {
     const changed = performance.now() - changedAt.current < ARMING_MS;
     // detail 0: a key (Enter, Space) or a script, not a pointer.
-    if (event.detail === 0) return changed ? onUnsteadyClick?.('changed') : onClick();
+    if (event.detail === 0) {
+      if (typedOn.current) return onUnsteadyClick?.('typing');
+      return changed ? onUnsteadyClick?.('changed') : onClick();
+    }
     const settledAt = watch.current?.settledAt() ?? performance.now();
     const now = spotOf(event.currentTarget);
     const aimed = aimedAt.current;
@@ -92,6 +105,11 @@ export function SteadyButton({ onClick, onUnsteadyClick, decides, disabled, ...p
       disabled={disabled}
       aria-disabled={armed ? undefined : true}
       data-arming={armed ? undefined : ''}
+      onKeyDown={keyDown}
+      onFocus={(event) => {
+        typedOn.current = false;
+        onFocus?.(event);
+      }}
       onPointerMove={(event) => {
         if (event.pointerType === 'mouse') aim(event);
       }}
@@ -102,4 +120,9 @@ export function SteadyButton({ onClick, onUnsteadyClick, decides, disabled, ...p
       onClick={click}
     />
   );
+}
+
+/** A key that writes a character other than a space: typing, not pressing a button. */
+function isTyping(event: KeyboardEvent): boolean {
+  return [...event.key].length === 1 && event.key !== ' ' && !event.ctrlKey && !event.metaKey && !event.altKey;
 }

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { UnsteadyClickHint } from '../chat/decision-controls';
 import type { PersonDecision } from '../lib/api-types';
-import { SteadyButton } from '../lib/steady-button';
+import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { callPreview } from './argument-preview';
 import type { WaitingApproval } from './use-waiting-approvals';
 
@@ -42,11 +42,11 @@ interface WaitingItemProps extends Pick<WaitingListProps, 'onDecide' | 'onOpen'>
 }
 
 function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
-  const [ignoredClick, setIgnoredClick] = useState(false);
+  const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
   // A waiting call's arguments never change under its id, and the list renders again with every change of the app.
   const preview = useMemo(() => callPreview(approval.toolName, approval.arguments), [approval.approvalId]);
   const decide = (decision: PersonDecision) => {
-    setIgnoredClick(false);
+    setIgnoredClick(null);
     onDecide(approval, decision);
   };
   const where = `${approval.toolName} in ${approval.title}`;
@@ -59,7 +59,7 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
       </button>
       <div className="waiting-actions">
         {preview.whole ? (
-          <SteadyButton className="btn btn-small btn-allow" disabled={busy} aria-label={`Allow ${where}`} onClick={() => decide('allow')} onUnsteadyClick={() => setIgnoredClick(true)}>
+          <SteadyButton className="btn btn-small btn-allow" disabled={busy} aria-label={`Allow ${where}`} onClick={() => decide('allow')} onUnsteadyClick={setIgnoredClick}>
             Allow
           </SteadyButton>
         ) : (
@@ -67,11 +67,11 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
             Review…
           </button>
         )}
-        <SteadyButton className="btn btn-small btn-deny" disabled={busy} aria-label={`Deny ${where}`} onClick={() => decide('deny')} onUnsteadyClick={() => setIgnoredClick(true)}>
+        <SteadyButton className="btn btn-small btn-deny" disabled={busy} aria-label={`Deny ${where}`} onClick={() => decide('deny')} onUnsteadyClick={setIgnoredClick}>
           Deny
         </SteadyButton>
       </div>
-      {ignoredClick && !busy && <UnsteadyClickHint />}
+      {ignoredClick !== null && !busy && <UnsteadyClickHint reason={ignoredClick} />}
     </li>
   );
 }
