@@ -1,11 +1,25 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { AnyTool, ToolOutput } from '@airlock/core';
 import { describe, expect, test } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
-import { runTool, SANDBOX_KINDS, tempFolder, toolNamed } from './test-support';
+import { callContext, runTool, SANDBOX_KINDS, tempFolder, toolNamed } from './test-support';
 
 // The system interpreter first: a version-manager shim found earlier on PATH can take seconds to start.
 const PATH = ['/usr/bin', '/bin', process.env.PATH].join(':');
+
+/** Runs a tool without its schema's checks, as if they had let the arguments through. */
+async function runUnchecked(tool: AnyTool, args: Record<string, unknown>): Promise<ToolOutput> {
+  const output = await tool.execute(args, callContext());
+  return typeof output === 'string' ? { content: output, isError: false } : { content: output.content, isError: output.isError ?? false };
+}
+
+function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}
 
 describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
   function python(options: BuiltinToolsOptions) {
@@ -45,6 +59,50 @@ describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
     const code = 'import os\nprint(sorted(k for k in os.environ if k in ("OPENAI_API_KEY", "EXTRA", "PATH")))';
     const result = await runTool(python({ workspace: workspace.path, env }), { code });
     expect(result.content).toBe("['PATH']\nexit code: 0");
+  });
+
+  test('runs the code as the card shows it: an encoding declaration does not change how it is read', async () => {
+    await using workspace = await tempFolder();
+    const hidden = {
+      'utf-7': 'greeting = "Hello, world"  # +AAo-open(+ACI-PWNED+ACI-, +ACI-w+ACI-)',
+      unicode_escape: 'greeting = "Hello, world"  # \\x0aopen("PWNED", "w")',
+      raw_unicode_escape: 'greeting = "Hello, world"  # \\u000aopen("PWNED", "w")',
+    };
+    for (const [encoding, line] of Object.entries(hidden)) {
+      const code = `#!/usr/bin/env python3\n# -*- coding: ${encoding} -*-\n${line}\nprint(greeting)\n`;
+      const result = await runUnchecked(python({ workspace: workspace.path }), { code });
+      expect({ encoding, result }).toStrictEqual({ encoding, result: { content: 'Hello, world\nexit code: 0', isError: false } });
+      expect(await exists(path.join(workspace.path, 'PWNED'))).toBe(false);
+    }
+  });
+
+  test('refuses, before anyone is asked, code that declares an encoding other than UTF-8', () => {
+    const tool = python({ workspace: '/nonexistent' });
+    for (const code of ['# -*- coding: utf-7 -*-\nx = 1', '#!/usr/bin/env python3\n# vim: set fileencoding=latin-1 :\nx = 1', '\uFEFF# coding=unicode_escape\nx = 1', '\r\n\t# coding:utf_16\r\nx = 1']) {
+      const checked = tool.parameters.safeParse({ code });
+      expect(checked.success).toBe(false);
+      expect(checked.error?.issues[0]?.message).toMatch(/^the code declares its source encoding as "[\w-]+" on line [12]; /);
+    }
+    for (const code of ['# -*- coding: utf-8 -*-\nx = 1', '#!/usr/bin/env python3\n# coding=UTF8\nx = 1', 'x = 1\ny = 2\n# coding: utf-7 (a third line is no declaration)', 'text = "# coding: utf-7"']) {
+      expect(tool.parameters.safeParse({ code }).success).toBe(true);
+    }
+  });
+
+  test('runs as a script would: __main__, its file and argv, tracebacks and syntax errors naming only its lines, its exit status', async () => {
+    await using workspace = await tempFolder();
+    const tool = python({ workspace: workspace.path });
+    const names = 'import sys\nprint(__name__, __file__ == sys.argv[0], len(sys.argv), sorted(k for k in globals() if not k.startswith("__")))';
+    expect(await runTool(tool, { code: names })).toStrictEqual({ content: "__main__ True 1 ['sys']\nexit code: 0", isError: false });
+
+    const failed = await runTool(tool, { code: 'def f():\n    raise ValueError("boom")\nf()' });
+    const frames = failed.content.split('\n').filter((line) => line.startsWith('  File '));
+    expect(frames.map((line) => line.replace(/"[^"]*\/main\.py"/, '"main.py"'))).toStrictEqual(['  File "main.py", line 3, in <module>', '  File "main.py", line 2, in f']);
+
+    const syntax = await runTool(tool, { code: 'print("a")\nprint(' });
+    expect(syntax.content).toMatch(/^ {2}File "[^"]*\/main\.py", line 2\n/);
+    expect(syntax.content).toMatch(/SyntaxError: .*\nexit code: 1$/);
+
+    expect(await runTool(tool, { code: 'import sys\nprint("x")\nsys.exit(3)' })).toStrictEqual({ content: 'x\nexit code: 3', isError: true });
   });
 
   test('without python3 on PATH the result says so clearly', async () => {

@@ -12,8 +12,54 @@ import type { WorkspacePaths } from './workspace-paths';
 const MAX_CODE_CHARS = 1_000_000;
 
 const parameters = z.object({
-  code: z.string().min(1).max(MAX_CODE_CHARS).describe('The Python 3 program to run.'),
+  code: z
+    .string()
+    .min(1)
+    .max(MAX_CODE_CHARS)
+    .superRefine((code, context) => {
+      const declared = declaredEncoding(code);
+      if (declared === undefined) return;
+      context.addIssue({
+        code: 'custom',
+        message:
+          `the code declares its source encoding as "${declared.name}" on line ${declared.line}; Python would decode the code ` +
+          'that way, and what ran would not be the text the person is shown. Remove the declaration (Python reads UTF-8) ' +
+          'or declare utf-8.',
+      });
+    })
+    .describe('The Python 3 program to run.'),
 });
+
+/**
+ * Runs the code as the text it is, not as the bytes of a file: Python decodes a file by the encoding its first two
+ * lines declare (PEP 263), and `# coding: utf-7` turns `+AAo-` in a comment the card shows into a line break and the
+ * rest of that comment into code. compile() of a str ignores the declaration. The frames of this bootstrap are left
+ * out of a traceback, so that the model sees the script's own, as when Python runs the file.
+ */
+const BOOTSTRAP = `def main():
+    import sys
+    path = sys.argv[1]
+    namespace = sys.modules["__main__"].__dict__
+    del namespace["main"]
+    with open(path, encoding="utf-8", newline="") as file:
+        source = file.read()
+    try:
+        code = compile(source, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:
+        sys.excepthook(type(error), error, error.with_traceback(None).__traceback__)
+        sys.exit(1)
+    namespace["__file__"] = path
+    namespace["__cached__"] = None
+    sys.argv[:] = [path]
+    try:
+        exec(code, namespace)
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as error:
+        sys.excepthook(type(error), error, error.with_traceback(error.__traceback__.tb_next).__traceback__)
+        sys.exit(1)
+main()
+`;
 
 export function createPythonTool(options: ResolvedToolsOptions, paths: WorkspacePaths) {
   return defineTool<z.infer<typeof parameters>>({
@@ -32,7 +78,7 @@ export function createPythonTool(options: ResolvedToolsOptions, paths: Workspace
         if (python === undefined) {
           return toolFailure(`python3 was not found on PATH (${searchPath ?? 'PATH is not set'}), so the code was not run.`);
         }
-        // A file rather than `-c`: no argument-length limit, and tracebacks name real lines.
+        // A file rather than `-c <code>`: no argument-length limit, and tracebacks name real lines.
         const folder = await mkdtemp(path.join(os.tmpdir(), 'airlock-python-'));
         try {
           const script = path.join(folder, 'main.py');
@@ -40,11 +86,27 @@ export function createPythonTool(options: ResolvedToolsOptions, paths: Workspace
           // Isolated mode (-I): no PYTHON* variables, no user site, neither the workspace nor the script's folder on
           // the import path, so a sitecustomize.py or a module planted in the workspace runs only if the code asks for it.
           // -B and -u stand in for PYTHONDONTWRITEBYTECODE and PYTHONUNBUFFERED, which -I ignores.
-          const args = ['-I', '-B', '-u', script];
+          const args = ['-I', '-B', '-u', '-c', BOOTSTRAP, script];
           return await runToolProcess(options, paths, { file: python, args, readOnlyPaths: [folder] }, context);
         } finally {
           await rm(folder, { recursive: true, force: true });
         }
       }),
   });
+}
+
+/** PEP 263: a comment on line 1 or 2 saying `coding: <name>` or `coding=<name>` sets how Python decodes a file. */
+const COMMENT_LINE = /^\uFEFF?[ \t\f]*#/;
+const CODING = /coding[:=][ \t]*([-\w.]+)/g;
+
+/** The first encoding other than UTF-8 declared on the code's first two lines (checked whatever the first holds). */
+function declaredEncoding(code: string): { name: string; line: number } | undefined {
+  const lines = code.split(/\r\n|\r|\n/, 2);
+  for (const [index, line] of lines.entries()) {
+    if (!COMMENT_LINE.test(line)) continue;
+    for (const [, name = ''] of line.matchAll(CODING)) {
+      if (!['utf-8', 'utf8'].includes(name.toLowerCase().replaceAll('_', '-'))) return { name, line: index + 1 };
+    }
+  }
+  return undefined;
 }
