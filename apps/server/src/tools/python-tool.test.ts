@@ -1,5 +1,7 @@
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { access, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { AnyTool, ToolOutput } from '@airlock/core';
 import { describe, expect, test } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
@@ -19,6 +21,18 @@ function exists(file: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** A virtual environment in `folder`, made by the python3 the tests use, whose site-packages runs a `.pth` file's import line. */
+async function trappedVirtualenv(folder: string): Promise<string> {
+  const run = promisify(execFile);
+  await run('python3', ['-m', 'venv', '--without-pip', folder], { env: { PATH } });
+  const python = path.join(folder, 'bin', 'python3');
+  const { stdout } = await run(python, ['-I', '-c', 'import sysconfig; print(sysconfig.get_path("purelib"))']);
+  await writeFile(path.join(stdout.trim(), 'trap.pth'), 'import os; os.write(1, b"PTH RAN\\n")\n');
+  // The trap works when that interpreter runs, isolated mode or not.
+  expect((await run(python, ['-I', '-c', 'pass'])).stdout).toContain('PTH RAN');
+  return path.join(folder, 'bin');
 }
 
 describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
@@ -103,6 +117,31 @@ describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
     expect(syntax.content).toMatch(/SyntaxError: .*\nexit code: 1$/);
 
     expect(await runTool(tool, { code: 'import sys\nprint("x")\nsys.exit(3)' })).toStrictEqual({ content: 'x\nexit code: 3', isError: true });
+  });
+
+  test('uses no interpreter in the workspace: an activated virtualenv there, whose site-packages a .pth file runs from, is passed over', async () => {
+    await using workspace = await tempFolder();
+    const venvBin = await trappedVirtualenv(path.join(workspace.path, '.venv'));
+    // A path outside the workspace that leads into it counts as the workspace.
+    await using outside = await tempFolder();
+    await symlink(path.dirname(venvBin), path.join(outside.path, 'venv'));
+    const linked = path.join(outside.path, 'venv', 'bin');
+    const code = 'import sys\nprint(sys.prefix == sys.base_prefix)';
+    for (const first of [venvBin, linked]) {
+      const logged: string[] = [];
+      const tool = python({ workspace: workspace.path, env: { PATH: `${first}:${PATH}`, HOME: process.env.HOME }, log: (line) => logged.push(line) });
+      expect(await runTool(tool, { code })).toStrictEqual({ content: 'True\nexit code: 0', isError: false });
+      expect(await runTool(tool, { code })).toStrictEqual({ content: 'True\nexit code: 0', isError: false });
+      expect(logged).toStrictEqual([
+        `python: ${path.join(first, 'python3')} is inside the workspace and is not used (a virtualenv there runs its site-packages' .pth files and sitecustomize at every start); using /usr/bin/python3.`,
+      ]);
+    }
+
+    const only = await runTool(python({ workspace: workspace.path, env: { PATH: venvBin } }), { code });
+    expect(only).toStrictEqual({
+      content: `Error: python3 was found on PATH only inside the workspace (${path.join(venvBin, 'python3')}), where the code it runs could change it, so the code was not run.`,
+      isError: true,
+    });
   });
 
   test('without python3 on PATH the result says so clearly', async () => {

@@ -1,13 +1,13 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { defineTool } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
-import { findExecutable } from './find-executable';
+import { executablesOnPath } from './find-executable';
 import { childSearchPath, runToolProcess } from './run-tool-process';
 import { failuresAsResults, toolFailure } from './tool-failure';
-import type { WorkspacePaths } from './workspace-paths';
+import { isWithin, type WorkspacePaths } from './workspace-paths';
 
 const MAX_CODE_CHARS = 1_000_000;
 
@@ -62,21 +62,33 @@ main()
 `;
 
 export function createPythonTool(options: ResolvedToolsOptions, paths: WorkspacePaths) {
+  const passedOver = new Set<string>();
   return defineTool<z.infer<typeof parameters>>({
     name: 'python',
     description:
       'Run a Python 3 program with the workspace folder as its working directory and return what it prints ' +
       '(stdout and stderr), then its exit code. Use print() to show results; standard input is closed. ' +
-      'Python runs isolated: to import a module from the workspace, add `import sys; sys.path.insert(0, ".")` first.',
+      'Python runs isolated: to import a module from the workspace, add `import sys; sys.path.insert(0, ".")` first. ' +
+      'The interpreter is the first python3 on PATH outside the workspace: a virtualenv in the workspace is not used.',
     parameters,
     annotations: { executesCode: true, destructive: true },
     source: 'builtin',
     execute: ({ code }, context) =>
       failuresAsResults('python', async () => {
         const searchPath = childSearchPath(options);
-        const python = await findExecutable('python3', searchPath);
-        if (python === undefined) {
+        const found = await interpreterOutside(await paths.root(), searchPath);
+        if (found.python === undefined) {
+          if (found.inWorkspace.length > 0) {
+            return toolFailure(
+              `python3 was found on PATH only inside the workspace (${found.inWorkspace.join(', ')}), where the code it runs could change it, so the code was not run.`,
+            );
+          }
           return toolFailure(`python3 was not found on PATH (${searchPath ?? 'PATH is not set'}), so the code was not run.`);
+        }
+        for (const skipped of found.inWorkspace) {
+          if (passedOver.has(skipped)) continue;
+          passedOver.add(skipped);
+          options.log(`python: ${skipped} is inside the workspace and is not used (a virtualenv there runs its site-packages' .pth files and sitecustomize at every start); using ${found.python}.`);
         }
         // A file rather than `-c <code>`: no argument-length limit, and tracebacks name real lines.
         const folder = await mkdtemp(path.join(os.tmpdir(), 'airlock-python-'));
@@ -87,12 +99,29 @@ export function createPythonTool(options: ResolvedToolsOptions, paths: Workspace
           // the import path, so a sitecustomize.py or a module planted in the workspace runs only if the code asks for it.
           // -B and -u stand in for PYTHONDONTWRITEBYTECODE and PYTHONUNBUFFERED, which -I ignores.
           const args = ['-I', '-B', '-u', '-c', BOOTSTRAP, script];
-          return await runToolProcess(options, paths, { file: python, args, readOnlyPaths: [folder] }, context);
+          return await runToolProcess(options, paths, { file: found.python, args, readOnlyPaths: [folder] }, context);
         } finally {
           await rm(folder, { recursive: true, force: true });
         }
       }),
   });
+}
+
+/**
+ * The first python3 on `searchPath` that is not in the workspace, and those passed over because they are. One there
+ * (an activated `.venv`, or a path that leads into the workspace) would run, at every start and even in isolated
+ * mode, the `.pth` files and sitecustomize of its site-packages, which an earlier call could have written.
+ */
+async function interpreterOutside(workspace: string, searchPath: string | undefined): Promise<{ python: string | undefined; inWorkspace: string[] }> {
+  const inWorkspace: string[] = [];
+  for await (const candidate of executablesOnPath('python3', searchPath)) {
+    // The folder as well as the file: a venv's python3 is a link to the system's, and Python finds the venv's
+    // pyvenv.cfg beside or above the path it was started by.
+    const real = await Promise.all([realpath(path.dirname(candidate)), realpath(candidate)]).catch(() => undefined);
+    if (real !== undefined && !real.some((resolved) => isWithin(workspace, resolved))) return { python: candidate, inWorkspace };
+    if (real !== undefined) inWorkspace.push(candidate);
+  }
+  return { python: undefined, inWorkspace };
 }
 
 /** PEP 263: a comment on line 1 or 2 saying `coding: <name>` or `coding=<name>` sets how Python decodes a file. */
