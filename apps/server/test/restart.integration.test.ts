@@ -138,6 +138,28 @@ describe('a run waiting for a decision survives a server restart', { timeout: 18
     expect(session.toolCalls).toMatchObject([{ decision: 'deny', reason: 'not today', outcome: 'denied' }]);
   });
 
+  it('a decision repeated after a SIGKILL restart is answered already-decided with the decision made before, and runs nothing', async () => {
+    const { dataDir, workspace, token } = await setup();
+    const marker = join(workspace, 'ran.txt');
+    const first = await startServer(dataDir, workspace, token);
+    const start = await startWaitingRun(first, token, `touch ${marker}`);
+    const before = client(first, token);
+    const seen = watchRun(before, { sessionId: 's1', runId: 'run-1' });
+    await expect(before.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'deny', reason: 'no' })).resolves.toStrictEqual({ resolved: true, status: 'resolved', decision: 'deny' });
+    await seen.ended;
+    const repeat = { sessionId: 's1', approvalId: start.approvalId, decision: 'allow' as const };
+    await expect(before.trpc.chat.confirmTool.mutate(repeat)).resolves.toStrictEqual({ resolved: false, status: 'already-decided', decision: 'deny' });
+    await stop(first, 'SIGKILL');
+
+    const second = await startServer(dataDir, workspace, token);
+    const c = client(second, token);
+    await expect(c.trpc.chat.confirmTool.mutate(repeat)).resolves.toStrictEqual({ resolved: false, status: 'already-decided', decision: 'deny' });
+    await expect(c.trpc.chat.confirmTool.mutate({ ...repeat, sessionId: 's-other' })).resolves.toStrictEqual({ resolved: false, status: 'not-found' });
+    expect(existsSync(marker)).toBe(false);
+    const audit = await c.trpc.audit.list.query({ sessionId: 's1' });
+    expect(audit.entries).toMatchObject([{ decision: 'deny', reason: 'no', outcome: 'denied' }]);
+  });
+
   it('a deadline that passed while the server was down ends the call as timed out', async () => {
     const { dataDir, workspace, token } = await setup();
     const marker = join(workspace, 'ran.txt');

@@ -255,6 +255,24 @@ describe('ChatService across a restart', () => {
     expect(events.map((e) => e.type)).toStrictEqual(['run-start', 'status', 'tool-start', 'status', 'tool-decision', 'status', 'tool-end', 'text-delta', 'run-end']);
   });
 
+  it('a decision repeated after a restart is answered already-decided with the decision made before it, in its own chat only', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const before = await start(store, [echoCall('hi'), textStep('ok')], [echoTool(ran)]);
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'say hi' });
+    await vi.waitFor(() => expect(before.chat.pending('s')).toHaveLength(1));
+    const { approvalId } = before.chat.pending('s')[0]!;
+    expect(await before.chat.confirm({ sessionId: 's', approvalId, decision: 'deny', reason: 'not now' })).toStrictEqual({ resolved: true, status: 'resolved', decision: 'deny' });
+    await runEnded(before.chat, 's');
+    await before.chat.shutdown();
+
+    const after = await start(store, [], [echoTool(ran)]);
+    expect(await after.chat.confirm({ sessionId: 's', approvalId, decision: 'allow' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'deny' });
+    expect(await after.chat.confirm({ sessionId: 'other', approvalId, decision: 'allow' })).toStrictEqual({ resolved: false, status: 'not-found' });
+    expect(await after.chat.confirm({ sessionId: 's', approvalId: 'approval-never', decision: 'allow' })).toStrictEqual({ resolved: false, status: 'not-found' });
+    expect(ran).toStrictEqual([]);
+  });
+
   it('a call allowed but still in line for a place when the server stopped runs after the restart, not reported interrupted', async () => {
     const store = new MemoryStore();
     const ran: string[] = [];

@@ -426,6 +426,12 @@ export class ChatService {
       ...(edit === undefined ? {} : { arguments: edit }),
     });
     if (!result.resolved && by !== undefined && this.deciders.get(input.approvalId) === by) this.deciders.delete(input.approvalId);
+    if (result.status === 'not-found') {
+      // The registry remembers only what this process decided (and not all of it): a call decided before a restart
+      // is known from its ledger row.
+      const recorded = await this.store.findDecision(input.sessionId, input.approvalId);
+      return recorded === undefined ? result : { resolved: false, status: 'already-decided', decision: recorded };
+    }
     if (!result.resolved) return result;
     const reported = result.decision === 'allow' ? this.reportedDecision(input.sessionId, input.approvalId) : undefined;
     if (draft && rules) await rules.add(draft.draft);

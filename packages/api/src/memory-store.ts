@@ -1,4 +1,4 @@
-import { NotFoundError, type ChatMessage, type LoopEvent } from '@airlock/core';
+import { NotFoundError, type ChatMessage, type Decision, type LoopEvent } from '@airlock/core';
 import type { Rule } from './rules';
 import {
   MAX_AUDIT_PAGE_CHARS,
@@ -163,6 +163,12 @@ export class MemoryStore implements AirlockStore {
 
   async listSessionToolCalls(sessionId: string): Promise<ToolCallRecord[]> {
     return this.ledger.filter((entry) => entry.record.sessionId === sessionId).map(copyRecord);
+  }
+
+  async findDecision(sessionId: string, approvalId: string): Promise<Decision | undefined> {
+    if (approvalId === '') return undefined;
+    const found = this.ledger.findLast(({ record }) => record.approvalId === approvalId && record.sessionId === sessionId && record.decision !== null);
+    return found?.record.decision ?? undefined;
   }
 
   async listAudit(query: AuditQuery): Promise<AuditPage> {

@@ -67,6 +67,11 @@ export interface AirlockStore {
   listRunToolCalls(runId: string): Promise<ToolCallRecord[]>;
   /** The ledger rows of one session, in the order their calls started. */
   listSessionToolCalls(sessionId: string): Promise<ToolCallRecord[]>;
+  /**
+   * The decision recorded for the call put up with this approval id in this session, or undefined (no such call, or
+   * still undecided): a decision repeated after a restart is answered with it, not as unknown.
+   */
+  findDecision(sessionId: string, approvalId: string): Promise<Decision | undefined>;
   /** The ledger, newest first, filtered and paged. */
   listAudit(query: AuditQuery): Promise<AuditPage>;
 

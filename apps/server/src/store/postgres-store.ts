@@ -10,6 +10,7 @@ import {
   type ClaimDecisionResult,
   type Cluster,
   type ClusterMessage,
+  type Decision,
   type LedgerChange,
   type LoopEvent,
   type PendingApproval,
@@ -405,6 +406,14 @@ export class PostgresStore implements AirlockStore, Cluster {
 
   async listSessionToolCalls(sessionId: string): Promise<ToolCallRecord[]> {
     return (await this.rows<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM tool_calls WHERE session_id = $1 ORDER BY ledger_id`, [sessionId])).map(toToolCall);
+  }
+
+  async findDecision(sessionId: string, approvalId: string): Promise<Decision | undefined> {
+    const [row] = await this.rows<Pick<LedgerRow, 'decision'>>(
+      `SELECT decision FROM tool_calls WHERE approval_id = $1 AND session_id = $2 AND approval_id <> '' AND decision IS NOT NULL ORDER BY ledger_id DESC LIMIT 1`,
+      [approvalId, sessionId],
+    );
+    return row?.decision ?? undefined;
   }
 
   async listAudit(query: AuditQuery): Promise<AuditPage> {

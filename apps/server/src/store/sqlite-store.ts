@@ -4,6 +4,7 @@ import {
   type AuditPage,
   type AuditQuery,
   type ChatMessage,
+  type Decision,
   type LedgerChange,
   type LoopEvent,
   type SessionChanges,
@@ -203,6 +204,10 @@ export class SqliteStore implements AirlockStore {
     return this.statements.listSessionToolCalls.all(sessionId).map(toToolCall);
   }
 
+  async findDecision(sessionId: string, approvalId: string): Promise<Decision | undefined> {
+    return this.statements.findDecision.pluck().get(approvalId, sessionId) ?? undefined;
+  }
+
   async listAudit(query: AuditQuery): Promise<AuditPage> {
     const limit = auditLimit(query.limit);
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
@@ -387,6 +392,9 @@ function prepareStatements(db: Database) {
     ),
     listRunToolCalls: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY ledger_id'),
     listSessionToolCalls: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE session_id = ? ORDER BY ledger_id'),
+    findDecision: db.prepare<[string, string], Decision>(
+      "SELECT decision FROM tool_calls WHERE approval_id = ? AND session_id = ? AND approval_id <> '' AND decision IS NOT NULL ORDER BY ledger_id DESC LIMIT 1",
+    ),
     ledgerRows: db.prepare<[string], LedgerRow>('SELECT * FROM tool_calls WHERE ledger_id IN (SELECT value FROM json_each(?))'),
     saveGrant: db.prepare<Record<string, unknown>>(
       `INSERT INTO grants (grant_id, scope_kind, scope_value, tool_name, arguments, tool_version, created_at)

@@ -147,6 +147,29 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     expect((await store.listRunToolCalls('r'))[2]).toMatchObject({ source: 'rule', decidedByRule: 'rule_1', decidedByRuleText: 'Allow commands starting with `ls` everywhere' });
   });
 
+  it('finds the decision recorded for an approval id in its own session only, none while the call waits', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createRun(run('r', 's'));
+    const automatic = { ...startChange('call-3', 10_200), approvalId: '' };
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [
+      startChange('call-1', 10_000),
+      { kind: 'decision', toolCallId: 'call-1', decision: 'deny', source: 'user', reason: 'not now', decidedAt: 10_100 },
+      startChange('call-2', 10_150),
+      automatic,
+      { kind: 'decision', toolCallId: 'call-3', decision: 'allow', source: 'confirmation-off', decidedAt: 10_300 },
+    ]);
+
+    expect(await store.findDecision('s', 'approval-call-1')).toBe('deny');
+    expect(await store.findDecision('other-session', 'approval-call-1')).toBeUndefined();
+    expect(await store.findDecision('s', 'approval-call-2')).toBeUndefined();
+    expect(await store.findDecision('s', '')).toBeUndefined();
+    expect(await store.findDecision('s', 'approval-never')).toBeUndefined();
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [{ kind: 'decision', toolCallId: 'call-2', decision: 'timeout', source: 'system', decidedAt: 70_150 }], 6);
+    expect(await store.findDecision('s', 'approval-call-2')).toBe('timeout');
+  });
+
   it('keeps an event and its ledger change together: a failed append changes neither', async () => {
     await using opened = await open();
     const { store } = opened;

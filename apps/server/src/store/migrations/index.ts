@@ -4,6 +4,7 @@ import { sql as settings } from './003-settings';
 import { sql as editedArguments } from './004-edited-arguments';
 import { sql as resultCut } from './005-result-cut';
 import { sql as ruleText } from './006-rule-text';
+import { sql as approvalIndex } from './007-approval-index';
 
 export interface Migration {
   /** 1, 2, 3…: applied in this order, each once. */
@@ -20,4 +21,5 @@ export const migrations: readonly Migration[] = [
   { version: 4, name: 'edited-arguments', sql: editedArguments },
   { version: 5, name: 'result-cut', sql: resultCut },
   { version: 6, name: 'rule-text', sql: ruleText },
+  { version: 7, name: 'approval-index', sql: approvalIndex },
 ];
