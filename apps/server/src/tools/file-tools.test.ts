@@ -119,20 +119,23 @@ describe('confinement to the workspace', () => {
     expect(await readdir(`${f.ws}-evil`)).toStrictEqual(['secret.txt']);
   });
 
-  test('a symbolic link that stays inside works, for reading and writing', async () => {
+  test('a symbolic link that stays inside is read through, and never written through', async () => {
     await using f = await fixture();
     await symlink(path.join(f.ws, 'sub', 'notes.txt'), path.join(f.ws, 'notes-link.txt'));
     await symlink('sub', path.join(f.ws, 'sub-link'));
     expect((await runTool(f.read, { path: 'notes-link.txt', limit: 1 })).content.startsWith('one\n')).toBe(true);
     expect(await runTool(f.read, { path: 'sub-link/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });
+    // The card names the link: a write there would land elsewhere (write-file-tool.test.ts).
     expect(await runTool(f.write, { path: 'notes-link.txt', content: 'rewritten\n' })).toStrictEqual({
-      content: 'Replaced sub/notes.txt (10 bytes).',
-      isError: false,
+      content:
+        'Refused: "notes-link.txt" is a symbolic link to sub/notes.txt; write_file writes through no link, so that the path shown is the file written. ' +
+        'Nothing was written. If that is the file you mean, write to "sub/notes.txt".',
+      isError: true,
     });
-    expect(await readFile(path.join(f.ws, 'sub', 'notes.txt'), 'utf8')).toBe('rewritten\n');
+    expect((await runTool(f.write, { path: 'sub-link/notes.txt', content: 'rewritten\n' })).content).toMatch(/^Refused: "sub-link" is a symbolic link to sub;/);
+    expect(await readFile(path.join(f.ws, 'sub', 'notes.txt'), 'utf8')).toBe('one\ntwo\nthree\nfour\nfive\n');
     expect(await readlink(path.join(f.ws, 'notes-link.txt'))).toBe(path.join(f.ws, 'sub', 'notes.txt'));
   });
-
 
   test('a workspace given through a symbolic link is confined by its real path', async () => {
     await using f = await fixture();
@@ -331,6 +334,13 @@ class InterleavedPaths extends WorkspacePaths {
     const resolved = await super.resolve(requested);
     await this.between();
     return resolved;
+  }
+
+  /** write_file's check: the path's names, read before any folder is opened. */
+  override async names(requested: string): Promise<string[]> {
+    const names = await super.names(requested);
+    await this.between();
+    return names;
   }
 
   /** Checks nothing before it opens: the change comes just before the open, and what was opened must be proven. */

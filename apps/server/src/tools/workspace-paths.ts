@@ -31,8 +31,56 @@ export class UncheckablePathError extends Error {
   }
 }
 
+/** Where a symbolic link met on a written path leads, as far as the file tools may say. */
+export type LinkTarget =
+  | { kind: 'workspace'; shown: string }
+  | { kind: 'outside' }
+  | { kind: 'hidden' }
+  | { kind: 'nowhere' }
+  | { kind: 'changed' };
+
+const LINK_TARGET_WORDS: Record<Exclude<LinkTarget['kind'], 'workspace'>, string> = {
+  outside: 'that leads outside the workspace',
+  hidden: "that leads to one of the server's private files",
+  nowhere: 'that points nowhere',
+  changed: 'that changed while it was looked at',
+};
+
+/**
+ * A path written through a symbolic link: the card would show the link's name while the write landed where it
+ * leads (a repository's `docs/notes.md -> ../.git/config`, or a link swapped in after a rule allowed the path).
+ */
+export class SymbolicLinkError extends Error {
+  override readonly name = 'SymbolicLinkError';
+  constructor(
+    readonly requested: string,
+    /** The link, as the workspace names it. */
+    readonly link: string,
+    readonly target: LinkTarget,
+    /** The path to give to write where the link leads, when that is in the workspace. */
+    readonly direct?: string,
+  ) {
+    super(
+      target.kind === 'workspace'
+        ? `Refused: "${link}" is a symbolic link to ${target.shown}; write_file writes through no link, so that the path shown is the file written. ` +
+            `Nothing was written. If that is the file you mean, write to "${direct ?? target.shown}".`
+        : `Refused: "${link}" is a symbolic link ${LINK_TARGET_WORDS[target.kind]}; write_file writes through no link. Nothing was written.`,
+    );
+  }
+}
+
+/** A folder on a path being opened name by name was renamed or replaced meanwhile: what was opened is no longer there. */
+export class PathChangedError extends Error {
+  override readonly name = 'PathChangedError';
+  constructor(readonly requested: string) {
+    super(`"${requested}": a folder on its path was moved or replaced while it was being opened; try again.`);
+  }
+}
+
 /** Kernel pseudo-filesystems hold other processes' secrets (/proc/<pid>/environ); never served, whatever the workspace. */
 const PSEUDO_FILESYSTEMS = ['/proc', '/sys', '/dev'];
+
+const POINTS_NOWHERE = 'a symbolic link on the way points nowhere';
 
 /** Bounds the walk from an opened folder up to the workspace, in case renames keep moving it. */
 const MAX_DEPTH = 4096;
@@ -111,7 +159,7 @@ export class WorkspacePaths {
       const code = (error as NodeJS.ErrnoException).code;
       // lstat saw it, realpath cannot follow it: a link to nowhere, which a later write could make lead anywhere.
       if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR') {
-        throw new OutsideWorkspaceError(requested, 'a symbolic link on the way points nowhere');
+        throw new OutsideWorkspaceError(requested, POINTS_NOWHERE);
       }
       throw error;
     }
@@ -121,38 +169,109 @@ export class WorkspacePaths {
   /**
    * Opens the folder `resolved` (from `resolve`) and proves that the folder actually opened is inside the workspace
    * and not hidden: a folder swapped for a link after the check is caught here, and later uses go through the
-   * descriptor, not the path. With `create`, missing folders are made one by one, each under a proven one.
+   * descriptor, not the path.
    */
-  async openFolder(requested: string, resolved: string, options: { create?: boolean } = {}): Promise<WorkspaceFolder> {
+  async openFolder(requested: string, resolved: string): Promise<WorkspaceFolder> {
     const root = await this.root();
     if (!isWithin(root, resolved)) throw new OutsideWorkspaceError(requested);
-    const missing: string[] = [];
-    let handle: FileHandle | undefined;
-    for (let folder = resolved; handle === undefined; ) {
-      try {
-        handle = await open(folder, constants.O_RDONLY | constants.O_DIRECTORY);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (options.create !== true || code !== 'ENOENT' || folder === root) throw error;
-        missing.unshift(path.basename(folder));
-        folder = path.dirname(folder);
+    return this.#proven(requested, root, await open(resolved, constants.O_RDONLY | constants.O_DIRECTORY));
+  }
+
+  /**
+   * The names, from the workspace down, of the place `requested` designates by its words: `.` and `..` are taken as
+   * written and no link is looked at. Empty for the workspace itself. Refused when the words lead out of it.
+   */
+  async names(requested: string): Promise<string[]> {
+    const root = await this.root();
+    const absolute = this.#absolute(requested, root);
+    const relative = path.relative(isWithin(root, absolute) ? root : this.#given, absolute);
+    return relative === '' ? [] : relative.split(path.sep);
+  }
+
+  /**
+   * Opens the folder holding the entry `names` (from `names`, not empty) lead to, one name at a time from the
+   * workspace, each opened through the folder before it with O_NOFOLLOW: no symbolic link is followed on the way,
+   * whether it was there when a rule or the person looked at the path or was swapped in since (SymbolicLinkError
+   * says where one leads). With `create`, missing folders are made, each in an opened one. The folder opened is then
+   * proven as `openFolder`'s are, and to be at the very path the names give (PathChangedError when a folder on the
+   * way was moved meanwhile). The entry itself is the caller's to open, through the folder.
+   */
+  async openParentFolder(requested: string, names: readonly string[], options: { create?: boolean } = {}): Promise<WorkspaceFolder> {
+    const root = await this.root();
+    const hidden = this.#hiddenKnown(root);
+    // By path before anything is made: a hidden path not made yet must not be made by a tool either.
+    checkPath(requested, root, hidden, path.join(root, ...names));
+    let handle = await open(root, constants.O_RDONLY | constants.O_DIRECTORY);
+    let expected = root;
+    try {
+      for (const [index, name] of names.slice(0, -1).entries()) {
+        expected = path.join(expected, name);
+        let child: FileHandle;
+        try {
+          child = await this.openChildFolder(handle, name, options.create === true);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
+          const entry = `/proc/self/fd/${handle.fd}/${name}`;
+          const info = await lstat(entry).catch(() => undefined);
+          if (info?.isSymbolicLink() !== true) throw error;
+          throw await this.linkError(requested, names, index, entry);
+        }
+        await handle.close();
+        handle = child;
+        if (hidden.identities.has(identityOf(await handle.stat({ bigint: true })))) throw new HiddenPathError(requested);
       }
+    } catch (error) {
+      await handle.close();
+      throw error;
     }
-    let current = await this.#proven(requested, root, handle);
-    for (const name of missing) {
-      try {
-        await mkdir(current.entry(name)).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EEXIST') throw error;
-        });
-        const child = await open(current.entry(name), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-        await current.close();
-        current = await this.#proven(requested, root, child);
-      } catch (error) {
-        await current.close();
-        throw error;
+    const folder = await this.#proven(requested, root, handle);
+    if (folder.real !== expected) {
+      await folder.close();
+      throw new PathChangedError(requested);
+    }
+    return folder;
+  }
+
+  /**
+   * Opens the folder `name` of the open folder `parent` without following a link there (an error with code ENOTDIR
+   * when it is one, or not a folder); with `create`, makes it first when missing.
+   */
+  protected async openChildFolder(parent: FileHandle, name: string, create: boolean): Promise<FileHandle> {
+    const entry = `/proc/self/fd/${parent.fd}/${name}`;
+    const flags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+    try {
+      return await open(entry, flags);
+    } catch (error) {
+      if (!create || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    await mkdir(entry).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+    return open(entry, flags);
+  }
+
+  /**
+   * The refusal for the link `entry` (a path through an opened folder's descriptor), met as `names[index]` of a
+   * path given as `names`: where it leads, read from the link itself.
+   */
+  async linkError(requested: string, names: readonly string[], index: number, entry: string): Promise<SymbolicLinkError> {
+    const root = await this.root();
+    const link = names.slice(0, index + 1).join('/');
+    const text = await readlink(entry).catch(() => undefined);
+    if (text === undefined) return new SymbolicLinkError(requested, link, { kind: 'changed' });
+    let real: string;
+    try {
+      real = await this.resolve(path.resolve(root, ...names.slice(0, index), text));
+    } catch (error) {
+      if (error instanceof HiddenPathError) return new SymbolicLinkError(requested, link, { kind: 'hidden' });
+      if (error instanceof OutsideWorkspaceError) {
+        return new SymbolicLinkError(requested, link, { kind: error.detail === POINTS_NOWHERE ? 'nowhere' : 'outside' });
       }
+      throw error;
     }
-    return current;
+    // A link to what does not exist yet resolves to where it would be made: for a write, that is where it leads.
+    const shown = await this.display(real);
+    return new SymbolicLinkError(requested, link, { kind: 'workspace', shown }, path.posix.join(shown, ...names.slice(index + 1)));
   }
 
   /**

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
-import path from 'node:path';
 import { defineTool } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
 import { failuresAsResults, toolFailure } from './tool-failure';
 import type { WorkspaceFolder, WorkspacePaths } from './workspace-paths';
+
+/** Folders whose files a person's tools run later, outside the sandbox: a repository's, and the workspace's rules. */
+const RUNS_LATER = new Set(['.git', '.airlock']);
 
 const parameters = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace. Missing parent folders are created.'),
@@ -29,18 +31,26 @@ export function createWriteFileTool(options: ResolvedToolsOptions, paths: Worksp
         }
         // A path ending in a separator names a folder: writing the file without it would create what was not asked.
         if (args.path.endsWith('/')) return toolFailure(`"${args.path}" names a folder (it ends with "/"); give a file's path. Nothing was written.`);
-        const target = await paths.resolve(args.path);
-        if (target === (await paths.root())) return toolFailure(`"${args.path}" is a directory.`);
+        const names = await paths.names(args.path);
+        const name = names.at(-1);
+        if (name === undefined) return toolFailure(`"${args.path}" is a directory.`);
+        const shown = names.join('/');
+        // A file that runs later outside the sandbox is named on the card as it is written (docs/security.md ›
+        // "Code left for later"): `src/../.git/config` reads as a file of src/.
+        if (names.some((part) => RUNS_LATER.has(part)) && args.path.split('/').includes('..')) {
+          return toolFailure(`Refused: "${args.path}" reaches "${shown}" through "..": name it as "${shown}", so that the path shown is the file written. Nothing was written.`);
+        }
         context.signal.throwIfAborted();
-        // Everything below goes through the proven folder's descriptor: a folder on the way swapped for a link
-        // after the check cannot redirect the write.
-        await using folder = await paths.openFolder(args.path, path.dirname(target), { create: true });
-        const name = path.basename(target);
+        // No link is followed, on the way or at the end, whenever it was put there: the file written is the one the
+        // path names, which is what the card showed and what a rule matched. Everything below goes through the
+        // opened folder's descriptor.
+        await using folder = await paths.openParentFolder(args.path, names, { create: true });
         const existing = await folder.lstatEntry(name);
-        if (existing?.isDirectory()) return toolFailure(`"${args.path}" is a directory.`);
+        if (existing?.isSymbolicLink() === true) throw await paths.linkError(args.path, names, names.length - 1, folder.entry(name));
+        if (existing?.isDirectory() === true) return toolFailure(`"${args.path}" is a directory.`);
         if (existing !== undefined && !existing.isFile()) return toolFailure(`"${args.path}" is not a regular file.`);
+        // The rename replaces whatever is at the name by then, a link swapped in included: it is never followed.
         await writeAtomically(folder, name, args.content, existing === undefined ? undefined : Number(existing.mode & 0o777n));
-        const shown = await paths.display(path.join(folder.real, name));
         return `${existing === undefined ? 'Created' : 'Replaced'} ${shown} (${bytes} bytes).`;
       }),
   });

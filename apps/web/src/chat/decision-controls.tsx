@@ -19,11 +19,6 @@ export interface DecisionControlsProps {
   onEdit?: () => void;
   /** Whether the argument editor is open. */
   editing?: boolean;
-  /**
-   * The editor holds a change: Allow and Always allow, which run the model's proposal, are off until the edit is
-   * allowed or cancelled. Default false.
-   */
-  editHeld?: boolean;
 }
 
 const decidedAs: Record<Decision, string> = {
@@ -33,7 +28,7 @@ const decidedAs: Record<Decision, string> = {
   cancel: 'cancelled',
 };
 
-export function DecisionControls({ toolName, state, annotations, onDecide, reasonRequest = 0, onEdit, editing = false, editHeld = false }: DecisionControlsProps) {
+export function DecisionControls({ toolName, state, annotations, onDecide, reasonRequest = 0, onEdit, editing = false }: DecisionControlsProps) {
   const [reasonOpen, setReasonOpen] = useState(false);
   useEffect(() => {
     if (reasonRequest > 0) setReasonOpen(true);
@@ -59,7 +54,7 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
       <div className="decision-buttons">
         <SteadyButton
           className="btn btn-allow"
-          disabled={busy || editHeld}
+          disabled={busy}
           aria-label={`Allow ${toolName}`}
           onClick={() => decide({ decision: 'allow' })}
           onUnsteadyClick={setIgnoredClick}
@@ -68,7 +63,7 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
         </SteadyButton>
         <SteadyButton
           className="btn"
-          disabled={busy || editHeld || !always.ready}
+          disabled={busy || !always.ready}
           aria-label={`Always allow ${toolName}`}
           aria-describedby={scopeId}
           onClick={() => decide({ decision: 'allow', always: true, ...(always.scope === 'chat' ? {} : { scope: always.scope }) })}
@@ -96,12 +91,6 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
         </button>
         <Countdown expiresAt={state.expiresAt} />
       </div>
-      {editHeld && (
-        <p className="detail edit-held" role="note">
-          Allow and Always allow are off while you edit: they would run the call as the model proposed it. Allow edited, below, runs your version;
-          Cancel editing brings them back.
-        </p>
-      )}
       <AlwaysAllowScope id={scopeId} toolName={toolName} annotations={annotations} approvalId={state.approvalId} choice={always} onChoice={setAlways} disabled={busy} />
       {reasonOpen && (
         <form id={reasonId} className="deny-reason" onSubmit={denyWithReason}>

@@ -1,0 +1,328 @@
+import { spawn } from 'node:child_process';
+import { type FileHandle, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { matchPathGlob } from '@airlock/api';
+import { describe, expect, test } from 'vitest';
+import { resolveToolsOptions } from './builtin-tools-options';
+import { createBuiltinTools } from './index';
+import { runTool, tempFolder, toolNamed } from './test-support';
+import { WorkspacePaths, type WorkspaceFolder } from './workspace-paths';
+import { createWriteFileTool } from './write-file-tool';
+
+const GIT_CONFIG = '[core]\n\tbare = false\n';
+const PLANTED = '[core]\n\tfsmonitor = "touch ~/PWNED; false"\n';
+
+/** A workspace holding a repository (`.git/config`, `.git/hooks/`) and a nested one in `proj/`, as a clone leaves them. */
+async function repository() {
+  const folder = await tempFolder();
+  const ws = folder.path;
+  for (const repo of [ws, path.join(ws, 'proj')]) {
+    await mkdir(path.join(repo, '.git', 'hooks'), { recursive: true });
+    await writeFile(path.join(repo, '.git', 'config'), GIT_CONFIG);
+  }
+  await mkdir(path.join(ws, 'src'));
+  await mkdir(path.join(ws, 'proj', 'docs'));
+  await writeFile(path.join(ws, 'src', 'x.ts'), 'export {};\n');
+  const write = toolNamed(createBuiltinTools({ workspace: ws }), 'write_file');
+  return {
+    ws,
+    write,
+    /** Both repositories' configs and hooks, as they are now. */
+    gitState: async () => ({
+      config: await readFile(path.join(ws, '.git', 'config'), 'utf8'),
+      hooks: await readdir(path.join(ws, '.git', 'hooks')),
+      nestedConfig: await readFile(path.join(ws, 'proj', '.git', 'config'), 'utf8'),
+      nestedHooks: await readdir(path.join(ws, 'proj', '.git', 'hooks')),
+    }),
+    [Symbol.asyncDispose]: () => folder[Symbol.asyncDispose](),
+  };
+}
+
+const UNTOUCHED = { config: GIT_CONFIG, hooks: [], nestedConfig: GIT_CONFIG, nestedHooks: [] };
+
+describe('write_file and symbolic links', () => {
+  test('refuses a path that is a link, or goes through one, naming where it leads, and writes nothing', async () => {
+    await using r = await repository();
+    // As a clone leaves them (git keeps links), or as an allowed `ln -s` makes them.
+    await symlink('../.git/config', path.join(r.ws, 'proj', 'docs', 'notes.md'));
+    await symlink('.git/config', path.join(r.ws, 'CHANGELOG.md'));
+    await symlink('.git', path.join(r.ws, 'proj', 'meta'));
+    await symlink('.git/hooks', path.join(r.ws, 'scripts'));
+    await symlink('CHANGELOG.md', path.join(r.ws, 'NEWS.md'));
+    const refusals = [
+      ['proj/docs/notes.md', '"proj/docs/notes.md" is a symbolic link to proj/.git/config', 'proj/.git/config'],
+      ['CHANGELOG.md', '"CHANGELOG.md" is a symbolic link to .git/config', '.git/config'],
+      [path.join(r.ws, 'CHANGELOG.md'), '"CHANGELOG.md" is a symbolic link to .git/config', '.git/config'],
+      ['proj/meta/config', '"proj/meta" is a symbolic link to proj/.git', 'proj/.git/config'],
+      ['scripts/pre-commit', '"scripts" is a symbolic link to .git/hooks', '.git/hooks/pre-commit'],
+      ['NEWS.md', '"NEWS.md" is a symbolic link to .git/config', '.git/config'],
+    ] as const;
+    for (const [requested, link, direct] of refusals) {
+      expect({ requested, result: await runTool(r.write, { path: requested, content: PLANTED }) }).toStrictEqual({
+        requested,
+        result: {
+          content:
+            `Refused: ${link}; write_file writes through no link, so that the path shown is the file written. ` +
+            `Nothing was written. If that is the file you mean, write to "${direct}".`,
+          isError: true,
+        },
+      });
+    }
+    expect(await r.gitState()).toStrictEqual(UNTOUCHED);
+    expect(await readlink(path.join(r.ws, 'CHANGELOG.md'))).toBe('.git/config');
+  });
+
+  test('a link that leads outside the workspace or nowhere is refused without naming a host path', async () => {
+    await using r = await repository();
+    await using outside = await tempFolder();
+    await writeFile(path.join(outside.path, 'secret.txt'), 'outside\n');
+    await symlink(path.join(outside.path, 'secret.txt'), path.join(r.ws, 'out.txt'));
+    await symlink(path.join(outside.path, 'missing.txt'), path.join(r.ws, 'out-missing.txt'));
+    await symlink(outside.path, path.join(r.ws, 'out-folder'));
+    await symlink('out-missing.txt', path.join(r.ws, 'chain.txt'));
+    for (const [requested, link, how] of [
+      ['out.txt', 'out.txt', 'that leads outside the workspace'],
+      ['out-missing.txt', 'out-missing.txt', 'that leads outside the workspace'],
+      ['out-folder/new.txt', 'out-folder', 'that leads outside the workspace'],
+      ['chain.txt', 'chain.txt', 'that points nowhere'],
+    ] as const) {
+      const result = await runTool(r.write, { path: requested, content: 'x' });
+      expect({ requested, result }).toStrictEqual({
+        requested,
+        result: { content: `Refused: "${link}" is a symbolic link ${how}; write_file writes through no link. Nothing was written.`, isError: true },
+      });
+    }
+    expect(await readdir(outside.path)).toStrictEqual(['secret.txt']);
+    expect(await readFile(path.join(outside.path, 'secret.txt'), 'utf8')).toBe('outside\n');
+  });
+
+  test('a link to what does not exist yet is refused, naming where it would be made', async () => {
+    await using r = await repository();
+    await symlink('nowhere/x', path.join(r.ws, 'dangling.txt'));
+    expect(await runTool(r.write, { path: 'dangling.txt', content: 'x' })).toStrictEqual({
+      content:
+        'Refused: "dangling.txt" is a symbolic link to nowhere/x; write_file writes through no link, so that the path shown is the file written. ' +
+        'Nothing was written. If that is the file you mean, write to "nowhere/x".',
+      isError: true,
+    });
+    await expect(lstat(path.join(r.ws, 'nowhere'))).rejects.toThrow('ENOENT');
+  });
+
+  test("a link to the server's private files says only that, and a private path not made yet is not made", async () => {
+    await using r = await repository();
+    const dataDir = path.join(r.ws, '.data');
+    await mkdir(dataDir);
+    await writeFile(path.join(dataDir, 'airlock.db'), 'database\n');
+    const write = toolNamed(createBuiltinTools({ workspace: r.ws, hiddenPaths: [dataDir, path.join(r.ws, 'token-to-come')] }), 'write_file');
+    await symlink('.data/airlock.db', path.join(r.ws, 'db.txt'));
+    expect(await runTool(write, { path: 'db.txt', content: 'x' })).toStrictEqual({
+      content: `Refused: "db.txt" is a symbolic link that leads to one of the server's private files; write_file writes through no link. Nothing was written.`,
+      isError: true,
+    });
+    for (const requested of ['token-to-come', '.data/new/file.txt']) {
+      expect((await runTool(write, { path: requested, content: 'x' })).content).toBe(
+        `Refused: "${requested}" is one of the server's private files; the file tools do not touch it.`,
+      );
+    }
+    expect(await readdir(dataDir)).toStrictEqual(['airlock.db']);
+    await expect(lstat(path.join(r.ws, 'token-to-come'))).rejects.toThrow('ENOENT');
+  });
+
+  test('writes .git/config and .git/hooks when the path names them, as the card shows it', async () => {
+    await using r = await repository();
+    expect(await runTool(r.write, { path: '.git/hooks/pre-commit', content: '#!/bin/sh\n' })).toStrictEqual({
+      content: 'Created .git/hooks/pre-commit (10 bytes).',
+      isError: false,
+    });
+    expect(await runTool(r.write, { path: './proj/.git/config', content: PLANTED })).toStrictEqual({
+      content: `Replaced proj/.git/config (${PLANTED.length} bytes).`,
+      isError: false,
+    });
+  });
+
+  test('refuses ".." on the way into .git or .airlock, saying the path to give', async () => {
+    await using r = await repository();
+    for (const [requested, direct] of [
+      ['src/../.git/config', '.git/config'],
+      ['proj/docs/../../.git/hooks/pre-commit', '.git/hooks/pre-commit'],
+      ['proj/.git/../.git/config', 'proj/.git/config'],
+      ['src/../.airlock/rules.json', '.airlock/rules.json'],
+    ] as const) {
+      expect({ requested, result: await runTool(r.write, { path: requested, content: PLANTED }) }).toStrictEqual({
+        requested,
+        result: {
+          content: `Refused: "${requested}" reaches "${direct}" through "..": name it as "${direct}", so that the path shown is the file written. Nothing was written.`,
+          isError: true,
+        },
+      });
+    }
+    expect(await r.gitState()).toStrictEqual(UNTOUCHED);
+    await expect(lstat(path.join(r.ws, '.airlock'))).rejects.toThrow('ENOENT');
+    expect(await runTool(r.write, { path: 'src/../README.md', content: 'ok\n' })).toStrictEqual({ content: 'Created README.md (3 bytes).', isError: false });
+  });
+});
+
+describe('write_file after a rule allowed the path, with a link swapped in since', () => {
+  /** What a path-glob rule checks before the call runs: the path as requested, and as the file tools resolve it. */
+  async function ruleAllows(ws: string, glob: string, requested: string): Promise<boolean> {
+    const real = await new WorkspacePaths(ws).resolve(requested);
+    return matchPathGlob(glob, requested.split('/')) && matchPathGlob(glob, path.relative(ws, real).split('/'));
+  }
+
+  test('writes the path the rule allowed, never where the link leads', async () => {
+    await using r = await repository();
+    expect(await ruleAllows(r.ws, 'src/**', 'src/x.ts')).toBe(true);
+    // Between the decision and the run, an allowed process swaps the file for a link.
+    await rm(path.join(r.ws, 'src', 'x.ts'));
+    await symlink('../.git/config', path.join(r.ws, 'src', 'x.ts'));
+    const result = await runTool(r.write, { path: 'src/x.ts', content: PLANTED });
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(/^Refused: "src\/x\.ts" is a symbolic link to \.git\/config;/);
+    expect(await r.gitState()).toStrictEqual(UNTOUCHED);
+  });
+
+  test('a folder on the way swapped for a link is not followed either', async () => {
+    await using r = await repository();
+    expect(await ruleAllows(r.ws, 'src/**', 'src/config')).toBe(true);
+    await rename(path.join(r.ws, 'src'), path.join(r.ws, 'src-before'));
+    await symlink('.git', path.join(r.ws, 'src'));
+    const result = await runTool(r.write, { path: 'src/config', content: PLANTED });
+    expect(result.content).toMatch(/^Refused: "src" is a symbolic link to \.git;/);
+    expect(await r.gitState()).toStrictEqual(UNTOUCHED);
+  });
+});
+
+/**
+ * Paths that let another process act at one step of write_file: after the names are read, before or after each
+ * folder on the way is opened, or after the entry was looked at and before the new file is renamed onto it.
+ */
+class SteppedPaths extends WorkspacePaths {
+  constructor(
+    workspace: string,
+    readonly at: {
+      names?: () => Promise<void>;
+      beforeFolder?: (name: string) => Promise<void>;
+      afterFolder?: (name: string) => Promise<void>;
+      entry?: () => Promise<void>;
+    },
+  ) {
+    super(workspace);
+  }
+
+  override async names(requested: string): Promise<string[]> {
+    const names = await super.names(requested);
+    await this.at.names?.();
+    return names;
+  }
+
+  protected override async openChildFolder(parent: FileHandle, name: string, create: boolean): Promise<FileHandle> {
+    await this.at.beforeFolder?.(name);
+    const child = await super.openChildFolder(parent, name, create);
+    await this.at.afterFolder?.(name);
+    return child;
+  }
+
+  override async openParentFolder(requested: string, names: readonly string[], options?: { create?: boolean }): Promise<WorkspaceFolder> {
+    const folder = await super.openParentFolder(requested, names, options);
+    const { entry } = this.at;
+    if (entry !== undefined) {
+      const lstatEntry = folder.lstatEntry.bind(folder);
+      folder.lstatEntry = async (name) => {
+        const info = await lstatEntry(name);
+        await entry();
+        return info;
+      };
+    }
+    return folder;
+  }
+}
+
+describe('write_file with the workspace changed between its own steps', () => {
+  async function writeWith(ws: string, at: ConstructorParameters<typeof SteppedPaths>[1], requested: string) {
+    const write = createWriteFileTool(resolveToolsOptions({ workspace: ws }), new SteppedPaths(ws, at));
+    return runTool(write, { path: requested, content: PLANTED });
+  }
+
+  test('a file swapped for a link after the names were read is refused', async () => {
+    await using r = await repository();
+    const result = await writeWith(r.ws, { names: () => swapForLink(path.join(r.ws, 'src', 'x.ts'), '../.git/config') }, 'src/x.ts');
+    expect(result.content).toMatch(/^Refused: "src\/x\.ts" is a symbolic link to \.git\/config;/);
+    expect(await r.gitState()).toStrictEqual(UNTOUCHED);
+  });
+
+  test('a folder swapped for a link after the one holding it was opened is refused, and nothing is made through it', async () => {
+    await using r = await repository();
+    await mkdir(path.join(r.ws, 'proj', 'docs', 'deep'));
+    const at = {
+      beforeFolder: async (name: string) => {
+        if (name !== 'docs') return;
+        await rename(path.join(r.ws, 'proj', 'docs'), path.join(r.ws, 'proj', 'docs-before'));
+        await symlink('.git', path.join(r.ws, 'proj', 'docs'));
+      },
+    };
+    const result = await writeWith(r.ws, at, 'proj/docs/hooks/pre-commit');
+    expect(result.content).toMatch(/^Refused: "proj\/docs" is a symbolic link to proj\/\.git;/);
+    expect(await r.gitState()).toStrictEqual(UNTOUCHED);
+  });
+
+  test('a folder moved away after it was opened is refused', async () => {
+    await using r = await repository();
+    const at = {
+      afterFolder: async (name: string) => {
+        if (name === 'docs') await rename(path.join(r.ws, 'proj', 'docs'), path.join(r.ws, 'proj', 'elsewhere'));
+      },
+    };
+    const result = await writeWith(r.ws, at, 'proj/docs/notes.md');
+    expect(result).toStrictEqual({
+      content: 'Error: "proj/docs/notes.md": a folder on its path was moved or replaced while it was being opened; try again.',
+      isError: true,
+    });
+    expect(await readdir(path.join(r.ws, 'proj', 'elsewhere'))).toStrictEqual([]);
+  });
+
+  test('a link swapped in after the entry was looked at is replaced by the file, never followed', async () => {
+    await using r = await repository();
+    const result = await writeWith(r.ws, { entry: () => swapForLink(path.join(r.ws, 'src', 'x.ts'), '../.git/config') }, 'src/x.ts');
+    expect(result).toStrictEqual({ content: `Replaced src/x.ts (${PLANTED.length} bytes).`, isError: false });
+    expect((await lstat(path.join(r.ws, 'src', 'x.ts'))).isFile()).toBe(true);
+    expect(await readFile(path.join(r.ws, 'src', 'x.ts'), 'utf8')).toBe(PLANTED);
+    expect(await r.gitState()).toStrictEqual(UNTOUCHED);
+  });
+});
+
+describe('write_file while another process swaps the file for a link in a loop', () => {
+  test('never writes where the link leads', async () => {
+    await using r = await repository();
+    // Each turn puts a link, then a file, at src/x.ts, each by an atomic rename.
+    const loop =
+      'echo ready; while :; do ln -sfn ../.git/config src/.l && mv -Tf src/.l src/x.ts; echo x > src/.f && mv -Tf src/.f src/x.ts; done';
+    const swapper = spawn('sh', ['-c', loop], { cwd: r.ws, stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        swapper.stdout.once('data', () => resolve());
+        swapper.once('error', reject);
+      });
+      const outcomes = new Set<string>();
+      for (let attempt = 0; attempt < 150; attempt += 1) {
+        const result = await runTool(r.write, { path: 'src/x.ts', content: PLANTED });
+        outcomes.add(result.isError ? result.content.slice(0, result.content.indexOf(';') + 1) : result.content);
+        expect(await r.gitState()).toStrictEqual(UNTOUCHED);
+      }
+      for (const outcome of outcomes) {
+        expect([
+          'Refused: "src/x.ts" is a symbolic link to .git/config;',
+          // A file again by the time the refusal reads where it led.
+          'Refused: "src/x.ts" is a symbolic link that changed while it was looked at;',
+          `Replaced src/x.ts (${PLANTED.length} bytes).`,
+        ]).toContain(outcome);
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+  });
+});
+
+async function swapForLink(file: string, target: string): Promise<void> {
+  await rm(file);
+  await symlink(target, file);
+}
