@@ -286,6 +286,13 @@ export function loadConfig(
       `"${workspace}" ${overlap} Airlock's own files (${realpathOr(installation)}): a tool allowed there could change Airlock itself, its web page or its launcher, and so every later decision. Choose a folder of its own with --workspace`,
     );
   }
+  const dataDirInput = pick('data-dir', 'AIRLOCK_DATA_DIR');
+  const dataDir = dataDirectory(dataDirInput, env, cwd);
+  // The tools hide a data folder inside the workspace, not one that is the workspace (nor can the sandbox mask it).
+  if (realpathOr(dataDir) === workspace) {
+    const [source, shown, is] = dataDirInput === undefined ? [workspaceInput?.source ?? 'the workspace', workspace, 'the data folder'] : [dataDirInput.source, dataDir, 'the workspace'];
+    throw new ConfigError(source, `"${shown}" is ${is}: the file tools would list and replace the database, and with it every rule. Give each a folder of its own (--data-dir, --workspace)`);
+  }
   const mcpInput = pick('mcp-config', 'AIRLOCK_MCP_CONFIG');
   const sandboxInput = pick('tool-sandbox', 'AIRLOCK_TOOL_SANDBOX');
   const toolSandbox = validate(z.enum(['auto', 'bubblewrap', 'none'], { error: 'must be auto, bubblewrap or none' }), sandboxInput) ?? 'auto';
@@ -313,7 +320,7 @@ export function loadConfig(
     mcpConfigPath: mcpInput === undefined ? undefined : readableFile(mcpInput, cwd),
     ...(mcpInput === undefined ? {} : { mcpConfigName: resolve(cwd, mcpInput.value) }),
     allowedOrigins: parseOrigins(fromEnv(env, 'AIRLOCK_ALLOWED_ORIGINS')),
-    dataDir: dataDirectory(pick('data-dir', 'AIRLOCK_DATA_DIR'), env, cwd),
+    dataDir,
     ...databaseFrom(pick),
     capacity: capacityFrom((flag, variable) => pick(flag, variable)),
     sources,

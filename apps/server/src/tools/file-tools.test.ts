@@ -311,6 +311,20 @@ describe('hidden paths inside the workspace', () => {
     expect(await readFile(path.join(f.ws, 'token-moved'), 'utf8')).toBe('token secret\n');
   });
 
+  test('hide all of it when one is the workspace itself (start-up refuses that data folder)', async () => {
+    await using f = await fixture();
+    await writeFile(path.join(f.ws, 'airlock.db'), 'database secret\n');
+    const tools = createBuiltinTools({ workspace: f.ws, hiddenPaths: [f.ws] });
+    await expectRefused([
+      [toolNamed(tools, 'list_directory'), { path: '.' }],
+      [toolNamed(tools, 'read_file'), { path: 'airlock.db' }],
+      [toolNamed(tools, 'write_file'), { path: 'airlock.db', content: 'x' }],
+      [toolNamed(tools, 'write_file'), { path: 'new.txt', content: 'x' }],
+    ]);
+    expect(await readFile(path.join(f.ws, 'airlock.db'), 'utf8')).toBe('database secret\n');
+    expect(await readdir(f.ws)).toStrictEqual(['airlock.db', 'sub']);
+  });
+
   test('leave the rest of the workspace usable', async () => {
     await using f = await homeFixture();
     expect(await runTool(f.read, { path: 'sub/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });

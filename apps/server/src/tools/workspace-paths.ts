@@ -386,7 +386,8 @@ export class WorkspacePaths {
    */
   #hiddenKnown(root: string): Hidden {
     const { paths, identities } = this.hidden.known();
-    return { paths: paths.filter((real) => isWithin(root, real) && real !== root), identities };
+    // One that is the workspace itself hides all of it (start-up refuses that: the data folder is never the workspace).
+    return { paths: paths.filter((real) => isWithin(root, real)), identities };
   }
 
   async #confined(requested: string, root: string, target: string): Promise<string> {

@@ -1,0 +1,58 @@
+import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config';
+
+async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
+  const path = await realpath(await mkdtemp(join(tmpdir(), 'airlock-data-folder-')));
+  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
+}
+
+function problem(load: () => unknown): string {
+  try {
+    load();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('the data folder and the workspace', () => {
+  it('refuses a data folder that is the workspace, however it is named', async () => {
+    await using dir = await tempDir();
+    const ws = join(dir.path, 'ws');
+    await mkdir(ws);
+    await symlink(ws, join(dir.path, 'alias'));
+    const because =
+      `is the workspace: the file tools would list and replace the database, and with it every rule. ` +
+      'Give each a folder of its own (--data-dir, --workspace)';
+    for (const [argv, env, source] of [
+      [['--workspace', ws, '--data-dir', ws], {}, '--data-dir'],
+      [['--workspace', 'ws', '--data-dir', 'alias'], {}, '--data-dir'],
+      [['--workspace', ws], { AIRLOCK_DATA_DIR: `${ws}/` }, 'AIRLOCK_DATA_DIR'],
+    ] as const) {
+      const dataDir = resolve(dir.path, argv[3] ?? env.AIRLOCK_DATA_DIR ?? '');
+      expect(problem(() => loadConfig(argv, env, dir.path))).toBe(`${source}: "${dataDir}" ${because}`);
+    }
+  });
+
+  it('refuses a workspace that is the default data folder, naming the workspace', async () => {
+    await using home = await tempDir();
+    const dataDir = join(home.path, '.local', 'share', 'airlock');
+    await mkdir(dataDir, { recursive: true });
+    expect(problem(() => loadConfig(['--workspace', dataDir], { HOME: home.path }, home.path))).toBe(
+      `--workspace: "${dataDir}" is the data folder: the file tools would list and replace the database, and with it every rule. ` +
+        'Give each a folder of its own (--data-dir, --workspace)',
+    );
+  });
+
+  it('takes a data folder inside the workspace (hidden from the tools), or around it', async () => {
+    await using dir = await tempDir();
+    const ws = join(dir.path, 'ws');
+    await mkdir(ws);
+    expect(loadConfig(['--workspace', ws, '--data-dir', join(ws, '.airlock-data')], {}, dir.path)).toMatchObject({ workspace: ws, dataDir: join(ws, '.airlock-data') });
+    expect(loadConfig(['--workspace', ws, '--data-dir', dir.path], {}, dir.path)).toMatchObject({ workspace: ws, dataDir: dir.path });
+  });
+});
