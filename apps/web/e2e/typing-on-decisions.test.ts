@@ -1,4 +1,5 @@
-import { readdir } from 'node:fs/promises';
+import { access, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
@@ -43,5 +44,36 @@ describe('typing on a waiting card, its buttons and its editor, in the browser',
     expect(await card.getByRole('form').count()).toBe(0);
     expect(await card.getByRole('textbox', { name: 'Reason, passed to the model' }).count()).toBe(0);
     expect(await readdir(suite.airlock.workspace)).toStrictEqual([]);
+  });
+
+  it('runs nothing as proposed while the editor holds an edit: Allow, Always allow, a and the waiting list send the person to Allow edited', async () => {
+    const proposed = 'echo DANGEROUS > edit1-danger.txt';
+    const edited = 'echo harmless > edit1-safe.txt';
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: proposed } }] }, { text: 'Wrote it.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await chat.send('run it');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    const waiting = page.getByRole('region', { name: 'Waiting for you' });
+    await waiting.getByRole('button', { name: 'Allow terminal in run it', exact: true }).waitFor();
+
+    await chat.button(card, 'Edit arguments of terminal').click();
+    const editor = card.getByRole('form', { name: 'Edit the arguments of terminal' });
+    await editor.getByRole('textbox', { name: /^command/ }).fill(edited);
+    await editor.getByRole('group', { name: 'The edited call as it will run' }).getByText(edited, { exact: true }).waitFor();
+
+    expect(await chat.button(card, 'Allow terminal').isDisabled()).toBe(true);
+    expect(await chat.button(card, 'Always allow terminal').isDisabled()).toBe(true);
+    await waiting.getByRole('button', { name: 'Review terminal in run it', exact: true }).waitFor();
+    expect(await waiting.getByRole('button', { name: 'Allow terminal in run it', exact: true }).count()).toBe(0);
+    await card.focus();
+    await page.keyboard.press('a');
+    expect(await card.locator('.key-hint').first().textContent()).toMatch(/^Keys on this card: d Deny · r Deny with reason…/);
+
+    await editor.getByRole('button', { name: 'Allow edited', exact: true }).click();
+    await chat.waitForStatus(card, 'Done');
+    expect(await readFile(join(suite.airlock.workspace, 'edit1-safe.txt'), 'utf8')).toBe('harmless\n');
+    await expect(access(join(suite.airlock.workspace, 'edit1-danger.txt'))).rejects.toThrow();
   });
 });

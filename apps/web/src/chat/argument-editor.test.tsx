@@ -1,8 +1,13 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import type { ReactNode } from 'react';
 import { useReducer } from 'react';
 import { deferred } from '@airlock/core/testing';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ConfirmInput, ConfirmResult, ToolAnnotations } from '../lib/api-types';
+import { PendingBar } from './pending-bar';
+import type { WaitingApproval } from '../waiting/use-waiting-approvals';
+import { WaitingList } from '../waiting/waiting-list';
+import { HeldEdits, HeldEditsContext } from './held-edits';
 import type { JsonSchema } from './argument-form';
 import { chatReducer, type ChatState } from './chat-reducer';
 import { sendDecision, type SendConfirm } from './send-decision';
@@ -31,21 +36,28 @@ const call: ToolCallView = {
 };
 
 /** The card wired to the real reducer and sendDecision, with the network call in the test's hands. */
-function Harness({ send, schemaKnown = true }: { send: SendConfirm; schemaKnown?: boolean }) {
+function Harness({ send, schemaKnown = true, children }: { send: SendConfirm; schemaKnown?: boolean; children?: ReactNode }) {
   const initial: ChatState = { items: [{ kind: 'tool', key: call.key, call }], run: null, streamError: null };
   const [state, dispatch] = useReducer(chatReducer, initial);
   const item = state.items[0];
   if (item?.kind !== 'tool') return null;
   return (
-    <ToolCallCard
-      call={item.call}
-      annotations={terminal}
-      inputSchema={schemaKnown ? schema : undefined}
-      onDecide={(current, request) => void sendDecision({ sessionId: 'chat_1', call: current, request, send, dispatch })}
-    />
+    <HeldEditsContext value={held}>
+      <ToolCallCard
+        call={item.call}
+        annotations={terminal}
+        inputSchema={schemaKnown ? schema : undefined}
+        onDecide={(current, request) => void sendDecision({ sessionId: 'chat_1', call: current, request, send, dispatch })}
+      />
+      {children}
+    </HeldEditsContext>
   );
 }
 
+let held = new HeldEdits();
+beforeEach(() => {
+  held = new HeldEdits();
+});
 
 function openEditor() {
   fireEvent.click(screen.getByRole('button', { name: 'Edit arguments of terminal' }));
@@ -141,7 +153,9 @@ describe('editing a call before allowing it', () => {
   });
 });
 
-describe('Enter and clicks in the editor', () => {
+describe('an edit held in the editor', () => {
+  const allowKey = 'Allow terminal';
+
   it('takes Enter in a field for nothing: only Allow edited allows', () => {
     const send = vi.fn<SendConfirm>();
     render(<Harness send={send} />);
@@ -162,5 +176,51 @@ describe('Enter and clicks in the editor', () => {
     fireEvent.click(allowEdited, { detail: 1 });
     expect(send).not.toHaveBeenCalled();
     expect(within(editor).getByRole('status').textContent).toMatch(/^Nothing was decided/);
+  });
+
+  it('turns off every other way to allow the call while the editor holds a change: Allow, Always allow, a, Shift+A, the waiting list and Allow all', () => {
+    vi.useFakeTimers();
+    const send = vi.fn<SendConfirm>();
+    const approval: WaitingApproval = { approvalId: 'apv_1', sessionId: 'chat_1', runId: 'run_1', toolCallId: 'c1', toolName: 'terminal', arguments: call.arguments, requestedAt: 1, expiresAt: null, title: 'chat' };
+    const other: ToolCallView = { ...call, key: 'tool:run_1:c2', toolCallId: 'c2', state: { status: 'awaiting-decision', approvalId: 'apv_2', expiresAt: null, problem: null } };
+    const onDecideWaiting = vi.fn();
+    const onDecideAll = vi.fn();
+    render(
+      <Harness send={send}>
+        <WaitingList approvals={[approval]} sending={new Set()} onDecide={onDecideWaiting} onOpen={() => undefined} />
+        <PendingBar calls={[call, other]} onDecideAll={onDecideAll} />
+      </Harness>,
+    );
+    const card = screen.getByRole('article', { name: 'Tool call terminal' });
+    const waitingList = screen.getByRole('region', { name: 'Waiting for you' });
+    const allowAll = screen.getByRole('button', { name: 'Allow all' });
+    expect(within(waitingList).queryByRole('button', { name: 'Allow terminal in chat' })).not.toBeNull();
+
+    // Open, not yet changed: Allow above still runs the proposal, as the editor says.
+    const editor = openEditor();
+    expect(screen.getByRole('button', { name: allowKey }).hasAttribute('disabled')).toBe(false);
+    fireEvent.change(within(editor).getByRole('textbox', { name: /^command/ }), { target: { value: 'ls' } });
+
+    expect(screen.getByRole('button', { name: allowKey }).hasAttribute('disabled')).toBe(true);
+    expect(screen.getByRole('button', { name: 'Always allow terminal' }).hasAttribute('disabled')).toBe(true);
+    expect(within(waitingList).queryByRole('button', { name: 'Allow terminal in chat' })).toBeNull();
+    expect(within(waitingList).getByRole('button', { name: 'Review terminal in chat' })).toBeTruthy();
+    expect(allowAll.hasAttribute('disabled')).toBe(true);
+    card.focus();
+    fireEvent.keyDown(card, { key: 'a' });
+    fireEvent.keyDown(card, { key: 'A', shiftKey: true });
+    fireEvent.keyDown(card, { key: 'y' });
+    act(() => {
+      vi.advanceTimersByTime(10 * KEYED_DECISION_DELAY_MS);
+    });
+    expect(screen.queryByRole('group', { name: 'Confirm Always allow terminal' })).toBeNull();
+    expect(send).not.toHaveBeenCalled();
+
+    // Cancelled, the edit is gone: the proposal may be allowed again from anywhere.
+    fireEvent.click(within(editor).getByRole('button', { name: 'Cancel editing' }));
+    expect(screen.getByRole('button', { name: allowKey }).hasAttribute('disabled')).toBe(false);
+    expect(within(waitingList).queryByRole('button', { name: 'Allow terminal in chat' })).not.toBeNull();
+    expect(allowAll.hasAttribute('disabled')).toBe(false);
+    expect(held.getSnapshot()).toStrictEqual(new Set());
   });
 });

@@ -29,6 +29,8 @@ export interface ArgumentEditorProps {
   alwaysScope: string;
   onAllow: (args: Args, always: boolean) => void;
   onCancel: () => void;
+  /** Told whether the editor holds a change (it shows "Will run with" something else, or what it holds does not parse). */
+  onHeldChange?: (held: boolean) => void;
 }
 
 type Mode = 'form' | 'raw';
@@ -40,7 +42,7 @@ type Mode = 'form' | 'raw';
  * Allow edited button allows, a `SteadyButton` like every decision button: Enter in a field does nothing, since the
  * field may have taken the rest of a message typed on the card.
  */
-export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, alwaysScope, onAllow, onCancel }: ArgumentEditorProps) {
+export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, alwaysScope, onAllow, onCancel, onHeldChange }: ArgumentEditorProps) {
   const [fields, setFields] = useState(() => formFields(schema, proposed));
   const [mode, setMode] = useState<Mode>(fields === null ? 'raw' : 'form');
   const [values, setValues] = useState(() => (fields === null ? new Map<string, string | boolean>() : fieldValues(fields, proposed)));
@@ -64,6 +66,8 @@ export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, 
   const issues = useMemo(() => (read.args === null ? [] : checkArguments(schema, read.args)), [read.args, schema]);
   const unchanged = read.args !== null && isSameCall(read.args, proposed);
   const ready = read.args !== null && issues.length === 0 && !unchanged;
+  const held = !unchanged;
+  useEffect(() => onHeldChange?.(held), [held]);
 
   const allow = () => {
     setIgnoredClick(null);

@@ -19,6 +19,11 @@ export interface DecisionControlsProps {
   onEdit?: () => void;
   /** Whether the argument editor is open. */
   editing?: boolean;
+  /**
+   * The editor holds a change: Allow and Always allow, which run the model's proposal, are off until the edit is
+   * allowed or cancelled. Default false.
+   */
+  editHeld?: boolean;
 }
 
 const decidedAs: Record<Decision, string> = {
@@ -28,7 +33,7 @@ const decidedAs: Record<Decision, string> = {
   cancel: 'cancelled',
 };
 
-export function DecisionControls({ toolName, state, annotations, onDecide, reasonRequest = 0, onEdit, editing = false }: DecisionControlsProps) {
+export function DecisionControls({ toolName, state, annotations, onDecide, reasonRequest = 0, onEdit, editing = false, editHeld = false }: DecisionControlsProps) {
   const [reasonOpen, setReasonOpen] = useState(false);
   useEffect(() => {
     if (reasonRequest > 0) setReasonOpen(true);
@@ -54,7 +59,7 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
       <div className="decision-buttons">
         <SteadyButton
           className="btn btn-allow"
-          disabled={busy}
+          disabled={busy || editHeld}
           aria-label={`Allow ${toolName}`}
           onClick={() => decide({ decision: 'allow' })}
           onUnsteadyClick={setIgnoredClick}
@@ -63,7 +68,7 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
         </SteadyButton>
         <SteadyButton
           className="btn"
-          disabled={busy || !always.ready}
+          disabled={busy || editHeld || !always.ready}
           aria-label={`Always allow ${toolName}`}
           aria-describedby={scopeId}
           onClick={() => decide({ decision: 'allow', always: true, ...(always.scope === 'chat' ? {} : { scope: always.scope }) })}
@@ -91,6 +96,12 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
         </button>
         <Countdown expiresAt={state.expiresAt} />
       </div>
+      {editHeld && (
+        <p className="detail edit-held" role="note">
+          Allow and Always allow are off while you edit: they would run the call as the model proposed it. Allow edited, below, runs your version;
+          Cancel editing brings them back.
+        </p>
+      )}
       <AlwaysAllowScope id={scopeId} toolName={toolName} annotations={annotations} approvalId={state.approvalId} choice={always} onChoice={setAlways} disabled={busy} />
       {reasonOpen && (
         <form id={reasonId} className="deny-reason" onSubmit={denyWithReason}>

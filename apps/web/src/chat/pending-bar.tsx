@@ -2,6 +2,7 @@ import { visibleArguments } from '@airlock/core';
 import { useState } from 'react';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { UnsteadyClickHint } from './decision-controls';
+import { useHeldEdits } from './held-edits';
 import type { ToolCallView } from './tool-call-state';
 
 export interface PendingBarProps {
@@ -18,8 +19,11 @@ export interface PendingBarProps {
  */
 export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
   const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
+  const heldEdits = useHeldEdits();
   if (calls.length < 2) return null;
   const waiting = calls.filter((call) => call.state.status === 'awaiting-decision');
+  // Allow all would run a call being edited as the model proposed it, dropping the edit.
+  const editing = waiting.some((call) => call.state.status === 'awaiting-decision' && heldEdits.has(call.state.approvalId));
   const decides = JSON.stringify(waiting.map((call) => call.key).sort());
   const decideAll = (decision: 'allow' | 'deny') => {
     setIgnoredClick(null);
@@ -29,7 +33,7 @@ export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
   return (
     <div className="pending-bar" role="region" aria-label="Waiting tool calls">
       <span>{calls.length} tool calls are waiting for your decision.</span>
-      <SteadyButton className="btn btn-allow" disabled={waiting.length === 0} decides={decides} onClick={() => decideAll('allow')} onUnsteadyClick={setIgnoredClick}>
+      <SteadyButton className="btn btn-allow" disabled={waiting.length === 0 || editing} decides={decides} onClick={() => decideAll('allow')} onUnsteadyClick={setIgnoredClick}>
         Allow all
       </SteadyButton>
       <SteadyButton className="btn btn-deny" disabled={waiting.length === 0} decides={decides} onClick={() => decideAll('deny')} onUnsteadyClick={setIgnoredClick}>
@@ -39,6 +43,11 @@ export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
       {ignoredClick === 'changed' && (
         <p className="problem" role="status">
           Nothing was decided: the waiting calls changed as you clicked. Look at them again, then click again if you meant it.
+        </p>
+      )}
+      {editing && (
+        <p className="detail" role="note">
+          Allow all is off while you edit one of them: allow your edit on its card, or cancel it.
         </p>
       )}
       {withHidden > 0 && (

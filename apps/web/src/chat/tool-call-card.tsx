@@ -5,6 +5,7 @@ import type { JsonSchema } from './argument-form';
 import { FocusComposerContext } from './current-session';
 import { DecisionControls } from './decision-controls';
 import { grantScope } from './grant-scope';
+import { HeldEditsContext } from './held-edits';
 import type { DecisionRequest } from './send-decision';
 import { ToolArguments } from './tool-arguments';
 import { toolBadges } from './tool-badges';
@@ -17,6 +18,7 @@ import type { Allower, Approver, ToolCallState, ToolCallStatus, ToolCallView } f
 type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
 
 const CARD_KEYS = 'Keys on this card: a Allow · d Deny · e Edit… · Shift+A Always allow… · r Deny with reason… (any other letter goes to the message box)';
+const CARD_KEYS_EDITING = 'Keys on this card: d Deny · r Deny with reason… (Allow edited, in the editor, runs your change; any other letter goes to the message box)';
 
 /**
  * How long a key typed on a card waits for the next key before it acts. A key in that time means the person was
@@ -67,6 +69,10 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
   const [confirmAlways, setConfirmAlways] = useState(false);
   const [reasonRequest, setReasonRequest] = useState(0);
   const [editing, setEditing] = useState(false);
+  /** The open editor holds a change: no allow but its own may run the call (it would run the proposal). */
+  const [editChanged, setEditChanged] = useState(false);
+  const editHeld = editing && editChanged;
+  const heldEdits = useContext(HeldEditsContext);
   const focusComposer = useContext(FocusComposerContext);
   const card = useRef<HTMLElement>(null);
   const undecided = state.status === 'awaiting-decision' || state.status === 'deciding';
@@ -78,17 +84,24 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
     setKeyed(null);
   };
   const waitingForDecision = state.status === 'awaiting-decision';
+  const approvalId = undecided ? state.approvalId : null;
+  useEffect(() => {
+    if (!editHeld || approvalId === null) return;
+    return heldEdits.hold(approvalId);
+  }, [editHeld, approvalId, heldEdits]);
   const startEditing = () => {
     setConfirmAlways(false);
     setEditing(true);
   };
-  // Decided elsewhere (another tab, the list): a typed decision still pending is dropped; so is one on a card that goes.
+  // Decided elsewhere (another tab, the list): a typed decision still pending is dropped; so is one on a card that goes,
+  // and one that would run the proposal once the editor holds a change.
   useEffect(() => {
-    if (!waitingForDecision) dropKeyed();
-  }, [waitingForDecision]);
+    if (!waitingForDecision || editHeld) dropKeyed();
+  }, [waitingForDecision, editHeld]);
   useEffect(() => () => window.clearTimeout(keyedTimer.current), []);
   const stopEditing = () => {
     setEditing(false);
+    setEditChanged(false);
     card.current?.focus();
   };
   // Only when the card itself has focus: typing in its reason box must not decide anything.
@@ -119,12 +132,14 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
       setConfirmAlways(false);
       onDecide(call, request);
     };
+    // While the editor holds a change, a or Shift+A would run the proposal and drop the edit: they do nothing.
+    const nothing: CardKey = { waits: false, act: () => undefined };
     const keys: Record<string, CardKey> = confirmAlways
-      ? { y: { waits: true, label: 'Always allowing', act: decide({ decision: 'allow', always: true }) } }
+      ? { y: editHeld ? nothing : { waits: true, label: 'Always allowing', act: decide({ decision: 'allow', always: true }) } }
       : {
-          a: { waits: true, label: 'Allowing', act: decide({ decision: 'allow' }) },
+          a: editHeld ? nothing : { waits: true, label: 'Allowing', act: decide({ decision: 'allow' }) },
           d: { waits: true, label: 'Denying', act: decide({ decision: 'deny' }) },
-          A: { waits: false, act: () => setConfirmAlways(true) },
+          A: editHeld ? nothing : { waits: false, act: () => setConfirmAlways(true) },
           e: { waits: true, label: 'Opening the editor', act: startEditing },
           r: { waits: true, label: 'Opening the reason box', act: () => setReasonRequest((count) => count + 1) },
         };
@@ -187,6 +202,7 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
           onDecide={(request) => onDecide(call, request)}
           reasonRequest={reasonRequest}
           editing={editing}
+          editHeld={editHeld}
           onEdit={() => (editing ? stopEditing() : startEditing())}
         />
       )}
@@ -200,17 +216,18 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
           alwaysScope={grantScope(call.toolName, annotations)}
           onAllow={(args, always) => onDecide(call, { decision: 'allow', arguments: args, ...(always ? { always: true } : {}) })}
           onCancel={stopEditing}
+          onHeldChange={setEditChanged}
         />
       )}
       {undecided && (
         <p className="key-hint" role="status">
-          {keyed === null ? CARD_KEYS : `${keyed}… any key stops it`}
+          {keyed !== null ? `${keyed}… any key stops it` : editHeld ? CARD_KEYS_EDITING : CARD_KEYS}
         </p>
       )}
       {state.status === 'awaiting-decision' && confirmAlways && (
         <div className="confirm-always" role="group" aria-label={`Confirm Always allow ${call.toolName}`}>
           <p>{grantScope(call.toolName, annotations)}</p>
-          <SteadyButton className="btn btn-allow" onClick={() => onDecide(call, { decision: 'allow', always: true })}>
+          <SteadyButton className="btn btn-allow" disabled={editHeld} onClick={() => onDecide(call, { decision: 'allow', always: true })}>
             Yes, always allow
           </SteadyButton>
           <button type="button" className="btn" onClick={() => setConfirmAlways(false)}>

@@ -1,4 +1,5 @@
-import { useEffect, useRef } from 'react';
+import { useContext, useEffect, useRef } from 'react';
+import { HeldEditsContext } from '../chat/held-edits';
 import { callPreview, NOTIFICATION_WHOLE_CHARS, visiblePlainText } from './argument-preview';
 import type { WaitingDecision } from './use-decide-waiting';
 import { NotificationBook } from './notification-book';
@@ -41,6 +42,7 @@ export interface DecisionNotificationsOptions {
  * approval is decided (or its card shown).
  */
 export function useDecisionNotifications({ enabled, waiting, decide, show }: DecisionNotificationsOptions): void {
+  const heldEdits = useContext(HeldEditsContext);
   const book = useRef(new NotificationBook());
   const registration = useRef<Promise<ServiceWorkerRegistration | null> | null>(null);
   const latest = useRef({ decide, show, waiting });
@@ -61,8 +63,9 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
       const click = notificationClickOf(event.data);
       if (click === null) return;
       const approval = latest.current.waiting.find((waiting) => waiting.approvalId === click.approvalId);
-      // An Allow counts only for a call this tab still lists and whose notification showed all of it.
-      const allowUnseen = click.action === 'allow' && (approval === undefined || !notificationShowsWhole(approval));
+      // An Allow counts only for a call this tab still lists and whose notification showed all of it, and whose card
+      // holds no edit (it would run the proposal and drop the edit).
+      const allowUnseen = click.action === 'allow' && (approval === undefined || !notificationShowsWhole(approval) || heldEdits.has(approval.approvalId));
       if (click.action === 'open' || allowUnseen) {
         window.focus();
         latest.current.show(click);
@@ -72,7 +75,7 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
     };
     navigator.serviceWorker.addEventListener('message', onMessage);
     return () => navigator.serviceWorker.removeEventListener('message', onMessage);
-  }, [enabled]);
+  }, [enabled, heldEdits]);
 
   const queue = useRef(Promise.resolve());
   useEffect(() => {

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import { UnsteadyClickHint } from '../chat/decision-controls';
+import { useHeldEdits } from '../chat/held-edits';
 import type { PersonDecision } from '../lib/api-types';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { callPreview } from './argument-preview';
@@ -17,7 +18,8 @@ export interface WaitingListProps {
 
 /**
  * Every call waiting for the person, across chats, oldest first: decided here or opened in its chat. A call whose
- * arguments do not all fit in its one-line preview is allowed only from its card, where all of it is shown.
+ * arguments do not all fit in its one-line preview is allowed only from its card, where all of it is shown; so is
+ * one whose card holds an edit (an Allow here would run the proposal, not the edit).
  */
 export function WaitingList({ approvals, sending, onDecide, onOpen }: WaitingListProps) {
   if (approvals.length === 0) return null;
@@ -43,6 +45,7 @@ interface WaitingItemProps extends Pick<WaitingListProps, 'onDecide' | 'onOpen'>
 
 function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
   const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
+  const edited = useHeldEdits().has(approval.approvalId);
   // A waiting call's arguments never change under its id, and the list renders again with every change of the app.
   const preview = useMemo(() => callPreview(approval.toolName, approval.arguments), [approval.approvalId]);
   const decide = (decision: PersonDecision) => {
@@ -58,12 +61,18 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
         <span className="waiting-preview">{preview.text}</span>
       </button>
       <div className="waiting-actions">
-        {preview.whole ? (
+        {preview.whole && !edited ? (
           <SteadyButton className="btn btn-small btn-allow" disabled={busy} aria-label={`Allow ${where}`} onClick={() => decide('allow')} onUnsteadyClick={setIgnoredClick}>
             Allow
           </SteadyButton>
         ) : (
-          <button type="button" className="btn btn-small" aria-label={`Review ${where}`} title="Not all of this call fits here: allow it from its card" onClick={() => onOpen(approval)}>
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-label={`Review ${where}`}
+            title={edited ? 'You are editing this call on its card: allow your edit there' : 'Not all of this call fits here: allow it from its card'}
+            onClick={() => onOpen(approval)}
+          >
             Review…
           </button>
         )}
