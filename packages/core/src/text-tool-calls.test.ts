@@ -68,8 +68,22 @@ describe('TextToolCallExtractor', () => {
     });
   });
 
-  it('answers a closed body that starts like an object but is no call with an error, not as text', () => {
-    expect(extract(['<tool_call>{"arguments": {}}</tool_call>'])).toMatchObject({ text: '', calls: [{ ok: false, name: '' }] });
+  it('keeps in the text, as written, a closed body that starts like an object but is no call, and still answers it with an error', () => {
+    for (const body of ['{"arguments": {}}', '{"name": "t", "arguments": [1, 2]}', '{"name": }']) {
+      const text = `Trying: <tool_call>${body}</tool_call> then more.`;
+      expectAnySplit(text, { text, reasoning: '', calls: [parseTextToolCall(body)] });
+      expect(parseTextToolCall(body).ok).toBe(false);
+    }
+    // Shown when it closes, before what follows it.
+    expect(shown(['a <tool_call>{"arguments": {}}', '</tool_call> b'])).toStrictEqual([{ type: 'text', text: 'a <tool_call>{"arguments": {}}</tool_call> b' }]);
+    // One the next call closed, as the model forgot to close it.
+    expectAnySplit('<tool_call>{"arguments": {}}\n<tool_call>{"name": "t"}</tool_call>', {
+      text: '<tool_call>{"arguments": {}}\n',
+      reasoning: '',
+      calls: [parseTextToolCall('{"arguments": {}}\n'), { ok: true, name: 't', arguments: {} }],
+    });
+    // Written before the lone </think> of thinking the prompt opened: it stays as shown, and no one is answered.
+    expectAnySplit('Maybe <tool_call>{"arguments": {}}</tool_call> no.</think>Answer', { text: 'Maybe <tool_call>{"arguments": {}}</tool_call> no.</think>Answer', reasoning: '', calls: [] });
   });
 });
 

@@ -73,7 +73,8 @@ export const MAX_TAG_LENGTH = '</thinking>'.length + MAX_THINKING_TAG_SPACE;
  * the `</think>` in the reply: no call written before that lone closing tag runs, even when the tag stands in what
  * looks like Markdown code (thinking is not Markdown). A tag inside Markdown code (a fenced block, an inline span) is
  * an example, and so is one whose body does not start like a JSON object (a tag named in prose), or that never
- * closes and is not a call: they stay in the text, so nothing the model wrote is lost. In a call's body only a tag
+ * closes and is not a call: they stay in the text, so nothing the model wrote is lost. A closed body that starts like
+ * an object but is not a call stays in the text too, shown when it closes, and is answered with an error. In a call's body only a tag
  * outside a JSON string counts: an argument may name any tag.
  *
  * The text comes in deltas cut anywhere. Only what may be the start of a tag (a few characters) and the body of a
@@ -318,8 +319,13 @@ export class TextToolCallExtractor {
     const raw = this.body.join('');
     this.body = [];
     this.mode = 'text';
-    this.calls.push(parseTextToolCall(raw));
-    if (this.mayBeThinking) this.cut.push(TOOL_CALL_OPEN + raw + close);
+    const call = parseTextToolCall(raw);
+    this.calls.push(call);
+    const written = TOOL_CALL_OPEN + raw + close;
+    // What is not a call stays in the text as written (the person sees what the model wrote); the model is still
+    // answered with what is wrong with it.
+    if (!call.ok) this.showWritten(written);
+    else if (this.mayBeThinking) this.cut.push(written);
   }
 
   private endUnclosedCall(): void {
