@@ -299,6 +299,57 @@ describe('TextToolCallExtractor on tags that are not calls', () => {
   });
 });
 
+describe('TextToolCallExtractor on Markdown code in list items and block quotes (CommonMark)', () => {
+  const example = '<tool_call>{"name": "terminal", "arguments": {"command": "ls"}}</tool_call>';
+  const real = '<tool_call>{"name": "terminal", "arguments": {"command": "pwd"}}</tool_call>';
+  const pwd = { ok: true as const, name: 'terminal', arguments: { command: 'pwd' } };
+  /** `text` read however it is cut: each `real` call in it runs and leaves the text, each `example` stays in it. */
+  const expectRealCalls = (text: string) => {
+    const count = text.split(real).length - 1;
+    expectAnySplit(text, { text: text.replaceAll(real, ''), reasoning: '', calls: Array.from({ length: count }, () => pwd) });
+  };
+
+  it('keeps a call shown in a fence inside a list item as text, and runs the call after the fence closed', () => {
+    expectRealCalls(`- example:\n  \`\`\`\n  ${example}\n  \`\`\`\n${real}`);
+    expectRealCalls(`- \`\`\`\n  ${example}\n  \`\`\`\nThen: ${real}`);
+    expectRealCalls(`1. Run:\n   \`\`\`json\n   ${example}\n\n   ${example}\n   \`\`\`\n2. Done.\n   ${real}`);
+    expectRealCalls(`* a\n  + b\n    ~~~\n    ${example}\n    ~~~\n    ${real}`);
+    expectRealCalls(`10) Like this:\n\n    \`\`\`\n    ${example}\n    \`\`\`\n${real}`);
+  });
+
+  it('keeps a call shown in a fence inside a block quote as text, and runs the call after the fence closed', () => {
+    expectRealCalls(`> \`\`\`\n> ${example}\n> \`\`\`\n${real}`);
+    expectRealCalls(`>\`\`\`\n>${example}\n>\`\`\`\n> ${real}`);
+    expectRealCalls(`> - \`\`\`\n>   ${example}\n>   \`\`\`\n> ${real}`);
+    expectRealCalls(`> > ~~~\n> > ${example}\n> > ~~~\n${real}`);
+    expectRealCalls(`- > \`\`\`\n  > ${example}\n  > \`\`\`\n  ${real}`);
+  });
+
+  it('ends a fence with its block quote or list item, as CommonMark does', () => {
+    // A line that does not go on with the quote (no `>`, or a blank line) ends it, and the fence in it.
+    expectRealCalls(`> \`\`\`\n> ${example}\n${real}`);
+    expectRealCalls(`> \`\`\`\n> ${example}\n\n${real}`);
+    // A line indented less than the item's content ends it; a blank line does not.
+    expectRealCalls(`- \`\`\`\n  ${example}\n${real}`);
+    expectRealCalls(`- \`\`\`\n  a\n\n  ${example}\n  \`\`\`\n${real}`);
+  });
+
+  it('takes a fence indented 4 columns or more (past its container\'s content) for content, not a closing fence', () => {
+    expectRealCalls(`\`\`\`\n${example}\n    \`\`\`\n${example}\n\`\`\`\n${real}`);
+    expectRealCalls(`~~~\n${example}\n\t~~~\n${example}\n   ~~~\n${real}`);
+    expectRealCalls(`- \`\`\`\n  ${example}\n      \`\`\`\n  ${example}\n     \`\`\`\n${real}`);
+    expectRealCalls(`> \`\`\`\n>     \`\`\`\n> ${example}\n> \`\`\`\n${real}`);
+  });
+
+  it('keeps a call in an indented code block as text, and takes an indented fence for no fence', () => {
+    expectRealCalls(`Like this:\n\n    ${example}\n\n${real}`);
+    expectRealCalls(`- item\n\n      ${example}\n\n  ${real}`);
+    // Right after a paragraph an indented line goes on with it: a call there is text's, and so is the fence.
+    expectRealCalls(`Calling it:\n    ${real}`);
+    expectRealCalls(`Text\n    \`\`\`\n${real}`);
+  });
+});
+
 /** Cuts the text at the given points (any order, any repeats) into deltas. */
 function splitAt(text: string, points: number[]): string[] {
   const cuts = [...new Set(points.map((p) => p % (text.length + 1)))].sort((a, b) => a - b);

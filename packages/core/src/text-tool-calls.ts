@@ -1,5 +1,6 @@
 import { isPlainObject } from './json';
 import { parseModelJson, parseToolArguments } from './json-repair';
+import { MarkdownCode } from './markdown-code';
 
 export const TOOL_CALL_OPEN = '<tool_call>';
 export const TOOL_CALL_CLOSE = '</tool_call>';
@@ -170,7 +171,7 @@ export class TextToolCallExtractor {
       }
       if (c === LESS_THAN) {
         const lone = this.mayBeThinking ? THINKING_CLOSE : 0;
-        const tag = tagAt(text, i, this.code.inCode() ? lone : CALL_OPEN | THINKING_OPEN | lone, final);
+        const tag = tagAt(text, i, this.code.where() === 'text' ? CALL_OPEN | THINKING_OPEN | lone : lone, final);
         if (tag === PARTIAL) {
           this.show(text.slice(shownFrom, i));
           this.carry = text.slice(i);
@@ -178,6 +179,8 @@ export class TextToolCallExtractor {
         }
         if (tag !== undefined) {
           this.show(text.slice(shownFrom, i));
+          // The tag stands where it was written: the line has content there, whatever is cut.
+          if (tag.kind !== THINKING_CLOSE) this.code.add(c);
           this.openTag(tag, text.slice(i, i + tag.length));
           return i + tag.length;
         }
@@ -475,99 +478,11 @@ function nextBodyStart(state: BodyStart, c: number): BodyStart | undefined {
   }
 }
 
-/**
- * Follows, one character of shown text at a time, whether the text stands in Markdown code: a fenced block (a line
- * starting with ``` or ~~~, to a line of as long a fence) or an inline span (a run of backticks to the next run as
- * long). An inline span that does not close by the end of its line ends there: a stray backtick does not turn the rest
- * of the reply into code. Runs of backticks are counted as they come, so nothing is held back for them.
- */
-class MarkdownCode {
-  private state: 'none' | 'inline' | 'fence' = 'none';
-  /** Only white space so far on this line. */
-  private lineStart = true;
-  private fenceChar = 0;
-  private fenceLength = 0;
-  private spanLength = 0;
-  /** The span opened a line with three backticks or more: if it does not close on that line, it opened a fence. */
-  private spanOpensFence = false;
-  /** In a fence: this line is so far a closing fence. */
-  private closing = false;
-  /** The run of backticks or tildes under way. */
-  private runChar = 0;
-  private runLength = 0;
-  private runAtLineStart = false;
-
-  inCode(): boolean {
-    this.settle();
-    return this.state !== 'none';
-  }
-
-  add(c: number): void {
-    if (this.runLength > 0 && c === this.runChar) {
-      this.runLength++;
-      return;
-    }
-    this.settle();
-    if (c === BACKTICK || c === TILDE) {
-      this.runChar = c;
-      this.runLength = 1;
-      this.runAtLineStart = this.lineStart;
-      this.lineStart = false;
-      this.closing = false;
-      return;
-    }
-    if (c === NEWLINE) {
-      if (this.state === 'fence' && this.closing) this.state = 'none';
-      else if (this.state === 'inline' && this.spanOpensFence) this.openFence(BACKTICK, this.spanLength);
-      else if (this.state === 'inline') this.state = 'none';
-      this.closing = false;
-      this.lineStart = true;
-      return;
-    }
-    if (isSpace(c)) return;
-    this.lineStart = false;
-    this.closing = false;
-  }
-
-  /** Reads the run of backticks or tildes that just ended. */
-  private settle(): void {
-    if (this.runLength === 0) return;
-    const length = this.runLength;
-    const char = this.runChar;
-    const atLineStart = this.runAtLineStart;
-    this.runLength = 0;
-    switch (this.state) {
-      case 'none':
-        if (char === BACKTICK) {
-          this.state = 'inline';
-          this.spanLength = length;
-          this.spanOpensFence = atLineStart && length >= 3;
-        } else if (atLineStart && length >= 3) {
-          this.openFence(char, length);
-        }
-        break;
-      case 'inline':
-        if (char === BACKTICK && length === this.spanLength) this.state = 'none';
-        break;
-      case 'fence':
-        if (char === this.fenceChar && atLineStart && length >= this.fenceLength) this.closing = true;
-        break;
-    }
-  }
-
-  private openFence(char: number, length: number): void {
-    this.state = 'fence';
-    this.fenceChar = char;
-    this.fenceLength = length;
-  }
-}
-
 const LESS_THAN = 0x3c;
 const GREATER_THAN = 0x3e;
 const SLASH = 0x2f;
 const OPEN_BRACE = 0x7b;
 const BACKTICK = 0x60;
-const TILDE = 0x7e;
 const NEWLINE = 0x0a;
 const BACKSLASH = 0x5c;
 const DOUBLE_QUOTE = 0x22;
