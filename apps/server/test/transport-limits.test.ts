@@ -31,7 +31,7 @@ async function startTestServer(
     ...(options.sendWindow === undefined ? {} : { sendWindow: options.sendWindow }),
     ...(options.httpTimeouts === undefined ? {} : { httpTimeouts: options.httpTimeouts }),
   });
-  return { server, lines, [Symbol.asyncDispose]: () => server.close() };
+  return { server, chat, lines, [Symbol.asyncDispose]: () => server.close() };
 }
 
 /** A tRPC client with the token; `retryDelayMs` is how long it waits to try again when its socket is refused or closed (default 60 s). */
@@ -203,6 +203,41 @@ describe('a client that stops reading', () => {
     expect(new Set([...errors.values()].map((error) => `${error?.data.code} ${error?.message}`))).toStrictEqual(
       new Set(['TOO_MANY_REQUESTS limit exceeded: at most 32 subscriptions open at once per connection']),
     );
+  }, 60_000);
+
+  it('is answered the queries of a batch one at a time, as its socket takes them: it holds one big answer, not the batch', async () => {
+    // One message of 2 M characters of 3 bytes: each read of the chat is an answer of 6 MB, more than the kernel's
+    // buffers take from a client that reads nothing.
+    const text = '€'.repeat(2_000_000);
+    await using running = await startTestServer({ steps: [[{ type: 'text-delta', text }, { type: 'finish', reason: 'stop' }]] });
+    await using reader = connectClient(running.server);
+    await runToEnd(reader.client, 'big', 'big-run');
+    const reads = vi.spyOn(running.chat, 'getSession');
+
+    await using slow = await authenticatedSocket(running.server);
+    const tcp = (slow.socket as unknown as { _socket: Duplex })._socket;
+    tcp.pause();
+    const batch = Array.from({ length: 8 }, (_, i) => ({ id: i + 1, method: 'query', params: { path: 'sessions.get', input: { sessionId: 'big' } } }));
+    slow.socket.send(JSON.stringify(batch));
+    await vi.waitFor(() => expect(reads).toHaveBeenCalled(), { timeout: 30_000 });
+    // Answered once the first read's answer has met the window: another client connects and asks after it.
+    await using other = connectClient(running.server);
+    expect(await other.client.model.info.query()).toStrictEqual(MODEL_INFO);
+    // The first answer fills the kernel's buffers and the window; before, all 8 were read and their 48 MB queued.
+    expect(reads.mock.calls.length).toBeLessThanOrEqual(2);
+
+    const answers: { id: number | null; error?: unknown; result?: { data?: unknown } }[] = [];
+    const all = deferred<void>();
+    slow.socket.on('message', (data: Buffer) => {
+      answers.push(JSON.parse(data.toString('utf8')) as (typeof answers)[number]);
+      if (answers.length === batch.length) all.resolve();
+    });
+    tcp.resume();
+    await all.promise;
+    expect(answers.map((answer) => [answer.id, answer.error, JSON.stringify(answer.result?.data).includes(text)])).toStrictEqual(
+      batch.map((request) => [request.id, undefined, true]),
+    );
+    expect(reads).toHaveBeenCalledTimes(batch.length);
   }, 60_000);
 
   it('is closed with 1008 when one message carries more than 64 requests, and none of them runs', async () => {

@@ -1,4 +1,5 @@
 import { LimitExceededError, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
+import { AnswerQueue } from './answer-queue';
 import type { ChatService } from './chat-service';
 import type { SendWindow, SubscriptionPlaces } from './event-log';
 import type { RuleDraft, Rule } from './rules';
@@ -138,6 +139,8 @@ export class ConnectionState implements SubscriptionPlaces {
   private readonly maxSubscriptions: number;
   private readonly now: () => number;
   readonly sendWindow: SendWindow | undefined;
+  /** Its queries, answered one at a time while the send window is open. */
+  readonly answers: AnswerQueue;
   readonly clientLabel: string | undefined;
 
   constructor(
@@ -149,6 +152,7 @@ export class ConnectionState implements SubscriptionPlaces {
     this.burst = options.messageBurst ?? 10;
     this.maxSubscriptions = options.maxSubscriptions ?? 32;
     this.sendWindow = options.sendWindow;
+    this.answers = new AnswerQueue(options.sendWindow);
     this.clientLabel = options.clientLabel;
     this.now = options.now ?? Date.now;
     this.tokens = this.burst;

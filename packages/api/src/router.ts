@@ -25,9 +25,17 @@ function describeIssues(error: ZodError): string {
   return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : 'input'}: ${issue.message}`).join('; ');
 }
 
-/** Every procedure maps thrown core errors to tRPC codes here, in one place. */
-const procedure = t.procedure.use(async ({ next }) => {
-  const result = await next();
+/**
+ * Every procedure maps thrown core errors to tRPC codes here, in one place. A query waits for its turn among its
+ * connection's queries (see AnswerQueue): the answers of a batch go out one at a time, as the socket takes them.
+ */
+const procedure = t.procedure.use(async ({ ctx, type, next }) => {
+  let result;
+  try {
+    result = type === 'query' ? await ctx.connection.answers.answer(() => next()) : await next();
+  } catch (error) {
+    throw toTRPCError(error);
+  }
   if (!result.ok && result.error.cause instanceof AirlockError) throw toTRPCError(result.error.cause);
   return result;
 });
