@@ -140,6 +140,59 @@ describe('proposeRule for commands', () => {
   });
 });
 
+describe('"Always allow" proposes by name only the subcommands that test, build, check or show', () => {
+  it.each([
+    // The probe's calls: each proposed a prefix rule that covered running any code.
+    'npm explore x',
+    'npm create x',
+    'npm init x',
+    'npm pkg set scripts.test=id',
+    'pnpm create x',
+    'yarn create x',
+    'uv pip install x',
+    'uv tool install x',
+    'uv lock',
+    'poetry self add x',
+    'composer global require x',
+    'composer exec x',
+    'go tool x',
+    'go generate ./...',
+    'cargo install x',
+    'rustup run stable sh',
+    // A dry run: a prefix rule for it would cover the real thing.
+    'git push --dry-run',
+    'npm publish --dry-run',
+    'cargo publish --dry-run',
+    'npm pack --dry-run',
+    'npm publish',
+    'cargo publish',
+  ])('%j is proposed exact', async (command) => {
+    expect(await proposedMatch(command)).toStrictEqual({ kind: 'command-prefix', tokens: command.split(' '), exact: true });
+  });
+
+  it.each([
+    ['npm test', ['npm', 'test']],
+    ['npm run build', ['npm', 'run', 'build']],
+    ['pnpm lint', ['pnpm', 'lint']],
+    ['yarn test', ['yarn', 'test']],
+    ['npm ls --all', ['npm', 'ls']],
+    ['cargo test', ['cargo', 'test']],
+    ['cargo build --release', ['cargo', 'build']],
+    ['cargo clippy', ['cargo', 'clippy']],
+    ['go test ./...', ['go', 'test']],
+    ['go vet ./...', ['go', 'vet']],
+    ['make test', ['make', 'test']],
+    ['make run', ['make', 'run']],
+    ['pip list', ['pip', 'list']],
+    ['composer run-script test', ['composer', 'run-script', 'test']],
+    ['git status', ['git', 'status']],
+    ['git log --oneline', ['git', 'log']],
+    ['git diff HEAD', ['git', 'diff']],
+  ])('%j is still proposed as %j by prefix', async (command, tokens) => {
+    expect(await proposedMatch(command)).toStrictEqual({ kind: 'command-prefix', tokens, exact: false });
+  });
+});
+
 describe('proposeRule for other tools', () => {
   it.each([
     [{ tool: 'write_file', arguments: { path: 'src/a/b.ts', content: 'x' } }, { kind: 'path-glob', glob: 'src/a/b.ts' }],

@@ -3,8 +3,7 @@ import {
   isExactOnlyCommand,
   PREFIX_PROPOSED_COMMANDS,
   PROPOSE_EXACT_COMMANDS,
-  PROPOSE_EXACT_SUBCOMMANDS,
-  GIT_PREFIX_SUBCOMMANDS,
+  PREFIX_SUBCOMMANDS,
   RUNNER_SUBCOMMANDS,
   SUBCOMMAND_COMMANDS,
   commandBaseName,
@@ -29,7 +28,7 @@ export interface ProposeRuleOptions {
 }
 
 /**
- * The allow rule "Always allow" on `call` would save: `npm test -- --watch` → commands starting with
+ * The allow rule "Always allow" on `call` would save: `npm test --silent` → commands starting with
  * `npm test`; `ls -la` → commands starting with `ls` (only for `PREFIX_PROPOSED_COMMANDS` and the workspace's own
  * `./` scripts); any other command, `npm install x` included → that exact command; a file → that file
  * (a read: its folder); a fetch → its host; an MCP call → that tool. Anything else → these exact arguments.
@@ -93,6 +92,8 @@ function prefixFor(command: SimpleCommand): RuleMatch | undefined {
   if (name === undefined) return undefined;
   const base = commandBaseName(name);
   if (isExactOnlyCommand(base) || PROPOSE_EXACT_COMMANDS.has(base)) return exact;
+  // The person saw a dry run: a prefix rule would cover the real one (`npm publish --dry-run` → `npm publish`).
+  if (literal.some(isDryRun)) return exact;
   const call = runnerCall(words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD)));
   const program = call.kind === 'runner' ? words[call.program] : undefined;
   if (call.kind === 'runner' && (call.head.length > 1 || (program?.kind === 'literal' && isKnownProgram(program.value)))) {
@@ -109,15 +110,18 @@ function prefixFor(command: SimpleCommand): RuleMatch | undefined {
   }
 
   const [, subcommand, target] = literal;
-  if (subcommand === undefined) return exact;
-  if (!SUBCOMMAND_LIKE.test(subcommand) || PROPOSE_EXACT_SUBCOMMANDS.has(subcommand)) return exact;
-  if (base === 'git' && !GIT_PREFIX_SUBCOMMANDS.has(subcommand)) return exact;
-  if (!RUNNER_SUBCOMMANDS.has(subcommand)) return { kind: 'command-prefix', tokens: [name, subcommand], exact: false };
-  // `go run main.go` also compiles and runs any other `.go` file named after it (`go run main.go evil.go`).
-  if (base === 'go') return exact;
+  if (subcommand === undefined || !SUBCOMMAND_LIKE.test(subcommand)) return exact;
+  // A pnpm or Yarn word that is none of its own commands names one of the project's scripts or programs (`pnpm lint`).
+  const script = call.kind === 'runner';
+  if (!script && base !== 'make' && PREFIX_SUBCOMMANDS.get(base)?.has(subcommand) !== true) return exact;
+  if (base === 'make' || !RUNNER_SUBCOMMANDS.has(subcommand)) return { kind: 'command-prefix', tokens: [name, subcommand], exact: false };
   // A script's name (`npm run build`); programs that runners run are judged above.
   if (target === undefined || !SUBCOMMAND_LIKE.test(target) || isExactOnlyCommand(commandBaseName(target))) return exact;
   return { kind: 'command-prefix', tokens: [name, subcommand, target], exact: false };
+}
+
+function isDryRun(word: string): boolean {
+  return word === '--dry-run' || word === '--dryrun' || word.startsWith('--dry-run=');
 }
 
 /**

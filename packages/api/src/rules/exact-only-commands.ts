@@ -69,9 +69,6 @@ export const PREFIX_PROPOSED_COMMANDS: ReadonlySet<string> = new Set([
   'join', 'comm', 'od', 'hexdump', 'strings', 'base64', 'tty', 'groups', 'test', '[', 'pgrep',
 ]);
 
-/** Subcommands that fetch and run code their arguments name (`npm install <package>` runs its install scripts): proposed exact. */
-export const PROPOSE_EXACT_SUBCOMMANDS: ReadonlySet<string> = new Set(['install', 'i', 'add', 'get', 'update', 'upgrade', 'up', 'link', 'download', 'wheel', 'config', 'env']);
-
 /**
  * The git subcommands "Always allow" proposes by name (`git status`, `git log`): any other is proposed exact, since
  * many run what their arguments name (`git rebase -x`, `git bisect run`, `git difftool -x`, `git grep
@@ -83,6 +80,33 @@ export const GIT_PREFIX_SUBCOMMANDS: ReadonlySet<string> = new Set([
   'revert', 'remote',
 ]);
 
+/**
+ * Per tool with subcommands, the subcommands "Always allow" proposes by name (`npm test`, `cargo build`, `go test`):
+ * they test, build, check, format, list or show. Any other subcommand is proposed exact, since many fetch and run
+ * what their arguments name (`npm create x`, `npm explore x -- sh -c …`, `npm pkg set scripts.test=…`, `uv pip
+ * install`, `uv lock` and `uv sync`, which build packages, `poetry self add`, `composer global require`, `composer
+ * exec`, `go tool x`, `go generate`, `cargo install`, `rustup run stable …`) or publish and push (`npm publish`,
+ * `cargo publish`, also from a `--dry-run`). `run` and `run-script` are listed where they run one of the project's
+ * scripts by its name (`npm run build` → `npm run build`). A tool not listed here has every subcommand proposed exact.
+ * `make` is apart: its targets are the Makefile's, proposed by name (`make test`).
+ */
+export const PREFIX_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['git', GIT_PREFIX_SUBCOMMANDS],
+  ['npm', new Set(['test', 't', 'tst', 'run', 'run-script', 'ls', 'list', 'outdated', 'view', 'info', 'why', 'explain'])],
+  ['pnpm', new Set(['test', 't', 'tst', 'run', 'ls', 'list', 'outdated', 'why'])],
+  ['yarn', new Set(['test', 'run', 'list', 'info', 'why', 'outdated'])],
+  ['cargo', new Set(['test', 't', 'build', 'b', 'check', 'c', 'clippy', 'fmt', 'bench', 'tree', 'metadata', 'run'])],
+  ['go', new Set(['test', 'build', 'vet', 'fmt', 'list', 'version', 'doc'])],
+  ['pip', new Set(['list', 'show', 'freeze', 'check'])],
+  ['pip3', new Set(['list', 'show', 'freeze', 'check'])],
+  ['uv', new Set(['tree'])],
+  ['poetry', new Set(['show', 'check'])],
+  ['composer', new Set(['test', 'run', 'run-script', 'show', 'outdated', 'validate', 'why', 'why-not', 'depends', 'licenses', 'status'])],
+  ['rustup', new Set(['show', 'which', 'check'])],
+  ['turbo', new Set(['run', 'test', 'build', 'lint', 'check', 'typecheck', 'format', 'ls'])],
+  ['nx', new Set(['run', 'test', 'build', 'lint', 'show', 'report', 'list'])],
+]);
+
 /** Commands with subcommands: with an option before the subcommand (`git -C dir status`) the proposal is exact. */
 export const SUBCOMMAND_COMMANDS: ReadonlySet<string> = new Set([
   'npm', 'pnpm', 'yarn', 'git', 'cargo', 'go', 'docker', 'podman', 'kubectl', 'helm', 'pip', 'pip3', 'uv', 'poetry',
@@ -90,7 +114,7 @@ export const SUBCOMMAND_COMMANDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Subcommands that take the name of what to run next: `npm run build` is proposed as `npm run build`. */
-export const RUNNER_SUBCOMMANDS: ReadonlySet<string> = new Set(['run', 'run-script', 'exec', 'x', 'dlx']);
+export const RUNNER_SUBCOMMANDS: ReadonlySet<string> = new Set(['run', 'run-script']);
 
 /** `/usr/bin/rm` → `rm`. */
 export function commandBaseName(word: string): string {
