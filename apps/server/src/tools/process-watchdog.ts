@@ -3,12 +3,13 @@ import type { Socket } from 'node:net';
 import type { MarkedScope } from './process-group';
 
 // Both scripts read their stdin, which only this server writes to, until it closes: that happens when the server
-// dies, even by SIGKILL.
+// dies, even by SIGKILL. A group is signalled with `kill -s SIG -- -pgid`: dash (/bin/sh on Debian and Ubuntu) takes
+// the `--` of `kill -SIG -- -pgid` for a pid, fails, and signals nothing.
 
 // Then it freezes the call's group and every process carrying the call's marker, and kills them all.
 const GROUP_SCRIPT = `
 while read -r _; do :; done
-kill -STOP -- "-$1" 2>/dev/null
+kill -s STOP -- "-$1" 2>/dev/null
 found=
 for round in 1 2 3; do
   for environ in /proc/[0-9]*/environ; do
@@ -17,7 +18,7 @@ for round in 1 2 3; do
     kill -STOP "$pid" 2>/dev/null && found="$found $pid"
   done
 done
-kill -KILL -- "-$1" 2>/dev/null
+kill -s KILL -- "-$1" 2>/dev/null
 [ -z "$found" ] || kill -KILL $found 2>/dev/null
 exit 0`;
 
@@ -31,7 +32,7 @@ while read -r pid; do
   case $pid in ''|*[!0-9]*) ;; *) pids="$pids $pid" ;; esac
 done
 [ -z "$pids" ] || kill -KILL $pids 2>/dev/null
-kill -KILL -- "-$1" 2>/dev/null
+kill -s KILL -- "-$1" 2>/dev/null
 for round in 1 2 3; do
   for environ in /proc/[0-9]*/environ; do
     grep -qzxF -- "$2" "$environ" 2>/dev/null || continue
