@@ -44,9 +44,9 @@ type Phase =
  * item in a paragraph, and the thematic breaks and headings that end one.
  *
  * It reads each character once and holds nothing back, so it cannot look ahead. What it approximates:
- * - A code span ends with its line (CommonMark lets it go on to its paragraph's end), and backslash escapes are not
- *   read: a backtick string is open until one as long closes it on the line. Whether one will is not known at the
- *   time: `where()` answers 'open-span', and the reader takes it for code.
+ * - A code span ends with its line (CommonMark lets it go on to its paragraph's end): a backtick string (its first
+ *   backtick not escaped) is open until one as long closes it on the line. Whether one will is not known at the
+ *   time: `where()` answers 'open-span', and the reader of the text decides with what follows (see `OpenSpanWatch`).
  * - HTML blocks, tables, link reference definitions and other blocks that hold no code are paragraph text.
  * - A tab after `>` gives one column to the marker; tabs elsewhere go to the next multiple of 4 columns.
  * - It follows the text shown: what the reader cut out of it (a call, thinking) is not read, but for the `<` of a
@@ -106,6 +106,9 @@ export class MarkdownCode {
   /** The run of backticks under way, and whether it started the line's content. */
   private ticks = 0;
   private ticksStartLine = false;
+  /** The backslashes right before, and whether an odd number of them came before the run of backticks (escaping its first). */
+  private backslashes = 0;
+  private ticksEscaped = false;
 
   /** Where a character that is none of Markdown's markers (such as the `<` of a tag) would stand, if it came now. */
   where(): CodePlace {
@@ -133,6 +136,13 @@ export class MarkdownCode {
         this.settleTicks();
         return this.openers.length > 0 ? 'open-span' : 'text';
     }
+  }
+
+  /** While `where()` is 'open-span': what tells whether a code span closes around what comes next, on its line. */
+  openSpans(): OpenSpanWatch {
+    this.settleTicks();
+    // Not copied: nothing is added while the watch reads what comes next.
+    return new OpenSpanWatch(this.openerAt, this.fenceLine);
   }
 
   add(c: number): void {
@@ -325,10 +335,13 @@ export class MarkdownCode {
         case 'content':
           if (this.lineIsCode) return;
           if (c === BACKTICK) {
+            if (this.ticks === 0) this.ticksEscaped = this.backslashes % 2 === 1;
             this.ticks++;
+            this.backslashes = 0;
             return;
           }
           this.settleTicks();
+          this.backslashes = c === BACKSLASH ? this.backslashes + 1 : 0;
           return;
       }
     }
@@ -404,6 +417,7 @@ export class MarkdownCode {
     this.openerAt.clear();
     this.fenceLine = false;
     this.ticksStartLine = false;
+    this.backslashes = 0;
   }
 
   /** The list marker read starts a list item with content: in a paragraph, only a bullet or 1 does. */
@@ -497,16 +511,118 @@ export class MarkdownCode {
       for (const closed of this.openers.splice(at)) this.openerAt.delete(closed);
       return;
     }
-    this.openerAt.set(length, this.openers.length);
-    this.openers.push(length);
-    this.fenceLine = startsLine && length >= 3;
+    // A backslash escapes the first backtick of a string that opens (none closes a span: code holds backslashes as they are).
+    const opens = this.ticksEscaped ? length - 1 : length;
+    // As long as one open, it could close only where that one closes first.
+    if (opens === 0 || this.openerAt.has(opens)) return;
+    this.openerAt.set(opens, this.openers.length);
+    this.openers.push(opens);
+    this.fenceLine = startsLine && opens >= 3;
   }
+}
+
+/**
+ * Reads the rest of a line, after a tag that stands after open backtick strings, until it can tell whether a code
+ * span closes around the tag: a string as long as one of them closes it (the tag was in code), or the line ends
+ * first (it was not; unless the line opened a fence, the tag then in its info string).
+ */
+export class OpenSpanWatch {
+  private ticks = 0;
+  private readonly lengths: { has(length: number): boolean };
+  private fenceLine: boolean;
+
+  /** `lengths`: those of the open strings; `fenceLine`: the line started with one of three backticks or more. */
+  constructor(lengths: { has(length: number): boolean }, fenceLine: boolean) {
+    this.lengths = lengths;
+    this.fenceLine = fenceLine;
+  }
+
+  /**
+   * Reads the next character: 'code' when a span closed around the tag right before it, 'line' when it ends the
+   * line with no span closed (what was read is then read again with the spans in it, `codeSpans`), or undefined
+   * when it cannot tell yet.
+   */
+  add(c: number): 'code' | 'line' | undefined {
+    if (c === BACKTICK) {
+      this.ticks++;
+      return undefined;
+    }
+    if (this.settle()) return 'code';
+    if (c === NEWLINE) return this.fenceLine ? 'code' : 'line';
+    return undefined;
+  }
+
+  /** The text ended. */
+  end(): 'code' | 'line' {
+    return this.settle() || this.fenceLine ? 'code' : 'line';
+  }
+
+  private settle(): boolean {
+    const length = this.ticks;
+    if (length === 0) return false;
+    this.ticks = 0;
+    this.fenceLine = false;
+    return this.lengths.has(length);
+  }
+}
+
+/**
+ * The code spans of a line read whole, as CommonMark reads them from the left: a backtick string opens a span closed
+ * by the next string as long, or is text if there is none (then so is its first backtick if a backslash escapes it).
+ * 1 for each character in a span, its backticks included.
+ */
+export function codeSpans(line: string): Uint8Array {
+  const inSpan = new Uint8Array(line.length);
+  const starts: number[] = [];
+  const lengths: number[] = [];
+  const escaped: boolean[] = [];
+  /** The strings of each length, in order, and how far the reading has gone through each list. */
+  const ofLength = new Map<number, number[]>();
+  let backslashes = 0;
+  for (let i = 0; i < line.length; ) {
+    const c = line.charCodeAt(i);
+    if (c !== BACKTICK) {
+      backslashes = c === BACKSLASH ? backslashes + 1 : 0;
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < line.length && line.charCodeAt(i) === BACKTICK) i++;
+    const run = starts.length;
+    starts.push(start);
+    lengths.push(i - start);
+    escaped.push(backslashes % 2 === 1);
+    backslashes = 0;
+    const same = ofLength.get(i - start);
+    if (same === undefined) ofLength.set(i - start, [run]);
+    else same.push(run);
+  }
+  const read = new Map<number, number>();
+  /** The first string of `length` after string `run` (each list is read forward once, as `run` only grows). */
+  const nextOfLength = (length: number, run: number): number => {
+    const same = ofLength.get(length);
+    if (same === undefined) return -1;
+    let at = read.get(length) ?? 0;
+    while (at < same.length && same[at]! <= run) at++;
+    read.set(length, at);
+    return same[at] ?? -1;
+  };
+  for (let run = 0; run < starts.length; run++) {
+    const skip = escaped[run] ? 1 : 0;
+    const opens = lengths[run]! - skip;
+    const close = opens === 0 ? -1 : nextOfLength(opens, run);
+    if (close === -1) continue;
+    inSpan.fill(1, starts[run]! + skip, starts[close]! + lengths[close]!);
+    run = close;
+  }
+  return inSpan;
 }
 
 const NEWLINE = 0x0a;
 const TAB = 0x09;
 const BACKTICK = 0x60;
 const TILDE = 0x7e;
+const BACKSLASH = 0x5c;
 const GREATER_THAN = 0x3e;
 const DASH = 0x2d;
 const PLUS = 0x2b;

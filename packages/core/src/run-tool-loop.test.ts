@@ -177,6 +177,21 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       });
     });
 
+    it('a run cancelled as its call is allowed (a server shutting down) says nothing of running it, runs nothing, and gives its place back', async () => {
+      const controller = new AbortController();
+      const slots = new ConcurrencyLimit(1);
+      const decide: Decide = (event, registry) => {
+        registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+        controller.abort();
+      };
+      const { events, calls } = await drive([pythonCall()], decide, { signal: controller.signal, toolSlots: slots });
+      expect(calls).toStrictEqual([]);
+      expect(ofType(events, 'status').map((event) => event.text)).not.toContain('Running: python');
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'cancelled', result: toolResultText.cancelled('python') }]);
+      expect(ofType(events, 'tool-end')[0]).not.toHaveProperty('startedAt');
+      expect(slots.size).toBe(0);
+    });
+
     it('marks the decision on the call whose turn it is as followed at once by its end (a refusal) or its start (an allow), and no other event', async () => {
       const denied = await drive([pythonCall(), textStep('ok')], 'deny');
       const [refusal] = ofType(denied.events, 'tool-decision');
@@ -714,6 +729,35 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       const { result, events } = await drive([failing], undefined);
       expect(events.at(-1)).toStrictEqual({ type: 'run-end', runId: result.runId, reason: 'error', error: 'connection reset' });
       expect(result.messages.map((m) => m.role)).toStrictEqual(['user', 'assistant']);
+    });
+
+    it('keeps as text, shown and stored, the calls written in a turn that failed, was stopped or had no tools left, and runs none (confirmation off)', async () => {
+      const call = '<tool_call>{"name": "python", "arguments": {"code": "print(1)"}}</tool_call>';
+      const unclosed = '<tool_call>{"name": "python", "arguments": {"code": "print(2)"}}';
+      const written = `Running it.\n${call}\nThen ${unclosed}`;
+      const kept = `Running it.\n\nThen ${call}${unclosed}`;
+      const failing: ScriptStep = async function* () {
+        yield { type: 'text-delta', text: written };
+        throw new Error('connection reset');
+      };
+      const failed = await drive([failing], undefined, { confirmToolCalls: false });
+      const controller = new AbortController();
+      const python = recordingTool('python');
+      const stopped = await collectRun(
+        loop({ model: new ScriptedModel([hangingStep(written)]), messages: [{ role: 'user', content: 'hi' }], tools: [python.tool], registry: new ApprovalRegistry(), sessionId: SESSION, confirmToolCalls: false, signal: controller.signal }),
+        (event) => {
+          if (event.type === 'text-delta') controller.abort();
+        },
+      );
+      const lastTurn = await drive([pythonCall('0'), textStep(written)], undefined, { confirmToolCalls: false, maxToolCalls: 1 });
+      expect([failed.result.reason, stopped.result.reason, lastTurn.result.reason]).toStrictEqual(['error', 'cancelled', 'tool-budget']);
+      expect([failed.calls, python.calls, lastTurn.calls]).toStrictEqual([[], [], [{ code: '0' }]]);
+      for (const { events, result } of [failed, stopped, lastTurn]) {
+        expect(ofType(events, 'tool-start')).toHaveLength(result === lastTurn.result ? 1 : 0);
+        expect(result.messages.at(-1)).toStrictEqual({ role: 'assistant', content: kept });
+        // What was shown live is what is kept.
+        expect(ofType(events, 'text-delta').map((e) => e.text).join('')).toBe(kept);
+      }
     });
 
     it('streams text and reasoning as deltas, not cumulative text', async () => {

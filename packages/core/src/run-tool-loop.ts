@@ -706,13 +706,14 @@ async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, Streamed
     // Whatever the model's client still holds for this turn (a connection, a reader) is let go.
     link.controller.abort(TURN_OVER);
   }
-  const reply = extractor.finish();
+  const plan = !input.budgetSpent && failure === undefined && !signal.aborted;
+  // Calls that will not run stay in the text, shown and kept: what the model wrote is not lost.
+  const reply = extractor.finish({ callsRun: plan });
   yield* shownEvents(reply.parts);
   // Kept as the extractor tells it, not as it was streamed: text that turned out to be thinking (a lone `</think>`)
   // is kept as reasoning, so it is neither shown as the answer again nor sent back to the model as one.
   turn.content = reply.content;
   if (reply.reasoning !== '') turn.reasoning = reply.reasoning;
-  const plan = !input.budgetSpent && failure === undefined && !signal.aborted;
   const planned = plan ? planCalls(rawCalls, reply.calls, input.runId, callIdsSince(input.messages, input.runStart)) : [];
   return { turn, planned, failure };
 }
@@ -873,6 +874,12 @@ async function* runPlaced(
   const slots = options.toolSlots;
   const release = slots === undefined ? noRelease : (slots.tryAcquire() ?? (yield* waitInLine(slots, call, options, signal, batch)));
   if (release === undefined) return { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
+  if (signal.aborted) {
+    // Allowed as the run was cancelled (a server shutting down): it starts nothing, so it says nothing of starting,
+    // which a host stores as the call begun.
+    release();
+    return { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
+  }
   // Said before the tool starts, and stored by the host first: a call interrupted by a restart is known to have begun.
   let told = false;
   try {

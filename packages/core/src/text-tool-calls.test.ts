@@ -1,7 +1,7 @@
 import { fc, test as property } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { parseModelJson, parseToolArguments, repairJson } from './json-repair';
-import { MAX_TAG_LENGTH, parseTextToolCall, TextToolCallExtractor, TOOL_CALL_CLOSE, TOOL_CALL_OPEN, type TextPart } from './text-tool-calls';
+import { MAX_TAG_LENGTH, parseTextToolCall, TextToolCallExtractor, TOOL_CALL_CLOSE, TOOL_CALL_OPEN, type TextPart, type TextToolCall } from './text-tool-calls';
 
 function extract(deltas: string[]) {
   const extractor = new TextToolCallExtractor();
@@ -84,6 +84,29 @@ describe('TextToolCallExtractor', () => {
     });
     // Written before the lone </think> of thinking the prompt opened: it stays as shown, and no one is answered.
     expectAnySplit('Maybe <tool_call>{"arguments": {}}</tool_call> no.</think>Answer', { text: 'Maybe <tool_call>{"arguments": {}}</tool_call> no.</think>Answer', reasoning: '', calls: [] });
+  });
+});
+
+describe('TextToolCallExtractor on a reply whose calls will not run', () => {
+  const first = '<tool_call>{"name": "a", "arguments": {}}</tool_call>';
+  const second = '<tool_call>{"name": "b", "arguments": {"x": 1}}';
+
+  it('gives out the calls it found as text after all that was shown, as written, and returns none', () => {
+    const text = `Doing it.\n${first}\nAnd then <tool_call>{"arguments": {}}</tool_call> ${second}`;
+    for (const deltas of [[text], text.split('')]) {
+      const extractor = new TextToolCallExtractor();
+      const live = deltas.flatMap((delta) => extractor.push(delta));
+      const reply = extractor.finish({ callsRun: false });
+      const content = `Doing it.\n\nAnd then <tool_call>{"arguments": {}}</tool_call> ${first}${second}`;
+      expect(reply).toStrictEqual({ parts: [{ type: 'text', text: `${first}${second}` }], calls: [], content, reasoning: '' });
+      expect([...live, ...reply.parts].map((part) => part.text).join('')).toBe(content);
+    }
+  });
+
+  it('gives out as thinking, not as text, the calls that a lone </think> showed were thought', () => {
+    const extractor = new TextToolCallExtractor();
+    extractor.push(`Maybe ${first}</think>Answer.`);
+    expect(extractor.finish({ callsRun: false })).toStrictEqual({ parts: [], calls: [], content: 'Maybe </think>Answer.', reasoning: first });
   });
 });
 
@@ -350,6 +373,91 @@ describe('TextToolCallExtractor on Markdown code in list items and block quotes 
   });
 });
 
+describe('TextToolCallExtractor on backtick strings that a line does not close (CommonMark: text)', () => {
+  const example = '<tool_call>{"name": "terminal", "arguments": {"command": "ls"}}</tool_call>';
+  const real = '<tool_call>{"name": "terminal", "arguments": {"command": "pwd"}}</tool_call>';
+  const pwd = { ok: true as const, name: 'terminal', arguments: { command: 'pwd' } };
+  const expectRealCalls = (text: string) => {
+    const count = text.split(real).length - 1;
+    expectAnySplit(text, { text: text.replaceAll(real, ''), reasoning: '', calls: Array.from({ length: count }, () => pwd) });
+  };
+
+  it('runs a call after a backtick string that nothing closes on its line', () => {
+    expectRealCalls(`It\`s done: ${real}`);
+    expectRealCalls(`It\`s done: ${real} and ${real}\nThe rest.`);
+    expectRealCalls(`Both \`\`x\` and \`y\`\` ${real}`);
+    expectRealCalls(`An escaped \\\` is no code span: ${real} \\\``);
+    expectRealCalls(`A span \`a\\\` ends at its first backtick: ${real}\``);
+  });
+
+  it('keeps as text a call in a code span that closes later on its line, or in a fence\'s opening line', () => {
+    expectRealCalls(`Use \`${example}\` like so. ${real}`);
+    expectRealCalls(`Use \`\`a \` ${example}\`\` and \`b ${example} c\`\n${real}`);
+    expectRealCalls(`It\`s \`\`x\`\` ${example} \`\n${real}`);
+    expectRealCalls(`\`\`\`${example}\nls\n\`\`\`\n${real}`);
+  });
+
+  it('reads a thinking tag after an open backtick string by the same rule', () => {
+    const call = '<tool_call>{"name": "terminal", "arguments": {"command": "touch x"}}</tool_call>';
+    expectAnySplit(`It\`s <think>plan ${call}</think> the answer\nmore`, { text: 'It`s  the answer\nmore', reasoning: `plan ${call}`, calls: [] });
+    expectAnySplit(`It\`s <think>plan ${call}\nmore`, { text: 'It`s ', reasoning: `plan ${call}\nmore`, calls: [] });
+    const named = `Models write \`<think>\` and \`</think>\`, or \`<think>plan ${call}</think>\` whole.`;
+    expectAnySplit(named, { text: named, reasoning: '', calls: [] });
+  });
+
+  it('holds back only from the tag to where its line tells, and shows it then as it was written', () => {
+    const extractor = new TextToolCallExtractor();
+    expect(extractor.push(`It\`s here: ${real.slice(0, 20)}`)).toStrictEqual([{ type: 'text', text: 'It`s here: ' }]);
+    expect(extractor.push(`${real.slice(20)} and more`)).toStrictEqual([]);
+    expect(extractor.push('\nNext line')).toStrictEqual([{ type: 'text', text: ' and more\nNext line' }]);
+    expect(extractor.finish()).toMatchObject({ parts: [], calls: [pwd], content: 'It`s here:  and more\nNext line' });
+    const example = new TextToolCallExtractor();
+    expect(example.push('Use `<tool_call>{"name": "x"}</tool_call>')).toStrictEqual([{ type: 'text', text: 'Use `' }]);
+    expect(example.push('` here')).toStrictEqual([{ type: 'text', text: '<tool_call>{"name": "x"}</tool_call>` here' }]);
+  });
+});
+
+/**
+ * Which characters of a line stand in a code span, read as CommonMark's spec says, plainly: from the left, a backslash
+ * escapes the character after it, and a backtick string opens a span if a string as long follows, or is text.
+ */
+function referenceCodeSpans(line: string): boolean[] {
+  const inSpan = Array.from({ length: line.length }, () => false);
+  const runAt = (at: number) => {
+    let end = at;
+    while (line[end] === '`') end++;
+    return end;
+  };
+  for (let at = 0; at < line.length; ) {
+    if (line[at] === '\\' && at + 1 < line.length) {
+      at += 2;
+      continue;
+    }
+    if (line[at] !== '`') {
+      at++;
+      continue;
+    }
+    const end = runAt(at);
+    let close = -1;
+    for (let next = end; next < line.length && close === -1; ) {
+      if (line[next] !== '`') {
+        next++;
+        continue;
+      }
+      const nextEnd = runAt(next);
+      if (nextEnd - next === end - at) close = nextEnd;
+      next = nextEnd;
+    }
+    if (close === -1) {
+      at = end;
+      continue;
+    }
+    inSpan.fill(true, at, close);
+    at = close;
+  }
+  return inSpan;
+}
+
 /** Cuts the text at the given points (any order, any repeats) into deltas. */
 function splitAt(text: string, points: number[]): string[] {
   const cuts = [...new Set(points.map((p) => p % (text.length + 1)))].sort((a, b) => a - b);
@@ -384,7 +492,7 @@ function charactersSearched(run: () => void): number {
 const THINKING_TAGS = ['<think>', '</think>', '<thinking>', '</thinking>', '<THINK >', '</Think\n>'];
 /** A thinking tag in any of the forms read as one. */
 const thinkingTag = /<\/?think(ing)?\s*>/i;
-const markup = ['<', '</', '<tool_cal', '</tool_ca', '<tool_call', '>', ' ', '\n', 'text', '`', '```', '~~~', '\n```\n', '<thi', '</thin'];
+const markup = ['<', '</', '<tool_cal', '</tool_ca', '<tool_call', '>', ' ', '\n', 'text', '`', '```', '~~~', '\n```\n', '<thi', '</thin', '\n> ', '\n- ', '\n1. ', '\n    ', '\\'];
 const streamPiece = fc.oneof(
   fc.constantFrom(TOOL_CALL_OPEN, TOOL_CALL_CLOSE, ...THINKING_TAGS, ...markup),
   fc.constantFrom('{"name": "a", "arguments": {}}', "{'name': 'b', 'arguments': {'x': 1,},}", '{"name": "c"', '{not json', 'not json'),
@@ -402,6 +510,16 @@ describe('TextToolCallExtractor, property-based', () => {
     expect(extract(splitAt(text, points))).toStrictEqual(extract([text]));
   });
 
+  property.prop([stream], { numRuns: 50 })('gives the same text, thinking and calls cut in two at every position and a character at a time, and shows live what it keeps', (text) => {
+    const whole = extract([text]);
+    for (let cut = 0; cut <= text.length; cut++) expect(extract([text.slice(0, cut), text.slice(cut)])).toStrictEqual(whole);
+    const deltas = text.split('');
+    expect(extract(deltas)).toStrictEqual(whole);
+    const live = shown(deltas);
+    expect(live.filter((part) => part.type === 'text').map((part) => part.text).join('')).toBe(whole.text);
+    expect(live.filter((part) => part.type === 'reasoning').map((part) => part.text).join('')).toBe(whole.reasoning);
+  });
+
   property.prop([callFreeStream, fc.array(fc.nat(), { maxLength: 40 })])('keeps every character of a reply with no call in it, and shows it as it comes', (text, points) => {
     const deltas = splitAt(text, points);
     expect(extract(deltas)).toStrictEqual({ text, reasoning: '', calls: [] });
@@ -415,25 +533,59 @@ describe('TextToolCallExtractor, property-based', () => {
     expect([inside, `${inside}</think>`]).toContain(result.reasoning);
   });
 
+  property.prop([fc.array(fc.constantFrom('`', '``', '```', 'a', ' ', '\\', 'call'), { maxLength: 24 }), fc.array(fc.nat(), { maxLength: 40 })])(
+    'runs the calls of a line that no code span holds, as CommonMark reads its spans, however the line is cut',
+    (pieces, points) => {
+      let calls = 0;
+      // Starting with a letter, the line is a paragraph's: no fence, no indented code.
+      const line = `a${pieces.map((piece) => (piece === 'call' ? `<tool_call>{"name": "t", "arguments": {"n": ${calls++}}}</tool_call>` : piece)).join('')}`;
+      const inSpan = referenceCodeSpans(line);
+      const run: TextToolCall[] = [];
+      let text = '';
+      for (let at = 0; at < line.length; ) {
+        const call = /^<tool_call>\{"name": "t", "arguments": \{"n": (\d+)\}\}<\/tool_call>/.exec(line.slice(at));
+        if (call === null || inSpan[at]) {
+          text += line[at];
+          at++;
+          continue;
+        }
+        run.push({ ok: true, name: 't', arguments: { n: Number(call[1]) } });
+        at += call[0].length;
+      }
+      expect(extract(splitAt(line, points))).toStrictEqual({ text, reasoning: '', calls: run });
+    },
+  );
+
   property.prop([fc.array(fc.nat(), { maxLength: 40 })])('reads text with no tags unchanged, whatever the split', (points) => {
     const text = 'a < b <tool <tool_cal </tool_call> c <';
     expect(extract(splitAt(text, points))).toStrictEqual({ text, reasoning: '', calls: [] });
   });
 
   property.prop([fc.array(fc.oneof(fc.constantFrom(...THINKING_TAGS, ...markup), fc.string({ maxLength: 5 })), { maxLength: 20 }).filter((deltas) => !deltas.join('').includes(TOOL_CALL_OPEN))])(
-    'holds back from what it shows no more than the start of a tag',
+    'holds back from what it shows no more than the start of a tag, or a tag after an open backtick string to its line\'s end',
     (deltas) => {
       for (let end = 0; end <= deltas.length; end++) {
         const extractor = new TextToolCallExtractor();
         for (const delta of deltas.slice(0, end)) extractor.push(delta);
-        const held = extractor.finish().parts.reduce((sum, part) => sum + part.text.length, 0);
-        expect(held).toBeLessThan(MAX_TAG_LENGTH);
+        const held = extractor.finish().parts.map((part) => part.text).join('');
+        if (held.length < MAX_TAG_LENGTH) continue;
+        // Held for its line: from a tag (a thinking tag, then given out as reasoning) after a backtick, to no line end.
+        expect(deltas.slice(0, end).join('')).toMatch(/`[^\n]*<think/i);
+        expect(held).not.toContain('\n');
       }
     },
   );
 });
 
 describe('TextToolCallExtractor on hostile streams', () => {
+  it('reads a line of a thousand open backtick strings of different lengths and a thousand calls after them once', () => {
+    const openers = Array.from({ length: 1000 }, (_, n) => '`'.repeat(n + 1)).join(' ');
+    const text = `${openers}${' <tool_call>{"name": "t"}</tool_call>'.repeat(1000)}\nok`;
+    for (const deltas of [[text], text.match(/[^]{1,3}/g)!]) {
+      expect(extract(deltas)).toStrictEqual({ text: `${openers}${' '.repeat(1000)}\nok`, reasoning: '', calls: Array.from({ length: 1000 }, () => ({ ok: true, name: 't', arguments: {} })) });
+    }
+  });
+
   it('scans 1 MB of a call streamed in 4-character deltas once, not once per delta', () => {
     const text = `<tool_call>{"name": "t", "arguments": {"x": "${'a'.repeat(1_000_000)}"}}`;
     let result: ReturnType<typeof extract> | undefined;
@@ -477,6 +629,10 @@ describe('TextToolCallExtractor on hostile streams', () => {
       ['`'.repeat(500_000), { text: '`'.repeat(500_000), reasoning: '', calls: [] }],
       ['</think>'.repeat(50_000), { text: '</think>'.repeat(50_000), reasoning: '', calls: [] }],
       ['<think>'.repeat(50_000), { text: '', reasoning: '<think>'.repeat(49_999), calls: [] }],
+      // Tags after a backtick string open on their line: held to the line's end, or each to the string closing it.
+      [`\`${`${TOOL_CALL_OPEN} x`.repeat(50_000)}\n`, { text: `\`${`${TOOL_CALL_OPEN} x`.repeat(50_000)}\n`, reasoning: '', calls: [] }],
+      ['`<think>` '.repeat(50_000), { text: '`<think>` '.repeat(50_000), reasoning: '', calls: [] }],
+      ['`a <tool_call>{"name": "t"}</tool_call>` '.repeat(20_000), { text: '`a <tool_call>{"name": "t"}</tool_call>` '.repeat(20_000), reasoning: '', calls: [] }],
     ];
     for (const [text, expected] of cases) {
       expect(extract([text])).toStrictEqual(expected);

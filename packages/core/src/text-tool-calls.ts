@@ -1,6 +1,6 @@
 import { isPlainObject } from './json';
 import { parseModelJson, parseToolArguments } from './json-repair';
-import { MarkdownCode } from './markdown-code';
+import { codeSpans, MarkdownCode, type CodePlace, type OpenSpanWatch } from './markdown-code';
 
 export const TOOL_CALL_OPEN = '<tool_call>';
 export const TOOL_CALL_CLOSE = '</tool_call>';
@@ -32,6 +32,14 @@ export function parseTextToolCall(raw: string): TextToolCall {
 
 /** A piece of the reply to show now: text the person reads, or the model's thinking. */
 export type TextPart = { type: 'text' | 'reasoning'; text: string };
+
+export interface FinishOptions {
+  /**
+   * Whether the calls found will run (default true). When not (the turn failed or was stopped, or no tool is left
+   * to it), they are given out as text after all that was shown, as the model wrote them, and none is returned.
+   */
+  callsRun?: boolean;
+}
 
 /** The whole reply once it has ended. */
 export interface ExtractedReply {
@@ -68,25 +76,29 @@ export const MAX_TAG_LENGTH = '</thinking>'.length + MAX_THINKING_TAG_SPACE;
  * `<tool_call>{"name": …, "arguments": …}</tool_call>` in its text.
  *
  * Model servers without a reasoning parser put the thinking into the text, between `<think>` and `</think>` (or
- * `<thinking>`, in any case, maybe with white space before the `>`): it is given out as reasoning and never read for calls, as a call the model only thought about must
- * not run. Such a block ends at its own closing tag, not at one of a nested block nor at one in a backtick span on
- * the same line (a model thinking about the tag names it). A template that opens `<think>` in the prompt leaves only
- * the `</think>` in the reply: no call written before that lone closing tag runs, even when the tag stands in what
- * looks like Markdown code (thinking is not Markdown). A tag inside Markdown code (a fenced block, an inline span) is
- * an example, and so is one whose body does not start like a JSON object (a tag named in prose), or that never
- * closes and is not a call: they stay in the text, so nothing the model wrote is lost. A closed body that starts like
- * an object but is not a call stays in the text too, shown when it closes, and is answered with an error. In a call's body only a tag
- * outside a JSON string counts: an argument may name any tag.
+ * `<thinking>`, in any case, maybe with white space before the `>`): it is given out as reasoning and never read for
+ * calls, as a call the model only thought about must not run. Such a block ends at its own closing tag, not at one
+ * of a nested block nor at one in a backtick span on the same line (a model thinking about the tag names it). A
+ * template that opens `<think>` in the prompt leaves only the `</think>` in the reply: no call written before that
+ * lone closing tag runs, even when the tag stands in what looks like Markdown code (thinking is not Markdown).
  *
- * The text comes in deltas cut anywhere. Only what may be the start of a tag (a few characters) and the body of a
- * call under way are held back, and each character is looked at a bounded number of times: a reply costs time
- * linear in its length however it is cut. All it gives out as text stays text: what the person saw live is what is
- * kept.
+ * A tag inside Markdown code (by CommonMark's rules: a fenced or indented code block, in block quotes and list
+ * items too, or a code span; see `MarkdownCode`) is an example, and so is one whose body does not start like a JSON
+ * object (a tag named in prose), or that never closes and is not a call: they stay in the text, so nothing the
+ * model wrote is lost. A closed body that starts like an object but is not a call stays in the text too, shown when
+ * it closes, and is answered with an error. In a call's body only a tag outside a JSON string counts: an argument
+ * may name any tag.
+ *
+ * The text comes in deltas cut anywhere. Held back are only what may be the start of a tag (a few characters), the
+ * body of a call under way, and, from a tag after a backtick string still open on its line, the rest of the line
+ * until it tells whether a code span closes around the tag. Each character is looked at a bounded number of times:
+ * a reply costs time linear in its length however it is cut. All it gives out as text stays text: what the person
+ * saw live is what is kept.
  */
 export class TextToolCallExtractor {
   /** The end of the previous delta that may be the start of a tag; never as long as a tag. */
   private carry = '';
-  private mode: 'text' | 'thinking' | 'call' = 'text';
+  private mode: 'text' | 'thinking' | 'call' | 'held' = 'text';
   /** In a thinking block: its tag's name, and how many blocks of the same name are open inside it. */
   private thinking: ThinkingName = 'think';
   private nested = 0;
@@ -102,11 +114,21 @@ export class TextToolCallExtractor {
   private body: string[] = [];
   private code = new MarkdownCode();
   /**
+   * Held: the text from a tag that stands after a backtick string open on its line, until the line tells whether a
+   * code span closes around the tag (`watch`). Then it is read again knowing which of it is code (`spans`).
+   */
+  private held: string[] = [];
+  private watch: OpenSpanWatch | undefined;
+  private spans: Uint8Array | 'all' | undefined;
+  /**
    * Until a thinking tag, or reasoning sent apart, shows otherwise, the reply so far may be thinking whose opening
    * tag was in the prompt: then a lone `</think>` (outside a call's JSON strings) ends it.
    */
   private mayBeThinking = true;
-  /** While `mayBeThinking`: each call cut from the text as written, to give out as thinking if it was. */
+  /**
+   * Each call cut from the text, as written: to give out as thinking if the reply turns out to have been (while
+   * `mayBeThinking`), or as text if the calls are not to run.
+   */
   private cut: string[] = [];
   /** White space right after thinking at the start of the reply: the blank lines before the answer. */
   private skipSpace = false;
@@ -127,7 +149,6 @@ export class TextToolCallExtractor {
   /** Feeds a delta of reasoning the model's server sent apart from the text: the text then does not start in thinking. */
   pushReasoning(delta: string): TextPart[] {
     this.mayBeThinking = false;
-    this.cut = [];
     this.think(delta);
     return this.give();
   }
@@ -136,11 +157,20 @@ export class TextToolCallExtractor {
    * Ends the reply. An unclosed call is a call when its body reads as one (a model may stop right after it), and
    * text otherwise.
    */
-  finish(): ExtractedReply {
+  finish(options: FinishOptions = {}): ExtractedReply {
     const text = this.carry;
     this.carry = '';
     this.scan(text, true);
+    if (this.mode === 'held') this.release(this.watch!.end());
     if (this.mode === 'call') this.endUnclosedCall();
+    // An unclosed call's body, read again as text, may end held (it holds no call, so it is read again at most once).
+    if (this.mode === 'held') this.release(this.watch!.end());
+    if (options.callsRun === false) {
+      // Text shown cannot be taken back from the screen: the calls go after it, in their order, as written.
+      for (const written of this.cut) this.show(written);
+      this.cut = [];
+      this.calls = [];
+    }
     const parts = this.give();
     return { parts, calls: this.calls, content: this.content, reasoning: this.reasoning };
   }
@@ -150,7 +180,8 @@ export class TextToolCallExtractor {
     while (at < text.length) {
       if (this.mode === 'text') at = this.scanText(text, at, final);
       else if (this.mode === 'thinking') at = this.scanThinking(text, at, final);
-      else at = this.scanCall(text, at, final);
+      else if (this.mode === 'call') at = this.scanCall(text, at, final);
+      else at = this.scanHeld(text, at);
     }
   }
 
@@ -170,12 +201,19 @@ export class TextToolCallExtractor {
         this.skipSpace = false;
       }
       if (c === LESS_THAN) {
+        const place = this.placeAt(i);
         const lone = this.mayBeThinking ? THINKING_CLOSE : 0;
-        const tag = tagAt(text, i, this.code.where() === 'text' ? CALL_OPEN | THINKING_OPEN | lone : lone, final);
+        const tag = tagAt(text, i, place === 'code' ? lone : CALL_OPEN | THINKING_OPEN | lone, final);
         if (tag === PARTIAL) {
           this.show(text.slice(shownFrom, i));
           this.carry = text.slice(i);
           return text.length;
+        }
+        if (tag !== undefined && place === 'open-span' && tag.kind !== THINKING_CLOSE) {
+          this.show(text.slice(shownFrom, i));
+          this.watch = this.code.openSpans();
+          this.mode = 'held';
+          return i;
         }
         if (tag !== undefined) {
           this.show(text.slice(shownFrom, i));
@@ -189,6 +227,41 @@ export class TextToolCallExtractor {
     }
     this.show(text.slice(shownFrom));
     return text.length;
+  }
+
+  /** Where the text at `at` stands in Markdown: as the text read so far says, or, in held text read again, as its line said. */
+  private placeAt(at: number): CodePlace {
+    if (this.spans === undefined) return this.code.where();
+    return this.spans === 'all' || this.spans[at] === 1 ? 'code' : 'text';
+  }
+
+  /** Holds the text until its line tells whether a code span closes around the tag it starts with. */
+  private scanHeld(text: string, from: number): number {
+    for (let i = from; i < text.length; i++) {
+      const outcome = this.watch!.add(text.charCodeAt(i));
+      if (outcome === undefined) continue;
+      this.held.push(text.slice(from, i));
+      this.release(outcome);
+      return i;
+    }
+    this.held.push(text.slice(from));
+    return text.length;
+  }
+
+  /**
+   * Reads the held text again, now that its line told what is code in it: all of it (a span closed around the tag,
+   * or the line opened a fence), or the spans it holds itself (none closed around the tag). Each character is held
+   * and read again once: a held line holds no line end, and text read again is never held.
+   */
+  private release(outcome: 'code' | 'line'): void {
+    const line = this.held.join('');
+    this.held = [];
+    this.watch = undefined;
+    this.mode = 'text';
+    this.spans = outcome === 'code' ? 'all' : codeSpans(line);
+    // Read as the end of the text: the held line ends before a line end or after backticks, which no tag holds.
+    this.scan(line, true);
+    this.spans = undefined;
   }
 
   private openTag(tag: Tag, written: string): void {
@@ -206,7 +279,6 @@ export class TextToolCallExtractor {
       this.thinkingSpan = 0;
       this.thinkingTicks = 0;
       this.mayBeThinking = false;
-      this.cut = [];
       return;
     }
     // A closing tag with no opening one: the reply started in thinking.
@@ -328,7 +400,7 @@ export class TextToolCallExtractor {
     // What is not a call stays in the text as written (the person sees what the model wrote); the model is still
     // answered with what is wrong with it.
     if (!call.ok) this.showWritten(written);
-    else if (this.mayBeThinking) this.cut.push(written);
+    else this.cut.push(written);
   }
 
   private endUnclosedCall(): void {
@@ -340,6 +412,7 @@ export class TextToolCallExtractor {
       const call = this.quote === 0 ? parseTextToolCall(raw) : undefined;
       if (call?.ok === true) {
         this.calls.push(call);
+        this.cut.push(TOOL_CALL_OPEN + raw);
         return;
       }
       // Read again as text (it may hold thinking or code), unless it holds a `<tool_call>` (in a string): that
