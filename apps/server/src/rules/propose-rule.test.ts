@@ -193,6 +193,45 @@ describe('"Always allow" proposes by name only the subcommands that test, build,
   });
 });
 
+describe('"Always allow" on a git subcommand with forms that destroy work', () => {
+  it.each([
+    'git reset src/a.ts',
+    'git checkout main',
+    'git restore src/a.ts',
+    'git switch main',
+    'git clean -n',
+    'git stash',
+    'git stash list',
+    'git branch feature',
+    'git tag v1',
+    'git push',
+    'git push origin main',
+    'git rm old.ts',
+    'git mv a.ts b.ts',
+    'git merge main',
+    'git pull',
+    'git cherry-pick abc123',
+    'git revert abc123',
+    'git reflog',
+  ])('%j is proposed exact', async (command) => {
+    expect(await proposedMatch(command)).toStrictEqual({ kind: 'command-prefix', tokens: command.split(' '), exact: true });
+  });
+
+  it.each([
+    ['git reset src/a.ts', 'git reset --hard'],
+    ['git checkout main', 'git checkout -f main'],
+    ['git checkout main', 'git checkout -- .'],
+    ['git stash list', 'git stash clear'],
+    ['git branch feature', 'git branch -D main'],
+    ['git push origin main', 'git push --force origin main'],
+    ['git restore src/a.ts', 'git restore .'],
+  ])('after "Always allow" on %j, %j is asked about', async (first, attack) => {
+    const saved = rule({ ...(await proposeRule(terminal(first), here, options)) });
+    expect((await evaluateRules(terminal(first), [saved], context)).decision).toBe('allow');
+    expect((await evaluateRules(terminal(attack), [saved], context)).decision).toBe('ask');
+  });
+});
+
 describe('proposeRule for other tools', () => {
   it.each([
     [{ tool: 'write_file', arguments: { path: 'src/a/b.ts', content: 'x' } }, { kind: 'path-glob', glob: 'src/a/b.ts' }],

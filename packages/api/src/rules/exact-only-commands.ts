@@ -70,14 +70,17 @@ export const PREFIX_PROPOSED_COMMANDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The git subcommands "Always allow" proposes by name (`git status`, `git log`): any other is proposed exact, since
- * many run what their arguments name (`git rebase -x`, `git bisect run`, `git difftool -x`, `git grep
- * --open-files-in-pager`, `git submodule foreach`, `git config alias.x '!…'`, `git clone -u`).
+ * The git subcommands "Always allow" proposes by name (`git status`, `git log`): they show, or add to the history
+ * without taking anything from it. Any other is proposed exact: many run what their arguments name (`git rebase -x`,
+ * `git bisect run`, `git difftool -x`, `git grep --open-files-in-pager`, `git submodule foreach`, `git config
+ * alias.x '!…'`, `git clone -u`), and others have forms that throw work away or rewrite what others have (`git reset
+ * --hard`, `git checkout -- .`, `git restore .`, `git switch -f`, `git clean`, `git stash drop`, `git branch -D`, `git
+ * tag -d`, `git rm`, `git push --force`; `merge`, `pull`, `cherry-pick` and `revert` also run the repository's merge
+ * hooks), which a rule for the subcommand would let through after the harmless form was allowed.
  */
 export const GIT_PREFIX_SUBCOMMANDS: ReadonlySet<string> = new Set([
-  'status', 'log', 'diff', 'show', 'branch', 'add', 'commit', 'restore', 'switch', 'checkout', 'stash', 'tag', 'rev-parse',
-  'ls-files', 'blame', 'shortlog', 'describe', 'fetch', 'pull', 'push', 'merge', 'reset', 'rm', 'mv', 'init', 'cherry-pick',
-  'revert', 'remote',
+  'status', 'log', 'diff', 'show', 'add', 'commit', 'rev-parse', 'ls-files', 'blame', 'shortlog', 'describe', 'fetch',
+  'init', 'remote',
 ]);
 
 /**
