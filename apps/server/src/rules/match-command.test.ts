@@ -23,7 +23,7 @@ const stillAllowed: [string, string][] = [
   ['git status', 'git status -s --no-optional-locks'],
   ['git log', 'git log --oneline -5 -- src'],
   ['make test', 'make test'],
-  ['make test', 'make test -j4 -- other-goal'],
+  ['make test', 'make test -j4 -k --no-print-directory'],
   ['tar', 'tar -xf a.tar -- file'],
   ['zip', 'zip -r out.zip src'],
   ['pytest', 'pytest -x -q tests'],
@@ -118,6 +118,28 @@ describe('make reads a word with "=" as a definition, also after `--`', () => {
     "make test -o -- --eval='$(shell touch PWNED)'",
   ])('a rule for make test asks about %j', async (command) => {
     expect(await decide(command, [prefix('make test')])).toBe('ask');
+  });
+});
+
+describe('a rule for make covers only the targets it names', () => {
+  it.each([
+    ['make test', 'make test deploy'],
+    ['make test', 'make test -j4 -- deploy'],
+    ['make test', 'make test -- -deploy'],
+    ['make test', 'make test -j 4'],
+    ['make', 'make deploy'],
+    ['uv run make test', 'uv run make test deploy'],
+    ['pnpm make test', 'pnpm make test deploy'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each([
+    ['make', 'make -j4'],
+    ['make test', 'make test -j4 -s'],
+    ['make test deploy', 'make test deploy'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('allow');
   });
 });
 

@@ -206,6 +206,9 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   if (name === 'git' && !gitArgumentsCovered(command.words, rule.tokens.length)) return false;
   if (name === 'jq' && !jqArgumentsCovered(command.words, rule.tokens.length, { ...line, anything })) return false;
   if (name === 'rsync' && rest.some(mayNameRemote)) return false;
+  // make builds every target it is given, each running what the Makefile says: a rule covers the targets it names
+  // (`make test` not `make test deploy`), with options only; a word after `--` is a target too.
+  if (name === 'make' && rest.some((word) => word.kind !== 'literal' || !word.value.startsWith('-') || word.value === '-' || word.value === '--')) return false;
   const codeOptions = CODE_RUNNING_OPTIONS.get(name);
   if (codeOptions === undefined) return true;
   const [first] = rest;
