@@ -16,7 +16,7 @@ async function decide(command: string): Promise<string> {
 
 const allowed = [
   'npm test',
-  'npm test -- src/a.test.ts',
+  'npm test --silent',
   "'npm' test",
   '"npm" "test"',
   `n"pm" te'st'`,
@@ -32,11 +32,11 @@ const allowed = [
   'npm test 2>/dev/null </dev/null',
   'npm test 2>&-',
   'npm test &',
-  'npm test src/*.test.ts',
-  'npm test $HOME "${HOME}/x"',
-  'npm test ~/x',
-  'npm test \\\n  -- src/a.test.ts',
-  'npm test -- "a b" \'c;d\' "e|f"',
+  'echo src/*.test.ts',
+  'echo $HOME "${HOME}/x"',
+  'echo ~/x',
+  'npm test \\\n  --silent',
+  'echo "a b" \'c;d\' "e|f"',
   'npm test >\\\n/dev/null',
   'npm test\t2>&1',
   'tail x>/dev/null',
@@ -46,6 +46,9 @@ const allowed = [
 const asked = [
   'npm testing',
   'npm tests',
+  // Words handed to the test script: it may run a file they name.
+  'npm test -- src/a.test.ts',
+  'npm test src/*.test.ts',
   '"npm test"',
   'npm',
   'npm run test',
@@ -289,7 +292,7 @@ describe('command lines against rules', () => {
   });
 
   it.each([
-    ['npm test', 'npm test $HOME "${HOME}/x" $HOME/src'],
+    ['cargo test', 'cargo test $HOME "${HOME}/x" $HOME/src'],
     ['test', 'test -d "$HOME/src"'],
     ['printf', 'printf "%s\\n" "$HOME"'],
     ['tar', 'tar xf a.tar'],

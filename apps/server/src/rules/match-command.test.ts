@@ -10,15 +10,14 @@ async function decide(command: string, rules: readonly Rule[]): Promise<string> 
 /** Commands a prefix rule must still allow, so that rules stay worth having. */
 const stillAllowed: [string, string][] = [
   ['npm test', 'npm test'],
-  ['npm test', 'npm test -- src/a.test.ts'],
-  ['npm test', 'npm test --silent -- src/a.test.ts "a pattern"'],
+  ['npm test', 'npm test --silent'],
   ['npm test', 'npm test -s'],
-  ['npm test', 'npm test $HOME "${HOME}/x" $LANG ~/y'],
-  ['npm test', 'echo hi; npm test "$HOME"'],
+  ['cargo test', 'cargo test $HOME "${HOME}/x" $LANG ~/y'],
+  ['cargo test', 'echo hi; cargo test "$HOME"'],
   // `shift` changes only `$1`, `$@` …, which never count as the environment's.
-  ['npm test', 'shift; npm test "$HOME"'],
+  ['cargo test', 'shift; cargo test "$HOME"'],
   ['npm run build', 'npm run build --if-present'],
-  ['pnpm test', 'pnpm test -- src/a.test.ts'],
+  ['pnpm test', 'pnpm test --silent'],
   ['git status', 'git status'],
   ['git status', 'git status -s --no-optional-locks'],
   ['git log', 'git log --oneline -5 -- src'],
@@ -244,7 +243,7 @@ describe('what a runner runs is judged as the command it is', () => {
     ['pnpm exec git status', 'pnpm exec git status'],
     ['uv run pytest', 'uv run pytest -q tests/'],
     ['poetry run make test', 'poetry run make test -j4'],
-    ['pnpm lint', 'pnpm lint src'],
+    ['pnpm lint', 'pnpm lint --silent'],
     ['pnpm make test', 'pnpm make test'],
     ['npm run build', 'npm run build --if-present'],
     ['pnpm', 'pnpm test'],
@@ -414,10 +413,48 @@ describe('npm, pnpm and yarn scripts: after `--`, no word that starts with a das
     expect(await decide(command, [prefix('npm test'), prefix('npm run build'), prefix('pnpm test'), prefix('yarn test')])).toBe('ask');
   });
 
-  it.each(['npm test', 'npm test -- src/a.test.ts', 'npm test -- src/a.test.ts "some pattern" src/*.ts', 'pnpm test -- src/a.test.ts', 'yarn test src'])(
-    'still allows %j',
-    async (command) => {
-      expect(await decide(command, [prefix('npm test'), prefix('pnpm test'), prefix('yarn test')])).toBe('allow');
-    },
-  );
+  it.each(['npm test', 'npm test --silent', 'pnpm test -s', 'yarn test --silent'])('still allows %j', async (command) => {
+    expect(await decide(command, [prefix('npm test'), prefix('pnpm test'), prefix('yarn test')])).toBe('allow');
+  });
+});
+
+describe('a rule for a script covers no word handed to the script', () => {
+  it.each([
+    // The probe's line: `node --test` runs the file it is named, here one a call could write.
+    ['npm test', 'npm test .git/COMMIT_EDITMSG'],
+    ['npm test', 'npm test -- src/a.test.ts'],
+    ['npm test', 'npm test --silent -- src/a.test.ts "a pattern"'],
+    ['npm test', 'npm test src/*.ts'],
+    ['npm test', 'npm test "$HOME"'],
+    ['npm test', 'npm test --'],
+    ['npm t', 'npm t x.js'],
+    ['npm', 'npm test x.js'],
+    ['npm', 'npm --silent test x.js'],
+    ['npm run test', 'npm run test .git/COMMIT_EDITMSG'],
+    ['npm run build', 'npm run build x'],
+    ['npm run', 'npm run test x.js'],
+    ['npm run', 'npm run --silent test x.js'],
+    ['pnpm test', 'pnpm test .git/COMMIT_EDITMSG'],
+    ['pnpm run test', 'pnpm run test x.js'],
+    ['yarn test', 'yarn test .git/COMMIT_EDITMSG'],
+    ['yarn run test', 'yarn run test x.js'],
+    // pnpm and Yarn run a word that is none of their own commands as a script, or as a binary of the project's.
+    ['pnpm lint', 'pnpm lint src'],
+    ['pnpm vitest', 'pnpm vitest .git/COMMIT_EDITMSG'],
+    ['yarn jest', 'yarn jest x.js'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each([
+    ['npm test', 'npm test --silent'],
+    ['npm test -- src/a.test.ts', 'npm test -- src/a.test.ts'],
+    ['npm run build', 'npm run build --if-present'],
+    ['npm', 'npm test'],
+    ['npm view', 'npm view react version'],
+    ['pnpm lint', 'pnpm lint -s'],
+    ['pnpm lint src', 'pnpm lint src'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('allow');
+  });
 });

@@ -3,7 +3,7 @@ import { gitArgumentsCovered } from './git-arguments';
 import { jqArgumentsCovered } from './jq-arguments';
 import type { PathFacts } from './outside-workspace';
 import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
-import { commandBaseName, isExactOnlyCommand } from '@airlock/api';
+import { commandBaseName, isExactOnlyCommand, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
 import type { CommandPrefix } from '@airlock/api';
@@ -168,6 +168,51 @@ export function hasCodeOptions(name: string): boolean {
 }
 
 /**
+ * Whether the word after `pnpm` or `yarn` names a program the rules know (`pnpm make test`, `pnpm git status`,
+ * `pnpm rm -rf x`), judged as that program would be; any other word is most likely one of the project's scripts
+ * (`pnpm lint`) or the binaries its packages install (`pnpm vitest`).
+ */
+export function isKnownProgram(word: string): boolean {
+  const base = commandBaseName(word);
+  return word.includes('/') || isExactOnlyCommand(base) || PROPOSE_EXACT_COMMANDS.has(base) || PREFIX_PROPOSED_COMMANDS.has(base) || SUBCOMMAND_COMMANDS.has(base) || hasCodeOptions(base);
+}
+
+/** The package managers that run the project's scripts, handing them the words after the script's name. */
+const SCRIPT_RUNNERS = new Set(['npm', 'pnpm', 'yarn']);
+/** Their subcommands that run the script of their own name (`npm test`, `npm t`), and those that run the one named next. */
+const SCRIPT_SUBCOMMANDS = new Set(['test', 't', 'tst', 'start', 'stop', 'restart']);
+const RUN_SCRIPT_SUBCOMMANDS = new Set(['run', 'run-script', 'rum', 'urn']);
+
+/**
+ * Where the words handed to the project's script start in an `npm`, `pnpm` or `yarn` call that runs one (`npm test
+ * x`, `npm run build x`), past the package manager's harmless options; undefined for a call that runs no script.
+ */
+function scriptArgumentsStart(words: readonly ShellWord[]): number | undefined {
+  const harmless = (index: number) => {
+    const word = words[index];
+    return word?.kind === 'literal' && NPM_HARMLESS.has(word.value);
+  };
+  let index = 1;
+  while (harmless(index)) index += 1;
+  const subcommand = words[index];
+  if (subcommand?.kind !== 'literal') return undefined;
+  if (SCRIPT_SUBCOMMANDS.has(subcommand.value)) return index + 1;
+  if (!RUN_SCRIPT_SUBCOMMANDS.has(subcommand.value)) return undefined;
+  index += 1;
+  while (harmless(index)) index += 1;
+  return index + 1;
+}
+
+/**
+ * Whether `words` from `from` on are only the package manager's harmless options. A script is the project's code and
+ * reads what it is handed as it likes: a test runner runs a file it is named (`npm test .git/COMMIT_EDITMSG` has
+ * `node --test` run that file), so a rule for a script covers it with no word of its own, unless the rule names it.
+ */
+function onlyHarmlessAfter(words: readonly ShellWord[], from: number): boolean {
+  return words.slice(from).every((word) => word.kind === 'literal' && NPM_HARMLESS.has(word.value));
+}
+
+/**
  * An allow rule covers a command whose first words are exactly the rule's tokens (after quote removal, compared
  * as whole words: `npm testing` is not `npm test`), followed by nothing when the rule is exact, or by any
  * arguments, including globs and `$NAME` of the environment (`ENVIRONMENT_ONLY`), which only ever become more
@@ -206,6 +251,8 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   if (name === 'git' && !gitArgumentsCovered(command.words, rule.tokens.length)) return false;
   if (name === 'jq' && !jqArgumentsCovered(command.words, rule.tokens.length, { ...line, anything })) return false;
   if (name === 'rsync' && rest.some(mayNameRemote)) return false;
+  const script = SCRIPT_RUNNERS.has(name) ? scriptArgumentsStart(command.words) : undefined;
+  if (script !== undefined && !onlyHarmlessAfter(command.words, Math.max(script, rule.tokens.length))) return false;
   // make builds every target it is given, each running what the Makefile says: a rule covers the targets it names
   // (`make test` not `make test deploy`), with options only; a word after `--` is a target too.
   if (name === 'make' && rest.some((word) => word.kind !== 'literal' || !word.value.startsWith('-') || word.value === '-' || word.value === '--')) return false;
@@ -231,9 +278,12 @@ function runnerAllows(rule: CommandPrefix, command: SimpleCommand, call: { head:
   const target = rule.tokens.slice(ruleCall.program);
   if (target.length === 0 || target[0]!.startsWith('-')) return false;
   const program = command.words.slice(call.program);
+  const name = commandBaseName(call.head[0] ?? '');
+  // `pnpm lint`, `pnpm vitest`: a script or a binary of the project's packages, handed the words after it.
+  const script = call.head.length === 1 && SCRIPT_RUNNERS.has(name) && !isKnownProgram(target[0]!);
+  if (script && !onlyHarmlessAfter(program, Math.max(1, target.length))) return false;
   if (!allowsCommand({ ...rule, tokens: target }, { ...command, words: program }, line)) return false;
   // npm, pnpm and yarn read their own options after the program's name too.
-  const name = commandBaseName(call.head[0] ?? '');
   const manager = CODE_RUNNING_OPTIONS.get(name);
   const anything = (word: ShellWord) => word.kind === 'dynamic' && mayBecomeAnything(word, line);
   return manager === undefined || !carriesCodeOption(name, program.slice(target.length), target.at(-1) ?? '', manager, anything);

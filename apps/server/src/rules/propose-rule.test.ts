@@ -16,7 +16,9 @@ async function proposedMatch(command: string): Promise<RuleMatch> {
 
 describe('proposeRule for commands', () => {
   it.each([
-    ['npm test -- src/a.test.ts', ['npm', 'test'], false],
+    // Words after `--` go to the test script, which may run a file they name: such a call is proposed exact.
+    ['npm test -- src/a.test.ts', ['npm', 'test', '--', 'src/a.test.ts'], true],
+    ['npm test --silent', ['npm', 'test'], false],
     // After `--` the words go to a test runner, whose options may load code: such a call is proposed exact.
     ['npm test -- --watch', ['npm', 'test', '--', '--watch'], true],
     ['npm test', ['npm', 'test'], false],
@@ -39,7 +41,6 @@ describe('proposeRule for commands', () => {
     ['cargo test -p core', ['cargo', 'test'], false],
     ['ls -la src', ['ls'], false],
     ['./scripts/check.sh --fast', ['./scripts/check.sh'], false],
-    ['npm test src/*.ts', ['npm', 'test'], false],
     ['git -C other status', ['git', '-C', 'other', 'status'], true],
     ['npm run', ['npm', 'run'], true],
     ['npm', ['npm'], true],
@@ -104,7 +105,7 @@ describe('proposeRule for commands', () => {
     expect(await proposedMatch(command)).toStrictEqual({ kind: 'command-prefix', tokens, exact });
   });
 
-  it.each(['npm test && npm run lint', 'npm test | tail', 'npm test $(x)', 'FOO=1 npm test', 'python $SCRIPT', '$X test', '(npm test)'])(
+  it.each(['npm test src/*.ts', 'npm test && npm run lint', 'npm test | tail', 'npm test $(x)', 'FOO=1 npm test', 'python $SCRIPT', '$X test', '(npm test)'])(
     '%j → these exact arguments',
     async (command) => {
       expect(await proposedMatch(command)).toStrictEqual({ kind: 'exact-arguments', arguments: { command } });

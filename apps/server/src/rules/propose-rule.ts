@@ -9,7 +9,7 @@ import {
   commandBaseName,
 } from '@airlock/api';
 import { hostOfUrl } from '@airlock/api';
-import { allowsCommand, hasCodeOptions } from './match-command';
+import { allowsCommand, isKnownProgram } from './match-command';
 import { COMPUTED_WORD, runnerCall } from './program-runners';
 import { readCommandLine } from './command-line-reader';
 import type { SimpleCommand } from './parse-command-line';
@@ -122,16 +122,6 @@ function prefixFor(command: SimpleCommand): RuleMatch | undefined {
 
 function isDryRun(word: string): boolean {
   return word === '--dry-run' || word === '--dryrun' || word.startsWith('--dry-run=');
-}
-
-/**
- * Whether the word after `pnpm` or `yarn` names a program the rules know (`pnpm make test`, `pnpm git status`,
- * `pnpm rm -rf x`), proposed as that program would be; any other word is most likely one of the project's scripts
- * (`pnpm lint`), proposed by name as before.
- */
-function isKnownProgram(word: string): boolean {
-  const base = commandBaseName(word);
-  return word.includes('/') || isExactOnlyCommand(base) || PROPOSE_EXACT_COMMANDS.has(base) || PREFIX_PROPOSED_COMMANDS.has(base) || SUBCOMMAND_COMMANDS.has(base) || hasCodeOptions(base);
 }
 
 /**

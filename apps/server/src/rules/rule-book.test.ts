@@ -44,7 +44,7 @@ describe('RuleBook with ChatService', () => {
     const store = new MemoryStore();
     const workspace = await workspaceFolder();
     const ran: string[] = [];
-    const { chat, rules, model } = await serverFor(store, workspace, [command('npm test -- src/a.test.ts'), textStep('one'), command('npm test src'), textStep('two')], ran);
+    const { chat, rules, model } = await serverFor(store, workspace, [command('npm test --silent'), textStep('one'), command('npm test'), textStep('two')], ran);
     await chat.startRun({ sessionId: 'a', runId: 'r1', message: 'test it' });
     await vi.waitFor(() => expect(chat.pending('a')).toHaveLength(1));
     const waiting = chat.pending('a')[0]!;
@@ -56,13 +56,13 @@ describe('RuleBook with ChatService', () => {
     await chat.startRun({ sessionId: 'b', runId: 'r2', message: 'again' });
     await ended(chat, 'b');
     model.assertConsumed();
-    expect(ran).toStrictEqual(['npm test -- src/a.test.ts', 'npm test src']);
+    expect(ran).toStrictEqual(['npm test --silent', 'npm test']);
     expect((await chat.getSession('b')).toolCalls).toMatchObject([{ decision: 'allow', source: 'rule', decidedByRule: expect.stringMatching(/^rule_/) }]);
     expect((await rules.list()).map((r) => [r.description, r.hits])).toStrictEqual([['Allow commands starting with `npm test` in this workspace', 1]]);
     // No chat grant was made: the rule is what covers it.
     expect(chat.listGrants('a')).toStrictEqual([]);
 
-    const elsewhere = await serverFor(store, await workspaceFolder(), [command('npm test src')], []);
+    const elsewhere = await serverFor(store, await workspaceFolder(), [command('npm test')], []);
     await elsewhere.chat.startRun({ sessionId: 'c', runId: 'r3', message: 'there' });
     await vi.waitFor(() => expect(elsewhere.chat.pending('c')).toHaveLength(1));
   });
