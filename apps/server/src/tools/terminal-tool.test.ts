@@ -42,6 +42,18 @@ describe.each(SANDBOX_KINDS)('terminal tool (sandbox: %s)', (sandbox) => {
     expect(result.content).toContain('PATH=');
   });
 
+  test('git starts no editor: vi fed the piped input would run what it reads', async () => {
+    await using workspace = await tempFolder();
+    const setUp = 'git init -q . && git config user.email a@example.com && git config user.name a && git config core.editor vi';
+    const result = await runTool(terminal(workspace.path), { command: `${setUp} && printf ':!touch pwned\\n:q!\\n' | git commit -q --allow-empty` });
+    expect(result.content).toContain('Aborting commit due to empty commit message');
+    await expect(readFile(path.join(workspace.path, 'pwned'))).rejects.toMatchObject({ code: 'ENOENT' });
+    const env = await runTool(terminal(workspace.path), { command: 'env' });
+    for (const variable of ['GIT_EDITOR=true', 'GIT_SEQUENCE_EDITOR=true', 'EDITOR=true', 'VISUAL=true', 'GIT_PAGER=cat', 'PAGER=cat', 'GIT_TERMINAL_PROMPT=0']) {
+      expect(env.content.split('\n')).toContain(variable);
+    }
+  });
+
   test('a timeout kills the command and everything it started', async () => {
     await using workspace = await tempFolder();
     const token = uniqueToken();

@@ -8,6 +8,22 @@ import type { WorkspacePaths } from './workspace-paths';
 
 const MAX_COMMAND_CHARS = 100_000;
 
+/**
+ * Git starts an editor for some commands (`git commit` without `-m`, `git tag -a`, `git merge --edit`, `git rebase
+ * -i`, `git add -e`) and a pager for others: fed the call's piped input, vi runs what it reads (`printf ':!id' | git
+ * commit --allow-empty` runs `id`), which no rule for `printf` or `git commit` meant to allow. These variables win
+ * over git's `core.editor`, `sequence.editor` and `core.pager`: `true` leaves the text as git wrote it, `cat` prints.
+ */
+const NO_EDITOR_ENV: Readonly<Record<string, string>> = {
+  GIT_EDITOR: 'true',
+  GIT_SEQUENCE_EDITOR: 'true',
+  EDITOR: 'true',
+  VISUAL: 'true',
+  GIT_PAGER: 'cat',
+  PAGER: 'cat',
+  GIT_TERMINAL_PROMPT: '0',
+};
+
 const parameters = z.object({
   command: z.string().min(1).max(MAX_COMMAND_CHARS).describe('The shell command line to run.'),
 });
@@ -26,7 +42,7 @@ export function createTerminalTool(options: ResolvedToolsOptions, paths: Workspa
     execute: ({ command }, context) =>
       failuresAsResults('terminal', async () => {
         shell ??= pickShell();
-        return runToolProcess(options, paths, { file: await shell, args: ['-c', command] }, context);
+        return runToolProcess(options, paths, { file: await shell, args: ['-c', command], extraEnv: NO_EDITOR_ENV }, context);
       }),
   });
 }
