@@ -612,12 +612,47 @@ describe('ChatService with a tool that changes during a run', () => {
   });
 });
 
+/** A MemoryStore that counts the reads of a whole conversation. */
+class CountingStore extends MemoryStore {
+  wholeReads = 0;
+  override loadMessages(sessionId: string) {
+    this.wholeReads++;
+    return super.loadMessages(sessionId);
+  }
+}
+
 describe('ChatService memory', () => {
-  it('starts a run while more sessions than it keeps loaded are waiting on decisions', async () => {
+  it('reads a chat a page at a time, never its whole conversation, after a restart too; a run reads it once, at its start', async () => {
+    const store = new CountingStore();
+    const before = await start(store, [textStep('one'), textStep('two')], []);
+    for (const runId of ['r1', 'r2']) {
+      await before.chat.startRun({ sessionId: 's', runId, message: `go ${runId}` });
+      await runEnded(before.chat, 's');
+    }
+    await before.chat.shutdown();
+
+    store.wholeReads = 0;
+    const after = await start(store, [textStep('three')], []);
+    const newest = await after.chat.getSession('s');
+    expect(newest.messages).toStrictEqual([
+      { role: 'user', content: 'go r1' },
+      { role: 'assistant', content: 'one' },
+      { role: 'user', content: 'go r2' },
+      { role: 'assistant', content: 'two' },
+    ]);
+    expect((await after.chat.getSession('s', 2)).messages).toStrictEqual(newest.messages.slice(0, 2));
+    expect(store.wholeReads).toBe(0);
+    await after.chat.startRun({ sessionId: 's', runId: 'r3', message: 'go r3' });
+    await runEnded(after.chat, 's');
+    expect(store.wholeReads).toBe(1);
+    expect(after.model.requests[0]?.messages.map((message) => message.content)).toStrictEqual(['go r1', 'one', 'go r2', 'two', 'go r3']);
+  });
+
+  it('starts runs in many sessions while the others wait on decisions, and reads each chat back', async () => {
     const ran: string[] = [];
     const store = new MemoryStore();
     const steps = Array.from({ length: 6 }, () => echoCall('x'));
-    const { chat } = await start(store, steps, [echoTool(ran)], { maxLoadedSessions: 2 });
+    const { chat } = await start(store, steps, [echoTool(ran)]);
     for (let i = 0; i < 6; i++) {
       await chat.startRun({ sessionId: `s${i}`, runId: `r${i}`, message: 'go' });
       await vi.waitFor(() => expect(chat.pending(`s${i}`)).toHaveLength(1));

@@ -69,8 +69,8 @@ export interface SessionDetail extends SessionSummary {
   /** The newest messages (or those before `before`), as many as fit `MAX_DETAIL_MESSAGES` and `MAX_DETAIL_CHARS`. */
   messages: ChatMessage[];
   /**
-   * The tool calls of those messages, and of the run still writing its turn, with how each was decided and how it
-   * ended, so history tells the truth after a reload; in the order they started.
+   * The tool calls of those messages, with how each was decided and how it ended, so history tells the truth after a
+   * reload; in the order they started (a call's message is stored with its row's first write, or before it).
    */
   toolCalls: ToolCallRecord[];
   /** How many earlier messages were left out: read them with `before` set to this. 0 when none. */
@@ -113,8 +113,6 @@ export interface ChatServiceOptions {
   suspendRunsOnShutdown?: boolean;
   /** Default 100,000. A new session beyond it is refused. */
   maxSessions?: number;
-  /** Sessions whose conversations are kept in memory at once; older idle ones are read again when needed. Default 200. */
-  maxLoadedSessions?: number;
   /** Receives a line for each failure that cannot be sent to a client (a write that failed). Default console.warn. */
   log?: (line: string) => void;
   /** Lasting rules, asked before grants and the person. Default none. */
@@ -145,8 +143,7 @@ interface Run {
   /** The next event's seq (events are numbered when queued, stored in order, and seen by clients once stored). */
   nextSeq: number;
   /** Events queued for the store, written in bursts while the loop goes on (text deltas). */
-  /** Events waiting for their write; `conversation` is where the messages written with one go once stored. */
-  queued: { input: AppendEventInput; event: LoopEvent; show: boolean; conversation?: ChatMessage[] }[];
+  queued: { input: AppendEventInput; event: LoopEvent; show: boolean }[];
   /** The burst being written, if any. */
   flushing: Promise<void> | undefined;
   /** Why a burst could not be written: the run stops at its next event. */
@@ -174,10 +171,12 @@ interface LoopInput {
   resume?: ResumeState | ParkedRun;
 }
 
+/**
+ * A chat as this instance knows it. Its conversation is not kept: a run reads it from the store when it starts (its
+ * loop holds it while it goes, for the model), and a read of the chat takes one page from the store.
+ */
 interface Session {
   summary: StoredSessionSummary;
-  /** Read from the store when first needed. */
-  messages: ChatMessage[] | undefined;
   activeRun: Run | undefined;
   /** With a cluster: the session's run going on another instance. */
   remoteRunId: string | null;
@@ -224,7 +223,6 @@ export class ChatService {
   private readonly grantChanges = new Set<Set<string>>();
   private readonly finishedRunTtlMs: number;
   private readonly maxSessions: number;
-  private readonly maxLoadedSessions: number;
   private readonly watchers = new Set<(change: SessionChange) => void>();
   /** Sessions whose waiting list changed since the last announcement: told once per turn of the event loop. */
   private readonly waitingChanges = new Set<string>();
@@ -237,8 +235,6 @@ export class ChatService {
    * refuses it, and the answer says so. Settled by the decision event, or by the end of the session's run.
    */
   private readonly reporting = new Map<string, { sessionId: string; settle: (decision: 'allow' | 'deny' | undefined) => void }>();
-  /** Session ids whose conversation is in memory, least recently used first. */
-  private readonly loaded = new Set<string>();
   /** Serialises what changes the set of sessions and runs, so no check is made stale by a write in between. */
   private admission: Promise<unknown> = Promise.resolve();
   private closing = false;
@@ -250,7 +246,6 @@ export class ChatService {
   constructor(private readonly options: ChatServiceOptions) {
     this.finishedRunTtlMs = options.finishedRunTtlMs ?? 10 * 60 * 1000;
     this.maxSessions = options.maxSessions ?? 100_000;
-    this.maxLoadedSessions = options.maxLoadedSessions ?? 200;
     this.store = options.store ?? new MemoryStore();
     this.log = options.log ?? ((line) => console.warn(line));
     if (options.cluster) options.registry.setArbiter((call, outcome) => this.arbitrate(call, outcome));
@@ -266,7 +261,7 @@ export class ChatService {
     // Listening starts before anything is read: a change made meanwhile is applied after, never missed.
     if (cluster) this.clusterWork = this.startClusterWork(cluster);
     for (const summary of await this.store.listSessions()) {
-      this.sessions.set(summary.sessionId, { summary, messages: undefined, activeRun: undefined, remoteRunId: null });
+      this.sessions.set(summary.sessionId, { summary, activeRun: undefined, remoteRunId: null });
     }
     for (const grant of await this.store.listGrants()) {
       if (this.sessions.has(grant.sessionId)) this.registry.restoreGrant(grant);
@@ -298,7 +293,7 @@ export class ChatService {
     return this.admit(async () => {
       if (this.closing) throw new ConflictError('shutting-down', 'the server is shutting down; try again in a moment');
       const cluster = this.options.cluster;
-      // Another instance may have made or changed the session: its row is the truth, and so is its conversation.
+      // Another instance may have made or changed the session: its row is the truth.
       const existing = cluster ? await this.refreshSession(input.sessionId, false) : this.sessions.get(input.sessionId);
       const busyWith = existing?.activeRun?.runId ?? existing?.remoteRunId;
       if (busyWith) {
@@ -314,18 +309,19 @@ export class ChatService {
       const options = input.options ?? {};
       let session = existing;
       if (!session) {
-        session = { summary: newSummary(input.sessionId, input.message, now), messages: [], activeRun: undefined, remoteRunId: null };
+        session = { summary: newSummary(input.sessionId, input.message, now), activeRun: undefined, remoteRunId: null };
         await this.store.createSession(session.summary);
         this.sessions.set(input.sessionId, session);
       }
-      const messages = await this.messagesOf(session);
+      // The whole conversation goes to the model; the run's loop holds it while the run goes, and lets go of it at its end.
+      const messages = await this.store.loadMessages(session.summary.sessionId);
       const confirmToolCalls = options.confirmToolCalls ?? session.summary.confirmToolCalls;
       const stored: StoredRun = { runId, sessionId: session.summary.sessionId, options, startedAt: now, endedAt: null, endReason: null };
       // With a cluster the store also makes this instance the run's owner (fencing token 1), and refuses a second
       // unfinished run in the session that another instance started at the same moment.
       await this.store.createRun(stored, cluster?.instanceId);
       const userMessage: ChatMessage = { role: 'user', content: input.message };
-      await this.store.appendMessage(session.summary.sessionId, userMessage, now);
+      await this.store.appendMessage(session.summary.sessionId, userMessage, now, { runId });
       messages.push(userMessage);
       session.summary = { ...session.summary, updatedAt: now, lastRunId: runId, confirmToolCalls };
       await this.store.updateSession(session.summary.sessionId, { updatedAt: now, lastRunId: runId, confirmToolCalls });
@@ -353,6 +349,15 @@ export class ChatService {
     const run = this.runs.get(runId);
     if (!run || run.sessionId !== sessionId) throw new NotFoundError('run', runId);
     return run.log.follow(afterSeq, wrap, signal);
+  }
+
+  /**
+   * How many events of a run held in memory its followers here have been shown, or undefined where a client may have
+   * seen more: a run going on another instance is followed here from the store, a little after its owner shows them.
+   */
+  eventsShown(runId: string): number | undefined {
+    const run = this.runs.get(runId);
+    return run === undefined || run.remote ? undefined : run.log.size;
   }
 
   /**
@@ -491,15 +496,9 @@ export class ChatService {
   async getSession(sessionId: string, before?: number): Promise<SessionDetail> {
     const session = this.sessions.get(sessionId);
     if (!session) throw new NotFoundError('session', sessionId);
-    const messages = await this.messagesOf(session);
-    const end = before === undefined ? messages.length : Math.max(0, Math.min(before, messages.length));
-    let start = end;
-    for (let chars = 0; start > 0 && end - start < MAX_DETAIL_MESSAGES; start--) {
-      chars += JSON.stringify(messages[start - 1]).length;
-      if (chars > MAX_DETAIL_CHARS && start < end) break;
-    }
-    const toolCalls = recordsOfPage(await this.store.listSessionToolCalls(sessionId), messages, start, end);
-    const detail = { ...summary(session), messages: messages.slice(start, end), toolCalls, messagesBefore: start };
+    // Only the page is read: the chat may be far longer than one answer, and is not kept here.
+    const page = await this.store.loadMessagePage(sessionId, { ...(before === undefined ? {} : { before }), limit: MAX_DETAIL_MESSAGES, maxChars: MAX_DETAIL_CHARS });
+    const detail = { ...summary(session), messages: page.messages, toolCalls: page.toolCalls, messagesBefore: page.start };
     const lastRunEnd = before === undefined ? await this.lastRunEnd(session) : undefined;
     return lastRunEnd === undefined ? detail : { ...detail, lastRunEnd };
   }
@@ -556,7 +555,6 @@ export class ChatService {
       await this.store.deleteSession(sessionId);
       this.options.rules?.forgetSession(sessionId);
       this.sessions.delete(sessionId);
-      this.loaded.delete(sessionId);
       this.endFollowedRuns(sessionId);
       this.notify({ type: 'session-deleted', sessionId });
       this.publish({ type: 'session', sessionId });
@@ -870,7 +868,6 @@ export class ChatService {
       if (session?.activeRun && !session.activeRun.cancellation.aborted) session.activeRun.cancellation.cancel();
       if (session && !session.activeRun) {
         this.sessions.delete(sessionId);
-        this.loaded.delete(sessionId);
         this.registry.clearSession(sessionId);
         this.endFollowedRuns(sessionId);
         if (announce) this.notify({ type: 'session-deleted', sessionId });
@@ -883,13 +880,11 @@ export class ChatService {
       if (run && run.endedAt === null) remoteRunId = run.runId;
     }
     if (!session) {
-      session = { summary: stored, messages: undefined, activeRun: undefined, remoteRunId };
+      session = { summary: stored, activeRun: undefined, remoteRunId };
       this.sessions.set(sessionId, session);
     } else {
       session.summary = stored;
       session.remoteRunId = session.activeRun ? null : remoteRunId;
-      // The conversation may have grown elsewhere; one that a run here is adding to is this instance's own.
-      if (!session.activeRun) session.messages = undefined;
     }
     if (announce) this.notify({ type: 'session-changed', session: summary(session) });
     return session;
@@ -1108,26 +1103,6 @@ export class ChatService {
     this.publish({ type: 'session', sessionId: session.summary.sessionId });
   }
 
-  private async messagesOf(session: Session): Promise<ChatMessage[]> {
-    const id = session.summary.sessionId;
-    const messages = (session.messages ??= await this.store.loadMessages(id));
-    this.loaded.delete(id);
-    this.loaded.add(id);
-    // A bounded look from the oldest end, so a start costs the same with thousands of runs going: never the one asked
-    // for (it is about to be used), nor one whose run is going, which moves to the newest end rather than being
-    // looked at again on every call.
-    let looked = 0;
-    for (const oldest of this.loaded) {
-      if (this.loaded.size <= this.maxLoadedSessions || looked++ >= MAX_EVICTION_LOOK) break;
-      const idle = this.sessions.get(oldest);
-      if (oldest === id) continue;
-      this.loaded.delete(oldest);
-      if (idle?.activeRun) this.loaded.add(oldest);
-      else if (idle) idle.messages = undefined;
-    }
-    return messages;
-  }
-
   /**
    * Puts a run that was going when its process stopped back to work, or ends it. Answers whether it resumed. `fence`:
    * with a cluster, this instance's new token for the run (it has just claimed it).
@@ -1138,9 +1113,7 @@ export class ChatService {
       await this.store.endRun(stored.runId, 'error', Date.now(), fence);
       return false;
     }
-    // Read afresh: with a cluster the conversation was written by another instance.
-    if (fence !== undefined) session.messages = undefined;
-    const messages = await this.messagesOf(session);
+    const messages = await this.store.loadMessages(stored.sessionId);
     const records = new Map((await this.store.listRunToolCalls(stored.runId)).map((record) => [record.toolCallId, record]));
     // A run followed here while another instance held it keeps its log, so its followers go on without a break.
     const mirror = this.runs.get(stored.runId);
@@ -1156,7 +1129,7 @@ export class ChatService {
       const partial = messages.at(-1)?.role === 'assistant' ? undefined : partialTurn(log);
       if (partial !== undefined) {
         run.unsaved.push(partial);
-        await this.saveMessages(session, run);
+        await this.saveMessages(run);
       }
       await this.record(run, { type: 'run-end', runId: run.runId, reason: 'error', error: 'The server stopped while this run was going; send the message again to continue.' });
       await this.store.endRun(run.runId, 'error', Date.now(), fence);
@@ -1243,7 +1216,7 @@ export class ChatService {
         if (next.done) {
           // Waiting on the person: held as data (its calls' tickets and conversation) until one of them settles.
           parked = next.value.parked;
-          if (parked === undefined) await this.saveMessages(session, run);
+          if (parked === undefined) await this.saveMessages(run);
           break;
         }
         const event = next.value;
@@ -1325,14 +1298,10 @@ export class ChatService {
     }
   }
 
-  private async saveMessages(session: Session, run: Run): Promise<void> {
+  private async saveMessages(run: Run): Promise<void> {
     if (run.unsaved.length === 0 || run.suspended) return;
-    const messages = await this.messagesOf(session);
-    const fence = run.fence === undefined ? undefined : { runId: run.runId, token: run.fence };
-    for (const message of run.unsaved.splice(0)) {
-      await this.store.appendMessage(run.sessionId, message, Date.now(), fence);
-      messages.push(message);
-    }
+    const by = run.fence === undefined ? { runId: run.runId } : { runId: run.runId, fence: run.fence };
+    for (const message of run.unsaved.splice(0)) await this.store.appendMessage(run.sessionId, message, Date.now(), by);
   }
 
   /**
@@ -1346,12 +1315,8 @@ export class ChatService {
     if (run.suspended) return;
     const delta = event.type === 'text-delta' || event.type === 'reasoning-delta';
     // Messages ride only with an event the loop waits for; before a delta they are written (and waited for) first.
-    let conversation: ChatMessage[] | undefined;
-    if (session !== undefined && run.unsaved.length > 0) {
-      if (delta) await this.saveMessages(session, run);
-      else conversation = await this.messagesOf(session);
-    }
-    const messages = conversation === undefined ? undefined : run.unsaved.splice(0);
+    if (session !== undefined && delta && run.unsaved.length > 0) await this.saveMessages(run);
+    const messages = session !== undefined && run.unsaved.length > 0 ? run.unsaved.splice(0) : undefined;
     const at = Date.now();
     const ledger = this.ledgerChange(run, event, at);
     const input: AppendEventInput = {
@@ -1364,7 +1329,7 @@ export class ChatService {
       ...(messages === undefined ? {} : { messages }),
       ...(run.fence === undefined ? {} : { fence: run.fence }),
     };
-    run.queued.push({ input, event, show, ...(conversation === undefined ? {} : { conversation }) });
+    run.queued.push({ input, event, show });
     if (held) return;
     this.startFlush(run);
     if (!delta) await this.flushed(run);
@@ -1388,7 +1353,6 @@ export class ChatService {
         if (burst.length === 1) await this.store.appendEvent(burst[0]!.input);
         else await this.store.appendEvents(burst.map((queued) => queued.input));
         for (const queued of burst) {
-          if (queued.conversation !== undefined) queued.conversation.push(...(queued.input.messages ?? []));
           if (queued.show) run.log.append(queued.event);
         }
       }
@@ -1499,9 +1463,6 @@ export class ChatService {
     }
   }
 }
-
-/** Loaded sessions looked at per conversation read when too many are loaded (see messagesOf). */
-const MAX_EVICTION_LOOK = 64;
 
 function newSummary(sessionId: string, firstMessage: string, now: number): StoredSessionSummary {
   return { sessionId, title: titleFrom(firstMessage), createdAt: now, updatedAt: now, confirmToolCalls: true, lastRunId: null };
@@ -1654,39 +1615,6 @@ function checkEditAgainst(tools: readonly AnyTool[], waiting: Pick<PendingApprov
   }
   const issues = argumentIssues(tool, edit);
   if (issues.length > 0) throw new InvalidArgumentsError(tool.name, issues);
-}
-
-/**
- * The ledger rows of the calls of messages[start, end), and of calls no message names yet when the page is the
- * newest. Tool call ids are unique only within a run, so rows go with calls in the order both were made: the rows of
- * the calls before the page are passed over, id by id.
- */
-function recordsOfPage(records: readonly ToolCallRecord[], messages: readonly ChatMessage[], start: number, end: number): ToolCallRecord[] {
-  if (start === 0 && end === messages.length) return [...records];
-  const count = (from: number, to: number) => {
-    const counts = new Map<string, number>();
-    for (let index = from; index < to; index++) {
-      const message = messages[index];
-      if (message?.role === 'assistant') for (const call of message.toolCalls ?? []) counts.set(call.id, (counts.get(call.id) ?? 0) + 1);
-    }
-    return counts;
-  };
-  const skip = count(0, start);
-  const take = count(start, end);
-  const newest = end === messages.length;
-  const page: ToolCallRecord[] = [];
-  for (const record of records) {
-    const skipped = skip.get(record.toolCallId) ?? 0;
-    if (skipped > 0) {
-      skip.set(record.toolCallId, skipped - 1);
-      continue;
-    }
-    const left = take.get(record.toolCallId) ?? 0;
-    if (left > 0) take.set(record.toolCallId, left - 1);
-    else if (!newest) continue;
-    page.push(record);
-  }
-  return page;
 }
 
 /** Resolves on the event loop's next turn, once the I/O of this one (frames corked for the tick) has gone out. */

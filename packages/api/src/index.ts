@@ -21,7 +21,9 @@ export type {
   AuditPage,
   StoredGrant,
   StoredRule,
-  RunFence,
+  MessageRun,
+  MessagePage,
+  MessagePageQuery,
 } from './store';
 export * from './rules';
 export {

@@ -7,6 +7,9 @@ import {
   type AuditPage,
   type AuditQuery,
   type LedgerChange,
+  type MessagePage,
+  type MessagePageQuery,
+  type MessageRun,
   type SessionChanges,
   type StoredGrant,
   type StoredRule,
@@ -14,6 +17,12 @@ import {
   type StoredSessionSummary,
   type ToolCallRecord,
 } from './store';
+
+/** A message as JSON text, with the run that wrote it (null for one of no run). */
+interface StoredMessage {
+  json: string;
+  runId: string | null;
+}
 
 interface LedgerEntry {
   /** Start order, the audit cursor's tie-break. */
@@ -31,7 +40,7 @@ const MAX_AUDIT_LIMIT = 1000;
  */
 export class MemoryStore implements AirlockStore {
   private readonly sessions = new Map<string, StoredSessionSummary>();
-  private readonly messages = new Map<string, string[]>();
+  private readonly messages = new Map<string, StoredMessage[]>();
   private readonly runs = new Map<string, { run: StoredRun; options: string; events: Map<number, string> }>();
   private readonly retiredRuns = new Set<string>();
   private readonly ledger: LedgerEntry[] = [];
@@ -78,12 +87,34 @@ export class MemoryStore implements AirlockStore {
     for (const [ruleId, { rule }] of this.rules) if (rule.scope.kind === 'chat' && rule.scope.sessionId === sessionId) this.rules.delete(ruleId);
   }
 
-  async appendMessage(sessionId: string, message: ChatMessage, _at: number): Promise<void> {
-    this.messagesOf(sessionId).push(JSON.stringify(message));
+  async appendMessage(sessionId: string, message: ChatMessage, _at: number, run?: MessageRun): Promise<void> {
+    this.messagesOf(sessionId).push({ json: JSON.stringify(message), runId: run?.runId ?? null });
   }
 
   async loadMessages(sessionId: string): Promise<ChatMessage[]> {
-    return (this.messages.get(sessionId) ?? []).map((json) => JSON.parse(json) as ChatMessage);
+    return (this.messages.get(sessionId) ?? []).map(({ json }) => JSON.parse(json) as ChatMessage);
+  }
+
+  async loadMessagePage(sessionId: string, query: MessagePageQuery): Promise<MessagePage> {
+    const stored = this.messages.get(sessionId) ?? [];
+    const end = Math.max(0, Math.min(Math.floor(query.before ?? stored.length), stored.length));
+    let start = end;
+    for (let chars = 0; start > 0 && end - start < query.limit; start--) {
+      chars += stored[start - 1]!.json.length;
+      if (chars > query.maxChars && start < end) break;
+    }
+    const page = stored.slice(start, end);
+    const messages = page.map(({ json }) => JSON.parse(json) as ChatMessage);
+    const toolCalls = messages
+      .flatMap((message, index) => {
+        const { runId } = page[index]!;
+        if (runId === null || message.role !== 'assistant') return [];
+        return (message.toolCalls ?? []).flatMap((call) => this.ledgerByCall.get(`${runId}\u0000${call.id}`) ?? []);
+      })
+      .filter((entry) => entry.record.sessionId === sessionId)
+      .sort((a, b) => a.id - b.id)
+      .map(copyRecord);
+    return { messages, start, toolCalls };
   }
 
   async createRun(run: StoredRun): Promise<void> {
@@ -123,7 +154,7 @@ export class MemoryStore implements AirlockStore {
     // Everything that can fail is checked before anything changes: the event and its ledger change land together.
     const applyLedger = input.ledger === undefined ? undefined : this.ledgerChange(input.runId, input.sessionId, input.ledger);
     const messages = input.messages === undefined || input.messages.length === 0 ? undefined : this.messagesOf(input.sessionId);
-    messages?.push(...input.messages!.map((message) => JSON.stringify(message)));
+    messages?.push(...input.messages!.map((message) => ({ json: JSON.stringify(message), runId: input.runId })));
     entry.events.set(input.seq, JSON.stringify(input.event));
     applyLedger?.();
   }
@@ -236,7 +267,7 @@ export class MemoryStore implements AirlockStore {
 
   async close(): Promise<void> {}
 
-  private messagesOf(sessionId: string): string[] {
+  private messagesOf(sessionId: string): StoredMessage[] {
     const messages = this.messages.get(sessionId);
     if (messages === undefined) throw new NotFoundError('session', sessionId);
     return messages;

@@ -111,6 +111,32 @@ describe('appRouter', () => {
     }
   });
 
+  it('refuses a lastEventId past the events its run has sent, going or finished, and one whose run id is not one', async () => {
+    const { caller } = setup([echoCall('x'), textStep('the end')]);
+    const first = await read(await caller.chat.stream({ sessionId: 's1', runId: 'run-d', message: 'go' }), (e) => e.type === 'tool-start');
+    const last = first.length;
+    const refusal = (seq: number) => ({ code: 'BAD_REQUEST', message: `lastEventId: run "run-d" has sent ${last} events, none numbered ${seq}` });
+    // Going: followed from there, it sent nothing more, not even its end.
+    for (const seq of [last + 1, 999_999_999_999_999]) {
+      await expect(read(await caller.chat.stream({ sessionId: 's1', lastEventId: `run-d:${seq}` }), () => true)).rejects.toMatchObject(refusal(seq));
+    }
+    await expect(read(await caller.chat.stream({ sessionId: 's1', lastEventId: 'run/d:1' }), () => true)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+
+    // The last event sent is where a client that saw everything goes on from.
+    const approvalId = (first.at(-1)!.event as { approvalId: string }).approvalId;
+    const rest = read(await caller.chat.stream({ sessionId: 's1', lastEventId: `run-d:${last}` }), (e) => e.type === 'run-end');
+    await caller.chat.confirmTool({ sessionId: 's1', approvalId, decision: 'allow' });
+    const events = last + (await rest).length;
+    expect((await rest)[0]?.id).toBe(`run-d:${last + 1}`);
+
+    // Finished: it completed at once with no event.
+    await expect(read(await caller.chat.stream({ sessionId: 's1', lastEventId: `run-d:${events + 1}` }), () => true)).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: `lastEventId: run "run-d" has sent ${events} events, none numbered ${events + 1}`,
+    });
+    expect(await read(await caller.chat.stream({ sessionId: 's1', lastEventId: `run-d:${events}` }), () => true)).toStrictEqual([]);
+  });
+
   it('refuses a second run while the session is busy, and continues the conversation after', async () => {
     const gate = { open: () => undefined as void };
     const held: ScriptStep = async function* () {

@@ -190,12 +190,24 @@ async function openRun(ctx: Context, input: z.infer<typeof streamInputSchema>): 
   if (input.lastEventId !== undefined && input.lastEventId !== '' && resumeFrom === undefined) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'lastEventId: not an event id of this server (expected "<runId>:<number>")' });
   }
+  if (resumeFrom && !idSchema.safeParse(resumeFrom.runId).success) {
+    throw new TRPCError({ code: 'BAD_REQUEST', message: 'lastEventId: its run id is not one (letters, digits and _ : . - only, at most 128)' });
+  }
   const runId = input.runId ?? resumeFrom?.runId;
   if (resumeFrom && runId !== resumeFrom.runId) {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'lastEventId: belongs to another run' });
   }
   // A run that exists, going or finished, in memory or only in the store, is re-attached to, never started again.
-  if (runId !== undefined && (await chat.attachable(input.sessionId, runId))) return { runId, afterSeq: resumeFrom?.seq ?? 0 };
+  if (runId !== undefined && (await chat.attachable(input.sessionId, runId))) {
+    const afterSeq = resumeFrom?.seq ?? 0;
+    // Followed from there, a live run would send nothing until it passed that event (its end neither), and a finished
+    // one nothing at all.
+    const shown = chat.eventsShown(runId);
+    if (shown !== undefined && afterSeq > shown) {
+      throw new TRPCError({ code: 'BAD_REQUEST', message: `lastEventId: run "${runId}" has sent ${shown} events, none numbered ${afterSeq}` });
+    }
+    return { runId, afterSeq };
+  }
   if (resumeFrom) throw new TRPCError({ code: 'NOT_FOUND', message: `lastEventId: run "${resumeFrom.runId}" is no longer available` });
   if (input.message === undefined || input.message.trim() === '') {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'message: a new run needs a non-empty message' });

@@ -30,10 +30,15 @@ export interface AirlockStore {
   /** Deletes a session with its messages, runs, events and grants; its rows in the ledger of tool calls stay, for audit. */
   deleteSession(sessionId: string): Promise<void>;
 
-  /** Appends one message to a session's conversation; `fence`, from a run, is checked as for appendEvent. */
-  appendMessage(sessionId: string, message: ChatMessage, at: number, fence?: RunFence): Promise<void>;
-  /** A session's whole conversation, in order. */
+  /** Appends one message to a session's conversation, as a message of `run` when it is one of a run's. */
+  appendMessage(sessionId: string, message: ChatMessage, at: number, run?: MessageRun): Promise<void>;
+  /** A session's whole conversation, in order: what a run sends its model. */
   loadMessages(sessionId: string): Promise<ChatMessage[]>;
+  /**
+   * One page of a session's conversation, with the ledger rows of its calls: the newest messages before the
+   * `before`-th, as many as fit `limit` and `maxChars`. Reads little more than it answers, however long the chat.
+   */
+  loadMessagePage(sessionId: string, query: MessagePageQuery): Promise<MessagePage>;
 
   /**
    * Records a new run. A store shared by several instances also makes it owned by `owner` (fencing token 1) and
@@ -190,10 +195,32 @@ export interface AppendEventInput {
   fence?: number;
 }
 
-/** A run's fencing token, for a write that names the run only through it. */
-export interface RunFence {
+/** The run a message is written by. */
+export interface MessageRun {
   runId: string;
-  token: number;
+  /** With several instances: the writer's fencing token for the run, checked as for appendEvent. */
+  fence?: number;
+}
+
+export interface MessagePageQuery {
+  /** The page ends before the message with this many messages before it; absent: at the newest. */
+  before?: number;
+  /** Messages at most. */
+  limit: number;
+  /** Characters of messages (each as JSON) at most; the page's newest message always fits. */
+  maxChars: number;
+}
+
+export interface MessagePage {
+  /** In order, oldest first. */
+  messages: ChatMessage[];
+  /** How many messages of the conversation come before the page's first. */
+  start: number;
+  /**
+   * The ledger rows of the page's calls, in the order they started: a call's row is found through its message's run,
+   * since a call id is unique only within a run.
+   */
+  toolCalls: ToolCallRecord[];
 }
 
 /** One tool call, from its start to its end: the ledger's row. */

@@ -77,7 +77,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
         { runId: 'r', sessionId: 's', seq: 3, event: statusEvent('late a'), at: 3, ledger: { kind: 'running', toolCallId: 'call-1', startedAt: 3 }, fence: 1 },
       ]),
     ).rejects.toThrow(FencedError);
-    await expect(a.appendMessage('s', { role: 'assistant', content: 'late a' }, 2, { runId: 'r', token: 1 })).rejects.toThrow(FencedError);
+    await expect(a.appendMessage('s', { role: 'assistant', content: 'late a' }, 2, { runId: 'r', fence: 1 })).rejects.toThrow(FencedError);
     // A message that comes with an event is under the event's fence, with a ledger change or without one.
     const lateTool = { role: 'tool' as const, toolCallId: 'call-1', toolName: 'echo', content: 'late a' };
     await expect(a.appendEvent({ runId: 'r', sessionId: 's', seq: 2, event: statusEvent('late a'), at: 2, messages: [lateTool], fence: 1 })).rejects.toThrow(FencedError);
@@ -93,7 +93,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect((await b.getRun('r'))?.endedAt).toBeNull();
 
     await b.appendEvent({ runId: 'r', sessionId: 's', seq: 2, event: statusEvent('by b'), at: 5, fence: 2 });
-    await b.appendMessage('s', { role: 'assistant', content: 'by b' }, 5, { runId: 'r', token: 2 });
+    await b.appendMessage('s', { role: 'assistant', content: 'by b' }, 5, { runId: 'r', fence: 2 });
     await b.endRun('r', 'done', 6, 2);
     expect(await b.loadEvents('r', 0)).toStrictEqual([statusEvent('by a'), statusEvent('by b')]);
     expect(await b.loadMessages('s')).toStrictEqual([{ role: 'assistant', content: 'by b' }]);

@@ -16,7 +16,9 @@ import {
   type PendingApproval,
   type PendingApprovalRecord,
   type Rule,
-  type RunFence,
+  type MessagePage,
+  type MessagePageQuery,
+  type MessageRun,
   type SessionChanges,
   type StoredGrant,
   type StoredRule,
@@ -35,8 +37,11 @@ import {
   LEDGER_BYTES,
   SESSION_COLUMNS,
   auditLimit,
+  callsOfPage,
   decodeCursor,
+  pageEnd,
   readAuditPageAsync,
+  readMessagePageAsync,
   ruleScopeValue,
   toGrant,
   toPending,
@@ -47,10 +52,12 @@ import {
   toToolCall,
   type GrantRow,
   type LedgerRow,
+  type MessageRow,
   type RuleRow,
   type RunRow,
   type SessionRow,
   type SizedLedgerRow,
+  type SizedMessageRow,
 } from './rows';
 import { StoreError } from './store-error';
 
@@ -217,20 +224,20 @@ export class PostgresStore implements AirlockStore, Cluster {
     });
   }
 
-  async appendMessage(sessionId: string, message: ChatMessage, at: number, fence?: RunFence): Promise<void> {
+  async appendMessage(sessionId: string, message: ChatMessage, at: number, run?: MessageRun): Promise<void> {
     const json = JSON.stringify(message);
     try {
-      if (fence === undefined) {
-        await this.pool.query('INSERT INTO messages (session_id, json, at) VALUES ($1, $2, $3)', [sessionId, json, at]);
+      if (run?.fence === undefined) {
+        await this.pool.query('INSERT INTO messages (session_id, json, at, run_id) VALUES ($1, $2, $3, $4)', [sessionId, json, at, run?.runId ?? null]);
         return;
       }
       // One statement: the run's row stays share-locked until the message is in, so no claim slips in between.
       const { rowCount } = await this.pool.query(
         `WITH run AS (SELECT fence FROM runs WHERE run_id = $4 FOR SHARE)
-         INSERT INTO messages (session_id, json, at) SELECT $1, $2, $3 FROM run WHERE run.fence = $5`,
-        [sessionId, json, at, fence.runId, fence.token],
+         INSERT INTO messages (session_id, json, at, run_id) SELECT $1, $2, $3, $4 FROM run WHERE run.fence = $5`,
+        [sessionId, json, at, run.runId, run.fence],
       );
-      if (rowCount === 0) throw new FencedError(fence.runId);
+      if (rowCount === 0) throw new FencedError(run.runId);
     } catch (error) {
       throw foreignKeyAsNotFound(error, 'session', sessionId);
     }
@@ -239,6 +246,38 @@ export class PostgresStore implements AirlockStore, Cluster {
   async loadMessages(sessionId: string): Promise<ChatMessage[]> {
     const rows = await this.rows<{ json: string }>('SELECT json FROM messages WHERE session_id = $1 ORDER BY message_id', [sessionId]);
     return rows.map((row) => JSON.parse(row.json) as ChatMessage);
+  }
+
+  async loadMessagePage(sessionId: string, query: MessagePageQuery): Promise<MessagePage> {
+    // Where the page's messages stand (numbering a chat's messages reads its index) and their size, not their text
+    // (octet_length reads no TOASTed value).
+    const sized = await this.rows<SizedMessageRow & { position: number }>(
+      `WITH page AS (
+         SELECT message_id, position FROM (SELECT message_id, row_number() OVER (ORDER BY message_id) AS position FROM messages WHERE session_id = $1) AS numbered
+         WHERE position <= $2 ORDER BY position DESC LIMIT $3
+       )
+       SELECT page.message_id AS key, octet_length(m.json) AS bytes, page.position FROM page JOIN messages AS m USING (message_id) ORDER BY page.position DESC`,
+      [sessionId, pageEnd(query.before), Math.max(0, query.limit)],
+    );
+    const rows = await readMessagePageAsync(sized, query.maxChars, (ids) => this.rows<MessageRow>('SELECT message_id AS key, json, run_id FROM messages WHERE message_id = ANY($1::bigint[])', [ids]));
+    const messages = rows.map((row) => JSON.parse(row.json) as ChatMessage);
+    const calls = callsOfPage(rows, messages);
+    const ledger =
+      calls.length === 0
+        ? []
+        : await this.rows<LedgerRow>(
+            `SELECT ${LEDGER_COLUMNS} FROM tool_calls WHERE session_id = $1 AND (run_id, tool_call_id) IN (SELECT p ->> 0, p ->> 1 FROM jsonb_array_elements($2::jsonb) AS p) ORDER BY ledger_id`,
+            [sessionId, JSON.stringify(calls)],
+          );
+    const first = rows[0] === undefined ? undefined : sized.find((row) => row.key === rows[0]!.key);
+    const start = first !== undefined ? first.position - 1 : await this.messagesUpTo(sessionId, pageEnd(query.before));
+    return { messages, start, toolCalls: ledger.map(toToolCall) };
+  }
+
+  /** How many messages the chat has, at most `before`. */
+  private async messagesUpTo(sessionId: string, before: number): Promise<number> {
+    const [row] = await this.rows<{ count: number }>('SELECT count(*)::integer AS count FROM messages WHERE session_id = $1', [sessionId]);
+    return Math.min(before, row?.count ?? 0);
   }
 
   /**
@@ -368,8 +407,8 @@ export class PostgresStore implements AirlockStore, Cluster {
     const messages = inputs.flatMap((input) => (input.messages ?? []).map((message) => ({ sessionId: input.sessionId, json: JSON.stringify(message), at: input.at })));
     if (messages.length > 0) {
       ctes.push(`added_messages AS (
-        INSERT INTO messages (session_id, json, at)
-        SELECT m.session_id, m.json, m.at FROM unnest(${p(messages.map((m) => m.sessionId))}::text[], ${p(messages.map((m) => m.json))}::text[], ${p(messages.map((m) => m.at))}::bigint[]) WITH ORDINALITY AS m(session_id, json, at, n)
+        INSERT INTO messages (session_id, json, at, run_id)
+        SELECT m.session_id, m.json, m.at, ${p(runId)} FROM unnest(${p(messages.map((m) => m.sessionId))}::text[], ${p(messages.map((m) => m.json))}::text[], ${p(messages.map((m) => m.at))}::bigint[]) WITH ORDINALITY AS m(session_id, json, at, n)
         WHERE EXISTS (SELECT 1 FROM inserted) ORDER BY m.n
       )`);
     }
@@ -624,14 +663,13 @@ export class PostgresStore implements AirlockStore, Cluster {
 
 /** The conversation messages that come with the events, in order, in the caller's transaction. */
 async function insertMessagesOf(client: Queryable, inputs: readonly AppendEventInput[]): Promise<void> {
-  const rows = inputs.flatMap((input) => (input.messages ?? []).map((message) => ({ sessionId: input.sessionId, json: JSON.stringify(message), at: input.at })));
+  const rows = inputs.flatMap((input) => (input.messages ?? []).map((message) => ({ sessionId: input.sessionId, json: JSON.stringify(message), at: input.at, runId: input.runId })));
   if (rows.length === 0) return;
   try {
-    await client.query('INSERT INTO messages (session_id, json, at) SELECT session_id, json, at FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS m(session_id, json, at, n) ORDER BY n', [
-      rows.map((row) => row.sessionId),
-      rows.map((row) => row.json),
-      rows.map((row) => row.at),
-    ]);
+    await client.query(
+      'INSERT INTO messages (session_id, json, at, run_id) SELECT session_id, json, at, run_id FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) WITH ORDINALITY AS m(session_id, json, at, run_id, n) ORDER BY n',
+      [rows.map((row) => row.sessionId), rows.map((row) => row.json), rows.map((row) => row.at), rows.map((row) => row.runId)],
+    );
   } catch (error) {
     throw foreignKeyAsNotFound(error, 'session', rows[0]!.sessionId);
   }

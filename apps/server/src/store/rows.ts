@@ -1,5 +1,5 @@
 import { MAX_AUDIT_PAGE_CHARS, type AuditPage, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
-import { NotFoundError, type ResultCut } from '@airlock/core';
+import { NotFoundError, type ChatMessage, type ResultCut } from '@airlock/core';
 
 /**
  * The rows both stores read and how they become records. A boolean column comes back as 0/1 from SQLite and as a
@@ -261,4 +261,70 @@ export function decodeCursor(cursor: string): { at: number; id: number } {
   const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split(':').map(Number);
   if (at === undefined || id === undefined || rest.length > 0 || !Number.isFinite(at) || !Number.isSafeInteger(id)) throw new NotFoundError('audit cursor', cursor);
   return { at, id };
+}
+
+/** The place a page of messages ends before, as a whole number SQL takes: the chat's end when absent or past any. */
+export function pageEnd(before: number | undefined): number {
+  return before === undefined || !(before < Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Math.max(0, Math.floor(before));
+}
+
+/** Where a message stands (`key`: its seq, or its message_id in PostgreSQL) and the bytes of its JSON, read without the JSON. */
+export interface SizedMessageRow {
+  key: number;
+  bytes: number;
+}
+
+export interface MessageRow {
+  key: number;
+  json: string;
+  run_id: string | null;
+}
+
+/**
+ * The messages of one page, oldest first, from `sized`: the newest `limit` messages before the page's end, newest
+ * first. The page ends before the message that would take it past `maxChars` (its newest always fits). Messages are
+ * read in batches of at most as many bytes as the page has characters left (a character is at least one byte), each
+ * through `load`, and one that cannot fit (more than four bytes a character left) is not read at all.
+ */
+export function readMessagePage(sized: readonly SizedMessageRow[], maxChars: number, load: (keys: number[]) => readonly MessageRow[]): MessageRow[] {
+  const steps = messagePageSteps(sized, maxChars);
+  for (let step = steps.next(); ; step = steps.next(load(step.value))) if (step.done === true) return step.value;
+}
+
+/** readMessagePage, for a store whose reads are asynchronous. */
+export async function readMessagePageAsync(sized: readonly SizedMessageRow[], maxChars: number, load: (keys: number[]) => Promise<readonly MessageRow[]>): Promise<MessageRow[]> {
+  const steps = messagePageSteps(sized, maxChars);
+  for (let step = steps.next(); ; step = steps.next(await load(step.value))) if (step.done === true) return step.value;
+}
+
+function* messagePageSteps(sized: readonly SizedMessageRow[], maxChars: number): Generator<number[], MessageRow[], readonly MessageRow[]> {
+  const page: MessageRow[] = [];
+  let chars = 0;
+  for (let start = 0; start < sized.length; ) {
+    const left = maxChars - chars;
+    // UTF-8 (or any encoding PostgreSQL keeps text in) takes at most four bytes for a UTF-16 code unit.
+    if (page.length > 0 && sized[start]!.bytes > 4 * left) break;
+    let end = start + 1;
+    for (let bytes = sized[start]!.bytes; end < sized.length && bytes + sized[end]!.bytes <= left; end++) bytes += sized[end]!.bytes;
+    const batch = sized.slice(start, end);
+    const rows = new Map((yield batch.map((row) => row.key)).map((row) => [row.key, row]));
+    for (const position of batch) {
+      const row = rows.get(position.key);
+      // Gone since it was sized (its chat was deleted): the page ends.
+      if (row === undefined) return page.reverse();
+      if (page.length > 0 && chars + row.json.length > maxChars) return page.reverse();
+      page.push(row);
+      chars += row.json.length;
+    }
+    start = end;
+  }
+  return page.reverse();
+}
+
+/** The calls the page's messages made, as [run, call id] pairs a ledger row is found by; a message of no run has none. */
+export function callsOfPage(rows: readonly MessageRow[], messages: readonly ChatMessage[]): [string, string][] {
+  return rows.flatMap((row, index) => {
+    const message = messages[index]!;
+    return row.run_id === null || message.role !== 'assistant' ? [] : (message.toolCalls ?? []).map((call): [string, string] => [row.run_id!, call.id]);
+  });
 }

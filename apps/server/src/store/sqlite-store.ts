@@ -7,6 +7,9 @@ import {
   type Decision,
   type LedgerChange,
   type LoopEvent,
+  type MessagePage,
+  type MessagePageQuery,
+  type MessageRun,
   type SessionChanges,
   type StoredGrant,
   type StoredRule,
@@ -26,8 +29,11 @@ import {
   LEDGER_BYTES,
   SESSION_COLUMNS,
   auditLimit,
+  callsOfPage,
   decodeCursor,
+  pageEnd,
   readAuditPage,
+  readMessagePage,
   ruleScopeValue,
   toGrant,
   toRun,
@@ -36,10 +42,12 @@ import {
   toToolCall,
   type GrantRow,
   type LedgerRow,
+  type MessageRow,
   type RuleRow,
   type RunRow,
   type SessionRow,
   type SizedLedgerRow,
+  type SizedMessageRow,
 } from './rows';
 
 export interface SqliteStoreOptions {
@@ -84,7 +92,7 @@ export class SqliteStore implements AirlockStore {
     this.statements = prepareStatements(db);
     const s = this.statements;
     this.appendEventTransaction = db.transaction((input: AppendEventInput) => {
-      for (const message of input.messages ?? []) s.insertMessage.run({ sessionId: input.sessionId, json: JSON.stringify(message), at: input.at });
+      for (const message of input.messages ?? []) s.insertMessage.run({ sessionId: input.sessionId, json: JSON.stringify(message), at: input.at, runId: input.runId });
       s.insertEvent.run(input.runId, input.seq, JSON.stringify(input.event), input.at);
       if (input.ledger !== undefined) this.applyLedgerChange(input.runId, input.sessionId, input.ledger);
     });
@@ -150,12 +158,25 @@ export class SqliteStore implements AirlockStore {
     this.deleteSessionTransaction.immediate(sessionId);
   }
 
-  async appendMessage(sessionId: string, message: ChatMessage, at: number): Promise<void> {
-    this.statements.insertMessage.run({ sessionId, json: JSON.stringify(message), at });
+  async appendMessage(sessionId: string, message: ChatMessage, at: number, run?: MessageRun): Promise<void> {
+    this.statements.insertMessage.run({ sessionId, json: JSON.stringify(message), at, runId: run?.runId ?? null });
   }
 
   async loadMessages(sessionId: string): Promise<ChatMessage[]> {
     return this.statements.loadMessages.pluck().all(sessionId).map((json) => JSON.parse(json) as ChatMessage);
+  }
+
+  async loadMessagePage(sessionId: string, query: MessagePageQuery): Promise<MessagePage> {
+    const s = this.statements;
+    const before = pageEnd(query.before);
+    const sized = s.sizeMessages.all({ sessionId, before, limit: Math.max(0, query.limit) });
+    const rows = readMessagePage(sized, query.maxChars, (seqs) => s.messagesAt.all(sessionId, JSON.stringify(seqs)));
+    const messages = rows.map((row) => JSON.parse(row.json) as ChatMessage);
+    const calls = callsOfPage(rows, messages);
+    const toolCalls = calls.length === 0 ? [] : s.toolCallsOf.all(sessionId, JSON.stringify(calls)).map(toToolCall);
+    // Seqs run 1, 2, 3… in a chat: the first's seq says how many come before it.
+    const start = rows.length > 0 ? rows[0]!.key - 1 : Math.min(before, s.countMessages.pluck().get(sessionId) ?? 0);
+    return { messages, start, toolCalls };
   }
 
   async createRun(run: StoredRun): Promise<void> {
@@ -362,10 +383,20 @@ function prepareStatements(db: Database) {
     deleteSessionGrants: db.prepare<[string]>("DELETE FROM grants WHERE scope_kind = 'session' AND scope_value = ?"),
     deleteSession: db.prepare<[string]>('DELETE FROM sessions WHERE session_id = ?'),
     // The next seq comes from the primary key's index: the cost does not grow with the conversation.
-    insertMessage: db.prepare<{ sessionId: string; json: string; at: number }>(
-      'INSERT INTO messages (session_id, seq, json, at) SELECT @sessionId, coalesce(max(seq), 0) + 1, @json, @at FROM messages WHERE session_id = @sessionId',
+    insertMessage: db.prepare<{ sessionId: string; json: string; at: number; runId: string | null }>(
+      'INSERT INTO messages (session_id, seq, json, at, run_id) SELECT @sessionId, coalesce(max(seq), 0) + 1, @json, @at, @runId FROM messages WHERE session_id = @sessionId',
     ),
     loadMessages: db.prepare<[string], string>('SELECT json FROM messages WHERE session_id = ? ORDER BY seq'),
+    // Where the page's messages stand and their size, not their text (octet_length reads none).
+    sizeMessages: db.prepare<{ sessionId: string; before: number; limit: number }, SizedMessageRow>(
+      'SELECT seq AS key, octet_length(json) AS bytes FROM messages WHERE session_id = @sessionId AND seq <= @before ORDER BY seq DESC LIMIT @limit',
+    ),
+    messagesAt: db.prepare<[string, string], MessageRow>('SELECT seq AS key, json, run_id FROM messages WHERE session_id = ? AND seq IN (SELECT value FROM json_each(?))'),
+    countMessages: db.prepare<[string], number>('SELECT count(*) FROM messages WHERE session_id = ?'),
+    // Found by (run, call id), the ledger's unique key; `+` keeps the planner from walking the session's rows instead.
+    toolCallsOf: db.prepare<[string, string], LedgerRow>(
+      'SELECT * FROM tool_calls WHERE +session_id = ? AND (run_id, tool_call_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?)) ORDER BY ledger_id',
+    ),
     insertRun: db.prepare<[string, string, string, number, number | null, string | null]>(
       'INSERT INTO runs (run_id, session_id, options, started_at, ended_at, end_reason) VALUES (?, ?, ?, ?, ?, ?)',
     ),

@@ -55,6 +55,75 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     await expect(store.appendMessage('missing', { role: 'user', content: 'x' }, 1)).rejects.toThrow();
   });
 
+  it('reads one page of a chat, newest first, by messages and by characters, saying how many come before it', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createSession(session('other'));
+    // Two bytes a character in UTF-8: a page's size is counted in characters, as the answer is.
+    const messages: ChatMessage[] = Array.from({ length: 10 }, (_, n) => ({ role: 'user', content: `m${n} ${'é'.repeat(n * 100)}` }));
+    for (const [n, message] of messages.entries()) {
+      await store.appendMessage('s', message, 1_000 + n);
+      await store.appendMessage('other', { role: 'user', content: `other ${n}` }, 1_000 + n);
+    }
+    const chars = (message: ChatMessage) => JSON.stringify(message).length;
+    const page = async (query: { before?: number; limit?: number; maxChars?: number }, sessionId = 's') => {
+      const read = await store.loadMessagePage(sessionId, { limit: 4, maxChars: 1_000_000, ...query });
+      return { start: read.start, contents: read.messages.map((message) => message.content.slice(0, 3)), toolCalls: read.toolCalls };
+    };
+
+    expect(await page({})).toStrictEqual({ start: 6, contents: ['m6 ', 'm7 ', 'm8 ', 'm9 '], toolCalls: [] });
+    expect(await page({ before: 6 })).toStrictEqual({ start: 2, contents: ['m2 ', 'm3 ', 'm4 ', 'm5 '], toolCalls: [] });
+    expect(await page({ before: 2 })).toStrictEqual({ start: 0, contents: ['m0 ', 'm1 '], toolCalls: [] });
+    expect(await page({ before: 0 })).toStrictEqual({ start: 0, contents: [], toolCalls: [] });
+    expect(await page({ before: 50, limit: 3 })).toStrictEqual({ start: 7, contents: ['m7 ', 'm8 ', 'm9 '], toolCalls: [] });
+    expect(await page({ before: 1e20, limit: 3 })).toStrictEqual({ start: 7, contents: ['m7 ', 'm8 ', 'm9 '], toolCalls: [] });
+    expect((await store.loadMessagePage('s', { limit: 100, maxChars: 1_000_000 })).messages).toStrictEqual(messages);
+
+    // Exactly the newest two fit; the third would take the page past its size, though fewer bytes would have.
+    const two = chars(messages[9]!) + chars(messages[8]!);
+    expect(await page({ maxChars: two })).toStrictEqual({ start: 8, contents: ['m8 ', 'm9 '], toolCalls: [] });
+    expect(await page({ maxChars: two - 1 })).toStrictEqual({ start: 9, contents: ['m9 '], toolCalls: [] });
+    // The newest always fits, however large.
+    expect(await page({ maxChars: 10 })).toStrictEqual({ start: 9, contents: ['m9 '], toolCalls: [] });
+    expect(await page({ before: 5, maxChars: 10 })).toStrictEqual({ start: 4, contents: ['m4 '], toolCalls: [] });
+
+    expect(await page({}, 'other')).toStrictEqual({ start: 6, contents: ['oth', 'oth', 'oth', 'oth'], toolCalls: [] });
+    expect(await page({}, 'missing')).toStrictEqual({ start: 0, contents: [], toolCalls: [] });
+    await store.createSession(session('empty'));
+    expect(await page({ before: 3 }, 'empty')).toStrictEqual({ start: 0, contents: [], toolCalls: [] });
+  });
+
+  it('gives a page the ledger rows of its own calls, found through the run of each message, when runs reuse a call id', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    const runs = ['r1', 'r2'];
+    for (const [n, runId] of runs.entries()) {
+      await store.createRun({ ...run(runId, 's', 2_000 + n * 1_000), endedAt: 2_500 + n * 1_000, endReason: 'done' });
+      const at = 2_000 + n * 1_000;
+      await store.appendMessage('s', { role: 'user', content: `go ${runId}` }, at, { runId });
+      const turn: ChatMessage = { role: 'assistant', content: '', toolCalls: [{ id: 'call-1', name: 'terminal', arguments: { command: `echo ${runId}` } }] };
+      await store.appendEvent({ runId, sessionId: 's', seq: 1, event: statusEvent('start'), at: at + 1, messages: [turn], ledger: startChange('call-1', at + 1) });
+      const result: ChatMessage = { role: 'tool', toolCallId: 'call-1', toolName: 'terminal', content: runId };
+      await store.appendEvent({ runId, sessionId: 's', seq: 2, event: statusEvent('end'), at: at + 2, messages: [result], ledger: { kind: 'end', toolCallId: 'call-1', outcome: 'executed', result: runId, endedAt: at + 2 } });
+      await store.appendMessage('s', { role: 'assistant', content: `done ${runId}` }, at + 3, { runId });
+    }
+    const [first, second] = await store.listSessionToolCalls('s');
+    const pageOf = (query: { before?: number; limit: number }) => store.loadMessagePage('s', { ...query, maxChars: 1_000_000 });
+
+    expect((await pageOf({ limit: 4 })).toolCalls).toStrictEqual([second]);
+    expect((await pageOf({ before: 4, limit: 4 })).toolCalls).toStrictEqual([first]);
+    expect((await pageOf({ limit: 8 })).toolCalls).toStrictEqual([first, second]);
+    // A page holding a call's result but not the call has no row of it.
+    expect((await pageOf({ limit: 2 })).toolCalls).toStrictEqual([]);
+    expect((await pageOf({ before: 6, limit: 5 })).toolCalls).toStrictEqual([first, second]);
+
+    // A message of no run (a chat imported from files, say) finds no row, even with an id a run used.
+    await store.appendMessage('s', { role: 'assistant', content: '', toolCalls: [{ id: 'call-1', name: 'terminal', arguments: {} }] }, 9_000);
+    expect((await pageOf({ limit: 1 })).toolCalls).toStrictEqual([]);
+  });
+
   it('keeps a run from start to end; it stays known after its end', async () => {
     await using opened = await open();
     const { store } = opened;

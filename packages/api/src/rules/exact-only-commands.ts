@@ -91,7 +91,10 @@ export const GIT_PREFIX_SUBCOMMANDS: ReadonlySet<string> = new Set([
  * exec`, `go tool x`, `go generate`, `cargo install`, `rustup run stable …`) or publish and push (`npm publish`,
  * `cargo publish`, also from a `--dry-run`). `run` and `run-script` are listed where they run one of the project's
  * scripts by its name (`npm run build` → `npm run build`). A tool not listed here has every subcommand proposed exact.
- * `make` is apart: its targets are the Makefile's, proposed by name (`make test`).
+ * `make` is apart: its targets are the Makefile's, proposed by name (`make test`). The scripts and tasks of
+ * composer, turbo and nx are not listed: they hand the words after them to the tool the script runs (`composer test
+ * x.php`, `turbo run test -- --config …`, `nx test app --setupFile=…`), which may run a file they name, and the rules
+ * check those words only for npm, pnpm and Yarn.
  */
 export const PREFIX_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['git', GIT_PREFIX_SUBCOMMANDS],
@@ -104,10 +107,10 @@ export const PREFIX_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new 
   ['pip3', new Set(['list', 'show', 'freeze', 'check'])],
   ['uv', new Set(['tree'])],
   ['poetry', new Set(['show', 'check'])],
-  ['composer', new Set(['test', 'run', 'run-script', 'show', 'outdated', 'validate', 'why', 'why-not', 'depends', 'licenses', 'status'])],
+  ['composer', new Set(['show', 'outdated', 'validate', 'why', 'why-not', 'depends', 'licenses', 'status'])],
   ['rustup', new Set(['show', 'which', 'check'])],
-  ['turbo', new Set(['run', 'test', 'build', 'lint', 'check', 'typecheck', 'format', 'ls'])],
-  ['nx', new Set(['run', 'test', 'build', 'lint', 'show', 'report', 'list'])],
+  ['turbo', new Set(['ls'])],
+  ['nx', new Set(['show', 'report'])],
 ]);
 
 /** Commands with subcommands: with an option before the subcommand (`git -C dir status`) the proposal is exact. */

@@ -5,6 +5,7 @@ import { sql as editedArguments } from './004-edited-arguments';
 import { sql as resultCut } from './005-result-cut';
 import { sql as ruleText } from './006-rule-text';
 import { sql as approvalIndex } from './007-approval-index';
+import { sql as messageRun } from './008-message-run';
 
 export interface Migration {
   /** 1, 2, 3…: applied in this order, each once. */
@@ -22,4 +23,5 @@ export const migrations: readonly Migration[] = [
   { version: 5, name: 'result-cut', sql: resultCut },
   { version: 6, name: 'rule-text', sql: ruleText },
   { version: 7, name: 'approval-index', sql: approvalIndex },
+  { version: 8, name: 'message-run', sql: messageRun },
 ];
