@@ -1,71 +1,63 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test, vi } from 'vitest';
 import { isRunning, killAllWith, uniqueToken } from './test-support';
 
 const WATCHDOG = fileURLToPath(new URL('./process-watchdog.ts', import.meta.url));
 
-/** Stands for the server: runs `code` (with the watchdog's exports in scope), says so, and then runs until it is killed. */
-function standInServer(code: string) {
+/**
+ * Starts a stand-in server that runs `code` (with the watchdog's exports in scope), kills it with SIGKILL once it
+ * did, and waits for `victim` to be gone. Whatever is left is killed at the end.
+ */
+async function expectGoneWhenServerDies(victim: ChildProcess, tag: string, code: string): Promise<void> {
   const server = spawn(
     process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', `import { startProcessWatchdog, startSandboxWatchdog } from ${JSON.stringify(WATCHDOG)}; ${code}; console.log('watching'); setInterval(() => undefined, 1000);`],
+    ['--import', 'tsx', '--input-type=module', '-e', `import { startCallWatchdog, startProcessWatchdog } from ${JSON.stringify(WATCHDOG)}; ${code}; console.log('watching'); setInterval(() => undefined, 1000);`],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  const watching = new Promise<void>((resolve, reject) => {
-    server.stdout.on('data', (chunk: Buffer) => (chunk.toString().includes('watching') ? resolve() : undefined));
-    server.once('exit', (code) => reject(new Error(`the stand-in server exited with ${code}`)));
-  });
-  return { server, watching };
-}
-
-describe('the watchdog of a call without a sandbox', () => {
-  test('kills the call’s process group, even a member without the call’s marker, when the server dies', async () => {
-    const tag = uniqueToken();
-    // A process group of its own whose processes do not carry the marker (as after `env -i`): only the group finds them.
-    const victim = spawn('/bin/sh', ['-c', `sleep 300 & wait # ${tag}`], { detached: true, stdio: 'ignore', env: { PATH: '/usr/bin:/bin' } });
-    const { server, watching } = standInServer(
-      `startProcessWatchdog({ group: ${victim.pid!}, marker: ${JSON.stringify(`AIRLOCK_TOOL_CALL=${tag}`)}, startedSince: 0 })`,
-    );
-    try {
-      await watching;
-      expect(await isRunning(victim.pid!)).toBe(true);
-      server.kill('SIGKILL');
-      await vi.waitFor(async () => expect(await isRunning(victim.pid!)).toBe(false), { timeout: 20_000 });
-    } finally {
-      server.kill('SIGKILL');
-      killGroup(victim.pid!);
-      killAllWith(tag);
-    }
-  });
-});
-
-describe('the watchdog of a sandboxed call', () => {
-  test('kills the processes carrying the call’s marker when the server dies before it could name any pid', async () => {
-    const tag = uniqueToken();
-    const marker = `AIRLOCK_TOOL_CALL=${tag}`;
-    // Stands for the sandbox's pid 1: a session of its own, outside the group the watchdog is given, known only by
-    // the marker in its environment.
-    const victim = spawn('/bin/sh', ['-c', `exec sleep 300 # ${tag}`], { detached: true, stdio: 'ignore', env: { PATH: '/usr/bin:/bin', AIRLOCK_TOOL_CALL: tag } });
-    // The server starts the watchdog and is then killed before it writes any pid.
-    const { server, watching } = standInServer(`startSandboxWatchdog(2147483646, ${JSON.stringify(marker)})`);
-    try {
-      await watching;
-      expect(await isRunning(victim.pid!)).toBe(true);
-      server.kill('SIGKILL');
-      await vi.waitFor(async () => expect(await isRunning(victim.pid!)).toBe(false), { timeout: 20_000 });
-    } finally {
-      server.kill('SIGKILL');
-      victim.kill('SIGKILL');
-      killAllWith(tag);
-    }
-  });
-});
-
-function killGroup(pgid: number): void {
   try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // Gone already.
+    await new Promise<void>((resolve, reject) => {
+      server.stdout.on('data', (chunk: Buffer) => (chunk.toString().includes('watching') ? resolve() : undefined));
+      server.once('exit', (exitCode) => reject(new Error(`the stand-in server exited with ${exitCode}`)));
+    });
+    expect(await isRunning(victim.pid!)).toBe(true);
+    server.kill('SIGKILL');
+    await vi.waitFor(async () => expect(await isRunning(victim.pid!)).toBe(false), { timeout: 20_000 });
+  } finally {
+    server.kill('SIGKILL');
+    try {
+      process.kill(-victim.pid!, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+    killAllWith(tag);
   }
 }
+
+/** A process group of its own, found by `tag` on its command line, whose processes carry `env` and nothing else. */
+function startVictim(tag: string, env: Record<string, string> = {}): ChildProcess {
+  return spawn('/bin/sh', ['-c', `sleep 300 & wait # ${tag}`], { detached: true, stdio: 'ignore', env: { PATH: '/usr/bin:/bin', ...env } });
+}
+
+describe('the watchdog of a call, when the server dies', () => {
+  test('kills the call’s process group, even a member without the call’s marker', async () => {
+    const tag = uniqueToken();
+    // Its processes do not carry the marker (as after `env -i`): only the group finds them.
+    const victim = startVictim(tag);
+    await expectGoneWhenServerDies(victim, tag, `startProcessWatchdog({ group: ${victim.pid!}, marker: ${JSON.stringify(`AIRLOCK_TOOL_CALL=${tag}`)}, startedSince: 0 })`);
+  });
+
+  test('kills the processes carrying the call’s marker, even when the server dies before it could name any group or pid', async () => {
+    const tag = uniqueToken();
+    // Stands for a process of the call (or a sandbox's pid 1) in a session of its own, known only by its marker.
+    const victim = startVictim(tag, { AIRLOCK_TOOL_CALL: tag });
+    await expectGoneWhenServerDies(victim, tag, `startCallWatchdog(${JSON.stringify(`AIRLOCK_TOOL_CALL=${tag}`)})`);
+  });
+
+  test('kills a process it was told of, which has no marker and is in no group it knows', async () => {
+    const tag = uniqueToken();
+    // Stands for a sandbox's pid 1, seen from the host: named to the watchdog by its pid only.
+    const victim = startVictim(tag);
+    await expectGoneWhenServerDies(victim, tag, `startCallWatchdog(${JSON.stringify(`AIRLOCK_TOOL_CALL=${tag}`)}).watchProcess(${victim.pid!})`);
+  });
+});

@@ -1,83 +1,69 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { MarkedScope } from './process-group';
 
-// Both scripts read their stdin, which only this server writes to, until it closes: that happens when the server
-// dies, even by SIGKILL. A group is signalled with `kill -s SIG -- -pgid`: dash (/bin/sh on Debian and Ubuntu) takes
-// the `--` of `kill -SIG -- -pgid` for a pid, fails, and signals nothing.
+/** Scans of /proc in a row that must find no new marked process before the frozen ones are killed. */
+const QUIET_SCANS = 3;
+/** Scans at most, however many keep finding something (a process forking away from its pid faster than it is frozen). */
+const MAX_SCANS = 1_000;
 
-// Then it freezes the call's group and every process carrying the call's marker, and kills them all.
-const GROUP_SCRIPT = `
-while read -r _; do :; done
-kill -s STOP -- "-$1" 2>/dev/null
-found=
-for round in 1 2 3; do
-  for environ in /proc/[0-9]*/environ; do
-    grep -qzxF -- "$2" "$environ" 2>/dev/null || continue
-    pid=\${environ#/proc/}; pid=\${pid%/environ}
-    kill -STOP "$pid" 2>/dev/null && found="$found $pid"
+// Reads its stdin, which only this server writes to, until it closes: that happens when the server dies, even by
+// SIGKILL. Each line names what to kill besides the marked processes: `group <pgid>` or `pid <pid>` (0 and 1 are
+// never taken: they would mean the watchdog's own group and every process).
+// Then it kills those at once: a group is killed whole by the kernel (a member cannot leave it, nor fork, while
+// that happens), and the host pid of a sandbox's pid 1 takes its PID namespace with it; nothing waits on a scan.
+// Then it freezes every process carrying the marker ($1), scanning /proc until several scans in a row find no new
+// one, so one that forks on is frozen before it can start another, and kills them all at the end, so none of them
+// can restart another. One grep reads every environment in a scan: a grep per process takes seconds on a loaded
+// machine, during which the call runs on.
+// A group is signalled with `kill -s SIG -- -pgid`: dash (/bin/sh on Debian and Ubuntu) takes the `--` of
+// `kill -SIG -- -pgid` for a pid, fails, and signals nothing.
+const SCRIPT = `
+known=
+while read -r kind id; do
+  case $id in ''|0*|1|*[!0-9]*) continue ;; esac
+  case $kind in
+    group) known="$known -$id" ;;
+    pid) known="$known $id" ;;
+  esac
+done
+[ -z "$known" ] || kill -s KILL -- $known 2>/dev/null
+frozen=
+quiet=0
+scans=0
+while [ "$quiet" -lt ${QUIET_SCANS} ] && [ "$scans" -lt ${MAX_SCANS} ]; do
+  scans=$((scans + 1))
+  quiet=$((quiet + 1))
+  for environ in $(grep -lzxF -- "$1" /proc/[0-9]*/environ 2>/dev/null); do
+    pid=\${environ#/proc/}
+    pid=\${pid%/environ}
+    case "$frozen " in *" $pid "*) continue ;; esac
+    quiet=0
+    kill -s STOP "$pid" 2>/dev/null && frozen="$frozen $pid"
   done
 done
-kill -s KILL -- "-$1" 2>/dev/null
-[ -z "$found" ] || kill -KILL $found 2>/dev/null
+[ -z "$known$frozen" ] || kill -s KILL -- $known $frozen 2>/dev/null
 exit 0`;
 
-// Each line is a pid to kill as well (the host pid of a sandbox's pid 1: killing it ends its whole PID namespace).
-// Then it kills those, the call's group, and every process carrying the call's marker: bubblewrap and its pid 1
-// have it in their own environment, which nothing in the sandbox can change, so pid 1 is found even when the
-// server died before it could say which pid that is.
-const SANDBOX_SCRIPT = `
-pids=
-while read -r pid; do
-  case $pid in ''|*[!0-9]*) ;; *) pids="$pids $pid" ;; esac
-done
-[ -z "$pids" ] || kill -KILL $pids 2>/dev/null
-kill -s KILL -- "-$1" 2>/dev/null
-for round in 1 2 3; do
-  for environ in /proc/[0-9]*/environ; do
-    grep -qzxF -- "$2" "$environ" 2>/dev/null || continue
-    pid=\${environ#/proc/}; pid=\${pid%/environ}
-    kill -KILL "$pid" 2>/dev/null
-  done
-done
-exit 0`;
-
+/** Stops a call's processes if this server dies before the call ends; see startCallWatchdog. */
 export interface ProcessWatchdog {
+  /** Kills this process group too (given by its id) if the server dies before the call ends. */
+  watchGroup(pgid: number): void;
+  /** Kills this process too (the host pid of a sandbox's pid 1) if the server dies before the call ends. */
+  watchProcess(pid: number): void;
   /** The call is over: the watchdog is stopped without doing anything. */
   release(): void;
 }
 
-export interface SandboxWatchdog extends ProcessWatchdog {
-  /** Kills this pid too if the server dies before the call ends. */
-  alsoKill(pid: number): void;
-}
-
 /**
- * Starts a small shell, in a process group of its own, that stops the call's processes if this server dies
- * while the call runs (without a sandbox nothing else would: the call's group is detached from the server).
+ * Starts a small shell, in a process group of its own, that stops every process carrying `marker` (`NAME=value`,
+ * in the environment of every process the call starts), and the groups and pids it is told of, if this server dies
+ * while the call runs (the call's processes are detached from the server: nothing else would). Started before the
+ * call's first process, so no moment of the call goes unwatched: a server killed before it could name the call's
+ * group leaves only processes carrying the marker, which the watchdog finds.
  */
-export function startProcessWatchdog(scope: MarkedScope): ProcessWatchdog {
-  const { release } = startWatchdog(GROUP_SCRIPT, [String(scope.group), scope.marker]);
-  return { release };
-}
-
-/**
- * The same for a sandboxed call: bubblewrap's --die-with-parent leaves a window (its pid 1 asks for the signal
- * only after the command has started), and a server killed in it would leave the sandbox running for good.
- * `marker` is `NAME=value`, set in bubblewrap's environment.
- */
-export function startSandboxWatchdog(group: number, marker: string): SandboxWatchdog {
-  const { release, stdin } = startWatchdog(SANDBOX_SCRIPT, [String(group), marker]);
-  return {
-    release,
-    alsoKill: (pid) => {
-      if (!stdin.destroyed) stdin.write(`${pid}\n`);
-    },
-  };
-}
-
-function startWatchdog(script: string, args: string[]) {
-  const watchdog = spawn('/bin/sh', ['-c', script, 'airlock-watchdog', ...args], {
+export function startCallWatchdog(marker: string): ProcessWatchdog {
+  const watchdog = spawn('/bin/sh', ['-c', SCRIPT, 'airlock-watchdog', marker], {
     cwd: '/',
     env: { PATH: '/usr/bin:/bin' },
     detached: true,
@@ -88,11 +74,39 @@ function startWatchdog(script: string, args: string[]) {
   // Neither the watchdog nor its pipe keeps this server running.
   watchdog.unref();
   (watchdog.stdin as unknown as Socket).unref();
+  // A line this short goes into the pipe at once: once this returns, it reaches the watchdog even if the server is killed.
+  const tell = (line: string) => {
+    if (!watchdog.stdin.destroyed) watchdog.stdin.write(`${line}\n`);
+  };
   return {
-    stdin: watchdog.stdin,
+    watchGroup: (pgid) => tell(`group ${pgid}`),
+    watchProcess: (pid) => tell(`pid ${pid}`),
     release: () => {
       if (watchdog.exitCode === null && watchdog.signalCode === null) watchdog.kill('SIGKILL');
       watchdog.stdin.destroy();
     },
   };
+}
+
+/**
+ * Starts the watchdog, then the call's first process with `start`, in a process group of its own whose id (its pid)
+ * the watchdog is then told. The watchdog is released if `start` throws.
+ */
+export function spawnWatched<T extends ChildProcess>(marker: string, start: () => T): { child: T; watchdog: ProcessWatchdog } {
+  const watchdog = startCallWatchdog(marker);
+  try {
+    const child = start();
+    if (child.pid !== undefined) watchdog.watchGroup(child.pid);
+    return { child, watchdog };
+  } catch (error) {
+    watchdog.release();
+    throw error;
+  }
+}
+
+/** The same for processes that already run: their group and the processes carrying their marker. */
+export function startProcessWatchdog(scope: MarkedScope): ProcessWatchdog {
+  const watchdog = startCallWatchdog(scope.marker);
+  watchdog.watchGroup(scope.group);
+  return watchdog;
 }

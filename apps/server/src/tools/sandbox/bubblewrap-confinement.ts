@@ -5,7 +5,7 @@ import type { Readable, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ConfinedCommand, ConfinedProcess } from '../process-confinement';
 import { CALL_MARKER_VARIABLE } from '../process-group-confinement';
-import { startSandboxWatchdog } from '../process-watchdog';
+import { spawnWatched } from '../process-watchdog';
 import { callFilter } from './call-filter';
 import { pidNamespaceMembers } from './pid-namespace';
 import { DEFAULT_MAX_PROCESSES, limitedWrapperScript } from './process-limit';
@@ -54,18 +54,23 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
   };
   const args = [...bubblewrapArgs(policy), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];
   const marker = `${CALL_MARKER_VARIABLE}=${randomId('call', 12)}`;
-  let child;
+  let watched;
   try {
-    // bubblewrap closes each of these descriptors once it has used it: the command has only 0, 1 and 2.
-    child = spawn(sandbox.bwrap, args, {
-      cwd: command.cwd,
-      env: { ...sandboxEnv(command.env), [CALL_MARKER_VARIABLE]: marker.slice(CALL_MARKER_VARIABLE.length + 1) },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe', filter === undefined ? 'ignore' : 'pipe', ...guards.map((guard) => guard.fd)],
-    });
+    // The watchdog starts first: bubblewrap's pid 1 dies with it only once it has asked to, which may be after the
+    // command started, and a server killed before it could name any pid leaves them to be found by their marker.
+    watched = spawnWatched(marker, () =>
+      // bubblewrap closes each of these descriptors once it has used it: the command has only 0, 1 and 2.
+      spawn(sandbox.bwrap, args, {
+        cwd: command.cwd,
+        env: { ...sandboxEnv(command.env), [CALL_MARKER_VARIABLE]: marker.slice(CALL_MARKER_VARIABLE.length + 1) },
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe', filter === undefined ? 'ignore' : 'pipe', ...guards.map((guard) => guard.fd)],
+      }),
+    );
   } finally {
     closeGuards(guards);
   }
+  const { child, watchdog } = watched;
   const filterPipe = child.stdio[SECCOMP_FD] as Writable | null;
   if (filter !== undefined && filterPipe !== null) {
     filterPipe.on('error', () => undefined);
@@ -83,11 +88,9 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
     if (child.pid !== undefined) signalQuietly(-child.pid, 'SIGKILL');
   };
   let known: SandboxInfo | undefined;
-  // The sandbox's pid 1 dies with bubblewrap only once it has asked to, which may be after the command started.
-  const watchdog = child.pid === undefined ? undefined : startSandboxWatchdog(child.pid, marker);
   void info.then((value) => {
     known = value;
-    if (value !== undefined) watchdog?.alsoKill(value.childPid);
+    if (value !== undefined) watchdog.watchProcess(value.childPid);
   });
 
   return {
@@ -114,7 +117,7 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
       return { code, signal };
     },
     killNow: () => killAll(known),
-    release: () => watchdog?.release(),
+    release: () => watchdog.release(),
   };
 }
 
