@@ -223,4 +223,14 @@ describe('an edit held in the editor', () => {
     expect(allowAll.hasAttribute('disabled')).toBe(false);
     expect(held.getSnapshot()).toStrictEqual(new Set());
   });
+
+  it('shows field names and descriptions from a tool schema under the display rules of the card', () => {
+    const sneaky: JsonSchema = { type: 'object', properties: { 'pa\u202Eth': { type: 'string', description: 'Where \u202Eit goes\u200B.' } } };
+    render(<ToolCallCard call={{ ...call, arguments: {} }} annotations={terminal} inputSchema={sneaky} onDecide={() => undefined} />);
+    const editor = openEditor();
+    const field = editor.querySelector('.argument-field-text');
+    expect(field?.querySelector('.argument-field-name')?.textContent).toBe('pa\\u{202E}th');
+    expect(field?.querySelector('.argument-field-about')?.textContent).toBe('Where \\u{202E}it goes\\u{200B}.');
+    expect(field?.querySelectorAll('.escaped-char')).toHaveLength(3);
+  });
 });

@@ -1,3 +1,4 @@
+import { toVisibleProse, toVisibleText, visibleTextString } from '@airlock/core';
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { ToolArguments as Args } from '../lib/api-types';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
@@ -13,7 +14,7 @@ import {
   type JsonSchema,
 } from './argument-form';
 import { UnsteadyClickHint } from './decision-controls';
-import { ToolArguments } from './tool-arguments';
+import { ToolArguments, VisibleTextView } from './tool-arguments';
 
 export interface ArgumentEditorProps {
   toolName: string;
@@ -150,14 +151,14 @@ export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, 
         <ul className="field-error argument-issues" aria-label="Problems with the arguments">
           {general.map((issue, index) => (
             <li key={index}>
-              {[issue.field, issue.path].filter((part) => part !== '').join('.') || 'arguments'}: {issue.message}
+              <VisibleTextView text={toVisibleText(`${[issue.field, issue.path].filter((part) => part !== '').join('.') || 'arguments'}: ${issue.message}`)} />
             </li>
           ))}
         </ul>
       )}
       {serverError !== null && (
         <p className="problem" role="alert">
-          The server refused the edited arguments: {serverError}
+          The server refused the edited arguments: <VisibleTextView text={toVisibleText(serverError)} />
         </p>
       )}
       {read.args !== null && !unchanged && (
@@ -231,7 +232,7 @@ function FieldInput({ id, field, value, problem, disabled, onChange }: FieldInpu
             {!field.required && <option value="">(none)</option>}
             {field.options.map((option, index) => (
               <option key={index} value={String(index)}>
-                {typeof option === 'string' ? option : JSON.stringify(option)}
+                {visibleTextString(toVisibleText(typeof option === 'string' ? option : JSON.stringify(option), { singleLine: true }))}
               </option>
             ))}
           </select>
@@ -241,19 +242,19 @@ function FieldInput({ id, field, value, problem, disabled, onChange }: FieldInpu
   return (
     <div className={`argument-field argument-field-${field.kind}`}>
       <label htmlFor={id} className="argument-field-name">
-        {field.name}
+        <VisibleTextView text={toVisibleText(field.name, { singleLine: true })} />
         {field.kind === 'json' && <span className="muted"> (JSON)</span>}
         {field.required && <span className="muted"> · required</span>}
       </label>
       {control}
       {field.description !== null && (
         <span id={`${id}-about`} className="argument-field-about">
-          {field.description}
+          <VisibleTextView text={toVisibleProse(field.description)} />
         </span>
       )}
       {problem !== undefined && (
         <span id={`${id}-problem`} className="field-error" aria-live="polite">
-          {problem}
+          <VisibleTextView text={toVisibleText(problem)} />
         </span>
       )}
     </div>

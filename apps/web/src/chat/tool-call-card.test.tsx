@@ -338,3 +338,11 @@ describe('ToolCallCard keys', () => {
   });
 });
 
+describe('ToolCallCard names', () => {
+  it('shows a tool name under the display rules, hidden characters marked and in stored order', () => {
+    render(<ToolCallCard call={view({ status: 'disabled', result: 'unknown tool' }, 'term\u202Einal<b>x</b>')} annotations={undefined} onDecide={() => undefined} />);
+    const name = document.querySelector('.tool-name');
+    expect(name?.textContent).toBe('term\\u{202E}inal<b>x</b>');
+    expect(name?.querySelector('.escaped-char')?.getAttribute('data-class')).toBe('bidi');
+  });
+});

@@ -1,4 +1,5 @@
-import { useContext, useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { toVisibleText } from '@airlock/core';
+import { useContext, useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { ToolArguments as Args, ToolAnnotations } from '../lib/api-types';
 import { ArgumentEditor } from './argument-editor';
 import type { JsonSchema } from './argument-form';
@@ -7,7 +8,7 @@ import { DecisionControls } from './decision-controls';
 import { grantScope } from './grant-scope';
 import { HeldEditsContext } from './held-edits';
 import type { DecisionRequest } from './send-decision';
-import { ToolArguments } from './tool-arguments';
+import { ToolArguments, VisibleTextView } from './tool-arguments';
 import { toolBadges } from './tool-badges';
 import { ToolResult } from './tool-result';
 import { RuleProvenance } from '../rules/rule-provenance';
@@ -89,6 +90,7 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
     if (!editHeld || approvalId === null) return;
     return heldEdits.hold(approvalId);
   }, [editHeld, approvalId, heldEdits]);
+  const shownName = useMemo(() => toVisibleText(call.toolName, { singleLine: true }), [call.toolName]);
   const startEditing = () => {
     setConfirmAlways(false);
     setEditing(true);
@@ -178,7 +180,9 @@ export function ToolCallCard({ call, annotations, source, inputSchema, onDecide 
       aria-label={`Tool call ${call.toolName}`}
     >
       <header className="tool-card-header">
-        <code className="tool-name">{call.toolName}</code>
+        <code className="tool-name">
+          <VisibleTextView text={shownName} />
+        </code>
         {toolBadges(call.toolName, source, annotations).map((badge) => (
           <span key={badge.label} className={`badge badge-${badge.tone}`} title={badge.title}>
             {badge.label}

@@ -1,4 +1,6 @@
+import { toVisibleText } from '@airlock/core';
 import { keepPreviousData } from '@tanstack/react-query';
+import { VisibleTextView } from '../chat/tool-arguments';
 import type { ToolCallRecord } from '../lib/api-types';
 import { trpc } from '../lib/trpc';
 import { serverErrorsOf, type ServerErrors } from './server-errors';
@@ -34,9 +36,7 @@ export function RulePreview({ draft, onErrors }: RulePreviewProps) {
       {matches.length > 0 && (
         <ul className="rule-preview-calls">
           {matches.slice(0, SHOWN).map((call) => (
-            <li key={`${call.runId}:${call.toolCallId}`}>
-              <code className="tool-name">{call.toolName}</code> <code>{summary(call)}</code>
-            </li>
+            <PreviewedCall key={`${call.runId}:${call.toolCallId}`} call={call} />
           ))}
           {matches.length > SHOWN && <li className="muted">and {matches.length - SHOWN} more</li>}
         </ul>
@@ -46,6 +46,20 @@ export function RulePreview({ draft, onErrors }: RulePreviewProps) {
 }
 
 const EMPTY_DRAFT: RuleDraftInput = { effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['-'], exact: true }, scope: { kind: 'global' }, source: 'user' };
+
+/** One past call, its tool and what it ran, under the card's display rules: a ledger row holds what the model wrote. */
+export function PreviewedCall({ call }: { call: ToolCallRecord }) {
+  return (
+    <li>
+      <code className="tool-name">
+        <VisibleTextView text={toVisibleText(call.toolName, { singleLine: true })} />
+      </code>{' '}
+      <code>
+        <VisibleTextView text={toVisibleText(summary(call), { code: true })} />
+      </code>
+    </li>
+  );
+}
 
 function summary(call: ToolCallRecord): string {
   for (const key of ['command', 'path', 'url']) {

@@ -57,6 +57,13 @@ describe('WorkspaceRulesView', () => {
     expect(buttons()).toStrictEqual(['Stop trusting']);
   });
 
+  it('shows the problems of an invalid file under the display rules: text quoted from the file cannot reorder what is read', () => {
+    const { panel } = show({ file: FILE, state: 'invalid', sha256: SHA, error: 'rules[0].reason: "\u202Eevil" is too long', trust: 'untrusted', rules: [] });
+    const alert = within(panel).getByRole('alert');
+    expect(alert.textContent).toBe('rules[0].reason: "\\u{202E}evil" is too long');
+    expect(alert.querySelector('.escaped-char')?.getAttribute('data-class')).toBe('bidi');
+  });
+
   it('arms its trust button anew when the file shows other content: a click meant for the old rules trusts nothing', () => {
     vi.useFakeTimers();
     try {

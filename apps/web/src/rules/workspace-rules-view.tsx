@@ -1,3 +1,5 @@
+import { toVisibleText } from '@airlock/core';
+import { VisibleTextView } from '../chat/tool-arguments';
 import { SteadyButton } from '../lib/steady-button';
 import { RuleText } from './rule-text';
 import type { WorkspaceRulesStatus, WorkspaceTrustInput } from './rule-types';
@@ -20,11 +22,14 @@ export function WorkspaceRulesView({ status, busy, error, onTrust }: WorkspaceRu
   return (
     <section className="workspace-rules" aria-label="Workspace rules file" data-state={status.state} data-trust={status.trust}>
       <p>
-        {stateText(status)} <code>{status.file}</code>
+        {stateText(status)}{' '}
+        <code>
+          <VisibleTextView text={toVisibleText(status.file, { singleLine: true })} />
+        </code>
       </p>
       {status.error !== undefined && (
         <pre className="problem workspace-rules-error" role="alert">
-          {status.error}
+          <VisibleTextView text={toVisibleText(status.error)} />
         </pre>
       )}
       {trustText(status) !== undefined && <p data-testid="workspace-trust">{trustText(status)}</p>}

@@ -1,6 +1,8 @@
 import { useMemo, useState } from 'react';
+import { toVisibleText } from '@airlock/core';
 import { UnsteadyClickHint } from '../chat/decision-controls';
 import { useHeldEdits } from '../chat/held-edits';
+import { VisibleTextView } from '../chat/tool-arguments';
 import type { PersonDecision } from '../lib/api-types';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { callPreview } from './argument-preview';
@@ -48,6 +50,7 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
   const edited = useHeldEdits().has(approval.approvalId);
   // A waiting call's arguments never change under its id, and the list renders again with every change of the app.
   const preview = useMemo(() => callPreview(approval.toolName, approval.arguments), [approval.approvalId]);
+  const toolName = useMemo(() => toVisibleText(approval.toolName, { singleLine: true }), [approval.toolName]);
   const decide = (decision: PersonDecision) => {
     setIgnoredClick(null);
     onDecide(approval, decision);
@@ -56,7 +59,9 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
   return (
     <li className="waiting-item" data-approval-id={approval.approvalId}>
       <button type="button" className="waiting-open" onClick={() => onOpen(approval)} title={`Open “${approval.title}”`}>
-        <code className="tool-name">{approval.toolName}</code>
+        <code className="tool-name">
+          <VisibleTextView text={toolName} />
+        </code>
         <span className="waiting-chat">{approval.title}</span>
         <span className="waiting-preview">{preview.text}</span>
       </button>
