@@ -432,6 +432,33 @@ describe('ChatService across a restart', () => {
     expect(await store.listUnfinishedRuns()).toStrictEqual([]);
   });
 
+  it('a run that stopped after its calls ended, before the model wrote anything, goes on after the restart: the model reads the refusal', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const hang = deferred<void>();
+    const held: ScriptStep = async function* () {
+      await hang.promise;
+      yield { type: 'text-delta', text: 'never' };
+    };
+    const before = await start(store, [echoCall('rm -rf build'), held], [echoTool(ran)]);
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(before.chat.pending('s')).toHaveLength(1));
+    await before.chat.confirm({ sessionId: 's', approvalId: before.chat.pending('s')[0]!.approvalId, decision: 'deny', reason: 'not the build folder' });
+    // The refusal is stored and the model asked again when the server stops.
+    await vi.waitFor(() => expect(before.model.requests).toHaveLength(2));
+    await before.chat.shutdown();
+
+    const after = await start(store, [textStep('understood')], [echoTool(ran)]);
+    expect(after.opened.resumedRuns).toBe(1);
+    await runEnded(after.chat, 's');
+    expect(ran).toStrictEqual([]);
+    expect(after.model.requests[0]?.messages.at(-1)).toMatchObject({ role: 'tool', content: toolResultText.denied('echo', 'not the build folder') });
+    const events = await store.loadEvents('r1', 0);
+    expect(events.filter((event) => event.type === 'status').map((event) => event.text)).toContain('Resumed after a server restart');
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'done' });
+    expect((await after.chat.getSession('s')).messages.at(-1)).toStrictEqual({ role: 'assistant', content: 'understood' });
+  });
+
   it('keeps what the model had written of its answer when the server stopped, once, with the reason after it', async () => {
     const store = new MemoryStore();
     const hang = deferred<void>();

@@ -1121,7 +1121,10 @@ export class ChatService {
     for (const event of await this.store.loadEvents(stored.runId, log.size)) log.append(event);
     const run: Run = { ...this.newRun(stored.runId, session.summary.sessionId, this.options.tools()), log, nextSeq: log.size + 1, fence };
     const unfinished = unfinishedCalls(messages);
-    if (unfinished.length === 0) {
+    // Every call of its last turn had ended, and the model had written nothing of the next: the run goes on with that
+    // turn (a model request runs nothing), so what the calls came to (a refusal and its reason) reaches the model.
+    const betweenTurns = unfinished.length === 0 && messages.at(-1)?.role === 'tool' && partialTurn(log) === undefined;
+    if (unfinished.length === 0 && !betweenTurns) {
       // It stopped while the model was answering: a model turn is not resumed half-way, the run ends and says why.
       this.runs.set(run.runId, run);
       // What the model had written of its answer is kept, as when its stream fails: the chat reads after the restart
