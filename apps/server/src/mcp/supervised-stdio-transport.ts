@@ -6,7 +6,7 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { freezeAndKill, processStartTime, terminateMarkedProcesses, terminateProcessGroup, type MarkedScope } from '../tools/process-group';
-import { startProcessWatchdog, type ProcessWatchdog } from '../tools/process-watchdog';
+import { spawnWatched, type ProcessWatchdog } from '../tools/process-watchdog';
 
 /** Set in an MCP server's environment, with a value unique to the process, to find its processes that left its group. */
 export const MCP_SERVER_MARKER_VARIABLE = 'AIRLOCK_MCP_SERVER';
@@ -25,11 +25,11 @@ export interface SupervisedStdioOptions {
 
 /**
  * The MCP client's stdio transport, with the server's processes held as a tool call's are: the server runs in a
- * process group of its own, each of its processes carries a marker variable, and a watchdog kills them all if this
- * server dies, even by SIGKILL (the SDK's own transport leaves a server that ignores the end of its stdin running,
- * orphaned, and a restart of Airlock starts a second one). Closing it, or the server's own exit, stops whatever the
- * server left running too. Messages are read and written as the SDK's transport does (one JSON line each, at most
- * 10 MiB unread).
+ * process group of its own, each of its processes carries a marker variable, and a watchdog, started before the
+ * server, kills them all if this server dies, even by SIGKILL (the SDK's own transport leaves a server that ignores
+ * the end of its stdin running, orphaned, and a restart of Airlock starts a second one). Closing it, or the server's
+ * own exit, stops whatever the server left running too. Messages are read and written as the SDK's transport does
+ * (one JSON line each, at most 10 MiB unread).
  */
 export class SupervisedStdioTransport implements Transport {
   onclose?: () => void;
@@ -44,7 +44,7 @@ export class SupervisedStdioTransport implements Transport {
   #scope: MarkedScope | undefined;
   #watchdog: ProcessWatchdog | undefined;
   #exited: Promise<void> | undefined;
-  #started = false;
+  #startup: Promise<void> | undefined;
 
   constructor(options: SupervisedStdioOptions) {
     this.#options = options;
@@ -56,23 +56,32 @@ export class SupervisedStdioTransport implements Transport {
   }
 
   start(): Promise<void> {
-    if (this.#started) return Promise.reject(new Error('SupervisedStdioTransport already started'));
-    this.#started = true;
+    if (this.#startup !== undefined) return Promise.reject(new Error('SupervisedStdioTransport already started'));
+    this.#startup = this.#spawn();
+    return this.#startup;
+  }
+
+  #spawn(): Promise<void> {
     const { command, args, env, cwd } = this.#options;
     const id = randomId('mcp', 12);
+    const marker = `${MCP_SERVER_MARKER_VARIABLE}=${id}`;
     return new Promise((resolve, reject) => {
-      const child = spawn(command, args, {
-        env: { ...getDefaultEnvironment(), ...env, [MCP_SERVER_MARKER_VARIABLE]: id },
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true,
-        ...(cwd === undefined ? {} : { cwd }),
-      });
+      // The watchdog starts first: this server killed just after the MCP server started must not leave it unwatched.
+      // If the MCP server fails to start, its 'close' releases the watchdog.
+      const { child, watchdog } = spawnWatched(marker, () =>
+        spawn(command, args, {
+          env: { ...getDefaultEnvironment(), ...env, [MCP_SERVER_MARKER_VARIABLE]: id },
+          stdio: ['pipe', 'pipe', 'pipe'],
+          detached: true,
+          ...(cwd === undefined ? {} : { cwd }),
+        }),
+      );
       this.#child = child;
+      this.#watchdog = watchdog;
       child.once('spawn', () => {
         const pid = child.pid!;
         // Everything the server starts, in its group or not, starts at or after it.
-        this.#scope = { marker: `${MCP_SERVER_MARKER_VARIABLE}=${id}`, group: pid, startedSince: processStartTime(pid) ?? Infinity };
-        this.#watchdog = startProcessWatchdog(this.#scope);
+        this.#scope = { marker, group: pid, startedSince: processStartTime(pid) ?? Infinity };
         resolve();
       });
       child.once('error', (error) => {
@@ -117,6 +126,8 @@ export class SupervisedStdioTransport implements Transport {
 
   /** Ends the server's stdin, then SIGTERMs its group and marked processes, then kills whatever is left. */
   async close(): Promise<void> {
+    // Before the server has started, what to stop is not known yet; its watchdog must not be released without it.
+    await this.#startup?.catch(() => undefined);
     const child = this.#child;
     const scope = this.#scope;
     if (child !== undefined && scope !== undefined) {

@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type * as ChildProcessModule from 'node:child_process';
+import { describe, expect, test, vi } from 'vitest';
+import { MCP_SERVER_MARKER_VARIABLE, SupervisedStdioTransport } from './supervised-stdio-transport';
+
+// Every process this module starts is recorded, and started as usual.
+vi.mock('node:child_process', async (importOriginal) => {
+  const actual = await importOriginal<typeof ChildProcessModule>();
+  return { ...actual, spawn: vi.fn(actual.spawn) };
+});
+
+function startedProcesses() {
+  return vi.mocked(spawn).mock.calls.map(([file, args, options]) => ({ file, args, env: options?.env }));
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+describe('an MCP server’s watchdog', () => {
+  // Airlock killed between the MCP server's start and its watchdog's would leave the MCP server running for good.
+  test('is running before the MCP server starts, watching for the marker it carries', async () => {
+    vi.mocked(spawn).mockClear();
+    const transport = new SupervisedStdioTransport({ command: '/bin/cat', args: [], env: {} });
+    try {
+      await transport.start();
+      const started = startedProcesses();
+      expect(started).toHaveLength(2);
+      const [watchdog, server] = started;
+      expect(watchdog?.args.slice(0, 1)).toStrictEqual(['-c']);
+      expect(watchdog?.args[2]).toBe('airlock-watchdog');
+      expect(server?.file).toBe('/bin/cat');
+      expect(server?.env?.[MCP_SERVER_MARKER_VARIABLE]).toMatch(/^mcp_[0-9a-f]+$/u);
+      expect(watchdog?.args[3]).toBe(`${MCP_SERVER_MARKER_VARIABLE}=${server?.env?.[MCP_SERVER_MARKER_VARIABLE]}`);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  // Closed before it knew the MCP server's group, it released the watchdog and left the MCP server running, unwatched.
+  test('is released only once the MCP server has stopped, when the transport is closed while the server is starting', async () => {
+    vi.mocked(spawn).mockClear();
+    const transport = new SupervisedStdioTransport({ command: '/bin/cat', args: [], env: {} });
+    const started = transport.start();
+    await transport.close();
+    await started;
+    expect(transport.pid).toBeNull();
+    const [watchdog, server] = vi.mocked(spawn).mock.results.map((result) => result.value as ChildProcess);
+    expect(server?.exitCode).toBe(0);
+    await exited(watchdog!);
+  });
+
+  test('is stopped when the MCP server cannot start', async () => {
+    vi.mocked(spawn).mockClear();
+    const transport = new SupervisedStdioTransport({ command: '/nonexistent/mcp-server', args: [], env: {} });
+    await expect(transport.start()).rejects.toThrow(/ENOENT/u);
+    const watchdog = vi.mocked(spawn).mock.results[0]?.value as ChildProcess | undefined;
+    expect(watchdog?.spawnargs[3]).toBe('airlock-watchdog');
+    // A watchdog left running would wait for this process's end; released, it is killed.
+    await exited(watchdog!);
+    expect(watchdog?.signalCode).toBe('SIGKILL');
+  });
+});
