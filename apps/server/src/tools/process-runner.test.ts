@@ -56,7 +56,7 @@ describe.each(SANDBOX_KINDS)('runProcess (sandbox: %s)', (kind) => {
     const controller = new AbortController();
     try {
       const running = sh(`sh -c 'touch started; sleep 300' ${token} & sleep 300; wait`, { cwd, signal: controller.signal });
-      await vi.waitFor(() => readFile(join(cwd, 'started')));
+      await vi.waitFor(() => readFile(join(cwd, 'started')), { timeout: 20_000 });
       controller.abort(new Error('the person pressed stop'));
       const result = await running;
       expect(result.stoppedBy).toStrictEqual({ kind: 'aborted', reason: 'the person pressed stop' });
@@ -102,7 +102,7 @@ describe.each(SANDBOX_KINDS)('runProcess (sandbox: %s)', (kind) => {
     const controller = new AbortController();
     try {
       const running = sh(`(setsid sh -c 'echo $$ > started; exec sleep 300' ${token} &); sleep 300`, { cwd, signal: controller.signal });
-      await vi.waitFor(async () => expect(firstLinePid(await readFile(join(cwd, 'started'), 'utf8'))).toBeGreaterThan(0));
+      await vi.waitFor(async () => expect(firstLinePid(await readFile(join(cwd, 'started'), 'utf8'))).toBeGreaterThan(0), { timeout: 20_000 });
       controller.abort(new Error('stop'));
       const result = await running;
       expect(result.stoppedBy).toStrictEqual({ kind: 'aborted', reason: 'stop' });

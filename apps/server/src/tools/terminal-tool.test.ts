@@ -73,7 +73,7 @@ describe.each(SANDBOX_KINDS)('terminal tool (sandbox: %s)', (sandbox) => {
     const controller = new AbortController();
     try {
       const running = runTool(terminal(workspace.path), { command: `sh -c 'touch started; sleep 300' ${token} & sleep 300; wait` }, callContext({ signal: controller.signal }));
-      await vi.waitFor(() => readFile(path.join(workspace.path, 'started')));
+      await vi.waitFor(() => readFile(path.join(workspace.path, 'started')), { timeout: 20_000 });
       controller.abort(new Error('cancelled by the person'));
       const result = await running;
       expect(result).toStrictEqual({ content: '(no output)\nkilled by SIGTERM (stopped: cancelled by the person)', isError: true });
