@@ -458,3 +458,40 @@ describe('a rule for a script covers no word handed to the script', () => {
     expect(await decide(command, [prefix(rule)])).toBe('allow');
   });
 });
+
+describe('cargo: no word after `--`, which goes to the compiler, the test binary or rustfmt', () => {
+  it.each([
+    // The probe's line: clippy-driver is rustc, and `-C link-arg=-wrapper …` had the linker run the call's shell.
+    ['cargo clippy', `cargo clippy -- --emit=link --crate-type=cdylib -C link-arg=-wrapper '-Clink-arg=/bin/sh,-c,id > PWNED; exec "$0" "$@"'`],
+    ['cargo clippy', 'cargo clippy -- -C linker=/tmp/evil'],
+    ['cargo clippy', 'cargo clippy --all-targets -- -Z unpretty=expanded'],
+    ['cargo clippy', 'cargo clippy -- -D warnings'],
+    // The test binary writes its log where it is told: over a source file here.
+    ['cargo test', 'cargo test -- --logfile src/lib.rs'],
+    ['cargo test', 'cargo test -p core -- --nocapture'],
+    ['cargo bench', 'cargo bench -- --logfile x'],
+    ['cargo fmt', 'cargo fmt -- /etc/x.rs'],
+    ['cargo run', 'cargo run -- --port 1'],
+    ['cargo', 'cargo test -- --logfile src/lib.rs'],
+    ['cargo test --', 'cargo test -- --logfile src/lib.rs'],
+    ['cargo test -- --nocapture', 'cargo test -- --nocapture --logfile src/lib.rs'],
+    // `--fix` rewrites the sources.
+    ['cargo clippy', 'cargo clippy --fix --allow-dirty --allow-no-vcs'],
+    ['cargo clippy', 'cargo clippy --fix=x'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each([
+    ['cargo test', 'cargo test'],
+    ['cargo test', 'cargo test -p core my_test --release'],
+    ['cargo test', 'cargo test --'],
+    ['cargo build', 'cargo build --release --all-features'],
+    ['cargo clippy', 'cargo clippy'],
+    ['cargo clippy', 'cargo clippy --all-targets --features x'],
+    ['cargo clippy -- -D warnings', 'cargo clippy -- -D warnings'],
+    ['cargo clippy --fix', 'cargo clippy --fix --allow-dirty'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('allow');
+  });
+});

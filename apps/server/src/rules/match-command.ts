@@ -64,7 +64,8 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // `git grep -O…` opens the files in a program it names, `git difftool -x`/`--extcmd` and `git rebase -x` run one.
   ['git', { options: ['-c', '--config-env', '--upload-pack', '--receive-pack', '--exec', '--exec-path', '--git-dir', '--work-tree', '--output', '--ext-diff', '--template', '--namespace', '-O', '--open-files-in-pager', '--extcmd', '-x'] }],
   ['make', { options: ['-f', '--file', '--makefile', '-C', '--directory', '--eval', '-E', '-I', '--include-dir'], assignments: true }],
-  ['cargo', { options: ['--config', '-Z', '--manifest-path', '--target-dir'] }],
+  // `clippy --fix` rewrites the sources, also those with changes not yet committed (`--allow-dirty`).
+  ['cargo', { options: ['--config', '-Z', '--manifest-path', '--target-dir', '--fix'] }],
   // Go's flag package takes `--name` for `-name`; whether `go` ends its options at a `--` depends on the subcommand.
   ['go', { options: ['-toolexec', '-exec', '-overlay', '-modfile', '-ldflags', '-gcflags', '-C', '-vettool', '-compiler', '-gccgoflags'], endOfOptions: 'never' }],
   ['tar', { options: ['--to-command', '-I', '--use-compress-program', '--checkpoint-action', '--info-script', '--new-volume-script', '-F', '--rmt-command', '--rsh-command'], clustered: true }],
@@ -256,6 +257,7 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   // make builds every target it is given, each running what the Makefile says: a rule covers the targets it names
   // (`make test` not `make test deploy`), with options only; a word after `--` is a target too.
   if (name === 'make' && rest.some((word) => word.kind !== 'literal' || !word.value.startsWith('-') || word.value === '-' || word.value === '--')) return false;
+  if (name === 'cargo' && wordsAfterDashes(command.words, rule.tokens.length)) return false;
   const codeOptions = CODE_RUNNING_OPTIONS.get(name);
   if (codeOptions === undefined) return true;
   const [first] = rest;
@@ -264,6 +266,17 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
     ? [{ kind: 'literal' as const, value: `-${first.value}` }, ...rest.slice(1)]
     : rest;
   return !carriesCodeOption(name, words, rule.tokens.at(-1) ?? '', codeOptions, anything);
+}
+
+/**
+ * Whether a word past the rule's first `trusted` tokens follows a `--`. cargo hands those words to another program,
+ * which reads them as its own options: `clippy` to the compiler (`-C link-arg=…`, `-C linker=…` run a program the
+ * call names), `test` and `bench` to the test binary (`--logfile src/lib.rs` overwrites that file), `fmt` to rustfmt
+ * (a file anywhere), `run` to the project's program. A rule for cargo covers none of them unless it names them.
+ */
+function wordsAfterDashes(words: readonly ShellWord[], trusted: number): boolean {
+  const dashes = words.findIndex((word, index) => index > 0 && word.kind === 'literal' && word.value === '--');
+  return dashes !== -1 && words.length > Math.max(dashes + 1, trusted);
 }
 
 /**

@@ -39,6 +39,9 @@ describe('proposeRule for commands', () => {
     ['bundle exec ls', ['bundle', 'exec', 'ls'], false],
     ['git status --short', ['git', 'status'], false],
     ['cargo test -p core', ['cargo', 'test'], false],
+    // After `--` the words go to the test binary or the compiler: such a call is proposed exact.
+    ['cargo test -- --nocapture', ['cargo', 'test', '--', '--nocapture'], true],
+    ['cargo clippy -- -D warnings', ['cargo', 'clippy', '--', '-D', 'warnings'], true],
     ['ls -la src', ['ls'], false],
     ['./scripts/check.sh --fast', ['./scripts/check.sh'], false],
     ['git -C other status', ['git', '-C', 'other', 'status'], true],
