@@ -495,3 +495,31 @@ describe('cargo: no word after `--`, which goes to the compiler, the test binary
     expect(await decide(command, [prefix(rule)])).toBe('allow');
   });
 });
+
+describe('a rule for a program of the workspace covers only the words it names', () => {
+  it.each([
+    // The probe's line: the script runs `exec node --test "$@"`, and a call under a git commit rule wrote the file.
+    ['./scripts/test.sh', './scripts/test.sh .git/COMMIT_EDITMSG'],
+    ['./manage.py', "./manage.py shell -c 'import os'"],
+    ['./manage.py test', './manage.py test --settings=evil'],
+    ['./node_modules/.bin/vitest', './node_modules/.bin/vitest run --globalSetup=./.git/COMMIT_EDITMSG'],
+    ['./node_modules/.bin/vitest run', './node_modules/.bin/vitest run --globalSetup=./.git/COMMIT_EDITMSG'],
+    ['./node_modules/.bin/jest', './node_modules/.bin/jest --config x'],
+    ['./cat', './cat .git/config'],
+    ['scripts/test.sh', 'scripts/test.sh x'],
+    ['uv run ./scripts/test.sh', 'uv run ./scripts/test.sh x'],
+    ['./scripts/test.sh', './scripts/test.sh "$HOME"'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each([
+    ['./scripts/test.sh', './scripts/test.sh'],
+    ['./manage.py test', './manage.py test'],
+    ['./node_modules/.bin/vitest run', './node_modules/.bin/vitest run'],
+    ['uv run ./scripts/test.sh', 'uv run ./scripts/test.sh'],
+    ['/usr/bin/cat', '/usr/bin/cat a.txt'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('allow');
+  });
+});

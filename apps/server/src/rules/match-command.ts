@@ -178,6 +178,17 @@ export function isKnownProgram(word: string): boolean {
   return word.includes('/') || isExactOnlyCommand(base) || PROPOSE_EXACT_COMMANDS.has(base) || PREFIX_PROPOSED_COMMANDS.has(base) || SUBCOMMAND_COMMANDS.has(base) || hasCodeOptions(base);
 }
 
+/**
+ * Whether a command's name is a path relative to where it runs (`./scripts/test.sh`, `./node_modules/.bin/vitest`,
+ * `bin/lint`): a program of the workspace, which reads the words it is given as it likes, as a script `npm test`
+ * runs does (`./scripts/test.sh .git/COMMIT_EDITMSG` had `node --test` run a file a call wrote; `./manage.py shell -c
+ * …`, `./node_modules/.bin/vitest --globalSetup=…` run code the call names). A rule for one covers the words it
+ * names and no other.
+ */
+export function isWorkspaceProgram(name: string): boolean {
+  return name.includes('/') && !name.startsWith('/');
+}
+
 /** The package managers that run the project's scripts, handing them the words after the script's name. */
 const SCRIPT_RUNNERS = new Set(['npm', 'pnpm', 'yarn']);
 /** Their subcommands that run the script of their own name (`npm test`, `npm t`), and those that run the one named next. */
@@ -229,6 +240,7 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
     return word?.kind === 'literal' && word.value === token;
   });
   if (rule.exact) return prefixMatches;
+  if (isWorkspaceProgram(rule.tokens[0] ?? '') && command.words.length > rule.tokens.length) return false;
   const name = commandBaseName(rule.tokens[0] ?? '');
   if (isExactOnlyCommand(name)) return false;
   // Found from the command's words, not the rule's: a rule for `uv` or `pnpm` alone names no program either.

@@ -9,7 +9,7 @@ import {
   commandBaseName,
 } from '@airlock/api';
 import { hostOfUrl } from '@airlock/api';
-import { allowsCommand, isKnownProgram } from './match-command';
+import { allowsCommand, isKnownProgram, isWorkspaceProgram } from './match-command';
 import { COMPUTED_WORD, runnerCall } from './program-runners';
 import { readCommandLine } from './command-line-reader';
 import type { SimpleCommand } from './parse-command-line';
@@ -29,9 +29,9 @@ export interface ProposeRuleOptions {
 
 /**
  * The allow rule "Always allow" on `call` would save: `npm test --silent` → commands starting with
- * `npm test`; `ls -la` → commands starting with `ls` (only for `PREFIX_PROPOSED_COMMANDS` and the workspace's own
- * `./` scripts); any other command, `npm install x` included → that exact command; a file → that file
- * (a read: its folder); a fetch → its host; an MCP call → that tool. Anything else → these exact arguments.
+ * `npm test`; `ls -la` → commands starting with `ls` (only for `PREFIX_PROPOSED_COMMANDS`); any other command, a
+ * program of the workspace (`./scripts/check.sh --fast`) and `npm install x` included → that exact command; a file →
+ * that file (a read: its folder); a fetch → its host; an MCP call → that tool. Anything else → these exact arguments.
  */
 export async function proposeRule(call: RuleCall, scope: RuleScope, options: ProposeRuleOptions): Promise<RuleDraft> {
   const fallback: RuleDraft = { effect: 'allow', tool: call.tool, match: { kind: 'exact-arguments', arguments: call.arguments }, scope, source: 'user' };
@@ -90,6 +90,8 @@ function prefixFor(command: SimpleCommand): RuleMatch | undefined {
   const exact = everyWordKnown ? ({ kind: 'command-prefix', tokens: literal, exact: true } as const) : undefined;
   const [name] = literal;
   if (name === undefined) return undefined;
+  // A program of the workspace is judged by no table: a rule for it covers only the words it names.
+  if (isWorkspaceProgram(name)) return exact;
   const base = commandBaseName(name);
   if (isExactOnlyCommand(base) || PROPOSE_EXACT_COMMANDS.has(base)) return exact;
   // The person saw a dry run: a prefix rule would cover the real one (`npm publish --dry-run` → `npm publish`).
@@ -103,11 +105,7 @@ function prefixFor(command: SimpleCommand): RuleMatch | undefined {
     if (target?.kind !== 'command-prefix' || target.exact) return exact;
     return { kind: 'command-prefix', tokens: [...call.head, ...target.tokens], exact: false };
   }
-  if (!SUBCOMMAND_COMMANDS.has(base)) {
-    // The project's own scripts (`./scripts/check.sh`) by name too: what they run is the workspace's.
-    const ownScript = name.startsWith('./') && !name.split('/').includes('..');
-    return PREFIX_PROPOSED_COMMANDS.has(base) || ownScript ? { kind: 'command-prefix', tokens: [name], exact: false } : exact;
-  }
+  if (!SUBCOMMAND_COMMANDS.has(base)) return PREFIX_PROPOSED_COMMANDS.has(base) ? { kind: 'command-prefix', tokens: [name], exact: false } : exact;
 
   const [, subcommand, target] = literal;
   if (subcommand === undefined || !SUBCOMMAND_LIKE.test(subcommand)) return exact;
