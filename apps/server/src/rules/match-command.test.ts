@@ -523,3 +523,53 @@ describe('a rule for a program of the workspace covers only the words it names',
     expect(await decide(command, [prefix(rule)])).toBe('allow');
   });
 });
+
+describe('go: no option that writes a file where the call says, changes go.mod, or goes to the test binary', () => {
+  it.each([
+    ['go build', 'go build -o /usr/local/bin/git .'],
+    ['go build', 'go build -o=/usr/local/bin/git .'],
+    ['go build', 'go build --o /usr/local/bin/git .'],
+    ['go build', 'go build --o=x .'],
+    ['go test', 'go test -c -o ~/.bashrc ./...'],
+    ['go test', 'go test -coverprofile=/home/me/.bashrc ./...'],
+    ['go test', 'go test --coverprofile /tmp/x ./...'],
+    ['go test', 'go test -cpuprofile x ./...'],
+    ['go test', 'go test -memprofile x ./...'],
+    ['go test', 'go test -blockprofile x ./...'],
+    ['go test', 'go test -mutexprofile x ./...'],
+    ['go test', 'go test -trace x ./...'],
+    ['go test', 'go test -outputdir /tmp ./...'],
+    ['go test', 'go test ./... -args -test.coverprofile=/home/me/.bashrc'],
+    ['go test', 'go test ./... --args x'],
+    ['go test', 'go test -test.coverprofile=x ./...'],
+    ['go test', 'go test --test.testlogfile=src/a.go ./...'],
+    ['go build', 'go build -asmflags=-o=/tmp/x ./...'],
+    ['go build', 'go build -pgo=/tmp/x.pprof ./...'],
+    ['go build', 'go build -mod=mod ./...'],
+    ['go build', 'go build -mod mod ./...'],
+    ['go build', 'go build -modfile=/tmp/go.mod ./...'],
+    ['go build', 'go build -overlay=/tmp/o.json ./...'],
+    ['go build', 'go build -pkgdir /tmp/p ./...'],
+    ['go build', 'go build -debug-actiongraph=/tmp/x ./...'],
+    ['go test -args', 'go test -args -test.v'],
+    ['go test ./... -args -test.v', 'go test ./... -args -test.v -test.coverprofile=x'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each([
+    ['go test', 'go test ./...'],
+    ['go test', 'go test -json -count=1 -run=TestCase -v -race -cover ./...'],
+    ['go test', 'go test -run TestConfig ./pkg/...'],
+    ['go test', 'go test -c ./pkg'],
+    ['go test', 'go test ./... -args'],
+    ['go build', 'go build ./...'],
+    ['go build', 'go build -mod=vendor -trimpath -tags=integration ./...'],
+    ['go build', 'go build --mod=readonly ./...'],
+    ['go vet', 'go vet ./...'],
+    ['go build -o bin/app', 'go build -o bin/app ./cmd/app'],
+    ['go test ./... -args -update', 'go test ./... -args -update'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('allow');
+  });
+});

@@ -66,8 +66,20 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['make', { options: ['-f', '--file', '--makefile', '-C', '--directory', '--eval', '-E', '-I', '--include-dir'], assignments: true }],
   // `clippy --fix` rewrites the sources, also those with changes not yet committed (`--allow-dirty`).
   ['cargo', { options: ['--config', '-Z', '--manifest-path', '--target-dir', '--fix'] }],
-  // Go's flag package takes `--name` for `-name`; whether `go` ends its options at a `--` depends on the subcommand.
-  ['go', { options: ['-toolexec', '-exec', '-overlay', '-modfile', '-ldflags', '-gcflags', '-C', '-vettool', '-compiler', '-gccgoflags'], endOfOptions: 'never' }],
+  // Whether `go` ends its options at a `--` depends on the subcommand. Besides those that run a program: those that
+  // write a file where they are told (`-o /usr/local/bin/git`, `-coverprofile=~/.bashrc`, the profiles, `-trace`,
+  // `-outputdir`, `-pkgdir`, the build's debug logs), hand the assembler options (`-asmflags=-o=…`), read a profile
+  // (`-pgo`), or change go.mod and download modules (`-mod=mod`).
+  ['go', {
+    options: [
+      '-toolexec', '-exec', '-overlay', '-modfile', '-ldflags', '-gcflags', '-asmflags', '-C', '-vettool', '-compiler',
+      '-gccgoflags', '-o', '-coverprofile', '-cpuprofile', '-memprofile', '-blockprofile', '-mutexprofile', '-trace',
+      '-outputdir', '-pkgdir', '-pgo', '-mod', '-debug-actiongraph', '-debug-trace', '-debug-runtime-trace',
+    ],
+    harmlessForms: new Set(['-mod=readonly', '-mod=vendor']),
+    flagPackage: true,
+    endOfOptions: 'never',
+  }],
   ['tar', { options: ['--to-command', '-I', '--use-compress-program', '--checkpoint-action', '--info-script', '--new-volume-script', '-F', '--rmt-command', '--rsh-command'], clustered: true }],
   // zip takes options of two letters (`-TT`), their values attached (`-TTsh`), and any start of a long option.
   ['zip', { options: [], harmless: new Set(['-r', '-q', '-j', '-v', '-u', '-X', '-y', '-D', '-T', '-rq', '-qr', '--recurse-paths', '--quiet', '--junk-paths', ...'0123456789'.split('').flatMap((level) => [`-${level}`, `-r${level}`])]), endOfOptions: 'never' }],
@@ -102,6 +114,13 @@ interface CodeOptions {
    * dash or may become one is refused too. Plain words (a test file, a pattern) stay allowed.
    */
   noOptionsAfterEnd?: boolean;
+  /** Forms of a listed option that are harmless (`go … -mod=vendor`), as the flag package reads them. */
+  harmlessForms?: ReadonlySet<string>;
+  /**
+   * `go`: options are read by Go's flag package (`flagPackageOption`), not grouped, not abbreviated: `-run=TestCase`
+   * holds no `-C`.
+   */
+  flagPackage?: boolean;
   /** `tar`: a first argument without a dash is a group of options (`tar xIf zstd a.tar`). */
   clustered?: boolean;
   /**
@@ -269,7 +288,8 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   // make builds every target it is given, each running what the Makefile says: a rule covers the targets it names
   // (`make test` not `make test deploy`), with options only; a word after `--` is a target too.
   if (name === 'make' && rest.some((word) => word.kind !== 'literal' || !word.value.startsWith('-') || word.value === '-' || word.value === '--')) return false;
-  if (name === 'cargo' && wordsAfterDashes(command.words, rule.tokens.length)) return false;
+  const handOn = HANDED_ON.get(name);
+  if (handOn !== undefined && handsOnWords(command.words, rule.tokens.length, handOn)) return false;
   const codeOptions = CODE_RUNNING_OPTIONS.get(name);
   if (codeOptions === undefined) return true;
   const [first] = rest;
@@ -277,18 +297,24 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   const words = codeOptions.clustered === true && rule.tokens.length === 1 && first?.kind === 'literal' && !first.value.startsWith('-')
     ? [{ kind: 'literal' as const, value: `-${first.value}` }, ...rest.slice(1)]
     : rest;
-  return !carriesCodeOption(name, words, rule.tokens.at(-1) ?? '', codeOptions, anything);
+  return !carriesCodeOption(words, rule.tokens.at(-1) ?? '', codeOptions, anything);
 }
 
 /**
- * Whether a word past the rule's first `trusted` tokens follows a `--`. cargo hands those words to another program,
- * which reads them as its own options: `clippy` to the compiler (`-C link-arg=…`, `-C linker=…` run a program the
- * call names), `test` and `bench` to the test binary (`--logfile src/lib.rs` overwrites that file), `fmt` to rustfmt
- * (a file anywhere), `run` to the project's program. A rule for cargo covers none of them unless it names them.
+ * Words after which a command hands the rest to another program, which reads them as its own options. cargo's `--`:
+ * `clippy` hands them to the compiler (`-C link-arg=…`, `-C linker=…` run a program the call names), `test` and
+ * `bench` to the test binary (`--logfile src/lib.rs` overwrites that file), `fmt` to rustfmt (a file anywhere), `run`
+ * to the project's program. `go test -args`: to the test binary (`-test.coverprofile=…`).
  */
-function wordsAfterDashes(words: readonly ShellWord[], trusted: number): boolean {
-  const dashes = words.findIndex((word, index) => index > 0 && word.kind === 'literal' && word.value === '--');
-  return dashes !== -1 && words.length > Math.max(dashes + 1, trusted);
+const HANDED_ON = new Map<string, readonly string[]>([
+  ['cargo', ['--']],
+  ['go', ['-args', '--args']],
+]);
+
+/** Whether a word past the rule's first `trusted` tokens follows one of `markers`: a rule covers none it does not name. */
+function handsOnWords(words: readonly ShellWord[], trusted: number, markers: readonly string[]): boolean {
+  const marker = words.findIndex((word, index) => index > 0 && word.kind === 'literal' && markers.includes(word.value));
+  return marker !== -1 && words.length > Math.max(marker + 1, trusted);
 }
 
 /**
@@ -311,7 +337,7 @@ function runnerAllows(rule: CommandPrefix, command: SimpleCommand, call: { head:
   // npm, pnpm and yarn read their own options after the program's name too.
   const manager = CODE_RUNNING_OPTIONS.get(name);
   const anything = (word: ShellWord) => word.kind === 'dynamic' && mayBecomeAnything(word, line);
-  return manager === undefined || !carriesCodeOption(name, program.slice(target.length), target.at(-1) ?? '', manager, anything);
+  return manager === undefined || !carriesCodeOption(program.slice(target.length), target.at(-1) ?? '', manager, anything);
 }
 
 /**
@@ -334,7 +360,7 @@ function mayNameRemote(word: ShellWord): boolean {
  * with, its quotes dropped and any expansion it starts with taken as empty: `--node-options="$X"`,
  * `SHELL=$HOME/x`, `${Z}--output=…` are those options.
  */
-function carriesCodeOption(name: string, words: readonly ShellWord[], lastToken: string, spec: CodeOptions, anything: (word: ShellWord) => boolean): boolean {
+function carriesCodeOption(words: readonly ShellWord[], lastToken: string, spec: CodeOptions, anything: (word: ShellWord) => boolean): boolean {
   let previous = lastToken;
   let ended = false;
   for (const word of words) {
@@ -352,10 +378,25 @@ function carriesCodeOption(name: string, words: readonly ShellWord[], lastToken:
       ended = true;
       continue;
     }
-    if (isCodeOption(name, value, spec)) return true;
+    if (isCodeOption(value, spec)) return true;
     previous = value;
   }
   return false;
+}
+
+/**
+ * Whether Go's flag package reads `value` as one of `spec`'s options: its whole name after one dash or two, its value
+ * after `=` or in the next word. `go test` also reads each test flag with a `test.` prefix (`-test.coverprofile=…`)
+ * and hands the test binary every flag it does not know, which the binary reads so (`-test.testlogfile=…` writes
+ * there): any word of that form is asked about.
+ */
+function flagPackageOption(value: string, spec: CodeOptions): boolean {
+  const flag = /^--?([^-=][^=]*)(=.*)?$/.exec(value);
+  if (flag === null) return false;
+  const [, flagName = '', assigned = ''] = flag;
+  if (flagName.startsWith('test.')) return true;
+  if (spec.harmlessForms?.has(`-${flagName}${assigned}`) === true) return false;
+  return spec.options.includes(`-${flagName}`);
 }
 
 function endsOptions(spec: CodeOptions, previous: string): boolean {
@@ -363,16 +404,15 @@ function endsOptions(spec: CodeOptions, previous: string): boolean {
   return !previous.startsWith('-') || previous === '-';
 }
 
-function isCodeOption(name: string, value: string, spec: CodeOptions): boolean {
+function isCodeOption(value: string, spec: CodeOptions): boolean {
+  if (spec.flagPackage === true) return flagPackageOption(value, spec);
   const dashed = value.startsWith('-') && value !== '-';
   if (spec.harmless !== undefined && dashed && !spec.harmless.has(value)) return true;
   if (spec.prefixes?.some((prefix) => value.startsWith(prefix)) === true) return true;
-  // `go` takes its long options with one dash or two.
-  const long = value.startsWith('--') && name === 'go' ? value.slice(1) : value;
   // GNU getopt (tar, sort), git and make also take any unambiguous start of a long option: `--checkpoint-act=…`.
-  const longName = long.startsWith('--') ? long.split('=', 1)[0]! : undefined;
+  const longName = value.startsWith('--') ? value.split('=', 1)[0]! : undefined;
   for (const option of spec.options) {
-    if (long === option || long.startsWith(`${option}=`)) return true;
+    if (value === option || value.startsWith(`${option}=`)) return true;
     if (longName !== undefined && longName.length > 2 && option.startsWith('--') && option.startsWith(longName)) return true;
     // A short option anywhere in a group, perhaps with its value attached: `-cfoo`, `-sf Makefile2`.
     if (option.length === 2 && !value.startsWith('--') && dashed && value.slice(1).includes(option[1]!)) return true;

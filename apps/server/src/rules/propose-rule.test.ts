@@ -104,6 +104,9 @@ describe('proposeRule for commands', () => {
     ['go env GOPATH', ['go', 'env', 'GOPATH'], true],
     ['go run main.go', ['go', 'run', 'main.go'], true],
     ['go test ./...', ['go', 'test'], false],
+    ['go test -run=TestCase -count=1 ./...', ['go', 'test'], false],
+    // `-o` writes where it is told: a rule for `go build` does not cover it, so the call is proposed exact.
+    ['go build -o bin/app ./cmd/app', ['go', 'build', '-o', 'bin/app', './cmd/app'], true],
     ['uv run pytest -x', ['uv', 'run', 'pytest', '-x'], true],
     ['git status --short', ['git', 'status'], false],
     // A runner's harmless options are left out; one that installs, moves or loads a file of variables makes it exact.
