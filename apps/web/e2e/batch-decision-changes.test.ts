@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
+import { stopTime } from './support/tab-clock';
 
 const logged = (word: string) => ({ name: 'terminal', arguments: { command: `echo ${word} | tee -a ran.log` } });
 
@@ -14,19 +14,6 @@ async function ranLog(): Promise<string | null> {
     if (error.code === 'ENOENT') return null;
     throw error;
   });
-}
-
-/** Stops the page's clock (installed, and running on its own until now) a moment ahead of where it is. */
-async function stopTime(page: Page): Promise<void> {
-  for (;;) {
-    const now = await page.evaluate(() => Date.now());
-    const stopped = await page.clock.pauseAt(now + 100).then(
-      () => true,
-      // The clock went past that moment before the pause reached it: aimed again.
-      (error: Error) => (error.message.includes('to the past') ? false : Promise.reject(error)),
-    );
-    if (stopped) return;
-  }
 }
 
 describe('Allow all when the waiting calls change under it', () => {

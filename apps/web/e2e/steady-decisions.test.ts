@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { RECORDING_COMMAND } from './support/airlock-under-test';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
+import { stopTime } from './support/tab-clock';
 
 const runTerminal = { toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] };
 
@@ -18,8 +19,14 @@ async function twoChatsWaiting(chat: ChatPage, first: string, second: string): P
 describe('decision buttons and where the pointer is', () => {
   it('a click on an Allow that just slid under the pointer decides nothing, however the pointer moved; once it stood still, one does', async () => {
     suite.airlock.model.enqueue(runTerminal, runTerminal, { text: 'First done.' }, { text: 'Second done.' });
-    const chat = await ChatPage.open(suite.context, suite.airlock.link);
-    const { page } = chat;
+    // This tab's clock is the test's: the second and third clicks come within the button's first moments in its new
+    // place however loaded the machine is (with real time, a slow machine let the moment pass before them).
+    const page = await suite.context.newPage();
+    page.setDefaultTimeout(10_000);
+    await page.clock.install();
+    await page.goto(suite.airlock.link);
+    const chat = new ChatPage(page);
+    await chat.connected();
     await twoChatsWaiting(chat, 'chat one', 'chat two');
 
     const waiting = page.getByRole('region', { name: 'Waiting for you' });
@@ -27,15 +34,25 @@ describe('decision buttons and where the pointer is', () => {
     const firstAllow = waiting.getByRole('button', { name: 'Allow terminal in chat one', exact: true });
     const secondAllow = waiting.getByRole('button', { name: 'Allow terminal in chat two', exact: true });
     // Both are armed: a decision button ignores pointer clicks for a moment after it appears.
-    for (const allow of [firstAllow, secondAllow]) await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true));
+    for (const allow of [firstAllow, secondAllow]) await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
     const box = await firstAllow.boundingBox();
     if (box === null) throw new Error('the first Allow has no box');
     const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
 
     // The first click of a double-click allows the first call; its item leaves and the second slides into place.
+    // Time stands still in the tab from just before it, and goes on a millisecond at a time only until the list has
+    // closed up (sending the decision and showing the change wait on the tab's timers).
     await page.mouse.move(x, y);
+    await stopTime(page);
     await page.mouse.click(x, y);
-    await waiting.getByRole('heading', { name: /Waiting for you \(1\)/ }).waitFor();
+    const oneLeft = waiting.getByRole('heading', { name: /Waiting for you \(1\)/ });
+    await vi.waitFor(
+      async () => {
+        await page.clock.runFor(1);
+        expect(await oneLeft.isVisible()).toBe(true);
+      },
+      { timeout: 15_000, interval: 10 },
+    );
     // The second click, the pointer where it was or jittering a pixel, lands on the second call's Allow, which has
     // just slid there: ignored, and said so.
     await page.mouse.down();
@@ -48,11 +65,12 @@ describe('decision buttons and where the pointer is', () => {
     expect(moved && Math.abs(moved.y + moved.height / 2 - y) < 1).toBe(true);
 
     // Once it has stood there for a moment, the second call still waits, and a click counts.
-    await vi.waitFor(async () => expect(await secondAllow.isEnabled()).toBe(true));
-    await waiting.getByRole('heading', { name: /Waiting for you \(1\)/ }).waitFor();
-    await vi.waitFor(async () => expect(await suite.airlock.runCount()).toBe(1));
+    await page.clock.resume();
+    await vi.waitFor(async () => expect(await secondAllow.isEnabled()).toBe(true), { timeout: 10_000 });
+    await oneLeft.waitFor();
+    await vi.waitFor(async () => expect(await suite.airlock.runCount()).toBe(1), { timeout: 10_000 });
     await page.mouse.click(x, y);
-    await vi.waitFor(async () => expect(await suite.airlock.runCount()).toBe(2));
+    await vi.waitFor(async () => expect(await suite.airlock.runCount()).toBe(2), { timeout: 10_000 });
     await waiting.waitFor({ state: 'detached' });
   });
 
