@@ -52,7 +52,6 @@ describe('git: the repository a push, fetch or pull talks to is a remote, not on
     ['git push origin', 'git push origin main:main'],
     ['git fetch', 'git fetch'],
     ['git fetch', 'git fetch --prune origin'],
-    ['git fetch', 'git fetch --depth 1 origin main'],
     ['git fetch', 'git fetch --multiple origin upstream'],
     ['git pull', 'git pull --rebase origin main'],
     ['git pull', 'git pull --ff-only'],
@@ -153,5 +152,54 @@ describe('git: what a call adds to git’s configuration is asked about', () => 
     ['git push', "git push --exec='sh -c id' origin"],
   ])('a rule for %s asks about %j', async (rule, command) => {
     expect(await decide(command, rule)).toBe('ask');
+  });
+});
+
+describe('git fetch: into the remote-tracking branches only, with the history the clone has', () => {
+  it.each([
+    // The probe's lines: the first deleted the unpushed local branch `feature` and reset `main` to the remote's.
+    "git fetch -u --prune origin '+refs/heads/*:refs/heads/*'",
+    "git fetch --prune origin '+refs/heads/*:refs/heads/*'",
+    'git fetch origin +x:main',
+    'git fetch origin x:main',
+    'git fetch origin main:refs/heads/main',
+    'git fetch --depth=1 origin',
+    'git fetch --depth 1 origin main',
+    'git fetch --dept=1 origin',
+    'git fetch --deepen=2',
+    'git fetch --shallow-since=2020-01-01 origin',
+    'git fetch --shallow-exclude=v1 origin',
+    'git fetch --unshallow',
+    'git fetch --update-shallow origin',
+    "git fetch --refmap='+refs/heads/*:refs/heads/*' origin main",
+    'git fetch --refetch origin',
+    'git fetch -u origin',
+    'git fetch --update-head-ok origin',
+    'git fetch -qu origin',
+    'git fetch -p origin main',
+    'git fetch -pq origin feature',
+    'git fetch --prune-tags origin',
+    'git fetch -P origin',
+    'git fetch -f --tags origin',
+    'git pull --depth=1 origin main',
+    'git pull origin main:main',
+  ])('a rule for git fetch or pull asks about %j', async (command) => {
+    expect(await decide(command, command.startsWith('git pull') ? 'git pull' : 'git fetch')).toBe('ask');
+  });
+
+  it.each([
+    ['git fetch', 'git fetch'],
+    ['git fetch', 'git fetch origin'],
+    ['git fetch', 'git fetch origin main'],
+    ['git fetch', 'git fetch --prune'],
+    ['git fetch', 'git fetch -p origin'],
+    ['git fetch', 'git fetch --all --tags --prune'],
+    ['git fetch', 'git fetch --multiple --prune origin upstream'],
+    ['git fetch origin', 'git fetch origin'],
+    ['git fetch --depth=1 origin', 'git fetch --depth=1 origin'],
+    ['git fetch --prune origin main', 'git fetch --prune origin main'],
+    ['git pull', 'git pull --rebase origin main'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('allow');
   });
 });

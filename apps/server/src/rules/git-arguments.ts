@@ -44,6 +44,13 @@ interface RepositoryCommand {
   allRepositories?: readonly string[];
   /** Options that run a program this command alone reads so (`clone -u`, `ls-remote -u`: the upload-pack to run). */
   code?: readonly string[];
+  /** Options a prefix rule covers only where it names them (`FETCH_ASKED`). */
+  asked?: readonly string[];
+  /**
+   * `fetch`, `pull`: a refspec with a destination (`+x:main`, `'+refs/heads/*:refs/heads/*'`) overwrites that local
+   * branch, and with `--prune` deletes the local branches its destination matches that the remote lacks.
+   */
+  localRefspecs?: boolean;
 }
 
 const FETCH_VALUES = [
@@ -58,6 +65,16 @@ const FETCH_FLAGS = [
   '--no-progress', '--show-forced-updates', '--no-show-forced-updates', '-4', '--ipv4', '-6', '--ipv6', '--set-upstream',
   '--porcelain', '--no-write-fetch-head', '--write-fetch-head', '--recurse-submodules', '--no-recurse-submodules',
   '--negotiate-only', '--refetch',
+];
+/**
+ * What a fetch does besides bringing in the remote's branches: `-u` lets a refspec overwrite the branch checked out,
+ * `--depth`, `--deepen`, `--shallow-…`, `--unshallow` and `--update-shallow` change which history the clone keeps,
+ * `--refmap` maps the remote's branches onto local ones, `--refetch` fetches everything anew, `--prune-tags` deletes
+ * local tags the remote lacks, `--force` lets a refspec or `--tags` overwrite a local tag.
+ */
+const FETCH_ASKED = [
+  '-u', '--update-head-ok', '--depth', '--deepen', '--shallow-since', '--shallow-exclude', '--unshallow',
+  '--update-shallow', '--refmap', '--refetch', '-P', '--prune-tags', '-f', '--force',
 ];
 const MERGE_VALUES = ['-s', '--strategy', '-X', '--strategy-option', '--cleanup'];
 const MERGE_FLAGS = [
@@ -80,8 +97,14 @@ const REPOSITORY_COMMANDS = new Map<string, RepositoryCommand>([
     ],
     repositoryValues: ['--repo'],
   }],
-  ['fetch', { repository: 'remote', values: FETCH_VALUES, flags: FETCH_FLAGS, allRepositories: ['--multiple'] }],
-  ['pull', { repository: 'remote', values: [...FETCH_VALUES, ...MERGE_VALUES], flags: [...FETCH_FLAGS.filter((flag) => flag !== '--multiple'), ...MERGE_FLAGS] }],
+  ['fetch', { repository: 'remote', values: FETCH_VALUES, flags: FETCH_FLAGS, allRepositories: ['--multiple'], asked: FETCH_ASKED, localRefspecs: true }],
+  ['pull', {
+    repository: 'remote',
+    values: [...FETCH_VALUES, ...MERGE_VALUES],
+    flags: [...FETCH_FLAGS.filter((flag) => flag !== '--multiple'), ...MERGE_FLAGS],
+    asked: FETCH_ASKED,
+    localRefspecs: true,
+  }],
   ['ls-remote', {
     repository: 'remote',
     values: ['--upload-pack', '--sort', '-o', '--server-option'],
@@ -118,7 +141,8 @@ const REMOTE_READS = new Set(['show', 'get-url']);
  * Whether a prefix rule may cover this git command (`words` from `git` on, the first `trusted` of them the rule's own
  * tokens): its command is one of git's own (not an alias the repository's configuration defines); the repository a
  * `push`, `fetch`, `pull` or `ls-remote` talks to is a remote's name, not a URL or path the call names (`git push
- * https://…` sends the repository there); `clone` reads from no remote helper (`ext::sh -c …`, `fd::3`) and runs no
+ * https://…` sends the repository there); a `fetch` or `pull` writes no local branch a refspec names (`+x:main`),
+ * prunes nothing with one, and keeps the clone's history (`FETCH_ASKED`); `clone` reads from no remote helper (`ext::sh -c …`, `fd::3`) and runs no
  * upload-pack (`-u`); a rule for `git remote` covers only `show` and `get-url`, not `add` or `set-url`, which point a
  * remote somewhere else. Options git's tables here do not know make every operand be judged as the repository.
  */
@@ -150,6 +174,7 @@ function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[],
   let sure = true;
   let every = false;
   let ended = false;
+  const prunes: number[] = [];
   const repositoryOk = (value: string) => (spec.repository === 'remote' ? REMOTE_NAME.test(value) : cloneSourceOk(value));
   for (let index = start; index < words.length; index += 1) {
     const word = words[index]!;
@@ -174,8 +199,9 @@ function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[],
         sure = false;
         continue;
       }
-      if (spec.code?.includes(option) === true && untrusted(index)) return false;
+      if ((spec.code?.includes(option) === true || spec.asked?.includes(option) === true) && untrusted(index)) return false;
       if (spec.allRepositories?.includes(option) === true) every = true;
+      if (option === '--prune') prunes.push(index);
       const takesNext = equals === -1 && spec.values.includes(option);
       if (spec.repositoryValues?.includes(option) === true) {
         const repository = takesNext ? words[index + 1] : { kind: 'literal' as const, value: value.slice(equals + 1) };
@@ -187,10 +213,12 @@ function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[],
     }
     for (let at = 1; at < value.length; at += 1) {
       const option = `-${value[at]!}`;
+      if (spec.asked?.includes(option) === true && untrusted(index)) return false;
       if (spec.code?.includes(option) === true) {
         if (untrusted(index)) return false;
         break;
       }
+      if (option === '-p') prunes.push(index);
       if (spec.values.includes(option)) {
         if (at === value.length - 1) index += 1;
         break;
@@ -203,11 +231,15 @@ function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[],
   }
   // Past an option these tables do not know, which word is the repository is not known: each operand may be.
   const repositories = sure && !every ? operands.slice(0, 1) : operands;
+  const refspecs = operands.filter((index) => !repositories.includes(index));
+  // `--prune` with a refspec deletes the local refs its destination names that the remote lacks.
+  if (spec.localRefspecs === true && prunes.length > 0 && refspecs.length > 0 && [...prunes, ...refspecs].some(untrusted)) return false;
   return operands.every((index) => {
     if (!untrusted(index)) return true;
     const { value } = words[index] as { value: string };
-    // A refspec is no repository, but `::` and `://` have no business in one.
-    return repositories.includes(index) ? repositoryOk(value) : !value.includes('::') && !value.includes('://');
+    if (repositories.includes(index)) return repositoryOk(value);
+    // A refspec is no repository, but `::` and `://` have no business in one; a fetch writes no local ref it names.
+    return !value.includes('::') && !value.includes('://') && !(spec.localRefspecs === true && value.includes(':'));
   });
 }
 
