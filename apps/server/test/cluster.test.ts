@@ -240,13 +240,13 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     const onB = await follow(b, 's1', 'r1');
     await onB.until(waitingStart);
     // B's own watchers (a tab connected to B) are told that a call waits, from the events B relays.
-    await vi.waitFor(() => expect(waitingChangesOnB()).toBe(1));
+    await vi.waitFor(() => expect(waitingChangesOnB()).toBe(1), { timeout: 10_000 });
     await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', by: { clientLabel: 'on-b' } })).resolves.toMatchObject({ resolved: true, status: 'resolved' });
     await expect(a.chat.confirm({ sessionId: 's1', approvalId, decision: 'deny' })).resolves.toMatchObject({ resolved: false, status: 'already-decided', decision: 'allow' });
 
     await onA.until(isEnd);
     await onB.until(isEnd);
-    await vi.waitFor(() => expect(waitingChangesOnB()).toBe(2));
+    await vi.waitFor(() => expect(waitingChangesOnB()).toBe(2), { timeout: 10_000 });
     expect(calls).toStrictEqual(['hello']);
     expectExactIds('r1', onB.ids);
     expect(onB.ids).toStrictEqual(onA.ids);

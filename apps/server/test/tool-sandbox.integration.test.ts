@@ -245,7 +245,7 @@ describe('nothing outlives a crash', () => {
     try {
       await vi.waitFor(() => expect(processesWith(tag).length).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
       process.kill(server.serverPid, 'SIGKILL');
-      await vi.waitFor(async () => expect(await isRunning(server.serverPid)).toBe(false));
+      await vi.waitFor(async () => expect(await isRunning(server.serverPid)).toBe(false), { timeout: 10_000 });
       await vi.waitFor(() => expect(processesWith(tag)).toStrictEqual([]), { timeout: 10_000 });
     } finally {
       await client.close();

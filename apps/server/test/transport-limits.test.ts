@@ -390,7 +390,7 @@ describe('sockets without a token', () => {
       await using second = connectClient(running.server, { retryDelayMs: 20 });
       expect(await first.client.model.info.query()).toStrictEqual(MODEL_INFO);
       expect(await second.client.model.info.query()).toStrictEqual(MODEL_INFO);
-      await vi.waitFor(() => expect(closedCount).toBeGreaterThanOrEqual(64 - DEFAULT_CAPACITY.maxUnauthenticated));
+      await vi.waitFor(() => expect(closedCount).toBeGreaterThanOrEqual(64 - DEFAULT_CAPACITY.maxUnauthenticated), { timeout: 10_000 });
       // The strangers that gave way never counted against the cap on connections.
       expect(await upgradeStatus(running.server.wsUrl)).toBe(503);
     } finally {

@@ -30,7 +30,7 @@ async function expectAwaiting(chat: ChatPage, card: Locator, toolName: string): 
   const group = card.getByRole('group', { name: `Decision for ${toolName}` });
   // A decision button ignores pointer clicks for a moment after it appears (aria-disabled meanwhile).
   for (const name of [`Allow ${toolName}`, `Deny ${toolName}`]) {
-    await vi.waitFor(async () => expect(await group.getByRole('button', { name, exact: true }).isEnabled()).toBe(true));
+    await vi.waitFor(async () => expect(await group.getByRole('button', { name, exact: true }).isEnabled()).toBe(true), { timeout: 10_000 });
   }
   expect(await group.getByRole('timer').textContent()).toMatch(/^Times out in /);
 }

@@ -32,7 +32,7 @@ describe('Allow all when the waiting calls change under it', () => {
     await bar.getByText('3 tool calls are waiting for your decision.').waitFor();
     expect(await page.getByRole('article').count()).toBe(3);
     const allowAll = bar.getByRole('button', { name: 'Allow all', exact: true });
-    await vi.waitFor(async () => expect(await allowAll.isEnabled()).toBe(true));
+    await vi.waitFor(async () => expect(await allowAll.isEnabled()).toBe(true), { timeout: 10_000 });
     const box = await allowAll.boundingBox();
     if (box === null) throw new Error('Allow all has no box');
     const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
@@ -62,7 +62,7 @@ describe('Allow all when the waiting calls change under it', () => {
 
     // Tab 1 sees the first call denied and the repeat put up in its place: three calls wait, as before.
     await tab1.waitForStatus(tab1.card(0), 'Denied');
-    await vi.waitFor(async () => expect(await page.getByRole('article').count()).toBe(4));
+    await vi.waitFor(async () => expect(await page.getByRole('article').count()).toBe(4), { timeout: 10_000 });
     await tab1.waitForStatus(tab1.card(3), 'Waiting for your decision');
     await bar.getByText('3 tool calls are waiting for your decision.').waitFor();
     const moved = await allowAll.boundingBox();

@@ -85,11 +85,11 @@ describe('notifications of waiting calls', () => {
       );
     // An Allow the notification could not have shown whole (a stale or forged action) only opens the card.
     await click(second!.tag, 'allow');
-    await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('data-approval-id'))).toBe(second!.tag));
+    await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('data-approval-id'))).toBe(second!.tag), { timeout: 10_000 });
     await chat.waitForStatus(chat.card(1), 'Waiting for your decision');
 
     await click(first!.tag, 'allow');
-    await vi.waitFor(async () => expect(await suite.airlock.runCount()).toBe(1));
+    await vi.waitFor(async () => expect(await suite.airlock.runCount()).toBe(1), { timeout: 10_000 });
     await chat.waitForStatus(chat.card(0), 'Done');
     await chat.waitForStatus(chat.card(1), 'Waiting for your decision');
   });

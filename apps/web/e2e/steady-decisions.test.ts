@@ -90,12 +90,12 @@ describe('decision buttons and where the pointer is', () => {
 
     await writeItem.getByRole('button', { name: 'Review write_file in write notes', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'write notes' }).waitFor();
-    await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Tool call write_file'));
+    await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Tool call write_file'), { timeout: 10_000 });
     const card = chat.card();
     // The card is tall: scrolled to its buttons (not by the person's wheel, so they re-arm), then allowed.
     const allow = card.getByRole('button', { name: 'Allow write_file', exact: true });
     await allow.scrollIntoViewIfNeeded();
-    await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true));
+    await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
     await allow.click();
     await chat.waitForStatus(card, 'Done');
     await chat.waitForText('Wrote it.');

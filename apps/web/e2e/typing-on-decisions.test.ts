@@ -24,13 +24,13 @@ describe('typing on a waiting card, its buttons and its editor, in the browser',
     await vi.waitFor(async () => expect(await focusedLabel(chat)).toBe('Tool call write_file'), { timeout: 10_000 });
     await page.keyboard.type('explain what this file is for');
     await page.keyboard.press('Enter');
-    await vi.waitFor(async () => expect(await box.inputValue()).toBe('xplain what this file is for'));
+    await vi.waitFor(async () => expect(await box.inputValue()).toBe('xplain what this file is for'), { timeout: 10_000 });
 
     await box.fill('');
     await card.focus();
     await page.keyboard.type('run it in the src folder instead');
     await page.keyboard.press('Enter');
-    await vi.waitFor(async () => expect(await box.inputValue()).toBe('un it in the src folder instead'));
+    await vi.waitFor(async () => expect(await box.inputValue()).toBe('un it in the src folder instead'), { timeout: 10_000 });
 
     // Tab from the card reaches its Allow button; "no way" typed there is text too, and its space presses nothing.
     await box.fill('');
@@ -38,7 +38,7 @@ describe('typing on a waiting card, its buttons and its editor, in the browser',
     await page.keyboard.press('Tab');
     expect(await focusedLabel(chat)).toBe('Allow write_file');
     await page.keyboard.type('no way');
-    await vi.waitFor(async () => expect(await box.inputValue()).toBe('no way'));
+    await vi.waitFor(async () => expect(await box.inputValue()).toBe('no way'), { timeout: 10_000 });
 
     await chat.waitForStatus(card, 'Waiting for your decision');
     expect(await card.getByRole('form').count()).toBe(0);

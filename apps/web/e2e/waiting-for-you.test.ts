@@ -21,7 +21,7 @@ describe('calls waiting for the person', () => {
     const chats = page.getByRole('navigation', { name: 'Chats' });
     await chats.getByRole('img', { name: '1 call waiting for you' }).nth(1).waitFor();
     expect(await chats.getByRole('img', { name: 'running' }).count()).toBe(0);
-    await vi.waitFor(async () => expect(await page.title()).toBe('(2) Airlock'));
+    await vi.waitFor(async () => expect(await page.title()).toBe('(2) Airlock'), { timeout: 10_000 });
     expect(await page.locator('link[rel="icon"]').getAttribute('href')).toMatch(/^data:image\/png/);
 
     const waiting = page.getByRole('region', { name: 'Waiting for you' });
@@ -36,14 +36,14 @@ describe('calls waiting for the person', () => {
       },
       { timeout: 15_000, interval: 250 },
     );
-    await vi.waitFor(async () => expect(await page.title()).toBe('(1) Airlock'));
+    await vi.waitFor(async () => expect(await page.title()).toBe('(1) Airlock'), { timeout: 10_000 });
     await chat.waitForStatus(chat.card(), 'Waiting for your decision');
     await page.getByRole('button', { name: 'New chat', exact: true }).click();
 
     const reopened = await ChatPage.open(suite.context, suite.airlock.link);
     const again = reopened.page;
     await again.getByRole('heading', { level: 1, name: 'second chat' }).waitFor();
-    await vi.waitFor(async () => expect(await again.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Tool call terminal'));
+    await vi.waitFor(async () => expect(await again.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Tool call terminal'), { timeout: 10_000 });
 
     // In the message box Alt+N may type a character (Option+N on a Mac): it stays there, so the next letter is text.
     await again.getByRole('textbox', { name: 'Message' }).focus();
@@ -51,7 +51,7 @@ describe('calls waiting for the person', () => {
     expect(await again.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Message');
     await again.evaluate(() => (document.activeElement as HTMLElement).blur());
     await again.keyboard.press('Alt+KeyN');
-    await vi.waitFor(async () => expect(await again.evaluate(() => document.activeElement?.hasAttribute('data-approval-id'))).toBe(true));
+    await vi.waitFor(async () => expect(await again.evaluate(() => document.activeElement?.hasAttribute('data-approval-id'))).toBe(true), { timeout: 10_000 });
     await again.keyboard.press('r');
     const reason = reopened.card().getByRole('textbox', { name: 'Reason, passed to the model' });
     await reason.waitFor();
@@ -62,7 +62,7 @@ describe('calls waiting for the person', () => {
     await again.keyboard.press('d');
     await reopened.waitForStatus(reopened.card(), 'Denied');
     await reopened.waitForText('Second chat done.');
-    await vi.waitFor(async () => expect(await again.title()).toBe('Airlock'));
+    await vi.waitFor(async () => expect(await again.title()).toBe('Airlock'), { timeout: 10_000 });
     expect(await suite.airlock.runCount()).toBe(1);
   });
 
@@ -75,11 +75,11 @@ describe('calls waiting for the person', () => {
     // Opened again, the app lands on the waiting card, in focus; the person starts typing as if in the message box.
     const chat = await ChatPage.open(suite.context, suite.airlock.link);
     const { page } = chat;
-    await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Tool call terminal'));
+    await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Tool call terminal'), { timeout: 10_000 });
     await page.keyboard.type('Also, can you explain first? and do');
     await page.keyboard.press('Enter');
     const box = page.getByRole('textbox', { name: 'Message' });
-    await vi.waitFor(async () => expect(await box.inputValue()).toBe('lso, can you explain first? and do'));
+    await vi.waitFor(async () => expect(await box.inputValue()).toBe('lso, can you explain first? and do'), { timeout: 10_000 });
     await chat.waitForStatus(chat.card(), 'Waiting for your decision');
     expect(await page.getByText('Always allowed in this chat', { exact: false }).count()).toBe(0);
     expect(await suite.airlock.runCount()).toBe(0);
