@@ -203,3 +203,51 @@ describe('git fetch: into the remote-tracking branches only, with the history th
     expect(await decide(command, rule)).toBe('allow');
   });
 });
+
+describe('git diff, commit and add: no file from outside the workspace, no ignored file added', () => {
+  it.each([
+    // The probe's lines: each printed, or put in a commit the model could show, a file outside the workspace.
+    ['git diff', 'git diff --no-index /etc/shadow /dev/null'],
+    ['git diff', 'git diff --no-index a b'],
+    ['git diff', 'git diff --no-ind a b'],
+    ['git diff', 'git diff /etc/shadow /dev/null'],
+    ['git diff', 'git diff --stat ~/.ssh/id_rsa src/a.ts'],
+    ['git diff', 'git diff ../../etc/passwd src/a.ts'],
+    ['git diff', 'git diff "$HOME/.npmrc" x'],
+    ['git commit', 'git commit -F /etc/shadow'],
+    ['git commit', 'git commit -F/etc/shadow'],
+    ['git commit', 'git commit -aF /etc/shadow'],
+    ['git commit', 'git commit --file=/etc/shadow'],
+    ['git commit', 'git commit --file /etc/shadow'],
+    ['git commit', 'git commit --fil=/etc/shadow'],
+    ['git commit', 'git commit -t /etc/shadow'],
+    ['git commit', 'git commit --template=/etc/shadow'],
+    ['git commit', 'git commit --pathspec-from-file=/etc/shadow'],
+    ['git add', 'git add -f .env'],
+    ['git add', 'git add -Af .env'],
+    ['git add', 'git add --force .env'],
+    ['git add', 'git add --for .env'],
+    ['git add', 'git add --pathspec-from-file=/etc/shadow'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('ask');
+  });
+
+  it.each([
+    ['git diff', 'git diff'],
+    ['git diff', 'git diff --stat HEAD~1 -- src'],
+    ['git diff', 'git diff main...feature src/a.ts'],
+    ['git diff', 'git diff --no-color --cached'],
+    ['git commit', 'git commit -m x'],
+    ['git commit', "git commit -am 'fix the tests'"],
+    ['git commit', 'git commit -mFoo'],
+    ['git commit', 'git commit -F -'],
+    ['git commit', 'git commit --file=-'],
+    ['git commit', 'git commit --fixup HEAD'],
+    ['git commit', 'git commit -m x -- src/a.ts'],
+    ['git add', 'git add -A'],
+    ['git add', 'git add src/a.ts -- -f'],
+    ['git add -f .env', 'git add -f .env'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('allow');
+  });
+});

@@ -1,3 +1,4 @@
+import { mayNameOutside, type PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
 /**
@@ -142,11 +143,12 @@ const REMOTE_READS = new Set(['show', 'get-url']);
  * tokens): its command is one of git's own (not an alias the repository's configuration defines); the repository a
  * `push`, `fetch`, `pull` or `ls-remote` talks to is a remote's name, not a URL or path the call names (`git push
  * https://…` sends the repository there); a `fetch` or `pull` writes no local branch a refspec names (`+x:main`),
- * prunes nothing with one, and keeps the clone's history (`FETCH_ASKED`); `clone` reads from no remote helper (`ext::sh -c …`, `fd::3`) and runs no
+ * prunes nothing with one, and keeps the clone's history (`FETCH_ASKED`); `diff`, `commit` and `add` read no file
+ * outside the workspace and add no ignored one (`FILE_OPTIONS`); `clone` reads from no remote helper (`ext::sh -c …`, `fd::3`) and runs no
  * upload-pack (`-u`); a rule for `git remote` covers only `show` and `get-url`, not `add` or `set-url`, which point a
  * remote somewhere else. Options git's tables here do not know make every operand be judged as the repository.
  */
-export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number): boolean {
+export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number, facts: PathFacts = {}): boolean {
   const untrusted = (index: number) => index >= trusted;
   let index = 1;
   while (index < words.length) {
@@ -163,9 +165,72 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
   const command = words[index];
   if (command === undefined) return true;
   if (command.kind !== 'literal' || !GIT_COMMANDS.has(command.value)) return false;
+  const reads = FILE_OPTIONS.get(command.value);
+  if (reads !== undefined && !fileOptionsCovered(reads, words, index + 1, untrusted)) return false;
+  // `git diff a b` with either outside the repository compares the two files as `--no-index` does.
+  if (command.value === 'diff' && words.slice(index + 1).some((word, offset) => untrusted(index + 1 + offset) && !isOption(word) && mayNameOutside(word, facts))) return false;
   if (command.value === 'remote') return remoteCovered(words, index + 1, untrusted);
   const spec = REPOSITORY_COMMANDS.get(command.value);
   return spec === undefined || repositoryCovered(spec, words, index + 1, untrusted);
+}
+
+/** Options of one git command that take a file from anywhere, or one git otherwise leaves alone. */
+interface FileOptions {
+  /** Their one-letter forms (`-F`), also in a group (`-aF x`). */
+  short: string;
+  /** Their long forms, also any start of one (`--fil=x`), as git's option parser reads them. */
+  long: readonly string[];
+  /** Letters that take the rest of their group, or the next word, as their value (`-mFix` is a message). */
+  values?: string;
+  /** Those of `short` and `long` that read standard input when their value is `-` (`-F -`): allowed so. */
+  fromPipe?: readonly string[];
+}
+
+/**
+ * Options a prefix rule covers only where it names them. `diff --no-index` compares any two files (`/etc/shadow
+ * /dev/null`), and what it prints goes to the model; `commit -F`/`--file` and `-t`/`--template` take the message
+ * from any file, which `git log` then shows (`-F -`, the message from the pipe, is allowed); `add -f`/`--force` adds a
+ * file the repository ignores (`.env`) to what the next commit, and push, takes along; `--pathspec-from-file` reads
+ * any file, and git names a line of it that matches no file in its error.
+ */
+const FILE_OPTIONS = new Map<string, FileOptions>([
+  ['diff', { short: '', long: ['--no-index'] }],
+  ['commit', { short: 'Ft', long: ['--file', '--template', '--pathspec-from-file'], values: 'mCcSu', fromPipe: ['-F', '--file', '--pathspec-from-file'] }],
+  ['add', { short: 'f', long: ['--force', '--pathspec-from-file'], fromPipe: ['--pathspec-from-file'] }],
+]);
+
+function isOption(word: ShellWord): boolean {
+  return word.kind === 'literal' && word.value.startsWith('-') && word.value !== '-';
+}
+
+/** Whether no word from `start` on that the call adds, before a `--`, is one of `options` (`FileOptions`). */
+function fileOptionsCovered(options: FileOptions, words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean): boolean {
+  for (let index = start; index < words.length; index += 1) {
+    const word = words[index]!;
+    if (word.kind !== 'literal' || !isOption(word)) continue;
+    const value = word.value;
+    if (value === '--') return true;
+    if (!untrusted(index)) continue;
+    const next = words[index + 1];
+    const fromPipe = next?.kind === 'literal' && next.value === '-';
+    if (value.startsWith('--')) {
+      const [written = '', assigned] = value.split('=', 2);
+      const named = options.long.find((option) => option === written || (written.length > 2 && option.startsWith(written)));
+      if (named === undefined) continue;
+      if (options.fromPipe?.includes(named) === true && (assigned === '-' || (assigned === undefined && fromPipe))) continue;
+      return false;
+    }
+    for (let at = 1; at < value.length; at += 1) {
+      const letter = value[at]!;
+      if (options.short.includes(letter)) {
+        const attached = value.slice(at + 1);
+        if (options.fromPipe?.includes(`-${letter}`) === true && (attached === '-' || (attached === '' && fromPipe))) break;
+        return false;
+      }
+      if (options.values?.includes(letter) === true) break;
+    }
+  }
+  return true;
 }
 
 function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean): boolean {

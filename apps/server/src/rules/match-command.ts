@@ -280,7 +280,7 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
         : namesVariable || word.text.includes('[') || anything(word);
     if (rest.some(risky)) return false;
   }
-  if (name === 'git' && !gitArgumentsCovered(command.words, rule.tokens.length)) return false;
+  if (name === 'git' && !gitArgumentsCovered(command.words, rule.tokens.length, line)) return false;
   if (name === 'jq' && !jqArgumentsCovered(command.words, rule.tokens.length, { ...line, anything })) return false;
   if (name === 'rsync' && rest.some(mayNameRemote)) return false;
   const script = SCRIPT_RUNNERS.has(name) ? scriptArgumentsStart(command.words) : undefined;
