@@ -12,7 +12,7 @@ const WATCHDOG = fileURLToPath(new URL('./process-watchdog.ts', import.meta.url)
 async function expectGoneWhenServerDies(victim: ChildProcess, tag: string, code: string): Promise<void> {
   const server = spawn(
     process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', `import { startCallWatchdog, startProcessWatchdog } from ${JSON.stringify(WATCHDOG)}; ${code}; console.log('watching'); setInterval(() => undefined, 1000);`],
+    ['--import', 'tsx', '--input-type=module', '-e', `import { startCallWatchdog } from ${JSON.stringify(WATCHDOG)}; ${code}; console.log('watching'); setInterval(() => undefined, 1000);`],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   try {
@@ -44,7 +44,7 @@ describe('the watchdog of a call, when the server dies', () => {
     const tag = uniqueToken();
     // Its processes do not carry the marker (as after `env -i`): only the group finds them.
     const victim = startVictim(tag);
-    await expectGoneWhenServerDies(victim, tag, `startProcessWatchdog({ group: ${victim.pid!}, marker: ${JSON.stringify(`AIRLOCK_TOOL_CALL=${tag}`)}, startedSince: 0 })`);
+    await expectGoneWhenServerDies(victim, tag, `startCallWatchdog(${JSON.stringify(`AIRLOCK_TOOL_CALL=${tag}`)}).watchGroup(${victim.pid!})`);
   });
 
   test('kills the processes carrying the call’s marker, even when the server dies before it could name any group or pid', async () => {

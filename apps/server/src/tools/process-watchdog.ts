@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
-import type { MarkedScope } from './process-group';
 
 /** Scans of /proc in a row that must find no new marked process before the frozen ones are killed. */
 const QUIET_SCANS = 3;
@@ -102,11 +101,4 @@ export function spawnWatched<T extends ChildProcess>(marker: string, start: () =
     watchdog.release();
     throw error;
   }
-}
-
-/** The same for processes that already run: their group and the processes carrying their marker. */
-export function startProcessWatchdog(scope: MarkedScope): ProcessWatchdog {
-  const watchdog = startCallWatchdog(scope.marker);
-  watchdog.watchGroup(scope.group);
-  return watchdog;
 }
