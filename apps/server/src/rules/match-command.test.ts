@@ -475,6 +475,14 @@ describe('cargo: no word after `--`, which goes to the compiler, the test binary
     ['cargo', 'cargo test -- --logfile src/lib.rs'],
     ['cargo test --', 'cargo test -- --logfile src/lib.rs'],
     ['cargo test -- --nocapture', 'cargo test -- --nocapture --logfile src/lib.rs'],
+    // `cargo run` hands the program every word from its first operand on, options too.
+    ['cargo run', 'cargo run .git/COMMIT_EDITMSG'],
+    ['cargo run', 'cargo run --release x --flag'],
+    ['cargo run', 'cargo run --bin server serve --port 1'],
+    ['cargo run', 'cargo run "$HOME"'],
+    ['cargo', 'cargo --locked run x'],
+    ['cargo', 'cargo r x'],
+    ['cargo run --bin server', 'cargo run --bin server x'],
     // `--fix` rewrites the sources.
     ['cargo clippy', 'cargo clippy --fix --allow-dirty --allow-no-vcs'],
     ['cargo clippy', 'cargo clippy --fix=x'],
@@ -491,6 +499,10 @@ describe('cargo: no word after `--`, which goes to the compiler, the test binary
     ['cargo clippy', 'cargo clippy --all-targets --features x'],
     ['cargo clippy -- -D warnings', 'cargo clippy -- -D warnings'],
     ['cargo clippy --fix', 'cargo clippy --fix --allow-dirty'],
+    ['cargo run', 'cargo run'],
+    ['cargo run', 'cargo run --release --bin server -p app --features x'],
+    ['cargo run x', 'cargo run x'],
+    ['cargo', 'cargo test my_test'],
   ])('a rule for %s allows %j', async (rule, command) => {
     expect(await decide(command, [prefix(rule)])).toBe('allow');
   });

@@ -290,6 +290,7 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   if (name === 'make' && rest.some((word) => word.kind !== 'literal' || !word.value.startsWith('-') || word.value === '-' || word.value === '--')) return false;
   const handOn = HANDED_ON.get(name);
   if (handOn !== undefined && handsOnWords(command.words, rule.tokens.length, handOn)) return false;
+  if (name === 'cargo' && runsWithArguments(command.words, rule.tokens.length)) return false;
   const codeOptions = CODE_RUNNING_OPTIONS.get(name);
   if (codeOptions === undefined) return true;
   const [first] = rest;
@@ -310,6 +311,39 @@ const HANDED_ON = new Map<string, readonly string[]>([
   ['cargo', ['--']],
   ['go', ['-args', '--args']],
 ]);
+
+/** cargo's options that take the next word as their value (`--bin server`, `-p app`, `--color always`). */
+const CARGO_VALUES = new Set([
+  '-p', '--package', '--bin', '--example', '-j', '--jobs', '-F', '--features', '--target', '--target-dir',
+  '--manifest-path', '--profile', '--color', '--message-format', '--config', '-Z', '--lockfile-path', '-C',
+]);
+
+/**
+ * Whether a `cargo run` call has a word past the rule's first `trusted` tokens that cargo hands to the project's
+ * program: from its first word that is neither an option nor an option's value on, every word is the program's
+ * (`cargo run x --flag` runs it with `x --flag`), as a script `npm test` runs is handed its words.
+ */
+function runsWithArguments(words: readonly ShellWord[], trusted: number): boolean {
+  let index = 1;
+  const option = (at: number) => {
+    const word = words[at];
+    return word?.kind === 'literal' && (word.value.startsWith('-') || word.value.startsWith('+')) ? word.value : undefined;
+  };
+  for (let value = option(index); value !== undefined; value = option(index)) index += CARGO_VALUES.has(value) ? 2 : 1;
+  const subcommand = words[index];
+  if (subcommand?.kind !== 'literal' || (subcommand.value !== 'run' && subcommand.value !== 'r')) return false;
+  for (let at = index + 1; at < words.length; at += 1) {
+    const value = option(at);
+    // What follows a `--` is judged as cargo's other subcommands' (`HANDED_ON`).
+    if (value === '--') return false;
+    if (value !== undefined) {
+      if (CARGO_VALUES.has(value)) at += 1;
+    } else if (at >= trusted) {
+      return true;
+    }
+  }
+  return false;
+}
 
 /** Whether a word past the rule's first `trusted` tokens follows one of `markers`: a rule covers none it does not name. */
 function handsOnWords(words: readonly ShellWord[], trusted: number, markers: readonly string[]): boolean {
