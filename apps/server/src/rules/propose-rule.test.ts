@@ -135,6 +135,15 @@ describe('proposeRule for commands', () => {
     }
   });
 
+  it.each(['cargo test', 'cargo build', 'cargo clippy', 'go test ./...', 'go build ./...', 'git fetch', 'git fetch origin', 'git diff', 'git commit -m x'])(
+    '%j is still proposed by prefix, and its rule allows it',
+    async (command) => {
+      const draft = await proposeRule(terminal(command), here, options);
+      expect(draft.match.kind === 'command-prefix' && !draft.match.exact).toBe(true);
+      expect((await evaluateRules(terminal(command), [rule({ ...draft })], context)).decision).toBe('allow');
+    },
+  );
+
   it('never proposes a prefix rule whose command runs whatever it is given', async () => {
     const interpreter = fc.constantFrom(...EXACT_ONLY_COMMANDS).filter((name) => /^[a-z][\w.-]*$/i.test(name));
     const word = fc.stringMatching(/^[a-z0-9-]{1,6}$/);
