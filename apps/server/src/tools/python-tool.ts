@@ -5,6 +5,7 @@ import { defineTool } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
 import { executablesOnPath } from './find-executable';
+import { pythonEncodingDeclaration } from './python-encoding-declaration';
 import { childSearchPath, runToolProcess } from './run-tool-process';
 import { failuresAsResults, toolFailure } from './tool-failure';
 import { isWithin, type WorkspacePaths } from './workspace-paths';
@@ -17,7 +18,7 @@ const parameters = z.object({
     .min(1)
     .max(MAX_CODE_CHARS)
     .superRefine((code, context) => {
-      const declared = declaredEncoding(code);
+      const declared = pythonEncodingDeclaration(code);
       if (declared === undefined) return;
       context.addIssue({
         code: 'custom',
@@ -122,20 +123,4 @@ async function interpreterOutside(workspace: string, searchPath: string | undefi
     if (real !== undefined) inWorkspace.push(candidate);
   }
   return { python: undefined, inWorkspace };
-}
-
-/** PEP 263: a comment on line 1 or 2 saying `coding: <name>` or `coding=<name>` sets how Python decodes a file. */
-const COMMENT_LINE = /^\uFEFF?[ \t\f]*#/;
-const CODING = /coding[:=][ \t]*([-\w.]+)/g;
-
-/** The first encoding other than UTF-8 declared on the code's first two lines (checked whatever the first holds). */
-function declaredEncoding(code: string): { name: string; line: number } | undefined {
-  const lines = code.split(/\r\n|\r|\n/, 2);
-  for (const [index, line] of lines.entries()) {
-    if (!COMMENT_LINE.test(line)) continue;
-    for (const [, name = ''] of line.matchAll(CODING)) {
-      if (!['utf-8', 'utf8'].includes(name.toLowerCase().replaceAll('_', '-'))) return { name, line: index + 1 };
-    }
-  }
-  return undefined;
 }

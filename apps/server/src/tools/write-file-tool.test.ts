@@ -290,6 +290,59 @@ describe('write_file with the workspace changed between its own steps', () => {
   });
 });
 
+describe('write_file and Python source encodings', () => {
+  // Under utf-7 the comment below is a line break and then code; the card shows a comment.
+  const HIDDEN = '# +AAo-import os+ADs-os.system(+ACI-touch PWNED+ACI-)\nprint("hello")\n';
+
+  test('refuses, before anyone is asked, a Python file that declares an encoding other than UTF-8, and writes nothing', async () => {
+    await using workspace = await tempFolder();
+    const write = toolNamed(createBuiltinTools({ workspace: workspace.path }), 'write_file');
+    const refused = [
+      ['main.py', `# -*- coding: utf-7 -*-\n${HIDDEN}`, 'utf-7', 1],
+      ['pkg/module.py', `#!/usr/bin/env python3\n# vim: set fileencoding=utf-7 :\n${HIDDEN}`, 'utf-7', 2],
+      ['gui.pyw', `\r\n# coding=latin-1\r\n${HIDDEN}`, 'latin-1', 2],
+      ['types.pyi', `# coding: unicode_escape\n${HIDDEN}`, 'unicode_escape', 1],
+      ['bin/run', `#!/usr/bin/python3\n# -*- coding: utf-7 -*-\n${HIDDEN}`, 'utf-7', 2],
+      ['src/../tool.py/.', `# coding: utf_16\n${HIDDEN}`, 'utf_16', 1],
+    ] as const;
+    for (const [file, content, name, line] of refused) {
+      const checked = write.parameters.safeParse({ path: file, content });
+      expect({ file, issues: checked.error?.issues.map(({ path: at, message }) => ({ at, message })) }).toStrictEqual({
+        file,
+        issues: [
+          {
+            at: ['content'],
+            message:
+              `the content declares its source encoding as "${name}" on line ${line}; Python would read this file by its ` +
+              'declared encoding, and what ran or was imported would not be the text shown. Nothing was written; write it ' +
+              'as UTF-8 without the declaration, or declare utf-8',
+          },
+        ],
+      });
+    }
+    expect(await readdir(workspace.path)).toStrictEqual([]);
+  });
+
+  test('writes a Python file declaring UTF-8 or declaring on line 3, and any other file as given', async () => {
+    await using workspace = await tempFolder();
+    const write = toolNamed(createBuiltinTools({ workspace: workspace.path }), 'write_file');
+    const written = [
+      ['utf8.py', `# -*- coding: utf-8 -*-\n${HIDDEN}`],
+      ['sig.py', `#!/usr/bin/env python3\n# coding=UTF_8-sig\n${HIDDEN}`],
+      ['third.py', `#!/usr/bin/env python3\n\n# -*- coding: utf-7 -*- (Python reads only lines 1 and 2)\n${HIDDEN}`],
+      ['notes.txt', `# -*- coding: utf-7 -*-\n${HIDDEN}`],
+      ['run.sh', `#!/bin/sh\n# coding: utf-7\n${HIDDEN}`],
+    ] as const;
+    for (const [file, content] of written) {
+      expect({ file, result: await runTool(write, { path: file, content }) }).toStrictEqual({
+        file,
+        result: { content: `Created ${file} (${Buffer.byteLength(content)} bytes).`, isError: false },
+      });
+      expect(await readFile(path.join(workspace.path, file), 'utf8')).toBe(content);
+    }
+  });
+});
+
 describe('write_file while another process swaps the file for a link in a loop', () => {
   test('never writes where the link leads', async () => {
     await using r = await repository();

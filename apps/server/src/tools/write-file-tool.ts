@@ -1,18 +1,47 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { defineTool } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
+import { pythonEncodingDeclaration } from './python-encoding-declaration';
 import { failuresAsResults, toolFailure } from './tool-failure';
 import type { WorkspaceFolder, WorkspacePaths } from './workspace-paths';
 
 /** Folders whose files a person's tools run later, outside the sandbox: a repository's, and the workspace's rules. */
 const RUNS_LATER = new Set(['.git', '.airlock']);
 
-const parameters = z.object({
-  path: z.string().min(1).describe('File path, relative to the workspace. Missing parent folders are created.'),
-  content: z.string().describe('The complete new content of the file.'),
-});
+/** Python's source files, which it runs or imports, and stubs; and a script whose `#!` line names a Python. */
+const PYTHON_SUFFIX = /\.py[iw]?$/i;
+const PYTHON_SHEBANG = /^\uFEFF?#!.*(?:python|pypy)/i;
+
+/**
+ * Whether Python reads `content` as source, decoding it by a PEP 263 declaration (docs/security.md › `python`):
+ * `python3 file.py`, an import, a test runner. By the name the path ends in, as the write resolves it.
+ */
+function isPythonSource(requested: string, content: string): boolean {
+  return PYTHON_SUFFIX.test(path.basename(path.resolve('/', requested))) || PYTHON_SHEBANG.test(content.split(/\r\n|\r|\n/, 1)[0] ?? '');
+}
+
+const parameters = z
+  .object({
+    path: z.string().min(1).describe('File path, relative to the workspace. Missing parent folders are created.'),
+    content: z.string().describe('The complete new content of the file.'),
+  })
+  .superRefine(({ path: requested, content }, context) => {
+    // As invalid arguments, before a card is put up: no grant or rule can let such a file be written.
+    if (!isPythonSource(requested, content)) return;
+    const declared = pythonEncodingDeclaration(content);
+    if (declared === undefined) return;
+    context.addIssue({
+      code: 'custom',
+      path: ['content'],
+      message:
+        `the content declares its source encoding as "${declared.name}" on line ${declared.line}; Python would read this ` +
+        'file by its declared encoding, and what ran or was imported would not be the text shown. Nothing was written; ' +
+        'write it as UTF-8 without the declaration, or declare utf-8',
+    });
+  });
 
 export function createWriteFileTool(options: ResolvedToolsOptions, paths: WorkspacePaths) {
   return defineTool<z.infer<typeof parameters>>({
