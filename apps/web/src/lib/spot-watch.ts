@@ -12,6 +12,8 @@ export interface SpotWatch {
 
 interface Watched {
   spot: Spot;
+  /** How far what it scrolls with was scrolled when `spot` was read (see scrolledBy). */
+  scrolled: Spot;
   settledAt: number;
   moved: () => void;
 }
@@ -35,7 +37,7 @@ export function movedByPerson(): void {
  * their own wheel, key or finger. One observer serves every watched element, and only while there is one.
  */
 export function watchSpot(element: Element, moved: () => void): SpotWatch {
-  const entry: Watched = { spot: spotOf(element), settledAt: performance.now(), moved };
+  const entry: Watched = { spot: spotOf(element), scrolled: scrolledBy(element), settledAt: performance.now(), moved };
   watched.set(element, entry);
   if (watched.size === 1) startObserving();
   return {
@@ -53,17 +55,37 @@ export function watchSpot(element: Element, moved: () => void): SpotWatch {
 
 /**
  * `byChange`: read right after a change to the page, so a move is the page's doing and re-arms. Read after a scroll or
- * a resize, or at a click, a move is only noted: what the page moves is seen by the read after its change (a
- * transcript kept at its bottom scrolls in the same change), so what is left is the person scrolling, who sees where
- * things go (the click's own check of where the pointer aimed still applies).
+ * a resize, or at a click, a move is only noted: what is left is the person scrolling, who sees where things go (the
+ * click's own check of where the pointer aimed still applies). A scroll is told apart from a change by where the
+ * element stands in what it scrolls with, not by its scroll event: that comes a frame later, and a change in between
+ * (a countdown ticking, another button arming) read the scroll as the page's move and re-armed the button.
  */
 function recheck(element: Element, entry: Watched, byChange: boolean): void {
   const spot = spotOf(element);
-  if (sameSpot(spot, entry.spot)) return;
+  const scrolled = scrolledBy(element);
+  const before = { spot: entry.spot, scrolled: entry.scrolled };
   entry.spot = spot;
-  if (!byChange || performance.now() < personMovingUntil) return;
+  entry.scrolled = scrolled;
+  if (sameSpot(spot, before.spot)) return;
+  const onlyScrolled = sameSpot(inContent(spot, scrolled), inContent(before.spot, before.scrolled));
+  if (!byChange || onlyScrolled || performance.now() < personMovingUntil) return;
   entry.settledAt = performance.now();
   entry.moved();
+}
+
+/** Where a spot read with its scrolling ancestors scrolled by `scrolled` stands in the content they scroll. */
+function inContent(spot: Spot, scrolled: Spot): Spot {
+  return { left: spot.left + scrolled.left, top: spot.top + scrolled.top };
+}
+
+/** How far the element's ancestors (the page's root too) are scrolled, summed: a scroll moves it by as much. */
+function scrolledBy(element: Element): Spot {
+  const scrolled = { left: 0, top: 0 };
+  for (let ancestor = element.parentElement; ancestor !== null; ancestor = ancestor.parentElement) {
+    scrolled.left += ancestor.scrollLeft;
+    scrolled.top += ancestor.scrollTop;
+  }
+  return scrolled;
 }
 
 function checkAll(byChange: boolean): void {

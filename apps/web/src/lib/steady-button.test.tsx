@@ -86,6 +86,34 @@ describe('SteadyButton', () => {
     expect(button.hasAttribute('aria-disabled')).toBe(false);
   });
 
+  it('takes a scroll read by a change to the page before its scroll event as seen, not as the page moving it', async () => {
+    const { button, decided, ignored } = renderButton();
+    wait(ARMING_MS);
+    // What the button scrolls with is scrolled 32 px (a scroll's event comes a frame later) and, before then, some
+    // other part of the page changes (a countdown ticks, another button arms).
+    const scroller = button.parentElement!;
+    scroller.scrollTop = 32;
+    spot = { left: 10, top: 168 };
+    await act(async () => {
+      document.body.append(document.createElement('div'));
+      await Promise.resolve();
+    });
+    expect(button.hasAttribute('aria-disabled')).toBe(false);
+    mouseMove(button);
+    mouseClick(button);
+    expect(ignored).not.toHaveBeenCalled();
+    expect(decided).toHaveBeenCalledTimes(1);
+
+    // A change that moves it within what it scrolls with, in the same moment as a scroll, still re-arms it.
+    scroller.scrollTop = 0;
+    spot = { left: 10, top: 236 };
+    await act(async () => {
+      document.body.append(document.createElement('div'));
+      await Promise.resolve();
+    });
+    expect(button.getAttribute('aria-disabled')).toBe('true');
+  });
+
   it('ignores a mouse click where the pointer never moved over it (what covered it went away)', () => {
     const { button, decided, ignored } = renderButton();
     wait(ARMING_MS);
