@@ -1232,6 +1232,83 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       ]);
     });
 
+    describe('an ask verdict (a deny rule that cannot tell whether it catches the call)', () => {
+      const ask = { effect: 'ask' as const, ruleId: 'rule_rm', description: 'A deny rule applies (Deny python code rm) and this code could not be read whole' };
+
+      it('puts the call up with confirmation off: nothing runs until the person allows, and the decision is theirs', async () => {
+        const python = recordingTool('python');
+        let ranBeforeDecision: number | undefined;
+        const { events } = await drive(
+          [pythonCall(), textStep('ok')],
+          (event, registry) => {
+            ranBeforeDecision = python.calls.length;
+            registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+          },
+          { tools: [python.tool], confirmToolCalls: false, policy: async () => ask },
+        );
+        expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: true }]);
+        expect(ranBeforeDecision).toBe(0);
+        expect(python.calls).toStrictEqual([{ code: 'print(1)' }]);
+        const [decision] = ofType(events, 'tool-decision');
+        expect(decision).toMatchObject({ decision: 'allow', source: 'user' });
+        expect(decision).not.toHaveProperty('ruleId');
+        expect(ofType(events, 'status').map((status) => status.text)).toContain(`Calling: python. ${ask.description}`);
+        expectPairedToolEvents(events);
+      });
+
+      it('a person’s deny of it runs nothing', async () => {
+        const python = recordingTool('python');
+        const { events } = await drive([pythonCall(), textStep('ok')], 'deny', { tools: [python.tool], confirmToolCalls: false, policy: async () => ask });
+        expect(python.calls).toStrictEqual([]);
+        expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'deny', source: 'user' }]);
+        expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'denied' }]);
+      });
+
+      it('is asked at the call’s turn too, when the look made at the announcement found nothing to ask', async () => {
+        const python = recordingTool('python');
+        const { events } = await drive([pythonCall(), textStep('ok')], 'allow', {
+          tools: [python.tool],
+          confirmToolCalls: false,
+          policy: async (_call, _tool, options) => (options?.preview === true ? undefined : ask),
+        });
+        expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: true }]);
+        expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'user' }]);
+        expect(python.calls).toHaveLength(1);
+      });
+
+      it('a session grant for these exact arguments still counts', async () => {
+        const python = recordingTool('python');
+        const registry = new ApprovalRegistry();
+        registry.grant({ sessionId: SESSION, toolName: 'python', executesCode: true, arguments: { code: 'print(1)' }, toolVersion: toolVersion(python.tool) });
+        const { events } = await collectRunWith({ registry, confirmToolCalls: false, tools: [python.tool], policy: async () => ask, model: new ScriptedModel([pythonCall(), textStep('ok')]) });
+        expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false }]);
+        expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'grant' }]);
+        expect(python.calls).toHaveLength(1);
+      });
+
+      it('is no refusal when the rules are asked again on the person’s allow', async () => {
+        const python = recordingTool('python');
+        let version = 0;
+        const { events } = await drive(
+          [pythonCall(), textStep('ok')],
+          (event, registry) => {
+            version++;
+            registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+          },
+          { tools: [python.tool], confirmToolCalls: false, policy: async () => ask, policyVersion: () => version },
+        );
+        expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'user' }]);
+        expect(python.calls).toHaveLength(1);
+      });
+
+      it('an allow verdict with confirmation off still runs the call unasked', async () => {
+        const python = recordingTool('python');
+        const { events } = await collectRunWith({ confirmToolCalls: false, tools: [python.tool], policy: async () => verdict('allow'), model: new ScriptedModel([pythonCall(), textStep('ok')]) });
+        expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false }]);
+        expect(python.calls).toHaveLength(1);
+      });
+    });
+
     it('no rule: the person is asked as before', async () => {
       const python = recordingTool('python');
       const { events } = await collectRunWith({ tools: [python.tool], policy: async () => undefined, model: new ScriptedModel([pythonCall(), textStep('ok')]) }, 'allow');

@@ -76,7 +76,8 @@ export interface RunToolLoopOptions {
   currentTool?: (name: string) => AnyTool | undefined;
   /**
    * Lasting rules, asked before grants and before the person: a deny wins over every allow and grant; an allow lets
-   * the call run unasked. Undefined means no rule applies. Asked again at each call's turn (what a rule matches, a
+   * the call run unasked; an ask puts the call up to the person even with confirmation off (a grant for it still
+   * counts). Undefined means no rule applies. Asked again at each call's turn (what a rule matches, a
    * path's real target say, can change while earlier calls of the turn run); `preview` marks the early look made when
    * a turn's calls are announced, which decides nothing and counts no hit. Default none.
    */
@@ -129,11 +130,14 @@ export interface ToolSlots {
   acquire(signal: AbortSignal): Promise<(() => void) | undefined>;
 }
 
-/** What a rule decided about a call. */
+/**
+ * What a rule decided about a call. `ask`: a deny rule concerns the call and cannot tell whether it catches it (a
+ * command line it cannot read whole): the person decides, even with confirmation off.
+ */
 export interface PolicyVerdict {
-  effect: 'allow' | 'deny';
+  effect: 'allow' | 'deny' | 'ask';
   ruleId: string;
-  /** How the rule reads, for the card and the ledger. */
+  /** How the rule reads, for the card and the ledger; with `ask`, why the person is asked. */
   description: string;
   /** With a deny: what the model is told (the rule's reason, or how it reads). */
   message?: string;
@@ -374,7 +378,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         const gate = check.ok && (await openGate(call, check.tool, confirm(), options, runId, true));
         if (gate && gate.kind === 'ask') {
           announced[i] = gate.ticket;
-          yield { type: 'status', text: `Calling: ${call.name}` };
+          yield callingStatus(call, gate);
           yield awaitingToolStart(call, gate.ticket);
         }
       }
@@ -431,6 +435,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             let outcome: Reported | undefined;
             if (gate.kind === 'ask') {
               announced[i] = gate.ticket;
+              if (gate.asked !== undefined) yield callingStatus(call, gate);
               yield awaitingToolStart(call, gate.ticket);
               if (parkable(i)) return park(i);
               outcome = yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options, parkable);
@@ -723,18 +728,24 @@ function* shownEvents(parts: readonly TextPart[]): Generator<LoopEvent, void, un
   for (const part of parts) yield { type: part.type === 'text' ? 'text-delta' : 'reasoning-delta', text: part.text };
 }
 
-type Gate = { kind: 'run' } | { kind: 'granted'; grantId: string } | { kind: 'rule'; verdict: PolicyVerdict } | { kind: 'ask'; ticket: ApprovalTicket };
+/** A verdict that decides the call by itself. */
+type DecidingVerdict = PolicyVerdict & { effect: 'allow' | 'deny' };
+
+/** `ask`'s `asked`: the rules' ask verdict that put the call up with confirmation off. */
+type Gate = { kind: 'run' } | { kind: 'granted'; grantId: string } | { kind: 'rule'; verdict: DecidingVerdict } | { kind: 'ask'; ticket: ApprovalTicket; asked?: PolicyVerdict };
 
 /**
  * Whether the call is decided by a rule, runs without asking, is covered by a grant, or waits on a decision
- * (registered here, before its tool-start). A deny rule holds even with confirmation off.
+ * (registered here, before its tool-start). A deny rule holds even with confirmation off, and so does an ask: a deny
+ * rule that cannot tell whether it catches the call leaves it to the person, not to confirmation being off.
  */
 async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options: RunToolLoopOptions, runId: string, preview = false): Promise<Gate> {
   // Read before the rules are asked: a change that lands while they are asked counts as a change.
   const rulesVersion = options.policyVersion?.();
   const verdict = await options.policy?.(call, tool, preview ? { preview } : undefined);
-  if (verdict && (verdict.effect === 'deny' || confirm)) return { kind: 'rule', verdict };
-  if (!confirm) return { kind: 'run' };
+  if (verdict !== undefined && isDeciding(verdict) && (verdict.effect === 'deny' || confirm)) return { kind: 'rule', verdict };
+  const asked = !confirm && verdict?.effect === 'ask' ? verdict : undefined;
+  if (!confirm && asked === undefined) return { kind: 'run' };
   const executesCode = grantsNeedExactArguments(tool);
   const version = toolVersion(tool);
   const grant = options.registry.findGrant(options.sessionId, { toolName: call.name, arguments: call.arguments, executesCode, toolVersion: version });
@@ -751,7 +762,16 @@ async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options
     timeoutMs: options.decisionTimeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS,
   });
   if (rulesVersion !== undefined) rulesVersionAt.set(ticket, rulesVersion);
-  return { kind: 'ask', ticket };
+  return asked === undefined ? { kind: 'ask', ticket } : { kind: 'ask', ticket, asked };
+}
+
+function isDeciding(verdict: PolicyVerdict): verdict is DecidingVerdict {
+  return verdict.effect !== 'ask';
+}
+
+/** What the run says as it puts a call up: with confirmation off, why a rule had it asked. */
+function callingStatus(call: ToolCall, gate: Extract<Gate, { kind: 'ask' }>): LoopEvent {
+  return { type: 'status', text: gate.asked === undefined ? `Calling: ${call.name}` : `Calling: ${call.name}. ${gate.asked.description}` };
 }
 
 /** For each call put up to the person: the rules' version when it was (see `policyVersion`). */
@@ -779,7 +799,7 @@ export function endsAtOnce(event: LoopEvent): boolean {
   return followedAtOnceEvents.has(event);
 }
 
-function ruleDecisionEvent(call: ToolCall, verdict: PolicyVerdict): LoopEvent {
+function ruleDecisionEvent(call: ToolCall, verdict: DecidingVerdict): LoopEvent {
   return {
     type: 'tool-decision',
     toolCallId: call.id,
@@ -822,7 +842,8 @@ async function reviewAllow(call: ToolCall, ticket: ApprovalTicket, outcome: Deci
   const tool = offered.find((candidate) => candidate.name === call.name);
   if (!tool) return outcome;
   const asRun = edited === undefined ? call : { ...call, arguments: edited };
-  // Only a deny acts here (the person's allow stands otherwise), so only a deny is asked for as a decision that counts.
+  // Only a deny acts here (the person's allow stands otherwise, an ask included: the person is who was to decide),
+  // so only a deny is asked for as a decision that counts.
   if ((await policy(asRun, tool, { preview: true }))?.effect !== 'deny') return outcome;
   const verdict = await policy(asRun, tool);
   if (verdict?.effect !== 'deny') return outcome;
