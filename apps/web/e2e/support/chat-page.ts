@@ -32,8 +32,13 @@ export class ChatPage {
     await card.getByTestId('tool-status').getByText(label, { exact: true }).waitFor();
   }
 
+  /**
+   * A button of the card, found once it is armed: a decision button looks off for a moment after it appears or moves
+   * (data-arming), and a person waits for it. A click started meanwhile is retried by the driver, which scrolls the
+   * button to the end, centre or start of its scroller on each retry: a move no person makes.
+   */
   button(card: Locator, name: string): Locator {
-    return card.getByRole('button', { name, exact: true });
+    return card.getByRole('button', { name, exact: true }).and(this.page.locator(':not([data-arming])'));
   }
 
   async waitForText(text: string): Promise<void> {
