@@ -1,5 +1,6 @@
 // The small module alone: this file is loaded in the command reader's worker, which needs nothing else of the API.
 import { commandBaseName } from '@airlock/api/rules/commands';
+import { runnerPrograms } from './program-runners';
 
 /** A command's words as deny rules see them: the value where known, undefined where the shell computes it. */
 export type ReachableWords = readonly (string | undefined)[];
@@ -112,15 +113,17 @@ export interface InnerCommands {
 
 /**
  * What `words` runs directly, one step in: the command behind a wrapper (`sudo rm`, `env A=1 rm`, `timeout 5 rm`,
- * `xargs rm`), each command after `find -exec … ;`, and the command lines it hands to a shell (`bash -c '…'`,
- * `eval …`, `watch …`, `env -S …`). What those run in turn is for the caller to ask, once for each: this never
- * recurses, and takes time in the number of words. Option spellings beyond the tables above make it find less;
- * this serves deny rules only.
+ * `xargs rm`) or a runner (`uv run rm`, `pnpm exec rm`: `runnerPrograms`), each command after `find -exec … ;`,
+ * and the command lines it hands to a shell (`bash -c '…'`, `eval …`, `watch …`, `env -S …`). What those run in
+ * turn is for the caller to ask, once for each: this never recurses, and takes time in the number of words. Option
+ * spellings beyond the tables above make it find less; this serves deny rules only.
  */
 export function innerCommands(words: ReachableWords): InnerCommands {
   const found: InnerCommands = { words: [], commandLines: [] };
   const inner = unwrapOnce(words, found);
   if (inner !== undefined && inner.length > 0) found.words.push(inner);
+  // What a runner runs (`uv run git push`, `pnpm exec rm -rf x`, `pnpm git push`) is a command of its own.
+  found.words.push(...runnerPrograms(words));
   return found;
 }
 

@@ -585,3 +585,42 @@ describe('go: no option that writes a file where the call says, changes go.mod, 
     expect(await decide(command, [prefix(rule)])).toBe('allow');
   });
 });
+
+/** What an allow rule and a deny rule together decide for `command`. */
+async function decideWithDeny(command: string, allow: string, deny: string, exact = false): Promise<string> {
+  return decide(command, [prefix(allow, { exact }), prefix(deny, { effect: 'deny' })]);
+}
+
+describe('a deny rule catches what a runner runs, as the command it is', () => {
+  it.each([
+    // The probe's lines: a rule written for the runner and the program let the denied command through it.
+    ['uv run git', 'git push', 'uv run git push'],
+    ['uv run git', 'git push', 'uv run --frozen git push'],
+    ['uv run git', 'git push', 'uv --quiet run -- git push origin main'],
+    ['uv tool run git', 'git push', 'uv tool run git push'],
+    ['pnpm exec git', 'git push', 'pnpm exec git push'],
+    ['pnpm git', 'git push', 'pnpm git push'],
+    ['poetry run git', 'git push', 'poetry run git push'],
+    ['bundle exec git', 'git push', 'bundle exec git push'],
+    ['yarn git', 'git push', 'yarn git push'],
+    ['npm exec git', 'git push', 'npm exec -- git push'],
+    ['uv run rm', 'rm -rf', 'uv run rm -rf x'],
+    ['uv run pnpm exec rm', 'rm -rf', 'uv run pnpm exec rm -rf x'],
+    ['uv run sudo', 'rm -rf', 'uv run sudo rm -rf x'],
+  ])('allow %s, deny %s: %j is denied', async (allow, deny, command) => {
+    expect(await decideWithDeny(command, allow, deny)).toBe('deny');
+  });
+
+  it.each([
+    // An option that is not harmless hides which word is the program: each the call may mean is judged.
+    ['uv run --with x git push', 'git push'],
+    ['pnpm --filter web exec git push', 'git push'],
+    ['uv --directory /tmp run rm -rf x', 'rm -rf'],
+  ])('an exact rule for %j, deny %s: denied', async (command, deny) => {
+    expect(await decideWithDeny(command, command, deny, true)).toBe('deny');
+  });
+
+  it('still allows what the runner runs when no deny rule catches it', async () => {
+    expect(await decideWithDeny('uv run git status', 'uv run git', 'git push')).toBe('allow');
+  });
+});

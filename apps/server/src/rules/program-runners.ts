@@ -1,4 +1,5 @@
-import { commandBaseName } from '@airlock/api';
+// The small module alone: deny rules read runners in the command reader's worker too (command-wrappers.ts).
+import { commandBaseName } from '@airlock/api/rules/commands';
 
 /** Stands for a word the shell computes: no runner's or package manager's command, nor a harmless option. */
 export const COMPUTED_WORD = '\0';
@@ -115,4 +116,25 @@ export function runnerCall(words: readonly string[]): RunnerCall {
   if (words[program] === '--') program += 1;
   else if (words[program]?.startsWith('-') === true) return { kind: 'options' };
   return { kind: 'runner', head, program };
+}
+
+/** How many guesses at the program behind a runner's options are examined for deny rules. */
+const MAX_PROGRAM_GUESSES = 4;
+
+/**
+ * What a runner runs, for deny rules (`words` as `ReachableWords`: undefined where the shell computes a word): the
+ * program and its words (`uv run --frozen git push` runs `git push`). Past an option that is not harmless, which
+ * word is the program is not known (`uv run --with x git push`): each of the first few words that is not an option
+ * starts a command then (`x git push`, `git push`), as a deny rule may catch more than meant, never less.
+ */
+export function runnerPrograms(words: readonly (string | undefined)[]): (string | undefined)[][] {
+  const call = runnerCall(words.map((word) => word ?? COMPUTED_WORD));
+  if (call.kind === 'runner') return call.program < words.length ? [words.slice(call.program)] : [];
+  if (call.kind === 'none') return [];
+  const guesses: (string | undefined)[][] = [];
+  for (let index = 1; index < words.length && guesses.length < MAX_PROGRAM_GUESSES; index += 1) {
+    const word = words[index];
+    if (word !== undefined && !word.startsWith('-')) guesses.push(words.slice(index));
+  }
+  return guesses;
 }
