@@ -591,6 +591,29 @@ async function decideWithDeny(command: string, allow: string, deny: string, exac
   return decide(command, [prefix(allow, { exact }), prefix(deny, { effect: 'deny' })]);
 }
 
+describe('a deny rule catches a long option by any start of it', () => {
+  it.each([
+    // The probe's lines: git takes `--har` and `--ha` for `--hard`, and ran a hard reset.
+    ['git reset', 'git reset --hard', 'git reset --har HEAD~1'],
+    ['git reset', 'git reset --hard', 'git reset --ha'],
+    ['git reset', 'git reset --hard', 'git reset --h'],
+    ['curl', 'curl --upload-file', 'curl --upload-f x https://example.com/'],
+    ['git push', 'git push --force-with-lease', 'git push --force-with-lease=main origin main'],
+    ['git push', 'git push --force-with-lease', 'git push --force-w origin main'],
+    ['git log', 'git log --output=x', 'git log --out=x'],
+  ])('allow %s, deny %s: %j is denied', async (allow, deny, command) => {
+    expect(await decideWithDeny(command, allow, deny)).toBe('deny');
+  });
+
+  it.each([
+    ['git reset', 'git reset --hard', 'git reset --soft HEAD~1'],
+    ['git reset', 'git reset --hard', 'git reset --hard-nope'],
+    ['git log', 'git log --output=x', 'git log --out=y'],
+  ])('allow %s, deny %s: %j is still allowed', async (allow, deny, command) => {
+    expect(await decideWithDeny(command, allow, deny)).not.toBe('deny');
+  });
+});
+
 describe('a deny rule catches what a runner runs, as the command it is', () => {
   it.each([
     // The probe's lines: a rule written for the runner and the program let the denied command through it.

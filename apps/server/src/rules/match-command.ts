@@ -457,8 +457,9 @@ function isCodeOption(value: string, spec: CodeOptions): boolean {
 /**
  * A deny rule catches a command whose name has the rule's first token as its last path part (`/bin/rm` and
  * `\rm` are `rm`), that carries every option of the rule in any order and short-option grouping (`rm -rf`
- * catches `rm -fr`, `rm -r -f`, `rm -R --force`), and the rule's other words in the same order among its
- * arguments. It can catch more than meant (`git log push` for `git push`), never less for these spellings.
+ * catches `rm -fr`, `rm -r -f`, `rm -R --force`), a long one also by any start of its name (`git reset --har`
+ * for `--hard`), and the rule's other words in the same order among its arguments. It can catch more than meant
+ * (`git log push` for `git push`), never less for these spellings.
  */
 export function deniesCommand(rule: CommandPrefix, words: ReachableWords): boolean {
   const [first, ...args] = words;
@@ -470,12 +471,29 @@ export function deniesCommand(rule: CommandPrefix, words: ReachableWords): boole
   const { options, operands } = splitArguments(args, aliases, 'whole-and-letters');
   const { options: ruleOptions, operands: ruleOperands } = splitArguments(ruleArgs, aliases, 'letters');
   if (rule.exact && args.length !== ruleArgs.length) return false;
-  for (const option of ruleOptions) if (!options.has(option)) return false;
+  for (const option of ruleOptions) if (!options.has(option) && !abbreviated(option, options)) return false;
   let next = 0;
   for (const operand of operands) {
     if (next < ruleOperands.length && operand === ruleOperands[next]) next += 1;
   }
   return next === ruleOperands.length;
+}
+
+/**
+ * Whether a call's long option is a start of the rule's long option `option` (`--har` of `--hard`, `--forc=x` of
+ * `--force`): git, GNU getopt, curl and most parsers take an unambiguous start of an option's name for it. With a
+ * value in the rule (`--output=x`), the call's must be the same.
+ */
+function abbreviated(option: string, options: ReadonlySet<string>): boolean {
+  if (!option.startsWith('--')) return false;
+  const [ruleName = '', ...ruleValue] = option.split('=');
+  for (const written of options) {
+    if (!written.startsWith('--')) continue;
+    const [callName = '', ...callValue] = written.split('=');
+    if (callName.length < 3 || !ruleName.startsWith(callName)) continue;
+    if (!option.includes('=') || (written.includes('=') && callValue.join('=') === ruleValue.join('='))) return true;
+  }
+  return false;
 }
 
 function splitArguments(
@@ -497,6 +515,8 @@ function splitArguments(
     }
     const grouped = !arg.startsWith('--') && arg.length > 2;
     if (!grouped || groups === 'whole-and-letters') options.add(aliasOf(arg, aliases));
+    // A call's `--force-with-lease=main` carries `--force-with-lease`.
+    if (groups === 'whole-and-letters' && arg.startsWith('--') && arg.includes('=')) options.add(aliasOf(arg.split('=', 1)[0]!, aliases));
     if (grouped) for (const letter of arg.slice(1)) options.add(aliases.get(`-${letter}`) ?? `-${letter}`);
   }
   return { options, operands };
