@@ -1,9 +1,10 @@
 import { canonicalJson } from '@airlock/core';
 import path from 'node:path';
-import { hostOfUrl, matchHost } from '@airlock/api';
-import { allowsCommand, changesDirectory, deniesCommand, setsShellVariables } from './match-command';
+import { commandBaseName, hostOfUrl, isExactOnlyCommand, matchHost } from '@airlock/api';
+import { allowsCommand, changesDirectory, deniesCommand, setsShellVariables, type LineFacts } from './match-command';
 import { readCommandLine } from './command-line-reader';
-import type { CommandLine } from './parse-command-line';
+import type { CommandLine, SimpleCommand } from './parse-command-line';
+import { COMPUTED_WORD, runnerCall } from './program-runners';
 import { matchPathGlob } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
 import { MCP_TOOL, type Rule, type RuleScope } from '@airlock/api';
@@ -37,7 +38,12 @@ export type RuleDecision =
   | { decision: 'deny'; rule: Rule }
   /** `rules`: every allow rule used, one per part of a command line (`rule` is the first). */
   | { decision: 'allow'; rule: Rule; rules: readonly Rule[] }
-  | { decision: 'ask' };
+  | { decision: 'ask' }
+  /**
+   * A command-prefix deny rule for the tool applies (`because`, the first) and the command line is not judged whole
+   * (`unread` says what): the rule cannot tell whether it catches it, so the person is asked even with confirmation off.
+   */
+  | { decision: 'ask'; because: Rule; unread: string };
 
 const SCOPE_ORDER: Record<RuleScope['kind'], number> = { chat: 0, workspace: 1, global: 2 };
 
@@ -45,7 +51,9 @@ const SCOPE_ORDER: Record<RuleScope['kind'], number> = { chat: 0, workspace: 1, 
  * What the rules decide for a call. A deny rule that matches wins over every allow, at every scope. Allow rules
  * from a workspace file count only when `workspaceTrusted` (the person trusts its content). A command line is
  * allowed only when the parser saw through all of it and every simple command in it is allowed by some rule; a deny rule
- * catches it when any command found anywhere in it (also where the parser could not see through) matches.
+ * catches it when any command found anywhere in it (also where the parser could not see through) matches. A line no
+ * rule decides, that a command deny rule applies to and that is not judged whole (`unjudged`), is an ask that names
+ * the rule.
  */
 export async function evaluateRules(call: RuleCall, rules: readonly Rule[], context: RuleContext): Promise<RuleDecision> {
   const applicable = rules
@@ -58,28 +66,78 @@ export async function evaluateRules(call: RuleCall, rules: readonly Rule[], cont
     if (rule.effect === 'deny' && (await view.denies(rule))) return { decision: 'deny', rule };
   }
   const allows = applicable.filter((rule) => rule.effect === 'allow');
+  const commandDenies = applicable.filter((rule) => rule.effect === 'deny' && rule.match.kind === 'command-prefix' && rule.tool === call.tool);
+  const [guard] = commandDenies;
+  const unread = guard === undefined ? undefined : unjudged(await view.commandLine(), commandDenies, context);
+  const ask: RuleDecision = guard === undefined || unread === undefined ? { decision: 'ask' } : { decision: 'ask', because: guard, unread };
   // A command line that led to more commands than are checked may hide one a deny rule would catch: while any such
   // rule applies, no rule allows it, not even one for its exact text.
-  if (applicable.some((rule) => rule.effect === 'deny' && rule.match.kind === 'command-prefix' && rule.tool === call.tool)) {
+  if (guard !== undefined) {
     const line = await view.commandLine();
-    if (line?.kind === 'refused' && line.incomplete === true) return { decision: 'ask' };
+    if (line?.kind === 'refused' && line.incomplete === true) return ask;
   }
   for (const rule of allows) {
     if (rule.match.kind !== 'command-prefix' && (await view.allows(rule))) return { decision: 'allow', rule, rules: [rule] };
   }
   const commandRules = allows.filter((rule) => rule.match.kind === 'command-prefix' && rule.tool === call.tool);
-  if (commandRules.length === 0) return { decision: 'ask' };
+  if (commandRules.length === 0) return ask;
   const line = await view.commandLine();
-  if (line?.kind !== 'seen') return { decision: 'ask' };
+  if (line?.kind !== 'seen') return ask;
   const used: Rule[] = [];
-  const facts = { setsVariables: line.commands.some(setsShellVariables), changesDirectory: line.commands.some(changesDirectory), workspace: context.workspace };
+  const facts = lineFacts(line.commands, context);
   for (const command of line.commands) {
     const rule = commandRules.find((candidate) => candidate.match.kind === 'command-prefix' && allowsCommand(candidate.match, command, facts));
-    if (rule === undefined) return { decision: 'ask' };
+    if (rule === undefined) return ask;
     if (!used.includes(rule)) used.push(rule);
   }
   const [first] = used;
-  return first === undefined ? { decision: 'ask' } : { decision: 'allow', rule: first, rules: used };
+  return first === undefined ? ask : { decision: 'allow', rule: first, rules: used };
+}
+
+function lineFacts(commands: readonly SimpleCommand[], context: RuleContext): LineFacts {
+  return { setsVariables: commands.some(setsShellVariables), changesDirectory: commands.some(changesDirectory), workspace: context.workspace };
+}
+
+/**
+ * What keeps the command deny rules `denies` from judging a line whole, or undefined when they judge it: a deny rule
+ * sees only the commands the parser found with the words it could read, so a line the reader refused (too long, too
+ * deep, cut short, unreadable), or one that runs a command that is not plain, may run what a rule would catch.
+ */
+function unjudged(line: CommandLine | undefined, denies: readonly Rule[], context: RuleContext): string | undefined {
+  if (line === undefined) return 'no command line to read';
+  if (line.kind === 'refused') return line.reason;
+  const denied = new Set(denies.flatMap((rule) => (rule.match.kind === 'command-prefix' ? [commandBaseName(rule.match.tokens[0] ?? '')] : [])));
+  const facts = lineFacts(line.commands, context);
+  for (const command of line.commands) {
+    const why = notPlain(command, denied, facts);
+    if (why !== undefined) return why;
+  }
+  return undefined;
+}
+
+/**
+ * git subcommands that run a command line they are given or configured with (`git bisect run …`, `git submodule
+ * foreach …`, `git filter-branch --tree-filter …`, the tools of `difftool` and `mergetool`), which a rule for git's
+ * name still covers. Looked for in any word: a word after the subcommand that is one of these only asks once more.
+ */
+const GIT_RUNS_COMMANDS: ReadonlySet<string> = new Set(['bisect', 'submodule', 'filter-branch', 'difftool', 'mergetool']);
+
+/**
+ * Why a command is not plain, or undefined when it is: a plain command runs the program its literal name says, with
+ * words that run no other (a prefix rule for its bare name would allow it: no shell, interpreter, wrapper or runner,
+ * no option that runs code such as git's `-c` or `rebase -x`), and, where a deny rule names the program, with every
+ * word known (`rm -rf$IFS x` may be `rm -rf x`).
+ */
+function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: LineFacts): string | undefined {
+  const [first] = command.words;
+  if (first?.kind !== 'literal') return 'a command whose name the shell computes';
+  const name = commandBaseName(first.value);
+  if (isExactOnlyCommand(name)) return `\`${name}\` runs whatever it is given`;
+  if (runnerCall(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD))).kind !== 'none') return `\`${name}\` runs another program`;
+  if (!allowsCommand({ kind: 'command-prefix', tokens: [first.value], exact: false }, command, facts)) return `\`${name}\` is given words that may run other code`;
+  if (name === 'git' && command.words.some((word) => word.kind === 'literal' && GIT_RUNS_COMMANDS.has(word.value))) return '`git` runs a command it is given';
+  if (denied.has(name) && command.words.some((word) => word.kind !== 'literal')) return `\`${name}\` is given a word the shell computes`;
+  return undefined;
 }
 
 function sourceOrder(rule: Rule): number {

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { createBuiltinTools } from '../tools';
 import { toolNamed } from '../tools/test-support';
 import { RuleBook } from './rule-book';
-import { chatWithRuleBook } from './test-chat';
+import { chatWithRuleBook, recordingTerminal } from './test-chat';
 
 // The command reader's worker loads the grammar once per file, here rather than inside a test's short waits.
 beforeAll(() => readCommandLine('true'));
@@ -149,6 +149,41 @@ describe('RuleBook with ChatService', () => {
     expect((await rules.list()).filter((r) => !r.editable).map((r) => r.description)).toStrictEqual([
       "Deny commands starting with `curl` in this workspace (from the workspace's .airlock/rules.json): no network from scripts",
     ]);
+  });
+});
+
+describe('RuleBook with confirmation off', () => {
+  it('a line a deny rule cannot read whole is put up to the person, not run; a plain line still runs unasked and a denied one is still denied', async () => {
+    const store = new MemoryStore();
+    const workspace = await workspaceFolder();
+    const ran: string[] = [];
+    const steps = [command('ls -la'), command('rm -rf victim'), command('{rm,-rf,victim}'), textStep('done')];
+    const { chat, rules, model } = await serverFor(store, workspace, steps, ran);
+    const deny = await rules.add({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm', '-rf'], exact: false }, scope: { kind: 'global' }, source: 'user' });
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'clean up', options: { confirmToolCalls: false } });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    const waiting = chat.pending('s')[0]!;
+    expect(waiting.arguments).toStrictEqual({ command: '{rm,-rf,victim}' });
+    expect(ran).toStrictEqual(['ls -la']);
+    const events = await store.loadEvents('r1', 0);
+    expect(events.filter((event) => event.type === 'tool-start').map((event) => event.awaitingConfirmation)).toStrictEqual([false, false, true]);
+
+    await chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'deny' });
+    await ended(chat, 's');
+    model.assertConsumed();
+    expect(ran).toStrictEqual(['ls -la']);
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([
+      { arguments: { command: 'ls -la' }, decision: 'allow', source: 'confirmation-off', outcome: 'executed' },
+      { arguments: { command: 'rm -rf victim' }, decision: 'deny', source: 'rule', decidedByRule: deny.rule.id, outcome: 'denied' },
+      { arguments: { command: '{rm,-rf,victim}' }, decision: 'deny', source: 'user', outcome: 'denied' },
+    ]);
+    // Asked about, not denied by the rule: no use of it is counted.
+    expect((await rules.list()).map((view) => view.hits)).toStrictEqual([1]);
+    expect(await rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command: '{rm,-rf,victim}' } }, recordingTerminal([]))).toStrictEqual({
+      effect: 'ask',
+      ruleId: deny.rule.id,
+      description: 'A deny rule applies (Deny commands starting with `rm -rf` everywhere) and this command line could not be read whole (shell syntax the parser could not make sense of): asked, though confirmation is off',
+    });
   });
 });
 

@@ -147,7 +147,7 @@ export class RuleBook implements RuleService {
       workspaceTrusted: file.kind === 'loaded' && this.trustOf(file) === 'trusted',
       realPath: this.realPath,
     });
-    if (decision.decision === 'ask') return undefined;
+    if (decision.decision === 'ask') return 'because' in decision ? askedVerdict(decision.because, decision.unread) : undefined;
     const rule = decision.rule;
     if (decision.decision === 'deny') {
       if (options.preview !== true) await this.countHit(rule.id);
@@ -351,6 +351,15 @@ export class RuleBook implements RuleService {
       rules: this.fileRules(file).map(fileRuleView),
     };
   }
+}
+
+/**
+ * A deny rule applies and could not tell whether it catches the call: the person decides it, even with confirmation
+ * off (a verdict with confirmation on asks as no verdict would).
+ */
+function askedVerdict(rule: Rule, unread: string): PolicyVerdict {
+  const description = `A deny rule applies (${describeRule(rule)}) and this command line could not be read whole (${unread}): asked, though confirmation is off`;
+  return { effect: 'ask', ruleId: rule.id, description };
 }
 
 /** Resolves a requested path as read_file, write_file and list_directory do; undefined where they would refuse it. */

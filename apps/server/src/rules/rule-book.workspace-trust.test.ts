@@ -93,7 +93,8 @@ describe('RuleBook: trust names the content of the workspace file', () => {
     // The new content's deny rules apply at once; the old content's allow rules no longer do.
     const verdict = (line: string) => rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command: line } }, terminal, { preview: true });
     expect(await verdict('curl x')).toMatchObject({ effect: 'deny' });
-    expect(await verdict('make test')).toBeUndefined();
+    // Not allowed; and, a deny rule applying, `make` with a target (which a rule for `make` alone does not cover) is asked.
+    expect(await verdict('make test')).toMatchObject({ effect: 'ask' });
     await chat.confirm({ sessionId: 's', approvalId: asked.approvalId, decision: 'deny' });
     await ended(chat, 's');
     expect((await chat.getSession('s')).toolCalls.map((call) => [call.decision, call.source])).toStrictEqual([
@@ -160,7 +161,7 @@ describe('RuleBook: trust names the content of the workspace file', () => {
 
     await writeFile(rulesFile(workspace.path), '{"version": 1, "rules": [');
     expect(await verdict(rules, 'curl x')).toMatchObject({ effect: 'deny', message: expect.stringContaining('no network') });
-    expect(await verdict(rules, 'make test')).toBeUndefined();
+    expect(await verdict(rules, 'make test')).toMatchObject({ effect: 'ask' });
     const status = await rules.workspaceRules();
     expect(status).toMatchObject({ state: 'invalid', trust: 'changed' });
     expect(status.rules.map((view) => view.description)).toStrictEqual(["Deny commands starting with `curl` in this workspace (from the workspace's .airlock/rules.json): no network"]);
@@ -168,7 +169,7 @@ describe('RuleBook: trust names the content of the workspace file', () => {
 
     const restarted = await RuleBook.open({ store, workspace: workspace.path, log: () => undefined });
     expect(await verdict(restarted, 'curl x')).toMatchObject({ effect: 'deny' });
-    expect(await verdict(restarted, 'make test')).toBeUndefined();
+    expect(await verdict(restarted, 'make test')).toMatchObject({ effect: 'ask' });
 
     // A valid file is the workspace's word again: its own rules, and nothing kept.
     await writeRules(workspace.path, [MAKE_TEST]);

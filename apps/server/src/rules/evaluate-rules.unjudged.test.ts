@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateRules, type RuleDecision } from './evaluate-rules';
+import { context, prefix, rule, terminal } from './rule-fixtures';
+
+const noDelete = prefix('rm -rf', { effect: 'deny', reason: 'never delete trees' });
+
+async function decide(command: string, rules = [noDelete]): Promise<RuleDecision> {
+  return evaluateRules(terminal(command), rules, context);
+}
+
+/** `bash -c '…'` around `inner`, `levels` deep, each level quoted for the one around it. */
+function nestedShell(inner: string, levels: number): string {
+  let line = inner;
+  for (let level = 0; level < levels; level++) line = `bash -c '${line.replaceAll("'", `'\\''`)}'`;
+  return line;
+}
+
+// Lines the deny rule for `rm -rf` cannot see whole: the reader refused them, or they run a command that is not plain.
+const unreadable: [string, string][] = [
+  ['{rm,-rf,victim}', '{rm,-rf,victim}'],
+  ['/bin/r[m] -rf victim', '/bin/r[m] -rf victim'],
+  ['"$(echo rm)" -rf victim', '"$(echo rm)" -rf victim'],
+  ['70,000 characters, then rm -rf', `echo ${'a'.repeat(70_000)}; rm -rf victim`],
+  ['nice 5,000 times, then rm -rf', `${'nice '.repeat(5000)}rm -rf victim`],
+  ['bash -c nested 5 deep', nestedShell('rm -rf victim', 5)],
+  ['bash -c nested 6 deep', nestedShell('rm -rf victim', 6)],
+  ["echo 'rm -rf victim' | bash", "echo 'rm -rf victim' | bash"],
+];
+
+// Lines that run `rm -rf` through something the deny side may learn to look through: caught, or asked.
+const wrapped = [
+  'uv run rm -rf victim',
+  'parallel rm -rf ::: x',
+  'firejail rm -rf x',
+  "git -c alias.x='!rm -rf x' x",
+  "git rebase -x 'rm -rf x' main",
+  `sh -c 'eval "$1"' _ 'rm -rf x'`,
+  'rm -rf$IFS x',
+];
+
+describe('a command deny rule and a line it cannot judge whole', () => {
+  it.each(unreadable)('%s is asked about, naming the deny rule', async (_name, line) => {
+    expect(await decide(line)).toMatchObject({ decision: 'ask', because: noDelete, unread: expect.any(String) });
+  });
+
+  it.each(wrapped)('%s is denied or asked about naming the deny rule, never left to run unasked', async (line) => {
+    const decision = await decide(line);
+    expect(decision.decision === 'deny' || ('because' in decision && decision.because === noDelete), JSON.stringify(decision)).toBe(true);
+  });
+
+  it('says what it could not read', async () => {
+    expect(await decide(`echo ${'a'.repeat(70_000)}`)).toMatchObject({ unread: expect.stringContaining('longer than') });
+    expect(await decide('firejail ls')).toMatchObject({ unread: '`firejail` runs whatever it is given' });
+    expect(await decide('uv run ls')).toMatchObject({ unread: '`uv` runs another program' });
+    expect(await decide('rm -r$X x')).toMatchObject({ unread: '`rm` is given a word the shell computes' });
+    expect(await decide('$CMD x')).toMatchObject({ unread: 'a command whose name the shell computes' });
+  });
+
+  it('git options and subcommands that run other commands are not plain', async () => {
+    for (const line of ["git -c alias.x='!echo hi' x", "git rebase -x 'make' main", "git rebase --exec 'make' main"]) {
+      expect(await decide(line), line).toMatchObject({ decision: 'ask', because: noDelete, unread: '`git` is given words that may run other code' });
+    }
+    for (const line of ['git bisect run make', 'git -C sub bisect run make', "git submodule foreach 'echo hi'", 'git difftool']) {
+      expect(await decide(line), line).toMatchObject({ decision: 'ask', because: noDelete, unread: '`git` runs a command it is given' });
+    }
+  });
+
+  it('a line of plain commands is a plain ask: with confirmation off it runs', async () => {
+    for (const line of ['ls -la', 'echo hi && pwd', 'rm x', 'rm -r x', 'git status', 'git log --oneline -5', 'npm test', 'cat src/*.ts', 'ls "$HOME"']) {
+      expect(await decide(line), line).toStrictEqual({ decision: 'ask' });
+    }
+  });
+
+  it('a line allowed by the rules stays allowed, and one denied stays denied', async () => {
+    const echo = prefix('echo');
+    expect(await decide('echo hi', [noDelete, echo])).toMatchObject({ decision: 'allow', rule: echo });
+    expect(await decide('echo hi | bash', [noDelete, echo])).toMatchObject({ decision: 'ask', because: noDelete });
+    expect(await decide('rm -rf victim')).toStrictEqual({ decision: 'deny', rule: noDelete });
+    expect(await decide('ls; bash -c "rm -fr victim"')).toStrictEqual({ decision: 'deny', rule: noDelete });
+  });
+
+  it('with no command deny rule for the tool, nothing changes: a plain ask', async () => {
+    expect(await decide('{rm,-rf,victim}', [])).toStrictEqual({ decision: 'ask' });
+    expect(await decide('{rm,-rf,victim}', [prefix('echo')])).toStrictEqual({ decision: 'ask' });
+    const otherTool = rule({ effect: 'deny', match: { kind: 'host', host: 'example.com' } });
+    expect(await decide('{rm,-rf,victim}', [otherTool])).toStrictEqual({ decision: 'ask' });
+  });
+});
