@@ -251,3 +251,45 @@ describe('git diff, commit and add: no file from outside the workspace, no ignor
     expect(await decide(command, rule)).toBe('allow');
   });
 });
+
+describe('git push: a deny rule on --force or --delete catches the other spellings of a forced push or a deletion', () => {
+  async function decideWithDeny(command: string, allow: string, deny: string): Promise<string> {
+    return (await evaluateRules(terminal(command), [prefix(allow), prefix(deny, { effect: 'deny' })], context)).decision;
+  }
+
+  it.each([
+    // The probe's lines: each overwrites the remote's branch as `--force` does.
+    ['git push', 'git push --force', 'git push origin +main'],
+    ['git push', 'git push --force', 'git push origin +HEAD:main'],
+    ['git push', 'git push --force', 'git push --force-with-lease origin main'],
+    ['git push', 'git push --force', 'git push --force-with-lease=main:abc origin main'],
+    ['git push', 'git push --force', 'git push --force-if-includes --force-with-lease origin main'],
+    ['git push', 'git push --force', 'git push --mirror origin'],
+    ['git push', 'git push --force', 'git push --mir origin'],
+    ['git push', 'git push -f', 'git push origin +main'],
+    ['git push', 'git push --force', 'git push --forc origin main'],
+    ['git', 'git push --force', 'git send-pack --force origin main'],
+    ['git', 'git push --force', 'git send-pack origin +main'],
+    // Each deletes a branch of the remote as `--delete` does.
+    ['git push', 'git push --delete', 'git push origin :main'],
+    ['git push', 'git push --delete', 'git push -d origin main'],
+    ['git push', 'git push --delete', 'git push --prune origin'],
+    ['git push', 'git push --delete', 'git push --mirror origin'],
+    ['git push', 'git push -d', 'git push --delete origin main'],
+    // `send-pack` is the plumbing a push runs.
+    ['git', 'git push', 'git send-pack origin main'],
+    ['git', 'git push', 'git -C . send-pack origin main'],
+  ])('allow %s, deny %s: %j is denied', async (allow, deny, command) => {
+    expect(await decideWithDeny(command, allow, deny)).toBe('deny');
+  });
+
+  it.each([
+    ['git push', 'git push --force', 'git push origin main'],
+    ['git push', 'git push --force', 'git push --no-force-with-lease origin main'],
+    ['git push', 'git push --force', 'git push origin :'],
+    ['git push', 'git push --delete', 'git push origin main:main'],
+    ['git', 'git push', 'git fetch origin'],
+  ])('allow %s, deny %s: %j is still allowed', async (allow, deny, command) => {
+    expect(await decideWithDeny(command, allow, deny)).toBe('allow');
+  });
+});

@@ -342,3 +342,38 @@ function uniqueStart(written: string, options: readonly string[]): string | unde
   const starts = options.filter((option) => option.startsWith(written));
   return starts.length === 1 ? starts[0] : undefined;
 }
+
+/** git's commands that push, for a deny rule on `git push`: `send-pack` is the plumbing a push runs. */
+const PUSHES = new Set(['push', 'send-pack']);
+
+/** Long options of a push that overwrite the remote's branches as `--force` does, or delete them as `--delete` does. */
+const PUSH_FORCES = ['--force-with-lease', '--force-if-includes', '--mirror'];
+const PUSH_DELETES = ['--mirror', '--prune'];
+
+/** The names a word of a git call goes by for a deny rule: `send-pack` is also `push`. */
+export function gitDenyNames(word: string): readonly string[] {
+  return word === 'send-pack' ? [word, 'push'] : [word];
+}
+
+/**
+ * The options a deny rule takes a `git push` or `git send-pack` call (`args`, the words after `git`) to carry,
+ * though it spells them otherwise: `-f` for a `+` refspec (`+main`, `+HEAD:main`), `--force-with-lease`,
+ * `--force-if-includes` and `--mirror`, each of which overwrites the remote's history; `-d` for a refspec with no
+ * source (`:main`), `--prune` and `--mirror`, which delete remote branches. Any start of those options counts, as git
+ * takes one; a deny rule may catch more than meant.
+ */
+export function gitPushImpliedOptions(args: readonly (string | undefined)[]): string[] {
+  const command = args.findIndex((arg) => arg !== undefined && PUSHES.has(arg));
+  if (command === -1) return [];
+  const implied = new Set<string>();
+  for (const arg of args.slice(command + 1)) {
+    if (arg === undefined || arg.length < 2) continue;
+    if (arg.startsWith('+')) implied.add('-f');
+    if (arg.startsWith(':')) implied.add('-d');
+    if (!arg.startsWith('--') || arg.length < 3) continue;
+    const written = arg.split('=', 1)[0]!;
+    if (PUSH_FORCES.some((option) => option.startsWith(written))) implied.add('-f');
+    if (PUSH_DELETES.some((option) => option.startsWith(written))) implied.add('-d');
+  }
+  return [...implied];
+}

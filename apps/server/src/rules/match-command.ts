@@ -1,5 +1,5 @@
 import { longOptionNamed, type ReachableWords } from './command-wrappers';
-import { gitArgumentsCovered } from './git-arguments';
+import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-arguments';
 import { jqArgumentsCovered } from './jq-arguments';
 import type { PathFacts } from './outside-workspace';
 import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
@@ -15,7 +15,7 @@ const OPTION_ALIASES = new Map<string, ReadonlyMap<string, string>>([
   ['chmod', new Map([['--recursive', '-R']])],
   ['chown', new Map([['--recursive', '-R']])],
   ['chgrp', new Map([['--recursive', '-R']])],
-  ['git', new Map([['--force', '-f']])],
+  ['git', new Map([['--force', '-f'], ['--delete', '-d']])],
 ]);
 
 /**
@@ -458,8 +458,9 @@ function isCodeOption(value: string, spec: CodeOptions): boolean {
  * A deny rule catches a command whose name has the rule's first token as its last path part (`/bin/rm` and
  * `\rm` are `rm`), that carries every option of the rule in any order and short-option grouping (`rm -rf`
  * catches `rm -fr`, `rm -r -f`, `rm -R --force`), a long one also by any start of its name (`git reset --har`
- * for `--hard`), and the rule's other words in the same order among its arguments. It can catch more than meant
- * (`git log push` for `git push`), never less for these spellings.
+ * for `--hard`), and the rule's other words in the same order among its arguments; git's push also as `send-pack`
+ * and with the options it is spelled with otherwise (`gitPushImpliedOptions`). It can catch more than meant (`git
+ * log push` for `git push`), never less for these spellings.
  */
 export function deniesCommand(rule: CommandPrefix, words: ReachableWords): boolean {
   const [first, ...args] = words;
@@ -471,12 +472,19 @@ export function deniesCommand(rule: CommandPrefix, words: ReachableWords): boole
   const { options, operands } = splitArguments(args, aliases, 'whole-and-letters');
   const { options: ruleOptions, operands: ruleOperands } = splitArguments(ruleArgs, aliases, 'letters');
   if (rule.exact && args.length !== ruleArgs.length) return false;
+  if (name === 'git') for (const option of gitPushImpliedOptions(args)) options.add(option);
   for (const option of ruleOptions) if (!options.has(option) && !abbreviated(option, options)) return false;
   let next = 0;
-  for (const operand of operands) {
-    if (next < ruleOperands.length && operand === ruleOperands[next]) next += 1;
+  for (const names of operandNames(name, operands)) {
+    const operand = ruleOperands[next];
+    if (next < ruleOperands.length && (operand === undefined ? names.size === 0 : names.has(operand))) next += 1;
   }
   return next === ruleOperands.length;
+}
+
+/** The names each operand of a call goes by for a deny rule: as written, and as the program also reads it. */
+function operandNames(name: string, operands: readonly (string | undefined)[]): ReadonlySet<string>[] {
+  return operands.map((operand) => new Set(operand === undefined ? [] : name === 'git' ? gitDenyNames(operand) : [operand]));
 }
 
 /**
