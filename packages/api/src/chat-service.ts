@@ -57,7 +57,10 @@ export interface SessionSummary {
   title: string;
   createdAt: number;
   updatedAt: number;
-  /** Whether this session's calls stop for a decision. When false, every call runs unasked (and the ledger says so). */
+  /**
+   * Whether this session's calls stop for a decision. When false, a call runs unasked (and the ledger says so) unless
+   * a deny rule refuses it, or a deny rule applies to a command line the rules cannot read whole: that one is asked.
+   */
   confirmToolCalls: boolean;
   /** The run still going in this session, if any: a client re-attaches to it. */
   activeRunId: string | null;
