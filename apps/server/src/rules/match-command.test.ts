@@ -591,6 +591,61 @@ async function decideWithDeny(command: string, allow: string, deny: string, exac
   return decide(command, [prefix(allow, { exact }), prefix(deny, { effect: 'deny' })]);
 }
 
+describe('a deny rule catches a package manager’s subcommand by its aliases and abbreviations', () => {
+  it.each([
+    // The probe's lines: npm runs `publish` for any unambiguous start of it, and `install` for its aliases.
+    ['npm publish', 'npm pub'],
+    ['npm publish', 'npm publ'],
+    ['npm publish', 'npm --silent pub'],
+    ['npm install', 'npm i x'],
+    ['npm install', 'npm add x'],
+    ['npm install', 'npm isntall x'],
+    ['npm install', 'npm in x'],
+    ['npm install', 'npm inst x'],
+    ['npm install', 'npm ci'],
+    ['npm i', 'npm install x'],
+    ['npm run deploy', 'npm run-script deploy'],
+    ['npm run deploy', 'npm rum deploy'],
+    ['npm run deploy', 'npm urn deploy'],
+    ['npm run deploy', 'npm run-s deploy'],
+    ['npm run deploy', 'npm runScript deploy'],
+    ['npm run-script deploy', 'npm run deploy'],
+    ['npm run test', 'npm t'],
+    ['npm test', 'npm run test'],
+    ['npm run', 'npm tes'],
+    ['pnpm install', 'pnpm i'],
+    ['pnpm install', 'pnpm add x'],
+    ['pnpm remove', 'pnpm rm x'],
+    ['pnpm run release', 'pnpm release'],
+    ['pnpm release', 'pnpm run-script release'],
+    ['yarn install', 'yarn add x'],
+    ['yarn install', 'yarn'],
+    ['yarn run release', 'yarn release'],
+  ])('deny %s, allow the package manager: %j is denied', async (deny, command) => {
+    expect(await decideWithDeny(command, deny.split(' ')[0]!, deny)).toBe('deny');
+  });
+
+  it.each([
+    ['npm publish', 'npm unpublish x'],
+    ['npm publish', 'npm install x'],
+    ['npm run deploy', 'npm run build'],
+    ['npm install', 'npm ls'],
+    ['pnpm add', 'pnpm install'],
+    ['yarn run release', 'yarn run build'],
+  ])('deny %s, allow the package manager: %j is still allowed', async (deny, command) => {
+    expect(await decideWithDeny(command, deny.split(' ')[0]!, deny)).toBe('allow');
+  });
+
+  it.each([
+    // npm runs the test script for `tes`, and the script named next for `run-s`: the words after it go to the script.
+    'npm tes .git/COMMIT_EDITMSG',
+    'npm run-s build x',
+    'npm runScript build x',
+  ])('a rule for npm asks about %j, as about the script spelled in full', async (command) => {
+    expect(await decide(command, [prefix('npm')])).toBe('ask');
+  });
+});
+
 describe('a deny rule catches a long option by any start of it', () => {
   it.each([
     // The probe's lines: git takes `--har` and `--ha` for `--hard`, and ran a hard reset.

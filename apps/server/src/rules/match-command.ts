@@ -1,6 +1,7 @@
 import { longOptionNamed, type ReachableWords } from './command-wrappers';
 import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-arguments';
 import { jqArgumentsCovered } from './jq-arguments';
+import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
 import type { PathFacts } from './outside-workspace';
 import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
 import { commandBaseName, isExactOnlyCommand, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
@@ -226,9 +227,12 @@ function scriptArgumentsStart(words: readonly ShellWord[]): number | undefined {
   let index = 1;
   while (harmless(index)) index += 1;
   const subcommand = words[index];
-  if (subcommand?.kind !== 'literal') return undefined;
-  if (SCRIPT_SUBCOMMANDS.has(subcommand.value)) return index + 1;
-  if (!RUN_SCRIPT_SUBCOMMANDS.has(subcommand.value)) return undefined;
+  const [manager] = words;
+  if (subcommand?.kind !== 'literal' || manager?.kind !== 'literal') return undefined;
+  // npm also takes an alias or any unambiguous start of a command for it: `npm tes x`, `npm run-s build x`.
+  const command = packageManagerCommand(commandBaseName(manager.value), subcommand.value) ?? subcommand.value;
+  if (SCRIPT_SUBCOMMANDS.has(subcommand.value) || SCRIPT_SUBCOMMANDS.has(command)) return index + 1;
+  if (!RUN_SCRIPT_SUBCOMMANDS.has(subcommand.value) && !RUN_SCRIPT_SUBCOMMANDS.has(command)) return undefined;
   index += 1;
   while (harmless(index)) index += 1;
   return index + 1;
@@ -458,9 +462,10 @@ function isCodeOption(value: string, spec: CodeOptions): boolean {
  * A deny rule catches a command whose name has the rule's first token as its last path part (`/bin/rm` and
  * `\rm` are `rm`), that carries every option of the rule in any order and short-option grouping (`rm -rf`
  * catches `rm -fr`, `rm -r -f`, `rm -R --force`), a long one also by any start of its name (`git reset --har`
- * for `--hard`), and the rule's other words in the same order among its arguments; git's push also as `send-pack`
- * and with the options it is spelled with otherwise (`gitPushImpliedOptions`). It can catch more than meant (`git
- * log push` for `git push`), never less for these spellings.
+ * for `--hard`), and the rule's other words in the same order among its arguments; a package manager's
+ * subcommand also by its aliases and abbreviations (`npm i`, `npm pub`), git's push also as `send-pack` and with
+ * the options it is spelled with otherwise (`gitPushImpliedOptions`). It can catch more than meant (`git log
+ * push` for `git push`), never less for these spellings.
  */
 export function deniesCommand(rule: CommandPrefix, words: ReachableWords): boolean {
   const [first, ...args] = words;
@@ -474,16 +479,18 @@ export function deniesCommand(rule: CommandPrefix, words: ReachableWords): boole
   if (rule.exact && args.length !== ruleArgs.length) return false;
   if (name === 'git') for (const option of gitPushImpliedOptions(args)) options.add(option);
   for (const option of ruleOptions) if (!options.has(option) && !abbreviated(option, options)) return false;
+  const wanted = SCRIPT_RUNNERS.has(name) ? denyRuleOperands(name, ruleOperands) : ruleOperands;
   let next = 0;
   for (const names of operandNames(name, operands)) {
-    const operand = ruleOperands[next];
-    if (next < ruleOperands.length && (operand === undefined ? names.size === 0 : names.has(operand))) next += 1;
+    const operand = wanted[next];
+    if (next < wanted.length && (operand === undefined ? names.size === 0 : names.has(operand))) next += 1;
   }
-  return next === ruleOperands.length;
+  return next === wanted.length;
 }
 
 /** The names each operand of a call goes by for a deny rule: as written, and as the program also reads it. */
 function operandNames(name: string, operands: readonly (string | undefined)[]): ReadonlySet<string>[] {
+  if (SCRIPT_RUNNERS.has(name)) return denyCallOperands(name, operands);
   return operands.map((operand) => new Set(operand === undefined ? [] : name === 'git' ? gitDenyNames(operand) : [operand]));
 }
 
