@@ -266,8 +266,17 @@ describe('TextToolCallExtractor on thinking written in the text', () => {
   });
 });
 
+/** A call shown as an example (it stays in the text) and one the model makes (it runs). */
+const example = '<tool_call>{"name": "terminal", "arguments": {"command": "ls"}}</tool_call>';
+const real = '<tool_call>{"name": "terminal", "arguments": {"command": "pwd"}}</tool_call>';
+const pwd = { ok: true as const, name: 'terminal', arguments: { command: 'pwd' } };
+/** `text` read however it is cut: each `real` call in it runs and leaves the text, each `example` stays in it. */
+function expectRealCalls(text: string): void {
+  const count = text.split(real).length - 1;
+  expectAnySplit(text, { text: text.replaceAll(real, ''), reasoning: '', calls: Array.from({ length: count }, () => pwd) });
+}
+
 describe('TextToolCallExtractor on tags that are not calls', () => {
-  const example = '<tool_call>{"name": "terminal", "arguments": {"command": "ls"}}</tool_call>';
 
   it('keeps a call shown as an example in a fenced code block as text', () => {
     for (const [open, close] of [['```', '```'], ['```xml', '```'], ['~~~', '~~~'], ['````', '````'], ['   ```', '  ```']]) {
@@ -323,14 +332,6 @@ describe('TextToolCallExtractor on tags that are not calls', () => {
 });
 
 describe('TextToolCallExtractor on Markdown code in list items and block quotes (CommonMark)', () => {
-  const example = '<tool_call>{"name": "terminal", "arguments": {"command": "ls"}}</tool_call>';
-  const real = '<tool_call>{"name": "terminal", "arguments": {"command": "pwd"}}</tool_call>';
-  const pwd = { ok: true as const, name: 'terminal', arguments: { command: 'pwd' } };
-  /** `text` read however it is cut: each `real` call in it runs and leaves the text, each `example` stays in it. */
-  const expectRealCalls = (text: string) => {
-    const count = text.split(real).length - 1;
-    expectAnySplit(text, { text: text.replaceAll(real, ''), reasoning: '', calls: Array.from({ length: count }, () => pwd) });
-  };
 
   it('keeps a call shown in a fence inside a list item as text, and runs the call after the fence closed', () => {
     expectRealCalls(`- example:\n  \`\`\`\n  ${example}\n  \`\`\`\n${real}`);
@@ -374,13 +375,6 @@ describe('TextToolCallExtractor on Markdown code in list items and block quotes 
 });
 
 describe('TextToolCallExtractor on backtick strings that a line does not close (CommonMark: text)', () => {
-  const example = '<tool_call>{"name": "terminal", "arguments": {"command": "ls"}}</tool_call>';
-  const real = '<tool_call>{"name": "terminal", "arguments": {"command": "pwd"}}</tool_call>';
-  const pwd = { ok: true as const, name: 'terminal', arguments: { command: 'pwd' } };
-  const expectRealCalls = (text: string) => {
-    const count = text.split(real).length - 1;
-    expectAnySplit(text, { text: text.replaceAll(real, ''), reasoning: '', calls: Array.from({ length: count }, () => pwd) });
-  };
 
   it('runs a call after a backtick string that nothing closes on its line', () => {
     expectRealCalls(`It\`s done: ${real}`);

@@ -11,6 +11,14 @@ import { DATABASE_FILE, SqliteStore } from './sqlite-store';
 import { tempFolder } from './test-support';
 
 const quiet = { log: () => {} };
+
+/** The chat's two pages, four messages each: each finds the ledger row of its own run's call, though both ids are the same. */
+async function expectEachPageFindsItsRun(store: SqliteStore | PostgresStore): Promise<void> {
+  const newest = await store.loadMessagePage('s', { limit: 4, maxChars: 1_000_000 });
+  expect([newest.start, newest.toolCalls.map((call) => [call.runId, call.arguments])]).toStrictEqual([5, [['r2', { command: 'echo r2' }]]]);
+  const earlier = await store.loadMessagePage('s', { before: 5, limit: 4, maxChars: 1_000_000 });
+  expect([earlier.start, earlier.toolCalls.map((call) => [call.runId, call.arguments])]).toStrictEqual([1, [['r1', { command: 'echo r1' }]]]);
+}
 const postgres = await probeTestDatabase();
 
 /**
@@ -55,10 +63,7 @@ describe('SQLite migration 008 (messages.run_id)', () => {
 
     const store = await SqliteStore.open({ directory: folder.path, ...quiet });
     try {
-      const newest = await store.loadMessagePage('s', { limit: 4, maxChars: 1_000_000 });
-      expect([newest.start, newest.toolCalls.map((call) => [call.runId, call.arguments])]).toStrictEqual([5, [['r2', { command: 'echo r2' }]]]);
-      const earlier = await store.loadMessagePage('s', { before: 5, limit: 4, maxChars: 1_000_000 });
-      expect([earlier.start, earlier.toolCalls.map((call) => [call.runId, call.arguments])]).toStrictEqual([1, [['r1', { command: 'echo r1' }]]]);
+      await expectEachPageFindsItsRun(store);
     } finally {
       await store.close();
     }
@@ -100,10 +105,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgreSQL migration 
 
     const store = await PostgresStore.open({ url: database.url, schema: database.schema, ...quiet });
     try {
-      const newest = await store.loadMessagePage('s', { limit: 4, maxChars: 1_000_000 });
-      expect([newest.start, newest.toolCalls.map((call) => [call.runId, call.arguments])]).toStrictEqual([5, [['r2', { command: 'echo r2' }]]]);
-      const earlier = await store.loadMessagePage('s', { before: 5, limit: 4, maxChars: 1_000_000 });
-      expect([earlier.start, earlier.toolCalls.map((call) => [call.runId, call.arguments])]).toStrictEqual([1, [['r1', { command: 'echo r1' }]]]);
+      await expectEachPageFindsItsRun(store);
     } finally {
       await store.close();
     }
