@@ -102,7 +102,9 @@ describe('probeLocalModelServers', () => {
     await using answering = await startFakeOpenAIServer();
 
     const found = await probeLocalModelServers({
-      timeoutMs: 200,
+      // Long enough for the answering server to answer on a loaded machine (200 ms was not, in a clean clone at load
+      // 7); the silent one is given up on only when it runs out.
+      timeoutMs: 3_000,
       candidates: [
         { baseURL: silent.baseURL, provider: 'silent' },
         { baseURL: answering.url, provider: 'answering' },
