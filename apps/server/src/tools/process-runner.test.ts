@@ -67,7 +67,8 @@ describe.each(SANDBOX_KINDS)('runProcess (sandbox: %s)', (kind) => {
   });
 
   test('a process that ignores SIGTERM is killed after the grace period', async () => {
-    const result = await sh(`trap '' TERM; echo ready; while :; do sleep 1; done`, { timeoutMs: 300, killGraceMs: 200 });
+    // Time enough for the shell to set its trap on a loaded machine before the SIGTERM comes (else SIGTERM ends it).
+    const result = await sh(`trap '' TERM; echo ready; while :; do sleep 1; done`, { timeoutMs: 3_000, killGraceMs: 200 });
     expect(result.signal).toBe('SIGKILL');
     expect(await liveProcessGroupMembers(result.pid!)).toStrictEqual([]);
   });
