@@ -585,10 +585,14 @@ describe('airlock chat in a terminal', () => {
     await cli.shows(`${PROMPT} › a`);
     await proxy.cut();
     await cli.shows('Connection to Airlock lost; reconnecting… A decision entered meanwhile is sent once it is back.');
-    expect(cli.screen().endsWith(`Connection to Airlock lost; reconnecting… A decision entered meanwhile is sent once it is back.\n  echo ${PROMPT} › a`)).toBe(true);
+    await vi.waitFor(
+      () => expect(cli.screen().endsWith(`Connection to Airlock lost; reconnecting… A decision entered meanwhile is sent once it is back.\n  echo ${PROMPT} › a`)).toBe(true),
+      { timeout: 10_000 },
+    );
     await proxy.resume();
     await cli.shows('Reconnected to Airlock.');
-    expect(cli.screen().endsWith(`Reconnected to Airlock.\n  echo ${PROMPT} › a`)).toBe(true);
+    // The question is drawn again below the line, as typed, in a write of its own.
+    await vi.waitFor(() => expect(cli.screen().endsWith(`Reconnected to Airlock.\n  echo ${PROMPT} › a`)).toBe(true), { timeout: 10_000 });
 
     cli.type('\r');
     await cli.shows('Done.');
@@ -616,8 +620,10 @@ describe('airlock chat in a terminal', () => {
       await first.stop('SIGTERM');
       await startServerProcess([...args, '--port', port], { AIRLOCK_TOKEN: token }, cleanups);
       await cli.shows('Resumed after a server restart');
-      // Said while the question is open, not after it is answered: the question is drawn again below, as typed.
-      expect(cli.screen()).toMatch(new RegExp(`Resumed after a server restart\\n(.*\\n)*.*${PROMPT.replace(/[[\]()/]/g, '\\$&')} › a$`));
+      // Said while the question is open, not after it is answered: the question is drawn again below, as typed (in a
+      // write of its own, which may reach the terminal a moment after the line above it).
+      const redrawn = new RegExp(`Resumed after a server restart\\n(.*\\n)*.*${PROMPT.replace(/[[\]()/]/g, '\\$&')} › a$`);
+      await vi.waitFor(() => expect(cli.screen()).toMatch(redrawn), { timeout: 10_000 });
       await expect(readFile(path.join(workspace, 'ran.txt'), 'utf8')).rejects.toThrow();
 
       cli.type('\r');
