@@ -2,24 +2,8 @@ import { LimitExceededError } from '@airlock/core';
 import { deferred } from '@airlock/core/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { AnswerQueue } from './answer-queue';
-import type { SendWindow, Waker } from './event-log';
+import { ManualWindow } from './test-support';
 
-class ManualWindow implements SendWindow {
-  open = true;
-  readonly parked = new Set<Waker>();
-  park(waiter: Waker): void {
-    this.parked.add(waiter);
-  }
-  unpark(waiter: Waker): void {
-    this.parked.delete(waiter);
-  }
-  reopen(): void {
-    this.open = true;
-    const waiters = [...this.parked];
-    this.parked.clear();
-    for (const waiter of waiters) waiter.wake();
-  }
-}
 
 /** Lets every pending promise job and the macrotask queued before it run. */
 const turn = () => new Promise((resolve) => setImmediate(resolve));

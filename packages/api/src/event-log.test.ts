@@ -1,6 +1,7 @@
 import type { LoopEvent } from '@airlock/core';
 import { describe, expect, it } from 'vitest';
-import { EventLog, parseEventId, type SendWindow, type Waker } from './event-log';
+import { EventLog, parseEventId } from './event-log';
+import { ManualWindow } from './test-support';
 
 const text = (t: string): LoopEvent => ({ type: 'text-delta', text: t });
 const idOf = (id: string, event: LoopEvent) => `${id}=${event.type === 'text-delta' ? event.text : event.type}`;
@@ -101,23 +102,6 @@ describe('EventLog', () => {
   });
 });
 
-/** A window a test opens and shuts by hand. */
-class ManualWindow implements SendWindow {
-  open = true;
-  readonly parked = new Set<Waker>();
-  park(waiter: Waker): void {
-    this.parked.add(waiter);
-  }
-  unpark(waiter: Waker): void {
-    this.parked.delete(waiter);
-  }
-  reopen(): void {
-    this.open = true;
-    const parked = [...this.parked];
-    this.parked.clear();
-    for (const waiter of parked) waiter.wake();
-  }
-}
 
 describe('LogFollower bound to a send window', () => {
   it('waits while the window is shut and goes on where it stopped, with no gap', async () => {

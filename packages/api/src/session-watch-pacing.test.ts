@@ -3,8 +3,8 @@ import { ScriptedModel, textStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatService } from './chat-service';
 import { ConnectionState } from './context';
-import type { SendWindow, Waker } from './event-log';
 import { appRouter, createCallerFactory } from './router';
+import { ManualWindow } from './test-support';
 
 const createCaller = createCallerFactory(appRouter);
 const services: ChatService[] = [];
@@ -13,21 +13,6 @@ afterEach(async () => {
   await Promise.all(services.splice(0).map((s) => s.shutdown()));
 });
 
-class ManualWindow implements SendWindow {
-  open = true;
-  readonly parked = new Set<Waker>();
-  park(waiter: Waker): void {
-    this.parked.add(waiter);
-  }
-  unpark(waiter: Waker): void {
-    this.parked.delete(waiter);
-  }
-  reopen(): void {
-    this.open = true;
-    for (const waiter of [...this.parked]) waiter.wake();
-    this.parked.clear();
-  }
-}
 
 describe('sessions.watch on a connection with a send window', () => {
   it('holds its changes while the window is shut and sends them once it opens; a stop gives its place back', async () => {
