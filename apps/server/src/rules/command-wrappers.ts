@@ -1,6 +1,7 @@
 // The small module alone: this file is loaded in the command reader's worker, which needs nothing else of the API.
 import { commandBaseName } from '@airlock/api/rules/commands';
-import { runnerPrograms } from './program-runners';
+import { gitAliasCommands } from './git-arguments';
+import { runnerCommandLines, runnerPrograms } from './program-runners';
 
 /** A command's words as deny rules see them: the value where known, undefined where the shell computes it. */
 export type ReachableWords = readonly (string | undefined)[];
@@ -113,8 +114,9 @@ export interface InnerCommands {
 
 /**
  * What `words` runs directly, one step in: the command behind a wrapper (`sudo rm`, `env A=1 rm`, `timeout 5 rm`,
- * `xargs rm`) or a runner (`uv run rm`, `pnpm exec rm`: `runnerPrograms`), each command after `find -exec … ;`,
- * and the command lines it hands to a shell (`bash -c '…'`, `eval …`, `watch …`, `env -S …`). What those run in
+ * `xargs rm`) or a runner (`uv run rm`, `pnpm exec rm`, `npx rm`: `runnerPrograms`), each command after `find -exec
+ * … ;`, what a git alias defined on the line names (`git -c alias.p=push p`), and the command lines it hands to a
+ * shell (`bash -c '…'`, `eval …`, `watch …`, `env -S …`, `npm exec -c '…'`). What those run in
  * turn is for the caller to ask, once for each: this never recurses, and takes time in the number of words. Option
  * spellings beyond the tables above make it find less; this serves deny rules only.
  */
@@ -124,6 +126,7 @@ export function innerCommands(words: ReachableWords): InnerCommands {
   if (inner !== undefined && inner.length > 0) found.words.push(inner);
   // What a runner runs (`uv run git push`, `pnpm exec rm -rf x`, `pnpm git push`) is a command of its own.
   found.words.push(...runnerPrograms(words));
+  found.commandLines.push(...runnerCommandLines(words));
   return found;
 }
 
@@ -147,6 +150,13 @@ function unwrapOnce(words: ReachableWords, found: InnerCommands): ReachableWords
     case 'sg':
       sg(args, found);
       return undefined;
+    case 'git': {
+      // `git -c alias.p=push p`: what the alias names is a command of its own.
+      const aliased = gitAliasCommands(words);
+      found.words.push(...aliased.words);
+      found.commandLines.push(...aliased.commandLines);
+      return undefined;
+    }
     default:
       break;
   }

@@ -86,3 +86,31 @@ describe('a command deny rule and a line it cannot judge whole', () => {
     expect(await decide('{rm,-rf,victim}', [otherTool])).toStrictEqual({ decision: 'ask' });
   });
 });
+
+describe('a deny rule for git and a git call it cannot read', () => {
+  const noPush = prefix('git push', { effect: 'deny' });
+
+  it.each([
+    // An alias from the repository's configuration (written by an earlier call), or from the environment.
+    'git p origin main',
+    'git -C sub p',
+    'git --config-env=alias.p=PUSH p',
+    'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p',
+    'env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p',
+    // A package the runner fetches runs under a name of its own.
+    'npx -y gitpush-cli',
+    'uvx --from x y',
+  ])('%s is asked about, naming the deny rule', async (line) => {
+    expect(await decide(line, [noPush])).toMatchObject({ decision: 'ask', because: noPush, unread: expect.any(String) });
+  });
+
+  it('git status, log and commit are judged as before', async () => {
+    for (const line of ['git status', 'git log --oneline', 'git commit -m x']) {
+      expect(await decide(line, [noPush]), line).toStrictEqual({ decision: 'ask' });
+    }
+    const git = prefix('git');
+    for (const line of ['git status', 'git log --oneline', 'git commit -m x']) {
+      expect(await decide(line, [noPush, git]), line).toStrictEqual({ decision: 'allow', rule: git, rules: [git] });
+    }
+  });
+});

@@ -377,3 +377,41 @@ export function gitPushImpliedOptions(args: readonly (string | undefined)[]): st
   }
   return [...implied];
 }
+
+/**
+ * What a git call runs through an alias it defines itself (`words` from `git` on, undefined where the shell computes
+ * a word), for deny rules: `git -c alias.p=push p origin` is `git push origin` (git's own options kept), and `git -c
+ * alias.p='!git push' p x` hands `git push` (and `git push x`) to a shell. An alias the repository's configuration
+ * or `--config-env` defines cannot be read from the line: `unjudged` in evaluate-rules.ts asks about it.
+ */
+export function gitAliasCommands(words: readonly (string | undefined)[]): { words: (string | undefined)[][]; commandLines: string[] } {
+  const found: { words: (string | undefined)[][]; commandLines: string[] } = { words: [], commandLines: [] };
+  const aliases = new Map<string, string>();
+  let index = 1;
+  while (index < words.length) {
+    const word = words[index];
+    if (word === undefined || !word.startsWith('-') || word === '--') break;
+    const name = word.split('=', 1)[0]!;
+    if (GLOBAL_VALUES.includes(name) && !word.includes('=')) {
+      const value = words[index + 1];
+      const alias = name === '-c' && value !== undefined ? /^alias\.([^=]+)=(.*)$/is.exec(value) : null;
+      // git reads a key's last part in any case: `alias.P` is `alias.p`.
+      if (alias !== null) aliases.set(alias[1]!.toLowerCase(), alias[2]!);
+      index += 2;
+    } else {
+      index += 1;
+    }
+  }
+  const command = words[index];
+  const value = command === undefined ? undefined : aliases.get(command.toLowerCase());
+  if (value === undefined || GIT_COMMANDS.has(command!)) return found;
+  const rest = words.slice(index + 1);
+  if (value.startsWith('!')) {
+    const known = rest.filter((word): word is string => word !== undefined);
+    found.commandLines.push(value.slice(1));
+    if (known.length > 0) found.commandLines.push([value.slice(1), ...known].join(' '));
+  } else {
+    found.words.push([...words.slice(0, index), ...value.split(/\s+/).filter((part) => part !== ''), ...rest]);
+  }
+  return found;
+}

@@ -702,3 +702,58 @@ describe('a deny rule catches what a runner runs, as the command it is', () => {
     expect(await decideWithDeny('uv run git status', 'uv run git', 'git push')).toBe('allow');
   });
 });
+
+describe('a deny rule catches what a runner that fetches a package runs, and a command line it hands to a shell', () => {
+  it.each([
+    // The probe's lines: these runners were read by no deny rule, so a line through them was only ever asked about.
+    ['git push', 'npx git push'],
+    ['git push', 'npx -y -- git push origin main'],
+    ['git push', 'npx -p x git push'],
+    ['git push', "npx --package=x -c 'git push'"],
+    ['rm -rf', "npm exec -c 'rm -rf victim'"],
+    ['rm -rf', "npm exec --call='rm -rf victim'"],
+    ['rm -rf', "npm x --package=x -c 'rm -rf victim'"],
+    ['git push', 'uvx git push'],
+    ['git push', 'uvx --from x git push'],
+    ['git push', 'pnpx git push'],
+    ['git push', "pnpm dlx -c 'git push'"],
+    ['git push', 'pnpm dlx -c git push'],
+    ['git push', "pnpm exec --shell-mode 'git push'"],
+    ['git push', 'bunx git push'],
+    ['git push', 'bun x git push'],
+    ['npm publish', 'npx npm publish'],
+    ['npm publish', "npx -c 'npm pub'"],
+  ])('deny %s: %j is denied', async (deny, command) => {
+    const rule = prefix(deny, { effect: 'deny' });
+    expect(await evaluateRules(terminal(command), [rule], context)).toStrictEqual({ decision: 'deny', rule });
+  });
+
+  it('an exact rule for such a line does not let the denied command through', async () => {
+    expect(await decideWithDeny("npx -c 'git push'", "npx -c 'git push'", 'git push', true)).toBe('deny');
+    expect(await decideWithDeny('bunx git push', 'bunx git push', 'git push', true)).toBe('deny');
+  });
+});
+
+describe('a deny rule for git catches what an alias defined on the line names', () => {
+  it.each([
+    // The probe's lines: git runs the alias's command, which the rule did not see.
+    'git -c alias.p=push p origin main',
+    "git -c alias.p='!git push' p",
+    "git -c alias.p='!git push' p origin main",
+    'git -C sub -c alias.P=push p',
+    'git -c alias.s=status -c alias.p=push p',
+    "git -c alias.p='!f() { git push \"$@\"; }; f' p origin",
+  ])('deny git push: %j is denied', async (command) => {
+    const rule = prefix('git push', { effect: 'deny' });
+    expect(await evaluateRules(terminal(command), [rule], context)).toStrictEqual({ decision: 'deny', rule });
+  });
+
+  it('an alias keeps the options of the call: deny git push --force catches git -c alias.p=push p --force', async () => {
+    const rule = prefix('git push --force', { effect: 'deny' });
+    expect(await evaluateRules(terminal('git -c alias.p=push p --force origin main'), [rule], context)).toStrictEqual({ decision: 'deny', rule });
+  });
+
+  it('git runs a builtin over an alias of its name, so an alias named status is still git status', async () => {
+    expect(await decideWithDeny('git -c alias.status=push status', 'git -c alias.status=push status', 'git push', true)).toBe('allow');
+  });
+});

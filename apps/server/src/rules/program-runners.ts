@@ -18,6 +18,9 @@ export const NPM_HARMLESS: ReadonlySet<string> = new Set([
 ]);
 
 const QUIET_OR_VERBOSE = ['-q', '--quiet', '-v', '--verbose'];
+const UV_HARMLESS = [...QUIET_OR_VERBOSE, '--offline', '--no-progress'];
+/** npx's and pnpx's answer to "install this package?" changes nothing that runs. */
+const NPX_HARMLESS: ReadonlySet<string> = new Set([...NPM_HARMLESS, '-y', '--yes', '--no']);
 
 /**
  * A tool that runs the program named after its runner subcommand (`uv run make test`, `pnpm exec git status`,
@@ -36,6 +39,8 @@ interface Runner {
    * `make test`), and Yarn a binary of the project's packages: after any other word, what follows is a command too.
    */
   fallback?: boolean;
+  /** `npx`, `pnpx`, `bunx`, `uvx`: no subcommand, the program follows the runner's options (`npx -y rimraf x`). */
+  direct?: boolean;
 }
 
 const RUNNERS = new Map<string, Runner>([
@@ -43,7 +48,13 @@ const RUNNERS = new Map<string, Runner>([
   ['pnpm', { subcommands: new Set(['exec', 'dlx']), harmless: NPM_HARMLESS, fallback: true }],
   // `yarn node x.js` runs node: the program is `node` itself (below).
   ['yarn', { subcommands: new Set(['exec', 'dlx', 'node']), harmless: NPM_HARMLESS, fallback: true }],
-  ['uv', { subcommands: new Set(['run', 'tool']), harmless: new Set([...QUIET_OR_VERBOSE, '--offline', '--no-progress', '--frozen', '--locked', '--no-sync']) }],
+  ['uv', { subcommands: new Set(['run', 'tool']), harmless: new Set([...UV_HARMLESS, '--frozen', '--locked', '--no-sync']) }],
+  // Fetch a package and run a program it has (`npx -p x git push` runs `git`); `pnpx` is `pnpm dlx`, `bunx` `bun x`.
+  ['npx', { subcommands: new Set(), harmless: NPX_HARMLESS, direct: true }],
+  ['pnpx', { subcommands: new Set(), harmless: NPX_HARMLESS, direct: true }],
+  ['uvx', { subcommands: new Set(), harmless: new Set(UV_HARMLESS), direct: true }],
+  ['bunx', { subcommands: new Set(), harmless: new Set(['--bun', '--silent', '--verbose']), direct: true }],
+  ['bun', { subcommands: new Set(['x']), harmless: new Set() }],
   ['poetry', { subcommands: new Set(['run']), harmless: new Set([...QUIET_OR_VERBOSE, '-vv', '-vvv', '-n', '--no-interaction', '--ansi', '--no-ansi']) }],
   ['pipenv', { subcommands: new Set(['run']), harmless: new Set(QUIET_OR_VERBOSE) }],
   ['pdm', { subcommands: new Set(['run']), harmless: new Set(QUIET_OR_VERBOSE) }],
@@ -92,6 +103,7 @@ export function runnerCall(words: readonly string[]): RunnerCall {
     return index;
   };
   const at = skip(1);
+  if (runner.direct === true) return programFrom(words, at, [first]);
   const subcommand = words[at];
   if (subcommand === undefined) return { kind: 'none' };
   // `uv $_` may be `uv run rm -rf x` once the shell splits it.
@@ -112,7 +124,12 @@ export function runnerCall(words: readonly string[]): RunnerCall {
   } else {
     return { kind: 'none' };
   }
-  let program = skip(next);
+  return programFrom(words, skip(next), head);
+}
+
+/** The program at `at` (past a `--`), unless an option that is not harmless stands there. */
+function programFrom(words: readonly string[], at: number, head: readonly string[]): RunnerCall {
+  let program = at;
   if (words[program] === '--') program += 1;
   else if (words[program]?.startsWith('-') === true) return { kind: 'options' };
   return { kind: 'runner', head, program };
@@ -137,4 +154,32 @@ export function runnerPrograms(words: readonly (string | undefined)[]): (string 
     if (word !== undefined && !word.startsWith('-')) guesses.push(words.slice(index));
   }
   return guesses;
+}
+
+/** Runners that hand a command line to a shell: `npm exec -c '…'` (`--call`), `pnpm dlx -c …` (`--shell-mode`). */
+const SHELL_MODE_RUNNERS = new Set(['npm', 'npx', 'pnpm', 'pnpx']);
+const SHELL_MODE_OPTIONS = new Set(['-c', '--call', '--shell-mode']);
+
+/**
+ * The command lines a runner hands to a shell, for deny rules (`words` as in `runnerPrograms`): npm's `-c '…'` and
+ * `--call='…'` take one as their value; pnpm's `-c` runs its other words as one (`pnpm dlx -c git push`). Read both
+ * ways after any such option before the program, as a deny rule may catch more than meant, never less.
+ */
+export function runnerCommandLines(words: readonly (string | undefined)[]): string[] {
+  const [first] = words;
+  if (first === undefined || !SHELL_MODE_RUNNERS.has(commandBaseName(first))) return [];
+  const call = runnerCall(words.map((word) => word ?? COMPUTED_WORD));
+  if (call.kind === 'none') return [];
+  const end = call.kind === 'runner' ? call.program : words.length;
+  const lines: string[] = [];
+  for (let index = 1; index < end; index += 1) {
+    const word = words[index];
+    if (word?.startsWith('--call=') === true) lines.push(word.slice('--call='.length));
+    if (word === undefined || !SHELL_MODE_OPTIONS.has(word)) continue;
+    const next = words[index + 1];
+    if (next !== undefined) lines.push(next);
+    const rest = words.slice(index + 1).filter((other): other is string => other !== undefined);
+    if (rest.length > 1) lines.push(rest.join(' '));
+  }
+  return lines;
 }
