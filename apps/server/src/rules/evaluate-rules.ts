@@ -5,6 +5,7 @@ import { allowsCommand, changesDirectory, deniesCommand, setsShellVariables, typ
 import { readCommandLine } from './command-line-reader';
 import type { CommandLine, SimpleCommand } from './parse-command-line';
 import { COMPUTED_WORD, runnerCall } from './program-runners';
+import { GIT_RUNS_COMMANDS } from './git-arguments';
 import { matchPathGlob } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
 import { MCP_TOOL, type Rule, type RuleScope } from '@airlock/api';
@@ -116,13 +117,6 @@ function unjudged(line: CommandLine | undefined, denies: readonly Rule[], contex
 }
 
 /**
- * git subcommands that run a command line they are given or configured with (`git bisect run …`, `git submodule
- * foreach …`, `git filter-branch --tree-filter …`, the tools of `difftool` and `mergetool`), which a rule for git's
- * name still covers. Looked for in any word: a word after the subcommand that is one of these only asks once more.
- */
-const GIT_RUNS_COMMANDS: ReadonlySet<string> = new Set(['bisect', 'submodule', 'filter-branch', 'difftool', 'mergetool']);
-
-/**
  * Why a command is not plain, or undefined when it is: a plain command runs the program its literal name says, with
  * words that run no other (a prefix rule for its bare name would allow it: no shell, interpreter, wrapper or runner,
  * no option that runs code such as git's `-c` or `rebase -x`), and, where a deny rule names the program, with every
@@ -135,6 +129,7 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
   if (isExactOnlyCommand(name)) return `\`${name}\` runs whatever it is given`;
   if (runnerCall(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD))).kind !== 'none') return `\`${name}\` runs another program`;
   if (!allowsCommand({ kind: 'command-prefix', tokens: [first.value], exact: false }, command, facts)) return `\`${name}\` is given words that may run other code`;
+  // Looked for in any word: a word after the subcommand that is one of these only asks once more.
   if (name === 'git' && command.words.some((word) => word.kind === 'literal' && GIT_RUNS_COMMANDS.has(word.value))) return '`git` runs a command it is given';
   if (denied.has(name) && command.words.some((word) => word.kind !== 'literal')) return `\`${name}\` is given a word the shell computes`;
   return undefined;

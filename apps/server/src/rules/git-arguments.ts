@@ -23,6 +23,13 @@ const GIT_COMMANDS = new Set([
   'verify-pack', 'verify-tag', 'version', 'whatchanged', 'worktree', 'write-tree',
 ]);
 
+/**
+ * git's commands that run a command line they are given or configured with (`git bisect run …`, `git submodule
+ * foreach …`, `git filter-branch --tree-filter …`, the tools of `difftool` and `mergetool`), which a rule for git's
+ * name still covers.
+ */
+export const GIT_RUNS_COMMANDS: ReadonlySet<string> = new Set(['bisect', 'submodule', 'filter-branch', 'difftool', 'mergetool']);
+
 /** Options git takes before its command: those that take the next word as their value, and those that take none. */
 const GLOBAL_VALUES = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--attr-source'];
 const GLOBAL_FLAGS = [
