@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { ToolInfo } from '../lib/api-types';
+import { scrollByPage } from '../lib/spot-watch';
 import type { ChatItem, RunView } from './chat-reducer';
 import { MessageMarkdown } from './message-markdown';
 import { proseText } from './prose-text';
@@ -35,7 +36,8 @@ export function ChatTranscript({ items, run, tools, onDecide }: ChatTranscriptPr
     frame.current = requestAnimationFrame(() => {
       frame.current = 0;
       const element = scroller.current;
-      if (element && pinned.current) element.scrollTop = element.scrollHeight;
+      // The page's own scroll, not the person's: a decision button it slides under a finger re-arms.
+      if (element && pinned.current) scrollByPage(element, element.scrollHeight);
     });
   });
   useEffect(() => () => cancelAnimationFrame(frame.current), []);

@@ -31,10 +31,28 @@ export function movedByPerson(): void {
 }
 
 /**
+ * Scrolls `scroller` to `top` for the page's own reasons (following new output to the bottom). Unlike the person's
+ * scroll, which they watch, this slides what is under a still pointer or finger, so each watched element it moved
+ * is told, whatever the person did a moment before. Spots are read before the scroll as well, so a move before it is
+ * taken for what it was (a scroll of the person's not yet read is only noted), and right after it, before anything
+ * can click.
+ */
+export function scrollByPage(scroller: Element, top: number): void {
+  if (watched.size === 0) {
+    scroller.scrollTop = top;
+    return;
+  }
+  // A change not yet delivered to the observer is read as one here.
+  checkAll((observer?.takeRecords().length ?? 0) > 0 ? 'change' : 'person');
+  scroller.scrollTop = top;
+  checkAll('page');
+}
+
+/**
  * Watches where `element` is and calls `moved` whenever a change to the page moved it (a node added or removed, text
- * streamed in, an attribute): the spots of all watched elements are read right after each change. A scroll or a
- * resize is the person's (their spots are read in the next frame and noted), and so is a move within a moment of
- * their own wheel, key or finger. One observer serves every watched element, and only while there is one.
+ * streamed in, an attribute) or the page's own scroll (scrollByPage): the spots of all watched elements are read
+ * right after each. Any other scroll or a resize is the person's (their spots are read in the next frame and noted),
+ * and so is a move a change made within a moment of their own wheel, key or finger. One observer serves every watched element, and only while there is one.
  */
 export function watchSpot(element: Element, moved: () => void): SpotWatch {
   const entry: Watched = { spot: spotOf(element), scrolled: scrolledBy(element), settledAt: performance.now(), moved };
@@ -42,7 +60,7 @@ export function watchSpot(element: Element, moved: () => void): SpotWatch {
   if (watched.size === 1) startObserving();
   return {
     settledAt: () => {
-      recheck(element, entry, false);
+      recheck(element, entry, 'person');
       return entry.settledAt;
     },
     stop: () => {
@@ -54,13 +72,20 @@ export function watchSpot(element: Element, moved: () => void): SpotWatch {
 }
 
 /**
- * `byChange`: read right after a change to the page, so a move is the page's doing and re-arms. Read after a scroll or
- * a resize, or at a click, a move is only noted: what is left is the person scrolling, who sees where things go (the
- * click's own check of where the pointer aimed still applies). A scroll is told apart from a change by where the
- * element stands in what it scrolls with, not by its scroll event: that comes a frame later, and a change in between
- * (a countdown ticking, another button arming) read the scroll as the page's move and re-armed the button.
+ * What a move seen in a read is taken for. 'change': read right after a change to the page, so a move is the page's
+ * doing and re-arms. 'person': read after a scroll or a resize, or at a click, a move is only noted: what is left is
+ * the person scrolling, who sees where things go (the click's own check of where the pointer aimed still applies).
+ * 'page': read right after the page scrolled itself (scrollByPage), so any move re-arms.
  */
-function recheck(element: Element, entry: Watched, byChange: boolean): void {
+type MovedBy = 'change' | 'person' | 'page';
+
+/**
+ * Reads the element's spot and tells it when the move is not the person's (see MovedBy). After a change, a scroll is
+ * told apart by where the element stands in what it scrolls with, not by its scroll event: that comes a frame later,
+ * and a change in between (a countdown ticking, another button arming) read the scroll as the page's move and
+ * re-armed the button.
+ */
+function recheck(element: Element, entry: Watched, by: MovedBy): void {
   const spot = spotOf(element);
   const scrolled = scrolledBy(element);
   const before = { spot: entry.spot, scrolled: entry.scrolled };
@@ -68,7 +93,8 @@ function recheck(element: Element, entry: Watched, byChange: boolean): void {
   entry.scrolled = scrolled;
   if (sameSpot(spot, before.spot)) return;
   const onlyScrolled = sameSpot(inContent(spot, scrolled), inContent(before.spot, before.scrolled));
-  if (!byChange || onlyScrolled || performance.now() < personMovingUntil) return;
+  if (by === 'person') return;
+  if (by === 'change' && (onlyScrolled || performance.now() < personMovingUntil)) return;
   entry.settledAt = performance.now();
   entry.moved();
 }
@@ -88,17 +114,17 @@ function scrolledBy(element: Element): Spot {
   return scrolled;
 }
 
-function checkAll(byChange: boolean): void {
-  for (const [element, entry] of watched) recheck(element, entry, byChange);
+function checkAll(by: MovedBy): void {
+  for (const [element, entry] of watched) recheck(element, entry, by);
 }
 
 function afterChange(): void {
-  checkAll(true);
+  checkAll('change');
 }
 
 function afterScroll(): void {
   pending = false;
-  checkAll(false);
+  checkAll('person');
 }
 
 function schedule(): void {

@@ -1,5 +1,6 @@
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { scrollByPage } from './spot-watch';
 import { ARMING_MS, SteadyButton } from './steady-button';
 
 /** Where every button is on the page; layout is the test's to move. */
@@ -112,6 +113,59 @@ describe('SteadyButton', () => {
       await Promise.resolve();
     });
     expect(button.getAttribute('aria-disabled')).toBe('true');
+  });
+
+  it('is disarmed when the page scrolls it under a still finger (following new output), unlike when the person scrolls', () => {
+    const decided = vi.fn();
+    const ignored = vi.fn();
+    render(
+      <div data-testid="transcript">
+        <SteadyButton onClick={decided} onUnsteadyClick={ignored}>
+          Allow
+        </SteadyButton>
+      </div>,
+    );
+    const button = screen.getByRole('button', { name: 'Allow' });
+    const transcript = screen.getByTestId('transcript');
+    // Scrolling the transcript moves the button up the screen by as much.
+    let scrolled = 0;
+    Object.defineProperty(transcript, 'scrollTop', {
+      configurable: true,
+      get: () => scrolled,
+      set: (top: number) => {
+        spot = { left: spot.left, top: spot.top - (top - scrolled) };
+        scrolled = top;
+      },
+    });
+    const tap = () => {
+      fireEvent.pointerDown(button, { pointerType: 'touch' });
+      fireEvent.click(button, { detail: 1 });
+    };
+    wait(ARMING_MS);
+
+    // The person swipes it 40 px up and taps it where it is now: they saw it go there.
+    fireEvent.touchMove(transcript);
+    transcript.scrollTop = 40;
+    tap();
+    expect(button.hasAttribute('aria-disabled')).toBe(false);
+    expect(decided).toHaveBeenCalledTimes(1);
+
+    // Right after that swipe, new output comes in below and the transcript follows it, 36 px on: the finger coming
+    // down where the button now is was not aimed at it.
+    fireEvent.touchMove(transcript);
+    act(() => scrollByPage(transcript, 76));
+    expect(spot).toStrictEqual({ left: 10, top: 124 });
+    expect(button.getAttribute('aria-disabled')).toBe('true');
+    tap();
+    expect(decided).toHaveBeenCalledTimes(1);
+    expect(ignored.mock.calls).toStrictEqual([['moved']]);
+
+    // A scroll of the page's own that moves nothing (it is at the bottom already) changes nothing.
+    wait(ARMING_MS);
+    act(() => scrollByPage(transcript, 76));
+    expect(button.hasAttribute('aria-disabled')).toBe(false);
+    tap();
+    expect(decided).toHaveBeenCalledTimes(2);
   });
 
   it('ignores a mouse click where the pointer never moved over it (what covered it went away)', () => {
