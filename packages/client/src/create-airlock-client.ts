@@ -200,21 +200,37 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
     trpc,
     startRun: ({ signal, runId, ...input }) => follow({ ...input, runId: runId ?? randomRunId() }, signal),
     attachRun: ({ signal, ...input }) => follow(input, signal),
-    decide: (input) =>
-      trpc.chat.confirmTool.mutate({
-        sessionId: input.sessionId,
-        approvalId: input.approvalId,
-        decision: input.decision === 'deny' ? 'deny' : 'allow',
-        ...(input.decision === 'always' ? { always: true } : {}),
-        ...(input.decision !== 'deny' && input.arguments !== undefined ? { arguments: input.arguments } : {}),
-        ...(input.decision === 'deny' && input.reason !== undefined && input.reason !== '' ? { reason: input.reason } : {}),
-      }),
+    decide: async (input) => trpc.chat.confirmTool.mutate(confirmInput(input)),
     pending: (sessionId) => trpc.chat.pending.query({ sessionId }),
     followSessions: (signal) => followSessions(trpc, signal),
     get state() {
       return socket.state;
     },
     close: () => socket.close(),
+  };
+}
+
+/** The decisions `decide` takes, spelt exactly so. */
+const DECISIONS: ReadonlySet<unknown> = new Set<DecideInput['decision']>(['allow', 'always', 'deny']);
+
+/**
+ * What `decide` sends for a decision. From plain JavaScript the type checks nothing: a decision other than "allow",
+ * "always" or "deny" ("Deny", "reject", none at all) is refused here, before anything is sent, never taken as an allow.
+ */
+function confirmInput(input: DecideInput) {
+  const decision: unknown = (input as { decision?: unknown }).decision;
+  if (!DECISIONS.has(decision)) {
+    throw new TypeError(`decide: the decision must be "allow", "always" or "deny", got ${typeof decision === 'string' ? JSON.stringify(decision) : decision === null ? 'null' : typeof decision}`);
+  }
+  if (input.decision === 'deny') {
+    return { sessionId: input.sessionId, approvalId: input.approvalId, decision: 'deny' as const, ...(input.reason !== undefined && input.reason !== '' ? { reason: input.reason } : {}) };
+  }
+  return {
+    sessionId: input.sessionId,
+    approvalId: input.approvalId,
+    decision: 'allow' as const,
+    ...(input.decision === 'always' ? { always: true } : {}),
+    ...(input.arguments !== undefined ? { arguments: input.arguments } : {}),
   };
 }
 
