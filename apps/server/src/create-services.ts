@@ -1,4 +1,4 @@
-import { ChatService, MemoryStore, type AirlockServices, type AirlockStore, type Cluster, type ModelInfo, type ToolCatalog } from '@airlock/api';
+import { ChatService, MemoryStore, ToolSettingsService, type AirlockServices, type AirlockStore, type Cluster, type ModelInfo, type ToolCatalog } from '@airlock/api';
 import { ApprovalRegistry, ConcurrencyLimit, type AnyTool } from '@airlock/core';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -122,7 +122,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   }
 
   return {
-    services: { chat, catalog, rules, modelInfo: () => modelInfo },
+    services: { chat, catalog, rules, settings: new ToolSettingsService(store), modelInfo: () => modelInfo },
     close: async () => {
       await mcp?.close();
       await store.close();

@@ -4,6 +4,7 @@ import type { ChatService } from './chat-service';
 import type { SendWindow, SubscriptionPlaces } from './event-log';
 import type { RuleDraft, Rule } from './rules';
 import type { ToolCallRecord } from './store';
+import type { ToolSettingsService } from './tool-settings-service';
 
 export interface ToolServerStatus {
   name: string;
@@ -103,6 +104,8 @@ export interface AirlockServices {
   catalog: ToolCatalog;
   /** Lasting rules; absent where a server keeps none (tests). */
   rules?: RuleService;
+  /** The web app's tool settings; absent where a server keeps none (tests). */
+  settings?: ToolSettingsService;
   modelInfo(): ModelInfo;
 }
 

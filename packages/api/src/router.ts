@@ -6,6 +6,8 @@ import type { Context, RuleService } from './context';
 import { ruleDraftSchema } from './rules';
 import { parseEventId } from './event-log';
 import { toTRPCError } from './error-mapping';
+import { toolSettingsPatchSchema, type ToolSettings } from './tool-settings';
+import type { ToolSettingsService } from './tool-settings-service';
 import { auditQuerySchema, confirmInputSchema, idSchema, sessionInputSchema, sessionUpdateSchema, streamInputSchema, workspaceTrustSchema } from './schemas';
 
 const t = initTRPC.context<Context>().create({
@@ -122,6 +124,51 @@ async function* watchSessions(ctx: Context, signal: AbortSignal | undefined): As
       }
       const waker = { wake: () => wake?.() };
       const parked = queue.length > 0 && window !== undefined;
+      if (parked) window.park(waker);
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+      if (parked) window.unpark(waker);
+    }
+  } finally {
+    stop();
+    ctx.connection.releaseSubscription();
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * The settings after each change made through this server, starting with them as they are. Only the newest
+ * settings wait for a slow client: its queue holds one item at most.
+ */
+async function* watchSettings(ctx: Context, signal: AbortSignal | undefined): AsyncGenerator<ToolSettings, void, undefined> {
+  const settings = settingsOf(ctx);
+  try {
+    ctx.connection.takeSubscription();
+  } catch (error) {
+    throw toTRPCError(error);
+  }
+  const window = ctx.connection.sendWindow;
+  let latest: ToolSettings | undefined;
+  let wake: (() => void) | undefined;
+  // Listening before the first read: a change made while it reads is not missed (it is newer and replaces it).
+  const stop = settings.watch((changed) => {
+    latest = changed;
+    wake?.();
+  });
+  const onAbort = () => wake?.();
+  signal?.addEventListener('abort', onAbort);
+  try {
+    const first = await settings.get();
+    latest ??= first.settings;
+    while (!signal?.aborted) {
+      const next = window?.open === false ? undefined : latest;
+      if (next) {
+        latest = undefined;
+        yield next;
+        continue;
+      }
+      const waker = { wake: () => wake?.() };
+      const parked = latest !== undefined && window !== undefined;
       if (parked) window.park(waker);
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
@@ -318,6 +365,14 @@ export const appRouter = t.router({
   model: t.router({
     info: procedure.query(({ ctx }) => ctx.services.modelInfo()),
   }),
+  settings: t.router({
+    /** The web app's tool settings as saved (defaults when none were); `saved` is false until a first update. */
+    get: procedure.query(({ ctx }) => settingsOf(ctx).get()),
+    /** Changes some of the settings; a value outside its limits is refused, not clamped. Answers the new settings. */
+    update: procedure.input(toolSettingsPatchSchema).mutation(({ input, ctx }) => settingsOf(ctx).update(input)),
+    /** The whole settings at once, then again after every change made through this server. */
+    watch: procedure.subscription(({ ctx, signal }) => watchSettings(ctx, signal)),
+  }),
 });
 
 export type AppRouter = typeof appRouter;
@@ -326,6 +381,11 @@ export const createCallerFactory = t.createCallerFactory;
 function rulesOf(ctx: Context): RuleService {
   if (!ctx.services.rules) throw new TRPCError({ code: 'PRECONDITION_FAILED', message: 'this server keeps no rules' });
   return ctx.services.rules;
+}
+
+function settingsOf(ctx: Context): ToolSettingsService {
+  if (!ctx.services.settings) throw new TRPCError({ code: 'PRECONDITION_FAILED', message: 'this server keeps no settings' });
+  return ctx.services.settings;
 }
 
 function stripUndefined<T extends object>(value: T): T {

@@ -1,0 +1,122 @@
+import { ApprovalRegistry } from '@airlock/core';
+import { ScriptedModel } from '@airlock/core/testing';
+import { TRPCError } from '@trpc/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ChatService } from './chat-service';
+import { ConnectionState, type ConnectionOptions } from './context';
+import { MemoryStore } from './memory-store';
+import { appRouter, createCallerFactory } from './router';
+import { ManualWindow } from './test-support';
+import { defaultToolSettings } from './tool-settings';
+import { TOOL_SETTINGS_KEY, ToolSettingsService } from './tool-settings-service';
+
+const createCaller = createCallerFactory(appRouter);
+const services: ChatService[] = [];
+
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.shutdown()));
+});
+
+function setup(connection: ConnectionOptions = {}) {
+  const store = new MemoryStore();
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel([]), tools: () => [], store });
+  services.push(chat);
+  const settings = new ToolSettingsService(store);
+  const controller = new AbortController();
+  const callerOn = (state: ConnectionState) =>
+    createCaller(
+      {
+        services: { chat, settings, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => ({ provider: 't', baseURL: null, model: 't', demo: false }) },
+        connection: state,
+      },
+      { signal: controller.signal },
+    );
+  const state = new ConnectionState('c1', connection);
+  return { store, state, caller: callerOn(state), other: callerOn(new ConnectionState('c2')) };
+}
+
+describe('settings', () => {
+  it('answers the defaults while none were saved', async () => {
+    const { caller } = setup();
+    expect(await caller.settings.get()).toStrictEqual({ settings: defaultToolSettings, saved: false });
+  });
+
+  it('saves a patch under one key, keeps the fields it does not name, and answers the new settings', async () => {
+    const { caller, other, store } = setup();
+    expect(await caller.settings.update({ disabledTools: ['terminal', 'terminal'], maxToolCalls: 7 })).toStrictEqual({
+      ...defaultToolSettings,
+      disabledTools: ['terminal'],
+      maxToolCalls: 7,
+    });
+    await caller.settings.update({ decisionTimeoutSeconds: 'never' });
+    const expected = { ...defaultToolSettings, disabledTools: ['terminal'], maxToolCalls: 7, decisionTimeoutSeconds: 'never' as const };
+    expect(await other.settings.get()).toStrictEqual({ settings: expected, saved: true });
+    expect(JSON.parse((await store.getSetting(TOOL_SETTINGS_KEY)) ?? 'null')).toStrictEqual(expected);
+  });
+
+  it('keeps both of two patches sent together', async () => {
+    const { caller } = setup();
+    await Promise.all([caller.settings.update({ maxToolCalls: 3 }), caller.settings.update({ notifyDecisions: true })]);
+    expect((await caller.settings.get()).settings).toStrictEqual({ ...defaultToolSettings, maxToolCalls: 3, notifyDecisions: true });
+  });
+
+  it('refuses a value outside its limits, or a field it does not know, naming it, and saves nothing', async () => {
+    const { caller } = setup();
+    const refusal = (input: unknown) => caller.settings.update(input as never).then(() => undefined, (error: unknown) => error);
+    const tooMany = await refusal({ maxToolCalls: 999 });
+    expect(tooMany).toBeInstanceOf(TRPCError);
+    expect((tooMany as TRPCError).code).toBe('BAD_REQUEST');
+    expect((tooMany as TRPCError).message).toContain('maxToolCalls');
+    for (const input of [{ toolCallTimeoutSeconds: 0 }, { decisionTimeoutSeconds: 1.5 }, { disabledTools: [''] }, { notifyDecisions: 'yes' }, { confirmToolCalls: false }]) {
+      expect(await refusal(input)).toMatchObject({ code: 'BAD_REQUEST' });
+    }
+    expect(await caller.settings.get()).toStrictEqual({ settings: defaultToolSettings, saved: false });
+  });
+
+  it('clamps what the store holds when it is read: a record written by hand or by an older version', async () => {
+    const { caller, store } = setup();
+    await store.setSetting(TOOL_SETTINGS_KEY, JSON.stringify({ maxToolCalls: 999, disabledTools: ['python', 7], extra: true }));
+    expect((await caller.settings.get()).settings).toStrictEqual({ ...defaultToolSettings, maxToolCalls: 200, disabledTools: ['python'] });
+    await store.setSetting(TOOL_SETTINGS_KEY, '{not json');
+    expect(await caller.settings.get()).toStrictEqual({ settings: defaultToolSettings, saved: true });
+  });
+
+  it('tells a watcher the settings, then each change made by any connection; a stop gives its place back', async () => {
+    const { caller, other, state } = setup();
+    const watch = (await caller.settings.watch())[Symbol.asyncIterator]();
+    expect(await watch.next()).toStrictEqual({ done: false, value: defaultToolSettings });
+    expect(state.openSubscriptions).toBe(1);
+    const next = watch.next();
+    await other.settings.update({ disabledTools: ['terminal'] });
+    expect(await next).toStrictEqual({ done: false, value: { ...defaultToolSettings, disabledTools: ['terminal'] } });
+    await watch.return?.();
+    expect(state.openSubscriptions).toBe(0);
+  });
+
+  it('holds only the newest settings for a watcher whose send window is shut', async () => {
+    const window = new ManualWindow();
+    const { caller, other } = setup({ sendWindow: window });
+    const watch = (await caller.settings.watch())[Symbol.asyncIterator]();
+    expect(await watch.next()).toStrictEqual({ done: false, value: defaultToolSettings });
+    window.open = false;
+    const next = watch.next();
+    for (const maxToolCalls of [2, 3, 4]) await other.settings.update({ maxToolCalls });
+    await expect.poll(() => window.parked.size).toBe(1);
+    window.reopen();
+    expect(await next).toStrictEqual({ done: false, value: { ...defaultToolSettings, maxToolCalls: 4 } });
+    const after = watch.next();
+    await other.settings.update({ maxToolCalls: 5 });
+    // The three changes made one item: the next is the change after them.
+    expect(await after).toStrictEqual({ done: false, value: { ...defaultToolSettings, maxToolCalls: 5 } });
+    await watch.return?.();
+  });
+
+  it('refuses a watch when the connection holds its most subscriptions', async () => {
+    const { caller } = setup({ maxSubscriptions: 1 });
+    const first = (await caller.settings.watch())[Symbol.asyncIterator]();
+    await first.next();
+    const second = (await caller.settings.watch())[Symbol.asyncIterator]();
+    await expect(second.next()).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+    await first.return?.();
+  });
+});
