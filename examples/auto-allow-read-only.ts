@@ -92,6 +92,14 @@ function modelTextWriter(out: NodeJS.WritableStream) {
   };
 }
 
+/**
+ * Why a run failed, as a model server or the network said it: on one line behind the gutter, its line breaks escaped
+ * with the rest, so what a server wrote cannot draw a card or a prompt of this example's.
+ */
+function runError(error: string): string {
+  return `${GUTTER}${visibleTextString(toVisibleText(error, { singleLine: true }))}\n`;
+}
+
 /** A call as the person is asked about it: its arguments as JSON, escaped, behind the gutter. */
 function card(call: LoopEventOf<'tool-start'>): string {
   const json = toVisibleText(JSON.stringify(call.arguments, null, 2));
@@ -188,7 +196,7 @@ try {
     if (event.type === 'text-delta') modelText.write(event.text);
     if (event.type === 'run-end') {
       modelText.end();
-      process.stderr.write(`[run ${visible(event.reason)}${event.error === undefined ? '' : `: ${visible(event.error)}`}]\n`);
+      process.stderr.write(`[run ${visible(event.reason)}]\n${event.error === undefined ? '' : runError(event.error)}`);
     }
     if (event.type !== 'tool-start' || !event.awaitingConfirmation) continue;
     modelText.end();
