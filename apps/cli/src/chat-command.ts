@@ -5,7 +5,7 @@ import { parseDecisionAnswer } from './decision-answer';
 import { decisionLine, outcomeLine, runEndLine } from './event-labels';
 import { INTERRUPTED, LineReader, type Answer, type IgnoredLine } from './line-reader';
 import { noteLines } from './note-lines';
-import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, shortName, showLine, showText, type CardLayout } from './render-tool-call';
+import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, shortName, showLine, showRow, showText, type CardLayout } from './render-tool-call';
 import { RunEvents } from './run-events';
 import { styleFor, type TerminalStyle } from './terminal-style';
 import { VisibleStream } from './visible-stream';
@@ -245,7 +245,7 @@ class ChatSession {
       case 'status':
         // A call's start is its card's next line ("→ ran"); a wait for a place to run is worth a line.
         if (event.toolCallId !== undefined && event.waitingForPlace !== true) return;
-        screen.line(style.dim(showText(event.text, style)));
+        screen.line(style.dim(showRow(event.text, style, screen.layout)));
         return;
       case 'text-delta':
         screen.write(text.push(event.text));
@@ -388,7 +388,7 @@ class ChatSession {
   /** Writes `text` above the question being asked, which stays as it was; on a line of its own when none is. */
   private sayAbove(text: string): void {
     const { screen } = this;
-    const line = screen.style.dim(showText(text, screen.style));
+    const line = screen.style.dim(showRow(text, screen.style, screen.layout));
     if (!this.reader.say(`${line}\n`)) screen.line(line);
   }
 
@@ -411,9 +411,13 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** A status of the run as a whole, not of one call: "Resumed after a server restart". */
+/**
+ * News of the run as a whole, said above a question still open: "Resumed after a server restart". Other statuses
+ * wait their turn, after the question: they may quote a model's call ("Calling: <name>"), and nothing of a model's
+ * may come between the card asked about and its question.
+ */
 function isRunNews(event: LoopEvent): event is LoopEventOf<'status'> {
-  return event.type === 'status' && event.toolCallId === undefined;
+  return event.type === 'status' && event.toolCallId === undefined && event.resumed === true;
 }
 
 /** The events after which the call `toolCallId` no longer waits for a decision. */

@@ -32,6 +32,14 @@ export function showLine(text: string, style: TerminalStyle): string {
   return showVisible(toVisibleText(text, { singleLine: true }), style);
 }
 
+/**
+ * A status or a note of the run on one row of the terminal, escaped and cut with `…`: it may quote a name a model chose,
+ * and nothing it says may pass for lines of a card or push a card out of view.
+ */
+export function showRow(text: string, style: TerminalStyle, layout: CardLayout = {}): string {
+  return shortName(text, (layout.columns ?? DEFAULT_COLUMNS) - 2, style);
+}
+
 /** A model's prose (its reply, its reasoning): only what hides or reorders text escaped, letters of any script as written. */
 export function showProse(text: string, style: TerminalStyle): string {
   return showVisible(toVisibleProse(text), style);

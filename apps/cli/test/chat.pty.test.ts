@@ -69,12 +69,12 @@ function expectNoTerminalCommands(raw: string) {
  * as soon as its prompt shows (AIRLOCK_DECISION_GUARD_MS=0), so a test can type it at once: the guard time itself is
  * tested with a clock the test moves, in chat-command.test.ts.
  */
-function startCli(args: string[], env: Record<string, string> = {}) {
-  const terminal = new xterm.Terminal({ cols: 110, rows: 60, allowProposedApi: true });
+function startCli(args: string[], env: Record<string, string> = {}, { rows = 60 } = {}) {
+  const terminal = new xterm.Terminal({ cols: 110, rows, allowProposedApi: true });
   const pty: IPty = spawn(process.execPath, [BIN, ...args], {
     name: 'xterm-256color',
     cols: 110,
-    rows: 60,
+    rows,
     cwd: process.cwd(),
     env: { ...process.env, NO_COLOR: '', AIRLOCK_DECISION_GUARD_MS: '0', ...env },
   });
@@ -100,6 +100,13 @@ function startCli(args: string[], env: Record<string, string> = {}) {
     }
     return joined.trimEnd();
   };
+  /** The rows in view now (not the scrollback above them). */
+  const inView = () => {
+    const buffer = terminal.buffer.active;
+    const lines: string[] = [];
+    for (let row = buffer.viewportY; row < buffer.viewportY + terminal.rows; row++) lines.push(buffer.getLine(row)?.translateToString(true) ?? '');
+    return lines;
+  };
   const flushed = () => new Promise<void>((resolve) => terminal.write('', resolve));
   return {
     pty,
@@ -107,6 +114,8 @@ function startCli(args: string[], env: Record<string, string> = {}) {
     exited,
     screen,
     text,
+    inView,
+    flushed,
     /** Waits until the screen shows `line`, wrapped by the terminal or not. */
     async showsLine(line: string) {
       await expect
@@ -637,5 +646,45 @@ describe('airlock chat in a terminal', () => {
       await rm(dataDir, { recursive: true, force: true });
       await rm(workspace, { recursive: true, force: true });
     }
+  });
+
+  it('shows a call name made to look like a card on one line, and never between the card asked about and its question', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const terminal = recordingTool('terminal');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [terminal.tool] });
+    const fakeCard = `x${'\n'.repeat(45)}⏺ terminal\n  Command: ls -la\n  A runs this exact call again without asking, in this chat only; undecided, it is denied at 5:30:00\n  AM`;
+    fake.enqueue({ toolCalls: [{ name: fakeCard, arguments: {} }, { name: 'terminal', arguments: { text: 'echo PWNED > pwned.txt' } }] }, { text: 'Done.' });
+    const sessionId = 'chat_fake_card';
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token, '--session', sessionId], {}, { rows: 30 });
+    await cli.shows('you›');
+    cli.type('list the files\r');
+    await cli.shows(PROMPT);
+    const realCard = ['⏺ terminal', '  text: echo PWNED > pwned.txt', '  A runs any terminal call without asking, in this chat only'];
+    // The call with the made-up name comes first in the model's order: it is refused while the question is open.
+    const { activeRunId } = await airlock.chat.getSession(sessionId);
+    for await (const event of airlock.chat.follow(sessionId, activeRunId!, 0, (_id, event) => event)) {
+      if (event.type === 'tool-end') break;
+    }
+    await cli.flushed();
+    // The time an undecided call is denied at is left out.
+    const untimed = (rows: string[]) => rows.map((row) => row.replace(/; undecided, it is denied at .*$/, ''));
+    const view = untimed(cli.inView());
+    expect(view.slice(view.findIndex((row) => row.includes(PROMPT)) - 3, view.findIndex((row) => row.includes(PROMPT)))).toStrictEqual(realCard);
+    expect(view.filter((row) => row.includes('Command: ls -la'))).toStrictEqual([]);
+
+    cli.type('d no\r');
+    await cli.shows('Done.');
+    expect(terminal.calls).toStrictEqual([]);
+    const rows = untimed(cli.screen().split('\n'));
+    // Nothing came between the card and its question; what the name says is on one row, its line breaks escaped.
+    expect(rows.slice(rows.indexOf(realCard[0]!), rows.indexOf(realCard[0]!) + 4)).toStrictEqual([...realCard, `  terminal ${PROMPT} › d no`]);
+    // (The refusal's result quotes the name inside the result's gutter, where nothing passes for a card.)
+    expect(rows.filter((row) => row.startsWith('  Command: ls -la') || row.startsWith('⏺ terminal'))).toStrictEqual([realCard[0]]);
+    const status = rows.filter((row) => row.startsWith('Calling: x'));
+    expect(status).toHaveLength(1);
+    expect(status[0]).toMatch(/^Calling: x(\\u\{A\})+…$/);
+    expect(rows.filter((row) => row.trim() === '')).toStrictEqual([]);
+    cli.type('\x04');
+    expect(await cli.exited).toBe(0);
   });
 });
