@@ -1,3 +1,4 @@
+import type { Locator } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
 import { RECORDING_COMMAND } from './support/airlock-under-test';
 import { useBrowserSuite } from './support/browser-suite';
@@ -99,5 +100,77 @@ describe('decision buttons and where the pointer is', () => {
     await allow.click();
     await chat.waitForStatus(card, 'Done');
     await chat.waitForText('Wrote it.');
+  });
+});
+
+describe('decision buttons and a finger', () => {
+  it('a tap on an Allow the transcript just scrolled under the finger (following what came in) decides nothing; once it stood still, one does', async () => {
+    const reply = Array.from({ length: 30 }, (_, line) => `Line ${line + 1} of what comes before the calls.`).join('\n\n');
+    const calls = [
+      { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
+      { name: 'terminal', arguments: { command: 'rm -rf build' } },
+    ];
+    suite.airlock.model.enqueue({ text: reply, toolCalls: calls }, { text: 'Ran the first.' });
+    // A tab with touch (a finger has no pointer moves to aim with), whose clock is the test's (see above).
+    const context = await suite.browser.newContext({ viewport: { width: 1280, height: 800 }, hasTouch: true });
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      await page.clock.install();
+      await page.goto(suite.airlock.link);
+      const chat = new ChatPage(page);
+      await chat.connected();
+      await chat.send('two calls');
+      const [first, second] = [chat.card(0), chat.card(1)];
+      await chat.waitForStatus(second, 'Waiting for your decision');
+      const allow = first.getByRole('button', { name: 'Allow terminal', exact: true });
+      const tapOn = async (button: Locator) => {
+        const box = await button.boundingBox();
+        if (box === null) throw new Error('the button has no box');
+        await page.touchscreen.tap(box.x + box.width / 2, box.y + box.height / 2);
+      };
+      const atBottom = () =>
+        page.evaluate(() => {
+          const transcript = document.querySelector('.transcript')!;
+          return transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 1;
+        });
+      // The transcript has followed the new cards to its bottom (a frame after they showed).
+      await vi.waitFor(async () => expect(await atBottom()).toBe(true), { timeout: 10_000 });
+      // The second call is to be denied with a long reason, which its card shows once denied: it grows below the
+      // first, so the transcript, kept at its bottom, scrolls on by as much.
+      await tapOn(second.getByRole('button', { name: 'Deny with reason…', exact: true }));
+      await second.getByRole('textbox').fill('not this one: '.repeat(140));
+      await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
+      const before = await allow.boundingBox();
+      if (before === null) throw new Error('Allow has no box');
+
+      // Time stands still in the tab from just before the denial, and goes on a millisecond at a time until the
+      // transcript has followed the grown card to the bottom, sliding the first Allow up.
+      await stopTime(page);
+      await tapOn(second.getByRole('button', { name: 'Deny with this reason', exact: true }));
+      let after = before;
+      await vi.waitFor(
+        async () => {
+          await page.clock.runFor(1);
+          after = (await allow.boundingBox()) ?? before;
+          expect(after.y < before.y - 1).toBe(true);
+        },
+        { timeout: 15_000, interval: 10 },
+      );
+      // A finger coming down where Allow now is, within its first moments there (aimed at what was there before):
+      // ignored, and said so.
+      await page.touchscreen.tap(after.x + after.width / 2, after.y + after.height / 2);
+      await first.getByText('Nothing was decided: the button had just appeared or moved', { exact: false }).waitFor();
+
+      // Once it has stood there for a moment, the call still waits, and a tap counts.
+      await page.clock.resume();
+      await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
+      expect(await suite.airlock.runCount()).toBe(0);
+      await tapOn(allow);
+      await chat.waitForStatus(first, 'Done');
+      expect(await suite.airlock.runCount()).toBe(1);
+    } finally {
+      await context.close();
+    }
   });
 });
