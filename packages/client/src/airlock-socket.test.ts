@@ -307,4 +307,17 @@ describe('createAirlockClient over the wire', () => {
     const run = client.attachRun({ sessionId: 's', runId: 'r' });
     await expect(run.next()).rejects.toThrow(/cannot reach Airlock/);
   });
+
+  it('says which server it cannot reach without a token the address carries', async () => {
+    const server = await startWireServer();
+    const url = `${server.url}?token=SECRET`;
+    await server.close();
+    const { client } = await clientOn(url);
+    const failure = await client.trpc.model.info.query().then(
+      () => 'answered',
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    expect(failure).toMatch(/^cannot reach Airlock at ws:\/\/127\.0\.0\.1:\d+\/trpc\?token=<hidden>( \(.*\))?$/);
+    expect(failure).not.toContain('SECRET');
+  });
 });

@@ -1,5 +1,6 @@
 import type { TRPCClientIncomingMessage, TRPCClientOutgoingMessage, TRPCRequestMessage, TRPCResponseMessage } from '@trpc/server/rpc';
 import { connectionRejection } from './connection-rejection';
+import { shownAddress } from './startup-link';
 import { WEB_SOCKET_CLOSED, WEB_SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from './web-socket-like';
 
 export type RequestMethod = TRPCRequestMessage['method'];
@@ -170,7 +171,8 @@ export class AirlockSocket {
   }
 
   private unreachableMessage(): string {
-    return `cannot reach Airlock at ${this.options.url}${this.lastFailure === undefined ? '' : ` (${this.lastFailure})`}`;
+    // The address and what the socket said of it, with any token a URL carries hidden.
+    return shownAddress(`cannot reach Airlock at ${this.options.url}${this.lastFailure === undefined ? '' : ` (${this.lastFailure})`}`);
   }
 
   private rejectOpenWaiters(): void {

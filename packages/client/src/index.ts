@@ -16,7 +16,7 @@ export {
 export { airlockLink } from './airlock-link';
 export { AirlockSocket, SocketError, type AirlockSocketOptions, type SocketState } from './airlock-socket';
 export { connectionRejection } from './connection-rejection';
-export { parseStartupLink, socketUrl, type ServerAddress } from './startup-link';
+export { parseStartupLink, shownAddress, socketUrl, type ServerAddress } from './startup-link';
 export type { WebSocketConstructor, WebSocketLike } from './web-socket-like';
 export type { AppRouter } from '@airlock/api';
 export type { LoopEvent, LoopEventOf } from '@airlock/core';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseStartupLink, socketUrl } from './startup-link';
+import { parseStartupLink, shownAddress, socketUrl } from './startup-link';
 
 describe('parseStartupLink', () => {
   it('reads the endpoint and the token from the link the server prints', () => {
@@ -20,5 +20,20 @@ describe('socketUrl', () => {
   it('refuses what is not a web URL', () => {
     expect(() => socketUrl('file:///etc/passwd')).toThrow(/http\(s\) or ws\(s\)/);
     expect(() => socketUrl('not a url')).toThrow();
+  });
+});
+
+describe('shownAddress', () => {
+  it('hides the token of a start-up link, parsed or not', () => {
+    expect(shownAddress('http://127.0.0.1:7700/#token=tok_SECRET')).toBe('http://127.0.0.1:7700/#token=<hidden>');
+    expect(shownAddress('htp//127.0.0.1:47811/#token=SECRET')).toBe('htp//127.0.0.1:47811/#token=<hidden>');
+    expect(shownAddress('http://host/#a=1&token=SECRET&b=2')).toBe('http://host/#a=1&token=<hidden>&b=2');
+  });
+
+  it('hides a query parameter named token, and leaves other parameters and an address without one alone', () => {
+    expect(shownAddress('ws://127.0.0.1:7700/trpc?token=SECRET')).toBe('ws://127.0.0.1:7700/trpc?token=<hidden>');
+    expect(shownAddress('ws://h/trpc?x=1&Token=SECRET#token=OTHER')).toBe('ws://h/trpc?x=1&Token=<hidden>#token=<hidden>');
+    expect(shownAddress('ws://h/trpc?tokens=1&mytoken=2')).toBe('ws://h/trpc?tokens=1&mytoken=2');
+    expect(shownAddress('http://127.0.0.1:7700/')).toBe('http://127.0.0.1:7700/');
   });
 });

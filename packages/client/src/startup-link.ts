@@ -30,3 +30,12 @@ export function socketUrl(serverUrl: string): string {
   parsed.search = '';
   return parsed.href;
 }
+
+/**
+ * An address as it may be shown in a message or a status line: the value of every `token` parameter, in the
+ * fragment (`#token=…`) or the query (`?token=…`), as `<hidden>`. Works on any text, a URL or not (`htp//…#token=…`),
+ * since what fails to parse is what gets echoed.
+ */
+export function shownAddress(address: string): string {
+  return address.replace(/([#?&]token=)[^&#]*/gi, '$1<hidden>');
+}
