@@ -83,4 +83,18 @@ describe('parseCliArguments', () => {
     expect(() => parse(['chat'], { AIRLOCK_URL: 'http://h:2', AIRLOCK_TOKEN_FILE: '/nope' })).toThrow(/cannot read \/nope/);
     expect(parse([])).toStrictEqual({ kind: 'help' });
   });
+
+  it('echoes an address it cannot read without the token the address carries', () => {
+    const failure = (argv: string[], env: Record<string, string> = {}) => {
+      try {
+        parse(argv, env);
+      } catch (error) {
+        return error instanceof UsageError ? error.message : `not a usage error: ${String(error)}`;
+      }
+      return 'parsed';
+    };
+    expect(failure(['chat', 'htp//127.0.0.1:47811/#token=SECRET'])).toBe('"htp//127.0.0.1:47811/#token=<hidden>" is not a server address: Invalid URL');
+    expect(failure(['chat'], { AIRLOCK_URL: 'htp//127.0.0.1:47811/#token=SECRET' })).toBe('"htp//127.0.0.1:47811/#token=<hidden>" is not a server address: Invalid URL');
+    expect(failure(['chat', '--url', 'ftp://h/trpc?token=SECRET'])).toBe('"ftp://h/trpc?token=<hidden>" is not a server address: expected an http(s) or ws(s) URL, got ftp:');
+  });
 });

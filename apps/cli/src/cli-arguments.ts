@@ -1,4 +1,4 @@
-import { parseStartupLink, socketUrl, type ServerAddress } from '@airlock/client';
+import { parseStartupLink, shownAddress, socketUrl, type ServerAddress } from '@airlock/client';
 import { DECISION_GUARD_MS } from './line-reader';
 
 export const USAGE = `Usage: airlock chat [<start-up link>] [--url <url>] [--token-file <path>] [--session <id>]
@@ -72,7 +72,8 @@ export function parseCliArguments(argv: readonly string[], { env, readFile }: Cl
   try {
     fromLink = positional[0] === undefined ? { url: socketUrl(link), token: parseStartupLink(link).token } : parseStartupLink(link);
   } catch (error) {
-    throw new UsageError(`"${link}" is not a server address: ${error instanceof Error ? error.message : String(error)}`);
+    // The address as typed, but not its token: this line goes to the screen, a terminal log, a bug report.
+    throw new UsageError(`"${shownAddress(link)}" is not a server address: ${shownAddress(error instanceof Error ? error.message : String(error))}`);
   }
   const fromFlag = flags.get('--token');
   const token =
