@@ -89,6 +89,11 @@ describe('renderEditedArguments', () => {
 
   it('cuts a tool name too long for one row', () => {
     const [header] = renderToolCall({ ...start(`${'x'.repeat(200)}⏺ terminal`, {}), awaitingConfirmation: false }, plainStyle, { columns: 80 });
-    expect(header).toBe(`⏺ ${'x'.repeat(50)}…  (runs without asking)`);
+    expect(header).toBe(`⏺ ${'x'.repeat(50)}…  (not asked)`);
+  });
+
+  it('does not say a call that is not asked about runs: it may be refused (an unknown tool, a rule) as well as allowed', () => {
+    const header = renderToolCall({ ...start('bad\n\n  ✓ allowed\n  → ran', {}), awaitingConfirmation: false }, plainStyle);
+    expect(header).toStrictEqual(['⏺ bad\\u{A}\\u{A}  ✓ allowed\\u{A}  → ran  (not asked)', '  no arguments']);
   });
 });

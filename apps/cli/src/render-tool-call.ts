@@ -52,7 +52,7 @@ export function showProse(text: string, style: TerminalStyle): string {
  */
 export function renderToolCall(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}): string[] {
   const columns = layout.columns ?? DEFAULT_COLUMNS;
-  const header = `${style.bold('⏺ ' + shortName(event.toolName, columns - 30, style))}${event.awaitingConfirmation ? '' : style.dim('  (runs without asking)')}`;
+  const header = `${style.bold('⏺ ' + shortName(event.toolName, columns - 30, style))}${event.awaitingConfirmation ? '' : style.dim('  (not asked)')}`;
   return [header, ...argumentLines(event.toolName, event.arguments, style, layout)];
 }
 
