@@ -2,7 +2,7 @@ import { createAirlockClient, type AirlockClient, type LoopEvent, type LoopEvent
 import { randomId, toVisibleText, visibleTextString } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
-import { decisionLine, outcomeLine, runEndLine } from './event-labels';
+import { callLabel, decisionLine, outcomeLine, runEndLine } from './event-labels';
 import { INTERRUPTED, LineReader, type Answer, type IgnoredLine } from './line-reader';
 import { noteLines } from './note-lines';
 import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, shortName, showLine, showRow, showText, type CardLayout } from './render-tool-call';
@@ -111,6 +111,8 @@ class ChatSession {
   private events: RunEvents | undefined;
   /** A stop of the run followed was asked for: its calls still announced are not asked about. */
   private stopping = false;
+  /** The call the lines shown last are about: a line about another says which call it is about. */
+  private lastCall: string | undefined;
 
   constructor(
     private readonly client: AirlockClient,
@@ -256,6 +258,7 @@ class ChatSession {
       case 'tool-start':
         screen.endLine();
         this.callTools.set(event.toolCallId, event.toolName);
+        this.lastCall = event.toolCallId;
         for (const line of renderToolCall(event, style, screen.layout)) screen.line(line);
         if (!event.awaitingConfirmation) return;
         if (this.stopping) {
@@ -271,7 +274,7 @@ class ChatSession {
         this.showEnd(event);
         return;
       case 'run-end': {
-        const line = runEndLine(event, event.error === undefined ? '' : showText(event.error, style));
+        const line = runEndLine(event, style);
         screen.endLine();
         if (line !== '') screen.line(event.reason === 'done' ? line : style.bad(line));
         return;
@@ -284,14 +287,22 @@ class ChatSession {
     const { style } = screen;
     // A reason of several lines (pasted) keeps them, each after the first indented under the decision.
     const reason = event.reason === undefined ? '' : showText(event.reason, style).replaceAll('\n', '\n    ');
-    screen.line(decisionLine(event, reason, event.rule === undefined ? '' : showText(event.rule, style), { elsewhere }));
+    const call = this.nameUnlessLast(event.toolCallId, this.callTools.get(event.toolCallId) ?? '');
+    screen.line(decisionLine(event, reason, event.rule === undefined ? '' : showText(event.rule, style), { elsewhere, call }));
     if (event.editedArguments !== undefined) for (const line of renderEditedArguments(this.callTools.get(event.toolCallId) ?? '', event.editedArguments, style, screen.layout)) screen.line(line);
   }
 
   private showEnd(event: LoopEventOf<'tool-end'>): void {
     const { screen } = this;
-    screen.line(outcomeLine(event, screen.style));
+    screen.line(outcomeLine(event, screen.style, this.nameUnlessLast(event.toolCallId, event.toolName)));
     if (event.result !== '' && event.outcome !== 'denied') for (const line of renderResult(event.result, screen.style, screen.layout)) screen.line(line);
+  }
+
+  /** The `callLabel` of a call the lines shown last are not about, which they are about from now on; '' for that call. */
+  private nameUnlessLast(toolCallId: string, toolName: string): string {
+    if (toolCallId === this.lastCall) return '';
+    this.lastCall = toolCallId;
+    return callLabel(toolName, toolCallId, this.screen.style);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decisionLine } from './event-labels';
+import { callLabel, decisionLine, outcomeLine, runEndLine } from './event-labels';
+import { plainStyle } from './terminal-style';
 
 describe('decisionLine', () => {
   const base = { type: 'tool-decision' as const, toolCallId: 'c', approvalId: '' };
@@ -20,5 +21,25 @@ describe('decisionLine', () => {
     expect(decisionLine({ ...base, decision: 'deny', source: 'user', reason: 'no' }, 'no', '', { elsewhere: true })).toBe('  ✗ denied in another client: no');
     expect(decisionLine({ ...base, decision: 'timeout', source: 'system' }, '', '', { elsewhere: true })).toBe('  ⌛ no decision in time');
     expect(decisionLine({ ...base, decision: 'allow', source: 'grant' }, '', '', { elsewhere: true })).toBe('  ✓ allowed by an "always" grant');
+  });
+});
+
+describe('callLabel', () => {
+  const end = { type: 'tool-end' as const, toolCallId: 'call_0_0', toolName: 'echo', outcome: 'executed' as const, result: '' };
+
+  it('names the call a line is about, its name and id escaped on one row, a long id by its end', () => {
+    expect(outcomeLine(end, plainStyle, callLabel('echo', 'call_0_0', plainStyle))).toBe('  for echo (call_0_0): → ran');
+    expect(callLabel('bad\n  ✓ allowed', 'call_abcdefghijklmnopqrstuvwx', plainStyle)).toBe('for bad\\u{A}  ✓ allowed (…qrstuvwx): ');
+    expect(callLabel('x'.repeat(100), 'c\n1', plainStyle)).toBe(`for ${'x'.repeat(30)}… (c\\u{A}1): `);
+    const decision = { type: 'tool-decision' as const, toolCallId: 'call_0_0', approvalId: '', decision: 'deny' as const, source: 'user' as const, reason: 'no' };
+    expect(decisionLine(decision, 'no', '', { call: callLabel('echo', 'call_0_0', plainStyle) })).toBe('  for echo (call_0_0): ✗ denied: no');
+  });
+});
+
+describe('runEndLine', () => {
+  it("shows a model server's error on one line, its line breaks escaped", () => {
+    const event = { type: 'run-end' as const, runId: 'run_1', reason: 'error' as const, error: 'bad request\n\n\n  ✓ allowed\n  → ran' };
+    expect(runEndLine(event, plainStyle)).toBe('✗ the run failed: bad request\\u{A}\\u{A}\\u{A}  ✓ allowed\\u{A}  → ran');
+    expect(runEndLine({ type: 'run-end', runId: 'run_1', reason: 'cancelled' }, plainStyle)).toBe('■ stopped');
   });
 });

@@ -1,4 +1,5 @@
 import type { Decision, DecisionSource, LoopEventOf, RunEndReason, ToolOutcome } from '@airlock/core';
+import { showLine, shortName } from './render-tool-call';
 import type { TerminalStyle } from './terminal-style';
 
 const OUTCOMES: Record<ToolOutcome, { label: string; tone: 'good' | 'bad' | 'dim' }> = {
@@ -22,25 +23,39 @@ const RUN_ENDS: Record<RunEndReason, string> = {
   'tool-budget': '■ tool call limit reached',
 };
 
-export function outcomeLine(event: LoopEventOf<'tool-end'>, style: TerminalStyle): string {
+/**
+ * `for echo (call_0_1): `: which call a decision or an outcome is about, said when it is not the card shown last (the
+ * calls of one reply are all shown, and asked about, before the first of them runs). The name and the id are the
+ * model's: each on one row, escaped and cut.
+ */
+export function callLabel(toolName: string, toolCallId: string, style: TerminalStyle): string {
+  const characters = [...toolCallId];
+  const id = characters.length <= 12 ? toolCallId : `…${characters.slice(-8).join('')}`;
+  return `for ${shortName(toolName, 30, style)} (${showLine(id, style)}): `;
+}
+
+/** `call`: the `callLabel` of the call, when it is not the card shown last. */
+export function outcomeLine(event: LoopEventOf<'tool-end'>, style: TerminalStyle, call = ''): string {
   const { label, tone } = OUTCOMES[event.outcome];
   const paint = tone === 'good' ? style.good : tone === 'bad' ? style.bad : style.dim;
-  return `  ${paint(`→ ${label}`)}`;
+  return `  ${call}${paint(`→ ${label}`)}`;
 }
 
 /**
  * `reason` and `rule` come already made safe to print (escaped like the card). `elsewhere`: the decision withdrew the
- * question this terminal was asking, so a person's allow or deny was made in another client.
+ * question this terminal was asking, so a person's allow or deny was made in another client. `call`: the
+ * `callLabel` of the call, when it is not the card shown last.
  */
-export function decisionLine(event: LoopEventOf<'tool-decision'>, reason: string, rule = '', { elsewhere = false } = {}): string {
+export function decisionLine(event: LoopEventOf<'tool-decision'>, reason: string, rule = '', { elsewhere = false, call = '' } = {}): string {
   const byPerson = elsewhere && (event.decision === 'allow' || event.decision === 'deny') ? ' in another client' : '';
   const source = event.source === 'rule' && rule !== '' ? ` by rule: ${rule}` : event.source === 'user' ? byPerson : SOURCES[event.source];
   const because = reason === '' || (event.source === 'rule' && reason === rule) ? '' : `: ${reason}`;
-  return `  ${DECISIONS[event.decision]}${source}${because}`;
+  return `  ${call}${DECISIONS[event.decision]}${source}${because}`;
 }
 
-export function runEndLine(event: LoopEventOf<'run-end'>, error: string): string {
+/** The error, a model server's or the network's words, is shown on one line, escaped: it may say anything. */
+export function runEndLine(event: LoopEventOf<'run-end'>, style: TerminalStyle): string {
   const label = RUN_ENDS[event.reason];
-  if (event.reason === 'error') return `${label}${error === '' ? '' : `: ${error}`}`;
+  if (event.reason === 'error') return `${label}${event.error === undefined || event.error === '' ? '' : `: ${showLine(event.error, style)}`}`;
   return label;
 }

@@ -65,4 +65,34 @@ describe('airlock chat, with a clock the test moves', () => {
     terminal.input.end();
     expect(await exited).toBe(0);
   });
+
+  it('names the call of a line shown under another call\'s card: the decisions of a reply come after all its cards are asked about', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'first' } }, { name: 'echo', arguments: { text: 'second' } }] }, { text: 'Done.' });
+    const terminal = fakeTerminal();
+    const exited = runChat({ address: { url: airlock.server.wsUrl, token: airlock.server.token }, input: terminal.input, output: terminal.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0 });
+
+    await terminal.shows('you›');
+    terminal.type('go\r');
+    await terminal.shows(PROMPT, 'text: first');
+    terminal.type('a\r');
+    await terminal.shows(PROMPT, 'text: second');
+    terminal.type('d no\r');
+    await terminal.shows('Done.');
+    const after = terminal.text().slice(terminal.text().indexOf('› d no'));
+    expect(after.split(/\r?\n/).slice(0, 6)).toStrictEqual([
+      '› d no',
+      '  for echo (call_1_0): ✓ allowed',
+      '  → ran',
+      '    │ echo: first',
+      '  for echo (call_1_1): ✗ denied: no',
+      '  → not run: denied',
+    ]);
+    expect(echo.calls).toStrictEqual(['first']);
+
+    terminal.input.end();
+    expect(await exited).toBe(0);
+  });
 });
