@@ -114,6 +114,17 @@ describe('examples/auto-allow-read-only.ts', () => {
     );
   });
 
+  it('refuses an address it cannot read without echoing the token it carries', async () => {
+    await using example = startExample({
+      cwd: EXAMPLES,
+      command: [process.execPath, '--import', 'tsx', EXAMPLE, 'list the files'],
+      env: { AIRLOCK_URL: 'htp//127.0.0.1:47811/#token=SECRET' },
+    });
+    example.close();
+    expect(await example.exited, example.stderr).toBe(2);
+    expect(example.stderr).toBe('AIRLOCK_URL "htp//127.0.0.1:47811/#token=<hidden>" is not a server address: Invalid URL\n');
+  });
+
   it('asks about a read-only call that reaches beyond this machine, as web_fetch does', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');

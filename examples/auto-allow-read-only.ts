@@ -10,12 +10,14 @@
 import {
   createAirlockClient,
   parseStartupLink,
+  shownAddress,
   socketUrl,
   toVisibleText,
   visibleTextString,
   type ConfirmResult,
   type DecideInput,
   type LoopEventOf,
+  type ServerAddress,
   type ToolInfo,
 } from '@airlock/client';
 import { appendFileSync } from 'node:fs';
@@ -121,7 +123,15 @@ if (!/^\d+$/.test(guardSetting)) {
 }
 /** How long a card is shown before an answer to it counts, in ms: `airlock chat` and the web app wait as long. */
 const GUARD_MS = Number(guardSetting);
-const link = parseStartupLink(process.env.AIRLOCK_URL);
+/** The address as it may be shown: its token hidden, on one line, escaped. */
+const shown = (address: string) => visibleTextString(toVisibleText(shownAddress(address), { singleLine: true }));
+let link: ServerAddress;
+try {
+  link = parseStartupLink(process.env.AIRLOCK_URL);
+} catch (error) {
+  console.error(`AIRLOCK_URL "${shown(process.env.AIRLOCK_URL)}" is not a server address: ${shown(error instanceof Error ? error.message : String(error))}`);
+  process.exit(2);
+}
 const token = process.env.AIRLOCK_TOKEN ?? link.token;
 const writeLedger = (entry: LedgerEntry) => {
   if (values.ledger === undefined) process.stdout.write(ledgerLine(entry));
