@@ -3,17 +3,26 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app/app';
 import { ErrorBoundary } from './app/error-boundary';
 import { storeToken, takeToken } from './auth/token-store';
-import { SettingsStore } from './settings/settings-store';
 import './styles.css';
 
 const env = { location: window.location, history: window.history, storage: window.sessionStorage };
 const root = document.getElementById('root');
+
+function localStorageOrNone(): Storage | undefined {
+  try {
+    return window.localStorage;
+  } catch {
+    // Blocked by the browser: there is no old local copy of the settings to move to the server.
+    return undefined;
+  }
+}
+
 if (root === null) throw new Error('index.html has no #root element');
 
 createRoot(root).render(
   <StrictMode>
     <ErrorBoundary>
-      <App initialToken={takeToken(env)} settingsStore={new SettingsStore(window.localStorage)} saveToken={(token) => storeToken(env, token)} />
+      <App initialToken={takeToken(env)} legacySettings={localStorageOrNone()} saveToken={(token) => storeToken(env, token)} />
     </ErrorBoundary>
   </StrictMode>,
 );

@@ -3,40 +3,44 @@ import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { AuthScreen } from '../auth/auth-screen';
 import { connectApi, defaultSocketUrl, type ApiConnection } from '../connection/connect-api';
 import { trpc } from '../lib/trpc';
-import type { SettingsStore } from '../settings/settings-store';
+import { SettingsStore, settingsApi } from '../settings/settings-store';
 import { ChatApp } from './chat-app';
 
 export interface AppProps {
   /** The access token, or null when the page was opened without one. */
   initialToken: string | null;
-  settingsStore: SettingsStore;
+  /** This origin's localStorage, where older versions kept the tool settings (moved to the server once). */
+  legacySettings: Storage | undefined;
   /** Keeps a token the person pasted on the auth screen (sessionStorage in the browser). */
   saveToken: (token: string) => void;
 }
 
-export function App({ initialToken, settingsStore, saveToken }: AppProps) {
+export function App({ initialToken, legacySettings, saveToken }: AppProps) {
   const [token, setToken] = useState(initialToken);
   const adopt = (next: string) => {
     saveToken(next);
     setToken(next);
   };
   if (token === null) return <AuthScreen reason="missing" onToken={adopt} />;
-  return <ConnectedApp key={token} token={token} settingsStore={settingsStore} onToken={adopt} />;
+  return <ConnectedApp key={token} token={token} legacySettings={legacySettings} onToken={adopt} />;
 }
 
-function ConnectedApp({ token, settingsStore, onToken }: { token: string; settingsStore: SettingsStore; onToken: (token: string) => void }) {
-  const [api, setApi] = useState<{ connection: ApiConnection; queryClient: QueryClient } | null>(null);
+function ConnectedApp({ token, legacySettings, onToken }: { token: string; legacySettings: Storage | undefined; onToken: (token: string) => void }) {
+  const [api, setApi] = useState<{ connection: ApiConnection; queryClient: QueryClient; settingsStore: SettingsStore } | null>(null);
   useEffect(() => {
     const connection = connectApi({ url: defaultSocketUrl(window.location), token });
     const queryClient = new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false, staleTime: 1000 } } });
-    setApi({ connection, queryClient });
+    const settingsStore = new SettingsStore(settingsApi(connection.client), legacySettings);
+    settingsStore.start();
+    setApi({ connection, queryClient, settingsStore });
     return () => {
+      settingsStore.close();
       void connection.close();
       queryClient.clear();
     };
-  }, [token]);
+  }, [token, legacySettings]);
   if (api === null) return null;
-  return <Connected connection={api.connection} queryClient={api.queryClient} settingsStore={settingsStore} onToken={onToken} />;
+  return <Connected connection={api.connection} queryClient={api.queryClient} settingsStore={api.settingsStore} onToken={onToken} />;
 }
 
 function Connected({

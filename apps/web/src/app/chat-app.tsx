@@ -62,7 +62,7 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
   const tools = trpc.tools.list.useQuery(undefined, { staleTime: 30_000, refetchInterval: 30_000 });
   const model = trpc.model.info.useQuery(undefined, { staleTime: 60_000 });
   const deleteSession = trpc.sessions.delete.useMutation({ onSettled: () => utils.sessions.list.invalidate() });
-  const settings = useToolSettings(settingsStore);
+  const { settings, error: settingsError } = useToolSettings(settingsStore);
   const [current, setCurrent] = useState(initialSession);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [rulesOpen, setRulesOpen] = useState(false);
@@ -83,7 +83,7 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
   const waitingDecision = useDecideWaiting();
   const openChat = useCallback((sessionId: string) => select({ id: sessionId, isNew: false }), [select]);
   const goToWaiting = useWaitingNavigation(waiting, openChat);
-  useDecisionNotifications({ enabled: settings.notifyDecisions, waiting: waiting.all, decide: waitingDecision.decide, show: goToWaiting });
+  useDecisionNotifications({ enabled: settings?.notifyDecisions === true, waiting: waiting.all, decide: waitingDecision.decide, show: goToWaiting });
 
   const toolMap = useMemo(() => new Map((tools.data?.tools ?? []).map((tool) => [tool.name, tool])), [tools.data]);
   const latest = useRef({ settings, toolNames: tools.data?.tools.map((tool) => tool.name), confirmFirst: confirm.forFirstMessage });
@@ -159,6 +159,7 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
       {settingsOpen && (
         <SettingsDialog
           settings={settings}
+          settingsError={settingsError}
           tools={tools.data}
           onChange={(patch) => settingsStore.update(patch)}
           confirmToolCalls={confirm}

@@ -5,21 +5,23 @@ import { ExportLedgerButton } from '../ledger/export-ledger-button';
 import { EnabledTools } from './enabled-tools';
 import { NotificationSetting } from './notification-setting';
 import { NumberSetting } from './number-setting';
-import { settingLimits, type ToolSettings } from './tool-settings';
+import { settingLimits, type ToolSettings, type ToolSettingsPatch } from './tool-settings';
 
 export interface SettingsDialogProps {
-  settings: ToolSettings;
+  /** Undefined while they load from the server. */
+  settings: ToolSettings | undefined;
+  /** Why the last change was not saved, or the settings could not be read. */
+  settingsError: string | null;
   tools: ToolsList | undefined;
-  onChange: (patch: Partial<ToolSettings>) => void;
+  onChange: (patch: ToolSettingsPatch) => void;
   /** The open chat's own setting. */
   confirmToolCalls: ConfirmToolCalls;
   onClose: () => void;
 }
 
-export function SettingsDialog({ settings, tools, onChange, confirmToolCalls, onClose }: SettingsDialogProps) {
+export function SettingsDialog({ settings, settingsError, tools, onChange, confirmToolCalls, onClose }: SettingsDialogProps) {
   const titleId = useId();
   const panel = useRef<HTMLElement>(null);
-  const never = settings.decisionTimeoutSeconds === 'never';
 
   useEffect(() => {
     const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
@@ -61,42 +63,17 @@ export function SettingsDialog({ settings, tools, onChange, confirmToolCalls, on
               Could not change the setting: {confirmToolCalls.error}
             </p>
           )}
-          <p className="muted">The settings below are saved in this browser and applied to the next message you send.</p>
-          <NumberSetting
-            label="Max tool calls per message"
-            value={settings.maxToolCalls}
-            {...settingLimits.maxToolCalls}
-            onChange={(maxToolCalls) => onChange({ maxToolCalls })}
-          />
-          <NumberSetting
-            label="Tool call timeout (seconds)"
-            hint="A call still running after this is stopped."
-            value={settings.toolCallTimeoutSeconds}
-            {...settingLimits.toolCallTimeoutSeconds}
-            onChange={(toolCallTimeoutSeconds) => onChange({ toolCallTimeoutSeconds })}
-          />
-          <NumberSetting
-            label="Decision timeout (seconds)"
-            hint="A call nobody decides on in this time does not run."
-            value={typeof settings.decisionTimeoutSeconds === 'number' ? settings.decisionTimeoutSeconds : 3600}
-            disabled={never}
-            {...settingLimits.decisionTimeoutSeconds}
-            onChange={(decisionTimeoutSeconds) => onChange({ decisionTimeoutSeconds })}
-          />
-          <label className="setting setting-check">
-            <input type="checkbox" checked={never} onChange={(event) => onChange({ decisionTimeoutSeconds: event.target.checked ? 'never' : 3600 })} />
-            <span className="setting-label">Wait for a decision without a time limit</span>
-          </label>
-          <h4>Enabled tools</h4>
-          {tools === undefined ? (
-            <p className="muted">Loading tools…</p>
-          ) : (
-            <EnabledTools tools={tools.tools} servers={tools.servers} disabled={settings.disabledTools} onChange={(disabledTools) => onChange({ disabledTools })} />
+          <p className="muted">The settings below are kept by the Airlock server, for every browser, and applied to the next message you send.</p>
+          {settingsError !== null && (
+            <p className="banner banner-error" role="alert">
+              {settingsError}
+            </p>
           )}
+          {settings === undefined ? <p className="muted">Loading settings…</p> : <ToolLimits settings={settings} tools={tools} onChange={onChange} />}
         </section>
         <section className="settings-section" aria-labelledby={`${titleId}-notifications`}>
           <h3 id={`${titleId}-notifications`}>Notifications</h3>
-          <NotificationSetting enabled={settings.notifyDecisions} onChange={(notifyDecisions) => onChange({ notifyDecisions })} />
+          {settings !== undefined && <NotificationSetting enabled={settings.notifyDecisions} onChange={(notifyDecisions) => onChange({ notifyDecisions })} />}
         </section>
         <section className="settings-section" aria-labelledby={`${titleId}-ledger`}>
           <h3 id={`${titleId}-ledger`}>Ledger</h3>
@@ -104,5 +81,44 @@ export function SettingsDialog({ settings, tools, onChange, confirmToolCalls, on
         </section>
       </section>
     </div>
+  );
+}
+
+function ToolLimits({ settings, tools, onChange }: { settings: ToolSettings; tools: ToolsList | undefined; onChange: (patch: ToolSettingsPatch) => void }) {
+  const never = settings.decisionTimeoutSeconds === 'never';
+  return (
+    <>
+      <NumberSetting
+        label="Max tool calls per message"
+        value={settings.maxToolCalls}
+        {...settingLimits.maxToolCalls}
+        onChange={(maxToolCalls) => onChange({ maxToolCalls })}
+      />
+      <NumberSetting
+        label="Tool call timeout (seconds)"
+        hint="A call still running after this is stopped."
+        value={settings.toolCallTimeoutSeconds}
+        {...settingLimits.toolCallTimeoutSeconds}
+        onChange={(toolCallTimeoutSeconds) => onChange({ toolCallTimeoutSeconds })}
+      />
+      <NumberSetting
+        label="Decision timeout (seconds)"
+        hint="A call nobody decides on in this time does not run."
+        value={typeof settings.decisionTimeoutSeconds === 'number' ? settings.decisionTimeoutSeconds : 3600}
+        disabled={never}
+        {...settingLimits.decisionTimeoutSeconds}
+        onChange={(decisionTimeoutSeconds) => onChange({ decisionTimeoutSeconds })}
+      />
+      <label className="setting setting-check">
+        <input type="checkbox" checked={never} onChange={(event) => onChange({ decisionTimeoutSeconds: event.target.checked ? 'never' : 3600 })} />
+        <span className="setting-label">Wait for a decision without a time limit</span>
+      </label>
+      <h4>Enabled tools</h4>
+      {tools === undefined ? (
+        <p className="muted">Loading tools…</p>
+      ) : (
+        <EnabledTools tools={tools.tools} servers={tools.servers} disabled={settings.disabledTools} onChange={(disabledTools) => onChange({ disabledTools })} />
+      )}
+    </>
   );
 }
