@@ -15,7 +15,7 @@ export interface ChatCommandOptions {
   /** Continue this chat. Default a new one. */
   sessionId?: string;
   input: NodeJS.ReadableStream & { isTTY?: boolean };
-  output: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  output: NodeJS.WritableStream & { isTTY?: boolean; columns?: number; rows?: number };
   env: Readonly<Record<string, string | undefined>>;
   /** How long a decision prompt is shown before an answer's first keystroke counts, in ms. Default `DECISION_GUARD_MS`. */
   decisionGuardMs?: number;
@@ -441,14 +441,14 @@ class Screen {
   private atLineStart = true;
 
   constructor(
-    private readonly output: NodeJS.WritableStream & { columns?: number },
+    private readonly output: NodeJS.WritableStream & { columns?: number; rows?: number },
     readonly style: TerminalStyle,
   ) {}
 
-  /** The terminal's width now (it may be resized), for laying out cards. */
+  /** The terminal's size now (it may be resized), for laying out cards. */
   get layout(): CardLayout {
-    const columns = this.output.columns;
-    return typeof columns === 'number' && columns > 0 ? { columns } : {};
+    const { columns, rows } = this.output;
+    return { ...(typeof columns === 'number' && columns > 0 ? { columns } : {}), ...(typeof rows === 'number' && rows > 0 ? { rows } : {}) };
   }
 
   write(text: string): void {

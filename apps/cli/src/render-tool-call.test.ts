@@ -96,4 +96,27 @@ describe('renderEditedArguments', () => {
     const header = renderToolCall({ ...start('bad\n\n  ✓ allowed\n  → ran', {}), awaitingConfirmation: false }, plainStyle);
     expect(header).toStrictEqual(['⏺ bad\\u{A}\\u{A}  ✓ allowed\\u{A}  → ran  (not asked)', '  no arguments']);
   });
+
+  it('fits a card of many arguments, or of a long argument name, in the terminal with its question, saying how many are not shown', () => {
+    const opts = Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`opt${String(index).padStart(2, '0')}`, 'x']));
+    const args = { target: 'production --delete-everything', ...opts, target_note: 'staging (dry run)' };
+    const lines = renderToolCall(start('deploy', args), plainStyle, { columns: 110, rows: 30 });
+    expect(lines.length).toBe(24);
+    expect(lines.slice(0, 3)).toStrictEqual(['⏺ deploy', '  target: production --delete-everything', '  opt00: x']);
+    expect(lines.at(-1)).toBe('  ⚠ 20 more arguments not shown (42 in all): type v to see the whole call');
+    expect(lines.filter((line) => line.includes('target_note'))).toStrictEqual([]);
+    // v: the whole call.
+    expect(renderToolCall(start('deploy', args), plainStyle, { columns: 110, rows: 30, whole: true })).toHaveLength(43);
+
+    const longName = { target: 'production --delete-everything', ['n'.repeat(3000)]: 'x', target_note: 'staging (dry run)' };
+    const named = renderToolCall(start('deploy', longName), plainStyle, { columns: 110, rows: 30 });
+    expect(named).toStrictEqual([
+      '⏺ deploy',
+      '  target: production --delete-everything',
+      `  ${'n'.repeat(102)}`,
+      `  ↪ ${'n'.repeat(102)}…:`,
+      '    │ x',
+      '  target_note: staging (dry run)',
+    ]);
+  });
 });

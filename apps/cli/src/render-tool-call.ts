@@ -4,16 +4,25 @@ import { cardRows, DEFAULT_COLUMNS, type CardRow } from './card-rows';
 import { noteLines } from './note-lines';
 import type { TerminalStyle } from './terminal-style';
 
-/** How a card is laid out: the terminal's width, and whether long values are cut. */
+/** How a card is laid out: the terminal's width and height, and whether long values are cut. */
 export interface CardLayout {
   /** Columns of the terminal. Default 100. */
   columns?: number;
+  /** Rows of the terminal: a card asked about is cut to fit in them, with its question. Default 40. */
+  rows?: number;
   /** Every row of every value, none cut (the person asked to see the whole call). Default false. */
   whole?: boolean;
 }
 
 /** Rows of one value shown on a card before it is cut, as the web card shows the first lines. */
 export const VALUE_ROWS = 12;
+/** Rows of an argument's name shown on a card before it is cut. */
+export const NAME_ROWS = 2;
+/** Rows of the terminal a card leaves for the note and the question under it, and the line above it. */
+const ROWS_AROUND_CARD = 6;
+/** The fewest rows a card is cut to, however small the terminal says it is. */
+const MIN_CARD_ROWS = 10;
+const DEFAULT_ROWS = 40;
 /** The gutter before each row of a value: nothing a model wrote starts at the left edge. */
 const GUTTER = '    ';
 const ESCAPE_NOTATION = '\\u{…}';
@@ -53,7 +62,10 @@ export function showProse(text: string, style: TerminalStyle): string {
 export function renderToolCall(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}): string[] {
   const columns = layout.columns ?? DEFAULT_COLUMNS;
   const header = `${style.bold('⏺ ' + shortName(event.toolName, columns - 30, style))}${event.awaitingConfirmation ? '' : style.dim('  (not asked)')}`;
-  return [header, ...argumentLines(event.toolName, event.arguments, style, layout)];
+  // The card and its question fit in view: arguments past that are counted, not shown, so none of them (however
+  // many, however long their names) can push the first ones, or the card's top, out of view.
+  const rows = layout.whole === true ? Infinity : Math.max((layout.rows ?? DEFAULT_ROWS) - ROWS_AROUND_CARD, MIN_CARD_ROWS) - 1;
+  return [header, ...argumentLines(event.toolName, event.arguments, style, layout, rows)];
 }
 
 /**
@@ -70,23 +82,37 @@ export function shortName(name: string, width: number, style: TerminalStyle): st
   return rest.length === 0 ? first!.text : `${first!.text}…`;
 }
 
-function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout): string[] {
+/** `rows`: the most rows shown; the arguments that would go past them (leaving room for the notes) are only counted. */
+function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout, rows = Infinity): string[] {
   const args = visibleArguments(toolName, values);
-  const lines: string[] = [];
-  if (args.code !== null) lines.push(...argumentBlock(args.code.label, args.code.argument, style, layout));
-  for (const argument of args.others) lines.push(...argumentBlock(argument.name, argument, style, layout));
-  if (args.code === null && args.others.length === 0) lines.push(style.dim('  no arguments'));
+  const blocks = [...(args.code === null ? [] : [argumentBlock(args.code.label, args.code.argument, style, layout)]), ...args.others.map((argument) => argumentBlock(argument.name, argument, style, layout))];
+  const notes: string[] = [];
   if (args.hiddenCount > 0) {
     const count = args.hiddenCount === 1 ? '1 hidden character' : `${args.hiddenCount} hidden characters`;
     const note = `⚠ ${count} shown as ${ESCAPE_NOTATION}: what runs contains ${args.hiddenCount === 1 ? 'it' : 'them'}, not what a plain view would show`;
-    lines.push(...noteLines(note, layout).map((line) => style.warn(line.replace(ESCAPE_NOTATION, style.escape(ESCAPE_NOTATION)))));
+    notes.push(...noteLines(note, layout).map((line) => style.warn(line.replace(ESCAPE_NOTATION, style.escape(ESCAPE_NOTATION)))));
   }
-  return lines;
+  const lines: string[] = [];
+  if (blocks.length === 0) lines.push(style.dim('  no arguments'));
+  const moreNote = (more: number) => noteLines(`⚠ ${more} more ${more === 1 ? 'argument' : 'arguments'} not shown (${blocks.length} in all): type v to see the whole call`, layout);
+  for (const [index, block] of blocks.entries()) {
+    const more = blocks.length - index - 1;
+    const room = rows - notes.length - lines.length - (more === 0 ? 0 : moreNote(more).length);
+    // The first argument is shown however long (its value is cut already); no later one is shown in part.
+    if (index > 0 && block.length > room) {
+      lines.push(...moreNote(blocks.length - index).map((line) => style.warn(line)));
+      break;
+    }
+    lines.push(...block);
+  }
+  return [...lines, ...notes];
 }
 
 function argumentBlock(name: string | VisibleText, argument: VisibleArgument, style: TerminalStyle, layout: CardLayout): string[] {
   const columns = layout.columns ?? DEFAULT_COLUMNS;
-  const label = cardRows(typeof name === 'string' ? toVisibleText(name) : name, columns - 4, style);
+  // Room for the row's `  ↪ ` before it and the `…:` after it.
+  const nameRows = cardRows(typeof name === 'string' ? toVisibleText(name) : name, columns - 8, style);
+  const label = layout.whole === true || nameRows.length <= NAME_ROWS ? nameRows : nameRows.slice(0, NAME_ROWS).map((row, index) => (index === NAME_ROWS - 1 ? { ...row, text: `${row.text}…` } : row));
   const rows = cardRows(argument.value, columns - GUTTER.length - 2, style);
   const [only] = rows;
   if (label.length === 1 && rows.length === 1 && argument.format !== 'json' && label[0]!.width + only!.width + 4 <= columns) {
