@@ -18,6 +18,8 @@ const waiting: ChatItem = { kind: 'tool', key: call.key, call };
 /** The transcript's layout is the test's: how tall its content is, and how far it is scrolled. */
 const layout = { contentHeight: 1000, scrolled: 0 };
 const VIEW_HEIGHT = 600;
+/** As a browser does: never scrolled past the end of its content, which may have shrunk since. */
+const scrolledNow = () => Math.max(0, Math.min(layout.scrolled, layout.contentHeight - VIEW_HEIGHT));
 
 beforeEach(() => {
   layout.contentHeight = 1000;
@@ -25,7 +27,7 @@ beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'requestAnimationFrame', 'cancelAnimationFrame', 'performance', 'Date'] });
   // Everything in the transcript stands 900 px down its content: scrolling it moves all of it up by as much.
   vi.spyOn(HTMLElement.prototype, 'getBoundingClientRect').mockImplementation(() => {
-    const top = 900 - layout.scrolled;
+    const top = 900 - scrolledNow();
     return { left: 10, top, right: 70, bottom: top + 24, width: 60, height: 24, x: 10, y: top, toJSON: () => ({}) };
   });
 });
@@ -44,9 +46,10 @@ function renderTranscript(onDecide: () => void) {
     clientHeight: { configurable: true, get: () => VIEW_HEIGHT },
     scrollTop: {
       configurable: true,
-      get: () => layout.scrolled,
+      get: scrolledNow,
       set: (top: number) => {
-        layout.scrolled = Math.max(0, Math.min(top, layout.contentHeight - VIEW_HEIGHT));
+        layout.scrolled = top;
+        layout.scrolled = scrolledNow();
       },
     },
   });
@@ -94,5 +97,27 @@ describe('ChatTranscript', () => {
     expect(allow.hasAttribute('aria-disabled')).toBe(false);
     tap(allow);
     expect(onDecide).toHaveBeenCalledTimes(1);
+  });
+
+  it('re-arms a decision button moved when what is below it shrank and the transcript, at its bottom, was pulled back', () => {
+    const onDecide = vi.fn();
+    const { show } = renderTranscript(onDecide);
+    const reply: ChatItem = { kind: 'assistant', key: 'assistant:run_2', runId: 'run_2', text: 'A long reply.', reasoning: '' };
+    layout.contentHeight = 1100;
+    show([waiting, reply]);
+    wait(16);
+    expect(layout.scrolled).toBe(500);
+    wait(ARMING_MS);
+    const allow = screen.getByRole('button', { name: 'Allow terminal' });
+    expect(allow.hasAttribute('aria-disabled')).toBe(false);
+
+    // The reply below is cut short: the browser pulls the transcript back to the end of what is left, 100 px, in
+    // the same change, and Allow slides down.
+    layout.contentHeight = 1000;
+    show([waiting, { ...reply, text: 'Short.' }]);
+    expect(scrolledNow()).toBe(400);
+    expect(allow.getAttribute('aria-disabled')).toBe('true');
+    tap(allow);
+    expect(onDecide).not.toHaveBeenCalled();
   });
 });

@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { ToolInfo } from '../lib/api-types';
-import { scrollByPage } from '../lib/spot-watch';
+import { movedByPage, scrollByPage } from '../lib/spot-watch';
 import type { ChatItem, RunView } from './chat-reducer';
 import { MessageMarkdown } from './message-markdown';
 import { proseText } from './prose-text';
@@ -28,6 +28,17 @@ export function ChatTranscript({ items, run, tools, onDecide }: ChatTranscriptPr
   const following = run?.phase === 'following';
   const last = items.at(-1);
 
+  // Where it was last scrolled to, by itself or by the person. Past the end of the content now: what it scrolls
+  // shrank (a card below decided, a reply cut) and the browser pulled it back within this change, moving all above;
+  // the spots are read before the change's own reading would take that for the person's scroll.
+  const scrolledTo = useRef(0);
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (element === null) return;
+    if (scrolledTo.current > element.scrollHeight - element.clientHeight + 1) movedByPage();
+    scrolledTo.current = element.scrollTop;
+  });
+
   const frame = useRef(0);
   // Once a frame rather than on each change: reading the height lays the transcript out, and a reply streaming in
   // changes it many times a frame.
@@ -38,6 +49,7 @@ export function ChatTranscript({ items, run, tools, onDecide }: ChatTranscriptPr
       const element = scroller.current;
       // The page's own scroll, not the person's: a decision button it slides under a finger re-arms.
       if (element && pinned.current) scrollByPage(element, element.scrollHeight);
+      if (element) scrolledTo.current = element.scrollTop;
     });
   });
   useEffect(() => () => cancelAnimationFrame(frame.current), []);
@@ -49,6 +61,7 @@ export function ChatTranscript({ items, run, tools, onDecide }: ChatTranscriptPr
       onScroll={(event) => {
         const element = event.currentTarget;
         pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 80;
+        scrolledTo.current = element.scrollTop;
       }}
     >
       {items.length === 0 && !following && (

@@ -49,6 +49,14 @@ export function scrollByPage(scroller: Element, top: number): void {
 }
 
 /**
+ * The page has just moved things by its own doing in a way the observer takes for a scroll (a scroller the browser
+ * pulled back when what it scrolls shrank): each watched element that moved since its spot was last read is told.
+ */
+export function movedByPage(): void {
+  checkAll('page');
+}
+
+/**
  * Watches where `element` is and calls `moved` whenever a change to the page moved it (a node added or removed, text
  * streamed in, an attribute) or the page's own scroll (scrollByPage): the spots of all watched elements are read
  * right after each. Any other scroll or a resize is the person's (their spots are read in the next frame and noted),
