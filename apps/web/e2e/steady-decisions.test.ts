@@ -1,4 +1,4 @@
-import type { Locator } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
 import { RECORDING_COMMAND } from './support/airlock-under-test';
 import { useBrowserSuite } from './support/browser-suite';
@@ -124,21 +124,11 @@ describe('decision buttons and a finger', () => {
       const [first, second] = [chat.card(0), chat.card(1)];
       await chat.waitForStatus(second, 'Waiting for your decision');
       const allow = first.getByRole('button', { name: 'Allow terminal', exact: true });
-      const tapOn = async (button: Locator) => {
-        const box = await button.boundingBox();
-        if (box === null) throw new Error('the button has no box');
-        await page.touchscreen.tap(box.x + box.width / 2, box.y + box.height / 2);
-      };
-      const atBottom = () =>
-        page.evaluate(() => {
-          const transcript = document.querySelector('.transcript')!;
-          return transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 1;
-        });
-      // The transcript has followed the new cards to its bottom (a frame after they showed).
-      await vi.waitFor(async () => expect(await atBottom()).toBe(true), { timeout: 10_000 });
+      // The transcript at its bottom, as it keeps itself while output comes in.
+      await vi.waitFor(async () => expect(await toBottom(page)).toBe(true), { timeout: 10_000 });
       // The second call is to be denied with a long reason, which its card shows once denied: it grows below the
       // first, so the transcript, kept at its bottom, scrolls on by as much.
-      await tapOn(second.getByRole('button', { name: 'Deny with reason…', exact: true }));
+      await tapOn(page, second.getByRole('button', { name: 'Deny with reason…', exact: true }));
       await second.getByRole('textbox').fill('not this one: '.repeat(140));
       await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
       const before = await allow.boundingBox();
@@ -147,7 +137,7 @@ describe('decision buttons and a finger', () => {
       // Time stands still in the tab from just before the denial, and goes on a millisecond at a time until the
       // transcript has followed the grown card to the bottom, sliding the first Allow up.
       await stopTime(page);
-      await tapOn(second.getByRole('button', { name: 'Deny with this reason', exact: true }));
+      await tapOn(page, second.getByRole('button', { name: 'Deny with this reason', exact: true }));
       let after = before;
       await vi.waitFor(
         async () => {
@@ -166,11 +156,80 @@ describe('decision buttons and a finger', () => {
       await page.clock.resume();
       await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
       expect(await suite.airlock.runCount()).toBe(0);
-      await tapOn(allow);
+      await tapOn(page, allow);
       await chat.waitForStatus(first, 'Done');
       expect(await suite.airlock.runCount()).toBe(1);
     } finally {
       await context.close();
     }
   });
+
+  it('a tap on an Allow the transcript, at its bottom, was pulled down over as the card below it shrank decides nothing', async () => {
+    const reply = Array.from({ length: 30 }, (_, line) => `Line ${line + 1} of what comes before the calls.`).join('\n\n');
+    const calls = [
+      { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
+      { name: 'terminal', arguments: { command: 'echo second | tee -a ran.log' } },
+    ];
+    suite.airlock.model.enqueue({ text: reply, toolCalls: calls }, { text: 'Ran both.' });
+    const context = await suite.browser.newContext({ viewport: { width: 1280, height: 800 }, hasTouch: true });
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      await page.clock.install();
+      await page.goto(suite.airlock.link);
+      const chat = new ChatPage(page);
+      await chat.connected();
+      await chat.send('two calls');
+      const [first, second] = [chat.card(0), chat.card(1)];
+      await chat.waitForStatus(second, 'Waiting for your decision');
+      const allow = first.getByRole('button', { name: 'Allow terminal', exact: true });
+      const secondAllow = second.getByRole('button', { name: 'Allow terminal', exact: true });
+      for (const button of [allow, secondAllow]) await vi.waitFor(async () => expect(await button.isEnabled()).toBe(true), { timeout: 10_000 });
+      await vi.waitFor(async () => expect(await toBottom(page)).toBe(true), { timeout: 10_000 });
+      const before = await allow.boundingBox();
+      if (before === null) throw new Error('Allow has no box');
+
+      // Allowing the second call folds its controls away: the transcript, at its bottom, is pulled back by as much,
+      // and the first Allow slides down. Time stands still in the tab meanwhile (see above).
+      await stopTime(page);
+      await tapOn(page, secondAllow);
+      let after = before;
+      await vi.waitFor(
+        async () => {
+          await page.clock.runFor(1);
+          after = (await allow.boundingBox()) ?? before;
+          expect(after.y > before.y + 1).toBe(true);
+        },
+        { timeout: 15_000, interval: 10 },
+      );
+      await page.touchscreen.tap(after.x + after.width / 2, after.y + after.height / 2);
+      await first.getByText('Nothing was decided: the button had just appeared or moved', { exact: false }).waitFor();
+
+      await page.clock.resume();
+      await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
+      expect(await suite.airlock.runCount()).toBe(0);
+      await tapOn(page, allow);
+      await chat.waitForText('Ran both.');
+      await chat.waitForStatus(second, 'Done');
+      expect(await suite.airlock.runCount()).toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
 });
+
+/** Scrolls the tab's transcript to its bottom (where it keeps itself while output comes in) and says whether it is there. */
+function toBottom(page: Page): Promise<boolean> {
+  return page.evaluate(() => {
+    const transcript = document.querySelector('.transcript')!;
+    transcript.scrollTop = transcript.scrollHeight;
+    return transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 1;
+  });
+}
+
+/** A finger tap on the middle of the button, wherever it is (no wait for it to be armed). */
+async function tapOn(page: Page, button: Locator): Promise<void> {
+  const box = await button.boundingBox();
+  if (box === null) throw new Error('the button has no box');
+  await page.touchscreen.tap(box.x + box.width / 2, box.y + box.height / 2);
+}
