@@ -371,6 +371,55 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect((await b.chat.getSession('s1')).toolCalls).toMatchObject([{ approvalId, decision: 'cancel', outcome: 'cancelled' }]);
   });
 
+  it('a call whose deadline passed while its owner is dead waits no more: a late allow on B is answered timed out, and B, taking the run over, records the timeout and runs nothing', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 60_000);
+    const b = await instance(db, 'b', tool, 300);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'too late', options: { decisionTimeoutMs: 60_000 } });
+    const onA = await follow(a, 's1', 'r1');
+    const { approvalId } = (await onA.until(waitingStart)) as Extract<LoopEvent, { type: 'tool-start' }>;
+    const onB = await follow(b, 's1', 'r1');
+    await onB.until(waitingStart);
+    // A dies as a process killed outright, its lease a minute away; then the call's deadline passes (made to have).
+    await a.store.close();
+    await withClient((client) => client.query(`UPDATE ${db.schema}.tool_calls SET expires_at = 1 WHERE approval_id = $1`, [approvalId]));
+
+    expect(await b.chat.listWaiting('s1')).toStrictEqual([]);
+    expect(await b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'timeout' });
+    const [waiting] = await b.store.listRunToolCalls('r1');
+    expect(waiting).toMatchObject({ approvalId, decision: null });
+
+    await withClient((client) => client.query(`UPDATE ${db.schema}.runs SET lease_until = 0 WHERE run_id = 'r1'`));
+    expect(await onB.until((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'timed-out' });
+    await onB.until(isEnd);
+    expect(onB.events.filter((event) => event.type === 'tool-decision')).toMatchObject([{ decision: 'timeout', source: 'system' }]);
+    expect(calls).toStrictEqual([]);
+    const [record] = await b.store.listRunToolCalls('r1');
+    expect(record).toMatchObject({ approvalId, decision: 'timeout', source: 'system', outcome: 'timed-out' });
+  });
+
+  it('a Stop stored while the run’s owner is dead takes its calls off the waiting list at once: an allow after it is answered cancelled, and nothing runs', async () => {
+    const db = await database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 60_000);
+    const b = await instance(db, 'b', tool, 300);
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'stopped');
+    const onB = await follow(b, 's1', 'r1');
+    await onB.until(waitingStart);
+    await a.store.close();
+
+    expect(await b.chat.cancel('s1', 'r1')).toBe(1);
+    expect(await b.chat.listWaiting('s1')).toStrictEqual([]);
+    expect(await b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'cancel' });
+
+    await withClient((client) => client.query(`UPDATE ${db.schema}.runs SET lease_until = 0 WHERE run_id = 'r1'`));
+    expect(await onB.until(isEnd)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    expect(calls).toStrictEqual([]);
+    const [record] = await b.store.listRunToolCalls('r1');
+    expect(record).toMatchObject({ approvalId, decision: 'cancel', outcome: 'cancelled' });
+  });
+
   it('a chat deleted on B while its run goes on at A, which missed the stop: A stops the run when it hears the chat is gone, and its clients see the end', async () => {
     const db = await database();
     const { tool, calls } = recordingTool();

@@ -9,6 +9,13 @@ import { run, session, startChange, statusEvent } from './test-support';
 
 const postgres = await probeTestDatabase();
 const POLL = { timeout: 20_000, interval: 20 };
+/** A deadline the database's clock has not reached: the call waits (2100-01-01). */
+const FAR_DEADLINE = 4_102_444_800_000;
+
+/** A call that waits for a decision until FAR_DEADLINE. */
+function waitingChange(toolCallId: string, requestedAt: number): Extract<LedgerChange, { kind: 'start' }> {
+  return { ...startChange(toolCallId, requestedAt), expiresAt: FAR_DEADLINE };
+}
 
 interface OpenedStore extends PostgresStore, AsyncDisposable {}
 
@@ -177,7 +184,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     const winners: string[] = [];
     for (let round = 0; round < rounds; round += 1) {
       const toolCallId = `call-${round}`;
-      await a.appendEvent({ runId: 'r', sessionId: 's', seq: round + 1, event: statusEvent(`call ${round}`), at: round, ledger: startChange(toolCallId, 10_000 + round), fence: 1 });
+      await a.appendEvent({ runId: 'r', sessionId: 's', seq: round + 1, event: statusEvent(`call ${round}`), at: round, ledger: waitingChange(toolCallId, 10_000 + round), fence: 1 });
       const claim = (store: PostgresStore, decision: 'allow' | 'deny') =>
         store.claimDecision({
           sessionId: 's',
@@ -211,8 +218,8 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await a.createSession(session('other'));
     await a.createRun(run('r', 's'), 'a');
     await a.createRun(run('ended', 'other'), 'a');
-    const start = startChange('call-1', 10_000);
-    const silent: LedgerChange = { ...startChange('call-2', 10_100), approvalId: '' };
+    const start = waitingChange('call-1', 10_000);
+    const silent: LedgerChange = { ...waitingChange('call-2', 10_100), approvalId: '' };
     await a.appendEvents([
       { runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: start, fence: 1 },
       { runId: 'r', sessionId: 's', seq: 2, event: statusEvent('2'), at: 2, ledger: silent, fence: 1 },
@@ -227,7 +234,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
       toolName: 'terminal',
       arguments: { command: 'echo call-1' },
       requestedAt: 10_000,
-      expiresAt: 70_000,
+      expiresAt: FAR_DEADLINE,
     };
 
     expect(await a.listPendingApprovals('s')).toStrictEqual([waiting]);
@@ -253,13 +260,52 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect(await a.getPendingApproval('s', 'approval-call-1')).toBeUndefined();
   });
 
+  it('a call past its deadline by the database’s clock, or of a stopped run, waits no more: a person’s decision is refused as the timeout or the cancel to come; its owner still writes that', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a');
+    await using b = await openStore(database, 'b');
+    await a.createSession(session('s'));
+    await a.createSession(session('stopped'));
+    await a.createRun(run('r', 's'), 'a');
+    await a.createRun(run('q', 'stopped'), 'a');
+    await a.appendEvents([
+      { runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: { ...startChange('late', 10_000), expiresAt: 70_000 }, fence: 1 },
+      { runId: 'r', sessionId: 's', seq: 2, event: statusEvent('2'), at: 2, ledger: waitingChange('waits', 10_001), fence: 1 },
+      { runId: 'q', sessionId: 'stopped', seq: 1, event: statusEvent('3'), at: 3, ledger: waitingChange('stop', 10_002), fence: 1 },
+    ]);
+    expect(await b.requestCancel('q')).toBe(true);
+
+    expect((await b.listPendingApprovals('s')).map((p) => p.approvalId)).toStrictEqual(['approval-waits']);
+    expect(await b.listPendingApprovals('stopped')).toStrictEqual([]);
+    expect(await b.getPendingApproval('s', 'approval-late')).toBeUndefined();
+    expect(await b.getPendingApproval('stopped', 'approval-stop')).toBeUndefined();
+    const timedOut = { status: 'already-decided', decision: 'timeout', source: 'system', reason: null, grantId: null };
+    const cancelled = { status: 'already-decided', decision: 'cancel', source: 'user', reason: null, grantId: null };
+    const person = { decidedAt: 80_000, source: 'user' as const };
+    expect(await b.claimDecision({ ...person, sessionId: 's', approvalId: 'approval-late', decision: 'allow' })).toStrictEqual(timedOut);
+    expect(await b.claimDecision({ ...person, sessionId: 's', approvalId: 'approval-late', decision: 'deny' })).toStrictEqual(timedOut);
+    expect(await a.claimDecision({ sessionId: 's', approvalId: 'approval-late', decision: 'allow', source: 'grant', grantId: 'g', decidedAt: 80_000, fence: 1 })).toStrictEqual(timedOut);
+    expect(await b.claimDecision({ ...person, sessionId: 'stopped', approvalId: 'approval-stop', decision: 'allow' })).toStrictEqual(cancelled);
+    expect(await b.claimDecision({ ...person, sessionId: 's', approvalId: 'approval-waits', decision: 'allow' })).toMatchObject({ status: 'resolved' });
+    // An owner that lost the run writes nothing, and is not told a decision is coming.
+    expect(await a.claimDecision({ sessionId: 's', approvalId: 'approval-late', decision: 'timeout', source: 'system', decidedAt: 80_000, fence: 2 })).toStrictEqual({ status: 'not-found' });
+
+    expect(await a.claimDecision({ sessionId: 's', approvalId: 'approval-late', decision: 'timeout', source: 'system', decidedAt: 80_000, fence: 1 })).toMatchObject({ status: 'resolved' });
+    expect(await a.claimDecision({ sessionId: 'stopped', approvalId: 'approval-stop', decision: 'cancel', source: 'user', decidedAt: 80_000, fence: 1 })).toMatchObject({ status: 'resolved' });
+    expect((await b.listRunToolCalls('r')).map((row) => [row.approvalId, row.decision, row.source])).toStrictEqual([
+      ['approval-late', 'timeout', 'system'],
+      ['approval-waits', 'allow', 'user'],
+    ]);
+    expect((await b.listRunToolCalls('q')).map((row) => [row.approvalId, row.decision, row.source])).toStrictEqual([['approval-stop', 'cancel', 'user']]);
+  });
+
   it("a decision written with a run's event after a claim leaves the claimed decision as it is", async () => {
     await using database = await openTestDatabase();
     await using a = await openStore(database, 'a');
     await using b = await openStore(database, 'b');
     await a.createSession(session('s'));
     await a.createRun(run('r', 's'), 'a');
-    await a.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: startChange('call-1', 10_000), fence: 1 });
+    await a.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: waitingChange('call-1', 10_000), fence: 1 });
     const claim = await b.claimDecision({
       sessionId: 's',
       approvalId: 'approval-call-1',
@@ -296,9 +342,9 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await a.createSession(session('s'));
     await a.createRun(run('r', 's'), 'a');
     await a.appendEvents([
-      { runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: startChange('call-1', 10_000), fence: 1 },
-      { runId: 'r', sessionId: 's', seq: 2, event: statusEvent('2'), at: 2, ledger: startChange('call-2', 10_001), fence: 1 },
-      { runId: 'r', sessionId: 's', seq: 3, event: statusEvent('3'), at: 3, ledger: startChange('call-3', 10_002), fence: 1 },
+      { runId: 'r', sessionId: 's', seq: 1, event: statusEvent('1'), at: 1, ledger: waitingChange('call-1', 10_000), fence: 1 },
+      { runId: 'r', sessionId: 's', seq: 2, event: statusEvent('2'), at: 2, ledger: waitingChange('call-2', 10_001), fence: 1 },
+      { runId: 'r', sessionId: 's', seq: 3, event: statusEvent('3'), at: 3, ledger: waitingChange('call-3', 10_002), fence: 1 },
     ]);
     for (const id of ['call-1', 'call-2']) {
       const claim = await b.claimDecision({ sessionId: 's', approvalId: `approval-${id}`, decision: 'allow', source: 'user', decidedAt: 11_000, by: { connectionId: 'conn-b' } });

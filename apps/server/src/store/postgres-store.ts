@@ -86,6 +86,11 @@ const DEFAULT_LEASE_MS = 30_000;
 const MAX_IDENTIFIER_BYTES = 63;
 /** Now, in epoch ms, by the database's clock: every instance measures leases by the same clock. */
 const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+/**
+ * Of an undecided call `t` of a going run `r`: a person can still decide it. Not once its deadline passed or its run
+ * was stopped, though its owner (dead, or not yet told) has not recorded the timeout or the cancel.
+ */
+const STILL_DECIDABLE = `(t.expires_at IS NULL OR t.expires_at > ${DB_NOW}) AND NOT r.cancel_requested`;
 const PG_FOREIGN_KEY_VIOLATION = '23503';
 const PG_UNIQUE_VIOLATION = '23505';
 /** PostgreSQL error classes that mean "cannot reach or may not use the database": 08 connection, 28 authorization, 3D no such database. */
@@ -588,6 +593,11 @@ export class PostgresStore implements AirlockStore, Cluster {
   /**
    * One conditional UPDATE: the row goes from undecided to decided only if it is still undecided, belongs to the
    * session and its run goes on. Of two callers at once, the second waits on the row's lock, then finds it decided.
+   *
+   * A call past its deadline (by the database's clock, as leases are) takes only a timeout, and a call whose run a
+   * person stopped only a cancel or a timeout: their owner may be dead and not have written that outcome yet, and a
+   * lone instance would not take an allow then either. Such a call is answered as decided by what its owner, or the
+   * instance taking it over, will record.
    */
   async claimDecision(input: ClaimDecisionInput): Promise<ClaimDecisionResult> {
     const [claimed] = await this.rows<LedgerRow>(
@@ -596,6 +606,8 @@ export class PostgresStore implements AirlockStore, Cluster {
        FROM runs AS r
        WHERE t.approval_id = $1 AND t.session_id = $2 AND t.decision IS NULL AND t.approval_id <> '' AND r.run_id = t.run_id AND r.ended_at IS NULL
          AND ($11::bigint IS NULL OR r.fence = $11::bigint)
+         AND ($3::text = 'timeout' OR t.expires_at IS NULL OR t.expires_at > ${DB_NOW})
+         AND ($3::text IN ('cancel', 'timeout') OR NOT r.cancel_requested)
        RETURNING ${prefixed('t', LEDGER_COLUMNS)}`,
       [
         input.approvalId,
@@ -612,6 +624,14 @@ export class PostgresStore implements AirlockStore, Cluster {
       ],
     );
     if (claimed !== undefined) return { status: 'resolved', call: toPendingRecord(claimed) };
+    const [undecided] = await this.rows<{ expired: boolean; cancel_requested: boolean }>(
+      `SELECT t.expires_at IS NOT NULL AND t.expires_at <= ${DB_NOW} AS expired, r.cancel_requested FROM tool_calls AS t JOIN runs AS r ON r.run_id = t.run_id
+       WHERE t.approval_id = $1 AND t.session_id = $2 AND t.decision IS NULL AND t.approval_id <> '' AND r.ended_at IS NULL AND ($3::bigint IS NULL OR r.fence = $3::bigint)
+       ORDER BY t.ledger_id LIMIT 1`,
+      [input.approvalId, input.sessionId, input.fence ?? null],
+    );
+    if (undecided?.expired === true) return { status: 'already-decided', decision: 'timeout', source: 'system', reason: null, grantId: null };
+    if (undecided?.cancel_requested === true) return { status: 'already-decided', decision: 'cancel', source: 'user', reason: null, grantId: null };
     const [decided] = await this.rows<Pick<LedgerRow, 'decision' | 'source' | 'reason' | 'decided_by_grant'>>(
       `SELECT decision, source, reason, decided_by_grant FROM tool_calls
        WHERE approval_id = $1 AND session_id = $2 AND approval_id <> '' AND decision IS NOT NULL ORDER BY ledger_id DESC LIMIT 1`,
@@ -624,7 +644,7 @@ export class PostgresStore implements AirlockStore, Cluster {
   async listPendingApprovals(sessionId: string): Promise<PendingApproval[]> {
     const rows = await this.rows<LedgerRow>(
       `SELECT ${prefixed('t', LEDGER_COLUMNS)} FROM tool_calls AS t JOIN runs AS r ON r.run_id = t.run_id
-       WHERE t.session_id = $1 AND t.approval_id <> '' AND t.decision IS NULL AND r.ended_at IS NULL ORDER BY t.ledger_id`,
+       WHERE t.session_id = $1 AND t.approval_id <> '' AND t.decision IS NULL AND r.ended_at IS NULL AND ${STILL_DECIDABLE} ORDER BY t.ledger_id`,
       [sessionId],
     );
     return rows.map(toPending);
@@ -633,7 +653,7 @@ export class PostgresStore implements AirlockStore, Cluster {
   async getPendingApproval(sessionId: string, approvalId: string): Promise<PendingApprovalRecord | undefined> {
     const [row] = await this.rows<LedgerRow>(
       `SELECT ${prefixed('t', LEDGER_COLUMNS)} FROM tool_calls AS t JOIN runs AS r ON r.run_id = t.run_id
-       WHERE t.approval_id = $1 AND t.session_id = $2 AND t.approval_id <> '' AND t.decision IS NULL AND r.ended_at IS NULL ORDER BY t.ledger_id LIMIT 1`,
+       WHERE t.approval_id = $1 AND t.session_id = $2 AND t.approval_id <> '' AND t.decision IS NULL AND r.ended_at IS NULL AND ${STILL_DECIDABLE} ORDER BY t.ledger_id LIMIT 1`,
       [approvalId, sessionId],
     );
     return row === undefined ? undefined : toPendingRecord(row);
