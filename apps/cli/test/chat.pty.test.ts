@@ -680,9 +680,8 @@ describe('airlock chat in a terminal', () => {
     expect(rows.slice(rows.indexOf(realCard[0]!), rows.indexOf(realCard[0]!) + 4)).toStrictEqual([...realCard, `  terminal ${PROMPT} › d no`]);
     // (The refusal's result quotes the name inside the result's gutter, where nothing passes for a card.)
     expect(rows.filter((row) => row.startsWith('  Command: ls -la') || row.startsWith('⏺ terminal'))).toStrictEqual([realCard[0]]);
-    const status = rows.filter((row) => row.startsWith('Calling: x'));
-    expect(status).toHaveLength(1);
-    expect(status[0]).toMatch(/^Calling: x(\\u\{A\})+…$/);
+    // The server names only a tool it offers in its status: the made-up name is said nowhere but in the result.
+    expect(rows.filter((row) => row.startsWith('Calling: x'))).toStrictEqual([]);
     expect(rows.filter((row) => row.trim() === '')).toStrictEqual([]);
     cli.type('\x04');
     expect(await cli.exited).toBe(0);

@@ -425,12 +425,13 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           result = { outcome: 'disabled', result: toolResultText.overBudget(maxToolCalls) };
         } else {
           toolCallsUsed++;
-          yield { type: 'status', text: `Calling: ${call.name}` };
           const check = checkCall(call, invalid, offered, succeeded);
           if (!check.ok) {
             yield toolStart(call, '', false);
             result = check.result;
           } else {
+            // Only a name one of the offered tools has: the model's own words for a call that is refused stay on its card.
+            yield { type: 'status', text: `Calling: ${call.name}` };
             const gate = await openGate(call, check.tool, confirm(), options, runId);
             let outcome: Reported | undefined;
             if (gate.kind === 'ask') {
