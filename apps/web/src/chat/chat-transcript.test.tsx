@@ -121,3 +121,11 @@ describe('ChatTranscript', () => {
     expect(onDecide).not.toHaveBeenCalled();
   });
 });
+
+describe('the run status line', () => {
+  it('shows what could hide or reorder the text it quotes as codes', () => {
+    const run = { runId: 'run_1', phase: 'following' as const, status: 'Calling: mcp__files\u202Etxt.exe', lastSeq: 3, announcing: false, startedAtTurn: null };
+    render(<ChatTranscript items={[]} run={run} tools={new Map()} onDecide={() => {}} />);
+    expect(document.querySelector('.run-status')?.textContent).toBe('Calling: mcp__files\\u{202E}txt.exe');
+  });
+});

@@ -106,7 +106,8 @@ export function ChatTranscript({ items, run, tools, onDecide }: ChatTranscriptPr
       {following && (
         <p className="run-status" aria-live="polite">
           <span className="spinner" aria-hidden="true" />
-          {run.status ?? (last?.kind === 'assistant' && last.text !== '' ? 'Writing…' : 'Thinking…')}
+          {/* It may quote a tool's name or a rule's words: what could hide or reorder them is shown as codes. */}
+          {run.status !== null ? proseText(run.status) : last?.kind === 'assistant' && last.text !== '' ? 'Writing…' : 'Thinking…'}
         </p>
       )}
     </div>
