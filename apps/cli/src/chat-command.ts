@@ -1,4 +1,4 @@
-import { createAirlockClient, type AirlockClient, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
+import { createAirlockClient, shownAddress, type AirlockClient, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
 import { randomId, toVisibleText, visibleTextString } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
@@ -134,11 +134,11 @@ class ChatSession {
       if (this.quit.aborted) return 1;
       // An unreachable server's error says so itself, with the address and why.
       const message = showLine(errorText(error), style);
-      this.screen.line(style.bad(this.client.state === 'unreachable' ? `${message.charAt(0).toUpperCase()}${message.slice(1)}` : `Cannot reach Airlock at ${showLine(url, style)}: ${message}`));
+      this.screen.line(style.bad(this.client.state === 'unreachable' ? `${message.charAt(0).toUpperCase()}${message.slice(1)}` : `Cannot reach Airlock at ${showLine(shownAddress(url), style)}: ${message}`));
       return 1;
     }
     const demo = model.demo && !/demo/i.test(model.model) ? ' (a demo, offline)' : '';
-    this.screen.line(`Connected to ${showLine(url, style)}, model ${showLine(model.model, style)}${demo}.`);
+    this.screen.line(`Connected to ${showLine(shownAddress(url), style)}, model ${showLine(model.model, style)}${demo}.`);
     this.screen.line(style.dim(`Chat ${showLine(this.sessionId, style)}. Ctrl-C stops an answer; Ctrl-D exits.`));
     if (this.continuing) await this.rejoin();
     while (!this.quit.aborted) {

@@ -31,6 +31,19 @@ function fakeTerminal() {
 }
 
 describe('airlock chat, with a clock the test moves', () => {
+  it('shows the address it connected to with a token in it hidden', async () => {
+    await using fake = await startFakeOpenAIServer();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });
+    const terminal = fakeTerminal();
+    const url = `${airlock.server.wsUrl}?token=${airlock.server.token}`;
+    const exited = runChat({ address: { url, token: airlock.server.token }, input: terminal.input, output: terminal.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0 });
+    await terminal.shows('you›');
+    expect(terminal.text()).toContain(`Connected to ${airlock.server.wsUrl}?token=<hidden>, model fake-model.`);
+    expect(terminal.text()).not.toContain(airlock.server.token);
+    terminal.input.end();
+    expect(await exited).toBe(0);
+  });
+
   it('takes an answer typed once the call had been shown for the guard time, and ignores a doubled one for the next call', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');
