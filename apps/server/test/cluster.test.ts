@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { tmpdir } from 'node:os';
 import { RuleBook } from '../src/rules';
 import { PostgresStore } from '../src/store';
+import { createBuiltinTools } from '../src/tools';
+import { killAllWith, processesWith, toolNamed } from '../src/tools/test-support';
 import { openTestDatabase, probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
 import { recordingTool } from './support/test-airlock';
 
@@ -514,6 +516,40 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     const onB = await follow(b, 's1', 'r1');
     await onB.until(isEnd);
     expect(calls).toStrictEqual(['decided on b']);
+  });
+
+  it('an owner that stalled while its call ran, and finds on resuming that the run was taken over, kills the call’s processes at once', async () => {
+    const db = await database();
+    const terminal = toolNamed(createBuiltinTools({ workspace: tmpdir(), sandbox: 'none', killGraceMs: 500 }), 'terminal');
+    // The model's `echo` call runs its text as a command, in the terminal tool's real, confined process.
+    const shell = defineTool({
+      name: 'echo',
+      description: 'Runs its text as a command.',
+      parameters: z.object({ text: z.string() }),
+      annotations: { executesCode: true, readOnly: false },
+      execute: ({ text }, context) => terminal.execute(terminal.parameters.parse({ command: text }), context),
+    });
+    const token = `600.${Math.floor(Math.random() * 1e9)}`;
+    cleanups.push(async () => killAllWith(token));
+    let stallable!: ReturnType<typeof stallableCluster>;
+    const a = await instance(db, 'a', shell, 600, { asCluster: (store) => (stallable = stallableCluster(store)).cluster });
+    const b = await instance(db, 'b', shell, 200);
+    const { approvalId } = await startWaiting(a, 's1', 'r1', `sleep ${token}`);
+    const onB = await follow(b, 's1', 'r1');
+    await a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' });
+    await vi.waitFor(() => expect(processesWith(token)).not.toStrictEqual([]), { timeout: 10_000 });
+    // A pauses at a renewal while its call runs; meanwhile its lease runs out, B takes the run over and ends it.
+    await stallable.stall();
+    await withClient((client) => client.query(`UPDATE ${db.schema}.runs SET lease_until = 0 WHERE run_id = 'r1'`));
+    expect(await onB.until((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'interrupted' });
+    await onB.until(isEnd);
+    // A stalled process stops nothing: the call's processes run on until A resumes.
+    expect(processesWith(token)).not.toStrictEqual([]);
+
+    stallable.resume();
+    await vi.waitFor(() => expect(processesWith(token)).toStrictEqual([]), { timeout: 10_000 });
+    const [record] = await b.store.listRunToolCalls('r1');
+    expect(record).toMatchObject({ approvalId, decision: 'allow', outcome: 'interrupted' });
   });
 
   it('a grant revoked here while a re-read of the grants is under way stays revoked, though the read still found it', async () => {
