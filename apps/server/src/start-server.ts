@@ -3,7 +3,7 @@ import { errorMessage, randomId, toVisibleText, visibleTextString } from '@airlo
 import { TRPCError } from '@trpc/server';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { isIP, type AddressInfo, type Socket } from 'node:net';
+import { isIP, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import packageJson from '../package.json' with { type: 'json' };
 import { logToConsole } from './console-line';
 import { ConfigError, DEFAULT_CAPACITY, isLoopbackHost, type AirlockConfig, type Capacity } from './config';
+import { holdLoopbackTwin, loopbackTwin, TwinAddressInUseError, type ListenTwin } from './http/loopback-twin';
 import { RequestGuard } from './http/request-guard';
+import { freshRunHostname } from './http/run-hostname';
 import { coalesceWrites } from './http/coalesce-writes';
 import { limitRequestsPerMessage } from './http/requests-per-message';
 import { openFileLimit } from './http/open-file-limit';
@@ -47,6 +49,8 @@ export interface StartServerOptions {
   closeGraceMs?: number;
   /** Deadlines of a plain HTTP socket, before or without an upgrade; one that misses one is closed. Default DEFAULT_HTTP_TIMEOUTS. */
   httpTimeouts?: HttpTimeouts;
+  /** How the other loopback address ([::1] beside 127.0.0.1) is listened on; for tests. Default a plain listen. */
+  listenTwin?: ListenTwin;
 }
 
 /** Deadlines of a plain HTTP socket. */
@@ -65,8 +69,13 @@ export interface HttpTimeouts {
 export const DEFAULT_HTTP_TIMEOUTS: Readonly<HttpTimeouts> = Object.freeze({ headersMs: 10_000, requestMs: 10_000, keepAliveMs: 5_000, idleMs: 30_000 });
 
 export interface RunningServer extends AsyncDisposable {
-  /** `http://127.0.0.1:PORT`, without the token. */
+  /** `http://127.0.0.1:PORT`, without the token: what a Node client connects to. */
   url: string;
+  /**
+   * Where a browser is sent, without the token: on loopback `http://airlock-<random>.localhost:PORT`, a name new
+   * at every start that browsers resolve to loopback themselves (Node does not: use `url`); beyond loopback, `url`.
+   */
+  browserUrl: string;
   /** `ws://127.0.0.1:PORT/trpc`. */
   wsUrl: string;
   port: number;
@@ -83,6 +92,9 @@ const FILES_PER_RUNNING_CALL = 8;
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
+/** How many ports a server on port 0 tries before giving up, when another process holds [::1] on the one it got. */
+const TWIN_ATTEMPTS = 5;
+
 /** Serves the web app, `/healthz` and the tRPC WebSocket endpoint on one port. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { config, services } = options;
@@ -97,13 +109,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   // With no 'timeout' listener, Node destroys a socket idle this long. `ws` turns it off on the sockets it takes over.
   server.setTimeout(timeouts.idleMs);
-  await listen(server, config);
-  const address = server.address() as AddressInfo;
+  const { address, twin } = await listenHoldingLoopback(server, config, options.listenTwin);
   const port = address.port;
   const displayHost = urlHost(address);
   const url = `http://${displayHost}:${port}`;
+  // On loopback the token is handed only to an origin nobody could have served a page on before this run.
+  const runHostname = loopbackTwin(address.address) === undefined ? undefined : freshRunHostname();
+  const browserUrl = runHostname === undefined ? url : `http://${runHostname}:${port}`;
 
-  const guard = new RequestGuard({ port, extraHostnames: extraHostnames(config.host, address), allowedOrigins: config.allowedOrigins });
+  const guard = new RequestGuard({ port, runHostname, extraHostnames: extraHostnames(config.host, address), allowedOrigins: config.allowedOrigins });
   const staticFiles = new StaticFiles({ root: options.webRoot ?? DEFAULT_WEB_ROOT });
   let closing = false;
 
@@ -243,8 +257,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 
   log(
     config.tokenFile === undefined
-      ? `Airlock is running at ${url}/#token=${encodeURIComponent(config.token)}`
-      : `Airlock is running at ${url}/ (token not shown: it is in ${config.tokenFile}; open ${url}/#token=<that token>, or paste it on the page)`,
+      ? `Airlock is running at ${browserUrl}/#token=${encodeURIComponent(config.token)}`
+      : `Airlock is running at ${browserUrl}/ (token not shown: it is in ${config.tokenFile}; open ${browserUrl}/#token=<that token>, or paste it on the page)`,
   );
   if (!isLoopbackHost(address.address)) {
     log(
@@ -271,7 +285,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   let closed: Promise<void> | undefined;
   async function shutdown(): Promise<void> {
     closing = true;
-    const httpClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const httpClosed = Promise.all([
+      new Promise<void>((resolve) => server.close(() => resolve())),
+      new Promise<void>((resolve) => (twin === undefined ? resolve() : twin.close(() => resolve()))),
+    ]);
     server.closeIdleConnections();
     try {
       if (services.chat.suspendsRunsOnShutdown) {
@@ -298,7 +315,38 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   }
   const close = () => (closed ??= shutdown());
 
-  return { url, wsUrl: `ws://${displayHost}:${port}${TRPC_PATH}`, port, token: config.token, close, [Symbol.asyncDispose]: close };
+  return { url, browserUrl, wsUrl: `ws://${displayHost}:${port}${TRPC_PATH}`, port, token: config.token, close, [Symbol.asyncDispose]: close };
+}
+
+/**
+ * Listens as configured and, bound to a loopback address, holds the other one on the same port too (see
+ * `holdLoopbackTwin`). When another process holds that one, a browser would reach it: with a port of its own choosing
+ * the server takes another, with a configured port it refuses to start.
+ */
+async function listenHoldingLoopback(
+  server: Server,
+  config: StartServerOptions['config'],
+  listenTwin: ListenTwin | undefined,
+): Promise<{ address: AddressInfo; twin: NetServer | undefined }> {
+  for (let attempt = 1; ; attempt++) {
+    await listen(server, config);
+    const address = server.address() as AddressInfo;
+    const twinHost = loopbackTwin(address.address);
+    if (twinHost === undefined) return { address, twin: undefined };
+    try {
+      return { address, twin: await holdLoopbackTwin(server, twinHost, address.port, listenTwin) };
+    } catch (error) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (!(error instanceof TwinAddressInUseError)) throw error;
+      if (config.port === 0 && attempt < TWIN_ATTEMPTS) continue;
+      const shown = isIP(error.host) === 6 ? `[${error.host}]` : error.host;
+      throw new ConfigError(
+        config.sources?.port ?? 'AIRLOCK_PORT',
+        `port ${error.port} on ${shown} is held by another process, which a browser opening Airlock's link may reach instead of Airlock ` +
+          '(browsers try both loopback addresses); stop it, or choose another port with --port or AIRLOCK_PORT',
+      );
+    }
+  }
 }
 
 async function listen(server: Server, { host, port, sources }: StartServerOptions['config']): Promise<void> {

@@ -282,12 +282,14 @@ describe('HTTP endpoints', () => {
   it('prints one start-up line with the token in the URL fragment, then the model', async () => {
     await using running = await startTestServer();
 
-    expect(running.lines).toStrictEqual([`Airlock is running at http://127.0.0.1:${running.server.port}/#token=${TOKEN}`, 'Model: Demo model (offline)']);
+    expect(running.server.browserUrl).toMatch(new RegExp(`^http://airlock-[a-z2-7]{16}\\.localhost:${running.server.port}$`));
+    expect(running.lines).toStrictEqual([`Airlock is running at ${running.server.browserUrl}/#token=${TOKEN}`, 'Model: Demo model (offline)']);
   });
 
   it('leaves the token out of the start-up line when it came from a file, and says which file holds it', async () => {
     await using running = await startTestServer({ tokenFile: '/run/airlock/token' });
-    const url = `http://127.0.0.1:${running.server.port}`;
+    const url = running.server.browserUrl;
+    expect(url).toMatch(new RegExp(`^http://airlock-[a-z2-7]{16}\\.localhost:${running.server.port}$`));
 
     expect(running.lines).toStrictEqual([
       `Airlock is running at ${url}/ (token not shown: it is in /run/airlock/token; open ${url}/#token=<that token>, or paste it on the page)`,

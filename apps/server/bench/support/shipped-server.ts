@@ -83,10 +83,11 @@ export async function startShippedServer(options: { modelUrl: string; nodeOption
     const onData = (data: Buffer) => {
       out += data.toString();
       // The token came from a file, so the server leaves it out of the link.
-      const found = /Airlock is running at (http:\/\/[^/\s]+)\//.exec(out);
+      const found = /Airlock is running at http:\/\/[^/\s]+:(\d+)\//.exec(out);
       if (found) {
         launcher.stdout.off('data', onData);
-        resolve(found[1]!);
+        // The link names the run's *.localhost origin, which browsers resolve and Node does not.
+        resolve(`http://127.0.0.1:${found[1]!}`);
       }
     };
     launcher.stdout.on('data', onData);

@@ -8,6 +8,11 @@ export interface RequestGuardOptions {
    * or the machine's addresses when it binds every interface. IPv6 addresses go in brackets. Default none.
    */
   extraHostnames?: readonly string[];
+  /**
+   * This run's own name (`airlock-<random>.localhost`, see `freshRunHostname`), accepted as Host and in Origin like
+   * the loopback names: the start-up link names it. Default none (a server beyond loopback).
+   */
+  runHostname?: string;
   /** Exact origins (`https://chat.example.test`) whose pages may connect besides the server's own. Default none. */
   allowedOrigins?: readonly string[];
 }
@@ -26,7 +31,11 @@ export class RequestGuard {
   private readonly origins = new Set<string>();
 
   constructor(options: RequestGuardOptions) {
-    const hostnames = [...LOOPBACK_HOSTNAMES, ...(options.extraHostnames ?? []).map((name) => name.toLowerCase())];
+    const hostnames = [
+      ...LOOPBACK_HOSTNAMES,
+      ...(options.runHostname === undefined ? [] : [options.runHostname]),
+      ...(options.extraHostnames ?? []),
+    ].map((name) => name.toLowerCase());
     for (const hostname of hostnames) {
       this.hosts.add(`${hostname}:${options.port}`);
       // Browsers leave the default port out of Host.

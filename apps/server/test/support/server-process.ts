@@ -36,7 +36,7 @@ export async function startServerProcess(args: readonly string[], env: Record<st
   const port = await vi.waitFor(
     () => {
       if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${text}`);
-      const match = /running at http:\/\/127\.0\.0\.1:(\d+)\//.exec(text);
+      const match = /running at http:\/\/airlock-[a-z2-7]+\.localhost:(\d+)\//.exec(text);
       if (!match) throw new Error('not started yet');
       return match[1]!;
     },

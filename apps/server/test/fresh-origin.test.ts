@@ -1,0 +1,182 @@
+import { ChatService, type AirlockServices } from '@airlock/api';
+import { ApprovalRegistry } from '@airlock/core';
+import { deferred } from '@airlock/core/testing';
+import { connect, createServer, type Server as NetServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../src/config';
+import type { ListenTwin } from '../src/http/loopback-twin';
+import { startServer, type RunningServer, type StartServerOptions } from '../src/start-server';
+
+const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
+const LONG_TIMEOUTS = { headersMs: 60_000, requestMs: 60_000, keepAliveMs: 60_000, idleMs: 60_000 };
+
+async function start(options: Partial<Omit<StartServerOptions, 'config' | 'services'>> & { host?: string; port?: number; maxHttpConnections?: number } = {}) {
+  const { host = '127.0.0.1', port = 0, maxHttpConnections, ...rest } = options;
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => undefined as never, tools: () => [] });
+  const services: AirlockServices = { chat, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => ({ provider: 'demo', baseURL: null, model: 'demo', demo: true }) };
+  const lines: string[] = [];
+  const server = await startServer({
+    config: { host, port, token: TOKEN, allowedOrigins: [], capacity: maxHttpConnections === undefined ? {} : { maxHttpConnections } },
+    services,
+    webRoot: join(tmpdir(), 'airlock-no-such-web-root'),
+    log: (line) => lines.push(line),
+    ...rest,
+  });
+  return { server, lines, [Symbol.asyncDispose]: () => server.close() };
+}
+
+async function listenNet(server: NetServer, port: number, host: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port, host, ipv6Only: true }, () => resolve());
+  });
+}
+
+/** Whether this machine has an IPv6 loopback to listen on. */
+async function hasIpv6Loopback(): Promise<boolean> {
+  const probe = createServer();
+  try {
+    await listenNet(probe, 0, '::1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    probe.close();
+  }
+}
+const IPV6 = await hasIpv6Loopback();
+
+function listenError(code: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`listen ${code}`), { code });
+}
+
+/** A keep-alive socket to `host` that has had one answer to GET /healthz; resolves with the status line. */
+async function answeredSocket(host: string, server: RunningServer): Promise<{ socket: Socket; statusLine: string; closed: Promise<void> }> {
+  const socket = connect({ host, port: server.port });
+  const closed = deferred<void>();
+  socket.once('close', () => closed.resolve());
+  const answer = deferred<string>();
+  let received = '';
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString('utf8');
+    if (received.includes('\r\n\r\n')) answer.resolve(received.slice(0, received.indexOf('\r\n')));
+  });
+  socket.on('error', (error) => answer.reject(error));
+  const name = new URL(server.browserUrl).host;
+  socket.write(`GET /healthz HTTP/1.1\r\nHost: ${name}\r\nOrigin: ${server.browserUrl}\r\n\r\n`);
+  return { socket, statusLine: await answer.promise, closed: closed.promise };
+}
+
+describe('a fresh browser origin for every run', () => {
+  it('prints a link to a new *.localhost name at each start, and keeps url and wsUrl on 127.0.0.1 for Node clients', async () => {
+    const links: string[] = [];
+    for (let run = 0; run < 2; run++) {
+      await using running = await start();
+      const { port } = running.server;
+      const link = /^Airlock is running at (\S+)$/.exec(running.lines[0]!)?.[1];
+      links.push(link ?? '');
+
+      expect(link).toMatch(new RegExp(`^http://airlock-[a-z2-7]{16}\\.localhost:${port}/#token=${TOKEN}$`));
+      expect(link).toBe(`${running.server.browserUrl}/#token=${TOKEN}`);
+      expect([running.server.url, running.server.wsUrl]).toStrictEqual([`http://127.0.0.1:${port}`, `ws://127.0.0.1:${port}/trpc`]);
+    }
+    expect(new URL(links[0]!).hostname).not.toBe(new URL(links[1]!).hostname);
+  });
+
+  it('serves a page on the run’s name and refuses another *.localhost name', async () => {
+    await using running = await start();
+
+    expect((await answeredSocket('127.0.0.1', running.server)).statusLine).toBe('HTTP/1.1 200 OK');
+    const other = connect({ host: '127.0.0.1', port: running.server.port });
+    const answer = deferred<string>();
+    other.once('data', (chunk: Buffer) => answer.resolve(chunk.toString('utf8').split('\r\n')[0]!));
+    other.write(`GET /healthz HTTP/1.1\r\nHost: airlock-aaaaaaaaaaaaaaaa.localhost:${running.server.port}\r\n\r\n`);
+    expect(await answer.promise).toBe('HTTP/1.1 403 Forbidden');
+    other.destroy();
+  });
+
+  it('changes nothing beyond loopback: the browser is sent to the loopback address', async () => {
+    await using running = await start({ host: '0.0.0.0' });
+
+    expect(running.server.browserUrl).toBe(running.server.url);
+    expect(running.lines[0]).toBe(`Airlock is running at http://127.0.0.1:${running.server.port}/#token=${TOKEN}`);
+  });
+});
+
+describe('holding [::1] beside 127.0.0.1', () => {
+  it.runIf(IPV6)('serves a connection to [::1] as one of its own, counted with the others', async () => {
+    await using running = await start({ maxHttpConnections: 1, httpTimeouts: LONG_TIMEOUTS });
+
+    const overIpv6 = await answeredSocket('::1', running.server);
+    expect(overIpv6.statusLine).toBe('HTTP/1.1 200 OK');
+    // The only HTTP place is taken by the [::1] socket: a newcomer on 127.0.0.1 makes it give way.
+    const overIpv4 = await answeredSocket('127.0.0.1', running.server);
+    expect(overIpv4.statusLine).toBe('HTTP/1.1 200 OK');
+    await overIpv6.closed;
+    overIpv4.socket.destroy();
+  });
+
+  it.runIf(IPV6)('lets go of [::1] when it closes', async () => {
+    const running = await start();
+    const { port } = running.server;
+    await running.server.close();
+
+    const after = createServer();
+    await listenNet(after, port, '::1');
+    after.close();
+  });
+
+  it.runIf(IPV6)('refuses to start on a configured port whose [::1] another process holds', async () => {
+    const squatter = createServer();
+    await listenNet(squatter, 0, '::1');
+    const { port } = squatter.address() as { port: number };
+    try {
+      const error = await start({ port }).then(
+        (running) => running.server.close().then(() => undefined),
+        (thrown: unknown) => thrown,
+      );
+
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problem).toBe(
+        `port ${port} on [::1] is held by another process, which a browser opening Airlock's link may reach instead of Airlock ` +
+          '(browsers try both loopback addresses); stop it, or choose another port with --port or AIRLOCK_PORT',
+      );
+      // And it let go of 127.0.0.1 again.
+      const after = createServer();
+      await listenNet(after, port, '127.0.0.1');
+      after.close();
+    } finally {
+      squatter.close();
+    }
+  });
+
+  it('takes another port when it chose the port itself and [::1] is held on it', async () => {
+    const tried: number[] = [];
+    const listenTwin: ListenTwin = async (server, port, host) => {
+      tried.push(port);
+      if (tried.length === 1) throw listenError('EADDRINUSE');
+      await listenNet(server, port, host);
+    };
+
+    await using running = await start({ listenTwin });
+
+    expect(tried.length).toBe(2);
+    expect(tried[1]).toBe(running.server.port);
+    expect((await answeredSocket('127.0.0.1', running.server)).statusLine).toBe('HTTP/1.1 200 OK');
+  });
+
+  it('goes on without [::1] on a machine that has no IPv6', async () => {
+    for (const code of ['EADDRNOTAVAIL', 'EAFNOSUPPORT']) {
+      await using running = await start({
+        listenTwin: () => Promise.reject(listenError(code)),
+      });
+
+      expect(running.lines[0]).toBe(`Airlock is running at ${running.server.browserUrl}/#token=${TOKEN}`);
+      const served = await answeredSocket('127.0.0.1', running.server);
+      expect(served.statusLine).toBe('HTTP/1.1 200 OK');
+      served.socket.destroy();
+    }
+  });
+});
