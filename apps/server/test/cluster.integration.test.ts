@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { killAllWith, processesWith } from '../src/tools/test-support';
 import { openTestDatabase, probeTestDatabase, type TestDatabase } from './support/postgres';
 import { startServerProcess, type ServerProcess } from './support/server-process';
 import { connectClient, watchRun, type TestClient } from './support/test-airlock';
@@ -108,6 +109,32 @@ describe.skipIf(!postgres.available)('Airlock instances sharing one PostgreSQL d
     const ids = followed.received.map((r) => r.id);
     expect(ids).toStrictEqual(ids.map((_, index) => `run-1:${index + 1}`));
     await expect(onB.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: false, status: 'already-decided' });
+  });
+
+  it('SIGSTOP of the owner while its call runs: another instance records it interrupted; once the owner goes on (SIGCONT) it stops the call’s processes at once', async () => {
+    const d = await deployment(1000);
+    const [a, b] = await Promise.all([d.instance('a'), d.instance('b')]);
+    const token = `600.${Math.floor(Math.random() * 1e9)}`;
+    cleanups.push(async () => killAllWith(token));
+    cleanups.push(async () => void a.child.kill('SIGCONT'));
+    const onA = client(a, d.token);
+    const run = watchRun(onA, { sessionId: 's1', runId: 'run-1', message: `run \`sleep ${token}\`` });
+    const start = await run.next('tool-start', (e) => e.awaitingConfirmation);
+    const onB = client(b, d.token);
+    const followed = watchRun(onB, { sessionId: 's1', runId: 'run-1' });
+    await followed.next('tool-start');
+    await expect(onA.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    await vi.waitFor(() => expect(processesWith(token)).not.toStrictEqual([]), { timeout: 10_000 });
+
+    a.child.kill('SIGSTOP');
+    expect(await followed.next('tool-end')).toMatchObject({ outcome: 'interrupted' });
+    await followed.ended;
+    // Stopped, the owner stops nothing: its call's processes run on.
+    expect(processesWith(token)).not.toStrictEqual([]);
+    a.child.kill('SIGCONT');
+    await vi.waitFor(() => expect(processesWith(token)).toStrictEqual([]), { timeout: 10_000 });
+    const audit = await onB.trpc.audit.list.query({ sessionId: 's1' });
+    expect(audit.entries).toMatchObject([{ decision: 'allow', outcome: 'interrupted' }]);
   });
 
   it('a rolling restart: SIGTERM on the owner hands its waiting run over; its client reconnects elsewhere with lastEventId and decides there', async () => {
