@@ -99,7 +99,7 @@ describe('ChatTranscript', () => {
     expect(onDecide).toHaveBeenCalledTimes(1);
   });
 
-  it('re-arms a decision button moved when what is below it shrank and the transcript, at its bottom, was pulled back', () => {
+  it('re-arms a decision button moved when what is below it shrank and the transcript, at its bottom, was pulled back', async () => {
     const onDecide = vi.fn();
     const { show } = renderTranscript(onDecide);
     const reply: ChatItem = { kind: 'assistant', key: 'assistant:run_2', runId: 'run_2', text: 'A long reply.', reasoning: '' };
@@ -112,9 +112,42 @@ describe('ChatTranscript', () => {
     expect(allow.hasAttribute('aria-disabled')).toBe(false);
 
     // The reply below is cut short: the browser pulls the transcript back to the end of what is left, 100 px, in
-    // the same change, and Allow slides down.
+    // the same change, and Allow slides down. The change is read in the microtask after it, before any click.
     layout.contentHeight = 1000;
     show([waiting, { ...reply, text: 'Short.' }]);
+    await act(() => Promise.resolve());
+    expect(scrolledNow()).toBe(400);
+    expect(allow.getAttribute('aria-disabled')).toBe('true');
+    tap(allow);
+    expect(onDecide).not.toHaveBeenCalled();
+  });
+
+  it('re-arms a decision button moved when a card below it closed its reason box and the transcript, at its bottom, was pulled back', async () => {
+    const onDecide = vi.fn();
+    const below: ToolCallView = { ...call, key: 'tool:run_1:c2', toolCallId: 'c2', state: { ...call.state, approvalId: 'apv_2' } as ToolCallView['state'] };
+    const { transcript, show } = renderTranscript(onDecide);
+    show([waiting, { kind: 'tool', key: below.key, call: below }]);
+    wait(16);
+    expect(layout.scrolled).toBe(400);
+    // The card below opens its reason box, 100 px tall, and the person scrolls down to the end of it.
+    const openReason = screen.getAllByRole('button', { name: 'Deny with reason…' })[1]!;
+    layout.contentHeight = 1100;
+    fireEvent.click(openReason);
+    transcript.scrollTop = 500;
+    fireEvent.scroll(transcript);
+    wait(16);
+    wait(ARMING_MS);
+    const allow = screen.getAllByRole('button', { name: 'Allow terminal' })[0]!;
+    expect(allow.hasAttribute('aria-disabled')).toBe(false);
+
+    // The box closes, a change of the card's own (the transcript does not render again): the browser pulls the
+    // transcript back to the end of what is left, 100 px, and Allow slides down under the finger.
+    layout.contentHeight = 1000;
+    await act(async () => {
+      fireEvent.click(openReason);
+      await Promise.resolve();
+    });
+    expect(screen.queryByRole('textbox')).toBe(null);
     expect(scrolledNow()).toBe(400);
     expect(allow.getAttribute('aria-disabled')).toBe('true');
     tap(allow);

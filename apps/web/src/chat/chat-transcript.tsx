@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { ToolInfo } from '../lib/api-types';
-import { movedByPage, scrollByPage } from '../lib/spot-watch';
+import { scrollByPage } from '../lib/spot-watch';
 import type { ChatItem, RunView } from './chat-reducer';
 import { MessageMarkdown } from './message-markdown';
 import { proseText } from './prose-text';
@@ -28,17 +28,6 @@ export function ChatTranscript({ items, run, tools, onDecide }: ChatTranscriptPr
   const following = run?.phase === 'following';
   const last = items.at(-1);
 
-  // Where it was last scrolled to, by itself or by the person. Past the end of the content now: what it scrolls
-  // shrank (a card below decided, a reply cut) and the browser pulled it back within this change, moving all above;
-  // the spots are read before the change's own reading would take that for the person's scroll.
-  const scrolledTo = useRef(0);
-  useLayoutEffect(() => {
-    const element = scroller.current;
-    if (element === null) return;
-    if (scrolledTo.current > element.scrollHeight - element.clientHeight + 1) movedByPage();
-    scrolledTo.current = element.scrollTop;
-  });
-
   const frame = useRef(0);
   // Once a frame rather than on each change: reading the height lays the transcript out, and a reply streaming in
   // changes it many times a frame.
@@ -47,9 +36,9 @@ export function ChatTranscript({ items, run, tools, onDecide }: ChatTranscriptPr
     frame.current = requestAnimationFrame(() => {
       frame.current = 0;
       const element = scroller.current;
-      // The page's own scroll, not the person's: a decision button it slides under a finger re-arms.
+      // The page's own scroll, not the person's: a decision button it slides under a finger re-arms. (When what it
+      // scrolls shrinks and the browser pulls it back, spot-watch tells that from the person's scroll itself.)
       if (element && pinned.current) scrollByPage(element, element.scrollHeight);
-      if (element) scrolledTo.current = element.scrollTop;
     });
   });
   useEffect(() => () => cancelAnimationFrame(frame.current), []);
@@ -61,7 +50,6 @@ export function ChatTranscript({ items, run, tools, onDecide }: ChatTranscriptPr
       onScroll={(event) => {
         const element = event.currentTarget;
         pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 80;
-        scrolledTo.current = element.scrollTop;
       }}
     >
       {items.length === 0 && !following && (
