@@ -218,6 +218,66 @@ describe('decision buttons and a finger', () => {
   });
 });
 
+describe('decision buttons and a finger, when a card below changes by itself', () => {
+  it('a tap on an Allow the transcript, at its bottom, was pulled down over as the card below closed its reason box decides nothing', async () => {
+    const reply = Array.from({ length: 30 }, (_, line) => `Line ${line + 1} of what comes before the calls.`).join('\n\n');
+    const calls = [
+      { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
+      { name: 'terminal', arguments: { command: 'rm -rf build' } },
+    ];
+    suite.airlock.model.enqueue({ text: reply, toolCalls: calls }, { text: 'Ran the first.' });
+    const context = await suite.browser.newContext({ viewport: { width: 1280, height: 800 }, hasTouch: true });
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      await page.clock.install();
+      await page.goto(suite.airlock.link);
+      const chat = new ChatPage(page);
+      await chat.connected();
+      await chat.send('two calls');
+      const [first, second] = [chat.card(0), chat.card(1)];
+      await chat.waitForStatus(second, 'Waiting for your decision');
+      const allow = first.getByRole('button', { name: 'Allow terminal', exact: true });
+      const reasonToggle = second.getByRole('button', { name: 'Deny with reason…', exact: true });
+      // The card below opens its reason box (its own state: the transcript does not render again), and the
+      // transcript is taken to its bottom, below the box.
+      await vi.waitFor(async () => expect(await toBottom(page)).toBe(true), { timeout: 10_000 });
+      await tapOn(page, reasonToggle);
+      await second.getByRole('textbox').waitFor();
+      await vi.waitFor(async () => expect(await toBottom(page)).toBe(true), { timeout: 10_000 });
+      await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
+      const before = await allow.boundingBox();
+      if (before === null) throw new Error('Allow has no box');
+
+      // The box closes: the transcript, at its bottom, is pulled back by as much, and the first Allow slides down.
+      // Time stands still in the tab meanwhile (see above).
+      await stopTime(page);
+      await tapOn(page, reasonToggle);
+      let after = before;
+      await vi.waitFor(
+        async () => {
+          await page.clock.runFor(1);
+          after = (await allow.boundingBox()) ?? before;
+          expect(after.y > before.y + 1).toBe(true);
+        },
+        { timeout: 15_000, interval: 10 },
+      );
+      expect(await second.getByRole('textbox').count()).toBe(0);
+      await page.touchscreen.tap(after.x + after.width / 2, after.y + after.height / 2);
+      await first.getByText('Nothing was decided: the button had just appeared or moved', { exact: false }).waitFor();
+
+      await page.clock.resume();
+      await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
+      expect(await suite.airlock.runCount()).toBe(0);
+      await tapOn(page, allow);
+      await chat.waitForStatus(first, 'Done');
+      expect(await suite.airlock.runCount()).toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 /** Scrolls the tab's transcript to its bottom (where it keeps itself while output comes in) and says whether it is there. */
 function toBottom(page: Page): Promise<boolean> {
   return page.evaluate(() => {
