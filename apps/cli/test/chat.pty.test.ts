@@ -248,12 +248,13 @@ describe('airlock chat in a terminal', () => {
     expect(await cli.exited).toBe(0);
   });
 
-  it('stops a run with Ctrl-C and exits on Ctrl-D', async () => {
+  it('connects with the start-up link as printed (the run’s *.localhost name), stops a run with Ctrl-C and exits on Ctrl-D', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
     fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'never' } }] });
-    const link = `${airlock.server.url}/#token=${encodeURIComponent(airlock.server.token)}`;
+    expect(new URL(airlock.server.browserUrl).hostname).toMatch(/^airlock-[a-z2-7]{16}\.localhost$/);
+    const link = `${airlock.server.browserUrl}/#token=${encodeURIComponent(airlock.server.token)}`;
     await using cli = startCli(['chat', link]);
 
     await cli.shows('you›');
@@ -511,7 +512,7 @@ describe('airlock chat in a terminal', () => {
     fromFlag.type('\x04');
     expect(await fromFlag.exited).toBe(0);
 
-    await using fromUrlFlag = startCli(['chat', '--url', `${airlock.server.url}/#token=${encodeURIComponent(airlock.server.token)}`]);
+    await using fromUrlFlag = startCli(['chat', '--url', `${airlock.server.browserUrl}/#token=${encodeURIComponent(airlock.server.token)}`]);
     await fromUrlFlag.shows('you›');
     expect(fromUrlFlag.screen()).toContain(warning);
     fromUrlFlag.type('\x04');

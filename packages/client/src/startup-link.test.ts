@@ -11,6 +11,14 @@ describe('parseStartupLink', () => {
     expect(parseStartupLink(' ws://[::1]:7700/trpc#token=t ')).toStrictEqual({ url: 'ws://[::1]:7700/trpc', token: 't' });
   });
 
+  it('connects to 127.0.0.1 for a link naming the run’s *.localhost origin, which Node does not resolve', () => {
+    expect(parseStartupLink('http://airlock-abcdefghij234567.localhost:7700/#token=t')).toStrictEqual({ url: 'ws://127.0.0.1:7700/trpc', token: 't' });
+    expect(parseStartupLink('ws://Airlock-X.LocalHost:7700/trpc')).toStrictEqual({ url: 'ws://127.0.0.1:7700/trpc', token: '' });
+    expect(socketUrl('http://airlock-abcdefghij234567.localhost:7700')).toBe('ws://127.0.0.1:7700/trpc');
+    // Only names under localhost: another name ending like it is left alone.
+    expect(socketUrl('http://notlocalhost:7700')).toBe('ws://notlocalhost:7700/trpc');
+  });
+
   it('answers an empty token when the link has none', () => {
     expect(parseStartupLink('http://localhost:7700/')).toStrictEqual({ url: 'ws://localhost:7700/trpc', token: '' });
   });
