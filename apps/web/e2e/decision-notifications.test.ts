@@ -52,7 +52,7 @@ async function shown(page: Page): Promise<Shown[]> {
 
 /** A tab with notifications on, hidden while its chat's message makes two terminal calls wait; both are shown. */
 async function twoCallsShownWhileHidden(...commands: [string, string]): Promise<{ chat: ChatPage; page: Page; all: Shown[] }> {
-  await suite.context.grantPermissions(['notifications'], { origin: suite.airlock.server.url });
+  await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
   suite.airlock.model.enqueue({ toolCalls: commands.map((command) => ({ name: 'terminal', arguments: { command } })) });
   const chat = await ChatPage.open(suite.context, suite.airlock.link);
   const { page } = chat;
@@ -95,7 +95,7 @@ describe('notifications of waiting calls', () => {
   });
 
   it('names a call that starts waiting later in a run of a chat this tab does not show', async () => {
-    await suite.context.grantPermissions(['notifications'], { origin: suite.airlock.server.url });
+    await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
     suite.airlock.model.enqueue(
       { toolCalls: [{ name: 'terminal', arguments: { command: 'echo step-one' } }] },
       { toolCalls: [{ name: 'terminal', arguments: { command: 'echo step-two' } }] },
@@ -157,7 +157,7 @@ describe('notifications of waiting calls', () => {
   });
 
   it('a tab never closes the notification of a call it has not seen, shown by another tab', async () => {
-    await suite.context.grantPermissions(['notifications'], { origin: suite.airlock.server.url });
+    await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
     // Each tab is kept from hearing of one chat's waiting calls: "first" sees only chat-x's call, "second" only chat-y's.
     const first = await tabNotHearingOf(suite.context, suite.airlock.link, 'chat-y');
     await turnOnNotifications(first.page);

@@ -95,12 +95,15 @@ describe('a chat after a server restart', () => {
   it('keeps a waiting call waiting and decidable, runs it once when allowed, and shows it done after a reload', async () => {
     await using airlock = await startAirlockUnderTest({ keepData: true });
     airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] }, { text: 'Ran after the restart.' });
-    const chat = await ChatPage.open(suite.context, airlock.link);
-    await chat.send('Wait through a restart');
-    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+    const before = await ChatPage.open(suite.context, airlock.link);
+    await before.send('Wait through a restart');
+    await before.waitForStatus(before.card(), 'Waiting for your decision');
 
     await airlock.restart();
-    await chat.connected();
+    // The restarted server is a new run on a new origin: the person opens its new start-up link.
+    await before.page.close();
+    const chat = await ChatPage.open(suite.context, airlock.link);
+    await chat.openSession('Wait through a restart');
     const card = chat.card();
     await chat.waitForStatus(card, 'Waiting for your decision');
     await card.getByRole('timer').waitFor();

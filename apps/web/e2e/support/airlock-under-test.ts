@@ -15,8 +15,11 @@ export interface AirlockUnderTest extends AsyncDisposable {
   server: RunningServer;
   /** The fake OpenAI-compatible model server the real model adapter talks to. */
   model: FakeOpenAIServer;
-  /** The start-up address with the token, as the server prints it. */
-  link: string;
+  /**
+   * The start-up address with the token, as the server prints it: the run's own `*.localhost` origin, new after each
+   * `restart()` (Node clients reach it through `parseStartupLink`, which maps the name to 127.0.0.1).
+   */
+  readonly link: string;
   workspace: string;
   /** How many times RECORDING_COMMAND ran in the workspace. */
   runCount(): Promise<number>;
@@ -90,7 +93,9 @@ export async function startAirlockUnderTest(options: AirlockUnderTestOptions = {
       return server;
     },
     model,
-    link: `${server.url}/#token=${encodeURIComponent(server.token)}`,
+    get link() {
+      return `${server.browserUrl}/#token=${encodeURIComponent(server.token)}`;
+    },
     workspace,
     runCount: async () => {
       const log = await readFile(join(workspace, 'ran.log'), 'utf8').catch(() => '');
