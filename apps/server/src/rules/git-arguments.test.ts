@@ -293,3 +293,101 @@ describe('git push: a deny rule on --force or --delete catches the other spellin
     expect(await decideWithDeny(command, allow, deny)).toBe('allow');
   });
 });
+
+describe('git config: a key whose value git runs later is asked about', () => {
+  const noDelete = prefix('rm -rf', { effect: 'deny' });
+
+  it.each([
+    // The probe's line: in a repository the call made (its config writable), the next `git -C sub status` ran it.
+    "git -C sub config core.fsmonitor 'rm -rf ../victim; false'",
+    "git config core.pager 'sh -c id'",
+    "git config Core.FSMonitor 'touch PWNED'",
+    "git config set core.editor 'touch PWNED'",
+    "git config --add core.sshCommand 'sh -c id'",
+    "git config --replace-all core.askPass 'sh -c id'",
+    'git config --global core.hooksPath /tmp/hooks',
+    "git config --system sequence.editor 'sh -c id'",
+    "git config --file .git/config diff.external 'sh -c id'",
+    "git config diff.pdf.textconv 'sh -c id'",
+    "git config filter.x.smudge 'sh -c id'",
+    "git config filter.x.process 'sh -c id'",
+    "git config credential.helper '!sh -c id'",
+    "git config gpg.program 'sh -c id'",
+    "git config gpg.ssh.program 'sh -c id'",
+    "git config pager.log 'sh -c id'",
+    "git config uploadpack.packObjectsHook 'sh -c id'",
+    "git config remote.origin.uploadpack 'sh -c id'",
+    'git config remote.origin.url https://evil.example/x.git',
+    'git config url.https://evil.example/.insteadOf https://github.com/',
+    'git config protocol.ext.allow always',
+    'git config include.path ../evil.cfg',
+    'git config includeIf.gitdir:/.path ../evil.cfg',
+    'git config --worktree core.fsmonitor x',
+    'git config --frobnicate core.fsmonitor x',
+    // The key is not known: git might read it as one of those.
+    'git config "$KEY" x',
+    // An editor runs; a section renamed into one of those brings its keys along.
+    'git config -e',
+    'git config --edit',
+    'git config --ed',
+    'git config -ze',
+    'git config edit',
+    'git config --rename-section evil core',
+    // A file outside the workspace.
+    'git config --file ~/.bashrc a.b c',
+    'git config --file=/etc/x --list',
+  ])('a rule for git asks about %j, and a deny rule takes it for one it cannot judge', async (command) => {
+    expect(await decide(command, 'git')).toBe('ask');
+    expect(await evaluateRules(terminal(command), [noDelete], context)).toStrictEqual({
+      decision: 'ask',
+      because: noDelete,
+      unread: '`git` is given words that may run other code',
+    });
+  });
+
+  it.each([
+    ['git', 'git config user.email a@example.com'],
+    ['git', 'git config --global user.name x'],
+    ['git', 'git config core.autocrlf input'],
+    ['git', 'git config core.pager'],
+    ['git', 'git config --get core.fsmonitor'],
+    ['git', 'git config -z --get core.pager'],
+    ['git', 'git config get core.pager'],
+    ['git', 'git config -l'],
+    ['git', 'git config --list --show-origin'],
+    ['git', 'git config --get-regexp ^remote\\.'],
+    ['git config', 'git config alias.st status'],
+    // A rule that names the key is the person's word for it.
+    ['git config core.pager less', 'git config core.pager less'],
+  ])('a rule for %s still allows %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('allow');
+  });
+});
+
+describe('git instaweb: the web server and browser it starts are asked about', () => {
+  it.each([
+    // The probe's line: instaweb runs `touch PWNED` for the server, as the command line names lighttpd.
+    "git instaweb --httpd='touch PWNED lighttpd'",
+    "git instaweb --httpd 'touch PWNED lighttpd'",
+    "git instaweb --http='touch PWNED lighttpd'",
+    "git instaweb -d 'touch PWNED lighttpd'",
+    "git instaweb -ld 'touch PWNED lighttpd'",
+    "git instaweb -dtouch\\ PWNED\\ lighttpd",
+    // instaweb's own loop reads `-d` after a `--` too.
+    "git instaweb -- -d 'touch PWNED lighttpd'",
+    "git instaweb -b 'sh -c id'",
+    "git instaweb --browser='sh -c id'",
+    'git instaweb -m /tmp/modules',
+    'git instaweb --module-path=/tmp/modules',
+  ])('a rule for git or git instaweb asks about %j', async (command) => {
+    expect(await decide(command, 'git')).toBe('ask');
+    expect(await decide(command, 'git instaweb')).toBe('ask');
+  });
+
+  it.each(['git instaweb', 'git instaweb --local --port 1234', 'git instaweb -lp 1234', 'git instaweb --stop', 'git instaweb --start'])(
+    'a rule for git instaweb still allows %j',
+    async (command) => {
+      expect(await decide(command, 'git instaweb')).toBe('allow');
+    },
+  );
+});

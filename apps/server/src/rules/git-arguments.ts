@@ -172,8 +172,9 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
   const command = words[index];
   if (command === undefined) return true;
   if (command.kind !== 'literal' || !GIT_COMMANDS.has(command.value)) return false;
-  const reads = FILE_OPTIONS.get(command.value);
-  if (reads !== undefined && !fileOptionsCovered(reads, words, index + 1, untrusted)) return false;
+  const namedOnly = NAMED_ONLY_OPTIONS.get(command.value);
+  if (namedOnly !== undefined && !namedOnlyOptionsCovered(namedOnly, words, index + 1, untrusted)) return false;
+  if (command.value === 'config' && !configCovered(words, index + 1, untrusted, facts)) return false;
   // `git diff a b` with either outside the repository compares the two files as `--no-index` does.
   if (command.value === 'diff' && words.slice(index + 1).some((word, offset) => untrusted(index + 1 + offset) && !isOption(word) && mayNameOutside(word, facts))) return false;
   if (command.value === 'remote') return remoteCovered(words, index + 1, untrusted);
@@ -181,8 +182,8 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
   return spec === undefined || repositoryCovered(spec, words, index + 1, untrusted);
 }
 
-/** Options of one git command that take a file from anywhere, or one git otherwise leaves alone. */
-interface FileOptions {
+/** Options of one git command that take a file from anywhere, name a program to run, or add a file git leaves alone. */
+interface NamedOnlyOptions {
   /** Their one-letter forms (`-F`), also in a group (`-aF x`). */
   short: string;
   /** Their long forms, also any start of one (`--fil=x`), as git's option parser reads them. */
@@ -191,6 +192,8 @@ interface FileOptions {
   values?: string;
   /** Those of `short` and `long` that read standard input when their value is `-` (`-F -`): allowed so. */
   fromPipe?: readonly string[];
+  /** The command reads its options past a `--` too (`git instaweb -- -d 'touch PWNED lighttpd'` runs the touch). */
+  pastDashes?: boolean;
 }
 
 /**
@@ -198,25 +201,31 @@ interface FileOptions {
  * /dev/null`), and what it prints goes to the model; `commit -F`/`--file` and `-t`/`--template` take the message
  * from any file, which `git log` then shows (`-F -`, the message from the pipe, is allowed); `add -f`/`--force` adds a
  * file the repository ignores (`.env`) to what the next commit, and push, takes along; `--pathspec-from-file` reads
- * any file, and git names a line of it that matches no file in its error.
+ * any file, and git names a line of it that matches no file in its error. `instaweb -d`/`--httpd` is a command line
+ * it runs (`--httpd='touch PWNED; lighttpd'`), `-b`/`--browser` and `-m`/`--module-path` name a program or the
+ * modules the web server loads.
  */
-const FILE_OPTIONS = new Map<string, FileOptions>([
+const NAMED_ONLY_OPTIONS = new Map<string, NamedOnlyOptions>([
   ['diff', { short: '', long: ['--no-index'] }],
   ['commit', { short: 'Ft', long: ['--file', '--template', '--pathspec-from-file'], values: 'mCcSu', fromPipe: ['-F', '--file', '--pathspec-from-file'] }],
   ['add', { short: 'f', long: ['--force', '--pathspec-from-file'], fromPipe: ['--pathspec-from-file'] }],
+  ['instaweb', { short: 'dbm', long: ['--httpd', '--browser', '--module-path'], values: 'p', pastDashes: true }],
 ]);
 
 function isOption(word: ShellWord): boolean {
   return word.kind === 'literal' && word.value.startsWith('-') && word.value !== '-';
 }
 
-/** Whether no word from `start` on that the call adds, before a `--`, is one of `options` (`FileOptions`). */
-function fileOptionsCovered(options: FileOptions, words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean): boolean {
+/** Whether no word from `start` on that the call adds, before a `--`, is one of `options` (`NamedOnlyOptions`). */
+function namedOnlyOptionsCovered(options: NamedOnlyOptions, words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean): boolean {
   for (let index = start; index < words.length; index += 1) {
     const word = words[index]!;
     if (word.kind !== 'literal' || !isOption(word)) continue;
     const value = word.value;
-    if (value === '--') return true;
+    if (value === '--') {
+      if (options.pastDashes === true) continue;
+      return true;
+    }
     if (!untrusted(index)) continue;
     const next = words[index + 1];
     const fromPipe = next?.kind === 'literal' && next.value === '-';
@@ -238,6 +247,126 @@ function fileOptionsCovered(options: FileOptions, words: readonly ShellWord[], s
     }
   }
   return true;
+}
+
+/**
+ * Keys of git's configuration whose value is a program or command line git runs later (`core.fsmonitor` at the next
+ * `git status`, `core.pager`, `diff.<driver>.textconv`, `filter.<driver>.smudge`, `credential.helper`,
+ * `remote.<name>.uploadpack` …), that let it run one (`protocol.ext.allow` lets `ext::sh -c …` remotes run, a
+ * `remote.<name>.vcs` runs `git-remote-<vcs>`), that read more configuration from a file (`include.path`), or that
+ * send what a covered `git push` or `git fetch origin` talks to elsewhere (`remote.<name>.url`, `url.<base>.insteadOf`)
+ * or make git work on files elsewhere (`core.worktree`). Written `section.name`, `section.*.name` for any subsection,
+ * or `section` for each of its keys.
+ */
+const CODE_KEYS = [
+  'core.fsmonitor', 'core.pager', 'core.editor', 'core.sshcommand', 'core.askpass', 'core.hookspath', 'core.gitproxy',
+  'core.alternaterefscommand', 'core.worktree', 'sequence.editor', 'diff.external', 'diff.*.command', 'diff.*.textconv',
+  'merge.*.driver', 'interactive.difffilter', 'uploadpack.packobjectshook', 'imap.tunnel', 'web.browser', 'help.browser',
+  'remote.*.uploadpack', 'remote.*.receivepack', 'remote.*.vcs', 'remote.*.url', 'remote.*.pushurl', 'submodule.*.update',
+  'extensions.worktreeconfig', 'pager', 'filter', 'credential', 'gpg', 'difftool', 'mergetool', 'guitool', 'browser',
+  'man', 'instaweb', 'sendemail', 'trailer', 'tar', 'hook', 'lfs', 'trace2', 'url', 'protocol', 'include', 'includeif',
+];
+
+/** Whether `key` (`section.name`, `section.subsection.name`) is one of `CODE_KEYS`; git reads section and name in any case. */
+function isCodeKey(key: string): boolean {
+  const first = key.indexOf('.');
+  const last = key.lastIndexOf('.');
+  const section = (first === -1 ? key : key.slice(0, first)).toLowerCase();
+  const name = key.slice(last + 1).toLowerCase();
+  const subsection = first !== last;
+  return CODE_KEYS.some((pattern) => {
+    const parts = pattern.split('.');
+    if (parts[0] !== section) return false;
+    if (parts.length === 1) return true;
+    return parts.length === 3 ? subsection && parts[2] === name : !subsection && first !== -1 && parts[1] === name;
+  });
+}
+
+const CONFIG_LONG = [
+  '--global', '--system', '--local', '--worktree', '--file', '--blob', '--get', '--get-all', '--get-regexp', '--get-urlmatch',
+  '--replace-all', '--add', '--unset', '--unset-all', '--rename-section', '--remove-section', '--list', '--fixed-value',
+  '--edit', '--get-color', '--get-colorbool', '--type', '--bool', '--int', '--bool-or-int', '--bool-or-str', '--path',
+  '--expiry-date', '--no-type', '--null', '--name-only', '--includes', '--no-includes', '--show-origin', '--show-scope',
+  '--default', '--comment', '--value', '--url', '--all', '--append', '--regexp', '--show-names',
+];
+/** `git config`'s options that take the next word as their value unless given one with `=`. */
+const CONFIG_VALUES = ['--file', '--blob', '--type', '--default', '--comment', '--value', '--url'];
+/** `git config`'s forms that only read: `--get`, `--list`, … and the subcommands `get` and `list` (git 2.46 on). */
+const CONFIG_READS = ['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '--get-color', '--get-colorbool'];
+/** Its forms that change the configuration: without one of these or of `CONFIG_READS`, `git config <name>` reads. */
+const CONFIG_WRITES = ['--replace-all', '--add', '--unset', '--unset-all', '--rename-section', '--remove-section', '--edit'];
+const CONFIG_SUBCOMMANDS = ['list', 'get', 'set', 'unset', 'rename-section', 'remove-section', 'edit'];
+
+/**
+ * Whether a prefix rule covers this `git config` call (its words from `start` on): it writes no key of `CODE_KEYS`
+ * (to any file: `--global`, `--file`, the repository's own config, which the call may have made writable by creating
+ * the repository: `git init sub; git -C sub config core.fsmonitor 'rm -rf ~; false'; git -C sub status`), does not
+ * open an editor (`-e`, `edit`), rename a section (`--rename-section x core`), or use a file outside the workspace
+ * (`--file ~/.bashrc`). Reading (`--get core.pager`, `--list`, `git config core.pager`) is covered. A key the shell
+ * computes, or a form these tables do not know, counts as a write of such a key.
+ */
+function configCovered(words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean, facts: PathFacts): boolean {
+  const operands: number[] = [];
+  let reads = false;
+  let writes = false;
+  let sure = true;
+  let ended = false;
+  const startOf = (written: string, option: string) => written.length > 2 && option.startsWith(written);
+  const fileOk = (at: number, value: ShellWord | undefined) => !untrusted(at) || (value !== undefined && !mayNameOutside(value, facts));
+  for (let index = start; index < words.length; index += 1) {
+    const word = words[index]!;
+    if (word.kind !== 'literal' || ended || !word.value.startsWith('-') || word.value === '-') {
+      operands.push(index);
+      continue;
+    }
+    const value = word.value;
+    if (value === '--') {
+      ended = true;
+      continue;
+    }
+    if (value.startsWith('--')) {
+      const equals = value.indexOf('=');
+      const written = equals === -1 ? value : value.slice(0, equals);
+      if (untrusted(index) && (startOf(written, '--edit') || startOf(written, '--rename-section'))) return false;
+      const option = CONFIG_LONG.includes(written) ? written : uniqueStart(written, CONFIG_LONG);
+      if (option === undefined) {
+        sure = false;
+        continue;
+      }
+      if (CONFIG_READS.includes(option)) reads = true;
+      if (CONFIG_WRITES.includes(option)) writes = true;
+      const takesNext = equals === -1 && CONFIG_VALUES.includes(option);
+      if (option === '--file') {
+        const file = takesNext ? words[index + 1] : { kind: 'literal' as const, value: value.slice(equals + 1) };
+        if (!fileOk(takesNext ? index + 1 : index, file)) return false;
+      }
+      if (takesNext) index += 1;
+      continue;
+    }
+    for (let at = 1; at < value.length; at += 1) {
+      const letter = value[at]!;
+      if (letter === 'e' && untrusted(index)) return false;
+      if (letter === 'l') reads = true;
+      if (letter === 'f' || letter === 't') {
+        const attached = value.slice(at + 1);
+        if (attached === '') index += 1;
+        if (letter === 'f' && !fileOk(index, attached === '' ? words[index] : { kind: 'literal', value: attached })) return false;
+        break;
+      }
+      if (letter !== 'z') sure = false;
+    }
+  }
+  const [first] = operands;
+  const firstWord = first === start ? words[first] : undefined;
+  const subcommand = firstWord?.kind === 'literal' && CONFIG_SUBCOMMANDS.includes(firstWord.value) ? firstWord.value : undefined;
+  if (subcommand !== undefined && untrusted(first!) && ['edit', 'rename-section'].includes(subcommand)) return false;
+  if (subcommand === 'get' || subcommand === 'list') return true;
+  if (reads || (sure && !writes && subcommand === undefined && operands.length === 1)) return true;
+  return operands.every((at) => {
+    if (!untrusted(at)) return true;
+    const word = words[at]!;
+    return word.kind === 'literal' && !isCodeKey(word.value);
+  });
 }
 
 function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean): boolean {
