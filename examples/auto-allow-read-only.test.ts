@@ -71,7 +71,7 @@ function runExample(airlock: TestAirlock, args: string[], env: Record<string, st
   });
 }
 
-const startupLink = (airlock: TestAirlock) => `${airlock.server.url}/#token=${encodeURIComponent(airlock.server.token)}`;
+const startupLink = (airlock: TestAirlock) => `${airlock.server.browserUrl}/#token=${encodeURIComponent(airlock.server.token)}`;
 
 describe('examples/auto-allow-read-only.ts', () => {
   it('shows a call and the model’s text with every control, bidi and invisible character as a \\u{…} escape', async () => {
