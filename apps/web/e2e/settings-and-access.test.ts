@@ -55,7 +55,7 @@ describe('access', () => {
     const page = await suite.context.newPage();
     await page.goto(`${suite.airlock.server.url}/#token=not-the-token`);
     await page.getByRole('heading', { name: 'This link is no longer valid' }).waitFor();
-    await page.getByText('Airlock is running at http://127.0.0.1:7700/#token=…').waitFor();
+    await page.getByText('Airlock is running at http://airlock-….localhost:7700/#token=…').waitFor();
     expect(page.url()).not.toContain('token=');
   });
 

@@ -44,7 +44,7 @@ export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
         </p>
         <p>When the server starts it prints one line with the address to open, like this:</p>
         <pre className="code-block">
-          <code>Airlock is running at http://127.0.0.1:7700/#token=…</code>
+          <code>Airlock is running at http://airlock-….localhost:7700/#token=…</code>
         </pre>
         <p>
           Open that exact address in this browser (copy the whole line, including everything after <code>#token=</code>). If the server is
@@ -62,7 +62,7 @@ export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
                 setAddress(event.target.value);
                 setInvalid(false);
               }}
-              placeholder="http://127.0.0.1:7700/#token=…"
+              placeholder="http://airlock-….localhost:7700/#token=…"
             />
           </label>
           <button type="submit" className="btn btn-primary">
