@@ -391,3 +391,45 @@ describe('git instaweb: the web server and browser it starts are asked about', (
     },
   );
 });
+
+describe('git blame and git init: no file read, nor repository made, outside the workspace', () => {
+  it.each([
+    // The probe's lines: blame printed the key line by line; init made a repository outside (without the sandbox).
+    ['git blame', 'git blame --contents /root/.ssh/id_rsa x'],
+    ['git blame', 'git blame --contents=/root/.ssh/id_rsa x'],
+    ['git blame', 'git blame --cont ~/.ssh/id_rsa x'],
+    ['git blame', 'git blame --ignore-revs-file=/etc/x x'],
+    ['git blame', 'git blame --ignore-revs-file ../../etc/x x'],
+    ['git blame', 'git blame -S /etc/x x'],
+    ['git blame', 'git blame -wS/etc/x x'],
+    ['git blame', 'git blame --contents "$HOME/.npmrc" x'],
+    ['git annotate', 'git annotate --contents /etc/shadow x'],
+    ['git init', 'git init --separate-git-dir=/tmp/x'],
+    ['git init', 'git init --separate-git-dir /tmp/x'],
+    ['git init', 'git init --sep=/tmp/x'],
+    ['git init', 'git init ../../x'],
+    ['git init', 'git init /tmp/x'],
+    ['git init', 'git init -q -- /tmp/x'],
+    ['git', 'git -C /tmp/x init'],
+    ['git', 'git -C .. init'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('ask');
+  });
+
+  it.each([
+    ['git blame', 'git blame src/a.ts'],
+    ['git blame', 'git blame -L 1,5 src/a.ts'],
+    ['git blame', 'git blame --ignore-rev abc src/a.ts'],
+    ['git blame', 'git blame -S .git-blame-ignore-revs src/a.ts'],
+    ['git blame', 'git blame --contents src/b.ts src/a.ts'],
+    ['git init', 'git init'],
+    ['git init', 'git init sub'],
+    ['git init', 'git init -b main sub'],
+    ['git init', 'git init --bare sub.git'],
+    ['git init', 'git init /work/project/sub'],
+    ['git init', 'git init --separate-git-dir=.gitdir sub'],
+    ['git', 'git -C sub init'],
+  ])('a rule for %s still allows %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('allow');
+  });
+});

@@ -151,12 +151,15 @@ const REMOTE_READS = new Set(['show', 'get-url']);
  * `push`, `fetch`, `pull` or `ls-remote` talks to is a remote's name, not a URL or path the call names (`git push
  * https://…` sends the repository there); a `fetch` or `pull` writes no local branch a refspec names (`+x:main`),
  * prunes nothing with one, and keeps the clone's history (`FETCH_ASKED`); `diff`, `commit` and `add` read no file
- * outside the workspace and add no ignored one (`FILE_OPTIONS`); `clone` reads from no remote helper (`ext::sh -c …`, `fd::3`) and runs no
+ * outside the workspace and add no ignored one, `instaweb` starts no program the call names (`NAMED_ONLY_OPTIONS`);
+ * `config` writes no key whose value git runs (`configCovered`); `blame` reads and `init` makes nothing outside the
+ * workspace (`PATH_OPTIONS`); `clone` reads from no remote helper (`ext::sh -c …`, `fd::3`) and runs no
  * upload-pack (`-u`); a rule for `git remote` covers only `show` and `get-url`, not `add` or `set-url`, which point a
  * remote somewhere else. Options git's tables here do not know make every operand be judged as the repository.
  */
 export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number, facts: PathFacts = {}): boolean {
   const untrusted = (index: number) => index >= trusted;
+  const directories: number[] = [];
   let index = 1;
   while (index < words.length) {
     const word = words[index]!;
@@ -166,8 +169,10 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
     if (!value.startsWith('-')) break;
     const name = value.split('=', 1)[0]!;
     if (GLOBAL_FLAGS.includes(value)) index += 1;
-    else if (GLOBAL_VALUES.includes(name)) index += value.includes('=') ? 1 : 2;
-    else return false;
+    else if (GLOBAL_VALUES.includes(name)) {
+      if (value === '-C') directories.push(index + 1);
+      index += value.includes('=') ? 1 : 2;
+    } else return false;
   }
   const command = words[index];
   if (command === undefined) return true;
@@ -175,6 +180,10 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
   const namedOnly = NAMED_ONLY_OPTIONS.get(command.value);
   if (namedOnly !== undefined && !namedOnlyOptionsCovered(namedOnly, words, index + 1, untrusted)) return false;
   if (command.value === 'config' && !configCovered(words, index + 1, untrusted, facts)) return false;
+  const paths = PATH_OPTIONS.get(command.value);
+  if (paths !== undefined && !pathsCovered(paths, words, index + 1, untrusted, facts)) return false;
+  // `git -C /tmp/x init` makes the repository there, as `git init /tmp/x` does.
+  if (command.value === 'init' && directories.some((at) => untrusted(at) && mayNameOutside(words[at]!, facts))) return false;
   // `git diff a b` with either outside the repository compares the two files as `--no-index` does.
   if (command.value === 'diff' && words.slice(index + 1).some((word, offset) => untrusted(index + 1 + offset) && !isOption(word) && mayNameOutside(word, facts))) return false;
   if (command.value === 'remote') return remoteCovered(words, index + 1, untrusted);
@@ -244,6 +253,70 @@ function namedOnlyOptionsCovered(options: NamedOnlyOptions, words: readonly Shel
         return false;
       }
       if (options.values?.includes(letter) === true) break;
+    }
+  }
+  return true;
+}
+
+/** Options of one git command whose value is a file or folder, and whether its operands are: none may lead outside. */
+interface PathOptions {
+  /** One-letter forms, also in a group (`-wS x`), their value the rest of the group or the next word. */
+  short: string;
+  /** Long forms, also any start of one (`--cont=x`), their value after `=` or the next word. */
+  long: readonly string[];
+  /** Letters that take the rest of their group, or the next word, as a value that is no path (`-L 1,5`). */
+  values?: string;
+  /** Long options whose value is no path, of which a path option's name is a start (`--ignore-rev` of `--ignore-revs-file`). */
+  others?: readonly string[];
+  /** Every word that is no option names a folder (`git init /tmp/x`). */
+  operands?: boolean;
+}
+
+/**
+ * `blame --contents <file>` (and `annotate`) prints any file, line by line, and `--ignore-revs-file`/`-S` read one;
+ * `init <folder>` and `init --separate-git-dir=<folder>` make a repository elsewhere (without the sandbox, over
+ * whatever is there). A path outside the workspace is asked about, as `git diff`'s are.
+ */
+const BLAME_PATHS: PathOptions = { short: 'S', long: ['--contents', '--ignore-revs-file'], values: 'L', others: ['--ignore-rev'] };
+const PATH_OPTIONS = new Map<string, PathOptions>([
+  ['blame', BLAME_PATHS],
+  ['annotate', BLAME_PATHS],
+  ['init', { short: '', long: ['--separate-git-dir'], values: 'b', operands: true }],
+]);
+
+function pathsCovered(options: PathOptions, words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean, facts: PathFacts): boolean {
+  const leadsOut = (at: number, word: ShellWord | undefined) => word !== undefined && untrusted(at) && mayNameOutside(word, facts);
+  let ended = false;
+  for (let index = start; index < words.length; index += 1) {
+    const word = words[index]!;
+    if (ended || !isOption(word)) {
+      if (options.operands === true && leadsOut(index, word)) return false;
+      continue;
+    }
+    const value = (word as { value: string }).value;
+    if (value === '--') {
+      ended = true;
+      continue;
+    }
+    if (value.startsWith('--')) {
+      const equals = value.indexOf('=');
+      const written = equals === -1 ? value : value.slice(0, equals);
+      if (options.others?.includes(written) === true) continue;
+      if (!options.long.some((option) => option === written || (written.length > 2 && option.startsWith(written)))) continue;
+      if (equals !== -1 ? leadsOut(index, { kind: 'literal', value: value.slice(equals + 1) }) : leadsOut(index + 1, words[index + 1])) return false;
+      if (equals === -1) index += 1;
+      continue;
+    }
+    for (let at = 1; at < value.length; at += 1) {
+      const letter = value[at]!;
+      if (!options.short.includes(letter) && options.values?.includes(letter) !== true) continue;
+      const attached = value.slice(at + 1);
+      const path = options.short.includes(letter);
+      if (attached === '') {
+        index += 1;
+        if (path && leadsOut(index, words[index])) return false;
+      } else if (path && leadsOut(index, { kind: 'literal', value: attached })) return false;
+      break;
     }
   }
   return true;
