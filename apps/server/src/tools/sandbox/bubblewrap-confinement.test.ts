@@ -94,6 +94,8 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     await using workspace = await tempFolder();
     const at = (...parts: string[]) => path.join(workspace.path, ...parts);
     await mkdir(at('.git/hooks'), { recursive: true });
+    await mkdir(at('.git/remotes'));
+    await mkdir(at('.git/branches'));
     await mkdir(at('.git/objects'));
     await mkdir(at('.airlock'));
     await writeFile(at('.git/config'), '[core]\n\tbare = false\n');
@@ -101,6 +103,8 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     const attempts = [
       `printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> .git/config`,
       'touch .git/hooks/pre-commit',
+      `printf 'URL: ../evil\\nPull: +refs/heads/main:refs/heads/keep\\n' > .git/remotes/origin`,
+      'touch .git/branches/origin',
       'mv .git/config .git/config.old',
       'mv .git/hooks .git/hooks.old',
       'mv .git moved-git',
@@ -113,7 +117,9 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     expect(result.content).toBe('done: touch .git/objects/written\nend\nexit code: 0');
     expect(await readFile(at('.git/config'), 'utf8')).toBe('[core]\n\tbare = false\n');
     expect(await readdir(at('.git/hooks'))).toStrictEqual([]);
-    expect((await readdir(at('.git'))).sort()).toStrictEqual(['config', 'hooks', 'objects']);
+    expect(await readdir(at('.git/remotes'))).toStrictEqual([]);
+    expect(await readdir(at('.git/branches'))).toStrictEqual([]);
+    expect((await readdir(at('.git'))).sort()).toStrictEqual(['branches', 'config', 'hooks', 'objects', 'remotes']);
     expect(await readFile(at('.airlock/rules.json'), 'utf8')).toBe('{"version":1,"rules":[]}');
   });
 

@@ -24,6 +24,10 @@ const GIT_FOLDER = '.git';
 const IN_GIT_FOLDER: readonly { path: string; folder: boolean }[] = [
   { path: '.git/config', folder: false },
   { path: '.git/hooks', folder: true },
+  // Old-style remotes: a `.git/remotes/origin` with `Pull: +refs/heads/main:refs/heads/keep` makes a `git fetch origin`
+  // force-update a local branch.
+  { path: '.git/remotes', folder: true },
+  { path: '.git/branches', folder: true },
 ];
 const IN_WORKSPACE: readonly { path: string; folder: boolean }[] = [{ path: '.airlock', folder: true }];
 
