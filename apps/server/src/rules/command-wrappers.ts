@@ -22,6 +22,12 @@ interface Options {
   loneDash?: boolean;
 }
 
+/** Names util-linux installs as links to `setarch`, each running the command given for that architecture. */
+const SETARCH_LINKS = [
+  'linux32', 'linux64', 'i386', 'i486', 'i586', 'i686', 'x86_64', 'uname26', 'aarch64', 'armv7l', 'armv8l', 'ppc', 'ppc32',
+  'ppc64', 'ppc64le', 's390', 's390x', 'sparc', 'sparc32', 'sparc64', 'mips', 'mips64',
+];
+
 const WRAPPERS = new Map<string, Options>([
   ['sudo', {
     // `-h` alone is help, but `-h host` names a host: taken as a value, to find the command after it.
@@ -86,7 +92,36 @@ const WRAPPERS = new Map<string, Options>([
     valueOptions: ['-E', '--echo', '-I', '--log-in', '-O', '--log-out', '-B', '--log-io', '-T', '--log-timing', '-m', '--logging-format', '-o', '--output-limit'],
     commandLineOptions: ['-c', '--command'],
   }],
+  // util-linux `setarch ARCH [options] cmd`, and its links named for an architecture (`linux64 rm -rf x`): switches only.
+  ['setarch', { positionals: 1 }],
+  ...SETARCH_LINKS.map((name): [string, Options] => [name, {}]),
+  ['choom', { valueOptions: ['-n', '-p', '--adjust', '--pid'] }],
+  ['rlwrap', {
+    valueOptions: ['-b', '-C', '-D', '-e', '-f', '-g', '-H', '-l', '-M', '-O', '-P', '-q', '-s', '-S', '-t', '-w', '-z', '--break-chars', '--command-name', '--histsize', '--extra-char-after-completion', '--file', '--forget-matching', '--history-filename', '--logfile', '--multi-line-ext', '--only-cook', '--prompt-text', '--quote-characters', '--set-term-name', '--substitute-prompt', '--filter', '--wait-before-prompt'],
+    attachedValueOptions: ['-a', '-d', '-m', '-p'],
+  }],
+  // runit's and daemontools' process-state tools: `chpst -u user cmd`, `envdir dir cmd`, `setuidgid user cmd`.
+  ['chpst', { valueOptions: ['-u', '-U', '-b', '-e', '-/', '-C', '-n', '-l', '-L', '-m', '-d', '-o', '-p', '-f', '-c', '-r', '-t'] }],
+  ['softlimit', { valueOptions: ['-a', '-c', '-d', '-f', '-l', '-m', '-o', '-p', '-r', '-s', '-t'] }],
+  ['envdir', { positionals: 1 }],
+  ['envuidgid', { positionals: 1 }],
+  ['setuidgid', { positionals: 1 }],
+  ['setlock', { positionals: 1 }],
+  ['pgrphack', {}],
+  ['fghack', {}],
+  // Init processes for containers: `tini -- cmd`, `dumb-init cmd`, `catatonit -- cmd`.
+  ['tini', { valueOptions: ['-e', '-p'] }],
+  ['dumb-init', { valueOptions: ['-r', '--rewrite'] }],
+  ['catatonit', {}],
+  // Compiler caches run the compiler named next (`ccache gcc …`), whatever program it is.
+  ['ccache', { valueOptions: ['-d', '--dir', '-F', '--max-files', '-M', '--max-size', '-o', '--set-config', '-k', '--get-config', '-X', '--recompress'] }],
+  ['sccache', {}],
+  ['systemd-inhibit', { valueOptions: ['--what', '--who', '--why', '--mode'] }],
+  ['run0', { valueOptions: ['-u', '--user', '-g', '--group', '-D', '--chdir', '--nice', '--setenv', '--property', '--description', '--slice', '--unit', '--machine', '--background'] }],
+  // busybox and toybox run the applet named next: `toybox rm -rf x`.
+  ['toybox', {}],
 ]);
+
 
 /** `su [options] [-] [user [shell arguments]]`, and `runuser` alike unless it is given `-u user` and a command. */
 const SU: Options = {
@@ -150,6 +185,24 @@ function unwrapOnce(words: ReachableWords, found: InnerCommands): ReachableWords
     case 'sg':
       sg(args, found);
       return undefined;
+    case 'perf':
+      return perf(args, found);
+    case 'runcon': {
+      // `runcon CONTEXT cmd`, or `runcon -t TYPE cmd` with no context word.
+      const { index, options } = skipOptions(args, RUNCON, found);
+      return args.slice(options.size === 0 ? index + 1 : index);
+    }
+    case 'ssh':
+    case 'scp':
+    case 'sftp':
+      sshCommands(name, args, found);
+      return undefined;
+    case 'wget':
+      wgetAskpass(args, found);
+      return undefined;
+    case 'hyperfine':
+      hyperfine(args, found);
+      return undefined;
     case 'git': {
       // `git -c alias.p=push p`: what the alias names is a command of its own.
       const aliased = gitAliasCommands(words);
@@ -200,16 +253,120 @@ function sg(args: ReachableWords, found: InnerCommands): void {
   pushKnownWords(rest, found);
 }
 
+/** perf's options for the subcommands that run a command (`perf stat -e x -- cmd`); `--pre` and `--post` run a line each. */
+const PERF: Options = {
+  valueOptions: [
+    '-e', '--event', '-p', '--pid', '-t', '--tid', '-C', '--cpu', '-r', '--repeat', '-o', '--output', '-x', '--field-separator',
+    '-G', '--cgroup', '-I', '--interval-print', '-D', '--delay', '-M', '--metrics', '-u', '--uid', '-m', '--mmap-pages', '-c',
+    '--count', '-F', '--freq', '-j', '--branch-filter', '--call-graph', '--filter', '--log-fd', '--clockid', '-k', '--affinity',
+    '--duration', '--max-stack', '--min-stack', '--timeout', '--interval-count', '--filter-pids', '--td-level', '--for-each-cgroup',
+    '--control', '--switch-output-event', '--expr',
+  ],
+  commandLineOptions: ['--pre', '--post'],
+};
+/** perf's subcommands that run the command given after their options; others do so after a `record` (`perf sched record cmd`). */
+const PERF_RUNS = new Set(['stat', 'record', 'trace', 'ftrace']);
+
+function perf(args: ReachableWords, found: InnerCommands): ReachableWords | undefined {
+  const at = args.findIndex((word) => word === undefined || !word.startsWith('-'));
+  const subcommand = args[at];
+  if (at === -1 || subcommand === undefined) return undefined;
+  let from = at + 1;
+  if (!PERF_RUNS.has(subcommand)) {
+    const record = args.indexOf('record', from);
+    if (record === -1 || record > from + 2) return undefined;
+    from = record + 1;
+  }
+  return args.slice(skipOptions(args, PERF, found, from).index);
+}
+
+const RUNCON: Options = { valueOptions: ['-u', '-r', '-t', '-l', '--user', '--role', '--type', '--range'] };
+
+/** OpenSSH's short options that take a value, per program (its getopt strings). */
+const SSH_VALUE_LETTERS = new Map([
+  ['ssh', 'BbcDEeFIiJLlmOoPpQRSWw'],
+  ['scp', 'cDFiJloPSX'],
+  ['sftp', 'BbcDFiJloPRsSX'],
+]);
+/** ssh_config keywords whose value is a command line the local shell runs (`-o ProxyCommand=…`), in either spelling. */
+const SSH_COMMAND_KEYWORD = /^\s*(?:proxycommand|localcommand|knownhostscommand)\s*(?:=\s*|\s+)(.*)$/is;
+
+/**
+ * The commands OpenSSH's programs run on this machine: `-o ProxyCommand=…`, `LocalCommand`, `KnownHostsCommand`;
+ * scp's and sftp's `-S program` (run in place of ssh) and `-D line` (a local SFTP server). Options are read in every
+ * word up to a `--`, as ssh also reads them after the host.
+ */
+function sshCommands(name: string, args: ReachableWords, found: InnerCommands): void {
+  const letters = SSH_VALUE_LETTERS.get(name) ?? '';
+  for (let index = 0; index < args.length; index += 1) {
+    const word = args[index];
+    if (word === '--') return;
+    if (word === undefined || !word.startsWith('-')) continue;
+    for (let at = 1; at < word.length; at += 1) {
+      const letter = word[at] ?? '';
+      if (!letters.includes(letter)) continue;
+      const attached = word.slice(at + 1);
+      const value = attached === '' ? args[index + 1] : attached;
+      if (attached === '') index += 1;
+      if (value === undefined) break;
+      const keyword = letter === 'o' ? SSH_COMMAND_KEYWORD.exec(value) : null;
+      if (keyword !== null && keyword[1]!.trim().toLowerCase() !== 'none') found.commandLines.push(keyword[1]!);
+      if (name !== 'ssh' && letter === 'S') found.words.push([value]);
+      if (name !== 'ssh' && letter === 'D') found.commandLines.push(value);
+      break;
+    }
+  }
+}
+
+/** wget's `--use-askpass=program` (also as `-e use_askpass=…`), which it runs to ask for a password. */
+function wgetAskpass(args: ReachableWords, found: InnerCommands): void {
+  for (let index = 0; index < args.length; index += 1) {
+    const word = args[index];
+    if (word === '--') return;
+    if (word === undefined) continue;
+    const next = args[index + 1];
+    const long = /^--use-a[a-z-]*(?:=(.*))?$/s.exec(word);
+    if (long !== null && '--use-askpass'.startsWith(word.split('=', 1)[0]!)) {
+      const value = long[1] ?? next;
+      if (value !== undefined) found.commandLines.push(value);
+      continue;
+    }
+    const command = word === '-e' || word === '--execute' ? next : /^(?:-e|--execute=)(.*)$/s.exec(word)?.[1];
+    const askpass = command === undefined ? null : /^\s*use_?askpass\s*=\s*(.*)$/is.exec(command);
+    if (askpass !== null) found.commandLines.push(askpass[1]!);
+  }
+}
+
+/** hyperfine's options; each other word is a command it runs through a shell, as are the values of these. */
+const HYPERFINE: Options = {
+  valueOptions: [
+    '-w', '--warmup', '-m', '--min-runs', '-M', '--max-runs', '-r', '--runs', '-S', '--shell', '-P', '--parameter-scan', '-D',
+    '--parameter-step-size', '-L', '--parameter-list', '--style', '--sort', '-u', '--time-unit', '--export-asciidoc',
+    '--export-csv', '--export-json', '--export-markdown', '--export-orgmode', '--output', '-n', '--command-name', '--input',
+  ],
+  commandLineOptions: ['-s', '--setup', '-p', '--prepare', '--conclude', '-c', '--cleanup', '--reference'],
+};
+
+function hyperfine(args: ReachableWords, found: InnerCommands): void {
+  let index = 0;
+  while (index < args.length) {
+    index = skipOptions(args, HYPERFINE, found, index).index;
+    const command = args[index];
+    if (command !== undefined) found.commandLines.push(command);
+    index += 1;
+  }
+}
+
 /**
  * Where the wrapped command starts in `args`, past the wrapper's options, `--`, assignments and positionals;
  * and the options seen (`-x` for each letter of a group, `--name` for a long one). Command lines given to
- * options go to `found`.
+ * options go to `found`. `from`: where in `args` to start.
  */
-function skipOptions(args: ReachableWords, spec: Options, found: InnerCommands): { index: number; options: Set<string> } {
+function skipOptions(args: ReachableWords, spec: Options, found: InnerCommands, from = 0): { index: number; options: Set<string> } {
   const options = new Set<string>();
   let positionals = spec.positionals ?? 0;
   let optionsEnded = false;
-  let index = 0;
+  let index = from;
   while (index < args.length) {
     const word = args[index];
     if (!optionsEnded && word !== undefined) {

@@ -4,7 +4,9 @@ import { commandBaseName, hostOfUrl, isExactOnlyCommand, matchHost } from '@airl
 import { allowsCommand, changesDirectory, deniesCommand, setsShellVariables, type LineFacts } from './match-command';
 import { readCommandLine } from './command-line-reader';
 import type { CommandLine, SimpleCommand } from './parse-command-line';
+import type { ShellWord } from './shell-word';
 import { COMPUTED_WORD, runnerCall } from './program-runners';
+import { innerCommands } from './command-wrappers';
 import { GIT_RUNS_COMMANDS } from './git-arguments';
 import { matchPathGlob } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
@@ -119,8 +121,11 @@ function unjudged(line: CommandLine | undefined, denies: readonly Rule[], contex
 /**
  * Why a command is not plain, or undefined when it is: a plain command runs the program its literal name says, with
  * words that run no other (a prefix rule for its bare name would allow it: no shell, interpreter, wrapper or runner,
- * no option that runs code such as git's `-c` or `rebase -x`), and, where a deny rule names the program, with every
- * word known (`rm -rf$IFS x` may be `rm -rf x`).
+ * no option that runs code such as git's `-c` or `rebase -x`, nothing the deny side finds behind it such as `linux64
+ * …`, `ccache …` or `scp -o ProxyCommand=…`), and, where a deny rule names the program, with every word known (`rm
+ * -rf$IFS x` may be `rm -rf x`). No table of such programs is complete, so a command in whose words (other than its
+ * name) a program a deny rule names stands, as a word or a word of a line inside one (`--httpd='rm -rf v x'`), is not
+ * plain either: `echo rm` is asked about under a rule for `rm -rf`.
  */
 function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: LineFacts): string | undefined {
   const [first] = command.words;
@@ -129,9 +134,32 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
   if (isExactOnlyCommand(name)) return `\`${name}\` runs whatever it is given`;
   if (runnerCall(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD))).kind !== 'none') return `\`${name}\` runs another program`;
   if (!allowsCommand({ kind: 'command-prefix', tokens: [first.value], exact: false }, command, facts)) return `\`${name}\` is given words that may run other code`;
+  const inner = innerCommands(command.words.map((word) => (word.kind === 'literal' ? word.value : undefined)));
+  if (inner.words.length > 0 || inner.commandLines.length > 0) return `\`${name}\` runs another command`;
   // Looked for in any word: a word after the subcommand that is one of these only asks once more.
   if (name === 'git' && command.words.some((word) => word.kind === 'literal' && GIT_RUNS_COMMANDS.has(word.value))) return '`git` runs a command it is given';
   if (denied.has(name) && command.words.some((word) => word.kind !== 'literal')) return `\`${name}\` is given a word the shell computes`;
+  const named = deniedNameIn(command.words.slice(1), denied);
+  if (named !== undefined) return `\`${named}\`, which a deny rule names, stands in a word given to \`${name}\``;
+  return undefined;
+}
+
+/** What splits a word into the words of a command line it may hold (`ProxyCommand=rm -rf v`, `a;rm`, `x,rm`). */
+const INNER_WORD_SEPARATORS = /[\s=;&|()<>`{},:]+/;
+
+/**
+ * The first program of `denied` whose name (`/bin/rm` as `rm`) stands in `words` as a word or as a word of a line
+ * one holds, quotes and backslashes dropped (`'r'm` is `rm` to a shell that reads it).
+ */
+function deniedNameIn(words: readonly ShellWord[], denied: ReadonlySet<string>): string | undefined {
+  if (denied.size === 0) return undefined;
+  for (const word of words) {
+    const text = (word.kind === 'literal' ? word.value : word.text).replace(/["'\\]/g, '');
+    for (const token of text.split(INNER_WORD_SEPARATORS)) {
+      const base = commandBaseName(token);
+      if (denied.has(base)) return base;
+    }
+  }
   return undefined;
 }
 

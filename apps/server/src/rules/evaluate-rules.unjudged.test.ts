@@ -114,3 +114,43 @@ describe('a deny rule for git and a git call it cannot read', () => {
     }
   });
 });
+
+describe('a command deny rule and a program it does not know that runs a command it is given', () => {
+  const noPush = prefix('git push', { effect: 'deny' });
+
+  it.each([
+    // No table is complete: a denied program's name in a word given to another program is asked about.
+    ["lighttpd-angel --httpd='rm -rf v lighttpd'", '`rm`, which a deny rule names, stands in a word given to `lighttpd-angel`'],
+    ["some-tool --on-exit='/bin/rm -rf v'", '`rm`, which a deny rule names, stands in a word given to `some-tool`'],
+    ["some-tool --hook='r'm", '`rm`, which a deny rule names, stands in a word given to `some-tool`'],
+    ['some-tool x,rm', '`rm`, which a deny rule names, stands in a word given to `some-tool`'],
+    ['echo rm', '`rm`, which a deny rule names, stands in a word given to `echo`'],
+    // What the deny side looks behind is not plain, even where it finds nothing denied.
+    ['linux64 ls', '`linux64` runs another command'],
+    ['ccache gcc -c a.c', '`ccache` runs another command'],
+    ["scp -o 'ProxyCommand=nc %h %p' h:x .", '`scp` runs another command'],
+    ['scp -S ./ssh-wrapper h:x .', '`scp` runs another command'],
+    ["hyperfine 'sleep 1'", '`hyperfine` runs another command'],
+    ['pyenv exec python -V', '`pyenv` runs another program'],
+    ['corepack pnpm install', '`corepack` runs another program'],
+  ])('%s is asked about: %s', async (line, why) => {
+    expect(await decide(line)).toStrictEqual({ decision: 'ask', because: noDelete, unread: why });
+  });
+
+  it('a denied program named in a word of a runner is asked about under a git push rule', async () => {
+    expect(await decide("some-tool --cmd='git push'", [noPush])).toStrictEqual({
+      decision: 'ask',
+      because: noPush,
+      unread: '`git`, which a deny rule names, stands in a word given to `some-tool`',
+    });
+  });
+
+  it('lines that name no denied program stay plain: with confirmation off they run', async () => {
+    for (const line of ['git status', 'ls', 'ls -la src', 'git log --oneline -5', 'git commit -m fix', 'npm test', 'scp a h:b', 'wget https://example.com/', 'pnpm recursive install', 'yarn workspaces list']) {
+      expect(await decide(line, [noPush]), line).toStrictEqual({ decision: 'ask' });
+    }
+    for (const line of ['ls -la', 'echo hi', 'git status', 'rmdir x', 'scp -o ConnectTimeout=5 a h:b']) {
+      expect(await decide(line), line).toStrictEqual({ decision: 'ask' });
+    }
+  });
+});

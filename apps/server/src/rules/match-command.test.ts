@@ -757,3 +757,92 @@ describe('a deny rule for git catches what an alias defined on the line names', 
     expect(await decideWithDeny('git -c alias.status=push status', 'git -c alias.status=push status', 'git push', true)).toBe('allow');
   });
 });
+
+describe('a deny rule catches what runner spellings and wrappers it did not know run', () => {
+  it.each([
+    // The probe's lines, each run unasked with confirmation off: npm takes any unambiguous start of `exec`; pnpm's
+    // `recursive` (`m`, `multi`), Yarn's `workspace NAME` and `workspaces foreach` run the rest in each package.
+    ['git push', 'npm exe git push origin main'],
+    ['git push', 'pnpm m exec git push'],
+    ['git push', 'pnpm recursive exec git push'],
+    ['git push', 'pnpm multi exec git push'],
+    ['git push', 'npm explore typescript -- git push origin main'],
+    ['git push', "npm explore typescript -- 'ls; git push'"],
+    ['git push', 'corepack npm exec git push'],
+    ['git push', 'corepack npx git push'],
+    ['git push', 'corepack pnpm@9 exec git push'],
+    ['npm publish', 'corepack npm publish'],
+    ['git push', 'yarn workspace foo exec git push'],
+    ['git push', 'yarn workspaces foreach exec git push'],
+    ['git push', 'yarn workspaces foreach -A exec git push'],
+    ['git push', 'yarn workspaces foreach -A --from x exec git push'],
+    ['npm publish', 'yarn npm publish'],
+    // Wrappers that run the command after their options, and version managers' `exec`.
+    ['rm -rf', 'linux64 rm -rf v'],
+    ['rm -rf', 'linux32 rm -rf v'],
+    ['rm -rf', 'x86_64 rm -rf v'],
+    ['rm -rf', 'i386 rm -rf v'],
+    ['rm -rf', 'setarch x86_64 rm -rf v'],
+    ['rm -rf', 'setarch x86_64 -R rm -rf v'],
+    ['rm -rf', 'perf stat rm -rf v'],
+    ['rm -rf', 'perf record -- rm -rf v'],
+    ['rm -rf', 'perf trace rm -rf v'],
+    ['rm -rf', 'perf stat -e cycles -r 3 rm -rf v'],
+    ['rm -rf', "perf stat --pre 'rm -rf v' true"],
+    ['rm -rf', 'perf sched record rm -rf v'],
+    ['rm -rf', 'pyenv exec rm -rf v'],
+    ['rm -rf', 'rbenv exec rm -rf v'],
+    ['rm -rf', 'nodenv exec rm -rf v'],
+    ['rm -rf', 'asdf exec rm -rf v'],
+    ['rm -rf', 'mise exec -- rm -rf v'],
+    ['rm -rf', 'mise x node@20 -- rm -rf v'],
+    ['rm -rf', "mise exec -c 'rm -rf v'"],
+    ['rm -rf', 'volta run rm -rf v'],
+    ['rm -rf', 'volta run --node 20 rm -rf v'],
+    ['rm -rf', 'fnm exec -- rm -rf v'],
+    ['rm -rf', 'fnm exec --using=20 rm -rf v'],
+    ['rm -rf', 'direnv exec . rm -rf v'],
+    ['rm -rf', 'choom -n 0 -- rm -rf v'],
+    ['rm -rf', 'rlwrap rm -rf v'],
+    ['rm -rf', 'rlwrap -H h.txt rm -rf v'],
+    ['rm -rf', 'chpst -u nobody rm -rf v'],
+    ['rm -rf', 'tini -- rm -rf v'],
+    ['rm -rf', 'dumb-init rm -rf v'],
+    ['rm -rf', 'envdir d rm -rf v'],
+    ['rm -rf', 'ccache rm -rf v'],
+    ['rm -rf', 'sccache rm -rf v'],
+    ['rm -rf', 'systemd-inhibit --why=x rm -rf v'],
+    ['rm -rf', 'runcon ctx rm -rf v'],
+    ['rm -rf', 'runcon -t unconfined_t rm -rf v'],
+    ['rm -rf', 'toybox rm -rf v'],
+    ['rm -rf', 'busybox rm -rf v'],
+    // Programs that run a command line given in an option, or in every other word (hyperfine).
+    ['rm -rf', "hyperfine 'rm -rf v'"],
+    ['rm -rf', "hyperfine -w 3 'ls' 'rm -rf v'"],
+    ['rm -rf', "hyperfine --prepare 'rm -rf v' 'ls'"],
+    ['rm -rf', "scp -o 'ProxyCommand=rm -rf v' h:x ."],
+    ['rm -rf', "scp -oProxyCommand='rm -rf v' h:x ."],
+    ['rm -rf', "sftp -o 'ProxyCommand rm -rf v' h"],
+    ['rm -rf', "sftp -D 'rm -rf v' h"],
+    ['rm -rf', "ssh -o ProxyCommand='rm -rf v' h"],
+    ['rm -rf', "ssh -o PermitLocalCommand=yes -o LocalCommand='rm -rf v' h"],
+    ['rm -rf', "ssh h -o proxycommand='rm -rf v'"],
+    ['rm -rf', "wget --use-askpass='rm -rf v' https://example.com/"],
+    ['rm -rf', "wget -e 'use_askpass=rm -rf v' https://example.com/"],
+  ])('deny %s: %j is denied', async (deny, command) => {
+    const rule = prefix(deny, { effect: 'deny' });
+    expect(await evaluateRules(terminal(command), [rule], context)).toStrictEqual({ decision: 'deny', rule });
+  });
+
+  it.each([
+    ['git push', 'pnpm recursive install'],
+    ['git push', 'yarn workspaces list'],
+    ['git push', 'corepack enable'],
+    ['rm -rf', 'linux64 rm v'],
+    ['rm -rf', 'scp -o ProxyCommand=none a h:b'],
+    ['rm -rf', "hyperfine 'rm v'"],
+  ])('deny %s: %j is not denied', async (deny, command) => {
+    const rule = prefix(deny, { effect: 'deny' });
+    expect((await evaluateRules(terminal(command), [rule], context)).decision).toBe('ask');
+  });
+});

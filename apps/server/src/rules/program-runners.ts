@@ -1,5 +1,6 @@
 // The small module alone: deny rules read runners in the command reader's worker too (command-wrappers.ts).
 import { commandBaseName } from '@airlock/api/rules/commands';
+import { packageManagerCommand } from './package-manager-commands';
 
 /** Stands for a word the shell computes: no runner's or package manager's command, nor a harmless option. */
 export const COMPUTED_WORD = '\0';
@@ -41,13 +42,66 @@ interface Runner {
   fallback?: boolean;
   /** `npx`, `pnpx`, `bunx`, `uvx`: no subcommand, the program follows the runner's options (`npx -y rimraf x`). */
   direct?: boolean;
+  /** Words a subcommand takes before the program: `direnv exec DIR cmd`, `npm explore PKG -- cmd`. */
+  operands?: ReadonlyMap<string, number>;
+  /** `mise exec node@20 -- cmd`: the program follows the subcommand's first `--`; without one it is not known. */
+  afterDashes?: boolean;
+  /**
+   * Words before the subcommand that run the rest once for each package or workspace (`pnpm recursive exec …`,
+   * `pnpm m exec …`), each with the operands and options it takes (`yarn workspace NAME exec …`, `yarn workspaces
+   * foreach -A exec …`): skipped, and the subcommand read after them.
+   */
+  prefixes?: ReadonlyMap<string, Prefix>;
 }
 
+/** A word before a runner's subcommand that hands it the rest (`Runner.prefixes`). */
+interface Prefix {
+  /** The word that must follow it (`workspaces foreach`). */
+  then?: string;
+  /** Operands it takes (`yarn workspace NAME`). */
+  operands?: number;
+  /** Its options that take no value and change nothing that runs; any other option hides the program. */
+  flags?: ReadonlySet<string>;
+}
+
+/** `yarn workspaces foreach`'s switches: which workspaces, in which order, how the output looks. */
+const YARN_FOREACH_FLAGS = new Set([
+  '-A', '--all', '-R', '--recursive', '-W', '--worktree', '-v', '--verbose', '-p', '--parallel', '-i', '--interlaced',
+  '-t', '--topological', '--topological-dev', '-n', '--no-private', '--dry-run',
+]);
+
+/** A version manager's `exec` (`pyenv exec rm -rf x`) runs the program named next in the version it selects. */
+const VERSION_MANAGER: Runner = { subcommands: new Set(['exec']), harmless: new Set() };
+
 const RUNNERS = new Map<string, Runner>([
-  ['npm', { subcommands: new Set(['exec', 'x']), harmless: NPM_HARMLESS }],
-  ['pnpm', { subcommands: new Set(['exec', 'dlx']), harmless: NPM_HARMLESS, fallback: true }],
-  // `yarn node x.js` runs node: the program is `node` itself (below).
-  ['yarn', { subcommands: new Set(['exec', 'dlx', 'node']), harmless: NPM_HARMLESS, fallback: true }],
+  // npm takes any unambiguous start of a command for it (`npm exe`: `npmSubcommand`); `npm explore PKG -- …` hands
+  // the words after the package to a shell (`runnerCommandLines`).
+  ['npm', { subcommands: new Set(['exec', 'explore']), harmless: NPM_HARMLESS, operands: new Map([['explore', 1]]) }],
+  ['pnpm', {
+    subcommands: new Set(['exec', 'dlx']),
+    harmless: NPM_HARMLESS,
+    fallback: true,
+    prefixes: new Map([['recursive', {}], ['multi', {}], ['m', {}]]),
+  }],
+  // `yarn node x.js` runs node, `yarn npm publish` npm's publish (Yarn 2 and later): the program is that word (below).
+  ['yarn', {
+    subcommands: new Set(['exec', 'dlx', 'node', 'npm']),
+    harmless: NPM_HARMLESS,
+    fallback: true,
+    prefixes: new Map<string, Prefix>([['workspace', { operands: 1 }], ['workspaces', { then: 'foreach', flags: YARN_FOREACH_FLAGS }]]),
+  }],
+  // `corepack npm publish`, `corepack pnpm@9 exec …`: the package manager named next, in the version it pins.
+  ['corepack', { subcommands: new Set(), harmless: new Set(), direct: true }],
+  ['pyenv', VERSION_MANAGER],
+  ['rbenv', VERSION_MANAGER],
+  ['nodenv', VERSION_MANAGER],
+  ['goenv', VERSION_MANAGER],
+  ['asdf', VERSION_MANAGER],
+  ['fnm', VERSION_MANAGER],
+  ['mise', { subcommands: new Set(['exec', 'x']), harmless: new Set(), afterDashes: true }],
+  ['rtx', { subcommands: new Set(['exec', 'x']), harmless: new Set(), afterDashes: true }],
+  ['volta', { subcommands: new Set(['run']), harmless: new Set(['--bundled-npm', '--no-yarn', '--verbose', '--quiet']) }],
+  ['direnv', { subcommands: new Set(['exec']), harmless: new Set(), operands: new Map([['exec', 1]]) }],
   ['uv', { subcommands: new Set(['run', 'tool']), harmless: new Set([...UV_HARMLESS, '--frozen', '--locked', '--no-sync']) }],
   // Fetch a package and run a program it has (`npx -p x git push` runs `git`); `pnpx` is `pnpm dlx`, `bunx` `bun x`.
   ['npx', { subcommands: new Set(), harmless: NPX_HARMLESS, direct: true }],
@@ -102,13 +156,21 @@ export function runnerCall(words: readonly string[]): RunnerCall {
     while (index < words.length && runner.harmless.has(words[index]!)) index += 1;
     return index;
   };
-  const at = skip(1);
+  let at = skip(1);
   if (runner.direct === true) return programFrom(words, at, [first]);
-  const subcommand = words[at];
-  if (subcommand === undefined) return { kind: 'none' };
+  const prefixed: string[] = [];
+  for (let prefix = prefixAt(runner, words, at); prefix !== undefined; prefix = prefixAt(runner, words, at)) {
+    const after = afterPrefix(words, at, prefix);
+    if (after === undefined) return { kind: 'options' };
+    prefixed.push(...words.slice(at, after));
+    at = skip(after);
+  }
+  const written = words[at];
+  if (written === undefined) return { kind: 'none' };
   // `uv $_` may be `uv run rm -rf x` once the shell splits it.
-  if (subcommand.startsWith('-') || (subcommand === COMPUTED_WORD && runner.fallback !== true)) return { kind: 'options' };
-  if (tool === 'yarn' && subcommand === 'node') return { kind: 'runner', head: [first], program: at };
+  if (written.startsWith('-') || (written === COMPUTED_WORD && runner.fallback !== true)) return { kind: 'options' };
+  const subcommand = tool === 'npm' ? (packageManagerCommand('npm', written) ?? written) : written;
+  if (tool === 'yarn' && (subcommand === 'node' || subcommand === 'npm')) return { kind: 'runner', head: [first, ...prefixed], program: at };
   let head: string[];
   let next: number;
   if (subcommand === 'tool' && runner.subcommands.has('tool')) {
@@ -117,14 +179,39 @@ export function runnerCall(words: readonly string[]): RunnerCall {
     head = [first, 'tool', 'run'];
     next = run + 1;
   } else if (runner.subcommands.has(subcommand)) {
-    head = [first, subcommand];
+    head = [first, ...prefixed, written];
     next = at + 1;
   } else if (runner.fallback === true && !PACKAGE_MANAGER_COMMANDS.has(subcommand)) {
-    return { kind: 'runner', head: [first], program: at };
+    return { kind: 'runner', head: [first, ...prefixed], program: at };
   } else {
     return { kind: 'none' };
   }
+  if (runner.afterDashes === true) {
+    const dashes = words.indexOf('--', next);
+    return dashes === -1 ? { kind: 'options' } : { kind: 'runner', head, program: dashes + 1 };
+  }
+  const operands = runner.operands?.get(subcommand) ?? 0;
+  if (operands > 0) {
+    next = skip(next);
+    if (words.slice(next, next + operands).some((word) => word.startsWith('-'))) return { kind: 'options' };
+    next += operands;
+  }
   return programFrom(words, skip(next), head);
+}
+
+/** The runner's prefix at `at`, with the word that must follow it if any (`workspaces foreach`, not `workspaces list`). */
+function prefixAt(runner: Runner, words: readonly string[], at: number): Prefix | undefined {
+  const prefix = runner.prefixes?.get(words[at] ?? '');
+  return prefix !== undefined && (prefix.then === undefined || words[at + 1] === prefix.then) ? prefix : undefined;
+}
+
+/** Where the words after a runner's prefix at `at` start, or undefined when an option or a computed word hides where. */
+function afterPrefix(words: readonly string[], at: number, prefix: Prefix): number | undefined {
+  let index = at + (prefix.then === undefined ? 1 : 2);
+  while (index < words.length && prefix.flags?.has(words[index]!) === true) index += 1;
+  const operands = words.slice(index, index + (prefix.operands ?? 0));
+  if (operands.some((word) => word.startsWith('-') || word === COMPUTED_WORD)) return undefined;
+  return index + operands.length;
 }
 
 /** The program at `at` (past a `--`), unless an option that is not harmless stands there. */
@@ -146,7 +233,14 @@ const MAX_PROGRAM_GUESSES = 4;
  */
 export function runnerPrograms(words: readonly (string | undefined)[]): (string | undefined)[][] {
   const call = runnerCall(words.map((word) => word ?? COMPUTED_WORD));
-  if (call.kind === 'runner') return call.program < words.length ? [words.slice(call.program)] : [];
+  if (call.kind === 'runner') {
+    if (call.program >= words.length) return [];
+    const program = words.slice(call.program);
+    // `corepack pnpm@9 exec …`, `npx git@2 push`: the program's name without the version asked for.
+    const [name] = program;
+    const bare = name === undefined || call.head.length !== 1 ? undefined : /^(.+?)@[^/@]*$/.exec(name)?.[1];
+    return bare === undefined ? [program] : [program, [bare, ...program.slice(1)]];
+  }
   if (call.kind === 'none') return [];
   const guesses: (string | undefined)[][] = [];
   for (let index = 1; index < words.length && guesses.length < MAX_PROGRAM_GUESSES; index += 1) {
@@ -156,26 +250,39 @@ export function runnerPrograms(words: readonly (string | undefined)[]): (string 
   return guesses;
 }
 
-/** Runners that hand a command line to a shell: `npm exec -c '…'` (`--call`), `pnpm dlx -c …` (`--shell-mode`). */
-const SHELL_MODE_RUNNERS = new Set(['npm', 'npx', 'pnpm', 'pnpx']);
-const SHELL_MODE_OPTIONS = new Set(['-c', '--call', '--shell-mode']);
+/**
+ * Runners that hand a command line to a shell, and the options that give it: `npm exec -c '…'` (`--call`), `pnpm dlx
+ * -c …` (`--shell-mode`), `mise exec -c '…'` (`--command`).
+ */
+const SHELL_MODE_OPTIONS = new Map<string, ReadonlySet<string>>([
+  ...['npm', 'npx', 'pnpm', 'pnpx'].map((runner): [string, ReadonlySet<string>] => [runner, new Set(['-c', '--call', '--shell-mode'])]),
+  ...['mise', 'rtx'].map((runner): [string, ReadonlySet<string>] => [runner, new Set(['-c', '--command'])]),
+]);
 
 /**
  * The command lines a runner hands to a shell, for deny rules (`words` as in `runnerPrograms`): npm's `-c '…'` and
  * `--call='…'` take one as their value; pnpm's `-c` runs its other words as one (`pnpm dlx -c git push`). Read both
- * ways after any such option before the program, as a deny rule may catch more than meant, never less.
+ * ways after any such option before the program, as a deny rule may catch more than meant, never less. `npm explore
+ * PKG -- git push` runs the words after the package as one line.
  */
 export function runnerCommandLines(words: readonly (string | undefined)[]): string[] {
   const [first] = words;
-  if (first === undefined || !SHELL_MODE_RUNNERS.has(commandBaseName(first))) return [];
+  const options = first === undefined ? undefined : SHELL_MODE_OPTIONS.get(commandBaseName(first));
+  if (options === undefined) return [];
   const call = runnerCall(words.map((word) => word ?? COMPUTED_WORD));
   if (call.kind === 'none') return [];
   const end = call.kind === 'runner' ? call.program : words.length;
   const lines: string[] = [];
+  const [, subcommand = ''] = call.kind === 'runner' ? call.head : [];
+  if (commandBaseName(first ?? '') === 'npm' && packageManagerCommand('npm', subcommand) === 'explore') {
+    const known = words.slice(end).filter((word): word is string => word !== undefined);
+    if (known.length > 0) lines.push(known.join(' '));
+  }
   for (let index = 1; index < end; index += 1) {
     const word = words[index];
-    if (word?.startsWith('--call=') === true) lines.push(word.slice('--call='.length));
-    if (word === undefined || !SHELL_MODE_OPTIONS.has(word)) continue;
+    const equals = word?.indexOf('=') ?? -1;
+    if (word !== undefined && equals !== -1 && options.has(word.slice(0, equals))) lines.push(word.slice(equals + 1));
+    if (word === undefined || !options.has(word)) continue;
     const next = words[index + 1];
     if (next !== undefined) lines.push(next);
     const rest = words.slice(index + 1).filter((other): other is string => other !== undefined);

@@ -187,6 +187,43 @@ describe('RuleBook with confirmation off', () => {
   });
 });
 
+describe('RuleBook with confirmation off and a program the deny rules did not know', () => {
+  it('a wrapper, a runner spelling and an option that runs a line are denied; a denied name in another program\'s word is put up to the person; nothing of them runs', async () => {
+    const store = new MemoryStore();
+    const workspace = await workspaceFolder();
+    const ran: string[] = [];
+    const lines = ['linux64 rm -rf victim', 'npm exe git push origin main', "scp -o 'ProxyCommand=rm -rf victim' h:x .", "lighttpd-angel --httpd='rm -rf victim lighttpd'"];
+    const { chat, rules, model } = await serverFor(store, workspace, [command('ls -la'), ...lines.map((line) => command(line)), textStep('done')], ran);
+    const noDelete = await rules.add({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm', '-rf'], exact: false }, scope: { kind: 'global' }, source: 'user' });
+    const noPush = await rules.add({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['git', 'push'], exact: false }, scope: { kind: 'global' }, source: 'user' });
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'clean up', options: { confirmToolCalls: false } });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    const waiting = chat.pending('s')[0]!;
+    expect(waiting.arguments).toStrictEqual({ command: lines[3] });
+    expect(ran).toStrictEqual(['ls -la']);
+
+    await chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'deny' });
+    await ended(chat, 's');
+    model.assertConsumed();
+    expect(ran).toStrictEqual(['ls -la']);
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([
+      { arguments: { command: 'ls -la' }, decision: 'allow', source: 'confirmation-off', outcome: 'executed' },
+      { arguments: { command: lines[0] }, decision: 'deny', source: 'rule', decidedByRule: noDelete.rule.id, outcome: 'denied' },
+      { arguments: { command: lines[1] }, decision: 'deny', source: 'rule', decidedByRule: noPush.rule.id, outcome: 'denied' },
+      { arguments: { command: lines[2] }, decision: 'deny', source: 'rule', decidedByRule: noDelete.rule.id, outcome: 'denied' },
+      { arguments: { command: lines[3] }, decision: 'deny', source: 'user', outcome: 'denied' },
+    ]);
+    expect(await rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command: lines[3]! } }, recordingTerminal([]))).toStrictEqual({
+      effect: 'ask',
+      ruleId: noDelete.rule.id,
+      description:
+        'A deny rule applies (Deny commands starting with `rm -rf` everywhere) and this command line could not be read whole (`rm`, which a deny rule names, stands in a word given to `lighttpd-angel`): asked, though confirmation is off',
+    });
+    // A plain line, with deny rules that apply, is no verdict of the rules: with confirmation off it runs.
+    expect(await rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command: 'git status' } }, recordingTerminal([]))).toBeUndefined();
+  });
+});
+
 describe('RuleBook with an MCP tool', () => {
   it('"Always allow" everywhere on an MCP call saves a rule for that server\'s tool as it is, which allows its later calls with other arguments, and not the tool its server rewrote', async () => {
     const store = new MemoryStore();
