@@ -100,7 +100,9 @@ describe('a chat after a server restart', () => {
     await before.waitForStatus(before.card(), 'Waiting for your decision');
 
     await airlock.restart();
-    // The restarted server is a new run on a new origin: the person opens its new start-up link.
+    // The restarted server is a new run on a new origin: the old tab says so, and the person opens the new link.
+    await before.page.getByRole('heading', { name: 'This link is no longer valid' }).waitFor();
+    await before.page.getByText('Airlock was started again, on a new address: open the link it printed then').waitFor();
     await before.page.close();
     const chat = await ChatPage.open(suite.context, airlock.link);
     await chat.openSession('Wait through a restart');

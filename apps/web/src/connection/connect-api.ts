@@ -46,11 +46,24 @@ export function connectApi(options: ConnectApiOptions): ApiConnection {
       failures++;
       if (failures >= offlineAfter) status.set({ state: 'offline' });
       else status.set({ state: opened ? 'reconnecting' : 'connecting' });
+      if (opened && failures === offlineAfter) void checkRunStillServes();
     },
     onRejected(message) {
       status.set({ state: 'unauthorized', message });
     },
   });
+  /**
+   * On loopback each run of the server has its own origin (`airlock-<random>.localhost`): a server that answers on
+   * this port but refuses this page's name is a later run, which only its own start-up link reaches.
+   */
+  async function checkRunStillServes(): Promise<void> {
+    const health = new URL('/healthz', options.url.replace(/^ws/, 'http'));
+    if (!health.hostname.endsWith('.localhost')) return;
+    const answer = await fetch(health, { cache: 'no-store' }).catch(() => undefined);
+    if (answer?.status === 403) {
+      status.set({ state: 'unauthorized', message: 'Airlock was started again, on a new address: open the link it printed then' });
+    }
+  }
   return { client: airlock.trpc, status, close: () => airlock.close() };
 }
 
