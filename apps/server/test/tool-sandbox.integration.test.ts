@@ -53,7 +53,7 @@ async function launch(options: { env: Record<string, string>; args: string[]; to
   const ended = new Promise<void>((resolve) => launcher.stdout.once('close', () => resolve()));
   const match = await vi.waitFor(
     () => {
-      const found = /running at (http:\/\/[^/\s]+)\/(?:#token=(\S+))?[^\n]*\n/.exec(text);
+      const found = /running at http:\/\/[^/\s]+:(\d+)\/(?:#token=(\S+))?[^\n]*\n/.exec(text);
       if (found === null) throw new Error(`not listening yet:\n${text}`);
       return found;
     },
@@ -74,7 +74,8 @@ async function launch(options: { env: Record<string, string>; args: string[]; to
   return {
     launcher,
     serverPid,
-    wsUrl: `${match[1]!.replace('http:', 'ws:')}/trpc`,
+    // The link names the run's *.localhost origin, which browsers resolve and Node does not.
+    wsUrl: `ws://127.0.0.1:${match[1]!}/trpc`,
     token,
     output: () => text,
     ended,
