@@ -103,6 +103,27 @@ describe('appRouter', () => {
     expect(rest.map((r) => r.event.type)).toContain('tool-end');
   });
 
+  it('answers an attach to a run not in this chat as not found, alike whether it is in another chat or nowhere', async () => {
+    const { caller } = setup([echoCall('x')]);
+    await read(await caller.chat.stream({ sessionId: 's1', runId: 'run-e', message: 'go' }), (e) => e.type === 'tool-start');
+    const refusals = [];
+    for (const input of [
+      { sessionId: 'other_session', runId: 'run-e' },
+      { sessionId: 's1', runId: 'run_0123456789' },
+    ]) {
+      refusals.push(await read(await caller.chat.stream(input), () => true).catch((error: TRPCError) => ({ code: error.code, message: error.message })));
+    }
+    expect(refusals).toStrictEqual([
+      { code: 'NOT_FOUND', message: 'runId: no run "run-e" in this chat' },
+      { code: 'NOT_FOUND', message: 'runId: no run "run_0123456789" in this chat' },
+    ]);
+    // A start with an empty message is still asked for one.
+    await expect(read(await caller.chat.stream({ sessionId: 's1', runId: 'run-f', message: ' ' }), () => true)).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: 'message: a new run needs a non-empty message',
+    });
+  });
+
   it('refuses a lastEventId it never sent, rather than replaying the run from its start', async () => {
     const { caller } = setup([echoCall('x')]);
     await read(await caller.chat.stream({ sessionId: 's1', runId: 'run-c', message: 'go' }), (e) => e.type === 'tool-start');
@@ -182,7 +203,7 @@ describe('appRouter', () => {
     expect((error as TRPCError).code).toBe('BAD_REQUEST');
     const long = await caller.chat.confirmTool({ sessionId: 's1', approvalId: 'x', decision: 'deny', reason: 'x'.repeat(2001) }).catch((e: unknown) => e);
     expect((long as TRPCError).code).toBe('BAD_REQUEST');
-    const noMessage = await caller.chat.stream({ sessionId: 's1', runId: 'rr' });
+    const noMessage = await caller.chat.stream({ sessionId: 's1' });
     await expect(read(noMessage, () => true)).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('message') });
   });
 

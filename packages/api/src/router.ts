@@ -256,6 +256,11 @@ async function openRun(ctx: Context, input: z.infer<typeof streamInputSchema>): 
     return { runId, afterSeq };
   }
   if (resumeFrom) throw new TRPCError({ code: 'NOT_FOUND', message: `lastEventId: run "${resumeFrom.runId}" is no longer available` });
+  // An attach (a run id, no message) to a run this chat does not have: the same answer whether the run is in another
+  // chat or nowhere, so a session says nothing of the others.
+  if (runId !== undefined && input.message === undefined) {
+    throw new TRPCError({ code: 'NOT_FOUND', message: `runId: no run "${runId}" in this chat` });
+  }
   if (input.message === undefined || input.message.trim() === '') {
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'message: a new run needs a non-empty message' });
   }
