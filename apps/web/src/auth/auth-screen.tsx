@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { tokenFromAddress } from './token-store';
+import { readPastedAccess, tokenFromAddress } from './token-store';
 
 export interface AuthScreenProps {
   /** "missing": the page has no token; "rejected": the server refused it. */
@@ -28,9 +28,11 @@ export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
   }, []);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const token = tokenFromAddress(address.includes('#') ? address : `#token=${address}`);
-    if (token === null) setInvalid(true);
-    else onToken(token);
+    const access = readPastedAccess(address, window.location);
+    if (access === null) setInvalid(true);
+    // The run's own origin takes the token from the fragment, which never reaches a server.
+    else if (access.kind === 'open') window.location.assign(access.link);
+    else onToken(access.token);
   };
   return (
     <main className="auth-screen">
