@@ -50,7 +50,7 @@ export interface StartRunInput {
   options?: RunOptions;
   /** Default a new random id: a reconnect re-attaches to the run by it instead of starting a second one. */
   runId?: string;
-  /** Stops following the run (the run itself goes on; `cancel()` stops it). */
+  /** Stops following the run: the iteration just ends (the run itself goes on; `cancel()` stops it). */
   signal?: AbortSignal;
 }
 
@@ -59,6 +59,7 @@ export interface AttachRunInput {
   runId: string;
   /** Resume after this event (`RunStream.lastEventId`). Default: replay the run from its start. */
   lastEventId?: string;
+  /** Stops following the run: the iteration just ends. */
   signal?: AbortSignal;
 }
 
@@ -104,6 +105,13 @@ export interface AirlockClient {
   pending(sessionId: string): Promise<PendingCall[]>;
   /** The list of sessions, newest first: now, then again after every change, until `signal` aborts. */
   followSessions(signal?: AbortSignal): AsyncIterableIterator<SessionSummary[]>;
+  /**
+   * The server's changes to the sessions as they come, until `signal` aborts: `ready` first (and again after a
+   * reconnect, or when this client fell behind: read what you keep again), `session-changed`, `session-deleted`, and
+   * `waiting-changed` when a call of that session started or stopped waiting for a decision (`pending(sessionId)`
+   * reads what waits now): what a "waiting for you" list across chats follows, without polling.
+   */
+  watchSessions(signal?: AbortSignal): AsyncIterableIterator<SessionWatchEvent>;
   readonly state: SocketState;
   /** Ends every subscription, waits for calls in flight, closes the socket. */
   close(): Promise<void>;
@@ -203,6 +211,7 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
     decide: async (input) => trpc.chat.confirmTool.mutate(confirmInput(input)),
     pending: (sessionId) => trpc.chat.pending.query({ sessionId }),
     followSessions: (signal) => followSessions(trpc, signal),
+    watchSessions: (signal) => watchSessions(trpc, signal),
     get state() {
       return socket.state;
     },
@@ -234,8 +243,8 @@ function confirmInput(input: DecideInput) {
   };
 }
 
-async function* followSessions(trpc: TRPCClient<AppRouter>, signal?: AbortSignal): AsyncGenerator<SessionSummary[], void, undefined> {
-  const changes = subscriptionIterator<SessionWatchEvent>((sink) => {
+function watchSessions(trpc: TRPCClient<AppRouter>, signal?: AbortSignal): AsyncIterableIterator<SessionWatchEvent> {
+  return subscriptionIterator<SessionWatchEvent>((sink) => {
     const subscription = trpc.sessions.watch.subscribe(undefined, {
       onData: (change) => sink.push(change),
       onError: (error) => sink.fail(error),
@@ -243,12 +252,22 @@ async function* followSessions(trpc: TRPCClient<AppRouter>, signal?: AbortSignal
     });
     return () => subscription.unsubscribe();
   }, signal);
+}
+
+async function* followSessions(trpc: TRPCClient<AppRouter>, signal?: AbortSignal): AsyncGenerator<SessionSummary[], void, undefined> {
+  const changes = watchSessions(trpc, signal);
   let sessions = new Map<string, SessionSummary>();
   try {
     for await (const change of changes) {
       switch (change.type) {
         case 'ready':
-          sessions = new Map((await trpc.sessions.list.query(undefined, signal === undefined ? {} : { signal })).map((session) => [session.sessionId, session]));
+          try {
+            sessions = new Map((await trpc.sessions.list.query(undefined, signal === undefined ? {} : { signal })).map((session) => [session.sessionId, session]));
+          } catch (error) {
+            // Aborted while the list was read: the following ends quietly, as it does between changes.
+            if (signal?.aborted === true) return;
+            throw error;
+          }
           break;
         case 'session-changed':
           sessions.set(change.session.sessionId, change.session);

@@ -48,7 +48,7 @@ describe('subscriptionIterator', () => {
     expect(await iterator.next()).toStrictEqual({ value: undefined, done: true });
   });
 
-  it('stops at once on abort, dropping what is queued, and throws the reason', async () => {
+  it('stops at once on abort, dropping what is queued, and ends quietly', async () => {
     const controller = new AbortController();
     const { iterator, sink, unsubscribed } = started<number>(controller.signal);
     sink.push(1);
@@ -56,8 +56,24 @@ describe('subscriptionIterator', () => {
     await expect(waiting).resolves.toStrictEqual({ value: 1, done: false });
     sink.push(2);
     controller.abort(new Error('stopped by the caller'));
-    await expect(iterator.next()).rejects.toThrow('stopped by the caller');
+    expect(await iterator.next()).toStrictEqual({ value: undefined, done: true });
     expect(unsubscribed()).toBe(1);
+  });
+
+  it('ends a for await waiting on the next value when the signal aborts, without throwing', async () => {
+    const controller = new AbortController();
+    const { iterator, sink } = started<number>(controller.signal);
+    const seen: number[] = [];
+    const reading = (async () => {
+      for await (const value of iterator) {
+        seen.push(value);
+        if (value === 1) controller.abort();
+      }
+      return 'ended';
+    })();
+    sink.push(1);
+    expect(await reading).toBe('ended');
+    expect(seen).toStrictEqual([1]);
   });
 
   it('never subscribes with a signal already aborted', async () => {
@@ -66,7 +82,7 @@ describe('subscriptionIterator', () => {
       subscribed = true;
       return () => undefined;
     }, AbortSignal.abort(new Error('too late')));
-    await expect(iterator.next()).rejects.toThrow('too late');
+    expect(await iterator.next()).toStrictEqual({ value: undefined, done: true });
     expect(subscribed).toBe(false);
   });
 });

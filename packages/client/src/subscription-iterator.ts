@@ -10,7 +10,7 @@ export interface Sink<T> {
 /**
  * Turns a callback subscription into an async iterator. `start` subscribes at once and returns the function that
  * unsubscribes, which runs when the iterator ends, fails, is returned from (a `break`) or `signal` aborts; an abort
- * drops what is queued and throws the signal's reason, like Node's `events.on`.
+ * drops what is queued and ends the iterator quietly, as a `break` does: a `for await` over it just stops.
  */
 export function subscriptionIterator<T>(start: (sink: Sink<T>) => () => void, signal?: AbortSignal): AsyncIterableIterator<T> {
   const queue: T[] = [];
@@ -45,7 +45,7 @@ export function subscriptionIterator<T>(start: (sink: Sink<T>) => () => void, si
   };
   const onAbort = () => {
     queue.length = 0;
-    finish({ error: signal?.reason });
+    finish();
   };
 
   const sink: Sink<T> = {
