@@ -1,6 +1,8 @@
 import { recordingTool, startFakeOpenAIServer, startTestAirlock, type TestAirlock } from '@airlock/server/testing';
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -123,6 +125,42 @@ describe('examples/auto-allow-read-only.ts', () => {
     example.close();
     expect(await example.exited, example.stderr).toBe(2);
     expect(example.stderr).toBe('AIRLOCK_URL "htp//127.0.0.1:47811/#token=<hidden>" is not a server address: Invalid URL\n');
+  });
+
+  it('reads the token from AIRLOCK_TOKEN_FILE, and refuses a file other users can read, saying how to fix it', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    const dir = await mkdtemp(join(tmpdir(), 'airlock-example-'));
+    await using _dir = { [Symbol.asyncDispose]: () => rm(dir, { recursive: true, force: true }) };
+    const file = join(dir, 'token');
+    await writeFile(file, `${airlock.server.token}\n`, { mode: 0o644 });
+    await chmod(file, 0o644);
+    const env = { AIRLOCK_URL: airlock.server.browserUrl, AIRLOCK_TOKEN_FILE: file };
+
+    await using open = runExample(airlock, ['--session', 's-token-file', 'list the files'], env);
+    open.close();
+    expect(await open.exited, open.stderr).toBe(2);
+    expect(open.stderr).toBe(`AIRLOCK_TOKEN_FILE: ${file} is open to other users (mode 0644); make it readable by you alone: chmod 600 ${file}\n`);
+
+    await chmod(file, 0o600);
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'files' } }] }, { text: 'Listed.' });
+    await using example = runExample(airlock, ['--session', 's-token-file', 'list the files'], env);
+    example.close();
+    expect(await example.exited, example.stderr).toBe(0);
+    expect(example.ledger()).toMatchObject([{ toolName: 'echo', decision: 'allow', by: 'read-only rule' }]);
+  });
+
+  it('says in one line that the server refused the token, with no stack trace', async () => {
+    await using fake = await startFakeOpenAIServer();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });
+    await using example = runExample(airlock, ['--session', 's-refused', 'list the files'], { AIRLOCK_TOKEN: 'not-the-token-not-the-token-not-the-token' });
+    example.close();
+    expect(await example.exited, example.stderr).toBe(1);
+    expect(example.stderr).toBe(
+      `the server at ${airlock.server.wsUrl} refused the token (a valid access token is required): check AIRLOCK_TOKEN, AIRLOCK_TOKEN_FILE or the link's #token= (a server started without a fixed token has a new one each start)\n`,
+    );
+    expect(fake.requests).toStrictEqual([]);
   });
 
   it('asks about a read-only call that reaches beyond this machine, as web_fetch does', async () => {

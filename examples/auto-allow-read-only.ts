@@ -5,7 +5,10 @@
 // An answer counts only when it comes once its card has been shown for 0.6 s (AIRLOCK_DECISION_GUARD_MS, in ms):
 // a line typed before, or a doubled y⏎ that lands on the next card, is ignored, and the example says so.
 //
-// From the repository's root (the script runs in examples/, so a relative --ledger path is taken from there):
+// The token comes from AIRLOCK_TOKEN, else the file AIRLOCK_TOKEN_FILE names (readable by you alone, as `airlock chat`
+// asks), else the link's #token=.
+//
+// From the repository's root (the script runs in examples/, so relative --ledger and AIRLOCK_TOKEN_FILE paths are taken from there):
 //   AIRLOCK_URL='http://127.0.0.1:7700/#token=…' pnpm --filter @airlock/examples auto-allow-read-only 'list the files'
 import {
   createAirlockClient,
@@ -20,7 +23,7 @@ import {
   type ServerAddress,
   type ToolInfo,
 } from '@airlock/client';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { WebSocket } from 'ws';
@@ -113,7 +116,7 @@ function card(call: LoopEventOf<'tool-start'>): string {
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { ledger: { type: 'string' }, session: { type: 'string' } } });
 const message = positionals.join(' ').trim();
 if (message === '' || process.env.AIRLOCK_URL === undefined) {
-  console.error('usage: AIRLOCK_URL=<start-up link or URL> [AIRLOCK_TOKEN=…] auto-allow-read-only.ts [--ledger file] [--session id] <message>');
+  console.error('usage: AIRLOCK_URL=<start-up link or URL> [AIRLOCK_TOKEN=… | AIRLOCK_TOKEN_FILE=…] auto-allow-read-only.ts [--ledger file] [--session id] <message>');
   process.exit(2);
 }
 const guardSetting = process.env.AIRLOCK_DECISION_GUARD_MS ?? '600';
@@ -132,7 +135,39 @@ try {
   console.error(`AIRLOCK_URL "${shown(process.env.AIRLOCK_URL)}" is not a server address: ${shown(error instanceof Error ? error.message : String(error))}`);
   process.exit(2);
 }
-const token = process.env.AIRLOCK_TOKEN ?? link.token;
+/**
+ * The token in the file AIRLOCK_TOKEN_FILE names, checked as `airlock chat` and the server check theirs: a file other
+ * users can read is refused (whoever reads the token may allow anything), saying how to fix it.
+ */
+function tokenFromFile(path: string): string {
+  let file: { text: string; mode: number };
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      file = { mode: fstatSync(fd).mode, text: readFileSync(fd, 'utf8') };
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    console.error(`AIRLOCK_TOKEN_FILE: cannot read ${shown(path)}: ${shown(error instanceof Error ? error.message : String(error))}`);
+    process.exit(2);
+  }
+  const mode = file.mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    const quoted = /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
+    console.error(`AIRLOCK_TOKEN_FILE: ${shown(path)} is open to other users (mode ${mode.toString(8).padStart(4, '0')}); make it readable by you alone: chmod 600 ${shown(quoted)}`);
+    process.exit(2);
+  }
+  const text = file.text.trim();
+  if (text === '') {
+    console.error(`AIRLOCK_TOKEN_FILE: ${shown(path)} is empty`);
+    process.exit(2);
+  }
+  return text;
+}
+const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value);
+const tokenFile = nonEmpty(process.env.AIRLOCK_TOKEN_FILE);
+const token = nonEmpty(process.env.AIRLOCK_TOKEN) ?? (tokenFile === undefined ? undefined : tokenFromFile(tokenFile)) ?? link.token;
 const writeLedger = (entry: LedgerEntry) => {
   if (values.ledger === undefined) process.stdout.write(ledgerLine(entry));
   else appendFileSync(values.ledger, ledgerLine(entry));
@@ -220,6 +255,16 @@ try {
     if (result.status !== 'resolved') process.stderr.write(`not taken (${result.status}): ${stood.decision ?? 'no decision known'} stood\n`);
     writeLedger({ at: new Date().toISOString(), sessionId, runId: run.runId, toolName: event.toolName, arguments: event.arguments, ...stood });
   }
+} catch (error) {
+  // The server refused the token, or could not be reached: said on one line, not as a stack trace.
+  if (airlock.state !== 'rejected' && airlock.state !== 'unreachable') throw error;
+  const why = shown(error instanceof Error ? error.message : String(error));
+  console.error(
+    airlock.state === 'rejected'
+      ? `the server at ${shown(link.url)} refused the token (${why}): check AIRLOCK_TOKEN, AIRLOCK_TOKEN_FILE or the link's #token= (a server started without a fixed token has a new one each start)`
+      : why,
+  );
+  process.exitCode = 1;
 } finally {
   await airlock.close();
   lines.close();
