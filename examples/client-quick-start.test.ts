@@ -1,0 +1,16 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const README = fileURLToPath(new URL('../README.md', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('client-quick-start.ts', import.meta.url));
+
+describe('examples/client-quick-start.ts', () => {
+  it('is the code the README shows for the client package, word for word (so what the README shows type-checks)', async () => {
+    // The file's header, up to its first empty line, says what it is; the rest is the README's block.
+    const code = (await readFile(EXAMPLE, 'utf8')).replace(/^(\/\/.*\n)+\n/, '');
+    const readme = await readFile(README, 'utf8');
+    const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
+    expect(blocks.filter((block) => block?.includes('createAirlockClient'))).toStrictEqual([code]);
+  });
+});
