@@ -66,8 +66,9 @@ export interface AttachRunInput {
 /**
  * A run's events, in order, ending after `run-end`. A dropped connection is re-attached with the last event id:
  * nothing is repeated or skipped. So is a server restart: the server asks for a new connection as it goes down,
- * and the stream follows the run again on it (the run resumes on the restarted server, or on another instance).
- * A stream the server stops while the connection stays is followed again once, and ends if it stops again with
+ * and the stream follows the run again on it (the run resumes on the restarted server, or on another instance), if
+ * the restarted server takes the same token (a fixed one: `AIRLOCK_TOKEN`, `--token-file`); one with a new random
+ * token refuses it, and the stream fails as every call does (`state` `rejected`, `onRejected`). A stream the server stops while the connection stays is followed again once, and ends if it stops again with
  * nothing new. Iterate it once.
  */
 export interface RunStream extends AsyncIterableIterator<LoopEvent> {
