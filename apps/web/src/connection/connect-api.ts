@@ -29,6 +29,8 @@ export function connectApi(options: ConnectApiOptions): ApiConnection {
   const offlineAfter = options.offlineAfterFailures ?? 3;
   let failures = 0;
   let opened = false;
+  let checking = false;
+  let superseded = false;
   const airlock = createAirlockClient({
     url: options.url,
     token: options.token,
@@ -46,7 +48,8 @@ export function connectApi(options: ConnectApiOptions): ApiConnection {
       failures++;
       if (failures >= offlineAfter) status.set({ state: 'offline' });
       else status.set({ state: opened ? 'reconnecting' : 'connecting' });
-      if (opened && failures === offlineAfter) void checkRunStillServes();
+      // Asked again at each failure while offline: a restart takes longer than the first few attempts.
+      if (opened && failures >= offlineAfter) void checkRunStillServes();
     },
     onRejected(message) {
       status.set({ state: 'unauthorized', message });
@@ -58,11 +61,15 @@ export function connectApi(options: ConnectApiOptions): ApiConnection {
    */
   async function checkRunStillServes(): Promise<void> {
     const health = new URL('/healthz', options.url.replace(/^ws/, 'http'));
-    if (!health.hostname.endsWith('.localhost')) return;
+    if (checking || superseded || !health.hostname.endsWith('.localhost')) return;
+    checking = true;
     const answer = await fetch(health, { cache: 'no-store' }).catch(() => undefined);
-    if (answer?.status === 403) {
-      status.set({ state: 'unauthorized', message: 'Airlock was started again, on a new address: open the link it printed then' });
-    }
+    checking = false;
+    if (answer?.status !== 403 || superseded) return;
+    superseded = true;
+    // No later run serves this page's name again: trying on would only offer the token to whoever holds the port next.
+    void airlock.close();
+    status.set({ state: 'unauthorized', message: 'Airlock was started again, on a new address: open the link it printed then' });
   }
   return { client: airlock.trpc, status, close: () => airlock.close() };
 }
