@@ -20,7 +20,7 @@ import { openFileLimit } from './http/open-file-limit';
 import { securityHeaders } from './http/security-headers';
 import { SocketSendWindow } from './http/socket-send-window';
 import { StaticFiles } from './http/static-files';
-import { tokenMatches } from './http/token';
+import { serverProofFrame, tokenMatches } from './http/token';
 
 export interface StartServerOptions {
   /**
@@ -149,7 +149,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // Keyed by the upgrade request, which tRPC hands to createContext.
   const accepted = new WeakMap<IncomingMessage, { client: WebSocket; window: SocketSendWindow }>();
   let authenticatedCount = 0;
-  wss.on('connection', (client: WebSocket) => {
+  wss.on('connection', (client: WebSocket, req: IncomingMessage) => {
+    // Before anything else, and before tRPC reads the token: the proof a client asked for that this server knows it.
+    const proof = serverProofFrame(req.url, config.token);
+    if (proof !== null) client.send(proof);
     unauthenticated.set(client, performance.now());
     const timer = setTimeout(() => {
       if (unauthenticated.has(client)) client.close(1008, 'no token presented');

@@ -2,14 +2,14 @@ import { ChatService, type AirlockServices, type AppRouter, type LoopEvent, type
 import { ApprovalRegistry } from '@airlock/core';
 import { deferred, hangingStep, ScriptedModel, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { ConfigError, loadConfig, type Capacity } from '../src/config';
 import { startServer, type RunningServer, type StartServerOptions } from '../src/start-server';
@@ -167,6 +167,31 @@ describe('WebSocket authentication', () => {
     await raw.opened;
 
     expect(await raw.closed).toStrictEqual({ code: 1008, reason: 'no token presented' });
+  });
+
+  it('proves it knows the token before the client sends it, when the upgrade asks with a nonce', async () => {
+    await using running = await startTestServer();
+    const nonce = randomBytes(16).toString('base64url');
+    await using raw = rawSocket(`${running.server.wsUrl}?connectionParams=1&proof=${nonce}`);
+    const mac = createHmac('sha256', TOKEN).update(`airlock server proof\n${nonce}`).digest('base64url');
+    await vi.waitFor(() => expect(raw.messages).toStrictEqual([{ airlock: 'proof', mac }]), { timeout: 10_000 });
+
+    raw.socket.send(JSON.stringify({ method: 'connectionParams', data: { token: TOKEN } }));
+    raw.socket.send(JSON.stringify({ id: 1, method: 'query', params: { path: 'model.info', input: undefined } }));
+    await vi.waitFor(() => expect(raw.messages).toHaveLength(2), { timeout: 10_000 });
+    expect(raw.messages[1]).toStrictEqual({ id: 1, result: { type: 'data', data: MODEL_INFO } });
+  });
+
+  it('sends no proof for a malformed nonce, nor without one: the token comes first, as for any tRPC client', async () => {
+    await using running = await startTestServer();
+    for (const query of ['?connectionParams=1&proof=short', '?connectionParams=1&proof=not%2Fbase64url%2Fnot%2Fbase64url', '?connectionParams=1']) {
+      await using raw = rawSocket(`${running.server.wsUrl}${query}`);
+      await raw.opened;
+      raw.socket.send(JSON.stringify({ method: 'connectionParams', data: { token: TOKEN } }));
+      raw.socket.send(JSON.stringify({ id: 1, method: 'query', params: { path: 'model.info', input: undefined } }));
+      await vi.waitFor(() => expect(raw.messages).toHaveLength(1), { timeout: 10_000 });
+      expect(raw.messages).toStrictEqual([{ id: 1, result: { type: 'data', data: MODEL_INFO } }]);
+    }
   });
 
   it('closes a connection that sends a frame over 1 MiB with code 1009', async () => {
