@@ -71,8 +71,8 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
       connectionLost = false;
       notice('Reconnected to Airlock.');
     },
-    onRejected: (message) => {
-      screen.line(style.bad(`The server refused the token: ${showLine(message, style)}`));
+    onRejected: (message, reason) => {
+      screen.line(style.bad(reason === 'unproven' ? `Not connected: ${showLine(message, style)}` : `The server refused the token: ${showLine(message, style)}`));
       quit.abort();
       reader.close();
     },

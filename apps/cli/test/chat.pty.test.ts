@@ -1,8 +1,10 @@
-import { createAirlockClient } from '@airlock/client';
+import { createAirlockClient, UNPROVEN_SERVER_MESSAGE } from '@airlock/client';
 import { recordingTool, startFakeOpenAIServer, startServerProcess, startTestAirlock } from '@airlock/server/testing';
 import xterm from '@xterm/headless';
 import { spawn, type IPty } from 'node-pty';
+import { createHmac } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -541,18 +543,33 @@ describe('airlock chat in a terminal', () => {
   it('shows what a server or the network says escaped, never as commands to the terminal, and says once that it cannot reach one', async () => {
     const hostile = 'bad token\x1b]52;c;cm0gLXJmIH4K\x07\x1b]0;HIJACKED\x07\x1b[2J\x1b[Hall good, reconnected';
     const shown = 'bad token\\u{1B}]52;c;cm0gLXJmIH4K\\u{7}\\u{1B}]0;HIJACKED\\u{7}\\u{1B}[2J\\u{1B}[Hall good, reconnected';
-    // A server that refuses every token with that message, and one that fails every call with it.
+    // A server that proves it knows the token, then refuses it with that message once sent, and one that fails every call with it.
     const refusing = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-    refusing.on('connection', (socket) => socket.send(JSON.stringify({ id: null, error: { message: hostile, code: -32001, data: { code: 'UNAUTHORIZED' } } })));
+    const prove = (socket: WebSocket, req: IncomingMessage) => {
+      const nonce = new URL(req.url ?? '/', 'http://localhost').searchParams.get('proof') ?? '';
+      socket.send(JSON.stringify({ airlock: 'proof', mac: createHmac('sha256', 'some-token').update(`airlock server proof\n${nonce}`).digest('base64url') }));
+    };
+    refusing.on('connection', (socket, req) => {
+      prove(socket, req);
+      socket.once('message', () => socket.send(JSON.stringify({ id: null, error: { message: hostile, code: -32001, data: { code: 'UNAUTHORIZED' } } })));
+    });
     const failing = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-    failing.on('connection', (socket) =>
+    failing.on('connection', (socket, req) => {
+      prove(socket, req);
       socket.on('message', (data: Buffer) => {
         const message = JSON.parse(data.toString()) as { id?: number; method?: string };
         if (message.method === 'query') socket.send(JSON.stringify({ id: message.id, error: { message: hostile, code: -32603, data: { code: 'INTERNAL_SERVER_ERROR' } } }));
-      }),
-    );
+      });
+    });
+    // And a program that holds the port but cannot prove it knows the token: it is told nothing.
+    const impostor = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    const toImpostor: string[] = [];
+    impostor.on('connection', (socket) => {
+      socket.on('message', (data: Buffer) => toImpostor.push(data.toString()));
+      socket.send(JSON.stringify({ airlock: 'proof', mac: 'A'.repeat(43) }));
+    });
     const urlOf = (server: WebSocketServer) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    await Promise.all([refusing, failing].map((server) => new Promise((resolve) => server.once('listening', resolve))));
+    await Promise.all([refusing, failing, impostor].map((server) => new Promise((resolve) => server.once('listening', resolve))));
     try {
       await using refused = startCli(['chat', '--url', urlOf(refusing), '--token', 'some-token']);
       expect(await refused.exited).toBe(1);
@@ -565,8 +582,13 @@ describe('airlock chat in a terminal', () => {
       expect(await failed.exited).toBe(1);
       await failed.showsLine(`Cannot reach Airlock at ws://127.0.0.1:${(failing.address() as AddressInfo).port}/trpc: ${shown}`);
       expectNoTerminalCommands(failed.raw());
+
+      await using fooled = startCli(['chat', '--url', urlOf(impostor), '--token', 'some-token']);
+      expect(await fooled.exited).toBe(1);
+      await fooled.showsLine(`Not connected: ${UNPROVEN_SERVER_MESSAGE}`);
+      expect(toImpostor).toStrictEqual([]);
     } finally {
-      await Promise.all([refusing, failing].map((server) => new Promise((resolve) => server.close(resolve))));
+      await Promise.all([refusing, failing, impostor].map((server) => new Promise((resolve) => server.close(resolve))));
     }
 
     // No server at all: the client's own message says where and why, once.

@@ -1,4 +1,4 @@
-import { createAirlockClient, parseStartupLink, type AirlockClient, type LoopEvent } from '@airlock/client';
+import { createAirlockClient, parseStartupLink, UNPROVEN_SERVER_MESSAGE, type AirlockClient, type LoopEvent, type RejectionReason } from '@airlock/client';
 import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { startFakeOpenAIServer } from './support/fake-openai-server';
@@ -20,7 +20,7 @@ async function setup() {
     }
   }
   const clients: AirlockClient[] = [];
-  const connect = (options: { token?: string; onRejected?: (message: string) => void } = {}) => {
+  const connect = (options: { token?: string; onRejected?: (message: string, reason: RejectionReason) => void } = {}) => {
     const client = createAirlockClient({
       url: airlock.server.wsUrl,
       token: options.token ?? airlock.server.token,
@@ -241,16 +241,17 @@ describe('@airlock/client against a real server', () => {
     });
   });
 
-  it('reads the start-up link, and gives up at once when the token is refused', async () => {
+  it('reads the start-up link, and gives up at once, the token unsent, when the server cannot prove it knows that token', async () => {
     await using t = await setup();
     const address = parseStartupLink(`${t.airlock.server.url}/#token=${encodeURIComponent(t.airlock.server.token)}`);
     expect(address).toStrictEqual({ url: t.airlock.server.wsUrl, token: t.airlock.server.token });
     expect(await t.connect(address).trpc.model.info.query()).toMatchObject({ provider: 'fake' });
 
-    const rejections: string[] = [];
-    const refused = t.connect({ token: 'not-the-token-not-the-token-not-the-token', onRejected: (message) => rejections.push(message) });
-    await expect(refused.trpc.model.info.query()).rejects.toThrow('a valid access token is required');
-    expect(rejections).toStrictEqual(['a valid access token is required']);
+    // A wrong token and a server that is not Airlock look the same to a client: neither proves it knows the token.
+    const rejections: [string, string][] = [];
+    const refused = t.connect({ token: 'not-the-token-not-the-token-not-the-token', onRejected: (message, reason) => rejections.push([message, reason]) });
+    await expect(refused.trpc.model.info.query()).rejects.toThrow(UNPROVEN_SERVER_MESSAGE);
+    expect(rejections).toStrictEqual([[UNPROVEN_SERVER_MESSAGE, 'unproven']]);
     expect(refused.state).toBe('rejected');
   });
 });

@@ -1,18 +1,30 @@
+import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { AirlockSocket, type RequestHandlers, type SocketError } from './airlock-socket';
+import { AirlockSocket, UNPROVEN_SERVER_MESSAGE, type RequestHandlers, type SocketError } from './airlock-socket';
 import { createAirlockClient } from './create-airlock-client';
 
-/** A WebSocket server on 127.0.0.1 that records what each connection receives; the test answers by hand. */
-async function startWireServer() {
+/** The frame Airlock sends first when the upgrade URL asks for a proof: the nonce's HMAC keyed by the token. */
+function proofFrame(url: string, token: string): string {
+  const nonce = new URL(url, 'http://localhost').searchParams.get('proof') ?? '';
+  return JSON.stringify({ airlock: 'proof', mac: createHmac('sha256', token).update(`airlock server proof\n${nonce}`).digest('base64url') });
+}
+
+/**
+ * A WebSocket server on 127.0.0.1 that records what each connection receives; the test answers by hand. First it
+ * proves it knows the token "secret", as Airlock does, unless `greet` says what to send instead (nothing, for null).
+ */
+async function startWireServer(greet: (url: string, socket: WebSocket) => string | null = (url) => proofFrame(url, 'secret')) {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
-  const connections: { url: string; socket: WebSocket; received: string[] }[] = [];
+  const connections: { url: string; socket: WebSocket; received: string[]; closed: Promise<void> }[] = [];
   const arrivals: (() => void)[] = [];
   wss.on('connection', (socket, req) => {
-    const connection = { url: req.url ?? '', socket, received: [] as string[] };
+    const connection = { url: req.url ?? '', socket, received: [] as string[], closed: new Promise<void>((resolve) => socket.once('close', () => resolve())) };
     connections.push(connection);
+    const first = greet(connection.url, socket);
+    if (first !== null) socket.send(first);
     socket.on('message', (data) => {
       connection.received.push((data as Buffer).toString('utf8'));
       for (const wake of arrivals.splice(0)) wake();
@@ -80,7 +92,7 @@ describe('AirlockSocket speaks the tRPC WebSocket protocol', () => {
     const early = recorder();
     socket.request({ method: 'query', path: 'model.info', input: undefined }, early.handlers);
     await open();
-    expect(server.connections[0]!.url).toBe('/trpc?connectionParams=1');
+    expect(server.connections[0]!.url).toMatch(/^\/trpc\?connectionParams=1&proof=[A-Za-z0-9_-]{22}$/);
     expect(await server.received(0, 2)).toStrictEqual([
       { method: 'connectionParams', data: { token: 'secret' } },
       { id: 1, method: 'query', params: { path: 'model.info' } },
@@ -205,6 +217,76 @@ describe('AirlockSocket speaks the tRPC WebSocket protocol', () => {
     endLate();
     expect(await server.received(0, 6)).toContainEqual({ id: 3, method: 'subscription.stop' });
     expect(stopFor(1)).toHaveLength(1);
+  });
+});
+
+describe('AirlockSocket sends the token only to a server that proves it knows it', () => {
+  async function impostor(greet: (url: string, socket: WebSocket) => string | null, proofTimeoutMs?: number) {
+    const server = await startWireServer(greet);
+    const rejections: [string, string][] = [];
+    const written: string[] = [];
+    class RecordingWebSocket extends WebSocket {
+      override send(data: string): void {
+        written.push(data);
+        super.send(data);
+      }
+    }
+    const socket = new AirlockSocket({
+      url: server.url,
+      connectionParams: { token: 'secret', client: 'web' },
+      WebSocket: RecordingWebSocket,
+      retryDelayMs: () => 0,
+      connectAttempts: Infinity,
+      onRejected: (message, reason) => rejections.push([message, reason]),
+      ...(proofTimeoutMs === undefined ? {} : { proofTimeoutMs }),
+    });
+    cleanups.push(server.close, () => socket.close());
+    const query = recorder();
+    socket.request({ method: 'query', path: 'model.info', input: undefined }, query.handlers);
+    await vi.waitFor(() => expect(socket.state).toBe('rejected'), { timeout: 10_000 });
+    // The client closes the socket itself, and opens no other.
+    await server.connections[0]!.closed;
+    expect(server.connections).toHaveLength(1);
+    expect(server.connections[0]!.url).toMatch(/^\/trpc\?connectionParams=1&proof=[A-Za-z0-9_-]{22}$/);
+    expect(server.connections[0]!.received).toStrictEqual([]);
+    expect(written).toStrictEqual([]);
+    expect(rejections).toStrictEqual([[UNPROVEN_SERVER_MESSAGE, 'unproven']]);
+    expect(socket.rejectionReason).toBe('unproven');
+    expect(query.errors.map((error) => error.message)).toStrictEqual([UNPROVEN_SERVER_MESSAGE]);
+    await expect(socket.nextOpen()).rejects.toThrow(UNPROVEN_SERVER_MESSAGE);
+  }
+
+  it('a server that answers with a proof for another token gets nothing, and is not tried again', async () => {
+    await impostor((url) => proofFrame(url, 'another token'));
+  });
+
+  it('a server that answers with a proof for another nonce gets nothing', async () => {
+    await impostor(() => proofFrame('/trpc?proof=AAAAAAAAAAAAAAAAAAAAAA', 'secret'));
+  });
+
+  it('a server whose first frame is anything but the proof gets nothing', async () => {
+    await impostor(() => JSON.stringify({ id: null, method: 'reconnect' }));
+  });
+
+  it('a server that accepts the connection and closes it without a proof gets nothing', async () => {
+    await impostor((_url, socket) => {
+      socket.close();
+      return null;
+    });
+  });
+
+  it('a server that accepts the connection and says nothing gets nothing once the proof is overdue', async () => {
+    await impostor(() => null, 50);
+  });
+
+  it('a client with no token asks for no proof and sends its connection params as before', async () => {
+    const server = await startWireServer(() => null);
+    cleanups.push(server.close);
+    const socket = new AirlockSocket({ url: server.url, connectionParams: { client: 'web' }, WebSocket, retryDelayMs: () => 0 });
+    cleanups.push(() => socket.close());
+    expect(await server.received(0, 1)).toStrictEqual([{ method: 'connectionParams', data: { client: 'web' } }]);
+    expect(server.connections[0]!.url).toBe('/trpc?connectionParams=1');
+    expect(socket.state).toBe('open');
   });
 });
 

@@ -39,8 +39,13 @@ export interface AirlockSocketOptions {
   onOpen?: () => void;
   /** Called when a socket closes or fails to open, before a reconnect is tried. */
   onClose?: () => void;
-  /** Called once when the server refuses the token; the socket then stays closed and every request fails. */
-  onRejected?: (message: string) => void;
+  /**
+   * Called once when the server refuses the token (`reason` "refused"), or cannot prove it knows the token before
+   * the client sends it ("unproven": nothing was sent); the socket then stays closed and every request fails.
+   */
+  onRejected?: (message: string, reason: RejectionReason) => void;
+  /** How long a server that accepted the connection has to send its proof. Default 10 s. */
+  proofTimeoutMs?: number;
   /**
    * Failed attempts to open the first connection after which the client gives up: every request fails with why
    * (`connect ECONNREFUSED …`, no server at that path) and the state is `unreachable`. Once a connection has
@@ -61,7 +66,24 @@ interface LiveRequest {
 
 export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'rejected' | 'unreachable' | 'closed';
 
+/** Why the state is `rejected`: the server refused the token, or could not prove it knows it (the token was not sent). */
+export type RejectionReason = 'refused' | 'unproven';
+
+/** Why the client stops when the server at its address does not prove it knows the token. */
+export const UNPROVEN_SERVER_MESSAGE =
+  'the server at this address could not prove it is Airlock with this token (another program, or Airlock started with another token); the token was not sent';
+
+const DEFAULT_PROOF_TIMEOUT_MS = 10_000;
+
 const DEFAULT_CONNECT_ATTEMPTS = 4;
+
+interface AwaitingProof {
+  socket: WebSocketLike;
+  nonce: string;
+  timer?: ReturnType<typeof setTimeout>;
+  /** The proof came and is being checked: any other frame before the token is sent ends the client. */
+  verifying: boolean;
+}
 
 /** What a socket's `error` event says went wrong: `ws` passes an event with the error, a browser says nothing. */
 function failureOf(event: unknown): string | undefined {
@@ -100,6 +122,10 @@ export class AirlockSocket {
   private opened = false;
   /** Why the last attempt failed, when the socket said (its `error` event). */
   private lastFailure: string | undefined;
+  /** Why the state is `rejected`, once it is. */
+  private rejection: RejectionReason | undefined;
+  /** The socket that opened but has yet to prove the server knows the token, with the nonce it asked about. */
+  private awaitingProof: AwaitingProof | undefined;
   /** Resolved when the next socket opens; rejected when the client stops for good. */
   private openWaiters: { resolve: () => void; reject: (error: SocketError) => void }[] = [];
 
@@ -115,6 +141,11 @@ export class AirlockSocket {
 
   get state(): SocketState {
     return this.currentState;
+  }
+
+  /** Why the state is `rejected`: "refused" (the server refused the token) or "unproven" (nothing was sent); else undefined. */
+  get rejectionReason(): RejectionReason | undefined {
+    return this.rejection;
   }
 
   /**
@@ -158,7 +189,7 @@ export class AirlockSocket {
   private endedError(): SocketError | undefined {
     switch (this.currentState) {
       case 'rejected':
-        return new SocketError('the server refused the access token');
+        return new SocketError(this.rejection === 'unproven' ? UNPROVEN_SERVER_MESSAGE : 'the server refused the access token');
       case 'unreachable':
         return new SocketError(this.unreachableMessage());
       case 'closed':
@@ -232,22 +263,78 @@ export class AirlockSocket {
     this.currentState = state;
   }
 
+  /** The token the server must prove it knows before it is sent; none, and nothing is asked (nor sent of one). */
+  private token(): string | undefined {
+    const { token } = this.options.connectionParams;
+    return typeof token === 'string' && token !== '' ? token : undefined;
+  }
+
   private connect(): void {
     let socket: WebSocketLike;
+    const nonce = this.token() === undefined ? undefined : randomNonce();
     try {
-      socket = new this.WebSocketImpl(withConnectionParamsFlag(this.options.url));
+      socket = new this.WebSocketImpl(withConnectionParamsFlag(this.options.url, nonce));
     } catch {
       this.socketGone(null);
       return;
     }
     this.socket = socket;
-    socket.addEventListener('open', () => this.socketOpened(socket));
+    socket.addEventListener('open', () => {
+      if (nonce === undefined) this.socketOpened(socket);
+      else this.awaitProof(socket, nonce);
+    });
     socket.addEventListener('message', (event) => this.received(socket, event.data));
     socket.addEventListener('close', () => this.socketGone(socket));
     // A failed socket always closes next, which is where it is handled; without a listener Node's `ws` would throw.
     socket.addEventListener('error', (event?: unknown) => {
       if (socket === this.socket) this.lastFailure = failureOf(event);
     });
+  }
+
+  /**
+   * The socket opened, but whatever accepted it may not be Airlock (a program that took the port while Airlock was
+   * down): the token goes only to a server whose first frame is the HMAC of this connection's nonce keyed by it.
+   */
+  private awaitProof(socket: WebSocketLike, nonce: string): void {
+    if (socket !== this.socket || this.currentState === 'closed') return;
+    const awaiting: AwaitingProof = { socket, nonce, verifying: false };
+    awaiting.timer = setTimeout(() => {
+      if (this.awaitingProof === awaiting) this.unproven();
+    }, this.options.proofTimeoutMs ?? DEFAULT_PROOF_TIMEOUT_MS);
+    this.awaitingProof = awaiting;
+  }
+
+  /** The first frame on a socket awaiting its proof: the proof, checked, or anything else, which ends the client. */
+  private receivedProof(data: unknown): void {
+    const awaiting = this.awaitingProof!;
+    const mac = typeof data === 'string' && !awaiting.verifying ? proofMacOf(data) : undefined;
+    if (mac === undefined) {
+      this.unproven();
+      return;
+    }
+    awaiting.verifying = true;
+    verifyProof(this.token()!, awaiting.nonce, mac).then(
+      (proven) => {
+        if (this.awaitingProof !== awaiting) return;
+        if (!proven) {
+          this.unproven();
+          return;
+        }
+        clearTimeout(awaiting.timer);
+        this.awaitingProof = undefined;
+        this.socketOpened(awaiting.socket);
+      },
+      () => {
+        if (this.awaitingProof === awaiting) this.unproven();
+      },
+    );
+  }
+
+  /** The server did not prove it knows the token: nothing is sent, and nothing is tried again. */
+  private unproven(): void {
+    if (this.awaitingProof !== undefined) clearTimeout(this.awaitingProof.timer);
+    this.awaitingProof = undefined;
+    this.rejected(UNPROVEN_SERVER_MESSAGE, 'unproven');
   }
 
   private socketOpened(socket: WebSocketLike): void {
@@ -264,7 +351,12 @@ export class AirlockSocket {
   }
 
   private received(socket: WebSocketLike, data: unknown): void {
-    if (socket !== this.socket || typeof data !== 'string') return;
+    if (socket !== this.socket) return;
+    if (this.awaitingProof?.socket === socket) {
+      this.receivedProof(data);
+      return;
+    }
+    if (typeof data !== 'string') return;
     if (data === 'PING') {
       socket.send('PONG');
       return;
@@ -323,11 +415,12 @@ export class AirlockSocket {
     this.stopWhenStarted.delete(id);
   }
 
-  private rejected(message: string): void {
-    if (this.currentState === 'closed') return;
+  private rejected(message: string, reason: RejectionReason = 'refused'): void {
+    if (this.currentState === 'closed' || this.currentState === 'rejected') return;
+    this.rejection = reason;
     this.setState('rejected');
     this.stopForGood(new SocketError(message));
-    this.options.onRejected?.(message);
+    this.options.onRejected?.(message, reason);
     this.socket?.close();
   }
 
@@ -353,6 +446,8 @@ export class AirlockSocket {
 
   private socketGone(socket: WebSocketLike | null): void {
     if (socket !== this.socket) return;
+    // Closed after opening, before its proof: whatever accepted it is not known to be Airlock.
+    if (socket !== null && this.awaitingProof?.socket === socket) this.unproven();
     this.socket = null;
     // The server ends every subscription of a connection that closed.
     this.stopWhenStarted.clear();
@@ -390,6 +485,41 @@ export class AirlockSocket {
   }
 }
 
-function withConnectionParamsFlag(url: string): string {
-  return `${url}${url.includes('?') ? '&' : '?'}connectionParams=1`;
+function withConnectionParamsFlag(url: string, nonce: string | undefined): string {
+  return `${url}${url.includes('?') ? '&' : '?'}connectionParams=1${nonce === undefined ? '' : `&proof=${nonce}`}`;
+}
+
+/** 128 random bits, base64url: a new one for every connection, so no earlier answer proves anything. */
+function randomNonce(): string {
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
+}
+
+/** The `mac` of a `{"airlock":"proof","mac":"…"}` frame; undefined for anything else. */
+function proofMacOf(data: string): Uint8Array<ArrayBuffer> | undefined {
+  let frame: unknown;
+  try {
+    frame = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (typeof frame !== 'object' || frame === null) return undefined;
+  const { airlock, mac } = frame as { airlock?: unknown; mac?: unknown };
+  if (airlock !== 'proof' || typeof mac !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(mac)) return undefined;
+  return fromBase64Url(mac);
+}
+
+/** Whether `mac` is HMAC-SHA256(key = token, 'airlock server proof\n' + nonce); Web Crypto's verify compares in constant time. */
+async function verifyProof(token: string, nonce: string, mac: Uint8Array<ArrayBuffer>): Promise<boolean> {
+  const encoder = new TextEncoder();
+  const key = await crypto.subtle.importKey('raw', encoder.encode(token), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  return crypto.subtle.verify('HMAC', key, mac, encoder.encode(`airlock server proof\n${nonce}`));
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
 }

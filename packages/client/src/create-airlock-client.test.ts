@@ -1,14 +1,20 @@
+import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { createAirlockClient, type DecideInput } from './create-airlock-client';
 
-/** A WebSocket server on 127.0.0.1 that records what its connections receive and answers nothing. */
+/** A WebSocket server on 127.0.0.1 that records what its connections receive and answers nothing but the proof. */
 async function startRecordingServer() {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   const received: unknown[] = [];
-  wss.on('connection', (socket) => socket.on('message', (data) => received.push(JSON.parse((data as Buffer).toString('utf8')))));
+  wss.on('connection', (socket, req) => {
+    // Proves it knows the token, as Airlock does: the client sends it to no other server.
+    const nonce = new URL(req.url ?? '/', 'http://localhost').searchParams.get('proof') ?? '';
+    socket.send(JSON.stringify({ airlock: 'proof', mac: createHmac('sha256', 'secret').update(`airlock server proof\n${nonce}`).digest('base64url') }));
+    socket.on('message', (data) => received.push(JSON.parse((data as Buffer).toString('utf8'))));
+  });
   return {
     url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/trpc`,
     received,

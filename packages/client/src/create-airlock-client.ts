@@ -3,7 +3,7 @@ import type { LoopEvent } from '@airlock/core';
 import { createTRPCClient, type TRPCClient } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { airlockLink } from './airlock-link';
-import { AirlockSocket, type SocketState } from './airlock-socket';
+import { AirlockSocket, type RejectionReason, type SocketState } from './airlock-socket';
 import { randomRunId } from './random-run-id';
 import { subscriptionIterator } from './subscription-iterator';
 import type { WebSocketConstructor } from './web-socket-like';
@@ -33,8 +33,12 @@ export interface AirlockClientOptions {
   onOpen?: () => void;
   /** Called when a socket closes or fails to open, before the next attempt. */
   onClose?: () => void;
-  /** Called once when the server refuses the token: the client stops reconnecting and every call fails. */
-  onRejected?: (message: string) => void;
+  /**
+   * Called once when the server refuses the token (`reason` "refused"), or cannot prove it knows the token, which is
+   * then never sent ("unproven": another program on that port, or Airlock started with another token): the client
+   * stops reconnecting and every call fails.
+   */
+  onRejected?: (message: string, reason: RejectionReason) => void;
   /**
    * Failed attempts to open the first connection after which the client gives up and every call fails with why
    * (`state` is then `unreachable`). Once connected, a dropped connection is retried however long it takes. Default

@@ -14,7 +14,7 @@ export {
   type ToolInfo,
 } from './create-airlock-client';
 export { airlockLink } from './airlock-link';
-export { AirlockSocket, SocketError, type AirlockSocketOptions, type SocketState } from './airlock-socket';
+export { AirlockSocket, SocketError, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type RejectionReason, type SocketState } from './airlock-socket';
 export { connectionRejection } from './connection-rejection';
 export { parseStartupLink, shownAddress, socketUrl, type ServerAddress } from './startup-link';
 export type { WebSocketConstructor, WebSocketLike } from './web-socket-like';
