@@ -1,3 +1,4 @@
+import { UNPROVEN_SERVER_MESSAGE } from '@airlock/client';
 import { recordingTool, startFakeOpenAIServer, startTestAirlock, type TestAirlock } from '@airlock/server/testing';
 import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -158,7 +159,7 @@ describe('examples/auto-allow-read-only.ts', () => {
     example.close();
     expect(await example.exited, example.stderr).toBe(1);
     expect(example.stderr).toBe(
-      `the server at ${airlock.server.wsUrl} refused the token (a valid access token is required): check AIRLOCK_TOKEN, AIRLOCK_TOKEN_FILE or the link's #token= (a server started without a fixed token has a new one each start)\n`,
+      `the server at ${airlock.server.wsUrl} refused the token (${UNPROVEN_SERVER_MESSAGE}): check AIRLOCK_TOKEN, AIRLOCK_TOKEN_FILE or the link's #token= (a server started without a fixed token has a new one each start)\n`,
     );
     expect(fake.requests).toStrictEqual([]);
   });
