@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { connectApi } from './connect-api';
 
@@ -24,9 +25,13 @@ class FakeSocket {
   close(): void {
     this.end();
   }
+  /** Opens, and proves it knows the token "secret", as Airlock does: the client sends it to no other server. */
   open(): void {
     this.readyState = 1;
     for (const listener of this.listeners.get('open') ?? []) listener();
+    const nonce = new URL(this.url).searchParams.get('proof') ?? '';
+    const mac = createHmac('sha256', 'secret').update(`airlock server proof\n${nonce}`).digest('base64url');
+    for (const listener of this.listeners.get('message') ?? []) listener({ data: JSON.stringify({ airlock: 'proof', mac }) });
   }
   end(): void {
     if (this.readyState === 3) return;
@@ -53,7 +58,7 @@ describe('connectApi, when its server stops', () => {
     const connection = connectApi({ url: URL_OF_RUN, token: 'secret', offlineAfterFailures: 3, WebSocket: FakeSocket });
     const last = () => FakeSocket.made.at(-1)!;
     last().open();
-    expect(connection.status.getSnapshot().state).toBe('connected');
+    await vi.waitFor(() => expect(connection.status.getSnapshot().state).toBe('connected'));
     last().end();
     // Ten failed attempts while the server is down: offline, and asked about at each failure from the third on.
     for (let attempt = 0; attempt < 10; attempt++) {
