@@ -51,14 +51,21 @@ async function launch(options: { env: Record<string, string>; args: string[]; to
   launcher.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
   // The server writes to the same pipes: they end when both are gone.
   const ended = new Promise<void>((resolve) => launcher.stdout.once('close', () => resolve()));
-  const match = await vi.waitFor(
-    () => {
-      const found = /running at http:\/\/[^/\s]+:(\d+)\/(?:#token=(\S+))?[^\n]*\n/.exec(text);
-      if (found === null) throw new Error(`not listening yet:\n${text}`);
-      return found;
-    },
-    { timeout: 30_000, interval: 50 },
-  );
+  let match: RegExpExecArray;
+  try {
+    match = await vi.waitFor(
+      () => {
+        const found = /running at http:\/\/[^/\s]+:(\d+)\/(?:#token=(\S+))?[^\n]*\n/.exec(text);
+        if (found === null) throw new Error(`not listening yet:\n${text}`);
+        return found;
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+  } catch (error) {
+    // A server that never said it listens is not left running: the launcher's end takes it down with it.
+    launcher.kill('SIGKILL');
+    throw error;
+  }
   const serverPid = childOf(launcher.pid!);
   const close = async () => {
     if (launcher.exitCode === null && launcher.signalCode === null) launcher.kill('SIGTERM');
