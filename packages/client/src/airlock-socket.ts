@@ -446,8 +446,12 @@ export class AirlockSocket {
 
   private socketGone(socket: WebSocketLike | null): void {
     if (socket !== this.socket) return;
-    // Closed after opening, before its proof: whatever accepted it is not known to be Airlock.
-    if (socket !== null && this.awaitingProof?.socket === socket) this.unproven();
+    // Closed before its proof was checked: nothing was sent. The next connection asks again: Airlock closes a socket
+    // at any moment when it shuts down or makes room for newcomers, and what is not Airlock gets nothing however often.
+    if (socket !== null && this.awaitingProof?.socket === socket) {
+      clearTimeout(this.awaitingProof.timer);
+      this.awaitingProof = undefined;
+    }
     this.socket = null;
     // The server ends every subscription of a connection that closed.
     this.stopWhenStarted.clear();
