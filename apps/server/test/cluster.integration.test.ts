@@ -176,6 +176,7 @@ describe.skipIf(!postgres.available)('Airlock instances sharing one PostgreSQL d
     expect((await run.ended).reason).toBe('cancelled');
     const audit = await onB.trpc.audit.list.query({});
     expect(audit.entries).toMatchObject([{ toolName: 'terminal', decision: 'allow', outcome: 'cancelled' }]);
-    expect((await onA.trpc.sessions.list.query()).map((s) => s.sessionId)).not.toContain('s1');
+    // A's list learns of the deletion from B's message, which may come after the run's end reached A's client.
+    await expect.poll(async () => (await onA.trpc.sessions.list.query()).map((s) => s.sessionId), { timeout: 30_000 }).not.toContain('s1');
   });
 });
