@@ -11,7 +11,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import packageJson from '../package.json' with { type: 'json' };
 import { logToConsole } from './console-line';
 import { ConfigError, DEFAULT_CAPACITY, isLoopbackHost, type AirlockConfig, type Capacity } from './config';
-import { holdLoopbackTwin, loopbackTwin, TwinAddressInUseError, type ListenTwin } from './http/loopback-twin';
+import { holdLoopbackTwin, loopbackToHold, loopbackTwin, TwinAddressInUseError, type ListenTwin } from './http/loopback-twin';
 import { RequestGuard } from './http/request-guard';
 import { freshRunHostname } from './http/run-hostname';
 import { coalesceWrites } from './http/coalesce-writes';
@@ -72,8 +72,9 @@ export interface RunningServer extends AsyncDisposable {
   /** `http://127.0.0.1:PORT`, without the token: what a Node client connects to. */
   url: string;
   /**
-   * Where a browser is sent, without the token: on loopback `http://airlock-<random>.localhost:PORT`, a name new
-   * at every start that browsers resolve to loopback themselves (Node does not: use `url`); beyond loopback, `url`.
+   * Where a browser is sent, without the token: on loopback or every address (0.0.0.0, ::)
+   * `http://airlock-<random>.localhost:PORT`, a name new at every start that browsers resolve to loopback themselves
+   * (Node does not: use `url`); on any other address, `url`.
    */
   browserUrl: string;
   /** `ws://127.0.0.1:PORT/trpc`. */
@@ -113,8 +114,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const port = address.port;
   const displayHost = urlHost(address);
   const url = `http://${displayHost}:${port}`;
-  // On loopback the token is handed only to an origin nobody could have served a page on before this run.
-  const runHostname = loopbackTwin(address.address) === undefined ? undefined : freshRunHostname();
+  // On loopback, or on every address (loopback among them), the token is handed only to an origin nobody could have
+  // served a page on before this run.
+  const servesLoopback = loopbackTwin(address.address) !== undefined || WILDCARD_HOSTS.has(address.address);
+  const runHostname = servesLoopback ? freshRunHostname() : undefined;
   const browserUrl = runHostname === undefined ? url : `http://${runHostname}:${port}`;
 
   const guard = new RequestGuard({ port, runHostname, extraHostnames: extraHostnames(config.host, address), allowedOrigins: config.allowedOrigins });
@@ -323,8 +326,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 
 /**
  * Listens as configured and, bound to a loopback address, holds the other one on the same port too (see
- * `holdLoopbackTwin`). When another process holds that one, a browser would reach it: with a port of its own choosing
- * the server takes another, with a configured port it refuses to start.
+ * `holdLoopbackTwin`); bound to 0.0.0.0, it holds [::1]. When another process holds that one, a browser would reach
+ * it: with a port of its own choosing the server takes another, with a configured port it refuses to start.
  */
 async function listenHoldingLoopback(
   server: Server,
@@ -334,7 +337,7 @@ async function listenHoldingLoopback(
   for (let attempt = 1; ; attempt++) {
     await listen(server, config);
     const address = server.address() as AddressInfo;
-    const twinHost = loopbackTwin(address.address);
+    const twinHost = loopbackToHold(address.address);
     if (twinHost === undefined) return { address, twin: undefined };
     try {
       return { address, twin: await holdLoopbackTwin(server, twinHost, address.port, listenTwin) };

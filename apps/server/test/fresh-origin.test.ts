@@ -2,7 +2,7 @@ import { ChatService, type AirlockServices } from '@airlock/api';
 import { ApprovalRegistry } from '@airlock/core';
 import { deferred } from '@airlock/core/testing';
 import { connect, createServer, type Server as NetServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config';
@@ -47,6 +47,11 @@ async function hasIpv6Loopback(): Promise<boolean> {
   }
 }
 const IPV6 = await hasIpv6Loopback();
+const WILDCARDS = IPV6 ? ['0.0.0.0', '::'] : ['0.0.0.0'];
+/** An IPv4 address of this machine beyond loopback, if it has one. */
+const EXTERNAL_IPV4 = Object.values(networkInterfaces())
+  .flatMap((entries) => entries ?? [])
+  .find((entry) => entry.family === 'IPv4' && !entry.internal)?.address;
 
 function listenError(code: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`listen ${code}`), { code });
@@ -67,6 +72,20 @@ async function answeredSocket(host: string, server: RunningServer): Promise<{ so
   const name = new URL(server.browserUrl).host;
   socket.write(`GET /healthz HTTP/1.1\r\nHost: ${name}\r\nOrigin: ${server.browserUrl}\r\n\r\n`);
   return { socket, statusLine: await answer.promise, closed: closed.promise };
+}
+
+/** The status line of GET /healthz sent to 127.0.0.1:`port` with this Host, and an Origin naming the same. */
+async function statusFor(port: number, host: string): Promise<string> {
+  const socket = connect({ host: '127.0.0.1', port });
+  const answer = deferred<string>();
+  socket.once('data', (chunk: Buffer) => answer.resolve(chunk.toString('utf8').split('\r\n')[0]!));
+  socket.on('error', (error) => answer.reject(error));
+  socket.write(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\nOrigin: http://${host}\r\nConnection: close\r\n\r\n`);
+  try {
+    return await answer.promise;
+  } finally {
+    socket.destroy();
+  }
 }
 
 describe('a fresh browser origin for every run', () => {
@@ -97,11 +116,62 @@ describe('a fresh browser origin for every run', () => {
     other.destroy();
   });
 
-  it('changes nothing beyond loopback: the browser is sent to the loopback address', async () => {
+  it.runIf(EXTERNAL_IPV4 !== undefined)('changes nothing on an address beyond loopback: the link names that address', async () => {
+    await using running = await start({ host: EXTERNAL_IPV4 });
+    const url = `http://${EXTERNAL_IPV4}:${running.server.port}`;
+
+    expect([running.server.url, running.server.browserUrl]).toStrictEqual([url, url]);
+    expect(running.lines[0]).toBe(`Airlock is running at ${url}/#token=${TOKEN}`);
+  });
+});
+
+describe('a bind to every address, which takes in loopback', () => {
+  it.each(WILDCARDS)('on %s prints a link to a new *.localhost name, which the checks accept besides the machine’s names', async (host) => {
+    await using running = await start({ host });
+    const { port } = running.server;
+
+    expect(running.lines[0]).toMatch(new RegExp(`^Airlock is running at http://airlock-[a-z2-7]{16}\\.localhost:${port}/#token=${TOKEN}$`));
+    expect(running.lines[0]).toBe(`Airlock is running at ${running.server.browserUrl}/#token=${TOKEN}`);
+    expect([running.server.url, running.server.wsUrl]).toStrictEqual([`http://127.0.0.1:${port}`, `ws://127.0.0.1:${port}/trpc`]);
+    const served = await answeredSocket('127.0.0.1', running.server);
+    expect(served.statusLine).toBe('HTTP/1.1 200 OK');
+    served.socket.destroy();
+    // A person on another machine still reaches it by this machine's name or addresses.
+    expect(await statusFor(port, `${hostname()}:${port}`)).toBe('HTTP/1.1 200 OK');
+    if (EXTERNAL_IPV4 !== undefined) expect(await statusFor(port, `${EXTERNAL_IPV4}:${port}`)).toBe('HTTP/1.1 200 OK');
+    expect(await statusFor(port, `airlock-aaaaaaaaaaaaaaaa.localhost:${port}`)).toBe('HTTP/1.1 403 Forbidden');
+  });
+
+  it.runIf(IPV6)('on 0.0.0.0 serves [::1] on its port too, which a browser tries first for the run’s name', async () => {
     await using running = await start({ host: '0.0.0.0' });
 
-    expect(running.server.browserUrl).toBe(running.server.url);
-    expect(running.lines[0]).toBe(`Airlock is running at http://127.0.0.1:${running.server.port}/#token=${TOKEN}`);
+    const overIpv6 = await answeredSocket('::1', running.server);
+    expect(overIpv6.statusLine).toBe('HTTP/1.1 200 OK');
+    overIpv6.socket.destroy();
+  });
+
+  it.runIf(IPV6)('on 0.0.0.0 refuses to start on a configured port whose [::1] another process holds', async () => {
+    const squatter = createServer();
+    await listenNet(squatter, 0, '::1');
+    const { port } = squatter.address() as { port: number };
+    try {
+      const error = await start({ host: '0.0.0.0', port }).then(
+        (running) => running.server.close().then(() => undefined),
+        (thrown: unknown) => thrown,
+      );
+
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problem).toBe(
+        `port ${port} on [::1] is held by another process, which a browser opening Airlock's link may reach instead of Airlock ` +
+          '(browsers try both loopback addresses); stop it, or choose another port with --port or AIRLOCK_PORT',
+      );
+      // And it let go of 0.0.0.0 again.
+      const after = createServer();
+      await listenNet(after, port, '0.0.0.0');
+      after.close();
+    } finally {
+      squatter.close();
+    }
   });
 });
 

@@ -27,6 +27,15 @@ export function loopbackTwin(address: string): string | undefined {
 }
 
 /**
+ * The loopback address a server bound to `address` must hold besides it, for the same reason: the twin of a loopback
+ * address, and [::1] for 0.0.0.0, which takes in 127.0.0.1 but no IPv6 address. `::` takes in both (Node binds it
+ * dual-stack). Undefined for any other address.
+ */
+export function loopbackToHold(address: string): string | undefined {
+  return address === '0.0.0.0' ? '::1' : loopbackTwin(address);
+}
+
+/**
  * Holds `host`:`port` too and hands each connection it accepts to `httpServer`, which serves it as one of its own: one
  * request handler, one count of connections, the same deadlines. Undefined when this machine has no such address (no
  * IPv6: nobody else can hold it either). Throws TwinAddressInUseError when another process holds it.
