@@ -1,10 +1,11 @@
 import { ApprovalRegistry } from '@airlock/core';
-import { ScriptedModel } from '@airlock/core/testing';
+import { deferred, ScriptedModel } from '@airlock/core/testing';
 import { TRPCError } from '@trpc/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatService } from './chat-service';
 import { ConnectionState, type ConnectionOptions } from './context';
 import { MemoryStore } from './memory-store';
+import type { AirlockStore } from './store';
 import { appRouter, createCallerFactory } from './router';
 import { ManualWindow } from './test-support';
 import { defaultToolSettings } from './tool-settings';
@@ -17,11 +18,14 @@ afterEach(async () => {
   await Promise.all(services.splice(0).map((s) => s.shutdown()));
 });
 
-function setup(connection: ConnectionOptions = {}) {
+type SettingsStore = Pick<AirlockStore, 'getSetting' | 'setSetting'>;
+
+/** `settingsStore`: how the settings service sees the store (default: the store itself). */
+function setup(connection: ConnectionOptions = {}, settingsStore: (store: MemoryStore) => SettingsStore = (store) => store) {
   const store = new MemoryStore();
   const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel([]), tools: () => [], store });
   services.push(chat);
-  const settings = new ToolSettingsService(store);
+  const settings = new ToolSettingsService(settingsStore(store));
   const controller = new AbortController();
   const callerOn = (state: ConnectionState) =>
     createCaller(
@@ -32,7 +36,7 @@ function setup(connection: ConnectionOptions = {}) {
       { signal: controller.signal },
     );
   const state = new ConnectionState('c1', connection);
-  return { store, state, caller: callerOn(state), other: callerOn(new ConnectionState('c2')) };
+  return { store, state, settings, caller: callerOn(state), other: callerOn(new ConnectionState('c2')), stop: () => controller.abort() };
 }
 
 describe('settings', () => {
@@ -118,5 +122,40 @@ describe('settings', () => {
     const second = (await caller.settings.watch())[Symbol.asyncIterator]();
     await expect(second.next()).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
     await first.return?.();
+  });
+
+  it('sends a change made while the watch reads the settings first, not the older settings it read', async () => {
+    const reached = deferred();
+    const answer = deferred();
+    let calls = 0;
+    const { caller, other } = setup({}, (store) => ({
+      // The watch's first read reads the store, then waits to answer until the change below is saved.
+      getSetting: async (key) => {
+        const value = await store.getSetting(key);
+        if (++calls === 1) {
+          reached.resolve();
+          await answer.promise;
+        }
+        return value;
+      },
+      setSetting: (key, value) => store.setSetting(key, value),
+    }));
+    const watch = (await caller.settings.watch())[Symbol.asyncIterator]();
+    const first = watch.next();
+    await reached.promise;
+    await other.settings.update({ maxToolCalls: 9 });
+    answer.resolve();
+    expect(await first).toStrictEqual({ done: false, value: { ...defaultToolSettings, maxToolCalls: 9 } });
+    await watch.return?.();
+  });
+
+  it('ends a watch when its subscription is stopped: it stops listening and gives its place back', async () => {
+    const { caller, state, settings, stop } = setup();
+    const watch = (await caller.settings.watch())[Symbol.asyncIterator]();
+    expect(await watch.next()).toStrictEqual({ done: false, value: defaultToolSettings });
+    const waiting = watch.next();
+    stop();
+    expect(await waiting).toStrictEqual({ done: true, value: undefined });
+    expect([(settings as unknown as { listeners: Set<unknown> }).listeners.size, state.openSubscriptions]).toStrictEqual([0, 0]);
   });
 });
