@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateRules } from './evaluate-rules';
+import { gitArgumentsCovered } from './git-arguments';
 import { context, prefix, terminal } from './rule-fixtures';
 
 async function decide(command: string, rule: string): Promise<string> {
@@ -431,5 +432,111 @@ describe('git blame and git init: no file read, nor repository made, outside the
     ['git', 'git -C sub init'],
   ])('a rule for %s still allows %j', async (rule, command) => {
     expect(await decide(command, rule)).toBe('allow');
+  });
+});
+
+describe('git clone: no source, folder or repository outside the workspace, no key git runs', () => {
+  it.each([
+    // The folder it makes: the clone writes a repository, and its checkout, there.
+    ['git clone', 'git clone https://example.com/r.git /home/user/.config/x'],
+    ['git clone', 'git clone https://example.com/r.git ~/.config/x'],
+    ['git clone', 'git clone https://example.com/r.git ../../x'],
+    ['git clone', "git clone https://example.com/r.git 'h:/../../x'"],
+    ['git clone', 'git clone -- https://example.com/r.git /tmp/x'],
+    ['git clone', 'git clone --depth 1 -b main https://example.com/r.git /tmp/x'],
+    ['git clone', 'git clone --frobnicate https://example.com/r.git /tmp/x'],
+    ['git clone', 'git clone https://example.com/r.git "$HOME/x"'],
+    ['git clone https://example.com/r.git', 'git clone https://example.com/r.git /home/user/.config/x'],
+    ['git', 'git clone https://example.com/r.git /tmp/x'],
+    // A repository outside as the source: its files come into the workspace.
+    ['git clone', 'git clone /home/user/private x'],
+    ['git clone', 'git clone ~/private x'],
+    ['git clone', 'git clone ../private x'],
+    ['git clone', 'git clone file:///home/user/private x'],
+    ['git clone', 'git clone file://localhost/home/user/private x'],
+    // The repository itself elsewhere, or objects read from one.
+    ['git clone', 'git clone --separate-git-dir=/tmp/x https://example.com/r.git'],
+    ['git clone', 'git clone --separate-git-dir /tmp/x https://example.com/r.git'],
+    ['git clone', 'git clone --sep=/tmp/x https://example.com/r.git'],
+    ['git clone', 'git clone --reference /home/user/other https://example.com/r.git'],
+    ['git clone', 'git clone --reference-if-able=~/other https://example.com/r.git'],
+    // Hooks from a template folder, and keys git runs, written into the new repository.
+    ['git clone', 'git clone --template=./t https://example.com/r.git'],
+    ['git clone', "git clone -c core.fsmonitor='touch PWNED' https://example.com/r.git"],
+    ['git clone', 'git clone -ccore.fsmonitor=x https://example.com/r.git'],
+    ['git clone', 'git clone -qc core.pager=x https://example.com/r.git'],
+    ['git clone', 'git clone --config=include.path=../x https://example.com/r.git'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('ask');
+  });
+
+  it.each([
+    ['git clone', 'git clone https://example.com/r.git'],
+    ['git clone', 'git clone https://example.com/r.git vendor/r'],
+    ['git clone', 'git clone https://example.com/r.git /work/project/vendor/r'],
+    ['git clone', 'git clone git@github.com:a/b.git vendor/b'],
+    ['git clone', 'git clone file:///work/project/a b'],
+    ['git clone', 'git clone --reference ./cache https://example.com/r.git'],
+    ['git clone', 'git clone --separate-git-dir=.gitdir https://example.com/r.git r'],
+    // A rule that names the folder is the person's word for it.
+    ['git clone https://example.com/r.git /tmp/x', 'git clone https://example.com/r.git /tmp/x'],
+  ])('a rule for %s still allows %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('allow');
+  });
+
+  it('after a cd on the line, the folder a clone makes may be anywhere', async () => {
+    const rules = [prefix('cd'), prefix('git clone')];
+    expect((await evaluateRules(terminal('cd /tmp && git clone https://example.com/r.git'), rules, context)).decision).toBe('ask');
+    expect((await evaluateRules(terminal('git clone https://example.com/r.git && cd r'), rules, context)).decision).toBe('ask');
+    expect((await evaluateRules(terminal('git clone https://example.com/r.git'), rules, context)).decision).toBe('allow');
+  });
+
+  it('judges -c by its key itself, as git config is judged', () => {
+    const words = (line: string) => line.split(' ').map((value) => ({ kind: 'literal' as const, value }));
+    expect(gitArgumentsCovered(words('git clone -c user.name=x https://example.com/r.git'), 2)).toBe(true);
+    expect(gitArgumentsCovered(words('git clone --config=core.autocrlf=input https://example.com/r.git'), 2)).toBe(true);
+    expect(gitArgumentsCovered(words('git clone -c core.fsmonitor=x https://example.com/r.git'), 2)).toBe(false);
+    expect(gitArgumentsCovered(words('git clone -c Core.FSMonitor=x https://example.com/r.git'), 2)).toBe(false);
+    expect(gitArgumentsCovered(words('git clone -c credential.helper=x https://example.com/r.git'), 2)).toBe(false);
+  });
+});
+
+describe('git -C, --git-dir, --work-tree: no repository outside the workspace', () => {
+  it.each([
+    // Another repository runs its own configuration: its core.fsmonitor at `status`, its core.pager at `log`.
+    ['git', 'git -C /etc status'],
+    ['git', 'git -C ~/other-repo log'],
+    ['git', 'git -C ../.. status'],
+    ['git', 'git -C sub -C ../.. status'],
+    // Each `-C` is judged on its own: this one leads back into the workspace, but asking costs a click.
+    ['git', 'git -C sub -C .. status'],
+    ['git', 'git -C "$HOME/other" status'],
+    ['git', 'git -C /tmp/x fetch origin'],
+    ['git', 'git --no-pager -C /home/user/r diff'],
+    ['git', 'git --git-dir=/tmp/x/.git log'],
+    ['git', 'git --git-dir /home/user/r/.git log'],
+    ['git', 'git --work-tree=/tmp/x status'],
+    ['git -C sub', 'git -C sub -C /etc status'],
+    ['git status', 'git -C /etc status'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('ask');
+  });
+
+  it.each([
+    ['git', 'git -C sub status'],
+    ['git', 'git -C . log -5'],
+    ['git', 'git -C /work/project/sub status'],
+    // A rule that names the folder is the person's word for it.
+    ['git -C /srv/other', 'git -C /srv/other status'],
+  ])('a rule for %s still allows %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('allow');
+  });
+
+  it('judges --git-dir and --work-tree by where they lead, also where no other check asks about them', () => {
+    const words = (line: string) => line.split(' ').map((value) => ({ kind: 'literal' as const, value }));
+    const facts = { workspace: '/work/project' };
+    expect(gitArgumentsCovered(words('git --git-dir=/tmp/x/.git log'), 1, facts)).toBe(false);
+    expect(gitArgumentsCovered(words('git --work-tree /tmp/x status'), 1, facts)).toBe(false);
+    expect(gitArgumentsCovered(words('git --git-dir=sub/.git --work-tree=sub status'), 1, facts)).toBe(true);
   });
 });

@@ -32,6 +32,12 @@ export const GIT_RUNS_COMMANDS: ReadonlySet<string> = new Set(['bisect', 'submod
 
 /** Options git takes before its command: those that take the next word as their value, and those that take none. */
 const GLOBAL_VALUES = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--attr-source'];
+/**
+ * Those of `GLOBAL_VALUES` that name the repository or the folder git works in. Another repository runs its own
+ * configuration (`git -C ~/other status` runs its `core.fsmonitor`, `git log` its `core.pager`), and `init` or
+ * `clone` there makes one there.
+ */
+const GLOBAL_PATHS = ['-C', '--git-dir', '--work-tree'];
 const GLOBAL_FLAGS = [
   '-p', '-P', '--paginate', '--no-pager', '--bare', '--no-replace-objects', '--no-lazy-fetch', '--no-optional-locks',
   '--no-advice', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--html-path',
@@ -54,6 +60,12 @@ interface RepositoryCommand {
   code?: readonly string[];
   /** Options a prefix rule covers only where it names them (`FETCH_ASKED`). */
   asked?: readonly string[];
+  /** Options whose value is a local path, which may not lead outside the workspace (`clone --separate-git-dir=~/x`). */
+  paths?: readonly string[];
+  /** Options whose value is a `key=value` of the configuration, which may not set a key of `CODE_KEYS` (`clone -c`). */
+  config?: readonly string[];
+  /** `clone`: no operand, the source or the folder it makes, is a local path that may lead outside the workspace. */
+  localOperands?: boolean;
   /**
    * `fetch`, `pull`: a refspec with a destination (`+x:main`, `'+refs/heads/*:refs/heads/*'`) overwrites that local
    * branch, and with `--prune` deletes the local branches its destination matches that the remote lacks.
@@ -133,8 +145,12 @@ const REPOSITORY_COMMANDS = new Map<string, RepositoryCommand>([
       '--no-shallow-submodules', '--remote-submodules', '--no-remote-submodules', '--also-filter-submodules',
       '--reject-shallow', '--no-reject-shallow', '--dissociate',
     ],
-    // `--bundle-uri` fetches from a URI before the clone.
-    code: ['-u', '--bundle-uri'],
+    // `--bundle-uri` fetches from a URI before the clone; the hooks of a `--template` folder run in the new repository.
+    code: ['-u', '--bundle-uri', '--template'],
+    // `--reference` reads another repository's objects, and points the new one there for good unless `--dissociate`.
+    paths: ['--separate-git-dir', '--reference', '--reference-if-able'],
+    config: ['-c', '--config'],
+    localOperands: true,
   }],
 ]);
 
@@ -147,19 +163,21 @@ const REMOTE_READS = new Set(['show', 'get-url']);
 
 /**
  * Whether a prefix rule may cover this git command (`words` from `git` on, the first `trusted` of them the rule's own
- * tokens): its command is one of git's own (not an alias the repository's configuration defines); the repository a
- * `push`, `fetch`, `pull` or `ls-remote` talks to is a remote's name, not a URL or path the call names (`git push
- * https://…` sends the repository there); a `fetch` or `pull` writes no local branch a refspec names (`+x:main`),
- * prunes nothing with one, and keeps the clone's history (`FETCH_ASKED`); `diff`, `commit` and `add` read no file
- * outside the workspace and add no ignored one, `instaweb` starts no program the call names (`NAMED_ONLY_OPTIONS`);
- * `config` writes no key whose value git runs (`configCovered`); `blame` reads and `init` makes nothing outside the
- * workspace (`PATH_OPTIONS`); `clone` reads from no remote helper (`ext::sh -c …`, `fd::3`) and runs no
- * upload-pack (`-u`); a rule for `git remote` covers only `show` and `get-url`, not `add` or `set-url`, which point a
- * remote somewhere else. Options git's tables here do not know make every operand be judged as the repository.
+ * tokens): it works on no repository or folder outside the workspace (`-C`, `--git-dir`, `--work-tree`:
+ * `GLOBAL_PATHS`); its command is one of git's own (not an alias the repository's configuration defines); the
+ * repository a `push`, `fetch`, `pull` or `ls-remote` talks to is a remote's name, not a URL or path the call names
+ * (`git push https://…` sends the repository there); a `fetch` or `pull` writes no local branch a refspec names
+ * (`+x:main`), prunes nothing with one, and keeps the clone's history (`FETCH_ASKED`); `diff`, `commit` and `add` read
+ * no file outside the workspace and add no ignored one, `instaweb` starts no program the call names
+ * (`NAMED_ONLY_OPTIONS`); `config` writes no key whose value git runs (`configCovered`); `blame` reads and `init`
+ * makes nothing outside the workspace (`PATH_OPTIONS`); `clone` reads from no remote helper (`ext::sh -c …`,
+ * `fd::3`), runs no upload-pack (`-u`) nor template hooks, sets no key of `CODE_KEYS` in the new repository (`-c
+ * core.fsmonitor=…`), and reads or makes nothing outside the workspace (its source, its folder, `--reference`,
+ * `--separate-git-dir`); a rule for `git remote` covers only `show` and `get-url`, not `add` or `set-url`, which
+ * point a remote somewhere else. Options git's tables here do not know make every operand be judged as the repository.
  */
 export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number, facts: PathFacts = {}): boolean {
   const untrusted = (index: number) => index >= trusted;
-  const directories: number[] = [];
   let index = 1;
   while (index < words.length) {
     const word = words[index]!;
@@ -170,8 +188,11 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
     const name = value.split('=', 1)[0]!;
     if (GLOBAL_FLAGS.includes(value)) index += 1;
     else if (GLOBAL_VALUES.includes(name)) {
-      if (value === '-C') directories.push(index + 1);
-      index += value.includes('=') ? 1 : 2;
+      const attached = value.includes('=');
+      const at = attached ? index : index + 1;
+      const path = attached ? { kind: 'literal' as const, value: value.slice(name.length + 1) } : words[at];
+      if (GLOBAL_PATHS.includes(name) && untrusted(at) && path !== undefined && mayNameOutside(path, facts)) return false;
+      index = at + 1;
     } else return false;
   }
   const command = words[index];
@@ -182,13 +203,11 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
   if (command.value === 'config' && !configCovered(words, index + 1, untrusted, facts)) return false;
   const paths = PATH_OPTIONS.get(command.value);
   if (paths !== undefined && !pathsCovered(paths, words, index + 1, untrusted, facts)) return false;
-  // `git -C /tmp/x init` makes the repository there, as `git init /tmp/x` does.
-  if (command.value === 'init' && directories.some((at) => untrusted(at) && mayNameOutside(words[at]!, facts))) return false;
   // `git diff a b` with either outside the repository compares the two files as `--no-index` does.
   if (command.value === 'diff' && words.slice(index + 1).some((word, offset) => untrusted(index + 1 + offset) && !isOption(word) && mayNameOutside(word, facts))) return false;
   if (command.value === 'remote') return remoteCovered(words, index + 1, untrusted);
   const spec = REPOSITORY_COMMANDS.get(command.value);
-  return spec === undefined || repositoryCovered(spec, words, index + 1, untrusted);
+  return spec === undefined || repositoryCovered(spec, words, index + 1, untrusted, facts);
 }
 
 /** Options of one git command that take a file from anywhere, name a program to run, or add a file git leaves alone. */
@@ -442,7 +461,7 @@ function configCovered(words: readonly ShellWord[], start: number, untrusted: (i
   });
 }
 
-function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean): boolean {
+function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean, facts: PathFacts): boolean {
   const longOptions = [...spec.values, ...spec.flags, ...(spec.code ?? [])].filter((option) => option.startsWith('--'));
   const operands: number[] = [];
   let sure = true;
@@ -450,6 +469,15 @@ function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[],
   let ended = false;
   const prunes: number[] = [];
   const repositoryOk = (value: string) => (spec.repository === 'remote' ? REMOTE_NAME.test(value) : cloneSourceOk(value));
+  // The value the call gives an option (`at`, the word it stands in) of `repositoryValues`, `paths` or `config`.
+  const valueOk = (option: string, at: number, given: ShellWord | undefined) => {
+    if (!untrusted(at)) return true;
+    const check = spec.repositoryValues?.includes(option) === true ? repositoryOk
+      : spec.paths?.includes(option) === true ? (path: string) => !clonePathLeadsOut(path, facts)
+      : spec.config?.includes(option) === true ? (setting: string) => !isCodeKey(setting.split('=', 1)[0]!)
+      : undefined;
+    return check === undefined || (given?.kind === 'literal' && check(given.value));
+  };
   for (let index = start; index < words.length; index += 1) {
     const word = words[index]!;
     if (word.kind !== 'literal') {
@@ -477,11 +505,8 @@ function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[],
       if (spec.allRepositories?.includes(option) === true) every = true;
       if (option === '--prune') prunes.push(index);
       const takesNext = equals === -1 && spec.values.includes(option);
-      if (spec.repositoryValues?.includes(option) === true) {
-        const repository = takesNext ? words[index + 1] : { kind: 'literal' as const, value: value.slice(equals + 1) };
-        const at = takesNext ? index + 1 : index;
-        if (untrusted(at) && (repository?.kind !== 'literal' || !repositoryOk(repository.value))) return false;
-      }
+      const given = takesNext ? words[index + 1] : { kind: 'literal' as const, value: value.slice(equals + 1) };
+      if (!valueOk(option, takesNext ? index + 1 : index, given)) return false;
       if (takesNext) index += 1;
       continue;
     }
@@ -494,7 +519,10 @@ function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[],
       }
       if (option === '-p') prunes.push(index);
       if (spec.values.includes(option)) {
-        if (at === value.length - 1) index += 1;
+        const attached = value.slice(at + 1);
+        const given = attached === '' ? words[index + 1] : { kind: 'literal' as const, value: attached };
+        if (!valueOk(option, attached === '' ? index + 1 : index, given)) return false;
+        if (attached === '') index += 1;
         break;
       }
       if (!spec.flags.includes(option)) {
@@ -508,6 +536,7 @@ function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[],
   const refspecs = operands.filter((index) => !repositories.includes(index));
   // `--prune` with a refspec deletes the local refs its destination names that the remote lacks.
   if (spec.localRefspecs === true && prunes.length > 0 && refspecs.length > 0 && [...prunes, ...refspecs].some(untrusted)) return false;
+  if (spec.localOperands === true && operands.some((index) => untrusted(index) && clonePathLeadsOut((words[index] as { value: string }).value, facts))) return false;
   return operands.every((index) => {
     if (!untrusted(index)) return true;
     const { value } = words[index] as { value: string };
@@ -543,6 +572,21 @@ function cloneSourceOk(value: string): boolean {
   if (colon === -1 || (slash !== -1 && slash < colon)) return true;
   const host = value.slice(0, colon);
   return !host.slice(host.indexOf('@') + 1).startsWith('-');
+}
+
+/**
+ * Whether a word of a clone that may name a local path (its source, the folder it makes, `--reference`,
+ * `--separate-git-dir`) may name one outside the workspace, read as a path (`/tmp/x`, `~/x`, `../x`, also
+ * `h:/../../x` as a folder: `h:`, then two levels up) or as a `file://` URL. Read as a path, a URL git speaks or a
+ * `host:path` stays inside: as a source it names another machine, as a folder one inside. After a `cd` on the line
+ * any relative word may lead outside, a URL too: the clone then makes its folder where the `cd` led.
+ */
+function clonePathLeadsOut(value: string, facts: PathFacts): boolean {
+  if (mayNameOutside({ kind: 'literal', value }, facts)) return true;
+  const file = /^file:\/\//i.exec(value);
+  if (file === null) return false;
+  const path = value.slice(file[0].length);
+  return !path.startsWith('/') || mayNameOutside({ kind: 'literal', value: path }, facts);
 }
 
 /** The one option of `options` that `written` is a start of, as git's option parser reads an abbreviation. */
