@@ -6,6 +6,7 @@ import type { Context, RuleService } from './context';
 import { ruleDraftSchema } from './rules';
 import { parseEventId } from './event-log';
 import { toTRPCError } from './error-mapping';
+import { boundedWatch } from './bounded-watch';
 import { toolSettingsPatchSchema, type ToolSettings } from './tool-settings';
 import type { ToolSettingsService } from './tool-settings-service';
 import { auditQuerySchema, confirmInputSchema, idSchema, sessionInputSchema, sessionUpdateSchema, streamInputSchema, workspaceTrustSchema } from './schemas';
@@ -93,47 +94,18 @@ export type SessionWatchEvent = { type: 'ready' } | SessionChange;
 /** Changes queued for one watcher at most; past that the queue becomes a single "ready". */
 const MAX_QUEUED_CHANGES = 1000;
 
-/** Takes one of the connection's subscription places at its first read and holds it until it ends. */
-async function* watchSessions(ctx: Context, signal: AbortSignal | undefined): AsyncGenerator<SessionWatchEvent, void, undefined> {
-  try {
-    ctx.connection.takeSubscription();
-  } catch (error) {
-    // Mapped here, as for a stream: the body runs after the middleware has returned, and an unmapped refusal went out
-    // as INTERNAL_SERVER_ERROR with a log line each (a client asking in a loop wrote thousands a second).
-    throw toTRPCError(error);
-  }
-  const { chat } = ctx.services;
-  const window = ctx.connection.sendWindow;
-  const queue: SessionWatchEvent[] = [{ type: 'ready' }];
-  let wake: (() => void) | undefined;
-  const stop = chat.watchSessions((change) => {
-    // A client too slow to keep up is told to read the whole list again: nothing is lost, memory stays bounded.
-    if (queue.length >= MAX_QUEUED_CHANGES) queue.splice(0, queue.length, { type: 'ready' });
-    else queue.push(change);
-    wake?.();
+/** The session watch: its place is taken at its first read and held until it ends (see boundedWatch). */
+function watchSessions(ctx: Context, signal: AbortSignal | undefined): AsyncGenerator<SessionWatchEvent, void, undefined> {
+  return boundedWatch(ctx.connection, signal, (wake) => {
+    const queue: SessionWatchEvent[] = [{ type: 'ready' }];
+    const stop = ctx.services.chat.watchSessions((change) => {
+      // A client too slow to keep up is told to read the whole list again: nothing is lost, memory stays bounded.
+      if (queue.length >= MAX_QUEUED_CHANGES) queue.splice(0, queue.length, { type: 'ready' });
+      else queue.push(change);
+      wake();
+    });
+    return { take: () => queue.shift(), waiting: () => queue.length > 0, stop };
   });
-  const onAbort = () => wake?.();
-  signal?.addEventListener('abort', onAbort);
-  try {
-    while (!signal?.aborted) {
-      // A shut send window holds changes here, where the queue bounds them, not in the socket's buffer.
-      const next = window?.open === false ? undefined : queue.shift();
-      if (next) {
-        yield next;
-        continue;
-      }
-      const waker = { wake: () => wake?.() };
-      const parked = queue.length > 0 && window !== undefined;
-      if (parked) window.park(waker);
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-      if (parked) window.unpark(waker);
-    }
-  } finally {
-    stop();
-    ctx.connection.releaseSubscription();
-    signal?.removeEventListener('abort', onAbort);
-  }
 }
 
 /**
@@ -142,43 +114,27 @@ async function* watchSessions(ctx: Context, signal: AbortSignal | undefined): As
  */
 async function* watchSettings(ctx: Context, signal: AbortSignal | undefined): AsyncGenerator<ToolSettings, void, undefined> {
   const settings = settingsOf(ctx);
-  try {
-    ctx.connection.takeSubscription();
-  } catch (error) {
-    throw toTRPCError(error);
-  }
-  const window = ctx.connection.sendWindow;
-  let latest: ToolSettings | undefined;
-  let wake: (() => void) | undefined;
-  // Listening before the first read: a change made while it reads is not missed (it is newer and replaces it).
-  const stop = settings.watch((changed) => {
-    latest = changed;
-    wake?.();
-  });
-  const onAbort = () => wake?.();
-  signal?.addEventListener('abort', onAbort);
-  try {
-    const first = await settings.get();
-    latest ??= first.settings;
-    while (!signal?.aborted) {
-      const next = window?.open === false ? undefined : latest;
-      if (next) {
+  yield* boundedWatch(ctx.connection, signal, (wake) => {
+    let latest: ToolSettings | undefined;
+    // Listening before the first read: a change made while it reads is not missed (it is newer and replaces it).
+    const stop = settings.watch((changed) => {
+      latest = changed;
+      wake();
+    });
+    return {
+      load: async () => {
+        const first = await settings.get();
+        latest ??= first.settings;
+      },
+      take: () => {
+        const next = latest;
         latest = undefined;
-        yield next;
-        continue;
-      }
-      const waker = { wake: () => wake?.() };
-      const parked = latest !== undefined && window !== undefined;
-      if (parked) window.park(waker);
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-      if (parked) window.unpark(waker);
-    }
-  } finally {
-    stop();
-    ctx.connection.releaseSubscription();
-    signal?.removeEventListener('abort', onAbort);
-  }
+        return next;
+      },
+      waiting: () => latest !== undefined,
+      stop,
+    };
+  });
 }
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
