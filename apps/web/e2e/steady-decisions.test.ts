@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
 import { RECORDING_COMMAND } from './support/airlock-under-test';
 import { useBrowserSuite } from './support/browser-suite';
@@ -22,12 +22,8 @@ describe('decision buttons and where the pointer is', () => {
     suite.airlock.model.enqueue(runTerminal, runTerminal, { text: 'First done.' }, { text: 'Second done.' });
     // This tab's clock is the test's: the second and third clicks come within the button's first moments in its new
     // place however loaded the machine is (with real time, a slow machine let the moment pass before them).
-    const page = await suite.context.newPage();
-    page.setDefaultTimeout(10_000);
-    await page.clock.install();
-    await page.goto(suite.airlock.link);
-    const chat = new ChatPage(page);
-    await chat.connected();
+    const chat = await openWithTestClock(suite.context, suite.airlock.link);
+    const { page } = chat;
     await twoChatsWaiting(chat, 'chat one', 'chat two');
 
     const waiting = page.getByRole('region', { name: 'Waiting for you' });
@@ -105,178 +101,147 @@ describe('decision buttons and where the pointer is', () => {
 
 describe('decision buttons and a finger', () => {
   it('a tap on an Allow the transcript just scrolled under the finger (following what came in) decides nothing; once it stood still, one does', async () => {
-    const reply = Array.from({ length: 30 }, (_, line) => `Line ${line + 1} of what comes before the calls.`).join('\n\n');
-    const calls = [
-      { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
-      { name: 'terminal', arguments: { command: 'rm -rf build' } },
-    ];
-    suite.airlock.model.enqueue({ text: reply, toolCalls: calls }, { text: 'Ran the first.' });
-    // A tab with touch (a finger has no pointer moves to aim with), whose clock is the test's (see above).
-    const context = await suite.browser.newContext({ viewport: { width: 1280, height: 800 }, hasTouch: true });
-    try {
-      const page = await context.newPage();
-      page.setDefaultTimeout(10_000);
-      await page.clock.install();
-      await page.goto(suite.airlock.link);
-      const chat = new ChatPage(page);
-      await chat.connected();
-      await chat.send('two calls');
-      const [first, second] = [chat.card(0), chat.card(1)];
-      await chat.waitForStatus(second, 'Waiting for your decision');
-      const allow = first.getByRole('button', { name: 'Allow terminal', exact: true });
-      // The transcript at its bottom, as it keeps itself while output comes in.
-      await vi.waitFor(async () => expect(await toBottom(page)).toBe(true), { timeout: 10_000 });
-      // The second call is to be denied with a long reason, which its card shows once denied: it grows below the
-      // first, so the transcript, kept at its bottom, scrolls on by as much.
-      await tapOn(page, second.getByRole('button', { name: 'Deny with reason…', exact: true }));
-      await second.getByRole('textbox').fill('not this one: '.repeat(140));
-      await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
-      const before = await allow.boundingBox();
-      if (before === null) throw new Error('Allow has no box');
+    await using tab = await twoCallsByTouch('rm -rf build', 'Ran the first.');
+    const { chat, page, first, second, allow } = tab;
+    // The transcript at its bottom, as it keeps itself while output comes in.
+    await vi.waitFor(async () => expect(await toBottom(page)).toBe(true), { timeout: 10_000 });
+    // The second call is to be denied with a long reason, which its card shows once denied: it grows below the
+    // first, so the transcript, kept at its bottom, scrolls on by as much.
+    await tapOn(page, second.getByRole('button', { name: 'Deny with reason…', exact: true }));
+    await second.getByRole('textbox').fill('not this one: '.repeat(140));
+    await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
 
-      // Time stands still in the tab from just before the denial, and goes on a millisecond at a time until the
-      // transcript has followed the grown card to the bottom, sliding the first Allow up.
-      await stopTime(page);
-      await tapOn(page, second.getByRole('button', { name: 'Deny with this reason', exact: true }));
-      let after = before;
-      await vi.waitFor(
-        async () => {
-          await page.clock.runFor(1);
-          after = (await allow.boundingBox()) ?? before;
-          expect(after.y < before.y - 1).toBe(true);
-        },
-        { timeout: 15_000, interval: 10 },
-      );
-      // A finger coming down where Allow now is, within its first moments there (aimed at what was there before):
-      // ignored, and said so.
-      await page.touchscreen.tap(after.x + after.width / 2, after.y + after.height / 2);
-      await first.getByText('Nothing was decided: the button had just appeared or moved', { exact: false }).waitFor();
-
-      // Once it has stood there for a moment, the call still waits, and a tap counts.
-      await page.clock.resume();
-      await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
-      expect(await suite.airlock.runCount()).toBe(0);
-      await tapOn(page, allow);
-      await chat.waitForStatus(first, 'Done');
-      expect(await suite.airlock.runCount()).toBe(1);
-    } finally {
-      await context.close();
-    }
+    // Time stands still in the tab from just before the denial, and goes on a millisecond at a time until the
+    // transcript has followed the grown card to the bottom, sliding the first Allow up.
+    const after = await slideWithTimeHeld(page, allow, 'up', () => tapOn(page, second.getByRole('button', { name: 'Deny with this reason', exact: true })));
+    // A finger coming down where Allow now is, within its first moments there (aimed at what was there before).
+    await tapJustSlidThenStill(tab, after);
+    await chat.waitForStatus(first, 'Done');
+    expect(await suite.airlock.runCount()).toBe(1);
   });
 
   it('a tap on an Allow the transcript, at its bottom, was pulled down over as the card below it shrank decides nothing', async () => {
-    const reply = Array.from({ length: 30 }, (_, line) => `Line ${line + 1} of what comes before the calls.`).join('\n\n');
-    const calls = [
-      { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
-      { name: 'terminal', arguments: { command: 'echo second | tee -a ran.log' } },
-    ];
-    suite.airlock.model.enqueue({ text: reply, toolCalls: calls }, { text: 'Ran both.' });
-    const context = await suite.browser.newContext({ viewport: { width: 1280, height: 800 }, hasTouch: true });
-    try {
-      const page = await context.newPage();
-      page.setDefaultTimeout(10_000);
-      await page.clock.install();
-      await page.goto(suite.airlock.link);
-      const chat = new ChatPage(page);
-      await chat.connected();
-      await chat.send('two calls');
-      const [first, second] = [chat.card(0), chat.card(1)];
-      await chat.waitForStatus(second, 'Waiting for your decision');
-      const allow = first.getByRole('button', { name: 'Allow terminal', exact: true });
-      const secondAllow = second.getByRole('button', { name: 'Allow terminal', exact: true });
-      for (const button of [allow, secondAllow]) await vi.waitFor(async () => expect(await button.isEnabled()).toBe(true), { timeout: 10_000 });
-      await vi.waitFor(async () => expect(await toBottom(page)).toBe(true), { timeout: 10_000 });
-      const before = await allow.boundingBox();
-      if (before === null) throw new Error('Allow has no box');
+    await using tab = await twoCallsByTouch('echo second | tee -a ran.log', 'Ran both.');
+    const { chat, page, second, allow } = tab;
+    const secondAllow = second.getByRole('button', { name: 'Allow terminal', exact: true });
+    for (const button of [allow, secondAllow]) await vi.waitFor(async () => expect(await button.isEnabled()).toBe(true), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await toBottom(page)).toBe(true), { timeout: 10_000 });
 
-      // Allowing the second call folds its controls away: the transcript, at its bottom, is pulled back by as much,
-      // and the first Allow slides down. Time stands still in the tab meanwhile (see above).
-      await stopTime(page);
-      await tapOn(page, secondAllow);
-      let after = before;
-      await vi.waitFor(
-        async () => {
-          await page.clock.runFor(1);
-          after = (await allow.boundingBox()) ?? before;
-          expect(after.y > before.y + 1).toBe(true);
-        },
-        { timeout: 15_000, interval: 10 },
-      );
-      await page.touchscreen.tap(after.x + after.width / 2, after.y + after.height / 2);
-      await first.getByText('Nothing was decided: the button had just appeared or moved', { exact: false }).waitFor();
-
-      await page.clock.resume();
-      await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
-      expect(await suite.airlock.runCount()).toBe(0);
-      await tapOn(page, allow);
-      await chat.waitForText('Ran both.');
-      await chat.waitForStatus(second, 'Done');
-      expect(await suite.airlock.runCount()).toBe(1);
-    } finally {
-      await context.close();
-    }
+    // Allowing the second call folds its controls away: the transcript, at its bottom, is pulled back by as much,
+    // and the first Allow slides down. Time stands still in the tab meanwhile (see above).
+    const after = await slideWithTimeHeld(page, allow, 'down', () => tapOn(page, secondAllow));
+    await tapJustSlidThenStill(tab, after);
+    await chat.waitForText('Ran both.');
+    await chat.waitForStatus(second, 'Done');
+    expect(await suite.airlock.runCount()).toBe(1);
   });
 });
 
 describe('decision buttons and a finger, when a card below changes by itself', () => {
   it('a tap on an Allow the transcript, at its bottom, was pulled down over as the card below closed its reason box decides nothing', async () => {
-    const reply = Array.from({ length: 30 }, (_, line) => `Line ${line + 1} of what comes before the calls.`).join('\n\n');
-    const calls = [
-      { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
-      { name: 'terminal', arguments: { command: 'rm -rf build' } },
-    ];
-    suite.airlock.model.enqueue({ text: reply, toolCalls: calls }, { text: 'Ran the first.' });
-    const context = await suite.browser.newContext({ viewport: { width: 1280, height: 800 }, hasTouch: true });
-    try {
-      const page = await context.newPage();
-      page.setDefaultTimeout(10_000);
-      await page.clock.install();
-      await page.goto(suite.airlock.link);
-      const chat = new ChatPage(page);
-      await chat.connected();
-      await chat.send('two calls');
-      const [first, second] = [chat.card(0), chat.card(1)];
-      await chat.waitForStatus(second, 'Waiting for your decision');
-      const allow = first.getByRole('button', { name: 'Allow terminal', exact: true });
-      const reasonToggle = second.getByRole('button', { name: 'Deny with reason…', exact: true });
-      // The card below opens its reason box (its own state: the transcript does not render again), and the
-      // transcript is taken to its bottom, below the box.
-      await vi.waitFor(async () => expect(await toBottom(page)).toBe(true), { timeout: 10_000 });
-      await tapOn(page, reasonToggle);
-      await second.getByRole('textbox').waitFor();
-      await vi.waitFor(async () => expect(await toBottom(page)).toBe(true), { timeout: 10_000 });
-      await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
-      const before = await allow.boundingBox();
-      if (before === null) throw new Error('Allow has no box');
+    await using tab = await twoCallsByTouch('rm -rf build', 'Ran the first.');
+    const { chat, page, first, second, allow } = tab;
+    const reasonToggle = second.getByRole('button', { name: 'Deny with reason…', exact: true });
+    // The card below opens its reason box (its own state: the transcript does not render again), and the
+    // transcript is taken to its bottom, below the box.
+    await vi.waitFor(async () => expect(await toBottom(page)).toBe(true), { timeout: 10_000 });
+    await tapOn(page, reasonToggle);
+    await second.getByRole('textbox').waitFor();
+    await vi.waitFor(async () => expect(await toBottom(page)).toBe(true), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
 
-      // The box closes: the transcript, at its bottom, is pulled back by as much, and the first Allow slides down.
-      // Time stands still in the tab meanwhile (see above).
-      await stopTime(page);
-      await tapOn(page, reasonToggle);
-      let after = before;
-      await vi.waitFor(
-        async () => {
-          await page.clock.runFor(1);
-          after = (await allow.boundingBox()) ?? before;
-          expect(after.y > before.y + 1).toBe(true);
-        },
-        { timeout: 15_000, interval: 10 },
-      );
-      expect(await second.getByRole('textbox').count()).toBe(0);
-      await page.touchscreen.tap(after.x + after.width / 2, after.y + after.height / 2);
-      await first.getByText('Nothing was decided: the button had just appeared or moved', { exact: false }).waitFor();
-
-      await page.clock.resume();
-      await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
-      expect(await suite.airlock.runCount()).toBe(0);
-      await tapOn(page, allow);
-      await chat.waitForStatus(first, 'Done');
-      expect(await suite.airlock.runCount()).toBe(1);
-    } finally {
-      await context.close();
-    }
+    // The box closes: the transcript, at its bottom, is pulled back by as much, and the first Allow slides down.
+    // Time stands still in the tab meanwhile (see above).
+    const after = await slideWithTimeHeld(page, allow, 'down', () => tapOn(page, reasonToggle));
+    expect(await second.getByRole('textbox').count()).toBe(0);
+    await tapJustSlidThenStill(tab, after);
+    await chat.waitForStatus(first, 'Done');
+    expect(await suite.airlock.runCount()).toBe(1);
   });
 });
+
+/** A tab at `link`, connected, whose clock is the test's (installed before the page loads, running until stopped). */
+async function openWithTestClock(context: BrowserContext, link: string): Promise<ChatPage> {
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  await page.clock.install();
+  await page.goto(link);
+  const chat = new ChatPage(page);
+  await chat.connected();
+  return chat;
+}
+
+interface TwoCallsByTouch extends AsyncDisposable {
+  chat: ChatPage;
+  page: Page;
+  /** The two calls' cards, both waiting for a decision. */
+  first: Locator;
+  second: Locator;
+  /** The first call's Allow. */
+  allow: Locator;
+}
+
+/**
+ * A tab with touch (a finger has no pointer moves to aim with), whose clock is the test's (see above), on a chat
+ * whose reply runs past the screen and ends in two terminal calls: the first runs the recording command, the second
+ * `secondCommand`; the model then answers `finalReply`. Its browser context closes when the test ends.
+ */
+async function twoCallsByTouch(secondCommand: string, finalReply: string): Promise<TwoCallsByTouch> {
+  const reply = Array.from({ length: 30 }, (_, line) => `Line ${line + 1} of what comes before the calls.`).join('\n\n');
+  const calls = [
+    { name: 'terminal', arguments: { command: RECORDING_COMMAND } },
+    { name: 'terminal', arguments: { command: secondCommand } },
+  ];
+  suite.airlock.model.enqueue({ text: reply, toolCalls: calls }, { text: finalReply });
+  const context = await suite.browser.newContext({ viewport: { width: 1280, height: 800 }, hasTouch: true });
+  try {
+    const chat = await openWithTestClock(context, suite.airlock.link);
+    await chat.send('two calls');
+    const [first, second] = [chat.card(0), chat.card(1)];
+    await chat.waitForStatus(second, 'Waiting for your decision');
+    const allow = first.getByRole('button', { name: 'Allow terminal', exact: true });
+    return { chat, page: chat.page, first, second, allow, [Symbol.asyncDispose]: () => context.close() };
+  } catch (error) {
+    await context.close();
+    throw error;
+  }
+}
+
+type Box = NonNullable<Awaited<ReturnType<Locator['boundingBox']>>>;
+
+/**
+ * Stops the tab's time just before `move`, then lets it go on a millisecond at a time until `button` has slid `way`
+ * from where it stood; answers where it stands now.
+ */
+async function slideWithTimeHeld(page: Page, button: Locator, way: 'up' | 'down', move: () => Promise<void>): Promise<Box> {
+  const before = await button.boundingBox();
+  if (before === null) throw new Error('the button has no box');
+  await stopTime(page);
+  await move();
+  let after = before;
+  await vi.waitFor(
+    async () => {
+      await page.clock.runFor(1);
+      after = (await button.boundingBox()) ?? before;
+      expect(way === 'up' ? after.y < before.y - 1 : after.y > before.y + 1).toBe(true);
+    },
+    { timeout: 15_000, interval: 10 },
+  );
+  return after;
+}
+
+/**
+ * A finger tap on the first call's Allow where it now stands, `at`, within its first moments there: ignored, and said
+ * so. Once it has stood there for a moment, the call still waits, and a tap counts.
+ */
+async function tapJustSlidThenStill({ page, first, allow }: TwoCallsByTouch, at: Box): Promise<void> {
+  await page.touchscreen.tap(at.x + at.width / 2, at.y + at.height / 2);
+  await first.getByText('Nothing was decided: the button had just appeared or moved', { exact: false }).waitFor();
+  await page.clock.resume();
+  await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
+  expect(await suite.airlock.runCount()).toBe(0);
+  await tapOn(page, allow);
+}
 
 /** Scrolls the tab's transcript to its bottom (where it keeps itself while output comes in) and says whether it is there. */
 function toBottom(page: Page): Promise<boolean> {
