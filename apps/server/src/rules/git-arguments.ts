@@ -188,11 +188,9 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
     const name = value.split('=', 1)[0]!;
     if (GLOBAL_FLAGS.includes(value)) index += 1;
     else if (GLOBAL_VALUES.includes(name)) {
-      const attached = value.includes('=');
-      const at = attached ? index : index + 1;
-      const path = attached ? { kind: 'literal' as const, value: value.slice(name.length + 1) } : words[at];
-      if (GLOBAL_PATHS.includes(name) && untrusted(at) && path !== undefined && mayNameOutside(path, facts)) return false;
-      index = at + 1;
+      const given = optionValue(words, index, value.includes('=') ? value.slice(name.length + 1) : undefined);
+      if (GLOBAL_PATHS.includes(name) && untrusted(given.at) && given.word !== undefined && mayNameOutside(given.word, facts)) return false;
+      index = given.at + 1;
     } else return false;
   }
   const command = words[index];
@@ -322,19 +320,17 @@ function pathsCovered(options: PathOptions, words: readonly ShellWord[], start: 
       const written = equals === -1 ? value : value.slice(0, equals);
       if (options.others?.includes(written) === true) continue;
       if (!options.long.some((option) => option === written || (written.length > 2 && option.startsWith(written)))) continue;
-      if (equals !== -1 ? leadsOut(index, { kind: 'literal', value: value.slice(equals + 1) }) : leadsOut(index + 1, words[index + 1])) return false;
-      if (equals === -1) index += 1;
+      const given = optionValue(words, index, equals === -1 ? undefined : value.slice(equals + 1));
+      if (leadsOut(given.at, given.word)) return false;
+      index = given.at;
       continue;
     }
     for (let at = 1; at < value.length; at += 1) {
       const letter = value[at]!;
       if (!options.short.includes(letter) && options.values?.includes(letter) !== true) continue;
-      const attached = value.slice(at + 1);
-      const path = options.short.includes(letter);
-      if (attached === '') {
-        index += 1;
-        if (path && leadsOut(index, words[index])) return false;
-      } else if (path && leadsOut(index, { kind: 'literal', value: attached })) return false;
+      const given = optionValue(words, index, restOfGroup(value, at));
+      if (options.short.includes(letter) && leadsOut(given.at, given.word)) return false;
+      index = given.at;
       break;
     }
   }
@@ -428,11 +424,9 @@ function configCovered(words: readonly ShellWord[], start: number, untrusted: (i
       if (CONFIG_READS.includes(option)) reads = true;
       if (CONFIG_WRITES.includes(option)) writes = true;
       const takesNext = equals === -1 && CONFIG_VALUES.includes(option);
-      if (option === '--file') {
-        const file = takesNext ? words[index + 1] : { kind: 'literal' as const, value: value.slice(equals + 1) };
-        if (!fileOk(takesNext ? index + 1 : index, file)) return false;
-      }
-      if (takesNext) index += 1;
+      const given = optionValue(words, index, takesNext ? undefined : value.slice(equals + 1));
+      if (option === '--file' && !fileOk(given.at, given.word)) return false;
+      index = given.at;
       continue;
     }
     for (let at = 1; at < value.length; at += 1) {
@@ -440,9 +434,9 @@ function configCovered(words: readonly ShellWord[], start: number, untrusted: (i
       if (letter === 'e' && untrusted(index)) return false;
       if (letter === 'l') reads = true;
       if (letter === 'f' || letter === 't') {
-        const attached = value.slice(at + 1);
-        if (attached === '') index += 1;
-        if (letter === 'f' && !fileOk(index, attached === '' ? words[index] : { kind: 'literal', value: attached })) return false;
+        const given = optionValue(words, index, restOfGroup(value, at));
+        if (letter === 'f' && !fileOk(given.at, given.word)) return false;
+        index = given.at;
         break;
       }
       if (letter !== 'z') sure = false;
@@ -505,9 +499,9 @@ function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[],
       if (spec.allRepositories?.includes(option) === true) every = true;
       if (option === '--prune') prunes.push(index);
       const takesNext = equals === -1 && spec.values.includes(option);
-      const given = takesNext ? words[index + 1] : { kind: 'literal' as const, value: value.slice(equals + 1) };
-      if (!valueOk(option, takesNext ? index + 1 : index, given)) return false;
-      if (takesNext) index += 1;
+      const given = optionValue(words, index, takesNext ? undefined : value.slice(equals + 1));
+      if (!valueOk(option, given.at, given.word)) return false;
+      index = given.at;
       continue;
     }
     for (let at = 1; at < value.length; at += 1) {
@@ -519,10 +513,9 @@ function repositoryCovered(spec: RepositoryCommand, words: readonly ShellWord[],
       }
       if (option === '-p') prunes.push(index);
       if (spec.values.includes(option)) {
-        const attached = value.slice(at + 1);
-        const given = attached === '' ? words[index + 1] : { kind: 'literal' as const, value: attached };
-        if (!valueOk(option, attached === '' ? index + 1 : index, given)) return false;
-        if (attached === '') index += 1;
+        const given = optionValue(words, index, restOfGroup(value, at));
+        if (!valueOk(option, given.at, given.word)) return false;
+        index = given.at;
         break;
       }
       if (!spec.flags.includes(option)) {
@@ -587,6 +580,19 @@ function clonePathLeadsOut(value: string, facts: PathFacts): boolean {
   if (file === null) return false;
   const path = value.slice(file[0].length);
   return !path.startsWith('/') || mayNameOutside({ kind: 'literal', value: path }, facts);
+}
+
+/**
+ * Where the value of an option written at `index` stands (`at`, the index of its word) and what it is: `attached`,
+ * written after `=` or as the rest of a group of letters (`-ffile`), when there is one, else the next word.
+ */
+function optionValue(words: readonly ShellWord[], index: number, attached: string | undefined): { at: number; word: ShellWord | undefined } {
+  return attached === undefined ? { at: index + 1, word: words[index + 1] } : { at: index, word: { kind: 'literal', value: attached } };
+}
+
+/** What follows the letter at `at` in a group of short options (`-aF msg` has none: the value is the next word). */
+function restOfGroup(value: string, at: number): string | undefined {
+  return at === value.length - 1 ? undefined : value.slice(at + 1);
 }
 
 /** The one option of `options` that `written` is a start of, as git's option parser reads an abbreviation. */
