@@ -60,7 +60,7 @@ describe.runIf(process.env.AIRLOCK_SCREENSHOTS === '1')('screenshots', () => {
 
       const stranger = await context.newPage();
       await stranger.goto(`${airlock.server.url}/#token=expired`);
-      await stranger.getByRole('heading', { name: 'This link is no longer valid' }).waitFor();
+      await stranger.getByRole('heading', { name: 'Could not confirm this is Airlock' }).waitFor();
       await stranger.screenshot({ path: `${OUT}access-link.png` });
     } finally {
       await browser.close();

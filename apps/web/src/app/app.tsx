@@ -62,7 +62,7 @@ function Connected({
     previous.current = status.state;
   }, [status.state, queryClient]);
 
-  if (status.state === 'unauthorized') return <AuthScreen reason="rejected" detail={status.message} onToken={onToken} />;
+  if (status.state === 'unauthorized') return <AuthScreen reason={status.reason} detail={status.message} onToken={onToken} />;
   return (
     <trpc.Provider client={connection.client} queryClient={queryClient}>
       <QueryClientProvider client={queryClient}>

@@ -1,13 +1,31 @@
+import type { RejectionReason } from '@airlock/client';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { readPastedAccess, tokenFromAddress } from './token-store';
 
+/** "missing": the page has no token; "refused": the server refused it; "unproven": the server could not prove it is Airlock. */
+export type AuthReason = 'missing' | RejectionReason;
+
 export interface AuthScreenProps {
-  /** "missing": the page has no token; "rejected": the server refused it. */
-  reason: 'missing' | 'rejected';
+  reason: AuthReason;
+  /** What the client said about the refusal, or why it did not trust the server. */
   detail?: string;
   /** Stores a token pasted by the person and starts over. */
   onToken: (token: string) => void;
 }
+
+const HEADINGS: Record<AuthReason, string> = {
+  missing: 'Open Airlock from its start-up link',
+  refused: 'This link is no longer valid',
+  // The client cannot tell a wrong token from a program that is not Airlock: it says only what it knows.
+  unproven: 'Could not confirm this is Airlock',
+};
+
+const EXPLANATIONS: Record<AuthReason, string> = {
+  missing: 'This page was opened without its access token, so it cannot talk to the Airlock server.',
+  refused:
+    'The Airlock server did not accept this page’s access token. The server makes a new token each time it starts (unless AIRLOCK_TOKEN sets one).',
+  unproven: 'This page did not connect.',
+};
 
 /** Shown instead of the chat when the page cannot prove it may talk to the server: never a blank page. */
 export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
@@ -37,12 +55,12 @@ export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
   return (
     <main className="auth-screen">
       <div className="auth-card">
-        <h1>{reason === 'missing' ? 'Open Airlock from its start-up link' : 'This link is no longer valid'}</h1>
+        <h1>{HEADINGS[reason]}</h1>
         <p>
-          {reason === 'missing'
-            ? 'This page was opened without its access token, so it cannot talk to the Airlock server.'
-            : 'The Airlock server did not accept this page’s access token. The server makes a new token each time it starts (unless AIRLOCK_TOKEN sets one).'}
-          {detail !== undefined && <span className="muted"> The server said: “{detail}”.</span>}
+          {EXPLANATIONS[reason]}
+          {/* The client's own words, not the server's: it says why it did not trust whatever answered. */}
+          {detail !== undefined && reason === 'unproven' && <span> {`${detail.charAt(0).toUpperCase()}${detail.slice(1)}`}.</span>}
+          {detail !== undefined && reason !== 'unproven' && <span className="muted"> The server said: “{detail}”.</span>}
         </p>
         <p>When the server starts it prints one line with the address to open, like this:</p>
         <pre className="code-block">
@@ -50,32 +68,40 @@ export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
         </pre>
         <p>
           Open that exact address in this browser (copy the whole line, including everything after <code>#token=</code>). If the server is
-          no longer running, start it again with <code>npm start</code> and use the new address. A server given its token in a file
-          (<code>--token-file</code>) leaves it out of that line: paste the token from the file below.
-        </p>
-        <form onSubmit={submit} className="auth-form">
-          <label>
-            <span>Or paste the address, or the token alone, here</span>
-            <input
-              type="text"
-              value={address}
-              aria-invalid={invalid}
-              onChange={(event) => {
-                setAddress(event.target.value);
-                setInvalid(false);
-              }}
-              placeholder="http://airlock-….localhost:7700/#token=…"
-            />
-          </label>
-          <button type="submit" className="btn btn-primary">
-            Connect
-          </button>
-          {invalid && (
-            <p className="problem" role="alert">
-              That does not look like an Airlock address: it needs the part after <code>#token=</code>.
-            </p>
+          no longer running, start it again with <code>npm start</code> and use the new address.
+          {reason !== 'unproven' && (
+            <>
+              {' '}
+              A server given its token in a file (<code>--token-file</code>) leaves it out of that line: paste the token from the file below.
+            </>
           )}
-        </form>
+        </p>
+        {/* Not a token to paste here: whatever answers on this port is not known to be Airlock; its start-up link is the way back. */}
+        {reason !== 'unproven' && (
+          <form onSubmit={submit} className="auth-form">
+            <label>
+              <span>Or paste the address, or the token alone, here</span>
+              <input
+                type="text"
+                value={address}
+                aria-invalid={invalid}
+                onChange={(event) => {
+                  setAddress(event.target.value);
+                  setInvalid(false);
+                }}
+                placeholder="http://airlock-….localhost:7700/#token=…"
+              />
+            </label>
+            <button type="submit" className="btn btn-primary">
+              Connect
+            </button>
+            {invalid && (
+              <p className="problem" role="alert">
+                That does not look like an Airlock address: it needs the part after <code>#token=</code>.
+              </p>
+            )}
+          </form>
+        )}
       </div>
     </main>
   );

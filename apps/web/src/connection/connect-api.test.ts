@@ -1,3 +1,4 @@
+import { UNPROVEN_SERVER_MESSAGE } from '@airlock/client';
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { connectApi } from './connect-api';
@@ -25,12 +26,12 @@ class FakeSocket {
   close(): void {
     this.end();
   }
-  /** Opens, and proves it knows the token "secret", as Airlock does: the client sends it to no other server. */
-  open(): void {
+  /** Opens, and proves it knows the token `known` ("secret", as Airlock does): the client sends it to no other server. */
+  open(known = 'secret'): void {
     this.readyState = 1;
     for (const listener of this.listeners.get('open') ?? []) listener();
     const nonce = new URL(this.url).searchParams.get('proof') ?? '';
-    const mac = createHmac('sha256', 'secret').update(`airlock server proof\n${nonce}`).digest('base64url');
+    const mac = createHmac('sha256', known).update(`airlock server proof\n${nonce}`).digest('base64url');
     for (const listener of this.listeners.get('message') ?? []) listener({ data: JSON.stringify({ airlock: 'proof', mac }) });
   }
   end(): void {
@@ -70,11 +71,23 @@ describe('connectApi, when its server stops', () => {
     restarted = true;
     await vi.advanceTimersByTimeAsync(5_000);
     last().end();
-    await vi.waitFor(() => expect(connection.status.getSnapshot()).toStrictEqual({ state: 'unauthorized', message: 'Airlock was started again, on a new address: open the link it printed then' }));
+    await vi.waitFor(() => expect(connection.status.getSnapshot()).toStrictEqual({ state: 'unauthorized', message: 'Airlock was started again, on a new address: open the link it printed then', reason: 'refused' }));
     // No more attempts: whoever holds the port next is offered nothing.
     const made = FakeSocket.made.length;
     await vi.advanceTimersByTimeAsync(60_000);
     expect(FakeSocket.made.length).toBe(made);
+    await connection.close();
+  });
+});
+
+describe('connectApi, when what answers cannot prove it is Airlock', () => {
+  it('says so apart from a refused token, and sends no token', async () => {
+    const connection = connectApi({ url: URL_OF_RUN, token: 'secret', WebSocket: FakeSocket });
+    const socket = FakeSocket.made.at(-1)!;
+    socket.open('another token');
+
+    await vi.waitFor(() => expect(connection.status.getSnapshot()).toStrictEqual({ state: 'unauthorized', message: UNPROVEN_SERVER_MESSAGE, reason: 'unproven' }));
+    expect(socket.sent.some((frame) => frame.includes('secret'))).toBe(false);
     await connection.close();
   });
 });

@@ -51,8 +51,8 @@ export function connectApi(options: ConnectApiOptions): ApiConnection {
       // Asked again at each failure while offline: a restart takes longer than the first few attempts.
       if (opened && failures >= offlineAfter) void checkRunStillServes();
     },
-    onRejected(message) {
-      status.set({ state: 'unauthorized', message });
+    onRejected(message, reason) {
+      status.set({ state: 'unauthorized', message, reason });
     },
   });
   /**
@@ -69,7 +69,7 @@ export function connectApi(options: ConnectApiOptions): ApiConnection {
     superseded = true;
     // No later run serves this page's name again: trying on would only offer the token to whoever holds the port next.
     void airlock.close();
-    status.set({ state: 'unauthorized', message: 'Airlock was started again, on a new address: open the link it printed then' });
+    status.set({ state: 'unauthorized', message: 'Airlock was started again, on a new address: open the link it printed then', reason: 'refused' });
   }
   return { client: airlock.trpc, status, close: () => airlock.close() };
 }

@@ -1,9 +1,12 @@
+import type { RejectionReason } from '@airlock/client';
+
 export type ConnectionStatus =
   | { state: 'connecting' }
   | { state: 'connected' }
   | { state: 'reconnecting' }
   | { state: 'offline' }
-  | { state: 'unauthorized'; message: string };
+  /** `reason`: "refused", the server refused the token; "unproven", it could not prove it is Airlock (nothing was sent). */
+  | { state: 'unauthorized'; message: string; reason: RejectionReason };
 
 export type ConnectionState = ConnectionStatus['state'];
 
