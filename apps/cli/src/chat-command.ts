@@ -3,7 +3,7 @@ import { randomId, toVisibleText, visibleTextString } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
 import { callLabel, decisionLine, outcomeLine, runEndLine } from './event-labels';
-import { INTERRUPTED, LineReader, type Answer, type IgnoredLine } from './line-reader';
+import { INTERRUPTED, LineReader, type Answer, type IgnoredLine, type QuestionOptions } from './line-reader';
 import { noteLines } from './note-lines';
 import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, shortName, showLine, showRow, showText, type CardLayout } from './render-tool-call';
 import { RunEvents } from './run-events';
@@ -26,6 +26,7 @@ export interface ChatCommandOptions {
 /** What the person is told of a line entered that was not taken. */
 const IGNORED_NOTES: Record<IgnoredLine, string> = {
   'typed-ahead': 'Ignored an answer typed before this call was shown: read it, then answer.',
+  redrawn: 'Ignored an answer typed as this call was drawn again below a note: read it, then answer.',
   pasted: 'Ignored a pasted answer: type a, A or d yourself (a reason after d may be pasted).',
   'not-asked': 'Ignored a line entered while nothing was asked.',
 };
@@ -42,14 +43,14 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
     ...(options.decisionGuardMs === undefined ? {} : { guardMs: options.decisionGuardMs }),
     ...(options.now === undefined ? {} : { now: options.now }),
     onIgnored: (why) => {
-      // Readline has ended the line entered; a question still open is asked again right after the note.
+      // Readline has ended the line entered; a question still open is asked again right after the note, under its card.
       screen.lineEntered();
       for (const row of noteLines(IGNORED_NOTES[why], screen.layout)) screen.line(style.warn(row));
       if (why !== 'not-asked') screen.prompted();
     },
   });
   const quit = new AbortController();
-  /** Says `text` at once: above the question being asked, if any, which stays as it was. */
+  /** Says `text` at once: above the question being asked, if any, which is drawn again under it with its card. */
   const notice = (text: string) => {
     const rows = noteLines(text, screen.layout, '').map((row) => style.warn(row));
     if (!reader.say(rows.map((row) => `${row}\n`).join(''))) for (const row of rows) screen.line(row);
@@ -169,7 +170,7 @@ class ChatSession {
     return 'stop';
   }
 
-  private async ask(prompt: string, options: { decides?: boolean } = {}): Promise<Answer> {
+  private async ask(prompt: string, options: QuestionOptions = {}): Promise<Answer> {
     this.screen.endLine();
     this.screen.prompted();
     const answer = await this.reader.question(prompt, options);
@@ -328,10 +329,18 @@ class ChatSession {
       this.settledElsewhere(known);
       return;
     }
-    for (const line of renderAskNote(event, this.tools.get(event.toolName), screen.layout)) screen.line(style.dim(line));
+    const askNote = () => renderAskNote(event, this.tools.get(event.toolName), screen.layout).map((line) => style.dim(line));
+    for (const line of askNote()) screen.line(line);
+    // Drawn again, for the terminal's size then, under each note written while the question is open: the person
+    // answers with the whole card in view, never one pushed up past the top by the notes.
+    const card = () => [...renderToolCall(event, style, screen.layout), ...askNote()].map((line) => `${line}\n`).join('');
     const name = shortName(event.toolName, Math.floor((screen.layout.columns ?? 100) / 3), style);
+    let redraw = false;
     for (;;) {
-      const line = await this.askUnlessSettled(`  ${name} ${style.bold('[a]llow / [A]lways / [d]eny (reason)')} › `, ended);
+      // A note said after the answer before (it was not understood, or not sent) pushed the card up: it comes again.
+      if (redraw) screen.write(card());
+      redraw = true;
+      const line = await this.askUnlessSettled(`  ${name} ${style.bold('[a]llow / [A]lways / [d]eny (reason)')} › `, ended, card);
       if (typeof line === 'object' && line !== null) {
         this.settledElsewhere(line);
         return;
@@ -345,6 +354,7 @@ class ChatSession {
       }
       if (line.trim() === 'v') {
         for (const row of renderToolCall(event, style, { ...screen.layout, whole: true })) screen.line(row);
+        redraw = false;
         continue;
       }
       const answer = parseDecisionAnswer(line);
@@ -371,13 +381,13 @@ class ChatSession {
    * Asks `prompt`, unless the run's events say first that the call asked about no longer waits (another client
    * decided it, or the run ended): then the question is withdrawn, and that event is the answer.
    */
-  private async askUnlessSettled(prompt: string, ended: (event: LoopEvent) => boolean): Promise<Answer | LoopEvent> {
+  private async askUnlessSettled(prompt: string, ended: (event: LoopEvent) => boolean, card: () => string): Promise<Answer | LoopEvent> {
     const events = this.events;
-    if (events === undefined) return this.ask(prompt, { decides: true });
+    if (events === undefined) return this.ask(prompt, { decides: true, card });
     const known = events.find(ended);
     if (known !== undefined) return known;
     const watching = new AbortController();
-    const answer = this.ask(prompt, { decides: true });
+    const answer = this.ask(prompt, { decides: true, card });
     try {
       for (;;) {
         const arrived = events.arrival((event) => ended(event) || isRunNews(event), watching.signal);
@@ -396,7 +406,7 @@ class ChatSession {
     }
   }
 
-  /** Writes `text` above the question being asked, which stays as it was; on a line of its own when none is. */
+  /** Writes `text` above the question being asked, drawn again under it with its card; on a line of its own when none is. */
   private sayAbove(text: string): void {
     const { screen } = this;
     const line = screen.style.dim(showRow(text, screen.style, screen.layout));

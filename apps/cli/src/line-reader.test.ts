@@ -1,7 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { INTERRUPTED, LineReader, type Answer, type IgnoredLine } from './line-reader';
+import { INTERRUPTED, LineReader, type Answer, type IgnoredLine, type QuestionOptions } from './line-reader';
 
 const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
@@ -30,7 +30,7 @@ function fakeTerminal({ guardMs = 600 } = {}) {
       await new Promise((resolve) => setImmediate(resolve));
     },
     /** A question, and what it has been answered with so far (undefined while it waits). */
-    ask(prompt: string, options: { decides?: boolean } = {}) {
+    ask(prompt: string, options: QuestionOptions = {}) {
       const state: { answer: Answer | undefined } = { answer: undefined };
       const answered = reader.question(prompt, options).then((answer) => (state.answer = answer));
       return { state, answered };
@@ -198,9 +198,65 @@ describe('LineReader', () => {
     await terminal.read('\x1b[D');
     expect(terminal.reader.say('Connection lost.\n')).toBe(true);
     expect(terminal.text().endsWith('Connection lost.\nallow? d not th')).toBe(true);
+    terminal.advance(600);
     await terminal.read('at\r');
     await question.answered;
     expect(question.state.answer).toBe('d not that');
+  });
+
+  it('draws the card again under a notice, with the question and what was typed, and takes no answer typed as it is drawn', async () => {
+    const terminal = fakeTerminal();
+    const card = '⏺ echo\n  text: DANGEROUS\n';
+    let question = terminal.ask('allow? ', { decides: true, card: () => card });
+    terminal.advance(1000);
+    await terminal.read('d not th');
+    expect(terminal.reader.say('Connection lost.\n')).toBe(true);
+    expect(terminal.reader.say('Reconnected.\n')).toBe(true);
+    // Each note is followed by the whole card and its question, however many come: the last one ends the screen.
+    expect(terminal.text().endsWith(`Reconnected.\n${card}allow? d not th`)).toBe(true);
+    expect(terminal.text().split(card)).toHaveLength(3);
+    // What was typed before the note still counts, once the card has been back for the guard time.
+    terminal.advance(600);
+    await terminal.read('at\r');
+    await question.answered;
+    expect(question.state.answer).toBe('d not that');
+
+    // A keystroke that comes while the card is being drawn again spoils the answer, like one typed before it was shown.
+    question = terminal.ask('allow? ', { decides: true, card: () => card });
+    terminal.advance(1000);
+    await terminal.read('d');
+    terminal.reader.say('Connection lost.\n');
+    terminal.advance(599);
+    await terminal.read('\r');
+    expect(terminal.ignored).toStrictEqual(['redrawn']);
+    terminal.advance(1000);
+    terminal.reader.say('Reconnected.\n');
+    await terminal.read('a\r');
+    expect(terminal.ignored).toStrictEqual(['redrawn', 'redrawn']);
+    expect(question.state.answer).toBeUndefined();
+    terminal.advance(600);
+    await terminal.read('a\r');
+    await question.answered;
+    expect(question.state.answer).toBe('a');
+  });
+
+  it('draws the card again above a decision asked again after an ignored line, under the note said of it', async () => {
+    const terminal = fakeTerminal();
+    const card = '⏺ echo\n  text: DANGEROUS\n';
+    const question = terminal.ask('allow? ', { decides: true, card: () => card });
+    terminal.advance(1000);
+    await terminal.read(`${PASTE_START}a\r${PASTE_END}`);
+    await terminal.read('\r');
+    expect(terminal.ignored).toStrictEqual(['pasted']);
+    expect(terminal.text().endsWith(`${card}allow? `)).toBe(true);
+    terminal.advance(100);
+    await terminal.read('a\r');
+    expect(terminal.ignored).toStrictEqual(['pasted', 'typed-ahead']);
+    expect(terminal.text().split(card)).toHaveLength(3);
+    terminal.advance(600);
+    await terminal.read('d\r');
+    await question.answered;
+    expect(question.state.answer).toBe('d');
   });
 });
 

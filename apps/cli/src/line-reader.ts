@@ -14,6 +14,8 @@ export const DECISION_GUARD_MS = 600;
 export type IgnoredLine =
   /** Its first keystroke came before the decision prompt had been on screen for the guard time. */
   | 'typed-ahead'
+  /** A keystroke of it came before the decision prompt, drawn again below a note, had been on screen for the guard time. */
+  | 'redrawn'
   /** It starts with pasted text: a paste never decides a call. */
   | 'pasted'
   /** Nothing was asked when it was entered (a run was going on). */
@@ -38,6 +40,12 @@ export interface QuestionOptions {
    * guard time, or that starts with pasted text, is ignored (`onIgnored`) and the question asked again. Default false.
    */
   decides?: boolean;
+  /**
+   * What the question is about (a tool call's card), as whole lines: drawn again above the question whenever a note
+   * is written while it is open, or it is asked again after a line was ignored, so the whole of it stays in view with
+   * the question however many notes come. Called each time, for the terminal's size then. Default none.
+   */
+  card?: () => string;
 }
 
 /** What a question gets: the line entered, null once input has ended (Ctrl-D), INTERRUPTED after `interrupt()`. */
@@ -57,21 +65,28 @@ interface Entry {
   pasted: string[];
   /** Its first characters were pasted, not typed. */
   pastedHead: boolean;
+  /** A keystroke of it came while the decision prompt, just drawn again below a note, was within its guard time. */
+  duringRedraw: boolean;
 }
 
 interface Waiter {
   prompt: string;
   decides: boolean;
+  card: (() => string) | undefined;
+  /** When the prompt was shown for a new entry: an entry whose first keystroke came before the guard time after is ignored. */
   shownAt: number;
+  /** When the prompt was last drawn again below a note, keeping what was typed: a keystroke within the guard time after spoils the entry. */
+  redrawnAt: number | undefined;
   resolve: (answer: Answer) => void;
 }
 
-const freshEntry = (): Entry => ({ startedAt: undefined, pasted: [], pastedHead: false });
+const freshEntry = (): Entry => ({ startedAt: undefined, pasted: [], pastedHead: false, duringRedraw: false });
 
 /**
  * Questions over one readline interface. An answer typed ahead must never decide a call the person has not seen
  * yet: a line entered while nothing is asked is dropped, and a decision's answer counts only when its first
- * keystroke came once the prompt had been on screen for a moment, and it was typed, not pasted.
+ * keystroke came once the prompt had been on screen for a moment, none came just as it was drawn again below a note,
+ * and it was typed, not pasted.
  *
  * A paste is one entry, however many lines it holds: its line ends do not enter it, Enter does, so a multi-line
  * message or reason goes whole. A paste is told apart by the terminal's bracketed paste mode, or, in a terminal
@@ -127,11 +142,11 @@ export class LineReader {
   }
 
   /** The next line entered; null once input has ended (Ctrl-D); INTERRUPTED after `interrupt()`. */
-  question(prompt: string, { decides = false }: QuestionOptions = {}): Promise<Answer> {
+  question(prompt: string, { decides = false, card }: QuestionOptions = {}): Promise<Answer> {
     if (this.closed) return Promise.resolve(null);
     this.answer(INTERRUPTED);
     return new Promise((resolve) => {
-      const waiter: Waiter = { prompt, decides, shownAt: 0, resolve };
+      const waiter: Waiter = { prompt, decides, card, shownAt: 0, redrawnAt: undefined, resolve };
       this.waiter = waiter;
       this.show(waiter);
     });
@@ -158,25 +173,32 @@ export class LineReader {
   }
 
   /**
-   * Writes `text` (whole lines) above the question being asked in a terminal, which is drawn again below it with what
-   * was typed, the cursor at its end. False when no question is open there: nothing is written.
+   * Writes `text` (whole lines) in place of the question being asked in a terminal; under it, the question's card
+   * and the question are drawn again, with what was typed, the cursor at its end: a note never pushes the card out of
+   * view. A decision's guard starts again: a keystroke within its time after spoils the answer it is part of. False
+   * when no question is open there: nothing is written.
    */
   say(text: string): boolean {
-    if (this.waiter === undefined || !this.terminal || this.closed) return false;
+    const waiter = this.waiter;
+    if (waiter === undefined || !this.terminal || this.closed) return false;
     this.rl.write(null, { ctrl: true, name: 'e' });
     // The prompt and what was typed may take several rows; the cursor is on their last one.
     const { rows } = this.rl.getCursorPos();
     moveCursor(this.output, 0, -rows);
     cursorTo(this.output, 0);
     clearScreenDown(this.output);
-    // Readline draws the question again from as many rows up as its cursor was: blank ones, under the text.
-    this.output.write(`${text}${'\n'.repeat(rows)}`);
+    // Readline draws the question again from as many rows up as its cursor was: blank ones, under the card.
+    this.output.write(`${text}${waiter.card?.() ?? ''}${'\n'.repeat(rows)}`);
+    waiter.redrawnAt = this.now();
     this.rl.prompt(true);
     return true;
   }
 
-  private show(waiter: Waiter): void {
+  /** Shows the question for a new entry; `again`: after a line was ignored, under its note, the card first. */
+  private show(waiter: Waiter, { again = false } = {}): void {
+    if (again && waiter.card !== undefined) this.output.write(waiter.card());
     waiter.shownAt = this.now();
+    waiter.redrawnAt = undefined;
     this.rl.setPrompt(waiter.prompt);
     this.rl.prompt();
   }
@@ -192,6 +214,8 @@ export class LineReader {
   private readStarts(text: string): void {
     this.chunkAt = this.now();
     this.entry.startedAt ??= this.chunkAt;
+    const redrawnAt = this.waiter?.decides === true ? this.waiter.redrawnAt : undefined;
+    if (redrawnAt !== undefined && this.chunkAt < redrawnAt + this.guardMs) this.entry.duringRedraw = true;
     const ends = text.match(LINE_END)?.length ?? 0;
     const endsOnLineEnd = /[\r\n]$/.test(text);
     this.chunkOpen = !endsOnLineEnd;
@@ -239,7 +263,7 @@ export class LineReader {
       this.rl.setPrompt(CONTINUATION);
       return;
     }
-    const { startedAt = this.chunkAt ?? this.now(), pasted, pastedHead } = this.entry;
+    const { startedAt = this.chunkAt ?? this.now(), pasted, pastedHead, duringRedraw } = this.entry;
     this.entry = freshEntry();
     const text = [...pasted, ...(line === '' && pasted.length > 0 ? [] : [line])].join('\n');
     const waiter = this.waiter;
@@ -248,10 +272,10 @@ export class LineReader {
       return;
     }
     if (waiter.decides) {
-      const why: IgnoredLine | undefined = pastedHead ? 'pasted' : startedAt < waiter.shownAt + this.guardMs ? 'typed-ahead' : undefined;
+      const why: IgnoredLine | undefined = pastedHead ? 'pasted' : startedAt < waiter.shownAt + this.guardMs ? 'typed-ahead' : duringRedraw ? 'redrawn' : undefined;
       if (why !== undefined) {
         this.onIgnored?.(why);
-        if (this.waiter === waiter) this.show(waiter);
+        if (this.waiter === waiter) this.show(waiter, { again: true });
         return;
       }
     }

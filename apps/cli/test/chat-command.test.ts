@@ -68,13 +68,63 @@ describe('airlock chat, with a clock the test moves', () => {
     await terminal.shows(PROMPT, 'text: DANGEROUS');
     terminal.advance(100);
     terminal.type('a\r');
-    await terminal.shows('Ignored an answer typed before this call was shown: read it, then answer.', 'text: DANGEROUS');
+    await terminal.shows('Ignored an answer typed before this call was shown: read it, then answer.');
     terminal.advance(1000);
     terminal.type('d not that one\r');
     await terminal.shows('Done.');
     expect(echo.calls).toStrictEqual(['harmless']);
     expect(terminal.text()).toContain('✗ denied: not that one');
 
+    terminal.input.end();
+    expect(await exited).toBe(0);
+  });
+
+  it('draws the card again under a note said while it is asked about, so its question is never answered with the card pushed away', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'DANGEROUS > pwned.txt' } }] }, { text: 'Done.' });
+    const terminal = fakeTerminal();
+    const exited = runChat({
+      address: { url: airlock.server.wsUrl, token: airlock.server.token },
+      input: terminal.input,
+      output: terminal.output,
+      env: { NO_COLOR: '1' },
+      decisionGuardMs: 600,
+      now: terminal.now,
+    });
+    const card = '⏺ echo\n  text: DANGEROUS > pwned.txt\n  A runs any echo call without asking, in this chat only';
+    /** The card and its question as the last lines written, with nothing after them. */
+    const endsWithCard = (after: string) => {
+      const text = terminal.text().replace(/; undecided, it is denied at [^\n]*/g, '');
+      expect(text.slice(text.lastIndexOf(after))).toBe(`${after}\n${card}\n  echo ${PROMPT} › `);
+    };
+
+    await terminal.shows('you›');
+    terminal.type('go\r');
+    await terminal.shows(PROMPT, 'text: DANGEROUS');
+    terminal.advance(100);
+    terminal.type('a\r');
+    const typedAhead = 'Ignored an answer typed before this call was shown: read it, then answer.';
+    await terminal.shows(PROMPT, typedAhead);
+    endsWithCard(typedAhead);
+    // Drawn again, the card is asked about as when first shown: an answer at once does not count.
+    terminal.type('a\r');
+    await expect.poll(() => terminal.text().split(typedAhead).length - 1, { timeout: 20_000, interval: 20 }).toBe(2);
+    await terminal.shows(PROMPT, typedAhead);
+    endsWithCard(typedAhead);
+    terminal.advance(1000);
+    terminal.type('x\r');
+    const hint = 'Type a, A or d, optionally followed by a reason: "d use notes.txt instead"; v shows the whole call.';
+    await terminal.shows(PROMPT, hint);
+    endsWithCard(hint);
+    expect(echo.calls).toStrictEqual([]);
+
+    terminal.advance(1000);
+    terminal.type('d not that one\r');
+    await terminal.shows('Done.');
+    expect(echo.calls).toStrictEqual([]);
+    expect(terminal.text()).toContain('✗ denied: not that one');
     terminal.input.end();
     expect(await exited).toBe(0);
   });

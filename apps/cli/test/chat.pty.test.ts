@@ -602,7 +602,7 @@ describe('airlock chat in a terminal', () => {
     expect(unreachable.text().match(/reach Airlock/gi)).toHaveLength(1);
   });
 
-  it('says at once when the connection is lost and when it is back, above the question, which keeps what was typed', async () => {
+  it('says at once when the connection is lost and when it is back, above the card and question, which keeps what was typed', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
@@ -617,14 +617,16 @@ describe('airlock chat in a terminal', () => {
     await cli.shows(`${PROMPT} › a`);
     await proxy.cut();
     await cli.shows('Connection to Airlock lost; reconnecting… A decision entered meanwhile is sent once it is back.');
+    // The card and its question are drawn again below the line, as typed, in a write of their own.
+    const card = '⏺ echo\n  text: later\n  A runs any echo call without asking, in this chat only';
+    const untimed = () => cli.screen().replace(/; undecided, it is denied at [^\n]*/g, '');
     await vi.waitFor(
-      () => expect(cli.screen().endsWith(`Connection to Airlock lost; reconnecting… A decision entered meanwhile is sent once it is back.\n  echo ${PROMPT} › a`)).toBe(true),
+      () => expect(untimed().endsWith(`Connection to Airlock lost; reconnecting… A decision entered meanwhile is sent once it is back.\n${card}\n  echo ${PROMPT} › a`)).toBe(true),
       { timeout: 10_000 },
     );
     await proxy.resume();
     await cli.shows('Reconnected to Airlock.');
-    // The question is drawn again below the line, as typed, in a write of its own.
-    await vi.waitFor(() => expect(cli.screen().endsWith(`Reconnected to Airlock.\n  echo ${PROMPT} › a`)).toBe(true), { timeout: 10_000 });
+    await vi.waitFor(() => expect(untimed().endsWith(`Reconnected to Airlock.\n${card}\n  echo ${PROMPT} › a`)).toBe(true), { timeout: 10_000 });
 
     cli.type('\r');
     await cli.shows('Done.');
@@ -633,6 +635,47 @@ describe('airlock chat in a terminal', () => {
     cli.type('\x04');
     expect(await cli.exited).toBe(0);
   });
+  it('keeps a card that fills the terminal whole in view with its question when the connection drops and comes back', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    await using proxy = await startProxy(airlock.server.url);
+    const text = Array.from({ length: 30 }, (_, index) => `line ${index + 1}`).join('\n');
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text } }] }, { text: 'Done.' });
+    await using cli = startCli(['chat', '--url', proxy.url, '--token', airlock.server.token], {}, { rows: 18 });
+    // The card asked about and its question, filling the rows (its value's first 12 rows, and how many more).
+    const asked = [
+      '⏺ echo',
+      '  text (30 lines):',
+      ...Array.from({ length: 12 }, (_, index) => `    │ line ${index + 1}`),
+      '    … 18 more rows not shown (230 characters in all): type v to see the whole call',
+      '  A runs any echo call without asking, in this chat only',
+      `  echo ${PROMPT} ›`,
+    ];
+    /** The rows in view, the time an undecided call is denied at left out. */
+    const view = async () => {
+      await cli.flushed();
+      return cli.inView().map((row) => row.trimEnd().replace(/; undecided, it is denied at .*$/, ''));
+    };
+
+    await cli.shows('you›');
+    cli.type('go\r');
+    await cli.shows(PROMPT);
+    expect((await view()).slice(-asked.length)).toStrictEqual(asked);
+    await proxy.cut();
+    await cli.shows('Connection to Airlock lost; reconnecting…');
+    await proxy.resume();
+    await cli.shows('Reconnected to Airlock.');
+    // Below the note, the whole card again (its name and the first rows of what will run) with its question.
+    await expect.poll(view, SCREEN_TIMEOUT).toStrictEqual(['Reconnected to Airlock.', ...asked]);
+
+    cli.type('d not now\r');
+    await cli.shows('Done.');
+    expect(echo.calls).toStrictEqual([]);
+    cli.type('\x04');
+    expect(await cli.exited).toBe(0);
+  });
+
   it('says at once, above the question, that the run was resumed after a server restart, and the answer still decides the call', async () => {
     const cleanups: (() => Promise<void>)[] = [];
     const dataDir = await mkdtemp(path.join(tmpdir(), 'airlock-cli-restart-data-'));
