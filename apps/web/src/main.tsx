@@ -2,7 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/app';
 import { ErrorBoundary } from './app/error-boundary';
-import { storeToken, takeToken } from './auth/token-store';
+import { forgetToken, storeToken, takeToken } from './auth/token-store';
 import './styles.css';
 
 const env = { location: window.location, history: window.history, storage: window.sessionStorage };
@@ -22,7 +22,7 @@ if (root === null) throw new Error('index.html has no #root element');
 createRoot(root).render(
   <StrictMode>
     <ErrorBoundary>
-      <App initialToken={takeToken(env)} legacySettings={localStorageOrNone()} saveToken={(token) => storeToken(env, token)} />
+      <App initialToken={takeToken(env)} legacySettings={localStorageOrNone()} saveToken={(token) => storeToken(env, token)} forgetToken={() => forgetToken(env)} />
     </ErrorBoundary>
   </StrictMode>,
 );

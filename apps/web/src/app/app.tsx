@@ -13,19 +13,31 @@ export interface AppProps {
   legacySettings: Storage | undefined;
   /** Keeps a token the person pasted on the auth screen (sessionStorage in the browser). */
   saveToken: (token: string) => void;
+  /**
+   * Drops the kept token. Called when whatever answers cannot prove it is Airlock: a token kept on an origin another
+   * program may now serve pages on would be read by its page at the next reload, and a mistyped one would fail again.
+   */
+  forgetToken: () => void;
 }
 
-export function App({ initialToken, legacySettings, saveToken }: AppProps) {
+export function App({ initialToken, legacySettings, saveToken, forgetToken }: AppProps) {
   const [token, setToken] = useState(initialToken);
   const adopt = (next: string) => {
     saveToken(next);
     setToken(next);
   };
   if (token === null) return <AuthScreen reason="missing" onToken={adopt} />;
-  return <ConnectedApp key={token} token={token} legacySettings={legacySettings} onToken={adopt} />;
+  return <ConnectedApp key={token} token={token} legacySettings={legacySettings} onToken={adopt} onUnproven={forgetToken} />;
 }
 
-function ConnectedApp({ token, legacySettings, onToken }: { token: string; legacySettings: Storage | undefined; onToken: (token: string) => void }) {
+interface ConnectedAppProps {
+  token: string;
+  legacySettings: Storage | undefined;
+  onToken: (token: string) => void;
+  onUnproven: () => void;
+}
+
+function ConnectedApp({ token, legacySettings, onToken, onUnproven }: ConnectedAppProps) {
   const [api, setApi] = useState<{ connection: ApiConnection; queryClient: QueryClient; settingsStore: SettingsStore } | null>(null);
   useEffect(() => {
     const connection = connectApi({ url: defaultSocketUrl(window.location), token });
@@ -40,7 +52,7 @@ function ConnectedApp({ token, legacySettings, onToken }: { token: string; legac
     };
   }, [token, legacySettings]);
   if (api === null) return null;
-  return <Connected connection={api.connection} queryClient={api.queryClient} settingsStore={api.settingsStore} onToken={onToken} />;
+  return <Connected connection={api.connection} queryClient={api.queryClient} settingsStore={api.settingsStore} onToken={onToken} onUnproven={onUnproven} />;
 }
 
 function Connected({
@@ -48,11 +60,13 @@ function Connected({
   queryClient,
   settingsStore,
   onToken,
+  onUnproven,
 }: {
   connection: ApiConnection;
   queryClient: QueryClient;
   settingsStore: SettingsStore;
   onToken: (token: string) => void;
+  onUnproven: () => void;
 }) {
   const status = useSyncExternalStore(connection.status.subscribe, connection.status.getSnapshot);
   const previous = useRef(status.state);
@@ -61,6 +75,10 @@ function Connected({
     if (status.state === 'connected' && (previous.current === 'reconnecting' || previous.current === 'offline')) void queryClient.invalidateQueries();
     previous.current = status.state;
   }, [status.state, queryClient]);
+  const unproven = status.state === 'unauthorized' && status.reason === 'unproven';
+  useEffect(() => {
+    if (unproven) onUnproven();
+  }, [unproven, onUnproven]);
 
   if (status.state === 'unauthorized') return <AuthScreen reason={status.reason} detail={status.message} onToken={onToken} />;
   return (

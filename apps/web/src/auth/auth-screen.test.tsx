@@ -1,22 +1,26 @@
 import { UNPROVEN_SERVER_MESSAGE } from '@airlock/client';
-import { cleanup, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuthScreen } from './auth-screen';
 
 afterEach(cleanup);
 
 describe('the token screen', () => {
-  it('says a server that could not prove it is Airlock was not trusted, without calling the link invalid or asking for the token', () => {
-    render(<AuthScreen reason="unproven" detail={UNPROVEN_SERVER_MESSAGE} onToken={() => undefined} />);
+  it('says a server that could not prove it is Airlock was not trusted, without calling the link invalid, and takes another token', () => {
+    const pasted: string[] = [];
+    render(<AuthScreen reason="unproven" detail={UNPROVEN_SERVER_MESSAGE} onToken={(token) => pasted.push(token)} />);
 
     expect(screen.getByRole('heading').textContent).toBe('Could not confirm this is Airlock');
     const text = document.body.textContent ?? '';
     expect(text).toContain(
-      'This page did not connect. The server at this address could not prove it is Airlock with this token (another program, or Airlock started with another token); the token was not sent.',
+      'This page did not connect, and this tab no longer keeps its token. The server at this address could not prove it is Airlock with this token (another program, or Airlock started with another token); the token was not sent.',
     );
     expect(text).not.toContain('The server said');
-    expect(text).not.toMatch(/paste the token/i);
-    expect(screen.queryByRole('textbox')).toBeNull();
+    // A mistyped token looks the same as another program to the page: the person can paste the right one, which is
+    // sent only to a server that proves it knows it.
+    fireEvent.change(screen.getByRole('textbox', { name: 'Or paste the address, or the token alone, here' }), { target: { value: 'the-right-token' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Connect' }));
+    expect(pasted).toStrictEqual(['the-right-token']);
   });
 
   it('says the link is no longer valid when the server refused the token, and takes a pasted address or token', () => {

@@ -24,7 +24,7 @@ const EXPLANATIONS: Record<AuthReason, string> = {
   missing: 'This page was opened without its access token, so it cannot talk to the Airlock server.',
   refused:
     'The Airlock server did not accept this page’s access token. The server makes a new token each time it starts (unless AIRLOCK_TOKEN sets one).',
-  unproven: 'This page did not connect.',
+  unproven: 'This page did not connect, and this tab no longer keeps its token.',
 };
 
 /** Shown instead of the chat when the page cannot prove it may talk to the server: never a blank page. */
@@ -68,40 +68,36 @@ export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
         </pre>
         <p>
           Open that exact address in this browser (copy the whole line, including everything after <code>#token=</code>). If the server is
-          no longer running, start it again with <code>npm start</code> and use the new address.
-          {reason !== 'unproven' && (
-            <>
-              {' '}
-              A server given its token in a file (<code>--token-file</code>) leaves it out of that line: paste the token from the file below.
-            </>
-          )}
+          no longer running, start it again with <code>npm start</code> and use the new address. A server given its token in a file
+          (<code>--token-file</code>) leaves it out of that line: paste the token from the file below.
         </p>
-        {/* Not a token to paste here: whatever answers on this port is not known to be Airlock; its start-up link is the way back. */}
-        {reason !== 'unproven' && (
-          <form onSubmit={submit} className="auth-form">
-            <label>
-              <span>Or paste the address, or the token alone, here</span>
-              <input
-                type="text"
-                value={address}
-                aria-invalid={invalid}
-                onChange={(event) => {
-                  setAddress(event.target.value);
-                  setInvalid(false);
-                }}
-                placeholder="http://airlock-….localhost:7700/#token=…"
-              />
-            </label>
-            <button type="submit" className="btn btn-primary">
-              Connect
-            </button>
-            {invalid && (
-              <p className="problem" role="alert">
-                That does not look like an Airlock address: it needs the part after <code>#token=</code>.
-              </p>
-            )}
-          </form>
-        )}
+        {/*
+          Also when whatever answers could not prove it is Airlock: a mistyped token looks the same to the page, and a
+          token pasted here is sent only to a server that first proves it knows it.
+        */}
+        <form onSubmit={submit} className="auth-form">
+          <label>
+            <span>Or paste the address, or the token alone, here</span>
+            <input
+              type="text"
+              value={address}
+              aria-invalid={invalid}
+              onChange={(event) => {
+                setAddress(event.target.value);
+                setInvalid(false);
+              }}
+              placeholder="http://airlock-….localhost:7700/#token=…"
+            />
+          </label>
+          <button type="submit" className="btn btn-primary">
+            Connect
+          </button>
+          {invalid && (
+            <p className="problem" role="alert">
+              That does not look like an Airlock address: it needs the part after <code>#token=</code>.
+            </p>
+          )}
+        </form>
       </div>
     </main>
   );
