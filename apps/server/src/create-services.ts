@@ -122,7 +122,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   }
 
   return {
-    services: { chat, catalog, rules, settings: new ToolSettingsService(store), modelInfo: () => modelInfo },
+    services: { chat, catalog, rules, settings: new ToolSettingsService(store, { log, ...(cluster === undefined ? {} : { cluster }) }), modelInfo: () => modelInfo },
     close: async () => {
       await mcp?.close();
       await store.close();

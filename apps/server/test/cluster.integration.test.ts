@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ToolSettings } from '@airlock/api';
 import { killAllWith, processesWith } from '../src/tools/test-support';
 import { openTestDatabase, probeTestDatabase, type TestDatabase } from './support/postgres';
 import { startServerProcess, type ServerProcess } from './support/server-process';
@@ -178,5 +179,29 @@ describe.skipIf(!postgres.available)('Airlock instances sharing one PostgreSQL d
     expect(audit.entries).toMatchObject([{ toolName: 'terminal', decision: 'allow', outcome: 'cancelled' }]);
     // A's list learns of the deletion from B's message, which may come after the run's end reached A's client.
     await expect.poll(async () => (await onA.trpc.sessions.list.query()).map((s) => s.sessionId), { timeout: 30_000 }).not.toContain('s1');
+  });
+
+  it('a tool turned off through A reaches the settings watch of a tab on B at once, and a change through B reaches A', async () => {
+    const d = await deployment();
+    const [a, b] = await Promise.all([d.instance('a'), d.instance('b')]);
+    const watched = (server: ServerProcess) => {
+      const seen: ToolSettings[] = [];
+      const subscription = client(server, d.token).trpc.settings.watch.subscribe(undefined, { onData: (settings) => seen.push(settings) });
+      cleanups.push(async () => subscription.unsubscribe());
+      return seen;
+    };
+    const onA = watched(a);
+    const onB = watched(b);
+    // Each watch answers the settings as they are first: from then on it follows the changes.
+    await expect.poll(() => [onA.length, onB.length], { timeout: 30_000 }).toStrictEqual([1, 1]);
+    expect(onB[0]!.disabledTools).toStrictEqual([]);
+
+    await client(a, d.token).trpc.settings.update.mutate({ disabledTools: ['terminal'] });
+    await expect.poll(() => onB.at(-1)?.disabledTools, { timeout: 30_000 }).toStrictEqual(['terminal']);
+    await expect.poll(() => onA.at(-1)?.disabledTools, { timeout: 30_000 }).toStrictEqual(['terminal']);
+
+    await client(b, d.token).trpc.settings.update.mutate({ maxToolCalls: 3 });
+    await expect.poll(() => onA.at(-1), { timeout: 30_000 }).toMatchObject({ disabledTools: ['terminal'], maxToolCalls: 3 });
+    await expect.poll(() => onB.at(-1), { timeout: 30_000 }).toMatchObject({ disabledTools: ['terminal'], maxToolCalls: 3 });
   });
 });

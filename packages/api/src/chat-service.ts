@@ -781,6 +781,7 @@ export class ChatService {
         if (message.instanceId !== this.options.cluster?.instanceId) await this.takeOver();
         return;
       case 'rules':
+      case 'settings':
         return;
       case 'resync': {
         // Messages may have been missed: read again what is followed here, the decisions of calls waiting here, and

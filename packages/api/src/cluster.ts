@@ -104,8 +104,10 @@ export type ClusterMessage =
   | { type: 'cancel'; runId: string }
   /** An instance released its runs (a graceful stop): others take them over now rather than at lease expiry. */
   | { type: 'released'; instanceId: string }
-  /** Lasting rules or settings changed. */
+  /** Lasting rules, or the trust of a workspace's rules file, changed. */
   | { type: 'rules' }
+  /** The web app's tool settings (`settings.update`) changed: each instance reads them again for its watchers. */
+  | { type: 'settings' }
   /**
    * Delivered by the local cluster only (never sent): the connection that carries messages was lost and is back, so
    * anything may have been missed; listeners re-read what they follow.
@@ -153,6 +155,8 @@ export function decodeClusterMessage(text: string): ClusterMessage | undefined {
       return str('instanceId') ? { type: 'released', instanceId: message.instanceId as string } : undefined;
     case 'rules':
       return { type: 'rules' };
+    case 'settings':
+      return { type: 'settings' };
     default:
       return undefined;
   }

@@ -5,7 +5,7 @@ export { toTRPCError } from './error-mapping';
 export { EventLog, LogFollower, parseEventId, type SendWindow, type Waker, type FollowerBinding, type SubscriptionPlaces } from './event-log';
 export { storedSessionSchema, type StoredSession } from './session-store';
 export { MemoryStore } from './memory-store';
-export { ToolSettingsService, TOOL_SETTINGS_KEY, type StoredToolSettings } from './tool-settings-service';
+export { ToolSettingsService, TOOL_SETTINGS_KEY, type StoredToolSettings, type ToolSettingsServiceOptions } from './tool-settings-service';
 export * from './tool-settings';
 export { streamInputSchema, confirmInputSchema, runOptionsSchema, sessionUpdateSchema, auditQuerySchema } from './schemas';
 export type { LoopEvent, ChatMessage, ToolOutcome, Decision, PendingApproval, Grant } from '@airlock/core';

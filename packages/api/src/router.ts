@@ -109,8 +109,8 @@ function watchSessions(ctx: Context, signal: AbortSignal | undefined): AsyncGene
 }
 
 /**
- * The settings after each change made through this server, starting with them as they are. Only the newest
- * settings wait for a slow client: its queue holds one item at most.
+ * The settings after each change made through this server (through any instance, with several on one database),
+ * starting with them as they are. Only the newest settings wait for a slow client: its queue holds one item at most.
  */
 async function* watchSettings(ctx: Context, signal: AbortSignal | undefined): AsyncGenerator<ToolSettings, void, undefined> {
   const settings = settingsOf(ctx);
@@ -331,7 +331,7 @@ export const appRouter = t.router({
     get: procedure.query(({ ctx }) => settingsOf(ctx).get()),
     /** Changes some of the settings; a value outside its limits is refused, not clamped. Answers the new settings. */
     update: procedure.input(toolSettingsPatchSchema).mutation(({ input, ctx }) => settingsOf(ctx).update(input)),
-    /** The whole settings at once, then again after every change made through this server. */
+    /** The whole settings at once, then again after every change made through this server or another instance of it. */
     watch: procedure.subscription(({ ctx, signal }) => watchSettings(ctx, signal)),
   }),
 });
