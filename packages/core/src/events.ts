@@ -62,6 +62,29 @@ export const reasoningDeltaEventSchema = z.object({
   text: z.string(),
 });
 
+/** The longest tool source a tool-start carries: "mcp:" and a server name (the MCP config keeps those to 32 characters). */
+export const MAX_SHOWN_TOOL_SOURCE_LENGTH = 64;
+
+/**
+ * The tool as its call was put up, as the card shows it: where it comes from ("builtin", "mcp:<server>") and the
+ * hints about it (an MCP server's hints are its own claims). An MCP server can rewrite a tool at any moment, and a
+ * decision covers the tool as it was when the call was put up (see `toolVersion`): the card shows these, not the tool
+ * as listed now. Booleans and one short string: the event stays small whatever the tool says of itself.
+ */
+export const shownToolSchema = z.object({
+  source: z.string().max(MAX_SHOWN_TOOL_SOURCE_LENGTH),
+  annotations: z.object({
+    readOnly: z.boolean(),
+    destructive: z.boolean(),
+    executesCode: z.boolean(),
+    /** "Always allow" covers only the exact arguments (a code-running tool, a file write, a fetch). */
+    exactGrants: z.boolean(),
+    idempotent: z.boolean(),
+    openWorld: z.boolean(),
+  }),
+});
+export type ShownTool = z.infer<typeof shownToolSchema>;
+
 export const toolStartEventSchema = z.object({
   type: z.literal('tool-start'),
   toolCallId: z.string(),
@@ -72,6 +95,11 @@ export const toolStartEventSchema = z.object({
   awaitingConfirmation: z.boolean(),
   /** Epoch ms after which an undecided call times out; null when it never does or is not gated. */
   expiresAt: z.number().nullable().optional(),
+  /**
+   * The tool as the call was put up. Absent when no offered tool has the call's name, and from events stored before
+   * it was recorded: a client then knows the tool only as listed now.
+   */
+  tool: shownToolSchema.optional(),
 });
 
 export const toolDecisionEventSchema = z.object({

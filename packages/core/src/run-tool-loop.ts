@@ -8,7 +8,7 @@ import { canonicalJson, deepFreeze } from './json';
 import { parseToolArguments } from './json-repair';
 import type { AssistantMessage, ChatMessage, ToolCall } from './messages';
 import { TextToolCallExtractor, type TextPart, type TextToolCall } from './text-tool-calls';
-import { grantsNeedExactArguments, toolJsonSchema, toolVersion, UNKNOWN_ARGUMENT, unknownArguments, type AnyTool } from './tool';
+import { grantsNeedExactArguments, shownTool, toolJsonSchema, toolVersion, UNKNOWN_ARGUMENT, unknownArguments, type AnyTool } from './tool';
 import { toolResultText } from './tool-results';
 
 export const DEFAULT_MAX_TOOL_CALLS = 25;
@@ -379,7 +379,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         if (gate && gate.kind === 'ask') {
           announced[i] = gate.ticket;
           yield callingStatus(call, gate);
-          yield awaitingToolStart(call, gate.ticket);
+          yield awaitingToolStart(call, gate.ticket, check.tool);
         }
       }
 
@@ -437,17 +437,17 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             if (gate.kind === 'ask') {
               announced[i] = gate.ticket;
               if (gate.asked !== undefined) yield callingStatus(call, gate);
-              yield awaitingToolStart(call, gate.ticket);
+              yield awaitingToolStart(call, gate.ticket, check.tool);
               if (parkable(i)) return park(i);
               outcome = yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options, parkable);
               if (!outcome) return park(i);
             } else if (gate.kind === 'rule') {
-              yield toolStart(call, '', false);
+              yield toolStart(call, '', false, check.tool);
               const { verdict } = gate;
               yield followedAtOnce(ruleDecisionEvent(call, verdict));
               if (verdict.effect === 'deny') outcome = { decision: 'deny', source: 'rule', reason: verdict.message ?? verdict.description, verdict };
             } else {
-              yield toolStart(call, '', false);
+              yield toolStart(call, '', false, check.tool);
               // Recorded before the call runs: a run without a person's decision says who let it through.
               yield followedAtOnce(decisionEvent(call, '', gate.kind === 'granted' ? { decision: 'allow', source: 'grant', grantId: gate.grantId } : { decision: 'allow', source: 'confirmation-off' }));
             }
@@ -1066,14 +1066,20 @@ function leftOut(count: number, id: string): PlannedCall {
   };
 }
 
-function toolStart(call: ToolCall, approvalId: string, awaitingConfirmation: boolean): Extract<LoopEvent, { type: 'tool-start' }> {
-  return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation };
+/** A call that asks nobody; `tool`, when one of the offered tools has its name, is what its card shows of it. */
+function toolStart(call: ToolCall, approvalId: string, awaitingConfirmation: boolean, tool?: AnyTool): Extract<LoopEvent, { type: 'tool-start' }> {
+  if (tool === undefined) return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation };
+  return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation, tool: shownTool(tool) };
 }
 
-/** Built whole rather than spread from toolStart: a spread-then-extended object gets a hidden class of its own. */
-function awaitingToolStart(call: ToolCall, ticket: ApprovalTicket): Extract<LoopEvent, { type: 'tool-start' }> {
+/**
+ * A call put up to the person, with the tool as it is now: the one the ticket's version names, so the card shows the
+ * hints of the tool an allow runs. Built whole rather than spread from toolStart: a spread-then-extended object gets a
+ * hidden class of its own.
+ */
+function awaitingToolStart(call: ToolCall, ticket: ApprovalTicket, tool: AnyTool): Extract<LoopEvent, { type: 'tool-start' }> {
   const { approvalId, expiresAt } = ticket;
-  return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt };
+  return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt, tool: shownTool(tool) };
 }
 
 function unknownIssues(paths: readonly string[]): { issues: { path: string[]; message: string }[] } {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ArgumentIssue } from './errors';
-import type { ResultCut } from './events';
+import { MAX_SHOWN_TOOL_SOURCE_LENGTH, type ResultCut, type ShownTool } from './events';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -64,6 +64,7 @@ export type AnyTool = Tool<any>;
 // Tools are immutable once defined (an MCP tool that changes is a new object), so both are computed once per tool.
 const schemaCache = new WeakMap<AnyTool, JsonSchema>();
 const versionCache = new WeakMap<AnyTool, string>();
+const shownCache = new WeakMap<AnyTool, ShownTool>();
 
 export function toolJsonSchema(tool: AnyTool): JsonSchema {
   if (tool.jsonSchema) return tool.jsonSchema;
@@ -88,6 +89,27 @@ export function toolVersion(tool: AnyTool): string {
     versionCache.set(tool, version);
   }
   return version;
+}
+
+/** What a tool-start says of its tool: its source (cut to a bounded length) and its hints, as they are now. */
+export function shownTool(tool: AnyTool): ShownTool {
+  let shown = shownCache.get(tool);
+  if (shown === undefined) {
+    const annotations = tool.annotations;
+    shown = {
+      source: (tool.source ?? 'builtin').slice(0, MAX_SHOWN_TOOL_SOURCE_LENGTH),
+      annotations: {
+        readOnly: annotations?.readOnly === true,
+        destructive: annotations?.destructive === true,
+        executesCode: annotations?.executesCode === true,
+        exactGrants: grantsNeedExactArguments(tool),
+        idempotent: annotations?.idempotent === true,
+        openWorld: annotations?.openWorld === true,
+      },
+    };
+    shownCache.set(tool, shown);
+  }
+  return shown;
 }
 
 /**
