@@ -1,7 +1,7 @@
 import { canonicalJson } from '@airlock/core';
 import path from 'node:path';
 import { commandBaseName, hostOfUrl, isExactOnlyCommand, matchHost } from '@airlock/api';
-import { allowsCommand, changesDirectory, deniesCommand, setsShellVariables, type LineFacts } from './match-command';
+import { allowsCommand, deniesCommand, mayLeaveWorkspace, setsShellVariables, type LineFacts } from './match-command';
 import { readCommandLine } from './command-line-reader';
 import type { CommandLine, SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
@@ -88,8 +88,8 @@ export async function evaluateRules(call: RuleCall, rules: readonly Rule[], cont
   if (line?.kind !== 'seen') return ask;
   const used: Rule[] = [];
   const facts = lineFacts(line.commands, context);
-  for (const command of line.commands) {
-    const rule = commandRules.find((candidate) => candidate.match.kind === 'command-prefix' && allowsCommand(candidate.match, command, facts));
+  for (const [index, command] of line.commands.entries()) {
+    const rule = commandRules.find((candidate) => candidate.match.kind === 'command-prefix' && allowsCommand(candidate.match, command, facts[index]));
     if (rule === undefined) return ask;
     if (!used.includes(rule)) used.push(rule);
   }
@@ -97,8 +97,21 @@ export async function evaluateRules(call: RuleCall, rules: readonly Rule[], cont
   return first === undefined ? ask : { decision: 'allow', rule: first, rules: used };
 }
 
-function lineFacts(commands: readonly SimpleCommand[], context: RuleContext): LineFacts {
-  return { setsVariables: commands.some(setsShellVariables), changesDirectory: commands.some(changesDirectory), workspace: context.workspace };
+/**
+ * What each command of a line is judged with: whether any command of the line may set variables, and whether one
+ * before it may have led the shell out of the workspace (`leftWorkspace`, each `cd` judged by the ones before it).
+ * The commands a line shows run in its order (a loop or a function is not seen through); a `cd` in a pipeline or
+ * in the background changes no folder for the rest, but is counted as though it did.
+ */
+function lineFacts(commands: readonly SimpleCommand[], context: RuleContext): LineFacts[] {
+  const setsVariables = commands.some(setsShellVariables);
+  const facts: LineFacts[] = [];
+  let left = false;
+  for (const command of commands) {
+    facts.push({ setsVariables, workspace: context.workspace, leftWorkspace: left });
+    left ||= mayLeaveWorkspace(command, { workspace: context.workspace, leftWorkspace: left });
+  }
+  return facts;
 }
 
 /**
@@ -111,8 +124,8 @@ function unjudged(line: CommandLine | undefined, denies: readonly Rule[], contex
   if (line.kind === 'refused') return line.reason;
   const denied = new Set(denies.flatMap((rule) => (rule.match.kind === 'command-prefix' ? [commandBaseName(rule.match.tokens[0] ?? '')] : [])));
   const facts = lineFacts(line.commands, context);
-  for (const command of line.commands) {
-    const why = notPlain(command, denied, facts);
+  for (const [index, command] of line.commands.entries()) {
+    const why = notPlain(command, denied, facts[index]!);
     if (why !== undefined) return why;
   }
   return undefined;

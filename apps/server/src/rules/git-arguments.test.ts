@@ -484,11 +484,14 @@ describe('git clone: no source, folder or repository outside the workspace, no k
     expect(await decide(command, rule)).toBe('allow');
   });
 
-  it('after a cd on the line, the folder a clone makes may be anywhere', async () => {
+  it('after a cd that may leave the workspace, the folder a clone makes may be anywhere', async () => {
     const rules = [prefix('cd'), prefix('git clone')];
     expect((await evaluateRules(terminal('cd /tmp && git clone https://example.com/r.git'), rules, context)).decision).toBe('ask');
-    expect((await evaluateRules(terminal('git clone https://example.com/r.git && cd r'), rules, context)).decision).toBe('ask');
+    expect((await evaluateRules(terminal('cd sub && git clone https://example.com/r.git ../../x'), rules, context)).decision).toBe('ask');
     expect((await evaluateRules(terminal('git clone https://example.com/r.git'), rules, context)).decision).toBe('allow');
+    // A cd inside the workspace, or one after the clone, leaves the folder it makes inside.
+    expect((await evaluateRules(terminal('cd sub && git clone https://example.com/r.git'), rules, context)).decision).toBe('allow');
+    expect((await evaluateRules(terminal('git clone https://example.com/r.git && cd r'), rules, context)).decision).toBe('allow');
   });
 
   it('judges -c by its key itself, as git config is judged', () => {
@@ -538,5 +541,56 @@ describe('git -C, --git-dir, --work-tree: no repository outside the workspace', 
     expect(gitArgumentsCovered(words('git --git-dir=/tmp/x/.git log'), 1, facts)).toBe(false);
     expect(gitArgumentsCovered(words('git --work-tree /tmp/x status'), 1, facts)).toBe(false);
     expect(gitArgumentsCovered(words('git --git-dir=sub/.git --work-tree=sub status'), 1, facts)).toBe(true);
+  });
+});
+
+describe('git after a cd: no repository outside the workspace', () => {
+  // The person's rules for moving about and for reading the repository: each alone is theirs, not git run elsewhere.
+  const rules = [prefix('cd'), prefix('pushd'), prefix('popd'), prefix('git status'), prefix('git log'), prefix('git init'), prefix('uv run git status')];
+  const decideLine = async (command: string) => (await evaluateRules(terminal(command), rules, context)).decision;
+
+  it.each([
+    // The repository there runs its own configuration: its core.fsmonitor at `status`, its core.pager at `log`.
+    'cd ~/other && git status',
+    'cd /tmp/x; git log',
+    'cd .. && cd .. && git status',
+    'pushd /etc && git status',
+    'cd -P /tmp && git status',
+    'cd -- /tmp && git status',
+    // Home, the folder before, the folder the shell computes, one from the stack, and wherever a sourced file leads.
+    'cd && git status',
+    'cd - && git status',
+    'cd "$X" && git status',
+    'cd ~ && git log',
+    'pushd && git status',
+    'pushd +1 && git status',
+    'popd && git status',
+    // Judged by the cds before it: from `sub`, `..` may climb out (asking costs a click).
+    'cd sub && cd .. && git status',
+    'cd sub && cd ../.. && git status',
+    // Every command after the cd, also one the cd does not come right before, or behind a runner.
+    'cd /tmp && git status && git log',
+    'cd /tmp && uv run git status',
+    'cd /tmp && git init',
+  ])('a rule for git asks about %j', async (command) => {
+    expect(await decideLine(command)).toBe('ask');
+  });
+
+  it.each([
+    'cd sub && git status',
+    'cd ./sub/dir; git log',
+    'cd /work/project/sub && git status',
+    'cd sub && cd x && git status',
+    'pushd sub && git status',
+    // A cd after git moves nothing git does.
+    'git status && cd /tmp',
+    'uv run git status',
+  ])('a rule for git still allows %j', async (command) => {
+    expect(await decideLine(command)).toBe('allow');
+  });
+
+  it('a cd in a subshell is not seen through: the line is asked about whatever the git after it does', async () => {
+    expect(await decideLine('( cd /tmp ) && git status')).toBe('ask');
+    expect(await decideLine('( cd sub ) && git status')).toBe('ask');
   });
 });

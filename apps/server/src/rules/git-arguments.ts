@@ -164,20 +164,22 @@ const REMOTE_READS = new Set(['show', 'get-url']);
 /**
  * Whether a prefix rule may cover this git command (`words` from `git` on, the first `trusted` of them the rule's own
  * tokens): it works on no repository or folder outside the workspace (`-C`, `--git-dir`, `--work-tree`:
- * `GLOBAL_PATHS`); its command is one of git's own (not an alias the repository's configuration defines); the
- * repository a `push`, `fetch`, `pull` or `ls-remote` talks to is a remote's name, not a URL or path the call names
- * (`git push https://…` sends the repository there); a `fetch` or `pull` writes no local branch a refspec names
- * (`+x:main`), prunes nothing with one, and keeps the clone's history (`FETCH_ASKED`); `diff`, `commit` and `add` read
- * no file outside the workspace and add no ignored one, `instaweb` starts no program the call names
- * (`NAMED_ONLY_OPTIONS`); `config` writes no key whose value git runs (`configCovered`); `blame` reads and `init`
- * makes nothing outside the workspace (`PATH_OPTIONS`); `clone` reads from no remote helper (`ext::sh -c …`,
- * `fd::3`), runs no upload-pack (`-u`) nor template hooks, sets no key of `CODE_KEYS` in the new repository (`-c
- * core.fsmonitor=…`), and reads or makes nothing outside the workspace (its source, its folder, `--reference`,
- * `--separate-git-dir`); a rule for `git remote` covers only `show` and `get-url`, not `add` or `set-url`, which
- * point a remote somewhere else. Options git's tables here do not know make every operand be judged as the repository.
+ * `GLOBAL_PATHS`), nor runs after a command of its line that may have led the shell out of it (`cd ~/other && git
+ * status`: `PathFacts.leftWorkspace`); its command is one of git's own (not an alias the repository's configuration
+ * defines); the repository a `push`, `fetch`, `pull` or `ls-remote` talks to is a remote's name, not a URL or path the
+ * call names (`git push https://…` sends the repository there); a `fetch` or `pull` writes no local branch a refspec
+ * names (`+x:main`), prunes nothing with one, and keeps the clone's history (`FETCH_ASKED`); `diff`, `commit` and `add`
+ * read no file outside the workspace and add no ignored one, `instaweb` starts no program the call names
+ * (`NAMED_ONLY_OPTIONS`); `config` writes no key whose value git runs (`configCovered`); `blame` reads and `init` makes
+ * nothing outside the workspace (`PATH_OPTIONS`); `clone` reads from no remote helper (`ext::sh -c …`, `fd::3`), runs
+ * no upload-pack (`-u`) nor template hooks, sets no key of `CODE_KEYS` in the new repository (`-c core.fsmonitor=…`),
+ * and reads or makes nothing outside the workspace (its source, its folder, `--reference`, `--separate-git-dir`); a
+ * rule for `git remote` covers only `show` and `get-url`, not `add` or `set-url`, which point a remote somewhere else.
+ * Options git's tables here do not know make every operand be judged as the repository.
  */
 export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number, facts: PathFacts = {}): boolean {
   const untrusted = (index: number) => index >= trusted;
+  if (facts.leftWorkspace === true) return false;
   let index = 1;
   while (index < words.length) {
     const word = words[index]!;
@@ -571,8 +573,9 @@ function cloneSourceOk(value: string): boolean {
  * Whether a word of a clone that may name a local path (its source, the folder it makes, `--reference`,
  * `--separate-git-dir`) may name one outside the workspace, read as a path (`/tmp/x`, `~/x`, `../x`, also
  * `h:/../../x` as a folder: `h:`, then two levels up) or as a `file://` URL. Read as a path, a URL git speaks or a
- * `host:path` stays inside: as a source it names another machine, as a folder one inside. After a `cd` on the line
- * any relative word may lead outside, a URL too: the clone then makes its folder where the `cd` led.
+ * `host:path` stays inside: as a source it names another machine, as a folder one inside. A clone of a URL alone
+ * makes its folder where git runs: after a command that may have led the shell out of the workspace (`cd /tmp &&
+ * git clone …`), `gitArgumentsCovered` asks about any git command.
  */
 function clonePathLeadsOut(value: string, facts: PathFacts): boolean {
   if (mayNameOutside({ kind: 'literal', value }, facts)) return true;

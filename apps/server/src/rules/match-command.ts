@@ -2,7 +2,7 @@ import { longOptionNamed, type ReachableWords } from './command-wrappers';
 import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-arguments';
 import { jqArgumentsCovered } from './jq-arguments';
 import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
-import type { PathFacts } from './outside-workspace';
+import { mayNameOutside, type PathFacts } from './outside-workspace';
 import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
 import { commandBaseName, isExactOnlyCommand, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
@@ -175,12 +175,34 @@ export function setsShellVariables(command: SimpleCommand): boolean {
 /** Builtins that change the directory, and those that run code that may (`source`, `eval`: `SETS_VARIABLES`). */
 const CHANGES_DIRECTORY = new Set(['cd', 'pushd', 'popd']);
 
-/** Whether `command` may change the directory, after which a relative path of its line may lead anywhere. */
-export function changesDirectory(command: SimpleCommand): boolean {
+/** Whether `command` may change the directory (where it leads: `mayLeaveWorkspace`). */
+function changesDirectory(command: SimpleCommand): boolean {
   const [first] = command.words;
   if (first?.kind !== 'literal') return true;
   const name = commandBaseName(first.value);
   return CHANGES_DIRECTORY.has(name) || SETS_VARIABLES.has(name);
+}
+
+/**
+ * Whether `command` may lead the shell to a folder outside the workspace, its folder judged with `facts` of the
+ * commands before it (`cd sub && cd x` stays inside, `cd sub && cd ..` may not): `cd` or `pushd` to a folder that may
+ * lie outside (`cd ~/other`, `cd ..`, `cd "$X"`), `cd` alone (home), `cd -` (the folder before), `pushd` alone or
+ * `pushd +1` (one on the stack), `popd`, and any other command that may change the directory (`source x`, `eval …`).
+ */
+export function mayLeaveWorkspace(command: SimpleCommand, facts: PathFacts): boolean {
+  if (!changesDirectory(command)) return false;
+  const [first, ...args] = command.words;
+  const name = first?.kind === 'literal' ? commandBaseName(first.value) : undefined;
+  if (name !== 'cd' && name !== 'pushd') return true;
+  const option = (word: ShellWord | undefined) => word?.kind === 'literal' && /^-[LPe@n]+$/.test(word.value);
+  let index = 0;
+  while (option(args[index])) index += 1;
+  const dashes = args[index];
+  if (dashes?.kind === 'literal' && dashes.value === '--') index += 1;
+  const folder = args[index];
+  if (folder === undefined) return true;
+  if (folder.kind === 'literal' && /^[-+]/.test(folder.value)) return true;
+  return mayNameOutside(folder, facts);
 }
 
 /** Whether a prefix rule for `name` is checked against a table of options that run code. */

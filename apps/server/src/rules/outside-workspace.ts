@@ -5,8 +5,13 @@ import type { ShellWord } from './shell-word';
 export interface PathFacts {
   /** The workspace's absolute path, where the terminal runs: an absolute path under it is inside. Default: none is. */
   workspace?: string;
-  /** Some command of the line may change the directory (`cd`, `pushd`, `source` …): a relative path may lead anywhere. */
-  changesDirectory?: boolean;
+  /**
+   * A command before this one on the line may have led the shell to a folder outside the workspace (`cd ~/other`,
+   * `cd ..`, `cd "$X"`, `cd -`, `cd` alone, `popd`, `source x`): this one may run there, and a relative path may lead
+   * anywhere. Otherwise it runs in the workspace or a folder inside, where a relative path that climbs no higher
+   * than the workspace's own folder stays inside. Default: false.
+   */
+  leftWorkspace?: boolean;
 }
 
 const GLOB = /[*?[]/;
@@ -14,8 +19,8 @@ const GLOB = /[*?[]/;
 /**
  * Whether a word that names a file may name one outside the workspace, judged by its text (links inside the workspace
  * that lead out are not seen): an absolute path elsewhere, `~`, a `..` that climbs out, any `$NAME` (`$HOME`, `$_`),
- * braces (`{/etc/x,a}`), a glob part that may match `..` (`.*`), and any relative path once the line may change the
- * directory.
+ * braces (`{/etc/x,a}`), a glob part that may match `..` (`.*`), and any relative path once the line may have left
+ * the workspace.
  */
 export function mayNameOutside(word: ShellWord, facts: PathFacts): boolean {
   if (word.kind === 'literal') return pathLeadsOut(word.value, facts);
@@ -36,7 +41,7 @@ function pathLeadsOut(value: string, facts: PathFacts): boolean {
     const resolved = path.posix.resolve(value);
     return resolved !== workspace && !resolved.startsWith(workspace === '/' ? '/' : `${workspace}/`);
   }
-  if (facts.changesDirectory === true) return true;
+  if (facts.leftWorkspace === true) return true;
   const normalized = path.posix.normalize(value);
   return normalized === '..' || normalized.startsWith('../');
 }
