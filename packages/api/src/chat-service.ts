@@ -420,8 +420,9 @@ export class ChatService {
     const rules = this.options.rules;
     const asRule = input.decision === 'allow' && input.always === true && input.scope !== undefined && input.scope !== 'chat' && rules !== undefined;
     const pending = asRule ? this.options.registry.listPending(input.sessionId).find((p) => p.approvalId === input.approvalId) : undefined;
-    // The rule is drafted before the call is released, from the very arguments the person was shown (or edited to).
-    const tool = pending && this.options.tools().find((candidate) => candidate.name === pending.toolName);
+    // The rule is drafted before the call is released, from the very arguments the person was shown (or edited to),
+    // and the tool as its card showed it.
+    const tool = pending && (await this.toolAsShown(pending));
     const draft = pending && rules ? await rules.propose(input.sessionId, { toolName: pending.toolName, arguments: edit ?? pending.arguments }, input.scope!, tool) : undefined;
     // Kept until the decision event is written, so the ledger says who decided. Only the first asker's: a repeat or
     // a stranger's request for the same id, answered "already-decided" or "not-found", must not touch the winner's.
@@ -464,6 +465,39 @@ export class ChatService {
   private checkEdit(sessionId: string, approvalId: string, args: ToolArguments): void {
     const pending = this.options.registry.listPending(sessionId).find((p) => p.approvalId === approvalId);
     if (pending) checkEditAgainst(this.options.tools(), pending, args);
+  }
+
+  /**
+   * A waiting call of the session, whichever instance holds its run, with its tool as its card showed it (see
+   * toolAsShown): what the preview of "Always allow" drafts its rule from, as `confirm` does. Undefined when no call
+   * of the session waits with this id; ConflictError when that tool is not here as it was shown.
+   */
+  async waitingAsShown(sessionId: string, approvalId: string): Promise<{ waiting: PendingApproval; tool: AnyTool } | undefined> {
+    const cluster = this.options.cluster;
+    if (cluster) {
+      const waiting = await cluster.getPendingApproval(sessionId, approvalId);
+      return waiting && { waiting, tool: await this.toolAsShown(waiting, waiting.toolVersion) };
+    }
+    const waiting = this.options.registry.listPending(sessionId).find((p) => p.approvalId === approvalId);
+    return waiting && { waiting, tool: await this.toolAsShown(waiting) };
+  }
+
+  /**
+   * The tool of a waiting call as its card showed it: of its run's tools or the tools here now, the one with the
+   * version recorded when the call was put up (`recorded`, or else its ledger row's). A lasting rule "Always allow"
+   * saves is drafted from this one, never from the tool as it is when the decision lands: its server may have
+   * rewritten it while the card waited, and a rule for the new version would let that run unasked. Throws
+   * ConflictError when neither has that version (the tool changed or went away, and the run's copy is elsewhere).
+   */
+  private async toolAsShown(waiting: PendingApproval, recorded?: string): Promise<AnyTool> {
+    const version = recorded ?? (await this.store.listRunToolCalls(waiting.runId)).find((record) => record.approvalId === waiting.approvalId)?.toolVersion;
+    const candidates = [...(this.runs.get(waiting.runId)?.tools ?? []), ...this.options.tools()];
+    const tool = version ? candidates.find((candidate) => candidate.name === waiting.toolName && toolVersion(candidate) === version) : undefined;
+    if (tool) return tool;
+    throw new ConflictError(
+      'tool-changed',
+      `the tool "${waiting.toolName}" is not here as this call's card showed it (its server changed it, or it is gone): "Always allow" cannot save a rule for the tool shown; allow or deny this call alone`,
+    );
   }
 
   /** The session's calls waiting for a decision on this instance. */
@@ -636,7 +670,8 @@ export class ChatService {
     const asRule = input.decision === 'allow' && input.always === true && input.scope !== undefined && input.scope !== 'chat' && rules !== undefined;
     const requested = input.decision === 'allow' ? input.arguments : undefined;
     const waiting = asRule || requested !== undefined ? await cluster.getPendingApproval(input.sessionId, input.approvalId) : undefined;
-    const tool = waiting && this.options.tools().find((candidate) => candidate.name === waiting.toolName);
+    // Looked for only when a rule is drafted: a plain allow or a chat's grant holds for the version recorded already.
+    const tool = waiting && asRule ? await this.toolAsShown(waiting, waiting.toolVersion) : undefined;
     // An edit is checked against the tool's schema; one that changes nothing is a plain allow.
     if (requested !== undefined && waiting) checkEditAgainst(this.options.tools(), waiting, requested);
     const edit = requested !== undefined && waiting && canonicalJson(requested) !== canonicalJson(waiting.arguments) ? requested : undefined;

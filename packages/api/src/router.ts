@@ -277,10 +277,10 @@ export const appRouter = t.router({
     propose: procedure
       .input(z.object({ sessionId: idSchema, approvalId: z.string().max(200), scope: z.enum(['chat', 'workspace', 'global']) }))
       .query(async ({ input, ctx }) => {
-        const pending = (await ctx.services.chat.listWaiting(input.sessionId)).find((p) => p.approvalId === input.approvalId);
-        if (!pending) throw new TRPCError({ code: 'NOT_FOUND', message: 'approvalId: no call of this chat waits with this id' });
-        const tool = ctx.services.catalog.tools().find((candidate) => candidate.name === pending.toolName);
-        return rulesOf(ctx).propose(input.sessionId, { toolName: pending.toolName, arguments: pending.arguments }, input.scope, tool);
+        // Drafted from the tool as the card showed it, as the decision's rule is: the rule shown is the rule saved.
+        const shown = await ctx.services.chat.waitingAsShown(input.sessionId, input.approvalId);
+        if (!shown) throw new TRPCError({ code: 'NOT_FOUND', message: 'approvalId: no call of this chat waits with this id' });
+        return rulesOf(ctx).propose(input.sessionId, { toolName: shown.waiting.toolName, arguments: shown.waiting.arguments }, input.scope, shown.tool);
       }),
     /**
      * The recent calls (newest first, from the ledger) that a draft rule would have decided: among the newest 500, or
