@@ -594,3 +594,60 @@ describe('git after a cd: no repository outside the workspace', () => {
     expect(await decideLine('( cd sub ) && git status')).toBe('ask');
   });
 });
+
+describe('git commands that write or read where they are told: nothing outside the workspace', () => {
+  it.each([
+    // A checkout, patches, a bundle, an archive, a report written over whatever is there.
+    ['git worktree', 'git worktree add /tmp/wt'],
+    ['git worktree', 'git worktree add ../wt'],
+    ['git worktree', 'git worktree add -b topic ~/wt main'],
+    ['git worktree add', 'git worktree add /home/user/.config/x'],
+    ['git worktree', 'git worktree move wt /tmp/wt'],
+    ['git format-patch', 'git format-patch -o /tmp/p HEAD~3'],
+    ['git format-patch', 'git format-patch -o/tmp/p -1'],
+    ['git format-patch', 'git format-patch -ko ~/p -1'],
+    ['git format-patch', 'git format-patch --output-directory=../p -1'],
+    ['git format-patch', 'git format-patch --output-dir ../p -1'],
+    ['git format-patch', 'git format-patch --signature-file=/home/user/.ssh/id_rsa -1'],
+    ['git bundle', 'git bundle create /tmp/x.bundle HEAD'],
+    ['git bundle create', 'git bundle create ~/x.bundle --all'],
+    ['git archive', 'git archive -o /tmp/x.tar HEAD'],
+    ['git archive', 'git archive -o ~/.bashrc --format=tar HEAD'],
+    ['git archive', 'git archive --add-file=/home/user/.ssh/id_rsa HEAD'],
+    ['git archive', 'git archive --remote=../other HEAD'],
+    ['git bugreport', 'git bugreport -o /tmp'],
+    ['git diagnose', 'git diagnose --output-directory ~/x'],
+    ['git checkout-index', 'git checkout-index -a --prefix=/tmp/x/'],
+    ['git checkout-index', 'git checkout-index -a --prefix ../x/'],
+    ['git merge-file', 'git merge-file /home/user/.bashrc base other'],
+    ['git pack-objects', 'git pack-objects /tmp/pack'],
+    ['git index-pack', 'git index-pack -o /tmp/x.idx x.pack'],
+    ['git fast-export', 'git fast-export --export-marks=/tmp/marks --all'],
+    ['git fast-import', 'git fast-import --export-marks=../marks'],
+    ['git commit-graph', 'git commit-graph write --object-dir /tmp/objects'],
+    ['git multi-pack-index', 'git multi-pack-index --object-dir=../objects write'],
+    // A file from anywhere kept in the repository, for `git show` to print.
+    ['git hash-object', 'git hash-object -w /home/user/.ssh/id_rsa'],
+    ['git hash-object', 'git hash-object -w --stdin-paths'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('ask');
+  });
+
+  it.each([
+    ['git worktree', 'git worktree add wt'],
+    ['git worktree', 'git worktree add -b topic wt main'],
+    ['git worktree', 'git worktree list'],
+    ['git format-patch', 'git format-patch -o patches HEAD~3'],
+    ['git format-patch', 'git format-patch -1 --stdout'],
+    ['git bundle', 'git bundle create repo.bundle --all'],
+    ['git archive', 'git archive -o dist/x.tar HEAD'],
+    ['git archive', 'git archive --format=tar HEAD'],
+    ['git checkout-index', 'git checkout-index -a --prefix=export/'],
+    ['git hash-object', 'git hash-object README.md'],
+    // A rule that names the folder is the person's word for it.
+    ['git worktree add ../wt', 'git worktree add ../wt'],
+    ['git format-patch -o /tmp/p', 'git format-patch -o /tmp/p -1'],
+  ])('a rule for %s still allows %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('allow');
+  });
+});

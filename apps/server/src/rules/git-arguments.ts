@@ -170,12 +170,13 @@ const REMOTE_READS = new Set(['show', 'get-url']);
  * call names (`git push https://…` sends the repository there); a `fetch` or `pull` writes no local branch a refspec
  * names (`+x:main`), prunes nothing with one, and keeps the clone's history (`FETCH_ASKED`); `diff`, `commit` and `add`
  * read no file outside the workspace and add no ignored one, `instaweb` starts no program the call names
- * (`NAMED_ONLY_OPTIONS`); `config` writes no key whose value git runs (`configCovered`); `blame` reads and `init` makes
- * nothing outside the workspace (`PATH_OPTIONS`); `clone` reads from no remote helper (`ext::sh -c …`, `fd::3`), runs
- * no upload-pack (`-u`) nor template hooks, sets no key of `CODE_KEYS` in the new repository (`-c core.fsmonitor=…`),
- * and reads or makes nothing outside the workspace (its source, its folder, `--reference`, `--separate-git-dir`); a
- * rule for `git remote` covers only `show` and `get-url`, not `add` or `set-url`, which point a remote somewhere else.
- * Options git's tables here do not know make every operand be judged as the repository.
+ * (`NAMED_ONLY_OPTIONS`); `config` writes no key whose value git runs (`configCovered`); `blame` reads, `init` makes,
+ * `worktree add`, `format-patch -o`, `bundle create`, `archive -o` … write nothing outside the workspace
+ * (`PATH_OPTIONS`); `clone` reads from no remote helper (`ext::sh -c …`, `fd::3`), runs no upload-pack (`-u`) nor
+ * template hooks, sets no key of `CODE_KEYS` in the new repository (`-c core.fsmonitor=…`), and reads or makes nothing
+ * outside the workspace (its source, its folder, `--reference`, `--separate-git-dir`); a rule for `git remote` covers
+ * only `show` and `get-url`, not `add` or `set-url`, which point a remote somewhere else. Options git's tables here do
+ * not know make every operand be judged as the repository.
  */
 export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number, facts: PathFacts = {}): boolean {
   const untrusted = (index: number) => index >= trusted;
@@ -231,13 +232,15 @@ interface NamedOnlyOptions {
  * file the repository ignores (`.env`) to what the next commit, and push, takes along; `--pathspec-from-file` reads
  * any file, and git names a line of it that matches no file in its error. `instaweb -d`/`--httpd` is a command line
  * it runs (`--httpd='touch PWNED; lighttpd'`), `-b`/`--browser` and `-m`/`--module-path` name a program or the
- * modules the web server loads.
+ * modules the web server loads. `hash-object --stdin-paths` reads the files named on its input, from anywhere.
  */
 const NAMED_ONLY_OPTIONS = new Map<string, NamedOnlyOptions>([
   ['diff', { short: '', long: ['--no-index'] }],
   ['commit', { short: 'Ft', long: ['--file', '--template', '--pathspec-from-file'], values: 'mCcSu', fromPipe: ['-F', '--file', '--pathspec-from-file'] }],
   ['add', { short: 'f', long: ['--force', '--pathspec-from-file'], fromPipe: ['--pathspec-from-file'] }],
   ['instaweb', { short: 'dbm', long: ['--httpd', '--browser', '--module-path'], values: 'p', pastDashes: true }],
+  // Hashes, and with `-w` keeps, each file named on standard input (`echo ~/.ssh/id_rsa | git hash-object -w …`).
+  ['hash-object', { short: '', long: ['--stdin-paths'] }],
 ]);
 
 function isOption(word: ShellWord): boolean {
@@ -294,13 +297,38 @@ interface PathOptions {
 /**
  * `blame --contents <file>` (and `annotate`) prints any file, line by line, and `--ignore-revs-file`/`-S` read one;
  * `init <folder>` and `init --separate-git-dir=<folder>` make a repository elsewhere (without the sandbox, over
- * whatever is there). A path outside the workspace is asked about, as `git diff`'s are.
+ * whatever is there). Commands that write where they are told: `worktree add <folder>` checks a branch out there
+ * (`move`, `repair` too), `format-patch -o`/`--output-directory`, `bundle create <file>`, `archive -o`/`--output`,
+ * `bugreport -o` and `diagnose -o`, `checkout-index --prefix=<folder>/`, `merge-file <current> …` (over `<current>`),
+ * `pack-objects <base-name>`, `index-pack -o`, `fast-export` and `fast-import --export-marks`, `commit-graph` and
+ * `multi-pack-index --object-dir`. And ones that read a file into what the call shows or writes:
+ * `format-patch --signature-file`, `archive --add-file` and `--remote` (another repository), `hash-object <file>`
+ * (`-w` keeps it for `git show`), `index-pack <pack>`, `--import-marks`. A path outside the workspace is asked about,
+ * as `git diff`'s are.
  */
 const BLAME_PATHS: PathOptions = { short: 'S', long: ['--contents', '--ignore-revs-file'], values: 'L', others: ['--ignore-rev'] };
+const MARKS = ['--export-marks', '--import-marks', '--import-marks-if-exists'];
+const REPORT_PATHS: PathOptions = { short: 'o', long: ['--output-directory'], values: 's' };
 const PATH_OPTIONS = new Map<string, PathOptions>([
   ['blame', BLAME_PATHS],
   ['annotate', BLAME_PATHS],
   ['init', { short: '', long: ['--separate-git-dir'], values: 'b', operands: true }],
+  ['worktree', { short: '', long: [], values: 'bB', operands: true }],
+  // `-v` is the reroll count; `-S`, `-G`, `-I`, `-O` take a value as `git diff` does.
+  ['format-patch', { short: 'o', long: ['--output-directory', '--signature-file', '--description-file'], values: 'vSGIO' }],
+  ['bundle', { short: '', long: [], operands: true }],
+  ['archive', { short: 'o', long: ['--output', '--remote', '--add-file'] }],
+  ['bugreport', REPORT_PATHS],
+  ['diagnose', REPORT_PATHS],
+  ['checkout-index', { short: '', long: ['--prefix'] }],
+  ['merge-file', { short: '', long: [], values: 'L', operands: true }],
+  ['pack-objects', { short: '', long: [], operands: true }],
+  ['index-pack', { short: 'o', long: [], operands: true }],
+  ['hash-object', { short: '', long: [], values: 't', operands: true }],
+  ['fast-export', { short: '', long: MARKS }],
+  ['fast-import', { short: '', long: [...MARKS, '--export-pack-edges'] }],
+  ['commit-graph', { short: '', long: ['--object-dir'] }],
+  ['multi-pack-index', { short: '', long: ['--object-dir'] }],
 ]);
 
 function pathsCovered(options: PathOptions, words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean, facts: PathFacts): boolean {
