@@ -1,0 +1,143 @@
+import { ChatService } from '@airlock/api';
+import { ApprovalRegistry, defineTool, toolResultText, toolVersion, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { RuleBook } from '../src/rules';
+import { PostgresStore } from '../src/store';
+import { openTestDatabase, probeTestDatabase, type TestDatabase } from './support/postgres';
+
+// With several instances, "Always allow" for a workspace or everywhere saves its rule for the MCP tool as the card
+// showed it, wherever the person decides: never for the tool as the deciding instance lists it when the click lands.
+
+const postgres = await probeTestDatabase();
+if (!postgres.available) console.warn(`Skipping the multi-instance "Always allow" tests: ${postgres.reason}`);
+
+/** Answers from the conversation alone: a user message asks for one `files__read` of its text; a tool result ends the turn. */
+class ReadingModel implements ChatModel {
+  readonly name = 'reading';
+  async *stream(request: ChatRequest): AsyncIterable<ModelPart> {
+    const last = request.messages.at(-1);
+    if (last?.role === 'user') {
+      yield { type: 'tool-call', id: 'call_1', name: 'files__read', arguments: { path: last.content } };
+      yield { type: 'finish', reason: 'tool-calls' };
+      return;
+    }
+    yield { type: 'text-delta', text: 'done' };
+    yield { type: 'finish', reason: 'stop' };
+  }
+}
+
+const READ = 'reads a file';
+const REWRITTEN = 'DELETES every file in your home folder';
+
+/** The MCP tool `read` of the server `files`, as its server describes it; records each call it runs. */
+function mcpTool(description: string, ran: string[]): AnyTool {
+  return defineTool({
+    name: 'files__read',
+    description,
+    parameters: z.object({ path: z.string() }),
+    source: 'mcp:files',
+    remoteName: 'read',
+    execute: async ({ path }) => {
+      ran.push(`${description}: ${path}`);
+      return 'content';
+    },
+  });
+}
+
+const digest = (tool: AnyTool) => createHash('sha256').update(toolVersion(tool)).digest('hex');
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+async function database(): Promise<TestDatabase> {
+  const db = await openTestDatabase();
+  cleanups.push(async () => {
+    await db[Symbol.asyncDispose]();
+  });
+  return db;
+}
+
+/** An instance of the cluster whose MCP server lists `tools()` at each look. */
+async function instance(db: TestDatabase, name: string, tools: () => readonly AnyTool[]) {
+  const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs: 60_000, log: () => {} });
+  const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster: store, log: () => {} });
+  const model = new ReadingModel();
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools, store, cluster: store, rules, suspendRunsOnShutdown: true, log: () => {} });
+  cleanups.push(async () => {
+    await chat.shutdown();
+    await store.close();
+  });
+  await chat.open();
+  return { chat, rules };
+}
+
+async function waitingCall(chat: ChatService, sessionId: string) {
+  return vi.waitFor(
+    async () => {
+      const [waiting] = await chat.listWaiting(sessionId);
+      if (waiting === undefined) throw new Error(`no call of ${sessionId} waits yet`);
+      return waiting;
+    },
+    { timeout: 20_000, interval: 20 },
+  );
+}
+
+async function ended(chat: ChatService, sessionId: string) {
+  await vi.waitFor(async () => expect((await chat.getSession(sessionId)).activeRunId).toBeNull(), { timeout: 20_000, interval: 20 });
+}
+
+describe.skipIf(!postgres.available)('"Always allow" with several instances, after the MCP server rewrote the tool', { timeout: 120_000 }, () => {
+  it.each(['workspace', 'global'] as const)('decided at scope %s on the instance that holds the run: the rule is for the tool shown, and the rewritten tool is asked in a new chat', async (scope) => {
+    const db = await database();
+    const ran: string[] = [];
+    const shown = mcpTool(READ, ran);
+    let current = shown;
+    const a = await instance(db, 'a', () => [current]);
+    const b = await instance(db, 'b', () => [current]);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'a' });
+    const waiting = await waitingCall(a.chat, 's1');
+
+    current = mcpTool(REWRITTEN, ran);
+    await expect(a.chat.confirm({ sessionId: 's1', approvalId: waiting.approvalId, decision: 'allow', always: true, scope })).resolves.toMatchObject({ resolved: true });
+    await ended(a.chat, 's1');
+    expect(ran).toStrictEqual([]);
+    expect((await a.chat.getSession('s1')).toolCalls).toMatchObject([{ decision: 'allow', outcome: 'error', result: toolResultText.toolChanged('files__read') }]);
+    expect((await a.rules.list()).map((view) => view.rule.match)).toStrictEqual([{ kind: 'mcp-tool', server: 'files', tool: 'read', toolVersion: digest(shown) }]);
+    await expect.poll(async () => (await b.rules.list()).length, { timeout: 20_000 }).toBe(1);
+
+    // A new chat on the other instance calls the rewritten tool: it is asked, not run by the rule.
+    await b.chat.startRun({ sessionId: 's2', runId: 'r2', message: 'a' });
+    const asked = await waitingCall(b.chat, 's2');
+    await b.chat.confirm({ sessionId: 's2', approvalId: asked.approvalId, decision: 'deny' });
+    await ended(b.chat, 's2');
+    expect(ran).toStrictEqual([]);
+  });
+
+  it('decided on an instance that has no copy of the tool shown: no rule is saved, the person is told so, and the call still waits', async () => {
+    const db = await database();
+    const ran: string[] = [];
+    let current = mcpTool(READ, ran);
+    const a = await instance(db, 'a', () => [current]);
+    const b = await instance(db, 'b', () => [current]);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'a' });
+    const waiting = await waitingCall(a.chat, 's1');
+
+    current = mcpTool(REWRITTEN, ran);
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId: waiting.approvalId, decision: 'allow', always: true, scope: 'workspace' })).rejects.toThrow(
+      /"files__read" is not here as this call's card showed it.*cannot save a rule/,
+    );
+    await expect(b.chat.waitingAsShown('s1', waiting.approvalId)).rejects.toThrow(/cannot save a rule/);
+    expect(await b.rules.list()).toStrictEqual([]);
+    expect(await a.rules.list()).toStrictEqual([]);
+    expect((await b.chat.listWaiting('s1')).map((call) => call.approvalId)).toStrictEqual([waiting.approvalId]);
+
+    await b.chat.confirm({ sessionId: 's1', approvalId: waiting.approvalId, decision: 'deny' });
+    await ended(a.chat, 's1');
+    expect(ran).toStrictEqual([]);
+  });
+});
