@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, type AirlockConfig } from './config';
 import { logToConsole } from './console-line';
-import { loadMcpConfig, McpConfigError, McpManager } from './mcp';
+import { loadMcpConfig, McpConfigError, McpManager, placeStdioServers } from './mcp';
 import { resolveChatModel } from './models';
 import { RuleBook } from './rules';
 import { PostgresStore, SqliteStore, StoreError } from './store';
@@ -147,17 +147,29 @@ async function toolSandboxFor(config: AirlockConfig): Promise<ToolSandbox> {
   }
 }
 
-/** A file that cannot be parsed stops start-up; a server that fails to start is only reported. */
+/**
+ * A file that cannot be parsed stops start-up; a server that fails to start is only reported. Stdio servers run
+ * outside the workspace (`placeStdioServers`); one the config itself starts from there is warned about.
+ */
 async function startMcp(config: AirlockConfig, path: string, log: (line: string) => void): Promise<McpManager> {
-  let servers;
+  let configured;
   try {
-    servers = await loadMcpConfig(path, config.mcpConfigName ?? path);
+    configured = await loadMcpConfig(path, config.mcpConfigName ?? path);
   } catch (error) {
     if (error instanceof McpConfigError) throw new ConfigError(config.sources?.['mcp-config'] ?? 'AIRLOCK_MCP_CONFIG', error.message);
     throw error;
   }
+  // The PATH and HOME an MCP server inherits are this process's own (`McpConnection`).
+  const placed = placeStdioServers(configured, { workspace: config.workspace, configPath: path, home: process.env.HOME ?? homedir(), inheritedPath: process.env.PATH });
+  if ([...configured.values()].some((server) => server.transport === 'stdio' && server.cwd === undefined)) {
+    log(`MCP servers without a "cwd" run in ${placed.defaultFolder}, not in the workspace`);
+  }
+  if (placed.droppedPathEntries.length > 0) {
+    log(`MCP servers get PATH without ${placed.droppedPathEntries.map((entry) => (entry === '' ? '(empty)' : entry)).join(', ')}: relative, or in the workspace`);
+  }
+  for (const warning of placed.warnings) log(`Warning: ${warning}`);
   const manager = new McpManager({
-    servers,
+    servers: placed.servers,
     logger: { info: (message) => log(message), warn: (message) => log(`Warning: ${message}`) },
   });
   await manager.start();

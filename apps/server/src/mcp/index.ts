@@ -3,4 +3,6 @@ export type { McpServerConfig, McpStdioServerConfig, McpHttpServerConfig, McpSer
 export { McpManager, DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_CONNECT_TIMEOUT_MS, DEFAULT_MCP_RESTART_POLICY } from './mcp-manager';
 export type { McpManagerOptions } from './mcp-manager';
 export type { McpServerStatus, McpServerState, McpRestartPolicy, McpLogger } from './mcp-connection';
+export { placeStdioServers } from './place-stdio-servers';
+export type { PlaceStdioServersOptions, PlacedStdioServers } from './place-stdio-servers';
 export { mcpToolName, flattenToolResult } from './mcp-tool';

@@ -16,11 +16,17 @@ export interface ServerProcess {
 
 /**
  * Starts the real server (demo model) as its own process with `args` and waits for its start-up line. `cleanups`
- * receives what kills it at the end of the test.
+ * receives what kills it at the end of the test. `cwd`: the folder it is started from, default this process's.
  */
-export async function startServerProcess(args: readonly string[], env: Record<string, string>, cleanups: (() => Promise<void>)[]): Promise<ServerProcess> {
+export async function startServerProcess(
+  args: readonly string[],
+  env: Record<string, string>,
+  cleanups: (() => Promise<void>)[],
+  { cwd }: { cwd?: string } = {},
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN, ...(args.includes('--port') ? [] : ['--port', '0']), ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    ...(cwd === undefined ? {} : { cwd }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
