@@ -145,12 +145,13 @@ export const ANSWER_HINT = 'Type a, A or d, optionally followed by a reason: "d 
  */
 export function renderAskNote(event: LoopEventOf<'tool-start'>, tool: ToolInfo | undefined, layout: CardLayout = {}): string[] {
   const expires = event.expiresAt === null || event.expiresAt === undefined ? '' : `; undecided, it is denied at ${new Date(event.expiresAt).toLocaleTimeString()}`;
-  return noteLines(`${grantScope(event.toolName, tool)}${expires}`, layout);
+  // The tool as the call was put up, which an allow covers; the list (read at start) only for an event that does not say.
+  return noteLines(`${grantScope(event.toolName, event.tool?.annotations ?? tool?.annotations)}${expires}`, layout);
 }
 
 /** What "Always allow" grants for this tool, the same scope the web card states. */
-function grantScope(toolName: string, tool: ToolInfo | undefined): string {
-  if (tool === undefined || tool.annotations.executesCode || tool.annotations.exactGrants) {
+function grantScope(toolName: string, annotations: ToolInfo['annotations'] | undefined): string {
+  if (annotations === undefined || annotations.executesCode || annotations.exactGrants) {
     return `A runs this exact call again without asking, in this chat only`;
   }
   return `A runs any ${toolName} call without asking, in this chat only`;

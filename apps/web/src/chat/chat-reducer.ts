@@ -137,7 +137,8 @@ function applyEvent(state: ChatState, run: RunView, event: LoopEvent): ChatState
       // A gated call joins the batch being announced, or opens one when nothing of the run is left to end;
       // any other call starts when its turn has come.
       const joinsBatch = event.awaitingConfirmation && (run.announcing || !hasUnendedCall(state.items, runId));
-      const call: ToolCallView = { key, runId, toolCallId: event.toolCallId, toolName: event.toolName, arguments: event.arguments, state: stateAfterStart(event) };
+      const started: ToolCallView = { key, runId, toolCallId: event.toolCallId, toolName: event.toolName, arguments: event.arguments, state: stateAfterStart(event) };
+      const call: ToolCallView = event.tool === undefined ? started : { ...started, tool: event.tool };
       const next: RunView = { ...run, announcing: joinsBatch, startedAtTurn: joinsBatch ? run.startedAtTurn : key };
       return settleTurns({ ...state, items: [...state.items, { kind: 'tool', key, call }], run: next }, next);
     }

@@ -54,17 +54,24 @@ export const statusPresentation: Record<ToolCallStatus, { label: string; tone: T
 
 export interface ToolCallCardProps {
   call: ToolCallView;
-  /** From tools.list; undefined when the server no longer lists the tool. */
+  /**
+   * From tools.list; undefined when the server no longer lists the tool. Shown only for a call whose tool-start did not
+   * say what its tool was (a call read from the ledger, an event stored before it did): the list is read now and then,
+   * and an MCP server can rewrite a tool in between.
+   */
   annotations: ToolAnnotations | undefined;
-  /** Where the tool comes from ("builtin", "mcp:<server>"), when known. */
+  /** Where the tool comes from ("builtin", "mcp:<server>"), when known: from tools.list, as `annotations`. */
   source?: string | undefined;
   /** The tool's JSON Schema from tools.list, for the argument editor; undefined when not known (raw JSON only). */
   inputSchema?: JsonSchema | undefined;
   onDecide: (call: ToolCallView, request: DecisionRequest) => void;
 }
 
-export function ToolCallCard({ call, annotations, source, inputSchema, onDecide }: ToolCallCardProps) {
+export function ToolCallCard({ call, annotations: listedAnnotations, source: listedSource, inputSchema, onDecide }: ToolCallCardProps) {
   const { state } = call;
+  // The tool as the call was put up, which an allow covers (a decision on a tool rewritten since is refused).
+  const annotations = call.tool?.annotations ?? listedAnnotations;
+  const source = call.tool?.source ?? listedSource;
   const presentation = statusPresentation[state.status];
   const result = resultOf(state);
   const [confirmAlways, setConfirmAlways] = useState(false);

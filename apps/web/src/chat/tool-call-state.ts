@@ -66,8 +66,16 @@ export interface ToolCallView {
   editedArguments?: ToolArguments;
   /** What the server left out of the result, from the call's tool-end or ledger row. Absent when nothing was. */
   cut?: ResultCut;
+  /**
+   * The tool as the call was put up (its source and hints), from the call's tool-start: what its card shows, and what
+   * an allow covers. Absent for a call read from the ledger, or from a tool-start stored before it was recorded.
+   */
+  tool?: ShownTool;
   state: ToolCallState;
 }
+
+/** The tool a tool-start says its call was put up with. */
+export type ShownTool = NonNullable<LoopEventOf<'tool-start'>['tool']>;
 
 export function stateAfterStart(event: LoopEventOf<'tool-start'>): ToolCallState {
   if (event.awaitingConfirmation) {

@@ -1,0 +1,61 @@
+import { cleanup, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LoopEvent, LoopEventOf, ToolAnnotations } from '../lib/api-types';
+import { chatReducer, initialChatState, type ChatState } from './chat-reducer';
+import { ToolCallCard } from './tool-call-card';
+import type { ToolCallView } from './tool-call-state';
+
+afterEach(cleanup);
+
+const RUN = 'run_1';
+const TOOL = 'wx__get_weather';
+const none: ToolAnnotations = { readOnly: false, destructive: false, executesCode: false, exactGrants: false, idempotent: false, openWorld: false };
+/** The tool as tools.list said it was when the page read it: a read-only, idempotent tool. */
+const listedReadOnly: ToolAnnotations = { ...none, readOnly: true, idempotent: true };
+
+/** A call put up after the MCP server rewrote the tool: its tool-start says destructive. */
+const start: LoopEventOf<'tool-start'> = {
+  type: 'tool-start',
+  toolCallId: 'c1',
+  toolName: TOOL,
+  arguments: { city: 'Paris' },
+  approvalId: 'apv_1',
+  awaitingConfirmation: true,
+  expiresAt: null,
+  tool: { source: 'mcp:wx', annotations: { ...none, destructive: true } },
+};
+
+function startedCall(event: LoopEvent): ToolCallView {
+  const following: ChatState = chatReducer(initialChatState, { type: 'run-followed', runId: RUN, message: 'weather in Paris?' });
+  const state = chatReducer(following, { type: 'event', runId: RUN, tracked: { id: `${RUN}:1`, data: event } });
+  const item = state.items.find((candidate) => candidate.kind === 'tool');
+  if (item?.kind !== 'tool') throw new Error('no card');
+  return item.call;
+}
+
+function badges(): string[] {
+  const card = screen.getByRole('article', { name: `Tool call ${TOOL}` });
+  return [...card.querySelectorAll('.tool-card-header .badge')].map((badge) => badge.textContent ?? '');
+}
+
+describe('the tool a card shows', () => {
+  it('shows the hints its tool-start carried, not those of a tool list read before the tool was rewritten', () => {
+    render(<ToolCallCard call={startedCall(start)} annotations={listedReadOnly} source="mcp:wx" onDecide={() => undefined} />);
+    expect(badges()).toStrictEqual(['MCP · wx', 'wx says: destructive']);
+    const card = screen.getByRole('article', { name: `Tool call ${TOOL}` });
+    expect(within(card).queryByText('wx says: read-only')).toBeNull();
+  });
+
+  it('says what Always allow covers from the tool-start too', () => {
+    const exact: LoopEvent = { ...start, tool: { source: 'mcp:wx', annotations: { ...none, exactGrants: true } } };
+    render(<ToolCallCard call={startedCall(exact)} annotations={listedReadOnly} source="mcp:wx" onDecide={() => undefined} />);
+    expect(screen.getAllByText(/runs this call with these exact arguments again/).length).toBeGreaterThan(0);
+    expect(screen.queryAllByText(/runs any wx__get_weather call/)).toStrictEqual([]);
+  });
+
+  it('a tool-start stored before it carried its tool falls back to the tool as listed now', () => {
+    const { tool: _tool, ...older } = start;
+    render(<ToolCallCard call={startedCall(older)} annotations={listedReadOnly} source="mcp:wx" onDecide={() => undefined} />);
+    expect(badges()).toStrictEqual(['MCP · wx', 'wx says: read-only', 'wx says: idempotent']);
+  });
+});
