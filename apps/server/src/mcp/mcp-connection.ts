@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from './mcp-config';
 import { flattenToolResult, mcpTool } from './mcp-tool';
+import { outputValidator } from './output-validator';
 import { MAX_MCP_MESSAGE_BYTES, MCP_MESSAGE_TOO_LARGE, McpMessageTooLargeError, sizeLimitedFetch } from './size-limited-fetch';
 import { SupervisedStdioTransport } from './supervised-stdio-transport';
 
@@ -49,7 +50,7 @@ export interface McpLogger {
 export interface McpConnectionOptions {
   name: string;
   config: McpServerConfig;
-  /** Time allowed to start, initialize and list tools, in ms. */
+  /** Time allowed to start and initialize, in ms, and again for a whole listing of the tools. */
   connectTimeoutMs: number;
   /** Upper bound on one tool call, in ms. */
   callTimeoutMs: number;
@@ -60,9 +61,19 @@ export interface McpConnectionOptions {
 }
 
 export const MAX_TOOLS_PER_SERVER = 512;
-const MAX_LIST_PAGES = 50;
+/**
+ * What one server's tool definitions (names, descriptions, schemas) may add up to, in characters of JSON. Real servers
+ * list tens of tools of a few KB each; 512 tools of 64 KB schemas made one listing of 49 MB that stayed in memory and
+ * was sent to every client.
+ */
+export const MAX_DEFINITION_CHARS_PER_SERVER = 4 * 1024 * 1024;
+export const MAX_LIST_PAGES = 50;
 const MAX_DESCRIPTION_CHARS = 32_768;
 const MAX_SCHEMA_CHARS = 65_536;
+/** Names of tools left out that one log line lists; the rest are counted. */
+const MAX_NAMES_LOGGED = 50;
+/** A server's errors after the first are counted for this long, in ms, and then logged as one line. */
+const ERROR_LOG_WINDOW_MS = 10_000;
 const MAX_STDERR_TAIL = 2048;
 const MAX_MESSAGE_CHARS = 500;
 const CLIENT_INFO = { name: 'airlock', version: '0.1.0' };
@@ -88,6 +99,7 @@ export class McpConnection {
   #readyAt = 0;
   #restartTimer: NodeJS.Timeout | undefined;
   #closed = false;
+  #errorsHeld = { count: 0, last: '', timer: undefined as NodeJS.Timeout | undefined };
 
   constructor(options: McpConnectionOptions) {
     this.#options = options;
@@ -128,6 +140,7 @@ export class McpConnection {
     this.#client = undefined;
     this.#transport = undefined;
     this.#set('closed', undefined);
+    this.#flushErrors();
     await client?.close();
   }
 
@@ -153,7 +166,8 @@ export class McpConnection {
     if (this.#closed) return undefined;
     this.#stderrTail = '';
     this.#dropReason = undefined;
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    // Airlock's validator for structured results, not the SDK's Ajv: see output-validator.ts.
+    const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: outputValidator });
     let transport: Transport;
     try {
       transport = this.#createTransport();
@@ -162,7 +176,7 @@ export class McpConnection {
     }
     this.#client = client;
     this.#transport = transport;
-    client.onerror = (error) => logger.warn(`MCP server "${name}": ${bounded(error.message)}`);
+    client.onerror = (error) => this.#logError(bounded(error.message));
     client.onclose = () => this.#onClose(client);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       // A notification that arrives during a refresh joins it; only the one that started it reports how it ended.
@@ -276,9 +290,9 @@ export class McpConnection {
       try {
         do {
           this.#refreshAgain = false;
-          const { definitions, skipped } = await this.#listTools(client);
+          const listing = await this.#listTools(client);
           if (this.#client !== client) return;
-          this.#applyTools(definitions, skipped);
+          this.#applyTools(listing);
         } while (this.#refreshAgain);
       } finally {
         if (this.#refreshing?.client === client) this.#refreshing = undefined;
@@ -289,46 +303,111 @@ export class McpConnection {
   }
 
   /**
-   * The server's tools, page by page. A tool that cannot be offered (a schema too large…) is left out as its page
-   * arrives, so what the listing holds is bounded by what can be offered, not by what the server sends.
+   * The server's tools, page by page, in at most MAX_LIST_PAGES pages and `connectTimeoutMs` in all (a server that
+   * answered each page after 1 s with an endless cursor held start-up for a minute). A tool that cannot be offered (a
+   * schema too large…) is left out as its page arrives, and the listing stops at MAX_TOOLS_PER_SERVER tools or
+   * MAX_DEFINITION_CHARS_PER_SERVER: what it holds is bounded by what can be offered, not by what the server sends.
    */
-  async #listTools(client: Client): Promise<{ definitions: McpToolDefinition[]; skipped: string[] }> {
-    const definitions: McpToolDefinition[] = [];
-    const skipped: string[] = [];
+  async #listTools(client: Client): Promise<Listing> {
+    const { connectTimeoutMs } = this.#options;
+    const deadline = Date.now() + connectTimeoutMs;
+    const listing: Listing = { definitions: [], skipped: [], skippedCount: 0, unread: false };
+    const skip = (definition: McpToolDefinition, why: string) => {
+      listing.skippedCount += 1;
+      if (listing.skipped.length < MAX_NAMES_LOGGED) listing.skipped.push(`${bounded(definition.name)} (${why})`);
+    };
+    let chars = 0;
+    let full: string | undefined;
     let cursor: string | undefined;
-    for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
-      const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.#options.connectTimeoutMs });
+    for (let page = 0; ; page += 1) {
+      if (page === MAX_LIST_PAGES) throw new Error(`the server's tool listing went on past ${MAX_LIST_PAGES} pages`);
+      const tooSlow = `the server did not finish listing its tools within ${connectTimeoutMs / 1000} s`;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new Error(tooSlow);
+      const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: remaining }).catch((error: unknown) => {
+        throw error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number) ? new Error(tooSlow) : error;
+      });
       for (const definition of result.tools) {
+        if (full !== undefined) {
+          skip(definition, full);
+          continue;
+        }
         const problem = unusable(definition);
-        if (problem === undefined) definitions.push(definition);
-        else skipped.push(`${bounded(definition.name)} (${problem})`);
+        if (problem !== undefined) {
+          skip(definition, problem);
+          continue;
+        }
+        const size = JSON.stringify(definition).length;
+        if (listing.definitions.length >= MAX_TOOLS_PER_SERVER) full = `past ${MAX_TOOLS_PER_SERVER} tools`;
+        else if (chars + size > MAX_DEFINITION_CHARS_PER_SERVER) full = `past ${MAX_DEFINITION_CHARS_PER_SERVER / (1024 * 1024)} MiB of tool definitions`;
+        if (full !== undefined) {
+          skip(definition, full);
+          continue;
+        }
+        chars += size;
+        listing.definitions.push(definition);
       }
       cursor = result.nextCursor;
-      if (cursor === undefined || definitions.length >= MAX_TOOLS_PER_SERVER) break;
+      if (cursor === undefined) break;
+      if (full !== undefined) {
+        listing.unread = true;
+        break;
+      }
     }
-    return { definitions, skipped: skipped.slice(0, MAX_TOOLS_PER_SERVER) };
+    return listing;
   }
 
-  #applyTools(definitions: McpToolDefinition[], skippedWhileListing: readonly string[]): void {
+  #applyTools(listing: Listing): void {
     // A digest, not the listing itself, is kept to tell whether it changed.
-    const key = createHash('sha256').update(JSON.stringify(definitions)).digest('hex');
+    const key = createHash('sha256').update(JSON.stringify(listing.definitions)).digest('hex');
     if (key === this.#definitionsKey) return;
     this.#definitionsKey = key;
     const { name: server, logger } = this.#options;
     const tools = new Map<string, AnyTool>();
-    const skipped: string[] = [...skippedWhileListing];
-    for (const definition of definitions) {
-      const problem = unusable(definition);
-      const tool = problem === undefined ? mcpTool({ server, definition, call: (name, args, context) => this.callTool(name, args, context) }) : undefined;
-      if (tool === undefined || tools.has(tool.name) || tools.size >= MAX_TOOLS_PER_SERVER) {
-        skipped.push(`${bounded(definition.name)} (${problem ?? (tools.size >= MAX_TOOLS_PER_SERVER ? 'too many tools' : 'duplicate name')})`);
+    const skipped: string[] = [...listing.skipped];
+    let skippedCount = listing.skippedCount;
+    for (const definition of listing.definitions) {
+      const tool = mcpTool({ server, definition, call: (name, args, context) => this.callTool(name, args, context) });
+      if (tools.has(tool.name)) {
+        skippedCount += 1;
+        if (skipped.length < MAX_NAMES_LOGGED) skipped.push(`${bounded(definition.name)} (duplicate name)`);
         continue;
       }
       tools.set(tool.name, tool);
     }
-    if (skipped.length > 0) logger.warn(`MCP server "${server}": left out ${skipped.join(', ')}`);
+    if (skippedCount > 0 || listing.unread) {
+      const more = skippedCount > skipped.length ? ` and ${skippedCount - skipped.length} more` : '';
+      const unread = listing.unread ? '; the rest of its listing was not read' : '';
+      logger.warn(`MCP server "${server}": left out ${skipped.join(', ')}${more}${unread}`);
+    }
     this.#tools = [...tools.values()];
     if (this.#state === 'ready') this.#options.onChange();
+  }
+
+  /**
+   * Logs the first of the server's errors at once and counts the ones that follow within ERROR_LOG_WINDOW_MS, logged
+   * then as one line: 20,000 progress notifications with a token of no request made 20,000 log lines.
+   */
+  #logError(message: string): void {
+    const held = this.#errorsHeld;
+    if (held.timer !== undefined) {
+      held.count += 1;
+      held.last = message;
+      return;
+    }
+    this.#options.logger.warn(`MCP server "${this.#options.name}": ${message}`);
+    held.timer = setTimeout(() => this.#flushErrors(), ERROR_LOG_WINDOW_MS).unref();
+  }
+
+  /** Logs the errors counted since the last line; the window stays open while they keep coming. */
+  #flushErrors(): void {
+    const held = this.#errorsHeld;
+    clearTimeout(held.timer);
+    held.timer = undefined;
+    if (held.count === 0) return;
+    this.#options.logger.warn(`MCP server "${this.#options.name}": ${held.count} more errors like this one, the last: ${held.last}`);
+    held.count = 0;
+    if (!this.#closed) held.timer = setTimeout(() => this.#flushErrors(), ERROR_LOG_WINDOW_MS).unref();
   }
 
   #set(state: McpServerState, error: string | undefined): void {
@@ -350,7 +429,17 @@ function unusable(definition: McpToolDefinition): string | undefined {
   if (definition.execution?.taskSupport === 'required') return 'needs task-based execution';
   if ((definition.description?.length ?? 0) > MAX_DESCRIPTION_CHARS) return 'description too long';
   if (JSON.stringify(definition.inputSchema).length > MAX_SCHEMA_CHARS) return 'input schema too large';
+  if (definition.outputSchema !== undefined && JSON.stringify(definition.outputSchema).length > MAX_SCHEMA_CHARS) return 'output schema too large';
   return undefined;
+}
+
+/** One listing of a server's tools: those to offer, and those left out (up to MAX_NAMES_LOGGED named, all counted). */
+interface Listing {
+  definitions: McpToolDefinition[];
+  skipped: string[];
+  skippedCount: number;
+  /** Whether pages were left unread once the server's tools reached a bound. */
+  unread: boolean;
 }
 
 function safeEnvironment(): Record<string, string> {

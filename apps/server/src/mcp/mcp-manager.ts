@@ -17,7 +17,7 @@ export interface McpManagerOptions {
   servers: ReadonlyMap<string, McpServerConfig>;
   /** Upper bound on one tool call, in ms; the loop's own per-call timeout applies when it is shorter. Default 10 minutes. */
   callTimeoutMs?: number;
-  /** Time allowed to start a server, initialize it and list its tools, in ms. Default 30 s. */
+  /** Time allowed to start and initialize a server, in ms, and again to list its tools (every page). Default 30 s. */
   connectTimeoutMs?: number;
   /** How a server that crashes is restarted; each field has its own default. */
   restart?: McpRestartPolicy;

@@ -30,11 +30,21 @@ const anyArguments = z.record(z.string(), z.unknown());
  * The MCP server checks them itself.
  */
 export function argumentsSchema(inputSchema: JsonSchema): z.ZodType<Record<string, unknown>> {
+  const schema = checkableSchema(inputSchema, { formats: true });
+  return schema === undefined ? anyArguments : schema.pipe(anyArguments);
+}
+
+/**
+ * The zod schema Airlock may check values with for a JSON Schema an MCP server sent: without its regular expressions
+ * (`pattern`, `patternProperties`; `format` too unless `formats`), or undefined when it is too large once its `$ref`s
+ * are followed, refers to itself, or zod cannot express it. Nothing of the server's runs: zod's own formats only.
+ */
+export function checkableSchema(jsonSchema: unknown, options: { formats: boolean }): z.ZodType | undefined {
   try {
-    checkExpandedSize(inputSchema);
-    return z.fromJSONSchema(withoutPatterns(inputSchema, 0) as JsonSchema).pipe(anyArguments);
+    checkExpandedSize(jsonSchema);
+    return z.fromJSONSchema(withoutPatterns(jsonSchema, 0, options.formats) as JsonSchema);
   } catch {
-    return anyArguments;
+    return undefined;
   }
 }
 
@@ -44,18 +54,22 @@ const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'dependentSch
 const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'required']);
 const MAX_SCHEMA_DEPTH = 64;
 
-/** A copy of a JSON Schema without `pattern` and `patternProperties` anywhere in it; throws past 64 levels. */
-function withoutPatterns(schema: unknown, depth: number): unknown {
+/**
+ * A copy of a JSON Schema without `pattern` and `patternProperties` (and `format` unless `formats`) anywhere in it;
+ * throws past 64 levels.
+ */
+function withoutPatterns(schema: unknown, depth: number, formats: boolean): unknown {
   if (depth > MAX_SCHEMA_DEPTH) throw new Error('schema nested too deeply');
-  if (Array.isArray(schema)) return schema.map((item: unknown) => withoutPatterns(item, depth + 1));
+  if (Array.isArray(schema)) return schema.map((item: unknown) => withoutPatterns(item, depth + 1, formats));
   if (typeof schema !== 'object' || schema === null) return schema;
   const copy: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
     if ((key === 'pattern' && typeof value === 'string') || key === 'patternProperties') continue;
+    if (key === 'format' && typeof value === 'string' && !formats) continue;
     if (DATA_KEYWORDS.has(key)) copy[key] = value;
     else if (SCHEMA_MAPS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      copy[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, withoutPatterns(sub, depth + 1)]));
-    } else copy[key] = withoutPatterns(value, depth + 1);
+      copy[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, withoutPatterns(sub, depth + 1, formats)]));
+    } else copy[key] = withoutPatterns(value, depth + 1, formats);
   }
   return copy;
 }

@@ -1,0 +1,108 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ToolContext } from '@airlock/core';
+import { describe, expect, test, vi } from 'vitest';
+import type { McpServerConfig } from './mcp-config';
+import { MAX_DEFINITION_CHARS_PER_SERVER, MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER } from './mcp-connection';
+import { McpManager, type McpManagerOptions } from './mcp-manager';
+import { hostileServer } from './fixtures/test-servers';
+
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 30_000 });
+
+function manager(servers: Record<string, McpServerConfig>, options: Omit<McpManagerOptions, 'servers'> = {}) {
+  const warnings: string[] = [];
+  const instance = new McpManager({ servers: new Map(Object.entries(servers)), logger: { info: () => undefined, warn: (line) => warnings.push(line) }, ...options });
+  return Object.assign(instance, { warnings, [Symbol.asyncDispose]: () => instance.close() });
+}
+
+function context(): ToolContext {
+  return { signal: new AbortController().signal, timeoutMs: 20_000, sessionId: 'session-1' };
+}
+
+const MANAGER_MODULE = fileURLToPath(new URL('./mcp-manager.ts', import.meta.url));
+
+describe('a tool whose output schema holds a regular expression that backtracks', () => {
+  test('has its result checked without running the expression: the server answers it and the next call', async () => {
+    // 34 characters: with the expression run (as the SDK's default validator did), a check takes about half an hour.
+    const server = hostileServer('redos', { REDOS_CHARS: '34' });
+    // Stands for Airlock, in a process of its own: a thread held by the check cannot hold the test's.
+    const code =
+      `import { McpManager } from ${JSON.stringify(MANAGER_MODULE)}; ` +
+      `const mcp = new McpManager({ servers: new Map([['wx', ${JSON.stringify(server)}]]), logger: { info() {}, warn() {} } }); ` +
+      'await mcp.start(); ' +
+      "const context = { signal: new AbortController().signal, timeoutMs: 20000, sessionId: 's' }; " +
+      'const call = (name) => mcp.tools().find((tool) => tool.name === name).execute({}, context).then((ok) => ({ ok }), (error) => ({ error: error.message })); ' +
+      "const results = [await call('wx__get_weather'), await call('wx__typed'), await call('wx__echo')]; " +
+      'console.log(JSON.stringify(results)); await mcp.close();';
+    const standIn = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      let output = '';
+      standIn.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      await vi.waitFor(() => expect(output).toContain('\n'), { timeout: 30_000, interval: 100 });
+      expect(JSON.parse(output)).toStrictEqual([
+        { ok: { content: 'sunny' } },
+        // Still checked against the rest of its schema.
+        { error: expect.stringContaining("Structured content does not match the tool's output schema: x:") },
+        { ok: { content: 'called echo' } },
+      ]);
+    } finally {
+      standIn.kill('SIGKILL');
+    }
+  });
+});
+
+describe('bounds on what one server lists', () => {
+  test('a tool with an output schema over 64 KB is left out, as one with such an input schema is', async () => {
+    await using mcp = manager({ big: hostileServer('big-output-schema') });
+    await mcp.start();
+    expect(mcp.tools().map((tool) => tool.name)).toStrictEqual(['big__fine']);
+    expect(mcp.warnings).toStrictEqual(['MCP server "big": left out huge_output (output schema too large)']);
+  });
+
+  test('a listing that goes on past the page bound or the time bound leaves its server unusable, the others start', async () => {
+    await using mcp = manager(
+      {
+        slow: hostileServer('endless-pages', { LIST_DELAY_MS: '1000' }),
+        endless: hostileServer('endless-pages'),
+        good: hostileServer('plain'),
+      },
+      { connectTimeoutMs: 15_000 },
+    );
+    await mcp.start();
+    expect(mcp.status()).toStrictEqual([
+      { name: 'slow', transport: 'stdio', state: 'error', error: 'the server did not finish listing its tools within 15 s', toolCount: 0 },
+      { name: 'endless', transport: 'stdio', state: 'error', error: `the server's tool listing went on past ${MAX_LIST_PAGES} pages`, toolCount: 0 },
+      { name: 'good', transport: 'stdio', state: 'ready', toolCount: 1, pid: expect.any(Number) },
+    ]);
+    expect(mcp.tools().map((tool) => tool.name)).toStrictEqual(['good__only']);
+  });
+
+  test('tools past the bound on their definitions are left out by name, and the rest of the listing is not read', async () => {
+    await using mcp = manager({ many: hostileServer('many-tools') });
+    await mcp.start();
+    const tools = mcp.tools();
+    const chars = tools.reduce((total, tool) => total + tool.description.length + JSON.stringify(tool.jsonSchema).length, 0);
+    expect(tools.length).toBeGreaterThan(0);
+    expect(tools.length).toBeLessThan(MAX_TOOLS_PER_SERVER);
+    expect(chars).toBeLessThanOrEqual(MAX_DEFINITION_CHARS_PER_SERVER);
+    // The first page holds 80 tools: those past the bound on it are named, the pages after it are not read.
+    expect(mcp.warnings).toStrictEqual([
+      `MCP server "many": left out ${Array.from({ length: 80 - tools.length }, (_, i) => `t${tools.length + i} (past 4 MiB of tool definitions)`).join(', ')}; the rest of its listing was not read`,
+    ]);
+  });
+});
+
+describe('a server that floods notifications/progress for a token of no request', () => {
+  test('gets one log line for the first and one counting the rest, not one per notification', async () => {
+    await using mcp = manager({ flood: hostileServer('progress-flood', { FLOOD_COUNT: '2000' }) });
+    await mcp.start();
+    const flood = mcp.tools().find((tool) => tool.name === 'flood__flood');
+    await expect(flood?.execute({}, context())).resolves.toStrictEqual({ content: 'flooded' });
+    expect(mcp.warnings).toStrictEqual([expect.stringMatching(/^MCP server "flood": Received a progress notification for an unknown token: .*"nobody-0"/)]);
+    await mcp.close();
+    expect(mcp.warnings).toHaveLength(2);
+    expect(mcp.warnings[1]).toMatch(/^MCP server "flood": 1999 more errors like this one, the last: Received a progress notification for an unknown token: .*"nobody-1999"/);
+  });
+});
