@@ -1,4 +1,6 @@
+import { toVisibleProse, toVisibleText } from '@airlock/core';
 import { toolBadges } from '../chat/tool-badges';
+import { VisibleTextView } from '../chat/tool-arguments';
 import type { ToolInfo, ToolServer } from '../lib/api-types';
 
 export interface EnabledToolsProps {
@@ -42,7 +44,12 @@ export function EnabledTools({ tools, servers, disabled, onChange }: EnabledTool
                 <span className="muted">
                   {' '}
                   · {group.server.state}
-                  {group.server.error ? `: ${group.server.error}` : ''}
+                  {/* The server's words (its stderr quoted): what could hide or reorder them is shown as codes, as on the card. */}
+                  {group.server.error ? (
+                    <>
+                      : <VisibleTextView text={toVisibleProse(group.server.error)} />
+                    </>
+                  ) : null}
                 </span>
               )}
             </legend>
@@ -55,7 +62,9 @@ export function EnabledTools({ tools, servers, disabled, onChange }: EnabledTool
             {group.tools.map((tool) => (
               <label key={tool.name} className="tool-toggle">
                 <input type="checkbox" checked={!off.has(tool.name)} onChange={(event) => set([tool.name], event.target.checked)} />
-                <code>{tool.name}</code>
+                <code>
+                  <VisibleTextView text={toVisibleText(tool.name, { singleLine: true })} />
+                </code>
                 {toolBadges(tool.name, tool.source, tool.annotations)
                   .filter((badge) => badge.tone !== 'source')
                   .map((badge) => (
@@ -63,7 +72,10 @@ export function EnabledTools({ tools, servers, disabled, onChange }: EnabledTool
                       {badge.label}
                     </span>
                   ))}
-                <span className="tool-description">{tool.description}</span>
+                {/* An MCP server writes it: shown with the escaping the card gives untrusted text. */}
+                <span className="tool-description">
+                  <VisibleTextView text={toVisibleProse(tool.description)} />
+                </span>
               </label>
             ))}
           </fieldset>
