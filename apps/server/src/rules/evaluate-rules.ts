@@ -89,6 +89,11 @@ export async function evaluateRules(call: RuleCall, rules: readonly Rule[], cont
   const used: Rule[] = [];
   const facts = lineFacts(line.commands, context);
   for (const [index, command] of line.commands.entries()) {
+    // After a `cd` that may have left the workspace, a command runs in a folder the person never saw, whose code it
+    // may run (`cd ~/other && make test` its Makefile, `npm test` its package.json, `pytest` its conftest.py,
+    // `./configure` itself): no command rule, prefix or exact, names where it runs. An `exact-arguments` rule for
+    // the whole line (what "Always allow" proposes for it) names the `cd` too, and was judged above.
+    if (facts[index]!.leftWorkspace === true) return ask;
     const rule = commandRules.find((candidate) => candidate.match.kind === 'command-prefix' && allowsCommand(candidate.match, command, facts[index]));
     if (rule === undefined) return ask;
     if (!used.includes(rule)) used.push(rule);
