@@ -1,4 +1,4 @@
-import type { ConnectionState } from './context';
+import type { ConnectionState, WatchKind } from './context';
 import { toTRPCError } from './error-mapping';
 
 /** What one watch holds for its client between sends, and how it stops listening. Its policy bounds it. */
@@ -14,17 +14,18 @@ export interface WatchQueue<T> {
 }
 
 /**
- * A watch that holds one of the connection's subscription places from its first read (a generator's body runs then)
- * until it ends, and sends while the connection's send window is open. `listen` starts listening, calling `wake`
- * after each change, and answers the queue the changes go to.
+ * A watch that holds one of the connection's places for a watch of its kind (and so a subscription place) from its
+ * first read (a generator's body runs then) until it ends, and sends while the connection's send window is open.
+ * `listen` starts listening, calling `wake` after each change, and answers the queue the changes go to.
  */
 export async function* boundedWatch<T>(
-  connection: Pick<ConnectionState, 'takeSubscription' | 'releaseSubscription' | 'sendWindow'>,
+  connection: Pick<ConnectionState, 'takeWatch' | 'releaseWatch' | 'sendWindow'>,
+  kind: WatchKind,
   signal: AbortSignal | undefined,
   listen: (wake: () => void) => WatchQueue<T>,
 ): AsyncGenerator<T, void, undefined> {
   try {
-    connection.takeSubscription();
+    connection.takeWatch(kind);
   } catch (error) {
     // Mapped here, as for a stream: the body runs after the middleware has returned, and an unmapped refusal went out
     // as INTERNAL_SERVER_ERROR with a log line each (a client asking in a loop wrote thousands a second).
@@ -32,7 +33,12 @@ export async function* boundedWatch<T>(
   }
   const window = connection.sendWindow;
   let wake: (() => void) | undefined;
-  const queue = listen(() => wake?.());
+  // Parked on a shut window, a change only joins the queue: the window wakes the watch when it opens. Woken for each
+  // change, every watch of a client that reads nothing cost a turn of its loop per change.
+  let parked = false;
+  const queue = listen(() => {
+    if (!parked) wake?.();
+  });
   const onAbort = () => wake?.();
   signal?.addEventListener('abort', onAbort);
   try {
@@ -45,15 +51,16 @@ export async function* boundedWatch<T>(
         continue;
       }
       const waker = { wake: () => wake?.() };
-      const parked = queue.waiting() && window !== undefined;
-      if (parked) window.park(waker);
+      parked = queue.waiting() && window !== undefined;
+      if (parked) window?.park(waker);
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
-      if (parked) window.unpark(waker);
+      if (parked) window?.unpark(waker);
+      parked = false;
     }
   } finally {
     queue.stop();
-    connection.releaseSubscription();
+    connection.releaseWatch(kind);
     signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -120,6 +120,23 @@ export interface ConnectionLimits {
   maxSubscriptions?: number;
 }
 
+/** The watches a connection may open: each change of its kind is sent to every watch of that kind, on every connection. */
+export type WatchKind = 'sessions' | 'settings';
+
+/**
+ * Watches of each kind one connection may hold open at once, within its subscriptions. A tab needs one of each; a
+ * client holding many made every change cost the server work for each of them (about 20 µs a watch).
+ */
+export const MAX_WATCHES_PER_KIND = 4;
+
+/**
+ * Changes one connection may make that every watch is told of (a chat's title or settings, a chat deleted, the tool
+ * settings): this many back to back, then CHANGES_PER_MINUTE. Each costs the server work for every watch open on
+ * every connection, so unbounded they let one client stall everyone.
+ */
+export const CHANGE_BURST = 30;
+export const CHANGES_PER_MINUTE = 60;
+
 export interface ConnectionOptions extends ConnectionLimits {
   /** The connection's room to send; run streams wait while it is shut. Default none (no pacing). */
   sendWindow?: SendWindow;
@@ -135,6 +152,8 @@ export class ConnectionState implements SubscriptionPlaces {
   private tokens: number;
   private refilledAt: number;
   private subscriptions = 0;
+  private readonly watches: Record<WatchKind, number> = { sessions: 0, settings: 0 };
+  private readonly changeBudget: TokenBucket;
   private reservedRuns = 0;
   private readonly maxRuns: number;
   private readonly perMinute: number;
@@ -160,6 +179,7 @@ export class ConnectionState implements SubscriptionPlaces {
     this.now = options.now ?? Date.now;
     this.tokens = this.burst;
     this.refilledAt = this.now();
+    this.changeBudget = new TokenBucket(CHANGE_BURST, CHANGES_PER_MINUTE, this.now);
   }
 
   /**
@@ -177,6 +197,29 @@ export class ConnectionState implements SubscriptionPlaces {
 
   get openSubscriptions(): number {
     return this.subscriptions;
+  }
+
+  /**
+   * Takes a place for a watch of this kind and a subscription place, or throws LimitExceededError (taking neither)
+   * when the connection holds MAX_WATCHES_PER_KIND of the kind or its most subscriptions. Given back with releaseWatch.
+   */
+  takeWatch(kind: WatchKind): void {
+    if (this.watches[kind] >= MAX_WATCHES_PER_KIND) throw new LimitExceededError(`${kind} watches open at once per connection`, MAX_WATCHES_PER_KIND);
+    this.takeSubscription();
+    this.watches[kind]++;
+  }
+
+  releaseWatch(kind: WatchKind): void {
+    if (this.watches[kind] > 0) this.watches[kind]--;
+    this.releaseSubscription();
+  }
+
+  /**
+   * Spends one of the connection's changes that every watch is told of, or throws LimitExceededError when it has
+   * made CHANGE_BURST back to back and more than CHANGES_PER_MINUTE since.
+   */
+  spendChange(): void {
+    if (!this.changeBudget.take()) throw new LimitExceededError(`changes to chats and settings per minute per connection, after a burst of ${CHANGE_BURST}`, CHANGES_PER_MINUTE);
   }
 
   /**
@@ -206,6 +249,30 @@ export class ConnectionState implements SubscriptionPlaces {
       },
       abandon: () => void settle(),
     };
+  }
+}
+
+/** `burst` tokens, refilled at `perMinute`; each take spends one. */
+class TokenBucket {
+  private tokens: number;
+  private refilledAt: number;
+
+  constructor(
+    private readonly burst: number,
+    private readonly perMinute: number,
+    private readonly now: () => number,
+  ) {
+    this.tokens = burst;
+    this.refilledAt = now();
+  }
+
+  take(): boolean {
+    const now = this.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) / 60_000) * this.perMinute);
+    this.refilledAt = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
   }
 }
 

@@ -43,6 +43,15 @@ const procedure = t.procedure.use(async ({ ctx, type, next }) => {
   return result;
 });
 
+/**
+ * A procedure whose change every watch is told of (sessions.watch, settings.watch): each spends one of the
+ * connection's changes first, and over its budget it is refused with TOO_MANY_REQUESTS and changes nothing.
+ */
+const changeProcedure = procedure.use(({ ctx, next }) => {
+  ctx.connection.spendChange();
+  return next();
+});
+
 const chatRouter = t.router({
   /**
    * Starts a run for a new message and streams its events; with the runId (or lastEventId) of a run
@@ -96,7 +105,7 @@ const MAX_QUEUED_CHANGES = 1000;
 
 /** The session watch: its place is taken at its first read and held until it ends (see boundedWatch). */
 function watchSessions(ctx: Context, signal: AbortSignal | undefined): AsyncGenerator<SessionWatchEvent, void, undefined> {
-  return boundedWatch(ctx.connection, signal, (wake) => {
+  return boundedWatch(ctx.connection, 'sessions', signal, (wake) => {
     const queue: SessionWatchEvent[] = [{ type: 'ready' }];
     const stop = ctx.services.chat.watchSessions((change) => {
       // A client too slow to keep up is told to read the whole list again: nothing is lost, memory stays bounded.
@@ -114,7 +123,7 @@ function watchSessions(ctx: Context, signal: AbortSignal | undefined): AsyncGene
  */
 async function* watchSettings(ctx: Context, signal: AbortSignal | undefined): AsyncGenerator<ToolSettings, void, undefined> {
   const settings = settingsOf(ctx);
-  yield* boundedWatch(ctx.connection, signal, (wake) => {
+  yield* boundedWatch(ctx.connection, 'settings', signal, (wake) => {
     let latest: ToolSettings | undefined;
     // Listening before the first read: a change made while it reads is not missed (it is newer and replaces it).
     const stop = settings.watch((changed) => {
@@ -251,11 +260,11 @@ export const appRouter = t.router({
       .input(sessionInputSchema.extend({ before: z.number().int().min(0).optional() }))
       .query(({ input, ctx }) => ctx.services.chat.getSession(input.sessionId, input.before)),
     /** Changes a session's own settings: whether its calls stop for a decision, its title. */
-    update: procedure.input(sessionUpdateSchema).mutation(({ input, ctx }) => {
+    update: changeProcedure.input(sessionUpdateSchema).mutation(({ input, ctx }) => {
       const { sessionId, ...changes } = input;
       return ctx.services.chat.updateSession(sessionId, changes);
     }),
-    delete: procedure.input(sessionInputSchema).mutation(async ({ input, ctx }) => ({
+    delete: changeProcedure.input(sessionInputSchema).mutation(async ({ input, ctx }) => ({
       deleted: await ctx.services.chat.deleteSession(input.sessionId),
     })),
   }),
@@ -330,7 +339,7 @@ export const appRouter = t.router({
     /** The web app's tool settings as saved (defaults when none were); `saved` is false until a first update. */
     get: procedure.query(({ ctx }) => settingsOf(ctx).get()),
     /** Changes some of the settings; a value outside its limits is refused, not clamped. Answers the new settings. */
-    update: procedure.input(toolSettingsPatchSchema).mutation(({ input, ctx }) => settingsOf(ctx).update(input)),
+    update: changeProcedure.input(toolSettingsPatchSchema).mutation(({ input, ctx }) => settingsOf(ctx).update(input)),
     /** The whole settings at once, then again after every change made through this server or another instance of it. */
     watch: procedure.subscription(({ ctx, signal }) => watchSettings(ctx, signal)),
   }),
