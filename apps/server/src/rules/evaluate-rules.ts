@@ -53,10 +53,10 @@ const SCOPE_ORDER: Record<RuleScope['kind'], number> = { chat: 0, workspace: 1, 
 /**
  * What the rules decide for a call. A deny rule that matches wins over every allow, at every scope. Allow rules
  * from a workspace file count only when `workspaceTrusted` (the person trusts its content). A command line is
- * allowed only when the parser saw through all of it and every simple command in it is allowed by some rule; a deny rule
- * catches it when any command found anywhere in it (also where the parser could not see through) matches. A line no
- * rule decides, that a command deny rule applies to and that is not judged whole (`unjudged`), is an ask that names
- * the rule.
+ * allowed only when the parser saw through all of it and every simple command in it is allowed by some rule, none
+ * run after a `cd` that may have left the workspace (`lineFacts`); a deny rule catches it when any command found
+ * anywhere in it (also where the parser could not see through) matches. A line no rule decides, that a command deny
+ * rule applies to and that is not judged whole (`unjudged`), is an ask that names the rule.
  */
 export async function evaluateRules(call: RuleCall, rules: readonly Rule[], context: RuleContext): Promise<RuleDecision> {
   const applicable = rules
