@@ -1,6 +1,6 @@
 import { ChatService, type AppRouter, type ModelInfo } from '@airlock/api';
 import { ApprovalRegistry, type ModelPart } from '@airlock/core';
-import { deferred, hangingStep, ScriptedModel, type ScriptStep } from '@airlock/core/testing';
+import { deferred, hangingStep, ScriptedModel, textStep, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
 import { mkdir, mkdtemp, realpath, rm, truncate, writeFile } from 'node:fs/promises';
 import { request, type Agent } from 'node:http';
@@ -328,6 +328,80 @@ describe('subscriptions per connection', () => {
     );
     expect(running.lines.slice(logged)).toStrictEqual([]);
     for (const { subscription } of [...kept, ...refused]) subscription.unsubscribe();
+  });
+});
+
+describe('one client\'s watches and changes', () => {
+  it('a connection holds 4 session watches at most: the fifth is refused with TOO_MANY_REQUESTS, well under the subscriptions cap', async () => {
+    await using running = await startTestServer();
+    await using connection = connectClient(running.server);
+    const watch = () => {
+      const first = deferred<unknown>();
+      const subscription = connection.client.sessions.watch.subscribe(undefined, { onData: (value) => first.resolve(value), onError: (error) => first.reject(error) });
+      return { first: first.promise, subscription };
+    };
+    const kept = [watch(), watch(), watch(), watch()];
+    for (const { first } of kept) expect(await first).toStrictEqual({ type: 'ready' });
+    const refused = watch();
+    const error = await refused.first.then(
+      () => undefined,
+      (cause: unknown) => cause,
+    );
+    expect(error instanceof TRPCClientError && `${String(error.data?.code)}: ${error.message}`).toBe('TOO_MANY_REQUESTS: limit exceeded: at most 4 sessions watches open at once per connection');
+    for (const { subscription } of [...kept, refused]) subscription.unsubscribe();
+  });
+
+  it('a message of 64 title changes makes 30 of them; the rest are refused with TOO_MANY_REQUESTS and change nothing', async () => {
+    await using running = await startTestServer({ steps: [textStep('hi')] });
+    await using connection = connectClient(running.server);
+    await runToEnd(connection.client, 's1', 'r1');
+    await using raw = await authenticatedSocket(running.server);
+    const answers = new Map<number, WireMessage>();
+    const all = deferred<void>();
+    raw.socket.on('message', (data: Buffer) => {
+      const message = JSON.parse(data.toString('utf8')) as WireMessage;
+      if (typeof message.id === 'number') answers.set(message.id, message);
+      if (answers.size === 64) all.resolve();
+    });
+    raw.socket.send(JSON.stringify(Array.from({ length: 64 }, (_, i) => ({ id: i + 1, method: 'mutation', params: { path: 'sessions.update', input: { sessionId: 's1', title: `title ${i + 1}` } } }))));
+    await all.promise;
+    const outcomes = [...answers.values()].map((answer) => answer.error?.data.code ?? 'ok');
+    expect([outcomes.filter((code) => code === 'ok').length, outcomes.filter((code) => code === 'TOO_MANY_REQUESTS').length]).toStrictEqual([30, 34]);
+    const titles = [...answers.entries()].filter(([, answer]) => answer.error === undefined).map(([id]) => `title ${id}`);
+    const [session] = await connection.client.sessions.list.query();
+    expect(titles).toContain(session?.title);
+  });
+});
+
+describe('a deeply nested message', () => {
+  it('is closed with 1008 before anything parses it', async () => {
+    await using running = await startTestServer();
+    await using raw = await authenticatedSocket(running.server);
+    const frame = '['.repeat(500_000) + ']'.repeat(500_000);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      raw.socket.send(frame);
+      expect(await raw.closed).toStrictEqual({ code: 1008, reason: 'JSON nested deeper than 128 levels' });
+      expect(parse.mock.calls.filter(([text]) => text.length === frame.length)).toStrictEqual([]);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('passes with an edit of a call\'s arguments nested past their own bound: the schema refuses those, not the socket', async () => {
+    await using running = await startTestServer();
+    await using connection = connectClient(running.server);
+    let nested: unknown = 'leaf';
+    for (let level = 0; level < 65; level++) nested = { level: nested };
+    const error = await connection.client.chat.confirmTool
+      .mutate({ sessionId: 's1', approvalId: 'a1', decision: 'allow', arguments: nested as Record<string, unknown> })
+      .then(
+        () => undefined,
+        (cause: unknown) => cause,
+      );
+    expect(error instanceof TRPCClientError && `${String(error.data?.code)}: ${error.message}`).toBe('BAD_REQUEST: arguments: at most 64 levels of nesting');
+    // The socket is still open: another request on it is answered.
+    expect(await connection.client.sessions.list.query()).toStrictEqual([]);
   });
 });
 
