@@ -18,6 +18,7 @@ export type {
   DecidedBy,
   LedgerChange,
   AppendEventInput,
+  EventPage,
   ToolCallRecord,
   AuditQuery,
   AuditPage,

@@ -16,6 +16,7 @@ import {
   type StoredRun,
   type StoredSessionSummary,
   type ToolCallRecord,
+  type EventPage,
 } from './store';
 
 /** A message as JSON text, with the run that wrote it (null for one of no run). */
@@ -172,13 +173,26 @@ export class MemoryStore implements AirlockStore {
     for (const input of inputs) await this.appendEvent(input);
   }
 
-  async loadEvents(runId: string, afterSeq: number): Promise<LoopEvent[]> {
+  async loadEvents(runId: string, afterSeq: number, page?: EventPage): Promise<LoopEvent[]> {
     const events = this.runs.get(runId)?.events;
     if (events === undefined) return [];
-    return [...events]
-      .filter(([seq]) => seq > afterSeq)
-      .sort(([a], [b]) => a - b)
-      .map(([, json]) => JSON.parse(json) as LoopEvent);
+    const after = [...events].filter(([seq]) => seq > afterSeq).sort(([a], [b]) => a - b);
+    let end = after.length;
+    if (page !== undefined) {
+      end = Math.min(end, Math.max(1, page.events));
+      let chars = after[0]?.[1].length ?? 0;
+      for (let index = 1; index < end; index++) {
+        chars += after[index]![1].length;
+        if (chars > page.chars) end = index;
+      }
+    }
+    return after.slice(0, end).map(([, json]) => JSON.parse(json) as LoopEvent);
+  }
+
+  async lastEventSeq(runId: string): Promise<number> {
+    let last = 0;
+    for (const seq of this.runs.get(runId)?.events.keys() ?? []) last = Math.max(last, seq);
+    return last;
   }
 
   async loadLastEvent(runId: string): Promise<LoopEvent | undefined> {

@@ -63,8 +63,13 @@ export interface AirlockStore {
    * deltas with one write. Each input is checked and applied as by appendEvent.
    */
   appendEvents(inputs: readonly AppendEventInput[]): Promise<void>;
-  /** The run's events after `afterSeq`, in order. */
-  loadEvents(runId: string, afterSeq: number): Promise<LoopEvent[]>;
+  /**
+   * The run's events after `afterSeq`, in order. With `page`, only the first of them that fit it: at most
+   * `page.events`, and no more than `page.chars` characters of stored JSON (the first event always, so paging goes on).
+   */
+  loadEvents(runId: string, afterSeq: number, page?: EventPage): Promise<LoopEvent[]>;
+  /** The seq of the run's last stored event (0 when it has none), without reading any event. */
+  lastEventSeq(runId: string): Promise<number>;
   /** The run's last event stored (its `run-end` once it has ended), without reading the others. */
   loadLastEvent(runId: string): Promise<LoopEvent | undefined>;
 
@@ -112,6 +117,12 @@ export interface StoredSessionSummary {
 }
 
 export type SessionChanges = Partial<Pick<StoredSessionSummary, 'title' | 'updatedAt' | 'confirmToolCalls' | 'lastRunId'>>;
+
+/** Bounds one read of a run's events (see `AirlockStore.loadEvents`). */
+export interface EventPage {
+  events: number;
+  chars: number;
+}
 
 export interface StoredRun {
   runId: string;

@@ -11,6 +11,7 @@ import {
   type Cluster,
   type ClusterMessage,
   type Decision,
+  type EventPage,
   type LedgerChange,
   type LoopEvent,
   type PendingApproval,
@@ -33,6 +34,7 @@ import type { Migration } from './migrations';
 import { PostgresListener } from './postgres-listener';
 import { migratePostgres, postgresMigrations } from './postgres-migrations';
 import { inTransaction } from './postgres-migrations/migrate';
+import { lastSeqOfPage } from './event-page';
 import {
   LEDGER_BYTES,
   SESSION_COLUMNS,
@@ -434,9 +436,25 @@ export class PostgresStore implements AirlockStore, Cluster {
     throw new FencedError(runId);
   }
 
-  async loadEvents(runId: string, afterSeq: number): Promise<LoopEvent[]> {
-    const rows = await this.rows<{ json: string }>('SELECT json FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, afterSeq]);
+  async loadEvents(runId: string, afterSeq: number, page?: EventPage): Promise<LoopEvent[]> {
+    if (page === undefined) {
+      const rows = await this.rows<{ json: string }>('SELECT json FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, afterSeq]);
+      return rows.map((row) => JSON.parse(row.json) as LoopEvent);
+    }
+    // Where the page's events stand and their size first (octet_length reads no TOASTed value): only what fits is read.
+    const sizes = await this.rows<{ seq: number; bytes: number }>(
+      'SELECT seq, octet_length(json) AS bytes FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+      [runId, afterSeq, Math.max(1, page.events)],
+    );
+    const end = lastSeqOfPage(sizes, page);
+    if (end === undefined) return [];
+    const rows = await this.rows<{ json: string }>('SELECT json FROM events WHERE run_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq', [runId, afterSeq, end]);
     return rows.map((row) => JSON.parse(row.json) as LoopEvent);
+  }
+
+  async lastEventSeq(runId: string): Promise<number> {
+    const [row] = await this.rows<{ last: number }>('SELECT coalesce(max(seq), 0) AS last FROM events WHERE run_id = $1', [runId]);
+    return row?.last ?? 0;
   }
 
   async loadLastEvent(runId: string): Promise<LoopEvent | undefined> {

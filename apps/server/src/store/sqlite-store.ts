@@ -5,6 +5,7 @@ import {
   type AuditQuery,
   type ChatMessage,
   type Decision,
+  type EventPage,
   type LedgerChange,
   type LoopEvent,
   type MessagePage,
@@ -25,6 +26,7 @@ import { importJsonSessions, type JsonImportReport } from './import-json-session
 import { migrate } from './migrate';
 import { migrations as allMigrations, type Migration } from './migrations';
 import { asStoreError, openDatabase } from './open-database';
+import { lastSeqOfPage } from './event-page';
 import {
   LEDGER_BYTES,
   SESSION_COLUMNS,
@@ -208,8 +210,16 @@ export class SqliteStore implements AirlockStore {
     this.appendEventsTransaction.immediate(inputs);
   }
 
-  async loadEvents(runId: string, afterSeq: number): Promise<LoopEvent[]> {
-    return this.statements.loadEvents.pluck().all(runId, afterSeq).map((json) => JSON.parse(json) as LoopEvent);
+  async loadEvents(runId: string, afterSeq: number, page?: EventPage): Promise<LoopEvent[]> {
+    if (page === undefined) return this.statements.loadEvents.pluck().all(runId, afterSeq).map((json) => JSON.parse(json) as LoopEvent);
+    // Where the page's events stand and their size first, not their text: only what fits is read (and parsed).
+    const end = lastSeqOfPage(this.statements.eventSizes.all(runId, afterSeq, Math.max(1, page.events)), page);
+    if (end === undefined) return [];
+    return this.statements.loadEventRange.pluck().all(runId, afterSeq, end).map((json) => JSON.parse(json) as LoopEvent);
+  }
+
+  async lastEventSeq(runId: string): Promise<number> {
+    return this.statements.lastEventSeq.pluck().get(runId) ?? 0;
   }
 
   async loadLastEvent(runId: string): Promise<LoopEvent | undefined> {
@@ -406,6 +416,11 @@ function prepareStatements(db: Database) {
     listUnfinishedRuns: db.prepare<[], RunRow>('SELECT * FROM runs WHERE ended_at IS NULL ORDER BY started_at, rowid'),
     insertEvent: db.prepare<[string, number, string, number]>('INSERT INTO events (run_id, seq, json, at) VALUES (?, ?, ?, ?)'),
     loadEvents: db.prepare<[string, number], string>('SELECT json FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
+    eventSizes: db.prepare<[string, number, number], { seq: number; bytes: number }>(
+      'SELECT seq, octet_length(json) AS bytes FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    ),
+    loadEventRange: db.prepare<[string, number, number], string>('SELECT json FROM events WHERE run_id = ? AND seq > ? AND seq <= ? ORDER BY seq'),
+    lastEventSeq: db.prepare<[string], number>('SELECT coalesce(max(seq), 0) FROM events WHERE run_id = ?'),
     loadLastEvent: db.prepare<[string], string>('SELECT json FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
     startToolCall: db.prepare<Record<string, unknown>>(
       `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at)
