@@ -37,7 +37,11 @@ export function openDatabase({ directory, file, busyTimeoutMs }: OpenDatabaseOpt
     const report = problems.map((row) => row.quick_check);
     if (report.length !== 1 || report[0] !== 'ok') throw new StoreError(file, 'corrupt', `is damaged (quick_check: ${report.slice(0, 3).join('; ')})`);
     db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+    // FULL: every commit is synced to the disk before it returns, and a failed sync fails the commit. An allow (with
+    // its call's start) is committed before the tool starts, and a rule or grant before it lets a call run unasked;
+    // with NORMAL a commit outlived a crash of this process but not a lost write-out, an OS crash or a power cut, and
+    // after one the allowed call waited again and a second allow ran it twice.
+    db.pragma('synchronous = FULL');
     // SQLite's own default page cache (2 MiB) rather than the driver's 16 MiB: writes append, reads are of recent
     // rows, and the operating system caches the file anyway; held by the process, the larger cache grew with the
     // number of chats (about 1.6 KiB per waiting session at 10,000).

@@ -1,0 +1,38 @@
+// Makes the commits that let a tool start, or let later calls run unasked, each between two marker lines on stdout,
+// so a trace of the process shows which system calls each commit made.
+import { writeSync } from 'node:fs';
+import { SqliteStore } from './sqlite-store';
+import { startChange } from './test-support';
+
+const directory = process.argv[2]!;
+const store = await SqliteStore.open({ directory, log: () => {} });
+await store.createSession({ sessionId: 's', title: 'a chat', createdAt: 1, updatedAt: 1, confirmToolCalls: true, lastRunId: 'r' });
+await store.createRun({ runId: 'r', sessionId: 's', options: {}, startedAt: 1, endedAt: null, endReason: null });
+await store.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: { type: 'status', text: 'asks' }, at: 2, ledger: startChange('call-1', 2) });
+
+async function marked(name: string, commit: () => Promise<void>): Promise<void> {
+  writeSync(1, `begin ${name}\n`);
+  await commit();
+  writeSync(1, `end ${name}\n`);
+}
+
+await marked('allow', () =>
+  store.appendEvents([
+    { runId: 'r', sessionId: 's', seq: 2, event: { type: 'status', text: 'allowed' }, at: 3, ledger: { kind: 'decision', toolCallId: 'call-1', decision: 'allow', source: 'user', decidedAt: 3 } },
+    { runId: 'r', sessionId: 's', seq: 3, event: { type: 'status', text: 'Running: echo call-1' }, at: 3, ledger: { kind: 'running', toolCallId: 'call-1', startedAt: 3 } },
+  ]),
+);
+await marked('rule', () =>
+  store.saveRule({
+    id: 'rule-1',
+    effect: 'allow',
+    tool: 'terminal',
+    match: { kind: 'command-prefix', tokens: ['npm', 'test'], exact: false },
+    source: 'user',
+    scope: { kind: 'chat', sessionId: 's' },
+    createdAt: '2026-12-02T08:00:00.000Z',
+  }),
+);
+await marked('grant', () => store.saveGrant({ grantId: 'g', scope: 'session', sessionId: 's', toolName: 'read_file', arguments: null, toolVersion: 'v1', createdAt: 4 }));
+await marked('confirmation off', () => store.updateSession('s', { confirmToolCalls: false }));
+await store.close();
