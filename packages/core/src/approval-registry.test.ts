@@ -83,6 +83,64 @@ describe('ApprovalRegistry', () => {
     expect(registry.resolve(ticket.approvalId, 'allow', { sessionId: 'sess' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'allow' });
   });
 
+  describe('reopen: a decision its host could not store', () => {
+    it('puts the call back to waiting with its id, and the next decision is the one that holds', async () => {
+      const registry = new ApprovalRegistry();
+      const ticket = registry.register(request());
+      registry.resolve(ticket.approvalId, 'deny', { sessionId: 'sess', reason: 'no' });
+      await expect(ticket.wait()).resolves.toMatchObject({ decision: 'deny' });
+      expect(registry.reopen(ticket)).toBe(true);
+      expect(ticket.settled).toBe(false);
+      expect(registry.listPending('sess').map((p) => p.approvalId)).toStrictEqual([ticket.approvalId]);
+      expect(registry.reopen(ticket)).toBe(false);
+      expect(registry.resolve(ticket.approvalId, 'allow', { sessionId: 'sess' })).toStrictEqual({ resolved: true, status: 'resolved', decision: 'allow' });
+      await expect(ticket.wait()).resolves.toStrictEqual({ decision: 'allow', source: 'user' });
+      expect(registry.resolve(ticket.approvalId, 'deny', { sessionId: 'sess' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'allow' });
+    });
+
+    it('reopens only a decision a person gave, and never in a registry with an arbiter', async () => {
+      const registry = new ApprovalRegistry();
+      const cancelled = registry.register(request());
+      const controller = new AbortController();
+      const waiting = cancelled.wait(controller.signal);
+      controller.abort();
+      await waiting;
+      expect(registry.reopen(cancelled)).toBe(false);
+      expect(registry.pendingCount).toBe(0);
+
+      const arbitrated = new ApprovalRegistry({ arbiter: () => undefined });
+      const ticket = arbitrated.register(request());
+      arbitrated.resolve(ticket.approvalId, 'allow', { sessionId: 'sess' });
+      expect(arbitrated.reopen(ticket)).toBe(false);
+      expect(arbitrated.pendingCount).toBe(0);
+    });
+
+    it('keeps the deadline: a reopened call times out when it was due, before calls put up after it', async () => {
+      vi.useFakeTimers();
+      try {
+        const registry = new ApprovalRegistry();
+        const first = registry.register(request({ toolCallId: 'first', timeoutMs: 5000 }));
+        registry.resolve(first.approvalId, 'allow', { sessionId: 'sess' });
+        await first.wait();
+        await vi.advanceTimersByTimeAsync(1000);
+        const second = registry.register(request({ toolCallId: 'second', timeoutMs: 5000 }));
+        expect(registry.reopen(first)).toBe(true);
+        const outcomes: string[] = [];
+        void first.wait().then((outcome) => outcomes.push(`first:${outcome.decision}`));
+        void second.wait().then((outcome) => outcomes.push(`second:${outcome.decision}`));
+        await vi.advanceTimersByTimeAsync(3999);
+        expect(outcomes).toStrictEqual([]);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(outcomes).toStrictEqual(['first:timeout']);
+        await vi.advanceTimersByTimeAsync(1000);
+        expect(outcomes).toStrictEqual(['first:timeout', 'second:timeout']);
+        expect(vi.getTimerCount()).toBe(0);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+  });
+
   it('ends the wait as cancel when the signal aborts, and removes the slot', async () => {
     const registry = new ApprovalRegistry();
     const ticket = registry.register(request());

@@ -128,6 +128,18 @@ export interface ApprovalRegistryOptions {
 /** See ApprovalRegistryOptions.arbiter. Never rejects: a failure answers a safe outcome. */
 export type Arbiter = (call: PendingApproval, outcome: DecisionOutcome) => Promise<DecisionOutcome> | undefined;
 
+/**
+ * What a host of the loop throws into it (generator.throw) at the event of a person's decision it could not store:
+ * the loop puts the call back to waiting (ApprovalRegistry.reopen) and goes on waiting, rather than acting on a
+ * decision nothing recorded. A host that holds the event for a later write must write it before taking the next one.
+ */
+export class DecisionNotStoredError extends Error {
+  constructor(readonly approvalId: string, options?: { cause?: unknown }) {
+    super(`The decision on ${approvalId} could not be stored`, options);
+    this.name = 'DecisionNotStoredError';
+  }
+}
+
 /** A registered, not yet decided call. The loop emits its id, then waits on it. */
 export interface ApprovalTicket {
   readonly approvalId: string;
@@ -155,6 +167,8 @@ class Slot implements ApprovalTicket {
   readonly toolVersion: string;
   readonly requestedAt: number;
   readonly expiresAt: number | null;
+  /** The decision timeout it waits with (the key of its expiry list), or undefined when it never times out. */
+  readonly delay: number | undefined;
   outcome: DecisionOutcome | undefined = undefined;
   /** When it times out on the monotonic clock (performance.now()); expiresAt is the same moment on `now`, for display. */
   readonly deadline: number;
@@ -165,7 +179,7 @@ class Slot implements ApprovalTicket {
   /** The signal whose abort cancels the wait (an array only if waits pass several); undefined until a wait passes one. */
   private signals: CancelSignal | CancelSignal[] | undefined = undefined;
   private resolveWait!: (outcome: DecisionOutcome) => void;
-  private readonly promise = new Promise<DecisionOutcome>((resolve) => (this.resolveWait = resolve));
+  private promise = new Promise<DecisionOutcome>((resolve) => (this.resolveWait = resolve));
 
   constructor(
     approvalId: string,
@@ -189,7 +203,14 @@ class Slot implements ApprovalTicket {
     this.toolVersion = request.toolVersion;
     this.requestedAt = requestedAt;
     this.expiresAt = expiresAt;
+    this.delay = delay;
     this.deadline = delay === undefined ? Infinity : performance.now() + delay;
+  }
+
+  /** Undecided again, with a new wait: see ApprovalRegistry.reopen. */
+  unsettle(): void {
+    this.outcome = undefined;
+    this.promise = new Promise<DecisionOutcome>((resolve) => (this.resolveWait = resolve));
   }
 
   get settled(): boolean {
@@ -270,11 +291,18 @@ class ExpiryList {
 
   add(slot: Slot): void {
     slot.expiry = this;
-    slot.prev = this.tail;
-    if (this.tail) this.tail.next = slot;
+    // A slot put back (reopened) may be due before slots added after it: it goes in its place by deadline.
+    let after = this.tail;
+    while (after && after.deadline > slot.deadline) after = after.prev;
+    slot.prev = after;
+    slot.next = after ? after.next : this.head;
+    if (slot.next) slot.next.prev = slot;
+    else this.tail = slot;
+    if (after) after.next = slot;
     else this.head = slot;
-    this.tail = slot;
-    if (!this.timer) this.arm();
+    if (this.head !== slot && this.timer) return;
+    clearTimeout(this.timer);
+    this.arm();
   }
 
   remove(slot: Slot): void {
@@ -378,6 +406,23 @@ export class ApprovalRegistry {
     const slot = this.add(new Slot(approval.approvalId, approval, approval.requestedAt, delay, approval.expiresAt, this.forget), delay);
     if (decided) slot.settle(decided);
     return slot;
+  }
+
+  /**
+   * Puts a call decided by a person back to waiting, as if the decision had never come: for a decision its host
+   * could not store (the wait has answered it, but nothing was recorded). Same id, same deadline (one that passed
+   * meanwhile ends the wait as timeout at once); a decision may be given again, and the first one given then wins.
+   * False, and nothing changes, for a call that is waiting, was not decided by a person (allow or deny), or
+   * belongs to a registry with an arbiter: there the decision was recorded before the call was released.
+   */
+  reopen(ticket: ApprovalTicket): boolean {
+    if (!(ticket instanceof Slot) || this.arbiter !== undefined || this.pending.has(ticket.approvalId)) return false;
+    const outcome = ticket.outcome;
+    if (!outcome || outcome.source !== 'user' || (outcome.decision !== 'allow' && outcome.decision !== 'deny')) return false;
+    ticket.unsettle();
+    this.decided.delete(ticket.approvalId);
+    this.add(ticket, ticket.delay);
+    return true;
   }
 
   private add(slot: Slot, delay: number | undefined): Slot {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ApprovalRegistry } from './approval-registry';
+import { ApprovalRegistry, DecisionNotStoredError } from './approval-registry';
 import { ConcurrencyLimit } from './concurrency-limit';
 import { Cancellation } from './cancellation';
 import type { ChatModel } from './chat-model';
@@ -1602,6 +1602,63 @@ describe('runToolLoop parked while it waits on the person', () => {
       'run-end',
     ]);
     expect(ran).toStrictEqual(['b']);
+  });
+});
+
+describe('runToolLoop when its host cannot store a person\'s decision', () => {
+  /** Drives a run whose host fails to store the first decision of the person on each of the `failing` calls: it throws it back in. */
+  async function driveFailingStore(steps: ScriptStep[], decisions: ('allow' | 'deny')[], failing: string[]) {
+    const python = recordingTool('python');
+    const registry = new ApprovalRegistry();
+    const run = runToolLoop({ model: new ScriptedModel(steps), messages: [{ role: 'user', content: 'hi' }], tools: [python.tool], registry, sessionId: SESSION });
+    const events: LoopEvent[] = [];
+    const answers: unknown[] = [];
+    let next = await run.next();
+    while (next.done !== true) {
+      const event = next.value;
+      events.push(event);
+      if (event.type === 'tool-start' && event.awaitingConfirmation) {
+        answers.push(registry.resolve(event.approvalId, decisions.shift()!, { sessionId: SESSION }));
+      }
+      if (event.type === 'tool-decision' && event.approvalId !== '' && failing.includes(event.toolCallId)) {
+        failing = failing.filter((id) => id !== event.toolCallId);
+        const resumed = run.throw(new DecisionNotStoredError(event.approvalId));
+        // Back to waiting: the same call is pending again, and the next decision is the one that holds.
+        for (let tries = 0; registry.listPending(SESSION).length === 0 && tries < 100; tries++) await new Promise((resolve) => setImmediate(resolve));
+        expect(registry.listPending(SESSION).map((p) => p.approvalId)).toStrictEqual([event.approvalId]);
+        answers.push(registry.resolve(event.approvalId, decisions.shift()!, { sessionId: SESSION }));
+        next = await resumed;
+        continue;
+      }
+      next = await run.next();
+    }
+    return { events, result: next.value, calls: python.calls, answers, registry };
+  }
+
+  it('puts the call back to waiting after a deny it could not store, and runs it once on the allow given again', async () => {
+    const { events, result, calls, answers, registry } = await driveFailingStore([pythonCall('x'), textStep('done')], ['deny', 'allow'], ['call_0']);
+    expect(answers).toMatchObject([{ status: 'resolved', decision: 'deny' }, { status: 'resolved', decision: 'allow' }]);
+    expect(calls).toStrictEqual([{ code: 'x' }]);
+    expect(ofType(events, 'tool-decision').map((e) => e.decision)).toStrictEqual(['deny', 'allow']);
+    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed']);
+    expect(result.reason).toBe('done');
+    expect(registry.pendingCount).toBe(0);
+  });
+
+  it('runs nothing on an allow it could not store: the deny given again holds', async () => {
+    const { events, calls, answers } = await driveFailingStore([pythonCall('x'), textStep('done')], ['allow', 'deny'], ['call_0']);
+    expect(answers).toMatchObject([{ status: 'resolved', decision: 'allow' }, { status: 'resolved', decision: 'deny' }]);
+    expect(calls).toStrictEqual([]);
+    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['denied']);
+  });
+
+  it('does the same for a later call of a batch decided while another waits', async () => {
+    const batch = toolCallStep({ name: 'python', arguments: { code: 'a' }, id: 'a' }, { name: 'python', arguments: { code: 'b' }, id: 'b' });
+    const { events, calls, answers } = await driveFailingStore([batch, textStep('done')], ['allow', 'allow', 'allow', 'deny'], ['a', 'b']);
+    expect(answers).toMatchObject([{ status: 'resolved' }, { status: 'resolved' }, { status: 'resolved' }, { status: 'resolved', decision: 'deny' }]);
+    expect(calls).toStrictEqual([{ code: 'a' }]);
+    expect(ofType(events, 'tool-decision').map((e) => `${e.toolCallId}:${e.decision}`)).toStrictEqual(['a:allow', 'a:allow', 'b:allow', 'b:deny']);
+    expect(ofType(events, 'tool-end').map((e) => `${e.toolCallId}:${e.outcome}`)).toStrictEqual(['a:executed', 'b:denied']);
   });
 });
 

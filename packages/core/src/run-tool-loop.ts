@@ -1,4 +1,4 @@
-import { DEFAULT_DECISION_TIMEOUT_MS, type ApprovalRegistry, type ApprovalTicket, type DecisionOutcome, type DecisionTimeout } from './approval-registry';
+import { DecisionNotStoredError, DEFAULT_DECISION_TIMEOUT_MS, type ApprovalRegistry, type ApprovalTicket, type DecisionOutcome, type DecisionTimeout } from './approval-registry';
 import { Cancellation, linkedController, type CancelSignal } from './cancellation';
 import type { ChatModel, ChatRequest, ToolSpec } from './chat-model';
 import { errorMessage } from './errors';
@@ -400,8 +400,9 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           if (!outcome && soleUndecided(announced, reported) === i) {
             if (parkable(i)) return park(i);
             // The usual case, one call left to decide: waited on right here, no helper generator held meanwhile.
-            outcome = reported[i] = await reviewAllow(call, ticket, await ticket.wait(signal), offered, options);
-            yield followedAtOnce(decisionEvent(call, ticket.approvalId, outcome));
+            const decided = (reported[i] = await reviewAllow(call, ticket, await ticket.wait(signal), offered, options));
+            if (yield* reportDecision(followedAtOnce(decisionEvent(call, ticket.approvalId, decided)), ticket, options)) outcome = decided;
+            else reported[i] = undefined;
           }
           if (!outcome && parkable(i)) return park(i);
           outcome ??= yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options, parkable);
@@ -517,7 +518,7 @@ async function* reportDecisionsUntil(
   reported: (Reported | undefined)[],
   signal: CancelSignal,
   offered: readonly AnyTool[],
-  rules: Rules,
+  rules: Rules & Pick<RunToolLoopOptions, 'registry'>,
   /** Whether to stop waiting, answering undefined, so the run can be parked at call `index`. */
   parkable: (at: number) => boolean = () => false,
 ): AsyncGenerator<LoopEvent, Reported | undefined, undefined> {
@@ -527,10 +528,11 @@ async function* reportDecisionsUntil(
     const only = soleUndecided(announced, reported);
     const next = only >= 0 ? { at: only, outcome: await announced[only]!.wait(signal) } : await Promise.race(decisionWaits(announced, reported, signal));
     const { call } = planned[next.at]!;
-    const outcome = (reported[next.at] = await reviewAllow(call, announced[next.at]!, next.outcome, offered, rules));
-    const event = decisionEvent(call, announced[next.at]!.approvalId, outcome);
-    yield next.at === index ? followedAtOnce(event) : event;
-    if (next.at === index) return outcome;
+    const ticket = announced[next.at]!;
+    const outcome = (reported[next.at] = await reviewAllow(call, ticket, next.outcome, offered, rules));
+    const event = decisionEvent(call, ticket.approvalId, outcome);
+    if (!(yield* reportDecision(next.at === index ? followedAtOnce(event) : event, ticket, rules))) reported[next.at] = undefined;
+    else if (next.at === index) return outcome;
   }
 }
 
@@ -542,7 +544,7 @@ async function* runReportingDecisions<T>(
   reported: (Reported | undefined)[],
   signal: CancelSignal,
   offered: readonly AnyTool[],
-  rules: Rules,
+  rules: Rules & Pick<RunToolLoopOptions, 'registry'>,
 ): AsyncGenerator<LoopEvent, T, undefined> {
   const finished = execution.then((result) => ({ result }));
   for (;;) {
@@ -551,8 +553,24 @@ async function* runReportingDecisions<T>(
     const next = await Promise.race([finished, ...waits]);
     if ('result' in next) return next.result;
     const { call } = planned[next.at]!;
-    const outcome = (reported[next.at] = await reviewAllow(call, announced[next.at]!, next.outcome, offered, rules));
-    yield decisionEvent(call, announced[next.at]!.approvalId, outcome);
+    const ticket = announced[next.at]!;
+    const outcome = (reported[next.at] = await reviewAllow(call, ticket, next.outcome, offered, rules));
+    if (!(yield* reportDecision(decisionEvent(call, ticket.approvalId, outcome), ticket, rules))) reported[next.at] = undefined;
+  }
+}
+
+/**
+ * Reports a decision on a call put up to the person. True once the host has taken it; false when the host could not
+ * store a person's decision (it throws DecisionNotStoredError in at this event): the call is put back to waiting,
+ * to be decided again, and nothing is done on the decision that was not stored.
+ */
+async function* reportDecision(event: LoopEvent, ticket: ApprovalTicket, options: Pick<RunToolLoopOptions, 'registry'>): AsyncGenerator<LoopEvent, boolean, undefined> {
+  try {
+    yield event;
+    return true;
+  } catch (error) {
+    if (error instanceof DecisionNotStoredError && options.registry.reopen(ticket)) return false;
+    throw error;
   }
 }
 
