@@ -39,7 +39,7 @@ import {
 } from '@airlock/core';
 import { FencedError, type Cluster, type ClusterMessage } from './cluster';
 import type { RuleService } from './context';
-import { EventLog, parseEventId, type LogFollower } from './event-log';
+import { EventLog, parseEventId, StoredRunFollower, type RunFollower } from './event-log';
 import { MemoryStore } from './memory-store';
 import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, StoredRun, StoredSessionSummary, ToolCallRecord } from './store';
 
@@ -97,6 +97,18 @@ export type SessionChange =
   /** A call of the session started or stopped waiting for a decision: its waiting list (`chat.pending`) changed. */
   | { type: 'waiting-changed'; sessionId: string };
 
+/**
+ * One read of a finished run's events from the store, for a client that replays it: sent before the next is read,
+ * each read no more than this (the first event always), so a replay holds and parses a page at a time.
+ */
+export const REPLAY_PAGE = { events: 500, chars: 256 * 1024 } as const;
+
+/** Events of finished runs kept in memory over all runs, for clients re-attaching: past it, the least recently used go. */
+export const MAX_KEPT_FINISHED_EVENTS = 20_000;
+
+/** Finished runs only in the store that a client asked to attach to, kept for its follow() (small: a number each). */
+const MAX_STORED_ATTACHES = 4096;
+
 export interface ChatServiceOptions {
   registry: ApprovalRegistry;
   /** The model for new runs, looked up at each run start. */
@@ -105,8 +117,14 @@ export interface ChatServiceOptions {
   tools: () => readonly AnyTool[];
   /** Prepended to every model request; not stored in the conversation. */
   systemPrompt?: string;
-  /** How long a finished run stays in memory for a client that reconnects (after that it is read from the store). Default 10 minutes. */
+  /**
+   * How long a finished run stays in memory for a client that reconnects (after that it is read from the store, a
+   * page at a time). Default 10 minutes. Whatever the time, at most MAX_KEPT_FINISHED_EVENTS (or `maxKeptFinishedEvents`)
+   * events of finished runs stay, the least recently attached to going first.
+   */
   finishedRunTtlMs?: number;
+  /** Default MAX_KEPT_FINISHED_EVENTS. */
+  maxKeptFinishedEvents?: number;
   /** Keeps sessions, runs, events, the ledger and grants. Default a MemoryStore: nothing outlives the process. */
   store?: AirlockStore;
   /**
@@ -225,6 +243,12 @@ export class ChatService {
   /** For each re-read of the grants under way: the grants made or revoked here meanwhile, which it leaves as they are. */
   private readonly grantChanges = new Set<Set<string>>();
   private readonly finishedRunTtlMs: number;
+  /** Finished runs kept in `runs`, least recently attached to first, with their events counted; see keepFinished. */
+  private readonly keptFinished = new Map<string, number>();
+  private keptFinishedEvents = 0;
+  private readonly maxKeptFinishedEvents: number;
+  /** Finished runs only in the store, attached to: their session and their last event's seq, for eventsShown and follow. */
+  private readonly storedAttaches = new Map<string, { sessionId: string; lastSeq: number }>();
   private readonly maxSessions: number;
   private readonly watchers = new Set<(change: SessionChange) => void>();
   /** Sessions whose waiting list changed since the last announcement: told once per turn of the event loop. */
@@ -248,6 +272,7 @@ export class ChatService {
 
   constructor(private readonly options: ChatServiceOptions) {
     this.finishedRunTtlMs = options.finishedRunTtlMs ?? 10 * 60 * 1000;
+    this.maxKeptFinishedEvents = options.maxKeptFinishedEvents ?? MAX_KEPT_FINISHED_EVENTS;
     this.maxSessions = options.maxSessions ?? 100_000;
     this.store = options.store ?? new MemoryStore();
     this.log = options.log ?? ((line) => console.warn(line));
@@ -345,32 +370,44 @@ export class ChatService {
   }
 
   /**
-   * Follows a run's events after `afterSeq`, each as `wrap(id, event)`; stop it with `return()`.
+   * Follows a run's events after `afterSeq`, each as `wrap(id, event)`; stop it with `return()`. A run in memory is
+   * followed from its log; a finished run only in the store is read from it a page at a time as its client takes them.
    * The caller must belong to the run's session; call `attachable` first for a run that may only be in the store.
    */
-  follow<T>(sessionId: string, runId: string, afterSeq: number, wrap: (id: string, event: LoopEvent) => T, signal?: AbortSignal): LogFollower<T> {
+  follow<T>(sessionId: string, runId: string, afterSeq: number, wrap: (id: string, event: LoopEvent) => T, signal?: AbortSignal): RunFollower<T> {
     const run = this.runs.get(runId);
-    if (!run || run.sessionId !== sessionId) throw new NotFoundError('run', runId);
-    return run.log.follow(afterSeq, wrap, signal);
+    if (run) {
+      if (run.sessionId !== sessionId) throw new NotFoundError('run', runId);
+      return run.log.follow(afterSeq, wrap, signal);
+    }
+    const stored = this.storedAttaches.get(runId);
+    if (!stored || stored.sessionId !== sessionId) throw new NotFoundError('run', runId);
+    return new StoredRunFollower(runId, afterSeq, stored.lastSeq, (after) => this.store.loadEvents(runId, after, REPLAY_PAGE), wrap, signal);
   }
 
   /**
-   * How many events of a run held in memory its followers here have been shown, or undefined where a client may have
-   * seen more: a run going on another instance is followed here from the store, a little after its owner shows them.
+   * How many events of a run its followers here have been shown, or undefined where a client may have seen more: a
+   * run going on another instance is followed here from the store, a little after its owner shows them.
    */
   eventsShown(runId: string): number | undefined {
     const run = this.runs.get(runId);
-    return run === undefined || run.remote ? undefined : run.log.size;
+    if (run === undefined) return this.storedAttaches.get(runId)?.lastSeq;
+    return run.remote ? undefined : run.log.size;
   }
 
   /**
    * Whether the session has a run of this id to re-attach to: going, or finished and kept (its events are read
-   * back from the store when it is no longer in memory, so a client re-sending a run's input after a restart
-   * replays it rather than starting it again).
+   * back from the store, a page at a time as its client takes them, when it is no longer in memory, so a client
+   * re-sending a run's input after a restart replays it rather than starting it again). A finished run only in the
+   * store costs one read here: where its events end.
    */
   async attachable(sessionId: string, runId: string): Promise<boolean> {
     const inMemory = this.runs.get(runId);
-    if (inMemory) return inMemory.sessionId === sessionId;
+    if (inMemory) {
+      if (inMemory.sessionId !== sessionId) return false;
+      if (this.keptFinished.has(runId)) this.keepFinished(inMemory);
+      return true;
+    }
     const stored = await this.store.getRun(runId);
     if (!stored || stored.sessionId !== sessionId) return false;
     if (this.runs.has(runId)) return true;
@@ -382,11 +419,14 @@ export class ChatService {
       await this.readRemoteEvents(mirror);
       return true;
     }
-    const log = new EventLog(runId);
-    for (const event of await this.store.loadEvents(runId, 0)) log.append(event);
-    log.close();
-    this.runs.set(runId, { ...this.newRun(runId, sessionId, []), log });
-    this.forgetLater(runId);
+    const lastSeq = await this.store.lastEventSeq(runId);
+    if (this.runs.has(runId)) return true;
+    this.storedAttaches.delete(runId);
+    this.storedAttaches.set(runId, { sessionId, lastSeq });
+    for (const oldest of this.storedAttaches.keys()) {
+      if (this.storedAttaches.size <= MAX_STORED_ATTACHES) break;
+      this.storedAttaches.delete(oldest);
+    }
     return true;
   }
 
@@ -1470,12 +1510,35 @@ export class ChatService {
     }
   }
 
+  /** A finished run stays in memory for `finishedRunTtlMs` at most, and while the events kept over all runs allow. */
   private forgetLater(runId: string): void {
-    const timer = setTimeout(() => {
-      const run = this.runs.get(runId);
-      if (run && run.log.isClosed) this.runs.delete(runId);
-    }, this.finishedRunTtlMs);
+    const run = this.runs.get(runId);
+    if (run?.log.isClosed) this.keepFinished(run);
+    const timer = setTimeout(() => this.forgetFinished(runId), this.finishedRunTtlMs);
     timer.unref?.();
+  }
+
+  /**
+   * Counts a finished run among those kept (again, as the most recently used), then lets go of the least recently used
+   * until the events kept fit `maxKeptFinishedEvents`: one larger than that is not kept at all. Whoever follows a run let
+   * go of goes on with its log; a later attach reads it from the store a page at a time.
+   */
+  private keepFinished(run: Run): void {
+    this.keptFinishedEvents -= this.keptFinished.get(run.runId) ?? 0;
+    this.keptFinished.delete(run.runId);
+    this.keptFinished.set(run.runId, run.log.size);
+    this.keptFinishedEvents += run.log.size;
+    for (const oldest of this.keptFinished.keys()) {
+      if (this.keptFinishedEvents <= this.maxKeptFinishedEvents) break;
+      this.forgetFinished(oldest);
+    }
+  }
+
+  private forgetFinished(runId: string): void {
+    this.keptFinishedEvents -= this.keptFinished.get(runId) ?? 0;
+    this.keptFinished.delete(runId);
+    const run = this.runs.get(runId);
+    if (run && run.log.isClosed) this.runs.delete(runId);
   }
 
   /**

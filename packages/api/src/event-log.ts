@@ -119,7 +119,7 @@ export class EventLog {
  * behind it. Replay and live events come from the log itself, never from a queue fed by a listener:
  * events appended while replaying cannot be lost or repeated.
  */
-export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undefined>, AsyncDisposable, Waker {
+export class LogFollower<T> implements RunFollower<T>, Waker {
   private seq: number;
   private finished = false;
   /**
@@ -228,6 +228,134 @@ export class LogFollower<T> implements AsyncIterableIterator<T, undefined, undef
   private park(on: Parking): void {
     if (on === 'log') this.log.park(this);
     else this.window?.park(this);
+  }
+
+  private finish(): void {
+    this.finished = true;
+    const places = this.places;
+    this.places = undefined;
+    places?.releaseSubscription();
+  }
+}
+
+/** What follows a run for one transport: a log's follower, or a finished run's read from the store a page at a time. */
+export interface RunFollower<T> extends AsyncIterableIterator<T, undefined, undefined>, AsyncDisposable {
+  bind(binding: FollowerBinding): this;
+  /** Ends the follower, and a pending `next()` at once. */
+  return(): Promise<IteratorResult<T, undefined>>;
+}
+
+/** Reads the page of a finished run's events that comes after `afterSeq` (empty past its last). */
+export type EventPageReader = (afterSeq: number) => Promise<LoopEvent[]>;
+
+/**
+ * Follows a finished run from the store rather than from a log in memory: it holds one page of events at most, reads
+ * the next only once that page is sent and while its transport's window is open, and in a later turn of the event
+ * loop, so neither a run's size nor a client that does not read makes the server hold or parse more than a page for
+ * it. Ends after `lastSeq`, the run's last event when it was attached to: a client attached at the end reads nothing.
+ * Ends a pending `next()` at once on `return()`, as LogFollower does.
+ */
+export class StoredRunFollower<T> implements RunFollower<T>, Waker {
+  private seq: number;
+  private page: LoopEvent[] = [];
+  private at = 0;
+  private reading = false;
+  private finished = false;
+  private pending: ((result: IteratorResult<T, undefined> | Promise<never>) => void) | undefined = undefined;
+  private window: SendWindow | undefined = undefined;
+  private places: SubscriptionPlaces | undefined = undefined;
+
+  constructor(
+    private readonly runId: string,
+    afterSeq: number,
+    private readonly lastSeq: number,
+    private readonly read: EventPageReader,
+    private readonly wrap: (id: string, event: LoopEvent) => T,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    this.seq = Math.max(0, afterSeq);
+  }
+
+  bind(binding: FollowerBinding): this {
+    this.window = binding.window;
+    this.places = binding.places;
+    if (this.finished) this.finish();
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T, undefined>> {
+    if (this.pending) return Promise.reject(new Error('StoredRunFollower.next() called while an earlier next() is pending'));
+    return new Promise((resolve) => {
+      this.pending = resolve;
+      this.wake();
+    });
+  }
+
+  return(): Promise<IteratorResult<T, undefined>> {
+    this.finish();
+    this.window?.unpark(this);
+    this.settle(DONE);
+    return Promise.resolve(DONE);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
+
+  /** @internal Answers the pending next() if it can; otherwise waits for the window, or reads the next page. */
+  wake(): void {
+    if (this.pending === undefined || this.reading) return;
+    if (this.finished || this.signal?.aborted || (this.at >= this.page.length && this.seq >= this.lastSeq)) {
+      this.finish();
+      this.settle(DONE);
+      return;
+    }
+    // Checked before a page is read as before an event is sent: for a client that does not read, nothing more is read.
+    if (this.window !== undefined && !this.window.open) {
+      this.window.park(this);
+      return;
+    }
+    const event = this.page[this.at];
+    if (event !== undefined) {
+      this.at++;
+      this.seq++;
+      this.settle({ done: false, value: this.wrap(`${this.runId}:${this.seq}`, event) });
+      return;
+    }
+    this.reading = true;
+    this.readPage().then(
+      () => {
+        this.reading = false;
+        this.wake();
+      },
+      (error: unknown) => {
+        this.reading = false;
+        this.finish();
+        this.settle(Promise.reject(error instanceof Error ? error : new Error(String(error))));
+      },
+    );
+  }
+
+  private async readPage(): Promise<void> {
+    this.page = [];
+    this.at = 0;
+    // In a later turn of the event loop: many replays read one page each in turn, not one whole run after another.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (this.finished) return;
+    const page = await this.read(this.seq);
+    // Its events are gone (its chat was deleted meanwhile): the run ends here for this follower.
+    if (page.length === 0) this.finish();
+    this.page = page.slice(0, this.lastSeq - this.seq);
+  }
+
+  private settle(result: IteratorResult<T, undefined> | Promise<never>): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    pending?.(result);
   }
 
   private finish(): void {
