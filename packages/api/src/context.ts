@@ -132,10 +132,11 @@ export const MAX_WATCHES_PER_KIND = 4;
 /**
  * Changes one connection may make that every watch is told of (a chat's title or settings, a chat deleted, the tool
  * settings): this many back to back, then CHANGES_PER_MINUTE. Each costs the server work for every watch open on
- * every connection, so unbounded they let one client stall everyone.
+ * every connection, so unbounded they let one client stall everyone. Room for a person: a number setting's arrows
+ * held down send a change for each step.
  */
-export const CHANGE_BURST = 30;
-export const CHANGES_PER_MINUTE = 60;
+export const CHANGE_BURST = 60;
+export const CHANGES_PER_MINUTE = 120;
 
 export interface ConnectionOptions extends ConnectionLimits {
   /** The connection's room to send; run streams wait while it is shut. Default none (no pacing). */
