@@ -115,6 +115,21 @@ describe('ApprovalRegistry', () => {
       expect(arbitrated.pendingCount).toBe(0);
     });
 
+    it('drafts a grant that covers nothing until it is made: a host stores it first', async () => {
+      const registry = new ApprovalRegistry();
+      const ticket = registry.register(request({ toolName: 'search', executesCode: false, arguments: { q: 'x' } }));
+      const input = { sessionId: 'sess', toolName: 'search', executesCode: false, toolVersion: 'v1' };
+      const draft = registry.draftGrant(input);
+      expect(registry.listGrants('sess')).toStrictEqual([]);
+      expect(registry.findGrant('sess', { toolName: 'search', arguments: { q: 'x' }, executesCode: false, toolVersion: 'v1' })).toBeUndefined();
+      expect(ticket.settled).toBe(false);
+      registry.restoreGrant(draft);
+      await expect(ticket.wait()).resolves.toStrictEqual({ decision: 'allow', source: 'grant', grantId: draft.grantId });
+      expect(registry.draftGrant(input)).toStrictEqual(draft);
+      expect(registry.grant(input)).toStrictEqual(draft);
+      expect(registry.listGrants('sess')).toHaveLength(1);
+    });
+
     it('keeps the deadline: a reopened call times out when it was due, before calls put up after it', async () => {
       vi.useFakeTimers();
       try {

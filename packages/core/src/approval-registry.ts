@@ -1,5 +1,6 @@
 import type { CancelSignal } from './cancellation';
 import type { Decision, DecisionSource, ToolArguments } from './events';
+import { AirlockError } from './errors';
 import { randomId } from './ids';
 import { canonicalJson, deepFreeze, isPlainObject, parseUntrustedJson } from './json';
 
@@ -133,10 +134,15 @@ export type Arbiter = (call: PendingApproval, outcome: DecisionOutcome) => Promi
  * the loop puts the call back to waiting (ApprovalRegistry.reopen) and goes on waiting, rather than acting on a
  * decision nothing recorded. A host that holds the event for a later write must write it before taking the next one.
  */
-export class DecisionNotStoredError extends Error {
-  constructor(readonly approvalId: string, options?: { cause?: unknown }) {
-    super(`The decision on ${approvalId} could not be stored`, options);
-    this.name = 'DecisionNotStoredError';
+export class DecisionNotStoredError extends AirlockError {
+  readonly fault = 'system';
+  override readonly name = 'DecisionNotStoredError';
+  constructor(
+    readonly approvalId: string,
+    /** What the store said, for the person. */
+    detail?: string,
+  ) {
+    super(`The decision could not be stored${detail === undefined ? '' : ` (${detail})`}: the call still waits for a decision.`);
   }
 }
 
@@ -482,29 +488,38 @@ export class ApprovalRegistry {
 
   /** Grants a tool for the session and releases every pending call of the session that the grant covers. */
   grant(input: GrantInput): VersionedGrant {
+    const { grant, held } = this.draft(input);
+    if (!held) this.restoreGrant(grant);
+    return grant;
+  }
+
+  /**
+   * The grant `grant(input)` would answer, without making it: the one held already that is the same, or a new one
+   * that covers nothing yet. For a host that stores a grant before it takes effect: restoreGrant then makes it.
+   */
+  draftGrant(input: GrantInput): VersionedGrant {
+    return this.draft(input).grant;
+  }
+
+  private draft(input: GrantInput): { grant: VersionedGrant; held: boolean } {
     if (input.executesCode && input.arguments === undefined) {
       throw new TypeError(`a grant for code-running tool "${input.toolName}" needs its exact arguments`);
     }
     const argsKey = input.executesCode ? canonicalJson(input.arguments) : null;
-    let forSession = this.grants.get(input.sessionId);
-    if (!forSession) this.grants.set(input.sessionId, (forSession = new Map<string, StoredGrant>()));
-    for (const existing of forSession.values()) {
+    for (const existing of this.grants.get(input.sessionId)?.values() ?? []) {
       if (existing.toolName === input.toolName && existing.argsKey === argsKey && existing.toolVersion === input.toolVersion) {
-        return versionedGrant(existing);
+        return { grant: versionedGrant(existing), held: true };
       }
     }
-    const stored: StoredGrant = {
+    const grant: VersionedGrant = {
       grantId: randomId('grt', 12),
       sessionId: input.sessionId,
       toolName: input.toolName,
       arguments: input.executesCode ? (input.arguments ?? null) : null,
       createdAt: this.now(),
-      argsKey,
       toolVersion: input.toolVersion,
     };
-    forSession.set(stored.grantId, stored);
-    this.releaseCovered(stored);
-    return versionedGrant(stored);
+    return { grant, held: false };
   }
 
   private releaseCovered(grant: StoredGrant): void {
