@@ -130,6 +130,15 @@ describe('ApprovalRegistry', () => {
       expect(registry.listGrants('sess')).toHaveLength(1);
     });
 
+    it('drafts the grant for a waiting call, covering its edit, and none for a call that does not wait there', () => {
+      const registry = new ApprovalRegistry();
+      const ticket = registry.register(request());
+      expect(registry.draftGrantFor(ticket.approvalId, 'sess', { code: 'print(2)' })).toMatchObject({ toolName: 'python', arguments: { code: 'print(2)' }, toolVersion: 'v1' });
+      expect(registry.draftGrantFor(ticket.approvalId, 'other')).toBeUndefined();
+      expect(registry.listGrants('sess')).toStrictEqual([]);
+      expect(ticket.settled).toBe(false);
+    });
+
     it('keeps the deadline: a reopened call times out when it was due, before calls put up after it', async () => {
       vi.useFakeTimers();
       try {

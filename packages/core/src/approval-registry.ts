@@ -501,6 +501,22 @@ export class ApprovalRegistry {
     return this.draft(input).grant;
   }
 
+  /**
+   * The grant an allow with always would make for this waiting call (see draftGrant): with `edited`, for the edited
+   * call. Undefined when the call does not wait here in that session.
+   */
+  draftGrantFor(approvalId: string, sessionId: string, edited?: ToolArguments): VersionedGrant | undefined {
+    const slot = this.pending.get(approvalId);
+    if (!slot || slot.sessionId !== sessionId) return undefined;
+    return this.draftGrant({
+      sessionId,
+      toolName: slot.toolName,
+      executesCode: slot.executesCode,
+      toolVersion: slot.toolVersion,
+      arguments: editedArguments(slot.arguments, edited) ?? slot.arguments,
+    });
+  }
+
   private draft(input: GrantInput): { grant: VersionedGrant; held: boolean } {
     if (input.executesCode && input.arguments === undefined) {
       throw new TypeError(`a grant for code-running tool "${input.toolName}" needs its exact arguments`);
