@@ -8,7 +8,7 @@ import { logToConsole } from './console-line';
 import { loadMcpConfig, McpConfigError, McpManager, placeStdioServers } from './mcp';
 import { resolveChatModel } from './models';
 import { RuleBook } from './rules';
-import { PostgresStore, SqliteStore, StoreError } from './store';
+import { asStorageFailure, PostgresStore, SqliteStore, StoreError, withStorageFailures } from './store';
 import { createBuiltinTools, DEFAULT_MAX_PROCESSES, ownHostUserId, processLimitWarning, resolveToolSandbox, SandboxUnavailableError, type ToolSandbox } from './tools';
 
 export interface CreateServicesOptions {
@@ -81,7 +81,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
       store = shared;
       cluster = shared;
     } else {
-      store = config.dataDir === undefined ? new MemoryStore() : await SqliteStore.open({ directory: config.dataDir, log });
+      store = config.dataDir === undefined ? new MemoryStore() : await openSqliteStore(config.dataDir, log);
     }
   } catch (error) {
     await mcp?.close();
@@ -174,4 +174,13 @@ async function startMcp(config: AirlockConfig, path: string, log: (line: string)
   });
   await manager.start();
   return manager;
+}
+
+/** The SQLite store in the data folder, whose failures for a full or failing disk name the folder and what to do. */
+export async function openSqliteStore(directory: string, log: (line: string) => void): Promise<AirlockStore> {
+  try {
+    return withStorageFailures(await SqliteStore.open({ directory, log }), directory);
+  } catch (error) {
+    throw asStorageFailure(directory, error);
+  }
 }

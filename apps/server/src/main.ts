@@ -4,6 +4,7 @@ import { createServices } from './create-services';
 import { closeInheritedDescriptors } from './inherited-descriptors';
 import { environmentSecretWarning, openLauncherLink, WARNED_SECRETS } from './launcher-link';
 import { startServer } from './start-server';
+import { StorageFailure } from './store';
 
 async function main(argv: readonly string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -59,8 +60,9 @@ async function main(argv: readonly string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof ConfigError) {
-      // A configuration problem is the user's to fix: the message says what, a stack trace would only hide it.
+    if (error instanceof ConfigError || error instanceof StorageFailure) {
+      // A configuration problem, or a full or failing disk, is the user's to fix: the message says what, a stack trace
+      // would only hide it.
       console.error(consoleLine(`airlock: ${error.message}`));
     } else {
       console.error('airlock: failed to start');
