@@ -101,7 +101,7 @@ export type SessionChange =
  * One read of a finished run's events from the store, for a client that replays it: sent before the next is read,
  * each read no more than this (the first event always), so a replay holds and parses a page at a time.
  */
-export const REPLAY_PAGE = { events: 500, chars: 256 * 1024 } as const;
+export const REPLAY_PAGE = { events: 100, chars: 256 * 1024 } as const;
 
 /** Events of finished runs kept in memory over all runs, for clients re-attaching: past it, the least recently used go. */
 export const MAX_KEPT_FINISHED_EVENTS = 20_000;

@@ -31,7 +31,7 @@ class CountingStore extends MemoryStore {
 
 const RUN_EVENTS = 10_000;
 /** REPLAY_PAGE.events: the most one read of a replay takes. */
-const PAGE_EVENTS = 500;
+const PAGE_EVENTS = 100;
 
 /** A store holding one finished run of RUN_EVENTS events (run-start, text deltas, run-end), as a restart finds it. */
 async function storeWithFinishedRun(): Promise<CountingStore> {
@@ -120,7 +120,7 @@ describe('replaying a finished run that is only in the store', () => {
   it('serves many clients replaying the same run from different points, each exactly what comes after its lastEventId', async () => {
     const store = await storeWithFinishedRun();
     const chat = await serviceOn(store);
-    const starts = [0, 1, 499, 500, 501, 9_998, 9_999, RUN_EVENTS];
+    const starts = [0, 1, 99, 100, 101, 499, 9_998, 9_999, RUN_EVENTS];
     const replays = await Promise.all(
       starts.map(async (after) => readAll(await callerFor(chat).chat.stream(after === 0 ? { sessionId: 's1', runId: 'r1' } : { sessionId: 's1', lastEventId: `r1:${after}` }))),
     );
