@@ -1,5 +1,5 @@
-// Makes the commits that let a tool start, or let later calls run unasked, each between two marker lines on stdout,
-// so a trace of the process shows which system calls each commit made.
+// Makes the commits that let a tool start, or let later calls run unasked, and one of streamed text, each between
+// two marker lines on stdout, so a trace of the process shows which system calls each commit made.
 import { writeSync } from 'node:fs';
 import { SqliteStore } from './sqlite-store';
 import { startChange } from './test-support';
@@ -16,10 +16,11 @@ async function marked(name: string, commit: () => Promise<void>): Promise<void> 
   writeSync(1, `end ${name}\n`);
 }
 
+await marked('text', () => store.appendEvent({ runId: 'r', sessionId: 's', seq: 2, event: { type: 'text-delta', text: 'Let me look' }, at: 2 }));
 await marked('allow', () =>
   store.appendEvents([
-    { runId: 'r', sessionId: 's', seq: 2, event: { type: 'status', text: 'allowed' }, at: 3, ledger: { kind: 'decision', toolCallId: 'call-1', decision: 'allow', source: 'user', decidedAt: 3 } },
-    { runId: 'r', sessionId: 's', seq: 3, event: { type: 'status', text: 'Running: echo call-1' }, at: 3, ledger: { kind: 'running', toolCallId: 'call-1', startedAt: 3 } },
+    { runId: 'r', sessionId: 's', seq: 3, event: { type: 'status', text: 'allowed' }, at: 3, ledger: { kind: 'decision', toolCallId: 'call-1', decision: 'allow', source: 'user', decidedAt: 3 } },
+    { runId: 'r', sessionId: 's', seq: 4, event: { type: 'status', text: 'Running: echo call-1' }, at: 3, ledger: { kind: 'running', toolCallId: 'call-1', startedAt: 3 } },
   ]),
 );
 await marked('rule', () =>
