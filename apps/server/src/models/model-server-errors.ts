@@ -4,6 +4,16 @@ import { ModelAnswerTooLargeError } from './line-aligned-fetch';
 import { MalformedChunkError } from './openai-chunk-reader';
 import { ModelServerRedirectError } from './redirect-refusing-fetch';
 
+/** A limit on a model turn's time: until the answer starts, between pieces of it, and on the whole turn. */
+export type ModelTimeLimit = 'request' | 'idle' | 'turn';
+
+/** The flag and variable of each limit, named by the message of a turn it ended. */
+export const MODEL_TIME_SETTINGS: Readonly<Record<ModelTimeLimit, string>> = {
+  request: '--model-timeout-ms / AIRLOCK_MODEL_TIMEOUT_MS',
+  idle: '--model-idle-timeout-ms / AIRLOCK_MODEL_IDLE_TIMEOUT_MS',
+  turn: '--model-turn-timeout-ms / AIRLOCK_MODEL_TURN_TIMEOUT_MS',
+};
+
 /** Longest server-provided error text kept in a message; a misbehaving server may send megabytes. */
 const MAX_DETAIL_CHARS = 500;
 
@@ -14,10 +24,24 @@ export interface ModelErrorContext {
   baseURL: string;
   /** Scrubbed from every message, in case a server echoes it back. */
   apiKey?: string;
-  /** The request timeout, to say how long the server was given. */
-  timeoutMs?: number;
+  /** The time limits of the turn, in ms, to say which one the HTTP client's own timeout stood for. */
+  limits?: Readonly<Record<ModelTimeLimit, number>>;
   /** Whether the answer had started streaming when the error happened. */
   midStream: boolean;
+  /** Whether a piece of the answer (text, reasoning, a tool call's) had arrived: the idle limit applies from then on. */
+  progressed?: boolean;
+}
+
+/** A turn ended by one of its time limits: the message says which, how long it was, and the setting that changes it. */
+export function timeLimitError(limit: ModelTimeLimit, ms: number, context: Pick<ModelErrorContext, 'provider' | 'baseURL'>, cause?: unknown): ModelError {
+  const where = displayURL(context.baseURL);
+  const detail =
+    limit === 'request'
+      ? `the model server at ${where} did not start answering within ${duration(ms)}`
+      : limit === 'idle'
+        ? `the model server at ${where} sent no further part of the answer for ${duration(ms)}`
+        : `the model server at ${where} was still answering after ${duration(ms)}, the most one turn may take`;
+  return new ModelError(context.provider, `${detail}; the turn was stopped (the limit is set by ${MODEL_TIME_SETTINGS[limit]})`, { cause });
 }
 
 /** Explains a failure of the OpenAI client (or of the stream it returned) as a ModelError a person can act on. */
@@ -37,9 +61,14 @@ export function toModelError(error: unknown, context: ModelErrorContext): ModelE
     detail =
       `the model server at ${where} redirected the request to ${scrub(displayURL(redirect.location))} (HTTP ${redirect.status}), ` +
       `which is not followed: if the server moved, give its new address with --model-url`;
+  } else if (context.limits !== undefined && (error instanceof APIConnectionTimeoutError || hasCode(error, 'UND_ERR_HEADERS_TIMEOUT'))) {
+    // The client's own timers stand for the request limit: whichever of them fires first ends the turn the same way.
+    return timeLimitError('request', context.limits.request, context, error);
+  } else if (context.limits !== undefined && hasCode(error, 'UND_ERR_BODY_TIMEOUT')) {
+    const limit = context.progressed === true ? 'idle' : 'request';
+    return timeLimitError(limit, context.limits[limit], context, error);
   } else if (error instanceof APIConnectionTimeoutError) {
-    const limit = context.timeoutMs === undefined ? '' : ` within ${duration(context.timeoutMs)}`;
-    detail = `the model server at ${where} did not answer${limit}`;
+    detail = `the model server at ${where} did not answer in time`;
   } else if (error instanceof APIConnectionError) {
     detail = `could not reach the model server at ${where}: ${scrub(rootCause(error))}. Is it running?`;
   } else if (error instanceof APIError && typeof error.status === 'number') {
@@ -117,11 +146,23 @@ function scrubSecrets(text: string, secrets: readonly (string | undefined)[]): s
 }
 
 function duration(ms: number): string {
-  return ms < 10_000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+  if (ms < 10_000) return `${ms} ms`;
+  if (ms < 10 * 60_000 || ms % 60_000 !== 0) return `${Math.round(ms / 1000)} s`;
+  return ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : `${ms / 60_000} min`;
 }
 
 function bounded(text: string): string {
   return text.length <= MAX_DETAIL_CHARS ? text : `${text.slice(0, MAX_DETAIL_CHARS)}…`;
+}
+
+/** Whether an error in `error`'s cause chain (a few links at most) has this `code`, as undici's timeouts do. */
+function hasCode(error: unknown, code: string): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if ((current as { code?: unknown }).code === code) return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 /** The first error of `type` in `error`'s cause chain (a few links at most), if any. */

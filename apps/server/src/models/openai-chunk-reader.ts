@@ -81,6 +81,15 @@ export class OpenAIChunkReader {
   private textChars = 0;
   private reasoningChars = 0;
   private argumentChars = 0;
+  private pieces = 0;
+
+  /**
+   * How many pieces of the answer have arrived: text, reasoning, or a fragment of a tool call (its id, name or
+   * arguments). A chunk with none of them (an empty delta, the usage) is no progress, nor is an event-stream comment.
+   */
+  get progress(): number {
+    return this.pieces;
+  }
 
   /** Whether the server has said why the turn ended; a stream that stops before that was cut off. */
   get finished(): boolean {
@@ -102,11 +111,13 @@ export class OpenAIChunkReader {
       if (reasoning) {
         this.reasoningChars += reasoning.length;
         if (this.reasoningChars > MAX_TURN_TEXT_CHARS) throw new MalformedChunkError(`the reasoning of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
+        this.pieces++;
         parts.push({ type: 'reasoning-delta', text: reasoning });
       }
       if (delta?.content) {
         this.textChars += delta.content.length;
         if (this.textChars > MAX_TURN_TEXT_CHARS) throw new MalformedChunkError(`the text of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
+        this.pieces++;
         parts.push({ type: 'text-delta', text: delta.content });
       }
       for (const call of delta?.tool_calls ?? []) this.addToolCallDelta(call);
@@ -154,6 +165,7 @@ export class OpenAIChunkReader {
     if (delta.id && delta.id.length > MAX_TOOL_CALL_ID_CHARS) throw new MalformedChunkError(`a tool call's id is longer than ${MAX_TOOL_CALL_ID_CHARS} characters`);
     const name = delta.function?.name;
     if (name && name.length > MAX_TOOL_NAME_CHARS) throw new MalformedChunkError(`a tool call's name is longer than ${MAX_TOOL_NAME_CHARS} characters`);
+    if (delta.id || name || delta.function?.arguments) this.pieces++;
     const index = delta.index ?? this.indexWithoutOne(delta.id ?? undefined);
     let call = this.calls.get(index);
     if (!call) {

@@ -251,7 +251,9 @@ describe('OpenAICompatibleModel', () => {
 
       const error = await failure(slow.stream(hello, new AbortController().signal));
 
-      expect(error.message).toBe(`OpenAI-compatible: the model server at ${url} did not answer within 200 ms`);
+      expect(error.message).toBe(
+        `OpenAI-compatible: the model server at ${url} did not start answering within 200 ms; the turn was stopped (the limit is set by --model-timeout-ms / AIRLOCK_MODEL_TIMEOUT_MS)`,
+      );
     } finally {
       silent.closeAllConnections();
       await new Promise<void>((resolve) => silent.close(() => resolve()));

@@ -1,13 +1,26 @@
 import { ConcurrencyLimit, isPlainObject, ModelError, parseUntrustedJson, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import OpenAI, { type APIError } from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { Agent, fetch as undiciFetch, type RequestInfo as UndiciRequestInfo, type RequestInit as UndiciRequestInit } from 'undici';
 import { lineAlignedFetch } from './line-aligned-fetch';
-import { displayURL, toModelError } from './model-server-errors';
+import { displayURL, timeLimitError, toModelError, type ModelTimeLimit } from './model-server-errors';
 import { MalformedChunkError, OpenAIChunkReader } from './openai-chunk-reader';
 import { toOpenAIMessages, toOpenAITools } from './openai-messages';
 import { redirectRefusingFetch } from './redirect-refusing-fetch';
 
+/** Until the answer's first piece: a local server may load the model and read a long prompt first. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
+/**
+ * Between pieces of an answer once it has started: a model writing on a CPU sends a token every second or so. Five
+ * minutes is the gap the HTTP client allowed between any two bytes before, which no working server was seen to reach.
+ */
+export const DEFAULT_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
+/**
+ * The whole turn, from sending the request: at two tokens a second a model writes about 14,000 tokens in two hours,
+ * more than an answer of most local servers may hold (their context, prompt included, is 4,000 to 32,000 tokens).
+ * A server that trickles a piece every few seconds is stopped here and its request's place given back.
+ */
+export const DEFAULT_TURN_TIMEOUT_MS = 2 * 60 * 60 * 1000;
 export const DEFAULT_MAX_CONCURRENT_REQUESTS = 64;
 
 /** Local servers ignore the key, but the client refuses to start without one. */
@@ -20,13 +33,20 @@ export interface OpenAICompatibleModelOptions {
   model: string;
   /** Sent as a bearer token. Default: a placeholder, since local servers need none. */
   apiKey?: string;
-  /** How long the server may take to start answering, in ms; a local server may load the model first. Default 10 minutes. */
+  /**
+   * How long the server may take to send the answer's first piece (text, reasoning or a tool call's), in ms, the wait
+   * for its headers included; a local server may load the model first. Default 10 minutes.
+   */
   requestTimeoutMs?: number;
+  /** How long the server may go without sending a piece of the answer once it has started, in ms; bytes that carry none (keep-alive comments) do not count. Default 5 minutes. */
+  idleTimeoutMs?: number;
+  /** How long one turn may stream in all, in ms, from sending the request. Default 2 hours. */
+  turnTimeoutMs?: number;
   /** Provider label used in the model's name and in error messages. Default "OpenAI-compatible". */
   label?: string;
   /** Extra fields for every request body (sampling settings a server understands); they cannot replace the fields set here. Default none. */
   extraBody?: Record<string, unknown>;
-  /** The fetch used for requests. Default: the global fetch. */
+  /** The fetch used for requests. Default: undici's, with its headers and body timeouts set from the limits above. */
   fetch?: typeof fetch;
   /**
    * How many requests may stream from the server at once; further turns wait their turn (the wait does not count
@@ -56,7 +76,7 @@ export class OpenAICompatibleModel implements ChatModel {
   readonly model: string;
   private readonly label: string;
   private readonly apiKey: string | undefined;
-  private readonly timeoutMs: number;
+  private readonly limits: Readonly<Record<ModelTimeLimit, number>>;
   private readonly extraBody: Record<string, unknown>;
   private readonly client: ModelServerClient;
   private readonly requests: ConcurrencyLimit;
@@ -68,7 +88,9 @@ export class OpenAICompatibleModel implements ChatModel {
     this.baseURL = options.baseURL;
     this.model = options.model;
     this.apiKey = options.apiKey;
-    this.timeoutMs = Math.max(1, Math.round(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS));
+    const request = milliseconds(options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
+    const idle = milliseconds(options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS);
+    this.limits = { request, idle, turn: milliseconds(options.turnTimeoutMs, DEFAULT_TURN_TIMEOUT_MS) };
     this.extraBody = options.extraBody ?? {};
     this.client = new ModelServerClient({
       baseURL: options.baseURL,
@@ -78,11 +100,11 @@ export class OpenAICompatibleModel implements ChatModel {
       project: null,
       // A retried stream would replay text the person has already seen.
       maxRetries: 0,
-      timeout: this.timeoutMs,
+      timeout: request,
       // The client logs unparsable chunks verbatim; errors reach the caller as ModelError instead.
       logLevel: 'off',
       // Whole lines only, each bounded: the client's own line decoder is quadratic in a line's length. No redirects.
-      fetch: lineAlignedFetch(redirectRefusingFetch(options.fetch)),
+      fetch: lineAlignedFetch(redirectRefusingFetch(options.fetch ?? limitedFetch(request, idle))),
     });
   }
 
@@ -112,8 +134,18 @@ export class OpenAICompatibleModel implements ChatModel {
     const reader = new OpenAIChunkReader();
     let midStream = false;
     let contentType: string | undefined;
+    // The turn's time limits abort the request as Stop does (the connection is closed); `expired` says which fired.
+    const limited = new AbortController();
+    let expired: ModelTimeLimit | undefined;
+    const expire = (limit: ModelTimeLimit) => () => {
+      expired ??= limit;
+      limited.abort();
+    };
+    const turnTimer = setTimeout(expire('turn'), this.limits.turn);
+    let progressTimer = setTimeout(expire('request'), this.limits.request);
+    const timedOut = (cause?: unknown) => timeLimitError(expired!, this.limits[expired!], { provider: this.label, baseURL: this.baseURL }, cause);
     try {
-      const { data: chunks, response } = await this.client.chat.completions.create(body, { signal }).withResponse();
+      const { data: chunks, response } = await this.client.chat.completions.create(body, { signal: AbortSignal.any([signal, limited.signal]) }).withResponse();
       midStream = true;
       contentType = mediaType(response.headers.get('content-type'));
       if (contentType === 'application/json') {
@@ -122,15 +154,27 @@ export class OpenAICompatibleModel implements ChatModel {
         yield* reader.pushCompletion(parseCompletion(await response.text()));
       } else {
         for await (const chunk of chunks) {
-          yield* reader.push(chunk);
+          const progress = reader.progress;
+          const parts = reader.push(chunk);
+          // Only a piece of the answer counts: a server sending empty chunks or comments is still stalled.
+          if (reader.progress !== progress) {
+            clearTimeout(progressTimer);
+            progressTimer = setTimeout(expire('idle'), this.limits.idle);
+          }
+          yield* parts;
         }
       }
     } catch (error) {
       if (signal.aborted) return;
-      throw toModelError(error, { provider: this.label, baseURL: this.baseURL, apiKey: this.apiKey, timeoutMs: this.timeoutMs, midStream });
+      if (expired !== undefined) throw timedOut(error);
+      throw toModelError(error, { provider: this.label, baseURL: this.baseURL, apiKey: this.apiKey, limits: this.limits, midStream, progressed: reader.progress > 0 });
+    } finally {
+      clearTimeout(turnTimer);
+      clearTimeout(progressTimer);
     }
     // The client ends quietly on abort; the caller asked for it, so no error and no finish part.
     if (signal.aborted) return;
+    if (expired !== undefined) throw timedOut();
     const where = displayURL(this.baseURL);
     if (!reader.finished) {
       const notStreamed =
@@ -147,6 +191,22 @@ export class OpenAICompatibleModel implements ChatModel {
     }
     yield* reader.finish();
   }
+}
+
+function milliseconds(given: number | undefined, fallback: number): number {
+  return Math.max(1, Math.round(given ?? fallback));
+}
+
+/**
+ * undici's fetch with its own timeouts following the turn's limits: by default it gives up on headers after 300 s and
+ * on a gap between two pieces of the body after 300 s, whatever the limits say (a model loading for six minutes
+ * failed, said to have had ten). Its body timeout covers the wait for the first piece too, so it is the longer limit.
+ */
+function limitedFetch(requestMs: number, idleMs: number): typeof fetch {
+  const dispatcher = new Agent({ headersTimeout: requestMs, bodyTimeout: Math.max(requestMs, idleMs) });
+  // The package's Response is its own class, of the same shape as the global one (the client reads it as such); the
+  // global fetch cannot take this dispatcher, being an older undici inside Node.
+  return async (input, init) => await undiciFetch(input as UndiciRequestInfo, { ...init, dispatcher } as UndiciRequestInit);
 }
 
 /** The media type of a Content-Type header, lower case, without parameters; "" without one. */

@@ -1,0 +1,181 @@
+import { ConcurrencyLimit, ModelError, type ChatRequest, type ModelPart } from '@airlock/core';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { errors } from 'undici';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { toModelError } from './model-server-errors';
+import { OpenAIChunkReader } from './openai-chunk-reader';
+import { OpenAICompatibleModel, type OpenAICompatibleModelOptions } from './openai-compatible-model';
+
+const hello: ChatRequest = { messages: [{ role: 'user', content: 'hello' }], tools: [] };
+
+function textChunk(text: string): string {
+  return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`;
+}
+
+/** A model server run by `answer`; it records whether each request's connection was closed. */
+async function startModelServer(answer: (response: ServerResponse, request: IncomingMessage) => void) {
+  const connections: { closed: boolean }[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const server = createServer((request, response) => {
+    const connection = { closed: false };
+    connections.push(connection);
+    request.resume();
+    response.on('close', () => (connection.closed = true));
+    request.on('end', () => answer(response, request));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    connections,
+    /** Writes `piece` every few ms until the connection closes: a server that trickles. */
+    trickle(response: ServerResponse, piece: () => string) {
+      const timer = setInterval(() => response.write(piece()), 10);
+      timers.add(timer);
+      response.on('close', () => clearInterval(timer));
+    },
+    async close() {
+      for (const timer of timers) clearInterval(timer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function eventStream(response: ServerResponse): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  response.flushHeaders();
+}
+
+async function failure(stream: AsyncIterable<ModelPart>, parts: ModelPart[] = []): Promise<ModelError> {
+  try {
+    for await (const part of stream) parts.push(part);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ModelError);
+    return error as ModelError;
+  }
+  throw new Error('the stream did not fail');
+}
+
+describe('OpenAICompatibleModel time limits', () => {
+  let server: Awaited<ReturnType<typeof startModelServer>> | undefined;
+  const model = (options: Partial<OpenAICompatibleModelOptions>) => new OpenAICompatibleModel({ baseURL: server!.url, model: 'm', label: 'llama.cpp', ...options });
+
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('stops a turn whose server trickles pieces of an answer past the turn limit, closes its connection and gives its place back', async () => {
+    server = await startModelServer((response) => {
+      eventStream(response);
+      server!.trickle(response, () => textChunk('a'));
+    });
+    const requests = new ConcurrencyLimit(1);
+    const parts: ModelPart[] = [];
+
+    const error = await failure(model({ turnTimeoutMs: 300, idleTimeoutMs: 5000, requests }).stream(hello, new AbortController().signal), parts);
+
+    expect(error.message).toBe(
+      `llama.cpp: the model server at ${server.url} was still answering after 300 ms, the most one turn may take; the turn was stopped ` +
+        `(the limit is set by --model-turn-timeout-ms / AIRLOCK_MODEL_TURN_TIMEOUT_MS)`,
+    );
+    expect(parts.length).toBeGreaterThan(0);
+    expect(requests.size).toBe(0);
+    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]));
+  });
+
+  it('counts keep-alive comments as no progress: a server that sent one piece and then only comments meets the idle limit', async () => {
+    server = await startModelServer((response) => {
+      eventStream(response);
+      response.write(textChunk('Hel'));
+      server!.trickle(response, () => ': keep-alive\n\n');
+    });
+    const parts: ModelPart[] = [];
+
+    const error = await failure(model({ idleTimeoutMs: 200, turnTimeoutMs: 60_000 }).stream(hello, new AbortController().signal), parts);
+
+    expect(error.message).toBe(
+      `llama.cpp: the model server at ${server.url} sent no further part of the answer for 200 ms; the turn was stopped ` +
+        `(the limit is set by --model-idle-timeout-ms / AIRLOCK_MODEL_IDLE_TIMEOUT_MS)`,
+    );
+    expect(parts).toStrictEqual([{ type: 'text-delta', text: 'Hel' }]);
+    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]));
+  });
+
+  it('stops a stream that stalls after one piece at the idle limit, naming it', async () => {
+    server = await startModelServer((response) => {
+      eventStream(response);
+      response.write(textChunk('Hel'));
+    });
+
+    const error = await failure(model({ idleTimeoutMs: 200 }).stream(hello, new AbortController().signal));
+
+    expect(error.message).toBe(
+      `llama.cpp: the model server at ${server.url} sent no further part of the answer for 200 ms; the turn was stopped ` +
+        `(the limit is set by --model-idle-timeout-ms / AIRLOCK_MODEL_IDLE_TIMEOUT_MS)`,
+    );
+    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]));
+  });
+
+  it('gives a server that answered headers and sends keep-alives until its first piece the request limit, not the shorter idle one', async () => {
+    server = await startModelServer((response) => {
+      eventStream(response);
+      server!.trickle(response, () => ': loading model\n\n');
+    });
+
+    const error = await failure(model({ requestTimeoutMs: 300, idleTimeoutMs: 20 }).stream(hello, new AbortController().signal));
+
+    expect(error.message).toBe(
+      `llama.cpp: the model server at ${server.url} did not start answering within 300 ms; the turn was stopped ` +
+        `(the limit is set by --model-timeout-ms / AIRLOCK_MODEL_TIMEOUT_MS)`,
+    );
+    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]));
+  });
+
+  it('stops a server that never sends its headers at the request limit, naming it', async () => {
+    server = await startModelServer(() => undefined);
+    const requests = new ConcurrencyLimit(1);
+
+    const error = await failure(model({ requestTimeoutMs: 200, requests }).stream(hello, new AbortController().signal));
+
+    expect(error.message).toBe(
+      `llama.cpp: the model server at ${server.url} did not start answering within 200 ms; the turn was stopped ` +
+        `(the limit is set by --model-timeout-ms / AIRLOCK_MODEL_TIMEOUT_MS)`,
+    );
+    expect(requests.size).toBe(0);
+    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]));
+  });
+});
+
+describe('OpenAIChunkReader progress', () => {
+  it('counts text, reasoning and fragments of tool calls, not empty deltas or usage', () => {
+    const reader = new OpenAIChunkReader();
+    reader.push({ choices: [{ delta: { role: 'assistant', content: '' } }] });
+    reader.push({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } });
+    expect(reader.progress).toBe(0);
+
+    reader.push({ choices: [{ delta: { reasoning_content: 'think' } }] });
+    reader.push({ choices: [{ delta: { content: 'text' } }] });
+    reader.push({ choices: [{ delta: { tool_calls: [{ index: 0, id: 'c1', function: { name: 'read_file' } }] } }] });
+    reader.push({ choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: '{' } }] } }] });
+    reader.push({ choices: [{ delta: { tool_calls: [{ index: 0 }] } }] });
+
+    expect(reader.progress).toBe(4);
+  });
+});
+
+describe('toModelError of the HTTP client\'s own timeouts', () => {
+  const context = { provider: 'llama.cpp', baseURL: 'http://127.0.0.1:8080/v1', limits: { request: 600_000, idle: 300_000, turn: 7_200_000 }, midStream: true };
+  const fetchFailed = (cause: Error) => new TypeError('fetch failed', { cause });
+
+  it('names the limit each stands for and its setting, not the client\'s own name for it', () => {
+    expect(toModelError(fetchFailed(new errors.HeadersTimeoutError()), { ...context, midStream: false }).message).toBe(
+      'llama.cpp: the model server at http://127.0.0.1:8080/v1 did not start answering within 10 min; the turn was stopped (the limit is set by --model-timeout-ms / AIRLOCK_MODEL_TIMEOUT_MS)',
+    );
+    expect(toModelError(fetchFailed(new errors.BodyTimeoutError()), { ...context, progressed: true }).message).toBe(
+      'llama.cpp: the model server at http://127.0.0.1:8080/v1 sent no further part of the answer for 300 s; the turn was stopped (the limit is set by --model-idle-timeout-ms / AIRLOCK_MODEL_IDLE_TIMEOUT_MS)',
+    );
+    expect(toModelError(fetchFailed(new errors.BodyTimeoutError()), { ...context, progressed: false }).message).toMatch(/did not start answering within 10 min; .*--model-timeout-ms/);
+  });
+});
