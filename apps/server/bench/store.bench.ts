@@ -81,6 +81,38 @@ const times: [string, string][] = [];
   await store.close();
 }
 
+// What syncing costs: the store syncs every commit (synchronous = FULL, so an allow outlives an OS crash or a lost
+// write-out) but one of streamed text alone; the same commits under NORMAL, which synced the write-ahead log only at
+// checkpoints, for comparison. A status event stands for any commit of one small event (as each text delta was
+// synced before deltas were let off). `AIRLOCK_BENCH_SYNC_OPS` sets how many commits (default 1,000); the data
+// folder is under the system's temporary folder (`TMPDIR`), so its disk is what is measured.
+{
+  const syncOps = Number(process.env.AIRLOCK_BENCH_SYNC_OPS ?? 1_000);
+  for (const mode of ['NORMAL', 'FULL'] as const) {
+    const store = await freshStore();
+    (store as unknown as { db: { pragma(text: string): unknown } }).db.pragma(`synchronous = ${mode}`);
+    await store.createSession(summary('s', 1));
+    await store.createRun({ runId: 'r', sessionId: 's', options: {}, startedAt: 1, endedAt: null, endReason: null });
+    for (let i = 0; i < syncOps; i += 1) await store.appendEvent({ runId: 'r', sessionId: 's', seq: i + 1, event: { type: 'status', text: 'asks' }, at: i, ledger: start(`call-${i}`, i) });
+    const decision = { type: 'tool-decision' as const, toolCallId: 'x', approvalId: 'a', decision: 'allow' as const, source: 'user' as const };
+    const allowed = await perOp(syncOps, (i) =>
+      store.appendEvents([
+        { runId: 'r', sessionId: 's', seq: syncOps + 2 * i + 1, event: decision, at: i, ledger: { kind: 'decision', toolCallId: `call-${i}`, decision: 'allow', source: 'user', decidedAt: i, by: { connectionId: 'c1' } } },
+        { runId: 'r', sessionId: 's', seq: syncOps + 2 * i + 2, event: { type: 'status', text: 'Running: ls' }, at: i, ledger: { kind: 'running', toolCallId: `call-${i}`, startedAt: i } },
+      ]),
+    );
+    const statuses = await perOp(syncOps, (i) => store.appendEvent({ runId: 'r', sessionId: 's', seq: 3 * syncOps + i + 1, event: { type: 'status', text: 'Thinking' }, at: i }));
+    rows.push([`synchronous = ${mode}: an allow with its call's start, one commit (${syncOps.toLocaleString('en')})`, show(allowed)]);
+    rows.push([`synchronous = ${mode}: a status event, one commit (${syncOps.toLocaleString('en')})`, show(statuses)]);
+    if (mode === 'FULL') {
+      const delta = { type: 'text-delta' as const, text: 'a few words of the answer ' };
+      const deltas = await perOp(syncOps, (i) => store.appendEvent({ runId: 'r', sessionId: 's', seq: 4 * syncOps + i + 1, event: delta, at: i }));
+      rows.push([`a text delta, one commit, as the store writes it (not synced) (${syncOps.toLocaleString('en')})`, show(deltas)]);
+    }
+    await store.close();
+  }
+}
+
 // Messages: the cost of an append must not depend on how long the chat already is.
 {
   const store = await freshStore();
