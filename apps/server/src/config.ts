@@ -6,6 +6,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS } from './models/model-time-limits';
 import { DEFAULT_MAX_PROCESSES, MAX_MAX_PROCESSES, MIN_MAX_PROCESSES } from './tools/sandbox/process-limit';
 
 export interface AirlockConfig {
@@ -79,6 +80,12 @@ export interface Capacity {
   subscriptionsPerConnection: number;
   /** Requests streaming from the model server at once, over all runs; further model turns wait their turn. */
   maxModelRequests: number;
+  /** Time the model server has to send the first piece of an answer (text, reasoning, a tool call's), its headers included; it may load the model first. */
+  modelTimeoutMs: number;
+  /** Time the model server may go without sending a piece of an answer once it has started; keep-alive bytes do not count. */
+  modelIdleTimeoutMs: number;
+  /** Time one model turn may stream in all, so a server that trickles cannot hold a request's place for good. */
+  modelTurnTimeoutMs: number;
   /** Tool calls running at once, over all runs; further allowed calls wait their turn. */
   maxRunningCalls: number;
 }
@@ -95,6 +102,9 @@ export const DEFAULT_CAPACITY: Readonly<Capacity> = Object.freeze({
   runBurst: 10,
   subscriptionsPerConnection: 32,
   maxModelRequests: 64,
+  modelTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
+  modelIdleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS,
+  modelTurnTimeoutMs: DEFAULT_TURN_TIMEOUT_MS,
   maxRunningCalls: 64,
 });
 
@@ -110,6 +120,9 @@ const CAPACITY_SETTINGS = {
   runBurst: { flag: 'run-burst', variable: 'AIRLOCK_RUN_BURST', min: 1, max: 1_000_000 },
   subscriptionsPerConnection: { flag: 'subscriptions-per-connection', variable: 'AIRLOCK_SUBSCRIPTIONS_PER_CONNECTION', min: 1, max: 10_000 },
   maxModelRequests: { flag: 'max-model-requests', variable: 'AIRLOCK_MAX_MODEL_REQUESTS', min: 1, max: 100_000 },
+  modelTimeoutMs: { flag: 'model-timeout-ms', variable: 'AIRLOCK_MODEL_TIMEOUT_MS', min: 1000, max: 86_400_000 },
+  modelIdleTimeoutMs: { flag: 'model-idle-timeout-ms', variable: 'AIRLOCK_MODEL_IDLE_TIMEOUT_MS', min: 1000, max: 86_400_000 },
+  modelTurnTimeoutMs: { flag: 'model-turn-timeout-ms', variable: 'AIRLOCK_MODEL_TURN_TIMEOUT_MS', min: 1000, max: 604_800_000 },
   maxRunningCalls: { flag: 'max-running-calls', variable: 'AIRLOCK_MAX_RUNNING_CALLS', min: 1, max: 100_000 },
 } as const satisfies Record<keyof Capacity, { flag: string; variable: string; min: number; max: number }>;
 
@@ -157,6 +170,9 @@ Capacity (each also readable from the environment; see the README for what each 
   --run-burst <n>                     AIRLOCK_RUN_BURST                     new runs back to back per connection (default 10)
   --subscriptions-per-connection <n>  AIRLOCK_SUBSCRIPTIONS_PER_CONNECTION  open subscriptions per connection (default 32)
   --max-model-requests <n>            AIRLOCK_MAX_MODEL_REQUESTS            requests to the model server at once (default 64)
+  --model-timeout-ms <ms>             AIRLOCK_MODEL_TIMEOUT_MS              time to the first piece of a model's answer (default ${DEFAULT_REQUEST_TIMEOUT_MS})
+  --model-idle-timeout-ms <ms>        AIRLOCK_MODEL_IDLE_TIMEOUT_MS         time between pieces of a model's answer (default ${DEFAULT_IDLE_TIMEOUT_MS})
+  --model-turn-timeout-ms <ms>        AIRLOCK_MODEL_TURN_TIMEOUT_MS         time one model turn may stream in all (default ${DEFAULT_TURN_TIMEOUT_MS})
   --max-running-calls <n>             AIRLOCK_MAX_RUNNING_CALLS             tool calls running at once, over all runs (default 64)
 Environment only:
   AIRLOCK_TOKEN            access token (at least 32 characters; random when unset; AIRLOCK_TOKEN_FILE keeps it out of the environment)
@@ -194,6 +210,9 @@ const FLAGS = {
   'run-burst': { type: 'string' },
   'subscriptions-per-connection': { type: 'string' },
   'max-model-requests': { type: 'string' },
+  'model-timeout-ms': { type: 'string' },
+  'model-idle-timeout-ms': { type: 'string' },
+  'model-turn-timeout-ms': { type: 'string' },
   'max-running-calls': { type: 'string' },
 } as const;
 

@@ -56,6 +56,9 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     ...(config.model === undefined ? {} : { model: config.model }),
     ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
     maxConcurrentRequests: config.capacity.maxModelRequests,
+    requestTimeoutMs: config.capacity.modelTimeoutMs,
+    idleTimeoutMs: config.capacity.modelIdleTimeoutMs,
+    turnTimeoutMs: config.capacity.modelTurnTimeoutMs,
   });
   if (resolved.info.warning !== undefined) log(`Model warning: ${resolved.info.warning}`);
   const modelInfo: ModelInfo = {

@@ -1,18 +1,9 @@
 import { ModelError } from '@airlock/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { ModelAnswerTooLargeError } from './line-aligned-fetch';
+import { MODEL_TIME_SETTINGS, type ModelTimeLimit } from './model-time-limits';
 import { MalformedChunkError } from './openai-chunk-reader';
 import { ModelServerRedirectError } from './redirect-refusing-fetch';
-
-/** A limit on a model turn's time: until the answer starts, between pieces of it, and on the whole turn. */
-export type ModelTimeLimit = 'request' | 'idle' | 'turn';
-
-/** The flag and variable of each limit, named by the message of a turn it ended. */
-export const MODEL_TIME_SETTINGS: Readonly<Record<ModelTimeLimit, string>> = {
-  request: '--model-timeout-ms / AIRLOCK_MODEL_TIMEOUT_MS',
-  idle: '--model-idle-timeout-ms / AIRLOCK_MODEL_IDLE_TIMEOUT_MS',
-  turn: '--model-turn-timeout-ms / AIRLOCK_MODEL_TURN_TIMEOUT_MS',
-};
 
 /** Longest server-provided error text kept in a message; a misbehaving server may send megabytes. */
 const MAX_DETAIL_CHARS = 500;

@@ -3,24 +3,13 @@ import OpenAI, { type APIError } from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { Agent, fetch as undiciFetch, type RequestInfo as UndiciRequestInfo, type RequestInit as UndiciRequestInit } from 'undici';
 import { lineAlignedFetch } from './line-aligned-fetch';
-import { displayURL, timeLimitError, toModelError, type ModelTimeLimit } from './model-server-errors';
+import { displayURL, timeLimitError, toModelError } from './model-server-errors';
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS, type ModelTimeLimit } from './model-time-limits';
 import { MalformedChunkError, OpenAIChunkReader } from './openai-chunk-reader';
 import { toOpenAIMessages, toOpenAITools } from './openai-messages';
 import { redirectRefusingFetch } from './redirect-refusing-fetch';
 
-/** Until the answer's first piece: a local server may load the model and read a long prompt first. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
-/**
- * Between pieces of an answer once it has started: a model writing on a CPU sends a token every second or so. Five
- * minutes is the gap the HTTP client allowed between any two bytes before, which no working server was seen to reach.
- */
-export const DEFAULT_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
-/**
- * The whole turn, from sending the request: at two tokens a second a model writes about 14,000 tokens in two hours,
- * more than an answer of most local servers may hold (their context, prompt included, is 4,000 to 32,000 tokens).
- * A server that trickles a piece every few seconds is stopped here and its request's place given back.
- */
-export const DEFAULT_TURN_TIMEOUT_MS = 2 * 60 * 60 * 1000;
+export { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS } from './model-time-limits';
 export const DEFAULT_MAX_CONCURRENT_REQUESTS = 64;
 
 /** Local servers ignore the key, but the client refuses to start without one. */

@@ -17,6 +17,12 @@ export interface ModelConfig {
   apiKey?: string;
   /** Requests to the model server at once; more wait their turn. Default 64. */
   maxConcurrentRequests?: number;
+  /** Time to the first piece of an answer, in ms. Default the model's own (10 minutes), or `deps.requestTimeoutMs`. */
+  requestTimeoutMs?: number;
+  /** Time between pieces of an answer, in ms. Default the model's own (5 minutes). */
+  idleTimeoutMs?: number;
+  /** Time one turn may stream in all, in ms. Default the model's own (2 hours). */
+  turnTimeoutMs?: number;
 }
 
 export interface ResolveModelDeps {
@@ -104,7 +110,9 @@ function connect(target: Target, config: ModelConfig, deps: ResolveModelDeps): R
     model,
     apiKey: config.apiKey,
     label: target.provider,
-    requestTimeoutMs: deps.requestTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs ?? deps.requestTimeoutMs,
+    idleTimeoutMs: config.idleTimeoutMs,
+    turnTimeoutMs: config.turnTimeoutMs,
     fetch: deps.fetch,
     requests: new ConcurrencyLimit(config.maxConcurrentRequests ?? DEFAULT_MAX_CONCURRENT_REQUESTS),
   });
