@@ -1,4 +1,4 @@
-// Makes the commits that let a tool start, or let later calls run unasked, and one of streamed text, each between
+// Makes the commits that let a tool start, or let later calls run unasked, and some that let nothing run, each between
 // two marker lines on stdout, so a trace of the process shows which system calls each commit made.
 import { writeSync } from 'node:fs';
 import { SqliteStore } from './sqlite-store';
@@ -21,6 +21,23 @@ await marked('allow', () =>
   store.appendEvents([
     { runId: 'r', sessionId: 's', seq: 3, event: { type: 'status', text: 'allowed' }, at: 3, ledger: { kind: 'decision', toolCallId: 'call-1', decision: 'allow', source: 'user', decidedAt: 3 } },
     { runId: 'r', sessionId: 's', seq: 4, event: { type: 'status', text: 'Running: echo call-1' }, at: 3, ledger: { kind: 'running', toolCallId: 'call-1', startedAt: 3 } },
+  ]),
+);
+await marked('tool end', () =>
+  store.appendEvent({
+    runId: 'r',
+    sessionId: 's',
+    seq: 5,
+    event: { type: 'status', text: 'ended' },
+    at: 4,
+    ledger: { kind: 'end', toolCallId: 'call-1', outcome: 'executed', result: 'done', endedAt: 4 },
+    messages: [{ role: 'tool', toolCallId: 'call-1', toolName: 'terminal', content: 'done' }],
+  }),
+);
+await marked('deny', () =>
+  store.appendEvents([
+    { runId: 'r', sessionId: 's', seq: 6, event: { type: 'status', text: 'asks again' }, at: 5, ledger: startChange('call-2', 5) },
+    { runId: 'r', sessionId: 's', seq: 7, event: { type: 'status', text: 'denied' }, at: 5, ledger: { kind: 'decision', toolCallId: 'call-2', decision: 'deny', source: 'user', decidedAt: 5 } },
   ]),
 );
 await marked('rule', () =>

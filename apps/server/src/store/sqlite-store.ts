@@ -211,13 +211,16 @@ export class SqliteStore implements AirlockStore {
   }
 
   /**
-   * Every commit is synced to the disk before it returns (synchronous = FULL, see openDatabase), but for text as it
-   * streams: a commit of text and reasoning deltas alone, with no ledger change and no message, lets nothing run, so
-   * it is not synced (NORMAL); the next synced commit syncs it too, the write-ahead log being one file. Syncing each
-   * delta cost about 0.3–0.9 ms of the event loop per commit (docs/benchmarks.md, "Store").
+   * A commit that lets a call run — an allow, the mark that its tool started — is synced to the disk before it
+   * returns (synchronous = FULL, the connection's setting, see openDatabase), as is every commit outside the events
+   * (a rule, a grant, turning confirmation off). The other events let nothing run, and losing them to an OS crash or
+   * a lost write-out is safe: a call whose allow or start is lost waits again or is reported interrupted, never run
+   * twice, and a lost tool-end leaves its start, so the call is reported interrupted. They are written under NORMAL
+   * (not synced each; the next synced commit syncs them too, the write-ahead log being one file): a sync costs
+   * 0.3–1 ms of the event loop (docs/benchmarks.md, "Store"), and a run writes many such events per call.
    */
   private committed(inputs: readonly AppendEventInput[], commit: () => void): void {
-    if (!inputs.every(isStreamedText)) {
+    if (inputs.some(letsACallRun)) {
       commit();
       return;
     }
@@ -483,6 +486,8 @@ function prepareStatements(db: Database) {
   };
 }
 
-function isStreamedText(input: AppendEventInput): boolean {
-  return (input.event.type === 'text-delta' || input.event.type === 'reasoning-delta') && input.ledger === undefined && (input.messages?.length ?? 0) === 0;
+/** Whether the commit of `input` lets a call run: an allow (by the person, a rule or a grant), or its tool's start. */
+function letsACallRun(input: AppendEventInput): boolean {
+  const change = input.ledger;
+  return change !== undefined && ((change.kind === 'decision' && change.decision === 'allow') || change.kind === 'running');
 }
