@@ -108,7 +108,7 @@ describe('ChatService writes', () => {
     return writes;
   }
 
-  it("stores a refusal together with its call's end, in one write", async () => {
+  it("stores a person's refusal on its own, before its call's end: one that cannot be stored is known before anything follows it", async () => {
     const store = new MemoryStore();
     const writes = writesOf(store);
     const ran: string[] = [];
@@ -118,7 +118,8 @@ describe('ChatService writes', () => {
     await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'deny', reason: 'no' });
     await runEnded(chat, 's');
     expect(ran).toStrictEqual([]);
-    expect(writes.filter((types) => types.includes('tool-decision'))).toStrictEqual([['tool-decision', 'tool-end']]);
+    const decision = writes.findIndex((types) => types.includes('tool-decision'));
+    expect(writes.slice(decision, decision + 2)).toStrictEqual([['tool-decision'], ['tool-end']]);
     const stored = (await store.loadEvents('r1', 0)).map((event) => event.type);
     expect(stored.slice(stored.indexOf('tool-decision'), stored.indexOf('tool-decision') + 2)).toStrictEqual(['tool-decision', 'tool-end']);
     expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'deny', reason: 'no', outcome: 'denied', startedAt: null }]);
@@ -143,7 +144,7 @@ describe('ChatService writes', () => {
     expect(ran).toStrictEqual(['a']);
   });
 
-  it('stores an allow with the call’s start, in one write, before the tool runs', async () => {
+  it('stores an allow, then the call’s start, before the tool runs', async () => {
     const store = new MemoryStore();
     const writes = writesOf(store);
     const writtenWhenRan: string[][][] = [];
@@ -157,7 +158,7 @@ describe('ChatService writes', () => {
     await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'allow' });
     await runEnded(chat, 's');
     expect(writtenWhenRan).toHaveLength(1);
-    expect(writtenWhenRan[0]!.at(-1)).toStrictEqual(['tool-decision', 'status']);
+    expect(writtenWhenRan[0]!.slice(-2)).toStrictEqual([['tool-decision'], ['status']]);
     expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'allow', outcome: 'executed', startedAt: expect.any(Number) }]);
   });
 });

@@ -3,6 +3,7 @@ import {
   canonicalJson,
   Cancellation,
   ConflictError,
+  DecisionNotStoredError,
   endsAtOnce,
   grantsNeedExactArguments,
   InvalidArgumentsError,
@@ -169,6 +170,8 @@ interface Run {
   flushing: Promise<void> | undefined;
   /** Why a burst could not be written: the run stops at its next event. */
   writeFailure: unknown;
+  /** The burst whose write failed (see writeFailure). */
+  unwritten: { input: AppendEventInput; event: LoopEvent; show: boolean }[] | undefined;
   /** With a cluster: this instance's fencing token for the run, and when it was claimed (performance.now()). */
   fence: number | undefined;
   claimedAt: number;
@@ -235,6 +238,9 @@ export interface ConfirmInput {
  * any client of the session can re-attach and replay what it missed. Everything is written to the store as it
  * happens, before clients see it: a run waiting on a decision when the process stops is resumed at the next start.
  */
+/** What a confirm is answered with once the loop has written the decision: see ChatService.reportedDecision. */
+type DecisionReport = { stored: true; decision: 'allow' | 'deny' } | { stored: false; error: string };
+
 export class ChatService {
   private readonly sessions = new Map<string, Session>();
   private readonly runs = new Map<string, Run>();
@@ -258,10 +264,11 @@ export class ChatService {
   /** Who is deciding each approval, kept from the confirm call until its decision is written. */
   private readonly deciders = new Map<string, DecidedBy>();
   /**
-   * Allows answered once the loop has reported the call's decision: a deny rule made while the call waited still
-   * refuses it, and the answer says so. Settled by the decision event, or by the end of the session's run.
+   * Decisions answered once the loop's decision event is stored: a deny rule made while the call waited still
+   * refuses an allow, and the answer says so; a decision that could not be stored is answered as such. Settled by
+   * the write of the decision event (or its failure), or by the end of the session's run.
    */
-  private readonly reporting = new Map<string, { sessionId: string; settle: (decision: 'allow' | 'deny' | undefined) => void }>();
+  private readonly reporting = new Map<string, { sessionId: string; settle: (report: DecisionReport | undefined) => void }>();
   /** Serialises what changes the set of sessions and runs, so no check is made stale by a write in between. */
   private admission: Promise<unknown> = Promise.resolve();
   private closing = false;
@@ -466,14 +473,29 @@ export class ChatService {
     const draft = pending && rules ? await rules.propose(input.sessionId, { toolName: pending.toolName, arguments: edit ?? pending.arguments }, input.scope!, tool) : undefined;
     // Kept until the decision event is written, so the ledger says who decided. Only the first asker's: a repeat or
     // a stranger's request for the same id, answered "already-decided" or "not-found", must not touch the winner's.
+    // A chat's grant takes effect only once stored, and before the call is released: one that cannot be stored
+    // leaves the call waiting, allowed by nothing.
+    const grant = input.decision === 'allow' && input.always === true && !asRule ? this.options.registry.draftGrantFor(input.approvalId, input.sessionId, edit) : undefined;
+    if (grant) {
+      try {
+        await this.saveGrant(grant);
+      } catch (error) {
+        throw new DecisionNotStoredError(input.approvalId, messageOf(error));
+      }
+    }
     const by = input.by !== undefined && !this.deciders.has(input.approvalId) ? input.by : undefined;
     if (by) this.deciders.set(input.approvalId, by);
-    const result = this.options.registry.resolve(input.approvalId, input.decision, {
+    const decided = this.options.registry.resolve(input.approvalId, input.decision, {
       sessionId: input.sessionId,
       ...(input.reason === undefined ? {} : { reason: input.reason }),
-      ...(input.always === undefined || asRule ? {} : { always: input.always }),
       ...(edit === undefined ? {} : { arguments: edit }),
     });
+    // Made once stored (and made even when another decision came first meanwhile: it is stored, so it holds).
+    if (grant) {
+      this.options.registry.restoreGrant(grant);
+      this.publish({ type: 'grant', sessionId: grant.sessionId, grantId: grant.grantId, revoked: false });
+    }
+    const result: ResolveResult = decided.resolved && grant ? { ...decided, grant } : decided;
     if (!result.resolved && by !== undefined && this.deciders.get(input.approvalId) === by) this.deciders.delete(input.approvalId);
     if (result.status === 'not-found') {
       // The registry remembers only what this process decided (and not all of it): a call decided before a restart
@@ -482,23 +504,36 @@ export class ChatService {
       return recorded === undefined ? result : { resolved: false, status: 'already-decided', decision: recorded };
     }
     if (!result.resolved) return result;
-    const reported = result.decision === 'allow' ? this.reportedDecision(input.sessionId, input.approvalId) : undefined;
+    // Answered once the loop's write of the decision is done: a decision that could not be stored is not resolved.
+    const report = await this.reportedDecision(input.sessionId, input.approvalId);
+    if (report?.stored === false) throw new DecisionNotStoredError(input.approvalId, report.error);
     if (draft && rules) await rules.add(draft.draft);
-    if (result.grant) await this.saveGrant(result.grant);
-    return reported === undefined ? result : { ...result, decision: (await reported) ?? result.decision };
+    return report === undefined ? result : { ...result, decision: report.decision };
   }
 
-  /** The decision the loop reports for a call just allowed here: 'deny' when a rule refused it after all. */
-  private reportedDecision(sessionId: string, approvalId: string): Promise<'allow' | 'deny' | undefined> {
+  /**
+   * What the loop reports of a call just decided here, once its decision event is written: the decision ('deny' when
+   * a rule refused an allow after all), or that it could not be stored. Undefined when the run stopped first.
+   */
+  private reportedDecision(sessionId: string, approvalId: string): Promise<DecisionReport | undefined> {
     return new Promise((resolve) => {
       this.reporting.set(approvalId, {
         sessionId,
-        settle: (decision) => {
+        settle: (report) => {
           this.reporting.delete(approvalId);
-          resolve(decision);
+          resolve(report);
         },
       });
     });
+  }
+
+  /** Answers the confirm waiting on a decision event just written, or not written. */
+  private reportStored(event: LoopEvent, error?: unknown): void {
+    if (event.type !== 'tool-decision' || event.approvalId === '') return;
+    const answer = this.reporting.get(event.approvalId);
+    if (!answer) return;
+    if (error !== undefined) answer.settle({ stored: false, error: messageOf(error) });
+    else answer.settle(event.decision === 'allow' || event.decision === 'deny' ? { stored: true, decision: event.decision } : undefined);
   }
 
   /** A person's edit must pass the tool's schema; a call not waiting here is left for the registry to answer. */
@@ -732,33 +767,31 @@ export class ChatService {
     const call = claim.call;
     const always = input.decision === 'allow' && input.always === true && !asRule;
     let grant: VersionedGrant | undefined;
-    let reported: Promise<'allow' | 'deny' | undefined> | undefined;
+    let reported: Promise<DecisionReport | undefined> | undefined;
     const owner = this.runs.get(call.runId);
     const local = owner !== undefined && !owner.remote && owner.log.isClosed === false && this.registry.listPending(input.sessionId).some((p) => p.approvalId === input.approvalId);
     if (local) {
       const result = this.registry.resolve(input.approvalId, input.decision, {
         sessionId: input.sessionId,
         ...(reason === undefined ? {} : { reason }),
-        always,
         ...(edit === undefined ? {} : { arguments: edit }),
       });
-      if (result.resolved) {
-        grant = result.grant;
-        if (result.decision === 'allow') reported = this.reportedDecision(input.sessionId, input.approvalId);
-      }
-    } else if (always) {
-      // Asked for on the edited call, the grant covers the edited call.
-      grant = this.registry.grant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: edit ?? call.arguments });
+      if (result.resolved && result.decision === 'allow') reported = this.reportedDecision(input.sessionId, input.approvalId);
     }
+    // Asked for on the edited call, the grant covers the edited call. It takes effect once stored.
+    if (always) grant = this.registry.draftGrant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: edit ?? call.arguments });
     // Told even when released here: if this instance lost the run meanwhile, its new owner releases the call.
     this.publish({ type: 'decided', runId: call.runId, approvalId: call.approvalId });
     if (draft && rules) await rules.add(draft.draft);
     if (grant) {
       await this.saveGrant(grant);
+      this.registry.restoreGrant(grant);
       this.publish({ type: 'grant', sessionId: grant.sessionId, grantId: grant.grantId, revoked: false });
     }
-    // Released here, the call's decision as the loop reports it; released by its owner elsewhere, the person's.
-    const decision = (await reported) ?? input.decision;
+    // Released here, the call's decision as the loop reports it; released by its owner elsewhere, the person's (it
+    // was claimed in the store first, so it holds even when the loop's own write of it failed).
+    const report = await reported;
+    const decision = report?.stored === true ? report.decision : input.decision;
     return grant ? { resolved: true, status: 'resolved', decision, grant } : { resolved: true, status: 'resolved', decision };
   }
 
@@ -1163,6 +1196,7 @@ export class ChatService {
       queued: [],
       flushing: undefined,
       writeFailure: undefined,
+      unwritten: undefined,
       fence: undefined,
       claimedAt: performance.now(),
       remote: false,
@@ -1290,11 +1324,14 @@ export class ChatService {
     /** The run's last event: stored at once, shown only once the run has ended everywhere (store and memory). */
     let end: LoopEvent | undefined;
     let parked: ParkedRun | undefined;
+    /** A person's decision that could not be stored: the loop is told, and puts the call back to waiting. */
+    let notStored: DecisionNotStoredError | undefined;
     try {
       for (;;) {
         // The loop waits here until the previous event is stored (text deltas excepted, see record): an allow is on
         // disk before its tool starts.
-        const next: IteratorResult<LoopEvent, RunResult> = await generator.next();
+        const next: IteratorResult<LoopEvent, RunResult> = notStored === undefined ? await generator.next() : await generator.throw(notStored);
+        notStored = undefined;
         if (next.done) {
           // Waiting on the person: held as data (its calls' tickets and conversation) until one of them settles.
           parked = next.value.parked;
@@ -1307,8 +1344,17 @@ export class ChatService {
           end = event;
         }
         // The messages that came before the event go in its write (a tool's answer and its tool-end are one).
-        // A refusal of the call whose turn it is goes in one write with that call's end, which follows at once.
-        await this.record(run, event, event !== end, session, endsAtOnce(event));
+        // A refusal of the call whose turn it is goes in one write with that call's end, which follows at once; a
+        // person's decision is written on its own, so one that cannot be stored is known before anything follows it.
+        const personal = event.type === 'tool-decision' && event.approvalId !== '';
+        try {
+          await this.record(run, event, event !== end, session, endsAtOnce(event) && !personal);
+        } catch (error) {
+          notStored = personal && event.type === 'tool-decision' ? this.takeBackDecision(run, event, error) : undefined;
+          if (notStored === undefined) throw error;
+          this.log(`The decision on ${notStored.approvalId} could not be stored (${messageOf(error)}): the call waits again`);
+          continue;
+        }
         if (changesWaiting(event)) this.announceWaitingChange(session.summary.sessionId);
       }
       await this.flushed(run);
@@ -1418,6 +1464,22 @@ export class ChatService {
     else if (run.writeFailure !== undefined) throw run.writeFailure;
   }
 
+  /**
+   * After a person's decision failed to be written on its own (single instance): forgets the write, so the run goes
+   * on, and answers what to tell the loop, which puts the call back to waiting. Undefined when the run cannot go on
+   * (with a cluster the decision was claimed in the store first; a write of more than the decision lost more).
+   */
+  private takeBackDecision(run: Run, event: Extract<LoopEvent, { type: 'tool-decision' }>, error: unknown): DecisionNotStoredError | undefined {
+    const burst = run.unwritten;
+    const only = burst?.length === 1 ? burst[0] : undefined;
+    if (this.options.cluster !== undefined || run.writeFailure !== error || only?.event !== event || only.input.messages !== undefined || run.queued.length > 0) return undefined;
+    if (only.input.seq !== run.nextSeq - 1) return undefined;
+    run.nextSeq = only.input.seq;
+    run.writeFailure = undefined;
+    run.unwritten = undefined;
+    return new DecisionNotStoredError(event.approvalId, messageOf(error));
+  }
+
   private startFlush(run: Run): void {
     if (run.flushing !== undefined) return;
     const flushing: Promise<void> = this.flush(run).finally(() => {
@@ -1432,9 +1494,16 @@ export class ChatService {
       while (run.queued.length > 0 && run.writeFailure === undefined) {
         const burst = run.queued.splice(0);
         if (run.suspended) continue;
-        if (burst.length === 1) await this.store.appendEvent(burst[0]!.input);
-        else await this.store.appendEvents(burst.map((queued) => queued.input));
+        try {
+          if (burst.length === 1) await this.store.appendEvent(burst[0]!.input);
+          else await this.store.appendEvents(burst.map((queued) => queued.input));
+        } catch (error) {
+          run.unwritten = burst;
+          for (const queued of burst) this.reportStored(queued.event, error);
+          throw error;
+        }
         for (const queued of burst) {
+          this.reportStored(queued.event);
           if (queued.show) run.log.append(queued.event);
         }
       }
@@ -1469,8 +1538,6 @@ export class ChatService {
         };
       }
       case 'tool-decision': {
-        const answer = event.approvalId === '' ? undefined : this.reporting.get(event.approvalId);
-        answer?.settle(event.decision === 'allow' || event.decision === 'deny' ? event.decision : undefined);
         const by = event.approvalId === '' ? undefined : this.deciders.get(event.approvalId);
         this.deciders.delete(event.approvalId);
         return {

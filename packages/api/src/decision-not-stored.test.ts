@@ -1,0 +1,120 @@
+import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel } from '@airlock/core';
+import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { ChatService } from './chat-service';
+import { MemoryStore } from './memory-store';
+
+const services: ChatService[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.shutdown()));
+});
+
+const DISK_FULL = 'database or disk is full';
+
+/** A store whose disk fills up on demand: while `full`, writing a decision or a grant fails as SQLite's would. */
+function fillingStore() {
+  const store = new MemoryStore();
+  const state = { full: false };
+  const one = store.appendEvent.bind(store);
+  const many = store.appendEvents.bind(store);
+  const grant = store.saveGrant.bind(store);
+  store.appendEvent = (input) => (state.full && input.event.type === 'tool-decision' ? Promise.reject(new Error(DISK_FULL)) : one(input));
+  store.appendEvents = (inputs) => (state.full && inputs.some((input) => input.event.type === 'tool-decision') ? Promise.reject(new Error(DISK_FULL)) : many(inputs));
+  store.saveGrant = (input) => (state.full ? Promise.reject(new Error(DISK_FULL)) : grant(input));
+  return { store, state };
+}
+
+function echoTool(ran: string[]): AnyTool {
+  return defineTool({
+    name: 'echo',
+    description: 'echoes',
+    parameters: z.object({ text: z.string() }),
+    annotations: { executesCode: false },
+    execute: async ({ text }) => {
+      ran.push(text);
+      return `echo: ${text}`;
+    },
+  });
+}
+
+async function start(store: MemoryStore, steps: ScriptStep[], ran: string[]) {
+  const model: ChatModel = new ScriptedModel(steps);
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [echoTool(ran)], store, suspendRunsOnShutdown: true });
+  services.push(chat);
+  await chat.open();
+  return chat;
+}
+
+const echoCall = (text: string) => toolCallStep({ name: 'echo', arguments: { text } });
+
+async function waiting(chat: ChatService, sessionId: string): Promise<string> {
+  await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1));
+  return chat.pending(sessionId)[0]!.approvalId;
+}
+
+async function runEnded(chat: ChatService, sessionId: string) {
+  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull());
+}
+
+describe('ChatService when a decision cannot be stored', () => {
+  it('answers an allow it could not store with an error; the call still waits, and an allow once space is back runs it once', async () => {
+    const { store, state } = fillingStore();
+    const ran: string[] = [];
+    const chat = await start(store, [echoCall('ls'), textStep('done')], ran);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    const approvalId = await waiting(chat, 's');
+    state.full = true;
+    await expect(chat.confirm({ sessionId: 's', approvalId, decision: 'allow' })).rejects.toThrow(/could not be stored \(database or disk is full\): the call still waits/);
+    expect(chat.pending('s').map((p) => p.approvalId)).toStrictEqual([approvalId]);
+    expect(ran).toStrictEqual([]);
+    expect(chat.listSessions().find((s) => s.sessionId === 's')?.activeRunId).toBe('r1');
+    expect((await store.listRunToolCalls('r1')).map((call) => call.decision)).toStrictEqual([null]);
+
+    state.full = false;
+    expect(await chat.confirm({ sessionId: 's', approvalId, decision: 'allow' })).toStrictEqual({ resolved: true, status: 'resolved', decision: 'allow' });
+    await runEnded(chat, 's');
+    expect(ran).toStrictEqual(['ls']);
+    expect(await store.listRunToolCalls('r1')).toMatchObject([{ approvalId, decision: 'allow', outcome: 'executed' }]);
+    const events = await store.loadEvents('r1', 0);
+    expect(events.map((event) => event.type)).not.toContain('run-end-error');
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'done' });
+  });
+
+  it('does not report a deny it could not store as resolved: the call waits, and the deny given again holds', async () => {
+    const { store, state } = fillingStore();
+    const ran: string[] = [];
+    const chat = await start(store, [echoCall('rm'), textStep('done')], ran);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    const approvalId = await waiting(chat, 's');
+    state.full = true;
+    await expect(chat.confirm({ sessionId: 's', approvalId, decision: 'deny', reason: 'no' })).rejects.toThrow(/could not be stored/);
+    expect(chat.pending('s').map((p) => p.approvalId)).toStrictEqual([approvalId]);
+    state.full = false;
+    expect(await chat.confirm({ sessionId: 's', approvalId, decision: 'deny', reason: 'no' })).toMatchObject({ resolved: true, decision: 'deny' });
+    await runEnded(chat, 's');
+    expect(ran).toStrictEqual([]);
+    expect(await store.listRunToolCalls('r1')).toMatchObject([{ approvalId, decision: 'deny', outcome: 'denied' }]);
+  });
+
+  it('makes no grant it could not store: the grant is not listed, the call still waits, and a later call is asked', async () => {
+    const { store, state } = fillingStore();
+    const ran: string[] = [];
+    const chat = await start(store, [echoCall('ls'), echoCall('pwd'), textStep('done')], ran);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    const first = await waiting(chat, 's');
+    state.full = true;
+    await expect(chat.confirm({ sessionId: 's', approvalId: first, decision: 'allow', always: true })).rejects.toThrow(/could not be stored/);
+    expect(chat.listGrants('s')).toStrictEqual([]);
+    expect(chat.pending('s').map((p) => p.approvalId)).toStrictEqual([first]);
+    expect(ran).toStrictEqual([]);
+
+    state.full = false;
+    expect(await chat.confirm({ sessionId: 's', approvalId: first, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
+    // The next call of the tool (a grant would cover any of its arguments): no grant lets it through, it waits.
+    await vi.waitFor(() => expect(chat.pending('s').map((p) => p.approvalId)).toHaveLength(1));
+    expect(chat.pending('s')[0]!.approvalId).not.toBe(first);
+    expect(ran).toStrictEqual(['ls']);
+    expect(await store.listGrants()).toStrictEqual([]);
+  });
+});
