@@ -73,6 +73,9 @@ export async function startAirlockUnderTest(options: AirlockUnderTestOptions = {
       subscriptionsPerConnection: 32,
       maxModelRequests: 64,
       maxRunningCalls: 64,
+      modelTimeoutMs: 600_000,
+      modelIdleTimeoutMs: 300_000,
+      modelTurnTimeoutMs: 7_200_000,
     },
     ...(dataDir === undefined ? {} : { dataDir }),
   };
