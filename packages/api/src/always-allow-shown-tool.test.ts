@@ -63,12 +63,12 @@ function setup(tools: () => readonly AnyTool[], steps = [read, textStep('one'), 
 }
 
 async function waitingCall(chat: ChatService, sessionId: string) {
-  await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1));
+  await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1), { timeout: 10_000 });
   return chat.pending(sessionId)[0]!;
 }
 
 async function ended(chat: ChatService, sessionId: string) {
-  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull());
+  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull(), { timeout: 10_000 });
 }
 
 describe('"Always allow" drafts its rule from the tool the card showed', () => {

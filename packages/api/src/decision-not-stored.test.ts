@@ -49,12 +49,12 @@ async function start(store: MemoryStore, steps: ScriptStep[], ran: string[]) {
 const echoCall = (text: string) => toolCallStep({ name: 'echo', arguments: { text } });
 
 async function waiting(chat: ChatService, sessionId: string): Promise<string> {
-  await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1));
+  await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1), { timeout: 10_000 });
   return chat.pending(sessionId)[0]!.approvalId;
 }
 
 async function runEnded(chat: ChatService, sessionId: string) {
-  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull());
+  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull(), { timeout: 10_000 });
 }
 
 describe('ChatService when a decision cannot be stored', () => {
@@ -112,7 +112,7 @@ describe('ChatService when a decision cannot be stored', () => {
     state.full = false;
     expect(await chat.confirm({ sessionId: 's', approvalId: first, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
     // The next call of the tool (a grant would cover any of its arguments): no grant lets it through, it waits.
-    await vi.waitFor(() => expect(chat.pending('s').map((p) => p.approvalId)).toHaveLength(1));
+    await vi.waitFor(() => expect(chat.pending('s').map((p) => p.approvalId)).toHaveLength(1), { timeout: 10_000 });
     expect(chat.pending('s')[0]!.approvalId).not.toBe(first);
     expect(ran).toStrictEqual(['ls']);
     expect(await store.listGrants()).toStrictEqual([]);

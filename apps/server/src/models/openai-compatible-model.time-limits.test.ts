@@ -74,15 +74,16 @@ describe('OpenAICompatibleModel time limits', () => {
     const requests = new ConcurrencyLimit(1);
     const parts: ModelPart[] = [];
 
-    const error = await failure(model({ turnTimeoutMs: 300, idleTimeoutMs: 5000, requests }).stream(hello, new AbortController().signal), parts);
+    // Long enough for pieces to arrive on a loaded machine (one every 10 ms), far below the idle limit.
+    const error = await failure(model({ turnTimeoutMs: 2000, idleTimeoutMs: 30_000, requests }).stream(hello, new AbortController().signal), parts);
 
     expect(error.message).toBe(
-      `llama.cpp: the model server at ${server.url} was still answering after 300 ms, the most one turn may take; the turn was stopped ` +
+      `llama.cpp: the model server at ${server.url} was still answering after 2000 ms, the most one turn may take; the turn was stopped ` +
         `(the limit is set by --model-turn-timeout-ms / AIRLOCK_MODEL_TURN_TIMEOUT_MS)`,
     );
     expect(parts.length).toBeGreaterThan(0);
     expect(requests.size).toBe(0);
-    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]));
+    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]), { timeout: 10_000 });
   });
 
   it('counts keep-alive comments as no progress: a server that sent one piece and then only comments meets the idle limit', async () => {
@@ -100,7 +101,7 @@ describe('OpenAICompatibleModel time limits', () => {
         `(the limit is set by --model-idle-timeout-ms / AIRLOCK_MODEL_IDLE_TIMEOUT_MS)`,
     );
     expect(parts).toStrictEqual([{ type: 'text-delta', text: 'Hel' }]);
-    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]));
+    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]), { timeout: 10_000 });
   });
 
   it('stops a stream that stalls after one piece at the idle limit, naming it', async () => {
@@ -115,7 +116,7 @@ describe('OpenAICompatibleModel time limits', () => {
       `llama.cpp: the model server at ${server.url} sent no further part of the answer for 200 ms; the turn was stopped ` +
         `(the limit is set by --model-idle-timeout-ms / AIRLOCK_MODEL_IDLE_TIMEOUT_MS)`,
     );
-    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]));
+    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]), { timeout: 10_000 });
   });
 
   it('gives a server that answered headers and sends keep-alives until its first piece the request limit, not the shorter idle one', async () => {
@@ -130,7 +131,7 @@ describe('OpenAICompatibleModel time limits', () => {
       `llama.cpp: the model server at ${server.url} did not start answering within 300 ms; the turn was stopped ` +
         `(the limit is set by --model-timeout-ms / AIRLOCK_MODEL_TIMEOUT_MS)`,
     );
-    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]));
+    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]), { timeout: 10_000 });
   });
 
   it('stops a server that never sends its headers at the request limit, naming it', async () => {
@@ -144,7 +145,7 @@ describe('OpenAICompatibleModel time limits', () => {
         `(the limit is set by --model-timeout-ms / AIRLOCK_MODEL_TIMEOUT_MS)`,
     );
     expect(requests.size).toBe(0);
-    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]));
+    await vi.waitFor(() => expect(server!.connections).toStrictEqual([{ closed: true }]), { timeout: 10_000 });
   });
 });
 

@@ -52,11 +52,12 @@ async function serve(store: AirlockStore, steps: ScriptStep[], tools: () => read
 }
 
 async function ended(chat: ChatService, sessionId: string) {
-  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull());
+  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull(), { timeout: 10_000 });
 }
 
 async function waitingCall(chat: ChatService, sessionId: string) {
-  await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1));
+  // A service started again resumes its runs from the store: on a loaded machine that takes more than a second.
+  await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1), { timeout: 15_000 });
   return chat.pending(sessionId)[0]!;
 }
 

@@ -349,7 +349,10 @@ describe('write_file while another process swaps the file for a link in a loop',
     // Each turn puts a link, then a file, at src/x.ts, each by an atomic rename.
     const loop =
       'echo ready; while :; do ln -sfn ../.git/config src/.l && mv -Tf src/.l src/x.ts; echo x > src/.f && mv -Tf src/.f src/x.ts; done';
-    const swapper = spawn('sh', ['-c', loop], { cwd: r.ws, stdio: ['ignore', 'pipe', 'ignore'] });
+    // In a process group of its own: the shell's ln and mv are killed with it, so none writes into src while the
+    // folder is removed (a kill of the shell alone left one running in a clean clone: ENOTEMPTY at the removal).
+    const swapper = spawn('sh', ['-c', loop], { cwd: r.ws, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+    const exited = new Promise<void>((resolve) => swapper.once('exit', () => resolve()));
     try {
       await new Promise<void>((resolve, reject) => {
         swapper.stdout.once('data', () => resolve());
@@ -370,7 +373,8 @@ describe('write_file while another process swaps the file for a link in a loop',
         ]).toContain(outcome);
       }
     } finally {
-      swapper.kill('SIGKILL');
+      process.kill(-swapper.pid!, 'SIGKILL');
+      await exited;
     }
   });
 });
