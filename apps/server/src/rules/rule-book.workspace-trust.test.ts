@@ -46,11 +46,11 @@ async function serve(store: AirlockStore, workspace: string, steps: ScriptStep[]
 }
 
 async function ended(chat: ChatService, sessionId: string) {
-  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull());
+  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull(), { timeout: 10_000 });
 }
 
 async function waitingCall(chat: ChatService, sessionId: string) {
-  await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1));
+  await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1), { timeout: 10_000 });
   return chat.pending(sessionId)[0]!;
 }
 
