@@ -1,7 +1,7 @@
 import { canonicalJson } from '@airlock/core';
 import path from 'node:path';
 import { commandBaseName, hostOfUrl, isExactOnlyCommand, matchHost } from '@airlock/api';
-import { allowsCommand, deniesCommand, mayLeaveWorkspace, setsShellVariables, type LineFacts } from './match-command';
+import { allowsCommand, deniesCommand, folderAfter, setsShellVariables, type LineFacts } from './match-command';
 import { readCommandLine } from './command-line-reader';
 import type { CommandLine, SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
@@ -35,7 +35,17 @@ export interface RuleContext {
    * rule catches either. Default: paths are compared as requested only.
    */
   realPath?: (requested: string) => Promise<string | undefined>;
+  /**
+   * Whether an absolute path a command line names leads inside the workspace once its links are followed, as the
+   * programs it runs would follow them (false when that cannot be told). Given, the folder of a `cd` or `pushd`,
+   * git's `-C` and the paths command rules check must lead inside by their real path as well as by their text, and a
+   * glob among them counts as leading anywhere. Default: judged by their text only.
+   */
+  leadsInside?: (absolute: string) => Promise<boolean>;
 }
+
+/** The most paths of one command line whose links are looked up: past that, the line is asked about. */
+const MAX_PATH_LOOKUPS = 256;
 
 export type RuleDecision =
   | { decision: 'deny'; rule: Rule }
@@ -86,35 +96,69 @@ export async function evaluateRules(call: RuleCall, rules: readonly Rule[], cont
   if (commandRules.length === 0) return ask;
   const line = await view.commandLine();
   if (line?.kind !== 'seen') return ask;
+  const used = await allowingRules(line.commands, commandRules, context);
+  const [first] = used ?? [];
+  return used === undefined || first === undefined ? ask : { decision: 'allow', rule: first, rules: used };
+}
+
+/**
+ * The rules that allow the commands of a line, one per command (each rule once), or undefined when some command is
+ * not allowed. Where a path leads once its links are followed (`context.leadsInside`) is looked up between two
+ * passes: the first takes every path the rules check as its text says and notes it, the second answers each from
+ * its lookup, a path the first did not note counting as outside.
+ */
+async function allowingRules(commands: readonly SimpleCommand[], rules: readonly Rule[], context: RuleContext): Promise<Rule[] | undefined> {
+  const { leadsInside } = context;
+  if (leadsInside === undefined) return rulesFor(commands, rules, lineFacts(commands, context));
+  const noted = new Set<string>();
+  const first = rulesFor(
+    commands,
+    rules,
+    lineFacts(commands, context, (absolute) => {
+      noted.add(absolute);
+      return true;
+    }),
+  );
+  if (first === undefined || noted.size === 0) return first;
+  if (noted.size > MAX_PATH_LOOKUPS) return undefined;
+  const looked = await Promise.all([...noted].map(async (absolute) => [absolute, await leadsInside(absolute).catch(() => false)] as const));
+  const inside = new Set(looked.filter(([, answer]) => answer).map(([absolute]) => absolute));
+  return rulesFor(commands, rules, lineFacts(commands, context, (absolute) => inside.has(absolute)));
+}
+
+function rulesFor(commands: readonly SimpleCommand[], rules: readonly Rule[], facts: readonly LineFacts[]): Rule[] | undefined {
   const used: Rule[] = [];
-  const facts = lineFacts(line.commands, context);
-  for (const [index, command] of line.commands.entries()) {
+  for (const [index, command] of commands.entries()) {
     // After a `cd` that may have left the workspace, a command runs in a folder the person never saw, whose code it
     // may run (`cd ~/other && make test` its Makefile, `npm test` its package.json, `pytest` its conftest.py,
     // `./configure` itself): no command rule, prefix or exact, names where it runs. An `exact-arguments` rule for
     // the whole line (what "Always allow" proposes for it) names the `cd` too, and was judged above.
-    if (facts[index]!.leftWorkspace === true) return ask;
-    const rule = commandRules.find((candidate) => candidate.match.kind === 'command-prefix' && allowsCommand(candidate.match, command, facts[index]));
-    if (rule === undefined) return ask;
+    if (facts[index]!.leftWorkspace === true) return undefined;
+    const rule = rules.find((candidate) => candidate.match.kind === 'command-prefix' && allowsCommand(candidate.match, command, facts[index]));
+    if (rule === undefined) return undefined;
     if (!used.includes(rule)) used.push(rule);
   }
-  const [first] = used;
-  return first === undefined ? ask : { decision: 'allow', rule: first, rules: used };
+  return used;
 }
 
 /**
- * What each command of a line is judged with: whether any command of the line may set variables, and whether one
- * before it may have led the shell out of the workspace (`leftWorkspace`, each `cd` judged by the ones before it).
- * The commands a line shows run in its order (a loop or a function is not seen through); a `cd` in a pipeline or
- * in the background changes no folder for the rest, but is counted as though it did.
+ * What each command of a line is judged with: whether any command of the line may set variables, whether one
+ * before it may have led the shell out of the workspace (`leftWorkspace`, each `cd` judged by the ones before it),
+ * and, with `leadsInside` (where links lead), the folder the `cd`s before it name. The commands a line shows run in
+ * its order (a loop or a function is not seen through); a `cd` in a pipeline or in the background changes no folder
+ * for the rest, but is counted as though it did.
  */
-function lineFacts(commands: readonly SimpleCommand[], context: RuleContext): LineFacts[] {
+function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, leadsInside?: (absolute: string) => boolean): LineFacts[] {
   const setsVariables = commands.some(setsShellVariables);
   const facts: LineFacts[] = [];
   let left = false;
+  let folder = context.workspace;
   for (const command of commands) {
-    facts.push({ setsVariables, workspace: context.workspace, leftWorkspace: left });
-    left ||= mayLeaveWorkspace(command, { workspace: context.workspace, leftWorkspace: left });
+    const here = { workspace: context.workspace, leftWorkspace: left, ...(leadsInside === undefined ? {} : { folder, leadsInside }) };
+    facts.push({ setsVariables, ...here });
+    const next = folderAfter(command, here);
+    if (next === 'outside') left = true;
+    else if (next?.folder !== undefined) folder = next.folder;
   }
   return facts;
 }

@@ -1,4 +1,4 @@
-import { mayNameOutside, type PathFacts } from './outside-workspace';
+import { mayNameOutside, movedTo, type PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
 /**
@@ -181,6 +181,8 @@ const REMOTE_READS = new Set(['show', 'get-url']);
 export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number, facts: PathFacts = {}): boolean {
   const untrusted = (index: number) => index >= trusted;
   if (facts.leftWorkspace === true) return false;
+  // Where git works once its `-C`s moved it: `git -C sub -C link` goes to `sub/link`.
+  let here = facts;
   let index = 1;
   while (index < words.length) {
     const word = words[index]!;
@@ -192,7 +194,8 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
     if (GLOBAL_FLAGS.includes(value)) index += 1;
     else if (GLOBAL_VALUES.includes(name)) {
       const given = optionValue(words, index, value.includes('=') ? value.slice(name.length + 1) : undefined);
-      if (GLOBAL_PATHS.includes(name) && untrusted(given.at) && given.word !== undefined && mayNameOutside(given.word, facts)) return false;
+      if (GLOBAL_PATHS.includes(name) && untrusted(given.at) && given.word !== undefined && mayNameOutside(given.word, here)) return false;
+      if (name === '-C' && given.word?.kind === 'literal') here = movedTo(here, given.word.value);
       index = given.at + 1;
     } else return false;
   }
@@ -201,14 +204,14 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
   if (command.kind !== 'literal' || !GIT_COMMANDS.has(command.value)) return false;
   const namedOnly = NAMED_ONLY_OPTIONS.get(command.value);
   if (namedOnly !== undefined && !namedOnlyOptionsCovered(namedOnly, words, index + 1, untrusted)) return false;
-  if (command.value === 'config' && !configCovered(words, index + 1, untrusted, facts)) return false;
+  if (command.value === 'config' && !configCovered(words, index + 1, untrusted, here)) return false;
   const paths = PATH_OPTIONS.get(command.value);
-  if (paths !== undefined && !pathsCovered(paths, words, index + 1, untrusted, facts)) return false;
+  if (paths !== undefined && !pathsCovered(paths, words, index + 1, untrusted, here)) return false;
   // `git diff a b` with either outside the repository compares the two files as `--no-index` does.
-  if (command.value === 'diff' && words.slice(index + 1).some((word, offset) => untrusted(index + 1 + offset) && !isOption(word) && mayNameOutside(word, facts))) return false;
+  if (command.value === 'diff' && words.slice(index + 1).some((word, offset) => untrusted(index + 1 + offset) && !isOption(word) && mayNameOutside(word, here))) return false;
   if (command.value === 'remote') return remoteCovered(words, index + 1, untrusted);
   const spec = REPOSITORY_COMMANDS.get(command.value);
-  return spec === undefined || repositoryCovered(spec, words, index + 1, untrusted, facts);
+  return spec === undefined || repositoryCovered(spec, words, index + 1, untrusted, here);
 }
 
 /** Options of one git command that take a file from anywhere, name a program to run, or add a file git leaves alone. */

@@ -2,7 +2,7 @@ import { longOptionNamed, type ReachableWords } from './command-wrappers';
 import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-arguments';
 import { jqArgumentsCovered } from './jq-arguments';
 import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
-import { mayNameOutside, type PathFacts } from './outside-workspace';
+import { mayNameOutside, movedTo, type PathFacts } from './outside-workspace';
 import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
 import { commandBaseName, isExactOnlyCommand, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
@@ -175,7 +175,7 @@ export function setsShellVariables(command: SimpleCommand): boolean {
 /** Builtins that change the directory, and those that run code that may (`source`, `eval`: `SETS_VARIABLES`). */
 const CHANGES_DIRECTORY = new Set(['cd', 'pushd', 'popd']);
 
-/** Whether `command` may change the directory (where it leads: `mayLeaveWorkspace`). */
+/** Whether `command` may change the directory (where it leads: `folderAfter`). */
 function changesDirectory(command: SimpleCommand): boolean {
   const [first] = command.words;
   if (first?.kind !== 'literal') return true;
@@ -184,25 +184,29 @@ function changesDirectory(command: SimpleCommand): boolean {
 }
 
 /**
- * Whether `command` may lead the shell to a folder outside the workspace, its folder judged with `facts` of the
- * commands before it (`cd sub && cd x` stays inside, `cd sub && cd ..` may not): `cd` or `pushd` to a folder that may
- * lie outside (`cd ~/other`, `cd ..`, `cd "$X"`), `cd` alone (home), `cd -` (the folder before), `pushd` alone or
- * `pushd +1` (one on the stack), `popd`, and any other command that may change the directory (`source x`, `eval …`).
+ * Where `command` leads the shell, its folder judged with `facts` of the commands before it (`cd sub && cd x` stays
+ * inside, `cd sub && cd ..` may not): undefined when it changes no folder; `outside` when it may lead to a folder
+ * outside the workspace: `cd` or `pushd` to a folder that may lie outside (`cd ~/other`, `cd ..`, `cd "$X"`, a link
+ * that leads out given `facts.leadsInside`), `cd` alone (home), `cd -` (the folder before), `pushd` alone or `pushd
+ * +1` (one on the stack), `popd`, and any other command that may change the directory (`source x`, `eval …`);
+ * else the folder it names (`movedTo`: given `facts.leadsInside`, absolute from `facts.folder`; else undefined).
  */
-export function mayLeaveWorkspace(command: SimpleCommand, facts: PathFacts): boolean {
-  if (!changesDirectory(command)) return false;
+export function folderAfter(command: SimpleCommand, facts: PathFacts): { folder: string | undefined } | 'outside' | undefined {
+  if (!changesDirectory(command)) return undefined;
   const [first, ...args] = command.words;
   const name = first?.kind === 'literal' ? commandBaseName(first.value) : undefined;
-  if (name !== 'cd' && name !== 'pushd') return true;
+  if (name !== 'cd' && name !== 'pushd') return 'outside';
   const option = (word: ShellWord | undefined) => word?.kind === 'literal' && /^-[LPe@n]+$/.test(word.value);
   let index = 0;
   while (option(args[index])) index += 1;
   const dashes = args[index];
   if (dashes?.kind === 'literal' && dashes.value === '--') index += 1;
   const folder = args[index];
-  if (folder === undefined) return true;
-  if (folder.kind === 'literal' && /^[-+]/.test(folder.value)) return true;
-  return mayNameOutside(folder, facts);
+  if (folder === undefined) return 'outside';
+  if (folder.kind === 'literal' && /^[-+]/.test(folder.value)) return 'outside';
+  if (mayNameOutside(folder, facts)) return 'outside';
+  // Where a glob leads is not known: with links looked up it is `outside` already (`mayNameOutside`).
+  return { folder: folder.kind === 'literal' ? movedTo(facts, folder.value).folder : undefined };
 }
 
 /** Whether a prefix rule for `name` is checked against a table of options that run code. */

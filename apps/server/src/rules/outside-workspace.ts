@@ -12,15 +12,27 @@ export interface PathFacts {
    * than the workspace's own folder stays inside. Default: false.
    */
   leftWorkspace?: boolean;
+  /**
+   * The folder the command runs in, absolute, as the `cd`s before it name it (links not followed): where a relative
+   * path is looked up with `leadsInside`. Default: `workspace`.
+   */
+  folder?: string;
+  /**
+   * Whether an absolute path, as the shell hands it on (a `..` after a link climbs from where the link leads), leads
+   * inside the workspace once its links are followed; false when that is not known. Given, a word must stay inside
+   * by its text and by this, and a glob counts as leading anywhere (its matches, which may be links, are not
+   * listed). Default: judged by the text only.
+   */
+  leadsInside?: (absolute: string) => boolean;
 }
 
 const GLOB = /[*?[]/;
 
 /**
- * Whether a word that names a file may name one outside the workspace, judged by its text (links inside the workspace
- * that lead out are not seen): an absolute path elsewhere, `~`, a `..` that climbs out, any `$NAME` (`$HOME`, `$_`),
- * braces (`{/etc/x,a}`), a glob part that may match `..` (`.*`), and any relative path once the line may have left
- * the workspace.
+ * Whether a word that names a file may name one outside the workspace: by its text, an absolute path elsewhere,
+ * `~`, a `..` that climbs out, any `$NAME` (`$HOME`, `$_`), braces (`{/etc/x,a}`), a glob part that may match `..`
+ * (`.*`), and any relative path once the line may have left the workspace; given `facts.leadsInside`, also a path
+ * whose links lead out (`link/secret`, `link -> ~/other`) and any glob.
  */
 export function mayNameOutside(word: ShellWord, facts: PathFacts): boolean {
   if (word.kind === 'literal') return pathLeadsOut(word.value, facts);
@@ -28,6 +40,7 @@ export function mayNameOutside(word: ShellWord, facts: PathFacts): boolean {
   const text = word.text.replace(/["']/g, '');
   if (text.startsWith('~') || text.includes('{') || text.includes('..')) return true;
   if (text.split('/').some((part) => part.startsWith('.') && GLOB.test(part))) return true;
+  if (facts.leadsInside !== undefined) return true;
   const glob = text.search(GLOB);
   return pathLeadsOut(glob === -1 ? text : text.slice(0, text.lastIndexOf('/', glob) + 1), facts);
 }
@@ -39,9 +52,24 @@ function pathLeadsOut(value: string, facts: PathFacts): boolean {
     if (facts.workspace === undefined) return true;
     const workspace = path.posix.resolve(facts.workspace);
     const resolved = path.posix.resolve(value);
-    return resolved !== workspace && !resolved.startsWith(workspace === '/' ? '/' : `${workspace}/`);
+    if (resolved !== workspace && !resolved.startsWith(workspace === '/' ? '/' : `${workspace}/`)) return true;
+    return facts.leadsInside !== undefined && !facts.leadsInside(value);
   }
   if (facts.leftWorkspace === true) return true;
   const normalized = path.posix.normalize(value);
-  return normalized === '..' || normalized.startsWith('../');
+  if (normalized === '..' || normalized.startsWith('../')) return true;
+  if (facts.leadsInside === undefined) return false;
+  const folder = facts.folder ?? facts.workspace;
+  // Joined, not resolved: `link/../x` is where the link leads, one folder up, for the program that opens it.
+  return folder === undefined || !facts.leadsInside(`${folder}/${value}`);
+}
+
+/**
+ * `facts` for a command that has moved to `folder` (a `cd`, git's `-C`), named from where it was: a relative path
+ * after it is looked up from there. Unchanged when links are not looked up (`leadsInside`), or for `''` (no move).
+ */
+export function movedTo(facts: PathFacts, folder: string): PathFacts {
+  if (facts.leadsInside === undefined || folder === '') return facts;
+  const from = facts.folder ?? facts.workspace;
+  return { ...facts, folder: folder.startsWith('/') ? folder : from === undefined ? undefined : `${from}/${folder}` };
 }

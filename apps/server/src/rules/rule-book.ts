@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 import { WorkspacePaths } from '../tools/workspace-paths';
+import { commandPathInside } from './command-path-inside';
 import { evaluateRules, type RuleCall } from './evaluate-rules';
 import { proposeRule } from './propose-rule';
 import { loadWorkspaceRules, WORKSPACE_RULES_FILE, type WorkspaceRules } from './workspace-rules-file';
@@ -89,11 +90,14 @@ export class RuleBook implements RuleService {
   private readonly now: () => number;
   /** Path rules match the file a tool would really touch: a link in the workspace cannot pass one file off as another. */
   private readonly realPath: (requested: string) => Promise<string | undefined>;
+  /** Command rules judge a path by where it really leads: `cd link && make test` runs where the link leads. */
+  private readonly leadsInside: (absolute: string) => Promise<boolean>;
 
   private constructor(private readonly options: RuleBookOptions) {
     this.log = options.log ?? ((line) => console.warn(line));
     this.now = options.now ?? Date.now;
     this.realPath = options.realPath ?? fileToolRealPath(options.workspace);
+    this.leadsInside = commandPathInside(options.workspace);
   }
 
   static async open(options: RuleBookOptions): Promise<RuleBook> {
@@ -146,6 +150,7 @@ export class RuleBook implements RuleService {
       workspace: this.options.workspace,
       workspaceTrusted: file.kind === 'loaded' && this.trustOf(file) === 'trusted',
       realPath: this.realPath,
+      leadsInside: this.leadsInside,
     });
     if (decision.decision === 'ask') return 'because' in decision ? askedVerdict(decision.because, decision.unread) : undefined;
     const rule = decision.rule;

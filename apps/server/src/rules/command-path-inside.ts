@@ -1,0 +1,58 @@
+import { lstat, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { isWithin } from '../tools/workspace-paths';
+
+/** Longer paths are not looked up: they count as outside. */
+const MAX_PATH_CHARS = 4096;
+/** The most names at the end of a path that may not exist yet: past that, it counts as outside. */
+const MAX_MISSING_NAMES = 64;
+
+/**
+ * Whether an absolute path a command names leads inside `workspace` once its links are followed, as the program
+ * given it would follow them: the real path of its longest existing part (a link that points nowhere counts as
+ * outside, since what a later write makes there decides where it leads), plus the names not made yet. Unlike the
+ * file tools' `WorkspacePaths.resolve`, the path is not tidied first: a program hands `link/../x` to the kernel,
+ * which takes `..` from where the link leads. A `..` among the names not made yet, an error, or a path too long
+ * count as outside.
+ */
+export function commandPathInside(workspace: string): (absolute: string) => Promise<boolean> {
+  let root: Promise<string> | undefined;
+  const rootOf = () =>
+    (root ??= realpath(workspace).catch((error: unknown) => {
+      root = undefined;
+      throw error;
+    }));
+  return async (absolute) => {
+    try {
+      const real = await realPathOf(absolute);
+      return real !== undefined && isWithin(await rootOf(), real);
+    } catch {
+      return false;
+    }
+  };
+}
+
+async function realPathOf(absolute: string): Promise<string | undefined> {
+  if (!path.isAbsolute(absolute) || absolute.length > MAX_PATH_CHARS || absolute.includes('\0')) return undefined;
+  let existing = absolute;
+  const missing: string[] = [];
+  while (!(await exists(existing))) {
+    const name = path.basename(existing);
+    const parent = path.dirname(existing);
+    if (name === '..' || parent === existing || missing.length >= MAX_MISSING_NAMES) return undefined;
+    missing.unshift(name);
+    existing = parent;
+  }
+  return path.join(await realpath(existing), ...missing);
+}
+
+async function exists(entry: string): Promise<boolean> {
+  try {
+    await lstat(entry);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw error;
+  }
+}

@@ -1,0 +1,137 @@
+import { MemoryStore } from '@airlock/api';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readCommandLine } from './command-line-reader';
+import { commandPathInside } from './command-path-inside';
+import { evaluateRules } from './evaluate-rules';
+import { RuleBook } from './rule-book';
+import { prefix, SESSION, terminal } from './rule-fixtures';
+import { tempFolder, toolNamed, type TempFolder } from '../tools/test-support';
+import { createBuiltinTools } from '../tools';
+
+// The command reader's worker loads the grammar once per file, here rather than inside a test's own time.
+beforeAll(() => readCommandLine('true'));
+
+/**
+ * A workspace `ws` beside a project it must not reach, `other`, with links a model or a cloned repository could
+ * plant: `out` and `sub/away` lead to `other`, `up` to a folder of it (so `up/..` is `other` itself), `data/key.json`
+ * to a file of it, `gone` to nowhere there; `in` leads to `sub`, inside.
+ */
+async function plantedWorkspace(): Promise<TempFolder & { workspace: string }> {
+  const folder = await tempFolder();
+  const workspace = path.join(folder.path, 'ws');
+  const other = path.join(folder.path, 'other');
+  await mkdir(path.join(other, 'deep'), { recursive: true });
+  await writeFile(path.join(other, 'Makefile'), 'test:\n\ttouch PWNED\n');
+  await writeFile(path.join(other, 'secret.json'), '{"token": "s3cret"}\n');
+  await mkdir(path.join(workspace, 'sub'), { recursive: true });
+  await mkdir(path.join(workspace, 'data'));
+  await writeFile(path.join(workspace, 'data', 'ok.json'), '{}\n');
+  await symlink(other, path.join(workspace, 'out'));
+  await symlink('../../other', path.join(workspace, 'sub', 'away'));
+  await symlink('../other/deep', path.join(workspace, 'up'));
+  await symlink(path.join(other, 'secret.json'), path.join(workspace, 'data', 'key.json'));
+  await symlink(path.join(other, 'missing'), path.join(workspace, 'gone'));
+  await symlink('sub', path.join(workspace, 'in'));
+  return { ...folder, workspace };
+}
+
+describe('a link inside the workspace that leads out: no command rule covers what is done through it', () => {
+  const rules = [prefix('cd'), prefix('pushd'), prefix('make test'), prefix('git'), prefix('jq')];
+  const decide = async (workspace: string, command: string) =>
+    (await evaluateRules(terminal(command), rules, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) })).decision;
+
+  it.each([
+    // Run in `other`: its Makefile, its repository's configuration.
+    'cd out && make test',
+    'cd out/deep && make test',
+    'cd sub/away && make test',
+    'cd sub && cd away && make test',
+    'cd gone && make test',
+    'pushd out && make test',
+    'git -C out status',
+    'git -C sub -C away status',
+    'cd sub && git -C away status',
+    // Files of `other` read into the output.
+    'jq . out/secret.json',
+    'jq . data/key.json',
+    "jq -n --rawfile a data/key.json '$a'",
+    'cd sub && jq . away/secret.json',
+    // `up/..` is `other`, not the workspace: the program hands the kernel the link, not the tidied path.
+    'jq . up/../secret.json',
+    'cd up/.. && make test',
+    // A glob may match such a link: its matches are not listed.
+    'jq . data/*.json',
+  ])('asks about %j', async (command) => {
+    await using folder = await plantedWorkspace();
+    expect(await decide(folder.workspace, command)).toBe('ask');
+  });
+
+  it('asks about an absolute path through such a link', async () => {
+    await using folder = await plantedWorkspace();
+    expect(await decide(folder.workspace, `jq . ${folder.workspace}/out/secret.json`)).toBe('ask');
+    expect(await decide(folder.workspace, `cd ${folder.workspace}/out && make test`)).toBe('ask');
+    expect(await decide(folder.workspace, `git -C ${folder.workspace}/out status`)).toBe('ask');
+  });
+
+  it.each([
+    'cd in && make test',
+    'cd sub && make test',
+    'cd in && git status',
+    'git -C in status',
+    'git -C sub status',
+    'jq . data/ok.json',
+    'jq . in/../data/ok.json',
+    // Not made yet: judged by the nearest folder that is.
+    'cd sub && jq . new/x.json',
+    'git -C sub/new status',
+    'make test',
+  ])('still allows %j, whose links lead inside', async (command) => {
+    await using folder = await plantedWorkspace();
+    expect(await decide(folder.workspace, command)).toBe('allow');
+  });
+
+  it('the server’s rule book looks the links up', async () => {
+    await using folder = await plantedWorkspace();
+    const rules = await RuleBook.open({ store: new MemoryStore(), workspace: folder.workspace, log: () => undefined });
+    for (const command of ['cd', 'make test', 'git']) {
+      await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: command.split(' '), exact: false }, scope: { kind: 'global' }, source: 'user' });
+    }
+    const tool = toolNamed(createBuiltinTools({ workspace: folder.workspace, sandbox: 'none' }), 'terminal');
+    const verdict = (command: string) => rules.evaluate(SESSION, { id: 'c1', name: 'terminal', arguments: { command } }, tool, { preview: true });
+    expect(await verdict('cd out && make test')).toBeUndefined();
+    expect(await verdict('git -C out status')).toBeUndefined();
+    expect(await verdict('cd in && make test')).toMatchObject({ effect: 'allow' });
+    expect(await verdict('git -C in status')).toMatchObject({ effect: 'allow' });
+  });
+});
+
+describe('commandPathInside', () => {
+  it('follows links as the kernel does, and counts what it cannot tell as outside', async () => {
+    await using folder = await plantedWorkspace();
+    const { workspace } = folder;
+    const inside = commandPathInside(workspace);
+    const answers = await Promise.all(
+      ['sub', 'in', 'in/new/file', 'sub/away', 'out/deep', 'up/..', 'gone', 'gone/x', 'sub/new/..', 'data/key.json', `../ws/sub`].map(async (relative) => [relative, await inside(`${workspace}/${relative}`)]),
+    );
+    expect(Object.fromEntries(answers)).toStrictEqual({
+      sub: true,
+      in: true,
+      'in/new/file': true,
+      'sub/away': false,
+      'out/deep': false,
+      'up/..': false,
+      // A link to nowhere: a write through it lands where it points.
+      gone: false,
+      'gone/x': false,
+      // Where `..` of a folder not made yet leads depends on what is made there.
+      'sub/new/..': false,
+      'data/key.json': false,
+      '../ws/sub': true,
+    });
+    expect(await inside(`${workspace}/${'x/'.repeat(2100)}`)).toBe(false);
+    expect(await inside('relative/path')).toBe(false);
+    expect(await commandPathInside(path.join(workspace, 'not-there'))(`${workspace}/sub`)).toBe(false);
+  });
+});
