@@ -1,6 +1,6 @@
 import type { LoopEvent } from '@airlock/core';
 import { describe, expect, it } from 'vitest';
-import { EventLog, parseEventId } from './event-log';
+import { EventLog, eventSize, parseEventId } from './event-log';
 import { ManualWindow } from './test-support';
 
 const text = (t: string): LoopEvent => ({ type: 'text-delta', text: t });
@@ -171,5 +171,37 @@ describe('parseEventId', () => {
     expect(parseEventId('run:1e3')).toBeUndefined();
     expect(parseEventId('run: 7')).toBeUndefined();
     expect(parseEventId('run:99999999999999999999')).toBeUndefined();
+  });
+});
+
+describe('eventSize', () => {
+  it('is about the length of the event as JSON, so a large result weighs what it holds and a delta little', () => {
+    const events: LoopEvent[] = [
+      text('a'),
+      { type: 'run-start', runId: 'run_1', sessionId: 's1' },
+      { type: 'tool-end', toolCallId: 'call_1', toolName: 'read_file', outcome: 'executed', result: 'x'.repeat(100_000), startedAt: 1_700_000_000_000 },
+      { type: 'run-end', runId: 'run_1', reason: 'error', error: 'é'.repeat(1_000) },
+    ];
+    for (const event of events) {
+      const json = JSON.stringify(event).length;
+      expect(Math.abs(eventSize(event) - json)).toBeLessThanOrEqual(16);
+    }
+  });
+
+  it('walks arguments nested however deep without running out of stack', () => {
+    let nested: unknown = 'leaf';
+    for (let depth = 0; depth < 100_000; depth++) nested = [nested];
+    const start: LoopEvent = { type: 'tool-start', toolCallId: 'c', toolName: 't', arguments: { nested }, approvalId: '', awaitingConfirmation: false };
+    expect(eventSize(start)).toBeGreaterThan(300_000);
+  });
+
+  it('is counted by the log as events are appended', () => {
+    const log = new EventLog('r');
+    log.append(text('hello'));
+    log.append(text('x'.repeat(1_000)));
+    expect(log.bytes).toBe(eventSize(text('hello')) + eventSize(text('x'.repeat(1_000))));
+    log.close();
+    log.append(text('after close'));
+    expect(log.bytes).toBe(eventSize(text('hello')) + eventSize(text('x'.repeat(1_000))));
   });
 });

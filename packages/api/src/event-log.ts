@@ -42,6 +42,8 @@ export interface FollowerBinding {
 export class EventLog {
   /** The event of seq n is at index n - 1; entries are built when read, so a stored event costs one slot. */
   private readonly events: LoopEvent[] = [];
+  /** The estimated size of its events (see eventSize), counted as they are appended. */
+  private eventBytes = 0;
   private closed = false;
   /** Followers waiting for the next append or close, woken together: usually one, kept without an array. */
   private waiting: Waker | Waker[] | undefined = undefined;
@@ -52,6 +54,11 @@ export class EventLog {
     return this.events.length;
   }
 
+  /** About how many bytes its events take as JSON: what keeping the log holds beyond a slot per event. */
+  get bytes(): number {
+    return this.eventBytes;
+  }
+
   get isClosed(): boolean {
     return this.closed;
   }
@@ -59,6 +66,7 @@ export class EventLog {
   append(event: LoopEvent): void {
     if (this.closed) return;
     this.events.push(event);
+    this.eventBytes += eventSize(event);
     this.wakeFollowers();
   }
 
@@ -370,6 +378,39 @@ export class StoredRunFollower<T> implements RunFollower<T>, Waker {
 type Parking = 'log' | 'window';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * About how many bytes an event takes as JSON, without writing it: each string's length and a few for each value and
+ * key (escapes and multi-byte characters aside). A tool's result or a long text weighs what it holds, a text delta
+ * little. Walked without recursion, so arguments nested however deep cost no stack.
+ */
+export function eventSize(event: LoopEvent): number {
+  let size = 0;
+  const values: unknown[] = [event];
+  while (values.length > 0) {
+    const value = values.pop();
+    if (typeof value === 'string') {
+      size += value.length + 2;
+    } else if (typeof value === 'number') {
+      size += 16;
+    } else if (typeof value !== 'object' || value === null) {
+      size += 5;
+    } else if (Array.isArray(value)) {
+      size += 2;
+      for (const item of value as unknown[]) {
+        size += 1;
+        values.push(item);
+      }
+    } else {
+      size += 2;
+      for (const [key, item] of Object.entries(value)) {
+        size += key.length + 4;
+        values.push(item);
+      }
+    }
+  }
+  return size;
+}
 
 /** The seq of a `<runId>:<seq>` event id, when it belongs to `runId`. */
 export function parseEventId(eventId: string | undefined): { runId: string; seq: number } | undefined {
