@@ -342,6 +342,7 @@ function startRecord(runId: string, sessionId: string, change: Extract<LedgerCha
     approvalId: change.approvalId,
     executesCode: change.executesCode,
     toolVersion: change.toolVersion,
+    tool: change.tool === undefined ? null : roundTrip(change.tool),
     requestedAt: change.requestedAt,
     expiresAt: change.expiresAt,
     decision: null,
@@ -367,6 +368,7 @@ function copyRecord(entry: LedgerEntry): ToolCallRecord {
     ...record,
     arguments: roundTrip(record.arguments),
     editedArguments: record.editedArguments === null ? null : roundTrip(record.editedArguments),
+    tool: record.tool === null ? null : roundTrip(record.tool),
     cut: record.cut === null ? null : { ...record.cut },
   };
 }

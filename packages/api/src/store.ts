@@ -1,4 +1,4 @@
-import type { ChatMessage, Decision, DecisionSource, LoopEvent, ResultCut, ToolArguments, ToolOutcome } from '@airlock/core';
+import type { ChatMessage, Decision, DecisionSource, LoopEvent, ResultCut, ShownTool, ToolArguments, ToolOutcome } from '@airlock/core';
 import type { RunOptions } from './chat-service';
 import type { Rule } from './rules';
 
@@ -158,6 +158,8 @@ export type LedgerChange =
       /** Exact-argument grant semantics and tool fingerprint, kept so a waiting call can be restored after a restart. */
       executesCode: boolean;
       toolVersion: string;
+      /** The tool as the call was put up, as its tool-start showed it (source and hints); absent when no offered tool had the call's name. */
+      tool?: ShownTool;
     }
   | {
       kind: 'decision';
@@ -247,6 +249,12 @@ export interface ToolCallRecord {
   approvalId: string;
   executesCode: boolean;
   toolVersion: string;
+  /**
+   * The tool as the call was put up (its source and hints), as its tool-start showed it: what a card rebuilt from this
+   * row shows, whatever the tool says of itself now. Null when no offered tool had the call's name, and in rows
+   * written before the ledger kept it.
+   */
+  tool: ShownTool | null;
   requestedAt: number;
   expiresAt: number | null;
   decision: Decision | null;

@@ -16,6 +16,7 @@ function ledgerRow(ledgerId: number, content: string): LedgerRow {
     approval_id: '',
     executes_code: 0,
     tool_version: 'v1',
+    shown_tool: null,
     requested_at: 10_000,
     expires_at: null,
     decision: null,

@@ -1,5 +1,5 @@
 import { MAX_AUDIT_PAGE_CHARS, type AuditPage, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
-import { NotFoundError, type ChatMessage, type ResultCut } from '@airlock/core';
+import { NotFoundError, shownToolSchema, type ChatMessage, type ResultCut, type ShownTool } from '@airlock/core';
 
 /**
  * The rows both stores read and how they become records. A boolean column comes back as 0/1 from SQLite and as a
@@ -38,6 +38,8 @@ export interface LedgerRow {
   approval_id: string;
   executes_code: SqlBoolean;
   tool_version: string;
+  /** The tool as the call was put up, as JSON; null in rows written before migration 009 (SQLite) or 006 (PostgreSQL). */
+  shown_tool: string | null;
   requested_at: number;
   expires_at: number | null;
   decision: ToolCallRecord['decision'];
@@ -118,6 +120,7 @@ export function toToolCall(row: LedgerRow): ToolCallRecord {
     approvalId: row.approval_id,
     executesCode: toBoolean(row.executes_code),
     toolVersion: row.tool_version,
+    tool: toShownTool(row.shown_tool),
     requestedAt: row.requested_at,
     expiresAt: row.expires_at,
     decision: row.decision,
@@ -135,6 +138,13 @@ export function toToolCall(row: LedgerRow): ToolCallRecord {
     cut: toCut(row),
     endedAt: row.ended_at,
   };
+}
+
+/** The shown tool's JSON as written; one that does not read as a shown tool is not known (the card falls back to the tool list). */
+function toShownTool(json: string | null): ShownTool | null {
+  if (json === null) return null;
+  const parsed = shownToolSchema.safeParse(JSON.parse(json));
+  return parsed.success ? parsed.data : null;
 }
 
 /** The cut as the tool-end reported it; a missing column value (an old row) is nothing left out. */

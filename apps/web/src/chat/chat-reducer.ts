@@ -288,8 +288,10 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
           const edited = record?.editedArguments ?? null;
           // A row written before cuts were recorded has none: its result shows no note, whatever its text says.
           const cut = record?.cut ?? null;
+          // The tool as the call was put up; a row written before the ledger kept it has none (the card reads the tool list).
+          const tool = record?.tool ?? null;
           const view: ToolCallView = { key, runId: null, toolCallId: call.id, toolName: call.name, arguments: call.arguments, state };
-          items.push({ kind: 'tool', key, call: { ...view, ...(edited === null ? {} : { editedArguments: edited }), ...(cut === null ? {} : { cut }) } });
+          items.push({ kind: 'tool', key, call: { ...view, ...(edited === null ? {} : { editedArguments: edited }), ...(cut === null ? {} : { cut }), ...(tool === null ? {} : { tool }) } });
         }
         return;
       case 'tool': {

@@ -1,7 +1,8 @@
 import { cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LoopEvent, LoopEventOf, ToolAnnotations } from '../lib/api-types';
+import type { LoopEvent, LoopEventOf, PendingApproval, StoredMessage, ToolAnnotations } from '../lib/api-types';
 import { chatReducer, initialChatState, type ChatState } from './chat-reducer';
+import { ledgerRecord } from './test-ledger-record';
 import { ToolCallCard } from './tool-call-card';
 import type { ToolCallView } from './tool-call-state';
 
@@ -56,6 +57,43 @@ describe('the tool a card shows', () => {
   it('a tool-start stored before it carried its tool falls back to the tool as listed now', () => {
     const { tool: _tool, ...older } = start;
     render(<ToolCallCard call={startedCall(older)} annotations={listedReadOnly} source="mcp:wx" onDecide={() => undefined} />);
+    expect(badges()).toStrictEqual(['MCP · wx', 'wx says: read-only', 'wx says: idempotent']);
+  });
+});
+
+/**
+ * The chat read from the server with a call of a run the page does not follow still waiting: its card is built from
+ * its ledger row (`shown`: the tool as its row says it was put up; null for a row stored before the ledger kept it).
+ */
+function waitingFromLedger(shown: ToolCallView['tool'] | null): ToolCallView {
+  const messages: StoredMessage[] = [
+    { role: 'user', content: 'weather in Paris?' },
+    { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: TOOL, arguments: { city: 'Paris' } }] },
+  ];
+  const row = ledgerRecord({ runId: RUN, toolCallId: 'c1', toolName: TOOL, arguments: { city: 'Paris' }, approvalId: 'apv_1', executesCode: false, tool: shown ?? null });
+  const pending: PendingApproval[] = [{ approvalId: 'apv_1', sessionId: 'chat_1', runId: RUN, toolCallId: 'c1', toolName: TOOL, arguments: { city: 'Paris' }, requestedAt: 1, expiresAt: null }];
+  const state = chatReducer(initialChatState, { type: 'history-loaded', history: { messages, toolCalls: [row], pending, follow: null } });
+  const item = state.items.find((candidate) => candidate.kind === 'tool');
+  if (item?.kind !== 'tool') throw new Error('no card');
+  return item.call;
+}
+
+describe('the tool a card rebuilt from the ledger shows', () => {
+  it('shows the hints its ledger row kept from when the call was put up, not those of the tool list read now', () => {
+    const call = waitingFromLedger(start.tool);
+    expect(call.state.status).toBe('awaiting-decision');
+    render(<ToolCallCard call={call} annotations={listedReadOnly} source="mcp:wx" onDecide={() => undefined} />);
+    expect(badges()).toStrictEqual(['MCP · wx', 'wx says: destructive']);
+  });
+
+  it('says what Always allow covers from the ledger row too', () => {
+    render(<ToolCallCard call={waitingFromLedger({ source: 'mcp:wx', annotations: { ...none, exactGrants: true } })} annotations={listedReadOnly} source="mcp:wx" onDecide={() => undefined} />);
+    expect(screen.getAllByText(/runs this call with these exact arguments again/).length).toBeGreaterThan(0);
+    expect(screen.queryAllByText(/runs any wx__get_weather call/)).toStrictEqual([]);
+  });
+
+  it('a row stored before the ledger kept the tool falls back to the tool as listed now', () => {
+    render(<ToolCallCard call={waitingFromLedger(null)} annotations={listedReadOnly} source="mcp:wx" onDecide={() => undefined} />);
     expect(badges()).toStrictEqual(['MCP · wx', 'wx says: read-only', 'wx says: idempotent']);
   });
 });

@@ -55,9 +55,9 @@ export const statusPresentation: Record<ToolCallStatus, { label: string; tone: T
 export interface ToolCallCardProps {
   call: ToolCallView;
   /**
-   * From tools.list; undefined when the server no longer lists the tool. Shown only for a call whose tool-start did not
-   * say what its tool was (a call read from the ledger, an event stored before it did): the list is read now and then,
-   * and an MCP server can rewrite a tool in between.
+   * From tools.list; undefined when the server no longer lists the tool. Shown only for a call whose tool-start or
+   * ledger row did not say what its tool was (stored before they did): the list is read now and then, and an MCP
+   * server can rewrite a tool in between.
    */
   annotations: ToolAnnotations | undefined;
   /** Where the tool comes from ("builtin", "mcp:<server>"), when known: from tools.list, as `annotations`. */

@@ -67,8 +67,8 @@ export interface ToolCallView {
   /** What the server left out of the result, from the call's tool-end or ledger row. Absent when nothing was. */
   cut?: ResultCut;
   /**
-   * The tool as the call was put up (its source and hints), from the call's tool-start: what its card shows, and what
-   * an allow covers. Absent for a call read from the ledger, or from a tool-start stored before it was recorded.
+   * The tool as the call was put up (its source and hints), from the call's tool-start or ledger row: what its card
+   * shows, and what an allow covers. Absent for a call whose tool-start or ledger row was stored before it was recorded.
    */
   tool?: ShownTool;
   state: ToolCallState;

@@ -6,6 +6,7 @@ import { sql as resultCut } from './005-result-cut';
 import { sql as ruleText } from './006-rule-text';
 import { sql as approvalIndex } from './007-approval-index';
 import { sql as messageRun } from './008-message-run';
+import { sql as shownTool } from './009-shown-tool';
 
 export interface Migration {
   /** 1, 2, 3…: applied in this order, each once. */
@@ -24,4 +25,5 @@ export const migrations: readonly Migration[] = [
   { version: 6, name: 'rule-text', sql: ruleText },
   { version: 7, name: 'approval-index', sql: approvalIndex },
   { version: 8, name: 'message-run', sql: messageRun },
+  { version: 9, name: 'shown-tool', sql: shownTool },
 ];

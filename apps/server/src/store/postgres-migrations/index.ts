@@ -4,6 +4,7 @@ import { sql as resultCut } from './002-result-cut';
 import { sql as ruleText } from './003-rule-text';
 import { sql as cancelRequested } from './004-cancel-requested';
 import { sql as messageRun } from './005-message-run';
+import { sql as shownTool } from './006-shown-tool';
 
 /** Every schema change of the PostgreSQL store, oldest first. Add a file `NNN-name.ts` and a line here; never edit an applied one. */
 export const postgresMigrations: readonly Migration[] = [
@@ -12,6 +13,7 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 3, name: 'rule-text', sql: ruleText },
   { version: 4, name: 'cancel-requested', sql: cancelRequested },
   { version: 5, name: 'message-run', sql: messageRun },
+  { version: 6, name: 'shown-tool', sql: shownTool },
 ];
 
 export { migratePostgres, type MigratePostgresOptions } from './migrate';
