@@ -144,7 +144,7 @@ describe('ChatService writes', () => {
     expect(ran).toStrictEqual(['a']);
   });
 
-  it('stores an allow, then the call’s start, before the tool runs', async () => {
+  it('stores an allow with the call’s start, in one write, before the tool runs', async () => {
     const store = new MemoryStore();
     const writes = writesOf(store);
     const writtenWhenRan: string[][][] = [];
@@ -158,8 +158,19 @@ describe('ChatService writes', () => {
     await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'allow' });
     await runEnded(chat, 's');
     expect(writtenWhenRan).toHaveLength(1);
-    expect(writtenWhenRan[0]!.slice(-2)).toStrictEqual([['tool-decision'], ['status']]);
+    expect(writtenWhenRan[0]!.at(-1)).toStrictEqual(['tool-decision', 'status']);
     expect((await chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'allow', outcome: 'executed', startedAt: expect.any(Number) }]);
+  });
+
+  it('stores a person’s deny on its own, before the call’s end', async () => {
+    const store = new MemoryStore();
+    const writes = writesOf(store);
+    const { chat } = await start(store, [echoCall('rm'), textStep('ok')], [echoWith(async (text) => text)]);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'deny', reason: 'no' });
+    await runEnded(chat, 's');
+    expect(writes.filter((write) => write.includes('tool-decision'))).toStrictEqual([['tool-decision']]);
   });
 });
 

@@ -1344,13 +1344,15 @@ export class ChatService {
           end = event;
         }
         // The messages that came before the event go in its write (a tool's answer and its tool-end are one).
-        // A refusal of the call whose turn it is goes in one write with that call's end, which follows at once; a
-        // person's decision is written on its own, so one that cannot be stored is known before anything follows it.
+        // A decision on the call whose turn it is goes in one write with what follows at once: a refusal with the
+        // call's end, an allow with its start (one synced commit, not two, before the tool runs). A person's refusal
+        // is written on its own, so one that cannot be stored is known before anything follows it; a person's allow
+        // that cannot be stored is known at its start, before the tool runs (see takeBackDecision).
         const personal = event.type === 'tool-decision' && event.approvalId !== '';
         try {
-          await this.record(run, event, event !== end, session, endsAtOnce(event) && !personal);
+          await this.record(run, event, event !== end, session, endsAtOnce(event) && (!personal || event.decision === 'allow'));
         } catch (error) {
-          notStored = personal && event.type === 'tool-decision' ? this.takeBackDecision(run, event, error) : undefined;
+          notStored = this.takeBackDecision(run, error);
           if (notStored === undefined) throw error;
           this.log(`The decision on ${notStored.approvalId} could not be stored (${messageOf(error)}): the call waits again`);
           continue;
@@ -1465,16 +1467,20 @@ export class ChatService {
   }
 
   /**
-   * After a person's decision failed to be written on its own (single instance): forgets the write, so the run goes
-   * on, and answers what to tell the loop, which puts the call back to waiting. Undefined when the run cannot go on
-   * (with a cluster the decision was claimed in the store first; a write of more than the decision lost more).
+   * After a person's decision failed to be written — on its own, or (an allow) in one write with its call's start,
+   * before the tool ran — on a single instance: forgets the write, so the run goes on, and answers what to tell the
+   * loop, which puts the call back to waiting. Undefined when the run cannot go on (with a cluster the decision was
+   * claimed in the store first; a write of more than the decision and its call's start lost more).
    */
-  private takeBackDecision(run: Run, event: Extract<LoopEvent, { type: 'tool-decision' }>, error: unknown): DecisionNotStoredError | undefined {
+  private takeBackDecision(run: Run, error: unknown): DecisionNotStoredError | undefined {
     const burst = run.unwritten;
-    const only = burst?.length === 1 ? burst[0] : undefined;
-    if (this.options.cluster !== undefined || run.writeFailure !== error || only?.event !== event || only.input.messages !== undefined || run.queued.length > 0) return undefined;
-    if (only.input.seq !== run.nextSeq - 1) return undefined;
-    run.nextSeq = only.input.seq;
+    if (this.options.cluster !== undefined || run.writeFailure !== error || burst === undefined || burst.length > 2 || run.queued.length > 0) return undefined;
+    const [decided, start] = burst;
+    const event = decided?.event;
+    if (event?.type !== 'tool-decision' || event.approvalId === '' || burst.some((queued) => queued.input.messages !== undefined)) return undefined;
+    if (start !== undefined && !(start.event.type === 'status' && start.event.toolCallId === event.toolCallId && event.decision === 'allow')) return undefined;
+    if (burst.at(-1)!.input.seq !== run.nextSeq - 1) return undefined;
+    run.nextSeq = decided!.input.seq;
     run.writeFailure = undefined;
     run.unwritten = undefined;
     return new DecisionNotStoredError(event.approvalId, messageOf(error));

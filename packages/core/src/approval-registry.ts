@@ -132,7 +132,9 @@ export type Arbiter = (call: PendingApproval, outcome: DecisionOutcome) => Promi
 /**
  * What a host of the loop throws into it (generator.throw) at the event of a person's decision it could not store:
  * the loop puts the call back to waiting (ApprovalRegistry.reopen) and goes on waiting, rather than acting on a
- * decision nothing recorded. A host that holds the event for a later write must write it before taking the next one.
+ * decision nothing recorded. A host may hold an allow on the call whose turn it is (`endsAtOnce`) for one write with
+ * that call's start, and throw this at the start (the status that the call runs, or waits for a place) when that
+ * write fails: the tool has not run. Any other event held must be written before the next one is taken.
  */
 export class DecisionNotStoredError extends AirlockError {
   readonly fault = 'system';

@@ -1607,12 +1607,21 @@ describe('runToolLoop parked while it waits on the person', () => {
 
 describe('runToolLoop when its host cannot store a person\'s decision', () => {
   /** Drives a run whose host fails to store the first decision of the person on each of the `failing` calls: it throws it back in. */
-  async function driveFailingStore(steps: ScriptStep[], decisions: ('allow' | 'deny')[], failing: string[]) {
+  async function driveFailingStore(
+    steps: ScriptStep[],
+    decisions: ('allow' | 'deny')[],
+    failing: string[],
+    /** Where the host finds it could not store the decision: at the decision itself, or at the call's start, written with it. */
+    at: 'decision' | 'start' = 'decision',
+    extra: Partial<RunToolLoopOptions> = {},
+  ) {
     const python = recordingTool('python');
     const registry = new ApprovalRegistry();
-    const run = runToolLoop({ model: new ScriptedModel(steps), messages: [{ role: 'user', content: 'hi' }], tools: [python.tool], registry, sessionId: SESSION });
+    const run = runToolLoop({ model: new ScriptedModel(steps), messages: [{ role: 'user', content: 'hi' }], tools: [python.tool], registry, sessionId: SESSION, ...extra });
     const events: LoopEvent[] = [];
     const answers: unknown[] = [];
+    /** The approval id of each call whose allow is held for one write with its start. */
+    const held = new Map<string, string>();
     let next = await run.next();
     while (next.done !== true) {
       const event = next.value;
@@ -1620,13 +1629,20 @@ describe('runToolLoop when its host cannot store a person\'s decision', () => {
       if (event.type === 'tool-start' && event.awaitingConfirmation) {
         answers.push(registry.resolve(event.approvalId, decisions.shift()!, { sessionId: SESSION }));
       }
-      if (event.type === 'tool-decision' && event.approvalId !== '' && failing.includes(event.toolCallId)) {
-        failing = failing.filter((id) => id !== event.toolCallId);
-        const resumed = run.throw(new DecisionNotStoredError(event.approvalId));
+      if (at === 'start' && event.type === 'tool-decision' && event.decision === 'allow' && endsAtOnce(event)) held.set(event.toolCallId, event.approvalId);
+      const failed =
+        at === 'decision'
+          ? event.type === 'tool-decision' && event.approvalId !== '' && failing.includes(event.toolCallId) && event.approvalId
+          : event.type === 'status' && event.toolCallId !== undefined && failing.includes(event.toolCallId) && held.get(event.toolCallId);
+      if (failed) {
+        const failedCall = event.type === 'status' || event.type === 'tool-decision' ? event.toolCallId! : '';
+        failing = failing.filter((id) => id !== failedCall);
+        held.delete(failedCall);
+        const resumed = run.throw(new DecisionNotStoredError(failed));
         // Back to waiting: the same call is pending again, and the next decision is the one that holds.
         for (let tries = 0; registry.listPending(SESSION).length === 0 && tries < 100; tries++) await new Promise((resolve) => setImmediate(resolve));
-        expect(registry.listPending(SESSION).map((p) => p.approvalId)).toStrictEqual([event.approvalId]);
-        answers.push(registry.resolve(event.approvalId, decisions.shift()!, { sessionId: SESSION }));
+        expect(registry.listPending(SESSION).map((p) => p.approvalId)).toStrictEqual([failed]);
+        answers.push(registry.resolve(failed, decisions.shift()!, { sessionId: SESSION }));
         next = await resumed;
         continue;
       }
@@ -1659,6 +1675,35 @@ describe('runToolLoop when its host cannot store a person\'s decision', () => {
     expect(calls).toStrictEqual([{ code: 'a' }]);
     expect(ofType(events, 'tool-decision').map((e) => `${e.toolCallId}:${e.decision}`)).toStrictEqual(['a:allow', 'a:allow', 'b:allow', 'b:deny']);
     expect(ofType(events, 'tool-end').map((e) => `${e.toolCallId}:${e.outcome}`)).toStrictEqual(['a:executed', 'b:denied']);
+  });
+
+  it('runs nothing on an allow whose write with the call\'s start failed: the call waits again, and the deny given again holds', async () => {
+    const { events, calls, answers, registry } = await driveFailingStore([pythonCall('x'), textStep('done')], ['allow', 'deny'], ['call_0'], 'start');
+    expect(answers).toMatchObject([{ status: 'resolved', decision: 'allow' }, { status: 'resolved', decision: 'deny' }]);
+    expect(calls).toStrictEqual([]);
+    expect(ofType(events, 'tool-decision').map((e) => e.decision)).toStrictEqual(['allow', 'deny']);
+    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['denied']);
+    expect(registry.pendingCount).toBe(0);
+  });
+
+  it('runs the call once on the allow given again after the failed write', async () => {
+    const { events, result, calls } = await driveFailingStore([pythonCall('x'), textStep('done')], ['allow', 'allow'], ['call_0'], 'start');
+    expect(calls).toStrictEqual([{ code: 'x' }]);
+    expect(events.filter((e) => e.type === 'status' && e.text.startsWith('Running:')).length).toBe(2);
+    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['executed']);
+    expect(result.reason).toBe('done');
+  });
+
+  it('leaves the line for a place when the allow was written with the status that it waits for one', async () => {
+    const slots = new ConcurrencyLimit(1);
+    const other = slots.tryAcquire()!;
+    const { events, calls } = await driveFailingStore([pythonCall('x'), textStep('done')], ['allow', 'deny'], ['call_0'], 'start', { toolSlots: slots });
+    expect(events.filter((e) => e.type === 'status' && e.waitingForPlace === true).length).toBe(1);
+    expect(calls).toStrictEqual([]);
+    expect(ofType(events, 'tool-end').map((e) => e.outcome)).toStrictEqual(['denied']);
+    expect(slots.waiting).toBe(0);
+    other();
+    expect(slots.size).toBe(0);
   });
 });
 

@@ -358,6 +358,43 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     };
     /** Whether to park at call `at`: it waits, and no announced call has a decision to report now, a cancel included. */
     const parkable = (at: number): boolean => options.park === true && !signal.aborted && announced[at] !== undefined && nothingToReport(announced, reported);
+
+    /**
+     * Waits for the decision on call `at`, put up to the person, reporting every decision among the announced calls
+     * as it is made (a person may decide a later call first; the calls still run in the model's order), then acts on
+     * it: the call as it ran and its result, or undefined to park at it. An allow the host could not store (it
+     * throws DecisionNotStoredError in at the call's start, which it may write in one commit with the allow) has run
+     * nothing: the call waits again, to be decided again.
+     */
+    async function* decideAndRun(at: number): AsyncGenerator<LoopEvent, { result: CallResult; ran: ToolCall } | undefined, undefined> {
+      const { call } = planned[at]!;
+      const ticket = announced[at]!;
+      for (;;) {
+        let outcome = reported[at];
+        if (!outcome && soleUndecided(announced, reported) === at) {
+          if (parkable(at)) return undefined;
+          // The usual case, one call left to decide: waited on right here, no helper generator held meanwhile.
+          const decided = (reported[at] = await reviewAllow(call, ticket, await ticket.wait(signal), offered, options));
+          if (yield* reportDecision(followedAtOnce(decisionEvent(call, ticket.approvalId, decided)), ticket, options)) outcome = decided;
+          else reported[at] = undefined;
+        }
+        if (!outcome && parkable(at)) return undefined;
+        outcome ??= yield* reportDecisionsUntil(at, planned, announced, reported, signal, offered, options, parkable);
+        if (!outcome) return undefined;
+        if (outcome.decision !== 'allow') return { result: refusal(call, { ...outcome, decision: outcome.decision }), ran: call };
+        const ran = outcome.editedArguments === undefined ? call : { ...call, arguments: outcome.editedArguments };
+        const tool = offered.find((candidate) => candidate.name === call.name);
+        if (tool === undefined) return { result: { outcome: 'disabled', result: toolResultText.disabled(call.name, offered.map((t) => t.name)) }, ran };
+        // Put up before a restart or on another instance, when the tool was another: the allow was not for this one.
+        if (toolVersion(tool) !== ticket.toolVersion) return { result: { outcome: 'error', result: toolResultText.toolChanged(call.name) }, ran };
+        try {
+          return { result: yield* runPlaced(tool, call, outcome, options, signal, { planned, announced, reported, offered }), ran };
+        } catch (error) {
+          if (!(error instanceof DecisionNotStoredError) || error.approvalId !== ticket.approvalId || !options.registry.reopen(ticket)) throw error;
+          reported[at] = undefined;
+        }
+      }
+    }
     try {
       for (let i = 0; i < planned.length; i++) {
         const resumed = planned[i]!.resumed;
@@ -394,30 +431,9 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           result = resumed.end;
         } else if (ticket) {
           toolCallsUsed++;
-          // Every decision is reported the moment it is made, in whatever order the person decides;
-          // the calls still run in the model's order, so this one may already have been reported.
-          let outcome = reported[i];
-          if (!outcome && soleUndecided(announced, reported) === i) {
-            if (parkable(i)) return park(i);
-            // The usual case, one call left to decide: waited on right here, no helper generator held meanwhile.
-            const decided = (reported[i] = await reviewAllow(call, ticket, await ticket.wait(signal), offered, options));
-            if (yield* reportDecision(followedAtOnce(decisionEvent(call, ticket.approvalId, decided)), ticket, options)) outcome = decided;
-            else reported[i] = undefined;
-          }
-          if (!outcome && parkable(i)) return park(i);
-          outcome ??= yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options, parkable);
-          if (!outcome) return park(i);
-          const tool = offered.find((candidate) => candidate.name === call.name);
-          if (outcome.decision === 'allow' && outcome.editedArguments !== undefined) ran = { ...call, arguments: outcome.editedArguments };
-          result =
-            outcome.decision !== 'allow'
-              ? refusal(call, { ...outcome, decision: outcome.decision })
-              : tool === undefined
-                ? { outcome: 'disabled', result: toolResultText.disabled(call.name, offered.map((t) => t.name)) }
-                : toolVersion(tool) !== ticket.toolVersion
-                  ? // Put up before a restart or on another instance, when the tool was another: the allow was not for this one.
-                    { outcome: 'error', result: toolResultText.toolChanged(call.name) }
-                  : yield* runPlaced(tool, call, outcome, options, signal, { planned, announced, reported, offered });
+          const settled = yield* decideAndRun(i);
+          if (!settled) return park(i);
+          ({ result, ran } = settled);
         } else if (signal.aborted) {
           yield toolStart(call, '', false);
           result = { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
@@ -434,29 +450,29 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
             // Only a name one of the offered tools has: the model's own words for a call that is refused stay on its card.
             yield { type: 'status', text: `Calling: ${call.name}` };
             const gate = await openGate(call, check.tool, confirm(), options, runId);
-            let outcome: Reported | undefined;
             if (gate.kind === 'ask') {
               announced[i] = gate.ticket;
               if (gate.asked !== undefined) yield callingStatus(call, gate);
               yield awaitingToolStart(call, gate.ticket, check.tool);
-              if (parkable(i)) return park(i);
-              outcome = yield* reportDecisionsUntil(i, planned, announced, reported, signal, offered, options, parkable);
-              if (!outcome) return park(i);
-            } else if (gate.kind === 'rule') {
-              yield toolStart(call, '', false, check.tool);
-              const { verdict } = gate;
-              yield followedAtOnce(ruleDecisionEvent(call, verdict));
-              if (verdict.effect === 'deny') outcome = { decision: 'deny', source: 'rule', reason: verdict.message ?? verdict.description, verdict };
+              const settled = yield* decideAndRun(i);
+              if (!settled) return park(i);
+              ({ result, ran } = settled);
             } else {
               yield toolStart(call, '', false, check.tool);
-              // Recorded before the call runs: a run without a person's decision says who let it through.
-              yield followedAtOnce(decisionEvent(call, '', gate.kind === 'granted' ? { decision: 'allow', source: 'grant', grantId: gate.grantId } : { decision: 'allow', source: 'confirmation-off' }));
+              let outcome: Reported | undefined;
+              if (gate.kind === 'rule') {
+                const { verdict } = gate;
+                yield followedAtOnce(ruleDecisionEvent(call, verdict));
+                if (verdict.effect === 'deny') outcome = { decision: 'deny', source: 'rule', reason: verdict.message ?? verdict.description, verdict };
+              } else {
+                // Recorded before the call runs: a run without a person's decision says who let it through.
+                yield followedAtOnce(decisionEvent(call, '', gate.kind === 'granted' ? { decision: 'allow', source: 'grant', grantId: gate.grantId } : { decision: 'allow', source: 'confirmation-off' }));
+              }
+              result =
+                !outcome || outcome.decision === 'allow'
+                  ? yield* runPlaced(check.tool, call, outcome, options, signal, { planned, announced, reported, offered })
+                  : refusal(call, { ...outcome, decision: outcome.decision });
             }
-            if (outcome?.decision === 'allow' && outcome.editedArguments !== undefined) ran = { ...call, arguments: outcome.editedArguments };
-            result =
-              !outcome || outcome.decision === 'allow'
-                ? yield* runPlaced(check.tool, call, outcome, options, signal, { planned, announced, reported, offered })
-                : refusal(call, { ...outcome, decision: outcome.decision });
           }
         }
         if (result.outcome === 'executed') (succeeded ??= new Set()).add(callKey(ran));
