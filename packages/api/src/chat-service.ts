@@ -1541,6 +1541,7 @@ export class ChatService {
           expiresAt: event.expiresAt ?? null,
           executesCode: tool === undefined ? true : grantsNeedExactArguments(tool),
           toolVersion: tool === undefined ? '' : toolVersion(tool),
+          ...(event.tool === undefined ? {} : { tool: event.tool }),
         };
       }
       case 'tool-decision': {
