@@ -107,6 +107,12 @@ export const REPLAY_PAGE = { events: 100, chars: 256 * 1024 } as const;
 /** Events of finished runs kept in memory over all runs, for clients re-attaching: past it, the least recently used go. */
 export const MAX_KEPT_FINISHED_EVENTS = 20_000;
 
+/**
+ * Bytes of finished runs kept in memory over all runs (their events as JSON, estimated: see eventSize), alongside
+ * MAX_KEPT_FINISHED_EVENTS: a tool's result can be 100,000 characters, so the events alone do not bound what is held.
+ */
+export const MAX_KEPT_FINISHED_BYTES = 64 * 1024 * 1024;
+
 /** Finished runs only in the store that a client asked to attach to, kept for its follow() (small: a number each). */
 const MAX_STORED_ATTACHES = 4096;
 
@@ -121,11 +127,14 @@ export interface ChatServiceOptions {
   /**
    * How long a finished run stays in memory for a client that reconnects (after that it is read from the store, a
    * page at a time). Default 10 minutes. Whatever the time, at most MAX_KEPT_FINISHED_EVENTS (or `maxKeptFinishedEvents`)
-   * events of finished runs stay, the least recently attached to going first.
+   * events and MAX_KEPT_FINISHED_BYTES (or `maxKeptFinishedBytes`) bytes of finished runs stay, the least recently
+   * attached to going first.
    */
   finishedRunTtlMs?: number;
   /** Default MAX_KEPT_FINISHED_EVENTS. */
   maxKeptFinishedEvents?: number;
+  /** Default MAX_KEPT_FINISHED_BYTES. */
+  maxKeptFinishedBytes?: number;
   /** Keeps sessions, runs, events, the ledger and grants. Default a MemoryStore: nothing outlives the process. */
   store?: AirlockStore;
   /**
@@ -184,6 +193,8 @@ interface Run {
   /** While the log is being fed from the store, and whether more was announced meanwhile. */
   reading: boolean;
   readAgain: boolean;
+  /** The last seq its owner announced as written (Infinity: unknown, read to the end); see readRemoteEvents. */
+  readTo: number;
 }
 
 /** What a run's loop is made from, and made again from when it goes on after being parked. */
@@ -249,10 +260,12 @@ export class ChatService {
   /** For each re-read of the grants under way: the grants made or revoked here meanwhile, which it leaves as they are. */
   private readonly grantChanges = new Set<Set<string>>();
   private readonly finishedRunTtlMs: number;
-  /** Finished runs kept in `runs`, least recently attached to first, with their events counted; see keepFinished. */
-  private readonly keptFinished = new Map<string, number>();
+  /** Finished runs kept in `runs`, least recently attached to first, with their events and bytes counted; see keepFinished. */
+  private readonly keptFinished = new Map<string, { events: number; bytes: number }>();
   private keptFinishedEvents = 0;
+  private keptFinishedBytes = 0;
   private readonly maxKeptFinishedEvents: number;
+  private readonly maxKeptFinishedBytes: number;
   /** Finished runs only in the store, attached to: their session and their last event's seq, for eventsShown and follow. */
   private readonly storedAttaches = new Map<string, { sessionId: string; lastSeq: number }>();
   private readonly maxSessions: number;
@@ -280,6 +293,7 @@ export class ChatService {
   constructor(private readonly options: ChatServiceOptions) {
     this.finishedRunTtlMs = options.finishedRunTtlMs ?? 10 * 60 * 1000;
     this.maxKeptFinishedEvents = options.maxKeptFinishedEvents ?? MAX_KEPT_FINISHED_EVENTS;
+    this.maxKeptFinishedBytes = options.maxKeptFinishedBytes ?? MAX_KEPT_FINISHED_BYTES;
     this.maxSessions = options.maxSessions ?? 100_000;
     this.store = options.store ?? new MemoryStore();
     this.log = options.log ?? ((line) => console.warn(line));
@@ -854,7 +868,7 @@ export class ChatService {
     switch (message.type) {
       case 'event': {
         const run = this.runs.get(message.runId);
-        if (run?.remote && message.seq > run.log.size) await this.readRemoteEvents(run);
+        if (run?.remote && message.seq > run.log.size) await this.readRemoteEvents(run, message.seq);
         return;
       }
       case 'decided': {
@@ -1002,8 +1016,13 @@ export class ChatService {
     return session;
   }
 
-  /** Feeds a run followed here from the store, up to what its owner has written; reads run one at a time. */
-  private async readRemoteEvents(run: Run): Promise<void> {
+  /**
+   * Feeds a run followed here from the store, up to what its owner has written: to `announcedSeq` (what a message of
+   * its owner said it wrote), or when not given to the end of what is stored. Read a page at a time (REPLAY_PAGE), so
+   * a long run followed from its start, or a burst of large results, is not read at once; reads run one at a time.
+   */
+  private async readRemoteEvents(run: Run, announcedSeq = Infinity): Promise<void> {
+    run.readTo = Math.max(run.readTo, announcedSeq);
     if (run.reading) {
       run.readAgain = true;
       return;
@@ -1012,21 +1031,26 @@ export class ChatService {
     try {
       do {
         run.readAgain = false;
-        const from = run.log.size;
-        const events = await this.store.loadEvents(run.runId, from);
-        // This instance may have taken the run over meanwhile: then it writes the log itself.
-        if (!run.remote || this.runs.get(run.runId)?.log !== run.log) return;
-        events.forEach((event, index) => {
-          if (from + index + 1 !== run.log.size + 1) return;
-          run.log.append(event);
-          if (changesWaiting(event)) this.announceWaitingChange(run.sessionId);
-        });
-        if (run.log.eventAt(run.log.size)?.type === 'run-end') {
-          run.log.close();
-          run.remote = false;
-          this.forgetLater(run.runId);
-          return;
+        while (run.log.size < run.readTo) {
+          const from = run.log.size;
+          const events = await this.store.loadEvents(run.runId, from, REPLAY_PAGE);
+          // This instance may have taken the run over meanwhile: then it writes the log itself.
+          if (!run.remote || this.runs.get(run.runId)?.log !== run.log) return;
+          events.forEach((event, index) => {
+            if (from + index + 1 !== run.log.size + 1) return;
+            run.log.append(event);
+            if (changesWaiting(event)) this.announceWaitingChange(run.sessionId);
+          });
+          if (run.log.eventAt(run.log.size)?.type === 'run-end') {
+            run.log.close();
+            run.remote = false;
+            this.forgetLater(run.runId);
+            return;
+          }
+          if (run.log.size === from) break;
         }
+        // All that was announced is read (or all there is): a later message says how far to read next.
+        if (!run.readAgain) run.readTo = run.log.size;
       } while (run.readAgain);
     } finally {
       run.reading = false;
@@ -1204,6 +1228,7 @@ export class ChatService {
       lost: false,
       reading: false,
       readAgain: false,
+      readTo: 0,
     };
   }
 
@@ -1214,6 +1239,19 @@ export class ChatService {
     run.done = this.drive(session, run, generator);
     this.notify({ type: 'session-changed', session: summary(session) });
     this.publish({ type: 'session', sessionId: session.summary.sessionId });
+  }
+
+  /** Appends to `log` the run's stored events after those it holds, a page at a time (REPLAY_PAGE), never all at once. */
+  private async readStoredEvents(runId: string, log: EventLog): Promise<void> {
+    for (;;) {
+      const from = log.size;
+      const events = await this.store.loadEvents(runId, from, REPLAY_PAGE);
+      // Appended in order only: the log of a run followed here may have grown while the page was read.
+      events.forEach((event, index) => {
+        if (from + index === log.size) log.append(event);
+      });
+      if (events.length === 0 || log.size === from) return;
+    }
   }
 
   /**
@@ -1231,7 +1269,7 @@ export class ChatService {
     // A run followed here while another instance held it keeps its log, so its followers go on without a break.
     const mirror = this.runs.get(stored.runId);
     const log = mirror?.remote ? mirror.log : new EventLog(stored.runId);
-    for (const event of await this.store.loadEvents(stored.runId, log.size)) log.append(event);
+    await this.readStoredEvents(stored.runId, log);
     const run: Run = { ...this.newRun(stored.runId, session.summary.sessionId, this.options.tools()), log, nextSeq: log.size + 1, fence };
     const unfinished = unfinishedCalls(messages);
     // Every call of its last turn had ended, and the model had written nothing of the next: the run goes on with that
@@ -1584,7 +1622,7 @@ export class ChatService {
     }
   }
 
-  /** A finished run stays in memory for `finishedRunTtlMs` at most, and while the events kept over all runs allow. */
+  /** A finished run stays in memory for `finishedRunTtlMs` at most, and while the events and bytes kept over all runs allow. */
   private forgetLater(runId: string): void {
     const run = this.runs.get(runId);
     if (run?.log.isClosed) this.keepFinished(run);
@@ -1594,23 +1632,36 @@ export class ChatService {
 
   /**
    * Counts a finished run among those kept (again, as the most recently used), then lets go of the least recently used
-   * until the events kept fit `maxKeptFinishedEvents`: one larger than that is not kept at all. Whoever follows a run let
-   * go of goes on with its log; a later attach reads it from the store a page at a time.
+   * until the events kept fit `maxKeptFinishedEvents` and their bytes `maxKeptFinishedBytes`: one larger than either
+   * is not kept at all, and the others stay. Whoever follows a run let go of goes on with its log; a later attach
+   * reads it from the store a page at a time.
    */
   private keepFinished(run: Run): void {
-    this.keptFinishedEvents -= this.keptFinished.get(run.runId) ?? 0;
-    this.keptFinished.delete(run.runId);
-    this.keptFinished.set(run.runId, run.log.size);
-    this.keptFinishedEvents += run.log.size;
+    this.forgetKept(run.runId);
+    const kept = { events: run.log.size, bytes: run.log.bytes };
+    if (kept.events > this.maxKeptFinishedEvents || kept.bytes > this.maxKeptFinishedBytes) {
+      this.forgetFinished(run.runId);
+      return;
+    }
+    this.keptFinished.set(run.runId, kept);
+    this.keptFinishedEvents += kept.events;
+    this.keptFinishedBytes += kept.bytes;
     for (const oldest of this.keptFinished.keys()) {
-      if (this.keptFinishedEvents <= this.maxKeptFinishedEvents) break;
+      if (this.keptFinishedEvents <= this.maxKeptFinishedEvents && this.keptFinishedBytes <= this.maxKeptFinishedBytes) break;
       this.forgetFinished(oldest);
     }
   }
 
-  private forgetFinished(runId: string): void {
-    this.keptFinishedEvents -= this.keptFinished.get(runId) ?? 0;
+  private forgetKept(runId: string): void {
+    const kept = this.keptFinished.get(runId);
+    if (kept === undefined) return;
     this.keptFinished.delete(runId);
+    this.keptFinishedEvents -= kept.events;
+    this.keptFinishedBytes -= kept.bytes;
+  }
+
+  private forgetFinished(runId: string): void {
+    this.forgetKept(runId);
     const run = this.runs.get(runId);
     if (run && run.log.isClosed) this.runs.delete(runId);
   }

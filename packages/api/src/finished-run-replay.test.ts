@@ -2,7 +2,7 @@ import { ApprovalRegistry, type LoopEvent } from '@airlock/core';
 import { ScriptedModel, textStep } from '@airlock/core/testing';
 import { tracked } from '@trpc/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChatService, REPLAY_PAGE } from './chat-service';
+import { ChatService, MAX_KEPT_FINISHED_BYTES, REPLAY_PAGE, type ChatServiceOptions } from './chat-service';
 import { ConnectionState } from './context';
 import { MemoryStore } from './memory-store';
 import { appRouter, createCallerFactory } from './router';
@@ -33,21 +33,27 @@ const RUN_EVENTS = 10_000;
 /** REPLAY_PAGE.events: the most one read of a replay takes. */
 const PAGE_EVENTS = 100;
 
-/** A store holding one finished run of RUN_EVENTS events (run-start, text deltas, run-end), as a restart finds it. */
-async function storeWithFinishedRun(): Promise<CountingStore> {
+/** The text deltas of the long run: seq 2 to RUN_EVENTS - 1. */
+const DELTAS = Array.from({ length: RUN_EVENTS - 2 }, (_, index) => `delta ${index + 2} `);
+
+/**
+ * A store holding one run of RUN_EVENTS events (run-start, text deltas, run-end) as a restart finds it: finished, or,
+ * `unfinished`, stopped while the model wrote its answer (no run-end).
+ */
+async function storeWithFinishedRun(unfinished = false): Promise<CountingStore> {
   const store = new CountingStore();
   await store.createSession({ sessionId: 's1', title: 'long', createdAt: 1, updatedAt: 1, confirmToolCalls: true, lastRunId: 'r1' });
   await store.createRun({ runId: 'r1', sessionId: 's1', options: {}, startedAt: 1, endedAt: null, endReason: null });
-  const events: LoopEvent[] = [{ type: 'run-start', runId: 'r1', sessionId: 's1' }];
-  for (let seq = 2; seq < RUN_EVENTS; seq++) events.push({ type: 'text-delta', text: `delta ${seq} ` });
-  events.push({ type: 'run-end', runId: 'r1', reason: 'done' });
+  await store.appendMessage('s1', { role: 'user', content: 'go' }, 1, { runId: 'r1' });
+  const events: LoopEvent[] = [{ type: 'run-start', runId: 'r1', sessionId: 's1' }, ...DELTAS.map((text): LoopEvent => ({ type: 'text-delta', text }))];
+  if (!unfinished) events.push({ type: 'run-end', runId: 'r1', reason: 'done' });
   await store.appendEvents(events.map((event, index) => ({ runId: 'r1', sessionId: 's1', seq: index + 1, event, at: 1 })));
-  await store.endRun('r1', 'done', 2);
+  if (!unfinished) await store.endRun('r1', 'done', 2);
   store.loaded = 0;
   return store;
 }
 
-async function serviceOn(store: MemoryStore, extra: { maxKeptFinishedEvents?: number } = {}, steps = [textStep('hello there')]) {
+async function serviceOn(store: MemoryStore, extra: Pick<ChatServiceOptions, 'maxKeptFinishedEvents' | 'maxKeptFinishedBytes'> = {}, steps = [textStep('hello there')]) {
   const model = new ScriptedModel(steps);
   const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [], store, ...extra });
   services.push(chat);
@@ -170,5 +176,48 @@ describe('finished runs kept in memory', () => {
     for (const runId of ['r1', 'r3']) {
       expect(await readAll(await caller.chat.stream({ sessionId: 's1', runId }))).toStrictEqual(live[runId]);
     }
+  });
+
+  it('are bounded by their size too: a few huge events let older runs go, and a run larger than the bound alone is not kept', async () => {
+    const store = new MemoryStore();
+    // Three runs of about 100,000 bytes each (one text delta holds most of it), where the bound allows two.
+    const huge = (letter: string) => letter.repeat(100_000);
+    const steps = [textStep(huge('a')), textStep(huge('b')), textStep(huge('c')), textStep(huge('d').repeat(3))];
+    const chat = await serviceOn(store, { maxKeptFinishedBytes: 250_000 }, steps);
+    const caller = callerFor(chat);
+    const live: Record<string, { id: string; event: LoopEvent }[]> = {};
+    for (const runId of ['r1', 'r2', 'r3']) live[runId] = await readAll(await caller.chat.stream({ sessionId: 's1', runId, message: 'go' }));
+    const perRun = live['r1']!.length;
+    // A handful of events each, far below the bound on events: with events alone counted, all three stayed.
+    expect(perRun).toBeLessThan(10);
+    expect([chat.eventsShown('r1'), chat.eventsShown('r2'), chat.eventsShown('r3')]).toStrictEqual([undefined, perRun, perRun]);
+
+    // A run of 300,000 bytes does not fit at all: it is not kept, and does not push out the two that are.
+    live['r4'] = await readAll(await caller.chat.stream({ sessionId: 's1', runId: 'r4', message: 'go' }));
+    expect([chat.eventsShown('r2'), chat.eventsShown('r3'), chat.eventsShown('r4')]).toStrictEqual([perRun, perRun, undefined]);
+
+    // Those let go of replay from the store exactly what their clients saw live.
+    for (const runId of ['r1', 'r4']) {
+      expect(await readAll(await caller.chat.stream({ sessionId: 's1', runId }))).toStrictEqual(live[runId]);
+    }
+    expect(MAX_KEPT_FINISHED_BYTES).toBe(64 * 1024 * 1024);
+  });
+});
+
+describe('a run resumed at start-up', () => {
+  it('is read from the store a page at a time, never whole, and every event of it is still there', async () => {
+    const store = await storeWithFinishedRun(true);
+    // It stopped while the model wrote: it ends after the restart, its partial answer kept.
+    const chat = await serviceOn(store, {}, []);
+    // The old resume read all 9,999 events in one read.
+    expect(store.largestRead).toBeLessThanOrEqual(PAGE_EVENTS);
+    expect(store.loaded).toBe(RUN_EVENTS - 1);
+    expect((await chat.getSession('s1')).messages).toStrictEqual([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: DELTAS.join('') },
+    ]);
+    const replay = await readAll(await callerFor(chat).chat.stream({ sessionId: 's1', runId: 'r1' }));
+    expect(replay.map(({ id }) => id)).toStrictEqual(Array.from({ length: RUN_EVENTS }, (_, index) => `r1:${index + 1}`));
+    expect(replay.at(-1)?.event).toMatchObject({ type: 'run-end', reason: 'error' });
   });
 });

@@ -1,0 +1,86 @@
+import { ChatService, type LoopEvent } from '@airlock/api';
+import { ApprovalRegistry } from '@airlock/core';
+import { ScriptedModel } from '@airlock/core/testing';
+import { describe, expect, it } from 'vitest';
+import { PostgresStore } from '../src/store';
+import { openTestDatabase, probeTestDatabase } from './support/postgres';
+
+const postgres = await probeTestDatabase();
+if (!postgres.available) console.warn(`Skipping the test of following a run another instance owns: ${postgres.reason}`);
+
+/** The most one read of a followed run may take: the store's page for replays (REPLAY_PAGE in @airlock/api). */
+const PAGE = { events: 100, chars: 256 * 1024 };
+
+/** A store whose reads of run events are recorded: how many events, and how many characters of JSON, each answered. */
+function recordingReads(store: PostgresStore): { store: PostgresStore; reads: { events: number; chars: number }[] } {
+  const reads: { events: number; chars: number }[] = [];
+  const recording = new Proxy(store, {
+    get(target, key) {
+      if (key === 'loadEvents') {
+        return async (...args: Parameters<PostgresStore['loadEvents']>) => {
+          const events = await target.loadEvents(...args);
+          reads.push({ events: events.length, chars: events.reduce((sum, event) => sum + JSON.stringify(event).length, 0) });
+          return events;
+        };
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { store: recording, reads };
+}
+
+const delta = (seq: number): LoopEvent => ({ type: 'text-delta', text: `delta ${seq} ` });
+const bigResult = (seq: number): LoopEvent => ({ type: 'tool-end', toolCallId: `call_${seq}`, toolName: 'read_file', outcome: 'executed', result: `${seq}`.padEnd(100_000, 'x') });
+
+describe.skipIf(!postgres.available)('following a run another instance owns', { timeout: 120_000 }, () => {
+  it('reads it from the store a page at a time, from its start and as its owner writes, every event once and in order', async () => {
+    await using db = await openTestDatabase();
+    // The owner, A: writes the run as its ChatService would (owned under fencing token 1), and lives on meanwhile.
+    const owner = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: 'a', leaseMs: 600_000, log: () => {} });
+    await using _owner = { [Symbol.asyncDispose]: () => owner.close() };
+    await owner.createSession({ sessionId: 's1', title: 'long', createdAt: 1, updatedAt: 1, confirmToolCalls: true, lastRunId: 'r1' });
+    await owner.createRun({ runId: 'r1', sessionId: 's1', options: {}, startedAt: 1, endedAt: null, endReason: null }, 'a');
+    const written: LoopEvent[] = [];
+    const write = async (events: LoopEvent[]) => {
+      const from = written.length;
+      written.push(...events);
+      await owner.appendEvents(events.map((event, index) => ({ runId: 'r1', sessionId: 's1', seq: from + index + 1, event, at: 1, fence: 1 })));
+    };
+    await write([{ type: 'run-start', runId: 'r1', sessionId: 's1' }, ...Array.from({ length: 1_499 }, (_, index) => delta(index + 2))]);
+
+    // B follows it from its start: a client attached to B.
+    const raw = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: 'b', leaseMs: 600_000, log: () => {} });
+    await using _raw = { [Symbol.asyncDispose]: () => raw.close() };
+    const { store, reads } = recordingReads(raw);
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel([]), tools: () => [], store, cluster: raw, log: () => {} });
+    await using _chat = { [Symbol.asyncDispose]: () => chat.shutdown() };
+    await chat.open();
+    expect(await chat.attachable('s1', 'r1')).toBe(true);
+    await using follower = chat.follow('s1', 'r1', 0, (id, event) => ({ id, event }));
+    const seen: { id: string; event: LoopEvent }[] = [];
+    const readUpTo = async (count: number) => {
+      while (seen.length < count) {
+        const next = await follower.next();
+        if (next.done) break;
+        seen.push(next.value);
+      }
+    };
+    await readUpTo(1_500);
+
+    // A writes on, each write announced to B with its last seq: many deltas at once, then ten results of 100,000
+    // characters, then the end.
+    await write(Array.from({ length: 1_000 }, (_, index) => delta(1_501 + index)));
+    await readUpTo(2_500);
+    await write(Array.from({ length: 10 }, (_, index) => bigResult(2_501 + index)));
+    await write([{ type: 'run-end', runId: 'r1', reason: 'done' }]);
+    await readUpTo(Number.POSITIVE_INFINITY);
+
+    expect(seen.map(({ id }) => id)).toStrictEqual(written.map((_, index) => `r1:${index + 1}`));
+    expect(seen.map(({ event }) => event)).toStrictEqual(written);
+    // Each event read once, never more than a page at a time (the old follow read all 1,500 of the start at once).
+    expect(reads.reduce((sum, read) => sum + read.events, 0)).toBe(written.length);
+    expect(Math.max(...reads.map((read) => read.events))).toBeLessThanOrEqual(PAGE.events);
+    expect(Math.max(...reads.filter((read) => read.events > 1).map((read) => read.chars))).toBeLessThanOrEqual(PAGE.chars);
+  });
+});
