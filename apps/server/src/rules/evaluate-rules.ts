@@ -42,7 +42,16 @@ export interface RuleContext {
    * glob among them counts as leading anywhere. Default: judged by their text only.
    */
   leadsInside?: (absolute: string) => Promise<boolean>;
+  /**
+   * For the workspace-relative names of a file about to be written, the folder where the write would complete or
+   * change a Git directory (`gitLayoutWrite`), or undefined. Given, no path rule allows such a write: it is asked,
+   * saying why. Default: not looked up.
+   */
+  gitLayoutWrite?: (names: readonly string[]) => Promise<readonly string[] | undefined>;
 }
+
+/** The tools whose path rules allow writing a file. */
+const WRITE_TOOLS = new Set(['write_file']);
 
 /** The most paths of one command line whose links are looked up: past that, the line is asked about. */
 const MAX_PATH_LOOKUPS = 256;
@@ -56,7 +65,13 @@ export type RuleDecision =
    * A command-prefix deny rule for the tool applies (`because`, the first) and the command line is not judged whole
    * (`unread` says what): the rule cannot tell whether it catches it, so the person is asked even with confirmation off.
    */
-  | { decision: 'ask'; because: Rule; unread: string };
+  | { decision: 'ask'; because: Rule; unread: string }
+  /**
+   * A path rule (`covering`, the first) would allow the write, but it would complete or change a Git directory in
+   * the folder `gitDirectory` (workspace-relative names, `[]` for the workspace): git would run what its `config`
+   * says there, outside any sandbox. The person is asked, even with confirmation off.
+   */
+  | { decision: 'ask'; covering: Rule; gitDirectory: readonly string[] };
 
 const SCOPE_ORDER: Record<RuleScope['kind'], number> = { chat: 0, workspace: 1, global: 2 };
 
@@ -66,7 +81,8 @@ const SCOPE_ORDER: Record<RuleScope['kind'], number> = { chat: 0, workspace: 1, 
  * allowed only when the parser saw through all of it and every simple command in it is allowed by some rule, none
  * run after a `cd` that may have left the workspace (`lineFacts`); a deny rule catches it when any command found
  * anywhere in it (also where the parser could not see through) matches. A line no rule decides, that a command deny
- * rule applies to and that is not judged whole (`unjudged`), is an ask that names the rule.
+ * rule applies to and that is not judged whole (`unjudged`), is an ask that names the rule. A write a path rule
+ * would allow, that would complete or change a Git directory (`gitLayoutWrite`), is an ask that says where.
  */
 export async function evaluateRules(call: RuleCall, rules: readonly Rule[], context: RuleContext): Promise<RuleDecision> {
   const applicable = rules
@@ -89,9 +105,14 @@ export async function evaluateRules(call: RuleCall, rules: readonly Rule[], cont
     const line = await view.commandLine();
     if (line?.kind === 'refused' && line.incomplete === true) return ask;
   }
+  let layout: Extract<RuleDecision, { covering: Rule }> | undefined;
   for (const rule of allows) {
-    if (rule.match.kind !== 'command-prefix' && (await view.allows(rule))) return { decision: 'allow', rule, rules: [rule] };
+    if (rule.match.kind === 'command-prefix' || !(await view.allows(rule))) continue;
+    const gitDirectory = rule.match.kind === 'path-glob' ? await view.gitDirectoryWritten() : undefined;
+    if (gitDirectory === undefined) return { decision: 'allow', rule, rules: [rule] };
+    layout ??= { decision: 'ask', covering: rule, gitDirectory };
   }
+  if (layout !== undefined) return layout;
   const commandRules = allows.filter((rule) => rule.match.kind === 'command-prefix' && rule.tool === call.tool);
   if (commandRules.length === 0) return ask;
   const line = await view.commandLine();
@@ -245,6 +266,7 @@ function appliesHere(rule: Rule, context: RuleContext): boolean {
 class CallView {
   #commandLine: Promise<CommandLine | undefined> | undefined;
   #paths: Promise<{ requested: string[] | undefined; real: string[] | undefined; resolved: boolean }> | undefined;
+  #gitDirectory: Promise<readonly string[] | undefined> | undefined;
 
   constructor(
     private readonly call: RuleCall,
@@ -267,6 +289,21 @@ class CallView {
       return { requested, real: real === undefined ? undefined : workspaceRelativeNames(this.context.workspace, real), resolved: true };
     })();
     return this.#paths;
+  }
+
+  /** Where writing this call's file would complete or change a Git directory (`context.gitLayoutWrite`), if anywhere. */
+  gitDirectoryWritten(): Promise<readonly string[] | undefined> {
+    this.#gitDirectory ??= (async () => {
+      const { gitLayoutWrite } = this.context;
+      if (gitLayoutWrite === undefined || !WRITE_TOOLS.has(this.call.tool)) return undefined;
+      const { requested, real } = await this.paths();
+      for (const names of [requested, real]) {
+        const folder = names === undefined ? undefined : await gitLayoutWrite(names);
+        if (folder !== undefined) return folder;
+      }
+      return undefined;
+    })();
+    return this.#gitDirectory;
   }
 
   async denies(rule: Rule): Promise<boolean> {

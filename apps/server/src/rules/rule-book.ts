@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { WorkspacePaths } from '../tools/workspace-paths';
 import { commandPathInside } from './command-path-inside';
 import { evaluateRules, type RuleCall } from './evaluate-rules';
+import { gitLayoutWrite } from './git-layout-write';
 import { proposeRule } from './propose-rule';
 import { loadWorkspaceRules, WORKSPACE_RULES_FILE, type WorkspaceRules } from './workspace-rules-file';
 
@@ -92,12 +93,15 @@ export class RuleBook implements RuleService {
   private readonly realPath: (requested: string) => Promise<string | undefined>;
   /** Command rules judge a path by where it really leads: `cd link && make test` runs where the link leads. */
   private readonly leadsInside: (absolute: string) => Promise<boolean>;
+  /** Path rules do not allow a write that makes a folder a Git repository, whose config git would run outside the sandbox. */
+  private readonly gitLayoutWrite: (names: readonly string[]) => Promise<readonly string[] | undefined>;
 
   private constructor(private readonly options: RuleBookOptions) {
     this.log = options.log ?? ((line) => console.warn(line));
     this.now = options.now ?? Date.now;
     this.realPath = options.realPath ?? fileToolRealPath(options.workspace);
     this.leadsInside = commandPathInside(options.workspace);
+    this.gitLayoutWrite = gitLayoutWrite(options.workspace);
   }
 
   static async open(options: RuleBookOptions): Promise<RuleBook> {
@@ -151,8 +155,12 @@ export class RuleBook implements RuleService {
       workspaceTrusted: file.kind === 'loaded' && this.trustOf(file) === 'trusted',
       realPath: this.realPath,
       leadsInside: this.leadsInside,
+      gitLayoutWrite: this.gitLayoutWrite,
     });
-    if (decision.decision === 'ask') return 'because' in decision ? askedVerdict(decision.because, decision.unread) : undefined;
+    if (decision.decision === 'ask') {
+      if ('covering' in decision) return gitDirectoryVerdict(decision.covering, decision.gitDirectory);
+      return 'because' in decision ? askedVerdict(decision.because, decision.unread) : undefined;
+    }
     const rule = decision.rule;
     if (decision.decision === 'deny') {
       if (options.preview !== true) await this.countHit(rule.id);
@@ -364,6 +372,16 @@ export class RuleBook implements RuleService {
  */
 function askedVerdict(rule: Rule, unread: string): PolicyVerdict {
   const description = `A deny rule applies (${describeRule(rule)}) and this command line could not be read whole (${unread}): asked, though confirmation is off`;
+  return { effect: 'ask', ruleId: rule.id, description };
+}
+
+/** The ask for a write that makes a folder a Git repository; the folder's names are the model's, so they are not shown. */
+function gitDirectoryVerdict(rule: Rule, folder: readonly string[]): PolicyVerdict {
+  const where = folder.length === 0 ? 'the workspace folder' : 'a folder of the workspace';
+  const description =
+    `This write would make ${where} a Git repository, or change one (with it, the folder holds a HEAD file and objects/ ` +
+    `and refs/ folders): a git command run there later, in your own shell, runs what its config names, outside any ` +
+    `sandbox. The rule ${describeRule(rule)} does not cover that: asked, though confirmation is off`;
   return { effect: 'ask', ruleId: rule.id, description };
 }
 
