@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { buildChildEnv } from './child-env';
+import { buildChildEnv, withGitConfig } from './child-env';
 
 describe('buildChildEnv', () => {
   const source = {
@@ -36,5 +36,31 @@ describe('buildChildEnv', () => {
 
   test('a short secret value is matched whole only', () => {
     expect(buildChildEnv({ source: { PATH: '/bin', TZ: 'a' }, cwd: '/w', secretValues: ['a', ''] })).toStrictEqual({ PATH: '/bin', PWD: '/w' });
+  });
+});
+
+describe('withGitConfig', () => {
+  test('adds the settings after those the environment holds, and keeps the rest', () => {
+    const env = { PATH: '/bin', GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.pager', GIT_CONFIG_VALUE_0: 'cat' };
+    expect(withGitConfig(env, [['safe.bareRepository', 'explicit']])).toStrictEqual({
+      PATH: '/bin',
+      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_KEY_0: 'core.pager',
+      GIT_CONFIG_VALUE_0: 'cat',
+      GIT_CONFIG_KEY_1: 'safe.bareRepository',
+      GIT_CONFIG_VALUE_1: 'explicit',
+    });
+  });
+
+  test('starts at 0 without a count, or with one Git would refuse', () => {
+    for (const count of [undefined, '', '-1', 'x']) {
+      const env: Record<string, string> = count === undefined ? { PATH: '/bin' } : { PATH: '/bin', GIT_CONFIG_COUNT: count };
+      expect(withGitConfig(env, [['safe.bareRepository', 'explicit']])).toStrictEqual({
+        PATH: '/bin',
+        GIT_CONFIG_COUNT: '1',
+        GIT_CONFIG_KEY_0: 'safe.bareRepository',
+        GIT_CONFIG_VALUE_0: 'explicit',
+      });
+    }
   });
 });

@@ -56,3 +56,18 @@ export function buildChildEnv(options: ChildEnvOptions): Record<string, string> 
 function isAllowedName(name: string): boolean {
   return ALLOWED_NAMES.has(name) || ALLOWED_PREFIXES.some((prefix) => name.startsWith(prefix));
 }
+
+/**
+ * `env` with Git settings added as `git -c` would give them (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`,
+ * `GIT_CONFIG_VALUE_<n>`), after the entries it already holds. A count Git would refuse is replaced.
+ */
+export function withGitConfig(env: Readonly<Record<string, string>>, settings: readonly (readonly [key: string, value: string])[]): Record<string, string> {
+  const given = env.GIT_CONFIG_COUNT;
+  const first = given !== undefined && /^\d{1,6}$/.test(given) ? Number(given) : 0;
+  const result: Record<string, string> = { ...env, GIT_CONFIG_COUNT: String(first + settings.length) };
+  settings.forEach(([key, value], index) => {
+    result[`GIT_CONFIG_KEY_${first + index}`] = key;
+    result[`GIT_CONFIG_VALUE_${first + index}`] = value;
+  });
+  return result;
+}

@@ -1,6 +1,7 @@
-import type { ToolContext, ToolOutput } from '@airlock/core';
+import { errorMessage, type ToolContext, type ToolOutput } from '@airlock/core';
 import { callTimeoutMs, type ResolvedToolsOptions } from './builtin-tools-options';
-import { buildChildEnv } from './child-env';
+import { buildChildEnv, withGitConfig } from './child-env';
+import { checkGitMetadata, gitMetadataReport, snapshotGitMetadata, type GitMetadataSnapshot } from './git-metadata-snapshot';
 import { runProcess } from './process-runner';
 import { processToolOutput } from './process-tool-output';
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
@@ -17,6 +18,14 @@ export interface ToolProcess {
   /** Files or folders outside the workspace the process reads, visible at the same path in the sandbox. */
   readOnlyPaths?: readonly string[];
 }
+
+/**
+ * Git refuses a bare repository it finds by itself (Git 2.38 and later): a folder of the workspace holding `HEAD`,
+ * `config` with `core.fsmonitor`, `objects/` and `refs/` as ordinary files (a clone can ship them) is otherwise taken
+ * for a repository by `cd vendor/tool && git status`, which then runs that fsmonitor. Given as command-line
+ * configuration, which no repository's config overrides.
+ */
+const TOOL_GIT_CONFIG: readonly (readonly [string, string])[] = [['safe.bareRepository', 'explicit']];
 
 /** Runs a process for a tool call: in the workspace, in the sandbox, with the filtered environment, the call's timeout and signal. */
 export async function runToolProcess(
@@ -37,18 +46,32 @@ export async function runToolProcess(
       return toolFailure(error.message);
     }
   }
+  const gitBefore = await snapshotGitMetadata(cwd);
   const result = await runProcess({
     file: command.file,
     args: command.args,
     cwd,
-    env: buildChildEnv({ source: options.env, secretValues: options.secretValues, cwd, extra: command.extraEnv }),
+    env: withGitConfig(buildChildEnv({ source: options.env, secretValues: options.secretValues, cwd, extra: command.extraEnv }), TOOL_GIT_CONFIG),
     signal: context.signal,
     timeoutMs: callTimeoutMs(context.timeoutMs, options.defaultTimeoutMs),
     maxOutputBytes: options.maxOutputBytes,
     killGraceMs: options.killGraceMs,
     ...(sandbox.kind === 'bubblewrap' ? { sandbox: bubblewrapFor(sandbox, cwd, command, hidden, options.maxProcesses) } : {}),
   });
-  return processToolOutput(result);
+  const output = processToolOutput(result);
+  const report = await gitMetadataAfterCall(cwd, gitBefore);
+  if (report === undefined) return output;
+  options.log(`Tool call of session ${context.sessionId}: ${report}`);
+  return { ...output, content: `${output.content}\n${report}` };
+}
+
+/** Checks the workspace's Git metadata once the call's processes are gone (see `checkGitMetadata`); a line to report, if any. */
+async function gitMetadataAfterCall(workspace: string, before: GitMetadataSnapshot): Promise<string | undefined> {
+  try {
+    return gitMetadataReport(await checkGitMetadata(workspace, before));
+  } catch (error) {
+    return `Airlock: the workspace's Git metadata could not be checked after this call (${errorMessage(error)}); look at .git before running git in the workspace.`;
+  }
 }
 
 /** The sandbox the tools use: the one given, or the mode's, resolved once per process (bubblewrap is probed once). */

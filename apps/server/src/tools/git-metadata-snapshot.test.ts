@@ -1,0 +1,218 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { checkGitMetadata, gitMetadataReport, snapshotGitMetadata } from './git-metadata-snapshot';
+import { createBuiltinTools, type BuiltinToolsOptions } from './index';
+import { probeBubblewrap } from './sandbox/probe-bubblewrap';
+import { runTool, SANDBOX_KINDS, tempFolder, toolNamed } from './test-support';
+
+/** Git as the person runs it in their own shell: no Airlock variables, and no system or global config of this machine. */
+function hostGit(cwd: string, args: readonly string[]) {
+  const result = spawnSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+  });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+/** A repository with one commit on `main`, as a clone the person works in. */
+async function repository(folder: string): Promise<void> {
+  for (const args of [
+    ['init', '-q', '-b', 'main', '.'],
+    ['config', 'user.email', 'a@example.com'],
+    ['config', 'user.name', 'a'],
+    ['commit', '-q', '--allow-empty', '-m', 'first'],
+  ]) {
+    expect(hostGit(folder, args).status).toBe(0);
+  }
+}
+
+/** A config that makes Git run a command writing `marker` at every `git status`. */
+function fsmonitorConfig(marker: string): string {
+  return `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "echo ran > '${marker}'; false"\n`;
+}
+
+/** The shell lines that lay out a bare repository in `folder` whose config runs that fsmonitor. */
+function plantLayout(folder: string, marker: string): string {
+  return `mkdir -p ${folder}/objects ${folder}/refs/heads && printf 'ref: refs/heads/main\\n' > ${folder}/HEAD && printf '%s' '${fsmonitorConfig(marker)}' > ${folder}/config`;
+}
+
+const ROOT_LAYOUT = 'the workspace root now holds a repository layout (HEAD, objects/, refs/), which Git takes for the repository whenever .git is not a valid one';
+const HEAD_RESTORED = '.git/HEAD no longer named a branch or commit; its content from before the call was written back';
+const COMMONDIR_REMOVED = '.git/commondir, which makes Git read the config of the folder it names, was added; it was removed';
+const bubblewrap = await probeBubblewrap(true);
+
+describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the call left (sandbox: %s)', (sandbox) => {
+  const skip = sandbox === 'bubblewrap' && !bubblewrap.available;
+  function tool(name: 'terminal' | 'python', workspace: string, options: Partial<BuiltinToolsOptions> = {}) {
+    return toolNamed(createBuiltinTools({ workspace, killGraceMs: 500, sandbox, log: () => undefined, ...options }), name);
+  }
+
+  test.skipIf(skip)('a bare repository the workspace holds as files is refused, so `cd vendor/tool && git status` runs not its fsmonitor', async () => {
+    await using workspace = await tempFolder();
+    await repository(workspace.path);
+    const marker = path.join(workspace.path, 'marker');
+    const vendorTool = path.join(workspace.path, 'vendor/tool');
+    await mkdir(path.join(vendorTool, 'objects'), { recursive: true });
+    await mkdir(path.join(vendorTool, 'refs/heads'), { recursive: true });
+    await writeFile(path.join(vendorTool, 'HEAD'), 'ref: refs/heads/main\n');
+    await writeFile(path.join(vendorTool, 'config'), fsmonitorConfig(marker));
+    const refused = `fatal: cannot use bare repository '${vendorTool}' (safe.bareRepository is 'explicit')`;
+    expect(await runTool(tool('terminal', workspace.path), { command: 'cd vendor/tool && git status' })).toStrictEqual({ content: `${refused}\nexit code: 128`, isError: true });
+    const fromPython = await runTool(tool('python', workspace.path), { code: 'import subprocess\nprint(subprocess.run(["git", "status"], cwd="vendor/tool").returncode)' });
+    expect(fromPython).toStrictEqual({ content: `${refused}\n128\nexit code: 0`, isError: false });
+    expect(existsSync(marker)).toBe(false);
+    // What the call would have run: the person's own git in that folder takes it for a repository.
+    hostGit(vendorTool, ['status']);
+    expect(await readFile(marker, 'utf8')).toBe('ran\n');
+  });
+
+  test.skipIf(skip)('Git in a call still works on the workspace’s repository and on a bare one named explicitly', async () => {
+    await using workspace = await tempFolder();
+    await repository(workspace.path);
+    const result = await runTool(tool('terminal', workspace.path), {
+      command: 'git checkout -q -b topic && git commit -q --allow-empty -m second && git init -q --bare bare.git && git --git-dir=bare.git rev-parse --is-bare-repository && git log --format=%s',
+    });
+    expect(result).toStrictEqual({ content: 'true\nsecond\nfirst\nexit code: 0', isError: false });
+    expect(await readFile(path.join(workspace.path, '.git/HEAD'), 'utf8')).toBe('ref: refs/heads/topic\n');
+  });
+
+  test.skipIf(skip)('a junk .git/HEAD beside a repository layout at the root is written back, and the person’s `git status` runs no planted fsmonitor', async () => {
+    await using workspace = await tempFolder();
+    await repository(workspace.path);
+    const marker = path.join(workspace.path, 'marker');
+    const logged: string[] = [];
+    const result = await runTool(tool('terminal', workspace.path, { log: (line) => logged.push(line) }), {
+      command: `${plantLayout('.', marker)} && echo x > .git/HEAD`,
+    });
+    const report = `Airlock: this call changed the workspace's Git metadata so that Git run here would read another configuration; restored: ${HEAD_RESTORED}; not restored, so look at this before running git in the workspace: ${ROOT_LAYOUT}.`;
+    expect(result).toStrictEqual({ content: `(no output)\nexit code: 0\n${report}`, isError: false });
+    expect(logged).toStrictEqual([`Tool call of session test-session: ${report}`]);
+    expect(await readFile(path.join(workspace.path, '.git/HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
+    const status = hostGit(workspace.path, ['status', '--porcelain']);
+    expect(status).toStrictEqual({ status: 0, output: '?? HEAD\n?? config\n' });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test.skipIf(skip)('a .git/commondir the call adds is removed, so Git reads not the config of the folder it names', async () => {
+    await using workspace = await tempFolder();
+    await repository(workspace.path);
+    const marker = path.join(workspace.path, 'marker');
+    const result = await runTool(tool('python', workspace.path), {
+      code: [
+        'import os',
+        'os.makedirs("evil/objects"); os.makedirs("evil/refs")',
+        `open("evil/config", "w").write(${JSON.stringify(fsmonitorConfig(marker))})`,
+        'open(".git/commondir", "w").write("../evil\\n")',
+      ].join('\n'),
+    });
+    expect(result).toStrictEqual({
+      content: `(no output)\nexit code: 0\nAirlock: this call changed the workspace's Git metadata so that Git run here would read another configuration; restored: ${COMMONDIR_REMOVED}.`,
+      isError: false,
+    });
+    expect(existsSync(path.join(workspace.path, '.git/commondir'))).toBe(false);
+    expect(hostGit(workspace.path, ['status', '--porcelain'])).toStrictEqual({ status: 0, output: '?? evil/\n' });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test.skipIf(skip)('.git/refs removed is reported, not repaired', async () => {
+    await using workspace = await tempFolder();
+    await repository(workspace.path);
+    const result = await runTool(tool('terminal', workspace.path), { command: 'rm -rf .git/refs' });
+    expect(result).toStrictEqual({
+      content: "(no output)\nexit code: 0\nAirlock: this call changed the workspace's Git metadata so that Git run here would read another configuration; not restored, so look at this before running git in the workspace: .git/refs is gone or cannot be entered.",
+      isError: false,
+    });
+  });
+});
+
+describe('checkGitMetadata', () => {
+  async function repositoryFolder() {
+    const folder = await tempFolder();
+    await repository(folder.path);
+    return folder;
+  }
+
+  test('finds nothing when nothing changed, or when the workspace has no repository', async () => {
+    await using workspace = await repositoryFolder();
+    await using plain = await tempFolder();
+    for (const folder of [workspace.path, plain.path]) {
+      const before = await snapshotGitMetadata(folder);
+      await writeFile(path.join(folder, 'file'), 'x');
+      expect(await checkGitMetadata(folder, before)).toStrictEqual({ restored: [], notRestored: [] });
+    }
+    expect(gitMetadataReport({ restored: [], notRestored: [] })).toBeUndefined();
+  });
+
+  test('a HEAD moved to another branch or commit is the call’s own and stays; one that named none before is not restored', async () => {
+    await using workspace = await repositoryFolder();
+    const head = path.join(workspace.path, '.git/HEAD');
+    const commit = hostGit(workspace.path, ['rev-parse', 'HEAD']).output;
+    for (const valid of ['ref: refs/heads/other\n', commit, 'ref:\trefs/heads/x']) {
+      const before = await snapshotGitMetadata(workspace.path);
+      await writeFile(head, valid);
+      expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [] });
+      expect(await readFile(head, 'utf8')).toBe(valid);
+    }
+    await writeFile(head, 'junk\n');
+    const before = await snapshotGitMetadata(workspace.path);
+    await writeFile(head, 'more junk\n');
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [] });
+  });
+
+  test('a HEAD removed, or made a link to a file outside, is put back as a file; what the link led to is left alone', async () => {
+    await using workspace = await repositoryFolder();
+    await using outside = await tempFolder();
+    const head = path.join(workspace.path, '.git/HEAD');
+    const target = path.join(outside.path, 'target');
+    await writeFile(target, 'not a ref\n');
+    for (const change of [() => rm(head), () => rm(head).then(() => symlink(target, head))]) {
+      const before = await snapshotGitMetadata(workspace.path);
+      await change();
+      expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [HEAD_RESTORED], notRestored: [] });
+      expect(await readFile(head, 'utf8')).toBe('ref: refs/heads/main\n');
+    }
+    expect(await readFile(target, 'utf8')).toBe('not a ref\n');
+  });
+
+  test('a HEAD that became a folder, objects gone, and a .git replaced are reported', async () => {
+    await using workspace = await repositoryFolder();
+    const git = path.join(workspace.path, '.git');
+    let before = await snapshotGitMetadata(workspace.path);
+    await rm(path.join(git, 'HEAD'));
+    await mkdir(path.join(git, 'HEAD'));
+    await rename(path.join(git, 'objects'), path.join(workspace.path, 'objects-moved'));
+    const found = await checkGitMetadata(workspace.path, before);
+    expect(found.restored).toStrictEqual([]);
+    expect(found.notRestored).toHaveLength(2);
+    expect(found.notRestored[0]).toMatch(/^\.git\/HEAD no longer names a branch or commit, and writing back its content failed \(/);
+    expect(found.notRestored[1]).toBe('.git/objects is gone or cannot be entered');
+
+    before = await snapshotGitMetadata(workspace.path);
+    await rename(git, path.join(workspace.path, 'old-git'));
+    await mkdir(git);
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: ['.git was removed or replaced'] });
+  });
+
+  test('a commondir there before is kept', async () => {
+    await using workspace = await repositoryFolder();
+    const commondir = path.join(workspace.path, '.git/commondir');
+    await writeFile(commondir, '.\n');
+    const before = await snapshotGitMetadata(workspace.path);
+    await writeFile(path.join(workspace.path, 'file'), 'x');
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [] });
+    expect(await readFile(commondir, 'utf8')).toBe('.\n');
+  });
+
+  test('a workspace that is a bare repository already is not reported', async () => {
+    await using workspace = await tempFolder();
+    expect(hostGit(workspace.path, ['init', '-q', '--bare', '.']).status).toBe(0);
+    const before = await snapshotGitMetadata(workspace.path);
+    expect(before).toStrictEqual({ gitFolder: undefined, rootIsRepository: true });
+    await writeFile(path.join(workspace.path, 'file'), 'x');
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [] });
+  });
+});

@@ -1,0 +1,193 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, lstat, open, readlink, rename, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { errorMessage } from '@airlock/core';
+
+/** Git reads at most this much of a HEAD file (`validate_headref`); a HEAD kept for restoring is no longer than this. */
+const HEAD_BYTES = 255;
+
+/**
+ * What makes the workspace's repository the one Git finds, as it was when a call started. Git takes `.git` for the
+ * repository only while its HEAD names a branch or commit and its `objects` and `refs` can be entered; when they do
+ * not, `git status` at the root goes on to take the root itself for a bare repository (a `HEAD`, `config`, `objects/`
+ * and `refs/` there), and a `.git/commondir` makes Git read the config of the folder it names. Each would run a
+ * `core.fsmonitor` the call wrote, outside the sandbox, at the person's next `git status`, while `.git/config` stays
+ * read-only and unchanged.
+ */
+export interface GitMetadataSnapshot {
+  /** The workspace's `.git` folder; undefined when it is not a folder (none, a link, a worktree's `.git` file). */
+  gitFolder: GitFolderState | undefined;
+  /** Whether the root itself looks like a Git directory (HEAD, objects/, refs/) to Git's discovery. */
+  rootIsRepository: boolean;
+}
+
+interface GitFolderState {
+  dev: number;
+  ino: number;
+  /** HEAD's content when it was a plain file naming a branch or commit. */
+  head: Buffer | undefined;
+  commondir: boolean;
+  objects: boolean;
+  refs: boolean;
+}
+
+/** What the check after a call found: what it put back, and what it could not. */
+export interface GitMetadataFindings {
+  restored: string[];
+  notRestored: string[];
+}
+
+/** Reads the snapshot: a few lstat, access and one read of at most 255 bytes; never throws. */
+export async function snapshotGitMetadata(workspace: string): Promise<GitMetadataSnapshot> {
+  const gitPath = path.join(workspace, '.git');
+  const [git, rootIsRepository] = await Promise.all([lstatOrUndefined(gitPath), looksLikeGitDirectory(workspace)]);
+  if (git?.isDirectory() !== true) return { gitFolder: undefined, rootIsRepository };
+  const [head, commondir, objects, refs] = await Promise.all([
+    readHead(path.join(gitPath, 'HEAD')),
+    lstatOrUndefined(path.join(gitPath, 'commondir')),
+    canEnter(path.join(gitPath, 'objects')),
+    canEnter(path.join(gitPath, 'refs')),
+  ]);
+  return {
+    gitFolder: { dev: git.dev, ino: git.ino, head: head?.valid === true && head.content !== undefined ? head.content : undefined, commondir: commondir !== undefined, objects, refs },
+    rootIsRepository,
+  };
+}
+
+/**
+ * Compares the workspace's Git metadata with `before` once a call's processes are gone, and repairs what is safe to
+ * repair: a HEAD that named a branch or commit and no longer does gets its content back (a HEAD moved to another valid
+ * branch or commit is the call's own work and stays), a `commondir` that was not there is removed (a main repository
+ * has none). The rest is only reported.
+ */
+export async function checkGitMetadata(workspace: string, before: GitMetadataSnapshot): Promise<GitMetadataFindings> {
+  const findings: GitMetadataFindings = { restored: [], notRestored: [] };
+  const gitPath = path.join(workspace, '.git');
+  if (before.gitFolder !== undefined) {
+    const git = await lstatOrUndefined(gitPath);
+    if (git?.isDirectory() !== true || git.dev !== before.gitFolder.dev || git.ino !== before.gitFolder.ino) {
+      findings.notRestored.push('.git was removed or replaced');
+    } else {
+      await checkGitFolder(gitPath, before.gitFolder, findings);
+    }
+  }
+  if (!before.rootIsRepository && (await looksLikeGitDirectory(workspace))) {
+    findings.notRestored.push('the workspace root now holds a repository layout (HEAD, objects/, refs/), which Git takes for the repository whenever .git is not a valid one');
+  }
+  return findings;
+}
+
+/** The line appended to a call's result, or undefined when nothing was found. */
+export function gitMetadataReport(findings: GitMetadataFindings): string | undefined {
+  if (findings.restored.length === 0 && findings.notRestored.length === 0) return undefined;
+  const parts = ["Airlock: this call changed the workspace's Git metadata so that Git run here would read another configuration"];
+  if (findings.restored.length > 0) parts.push(`; restored: ${findings.restored.join('; ')}`);
+  if (findings.notRestored.length > 0) {
+    parts.push(`; not restored, so look at this before running git in the workspace: ${findings.notRestored.join('; ')}`);
+  }
+  return `${parts.join('')}.`;
+}
+
+async function checkGitFolder(gitPath: string, before: GitFolderState, findings: GitMetadataFindings): Promise<void> {
+  const headPath = path.join(gitPath, 'HEAD');
+  const commondirPath = path.join(gitPath, 'commondir');
+  const [head, commondir, objects, refs] = await Promise.all([
+    readHead(headPath),
+    lstatOrUndefined(commondirPath),
+    canEnter(path.join(gitPath, 'objects')),
+    canEnter(path.join(gitPath, 'refs')),
+  ]);
+  if (before.head !== undefined && head?.valid !== true) {
+    try {
+      await replaceFile(headPath, before.head);
+      findings.restored.push('.git/HEAD no longer named a branch or commit; its content from before the call was written back');
+    } catch (error) {
+      findings.notRestored.push(`.git/HEAD no longer names a branch or commit, and writing back its content failed (${errorMessage(error)})`);
+    }
+  }
+  if (!before.commondir && commondir !== undefined) {
+    if (commondir.isDirectory()) {
+      findings.notRestored.push('.git/commondir was added, as a folder');
+    } else {
+      try {
+        await unlink(commondirPath);
+        findings.restored.push('.git/commondir, which makes Git read the config of the folder it names, was added; it was removed');
+      } catch (error) {
+        findings.notRestored.push(`.git/commondir was added, and removing it failed (${errorMessage(error)})`);
+      }
+    }
+  }
+  if (before.objects && !objects) findings.notRestored.push('.git/objects is gone or cannot be entered');
+  if (before.refs && !refs) findings.notRestored.push('.git/refs is gone or cannot be entered');
+}
+
+/** Whether Git's discovery would take `folder` for a Git directory: a valid HEAD, and objects/ and refs/ it can enter. */
+async function looksLikeGitDirectory(folder: string): Promise<boolean> {
+  const [head, objects, refs] = await Promise.all([readHead(path.join(folder, 'HEAD')), canEnter(path.join(folder, 'objects')), canEnter(path.join(folder, 'refs'))]);
+  return head?.valid === true && objects && refs;
+}
+
+/**
+ * HEAD as Git's `validate_headref` reads it: a link leading to `refs/…`, or a file starting with `ref:` and `refs/…`
+ * or with an object id. `content` is set for a plain file of at most 255 bytes. Undefined when there is none.
+ */
+async function readHead(file: string): Promise<{ valid: boolean; content: Buffer | undefined } | undefined> {
+  const info = await lstatOrUndefined(file);
+  if (info === undefined) return undefined;
+  if (info.isSymbolicLink()) {
+    const target = await readlink(file).catch(() => '');
+    return { valid: target.startsWith('refs/'), content: undefined };
+  }
+  if (!info.isFile()) return { valid: false, content: undefined };
+  // O_NONBLOCK: a fifo swapped in after the lstat cannot hold this server.
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => undefined);
+  if (handle === undefined) return { valid: false, content: undefined };
+  try {
+    const opened = await handle.stat();
+    if (!opened.isFile()) return { valid: false, content: undefined };
+    const buffer = Buffer.alloc(HEAD_BYTES + 1);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const content = buffer.subarray(0, Math.min(bytesRead, HEAD_BYTES));
+    return { valid: namesBranchOrCommit(content.toString('latin1')), content: bytesRead <= HEAD_BYTES ? Buffer.from(content) : undefined };
+  } catch {
+    return { valid: false, content: undefined };
+  } finally {
+    await handle.close();
+  }
+}
+
+function namesBranchOrCommit(text: string): boolean {
+  if (text.startsWith('ref:')) return /^\s*refs\//.test(text.slice(4));
+  return /^[0-9a-f]{40}/i.test(text);
+}
+
+/** Git checks objects/ and refs/ with access(X_OK), following links; so does this. */
+async function canEnter(folder: string): Promise<boolean> {
+  try {
+    await access(folder, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes a new file beside `file` and renames it over: whatever is at `file` (a link too) is replaced, never written through. */
+async function replaceFile(file: string, content: Buffer): Promise<void> {
+  const temporary = `${file}.airlock-${randomBytes(6).toString('hex')}`;
+  await writeFile(temporary, content, { flag: 'wx', mode: 0o644 });
+  try {
+    await rename(temporary, file);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function lstatOrUndefined(file: string) {
+  try {
+    return await lstat(file);
+  } catch {
+    return undefined;
+  }
+}
