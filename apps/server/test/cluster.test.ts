@@ -106,6 +106,7 @@ function flakyStore(store: PostgresStore): { store: PostgresStore; down: boolean
 /**
  * An instance that can be made to stall: `stall()` holds every lease renewal from then on (as a paused process
  * would) and resolves once one is held; `resume()` lets them go on. `claims` are the decisions it wrote by itself.
+ * `scanned()` resolves once a scan for runs to take over, begun after the call, has been through what it found.
  */
 function stallableCluster(store: PostgresStore) {
   // While stalled, every renewal waits (a paused process renews nothing): the interval goes on calling it.
@@ -113,7 +114,16 @@ function stallableCluster(store: PostgresStore) {
   let resume = () => {};
   let stalled: (() => void) | undefined;
   const claims: Promise<unknown>[] = [];
+  // Scans run one at a time: the one after a scan begins once that scan has claimed and resumed what it found.
+  const scans: { begun: boolean; done: () => void }[] = [];
   const cluster = interceptCluster(store, {
+    listClaimableRuns: () => {
+      for (const scan of scans.splice(0)) {
+        if (scan.begun) scan.done();
+        else scans.push({ ...scan, begun: true });
+      }
+      return store.listClaimableRuns();
+    },
     renewLeases: async () => {
       if (paused !== undefined) {
         stalled?.();
@@ -131,6 +141,7 @@ function stallableCluster(store: PostgresStore) {
   return {
     cluster,
     claims,
+    scanned: () => new Promise<void>((done) => scans.push({ begun: false, done })),
     stall: () => {
       paused = new Promise<void>((resolve) => (resume = resolve));
       return new Promise<void>((reached) => (stalled = reached));
@@ -533,14 +544,17 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     cleanups.push(async () => killAllWith(token));
     let stallable!: ReturnType<typeof stallableCluster>;
     const a = await instance(db, 'a', shell, 600, { asCluster: (store) => (stallable = stallableCluster(store)).cluster });
-    const b = await instance(db, 'b', shell, 200);
     const { approvalId } = await startWaiting(a, 's1', 'r1', `sleep ${token}`);
-    const onB = await follow(b, 's1', 'r1');
     await a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' });
     await vi.waitFor(() => expect(processesWith(token)).not.toStrictEqual([]), { timeout: 10_000 });
-    // A pauses at a renewal while its call runs; meanwhile its lease runs out, B takes the run over and ends it.
+    // A pauses at a renewal while its call runs; meanwhile its lease runs out. A's own scan for runs to take over,
+    // which a lapsed lease makes it see first at times, leaves the run it still drives alone.
     await stallable.stall();
     await withClient((client) => client.query(`UPDATE ${db.schema}.runs SET lease_until = 0 WHERE run_id = 'r1'`));
+    await stallable.scanned();
+    // B, started now, takes the run over and ends it.
+    const b = await instance(db, 'b', shell, 200);
+    const onB = await follow(b, 's1', 'r1');
     expect(await onB.until((event) => event.type === 'tool-end')).toMatchObject({ outcome: 'interrupted' });
     await onB.until(isEnd);
     // A stalled process stops nothing: the call's processes run on until A resumes.

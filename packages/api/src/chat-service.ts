@@ -1094,6 +1094,12 @@ export class ChatService {
         this.takeOverAgain = false;
         for (const stored of await cluster.listClaimableRuns()) {
           if (this.closing) return;
+          // A run still driven here whose lease ran out (a pause longer than the lease) is not taken back: resumed as
+          // a second run beside it, it would record the call still running as interrupted, and the first run, no
+          // longer the session's, would be out of reach of the renewal that stops a lost run's calls. The next
+          // renewal keeps the lease, or finds the run taken over and stops it.
+          const local = this.runs.get(stored.runId);
+          if (local !== undefined && !local.remote && this.sessions.get(local.sessionId)?.activeRun === local) continue;
           const fence = await cluster.claimRun(stored.runId);
           if (fence === undefined) continue;
           const adopted = await this.admit(async () => {
