@@ -40,9 +40,10 @@ function plantLayout(folder: string, marker: string): string {
   return `mkdir -p ${folder}/objects ${folder}/refs/heads && printf 'ref: refs/heads/main\\n' > ${folder}/HEAD && printf '%s' '${fsmonitorConfig(marker)}' > ${folder}/config`;
 }
 
+const INTRO = "Airlock: this call changed the workspace's Git metadata so that Git run here would read another configuration.";
 const ROOT_LAYOUT = 'the workspace root now holds a repository layout (HEAD, objects/, refs/), which Git takes for the repository whenever .git is not a valid one';
-const HEAD_RESTORED = '.git/HEAD no longer named a branch or commit; its content from before the call was written back';
-const COMMONDIR_REMOVED = '.git/commondir, which makes Git read the config of the folder it names, was added; it was removed';
+const HEAD_RESTORED = '.git/HEAD, which no longer named a branch or commit, has its content from before the call back';
+const COMMONDIR_REMOVED = '.git/commondir, added by the call (it makes Git read the config of the folder it names), was removed';
 const bubblewrap = await probeBubblewrap(true);
 
 describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the call left (sandbox: %s)', (sandbox) => {
@@ -88,7 +89,7 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
     const result = await runTool(tool('terminal', workspace.path, { log: (line) => logged.push(line) }), {
       command: `${plantLayout('.', marker)} && echo x > .git/HEAD`,
     });
-    const report = `Airlock: this call changed the workspace's Git metadata so that Git run here would read another configuration; restored: ${HEAD_RESTORED}; not restored, so look at this before running git in the workspace: ${ROOT_LAYOUT}.`;
+    const report = `${INTRO} Restored: ${HEAD_RESTORED}. Not restored, so look at this before running git in the workspace: ${ROOT_LAYOUT}.`;
     expect(result).toStrictEqual({ content: `(no output)\nexit code: 0\n${report}`, isError: false });
     expect(logged).toStrictEqual([`Tool call of session test-session: ${report}`]);
     expect(await readFile(path.join(workspace.path, '.git/HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
@@ -110,7 +111,7 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
       ].join('\n'),
     });
     expect(result).toStrictEqual({
-      content: `(no output)\nexit code: 0\nAirlock: this call changed the workspace's Git metadata so that Git run here would read another configuration; restored: ${COMMONDIR_REMOVED}.`,
+      content: `(no output)\nexit code: 0\n${INTRO} Restored: ${COMMONDIR_REMOVED}.`,
       isError: false,
     });
     expect(existsSync(path.join(workspace.path, '.git/commondir'))).toBe(false);
@@ -123,7 +124,7 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
     await repository(workspace.path);
     const result = await runTool(tool('terminal', workspace.path), { command: 'rm -rf .git/refs' });
     expect(result).toStrictEqual({
-      content: "(no output)\nexit code: 0\nAirlock: this call changed the workspace's Git metadata so that Git run here would read another configuration; not restored, so look at this before running git in the workspace: .git/refs is gone or cannot be entered.",
+      content: `(no output)\nexit code: 0\n${INTRO} Not restored, so look at this before running git in the workspace: .git/refs is gone or cannot be entered.`,
       isError: false,
     });
   });

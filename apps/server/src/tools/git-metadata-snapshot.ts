@@ -81,12 +81,10 @@ export async function checkGitMetadata(workspace: string, before: GitMetadataSna
 /** The line appended to a call's result, or undefined when nothing was found. */
 export function gitMetadataReport(findings: GitMetadataFindings): string | undefined {
   if (findings.restored.length === 0 && findings.notRestored.length === 0) return undefined;
-  const parts = ["Airlock: this call changed the workspace's Git metadata so that Git run here would read another configuration"];
-  if (findings.restored.length > 0) parts.push(`; restored: ${findings.restored.join('; ')}`);
-  if (findings.notRestored.length > 0) {
-    parts.push(`; not restored, so look at this before running git in the workspace: ${findings.notRestored.join('; ')}`);
-  }
-  return `${parts.join('')}.`;
+  const sentences = ["Airlock: this call changed the workspace's Git metadata so that Git run here would read another configuration."];
+  if (findings.restored.length > 0) sentences.push(`Restored: ${findings.restored.join('; ')}.`);
+  if (findings.notRestored.length > 0) sentences.push(`Not restored, so look at this before running git in the workspace: ${findings.notRestored.join('; ')}.`);
+  return sentences.join(' ');
 }
 
 async function checkGitFolder(gitPath: string, before: GitFolderState, findings: GitMetadataFindings): Promise<void> {
@@ -101,7 +99,7 @@ async function checkGitFolder(gitPath: string, before: GitFolderState, findings:
   if (before.head !== undefined && head?.valid !== true) {
     try {
       await replaceFile(headPath, before.head);
-      findings.restored.push('.git/HEAD no longer named a branch or commit; its content from before the call was written back');
+      findings.restored.push('.git/HEAD, which no longer named a branch or commit, has its content from before the call back');
     } catch (error) {
       findings.notRestored.push(`.git/HEAD no longer names a branch or commit, and writing back its content failed (${errorMessage(error)})`);
     }
@@ -112,7 +110,7 @@ async function checkGitFolder(gitPath: string, before: GitFolderState, findings:
     } else {
       try {
         await unlink(commondirPath);
-        findings.restored.push('.git/commondir, which makes Git read the config of the folder it names, was added; it was removed');
+        findings.restored.push('.git/commondir, added by the call (it makes Git read the config of the folder it names), was removed');
       } catch (error) {
         findings.notRestored.push(`.git/commondir was added, and removing it failed (${errorMessage(error)})`);
       }
