@@ -1,6 +1,6 @@
 import type { LoopEvent } from '@airlock/core';
 import { describe, expect, it } from 'vitest';
-import { EventLog, eventSize, parseEventId } from './event-log';
+import { EventLog, eventSize, parseEventId, StoredRunFollower, type EventPageReader } from './event-log';
 import { ManualWindow } from './test-support';
 
 const text = (t: string): LoopEvent => ({ type: 'text-delta', text: t });
@@ -157,6 +157,62 @@ describe('LogFollower bound to a send window', () => {
     }).bind({ places: { releaseSubscription: () => finished++ } });
     await expect(broken.next()).rejects.toThrow('wrap failed');
     expect(finished).toBe(2);
+  });
+});
+
+describe('StoredRunFollower', () => {
+  /** A run of `count` text events in the store, read `size` at a time; each read is counted. */
+  function storedRun(count: number, size: number) {
+    const events = Array.from({ length: count }, (_, at) => text(String.fromCharCode(97 + at)));
+    const reads: number[] = [];
+    const read: EventPageReader = (afterSeq) => {
+      reads.push(afterSeq);
+      return Promise.resolve(events.slice(afterSeq, afterSeq + size));
+    };
+    return { read, reads };
+  }
+
+  it('replays after a seq a page at a time up to the last seq it was given', async () => {
+    const { read, reads } = storedRun(5, 2);
+    expect(await drain(new StoredRunFollower('r', 1, 4, read, idOf, undefined))).toStrictEqual(['r:2=b', 'r:3=c', 'r:4=d']);
+    expect(reads).toStrictEqual([1, 3]);
+  });
+
+  it('refuses a second next() while one is pending', async () => {
+    const { read } = storedRun(1, 1);
+    const follower = new StoredRunFollower('r', 0, 1, read, idOf, undefined);
+    const first = follower.next();
+    await expect(follower.next()).rejects.toThrow('StoredRunFollower.next() called while an earlier next() is pending');
+    expect(await first).toStrictEqual({ done: false, value: 'r:1=a' });
+  });
+
+  it('ends at once on return() while it waits for the window, reports its end once, and stays done', async () => {
+    const { read, reads } = storedRun(2, 2);
+    const window = new ManualWindow();
+    window.open = false;
+    let finished = 0;
+    const follower = new StoredRunFollower('r', 0, 2, read, idOf, undefined).bind({ window, places: { releaseSubscription: () => finished++ } });
+    const waiting = follower.next();
+    expect(window.parked.size).toBe(1);
+
+    await follower.return();
+
+    expect(await waiting).toStrictEqual({ done: true, value: undefined });
+    expect([window.parked.size, finished]).toStrictEqual([0, 1]);
+    await follower[Symbol.asyncDispose]();
+    expect(await follower.next()).toStrictEqual({ done: true, value: undefined });
+    expect([finished, reads]).toStrictEqual([1, []]);
+  });
+
+  it('rejects next() when a page cannot be read, reports its end, and is done', async () => {
+    let finished = 0;
+    const follower = new StoredRunFollower('r', 0, 3, () => Promise.reject(new Error('store gone')), idOf, undefined).bind({
+      places: { releaseSubscription: () => finished++ },
+    });
+    await expect(follower.next()).rejects.toThrow('store gone');
+    expect(finished).toBe(1);
+    expect(await follower.next()).toStrictEqual({ done: true, value: undefined });
+    expect(finished).toBe(1);
   });
 });
 

@@ -121,31 +121,18 @@ export class EventLog {
 }
 
 /**
- * Reads an EventLog: an async iterator written by hand rather than an async generator, so that a
- * waiting follower is one small object and one pending promise (no suspended frame, no abort
- * listener), and so that `return()` ends a pending `next()` at once; a generator's would queue
- * behind it. Replay and live events come from the log itself, never from a queue fed by a listener:
- * events appended while replaying cannot be lost or repeated.
+ * What both followers share: the one pending `next()` that a `wake()` answers, the transport they are bound to, and
+ * the async-iterator plumbing around them. `return()` ends a pending `next()` at once.
  */
-export class LogFollower<T> implements RunFollower<T>, Waker {
-  private seq: number;
-  private finished = false;
+abstract class BoundFollower<T> implements RunFollower<T>, Waker {
+  protected finished = false;
   /**
-   * Settles the pending next(), while parked on the log or the window. Only the resolve function is kept: a failed
-   * read resolves it with a rejected promise, which rejects next() alike.
+   * Settles the pending next(), while it waits. Only the resolve function is kept: a failed read resolves it with a
+   * rejected promise, which rejects next() alike.
    */
-  private pending: ((result: IteratorResult<T, undefined> | Promise<never>) => void) | undefined = undefined;
-  private window: SendWindow | undefined = undefined;
+  protected pending: ((result: IteratorResult<T, undefined> | Promise<never>) => void) | undefined = undefined;
+  protected window: SendWindow | undefined = undefined;
   private places: SubscriptionPlaces | undefined = undefined;
-
-  constructor(
-    private readonly log: EventLog,
-    afterSeq: number,
-    private readonly wrap: (id: string, event: LoopEvent) => T,
-    private readonly signal: AbortSignal | undefined,
-  ) {
-    this.seq = afterSeq;
-  }
 
   /** Binds the follower to its transport before the first read; answers the follower itself. */
   bind(binding: FollowerBinding): this {
@@ -155,32 +142,15 @@ export class LogFollower<T> implements RunFollower<T>, Waker {
     return this;
   }
 
-  next(): Promise<IteratorResult<T, undefined>> {
-    if (this.pending) return Promise.reject(new Error('LogFollower.next() called while an earlier next() is pending'));
-    let result: IteratorResult<T, undefined> | Parking;
-    try {
-      result = this.step();
-    } catch (error) {
-      // Like a generator that throws, a follower whose read failed is done.
-      this.finish();
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-    if (typeof result !== 'string') return Promise.resolve(result);
-    return new Promise((resolve) => {
-      this.pending = resolve;
-      this.park(result);
-    });
-  }
+  abstract next(): Promise<IteratorResult<T, undefined>>;
+
+  /** @internal Answers the pending next() if it can now; otherwise parks the follower again. */
+  abstract wake(): void;
 
   return(): Promise<IteratorResult<T, undefined>> {
     this.finish();
-    const pending = this.pending;
-    this.pending = undefined;
-    if (pending) {
-      this.log.unpark(this);
-      this.window?.unpark(this);
-      pending(DONE);
-    }
+    this.unpark();
+    this.settle(DONE);
     return Promise.resolve(DONE);
   }
 
@@ -192,25 +162,82 @@ export class LogFollower<T> implements RunFollower<T>, Waker {
     await this.return();
   }
 
-  /** @internal Called by the log on append or close, and by the window when it opens. */
-  wake(): void {
+  /** Takes the follower off whatever it is parked on. */
+  protected abstract unpark(): void;
+
+  protected settle(result: IteratorResult<T, undefined> | Promise<never>): void {
     const pending = this.pending;
-    if (!pending) return;
+    this.pending = undefined;
+    pending?.(result);
+  }
+
+  /** Like a generator that throws, a follower whose read failed is done: the pending next() rejects. */
+  protected fail(error: unknown): void {
+    this.finish();
+    this.settle(Promise.reject(asError(error)));
+  }
+
+  protected finish(): void {
+    this.finished = true;
+    const places = this.places;
+    this.places = undefined;
+    places?.releaseSubscription();
+  }
+}
+
+/**
+ * Reads an EventLog: an async iterator written by hand rather than an async generator, so that a
+ * waiting follower is one small object and one pending promise (no suspended frame, no abort
+ * listener), and so that `return()` ends a pending `next()` at once; a generator's would queue
+ * behind it. Replay and live events come from the log itself, never from a queue fed by a listener:
+ * events appended while replaying cannot be lost or repeated.
+ */
+export class LogFollower<T> extends BoundFollower<T> {
+  private seq: number;
+
+  constructor(
+    private readonly log: EventLog,
+    afterSeq: number,
+    private readonly wrap: (id: string, event: LoopEvent) => T,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    super();
+    this.seq = afterSeq;
+  }
+
+  next(): Promise<IteratorResult<T, undefined>> {
+    if (this.pending) return Promise.reject(new Error('LogFollower.next() called while an earlier next() is pending'));
     let result: IteratorResult<T, undefined> | Parking;
     try {
       result = this.step();
     } catch (error) {
-      this.pending = undefined;
       this.finish();
-      pending(Promise.reject(error instanceof Error ? error : new Error(String(error))));
+      return Promise.reject(asError(error));
+    }
+    if (typeof result !== 'string') return Promise.resolve(result);
+    return new Promise((resolve) => {
+      this.pending = resolve;
+      this.park(result);
+    });
+  }
+
+  /** @internal Called by the log on append or close, and by the window when it opens. */
+  wake(): void {
+    if (!this.pending) return;
+    let result: IteratorResult<T, undefined> | Parking;
+    try {
+      result = this.step();
+    } catch (error) {
+      this.fail(error);
       return;
     }
-    if (typeof result !== 'string') {
-      this.pending = undefined;
-      pending(result);
-    } else {
-      this.park(result);
-    }
+    if (typeof result !== 'string') this.settle(result);
+    else this.park(result);
+  }
+
+  protected unpark(): void {
+    this.log.unpark(this);
+    this.window?.unpark(this);
   }
 
   /** The next result if there is one now; otherwise what the follower has to wait for. */
@@ -237,13 +264,6 @@ export class LogFollower<T> implements RunFollower<T>, Waker {
     if (on === 'log') this.log.park(this);
     else this.window?.park(this);
   }
-
-  private finish(): void {
-    this.finished = true;
-    const places = this.places;
-    this.places = undefined;
-    places?.releaseSubscription();
-  }
 }
 
 /** What follows a run for one transport: a log's follower, or a finished run's read from the store a page at a time. */
@@ -263,15 +283,11 @@ export type EventPageReader = (afterSeq: number) => Promise<LoopEvent[]>;
  * it. Ends after `lastSeq`, the run's last event when it was attached to: a client attached at the end reads nothing.
  * Ends a pending `next()` at once on `return()`, as LogFollower does.
  */
-export class StoredRunFollower<T> implements RunFollower<T>, Waker {
+export class StoredRunFollower<T> extends BoundFollower<T> {
   private seq: number;
   private page: LoopEvent[] = [];
   private at = 0;
   private reading = false;
-  private finished = false;
-  private pending: ((result: IteratorResult<T, undefined> | Promise<never>) => void) | undefined = undefined;
-  private window: SendWindow | undefined = undefined;
-  private places: SubscriptionPlaces | undefined = undefined;
 
   constructor(
     private readonly runId: string,
@@ -281,14 +297,8 @@ export class StoredRunFollower<T> implements RunFollower<T>, Waker {
     private readonly wrap: (id: string, event: LoopEvent) => T,
     private readonly signal: AbortSignal | undefined,
   ) {
+    super();
     this.seq = Math.max(0, afterSeq);
-  }
-
-  bind(binding: FollowerBinding): this {
-    this.window = binding.window;
-    this.places = binding.places;
-    if (this.finished) this.finish();
-    return this;
   }
 
   next(): Promise<IteratorResult<T, undefined>> {
@@ -297,21 +307,6 @@ export class StoredRunFollower<T> implements RunFollower<T>, Waker {
       this.pending = resolve;
       this.wake();
     });
-  }
-
-  return(): Promise<IteratorResult<T, undefined>> {
-    this.finish();
-    this.window?.unpark(this);
-    this.settle(DONE);
-    return Promise.resolve(DONE);
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.return();
   }
 
   /** @internal Answers the pending next() if it can; otherwise waits for the window, or reads the next page. */
@@ -342,10 +337,13 @@ export class StoredRunFollower<T> implements RunFollower<T>, Waker {
       },
       (error: unknown) => {
         this.reading = false;
-        this.finish();
-        this.settle(Promise.reject(error instanceof Error ? error : new Error(String(error))));
+        this.fail(error);
       },
     );
+  }
+
+  protected unpark(): void {
+    this.window?.unpark(this);
   }
 
   private async readPage(): Promise<void> {
@@ -359,25 +357,16 @@ export class StoredRunFollower<T> implements RunFollower<T>, Waker {
     if (page.length === 0) this.finish();
     this.page = page.slice(0, this.lastSeq - this.seq);
   }
-
-  private settle(result: IteratorResult<T, undefined> | Promise<never>): void {
-    const pending = this.pending;
-    this.pending = undefined;
-    pending?.(result);
-  }
-
-  private finish(): void {
-    this.finished = true;
-    const places = this.places;
-    this.places = undefined;
-    places?.releaseSubscription();
-  }
 }
 
 /** Where a follower with nothing to answer now waits: for the log to grow, or for the transport to drain. */
 type Parking = 'log' | 'window';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
 
 /**
  * About how many bytes an event takes as JSON, without writing it: each string's length and a few for each value and
