@@ -24,6 +24,11 @@ export interface AirlockConfig {
   tokenFile?: string;
   /** Real path of the folder the tools act in. */
   workspace: string;
+  /**
+   * Said at start-up and in the web page's header when the workspace is, or holds, the person's home folder: a call
+   * allowed there can change what their shell runs at start-up and who SSH lets in. Unset otherwise.
+   */
+  workspaceWarning?: string;
   /** Base URL of an OpenAI-compatible model server; none means the offline demo model. */
   modelUrl: string | undefined;
   model: string | undefined;
@@ -305,6 +310,7 @@ export function loadConfig(
       `"${workspace}" ${overlap} Airlock's own files (${realpathOr(installation)}): a tool allowed there could change Airlock itself, its web page or its launcher, and so every later decision. Choose a folder of its own with --workspace`,
     );
   }
+  const workspaceWarning = homeFolderWarning(workspace, env.HOME !== undefined && isAbsolute(env.HOME) ? env.HOME : homedir());
   const dataDirInput = pick('data-dir', 'AIRLOCK_DATA_DIR');
   const dataDir = dataDirectory(dataDirInput, env, cwd);
   // The tools hide a data folder inside the workspace, not one that is the workspace (nor can the sandbox mask it).
@@ -329,6 +335,7 @@ export function loadConfig(
     tokenGenerated: givenToken === undefined,
     ...(tokenFile === undefined ? {} : { tokenFile: tokenFile.path }),
     workspace,
+    ...(workspaceWarning === undefined ? {} : { workspaceWarning }),
     modelUrl: validate(modelUrlSchema, pick('model-url', 'AIRLOCK_MODEL_URL')),
     model: validate(nameSchema, pick('model', 'AIRLOCK_MODEL')),
     apiKey: validate(apiKeySchema, apiKeyFile?.secret ?? fromEnv(env, 'AIRLOCK_API_KEY')),
@@ -562,6 +569,21 @@ function defaultWorkspace(env: Readonly<Record<string, string | undefined>>, cwd
     throw new ConfigError('the workspace', `"${fallback}" ${describeFsError(error)}; give one with --workspace`);
   }
   return directory({ value: fallback, source: 'the workspace' }, cwd);
+}
+
+/**
+ * The warning for a workspace that is the home folder `home` or holds it (`/` does): its shell start-up files and
+ * `.ssh` are then files a call may write, which run, or let someone in, outside any sandbox. Undefined otherwise.
+ */
+export function homeFolderWarning(workspace: string, home: string): string | undefined {
+  const real = realpathOr(home);
+  const where = workspace === real ? 'is your home folder' : isWithin(real, workspace) ? `holds your home folder (${real})` : undefined;
+  if (where === undefined) return undefined;
+  return (
+    `The workspace ${workspace} ${where}: a call allowed there can change your shell's start-up files (.bashrc, .profile) ` +
+    'and SSH keys (.ssh/authorized_keys), which run or let others in at your next login, outside any sandbox. Choose a ' +
+    'project folder with --workspace'
+  );
 }
 
 /** How a workspace sits against the installation: null when apart. Both are real paths or resolved as such. */

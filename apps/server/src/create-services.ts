@@ -68,6 +68,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     demo: resolved.info.demo,
     sandbox: sandbox.kind === 'bubblewrap' ? { kind: 'bubblewrap', network: sandbox.network } : { kind: 'none', network: true, reason: sandbox.reason },
     workspace: config.workspace,
+    ...(config.workspaceWarning === undefined ? {} : { workspaceWarning: config.workspaceWarning }),
   };
 
   const mcp = config.mcpConfigPath === undefined ? undefined : await startMcp(config, config.mcpConfigPath, log);

@@ -274,8 +274,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     );
   }
   log(`Model: ${describeModel(services.modelInfo())}`);
-  const { workspace } = services.modelInfo();
+  const { workspace, workspaceWarning } = services.modelInfo();
   if (workspace !== undefined) log(`Workspace: ${workspace}`);
+  if (workspaceWarning !== undefined) log(`Warning: ${workspaceWarning}`);
   const sockets = capacity.maxConnections + capacity.maxUnauthenticated + capacity.maxHttpConnections + capacity.maxModelRequests;
   const calls = capacity.maxRunningCalls * FILES_PER_RUNNING_CALL;
   const fileLimit = openFileLimit();

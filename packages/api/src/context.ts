@@ -29,6 +29,8 @@ export interface ModelInfo {
   sandbox?: ToolSandboxInfo;
   /** The folder the built-in tools act in. */
   workspace?: string;
+  /** Why the workspace is a risky place for the tools (it holds the home folder), shown in the header; absent when it is not. */
+  workspaceWarning?: string;
 }
 
 /** `bubblewrap`: each call in a sandbox of its own; `none`: in a process group only, for `reason`. */

@@ -20,6 +20,7 @@ import { WaitingList } from '../waiting/waiting-list';
 import { ModelBadge } from './model-badge';
 import { SandboxNotice } from './sandbox-notice';
 import { WorkspaceNote } from './workspace-note';
+import { WorkspaceWarning } from './workspace-warning';
 
 const CURRENT_SESSION_KEY = 'airlock.session';
 
@@ -138,6 +139,7 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
           <h1 className="chat-title">{title}</h1>
           <ModelBadge info={model.data} />
           <SandboxNotice sandbox={model.data?.sandbox} />
+          <WorkspaceWarning warning={model.data?.workspaceWarning} />
           <ConnectionIndicator state={connection} />
         </header>
         {rulesOpen && <RulesPage onClose={() => setRulesOpen(false)} />}
