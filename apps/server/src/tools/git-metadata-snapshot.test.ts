@@ -119,14 +119,18 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
     expect(existsSync(marker)).toBe(false);
   });
 
-  test.skipIf(skip)('.git/refs removed is reported, not repaired', async () => {
+  test.skipIf(skip)('.git/refs and .git/objects removed beside a repository layout at the root are made again, and the person’s `git status` runs no planted fsmonitor', async () => {
     await using workspace = await tempFolder();
     await repository(workspace.path);
-    const result = await runTool(tool('terminal', workspace.path), { command: 'rm -rf .git/refs' });
+    const marker = path.join(workspace.path, 'marker');
+    const result = await runTool(tool('terminal', workspace.path), { command: `${plantLayout('.', marker)} && rm -rf .git/refs .git/objects` });
+    const remade = (name: string) => `${name}, which was gone, was made again, empty (what it held is lost), so Git takes .git for the repository again`;
     expect(result).toStrictEqual({
-      content: `(no output)\nexit code: 0\n${INTRO} Not restored, so look at this before running git in the workspace: .git/refs is gone or cannot be entered.`,
+      content: `(no output)\nexit code: 0\n${INTRO} Restored: ${remade('.git/objects')}; ${remade('.git/refs')}. Not restored, so look at this before running git in the workspace: ${ROOT_LAYOUT}.`,
       isError: false,
     });
+    hostGit(workspace.path, ['status', '--porcelain']);
+    expect(existsSync(marker)).toBe(false);
   });
 });
 
@@ -179,7 +183,7 @@ describe('checkGitMetadata', () => {
     expect(await readFile(target, 'utf8')).toBe('not a ref\n');
   });
 
-  test('a HEAD that became a folder, objects gone, and a .git replaced are reported', async () => {
+  test('a HEAD that became a folder and a .git replaced are reported; objects gone is made again', async () => {
     await using workspace = await repositoryFolder();
     const git = path.join(workspace.path, '.git');
     let before = await snapshotGitMetadata(workspace.path);
@@ -187,10 +191,9 @@ describe('checkGitMetadata', () => {
     await mkdir(path.join(git, 'HEAD'));
     await rename(path.join(git, 'objects'), path.join(workspace.path, 'objects-moved'));
     const found = await checkGitMetadata(workspace.path, before);
-    expect(found.restored).toStrictEqual([]);
-    expect(found.notRestored).toHaveLength(2);
+    expect(found.restored).toStrictEqual(['.git/objects, which was gone, was made again, empty (what it held is lost), so Git takes .git for the repository again']);
+    expect(found.notRestored).toHaveLength(1);
     expect(found.notRestored[0]).toMatch(/^\.git\/HEAD no longer names a branch or commit, and writing back its content failed \(/);
-    expect(found.notRestored[1]).toBe('.git/objects is gone or cannot be entered');
 
     before = await snapshotGitMetadata(workspace.path);
     await rename(git, path.join(workspace.path, 'old-git'));

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, lstat, open, readlink, rename, unlink, writeFile } from 'node:fs/promises';
+import { access, lstat, mkdir, open, readlink, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '@airlock/core';
 
@@ -116,8 +116,19 @@ async function checkGitFolder(gitPath: string, before: GitFolderState, findings:
       }
     }
   }
-  if (before.objects && !objects) findings.notRestored.push('.git/objects is gone or cannot be entered');
-  if (before.refs && !refs) findings.notRestored.push('.git/refs is gone or cannot be entered');
+  // Made again, empty: `.git` is then a repository to Git's discovery again, which stops it from taking a layout the
+  // call planted at the root for the repository. What the folder held is lost either way.
+  if (before.objects && !objects) await makeAgain(path.join(gitPath, 'objects'), '.git/objects', findings);
+  if (before.refs && !refs) await makeAgain(path.join(gitPath, 'refs'), '.git/refs', findings);
+}
+
+async function makeAgain(folder: string, name: string, findings: GitMetadataFindings): Promise<void> {
+  try {
+    await mkdir(folder, { mode: 0o755 });
+    findings.restored.push(`${name}, which was gone, was made again, empty (what it held is lost), so Git takes .git for the repository again`);
+  } catch (error) {
+    findings.notRestored.push(`${name} is gone or cannot be entered, and making it again failed (${errorMessage(error)})`);
+  }
 }
 
 /** Whether Git's discovery would take `folder` for a Git directory: a valid HEAD, and objects/ and refs/ it can enter. */
