@@ -88,6 +88,33 @@ async function statusFor(port: number, host: string): Promise<string> {
   }
 }
 
+/**
+ * Starts on `host` at a port whose [::1] another process holds: expects the start refused with the reason, and the
+ * port on `host` let go of again.
+ */
+async function expectRefusedBesideHeldIpv6(host: string): Promise<void> {
+  const squatter = createServer();
+  await listenNet(squatter, 0, '::1');
+  const { port } = squatter.address() as { port: number };
+  try {
+    const error = await start({ host, port }).then(
+      (running) => running.server.close().then(() => undefined),
+      (thrown: unknown) => thrown,
+    );
+
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problem).toBe(
+      `port ${port} on [::1] is held by another process, which a browser opening Airlock's link may reach instead of Airlock ` +
+        '(browsers try both loopback addresses); stop it, or choose another port with --port or AIRLOCK_PORT',
+    );
+    const after = createServer();
+    await listenNet(after, port, host);
+    after.close();
+  } finally {
+    squatter.close();
+  }
+}
+
 describe('a fresh browser origin for every run', () => {
   it('prints a link to a new *.localhost name at each start, and keeps url and wsUrl on 127.0.0.1 for Node clients', async () => {
     const links: string[] = [];
@@ -151,27 +178,7 @@ describe('a bind to every address, which takes in loopback', () => {
   });
 
   it.runIf(IPV6)('on 0.0.0.0 refuses to start on a configured port whose [::1] another process holds', async () => {
-    const squatter = createServer();
-    await listenNet(squatter, 0, '::1');
-    const { port } = squatter.address() as { port: number };
-    try {
-      const error = await start({ host: '0.0.0.0', port }).then(
-        (running) => running.server.close().then(() => undefined),
-        (thrown: unknown) => thrown,
-      );
-
-      expect(error).toBeInstanceOf(ConfigError);
-      expect((error as ConfigError).problem).toBe(
-        `port ${port} on [::1] is held by another process, which a browser opening Airlock's link may reach instead of Airlock ` +
-          '(browsers try both loopback addresses); stop it, or choose another port with --port or AIRLOCK_PORT',
-      );
-      // And it let go of 0.0.0.0 again.
-      const after = createServer();
-      await listenNet(after, port, '0.0.0.0');
-      after.close();
-    } finally {
-      squatter.close();
-    }
+    await expectRefusedBesideHeldIpv6('0.0.0.0');
   });
 });
 
@@ -199,27 +206,7 @@ describe('holding [::1] beside 127.0.0.1', () => {
   });
 
   it.runIf(IPV6)('refuses to start on a configured port whose [::1] another process holds', async () => {
-    const squatter = createServer();
-    await listenNet(squatter, 0, '::1');
-    const { port } = squatter.address() as { port: number };
-    try {
-      const error = await start({ port }).then(
-        (running) => running.server.close().then(() => undefined),
-        (thrown: unknown) => thrown,
-      );
-
-      expect(error).toBeInstanceOf(ConfigError);
-      expect((error as ConfigError).problem).toBe(
-        `port ${port} on [::1] is held by another process, which a browser opening Airlock's link may reach instead of Airlock ` +
-          '(browsers try both loopback addresses); stop it, or choose another port with --port or AIRLOCK_PORT',
-      );
-      // And it let go of 127.0.0.1 again.
-      const after = createServer();
-      await listenNet(after, port, '127.0.0.1');
-      after.close();
-    } finally {
-      squatter.close();
-    }
+    await expectRefusedBesideHeldIpv6('127.0.0.1');
   });
 
   it('takes another port when it chose the port itself and [::1] is held on it', async () => {
