@@ -1,8 +1,8 @@
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 
-/** Files of a Git directory that say which repository it is and what git runs in it. */
-const LAYOUT_FILES = new Set(['HEAD', 'config', 'config.worktree', 'commondir', 'packed-refs']);
+/** Files of a Git directory that say which repository it is and what git runs in it (names in lower case, see `folded`). */
+const LAYOUT_FILES = new Set(['head', 'config', 'config.worktree', 'commondir', 'packed-refs']);
 /** Folders of a Git directory: what is under them is the repository, or programs git runs (`hooks`). */
 const LAYOUT_FOLDERS = new Set(['objects', 'refs', 'hooks']);
 /** The most folders of one path looked at: past that, the write counts as making a repository. */
@@ -23,7 +23,7 @@ export function gitLayoutWrite(workspace: string): (names: readonly string[]) =>
     let looked = 0;
     for (let index = names.length - 1; index >= 0; index--) {
       const rest = names.slice(index);
-      const [first] = rest;
+      const first = folded(rest[0]);
       if (first === undefined) continue;
       const relevant = rest.length === 1 ? LAYOUT_FILES.has(first) : LAYOUT_FOLDERS.has(first);
       if (!relevant) continue;
@@ -41,13 +41,18 @@ export function gitLayoutWrite(workspace: string): (names: readonly string[]) =>
 
 /** Whether `folder` holds a `HEAD` file and `objects` and `refs` folders once `rest` (below it) is written. */
 async function holdsLayout(folder: string, rest: readonly string[]): Promise<boolean> {
-  const [first] = rest;
+  const first = folded(rest[0]);
   // A link counts as either: it may lead to the file or the folder git looks for.
-  if (!(rest.length === 1 && first === 'HEAD') && !['file', 'link'].includes(await entryKind(path.join(folder, 'HEAD')))) return false;
+  if (!(rest.length === 1 && first === 'head') && !['file', 'link'].includes(await entryKind(path.join(folder, 'HEAD')))) return false;
   for (const name of ['objects', 'refs']) {
     if (!(rest.length > 1 && first === name) && !['folder', 'link'].includes(await entryKind(path.join(folder, name)))) return false;
   }
   return true;
+}
+
+/** A name as a file system that ignores case (macOS's, Windows') finds it: `Head` is git's `HEAD` there. */
+function folded(name: string | undefined): string | undefined {
+  return name?.toLowerCase();
 }
 
 async function entryKind(entry: string): Promise<'absent' | 'folder' | 'link' | 'file'> {

@@ -56,7 +56,7 @@ describe('a write rule does not cover a write that makes a folder a Git reposito
     expect(decisions.at(-1)).toBe('ask');
   });
 
-  it('asks about writing into a repository layout a clone brought, in any folder, and into a `.git` a rule names', async () => {
+  it('asks about writing into a repository layout a clone brought, in any folder, and into a `.git` a rule names (names in any case: a file system that ignores case finds `Config` as `config`)', async () => {
     await using folder = await tempFolder();
     const workspace = folder.path;
     for (const git of ['vendor/tool', '.git']) {
@@ -65,7 +65,7 @@ describe('a write rule does not cover a write that makes a folder a Git reposito
       await writeFile(path.join(workspace, git, 'HEAD'), 'ref: refs/heads/main\n');
     }
     const rules = [everything, rule({ tool: 'write_file', match: { kind: 'path-glob', glob: '.git/**' } })];
-    const asked = ['vendor/tool/config', 'vendor/tool/HEAD', 'vendor/tool/packed-refs', 'vendor/tool/commondir', 'vendor/tool/objects/ab/cdef', 'vendor/tool/refs/heads/main', 'vendor/tool/hooks/post-checkout', '.git/refs/heads/main', '.git/HEAD'];
+    const asked = ['vendor/tool/config', 'vendor/tool/HEAD', 'vendor/tool/packed-refs', 'vendor/tool/commondir', 'vendor/tool/objects/ab/cdef', 'vendor/tool/refs/heads/main', 'vendor/tool/hooks/post-checkout', 'vendor/tool/Config', 'vendor/tool/OBJECTS/x', '.git/refs/heads/main', '.git/HEAD'];
     const allowed = ['vendor/tool/README.md', 'vendor/tool/src/config', 'vendor/tool/info/exclude', '.git/description', 'config', 'vendor/config'];
     const answers = await Promise.all([...asked, ...allowed].map(async (relative) => [relative, await decide(workspace, relative, rules)] as const));
     expect(Object.fromEntries(answers)).toStrictEqual(Object.fromEntries([...asked.map((relative) => [relative, 'ask']), ...allowed.map((relative) => [relative, 'allow'])]));
