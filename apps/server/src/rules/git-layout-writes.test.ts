@@ -1,7 +1,9 @@
-import { MemoryStore } from '@airlock/api';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { ChatService, MemoryStore } from '@airlock/api';
+import { ApprovalRegistry } from '@airlock/core';
+import { ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { evaluateRules } from './evaluate-rules';
 import { gitLayoutWrite } from './git-layout-write';
 import { RuleBook } from './rule-book';
@@ -118,5 +120,42 @@ describe('a write rule does not cover a write that makes a folder a Git reposito
         'does not cover that: asked, though confirmation is off',
     });
     expect(await verdict('src/config')).toMatchObject({ effect: 'allow', ruleId: added.rule.id });
+  });
+
+  it('through the chat, with confirmation off: the write that completes the layout is put up, saying why, and denied it is not written', async () => {
+    const { folder, workspace } = await packageWorkspace();
+    await using _folder = folder;
+    const store = new MemoryStore();
+    const rules = await RuleBook.open({ store, workspace, log: () => undefined });
+    await rules.add({ effect: 'allow', tool: 'write_file', match: { kind: 'path-glob', glob: '**' }, scope: { kind: 'workspace', path: workspace }, source: 'user' });
+    const model = new ScriptedModel([...PLANT.map((relative) => toolCallStep({ name: 'write_file', arguments: { path: relative, content: CONTENT[relative] } })), textStep('done')]);
+    const tools = createBuiltinTools({ workspace, sandbox: 'none' });
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => tools, store, rules });
+    await chat.open();
+    try {
+      await chat.startRun({ sessionId: 's', runId: 'r1', message: 'set it up', options: { confirmToolCalls: false } });
+      await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+      const waiting = chat.pending('s')[0]!;
+      expect(waiting.arguments).toStrictEqual({ path: 'refs/README', content: CONTENT['refs/README'] });
+      const events = await store.loadEvents('r1', 0);
+      expect(events.filter((event) => event.type === 'tool-start').map((event) => event.awaitingConfirmation)).toStrictEqual([false, false, true]);
+      expect(events.filter((event) => event.type === 'status' && event.text.includes('Git repository')).map((event) => event.type === 'status' && event.text)).toStrictEqual([
+        expect.stringMatching(/^Calling: write_file\. This write would make the workspace folder a Git repository, or change one .* asked, though confirmation is off$/),
+      ]);
+
+      await chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'deny' });
+      await vi.waitFor(() => expect(chat.listSessions().find((session) => session.sessionId === 's')?.activeRunId).toBeNull());
+      model.assertConsumed();
+      // Without refs/ the folder is no repository, so the config that follows is an ordinary file: it runs unasked.
+      expect((await chat.getSession('s')).toolCalls).toMatchObject([
+        { arguments: { path: 'HEAD' }, decision: 'allow', source: 'confirmation-off', outcome: 'executed' },
+        { arguments: { path: 'objects/README' }, decision: 'allow', source: 'confirmation-off', outcome: 'executed' },
+        { arguments: { path: 'refs/README' }, decision: 'deny', source: 'user', outcome: 'denied' },
+        { arguments: { path: 'config' }, decision: 'allow', source: 'confirmation-off', outcome: 'executed' },
+      ]);
+      await expect(access(path.join(workspace, 'refs'))).rejects.toMatchObject({ code: 'ENOENT' });
+    } finally {
+      await chat.shutdown();
+    }
   });
 });
