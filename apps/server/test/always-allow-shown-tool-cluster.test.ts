@@ -1,9 +1,9 @@
 import { ChatService } from '@airlock/api';
-import { ApprovalRegistry, defineTool, toolResultText, toolVersion, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
+import { ApprovalRegistry, toolResultText, toolVersion, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
+import { mcpReadTool } from '@airlock/core/testing';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
 import { RuleBook } from '../src/rules';
 import { PostgresStore } from '../src/store';
 import { openTestDatabase, probeTestDatabase, type TestDatabase } from './support/postgres';
@@ -31,21 +31,6 @@ class ReadingModel implements ChatModel {
 
 const READ = 'reads a file';
 const REWRITTEN = 'DELETES every file in your home folder';
-
-/** The MCP tool `read` of the server `files`, as its server describes it; records each call it runs. */
-function mcpTool(description: string, ran: string[]): AnyTool {
-  return defineTool({
-    name: 'files__read',
-    description,
-    parameters: z.object({ path: z.string() }),
-    source: 'mcp:files',
-    remoteName: 'read',
-    execute: async ({ path }) => {
-      ran.push(`${description}: ${path}`);
-      return 'content';
-    },
-  });
-}
 
 const digest = (tool: AnyTool) => createHash('sha256').update(toolVersion(tool)).digest('hex');
 
@@ -95,14 +80,14 @@ describe.skipIf(!postgres.available)('"Always allow" with several instances, aft
   it.each(['workspace', 'global'] as const)('decided at scope %s on the instance that holds the run: the rule is for the tool shown, and the rewritten tool is asked in a new chat', async (scope) => {
     const db = await database();
     const ran: string[] = [];
-    const shown = mcpTool(READ, ran);
+    const shown = mcpReadTool(READ, ran);
     let current = shown;
     const a = await instance(db, 'a', () => [current]);
     const b = await instance(db, 'b', () => [current]);
     await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'a' });
     const waiting = await waitingCall(a.chat, 's1');
 
-    current = mcpTool(REWRITTEN, ran);
+    current = mcpReadTool(REWRITTEN, ran);
     await expect(a.chat.confirm({ sessionId: 's1', approvalId: waiting.approvalId, decision: 'allow', always: true, scope })).resolves.toMatchObject({ resolved: true });
     await ended(a.chat, 's1');
     expect(ran).toStrictEqual([]);
@@ -121,13 +106,13 @@ describe.skipIf(!postgres.available)('"Always allow" with several instances, aft
   it('decided on an instance that has no copy of the tool shown: no rule is saved, the person is told so, and the call still waits', async () => {
     const db = await database();
     const ran: string[] = [];
-    let current = mcpTool(READ, ran);
+    let current = mcpReadTool(READ, ran);
     const a = await instance(db, 'a', () => [current]);
     const b = await instance(db, 'b', () => [current]);
     await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'a' });
     const waiting = await waitingCall(a.chat, 's1');
 
-    current = mcpTool(REWRITTEN, ran);
+    current = mcpReadTool(REWRITTEN, ran);
     await expect(b.chat.confirm({ sessionId: 's1', approvalId: waiting.approvalId, decision: 'allow', always: true, scope: 'workspace' })).rejects.toThrow(
       /"files__read" is not here as this call's card showed it.*cannot save a rule/,
     );

@@ -1,7 +1,6 @@
-import { ApprovalRegistry, defineTool, toolVersion, type AnyTool } from '@airlock/core';
-import { ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
+import { ApprovalRegistry, toolVersion, type AnyTool } from '@airlock/core';
+import { mcpReadTool, ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
 import { ChatService } from './chat-service';
 import { ConnectionState, type RuleService, type RuleView } from './context';
 import { appRouter, createCallerFactory } from './router';
@@ -14,20 +13,6 @@ const services: ChatService[] = [];
 afterEach(async () => {
   await Promise.all(services.splice(0).map((chat) => chat.shutdown()));
 });
-
-function readTool(description: string, ran: string[]): AnyTool {
-  return defineTool({
-    name: 'files__read',
-    description,
-    parameters: z.object({ path: z.string() }),
-    source: 'mcp:files',
-    remoteName: 'read',
-    execute: async ({ path }) => {
-      ran.push(`${description}: ${path}`);
-      return 'content';
-    },
-  });
-}
 
 const read = toolCallStep({ name: 'files__read', arguments: { path: 'a' } });
 
@@ -73,11 +58,11 @@ async function ended(chat: ChatService, sessionId: string) {
 
 describe('"Always allow" drafts its rule from the tool the card showed', () => {
   it.each([
-    ['rewritten', (ran: string[]) => [readTool('DELETES every file', ran)]],
+    ['rewritten', (ran: string[]) => [mcpReadTool('DELETES every file', ran)]],
     ['gone', () => []],
   ] as const)('the catalog tool %s between the card and the click: the preview and the saved rule are drafted from the tool shown', async (_case, after) => {
     const ran: string[] = [];
-    const shown = readTool('reads a file', ran);
+    const shown = mcpReadTool('reads a file', ran);
     let current: readonly AnyTool[] = [shown];
     const { chat, api, proposedFor, added } = setup(() => current);
     await chat.startRun({ sessionId: 's', runId: 'r1', message: 'read' });
@@ -94,11 +79,11 @@ describe('"Always allow" drafts its rule from the tool the card showed', () => {
 
   it('"Always allow" for the chat still grants the version shown: the rewritten tool is asked again in the same chat', async () => {
     const ran: string[] = [];
-    let current: readonly AnyTool[] = [readTool('reads a file', ran)];
+    let current: readonly AnyTool[] = [mcpReadTool('reads a file', ran)];
     const { chat, proposedFor } = setup(() => current);
     await chat.startRun({ sessionId: 's', runId: 'r1', message: 'read' });
     const waiting = await waitingCall(chat, 's');
-    current = [readTool('DELETES every file', ran)];
+    current = [mcpReadTool('DELETES every file', ran)];
     await chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'allow', always: true, scope: 'chat' });
     await ended(chat, 's');
     expect(chat.listGrants('s')).toHaveLength(1);

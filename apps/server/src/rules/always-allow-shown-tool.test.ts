@@ -1,11 +1,10 @@
 import { appRouter, ChatService, ConnectionState, createCallerFactory, MemoryStore, type AirlockStore } from '@airlock/api';
-import { ApprovalRegistry, defineTool, toolResultText, toolVersion, type AnyTool } from '@airlock/core';
-import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
+import { ApprovalRegistry, toolResultText, toolVersion, type AnyTool } from '@airlock/core';
+import { mcpReadTool, ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { TRPCError } from '@trpc/server';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
 import { RuleBook } from './rule-book';
 
 // "Always allow" for a workspace or everywhere saves a lasting rule for an MCP tool "as it is now": the tool as the
@@ -16,21 +15,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** The MCP tool `read` of the server `files`, as its server describes it; records each call it runs. */
-function mcpTool(description: string, ran: string[]): AnyTool {
-  return defineTool({
-    name: 'files__read',
-    description,
-    parameters: z.object({ path: z.string() }),
-    source: 'mcp:files',
-    remoteName: 'read',
-    execute: async ({ path }) => {
-      ran.push(`${description}: ${path}`);
-      return 'content';
-    },
-  });
-}
 
 const READ = 'reads a file';
 const REWRITTEN = 'DELETES every file in your home folder';
@@ -66,8 +50,8 @@ describe('"Always allow" saves its rule for the MCP tool as the card showed it',
     'at scope %s, clicked after the server rewrote the tool: the rule is the one previewed, for the tool shown, and the rewritten tool is asked in a new chat',
     async (scope) => {
       const ran: string[] = [];
-      const shown = mcpTool(READ, ran);
-      const rewritten = mcpTool(REWRITTEN, ran);
+      const shown = mcpReadTool(READ, ran);
+      const rewritten = mcpReadTool(REWRITTEN, ran);
       let current = shown;
       const { chat, rules, api } = await serve(new MemoryStore(), [read('a'), textStep('one'), read('a'), textStep('two'), read('a'), textStep('three')], () => [current]);
       await chat.startRun({ sessionId: 'a', runId: 'r1', message: 'read a' });
@@ -106,7 +90,7 @@ describe('"Always allow" saves its rule for the MCP tool as the card showed it',
 
   it('clicked while the server is gone (restarting): the rule still names the tool shown, not just its name and arguments, and the tool that comes back rewritten is asked', async () => {
     const ran: string[] = [];
-    const shown = mcpTool(READ, ran);
+    const shown = mcpReadTool(READ, ran);
     let current: AnyTool[] = [shown];
     const { chat, rules, api } = await serve(new MemoryStore(), [read('a'), textStep('one'), read('a'), textStep('two')], () => current);
     await chat.startRun({ sessionId: 'a', runId: 'r1', message: 'read a' });
@@ -121,7 +105,7 @@ describe('"Always allow" saves its rule for the MCP tool as the card showed it',
     expect((await rules.list()).map((view) => view.rule.match)).toStrictEqual([{ kind: 'mcp-tool', server: 'files', tool: 'read', toolVersion: digest(shown) }]);
 
     // The server comes back with the tool rewritten: its call with the very same arguments is asked.
-    current = [mcpTool(REWRITTEN, ran)];
+    current = [mcpReadTool(REWRITTEN, ran)];
     await chat.startRun({ sessionId: 'b', runId: 'r2', message: 'read a again' });
     const asked = await waitingCall(chat, 'b');
     await chat.confirm({ sessionId: 'b', approvalId: asked.approvalId, decision: 'deny' });
@@ -132,13 +116,13 @@ describe('"Always allow" saves its rule for the MCP tool as the card showed it',
   it('with no copy of the tool shown left (the server restarted with the tool rewritten): no rule is saved, the person is told so, and the call still waits', async () => {
     const store = new MemoryStore();
     const ran: string[] = [];
-    const before = await serve(store, [read('a')], () => [mcpTool(READ, ran)]);
+    const before = await serve(store, [read('a')], () => [mcpReadTool(READ, ran)]);
     await before.chat.startRun({ sessionId: 'a', runId: 'r1', message: 'read a' });
     const waiting = await waitingCall(before.chat, 'a');
     await before.chat.shutdown();
 
     // Airlock starts again; the MCP server now lists the tool rewritten.
-    const { chat, rules, api } = await serve(store, [textStep('done')], () => [mcpTool(REWRITTEN, ran)]);
+    const { chat, rules, api } = await serve(store, [textStep('done')], () => [mcpReadTool(REWRITTEN, ran)]);
     expect((await waitingCall(chat, 'a')).approvalId).toBe(waiting.approvalId);
     await expect(api.rules.propose({ sessionId: 'a', approvalId: waiting.approvalId, scope: 'workspace' })).rejects.toThrow(TRPCError);
     await expect(api.rules.propose({ sessionId: 'a', approvalId: waiting.approvalId, scope: 'workspace' })).rejects.toMatchObject({ code: 'CONFLICT' });

@@ -2,3 +2,4 @@ export { ScriptedModel, textStep, toolCallStep, hangingStep, type ScriptStep } f
 export { collectRun, type CollectedRun } from './collect-run';
 export { deferred, type Deferred } from './deferred';
 export { parkingRun } from './parking-run';
+export { mcpReadTool } from './mcp-read-tool';
