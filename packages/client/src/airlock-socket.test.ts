@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { AirlockSocket, UNPROVEN_SERVER_MESSAGE, type RequestHandlers, type SocketError } from './airlock-socket';
+import { AirlockSocket, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type RequestHandlers, type SocketError } from './airlock-socket';
 import { createAirlockClient } from './create-airlock-client';
 
 /** The frame Airlock sends first when the upgrade URL asks for a proof: the nonce's HMAC keyed by the token. */
@@ -36,7 +36,7 @@ async function startWireServer(greet: (url: string, socket: WebSocket) => string
     /** Resolves once connection `index` has received `count` messages. */
     async received(index: number, count: number): Promise<unknown[]> {
       await vi.waitFor(() => expect(connections[index]?.received.length ?? 0).toBeGreaterThanOrEqual(count));
-      return connections[index]!.received.map((text): unknown => (text === 'PONG' ? text : JSON.parse(text)));
+      return connections[index]!.received.map((text): unknown => (text === 'PONG' || text === 'PING' ? text : JSON.parse(text)));
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -63,7 +63,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setUp(options: { onRejected?: (message: string) => void } = {}) {
+async function setUp(options: Partial<Pick<AirlockSocketOptions, 'onRejected' | 'onClose' | 'keepAlive' | 'maxMessageBytes'>> = {}) {
   const server = await startWireServer();
   const written: string[] = [];
   class RecordingWebSocket extends WebSocket {
@@ -217,6 +217,115 @@ describe('AirlockSocket speaks the tRPC WebSocket protocol', () => {
     endLate();
     expect(await server.received(0, 6)).toContainEqual({ id: 3, method: 'subscription.stop' });
     expect(stopFor(1)).toHaveLength(1);
+  });
+});
+
+describe('AirlockSocket notices a connection that went silent', () => {
+  it('pings a silent server and, with no answer, drops the connection, fails the query in flight and reconnects', async () => {
+    const closes: string[] = [];
+    const { server, socket, open } = await setUp({ keepAlive: { pingMs: 20, pongWaitMs: 20 }, onClose: () => closes.push(socket.state) });
+    await open();
+    const stream = recorder();
+    socket.request({ method: 'subscription', path: 'chat.stream', input: { sessionId: 's', runId: 'r' } }, stream.handlers);
+    const query = recorder();
+    socket.request({ method: 'mutation', path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a', decision: 'allow' } }, query.handlers);
+    const first = server.connections[0]!;
+    first.socket.send(JSON.stringify({ id: 1, result: { type: 'started' } }));
+    first.socket.send(JSON.stringify({ id: 1, result: { type: 'data', id: 'r:1', data: { id: 'r:1', data: { type: 'run-start' } } } }));
+    // The server (a frozen process, a path gone quiet) sends nothing more, and answers no ping.
+    const reopened = open();
+    expect((await server.received(0, 4)).at(-1)).toBe('PING');
+    await reopened;
+    await first.closed;
+    expect(closes).toStrictEqual(['reconnecting']);
+    expect(query.errors.map((error) => error.message)).toStrictEqual(['the connection went silent (no answer to a ping) before the answer came']);
+    // The new connection is pinged in its turn.
+    expect((await server.received(1, 2)).filter((message) => message !== 'PING')).toStrictEqual([
+      { method: 'connectionParams', data: { token: 'secret' } },
+      { id: 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: 's', runId: 'r' }, lastEventId: 'r:1' } },
+    ]);
+    expect(stream.errors).toStrictEqual([]);
+  });
+
+  it('keeps a connection whose server answers its pings', async () => {
+    const closes: number[] = [];
+    const { server, socket, open } = await setUp({ keepAlive: { pingMs: 5, pongWaitMs: 60_000 }, onClose: () => closes.push(1) });
+    await open();
+    const connection = server.connections[0]!;
+    connection.socket.on('message', (data) => {
+      if ((data as Buffer).toString('utf8') === 'PING') connection.socket.send('PONG');
+    });
+    await vi.waitFor(() => expect(connection.received.filter((text) => text === 'PING').length).toBeGreaterThanOrEqual(3));
+    expect(closes).toStrictEqual([]);
+    expect(server.connections).toHaveLength(1);
+    expect(socket.state).toBe('open');
+  });
+
+  it('sends no ping when keepAlive is false', async () => {
+    const { server, socket, open } = await setUp({ keepAlive: false });
+    await open();
+    const answer = recorder();
+    socket.request({ method: 'query', path: 'model.info', input: undefined }, answer.handlers);
+    expect(await server.received(0, 2)).toStrictEqual([
+      { method: 'connectionParams', data: { token: 'secret' } },
+      { id: 1, method: 'query', params: { path: 'model.info' } },
+    ]);
+  });
+});
+
+describe('AirlockSocket never sends a request over the size limit', () => {
+  it('fails a request over 1 MiB at once, unsent, naming its size, the limit and the field to shorten', async () => {
+    const { server, socket, written, open } = await setUp();
+    await open();
+    await server.received(0, 1);
+    const before = written.length;
+    const run = recorder();
+    const message = 'x'.repeat(2 * 1024 * 1024);
+    socket.request({ method: 'subscription', path: 'chat.stream', input: { sessionId: 's', runId: 'r', message } }, run.handlers);
+    expect(written.slice(before)).toStrictEqual([]);
+    expect(run.errors.map((error) => [error.message, error.response])).toStrictEqual([
+      [
+        `message: the request is 2097267 bytes, over the 1048576 bytes (1 MiB) the server takes in one message; shorten message (2097154 bytes of it)`,
+        {
+          id: 1,
+          error: {
+            code: -32013,
+            message: `message: the request is 2097267 bytes, over the 1048576 bytes (1 MiB) the server takes in one message; shorten message (2097154 bytes of it)`,
+            data: { code: 'PAYLOAD_TOO_LARGE', httpStatus: 413, path: 'chat.stream' },
+          },
+        },
+      ],
+    ]);
+    // Measured in UTF-8 bytes, as the server counts: 400,000 three-byte characters are over 1 MiB.
+    const decision = recorder();
+    socket.request({ method: 'mutation', path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a', decision: 'deny', reason: '€'.repeat(400_000) } }, decision.handlers);
+    expect(decision.errors.map((error) => error.message)).toStrictEqual([
+      'reason: the request is 1200138 bytes, over the 1048576 bytes (1 MiB) the server takes in one message; shorten reason (1200002 bytes of it)',
+    ]);
+    expect(written.slice(before)).toStrictEqual([]);
+    expect(socket.state).toBe('open');
+  });
+
+  it('does not send again a subscription the server closed the connection on for its size (1009)', async () => {
+    const { server, socket, open } = await setUp({ maxMessageBytes: Infinity });
+    await open();
+    const run = recorder();
+    socket.request({ method: 'subscription', path: 'chat.stream', input: { sessionId: 's', runId: 'r', message: 'big' } }, run.handlers);
+    const follow = recorder();
+    socket.request({ method: 'subscription', path: 'sessions.watch', input: undefined }, follow.handlers);
+    await server.received(0, 3);
+    server.connections[0]!.socket.send(JSON.stringify({ id: 2, result: { type: 'started' } }));
+    await vi.waitFor(() => expect(follow.results).toHaveLength(1));
+    const reopened = open();
+    server.connections[0]!.socket.close(1009, 'Max payload size exceeded');
+    await reopened;
+    expect(run.errors.map((error) => error.message)).toStrictEqual(['the server closed the connection on a message over its size limit (1009) before the answer came']);
+    // The subscription the server had started was not the one: it is followed again.
+    expect(await server.received(1, 2)).toStrictEqual([
+      { method: 'connectionParams', data: { token: 'secret' } },
+      { id: 2, method: 'subscription', params: { path: 'sessions.watch' } },
+    ]);
+    expect(follow.errors).toStrictEqual([]);
   });
 });
 

@@ -1,7 +1,8 @@
 import type { TRPCClientIncomingMessage, TRPCClientOutgoingMessage, TRPCRequestMessage, TRPCResponseMessage } from '@trpc/server/rpc';
 import { connectionRejection } from './connection-rejection';
+import { bytesOver, DEFAULT_MAX_MESSAGE_BYTES, oversizeAnswer } from './request-size';
 import { shownAddress } from './startup-link';
-import { WEB_SOCKET_CLOSED, WEB_SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from './web-socket-like';
+import { CLOSE_MESSAGE_TOO_BIG, WEB_SOCKET_CLOSED, WEB_SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from './web-socket-like';
 
 export type RequestMethod = TRPCRequestMessage['method'];
 
@@ -53,6 +54,38 @@ export interface AirlockSocketOptions {
    * delays); `Infinity` waits for the server however long.
    */
   connectAttempts?: number;
+  /**
+   * A connection the server has sent nothing on for `pingMs` is pinged (tRPC's `PING`, which the server answers
+   * `PONG`); with no answer `pongWaitMs` later it is taken as dead: dropped, `onClose` called, the queries and
+   * mutations in flight on it failed, and a new connection opened, where subscriptions resume. Without it, a path
+   * that died without closing (a frozen server, a network gone quiet) goes unnoticed for minutes. Default
+   * 10,000 / 5,000 ms; `false`: never pinged.
+   */
+  keepAlive?: KeepAlive | false;
+  /**
+   * The largest request sent, in UTF-8 bytes of its JSON message: a bigger one fails at once, unsent, saying its size
+   * and which field to shorten (code `PAYLOAD_TOO_LARGE`). The server closes a connection on a message over its
+   * limit (1 MiB), which sent again on every reconnect would never get through. Default 1 MiB.
+   */
+  maxMessageBytes?: number;
+}
+
+export interface KeepAlive {
+  /** How long the connection may stay silent before the client pings the server. */
+  pingMs: number;
+  /** How long the client waits for any message after its ping before it drops the connection. */
+  pongWaitMs: number;
+}
+
+export const DEFAULT_KEEP_ALIVE: Readonly<KeepAlive> = Object.freeze({ pingMs: 10_000, pongWaitMs: 5_000 });
+
+/** Why a query or mutation in flight failed when the connection went. */
+const CLOSED_BEFORE_ANSWER = 'the connection closed before the answer came';
+
+interface Liveness {
+  socket: WebSocketLike;
+  ping?: ReturnType<typeof setTimeout>;
+  pong?: ReturnType<typeof setTimeout>;
 }
 
 interface LiveRequest {
@@ -126,6 +159,8 @@ export class AirlockSocket {
   private rejection: RejectionReason | undefined;
   /** The socket that opened but has yet to prove the server knows the token, with the nonce it asked about. */
   private awaitingProof: AwaitingProof | undefined;
+  /** The timers that ping the open socket when it is silent, and drop it when nothing answers. */
+  private liveness: Liveness | undefined;
   /** Resolved when the next socket opens; rejected when the client stops for good. */
   private openWaiters: { resolve: () => void; reject: (error: SocketError) => void }[] = [];
 
@@ -167,6 +202,13 @@ export class AirlockSocket {
       return () => undefined;
     }
     const live: LiveRequest = { message: { id, method: call.method, params: { path: call.path, input: call.input } }, handlers, sent: false };
+    const max = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    const bytes = bytesOver(JSON.stringify(live.message), max);
+    if (bytes !== undefined) {
+      const answer = oversizeAnswer({ id, path: call.path, input: call.input }, bytes, max);
+      handlers.error(new SocketError(answer.error.message, answer));
+      return () => undefined;
+    }
     this.requests.set(id, live);
     if (this.isOpen()) this.write([live]);
     return () => {
@@ -284,7 +326,7 @@ export class AirlockSocket {
       else this.awaitProof(socket, nonce);
     });
     socket.addEventListener('message', (event) => this.received(socket, event.data));
-    socket.addEventListener('close', () => this.socketGone(socket));
+    socket.addEventListener('close', (event) => this.socketGone(socket, event?.code));
     // A failed socket always closes next, which is where it is handled; without a listener Node's `ws` would throw.
     socket.addEventListener('error', (event?: unknown) => {
       if (socket === this.socket) this.lastFailure = failureOf(event);
@@ -344,6 +386,7 @@ export class AirlockSocket {
     this.setState('open');
     // The server reads the first message as the connection params; every request must come after it.
     socket.send(JSON.stringify({ method: 'connectionParams', data: this.options.connectionParams }));
+    this.heard(socket);
     const waiting = [...this.requests.values()].filter((live) => !live.sent || live.message.method === 'subscription');
     if (waiting.length > 0) this.write(waiting);
     for (const waiter of this.openWaiters.splice(0)) waiter.resolve();
@@ -356,6 +399,7 @@ export class AirlockSocket {
       this.receivedProof(data);
       return;
     }
+    this.heard(socket);
     if (typeof data !== 'string') return;
     if (data === 'PING') {
       socket.send('PONG');
@@ -432,6 +476,7 @@ export class AirlockSocket {
 
   private stopForGood(error: SocketError): void {
     clearTimeout(this.retryTimer);
+    this.stopLiveness();
     for (const live of this.requests.values()) live.handlers.error(error);
     this.requests.clear();
     this.rejectOpenWaiters();
@@ -444,8 +489,41 @@ export class AirlockSocket {
     socket?.close();
   }
 
-  private socketGone(socket: WebSocketLike | null): void {
+  /** The open socket said something: it is alive. It is pinged once it has been silent for `pingMs`. */
+  private heard(socket: WebSocketLike): void {
+    const keepAlive = this.options.keepAlive ?? DEFAULT_KEEP_ALIVE;
+    if (keepAlive === false) return;
+    this.stopLiveness();
+    const watch: Liveness = { socket };
+    this.liveness = watch;
+    watch.ping = setTimeout(() => {
+      if (this.liveness !== watch || socket !== this.socket) return;
+      socket.send('PING');
+      watch.pong = setTimeout(() => {
+        if (this.liveness === watch) this.silent(socket);
+      }, keepAlive.pongWaitMs);
+    }, keepAlive.pingMs);
+  }
+
+  private stopLiveness(): void {
+    clearTimeout(this.liveness?.ping);
+    clearTimeout(this.liveness?.pong);
+    this.liveness = undefined;
+  }
+
+  /**
+   * Nothing came back from a ping: the path is dead though the socket says open (its close would wait on a closing
+   * handshake that never ends). It is dropped here, as a close is handled, and a new connection tried at once.
+   */
+  private silent(socket: WebSocketLike): void {
+    this.socketGone(socket, undefined, 'the connection went silent (no answer to a ping) before the answer came');
+    if (socket.terminate === undefined) socket.close();
+    else socket.terminate();
+  }
+
+  private socketGone(socket: WebSocketLike | null, code?: number, why = CLOSED_BEFORE_ANSWER): void {
     if (socket !== this.socket) return;
+    this.stopLiveness();
     // Closed before its proof was checked: nothing was sent. The next connection asks again: Airlock closes a socket
     // at any moment when it shuts down or makes room for newcomers, and what is not Airlock gets nothing however often.
     if (socket !== null && this.awaitingProof?.socket === socket) {
@@ -455,14 +533,17 @@ export class AirlockSocket {
     this.socket = null;
     // The server ends every subscription of a connection that closed.
     this.stopWhenStarted.clear();
+    const tooBig = code === CLOSE_MESSAGE_TOO_BIG;
     for (const [id, live] of [...this.requests]) {
-      if (live.message.method === 'subscription') {
+      if (live.message.method === 'subscription' && !(tooBig && live.sent && live.started !== true)) {
         live.sent = false;
         live.started = false;
       } else if (live.sent) {
         // The server may or may not have applied it: the caller decides whether to retry (mutations here are idempotent).
+        // One it closed the connection on for its size (1009) would be refused again, however often it is sent: a
+        // subscription it had yet to start fails rather than being sent again on the next connection.
         this.requests.delete(id);
-        live.handlers.error(new SocketError('the connection closed before the answer came'));
+        live.handlers.error(new SocketError(tooBig ? 'the server closed the connection on a message over its size limit (1009) before the answer came' : why));
       }
     }
     if (this.endedError() !== undefined) return;
@@ -481,7 +562,14 @@ export class AirlockSocket {
   private write(requests: LiveRequest[]): void {
     for (const live of requests) live.sent = true;
     const messages = requests.map((live) => live.message);
-    this.send(messages.length === 1 ? messages[0]! : messages);
+    if (messages.length === 1) {
+      this.send(messages[0]!);
+      return;
+    }
+    // Requests that wait for a connection go in one message, unless together they are over the size limit.
+    const batch = JSON.stringify(messages);
+    if (bytesOver(batch, this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) === undefined) this.socket?.send(batch);
+    else for (const message of messages) this.send(message);
   }
 
   private send(message: TRPCClientOutgoingMessage | TRPCClientOutgoingMessage[]): void {

@@ -3,7 +3,7 @@ import type { LoopEvent } from '@airlock/core';
 import { createTRPCClient, type TRPCClient } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { airlockLink } from './airlock-link';
-import { AirlockSocket, type RejectionReason, type SocketState } from './airlock-socket';
+import { AirlockSocket, type KeepAlive, type RejectionReason, type SocketState } from './airlock-socket';
 import { randomRunId } from './random-run-id';
 import { subscriptionIterator } from './subscription-iterator';
 import type { WebSocketConstructor } from './web-socket-like';
@@ -45,6 +45,17 @@ export interface AirlockClientOptions {
    * 4, about a second and a half; `Infinity` waits for the server to come up.
    */
   connectAttempts?: number;
+  /**
+   * A connection silent for `pingMs` is pinged; with no answer `pongWaitMs` later it is dropped as dead (`onClose`,
+   * state `reconnecting`, the calls in flight on it fail) and a new one opened, where runs followed resume. Default
+   * 10,000 / 5,000 ms; `false`: never pinged.
+   */
+  keepAlive?: KeepAlive | false;
+  /**
+   * The largest request sent, in UTF-8 bytes of JSON: a bigger one fails at once, unsent, with its size, the limit and
+   * the field to shorten (code `PAYLOAD_TOO_LARGE`). Default 1 MiB, the server's limit for one message.
+   */
+  maxMessageBytes?: number;
 }
 
 export interface StartRunInput {
@@ -133,6 +144,8 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
     ...(options.onClose === undefined ? {} : { onClose: options.onClose }),
     ...(options.onRejected === undefined ? {} : { onRejected: options.onRejected }),
     ...(options.connectAttempts === undefined ? {} : { connectAttempts: options.connectAttempts }),
+    ...(options.keepAlive === undefined ? {} : { keepAlive: options.keepAlive }),
+    ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
   });
   const trpc = createTRPCClient<AppRouter>({ links: [airlockLink<AppRouter>(socket)] });
 
