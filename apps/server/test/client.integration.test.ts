@@ -1,7 +1,8 @@
-import { createAirlockClient, parseStartupLink, UNPROVEN_SERVER_MESSAGE, type AirlockClient, type LoopEvent, type RejectionReason } from '@airlock/client';
+import { createAirlockClient, parseStartupLink, UNPROVEN_SERVER_MESSAGE, type AirlockClient, type AirlockClientOptions, type LoopEvent, type RunOptions } from '@airlock/client';
 import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { startFakeOpenAIServer } from './support/fake-openai-server';
+import { startStallingProxy, type StallingProxy } from './support/stalling-proxy';
 import { recordingTool, startTestAirlock } from './support/test-airlock';
 
 type Msg = { role: string; content?: unknown };
@@ -20,14 +21,14 @@ async function setup() {
     }
   }
   const clients: AirlockClient[] = [];
-  const connect = (options: { token?: string; onRejected?: (message: string, reason: RejectionReason) => void } = {}) => {
+  const connect = (options: Partial<AirlockClientOptions> = {}) => {
     const client = createAirlockClient({
       url: airlock.server.wsUrl,
-      token: options.token ?? airlock.server.token,
+      token: airlock.server.token,
       WebSocket: TrackedWebSocket,
       clientLabel: 'integration test',
       retryDelayMs: () => 10,
-      ...(options.onRejected === undefined ? {} : { onRejected: options.onRejected }),
+      ...options,
     });
     clients.push(client);
     return client;
@@ -43,6 +44,18 @@ async function setup() {
       await airlock.close();
       await fake.close();
     },
+  };
+}
+
+/** A `ws` WebSocket that goes through `proxy`, naming the server's own address as Host (which the server checks). */
+function webSocketVia(proxy: StallingProxy, serverUrl: string) {
+  const server = new URL(serverUrl);
+  return class ProxiedWebSocket extends WebSocket {
+    constructor(url: string) {
+      const target = new URL(url);
+      target.port = String(proxy.port);
+      super(target.href, { headers: { host: server.host } });
+    }
   };
 }
 
@@ -239,6 +252,73 @@ describe('@airlock/client against a real server', () => {
         controller.abort();
       }
     });
+  });
+
+  it('notices a connection that went silent: the decision sent into it fails, the client reconnects, and the call still waits', async () => {
+    await using t = await setup();
+    await using proxy = await startStallingProxy({ host: '127.0.0.1', port: Number(new URL(t.airlock.server.wsUrl).port) });
+    t.fake.enqueue(echoTurn('wait'), { text: 'done' });
+    const closes: string[] = [];
+    const client: AirlockClient = t.connect({
+      WebSocket: webSocketVia(proxy, t.airlock.server.wsUrl),
+      keepAlive: { pingMs: 100, pongWaitMs: 1_000 },
+      onClose: () => closes.push(client.state),
+    });
+    const run = client.startRun({ sessionId: 's-silent', message: 'go' });
+    const events: LoopEvent[] = [];
+    for (;;) {
+      const { value } = await run.next();
+      events.push(value as LoopEvent);
+      if (value?.type === 'tool-start') break;
+    }
+    const start = events.at(-1) as Extract<LoopEvent, { type: 'tool-start' }>;
+    // The path dies without closing: the server never gets the decision, the client never gets an answer.
+    proxy.stall();
+    await expect(client.decide({ sessionId: 's-silent', approvalId: start.approvalId, decision: 'allow' })).rejects.toThrow(
+      'the connection went silent (no answer to a ping) before the answer came',
+    );
+    expect(closes[0]).toBe('reconnecting');
+    await expect.poll(() => client.state).toBe('open');
+    expect(proxy.accepted).toBeGreaterThanOrEqual(2);
+    expect((await client.pending('s-silent')).map((call) => call.approvalId)).toStrictEqual([start.approvalId]);
+    expect(t.echo.calls).toStrictEqual([]);
+
+    expect(await client.decide({ sessionId: 's-silent', approvalId: start.approvalId, decision: 'allow' })).toMatchObject({ resolved: true });
+    for await (const event of run) events.push(event);
+    const replay: LoopEvent[] = [];
+    for await (const event of client.attachRun({ sessionId: 's-silent', runId: run.runId })) replay.push(event);
+    expect(events).toStrictEqual(replay);
+    expect(t.echo.calls).toStrictEqual(['wait']);
+  });
+
+  it("fails a request over the server's 1 MiB message limit at once, naming the field, without dropping the connection", async () => {
+    await using t = await setup();
+    let closes = 0;
+    const client = t.connect({ onClose: () => closes++ });
+    expect(await client.pending('s-big')).toStrictEqual([]);
+    const tooBig = (field: string, bytes: number) => ({
+      message: expect.stringMatching(new RegExp(`^${field}: the request is \\d+ bytes, over the 1048576 bytes \\(1 MiB\\) the server takes in one message; shorten ${field} \\(${bytes} bytes of it\\)$`)),
+      data: { code: 'PAYLOAD_TOO_LARGE', httpStatus: 413 },
+    });
+    await expect(client.startRun({ sessionId: 's-big', message: 'x'.repeat(5_000_000) }).next()).rejects.toMatchObject(tooBig('message', 5_000_002));
+    await expect(client.decide({ sessionId: 's-big', approvalId: 'appr_1', decision: 'deny', reason: 'r'.repeat(2_000_000) })).rejects.toMatchObject(tooBig('reason', 2_000_002));
+    await expect(client.pending('s'.repeat(2_000_000))).rejects.toMatchObject(tooBig('sessionId', 2_000_002));
+    expect(await client.pending('s-big')).toStrictEqual([]);
+    expect(closes).toBe(0);
+    expect(t.sockets).toHaveLength(1);
+    expect(t.fake.requests).toHaveLength(0);
+  });
+
+  it('refuses run options it does not know, naming the key, rather than running without them', async () => {
+    await using t = await setup();
+    const client = t.connect();
+    // A misspelt enabledTools, dropped, would give the model every tool.
+    const options = { enabledtools: ['read_file'] } as unknown as RunOptions;
+    await expect(client.startRun({ sessionId: 's-options', message: 'go', options }).next()).rejects.toMatchObject({
+      message: 'options: Unrecognized key: "enabledtools"',
+      data: { code: 'BAD_REQUEST' },
+    });
+    expect(t.fake.requests).toHaveLength(0);
   });
 
   it('reads the start-up link, and gives up at once, the token unsent, when the server cannot prove it knows that token', async () => {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 /** Session, run and approval ids are opaque to clients but bounded and printable. */
 export const idSchema = z.string().min(1).max(128).regex(/^[A-Za-z0-9_:.-]+$/, 'only letters, digits and _ : . - are allowed');
 
-export const runOptionsSchema = z.object({
+export const runOptionsSchema = z.strictObject({
   confirmToolCalls: z.boolean().optional(),
   enabledTools: z.array(z.string().min(1).max(128)).max(500).optional(),
   maxToolCalls: z.number().int().min(1).max(200).optional(),
