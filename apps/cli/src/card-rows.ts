@@ -1,4 +1,4 @@
-import type { VisibleText } from '@airlock/core';
+import { FOLDED_BLANKS, foldedBlankMarker, TAB_MARKER, type VisibleText } from '@airlock/core';
 import type { TerminalStyle } from './terminal-style';
 
 /** The width a card is laid out for when the terminal does not say. */
@@ -18,13 +18,6 @@ export interface CardRow {
   continued: boolean;
 }
 
-/**
- * Spaces (or tabs) in a row from which they are written as one marker, `␠×N` (`⇥×N`): a wide gap cannot push text
- * out of view.
- */
-export const FOLDED_SPACES = 8;
-/** How a tab is shown: marked like the other characters written for what cannot be seen, never raw. */
-export const TAB_MARKER = '⇥';
 /** Empty lines in a row from which they are written as one marker row. */
 export const FOLDED_EMPTY_LINES = 3;
 
@@ -92,8 +85,8 @@ export function cardRows(value: VisibleText, width: number, style: TerminalStyle
         let end = index;
         while (end < text.length && text[end] === char) end++;
         const count = end - index;
-        if (count >= FOLDED_SPACES) {
-          const marker = `${char === ' ' ? '␠' : TAB_MARKER}×${count}`;
+        if (count >= FOLDED_BLANKS) {
+          const marker = foldedBlankMarker(char, count);
           put(style.escape(marker), marker.length + 1);
         } else if (char === ' ') {
           for (let space = 0; space < count; space++) put(' ', 1);

@@ -13,4 +13,5 @@ export { canonicalJson, parseUntrustedJson, isPlainObject } from './json';
 export { randomId } from './ids';
 export * from './visible-text';
 export * from './visible-text-arguments';
+export * from './blank-runs';
 export { ConcurrencyLimit } from './concurrency-limit';

@@ -1,0 +1,77 @@
+import type { VisibleText } from './visible-text';
+import type { VisibleArguments } from './visible-text-arguments';
+
+/**
+ * Spaces (or tabs) in a row from which every client shows them as one marker, `␠×N` (`⇥×N`): a wide gap cannot push
+ * the text after it out of view, nor (where text wraps) to the start of a row of its own, where it would read as the
+ * next line.
+ */
+export const FOLDED_BLANKS = 8;
+/** How a tab is shown: marked like the other characters written for what cannot be seen, never raw. */
+export const TAB_MARKER = '⇥';
+/** How a folded run of spaces is shown, before its count. */
+export const SPACE_MARKER = '␠';
+
+/** A piece of shown text: plain text, or spaces or tabs shown as markers. */
+export type BlankPiece =
+  | { kind: 'text'; text: string }
+  | {
+      kind: 'blank';
+      char: ' ' | '\t';
+      count: number;
+      /** As shown: `␠×N` / `⇥×N` for a folded run, one `⇥` a tab for a shorter run of tabs. */
+      text: string;
+      /** At least `FOLDED_BLANKS` long, so shown as one marker with its count. */
+      folded: boolean;
+    };
+
+/** The marker a run of `count` spaces or tabs is shown as, at least `FOLDED_BLANKS` long. */
+export function foldedBlankMarker(char: ' ' | '\t', count: number): string {
+  return `${char === ' ' ? SPACE_MARKER : TAB_MARKER}×${count}`;
+}
+
+/**
+ * Splits plain text (a text segment of a `VisibleText`) into text as it is, runs of `FOLDED_BLANKS` or more spaces or
+ * tabs as one marker each, and shorter runs of tabs as one `⇥` a tab (spaces shorter than that stay in the text).
+ * Pieces of kind `text` are never adjacent. Linear in the length.
+ */
+export function blankPieces(text: string): BlankPiece[] {
+  const pieces: BlankPiece[] = [];
+  let start = 0;
+  let index = 0;
+  while (index < text.length) {
+    const char = text[index];
+    if (char !== ' ' && char !== '\t') {
+      index++;
+      continue;
+    }
+    let end = index;
+    while (end < text.length && text[end] === char) end++;
+    const count = end - index;
+    if (char === '\t' || count >= FOLDED_BLANKS) {
+      if (start < index) pieces.push({ kind: 'text', text: text.slice(start, index) });
+      const folded = count >= FOLDED_BLANKS;
+      pieces.push({ kind: 'blank', char, count, text: folded ? foldedBlankMarker(char, count) : TAB_MARKER.repeat(count), folded });
+      start = end;
+    }
+    index = end;
+  }
+  if (start < text.length) pieces.push({ kind: 'text', text: text.slice(start) });
+  return pieces;
+}
+
+/** How many runs of spaces or tabs in a shown value are folded into one marker (a person should be told of them). */
+export function foldedBlankCount(visible: VisibleText): number {
+  let count = 0;
+  for (const segment of visible.segments) {
+    if (segment.kind !== 'text') continue;
+    for (const piece of blankPieces(segment.text)) if (piece.kind === 'blank' && piece.folded) count++;
+  }
+  return count;
+}
+
+/** Folded runs over every name and value of a call's shown arguments. */
+export function foldedBlankCountOfArguments(shown: VisibleArguments): number {
+  const all = shown.code === null ? shown.others : [shown.code.argument, ...shown.others];
+  return all.reduce((sum, argument) => sum + foldedBlankCount(argument.name) + foldedBlankCount(argument.value), 0);
+}
