@@ -1,4 +1,4 @@
-import { visibleArguments } from '@airlock/core';
+import { foldedBlankCountOfArguments, visibleArguments } from '@airlock/core';
 import { useState } from 'react';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { UnsteadyClickHint } from './decision-controls';
@@ -29,7 +29,10 @@ export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
     setIgnoredClick(null);
     onDecideAll(decision, waiting);
   };
-  const withHidden = waiting.filter((call) => visibleArguments(call.toolName, call.arguments).hiddenCount > 0).length;
+  const withHidden = waiting.filter((call) => {
+    const shown = visibleArguments(call.toolName, call.arguments);
+    return shown.hiddenCount > 0 || foldedBlankCountOfArguments(shown) > 0;
+  }).length;
   return (
     <div className="pending-bar" role="region" aria-label="Waiting tool calls">
       <span>{calls.length} tool calls are waiting for your decision.</span>

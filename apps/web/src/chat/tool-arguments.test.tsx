@@ -87,6 +87,38 @@ describe('tool arguments as they will run', () => {
   });
 });
 
+/** A quoted heredoc to the eye, wrapped at the spaces: the `$(touch …)` is really an argument of `tee`, and runs. */
+const HEREDOC = `tee notes.md <<'EOF'${' '.repeat(300)}$(touch PWNED_heredoc)\nEOF`;
+const BLANKS_WARNING = /This call contains long runs of spaces or tabs \((\d+)\)\. Each is shown as one marked ␠×N or ⇥×N/;
+
+describe('long runs of spaces and tabs', () => {
+  it('folds a run of 300 spaces into one marker on the line it is on, and warns of it', () => {
+    const card = renderCard('terminal', { command: HEREDOC });
+    const code = commandCode(card);
+    expect(code.textContent).toBe("tee notes.md <<'EOF'␠×300$(touch PWNED_heredoc)\nEOF");
+    expect([...code.querySelectorAll('.blank-run')].map((mark) => [mark.textContent, mark.getAttribute('title'), mark.getAttribute('data-folded')])).toStrictEqual([
+      ['␠×300', '300 spaces', 'true'],
+    ]);
+    expect(within(card).getByText('2 lines')).toBeTruthy();
+    expect(within(card).getByRole('note').textContent).toMatch(BLANKS_WARNING);
+    expect(within(card).getByRole('note').textContent?.match(BLANKS_WARNING)?.[1]).toBe('1');
+  });
+
+  it('marks tabs, folds a long run of them, and counts folds beside hidden characters in every argument', () => {
+    const card = renderCard('write_file', { [`path${' '.repeat(12)}`]: 'a\u200B.txt', content: `echo hi${'\t'.repeat(40)}; touch PWNED_tabs\tx` });
+    expect([...card.querySelectorAll('.argument-name')].map((name) => name.textContent)).toStrictEqual(['path␠×12', 'content']);
+    expect([...card.querySelectorAll('.argument-list code')].map((value) => value.textContent)).toStrictEqual(['a\\u{200B}.txt', 'echo hi⇥×40; touch PWNED_tabs⇥x']);
+    expect(within(card).getByRole('note').textContent).toMatch(/^This call contains hidden characters \(1\)\..* This call contains long runs of spaces or tabs \(2\)\./);
+  });
+
+  it('leaves a command with a few spaces as it was, with no warning', () => {
+    const card = renderCard('terminal', { command: 'ls  -la       /tmp' });
+    expect(commandCode(card).innerHTML).toBe('ls  -la       /tmp');
+    expect(within(card).queryByRole('note')).toBeNull();
+    expect(card.querySelector('.wide-lines-note')).toBeNull();
+  });
+});
+
 describe('PendingBar', () => {
   it('warns before Allow all when a waiting call has hidden characters', () => {
     render(<PendingBar calls={[view('terminal', { command: BIDI_COMMAND }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
@@ -94,5 +126,10 @@ describe('PendingBar', () => {
     cleanup();
     render(<PendingBar calls={[view('terminal', { command: 'pwd' }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
     expect(screen.queryByRole('note')).toBeNull();
+  });
+
+  it('warns before Allow all when a waiting call has a long run of spaces', () => {
+    render(<PendingBar calls={[view('terminal', { command: HEREDOC }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
+    expect(screen.getByRole('note').textContent).toBe('One of them contains hidden characters: read the marked codes on its card before you allow all.');
   });
 });

@@ -1,5 +1,5 @@
-import { Fragment, useMemo, useState } from 'react';
-import { visibleArguments, type EscapeClass, type VisibleArgument, type VisibleSegment, type VisibleText } from '@airlock/core';
+import { Fragment, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { blankPieces, foldedBlankCountOfArguments, visibleArguments, type EscapeClass, type VisibleArgument, type VisibleSegment, type VisibleText } from '@airlock/core';
 import type { ToolArguments as Args } from '../lib/api-types';
 
 /** Lines a long value shows before the rest is one click away. */
@@ -8,13 +8,16 @@ export const COLLAPSED_LINES = 12;
 /**
  * The arguments exactly as they will run: rendered from the call's own arguments through the one set of
  * display rules, every value whole (or one click from whole, saying how much more), hidden characters marked.
+ * A long run of spaces or tabs is one marker (`␠×300`), counted in the warning like a hidden character; each line of a
+ * value is one row, never wrapped, so a row on screen is always a line of what runs (a long one scrolls sideways).
  */
 export function ToolArguments({ toolName, args }: { toolName: string; args: Args }) {
   const shown = useMemo(() => visibleArguments(toolName, args), [toolName, args]);
+  const blankRuns = useMemo(() => foldedBlankCountOfArguments(shown), [shown]);
   if (shown.code === null && shown.others.length === 0) return <p className="tool-arguments muted">No arguments</p>;
   return (
     <div className="tool-arguments">
-      {shown.hiddenCount > 0 && <HiddenCharactersWarning count={shown.hiddenCount} />}
+      {(shown.hiddenCount > 0 || blankRuns > 0) && <HiddenCharactersWarning count={shown.hiddenCount} blankRuns={blankRuns} />}
       {shown.code !== null && <ArgumentValue label={shown.code.label} argument={shown.code.argument} language={shown.code.language} />}
       {shown.others.length > 0 && (
         <>
@@ -23,7 +26,7 @@ export function ToolArguments({ toolName, args }: { toolName: string; args: Args
             {shown.others.map((argument, index) => (
               <div key={index} className="argument">
                 <dt className="argument-name">
-                  <VisibleTextView text={argument.name} />
+                  <VisibleTextView text={argument.name} blanks />
                 </dt>
                 <dd>
                   <ArgumentValue argument={argument} language={argument.format === 'json' ? 'json' : undefined} />
@@ -37,10 +40,22 @@ export function ToolArguments({ toolName, args }: { toolName: string; args: Args
   );
 }
 
-export function HiddenCharactersWarning({ count }: { count: number }) {
+/** `count` hidden characters, `blankRuns` runs of spaces or tabs folded into one marker each. */
+export function HiddenCharactersWarning({ count, blankRuns = 0 }: { count: number; blankRuns?: number }) {
   return (
     <p className="hidden-chars-warning" role="note">
-      This call contains hidden characters ({count}). Each is shown as a marked <code>{'\\u{…}'}</code> code: read them before you decide.
+      {count > 0 && (
+        <>
+          This call contains hidden characters ({count}). Each is shown as a marked <code>{'\\u{…}'}</code> code: read them before you decide.
+        </>
+      )}
+      {count > 0 && blankRuns > 0 && ' '}
+      {blankRuns > 0 && (
+        <>
+          This call contains long runs of spaces or tabs ({blankRuns}). Each is shown as one marked <code>␠×N</code> or <code>⇥×N</code>, N the spaces or tabs it
+          stands for: what runs holds them all, and the text after one is on the same line.
+        </>
+      )}
     </p>
   );
 }
@@ -48,6 +63,8 @@ export function HiddenCharactersWarning({ count }: { count: number }) {
 function ArgumentValue({ argument, label, language }: { argument: VisibleArgument; label?: string; language: string | undefined }) {
   const { value } = argument;
   const [expanded, setExpanded] = useState(false);
+  const block = useRef<HTMLPreElement>(null);
+  const wide = useWiderThan(block, [value, expanded]);
   const collapsible = value.lineCount > COLLAPSED_LINES;
   const lines = value.lineCount > 1 ? `${value.lineCount} lines` : null;
   return (
@@ -59,11 +76,12 @@ function ArgumentValue({ argument, label, language }: { argument: VisibleArgumen
           {lines !== null && <span className="line-count">{lines}</span>}
         </div>
       )}
-      <pre className="code-block visible-value" data-language={language}>
+      <pre ref={block} className="code-block visible-value" data-language={language}>
         <code>
-          <VisibleTextView text={value} maxLines={collapsible && !expanded ? COLLAPSED_LINES : undefined} />
+          <VisibleTextView text={value} maxLines={collapsible && !expanded ? COLLAPSED_LINES : undefined} blanks />
         </code>
       </pre>
+      {wide && <p className="wide-lines-note">A line is wider than the card: scroll it sideways to read all of it.</p>}
       {collapsible && (
         <button type="button" className="btn btn-small more-lines" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
           {expanded ? `Show the first ${COLLAPSED_LINES} lines only` : `Show all ${value.lineCount} lines (${value.lineCount - COLLAPSED_LINES} more lines)`}
@@ -93,14 +111,57 @@ function codePointName(codePoint: number): string {
   return `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
-/** Plain runs as text, escapes marked; with maxLines, only that many lines (the caller says how many more). */
-export function VisibleTextView({ text, maxLines }: { text: VisibleText; maxLines?: number | undefined }) {
+/**
+ * Whether the block's content is wider than the block (a line runs past its right edge), checked again when `deps`
+ * change and when the block is resized.
+ */
+function useWiderThan(block: RefObject<HTMLElement | null>, deps: readonly unknown[]): boolean {
+  const [wide, setWide] = useState(false);
+  useLayoutEffect(() => {
+    const element = block.current;
+    if (element === null) return;
+    const check = () => setWide(element.scrollWidth > element.clientWidth + 1);
+    check();
+    if (typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(check);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, deps);
+  return wide;
+}
+
+/** Plain text with its tabs and long runs of spaces or tabs as markers (`⇥`, `␠×300`, `⇥×40`), as every client shows them. */
+function BlankRunsView({ text }: { text: string }) {
+  return (
+    <>
+      {blankPieces(text).map((piece, index) =>
+        piece.kind === 'text' ? (
+          <Fragment key={index}>{piece.text}</Fragment>
+        ) : (
+          <span key={index} className="blank-run" data-folded={piece.folded} title={`${piece.count} ${piece.char === ' ' ? 'spaces' : piece.count === 1 ? 'tab' : 'tabs'}`}>
+            {piece.text}
+          </span>
+        ),
+      )}
+    </>
+  );
+}
+
+/**
+ * Plain runs as text, escapes marked; with maxLines, only that many lines (the caller says how many more). With
+ * `blanks` (a value a person decides on), tabs and long runs of spaces or tabs are shown as markers too.
+ */
+export function VisibleTextView({ text, maxLines, blanks = false }: { text: VisibleText; maxLines?: number | undefined; blanks?: boolean }) {
   const segments = maxLines === undefined ? text.segments : firstLines(text.segments, maxLines);
   return (
     <>
       {segments.map((segment, index) =>
         segment.kind === 'text' ? (
-          <Fragment key={index}>{segment.text}</Fragment>
+          blanks ? (
+            <BlankRunsView key={index} text={segment.text} />
+          ) : (
+            <Fragment key={index}>{segment.text}</Fragment>
+          )
         ) : (
           <span key={index} className="escaped-char" data-class={segment.class} title={`${codePointName(segment.codePoint)}: ${escapeTitles[segment.class]}`}>
             {segment.text}

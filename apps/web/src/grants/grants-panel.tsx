@@ -47,10 +47,10 @@ function GrantScope({ grant }: { grant: Grant }) {
             {index > 0 && ', '}
             {(shown.code === null || index > 0) && (
               <>
-                <VisibleTextView text={argument.name} />:{' '}
+                <VisibleTextView text={argument.name} blanks />:{' '}
               </>
             )}
-            <VisibleTextView text={argument.value} />
+            <VisibleTextView text={argument.value} blanks />
           </Fragment>
         ))}
       </code>

@@ -1,7 +1,7 @@
 import { toVisibleText, visibleArguments, visibleTextString } from '@airlock/core';
 import type * as Core from '@airlock/core';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { callPreview, PREVIEW_READ_CHARS } from './argument-preview';
+import { callPreview, NOTIFICATION_WHOLE_CHARS, PREVIEW_READ_CHARS } from './argument-preview';
 
 vi.mock('@airlock/core', async (importOriginal) => {
   const core = await importOriginal<typeof Core>();
@@ -30,9 +30,17 @@ describe('callPreview', () => {
   });
 
   it('is not whole when a value is too long for one line', () => {
-    const preview = callPreview('terminal', { command: `# tidy up${' '.repeat(100)}; rm -rf ~` }, 40);
+    const preview = callPreview('terminal', { command: `# tidy up${'.'.repeat(100)}; rm -rf ~` }, 40);
     expect(preview.whole).toBe(false);
     expect(preview.text).toContain('(119 characters)');
+  });
+
+  it('shows a long run of spaces or tabs as the card does, one marker, and is then not whole', () => {
+    expect(callPreview('terminal', { command: `# tidy up${' '.repeat(100)}; rm -rf ~` }, 40)).toStrictEqual({ text: '# tidy up␠×100; rm -rf ~', whole: false });
+    // Short enough for a notification to offer Allow, which could wrap the run of spaces into what reads as a line break.
+    expect(callPreview('terminal', { command: `echo hi${' '.repeat(20)}; touch X` }, NOTIFICATION_WHOLE_CHARS)).toStrictEqual({ text: 'echo hi␠×20; touch X', whole: false });
+    expect(callPreview('terminal', { command: 'echo hi\t; touch X' }).text).toBe('echo hi⇥; touch X');
+    expect(callPreview('terminal', { command: 'echo a  b' }, NOTIFICATION_WHOLE_CHARS)).toStrictEqual({ text: 'echo a  b', whole: true });
   });
 
   it('names the arguments a file write would need, not only the path', () => {

@@ -1,4 +1,4 @@
-import { toVisibleText, visibleArguments, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { blankPieces, toVisibleText, visibleArguments, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolArguments } from '../lib/api-types';
 
 /** Characters a short preview of a call shows, all its arguments together. */
@@ -61,12 +61,12 @@ export function callPreview(toolName: string, args: ToolArguments, maxChars = PR
   const shown = visibleArguments(toolName, read);
   const parts = [
     ...(shown.code === null ? [] : [{ name: null, value: shown.code.argument.value, size: sizeOf(shown.code.argument) }]),
-    ...shown.others.map((argument) => ({ name: plainText(argument.name), value: argument.value, size: sizeOf(argument) })),
+    ...shown.others.map((argument) => ({ name: shownText(argument.name), value: argument.value, size: sizeOf(argument) })),
   ];
   if (parts.length === 0) return { text: 'no arguments', whole: true };
   const label = (name: string | null) => (name === null ? '' : `${name}: `);
-  const full = parts.map(({ name, value }) => `${label(name)}${plainText(value)}`).join(' · ');
-  const plain = parts.every(({ name, value }) => PRINTABLE_ASCII.test(plainText(value)) && (name === null || PRINTABLE_ASCII.test(name)));
+  const full = parts.map(({ name, value }) => `${label(name)}${shownText(value)}`).join(' · ');
+  const plain = parts.every(({ name, value }) => PRINTABLE_ASCII.test(shownText(value)) && (name === null || PRINTABLE_ASCII.test(name)));
   const cut = parts.some(({ size }) => size !== undefined);
   if (shown.hiddenCount === 0 && plain && !cut && full.length <= maxChars) return { text: full, whole: true };
 
@@ -106,7 +106,7 @@ function lineCount(value: string): number {
  * and all; `read`: the size of a value read only in part).
  */
 function cutValue(value: VisibleText, maxChars: number, read: ValueSize | undefined): string {
-  const text = plainText(value);
+  const text = shownText(value);
   const firstLine = text.split('\n', 1)[0] ?? '';
   const start = firstLine.length > maxChars ? firstLine.slice(0, maxChars) : firstLine;
   if (start.length === text.length && read === undefined) return text;
@@ -117,6 +117,14 @@ function cutValue(value: VisibleText, maxChars: number, read: ValueSize | undefi
 
 function plainText(text: VisibleText): string {
   return text.segments.map((segment) => segment.text).join('');
+}
+
+/**
+ * A name or value as the card shows it: tabs and long runs of spaces or tabs as their markers (`⇥`, `␠×300`), which
+ * are not plain ASCII, so a preview holding one is never whole (a notification could wrap the run into a line break).
+ */
+function shownText(text: VisibleText): string {
+  return text.segments.map((segment) => (segment.kind === 'text' ? blankPieces(segment.text).map((piece) => piece.text).join('') : segment.text)).join('');
 }
 
 /** Any text (a tool name, a chat title) as one plain string with its hidden characters as their codes. */

@@ -1,0 +1,78 @@
+import type { Locator } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { useBrowserSuite } from './support/browser-suite';
+import { ChatPage } from './support/chat-page';
+
+const suite = useBrowserSuite();
+
+/**
+ * A quoted heredoc to the eye once the 300 spaces wrap: `$(touch PWNED_heredoc)` drawn as its body, text `tee` writes.
+ * It is an argument of `tee` on the heredoc's first line, unquoted, and runs.
+ */
+const HEREDOC = `tee notes.md <<'EOF'${' '.repeat(300)}$(touch PWNED_heredoc)\nEOF`;
+
+/** The rows the block is drawn in, as a person sees them: the text of each, by where its characters stand on screen. */
+function drawnRows(code: Locator): Promise<string[]> {
+  return code.evaluate((element) => {
+    const rows = new Map<number, string>();
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      for (let offset = 0; offset < text.length; offset++) {
+        if (text[offset] === '\n') continue;
+        range.setStart(node, offset);
+        range.setEnd(node, offset + 1);
+        const top = Math.round(range.getBoundingClientRect().top);
+        rows.set(top, (rows.get(top) ?? '') + text[offset]);
+      }
+    }
+    return [...rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row);
+  });
+}
+
+describe('a long run of spaces in a command', () => {
+  it('is one marker on the line it is on: `$(touch` is drawn on the row of `tee`, never at the start of a row', async () => {
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: HEREDOC } }] }, { text: 'unused' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Do it');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    await card.getByText('This call contains long runs of spaces or tabs (1).', { exact: false }).waitFor();
+    await card.getByText('2 lines', { exact: true }).waitFor();
+
+    const code = card.locator('pre[data-language="shell"] code');
+    expect((await code.innerText()).split('\n')).toStrictEqual(["tee notes.md <<'EOF'␠×300$(touch PWNED_heredoc)", 'EOF']);
+    const rows = await drawnRows(code);
+    expect(rows).toStrictEqual(["tee notes.md <<'EOF'␠×300$(touch PWNED_heredoc)", 'EOF']);
+    expect(rows.filter((row) => row.trimStart().startsWith('$(touch'))).toStrictEqual([]);
+    expect(await card.locator('.blank-run').allInnerTexts()).toStrictEqual(['␠×300']);
+    // In view as it is, no scrolling needed.
+    expect(await card.getByText('A line is wider than the card', { exact: false }).count()).toBe(0);
+  });
+
+  it('keeps a line wider than the card on one row, says so, and scrolls to its end', async () => {
+    const command = `echo ${'word '.repeat(200)}; touch PWNED_far`;
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command } }] }, { text: 'unused' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Do it');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    await card.getByText('A line is wider than the card: scroll it sideways to read all of it.', { exact: true }).waitFor();
+    const code = card.locator('pre[data-language="shell"] code');
+    expect(await drawnRows(code)).toStrictEqual([command]);
+    const block = card.locator('pre[data-language="shell"]');
+    const end = await block.evaluate((pre) => {
+      pre.scrollLeft = pre.scrollWidth;
+      const box = pre.getBoundingClientRect();
+      const range = document.createRange();
+      const text = pre.querySelector('code')!.firstChild!;
+      range.setStart(text, text.textContent!.length - 1);
+      range.setEnd(text, text.textContent!.length);
+      const last = range.getBoundingClientRect();
+      // Scrolled to a whole pixel: the last character may stand a fraction of one past the edge.
+      return { inside: last.left >= box.left && last.right <= box.right + 1 };
+    });
+    expect(end).toStrictEqual({ inside: true });
+  });
+});
