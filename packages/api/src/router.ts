@@ -1,7 +1,8 @@
 import { AirlockError, grantsNeedExactArguments, toolJsonSchema } from '@airlock/core';
 import { initTRPC, tracked, TRPCError } from '@trpc/server';
 import { z, ZodError } from 'zod';
-import type { SessionChange } from './chat-service';
+import type { ChatService, SessionChange } from './chat-service';
+import { ChangeFanOut } from './change-fan-out';
 import type { Context, RuleService } from './context';
 import { ruleDraftSchema } from './rules';
 import { parseEventId } from './event-log';
@@ -103,17 +104,56 @@ export type SessionWatchEvent = { type: 'ready' } | SessionChange;
 /** Changes queued for one watcher at most; past that the queue becomes a single "ready". */
 const MAX_QUEUED_CHANGES = 1000;
 
+/**
+ * The changes every watch of a kind is told of, in batches paced over the whole server (see ChangeFanOut): one
+ * fan-out per chat service and per settings service, shared by every connection's watches.
+ */
+const sessionFanOuts = new WeakMap<ChatService, ChangeFanOut<SessionChange>>();
+const settingsFanOuts = new WeakMap<ToolSettingsService, ChangeFanOut<ToolSettings>>();
+
+function sessionChanges(chat: ChatService): ChangeFanOut<SessionChange> {
+  let fanOut = sessionFanOuts.get(chat);
+  if (fanOut === undefined) {
+    // A chat's newest summary (or its deletion) stands for the changes before it; its waiting list is read again.
+    fanOut = new ChangeFanOut((listener) => chat.watchSessions(listener), sessionChangeKey);
+    sessionFanOuts.set(chat, fanOut);
+  }
+  return fanOut;
+}
+
+function sessionChangeKey(change: SessionChange): string {
+  switch (change.type) {
+    case 'session-changed':
+      return `session:${change.session.sessionId}`;
+    case 'session-deleted':
+      return `session:${change.sessionId}`;
+    case 'waiting-changed':
+      return `waiting:${change.sessionId}`;
+  }
+}
+
+function settingsChanges(settings: ToolSettingsService): ChangeFanOut<ToolSettings> {
+  let fanOut = settingsFanOuts.get(settings);
+  if (fanOut === undefined) {
+    fanOut = new ChangeFanOut((listener) => settings.watch(listener), () => 'settings');
+    settingsFanOuts.set(settings, fanOut);
+  }
+  return fanOut;
+}
+
 /** The session watch: its place is taken at its first read and held until it ends (see boundedWatch). */
 function watchSessions(ctx: Context, signal: AbortSignal | undefined): AsyncGenerator<SessionWatchEvent, void, undefined> {
   return boundedWatch(ctx.connection, 'sessions', signal, (wake) => {
     const queue: SessionWatchEvent[] = [{ type: 'ready' }];
-    const stop = ctx.services.chat.watchSessions((change) => {
-      // A client too slow to keep up is told to read the whole list again: nothing is lost, memory stays bounded.
-      if (queue.length >= MAX_QUEUED_CHANGES) queue.splice(0, queue.length, { type: 'ready' });
-      else queue.push(change);
+    const watching = sessionChanges(ctx.services.chat).watch((changes) => {
+      for (const change of changes) {
+        // A client too slow to keep up is told to read the whole list again: nothing is lost, memory stays bounded.
+        if (queue.length >= MAX_QUEUED_CHANGES) queue.splice(0, queue.length, { type: 'ready' });
+        else queue.push(change);
+      }
       wake();
     });
-    return { take: () => queue.shift(), waiting: () => queue.length > 0, stop };
+    return { take: () => queue.shift(), waiting: () => queue.length > 0, stop: () => watching.stop() };
   });
 }
 
@@ -126,14 +166,15 @@ async function* watchSettings(ctx: Context, signal: AbortSignal | undefined): As
   yield* boundedWatch(ctx.connection, 'settings', signal, (wake) => {
     let latest: ToolSettings | undefined;
     // Listening before the first read: a change made while it reads is not missed (it is newer and replaces it).
-    const stop = settings.watch((changed) => {
-      latest = changed;
+    const watching = settingsChanges(settings).watch((changed) => {
+      latest = changed.at(-1) ?? latest;
       wake();
     });
     return {
       load: async () => {
         const first = await settings.get();
-        latest ??= first.settings;
+        // A change made while it read, still waiting in a paced batch, is newer than what it read.
+        latest ??= watching.takeUntold().at(-1) ?? first.settings;
       },
       take: () => {
         const next = latest;
@@ -141,7 +182,7 @@ async function* watchSettings(ctx: Context, signal: AbortSignal | undefined): As
         return next;
       },
       waiting: () => latest !== undefined,
-      stop,
+      stop: () => watching.stop(),
     };
   });
 }
