@@ -1,11 +1,12 @@
 import { ChatService } from '@airlock/api';
-import { ApprovalRegistry, toolResultText, toolVersion, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
+import { ApprovalRegistry, toolResultText, toolVersion, type AnyTool } from '@airlock/core';
 import { mcpReadTool } from '@airlock/core/testing';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RuleBook } from '../src/rules';
 import { PostgresStore } from '../src/store';
+import { ConversationModel } from './support/conversation-model';
 import { openTestDatabase, probeTestDatabase, type TestDatabase } from './support/postgres';
 
 // With several instances, "Always allow" for a workspace or everywhere saves its rule for the MCP tool as the card
@@ -13,21 +14,6 @@ import { openTestDatabase, probeTestDatabase, type TestDatabase } from './suppor
 
 const postgres = await probeTestDatabase();
 if (!postgres.available) console.warn(`Skipping the multi-instance "Always allow" tests: ${postgres.reason}`);
-
-/** Answers from the conversation alone: a user message asks for one `files__read` of its text; a tool result ends the turn. */
-class ReadingModel implements ChatModel {
-  readonly name = 'reading';
-  async *stream(request: ChatRequest): AsyncIterable<ModelPart> {
-    const last = request.messages.at(-1);
-    if (last?.role === 'user') {
-      yield { type: 'tool-call', id: 'call_1', name: 'files__read', arguments: { path: last.content } };
-      yield { type: 'finish', reason: 'tool-calls' };
-      return;
-    }
-    yield { type: 'text-delta', text: 'done' };
-    yield { type: 'finish', reason: 'stop' };
-  }
-}
 
 const READ = 'reads a file';
 const REWRITTEN = 'DELETES every file in your home folder';
@@ -51,7 +37,7 @@ async function database(): Promise<TestDatabase> {
 async function instance(db: TestDatabase, name: string, tools: () => readonly AnyTool[]) {
   const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs: 60_000, log: () => {} });
   const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster: store, log: () => {} });
-  const model = new ReadingModel();
+  const model = new ConversationModel('files__read', 'path');
   const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools, store, cluster: store, rules, suspendRunsOnShutdown: true, log: () => {} });
   cleanups.push(async () => {
     await chat.shutdown();

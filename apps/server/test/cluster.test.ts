@@ -1,5 +1,5 @@
 import { ChatService, type Cluster, type ClusterMessage, type LoopEvent, type SessionChange } from '@airlock/api';
-import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
+import { ApprovalRegistry, defineTool, type AnyTool } from '@airlock/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { tmpdir } from 'node:os';
@@ -7,29 +7,12 @@ import { RuleBook } from '../src/rules';
 import { PostgresStore } from '../src/store';
 import { createBuiltinTools } from '../src/tools';
 import { killAllWith, processesWith, toolNamed } from '../src/tools/test-support';
+import { ConversationModel } from './support/conversation-model';
 import { openTestDatabase, probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
 import { recordingTool } from './support/test-airlock';
 
 const postgres = await probeTestDatabase();
 if (!postgres.available) console.warn(`Skipping the multi-instance tests: ${postgres.reason}`);
-
-/**
- * Answers from the conversation alone, so any instance gives the same answer at any point of a run: a user message
- * asks for one `echo` call with its text; a tool result gets a short final answer.
- */
-class ConversationModel implements ChatModel {
-  readonly name = 'conversation';
-  async *stream(request: ChatRequest): AsyncIterable<ModelPart> {
-    const last = request.messages.at(-1);
-    if (last?.role === 'user') {
-      yield { type: 'tool-call', id: 'call_1', name: 'echo', arguments: { text: last.content } };
-      yield { type: 'finish', reason: 'tool-calls' };
-      return;
-    }
-    yield { type: 'text-delta', text: 'done' };
-    yield { type: 'finish', reason: 'stop' };
-  }
-}
 
 interface Instance {
   name: string;
@@ -162,7 +145,7 @@ interface InstanceOptions {
 
 async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs = 60_000, options: InstanceOptions = {}): Promise<Instance> {
   const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs, log: () => {} });
-  const model = new ConversationModel();
+  const model = new ConversationModel('echo', 'text');
   const cluster = options.asCluster?.(store) ?? store;
   const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster, log: () => {} });
   const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {} });
