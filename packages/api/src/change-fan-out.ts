@@ -71,7 +71,8 @@ export class ChangeFanOut<C> {
   ) {
     this.pausePerDelivery = options.pausePerDeliveryMs ?? FAN_OUT_PAUSE_PER_DELIVERY_MS;
     this.deliveriesPerTurn = options.deliveriesPerTurn ?? FAN_OUT_DELIVERIES_PER_TURN;
-    this.schedule = options.schedule ?? ((work, delayMs) => (delayMs > 0 ? setTimeout(work, delayMs) : setImmediate(work)));
+    // A pause keeps no process alive: changes told after a shutdown reach no one.
+    this.schedule = options.schedule ?? ((work, delayMs) => void (delayMs > 0 ? setTimeout(work, delayMs).unref() : setImmediate(work)));
     this.now = options.now ?? (() => performance.now());
   }
 
