@@ -5,10 +5,10 @@ import { parseDecisionAnswer } from './decision-answer';
 import { callLabel, decisionLine, outcomeLine, runEndLine } from './event-labels';
 import { INTERRUPTED, LineReader, type Answer, type IgnoredLine, type QuestionOptions } from './line-reader';
 import { noteLines } from './note-lines';
-import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, shortName, showLine, showRow, showText, type CardLayout } from './render-tool-call';
+import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, shortName, showLine, showRow, showText, toolCallCard, type CardLayout } from './render-tool-call';
+import { ProseRows } from './prose-rows';
 import { RunEvents } from './run-events';
 import { styleFor, type TerminalStyle } from './terminal-style';
-import { VisibleStream } from './visible-stream';
 
 export interface ChatCommandOptions {
   address: ServerAddress;
@@ -114,6 +114,8 @@ class ChatSession {
   private stopping = false;
   /** The call the lines shown last are about: a line about another says which call it is about. */
   private lastCall: string | undefined;
+  /** The calls of the run followed last whose cards were cut: `v` at the next prompt shows them whole. */
+  private cutCalls: LoopEventOf<'tool-start'>[] = [];
 
   constructor(
     private readonly client: AirlockClient,
@@ -147,6 +149,11 @@ class ChatSession {
       if (line === null) break;
       if (line === INTERRUPTED || line.trim() === '') continue;
       this.interrupts = 0;
+      // Cut cards say "type v": that letter shows them, and is never sent to the model as a message meanwhile.
+      if (line.trim() === 'v' && this.cutCalls.length > 0) {
+        for (const event of this.cutCalls) for (const row of renderToolCall(event, style, { ...this.screen.layout, whole: true })) this.screen.line(row);
+        continue;
+      }
       await this.follow(line);
     }
     this.screen.endLine();
@@ -211,18 +218,16 @@ class ChatSession {
     };
     const events = new RunEvents(run);
     this.events = events;
-    const text = new VisibleStream(this.screen.style);
-    const reasoning = new VisibleStream(this.screen.style);
+    this.cutCalls = [];
+    const text = new ProseRows(this.screen.style, 'text');
+    const reasoning = new ProseRows(this.screen.style, 'reasoning');
     let previous: LoopEvent['type'] | undefined;
     try {
       for (let event = await events.next(); event !== undefined; event = await events.next()) {
-        if (event.type !== 'text-delta') this.screen.write(text.flush());
-        if (event.type !== 'reasoning-delta') this.screen.write(this.screen.style.dim(reasoning.flush()));
+        if (event.type !== 'text-delta') this.screen.stream(text, (moved) => text.end(this.screen.columns, { moved }));
+        if (event.type !== 'reasoning-delta') this.screen.stream(reasoning, (moved) => reasoning.end(this.screen.columns, { moved }));
         // Reasoning and answer each start on a line of their own, so one is never read as the other.
-        if (event.type !== previous && (event.type === 'text-delta' || event.type === 'reasoning-delta')) {
-          this.screen.endLine();
-          if (event.type === 'reasoning-delta') this.screen.write(this.screen.style.dim('thinking: '));
-        }
+        if (event.type !== previous && (event.type === 'text-delta' || event.type === 'reasoning-delta')) this.screen.endLine();
         previous = event.type;
         await this.show(event, text, reasoning);
       }
@@ -238,7 +243,7 @@ class ChatSession {
     }
   }
 
-  private async show(event: LoopEvent, text: VisibleStream, reasoning: VisibleStream): Promise<void> {
+  private async show(event: LoopEvent, text: ProseRows, reasoning: ProseRows): Promise<void> {
     const { screen } = this;
     const { style } = screen;
     switch (event.type) {
@@ -251,16 +256,18 @@ class ChatSession {
         screen.line(style.dim(showRow(event.text, style, screen.layout)));
         return;
       case 'text-delta':
-        screen.write(text.push(event.text));
+        screen.stream(text, (moved) => text.push(event.text, screen.columns, { moved }));
         return;
       case 'reasoning-delta':
-        screen.write(style.dim(reasoning.push(event.text)));
+        screen.stream(reasoning, (moved) => reasoning.push(event.text, screen.columns, { moved }));
         return;
-      case 'tool-start':
+      case 'tool-start': {
         screen.endLine();
         this.callTools.set(event.toolCallId, event.toolName);
         this.lastCall = event.toolCallId;
-        for (const line of renderToolCall(event, style, screen.layout)) screen.line(line);
+        const card = toolCallCard(event, style, screen.layout);
+        for (const line of card.lines) screen.line(line);
+        if (card.cut) this.cutCalls.push(event);
         if (!event.awaitingConfirmation) return;
         if (this.stopping) {
           for (const row of noteLines('Not asked: the run is stopping, and this call will not run.', screen.layout)) screen.line(style.dim(row));
@@ -268,6 +275,7 @@ class ChatSession {
         }
         if (await this.stillWaiting(event.approvalId)) await this.decide(event);
         return;
+      }
       case 'tool-decision':
         this.showDecision(event);
         return;
@@ -446,9 +454,11 @@ function endsTheWait(toolCallId: string): (event: LoopEvent) => boolean {
   return (event) => ((event.type === 'tool-decision' || event.type === 'tool-end') && event.toolCallId === toolCallId) || event.type === 'run-end';
 }
 
-/** Writes to the terminal and remembers whether the cursor is at the start of a line. */
+/** Writes to the terminal and remembers whether the cursor is at the start of a line, and who wrote last. */
 class Screen {
   private atLineStart = true;
+  /** What `stream` wrote last for, if nothing was written since. */
+  private streamed: object | undefined;
 
   constructor(
     private readonly output: NodeJS.WritableStream & { columns?: number; rows?: number },
@@ -461,10 +471,26 @@ class Screen {
     return { ...(typeof columns === 'number' && columns > 0 ? { columns } : {}), ...(typeof rows === 'number' && rows > 0 ? { rows } : {}) };
   }
 
+  get columns(): number | undefined {
+    return this.layout.columns;
+  }
+
   write(text: string): void {
     if (text === '') return;
     this.output.write(text);
     this.atLineStart = text.endsWith('\n');
+    this.streamed = undefined;
+  }
+
+  /**
+   * Writes what `source` makes, told whether anything else was written (or entered) since its last write: a row it
+   * left open is then not where the cursor is.
+   */
+  stream(source: object, make: (moved: boolean) => string): void {
+    const text = make(this.streamed !== source);
+    if (text === '') return;
+    this.write(text);
+    this.streamed = source;
   }
 
   line(text: string): void {
@@ -478,9 +504,11 @@ class Screen {
 
   prompted(): void {
     this.atLineStart = false;
+    this.streamed = undefined;
   }
 
   lineEntered(): void {
     this.atLineStart = true;
+    this.streamed = undefined;
   }
 }

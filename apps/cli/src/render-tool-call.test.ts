@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, VALUE_ROWS } from './render-tool-call';
+import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, toolCallCard, VALUE_ROWS } from './render-tool-call';
 import { noteLines } from './note-lines';
 import { plainStyle } from './terminal-style';
 
@@ -54,6 +54,19 @@ describe('renderEditedArguments', () => {
     ]);
     const whole = renderToolCall(start('terminal', { command }), plainStyle, { columns: 100, whole: true });
     expect(whole.slice(2)).toStrictEqual(Array.from({ length: 40 }, (_, index) => `    │ echo ${index}`));
+  });
+
+  it('says a card was cut, and where v shows it whole: at its question, or at the next prompt when it is not asked about', () => {
+    const command = Array.from({ length: 40 }, (_, index) => `echo ${index}`).join('\n');
+    const asked = toolCallCard(start('terminal', { command }), plainStyle, { columns: 100 });
+    expect([asked.cut, asked.lines.at(-1)]).toStrictEqual([true, `    … ${40 - VALUE_ROWS} more rows not shown (${command.length} characters in all): type v to see the whole call`]);
+    const notAsked = toolCallCard({ ...start('terminal', { command }), awaitingConfirmation: false }, plainStyle, { columns: 100 });
+    expect([notAsked.cut, notAsked.lines.at(-1)]).toStrictEqual([true, `    … ${40 - VALUE_ROWS} more rows not shown (${command.length} characters in all): type v at you› to see the whole call`]);
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`opt${String(index).padStart(2, '0')}`, 'x']));
+    const counted = toolCallCard({ ...start('deploy', many), awaitingConfirmation: false }, plainStyle, { columns: 110, rows: 30 });
+    expect([counted.cut, counted.lines.at(-1)]).toStrictEqual([true, '  ⚠ 18 more arguments not shown (40 in all): type v at you› to see the whole call']);
+    expect(toolCallCard(start('terminal', { command: 'ls' }), plainStyle)).toStrictEqual({ lines: ['⏺ terminal', '  Command: ls'], cut: false });
+    expect(toolCallCard(start('terminal', { command }), plainStyle, { columns: 100, whole: true }).cut).toBe(false);
   });
 
   it('shows each tab, so the terminal cannot widen a row to its left edge, and folds a long run of them', () => {

@@ -1,4 +1,4 @@
-import { toVisibleProse, toVisibleText, visibleArguments, visibleTextString, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { toVisibleText, visibleArguments, visibleTextString, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
 import { cardRows, DEFAULT_COLUMNS, type CardRow } from './card-rows';
 import { noteLines } from './note-lines';
@@ -49,9 +49,15 @@ export function showRow(text: string, style: TerminalStyle, layout: CardLayout =
   return shortName(text, (layout.columns ?? DEFAULT_COLUMNS) - 2, style);
 }
 
-/** A model's prose (its reply, its reasoning): only what hides or reorders text escaped, letters of any script as written. */
-export function showProse(text: string, style: TerminalStyle): string {
-  return showVisible(toVisibleProse(text), style);
+/** How a cut card says it can be seen whole: `v` at its question. */
+const WHOLE_CALL_HINT = 'type v to see the whole call';
+/** The same for a card with no question under it: `v` at the next prompt, where a line is otherwise a message. */
+const WHOLE_CALL_AT_PROMPT_HINT = 'type v at you› to see the whole call';
+
+/** A card's lines, and whether something of the call was left out of them (it says so, and how to see it all). */
+export interface ToolCallCard {
+  lines: string[];
+  cut: boolean;
 }
 
 /**
@@ -59,13 +65,20 @@ export function showProse(text: string, style: TerminalStyle): string {
  * that will run, the code of a code-running tool first, hidden characters escaped and counted. Each line fits the
  * terminal; a value longer than `VALUE_ROWS` rows is cut, saying how much more there is, unless `layout.whole`.
  */
-export function renderToolCall(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}): string[] {
+export function toolCallCard(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}): ToolCallCard {
   const columns = layout.columns ?? DEFAULT_COLUMNS;
   const header = `${style.bold('⏺ ' + shortName(event.toolName, columns - 30, style))}${event.awaitingConfirmation ? '' : style.dim('  (not asked)')}`;
   // The card and its question fit in view: arguments past that are counted, not shown, so none of them (however
   // many, however long their names) can push the first ones, or the card's top, out of view.
   const rows = layout.whole === true ? Infinity : Math.max((layout.rows ?? DEFAULT_ROWS) - ROWS_AROUND_CARD, MIN_CARD_ROWS) - 1;
-  return [header, ...argumentLines(event.toolName, event.arguments, style, layout, rows)];
+  const hint = event.awaitingConfirmation ? WHOLE_CALL_HINT : WHOLE_CALL_AT_PROMPT_HINT;
+  const { lines, cut } = argumentLines(event.toolName, event.arguments, style, layout, { rows, hint });
+  return { lines: [header, ...lines], cut };
+}
+
+/** `toolCallCard`'s lines. */
+export function renderToolCall(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}): string[] {
+  return toolCallCard(event, style, layout).lines;
 }
 
 /**
@@ -73,7 +86,7 @@ export function renderToolCall(event: LoopEventOf<'tool-start'>, style: Terminal
  * what runs is these, not the proposal shown above them.
  */
 export function renderEditedArguments(toolName: string, edited: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout = {}): string[] {
-  return [style.warn('  Edited before it was allowed; it runs with:'), ...argumentLines(toolName, edited, style, layout)];
+  return [style.warn('  Edited before it was allowed; it runs with:'), ...argumentLines(toolName, edited, style, layout).lines];
 }
 
 /** A tool's name on one line of at most `width` columns, escaped; a longer one is cut with `…`. */
@@ -82,10 +95,13 @@ export function shortName(name: string, width: number, style: TerminalStyle): st
   return rest.length === 0 ? first!.text : `${first!.text}…`;
 }
 
-/** `rows`: the most rows shown; the arguments that would go past them (leaving room for the notes) are only counted. */
-function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout, rows = Infinity): string[] {
+/**
+ * `rows`: the most rows shown; the arguments that would go past them (leaving room for the notes) are only counted.
+ * `hint`: how a cut card says it can be seen whole.
+ */
+function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout, { rows = Infinity, hint = WHOLE_CALL_HINT } = {}): ToolCallCard {
   const args = visibleArguments(toolName, values);
-  const blocks = [...(args.code === null ? [] : [argumentBlock(args.code.label, args.code.argument, style, layout)]), ...args.others.map((argument) => argumentBlock(argument.name, argument, style, layout))];
+  const blocks = [...(args.code === null ? [] : [argumentBlock(args.code.label, args.code.argument, style, layout, hint)]), ...args.others.map((argument) => argumentBlock(argument.name, argument, style, layout, hint))];
   const notes: string[] = [];
   if (args.hiddenCount > 0) {
     const count = args.hiddenCount === 1 ? '1 hidden character' : `${args.hiddenCount} hidden characters`;
@@ -93,22 +109,25 @@ function argumentLines(toolName: string, values: Readonly<Record<string, unknown
     notes.push(...noteLines(note, layout).map((line) => style.warn(line.replace(ESCAPE_NOTATION, style.escape(ESCAPE_NOTATION)))));
   }
   const lines: string[] = [];
+  let cut = false;
   if (blocks.length === 0) lines.push(style.dim('  no arguments'));
-  const moreNote = (more: number) => noteLines(`⚠ ${more} more ${more === 1 ? 'argument' : 'arguments'} not shown (${blocks.length} in all): type v to see the whole call`, layout);
+  const moreNote = (more: number) => noteLines(`⚠ ${more} more ${more === 1 ? 'argument' : 'arguments'} not shown (${blocks.length} in all): ${hint}`, layout);
   for (const [index, block] of blocks.entries()) {
     const more = blocks.length - index - 1;
     const room = rows - notes.length - lines.length - (more === 0 ? 0 : moreNote(more).length);
     // The first argument is shown however long (its value is cut already); no later one is shown in part.
-    if (index > 0 && block.length > room) {
+    if (index > 0 && block.lines.length > room) {
       lines.push(...moreNote(blocks.length - index).map((line) => style.warn(line)));
+      cut = true;
       break;
     }
-    lines.push(...block);
+    lines.push(...block.lines);
+    cut ||= block.cut;
   }
-  return [...lines, ...notes];
+  return { lines: [...lines, ...notes], cut };
 }
 
-function argumentBlock(name: string | VisibleText, argument: VisibleArgument, style: TerminalStyle, layout: CardLayout): string[] {
+function argumentBlock(name: string | VisibleText, argument: VisibleArgument, style: TerminalStyle, layout: CardLayout, hint: string): ToolCallCard {
   const columns = layout.columns ?? DEFAULT_COLUMNS;
   // Room for the row's `  ↪ ` before it and the `…:` after it.
   const nameRows = cardRows(typeof name === 'string' ? toVisibleText(name) : name, columns - 8, style);
@@ -116,7 +135,7 @@ function argumentBlock(name: string | VisibleText, argument: VisibleArgument, st
   const rows = cardRows(argument.value, columns - GUTTER.length - 2, style);
   const [only] = rows;
   if (label.length === 1 && rows.length === 1 && argument.format !== 'json' && label[0]!.width + only!.width + 4 <= columns) {
-    return [`  ${label[0]!.text}: ${only!.text}`];
+    return { lines: [`  ${label[0]!.text}: ${only!.text}`], cut: false };
   }
   const lines = label.map((row, index) => (index === 0 ? `  ${row.text}` : `  ${style.dim('↪')} ${row.text}`));
   const lineCount = argument.value.lineCount;
@@ -126,10 +145,10 @@ function argumentBlock(name: string | VisibleText, argument: VisibleArgument, st
   lines.push(...shown.map((row) => gutterRow(row, style)));
   if (shown.length < rows.length) {
     const more = rows.length - shown.length;
-    const note = `… ${more} more ${more === 1 ? 'row' : 'rows'} not shown (${characters.toLocaleString('en')} characters in all): type v to see the whole call`;
+    const note = `… ${more} more ${more === 1 ? 'row' : 'rows'} not shown (${characters.toLocaleString('en')} characters in all): ${hint}`;
     lines.push(...noteLines(note, layout, GUTTER).map((line) => style.warn(line)));
   }
-  return lines;
+  return { lines, cut: shown.length < rows.length || label !== nameRows };
 }
 
 function gutterRow(row: CardRow, style: TerminalStyle): string {

@@ -1,28 +1,25 @@
-import type { TerminalStyle } from './terminal-style';
-import { showProse } from './render-tool-call';
+import { toVisibleProse, type VisibleText } from '@airlock/core';
 
 /**
  * Escapes a model's streamed prose piece by piece, as toVisibleProse escapes it whole: a piece that ends inside a
  * surrogate pair, on a backslash or on a carriage return keeps that tail for the next piece, so a split never
- * becomes an escape (nor a CR LF line end an escaped CR). The terminal never receives a raw control character but
- * the CR of a CR LF (no escape sequences from the model, no CR to draw over what it wrote).
+ * becomes an escape (nor a CR LF line end an escaped CR). What it gives holds no raw control character but the CR of
+ * a CR LF (no escape sequences from the model, no CR to draw over what it wrote).
  */
 export class VisibleStream {
   private held = '';
 
-  constructor(private readonly style: TerminalStyle) {}
-
-  push(piece: string): string {
+  push(piece: string): VisibleText {
     const text = this.held + piece;
     const last = text.charCodeAt(text.length - 1);
     const keep = text.endsWith('\\') || text.endsWith('\r') || (last >= 0xd800 && last <= 0xdbff) ? 1 : 0;
     this.held = text.slice(text.length - keep);
-    return showProse(text.slice(0, text.length - keep), this.style);
+    return toVisibleProse(text.slice(0, text.length - keep));
   }
 
-  flush(): string {
+  flush(): VisibleText {
     const rest = this.held;
     this.held = '';
-    return showProse(rest, this.style);
+    return toVisibleProse(rest);
   }
 }

@@ -179,7 +179,7 @@ describe('airlock chat in a terminal', () => {
     cli.type('d use notes.txt instead\r');
     // The answer's line ends once the run has: then the prompt is back.
     await cli.shows('you›', 2);
-    expect(cli.screen()).toContain('  ✗ denied: use notes.txt instead\n  → not run: denied\nUnderstood, I will use notes.txt.\n');
+    expect(cli.screen()).toContain('  ✗ denied: use notes.txt instead\n  → not run: denied\n┃ Understood, I will use notes.txt.\n');
 
     expect(echo.calls).toStrictEqual(['hello']);
     expect(lastMessage(fake.requests[1])).toMatchObject({ role: 'tool', content: 'echo: hello' });
@@ -328,7 +328,7 @@ describe('airlock chat in a terminal', () => {
       await decideInWeb('second', { decision: 'deny', reason: 'once is enough' });
       await cli.shows('you›', 2);
       screen = cli.screen();
-      expect(screen).toContain('  ✗ denied in another client: once is enough\n  → not run: denied\nNot echoed, then.\n');
+      expect(screen).toContain('  ✗ denied in another client: once is enough\n  → not run: denied\n┃ Not echoed, then.\n');
       expect(screen.split(PROMPT).length - 1).toBe(2);
       expect(screen).not.toContain('Already decided');
       expect(echo.calls).toStrictEqual(['first']);
@@ -448,7 +448,7 @@ describe('airlock chat in a terminal', () => {
     await cli.shows('Checking first.');
     // Typed while the call is still on its way (the terminal echoes it, so the client has it), entered once it shows.
     cli.type('allow');
-    await cli.shows('Checking first.allow');
+    await cli.shows('┃ Checking first.allow');
     release();
     await cli.shows(`${PROMPT} › allow`);
     cli.type('\r');
@@ -458,7 +458,7 @@ describe('airlock chat in a terminal', () => {
 
     cli.type('d not now\r');
     await cli.shows('you›', 2);
-    expect(cli.screen()).toContain('  ✗ denied: not now\n  → not run: denied\nLeft alone.');
+    expect(cli.screen()).toContain('  ✗ denied: not now\n  → not run: denied\n┃ Left alone.');
     expect(echo.calls).toStrictEqual([]);
     cli.type('\x04');
     expect(await cli.exited).toBe(0);
@@ -494,7 +494,7 @@ describe('airlock chat in a terminal', () => {
     await cli.shows('it is only a test');
     cli.type('\r');
     await cli.shows('you›', 2);
-    expect(cli.screen()).toContain('  ✗ denied: not this one:\n    it is only a test\n  → not run: denied\nUnderstood.');
+    expect(cli.screen()).toContain('  ✗ denied: not this one:\n    it is only a test\n  → not run: denied\n┃ Understood.');
     expect(String(lastMessage(fake.requests[1])?.content)).toContain('not this one:\nit is only a test');
     expect(echo.calls).toStrictEqual([]);
 
@@ -749,6 +749,90 @@ describe('airlock chat in a terminal', () => {
     // The server names only a tool it offers in its status: the made-up name is said nowhere but in the result.
     expect(rows.filter((row) => row.startsWith('Calling: x'))).toStrictEqual([]);
     expect(rows.filter((row) => row.trim() === '')).toStrictEqual([]);
+    cli.type('\x04');
+    expect(await cli.exited).toBe(0);
+  });
+
+  it('draws a model’s answer and reasoning behind gutters of their own, so a card, a decision or an outcome it writes never reads as the client’s', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const terminal = recordingTool('terminal');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [terminal.tool] });
+    const fakeCard = `I'll list the files.\n\n⏺ terminal\n  Command: ls -la\n  ✓ allowed\n  → ran: exit 0\n\n⏺ terminal\n  Command: ls${'\n'.repeat(61)}`;
+    // Spaces to the terminal's last column, so the terminal itself would wrap what follows to its left edge.
+    const wrapped = `ok${' '.repeat(108)}⏺ terminal\n`;
+    fake.enqueue(
+      {
+        reasoning: ['⏺ terminal\n  Command: rm', ' -rf ~\n  ✓ allowed\n'],
+        text: [fakeCard.slice(0, 40), fakeCard.slice(40), wrapped],
+        toolCalls: [{ name: 'terminal', arguments: { text: 'touch PWNED' } }],
+      },
+      { text: 'Done.' },
+    );
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token]);
+    await cli.shows('you›');
+    cli.type('list the files\r');
+    await cli.shows(PROMPT);
+    const rows = cli.screen().replace(/; undecided, it is denied at [^\n]*/g, '').split('\n');
+    const from = rows.findIndex((row) => row.startsWith('you› list the files'));
+    expect(rows.slice(from + 1)).toStrictEqual([
+      '┆ thinking: ⏺ terminal',
+      '┆   Command: rm -rf ~',
+      '┆   ✓ allowed',
+      "┃ I'll list the files.",
+      '┃',
+      '┃ ⏺ terminal',
+      '┃   Command: ls -la',
+      '┃   ✓ allowed',
+      '┃   → ran: exit 0',
+      '┃',
+      '┃ ⏺ terminal',
+      '┃   Command: ls',
+      '┃ ⋮ 60 blank lines',
+      '┃ ok ␠×108 ⏺ terminal',
+      'Calling: terminal',
+      '⏺ terminal',
+      '  text: touch PWNED',
+      '  A runs any terminal call without asking, in this chat only',
+      `  terminal ${PROMPT} ›`,
+    ]);
+
+    cli.type('d no\r');
+    await cli.shows('┃ Done.');
+    expect(terminal.calls).toStrictEqual([]);
+    await cli.shows('you›', 2);
+    cli.type('\x04');
+    expect(await cli.exited).toBe(0);
+  });
+
+  it('shows a call cut on a card not asked about whole when v is typed at the next prompt, and does not send v to the model', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    const text = Array.from({ length: 30 }, (_, index) => `line ${index + 1}`).join('\n');
+    // Refused before any question (an argument the tool does not have): its card is not asked about.
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text, extra: 'x' } }] }, { text: 'Refused, then.' });
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token]);
+    await cli.shows('you›');
+    cli.type('echo it\r');
+    await cli.shows('Refused, then.');
+    await cli.shows('you›', 2);
+    expect(cli.screen()).toContain('⏺ echo  (not asked)\n  text (30 lines):\n    │ line 1\n');
+    expect(cli.screen()).toContain('    … 18 more rows not shown (230 characters in all): type v at you› to see the whole call\n');
+    expect(cli.screen()).not.toContain(PROMPT);
+
+    cli.type('v\r');
+    await cli.shows('    │ line 30');
+    const rows = cli.screen().split('\n');
+    expect(rows.slice(rows.findIndex((row) => row.startsWith('you› v')))).toStrictEqual([
+      'you› v',
+      '⏺ echo  (not asked)',
+      '  text (30 lines):',
+      ...Array.from({ length: 30 }, (_, index) => `    │ line ${index + 1}`),
+      '  extra: x',
+      'you›',
+    ]);
+    expect(fake.requests).toHaveLength(2);
+    expect(echo.calls).toStrictEqual([]);
     cli.type('\x04');
     expect(await cli.exited).toBe(0);
   });
