@@ -2,11 +2,10 @@ import type { LedgerChange } from '@airlock/api';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { migrate } from './migrate';
 import { migrations } from './migrations';
 import { DATABASE_FILE, SqliteStore } from './sqlite-store';
 import { storeImplementations } from './store-implementations';
-import { appendAll, run, session, startChange, tempFolder } from './test-support';
+import { appendAll, run, session, sqliteDatabaseAt, startChange, tempFolder } from './test-support';
 
 const quiet = { log: () => {} };
 const implementations = await storeImplementations();
@@ -60,21 +59,15 @@ describe('SQLite migration 004 (edited_arguments)', () => {
   it('adds the column to a database at version 3, keeping its ledger rows, which read as not edited', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
-    const before = migrations.filter((migration) => migration.version <= 3);
-    expect(before.map((migration) => migration.version)).toStrictEqual([1, 2, 3]);
     // The schema as version 3 left it, with a ledger row written then (the store of that version wrote these columns).
-    const old = new Database(file);
-    try {
-      migrate(old, { file, migrations: before, now: 1 });
+    sqliteDatabaseAt(file, 3, (old) => {
       old
         .prepare(
           `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at)
            VALUES ('r', 's', 'call-1', 'terminal', '{"command":"echo call-1"}', 'approval-call-1', 1, 'v1', 10000, 70000)`,
         )
         .run();
-    } finally {
-      old.close();
-    }
+    });
 
     const store = await SqliteStore.open({ directory: folder.path, ...quiet });
     expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.arguments, call.editedArguments])).toStrictEqual([

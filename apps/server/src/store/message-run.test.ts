@@ -1,14 +1,11 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { escapeIdentifier, Pool } from 'pg';
+import { escapeIdentifier } from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openTestDatabase, probeTestDatabase, withClient } from '../../test/support/postgres';
-import { migrate } from './migrate';
-import { migrations } from './migrations';
-import { migratePostgres, postgresMigrations } from './postgres-migrations';
 import { PostgresStore } from './postgres-store';
 import { DATABASE_FILE, SqliteStore } from './sqlite-store';
-import { tempFolder } from './test-support';
+import { postgresSchemaAt, sqliteDatabaseAt, tempFolder } from './test-support';
 
 const quiet = { log: () => {} };
 
@@ -44,11 +41,7 @@ describe('SQLite migration 008 (messages.run_id)', () => {
   it('gives the calls of a chat kept at version 7 their runs, so each page finds its own ledger rows', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
-    const before = migrations.filter((migration) => migration.version <= 7);
-    expect(before.map((migration) => migration.version)).toStrictEqual([1, 2, 3, 4, 5, 6, 7]);
-    const old = new Database(file);
-    try {
-      migrate(old, { file, migrations: before, now: 1 });
+    sqliteDatabaseAt(file, 7, (old) => {
       old.prepare("INSERT INTO sessions (session_id, title, created_at, updated_at, confirm_tool_calls, last_run_id) VALUES ('s', 't', 1000, 3900, 1, 'r2')").run();
       for (const run of runs) old.prepare('INSERT INTO runs (run_id, session_id, options, started_at, ended_at, end_reason) VALUES (@run_id, @session_id, @options, @started_at, @ended_at, @end_reason)').run(run);
       messages.forEach((message, index) => old.prepare("INSERT INTO messages (session_id, seq, json, at) VALUES ('s', ?, ?, ?)").run(index + 1, message.json, message.at));
@@ -57,9 +50,7 @@ describe('SQLite migration 008 (messages.run_id)', () => {
           .prepare('INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at) VALUES (@run_id, @session_id, @tool_call_id, @tool_name, @arguments, @approval_id, 1, @tool_version, @requested_at)')
           .run(call);
       }
-    } finally {
-      old.close();
-    }
+    });
 
     const store = await SqliteStore.open({ directory: folder.path, ...quiet });
     try {
@@ -81,13 +72,7 @@ describe('SQLite migration 008 (messages.run_id)', () => {
 describe.skipIf(!postgres.available)(postgres.available ? 'PostgreSQL migration 005 (messages.run_id)' : `PostgreSQL migration 005 (skipped: ${postgres.reason})`, () => {
   it('gives the calls of a chat kept at version 4 their runs, so each page finds its own ledger rows', async () => {
     await using database = await openTestDatabase();
-    const before = postgresMigrations.filter((migration) => migration.version <= 4);
-    const pool = new Pool({ connectionString: database.url });
-    try {
-      await migratePostgres(pool, { schema: database.schema, location: 'test', migrations: before, now: 1 });
-    } finally {
-      await pool.end();
-    }
+    await postgresSchemaAt(database, 4);
     const schema = escapeIdentifier(database.schema);
     await withClient(async (client) => {
       await client.query(`INSERT INTO ${schema}.sessions (session_id, title, created_at, updated_at, confirm_tool_calls, last_run_id) VALUES ('s', 't', 1000, 3900, true, 'r2')`);

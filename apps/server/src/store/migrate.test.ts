@@ -2,11 +2,10 @@ import Database from 'better-sqlite3';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { migrate } from './migrate';
 import { migrations, type Migration } from './migrations';
 import { DATABASE_FILE, SqliteStore } from './sqlite-store';
 import { StoreError } from './store-error';
-import { appendAll, run, session, startChange, tempFolder } from './test-support';
+import { appendAll, run, session, sqliteDatabaseAt, startChange, tempFolder } from './test-support';
 
 const quiet = { log: () => {} };
 
@@ -107,19 +106,14 @@ describe('SQLite migration 007 (tool_calls_by_approval)', () => {
   it('indexes the ledger rows of a database at version 6 by approval id, so a decision is found without reading the session’s ledger', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
-    const before = migrations.filter((migration) => migration.version <= 6);
-    const old = new Database(file);
-    try {
-      migrate(old, { file, migrations: before, now: 1 });
+    sqliteDatabaseAt(file, 6, (old) => {
       old
         .prepare(
           `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, decision, source, decided_at)
            VALUES ('r', 's', 'call-1', 'terminal', '{"command":"echo call-1"}', 'approval-call-1', 1, 'v1', 10000, 70000, 'deny', 'user', 10100)`,
         )
         .run();
-    } finally {
-      old.close();
-    }
+    });
 
     const store = await SqliteStore.open({ directory: folder.path, ...quiet });
     expect(await store.findDecision('s', 'approval-call-1')).toBe('deny');

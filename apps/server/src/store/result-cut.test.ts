@@ -2,16 +2,15 @@ import type { LedgerChange } from '@airlock/api';
 import type { LoopEvent, ResultCut } from '@airlock/core';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { escapeIdentifier, Pool } from 'pg';
+import { escapeIdentifier } from 'pg';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openTestDatabase, probeTestDatabase, withClient } from '../../test/support/postgres';
-import { migrate } from './migrate';
 import { migrations } from './migrations';
-import { migratePostgres, postgresMigrations } from './postgres-migrations';
+import { postgresMigrations } from './postgres-migrations';
 import { PostgresStore } from './postgres-store';
 import { DATABASE_FILE, SqliteStore } from './sqlite-store';
 import { storeImplementations } from './store-implementations';
-import { appendAll, run, session, startChange, tempFolder } from './test-support';
+import { appendAll, postgresSchemaAt, run, session, sqliteDatabaseAt, startChange, tempFolder } from './test-support';
 
 const quiet = { log: () => {} };
 const implementations = await storeImplementations();
@@ -65,21 +64,15 @@ describe('SQLite migration 005 (cut_bytes, cut_characters)', () => {
   it('adds the columns to a database at version 4, keeping its ledger rows, which read as not cut', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
-    const before = migrations.filter((migration) => migration.version <= 4);
-    expect(before.map((migration) => migration.version)).toStrictEqual([1, 2, 3, 4]);
     // The schema as version 4 left it, with an ended ledger row written then (its result holds a marker, as they did).
-    const old = new Database(file);
-    try {
-      migrate(old, { file, migrations: before, now: 1 });
+    sqliteDatabaseAt(file, 4, (old) => {
       old
         .prepare(
           `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, outcome, result, ended_at)
            VALUES ('r', 's', 'call-1', 'terminal', '{"command":"echo call-1"}', 'approval-call-1', 1, 'v1', 10000, 70000, 'executed', 'head\n[… 9000 bytes omitted …]\ntail', 10900)`,
         )
         .run();
-    } finally {
-      old.close();
-    }
+    });
 
     const store = await SqliteStore.open({ directory: folder.path, ...quiet });
     expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.outcome, call.cut])).toStrictEqual([['call-1', 'executed', null]]);
@@ -105,13 +98,7 @@ describe('SQLite migration 005 (cut_bytes, cut_characters)', () => {
 describe.skipIf(!postgres.available)(postgres.available ? 'PostgreSQL migration 002 (cut_bytes, cut_characters)' : `PostgreSQL migration 002 (skipped: ${postgres.reason})`, () => {
   it('adds the columns to a schema at version 1, keeping its ledger rows, which read as not cut', async () => {
     await using database = await openTestDatabase();
-    const before = postgresMigrations.filter((migration) => migration.version <= 1);
-    const pool = new Pool({ connectionString: database.url });
-    try {
-      await migratePostgres(pool, { schema: database.schema, location: 'test', migrations: before, now: 1 });
-    } finally {
-      await pool.end();
-    }
+    await postgresSchemaAt(database, 1);
     await withClient((client) =>
       client.query(
         `INSERT INTO ${escapeIdentifier(database.schema)}.tool_calls

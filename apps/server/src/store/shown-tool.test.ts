@@ -1,16 +1,15 @@
 import type { ShownTool } from '@airlock/core';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { escapeIdentifier, Pool } from 'pg';
+import { escapeIdentifier } from 'pg';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openTestDatabase, probeTestDatabase, withClient } from '../../test/support/postgres';
-import { migrate } from './migrate';
 import { migrations } from './migrations';
-import { migratePostgres, postgresMigrations } from './postgres-migrations';
+import { postgresMigrations } from './postgres-migrations';
 import { PostgresStore } from './postgres-store';
 import { DATABASE_FILE, SqliteStore } from './sqlite-store';
 import { storeImplementations } from './store-implementations';
-import { appendAll, run, session, startChange, statusEvent, tempFolder } from './test-support';
+import { appendAll, postgresSchemaAt, run, session, sqliteDatabaseAt, startChange, statusEvent, tempFolder } from './test-support';
 
 const quiet = { log: () => {} };
 const implementations = await storeImplementations();
@@ -87,20 +86,14 @@ describe('SQLite migration 009 (shown_tool)', () => {
   it('adds the column to a database at version 8, keeping its ledger rows, whose tool reads as not known', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
-    const before = migrations.filter((migration) => migration.version <= 8);
-    expect(before.map((migration) => migration.version)).toStrictEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    const old = new Database(file);
-    try {
-      migrate(old, { file, migrations: before, now: 1 });
+    sqliteDatabaseAt(file, 8, (old) => {
       old
         .prepare(
           `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at)
            VALUES ('r', 's', 'call-1', 'terminal', '{"command":"echo call-1"}', 'approval-call-1', 1, 'v1', 10000, 70000)`,
         )
         .run();
-    } finally {
-      old.close();
-    }
+    });
 
     const store = await SqliteStore.open({ directory: folder.path, ...quiet });
     try {
@@ -129,14 +122,7 @@ describe('SQLite migration 009 (shown_tool)', () => {
 describe.skipIf(!postgres.available)(postgres.available ? 'PostgreSQL migration 006 (shown_tool)' : `PostgreSQL migration 006 (skipped: ${postgres.reason})`, () => {
   it('adds the column to a schema at version 5, keeping its ledger rows, whose tool reads as not known', async () => {
     await using database = await openTestDatabase();
-    const before = postgresMigrations.filter((migration) => migration.version <= 5);
-    expect(before.map((migration) => migration.version)).toStrictEqual([1, 2, 3, 4, 5]);
-    const pool = new Pool({ connectionString: database.url });
-    try {
-      await migratePostgres(pool, { schema: database.schema, location: 'test', migrations: before, now: 1 });
-    } finally {
-      await pool.end();
-    }
+    await postgresSchemaAt(database, 5);
     await withClient((client) =>
       client.query(
         `INSERT INTO ${escapeIdentifier(database.schema)}.tool_calls

@@ -1,8 +1,13 @@
 import type { AirlockStore, AppendEventInput, LedgerChange, StoredRun, StoredSessionSummary } from '@airlock/api';
 import type { LoopEvent } from '@airlock/core';
+import Database from 'better-sqlite3';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Pool } from 'pg';
+import { migrate } from './migrate';
+import { migrations } from './migrations';
+import { migratePostgres, postgresMigrations } from './postgres-migrations';
 
 export interface TempFolder extends AsyncDisposable {
   path: string;
@@ -47,4 +52,36 @@ export async function appendAll(store: AirlockStore, base: Omit<AppendEventInput
     seq += 1;
   }
   return seq;
+}
+
+/** The migrations up to `version`, which must be 1 to `version`, each once: the schema a store of that version made. */
+function migrationsUpTo<M extends { version: number }>(all: readonly M[], version: number): M[] {
+  const before = all.filter((migration) => migration.version <= version);
+  const versions = before.map((migration) => migration.version);
+  if (versions.join() !== Array.from({ length: version }, (_, at) => at + 1).join()) throw new Error(`migrations up to ${version} are ${versions.join(', ')}`);
+  return before;
+}
+
+/**
+ * Makes `file` a SQLite database with the schema as migration `version` left it, lets `write` put in it the rows the
+ * store of that version wrote, and closes it: what a test of a later migration opens.
+ */
+export function sqliteDatabaseAt(file: string, version: number, write: (db: Database.Database) => void): void {
+  const old = new Database(file);
+  try {
+    migrate(old, { file, migrations: migrationsUpTo(migrations, version), now: 1 });
+    write(old);
+  } finally {
+    old.close();
+  }
+}
+
+/** Gives the PostgreSQL `schema` at `url` the tables as migration `version` left them: what a test of a later migration opens. */
+export async function postgresSchemaAt(database: { url: string; schema: string }, version: number): Promise<void> {
+  const pool = new Pool({ connectionString: database.url });
+  try {
+    await migratePostgres(pool, { schema: database.schema, location: 'test', migrations: migrationsUpTo(postgresMigrations, version), now: 1 });
+  } finally {
+    await pool.end();
+  }
 }
