@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { AirlockSocket, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type RequestHandlers, type SocketError } from './airlock-socket';
+import { AirlockSocket, isConnectionLost, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type RequestHandlers, type SocketError } from './airlock-socket';
 import { createAirlockClient } from './create-airlock-client';
 
 /** The frame Airlock sends first when the upgrade URL asks for a proof: the nonce's HMAC keyed by the token. */
@@ -238,7 +238,7 @@ describe('AirlockSocket notices a connection that went silent', () => {
     await reopened;
     await first.closed;
     expect(closes).toStrictEqual(['reconnecting']);
-    expect(query.errors.map((error) => error.message)).toStrictEqual(['the connection went silent (no answer to a ping) before the answer came']);
+    expect(query.errors.map((error) => [error.message, isConnectionLost(error)])).toStrictEqual([['the connection went silent (no answer to a ping) before the answer came', true]]);
     // The new connection is pinged in its turn.
     expect((await server.received(1, 2)).filter((message) => message !== 'PING')).toStrictEqual([
       { method: 'connectionParams', data: { token: 'secret' } },

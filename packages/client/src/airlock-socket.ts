@@ -21,10 +21,21 @@ export class SocketError extends Error {
   constructor(
     message: string,
     readonly response?: Extract<TRPCResponseMessage, { error: unknown }>,
+    /** The request was sent, and the connection went before its answer: the server may have applied it, or may yet. */
+    readonly connectionLost = false,
   ) {
     super(message);
     this.name = 'SocketError';
   }
+}
+
+/**
+ * Whether a call failed because the connection went (closed, or silent) after the request was sent: the server may
+ * have applied it, or may yet (a frozen server reads it when it wakes). `error` as thrown by the client's calls.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  const cause = error instanceof Error ? error.cause : undefined;
+  return (error instanceof SocketError && error.connectionLost) || (cause instanceof SocketError && cause.connectionLost);
 }
 
 export interface AirlockSocketOptions {
@@ -543,7 +554,7 @@ export class AirlockSocket {
         // One it closed the connection on for its size (1009) would be refused again, however often it is sent: a
         // subscription it had yet to start fails rather than being sent again on the next connection.
         this.requests.delete(id);
-        live.handlers.error(new SocketError(tooBig ? 'the server closed the connection on a message over its size limit (1009) before the answer came' : why));
+        live.handlers.error(new SocketError(tooBig ? 'the server closed the connection on a message over its size limit (1009) before the answer came' : why, undefined, true));
       }
     }
     if (this.endedError() !== undefined) return;

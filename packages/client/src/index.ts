@@ -14,7 +14,7 @@ export {
   type ToolInfo,
 } from './create-airlock-client';
 export { airlockLink } from './airlock-link';
-export { AirlockSocket, DEFAULT_KEEP_ALIVE, SocketError, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type KeepAlive, type RejectionReason, type SocketState } from './airlock-socket';
+export { AirlockSocket, DEFAULT_KEEP_ALIVE, isConnectionLost, SocketError, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type KeepAlive, type RejectionReason, type SocketState } from './airlock-socket';
 export { DEFAULT_MAX_MESSAGE_BYTES } from './request-size';
 export { connectionRejection } from './connection-rejection';
 export { parseStartupLink, shownAddress, socketUrl, type ServerAddress } from './startup-link';

@@ -2,3 +2,4 @@ export { startFakeOpenAIServer, type FakeOpenAIServer, type FakeOpenAIServerOpti
 export { startTestAirlock, recordingTool, type TestAirlock, type TestAirlockOptions } from './test-airlock';
 export { annotatedMcpServerCommand } from './annotated-mcp-server-command';
 export { startServerProcess, type ServerProcess } from './server-process';
+export { startStallingProxy, type StallingProxy } from './stalling-proxy';

@@ -1,29 +1,54 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
 export interface StallingProxy extends AsyncDisposable {
-  /** The port it listens on, 127.0.0.1. */
+  /** Where it listens: `http://127.0.0.1:PORT`. */
+  url: string;
   port: number;
   /** How many connections it has accepted. */
   readonly accepted: number;
   /**
    * Every connection open now stops passing bytes, either way, and stays open: a path that died without closing (a
-   * dropped network, a frozen server). What reaches it from then on is dropped. Connections accepted later pass.
+   * dropped network, a frozen server). What the client sends from then on is held. Connections accepted later pass.
    */
   stall(): void;
+  /**
+   * The stalled connections deliver what their clients sent meanwhile, then close: what a frozen server reads from
+   * its socket buffers when it wakes, after its clients have given up on it.
+   */
+  release(): void;
   close(): Promise<void>;
 }
 
-/** A TCP proxy on 127.0.0.1 to `target`, whose connections can be stalled. */
-export async function startStallingProxy(target: { host: string; port: number }): Promise<StallingProxy> {
-  const pairs = new Set<{ client: Socket; upstream: Socket; stalled: boolean }>();
+interface Pair {
+  client: Socket;
+  upstream: Socket;
+  stalled: boolean;
+  held: Buffer[];
+}
+
+/**
+ * A TCP proxy on 127.0.0.1 to `target` (`http://host:port`), whose connections can be stalled. The Host header of
+ * each connection's first request names the target, which the server checks.
+ */
+export async function startStallingProxy(target: string): Promise<StallingProxy> {
+  const { hostname, port: targetPort, host: targetHost } = new URL(target);
+  const pairs = new Set<Pair>();
   let accepted = 0;
+  let ownHost = '';
   const server = createServer((client) => {
     accepted++;
-    const upstream = connect(target.port, target.host);
-    const pair = { client, upstream, stalled: false };
+    const upstream = connect(Number(targetPort), hostname);
+    const pair: Pair = { client, upstream, stalled: false, held: [] };
     pairs.add(pair);
-    client.on('data', (data) => {
-      if (!pair.stalled) upstream.write(data);
+    let first = true;
+    client.on('data', (data: Buffer) => {
+      if (pair.stalled) {
+        pair.held.push(data);
+        return;
+      }
+      if (first) upstream.write(data.toString('latin1').replace(`Host: ${ownHost}\r\n`, `Host: ${targetHost}\r\n`), 'latin1');
+      else upstream.write(data);
+      first = false;
     });
     upstream.on('data', (data) => {
       if (!pair.stalled) client.write(data);
@@ -40,6 +65,8 @@ export async function startStallingProxy(target: { host: string; port: number })
     upstream.on('error', () => undefined);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  ownHost = `127.0.0.1:${port}`;
   const close = async () => {
     for (const { client, upstream } of pairs) {
       client.destroy();
@@ -49,12 +76,22 @@ export async function startStallingProxy(target: { host: string; port: number })
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
   return {
-    port: (server.address() as AddressInfo).port,
+    url: `http://${ownHost}`,
+    port,
     get accepted() {
       return accepted;
     },
     stall: () => {
       for (const pair of pairs) pair.stalled = true;
+    },
+    release: () => {
+      for (const pair of pairs) {
+        if (!pair.stalled) continue;
+        pairs.delete(pair);
+        pair.client.destroy();
+        for (const data of pair.held.splice(0)) pair.upstream.write(data);
+        pair.upstream.end();
+      }
     },
     close,
     [Symbol.asyncDispose]: close,
