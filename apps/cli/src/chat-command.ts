@@ -1,4 +1,4 @@
-import { createAirlockClient, shownAddress, type AirlockClient, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
+import { createAirlockClient, isConnectionLost, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
 import { randomId, toVisibleText, visibleTextString } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
@@ -21,6 +21,8 @@ export interface ChatCommandOptions {
   decisionGuardMs?: number;
   /** The clock that guard is measured with, in ms. Default `performance.now`. */
   now?: () => number;
+  /** When a silent connection is pinged, and dropped without an answer. Default the client's (10 s, then 5 s). */
+  keepAlive?: KeepAlive;
 }
 
 /** What the person is told of a line entered that was not taken. */
@@ -61,6 +63,7 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
     token: options.address.token,
     WebSocket,
     clientLabel: 'terminal',
+    ...(options.keepAlive === undefined ? {} : { keepAlive: options.keepAlive }),
     // A drop is retried however long it lasts; meanwhile the person is told, not left typing into silence.
     onClose: () => {
       if (connectionLost || client.state !== 'reconnecting') return;
@@ -114,6 +117,8 @@ class ChatSession {
   private stopping = false;
   /** The call the lines shown last are about: a line about another says which call it is about. */
   private lastCall: string | undefined;
+  /** Calls whose answer went out on a connection lost before the server answered: it may reach the server yet. */
+  private readonly answeredUnconfirmed = new Set<string>();
   /** The calls of the run followed last whose cards were cut: `v` at the next prompt shows them whole. */
   private cutCalls: LoopEventOf<'tool-start'>[] = [];
 
@@ -378,6 +383,13 @@ class ChatSession {
         }
         return;
       } catch (error) {
+        if (isConnectionLost(error)) {
+          // A frozen server reads it when it wakes: it is said to be uncertain, never "not sent", and if it is applied
+          // later, the terminal says whose answer that may have been.
+          this.answeredUnconfirmed.add(event.approvalId);
+          for (const row of noteLines(LOST_ANSWER_NOTE, screen.layout)) screen.line(style.bad(row));
+          continue;
+        }
         // Escaped without marking: the note is wrapped as plain text, then styled.
         const message = visibleTextString(toVisibleText(errorText(error), { singleLine: true }));
         for (const row of noteLines(`The decision was not sent (${message}); try again.`, screen.layout)) screen.line(style.bad(row));
@@ -426,14 +438,22 @@ class ChatSession {
     const { screen } = this;
     if (event.type === 'tool-decision' || event.type === 'tool-end') {
       this.events?.remove(event);
-      if (event.type === 'tool-decision') this.showDecision(event, { elsewhere: true });
-      else this.showEnd(event);
+      if (event.type !== 'tool-decision') this.showEnd(event);
+      else if (!this.answeredUnconfirmed.has(event.approvalId)) this.showDecision(event, { elsewhere: true });
+      else {
+        this.showDecision(event);
+        if (event.source === 'user') for (const row of noteLines('Decided while the connection was lost: by the answer entered here before it, or in another client.', screen.layout)) screen.line(screen.style.dim(row));
+      }
       return;
     }
     // The run's end itself is shown in its turn, after what came before it.
     for (const row of noteLines('Not asked any more: the run has ended.', screen.layout)) screen.line(screen.style.dim(row));
   }
 }
+
+/** Said when the connection went before the server answered a decision. */
+const LOST_ANSWER_NOTE =
+  'The connection was lost before the server answered: the decision may not have reached it, or may yet, and is shown if it does. Answer again to decide.';
 
 /** What an error says; a server's or the network's words, to be shown escaped. */
 function errorText(error: unknown): string {

@@ -1,4 +1,5 @@
-import { recordingTool, startFakeOpenAIServer, startTestAirlock } from '@airlock/server/testing';
+import { socketUrl } from '@airlock/client';
+import { recordingTool, startFakeOpenAIServer, startStallingProxy, startTestAirlock } from '@airlock/server/testing';
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -154,6 +155,49 @@ describe('airlock chat, with a clock the test moves', () => {
       '  → not run: denied',
     ]);
     expect(echo.calls).toStrictEqual(['first']);
+
+    terminal.input.end();
+    expect(await exited).toBe(0);
+  });
+
+  it('says when the connection went silent under an answer, asks again under the card, and says so when that answer reaches the server late', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    await using proxy = await startStallingProxy(airlock.server.url);
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'late' } }] }, { text: 'Done.' });
+    const terminal = fakeTerminal();
+    const exited = runChat({
+      address: { url: socketUrl(proxy.url), token: airlock.server.token },
+      input: terminal.input,
+      output: terminal.output,
+      env: { NO_COLOR: '1' },
+      decisionGuardMs: 0,
+      keepAlive: { pingMs: 100, pongWaitMs: 1_000 },
+    });
+
+    await terminal.shows('you›');
+    terminal.type('go\r');
+    await terminal.shows(PROMPT, 'text: late');
+    // The path dies without closing, as when the server is frozen: the answer waits in a buffer, unread.
+    proxy.stall();
+    terminal.type('a\r');
+    await terminal.shows('Connection to Airlock lost; reconnecting…');
+    const lost = 'The connection was lost before the server answered: the decision may not have reached it, or may yet, and is shown if it does. Answer again to decide.';
+    await terminal.shows(lost.split(':')[0]!);
+    await terminal.shows('Reconnected to Airlock.');
+    await terminal.shows(PROMPT, 'Reconnected to Airlock.');
+    expect(terminal.text().replace(/\s+/g, ' ')).toContain(lost);
+    expect(echo.calls).toStrictEqual([]);
+
+    // The server wakes and reads it: the question is withdrawn, and the terminal does not credit another client.
+    proxy.release();
+    await terminal.shows('Done.');
+    expect(echo.calls).toStrictEqual(['late']);
+    const after = terminal.text().slice(terminal.text().lastIndexOf('Reconnected to Airlock.'));
+    expect(after).toContain('  ✓ allowed\n');
+    expect(after.replace(/\s+/g, ' ')).toContain('Decided while the connection was lost: by the answer entered here before it, or in another client.');
+    expect(after).not.toContain('in another client\n');
 
     terminal.input.end();
     expect(await exited).toBe(0);
