@@ -1,4 +1,4 @@
-export { loadConfig, ConfigError, USAGE, type AirlockConfig } from './config';
+export { loadConfig, ConfigError, DEFAULT_CAPACITY, USAGE, type AirlockConfig } from './config';
 export { createServices, type CreateServicesOptions, type CreatedServices } from './create-services';
 export { startServer, type StartServerOptions, type RunningServer } from './start-server';
 export { RequestGuard, type RequestGuardOptions, type GuardVerdict } from './http/request-guard';

@@ -1,5 +1,5 @@
 import { randomId } from '@airlock/core';
-import { createServices, startServer, type AirlockConfig, type RunningServer } from '@airlock/server';
+import { createServices, DEFAULT_CAPACITY, startServer, type AirlockConfig, type RunningServer } from '@airlock/server';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '@airlock/server/testing';
 import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -61,22 +61,7 @@ export async function startAirlockUnderTest(options: AirlockUnderTestOptions = {
     toolNetwork: true,
     mcpConfigPath,
     allowedOrigins: [],
-    capacity: {
-      maxConnections: 4096,
-      maxUnauthenticated: 16,
-      authTimeoutMs: 3000,
-      authGraceMs: 0,
-      maxHttpConnections: 128,
-      runsPerConnection: 4,
-      runsPerMinute: 1000,
-      runBurst: 1000,
-      subscriptionsPerConnection: 32,
-      maxModelRequests: 64,
-      maxRunningCalls: 64,
-      modelTimeoutMs: 600_000,
-      modelIdleTimeoutMs: 300_000,
-      modelTurnTimeoutMs: 7_200_000,
-    },
+    capacity: { ...DEFAULT_CAPACITY, runsPerMinute: 1000, runBurst: 1000 },
     ...(dataDir === undefined ? {} : { dataDir }),
   };
   const start = async (port: number) => {
