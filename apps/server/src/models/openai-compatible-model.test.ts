@@ -1,9 +1,10 @@
-import { ConcurrencyLimit, ModelError, type ChatRequest, type ModelPart } from '@airlock/core';
+import { ConcurrencyLimit, type ChatRequest, type ModelPart } from '@airlock/core';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../test/support';
 import { OpenAICompatibleModel } from './openai-compatible-model';
+import { failure } from './test-support';
 
 const hello: ChatRequest = { messages: [{ role: 'user', content: 'hello' }], tools: [] };
 
@@ -11,16 +12,6 @@ async function collect(stream: AsyncIterable<ModelPart>): Promise<ModelPart[]> {
   const parts: ModelPart[] = [];
   for await (const part of stream) parts.push(part);
   return parts;
-}
-
-async function failure(stream: AsyncIterable<ModelPart>): Promise<ModelError> {
-  try {
-    await collect(stream);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ModelError);
-    return error as ModelError;
-  }
-  throw new Error('the stream did not fail');
 }
 
 /** A port that nothing listens on: bound once, then released. */
@@ -265,14 +256,7 @@ describe('OpenAICompatibleModel', () => {
     fake.enqueue({ text: ['one ', 'two ', 'three'], cutAfterChunks: 2 });
 
     const parts: ModelPart[] = [];
-    const error = await failure(
-      (async function* () {
-        for await (const part of model().stream(hello, new AbortController().signal)) {
-          parts.push(part);
-          yield part;
-        }
-      })(),
-    );
+    const error = await failure(model().stream(hello, new AbortController().signal), parts);
 
     expect(parts).toStrictEqual([{ type: 'text-delta', text: 'one ' }]);
     expect(error.message).toMatch(/^llama\.cpp: the connection to the model server at .* broke off mid-answer/);
@@ -292,14 +276,7 @@ describe('OpenAICompatibleModel', () => {
     fake.enqueue({ text: ['Once upon ', 'a time'], finishReason: 'length' });
 
     const parts: ModelPart[] = [];
-    const error = await failure(
-      (async function* () {
-        for await (const part of model().stream(hello, new AbortController().signal)) {
-          parts.push(part);
-          yield part;
-        }
-      })(),
-    );
+    const error = await failure(model().stream(hello, new AbortController().signal), parts);
 
     expect(parts).toStrictEqual([
       { type: 'text-delta', text: 'Once upon ' },

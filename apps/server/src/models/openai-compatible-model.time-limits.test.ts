@@ -1,4 +1,4 @@
-import { ConcurrencyLimit, ModelError, type ChatRequest, type ModelPart } from '@airlock/core';
+import { ConcurrencyLimit, type ChatRequest, type ModelPart } from '@airlock/core';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errors } from 'undici';
@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toModelError } from './model-server-errors';
 import { OpenAIChunkReader } from './openai-chunk-reader';
 import { OpenAICompatibleModel, type OpenAICompatibleModelOptions } from './openai-compatible-model';
+import { failure } from './test-support';
 
 const hello: ChatRequest = { messages: [{ role: 'user', content: 'hello' }], tools: [] };
 
@@ -45,16 +46,6 @@ async function startModelServer(answer: (response: ServerResponse, request: Inco
 function eventStream(response: ServerResponse): void {
   response.writeHead(200, { 'content-type': 'text/event-stream' });
   response.flushHeaders();
-}
-
-async function failure(stream: AsyncIterable<ModelPart>, parts: ModelPart[] = []): Promise<ModelError> {
-  try {
-    for await (const part of stream) parts.push(part);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ModelError);
-    return error as ModelError;
-  }
-  throw new Error('the stream did not fail');
 }
 
 describe('OpenAICompatibleModel time limits', () => {
