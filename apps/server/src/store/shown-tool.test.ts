@@ -1,3 +1,4 @@
+import type { AirlockStore } from '@airlock/api';
 import type { ShownTool } from '@airlock/core';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -82,6 +83,15 @@ describe.each(implementations)('the ledger keeps the tool as its call was put up
   });
 });
 
+/** After the migration: the row kept from before reads as not knowing its tool, and a call put up now keeps its tool. */
+async function expectToolKeptFromNowOn(store: AirlockStore): Promise<void> {
+  expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.approvalId, call.tool])).toStrictEqual([['call-1', 'approval-call-1', null]]);
+  await store.createSession(session('s'));
+  await store.createRun(run('r2', 's'));
+  await appendAll(store, { runId: 'r2', sessionId: 's' }, [{ ...startChange('call-1', 11_000), tool: destructive }]);
+  expect((await store.listRunToolCalls('r2')).map((call) => call.tool)).toStrictEqual([destructive]);
+}
+
 describe('SQLite migration 009 (shown_tool)', () => {
   it('adds the column to a database at version 8, keeping its ledger rows, whose tool reads as not known', async () => {
     await using folder = await tempFolder();
@@ -97,11 +107,7 @@ describe('SQLite migration 009 (shown_tool)', () => {
 
     const store = await SqliteStore.open({ directory: folder.path, ...quiet });
     try {
-      expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.approvalId, call.tool])).toStrictEqual([['call-1', 'approval-call-1', null]]);
-      await store.createSession(session('s'));
-      await store.createRun(run('r2', 's'));
-      await appendAll(store, { runId: 'r2', sessionId: 's' }, [{ ...startChange('call-1', 11_000), tool: destructive }]);
-      expect((await store.listRunToolCalls('r2')).map((call) => call.tool)).toStrictEqual([destructive]);
+      await expectToolKeptFromNowOn(store);
     } finally {
       await store.close();
     }
@@ -133,11 +139,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgreSQL migration 
 
     const store = await PostgresStore.open({ url: database.url, schema: database.schema, ...quiet });
     try {
-      expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.approvalId, call.tool])).toStrictEqual([['call-1', 'approval-call-1', null]]);
-      await store.createSession(session('s'));
-      await store.createRun(run('r2', 's'));
-      await appendAll(store, { runId: 'r2', sessionId: 's' }, [{ ...startChange('call-1', 11_000), tool: destructive }]);
-      expect((await store.listRunToolCalls('r2')).map((call) => call.tool)).toStrictEqual([destructive]);
+      await expectToolKeptFromNowOn(store);
     } finally {
       await store.close();
     }
