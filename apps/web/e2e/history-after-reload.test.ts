@@ -101,8 +101,8 @@ describe('a chat after a server restart', () => {
 
     await airlock.restart();
     // The restarted server is a new run on a new origin: the old tab says so, and the person opens the new link.
-    await before.page.getByRole('heading', { name: 'This link is no longer valid' }).waitFor();
-    await before.page.getByText('Airlock was started again, on a new address: open the link it printed then').waitFor();
+    await before.page.getByRole('heading', { name: 'Airlock was restarted on a new address' }).waitFor();
+    await before.page.getByText(/^The Airlock server was restarted and is now at a new address/).waitFor();
     await before.page.close();
     const chat = await ChatPage.open(suite.context, airlock.link);
     await chat.openSession('Wait through a restart');

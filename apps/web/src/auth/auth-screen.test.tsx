@@ -30,4 +30,16 @@ describe('the token screen', () => {
     expect(document.body.textContent).toContain('The server said: “invalid access token”.');
     expect(screen.getByRole('textbox', { name: 'Or paste the address, or the token alone, here' })).toBeDefined();
   });
+
+  it('says the server was restarted on a new address, not that the token was refused, when a later run refuses this page’s address', () => {
+    render(<AuthScreen reason="moved" detail="Airlock was started again, on a new address: open the link it printed then" onToken={() => undefined} />);
+
+    expect(screen.getByRole('heading').textContent).toBe('Airlock was restarted on a new address');
+    const text = document.body.textContent ?? '';
+    expect(text).toContain(
+      'The Airlock server was restarted and is now at a new address, so this tab cannot reach it any more. Open the new link it printed when it started: your chats, and any call still waiting for you, are there.',
+    );
+    expect(text).not.toContain('access token');
+    expect(text).not.toContain('The server said');
+  });
 });

@@ -2,8 +2,11 @@ import type { RejectionReason } from '@airlock/client';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { readPastedAccess, tokenFromAddress } from './token-store';
 
-/** "missing": the page has no token; "refused": the server refused it; "unproven": the server could not prove it is Airlock. */
-export type AuthReason = 'missing' | RejectionReason;
+/**
+ * "missing": the page has no token; "refused": the server refused it; "unproven": the server could not prove it is
+ * Airlock; "moved": the server was started again on a new address, which this page is not on.
+ */
+export type AuthReason = 'missing' | 'moved' | RejectionReason;
 
 export interface AuthScreenProps {
   reason: AuthReason;
@@ -16,6 +19,7 @@ export interface AuthScreenProps {
 const HEADINGS: Record<AuthReason, string> = {
   missing: 'Open Airlock from its start-up link',
   refused: 'This link is no longer valid',
+  moved: 'Airlock was restarted on a new address',
   // The client cannot tell a wrong token from a program that is not Airlock: it says only what it knows.
   unproven: 'Could not confirm this is Airlock',
 };
@@ -25,6 +29,9 @@ const EXPLANATIONS: Record<AuthReason, string> = {
   refused:
     'The Airlock server did not accept this page’s access token. The server makes a new token each time it starts (unless AIRLOCK_TOKEN sets one).',
   unproven: 'This page did not connect, and this tab no longer keeps its token.',
+  // Each start has its own airlock-<random>.localhost name: a token kept the same (AIRLOCK_TOKEN) does not help.
+  moved:
+    'The Airlock server was restarted and is now at a new address, so this tab cannot reach it any more. Open the new link it printed when it started: your chats, and any call still waiting for you, are there.',
 };
 
 /** Shown instead of the chat when the page cannot prove it may talk to the server: never a blank page. */
@@ -60,7 +67,7 @@ export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
           {EXPLANATIONS[reason]}
           {/* The client's own words, not the server's: it says why it did not trust whatever answered. */}
           {detail !== undefined && reason === 'unproven' && <span> {`${detail.charAt(0).toUpperCase()}${detail.slice(1)}`}.</span>}
-          {detail !== undefined && reason !== 'unproven' && <span className="muted"> The server said: “{detail}”.</span>}
+          {detail !== undefined && (reason === 'refused' || reason === 'missing') && <span className="muted"> The server said: “{detail}”.</span>}
         </p>
         <p>When the server starts it prints one line with the address to open, like this:</p>
         <pre className="code-block">

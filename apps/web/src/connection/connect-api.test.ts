@@ -71,7 +71,7 @@ describe('connectApi, when its server stops', () => {
     restarted = true;
     await vi.advanceTimersByTimeAsync(5_000);
     last().end();
-    await vi.waitFor(() => expect(connection.status.getSnapshot()).toStrictEqual({ state: 'unauthorized', message: 'Airlock was started again, on a new address: open the link it printed then', reason: 'refused' }));
+    await vi.waitFor(() => expect(connection.status.getSnapshot()).toStrictEqual({ state: 'unauthorized', message: 'Airlock was started again, on a new address: open the link it printed then', reason: 'moved' }));
     // No more attempts: whoever holds the port next is offered nothing.
     const made = FakeSocket.made.length;
     await vi.advanceTimersByTimeAsync(60_000);

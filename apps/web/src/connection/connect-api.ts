@@ -69,7 +69,7 @@ export function connectApi(options: ConnectApiOptions): ApiConnection {
     superseded = true;
     // No later run serves this page's name again: trying on would only offer the token to whoever holds the port next.
     void airlock.close();
-    status.set({ state: 'unauthorized', message: 'Airlock was started again, on a new address: open the link it printed then', reason: 'refused' });
+    status.set({ state: 'unauthorized', message: 'Airlock was started again, on a new address: open the link it printed then', reason: 'moved' });
   }
   return { client: airlock.trpc, status, close: () => airlock.close() };
 }

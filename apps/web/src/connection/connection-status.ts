@@ -5,8 +5,11 @@ export type ConnectionStatus =
   | { state: 'connected' }
   | { state: 'reconnecting' }
   | { state: 'offline' }
-  /** `reason`: "refused", the server refused the token; "unproven", it could not prove it is Airlock (nothing was sent). */
-  | { state: 'unauthorized'; message: string; reason: RejectionReason };
+  /**
+   * `reason`: "refused", the server refused the token; "unproven", it could not prove it is Airlock (nothing was sent);
+   * "moved", the server was started again on a new address, which refuses this page's (the token may be the same).
+   */
+  | { state: 'unauthorized'; message: string; reason: RejectionReason | 'moved' };
 
 export type ConnectionState = ConnectionStatus['state'];
 
