@@ -9,7 +9,7 @@ const suite = useBrowserSuite();
 const focusedLabel = (chat: ChatPage) => chat.page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
 
 describe('typing on a waiting card, its buttons and its editor, in the browser', () => {
-  it('takes a message typed on the card or on its Allow button for a message: e, r and a space open or decide nothing, and nothing is written', async () => {
+  it('takes a message typed on the card or on its Allow button for a message, whole: e, r, a, d, Shift+A and a space open or decide nothing, and nothing is written', async () => {
     suite.airlock.model.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'from the model' } }] });
     const first = await ChatPage.open(suite.context, suite.airlock.link);
     await first.send('write the notes');
@@ -24,13 +24,16 @@ describe('typing on a waiting card, its buttons and its editor, in the browser',
     await vi.waitFor(async () => expect(await focusedLabel(chat)).toBe('Tool call write_file'), { timeout: 10_000 });
     await page.keyboard.type('explain what this file is for');
     await page.keyboard.press('Enter');
-    await vi.waitFor(async () => expect(await box.inputValue()).toBe('xplain what this file is for'), { timeout: 10_000 });
+    // Whole: the "e" the card took for its key goes to the box with the rest.
+    await vi.waitFor(async () => expect(await box.inputValue()).toBe('explain what this file is for'), { timeout: 10_000 });
 
-    await box.fill('');
-    await card.focus();
-    await page.keyboard.type('run it in the src folder instead');
-    await page.keyboard.press('Enter');
-    await vi.waitFor(async () => expect(await box.inputValue()).toBe('un it in the src folder instead'), { timeout: 10_000 });
+    // Each of the card's keys first, Shift+A and a capital after a key too.
+    for (const message of ['run it in the src folder instead', 'also check the logs', 'deny that please', 'Always ask me', 'add this', 'dD first']) {
+      await box.fill('');
+      await card.focus();
+      await page.keyboard.type(message);
+      await vi.waitFor(async () => expect(await box.inputValue()).toBe(message), { timeout: 10_000 });
+    }
 
     // Tab from the card reaches its Allow button; "no way" typed there is text too, and its space presses nothing.
     await box.fill('');

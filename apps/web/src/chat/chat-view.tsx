@@ -3,7 +3,7 @@ import type { RunOptions, ToolInfo } from '../lib/api-types';
 import { GrantsPanel } from '../grants/grants-panel';
 import { undecidedCalls } from './chat-reducer';
 import { ChatTranscript } from './chat-transcript';
-import { Composer } from './composer';
+import { Composer, focusAndType } from './composer';
 import { CurrentSessionContext, FocusComposerContext } from './current-session';
 import { PendingBar } from './pending-bar';
 import { proseText } from './prose-text';
@@ -27,7 +27,9 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
   const following = chat.state.run?.phase === 'following';
   const undecided = undecidedCalls(chat.state);
   const messageBox = useRef<HTMLTextAreaElement>(null);
-  const focusComposer = useCallback(() => messageBox.current?.focus(), []);
+  const focusComposer = useCallback((typed: string) => {
+    if (messageBox.current !== null) focusAndType(messageBox.current, typed);
+  }, []);
   return (
     <div className="chat">
       {!confirmToolCalls && (

@@ -13,6 +13,18 @@ export interface ComposerProps {
   inputRef?: Ref<HTMLTextAreaElement>;
 }
 
+/** Focuses the message box and types `text` at its caret, as the person would have: the box's onChange sees it. */
+export function focusAndType(box: HTMLTextAreaElement, text: string): void {
+  box.focus();
+  if (text === '') return;
+  const { selectionStart: start, selectionEnd: end, value } = box;
+  // React watches the value through the element's own setter and would take this for its own update, not the
+  // person's: the prototype's setter leaves the change for the input event to report.
+  Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')?.set?.call(box, value.slice(0, start) + text + value.slice(end));
+  box.setSelectionRange(start + text.length, start + text.length);
+  box.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
 export function Composer({ running, disabled, onSend, onStop, inputRef }: ComposerProps) {
   const [text, setText] = useState('');
   const canSend = !running && !disabled && text.trim() !== '';

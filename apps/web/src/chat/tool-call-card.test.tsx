@@ -3,6 +3,7 @@ import { useReducer } from 'react';
 import { deferred } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ConfirmInput, ConfirmResult, ToolAnnotations } from '../lib/api-types';
+import { Composer, focusAndType } from './composer';
 import { FocusComposerContext } from './current-session';
 import { chatReducer, type ChatState } from './chat-reducer';
 import { sendDecision, type SendConfirm } from './send-decision';
@@ -192,18 +193,22 @@ describe('ToolCallCard decisions', () => {
 describe('ToolCallCard keys', () => {
   afterEach(() => vi.useRealTimers());
 
-  /** The card with a message box beside it, as in the chat (which tells the card how to focus it): where typing that is no decision goes. */
-  function withMessageBox(onDecide: (request: unknown) => void) {
-    const focusMessageBox = () => screen.getByRole('textbox', { name: 'Message' }).focus();
+  /**
+   * The card with the chat's message box beside it, as in the chat (which tells the card how to focus it): where typing
+   * that is no decision goes. `sent`: what its Send sent. A key event fired here types nothing by itself: the box holds
+   * only what the card gave it.
+   */
+  function withMessageBox(onDecide: (request: unknown) => void, sent: string[] = []) {
+    const focusMessageBox = (typed: string) => focusAndType(screen.getByRole<HTMLTextAreaElement>('textbox', { name: 'Message' }), typed);
     render(
       <FocusComposerContext value={focusMessageBox}>
         <ToolCallCard call={view(awaiting)} annotations={terminal} onDecide={(_, request) => onDecide(request)} />
-        <textarea aria-label="Message" />
+        <Composer running={false} disabled={false} onSend={(message) => sent.push(message)} onStop={() => undefined} />
       </FocusComposerContext>,
     );
     const card = screen.getByRole('article', { name: 'Tool call terminal' });
     card.focus();
-    return { card, box: screen.getByRole('textbox', { name: 'Message' }) };
+    return { card, box: screen.getByRole<HTMLTextAreaElement>('textbox', { name: 'Message' }) };
   }
 
   it('sends a decision key only when no other key follows it soon', () => {
@@ -219,10 +224,11 @@ describe('ToolCallCard keys', () => {
     expect(decided).toStrictEqual([{ decision: 'allow' }]);
   });
 
-  it('takes "a" then more letters for typing: nothing is decided and the focus goes to the message box', () => {
+  it('takes "a" then more letters for typing: nothing is decided, and the focus and the "a" go to the message box', () => {
     vi.useFakeTimers();
     const decided: unknown[] = [];
-    const { card, box } = withMessageBox((request) => decided.push(request));
+    const sent: string[] = [];
+    const { card, box } = withMessageBox((request) => decided.push(request), sent);
     fireEvent.keyDown(card, { key: 'a' });
     fireEvent.keyDown(card, { key: 'n' });
     act(() => {
@@ -230,6 +236,48 @@ describe('ToolCallCard keys', () => {
     });
     expect(decided).toStrictEqual([]);
     expect(document.activeElement).toBe(box);
+    // The "n" is the browser's to type into the box the focus moved to; the card gives the "a" it took.
+    expect(box.value).toBe('a');
+    // The box's own state holds it: Enter sends it.
+    fireEvent.keyDown(box, { key: 'Enter' });
+    expect(sent).toStrictEqual(['a']);
+  });
+
+  it('gives the message box every key letter it took when typing follows, also across a Shift, and none it acted on or that Esc stopped', () => {
+    vi.useFakeTimers();
+    const decided: unknown[] = [];
+    const { card, box } = withMessageBox((request) => decided.push(request));
+    // "dD…": Shift stops the pending deny but types nothing; the "d" goes with the "D" that follows.
+    fireEvent.keyDown(card, { key: 'd' });
+    fireEvent.keyDown(card, { key: 'Shift', shiftKey: true });
+    fireEvent.keyDown(card, { key: 'D', shiftKey: true });
+    expect(box.value).toBe('d');
+    // "Ay…": Shift+A, then y, then a letter: both letters go.
+    card.focus();
+    fireEvent.keyDown(card, { key: 'A', shiftKey: true });
+    fireEvent.keyDown(card, { key: 'y' });
+    fireEvent.keyDown(card, { key: 'e' });
+    expect(box.value).toBe('dAy');
+    // A key stopped with Esc, or closed with the question's Cancel, is not given later.
+    card.focus();
+    fireEvent.keyDown(card, { key: 'r' });
+    fireEvent.keyDown(card, { key: 'Escape' });
+    fireEvent.keyDown(card, { key: 'A', shiftKey: true });
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    card.focus();
+    fireEvent.keyDown(card, { key: 'x' });
+    expect(box.value).toBe('dAy');
+    act(() => {
+      vi.advanceTimersByTime(10 * KEYED_DECISION_DELAY_MS);
+    });
+    expect(decided).toStrictEqual([]);
+    // A key that acted is not given either.
+    card.focus();
+    fireEvent.keyDown(card, { key: 'd' });
+    act(() => {
+      vi.advanceTimersByTime(KEYED_DECISION_DELAY_MS);
+    });
+    expect(decided).toStrictEqual([{ decision: 'deny' }]);
   });
 
   it('takes "Also, …" for typing: Shift+A asks, the next letter closes the question, and space or Enter decide nothing', () => {
@@ -243,6 +291,7 @@ describe('ToolCallCard keys', () => {
     fireEvent.keyDown(card, { key: 'l' });
     expect(screen.queryByRole('group', { name: 'Confirm Always allow terminal' })).toBeNull();
     expect(document.activeElement).toBe(box);
+    expect(box.value).toBe('A');
     fireEvent.keyDown(card, { key: ' ' });
     fireEvent.keyDown(card, { key: 'Enter' });
     act(() => {
@@ -282,10 +331,12 @@ describe('ToolCallCard keys', () => {
     expect(card.textContent).toContain('Opening the editor… any key stops it');
     fireEvent.keyDown(card, { key: 'x' });
     expect(document.activeElement).toBe(box);
+    expect(box.value).toBe('e');
     card.focus();
     fireEvent.keyDown(card, { key: 'r' });
     fireEvent.keyDown(card, { key: 'u' });
     expect(document.activeElement).toBe(box);
+    expect(box.value).toBe('er');
     act(() => {
       vi.advanceTimersByTime(10 * KEYED_DECISION_DELAY_MS);
     });

@@ -87,6 +87,8 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
   /** A decision typed on the card, sent when no other key follows within KEYED_DECISION_DELAY_MS. */
   const [keyed, setKeyed] = useState<string | null>(null);
   const keyedTimer = useRef(0);
+  /** The letters the card took as its keys and has not acted on: a letter that follows gives them to the message box. */
+  const taken = useRef('');
   const dropKeyed = () => {
     window.clearTimeout(keyedTimer.current);
     setKeyed(null);
@@ -105,7 +107,10 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
   // Decided elsewhere (another tab, the list): a typed decision still pending is dropped; so is one on a card that goes,
   // and one that would run the proposal once the editor holds a change.
   useEffect(() => {
-    if (!waitingForDecision || editHeld) dropKeyed();
+    if (!waitingForDecision || editHeld) {
+      dropKeyed();
+      taken.current = '';
+    }
   }, [waitingForDecision, editHeld]);
   useEffect(() => () => window.clearTimeout(keyedTimer.current), []);
   const stopEditing = () => {
@@ -116,8 +121,9 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
   // Only when the card itself has focus: typing in its reason box must not decide anything.
   // Keys typed while the card has focus can be a person typing a message who thinks the message box has it (the app
   // opens with the oldest waiting card in focus; a click on the card's text focuses it). So a key that decides is sent
-  // only when no other key follows it soon, any letter that is not one of the card's keys moves the focus, with the
-  // letter, to the message box, and Shift+A's confirmation is its own key (y), never a space or Enter on a button.
+  // only when no other key follows it soon (the key then goes, with what follows, to the message box), any letter that is
+  // not one of the card's keys moves the focus, with the letter, to the message box, and Shift+A's confirmation is its
+  // own key (y), never a space or Enter on a button.
   // A letter typed on one of the card's buttons (reached with Tab from the card) goes to the message box too.
   const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
     if (state.status !== 'awaiting-decision' || event.altKey || event.ctrlKey || event.metaKey) return;
@@ -127,14 +133,16 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
     }
     if (keyed !== null) {
       dropKeyed();
-      if (event.key === 'Escape') event.preventDefault();
-      else typing(event);
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        taken.current = '';
+      } else typing(event);
       return;
     }
     if (event.repeat) return;
     if (event.key === 'Escape' && confirmAlways) {
       event.preventDefault();
-      setConfirmAlways(false);
+      closeConfirm();
       return;
     }
     const decide = (request: DecisionRequest) => () => {
@@ -158,22 +166,34 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
       return;
     }
     event.preventDefault();
+    taken.current += event.key;
     if (!key.waits) {
       key.act();
       return;
     }
     keyedTimer.current = window.setTimeout(() => {
       setKeyed(null);
+      taken.current = '';
       key.act();
     }, KEYED_DECISION_DELAY_MS);
     setKeyed(key.label);
   };
-  /** A printable key that is no decision: the person is typing; it and what follows go to the message box. */
+  /**
+   * A printable key that is no decision: the person is typing. The letters the card took before it ("a" of "also",
+   * Shift+A of "Always"), then it and what follows, go to the message box. A key with no character (Shift before a
+   * capital) keeps them for the next.
+   */
   const typing = (event: KeyboardEvent<HTMLElement>) => {
     if ([...event.key].length !== 1) return;
     setConfirmAlways(false);
-    // Moved during keydown, the focus takes the key's character with it (not prevented).
-    focusComposer?.();
+    const typed = taken.current;
+    taken.current = '';
+    // Moved during keydown, the focus takes the key's character with it (not prevented), after the letters taken.
+    focusComposer?.(typed);
+  };
+  const closeConfirm = () => {
+    taken.current = '';
+    setConfirmAlways(false);
   };
   return (
     <article
@@ -241,7 +261,7 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
           <SteadyButton className="btn btn-allow" disabled={editHeld} onClick={() => onDecide(call, { decision: 'allow', always: true })}>
             Yes, always allow
           </SteadyButton>
-          <button type="button" className="btn" onClick={() => setConfirmAlways(false)}>
+          <button type="button" className="btn" onClick={closeConfirm}>
             Cancel
           </button>
           <span className="key-hint">y to confirm · Esc to cancel</span>
