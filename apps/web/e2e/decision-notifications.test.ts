@@ -190,6 +190,45 @@ describe('notifications of waiting calls', () => {
   });
 });
 
+describe('the notification setting', () => {
+  it('is each browser profile’s own: turning it on or off in one leaves another on the same server as it was', async () => {
+    const origin = new URL(suite.airlock.link).origin;
+    const otherProfile = await suite.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      await suite.context.grantPermissions(['notifications'], { origin });
+      await otherProfile.grantPermissions(['notifications'], { origin });
+      const first = await ChatPage.open(suite.context, suite.airlock.link);
+      const second = await ChatPage.open(otherProfile, suite.airlock.link);
+      const notifyBox = async (chat: ChatPage) => {
+        await chat.page.getByRole('button', { name: 'Settings', exact: true }).click();
+        const dialog = chat.page.getByRole('dialog', { name: 'Settings' });
+        // Loaded from the server: the tool settings show, and with them whatever the server could still say.
+        await dialog.getByRole('checkbox', { name: /^terminal/ }).waitFor();
+        return dialog.getByRole('checkbox', { name: /Notify me when a decision is needed/ });
+      };
+
+      await (await notifyBox(first)).check();
+      await second.page.reload();
+      await second.connected();
+      const secondBox = await notifyBox(second);
+      expect(await secondBox.isChecked()).toBe(false);
+      await expect(secondBox.locator('xpath=..').textContent()).resolves.toContain('Kept by this browser for this address; other browsers and profiles keep their own.');
+
+      await secondBox.check();
+      await secondBox.uncheck();
+      await first.page.reload();
+      await first.connected();
+      // Kept over a reload, and the other profile's off did not reach it.
+      expect(await (await notifyBox(first)).isChecked()).toBe(true);
+      await second.page.reload();
+      await second.connected();
+      expect(await (await notifyBox(second)).isChecked()).toBe(false);
+    } finally {
+      await otherProfile.close();
+    }
+  });
+});
+
 /** A tab of the app whose requests for the waiting calls of `sessionId` never reach the server. */
 async function tabNotHearingOf(context: BrowserContext, link: string, sessionId: string): Promise<ChatPage> {
   const page = await context.newPage();

@@ -22,7 +22,7 @@ if (root === null) throw new Error('index.html has no #root element');
 createRoot(root).render(
   <StrictMode>
     <ErrorBoundary>
-      <App initialToken={takeToken(env)} legacySettings={localStorageOrNone()} saveToken={(token) => storeToken(env, token)} forgetToken={() => forgetToken(env)} />
+      <App initialToken={takeToken(env)} originStorage={localStorageOrNone()} saveToken={(token) => storeToken(env, token)} forgetToken={() => forgetToken(env)} />
     </ErrorBoundary>
   </StrictMode>,
 );

@@ -41,7 +41,7 @@ afterEach(() => {
 it('tells a page whose server could not prove it is Airlock that it could not confirm it, not that its link is no longer valid', async () => {
   vi.stubGlobal('WebSocket', ImpostorSocket);
   const forgotten = vi.fn();
-  render(<App initialToken="secret" legacySettings={undefined} saveToken={() => undefined} forgetToken={forgotten} />);
+  render(<App initialToken="secret" originStorage={undefined} saveToken={() => undefined} forgetToken={forgotten} />);
 
   await screen.findByRole('heading', { name: 'Could not confirm this is Airlock' });
   expect(screen.queryByRole('heading', { name: 'This link is no longer valid' })).toBeNull();

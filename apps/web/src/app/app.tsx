@@ -3,14 +3,18 @@ import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { AuthScreen } from '../auth/auth-screen';
 import { connectApi, defaultSocketUrl, type ApiConnection } from '../connection/connect-api';
 import { trpc } from '../lib/trpc';
+import { NotificationChoice } from '../settings/notification-choice';
 import { SettingsStore, settingsApi } from '../settings/settings-store';
 import { ChatApp } from './chat-app';
 
 export interface AppProps {
   /** The access token, or null when the page was opened without one. */
   initialToken: string | null;
-  /** This origin's localStorage, where older versions kept the tool settings (moved to the server once). */
-  legacySettings: Storage | undefined;
+  /**
+   * This origin's localStorage, undefined when blocked: this browser's choice of notifications, and where older
+   * versions kept the tool settings (moved to the server once).
+   */
+  originStorage: Storage | undefined;
   /** Keeps a token the person pasted on the auth screen (sessionStorage in the browser). */
   saveToken: (token: string) => void;
   /**
@@ -20,51 +24,59 @@ export interface AppProps {
   forgetToken: () => void;
 }
 
-export function App({ initialToken, legacySettings, saveToken, forgetToken }: AppProps) {
+export function App({ initialToken, originStorage, saveToken, forgetToken }: AppProps) {
   const [token, setToken] = useState(initialToken);
   const adopt = (next: string) => {
     saveToken(next);
     setToken(next);
   };
   if (token === null) return <AuthScreen reason="missing" onToken={adopt} />;
-  return <ConnectedApp key={token} token={token} legacySettings={legacySettings} onToken={adopt} onUnproven={forgetToken} />;
+  return <ConnectedApp key={token} token={token} originStorage={originStorage} onToken={adopt} onUnproven={forgetToken} />;
 }
 
 interface ConnectedAppProps {
   token: string;
-  legacySettings: Storage | undefined;
+  originStorage: Storage | undefined;
   onToken: (token: string) => void;
   onUnproven: () => void;
 }
 
-function ConnectedApp({ token, legacySettings, onToken, onUnproven }: ConnectedAppProps) {
-  const [api, setApi] = useState<{ connection: ApiConnection; queryClient: QueryClient; settingsStore: SettingsStore } | null>(null);
+function ConnectedApp({ token, originStorage, onToken, onUnproven }: ConnectedAppProps) {
+  const [api, setApi] = useState<{ connection: ApiConnection; queryClient: QueryClient; settingsStore: SettingsStore; notificationChoice: NotificationChoice } | null>(
+    null,
+  );
   useEffect(() => {
     const connection = connectApi({ url: defaultSocketUrl(window.location), token });
     const queryClient = new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false, staleTime: 1000 } } });
-    const settingsStore = new SettingsStore(settingsApi(connection.client), legacySettings);
+    // Before the settings store, which removes the old local settings the choice may take its default from.
+    const notificationChoice = new NotificationChoice(originStorage);
+    notificationChoice.start();
+    const settingsStore = new SettingsStore(settingsApi(connection.client), originStorage);
     settingsStore.start();
-    setApi({ connection, queryClient, settingsStore });
+    setApi({ connection, queryClient, settingsStore, notificationChoice });
     return () => {
+      notificationChoice.close();
       settingsStore.close();
       void connection.close();
       queryClient.clear();
     };
-  }, [token, legacySettings]);
+  }, [token, originStorage]);
   if (api === null) return null;
-  return <Connected connection={api.connection} queryClient={api.queryClient} settingsStore={api.settingsStore} onToken={onToken} onUnproven={onUnproven} />;
+  return <Connected connection={api.connection} queryClient={api.queryClient} settingsStore={api.settingsStore} notificationChoice={api.notificationChoice} onToken={onToken} onUnproven={onUnproven} />;
 }
 
 function Connected({
   connection,
   queryClient,
   settingsStore,
+  notificationChoice,
   onToken,
   onUnproven,
 }: {
   connection: ApiConnection;
   queryClient: QueryClient;
   settingsStore: SettingsStore;
+  notificationChoice: NotificationChoice;
   onToken: (token: string) => void;
   onUnproven: () => void;
 }) {
@@ -84,7 +96,7 @@ function Connected({
   return (
     <trpc.Provider client={connection.client} queryClient={queryClient}>
       <QueryClientProvider client={queryClient}>
-        <ChatApp connection={status.state} settingsStore={settingsStore} />
+        <ChatApp connection={status.state} settingsStore={settingsStore} notificationChoice={notificationChoice} />
       </QueryClientProvider>
     </trpc.Provider>
   );

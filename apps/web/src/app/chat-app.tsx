@@ -8,6 +8,7 @@ import { randomId } from '../lib/random-id';
 import { trpc } from '../lib/trpc';
 import { RulesPage } from '../rules/rules-page';
 import { SessionList } from '../sessions/session-list';
+import { useNotificationChoice, type NotificationChoice } from '../settings/notification-choice';
 import { SettingsDialog } from '../settings/settings-dialog';
 import { useToolSettings, type SettingsStore } from '../settings/settings-store';
 import { toRunOptions } from '../settings/tool-settings';
@@ -35,7 +36,14 @@ function initialSession(): CurrentSession {
   return saved ? { id: saved, isNew: false } : { id: randomId('chat'), isNew: true };
 }
 
-export function ChatApp({ connection, settingsStore }: { connection: ConnectionState; settingsStore: SettingsStore }) {
+export interface ChatAppProps {
+  connection: ConnectionState;
+  settingsStore: SettingsStore;
+  /** This browser's own choice of notifications. */
+  notificationChoice: NotificationChoice;
+}
+
+export function ChatApp({ connection, settingsStore, notificationChoice }: ChatAppProps) {
   const utils = trpc.useUtils();
   const sessions = trpc.sessions.list.useQuery();
   // The list and the open chat follow the server's changes instead of polling. "ready" comes first and again after
@@ -64,6 +72,8 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
   const model = trpc.model.info.useQuery(undefined, { staleTime: 60_000 });
   const deleteSession = trpc.sessions.delete.useMutation({ onSettled: () => utils.sessions.list.invalidate() });
   const { settings, error: settingsError } = useToolSettings(settingsStore);
+  // The server's old setting is read only as the default of a browser that has not chosen yet.
+  const notifications = useNotificationChoice(notificationChoice, settings?.notifyDecisions);
   const [current, setCurrent] = useState(initialSession);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [rulesOpen, setRulesOpen] = useState(false);
@@ -84,7 +94,7 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
   const waitingDecision = useDecideWaiting();
   const openChat = useCallback((sessionId: string) => select({ id: sessionId, isNew: false }), [select]);
   const goToWaiting = useWaitingNavigation(waiting, openChat);
-  useDecisionNotifications({ enabled: settings?.notifyDecisions === true, waiting: waiting.all, decide: waitingDecision.decide, show: goToWaiting });
+  useDecisionNotifications({ enabled: notifications.enabled === true, waiting: waiting.all, decide: waitingDecision.decide, show: goToWaiting });
 
   const toolMap = useMemo(() => new Map((tools.data?.tools ?? []).map((tool) => [tool.name, tool])), [tools.data]);
   const latest = useRef({ settings, toolNames: tools.data?.tools.map((tool) => tool.name), confirmFirst: confirm.forFirstMessage });
@@ -165,6 +175,8 @@ export function ChatApp({ connection, settingsStore }: { connection: ConnectionS
           tools={tools.data}
           onChange={(patch) => settingsStore.update(patch)}
           confirmToolCalls={confirm}
+          notifications={notifications}
+          onNotificationsChange={(enabled) => notificationChoice.set(enabled)}
           onClose={() => setSettingsOpen(false)}
         />
       )}

@@ -3,6 +3,7 @@ import type { ConfirmToolCalls } from '../chat/use-confirm-tool-calls';
 import type { ToolsList } from '../lib/api-types';
 import { ExportLedgerButton } from '../ledger/export-ledger-button';
 import { EnabledTools } from './enabled-tools';
+import type { NotificationChoiceState } from './notification-choice';
 import { NotificationSetting } from './notification-setting';
 import { NumberSetting } from './number-setting';
 import { settingLimits, type ToolSettings, type ToolSettingsPatch } from './tool-settings';
@@ -16,10 +17,13 @@ export interface SettingsDialogProps {
   onChange: (patch: ToolSettingsPatch) => void;
   /** The open chat's own setting. */
   confirmToolCalls: ConfirmToolCalls;
+  /** This browser's own choice, not the server's. */
+  notifications: NotificationChoiceState;
+  onNotificationsChange: (enabled: boolean) => void;
   onClose: () => void;
 }
 
-export function SettingsDialog({ settings, settingsError, tools, onChange, confirmToolCalls, onClose }: SettingsDialogProps) {
+export function SettingsDialog({ settings, settingsError, tools, onChange, confirmToolCalls, notifications, onNotificationsChange, onClose }: SettingsDialogProps) {
   const titleId = useId();
   const panel = useRef<HTMLElement>(null);
 
@@ -63,7 +67,7 @@ export function SettingsDialog({ settings, settingsError, tools, onChange, confi
               Could not change the setting: {confirmToolCalls.error}
             </p>
           )}
-          <p className="muted">The settings below are kept by the Airlock server, for every browser, and applied to the next message you send.</p>
+          <p className="muted">The limits and tools below are kept by the Airlock server, for every browser, and applied to the next message you send.</p>
           {settingsError !== null && (
             <p className="banner banner-error" role="alert">
               {settingsError}
@@ -73,7 +77,7 @@ export function SettingsDialog({ settings, settingsError, tools, onChange, confi
         </section>
         <section className="settings-section" aria-labelledby={`${titleId}-notifications`}>
           <h3 id={`${titleId}-notifications`}>Notifications</h3>
-          {settings !== undefined && <NotificationSetting enabled={settings.notifyDecisions} onChange={(notifyDecisions) => onChange({ notifyDecisions })} />}
+          <NotificationSetting enabled={notifications.enabled === true} kept={notifications.kept} onChange={onNotificationsChange} />
         </section>
         <section className="settings-section" aria-labelledby={`${titleId}-ledger`}>
           <h3 id={`${titleId}-ledger`}>Ledger</h3>

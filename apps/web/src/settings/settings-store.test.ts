@@ -56,7 +56,8 @@ describe('SettingsStore', () => {
 
   it('moves this origin’s old local settings to a server that has none, once, and removes the local copy', async () => {
     const { service, api } = server();
-    window.localStorage.setItem(LEGACY_STORAGE_KEY, JSON.stringify({ disabledTools: ['python'], maxToolCalls: 999 }));
+    // Notifications are not among them: they are each browser's own (NotificationChoice).
+    window.localStorage.setItem(LEGACY_STORAGE_KEY, JSON.stringify({ disabledTools: ['python'], maxToolCalls: 999, notifyDecisions: true }));
     const store = open(api);
     const moved = { ...defaultToolSettings, disabledTools: ['python'], maxToolCalls: 200 };
     await vi.waitFor(() => expect(store.getSnapshot().settings).toStrictEqual(moved), { timeout: 10_000 });

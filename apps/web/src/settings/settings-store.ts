@@ -116,7 +116,9 @@ export class SettingsStore {
       const stored = await this.api.get();
       const local = this.readLegacy();
       if (!stored.saved && local !== undefined) {
-        const saved = await this.api.update(local);
+        // Notifications are each browser's own (NotificationChoice took this browser's old choice): not sent.
+        const { notifyDecisions: _notifyDecisions, ...shared } = local;
+        const saved = await this.api.update(shared);
         this.removeLegacy();
         this.confirm(saved);
         return;
