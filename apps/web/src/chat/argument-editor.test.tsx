@@ -12,7 +12,7 @@ import type { JsonSchema } from './argument-form';
 import { chatReducer, type ChatState } from './chat-reducer';
 import { sendDecision, type SendConfirm } from './send-decision';
 import { KEYED_DECISION_DELAY_MS, ToolCallCard } from './tool-call-card';
-import type { ToolCallView } from './tool-call-state';
+import type { ToolCallState, ToolCallView } from './tool-call-state';
 
 afterEach(() => {
   cleanup();
@@ -88,6 +88,7 @@ describe('editing a call before allowing it', () => {
     expect(within(proposed).getByText('rm -rf build').tagName).toBe('CODE');
     expect(within(edited).getByText('rm -rf build/tmp').tagName).toBe('CODE');
     expect(edited.querySelector('.version-label')?.textContent).toBe('Will run with · edited by you');
+    expect(within(card).queryByText(EDIT_DROPPED)).toBeNull();
   });
 
   it('checks the edit against the schema as it is typed, in the form and as raw JSON', () => {
@@ -232,5 +233,66 @@ describe('an edit held in the editor', () => {
     expect(field?.querySelector('.argument-field-name')?.textContent).toBe('pa\\u{202E}th');
     expect(field?.querySelector('.argument-field-about')?.textContent).toBe('Where \\u{202E}it goes\\u{200B}.');
     expect(field?.querySelectorAll('.escaped-char')).toHaveLength(3);
+  });
+});
+
+const EDIT_DROPPED = 'This call was decided elsewhere, perhaps in another tab, before your edit was sent: your edit was not used.';
+
+describe('an edit held open when the call is decided elsewhere', () => {
+  /** The card as the chat shows it, the call's state given as the run reports it (another tab's decision comes that way). */
+  function CardIn({ state }: { state: ToolCallState }) {
+    return <ToolCallCard call={{ ...call, state }} annotations={terminal} inputSchema={schema} onDecide={() => undefined} />;
+  }
+
+  it('says the edit was not used when another tab allows the proposal, and still says so once the call ran', () => {
+    const { rerender } = render(<CardIn state={call.state} />);
+    fireEvent.change(within(openEditor()).getByRole('textbox', { name: /^command/ }), { target: { value: 'ls' } });
+
+    rerender(<CardIn state={{ status: 'allowed', approvedBy: 'you' }} />);
+    const card = screen.getByRole('article', { name: 'Tool call terminal' });
+    expect(within(card).queryByRole('form')).toBeNull();
+    expect(within(card).getByRole('alert').textContent).toBe(EDIT_DROPPED);
+    rerender(<CardIn state={{ status: 'done', approvedBy: 'you', result: 'removed' }} />);
+    expect(within(card).getByTestId('tool-status').textContent).toBe('Done');
+    expect(within(card).getByRole('alert').textContent).toBe(EDIT_DROPPED);
+  });
+
+  it('says so when another tab denies it, and not when the editor held no change or the call timed out', () => {
+    const { rerender } = render(<CardIn state={call.state} />);
+    fireEvent.change(within(openEditor()).getByRole('textbox', { name: /^command/ }), { target: { value: 'ls' } });
+    rerender(<CardIn state={{ status: 'denied', reason: null, result: null }} />);
+    expect(screen.getByRole('alert').textContent).toBe(EDIT_DROPPED);
+    cleanup();
+
+    const unchanged = render(<CardIn state={call.state} />);
+    openEditor();
+    unchanged.rerender(<CardIn state={{ status: 'allowed', approvedBy: 'you' }} />);
+    expect(screen.queryByText(EDIT_DROPPED)).toBeNull();
+    cleanup();
+
+    const timedOut = render(<CardIn state={call.state} />);
+    fireEvent.change(within(openEditor()).getByRole('textbox', { name: /^command/ }), { target: { value: 'ls' } });
+    timedOut.rerender(<CardIn state={{ status: 'timed-out', result: null }} />);
+    expect(screen.getByTestId('tool-status').textContent).toBe('Timed out waiting for a decision');
+    expect(screen.queryByText(EDIT_DROPPED)).toBeNull();
+  });
+
+  it('says nothing of a deny sent from the card while the editor held a change', async () => {
+    const send = vi.fn<SendConfirm>(() => Promise.resolve({ resolved: true, status: 'resolved', decision: 'deny' }));
+    render(<Harness send={send} />);
+    fireEvent.change(within(openEditor()).getByRole('textbox', { name: /^command/ }), { target: { value: 'ls' } });
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Deny terminal' }), { detail: 0 }));
+    expect(send).toHaveBeenCalledWith(expect.objectContaining({ decision: 'deny' }));
+    expect(screen.getByTestId('tool-status').textContent).toBe('Denied');
+    expect(screen.queryByText(EDIT_DROPPED)).toBeNull();
+  });
+
+  it('says the edit was not used when it was sent too late: the run reports the call allowed with no edit', () => {
+    const { rerender } = render(<CardIn state={call.state} />);
+    fireEvent.change(within(openEditor()).getByRole('textbox', { name: /^command/ }), { target: { value: 'ls' } });
+    // This tab sent its edit (the card shows it being sent), and another tab's allow of the proposal got there first.
+    rerender(<CardIn state={{ status: 'deciding', approvalId: 'apv_1', expiresAt: null, decision: 'allow' }} />);
+    rerender(<CardIn state={{ status: 'allowed', approvedBy: 'you' }} />);
+    expect(screen.getByRole('alert').textContent).toBe(EDIT_DROPPED);
   });
 });

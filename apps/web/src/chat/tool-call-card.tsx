@@ -14,7 +14,7 @@ import { ToolResult } from './tool-result';
 import { RuleProvenance } from '../rules/rule-provenance';
 import { SteadyButton } from '../lib/steady-button';
 import { isTextEntry } from '../waiting/focus-approval';
-import type { Allower, Approver, ToolCallState, ToolCallStatus, ToolCallView } from './tool-call-state';
+import { isUndecided, type Allower, type Approver, type ToolCallState, type ToolCallStatus, type ToolCallView } from './tool-call-state';
 
 type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
 
@@ -99,6 +99,18 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
     if (!editHeld || approvalId === null) return;
     return heldEdits.hold(approvalId);
   }, [editHeld, approvalId, heldEdits]);
+  /** The call's last state while undecided: whether this tab was sending a decision when the call was decided. */
+  const lastUndecided = useRef<ToolCallState | null>(null);
+  /** The call was decided elsewhere while the editor held a change: the editor closes, and the card says the edit went unused. */
+  const [editDropped, setEditDropped] = useState(false);
+  useEffect(() => {
+    if (isUndecided(state)) {
+      lastUndecided.current = state;
+      return;
+    }
+    if (editHeld && lastUndecided.current !== null && editWentUnused(lastUndecided.current, state, call.editedArguments)) setEditDropped(true);
+    lastUndecided.current = null;
+  }, [state, editHeld, call.editedArguments]);
   const shownName = useMemo(() => toVisibleText(call.toolName, { singleLine: true }), [call.toolName]);
   const startEditing = () => {
     setConfirmAlways(false);
@@ -225,6 +237,11 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
         <EditedArguments toolName={call.toolName} proposed={call.arguments} edited={call.editedArguments} status={state.status} />
       )}
       <StatusDetail state={state} />
+      {editDropped && (
+        <p className="problem" role="alert">
+          {EDIT_DROPPED}
+        </p>
+      )}
       {(state.status === 'awaiting-decision' || state.status === 'deciding') && (
         <DecisionControls
           toolName={call.toolName}
@@ -270,6 +287,19 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
       {result !== null && <ToolResult result={result} cut={call.cut} label={ranTool(state.status) ? 'Result' : 'Told the model'} />}
     </article>
   );
+}
+
+const EDIT_DROPPED = 'This call was decided elsewhere, perhaps in another tab, before your edit was sent: your edit was not used.';
+
+/**
+ * Whether an edit the editor held when the call was decided went unused: the call was decided while this tab sent
+ * nothing (another tab, the waiting list), or while it sent the edit, which came too late (the call holds no edit).
+ * A deny this tab sent, and a timeout or a stop the card shows for itself, say nothing more.
+ */
+function editWentUnused(before: ToolCallState, now: ToolCallState, editedArguments: Args | undefined): boolean {
+  if (now.status === 'timed-out' || now.status === 'cancelled') return false;
+  if (before.status !== 'deciding') return true;
+  return before.decision === 'allow' && editedArguments === undefined;
 }
 
 /** What the edited arguments are to the call, by where it is now. */
