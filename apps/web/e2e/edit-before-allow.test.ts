@@ -67,4 +67,27 @@ describe('editing a call before allowing it, in the browser', () => {
     await expectBothVersions();
     expect(await card.getByRole('group', { name: 'Decision for terminal' }).count()).toBe(0);
   });
+
+  it('says, in the tab whose editor held a change, that the edit was not used when another tab allowed the proposal first', async () => {
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: PROPOSED } }] }, { text: 'The proposal ran.' });
+    const editing = await ChatPage.open(suite.context, suite.airlock.link);
+    await editing.send('Edit it in one tab');
+    const card = editing.card();
+    await editing.waitForStatus(card, 'Waiting for your decision');
+    await editing.button(card, 'Edit arguments of terminal').click();
+    const editor = card.getByRole('form', { name: 'Edit the arguments of terminal' });
+    await editor.getByRole('textbox', { name: /^command/ }).fill(EDITED);
+    await editor.getByRole('group', { name: 'The edited call as it will run' }).getByText(EDITED, { exact: true }).waitFor();
+
+    const other = await ChatPage.open(suite.context, suite.airlock.link);
+    await other.openSession('Edit it in one tab');
+    await other.button(other.card(), 'Allow terminal').click();
+
+    await editing.waitForStatus(card, 'Done');
+    await editing.waitForText('The proposal ran.');
+    expect(await card.getByRole('form').count()).toBe(0);
+    expect(await card.getByRole('alert').textContent()).toBe('This call was decided elsewhere, perhaps in another tab, before your edit was sent: your edit was not used.');
+    expect(await readFile(join(suite.airlock.workspace, 'ran.log'), 'utf8')).toContain('proposed-by-model\n');
+    await other.page.close();
+  });
 });
