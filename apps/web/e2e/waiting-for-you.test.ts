@@ -79,7 +79,7 @@ describe('calls waiting for the person', () => {
     await page.keyboard.type('Also, can you explain first? and do');
     await page.keyboard.press('Enter');
     const box = page.getByRole('textbox', { name: 'Message' });
-    await vi.waitFor(async () => expect(await box.inputValue()).toBe('lso, can you explain first? and do'), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await box.inputValue()).toBe('Also, can you explain first? and do'), { timeout: 10_000 });
     await chat.waitForStatus(chat.card(), 'Waiting for your decision');
     expect(await page.getByText('Always allowed in this chat', { exact: false }).count()).toBe(0);
     expect(await suite.airlock.runCount()).toBe(0);
