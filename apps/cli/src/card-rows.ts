@@ -1,4 +1,4 @@
-import { FOLDED_BLANKS, foldedBlankMarker, TAB_MARKER, type VisibleText } from '@airlock/core';
+import { FOLDED_BLANKS, FOLDED_INDENT, foldedBlankMarker, TAB_MARKER, type VisibleText } from '@airlock/core';
 import type { TerminalStyle } from './terminal-style';
 
 /** The width a card is laid out for when the terminal does not say. */
@@ -67,9 +67,12 @@ export function cardRows(value: VisibleText, width: number, style: TerminalStyle
     endRow(false);
   };
 
+  /** Whether the next character starts a line: spaces there are indentation, folded only from FOLDED_INDENT. */
+  let lineStart = true;
   for (const segment of value.segments) {
     if (segment.kind === 'escape') {
       put(style.escape(segment.text), segment.text.length);
+      lineStart = false;
       continue;
     }
     const text = segment.text;
@@ -78,14 +81,17 @@ export function cardRows(value: VisibleText, width: number, style: TerminalStyle
       const char = text[index]!;
       if (char === '\n') {
         lineBreak();
+        lineStart = true;
         index++;
         continue;
       }
+      const indent = lineStart;
+      lineStart = false;
       if (char === ' ' || char === '\t') {
         let end = index;
         while (end < text.length && text[end] === char) end++;
         const count = end - index;
-        if (count >= FOLDED_BLANKS) {
+        if (count >= (indent && char === ' ' ? FOLDED_INDENT : FOLDED_BLANKS)) {
           const marker = foldedBlankMarker(char, count);
           put(style.escape(marker), marker.length + 1);
         } else if (char === ' ') {

@@ -1,4 +1,4 @@
-import type { VisibleText } from './visible-text';
+import type { VisibleSegment, VisibleText } from './visible-text';
 import type { VisibleArguments } from './visible-text-arguments';
 
 /**
@@ -7,6 +7,12 @@ import type { VisibleArguments } from './visible-text-arguments';
  * next line.
  */
 export const FOLDED_BLANKS = 8;
+/**
+ * Spaces at the start of a line from which they are folded: code's own indentation (8, 12, 16… spaces) stays as it
+ * is written and raises no warning, while a line pushed far to the right (where it could pass for an empty one) is
+ * still folded.
+ */
+export const FOLDED_INDENT = 32;
 /** How a tab is shown: marked like the other characters written for what cannot be seen, never raw. */
 export const TAB_MARKER = '⇥';
 /** How a folded run of spaces is shown, before its count. */
@@ -32,10 +38,11 @@ export function foldedBlankMarker(char: ' ' | '\t', count: number): string {
 
 /**
  * Splits plain text (a text segment of a `VisibleText`) into text as it is, runs of `FOLDED_BLANKS` or more spaces or
- * tabs as one marker each, and shorter runs of tabs as one `⇥` a tab (spaces shorter than that stay in the text).
- * Pieces of kind `text` are never adjacent. Linear in the length.
+ * tabs as one marker each (`FOLDED_INDENT` for spaces that start a line), and shorter runs of tabs as one `⇥` a tab
+ * (spaces shorter than that stay in the text). `startsLine`: whether `text` begins a line (the value's first segment,
+ * or one after a line break). Pieces of kind `text` are never adjacent. Linear in the length.
  */
-export function blankPieces(text: string): BlankPiece[] {
+export function blankPieces(text: string, startsLine = true): BlankPiece[] {
   const pieces: BlankPiece[] = [];
   let start = 0;
   let index = 0;
@@ -48,9 +55,10 @@ export function blankPieces(text: string): BlankPiece[] {
     let end = index;
     while (end < text.length && text[end] === char) end++;
     const count = end - index;
-    if (char === '\t' || count >= FOLDED_BLANKS) {
+    const indent = char === ' ' && (index === 0 ? startsLine : text[index - 1] === '\n');
+    const folded = count >= (indent ? FOLDED_INDENT : FOLDED_BLANKS);
+    if (char === '\t' || folded) {
       if (start < index) pieces.push({ kind: 'text', text: text.slice(start, index) });
-      const folded = count >= FOLDED_BLANKS;
       pieces.push({ kind: 'blank', char, count, text: folded ? foldedBlankMarker(char, count) : TAB_MARKER.repeat(count), folded });
       start = end;
     }
@@ -63,11 +71,25 @@ export function blankPieces(text: string): BlankPiece[] {
 /** How many runs of spaces or tabs in a shown value are folded into one marker (a person should be told of them). */
 export function foldedBlankCount(visible: VisibleText): number {
   let count = 0;
-  for (const segment of visible.segments) {
-    if (segment.kind !== 'text') continue;
-    for (const piece of blankPieces(segment.text)) if (piece.kind === 'blank' && piece.folded) count++;
+  for (const { text, startsLine } of textSegments(visible)) {
+    for (const piece of blankPieces(text, startsLine)) if (piece.kind === 'blank' && piece.folded) count++;
   }
   return count;
+}
+
+/** The text segments of a shown value, each with whether it begins a line (for `blankPieces`). */
+export function textSegments(visible: { readonly segments: readonly VisibleSegment[] }): { text: string; startsLine: boolean; at: number }[] {
+  const found: { text: string; startsLine: boolean; at: number }[] = [];
+  let startsLine = true;
+  visible.segments.forEach((segment, at) => {
+    if (segment.kind !== 'text') {
+      startsLine = false;
+      return;
+    }
+    found.push({ text: segment.text, startsLine, at });
+    if (segment.text !== '') startsLine = segment.text.endsWith('\n');
+  });
+  return found;
 }
 
 /** Folded runs over every name and value of a call's shown arguments. */

@@ -111,6 +111,17 @@ describe('long runs of spaces and tabs', () => {
     expect(within(card).getByRole('note').textContent).toMatch(/^This call contains hidden characters \(1\)\..* This call contains long runs of spaces or tabs \(2\)\./);
   });
 
+  it('leaves code indented as code is (8, 16 spaces at a line\'s start) as written, with no warning; a line pushed far right is folded', () => {
+    const code = 'for row in rows:\n    if row:\n        total += row\n                print(total)';
+    const card = renderCard('python', { code });
+    expect(card.querySelector('.blank-run')).toBeNull();
+    expect(within(card).queryByRole('note')).toBeNull();
+    cleanup();
+    const pushed = renderCard('python', { code: `print(1)\n${' '.repeat(200)}import os; os.remove('x')` });
+    expect([...pushed.querySelectorAll('.blank-run')].map((mark) => mark.textContent)).toStrictEqual(['␠×200']);
+    expect(within(pushed).getByRole('note').textContent).toMatch(BLANKS_WARNING);
+  });
+
   it('leaves a command with a few spaces as it was, with no warning', () => {
     const card = renderCard('terminal', { command: 'ls  -la       /tmp' });
     expect(commandCode(card).innerHTML).toBe('ls  -la       /tmp');

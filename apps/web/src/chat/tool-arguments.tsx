@@ -1,5 +1,5 @@
 import { Fragment, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
-import { blankPieces, foldedBlankCountOfArguments, visibleArguments, type EscapeClass, type VisibleArgument, type VisibleSegment, type VisibleText } from '@airlock/core';
+import { blankPieces, foldedBlankCountOfArguments, textSegments, visibleArguments, type EscapeClass, type VisibleArgument, type VisibleSegment, type VisibleText } from '@airlock/core';
 import type { ToolArguments as Args } from '../lib/api-types';
 
 /** Lines a long value shows before the rest is one click away. */
@@ -131,10 +131,10 @@ function useWiderThan(block: RefObject<HTMLElement | null>, deps: readonly unkno
 }
 
 /** Plain text with its tabs and long runs of spaces or tabs as markers (`⇥`, `␠×300`, `⇥×40`), as every client shows them. */
-function BlankRunsView({ text }: { text: string }) {
+function BlankRunsView({ text, startsLine }: { text: string; startsLine: boolean }) {
   return (
     <>
-      {blankPieces(text).map((piece, index) =>
+      {blankPieces(text, startsLine).map((piece, index) =>
         piece.kind === 'text' ? (
           <Fragment key={index}>{piece.text}</Fragment>
         ) : (
@@ -153,12 +153,13 @@ function BlankRunsView({ text }: { text: string }) {
  */
 export function VisibleTextView({ text, maxLines, blanks = false }: { text: VisibleText; maxLines?: number | undefined; blanks?: boolean }) {
   const segments = maxLines === undefined ? text.segments : firstLines(text.segments, maxLines);
+  const lineStarts = blanks ? new Set(textSegments({ segments }).flatMap((found) => (found.startsLine ? [found.at] : []))) : undefined;
   return (
     <>
       {segments.map((segment, index) =>
         segment.kind === 'text' ? (
           blanks ? (
-            <BlankRunsView key={index} text={segment.text} />
+            <BlankRunsView key={index} text={segment.text} startsLine={lineStarts!.has(index)} />
           ) : (
             <Fragment key={index}>{segment.text}</Fragment>
           )

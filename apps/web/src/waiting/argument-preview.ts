@@ -1,4 +1,4 @@
-import { blankPieces, toVisibleText, visibleArguments, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { blankPieces, textSegments, toVisibleText, visibleArguments, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolArguments } from '../lib/api-types';
 
 /** Characters a short preview of a call shows, all its arguments together. */
@@ -124,7 +124,8 @@ function plainText(text: VisibleText): string {
  * are not plain ASCII, so a preview holding one is never whole (a notification could wrap the run into a line break).
  */
 function shownText(text: VisibleText): string {
-  return text.segments.map((segment) => (segment.kind === 'text' ? blankPieces(segment.text).map((piece) => piece.text).join('') : segment.text)).join('');
+  const lineStarts = new Set(textSegments(text).flatMap((found) => (found.startsLine ? [found.at] : [])));
+  return text.segments.map((segment, at) => (segment.kind === 'text' ? blankPieces(segment.text, lineStarts.has(at)).map((piece) => piece.text).join('') : segment.text)).join('');
 }
 
 /** Any text (a tool name, a chat title) as one plain string with its hidden characters as their codes. */
