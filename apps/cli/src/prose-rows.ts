@@ -1,4 +1,4 @@
-import type { VisibleText } from '@airlock/core';
+import { foldedBlankMarker, type VisibleText } from '@airlock/core';
 import { columnsOf, DEFAULT_COLUMNS } from './card-rows';
 import type { TerminalStyle } from './terminal-style';
 import { VisibleStream } from './visible-stream';
@@ -19,9 +19,6 @@ export const FOLDED_PROSE_SPACES = 32;
 /** Near a row's end, a word is held until it ends, to be moved to the next row whole; before that it is written at once. */
 const HOLD_COLUMNS = 16;
 const TAB_STOP = 8;
-/** How tabs and spaces folded into a marker are shown, as on a card. */
-const TAB_MARKER = '⇥';
-const SPACE_MARKER = '␠';
 
 type Tone = 'prose' | 'escape' | 'raw';
 interface Piece {
@@ -190,7 +187,8 @@ export class ProseRows {
     if (width < Math.min(FOLDED_PROSE_SPACES, Math.floor(this.width / 2))) return { pieces: width === 0 ? [] : [{ tone: 'prose', text: ' '.repeat(width) }], width };
     const spaces = [...this.space].filter((char) => char === ' ').length;
     const tabs = this.space.length - spaces;
-    const marker = `${spaces > 0 ? `${SPACE_MARKER}×${spaces}` : ''}${tabs > 0 ? `${TAB_MARKER}×${tabs}` : ''}`;
+    // Shown as on a card (the same markers, from core).
+    const marker = `${spaces > 0 ? foldedBlankMarker(' ', spaces) : ''}${tabs > 0 ? foldedBlankMarker('\t', tabs) : ''}`;
     let markerWidth = 0;
     for (const char of marker) markerWidth += columnsOf(char.codePointAt(0)!);
     return { pieces: [{ tone: 'raw', text: ' ' }, { tone: 'escape', text: marker }, { tone: 'raw', text: ' ' }], width: markerWidth + 2 };
