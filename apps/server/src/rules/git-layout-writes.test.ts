@@ -1,4 +1,4 @@
-import { ChatService, MemoryStore } from '@airlock/api';
+import { appRouter, ChatService, ConnectionState, createCallerFactory, MemoryStore } from '@airlock/api';
 import { ApprovalRegistry } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
 import { access, mkdir, writeFile } from 'node:fs/promises';
@@ -154,6 +154,42 @@ describe('a write rule does not cover a write that makes a folder a Git reposito
         { arguments: { path: 'config' }, decision: 'allow', source: 'confirmation-off', outcome: 'executed' },
       ]);
       await expect(access(path.join(workspace, 'refs'))).rejects.toMatchObject({ code: 'ENOENT' });
+    } finally {
+      await chat.shutdown();
+    }
+  });
+
+  it('the rule editor’s preview does not list a past write the rule would not cover now: one into a repository layout', async () => {
+    const { folder, workspace } = await packageWorkspace();
+    await using _folder = folder;
+    await mkdir(path.join(workspace, 'objects'));
+    await mkdir(path.join(workspace, 'refs'));
+    await writeFile(path.join(workspace, 'HEAD'), 'ref: refs/heads/main\n');
+    await mkdir(path.join(workspace, 'src'));
+    const store = new MemoryStore();
+    const rules = await RuleBook.open({ store, workspace, log: () => undefined });
+    const writes = ['src/config', 'config'];
+    const model = new ScriptedModel([...writes.map((relative) => toolCallStep({ name: 'write_file', arguments: { path: relative, content: CONTENT.config } })), textStep('done')]);
+    const tools = createBuiltinTools({ workspace, sandbox: 'none' });
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => tools, store, rules });
+    await chat.open();
+    try {
+      // No rule yet, confirmation off: both ran unasked, and the ledger holds them.
+      await chat.startRun({ sessionId: 's', runId: 'r1', message: 'set it up', options: { confirmToolCalls: false } });
+      await vi.waitFor(() => expect(chat.listSessions().find((session) => session.sessionId === 's')?.activeRunId).toBeNull());
+      model.assertConsumed();
+      const api = createCallerFactory(appRouter)({
+        services: { chat, rules, catalog: { tools: () => tools, servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
+        connection: new ConnectionState('c1'),
+      });
+      const draft = { effect: 'allow' as const, tool: 'write_file', match: { kind: 'path-glob' as const, glob: '**' }, scope: { kind: 'workspace' as const, path: workspace }, source: 'user' as const };
+      const { matches } = await api.rules.preview(draft);
+      expect(matches.map((call) => call.arguments)).toStrictEqual([{ path: 'src/config', content: CONTENT.config }]);
+      // As evaluation answers for the same calls now: the rule allows the one, and the other is asked.
+      const added = await rules.add(draft);
+      const verdicts = await Promise.all(writes.map((relative) => rules.evaluate(SESSION, { id: 'c', name: 'write_file', arguments: { path: relative, content: CONTENT.config } }, toolNamed(tools, 'write_file'), { preview: true })));
+      expect(verdicts.map((verdict) => verdict?.effect)).toStrictEqual(['allow', 'ask']);
+      expect(verdicts.map((verdict) => verdict?.ruleId)).toStrictEqual([added.rule.id, added.rule.id]);
     } finally {
       await chat.shutdown();
     }

@@ -243,6 +243,8 @@ export class RuleBook implements RuleService {
         sessionId: call.sessionId,
         workspace: this.options.workspace,
         workspaceTrusted: true,
+        // As `evaluate` judges them: a write the rule would not cover now (it makes a folder a Git repository) is not listed.
+        gitLayoutWrite: this.gitLayoutWrite,
       });
       if (decision.decision !== 'ask') matched.push(call);
     }
