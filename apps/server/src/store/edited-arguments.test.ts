@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from './migrations';
 import { DATABASE_FILE, SqliteStore } from './sqlite-store';
 import { storeImplementations } from './store-implementations';
-import { appendAll, run, session, sqliteDatabaseAt, startChange, tempFolder } from './test-support';
+import { appendAll, insertOldCall, openWithRun, run, session, sqliteDatabaseAt, startChange, tempFolder } from './test-support';
 
 const quiet = { log: () => {} };
 const implementations = await storeImplementations();
@@ -24,10 +24,8 @@ describe.each(implementations)('the ledger keeps both versions of an edited call
   beforeEach((context) => context.skip(skipReason !== undefined, skipReason));
 
   it('keeps the proposed arguments and the edited ones, and null for a call allowed as proposed', async () => {
-    await using opened = await open();
+    await using opened = await openWithRun(open);
     const { store } = opened;
-    await store.createSession(session('s'));
-    await store.createRun(run('r', 's'));
     await appendAll(store, { runId: 'r', sessionId: 's' }, [
       startChange('call-1', 10_000),
       edited('call-1', 'echo edited'),
@@ -44,10 +42,8 @@ describe.each(implementations)('the ledger keeps both versions of an edited call
   });
 
   it('hands out copies: changing a record read back changes nothing stored', async () => {
-    await using opened = await open();
+    await using opened = await openWithRun(open);
     const { store } = opened;
-    await store.createSession(session('s'));
-    await store.createRun(run('r', 's'));
     await appendAll(store, { runId: 'r', sessionId: 's' }, [startChange('call-1', 10_000), edited('call-1', 'echo edited')]);
     const [first] = await store.listRunToolCalls('r');
     (first!.editedArguments as Record<string, unknown>).command = 'rm -rf /';
@@ -60,14 +56,7 @@ describe('SQLite migration 004 (edited_arguments)', () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
     // The schema as version 3 left it, with a ledger row written then (the store of that version wrote these columns).
-    sqliteDatabaseAt(file, 3, (old) => {
-      old
-        .prepare(
-          `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at)
-           VALUES ('r', 's', 'call-1', 'terminal', '{"command":"echo call-1"}', 'approval-call-1', 1, 'v1', 10000, 70000)`,
-        )
-        .run();
-    });
+    sqliteDatabaseAt(file, 3, (old) => insertOldCall(old));
 
     const store = await SqliteStore.open({ directory: folder.path, ...quiet });
     expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.arguments, call.editedArguments])).toStrictEqual([

@@ -2,15 +2,14 @@ import type { LedgerChange } from '@airlock/api';
 import type { LoopEvent, ResultCut } from '@airlock/core';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { escapeIdentifier } from 'pg';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { openTestDatabase, probeTestDatabase, withClient } from '../../test/support/postgres';
+import { openTestDatabase, probeTestDatabase } from '../../test/support/postgres';
 import { migrations } from './migrations';
 import { postgresMigrations } from './postgres-migrations';
 import { PostgresStore } from './postgres-store';
 import { DATABASE_FILE, SqliteStore } from './sqlite-store';
 import { storeImplementations } from './store-implementations';
-import { appendAll, postgresSchemaAt, run, session, sqliteDatabaseAt, startChange, tempFolder } from './test-support';
+import { appendAll, insertOldCall, insertOldPostgresCall, openWithRun, postgresSchemaAt, postgresSchemaVersions, run, session, sqliteDatabaseAt, startChange, tempFolder } from './test-support';
 
 const quiet = { log: () => {} };
 const implementations = await storeImplementations();
@@ -29,10 +28,8 @@ describe.each(implementations)('the ledger keeps what was cut from a result: $na
   beforeEach((context) => context.skip(skipReason !== undefined, skipReason));
 
   it('reads back each call’s cut as its tool-end reported it, and null for a call whose result went whole', async () => {
-    await using opened = await open();
+    await using opened = await openWithRun(open);
     const { store } = opened;
-    await store.createSession(session('s'));
-    await store.createRun(run('r', 's'));
     await appendAll(store, { runId: 'r', sessionId: 's' }, [
       startChange('call-1', 10_000),
       ended('call-1', { bytes: 3_000_000_000, characters: 48_213 }),
@@ -48,10 +45,8 @@ describe.each(implementations)('the ledger keeps what was cut from a result: $na
   });
 
   it('keeps the cut on the stored tool-end event, which a reloaded run replays', async () => {
-    await using opened = await open();
+    await using opened = await openWithRun(open);
     const { store } = opened;
-    await store.createSession(session('s'));
-    await store.createRun(run('r', 's'));
     const end: LoopEvent = { type: 'tool-end', toolCallId: 'call-1', toolName: 'terminal', outcome: 'executed', result: 'head\ntail', cut: { bytes: 9000 } };
     await appendAll(store, { runId: 'r', sessionId: 's' }, [startChange('call-1', 10_000)]);
     await store.appendEvent({ runId: 'r', sessionId: 's', seq: 2, event: end, at: 10_900, ledger: ended('call-1', { bytes: 9000 }) });
@@ -65,14 +60,7 @@ describe('SQLite migration 005 (cut_bytes, cut_characters)', () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
     // The schema as version 4 left it, with an ended ledger row written then (its result holds a marker, as they did).
-    sqliteDatabaseAt(file, 4, (old) => {
-      old
-        .prepare(
-          `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, outcome, result, ended_at)
-           VALUES ('r', 's', 'call-1', 'terminal', '{"command":"echo call-1"}', 'approval-call-1', 1, 'v1', 10000, 70000, 'executed', 'head\n[… 9000 bytes omitted …]\ntail', 10900)`,
-        )
-        .run();
-    });
+    sqliteDatabaseAt(file, 4, (old) => insertOldCall(old, { outcome: 'executed', result: 'head\n[… 9000 bytes omitted …]\ntail', ended_at: 10_900 }));
 
     const store = await SqliteStore.open({ directory: folder.path, ...quiet });
     expect((await store.listRunToolCalls('r')).map((call) => [call.toolCallId, call.outcome, call.cut])).toStrictEqual([['call-1', 'executed', null]]);
@@ -99,13 +87,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgreSQL migration 
   it('adds the columns to a schema at version 1, keeping its ledger rows, which read as not cut', async () => {
     await using database = await openTestDatabase();
     await postgresSchemaAt(database, 1);
-    await withClient((client) =>
-      client.query(
-        `INSERT INTO ${escapeIdentifier(database.schema)}.tool_calls
-           (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at, outcome, result, ended_at)
-         VALUES ('r', 's', 'call-1', 'terminal', '{"command":"echo call-1"}', 'approval-call-1', true, 'v1', 10000, 70000, 'executed', 'head', 10900)`,
-      ),
-    );
+    await insertOldPostgresCall(database.schema, { outcome: 'executed', result: 'head', ended_at: 10_900 });
 
     const store = await PostgresStore.open({ url: database.url, schema: database.schema, ...quiet });
     try {
@@ -113,7 +95,6 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgreSQL migration 
     } finally {
       await store.close();
     }
-    const versions = await withClient(async (client) => (await client.query<{ version: number }>(`SELECT version FROM ${escapeIdentifier(database.schema)}.schema_migrations ORDER BY version`)).rows);
-    expect(versions).toStrictEqual(postgresMigrations.map(({ version }) => ({ version })));
+    expect(await postgresSchemaVersions(database.schema)).toStrictEqual(postgresMigrations.map(({ version }) => ({ version })));
   });
 });

@@ -2,15 +2,14 @@ import type { AirlockStore } from '@airlock/api';
 import type { ShownTool } from '@airlock/core';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { escapeIdentifier } from 'pg';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { openTestDatabase, probeTestDatabase, withClient } from '../../test/support/postgres';
+import { openTestDatabase, probeTestDatabase } from '../../test/support/postgres';
 import { migrations } from './migrations';
 import { postgresMigrations } from './postgres-migrations';
 import { PostgresStore } from './postgres-store';
 import { DATABASE_FILE, SqliteStore } from './sqlite-store';
 import { storeImplementations } from './store-implementations';
-import { appendAll, postgresSchemaAt, run, session, sqliteDatabaseAt, startChange, statusEvent, tempFolder } from './test-support';
+import { appendAll, insertOldCall, insertOldPostgresCall, openWithRun, postgresSchemaAt, postgresSchemaVersions, run, session, sqliteDatabaseAt, startChange, statusEvent, tempFolder } from './test-support';
 
 const quiet = { log: () => {} };
 const implementations = await storeImplementations();
@@ -25,10 +24,8 @@ describe.each(implementations)('the ledger keeps the tool as its call was put up
   beforeEach((context) => context.skip(skipReason !== undefined, skipReason));
 
   it('reads back each call’s shown tool wherever its row is read, and null for a call whose tool was not offered', async () => {
-    await using opened = await open();
+    await using opened = await openWithRun(open);
     const { store } = opened;
-    await store.createSession(session('s'));
-    await store.createRun(run('r', 's'));
     await appendAll(store, { runId: 'r', sessionId: 's' }, [
       { ...startChange('call-1', 10_000, 'wx__get_weather'), tool: destructive },
       { ...startChange('call-2', 10_100, 'read_file'), tool: readOnly },
@@ -57,10 +54,8 @@ describe.each(implementations)('the ledger keeps the tool as its call was put up
   });
 
   it('keeps the shown tool through the call’s decision and end', async () => {
-    await using opened = await open();
+    await using opened = await openWithRun(open);
     const { store } = opened;
-    await store.createSession(session('s'));
-    await store.createRun(run('r', 's'));
     await appendAll(store, { runId: 'r', sessionId: 's' }, [
       { ...startChange('call-1', 10_000, 'wx__get_weather'), tool: destructive },
       { kind: 'decision', toolCallId: 'call-1', decision: 'allow', source: 'user', decidedAt: 10_500 },
@@ -70,10 +65,8 @@ describe.each(implementations)('the ledger keeps the tool as its call was put up
   });
 
   it('keeps each call’s own shown tool when several calls are put up in one write', async () => {
-    await using opened = await open();
+    await using opened = await openWithRun(open);
     const { store } = opened;
-    await store.createSession(session('s'));
-    await store.createRun(run('r', 's'));
     const starts = [
       { ...startChange('call-1', 10_000, 'wx__get_weather'), tool: destructive },
       { ...startChange('call-2', 10_000, 'read_file'), tool: readOnly },
@@ -96,14 +89,7 @@ describe('SQLite migration 009 (shown_tool)', () => {
   it('adds the column to a database at version 8, keeping its ledger rows, whose tool reads as not known', async () => {
     await using folder = await tempFolder();
     const file = join(folder.path, DATABASE_FILE);
-    sqliteDatabaseAt(file, 8, (old) => {
-      old
-        .prepare(
-          `INSERT INTO tool_calls (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at)
-           VALUES ('r', 's', 'call-1', 'terminal', '{"command":"echo call-1"}', 'approval-call-1', 1, 'v1', 10000, 70000)`,
-        )
-        .run();
-    });
+    sqliteDatabaseAt(file, 8, (old) => insertOldCall(old));
 
     const store = await SqliteStore.open({ directory: folder.path, ...quiet });
     try {
@@ -129,13 +115,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgreSQL migration 
   it('adds the column to a schema at version 5, keeping its ledger rows, whose tool reads as not known', async () => {
     await using database = await openTestDatabase();
     await postgresSchemaAt(database, 5);
-    await withClient((client) =>
-      client.query(
-        `INSERT INTO ${escapeIdentifier(database.schema)}.tool_calls
-           (run_id, session_id, tool_call_id, tool_name, arguments, approval_id, executes_code, tool_version, requested_at, expires_at)
-         VALUES ('r', 's', 'call-1', 'terminal', '{"command":"echo call-1"}', 'approval-call-1', true, 'v1', 10000, 70000)`,
-      ),
-    );
+    await insertOldPostgresCall(database.schema);
 
     const store = await PostgresStore.open({ url: database.url, schema: database.schema, ...quiet });
     try {
@@ -143,7 +123,6 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgreSQL migration 
     } finally {
       await store.close();
     }
-    const versions = await withClient(async (client) => (await client.query<{ version: number }>(`SELECT version FROM ${escapeIdentifier(database.schema)}.schema_migrations ORDER BY version`)).rows);
-    expect(versions).toStrictEqual(postgresMigrations.map(({ version }) => ({ version })));
+    expect(await postgresSchemaVersions(database.schema)).toStrictEqual(postgresMigrations.map(({ version }) => ({ version })));
   });
 });

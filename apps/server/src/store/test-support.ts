@@ -4,10 +4,12 @@ import Database from 'better-sqlite3';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Pool } from 'pg';
+import { escapeIdentifier, Pool } from 'pg';
+import { withClient } from '../../test/support/postgres';
 import { migrate } from './migrate';
 import { migrations } from './migrations';
 import { migratePostgres, postgresMigrations } from './postgres-migrations';
+import type { OpenedStore } from './store-implementations';
 
 export interface TempFolder extends AsyncDisposable {
   path: string;
@@ -42,6 +44,19 @@ export function startChange(toolCallId: string, requestedAt: number, toolName = 
     executesCode: true,
     toolVersion: 'v1',
   };
+}
+
+/** Opens a store holding session `s` and its run `r`, where a test of the ledger starts. */
+export async function openWithRun(open: () => Promise<OpenedStore>): Promise<OpenedStore> {
+  const opened = await open();
+  try {
+    await opened.store.createSession(session('s'));
+    await opened.store.createRun(run('r', 's'));
+    return opened;
+  } catch (error) {
+    await opened[Symbol.asyncDispose]();
+    throw error;
+  }
 }
 
 /** Appends events 1, 2, … to a run, each with the given ledger change, and returns the next seq. */
@@ -84,4 +99,41 @@ export async function postgresSchemaAt(database: { url: string; schema: string }
   } finally {
     await pool.end();
   }
+}
+
+/** Call `call-1` of run `r` as every version of the ledger wrote it when the call was put up. */
+const OLD_CALL = {
+  run_id: 'r',
+  session_id: 's',
+  tool_call_id: 'call-1',
+  tool_name: 'terminal',
+  arguments: '{"command":"echo call-1"}',
+  approval_id: 'approval-call-1',
+  tool_version: 'v1',
+  requested_at: 10_000,
+  expires_at: 70_000,
+};
+
+/** Columns of a ledger row beyond OLD_CALL's, as an older store wrote them (an end: `outcome`, `result`, `ended_at`). */
+export type OldCallColumns = Record<string, string | number>;
+
+/** Writes OLD_CALL, with `more` columns, into the `tool_calls` of a SQLite database made by sqliteDatabaseAt. */
+export function insertOldCall(db: Database.Database, more: OldCallColumns = {}): void {
+  const row = { ...OLD_CALL, executes_code: 1, ...more };
+  const columns = Object.keys(row);
+  db.prepare(`INSERT INTO tool_calls (${columns.join(', ')}) VALUES (${columns.map((column) => `@${column}`).join(', ')})`).run(row);
+}
+
+/** Writes OLD_CALL, with `more` columns, into the `tool_calls` of a PostgreSQL `schema` made by postgresSchemaAt. */
+export async function insertOldPostgresCall(schema: string, more: OldCallColumns = {}): Promise<void> {
+  const row = { ...OLD_CALL, executes_code: true, ...more };
+  const columns = Object.keys(row);
+  await withClient((client) =>
+    client.query(`INSERT INTO ${escapeIdentifier(schema)}.tool_calls (${columns.join(', ')}) VALUES (${columns.map((_, at) => `$${at + 1}`).join(', ')})`, Object.values(row)),
+  );
+}
+
+/** The migrations applied to the PostgreSQL `schema`, in order. */
+export async function postgresSchemaVersions(schema: string): Promise<{ version: number }[]> {
+  return withClient(async (client) => (await client.query<{ version: number }>(`SELECT version FROM ${escapeIdentifier(schema)}.schema_migrations ORDER BY version`)).rows);
 }
