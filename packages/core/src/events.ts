@@ -100,6 +100,11 @@ export const toolStartEventSchema = z.object({
    * it was recorded: a client then knows the tool only as listed now.
    */
   tool: shownToolSchema.optional(),
+  /**
+   * Why a lasting rule put the call up rather than deciding it, with confirmation on or off (see PolicyVerdict's
+   * `ask`): the rule's id and the reason, for the card. Absent when no rule asked.
+   */
+  askedBecause: z.object({ ruleId: z.string(), reason: z.string() }).optional(),
 });
 
 export const toolDecisionEventSchema = z.object({

@@ -1264,8 +1264,16 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
         const [decision] = ofType(events, 'tool-decision');
         expect(decision).toMatchObject({ decision: 'allow', source: 'user' });
         expect(decision).not.toHaveProperty('ruleId');
-        expect(ofType(events, 'status').map((status) => status.text)).toContain(`Calling: python. ${ask.description}`);
+        expect(ofType(events, 'status').map((status) => status.text)).toContain(`Calling: python. ${ask.description}: asked, though confirmation is off`);
         expectPairedToolEvents(events);
+      });
+
+      it.each([true, false])('with confirmation %s, the call’s tool-start says which rule had it asked and why, for its card', async (confirmToolCalls) => {
+        const python = recordingTool('python');
+        const { events } = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [python.tool], confirmToolCalls, policy: async () => ask });
+        expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: true, askedBecause: { ruleId: ask.ruleId, reason: ask.description } }]);
+        // The status says it only where the setting alone would not have asked.
+        expect(ofType(events, 'status').some((status) => status.text.includes(ask.description))).toBe(!confirmToolCalls);
       });
 
       it('a person’s deny of it runs nothing', async () => {

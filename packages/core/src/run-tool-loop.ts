@@ -131,13 +131,14 @@ export interface ToolSlots {
 }
 
 /**
- * What a rule decided about a call. `ask`: a deny rule concerns the call and cannot tell whether it catches it (a
- * command line it cannot read whole): the person decides, even with confirmation off.
+ * What a rule decided about a call. `ask`: a rule concerns the call and cannot decide it (a deny rule that cannot
+ * tell whether it catches a command line it cannot read whole, an allow rule that does not cover what the call would
+ * do): the person decides, even with confirmation off, and the call's card says why in either setting.
  */
 export interface PolicyVerdict {
   effect: 'allow' | 'deny' | 'ask';
   ruleId: string;
-  /** How the rule reads, for the card and the ledger; with `ask`, why the person is asked. */
+  /** How the rule reads, for the card and the ledger; with `ask`, why the person is asked (in words true in either setting). */
   description: string;
   /** With a deny: what the model is told (the rule's reason, or how it reads). */
   message?: string;
@@ -412,11 +413,12 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         const check = checkCall(call, invalid, offered, succeeded);
         // Only what waits on the person is settled here; a rule, a grant or confirmation off is asked again at the
         // call's turn, when what it looks at is as the call will find it.
-        const gate = check.ok && (await openGate(call, check.tool, confirm(), options, runId, true));
+        const confirming = confirm();
+        const gate = check.ok && (await openGate(call, check.tool, confirming, options, runId, true));
         if (gate && gate.kind === 'ask') {
           announced[i] = gate.ticket;
-          yield callingStatus(call, gate);
-          yield awaitingToolStart(call, gate.ticket, check.tool);
+          yield callingStatus(call, gate, confirming);
+          yield awaitingToolStart(call, gate, check.tool);
         }
       }
 
@@ -449,11 +451,12 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           } else {
             // Only a name one of the offered tools has: the model's own words for a call that is refused stay on its card.
             yield { type: 'status', text: `Calling: ${call.name}` };
-            const gate = await openGate(call, check.tool, confirm(), options, runId);
+            const confirming = confirm();
+            const gate = await openGate(call, check.tool, confirming, options, runId);
             if (gate.kind === 'ask') {
               announced[i] = gate.ticket;
-              if (gate.asked !== undefined) yield callingStatus(call, gate);
-              yield awaitingToolStart(call, gate.ticket, check.tool);
+              if (gate.asked !== undefined && !confirming) yield callingStatus(call, gate, confirming);
+              yield awaitingToolStart(call, gate, check.tool);
               const settled = yield* decideAndRun(i);
               if (!settled) return park(i);
               ({ result, ran } = settled);
@@ -766,7 +769,7 @@ function* shownEvents(parts: readonly TextPart[]): Generator<LoopEvent, void, un
 /** A verdict that decides the call by itself. */
 type DecidingVerdict = PolicyVerdict & { effect: 'allow' | 'deny' };
 
-/** `ask`'s `asked`: the rules' ask verdict that put the call up with confirmation off. */
+/** `ask`'s `asked`: the rules' ask verdict that put the call up (with confirmation off, it alone does). */
 type Gate = { kind: 'run' } | { kind: 'granted'; grantId: string } | { kind: 'rule'; verdict: DecidingVerdict } | { kind: 'ask'; ticket: ApprovalTicket; asked?: PolicyVerdict };
 
 /**
@@ -779,7 +782,7 @@ async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options
   const rulesVersion = options.policyVersion?.();
   const verdict = await options.policy?.(call, tool, preview ? { preview } : undefined);
   if (verdict !== undefined && isDeciding(verdict) && (verdict.effect === 'deny' || confirm)) return { kind: 'rule', verdict };
-  const asked = !confirm && verdict?.effect === 'ask' ? verdict : undefined;
+  const asked = verdict?.effect === 'ask' ? verdict : undefined;
   if (!confirm && asked === undefined) return { kind: 'run' };
   const executesCode = grantsNeedExactArguments(tool);
   const version = toolVersion(tool);
@@ -804,9 +807,10 @@ function isDeciding(verdict: PolicyVerdict): verdict is DecidingVerdict {
   return verdict.effect !== 'ask';
 }
 
-/** What the run says as it puts a call up: with confirmation off, why a rule had it asked. */
-function callingStatus(call: ToolCall, gate: Extract<Gate, { kind: 'ask' }>): LoopEvent {
-  return { type: 'status', text: gate.asked === undefined ? `Calling: ${call.name}` : `Calling: ${call.name}. ${gate.asked.description}` };
+/** What the run says as it puts a call up: with confirmation off, why a rule had it asked (the card says it in either setting). */
+function callingStatus(call: ToolCall, gate: Extract<Gate, { kind: 'ask' }>, confirm: boolean): LoopEvent {
+  if (gate.asked === undefined || confirm) return { type: 'status', text: `Calling: ${call.name}` };
+  return { type: 'status', text: `Calling: ${call.name}. ${gate.asked.description}: asked, though confirmation is off` };
 }
 
 /** For each call put up to the person: the rules' version when it was (see `policyVersion`). */
@@ -1111,9 +1115,12 @@ function toolStart(call: ToolCall, approvalId: string, awaitingConfirmation: boo
  * hints of the tool an allow runs. Built whole rather than spread from toolStart: a spread-then-extended object gets a
  * hidden class of its own.
  */
-function awaitingToolStart(call: ToolCall, ticket: ApprovalTicket, tool: AnyTool): Extract<LoopEvent, { type: 'tool-start' }> {
-  const { approvalId, expiresAt } = ticket;
-  return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt, tool: shownTool(tool) };
+function awaitingToolStart(call: ToolCall, gate: Extract<Gate, { kind: 'ask' }>, tool: AnyTool): Extract<LoopEvent, { type: 'tool-start' }> {
+  const { approvalId, expiresAt } = gate.ticket;
+  const { asked } = gate;
+  if (asked === undefined) return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt, tool: shownTool(tool) };
+  const askedBecause = { ruleId: asked.ruleId, reason: asked.description };
+  return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt, tool: shownTool(tool), askedBecause };
 }
 
 function unknownIssues(paths: readonly string[]): { issues: { path: string[]; message: string }[] } {

@@ -117,7 +117,7 @@ describe('a write rule does not cover a write that makes a folder a Git reposito
       description:
         'This write would make the workspace folder a Git repository, or change one (with it, the folder holds a HEAD file and objects/ and refs/ folders): ' +
         'a git command run there later, in your own shell, runs what its config names, outside any sandbox. The rule Allow writing files matching `**` in this workspace ' +
-        'does not cover that: asked, though confirmation is off',
+        'does not cover that',
     });
     expect(await verdict('src/config')).toMatchObject({ effect: 'allow', ruleId: added.rule.id });
   });
@@ -154,6 +154,52 @@ describe('a write rule does not cover a write that makes a folder a Git reposito
         { arguments: { path: 'config' }, decision: 'allow', source: 'confirmation-off', outcome: 'executed' },
       ]);
       await expect(access(path.join(workspace, 'refs'))).rejects.toMatchObject({ code: 'ENOENT' });
+    } finally {
+      await chat.shutdown();
+    }
+  });
+
+  it.each([true, false])('through the chat, with confirmation %s: the card of the write the rule does not cover says why, naming the rule', async (confirmToolCalls) => {
+    const { folder, workspace } = await packageWorkspace();
+    await using _folder = folder;
+    const store = new MemoryStore();
+    const rules = await RuleBook.open({ store, workspace, log: () => undefined });
+    const added = await rules.add({ effect: 'allow', tool: 'write_file', match: { kind: 'path-glob', glob: '**' }, scope: { kind: 'workspace', path: workspace }, source: 'user' });
+    const model = new ScriptedModel([...PLANT.map((relative) => toolCallStep({ name: 'write_file', arguments: { path: relative, content: CONTENT[relative] } })), textStep('done')]);
+    const tools = createBuiltinTools({ workspace, sandbox: 'none' });
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => tools, store, rules });
+    await chat.open();
+    try {
+      await chat.startRun({ sessionId: 's', runId: 'r1', message: 'set it up', options: { confirmToolCalls } });
+      await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+      const waiting = chat.pending('s')[0]!;
+      expect(waiting.arguments).toStrictEqual({ path: 'refs/README', content: CONTENT['refs/README'] });
+      await chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'deny' });
+      await vi.waitFor(() => expect(chat.listSessions().find((session) => session.sessionId === 's')?.activeRunId).toBeNull());
+      model.assertConsumed();
+      const starts = (await store.loadEvents('r1', 0)).flatMap((event) => (event.type === 'tool-start' ? [event] : []));
+      expect(starts.map((start) => [start.arguments.path, start.awaitingConfirmation, start.askedBecause])).toStrictEqual([
+        ['HEAD', false, undefined],
+        ['objects/README', false, undefined],
+        [
+          'refs/README',
+          true,
+          {
+            ruleId: added.rule.id,
+            reason:
+              'This write would make the workspace folder a Git repository, or change one (with it, the folder holds a HEAD file and objects/ and refs/ folders): ' +
+              'a git command run there later, in your own shell, runs what its config names, outside any sandbox. The rule Allow writing files matching `**` in this workspace ' +
+              'does not cover that',
+          },
+        ],
+        ['config', false, undefined],
+      ]);
+      expect((await chat.getSession('s')).toolCalls.map((call) => [call.decision, call.source])).toStrictEqual([
+        ['allow', confirmToolCalls ? 'rule' : 'confirmation-off'],
+        ['allow', confirmToolCalls ? 'rule' : 'confirmation-off'],
+        ['deny', 'user'],
+        ['allow', confirmToolCalls ? 'rule' : 'confirmation-off'],
+      ]);
     } finally {
       await chat.shutdown();
     }

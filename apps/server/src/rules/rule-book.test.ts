@@ -182,7 +182,7 @@ describe('RuleBook with confirmation off', () => {
     expect(await rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command: '{rm,-rf,victim}' } }, recordingTerminal([]))).toStrictEqual({
       effect: 'ask',
       ruleId: deny.rule.id,
-      description: 'A deny rule applies (Deny commands starting with `rm -rf` everywhere) and this command line could not be read whole (shell syntax the parser could not make sense of): asked, though confirmation is off',
+      description: 'A deny rule applies (Deny commands starting with `rm -rf` everywhere) and this command line could not be read whole (shell syntax the parser could not make sense of)',
     });
   });
 });
@@ -217,7 +217,7 @@ describe('RuleBook with confirmation off and a program the deny rules did not kn
       effect: 'ask',
       ruleId: noDelete.rule.id,
       description:
-        'A deny rule applies (Deny commands starting with `rm -rf` everywhere) and this command line could not be read whole (`rm`, which a deny rule names, stands in a word given to `lighttpd-angel`): asked, though confirmation is off',
+        'A deny rule applies (Deny commands starting with `rm -rf` everywhere) and this command line could not be read whole (`rm`, which a deny rule names, stands in a word given to `lighttpd-angel`)',
     });
     // A plain line, with deny rules that apply, is no verdict of the rules: with confirmation off it runs.
     expect(await rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command: 'git status' } }, recordingTerminal([]))).toBeUndefined();

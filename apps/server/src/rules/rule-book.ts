@@ -370,10 +370,10 @@ export class RuleBook implements RuleService {
 
 /**
  * A deny rule applies and could not tell whether it catches the call: the person decides it, even with confirmation
- * off (a verdict with confirmation on asks as no verdict would).
+ * off, and its card says why.
  */
 function askedVerdict(rule: Rule, unread: string): PolicyVerdict {
-  const description = `A deny rule applies (${describeRule(rule)}) and this command line could not be read whole (${unread}): asked, though confirmation is off`;
+  const description = `A deny rule applies (${describeRule(rule)}) and this command line could not be read whole (${unread})`;
   return { effect: 'ask', ruleId: rule.id, description };
 }
 
@@ -383,7 +383,7 @@ function gitDirectoryVerdict(rule: Rule, folder: readonly string[]): PolicyVerdi
   const description =
     `This write would make ${where} a Git repository, or change one (with it, the folder holds a HEAD file and objects/ ` +
     `and refs/ folders): a git command run there later, in your own shell, runs what its config names, outside any ` +
-    `sandbox. The rule ${describeRule(rule)} does not cover that: asked, though confirmation is off`;
+    `sandbox. The rule ${describeRule(rule)} does not cover that`;
   return { effect: 'ask', ruleId: rule.id, description };
 }
 
