@@ -1,4 +1,4 @@
-import { toVisibleText, visibleArguments, visibleTextString, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { FOLDED_BLANK_NOTATIONS, foldedBlankCountOfArguments, foldedBlankNote, toVisibleText, visibleArguments, visibleTextString, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
 import { cardRows, DEFAULT_COLUMNS, type CardRow } from './card-rows';
 import { noteLines } from './note-lines';
@@ -107,6 +107,11 @@ function argumentLines(toolName: string, values: Readonly<Record<string, unknown
     const count = args.hiddenCount === 1 ? '1 hidden character' : `${args.hiddenCount} hidden characters`;
     const note = `⚠ ${count} shown as ${ESCAPE_NOTATION}: what runs contains ${args.hiddenCount === 1 ? 'it' : 'them'}, not what a plain view would show`;
     notes.push(...noteLines(note, layout).map((line) => style.warn(line.replace(ESCAPE_NOTATION, style.escape(ESCAPE_NOTATION)))));
+  }
+  const blankRuns = foldedBlankCountOfArguments(args);
+  if (blankRuns > 0) {
+    const markers = new RegExp(FOLDED_BLANK_NOTATIONS.join('|'), 'g');
+    notes.push(...noteLines(`⚠ ${foldedBlankNote(blankRuns)}`, layout).map((line) => style.warn(line.replace(markers, (notation) => style.escape(notation)))));
   }
   const lines: string[] = [];
   let cut = false;

@@ -192,6 +192,27 @@ describe('airlock chat in a terminal', () => {
     expect(await cli.exited).toBe(0);
   });
 
+  it('says on the card that it folded long runs of spaces or tabs, how many, in the web card\'s words', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: `echo hi${' '.repeat(40)}; touch X\n${'\t'.repeat(9)}rm y` } }] }, { text: 'Done.' });
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token]);
+
+    await cli.shows('you›');
+    cli.type('echo it\r');
+    await cli.shows(PROMPT);
+    const screen = cli.screen();
+    expect(screen).toContain('  text (2 lines):\n    │ echo hi␠×40; touch X\n    │ ⇥×9rm y\n  ⚠ This call contains long runs');
+    const card = screen.slice(screen.indexOf('⏺ echo'), screen.indexOf('  A runs any echo call'));
+    const note = card.slice(card.indexOf('⚠')).trimEnd().split('\n').map((line) => line.trim()).join(' ');
+    expect(note).toBe(
+      '⚠ This call contains long runs of spaces or tabs (2). Each is shown as one marked ␠×N or ⇥×N, N the spaces or tabs it stands for: what runs holds them all, and the text after one is on the same line.',
+    );
+    cli.type('d\r');
+    await cli.shows('you›', 2);
+  });
+
   it('with --session, follows the run still going in that chat and asks only for the call that still waits', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');

@@ -31,6 +31,15 @@ export type BlankPiece =
       folded: boolean;
     };
 
+/** How a note writes the two markers of folded runs, N standing for the count: clients set them apart as markers. */
+export const FOLDED_BLANK_NOTATIONS = [`${SPACE_MARKER}×N`, `${TAB_MARKER}×N`] as const;
+
+/** What every client's card says of a call whose arguments hold `count` folded runs, in the same words. */
+export function foldedBlankNote(count: number): string {
+  const [spaces, tabs] = FOLDED_BLANK_NOTATIONS;
+  return `This call contains long runs of spaces or tabs (${count}). Each is shown as one marked ${spaces} or ${tabs}, N the spaces or tabs it stands for: what runs holds them all, and the text after one is on the same line.`;
+}
+
 /** The marker a run of `count` spaces or tabs is shown as, at least `FOLDED_BLANKS` long. */
 export function foldedBlankMarker(char: ' ' | '\t', count: number): string {
   return `${char === ' ' ? SPACE_MARKER : TAB_MARKER}×${count}`;

@@ -1,4 +1,4 @@
-import { foldedBlankCountOfArguments, visibleArguments } from '@airlock/core';
+import { FOLDED_BLANK_NOTATIONS, foldedBlankCountOfArguments, visibleArguments } from '@airlock/core';
 import { useState } from 'react';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { UnsteadyClickHint } from './decision-controls';
@@ -29,10 +29,10 @@ export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
     setIgnoredClick(null);
     onDecideAll(decision, waiting);
   };
-  const withHidden = waiting.filter((call) => {
-    const shown = visibleArguments(call.toolName, call.arguments);
-    return shown.hiddenCount > 0 || foldedBlankCountOfArguments(shown) > 0;
-  }).length;
+  const shown = waiting.map((call) => visibleArguments(call.toolName, call.arguments));
+  const withHidden = shown.filter((call) => call.hiddenCount > 0).length;
+  const withFolds = shown.filter((call) => foldedBlankCountOfArguments(call) > 0).length;
+  const [spaces, tabs] = FOLDED_BLANK_NOTATIONS;
   return (
     <div className="pending-bar" role="region" aria-label="Waiting tool calls">
       <span>{calls.length} tool calls are waiting for your decision.</span>
@@ -53,12 +53,23 @@ export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
           Allow all is off while you edit one of them: allow your edit on its card, or cancel it.
         </p>
       )}
-      {withHidden > 0 && (
+      {(withHidden > 0 || withFolds > 0) && (
         <p className="pending-warning" role="note">
-          {withHidden === 1 ? 'One of them contains hidden characters' : `${withHidden} of them contain hidden characters`}: read the marked codes on
-          {withHidden === 1 ? ' its card' : ' their cards'} before you allow all.
+          {withHidden > 0 && `${someOf(withHidden, 'hidden characters')}: read the marked codes on ${withHidden === 1 ? 'its card' : 'their cards'} before you allow all.`}
+          {withHidden > 0 && withFolds > 0 && ' '}
+          {withFolds > 0 && (
+            <>
+              {someOf(withFolds, 'long runs of spaces or tabs')}, each shown as one <code>{spaces}</code> or <code>{tabs}</code>: read {withFolds === 1 ? 'its card' : 'their cards'} before you
+              allow all.
+            </>
+          )}
         </p>
       )}
     </div>
   );
+}
+
+/** `One of them contains …` / `N of them contain …`. */
+function someOf(count: number, what: string): string {
+  return count === 1 ? `One of them contains ${what}` : `${count} of them contain ${what}`;
 }

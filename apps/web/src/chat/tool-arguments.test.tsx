@@ -1,5 +1,5 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
-import { fromVisibleNotation } from '@airlock/core';
+import { foldedBlankNote, fromVisibleNotation } from '@airlock/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PendingBar } from './pending-bar';
 import { ToolCallCard } from './tool-call-card';
@@ -102,6 +102,9 @@ describe('long runs of spaces and tabs', () => {
     expect(within(card).getByText('2 lines')).toBeTruthy();
     expect(within(card).getByRole('note').textContent).toMatch(BLANKS_WARNING);
     expect(within(card).getByRole('note').textContent?.match(BLANKS_WARNING)?.[1]).toBe('1');
+    // Core's words, which the terminal's card says too; the markers set in code.
+    expect(within(card).getByRole('note').textContent).toBe(foldedBlankNote(1));
+    expect([...within(card).getByRole('note').querySelectorAll('code')].map((notation) => notation.textContent)).toStrictEqual(['␠×N', '⇥×N']);
   });
 
   it('marks tabs, folds a long run of them, and counts folds beside hidden characters in every argument', () => {
@@ -139,8 +142,14 @@ describe('PendingBar', () => {
     expect(screen.queryByRole('note')).toBeNull();
   });
 
-  it('warns before Allow all when a waiting call has a long run of spaces', () => {
+  it('warns before Allow all when a waiting call has a long run of spaces, saying it is that and not a hidden character', () => {
     render(<PendingBar calls={[view('terminal', { command: HEREDOC }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
-    expect(screen.getByRole('note').textContent).toBe('One of them contains hidden characters: read the marked codes on its card before you allow all.');
+    expect(screen.getByRole('note').textContent).toBe('One of them contains long runs of spaces or tabs, each shown as one ␠×N or ⇥×N: read its card before you allow all.');
+    cleanup();
+    const calls = [view('terminal', { command: HEREDOC }, 'a'), view('terminal', { command: `${BIDI_COMMAND}${'\t'.repeat(9)}` }, 'b'), view('terminal', { command: 'ls' }, 'c')];
+    render(<PendingBar calls={calls} onDecideAll={() => undefined} />);
+    expect(screen.getByRole('note').textContent).toBe(
+      'One of them contains hidden characters: read the marked codes on its card before you allow all. 2 of them contain long runs of spaces or tabs, each shown as one ␠×N or ⇥×N: read their cards before you allow all.',
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { Fragment, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
-import { blankPieces, foldedBlankCountOfArguments, textSegments, visibleArguments, type EscapeClass, type VisibleArgument, type VisibleSegment, type VisibleText } from '@airlock/core';
+import { blankPieces, FOLDED_BLANK_NOTATIONS, foldedBlankCountOfArguments, foldedBlankNote, textSegments, visibleArguments, type EscapeClass, type VisibleArgument, type VisibleSegment, type VisibleText } from '@airlock/core';
 import type { ToolArguments as Args } from '../lib/api-types';
 
 /** Lines a long value shows before the rest is one click away. */
@@ -50,14 +50,16 @@ export function HiddenCharactersWarning({ count, blankRuns = 0 }: { count: numbe
         </>
       )}
       {count > 0 && blankRuns > 0 && ' '}
-      {blankRuns > 0 && (
-        <>
-          This call contains long runs of spaces or tabs ({blankRuns}). Each is shown as one marked <code>␠×N</code> or <code>⇥×N</code>, N the spaces or tabs it
-          stands for: what runs holds them all, and the text after one is on the same line.
-        </>
-      )}
+      {blankRuns > 0 && <FoldedBlankNote count={blankRuns} />}
     </p>
   );
+}
+
+/** Core's note of folded runs, its notations of the markers set in code as on the card. */
+function FoldedBlankNote({ count }: { count: number }) {
+  const notations: readonly string[] = FOLDED_BLANK_NOTATIONS;
+  const parts = foldedBlankNote(count).split(new RegExp(`(${FOLDED_BLANK_NOTATIONS.join('|')})`));
+  return <>{parts.map((part, index) => (notations.includes(part) ? <code key={index}>{part}</code> : <Fragment key={index}>{part}</Fragment>))}</>;
 }
 
 function ArgumentValue({ argument, label, language }: { argument: VisibleArgument; label?: string; language: string | undefined }) {

@@ -44,4 +44,13 @@ describe('WaitingList', () => {
     expect(vi.mocked(visibleArguments)).toHaveBeenCalledTimes(4);
     screen.getByText('print("d")');
   });
+
+  it('offers Allow only for a call shown whole: a long run of spaces, its only oddity, sends it to its card', () => {
+    const list = (shown: readonly WaitingApproval[]) => <WaitingList approvals={shown} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />;
+    render(list([waiting('a', 'print(1)'), waiting('b', `print(2)${' '.repeat(12)}# spaces`)]));
+    screen.getByRole('button', { name: 'Allow python in big chat' });
+    expect(screen.getAllByRole('button', { name: /^Allow / })).toHaveLength(1);
+    screen.getByRole('button', { name: 'Review python in big chat' });
+    screen.getByText('print(2)␠×12# spaces');
+  });
 });
