@@ -51,6 +51,38 @@ describe('a long run of spaces in a command', () => {
     expect(await card.getByText('A line is wider than the card', { exact: false }).count()).toBe(0);
   });
 
+  it('draws the marker readable whatever fonts the system has: its ␠ from a font that holds it, not as an empty box', async () => {
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: HEREDOC } }] }, { text: 'unused' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Do it');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    const marker = card.locator('.blank-run[data-folded="true"]');
+    expect(await marker.textContent()).toBe('␠×300');
+    const drawn = await marker.evaluate(async (element) => {
+      const style = getComputedStyle(element);
+      const font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+      await document.fonts.load(font, '␠');
+      const range = document.createRange();
+      range.setStart(element.firstChild!, 0);
+      range.setEnd(element.firstChild!, 1);
+      /** The pixels of one character as the marker's font draws it. */
+      const ink = (char: string) => {
+        const canvas = document.createElement('canvas');
+        canvas.width = 64;
+        canvas.height = 64;
+        const context = canvas.getContext('2d')!;
+        context.font = font;
+        context.fillText(char, 8, 48);
+        return context.getImageData(0, 0, 64, 64).data.join(',');
+      };
+      // U+0378 is no character: every font draws it as its empty box, as it draws a character it lacks.
+      return { width: range.getBoundingClientRect().width, inked: ink('␠') !== ink(''), box: ink('␠') === ink('\u0378') };
+    });
+    expect(drawn.width).toBeGreaterThan(0);
+    expect(drawn).toMatchObject({ inked: true, box: false });
+  });
+
   it('keeps a line wider than the card on one row, says so, and scrolls to its end', async () => {
     const command = `echo ${'word '.repeat(200)}; touch PWNED_far`;
     suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command } }] }, { text: 'unused' });
