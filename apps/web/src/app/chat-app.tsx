@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ChatView } from '../chat/chat-view';
 import { useConfirmToolCalls } from '../chat/use-confirm-tool-calls';
+import { useTabDrafts, WaitingDraftsContext } from '../chat/waiting-drafts';
 import { ConnectionIndicator } from '../connection/connection-indicator';
 import type { ConnectionState } from '../connection/connection-status';
 import type { SessionSummary } from '../lib/api-types';
@@ -90,6 +91,7 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
   const title = summary?.title ?? 'New chat';
   const confirm = useConfirmToolCalls(current.id, summary);
   const waiting = useWaitingApprovals(sessions.data);
+  const drafts = useTabDrafts(waiting);
   useAttentionSignals(waiting.all.length);
   const waitingDecision = useDecideWaiting();
   const openChat = useCallback((sessionId: string) => select({ id: sessionId, isNew: false }), [select]);
@@ -155,17 +157,19 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
         {rulesOpen && <RulesPage onClose={() => setRulesOpen(false)} />}
         {/* Hidden, not unmounted: a run being followed keeps its stream while the Rules page shows. */}
         <div className="chat-holder" hidden={rulesOpen}>
-          <ChatView
-            key={current.id}
-            sessionId={current.id}
-            isNew={current.isNew}
-            tools={toolMap}
-            runOptions={runOptions}
-            connected={connection === 'connected'}
-            onActivity={onActivity}
-            confirmToolCalls={confirm.value}
-            onConfirmToolCalls={confirm.set}
-          />
+          <WaitingDraftsContext value={drafts}>
+            <ChatView
+              key={current.id}
+              sessionId={current.id}
+              isNew={current.isNew}
+              tools={toolMap}
+              runOptions={runOptions}
+              connected={connection === 'connected'}
+              onActivity={onActivity}
+              confirmToolCalls={confirm.value}
+              onConfirmToolCalls={confirm.set}
+            />
+          </WaitingDraftsContext>
         </div>
       </main>
       {settingsOpen && (

@@ -15,6 +15,7 @@ import {
 } from './argument-form';
 import { UnsteadyClickHint } from './decision-controls';
 import { ToolArguments, VisibleTextView } from './tool-arguments';
+import type { EditDraft } from './waiting-drafts';
 
 export interface ArgumentEditorProps {
   toolName: string;
@@ -32,6 +33,10 @@ export interface ArgumentEditorProps {
   onCancel: () => void;
   /** Told whether the editor holds a change (it shows "Will run with" something else, or what it holds does not parse). */
   onHeldChange?: (held: boolean) => void;
+  /** An edit kept from before (a reload, the card shown again): the editor opens with it. */
+  draft?: EditDraft | undefined;
+  /** Told what the editor holds as it changes, to keep as a draft; null when it holds no change. */
+  onDraftChange?: (draft: EditDraft | null) => void;
 }
 
 type Mode = 'form' | 'raw';
@@ -43,11 +48,14 @@ type Mode = 'form' | 'raw';
  * Allow edited button allows, a `SteadyButton` like every decision button: Enter in a field does nothing, since the
  * field may have taken the rest of a message typed on the card.
  */
-export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, alwaysScope, onAllow, onCancel, onHeldChange }: ArgumentEditorProps) {
-  const [fields, setFields] = useState(() => formFields(schema, proposed));
-  const [mode, setMode] = useState<Mode>(fields === null ? 'raw' : 'form');
-  const [values, setValues] = useState(() => (fields === null ? new Map<string, string | boolean>() : fieldValues(fields, proposed)));
-  const [raw, setRaw] = useState(() => JSON.stringify(proposed, null, 2));
+export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, alwaysScope, onAllow, onCancel, onHeldChange, draft, onDraftChange }: ArgumentEditorProps) {
+  const [start] = useState(() => startFrom(schema, proposed, draft));
+  /** The arguments the form's fields were made from: the proposal, or the JSON last turned back into the form. */
+  const [fieldsFrom, setFieldsFrom] = useState(start.fieldsFrom);
+  const [fields, setFields] = useState(start.fields);
+  const [mode, setMode] = useState<Mode>(start.mode);
+  const [values, setValues] = useState(start.values);
+  const [raw, setRaw] = useState(start.raw);
   const [switchError, setSwitchError] = useState<string | null>(null);
   const [always, setAlways] = useState(false);
   const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
@@ -69,6 +77,11 @@ export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, 
   const ready = read.args !== null && issues.length === 0 && !unchanged;
   const held = !unchanged;
   useEffect(() => onHeldChange?.(held), [held]);
+  useEffect(() => {
+    if (onDraftChange === undefined) return;
+    if (!held) onDraftChange(null);
+    else onDraftChange(mode === 'form' && fields !== null ? { mode: 'form', fieldsFrom, values: [...values] } : { mode: 'raw', text: raw });
+  }, [held, mode, fields, fieldsFrom, values, raw]);
 
   const allow = () => {
     setIgnoredClick(null);
@@ -91,6 +104,7 @@ export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, 
     }
     const next = formFields(schema, parsed.args);
     if (next === null) return;
+    setFieldsFrom(parsed.args);
     setFields(next);
     setValues(fieldValues(next, parsed.args));
     setSwitchError(null);
@@ -185,6 +199,22 @@ export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, 
       {ignoredClick !== null && !busy && <UnsteadyClickHint reason={ignoredClick} />}
     </form>
   );
+}
+
+/** The editor's first state: the proposal, or the kept draft where it still fits the form. */
+function startFrom(schema: JsonSchema | undefined, proposed: Args, draft: EditDraft | undefined) {
+  const raw = JSON.stringify(proposed, null, 2);
+  if (draft?.mode === 'raw') {
+    const fields = formFields(schema, proposed);
+    return { fieldsFrom: proposed, fields, mode: 'raw' as Mode, values: fields === null ? new Map<string, string | boolean>() : fieldValues(fields, proposed), raw: draft.text };
+  }
+  const fieldsFrom = draft?.mode === 'form' ? draft.fieldsFrom : proposed;
+  const fields = formFields(schema, fieldsFrom);
+  if (fields === null) return { fieldsFrom: proposed, fields: null, mode: 'raw' as Mode, values: new Map<string, string | boolean>(), raw };
+  const values = fieldValues(fields, fieldsFrom);
+  const named = new Set(fields.map((field) => field.name));
+  for (const [name, value] of draft?.mode === 'form' ? draft.values : []) if (named.has(name)) values.set(name, value);
+  return { fieldsFrom, fields, mode: 'form' as Mode, values, raw };
 }
 
 function issuesText(issues: readonly ArgumentIssue[]): string | undefined {

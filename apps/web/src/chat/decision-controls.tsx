@@ -24,6 +24,10 @@ export interface DecisionControlsProps {
    * allowed or cancelled. Default false.
    */
   editHeld?: boolean;
+  /** A deny reason kept from before (a reload, the card shown again): the reason box opens with it. Default "". */
+  reasonDraft?: string;
+  /** Told the reason as it is typed, to keep as a draft. */
+  onReasonChange?: (reason: string) => void;
 }
 
 const decidedAs: Record<Decision, string> = {
@@ -33,12 +37,23 @@ const decidedAs: Record<Decision, string> = {
   cancel: 'cancelled',
 };
 
-export function DecisionControls({ toolName, state, annotations, onDecide, reasonRequest = 0, onEdit, editing = false, editHeld = false }: DecisionControlsProps) {
-  const [reasonOpen, setReasonOpen] = useState(false);
+export function DecisionControls({
+  toolName,
+  state,
+  annotations,
+  onDecide,
+  reasonRequest = 0,
+  onEdit,
+  editing = false,
+  editHeld = false,
+  reasonDraft = '',
+  onReasonChange,
+}: DecisionControlsProps) {
+  const [reasonOpen, setReasonOpen] = useState(reasonDraft !== '');
   useEffect(() => {
     if (reasonRequest > 0) setReasonOpen(true);
   }, [reasonRequest]);
-  const [reason, setReason] = useState('');
+  const [reason, setReason] = useState(reasonDraft);
   const [always, setAlways] = useState<AlwaysChoice>(CHAT_SCOPE);
   const scopeId = useId();
   const reasonId = useId();
@@ -112,7 +127,10 @@ export function DecisionControls({ toolName, state, annotations, onDecide, reaso
               value={reason}
               maxLength={MAX_REASON_LENGTH}
               placeholder="e.g. don't touch files outside the project"
-              onChange={(event) => setReason(event.target.value)}
+              onChange={(event) => {
+                setReason(event.target.value);
+                onReasonChange?.(event.target.value);
+              }}
               autoFocus
             />
           </label>

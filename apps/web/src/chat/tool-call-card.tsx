@@ -11,6 +11,7 @@ import type { DecisionRequest } from './send-decision';
 import { ToolArguments, VisibleTextView } from './tool-arguments';
 import { toolBadges } from './tool-badges';
 import { ToolResult } from './tool-result';
+import { WaitingDraftsContext, type EditDraft, type WaitingDraft } from './waiting-drafts';
 import { RuleProvenance } from '../rules/rule-provenance';
 import { SteadyButton } from '../lib/steady-button';
 import { isTextEntry } from '../waiting/focus-approval';
@@ -76,14 +77,27 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
   const result = resultOf(state);
   const [confirmAlways, setConfirmAlways] = useState(false);
   const [reasonRequest, setReasonRequest] = useState(0);
-  const [editing, setEditing] = useState(false);
+  const drafts = useContext(WaitingDraftsContext);
+  const undecided = state.status === 'awaiting-decision' || state.status === 'deciding';
+  const approvalId = undecided ? state.approvalId : null;
+  /** What the person typed on this call's card before it was last shown (a reload, another chat and back). */
+  const [restored] = useState(() => (approvalId === null ? undefined : drafts.read(approvalId)));
+  const draft = useRef<WaitingDraft>(restored ?? {});
+  const keepDraft = (change: { edit: EditDraft | null } | { reason: string }) => {
+    const next = { ...draft.current, ...change };
+    draft.current = {
+      ...(next.edit === null || next.edit === undefined ? {} : { edit: next.edit }),
+      ...(next.reason === undefined || next.reason === '' ? {} : { reason: next.reason }),
+    };
+    if (undecided) drafts.save(state.approvalId, draft.current, state.expiresAt);
+  };
+  const [editing, setEditing] = useState(restored?.edit !== undefined);
   /** The open editor holds a change: no allow but its own may run the call (it would run the proposal). */
   const [editChanged, setEditChanged] = useState(false);
   const editHeld = editing && editChanged;
   const heldEdits = useContext(HeldEditsContext);
   const focusComposer = useContext(FocusComposerContext);
   const card = useRef<HTMLElement>(null);
-  const undecided = state.status === 'awaiting-decision' || state.status === 'deciding';
   /** A decision typed on the card, sent when no other key follows within KEYED_DECISION_DELAY_MS. */
   const [keyed, setKeyed] = useState<string | null>(null);
   const keyedTimer = useRef(0);
@@ -94,13 +108,12 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
     setKeyed(null);
   };
   const waitingForDecision = state.status === 'awaiting-decision';
-  const approvalId = undecided ? state.approvalId : null;
   useEffect(() => {
     if (!editHeld || approvalId === null) return;
     return heldEdits.hold(approvalId);
   }, [editHeld, approvalId, heldEdits]);
   /** The call's last state while undecided: whether this tab was sending a decision when the call was decided. */
-  const lastUndecided = useRef<ToolCallState | null>(null);
+  const lastUndecided = useRef<Extract<ToolCallState, { status: 'awaiting-decision' | 'deciding' }> | null>(null);
   /** The call was decided elsewhere while the editor held a change: the editor closes, and the card says the edit went unused. */
   const [editDropped, setEditDropped] = useState(false);
   useEffect(() => {
@@ -108,9 +121,12 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
       lastUndecided.current = state;
       return;
     }
-    if (editHeld && lastUndecided.current !== null && editWentUnused(lastUndecided.current, state, call.editedArguments)) setEditDropped(true);
+    if (lastUndecided.current === null) return;
+    if (editHeld && editWentUnused(lastUndecided.current, state, call.editedArguments)) setEditDropped(true);
+    // Decided, here or elsewhere, or no longer waiting: nothing typed on it can be sent any more.
+    drafts.drop(lastUndecided.current.approvalId);
     lastUndecided.current = null;
-  }, [state, editHeld, call.editedArguments]);
+  }, [state, editHeld, call.editedArguments, drafts]);
   const shownName = useMemo(() => toVisibleText(call.toolName, { singleLine: true }), [call.toolName]);
   const startEditing = () => {
     setConfirmAlways(false);
@@ -126,6 +142,7 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
   }, [waitingForDecision, editHeld]);
   useEffect(() => () => window.clearTimeout(keyedTimer.current), []);
   const stopEditing = () => {
+    keepDraft({ edit: null });
     setEditing(false);
     setEditChanged(false);
     card.current?.focus();
@@ -242,6 +259,7 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
           {EDIT_DROPPED}
         </p>
       )}
+      {undecided && restored !== undefined && <RestoredDraftNote draft={restored} />}
       {(state.status === 'awaiting-decision' || state.status === 'deciding') && (
         <DecisionControls
           toolName={call.toolName}
@@ -252,6 +270,8 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
           editing={editing}
           editHeld={editHeld}
           onEdit={() => (editing ? stopEditing() : startEditing())}
+          reasonDraft={restored?.reason}
+          onReasonChange={(reason) => keepDraft({ reason })}
         />
       )}
       {undecided && editing && (
@@ -265,6 +285,8 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
           onAllow={(args, always) => onDecide(call, { decision: 'allow', arguments: args, ...(always ? { always: true } : {}) })}
           onCancel={stopEditing}
           onHeldChange={setEditChanged}
+          draft={restored?.edit}
+          onDraftChange={(edit) => keepDraft({ edit })}
         />
       )}
       {undecided && (
@@ -286,6 +308,16 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
       )}
       {result !== null && <ToolResult result={result} cut={call.cut} label={ranTool(state.status) ? 'Result' : 'Told the model'} />}
     </article>
+  );
+}
+
+/** Said on a card that opened with what the person had typed on it and not sent: nothing of it was sent by showing it again. */
+function RestoredDraftNote({ draft }: { draft: WaitingDraft }) {
+  const what = [draft.edit === undefined ? null : 'your edit of the arguments', draft.reason === undefined ? null : 'your deny reason'].filter((part) => part !== null);
+  return (
+    <p className="detail restored-draft" role="note">
+      Restored draft: {what.join(' and ')}, as you left {what.length === 1 ? 'it' : 'them'} before this card was last shown. Nothing has been sent yet.
+    </p>
   );
 }
 

@@ -1,0 +1,107 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Locator } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { useBrowserSuite } from './support/browser-suite';
+import { ChatPage } from './support/chat-page';
+
+const suite = useBrowserSuite();
+
+const PROPOSED = 'echo proposed-by-model | tee -a ran.log';
+const EDITED = 'echo edited-by-person | tee -a edited.log';
+const RESTORED_NOTE = /^Restored draft: /;
+
+function toolMessages(request: Record<string, unknown> | undefined): string[] {
+  const messages = (request?.messages ?? []) as { role: string; content: unknown }[];
+  return messages.filter((message) => message.role === 'tool').map((message) => String(message.content));
+}
+
+/** The drafts this tab keeps, by storage key. */
+async function keptDrafts(chat: ChatPage): Promise<string[]> {
+  return chat.page.evaluate(() => Object.keys(window.sessionStorage).filter((key) => key.startsWith('airlock.draft.')));
+}
+
+async function reload(chat: ChatPage): Promise<void> {
+  await chat.page.reload();
+  await chat.connected();
+}
+
+function note(card: Locator): Locator {
+  return card.getByRole('note').filter({ hasText: RESTORED_NOTE });
+}
+
+describe('what was typed on a waiting card, across a reload', () => {
+  it('gives back an edit in progress, marked as a restored draft, which Allow edited then runs; nothing once decided', async () => {
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: PROPOSED } }] }, { text: 'The edited command ran.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Say something from the shell');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    await chat.button(card, 'Edit arguments of terminal').click();
+    const editor = card.getByRole('form', { name: 'Edit the arguments of terminal' });
+    await editor.getByRole('textbox', { name: /^command/ }).fill(EDITED);
+    await editor.getByRole('group', { name: 'The edited call as it will run' }).getByText(EDITED, { exact: true }).waitFor();
+    expect(await note(card).count()).toBe(0);
+
+    await reload(chat);
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    expect(await note(card).textContent()).toBe(
+      'Restored draft: your edit of the arguments, as you left it before this card was last shown. Nothing has been sent yet.',
+    );
+    expect(await editor.getByRole('textbox', { name: /^command/ }).inputValue()).toBe(EDITED);
+    await editor.getByRole('group', { name: 'The edited call as it will run' }).getByText(EDITED, { exact: true }).waitFor();
+    // Restoring sent nothing: the call still waits, and the proposal's Allow is off while the editor holds a change.
+    expect(await card.getByRole('button', { name: 'Allow terminal', exact: true }).isDisabled()).toBe(true);
+    expect(suite.airlock.model.requests).toHaveLength(1);
+
+    await chat.button(editor, 'Allow edited').click();
+    await chat.waitForStatus(card, 'Done');
+    await chat.waitForText('The edited command ran.');
+    expect(await readFile(join(suite.airlock.workspace, 'edited.log'), 'utf8')).toBe('edited-by-person\n');
+    expect(await suite.airlock.runCount()).toBe(0);
+    const [told] = toolMessages(suite.airlock.model.requests[1]);
+    expect(told).toContain(JSON.stringify({ command: EDITED }));
+    expect(await keptDrafts(chat)).toStrictEqual([]);
+
+    await reload(chat);
+    await chat.waitForText('The edited command ran.');
+    await chat.waitForStatus(card, 'Done');
+    expect(await note(card).count()).toBe(0);
+    expect(await card.getByRole('form').count()).toBe(0);
+  });
+
+  it("keeps a deny reason for its own call only, and drops it once that call is denied", async () => {
+    const call = (word: string) => ({ name: 'terminal', arguments: { command: `echo ${word} | tee -a ran.log` } });
+    suite.airlock.model.enqueue({ toolCalls: [call('one'), call('two')] }, { text: 'Both were denied.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Log two words');
+    const [first, second] = [chat.card(0), chat.card(1)];
+    await chat.waitForStatus(first, 'Waiting for your decision');
+    await chat.waitForStatus(second, 'Waiting for your decision');
+    await chat.button(second, 'Deny with reason…').click();
+    await second.getByRole('textbox', { name: 'Reason, passed to the model' }).fill('two is not needed');
+
+    await reload(chat);
+    await chat.waitForStatus(second, 'Waiting for your decision');
+    expect(await note(second).textContent()).toBe('Restored draft: your deny reason, as you left it before this card was last shown. Nothing has been sent yet.');
+    const reason = second.getByRole('textbox', { name: 'Reason, passed to the model' });
+    expect(await reason.inputValue()).toBe('two is not needed');
+    await chat.waitForStatus(first, 'Waiting for your decision');
+    expect(await note(first).count()).toBe(0);
+    expect(await first.getByRole('textbox', { name: 'Reason, passed to the model' }).count()).toBe(0);
+
+    await chat.button(second, 'Deny with this reason').click();
+    await chat.waitForStatus(second, 'Denied');
+    await second.getByText('Your reason: two is not needed').waitFor();
+    expect(await keptDrafts(chat)).toStrictEqual([]);
+    await reload(chat);
+    await chat.waitForStatus(second, 'Denied');
+    await chat.waitForStatus(first, 'Waiting for your decision');
+    expect(await note(first).count()).toBe(0);
+    expect(await note(second).count()).toBe(0);
+
+    await chat.button(first, 'Deny terminal').click();
+    await chat.waitForText('Both were denied.');
+    expect(await keptDrafts(chat)).toStrictEqual([]);
+  });
+});
