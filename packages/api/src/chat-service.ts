@@ -197,6 +197,12 @@ interface Run {
   readTo: number;
 }
 
+/** Events of a run read from the store after seq `from`. */
+interface StoredPage {
+  from: number;
+  events: LoopEvent[];
+}
+
 /** What a run's loop is made from, and made again from when it goes on after being parked. */
 interface LoopInput {
   model: ChatModel;
@@ -1031,23 +1037,21 @@ export class ChatService {
     try {
       do {
         run.readAgain = false;
-        while (run.log.size < run.readTo) {
-          const from = run.log.size;
-          const events = await this.store.loadEvents(run.runId, from, REPLAY_PAGE);
-          // This instance may have taken the run over meanwhile: then it writes the log itself.
-          if (!run.remote || this.runs.get(run.runId)?.log !== run.log) return;
-          events.forEach((event, index) => {
-            if (from + index + 1 !== run.log.size + 1) return;
-            run.log.append(event);
-            if (changesWaiting(event)) this.announceWaitingChange(run.sessionId);
-          });
-          if (run.log.eventAt(run.log.size)?.type === 'run-end') {
-            run.log.close();
-            run.remote = false;
-            this.forgetLater(run.runId);
-            return;
+        if (run.log.size < run.readTo) {
+          for await (const page of this.storedPages(run.runId, run.log)) {
+            // This instance may have taken the run over meanwhile: then it writes the log itself.
+            if (!run.remote || this.runs.get(run.runId)?.log !== run.log) return;
+            appendInOrder(run.log, page, (event) => {
+              if (changesWaiting(event)) this.announceWaitingChange(run.sessionId);
+            });
+            if (run.log.eventAt(run.log.size)?.type === 'run-end') {
+              run.log.close();
+              run.remote = false;
+              this.forgetLater(run.runId);
+              return;
+            }
+            if (run.log.size === page.from || run.log.size >= run.readTo) break;
           }
-          if (run.log.size === from) break;
         }
         // All that was announced is read (or all there is): a later message says how far to read next.
         if (!run.readAgain) run.readTo = run.log.size;
@@ -1249,14 +1253,21 @@ export class ChatService {
 
   /** Appends to `log` the run's stored events after those it holds, a page at a time (REPLAY_PAGE), never all at once. */
   private async readStoredEvents(runId: string, log: EventLog): Promise<void> {
+    for await (const page of this.storedPages(runId, log)) {
+      appendInOrder(log, page);
+      if (page.events.length === 0 || log.size === page.from) return;
+    }
+  }
+
+  /**
+   * The run's stored events after those `log` holds, a page (REPLAY_PAGE) at a time so a long run is never read at
+   * once. Each page is read from where `log` ends when it is asked for: the caller appends one (appendInOrder) before
+   * asking for the next, and stops when it has read enough.
+   */
+  private async *storedPages(runId: string, log: EventLog): AsyncGenerator<StoredPage> {
     for (;;) {
       const from = log.size;
-      const events = await this.store.loadEvents(runId, from, REPLAY_PAGE);
-      // Appended in order only: the log of a run followed here may have grown while the page was read.
-      events.forEach((event, index) => {
-        if (from + index === log.size) log.append(event);
-      });
-      if (events.length === 0 || log.size === from) return;
+      yield { from, events: await this.store.loadEvents(runId, from, REPLAY_PAGE) };
     }
   }
 
@@ -1709,6 +1720,18 @@ function titleFrom(message: string): string {
   const firstLine = message.trim().split('\n', 1)[0] ?? '';
   const plain = firstLine.replace(/`+/g, '').replace(/\s+/g, ' ').trim();
   return plain.length > 60 ? `${plain.slice(0, 59)}…` : plain || 'Untitled chat';
+}
+
+/**
+ * Appends a page's events to `log`, in order only: the log of a run followed here may have grown while the page was
+ * read. `appended` is told of each event appended.
+ */
+function appendInOrder(log: EventLog, { from, events }: StoredPage, appended?: (event: LoopEvent) => void): void {
+  events.forEach((event, index) => {
+    if (from + index !== log.size) return;
+    log.append(event);
+    appended?.(event);
+  });
 }
 
 /** A call started waiting for a decision, or stopped. */
