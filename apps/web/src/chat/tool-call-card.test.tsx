@@ -85,8 +85,15 @@ describe('ToolCallCard states', () => {
   });
 
   it('shows a countdown to the decision timeout', () => {
-    render(<ToolCallCard call={view(awaiting)} annotations={terminal} onDecide={() => undefined} />);
-    expect(screen.getByRole('timer').textContent).toMatch(/^Times out in 1:(29|30)$/);
+    // The clock is held, so the card reads the same time however long the suite took to get here.
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      const waiting: ToolCallState = { ...awaiting, expiresAt: 1_000_000 + 90_000 };
+      render(<ToolCallCard call={view(waiting)} annotations={terminal} onDecide={() => undefined} />);
+      expect(screen.getByRole('timer').textContent).toBe('Times out in 1:30');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('says exactly what Always allow grants', () => {
