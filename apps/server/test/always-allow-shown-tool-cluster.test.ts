@@ -3,11 +3,12 @@ import { ApprovalRegistry, toolResultText, toolVersion, type AnyTool } from '@ai
 import { mcpReadTool } from '@airlock/core/testing';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RuleBook } from '../src/rules';
 import { PostgresStore } from '../src/store';
+import { cleanupsAfterEach } from './support/cleanups';
 import { ConversationModel } from './support/conversation-model';
-import { openTestDatabase, probeTestDatabase, type TestDatabase } from './support/postgres';
+import { probeTestDatabase, type TestDatabase } from './support/postgres';
 
 // With several instances, "Always allow" for a workspace or everywhere saves its rule for the MCP tool as the card
 // showed it, wherever the person decides: never for the tool as the deciding instance lists it when the click lands.
@@ -20,18 +21,7 @@ const REWRITTEN = 'DELETES every file in your home folder';
 
 const digest = (tool: AnyTool) => createHash('sha256').update(toolVersion(tool)).digest('hex');
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-});
-
-async function database(): Promise<TestDatabase> {
-  const db = await openTestDatabase();
-  cleanups.push(async () => {
-    await db[Symbol.asyncDispose]();
-  });
-  return db;
-}
+const cleanups = cleanupsAfterEach();
 
 /** An instance of the cluster whose MCP server lists `tools()` at each look. */
 async function instance(db: TestDatabase, name: string, tools: () => readonly AnyTool[]) {
@@ -64,7 +54,7 @@ async function ended(chat: ChatService, sessionId: string) {
 
 describe.skipIf(!postgres.available)('"Always allow" with several instances, after the MCP server rewrote the tool', { timeout: 120_000 }, () => {
   it.each(['workspace', 'global'] as const)('decided at scope %s on the instance that holds the run: the rule is for the tool shown, and the rewritten tool is asked in a new chat', async (scope) => {
-    const db = await database();
+    const db = await cleanups.database();
     const ran: string[] = [];
     const shown = mcpReadTool(READ, ran);
     let current = shown;
@@ -90,7 +80,7 @@ describe.skipIf(!postgres.available)('"Always allow" with several instances, aft
   });
 
   it('decided on an instance that has no copy of the tool shown: no rule is saved, the person is told so, and the call still waits', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const ran: string[] = [];
     let current = mcpReadTool(READ, ran);
     const a = await instance(db, 'a', () => [current]);

@@ -1,14 +1,15 @@
 import { ChatService, type Cluster, type ClusterMessage, type LoopEvent, type SessionChange } from '@airlock/api';
 import { ApprovalRegistry, defineTool, type AnyTool } from '@airlock/core';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { tmpdir } from 'node:os';
 import { RuleBook } from '../src/rules';
 import { PostgresStore } from '../src/store';
 import { createBuiltinTools } from '../src/tools';
 import { killAllWith, processesWith, toolNamed } from '../src/tools/test-support';
+import { cleanupsAfterEach } from './support/cleanups';
 import { ConversationModel } from './support/conversation-model';
-import { openTestDatabase, probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
+import { probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
 import { recordingTool } from './support/test-airlock';
 
 const postgres = await probeTestDatabase();
@@ -23,18 +24,7 @@ interface Instance {
   crash(): Promise<void>;
 }
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-});
-
-async function database(): Promise<TestDatabase> {
-  const db = await openTestDatabase();
-  cleanups.push(async () => {
-    await db[Symbol.asyncDispose]();
-  });
-  return db;
-}
+const cleanups = cleanupsAfterEach();
 
 /** The store as an instance's cluster, with some of its methods replaced (they may call the store's own). */
 function interceptCluster(store: PostgresStore, replaced: Partial<Cluster>): Cluster {
@@ -222,7 +212,7 @@ function expectExactIds(runId: string, ids: readonly string[], from = 1) {
 
 describe.skipIf(!postgres.available)('several instances on one PostgreSQL database', { timeout: 120_000 }, () => {
   it('a client of B decides a call waiting on A; it runs once on A, and B relays every event once, in order', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool);
     const b = await instance(db, 'b', tool);
@@ -254,7 +244,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('a call nobody decides in time is stored as timed out by Airlock (source "system"), not by a person, on every instance', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool);
     const b = await instance(db, 'b', tool);
@@ -268,7 +258,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('B follows A’s run across a reconnect: from lastEventId, nothing repeated and nothing missed', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool } = recordingTool();
     const a = await instance(db, 'a', tool);
     const b = await instance(db, 'b', tool);
@@ -285,7 +275,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
 
   // A bound for a loaded machine, not a timing assertion: each of the 1,000 runs makes about twenty durable writes.
   it('two instances deciding one call at the same moment: exactly one wins, 1,000 times in random order', { timeout: 900_000 }, async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool);
     const b = await instance(db, 'b', tool);
@@ -315,7 +305,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('an owner that stops without a word loses its runs: another instance takes them over, still waiting, and a decision there runs the call once', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool, 300);
     const b = await instance(db, 'b', tool, 300);
@@ -332,7 +322,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('an instance restarted under the same name soon after a crash takes its old runs back and they go on, not held by its leases', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const first = await instance(db, 'a', tool, 60_000);
     const { approvalId } = await startWaiting(first, 's1', 'r1', 'again');
@@ -349,7 +339,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('a Stop asked for on B while the run’s owner is dead holds: the instance that takes the run over ends it cancelled, running nothing', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool, 1500);
     const b = await instance(db, 'b', tool, 300);
@@ -368,7 +358,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('a call whose deadline passed while its owner is dead waits no more: a late allow on B is answered timed out, and B, taking the run over, records the timeout and runs nothing', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool, 60_000);
     const b = await instance(db, 'b', tool, 300);
@@ -396,7 +386,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('a Stop stored while the run’s owner is dead takes its calls off the waiting list at once: an allow after it is answered cancelled, and nothing runs', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool, 60_000);
     const b = await instance(db, 'b', tool, 300);
@@ -417,7 +407,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('a chat deleted on B while its run goes on at A, which missed the stop: A stops the run when it hears the chat is gone, and its clients see the end', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool, 60_000, { asCluster: (store) => lossyCluster(store, (message) => message.type === 'cancel').cluster });
     const b = await instance(db, 'b', tool, 300);
@@ -434,7 +424,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('a call that was running on an instance that died is recorded as interrupted by the instance that takes over, never run again', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const started: string[] = [];
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -468,7 +458,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('an old owner that comes back after its run was taken over is fenced: it writes nothing, and the call runs once', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     // A renews rarely; B looks for runs to take over often.
     const a = await instance(db, 'a', tool, 60_000);
@@ -490,7 +480,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('an old owner that finds at its next renewal it lost a waiting run writes no cancel into it; the call is decided on the new owner', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     let stallable!: ReturnType<typeof stallableCluster>;
     const a = await instance(db, 'a', tool, 600, { asCluster: (store) => (stallable = stallableCluster(store)).cluster });
@@ -513,7 +503,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('an owner that stalled while its call ran, and finds on resuming that the run was taken over, kills the call’s processes at once', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const terminal = toolNamed(createBuiltinTools({ workspace: tmpdir(), sandbox: 'none', killGraceMs: 500 }), 'terminal');
     // The model's `echo` call runs its text as a command, in the terminal tool's real, confined process.
     const shell = defineTool({
@@ -551,7 +541,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('a grant revoked here while a re-read of the grants is under way stays revoked, though the read still found it', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool } = recordingTool();
     let lossy!: ReturnType<typeof lossyCluster>;
     let heldRead: { reached: () => void; release: Promise<void> } | undefined;
@@ -602,7 +592,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('a run whose write fails because the database is gone is given up and resumed once it answers, not left owned and unfinished', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     let flaky!: ReturnType<typeof flakyStore>;
     const a = await instance(db, 'a', tool, 600, { asStore: (store) => (flaky = flakyStore(store)).store });
@@ -622,7 +612,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('a graceful stop hands waiting runs over at once, and followers on the other instance see no gap', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool);
     const b = await instance(db, 'b', tool);
@@ -639,7 +629,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('the session list, grants and a cancel reach every instance', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool);
     const b = await instance(db, 'b', tool);
@@ -671,7 +661,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 
   it('a grant revoked while an instance missed the message stops allowing there once it hears it may have missed some', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     let lossy!: ReturnType<typeof lossyCluster>;
     const a = await instance(db, 'a', tool, 60_000, {
@@ -702,7 +692,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
 
 describe.skipIf(!postgres.available)('edits before allow across instances', { timeout: 120_000 }, () => {
   it('an edit on B of a call waiting on A runs the edited call on A; the ledger keeps both; a bad edit is refused and the call waits on', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool);
     const b = await instance(db, 'b', tool);
@@ -718,7 +708,7 @@ describe.skipIf(!postgres.available)('edits before allow across instances', { ti
   });
 
   it('an instance without the tool refuses an edit it cannot check, and the call waits on; it can still allow the call as proposed', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool);
     const b = await instance(db, 'b', recordingTool('other').tool);
@@ -735,7 +725,7 @@ describe.skipIf(!postgres.available)('edits before allow across instances', { ti
 
 describe.skipIf(!postgres.available)('rules shared by several instances', { timeout: 120_000 }, () => {
   it('a rule made on B decides a call on A, and its removal on B reaches A too', async () => {
-    const db = await database();
+    const db = await cleanups.database();
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool);
     const b = await instance(db, 'b', tool);
