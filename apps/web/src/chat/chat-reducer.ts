@@ -138,7 +138,8 @@ function applyEvent(state: ChatState, run: RunView, event: LoopEvent): ChatState
       // any other call starts when its turn has come.
       const joinsBatch = event.awaitingConfirmation && (run.announcing || !hasUnendedCall(state.items, runId));
       const started: ToolCallView = { key, runId, toolCallId: event.toolCallId, toolName: event.toolName, arguments: event.arguments, state: stateAfterStart(event) };
-      const call: ToolCallView = event.tool === undefined ? started : { ...started, tool: event.tool };
+      const { tool, askedBecause } = event;
+      const call: ToolCallView = { ...started, ...(tool === undefined ? {} : { tool }), ...(askedBecause === undefined ? {} : { askedBecause }) };
       const next: RunView = { ...run, announcing: joinsBatch, startedAtTurn: joinsBatch ? run.startedAtTurn : key };
       return settleTurns({ ...state, items: [...state.items, { kind: 'tool', key, call }], run: next }, next);
     }

@@ -12,6 +12,7 @@ import { ToolArguments, VisibleTextView } from './tool-arguments';
 import { toolBadges } from './tool-badges';
 import { ToolResult } from './tool-result';
 import { WaitingDraftsContext, type EditDraft, type WaitingDraft } from './waiting-drafts';
+import { RuleAsked } from '../rules/rule-asked';
 import { RuleProvenance } from '../rules/rule-provenance';
 import { SteadyButton } from '../lib/steady-button';
 import { isTextEntry } from '../waiting/focus-approval';
@@ -254,6 +255,7 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
         <EditedArguments toolName={call.toolName} proposed={call.arguments} edited={call.editedArguments} status={state.status} />
       )}
       <StatusDetail state={state} />
+      {undecided && call.askedBecause !== undefined && <RuleAsked asked={call.askedBecause} />}
       {editDropped && (
         <p className="problem" role="alert">
           {EDIT_DROPPED}

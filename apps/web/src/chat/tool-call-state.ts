@@ -71,11 +71,19 @@ export interface ToolCallView {
    * shows, and what an allow covers. Absent for a call whose tool-start or ledger row was stored before it was recorded.
    */
   tool?: ShownTool;
+  /**
+   * Why a lasting rule put the call up rather than deciding it (an allow rule that does not cover what it would do, a
+   * deny rule that could not tell), from the call's tool-start, in either confirmation setting. Absent otherwise.
+   */
+  askedBecause?: AskedBecause;
   state: ToolCallState;
 }
 
 /** The tool a tool-start says its call was put up with. */
 export type ShownTool = NonNullable<LoopEventOf<'tool-start'>['tool']>;
+
+/** The rule a tool-start says put its call up, and why. */
+export type AskedBecause = NonNullable<LoopEventOf<'tool-start'>['askedBecause']>;
 
 export function stateAfterStart(event: LoopEventOf<'tool-start'>): ToolCallState {
   if (event.awaitingConfirmation) {
