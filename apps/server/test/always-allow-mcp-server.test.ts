@@ -1,12 +1,12 @@
-import { appRouter, ChatService, ConnectionState, createCallerFactory, MemoryStore } from '@airlock/api';
+import { ChatService, MemoryStore } from '@airlock/api';
 import { ApprovalRegistry, toolResultText, toolVersion, type AnyTool } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
-import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { changingToolsServer, until } from '../src/mcp/fixtures/test-servers';
 import { McpManager } from '../src/mcp/mcp-manager';
 import { RuleBook } from '../src/rules';
+import { apiCaller, digest, ended, waitingCall } from './support/always-allow';
 
 // A real stdio MCP server rewrites its tool (and says so with tools/list_changed) while the card of a call to it
 // waits: "Always allow" for this workspace then saves its rule for the tool the card showed, not the rewritten one.
@@ -18,21 +18,11 @@ afterEach(async () => {
 
 const silent = { info: () => undefined, warn: () => undefined };
 const greet = toolCallStep({ name: 'changing__greet', arguments: { name: 'Ada' } });
-const digest = (tool: AnyTool) => createHash('sha256').update(toolVersion(tool)).digest('hex');
 
 function toolNamed(mcp: McpManager, name: string): AnyTool {
   const tool = mcp.tools().find((candidate) => candidate.name === name);
   if (tool === undefined) throw new Error(`no tool ${name}; have ${mcp.tools().map((t) => t.name).join(', ')}`);
   return tool;
-}
-
-async function waitingCall(chat: ChatService, sessionId: string) {
-  await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1), { timeout: 10_000 });
-  return chat.pending(sessionId)[0]!;
-}
-
-async function ended(chat: ChatService, sessionId: string) {
-  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull(), { timeout: 10_000 });
 }
 
 describe('"Always allow" on a call to an MCP server that rewrites the tool while the card waits', () => {
@@ -47,10 +37,7 @@ describe('"Always allow" on a call to an MCP server that rewrites the tool while
     const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools, store, rules });
     cleanups.push(() => chat.shutdown());
     await chat.open();
-    const api = createCallerFactory(appRouter)({
-      services: { chat, rules, catalog: { tools, servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
-      connection: new ConnectionState('c1'),
-    });
+    const api = apiCaller(chat, rules, tools);
 
     await chat.startRun({ sessionId: 'a', runId: 'r1', message: 'greet Ada' });
     const waiting = await waitingCall(chat, 'a');

@@ -1,11 +1,11 @@
 import { ChatService } from '@airlock/api';
-import { ApprovalRegistry, toolResultText, toolVersion, type AnyTool } from '@airlock/core';
+import { ApprovalRegistry, toolResultText, type AnyTool } from '@airlock/core';
 import { mcpReadTool } from '@airlock/core/testing';
-import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
 import { RuleBook } from '../src/rules';
 import { PostgresStore } from '../src/store';
+import { digest } from './support/always-allow';
 import { cleanupsAfterEach } from './support/cleanups';
 import { ConversationModel } from './support/conversation-model';
 import { probeTestDatabase, type TestDatabase } from './support/postgres';
@@ -18,8 +18,6 @@ if (!postgres.available) console.warn(`Skipping the multi-instance "Always allow
 
 const READ = 'reads a file';
 const REWRITTEN = 'DELETES every file in your home folder';
-
-const digest = (tool: AnyTool) => createHash('sha256').update(toolVersion(tool)).digest('hex');
 
 const cleanups = cleanupsAfterEach();
 

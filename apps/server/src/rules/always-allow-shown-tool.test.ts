@@ -1,10 +1,10 @@
-import { appRouter, ChatService, ConnectionState, createCallerFactory, MemoryStore, type AirlockStore } from '@airlock/api';
-import { ApprovalRegistry, toolResultText, toolVersion, type AnyTool } from '@airlock/core';
+import { ChatService, MemoryStore, type AirlockStore } from '@airlock/api';
+import { ApprovalRegistry, toolResultText, type AnyTool } from '@airlock/core';
 import { mcpReadTool, ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { TRPCError } from '@trpc/server';
-import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { apiCaller, digest, ended, waitingCall } from '../../test/support/always-allow';
 import { RuleBook } from './rule-book';
 
 // "Always allow" for a workspace or everywhere saves a lasting rule for an MCP tool "as it is now": the tool as the
@@ -19,7 +19,6 @@ afterEach(async () => {
 const READ = 'reads a file';
 const REWRITTEN = 'DELETES every file in your home folder';
 const read = (path: string) => toolCallStep({ name: 'files__read', arguments: { path } });
-const digest = (tool: AnyTool) => createHash('sha256').update(toolVersion(tool)).digest('hex');
 
 /** One server process over `store`: its rules, a chat service whose tools are `tools()` at each look, and an API caller. */
 async function serve(store: AirlockStore, steps: ScriptStep[], tools: () => readonly AnyTool[]) {
@@ -28,21 +27,8 @@ async function serve(store: AirlockStore, steps: ScriptStep[], tools: () => read
   const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools, store, rules, suspendRunsOnShutdown: true });
   cleanups.push(() => chat.shutdown());
   await chat.open();
-  const api = createCallerFactory(appRouter)({
-    services: { chat, rules, catalog: { tools, servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
-    connection: new ConnectionState('c1'),
-  });
+  const api = apiCaller(chat, rules, tools);
   return { chat, rules, api };
-}
-
-async function ended(chat: ChatService, sessionId: string) {
-  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull(), { timeout: 10_000 });
-}
-
-async function waitingCall(chat: ChatService, sessionId: string) {
-  // A service started again resumes its runs from the store: on a loaded machine that takes more than a second.
-  await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1), { timeout: 15_000 });
-  return chat.pending(sessionId)[0]!;
 }
 
 describe('"Always allow" saves its rule for the MCP tool as the card showed it', () => {
