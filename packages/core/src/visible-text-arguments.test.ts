@@ -65,11 +65,12 @@ describe('visibleArguments', () => {
     const shown = visibleArguments('notes__save', { path: '../.bashrc', [forged]: 'buy milk', 'a\tb': 1 });
     expect(shown.others.map((argument) => flat(argument.name))).toStrictEqual([
       'path',
-      `${'\\u{A}'.repeat(60)}>⏺ notes__save\\u{A}  path: notes.txt\\u{A}  content`,
+      `${'\\u{A}'.repeat(60)}>⏺\\u{20}notes__save\\u{A}\\u{20}\\u{20}path:\\u{20}notes.txt\\u{A}\\u{20}\\u{20}content`,
       'a\\u{9}b',
     ]);
     expect(shown.others.map((argument) => argument.name.lineCount)).toStrictEqual([1, 1, 1]);
-    expect(shown.hiddenCount).toBe(63);
+    // Its 63 line breaks and tab, and its 6 spaces.
+    expect(shown.hiddenCount).toBe(69);
     expect(fromVisibleNotation(flat(shown.others[1]!.name))).toBe(forged);
   });
 
@@ -87,6 +88,52 @@ describe('visibleArguments', () => {
       '[]',
     ]);
     expect(shown.hiddenCount).toBe(1);
+  });
+
+  it('labels a value that is not a string with its JSON type, and a string that reads as JSON as text, so "true" and true differ', () => {
+    const shown = visibleArguments('purge', { a: true, b: 'true', c: 5, d: '5', e: null, f: 'null', g: '[1]', h: [1], i: '{}', j: {}, k: 'backups', l: 'false ' });
+    expect(shown.others.map((argument) => [flat(argument.name), flat(argument.value), argument.type, argument.typeLabel])).toStrictEqual([
+      ['a', 'true', 'boolean', 'boolean'],
+      ['b', 'true', 'text', 'text'],
+      ['c', '5', 'number', 'number'],
+      ['d', '5', 'text', 'text'],
+      ['e', 'null', 'null', 'null'],
+      ['f', 'null', 'text', 'text'],
+      ['g', '[1]', 'text', 'text'],
+      ['h', '[\n  1\n]', 'array', 'array'],
+      ['i', '{}', 'text', 'text'],
+      ['j', '{}', 'object', 'object'],
+      ['k', 'backups', 'text', null],
+      ['l', 'false ', 'text', 'text'],
+    ]);
+  });
+
+  it('quotes for a preview a string that reads as JSON, and only such a string, never the code of a code-running tool', () => {
+    const texts = ['true', 'false', '5', 'null', '[1]', '{}', ' true', '"a"', 'backups', 'true story', '-', ''];
+    const shown = visibleArguments('terminal', { command: 'true', ...Object.fromEntries(texts.map((text, index) => [`a${index}`, text])), b: true }, { quoteJsonLikeText: true });
+    expect(flat(shown.code!.argument.value)).toBe('true');
+    expect(shown.others.map((argument) => flat(argument.value))).toStrictEqual(['"true"', '"false"', '"5"', '"null"', '"[1]"', '"{}"', '" true"', '"\\"a\\""', 'backups', 'true story', '-', '', 'true']);
+  });
+
+  it('escapes and counts every space in a name, and marks a name the schema does not declare', () => {
+    const schema = { type: 'object', properties: { target: { type: 'string' }, dry_run: { type: 'boolean' } }, required: ['target'] };
+    const shown = visibleArguments('purge2', { target: 'backups', 'dry_run ': true, ' dry_run': true, dryRun: true, 'dry run': true, dry_run: false }, { schema });
+    expect(shown.others.map((argument) => [flat(argument.name), argument.undeclared])).toStrictEqual([
+      ['target', false],
+      ['dry_run\\u{20}', true],
+      ['\\u{20}dry_run', true],
+      ['dryRun', true],
+      ['dry\\u{20}run', true],
+      ['dry_run', false],
+    ]);
+    expect(shown.others[1]!.name.segments.at(-1)).toStrictEqual({ kind: 'escape', text: '\\u{20}', codePoint: 0x20, class: 'name-space' });
+    expect(shown.hiddenCount).toBe(3);
+    expect(shown.undeclaredCount).toBe(4);
+    expect(visibleArguments('purge2', { 'dry_run ': true }).undeclaredCount).toBe(0);
+    // A run every client folds into one marker (`␠×12`) is left to that.
+    expect(flat(visibleArguments('purge2', { [`dry_run${' '.repeat(12)}x `]: true }).others[0]!.name)).toBe(`dry_run${' '.repeat(12)}x\\u{20}`);
+    expect(visibleArguments('purge2', { dry_run: true }, { schema: { type: 'object' } }).others[0]!.undeclared).toBe(true);
+    expect(visibleArguments('terminal', { command: 'ls', constructor: 1 }, { schema: { properties: { command: {} } } }).undeclaredCount).toBe(1);
   });
 
   property.prop([fc.dictionary(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }))])(

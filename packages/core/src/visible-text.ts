@@ -31,6 +31,8 @@ export type EscapeClass =
    * (a quote, a backslash, `$`, `|`, `;` …) that is not it, so the code looks quoted or escaped where it is not.
    */
   | 'look-alike-symbol'
+  /** A space in an argument's name (only there): `dry_run ` is another name than `dry_run`, which the tool ignores. */
+  | 'name-space'
   | 'backslash';
 
 export type VisibleSegment =
