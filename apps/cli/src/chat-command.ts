@@ -156,7 +156,7 @@ class ChatSession {
       this.interrupts = 0;
       // Cut cards say "type v": that letter shows them, and is never sent to the model as a message meanwhile.
       if (line.trim() === 'v' && this.cutCalls.length > 0) {
-        for (const event of this.cutCalls) for (const row of renderToolCall(event, style, { ...this.screen.layout, whole: true })) this.screen.line(row);
+        for (const event of this.cutCalls) for (const row of renderToolCall(event, style, { ...this.screen.layout, whole: true }, this.tools.get(event.toolName))) this.screen.line(row);
         continue;
       }
       await this.follow(line);
@@ -270,7 +270,7 @@ class ChatSession {
         screen.endLine();
         this.callTools.set(event.toolCallId, event.toolName);
         this.lastCall = event.toolCallId;
-        const card = toolCallCard(event, style, screen.layout);
+        const card = toolCallCard(event, style, screen.layout, this.tools.get(event.toolName));
         for (const line of card.lines) screen.line(line);
         if (card.cut) this.cutCalls.push(event);
         if (!event.awaitingConfirmation) return;
@@ -303,7 +303,10 @@ class ChatSession {
     const reason = event.reason === undefined ? '' : showText(event.reason, style).replaceAll('\n', '\n    ');
     const call = this.nameUnlessLast(event.toolCallId, this.callTools.get(event.toolCallId) ?? '');
     screen.line(decisionLine(event, reason, event.rule === undefined ? '' : showText(event.rule, style), { elsewhere, call }));
-    if (event.editedArguments !== undefined) for (const line of renderEditedArguments(this.callTools.get(event.toolCallId) ?? '', event.editedArguments, style, screen.layout)) screen.line(line);
+    if (event.editedArguments !== undefined) {
+      const toolName = this.callTools.get(event.toolCallId) ?? '';
+      for (const line of renderEditedArguments(toolName, event.editedArguments, style, screen.layout, this.tools.get(toolName))) screen.line(line);
+    }
   }
 
   private showEnd(event: LoopEventOf<'tool-end'>): void {
@@ -346,7 +349,7 @@ class ChatSession {
     for (const line of askNote()) screen.line(line);
     // Drawn again, for the terminal's size then, under each note written while the question is open: the person
     // answers with the whole card in view, never one pushed up past the top by the notes.
-    const card = () => [...renderToolCall(event, style, screen.layout), ...askNote()].map((line) => `${line}\n`).join('');
+    const card = () => [...renderToolCall(event, style, screen.layout, this.tools.get(event.toolName)), ...askNote()].map((line) => `${line}\n`).join('');
     const name = shortName(event.toolName, Math.floor((screen.layout.columns ?? 100) / 3), style);
     let redraw = false;
     for (;;) {
@@ -366,7 +369,7 @@ class ChatSession {
         return;
       }
       if (line.trim() === 'v') {
-        for (const row of renderToolCall(event, style, { ...screen.layout, whole: true })) screen.line(row);
+        for (const row of renderToolCall(event, style, { ...screen.layout, whole: true }, this.tools.get(event.toolName))) screen.line(row);
         redraw = false;
         continue;
       }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { foldedBlankNote } from '@airlock/core';
+import { foldedBlankNote, undeclaredArgumentsNote } from '@airlock/core';
+import type { ToolInfo } from '@airlock/client';
 import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, toolCallCard, VALUE_ROWS } from './render-tool-call';
 import { noteLines } from './note-lines';
 import { plainStyle } from './terminal-style';
@@ -39,9 +40,42 @@ describe('renderEditedArguments', () => {
     expect(lines).toStrictEqual([
       '⏺ notes__save',
       '  path: ../.bashrc',
-      '  \\u{A}\\u{A}>⏺ notes__save\\u{A}  path: notes.txt\\u{A}  content: buy milk',
-      '  ⚠ 4 hidden characters shown as \\u{…}: what runs contains them, not what a plain view would show',
+      '  \\u{A}\\u{A}>⏺\\u{20}notes__save\\u{A}\\u{20}\\u{20}path:\\u{20}notes.txt\\u{A}\\u{20}\\u{20}content:',
+      '    │ buy milk',
+      '  ⚠ 10 hidden characters shown as \\u{…}: what runs contains them, not what a plain view would show',
     ]);
+  });
+
+  const purge = { name: 'mcp__purge', inputSchema: { type: 'object', properties: { target: { type: 'string' }, dry_run: { type: ['boolean', 'string'] } } } } as unknown as ToolInfo;
+
+  it('labels a value that is not a string with its JSON type and a string that reads as JSON as text, so "true" and true differ', () => {
+    expect(renderToolCall(start('mcp__purge', { target: 'backups', dry_run: true }), plainStyle, { columns: 100 }, purge)).toStrictEqual([
+      '⏺ mcp__purge',
+      '  target: backups',
+      '  dry_run (boolean):',
+      '    │ true',
+    ]);
+    expect(renderToolCall(start('mcp__purge', { target: 'backups', dry_run: 'true' }), plainStyle, { columns: 100 }, purge)).toStrictEqual(['⏺ mcp__purge', '  target: backups', '  dry_run (text): true']);
+    expect(renderToolCall(start('mcp__purge', { target: '5', n: 5 }), plainStyle, { columns: 100 }).slice(1)).toStrictEqual(['  target (text): 5', '  n (number):', '    │ 5']);
+  });
+
+  it('marks a name the tool does not declare, and shows a space in a name as an escape', () => {
+    const note = `  ⚠ ${undeclaredArgumentsNote(1)}`;
+    expect(renderToolCall(start('mcp__purge', { target: 'backups', 'dry_run ': true }), plainStyle, { columns: 200 }, purge)).toStrictEqual([
+      '⏺ mcp__purge',
+      '  target: backups',
+      '  dry_run\\u{20} ⚠ not a parameter of this tool (boolean):',
+      '    │ true',
+      '  ⚠ 1 hidden character shown as \\u{…}: what runs contains it, not what a plain view would show',
+      note,
+    ]);
+    expect(renderToolCall(start('mcp__purge', { target: 'backups', dryRun: 'x' }), plainStyle, { columns: 200 }, purge)).toStrictEqual([
+      '⏺ mcp__purge',
+      '  target: backups',
+      '  dryRun ⚠ not a parameter of this tool: x',
+      note,
+    ]);
+    expect(renderToolCall(start('mcp__purge', { target: 'backups', dry_run: 'x' }), plainStyle, { columns: 200 }, purge)).toStrictEqual(['⏺ mcp__purge', '  target: backups', '  dry_run: x']);
   });
 
   it('cuts a long value after its first rows and says how much more there is; the whole call on request', () => {

@@ -1,4 +1,4 @@
-import { FOLDED_BLANK_NOTATIONS, foldedBlankCountOfArguments, foldedBlankNote, toVisibleText, visibleArguments, visibleTextString, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { BLANK_NOTATIONS, blankRunsNote, blankRunsOfArguments, toVisibleText, UNDECLARED_ARGUMENT_NOTE, undeclaredArgumentsNote, visibleArguments, visibleTextString, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
 import { cardRows, DEFAULT_COLUMNS, type CardRow } from './card-rows';
 import { noteLines } from './note-lines';
@@ -62,31 +62,33 @@ export interface ToolCallCard {
 
 /**
  * The lines that show a tool call before it is decided, with the web card's rules: built from the very arguments
- * that will run, the code of a code-running tool first, hidden characters escaped and counted. Each line fits the
- * terminal; a value longer than `VALUE_ROWS` rows is cut, saying how much more there is, unless `layout.whole`.
+ * that will run, the code of a code-running tool first, hidden characters escaped and counted, a value that is not a
+ * string labelled with its JSON type (a string that reads as JSON with `text`), and with the tool as listed (`tool`),
+ * each name its schema does not declare marked. Each line fits the terminal; a value longer than `VALUE_ROWS` rows
+ * is cut, saying how much more there is, unless `layout.whole`.
  */
-export function toolCallCard(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}): ToolCallCard {
+export function toolCallCard(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}, tool?: ToolInfo): ToolCallCard {
   const columns = layout.columns ?? DEFAULT_COLUMNS;
   const header = `${style.bold('⏺ ' + shortName(event.toolName, columns - 30, style))}${event.awaitingConfirmation ? '' : style.dim('  (not asked)')}`;
   // The card and its question fit in view: arguments past that are counted, not shown, so none of them (however
   // many, however long their names) can push the first ones, or the card's top, out of view.
   const rows = layout.whole === true ? Infinity : Math.max((layout.rows ?? DEFAULT_ROWS) - ROWS_AROUND_CARD, MIN_CARD_ROWS) - 1;
   const hint = event.awaitingConfirmation ? WHOLE_CALL_HINT : WHOLE_CALL_AT_PROMPT_HINT;
-  const { lines, cut } = argumentLines(event.toolName, event.arguments, style, layout, { rows, hint });
+  const { lines, cut } = argumentLines(event.toolName, event.arguments, style, layout, { rows, hint, schema: tool?.inputSchema });
   return { lines: [header, ...lines], cut };
 }
 
 /** `toolCallCard`'s lines. */
-export function renderToolCall(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}): string[] {
-  return toolCallCard(event, style, layout).lines;
+export function renderToolCall(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}, tool?: ToolInfo): string[] {
+  return toolCallCard(event, style, layout, tool).lines;
 }
 
 /**
  * The arguments a person edited the call to before allowing it (perhaps in another client), under the same rules:
  * what runs is these, not the proposal shown above them.
  */
-export function renderEditedArguments(toolName: string, edited: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout = {}): string[] {
-  return [style.warn('  Edited before it was allowed; it runs with:'), ...argumentLines(toolName, edited, style, layout).lines];
+export function renderEditedArguments(toolName: string, edited: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout = {}, tool?: ToolInfo): string[] {
+  return [style.warn('  Edited before it was allowed; it runs with:'), ...argumentLines(toolName, edited, style, layout, { schema: tool?.inputSchema }).lines];
 }
 
 /** A tool's name on one line of at most `width` columns, escaped; a longer one is cut with `…`. */
@@ -95,12 +97,17 @@ export function shortName(name: string, width: number, style: TerminalStyle): st
   return rest.length === 0 ? first!.text : `${first!.text}…`;
 }
 
-/**
- * `rows`: the most rows shown; the arguments that would go past them (leaving room for the notes) are only counted.
- * `hint`: how a cut card says it can be seen whole.
- */
-function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout, { rows = Infinity, hint = WHOLE_CALL_HINT } = {}): ToolCallCard {
-  const args = visibleArguments(toolName, values);
+interface ArgumentLinesOptions {
+  /** The most rows shown; the arguments that would go past them (leaving room for the notes) are only counted. Default no limit. */
+  rows?: number;
+  /** How a cut card says it can be seen whole. Default `WHOLE_CALL_HINT`. */
+  hint?: string;
+  /** The tool's JSON Schema: each name it does not declare is marked. Default undefined, not known: none is. */
+  schema?: ToolInfo['inputSchema'] | undefined;
+}
+
+function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout, { rows = Infinity, hint = WHOLE_CALL_HINT, schema }: ArgumentLinesOptions = {}): ToolCallCard {
+  const args = visibleArguments(toolName, values, { schema });
   const blocks = [...(args.code === null ? [] : [argumentBlock(args.code.label, args.code.argument, style, layout, hint)]), ...args.others.map((argument) => argumentBlock(argument.name, argument, style, layout, hint))];
   const notes: string[] = [];
   if (args.hiddenCount > 0) {
@@ -108,10 +115,11 @@ function argumentLines(toolName: string, values: Readonly<Record<string, unknown
     const note = `⚠ ${count} shown as ${ESCAPE_NOTATION}: what runs contains ${args.hiddenCount === 1 ? 'it' : 'them'}, not what a plain view would show`;
     notes.push(...noteLines(note, layout).map((line) => style.warn(line.replace(ESCAPE_NOTATION, style.escape(ESCAPE_NOTATION)))));
   }
-  const blankRuns = foldedBlankCountOfArguments(args);
-  if (blankRuns > 0) {
-    const markers = new RegExp(FOLDED_BLANK_NOTATIONS.join('|'), 'g');
-    notes.push(...noteLines(`⚠ ${foldedBlankNote(blankRuns)}`, layout).map((line) => style.warn(line.replace(markers, (notation) => style.escape(notation)))));
+  if (args.undeclaredCount > 0) notes.push(...noteLines(`⚠ ${undeclaredArgumentsNote(args.undeclaredCount)}`, layout).map((line) => style.warn(line)));
+  const blankNote = blankRunsNote(blankRunsOfArguments(args));
+  if (blankNote !== '') {
+    const markers = new RegExp(BLANK_NOTATIONS.join('|'), 'g');
+    notes.push(...noteLines(`⚠ ${blankNote}`, layout).map((line) => style.warn(line.replace(markers, (notation) => style.escape(notation)))));
   }
   const lines: string[] = [];
   let cut = false;
@@ -136,7 +144,11 @@ function argumentBlock(name: string | VisibleText, argument: VisibleArgument, st
   const columns = layout.columns ?? DEFAULT_COLUMNS;
   // Room for the row's `  ↪ ` before it and the `…:` after it.
   const nameRows = cardRows(typeof name === 'string' ? toVisibleText(name) : name, columns - 8, style);
-  const label = layout.whole === true || nameRows.length <= NAME_ROWS ? nameRows : nameRows.slice(0, NAME_ROWS).map((row, index) => (index === NAME_ROWS - 1 ? { ...row, text: `${row.text}…` } : row));
+  const cutLabel = layout.whole === true || nameRows.length <= NAME_ROWS ? nameRows : nameRows.slice(0, NAME_ROWS).map((row, index) => (index === NAME_ROWS - 1 ? { ...row, text: `${row.text}…` } : row));
+  // After the name, on its last row: what the tool does not declare, and the value's type (see VisibleArgument's typeLabel).
+  const marks = [...(argument.undeclared ? [style.warn(`⚠ ${UNDECLARED_ARGUMENT_NOTE}`)] : []), ...(argument.typeLabel === null ? [] : [style.dim(`(${argument.typeLabel})`)])];
+  const marksWidth = (argument.undeclared ? UNDECLARED_ARGUMENT_NOTE.length + 3 : 0) + (argument.typeLabel === null ? 0 : argument.typeLabel.length + 3);
+  const label = marks.length === 0 ? cutLabel : cutLabel.map((row, index) => (index === cutLabel.length - 1 ? { ...row, text: `${row.text} ${marks.join(' ')}`, width: row.width + marksWidth } : row));
   const rows = cardRows(argument.value, columns - GUTTER.length - 2, style);
   const [only] = rows;
   if (label.length === 1 && rows.length === 1 && argument.format !== 'json' && label[0]!.width + only!.width + 4 <= columns) {
@@ -153,7 +165,7 @@ function argumentBlock(name: string | VisibleText, argument: VisibleArgument, st
     const note = `… ${more} more ${more === 1 ? 'row' : 'rows'} not shown (${characters.toLocaleString('en')} characters in all): ${hint}`;
     lines.push(...noteLines(note, layout, GUTTER).map((line) => style.warn(line)));
   }
-  return { lines, cut: shown.length < rows.length || label !== nameRows };
+  return { lines, cut: shown.length < rows.length || cutLabel !== nameRows };
 }
 
 function gutterRow(row: CardRow, style: TerminalStyle): string {
