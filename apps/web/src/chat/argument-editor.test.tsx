@@ -182,7 +182,7 @@ describe('an edit held in the editor', () => {
   it('turns off every other way to allow the call while the editor holds a change: Allow, Always allow, a, Shift+A, the waiting list and Allow all', () => {
     vi.useFakeTimers();
     const send = vi.fn<SendConfirm>();
-    const approval: WaitingApproval = { approvalId: 'apv_1', sessionId: 'chat_1', runId: 'run_1', toolCallId: 'c1', toolName: 'terminal', arguments: call.arguments, requestedAt: 1, expiresAt: null, title: 'chat' };
+    const approval: WaitingApproval = { approvalId: 'apv_1', sessionId: 'chat_1', runId: 'run_1', toolCallId: 'c1', toolName: 'terminal', arguments: call.arguments, requestedAt: 1, expiresAt: null, title: 'chat', inputSchema: schema };
     const other: ToolCallView = { ...call, key: 'tool:run_1:c2', toolCallId: 'c2', state: { status: 'awaiting-decision', approvalId: 'apv_2', expiresAt: null, problem: null } };
     const onDecideWaiting = vi.fn();
     const onDecideAll = vi.fn();

@@ -178,7 +178,7 @@ export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, 
       {read.args !== null && !unchanged && (
         <div className="argument-preview" role="group" aria-label="The edited call as it will run">
           <div className="field-label">Will run with</div>
-          <ToolArguments toolName={toolName} args={read.args} />
+          <ToolArguments toolName={toolName} args={read.args} inputSchema={schema} />
         </div>
       )}
       {unchanged && <p className="detail">No change yet: edit an argument, or use Allow above to run the call as proposed.</p>}

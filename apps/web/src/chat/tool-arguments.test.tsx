@@ -87,6 +87,56 @@ describe('tool arguments as they will run', () => {
   });
 });
 
+const PURGE_SCHEMA = { type: 'object', properties: { target: { type: 'string' }, dry_run: { type: ['boolean', 'string'], default: false } }, required: ['target'] };
+
+function renderPurge(args: Record<string, unknown>, key: string) {
+  render(<ToolCallCard call={view('mcp__purge', args, key)} annotations={undefined} source="mcp:probe" inputSchema={PURGE_SCHEMA} onDecide={() => undefined} />);
+  return screen.getAllByRole('article', { name: 'Tool call mcp__purge' }).at(-1)!;
+}
+
+/** Each argument of a card as it reads: its name, the label over its value, and its value. */
+function argumentRows(card: HTMLElement): string[][] {
+  return [...card.querySelectorAll('.argument-list .argument')].map((row) => [
+    row.querySelector('.argument-name')?.textContent ?? '',
+    row.querySelector('.field-label')?.textContent ?? '',
+    row.querySelector('pre code')?.textContent ?? '',
+  ]);
+}
+
+describe('the type and the name of an argument', () => {
+  it('labels a value that is not a string with its JSON type and a string that reads as JSON as text, so dry_run "true" and true differ', () => {
+    const asBoolean = argumentRows(renderPurge({ target: 'backups', dry_run: true }, 'c1'));
+    const asString = argumentRows(renderPurge({ target: 'backups', dry_run: 'true' }, 'c2'));
+    expect(asBoolean).toStrictEqual([
+      ['target', '', 'backups'],
+      ['dry_run', 'boolean', 'true'],
+    ]);
+    expect(asString).toStrictEqual([
+      ['target', '', 'backups'],
+      ['dry_run', 'text', 'true'],
+    ]);
+    const others = argumentRows(renderPurge({ target: 'backups', n: 5, m: '5', z: null, y: 'null', l: [1], k: '[1]' }, 'c3'));
+    expect(others.slice(1).map(([, label]) => label)).toStrictEqual(['number', 'text', 'null', 'text', 'array · 3 lines', 'text']);
+  });
+
+  it('marks a name the schema does not declare, and shows a space in a name as an escape', () => {
+    const card = renderPurge({ target: 'backups', 'dry_run ': true }, 'c1');
+    expect(argumentRows(card)).toStrictEqual([
+      ['target', '', 'backups'],
+      ['dry_run\\u{20}not a parameter of this tool', 'boolean', 'true'],
+    ]);
+    expect(card.querySelector('.argument-name .escaped-char')?.getAttribute('title')).toBe("U+0020: a space in an argument's name: the tool knows its arguments by exact name");
+    const notes = within(card).getAllByRole('note').map((note) => note.textContent);
+    expect(notes).toStrictEqual([expect.stringMatching(/^This call contains hidden characters \(1\)\./), expect.stringMatching(/^An argument of this call is not a parameter of this tool/)]);
+    const camel = renderPurge({ target: 'backups', dryRun: true }, 'c2');
+    expect(argumentRows(camel)[1]![0]).toBe('dryRunnot a parameter of this tool');
+    expect(within(camel).getByRole('note').textContent).toMatch(/^An argument of this call is not a parameter of this tool/);
+    const declared = renderPurge({ target: 'backups', dry_run: true }, 'c3');
+    expect(within(declared).queryByRole('note')).toBeNull();
+    expect(declared.querySelector('[data-undeclared]')).toBeNull();
+  });
+});
+
 /** A quoted heredoc to the eye, wrapped at the spaces: the `$(touch …)` is really an argument of `tee`, and runs. */
 const HEREDOC = `tee notes.md <<'EOF'${' '.repeat(300)}$(touch PWNED_heredoc)\nEOF`;
 const BLANKS_WARNING = /This call contains long runs of spaces or tabs \((\d+)\)\. Each is shown as one marked ␠×N or ⇥×N/;

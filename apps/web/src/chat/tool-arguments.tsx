@@ -1,5 +1,5 @@
 import { Fragment, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
-import { blankPieces, FOLDED_BLANK_NOTATIONS, foldedBlankCountOfArguments, foldedBlankNote, textSegments, visibleArguments, type EscapeClass, type VisibleArgument, type VisibleSegment, type VisibleText } from '@airlock/core';
+import { blankPieces, FOLDED_BLANK_NOTATIONS, foldedBlankCountOfArguments, foldedBlankNote, textSegments, UNDECLARED_ARGUMENT_NOTE, undeclaredArgumentsNote, visibleArguments, type EscapeClass, type VisibleArgument, type VisibleSegment, type VisibleText } from '@airlock/core';
 import type { ToolArguments as Args } from '../lib/api-types';
 
 /** Lines a long value shows before the rest is one click away. */
@@ -10,23 +10,31 @@ export const COLLAPSED_LINES = 12;
  * display rules, every value whole (or one click from whole, saying how much more), hidden characters marked.
  * A long run of spaces or tabs is one marker (`␠×300`), counted in the warning like a hidden character; each line of a
  * value is one row, never wrapped, so a row on screen is always a line of what runs (a long one scrolls sideways).
+ * A value that is not a string is labelled with its JSON type, a string that reads as JSON with `text`; a name the
+ * tool's schema (`inputSchema`, when known) does not declare is marked as not a parameter of the tool.
  */
-export function ToolArguments({ toolName, args }: { toolName: string; args: Args }) {
-  const shown = useMemo(() => visibleArguments(toolName, args), [toolName, args]);
+export function ToolArguments({ toolName, args, inputSchema }: { toolName: string; args: Args; inputSchema?: Readonly<Record<string, unknown>> | undefined }) {
+  const shown = useMemo(() => visibleArguments(toolName, args, { schema: inputSchema }), [toolName, args, inputSchema]);
   const blankRuns = useMemo(() => foldedBlankCountOfArguments(shown), [shown]);
   if (shown.code === null && shown.others.length === 0) return <p className="tool-arguments muted">No arguments</p>;
   return (
     <div className="tool-arguments">
       {(shown.hiddenCount > 0 || blankRuns > 0) && <HiddenCharactersWarning count={shown.hiddenCount} blankRuns={blankRuns} />}
+      {shown.undeclaredCount > 0 && (
+        <p className="undeclared-warning" role="note">
+          {undeclaredArgumentsNote(shown.undeclaredCount)}
+        </p>
+      )}
       {shown.code !== null && <ArgumentValue label={shown.code.label} argument={shown.code.argument} language={shown.code.language} />}
       {shown.others.length > 0 && (
         <>
           {shown.code !== null && <div className="field-label">Other arguments</div>}
           <dl className="argument-list">
             {shown.others.map((argument, index) => (
-              <div key={index} className="argument">
+              <div key={index} className="argument" data-undeclared={argument.undeclared || undefined}>
                 <dt className="argument-name">
                   <VisibleTextView text={argument.name} blanks />
+                  {argument.undeclared && <span className="badge undeclared-argument">{UNDECLARED_ARGUMENT_NOTE}</span>}
                 </dt>
                 <dd>
                   <ArgumentValue argument={argument} language={argument.format === 'json' ? 'json' : undefined} />
@@ -69,12 +77,19 @@ function ArgumentValue({ argument, label, language }: { argument: VisibleArgumen
   const wide = useWiderThan(block, [value, expanded]);
   const collapsible = value.lineCount > COLLAPSED_LINES;
   const lines = value.lineCount > 1 ? `${value.lineCount} lines` : null;
+  const typeLabel = argument.typeLabel;
   return (
     <div className="argument-value">
-      {(label !== undefined || lines !== null) && (
+      {(label !== undefined || lines !== null || typeLabel !== null) && (
         <div className="field-label">
           {label}
-          {label !== undefined && lines !== null && ' · '}
+          {label !== undefined && (lines !== null || typeLabel !== null) && ' · '}
+          {typeLabel !== null && (
+            <span className="value-type" data-type={typeLabel} title={typeLabel === 'text' ? 'a string, though it reads like a JSON value' : `a JSON ${typeLabel}, not a string`}>
+              {typeLabel}
+            </span>
+          )}
+          {typeLabel !== null && lines !== null && ' · '}
           {lines !== null && <span className="line-count">{lines}</span>}
         </div>
       )}
@@ -106,6 +121,7 @@ const escapeTitles: Record<EscapeClass, string> = {
   unassigned: 'unassigned character',
   'look-alike': 'a letter or digit drawn like an ASCII one that is not it (another script in a word of Latin letters, or a lookalike form such as ɡ, ı, ｇ, 𝗀)',
   'look-alike-symbol': 'a character drawn like a quote, a backslash or other punctuation the code reads as syntax, which it is not',
+  'name-space': "a space in an argument's name: the tool knows its arguments by exact name",
   backslash: 'a literal backslash, escaped so it cannot pass for a hidden character',
 };
 

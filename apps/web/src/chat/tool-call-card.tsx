@@ -250,9 +250,9 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
         </span>
       </header>
       {call.editedArguments === undefined ? (
-        <ToolArguments toolName={call.toolName} args={call.arguments} />
+        <ToolArguments toolName={call.toolName} args={call.arguments} inputSchema={inputSchema} />
       ) : (
-        <EditedArguments toolName={call.toolName} proposed={call.arguments} edited={call.editedArguments} status={state.status} />
+        <EditedArguments toolName={call.toolName} proposed={call.arguments} edited={call.editedArguments} status={state.status} inputSchema={inputSchema} />
       )}
       <StatusDetail state={state} />
       {undecided && call.askedBecause !== undefined && <RuleAsked asked={call.askedBecause} />}
@@ -354,16 +354,16 @@ const editedLabel: Record<ToolCallStatus, string> = {
 };
 
 /** Both versions of a call the person edited before allowing: what the model proposed, struck, and what ran. */
-function EditedArguments({ toolName, proposed, edited, status }: { toolName: string; proposed: Args; edited: Args; status: ToolCallStatus }) {
+function EditedArguments({ toolName, proposed, edited, status, inputSchema }: { toolName: string; proposed: Args; edited: Args; status: ToolCallStatus; inputSchema: JsonSchema | undefined }) {
   return (
     <div className="arguments-versions">
       <div className="arguments-version arguments-proposed" role="group" aria-label="Proposed arguments">
         <div className="version-label">Proposed by the model</div>
-        <ToolArguments toolName={toolName} args={proposed} />
+        <ToolArguments toolName={toolName} args={proposed} inputSchema={inputSchema} />
       </div>
       <div className="arguments-version arguments-edited" role="group" aria-label="Edited arguments">
         <div className="version-label">{editedLabel[status]} · edited by you</div>
-        <ToolArguments toolName={toolName} args={edited} />
+        <ToolArguments toolName={toolName} args={edited} inputSchema={inputSchema} />
       </div>
     </div>
   );

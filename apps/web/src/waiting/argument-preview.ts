@@ -20,10 +20,21 @@ export interface CallPreview {
   /** One line: the code argument first, then every other one as `name: value`; a value cut short says its size. */
   text: string;
   /**
-   * Every character of every argument is in `text`, on one line, in printable ASCII: the person can decide from the
-   * preview alone. Otherwise only the card shows what would run.
+   * Every character of every argument is in `text`, on one line, in printable ASCII, and every argument's name is a
+   * parameter the tool declares: the person can decide from the preview alone. Otherwise only the card shows what
+   * would run.
    */
   whole: boolean;
+}
+
+export interface CallPreviewOptions {
+  /** Characters the preview shows, all its arguments together. Default `PREVIEW_CHARS`. */
+  maxChars?: number;
+  /**
+   * The tool's JSON Schema: a call holding a name it does not declare is never whole. Default undefined, the tool
+   * not known: every name counts as undeclared.
+   */
+  schema?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /**
@@ -39,10 +50,11 @@ interface ValueSize {
 }
 
 /**
- * A call as one line of plain text, through the card's display rules (hidden characters as their `\u{…}` codes).
- * Reads only the start of a long text argument (`PREVIEW_READ_CHARS`) and measures the rest.
+ * A call as one line of plain text, through the card's display rules (hidden characters as their `\u{…}` codes; a
+ * string that reads as JSON quoted, so `dry_run: "true"` and `dry_run: true` differ). Reads only the start of a long
+ * text argument (`PREVIEW_READ_CHARS`) and measures the rest.
  */
-export function callPreview(toolName: string, args: ToolArguments, maxChars = PREVIEW_CHARS): CallPreview {
+export function callPreview(toolName: string, args: ToolArguments, { maxChars = PREVIEW_CHARS, schema = {} }: CallPreviewOptions = {}): CallPreview {
   const sizes = new Map<string, ValueSize>();
   const read = Object.fromEntries(
     Object.entries(args).map(([name, value]) => {
@@ -58,7 +70,7 @@ export function callPreview(toolName: string, args: ToolArguments, maxChars = PR
     const name = named.get(plainText(argument.name));
     return name === undefined ? undefined : sizes.get(name);
   };
-  const shown = visibleArguments(toolName, read);
+  const shown = visibleArguments(toolName, read, { schema, quoteJsonLikeText: true });
   const parts = [
     ...(shown.code === null ? [] : [{ name: null, value: shown.code.argument.value, size: sizeOf(shown.code.argument) }]),
     ...shown.others.map((argument) => ({ name: shownText(argument.name), value: argument.value, size: sizeOf(argument) })),
@@ -68,7 +80,7 @@ export function callPreview(toolName: string, args: ToolArguments, maxChars = PR
   const full = parts.map(({ name, value }) => `${label(name)}${shownText(value)}`).join(' · ');
   const plain = parts.every(({ name, value }) => PRINTABLE_ASCII.test(shownText(value)) && (name === null || PRINTABLE_ASCII.test(name)));
   const cut = parts.some(({ size }) => size !== undefined);
-  if (shown.hiddenCount === 0 && plain && !cut && full.length <= maxChars) return { text: full, whole: true };
+  if (shown.hiddenCount === 0 && shown.undeclaredCount === 0 && plain && !cut && full.length <= maxChars) return { text: full, whole: true };
 
   const each = Math.max(16, Math.floor(maxChars / Math.min(parts.length, PREVIEW_ARGUMENTS)));
   const listed = parts.slice(0, PREVIEW_ARGUMENTS).map(({ name, value, size }) => `${label(name)}${cutValue(value, each, size)}`);

@@ -1,10 +1,15 @@
 import { useMemo } from 'react';
-import type { PendingApproval, SessionSummary } from '../lib/api-types';
+import type { PendingApproval, SessionSummary, ToolInfo } from '../lib/api-types';
 import { trpc } from '../lib/trpc';
 
 export interface WaitingApproval extends PendingApproval {
   /** The chat's title, for lists that span chats. */
   title: string;
+  /**
+   * The tool's JSON Schema as the server lists it now; undefined when it does not list the tool, or the list is not
+   * read yet. A preview then counts every argument as one the tool does not declare, and offers no Allow.
+   */
+  inputSchema?: ToolInfo['inputSchema'] | undefined;
 }
 
 export interface WaitingApprovals {
@@ -50,14 +55,19 @@ export function useWaitingApprovals(sessions: readonly SessionSummary[] | undefi
   const key = results.map((result) => answerId(result.data)).join(',');
   const titles = active.map((session) => `${session.sessionId}\u0000${session.title}`).join('\u0001');
   const loaded = sessions !== undefined && results.every((result) => !result.isPending);
+  // The same query as the chat's (one request): a preview checks each name against the tool's schema.
+  const tools = trpc.tools.list.useQuery(undefined, { staleTime: 30_000, refetchInterval: 30_000 });
   return useMemo(() => {
     const titleOf = new Map(active.map((session) => [session.sessionId, session.title]));
+    const schemaOf = new Map((tools.data?.tools ?? []).map((tool) => [tool.name, tool.inputSchema]));
     const all: WaitingApproval[] = [];
-    for (const result of results) for (const approval of result.data ?? []) all.push({ ...approval, title: titleOf.get(approval.sessionId) ?? '' });
+    for (const result of results) {
+      for (const approval of result.data ?? []) all.push({ ...approval, title: titleOf.get(approval.sessionId) ?? '', inputSchema: schemaOf.get(approval.toolName) });
+    }
     all.sort((a, b) => a.requestedAt - b.requestedAt);
     const countBySession = new Map<string, number>();
     for (const approval of all) countBySession.set(approval.sessionId, (countBySession.get(approval.sessionId) ?? 0) + 1);
     return { all, countBySession, loaded };
-    // The queries' data changes exactly when their answers' identities or the titles do.
-  }, [key, titles, loaded]);
+    // The queries' data changes exactly when their answers' identities, the titles or the tool list do.
+  }, [key, titles, loaded, tools.data]);
 }

@@ -25,6 +25,7 @@ const waiting = (id: string, code: string): WaitingApproval => ({
   requestedAt: 1,
   expiresAt: null,
   title: 'big chat',
+  inputSchema: { type: 'object', properties: { code: { type: 'string' } } },
 });
 
 describe('WaitingList', () => {
@@ -52,5 +53,30 @@ describe('WaitingList', () => {
     expect(screen.getAllByRole('button', { name: /^Allow / })).toHaveLength(1);
     screen.getByRole('button', { name: 'Review python in big chat' });
     screen.getByText('print(2)␠×12# spaces');
+  });
+
+  it('offers Allow for neither a call holding a name its tool does not declare nor one whose tool is not listed; a string reading as JSON is quoted', () => {
+    const purge = (id: string, args: Record<string, unknown>, listed = true): WaitingApproval => ({
+      ...waiting(id, ''),
+      toolName: 'mcp__purge',
+      arguments: args,
+      inputSchema: listed ? { type: 'object', properties: { target: {}, dry_run: {} } } : undefined,
+    });
+    const list = (shown: readonly WaitingApproval[]) => <WaitingList approvals={shown} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />;
+    render(
+      list([
+        purge('a', { target: 'backups', dry_run: true }),
+        purge('b', { target: 'backups', dry_run: 'true' }),
+        purge('c', { target: 'backups', 'dry_run ': true }),
+        purge('d', { target: 'backups', dryRun: true }),
+        purge('e', { target: 'backups', dry_run: true }, false),
+      ]),
+    );
+    const item = (id: string) => document.querySelector<HTMLElement>(`[data-approval-id="${id}"]`)!;
+    const allowed = (id: string) => item(id).querySelector('.btn-allow') !== null;
+    expect(['a', 'b', 'c', 'd', 'e'].map(allowed)).toStrictEqual([true, true, false, false, false]);
+    expect(item('a').querySelector('.waiting-preview')?.textContent).toBe('target: backups · dry_run: true');
+    expect(item('b').querySelector('.waiting-preview')?.textContent).toBe('target: backups · dry_run: "true"');
+    expect(item('c').querySelector('.waiting-preview')?.textContent).toBe('target: backups · dry_run\\u{20}: true');
   });
 });

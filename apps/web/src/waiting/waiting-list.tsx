@@ -21,7 +21,8 @@ export interface WaitingListProps {
 /**
  * Every call waiting for the person, across chats, oldest first: decided here or opened in its chat. A call whose
  * arguments do not all fit in its one-line preview is allowed only from its card, where all of it is shown; so is
- * one whose card holds an edit (an Allow here would run the proposal, not the edit).
+ * one holding an argument its tool's schema does not declare (the card marks it), and one whose card holds an edit
+ * (an Allow here would run the proposal, not the edit).
  */
 export function WaitingList({ approvals, sending, onDecide, onOpen }: WaitingListProps) {
   if (approvals.length === 0) return null;
@@ -49,7 +50,7 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
   const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
   const edited = useHeldEdits().has(approval.approvalId);
   // A waiting call's arguments never change under its id, and the list renders again with every change of the app.
-  const preview = useMemo(() => callPreview(approval.toolName, approval.arguments), [approval.approvalId]);
+  const preview = useMemo(() => callPreview(approval.toolName, approval.arguments, { schema: approval.inputSchema }), [approval.approvalId, approval.inputSchema]);
   const toolName = useMemo(() => toVisibleText(approval.toolName, { singleLine: true }), [approval.toolName]);
   const decide = (decision: PersonDecision) => {
     setIgnoredClick(null);
