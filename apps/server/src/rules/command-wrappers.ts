@@ -1,5 +1,5 @@
 // The small module alone: this file is loaded in the command reader's worker, which needs nothing else of the API.
-import { commandBaseName } from '@airlock/api/rules/commands';
+import { commandBaseName, isDynamicLoader } from '@airlock/api/rules/commands';
 import { gitAliasCommands } from './git-arguments';
 import { runnerCommandLines, runnerPrograms } from './program-runners';
 
@@ -120,7 +120,22 @@ const WRAPPERS = new Map<string, Options>([
   ['run0', { valueOptions: ['-u', '--user', '-g', '--group', '-D', '--chdir', '--nice', '--setenv', '--property', '--description', '--slice', '--unit', '--machine', '--background'] }],
   // busybox and toybox run the applet named next: `toybox rm -rf x`.
   ['toybox', {}],
+  ['eatmydata', {}],
+  ['cpulimit', { valueOptions: ['-l', '-p', '-e', '-P', '--limit', '--pid', '--exe', '--path'] }],
+  // `entr -s` hands its operand to a shell: the command is that one word, which the deny side reads as a line too.
+  ['entr', {}],
+  ['dbus-launch', { valueOptions: ['--autolaunch', '--config-file'] }],
+  ['firejail', {}],
+  ['proot', { valueOptions: ['-r', '-b', '-m', '-w', '-k', '-q', '-R', '-S', '--rootfs', '--bind', '--mount', '--cwd', '--kernel-release', '--qemu'] }],
 ]);
+
+/** The dynamic loader's options (`ld.so --library-path x /bin/rm …`): the program follows them. */
+const DYNAMIC_LOADER: Options = {
+  valueOptions: ['--library-path', '--inhibit-rpath', '--audit', '--preload', '--argv0', '--glibc-hwcaps-prepend', '--glibc-hwcaps-mask'],
+};
+
+/** `cmake -E` commands that run the command after them: `env [--unset=X] [NAME=value]… cmd`, `time cmd`, `chdir DIR cmd`. */
+const CMAKE_ENV: Options = { assignments: true };
 
 
 /** `su [options] [-] [user [shell arguments]]`, and `runuser` alike unless it is given `-u user` and a command. */
@@ -203,6 +218,8 @@ function unwrapOnce(words: ReachableWords, found: InnerCommands): ReachableWords
     case 'hyperfine':
       hyperfine(args, found);
       return undefined;
+    case 'cmake':
+      return cmakeCommand(args);
     case 'git': {
       // `git -c alias.p=push p`: what the alias names is a command of its own.
       const aliased = gitAliasCommands(words);
@@ -217,9 +234,17 @@ function unwrapOnce(words: ReachableWords, found: InnerCommands): ReachableWords
     shellCommandLine(args, found);
     return undefined;
   }
-  const wrapper = WRAPPERS.get(name);
+  const wrapper = WRAPPERS.get(name) ?? (isDynamicLoader(name) ? DYNAMIC_LOADER : undefined);
   if (wrapper === undefined) return undefined;
   return args.slice(skipOptions(args, wrapper, found).index);
+}
+
+function cmakeCommand(args: ReachableWords): ReachableWords | undefined {
+  if (args[0] !== '-E') return undefined;
+  const rest = args.slice(2);
+  if (args[1] === 'env') return rest.slice(skipOptions(rest, CMAKE_ENV, { words: [], commandLines: [] }).index);
+  if (args[1] === 'time') return rest;
+  return args[1] === 'chdir' ? rest.slice(1) : undefined;
 }
 
 /** The words the shell would join into one command line (`eval a b`), leaving out those it computes. */

@@ -10,6 +10,7 @@ import { innerCommands } from './command-wrappers';
 import { GIT_RUNS_COMMANDS } from './git-arguments';
 import { matchPathGlob } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
+import { letterEscape, patternNaming } from './hidden-program-name';
 import { MCP_TOOL, type Rule, type RuleScope } from '@airlock/api';
 
 /** A tool call as the rules see it. */
@@ -224,11 +225,30 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
   if (denied.has(name) && command.words.some((word) => word.kind !== 'literal')) return `\`${name}\` is given a word the shell computes`;
   const named = deniedNameIn(command.words.slice(1), denied);
   if (named !== undefined) return `\`${named}\`, which a deny rule names, stands in a word given to \`${name}\``;
+  return hiddenNameIn(command.words.slice(1), denied, name);
+}
+
+/**
+ * Why a word given to `name` may become a program a deny rule names where it runs, or undefined: a pattern the
+ * shell expands to one (`ld.so /bin/r[m] -rf x`, `{r,x}m`), or an escape printf, `echo -e` or `$'…'` turns into a
+ * letter (`printf '\x72m -rf x' | ninja -f /dev/stdin`). Looked for only under a command deny rule, in one pass.
+ */
+function hiddenNameIn(words: readonly ShellWord[], denied: ReadonlySet<string>, name: string): string | undefined {
+  if (denied.size === 0) return undefined;
+  for (const word of words) {
+    const text = word.kind === 'literal' ? word.value : word.text;
+    const pattern = patternNaming(text, denied, INNER_WORD_SEPARATORS_BUT_BRACES);
+    if (pattern !== undefined) return `a word given to \`${name}\` is a pattern that may name \`${pattern}\`, which a deny rule names`;
+    const escape = letterEscape(text);
+    if (escape !== undefined) return `a word given to \`${name}\` holds an escape (\`${escape}\`) that may spell a program a deny rule names`;
+  }
   return undefined;
 }
 
 /** What splits a word into the words of a command line it may hold (`ProxyCommand=rm -rf v`, `a;rm`, `x,rm`). */
 const INNER_WORD_SEPARATORS = /[\s=;&|()<>`{},:]+/;
+/** The same, for patterns: a brace expression is read whole (`{r,x}m`). */
+const INNER_WORD_SEPARATORS_BUT_BRACES = /[\s=;&|()<>`:]+/;
 
 /**
  * The first program of `denied` whose name (`/bin/rm` as `rm`) stands in `words` as a word or as a word of a line

@@ -154,3 +154,72 @@ describe('a command deny rule and a program it does not know that runs a command
     }
   });
 });
+
+describe('a command deny rule and a pattern or an escape that becomes the program it names', () => {
+  const noPush = prefix('git push', { effect: 'deny' });
+
+  it.each([
+    // The probe's lines: with confirmation off each ran unasked and deleted the folder.
+    'ld.so /bin/r[m] -rf v2',
+    '/lib64/ld-linux-x86-64.so.2 /usr/bin/r[m] -rf v3; ls',
+    'cmake -E env /bin/r? -rf v2',
+    "printf 'rule r\\n command = \\x72m -rf v4\\nbuild x: r\\n' | ninja -f /dev/stdin",
+    'cat build.txt | ninja -f /dev/stdin',
+    // Loaders and runners no table knew.
+    'ld-musl-x86_64.so.1 /bin/r? -rf v',
+    'qemu-x86_64 /bin/r? -rf v',
+    'eatmydata /bin/r? -rf v',
+    'cpulimit -l 5 /bin/r? -rf v',
+    'entr -n /bin/r? -rf v',
+    'proot /bin/r? -rf v',
+    'dbus-launch /bin/r? -rf v',
+    'cmake -P x.cmake',
+    // A program no table knows: the pattern or the escape in its words is enough.
+    'some-runner /bin/r[m] -rf v',
+    'some-runner /usr/bin/r? -rf v',
+    'some-runner /bin/r* -rf v',
+    'some-runner /bin/{rm,x} -rf v',
+    'some-runner {r,x}m -rf v',
+    "some-runner --cmd='/bin/r[m] -rf v'",
+    "printf '\\162m -rf v' | some-runner",
+    "echo -e '\\0162m -rf v' | some-runner",
+    "printf '\\u0072m -rf v' | some-runner",
+    "printf $'\\\\x72m -rf v' | some-runner",
+  ])('%s is denied or asked about naming the deny rule, never left to run unasked', async (line) => {
+    const decision = await decide(line);
+    expect(decision.decision === 'deny' || ('because' in decision && decision.because === noDelete), JSON.stringify(decision)).toBe(true);
+  });
+
+  it('says which word it could not read', async () => {
+    expect(await decide('some-runner /bin/r[m] -rf v')).toStrictEqual({
+      decision: 'ask',
+      because: noDelete,
+      unread: 'a word given to `some-runner` is a pattern that may name `rm`, which a deny rule names',
+    });
+    expect(await decide("printf '\\x72m -rf v' | some-runner")).toStrictEqual({
+      decision: 'ask',
+      because: noDelete,
+      unread: 'a word given to `printf` holds an escape (`\\x72`) that may spell a program a deny rule names',
+    });
+    expect(await decide('ld.so /usr/bin/gi[t] push', [noPush])).toMatchObject({ decision: 'ask', because: noPush });
+    expect(await decide('some-runner /usr/bin/gi? push', [noPush])).toMatchObject({ decision: 'ask', because: noPush });
+  });
+
+  it('the loader and cmake -E are looked behind: what they run is denied', async () => {
+    for (const line of ['ld.so /bin/rm -rf v', 'ld.so --library-path /x /bin/rm -rf v', 'cmake -E env A=1 rm -rf v', 'cmake -E chdir x rm -rf v', 'toybox rm -rf v']) {
+      expect(await decide(line), line).toStrictEqual({ decision: 'deny', rule: noDelete });
+    }
+  });
+
+  it('patterns and escapes that cannot become a denied program stay plain: with confirmation off they run', async () => {
+    for (const line of ['ls *.txt', 'ls src/*', 'ls -la src/*.ts', 'cat a?.txt', 'ls /usr/bin/*', "grep -l x *.md | wc -l", "printf '%s\\n' a b", "echo -e '\\033[1m'", "echo -e 'a\\tb\\n'", 'echo {src,test}/x', 'ninja', 'ninja test']) {
+      expect(await decide(line), line).toStrictEqual({ decision: 'ask' });
+    }
+    expect(await decide('ls r*', [noPush])).toStrictEqual({ decision: 'ask' });
+  });
+
+  it('with no command deny rule for the tool, a pattern or an escape is a plain ask', async () => {
+    expect(await decide('some-runner /bin/r[m] -rf v', [])).toStrictEqual({ decision: 'ask' });
+    expect(await decide("printf '\\x72m' | some-runner", [prefix('echo')])).toStrictEqual({ decision: 'ask' });
+  });
+});

@@ -65,6 +65,8 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // `git grep -O…` opens the files in a program it names, `git difftool -x`/`--extcmd` and `git rebase -x` run one.
   ['git', { options: ['-c', '--config-env', '--upload-pack', '--receive-pack', '--exec', '--exec-path', '--git-dir', '--work-tree', '--output', '--ext-diff', '--template', '--namespace', '-O', '--open-files-in-pager', '--extcmd', '-x'] }],
   ['make', { options: ['-f', '--file', '--makefile', '-C', '--directory', '--eval', '-E', '-I', '--include-dir'], assignments: true }],
+  // ninja runs what the build file it is given says (`ninja -f /dev/stdin`, `-C dir`); `-t` runs a tool (`-t clean`).
+  ...['ninja', 'samu'].map((ninja): [string, CodeOptions] => [ninja, { options: ['-f', '-C', '-t'] }]),
   // `clippy --fix` rewrites the sources, also those with changes not yet committed (`--allow-dirty`).
   ['cargo', { options: ['--config', '-Z', '--manifest-path', '--target-dir', '--fix'] }],
   // Whether `go` ends its options at a `--` depends on the subcommand. Besides those that run a program: those that

@@ -31,7 +31,24 @@ export const EXACT_ONLY_COMMANDS: ReadonlySet<string> = new Set([
   'sqlite3', 'dc', 'mysql', 'mariadb', 'psql', 'gnuplot', 'm4',
   // TypeScript and other runners of any script (`tsx -e …`)
   'tsx', 'ts-node', 'ts-node-esm', 'esno', 'vite-node', 'jiti', 'babel-node', 'node-dev', 'nodemon',
+  // more that run the program they are given (`eatmydata rm …`, `cpulimit -l 5 rm …`, `proot rm …`), or a script or
+  // command line (`cmake -P x.cmake`, `cmake -E env rm …`, `entr -s '…'`)
+  'toybox', 'eatmydata', 'cpulimit', 'entr', 'dbus-launch', 'proot', 'cmake',
 ]);
+
+/**
+ * The dynamic loader, which runs the program named by its first operand (`ld.so /bin/rm …`,
+ * `/lib64/ld-linux-x86-64.so.2 …`, `ld-musl-x86_64.so.1 …`), by any of the names it is installed under.
+ */
+const DYNAMIC_LOADER = /^(?:ld\.so(?:\.[0-9]+)?|ld-linux[\w.-]*\.so(?:\.[0-9]+)*|ld-musl-[\w.-]*\.so(?:\.[0-9]+)*|ld64\.so(?:\.[0-9]+)*)$/;
+
+/** QEMU's user-mode emulators, each running the program it is given for its architecture (`qemu-x86_64 /bin/rm …`). */
+const EMULATOR = /^qemu-[\w.-]+$/;
+
+/** Whether `name` (a base name) is the dynamic loader, which runs the program named after its options. */
+export function isDynamicLoader(name: string): boolean {
+  return DYNAMIC_LOADER.test(name);
+}
 
 /** Shells and interpreters also installed under a versioned or suffixed name: `python3.11`, `perl5.36.0`, `bash-5.2`. */
 const VERSIONED_INTERPRETER =
@@ -39,7 +56,7 @@ const VERSIONED_INTERPRETER =
 
 /** Whether an allow rule for this command must be exact: it runs whatever it is given. `name` is a base name. */
 export function isExactOnlyCommand(name: string): boolean {
-  return EXACT_ONLY_COMMANDS.has(name) || VERSIONED_INTERPRETER.test(name);
+  return EXACT_ONLY_COMMANDS.has(name) || VERSIONED_INTERPRETER.test(name) || isDynamicLoader(name) || EMULATOR.test(name);
 }
 
 /**
