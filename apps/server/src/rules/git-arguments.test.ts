@@ -184,6 +184,10 @@ describe('git fetch: into the remote-tracking branches only, with the history th
     'git fetch -f --tags origin',
     'git pull --depth=1 origin main',
     'git pull origin main:main',
+    // Refspecs read from the input, where the rule cannot see a destination or what `--prune` deletes with one.
+    'git fetch --stdin origin',
+    'git fetch --std origin',
+    'git fetch --prune --stdin origin',
   ])('a rule for git fetch or pull asks about %j', async (command) => {
     expect(await decide(command, command.startsWith('git pull') ? 'git pull' : 'git fetch')).toBe('ask');
   });
@@ -202,6 +206,16 @@ describe('git fetch: into the remote-tracking branches only, with the history th
     ['git pull', 'git pull --rebase origin main'],
   ])('a rule for %s allows %j', async (rule, command) => {
     expect(await decide(command, rule)).toBe('allow');
+  });
+});
+
+describe('git fetch --stdin: refspecs from a pipe', () => {
+  it('rules for printf and git fetch, what "Always allow" proposes for each, do not allow the pipe', async () => {
+    const rules = [prefix('printf'), prefix('git fetch')];
+    for (const command of ["printf '+refs/heads/x:refs/heads/work\\n' | git fetch --stdin origin", "printf '+refs/heads/*:refs/heads/*\\n' | git fetch --prune --stdin origin"]) {
+      expect((await evaluateRules(terminal(command), rules, context)).decision, command).toBe('ask');
+    }
+    expect((await evaluateRules(terminal("printf 'x\\n' | git fetch origin"), rules, context)).decision).toBe('allow');
   });
 });
 

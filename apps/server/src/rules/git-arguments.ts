@@ -84,17 +84,18 @@ const FETCH_FLAGS = [
   '--unshallow', '--update-shallow', '--update-head-ok', '-u', '-q', '--quiet', '-v', '--verbose', '--progress',
   '--no-progress', '--show-forced-updates', '--no-show-forced-updates', '-4', '--ipv4', '-6', '--ipv6', '--set-upstream',
   '--porcelain', '--no-write-fetch-head', '--write-fetch-head', '--recurse-submodules', '--no-recurse-submodules',
-  '--negotiate-only', '--refetch',
+  '--negotiate-only', '--refetch', '--stdin',
 ];
 /**
  * What a fetch does besides bringing in the remote's branches: `-u` lets a refspec overwrite the branch checked out,
  * `--depth`, `--deepen`, `--shallow-…`, `--unshallow` and `--update-shallow` change which history the clone keeps,
  * `--refmap` maps the remote's branches onto local ones, `--refetch` fetches everything anew, `--prune-tags` deletes
- * local tags the remote lacks, `--force` lets a refspec or `--tags` overwrite a local tag.
+ * local tags the remote lacks, `--force` lets a refspec or `--tags` overwrite a local tag, `--stdin` reads refspecs
+ * from its input, where a rule cannot see whether one has a destination (`printf '+x:main\n' | git fetch --stdin …`).
  */
 const FETCH_ASKED = [
   '-u', '--update-head-ok', '--depth', '--deepen', '--shallow-since', '--shallow-exclude', '--unshallow',
-  '--update-shallow', '--refmap', '--refetch', '-P', '--prune-tags', '-f', '--force',
+  '--update-shallow', '--refmap', '--refetch', '-P', '--prune-tags', '-f', '--force', '--stdin',
 ];
 const MERGE_VALUES = ['-s', '--strategy', '-X', '--strategy-option', '--cleanup'];
 const MERGE_FLAGS = [
