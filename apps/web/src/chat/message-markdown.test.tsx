@@ -3,7 +3,7 @@ import type * as ReactMarkdown from 'react-markdown';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ChatItem, RunView } from './chat-reducer';
 import { ChatTranscript } from './chat-transcript';
-import { tooDeepForMarkdown } from './markdown-weight';
+import { tooCostlyToParse, tooDeepForMarkdown } from './markdown-weight';
 import { MessageMarkdown } from './message-markdown';
 
 /** Every text given to the Markdown parser, in order. */
@@ -38,6 +38,25 @@ describe('MessageMarkdown', () => {
     expect(tooDeepForMarkdown(text)).toBe(true);
     const { container } = render(<MessageMarkdown text={text} />);
     expect(container.querySelector('.plain-text')?.textContent).toBe(text);
+  });
+
+  it('shows brackets nested deep over a long text as it is, whole, with a note, without parsing it', () => {
+    const text = `Working on it.\n\n${'['.repeat(4_900)}${'a'.repeat(200_000)}${']'.repeat(4_900)}`;
+    expect(tooDeepForMarkdown(text)).toBe(false);
+    expect(tooCostlyToParse(text)).toBe(true);
+    parsedTexts.length = 0;
+    const { container } = render(<MessageMarkdown text={text} />);
+    expect(parsedTexts).toStrictEqual([]);
+    expect(container.querySelector('.plain-text')?.textContent).toBe(text);
+    expect(container.querySelector('.plain-text-note')?.textContent).toMatch(/^Shown as plain text/);
+  });
+
+  it('keeps links and brackets of an ordinary reply as Markdown', () => {
+    const text = `${'See [the docs](https://example.test/docs) and a[i] or [[x]].\n\n'.repeat(1_000)}The end.`;
+    expect(tooCostlyToParse(text)).toBe(false);
+    const { container } = render(<MessageMarkdown text={text} />);
+    expect(container.querySelectorAll('a')).toHaveLength(1_000);
+    expect(container.querySelector('.plain-text-note')).toBeNull();
   });
 
   it('keeps ordinary nesting as Markdown', () => {
@@ -184,7 +203,7 @@ describe('MessageMarkdown while a reply streams in', () => {
     expect(message.container.textContent).toContain('The end.');
   });
 
-  it('shows a burst of text 16 KB a frame, so that no render parses it all', () => {
+  it('shows a burst of text in parts as long as what is shown, so that no render parses it all', () => {
     const burst = `${'A paragraph of a burst.\n\n'.repeat(1_500)}The end.`;
     const message = streamingMessage('A');
     parsedTexts.length = 0;
@@ -194,9 +213,23 @@ describe('MessageMarkdown while a reply streams in', () => {
       nextFrame();
       frames++;
     }
-    expect(frames).toBe(Math.ceil(burst.length / 16_384));
+    // 16 KB, then 32 KB, then the rest: each part waits a frame, and one more for each 64 KB shown.
+    expect(frames).toBe(3);
     expect(Math.max(...parsedTexts.map((parsedText) => parsedText.length))).toBeLessThan(2 * 16_384);
     expect(message.container.innerHTML).toBe(renderedWhole(burst));
+  });
+
+  it('parses a reply of one long paragraph, replayed at once, about twice in all, not once a part', () => {
+    const paragraph = `Working on it.\n\n${'word '.repeat(180_000)}`;
+    const whole = renderedWhole(paragraph);
+    const message = streamingMessage(paragraph.slice(0, 4_000));
+    parsedTexts.length = 0;
+    message.show(paragraph, { frame: false });
+    for (let frames = 0; message.container.innerHTML !== whole && frames < 1_000; frames++) nextFrame();
+    expect(message.container.innerHTML).toBe(whole);
+    const parsed = parsedTexts.reduce((sum, parsedText) => sum + parsedText.length, 0);
+    // In parts of a fixed 16 KB it was parsed 55 times, some 25 times its length.
+    expect(parsed).toBeLessThan(3 * paragraph.length);
   });
 
   it('shows a text that does not continue the one shown at once', () => {

@@ -1,7 +1,7 @@
 import { Component, memo, useState, type ComponentProps, type ReactNode } from 'react';
 import Markdown, { type Components } from 'react-markdown';
 import { MarkdownBlocks, type ParsedNode } from './markdown-blocks';
-import { tooDeep } from './markdown-weight';
+import { tooCostlyToParse, tooDeep } from './markdown-weight';
 import { markHiddenCharacters, proseText } from './prose-text';
 import { useStreamedText } from './use-streamed-text';
 
@@ -12,8 +12,8 @@ const components: Components = {
 
 /**
  * Model text as Markdown. Raw HTML is not rendered and link targets are sanitised by react-markdown; characters that
- * hide or reorder text are shown as escapes (`proseText`). Text too deeply
- * nested to render, or that fails to, is shown as it is, and only this message is affected. While a reply streams in,
+ * hide or reorder text are shown as escapes (`proseText`). Text too deeply nested or too costly to parse, or that
+ * fails to render, is shown as it is, whole, with a note, and only this message is affected. While a reply streams in,
  * it is rendered once an animation frame, and only its last block is parsed again (see `MarkdownBlocks`).
  */
 export const MessageMarkdown = memo(function MessageMarkdown({ text }: { text: string }) {
@@ -23,7 +23,8 @@ export const MessageMarkdown = memo(function MessageMarkdown({ text }: { text: s
 const MarkdownText = memo(function MarkdownText({ text }: { text: string }) {
   const [blocks] = useState(() => new MarkdownBlocks());
   const { done, rest, restStart, weight } = blocks.split(text);
-  if (tooDeep(weight)) return <PlainText text={text} />;
+  // Only `rest` is parsed: the done blocks were, when they were part of it.
+  if (tooDeep(weight) || tooCostlyToParse(rest)) return <PlainText text={text} />;
   // Learnt while rendering, from the parse react-markdown makes anyway: what is learnt depends only on the text and
   // is used only for a text that starts with it, so a render React throws away leaves nothing wrong behind.
   const learn = () => (tree: ParsedNode) => blocks.parsed(text, restStart, tree);
@@ -53,9 +54,11 @@ const DoneBlock = memo(function DoneBlock({ text }: { text: string }) {
   );
 });
 
+/** All of a text as written (hidden characters as escapes), to read and copy, with a note saying why. */
 function PlainText({ text }: { text: string }) {
   return (
     <div className="markdown">
+      <p className="note plain-text-note">Shown as plain text: this reply is too large or too deeply nested to format. None of it is left out.</p>
       <p className="plain-text">{proseText(text)}</p>
     </div>
   );

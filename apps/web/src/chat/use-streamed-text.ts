@@ -6,8 +6,13 @@ import { useEffect, useRef, useState } from 'react';
  * per 64 KB keeps that cost about the same whatever the length.
  */
 const CHARACTERS_PER_FRAME = 65_536;
-/** At most this much more text is shown at a time, so a burst (a tab that fell behind) is parsed a part a frame. */
-const MAX_GROWTH = 16_384;
+/**
+ * A burst (a tab that fell behind, a run's events replayed when the app opens on it) is shown in parts: each as long
+ * as the text shown already, at least this. A text that renders at a cost linear in its length (one block parsed
+ * again whole: a reply of 900 KB in one paragraph) then costs about twice its length in all, in a number of steps
+ * that grows as the logarithm of its length; a part of a fixed size made it 55 parses of up to 900 KB each.
+ */
+const MIN_GROWTH = 16_384;
 
 /**
  * A text as shown while it streams in: what it grows by shows at the next animation frame (a few frames for a long
@@ -27,7 +32,7 @@ export function useStreamedText(text: string): string {
     let frames = 1 + Math.floor(shown.length / CHARACTERS_PER_FRAME);
     let frame = requestAnimationFrame(function next() {
       if (--frames > 0) frame = requestAnimationFrame(next);
-      else setShown(prefix(latest.current, shown.length + MAX_GROWTH));
+      else setShown(prefix(latest.current, shown.length + Math.max(MIN_GROWTH, shown.length)));
     });
     return () => cancelAnimationFrame(frame);
   }, [shown, grown]);
