@@ -69,6 +69,18 @@ describe('cardRows', () => {
     expect(cardRows(toVisibleText('a\tb'), 40, { ...plainStyle, escape: (text) => `[${text}]` })[0]!.text).toBe('a[⇥]b');
   });
 
+  it('marks a space or tab at the end of a line, and around a one-line value: a backslash then a space does not continue the line', () => {
+    const command = 'echo "Cleanup plan, printed only:" \\ \n  rm -rf /tmp/work/victim \\\n  && echo "(nothing was deleted)"';
+    expect(rows(command, 80)).toStrictEqual([
+      ['echo "Cleanup plan, printed only:" \\␠', false],
+      ['  rm -rf /tmp/work/victim \\', false],
+      ['  && echo "(nothing was deleted)"', false],
+    ]);
+    expect(rows('notes.txt ', 40)).toStrictEqual([['notes.txt␠', false]]);
+    expect(rows(' notes.txt\t', 40)).toStrictEqual([['␠notes.txt⇥', false]]);
+    expect(cardRows(toVisibleText('ls  '), 40, { ...plainStyle, escape: (text) => `[${text}]` })[0]).toStrictEqual({ text: 'ls[␠][␠]', width: 6, continued: false });
+  });
+
   it('never splits an escape', () => {
     expect(rows('abcdefghijkl\u202Emnop', 16)).toStrictEqual([
       ['abcdefghijkl', false],

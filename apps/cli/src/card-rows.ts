@@ -1,4 +1,4 @@
-import { FOLDED_BLANKS, FOLDED_INDENT, foldedBlankMarker, TAB_MARKER, type VisibleText } from '@airlock/core';
+import { blankPieces, textSegments, type VisibleText } from '@airlock/core';
 import type { TerminalStyle } from './terminal-style';
 
 /** The width a card is laid out for when the terminal does not say. */
@@ -26,7 +26,8 @@ export const FOLDED_EMPTY_LINES = 3;
  * terminal: every row then starts with the gutter its caller puts before it, so nothing a model wrote ever starts at
  * the left edge, where it could pass for a line of the card. A tab is shown as a marked `⇥`: raw, the terminal would
  * move to its next tab stop, wider than counted, and wrap the row itself. Long runs of spaces, of tabs and of empty
- * lines are folded into one marker each. A character outside ASCII counts as two columns (the widest a terminal
+ * lines are folded into one marker each, and blanks at the end of a line (or around a one-line value) are marked, as
+ * on the web card (core's `blankPieces`). A character outside ASCII counts as two columns (the widest a terminal
  * draws), so a row never wraps in the terminal. Linear in the value's length.
  */
 export function cardRows(value: VisibleText, width: number, style: TerminalStyle): CardRow[] {
@@ -67,47 +68,30 @@ export function cardRows(value: VisibleText, width: number, style: TerminalStyle
     endRow(false);
   };
 
-  /** Whether the next character starts a line: spaces there are indentation, folded only from FOLDED_INDENT. */
-  let lineStart = true;
-  for (const segment of value.segments) {
+  const places = new Map(textSegments(value).map((found) => [found.at, found.place]));
+  value.segments.forEach((segment, at) => {
     if (segment.kind === 'escape') {
       put(style.escape(segment.text), segment.text.length);
-      lineStart = false;
-      continue;
+      return;
     }
-    const text = segment.text;
-    let index = 0;
-    while (index < text.length) {
-      const char = text[index]!;
-      if (char === '\n') {
-        lineBreak();
-        lineStart = true;
-        index++;
+    for (const piece of blankPieces(segment.text, places.get(at))) {
+      if (piece.kind === 'blank') {
+        // A marker outside ASCII takes two columns (see columnsOf); a folded one is written whole, never split.
+        if (piece.folded) put(style.escape(piece.text), piece.text.length + 1);
+        else for (const marker of piece.text) put(style.escape(marker), 2);
         continue;
       }
-      const indent = lineStart;
-      lineStart = false;
-      if (char === ' ' || char === '\t') {
-        let end = index;
-        while (end < text.length && text[end] === char) end++;
-        const count = end - index;
-        if (count >= (indent && char === ' ' ? FOLDED_INDENT : FOLDED_BLANKS)) {
-          const marker = foldedBlankMarker(char, count);
-          put(style.escape(marker), marker.length + 1);
-        } else if (char === ' ') {
-          for (let space = 0; space < count; space++) put(' ', 1);
-        } else {
-          for (let tab = 0; tab < count; tab++) put(style.escape(TAB_MARKER), 2);
-        }
-        index = end;
-        continue;
+      const text = piece.text;
+      let index = 0;
+      while (index < text.length) {
+        const codePoint = text.codePointAt(index)!;
+        const size = codePoint > 0xffff ? 2 : 1;
+        if (codePoint === 0x0a) lineBreak();
+        else put(text.slice(index, index + size), columnsOf(codePoint));
+        index += size;
       }
-      const codePoint = text.codePointAt(index)!;
-      const size = codePoint > 0xffff ? 2 : 1;
-      put(text.slice(index, index + size), columnsOf(codePoint));
-      index += size;
     }
-  }
+  });
   // A value's last line is a row even when empty, unless it is one of a run of empty lines already counted.
   if (emptyLines > 0) {
     // The line after the last break is one of the empty ones: count it with them, as the person would.

@@ -213,6 +213,29 @@ describe('airlock chat in a terminal', () => {
     await cli.shows('you›', 2);
   });
 
+  it('draws the space after a backslash that ends a line of a command, and says that backslash does not continue the line', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const terminal = recordingTool('terminal', { executesCode: true });
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [terminal.tool] });
+    // Read as one echo continued over three lines; bash reads `\␠` as an escaped space, and runs `rm -rf` on its own.
+    const text = 'echo "Cleanup plan, printed only:" \\ \n  rm -rf victim \\\n  && echo "(nothing was deleted)"';
+    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { text } }] }, { text: 'Done.' });
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token]);
+
+    await cli.shows('you›');
+    cli.type('clean up\r');
+    await cli.shows(PROMPT);
+    const screen = cli.screen();
+    expect(screen).toContain('  text (3 lines):\n    │ echo "Cleanup plan, printed only:" \\␠\n    │   rm -rf victim \\\n    │   && echo "(nothing was deleted)"\n');
+    const card = screen.slice(screen.indexOf('⏺ terminal'), screen.indexOf(PROMPT));
+    const note = card.slice(card.indexOf('⚠')).split('\n').map((line) => line.trim()).join(' ');
+    expect(note).toContain('⚠ This call contains spaces or tabs at the end of a line or around a one-line value (1). Each is shown as a marked ␠ or ⇥');
+    expect(note).toContain('A line ends in a backslash followed by spaces or tabs: that backslash does not continue the line');
+    cli.type('d\r');
+    await cli.shows('you›', 2);
+    expect(terminal.calls).toStrictEqual([]);
+  });
+
   it('with --session, follows the run still going in that chat and asks only for the call that still waits', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');
