@@ -562,6 +562,32 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       ]);
     });
 
+    it('a name with white space at its start or end that the tool does not declare is an error naming it, never prompted, never run', async () => {
+      let prompts = 0;
+      const received: unknown[] = [];
+      const loose = defineTool({
+        name: 'purge',
+        description: 'deletes a target unless dry_run',
+        parameters: z.looseObject({ target: z.string(), dry_run: z.boolean().default(false) }),
+        execute: async (args) => {
+          received.push(args);
+          return 'ok';
+        },
+      });
+      const { events } = await drive(
+        [toolCallStep({ name: 'purge', arguments: { target: 'backups', 'dry_run ': true } }), toolCallStep({ name: 'purge', arguments: { target: 'backups', ' dry_run': true } }), textStep('ok')],
+        () => prompts++,
+        { tools: [loose] },
+      );
+      expect(prompts).toBe(0);
+      expect(received).toStrictEqual([]);
+      expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false }, { awaitingConfirmation: false }]);
+      expect(ofType(events, 'tool-end')).toMatchObject([
+        { outcome: 'error', result: 'Error: invalid arguments for "purge": "dry_run ": not an argument of this tool: its name starts or ends with white space. Fix them and call again.' },
+        { outcome: 'error', result: 'Error: invalid arguments for "purge": " dry_run": not an argument of this tool: its name starts or ends with white space. Fix them and call again.' },
+      ]);
+    });
+
     it('runs with the arguments as shown: a default in the tool’s schema adds nothing the card did not show', async () => {
       const received: unknown[] = [];
       const withDefault = defineTool({

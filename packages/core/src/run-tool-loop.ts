@@ -8,7 +8,7 @@ import { canonicalJson, deepFreeze } from './json';
 import { parseToolArguments } from './json-repair';
 import type { AssistantMessage, ChatMessage, ToolCall } from './messages';
 import { TextToolCallExtractor, type TextPart, type TextToolCall } from './text-tool-calls';
-import { grantsNeedExactArguments, shownTool, toolJsonSchema, toolVersion, UNKNOWN_ARGUMENT, unknownArguments, type AnyTool } from './tool';
+import { BLANK_EDGED_ARGUMENT, blankEdgedArguments, grantsNeedExactArguments, shownTool, toolJsonSchema, toolVersion, UNKNOWN_ARGUMENT, unknownArguments, type AnyTool } from './tool';
 import { toolResultText } from './tool-results';
 
 export const DEFAULT_MAX_TOOL_CALLS = 25;
@@ -646,6 +646,8 @@ function checkCall(call: ToolCall, invalid: string | undefined, offered: readonl
   if (!checked.success) return { ok: false, result: { outcome: 'error', result: invalidArguments(call.name, checked.error) } };
   const unknown = unknownArguments(call.arguments, checked.data);
   if (unknown.length > 0) return { ok: false, result: { outcome: 'error', result: invalidArguments(call.name, unknownIssues(unknown)) } };
+  const edged = blankEdgedArguments(tool, call.arguments);
+  if (edged.length > 0) return { ok: false, result: { outcome: 'error', result: invalidArguments(call.name, { issues: edged.map((name) => ({ path: [JSON.stringify(name)], message: BLANK_EDGED_ARGUMENT })) }) } };
   return { ok: true, tool };
 }
 

@@ -138,6 +138,20 @@ export function unknownArguments(given: unknown, parsed: unknown, at = ''): stri
   });
 }
 
+/**
+ * The names in `args` that start or end with white space and that the tool's schema does not declare. Such a call is
+ * refused before anyone is asked: `dry_run ` reads as `dry_run` on any card, and a tool whose schema lets unknown
+ * names through would run on its own `dry_run` default.
+ */
+export function blankEdgedArguments(tool: AnyTool, args: Readonly<Record<string, unknown>>): string[] {
+  const properties = toolJsonSchema(tool).properties;
+  const declared = isPlainObject(properties) ? properties : {};
+  return Object.keys(args).filter((name) => name.trim() !== name && !Object.hasOwn(declared, name));
+}
+
+/** Why the loop refuses an argument `blankEdgedArguments` names. */
+export const BLANK_EDGED_ARGUMENT = 'not an argument of this tool: its name starts or ends with white space';
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
 }
