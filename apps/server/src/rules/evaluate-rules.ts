@@ -1,4 +1,5 @@
 import { canonicalJson } from '@airlock/core';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { commandBaseName, hostOfUrl, isExactOnlyCommand, matchHost } from '@airlock/api';
 import { allowsCommand, deniesCommand, folderAfter, setsShellVariables, type LineFacts } from './match-command';
@@ -37,6 +38,13 @@ export interface RuleContext {
    */
   realPath?: (requested: string) => Promise<string | undefined>;
   /**
+   * How many names (hard links) the regular file at an absolute real path has, or undefined for anything else. Given,
+   * while a path deny rule applies to the tool, a file with more than one name is allowed by no path rule and is
+   * asked about, naming the deny rule (another name may be one it denies). Default: with `realPath`, read from the
+   * file system; without, not looked up.
+   */
+  linkCount?: (absolute: string) => Promise<number | undefined>;
+  /**
    * Whether an absolute path a command line names leads inside the workspace once its links are followed, as the
    * programs it runs would follow them (false when that cannot be told). Given, the folder of a `cd` or `pushd`,
    * git's `-C` and the paths command rules check must lead inside by their real path as well as by their text, and a
@@ -64,7 +72,8 @@ export type RuleDecision =
   | { decision: 'ask' }
   /**
    * A command-prefix deny rule for the tool applies (`because`, the first) and the command line is not judged whole
-   * (`unread` says what): the rule cannot tell whether it catches it, so the person is asked even with confirmation off.
+   * (`unread` says what), or a path deny rule does and the file has another name (a hard link): the rule cannot tell
+   * whether it catches it, so the person is asked even with confirmation off.
    */
   | { decision: 'ask'; because: Rule; unread: string }
   /**
@@ -73,6 +82,8 @@ export type RuleDecision =
    * says there, outside any sandbox. The person is asked, even with confirmation off.
    */
   | { decision: 'ask'; covering: Rule; gitDirectory: readonly string[] };
+
+const HARD_LINKED = 'a file with more than one name (a hard link): another of its names may be one the rule denies';
 
 const SCOPE_ORDER: Record<RuleScope['kind'], number> = { chat: 0, workspace: 1, global: 2 };
 
@@ -106,14 +117,19 @@ export async function evaluateRules(call: RuleCall, rules: readonly Rule[], cont
     const line = await view.commandLine();
     if (line?.kind === 'refused' && line.incomplete === true) return ask;
   }
+  // A file with another name may be one a path deny rule names (`src/hard` for `secret/x`): no path rule allows it.
+  const [pathGuard] = applicable.filter((rule) => rule.effect === 'deny' && rule.match.kind === 'path-glob' && rule.tool === call.tool);
+  const linked: RuleDecision | undefined =
+    pathGuard !== undefined && (await view.hardLinked()) ? { decision: 'ask', because: pathGuard, unread: HARD_LINKED } : undefined;
   let layout: Extract<RuleDecision, { covering: Rule }> | undefined;
   for (const rule of allows) {
-    if (rule.match.kind === 'command-prefix' || !(await view.allows(rule))) continue;
+    if (rule.match.kind === 'command-prefix' || (linked !== undefined && rule.match.kind === 'path-glob') || !(await view.allows(rule))) continue;
     const gitDirectory = rule.match.kind === 'path-glob' ? await view.gitDirectoryWritten() : undefined;
     if (gitDirectory === undefined) return { decision: 'allow', rule, rules: [rule] };
     layout ??= { decision: 'ask', covering: rule, gitDirectory };
   }
   if (layout !== undefined) return layout;
+  if (linked !== undefined) return linked;
   const commandRules = allows.filter((rule) => rule.match.kind === 'command-prefix' && rule.tool === call.tool);
   if (commandRules.length === 0) return ask;
   const line = await view.commandLine();
@@ -266,6 +282,11 @@ function deniedNameIn(words: readonly ShellWord[], denied: ReadonlySet<string>):
   return undefined;
 }
 
+async function fileLinkCount(absolute: string): Promise<number | undefined> {
+  const found = await stat(absolute);
+  return found.isFile() ? found.nlink : undefined;
+}
+
 function sourceOrder(rule: Rule): number {
   return rule.source === 'user' ? 0 : 1;
 }
@@ -285,7 +306,7 @@ function appliesHere(rule: Rule, context: RuleContext): boolean {
 /** What one call is, worked out once and only as far as the rules at hand need. */
 class CallView {
   #commandLine: Promise<CommandLine | undefined> | undefined;
-  #paths: Promise<{ requested: string[] | undefined; real: string[] | undefined; resolved: boolean }> | undefined;
+  #paths: Promise<{ requested: string[] | undefined; real: string[] | undefined; resolved: boolean; absolute?: string }> | undefined;
   #gitDirectory: Promise<readonly string[] | undefined> | undefined;
 
   constructor(
@@ -299,16 +320,25 @@ class CallView {
     return this.#commandLine;
   }
 
-  paths(): Promise<{ requested: string[] | undefined; real: string[] | undefined; resolved: boolean }> {
+  paths(): Promise<{ requested: string[] | undefined; real: string[] | undefined; resolved: boolean; absolute?: string }> {
     this.#paths ??= (async () => {
       const given = this.call.arguments.path ?? (this.call.tool === 'list_directory' ? '.' : undefined);
       if (typeof given !== 'string') return { requested: undefined, real: undefined, resolved: false };
       const requested = workspaceRelativeNames(this.context.workspace, given);
       if (this.context.realPath === undefined) return { requested, real: undefined, resolved: false };
       const real = await this.context.realPath(given).catch(() => undefined);
-      return { requested, real: real === undefined ? undefined : workspaceRelativeNames(this.context.workspace, real), resolved: true };
+      if (real === undefined) return { requested, real: undefined, resolved: true };
+      return { requested, real: workspaceRelativeNames(this.context.workspace, real), resolved: true, absolute: real };
     })();
     return this.#paths;
+  }
+
+  /** Whether this call's file, as resolved, is a regular file with more than one name (`context.linkCount`). */
+  async hardLinked(): Promise<boolean> {
+    const { absolute } = await this.paths();
+    const count = this.context.linkCount ?? (this.context.realPath === undefined ? undefined : fileLinkCount);
+    if (absolute === undefined || count === undefined) return false;
+    return ((await count(absolute).catch(() => undefined)) ?? 1) > 1;
   }
 
   /** Where writing this call's file would complete or change a Git directory (`context.gitLayoutWrite`), if anywhere. */

@@ -1,7 +1,7 @@
 import { ChatService, MemoryStore, type AirlockStore } from '@airlock/api';
 import { ApprovalRegistry, defineTool, toolResultText } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -307,6 +307,29 @@ describe('RuleBook path rules', () => {
     expect(await verdict('read_file', 'src/key')).toBe('deny');
     expect(await verdict('read_file', 'src/vault/key')).toBe('deny');
     expect(await verdict('read_file', 'src/a.ts')).toBeUndefined();
+  });
+
+  it('a file with another name (a hard link) is allowed by no path rule while a path deny rule applies: it is asked about, naming the rule', async () => {
+    const workspace = await workspaceFolder();
+    await mkdir(path.join(workspace, 'secret'));
+    await mkdir(path.join(workspace, 'src'));
+    await writeFile(path.join(workspace, 'secret', 'x'), 'SECRETDATA\n');
+    await writeFile(path.join(workspace, 'src', 'a.ts'), 'a\n');
+    await link(path.join(workspace, 'secret', 'x'), path.join(workspace, 'src', 'hard'));
+    const rules = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
+    const tools = createBuiltinTools({ workspace, sandbox: 'none' });
+    const verdict = (file: string) => rules.evaluate('s', { id: 'c1', name: 'read_file', arguments: { path: file } }, toolNamed(tools, 'read_file'));
+    await rules.add({ effect: 'allow', tool: 'read_file', match: { kind: 'path-glob', glob: '**' }, scope: { kind: 'global' }, source: 'user' });
+    expect(await verdict('src/hard')).toMatchObject({ effect: 'allow' });
+    const { rule: deny } = await rules.add({ effect: 'deny', tool: 'read_file', match: { kind: 'path-glob', glob: 'secret/**' }, scope: { kind: 'global' }, source: 'user' });
+    expect(await verdict('src/hard')).toStrictEqual({
+      effect: 'ask',
+      ruleId: deny.id,
+      description: 'A deny rule applies (Deny reading files matching `secret/**` everywhere) and it cannot tell whether it names this file (a file with more than one name (a hard link): another of its names may be one the rule denies)',
+    });
+    expect(await verdict('secret/x')).toMatchObject({ effect: 'deny', ruleId: deny.id });
+    expect(await verdict('src/a.ts')).toMatchObject({ effect: 'allow' });
+    expect(await verdict('src')).toMatchObject({ effect: 'allow' });
   });
 
   it('a write through a link into a folder the rule does not cover waits for the person, and nothing is written meanwhile', async () => {

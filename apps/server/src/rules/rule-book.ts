@@ -373,7 +373,8 @@ export class RuleBook implements RuleService {
  * off, and its card says why.
  */
 function askedVerdict(rule: Rule, unread: string): PolicyVerdict {
-  const description = `A deny rule applies (${describeRule(rule)}) and this command line could not be read whole (${unread})`;
+  const what = rule.match.kind === 'path-glob' ? 'it cannot tell whether it names this file' : 'this command line could not be read whole';
+  const description = `A deny rule applies (${describeRule(rule)}) and ${what} (${unread})`;
   return { effect: 'ask', ruleId: rule.id, description };
 }
 
