@@ -108,3 +108,36 @@ describe('a long run of spaces in a command', () => {
     expect(end).toStrictEqual({ inside: true });
   });
 });
+
+/** Reads as one `echo` continued over three lines; the space after the first backslash ends that line, and `rm` runs. */
+const ESCAPED_SPACE_COMMAND = 'echo "Cleanup plan, printed only:" \\ \n  rm -rf victim \\\n  && echo "(nothing was deleted)"';
+
+describe('spaces at the end of a line or around a one-line value', () => {
+  it('draws the space after a backslash that ends a line, and warns that the backslash does not continue it', async () => {
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: ESCAPED_SPACE_COMMAND } }] }, { text: 'unused' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Clean up');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    const code = card.locator('pre[data-language="shell"] code');
+    expect(await drawnRows(code)).toStrictEqual(['echo "Cleanup plan, printed only:" \\␠', '  rm -rf victim \\', '  && echo "(nothing was deleted)"']);
+    expect(await card.locator('.blank-run').allInnerTexts()).toStrictEqual(['␠']);
+    const warning = await card.locator('.hidden-chars-warning').innerText();
+    expect(warning).toContain('This call contains spaces or tabs at the end of a line or around a one-line value (1).');
+    expect(warning).toContain('A line ends in a backslash followed by spaces or tabs: that backslash does not continue the line');
+  });
+
+  it('draws the space a path ends in, and the Waiting-for-you list offers Review, not Allow', async () => {
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt ', content: 'from the model' } }] }, { text: 'unused' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Write notes');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    expect(await card.locator('.argument-list code').first().innerText()).toBe('notes.txt␠');
+    await card.getByText('This call contains spaces or tabs at the end of a line or around a one-line value (1).', { exact: false }).waitFor();
+    const waiting = chat.page.getByRole('region', { name: 'Waiting for you' });
+    await waiting.getByRole('button', { name: 'Review write_file in Write notes', exact: true }).waitFor();
+    expect(await waiting.getByRole('button', { name: 'Allow write_file in Write notes', exact: true }).count()).toBe(0);
+    expect(await waiting.locator('.waiting-preview').innerText()).toContain('path: notes.txt␠');
+  });
+});

@@ -1,4 +1,4 @@
-import { FOLDED_BLANK_NOTATIONS, foldedBlankCountOfArguments, visibleArguments } from '@airlock/core';
+import { blankRunsOfArguments, EDGE_BLANK_NOTATIONS, FOLDED_BLANK_NOTATIONS, visibleArguments } from '@airlock/core';
 import { useState } from 'react';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { UnsteadyClickHint } from './decision-controls';
@@ -31,8 +31,11 @@ export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
   };
   const shown = waiting.map((call) => visibleArguments(call.toolName, call.arguments));
   const withHidden = shown.filter((call) => call.hiddenCount > 0).length;
-  const withFolds = shown.filter((call) => foldedBlankCountOfArguments(call) > 0).length;
+  const runs = shown.map((call) => blankRunsOfArguments(call));
+  const withFolds = runs.filter((found) => found.folded > 0).length;
+  const withEdges = runs.filter((found) => found.edges > 0 || found.afterBackslash > 0).length;
   const [spaces, tabs] = FOLDED_BLANK_NOTATIONS;
+  const [space, tab] = EDGE_BLANK_NOTATIONS;
   return (
     <div className="pending-bar" role="region" aria-label="Waiting tool calls">
       <span>{calls.length} tool calls are waiting for your decision.</span>
@@ -53,7 +56,7 @@ export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
           Allow all is off while you edit one of them: allow your edit on its card, or cancel it.
         </p>
       )}
-      {(withHidden > 0 || withFolds > 0) && (
+      {(withHidden > 0 || withFolds > 0 || withEdges > 0) && (
         <p className="pending-warning" role="note">
           {withHidden > 0 && `${someOf(withHidden, 'hidden characters')}: read the marked codes on ${withHidden === 1 ? 'its card' : 'their cards'} before you allow all.`}
           {withHidden > 0 && withFolds > 0 && ' '}
@@ -61,6 +64,13 @@ export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
             <>
               {someOf(withFolds, 'long runs of spaces or tabs')}, each shown as one <code>{spaces}</code> or <code>{tabs}</code>: read {withFolds === 1 ? 'its card' : 'their cards'} before you
               allow all.
+            </>
+          )}
+          {(withHidden > 0 || withFolds > 0) && withEdges > 0 && ' '}
+          {withEdges > 0 && (
+            <>
+              {someOf(withEdges, 'spaces or tabs at the end of a line or around a one-line value')}, each shown as <code>{space}</code> or <code>{tab}</code>: read{' '}
+              {withEdges === 1 ? 'its card' : 'their cards'} before you allow all.
             </>
           )}
         </p>

@@ -202,4 +202,11 @@ describe('PendingBar', () => {
       'One of them contains hidden characters: read the marked codes on its card before you allow all. 2 of them contain long runs of spaces or tabs, each shown as one ␠×N or ⇥×N: read their cards before you allow all.',
     );
   });
+
+  it('warns before Allow all when a waiting call has a blank at the end of a line or of a path', () => {
+    render(<PendingBar calls={[view('write_file', { path: 'notes.txt ', content: 'x' }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
+    expect(screen.getByRole('note').textContent).toBe(
+      'One of them contains spaces or tabs at the end of a line or around a one-line value, each shown as ␠ or ⇥: read its card before you allow all.',
+    );
+  });
 });

@@ -1,5 +1,5 @@
 import { Fragment, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
-import { blankPieces, FOLDED_BLANK_NOTATIONS, foldedBlankCountOfArguments, foldedBlankNote, textSegments, UNDECLARED_ARGUMENT_NOTE, undeclaredArgumentsNote, visibleArguments, type EscapeClass, type VisibleArgument, type VisibleSegment, type VisibleText } from '@airlock/core';
+import { BLANK_NOTATIONS, blankPieces, blankRunsNote, blankRunsOfArguments, hasBlankRuns, textSegments, UNDECLARED_ARGUMENT_NOTE, undeclaredArgumentsNote, visibleArguments, type BlankPiece, type BlankRuns, type EscapeClass, type TextPlace, type VisibleArgument, type VisibleSegment, type VisibleText } from '@airlock/core';
 import type { ToolArguments as Args } from '../lib/api-types';
 
 /** Lines a long value shows before the rest is one click away. */
@@ -8,18 +8,19 @@ export const COLLAPSED_LINES = 12;
 /**
  * The arguments exactly as they will run: rendered from the call's own arguments through the one set of
  * display rules, every value whole (or one click from whole, saying how much more), hidden characters marked.
- * A long run of spaces or tabs is one marker (`␠×300`), counted in the warning like a hidden character; each line of a
+ * A long run of spaces or tabs is one marker (`␠×300`), and a space or tab at the end of a line (or around a one-line
+ * value) one `␠` or `⇥` each, counted in the warning like a hidden character; each line of a
  * value is one row, never wrapped, so a row on screen is always a line of what runs (a long one scrolls sideways).
  * A value that is not a string is labelled with its JSON type, a string that reads as JSON with `text`; a name the
  * tool's schema (`inputSchema`, when known) does not declare is marked as not a parameter of the tool.
  */
 export function ToolArguments({ toolName, args, inputSchema }: { toolName: string; args: Args; inputSchema?: Readonly<Record<string, unknown>> | undefined }) {
   const shown = useMemo(() => visibleArguments(toolName, args, { schema: inputSchema }), [toolName, args, inputSchema]);
-  const blankRuns = useMemo(() => foldedBlankCountOfArguments(shown), [shown]);
+  const blankRuns = useMemo(() => blankRunsOfArguments(shown), [shown]);
   if (shown.code === null && shown.others.length === 0) return <p className="tool-arguments muted">No arguments</p>;
   return (
     <div className="tool-arguments">
-      {(shown.hiddenCount > 0 || blankRuns > 0) && <HiddenCharactersWarning count={shown.hiddenCount} blankRuns={blankRuns} />}
+      {(shown.hiddenCount > 0 || hasBlankRuns(blankRuns)) && <HiddenCharactersWarning count={shown.hiddenCount} blankRuns={blankRuns} />}
       {shown.undeclaredCount > 0 && (
         <p className="undeclared-warning" role="note">
           {undeclaredArgumentsNote(shown.undeclaredCount)}
@@ -48,8 +49,9 @@ export function ToolArguments({ toolName, args, inputSchema }: { toolName: strin
   );
 }
 
-/** `count` hidden characters, `blankRuns` runs of spaces or tabs folded into one marker each. */
-export function HiddenCharactersWarning({ count, blankRuns = 0 }: { count: number; blankRuns?: number }) {
+/** `count` hidden characters; `blankRuns`, the runs of spaces or tabs shown as markers that a person is told of. */
+export function HiddenCharactersWarning({ count, blankRuns }: { count: number; blankRuns?: BlankRuns | undefined }) {
+  const blanks = blankRuns === undefined ? '' : blankRunsNote(blankRuns);
   return (
     <p className="hidden-chars-warning" role="note">
       {count > 0 && (
@@ -57,16 +59,16 @@ export function HiddenCharactersWarning({ count, blankRuns = 0 }: { count: numbe
           This call contains hidden characters ({count}). Each is shown as a marked <code>{'\\u{…}'}</code> code: read them before you decide.
         </>
       )}
-      {count > 0 && blankRuns > 0 && ' '}
-      {blankRuns > 0 && <FoldedBlankNote count={blankRuns} />}
+      {count > 0 && blanks !== '' && ' '}
+      {blanks !== '' && <BlankRunsNote note={blanks} />}
     </p>
   );
 }
 
-/** Core's note of folded runs, its notations of the markers set in code as on the card. */
-function FoldedBlankNote({ count }: { count: number }) {
-  const notations: readonly string[] = FOLDED_BLANK_NOTATIONS;
-  const parts = foldedBlankNote(count).split(new RegExp(`(${FOLDED_BLANK_NOTATIONS.join('|')})`));
+/** Core's note of runs shown as markers, its notations of the markers set in code as on the card. */
+function BlankRunsNote({ note }: { note: string }) {
+  const notations: readonly string[] = BLANK_NOTATIONS;
+  const parts = note.split(new RegExp(`(${BLANK_NOTATIONS.join('|')})`));
   return <>{parts.map((part, index) => (notations.includes(part) ? <code key={index}>{part}</code> : <Fragment key={index}>{part}</Fragment>))}</>;
 }
 
@@ -148,15 +150,18 @@ function useWiderThan(block: RefObject<HTMLElement | null>, deps: readonly unkno
   return wide;
 }
 
-/** Plain text with its tabs and long runs of spaces or tabs as markers (`⇥`, `␠×300`, `⇥×40`), as every client shows them. */
-function BlankRunsView({ text, startsLine }: { text: string; startsLine: boolean }) {
+/**
+ * Plain text with its tabs, long runs of spaces or tabs, and blanks at a line's end as markers (`⇥`, `␠×300`, `⇥×40`,
+ * `␠`), as every client shows them.
+ */
+function BlankRunsView({ text, place }: { text: string; place: TextPlace | undefined }) {
   return (
     <>
-      {blankPieces(text, startsLine).map((piece, index) =>
+      {blankPieces(text, place).map((piece, index) =>
         piece.kind === 'text' ? (
           <Fragment key={index}>{piece.text}</Fragment>
         ) : (
-          <span key={index} className="blank-run" data-folded={piece.folded} title={`${piece.count} ${piece.char === ' ' ? 'spaces' : piece.count === 1 ? 'tab' : 'tabs'}`}>
+          <span key={index} className="blank-run" data-folded={piece.folded} data-edge={piece.edge} title={blankTitle(piece)}>
             {piece.text}
           </span>
         ),
@@ -165,19 +170,25 @@ function BlankRunsView({ text, startsLine }: { text: string; startsLine: boolean
   );
 }
 
+function blankTitle(piece: Extract<BlankPiece, { kind: 'blank' }>): string {
+  const what = `${piece.count} ${piece.char === ' ' ? (piece.count === 1 ? 'space' : 'spaces') : piece.count === 1 ? 'tab' : 'tabs'}`;
+  if (piece.afterBackslash) return `${what} after a backslash: it does not continue the line`;
+  return piece.edge ? `${what} at the edge of a line` : what;
+}
+
 /**
  * Plain runs as text, escapes marked; with maxLines, only that many lines (the caller says how many more). With
  * `blanks` (a value a person decides on), tabs and long runs of spaces or tabs are shown as markers too.
  */
 export function VisibleTextView({ text, maxLines, blanks = false }: { text: VisibleText; maxLines?: number | undefined; blanks?: boolean }) {
   const segments = maxLines === undefined ? text.segments : firstLines(text.segments, maxLines);
-  const lineStarts = blanks ? new Set(textSegments({ segments }).flatMap((found) => (found.startsLine ? [found.at] : []))) : undefined;
+  const places = blanks ? new Map(textSegments({ segments }).map((found) => [found.at, found.place])) : undefined;
   return (
     <>
       {segments.map((segment, index) =>
         segment.kind === 'text' ? (
           blanks ? (
-            <BlankRunsView key={index} text={segment.text} startsLine={lineStarts!.has(index)} />
+            <BlankRunsView key={index} text={segment.text} place={places!.get(index)} />
           ) : (
             <Fragment key={index}>{segment.text}</Fragment>
           )

@@ -47,6 +47,13 @@ describe('callPreview', () => {
     expect(callPreview('terminal', { command: 'echo a  b' }, { maxChars: NOTIFICATION_WHOLE_CHARS, schema: TERMINAL })).toStrictEqual({ text: 'echo a  b', whole: true });
   });
 
+  it('shows a space a path ends or starts with as the card does, ␠, and is then not whole: notes.txt␠ is another file', () => {
+    const schema = declaring('path', 'content');
+    expect(callPreview('write_file', { path: 'notes.txt ', content: 'x' }, { schema })).toStrictEqual({ text: 'path: notes.txt␠ · content: x', whole: false });
+    expect(callPreview('write_file', { path: ' notes.txt', content: 'x' }, { maxChars: NOTIFICATION_WHOLE_CHARS, schema })).toStrictEqual({ text: 'path: ␠notes.txt · content: x', whole: false });
+    expect(callPreview('write_file', { path: 'notes.txt', content: 'x' }, { schema })).toStrictEqual({ text: 'path: notes.txt · content: x', whole: true });
+  });
+
   it('names the arguments a file write would need, not only the path', () => {
     const preview = callPreview('write_file', { path: 'notes.txt', content: 'buy milk\n'.repeat(200) }, { schema: declaring('path', 'content') });
     expect(preview.whole).toBe(false);

@@ -132,12 +132,13 @@ function plainText(text: VisibleText): string {
 }
 
 /**
- * A name or value as the card shows it: tabs and long runs of spaces or tabs as their markers (`⇥`, `␠×300`), which
- * are not plain ASCII, so a preview holding one is never whole (a notification could wrap the run into a line break).
+ * A name or value as the card shows it: tabs, long runs of spaces or tabs, and blanks at the edge of a line or of a
+ * one-line value as their markers (`⇥`, `␠×300`, `␠`), which are not plain ASCII, so a preview holding one is never
+ * whole (a notification could wrap the run into a line break; `notes.txt ` would read as `notes.txt`).
  */
 function shownText(text: VisibleText): string {
-  const lineStarts = new Set(textSegments(text).flatMap((found) => (found.startsLine ? [found.at] : [])));
-  return text.segments.map((segment, at) => (segment.kind === 'text' ? blankPieces(segment.text, lineStarts.has(at)).map((piece) => piece.text).join('') : segment.text)).join('');
+  const places = new Map(textSegments(text).map((found) => [found.at, found.place]));
+  return text.segments.map((segment, at) => (segment.kind === 'text' ? blankPieces(segment.text, places.get(at)).map((piece) => piece.text).join('') : segment.text)).join('');
 }
 
 /** Any text (a tool name, a chat title) as one plain string with its hidden characters as their codes. */
