@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Locator } from 'playwright-core';
+import type { Locator, WebSocketRoute } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
@@ -30,6 +30,41 @@ function note(card: Locator): Locator {
   return card.getByRole('note').filter({ hasText: RESTORED_NOTE });
 }
 
+function readJson(message: string | Buffer): unknown {
+  try {
+    return JSON.parse(String(message)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Holds back the server's answers to tools.list on the page's next connections until `release`, as a slow tool list does. */
+async function holdToolList(chat: ChatPage): Promise<{ release: () => void }> {
+  const asked = new Set<unknown>();
+  const held: { page: WebSocketRoute; message: string | Buffer }[] = [];
+  let holding = true;
+  await chat.page.routeWebSocket(/\/trpc/, (page: WebSocketRoute) => {
+    const server = page.connectToServer();
+    page.onMessage((message) => {
+      for (const request of [readJson(message)].flat() as ({ id?: unknown; params?: { path?: unknown } } | undefined)[]) {
+        if (request?.params?.path === 'tools.list') asked.add(request.id);
+      }
+      server.send(message);
+    });
+    server.onMessage((message) => {
+      const answer = readJson(message) as { id?: unknown } | undefined;
+      if (holding && answer !== undefined && asked.has(answer.id)) held.push({ page, message });
+      else page.send(message);
+    });
+  });
+  return {
+    release: () => {
+      holding = false;
+      for (const { page, message } of held.splice(0)) page.send(message);
+    },
+  };
+}
+
 describe('what was typed on a waiting card, across a reload', () => {
   it('gives back an edit in progress, marked as a restored draft, which Allow edited then runs; nothing once decided', async () => {
     suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: PROPOSED } }] }, { text: 'The edited command ran.' });
@@ -43,8 +78,15 @@ describe('what was typed on a waiting card, across a reload', () => {
     await editor.getByRole('group', { name: 'The edited call as it will run' }).getByText(EDITED, { exact: true }).waitFor();
     expect(await note(card).count()).toBe(0);
 
+    // The card shows before the tool list, whose schema makes the form: the edit waits for it, kept, rather than lost.
+    const toolList = await holdToolList(chat);
     await reload(chat);
     await chat.waitForStatus(card, 'Waiting for your decision');
+    await card.getByText('Your edit of the arguments, kept from before this card was last shown, goes back into its form once', { exact: false }).waitFor();
+    expect(await note(card).count()).toBe(0);
+    expect(await keptDrafts(chat)).toHaveLength(1);
+    expect(await card.getByRole('button', { name: 'Allow terminal', exact: true }).isDisabled()).toBe(true);
+    toolList.release();
     expect(await note(card).textContent()).toBe(
       'Restored draft: your edit of the arguments, as you left it before this card was last shown. Nothing has been sent yet.',
     );

@@ -10,12 +10,13 @@ import {
   formFields,
   isSameCall,
   type ArgumentIssue,
+  type FieldValues,
   type FormField,
   type JsonSchema,
 } from './argument-form';
 import { UnsteadyClickHint } from './decision-controls';
 import { ToolArguments, VisibleTextView } from './tool-arguments';
-import type { EditDraft } from './waiting-drafts';
+import type { DraftInput, EditDraft } from './waiting-drafts';
 
 export interface ArgumentEditorProps {
   toolName: string;
@@ -33,7 +34,7 @@ export interface ArgumentEditorProps {
   onCancel: () => void;
   /** Told whether the editor holds a change (it shows "Will run with" something else, or what it holds does not parse). */
   onHeldChange?: (held: boolean) => void;
-  /** An edit kept from before (a reload, the card shown again): the editor opens with it. */
+  /** An edit kept from before (a reload, the card shown again): the editor opens with it. Give one only if `draftFits`. */
   draft?: EditDraft | undefined;
   /** Told what the editor holds as it changes, to keep as a draft; null when it holds no change. */
   onDraftChange?: (draft: EditDraft | null) => void;
@@ -77,11 +78,15 @@ export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, 
   const ready = read.args !== null && issues.length === 0 && !unchanged;
   const held = !unchanged;
   useEffect(() => onHeldChange?.(held), [held]);
+  // Worked out once per set of fields, not on each key: the arguments can be large (a file's whole content).
+  const fieldsFromProposal = useMemo(() => isSameCall(fieldsFrom, proposed), [fieldsFrom, proposed]);
+  const fieldsFromValues = useMemo(() => (fields === null ? new Map<string, string | boolean>() : fieldValues(fields, fieldsFrom)), [fields, fieldsFrom]);
   useEffect(() => {
     if (onDraftChange === undefined) return;
     if (!held) onDraftChange(null);
-    else onDraftChange(mode === 'form' && fields !== null ? { mode: 'form', fieldsFrom, values: [...values] } : { mode: 'raw', text: raw });
-  }, [held, mode, fields, fieldsFrom, values, raw]);
+    else if (mode === 'raw' || fields === null) onDraftChange({ mode: 'raw', text: raw });
+    else onDraftChange({ mode: 'form', ...(fieldsFromProposal ? {} : { fieldsFrom }), values: draftInputs(fields, values, fieldsFromValues) });
+  }, [held, mode, fields, fieldsFrom, fieldsFromProposal, fieldsFromValues, values, raw]);
 
   const allow = () => {
     setIgnoredClick(null);
@@ -201,6 +206,14 @@ export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, 
   );
 }
 
+/**
+ * Whether the editor can open with `draft` now: a form's draft needs the form, so the tool's schema (tools.list may
+ * answer after the card shows, and a tool its server stopped listing has none). Until then the draft is only kept.
+ */
+export function draftFits(schema: JsonSchema | undefined, proposed: Args, draft: EditDraft): boolean {
+  return draft.mode === 'raw' || formFields(schema, draft.fieldsFrom ?? proposed) !== null;
+}
+
 /** The editor's first state: the proposal, or the kept draft where it still fits the form. */
 function startFrom(schema: JsonSchema | undefined, proposed: Args, draft: EditDraft | undefined) {
   const raw = JSON.stringify(proposed, null, 2);
@@ -208,13 +221,44 @@ function startFrom(schema: JsonSchema | undefined, proposed: Args, draft: EditDr
     const fields = formFields(schema, proposed);
     return { fieldsFrom: proposed, fields, mode: 'raw' as Mode, values: fields === null ? new Map<string, string | boolean>() : fieldValues(fields, proposed), raw: draft.text };
   }
-  const fieldsFrom = draft?.mode === 'form' ? draft.fieldsFrom : proposed;
+  const fieldsFrom = draft?.mode === 'form' ? (draft.fieldsFrom ?? proposed) : proposed;
   const fields = formFields(schema, fieldsFrom);
   if (fields === null) return { fieldsFrom: proposed, fields: null, mode: 'raw' as Mode, values: new Map<string, string | boolean>(), raw };
   const values = fieldValues(fields, fieldsFrom);
-  const named = new Set(fields.map((field) => field.name));
-  for (const [name, value] of draft?.mode === 'form' ? draft.values : []) if (named.has(name)) values.set(name, value);
+  const byName = new Map(fields.map((field) => [field.name, field]));
+  for (const [name, input] of draft?.mode === 'form' ? draft.values : []) {
+    const field = byName.get(name);
+    const value = field === undefined ? undefined : inputFromDraft(field, input);
+    if (value !== undefined) values.set(name, value);
+  }
   return { fieldsFrom, fields, mode: 'form' as Mode, values, raw };
+}
+
+/** The inputs that differ from what the fields were made from, as kept: a choice by its option's value. */
+function draftInputs(fields: readonly FormField[], values: FieldValues, from: FieldValues): [string, DraftInput][] {
+  const inputs: [string, DraftInput][] = [];
+  for (const field of fields) {
+    const value = values.get(field.name);
+    if (value === undefined || value === from.get(field.name)) continue;
+    const index = field.kind === 'choice' && value !== '' ? Number(value) : -1;
+    inputs.push([field.name, index >= 0 && index < field.options.length ? { option: field.options[index]! } : value]);
+  }
+  return inputs;
+}
+
+/**
+ * What a kept input gives the field now; undefined when it no longer fits it (the tool's schema changed since: the
+ * field keeps what the arguments give it). A choice is found by value, wherever its option now is in the list.
+ */
+function inputFromDraft(field: FormField, input: DraftInput): string | boolean | undefined {
+  if (field.kind === 'choice') {
+    if (input === '') return '';
+    if (typeof input !== 'object') return undefined;
+    const index = field.options.findIndex((option) => option === input.option);
+    return index >= 0 ? String(index) : undefined;
+  }
+  if (field.kind === 'boolean') return typeof input === 'boolean' ? input : undefined;
+  return typeof input === 'string' ? input : undefined;
 }
 
 function issuesText(issues: readonly ArgumentIssue[]): string | undefined {

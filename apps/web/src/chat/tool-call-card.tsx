@@ -1,7 +1,7 @@
 import { toVisibleText } from '@airlock/core';
 import { useContext, useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { ToolArguments as Args, ToolAnnotations } from '../lib/api-types';
-import { ArgumentEditor } from './argument-editor';
+import { ArgumentEditor, draftFits } from './argument-editor';
 import type { JsonSchema } from './argument-form';
 import { FocusComposerContext } from './current-session';
 import { DecisionControls } from './decision-controls';
@@ -81,20 +81,31 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
   const drafts = useContext(WaitingDraftsContext);
   const undecided = state.status === 'awaiting-decision' || state.status === 'deciding';
   const approvalId = undecided ? state.approvalId : null;
-  /** What the person typed on this call's card before it was last shown (a reload, another chat and back). */
-  const [restored] = useState(() => (approvalId === null ? undefined : drafts.read(approvalId)));
-  const draft = useRef<WaitingDraft>(restored ?? {});
+  /**
+   * What the person typed on this call's card before it was last shown (a reload, another chat and back), while it
+   * is still there: an edit cancelled or a reason emptied is gone, and never comes back.
+   */
+  const [restored, setRestored] = useState<WaitingDraft>(() => (approvalId === null ? undefined : drafts.read(approvalId)) ?? {});
+  const draft = useRef<WaitingDraft>(restored);
   const keepDraft = (change: { edit: EditDraft | null } | { reason: string }) => {
     const next = { ...draft.current, ...change };
-    draft.current = {
+    const kept: WaitingDraft = {
       ...(next.edit === null || next.edit === undefined ? {} : { edit: next.edit }),
       ...(next.reason === undefined || next.reason === '' ? {} : { reason: next.reason }),
     };
-    if (undecided) drafts.save(state.approvalId, draft.current, state.expiresAt);
+    draft.current = kept;
+    setRestored((before) => stillThere(before, kept));
+    if (undecided) drafts.save(state.approvalId, kept, state.expiresAt);
   };
-  const [editing, setEditing] = useState(restored?.edit !== undefined);
+  const [editing, setEditing] = useState(restored.edit !== undefined);
   /** The open editor holds a change: no allow but its own may run the call (it would run the proposal). */
-  const [editChanged, setEditChanged] = useState(false);
+  const [editChanged, setEditChanged] = useState(restored.edit !== undefined);
+  /**
+   * A restored form edit waits for the tool's schema (tools.list can answer after the card shows): opened without
+   * it, the editor would hold the proposal and the edit would be lost. Kept, and Allow kept off, until it fits.
+   */
+  const [editWaits, setEditWaits] = useState(restored.edit !== undefined && !draftFits(inputSchema, call.arguments, restored.edit));
+  if (editWaits && restored.edit !== undefined && draftFits(inputSchema, call.arguments, restored.edit)) setEditWaits(false);
   const editHeld = editing && editChanged;
   const heldEdits = useContext(HeldEditsContext);
   const focusComposer = useContext(FocusComposerContext);
@@ -144,6 +155,7 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
   useEffect(() => () => window.clearTimeout(keyedTimer.current), []);
   const stopEditing = () => {
     keepDraft({ edit: null });
+    setEditWaits(false);
     setEditing(false);
     setEditChanged(false);
     card.current?.focus();
@@ -261,7 +273,7 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
           {EDIT_DROPPED}
         </p>
       )}
-      {undecided && restored !== undefined && <RestoredDraftNote draft={restored} />}
+      {undecided && <RestoredDraftNote draft={editWaits ? { ...restored, edit: undefined } : restored} />}
       {(state.status === 'awaiting-decision' || state.status === 'deciding') && (
         <DecisionControls
           toolName={call.toolName}
@@ -272,11 +284,12 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
           editing={editing}
           editHeld={editHeld}
           onEdit={() => (editing ? stopEditing() : startEditing())}
-          reasonDraft={restored?.reason}
+          reasonDraft={restored.reason}
           onReasonChange={(reason) => keepDraft({ reason })}
         />
       )}
-      {undecided && editing && (
+      {undecided && editing && editWaits && <WaitingEditNote busy={state.status === 'deciding'} onCancel={stopEditing} />}
+      {undecided && editing && !editWaits && (
         <ArgumentEditor
           toolName={call.toolName}
           schema={inputSchema}
@@ -287,7 +300,7 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
           onAllow={(args, always) => onDecide(call, { decision: 'allow', arguments: args, ...(always ? { always: true } : {}) })}
           onCancel={stopEditing}
           onHeldChange={setEditChanged}
-          draft={restored?.edit}
+          draft={restored.edit}
           onDraftChange={(edit) => keepDraft({ edit })}
         />
       )}
@@ -313,13 +326,40 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
   );
 }
 
-/** Said on a card that opened with what the person had typed on it and not sent: nothing of it was sent by showing it again. */
+/** The parts of `restored` the person has not since dropped from `kept`; `restored` itself when none were. */
+function stillThere(restored: WaitingDraft, kept: WaitingDraft): WaitingDraft {
+  const editGone = restored.edit !== undefined && kept.edit === undefined;
+  const reasonGone = restored.reason !== undefined && kept.reason === undefined;
+  if (!editGone && !reasonGone) return restored;
+  return { ...(editGone || restored.edit === undefined ? {} : { edit: restored.edit }), ...(reasonGone || restored.reason === undefined ? {} : { reason: restored.reason }) };
+}
+
+/**
+ * Said on a card that opened with what the person had typed on it and not sent, for what was put back: nothing of it
+ * was sent by showing it again.
+ */
 function RestoredDraftNote({ draft }: { draft: WaitingDraft }) {
   const what = [draft.edit === undefined ? null : 'your edit of the arguments', draft.reason === undefined ? null : 'your deny reason'].filter((part) => part !== null);
+  if (what.length === 0) return null;
   return (
     <p className="detail restored-draft" role="note">
       Restored draft: {what.join(' and ')}, as you left {what.length === 1 ? 'it' : 'them'} before this card was last shown. Nothing has been sent yet.
     </p>
+  );
+}
+
+/** In place of the editor while a restored form edit waits for the tool's schema. */
+function WaitingEditNote({ busy, onCancel }: { busy: boolean; onCancel: () => void }) {
+  return (
+    <div className="detail restored-draft" role="note">
+      <p>
+        Your edit of the arguments, kept from before this card was last shown, goes back into its form once the server lists this tool. Nothing has been
+        sent yet.
+      </p>
+      <button type="button" className="btn" onClick={onCancel} disabled={busy}>
+        Cancel editing
+      </button>
+    </div>
   );
 }
 

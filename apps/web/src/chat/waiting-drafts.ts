@@ -1,10 +1,18 @@
 import { createContext, useEffect, useRef, useState } from 'react';
 import type { ToolArguments } from '../lib/api-types';
+import type { ChoiceValue } from './argument-form';
 import type { WaitingApprovals } from '../waiting/use-waiting-approvals';
 
-/** What the argument editor held: its form (the arguments the fields were made from, and what is in them) or its raw JSON. */
+/** What one of the form's inputs held: its text, its tick, or the value of the option chosen (not its place in the list). */
+export type DraftInput = string | boolean | { option: ChoiceValue };
+
+/**
+ * What the argument editor held: its form or its raw JSON. A form keeps the arguments its fields were made from only
+ * when they are not the proposal (after Raw JSON, then Form), and only the inputs that differ from those arguments:
+ * a small edit of a large call stays small.
+ */
 export type EditDraft =
-  | { mode: 'form'; fieldsFrom: ToolArguments; values: readonly (readonly [string, string | boolean])[] }
+  | { mode: 'form'; fieldsFrom?: ToolArguments; values: readonly (readonly [string, DraftInput])[] }
   | { mode: 'raw'; text: string };
 
 /** What the person typed on a waiting card and has not sent: an edit of the arguments, a deny reason, or both. */
@@ -149,15 +157,22 @@ function asStoredDraft(value: unknown): StoredDraft | undefined {
 function asEditDraft(value: unknown): EditDraft | undefined {
   if (!isRecord(value)) return undefined;
   if (value.mode === 'raw') return typeof value.text === 'string' ? { mode: 'raw', text: value.text } : undefined;
-  if (value.mode !== 'form' || !isRecord(value.fieldsFrom) || !Array.isArray(value.values)) return undefined;
-  const values: [string, string | boolean][] = [];
+  if (value.mode !== 'form' || (value.fieldsFrom !== undefined && !isRecord(value.fieldsFrom)) || !Array.isArray(value.values)) return undefined;
+  const values: [string, DraftInput][] = [];
   for (const entry of value.values as unknown[]) {
     if (!Array.isArray(entry) || entry.length !== 2) return undefined;
     const [name, input] = entry as unknown[];
-    if (typeof name !== 'string' || (typeof input !== 'string' && typeof input !== 'boolean')) return undefined;
+    if (typeof name !== 'string' || !isDraftInput(input)) return undefined;
     values.push([name, input]);
   }
-  return { mode: 'form', fieldsFrom: value.fieldsFrom, values };
+  return { mode: 'form', ...(value.fieldsFrom === undefined ? {} : { fieldsFrom: value.fieldsFrom }), values };
+}
+
+function isDraftInput(value: unknown): value is DraftInput {
+  if (typeof value === 'string' || typeof value === 'boolean') return true;
+  if (!isRecord(value) || !Object.hasOwn(value, 'option')) return false;
+  const { option } = value;
+  return option === null || typeof option === 'string' || typeof option === 'number' || typeof option === 'boolean';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
