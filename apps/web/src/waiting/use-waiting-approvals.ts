@@ -54,14 +54,16 @@ export function useWaitingApprovals(sessions: readonly SessionSummary[] | undefi
   // An answer equal to the one before keeps its identity (the query's structural sharing): then nothing is rebuilt.
   const key = results.map((result) => answerId(result.data)).join(',');
   const titles = active.map((session) => `${session.sessionId}\u0000${session.title}`).join('\u0001');
-  const loaded = sessions !== undefined && results.every((result) => !result.isPending);
-  // The same query as the chat's (one request): a preview checks each name against the tool's schema.
+  // The same query as the chat's (one request): a preview checks each name against the tool's schema. Until it has
+  // answered, no call is listed: a notification is shown once, and one shown before would offer Review for any call.
   const tools = trpc.tools.list.useQuery(undefined, { staleTime: 30_000, refetchInterval: 30_000 });
+  const toolsRead = tools.data !== undefined || tools.isError;
+  const loaded = sessions !== undefined && toolsRead && results.every((result) => !result.isPending);
   return useMemo(() => {
     const titleOf = new Map(active.map((session) => [session.sessionId, session.title]));
     const schemaOf = new Map((tools.data?.tools ?? []).map((tool) => [tool.name, tool.inputSchema]));
     const all: WaitingApproval[] = [];
-    for (const result of results) {
+    for (const result of toolsRead ? results : []) {
       for (const approval of result.data ?? []) all.push({ ...approval, title: titleOf.get(approval.sessionId) ?? '', inputSchema: schemaOf.get(approval.toolName) });
     }
     all.sort((a, b) => a.requestedAt - b.requestedAt);
@@ -69,5 +71,5 @@ export function useWaitingApprovals(sessions: readonly SessionSummary[] | undefi
     for (const approval of all) countBySession.set(approval.sessionId, (countBySession.get(approval.sessionId) ?? 0) + 1);
     return { all, countBySession, loaded };
     // The queries' data changes exactly when their answers' identities, the titles or the tool list do.
-  }, [key, titles, loaded, tools.data]);
+  }, [key, titles, loaded, toolsRead, tools.data]);
 }
