@@ -136,7 +136,8 @@ describe('@airlock/client against a real server', () => {
     await using t = await setup();
     t.fake.enqueue(echoTurn('across'), { text: ['after ', 'the ', 'drop'] });
     const client = t.connect();
-    const run = client.startRun({ sessionId: 's-drop', message: 'go' });
+    // Sent again as it was, message and options, on the new connection: the retry of a start re-attaches.
+    const run = client.startRun({ sessionId: 's-drop', message: 'go', options: { confirmToolCalls: true, maxToolCalls: 5 } });
     const events: LoopEvent[] = [];
     for await (const event of run) {
       events.push(event);

@@ -426,9 +426,15 @@ export class ChatService {
    * Whether the session has a run of this id to re-attach to: going, or finished and kept (its events are read
    * back from the store, a page at a time as its client takes them, when it is no longer in memory, so a client
    * re-sending a run's input after a restart replays it rather than starting it again). A finished run only in the
-   * store costs one read here: where its events end.
+   * store costs one read here: where its events end. With `start`, the message and options of a start naming the
+   * run: see checkSameStart.
    */
-  async attachable(sessionId: string, runId: string): Promise<boolean> {
+  async attachable(sessionId: string, runId: string, start?: RunStart): Promise<boolean> {
+    if (start !== undefined) {
+      if (!(await this.attachable(sessionId, runId))) return false;
+      await this.checkSameStart(sessionId, runId, start);
+      // Looked up again: a finished run may have left memory while the store was read (it is read from there then).
+    }
     const inMemory = this.runs.get(runId);
     if (inMemory) {
       if (inMemory.sessionId !== sessionId) return false;
@@ -455,6 +461,22 @@ export class ChatService {
       this.storedAttaches.delete(oldest);
     }
     return true;
+  }
+
+  /**
+   * Refuses a start naming a run of this chat that was started with another message or other options (ConflictError
+   * "run-exists"): a client retrying its start after a dropped connection sends the same ones and re-attaches, but
+   * another start would re-attach too, and its message be dropped unseen. A run whose first message was not kept with
+   * it (from before messages kept their run) is taken as the same start. Reads the store, only on this rare path.
+   */
+  private async checkSameStart(sessionId: string, runId: string, start: RunStart): Promise<void> {
+    const [run, first] = await Promise.all([this.store.getRun(runId), this.store.loadFirstRunMessage(sessionId, runId)]);
+    if (first?.role === 'user' && first.content !== start.message) {
+      throw new ConflictError('run-exists', `runId: run "${runId}" already exists with another message; start a new run with a new runId`);
+    }
+    if (run !== undefined && !sameOptions(run.options, start.options ?? {})) {
+      throw new ConflictError('run-exists', `runId: run "${runId}" already exists with other options; start a new run with a new runId`);
+    }
   }
 
   isRunActive(runId: string): boolean {
@@ -1879,4 +1901,16 @@ function checkEditAgainst(tools: readonly AnyTool[], waiting: Pick<PendingApprov
 /** Resolves on the event loop's next turn, once the I/O of this one (frames corked for the tick) has gone out. */
 function nextTurnOfEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** What a start of a run gave: a start naming a run that exists is its retry only when both are the same. */
+interface RunStart {
+  message: string;
+  options?: RunOptions;
+}
+
+/** Whether two runs' options say the same, whatever the order of their fields. */
+function sameOptions(a: RunOptions, b: RunOptions): boolean {
+  const fields = (options: RunOptions) => JSON.stringify(Object.entries(options).filter(([, value]) => value !== undefined).sort(([x], [y]) => (x < y ? -1 : 1)));
+  return fields(a) === fields(b);
 }

@@ -118,6 +118,11 @@ export class MemoryStore implements AirlockStore {
     return { messages, start, toolCalls };
   }
 
+  async loadFirstRunMessage(sessionId: string, runId: string): Promise<ChatMessage | undefined> {
+    const first = this.messages.get(sessionId)?.find((message) => message.runId === runId);
+    return first === undefined ? undefined : (JSON.parse(first.json) as ChatMessage);
+  }
+
   async createRun(run: StoredRun): Promise<void> {
     if (!this.sessions.has(run.sessionId)) throw new NotFoundError('session', run.sessionId);
     if (this.runs.has(run.runId)) throw new Error(`run "${run.runId}" already exists`);

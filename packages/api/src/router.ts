@@ -56,7 +56,8 @@ const changeProcedure = procedure.use(({ ctx, next }) => {
 const chatRouter = t.router({
   /**
    * Starts a run for a new message and streams its events; with the runId (or lastEventId) of a run
-   * that exists, re-attaches and replays exactly the events after lastEventId.
+   * that exists, re-attaches and replays exactly the events after lastEventId. A message given with it must be the
+   * run's own, with its options (a retry of its start), else CONFLICT.
    */
   stream: procedure.input(streamInputSchema).subscription(({ input, ctx, signal }) =>
     // Opened at the first read: tRPC may still refuse the subscription once this returns (an id already in use),
@@ -251,7 +252,9 @@ async function openRun(ctx: Context, input: z.infer<typeof streamInputSchema>): 
     throw new TRPCError({ code: 'BAD_REQUEST', message: 'lastEventId: belongs to another run' });
   }
   // A run that exists, going or finished, in memory or only in the store, is re-attached to, never started again.
-  if (runId !== undefined && (await chat.attachable(input.sessionId, runId))) {
+  // A start (with a message) is re-attached only as a retry of the run's own start, never to drop another message.
+  const start = input.message === undefined ? undefined : { message: input.message, ...(input.options === undefined ? {} : { options: input.options }) };
+  if (runId !== undefined && (await chat.attachable(input.sessionId, runId, start))) {
     const afterSeq = resumeFrom?.seq ?? 0;
     // Followed from there, a live run would send nothing until it passed that event (its end neither), and a finished
     // one nothing at all.

@@ -39,6 +39,11 @@ export interface AirlockStore {
    * `before`-th, as many as fit `limit` and `maxChars`. Reads little more than it answers, however long the chat.
    */
   loadMessagePage(sessionId: string, query: MessagePageQuery): Promise<MessagePage>;
+  /**
+   * The first message written as one of the run's (the person's message that started it), or undefined when none was
+   * (a run from before messages kept their run). Reads the chat's messages up to it: for a rare check, not a hot path.
+   */
+  loadFirstRunMessage(sessionId: string, runId: string): Promise<ChatMessage | undefined>;
 
   /**
    * Records a new run. A store shared by several instances also makes it owned by `owner` (fencing token 1) and

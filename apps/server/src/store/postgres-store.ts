@@ -281,6 +281,11 @@ export class PostgresStore implements AirlockStore, Cluster {
     return { messages, start, toolCalls: ledger.map(toToolCall) };
   }
 
+  async loadFirstRunMessage(sessionId: string, runId: string): Promise<ChatMessage | undefined> {
+    const [row] = await this.rows<{ json: string }>('SELECT json FROM messages WHERE session_id = $1 AND run_id = $2 ORDER BY message_id LIMIT 1', [sessionId, runId]);
+    return row === undefined ? undefined : (JSON.parse(row.json) as ChatMessage);
+  }
+
   /** How many messages the chat has, at most `before`. */
   private async messagesUpTo(sessionId: string, before: number): Promise<number> {
     const [row] = await this.rows<{ count: number }>('SELECT count(*)::integer AS count FROM messages WHERE session_id = $1', [sessionId]);

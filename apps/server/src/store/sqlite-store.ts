@@ -181,6 +181,11 @@ export class SqliteStore implements AirlockStore {
     return { messages, start, toolCalls };
   }
 
+  async loadFirstRunMessage(sessionId: string, runId: string): Promise<ChatMessage | undefined> {
+    const json = this.statements.firstRunMessage.pluck().get(sessionId, runId);
+    return json === undefined ? undefined : (JSON.parse(json) as ChatMessage);
+  }
+
   async createRun(run: StoredRun): Promise<void> {
     this.statements.insertRun.run(run.runId, run.sessionId, JSON.stringify(run.options), run.startedAt, run.endedAt, run.endReason);
   }
@@ -425,6 +430,7 @@ function prepareStatements(db: Database) {
       'SELECT seq AS key, octet_length(json) AS bytes FROM messages WHERE session_id = @sessionId AND seq <= @before ORDER BY seq DESC LIMIT @limit',
     ),
     messagesAt: db.prepare<[string, string], MessageRow>('SELECT seq AS key, json, run_id FROM messages WHERE session_id = ? AND seq IN (SELECT value FROM json_each(?))'),
+    firstRunMessage: db.prepare<[string, string], string>('SELECT json FROM messages WHERE session_id = ? AND run_id = ? ORDER BY seq LIMIT 1'),
     countMessages: db.prepare<[string], number>('SELECT count(*) FROM messages WHERE session_id = ?'),
     // Found by (run, call id), the ledger's unique key; `+` keeps the planner from walking the session's rows instead.
     toolCallsOf: db.prepare<[string, string], LedgerRow>(

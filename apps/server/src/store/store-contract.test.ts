@@ -124,6 +124,25 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     expect((await pageOf({ limit: 1 })).toolCalls).toStrictEqual([]);
   });
 
+  it('reads the first message of a run, the one that started it, in the run’s own chat only', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    await store.createSession(session('s'));
+    await store.createSession(session('other'));
+    await store.appendMessage('s', { role: 'user', content: 'of no run' }, 1_000);
+    for (const [n, runId] of ['r1', 'r2'].entries()) {
+      const at = 2_000 + n * 1_000;
+      await store.createRun({ ...run(runId, 's', at), endedAt: at + 500, endReason: 'done' });
+      await store.appendMessage('s', { role: 'user', content: `go ${runId}` }, at, { runId });
+      await store.appendEvent({ runId, sessionId: 's', seq: 1, event: statusEvent('start'), at: at + 1, messages: [{ role: 'assistant', content: `done ${runId}` }] });
+    }
+
+    expect(await store.loadFirstRunMessage('s', 'r1')).toStrictEqual({ role: 'user', content: 'go r1' });
+    expect(await store.loadFirstRunMessage('s', 'r2')).toStrictEqual({ role: 'user', content: 'go r2' });
+    expect(await store.loadFirstRunMessage('other', 'r1')).toBeUndefined();
+    expect(await store.loadFirstRunMessage('s', 'never')).toBeUndefined();
+  });
+
   it('keeps a run from start to end; it stays known after its end', async () => {
     await using opened = await open();
     const { store } = opened;
