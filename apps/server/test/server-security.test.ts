@@ -301,6 +301,7 @@ describe('HTTP endpoints', () => {
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
     expect(answer.headers['x-frame-options']).toBe('DENY');
     expect(answer.headers['referrer-policy']).toBe('no-referrer');
+    expect(answer.headers['x-dns-prefetch-control']).toBe('off');
     expect(answer.headers['content-security-policy']).toContain(`connect-src 'self' ws://127.0.0.1:${port}`);
   });
 

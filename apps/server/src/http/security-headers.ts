@@ -19,6 +19,8 @@ export function securityHeaders(host: string | undefined): Record<string, string
     ].join('; '),
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
+    // No look-up of the hosts of links a page holds: a model's reply could name chat contents as one (`<secret>.host`).
+    'X-DNS-Prefetch-Control': 'off',
     'X-Frame-Options': 'DENY',
     'Cross-Origin-Opener-Policy': 'same-origin',
     'Cross-Origin-Resource-Policy': 'same-origin',

@@ -55,7 +55,7 @@ describe('MessageMarkdown', () => {
     const text = `${'See [the docs](https://example.test/docs) and a[i] or [[x]].\n\n'.repeat(1_000)}The end.`;
     expect(tooCostlyToParse(text)).toBe(false);
     const { container } = render(<MessageMarkdown text={text} />);
-    expect(container.querySelectorAll('a')).toHaveLength(1_000);
+    expect(container.querySelectorAll('button.reply-link')).toHaveLength(1_000);
     expect(container.querySelector('.plain-text-note')).toBeNull();
   });
 
