@@ -11,6 +11,7 @@ import { innerCommands } from './command-wrappers';
 import { GIT_RUNS_COMMANDS } from './git-arguments';
 import { matchPathGlob } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
+import { quotedWord } from './quoted-word';
 import { letterEscape, patternNaming } from './hidden-program-name';
 import { MCP_TOOL, type Rule, type RuleScope } from '@airlock/api';
 
@@ -231,16 +232,16 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
   const [first] = command.words;
   if (first?.kind !== 'literal') return 'a command whose name the shell computes';
   const name = commandBaseName(first.value);
-  if (isExactOnlyCommand(name)) return `\`${name}\` runs whatever it is given`;
-  if (runnerCall(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD))).kind !== 'none') return `\`${name}\` runs another program`;
-  if (!allowsCommand({ kind: 'command-prefix', tokens: [first.value], exact: false }, command, facts)) return `\`${name}\` is given words that may run other code`;
+  if (isExactOnlyCommand(name)) return `${quotedWord(name)} runs whatever it is given`;
+  if (runnerCall(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD))).kind !== 'none') return `${quotedWord(name)} runs another program`;
+  if (!allowsCommand({ kind: 'command-prefix', tokens: [first.value], exact: false }, command, facts)) return `${quotedWord(name)} is given words that may run other code`;
   const inner = innerCommands(command.words.map((word) => (word.kind === 'literal' ? word.value : undefined)));
-  if (inner.words.length > 0 || inner.commandLines.length > 0) return `\`${name}\` runs another command`;
+  if (inner.words.length > 0 || inner.commandLines.length > 0) return `${quotedWord(name)} runs another command`;
   // Looked for in any word: a word after the subcommand that is one of these only asks once more.
   if (name === 'git' && command.words.some((word) => word.kind === 'literal' && GIT_RUNS_COMMANDS.has(word.value))) return '`git` runs a command it is given';
-  if (denied.has(name) && command.words.some((word) => word.kind !== 'literal')) return `\`${name}\` is given a word the shell computes`;
+  if (denied.has(name) && command.words.some((word) => word.kind !== 'literal')) return `${quotedWord(name)} is given a word the shell computes`;
   const named = deniedNameIn(command.words.slice(1), denied);
-  if (named !== undefined) return `\`${named}\`, which a deny rule names, stands in a word given to \`${name}\``;
+  if (named !== undefined) return `${quotedWord(named)}, which a deny rule names, stands in a word given to ${quotedWord(name)}`;
   return hiddenNameIn(command.words.slice(1), denied, name);
 }
 
@@ -254,9 +255,9 @@ function hiddenNameIn(words: readonly ShellWord[], denied: ReadonlySet<string>, 
   for (const word of words) {
     const text = word.kind === 'literal' ? word.value : word.text;
     const pattern = patternNaming(text, denied, INNER_WORD_SEPARATORS_BUT_BRACES);
-    if (pattern !== undefined) return `a word given to \`${name}\` is a pattern that may name \`${pattern}\`, which a deny rule names`;
+    if (pattern !== undefined) return `a word given to ${quotedWord(name)} is a pattern that may name ${quotedWord(pattern)}, which a deny rule names`;
     const escape = letterEscape(text);
-    if (escape !== undefined) return `a word given to \`${name}\` holds an escape (\`${escape}\`) that may spell a program a deny rule names`;
+    if (escape !== undefined) return `a word given to ${quotedWord(name)} holds an escape (${quotedWord(escape)}) that may spell a program a deny rule names`;
   }
   return undefined;
 }
