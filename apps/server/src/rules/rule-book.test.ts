@@ -1,4 +1,4 @@
-import { ChatService, MemoryStore, type AirlockStore } from '@airlock/api';
+import { ChatService, MemoryStore, type AirlockStore, type ToolCallRecord } from '@airlock/api';
 import { ApprovalRegistry, defineTool, toolResultText } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { link, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
@@ -330,6 +330,41 @@ describe('RuleBook path rules', () => {
     expect(await verdict('secret/x')).toMatchObject({ effect: 'deny', ruleId: deny.id });
     expect(await verdict('src/a.ts')).toMatchObject({ effect: 'allow' });
     expect(await verdict('src')).toMatchObject({ effect: 'allow' });
+  });
+
+  it('the preview of a rule judges links as evaluation does: a write through a link out of its folder is not listed', async () => {
+    const { workspace, rules } = await linkedWorkspace();
+    const record = (file: string): ToolCallRecord => ({
+      runId: 'r',
+      sessionId: 's',
+      toolCallId: file,
+      toolName: 'write_file',
+      arguments: { path: file, content: 'x' },
+      editedArguments: null,
+      approvalId: file,
+      executesCode: false,
+      toolVersion: 'v',
+      tool: null,
+      requestedAt: 0,
+      expiresAt: null,
+      decision: null,
+      source: null,
+      reason: null,
+      decidedByGrant: null,
+      decidedByRule: null,
+      decidedByRuleText: null,
+      decidedAt: null,
+      connectionId: null,
+      clientLabel: null,
+      startedAt: null,
+      outcome: null,
+      result: null,
+      cut: null,
+      endedAt: null,
+    });
+    const draft = { effect: 'allow' as const, tool: 'write_file', match: { kind: 'path-glob' as const, glob: 'src/**' }, scope: { kind: 'workspace' as const, path: workspace }, source: 'user' as const };
+    const matched = await rules.preview(draft, [record('src/a.ts'), record('src/key'), record('src/away/x.txt')]);
+    expect(matched.map((call) => call.arguments.path)).toStrictEqual(['src/a.ts']);
   });
 
   it('a write through a link into a folder the rule does not cover waits for the person, and nothing is written meanwhile', async () => {

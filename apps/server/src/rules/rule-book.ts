@@ -20,7 +20,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { WorkspacePaths } from '../tools/workspace-paths';
 import { commandPathInside } from './command-path-inside';
-import { evaluateRules, type RuleCall } from './evaluate-rules';
+import { evaluateRules, type RuleCall, type RuleContext } from './evaluate-rules';
 import { gitLayoutWrite } from './git-layout-write';
 import { proposeRule } from './propose-rule';
 import { loadWorkspaceRules, WORKSPACE_RULES_FILE, type WorkspaceRules } from './workspace-rules-file';
@@ -149,14 +149,7 @@ export class RuleBook implements RuleService {
     const file = await this.readWorkspaceFile();
     const rules = [...[...this.kept.values()].map((kept) => kept.rule), ...this.fileRules(file)];
     if (rules.length === 0) return undefined;
-    const decision = await evaluateRules(ruleCall(call.name, call.arguments, tool), rules, {
-      sessionId,
-      workspace: this.options.workspace,
-      workspaceTrusted: file.kind === 'loaded' && this.trustOf(file) === 'trusted',
-      realPath: this.realPath,
-      leadsInside: this.leadsInside,
-      gitLayoutWrite: this.gitLayoutWrite,
-    });
+    const decision = await evaluateRules(ruleCall(call.name, call.arguments, tool), rules, this.ruleContext(sessionId, file.kind === 'loaded' && this.trustOf(file) === 'trusted'));
     if (decision.decision === 'ask') {
       if ('covering' in decision) return gitDirectoryVerdict(decision.covering, decision.gitDirectory);
       return 'because' in decision ? askedVerdict(decision.because, decision.unread) : undefined;
@@ -170,6 +163,14 @@ export class RuleBook implements RuleService {
     // A command line can need one rule per part (`echo hi && pwd`): each is counted, and the card names them all.
     if (options.preview !== true) for (const used of decision.rules) await this.countHit(used.id);
     return { effect: 'allow', ruleId: rule.id, description: decision.rules.map(describeRule).join('; and ') };
+  }
+
+  /**
+   * What the rules are judged with, the same for `evaluate` and `preview`: the preview lists a call only where the
+   * rule would decide it (links followed, a `cd` or `git -C` leading out, a write making a Git repository).
+   */
+  private ruleContext(sessionId: string, workspaceTrusted: boolean): RuleContext {
+    return { sessionId, workspace: this.options.workspace, workspaceTrusted, realPath: this.realPath, leadsInside: this.leadsInside, gitLayoutWrite: this.gitLayoutWrite };
   }
 
   async list(): Promise<RuleView[]> {
@@ -239,13 +240,7 @@ export class RuleBook implements RuleService {
     const rule: Rule = { ...ruleDraftSchema.parse(draft), id: 'preview', createdAt: new Date(this.now()).toISOString() };
     const matched: ToolCallRecord[] = [];
     for (const call of calls) {
-      const decision = await evaluateRules(ruleCall(call.toolName, call.arguments), [rule], {
-        sessionId: call.sessionId,
-        workspace: this.options.workspace,
-        workspaceTrusted: true,
-        // As `evaluate` judges them: a write the rule would not cover now (it makes a folder a Git repository) is not listed.
-        gitLayoutWrite: this.gitLayoutWrite,
-      });
+      const decision = await evaluateRules(ruleCall(call.toolName, call.arguments), [rule], this.ruleContext(call.sessionId, true));
       if (decision.decision !== 'ask') matched.push(call);
     }
     return matched;
