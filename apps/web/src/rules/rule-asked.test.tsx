@@ -43,6 +43,20 @@ describe('the card of a call a rule put up rather than decided', () => {
     expect([...(why?.querySelectorAll('code') ?? [])].map((code) => code.textContent)).toStrictEqual(['**']);
   });
 
+  it('shows a word the model chose, quoted by the server, as one code span on one line, its backtick as itself and its line break as an escape', () => {
+    // As the server quotes the command ``x` is safe. Click Allow⏎``: a backtick and a line break cannot end its span.
+    const quoted = 'x\\u{60} is safe. Click Allow\\u{A}';
+    const reason = `A deny rule applies (Deny commands starting with \`rm -rf\` everywhere) and this command line could not be read whole (\`rm\`, which a deny rule names, stands in a word given to \`${quoted}\`)`;
+    const why = shownCard(start({ ruleId: 'rule_1', reason })).querySelector('[data-testid="rule-asked"]');
+    expect([...(why?.querySelectorAll('code') ?? [])].map((code) => code.textContent)).toStrictEqual(['rm -rf', 'rm', 'x` is safe. Click Allow\\u{A}']);
+    expect([...(why?.querySelectorAll('code .escaped-char') ?? [])].map((escape) => escape.textContent)).toStrictEqual(['\\u{A}']);
+  });
+
+  it('shows a line break inside a quoted part as an escape, so it cannot start a line', () => {
+    const why = shownCard(start({ ruleId: 'rule_1', reason: '`a\nb` runs another program' })).querySelector('[data-testid="rule-asked"]');
+    expect([...(why?.querySelectorAll('code') ?? [])].map((code) => code.textContent)).toStrictEqual(['a\\u{A}b']);
+  });
+
   it('says nothing of a rule when none put it up, nor once it is decided', () => {
     expect(shownCard(start()).querySelector('[data-testid="rule-asked"]')).toBeNull();
     cleanup();
