@@ -1,4 +1,4 @@
-import { BLANK_NOTATIONS, blankRunsNote, blankRunsOfArguments, toVisibleText, UNDECLARED_ARGUMENT_NOTE, undeclaredArgumentsNote, visibleArguments, visibleTextString, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { BLANK_NOTATIONS, blankRunsNote, blankRunsOfArguments, fromVisibleNotation, toVisibleText, UNDECLARED_ARGUMENT_NOTE, undeclaredArgumentsNote, visibleArguments, visibleTextString, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
 import { cardRows, DEFAULT_COLUMNS, type CardRow } from './card-rows';
 import { noteLines } from './note-lines';
@@ -74,8 +74,28 @@ export function toolCallCard(event: LoopEventOf<'tool-start'>, style: TerminalSt
   // many, however long their names) can push the first ones, or the card's top, out of view.
   const rows = layout.whole === true ? Infinity : Math.max((layout.rows ?? DEFAULT_ROWS) - ROWS_AROUND_CARD, MIN_CARD_ROWS) - 1;
   const hint = event.awaitingConfirmation ? WHOLE_CALL_HINT : WHOLE_CALL_AT_PROMPT_HINT;
-  const { lines, cut } = argumentLines(event.toolName, event.arguments, style, layout, { rows, hint, schema: tool?.inputSchema });
-  return { lines: [header, ...lines], cut };
+  const asked = askedLines(event, style, layout);
+  const { lines, cut } = argumentLines(event.toolName, event.arguments, style, layout, { rows: rows - asked.length, hint, schema: tool?.inputSchema });
+  return { lines: [header, ...lines, ...asked], cut };
+}
+
+/**
+ * Why a rule had the call asked rather than deciding it, in the web card's words, on lines of their own. The reason is
+ * the server's, a model's words in it quoted as `code` with their escapes made there (`\u{60}` for a backtick): each
+ * part is escaped on one line here, a code part read back first so it is not escaped twice, and no backtick or line
+ * break of a model's word can end its quote or start a line of the card.
+ */
+function askedLines(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout): string[] {
+  if (event.askedBecause === undefined) return [];
+  const parts = event.askedBecause.reason.split('`');
+  const reason = parts
+    .map((part, index) =>
+      index % 2 === 1 && index < parts.length - 1
+        ? visibleTextString(toVisibleText(fromVisibleNotation(part), { singleLine: true, code: true })).replaceAll('`', '\\u{60}')
+        : visibleTextString(toVisibleText(part, { singleLine: true })),
+    )
+    .join('`');
+  return noteLines(`Why you are asked: ${reason}.`, layout).map((line) => style.warn(line));
 }
 
 /** `toolCallCard`'s lines. */
