@@ -51,36 +51,46 @@ describe('a long run of spaces in a command', () => {
     expect(await card.getByText('A line is wider than the card', { exact: false }).count()).toBe(0);
   });
 
-  it('draws the marker readable whatever fonts the system has: its ␠ from a font that holds it, not as an empty box', async () => {
-    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: HEREDOC } }] }, { text: 'unused' });
+  it('draws the marker from the shipped font wherever it is shown: the block, the card\'s warning, the bar\'s and Waiting for you', async () => {
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: HEREDOC } }, { name: 'terminal', arguments: { command: 'pwd' } }] }, { text: 'unused' });
     const chat = await ChatPage.open(suite.context, suite.airlock.link);
     await chat.send('Do it');
     const card = chat.card();
     await chat.waitForStatus(card, 'Waiting for your decision');
-    const marker = card.locator('.blank-run[data-folded="true"]');
-    expect(await marker.textContent()).toBe('␠×300');
-    const drawn = await marker.evaluate(async (element) => {
-      const style = getComputedStyle(element);
-      const font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-      await document.fonts.load(font, '␠');
-      const range = document.createRange();
-      range.setStart(element.firstChild!, 0);
-      range.setEnd(element.firstChild!, 1);
-      /** The pixels of one character as the marker's font draws it. */
-      const ink = (char: string) => {
-        const canvas = document.createElement('canvas');
-        canvas.width = 64;
-        canvas.height = 64;
-        const context = canvas.getContext('2d')!;
-        context.font = font;
-        context.fillText(char, 8, 48);
-        return context.getImageData(0, 0, 64, 64).data.join(',');
-      };
-      // U+0378 is no character: every font draws it as its empty box, as it draws a character it lacks.
-      return { width: range.getBoundingClientRect().width, inked: ink('␠') !== ink(''), box: ink('␠') === ink('\u0378') };
+    await chat.waitForStatus(chat.card(1), 'Waiting for your decision');
+    // The face the app ships, loaded: not a font of this machine's that happens to hold ␠ (it would pass what follows).
+    const faces = await chat.page.evaluate(async () => {
+      const loaded = await document.fonts.load("16px 'Airlock Marks'", '␠');
+      return loaded.map((face) => ({ family: face.family.replaceAll('"', ''), status: face.status }));
     });
-    expect(drawn.width).toBeGreaterThan(0);
-    expect(drawn).toMatchObject({ inked: true, box: false });
+    expect(faces).toStrictEqual([{ family: 'Airlock Marks', status: 'loaded' }]);
+    const shown = {
+      block: card.locator('.blank-run[data-folded="true"]'),
+      cardWarning: card.locator('code:not(:has(.blank-run))').filter({ hasText: /^␠×/ }).first(),
+      barWarning: chat.page.getByRole('region', { name: 'Waiting tool calls' }).locator('code').filter({ hasText: /^␠/ }).first(),
+      waitingFor: chat.page.getByRole('region', { name: 'Waiting for you' }).locator('.waiting-preview').filter({ hasText: '␠×300' }),
+    };
+    for (const [where, element] of Object.entries(shown)) {
+      const drawn = await element.evaluate(async (node) => {
+        const style = getComputedStyle(node);
+        const font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        await document.fonts.load(font, '␠');
+        /** The pixels of one character as `face` draws it. */
+        const ink = (char: string, face: string) => {
+          const canvas = document.createElement('canvas');
+          canvas.width = 64;
+          canvas.height = 64;
+          const context = canvas.getContext('2d')!;
+          context.font = face;
+          context.fillText(char, 8, 48);
+          return context.getImageData(0, 0, 64, 64).data.join(',');
+        };
+        const shipped = `${style.fontWeight} ${style.fontSize} 'Airlock Marks'`;
+        // U+0378 is no character: every font draws it as its empty box, as it draws a character it lacks.
+        return { inked: ink('␠', font) !== ink('', font), box: ink('␠', font) === ink('\u0378', font), shipped: ink('␠', font) === ink('␠', shipped) };
+      });
+      expect({ where, ...drawn }).toStrictEqual({ where, inked: true, box: false, shipped: true });
+    }
   });
 
   it('keeps a line wider than the card on one row, says so, and scrolls to its end', async () => {
