@@ -690,6 +690,65 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
   });
 });
 
+describe.skipIf(!postgres.available)('what lets a call run unasked, changed on another instance unheard', { timeout: 120_000 }, () => {
+  /** A, as with its notification connection down: it hears of runs and decisions, not of grants, chats or rules. */
+  const deaf = (store: PostgresStore) => lossyCluster(store, (message) => message.type === 'grant' || message.type === 'session' || message.type === 'rules').cluster;
+  const asked = async (owner: Instance, sessionId: string, runId: string, text: string, decider: Instance) => {
+    const { followed, approvalId } = await startWaiting(owner, sessionId, runId, text);
+    await decider.chat.confirm({ sessionId, approvalId, decision: 'deny' });
+    await followed.until(isEnd);
+  };
+
+  it('a grant revoked on B does not let the call run on A: it is asked', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 60_000, { asCluster: deaf });
+    const b = await instance(db, 'b', tool);
+    const first = await startWaiting(a, 's1', 'r1', 'same');
+    await a.chat.confirm({ sessionId: 's1', approvalId: first.approvalId, decision: 'allow', always: true });
+    await first.followed.until(isEnd);
+    await expect.poll(() => b.chat.listGrants('s1').length).toBe(1);
+    expect(await b.chat.revokeGrant('s1', b.chat.listGrants('s1')[0]!.grantId)).toBe(true);
+    expect(a.chat.listGrants('s1')).toHaveLength(1);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r2', message: 'same' });
+    const second = await follow(a, 's1', 'r2');
+    const start = (await second.until(waitingStart)) as Extract<LoopEvent, { type: 'tool-start' }>;
+    expect(a.chat.listGrants('s1')).toHaveLength(0);
+    await b.chat.confirm({ sessionId: 's1', approvalId: start.approvalId, decision: 'deny' });
+    await second.until(isEnd);
+    expect(calls).toStrictEqual(['same']);
+  });
+
+  it('confirmation turned back on at B holds on A at once', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 60_000, { asCluster: deaf });
+    const b = await instance(db, 'b', tool);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'unasked', options: { confirmToolCalls: false } });
+    await (await follow(a, 's1', 'r1')).until(isEnd);
+    expect(calls).toStrictEqual(['unasked']);
+    await expect.poll(() => b.chat.listSessions().find((s) => s.sessionId === 's1')?.activeRunId).toBe(null);
+    await b.chat.updateSession('s1', { confirmToolCalls: true });
+    await asked(a, 's1', 'r2', 'again', b);
+    expect(calls).toStrictEqual(['unasked']);
+  });
+
+  it('an allow rule removed at B no longer lets the call run on A', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 60_000, { asCluster: deaf });
+    const b = await instance(db, 'b', tool);
+    const rule = await a.rules.add({ effect: 'allow', tool: 'echo', match: { kind: 'exact-arguments', arguments: { text: 'ruled' } }, scope: { kind: 'global' }, source: 'user' });
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'ruled' });
+    await (await follow(a, 's1', 'r1')).until(isEnd);
+    expect(calls).toStrictEqual(['ruled']);
+    await expect.poll(async () => (await b.rules.list()).map((view) => view.rule.id)).toStrictEqual([rule.rule.id]);
+    await b.rules.remove(rule.rule.id);
+    await asked(a, 's1', 'r2', 'ruled', b);
+    expect(calls).toStrictEqual(['ruled']);
+  });
+});
+
 describe.skipIf(!postgres.available)('edits before allow across instances', { timeout: 120_000 }, () => {
   it('an edit on B of a call waiting on A runs the edited call on A; the ledger keeps both; a bad edit is refused and the call waits on', async () => {
     const db = await cleanups.database();

@@ -4,6 +4,7 @@ import {
   Cancellation,
   ConflictError,
   DecisionNotStoredError,
+  PolicyChangedError,
   endsAtOnce,
   grantsNeedExactArguments,
   InvalidArgumentsError,
@@ -42,7 +43,7 @@ import { FencedError, type Cluster, type ClusterMessage } from './cluster';
 import type { RuleService } from './context';
 import { EventLog, parseEventId, StoredRunFollower, type RunFollower } from './event-log';
 import { MemoryStore } from './memory-store';
-import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, StoredRun, StoredSessionSummary, ToolCallRecord } from './store';
+import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, StoredRun, StoredSessionSummary, ToolCallRecord, UnaskedAllow } from './store';
 
 export interface RunOptions {
   /** Also changes the session's own setting, which every later run of the session keeps. */
@@ -181,6 +182,8 @@ interface Run {
   writeFailure: unknown;
   /** The burst whose write failed (see writeFailure). */
   unwritten: { input: AppendEventInput; event: LoopEvent; show: boolean }[] | undefined;
+  /** What let the call whose turn it is run unasked, checked again with the write of its running status. */
+  unasked: UnaskedAllow | undefined;
   /** With a cluster: this instance's fencing token for the run, and when it was claimed (performance.now()). */
   fence: number | undefined;
   claimedAt: number;
@@ -263,6 +266,11 @@ export class ChatService {
   private readonly runs = new Map<string, Run>();
   /** Grants made here whose write to the store is under way. */
   private readonly savingGrants = new Set<string>();
+  /**
+   * With a shared store: its policy version that the rules held here were read at (see readPolicyAgain). Unknown at
+   * first (-1 matches none): the first call let through unasked reads it.
+   */
+  private knownPolicyVersion = -1;
   /** For each re-read of the grants under way: the grants made or revoked here meanwhile, which it leaves as they are. */
   private readonly grantChanges = new Set<Set<string>>();
   private readonly finishedRunTtlMs: number;
@@ -379,7 +387,8 @@ export class ChatService {
       await this.store.appendMessage(session.summary.sessionId, userMessage, now, { runId });
       messages.push(userMessage);
       session.summary = { ...session.summary, updatedAt: now, lastRunId: runId, confirmToolCalls };
-      await this.store.updateSession(session.summary.sessionId, { updatedAt: now, lastRunId: runId, confirmToolCalls });
+      // The setting is written only when the message sets it: the one held here may be stale (changed on another instance).
+      await this.store.updateSession(session.summary.sessionId, { updatedAt: now, lastRunId: runId, ...(options.confirmToolCalls === undefined ? {} : { confirmToolCalls }) });
       const run = this.newRun(runId, session.summary.sessionId, tools);
       if (cluster) run.fence = 1;
       this.attachRun(session, run, this.loop(run, { model, messages, confirmToolCalls, options }));
@@ -934,14 +943,15 @@ export class ChatService {
       case 'settings':
         return;
       case 'resync': {
-        // Messages may have been missed: read again what is followed here, the decisions of calls waiting here, and
-        // the list of sessions.
+        // Messages may have been missed: read again the grants (first: a revoke missed meanwhile stops allowing here
+        // before anything slower is read), the list of sessions, what is followed here and the decisions of calls
+        // waiting here.
+        await this.resyncGrants();
+        for (const stored of await this.store.listSessions()) await this.refreshSession(stored.sessionId, true);
         for (const run of [...this.runs.values()]) {
           if (run.remote) await this.readRemoteEvents(run);
           else if (!run.log.isClosed) for (const record of await this.store.listRunToolCalls(run.runId)) if (record.decision !== null) this.applyRecordedDecision(record);
         }
-        for (const stored of await this.store.listSessions()) await this.refreshSession(stored.sessionId, true);
-        await this.resyncGrants();
         await this.takeOver();
         return;
       }
@@ -1254,6 +1264,7 @@ export class ChatService {
       writeFailure: undefined,
       unwritten: undefined,
       fence: undefined,
+      unasked: undefined,
       claimedAt: performance.now(),
       remote: false,
       proceed: undefined,
@@ -1402,7 +1413,7 @@ export class ChatService {
     let end: LoopEvent | undefined;
     let parked: ParkedRun | undefined;
     /** A person's decision that could not be stored: the loop is told, and puts the call back to waiting. */
-    let notStored: DecisionNotStoredError | undefined;
+    let notStored: DecisionNotStoredError | PolicyChangedError | undefined;
     try {
       for (;;) {
         // The loop waits here until the previous event is stored (text deltas excepted, see record): an allow is on
@@ -1429,6 +1440,12 @@ export class ChatService {
         try {
           await this.record(run, event, event !== end, session, endsAtOnce(event) && (!personal || event.decision === 'allow'));
         } catch (error) {
+          if (error instanceof PolicyChangedError && this.takeBackUnasked(run, error)) {
+            // Another instance revoked, removed or turned back on what let the call through: read again, judged again.
+            await this.readPolicyAgain(run.sessionId);
+            notStored = error;
+            continue;
+          }
           notStored = this.takeBackDecision(run, error);
           if (notStored === undefined) throw error;
           this.log(`The decision on ${notStored.approvalId} could not be stored (${messageOf(error)}): the call waits again`);
@@ -1526,6 +1543,7 @@ export class ChatService {
     const messages = session !== undefined && run.unsaved.length > 0 ? run.unsaved.splice(0) : undefined;
     const at = Date.now();
     const ledger = this.ledgerChange(run, event, at);
+    const unasked = this.unaskedCheck(run, event);
     const input: AppendEventInput = {
       runId: run.runId,
       sessionId: run.sessionId,
@@ -1535,6 +1553,7 @@ export class ChatService {
       ...(ledger === undefined ? {} : { ledger }),
       ...(messages === undefined ? {} : { messages }),
       ...(run.fence === undefined ? {} : { fence: run.fence }),
+      ...(unasked === undefined ? {} : { unasked }),
     };
     run.queued.push({ input, event, show });
     if (held) return;
@@ -1561,6 +1580,58 @@ export class ChatService {
     run.writeFailure = undefined;
     run.unwritten = undefined;
     return new DecisionNotStoredError(event.approvalId, messageOf(error));
+  }
+
+  /**
+   * With a shared store, what the write of a call let through unasked must find still holding there: set at its
+   * decision, checked with that write and with its running status (the tool starts only once that is written).
+   */
+  private unaskedCheck(run: Run, event: LoopEvent): UnaskedAllow | undefined {
+    if (this.options.cluster === undefined || this.store.policyVersion === undefined) return undefined;
+    if (event.type === 'tool-decision' && event.approvalId === '' && event.decision === 'allow') {
+      run.unasked = {
+        toolCallId: event.toolCallId,
+        policyVersion: this.knownPolicyVersion,
+        ...(event.source === 'grant' && event.grantId !== undefined ? { grantId: event.grantId } : {}),
+        ...(event.source === 'confirmation-off' ? { confirmationOff: true } : {}),
+      };
+      return run.unasked;
+    }
+    if (event.type !== 'status' || event.toolCallId === undefined || run.unasked?.toolCallId !== event.toolCallId) return undefined;
+    const unasked = run.unasked;
+    if (event.waitingForPlace !== true) run.unasked = undefined;
+    return unasked;
+  }
+
+  /**
+   * After the write of a call let through unasked was refused because what let it through changed in the store
+   * (PolicyChangedError): forgets the write — the call's start, its decision and its status, nothing of which was
+   * stored or shown — and answers true, so the loop judges the call again. False when the write held more than that
+   * call's own start onwards (its start was written earlier: it waited for a place), which cannot be taken back.
+   */
+  private takeBackUnasked(run: Run, error: PolicyChangedError): boolean {
+    const burst = run.unwritten;
+    if (run.writeFailure !== error || burst === undefined || run.queued.length > 0) return false;
+    const start = burst[0]!.event;
+    if (start.type !== 'tool-start' || start.toolCallId !== error.toolCallId || burst.at(-1)!.input.seq !== run.nextSeq - 1) return false;
+    run.unsaved.unshift(...burst.flatMap((queued) => queued.input.messages ?? []));
+    run.nextSeq = burst[0]!.input.seq;
+    run.writeFailure = undefined;
+    run.unwritten = undefined;
+    run.unasked = undefined;
+    return true;
+  }
+
+  /**
+   * Reads again, from the shared store, what lets calls run unasked here: the rules (with the store's policy version
+   * they are read at), the grants, and the chat's settings.
+   */
+  private async readPolicyAgain(sessionId: string): Promise<void> {
+    const version = await this.store.policyVersion!();
+    await this.options.rules?.reload?.();
+    await this.resyncGrants();
+    await this.refreshSession(sessionId, true);
+    this.knownPolicyVersion = version;
   }
 
   private startFlush(run: Run): void {

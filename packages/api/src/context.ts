@@ -80,6 +80,8 @@ export interface RuleService {
   evaluate(sessionId: string, call: ToolCall, tool: AnyTool, options?: { preview?: boolean }): Promise<PolicyVerdict | undefined>;
   /** A number that changes whenever `evaluate` may answer differently (a rule added, edited, removed, or read again). */
   version?(): number;
+  /** Reads the rules kept in the store again (another instance may have changed them unheard). */
+  reload?(): Promise<void>;
   list(): Promise<RuleView[]>;
   add(draft: RuleDraft): Promise<RuleView>;
   update(ruleId: string, draft: RuleDraft): Promise<RuleView>;

@@ -18,6 +18,7 @@ export type {
   DecidedBy,
   LedgerChange,
   AppendEventInput,
+  UnaskedAllow,
   EventPage,
   ToolCallRecord,
   AuditQuery,

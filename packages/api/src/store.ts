@@ -19,6 +19,11 @@ export interface AirlockStore {
    * shutting down), so the same write may succeed later. Default: never.
    */
   isUnavailable?(error: unknown): boolean;
+  /**
+   * A store shared by several instances: the version of the lasting rules and settings, raised by every change to
+   * them from any instance (see `AppendEventInput.unasked`). Absent where one instance is the only writer.
+   */
+  policyVersion?(): Promise<number>;
 
   /** Every session's summary, newest first (no messages: those are read when a session is opened). */
   listSessions(): Promise<StoredSessionSummary[]>;
@@ -211,6 +216,24 @@ export interface AppendEventInput {
    * a FencedError when the run's token is another; a store of one instance ignores it.
    */
   fence?: number;
+  /**
+   * With a call let through without asking: what let it through, as this instance knows it. A store shared by
+   * several instances writes the event only while all of it still holds there, checked in the same write (the
+   * rules' version unchanged, the grant still kept, the chat's confirmation still off), and otherwise refuses it with
+   * a PolicyChangedError: another instance changed it, and this one may not have heard yet. Others ignore it.
+   */
+  unasked?: UnaskedAllow;
+}
+
+/** What let a call run without asking, to be checked with the write of its start (see AppendEventInput.unasked). */
+export interface UnaskedAllow {
+  toolCallId: string;
+  /** The store's `policyVersion` the rules held here were read at. */
+  policyVersion: number;
+  /** The grant that allowed it. */
+  grantId?: string;
+  /** It ran unasked because the chat's "Confirm tool calls" was off. */
+  confirmationOff?: boolean;
 }
 
 /** The run a message is written by. */

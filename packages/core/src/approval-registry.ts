@@ -148,6 +148,21 @@ export class DecisionNotStoredError extends AirlockError {
   }
 }
 
+/**
+ * What a host of the loop throws into it (generator.throw) at the start of a call let through without asking (a
+ * grant, an allow rule, confirmation off) when its write found that what let it through no longer holds in the
+ * shared store (revoked, removed or turned back on elsewhere, and not yet heard of here). The host writes that
+ * call's start, decision and first status in one write and takes all of it back: nothing of the call was stored or
+ * run. The loop judges the call again, with what the host has read again meanwhile: it may now be asked.
+ */
+export class PolicyChangedError extends AirlockError {
+  readonly fault = 'system';
+  override readonly name = 'PolicyChangedError';
+  constructor(readonly toolCallId: string) {
+    super(`What let call ${toolCallId} run unasked changed in the store: it is judged again.`);
+  }
+}
+
 /** A registered, not yet decided call. The loop emits its id, then waits on it. */
 export interface ApprovalTicket {
   readonly approvalId: string;

@@ -1,4 +1,4 @@
-import { DecisionNotStoredError, DEFAULT_DECISION_TIMEOUT_MS, type ApprovalRegistry, type ApprovalTicket, type DecisionOutcome, type DecisionTimeout } from './approval-registry';
+import { DecisionNotStoredError, DEFAULT_DECISION_TIMEOUT_MS, PolicyChangedError, type ApprovalRegistry, type ApprovalTicket, type DecisionOutcome, type DecisionTimeout } from './approval-registry';
 import { Cancellation, linkedController, type CancelSignal } from './cancellation';
 import type { ChatModel, ChatRequest, ToolSpec } from './chat-model';
 import { errorMessage } from './errors';
@@ -451,17 +451,21 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           } else {
             // Only a name one of the offered tools has: the model's own words for a call that is refused stay on its card.
             yield { type: 'status', text: `Calling: ${call.name}` };
-            const confirming = confirm();
-            const gate = await openGate(call, check.tool, confirming, options, runId);
-            if (gate.kind === 'ask') {
-              announced[i] = gate.ticket;
-              if (gate.asked !== undefined && !confirming) yield callingStatus(call, gate, confirming);
-              yield awaitingToolStart(call, gate, check.tool);
-              const settled = yield* decideAndRun(i);
-              if (!settled) return park(i);
-              ({ result, ran } = settled);
-            } else {
-              yield toolStart(call, '', false, check.tool);
+            for (;;) {
+              const confirming = confirm();
+              const gate = await openGate(call, check.tool, confirming, options, runId);
+              if (gate.kind === 'ask') {
+                announced[i] = gate.ticket;
+                if (gate.asked !== undefined && !confirming) yield callingStatus(call, gate, confirming);
+                yield awaitingToolStart(call, gate, check.tool);
+                const settled = yield* decideAndRun(i);
+                if (!settled) return park(i);
+                ({ result, ran } = settled);
+                break;
+              }
+              // The start, the decision and the status that follows are one write for a host: one it takes back whole
+              // when what let the call through changed meanwhile (PolicyChangedError), before anything ran.
+              yield followedAtOnce(toolStart(call, '', false, check.tool));
               let outcome: Reported | undefined;
               if (gate.kind === 'rule') {
                 const { verdict } = gate;
@@ -471,10 +475,16 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
                 // Recorded before the call runs: a run without a person's decision says who let it through.
                 yield followedAtOnce(decisionEvent(call, '', gate.kind === 'granted' ? { decision: 'allow', source: 'grant', grantId: gate.grantId } : { decision: 'allow', source: 'confirmation-off' }));
               }
-              result =
-                !outcome || outcome.decision === 'allow'
-                  ? yield* runPlaced(check.tool, call, outcome, options, signal, { planned, announced, reported, offered })
-                  : refusal(call, { ...outcome, decision: outcome.decision });
+              try {
+                result =
+                  !outcome || outcome.decision === 'allow'
+                    ? yield* runPlaced(check.tool, call, outcome, options, signal, { planned, announced, reported, offered })
+                    : refusal(call, { ...outcome, decision: outcome.decision });
+                break;
+              } catch (error) {
+                // Nothing of the call was stored or run: it is judged again, with what the host read again.
+                if (!(error instanceof PolicyChangedError) || error.toolCallId !== call.id) throw error;
+              }
             }
           }
         }
@@ -833,8 +843,9 @@ function followedAtOnce(event: LoopEvent): LoopEvent {
  * Whether `event`, as this loop emitted it, is the decision on the call whose turn it is: then the loop's next event is
  * that call's start (an allow: the status saying it runs, or that it waits for a place) or its tool-end (a refusal, or
  * an allow the last checks refused), with nothing run or awaited between them, and a host may store the two in one
- * write. False for every other event, and for a decision on a later call of the batch, reported while another call
- * waits or runs.
+ * write. Also the tool-start of a call decided without asking (a rule, a grant, confirmation off): its decision
+ * follows at once. False for every other event, and for a decision on a later call of the batch, reported while
+ * another call waits or runs.
  */
 export function endsAtOnce(event: LoopEvent): boolean {
   return followedAtOnceEvents.has(event);

@@ -86,6 +86,8 @@ export class RuleBook implements RuleService {
   private fileReads = 0;
   private fileReadShown = 0;
   private trust: StoredTrust = { kind: 'none' };
+  /** The read of the stored rules under way (see reload). */
+  private reading: Promise<void> = Promise.resolve();
   private lastValid: LastValid | undefined;
   private readonly log: (line: string) => void;
   private readonly now: () => number;
@@ -114,8 +116,17 @@ export class RuleBook implements RuleService {
     return book;
   }
 
-  /** Reads the person's rules, the workspace's trust and its file's last valid deny rules from the store again. */
-  private async reload(): Promise<void> {
+  /**
+   * Reads the person's rules, the workspace's trust and its file's last valid deny rules from the store again. One
+   * read at a time, in order: an earlier read never lands after a later one.
+   */
+  reload(): Promise<void> {
+    const read = this.reading.then(() => this.readStored());
+    this.reading = read.catch(() => undefined);
+    return read;
+  }
+
+  private async readStored(): Promise<void> {
     const stored = await this.options.store.listRules();
     const trust = parseTrust(await this.options.store.getSetting(trustKey(this.options.workspace)));
     const lastValid = this.parseLastValid(await this.options.store.getSetting(lastValidKey(this.options.workspace)));

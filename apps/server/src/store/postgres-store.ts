@@ -26,8 +26,9 @@ import {
   type StoredRun,
   type StoredSessionSummary,
   type ToolCallRecord,
+  type UnaskedAllow,
 } from '@airlock/api';
-import { ConflictError, NotFoundError } from '@airlock/core';
+import { ConflictError, NotFoundError, PolicyChangedError } from '@airlock/core';
 import { createHash, randomUUID } from 'node:crypto';
 import { Client, DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, type ClientConfig, type PoolClient, type QueryResultRow } from 'pg';
 import type { Migration } from './migrations';
@@ -358,6 +359,13 @@ export class PostgresStore implements AirlockStore, Cluster {
         const [row] = (await client.query<{ fence: number }>('SELECT fence FROM runs WHERE run_id = $1 FOR SHARE', [runId])).rows;
         if (row?.fence !== fence) throw new FencedError(runId);
       }
+      for (const input of inputs) {
+        if (input.unasked === undefined) continue;
+        const values: unknown[] = [];
+        const holds = unaskedHolds(input.sessionId, input.unasked, (value) => `$${values.push(value)}`);
+        const [row] = (await client.query<{ holds: boolean }>(`SELECT ${holds.locked} AS holds`, values)).rows;
+        if (row?.holds !== true) throw new PolicyChangedError(input.unasked.toolCallId);
+      }
       try {
         await client.query('INSERT INTO events (run_id, seq, json, at) SELECT * FROM unnest($1::text[], $2::integer[], $3::text[], $4::bigint[])', [
           inputs.map((input) => input.runId),
@@ -403,6 +411,10 @@ export class PostgresStore implements AirlockStore, Cluster {
     // Without a fence, no check: a missing run fails on the foreign key, as a plain insert would.
     const owned = fence === undefined ? undefined : `SELECT 1 FROM runs WHERE run_id = ${p(runId)} AND fence = ${p(fence)}`;
     if (owned !== undefined) conditions.push(`EXISTS (${owned} FOR SHARE)`);
+    // A call let through unasked: only while what let it through still holds (see unaskedHolds).
+    const unasked = inputs.find((input) => input.unasked !== undefined);
+    const holds = unasked === undefined ? undefined : unaskedHolds(unasked.sessionId, unasked.unasked!, p);
+    if (holds !== undefined) conditions.push(holds.locked);
     const withLedger = inputs.find((input) => input.ledger !== undefined);
     const change = withLedger?.ledger;
     // A change to a call's row needs the row: without it nothing is written (NotFoundError below), as the transaction did.
@@ -428,15 +440,16 @@ export class PostgresStore implements AirlockStore, Cluster {
     const lastSeq = Math.max(...inputs.map((input) => input.seq));
     const text = `WITH ${ctes.join(', ')}
       SELECT count(*)::integer AS inserted, CASE WHEN count(*) > 0 THEN pg_notify(${p(this.channel)}, ${p(encodeClusterMessage({ type: 'event', runId, seq: lastSeq }))}) END AS notified
-        ${call === undefined ? '' : `, EXISTS (${call}) AS call_exists`}${owned === undefined ? '' : `, EXISTS (${owned}) AS owned`}
+        ${call === undefined ? '' : `, EXISTS (${call}) AS call_exists`}${owned === undefined ? '' : `, EXISTS (${owned}) AS owned`}${holds === undefined ? '' : `, ${holds.read} AS holds`}
       FROM inserted`;
-    let row: { inserted: number; call_exists?: boolean; owned?: boolean } | undefined;
+    let row: { inserted: number; call_exists?: boolean; owned?: boolean; holds?: boolean } | undefined;
     try {
-      row = (await client.query<{ inserted: number; call_exists?: boolean; owned?: boolean }>(text, values)).rows[0];
+      row = (await client.query<{ inserted: number; call_exists?: boolean; owned?: boolean; holds?: boolean }>(text, values)).rows[0];
     } catch (error) {
       throw error instanceof DatabaseError && error.table === 'messages' ? foreignKeyAsNotFound(error, 'session', messages[0]!.sessionId) : foreignKeyAsNotFound(error, 'run', runId);
     }
     if (row?.inserted === inputs.length) return;
+    if (row?.owned !== false && row?.holds === false) throw new PolicyChangedError(unasked!.unasked!.toolCallId);
     if (row?.owned !== false && row?.call_exists === false) throw new NotFoundError('tool call', `${runId}/${change!.toolCallId}`);
     throw new FencedError(runId);
   }
@@ -682,6 +695,11 @@ export class PostgresStore implements AirlockStore, Cluster {
     return row === undefined ? undefined : toPendingRecord(row);
   }
 
+  async policyVersion(): Promise<number> {
+    const [row] = await this.rows<{ version: number }>('SELECT version FROM policy_version');
+    return row?.version ?? 0;
+  }
+
   async publish(message: ClusterMessage): Promise<void> {
     await this.pool.query('SELECT pg_notify($1, $2)', [this.channel, encodeClusterMessage(message)]);
   }
@@ -702,6 +720,22 @@ export class PostgresStore implements AirlockStore, Cluster {
   private async rows<Row extends QueryResultRow>(text: string, values?: unknown[]): Promise<Row[]> {
     return (await this.pool.query<Row>(text, values)).rows;
   }
+}
+
+/**
+ * Whether what let a call run unasked still holds in the store: the rules and settings at the version the instance
+ * read them at, the grant still kept, the chat's confirmation still off. `locked` share-locks the rows it reads until
+ * the write commits, so a revoke, a rule's change or confirmation turned back on either waits for the write (and was
+ * answered after it) or is seen by it: the write then fails, and the call is judged again. `read` only reads.
+ */
+function unaskedHolds(sessionId: string, unasked: UnaskedAllow, p: (value: unknown) => string): { locked: string; read: string } {
+  const checks = [`SELECT 1 FROM policy_version WHERE version = ${p(unasked.policyVersion)}::bigint`];
+  if (unasked.grantId !== undefined) checks.push(`SELECT 1 FROM grants WHERE grant_id = ${p(unasked.grantId)}::text`);
+  if (unasked.confirmationOff === true) checks.push(`SELECT 1 FROM sessions WHERE session_id = ${p(sessionId)}::text AND NOT confirm_tool_calls`);
+  return {
+    locked: checks.map((check) => `EXISTS (${check} FOR SHARE)`).join(' AND '),
+    read: `(${checks.map((check) => `EXISTS (${check})`).join(' AND ')})`,
+  };
 }
 
 /** The conversation messages that come with the events, in order, in the caller's transaction. */

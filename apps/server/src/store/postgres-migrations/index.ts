@@ -5,6 +5,7 @@ import { sql as ruleText } from './003-rule-text';
 import { sql as cancelRequested } from './004-cancel-requested';
 import { sql as messageRun } from './005-message-run';
 import { sql as shownTool } from './006-shown-tool';
+import { sql as policyVersion } from './007-policy-version';
 
 /** Every schema change of the PostgreSQL store, oldest first. Add a file `NNN-name.ts` and a line here; never edit an applied one. */
 export const postgresMigrations: readonly Migration[] = [
@@ -14,6 +15,7 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 4, name: 'cancel-requested', sql: cancelRequested },
   { version: 5, name: 'message-run', sql: messageRun },
   { version: 6, name: 'shown-tool', sql: shownTool },
+  { version: 7, name: 'policy-version', sql: policyVersion },
 ];
 
 export { migratePostgres, type MigratePostgresOptions } from './migrate';
