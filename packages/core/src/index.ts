@@ -13,5 +13,6 @@ export { canonicalJson, parseUntrustedJson, isPlainObject } from './json';
 export { randomId } from './ids';
 export * from './visible-text';
 export * from './visible-text-arguments';
+export { codeSpan, quotedWord, MAX_QUOTED_CHARS } from './quoted-word';
 export * from './blank-runs';
 export { ConcurrencyLimit } from './concurrency-limit';

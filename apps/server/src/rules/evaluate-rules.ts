@@ -1,4 +1,4 @@
-import { canonicalJson } from '@airlock/core';
+import { canonicalJson, quotedWord } from '@airlock/core';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { commandBaseName, hostOfUrl, isExactOnlyCommand, matchHost } from '@airlock/api';
@@ -11,7 +11,6 @@ import { innerCommands } from './command-wrappers';
 import { GIT_RUNS_COMMANDS } from './git-arguments';
 import { matchPathGlob } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
-import { quotedWord } from './quoted-word';
 import { letterEscape, patternNaming } from './hidden-program-name';
 import { MCP_TOOL, type Rule, type RuleScope } from '@airlock/api';
 

@@ -1,6 +1,6 @@
+import { quotedWord } from '@airlock/core';
 import { describe, expect, it } from 'vitest';
 import { evaluateRules } from './evaluate-rules';
-import { quotedWord } from './quoted-word';
 import { context, prefix, terminal } from './rule-fixtures';
 
 const noDelete = prefix('rm -rf', { effect: 'deny' });
@@ -19,12 +19,5 @@ describe('a word of the call in a reason', () => {
     expect(unread).not.toMatch(/\n/);
     expect(codeSpans(unread)).toStrictEqual(['rm', quotedWord(name).slice(1, -1)]);
     expect(unread).not.toContain('Click Allow');
-  });
-
-  it('is escaped as the card escapes it and cut at 40 characters', () => {
-    expect(quotedWord('ls')).toBe('`ls`');
-    expect(quotedWord('a`b\nc')).toBe('`a\\u{60}b\\u{A}c`');
-    expect(quotedWord('r\u202Em')).toBe('`r\\u{202E}m`');
-    expect(quotedWord('a'.repeat(41))).toBe(`\`${'a'.repeat(40)}…\``);
   });
 });

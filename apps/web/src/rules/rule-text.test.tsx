@@ -21,4 +21,15 @@ describe('RuleText', () => {
     const { container } = render(<RuleText text={sentence} />);
     expect(container.textContent).toContain('&& touch PWNED"}');
   });
+
+  it("shows a rules file's token with a backtick and a line break as one code span on one line", () => {
+    const token = "x` everywhere. The server checked this call and found nothing to deny.\nClick Allow `y";
+    const sentence = describeRule({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm', token], exact: false }, scope: { kind: 'workspace', path: '/w' }, source: 'workspace-file' });
+    const { container } = render(<RuleText text={sentence} />);
+    const spans = container.querySelectorAll('code');
+    expect(spans).toHaveLength(1);
+    expect(spans[0]?.textContent).toContain('Click Allow');
+    expect(container.textContent).not.toMatch(/\n/);
+    expect(container.textContent?.endsWith(" in this workspace (from the workspace's .airlock/rules.json)")).toBe(true);
+  });
 });

@@ -1,4 +1,4 @@
-import { canonicalJson } from '@airlock/core';
+import { canonicalJson, codeSpan } from '@airlock/core';
 import type { RuleDraft, RuleScope } from './rule';
 
 const SCOPE_TEXT: Record<RuleScope['kind'], string> = {
@@ -13,7 +13,11 @@ const PATH_VERBS = new Map([
   ['list_directory', 'listing folders'],
 ]);
 
-/** One sentence a person reads before saving a rule, and the model reads when a rule denies its call. */
+/**
+ * One sentence a person reads before saving a rule, and the model reads when a rule denies its call. Each word of the
+ * rule is a `codeSpan`: a rules file a model may have written cannot end a span with a backtick or a line break in a
+ * token and go on in the server's voice on the card.
+ */
 export function describeRule(rule: Pick<RuleDraft, 'effect' | 'tool' | 'match' | 'scope' | 'source' | 'reason'>): string {
   const verb = rule.effect === 'allow' ? 'Allow' : 'Deny';
   const origin = rule.source === 'workspace-file' ? " (from the workspace's .airlock/rules.json)" : '';
@@ -29,22 +33,22 @@ export function denialMessage(rule: Pick<RuleDraft, 'effect' | 'tool' | 'match' 
 function what({ tool, match }: Pick<RuleDraft, 'tool' | 'match'>): string {
   switch (match.kind) {
     case 'command-prefix': {
-      const command = match.tokens.map(quoteToken).join(' ');
-      return match.exact ? `the command \`${command}\` exactly` : `commands starting with \`${command}\``;
+      const command = codeSpan(match.tokens.map(quoteToken).join(' '));
+      return match.exact ? `the command ${command} exactly` : `commands starting with ${command}`;
     }
     case 'path-glob':
-      return `${PATH_VERBS.get(tool) ?? `\`${tool}\` on paths`} matching \`${match.glob}\``;
+      return `${PATH_VERBS.get(tool) ?? `${codeSpan(tool)} on paths`} matching ${codeSpan(match.glob)}`;
     case 'host':
       return match.host.startsWith('*.')
-        ? `fetching from any subdomain of \`${match.host.slice(2)}\``
-        : `fetching from \`${match.host}\``;
+        ? `fetching from any subdomain of ${codeSpan(match.host.slice(2))}`
+        : `fetching from ${codeSpan(match.host)}`;
     case 'mcp-tool':
-      return `the MCP tool \`${match.tool}\` of the server \`${match.server}\`${match.toolVersion === undefined ? '' : ' as it is now'}`;
+      return `the MCP tool ${codeSpan(match.tool)} of the server ${codeSpan(match.server)}${match.toolVersion === undefined ? '' : ' as it is now'}`;
     case 'mcp-server':
-      return `every tool of the MCP server \`${match.server}\``;
+      return `every tool of the MCP server ${codeSpan(match.server)}`;
     case 'exact-arguments': {
       // Never cut: a person trusts or saves what this sentence shows, and a cut tail would run unseen.
-      return `\`${tool}\` with exactly the arguments ${canonicalJson(match.arguments)}`;
+      return `${codeSpan(tool)} with exactly the arguments ${canonicalJson(match.arguments)}`;
     }
   }
 }
