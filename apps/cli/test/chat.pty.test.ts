@@ -872,7 +872,10 @@ describe('airlock chat in a terminal', () => {
       '⏺ echo  (not asked)',
       '  text (30 lines):',
       ...Array.from({ length: 30 }, (_, index) => `    │ line ${index + 1}`),
-      '  extra: x',
+      // The argument the tool does not have, the very reason the call was refused, is marked as such.
+      '  extra ⚠ not a parameter of this tool: x',
+      "  ⚠ An argument of this call is not a parameter of this tool (marked): the tool may ignore it and run with",
+      "  its own default instead. Check the name against the tool's own.",
       'you›',
     ]);
     expect(fake.requests).toHaveLength(2);
