@@ -36,7 +36,7 @@ describe('rules and a call edited before it is allowed', () => {
       reason: 'never delete recursively',
     });
     await chat.startRun({ sessionId: 's', runId: 'r1', message: 'tidy up' });
-    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1), { timeout: 15_000 });
     const waiting = chat.pending('s')[0]!;
     expect(await chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'allow', arguments: { command: 'rm -rf build' } })).toMatchObject({ resolved: true });
     await vi.waitFor(() => expect(chat.listSessions()[0]?.activeRunId).toBeNull());
