@@ -11,6 +11,7 @@ import { createBuiltinTools } from '../tools';
 import { toolNamed } from '../tools/test-support';
 import { RuleBook } from './rule-book';
 import { chatWithRuleBook, recordingTerminal } from './test-chat';
+import { startChange, undecidedRecord } from '../store/test-support';
 
 // The command reader's worker loads the grammar once per file, here rather than inside a test's short waits.
 beforeAll(() => readCommandLine('true'));
@@ -334,34 +335,8 @@ describe('RuleBook path rules', () => {
 
   it('the preview of a rule judges links as evaluation does: a write through a link out of its folder is not listed', async () => {
     const { workspace, rules } = await linkedWorkspace();
-    const record = (file: string): ToolCallRecord => ({
-      runId: 'r',
-      sessionId: 's',
-      toolCallId: file,
-      toolName: 'write_file',
-      arguments: { path: file, content: 'x' },
-      editedArguments: null,
-      approvalId: file,
-      executesCode: false,
-      toolVersion: 'v',
-      tool: null,
-      requestedAt: 0,
-      expiresAt: null,
-      decision: null,
-      source: null,
-      reason: null,
-      decidedByGrant: null,
-      decidedByRule: null,
-      decidedByRuleText: null,
-      decidedAt: null,
-      connectionId: null,
-      clientLabel: null,
-      startedAt: null,
-      outcome: null,
-      result: null,
-      cut: null,
-      endedAt: null,
-    });
+    const record = (file: string): ToolCallRecord =>
+      undecidedRecord('r', 's', { ...startChange(file, 0, 'write_file'), arguments: { path: file, content: 'x' }, approvalId: file, executesCode: false, toolVersion: 'v', expiresAt: null });
     const draft = { effect: 'allow' as const, tool: 'write_file', match: { kind: 'path-glob' as const, glob: 'src/**' }, scope: { kind: 'workspace' as const, path: workspace }, source: 'user' as const };
     const matched = await rules.preview(draft, [record('src/a.ts'), record('src/key'), record('src/away/x.txt')]);
     expect(matched.map((call) => call.arguments.path)).toStrictEqual(['src/a.ts']);

@@ -1,7 +1,7 @@
 import { MAX_AUDIT_PAGE_CHARS, type AirlockStore, type AuditQuery, type ChatMessage, type Decision, type LedgerChange, type ToolCallRecord } from '@airlock/api';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { storeImplementations } from './store-implementations';
-import { appendAll, run, session, startChange, statusEvent } from './test-support';
+import { appendAll, run, session, startChange, statusEvent, undecidedRecord } from './test-support';
 
 const implementations = await storeImplementations();
 
@@ -223,7 +223,7 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
       cut: null,
       endedAt: 10_900,
     };
-    const pending = { ...nullRecord('r', 's', undecided) };
+    const pending = { ...undecidedRecord('r', 's', undecided) };
     expect(await store.listRunToolCalls('r')).toStrictEqual([expected, pending]);
     expect(await store.listSessionToolCalls('s')).toStrictEqual([expected, pending]);
 
@@ -511,37 +511,6 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     expect(await store.listSessionToolCalls('kept')).toHaveLength(1);
   });
 });
-
-function nullRecord(runId: string, sessionId: string, start: Extract<LedgerChange, { kind: 'start' }>): ToolCallRecord {
-  return {
-    runId,
-    sessionId,
-    toolCallId: start.toolCallId,
-    toolName: start.toolName,
-    arguments: start.arguments,
-    editedArguments: null,
-    approvalId: start.approvalId,
-    executesCode: start.executesCode,
-    toolVersion: start.toolVersion,
-    tool: start.tool ?? null,
-    requestedAt: start.requestedAt,
-    expiresAt: start.expiresAt,
-    decision: null,
-    source: null,
-    reason: null,
-    decidedByGrant: null,
-    decidedByRule: null,
-    decidedByRuleText: null,
-    decidedAt: null,
-    connectionId: null,
-    clientLabel: null,
-    startedAt: null,
-    outcome: null,
-    result: null,
-    cut: null,
-    endedAt: null,
-  };
-}
 
 interface LedgerCall {
   index: number;

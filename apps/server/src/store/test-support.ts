@@ -1,4 +1,4 @@
-import type { AirlockStore, AppendEventInput, LedgerChange, StoredRun, StoredSessionSummary } from '@airlock/api';
+import type { AirlockStore, AppendEventInput, LedgerChange, StoredRun, StoredSessionSummary, ToolCallRecord } from '@airlock/api';
 import type { LoopEvent } from '@airlock/core';
 import Database from 'better-sqlite3';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
@@ -43,6 +43,38 @@ export function startChange(toolCallId: string, requestedAt: number, toolName = 
     expiresAt: requestedAt + 60_000,
     executesCode: true,
     toolVersion: 'v1',
+  };
+}
+
+/** The ledger's row of a call just put up: its start, nothing decided or run yet. */
+export function undecidedRecord(runId: string, sessionId: string, start: Extract<LedgerChange, { kind: 'start' }>): ToolCallRecord {
+  return {
+    runId,
+    sessionId,
+    toolCallId: start.toolCallId,
+    toolName: start.toolName,
+    arguments: start.arguments,
+    editedArguments: null,
+    approvalId: start.approvalId,
+    executesCode: start.executesCode,
+    toolVersion: start.toolVersion,
+    tool: start.tool ?? null,
+    requestedAt: start.requestedAt,
+    expiresAt: start.expiresAt,
+    decision: null,
+    source: null,
+    reason: null,
+    decidedByGrant: null,
+    decidedByRule: null,
+    decidedByRuleText: null,
+    decidedAt: null,
+    connectionId: null,
+    clientLabel: null,
+    startedAt: null,
+    outcome: null,
+    result: null,
+    cut: null,
+    endedAt: null,
   };
 }
 
