@@ -1,6 +1,6 @@
 import { fc, test as property } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { blankPieces, blankRuns, blankRunsNote, blankRunsOfArguments, FOLDED_BLANKS, FOLDED_INDENT, foldedBlankCount, foldedBlankCountOfArguments, textSegments } from './blank-runs';
+import { blankPieces, blankRuns, blankRunsNote, blankRunsOfArguments, FOLDED_BLANKS, FOLDED_INDENT, textSegments } from './blank-runs';
 import { toVisibleText } from './visible-text';
 import { visibleArguments } from './visible-text-arguments';
 
@@ -71,20 +71,20 @@ describe('blankPieces at the start of a line', () => {
   });
 
   it('raises no warning for indented code, and one for a line pushed out', () => {
-    expect(foldedBlankCount(toVisibleText('for i in x:\n        print(i)\n'))).toBe(0);
-    expect(foldedBlankCount(toVisibleText(`ok\n${' '.repeat(300)}$(touch X)`))).toBe(1);
+    expect(blankRuns(toVisibleText('for i in x:\n        print(i)\n')).folded).toBe(0);
+    expect(blankRuns(toVisibleText(`ok\n${' '.repeat(300)}$(touch X)`)).folded).toBe(1);
     // After an escape the line has begun: a run there is not indentation.
-    expect(foldedBlankCount(toVisibleText(`\u202E${' '.repeat(FOLDED_BLANKS)}x`))).toBe(1);
+    expect(blankRuns(toVisibleText(`\u202E${' '.repeat(FOLDED_BLANKS)}x`)).folded).toBe(1);
   });
 });
 
-describe('foldedBlankCount', () => {
+describe('folded runs', () => {
   it('counts the folded runs of a value, and of every name and value of a call', () => {
-    expect(foldedBlankCount(toVisibleText(`a${' '.repeat(8)}b${'\t'.repeat(9)}c\t\td  e`))).toBe(2);
-    expect(foldedBlankCount(toVisibleText('ls -la'))).toBe(0);
+    expect(blankRuns(toVisibleText(`a${' '.repeat(8)}b${'\t'.repeat(9)}c\t\td  e`)).folded).toBe(2);
+    expect(blankRuns(toVisibleText('ls -la')).folded).toBe(0);
     const shown = visibleArguments('write_file', { [`path${' '.repeat(20)}`]: 'x', content: { text: `a${' '.repeat(100)}b` } });
-    expect(foldedBlankCountOfArguments(shown)).toBe(2);
-    expect(foldedBlankCountOfArguments(visibleArguments('terminal', { command: `echo${' '.repeat(8)}x`, timeout: 5 }))).toBe(1);
+    expect(blankRunsOfArguments(shown).folded).toBe(2);
+    expect(blankRunsOfArguments(visibleArguments('terminal', { command: `echo${' '.repeat(8)}x`, timeout: 5 })).folded).toBe(1);
   });
 });
 

@@ -159,11 +159,6 @@ export function blankRuns(visible: VisibleText): BlankRuns {
   return runs;
 }
 
-/** How many runs of spaces or tabs in a shown value are folded into one marker (a person should be told of them). */
-export function foldedBlankCount(visible: VisibleText): number {
-  return blankRuns(visible).folded;
-}
-
 /** The text segments of a shown value, each with where it stands in it (for `blankPieces`). */
 export function textSegments(visible: { readonly segments: readonly VisibleSegment[] }): { text: string; at: number; place: Required<TextPlace> }[] {
   const found: { text: string; at: number; place: Required<TextPlace> }[] = [];
@@ -193,11 +188,6 @@ export function blankRunsOfArguments(shown: VisibleArguments): BlankRuns {
     }
   }
   return runs;
-}
-
-/** Folded runs over every name and value of a call's shown arguments. */
-export function foldedBlankCountOfArguments(shown: VisibleArguments): number {
-  return blankRunsOfArguments(shown).folded;
 }
 
 /** Whether a value or a call holds a run a person is told of. */
