@@ -13,6 +13,7 @@ import { logToConsole } from './console-line';
 import { ConfigError, DEFAULT_CAPACITY, isLoopbackHost, type AirlockConfig, type Capacity } from './config';
 import { holdLoopbackTwin, loopbackToHold, loopbackTwin, TwinAddressInUseError, type ListenTwin } from './http/loopback-twin';
 import { RequestGuard } from './http/request-guard';
+import { LinkCodes, type LinkCodesOptions } from './http/link-codes';
 import { freshRunHostname } from './http/run-hostname';
 import { coalesceWrites } from './http/coalesce-writes';
 import { limitRequestsPerMessage } from './http/requests-per-message';
@@ -51,13 +52,15 @@ export interface StartServerOptions {
   httpTimeouts?: HttpTimeouts;
   /** How the other loopback address ([::1] beside 127.0.0.1) is listened on; for tests. Default a plain listen. */
   listenTwin?: ListenTwin;
+  /** The start-up link's one-time codes: lifetime, rate of exchanges, clock. Default `LinkCodes`' defaults. */
+  linkCodes?: LinkCodesOptions;
 }
 
 /** Deadlines of a plain HTTP socket. */
 export interface HttpTimeouts {
   /** From its first byte, for a request's headers to arrive (an upgrade request's too). */
   headersMs: number;
-  /** For a whole request to arrive (this server takes no bodies, so as long as the headers). */
+  /** For a whole request to arrive (the only body this server takes is a link's code, well under a KiB). */
   requestMs: number;
   /** How long a socket may wait for its next request once an answer is sent. */
   keepAliveMs: number;
@@ -81,11 +84,19 @@ export interface RunningServer extends AsyncDisposable {
   wsUrl: string;
   port: number;
   token: string;
+  /**
+   * A new start-up link, `browserUrl/#code=<one-time code>`: opened within 10 minutes, its page exchanges the code
+   * once for the token, which is never in the link (nor in the browser's history).
+   */
+  newLink(): string;
   /** Stops accepting, cancels every run, closes MCP and every socket. Safe to call twice. */
   close(): Promise<void>;
 }
 
 const TRPC_PATH = '/trpc';
+/** Where a page (or a terminal client) exchanges a start-up link's code for the token: POST `{"code": "…"}`. */
+export const LINK_CODE_PATH = '/link-code';
+const MAX_LINK_CODE_BODY_BYTES = 1024;
 /** Files kept free for everything the capacity settings do not count: the web app's files, chats on disk, MCP servers. */
 const RESERVED_FILES = 256;
 /** Descriptors one running tool call may hold: a process's pipes and its handle, or a file tool's folder, entry and checks. */
@@ -122,6 +133,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 
   const guard = new RequestGuard({ port, runHostname, extraHostnames: extraHostnames(config.host, address), allowedOrigins: config.allowedOrigins });
   const staticFiles = new StaticFiles({ root: options.webRoot ?? DEFAULT_WEB_ROOT });
+  const linkCodes = new LinkCodes(options.linkCodes);
+  const newLink = () => `${browserUrl}/#code=${linkCodes.issue()}`;
   let closing = false;
 
   const capacity: Capacity = { ...DEFAULT_CAPACITY, ...config.capacity };
@@ -218,6 +231,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const pathname = pathOf(req.url);
     if (pathname === undefined) return sendText(res, 400, 'Bad Request', headers);
     const method = req.method ?? 'GET';
+    if (pathname === LINK_CODE_PATH) return exchangeLinkCode(req, res, headers);
     if (method !== 'GET' && method !== 'HEAD') return sendText(res, 405, 'Method Not Allowed', { ...headers, Allow: 'GET, HEAD' });
     if (pathname === '/healthz') {
       const body = JSON.stringify({ ok: true, version: packageJson.version, activeRuns: services.chat.activeRunCount });
@@ -227,6 +241,37 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     if (pathname === TRPC_PATH) return sendText(res, 426, 'Upgrade Required', { ...headers, Upgrade: 'websocket' });
     await staticFiles.serve(pathname, res, { head: method === 'HEAD', headers });
+  }
+
+  async function exchangeLinkCode(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): Promise<void> {
+    if (req.method !== 'POST') return sendText(res, 405, 'Method Not Allowed', { ...headers, Allow: 'POST' });
+    // JSON only: a page on another origin cannot send it without a preflight, which this server never approves.
+    if (req.headers['content-type']?.split(';')[0]?.trim().toLowerCase() !== 'application/json') {
+      return sendText(res, 415, 'Unsupported Media Type', headers);
+    }
+    const body = await readBody(req, MAX_LINK_CODE_BODY_BYTES);
+    if (body === undefined) {
+      res.shouldKeepAlive = false;
+      return sendText(res, 413, 'Content Too Large', headers);
+    }
+    const code = codeOf(body);
+    if (code === undefined) return sendText(res, 400, 'Bad Request', headers);
+    const exchange = linkCodes.exchange(code);
+    switch (exchange.kind) {
+      case 'token':
+        return sendJson(res, 200, { token: config.token }, headers);
+      case 'used':
+      case 'expired': {
+        // Whoever holds the link is told a new one is in the terminal; a server whose token is in a file prints none.
+        const newLinkPrinted = config.tokenFile === undefined;
+        if (newLinkPrinted) log(`A start-up link was opened ${exchange.kind === 'used' ? 'again' : 'too late'}; a new one: ${newLink()}`);
+        return sendJson(res, 410, { problem: exchange.kind, newLinkPrinted }, headers);
+      }
+      case 'unknown':
+        return sendJson(res, 404, { problem: 'unknown' }, headers);
+      case 'too-many':
+        return sendJson(res, 429, { problem: 'too-many' }, headers);
+    }
   }
 
   // Every refusal happens here, before handleUpgrade: a refused client never gets a WebSocket at all.
@@ -263,7 +308,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 
   log(
     config.tokenFile === undefined
-      ? `Airlock is running at ${browserUrl}/#token=${encodeURIComponent(config.token)}`
+      ? `Airlock is running at ${newLink()}`
       : `Airlock is running at ${browserUrl}/ (token not shown: it is in ${config.tokenFile}; open ${browserUrl}/#token=<that token>, or paste it on the page)`,
   );
   if (!isLoopbackHost(address.address)) {
@@ -322,7 +367,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   }
   const close = () => (closed ??= shutdown());
 
-  return { url, browserUrl, wsUrl: `ws://${displayHost}:${port}${TRPC_PATH}`, port, token: config.token, close, [Symbol.asyncDispose]: close };
+  return { url, browserUrl, wsUrl: `ws://${displayHost}:${port}${TRPC_PATH}`, port, token: config.token, newLink, close, [Symbol.asyncDispose]: close };
 }
 
 /**
@@ -386,6 +431,36 @@ function sendText(res: ServerResponse, status: number, text: string, headers: Re
   const body = `${text}\n`;
   res.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
   res.end(body);
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string>): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+  res.end(body);
+}
+
+/** The request's body as text, or undefined when it is longer than `maxBytes`. */
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The `code` of a `{"code": "…"}` body. */
+function codeOf(body: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (typeof parsed !== 'object' || parsed === null || !Object.hasOwn(parsed, 'code')) return undefined;
+    const code: unknown = (parsed as Record<string, unknown>).code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function refuseUpgrade(socket: Duplex, status: number, text: string): void {

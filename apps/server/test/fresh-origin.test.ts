@@ -10,6 +10,8 @@ import type { ListenTwin } from '../src/http/loopback-twin';
 import { startServer, type RunningServer, type StartServerOptions } from '../src/start-server';
 
 const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
+/** A start-up link's one-time code (see link-code.test.ts). */
+const CODE = '[A-Za-z0-9_-]{27}';
 const LONG_TIMEOUTS = { headersMs: 60_000, requestMs: 60_000, keepAliveMs: 60_000, idleMs: 60_000 };
 
 async function start(options: Partial<Omit<StartServerOptions, 'config' | 'services'>> & { host?: string; port?: number; maxHttpConnections?: number } = {}) {
@@ -124,8 +126,8 @@ describe('a fresh browser origin for every run', () => {
       const link = /^Airlock is running at (\S+)$/.exec(running.lines[0]!)?.[1];
       links.push(link ?? '');
 
-      expect(link).toMatch(new RegExp(`^http://airlock-[a-z2-7]{16}\\.localhost:${port}/#token=${TOKEN}$`));
-      expect(link).toBe(`${running.server.browserUrl}/#token=${TOKEN}`);
+      expect(link).toMatch(new RegExp(`^http://airlock-[a-z2-7]{16}\\.localhost:${port}/#code=${CODE}$`));
+      expect(link?.startsWith(`${running.server.browserUrl}/#code=`)).toBe(true);
       expect([running.server.url, running.server.wsUrl]).toStrictEqual([`http://127.0.0.1:${port}`, `ws://127.0.0.1:${port}/trpc`]);
     }
     expect(new URL(links[0]!).hostname).not.toBe(new URL(links[1]!).hostname);
@@ -148,7 +150,7 @@ describe('a fresh browser origin for every run', () => {
     const url = `http://${EXTERNAL_IPV4}:${running.server.port}`;
 
     expect([running.server.url, running.server.browserUrl]).toStrictEqual([url, url]);
-    expect(running.lines[0]).toBe(`Airlock is running at ${url}/#token=${TOKEN}`);
+    expect(running.lines[0]).toMatch(new RegExp(`^Airlock is running at ${url}/#code=${CODE}$`));
   });
 });
 
@@ -157,8 +159,8 @@ describe('a bind to every address, which takes in loopback', () => {
     await using running = await start({ host });
     const { port } = running.server;
 
-    expect(running.lines[0]).toMatch(new RegExp(`^Airlock is running at http://airlock-[a-z2-7]{16}\\.localhost:${port}/#token=${TOKEN}$`));
-    expect(running.lines[0]).toBe(`Airlock is running at ${running.server.browserUrl}/#token=${TOKEN}`);
+    expect(running.lines[0]).toMatch(new RegExp(`^Airlock is running at http://airlock-[a-z2-7]{16}\\.localhost:${port}/#code=${CODE}$`));
+    expect(running.lines[0]!.startsWith(`Airlock is running at ${running.server.browserUrl}/#code=`)).toBe(true);
     expect([running.server.url, running.server.wsUrl]).toStrictEqual([`http://127.0.0.1:${port}`, `ws://127.0.0.1:${port}/trpc`]);
     const served = await answeredSocket('127.0.0.1', running.server);
     expect(served.statusLine).toBe('HTTP/1.1 200 OK');
@@ -230,7 +232,7 @@ describe('holding [::1] beside 127.0.0.1', () => {
         listenTwin: () => Promise.reject(listenError(code)),
       });
 
-      expect(running.lines[0]).toBe(`Airlock is running at ${running.server.browserUrl}/#token=${TOKEN}`);
+      expect(running.lines[0]!.startsWith(`Airlock is running at ${running.server.browserUrl}/#code=`)).toBe(true);
       const served = await answeredSocket('127.0.0.1', running.server);
       expect(served.statusLine).toBe('HTTP/1.1 200 OK');
       served.socket.destroy();

@@ -305,11 +305,12 @@ describe('HTTP endpoints', () => {
     expect(answer.headers['content-security-policy']).toContain(`connect-src 'self' ws://127.0.0.1:${port}`);
   });
 
-  it('prints one start-up line with the token in the URL fragment, then the model', async () => {
+  it('prints one start-up line with a one-time code in the URL fragment, not the token, then the model', async () => {
     await using running = await startTestServer();
 
     expect(running.server.browserUrl).toMatch(new RegExp(`^http://airlock-[a-z2-7]{16}\\.localhost:${running.server.port}$`));
-    expect(running.lines).toStrictEqual([`Airlock is running at ${running.server.browserUrl}/#token=${TOKEN}`, 'Model: Demo model (offline)']);
+    expect(running.lines).toStrictEqual([expect.stringMatching(/^Airlock is running at \S+\/#code=[A-Za-z0-9_-]{27}$/), 'Model: Demo model (offline)']);
+    expect(running.lines[0]!.startsWith(`Airlock is running at ${running.server.browserUrl}/#code=`)).toBe(true);
   });
 
   it('leaves the token out of the start-up line when it came from a file, and says which file holds it', async () => {

@@ -1,3 +1,4 @@
+import { resolveStartupLink } from '@airlock/client';
 import { spawn, spawnSync, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
@@ -33,8 +34,8 @@ interface User {
 }
 
 /**
- * Starts Airlock as `npm start` does, through its launcher, and waits until it listens. The token is read from the
- * start-up link, or is `token` when it came from a file (the server then leaves it out of the link). With `user`,
+ * Starts Airlock as `npm start` does, through its launcher, and waits until it listens. The token is had for the
+ * start-up link's code, or is `token` when it came from a file (the server then leaves it out of the link). With `user`,
  * the launcher runs as that user (this process being root), its supplementary groups dropped.
  */
 async function launch(options: { env: Record<string, string>; args: string[]; token?: string; descriptors?: ReadonlyMap<number, number>; user?: User }): Promise<LaunchedServer> {
@@ -55,7 +56,7 @@ async function launch(options: { env: Record<string, string>; args: string[]; to
   try {
     match = await vi.waitFor(
       () => {
-        const found = /running at http:\/\/[^/\s]+:(\d+)\/(?:#token=(\S+))?[^\n]*\n/.exec(text);
+        const found = /running at (http:\/\/[^/\s]+:(\d+)\/(?:#code=\S+)?)[^\n]*\n/.exec(text);
         if (found === null) throw new Error(`not listening yet:\n${text}`);
         return found;
       },
@@ -76,13 +77,21 @@ async function launch(options: { env: Record<string, string>; args: string[]; to
     }
     await ended;
   };
-  const token = match[2] === undefined ? options.token : decodeURIComponent(match[2]);
-  if (token === undefined) throw new Error(`no token in the start-up link and none given:\n${text}`);
+  // The printed link's one-time code is exchanged for the token, as a browser opening it does.
+  const link = match[1]!;
+  let token = options.token;
+  try {
+    if (link.includes('#code=')) token = (await resolveStartupLink(link)).token;
+    if (token === undefined) throw new Error(`no code in the start-up link and no token given:\n${text}`);
+  } catch (error) {
+    await close();
+    throw error;
+  }
   return {
     launcher,
     serverPid,
     // The link names the run's *.localhost origin, which browsers resolve and Node does not.
-    wsUrl: `ws://127.0.0.1:${match[1]!}/trpc`,
+    wsUrl: `ws://127.0.0.1:${match[2]!}/trpc`,
     token,
     output: () => text,
     ended,

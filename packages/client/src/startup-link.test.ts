@@ -19,6 +19,10 @@ describe('parseStartupLink', () => {
     expect(socketUrl('http://notlocalhost:7700')).toBe('ws://notlocalhost:7700/trpc');
   });
 
+  it('reads the one-time code of the link the server prints, which carries no token', () => {
+    expect(parseStartupLink('http://airlock-abcdefghij234567.localhost:7700/#code=AbC_-1')).toStrictEqual({ url: 'ws://127.0.0.1:7700/trpc', token: '', code: 'AbC_-1' });
+  });
+
   it('answers an empty token when the link has none', () => {
     expect(parseStartupLink('http://localhost:7700/')).toStrictEqual({ url: 'ws://localhost:7700/trpc', token: '' });
   });
@@ -36,6 +40,7 @@ describe('shownAddress', () => {
     expect(shownAddress('http://127.0.0.1:7700/#token=tok_SECRET')).toBe('http://127.0.0.1:7700/#token=<hidden>');
     expect(shownAddress('htp//127.0.0.1:47811/#token=SECRET')).toBe('htp//127.0.0.1:47811/#token=<hidden>');
     expect(shownAddress('http://host/#a=1&token=SECRET&b=2')).toBe('http://host/#a=1&token=<hidden>&b=2');
+    expect(shownAddress('htp//127.0.0.1:47811/#code=SECRET')).toBe('htp//127.0.0.1:47811/#code=<hidden>');
   });
 
   it('hides a query parameter named token, and leaves other parameters and an address without one alone', () => {

@@ -1,0 +1,84 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+export interface LinkCodesOptions {
+  /** How long a code can be exchanged after it is made. Default 10 minutes. */
+  lifetimeMs?: number;
+  /** Codes that can be exchanged at once; making one more drops the oldest. Default 8. */
+  maxLive?: number;
+  /** Exchanges answered per window, right or wrong; more are refused until the window ends. Default 30 a minute. */
+  rate?: { attempts: number; windowMs: number };
+  /** The clock, in milliseconds. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** What an exchange gives: the token, or why not. */
+export type Exchange = { kind: 'token' } | { kind: 'used' } | { kind: 'expired' } | { kind: 'unknown' } | { kind: 'too-many' };
+
+/** A code's shape: base64url of 20 random bytes (160 bits). */
+const CODE_PATTERN = /^[A-Za-z0-9_-]{27}$/;
+/** Codes remembered, live, used or expired, to say which a link opened again is; the oldest is forgotten first. */
+const REMEMBERED = 64;
+
+interface Issued {
+  expiresAt: number;
+  used: boolean;
+}
+
+/**
+ * The one-time codes of start-up links (`…/#code=<code>`): a code is exchanged once, within its lifetime, for the
+ * token. The link is what a browser keeps in its history, session restore and sync; the token never is in it.
+ * A used or expired code is remembered for another lifetime, to tell someone opening the link again why it fails.
+ */
+export class LinkCodes {
+  private readonly issued = new Map<string, Issued>();
+  private readonly lifetimeMs: number;
+  private readonly maxLive: number;
+  private readonly rate: { attempts: number; windowMs: number };
+  private readonly now: () => number;
+  private window = { startedAt: Number.NEGATIVE_INFINITY, attempts: 0 };
+
+  constructor(options: LinkCodesOptions = {}) {
+    this.lifetimeMs = options.lifetimeMs ?? 10 * 60_000;
+    this.maxLive = options.maxLive ?? 8;
+    this.rate = options.rate ?? { attempts: 30, windowMs: 60_000 };
+    this.now = options.now ?? Date.now;
+  }
+
+  /** A new code, valid for the lifetime. */
+  issue(): string {
+    this.forgetExpired();
+    const code = randomBytes(20).toString('base64url');
+    const now = this.now();
+    this.issued.set(digest(code), { expiresAt: now + this.lifetimeMs, used: false });
+    const live = [...this.issued].filter(([, entry]) => !entry.used && now < entry.expiresAt);
+    for (const [key] of live.slice(0, Math.max(0, live.length - this.maxLive))) this.issued.delete(key);
+    for (const key of [...this.issued.keys()].slice(0, Math.max(0, this.issued.size - REMEMBERED))) this.issued.delete(key);
+    return code;
+  }
+
+  /** Uses up `code` if it is live: `token` then, once. Every call counts towards the rate, a wrong one too. */
+  exchange(code: string): Exchange {
+    const now = this.now();
+    if (now - this.window.startedAt >= this.rate.windowMs) this.window = { startedAt: now, attempts: 0 };
+    if (this.window.attempts >= this.rate.attempts) return { kind: 'too-many' };
+    this.window.attempts++;
+    if (!CODE_PATTERN.test(code)) return { kind: 'unknown' };
+    // Looked up by digest: the map's own lookup then tells nothing of how close a guess came.
+    const key = digest(code);
+    const entry = this.issued.get(key);
+    if (entry === undefined) return { kind: 'unknown' };
+    if (entry.used) return { kind: 'used' };
+    if (now >= entry.expiresAt) return { kind: 'expired' };
+    entry.used = true;
+    return { kind: 'token' };
+  }
+
+  private forgetExpired(): void {
+    const now = this.now();
+    for (const [key, entry] of this.issued) if (now >= entry.expiresAt + this.lifetimeMs) this.issued.delete(key);
+  }
+}
+
+function digest(code: string): string {
+  return createHash('sha256').update(code, 'utf8').digest('base64url');
+}
