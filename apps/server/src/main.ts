@@ -2,6 +2,7 @@ import { ConfigError, databaseReachWarning, loadConfig, USAGE } from './config';
 import { consoleLine } from './console-line';
 import { createServices } from './create-services';
 import { closeInheritedDescriptors } from './inherited-descriptors';
+import { refuseInspectorSignal } from './inspector-signal';
 import { environmentSecretWarning, openLauncherLink, WARNED_SECRETS } from './launcher-link';
 import { startServer } from './start-server';
 import { StorageFailure } from './store';
@@ -11,6 +12,7 @@ async function main(argv: readonly string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  refuseInspectorSignal();
   const link = await openLauncherLink(process.env);
   // Secrets the launcher handed over never enter this process's environment, so no child can read them from it.
   const env = { ...process.env, ...link?.secrets };
