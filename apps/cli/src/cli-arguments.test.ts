@@ -32,6 +32,22 @@ describe('parseCliArguments', () => {
     });
   });
 
+  it('takes the start-up link as printed, whose one-time code is exchanged for the token, unless a token is given otherwise', () => {
+    const link = 'http://airlock-abcdefghij234567.localhost:7700/#code=AbCdEfGhIjKlMnOpQrStUvWxYz0';
+    expect(parse(['chat', link])).toStrictEqual({
+      kind: 'chat',
+      address: { codeLink: link },
+      sessionId: undefined,
+      // A code is spent on its first use: on the command line, it is no token for others to read.
+      tokenOnCommandLine: false,
+      decisionGuardMs: DECISION_GUARD_MS,
+    });
+    expect(parse(['chat'], { AIRLOCK_URL: link })).toMatchObject({ address: { codeLink: link } });
+    expect(parse(['chat', '--url', link])).toMatchObject({ address: { codeLink: link } });
+    // A token given otherwise is used, and the code is left unspent.
+    expect(parse(['chat', link], { AIRLOCK_TOKEN: 'env' })).toMatchObject({ address: { url: 'ws://127.0.0.1:7700/trpc', token: 'env' } });
+  });
+
   it('says when the token came from the command line, where other users can read it, and not when it came from a file', () => {
     const file = files({ '/run/t': 'from-file\n' });
     expect(parse(['chat', 'http://h:2/', '--token-file', '/run/t'], {}, file)).toMatchObject({ address: { token: 'from-file' }, tokenOnCommandLine: false });

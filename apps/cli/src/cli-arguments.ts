@@ -1,11 +1,12 @@
-import { parseStartupLink, shownAddress, socketUrl, type ServerAddress } from '@airlock/client';
+import { parseStartupLink, shownAddress, socketUrl, type ServerAddress, type StartupLink } from '@airlock/client';
 import { DECISION_GUARD_MS } from './line-reader';
 
 export const USAGE = `Usage: airlock chat [<start-up link>] [--url <url>] [--token-file <path>] [--session <id>]
 
 Chats with a running Airlock server in this terminal: prompts, streamed answers, and a decision for each tool call.
 
-  <start-up link>   the link the server prints, http://127.0.0.1:7700/#token=…
+  <start-up link>   the link the server prints, http://airlock-….localhost:7700/#code=… (its one-time code is
+                    exchanged for the token), or one with #token=…
   --url <url>       the server (http://host:port) or its WebSocket endpoint (ws://host:port/trpc); env AIRLOCK_URL
   --token-file <path>  a file holding the access token; env AIRLOCK_TOKEN_FILE, or AIRLOCK_TOKEN
   --token <token>   the access token (other users of this machine can read a command line: prefer a file)
@@ -20,13 +21,19 @@ export type CliCommand =
   | { kind: 'help' }
   | {
       kind: 'chat';
-      address: ServerAddress;
+      /** Where to connect and with what token, or the start-up link whose one-time code is to be exchanged for it. */
+      address: ServerAddress | CodeLink;
       sessionId: string | undefined;
       /** A token is on the command line (`--token`, or a link's `#token=`), where other users can read it. */
       tokenOnCommandLine: boolean;
       /** How long a decision prompt is shown before an answer's first keystroke counts, in ms (AIRLOCK_DECISION_GUARD_MS). */
       decisionGuardMs: number;
     };
+
+/** A start-up link with a one-time code (`…/#code=…`) and no other token given: the code is exchanged for it. */
+export interface CodeLink {
+  codeLink: string;
+}
 
 /** A mistake in how the command was called: the message says which argument and what is wrong. */
 export class UsageError extends Error {
@@ -68,9 +75,10 @@ export function parseCliArguments(argv: readonly string[], { env, readFile }: Cl
   const linkOnCommandLine = positional[0] ?? flags.get('--url');
   const link = linkOnCommandLine ?? nonEmpty(env.AIRLOCK_URL);
   if (link === undefined) throw new UsageError('no server given: pass the start-up link, or --url (or AIRLOCK_URL)');
-  let fromLink: ServerAddress;
+  let fromLink: StartupLink;
   try {
-    fromLink = positional[0] === undefined ? { url: socketUrl(link), token: parseStartupLink(link).token } : parseStartupLink(link);
+    const parsed = parseStartupLink(link);
+    fromLink = positional[0] === undefined ? { ...parsed, url: socketUrl(link) } : parsed;
   } catch (error) {
     // The address as typed, but not its token: this line goes to the screen, a terminal log, a bug report.
     throw new UsageError(`"${shownAddress(link)}" is not a server address: ${shownAddress(error instanceof Error ? error.message : String(error))}`);
@@ -82,10 +90,13 @@ export function parseCliArguments(argv: readonly string[], { env, readFile }: Cl
     nonEmpty(env.AIRLOCK_TOKEN) ??
     tokenFromFile('AIRLOCK_TOKEN_FILE', env.AIRLOCK_TOKEN_FILE, readFile) ??
     nonEmpty(fromLink.token);
-  if (token === undefined) throw new UsageError('no token given: pass --token-file, set AIRLOCK_TOKEN_FILE or AIRLOCK_TOKEN, or use the start-up link with #token=');
-  // A link's token is on the command line whether or not it is the one used (a token file wins over it).
+  // A link's token is on the command line whether or not it is the one used (a token file wins over it). A code is
+  // not a worry there: it gives the token once, and the server's own first use of it leaves it worthless.
   const tokenOnCommandLine = fromFlag !== undefined || (linkOnCommandLine !== undefined && nonEmpty(fromLink.token) !== undefined);
-  return { kind: 'chat', address: { url: fromLink.url, token }, sessionId: flags.get('--session'), tokenOnCommandLine, decisionGuardMs: decisionGuard(env) };
+  const common = { kind: 'chat', sessionId: flags.get('--session'), tokenOnCommandLine, decisionGuardMs: decisionGuard(env) } as const;
+  if (token !== undefined) return { ...common, address: { url: fromLink.url, token } };
+  if (fromLink.code !== undefined) return { ...common, address: { codeLink: link } };
+  throw new UsageError('no token given: pass the start-up link as printed (#code=…), --token-file, or set AIRLOCK_TOKEN_FILE or AIRLOCK_TOKEN');
 }
 
 /** The longest decision guard AIRLOCK_DECISION_GUARD_MS may set: past it, a person would wait on a prompt that looks stuck. */
@@ -121,7 +132,7 @@ function tokenFromFile(source: string, path: string | undefined, readFile: CliEn
 /** Said on standard error when the token came from the command line. */
 export const TOKEN_ON_COMMAND_LINE_WARNING =
   'airlock: the token is on the command line, where other users of this machine can read it (ps) and your shell ' +
-  'history keeps it; prefer --token-file or AIRLOCK_TOKEN_FILE (the link without its #token= part still gives the address).';
+  'history keeps it; prefer the start-up link as printed (#code=…, used once), --token-file or AIRLOCK_TOKEN_FILE.';
 
 /** A path as it can be pasted into a shell. */
 function shellQuoted(path: string): string {

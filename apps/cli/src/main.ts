@@ -1,3 +1,5 @@
+import { errorMessage } from '@airlock/core';
+import { LinkCodeError, resolveStartupLink, shownAddress, type ServerAddress } from '@airlock/client';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { runChat } from './chat-command';
 import { parseCliArguments, TOKEN_ON_COMMAND_LINE_WARNING, USAGE, UsageError } from './cli-arguments';
@@ -9,14 +11,34 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (command.tokenOnCommandLine) console.error(TOKEN_ON_COMMAND_LINE_WARNING);
+  const address = 'codeLink' in command.address ? await exchangedLink(command.address.codeLink) : command.address;
+  if (address === undefined) return 1;
   return runChat({
-    address: command.address,
+    address,
     ...(command.sessionId === undefined ? {} : { sessionId: command.sessionId }),
     input: process.stdin,
     output: process.stdout,
     env: process.env,
     decisionGuardMs: command.decisionGuardMs,
   });
+}
+
+/** The start-up link's address and the token its one-time code is exchanged for; undefined once it said why not. */
+async function exchangedLink(link: string): Promise<ServerAddress | undefined> {
+  try {
+    return await resolveStartupLink(link);
+  } catch (error) {
+    if (error instanceof LinkCodeError) console.error(`airlock: ${error.message}.`);
+    // The link as given, its code hidden: a fetch error may name the address.
+    else console.error(`airlock: cannot exchange the start-up link's code at ${shownAddress(link)}: ${shownAddress(causes(error))}`);
+    return undefined;
+  }
+}
+
+/** An error's message and its cause's (fetch says only "fetch failed", its cause why). */
+function causes(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause === undefined ? errorMessage(error) : `${errorMessage(error)} (${errorMessage(cause)})`;
 }
 
 /** A token file's text and mode, from one open file (its mode is the mode of what was read). */

@@ -294,7 +294,7 @@ describe('airlock chat in a terminal', () => {
     expect(await cli.exited).toBe(0);
   });
 
-  it('connects with the start-up link as printed (the run’s *.localhost name), stops a run with Ctrl-C and exits on Ctrl-D', async () => {
+  it('connects with a #token= start-up link (the run’s *.localhost name), stops a run with Ctrl-C and exits on Ctrl-D', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
@@ -315,6 +315,24 @@ describe('airlock chat in a terminal', () => {
     await cli.shows('you›', 2);
     cli.type('\x04');
     expect(await cli.exited).toBe(0);
+  });
+
+  it('connects with the link as printed, whose one-time code it exchanges for the token; the link used again says so and connects nothing', async () => {
+    await using fake = await startFakeOpenAIServer();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });
+    const link = airlock.server.newLink();
+    expect(link).toMatch(/^http:\/\/airlock-[a-z2-7]{16}\.localhost:\d+\/#code=[A-Za-z0-9_-]{27}$/);
+
+    await using first = startCli(['chat', link]);
+    await first.shows('you›');
+    expect(first.screen()).not.toContain('the token is on the command line');
+    first.type('\x04');
+    expect(await first.exited).toBe(0);
+
+    await using again = startCli(['chat', link]);
+    expect(await again.exited).toBe(1);
+    await again.showsLine('airlock: this start-up link was used already (each link opens Airlock once). Airlock printed a new link in the terminal where it runs: open that one.');
+    expect(again.screen()).not.toContain('you›');
   });
 
   it('exits on a second Ctrl-C at a decision prompt, though the first one ended the run before it', async () => {
