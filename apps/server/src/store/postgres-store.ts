@@ -225,6 +225,10 @@ export class PostgresStore implements AirlockStore, Cluster {
 
   async deleteSession(sessionId: string): Promise<void> {
     await inTransaction(this.pool, async (client) => {
+      // The chat's runs first, then the chat, as a write of a run's events locks them (its run's row, then the chat's
+      // as its messages or an unasked call's check refer to it): a call written at this moment either goes in first or
+      // waits and finds its run gone (FencedError), and neither side fails as a deadlock.
+      await client.query('SELECT 1 FROM runs WHERE session_id = $1 ORDER BY run_id FOR UPDATE', [sessionId]);
       await client.query('INSERT INTO retired_runs (run_id) SELECT run_id FROM runs WHERE session_id = $1 ON CONFLICT DO NOTHING', [sessionId]);
       await client.query("DELETE FROM grants WHERE scope_kind = 'session' AND scope_value = $1", [sessionId]);
       await client.query("DELETE FROM rules WHERE scope_kind = 'chat' AND scope_value = $1", [sessionId]);
