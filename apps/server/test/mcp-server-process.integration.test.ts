@@ -58,9 +58,10 @@ describe('a stdio MCP server does not outlive Airlock', () => {
       `require('node:child_process').spawn('/bin/sh', ['-c', 'sleep 300; : ${tag}'], { stdio: 'ignore', detached: true }); ` +
       `import(${JSON.stringify(pathToFileURL(everythingBin).href)})`;
     const server = await startServerProcess(await serverArgs(code, ['stdio']), {}, cleanups);
-    expect(server.output()).toContain('MCP servers: probe ready');
+    // The start-up line and the MCP summary are written one after the other but may reach this process apart.
+    await vi.waitFor(() => expect(server.output()).toContain('MCP servers: probe ready'), { timeout: 15_000 });
     // The MCP server and its shell.
-    expect(processesWith(tag)).toHaveLength(2);
+    await vi.waitFor(() => expect(processesWith(tag)).toHaveLength(2), { timeout: 15_000 });
 
     await server.stop('SIGKILL');
 
