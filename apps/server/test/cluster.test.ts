@@ -1,5 +1,5 @@
 import { ChatService, type Cluster, type ClusterMessage, type LoopEvent, type SessionChange } from '@airlock/api';
-import { ApprovalRegistry, defineTool, type AnyTool } from '@airlock/core';
+import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { tmpdir } from 'node:os';
@@ -131,11 +131,13 @@ interface InstanceOptions {
   asCluster?: (store: PostgresStore) => Cluster;
   /** What the chat service uses as its store. Default the store. */
   asStore?: (store: PostgresStore) => PostgresStore;
+  /** The model. Default a ConversationModel calling `echo` once per message. */
+  model?: ChatModel;
 }
 
 async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs = 60_000, options: InstanceOptions = {}): Promise<Instance> {
   const store = await PostgresStore.open({ url: db.url, schema: db.schema, instanceId: name, leaseMs, log: () => {} });
-  const model = new ConversationModel('echo', 'text');
+  const model = options.model ?? new ConversationModel('echo', 'text');
   const cluster = options.asCluster?.(store) ?? store;
   const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster, log: () => {} });
   const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {} });
@@ -204,6 +206,27 @@ async function startWaiting(owner: Instance, sessionId: string, runId: string, t
   const followed = await follow(owner, sessionId, runId);
   const start = (await followed.until(waitingStart)) as Extract<LoopEvent, { type: 'tool-start' }>;
   return { followed, approvalId: start.approvalId };
+}
+
+/** Like ConversationModel, but a user message asks for two calls at once: `first`, then `second`. */
+class TwoCallsModel implements ChatModel {
+  readonly name = 'two-calls';
+
+  constructor(
+    private readonly tool: string,
+    private readonly argument: string,
+  ) {}
+
+  async *stream(request: ChatRequest): AsyncIterable<ModelPart> {
+    if (request.messages.at(-1)?.role === 'user') {
+      yield { type: 'tool-call', id: 'call_1', name: this.tool, arguments: { [this.argument]: 'first' } };
+      yield { type: 'tool-call', id: 'call_2', name: this.tool, arguments: { [this.argument]: 'second' } };
+      yield { type: 'finish', reason: 'tool-calls' };
+      return;
+    }
+    yield { type: 'text-delta', text: 'done' };
+    yield { type: 'finish', reason: 'stop' };
+  }
 }
 
 function expectExactIds(runId: string, ids: readonly string[], from = 1) {
@@ -731,6 +754,36 @@ describe.skipIf(!postgres.available)('what lets a call run unasked, changed on a
     await b.chat.updateSession('s1', { confirmToolCalls: true });
     await asked(a, 's1', 'r2', 'again', b);
     expect(calls).toStrictEqual(['unasked']);
+  });
+
+  it('confirmation turned back on at B between two calls of one run on A: the second call is asked, not run', async () => {
+    const db = await cleanups.database();
+    const calls: string[] = [];
+    const instances = new Map<string, Instance>();
+    // The first call turns confirmation back on at B before it ends: the second is judged after that.
+    const tool = defineTool({
+      name: 'echo',
+      description: 'Echoes its text.',
+      parameters: z.object({ text: z.string() }),
+      annotations: { executesCode: false, readOnly: true },
+      execute: async ({ text }) => {
+        calls.push(text);
+        if (text === 'first') await instances.get('b')!.chat.updateSession('s1', { confirmToolCalls: true });
+        return `echo: ${text}`;
+      },
+    });
+    const model = new TwoCallsModel('echo', 'text');
+    const a = await instance(db, 'a', tool, 60_000, { asCluster: deaf, model });
+    const b = await instance(db, 'b', tool, 60_000, { model });
+    instances.set('b', b);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'go', options: { confirmToolCalls: false } });
+    const followed = await follow(a, 's1', 'r1');
+    const start = (await followed.until(waitingStart)) as Extract<LoopEvent, { type: 'tool-start' }>;
+    expect(start.toolCallId).toBe('call_2');
+    expect(calls).toStrictEqual(['first']);
+    await b.chat.confirm({ sessionId: 's1', approvalId: start.approvalId, decision: 'deny' });
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual(['first']);
   });
 
   it('an allow rule removed at B no longer lets the call run on A', async () => {
