@@ -102,6 +102,27 @@ describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
     }
   });
 
+  test('refuses, before anyone is asked, a line break Python reads where the card draws none', () => {
+    const tool = python({ workspace: '/nonexistent' });
+    const refused = {
+      // Drawn as one comment line; Python runs the os.system after the lone carriage return.
+      "# print a greeting\rimport os; os.system('touch PWNED')\nprint('hello')": /^line 1 of the code holds a carriage return not followed by a line feed; /,
+      'x = 1\ny = "a\rb"': /^line 2 of the code holds a carriage return/,
+      // Drawn under the if; the form feed sets the column back to 0, so Python runs it whatever the condition.
+      "import os\nif os.environ.get('CLEANUP') == 'yes':\n    print('cleaning up')\n    \fos.system('touch PWNED')\nprint('done')": /^line 4 of the code has a form feed in its indentation; /,
+      'if x:\n\f    y = 1': /^line 2 of the code has a form feed/,
+    };
+    for (const [code, message] of Object.entries(refused)) {
+      const checked = tool.parameters.safeParse({ code });
+      expect({ code, success: checked.success }).toStrictEqual({ code, success: false });
+      expect(checked.error?.issues[0]?.message).toMatch(message);
+    }
+    // Windows line ends, a page break on a line of its own, a form feed within a line: read as drawn.
+    for (const code of ['x = 1\r\ny = 2\r\n', 'def f():\n    pass\n\f\ndef g():\n    pass\n', 'x = 1 \f+ 2', '\f\n  \f  \nx = 1']) {
+      expect({ code, success: tool.parameters.safeParse({ code }).success }).toStrictEqual({ code, success: true });
+    }
+  });
+
   test('runs as a script would: __main__, its file and argv, tracebacks and syntax errors naming only its lines, its exit status', async () => {
     await using workspace = await tempFolder();
     const tool = python({ workspace: workspace.path });

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
 import { executablesOnPath } from './find-executable';
 import { pythonEncodingDeclaration } from './python-encoding-declaration';
+import { pythonLineBreakIssue, pythonLineBreakMessage } from './python-line-breaks';
 import { childSearchPath, runToolProcess } from './run-tool-process';
 import { failuresAsResults, toolFailure } from './tool-failure';
 import { isWithin, type WorkspacePaths } from './workspace-paths';
@@ -18,6 +19,8 @@ const parameters = z.object({
     .min(1)
     .max(MAX_CODE_CHARS)
     .superRefine((code, context) => {
+      const lineBreak = pythonLineBreakIssue(code);
+      if (lineBreak !== undefined) context.addIssue({ code: 'custom', message: pythonLineBreakMessage(lineBreak) });
       const declared = pythonEncodingDeclaration(code);
       if (declared === undefined) return;
       context.addIssue({
