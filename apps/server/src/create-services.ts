@@ -90,10 +90,13 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   } catch (error) {
     await mcp?.close();
     if (error instanceof StoreError) {
-      throw new ConfigError(
-        config.database !== undefined ? (config.sources?.['database-url'] ?? 'AIRLOCK_DATABASE_URL') : (config.sources?.['data-dir'] ?? 'AIRLOCK_DATA_DIR'),
-        error.message,
-      );
+      const source =
+        error.problem === 'instance-in-use'
+          ? (config.sources?.['instance-id'] ?? 'AIRLOCK_INSTANCE_ID')
+          : config.database !== undefined
+            ? (config.sources?.['database-url'] ?? 'AIRLOCK_DATABASE_URL')
+            : (config.sources?.['data-dir'] ?? 'AIRLOCK_DATA_DIR');
+      throw new ConfigError(source, error.message);
     }
     throw error;
   }

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ToolSettings } from '@airlock/api';
 import { killAllWith, processesWith } from '../src/tools/test-support';
-import { openTestDatabase, probeTestDatabase, type TestDatabase } from './support/postgres';
-import { startServerProcess, type ServerProcess } from './support/server-process';
+import { openTestDatabase, probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
+import { startOrExit, startServerProcess, type ServerProcess } from './support/server-process';
 import { connectClient, watchRun, type TestClient } from './support/test-airlock';
 
 const postgres = await probeTestDatabase();
@@ -24,6 +24,8 @@ interface Deployment {
   token: string;
   /** Starts one more instance on the shared database, as `npm start` would with --database-url. */
   instance(name: string): Promise<ServerProcess>;
+  /** The arguments `instance` starts an instance with. */
+  args(name: string): string[];
 }
 
 /** One database schema and one workspace shared by every instance of a test, as behind a load balancer. */
@@ -35,17 +37,27 @@ async function deployment(leaseMs = 1000): Promise<Deployment> {
   const workspace = await mkdtemp(join(tmpdir(), 'airlock-cluster-ws-'));
   cleanups.push(() => rm(workspace, { recursive: true, force: true }));
   const token = randomBytes(24).toString('hex');
-  return {
-    db,
-    workspace,
-    token,
-    instance: (name) =>
-      startServerProcess(
-        ['--workspace', workspace, '--database-url', db.url, '--database-schema', db.schema, '--instance-id', name, '--lease-ms', String(leaseMs)],
-        { AIRLOCK_TOKEN: token },
-        cleanups,
-      ),
-  };
+  const args = (name: string) => ['--workspace', workspace, '--database-url', db.url, '--database-schema', db.schema, '--instance-id', name, '--lease-ms', String(leaseMs)];
+  return { db, workspace, token, args, instance: (name) => startServerProcess(args(name), { AIRLOCK_TOKEN: token }, cleanups) };
+}
+
+/** A run's owner and fencing token, as the shared database has them. */
+async function runRow(db: TestDatabase, runId: string): Promise<{ owner: string | null; fence: number } | undefined> {
+  return withClient(async (connection) => {
+    const { rows } = await connection.query<{ owner: string | null; fence: string }>(`SELECT owner, fence FROM "${db.schema}".runs WHERE run_id = $1`, [runId]);
+    return rows[0] === undefined ? undefined : { owner: rows[0].owner, fence: Number(rows[0].fence) };
+  });
+}
+
+/** Whether the run's lease has run out by the database's clock (its owner's hold on its id went no further). */
+async function leaseRanOut(db: TestDatabase, runId: string): Promise<boolean> {
+  return withClient(async (connection) => {
+    const { rows } = await connection.query<{ out: boolean }>(
+      `SELECT lease_until < (extract(epoch from clock_timestamp()) * 1000)::bigint AS out FROM "${db.schema}".runs WHERE run_id = $1`,
+      [runId],
+    );
+    return rows[0]?.out === true;
+  });
 }
 
 function client(server: ServerProcess, token: string): TestClient {
@@ -136,6 +148,77 @@ describe.skipIf(!postgres.available)('Airlock instances sharing one PostgreSQL d
     await vi.waitFor(() => expect(processesWith(token)).toStrictEqual([]), { timeout: 10_000 });
     const audit = await onB.trpc.audit.list.query({ sessionId: 's1' });
     expect(audit.entries).toMatchObject([{ decision: 'allow', outcome: 'interrupted' }]);
+  });
+
+  it('a second live process under the same --instance-id refuses to start, naming the id; the first keeps its run, and an allow there runs the call once', async () => {
+    // Leases of a minute: the first's hold on its id cannot run out within the test.
+    const d = await deployment(60_000);
+    const a = await d.instance('a');
+    const marker = join(d.workspace, 'ran.txt');
+    const onA = client(a, d.token);
+    const run = watchRun(onA, { sessionId: 's1', runId: 'run-1', message: `run \`echo once >> ${marker}\`` });
+    const start = await run.next('tool-start', (e) => e.awaitingConfirmation);
+    const before = await runRow(d.db, 'run-1');
+
+    const second = await startOrExit(d.args('a'), { AIRLOCK_TOKEN: d.token }, cleanups);
+    expect(second.exitCode).toBe(1);
+    expect(second.output).toContain('--instance-id: ');
+    expect(second.output).toContain('instance id "a" is held by another live Airlock process');
+    expect(second.output).toContain('give this one an id of its own (--instance-id), or stop the other first');
+
+    expect(await runRow(d.db, 'run-1')).toStrictEqual(before);
+    await expect(onA.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    expect(await run.next('tool-end')).toMatchObject({ outcome: 'executed' });
+    expect((await run.ended).reason).toBe('done');
+    expect(readFileSync(marker, 'utf8')).toBe('once\n');
+  });
+
+  it('a restart under the same --instance-id right after a SIGKILL takes its waiting run back at once, and an allow there runs the call once', async () => {
+    // Leases of a minute: only the id freed with the killed process, not an expiry, lets the restart start and take the run.
+    const d = await deployment(60_000);
+    const a = await d.instance('a');
+    const marker = join(d.workspace, 'ran.txt');
+    const run = watchRun(client(a, d.token), { sessionId: 's1', runId: 'run-1', message: `run \`echo once >> ${marker}\`` });
+    const start = await run.next('tool-start', (e) => e.awaitingConfirmation);
+    await a.stop('SIGKILL');
+
+    const again = await d.instance('a');
+    const onAgain = client(again, d.token);
+    await expect.poll(async () => (await onAgain.trpc.chat.pending.query({ sessionId: 's1' })).map((p) => p.approvalId), { timeout: 30_000 }).toStrictEqual([start.approvalId]);
+    const resumed = watchRun(onAgain, { sessionId: 's1', runId: 'run-1', lastEventId: run.received.at(-1)!.id });
+    await expect(onAgain.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    expect(await resumed.next('tool-end')).toMatchObject({ outcome: 'executed' });
+    expect((await resumed.ended).reason).toBe('done');
+    expect(readFileSync(marker, 'utf8')).toBe('once\n');
+  });
+
+  it('an owner SIGSTOPped past its lease, its id taken by a new process: resumed (SIGCONT), it notices, runs nothing, and its SIGTERM releases nothing of the new one’s', async () => {
+    const d = await deployment(1000);
+    const old = await d.instance('a');
+    cleanups.push(async () => void old.child.kill('SIGCONT'));
+    const marker = join(d.workspace, 'ran.txt');
+    const onOld = client(old, d.token);
+    const run = watchRun(onOld, { sessionId: 's1', runId: 'run-1', message: `run \`echo once >> ${marker}\`` });
+    const start = await run.next('tool-start', (e) => e.awaitingConfirmation);
+
+    old.child.kill('SIGSTOP');
+    await vi.waitFor(async () => expect(await leaseRanOut(d.db, 'run-1')).toBe(true), { timeout: 30_000, interval: 100 });
+    const fresh = await d.instance('a');
+    const onFresh = client(fresh, d.token);
+    await expect.poll(async () => (await onFresh.trpc.chat.pending.query({ sessionId: 's1' })).map((p) => p.approvalId), { timeout: 30_000 }).toStrictEqual([start.approvalId]);
+    const held = await runRow(d.db, 'run-1');
+    expect(held?.owner).toBe('a');
+
+    old.child.kill('SIGCONT');
+    await vi.waitFor(() => expect(old.output()).toContain('Instance id "a" was taken by another process'), { timeout: 30_000 });
+    await old.stop('SIGTERM');
+    expect(await runRow(d.db, 'run-1')).toStrictEqual(held);
+
+    const resumed = watchRun(onFresh, { sessionId: 's1', runId: 'run-1', lastEventId: run.received.at(-1)!.id });
+    await expect(onFresh.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    expect(await resumed.next('tool-end')).toMatchObject({ outcome: 'executed' });
+    expect((await resumed.ended).reason).toBe('done');
+    expect(readFileSync(marker, 'utf8')).toBe('once\n');
   });
 
   it('a rolling restart: SIGTERM on the owner hands its waiting run over; its client reconnects elsewhere with lastEventId and decides there', async () => {

@@ -330,10 +330,8 @@ export class ChatService {
       if (this.sessions.has(grant.sessionId)) this.registry.restoreGrant(grant);
     }
     if (cluster) {
-      // Runs still owned under this instance's name are a previous life's (a crash, then a restart with the same
-      // --instance-id): this process holds none of them, and renewing their leases would keep them from everyone.
-      // Given up, they are taken over below like any other, here or elsewhere.
-      await cluster.releaseRuns();
+      // Runs owned under this instance's id by a previous life of it (a crash, then a restart with the same
+      // --instance-id) were given up when the cluster took the id: they are taken over below like any other.
       for (const run of await this.store.listUnfinishedRuns()) {
         const session = this.sessions.get(run.sessionId);
         if (session) session.remoteRunId = run.runId;

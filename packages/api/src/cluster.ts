@@ -11,7 +11,11 @@ import type { DecidedBy, StoredGrant, StoredRun } from './store';
  * run (it stalled past its lease and another took over) can never write into it again.
  */
 export interface Cluster {
-  /** This instance's id, unique among the instances sharing the store. */
+  /**
+   * This instance's id, unique among the live instances sharing the store. A cluster is opened under it only while no
+   * other live process holds it, and gives up then the runs a previous life of the id owned; it owns runs under its id
+   * and an incarnation of its own, so another process under the same id never renews or releases them.
+   */
   readonly instanceId: string;
   /** How long a lease lasts without renewal, in ms. An instance that stops renewing loses its runs after this. */
   readonly leaseMs: number;
@@ -21,7 +25,10 @@ export interface Cluster {
    * than any before for this run), or undefined when another live instance holds it or the run has ended.
    */
   claimRun(runId: string): Promise<number | undefined>;
-  /** Extends the lease of every run this instance holds; answers the ids of the runs it still holds. */
+  /**
+   * Extends the lease of every run this instance holds; answers the ids of the runs it still holds. None, ever after,
+   * once another process has taken this instance's id (this one stalled past its lease).
+   */
   renewLeases(): Promise<Set<string>>;
   /** Gives up every run this instance holds (a graceful stop), so others take them over at once. */
   releaseRuns(): Promise<void>;

@@ -5,7 +5,7 @@ import { openTestDatabase, probeTestDatabase, TEST_DATABASE_URL, withClient, typ
 import { postgresMigrations } from './postgres-migrations';
 import { channelName, PostgresStore, type PostgresStoreOptions } from './postgres-store';
 import { StoreError } from './store-error';
-import { run, session, startChange, statusEvent } from './test-support';
+import { postgresSchemaAt, run, session, startChange, statusEvent } from './test-support';
 
 const postgres = await probeTestDatabase();
 const POLL = { timeout: 20_000, interval: 20 };
@@ -38,6 +38,17 @@ async function runRow(database: TestDatabase, runId: string): Promise<{ owner: s
       [runId],
     );
     return rows[0];
+  });
+}
+
+/** Whether the run's lease ran out by the database's clock. */
+async function leaseRanOut(database: TestDatabase, runId: string): Promise<boolean> {
+  return withClient(async (client) => {
+    const { rows } = await client.query<{ out: boolean }>(
+      `SELECT lease_until < (extract(epoch from clock_timestamp()) * 1000)::bigint AS out FROM "${database.schema}".runs WHERE run_id = $1`,
+      [runId],
+    );
+    return rows[0]?.out === true;
   });
 }
 
@@ -134,6 +145,65 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect(await b.renewLeases()).toStrictEqual(new Set(['r1']));
     expect((await b.listClaimableRuns()).map((r) => r.runId)).toStrictEqual(['r2']);
     expect((await b.listUnfinishedRuns()).map((r) => r.runId)).toStrictEqual(['r1', 'r2']);
+  });
+
+  it('a second store under an id another live one holds is refused, naming the id; once the holder closes, the id is taken at once and its runs given up with a raised token', async () => {
+    await using database = await openTestDatabase();
+    await using a = await openStore(database, 'a', { leaseMs: 60_000 });
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a');
+
+    const refused = await openStore(database, 'a', { leaseMs: 60_000 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StoreError);
+    expect((refused as StoreError).problem).toBe('instance-in-use');
+    expect((refused as StoreError).message).toContain('instance id "a" is held by another live Airlock process');
+    expect(await a.renewLeases()).toStrictEqual(new Set(['r']));
+    expect(await runRow(database, 'r')).toMatchObject({ owner: 'a', fence: '1' });
+
+    await a.close();
+    await using again = await openStore(database, 'a', { leaseMs: 60_000 });
+    expect(await runRow(database, 'r')).toStrictEqual({ owner: null, fence: '2', lease_until: null });
+    expect(await again.claimRun('r')).toBe(3);
+    expect(await again.renewLeases()).toStrictEqual(new Set(['r']));
+  });
+
+  it('a store that stalled past its lease, its id then taken by another, renews, claims, releases and writes nothing of the new one’s', async () => {
+    await using database = await openTestDatabase();
+    await using old = await openStore(database, 'a', { leaseMs: 300 });
+    await old.createSession(session('s'));
+    await old.createSession(session('later'));
+    await old.createRun(run('r', 's'), 'a');
+    // The old one renews nothing from here on, as a paused process: its hold on the id runs out no later than its run's lease.
+    await expect.poll(() => leaseRanOut(database, 'r'), POLL).toBe(true);
+    await using fresh = await openStore(database, 'a', { leaseMs: 60_000 });
+    expect(await fresh.claimRun('r')).toBeGreaterThan(1);
+    const held = await runRow(database, 'r');
+
+    expect(await old.renewLeases()).toStrictEqual(new Set());
+    expect(await old.claimRun('r')).toBeUndefined();
+    expect(await old.releaseRun('r', 1)).toBe(false);
+    await old.releaseRuns();
+    await expect(old.createRun(run('r2', 'later'), 'a')).rejects.toThrow(FencedError);
+    await expect(old.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: statusEvent('late old'), at: 1, fence: 1 })).rejects.toThrow(FencedError);
+    expect(await runRow(database, 'r')).toStrictEqual(held);
+    expect(await fresh.renewLeases()).toStrictEqual(new Set(['r']));
+    expect(await fresh.listClaimableRuns()).toStrictEqual([]);
+  });
+
+  it('migration 8 on a schema at version 7: runs owned before it, with no incarnation, are given up when their id is next taken; the others stay owned', async () => {
+    await using database = await openTestDatabase();
+    await postgresSchemaAt(database, 7);
+    await withClient(async (client) => {
+      await client.query(`INSERT INTO "${database.schema}".sessions (session_id, title, created_at, updated_at, confirm_tool_calls) VALUES ('s1', 't', 1, 1, true), ('s2', 't', 1, 1, true)`);
+      await client.query(
+        `INSERT INTO "${database.schema}".runs (run_id, session_id, options, started_at, owner, fence, lease_until) VALUES ('mine', 's1', '{}', 1, 'a', 4, 9000000000000), ('theirs', 's2', '{}', 1, 'b', 1, 9000000000000)`,
+      );
+    });
+    await using a = await openStore(database, 'a');
+    expect(await runRow(database, 'mine')).toStrictEqual({ owner: null, fence: '5', lease_until: null });
+    expect(await runRow(database, 'theirs')).toMatchObject({ owner: 'b', fence: '1' });
+    expect(await a.claimRun('mine')).toBe(6);
+    expect(await a.claimRun('theirs')).toBeUndefined();
   });
 
   it('keeps one unfinished run per session: a second is refused as session-busy until the first ends', async () => {

@@ -69,7 +69,10 @@ export interface PostgresStoreOptions {
   url: string;
   /** The schema holding Airlock's tables, created when missing. Default `public`. */
   schema?: string;
-  /** This instance's id, unique among the instances sharing the database. Default a random UUID. */
+  /**
+   * This instance's id, unique among the live instances sharing the database: opening refuses an id another live
+   * process holds (a `StoreError` "instance-in-use"). Default a random UUID.
+   */
   instanceId?: string;
   /** How long a run's lease lasts without renewal, in ms. Default 30,000. */
   leaseMs?: number;
@@ -132,19 +135,26 @@ const GRANT_COLUMNS = 'grant_id, scope_kind, scope_value, tool_name, arguments, 
  */
 export class PostgresStore implements AirlockStore, Cluster {
   readonly instanceId: string;
+  /** This process's token under `instanceId`, made at open: the runs it owns are owned by both. */
+  readonly incarnation: string;
   readonly leaseMs: number;
   /** The schema holding the tables. */
   readonly schema: string;
   /** The channel instances notify each other on (one per schema: notifications are per database). */
   readonly channel: string;
   private closed: Promise<void> | undefined;
+  /** Another process took `instanceId` (this one stalled past its lease): this one renews, claims and releases nothing more. */
+  private superseded = false;
 
   private constructor(
     private readonly pool: Pool,
     private readonly listener: PostgresListener,
-    options: { instanceId: string; leaseMs: number; schema: string; channel: string },
+    private readonly name: InstanceName,
+    private readonly log: (line: string) => void,
+    options: { instanceId: string; incarnation: string; leaseMs: number; schema: string; channel: string },
   ) {
     this.instanceId = options.instanceId;
+    this.incarnation = options.incarnation;
     this.leaseMs = options.leaseMs;
     this.schema = options.schema;
     this.channel = options.channel;
@@ -183,12 +193,19 @@ export class PostgresStore implements AirlockStore, Cluster {
     pool.on('error', (error) => log(`A pooled PostgreSQL connection failed while idle: ${error.message}`));
     const channel = channelName(schema);
     let listener: PostgresListener | undefined;
+    let name: InstanceName | undefined;
     try {
       await migratePostgres(pool, { schema, location, migrations: options.migrations ?? postgresMigrations, now: Date.now() });
+      const incarnation = randomUUID();
+      name = await InstanceName.take({ pool, config: { ...base, keepAlive: true }, schema, location, instanceId, incarnation, leaseMs, log });
       listener = await PostgresListener.open({ config: { ...base, keepAlive: true }, channel, log });
-      return new PostgresStore(pool, listener, { instanceId, leaseMs, schema, channel });
+      const store = new PostgresStore(pool, listener, name, log, { instanceId, incarnation, leaseMs, schema, channel });
+      // The runs of this id's previous life were given up with the id's taking: the other instances may take them too.
+      if (name.gaveUpRuns) await store.publish({ type: 'released', instanceId });
+      return store;
     } catch (error) {
       await listener?.close();
+      await name?.close();
       await pool.end().catch(() => {});
       throw asStoreError(location, error);
     }
@@ -302,12 +319,16 @@ export class PostgresStore implements AirlockStore, Cluster {
    * run in the session is refused with ConflictError "session-busy".
    */
   async createRun(run: StoredRun, owner?: string): Promise<void> {
+    // Owned by this process's incarnation, and only while it still holds its id (share-locked until the insert commits).
+    const incarnation = owner === undefined ? null : owner === this.instanceId ? this.incarnation : '';
     try {
-      await this.pool.query(
-        `INSERT INTO runs (${RUN_COLUMNS}, owner, fence, lease_until)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::text, CASE WHEN $7::text IS NULL THEN 0 ELSE 1 END, CASE WHEN $7::text IS NULL THEN NULL ELSE ${DB_NOW} + $8::bigint END)`,
-        [run.runId, run.sessionId, JSON.stringify(run.options), run.startedAt, run.endedAt, run.endReason, owner ?? null, this.leaseMs],
+      const { rowCount } = await this.pool.query(
+        `INSERT INTO runs (${RUN_COLUMNS}, owner, owner_incarnation, fence, lease_until)
+         SELECT $1, $2, $3, $4, $5, $6, $7::text, $9::text, CASE WHEN $7::text IS NULL THEN 0 ELSE 1 END, CASE WHEN $7::text IS NULL THEN NULL ELSE ${DB_NOW} + $8::bigint END
+         WHERE $7::text IS NULL OR EXISTS (SELECT 1 FROM instances WHERE instance_id = $7::text AND incarnation = $9::text FOR SHARE)`,
+        [run.runId, run.sessionId, JSON.stringify(run.options), run.startedAt, run.endedAt, run.endReason, owner ?? null, this.leaseMs, incarnation],
       );
+      if (rowCount === 0) throw new FencedError(run.runId);
     } catch (error) {
       if (error instanceof DatabaseError && error.code === PG_UNIQUE_VIOLATION && error.constraint === 'runs_one_unfinished_per_session') {
         throw new ConflictError('session-busy', `session "${run.sessionId}" already has a run going`);
@@ -578,29 +599,50 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   async claimRun(runId: string): Promise<number | undefined> {
+    if (this.superseded) return undefined;
+    // Only while this process still holds its id: the id's row is share-locked until the claim commits, so a process
+    // taking the id over waits for it, then gives the run up with the rest of this incarnation's.
     const [row] = await this.rows<{ fence: number }>(
-      `UPDATE runs SET owner = $2, fence = fence + 1, lease_until = ${DB_NOW} + $3::bigint
+      `UPDATE runs SET owner = $2, owner_incarnation = $4, fence = fence + 1, lease_until = ${DB_NOW} + $3::bigint
        WHERE run_id = $1 AND ended_at IS NULL AND (owner IS NULL OR lease_until IS NULL OR lease_until < ${DB_NOW})
+         AND EXISTS (SELECT 1 FROM instances WHERE instance_id = $2 AND incarnation = $4 FOR SHARE)
        RETURNING fence`,
-      [runId, this.instanceId, this.leaseMs],
+      [runId, this.instanceId, this.leaseMs, this.incarnation],
     );
     return row?.fence;
   }
 
+  /**
+   * Renews this process's hold on its id and the leases of the runs it owns, in one statement. Once another process
+   * holds the id (this one stalled past its lease and the id was taken), it answers no runs, and renews nothing ever
+   * after: the runs are the other's.
+   */
   async renewLeases(): Promise<Set<string>> {
-    const rows = await this.rows<{ run_id: string }>(`UPDATE runs SET lease_until = ${DB_NOW} + $2::bigint WHERE owner = $1 AND ended_at IS NULL RETURNING run_id`, [
-      this.instanceId,
-      this.leaseMs,
-    ]);
-    return new Set(rows.map((row) => row.run_id));
+    if (this.superseded) return new Set();
+    const [row] = await this.rows<{ alive: boolean; runs: string[] }>(
+      `WITH alive AS (
+         UPDATE instances SET alive_until = ${DB_NOW} + $3::bigint WHERE instance_id = $1 AND incarnation = $2 RETURNING 1
+       ), renewed AS (
+         UPDATE runs SET lease_until = ${DB_NOW} + $3::bigint WHERE owner = $1 AND owner_incarnation = $2 AND ended_at IS NULL AND EXISTS (SELECT 1 FROM alive) RETURNING run_id
+       )
+       SELECT EXISTS (SELECT 1 FROM alive) AS alive, coalesce((SELECT array_agg(run_id) FROM renewed), '{}') AS runs`,
+      [this.instanceId, this.incarnation, this.leaseMs],
+    );
+    if (row?.alive !== true) {
+      this.superseded = true;
+      this.log(
+        `Instance id "${this.instanceId}" was taken by another process while this one did not renew it (paused or cut off for longer than its lease): this process gives up its runs and takes no more. Stop it.`,
+      );
+      return new Set();
+    }
+    return new Set(row.runs);
   }
 
   async releaseRun(runId: string, fence: number): Promise<boolean> {
-    const { rowCount } = await this.pool.query('UPDATE runs SET owner = NULL, lease_until = NULL WHERE run_id = $1 AND fence = $2 AND owner = $3 AND ended_at IS NULL', [
-      runId,
-      fence,
-      this.instanceId,
-    ]);
+    const { rowCount } = await this.pool.query(
+      'UPDATE runs SET owner = NULL, lease_until = NULL WHERE run_id = $1 AND fence = $2 AND owner = $3 AND owner_incarnation = $4 AND ended_at IS NULL',
+      [runId, fence, this.instanceId, this.incarnation],
+    );
     if ((rowCount ?? 0) === 0) return false;
     await this.publish({ type: 'released', instanceId: this.instanceId });
     return true;
@@ -614,7 +656,8 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   async releaseRuns(): Promise<void> {
-    await this.pool.query('UPDATE runs SET owner = NULL, lease_until = NULL WHERE owner = $1 AND ended_at IS NULL', [this.instanceId]);
+    if (this.superseded) return;
+    await this.pool.query('UPDATE runs SET owner = NULL, lease_until = NULL WHERE owner = $1 AND owner_incarnation = $2 AND ended_at IS NULL', [this.instanceId, this.incarnation]);
     await this.publish({ type: 'released', instanceId: this.instanceId });
   }
 
@@ -716,6 +759,7 @@ export class PostgresStore implements AirlockStore, Cluster {
   async close(): Promise<void> {
     this.closed ??= (async () => {
       await this.listener.close();
+      await this.name.close();
       await this.pool.end();
     })();
     return this.closed;
@@ -723,6 +767,74 @@ export class PostgresStore implements AirlockStore, Cluster {
 
   private async rows<Row extends QueryResultRow>(text: string, values?: unknown[]): Promise<Row[]> {
     return (await this.pool.query<Row>(text, values)).rows;
+  }
+}
+
+/**
+ * A process's hold on its instance id: a row of `instances` with its incarnation and how long it is alive without a
+ * renewal (renewed with its leases), and a session advisory lock on a connection of its own, which PostgreSQL frees
+ * the moment the process dies (its connection closes with it). An id is taken when no other process holds it: no row,
+ * a row whose holder stopped renewing (paused, cut off) for longer than its lease, or a row whose holder's lock is
+ * free (killed, crashed, closed). Taking it gives up the runs its previous lives owned, with their fencing tokens
+ * raised, so nothing a previous life still has in memory can be written into them.
+ */
+class InstanceName {
+  private constructor(
+    private readonly lock: Client,
+    /** Whether taking the id gave up runs a previous life of it owned. */
+    readonly gaveUpRuns: boolean,
+  ) {}
+
+  static async take(options: {
+    pool: Pool;
+    config: ClientConfig;
+    schema: string;
+    location: string;
+    instanceId: string;
+    incarnation: string;
+    leaseMs: number;
+    log: (line: string) => void;
+  }): Promise<InstanceName> {
+    const { pool, schema, location, instanceId, incarnation, leaseMs, log } = options;
+    const lock = new Client(options.config);
+    // Lost (the database restarted, the network dropped): the id stays this process's through its renewals.
+    lock.on('error', (error) => log(`The connection holding instance id "${instanceId}" failed: ${error.message}`));
+    try {
+      await lock.connect();
+      const [locked] = (
+        await lock.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked', [`airlock instance ${instanceId} of ${schema}`])
+      ).rows;
+      const gaveUp = await inTransaction(pool, async (client) => {
+        const taken = await client.query(
+          `INSERT INTO instances (instance_id, incarnation, started_at, alive_until) VALUES ($1, $2, ${DB_NOW}, ${DB_NOW} + $3::bigint)
+           ON CONFLICT (instance_id) DO UPDATE SET incarnation = excluded.incarnation, started_at = excluded.started_at, alive_until = excluded.alive_until
+           WHERE $4::boolean OR instances.alive_until < ${DB_NOW}
+           RETURNING 1`,
+          [instanceId, incarnation, leaseMs, locked?.locked === true],
+        );
+        if (taken.rowCount === 0) {
+          const [holder] = (
+            await client.query<{ started_at: number; left: number }>(`SELECT started_at, alive_until - ${DB_NOW} AS left FROM instances WHERE instance_id = $1`, [instanceId])
+          ).rows;
+          const since = holder === undefined ? '' : ` since ${new Date(holder.started_at).toISOString()}, its lease good for ${Math.max(0, holder.left)} ms more`;
+          throw new StoreError(location, 'instance-in-use', `instance id "${instanceId}" is held by another live Airlock process${since}`);
+        }
+        const released = await client.query(
+          'UPDATE runs SET owner = NULL, owner_incarnation = NULL, lease_until = NULL, fence = fence + 1 WHERE owner = $1 AND owner_incarnation IS DISTINCT FROM $2 AND ended_at IS NULL',
+          [instanceId, incarnation],
+        );
+        return (released.rowCount ?? 0) > 0;
+      });
+      return new InstanceName(lock, gaveUp);
+    } catch (error) {
+      await lock.end().catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Frees the id's lock: a process started under it next takes it at once. */
+  async close(): Promise<void> {
+    await this.lock.end().catch(() => {});
   }
 }
 

@@ -1,5 +1,5 @@
 /** What is wrong with the database file, each with what a person can do about it. */
-export type StoreProblem = 'corrupt' | 'locked' | 'newer-schema' | 'cannot-open' | 'unreachable' | 'not-airlock' | 'not-private';
+export type StoreProblem = 'corrupt' | 'locked' | 'newer-schema' | 'cannot-open' | 'unreachable' | 'not-airlock' | 'not-private' | 'instance-in-use';
 
 const advice: Record<StoreProblem, string> = {
   corrupt: 'It was left as it is: restore it from a backup, or move it aside to start with an empty store.',
@@ -10,6 +10,8 @@ const advice: Record<StoreProblem, string> = {
   'not-airlock': "It was left as it is: give Airlock a data folder of its own with --data-dir (with PostgreSQL, a schema of its own with --database-schema).",
   'not-private':
     'Airlock keeps chats, decisions and the rules that let calls run unasked there, so only the user running it may own and change them: use a folder of your own (--data-dir), or make this one yours and private (chown, chmod 700).',
+  'instance-in-use':
+    "Two live processes under one id would renew and release each other's runs: give this one an id of its own (--instance-id), or stop the other first. A process that was killed frees its id at once; one that stopped answering (paused, cut off), once its lease (--lease-ms) has run out.",
   unreachable: 'Check that the PostgreSQL server is running and reachable, and the database URL (host, port, database, user, password).',
 };
 

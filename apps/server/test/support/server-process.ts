@@ -18,6 +18,21 @@ export interface ServerProcess {
  * Starts the real server (demo model) as its own process with `args` and waits for its start-up line. `cleanups`
  * receives what kills it at the end of the test. `cwd`: the folder it is started from, default this process's.
  */
+/**
+ * Starts the real server as startServerProcess does and answers once it has either exited (its exit code and output)
+ * or started (exit code null; `cleanups` kills it): for a start that should be refused.
+ */
+export async function startOrExit(args: readonly string[], env: Record<string, string>, cleanups: (() => Promise<void>)[]): Promise<{ exitCode: number | null; output: string }> {
+  return startServerProcess(args, env, cleanups).then(
+    (server) => ({ exitCode: null, output: server.output() }),
+    (error: unknown) => {
+      const exited = /^server exited with (\d+): ([\s\S]*)$/.exec(error instanceof Error ? error.message : '');
+      if (!exited) throw error;
+      return { exitCode: Number(exited[1]), output: exited[2]! };
+    },
+  );
+}
+
 export async function startServerProcess(
   args: readonly string[],
   env: Record<string, string>,
@@ -39,14 +54,20 @@ export async function startServerProcess(
     await exited;
   };
   cleanups.push(() => stop('SIGKILL'));
-  const port = await vi.waitFor(
-    () => {
-      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${text}`);
-      const match = /running at http:\/\/airlock-[a-z2-7]+\.localhost:(\d+)\//.exec(text);
-      if (!match) throw new Error('not started yet');
-      return match[1]!;
-    },
-    { timeout: 60_000, interval: 50 },
-  );
+  // A process that exits before its start-up line fails the start at once, with all it wrote.
+  const closed = new Promise<never>((_, reject) => child.once('close', (code) => reject(new Error(`server exited with ${code}: ${text}`))));
+  closed.catch(() => undefined);
+  const port = await Promise.race([
+    closed,
+    vi.waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${text}`);
+        const match = /running at http:\/\/airlock-[a-z2-7]+\.localhost:(\d+)\//.exec(text);
+        if (!match) throw new Error('not started yet');
+        return match[1]!;
+      },
+      { timeout: 60_000, interval: 50 },
+    ),
+  ]);
   return { child, wsUrl: `ws://127.0.0.1:${port}/trpc`, output: () => text, stop };
 }

@@ -6,6 +6,7 @@ import { sql as cancelRequested } from './004-cancel-requested';
 import { sql as messageRun } from './005-message-run';
 import { sql as shownTool } from './006-shown-tool';
 import { sql as policyVersion } from './007-policy-version';
+import { sql as instances } from './008-instances';
 
 /** Every schema change of the PostgreSQL store, oldest first. Add a file `NNN-name.ts` and a line here; never edit an applied one. */
 export const postgresMigrations: readonly Migration[] = [
@@ -16,6 +17,7 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 5, name: 'message-run', sql: messageRun },
   { version: 6, name: 'shown-tool', sql: shownTool },
   { version: 7, name: 'policy-version', sql: policyVersion },
+  { version: 8, name: 'instances', sql: instances },
 ];
 
 export { migratePostgres, type MigratePostgresOptions } from './migrate';
