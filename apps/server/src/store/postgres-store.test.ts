@@ -161,6 +161,7 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect(await runRow(database, 'r')).toMatchObject({ owner: 'a', fence: '1' });
 
     await a.close();
+    expect(await withClient(async (client) => (await client.query<{ instance_id: string }>(`SELECT instance_id FROM "${database.schema}".instances`)).rows)).toStrictEqual([]);
     await using again = await openStore(database, 'a', { leaseMs: 60_000 });
     expect(await runRow(database, 'r')).toStrictEqual({ owner: null, fence: '2', lease_until: null });
     expect(await again.claimRun('r')).toBe(3);

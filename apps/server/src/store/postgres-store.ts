@@ -755,10 +755,12 @@ export class PostgresStore implements AirlockStore, Cluster {
     return this.listener.subscribe(listener);
   }
 
-  /** Ends the notification connection and the pool; runs this instance holds stay owned until their lease runs out (see releaseRuns). */
+  /** Frees the instance id and ends the notification connection and the pool; runs this instance holds stay owned until their lease runs out (see releaseRuns). */
   async close(): Promise<void> {
     this.closed ??= (async () => {
       await this.listener.close();
+      // The id's row goes with a closing process (ids made up at each start would pile up); one that dies leaves it.
+      await this.pool.query('DELETE FROM instances WHERE instance_id = $1 AND incarnation = $2', [this.instanceId, this.incarnation]).catch(() => undefined);
       await this.name.close();
       await this.pool.end();
     })();
