@@ -2,7 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/app';
 import { ErrorBoundary } from './app/error-boundary';
-import { forgetToken, storeToken, takeToken } from './auth/token-store';
+import { exchangeCodeHere, forgetToken, storeToken, takeLinkCode, takeToken } from './auth/token-store';
 import './styles.css';
 
 const env = { location: window.location, history: window.history, storage: window.sessionStorage };
@@ -19,10 +19,31 @@ function localStorageOrNone(): Storage | undefined {
 
 if (root === null) throw new Error('index.html has no #root element');
 
-createRoot(root).render(
-  <StrictMode>
-    <ErrorBoundary>
-      <App initialToken={takeToken(env)} originStorage={localStorageOrNone()} saveToken={(token) => storeToken(env, token)} forgetToken={() => forgetToken(env)} />
-    </ErrorBoundary>
-  </StrictMode>,
-);
+function render(initialToken: string | null, linkProblem?: string): void {
+  createRoot(root!).render(
+    <StrictMode>
+      <ErrorBoundary>
+        <App
+          initialToken={initialToken}
+          {...(linkProblem === undefined ? {} : { linkProblem })}
+          originStorage={localStorageOrNone()}
+          saveToken={(token) => storeToken(env, token)}
+          forgetToken={() => forgetToken(env)}
+        />
+      </ErrorBoundary>
+    </StrictMode>,
+  );
+}
+
+// The start-up link carries a one-time code, not the token: the browser's history keeps the link, which is
+// worthless once exchanged here.
+const code = takeLinkCode(env);
+if (code === null) render(takeToken(env));
+else {
+  void exchangeCodeHere(code, window.location.origin).then((exchange) => {
+    if (exchange.kind === 'token') storeToken(env, exchange.token);
+    // A tab that holds a token already goes on with it.
+    const token = exchange.kind === 'token' ? exchange.token : takeToken(env);
+    render(token, exchange.kind === 'problem' && token === null ? exchange.message : undefined);
+  });
+}

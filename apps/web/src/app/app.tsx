@@ -10,6 +10,8 @@ import { ChatApp } from './chat-app';
 export interface AppProps {
   /** The access token, or null when the page was opened without one. */
   initialToken: string | null;
+  /** Why the start-up link the page was opened with gave no token (used already, expired…). Default none. */
+  linkProblem?: string;
   /**
    * This origin's localStorage, undefined when blocked: this browser's choice of notifications, and where older
    * versions kept the tool settings (moved to the server once).
@@ -24,13 +26,13 @@ export interface AppProps {
   forgetToken: () => void;
 }
 
-export function App({ initialToken, originStorage, saveToken, forgetToken }: AppProps) {
+export function App({ initialToken, linkProblem, originStorage, saveToken, forgetToken }: AppProps) {
   const [token, setToken] = useState(initialToken);
   const adopt = (next: string) => {
     saveToken(next);
     setToken(next);
   };
-  if (token === null) return <AuthScreen reason="missing" onToken={adopt} />;
+  if (token === null) return linkProblem === undefined ? <AuthScreen reason="missing" onToken={adopt} /> : <AuthScreen reason="link" detail={linkProblem} onToken={adopt} />;
   return <ConnectedApp key={token} token={token} originStorage={originStorage} onToken={adopt} onUnproven={forgetToken} />;
 }
 

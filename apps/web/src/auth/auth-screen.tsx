@@ -1,12 +1,12 @@
 import type { RejectionReason } from '@airlock/client';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { readPastedAccess, tokenFromAddress } from './token-store';
+import { codeFromAddress, exchangeCodeHere, readPastedAccess, tokenFromAddress } from './token-store';
 
 /**
- * "missing": the page has no token; "refused": the server refused it; "unproven": the server could not prove it is
+ * "missing": the page has no token; "link": the start-up link's one-time code gave none (used already, expired); "refused": the server refused it; "unproven": the server could not prove it is
  * Airlock; "moved": the server was started again on a new address, which this page is not on.
  */
-export type AuthReason = 'missing' | 'moved' | RejectionReason;
+export type AuthReason = 'missing' | 'link' | 'moved' | RejectionReason;
 
 export interface AuthScreenProps {
   reason: AuthReason;
@@ -18,6 +18,7 @@ export interface AuthScreenProps {
 
 const HEADINGS: Record<AuthReason, string> = {
   missing: 'Open Airlock from its start-up link',
+  link: 'This start-up link cannot open Airlock',
   refused: 'This link is no longer valid',
   moved: 'Airlock was restarted on a new address',
   // The client cannot tell a wrong token from a program that is not Airlock: it says only what it knows.
@@ -26,6 +27,7 @@ const HEADINGS: Record<AuthReason, string> = {
 
 const EXPLANATIONS: Record<AuthReason, string> = {
   missing: 'This page was opened without its access token, so it cannot talk to the Airlock server.',
+  link: 'Each link Airlock prints opens it once, within 10 minutes: the link holds a one-time code, never the token itself.',
   refused:
     'The Airlock server did not accept this page’s access token. The server makes a new token each time it starts (unless AIRLOCK_TOKEN sets one).',
   unproven: 'This page did not connect, and this tab no longer keeps its token.',
@@ -38,15 +40,26 @@ const EXPLANATIONS: Record<AuthReason, string> = {
 export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
   const [address, setAddress] = useState('');
   const [invalid, setInvalid] = useState(false);
+  const [linkProblem, setLinkProblem] = useState<string>();
   const latest = useRef(onToken);
   latest.current = onToken;
+  const exchange = (code: string) => {
+    void exchangeCodeHere(code, window.location.origin).then((result) => {
+      if (result.kind === 'token') latest.current(result.token);
+      else setLinkProblem(result.message);
+    });
+  };
+  const latestExchange = useRef(exchange);
+  latestExchange.current = exchange;
   // A start-up link pasted into the address bar of this tab changes only its fragment: no reload comes.
   useEffect(() => {
     const onHashChange = () => {
       const token = tokenFromAddress(window.location.hash);
-      if (token === null) return;
+      const code = codeFromAddress(window.location.hash);
+      if (token === null && code === null) return;
       window.history.replaceState(window.history.state, '', `${window.location.pathname}${window.location.search}`);
-      latest.current(token);
+      if (token !== null) latest.current(token);
+      else if (code !== null) latestExchange.current(code);
     };
     window.addEventListener('hashchange', onHashChange);
     return () => window.removeEventListener('hashchange', onHashChange);
@@ -57,6 +70,7 @@ export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
     if (access === null) setInvalid(true);
     // The run's own origin takes the token from the fragment, which never reaches a server.
     else if (access.kind === 'open') window.location.assign(access.link);
+    else if (access.kind === 'exchange') exchange(access.code);
     else onToken(access.token);
   };
   return (
@@ -66,16 +80,16 @@ export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
         <p>
           {EXPLANATIONS[reason]}
           {/* The client's own words, not the server's: it says why it did not trust whatever answered. */}
-          {detail !== undefined && reason === 'unproven' && <span> {`${detail.charAt(0).toUpperCase()}${detail.slice(1)}`}.</span>}
+          {detail !== undefined && (reason === 'unproven' || reason === 'link') && <span> {`${detail.charAt(0).toUpperCase()}${detail.slice(1)}`}.</span>}
           {detail !== undefined && (reason === 'refused' || reason === 'missing') && <span className="muted"> The server said: “{detail}”.</span>}
         </p>
         <p>When the server starts it prints one line with the address to open, like this:</p>
         <pre className="code-block">
-          <code>Airlock is running at http://airlock-….localhost:7700/#token=…</code>
+          <code>Airlock is running at http://airlock-….localhost:7700/#code=…</code>
         </pre>
         <p>
-          Open that exact address in this browser (copy the whole line, including everything after <code>#token=</code>). If the server is
-          no longer running, start it again with <code>npm start</code> and use the new address. A server given its token in a file
+          Open that exact address in this browser (copy the whole line, including everything after <code>#code=</code>); it works once,
+          within 10 minutes. If the server is no longer running, start it again with <code>npm start</code> and use the new address. A server given its token in a file
           (<code>--token-file</code>) leaves it out of that line: paste the token from the file below.
         </p>
         {/*
@@ -93,7 +107,7 @@ export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
                 setAddress(event.target.value);
                 setInvalid(false);
               }}
-              placeholder="http://airlock-….localhost:7700/#token=…"
+              placeholder="http://airlock-….localhost:7700/#code=…"
             />
           </label>
           <button type="submit" className="btn btn-primary">
@@ -101,7 +115,12 @@ export function AuthScreen({ reason, detail, onToken }: AuthScreenProps) {
           </button>
           {invalid && (
             <p className="problem" role="alert">
-              That does not look like an Airlock address: it needs the part after <code>#token=</code>.
+              That does not look like an Airlock address: it needs the part after <code>#code=</code> (or <code>#token=</code>).
+            </p>
+          )}
+          {linkProblem !== undefined && (
+            <p className="problem" role="alert">
+              {`${linkProblem.charAt(0).toUpperCase()}${linkProblem.slice(1)}.`}
             </p>
           )}
         </form>

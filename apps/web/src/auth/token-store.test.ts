@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readPastedAccess, takeToken, tokenFromAddress, type TokenEnvironment } from './token-store';
+import { exchangeCodeHere, readPastedAccess, takeLinkCode, takeToken, tokenFromAddress, type TokenEnvironment } from './token-store';
 
 function environment(hash: string, stored: string | null = null) {
   const storage = new Map<string, string>(stored === null ? [] : [['airlock.token', stored]]);
@@ -88,5 +88,43 @@ describe('readPastedAccess', () => {
   it('refuses a paste with no token', () => {
     expect(readPastedAccess('http://airlock-abcdefghijklmnop.localhost:7700/', loopbackPage)).toBeNull();
     expect(readPastedAccess('', loopbackPage)).toBeNull();
+  });
+});
+
+describe('a start-up link’s one-time code', () => {
+  const CODE = 'AbCdEfGhIjKlMnOpQrStUvWxYz0';
+
+  it('is taken off the address bar before it is exchanged, and stores nothing itself', () => {
+    const { env, storage, replaced } = environment(`#code=${CODE}`);
+    expect(takeLinkCode(env)).toBe(CODE);
+    expect(replaced).toStrictEqual(['/?x=1']);
+    expect(storage.size).toBe(0);
+    expect(takeLinkCode(environment('').env)).toBeNull();
+    expect(takeLinkCode(environment('#code=<script>').env)).toBeNull();
+  });
+
+  it('pasted, is exchanged on the run’s own page and opened from another', () => {
+    const link = `http://airlock-abcdefghijklmnop.localhost:7700/#code=${CODE}`;
+    const runPage = { origin: 'http://airlock-abcdefghijklmnop.localhost:7700', protocol: 'http:', port: '7700' };
+    expect(readPastedAccess(`Airlock is running at ${link}`, runPage)).toStrictEqual({ kind: 'exchange', code: CODE });
+    expect(readPastedAccess(`#code=${CODE}`, runPage)).toStrictEqual({ kind: 'exchange', code: CODE });
+    expect(readPastedAccess(link, { origin: 'http://127.0.0.1:7700', protocol: 'http:', port: '7700' })).toStrictEqual({ kind: 'open', link });
+  });
+
+  it('is posted to this page’s own server, and a refusal is told in words', async () => {
+    const posted: string[] = [];
+    const answering = (status: number, body: unknown): typeof fetch => async (input, init) => {
+      posted.push(`${(input as URL).href} ${init?.body as string}`);
+      return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+    };
+    const origin = 'http://airlock-abcdefghijklmnop.localhost:7700';
+
+    expect(await exchangeCodeHere(CODE, origin, answering(200, { token: 'tok_abc' }))).toStrictEqual({ kind: 'token', token: 'tok_abc' });
+    expect(posted).toStrictEqual([`${origin}/link-code {"code":"${CODE}"}`]);
+    expect(await exchangeCodeHere(CODE, origin, answering(410, { problem: 'expired', newLinkPrinted: true }))).toStrictEqual({
+      kind: 'problem',
+      message: 'this start-up link expired (a link opens Airlock within 10 minutes of being printed). Airlock printed a new link in the terminal where it runs: open that one',
+    });
+    expect(await exchangeCodeHere(CODE, origin, answering(404, { problem: 'unknown' }))).toMatchObject({ kind: 'problem', message: expect.stringMatching(/^this start-up link is not one the running Airlock made/) });
   });
 });

@@ -1,3 +1,5 @@
+import { exchangeLinkCode, LinkCodeError } from '@airlock/client';
+
 const STORAGE_KEY = 'airlock.token';
 const MAX_TOKEN_LENGTH = 512;
 
@@ -15,8 +17,21 @@ export function tokenFromAddress(address: string): string | null {
   return token !== '' && token.length <= MAX_TOKEN_LENGTH ? token : null;
 }
 
-/** What the token screen does with a paste: open the start-up link it names, use the token here, or neither. */
-export type PastedAccess = { kind: 'open'; link: string } | { kind: 'use'; token: string } | null;
+const CODE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The one-time code of a `…#code=…` start-up link, if it carries a plausible one. */
+export function codeFromAddress(address: string): string | null {
+  const hashAt = address.indexOf('#');
+  const fragment = hashAt === -1 ? address : address.slice(hashAt + 1);
+  const code = new URLSearchParams(fragment).get('code')?.trim() ?? '';
+  return CODE_PATTERN.test(code) ? code : null;
+}
+
+/**
+ * What the token screen does with a paste: open the start-up link it names, use the token here, exchange the
+ * link's one-time code here for the token, or neither.
+ */
+export type PastedAccess = { kind: 'open'; link: string } | { kind: 'use'; token: string } | { kind: 'exchange'; code: string } | null;
 
 /**
  * Reads what the person pasted on the token screen: a start-up link (alone or within the line the server printed),
@@ -31,13 +46,17 @@ export function readPastedAccess(pasted: string, here: Pick<Location, 'origin' |
   const link = written === undefined ? null : parseUrl(written);
   if (link === null) {
     const token = tokenFromAddress(text.includes('#') ? text : `#token=${text}`);
-    return token === null ? null : { kind: 'use', token };
+    if (token !== null) return { kind: 'use', token };
+    const code = text.includes('#') ? codeFromAddress(text) : null;
+    return code === null ? null : { kind: 'exchange', code };
   }
   const token = tokenFromAddress(link.hash);
-  if (token === null) return null;
+  const code = codeFromAddress(link.hash);
+  if (token === null && code === null) return null;
   const freshOriginOnThisPort =
     link.origin !== here.origin && link.hostname.endsWith('.localhost') && link.protocol === here.protocol && link.port === here.port;
-  return freshOriginOnThisPort ? { kind: 'open', link: link.href } : { kind: 'use', token };
+  if (freshOriginOnThisPort) return { kind: 'open', link: link.href };
+  return token === null ? { kind: 'exchange', code: code! } : { kind: 'use', token };
 }
 
 function parseUrl(text: string): URL | null {
@@ -60,6 +79,31 @@ export function takeToken(env: TokenEnvironment): string | null {
     return fromUrl;
   }
   return env.storage.getItem(STORAGE_KEY);
+}
+
+/**
+ * Takes a start-up link's one-time code out of the address bar: it is removed from the address at once, before it
+ * is exchanged, so the address a reload, a bookmark or a shared screen sees holds neither code nor token. Null
+ * when the address has none.
+ */
+export function takeLinkCode(env: Pick<TokenEnvironment, 'location' | 'history'>): string | null {
+  const code = codeFromAddress(env.location.hash);
+  if (code === null) return null;
+  env.history.replaceState(env.history.state, '', `${env.location.pathname}${env.location.search}`);
+  return code;
+}
+
+/** What exchanging a start-up link's code gave: the token, or what to tell the person (a sentence, no final stop). */
+export type LinkExchange = { kind: 'token'; token: string } | { kind: 'problem'; message: string };
+
+/** Exchanges a start-up link's one-time code with the server that served this page (`origin`), for the token. */
+export async function exchangeCodeHere(code: string, origin: string, fetch: typeof globalThis.fetch = globalThis.fetch.bind(globalThis)): Promise<LinkExchange> {
+  try {
+    return { kind: 'token', token: await exchangeLinkCode({ serverUrl: origin, code, fetch }) };
+  } catch (error) {
+    const message = error instanceof LinkCodeError ? error.message : `could not reach Airlock to open this link (${error instanceof Error ? error.message : String(error)})`;
+    return { kind: 'problem', message };
+  }
 }
 
 export function storeToken(env: Pick<TokenEnvironment, 'storage'>, token: string): void {
