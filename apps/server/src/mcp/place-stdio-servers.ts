@@ -1,5 +1,6 @@
-import { realpathSync, statSync } from 'node:fs';
-import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { statSync } from 'node:fs';
+import { delimiter, dirname, isAbsolute, resolve, sep } from 'node:path';
+import { cleanSearchPath, isAtOrWithin, realOrResolved } from '../tools/search-path';
 import type { McpServersConfig, McpStdioServerConfig } from './mcp-config';
 
 /** Variables whose folders a server's runtime loads code from; a workspace folder in one given in the config is warned about. */
@@ -45,16 +46,9 @@ export function placeStdioServers(servers: McpServersConfig, options: PlaceStdio
   const candidates = isAbsolute(options.home) ? [configFolder, realOrResolved(options.home)] : [configFolder];
   const defaultFolder = candidates.find((folder) => !inWorkspace(folder)) ?? sep;
 
-  const droppedPathEntries: string[] = [];
-  let path: string | undefined;
-  if (options.inheritedPath !== undefined) {
-    const kept: string[] = [];
-    for (const entry of options.inheritedPath.split(delimiter)) {
-      if (isAbsolute(entry) && !inWorkspace(entry)) kept.push(entry);
-      else droppedPathEntries.push(entry);
-    }
-    path = kept.join(delimiter);
-  }
+  const cleaned = options.inheritedPath === undefined ? undefined : cleanSearchPath(options.inheritedPath, workspace);
+  const path = cleaned?.path;
+  const droppedPathEntries = cleaned?.dropped ?? [];
 
   const placed: McpServersConfig = new Map();
   const warnings: string[] = [];
@@ -118,20 +112,4 @@ function fileKind(path: string): 'file' | 'folder' | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The path with links resolved as far as it exists: a folder not made yet still counts where its parent lies. */
-function realOrResolved(path: string): string {
-  const absolute = resolve(path);
-  try {
-    return realpathSync(absolute);
-  } catch {
-    const parent = dirname(absolute);
-    return parent === absolute ? absolute : join(realOrResolved(parent), basename(absolute));
-  }
-}
-
-function isAtOrWithin(inner: string, outer: string): boolean {
-  const path = relative(outer, inner);
-  return path === '' || (path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path));
 }

@@ -1,3 +1,5 @@
+import { cleanSearchPath } from './search-path';
+
 /** Variables a child process may inherit; everything else (API keys, tokens, tool configuration) stays behind. */
 const ALLOWED_NAMES = new Set([
   'PATH',
@@ -31,6 +33,8 @@ export interface ChildEnvOptions {
   secretValues?: readonly string[];
   /** The child's working directory, exported as PWD. */
   cwd: string;
+  /** The workspace: PATH loses its empty and relative entries and those in it (`cleanSearchPath`). Default: PATH as is. */
+  workspace?: string;
   /** Variables the tool itself sets (e.g. PYTHONUNBUFFERED); secret filters apply to them too. Default none. */
   extra?: Readonly<Record<string, string>>;
 }
@@ -48,7 +52,7 @@ export function buildChildEnv(options: ChildEnvOptions): Record<string, string> 
   ];
   for (const [name, value] of candidates) {
     if (value === undefined || SECRET_NAME.test(name) || leaksSecret(value)) continue;
-    env[name] = value;
+    env[name] = name === 'PATH' && options.workspace !== undefined ? cleanSearchPath(value, options.workspace).path : value;
   }
   return env;
 }

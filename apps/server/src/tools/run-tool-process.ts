@@ -51,7 +51,7 @@ export async function runToolProcess(
     file: command.file,
     args: command.args,
     cwd,
-    env: withGitConfig(buildChildEnv({ source: options.env, secretValues: options.secretValues, cwd, extra: command.extraEnv }), TOOL_GIT_CONFIG),
+    env: withGitConfig(buildChildEnv({ source: options.env, secretValues: options.secretValues, cwd, workspace: cwd, extra: command.extraEnv }), TOOL_GIT_CONFIG),
     signal: context.signal,
     timeoutMs: callTimeoutMs(context.timeoutMs, options.defaultTimeoutMs),
     maxOutputBytes: options.maxOutputBytes,
@@ -83,7 +83,10 @@ function bubblewrapFor(sandbox: Extract<ToolSandbox, { kind: 'bubblewrap' }>, wo
   return { bwrap: sandbox.bwrap, policy: { workspace, readOnly: command.readOnlyPaths ?? [], hidden, network: sandbox.network }, maxProcesses };
 }
 
-/** The environment a command will see; used to find interpreters on the same PATH the child gets. */
+/**
+ * The PATH as inherited (before `cleanSearchPath`), to look for interpreters on: the python tool skips relative and
+ * workspace entries itself, and says which it passed over.
+ */
 export function childSearchPath(options: ResolvedToolsOptions): string | undefined {
   return buildChildEnv({ source: options.env, secretValues: options.secretValues, cwd: '/' }).PATH;
 }

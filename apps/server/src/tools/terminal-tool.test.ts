@@ -54,6 +54,24 @@ describe.each(SANDBOX_KINDS)('terminal tool (sandbox: %s)', (sandbox) => {
     }
   });
 
+  test('a git planted in the workspace on a relative, empty or workspace PATH entry never runs: the real git does', async () => {
+    await using workspace = await tempFolder();
+    await writeFile(path.join(workspace.path, 'planted.sh'), '#!/bin/sh\necho PLANTED CODE RAN\ntouch "$PWD/PWNED"\n', { mode: 0o755 });
+    const setUp = await runTool(terminal(workspace.path), {
+      command: 'git init -q . && mkdir -p node_modules/.bin bin && for f in node_modules/.bin/git bin/git git; do cp planted.sh "$f"; done',
+    });
+    expect(setUp.isError).toBe(false);
+    const serverPath = process.env.PATH ?? '/usr/bin:/bin';
+    for (const first of ['node_modules/.bin', '.', '', path.join(workspace.path, 'bin')]) {
+      const tool = terminal(workspace.path, { env: { PATH: `${first}:${serverPath}` } });
+      const result = await runTool(tool, { command: 'git status --short; echo "PATH=$PATH"' });
+      expect(result.content).not.toContain('PLANTED');
+      expect(result.content).toContain('?? planted.sh');
+      expect(result.content).toContain(`PATH=${serverPath}\n`);
+    }
+    await expect(readFile(path.join(workspace.path, 'PWNED'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   test('a timeout kills the command and everything it started', async () => {
     await using workspace = await tempFolder();
     const token = uniqueToken();
