@@ -1,12 +1,12 @@
 // The client example in the README ("Client package"), word for word: here it is type-checked with the examples,
 // and auto-allow-read-only.test.ts checks that the README still shows this very code.
 
-import { createAirlockClient, parseStartupLink, toVisibleText, visibleArguments, visibleTextString } from '@airlock/client';
+import { createAirlockClient, resolveStartupLink, toVisibleText, visibleArguments, visibleTextString } from '@airlock/client';
 import { WebSocket } from 'ws'; // Node 20 has no global WebSocket; browsers need no option
 
 // What a model or a tool wrote, with hidden, bidi and control characters as \u{…} escapes: never print it raw.
 const visible = (text: string) => visibleTextString(toVisibleText(text));
-const { url, token } = parseStartupLink('http://airlock-….localhost:7700/#token=…'); // *.localhost: connects to 127.0.0.1
+const { url, token } = await resolveStartupLink('http://airlock-….localhost:7700/#code=…'); // exchanges the code once; *.localhost: connects to 127.0.0.1
 const airlock = createAirlockClient({ url, token, WebSocket });
 const run = airlock.startRun({ sessionId: 'demo', message: 'list the files' });
 for await (const event of run) {
