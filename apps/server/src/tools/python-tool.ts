@@ -10,12 +10,12 @@ import { pythonLineBreakIssue, pythonLineBreakMessage } from './python-line-brea
 import { childSearchPath, runToolProcess } from './run-tool-process';
 import { failuresAsResults, toolFailure } from './tool-failure';
 import { isWithin, type WorkspacePaths } from './workspace-paths';
+import { wellFormedText } from './well-formed-text';
 
 const MAX_CODE_CHARS = 1_000_000;
 
 const parameters = z.object({
-  code: z
-    .string()
+  code: wellFormedText('the code')
     .min(1)
     .max(MAX_CODE_CHARS)
     .superRefine((code, context) => {
