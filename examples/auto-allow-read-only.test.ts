@@ -117,6 +117,21 @@ describe('examples/auto-allow-read-only.ts', () => {
     );
   });
 
+  it('takes the link as printed, exchanging its one-time code for the token, and says so when the code was used already', async () => {
+    await using fake = await startFakeOpenAIServer();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });
+    fake.enqueue({ text: 'Hello.' });
+    const link = airlock.server.newLink();
+    await using first = runExample(airlock, ['--session', 's-code-link', 'hi'], { AIRLOCK_URL: link });
+    await first.shows('Hello.');
+    first.close();
+    expect(await first.exited, first.stderr).toBe(0);
+
+    await using again = runExample(airlock, ['--session', 's-code-link', 'hi'], { AIRLOCK_URL: link });
+    expect(await again.exited).toBe(1);
+    expect(again.stderr).toBe('this start-up link was used already (each link opens Airlock once). Airlock printed a new link in the terminal where it runs: open that one\n');
+  });
+
   it('refuses an address it cannot read without echoing the token it carries', async () => {
     await using example = startExample({
       cwd: EXAMPLES,

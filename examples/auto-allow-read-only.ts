@@ -6,13 +6,15 @@
 // a line typed before, or a doubled y⏎ that lands on the next card, is ignored, and the example says so.
 //
 // The token comes from AIRLOCK_TOKEN, else the file AIRLOCK_TOKEN_FILE names (readable by you alone, as `airlock chat`
-// asks), else the link's #token=.
+// asks), else the link: the one-time code of the link as printed (#code=, exchanged once for the token), or its #token=.
 //
 // From the repository's root (the script runs in examples/, so relative --ledger and AIRLOCK_TOKEN_FILE paths are taken from there):
 //   AIRLOCK_URL='http://127.0.0.1:7700/#token=…' pnpm --filter @airlock/examples auto-allow-read-only 'list the files'
 import {
   createAirlockClient,
+  LinkCodeError,
   parseStartupLink,
+  resolveStartupLink,
   shownAddress,
   socketUrl,
   toVisibleText,
@@ -20,7 +22,7 @@ import {
   type ConfirmResult,
   type DecideInput,
   type LoopEventOf,
-  type ServerAddress,
+  type StartupLink,
   type ToolInfo,
 } from '@airlock/client';
 import { appendFileSync, closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
@@ -128,7 +130,7 @@ if (!/^\d+$/.test(guardSetting)) {
 const GUARD_MS = Number(guardSetting);
 /** The address as it may be shown: its token hidden, on one line, escaped. */
 const shown = (address: string) => visibleTextString(toVisibleText(shownAddress(address), { singleLine: true }));
-let link: ServerAddress;
+let link: StartupLink;
 try {
   link = parseStartupLink(process.env.AIRLOCK_URL);
 } catch (error) {
@@ -167,7 +169,19 @@ function tokenFromFile(path: string): string {
 }
 const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value);
 const tokenFile = nonEmpty(process.env.AIRLOCK_TOKEN_FILE);
-const token = nonEmpty(process.env.AIRLOCK_TOKEN) ?? (tokenFile === undefined ? undefined : tokenFromFile(tokenFile)) ?? link.token;
+/** The token the link's one-time code is exchanged for; a code used already or expired is said, and the example ends. */
+async function exchangedToken(address: string): Promise<string> {
+  try {
+    return (await resolveStartupLink(address)).token;
+  } catch (error) {
+    console.error(error instanceof LinkCodeError ? error.message : `cannot exchange the link's code at ${shown(address)}: ${shown(error instanceof Error ? error.message : String(error))}`);
+    process.exit(1);
+  }
+}
+const token =
+  nonEmpty(process.env.AIRLOCK_TOKEN) ??
+  (tokenFile === undefined ? undefined : tokenFromFile(tokenFile)) ??
+  (link.token === '' && link.code !== undefined ? await exchangedToken(process.env.AIRLOCK_URL) : link.token);
 const writeLedger = (entry: LedgerEntry) => {
   if (values.ledger === undefined) process.stdout.write(ledgerLine(entry));
   else appendFileSync(values.ledger, ledgerLine(entry));
