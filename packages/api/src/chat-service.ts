@@ -1479,6 +1479,8 @@ export class ChatService {
       run.cancellation.cancel();
       // Lets the loop end its waits and tools; its last events are no longer stored.
       await generator.return({ runId: run.runId, reason: 'error', error: message, messages: [] }).catch(() => undefined);
+      // Calls put back at a restart that the loop never came to wait on: no longer waiting, nor decidable.
+      if (!run.lost) this.options.registry.cancelRun(run.sessionId, run.runId);
       if (!run.lost) run.log.append({ type: 'run-end', runId: run.runId, reason: 'error', error: `The run stopped: ${message}` });
     } finally {
       if (parked === undefined) await this.settleEnd(session, run, reason, end);

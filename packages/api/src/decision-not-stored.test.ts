@@ -12,15 +12,21 @@ afterEach(async () => {
 
 const DISK_FULL = 'database or disk is full';
 
-/** A store whose disk fills up on demand: while `full`, writing a decision or a grant fails as SQLite's would. */
+/**
+ * A store whose disk fills up on demand: while `full`, writing a decision or a grant fails as SQLite's would; while
+ * `fullForAll`, writing any event does.
+ */
 function fillingStore() {
   const store = new MemoryStore();
-  const state = { full: false };
+  const state = { full: false, fullForAll: false };
   const one = store.appendEvent.bind(store);
   const many = store.appendEvents.bind(store);
   const grant = store.saveGrant.bind(store);
-  store.appendEvent = (input) => (state.full && input.event.type === 'tool-decision' ? Promise.reject(new Error(DISK_FULL)) : one(input));
-  store.appendEvents = (inputs) => (state.full && inputs.some((input) => input.event.type === 'tool-decision') ? Promise.reject(new Error(DISK_FULL)) : many(inputs));
+  const fails = (type: string) => state.fullForAll || (state.full && type === 'tool-decision');
+  store.appendEvent = (input) => (fails(input.event.type) ? Promise.reject(new Error(DISK_FULL)) : one(input));
+  store.appendEvents = (inputs) => (inputs.some((input) => fails(input.event.type)) ? Promise.reject(new Error(DISK_FULL)) : many(inputs));
+  const endRun = store.endRun.bind(store);
+  store.endRun = (...args) => (state.fullForAll ? Promise.reject(new Error(DISK_FULL)) : endRun(...args));
   store.saveGrant = (input) => (state.full ? Promise.reject(new Error(DISK_FULL)) : grant(input));
   return { store, state };
 }
@@ -116,5 +122,33 @@ describe('ChatService when a decision cannot be stored', () => {
     expect(chat.pending('s')[0]!.approvalId).not.toBe(first);
     expect(ran).toStrictEqual(['ls']);
     expect(await store.listGrants()).toStrictEqual([]);
+  });
+
+  it('a run resumed after a restart whose first write fails leaves none of its calls waiting: a decision is answered, not held', async () => {
+    const { store, state } = fillingStore();
+    const ran: string[] = [];
+    const first = await start(store, [echoCall('ls'), textStep('done')], ran);
+    await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    const approvalId = await waiting(first, 's');
+    await first.shutdown();
+    // Restarted with the disk full: the resumed run stops at its first write.
+    state.fullForAll = true;
+    const second = await start(store, [textStep('done')], ran);
+    await runEnded(second, 's');
+    expect(second.pending('s')).toStrictEqual([]);
+    // Ended with its run. Before, the call stayed listed and an allow waited for a loop that was gone, then read
+    // "already-decided" allow, while nothing was stored or run.
+    expect(await second.confirm({ sessionId: 's', approvalId, decision: 'allow' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'cancel' });
+    expect(ran).toStrictEqual([]);
+    expect((await store.listRunToolCalls('r1')).map((call) => call.decision)).toStrictEqual([null]);
+
+    // With space again, the next start puts the call back to waiting, and an allow runs it once.
+    state.fullForAll = false;
+    await second.shutdown();
+    const third = await start(store, [textStep('done')], ran);
+    expect(await waiting(third, 's')).toBe(approvalId);
+    expect(await third.confirm({ sessionId: 's', approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
+    await runEnded(third, 's');
+    expect(ran).toStrictEqual(['ls']);
   });
 });

@@ -595,6 +595,14 @@ export class ApprovalRegistry {
     return this.grants.get(sessionId)?.delete(grantId) ?? false;
   }
 
+  /**
+   * Ends every pending wait of one run as cancel: for a run that stopped before its loop waited on them (one resumed
+   * after a restart whose first write failed), so that no call stays listed, and decidable, with no loop to run it.
+   */
+  cancelRun(sessionId: string, runId: string): void {
+    for (const slot of [...(this.pendingBySession.get(sessionId) ?? [])]) if (slot.runId === runId) slot.settle(cancelled());
+  }
+
   /** Ends every pending wait of the session as cancel and forgets its grants. */
   clearSession(sessionId: string): void {
     for (const slot of [...(this.pendingBySession.get(sessionId) ?? [])]) slot.settle(cancelled());
