@@ -52,6 +52,21 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
     return toolNamed(createBuiltinTools({ workspace, killGraceMs: 500, sandbox, log: () => undefined, ...options }), name);
   }
 
+  test.skipIf(skip)('a hook planted in a .git/hooks missing when the call starts is reported without a sandbox, and cannot be planted in one', async () => {
+    await using workspace = await tempFolder();
+    await repository(workspace.path);
+    await rm(path.join(workspace.path, '.git/hooks'), { recursive: true, force: true });
+    const command = `(mkdir -p .git/hooks && printf '#!/bin/sh\\ntouch ran\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit) 2>/dev/null; echo end`;
+    const result = await runTool(tool('terminal', workspace.path), { command });
+    const report =
+      "Airlock: this call changed the workspace's Git metadata so that Git run here would read another configuration. Not restored, so look at this " +
+      'before running git in the workspace: .git/hooks was made, holding .git/hooks/pre-commit: Git runs a hook there, unsandboxed, at your next commit, merge or checkout.';
+    expect(result).toStrictEqual({ content: sandbox === 'none' ? `end\nexit code: 0\n${report}` : 'end\nexit code: 0', isError: false });
+    expect(existsSync(path.join(workspace.path, '.git/hooks'))).toBe(sandbox === 'none');
+    hostGit(workspace.path, ['commit', '-q', '--allow-empty', '-m', 'second']);
+    expect(existsSync(path.join(workspace.path, 'ran'))).toBe(sandbox === 'none');
+  });
+
   test.skipIf(skip)('a bare repository the workspace holds as files is refused, so `cd vendor/tool && git status` runs not its fsmonitor', async () => {
     await using workspace = await tempFolder();
     await repository(workspace.path);
@@ -199,6 +214,26 @@ describe('checkGitMetadata', () => {
     await rename(git, path.join(workspace.path, 'old-git'));
     await mkdir(git);
     expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: ['.git was removed or replaced'] });
+  });
+
+  test('a hooks folder made, or a hook added to one, is reported; the hooks there before are not', async () => {
+    await using workspace = await repositoryFolder();
+    const hooks = path.join(workspace.path, '.git/hooks');
+    await rm(hooks, { recursive: true, force: true });
+    let before = await snapshotGitMetadata(workspace.path);
+    await mkdir(hooks);
+    const runs = ': Git runs a hook there, unsandboxed, at your next commit, merge or checkout';
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [`.git/hooks was made${runs}`] });
+    await writeFile(path.join(hooks, 'pre-push'), '');
+    before = await snapshotGitMetadata(workspace.path);
+    for (const hook of ['pre-commit', 'post-checkout', 'a', 'b', 'c', 'd']) await writeFile(path.join(hooks, hook), '');
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({
+      restored: [],
+      notRestored: [`.git/hooks/a, .git/hooks/b, .git/hooks/c, .git/hooks/d, .git/hooks/post-checkout and 1 more added${runs}`],
+    });
+    before = await snapshotGitMetadata(workspace.path);
+    await writeFile(path.join(hooks, 'pre-push'), '#!/bin/sh\n');
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [] });
   });
 
   test('a commondir there before is kept', async () => {

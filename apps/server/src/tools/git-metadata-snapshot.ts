@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, lstat, mkdir, open, readlink, rename, unlink, writeFile } from 'node:fs/promises';
+import { access, lstat, mkdir, open, readdir, readlink, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '@airlock/core';
 
 /** Git reads at most this much of a HEAD file (`validate_headref`); a HEAD kept for restoring is no longer than this. */
 const HEAD_BYTES = 255;
+
+/** New hooks named in a report at most; the rest are counted. */
+const HOOKS_NAMED = 5;
 
 /**
  * What makes the workspace's repository the one Git finds, as it was when a call started. Git takes `.git` for the
@@ -30,6 +33,12 @@ interface GitFolderState {
   commondir: boolean;
   objects: boolean;
   refs: boolean;
+  /**
+   * The names in `.git/hooks`, undefined when it is not a folder. Git runs a hook there, outside any sandbox, at the
+   * person's next commit, merge or checkout; the sandbox makes the folder read-only (or, missing, keeps it from being
+   * made), but without one a call writes it freely.
+   */
+  hooks: ReadonlySet<string> | undefined;
 }
 
 /** What the check after a call found: what it put back, and what it could not. */
@@ -43,14 +52,23 @@ export async function snapshotGitMetadata(workspace: string): Promise<GitMetadat
   const gitPath = path.join(workspace, '.git');
   const [git, rootIsRepository] = await Promise.all([lstatOrUndefined(gitPath), looksLikeGitDirectory(workspace)]);
   if (git?.isDirectory() !== true) return { gitFolder: undefined, rootIsRepository };
-  const [head, commondir, objects, refs] = await Promise.all([
+  const [head, commondir, objects, refs, hooks] = await Promise.all([
     readHead(path.join(gitPath, 'HEAD')),
     lstatOrUndefined(path.join(gitPath, 'commondir')),
     canEnter(path.join(gitPath, 'objects')),
     canEnter(path.join(gitPath, 'refs')),
+    hookNames(path.join(gitPath, 'hooks')),
   ]);
   return {
-    gitFolder: { dev: git.dev, ino: git.ino, head: head?.valid === true && head.content !== undefined ? head.content : undefined, commondir: commondir !== undefined, objects, refs },
+    gitFolder: {
+      dev: git.dev,
+      ino: git.ino,
+      head: head?.valid === true && head.content !== undefined ? head.content : undefined,
+      commondir: commondir !== undefined,
+      objects,
+      refs,
+      hooks,
+    },
     rootIsRepository,
   };
 }
@@ -90,11 +108,12 @@ export function gitMetadataReport(findings: GitMetadataFindings): string | undef
 async function checkGitFolder(gitPath: string, before: GitFolderState, findings: GitMetadataFindings): Promise<void> {
   const headPath = path.join(gitPath, 'HEAD');
   const commondirPath = path.join(gitPath, 'commondir');
-  const [head, commondir, objects, refs] = await Promise.all([
+  const [head, commondir, objects, refs, hooks] = await Promise.all([
     readHead(headPath),
     lstatOrUndefined(commondirPath),
     canEnter(path.join(gitPath, 'objects')),
     canEnter(path.join(gitPath, 'refs')),
+    hookNames(path.join(gitPath, 'hooks')),
   ]);
   if (before.head !== undefined && head?.valid !== true) {
     try {
@@ -118,6 +137,13 @@ async function checkGitFolder(gitPath: string, before: GitFolderState, findings:
   }
   // Made again, empty: `.git` is then a repository to Git's discovery again, which stops it from taking a layout the
   // call planted at the root for the repository. What the folder held is lost either way.
+  const added = [...(hooks ?? [])].filter((name) => before.hooks?.has(name) !== true).sort();
+  if (hooks !== undefined && (before.hooks === undefined || added.length > 0)) {
+    const named = added.slice(0, HOOKS_NAMED).map((name) => `.git/hooks/${name}`);
+    const more = added.length > HOOKS_NAMED ? ` and ${added.length - HOOKS_NAMED} more` : '';
+    const what = before.hooks === undefined ? `.git/hooks was made${added.length > 0 ? `, holding ${named.join(', ')}${more}` : ''}` : `${named.join(', ')}${more} added`;
+    findings.notRestored.push(`${what}: Git runs a hook there, unsandboxed, at your next commit, merge or checkout`);
+  }
   if (before.objects && !objects) await makeAgain(path.join(gitPath, 'objects'), '.git/objects', findings);
   if (before.refs && !refs) await makeAgain(path.join(gitPath, 'refs'), '.git/refs', findings);
 }
@@ -169,6 +195,15 @@ async function readHead(file: string): Promise<{ valid: boolean; content: Buffer
 function namesBranchOrCommit(text: string): boolean {
   if (text.startsWith('ref:')) return /^\s*refs\//.test(text.slice(4));
   return /^[0-9a-f]{40}/i.test(text);
+}
+
+/** The names in `folder` (through a link, as Git goes), undefined when it is no folder. */
+async function hookNames(folder: string): Promise<ReadonlySet<string> | undefined> {
+  try {
+    return new Set(await readdir(folder));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Git checks objects/ and refs/ with access(X_OK), following links; so does this. */

@@ -123,6 +123,18 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     expect(await readFile(at('.airlock/rules.json'), 'utf8')).toBe('{"version":1,"rules":[]}');
   });
 
+  test('a repository without .git/hooks when the call starts: the call cannot make it, and the folder its mask needed is gone after', async () => {
+    await using workspace = await tempFolder();
+    const setUp = await runTool(terminal(workspace.path), { command: 'git init -q . && rm -rf .git/hooks && echo ready' });
+    expect(setUp.content).toBe('ready\nexit code: 0');
+    const attempts = ['mkdir -p .git/hooks', 'touch .git/hooks/pre-commit', 'mv .git/hooks .git/hooks.old', 'mv .git moved-git'];
+    const command = attempts.map((attempt) => `(${attempt}) 2>/dev/null && echo 'done: ${attempt}'`).join('; ');
+    const result = await runTool(terminal(workspace.path), { command: `${command}; ls -A .git/hooks; git status --short; echo end` });
+    expect(result.content).toBe('done: mkdir -p .git/hooks\nend\nexit code: 0');
+    expect(await readdir(path.join(workspace.path, '.git'))).not.toContain('hooks');
+    expect(await readdir(workspace.path)).toStrictEqual(['.git']);
+  });
+
   test('not covered: a repository the call creates itself', async () => {
     await using workspace = await tempFolder();
     const result = await runTool(terminal(workspace.path), { command: 'mkdir -p .git/hooks && touch .git/config .git/hooks/pre-commit && echo created' });

@@ -10,6 +10,7 @@ import { callFilter } from './call-filter';
 import { pidNamespaceMembers } from './pid-namespace';
 import { DEFAULT_MAX_PROCESSES, limitedWrapperScript } from './process-limit';
 import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
+import { maskMissingHooks } from './missing-hooks-mask';
 import { closeGuards, openWorkspaceGuards } from './workspace-guards';
 
 export interface BubblewrapSandbox {
@@ -46,10 +47,12 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
   const filter = callFilter();
   // Opened now, at the call's start: bubblewrap mounts what they are, whatever a link put in their place meanwhile.
   const guards = openWorkspaceGuards(sandbox.policy.workspace);
+  const hooksMask = maskMissingHooks(sandbox.policy.workspace, guards);
   const firstGuardFd = SECCOMP_FD + 1;
   const policy: SandboxPolicy = {
     ...sandbox.policy,
     guards: guards.map((guard, index) => ({ path: guard.path, fd: firstGuardFd + index, readOnly: guard.readOnly })),
+    ...(hooksMask === undefined ? {} : { emptyReadOnly: [hooksMask.path] }),
     ...(filter === undefined ? {} : { seccompFd: SECCOMP_FD }),
   };
   const args = [...bubblewrapArgs(policy), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];
@@ -67,6 +70,9 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
         stdio: ['ignore', 'pipe', 'pipe', 'pipe', filter === undefined ? 'ignore' : 'pipe', ...guards.map((guard) => guard.fd)],
       }),
     );
+  } catch (error) {
+    hooksMask?.release();
+    throw error;
   } finally {
     closeGuards(guards);
   }
@@ -117,7 +123,10 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
       return { code, signal };
     },
     killNow: () => killAll(known),
-    release: () => watchdog.release(),
+    release: () => {
+      watchdog.release();
+      hooksMask?.release();
+    },
   };
 }
 
