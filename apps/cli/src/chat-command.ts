@@ -103,6 +103,7 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
 }
 
 class ChatSession {
+  /** The server's tools as read last: at start, then again before each call's card (see `readTools`). */
   private tools = new Map<string, ToolInfo>();
   /** The tool of each call of the run followed, for a decision that shows edited arguments. */
   private readonly callTools = new Map<string, string>();
@@ -137,7 +138,7 @@ class ChatSession {
     let model;
     try {
       model = await this.client.trpc.model.info.query();
-      this.tools = new Map((await this.client.trpc.tools.list.query()).tools.map((tool) => [tool.name, tool]));
+      await this.readTools({ quiet: false });
     } catch (error) {
       if (this.quit.aborted) return 1;
       // An unreachable server's error says so itself, with the address and why.
@@ -270,6 +271,7 @@ class ChatSession {
         screen.endLine();
         this.callTools.set(event.toolCallId, event.toolName);
         this.lastCall = event.toolCallId;
+        await this.readTools();
         const card = toolCallCard(event, style, screen.layout, this.tools.get(event.toolName));
         for (const line of card.lines) screen.line(line);
         if (card.cut) this.cutCalls.push(event);
@@ -313,6 +315,20 @@ class ChatSession {
     const { screen } = this;
     screen.line(outcomeLine(event, screen.style, this.nameUnlessLast(event.toolCallId, event.toolName)));
     if (event.result !== '' && event.outcome !== 'denied') for (const line of renderResult(event.result, screen.style, screen.layout)) screen.line(line);
+  }
+
+  /**
+   * Reads the server's tools again. Before each card: an MCP server may have changed a tool's schema (or added the
+   * tool) since the list was read, and the card marks the names the schema does not declare against the schema as
+   * it is when the call is put up, not as it was when the chat started. The server has no signal for a changed list,
+   * so it is one request per card. Unless `quiet` is false, a failed read keeps the list read before.
+   */
+  private async readTools({ quiet = true } = {}): Promise<void> {
+    try {
+      this.tools = new Map((await this.client.trpc.tools.list.query()).tools.map((tool) => [tool.name, tool]));
+    } catch (error) {
+      if (!quiet) throw error;
+    }
   }
 
   /** The `callLabel` of a call the lines shown last are not about, which they are about from now on; '' for that call. */

@@ -1,4 +1,5 @@
 import { createAirlockClient, UNPROVEN_SERVER_MESSAGE } from '@airlock/client';
+import type { AnyTool } from '@airlock/core';
 import { recordingTool, startFakeOpenAIServer, startServerProcess, startTestAirlock } from '@airlock/server/testing';
 import xterm from '@xterm/headless';
 import { spawn, type IPty } from 'node-pty';
@@ -190,6 +191,39 @@ describe('airlock chat in a terminal', () => {
     await cli.shows('(Ctrl-C again or Ctrl-D to exit)');
     cli.type('\x03');
     expect(await cli.exited).toBe(0);
+  });
+
+  it('marks an argument the tool no longer declares, or a tool listed after the chat started does not, against its schema when the call is put up', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const deploy = recordingTool('deploy');
+    const release = recordingTool('release');
+    // As an MCP server's tools: names their schema does not declare pass through to the tool, so only the card tells
+    // (recordingTool's parameters are a zod object, typed as any schema).
+    const loose = (tool: AnyTool): AnyTool => ({ ...tool, parameters: (tool.parameters as unknown as { loose(): AnyTool['parameters'] }).loose() });
+    const deployNow = loose(deploy.tool);
+    const deployBefore: AnyTool = { ...deployNow, jsonSchema: { type: 'object', properties: { text: { type: 'string' }, dry_run: { type: 'boolean' } }, required: ['text'] } };
+    const tools: AnyTool[] = [deployBefore];
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools });
+    fake.enqueue(
+      { toolCalls: [{ name: 'deploy', arguments: { text: 'production', dry_run: true } }] },
+      { toolCalls: [{ name: 'release', arguments: { text: '2.0.0', dry_run: true } }] },
+      { text: 'Done.' },
+    );
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token]);
+    await cli.shows('you›');
+
+    // The server changes deploy's schema (dry_run dropped) and lists a new tool, after the chat read the list.
+    tools.splice(0, 1, deployNow, loose(release.tool));
+    cli.type('deploy it\r');
+    await cli.shows(PROMPT);
+    expect(cli.screen()).toMatch(/⏺ deploy\n {2}text: production\n {2}dry_run ⚠ not a parameter of this tool \(boolean\):\n {4}│ true\n/);
+    cli.type('d\r');
+    await cli.shows(PROMPT, 2);
+    expect(cli.screen()).toMatch(/⏺ release\n {2}text: 2\.0\.0\n {2}dry_run ⚠ not a parameter of this tool \(boolean\):\n {4}│ true\n/);
+    cli.type('d\r');
+    await cli.shows('you›', 2);
+    expect(deploy.calls).toStrictEqual([]);
+    expect(release.calls).toStrictEqual([]);
   });
 
   it('says on the card that it folded long runs of spaces or tabs, how many, in the web card\'s words', async () => {
