@@ -169,6 +169,18 @@ describe('secrets are out of a sandboxed call’s reach', () => {
     }
   }, 60_000);
 
+  test('no terminal call can list or read the browser profile of the server’s home folder, which remembers the token', async () => {
+    await using folder = await tempFolder();
+    await using fake = await startFakeOpenAIServer();
+    const [home, workspace] = ['home', 'ws'].map((name) => path.join(folder.path, name)) as [string, string];
+    const profile = path.join(home, '.config', 'chromium', 'Default');
+    await Promise.all([mkdir(profile, { recursive: true }), mkdir(workspace)]);
+    await using server = await launch({ env: { HOME: home }, args: ['--workspace', workspace, '--model-url', fake.url, '--tool-sandbox', 'bubblewrap'] });
+    await writeFile(path.join(profile, 'History'), `http://airlock.localhost/#token=${server.token}`);
+    const end = await allowedCall(server, fake, `ls -A ~/.config/chromium; cat ~/.config/chromium/Default/History 2>&1; echo dump-done`);
+    expect(end.result).toBe(`cat: ${profile}/History: No such file or directory\ndump-done\nexit code: 0`);
+  }, 60_000);
+
   test('without a sandbox, the server’s own environment holds no secret given through the environment', async () => {
     await using folder = await tempFolder();
     const token = secret('tok');

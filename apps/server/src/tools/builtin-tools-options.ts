@@ -9,7 +9,10 @@ export interface BuiltinToolsOptions {
   workspace: string;
   /** Values that must never appear in a child process's environment, e.g. the server's own access token. Default none. */
   secretValues?: readonly string[];
-  /** Environment from which child processes inherit allowlisted variables. Default `process.env`. */
+  /**
+   * Environment from which child processes inherit allowlisted variables; its HOME, XDG_CONFIG_HOME and
+   * XDG_CACHE_HOME also say where the browser profiles hidden from tools are. Default `process.env`.
+   */
   env?: Readonly<Record<string, string | undefined>>;
   /** Timeout of a command when the call context carries none. Default 120,000 ms. */
   defaultTimeoutMs?: number;

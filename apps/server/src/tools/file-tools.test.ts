@@ -325,6 +325,27 @@ describe('hidden paths inside the workspace', () => {
     expect(await readdir(f.ws)).toStrictEqual(['airlock.db', 'sub']);
   });
 
+  test("reach no browser profile of the server's home folder, one made after the tools neither", async () => {
+    await using f = await fixture();
+    const profile = path.join('.config', 'chromium', 'Default');
+    await mkdir(path.join(f.ws, profile), { recursive: true });
+    await writeFile(path.join(f.ws, profile, 'History'), 'http://airlock.localhost:7700/#token=the-token-value');
+    await symlink(path.join(profile, 'History'), path.join(f.ws, 'history-link'));
+    const tools = createBuiltinTools({ workspace: f.ws, env: { HOME: f.ws } });
+    const [read, write, list] = (['read_file', 'write_file', 'list_directory'] as const).map((name) => toolNamed(tools, name)) as [AnyTool, AnyTool, AnyTool];
+    const attempts = (folder: string): [AnyTool, Record<string, string>][] => [
+      [read, { path: path.join(folder, 'Default', 'History') }],
+      [list, { path: folder }],
+      [list, { path: path.join(folder, 'Default') }],
+      [write, { path: path.join(folder, 'Default', 'History'), content: 'x' }],
+    ];
+    await expectRefused([...attempts(path.join('.config', 'chromium')), [read, { path: 'history-link' }]]);
+    await mkdir(path.join(f.ws, '.cache', 'google-chrome', 'Default', 'Cache'), { recursive: true });
+    await expectRefused(attempts(path.join('.cache', 'google-chrome')));
+    expect((await runTool(list, { path: '.config' })).content).toBe('.config: 1 entry\nhidden   chromium');
+    expect(await readFile(path.join(f.ws, profile, 'History'), 'utf8')).toBe('http://airlock.localhost:7700/#token=the-token-value');
+  });
+
   test('leave the rest of the workspace usable', async () => {
     await using f = await homeFixture();
     expect(await runTool(f.read, { path: 'sub/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });

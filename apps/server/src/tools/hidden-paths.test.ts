@@ -75,6 +75,30 @@ describe('hidden paths', () => {
     expect(refusal(hidden)).toStrictEqual({ entry: keyFile, change: 'gone' });
   });
 
+  test("others' folders are masked where they are at each use, and one moved or removed refuses nothing", async () => {
+    await using folder = await tempFolder();
+    const { dataDir } = await home(folder.path);
+    const profile = path.join(folder.path, '.config', 'chromium');
+    let others = [profile];
+    const hidden = new HiddenPaths([dataDir], { others: () => others });
+    expect(hidden.masks()).toStrictEqual([{ path: dataDir, folder: true }]);
+    await mkdir(profile, { recursive: true });
+    expect(hidden.masks()).toStrictEqual([
+      { path: dataDir, folder: true },
+      { path: profile, folder: true },
+    ]);
+    expect(hidden.known().paths).toStrictEqual([dataDir, profile]);
+    await rename(path.join(folder.path, '.config'), path.join(folder.path, '.config2'));
+    others = [profile, path.join(folder.path, '.config2', 'chromium')];
+    expect(hidden.masks()).toStrictEqual([
+      { path: dataDir, folder: true },
+      { path: path.join(folder.path, '.config2', 'chromium'), folder: true },
+    ]);
+    await rm(path.join(folder.path, '.config2'), { recursive: true });
+    expect(hidden.masks()).toStrictEqual([{ path: dataDir, folder: true }]);
+    expect(hidden.known().paths).toStrictEqual([dataDir]);
+  });
+
   test('the refusal says what moved and that nothing runs until it is back', () => {
     expect(new HiddenPathMovedError('/home/me/.local/share/airlock', 'gone').message).toBe(
       'Refused: "/home/me/.local/share/airlock", which tool calls must not see, has been moved or removed since the server started, ' +

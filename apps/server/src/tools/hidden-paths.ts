@@ -43,24 +43,42 @@ export function identityKey(info: { dev: bigint; ino: bigint }): string {
  *   (an ancestor inside the writable workspace moved), a mask at the old place would leave it readable at the new
  *   one: such a call is refused instead.
  * One missing so far (an optional file, a data folder created after the tools) is looked for again at each use.
+ *
+ * Others' folders (a browser's profile, `others`) are hidden as well, but held to nothing: their owner makes,
+ * moves and removes them, so each use hides them wherever they are then, one that appeared from then on, and one
+ * gone is simply no longer there to hide. None of them ever refuses a call.
  */
 export class HiddenPaths {
   readonly #entries: readonly string[];
+  readonly #others: () => readonly string[];
   readonly #seen = new Map<string, Identity>();
   readonly #identities = new Set<string>();
 
-  constructor(entries: readonly string[]) {
+  constructor(
+    entries: readonly string[],
+    options: {
+      /** The paths of others' folders that may exist now, looked for at each use. Default none. */
+      others?: () => readonly string[];
+    } = {},
+  ) {
     this.#entries = [...new Set(entries.map((entry) => path.resolve(entry)))];
+    this.#others = options.others ?? (() => []);
     this.#lookForMissing();
   }
 
-  /** Where each is (where first seen; where it would be, if not seen yet), and who those seen are. */
+  /** Where each is (where first seen; where it would be, if not seen yet; others' where they are now), and who those seen are. */
   known(): { paths: string[]; identities: ReadonlySet<string> } {
     this.#lookForMissing();
-    return { paths: this.#entries.map((entry) => this.#seen.get(entry)?.path ?? entry), identities: this.#identities };
+    const others = this.#othersNow();
+    const paths = [...this.#entries.map((entry) => this.#seen.get(entry)?.path ?? entry), ...others.map((other) => other.path)];
+    if (others.length === 0) return { paths, identities: this.#identities };
+    return { paths, identities: new Set([...this.#identities, ...others.map(identityKey)]) };
   }
 
-  /** The masks of the next call. Throws HiddenPathMovedError when a path seen before is gone from its place or is another one now. */
+  /**
+   * The masks of the next call. Throws HiddenPathMovedError when one of the server's own paths seen before is gone
+   * from its place or is another one now; others' folders are masked where they are.
+   */
   masks(): HiddenMask[] {
     this.#lookForMissing();
     const masks: HiddenMask[] = [];
@@ -72,7 +90,17 @@ export class HiddenPaths {
       if (now.path !== seen.path || now.dev !== seen.dev || now.ino !== seen.ino) throw new HiddenPathMovedError(entry, 'replaced');
       masks.push({ path: seen.path, folder: seen.folder });
     }
+    const masked = new Set(masks.map((mask) => mask.path));
+    for (const other of this.#othersNow()) {
+      if (masked.has(other.path)) continue;
+      masked.add(other.path);
+      masks.push({ path: other.path, folder: other.folder });
+    }
     return masks;
+  }
+
+  #othersNow(): Identity[] {
+    return this.#others().flatMap((entry) => identify(path.resolve(entry)) ?? []);
   }
 
   #lookForMissing(): void {

@@ -5,6 +5,7 @@ import { createPythonTool } from './python-tool';
 import { createReadFileTool } from './read-file-tool';
 import { createTerminalTool } from './terminal-tool';
 import { createWebFetchTool } from './web-fetch-tool';
+import { browserPlaces, browserProfileFolders } from './browser-profiles';
 import { HiddenPaths } from './hidden-paths';
 import { WorkspacePaths } from './workspace-paths';
 import { createWriteFileTool } from './write-file-tool';
@@ -17,10 +18,14 @@ export { HiddenPathError, OutsideWorkspaceError, UncheckablePathError, Workspace
 export { resolveToolSandbox, SandboxUnavailableError, type SandboxMode, type ToolSandbox } from './sandbox/tool-sandbox';
 export { DEFAULT_MAX_PROCESSES, ownHostUserId, processLimitWarning } from './sandbox/process-limit';
 
-/** The tools every session has: terminal, python, read_file, write_file, list_directory and web_fetch, all bound to one workspace. */
+/**
+ * The tools every session has: terminal, python, read_file, write_file, list_directory and web_fetch, all bound to one
+ * workspace. The hidden paths and the browser profiles of the user whose HOME is in `env` are out of their reach.
+ */
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
   const resolved = resolveToolsOptions(options);
-  const paths = new WorkspacePaths(resolved.workspace, new HiddenPaths(resolved.hiddenPaths));
+  const places = browserPlaces(resolved.env);
+  const paths = new WorkspacePaths(resolved.workspace, new HiddenPaths(resolved.hiddenPaths, { others: () => browserProfileFolders(places) }));
   return [
     createTerminalTool(resolved, paths),
     createPythonTool(resolved, paths),

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
@@ -162,6 +162,37 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     expect(result.content).toBe(
       `cat: ${data.path}/token: No such file or directory\ncat: ${data.path}/chats.db: No such file or directory\ncat: inner/key: Permission denied\nend\nexit code: 0`,
     );
+  });
+
+  test("the browser profiles in the server's home folder cannot be listed or read, one made later neither, and one removed stops nothing", async () => {
+    await using home = await tempFolder();
+    await using workspace = await tempFolder();
+    const history = (profile: string) => path.join(home.path, profile, 'Default', 'History');
+    const makeProfile = async (profile: string) => {
+      await mkdir(path.dirname(history(profile)), { recursive: true });
+      await writeFile(history(profile), 'http://airlock.localhost:7700/#token=the-token-value');
+    };
+    const [chromium, flatpak, later] = ['.config/chromium', '.var/app/org.chromium.Chromium', '.config/google-chrome-beta'] as const;
+    await makeProfile(chromium);
+    await makeProfile(flatpak);
+    const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home.path } });
+    const look = (profiles: readonly string[]) => ({ command: `(ls -A ${profiles.map((profile) => path.join('~', profile)).join(' ')}; cat ${profiles.map(history).join(' ')}; echo end) 2>&1` });
+    const notThere = (profiles: readonly string[]) => profiles.map((profile) => `cat: ${history(profile)}: No such file or directory\n`).join('');
+    expect(await runTool(tool, look([chromium, flatpak]))).toStrictEqual({
+      // Every flatpak app's own folder is hidden: ~/.var/app looks empty.
+      content: `ls: cannot access '${home.path}/${flatpak}': No such file or directory\n${home.path}/${chromium}:\n${notThere([chromium, flatpak])}end\nexit code: 0`,
+      isError: false,
+    });
+    // A browser started after the server makes its profile: hidden from then on.
+    await makeProfile(later);
+    expect(await runTool(tool, look([later]))).toStrictEqual({ content: `${notThere([later])}end\nexit code: 0`, isError: false });
+    // One the browser removes is no longer hidden, and calls go on.
+    await rm(path.join(home.path, chromium), { recursive: true });
+    await rm(path.join(home.path, '.var'), { recursive: true });
+    expect(await runTool(tool, { command: 'ls -A ~/.config ~/.var 2>&1; echo end' })).toStrictEqual({
+      content: `ls: cannot access '${home.path}/.var': No such file or directory\n${home.path}/.config:\ngoogle-chrome-beta\nend\nexit code: 0`,
+      isError: false,
+    });
   });
 
   test('with the network off, nothing is reachable, not even this machine; on by default', async () => {

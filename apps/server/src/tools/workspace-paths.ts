@@ -15,11 +15,11 @@ export class OutsideWorkspaceError extends Error {
   }
 }
 
-/** A path that is, or lies in, one of the server's own files (its data folder, token or key file). */
+/** A path that is, or lies in, one of the server's own files (its data folder, token or key file) or a browser's profile. */
 export class HiddenPathError extends Error {
   override readonly name = 'HiddenPathError';
   constructor(readonly requested: string) {
-    super(`Refused: "${requested}" is one of the server's private files; the file tools do not touch it.`);
+    super(`Refused: "${requested}" is one of the server's private files or a browser's profile; the file tools do not touch it.`);
   }
 }
 
@@ -41,7 +41,7 @@ export type LinkTarget =
 
 const LINK_TARGET_WORDS: Record<Exclude<LinkTarget['kind'], 'workspace'>, string> = {
   outside: 'that leads outside the workspace',
-  hidden: "that leads to one of the server's private files",
+  hidden: "that leads to one of the server's private files or a browser's profile",
   nowhere: 'that points nowhere',
   changed: 'that changed while it was looked at',
 };

@@ -116,12 +116,12 @@ describe('write_file and symbolic links', () => {
     const write = toolNamed(createBuiltinTools({ workspace: r.ws, hiddenPaths: [dataDir, path.join(r.ws, 'token-to-come')] }), 'write_file');
     await symlink('.data/airlock.db', path.join(r.ws, 'db.txt'));
     expect(await runTool(write, { path: 'db.txt', content: 'x' })).toStrictEqual({
-      content: `Refused: "db.txt" is a symbolic link that leads to one of the server's private files; write_file writes through no link. Nothing was written.`,
+      content: `Refused: "db.txt" is a symbolic link that leads to one of the server's private files or a browser's profile; write_file writes through no link. Nothing was written.`,
       isError: true,
     });
     for (const requested of ['token-to-come', '.data/new/file.txt']) {
       expect((await runTool(write, { path: requested, content: 'x' })).content).toBe(
-        `Refused: "${requested}" is one of the server's private files; the file tools do not touch it.`,
+        `Refused: "${requested}" is one of the server's private files or a browser's profile; the file tools do not touch it.`,
       );
     }
     expect(await readdir(dataDir)).toStrictEqual(['airlock.db']);

@@ -1,0 +1,58 @@
+import { readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+
+/** Where one user's browsers keep their profiles and caches. */
+export interface BrowserPlaces {
+  /** The home folder. */
+  home: string;
+  /** XDG_CONFIG_HOME when set; `~/.config` is looked at too. */
+  configHome?: string;
+  /** XDG_CACHE_HOME when set; `~/.cache` is looked at too. */
+  cacheHome?: string;
+}
+
+/** Names, in the XDG config and cache folders, of the folders Chromium-based browsers and Firefox keep a profile or a cache in. */
+const XDG_BROWSER_FOLDER = /^(?:chromium|google-chrome|microsoft-edge|vivaldi|opera|yandex-browser)|^(?:BraveSoftware|mozilla)$/;
+
+/** Names, in `~/snap`, of browser snaps (each one's folder holds its profile). */
+const SNAP_BROWSER_FOLDER = /^(?:chromium|firefox|brave|opera|vivaldi|microsoft-edge|google-chrome)/;
+
+/**
+ * Folders in the home folder itself: Firefox's and its forks' profiles, and every flatpak app's own home (flatpak
+ * browsers keep their profile in theirs, under names too many to list; no tool needs another app's private folder).
+ */
+const HOME_BROWSER_FOLDERS = ['.mozilla', '.librewolf', '.waterfox', path.join('.var', 'app')];
+
+/** The places of the user whose environment is `env`: HOME (else the account's home folder), XDG_CONFIG_HOME, XDG_CACHE_HOME. */
+export function browserPlaces(env: Readonly<Record<string, string | undefined>>): BrowserPlaces {
+  const absolute = (value: string | undefined) => (value !== undefined && path.isAbsolute(value) ? value : undefined);
+  const configHome = absolute(env.XDG_CONFIG_HOME);
+  const cacheHome = absolute(env.XDG_CACHE_HOME);
+  return { home: absolute(env.HOME) ?? homedir(), ...(configHome === undefined ? {} : { configHome }), ...(cacheHome === undefined ? {} : { cacheHome }) };
+}
+
+/**
+ * The browser profile and cache folders that may exist now (some of the fixed ones may not). A browser keeps what
+ * a page stored (the web app keeps its token in Session Storage, which Chromium writes to disk for session restore)
+ * and the addresses it visited, so no tool may read them. Looked for at each use: a browser makes and removes them.
+ */
+export function browserProfileFolders(places: BrowserPlaces): string[] {
+  const configs = new Set([places.configHome, path.join(places.home, '.config')].filter((folder) => folder !== undefined));
+  const caches = new Set([places.cacheHome, path.join(places.home, '.cache')].filter((folder) => folder !== undefined));
+  return [
+    ...[...configs, ...caches].flatMap((folder) => entriesNamed(folder, XDG_BROWSER_FOLDER)),
+    ...entriesNamed(path.join(places.home, 'snap'), SNAP_BROWSER_FOLDER),
+    ...HOME_BROWSER_FOLDERS.map((name) => path.join(places.home, name)),
+  ];
+}
+
+function entriesNamed(folder: string, name: RegExp): string[] {
+  try {
+    return readdirSync(folder)
+      .filter((entry) => name.test(entry))
+      .map((entry) => path.join(folder, entry));
+  } catch {
+    return [];
+  }
+}
