@@ -232,15 +232,16 @@ interface NamedOnlyOptions {
 /**
  * Options a prefix rule covers only where it names them. `diff --no-index` compares any two files (`/etc/shadow
  * /dev/null`), and what it prints goes to the model; `commit -F`/`--file` and `-t`/`--template` take the message
- * from any file, which `git log` then shows (`-F -`, the message from the pipe, is allowed); `add -f`/`--force` adds a
- * file the repository ignores (`.env`) to what the next commit, and push, takes along; `--pathspec-from-file` reads
+ * from any file, which `git log` then shows (`-F -`, the message from the pipe, is allowed), and `--amend` replaces
+ * the last commit, perhaps the person's, where a rule for `git commit` only adds to the history; `add -f`/`--force`
+ * adds a file the repository ignores (`.env`) to what the next commit, and push, takes along; `--pathspec-from-file` reads
  * any file, and git names a line of it that matches no file in its error. `instaweb -d`/`--httpd` is a command line
  * it runs (`--httpd='touch PWNED; lighttpd'`), `-b`/`--browser` and `-m`/`--module-path` name a program or the
  * modules the web server loads. `hash-object --stdin-paths` reads the files named on its input, from anywhere.
  */
 const NAMED_ONLY_OPTIONS = new Map<string, NamedOnlyOptions>([
   ['diff', { short: '', long: ['--no-index'] }],
-  ['commit', { short: 'Ft', long: ['--file', '--template', '--pathspec-from-file'], values: 'mCcSu', fromPipe: ['-F', '--file', '--pathspec-from-file'] }],
+  ['commit', { short: 'Ft', long: ['--file', '--template', '--pathspec-from-file', '--amend'], values: 'mCcSu', fromPipe: ['-F', '--file', '--pathspec-from-file'] }],
   ['add', { short: 'f', long: ['--force', '--pathspec-from-file'], fromPipe: ['--pathspec-from-file'] }],
   ['instaweb', { short: 'dbm', long: ['--httpd', '--browser', '--module-path'], values: 'p', pastDashes: true }],
   // Hashes, and with `-w` keeps, each file named on standard input (`echo ~/.ssh/id_rsa | git hash-object -w …`).
@@ -307,8 +308,9 @@ interface PathOptions {
  * `pack-objects <base-name>`, `index-pack -o`, `fast-export` and `fast-import --export-marks`, `commit-graph` and
  * `multi-pack-index --object-dir`. And ones that read a file into what the call shows or writes:
  * `format-patch --signature-file`, `archive --add-file` and `--remote` (another repository), `hash-object <file>`
- * (`-w` keeps it for `git show`), `index-pack <pack>`, `--import-marks`. A path outside the workspace is asked about,
- * as `git diff`'s are.
+ * (`-w` keeps it for `git show`), `index-pack <pack>`, `--import-marks`, `ls-files -X`/`--exclude-from` (and
+ * `--exclude-per-directory`, a name joined to each folder's). A path outside the workspace is asked about, as `git
+ * diff`'s are.
  */
 const BLAME_PATHS: PathOptions = { short: 'S', long: ['--contents', '--ignore-revs-file'], values: 'L', others: ['--ignore-rev'] };
 const MARKS = ['--export-marks', '--import-marks', '--import-marks-if-exists'];
@@ -325,6 +327,7 @@ const PATH_OPTIONS = new Map<string, PathOptions>([
   ['bugreport', REPORT_PATHS],
   ['diagnose', REPORT_PATHS],
   ['checkout-index', { short: '', long: ['--prefix'] }],
+  ['ls-files', { short: 'X', long: ['--exclude-from', '--exclude-per-directory'], values: 'x', others: ['--exclude'] }],
   ['merge-file', { short: '', long: [], values: 'L', operands: true }],
   ['pack-objects', { short: '', long: [], operands: true }],
   ['index-pack', { short: 'o', long: [], operands: true }],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateRules } from './evaluate-rules';
-import { context, prefix, terminal } from './rule-fixtures';
+import { proposeRule } from './propose-rule';
+import { WORKSPACE, context, prefix, terminal } from './rule-fixtures';
 import type { Rule } from '@airlock/api';
 
 async function decide(command: string, rules: readonly Rule[]): Promise<string> {
@@ -844,5 +845,123 @@ describe('a deny rule catches what runner spellings and wrappers it did not know
   ])('deny %s: %j is not denied', async (deny, command) => {
     const rule = prefix(deny, { effect: 'deny' });
     expect((await evaluateRules(terminal(command), [rule], context)).decision).toBe('ask');
+  });
+});
+
+describe('pip: no option that writes, reads or downloads where the call says', () => {
+  it.each([
+    // The probe's lines: pip appends its debug log to the file `--log` names, anywhere the process may write.
+    ['pip list', 'pip list --log src-pwned.log'],
+    ['pip list', 'pip list --log README.md'],
+    ['pip show', 'pip show nosuchpkg --log /tmp/outside/appended.log'],
+    ['pip show', 'pip show pip --log=~/.bashrc'],
+    ['pip freeze', 'pip freeze --log-file x'],
+    ['pip freeze', 'pip freeze --local-log x'],
+    // optparse takes any unambiguous start of a long option.
+    ['pip list', 'pip list --lo x'],
+    ['pip list', 'pip list --log-f=x'],
+    ['pip freeze', 'pip freeze -r /etc/passwd'],
+    ['pip freeze', 'pip freeze -r/etc/passwd'],
+    ['pip freeze', 'pip freeze -lr /etc/passwd'],
+    ['pip freeze', 'pip freeze --requirement=/etc/passwd'],
+    ['pip list', 'pip list --outdated --index-url https://evil.example/simple'],
+    ['pip list', 'pip list -o -i https://evil.example/simple'],
+    ['pip list', 'pip list --extra-index-url https://evil.example/simple'],
+    ['pip list', 'pip list --trusted-host evil.example'],
+    ['pip list', 'pip list --cert /tmp/ca.pem'],
+    ['pip list', 'pip list --client-cert /tmp/c.pem'],
+    ['pip list', 'pip list --proxy http://evil.example:3128'],
+    ['pip list', 'pip list -f /tmp/wheels'],
+    ['pip list', 'pip list --find-links=/tmp/wheels'],
+    ['pip list', 'pip list --path /tmp/site'],
+    ['pip list', 'pip list --cache-dir /tmp/c'],
+    ['pip list', 'pip list --python /tmp/py'],
+    ['pip check', 'pip check --log x'],
+    ['pip3 list', 'pip3 list --log x'],
+    ['pip3 show', 'pip3 show x --log x'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each([
+    ['pip list', 'pip list'],
+    ['pip list', 'pip list --format=json --not-required -l'],
+    ['pip list', 'pip list --outdated'],
+    ['pip show', 'pip show requests'],
+    ['pip freeze', 'pip freeze --all --exclude-editable'],
+    ['pip check', 'pip check'],
+    ['pip3 list', 'pip3 list -v'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('allow');
+  });
+});
+
+describe('poetry, composer, uv and turbo: no run in another folder', () => {
+  it.each([
+    ['poetry show', 'poetry show -C /tmp'],
+    ['poetry show', 'poetry show -C/tmp'],
+    ['poetry show', 'poetry show --directory=/tmp'],
+    ['poetry show', 'poetry show --directory /tmp'],
+    ['poetry show', 'poetry show -P /tmp'],
+    ['poetry show', 'poetry show --project=/tmp'],
+    ['poetry check', 'poetry check -C ../x'],
+    ['composer show', 'composer show -d /tmp'],
+    ['composer show', 'composer show --working-dir=/tmp'],
+    ['composer validate', 'composer validate --working-dir /tmp'],
+    ['uv tree', 'uv tree --directory /tmp'],
+    ['uv tree', 'uv tree --project /tmp'],
+    ['uv tree', 'uv tree --script x.py'],
+    ['uv tree', 'uv tree --config-file /tmp/uv.toml'],
+    ['turbo ls', 'turbo ls --cwd /tmp'],
+    ['turbo ls', 'turbo ls --cwd=/tmp'],
+    ['go fmt', 'go fmt ../x'],
+    ['go fmt', 'go fmt /tmp/x'],
+    ['go fmt', 'go fmt ~/x'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each([
+    ['poetry show', 'poetry show --tree'],
+    ['poetry check', 'poetry check --lock'],
+    ['composer show', 'composer show -D'],
+    ['uv tree', 'uv tree --frozen'],
+    ['turbo ls', 'turbo ls --output=json'],
+    ['go fmt', 'go fmt ./...'],
+    ['go fmt', 'go fmt ./pkg/x'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('allow');
+  });
+
+  // Without `--frozen`, `uv tree` locks the project as `uv lock` does, which builds packages.
+  it.each(['uv tree', 'uv tree --depth 1'])('"Always allow" on %j proposes the call exact', async (command) => {
+    const proposal = await proposeRule(terminal(command), { kind: 'workspace', path: WORKSPACE }, { workspace: WORKSPACE });
+    expect(proposal.match).toMatchObject({ kind: 'command-prefix', exact: true });
+  });
+});
+
+describe('git: a commit rule rewrites no commit, an ls-files rule reads no file outside', () => {
+  it.each([
+    ['git commit', 'git commit --amend -m x'],
+    ['git commit', 'git commit --amend --no-edit'],
+    ['git commit', 'git commit --am -m x'],
+    ['git commit -m x', 'git commit -m x --amend'],
+    ['git ls-files', 'git ls-files -X /etc/passwd'],
+    ['git ls-files', 'git ls-files -X/etc/passwd'],
+    ['git ls-files', 'git ls-files -oX ../x'],
+    ['git ls-files', 'git ls-files --exclude-from=/etc/passwd'],
+    ['git ls-files', 'git ls-files --exclude-from ~/.ssh/id_rsa'],
+    ['git ls-files', 'git ls-files --exclude-per-directory=../../../etc/passwd'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each([
+    ['git commit', 'git commit -m x'],
+    ['git ls-files', 'git ls-files -o --exclude-standard'],
+    ['git ls-files', 'git ls-files --exclude="*.tmp" --exclude-standard'],
+    ['git ls-files', 'git ls-files -X .gitignore'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('allow');
   });
 });

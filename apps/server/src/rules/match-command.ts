@@ -52,6 +52,14 @@ const COMPILER_LONG_OPTIONS = [
   '--ld-path', '--gcc-toolchain', '--gcc-install-dir', '--wrapper',
 ];
 
+/** pip's options of that kind, of every subcommand (`-f` is also `pip show --files`, asked about too). */
+const PIP_OPTIONS = [
+  '--log', '--log-file', '--local-log', '--python', '-r', '--requirement', '-c', '--constraint', '--cache-dir', '--src',
+  '-t', '--target', '--root', '--prefix', '--path', '-i', '--index-url', '--extra-index-url', '-f', '--find-links',
+  '--cert', '--client-cert', '--trusted-host', '--proxy', '--exists-action', '-C', '--config-settings',
+  '--keyring-provider', '--report', '-d', '--dest', '--build-option', '--global-option',
+];
+
 /**
  * Options through which a command runs code other than what a rule for it names (`npm test --node-options=…`,
  * `git log --output=…`, `make test SHELL=…`). A prefix rule never covers a call that carries one before a `--`.
@@ -96,6 +104,18 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // (argparse) takes any unambiguous start of a long option, which the check below refuses for each of these.
   // pytest 8.2 and later read more arguments from a file named after an `@` (`pytest @args.txt`), also after `--`.
   ['pytest', { prefixes: ['@'], endOfOptions: 'never', options: ['-p', '-c', '--config-file', '-o', '--override-ini', '--rootdir', '--confcutdir', '--basetemp', '--pdb', '--pdbcls', '--trace', '--pyargs', '-W', '--pythonwarnings', '--pastebin', '--debug', '--junitxml', '--junit-xml', '--log-file', '--result-log', '--report-log'] }],
+  // pip's options that write (`--log` appends its debug log to any file, also over one of the person's), read a file
+  // (`freeze -r /etc/passwd`), work elsewhere (`--path`, `--target`, `--prefix`, `--python`), or choose where it
+  // downloads from and whom it trusts (`--index-url`, `--cert`, `--proxy`). Its parser (optparse) takes any
+  // unambiguous start of a long option (`--lo x`), which the check below refuses for each of these.
+  ...['pip', 'pip3'].map((pip): [string, CodeOptions] => [pip, { options: PIP_OPTIONS }]),
+  // Tools that work on the project of another folder (`poetry show -C ~/other`, `composer show -d /tmp/x`): they load
+  // its configuration and plugins (Composer activates those in its `vendor/`, Poetry installs its required plugins,
+  // uv builds its dependencies, turbo reads its turbo.json), as `make -C` runs another Makefile.
+  ['poetry', { options: ['-C', '--directory', '-P', '--project'] }],
+  ['composer', { options: ['-d', '--working-dir'] }],
+  ['uv', { options: ['--directory', '--project', '--config-file', '--script'] }],
+  ['turbo', { options: ['--cwd', '--root-turbo-json'] }],
   // The compiler drivers have no `--`: it is an error there.
   ...['gcc', 'g++', 'cc', 'c++', 'clang', 'clang++'].map((compiler): [string, CodeOptions] => [compiler, { options: COMPILER_LONG_OPTIONS, prefixes: COMPILER_PREFIXES, endOfOptions: 'never' }]),
 ]);
@@ -323,6 +343,8 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   const handOn = HANDED_ON.get(name);
   if (handOn !== undefined && handsOnWords(command.words, rule.tokens.length, handOn)) return false;
   if (name === 'cargo' && runsWithArguments(command.words, rule.tokens.length)) return false;
+  // `go fmt` rewrites the files of the packages it is given, also of a folder outside the workspace (`go fmt ../x`).
+  if (name === 'go' && rule.tokens[1] === 'fmt' && rest.some((word) => !(word.kind === 'literal' && word.value.startsWith('-')) && mayNameOutside(word, line))) return false;
   const codeOptions = CODE_RUNNING_OPTIONS.get(name);
   if (codeOptions === undefined) return true;
   const [first] = rest;

@@ -104,7 +104,8 @@ export const GIT_PREFIX_SUBCOMMANDS: ReadonlySet<string> = new Set([
  * Per tool with subcommands, the subcommands "Always allow" proposes by name (`npm test`, `cargo build`, `go test`):
  * they test, build, check, format, list or show. Any other subcommand is proposed exact, since many fetch and run
  * what their arguments name (`npm create x`, `npm explore x -- sh -c …`, `npm pkg set scripts.test=…`, `uv pip
- * install`, `uv lock` and `uv sync`, which build packages, `poetry self add`, `composer global require`, `composer
+ * install`, `uv lock` and `uv sync`, which build packages, and `uv tree`, which locks the project as `uv lock` does
+ * unless given `--frozen`, `poetry self add`, `composer global require`, `composer
  * exec`, `go tool x`, `go generate`, `cargo install`, `rustup run stable …`) or publish and push (`npm publish`,
  * `cargo publish`, also from a `--dry-run`). `run` and `run-script` are listed where they run one of the project's
  * scripts by its name (`npm run build` → `npm run build`). A tool not listed here has every subcommand proposed exact.
@@ -122,7 +123,6 @@ export const PREFIX_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new 
   ['go', new Set(['test', 'build', 'vet', 'fmt', 'list', 'version', 'doc'])],
   ['pip', new Set(['list', 'show', 'freeze', 'check'])],
   ['pip3', new Set(['list', 'show', 'freeze', 'check'])],
-  ['uv', new Set(['tree'])],
   ['poetry', new Set(['show', 'check'])],
   ['composer', new Set(['show', 'outdated', 'validate', 'why', 'why-not', 'depends', 'licenses', 'status'])],
   ['rustup', new Set(['show', 'which', 'check'])],
