@@ -12,10 +12,11 @@ const MAX_FOLDERS = 16;
  * Answers, for the workspace-relative names of a file about to be written, the folder (workspace-relative names,
  * `[]` for the workspace itself) where the write would complete or change a Git directory, or undefined when it
  * would not. git takes any folder that holds a `HEAD` file and `objects` and `refs` folders for a repository (a bare
- * one when no `.git` is found first), and runs the commands its `config` names (`core.fsmonitor`) at the next
- * `git status` there, in the person's own shell: writing `HEAD`, `config`, `config.worktree`, `commondir` or
- * `packed-refs` into such a folder, or anything under its `objects/`, `refs/` or `hooks/`, counting the write itself
- * towards the layout, is such a write. Looked up on the real file system when asked; an error, or a path with too
+ * one when no `.git` is found first), also a `HEAD` and a `commondir` naming a folder that holds the rest
+ * (`holdsLayout`), and runs the commands its `config` names (`core.fsmonitor`) at the next `git status` there, in
+ * the person's own shell: writing `HEAD`, `config`, `config.worktree`, `commondir` or `packed-refs` into such a
+ * folder, or anything under its `objects/`, `refs/` or `hooks/`, counting the write itself towards the layout, is
+ * such a write. Looked up on the real file system when asked; an error, or a path with too
  * many candidate folders, counts as making one.
  */
 export function gitLayoutWrite(workspace: string): (names: readonly string[]) => Promise<string[] | undefined> {
@@ -39,15 +40,20 @@ export function gitLayoutWrite(workspace: string): (names: readonly string[]) =>
   };
 }
 
-/** Whether `folder` holds a `HEAD` file and `objects` and `refs` folders once `rest` (below it) is written. */
+/**
+ * Whether `folder`, once `rest` (below it) is written, is a Git directory or the common part of one: a `HEAD` file
+ * with `objects` and `refs` folders, or with a `commondir` file, which sends git to the folder it names for objects,
+ * refs and the config it runs (`src/x/HEAD` + `src/x/commondir` → `../y`, each folder harmless alone); or `objects`
+ * and `refs` folders with a `config` file, which such a `commondir` may name (`src/y`).
+ */
 async function holdsLayout(folder: string, rest: readonly string[]): Promise<boolean> {
   const first = folded(rest[0]);
   // A link counts as either: it may lead to the file or the folder git looks for.
-  if (!(rest.length === 1 && first === 'head') && !['file', 'link'].includes(await entryKind(path.join(folder, 'HEAD')))) return false;
-  for (const name of ['objects', 'refs']) {
-    if (!(rest.length > 1 && first === name) && !['folder', 'link'].includes(await entryKind(path.join(folder, name)))) return false;
-  }
-  return true;
+  const holds = async (name: string, kind: 'file' | 'folder') =>
+    (kind === 'file' ? rest.length === 1 : rest.length > 1) && first === folded(name) ? true : [kind, 'link'].includes(await entryKind(path.join(folder, name)));
+  const stores = async () => (await holds('objects', 'folder')) && (await holds('refs', 'folder'));
+  if (await holds('HEAD', 'file')) return (await holds('commondir', 'file')) || (await stores());
+  return (await holds('config', 'file')) && (await stores());
 }
 
 /** A name as a file system that ignores case (macOS's, Windows') finds it: `Head` is git's `HEAD` there. */

@@ -53,7 +53,9 @@ describe('a write rule does not cover a write that makes a folder a Git reposito
       // As the person allowing it on its card would have it written.
       expect(await runTool(write, { path: relative, content: CONTENT[relative] })).toMatchObject({ isError: false });
     }
-    const complete = order.findIndex((_, index) => ['HEAD', 'objects/README', 'refs/README'].every((part) => order.slice(0, index + 1).includes(part as (typeof PLANT)[number])));
+    // A folder with objects, refs and a config is the common part a `commondir` elsewhere may name: asked too.
+    const holds = (index: number, parts: readonly (typeof PLANT)[number][]) => parts.every((part) => order.slice(0, index + 1).includes(part));
+    const complete = order.findIndex((_, index) => holds(index, ['HEAD', 'objects/README', 'refs/README']) || holds(index, ['config', 'objects/README', 'refs/README']));
     expect(decisions).toStrictEqual(order.map((_, index) => (index < complete ? 'allow' : 'ask')));
     expect(decisions.at(-1)).toBe('ask');
   });
