@@ -224,6 +224,23 @@ describe('list_directory', () => {
     expect((await runTool(f.list, { path: 'sub' })).content).toBe('sub: 1 entry\nfile     notes.txt  (24 bytes)');
   });
 
+  test('shows names and link targets escaped, on one line each: a line break or control in a name forges no entry', async () => {
+    await using f = await fixture();
+    await rm(path.join(f.ws, 'sub'), { recursive: true });
+    await writeFile(path.join(f.ws, 'a\nfile     README.md  (10 bytes)'), 'x');
+    await writeFile(path.join(f.ws, 'b\r\tc\u001B[2Kd\u202Ee'), '');
+    await symlink('/etc/shadow\nfile     x', path.join(f.ws, 'link'));
+    expect(await runTool(f.list, {})).toStrictEqual({
+      content: [
+        '.: 3 entries',
+        'file     a\\u{A}file     README.md  (10 bytes)  (1 bytes)',
+        'file     b\\u{D}\\u{9}c\\u{1B}[2Kd\\u{202E}e  (0 bytes)',
+        'symlink  link -> /etc/shadow\\u{A}file     x',
+      ].join('\n'),
+      isError: false,
+    });
+  });
+
   test('caps the number of entries', async () => {
     await using f = await fixture({ maxDirectoryEntries: 2 });
     await Promise.all(['a', 'b', 'c', 'd'].map((name) => writeFile(path.join(f.ws, 'sub', name), '')));

@@ -1,5 +1,5 @@
 import { lstat, readlink } from 'node:fs/promises';
-import { defineTool } from '@airlock/core';
+import { defineTool, toVisibleText, visibleTextString } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
 import { failuresAsResults } from './tool-failure';
@@ -39,7 +39,7 @@ export function createListDirectoryTool(options: ResolvedToolsOptions, paths: Wo
           names.sort();
           const lines = await Promise.all(names.map((name) => describeEntry(folder, name)));
           const shown = await paths.display(folder.real);
-          const header = `${shown}: ${total} ${total === 1 ? 'entry' : 'entries'}`;
+          const header = `${oneLine(shown)}: ${total} ${total === 1 ? 'entry' : 'entries'}`;
           const omitted = total - names.length;
           const footer = omitted > 0 ? [`[… ${omitted} more entries not shown …]`] : [];
           return [header, ...lines, ...footer].join('\n');
@@ -52,15 +52,24 @@ export function createListDirectoryTool(options: ResolvedToolsOptions, paths: Wo
 
 async function describeEntry(folder: WorkspaceFolder, name: string): Promise<string> {
   const full = folder.entry(name);
+  const shown = oneLine(name);
   try {
     const info = await lstat(full, { bigint: true });
     // Its name may show; its size, kind or link target may not.
-    if (folder.isHidden(name, info)) return `hidden   ${name}`;
-    if (info.isDirectory()) return `dir      ${name}/`;
-    if (info.isFile()) return `file     ${name}  (${info.size} bytes)`;
-    if (info.isSymbolicLink()) return `symlink  ${name} -> ${await readlink(full)}`;
-    return `other    ${name}`;
+    if (folder.isHidden(name, info)) return `hidden   ${shown}`;
+    if (info.isDirectory()) return `dir      ${shown}/`;
+    if (info.isFile()) return `file     ${shown}  (${info.size} bytes)`;
+    if (info.isSymbolicLink()) return `symlink  ${shown} -> ${oneLine(await readlink(full))}`;
+    return `other    ${shown}`;
   } catch {
-    return `gone     ${name}`;
+    return `gone     ${shown}`;
   }
+}
+
+/**
+ * A name or link target as the card shows one (`\u{A}` for a line break, `\u{1B}` for an escape, `\u{202E}` …): a file
+ * named `x\nfile     README.md  (10 bytes)` would otherwise add an entry to the listing the model and the person read.
+ */
+function oneLine(text: string): string {
+  return visibleTextString(toVisibleText(text, { singleLine: true }));
 }
