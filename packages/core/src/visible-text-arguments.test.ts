@@ -1,7 +1,7 @@
 import { fc, test as property } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { visibleArguments } from './visible-text-arguments';
-import { fromVisibleNotation, visibleTextString } from './visible-text';
+import { fromVisibleNotation, toVisibleText, visibleTextString } from './visible-text';
 
 const flat = visibleTextString;
 
@@ -27,19 +27,30 @@ describe('visibleArguments', () => {
     expect(fromVisibleNotation(flat(shown.code!.argument.value))).toBe(command);
   });
 
-  it('escapes in every value what is drawn like a backslash, a straight or back quote or #: a script written now runs later', () => {
-    // A file the model writes, then runs with `bash usage.sh` (found by an outside probe): U+2216 is no backslash.
-    const content = '#!/bin/bash\n# The dollar is escaped, so nothing is run.\necho Usage: \u2216$(touch PWNED) \uA78C$(id)\uA78C \uFF03 $(whoami)\n';
-    const written = visibleArguments('write_file', { path: 'usage.sh', content });
-    expect(flat(written.others[1]!.value)).toBe('#!/bin/bash\n# The dollar is escaped, so nothing is run.\necho Usage: \\u{2216}$(touch PWNED) \\u{A78C}$(id)\\u{A78C} \\u{FF03} $(whoami)\n');
-    expect(written.others[1]!.value.segments.filter((segment) => segment.kind === 'escape').map((segment) => segment.kind === 'escape' && segment.class)).toStrictEqual(Array(4).fill('look-alike-symbol'));
-    expect(written.hiddenCount).toBe(4);
+  it('escapes in every argument what is drawn like a backslash, a straight or back quote or #: a script written now runs later', () => {
+    // A file the model writes, then runs with `bash notes.txt` (found by an outside probe): U+2216 is no backslash.
+    const content = '# The dollar is escaped, so nothing is run.\necho Usage: \u2216$(touch PWNED) \uA78C$(id)\uA78C \uFF03 $(whoami) \u266F $(w) \u27CD$(x)\n';
+    const written = visibleArguments('write_file', { path: 'notes.txt', content });
+    expect(flat(written.others[1]!.value)).toBe('# The dollar is escaped, so nothing is run.\necho Usage: \\u{2216}$(touch PWNED) \\u{A78C}$(id)\\u{A78C} \\u{FF03} $(whoami) \\u{266F} $(w) \\u{27CD}$(x)\n');
+    expect(written.others[1]!.value.segments.filter((segment) => segment.kind === 'escape').map((segment) => segment.kind === 'escape' && segment.class)).toStrictEqual(Array(6).fill('look-alike-symbol'));
+    expect(written.hiddenCount).toBe(6);
     expect(fromVisibleNotation(flat(written.others[1]!.value))).toBe(content);
     // An MCP tool's string may be a command too.
     expect(visibleArguments('shell__run_command', { command: 'echo \u02B9$(touch X)\u02B9' }).hiddenCount).toBe(2);
     // Prose keeps its typographic quotes, dashes, symbols and CJK punctuation.
     const prose = visibleArguments('write_file', { path: 'notes.md', content: 'It\u2019s \u201Cdone\u201D \u2014 50\u00A0% \u2713 \u2192 \u20AC5 \u00A9 \u3002\u3001\uFF08\u6CE8\uFF09\uFF01 \u{1F600}' });
     expect(prose.others.map((argument) => argument.value.segments.filter((segment) => segment.kind === 'escape' && segment.class === 'look-alike-symbol'))).toStrictEqual([[], []]);
+    // What is not an argument (a tool's result, a rule's text) keeps them: toVisibleText escapes them only when asked.
+    expect(visibleTextString(toVisibleText('Hawai\u02BBi \u2216 x'))).toBe('Hawai\u02BBi \u2216 x');
+  });
+
+  it('shows the text of a script write_file writes as code: every look-alike of punctuation escaped', () => {
+    const line = 'echo \u2018$(touch X)\u2019 \u2A7D\n';
+    for (const path of ['run.sh', 'src/build.py', 'Makefile', 'sub/.git/hooks/pre-commit', 'package.json']) {
+      expect({ path, hidden: visibleArguments('write_file', { path, content: line }).hiddenCount }).toStrictEqual({ path, hidden: 3 });
+    }
+    expect(visibleArguments('write_file', { path: 'notes', content: `#!/bin/sh\n${line}` }).hiddenCount).toBe(3);
+    expect(visibleArguments('write_file', { path: 'notes.md', content: line }).hiddenCount).toBe(0);
   });
 
   it('escapes and counts a letter that passes for an ASCII one in the command, a URL and a path, and leaves accented and CJK names alone', () => {

@@ -64,6 +64,17 @@ const CODE_ARGUMENTS = new Map<string, { key: string; label: string; language: '
   ['python', { key: 'code', label: 'Code', language: 'python' }],
 ]);
 
+/** A file a later call runs as a program, by its name. */
+const SCRIPT_NAME = /(?:\.(?:sh|bash|zsh|ksh|fish|command|py|pyw|pl|pm|rb|js|mjs|cjs|ts|mts|cts|php|lua|tcl|ps1|psm1|bat|cmd|mk|awk|sed)|(?:^|\/)(?:GNUmakefile|[Mm]akefile|Dockerfile|Containerfile|Justfile|justfile|Rakefile|\.bashrc|\.bash_profile|\.profile|\.zshrc|\.zprofile|\.envrc|package\.json|\.gitconfig|config)|(?:^|\/)\.git\/hooks\/[^/]+)$/;
+
+/**
+ * Whether `write_file` writes a program a later call may run (by its name, or a first line `#!`): its text is then
+ * shown as code, every look-alike of punctuation escaped.
+ */
+function writesScript(target: unknown, content: string): boolean {
+  return content.startsWith('#!') || content.startsWith('\uFEFF#!') || (typeof target === 'string' && SCRIPT_NAME.test(target.trimEnd()));
+}
+
 /**
  * How a tool call's arguments are shown to the person who decides it, in every client: built from the
  * very arguments that will run, each value whole and with hidden characters escaped.
@@ -78,7 +89,8 @@ export function visibleArguments(toolName: string, args: Readonly<Record<string,
     if (code !== undefined && codeArgument === null && name === code.key && typeof value === 'string') {
       codeArgument = { label: code.label, language: code.language, argument: visibleArgument(name, value, { code: true, undeclared }) };
     } else {
-      others.push(visibleArgument(name, value, { code: false, undeclared, quote: options.quoteJsonLikeText === true }));
+      const script = toolName === 'write_file' && name === 'content' && typeof value === 'string' && writesScript(args.path, value);
+      others.push(visibleArgument(name, value, { code: script, undeclared, quote: options.quoteJsonLikeText === true }));
     }
   }
   const all = codeArgument === null ? others : [codeArgument.argument, ...others];
@@ -105,7 +117,7 @@ function visibleArgument(name: string, value: unknown, { code, undeclared, quote
   const type = argumentType(value);
   const typeLabel = typeof value !== 'string' ? type : readsAsJson(value) ? 'text' : null;
   const text = typeof value !== 'string' ? jsonText(value, '') : quoted && typeLabel === 'text' ? quote(value) : value;
-  return { name: visibleName(name), value: toVisibleText(text, { code }), format: type === 'text' ? 'text' : 'json', type, typeLabel, undeclared };
+  return { name: visibleName(name), value: toVisibleText(text, { code, syntax: true }), format: type === 'text' ? 'text' : 'json', type, typeLabel, undeclared };
 }
 
 function argumentType(value: unknown): ArgumentType {

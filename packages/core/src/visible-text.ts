@@ -151,12 +151,13 @@ function lookAlikeOffsets(value: string): Set<number> {
 const CODE_LOOK_ALIKE = /[\p{P}\p{S}\p{Lm}ǀ-ǃꞋꞌ]/u;
 
 /**
- * In any value, code or not (a file's text a later call runs, an MCP tool's string that may be a command): the
- * characters drawn like the ASCII syntax that neutralises code — a backslash, a straight or back quote, `#` — so
- * `∖$(touch X)` (U+2216) cannot read as an escaped `\$(…)`. Typographic quotes (U+2018/2019, U+201C/201D), common in
- * prose, are left as they are.
+ * In a call's argument that is not code (a file's text a later call runs, an MCP tool's string that may be a command):
+ * the characters drawn like the ASCII syntax that neutralises code — a backslash, a straight or back quote, `#` — so
+ * `∖$(touch X)` (U+2216) cannot read as an escaped `\$(…)`, nor `♯ $(…)` as a comment. Typographic quotes
+ * (U+2018/2019, U+201C/201D), common in prose, are left as they are.
  */
-const SYNTAX_LOOK_ALIKE = /[\u2216\u29F5\u29F9\u2572\uFE68\uFF3C\u00B4\u02B9-\u02BC\u02C8\u02CA\u02CB\u02EE\u0374\u05F3\u05F4\u1FEF\u1FFD\u2032\u2033\u2035\u2036\u3003\uA78B\uA78C\uFF02\uFF03\uFF07\uFF40\uFE5F\u01C0-\u01C3]/u;
+const SYNTAX_LOOK_ALIKE =
+  /[\u2216\u29F5\u29F9\u2572\u27CD\uFE68\uFF3C\u00B4\u02B9-\u02BE\u02C8\u02CA\u02CB\u02DD\u02EE\u0374\u0384\u055A\u05F3\u05F4\u07F4\u07F5\u1FBD\u1FBF\u1FEF\u1FFD\u1FFE\u201B\u201F\u2032-\u2037\u275B-\u275E\u3003\u301D-\u301F\uA78B\uA78C\uFF02\uFF03\uFF07\uFF40\uFE5F\u266F\u2317\u22D5\u01C0-\u01C3]/u;
 
 function classify(char: string): EscapeClass | null {
   if (!SUSPECT.test(char)) return null;
@@ -185,16 +186,21 @@ export interface VisibleTextOptions {
   singleLine?: boolean;
   /**
    * For code that runs (a command, a script): every character outside ASCII drawn like punctuation is escaped and
-   * counted too (`'look-alike-symbol'`): `ꞌ$(…)ꞌ` with U+A78C looks single-quoted and is not. Default false: only
-   * those drawn like a backslash, a straight or back quote or `#` are (see SYNTAX_LOOK_ALIKE).
+   * counted too (`'look-alike-symbol'`): `ꞌ$(…)ꞌ` with U+A78C looks single-quoted and is not. Default false.
    */
   code?: boolean;
+  /**
+   * For a call's argument that is not code: those drawn like a backslash, a straight or back quote or `#` are escaped
+   * and counted (see SYNTAX_LOOK_ALIKE). Default false: a tool's result, a rule's text keep them.
+   */
+  syntax?: boolean;
 }
 
 /** Splits a string into what can be shown as it is and escapes for everything else. Linear in its length. */
 export function toVisibleText(value: string, options: VisibleTextOptions = {}): VisibleText {
   const singleLine = options.singleLine === true;
   const code = options.code === true;
+  const syntax = options.syntax === true;
   const lookAlikes = SUSPECT.test(value) ? lookAlikeOffsets(value) : undefined;
   const segments: VisibleSegment[] = [];
   let hiddenCount = 0;
@@ -213,7 +219,7 @@ export function toVisibleText(value: string, options: VisibleTextOptions = {}): 
           : null
         : singleLine && (char === '\n' || char === '\t')
           ? 'control'
-          : (classify(char) ?? (codePoint > 0x7f && (code ? CODE_LOOK_ALIKE : SYNTAX_LOOK_ALIKE).test(char) ? 'look-alike-symbol' : lookAlikes?.has(index) === true ? 'look-alike' : null));
+          : (classify(char) ?? (codePoint > 0x7f && (code ? CODE_LOOK_ALIKE : syntax ? SYNTAX_LOOK_ALIKE : null)?.test(char) === true ? 'look-alike-symbol' : lookAlikes?.has(index) === true ? 'look-alike' : null));
     if (escapeClass !== null) {
       if (runStart < index) segments.push({ kind: 'text', text: value.slice(runStart, index) });
       segments.push({ kind: 'escape', text: escapeNotation(codePoint), codePoint, class: escapeClass });
