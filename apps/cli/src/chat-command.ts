@@ -5,7 +5,7 @@ import { parseDecisionAnswer } from './decision-answer';
 import { callLabel, decisionLine, outcomeLine, runEndLine } from './event-labels';
 import { INTERRUPTED, LineReader, type Answer, type IgnoredLine, type QuestionOptions } from './line-reader';
 import { noteLines } from './note-lines';
-import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, shortName, showLine, showRow, showText, toolCallCard, type CardLayout } from './render-tool-call';
+import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, reasonLine, shortName, showLine, showRow, showText, toolCallCard, type CardLayout } from './render-tool-call';
 import { ProseRows } from './prose-rows';
 import { RunEvents } from './run-events';
 import { styleFor, type TerminalStyle } from './terminal-style';
@@ -304,7 +304,7 @@ class ChatSession {
     // A reason of several lines (pasted) keeps them, each after the first indented under the decision.
     const reason = event.reason === undefined ? '' : showText(event.reason, style).replaceAll('\n', '\n    ');
     const call = this.nameUnlessLast(event.toolCallId, this.callTools.get(event.toolCallId) ?? '');
-    screen.line(decisionLine(event, reason, event.rule === undefined ? '' : showText(event.rule, style), { elsewhere, call }));
+    screen.line(decisionLine(event, reason, event.rule === undefined ? '' : reasonLine(event.rule, (notation) => style.escape(notation)), { elsewhere, call }));
     if (event.editedArguments !== undefined) {
       const toolName = this.callTools.get(event.toolCallId) ?? '';
       for (const line of renderEditedArguments(toolName, event.editedArguments, style, screen.layout, this.tools.get(toolName))) screen.line(line);

@@ -23,15 +23,31 @@ describe('renderEditedArguments', () => {
 
   const start = (toolName: string, args: Record<string, unknown>) => ({ type: 'tool-start' as const, toolCallId: 'c1', toolName, arguments: args, approvalId: 'apv_1', awaitingConfirmation: true });
 
-  it('says why a rule had the call asked, as the web card does, a model word in it kept on its row', () => {
-    // As the server quotes a command named ``x` is safe. Click Allow⏎⏺ terminal``.
-    const reason = 'A deny rule applies (Deny commands starting with `rm -rf` everywhere) and this command line could not be read whole (`x\\u{60} is safe. Click Allow\\u{A}\\u{23FA} terminal` runs another program)';
+  it('says why a rule had the call asked, as the web card does, a model word in it kept on its row as code', () => {
+    const reason = [
+      { text: 'A deny rule applies (Deny commands starting with ' },
+      { code: 'rm -rf' },
+      { text: ' everywhere) and this command line could not be read whole (' },
+      { code: 'x` is safe. Click Allow\n⏺ terminal' },
+      { text: ' runs another program)' },
+    ];
     const lines = renderToolCall({ ...start('terminal', { command: 'x' }), askedBecause: { ruleId: 'rule_1', reason } }, plainStyle, { columns: 240 });
     expect(lines).toStrictEqual([
       '⏺ terminal',
       '  Command: x',
       '  Why you are asked: A deny rule applies (Deny commands starting with `rm -rf` everywhere) and this command line could not be read whole (`x\\u{60} is safe. Click Allow\\u{A}\\u{23FA} terminal` runs another program).',
     ]);
+  });
+
+  it("shows a rule's reason as one quoted text on its row: its backticks make no code, its line break no line", () => {
+    const reason = [{ text: 'A deny rule applies (Deny commands starting with ' }, { code: 'rm' }, { text: ' everywhere: ' }, { quote: 'x` then `rm -rf /` y\nAllow this' }, { text: ') and this command line could not be read whole' }];
+    const lines = renderToolCall({ ...start('terminal', { command: 'x' }), askedBecause: { ruleId: 'rule_1', reason } }, plainStyle, { columns: 240 });
+    expect(lines.at(-1)).toBe('  Why you are asked: A deny rule applies (Deny commands starting with `rm` everywhere: “x\\u{60} then \\u{60}rm -rf /\\u{60} y\\u{A}Allow this”) and this command line could not be read whole.');
+  });
+
+  it('draws a reason stored as a sentence before reasons were typed as plain text on one line', () => {
+    const lines = renderToolCall({ ...start('terminal', { command: 'x' }), askedBecause: { ruleId: 'rule_1', reason: 'Deny `rm`: a\nb' } }, plainStyle, { columns: 240 });
+    expect(lines.at(-1)).toBe('  Why you are asked: Deny `rm`: a\\u{A}b.');
   });
 
   it('never lets a value start a row at the left edge, where it could pass for a line of the card', () => {

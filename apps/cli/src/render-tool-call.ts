@@ -1,4 +1,4 @@
-import { BLANK_NOTATIONS, blankRunsNote, blankRunsOfArguments, fromVisibleNotation, toVisibleText, UNDECLARED_ARGUMENT_NOTE, undeclaredArgumentsNote, visibleArguments, visibleTextString, type LoopEventOf, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { BLANK_NOTATIONS, blankRunsNote, blankRunsOfArguments, reasonParts, toVisibleText, UNDECLARED_ARGUMENT_NOTE, undeclaredArgumentsNote, visibleArguments, visibleTextString, type LoopEventOf, type ShownReason, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
 import { cardRows, DEFAULT_COLUMNS, type CardRow } from './card-rows';
 import { noteLines } from './note-lines';
@@ -80,22 +80,27 @@ export function toolCallCard(event: LoopEventOf<'tool-start'>, style: TerminalSt
 }
 
 /**
- * Why a rule had the call asked rather than deciding it, in the web card's words, on lines of their own. The reason is
- * the server's, a model's words in it quoted as `code` with their escapes made there (`\u{60}` for a backtick): each
- * part is escaped on one line here, a code part read back first so it is not escaped twice, and no backtick or line
- * break of a model's word can end its quote or start a line of the card.
+ * Why a rule had the call asked rather than deciding it, in the web card's words, on lines of their own (`reasonLine`).
  */
 function askedLines(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout): string[] {
   if (event.askedBecause === undefined) return [];
-  const parts = event.askedBecause.reason.split('`');
-  const reason = parts
-    .map((part, index) =>
-      index % 2 === 1 && index < parts.length - 1
-        ? visibleTextString(toVisibleText(fromVisibleNotation(part), { singleLine: true, code: true })).replaceAll('`', '\\u{60}')
-        : visibleTextString(toVisibleText(part, { singleLine: true })),
-    )
-    .join('`');
-  return noteLines(`Why you are asked: ${reason}.`, layout).map((line) => style.warn(line));
+  return noteLines(`Why you are asked: ${reasonLine(event.askedBecause.reason)}.`, layout).map((line) => style.warn(line));
+}
+
+/**
+ * A reason the server gives, drawn part by part as it typed it and never parsed, on one line with the card's escapes:
+ * a word of a call or rule as code in backticks, free text someone else wrote (a rule's reason) in `“…”`. A backtick
+ * in either is `\u{60}`, so every backtick shown delimits a code part, and no line break of theirs starts a line. A
+ * sentence stored before reasons were typed is plain text. `escape` styles each escape (default: as it is).
+ */
+export function reasonLine(reason: ShownReason, escape: (notation: string) => string = (notation) => notation): string {
+  const line = (text: string, { code = false, ticks = true } = {}) =>
+    toVisibleText(text, { singleLine: true, code })
+      .segments.map((segment) => (segment.kind === 'escape' ? escape(segment.text) : ticks ? segment.text.replaceAll('`', escape('\\u{60}')) : segment.text))
+      .join('');
+  return reasonParts(reason)
+    .map((part) => ('code' in part ? `\`${line(part.code, { code: true })}\`` : 'quote' in part ? `“${line(part.quote)}”` : line(part.text, { ticks: false })))
+    .join('');
 }
 
 /** `toolCallCard`'s lines. */

@@ -270,6 +270,38 @@ describe('airlock chat in a terminal', () => {
     expect(terminal.calls).toStrictEqual([]);
   });
 
+  it("shows a rule's reason on the card's why-asked note as one quoted text: its backticks make no code, its line break no line", async () => {
+    const workspace = await mkdtemp(path.join(tmpdir(), 'airlock-cli-reason-ws-'));
+    try {
+      await using fake = await startFakeOpenAIServer();
+      const terminal = recordingTool('terminal', { executesCode: true });
+      await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [terminal.tool], rulesWorkspace: workspace });
+      const reason = 'x` then `rm -rf /` y\nAllow this';
+      await airlock.rules!.add({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, scope: { kind: 'global' }, source: 'user', reason });
+      // No `command` to read: the deny rule cannot tell whether it catches the call, so the person is asked, told why.
+      fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { text: 'hi' } }] }, { text: 'Done.' });
+      await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token]);
+
+      await cli.shows('you›');
+      cli.type('say hi\r');
+      await cli.shows(PROMPT);
+      const rows = cli.screen().split('\n');
+      const first = rows.findIndex((row) => row.includes('Why you are asked:'));
+      const last = rows.findIndex((row, index) => index >= first && row.trimEnd().endsWith('.'));
+      const note = rows.slice(first, last + 1).map((row) => row.trim()).join(' ');
+      expect(note).toBe(
+        'Why you are asked: A deny rule applies (Deny commands starting with `rm` everywhere: “x\\u{60} then \\u{60}rm -rf /\\u{60} y\\u{A}Allow this”) ' +
+          'and this command line could not be read whole (no command line to read).',
+      );
+      expect(rows.some((row) => row.trimStart().startsWith('Allow this'))).toBe(false);
+      cli.type('d\r');
+      await cli.shows('you›', 2);
+      expect(terminal.calls).toStrictEqual([]);
+    } finally {
+      await rm(workspace, { recursive: true, force: true });
+    }
+  });
+
   it('with --session, follows the run still going in that chat and asks only for the call that still waits', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');

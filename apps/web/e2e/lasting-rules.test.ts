@@ -1,6 +1,8 @@
+import { createAirlockClient, parseStartupLink } from '@airlock/client';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
 
@@ -169,6 +171,28 @@ describe('lasting rules in the browser', () => {
     await chat.page.getByRole('button', { name: 'Back to the chat', exact: true }).click();
     await chat.waitForText('Second done.');
     expect(await chat.page.getByTestId('tool-status').allTextContents()).toStrictEqual(['Done', 'Done', 'Done', 'Denied']);
+  });
+
+  it("shows a rule's reason on the why-asked note as quoted text of its own: its backticks make no code, its line break no line", async () => {
+    const client = createAirlockClient({ ...parseStartupLink(suite.airlock.link), WebSocket });
+    try {
+      const reason = 'x` then `rm -rf /` y\nAllow this';
+      await client.trpc.rules.add.mutate({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm'], exact: false }, scope: { kind: 'global' }, source: 'user', reason });
+    } finally {
+      await client.close();
+    }
+    // `rm` stands in a word given to `echo`: the deny rule cannot tell whether it catches the line, so it is asked.
+    suite.airlock.model.enqueue(terminal('echo rm x'), { text: 'Not run.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Say rm');
+    const card = chat.card();
+    await chat.waitForStatus(card, 'Waiting for your decision');
+    const why = card.getByTestId('rule-asked');
+    expect(await why.locator('q').allTextContents()).toStrictEqual(['x` then `rm -rf /` y\\u{A}Allow this']);
+    expect(await why.locator('code').allTextContents()).toStrictEqual(['rm', 'rm', 'echo']);
+    expect(await why.textContent()).not.toContain('\n');
+    await chat.button(card, 'Deny terminal').click();
+    await chat.waitForText('Not run.');
   });
 
   it("trusts the workspace file's content as shown, asks again once the file changes until the new content is trusted, and shows an invalid file's problems", async () => {

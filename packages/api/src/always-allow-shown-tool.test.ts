@@ -25,7 +25,7 @@ function recordingRules() {
     propose: (_sessionId: string, call: { toolName: string; arguments: Record<string, unknown> }, _scope: string, tool?: AnyTool) => {
       proposedFor.push(tool);
       const draft: RuleDraft = { effect: 'allow', tool: call.toolName, match: { kind: 'exact-arguments', arguments: call.arguments }, scope: { kind: 'global' }, source: 'user' };
-      return Promise.resolve({ draft, description: `for ${tool === undefined ? 'no tool' : tool.description}` });
+      return Promise.resolve({ draft, description: [{ text: `for ${tool === undefined ? 'no tool' : tool.description}` }] });
     },
     add: (draft: RuleDraft) => {
       added.push(draft);
@@ -69,7 +69,7 @@ describe('"Always allow" drafts its rule from the tool the card showed', () => {
     const waiting = await waitingCall(chat, 's');
 
     current = after(ran);
-    expect((await api.rules.propose({ sessionId: 's', approvalId: waiting.approvalId, scope: 'workspace' })).description).toBe('for reads a file');
+    expect((await api.rules.propose({ sessionId: 's', approvalId: waiting.approvalId, scope: 'workspace' })).description).toStrictEqual([{ text: 'for reads a file' }]);
     await chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'allow', always: true, scope: 'workspace' });
     await ended(chat, 's');
     expect(proposedFor.map((tool) => tool && toolVersion(tool))).toStrictEqual([toolVersion(shown), toolVersion(shown)]);

@@ -50,7 +50,7 @@ describe('ChatService decisions', () => {
     const ran: string[] = [];
     let denying = false;
     const rules = {
-      evaluate: () => Promise.resolve(denying ? { effect: 'deny' as const, ruleId: 'rule_1', description: 'Deny echo everywhere' } : undefined),
+      evaluate: () => Promise.resolve(denying ? { effect: 'deny' as const, ruleId: 'rule_1', description: [{ text: 'Deny echo everywhere' }] } : undefined),
       version: () => (denying ? 2 : 1),
     } as Partial<RuleService> as RuleService;
     const { chat } = await start(new MemoryStore(), [echoCall('hi'), echoCall('again'), textStep('done')], [echoTool(ran)], { rules });
@@ -520,7 +520,7 @@ describe('ChatService across a restart', () => {
 describe('ChatService history', () => {
   it('keeps in the ledger how the rule that decided a call read then, whatever becomes of the rule', async () => {
     const ran: string[] = [];
-    let description = 'Allow the tool `echo` everywhere';
+    let description = [{ text: 'Allow the tool ' }, { code: 'echo' }, { text: ' everywhere' }];
     const rules = {
       evaluate: () => Promise.resolve({ effect: 'allow' as const, ruleId: 'rule_1', description }),
       version: () => 1,
@@ -529,9 +529,9 @@ describe('ChatService history', () => {
     await chat.startRun({ sessionId: 's', runId: 'r1', message: 'say hi' });
     await runEnded(chat, 's');
     // The person edits the rule, keeping its id.
-    description = 'Deny the tool `echo` everywhere';
+    description = [{ text: 'Deny the tool ' }, { code: 'echo' }, { text: ' everywhere' }];
     expect(ran).toStrictEqual(['hi']);
-    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ source: 'rule', decidedByRule: 'rule_1', decidedByRuleText: 'Allow the tool `echo` everywhere' }]);
+    expect((await chat.getSession('s')).toolCalls).toMatchObject([{ source: 'rule', decidedByRule: 'rule_1', decidedByRuleText: [{ text: 'Allow the tool ' }, { code: 'echo' }, { text: ' everywhere' }] }]);
   });
 
   it('says how the last run ended when it failed, after a restart too, until a run answers', async () => {

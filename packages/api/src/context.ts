@@ -1,4 +1,4 @@
-import { LimitExceededError, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
+import { LimitExceededError, type AnyTool, type PolicyVerdict, type Reason, type ToolCall } from '@airlock/core';
 import { AnswerQueue } from './answer-queue';
 import type { ChatService } from './chat-service';
 import type { SendWindow, SubscriptionPlaces } from './event-log';
@@ -39,7 +39,8 @@ export type ToolSandboxInfo = { kind: 'bubblewrap'; network: boolean } | { kind:
 /** A rule as clients see it: what it says, how it reads, where it comes from, how often it decided. */
 export interface RuleView {
   rule: Rule;
-  description: string;
+  /** How the rule reads, in parts a client draws as they are. */
+  description: Reason;
   hits: number;
   lastUsedAt: number | null;
   /** Rules from the workspace's `.airlock/rules.json` can only be edited there. */
@@ -93,7 +94,7 @@ export interface RuleService {
     scope: 'chat' | 'workspace' | 'global',
     /** The tool as it is now: an MCP tool's rule names its server and its own name. */
     tool?: AnyTool,
-  ): Promise<{ draft: RuleDraft; description: string }>;
+  ): Promise<{ draft: RuleDraft; description: Reason }>;
   /** Which of these past calls the draft would have decided. */
   preview(draft: RuleDraft, calls: readonly ToolCallRecord[]): Promise<ToolCallRecord[]>;
   workspaceRules(): Promise<WorkspaceRulesStatus>;

@@ -1,4 +1,4 @@
-import type { ChatMessage, Decision, DecisionSource, LoopEvent, ResultCut, ShownTool, ToolArguments, ToolOutcome } from '@airlock/core';
+import type { ChatMessage, Decision, DecisionSource, LoopEvent, ResultCut, ShownReason, ShownTool, ToolArguments, ToolOutcome } from '@airlock/core';
 import type { RunOptions } from './chat-service';
 import type { Rule } from './rules';
 
@@ -181,7 +181,7 @@ export type LedgerChange =
       decidedByGrant?: string;
       decidedByRule?: string;
       /** How that rule read when it decided: it may be edited or removed later, and the ledger keeps what decided. */
-      decidedByRuleText?: string;
+      decidedByRuleText?: ShownReason;
       decidedAt: number;
       by?: DecidedBy;
       /** With a person's allow: the arguments they edited the call to (the start's `arguments` stay as proposed). */
@@ -290,8 +290,11 @@ export interface ToolCallRecord {
   reason: string | null;
   decidedByGrant: string | null;
   decidedByRule: string | null;
-  /** How the rule read when it decided; null without a rule, and in rows recorded before the ledger kept it. */
-  decidedByRuleText: string | null;
+  /**
+   * How the rule read when it decided; null without a rule, and in rows recorded before the ledger kept it; a string
+   * in rows recorded before reasons were typed.
+   */
+  decidedByRuleText: ShownReason | null;
   decidedAt: number | null;
   connectionId: string | null;
   clientLabel: string | null;

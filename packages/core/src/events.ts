@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { shownReasonSchema } from './reason';
 
 export const toolArgumentsSchema = z.record(z.string(), z.unknown());
 export type ToolArguments = z.infer<typeof toolArgumentsSchema>;
@@ -102,9 +103,10 @@ export const toolStartEventSchema = z.object({
   tool: shownToolSchema.optional(),
   /**
    * Why a lasting rule put the call up rather than deciding it, with confirmation on or off (see PolicyVerdict's
-   * `ask`): the rule's id and the reason, for the card. Absent when no rule asked.
+   * `ask`): the rule's id and the reason, for the card, in parts a client draws as they are (a string in events stored
+   * before reasons were typed). Absent when no rule asked.
    */
-  askedBecause: z.object({ ruleId: z.string(), reason: z.string() }).optional(),
+  askedBecause: z.object({ ruleId: z.string(), reason: shownReasonSchema }).optional(),
 });
 
 export const toolDecisionEventSchema = z.object({
@@ -116,9 +118,12 @@ export const toolDecisionEventSchema = z.object({
   reason: z.string().optional(),
   /** The grant that allowed the call, when source is "grant". */
   grantId: z.string().optional(),
-  /** The rule that decided, when source is "rule": its id and how it reads ("Allow commands starting with `npm test` in this workspace"). */
+  /**
+   * The rule that decided, when source is "rule": its id and how it reads (`[{ text: 'Allow commands starting with ' },
+   * { code: 'npm test' }, { text: ' in this workspace' }]`; a string in events stored before reasons were typed).
+   */
   ruleId: z.string().optional(),
-  rule: z.string().optional(),
+  rule: shownReasonSchema.optional(),
   /** With a person's allow: the arguments they edited the call to, which are what runs (`arguments` of tool-start stays the model's proposal). */
   editedArguments: toolArgumentsSchema.optional(),
 });

@@ -1,4 +1,5 @@
 export * from './events';
+export * from './reason';
 export * from './messages';
 export * from './chat-model';
 export * from './tool';
@@ -13,6 +14,6 @@ export { canonicalJson, parseUntrustedJson, isPlainObject } from './json';
 export { randomId } from './ids';
 export * from './visible-text';
 export * from './visible-text-arguments';
-export { codeSpan, quotedWord, MAX_QUOTED_CHARS } from './quoted-word';
+export { codeSpan, MAX_QUOTED_CHARS } from './quoted-word';
 export * from './blank-runs';
 export { ConcurrencyLimit } from './concurrency-limit';

@@ -1207,7 +1207,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
   }
 
   describe('runToolLoop with rules', () => {
-    const verdict = (effect: 'allow' | 'deny') => ({ effect, ruleId: 'rule_1', description: `${effect === 'allow' ? 'Allow' : 'Deny'} python code`, ...(effect === 'deny' ? { message: 'no python here' } : {}) });
+    const verdict = (effect: 'allow' | 'deny') => ({ effect, ruleId: 'rule_1', description: [{ text: `${effect === 'allow' ? 'Allow' : 'Deny'} python code` }], ...(effect === 'deny' ? { message: 'no python here' } : {}) });
 
     it('a deny rule refuses the call without asking, tells the model the rule, and wins over a grant and over confirmation off', async () => {
       for (const confirmToolCalls of [true, false]) {
@@ -1224,7 +1224,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
         expect(python.calls).toStrictEqual([]);
         expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false, approvalId: '' }]);
         expect(ofType(events, 'tool-decision')).toStrictEqual([
-          { type: 'tool-decision', toolCallId: 'call_0', approvalId: '', decision: 'deny', source: 'rule', reason: 'no python here', ruleId: 'rule_1', rule: 'Deny python code' },
+          { type: 'tool-decision', toolCallId: 'call_0', approvalId: '', decision: 'deny', source: 'rule', reason: 'no python here', ruleId: 'rule_1', rule: [{ text: 'Deny python code' }] },
         ]);
         expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'denied', result: toolResultText.deniedByRule('python', 'no python here') }]);
         expect(result.messages.at(-2)).toMatchObject({ role: 'tool', content: toolResultText.deniedByRule('python', 'no python here') });
@@ -1245,7 +1245,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       });
       expect(python.calls).toHaveLength(1);
       expect(asked).toBe(1);
-      expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'rule', ruleId: 'rule_1', rule: 'Allow python code' }]);
+      expect(ofType(events, 'tool-decision')).toMatchObject([{ decision: 'allow', source: 'rule', ruleId: 'rule_1', rule: [{ text: 'Allow python code' }] }]);
       expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed' }]);
     });
 
@@ -1271,7 +1271,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
     });
 
     describe('an ask verdict (a deny rule that cannot tell whether it catches the call)', () => {
-      const ask = { effect: 'ask' as const, ruleId: 'rule_rm', description: 'A deny rule applies (Deny python code rm) and this code could not be read whole' };
+      const ask = { effect: 'ask' as const, ruleId: 'rule_rm', description: [{ text: 'A deny rule applies (Deny python code ' }, { code: 'rm' }, { text: ') and this code could not be read whole' }] };
 
       it('puts the call up with confirmation off: nothing runs until the person allows, and the decision is theirs', async () => {
         const python = recordingTool('python');
@@ -1290,7 +1290,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
         const [decision] = ofType(events, 'tool-decision');
         expect(decision).toMatchObject({ decision: 'allow', source: 'user' });
         expect(decision).not.toHaveProperty('ruleId');
-        expect(ofType(events, 'status').map((status) => status.text)).toContain(`Calling: python. ${ask.description}: asked, though confirmation is off`);
+        expect(ofType(events, 'status').map((status) => status.text)).toContain('Calling: python. A deny rule applies (Deny python code `rm`) and this code could not be read whole: asked, though confirmation is off');
         expectPairedToolEvents(events);
       });
 
@@ -1299,7 +1299,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
         const { events } = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [python.tool], confirmToolCalls, policy: async () => ask });
         expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: true, askedBecause: { ruleId: ask.ruleId, reason: ask.description } }]);
         // The status says it only where the setting alone would not have asked.
-        expect(ofType(events, 'status').some((status) => status.text.includes(ask.description))).toBe(!confirmToolCalls);
+        expect(ofType(events, 'status').some((status) => status.text.includes('A deny rule applies'))).toBe(!confirmToolCalls);
       });
 
       it('a person’s deny of it runs nothing', async () => {
@@ -1367,7 +1367,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
     const allowEdited = (code: unknown): Decide => (event, registry) => {
       registry.resolve(event.approvalId, 'allow', { sessionId: SESSION, arguments: { code } });
     };
-    const denyRm = { effect: 'deny' as const, ruleId: 'rule_rm', description: 'Deny python code rm', message: 'no rm here' };
+    const denyRm = { effect: 'deny' as const, ruleId: 'rule_rm', description: [{ text: 'Deny python code rm' }], message: 'no rm here' };
 
     it('runs the edited call, reports the edit, and tells the model it was edited and what ran', async () => {
       const { events, calls, model, result } = await drive([pythonCall('print(1)'), textStep('ok')], allowEdited('print(2)'));
@@ -1409,7 +1409,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(calls).toStrictEqual([]);
       expect(asked).toStrictEqual([{ code: 'rm' }]);
       expect(ofType(events, 'tool-decision')).toMatchObject([
-        { decision: 'deny', source: 'rule', reason: 'no rm here', ruleId: 'rule_rm', rule: 'Deny python code rm', editedArguments: { code: 'rm' } },
+        { decision: 'deny', source: 'rule', reason: 'no rm here', ruleId: 'rule_rm', rule: [{ text: 'Deny python code rm' }], editedArguments: { code: 'rm' } },
       ]);
       const told = toolResultText.edited({ code: 'rm' }, toolResultText.deniedByRule('python', 'no rm here'), false);
       expect(told).toContain('The person edited the arguments before allowing this call, to: {"code":"rm"}');

@@ -7,6 +7,7 @@ import { randomId } from './ids';
 import { canonicalJson, deepFreeze } from './json';
 import { parseToolArguments } from './json-repair';
 import type { AssistantMessage, ChatMessage, ToolCall } from './messages';
+import { reasonText, type Reason } from './reason';
 import { TextToolCallExtractor, type TextPart, type TextToolCall } from './text-tool-calls';
 import { BLANK_EDGED_ARGUMENT, blankEdgedArguments, grantsNeedExactArguments, shownTool, toolJsonSchema, toolVersion, UNKNOWN_ARGUMENT, unknownArguments, type AnyTool } from './tool';
 import { toolResultText } from './tool-results';
@@ -139,7 +140,7 @@ export interface PolicyVerdict {
   effect: 'allow' | 'deny' | 'ask';
   ruleId: string;
   /** How the rule reads, for the card and the ledger; with `ask`, why the person is asked (in words true in either setting). */
-  description: string;
+  description: Reason;
   /** With a deny: what the model is told (the rule's reason, or how it reads). */
   message?: string;
   /** The rule was written into the workspace (its rules file), not made by the person: the model is told so. */
@@ -470,7 +471,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
               if (gate.kind === 'rule') {
                 const { verdict } = gate;
                 yield followedAtOnce(ruleDecisionEvent(call, verdict));
-                if (verdict.effect === 'deny') outcome = { decision: 'deny', source: 'rule', reason: verdict.message ?? verdict.description, verdict };
+                if (verdict.effect === 'deny') outcome = { decision: 'deny', source: 'rule', reason: verdict.message ?? reasonText(verdict.description), verdict };
               } else {
                 // Recorded before the call runs: a run without a person's decision says who let it through.
                 yield followedAtOnce(decisionEvent(call, '', gate.kind === 'granted' ? { decision: 'allow', source: 'grant', grantId: gate.grantId } : { decision: 'allow', source: 'confirmation-off' }));
@@ -822,7 +823,7 @@ function isDeciding(verdict: PolicyVerdict): verdict is DecidingVerdict {
 /** What the run says as it puts a call up: with confirmation off, why a rule had it asked (the card says it in either setting). */
 function callingStatus(call: ToolCall, gate: Extract<Gate, { kind: 'ask' }>, confirm: boolean): LoopEvent {
   if (gate.asked === undefined || confirm) return { type: 'status', text: `Calling: ${call.name}` };
-  return { type: 'status', text: `Calling: ${call.name}. ${gate.asked.description}: asked, though confirmation is off` };
+  return { type: 'status', text: `Calling: ${call.name}. ${reasonText(gate.asked.description)}: asked, though confirmation is off` };
 }
 
 /** For each call put up to the person: the rules' version when it was (see `policyVersion`). */
@@ -858,7 +859,7 @@ function ruleDecisionEvent(call: ToolCall, verdict: DecidingVerdict): LoopEvent 
     approvalId: '',
     decision: verdict.effect,
     source: 'rule',
-    ...(verdict.effect === 'deny' ? { reason: verdict.message ?? verdict.description } : {}),
+    ...(verdict.effect === 'deny' ? { reason: verdict.message ?? reasonText(verdict.description) } : {}),
     ruleId: verdict.ruleId,
     rule: verdict.description,
   };
@@ -899,7 +900,7 @@ async function reviewAllow(call: ToolCall, ticket: ApprovalTicket, outcome: Deci
   if ((await policy(asRun, tool, { preview: true }))?.effect !== 'deny') return outcome;
   const verdict = await policy(asRun, tool);
   if (verdict?.effect !== 'deny') return outcome;
-  const reason = verdict.message ?? verdict.description;
+  const reason = verdict.message ?? reasonText(verdict.description);
   return edited === undefined ? { decision: 'deny', source: 'rule', reason, verdict } : { decision: 'deny', source: 'rule', reason, editedArguments: edited, verdict };
 }
 

@@ -1,4 +1,4 @@
-import { canonicalJson, quotedWord } from '@airlock/core';
+import { canonicalJson, codeWord, reason, type Reason } from '@airlock/core';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { commandBaseName, hostOfUrl, isExactOnlyCommand, matchHost } from '@airlock/api';
@@ -75,7 +75,7 @@ export type RuleDecision =
    * (`unread` says what), or a path deny rule does and the file has another name (a hard link): the rule cannot tell
    * whether it catches it, so the person is asked even with confirmation off.
    */
-  | { decision: 'ask'; because: Rule; unread: string }
+  | { decision: 'ask'; because: Rule; unread: Reason }
   /**
    * A path rule (`covering`, the first) would allow the write, but it would complete or change a Git directory in
    * the folder `gitDirectory` (workspace-relative names, `[]` for the workspace): git would run what its `config`
@@ -83,7 +83,7 @@ export type RuleDecision =
    */
   | { decision: 'ask'; covering: Rule; gitDirectory: readonly string[] };
 
-const HARD_LINKED = 'a file with more than one name (a hard link): another of its names may be one the rule denies';
+const HARD_LINKED = reason('a file with more than one name (a hard link): another of its names may be one the rule denies');
 
 const SCOPE_ORDER: Record<RuleScope['kind'], number> = { chat: 0, workspace: 1, global: 2 };
 
@@ -206,9 +206,9 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, lea
  * sees only the commands the parser found with the words it could read, so a line the reader refused (too long, too
  * deep, cut short, unreadable), or one that runs a command that is not plain, may run what a rule would catch.
  */
-function unjudged(line: CommandLine | undefined, denies: readonly Rule[], context: RuleContext): string | undefined {
-  if (line === undefined) return 'no command line to read';
-  if (line.kind === 'refused') return line.reason;
+function unjudged(line: CommandLine | undefined, denies: readonly Rule[], context: RuleContext): Reason | undefined {
+  if (line === undefined) return reason('no command line to read');
+  if (line.kind === 'refused') return reason(line.reason);
   const denied = new Set(denies.flatMap((rule) => (rule.match.kind === 'command-prefix' ? [commandBaseName(rule.match.tokens[0] ?? '')] : [])));
   const facts = lineFacts(line.commands, context);
   for (const [index, command] of line.commands.entries()) {
@@ -227,20 +227,20 @@ function unjudged(line: CommandLine | undefined, denies: readonly Rule[], contex
  * name) a program a deny rule names stands, as a word or a word of a line inside one (`--httpd='rm -rf v x'`), is not
  * plain either: `echo rm` is asked about under a rule for `rm -rf`.
  */
-function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: LineFacts): string | undefined {
+function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: LineFacts): Reason | undefined {
   const [first] = command.words;
-  if (first?.kind !== 'literal') return 'a command whose name the shell computes';
+  if (first?.kind !== 'literal') return reason('a command whose name the shell computes');
   const name = commandBaseName(first.value);
-  if (isExactOnlyCommand(name)) return `${quotedWord(name)} runs whatever it is given`;
-  if (runnerCall(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD))).kind !== 'none') return `${quotedWord(name)} runs another program`;
-  if (!allowsCommand({ kind: 'command-prefix', tokens: [first.value], exact: false }, command, facts)) return `${quotedWord(name)} is given words that may run other code`;
+  if (isExactOnlyCommand(name)) return reason(codeWord(name), ' runs whatever it is given');
+  if (runnerCall(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD))).kind !== 'none') return reason(codeWord(name), ' runs another program');
+  if (!allowsCommand({ kind: 'command-prefix', tokens: [first.value], exact: false }, command, facts)) return reason(codeWord(name), ' is given words that may run other code');
   const inner = innerCommands(command.words.map((word) => (word.kind === 'literal' ? word.value : undefined)));
-  if (inner.words.length > 0 || inner.commandLines.length > 0) return `${quotedWord(name)} runs another command`;
+  if (inner.words.length > 0 || inner.commandLines.length > 0) return reason(codeWord(name), ' runs another command');
   // Looked for in any word: a word after the subcommand that is one of these only asks once more.
-  if (name === 'git' && command.words.some((word) => word.kind === 'literal' && GIT_RUNS_COMMANDS.has(word.value))) return '`git` runs a command it is given';
-  if (denied.has(name) && command.words.some((word) => word.kind !== 'literal')) return `${quotedWord(name)} is given a word the shell computes`;
+  if (name === 'git' && command.words.some((word) => word.kind === 'literal' && GIT_RUNS_COMMANDS.has(word.value))) return reason(codeWord('git'), ' runs a command it is given');
+  if (denied.has(name) && command.words.some((word) => word.kind !== 'literal')) return reason(codeWord(name), ' is given a word the shell computes');
   const named = deniedNameIn(command.words.slice(1), denied);
-  if (named !== undefined) return `${quotedWord(named)}, which a deny rule names, stands in a word given to ${quotedWord(name)}`;
+  if (named !== undefined) return reason(codeWord(named), ', which a deny rule names, stands in a word given to ', codeWord(name));
   return hiddenNameIn(command.words.slice(1), denied, name);
 }
 
@@ -249,14 +249,14 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
  * shell expands to one (`ld.so /bin/r[m] -rf x`, `{r,x}m`), or an escape printf, `echo -e` or `$'…'` turns into a
  * letter (`printf '\x72m -rf x' | ninja -f /dev/stdin`). Looked for only under a command deny rule, in one pass.
  */
-function hiddenNameIn(words: readonly ShellWord[], denied: ReadonlySet<string>, name: string): string | undefined {
+function hiddenNameIn(words: readonly ShellWord[], denied: ReadonlySet<string>, name: string): Reason | undefined {
   if (denied.size === 0) return undefined;
   for (const word of words) {
     const text = word.kind === 'literal' ? word.value : word.text;
     const pattern = patternNaming(text, denied, INNER_WORD_SEPARATORS_BUT_BRACES);
-    if (pattern !== undefined) return `a word given to ${quotedWord(name)} is a pattern that may name ${quotedWord(pattern)}, which a deny rule names`;
+    if (pattern !== undefined) return reason('a word given to ', codeWord(name), ' is a pattern that may name ', codeWord(pattern), ', which a deny rule names');
     const escape = letterEscape(text);
-    if (escape !== undefined) return `a word given to ${quotedWord(name)} holds an escape (${quotedWord(escape)}) that may spell a program a deny rule names`;
+    if (escape !== undefined) return reason('a word given to ', codeWord(name), ' holds an escape (', codeWord(escape), ') that may spell a program a deny rule names');
   }
   return undefined;
 }

@@ -1,11 +1,14 @@
+import { reasonText } from '@airlock/core';
 import { describe, expect, it } from 'vitest';
-import { evaluateRules, type RuleDecision } from './evaluate-rules';
+import { evaluateRules } from './evaluate-rules';
 import { context, prefix, rule, terminal } from './rule-fixtures';
 
 const noDelete = prefix('rm -rf', { effect: 'deny', reason: 'never delete trees' });
 
-async function decide(command: string, rules = [noDelete]): Promise<RuleDecision> {
-  return evaluateRules(terminal(command), rules, context);
+/** The decision, with why the line is not judged whole as one sentence (a word of the call as a code span). */
+async function decide(command: string, rules = [noDelete]): Promise<Record<string, unknown>> {
+  const decision = await evaluateRules(terminal(command), rules, context);
+  return 'unread' in decision ? { ...decision, unread: reasonText(decision.unread) } : decision;
 }
 
 /** `bash -c '…'` around `inner`, `levels` deep, each level quoted for the one around it. */

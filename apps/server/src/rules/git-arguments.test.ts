@@ -356,7 +356,7 @@ describe('git config: a key whose value git runs later is asked about', () => {
     expect(await evaluateRules(terminal(command), [noDelete], context)).toStrictEqual({
       decision: 'ask',
       because: noDelete,
-      unread: '`git` is given words that may run other code',
+      unread: [{ code: 'git' }, { text: ' is given words that may run other code' }],
     });
   });
 

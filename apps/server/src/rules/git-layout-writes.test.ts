@@ -1,5 +1,16 @@
 import { appRouter, ChatService, ConnectionState, createCallerFactory, MemoryStore } from '@airlock/api';
 import { ApprovalRegistry } from '@airlock/core';
+
+/** Why a write completing the Git layout in the workspace folder is asked, under an allow rule for `**`. */
+const GIT_LAYOUT_ASKED = [
+  {
+    text:
+      'This write would make the workspace folder a Git repository, or change one (with it, the folder holds a HEAD file and objects/ and refs/ folders): ' +
+      'a git command run there later, in your own shell, runs what its config names, outside any sandbox. The rule Allow writing files matching ',
+  },
+  { code: '**' },
+  { text: ' in this workspace does not cover that' },
+];
 import { ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -116,10 +127,7 @@ describe('a write rule does not cover a write that makes a folder a Git reposito
     expect(await verdict('config')).toStrictEqual({
       effect: 'ask',
       ruleId: added.rule.id,
-      description:
-        'This write would make the workspace folder a Git repository, or change one (with it, the folder holds a HEAD file and objects/ and refs/ folders): ' +
-        'a git command run there later, in your own shell, runs what its config names, outside any sandbox. The rule Allow writing files matching `**` in this workspace ' +
-        'does not cover that',
+      description: GIT_LAYOUT_ASKED,
     });
     expect(await verdict('src/config')).toMatchObject({ effect: 'allow', ruleId: added.rule.id });
   });
@@ -188,10 +196,7 @@ describe('a write rule does not cover a write that makes a folder a Git reposito
           true,
           {
             ruleId: added.rule.id,
-            reason:
-              'This write would make the workspace folder a Git repository, or change one (with it, the folder holds a HEAD file and objects/ and refs/ folders): ' +
-              'a git command run there later, in your own shell, runs what its config names, outside any sandbox. The rule Allow writing files matching `**` in this workspace ' +
-              'does not cover that',
+            reason: GIT_LAYOUT_ASKED,
           },
         ],
         ['config', false, undefined],

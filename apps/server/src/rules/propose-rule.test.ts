@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { reasonText } from '@airlock/core';
 import { describe, expect, it } from 'vitest';
 import { denialMessage, describeRule } from '@airlock/api';
 import { evaluateRules } from './evaluate-rules';
@@ -299,19 +300,19 @@ describe('describeRule', () => {
     [{ match: { kind: 'host', host: '*.example.com' } }, 'Allow fetching from any subdomain of `example.com` in this workspace'],
     [{ match: { kind: 'mcp-tool', server: 'files', tool: 'read' } }, 'Allow the MCP tool `read` of the server `files` in this workspace'],
     [{ match: { kind: 'mcp-server', server: 'files' } }, 'Allow every tool of the MCP server `files` in this workspace'],
-    [{ tool: 'python', match: { kind: 'exact-arguments', arguments: { code: 'print(1)' } } }, 'Allow `python` with exactly the arguments {"code":"print(1)"} in this workspace'],
+    [{ tool: 'python', match: { kind: 'exact-arguments', arguments: { code: 'print(1)' } } }, 'Allow `python` with exactly the arguments `{"code":"print(1)"}` in this workspace'],
   ])('%j', (fields, text) => {
-    expect(describeRule(rule({ scope: here, ...fields }))).toBe(text);
+    expect(reasonText(describeRule(rule({ scope: here, ...fields })))).toBe(text);
   });
 
   it('says the scope, the effect, the source and the reason', () => {
     const deny = rule({ effect: 'deny', match: { kind: 'command-prefix', tokens: ['rm', '-rf'], exact: false }, reason: 'use the trash' });
-    expect(describeRule(deny)).toBe('Deny commands starting with `rm -rf` everywhere: use the trash');
-    expect(denialMessage(deny)).toBe('Denied by a rule. Deny commands starting with `rm -rf` everywhere: use the trash.');
+    expect(describeRule(deny)).toStrictEqual([{ text: 'Deny commands starting with ' }, { code: 'rm -rf' }, { text: ' everywhere: ' }, { quote: 'use the trash' }]);
+    expect(denialMessage(deny)).toBe('Denied by a rule. Deny commands starting with `rm -rf` everywhere: “use the trash”.');
     const fromFile = rule({ effect: 'deny', match: { kind: 'host', host: 'example.com' }, scope: here, source: 'workspace-file' });
-    expect(describeRule(fromFile)).toBe("Deny fetching from `example.com` in this workspace (from the workspace's .airlock/rules.json)");
+    expect(reasonText(describeRule(fromFile))).toBe("Deny fetching from `example.com` in this workspace (from the workspace's .airlock/rules.json)");
     const chat = rule({ match: { kind: 'host', host: 'example.com' }, scope: { kind: 'chat', sessionId: 'c' } });
-    expect(describeRule(chat)).toBe('Allow fetching from `example.com` in this chat');
+    expect(reasonText(describeRule(chat))).toBe('Allow fetching from `example.com` in this chat');
   });
 });
 

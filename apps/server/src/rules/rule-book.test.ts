@@ -1,5 +1,5 @@
 import { ChatService, MemoryStore, type AirlockStore, type ToolCallRecord } from '@airlock/api';
-import { ApprovalRegistry, defineTool, toolResultText } from '@airlock/core';
+import { ApprovalRegistry, defineTool, reasonText, toolResultText, type PolicyVerdict } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { link, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,6 +27,8 @@ async function workspaceFolder(): Promise<string> {
   return dir;
 }
 
+/** A verdict with its description as one sentence (a word of a call or rule as a code span). */
+const sentence = (verdict: PolicyVerdict | undefined) => verdict && { ...verdict, description: reasonText(verdict.description) };
 const command = (text: string) => toolCallStep({ name: 'terminal', arguments: { command: text } });
 
 /** A server's services over `store` acting in `workspace`. */
@@ -50,7 +52,7 @@ describe('RuleBook with ChatService', () => {
     await vi.waitFor(() => expect(chat.pending('a')).toHaveLength(1));
     const waiting = chat.pending('a')[0]!;
     const preview = await rules.propose('a', { toolName: waiting.toolName, arguments: waiting.arguments }, 'workspace');
-    expect(preview.description).toBe('Allow commands starting with `npm test` in this workspace');
+    expect(reasonText(preview.description)).toBe('Allow commands starting with `npm test` in this workspace');
     await chat.confirm({ sessionId: 'a', approvalId: waiting.approvalId, decision: 'allow', always: true, scope: 'workspace' });
     await ended(chat, 'a');
 
@@ -59,7 +61,7 @@ describe('RuleBook with ChatService', () => {
     model.assertConsumed();
     expect(ran).toStrictEqual(['npm test --silent', 'npm test']);
     expect((await chat.getSession('b')).toolCalls).toMatchObject([{ decision: 'allow', source: 'rule', decidedByRule: expect.stringMatching(/^rule_/) }]);
-    expect((await rules.list()).map((r) => [r.description, r.hits])).toStrictEqual([['Allow commands starting with `npm test` in this workspace', 1]]);
+    expect((await rules.list()).map((r) => [reasonText(r.description), r.hits])).toStrictEqual([['Allow commands starting with `npm test` in this workspace', 1]]);
     // No chat grant was made: the rule is what covers it.
     expect(chat.listGrants('a')).toStrictEqual([]);
 
@@ -79,7 +81,7 @@ describe('RuleBook with ChatService', () => {
     await ended(chat, 's');
     expect(ran).toStrictEqual(['echo hi && pwd']);
     const decision = (await store.loadEvents('r1', 0)).find((event) => event.type === 'tool-decision');
-    expect(decision).toMatchObject({ source: 'rule', rule: 'Allow commands starting with `echo` everywhere; and Allow the command `pwd` exactly everywhere' });
+    expect(decision).toMatchObject({ source: 'rule', rule: [{ text: 'Allow commands starting with ' }, { code: 'echo' }, { text: ' everywhere; and Allow the command ' }, { code: 'pwd' }, { text: ' exactly everywhere' }] });
     expect((await rules.list()).map((r) => r.hits)).toStrictEqual([1, 1]);
   });
 
@@ -126,7 +128,7 @@ describe('RuleBook with ChatService', () => {
     expect((await chat.getSession('s')).toolCalls.at(-1)).toMatchObject({ source: 'rule', outcome: 'denied' });
     // The model is told where the rule came from, and not that the person set it: the file's reason is not their word.
     const told = (model.requests[1]?.messages.at(-1) as { content: string }).content;
-    expect(told).toContain("Deny commands starting with `curl` in this workspace (from the workspace's .airlock/rules.json): no network from scripts");
+    expect(told).toContain("Deny commands starting with `curl` in this workspace (from the workspace's .airlock/rules.json): “no network from scripts”");
     expect(told).not.toMatch(/the person set/);
     expect(told).toContain("This rule comes from the workspace's rules file (.airlock/rules.json): it was written into the workspace, not set by the person");
 
@@ -147,8 +149,8 @@ describe('RuleBook with ChatService', () => {
     const invalid = await rules.workspaceRules();
     expect(invalid).toMatchObject({ state: 'invalid', trust: 'changed' });
     expect(invalid.error).toMatch(/bash/);
-    expect((await rules.list()).filter((r) => !r.editable).map((r) => r.description)).toStrictEqual([
-      "Deny commands starting with `curl` in this workspace (from the workspace's .airlock/rules.json): no network from scripts",
+    expect((await rules.list()).filter((r) => !r.editable).map((r) => reasonText(r.description))).toStrictEqual([
+      "Deny commands starting with `curl` in this workspace (from the workspace's .airlock/rules.json): “no network from scripts”",
     ]);
   });
 });
@@ -180,7 +182,7 @@ describe('RuleBook with confirmation off', () => {
     ]);
     // Asked about, not denied by the rule: no use of it is counted.
     expect((await rules.list()).map((view) => view.hits)).toStrictEqual([1]);
-    expect(await rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command: '{rm,-rf,victim}' } }, recordingTerminal([]))).toStrictEqual({
+    expect(sentence(await rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command: '{rm,-rf,victim}' } }, recordingTerminal([])))).toStrictEqual({
       effect: 'ask',
       ruleId: deny.rule.id,
       description: 'A deny rule applies (Deny commands starting with `rm -rf` everywhere) and this command line could not be read whole (shell syntax the parser could not make sense of)',
@@ -214,7 +216,7 @@ describe('RuleBook with confirmation off and a program the deny rules did not kn
       { arguments: { command: lines[2] }, decision: 'deny', source: 'rule', decidedByRule: noDelete.rule.id, outcome: 'denied' },
       { arguments: { command: lines[3] }, decision: 'deny', source: 'user', outcome: 'denied' },
     ]);
-    expect(await rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command: lines[3]! } }, recordingTerminal([]))).toStrictEqual({
+    expect(sentence(await rules.evaluate('s', { id: 'c', name: 'terminal', arguments: { command: lines[3]! } }, recordingTerminal([])))).toStrictEqual({
       effect: 'ask',
       ruleId: noDelete.rule.id,
       description:
@@ -261,7 +263,7 @@ describe('RuleBook with an MCP tool', () => {
     await ended(chat, 'a');
     const [saved] = await rules.list();
     expect(saved!.rule.match).toStrictEqual({ kind: 'mcp-tool', server: 'files', tool: 'read', toolVersion: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(saved!.description).toBe('Allow the MCP tool `read` of the server `files` as it is now everywhere');
+    expect(reasonText(saved!.description)).toBe('Allow the MCP tool `read` of the server `files` as it is now everywhere');
     await chat.startRun({ sessionId: 'b', runId: 'r2', message: 'read b' });
     await ended(chat, 'b');
     expect(ran).toStrictEqual(['a', 'b']);
@@ -323,7 +325,7 @@ describe('RuleBook path rules', () => {
     await rules.add({ effect: 'allow', tool: 'read_file', match: { kind: 'path-glob', glob: '**' }, scope: { kind: 'global' }, source: 'user' });
     expect(await verdict('src/hard')).toMatchObject({ effect: 'allow' });
     const { rule: deny } = await rules.add({ effect: 'deny', tool: 'read_file', match: { kind: 'path-glob', glob: 'secret/**' }, scope: { kind: 'global' }, source: 'user' });
-    expect(await verdict('src/hard')).toStrictEqual({
+    expect(sentence(await verdict('src/hard'))).toStrictEqual({
       effect: 'ask',
       ruleId: deny.id,
       description: 'A deny rule applies (Deny reading files matching `secret/**` everywhere) and it cannot tell whether it names this file (a file with more than one name (a hard link): another of its names may be one the rule denies)',

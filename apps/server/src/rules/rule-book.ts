@@ -14,7 +14,7 @@ import {
   type WorkspaceTrust,
   type WorkspaceTrustChoice,
 } from '@airlock/api';
-import { ConflictError, InvalidArgumentsError, LimitExceededError, NotFoundError, parseUntrustedJson, randomId, toolVersion, type AnyTool, type PolicyVerdict, type ToolCall } from '@airlock/core';
+import { ConflictError, InvalidArgumentsError, LimitExceededError, NotFoundError, parseUntrustedJson, randomId, reason, toolVersion, type AnyTool, type PolicyVerdict, type Reason, type ToolCall } from '@airlock/core';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
@@ -173,7 +173,7 @@ export class RuleBook implements RuleService {
     }
     // A command line can need one rule per part (`echo hi && pwd`): each is counted, and the card names them all.
     if (options.preview !== true) for (const used of decision.rules) await this.countHit(used.id);
-    return { effect: 'allow', ruleId: rule.id, description: decision.rules.map(describeRule).join('; and ') };
+    return { effect: 'allow', ruleId: rule.id, description: reason(...decision.rules.flatMap((used, index) => (index === 0 ? [describeRule(used)] : ['; and ', describeRule(used)]))) };
   }
 
   /**
@@ -234,7 +234,7 @@ export class RuleBook implements RuleService {
     return true;
   }
 
-  async propose(sessionId: string, call: { toolName: string; arguments: Record<string, unknown> }, scope: 'chat' | 'workspace' | 'global', tool?: AnyTool): Promise<{ draft: RuleDraft; description: string }> {
+  async propose(sessionId: string, call: { toolName: string; arguments: Record<string, unknown> }, scope: 'chat' | 'workspace' | 'global', tool?: AnyTool): Promise<{ draft: RuleDraft; description: Reason }> {
     const ruleScope = scope === 'chat' ? { kind: 'chat' as const, sessionId } : scope === 'workspace' ? { kind: 'workspace' as const, path: this.options.workspace } : { kind: 'global' as const };
     const draft = await proposeRule(ruleCall(call.toolName, call.arguments, tool), ruleScope, { workspace: this.options.workspace, owner: sessionId });
     // Found before the decision is made: a call whose arguments cannot be kept in a rule is not decided by an allow
@@ -378,19 +378,22 @@ export class RuleBook implements RuleService {
  * A deny rule applies and could not tell whether it catches the call: the person decides it, even with confirmation
  * off, and its card says why.
  */
-function askedVerdict(rule: Rule, unread: string): PolicyVerdict {
+function askedVerdict(rule: Rule, unread: Reason): PolicyVerdict {
   const what = rule.match.kind === 'path-glob' ? 'it cannot tell whether it names this file' : 'this command line could not be read whole';
-  const description = `A deny rule applies (${describeRule(rule)}) and ${what} (${unread})`;
+  const description = reason('A deny rule applies (', describeRule(rule), `) and ${what} (`, unread, ')');
   return { effect: 'ask', ruleId: rule.id, description };
 }
 
 /** The ask for a write that makes a folder a Git repository; the folder's names are the model's, so they are not shown. */
 function gitDirectoryVerdict(rule: Rule, folder: readonly string[]): PolicyVerdict {
   const where = folder.length === 0 ? 'the workspace folder' : 'a folder of the workspace';
-  const description =
+  const description = reason(
     `This write would make ${where} a Git repository, or change one (with it, the folder holds a HEAD file and objects/ ` +
-    `and refs/ folders): a git command run there later, in your own shell, runs what its config names, outside any ` +
-    `sandbox. The rule ${describeRule(rule)} does not cover that`;
+      `and refs/ folders): a git command run there later, in your own shell, runs what its config names, outside any ` +
+      `sandbox. The rule `,
+    describeRule(rule),
+    ' does not cover that',
+  );
   return { effect: 'ask', ruleId: rule.id, description };
 }
 

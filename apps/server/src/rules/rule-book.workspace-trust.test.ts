@@ -1,5 +1,5 @@
 import { appRouter, ChatService, ConnectionState, createCallerFactory, MemoryStore, type AirlockStore } from '@airlock/api';
-import { ApprovalRegistry, defineTool, type AnyTool } from '@airlock/core';
+import { ApprovalRegistry, defineTool, reasonText, type AnyTool } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -164,7 +164,7 @@ describe('RuleBook: trust names the content of the workspace file', () => {
     expect(await verdict(rules, 'make test')).toMatchObject({ effect: 'ask' });
     const status = await rules.workspaceRules();
     expect(status).toMatchObject({ state: 'invalid', trust: 'changed' });
-    expect(status.rules.map((view) => view.description)).toStrictEqual(["Deny commands starting with `curl` in this workspace (from the workspace's .airlock/rules.json): no network"]);
+    expect(status.rules.map((view) => reasonText(view.description))).toStrictEqual(["Deny commands starting with `curl` in this workspace (from the workspace's .airlock/rules.json): “no network”"]);
     expect(lines).toStrictEqual([expect.stringMatching(/is not a valid rules file: not JSON .*No allow rule from it applies; the deny rule of its last valid content still applies\./)]);
 
     const restarted = await RuleBook.open({ store, workspace: workspace.path, log: () => undefined });

@@ -28,7 +28,7 @@ import {
   type ToolCallRecord,
   type UnaskedAllow,
 } from '@airlock/api';
-import { ConflictError, NotFoundError, PolicyChangedError } from '@airlock/core';
+import { ConflictError, NotFoundError, PolicyChangedError, storedReasonText } from '@airlock/core';
 import { createHash, randomUUID } from 'node:crypto';
 import { Client, DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, type ClientConfig, type PoolClient, type QueryResultRow } from 'pg';
 import type { Migration } from './migrations';
@@ -901,7 +901,7 @@ async function applyLedgerChange(client: Queryable, runId: string, sessionId: st
             change.by?.connectionId ?? null,
             change.by?.clientLabel ?? null,
             change.editedArguments === undefined ? null : JSON.stringify(change.editedArguments),
-            change.decidedByRuleText ?? null,
+            change.decidedByRuleText === undefined ? null : storedReasonText(change.decidedByRuleText),
           ],
         )
       ).rowCount;
@@ -940,7 +940,7 @@ function ledgerStatement(runId: string, sessionId: string, change: LedgerChange,
         WHERE ${inserted}`;
     case 'decision':
       return `UPDATE tool_calls SET decision = ${p(change.decision)}, source = ${p(change.source)}, reason = ${p(change.reason ?? null)}, decided_by_grant = ${p(change.decidedByGrant ?? null)},
-          decided_by_rule = ${p(change.decidedByRule ?? null)}, decided_by_rule_text = ${p(change.decidedByRuleText ?? null)}, decided_at = ${p(change.decidedAt)}, connection_id = ${p(change.by?.connectionId ?? null)}, client_label = ${p(change.by?.clientLabel ?? null)},
+          decided_by_rule = ${p(change.decidedByRule ?? null)}, decided_by_rule_text = ${p(change.decidedByRuleText === undefined ? null : storedReasonText(change.decidedByRuleText))}, decided_at = ${p(change.decidedAt)}, connection_id = ${p(change.by?.connectionId ?? null)}, client_label = ${p(change.by?.clientLabel ?? null)},
           edited_arguments = ${p(change.editedArguments === undefined ? null : JSON.stringify(change.editedArguments))}
         WHERE run_id = ${p(runId)} AND tool_call_id = ${p(change.toolCallId)} AND ${inserted}
           AND (decision IS NULL OR (decision = 'allow' AND ${p(change.decision)}::text = 'deny' AND ${p(change.source)}::text = 'rule'))`;

@@ -1,5 +1,5 @@
 import { MAX_AUDIT_PAGE_CHARS, type AuditPage, type PendingApproval, type PendingApprovalRecord, type Rule, type StoredGrant, type StoredRule, type StoredRun, type StoredSessionSummary, type ToolCallRecord } from '@airlock/api';
-import { NotFoundError, shownToolSchema, type ChatMessage, type ResultCut, type ShownTool } from '@airlock/core';
+import { NotFoundError, shownToolSchema, storedReason, type ChatMessage, type ResultCut, type ShownTool } from '@airlock/core';
 
 /**
  * The rows both stores read and how they become records. A boolean column comes back as 0/1 from SQLite and as a
@@ -128,7 +128,7 @@ export function toToolCall(row: LedgerRow): ToolCallRecord {
     reason: row.reason,
     decidedByGrant: row.decided_by_grant,
     decidedByRule: row.decided_by_rule,
-    decidedByRuleText: row.decided_by_rule_text,
+    decidedByRuleText: row.decided_by_rule_text === null ? null : storedReason(row.decided_by_rule_text),
     decidedAt: row.decided_at,
     connectionId: row.connection_id,
     clientLabel: row.client_label,

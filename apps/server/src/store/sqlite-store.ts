@@ -19,7 +19,7 @@ import {
   type StoredSessionSummary,
   type ToolCallRecord,
 } from '@airlock/api';
-import { NotFoundError } from '@airlock/core';
+import { NotFoundError, storedReasonText } from '@airlock/core';
 import type { Database, Statement } from 'better-sqlite3';
 import { join } from 'node:path';
 import { importJsonSessions, type JsonImportReport } from './import-json-sessions';
@@ -361,7 +361,7 @@ export class SqliteStore implements AirlockStore {
           reason: change.reason ?? null,
           decidedByGrant: change.decidedByGrant ?? null,
           decidedByRule: change.decidedByRule ?? null,
-          decidedByRuleText: change.decidedByRuleText ?? null,
+          decidedByRuleText: change.decidedByRuleText === undefined ? null : storedReasonText(change.decidedByRuleText),
           decidedAt: change.decidedAt,
           connectionId: change.by?.connectionId ?? null,
           clientLabel: change.by?.clientLabel ?? null,

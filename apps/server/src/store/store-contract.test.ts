@@ -230,10 +230,14 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     await appendAll(store, { runId: 'r', sessionId: 's' }, [{ kind: 'decision', toolCallId: 'call-2', decision: 'allow', source: 'grant', decidedByGrant: 'grant-1', decidedAt: 11_000 }], 6);
     expect((await store.listRunToolCalls('r'))[1]).toStrictEqual({ ...pending, decision: 'allow', source: 'grant', decidedByGrant: 'grant-1', decidedAt: 11_000 });
 
-    // A rule's decision keeps how the rule read then, whatever becomes of the rule.
+    // A rule's decision keeps how the rule read then, in its parts, whatever becomes of the rule.
     const byRule = startChange('call-3', 11_100);
-    await appendAll(store, { runId: 'r', sessionId: 's' }, [byRule, { kind: 'decision', toolCallId: 'call-3', decision: 'allow', source: 'rule', decidedByRule: 'rule_1', decidedByRuleText: 'Allow commands starting with `ls` everywhere', decidedAt: 11_200 }], 7);
-    expect((await store.listRunToolCalls('r'))[2]).toMatchObject({ source: 'rule', decidedByRule: 'rule_1', decidedByRuleText: 'Allow commands starting with `ls` everywhere' });
+    const read = [{ text: 'Allow commands starting with ' }, { code: 'ls' }, { text: ' everywhere: ' }, { quote: '[{"code":"x"}]' }];
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [byRule, { kind: 'decision', toolCallId: 'call-3', decision: 'allow', source: 'rule', decidedByRule: 'rule_1', decidedByRuleText: read, decidedAt: 11_200 }], 7);
+    expect((await store.listRunToolCalls('r'))[2]).toMatchObject({ source: 'rule', decidedByRule: 'rule_1', decidedByRuleText: read });
+    // A row kept before reasons were typed reads back as the sentence it kept.
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [startChange('call-4', 11_300), { kind: 'decision', toolCallId: 'call-4', decision: 'allow', source: 'rule', decidedByRule: 'rule_1', decidedByRuleText: 'Allow commands starting with `ls` everywhere', decidedAt: 11_400 }], 9);
+    expect((await store.listRunToolCalls('r'))[3]).toMatchObject({ decidedByRuleText: 'Allow commands starting with `ls` everywhere' });
   });
 
   it('finds the decision recorded for an approval id in its own session only, none while the call waits', async () => {

@@ -1,9 +1,10 @@
-import { ChatService, type AppRouter, type ConnectionLimits } from '@airlock/api';
+import { ChatService, MemoryStore, type AppRouter, type ConnectionLimits } from '@airlock/api';
 import { ApprovalRegistry, defineTool, randomId, type AnyTool, type LoopEvent } from '@airlock/core';
 import { createTRPCClient, createWSClient, wsLink, type TRPCClient } from '@trpc/client';
 import { WebSocket } from 'ws';
 import { z } from 'zod';
 import { OpenAICompatibleModel } from '../../src/models/openai-compatible-model';
+import { RuleBook } from '../../src/rules/rule-book';
 import { startServer, type RunningServer } from '../../src/start-server';
 
 export interface TestAirlockOptions {
@@ -14,12 +15,16 @@ export interface TestAirlockOptions {
   maxConnections?: number;
   /** Folder of the built web app; default the server's own default. */
   webRoot?: string;
+  /** A workspace whose lasting rules (`rules`, and its `.airlock/rules.json`) the calls are judged by. Default: no rules. */
+  rulesWorkspace?: string;
 }
 
 export interface TestAirlock extends AsyncDisposable {
   server: RunningServer;
   chat: ChatService;
   registry: ApprovalRegistry;
+  /** The lasting rules, with `rulesWorkspace`. */
+  rules: RuleBook | undefined;
   /** Opens a real tRPC WebSocket client with the right token. */
   connect(options?: ConnectOptions): TestClient;
   close(): Promise<void>;
@@ -30,7 +35,8 @@ export async function startTestAirlock(options: TestAirlockOptions): Promise<Tes
   const registry = new ApprovalRegistry();
   const model = new OpenAICompatibleModel({ baseURL: options.modelUrl, model: 'fake-model', label: 'fake' });
   const tools = options.tools ?? [];
-  const chat = new ChatService({ registry, model: () => model, tools: () => tools });
+  const rules = options.rulesWorkspace === undefined ? undefined : await RuleBook.open({ store: new MemoryStore(), workspace: options.rulesWorkspace, log: () => undefined });
+  const chat = new ChatService({ registry, model: () => model, tools: () => tools, ...(rules === undefined ? {} : { rules }) });
   const server = await startServer({
     config: {
       host: '127.0.0.1',
@@ -49,6 +55,7 @@ export async function startTestAirlock(options: TestAirlockOptions): Promise<Tes
       chat,
       catalog: { tools: () => tools, servers: () => [] },
       modelInfo: () => ({ provider: 'fake', baseURL: options.modelUrl, model: 'fake-model', demo: false }),
+      ...(rules === undefined ? {} : { rules }),
     },
     log: () => undefined,
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
@@ -62,6 +69,7 @@ export async function startTestAirlock(options: TestAirlockOptions): Promise<Tes
     server,
     chat,
     registry,
+    rules,
     connect: (connectOptions) => {
       const client = connectClient(server.wsUrl, connectOptions?.token ?? server.token, connectOptions);
       clients.push(client);

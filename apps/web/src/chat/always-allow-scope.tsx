@@ -105,7 +105,7 @@ function ProposedRule({ id, sessionId, approvalId, scope, onReady }: ProposedRul
   }
   return (
     <p id={id} className="grant-scope proposed-rule" data-testid="proposed-rule">
-      Always allow saves this rule: <RuleText text={proposal.data.description} />. Such calls then run without asking; see or remove it under Rules.
+      Always allow saves this rule: <RuleText reason={proposal.data.description} />. Such calls then run without asking; see or remove it under Rules.
     </p>
   );
 }

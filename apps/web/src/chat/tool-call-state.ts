@@ -1,4 +1,5 @@
 import type { Decision, LoopEventOf, PersonDecision, ToolArguments, ToolOutcome } from '../lib/api-types';
+import type { ShownReason } from '@airlock/core';
 
 /** Why a decision did not take, shown beside the buttons that stay usable. */
 export type DecisionProblem =
@@ -20,7 +21,8 @@ export type Allower = Exclude<Approver, 'no-confirmation' | 'not-asked'>;
  */
 export interface RuleRef {
   ruleId: string | null;
-  text: string | null;
+  /** How the rule read when it decided (a sentence in events and rows stored before reasons were typed). */
+  text: ShownReason | null;
 }
 
 /** Who let a call run; a rule also says which rule. */

@@ -1,18 +1,24 @@
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LoopEvent } from '../lib/api-types';
+import type { LoopEvent, LoopEventOf } from '../lib/api-types';
 import { chatReducer, initialChatState, type ChatState } from '../chat/chat-reducer';
 import { ToolCallCard } from '../chat/tool-call-card';
 
 afterEach(cleanup);
 
 const RUN = 'run_1';
-const REASON =
-  'This write would make the workspace folder a Git repository, or change one (with it, the folder holds a HEAD file and objects/ and refs/ folders): ' +
-  'a git command run there later, in your own shell, runs what its config names, outside any sandbox. The rule Allow writing files matching `**` in this workspace ' +
-  'does not cover that';
+const REASON = [
+  {
+    text:
+      'This write would make the workspace folder a Git repository, or change one (with it, the folder holds a HEAD file and objects/ and refs/ folders): ' +
+      'a git command run there later, in your own shell, runs what its config names, outside any sandbox. The rule Allow writing files matching ',
+  },
+  { code: '**' },
+  { text: ' in this workspace does not cover that' },
+];
+const HOSTILE = 'x` then `rm -rf /` y\nAllow this';
 
-const start = (askedBecause?: { ruleId: string; reason: string }): LoopEvent => ({
+const start = (askedBecause?: LoopEventOf<'tool-start'>['askedBecause']): LoopEvent => ({
   type: 'tool-start',
   toolCallId: 'c1',
   toolName: 'write_file',
@@ -36,25 +42,32 @@ function shownCard(event: LoopEvent, then: LoopEvent[] = []) {
 }
 
 describe('the card of a call a rule put up rather than decided', () => {
-  it('says why the rule did not cover it, the rule’s `quoted` parts as code (the tool-start carries it whether confirmation is on or off)', () => {
+  it('says why the rule did not cover it, drawing the code parts as code (the tool-start carries it whether confirmation is on or off)', () => {
     const card = shownCard(start({ ruleId: 'rule_1', reason: REASON }));
     const why = card.querySelector('[data-testid="rule-asked"]');
-    expect(why?.textContent).toBe(`Why you are asked: ${REASON.replaceAll('`', '')}.`);
+    expect(why?.textContent).toBe(`Why you are asked: ${REASON.map((part) => ('code' in part ? part.code : part.text)).join('')}.`);
     expect([...(why?.querySelectorAll('code') ?? [])].map((code) => code.textContent)).toStrictEqual(['**']);
   });
 
-  it('shows a word the model chose, quoted by the server, as one code span on one line, its backtick as itself and its line break as an escape', () => {
-    // As the server quotes the command ``x` is safe. Click Allow⏎``: a backtick and a line break cannot end its span.
-    const quoted = 'x\\u{60} is safe. Click Allow\\u{A}';
-    const reason = `A deny rule applies (Deny commands starting with \`rm -rf\` everywhere) and this command line could not be read whole (\`rm\`, which a deny rule names, stands in a word given to \`${quoted}\`)`;
+  it('shows a word the model chose as one code part on one line, its backtick as itself and its line break as an escape', () => {
+    const reason = [{ text: 'A deny rule applies (Deny commands starting with ' }, { code: 'rm -rf' }, { text: ' everywhere) and this command line could not be read whole (' }, { code: 'rm' }, { text: ', which a deny rule names, stands in a word given to ' }, { code: 'x` is safe. Click Allow\n' }, { text: ')' }];
     const why = shownCard(start({ ruleId: 'rule_1', reason })).querySelector('[data-testid="rule-asked"]');
     expect([...(why?.querySelectorAll('code') ?? [])].map((code) => code.textContent)).toStrictEqual(['rm -rf', 'rm', 'x` is safe. Click Allow\\u{A}']);
     expect([...(why?.querySelectorAll('code .escaped-char') ?? [])].map((escape) => escape.textContent)).toStrictEqual(['\\u{A}']);
   });
 
-  it('shows a line break inside a quoted part as an escape, so it cannot start a line', () => {
+  it("shows a rule's reason as quoted text of its own on one line: its backticks make no code, its line break no line", () => {
+    const reason = [{ text: 'A deny rule applies (Deny commands starting with ' }, { code: 'rm' }, { text: ' everywhere: ' }, { quote: HOSTILE }, { text: ') and this command line could not be read whole' }];
+    const why = shownCard(start({ ruleId: 'rule_1', reason })).querySelector('[data-testid="rule-asked"]');
+    expect([...(why?.querySelectorAll('code') ?? [])].map((code) => code.textContent)).toStrictEqual(['rm']);
+    expect([...(why?.querySelectorAll('q') ?? [])].map((quote) => quote.textContent)).toStrictEqual(['x` then `rm -rf /` y\\u{A}Allow this']);
+    expect(why?.textContent).not.toMatch(/\n/);
+  });
+
+  it('draws a reason stored as a sentence before reasons were typed as plain text on one line', () => {
     const why = shownCard(start({ ruleId: 'rule_1', reason: '`a\nb` runs another program' })).querySelector('[data-testid="rule-asked"]');
-    expect([...(why?.querySelectorAll('code') ?? [])].map((code) => code.textContent)).toStrictEqual(['a\\u{A}b']);
+    expect(why?.querySelectorAll('code')).toHaveLength(0);
+    expect(why?.textContent).toBe('Why you are asked: `a\\u{A}b` runs another program.');
   });
 
   it('says nothing of a rule when none put it up, nor once it is decided', () => {

@@ -9,7 +9,7 @@ import { RuleText } from './rule-text';
 export function RuleAsked({ asked }: { asked: AskedBecause }) {
   return (
     <p className="detail rule-asked" data-testid="rule-asked">
-      Why you are asked: <RuleText text={asked.reason} />.
+      Why you are asked: <RuleText reason={asked.reason} />.
     </p>
   );
 }

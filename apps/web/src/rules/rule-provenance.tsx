@@ -25,7 +25,7 @@ export function RuleProvenance({ rule, effect, suffix }: RuleProvenanceProps) {
         `${verb} by a rule.`
       ) : (
         <>
-          {verb} by rule: <RuleText text={text} />.
+          {verb} by rule: <RuleText reason={text} />.
         </>
       )}
       {suffix === undefined ? null : ` ${suffix}`}

@@ -1,7 +1,7 @@
 import type { SessionSummary } from '../lib/api-types';
 import { trpc } from '../lib/trpc';
 import { relativeTime } from '../sessions/relative-time';
-import { RuleText } from './rule-text';
+import { RuleText, ruleLabel } from './rule-text';
 import type { RuleView } from './rule-types';
 
 export interface RuleRowProps {
@@ -17,9 +17,9 @@ export function RuleRow({ view, sessions, now, onEdit }: RuleRowProps) {
   const remove = trpc.rules.remove.useMutation({ onSettled: () => utils.rules.list.invalidate() });
   const { rule } = view;
   return (
-    <li className="rule-row" data-effect={rule.effect} aria-label={`Rule: ${view.description.replaceAll('`', '')}`}>
+    <li className="rule-row" data-effect={rule.effect} aria-label={`Rule: ${ruleLabel(view.description)}`}>
       <p className="rule-description">
-        <span className={`badge rule-badge-${rule.effect}`}>{rule.effect === 'allow' ? 'Allow' : 'Deny'}</span> <RuleText text={view.description} />
+        <span className={`badge rule-badge-${rule.effect}`}>{rule.effect === 'allow' ? 'Allow' : 'Deny'}</span> <RuleText reason={view.description} />
       </p>
       <p className="rule-meta muted">
         <span>{scopeText(rule.scope, sessions)}</span>
@@ -40,7 +40,7 @@ export function RuleRow({ view, sessions, now, onEdit }: RuleRowProps) {
             className="btn btn-small btn-deny"
             disabled={remove.isPending}
             onClick={() => {
-              if (window.confirm(`Remove the rule “${view.description.replaceAll('`', '')}”?`)) remove.mutate({ ruleId: rule.id });
+              if (window.confirm(`Remove the rule “${ruleLabel(view.description)}”?`)) remove.mutate({ ruleId: rule.id });
             }}
           >
             Remove

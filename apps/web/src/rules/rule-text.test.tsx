@@ -1,35 +1,42 @@
 import { describeRule } from '@airlock/api';
 import { cleanup, render } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RuleText } from './rule-text';
+import { RuleText, ruleLabel } from './rule-text';
 
 afterEach(cleanup);
 
+const HOSTILE = 'x` then `rm -rf /` y\nAllow this';
+
 describe('RuleText', () => {
   it('draws hidden and direction characters as marked codes, in the words and in the reason', () => {
-    const { container } = render(<RuleText text={'Deny commands starting with `git push\u200B` everywhere: docs only \u202E.ylno daer'} />);
+    const sentence = describeRule({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['git', 'push\u200B'], exact: false }, scope: { kind: 'global' }, source: 'user', reason: 'docs only \u202E.ylno daer' });
+    const { container } = render(<RuleText reason={sentence} />);
     const text = container.textContent ?? '';
     expect(text).not.toMatch(/[\u200B\u202E]/);
-    expect(text).toContain('git push\\u{200B}');
-    expect(text).toContain('docs only \\u{202E}.ylno daer');
+    expect(container.querySelector('code')?.textContent).toBe("git 'push\\u{200B}'");
+    expect(container.querySelector('q')?.textContent).toBe('docs only \\u{202E}.ylno daer');
     expect(container.querySelectorAll('.escaped-char')).toHaveLength(2);
   });
 
-  it('shows an exact-arguments rule whole, however long', () => {
+  it('shows an exact-arguments rule whole, however long, as code', () => {
     const command = `git log --since='2 weeks ago' ${'-- src '.repeat(40)}&& touch PWNED`;
     const sentence = describeRule({ effect: 'allow', tool: 'terminal', match: { kind: 'exact-arguments', arguments: { command } }, scope: { kind: 'workspace', path: '/w' }, source: 'workspace-file' });
-    const { container } = render(<RuleText text={sentence} />);
-    expect(container.textContent).toContain('&& touch PWNED"}');
+    const { container } = render(<RuleText reason={sentence} />);
+    expect([...container.querySelectorAll('code')].map((code) => code.textContent)).toStrictEqual(['terminal', JSON.stringify({ command })]);
   });
 
-  it("shows a rules file's token with a backtick and a line break as one code span on one line", () => {
-    const token = "x` everywhere. The server checked this call and found nothing to deny.\nClick Allow `y";
-    const sentence = describeRule({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm', token], exact: false }, scope: { kind: 'workspace', path: '/w' }, source: 'workspace-file' });
-    const { container } = render(<RuleText text={sentence} />);
-    const spans = container.querySelectorAll('code');
-    expect(spans).toHaveLength(1);
-    expect(spans[0]?.textContent).toContain('Click Allow');
+  it("shows a rules file's token and reason, backticks and line breaks in them, as one code part and one quote, on one line", () => {
+    const sentence = describeRule({ effect: 'deny', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['rm', HOSTILE], exact: false }, scope: { kind: 'workspace', path: '/w' }, source: 'workspace-file', reason: HOSTILE });
+    const { container } = render(<RuleText reason={sentence} />);
+    expect(container.querySelectorAll('code')).toHaveLength(1);
+    expect([...container.querySelectorAll('q')].map((quote) => quote.textContent)).toStrictEqual(['x` then `rm -rf /` y\\u{A}Allow this']);
     expect(container.textContent).not.toMatch(/\n/);
-    expect(container.textContent?.endsWith(" in this workspace (from the workspace's .airlock/rules.json)")).toBe(true);
+    expect(ruleLabel(sentence)).not.toMatch(/\n/);
+  });
+
+  it('draws a sentence stored before reasons were typed as plain text, its backticks as they are', () => {
+    const { container } = render(<RuleText reason={'Allow commands starting with `ls` everywhere: a\nb'} />);
+    expect(container.querySelectorAll('code, q')).toHaveLength(0);
+    expect(container.textContent).toBe('Allow commands starting with `ls` everywhere: a\\u{A}b');
   });
 });

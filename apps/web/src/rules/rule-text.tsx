@@ -1,28 +1,40 @@
-import { fromVisibleNotation, toVisibleText } from '@airlock/core';
+import { reasonParts, toVisibleText, visibleTextString, type ShownReason } from '@airlock/core';
 import { Fragment } from 'react';
 import { VisibleTextView } from '../chat/tool-arguments';
 
 /**
- * A rule's sentence as the server writes it, with its `quoted` parts shown as code; all of it through the card's
- * display rules (hidden, bidi and control characters as marked `\u{…}` codes, drawn left to right), so a rules file
- * cannot make its reason or a command read as something else. A quoted part is code on one line: the server quotes a
- * model's word with its escapes already made (a backtick as `\u{60}`), shown marked here rather than escaped twice.
+ * A reason the server gives (a rule's sentence, why a call is asked), drawn part by part as the server typed it and
+ * never parsed: its words as text, a word of a call or rule as code, free text someone else wrote (a rule's reason)
+ * quoted as theirs. Each part is on one line, through the card's display rules (hidden, bidi and control characters,
+ * a line break among them, as marked `\u{…}` codes, drawn left to right), so nothing a rules file or a model wrote can
+ * read as the server's words or start a line. A sentence stored before reasons were typed is plain text.
  */
-export function RuleText({ text }: { text: string }) {
-  const parts = text.split('`');
+export function RuleText({ reason }: { reason: ShownReason }) {
   return (
     <span className="rule-text">
-      {parts.map((part, index) =>
-        index % 2 === 1 && index < parts.length - 1 ? (
+      {reasonParts(reason).map((part, index) =>
+        'code' in part ? (
           <code key={index}>
-            <VisibleTextView text={toVisibleText(fromVisibleNotation(part), { singleLine: true, code: true })} />
+            <VisibleTextView text={toVisibleText(part.code, { singleLine: true, code: true })} />
           </code>
+        ) : 'quote' in part ? (
+          <q key={index} className="rule-quote">
+            <VisibleTextView text={toVisibleText(part.quote, { singleLine: true })} />
+          </q>
         ) : (
           <Fragment key={index}>
-            <VisibleTextView text={toVisibleText(part)} />
+            <VisibleTextView text={toVisibleText(part.text, { singleLine: true })} />
           </Fragment>
         ),
       )}
     </span>
   );
+}
+
+/** A reason as one line of plain text, for a label or a dialog: a quote in `“…”`, hidden characters as escapes. */
+export function ruleLabel(reason: ShownReason): string {
+  const line = reasonParts(reason)
+    .map((part) => ('code' in part ? part.code : 'quote' in part ? `“${part.quote}”` : part.text))
+    .join('');
+  return visibleTextString(toVisibleText(line, { singleLine: true }));
 }

@@ -9,7 +9,7 @@ afterEach(cleanup);
 const SHA = 'a'.repeat(64);
 const FILE = '/work/project/.airlock/rules.json';
 
-function fileRule(id: string, effect: 'allow' | 'deny', description: string): RuleView {
+function fileRule(id: string, effect: 'allow' | 'deny', description: RuleView['description']): RuleView {
   return {
     rule: { id, effect, tool: 'terminal', match: { kind: 'command-prefix', tokens: ['make'], exact: false }, scope: { kind: 'workspace', path: '/work/project' }, source: 'workspace-file', createdAt: '2025-01-01T00:00:00.000Z' },
     description,
@@ -19,8 +19,8 @@ function fileRule(id: string, effect: 'allow' | 'deny', description: string): Ru
   };
 }
 
-const ALLOW = fileRule('workspace-file:x:0', 'allow', "Allow these exact arguments for terminal in this workspace (from the workspace's .airlock/rules.json)");
-const DENY = fileRule('workspace-file:x:1', 'deny', "Deny commands starting with `curl` in this workspace (from the workspace's .airlock/rules.json)");
+const ALLOW = fileRule('workspace-file:x:0', 'allow', [{ text: "Allow these exact arguments for terminal in this workspace (from the workspace's .airlock/rules.json)" }]);
+const DENY = fileRule('workspace-file:x:1', 'deny', [{ text: 'Deny commands starting with ' }, { code: 'curl' }, { text: " in this workspace (from the workspace's .airlock/rules.json)" }]);
 
 function show(status: WorkspaceRulesStatus) {
   const onTrust = vi.fn();
@@ -34,7 +34,7 @@ describe('WorkspaceRulesView', () => {
   it('says a file changed since it was trusted, shows the rules it holds now, and trusts that content by its hash', () => {
     const { panel, onTrust, buttons } = show({ file: FILE, state: 'loaded', sha256: SHA, trust: 'changed', rules: [ALLOW, DENY] });
     expect(within(panel).getByTestId('workspace-trust').textContent).toBe('The file changed since you trusted it: its allow rules do not apply until you trust the new content.');
-    expect(within(panel).getAllByRole('listitem').map((item) => item.textContent)).toStrictEqual([`Allow ${ALLOW.description}`, `Deny ${DENY.description.replaceAll('`', '')}`]);
+    expect(within(panel).getAllByRole('listitem').map((item) => item.textContent)).toStrictEqual(["Allow Allow these exact arguments for terminal in this workspace (from the workspace's .airlock/rules.json)", "Deny Deny commands starting with curl in this workspace (from the workspace's .airlock/rules.json)"]);
     expect(buttons()).toStrictEqual(['Trust the new content', 'Stop trusting']);
     fireEvent.click(within(panel).getByRole('button', { name: 'Trust the new content' }));
     expect(onTrust.mock.calls).toStrictEqual([[{ trusted: true, sha256: SHA }]]);

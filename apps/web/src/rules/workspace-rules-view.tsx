@@ -37,7 +37,7 @@ export function WorkspaceRulesView({ status, busy, error, onTrust }: WorkspaceRu
         <ul className="workspace-rules-list" aria-label={offer !== undefined ? 'Rules in the file' : 'Deny rules kept from its last valid version'}>
           {status.rules.map((view) => (
             <li key={view.rule.id}>
-              <span className={`badge rule-badge-${view.rule.effect}`}>{view.rule.effect === 'allow' ? 'Allow' : 'Deny'}</span> <RuleText text={view.description} />
+              <span className={`badge rule-badge-${view.rule.effect}`}>{view.rule.effect === 'allow' ? 'Allow' : 'Deny'}</span> <RuleText reason={view.description} />
             </li>
           ))}
         </ul>
