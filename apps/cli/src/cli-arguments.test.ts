@@ -21,6 +21,7 @@ describe('parseCliArguments', () => {
       address: { url: 'ws://127.0.0.1:7700/trpc', token: 'abc' },
       sessionId: undefined,
       tokenOnCommandLine: true,
+      codeOnCommandLine: false,
       decisionGuardMs: DECISION_GUARD_MS,
     });
     expect(parse(['chat', '--url', 'ws://h:1/trpc', '--token=t', '--session', 'chat_1'])).toStrictEqual({
@@ -28,6 +29,7 @@ describe('parseCliArguments', () => {
       address: { url: 'ws://h:1/trpc', token: 't' },
       sessionId: 'chat_1',
       tokenOnCommandLine: true,
+      codeOnCommandLine: false,
       decisionGuardMs: DECISION_GUARD_MS,
     });
   });
@@ -38,14 +40,15 @@ describe('parseCliArguments', () => {
       kind: 'chat',
       address: { codeLink: link },
       sessionId: undefined,
-      // A code is spent on its first use: on the command line, it is no token for others to read.
       tokenOnCommandLine: false,
+      // Until this client spends it, another user reading the command line (ps) could: said, with AIRLOCK_URL instead.
+      codeOnCommandLine: true,
       decisionGuardMs: DECISION_GUARD_MS,
     });
-    expect(parse(['chat'], { AIRLOCK_URL: link })).toMatchObject({ address: { codeLink: link } });
-    expect(parse(['chat', '--url', link])).toMatchObject({ address: { codeLink: link } });
+    expect(parse(['chat'], { AIRLOCK_URL: link })).toMatchObject({ address: { codeLink: link }, codeOnCommandLine: false });
+    expect(parse(['chat', '--url', link])).toMatchObject({ address: { codeLink: link }, codeOnCommandLine: true });
     // A token given otherwise is used, and the code is left unspent.
-    expect(parse(['chat', link], { AIRLOCK_TOKEN: 'env' })).toMatchObject({ address: { url: 'ws://127.0.0.1:7700/trpc', token: 'env' } });
+    expect(parse(['chat', link], { AIRLOCK_TOKEN: 'env' })).toMatchObject({ address: { url: 'ws://127.0.0.1:7700/trpc', token: 'env' }, codeOnCommandLine: false });
   });
 
   it('says when the token came from the command line, where other users can read it, and not when it came from a file', () => {

@@ -26,6 +26,11 @@ export type CliCommand =
       sessionId: string | undefined;
       /** A token is on the command line (`--token`, or a link's `#token=`), where other users can read it. */
       tokenOnCommandLine: boolean;
+      /**
+       * The one-time code that will be spent is on the command line: other users of the machine can read it (ps)
+       * until this client spends it, and spend it first.
+       */
+      codeOnCommandLine: boolean;
       /** How long a decision prompt is shown before an answer's first keystroke counts, in ms (AIRLOCK_DECISION_GUARD_MS). */
       decisionGuardMs: number;
     };
@@ -91,9 +96,10 @@ export function parseCliArguments(argv: readonly string[], { env, readFile }: Cl
     tokenFromFile('AIRLOCK_TOKEN_FILE', env.AIRLOCK_TOKEN_FILE, readFile) ??
     nonEmpty(fromLink.token);
   // A link's token is on the command line whether or not it is the one used (a token file wins over it). A code is
-  // not a worry there: it gives the token once, and the server's own first use of it leaves it worthless.
+  // worthless once spent, but until this client spends it, another user who reads the command line can.
   const tokenOnCommandLine = fromFlag !== undefined || (linkOnCommandLine !== undefined && nonEmpty(fromLink.token) !== undefined);
-  const common = { kind: 'chat', sessionId: flags.get('--session'), tokenOnCommandLine, decisionGuardMs: decisionGuard(env) } as const;
+  const codeOnCommandLine = token === undefined && linkOnCommandLine !== undefined && fromLink.code !== undefined;
+  const common = { kind: 'chat', sessionId: flags.get('--session'), tokenOnCommandLine, codeOnCommandLine, decisionGuardMs: decisionGuard(env) } as const;
   if (token !== undefined) return { ...common, address: { url: fromLink.url, token } };
   if (fromLink.code !== undefined) return { ...common, address: { codeLink: link } };
   throw new UsageError('no token given: pass the start-up link as printed (#code=…), --token-file, or set AIRLOCK_TOKEN_FILE or AIRLOCK_TOKEN');
@@ -132,7 +138,11 @@ function tokenFromFile(source: string, path: string | undefined, readFile: CliEn
 /** Said on standard error when the token came from the command line. */
 export const TOKEN_ON_COMMAND_LINE_WARNING =
   'airlock: the token is on the command line, where other users of this machine can read it (ps) and your shell ' +
-  'history keeps it; prefer the start-up link as printed (#code=…, used once), --token-file or AIRLOCK_TOKEN_FILE.';
+  'history keeps it; prefer the start-up link as printed (#code=…, used once) in AIRLOCK_URL, --token-file or AIRLOCK_TOKEN_FILE.';
+
+export const CODE_ON_COMMAND_LINE_WARNING =
+  'airlock: the start-up link is on the command line, where other users of this machine can read it (ps) and use its ' +
+  'code before this client does; on a shared machine, pass it as AIRLOCK_URL=… instead.';
 
 /** A path as it can be pasted into a shell. */
 function shellQuoted(path: string): string {

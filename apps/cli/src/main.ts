@@ -2,7 +2,7 @@ import { errorMessage } from '@airlock/core';
 import { LinkCodeError, resolveStartupLink, shownAddress, type ServerAddress } from '@airlock/client';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { runChat } from './chat-command';
-import { parseCliArguments, TOKEN_ON_COMMAND_LINE_WARNING, USAGE, UsageError } from './cli-arguments';
+import { CODE_ON_COMMAND_LINE_WARNING, parseCliArguments, TOKEN_ON_COMMAND_LINE_WARNING, USAGE, UsageError } from './cli-arguments';
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = parseCliArguments(argv, { env: process.env, readFile: readTokenFile });
@@ -11,6 +11,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (command.tokenOnCommandLine) console.error(TOKEN_ON_COMMAND_LINE_WARNING);
+  if (command.codeOnCommandLine) console.error(CODE_ON_COMMAND_LINE_WARNING);
   const address = 'codeLink' in command.address ? await exchangedLink(command.address.codeLink) : command.address;
   if (address === undefined) return 1;
   return runChat({
