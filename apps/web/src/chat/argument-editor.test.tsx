@@ -189,7 +189,7 @@ describe('an edit held in the editor', () => {
     render(
       <Harness send={send}>
         <WaitingList approvals={[approval]} sending={new Set()} onDecide={onDecideWaiting} onOpen={() => undefined} />
-        <PendingBar calls={[call, other]} onDecideAll={onDecideAll} />
+        <PendingBar tools={new Map()} calls={[call, other]} onDecideAll={onDecideAll} />
       </Harness>,
     );
     const card = screen.getByRole('article', { name: 'Tool call terminal' });

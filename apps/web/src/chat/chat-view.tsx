@@ -60,7 +60,7 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
           {proseText(chat.state.streamError)}
         </p>
       )}
-      <PendingBar calls={undecided} onDecideAll={chat.decideAll} />
+      <PendingBar calls={undecided} tools={tools} onDecideAll={chat.decideAll} />
       <Composer inputRef={messageBox} running={following} disabled={!chat.ready || !connected} onSend={(message) => chat.send(message, runOptions())} onStop={chat.stop} />
     </div>
   );

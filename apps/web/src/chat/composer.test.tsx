@@ -44,7 +44,7 @@ describe('PendingBar', () => {
   it('offers Allow all and Deny all when several calls wait', () => {
     const onDecideAll = vi.fn();
     const calls = [call('a', 'awaiting-decision'), call('b', 'awaiting-decision')];
-    render(<PendingBar calls={calls} onDecideAll={onDecideAll} />);
+    render(<PendingBar tools={new Map()} calls={calls} onDecideAll={onDecideAll} />);
     fireEvent.click(screen.getByRole('button', { name: 'Deny all' }));
     fireEvent.click(screen.getByRole('button', { name: 'Allow all' }));
     expect(onDecideAll.mock.calls).toStrictEqual([
@@ -54,10 +54,10 @@ describe('PendingBar', () => {
   });
 
   it('is absent for a single call and disabled while every decision is in flight', () => {
-    render(<PendingBar calls={[call('a', 'awaiting-decision')]} onDecideAll={() => undefined} />);
+    render(<PendingBar tools={new Map()} calls={[call('a', 'awaiting-decision')]} onDecideAll={() => undefined} />);
     expect(screen.queryByRole('button', { name: 'Allow all' })).toBeNull();
     cleanup();
-    render(<PendingBar calls={[call('a', 'deciding'), call('b', 'deciding')]} onDecideAll={() => undefined} />);
+    render(<PendingBar tools={new Map()} calls={[call('a', 'deciding'), call('b', 'deciding')]} onDecideAll={() => undefined} />);
     expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Allow all' }).disabled).toBe(true);
   });
 });

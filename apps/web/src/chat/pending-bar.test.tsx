@@ -2,6 +2,7 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ARMING_MS } from '../lib/steady-button';
 import { PendingBar } from './pending-bar';
+import type { ToolInfo } from '../lib/api-types';
 import type { ToolCallView } from './tool-call-state';
 
 const waitingCall = (id: string): ToolCallView => ({
@@ -12,6 +13,8 @@ const waitingCall = (id: string): ToolCallView => ({
   arguments: { command: `echo ${id}` },
   state: { status: 'awaiting-decision', approvalId: id, expiresAt: null, problem: null },
 });
+
+const NO_TOOLS: ReadonlyMap<string, ToolInfo> = new Map();
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'requestAnimationFrame', 'cancelAnimationFrame', 'performance', 'Date'] });
@@ -34,13 +37,13 @@ describe('PendingBar when the waiting calls change under it', () => {
   it('decides nothing on a click right after one waiting call went and another came, says why, then decides only the calls shown', () => {
     const decideAll = vi.fn();
     const [x, y, z, repeat] = ['x', 'y', 'z', 'x-again'].map(waitingCall) as [ToolCallView, ToolCallView, ToolCallView, ToolCallView];
-    const { rerender } = render(<PendingBar calls={[x, y, z]} onDecideAll={decideAll} />);
+    const { rerender } = render(<PendingBar tools={NO_TOOLS} calls={[x, y, z]} onDecideAll={decideAll} />);
     wait(ARMING_MS);
     const allowAll = screen.getByRole('button', { name: 'Allow all' });
     expect(allowAll.hasAttribute('aria-disabled')).toBe(false);
 
     // Another tab denied x; the model's repeat of it is put up: three calls wait, as before, in the same place.
-    rerender(<PendingBar calls={[y, z, repeat]} onDecideAll={decideAll} />);
+    rerender(<PendingBar tools={NO_TOOLS} calls={[y, z, repeat]} onDecideAll={decideAll} />);
     expect(screen.getByText('3 tool calls are waiting for your decision.')).toBeTruthy();
     expect(allowAll.getAttribute('aria-disabled')).toBe('true');
     aimAndClick(allowAll);
@@ -58,12 +61,32 @@ describe('PendingBar when the waiting calls change under it', () => {
   it('stays armed while the same calls wait, whatever else changes on them', () => {
     const decideAll = vi.fn();
     const [a, b] = ['a', 'b'].map(waitingCall) as [ToolCallView, ToolCallView];
-    const { rerender } = render(<PendingBar calls={[a, b]} onDecideAll={decideAll} />);
+    const { rerender } = render(<PendingBar tools={NO_TOOLS} calls={[a, b]} onDecideAll={decideAll} />);
     wait(ARMING_MS);
-    rerender(<PendingBar calls={[{ ...a }, { ...b }]} onDecideAll={decideAll} />);
+    rerender(<PendingBar tools={NO_TOOLS} calls={[{ ...a }, { ...b }]} onDecideAll={decideAll} />);
     const allowAll = screen.getByRole('button', { name: 'Allow all' });
     expect(allowAll.hasAttribute('aria-disabled')).toBe(false);
     aimAndClick(allowAll);
     expect(decideAll.mock.calls).toStrictEqual([['allow', [a, b]]]);
+  });
+});
+
+describe('PendingBar notes', () => {
+  it('says that a waiting call has an argument its tool, as listed, does not declare, as its card marks it', () => {
+    const deploy: ToolInfo = {
+      name: 'deploy__deploy',
+      description: 'Deploys.',
+      inputSchema: { type: 'object', properties: { target: { type: 'string' } } },
+      annotations: { readOnly: false, destructive: true, executesCode: false, exactGrants: false, idempotent: false, openWorld: true },
+      source: 'mcp:deploy',
+    };
+    const call = (id: string, args: Record<string, unknown>): ToolCallView => ({ ...waitingCall(id), toolName: 'deploy__deploy', arguments: args });
+    const tools = new Map([[deploy.name, deploy]]);
+    const { rerender } = render(<PendingBar tools={tools} calls={[call('a', { target: 'production' }), call('b', { target: 'staging' })]} onDecideAll={vi.fn()} />);
+    expect(screen.queryByRole('note')).toBeNull();
+    rerender(<PendingBar tools={tools} calls={[call('a', { target: 'production', dry_run: true }), call('b', { target: 'staging' })]} onDecideAll={vi.fn()} />);
+    expect(screen.getByRole('note').textContent).toBe(
+      'One of them has an argument that is not a parameter of its tool (marked on its card): the tool may ignore it and run with its own default instead. Read its card before you allow all.',
+    );
   });
 });

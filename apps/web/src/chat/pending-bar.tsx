@@ -1,5 +1,6 @@
 import { blankRunsOfArguments, EDGE_BLANK_NOTATIONS, FOLDED_BLANK_NOTATIONS, visibleArguments } from '@airlock/core';
 import { useState } from 'react';
+import type { ToolInfo } from '../lib/api-types';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { UnsteadyClickHint } from './decision-controls';
 import { useHeldEdits } from './held-edits';
@@ -7,6 +8,8 @@ import type { ToolCallView } from './tool-call-state';
 
 export interface PendingBarProps {
   calls: readonly ToolCallView[];
+  /** The tools as listed (tools.list), whose schemas say which argument names a call's tool does not declare. */
+  tools: ReadonlyMap<string, ToolInfo>;
   /** Decides `waiting`, the calls the bar showed as waiting when it was clicked: never one that came after. */
   onDecideAll: (decision: 'allow' | 'deny', waiting: readonly ToolCallView[]) => void;
 }
@@ -17,7 +20,7 @@ export interface PendingBarProps {
  * another put up in its place leave the bar reading the same, and a click meant for the calls seen before would
  * decide one nobody saw.
  */
-export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
+export function PendingBar({ calls, tools, onDecideAll }: PendingBarProps) {
   const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
   const heldEdits = useHeldEdits();
   if (calls.length < 2) return null;
@@ -29,8 +32,9 @@ export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
     setIgnoredClick(null);
     onDecideAll(decision, waiting);
   };
-  const shown = waiting.map((call) => visibleArguments(call.toolName, call.arguments));
+  const shown = waiting.map((call) => visibleArguments(call.toolName, call.arguments, { schema: tools.get(call.toolName)?.inputSchema }));
   const withHidden = shown.filter((call) => call.hiddenCount > 0).length;
+  const withUndeclared = shown.filter((call) => call.undeclaredCount > 0).length;
   const runs = shown.map((call) => blankRunsOfArguments(call));
   const withFolds = runs.filter((found) => found.folded > 0).length;
   const withEdges = runs.filter((found) => found.edges > 0 || found.afterBackslash > 0).length;
@@ -56,6 +60,11 @@ export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
           Allow all is off while you edit one of them: allow your edit on its card, or cancel it.
         </p>
       )}
+      {withUndeclared > 0 && (
+        <p className="undeclared-warning" role="note">
+          {undeclaredNote(withUndeclared)}
+        </p>
+      )}
       {(withHidden > 0 || withFolds > 0 || withEdges > 0) && (
         <p className="pending-warning" role="note">
           {withHidden > 0 && `${someOf(withHidden, 'hidden characters')}: read the marked codes on ${withHidden === 1 ? 'its card' : 'their cards'} before you allow all.`}
@@ -77,6 +86,13 @@ export function PendingBar({ calls, onDecideAll }: PendingBarProps) {
       )}
     </div>
   );
+}
+
+/** Some of the waiting calls have a name their tool's schema does not declare, as their cards mark it. */
+function undeclaredNote(count: number): string {
+  return count === 1
+    ? 'One of them has an argument that is not a parameter of its tool (marked on its card): the tool may ignore it and run with its own default instead. Read its card before you allow all.'
+    : `${count} of them have arguments that are not parameters of their tools (marked on their cards): the tools may ignore them and run with their own defaults instead. Read their cards before you allow all.`;
 }
 
 /** `One of them contains …` / `N of them contain …`. */

@@ -185,26 +185,26 @@ describe('long runs of spaces and tabs', () => {
 
 describe('PendingBar', () => {
   it('warns before Allow all when a waiting call has hidden characters', () => {
-    render(<PendingBar calls={[view('terminal', { command: BIDI_COMMAND }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
+    render(<PendingBar tools={new Map()} calls={[view('terminal', { command: BIDI_COMMAND }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
     expect(screen.getByRole('note').textContent).toBe('One of them contains hidden characters: read the marked codes on its card before you allow all.');
     cleanup();
-    render(<PendingBar calls={[view('terminal', { command: 'pwd' }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
+    render(<PendingBar tools={new Map()} calls={[view('terminal', { command: 'pwd' }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
     expect(screen.queryByRole('note')).toBeNull();
   });
 
   it('warns before Allow all when a waiting call has a long run of spaces, saying it is that and not a hidden character', () => {
-    render(<PendingBar calls={[view('terminal', { command: HEREDOC }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
+    render(<PendingBar tools={new Map()} calls={[view('terminal', { command: HEREDOC }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
     expect(screen.getByRole('note').textContent).toBe('One of them contains long runs of spaces or tabs, each shown as one ␠×N or ⇥×N: read its card before you allow all.');
     cleanup();
     const calls = [view('terminal', { command: HEREDOC }, 'a'), view('terminal', { command: `${BIDI_COMMAND}${'\t'.repeat(9)}` }, 'b'), view('terminal', { command: 'ls' }, 'c')];
-    render(<PendingBar calls={calls} onDecideAll={() => undefined} />);
+    render(<PendingBar tools={new Map()} calls={calls} onDecideAll={() => undefined} />);
     expect(screen.getByRole('note').textContent).toBe(
       'One of them contains hidden characters: read the marked codes on its card before you allow all. 2 of them contain long runs of spaces or tabs, each shown as one ␠×N or ⇥×N: read their cards before you allow all.',
     );
   });
 
   it('warns before Allow all when a waiting call has a blank at the end of a line or of a path', () => {
-    render(<PendingBar calls={[view('write_file', { path: 'notes.txt ', content: 'x' }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
+    render(<PendingBar tools={new Map()} calls={[view('write_file', { path: 'notes.txt ', content: 'x' }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
     expect(screen.getByRole('note').textContent).toBe(
       'One of them contains spaces or tabs at the end of a line or around a one-line value, each shown as ␠ or ⇥: read its card before you allow all.',
     );
