@@ -263,8 +263,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       case 'used':
       case 'expired': {
         // Whoever holds the link is told a new one is in the terminal; a server whose token is in a file prints none.
+        // At most one a minute: the last one printed is still live.
         const newLinkPrinted = config.tokenFile === undefined;
-        if (newLinkPrinted) log(`A start-up link was opened ${exchange.kind === 'used' ? 'again' : 'too late'}; a new one: ${newLink()}`);
+        const reissued = newLinkPrinted ? linkCodes.reissue() : undefined;
+        if (reissued !== undefined) log(`A start-up link was opened ${exchange.kind === 'used' ? 'again' : 'too late'}; a new one: ${browserUrl}/#code=${reissued}`);
         return sendJson(res, 410, { problem: exchange.kind, newLinkPrinted }, headers);
       }
       case 'unknown':

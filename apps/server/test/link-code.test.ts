@@ -139,17 +139,38 @@ describe('the start-up link', () => {
     expect((await running.post(JSON.stringify({ code: 'x'.repeat(2_000) }))).status).toBe(413);
   });
 
-  it('refuses exchanges beyond its rate with 429, the right code too, until the window ends', async () => {
+  it('refuses exchanges of anything but a live code beyond its rate with 429, until the window ends; the right code is always taken', async () => {
     let now = 1_000_000;
     await using running = await start({ linkCodes: { now: () => now, rate: { attempts: 3, windowMs: 60_000 } } });
     const code = codeOf(linkIn(running.lines[0]!));
 
     for (let guess = 0; guess < 3; guess++) expect((await running.exchange(`${'B'.repeat(26)}${guess}`)).status).toBe(404);
-    const limited = await running.exchange(code);
+    const limited = await running.exchange(`${'B'.repeat(26)}x`);
     expect([limited.status, JSON.parse(limited.body)]).toStrictEqual([429, { problem: 'too-many' }]);
+    // Junk sent by anyone does not lock the person out of their own link.
+    expect((await running.exchange(code)).status).toBe(200);
+    expect((await running.exchange(code)).status).toBe(429);
 
     now += 60_000;
-    expect((await running.exchange(code)).status).toBe(200);
+    expect((await running.exchange(`${'B'.repeat(26)}y`)).status).toBe(404);
+  });
+
+  it('opened again and again (a synced history replayed), prints at most one new link a minute, and the printed one stays live', async () => {
+    let now = 1_000_000;
+    await using running = await start({ linkCodes: { now: () => now } });
+    const first = codeOf(linkIn(running.lines[0]!));
+    expect((await running.exchange(first)).status).toBe(200);
+
+    expect((await running.exchange(first)).status).toBe(410);
+    const printed = running.lines.filter((line) => line.startsWith('A start-up link was opened again'));
+    expect(printed).toHaveLength(1);
+    for (let replay = 0; replay < 20; replay++) expect(JSON.parse((await running.exchange(first)).body)).toStrictEqual({ problem: 'used', newLinkPrinted: true });
+    expect(running.lines.filter((line) => line.startsWith('A start-up link was opened again'))).toHaveLength(1);
+    expect((await running.exchange(codeOf(/(http:\/\/\S+)$/.exec(printed[0]!)![1]!))).status).toBe(200);
+
+    now += 60_000;
+    expect((await running.exchange(first)).status).toBe(410);
+    expect(running.lines.filter((line) => line.startsWith('A start-up link was opened again'))).toHaveLength(2);
   });
 
   it('with its token in a file, prints no code, and a link made on demand still works once', async () => {

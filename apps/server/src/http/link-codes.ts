@@ -5,8 +5,13 @@ export interface LinkCodesOptions {
   lifetimeMs?: number;
   /** Codes that can be exchanged at once; making one more drops the oldest. Default 8. */
   maxLive?: number;
-  /** Exchanges answered per window, right or wrong; more are refused until the window ends. Default 30 a minute. */
+  /**
+   * Exchanges of anything but a live code answered per window; more are refused until the window ends. A live code
+   * is always taken: junk sent by anyone cannot lock the person out of their own link. Default 30 a minute.
+   */
   rate?: { attempts: number; windowMs: number };
+  /** The least time between two codes made again for links opened again or late (`reissue`). Default a minute. */
+  reissueEveryMs?: number;
   /** The clock, in milliseconds. Default `Date.now`. */
   now?: () => number;
 }
@@ -35,13 +40,28 @@ export class LinkCodes {
   private readonly maxLive: number;
   private readonly rate: { attempts: number; windowMs: number };
   private readonly now: () => number;
+  private readonly reissueEveryMs: number;
   private window = { startedAt: Number.NEGATIVE_INFINITY, attempts: 0 };
+  private reissuedAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: LinkCodesOptions = {}) {
     this.lifetimeMs = options.lifetimeMs ?? 10 * 60_000;
     this.maxLive = options.maxLive ?? 8;
     this.rate = options.rate ?? { attempts: 30, windowMs: 60_000 };
+    this.reissueEveryMs = options.reissueEveryMs ?? 60_000;
     this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * A new code for someone who opened a used or expired link, or undefined when one was made for that less than
+   * `reissueEveryMs` ago (it is still live): replaying an old link from a synced history makes no flood of links,
+   * and never drops the person's live code as the oldest.
+   */
+  reissue(): string | undefined {
+    const now = this.now();
+    if (now - this.reissuedAt < this.reissueEveryMs) return undefined;
+    this.reissuedAt = now;
+    return this.issue();
   }
 
   /** A new code, valid for the lifetime. */
@@ -56,21 +76,20 @@ export class LinkCodes {
     return code;
   }
 
-  /** Uses up `code` if it is live: `token` then, once. Every call counts towards the rate, a wrong one too. */
+  /** Uses up `code` if it is live: `token` then, once. Every other call counts towards the rate. */
   exchange(code: string): Exchange {
     const now = this.now();
+    // Looked up by digest: the map's own lookup then tells nothing of how close a guess came.
+    const entry = CODE_PATTERN.test(code) ? this.issued.get(digest(code)) : undefined;
+    if (entry !== undefined && !entry.used && now < entry.expiresAt) {
+      entry.used = true;
+      return { kind: 'token' };
+    }
     if (now - this.window.startedAt >= this.rate.windowMs) this.window = { startedAt: now, attempts: 0 };
     if (this.window.attempts >= this.rate.attempts) return { kind: 'too-many' };
     this.window.attempts++;
-    if (!CODE_PATTERN.test(code)) return { kind: 'unknown' };
-    // Looked up by digest: the map's own lookup then tells nothing of how close a guess came.
-    const key = digest(code);
-    const entry = this.issued.get(key);
     if (entry === undefined) return { kind: 'unknown' };
-    if (entry.used) return { kind: 'used' };
-    if (now >= entry.expiresAt) return { kind: 'expired' };
-    entry.used = true;
-    return { kind: 'token' };
+    return entry.used ? { kind: 'used' } : { kind: 'expired' };
   }
 
   private forgetExpired(): void {
