@@ -522,9 +522,10 @@ function validate<T>(schema: z.ZodType<T, string>, input: Sourced | undefined): 
 /**
  * Said at start-up when tools may reach the shared database without a secret: a URL with no password authenticates
  * by the database's own rules (trust, peer), which a sandboxed command meets as well as the server does, over TCP
- * while tools have the network. Null when there is nothing to say.
+ * while tools have the network; so does one with a password the database does not check (`passwordIgnored`, from
+ * `databaseIgnoresPassword`). Null when there is nothing to say.
  */
-export function databaseReachWarning(config: Pick<AirlockConfig, 'database' | 'toolNetwork'>): string | null {
+export function databaseReachWarning(config: Pick<AirlockConfig, 'database' | 'toolNetwork'>, options: { passwordIgnored?: boolean } = {}): string | null {
   if (config.database === undefined || !config.toolNetwork) return null;
   let password: string;
   try {
@@ -533,7 +534,15 @@ export function databaseReachWarning(config: Pick<AirlockConfig, 'database' | 't
   } catch {
     return null;
   }
-  if (password !== '') return null;
+  if (password !== '') {
+    if (options.passwordIgnored !== true) return null;
+    return (
+      'Warning: the database let this user in with a wrong password (it does not check the password: trust authentication), ' +
+      'and tools run with the network on. A command you allow can connect too, with any password or none, and write rules ' +
+      'or decisions that apply to every later call. Make the database ask for the password (scram-sha-256 in pg_hba.conf), ' +
+      'or run tools with --tool-network off.'
+    );
+  }
   return (
     'Warning: the database URL has no password, and tools run with the network on. If the database lets this user in ' +
     'without one (trust or peer authentication), a command you allow can connect too and write rules or decisions ' +

@@ -6,6 +6,7 @@ import { refuseInspectorSignal } from './inspector-signal';
 import { environmentSecretWarning, openLauncherLink, WARNED_SECRETS } from './launcher-link';
 import { startServer } from './start-server';
 import { StorageFailure } from './store';
+import { databaseIgnoresPassword } from './store/database-password-probe';
 
 async function main(argv: readonly string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -20,7 +21,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const config = loadConfig(argv, env);
   // Before any tool or MCP server starts: what the launching shell left open must not reach them.
   closeInheritedDescriptors(link === undefined ? [] : [link.fd]);
-  const databaseWarning = databaseReachWarning(config);
+  // Tools with the network reach the database as the server does: a password it does not check keeps none of them out.
+  const passwordIgnored = config.database !== undefined && config.toolNetwork && (await databaseIgnoresPassword(config.database.url));
+  const databaseWarning = databaseReachWarning(config, { passwordIgnored });
   if (databaseWarning !== null) console.warn(databaseWarning);
   const created = await createServices(config, { env: process.env });
   let server;

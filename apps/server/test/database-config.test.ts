@@ -58,4 +58,14 @@ describe('settings for several instances on PostgreSQL', () => {
     expect(warning('postgres://airlock@127.0.0.1:5432/airlock?password=s3cret')).toBeNull();
     expect(databaseReachWarning(await load([]))).toBeNull();
   });
+
+  it('warn at start-up too when the database let Airlock in with a wrong password, whatever the URL holds', () => {
+    const config = (url: string, network = 'on') => ({ toolNetwork: network === 'on', database: { url, schema: undefined, instanceId: 'a', leaseMs: 10_000, poolSize: 20 } });
+    const url = 'postgres://airlock:s3cret@127.0.0.1:5432/airlock';
+    expect(databaseReachWarning(config(url), { passwordIgnored: true })).toMatch(
+      /^Warning: the database let this user in with a wrong password \(it does not check the password: trust authentication\), and tools run with the network on\./,
+    );
+    expect(databaseReachWarning(config(url), { passwordIgnored: false })).toBeNull();
+    expect(databaseReachWarning(config(url, 'off'), { passwordIgnored: true })).toBeNull();
+  });
 });
