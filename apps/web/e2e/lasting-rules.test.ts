@@ -99,8 +99,9 @@ describe('lasting rules in the browser', () => {
     expect(await editor.getByRole('list', { name: 'Problems with match' }).count()).toBe(0);
     await editor.getByRole('button', { name: 'Add rule', exact: true }).click();
 
+    // The rule's own reason is quoted text of its own: marked as a quote in the rule's label, a <q> on the card.
     const denyText = 'Deny commands starting with echo in this workspace: no echo today';
-    const saved = rule(chat, denyText);
+    const saved = rule(chat, 'Deny commands starting with echo in this workspace: “no echo today”');
     await saved.waitFor();
     expect(await saved.getByTestId('rule-hits').textContent()).toBe('0 hits');
     await page.getByRole('combobox', { name: 'Show' }).selectOption({ label: 'Everywhere' });
@@ -123,7 +124,7 @@ describe('lasting rules in the browser', () => {
     await edit.getByRole('textbox', { name: 'Reason (told to the model when it denies)' }).fill('not on Mondays');
     await edit.getByTestId('rule-preview').getByText('It would have denied 2 recent calls:', { exact: true }).waitFor();
     await edit.getByRole('button', { name: 'Save rule', exact: true }).click();
-    const edited = rule(chat, 'Deny commands starting with echo in this workspace: not on Mondays');
+    const edited = rule(chat, 'Deny commands starting with echo in this workspace: “not on Mondays”');
     await edited.getByTestId('rule-hits').getByText('1 hit', { exact: true }).waitFor();
     await edited.getByRole('button', { name: 'Remove', exact: true }).click();
     await edited.waitFor({ state: 'detached' });
