@@ -10,10 +10,18 @@ export interface BrowserPlaces {
   configHome?: string;
   /** XDG_CACHE_HOME when set; `~/.cache` is looked at too. */
   cacheHome?: string;
+  /** XDG_DATA_HOME when set; `~/.local/share` is looked at too. */
+  dataHome?: string;
 }
 
-/** Names, in the XDG config and cache folders, of the folders Chromium-based browsers and Firefox keep a profile or a cache in. */
-const XDG_BROWSER_FOLDER = /^(?:chromium|google-chrome|microsoft-edge|vivaldi|opera|yandex-browser)|^(?:BraveSoftware|mozilla)$/;
+/**
+ * Names, in the XDG config, cache and data folders, of the folders browsers keep a profile or a cache in: the
+ * Chromium-based ones, Firefox, and the Qt and GTK ones (qutebrowser, Falkon, Konqueror, GNOME Web).
+ */
+const XDG_BROWSER_FOLDER = /^(?:chromium|google-chrome|microsoft-edge|vivaldi|opera|yandex-browser|thorium)|^(?:bravesoftware|mozilla|qutebrowser|falkon|konqueror|epiphany|net\.imput\.helium)$/i;
+
+/** Names, in the XDG data folder, of the Qt and GTK browsers' profiles (exact: that folder holds every app's data). */
+const DATA_BROWSER_FOLDER = /^(?:qutebrowser|falkon|konqueror|epiphany)$/i;
 
 /** Names, in `~/snap`, of browser snaps (each one's folder holds its profile). */
 const SNAP_BROWSER_FOLDER = /^(?:chromium|firefox|brave|opera|vivaldi|microsoft-edge|google-chrome)/;
@@ -29,7 +37,13 @@ export function browserPlaces(env: Readonly<Record<string, string | undefined>>)
   const absolute = (value: string | undefined) => (value !== undefined && path.isAbsolute(value) ? value : undefined);
   const configHome = absolute(env.XDG_CONFIG_HOME);
   const cacheHome = absolute(env.XDG_CACHE_HOME);
-  return { home: absolute(env.HOME) ?? homedir(), ...(configHome === undefined ? {} : { configHome }), ...(cacheHome === undefined ? {} : { cacheHome }) };
+  const dataHome = absolute(env.XDG_DATA_HOME);
+  return {
+    home: absolute(env.HOME) ?? homedir(),
+    ...(configHome === undefined ? {} : { configHome }),
+    ...(cacheHome === undefined ? {} : { cacheHome }),
+    ...(dataHome === undefined ? {} : { dataHome }),
+  };
 }
 
 /**
@@ -40,8 +54,10 @@ export function browserPlaces(env: Readonly<Record<string, string | undefined>>)
 export function browserProfileFolders(places: BrowserPlaces): string[] {
   const configs = new Set([places.configHome, path.join(places.home, '.config')].filter((folder) => folder !== undefined));
   const caches = new Set([places.cacheHome, path.join(places.home, '.cache')].filter((folder) => folder !== undefined));
+  const data = new Set([places.dataHome, path.join(places.home, '.local', 'share')].filter((folder) => folder !== undefined));
   return [
     ...[...configs, ...caches].flatMap((folder) => entriesNamed(folder, XDG_BROWSER_FOLDER)),
+    ...[...data].flatMap((folder) => entriesNamed(folder, DATA_BROWSER_FOLDER)),
     ...entriesNamed(path.join(places.home, 'snap'), SNAP_BROWSER_FOLDER),
     ...HOME_BROWSER_FOLDERS.map((name) => path.join(places.home, name)),
   ];
