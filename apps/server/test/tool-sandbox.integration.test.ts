@@ -198,6 +198,39 @@ describe('secrets are out of a sandboxed call’s reach', () => {
   }, 60_000);
 });
 
+describe('a grant for `git status` runs the real git', () => {
+  test.each(SANDBOX_KINDS)('not one planted in the workspace on a relative PATH entry of the server (sandbox: %s)', async (sandbox) => {
+    await using folder = await tempFolder();
+    await using fake = await startFakeOpenAIServer();
+    const [workspace, dataDir] = ['ws', 'data'].map((name) => path.join(folder.path, name)) as [string, string];
+    await mkdir(path.join(workspace, 'node_modules/.bin'), { recursive: true });
+    await mkdir(dataDir);
+    expect(spawnSync('git', ['init', '-q'], { cwd: workspace }).status).toBe(0);
+    await writeFile(path.join(workspace, 'node_modules/.bin/git'), '#!/bin/sh\necho PLANTED CODE RAN\n', { mode: 0o755 });
+    const env = { PATH: `node_modules/.bin:${process.env.PATH ?? '/usr/bin:/bin'}` };
+    await using server = await launch({ env, args: ['--workspace', workspace, '--data-dir', dataDir, '--model-url', fake.url, '--tool-sandbox', sandbox] });
+    const client = connectClient(server.wsUrl, server.token);
+    try {
+      const sessionId = `s-${randomBytes(4).toString('hex')}`;
+      const call = { toolCalls: [{ name: 'terminal', arguments: { command: 'git status --short' } }] };
+      fake.enqueue(call, { text: 'done' });
+      const first = watchRun(client, { sessionId, runId: `run-1-${sessionId}`, message: 'status' });
+      const start = await first.next('tool-start');
+      await client.trpc.chat.confirmTool.mutate({ sessionId, approvalId: start.approvalId, decision: 'allow', always: true });
+      await first.ended;
+      // The next one runs unasked, on the grant.
+      fake.enqueue(call, { text: 'done' });
+      const second = watchRun(client, { sessionId, runId: `run-2-${sessionId}`, message: 'status again' });
+      const end = await second.next('tool-end');
+      expect(end.result).not.toContain('PLANTED');
+      expect(end.result).toContain('?? node_modules/');
+      await second.ended;
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+});
+
 describe('what started the server does not reach a call', () => {
   test.each(SANDBOX_KINDS)('descriptors the launcher was started with reach no terminal call (sandbox: %s)', async (sandbox) => {
     await using folder = await tempFolder();
