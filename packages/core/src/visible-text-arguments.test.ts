@@ -50,7 +50,12 @@ describe('visibleArguments', () => {
       expect({ path, hidden: visibleArguments('write_file', { path, content: line }).hiddenCount }).toStrictEqual({ path, hidden: 3 });
     }
     expect(visibleArguments('write_file', { path: 'notes', content: `#!/bin/sh\n${line}` }).hiddenCount).toBe(3);
+    expect(visibleArguments('write_file', { path: 'RUN.SH', content: line }).hiddenCount).toBe(3);
     expect(visibleArguments('write_file', { path: 'notes.md', content: line }).hiddenCount).toBe(0);
+    // Found in review: more look-alikes of a quote or # the first list missed.
+    for (const char of ['\u02BF', '\u055B', '\u055D', '\u2E42', '\u2A68', '\u2A69', '\u2E0C', '\u2E0D', '\u2E1C', '\uA6F4', '\u02C1', '\u{1F676}', '\u{1F677}']) {
+      expect({ char, hidden: visibleArguments('write_file', { path: 'notes.txt', content: `echo ${char}$(touch X)${char}` }).hiddenCount }).toStrictEqual({ char, hidden: 2 });
+    }
   });
 
   it('escapes and counts a letter that passes for an ASCII one in the command, a URL and a path, and leaves accented and CJK names alone', () => {

@@ -65,7 +65,7 @@ const CODE_ARGUMENTS = new Map<string, { key: string; label: string; language: '
 ]);
 
 /** A file a later call runs as a program, by its name. */
-const SCRIPT_NAME = /(?:\.(?:sh|bash|zsh|ksh|fish|command|py|pyw|pl|pm|rb|js|mjs|cjs|ts|mts|cts|php|lua|tcl|ps1|psm1|bat|cmd|mk|awk|sed)|(?:^|\/)(?:GNUmakefile|[Mm]akefile|Dockerfile|Containerfile|Justfile|justfile|Rakefile|\.bashrc|\.bash_profile|\.profile|\.zshrc|\.zprofile|\.envrc|package\.json|\.gitconfig|config)|(?:^|\/)\.git\/hooks\/[^/]+)$/;
+const SCRIPT_NAME = /(?:\.(?:sh|bash|zsh|ksh|fish|command|py|pyw|pl|pm|rb|js|mjs|cjs|ts|mts|cts|php|lua|tcl|ps1|psm1|bat|cmd|mk|awk|sed)|(?:^|\/)(?:GNUmakefile|[Mm]akefile|Dockerfile|Containerfile|Justfile|justfile|Rakefile|\.bashrc|\.bash_profile|\.profile|\.zshrc|\.zprofile|\.envrc|package\.json|\.gitconfig|config)|(?:^|\/)\.git\/hooks\/[^/]+)$/i;
 
 /**
  * Whether `write_file` writes a program a later call may run (by its name, or a first line `#!`): its text is then
