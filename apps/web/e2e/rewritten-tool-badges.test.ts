@@ -42,4 +42,26 @@ describe('an MCP tool rewritten after the page read the tool list', () => {
     await chat.waitForStatus(weather, 'Waiting for your decision');
     expect(await badgeLabels(weather)).toStrictEqual(['MCP · wx', 'wx says: destructive']);
   });
+
+  it('marks an argument the rewritten tool no longer declares on the card of a call to it, though the page read the list before', async () => {
+    suite.airlock.model.enqueue(
+      { toolCalls: [{ name: 'wx__rewrite_weather', arguments: {} }] },
+      { text: 'Rewritten.' },
+      { toolCalls: [{ name: 'wx__get_weather', arguments: { city: 'Paris', units: 'metric' } }] },
+      { text: 'Done.' },
+    );
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Rewrite the weather tool');
+    const rewrite = chat.card(0);
+    await chat.waitForStatus(rewrite, 'Waiting for your decision');
+    await chat.button(rewrite, 'Allow wx__rewrite_weather').click();
+    await chat.waitForText('Rewritten.');
+
+    await chat.send('What is the weather in Paris, in metric units?');
+    const weather = chat.card(1);
+    await chat.waitForStatus(weather, 'Waiting for your decision');
+    // Within the list's 30 s: the page read the list again when the call was put up.
+    await weather.locator('.badge.undeclared-argument').waitFor({ timeout: 15_000 });
+    expect(await weather.locator('[data-undeclared] .badge.undeclared-argument').count()).toBe(1);
+  });
 });
