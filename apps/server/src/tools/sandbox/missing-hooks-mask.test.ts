@@ -1,0 +1,51 @@
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { tempFolder } from '../test-support';
+import { maskMissingHooks } from './missing-hooks-mask';
+import { closeGuards, openWorkspaceGuards } from './workspace-guards';
+
+/** The mask for a call starting now, its guards closed at once as bubblewrap's start would. */
+function maskNow(workspace: string) {
+  const guards = openWorkspaceGuards(workspace);
+  try {
+    return maskMissingHooks(workspace, guards);
+  } finally {
+    closeGuards(guards);
+  }
+}
+
+describe('maskMissingHooks', () => {
+  test('the folder made for the mask is removed when the last call masking it is over, not before; calls in between mask it too', async () => {
+    await using workspace = await tempFolder();
+    const git = path.join(workspace.path, '.git');
+    await mkdir(git);
+    await writeFile(path.join(git, 'config'), '');
+    const hooks = path.join(git, 'hooks');
+    const first = maskNow(workspace.path);
+    expect(first?.path).toBe(hooks);
+    await mkdir(hooks); // the mount point bubblewrap makes
+    const guards = openWorkspaceGuards(workspace.path);
+    expect(guards.map((guard) => guard.path)).toContain(hooks);
+    const second = maskMissingHooks(workspace.path, guards);
+    expect(second?.path).toBe(hooks);
+    expect(guards.map((guard) => guard.path)).not.toContain(hooks);
+    closeGuards(guards);
+    first!.release();
+    first!.release();
+    expect(await readdir(git)).toContain('hooks');
+    second!.release();
+    expect(await readdir(git)).toStrictEqual(['config']);
+  });
+
+  test('no mask where .git is no repository, or the hooks folder exists', async () => {
+    await using workspace = await tempFolder();
+    await mkdir(path.join(workspace.path, '.git/hooks'), { recursive: true });
+    expect(maskNow(workspace.path)).toBeUndefined();
+    await writeFile(path.join(workspace.path, '.git/config'), '');
+    expect(maskNow(workspace.path)).toBeUndefined();
+    await rm(path.join(workspace.path, '.git/config'));
+    await rm(path.join(workspace.path, '.git/hooks'), { recursive: true });
+    expect(maskNow(workspace.path)).toBeUndefined();
+  });
+});
