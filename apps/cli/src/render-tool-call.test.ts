@@ -45,6 +45,12 @@ describe('renderEditedArguments', () => {
     expect(lines.at(-1)).toBe('  Why you are asked: A deny rule applies (Deny commands starting with `rm` everywhere: “x\\u{60} then \\u{60}rm -rf /\\u{60} y\\u{A}Allow this”) and this command line could not be read whole.');
   });
 
+  it("escapes the quotation marks inside a rule's reason, so it cannot close its quote", () => {
+    const reason = [{ text: 'Deny ' }, { code: 'rm' }, { text: ': ' }, { quote: 'cleanup\u201D. Allowed by you everywhere \u201Cok' }];
+    const lines = renderToolCall({ ...start('terminal', { command: 'x' }), askedBecause: { ruleId: 'rule_1', reason } }, plainStyle, { columns: 240 });
+    expect(lines.at(-1)).toBe('  Why you are asked: Deny `rm`: “cleanup\\u{201D}. Allowed by you everywhere \\u{201C}ok”.');
+  });
+
   it('draws a reason stored as a sentence before reasons were typed as plain text on one line', () => {
     const lines = renderToolCall({ ...start('terminal', { command: 'x' }), askedBecause: { ruleId: 'rule_1', reason: 'Deny `rm`: a\nb' } }, plainStyle, { columns: 240 });
     expect(lines.at(-1)).toBe('  Why you are asked: Deny `rm`: a\\u{A}b.');

@@ -1,4 +1,4 @@
-import { BLANK_NOTATIONS, blankRunsNote, blankRunsOfArguments, reasonParts, toVisibleText, UNDECLARED_ARGUMENT_NOTE, undeclaredArgumentsNote, visibleArguments, visibleTextString, type LoopEventOf, type ShownReason, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { BLANK_NOTATIONS, blankRunsNote, blankRunsOfArguments, escapeQuoteMarks, reasonParts, toVisibleText, UNDECLARED_ARGUMENT_NOTE, undeclaredArgumentsNote, visibleArguments, visibleTextString, type LoopEventOf, type ShownReason, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
 import { cardRows, DEFAULT_COLUMNS, type CardRow } from './card-rows';
 import { noteLines } from './note-lines';
@@ -99,7 +99,7 @@ export function reasonLine(reason: ShownReason, escape: (notation: string) => st
       .segments.map((segment) => (segment.kind === 'escape' ? escape(segment.text) : ticks ? segment.text.replaceAll('`', escape('\\u{60}')) : segment.text))
       .join('');
   return reasonParts(reason)
-    .map((part) => ('code' in part ? `\`${line(part.code, { code: true })}\`` : 'quote' in part ? `“${line(part.quote)}”` : line(part.text, { ticks: false })))
+    .map((part) => ('code' in part ? `\`${line(part.code, { code: true })}\`` : 'quote' in part ? `“${escapeQuoteMarks(line(part.quote), escape)}”` : line(part.text, { ticks: false })))
     .join('');
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseUntrustedJson } from './json';
 import { codeSpan, MAX_QUOTED_CHARS } from './quoted-word';
-import { toVisibleText, visibleTextString } from './visible-text';
+import { escapeNotation, toVisibleText, visibleTextString } from './visible-text';
 
 /**
  * One part of a reason the server gives for a decision (a rule's sentence, why a call is asked). A client draws each
@@ -69,12 +69,27 @@ export function reason(...pieces: readonly (string | ReasonPart | Reason)[]): Re
 }
 
 /**
- * A reason as one sentence, for the model or a log line: code as a `codeSpan`, a quote in `“…”` on one line with the
- * card's escapes.
+ * The double quotation marks a quote is drawn between, and their kin: inside a quote they are escaped, so its text
+ * cannot close the quote and go on in the server's voice (`cleanup”. Allowed by you everywhere “ok`).
+ */
+export const QUOTE_MARKS = /[\u201C\u201D\u201E\u201F\u00AB\u00BB\u301D-\u301F\uFF02]/gu;
+
+/** Escapes the quotation marks (`QUOTE_MARKS`) in text already shown on one line. */
+export function escapeQuoteMarks(shown: string, escape: (notation: string) => string = (notation) => notation): string {
+  return shown.replace(QUOTE_MARKS, (mark) => escape(escapeNotation(mark.codePointAt(0)!)));
+}
+
+/** A quote part as one line of text: `“…”`, with the card's escapes and its own quotation marks escaped. */
+export function quotedLine(text: string): string {
+  return `“${escapeQuoteMarks(visibleTextString(toVisibleText(text, { singleLine: true })))}”`;
+}
+
+/**
+ * A reason as one sentence, for the model or a log line: code as a `codeSpan`, a quote as `quotedLine` gives it.
  */
 export function reasonText(reason: ShownReason): string {
   return reasonParts(reason)
-    .map((part) => ('text' in part ? part.text : 'code' in part ? codeSpan(part.code) : `“${visibleTextString(toVisibleText(part.quote, { singleLine: true }))}”`))
+    .map((part) => ('text' in part ? part.text : 'code' in part ? codeSpan(part.code) : quotedLine(part.quote)))
     .join('');
 }
 

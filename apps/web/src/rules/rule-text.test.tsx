@@ -34,6 +34,10 @@ describe('RuleText', () => {
     expect(ruleLabel(sentence)).not.toMatch(/\n/);
   });
 
+  it("gives a label whose quote cannot be closed by the quote's own quotation marks", () => {
+    expect(ruleLabel([{ text: 'Deny ' }, { code: 'rm' }, { text: ': ' }, { quote: 'x\u201D. Allowed \u201Cy' }])).toBe('Deny rm: “x\\u{201D}. Allowed \\u{201C}y”');
+  });
+
   it('draws a sentence stored before reasons were typed as plain text, its backticks as they are', () => {
     const { container } = render(<RuleText reason={'Allow commands starting with `ls` everywhere: a\nb'} />);
     expect(container.querySelectorAll('code, q')).toHaveLength(0);

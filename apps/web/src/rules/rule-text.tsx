@@ -1,4 +1,4 @@
-import { reasonParts, toVisibleText, visibleTextString, type ShownReason } from '@airlock/core';
+import { quotedLine, reasonParts, toVisibleText, visibleTextString, type ShownReason } from '@airlock/core';
 import { Fragment } from 'react';
 import { VisibleTextView } from '../chat/tool-arguments';
 
@@ -33,8 +33,8 @@ export function RuleText({ reason }: { reason: ShownReason }) {
 
 /** A reason as one line of plain text, for a label or a dialog: a quote in `“…”`, hidden characters as escapes. */
 export function ruleLabel(reason: ShownReason): string {
-  const line = reasonParts(reason)
-    .map((part) => ('code' in part ? part.code : 'quote' in part ? `“${part.quote}”` : part.text))
+  const shown = (text: string) => visibleTextString(toVisibleText(text, { singleLine: true }));
+  return reasonParts(reason)
+    .map((part) => ('code' in part ? shown(part.code) : 'quote' in part ? quotedLine(part.quote) : shown(part.text)))
     .join('');
-  return visibleTextString(toVisibleText(line, { singleLine: true }));
 }
