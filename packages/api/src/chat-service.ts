@@ -266,6 +266,8 @@ export class ChatService {
   private readonly runs = new Map<string, Run>();
   /** Grants made here whose write to the store is under way. */
   private readonly savingGrants = new Set<string>();
+  /** A chat's grant asked for with a person's allow here, by the call's approval id, until it is written with that allow. */
+  private readonly grantsWithAllow = new Map<string, VersionedGrant>();
   /**
    * With a shared store: its policy version that the rules held here were read at (see readPolicyAgain). Unknown at
    * first (-1 matches none): the first call let through unasked reads it.
@@ -522,16 +524,11 @@ export class ChatService {
     const draft = pending && rules ? await rules.propose(input.sessionId, { toolName: pending.toolName, arguments: edit ?? pending.arguments }, input.scope!, tool) : undefined;
     // Kept until the decision event is written, so the ledger says who decided. Only the first asker's: a repeat or
     // a stranger's request for the same id, answered "already-decided" or "not-found", must not touch the winner's.
-    // A chat's grant takes effect only once stored, and before the call is released: one that cannot be stored
-    // leaves the call waiting, allowed by nothing.
+    // A chat's grant is written in one transaction with the allow (see record), and takes effect once that is
+    // stored, before the loop goes on: after a crash at any moment both are kept or neither, and one that cannot be
+    // stored leaves the call waiting, allowed by nothing.
     const grant = input.decision === 'allow' && input.always === true && !asRule ? this.options.registry.draftGrantFor(input.approvalId, input.sessionId, edit) : undefined;
-    if (grant) {
-      try {
-        await this.saveGrant(grant);
-      } catch (error) {
-        throw new DecisionNotStoredError(input.approvalId, messageOf(error));
-      }
-    }
+    if (grant) this.grantsWithAllow.set(input.approvalId, grant);
     const by = input.by !== undefined && !this.deciders.has(input.approvalId) ? input.by : undefined;
     if (by) this.deciders.set(input.approvalId, by);
     const decided = this.options.registry.resolve(input.approvalId, input.decision, {
@@ -539,11 +536,7 @@ export class ChatService {
       ...(input.reason === undefined ? {} : { reason: input.reason }),
       ...(edit === undefined ? {} : { arguments: edit }),
     });
-    // Made once stored (and made even when another decision came first meanwhile: it is stored, so it holds).
-    if (grant) {
-      this.options.registry.restoreGrant(grant);
-      this.publish({ type: 'grant', sessionId: grant.sessionId, grantId: grant.grantId, revoked: false });
-    }
+    if (grant && !decided.resolved) this.grantsWithAllow.delete(input.approvalId);
     const result: ResolveResult = decided.resolved && grant ? { ...decided, grant } : decided;
     if (!result.resolved && by !== undefined && this.deciders.get(input.approvalId) === by) this.deciders.delete(input.approvalId);
     if (result.status === 'not-found') {
@@ -555,6 +548,7 @@ export class ChatService {
     if (!result.resolved) return result;
     // Answered once the loop's write of the decision is done: a decision that could not be stored is not resolved.
     const report = await this.reportedDecision(input.sessionId, input.approvalId);
+    if (grant) this.grantsWithAllow.delete(input.approvalId);
     if (report?.stored === false) throw new DecisionNotStoredError(input.approvalId, report.error);
     if (draft && rules) await rules.add(draft.draft);
     return report === undefined ? result : { ...result, decision: report.decision };
@@ -1544,6 +1538,7 @@ export class ChatService {
     const at = Date.now();
     const ledger = this.ledgerChange(run, event, at);
     const unasked = this.unaskedCheck(run, event);
+    const grant = this.grantWithAllow(run, event);
     const input: AppendEventInput = {
       runId: run.runId,
       sessionId: run.sessionId,
@@ -1554,12 +1549,33 @@ export class ChatService {
       ...(messages === undefined ? {} : { messages }),
       ...(run.fence === undefined ? {} : { fence: run.fence }),
       ...(unasked === undefined ? {} : { unasked }),
+      ...(grant === undefined ? {} : { grant: { ...grant, scope: 'session' as const } }),
     };
     run.queued.push({ input, event, show });
     if (held) return;
     this.startFlush(run);
     if (!delta) await this.flushed(run);
     else if (run.writeFailure !== undefined) throw run.writeFailure;
+  }
+
+  /** The chat's grant asked for with the person's allow this event carries, to be written with it; see confirm. */
+  private grantWithAllow(run: Run, event: LoopEvent): VersionedGrant | undefined {
+    if (event.type !== 'tool-decision' || event.approvalId === '' || event.decision !== 'allow') return undefined;
+    const grant = this.grantsWithAllow.get(event.approvalId);
+    if (grant === undefined || grant.sessionId !== run.sessionId) return undefined;
+    this.grantChanged(grant.grantId);
+    this.savingGrants.add(grant.grantId);
+    return grant;
+  }
+
+  /** A grant written with its allow takes effect here, before the loop goes on to its next call. */
+  private grantStored(input: AppendEventInput): void {
+    const grant = input.grant;
+    if (grant === undefined) return;
+    if (input.event.type === 'tool-decision') this.grantsWithAllow.delete(input.event.approvalId);
+    this.savingGrants.delete(grant.grantId);
+    this.registry.restoreGrant(grant);
+    this.publish({ type: 'grant', sessionId: grant.sessionId, grantId: grant.grantId, revoked: false });
   }
 
   /**
@@ -1653,10 +1669,12 @@ export class ChatService {
           else await this.store.appendEvents(burst.map((queued) => queued.input));
         } catch (error) {
           run.unwritten = burst;
+          for (const queued of burst) if (queued.input.grant !== undefined) this.savingGrants.delete(queued.input.grant.grantId);
           for (const queued of burst) this.reportStored(queued.event, error);
           throw error;
         }
         for (const queued of burst) {
+          this.grantStored(queued.input);
           this.reportStored(queued.event);
           if (queued.show) run.log.append(queued.event);
         }

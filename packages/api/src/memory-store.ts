@@ -163,6 +163,7 @@ export class MemoryStore implements AirlockStore {
     messages?.push(...input.messages!.map((message) => ({ json: JSON.stringify(message), runId: input.runId })));
     entry.events.set(input.seq, JSON.stringify(input.event));
     applyLedger?.();
+    if (input.grant !== undefined) this.grants.set(input.grant.grantId, roundTrip(input.grant));
   }
 
   async appendEvents(inputs: readonly AppendEventInput[]): Promise<void> {

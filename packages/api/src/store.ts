@@ -223,6 +223,11 @@ export interface AppendEventInput {
    * a PolicyChangedError: another instance changed it, and this one may not have heard yet. Others ignore it.
    */
   unasked?: UnaskedAllow;
+  /**
+   * A chat's grant the person asked for with the allow this event carries ("Always allow"), written in the same
+   * transaction: after a crash at any moment, the grant and the allow are both kept, or neither.
+   */
+  grant?: StoredGrant;
 }
 
 /** What let a call run without asking, to be checked with the write of its start (see AppendEventInput.unasked). */

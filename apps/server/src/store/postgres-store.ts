@@ -403,6 +403,7 @@ export class PostgresStore implements AirlockStore, Cluster {
       }
       await insertMessagesOf(client, inputs);
       for (const input of inputs) if (input.ledger !== undefined) await applyLedgerChange(client, input.runId, input.sessionId, input.ledger);
+      for (const input of inputs) if (input.grant !== undefined) await saveGrantWith(client, input.grant);
       const lastSeq = new Map<string, number>();
       for (const { runId, seq } of inputs) lastSeq.set(runId, Math.max(seq, lastSeq.get(runId) ?? seq));
       for (const [runId, seq] of lastSeq) await client.query('SELECT pg_notify($1, $2)', [this.channel, encodeClusterMessage({ type: 'event', runId, seq })]);
@@ -417,11 +418,13 @@ export class PostgresStore implements AirlockStore, Cluster {
    */
   private async appendRunEvents(runId: string, fence: number | undefined, inputs: readonly AppendEventInput[]): Promise<void> {
     const changed = inputs.filter((input) => input.ledger !== undefined);
-    if (changed.length > 1) {
+    // A grant made with an allow is one more statement: the transaction too.
+    if (changed.length > 1 || inputs.some((input) => input.grant !== undefined)) {
       await inTransaction(this.pool, async (client) => {
         await this.insertRunEvents(client, runId, fence, inputs.map((input) => ({ ...input, ledger: undefined, messages: undefined })));
         await insertMessagesOf(client, inputs);
         for (const input of changed) await applyLedgerChange(client, input.runId, input.sessionId, input.ledger!);
+        for (const input of inputs) if (input.grant !== undefined) await saveGrantWith(client, input.grant);
       });
       return;
     }
@@ -547,12 +550,7 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   async saveGrant(grant: StoredGrant): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO grants (${GRANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (grant_id) DO UPDATE SET scope_kind = excluded.scope_kind, scope_value = excluded.scope_value, tool_name = excluded.tool_name,
-         arguments = excluded.arguments, tool_version = excluded.tool_version, created_at = excluded.created_at`,
-      [grant.grantId, grant.scope, grant.sessionId, grant.toolName, grant.arguments === null ? null : JSON.stringify(grant.arguments), grant.toolVersion, grant.createdAt],
-    );
+    await saveGrantWith(this.pool, grant);
   }
 
   async deleteGrant(grantId: string): Promise<void> {
@@ -1041,4 +1039,13 @@ async function probe(config: ClientConfig): Promise<void> {
   client.on('error', () => {});
   await client.connect();
   await client.end();
+}
+
+async function saveGrantWith(client: Queryable, grant: StoredGrant): Promise<void> {
+  await client.query(
+    `INSERT INTO grants (${GRANT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (grant_id) DO UPDATE SET scope_kind = excluded.scope_kind, scope_value = excluded.scope_value, tool_name = excluded.tool_name,
+       arguments = excluded.arguments, tool_version = excluded.tool_version, created_at = excluded.created_at`,
+    [grant.grantId, grant.scope, grant.sessionId, grant.toolName, grant.arguments === null ? null : JSON.stringify(grant.arguments), grant.toolVersion, grant.createdAt],
+  );
 }

@@ -97,6 +97,7 @@ export class SqliteStore implements AirlockStore {
       for (const message of input.messages ?? []) s.insertMessage.run({ sessionId: input.sessionId, json: JSON.stringify(message), at: input.at, runId: input.runId });
       s.insertEvent.run(input.runId, input.seq, JSON.stringify(input.event), input.at);
       if (input.ledger !== undefined) this.applyLedgerChange(input.runId, input.sessionId, input.ledger);
+      if (input.grant !== undefined) s.saveGrant.run(grantParameters(input.grant));
     });
     const appendOne = this.appendEventTransaction;
     this.appendEventsTransaction = db.transaction((inputs: readonly AppendEventInput[]) => {
@@ -283,15 +284,7 @@ export class SqliteStore implements AirlockStore {
   }
 
   async saveGrant(grant: StoredGrant): Promise<void> {
-    this.statements.saveGrant.run({
-      grantId: grant.grantId,
-      scopeKind: grant.scope,
-      scopeValue: grant.sessionId,
-      toolName: grant.toolName,
-      arguments: grant.arguments === null ? null : JSON.stringify(grant.arguments),
-      toolVersion: grant.toolVersion,
-      createdAt: grant.createdAt,
-    });
+    this.statements.saveGrant.run(grantParameters(grant));
   }
 
   async deleteGrant(grantId: string): Promise<void> {
@@ -497,4 +490,16 @@ function prepareStatements(db: Database) {
 function letsACallRun(input: AppendEventInput): boolean {
   const change = input.ledger;
   return change !== undefined && ((change.kind === 'decision' && change.decision === 'allow') || change.kind === 'running');
+}
+
+function grantParameters(grant: StoredGrant): Record<string, unknown> {
+  return {
+    grantId: grant.grantId,
+    scopeKind: grant.scope,
+    scopeValue: grant.sessionId,
+    toolName: grant.toolName,
+    arguments: grant.arguments === null ? null : JSON.stringify(grant.arguments),
+    toolVersion: grant.toolVersion,
+    createdAt: grant.createdAt,
+  };
 }

@@ -1,7 +1,7 @@
 import { MAX_AUDIT_PAGE_CHARS, type AirlockStore, type AuditQuery, type ChatMessage, type Decision, type LedgerChange, type ToolCallRecord } from '@airlock/api';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { storeImplementations } from './store-implementations';
-import { appendAll, run, session, startChange, statusEvent, undecidedRecord } from './test-support';
+import { appendAll, openWithRun, run, session, startChange, statusEvent, undecidedRecord } from './test-support';
 
 const implementations = await storeImplementations();
 
@@ -448,6 +448,29 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     await store.deleteGrant('g-tool');
     await store.deleteGrant('never');
     expect(await store.listGrants()).toStrictEqual([{ ...exact, toolVersion: 'v3' }]);
+  });
+
+  it('writes a grant that comes with an allow in the same transaction: kept with it, or not at all when the write fails', async () => {
+    await using opened = await openWithRun(open);
+    const { store } = opened;
+    const base = { runId: 'r', sessionId: 's' };
+    await appendAll(store, base, [startChange('call-1', 5_000), startChange('call-2', 5_001)]);
+    const grant = (grantId: string) => ({ grantId, scope: 'session' as const, sessionId: 's', toolName: 'terminal', arguments: { command: 'ls' }, toolVersion: 'v1', createdAt: 6_000 });
+    const allow = (toolCallId: string) => ({ kind: 'decision' as const, toolCallId, decision: 'allow' as const, source: 'user' as const, decidedAt: 6_000 });
+
+    // Event 2 is there already: the write fails whole, and its grant is not kept.
+    await expect(store.appendEvents([{ ...base, seq: 2, event: statusEvent('allowed'), at: 6_000, ledger: allow('call-1'), grant: grant('g-lost') }])).rejects.toThrow();
+    await expect(store.appendEvents([{ ...base, seq: 3, event: statusEvent('allowed'), at: 6_000, ledger: allow('call-1'), grant: grant('g-lost') }, { ...base, seq: 1, event: statusEvent('started'), at: 6_001 }])).rejects.toThrow();
+    expect(await store.listGrants()).toStrictEqual([]);
+    expect((await store.listRunToolCalls('r')).map((call) => call.decision)).toStrictEqual([null, null]);
+
+    await store.appendEvents([{ ...base, seq: 3, event: statusEvent('allowed'), at: 6_000, ledger: allow('call-1'), grant: grant('g-1') }]);
+    await store.appendEvents([
+      { ...base, seq: 4, event: statusEvent('allowed'), at: 6_001, ledger: allow('call-2'), grant: grant('g-2') },
+      { ...base, seq: 5, event: statusEvent('started'), at: 6_002, ledger: { kind: 'running', toolCallId: 'call-2', startedAt: 6_002 } },
+    ]);
+    expect((await store.listGrants()).map((kept) => kept.grantId).sort()).toStrictEqual(['g-1', 'g-2']);
+    expect((await store.listRunToolCalls('r')).map((call) => call.decision)).toStrictEqual(['allow', 'allow']);
   });
 
   it('saves, replaces, counts hits of, lists and deletes rules; the rules of a chat go with it', async () => {
