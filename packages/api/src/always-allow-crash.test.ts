@@ -1,9 +1,9 @@
-import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel } from '@airlock/core';
+import { ApprovalRegistry, type ChatModel } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
 import { ChatService } from './chat-service';
 import { MemoryStore } from './memory-store';
+import { echoTool } from './test-support';
 import type { AirlockStore, AppendEventInput } from './store';
 
 const services: ChatService[] = [];
@@ -33,19 +33,6 @@ function killedAtDecision() {
     },
   });
   return { store: store as AirlockStore, kept };
-}
-
-function echoTool(ran: string[]): AnyTool {
-  return defineTool({
-    name: 'echo',
-    description: 'echoes',
-    parameters: z.object({ text: z.string() }),
-    annotations: { executesCode: false },
-    execute: async ({ text }) => {
-      ran.push(text);
-      return `echo: ${text}`;
-    },
-  });
 }
 
 async function open(store: AirlockStore, steps: ScriptStep[], ran: string[]) {

@@ -1,9 +1,9 @@
-import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel } from '@airlock/core';
+import { ApprovalRegistry, type ChatModel } from '@airlock/core';
 import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
 import { ChatService } from './chat-service';
 import { MemoryStore } from './memory-store';
+import { echoTool } from './test-support';
 
 const services: ChatService[] = [];
 afterEach(async () => {
@@ -29,19 +29,6 @@ function fillingStore() {
   store.endRun = (...args) => (state.fullForAll ? Promise.reject(new Error(DISK_FULL)) : endRun(...args));
   store.saveGrant = (input) => (state.full ? Promise.reject(new Error(DISK_FULL)) : grant(input));
   return { store, state };
-}
-
-function echoTool(ran: string[]): AnyTool {
-  return defineTool({
-    name: 'echo',
-    description: 'echoes',
-    parameters: z.object({ text: z.string() }),
-    annotations: { executesCode: false },
-    execute: async ({ text }) => {
-      ran.push(text);
-      return `echo: ${text}`;
-    },
-  });
 }
 
 async function start(store: MemoryStore, steps: ScriptStep[], ran: string[]) {

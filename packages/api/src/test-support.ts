@@ -1,3 +1,5 @@
+import { defineTool, type AnyTool } from '@airlock/core';
+import { z } from 'zod';
 import type { SendWindow, Waker } from './event-log';
 
 /** A send window a test opens and shuts by hand (tests only). */
@@ -17,4 +19,18 @@ export class ManualWindow implements SendWindow {
     this.parked.clear();
     for (const waiter of parked) waiter.wake();
   }
+}
+
+/** A tool that records each text it is run with in `ran` and echoes it (tests only). */
+export function echoTool(ran: string[]): AnyTool {
+  return defineTool({
+    name: 'echo',
+    description: 'echoes',
+    parameters: z.object({ text: z.string() }),
+    annotations: { executesCode: false },
+    execute: async ({ text }) => {
+      ran.push(text);
+      return `echo: ${text}`;
+    },
+  });
 }
