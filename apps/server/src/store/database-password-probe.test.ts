@@ -1,4 +1,5 @@
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { probeTestDatabase, TEST_DATABASE_URL, withClient } from '../../test/support/postgres';
@@ -36,5 +37,29 @@ describe('databaseIgnoresPassword', () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     expect(await databaseIgnoresPassword(`postgres://airlock:pw@127.0.0.1:${port}/airlock`)).toBe(false);
     expect(await databaseIgnoresPassword('not a url')).toBe(false);
+  });
+});
+
+describe('databaseIgnoresPassword on another machine', () => {
+  // A failed login as the real user at every start would count against the account where lockouts are kept.
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((address) => address !== undefined && address.family === 'IPv4' && !address.internal)?.address;
+  test.skipIf(external === undefined)('does not connect to a database that is not on this machine', async () => {
+    const reached: Socket[] = [];
+    const listener = createServer((socket) => {
+      reached.push(socket);
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '0.0.0.0', resolve));
+    const { port } = listener.address() as AddressInfo;
+    try {
+      expect(await databaseIgnoresPassword(`postgres://airlock:pw@${external}:${port}/airlock`)).toBe(false);
+      expect(await databaseIgnoresPassword(`postgres://airlock:pw@127.0.0.1:${port}/airlock`)).toBe(false);
+      // Only the loopback URL was tried.
+      expect(reached).toHaveLength(1);
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    }
   });
 });
