@@ -173,6 +173,18 @@ describe('the start-up link', () => {
     expect(running.lines.filter((line) => line.startsWith('A start-up link was opened again'))).toHaveLength(2);
   });
 
+  it('replayed for many minutes, never pushes a live link made on demand out of the live codes', async () => {
+    let now = 1_000_000;
+    await using running = await start({ linkCodes: { now: () => now } });
+    expect((await running.exchange(codeOf(linkIn(running.lines[0]!)))).status).toBe(200);
+    const kept = codeOf(running.server.newLink());
+    for (let minute = 0; minute < 9; minute++) {
+      now += 60_000;
+      expect((await running.exchange(codeOf(linkIn(running.lines[0]!)))).status).toBe(410);
+    }
+    expect((await running.exchange(kept)).status).toBe(200);
+  });
+
   it('with its token in a file, prints no code, and a link made on demand still works once', async () => {
     await using running = await start({ tokenFile: '/run/airlock/token' });
     expect(running.lines[0]).not.toContain('#code=');

@@ -43,6 +43,8 @@ export class LinkCodes {
   private readonly reissueEveryMs: number;
   private window = { startedAt: Number.NEGATIVE_INFINITY, attempts: 0 };
   private reissuedAt = Number.NEGATIVE_INFINITY;
+  /** The last code `reissue` made: the next one takes its place, so replays never push out other live codes. */
+  private reissuedKey: string | undefined;
 
   constructor(options: LinkCodesOptions = {}) {
     this.lifetimeMs = options.lifetimeMs ?? 10 * 60_000;
@@ -54,14 +56,18 @@ export class LinkCodes {
 
   /**
    * A new code for someone who opened a used or expired link, or undefined when one was made for that less than
-   * `reissueEveryMs` ago (it is still live): replaying an old link from a synced history makes no flood of links,
-   * and never drops the person's live code as the oldest.
+   * `reissueEveryMs` ago (it is still live): replaying an old link from a synced history makes no flood of links.
+   * Each takes the place of the one made before it, so however long the replays go on, they never push the
+   * start-up link's code, or one made on demand, out of the live codes.
    */
   reissue(): string | undefined {
     const now = this.now();
     if (now - this.reissuedAt < this.reissueEveryMs) return undefined;
     this.reissuedAt = now;
-    return this.issue();
+    if (this.reissuedKey !== undefined && this.issued.get(this.reissuedKey)?.used === false) this.issued.delete(this.reissuedKey);
+    const code = this.issue();
+    this.reissuedKey = digest(code);
+    return code;
   }
 
   /** A new code, valid for the lifetime. */
