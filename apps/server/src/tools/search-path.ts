@@ -15,11 +15,14 @@ export interface CleanedSearchPath {
  * what a `git status` that a grant or rule lets through by name runs.
  */
 export function cleanSearchPath(searchPath: string, workspace: string): CleanedSearchPath {
-  const root = realOrResolved(workspace);
+  const roots = [realOrResolved(workspace), resolve(workspace)];
+  const inWorkspace = (path: string) => roots.some((root) => isAtOrWithin(path, root));
   const kept: string[] = [];
   const dropped: string[] = [];
   for (const entry of searchPath.split(delimiter)) {
-    if (isAbsolute(entry) && !isAtOrWithin(realOrResolved(entry), root)) kept.push(entry);
+    // Where it is written too, not only where it leads now: a link in the workspace to a system folder is one a
+    // call can swap for a folder of its own.
+    if (isAbsolute(entry) && !inWorkspace(resolve(entry)) && !inWorkspace(realOrResolved(entry))) kept.push(entry);
     else dropped.push(entry);
   }
   return { path: kept.join(delimiter), dropped };
