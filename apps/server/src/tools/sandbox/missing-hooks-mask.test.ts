@@ -2,6 +2,7 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { tempFolder } from '../test-support';
+import { checkGitMetadata, gitMetadataReport, snapshotGitMetadata } from '../git-metadata-snapshot';
 import { maskMissingHooks } from './missing-hooks-mask';
 import { closeGuards, openWorkspaceGuards } from './workspace-guards';
 
@@ -47,5 +48,23 @@ describe('maskMissingHooks', () => {
     await rm(path.join(workspace.path, '.git/config'));
     await rm(path.join(workspace.path, '.git/hooks'), { recursive: true });
     expect(maskNow(workspace.path)).toBeUndefined();
+  });
+
+  test("a call that ends while another masks the missing .git/hooks does not report the other's mount point as a hooks folder made", async () => {
+    await using workspace = await tempFolder();
+    const git = path.join(workspace.path, '.git');
+    await mkdir(path.join(git, 'objects'), { recursive: true });
+    await mkdir(path.join(git, 'refs'), { recursive: true });
+    await writeFile(path.join(git, 'config'), '');
+    await writeFile(path.join(git, 'HEAD'), 'ref: refs/heads/main\n');
+    // The first call starts with no hooks folder; a second starts alongside and masks it, its mount point made.
+    const before = await snapshotGitMetadata(workspace.path);
+    const other = maskNow(workspace.path);
+    await mkdir(path.join(git, 'hooks'));
+    expect(gitMetadataReport(await checkGitMetadata(workspace.path, before))).toBeUndefined();
+    // A hook in it is another matter, and so is the folder once no call masks it.
+    other?.release();
+    await mkdir(path.join(git, 'hooks'));
+    expect(gitMetadataReport(await checkGitMetadata(workspace.path, before))).toMatch(/\.git\/hooks was made: Git runs a hook there/);
   });
 });

@@ -51,6 +51,11 @@ export function maskMissingHooks(workspace: string, guards: WorkspaceGuard[]): H
   };
 }
 
+/** Whether a running call masks `hooks` now: the empty folder there is its mount point, not one a call made. */
+export function hooksMaskedNow(hooks: string): boolean {
+  return (masked.get(hooks) ?? 0) > 0;
+}
+
 function isMissing(file: string): boolean {
   try {
     lstatSync(file);
