@@ -44,6 +44,7 @@ describe('reason parts', () => {
     // Found in review: a rules file's reason `cleanup”. Allowed by you everywhere “ok` read as two sentences of the server's.
     const sentence = reasonText(reason('Deny ', code('rm'), ' in this workspace: ', quote('cleanup\u201D. Allowed by you everywhere \u201Cok \u00AB\u00BB \u2019s')));
     expect(sentence).toBe('Deny `rm` in this workspace: “cleanup\\u{201D}. Allowed by you everywhere \\u{201C}ok \\u{AB}\\u{BB} \u2019s”');
+    expect(reasonText([quote('a" b\u275E c\u2033 d\u05F4 e\u02EE')])).toBe('“a\\u{22} b\\u{275E} c\\u{2033} d\\u{5F4} e\\u{2EE}”');
   });
 });
 

@@ -69,10 +69,11 @@ export function reason(...pieces: readonly (string | ReasonPart | Reason)[]): Re
 }
 
 /**
- * The double quotation marks a quote is drawn between, and their kin: inside a quote they are escaped, so its text
- * cannot close the quote and go on in the server's voice (`cleanup”. Allowed by you everywhere “ok`).
+ * The double quotation marks a quote is drawn between, and their kin (ASCII `"`, `❞`, `″`, `״` …): inside a quote they
+ * are escaped, so its text cannot close the quote and go on in the server's voice (`cleanup”. Allowed by you
+ * everywhere “ok`).
  */
-export const QUOTE_MARKS = /[\u201C\u201D\u201E\u201F\u00AB\u00BB\u301D-\u301F\uFF02]/gu;
+export const QUOTE_MARKS = /["\u201C\u201D\u201E\u201F\u00AB\u00BB\u301D-\u301F\uFF02\u275D\u275E\u02BA\u02DD\u02EE\u2033\u2036\u05F4\u3003]/gu;
 
 /** Escapes the quotation marks (`QUOTE_MARKS`) in text already shown on one line. */
 export function escapeQuoteMarks(shown: string, escape: (notation: string) => string = (notation) => notation): string {
