@@ -56,7 +56,7 @@ describe('access', () => {
     await page.goto(`${suite.airlock.server.url}/#token=not-the-token`);
     // Airlock cannot prove it knows a token it does not have: to the page it is not known to be Airlock.
     await page.getByRole('heading', { name: 'Could not confirm this is Airlock' }).waitFor();
-    await page.getByText('Airlock is running at http://airlock-….localhost:7700/#token=…').waitFor();
+    await page.getByText('Airlock is running at http://airlock-….localhost:7700/#code=…').waitFor();
     expect(page.url()).not.toContain('token=');
   });
 

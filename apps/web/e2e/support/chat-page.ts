@@ -6,7 +6,8 @@ export class ChatPage {
 
   static async open(context: BrowserContext, link: string): Promise<ChatPage> {
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    // Generous: a loaded machine (two suites at once on two cores) has kept a card from showing for over 10 s.
+    page.setDefaultTimeout(25_000);
     await page.goto(link);
     const chat = new ChatPage(page);
     await chat.connected();
