@@ -52,9 +52,9 @@ describe('Allow all when the waiting calls change under it', () => {
       await vi.waitFor(
         async () => {
           if (await deny.isVisible()) await deny.click({ timeout: 2_000 }).catch(() => undefined);
-          await tab2.waitForStatus(first, 'Denied');
+          await tab2.waitForStatus(first, 'Denied', { timeout: 2_000 });
         },
-        { timeout: 15_000, interval: 250 },
+        { timeout: 30_000, interval: 250 },
       );
     } finally {
       await other.close();
@@ -79,9 +79,9 @@ describe('Allow all when the waiting calls change under it', () => {
     await vi.waitFor(
       async () => {
         if (await denyAll.isVisible()) await denyAll.click({ timeout: 2_000 }).catch(() => undefined);
-        await tab1.waitForText('Nothing ran.');
+        await tab1.waitForText('Nothing ran.', { timeout: 2_000 });
       },
-      { timeout: 15_000, interval: 250 },
+      { timeout: 30_000, interval: 250 },
     );
     for (const index of [0, 1, 2, 3]) await tab1.waitForStatus(tab1.card(index), 'Denied');
     expect(await ranLog()).toBeNull();

@@ -29,8 +29,9 @@ export class ChatPage {
     return this.page.getByRole('article').nth(index);
   }
 
-  async waitForStatus(card: Locator, label: string): Promise<void> {
-    await card.getByTestId('tool-status').getByText(label, { exact: true }).waitFor();
+  /** `timeout`: for a wait inside a retried step, shorter than the page's default, so the step can be tried again. */
+  async waitForStatus(card: Locator, label: string, options: { timeout?: number } = {}): Promise<void> {
+    await card.getByTestId('tool-status').getByText(label, { exact: true }).waitFor(options);
   }
 
   /**
@@ -42,8 +43,8 @@ export class ChatPage {
     return card.getByRole('button', { name, exact: true }).and(this.page.locator(':not([data-arming])'));
   }
 
-  async waitForText(text: string): Promise<void> {
-    await this.page.getByText(text, { exact: false }).first().waitFor();
+  async waitForText(text: string, options: { timeout?: number } = {}): Promise<void> {
+    await this.page.getByText(text, { exact: false }).first().waitFor(options);
   }
 
   async openSession(title: string): Promise<void> {
