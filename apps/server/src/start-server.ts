@@ -21,6 +21,7 @@ import { openFileLimit } from './http/open-file-limit';
 import { securityHeaders } from './http/security-headers';
 import { SocketSendWindow } from './http/socket-send-window';
 import { StaticFiles } from './http/static-files';
+import { TabCredentials, type TabCredentialsOptions } from './http/tab-credentials';
 import { serverProofFrame, tokenMatches } from './http/token';
 
 export interface StartServerOptions {
@@ -54,6 +55,8 @@ export interface StartServerOptions {
   listenTwin?: ListenTwin;
   /** The start-up link's one-time codes: lifetime, rate of exchanges, clock. Default `LinkCodes`' defaults. */
   linkCodes?: LinkCodesOptions;
+  /** The per-tab credentials pages keep instead of the token: grace after a close, bound, rate, clock. Default `TabCredentials`' defaults. */
+  tabCredentials?: TabCredentialsOptions;
 }
 
 /** Deadlines of a plain HTTP socket. */
@@ -135,6 +138,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const staticFiles = new StaticFiles({ root: options.webRoot ?? DEFAULT_WEB_ROOT });
   const linkCodes = new LinkCodes(options.linkCodes);
   const newLink = () => `${browserUrl}/#code=${linkCodes.issue()}`;
+  const tabCredentials = new TabCredentials<WebSocket>(options.tabCredentials);
   let closing = false;
 
   const capacity: Capacity = { ...DEFAULT_CAPACITY, ...config.capacity };
@@ -177,6 +181,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       clearTimeout(timer);
       unauthenticated.delete(client);
       if (authenticated.has(client)) authenticatedCount--;
+      tabCredentials.closed(client);
     });
   });
   const keepAlive = options.keepAlive ?? { pingMs: 30_000, pongWaitMs: 10_000 };
@@ -185,7 +190,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     router: appRouter,
     keepAlive: { enabled: true, ...keepAlive },
     createContext: ({ info, req }): Context => {
-      if (!tokenMatches(info.connectionParams?.token, config.token)) {
+      const params = info.connectionParams;
+      const byToken = tokenMatches(params?.token, config.token);
+      // A page's `tab`: "new" (or its last credential, then revoked) beside the token, or alone the credential it
+      // kept over a reload, which stands in for the token once.
+      const tab = typeof params?.tab === 'string' ? params.tab : undefined;
+      if (!byToken && (tab === undefined || params?.token !== undefined)) {
         // Thrown here, the error closes the socket: nothing reaches a procedure without the token.
         throw new TRPCError({ code: 'UNAUTHORIZED', message: 'a valid access token is required' });
       }
@@ -196,6 +206,23 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       if (authenticatedCount >= capacity.maxConnections) {
         throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: `the server holds its maximum of ${capacity.maxConnections} connections` });
       }
+      if (byToken) {
+        if (tab !== undefined) tabCredentials.revoke(tab);
+      } else {
+        const redeem = tabCredentials.redeem(tab!);
+        switch (redeem.kind) {
+          case 'redeemed':
+            break;
+          case 'open':
+            // Not an auth refusal: the page tries again, and its old connection may just not have been seen to close yet.
+            throw new TRPCError({ code: 'CONFLICT', message: 'the connection this tab credential belongs to is still open' });
+          case 'unknown':
+            throw new TRPCError({ code: 'UNAUTHORIZED', message: 'this tab’s credential is no longer valid (used, or its connection closed too long ago, or Airlock was restarted)' });
+          case 'too-many':
+            throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: 'too many tab credentials were tried in the last minute' });
+        }
+      }
+      if (tab !== undefined) socket.client.send(JSON.stringify({ airlock: 'tab', credential: tabCredentials.issue(socket.client) }));
       unauthenticated.delete(socket.client);
       authenticated.add(socket.client);
       authenticatedCount++;
