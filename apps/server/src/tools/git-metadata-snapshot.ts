@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { access, lstat, mkdir, open, readdir, readlink, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '@airlock/core';
-import { hooksMaskedNow } from './sandbox/missing-hooks-mask';
+import { maskedNow } from './sandbox/missing-git-paths-mask';
 
 /** Git reads at most this much of a HEAD file (`validate_headref`); a HEAD kept for restoring is no longer than this. */
 const HEAD_BYTES = 255;
@@ -139,8 +139,8 @@ async function checkGitFolder(gitPath: string, before: GitFolderState, findings:
   // Made again, empty: `.git` is then a repository to Git's discovery again, which stops it from taking a layout the
   // call planted at the root for the repository. What the folder held is lost either way.
   const added = [...(hooks ?? [])].filter((name) => before.hooks?.has(name) !== true).sort();
-  // An empty one that another call, running alongside, masks is that call's mount point (see maskMissingHooks).
-  const mountPoint = before.hooks === undefined && added.length === 0 && hooksMaskedNow(path.join(gitPath, 'hooks'));
+  // An empty one that another call, running alongside, masks is that call's mount point (see maskMissingGitPaths).
+  const mountPoint = before.hooks === undefined && added.length === 0 && maskedNow(path.join(gitPath, 'hooks'));
   if (hooks !== undefined && !mountPoint && (before.hooks === undefined || added.length > 0)) {
     const named = added.slice(0, HOOKS_NAMED).map((name) => `.git/hooks/${name}`);
     const more = added.length > HOOKS_NAMED ? ` and ${added.length - HOOKS_NAMED} more` : '';

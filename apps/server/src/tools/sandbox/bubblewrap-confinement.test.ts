@@ -135,6 +135,24 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     expect(await readdir(workspace.path)).toStrictEqual(['.git']);
   });
 
+  test('a repository without .git/config when the call starts: the call can make neither it nor .git/hooks, Git still works, and the files its masks needed are gone after', async () => {
+    await using workspace = await tempFolder();
+    const setUp = await runTool(terminal(workspace.path), { command: 'git init -q . && rm -rf .git/hooks .git/config && echo ready' });
+    expect(setUp.content).toBe('ready\nexit code: 0');
+    const attempts = [
+      `printf '[core]\\n\\thooksPath = h\\n' > .git/config`,
+      'git config core.hooksPath h',
+      'mkdir -p .git/hooks && touch .git/hooks/pre-commit',
+      'rm .git/config',
+      'mv .git moved-git',
+    ];
+    const command = attempts.map((attempt) => `(${attempt}) 2>/dev/null && echo 'done: ${attempt}'`).join('; ');
+    const result = await runTool(terminal(workspace.path), { command: `${command}; git status --short && echo status; echo end` });
+    expect(result.content).toBe('status\nend\nexit code: 0');
+    expect((await readdir(path.join(workspace.path, '.git'))).filter((name) => ['config', 'hooks'].includes(name))).toStrictEqual([]);
+    expect(await readdir(workspace.path)).toStrictEqual(['.git']);
+  });
+
   test('not covered: a repository the call creates itself', async () => {
     await using workspace = await tempFolder();
     const result = await runTool(terminal(workspace.path), { command: 'mkdir -p .git/hooks && touch .git/config .git/hooks/pre-commit && echo created' });

@@ -1,5 +1,6 @@
 import { randomId } from '@airlock/core';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -10,8 +11,8 @@ import { callFilter } from './call-filter';
 import { pidNamespaceMembers } from './pid-namespace';
 import { DEFAULT_MAX_PROCESSES, limitedWrapperScript } from './process-limit';
 import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
-import { maskMissingHooks } from './missing-hooks-mask';
-import { closeGuards, openWorkspaceGuards } from './workspace-guards';
+import { maskMissingGitPaths } from './missing-git-paths-mask';
+import { closeGuards, missingGitPaths, openWorkspaceGuards } from './workspace-guards';
 
 export interface BubblewrapSandbox {
   /** Absolute path of the bwrap executable. */
@@ -47,12 +48,18 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
   const filter = callFilter();
   // Opened now, at the call's start: bubblewrap mounts what they are, whatever a link put in their place meanwhile.
   const guards = openWorkspaceGuards(sandbox.policy.workspace);
-  const hooksMask = maskMissingHooks(sandbox.policy.workspace, guards);
+  const gitMask = maskMissingGitPaths(missingGitPaths(sandbox.policy.workspace), guards);
+  // bubblewrap copies an empty file from each of these (/dev/null, read to its end at once) onto a masked file.
+  const emptySources = (gitMask?.paths ?? []).filter((masked) => !masked.folder).map(() => openSync('/dev/null', 'r'));
   const firstGuardFd = SECCOMP_FD + 1;
+  const firstEmptyFd = firstGuardFd + guards.length;
+  let fileIndex = 0;
   const policy: SandboxPolicy = {
     ...sandbox.policy,
     guards: guards.map((guard, index) => ({ path: guard.path, fd: firstGuardFd + index, readOnly: guard.readOnly })),
-    ...(hooksMask === undefined ? {} : { emptyReadOnly: [hooksMask.path] }),
+    ...(gitMask === undefined
+      ? {}
+      : { emptyReadOnly: gitMask.paths.map((masked) => (masked.folder ? { path: masked.path, folder: true } : { path: masked.path, folder: false, fd: firstEmptyFd + fileIndex++ })) }),
     ...(filter === undefined ? {} : { seccompFd: SECCOMP_FD }),
   };
   const args = [...bubblewrapArgs(policy), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];
@@ -67,14 +74,15 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
         cwd: command.cwd,
         env: { ...sandboxEnv(command.env), [CALL_MARKER_VARIABLE]: marker.slice(CALL_MARKER_VARIABLE.length + 1) },
         detached: true,
-        stdio: ['ignore', 'pipe', 'pipe', 'pipe', filter === undefined ? 'ignore' : 'pipe', ...guards.map((guard) => guard.fd)],
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe', filter === undefined ? 'ignore' : 'pipe', ...guards.map((guard) => guard.fd), ...emptySources],
       }),
     );
   } catch (error) {
-    hooksMask?.release();
+    gitMask?.release();
     throw error;
   } finally {
     closeGuards(guards);
+    for (const fd of emptySources) closeSync(fd);
   }
   const { child, watchdog } = watched;
   const filterPipe = child.stdio[SECCOMP_FD] as Writable | null;
@@ -125,7 +133,7 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
     killNow: () => killAll(known),
     release: () => {
       watchdog.release();
-      hooksMask?.release();
+      gitMask?.release();
     },
   };
 }

@@ -17,8 +17,12 @@ export interface SandboxPolicy {
    * openWorkspaceGuards): read-only, or bound over themselves. Default none.
    */
   guards?: readonly { path: string; fd: number; readOnly: boolean }[];
-  /** Workspace folders missing at the call's start that it must not make (see maskMissingHooks): an empty read-only tmpfs. Default none. */
-  emptyReadOnly?: readonly string[];
+  /**
+   * Workspace paths missing at the call's start that it must not make (see maskMissingGitPaths): an empty read-only
+   * tmpfs over a folder; over a file, a read-only empty file bubblewrap copies from the descriptor `fd` (a device
+   * such as /dev/null cannot be read on bubblewrap's mounts, and Git must still read the config). Default none.
+   */
+  emptyReadOnly?: readonly ({ path: string; folder: true } | { path: string; folder: false; fd: number })[];
   /** The descriptor, in bubblewrap, it reads the call's seccomp filter from (see callFilter). Default none. */
   seccompFd?: number;
 }
@@ -44,7 +48,10 @@ export function bubblewrapArgs(policy: SandboxPolicy, host: HostLayout = hostLay
     ...(policy.readOnly ?? []).map((entry) => ({ path: entry, args: ['--ro-bind', entry, entry] })),
     ...pinnedFolders(policy).map((folder) => ({ path: folder, args: ['--bind', folder, folder] })),
     ...(policy.guards ?? []).map((guard) => ({ path: guard.path, args: [guard.readOnly ? '--ro-bind-fd' : '--bind-fd', String(guard.fd), guard.path] })),
-    ...(policy.emptyReadOnly ?? []).map((folder) => ({ path: folder, args: ['--tmpfs', folder, '--remount-ro', folder] })),
+    ...(policy.emptyReadOnly ?? []).map((empty) => ({
+      path: empty.path,
+      args: empty.folder ? ['--tmpfs', empty.path, '--remount-ro', empty.path] : ['--ro-bind-data', String(empty.fd), empty.path],
+    })),
     ...(policy.hidden ?? []).map(({ path: hidden, folder }) => ({ path: hidden, args: folder ? ['--tmpfs', hidden] : ['--ro-bind', '/dev/null', hidden] })),
   ];
   // A parent is mounted before what lies inside it, so a hidden folder inside the workspace stays hidden, and a

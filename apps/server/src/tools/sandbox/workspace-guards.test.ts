@@ -25,7 +25,7 @@ describe('workspace guards', () => {
     ]);
   });
 
-  test('nothing is held where nothing is, nor a link, a fifo, or a file where a folder belongs (and the other way round)', async () => {
+  test('nothing is held where nothing is, nor a link, a fifo, or a file where a folder belongs (and the other way round); a .git folder is bound over itself', async () => {
     await using workspace = await tempFolder();
     await using elsewhere = await tempFolder();
     expect(guardsOf(workspace.path)).toStrictEqual([]);
@@ -33,7 +33,7 @@ describe('workspace guards', () => {
     await symlink(elsewhere.path, path.join(workspace.path, '.git/hooks'));
     execFileSync('mkfifo', [path.join(workspace.path, '.git/config')]);
     await writeFile(path.join(workspace.path, '.airlock'), '');
-    expect(guardsOf(workspace.path)).toStrictEqual([]);
+    expect(guardsOf(workspace.path)).toStrictEqual([{ path: '.git', readOnly: false }]);
   });
 
   test('a .git that is a link is not held, nor what lies under it', async () => {

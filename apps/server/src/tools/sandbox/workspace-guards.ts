@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import type { MaskedPath } from './missing-git-paths-mask';
 
 /** A path of the workspace mounted from a descriptor this server opened, so that no link swapped in can redirect the mount. */
 export interface WorkspaceGuard {
@@ -41,14 +42,29 @@ export function openWorkspaceGuards(workspace: string): WorkspaceGuard[] {
   const gitFolder = openExactly(path.join(workspace, GIT_FOLDER), true);
   if (gitFolder !== undefined) {
     const inGit = IN_GIT_FOLDER.map((entry) => openGuard(workspace, entry)).filter((guard) => guard !== undefined);
-    if (inGit.length > 0) guards.push({ path: path.join(workspace, GIT_FOLDER), fd: gitFolder, readOnly: false }, ...inGit);
-    else closeSync(gitFolder);
+    guards.push({ path: path.join(workspace, GIT_FOLDER), fd: gitFolder, readOnly: false }, ...inGit);
   }
   for (const entry of IN_WORKSPACE) {
     const guard = openGuard(workspace, entry);
     if (guard !== undefined) guards.push(guard);
   }
   return guards;
+}
+
+/**
+ * The paths of the workspace's repository a call must not make when they are missing at its start (see
+ * maskMissingGitPaths): its config and its hooks folder. `.git` is a repository to Git without a config (`git init`
+ * then `rm .git/config`), and a call's first config could name a hooks folder or an fsmonitor. None where `.git` is no
+ * folder of its own.
+ */
+export function missingGitPaths(workspace: string): MaskedPath[] {
+  const gitFolder = openExactly(path.join(workspace, GIT_FOLDER), true);
+  if (gitFolder === undefined) return [];
+  closeSync(gitFolder);
+  return [
+    { path: path.join(workspace, GIT_FOLDER, 'config'), folder: false },
+    { path: path.join(workspace, GIT_FOLDER, 'hooks'), folder: true },
+  ];
 }
 
 export function closeGuards(guards: readonly WorkspaceGuard[]): void {

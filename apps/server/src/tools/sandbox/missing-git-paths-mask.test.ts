@@ -1,22 +1,22 @@
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { tempFolder } from '../test-support';
 import { checkGitMetadata, gitMetadataReport, snapshotGitMetadata } from '../git-metadata-snapshot';
-import { maskMissingHooks } from './missing-hooks-mask';
-import { closeGuards, openWorkspaceGuards } from './workspace-guards';
+import { maskMissingGitPaths } from './missing-git-paths-mask';
+import { closeGuards, missingGitPaths, openWorkspaceGuards } from './workspace-guards';
 
 /** The mask for a call starting now, its guards closed at once as bubblewrap's start would. */
 function maskNow(workspace: string) {
   const guards = openWorkspaceGuards(workspace);
   try {
-    return maskMissingHooks(workspace, guards);
+    return maskMissingGitPaths(missingGitPaths(workspace), guards);
   } finally {
     closeGuards(guards);
   }
 }
 
-describe('maskMissingHooks', () => {
+describe('maskMissingGitPaths', () => {
   test('the folder made for the mask is removed when the last call masking it is over, not before; calls in between mask it too', async () => {
     await using workspace = await tempFolder();
     const git = path.join(workspace.path, '.git');
@@ -24,12 +24,12 @@ describe('maskMissingHooks', () => {
     await writeFile(path.join(git, 'config'), '');
     const hooks = path.join(git, 'hooks');
     const first = maskNow(workspace.path);
-    expect(first?.path).toBe(hooks);
+    expect(first?.paths).toStrictEqual([{ path: hooks, folder: true }]);
     await mkdir(hooks); // the mount point bubblewrap makes
     const guards = openWorkspaceGuards(workspace.path);
     expect(guards.map((guard) => guard.path)).toContain(hooks);
-    const second = maskMissingHooks(workspace.path, guards);
-    expect(second?.path).toBe(hooks);
+    const second = maskMissingGitPaths(missingGitPaths(workspace.path), guards);
+    expect(second?.paths).toStrictEqual([{ path: hooks, folder: true }]);
     expect(guards.map((guard) => guard.path)).not.toContain(hooks);
     closeGuards(guards);
     first!.release();
@@ -39,14 +39,25 @@ describe('maskMissingHooks', () => {
     expect(await readdir(git)).toStrictEqual(['config']);
   });
 
-  test('no mask where .git is no repository, or the hooks folder exists', async () => {
+  test('a .git folder without a config gets its config masked, the empty file made for it removed after; no mask where both exist or .git is no folder', async () => {
     await using workspace = await tempFolder();
+    await using elsewhere = await tempFolder();
+    const config = path.join(workspace.path, '.git/config');
     await mkdir(path.join(workspace.path, '.git/hooks'), { recursive: true });
+    const mask = maskNow(workspace.path);
+    expect(mask?.paths).toStrictEqual([{ path: config, folder: false }]);
+    await writeFile(config, ''); // the mount point bubblewrap makes
+    const second = maskNow(workspace.path);
+    expect(second?.paths).toStrictEqual([{ path: config, folder: false }]);
+    mask!.release();
+    expect(await readdir(path.join(workspace.path, '.git'))).toStrictEqual(['config', 'hooks']);
+    second!.release();
+    expect(await readdir(path.join(workspace.path, '.git'))).toStrictEqual(['hooks']);
+    await writeFile(config, '[core]\n');
     expect(maskNow(workspace.path)).toBeUndefined();
-    await writeFile(path.join(workspace.path, '.git/config'), '');
+    await rm(path.join(workspace.path, '.git'), { recursive: true });
     expect(maskNow(workspace.path)).toBeUndefined();
-    await rm(path.join(workspace.path, '.git/config'));
-    await rm(path.join(workspace.path, '.git/hooks'), { recursive: true });
+    await symlink(elsewhere.path, path.join(workspace.path, '.git'));
     expect(maskNow(workspace.path)).toBeUndefined();
   });
 
