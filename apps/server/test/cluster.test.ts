@@ -683,6 +683,53 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(calls).toStrictEqual(['first', 'granted']);
   });
 
+  it('an Always allow on B that dies right after its decision is written leaves the grant stored with the allow: the next call of the chat runs on the grant', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    // B's process "dies" the moment its decision is in the store: nothing it would do after that write happens.
+    let written!: () => void;
+    const decisionWritten = new Promise<void>((resolve) => (written = resolve));
+    const b = await instance(db, 'b', tool, 60_000, {
+      asCluster: (store) =>
+        interceptCluster(store, {
+          claimDecision: async (input) => {
+            await store.claimDecision(input);
+            written();
+            return new Promise<never>(() => {});
+          },
+        }),
+    });
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'first');
+    void b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', always: true });
+    await decisionWritten;
+    const stored = await a.store.listGrants();
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ sessionId: 's1', toolName: tool.name });
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual(['first']);
+    // A re-reads the grants (as after a missed message) and applies the stored grant to the chat's next call.
+    await a.chat.startRun({ sessionId: 's1', runId: 'r2', message: 'first' });
+    const second = await follow(a, 's1', 'r2');
+    await expect(second.until((event) => event.type === 'tool-decision')).resolves.toMatchObject({ decision: 'allow', source: 'grant' });
+    await second.until(isEnd);
+    expect(calls).toStrictEqual(['first', 'first']);
+  });
+
+  it('an Always allow that loses to a deny made at once elsewhere stores no grant', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool);
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'first');
+    await expect(a.chat.confirm({ sessionId: 's1', approvalId, decision: 'deny', reason: 'no' })).resolves.toMatchObject({ resolved: true });
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', always: true })).resolves.toMatchObject({ resolved: false, status: 'already-decided', decision: 'deny' });
+    await followed.until(isEnd);
+    expect(await a.store.listGrants()).toStrictEqual([]);
+    expect(b.chat.listGrants('s1')).toStrictEqual([]);
+    expect(calls).toStrictEqual([]);
+  });
+
   it('a grant revoked while an instance missed the message stops allowing there once it hears it may have missed some', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();

@@ -39,7 +39,7 @@ import {
   type VersionedGrant,
   MAX_REASON_LENGTH,
 } from '@airlock/core';
-import { FencedError, type Cluster, type ClusterMessage } from './cluster';
+import { FencedError, type ClaimDecisionResult, type Cluster, type ClusterMessage } from './cluster';
 import type { RuleService } from './context';
 import { EventLog, parseEventId, StoredRunFollower, type RunFollower } from './event-log';
 import { MemoryStore } from './memory-store';
@@ -787,7 +787,8 @@ export class ChatService {
     const rules = this.options.rules;
     const asRule = input.decision === 'allow' && input.always === true && input.scope !== undefined && input.scope !== 'chat' && rules !== undefined;
     const requested = input.decision === 'allow' ? input.arguments : undefined;
-    const waiting = asRule || requested !== undefined ? await cluster.getPendingApproval(input.sessionId, input.approvalId) : undefined;
+    const always = input.decision === 'allow' && input.always === true && !asRule;
+    const waiting = asRule || always || requested !== undefined ? await cluster.getPendingApproval(input.sessionId, input.approvalId) : undefined;
     // Looked for only when a rule is drafted: a plain allow or a chat's grant holds for the version recorded already.
     const tool = waiting && asRule ? await this.toolAsShown(waiting, waiting.toolVersion) : undefined;
     // An edit is checked against the tool's schema; one that changes nothing is a plain allow.
@@ -795,21 +796,33 @@ export class ChatService {
     const edit = requested !== undefined && waiting && canonicalJson(requested) !== canonicalJson(waiting.arguments) ? requested : undefined;
     const draft = waiting && asRule && rules ? await rules.propose(input.sessionId, { toolName: waiting.toolName, arguments: edit ?? waiting.arguments }, input.scope!, tool) : undefined;
     const reason = input.decision === 'deny' ? normaliseReason(input.reason) : undefined;
-    const claim = await cluster.claimDecision({
-      sessionId: input.sessionId,
-      approvalId: input.approvalId,
-      decision: input.decision,
-      source: 'user',
-      ...(reason === undefined ? {} : { reason }),
-      decidedAt: Date.now(),
-      ...(input.by === undefined ? {} : { by: input.by }),
-      ...(edit === undefined ? {} : { editedArguments: edit }),
-    });
+    // Asked for on the edited call, the grant covers the edited call. It is written with the allow, in the claim's
+    // own transaction: a crash between the two cannot keep one without the other.
+    let grant = always && waiting !== undefined ? this.registry.draftGrant({ sessionId: waiting.sessionId, toolName: waiting.toolName, executesCode: waiting.executesCode, toolVersion: waiting.toolVersion, arguments: edit ?? waiting.arguments }) : undefined;
+    const claimedGrant = grant !== undefined;
+    if (grant) {
+      this.grantChanged(grant.grantId);
+      this.savingGrants.add(grant.grantId);
+    }
+    let claim: ClaimDecisionResult;
+    try {
+      claim = await cluster.claimDecision({
+        sessionId: input.sessionId,
+        approvalId: input.approvalId,
+        decision: input.decision,
+        source: 'user',
+        ...(reason === undefined ? {} : { reason }),
+        decidedAt: Date.now(),
+        ...(input.by === undefined ? {} : { by: input.by }),
+        ...(edit === undefined ? {} : { editedArguments: edit }),
+        ...(grant === undefined ? {} : { grant: { ...grant, scope: 'session' as const } }),
+      });
+    } finally {
+      if (grant) this.savingGrants.delete(grant.grantId);
+    }
     if (claim.status === 'not-found') return { resolved: false, status: 'not-found' };
     if (claim.status === 'already-decided') return { resolved: false, status: 'already-decided', decision: claim.decision };
     const call = claim.call;
-    const always = input.decision === 'allow' && input.always === true && !asRule;
-    let grant: VersionedGrant | undefined;
     let reported: Promise<DecisionReport | undefined> | undefined;
     const owner = this.runs.get(call.runId);
     const local = owner !== undefined && !owner.remote && owner.log.isClosed === false && this.registry.listPending(input.sessionId).some((p) => p.approvalId === input.approvalId);
@@ -821,16 +834,17 @@ export class ChatService {
       });
       if (result.resolved && result.decision === 'allow') reported = this.reportedDecision(input.sessionId, input.approvalId);
     }
-    // Asked for on the edited call, the grant covers the edited call. It takes effect once stored.
-    if (always) grant = this.registry.draftGrant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: edit ?? call.arguments });
-    // Told even when released here: if this instance lost the run meanwhile, its new owner releases the call.
-    this.publish({ type: 'decided', runId: call.runId, approvalId: call.approvalId });
-    if (draft && rules) await rules.add(draft.draft);
-    if (grant) {
+    // Not found before the claim (it had not reached the store yet): drafted from the claimed row and stored after.
+    if (always && !grant) {
+      grant = this.registry.draftGrant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: edit ?? call.arguments });
       await this.saveGrant(grant);
-      this.registry.restoreGrant(grant);
-      this.publish({ type: 'grant', sessionId: grant.sessionId, grantId: grant.grantId, revoked: false });
     }
+    // In force here once the call is released (restored earlier, it would release that very call as the grant's).
+    if (grant) this.registry.restoreGrant(grant);
+    // Every instance was told of the decision (and of a grant written with it) by the claim's commit: the call's
+    // owner releases it even if this instance lost the run meanwhile or stops now.
+    if (draft && rules) await rules.add(draft.draft);
+    if (grant && !claimedGrant) this.publish({ type: 'grant', sessionId: grant.sessionId, grantId: grant.grantId, revoked: false });
     // Released here, the call's decision as the loop reports it; released by its owner elsewhere, the person's (it
     // was claimed in the store first, so it holds even when the loop's own write of it failed).
     const report = await reported;

@@ -48,7 +48,7 @@ export interface Cluster {
   /**
    * A person's decision, as one conditional write: the call's ledger row goes from undecided to decided only if it
    * is still undecided and belongs to `sessionId`. Of two instances deciding one call at once, exactly one gets
-   * "resolved".
+   * "resolved". A write that wins tells every instance ("decided", and "grant" for its grant) with its commit.
    */
   claimDecision(input: ClaimDecisionInput): Promise<ClaimDecisionResult>;
   /** The calls of a session waiting for a decision, whichever instance holds their run. */
@@ -76,6 +76,11 @@ export interface ClaimDecisionInput {
   by?: DecidedBy;
   /** With a person's allow: the arguments they edited the call to (checked against the tool's schema already). */
   editedArguments?: ToolArguments;
+  /**
+   * With a person's "Always allow": the chat's grant, written in the same transaction as the claim and only when the
+   * claim wins, so a crash cannot keep the allow without its grant or the grant without its allow.
+   */
+  grant?: StoredGrant;
   /**
    * For an outcome the run's owner reaches by itself (a timeout, a cancel, a grant's release): written only while
    * this is still the run's fencing token, so an owner that stalled and lost the run writes nothing into it.

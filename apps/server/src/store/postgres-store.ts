@@ -681,15 +681,39 @@ export class PostgresStore implements AirlockStore, Cluster {
    * instance taking it over, will record.
    */
   async claimDecision(input: ClaimDecisionInput): Promise<ClaimDecisionResult> {
-    const [claimed] = await this.rows<LedgerRow>(
-      `UPDATE tool_calls AS t SET decision = $3, source = $4, reason = $5, decided_by_grant = $6, decided_at = $7, connection_id = $8, client_label = $9,
+    const { grant } = input;
+    const claimed =
+      grant === undefined
+        ? await this.claimRow(this.pool, input)
+        : // The grant only with a claim that won, in its transaction.
+          await inTransaction(this.pool, async (client) => {
+            const row = await this.claimRow(client, input);
+            if (row !== undefined) {
+              await saveGrantWith(client, grant);
+              await client.query('SELECT pg_notify($1, $2)', [this.channel, encodeClusterMessage({ type: 'grant', sessionId: grant.sessionId, grantId: grant.grantId, revoked: false })]);
+            }
+            return row;
+          });
+    if (claimed !== undefined) return { status: 'resolved', call: toPendingRecord(claimed) };
+    return this.whyNotClaimed(input);
+  }
+
+  /**
+   * claimDecision's conditional UPDATE: the row it decided, if it did. Every instance is told with its commit (the
+   * notification is part of the statement), so the call's owner releases it even when the instance that decided it
+   * stops right after.
+   */
+  private async claimRow(client: Queryable, input: ClaimDecisionInput): Promise<LedgerRow | undefined> {
+    const { rows } = await client.query<LedgerRow>(
+      `WITH claimed AS (UPDATE tool_calls AS t SET decision = $3, source = $4, reason = $5, decided_by_grant = $6, decided_at = $7, connection_id = $8, client_label = $9,
          edited_arguments = $10
        FROM runs AS r
        WHERE t.approval_id = $1 AND t.session_id = $2 AND t.decision IS NULL AND t.approval_id <> '' AND r.run_id = t.run_id AND r.ended_at IS NULL
          AND ($11::bigint IS NULL OR r.fence = $11::bigint)
          AND ($3::text = 'timeout' OR t.expires_at IS NULL OR t.expires_at > ${DB_NOW})
          AND ($3::text IN ('cancel', 'timeout') OR NOT r.cancel_requested)
-       RETURNING ${prefixed('t', LEDGER_COLUMNS)}`,
+       RETURNING ${prefixed('t', LEDGER_COLUMNS)})
+       SELECT ${LEDGER_COLUMNS}, pg_notify($12, json_build_object('type', 'decided', 'runId', run_id, 'approvalId', approval_id)::text) FROM claimed`,
       [
         input.approvalId,
         input.sessionId,
@@ -702,9 +726,14 @@ export class PostgresStore implements AirlockStore, Cluster {
         input.by?.clientLabel ?? null,
         input.editedArguments === undefined ? null : JSON.stringify(input.editedArguments),
         input.fence ?? null,
+        this.channel,
       ],
     );
-    if (claimed !== undefined) return { status: 'resolved', call: toPendingRecord(claimed) };
+    return rows[0];
+  }
+
+  /** Why a claim did not win: the call was decided, timed out, stopped, or is not there. */
+  private async whyNotClaimed(input: ClaimDecisionInput): Promise<ClaimDecisionResult> {
     const [undecided] = await this.rows<{ expired: boolean; cancel_requested: boolean }>(
       `SELECT t.expires_at IS NOT NULL AND t.expires_at <= ${DB_NOW} AS expired, r.cancel_requested FROM tool_calls AS t JOIN runs AS r ON r.run_id = t.run_id
        WHERE t.approval_id = $1 AND t.session_id = $2 AND t.decision IS NULL AND t.approval_id <> '' AND r.ended_at IS NULL AND ($3::bigint IS NULL OR r.fence = $3::bigint)
