@@ -209,7 +209,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       if (byToken) {
         if (tab !== undefined) tabCredentials.revoke(tab);
       } else {
-        const redeem = tabCredentials.redeem(tab!);
+        const redeem = tabCredentials.redeem(tab!, (client) => client.readyState === client.OPEN);
         switch (redeem.kind) {
           case 'redeemed':
             break;

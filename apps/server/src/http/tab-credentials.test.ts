@@ -17,6 +17,15 @@ describe('TabCredentials', () => {
     expect(credentials.redeem(credential)).toStrictEqual({ kind: 'unknown' });
   });
 
+  it('is taken for a connection that is closing, whose close is yet to be seen', () => {
+    const { credentials } = clocked();
+    const credential = credentials.issue('conn-1');
+    expect(credentials.redeem(credential, () => true)).toStrictEqual({ kind: 'open' });
+    expect(credentials.redeem(credential, () => false)).toStrictEqual({ kind: 'redeemed' });
+    credentials.closed('conn-1');
+    expect(credentials.size).toBe(0);
+  });
+
   it('is worth nothing once the grace after its connection closed is over', () => {
     const { clock, credentials } = clocked();
     const credential = credentials.issue('conn-1');

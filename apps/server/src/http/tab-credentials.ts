@@ -77,12 +77,19 @@ export class TabCredentials<Connection> {
     this.forgetOld();
   }
 
-  /** Uses up `credential` if its connection closed within the grace. Every other call counts towards the rate. */
-  redeem(credential: string): TabRedeem {
+  /**
+   * Uses up `credential` if its connection closed within the grace, or is closing now (`isOpen` says no: its close
+   * frame came before the socket's close was seen). Every other call counts towards the rate.
+   */
+  redeem(credential: string, isOpen: (connection: Connection) => boolean = () => true): TabRedeem {
     this.forgetOld();
     // Looked up by digest: the map's own lookup then tells nothing of how close a guess came.
     const key = CREDENTIAL_PATTERN.test(credential) ? digest(credential) : undefined;
-    const entry = key === undefined ? undefined : this.entries.get(key);
+    let entry = key === undefined ? undefined : this.entries.get(key);
+    if (entry !== undefined && entry.closedAt === undefined && !isOpen(entry.connection)) {
+      this.closed(entry.connection);
+      entry = this.entries.get(key!);
+    }
     if (entry?.closedAt !== undefined) {
       this.entries.delete(key!);
       return { kind: 'redeemed' };
