@@ -1,4 +1,5 @@
 import { ChatService, type AirlockServices, type ModelInfo } from '@airlock/api';
+import { createAirlockClient } from '@airlock/client';
 import { ApprovalRegistry } from '@airlock/core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -194,5 +195,32 @@ describe('a tab credential', () => {
     expect(replayed.refusedWith()).toBe('UNAUTHORIZED');
     await using reopened = await reopen(running.server, next);
     expect(reopened.frames).toContainEqual({ id: 1, result: { type: 'data', data: MODEL_INFO } });
+  });
+});
+
+describe('@airlock/client with a tab', () => {
+  it('keeps each credential the server gives, and a client made again with the last one alone (a reload) connects and keeps a new one', async () => {
+    await using running = await start();
+    const kept: string[] = [];
+    const keep = (credential: string) => void kept.push(credential);
+    const first = createAirlockClient({ url: running.server.wsUrl, token: TOKEN, tab: { keep }, WebSocket });
+    expect(await first.trpc.model.info.query()).toStrictEqual(MODEL_INFO);
+    await vi.waitFor(() => expect(kept).toHaveLength(1), { timeout: 10_000 });
+    await first.close();
+
+    const rejected: string[] = [];
+    const reloaded = createAirlockClient({
+      url: running.server.wsUrl,
+      token: '',
+      tab: { credential: kept[0]!, keep },
+      WebSocket,
+      retryDelayMs: () => 50,
+      onRejected: (message) => void rejected.push(message),
+    });
+    expect(await reloaded.trpc.model.info.query()).toStrictEqual(MODEL_INFO);
+    await vi.waitFor(() => expect(kept).toHaveLength(2), { timeout: 10_000 });
+    expect(kept[1]).not.toBe(kept[0]);
+    expect(rejected).toStrictEqual([]);
+    await reloaded.close();
   });
 });

@@ -41,8 +41,10 @@ export function isConnectionLost(error: unknown): boolean {
 export interface AirlockSocketOptions {
   /** The tRPC WebSocket endpoint, e.g. `ws://127.0.0.1:7700/trpc`. */
   url: string;
-  /** Sent first on every (re)connect, as tRPC's `connectionParams` message. */
-  connectionParams: Record<string, string>;
+  /** Sent first on every (re)connect, as tRPC's `connectionParams` message; a function is asked again at each. */
+  connectionParams: Record<string, string> | (() => Record<string, string>);
+  /** Called with each per-tab credential the server sends (`{"airlock":"tab","credential":…}`, asked for with `tab`). */
+  onTabCredential?: (credential: string) => void;
   /** Default `globalThis.WebSocket`; Node 20 has none: pass `ws`'s. */
   WebSocket?: WebSocketConstructor;
   /** Wait before reconnect attempt `attempt` (0, 1, …). Default none for the first, then 500 ms doubling up to 5 s. */
@@ -318,8 +320,13 @@ export class AirlockSocket {
 
   /** The token the server must prove it knows before it is sent; none, and nothing is asked (nor sent of one). */
   private token(): string | undefined {
-    const { token } = this.options.connectionParams;
+    const { token } = this.connectionParams();
     return typeof token === 'string' && token !== '' ? token : undefined;
+  }
+
+  private connectionParams(): Record<string, string> {
+    const { connectionParams } = this.options;
+    return typeof connectionParams === 'function' ? connectionParams() : connectionParams;
   }
 
   private connect(): void {
@@ -396,7 +403,7 @@ export class AirlockSocket {
     this.opened = true;
     this.setState('open');
     // The server reads the first message as the connection params; every request must come after it.
-    socket.send(JSON.stringify({ method: 'connectionParams', data: this.options.connectionParams }));
+    socket.send(JSON.stringify({ method: 'connectionParams', data: this.connectionParams() }));
     this.heard(socket);
     const waiting = [...this.requests.values()].filter((live) => !live.sent || live.message.method === 'subscription');
     if (waiting.length > 0) this.write(waiting);
@@ -417,6 +424,11 @@ export class AirlockSocket {
       return;
     }
     if (data === 'PONG') return;
+    const tabCredential = tabCredentialOf(data);
+    if (tabCredential !== undefined) {
+      this.options.onTabCredential?.(tabCredential);
+      return;
+    }
     const rejection = connectionRejection(data);
     if (rejection !== null) {
       this.rejected(rejection);
@@ -609,6 +621,19 @@ function proofMacOf(data: string): Uint8Array<ArrayBuffer> | undefined {
   const { airlock, mac } = frame as { airlock?: unknown; mac?: unknown };
   if (airlock !== 'proof' || typeof mac !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(mac)) return undefined;
   return fromBase64Url(mac);
+}
+
+/** The credential of a `{"airlock":"tab","credential":"…"}` frame; undefined for anything else. */
+function tabCredentialOf(data: string): string | undefined {
+  if (!data.startsWith('{"airlock":"tab"')) return undefined;
+  let frame: unknown;
+  try {
+    frame = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  const { credential } = frame as { credential?: unknown };
+  return typeof credential === 'string' && /^[A-Za-z0-9_-]{43}$/.test(credential) ? credential : undefined;
 }
 
 /** Whether `mac` is HMAC-SHA256(key = token, 'airlock server proof\n' + nonce); Web Crypto's verify compares in constant time. */

@@ -21,8 +21,20 @@ export type ToolInfo = RouterOutputs['tools']['list']['tools'][number];
 export interface AirlockClientOptions {
   /** The tRPC WebSocket endpoint, e.g. `ws://127.0.0.1:7700/trpc` (see `socketUrl` and `parseStartupLink`). */
   url: string;
-  /** The server's access token, sent as a connection param on every (re)connect. */
+  /** The server's access token, sent as a connection param on every (re)connect; "" when `tab.credential` stands in for it. */
   token: string;
+  /**
+   * A browser tab's way to survive a reload without keeping the token: the server gives each connection a per-tab
+   * credential, handed to `keep`, which re-opens the tab once after that connection closed (within seconds), never
+   * while it is open. The last one is sent beside the token on a reconnect (the server then revokes it), or in its
+   * place when `token` is "". Default none.
+   */
+  tab?: {
+    /** The credential kept over a reload, to connect with instead of the token. Default none: the token asks for one. */
+    credential?: string;
+    /** Keeps each new credential (a page: in its sessionStorage), in place of the last. */
+    keep: (credential: string) => void;
+  };
   /** Default `globalThis.WebSocket` (browsers); Node 20 has none: pass `WebSocket` from `ws`. */
   WebSocket?: WebSocketConstructor;
   /** Sent with the token as the connection param `client`, so the server can tell its clients apart. Default none. */
@@ -135,9 +147,23 @@ export interface AirlockClient {
 
 /** Connects to an Airlock server at once (and again whenever the connection drops). */
 export function createAirlockClient(options: AirlockClientOptions): AirlockClient {
+  const { tab } = options;
+  let tabCredential = tab?.credential;
   const socket = new AirlockSocket({
     url: options.url,
-    connectionParams: { token: options.token, ...(options.clientLabel === undefined ? {} : { client: options.clientLabel }) },
+    connectionParams: () => ({
+      ...(options.token === '' && tab !== undefined ? {} : { token: options.token }),
+      ...(tab === undefined ? {} : { tab: tabCredential ?? 'new' }),
+      ...(options.clientLabel === undefined ? {} : { client: options.clientLabel }),
+    }),
+    ...(tab === undefined
+      ? {}
+      : {
+          onTabCredential: (credential: string) => {
+            tabCredential = credential;
+            tab.keep(credential);
+          },
+        }),
     ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
     ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
     ...(options.onOpen === undefined ? {} : { onOpen: options.onOpen }),
