@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { checkGitMetadata, gitMetadataReport, snapshotGitMetadata } from './git-metadata-snapshot';
@@ -65,6 +65,23 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
     expect(existsSync(path.join(workspace.path, '.git/hooks'))).toBe(sandbox === 'none');
     hostGit(workspace.path, ['commit', '-q', '--allow-empty', '-m', 'second']);
     expect(existsSync(path.join(workspace.path, 'ran'))).toBe(sandbox === 'none');
+  });
+
+  test.skipIf(skip)('a hook planted in the folder core.hooksPath names is reported without a sandbox, and cannot be planted in one', async () => {
+    await using workspace = await tempFolder();
+    await repository(workspace.path);
+    expect(hostGit(workspace.path, ['config', 'core.hooksPath', '.githooks']).status).toBe(0);
+    await mkdir(path.join(workspace.path, '.githooks'));
+    await writeFile(path.join(workspace.path, '.githooks/pre-commit'), '#!/bin/sh\n', { mode: 0o755 });
+    const plant = (hook: string) => `printf '#!/bin/sh\\ntouch ${hook}-ran\\n' > .githooks/${hook} && chmod +x .githooks/${hook}`;
+    const command = `(${plant('pre-commit')}) 2>/dev/null; (${plant('post-commit')}) 2>/dev/null; echo end`;
+    const result = await runTool(tool('terminal', workspace.path), { command });
+    const runs = ': Git runs a hook there (core.hooksPath), unsandboxed, at your next commit, merge or checkout';
+    const report = `${INTRO} Not restored, so look at this before running git in the workspace: .githooks/post-commit added${runs}; .githooks/pre-commit changed${runs}.`;
+    expect(result).toStrictEqual({ content: sandbox === 'none' ? `end\nexit code: 0\n${report}` : 'end\nexit code: 0', isError: false });
+    expect(hostGit(workspace.path, ['commit', '-q', '--allow-empty', '-m', 'second']).status).toBe(0);
+    const ran = (await readdir(workspace.path)).filter((name) => name.endsWith('-ran')).sort();
+    expect(ran).toStrictEqual(sandbox === 'none' ? ['post-commit-ran', 'pre-commit-ran'] : []);
   });
 
   test.skipIf(skip)('a bare repository the workspace holds as files is refused, so `cd vendor/tool && git status` runs not its fsmonitor', async () => {
@@ -216,7 +233,7 @@ describe('checkGitMetadata', () => {
     expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: ['.git was removed or replaced'] });
   });
 
-  test('a hooks folder made, or a hook added to one, is reported; the hooks there before are not', async () => {
+  test('a hooks folder made, or a hook added to one or changed in it, is reported; the hooks there before are not', async () => {
     await using workspace = await repositoryFolder();
     const hooks = path.join(workspace.path, '.git/hooks');
     await rm(hooks, { recursive: true, force: true });
@@ -233,6 +250,9 @@ describe('checkGitMetadata', () => {
     });
     before = await snapshotGitMetadata(workspace.path);
     await writeFile(path.join(hooks, 'pre-push'), '#!/bin/sh\n');
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [`.git/hooks/pre-push changed${runs}`] });
+    before = await snapshotGitMetadata(workspace.path);
+    await writeFile(path.join(workspace.path, 'file'), 'x');
     expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [] });
   });
 
@@ -250,7 +270,7 @@ describe('checkGitMetadata', () => {
     await using workspace = await tempFolder();
     expect(hostGit(workspace.path, ['init', '-q', '--bare', '.']).status).toBe(0);
     const before = await snapshotGitMetadata(workspace.path);
-    expect(before).toStrictEqual({ gitFolder: undefined, rootIsRepository: true });
+    expect(before).toStrictEqual({ gitFolder: undefined, rootIsRepository: true, hooksPath: [] });
     await writeFile(path.join(workspace.path, 'file'), 'x');
     expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [] });
   });

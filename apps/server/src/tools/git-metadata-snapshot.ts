@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { access, lstat, mkdir, open, readdir, readlink, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '@airlock/core';
+import { hooksFoldersToKeep, hooksPathFolder } from './git-hooks-path';
 import { maskedNow } from './sandbox/missing-git-paths-mask';
 
 /** Git reads at most this much of a HEAD file (`validate_headref`); a HEAD kept for restoring is no longer than this. */
@@ -10,6 +11,9 @@ const HEAD_BYTES = 255;
 
 /** New hooks named in a report at most; the rest are counted. */
 const HOOKS_NAMED = 5;
+
+/** Hooks of a folder whose content is told apart at most; the rest are compared by name only. */
+const HOOKS_READ = 200;
 
 /**
  * What makes the workspace's repository the one Git finds, as it was when a call started. Git takes `.git` for the
@@ -24,7 +28,15 @@ export interface GitMetadataSnapshot {
   gitFolder: GitFolderState | undefined;
   /** Whether the root itself looks like a Git directory (HEAD, objects/, refs/) to Git's discovery. */
   rootIsRepository: boolean;
+  /**
+   * The hooks folders `core.hooksPath` names inside the workspace (see hooksFoldersToKeep), with their hooks (undefined
+   * for a folder missing). Without a sandbox a call writes there freely, and Git runs what it wrote at the next commit.
+   */
+  hooksPath: readonly { folder: string; hooks: Hooks | undefined }[];
 }
+
+/** The hooks in a folder, each name with what tells a change of its content (inode, size, times). */
+type Hooks = ReadonlyMap<string, string>;
 
 interface GitFolderState {
   dev: number;
@@ -35,11 +47,11 @@ interface GitFolderState {
   objects: boolean;
   refs: boolean;
   /**
-   * The names in `.git/hooks`, undefined when it is not a folder. Git runs a hook there, outside any sandbox, at the
+   * The hooks in `.git/hooks`, undefined when it is not a folder. Git runs a hook there, outside any sandbox, at the
    * person's next commit, merge or checkout; the sandbox makes the folder read-only (or, missing, keeps it from being
    * made), but without one a call writes it freely.
    */
-  hooks: ReadonlySet<string> | undefined;
+  hooks: Hooks | undefined;
 }
 
 /** What the check after a call found: what it put back, and what it could not. */
@@ -52,13 +64,15 @@ export interface GitMetadataFindings {
 export async function snapshotGitMetadata(workspace: string): Promise<GitMetadataSnapshot> {
   const gitPath = path.join(workspace, '.git');
   const [git, rootIsRepository] = await Promise.all([lstatOrUndefined(gitPath), looksLikeGitDirectory(workspace)]);
-  if (git?.isDirectory() !== true) return { gitFolder: undefined, rootIsRepository };
-  const [head, commondir, objects, refs, hooks] = await Promise.all([
+  if (git?.isDirectory() !== true) return { gitFolder: undefined, rootIsRepository, hooksPath: [] };
+  const hooksPath = hooksPathFolder({ workspace, configFile: path.join(gitPath, 'config'), workTree: workspace });
+  const [head, commondir, objects, refs, hooks, configured] = await Promise.all([
     readHead(path.join(gitPath, 'HEAD')),
     lstatOrUndefined(path.join(gitPath, 'commondir')),
     canEnter(path.join(gitPath, 'objects')),
     canEnter(path.join(gitPath, 'refs')),
-    hookNames(path.join(gitPath, 'hooks')),
+    hooksIn(path.join(gitPath, 'hooks')),
+    Promise.all((hooksPath === undefined ? [] : hooksFoldersToKeep(hooksPath)).map(async (folder) => ({ folder, hooks: await hooksIn(folder) }))),
   ]);
   return {
     gitFolder: {
@@ -71,6 +85,7 @@ export async function snapshotGitMetadata(workspace: string): Promise<GitMetadat
       hooks,
     },
     rootIsRepository,
+    hooksPath: configured,
   };
 }
 
@@ -90,6 +105,9 @@ export async function checkGitMetadata(workspace: string, before: GitMetadataSna
     } else {
       await checkGitFolder(gitPath, before.gitFolder, findings);
     }
+  }
+  for (const { folder, hooks } of before.hooksPath) {
+    reportHooks({ folder, name: path.relative(workspace, folder), before: hooks, after: await hooksIn(folder), configured: true }, findings);
   }
   if (!before.rootIsRepository && (await looksLikeGitDirectory(workspace))) {
     findings.notRestored.push('the workspace root now holds a repository layout (HEAD, objects/, refs/), which Git takes for the repository whenever .git is not a valid one');
@@ -114,7 +132,7 @@ async function checkGitFolder(gitPath: string, before: GitFolderState, findings:
     lstatOrUndefined(commondirPath),
     canEnter(path.join(gitPath, 'objects')),
     canEnter(path.join(gitPath, 'refs')),
-    hookNames(path.join(gitPath, 'hooks')),
+    hooksIn(path.join(gitPath, 'hooks')),
   ]);
   if (before.head !== undefined && head?.valid !== true) {
     try {
@@ -136,19 +154,36 @@ async function checkGitFolder(gitPath: string, before: GitFolderState, findings:
       }
     }
   }
+  reportHooks({ folder: path.join(gitPath, 'hooks'), name: '.git/hooks', before: before.hooks, after: hooks, configured: false }, findings);
   // Made again, empty: `.git` is then a repository to Git's discovery again, which stops it from taking a layout the
   // call planted at the root for the repository. What the folder held is lost either way.
-  const added = [...(hooks ?? [])].filter((name) => before.hooks?.has(name) !== true).sort();
-  // An empty one that another call, running alongside, masks is that call's mount point (see maskMissingGitPaths).
-  const mountPoint = before.hooks === undefined && added.length === 0 && maskedNow(path.join(gitPath, 'hooks'));
-  if (hooks !== undefined && !mountPoint && (before.hooks === undefined || added.length > 0)) {
-    const named = added.slice(0, HOOKS_NAMED).map((name) => `.git/hooks/${name}`);
-    const more = added.length > HOOKS_NAMED ? ` and ${added.length - HOOKS_NAMED} more` : '';
-    const what = before.hooks === undefined ? `.git/hooks was made${added.length > 0 ? `, holding ${named.join(', ')}${more}` : ''}` : `${named.join(', ')}${more} added`;
-    findings.notRestored.push(`${what}: Git runs a hook there, unsandboxed, at your next commit, merge or checkout`);
-  }
   if (before.objects && !objects) await makeAgain(path.join(gitPath, 'objects'), '.git/objects', findings);
   if (before.refs && !refs) await makeAgain(path.join(gitPath, 'refs'), '.git/refs', findings);
+}
+
+/** Reports a hooks folder made, and hooks added to it or changed in it. */
+function reportHooks(
+  hooksFolder: { folder: string; name: string; before: Hooks | undefined; after: Hooks | undefined; configured: boolean },
+  findings: GitMetadataFindings,
+): void {
+  const { folder, name, before, after } = hooksFolder;
+  if (after === undefined) return;
+  const added = [...after.keys()].filter((hook) => before?.has(hook) !== true).sort();
+  const changed = [...after].filter(([hook, identity]) => before?.has(hook) === true && before.get(hook) !== identity).map(([hook]) => hook).sort();
+  // An empty one that another call, running alongside, masks is that call's mount point (see maskMissingGitPaths).
+  if (before === undefined && added.length === 0 && maskedNow(folder)) return;
+  const runs = `: Git runs a hook there${hooksFolder.configured ? ' (core.hooksPath)' : ''}, unsandboxed, at your next commit, merge or checkout`;
+  if (before === undefined) {
+    findings.notRestored.push(`${name} was made${added.length > 0 ? `, holding ${listed(name, added)}` : ''}${runs}`);
+    return;
+  }
+  if (added.length > 0) findings.notRestored.push(`${listed(name, added)} added${runs}`);
+  if (changed.length > 0) findings.notRestored.push(`${listed(name, changed)} changed${runs}`);
+}
+
+function listed(folder: string, hooks: readonly string[]): string {
+  const named = hooks.slice(0, HOOKS_NAMED).map((hook) => `${folder}/${hook}`);
+  return `${named.join(', ')}${hooks.length > HOOKS_NAMED ? ` and ${hooks.length - HOOKS_NAMED} more` : ''}`;
 }
 
 async function makeAgain(folder: string, name: string, findings: GitMetadataFindings): Promise<void> {
@@ -200,13 +235,21 @@ function namesBranchOrCommit(text: string): boolean {
   return /^[0-9a-f]{40}/i.test(text);
 }
 
-/** The names in `folder` (through a link, as Git goes), undefined when it is no folder. */
-async function hookNames(folder: string): Promise<ReadonlySet<string> | undefined> {
+/** The hooks in `folder` (through a link, as Git goes), undefined when it is no folder. */
+async function hooksIn(folder: string): Promise<Hooks | undefined> {
+  let names: string[];
   try {
-    return new Set(await readdir(folder));
+    names = await readdir(folder);
   } catch {
     return undefined;
   }
+  const identities = await Promise.all(
+    names.slice(0, HOOKS_READ).map(async (name) => {
+      const info = await lstatOrUndefined(path.join(folder, name));
+      return info === undefined ? '' : `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+    }),
+  );
+  return new Map(names.map((name, index) => [name, identities[index] ?? '']));
 }
 
 /** Git checks objects/ and refs/ with access(X_OK), following links; so does this. */

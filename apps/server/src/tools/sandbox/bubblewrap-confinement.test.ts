@@ -153,6 +153,33 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     expect(await readdir(workspace.path)).toStrictEqual(['.git']);
   });
 
+  test.each([
+    { hooksPath: '.githooks', folders: ['.githooks'], hooks: ['.githooks/pre-commit'] },
+    // husky 9: the hooks in .husky/_ run the scripts of the same name in .husky.
+    { hooksPath: '.husky/_', folders: ['.husky', '.husky/_'], hooks: ['.husky/pre-commit', '.husky/_/pre-commit'] },
+    { hooksPath: 'tools/git/hooks', folders: ['tools', 'tools/git', 'tools/git/hooks'], hooks: ['tools/git/hooks/pre-commit'] },
+  ])('the hooks folder core.hooksPath names ($hooksPath) is read-only, and the folders on the way cannot be moved', async ({ hooksPath, folders, hooks }) => {
+    await using workspace = await tempFolder();
+    const setUp = await runTool(terminal(workspace.path), { command: `git init -q . && mkdir -p ${hooksPath} && echo ready` });
+    expect(setUp.content).toBe('ready\nexit code: 0');
+    await writeFile(path.join(workspace.path, '.git/config'), `[core]\n\thooksPath = ${hooksPath}\n`);
+    const attempts = [...hooks.map((hook) => `touch ${hook}`), ...folders.map((folder) => `mv ${folder} ${folder}.old`), 'touch elsewhere'];
+    const command = attempts.map((attempt) => `(${attempt}) 2>/dev/null && echo 'done: ${attempt}'`).join('; ');
+    const result = await runTool(terminal(workspace.path), { command: `${command}; echo end` });
+    expect(result.content).toBe('done: touch elsewhere\nend\nexit code: 0');
+  });
+
+  test('a hooks folder core.hooksPath names that is missing when the call starts cannot be made, and the folder its mask needed is gone after', async () => {
+    await using workspace = await tempFolder();
+    const setUp = await runTool(terminal(workspace.path), { command: 'git init -q . && git config core.hooksPath tools/hooks && mkdir tools && echo ready' });
+    expect(setUp.content).toBe('ready\nexit code: 0');
+    const attempts = ['mkdir -p tools/hooks && touch tools/hooks/pre-commit', 'mv tools tools.old'];
+    const command = attempts.map((attempt) => `(${attempt}) 2>/dev/null && echo 'done: ${attempt}'`).join('; ');
+    const result = await runTool(terminal(workspace.path), { command: `${command}; echo end` });
+    expect(result.content).toBe('end\nexit code: 0');
+    expect(await readdir(path.join(workspace.path, 'tools'))).toStrictEqual([]);
+  });
+
   test('not covered: a repository the call creates itself', async () => {
     await using workspace = await tempFolder();
     const result = await runTool(terminal(workspace.path), { command: 'mkdir -p .git/hooks && touch .git/config .git/hooks/pre-commit && echo created' });

@@ -25,6 +25,25 @@ describe('workspace guards', () => {
     ]);
   });
 
+  test('the hooks folder core.hooksPath names is held read-only and the folders on the way bound over themselves; husky’s .husky/_ holds .husky', async () => {
+    await using workspace = await tempFolder();
+    await mkdir(path.join(workspace.path, '.git'));
+    await mkdir(path.join(workspace.path, 'tools/git/hooks'), { recursive: true });
+    await mkdir(path.join(workspace.path, '.husky/_'), { recursive: true });
+    await writeFile(path.join(workspace.path, '.git/config'), '[core]\n\thooksPath = tools/git/hooks\n');
+    expect(guardsOf(workspace.path)).toStrictEqual([
+      { path: '.git', readOnly: false },
+      { path: '.git/config', readOnly: true },
+      { path: 'tools', readOnly: false },
+      { path: 'tools/git', readOnly: false },
+      { path: 'tools/git/hooks', readOnly: true },
+    ]);
+    await writeFile(path.join(workspace.path, '.git/config'), '[core]\n\thooksPath = .husky/_\n');
+    expect(guardsOf(workspace.path).slice(2)).toStrictEqual([{ path: '.husky', readOnly: true }]);
+    await writeFile(path.join(workspace.path, '.git/config'), '[core]\n\thooksPath = ../outside\n');
+    expect(guardsOf(workspace.path).slice(2)).toStrictEqual([]);
+  });
+
   test('nothing is held where nothing is, nor a link, a fifo, or a file where a folder belongs (and the other way round); a .git folder is bound over itself', async () => {
     await using workspace = await tempFolder();
     await using elsewhere = await tempFolder();

@@ -1,6 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { MaskedPath } from './missing-git-paths-mask';
+import { hooksFoldersToKeep, hooksPathFolder } from '../git-hooks-path';
+import { maskedNow, type MaskedPath } from './missing-git-paths-mask';
 
 /** A path of the workspace mounted from a descriptor this server opened, so that no link swapped in can redirect the mount. */
 export interface WorkspaceGuard {
@@ -48,7 +49,43 @@ export function openWorkspaceGuards(workspace: string): WorkspaceGuard[] {
     const guard = openGuard(workspace, entry);
     if (guard !== undefined) guards.push(guard);
   }
+  const hooks = gitFolder === undefined ? undefined : configuredHooks(workspace);
+  if (hooks !== undefined) guards.push(...hooksFolderGuards(workspace, hooks, guards));
   return guards;
+}
+
+/** The outermost folder to keep for the hooks folder `core.hooksPath` names inside the workspace (see hooksFoldersToKeep). */
+function configuredHooks(workspace: string): string | undefined {
+  const folder = hooksPathFolder({ workspace, configFile: path.join(workspace, GIT_FOLDER, 'config'), workTree: workspace });
+  return folder === undefined ? undefined : hooksFoldersToKeep(folder)[0];
+}
+
+/**
+ * The hooks folder read-only, and each folder between the workspace and it bound over itself, so that none can be
+ * renamed away and another put in its place. Stops at the first that is missing, masked by a running call (see
+ * missingGitPaths), or no plain folder (a link); those `held` already are left out.
+ */
+function hooksFolderGuards(workspace: string, hooks: string, held: readonly WorkspaceGuard[]): WorkspaceGuard[] {
+  const guards: WorkspaceGuard[] = [];
+  for (const folder of foldersFrom(workspace, hooks)) {
+    if (maskedNow(folder)) break;
+    const readOnly = folder === hooks;
+    const existing = held.find((guard) => guard.path === folder);
+    if (existing !== undefined) {
+      if (readOnly || !existing.readOnly) continue;
+      break;
+    }
+    const fd = openExactly(folder, true);
+    if (fd === undefined) break;
+    guards.push({ path: folder, fd, readOnly });
+  }
+  return guards;
+}
+
+/** The folders from just below `workspace` down to `folder`, which lies inside it. */
+function foldersFrom(workspace: string, folder: string): string[] {
+  const parts = path.relative(workspace, folder).split(path.sep);
+  return parts.map((_, index) => path.join(workspace, ...parts.slice(0, index + 1)));
 }
 
 /**
@@ -61,10 +98,32 @@ export function missingGitPaths(workspace: string): MaskedPath[] {
   const gitFolder = openExactly(path.join(workspace, GIT_FOLDER), true);
   if (gitFolder === undefined) return [];
   closeSync(gitFolder);
+  const hooks = configuredHooks(workspace);
+  const missingHooks = hooks === undefined ? undefined : firstMissing(workspace, hooks);
   return [
     { path: path.join(workspace, GIT_FOLDER, 'config'), folder: false },
     { path: path.join(workspace, GIT_FOLDER, 'hooks'), folder: true },
+    ...(missingHooks === undefined ? [] : [{ path: missingHooks, folder: true }]),
   ];
+}
+
+/**
+ * For a hooks folder `core.hooksPath` names: the outermost folder on the way to it that is missing (or the mount point
+ * of a running call masking it), which an empty read-only tmpfs keeps the call from making. Undefined when all are
+ * there, or one on the way is no plain folder.
+ */
+function firstMissing(workspace: string, hooks: string): string | undefined {
+  for (const folder of foldersFrom(workspace, hooks)) {
+    if (maskedNow(folder)) return folder;
+    let info;
+    try {
+      info = lstatSync(folder);
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? folder : undefined;
+    }
+    if (!info.isDirectory()) return undefined;
+  }
+  return undefined;
 }
 
 export function closeGuards(guards: readonly WorkspaceGuard[]): void {
