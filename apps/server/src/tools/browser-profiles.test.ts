@@ -1,7 +1,8 @@
-import { mkdir } from 'node:fs/promises';
+import { readdirSync, statSync, utimesSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { browserPlaces, browserProfileFolders } from './browser-profiles';
+import { browserPlaces, browserProfileFolders, FolderScans } from './browser-profiles';
 import { tempFolder } from './test-support';
 
 describe('browserProfileFolders', () => {
@@ -29,5 +30,81 @@ describe('browserProfileFolders', () => {
     await mkdir(path.join(home.path, 'data', 'qutebrowser'), { recursive: true });
     const found = browserProfileFolders(browserPlaces({ HOME: home.path, XDG_DATA_HOME: path.join(home.path, 'data') }));
     expect(found).toContain(path.join(home.path, 'data', 'qutebrowser'));
+  });
+
+  describe('with the listings kept between calls (FolderScans)', () => {
+    /**
+     * Lets the kernel's coarse file clock (a tick of 10 ms at most) move on, so the change that follows gets a change
+     * time other than the one of the read before. The clock that ages listings here is put ahead on purpose (a real
+     * one keeps no listing this young, see the last test), which is what makes this needed in the test alone.
+     */
+    function nextFileClockTick(): void {
+      const until = Date.now() + 25;
+      while (Date.now() < until);
+    }
+
+    /** A FolderScans whose clock is `ahead` ns past the folder's last change, counting its reads of `.config`. */
+    function counted(config: string, ahead: bigint) {
+      const reads = { count: 0 };
+      const scans = new FolderScans({
+        now: () => statSync(config, { bigint: true }).ctimeNs + ahead,
+        read: (folder) => {
+          if (folder === config) reads.count += 1;
+          return readdirSync(folder);
+        },
+      });
+      return { scans, reads };
+    }
+
+    it('reads a folder again only once an entry is added, removed or renamed in it, and finds what changed', async () => {
+      await using home = await tempFolder();
+      const config = path.join(home.path, '.config');
+      await mkdir(path.join(config, 'git'), { recursive: true });
+      const places = browserPlaces({ HOME: home.path });
+      const { scans, reads } = counted(config, 10_000_000_000n);
+      const chromium = path.join(config, 'chromium');
+      expect(browserProfileFolders(places, scans)).not.toContain(chromium);
+      expect(browserProfileFolders(places, scans)).not.toContain(chromium);
+      expect(reads.count).toBe(1);
+
+      nextFileClockTick();
+      await mkdir(chromium);
+      expect(browserProfileFolders(places, scans)).toContain(chromium);
+      expect(reads.count).toBe(2);
+      nextFileClockTick();
+      await rename(chromium, path.join(config, 'vivaldi'));
+      const renamed = browserProfileFolders(places, scans);
+      expect(renamed).toContain(path.join(config, 'vivaldi'));
+      expect(renamed).not.toContain(chromium);
+      nextFileClockTick();
+      await rm(path.join(config, 'vivaldi'), { recursive: true });
+      expect(browserProfileFolders(places, scans).filter((folder) => folder.startsWith(config))).toStrictEqual([]);
+      expect(reads.count).toBe(4);
+    });
+
+    it('sees an entry made after the folder’s times were set back as they were (its change time cannot be)', async () => {
+      await using home = await tempFolder();
+      const config = path.join(home.path, '.config');
+      await mkdir(path.join(config, 'git'), { recursive: true });
+      const places = browserPlaces({ HOME: home.path });
+      const { scans } = counted(config, 10_000_000_000n);
+      const before = statSync(config);
+      expect(browserProfileFolders(places, scans)).not.toContain(path.join(config, 'chromium'));
+      nextFileClockTick();
+      await mkdir(path.join(config, 'chromium'));
+      utimesSync(config, before.atime, before.mtime);
+      expect(browserProfileFolders(places, scans)).toContain(path.join(config, 'chromium'));
+    });
+
+    it('does not keep a listing read within two seconds of the folder’s last change: the next call reads it again', async () => {
+      await using home = await tempFolder();
+      const config = path.join(home.path, '.config');
+      await mkdir(path.join(config, 'git'), { recursive: true });
+      const places = browserPlaces({ HOME: home.path });
+      const { scans, reads } = counted(config, 1_000_000_000n);
+      browserProfileFolders(places, scans);
+      browserProfileFolders(places, scans);
+      expect(reads.count).toBe(2);
+    });
   });
 });

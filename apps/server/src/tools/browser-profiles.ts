@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -50,8 +50,10 @@ export function browserPlaces(env: Readonly<Record<string, string | undefined>>)
  * The browser profile and cache folders that may exist now (some of the fixed ones may not). A browser keeps what
  * a page stored (the web app keeps its token in Session Storage, which Chromium writes to disk for session restore)
  * and the addresses it visited, so no tool may read them. Looked for at each use: a browser makes and removes them.
+ * With `scans`, a folder whose entries did not change since it was last read is not read again (see FolderScans).
  */
-export function browserProfileFolders(places: BrowserPlaces): string[] {
+export function browserProfileFolders(places: BrowserPlaces, scans?: FolderScans): string[] {
+  const entriesNamed = (folder: string, name: RegExp) => (scans === undefined ? readEntriesNamed(folder, name) : scans.entriesNamed(folder, name));
   const configs = new Set([places.configHome, path.join(places.home, '.config')].filter((folder) => folder !== undefined));
   const caches = new Set([places.cacheHome, path.join(places.home, '.cache')].filter((folder) => folder !== undefined));
   const data = new Set([places.dataHome, path.join(places.home, '.local', 'share')].filter((folder) => folder !== undefined));
@@ -63,12 +65,62 @@ export function browserProfileFolders(places: BrowserPlaces): string[] {
   ];
 }
 
-function entriesNamed(folder: string, name: RegExp): string[] {
+function readEntriesNamed(folder: string, name: RegExp, read: (folder: string) => string[] = readdirSync): string[] {
   try {
-    return readdirSync(folder)
+    return read(folder)
       .filter((entry) => name.test(entry))
       .map((entry) => path.join(folder, entry));
   } catch {
     return [];
+  }
+}
+
+/** Where a folder's entries stood when it was read: a folder gets a new change time when an entry is added, removed or renamed. */
+interface Scan {
+  dev: bigint;
+  ino: bigint;
+  ctimeNs: bigint;
+  mtimeNs: bigint;
+  entries: string[];
+}
+
+/** How long a folder's change time must have held still before its listing is kept (the kernel's clock is coarse). */
+const SETTLED_NS = 2_000_000_000n;
+
+/**
+ * The listings of the folders browsers keep profiles in (`~/.config`, `~/.cache` hold hundreds of entries on a desktop),
+ * kept while each folder's change time (ctime, which no call can set back, and mtime) and identity hold still, so a
+ * call costs a stat per folder, not a read of each. A listing is kept only once the folder's change time is
+ * `SETTLED_NS` old: an entry made in the same tick of the kernel's coarse clock as the read would leave the times as
+ * they were, and is still seen by the next read.
+ */
+export class FolderScans {
+  readonly #scans = new Map<string, Scan>();
+
+  constructor(
+    private readonly options: {
+      /** Now, in ns since the epoch (the clock file times are on). */
+      now?: () => bigint;
+      read?: (folder: string) => string[];
+    } = {},
+  ) {}
+
+  entriesNamed(folder: string, name: RegExp): string[] {
+    const key = `${name.source}\u0000${folder}`;
+    let info;
+    try {
+      info = statSync(folder, { bigint: true });
+    } catch {
+      this.#scans.delete(key);
+      return [];
+    }
+    const kept = this.#scans.get(key);
+    if (kept !== undefined && kept.dev === info.dev && kept.ino === info.ino && kept.ctimeNs === info.ctimeNs && kept.mtimeNs === info.mtimeNs) return kept.entries;
+    const now = this.options.now?.() ?? BigInt(Date.now()) * 1_000_000n;
+    const entries = readEntriesNamed(folder, name, this.options.read);
+    const changed = info.ctimeNs > info.mtimeNs ? info.ctimeNs : info.mtimeNs;
+    if (now - changed >= SETTLED_NS) this.#scans.set(key, { dev: info.dev, ino: info.ino, ctimeNs: info.ctimeNs, mtimeNs: info.mtimeNs, entries });
+    else this.#scans.delete(key);
+    return entries;
   }
 }

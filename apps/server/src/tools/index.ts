@@ -5,7 +5,7 @@ import { createPythonTool } from './python-tool';
 import { createReadFileTool } from './read-file-tool';
 import { createTerminalTool } from './terminal-tool';
 import { createWebFetchTool } from './web-fetch-tool';
-import { browserPlaces, browserProfileFolders } from './browser-profiles';
+import { browserPlaces, browserProfileFolders, FolderScans } from './browser-profiles';
 import { HiddenPaths } from './hidden-paths';
 import { WorkspacePaths } from './workspace-paths';
 import { createWriteFileTool } from './write-file-tool';
@@ -25,7 +25,8 @@ export { DEFAULT_MAX_PROCESSES, ownHostUserId, processLimitWarning } from './san
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
   const resolved = resolveToolsOptions(options);
   const places = browserPlaces(resolved.env);
-  const paths = new WorkspacePaths(resolved.workspace, new HiddenPaths(resolved.hiddenPaths, { others: () => browserProfileFolders(places) }));
+  const scans = new FolderScans();
+  const paths = new WorkspacePaths(resolved.workspace, new HiddenPaths(resolved.hiddenPaths, { others: () => browserProfileFolders(places, scans) }));
   return [
     createTerminalTool(resolved, paths),
     createPythonTool(resolved, paths),
