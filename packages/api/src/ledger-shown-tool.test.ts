@@ -28,7 +28,7 @@ function weatherTool(annotations: ToolAnnotations): AnyTool {
 }
 
 const none = { readOnly: false, destructive: false, executesCode: false, exactGrants: false, idempotent: false, openWorld: false };
-const asPutUp: ShownTool = { source: 'mcp:wx', annotations: { ...none, readOnly: true, idempotent: true } };
+const asPutUp: ShownTool = { source: 'mcp:wx', declared: { names: [{ name: 'city' }] }, annotations: { ...none, readOnly: true, idempotent: true } };
 
 /** One server process over `store`, with the tools `tools()` lists at each moment. */
 async function start(store: MemoryStore, steps: ScriptStep[], tools: () => readonly AnyTool[]) {

@@ -63,6 +63,40 @@ export const reasoningDeltaEventSchema = z.object({
   text: z.string(),
 });
 
+/** Names a tool-start's declared arguments hold at most, all levels together: past them a level is not known. */
+export const MAX_DECLARED_NAMES = 128;
+/** The longest name a tool-start's declared arguments hold: a level with a longer one is not known. */
+export const MAX_DECLARED_NAME_LENGTH = 64;
+
+/** A name a tool's schema declares, and when its value is an object with declared names of its own, those. */
+export interface DeclaredName {
+  name: string;
+  inner?: DeclaredArguments;
+}
+
+/**
+ * The names a level of a tool's schema declares, or that they are not known: a schema this reading does not follow
+ * (`unreadable`), or more names, longer names or deeper levels than an event holds (`too-large`, `too-deep`). A name
+ * at a level not known counts as not declared.
+ */
+export type DeclaredArguments = { names: DeclaredName[] } | { unknown: string };
+
+export const declaredArgumentsSchema: z.ZodType<DeclaredArguments> = z.union([
+  z.object({
+    names: z
+      .array(
+        z.object({
+          name: z.string().max(MAX_DECLARED_NAME_LENGTH),
+          get inner() {
+            return declaredArgumentsSchema.optional();
+          },
+        }),
+      )
+      .max(MAX_DECLARED_NAMES),
+  }),
+  z.object({ unknown: z.string().max(32) }),
+]);
+
 /** The longest tool source a tool-start carries: "mcp:" and a server name (the MCP config keeps those to 32 characters). */
 export const MAX_SHOWN_TOOL_SOURCE_LENGTH = 64;
 
@@ -74,6 +108,11 @@ export const MAX_SHOWN_TOOL_SOURCE_LENGTH = 64;
  */
 export const shownToolSchema = z.object({
   source: z.string().max(MAX_SHOWN_TOOL_SOURCE_LENGTH),
+  /**
+   * The argument names the tool's schema declared when the call was put up (see `declaredArguments`): what the card
+   * marks names against. Absent from events stored before it was recorded: a client then reads the tool as listed now.
+   */
+  declared: declaredArgumentsSchema.optional(),
   annotations: z.object({
     readOnly: z.boolean(),
     destructive: z.boolean(),

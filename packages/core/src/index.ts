@@ -3,6 +3,7 @@ export * from './reason';
 export * from './messages';
 export * from './chat-model';
 export * from './tool';
+export * from './declared-arguments';
 export * from './errors';
 export * from './approval-registry';
 export * from './cancellation';

@@ -36,6 +36,7 @@ describe('the tool a tool-start shows', () => {
     expect(start).toMatchObject({ awaitingConfirmation: true });
     expect(start!.tool).toStrictEqual({
       source: 'mcp:wx',
+      declared: { names: [{ name: 'city' }] },
       annotations: { readOnly: false, destructive: true, executesCode: false, exactGrants: false, idempotent: false, openWorld: true },
     });
   });

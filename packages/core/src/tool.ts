@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { declaredArguments } from './declared-arguments';
 import type { ArgumentIssue } from './errors';
 import { MAX_SHOWN_TOOL_SOURCE_LENGTH, type ResultCut, type ShownTool } from './events';
 
@@ -91,13 +92,17 @@ export function toolVersion(tool: AnyTool): string {
   return version;
 }
 
-/** What a tool-start says of its tool: its source (cut to a bounded length) and its hints, as they are now. */
+/**
+ * What a tool-start says of its tool: its source (cut to a bounded length), the argument names its schema declares
+ * (a bounded tree), and its hints, as they are now.
+ */
 export function shownTool(tool: AnyTool): ShownTool {
   let shown = shownCache.get(tool);
   if (shown === undefined) {
     const annotations = tool.annotations;
     shown = {
       source: (tool.source ?? 'builtin').slice(0, MAX_SHOWN_TOOL_SOURCE_LENGTH),
+      declared: declaredArguments(toolJsonSchema(tool)),
       annotations: {
         readOnly: annotations?.readOnly === true,
         destructive: annotations?.destructive === true,

@@ -1,4 +1,6 @@
 import { FOLDED_BLANKS, FOLDED_INDENT } from './blank-runs';
+import { declaredArguments } from './declared-arguments';
+import type { DeclaredArguments } from './events';
 import { isPlainObject } from './json';
 import { escapeNotation, toVisibleText, type VisibleSegment, type VisibleText } from './visible-text';
 
@@ -23,15 +25,53 @@ export interface VisibleArgument {
   typeLabel: ArgumentType | null;
   /** The tool's schema was given and does not declare this name: the tool ignores the argument (or runs on its default). */
   undeclared: boolean;
+  /** The tool's declared names were given but not known at this level (see `DeclaredArguments`): counted as not declared. */
+  unchecked: boolean;
+  /**
+   * Names inside the value (an object whose schema declares names of its own) that the tool does not declare, or
+   * that could not be checked, by their path from the argument (`options.dry_run`).
+   */
+  inner: InnerName[];
+}
+
+/** A name inside an argument's value, by its path as shown (each name escaped like an argument's, cut when long). */
+export interface InnerName {
+  path: string;
+  /** Not known rather than not declared. */
+  unchecked: boolean;
 }
 
 /** What every client says of an argument whose name the tool's schema does not declare. */
 export const UNDECLARED_ARGUMENT_NOTE = 'not a parameter of this tool';
 
-/** What every client's card says of a call holding `count` arguments its tool's schema does not declare, in the same words. */
-export function undeclaredArgumentsNote(count: number): string {
+/** What every client says of an argument whose name could not be checked against the tool's declared ones. */
+export const UNCHECKED_ARGUMENT_NOTE = 'could not be checked against this tool';
+/** What every client says of an argument whose value holds a name the tool does not declare (or one not checked). */
+export const UNDECLARED_INNER_NOTE = 'holds a name that is not a parameter of this tool';
+export const UNCHECKED_INNER_NOTE = 'holds a name that could not be checked against this tool';
+
+/** Paths a note lists; past them it says how many more. */
+const LISTED_PATHS = 5;
+
+/**
+ * What every client's card says of a call holding `count` arguments its tool's schema does not declare, in the same
+ * words; `inner`, the paths of those inside an argument's value, are listed.
+ */
+export function undeclaredArgumentsNote(count: number, inner: readonly string[] = []): string {
   const these = count === 1 ? 'An argument of this call is' : `${count} arguments of this call are`;
-  return `${these} not a parameter of this tool (marked): the tool may ignore ${count === 1 ? 'it' : 'them'} and run with its own default instead. Check the name against the tool's own.`;
+  return `${these} not a parameter of this tool (marked): the tool may ignore ${count === 1 ? 'it' : 'them'} and run with its own default instead. Check the name against the tool's own.${innerList(inner)}`;
+}
+
+/** What every client's card says of a call holding `count` argument names that could not be checked (`inner` as above). */
+export function uncheckedArgumentsNote(count: number, inner: readonly string[] = []): string {
+  const these = count === 1 ? 'An argument name of this call' : `${count} argument names of this call`;
+  return `${these} could not be checked against this tool's parameters (marked): its schema is too large or too intricate to be read here, so count ${count === 1 ? 'it' : 'them'} as not a parameter, which the tool may ignore. Check the name against the tool's own.${innerList(inner)}`;
+}
+
+function innerList(paths: readonly string[]): string {
+  if (paths.length === 0) return '';
+  const more = paths.length - LISTED_PATHS;
+  return ` Inside an argument: ${paths.slice(0, LISTED_PATHS).join(', ')}${more > 0 ? ` and ${more} more` : ''}.`;
 }
 
 export interface VisibleArguments {
@@ -41,14 +81,24 @@ export interface VisibleArguments {
   others: VisibleArgument[];
   /** Hidden characters over all names and values. */
   hiddenCount: number;
-  /** Arguments whose name the tool's schema does not declare (none when no schema was given). */
+  /** Names, of arguments and inside their values, the tool's schema does not declare (none when no schema was given). */
   undeclaredCount: number;
+  /** Names, of arguments and inside their values, that could not be checked against the tool's declared ones. */
+  uncheckedCount: number;
+  /** The names inside arguments' values, over all arguments, that are not declared or could not be checked. */
+  inner: InnerName[];
 }
 
 export interface VisibleArgumentsOptions {
   /**
-   * The tool's JSON Schema for its arguments: every name not among its `properties` is marked `undeclared`. Default
-   * undefined: the schema is not known, and no name is marked.
+   * The names the tool declared as the call was put up (a tool-start's `tool.declared`): every name not among them
+   * is marked `undeclared`, at each level they say, and every name at a level they do not know `unchecked`. Default
+   * undefined: read from `schema`.
+   */
+  declared?: DeclaredArguments | undefined;
+  /**
+   * The tool's JSON Schema for its arguments, as listed now, read with `declaredArguments` when `declared` is not
+   * given. Default undefined: the schema is not known, and no name is marked.
    */
   schema?: Readonly<Record<string, unknown>> | undefined;
   /**
@@ -81,43 +131,75 @@ function writesScript(target: unknown, content: string): boolean {
  */
 export function visibleArguments(toolName: string, args: Readonly<Record<string, unknown>>, options: VisibleArgumentsOptions = {}): VisibleArguments {
   const code = CODE_ARGUMENTS.get(toolName);
-  const declared = declaredArgumentNames(options.schema);
+  const declared = options.declared ?? (options.schema === undefined ? undefined : declaredArguments(options.schema));
+  const level = declared === undefined ? undefined : declaredLevel(declared);
   let codeArgument: VisibleArguments['code'] = null;
   const others: VisibleArgument[] = [];
   for (const [name, value] of Object.entries(args)) {
-    const undeclared = declared !== undefined && !declared.has(name);
+    const found = level?.get(name);
+    const marks: ArgumentMarks = {
+      undeclared: level !== undefined && level !== null && found === undefined,
+      unchecked: level === null,
+      inner: found?.inner === undefined ? [] : innerNames(value, found.inner, [name]),
+    };
     if (code !== undefined && codeArgument === null && name === code.key && typeof value === 'string') {
-      codeArgument = { label: code.label, language: code.language, argument: visibleArgument(name, value, { code: true, undeclared }) };
+      codeArgument = { label: code.label, language: code.language, argument: visibleArgument(name, value, { code: true, marks }) };
     } else {
       const script = toolName === 'write_file' && name === 'content' && typeof value === 'string' && writesScript(args.path, value);
-      others.push(visibleArgument(name, value, { code: script, undeclared, quote: options.quoteJsonLikeText === true }));
+      others.push(visibleArgument(name, value, { code: script, marks, quote: options.quoteJsonLikeText === true }));
     }
   }
   const all = codeArgument === null ? others : [codeArgument.argument, ...others];
   const hiddenCount = all.reduce((sum, argument) => sum + argument.name.hiddenCount + argument.value.hiddenCount, 0);
-  const undeclaredCount = all.filter((argument) => argument.undeclared).length;
-  return { code: codeArgument, others, hiddenCount, undeclaredCount };
+  const inner = all.flatMap((argument) => argument.inner);
+  const undeclaredCount = all.filter((argument) => argument.undeclared).length + inner.filter((name) => !name.unchecked).length;
+  const uncheckedCount = all.filter((argument) => argument.unchecked).length + inner.filter((name) => name.unchecked).length;
+  return { code: codeArgument, others, hiddenCount, undeclaredCount, uncheckedCount, inner };
+}
+
+type ArgumentMarks = Pick<VisibleArgument, 'undeclared' | 'unchecked' | 'inner'>;
+
+/** A level's declared names by name (a Map: `constructor` is not declared by every object); null when not known. */
+function declaredLevel(declared: DeclaredArguments): ReadonlyMap<string, { inner?: DeclaredArguments | undefined }> | null {
+  return 'names' in declared ? new Map(declared.names.map((entry) => [entry.name, entry])) : null;
+}
+
+/** The names inside `value`, an object the tool declared names for (`declared`), that it does not declare or that are not known. */
+function innerNames(value: unknown, declared: DeclaredArguments, path: readonly string[]): InnerName[] {
+  if (!isPlainObject(value)) return [];
+  const level = declaredLevel(declared);
+  return Object.entries(value).flatMap(([name, inner]) => {
+    const at = [...path, name];
+    if (level === null) return [{ path: pathText(at), unchecked: true }];
+    const found = level.get(name);
+    if (found === undefined) return [{ path: pathText(at), unchecked: false }];
+    return found.inner === undefined ? [] : innerNames(inner, found.inner, at);
+  });
+}
+
+/** Characters of each name a path shows; past them it is cut with `…`. */
+const PATH_NAME_CHARS = 40;
+
+/** A path of names as shown: each escaped like an argument's name, cut when long, quoted when it holds a `.` or `"`. */
+function pathText(names: readonly string[]): string {
+  return names
+    .map((name) => {
+      const shown = visibleName(name).segments.map((segment) => segment.text).join('');
+      const cut = shown.length > PATH_NAME_CHARS ? `${shown.slice(0, PATH_NAME_CHARS)}…` : shown;
+      return /[."]/.test(cut) || cut === '' ? quote(cut) : cut;
+    })
+    .join('.');
 }
 
 /**
- * The argument names a tool's JSON Schema declares: its own `properties` (none when it has none). Undefined when no
- * schema is given.
+ * `code`: the value is the code the tool runs, shown with look-alike punctuation escaped too. `marks`: what the
+ * tool's declared names say of the name and of those inside the value.
  */
-export function declaredArgumentNames(schema: Readonly<Record<string, unknown>> | undefined): ReadonlySet<string> | undefined {
-  if (schema === undefined) return undefined;
-  const properties = Object.hasOwn(schema, 'properties') ? schema.properties : undefined;
-  return new Set(isPlainObject(properties) ? Object.keys(properties) : []);
-}
-
-/**
- * `code`: the value is the code the tool runs, shown with look-alike punctuation escaped too. `undeclared`: the
- * tool's schema does not declare the name.
- */
-function visibleArgument(name: string, value: unknown, { code, undeclared, quote: quoted = false }: { code: boolean; undeclared: boolean; quote?: boolean }): VisibleArgument {
+function visibleArgument(name: string, value: unknown, { code, marks, quote: quoted = false }: { code: boolean; marks: ArgumentMarks; quote?: boolean }): VisibleArgument {
   const type = argumentType(value);
   const typeLabel = typeof value !== 'string' ? type : readsAsJson(value) ? 'text' : null;
   const text = typeof value !== 'string' ? jsonText(value, '') : quoted && typeLabel === 'text' ? quote(value) : value;
-  return { name: visibleName(name), value: toVisibleText(text, { code, syntax: true }), format: type === 'text' ? 'text' : 'json', type, typeLabel, undeclared };
+  return { name: visibleName(name), value: toVisibleText(text, { code, syntax: true }), format: type === 'text' ? 'text' : 'json', type, typeLabel, ...marks };
 }
 
 function argumentType(value: unknown): ArgumentType {
