@@ -125,4 +125,29 @@ describe('a stdio MCP server does not run code an allowed call left in the works
         'with a pinned package installed there',
     ]);
   }, 120_000);
+
+  test('Git run by a stdio server does not take a folder of plain files in the workspace for a bare repository and run its fsmonitor', async () => {
+    const dirs = await folders();
+    const marker = join(dirs.out, 'fsmonitor-ran');
+    const checked = join(dirs.out, 'git-ran');
+    // What a clone can ship as plain files, no call needed: a bare repository's layout whose config runs a command.
+    const layout = join(dirs.workspace, 'vendor', 'tool');
+    await mkdir(join(layout, 'objects'), { recursive: true });
+    await mkdir(join(layout, 'refs'));
+    await writeFile(join(layout, 'HEAD'), 'ref: refs/heads/main\n');
+    await writeFile(join(layout, 'config'), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "echo ran > '${marker}'; false"\n`);
+    // A Git MCP server's status tool, run at its start: `git status` in that folder, then a working MCP server.
+    const code = [
+      `const { execFileSync } = require('node:child_process');`,
+      `let answer = '';`,
+      `try { execFileSync('git', ['status'], { cwd: ${JSON.stringify(layout)}, stdio: 'pipe' }); answer = 'status ran'; } catch (error) { answer = String(error.stderr); }`,
+      `require('node:fs').writeFileSync(${JSON.stringify(checked)}, answer);`,
+      `import(${JSON.stringify(pathToFileURL(everythingBin).href)})`,
+    ].join('\n');
+    const server = await startFromWorkspace(dirs, { git: { command: process.execPath, args: ['-e', code, 'stdio'] } });
+
+    expect(await mcpLine(server)).toMatch(/^MCP servers: git ready \(\d+ tools\)$/u);
+    expect(await readFile(checked, 'utf8')).toMatch(/cannot use bare repository/u);
+    expect(existsSync(marker)).toBe(false);
+  }, 120_000);
 });

@@ -22,6 +22,9 @@ async function layout(): Promise<{ root: string; home: string; configPath: strin
   return { root, home, configPath: join(home, 'config', 'mcp.json'), workspace };
 }
 
+/** What every stdio server's environment gets: Git refuses a bare repository it finds by itself. */
+const BARE_REPOSITORY_REFUSED = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.bareRepository', GIT_CONFIG_VALUE_0: 'explicit' };
+
 function stdio(fields: Partial<McpStdioServerConfig> = {}): McpStdioServerConfig {
   return { transport: 'stdio', command: 'npx', args: [], env: {}, ...fields };
 }
@@ -63,8 +66,8 @@ describe('placeStdioServers', () => {
     await symlink(join(workspace, 'app'), join(root, 'app-link'));
     const inheritedPath = ['/usr/bin', '', 'node_modules/.bin', '.', join(workspace, 'node_modules', '.bin'), join(root, 'app-link'), '/bin'].join(delimiter);
     const placed = place({ plain: stdio(), own: stdio({ env: { PATH: '/opt/bin' } }) }, { workspace, configPath, home, inheritedPath });
-    expect(stdioOf(placed.servers, 'plain').env).toStrictEqual({ PATH: ['/usr/bin', '/bin'].join(delimiter) });
-    expect(stdioOf(placed.servers, 'own').env).toStrictEqual({ PATH: '/opt/bin' });
+    expect(stdioOf(placed.servers, 'plain').env).toStrictEqual({ PATH: ['/usr/bin', '/bin'].join(delimiter), ...BARE_REPOSITORY_REFUSED });
+    expect(stdioOf(placed.servers, 'own').env).toStrictEqual({ PATH: '/opt/bin', ...BARE_REPOSITORY_REFUSED });
     expect(placed.droppedPathEntries).toStrictEqual(['', 'node_modules/.bin', '.', join(workspace, 'node_modules', '.bin'), join(root, 'app-link')]);
   });
 
@@ -100,5 +103,21 @@ describe('placeStdioServers', () => {
     const { home, configPath, workspace } = await layout();
     const servers: McpServersConfig = new Map([['remote', { transport: 'http', url: 'https://mcp.example.test/mcp', headers: {} }]]);
     expect(placeStdioServers(servers, { workspace, configPath, home, inheritedPath: '/usr/bin' }).servers.get('remote')).toStrictEqual(servers.get('remote'));
+  });
+
+  test('gives every stdio server Git’s refusal of a bare repository it finds by itself, after the Git settings its config gives', async () => {
+    const { home, configPath, workspace } = await layout();
+    const placed = place(
+      { plain: stdio(), own: stdio({ env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.bareRepository', GIT_CONFIG_VALUE_0: 'all' } }) },
+      { workspace, configPath, home, inheritedPath: undefined },
+    );
+    expect(stdioOf(placed.servers, 'plain').env).toStrictEqual(BARE_REPOSITORY_REFUSED);
+    expect(stdioOf(placed.servers, 'own').env).toStrictEqual({
+      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_KEY_0: 'safe.bareRepository',
+      GIT_CONFIG_VALUE_0: 'all',
+      GIT_CONFIG_KEY_1: 'safe.bareRepository',
+      GIT_CONFIG_VALUE_1: 'explicit',
+    });
   });
 });

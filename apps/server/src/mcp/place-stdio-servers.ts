@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, resolve, sep } from 'node:path';
+import { PROCESS_GIT_CONFIG, withGitConfig } from '../tools/child-env';
 import { cleanSearchPath, isAtOrWithin, realOrResolved } from '../tools/search-path';
 import type { McpServersConfig, McpStdioServerConfig } from './mcp-config';
 
@@ -36,7 +37,8 @@ export interface PlacedStdioServers {
  * runs in the folder of the MCP servers file (the person's, and what relative paths in it are most naturally read
  * against); when that folder is in the workspace, in the home folder; when that is too (a workspace that holds the
  * home folder), in `/`. The PATH servers inherit loses its empty and relative entries (read from the server's folder)
- * and those in the workspace. What the person's config itself puts in the workspace (a `cwd`, the command, a script
+ * and those in the workspace; Git, in any of them, does not take a folder of plain files for a bare repository
+ * (`PROCESS_GIT_CONFIG`), as in the tools' processes. What the person's config itself puts in the workspace (a `cwd`, the command, a script
  * argument, a PATH entry) is kept, as asked, and warned about once here.
  */
 export function placeStdioServers(servers: McpServersConfig, options: PlaceStdioServersOptions): PlacedStdioServers {
@@ -58,7 +60,8 @@ export function placeStdioServers(servers: McpServersConfig, options: PlaceStdio
       continue;
     }
     const cwd = config.cwd === undefined ? defaultFolder : resolve(configFolder, config.cwd);
-    const env = path === undefined || Object.hasOwn(config.env, 'PATH') ? config.env : { ...config.env, PATH: path };
+    // Git's refusal of a bare repository it finds by itself, after any Git settings the config gives (so it wins).
+    const env = withGitConfig(path === undefined || Object.hasOwn(config.env, 'PATH') ? config.env : { ...config.env, PATH: path }, PROCESS_GIT_CONFIG);
     const server: McpStdioServerConfig & { cwd: string } = { ...config, cwd, env };
     placed.set(name, server);
     const reasons = workspaceReasons(server, config.cwd !== undefined, inWorkspace);

@@ -62,6 +62,15 @@ function isAllowedName(name: string): boolean {
 }
 
 /**
+ * Git refuses a bare repository it finds by itself (Git 2.38 and later): a folder of the workspace holding `HEAD`,
+ * `config` with `core.fsmonitor`, `objects/` and `refs/` as ordinary files (a clone can ship them) is otherwise taken
+ * for a repository by `cd vendor/tool && git status`, which then runs that fsmonitor. Given as command-line
+ * configuration, which no repository's config overrides, to every process Airlock starts that works on the
+ * workspace: the tools' and the stdio MCP servers' (a Git MCP server's "read-only" status runs it as well, unsandboxed).
+ */
+export const PROCESS_GIT_CONFIG: readonly (readonly [string, string])[] = [['safe.bareRepository', 'explicit']];
+
+/**
  * `env` with Git settings added as `git -c` would give them (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`,
  * `GIT_CONFIG_VALUE_<n>`), after the entries it already holds. A count Git would refuse is replaced.
  */

@@ -1,6 +1,6 @@
 import { errorMessage, type ToolContext, type ToolOutput } from '@airlock/core';
 import { callTimeoutMs, type ResolvedToolsOptions } from './builtin-tools-options';
-import { buildChildEnv, withGitConfig } from './child-env';
+import { buildChildEnv, PROCESS_GIT_CONFIG, withGitConfig } from './child-env';
 import { checkGitMetadata, gitMetadataReport, snapshotGitMetadata, type GitMetadataSnapshot } from './git-metadata-snapshot';
 import { runProcess } from './process-runner';
 import { processToolOutput } from './process-tool-output';
@@ -18,14 +18,6 @@ export interface ToolProcess {
   /** Files or folders outside the workspace the process reads, visible at the same path in the sandbox. */
   readOnlyPaths?: readonly string[];
 }
-
-/**
- * Git refuses a bare repository it finds by itself (Git 2.38 and later): a folder of the workspace holding `HEAD`,
- * `config` with `core.fsmonitor`, `objects/` and `refs/` as ordinary files (a clone can ship them) is otherwise taken
- * for a repository by `cd vendor/tool && git status`, which then runs that fsmonitor. Given as command-line
- * configuration, which no repository's config overrides.
- */
-const TOOL_GIT_CONFIG: readonly (readonly [string, string])[] = [['safe.bareRepository', 'explicit']];
 
 /** Runs a process for a tool call: in the workspace, in the sandbox, with the filtered environment, the call's timeout and signal. */
 export async function runToolProcess(
@@ -51,7 +43,7 @@ export async function runToolProcess(
     file: command.file,
     args: command.args,
     cwd,
-    env: withGitConfig(buildChildEnv({ source: options.env, secretValues: options.secretValues, cwd, workspace: cwd, extra: command.extraEnv }), TOOL_GIT_CONFIG),
+    env: withGitConfig(buildChildEnv({ source: options.env, secretValues: options.secretValues, cwd, workspace: cwd, extra: command.extraEnv }), PROCESS_GIT_CONFIG),
     signal: context.signal,
     timeoutMs: callTimeoutMs(context.timeoutMs, options.defaultTimeoutMs),
     maxOutputBytes: options.maxOutputBytes,
