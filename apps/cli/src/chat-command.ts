@@ -1,5 +1,5 @@
 import { createAirlockClient, isConnectionLost, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
-import { randomId, toVisibleText, visibleTextString } from '@airlock/core';
+import { randomId, toVisibleText, visibleTextString, type DeclaredArguments } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
 import { callLabel, decisionLine, outcomeLine, runEndLine } from './event-labels';
@@ -103,10 +103,13 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
 }
 
 class ChatSession {
-  /** The server's tools as read last: at start, then again before each call's card (see `readTools`). */
+  /**
+   * The server's tools as read last: at start, then again before the card of a call whose tool-start does not say
+   * what its tool declared (see `readTools`).
+   */
   private tools = new Map<string, ToolInfo>();
-  /** The tool of each call of the run followed, for a decision that shows edited arguments. */
-  private readonly callTools = new Map<string, string>();
+  /** The tool of each call of the run followed, and the names it declared when put up, for a decision that shows edited arguments. */
+  private readonly callTools = new Map<string, { toolName: string; declared: DeclaredArguments | undefined }>();
   private running = false;
   /** The run followed was re-attached to (replayed from its start), not started here. */
   private attached = false;
@@ -269,9 +272,11 @@ class ChatSession {
         return;
       case 'tool-start': {
         screen.endLine();
-        this.callTools.set(event.toolCallId, event.toolName);
+        this.callTools.set(event.toolCallId, { toolName: event.toolName, declared: event.tool?.declared });
         this.lastCall = event.toolCallId;
-        await this.readTools();
+        // The card marks names against the tool as the call was put up, which its tool-start says; only one stored
+        // before tool-starts said is read against the list, read again for it.
+        if (event.tool?.declared === undefined) await this.readTools();
         const card = toolCallCard(event, style, screen.layout, this.tools.get(event.toolName));
         for (const line of card.lines) screen.line(line);
         if (card.cut) this.cutCalls.push(event);
@@ -303,11 +308,11 @@ class ChatSession {
     const { style } = screen;
     // A reason of several lines (pasted) keeps them, each after the first indented under the decision.
     const reason = event.reason === undefined ? '' : showText(event.reason, style).replaceAll('\n', '\n    ');
-    const call = this.nameUnlessLast(event.toolCallId, this.callTools.get(event.toolCallId) ?? '');
+    const call = this.nameUnlessLast(event.toolCallId, this.callTools.get(event.toolCallId)?.toolName ?? '');
     screen.line(decisionLine(event, reason, event.rule === undefined ? '' : reasonLine(event.rule, (notation) => style.escape(notation)), { elsewhere, call }));
     if (event.editedArguments !== undefined) {
-      const toolName = this.callTools.get(event.toolCallId) ?? '';
-      for (const line of renderEditedArguments(toolName, event.editedArguments, style, screen.layout, this.tools.get(toolName))) screen.line(line);
+      const { toolName = '', declared } = this.callTools.get(event.toolCallId) ?? {};
+      for (const line of renderEditedArguments(toolName, event.editedArguments, style, screen.layout, declared === undefined ? this.tools.get(toolName) : { declared })) screen.line(line);
     }
   }
 
@@ -318,10 +323,10 @@ class ChatSession {
   }
 
   /**
-   * Reads the server's tools again. Before each card: an MCP server may have changed a tool's schema (or added the
-   * tool) since the list was read, and the card marks the names the schema does not declare against the schema as
-   * it is when the call is put up, not as it was when the chat started. The server has no signal for a changed list,
-   * so it is one request per card. Unless `quiet` is false, a failed read keeps the list read before.
+   * Reads the server's tools again. Before the card of a call whose tool-start was stored before it said what the
+   * tool declared: an MCP server may have changed a tool's schema (or added the tool) since the list was read, and
+   * the list read now is nearer to the tool the call was put up with than the one read when the chat started. Unless
+   * `quiet` is false, a failed read keeps the list read before.
    */
   private async readTools({ quiet = true } = {}): Promise<void> {
     try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { foldedBlankNote, undeclaredArgumentsNote } from '@airlock/core';
+import { declaredArguments, foldedBlankNote, UNCHECKED_ARGUMENT_NOTE, uncheckedArgumentsNote, UNDECLARED_INNER_NOTE, undeclaredArgumentsNote } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
 import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, toolCallCard, VALUE_ROWS } from './render-tool-call';
 import { noteLines } from './note-lines';
@@ -109,6 +109,27 @@ describe('renderEditedArguments', () => {
       note,
     ]);
     expect(renderToolCall(start('mcp__purge', { target: 'backups', dry_run: 'x' }), plainStyle, { columns: 200 }, purge)).toStrictEqual(['⏺ mcp__purge', '  target: backups', '  dry_run: x']);
+  });
+
+  it('marks a name inside an object argument against the tool as the call was put up, not as listed now', () => {
+    const putUp = { type: 'object', properties: { target: { type: 'string' }, options: { type: 'object', properties: { force: { type: 'boolean' } } } } };
+    const listedNow = { name: 'mcp__purge', inputSchema: { type: 'object', properties: { target: {}, options: { type: 'object', properties: { force: {}, dry_run: {} } } } } } as unknown as ToolInfo;
+    const annotations = { readOnly: false, destructive: true, executesCode: false, exactGrants: false, idempotent: false, openWorld: false };
+    const event = { ...start('mcp__purge', { target: 'backups', options: { dry_run: true } }), tool: { source: 'mcp:fs', declared: declaredArguments(putUp), annotations } };
+    const lines = renderToolCall(event, plainStyle, { columns: 200 }, listedNow);
+    expect(lines[2]).toBe(`  options ⚠ ${UNDECLARED_INNER_NOTE} (object) (3 lines):`);
+    const note = noteLines(`⚠ ${undeclaredArgumentsNote(1, ['options.dry_run'])}`, { columns: 200 });
+    expect(lines.slice(-note.length)).toStrictEqual(note);
+    expect(note.map((line) => line.trim()).join(' ')).toContain('Inside an argument: options.dry_run.');
+    // A tool-start stored before it said what its tool declared is read against the list.
+    const { tool: _, ...stored } = event;
+    expect(renderToolCall(stored, plainStyle, { columns: 200 }, listedNow)).toStrictEqual(['⏺ mcp__purge', '  target: backups', '  options (object) (3 lines):', '    │ {', '    │   "dry_run": true', '    │ }']);
+    // A level the tool's schema did not say plainly is not checked, and said so.
+    const unread = renderToolCall({ ...event, tool: { ...event.tool, declared: { unknown: 'unreadable' } } }, plainStyle, { columns: 200 });
+    expect(unread[1]).toBe(`  target ⚠ ${UNCHECKED_ARGUMENT_NOTE}: backups`);
+    const unchecked = noteLines(`⚠ ${uncheckedArgumentsNote(2)}`, { columns: 200 });
+    expect(unread.slice(-unchecked.length)).toStrictEqual(unchecked);
+    expect(renderEditedArguments('mcp__purge', { options: { dry_run: true } }, plainStyle, { columns: 200 }, { declared: declaredArguments(putUp) }).slice(-note.length)).toStrictEqual(note);
   });
 
   it('cuts a long value after its first rows and says how much more there is; the whole call on request', () => {

@@ -1,4 +1,4 @@
-import { BLANK_NOTATIONS, blankRunsNote, blankRunsOfArguments, escapeQuoteMarks, reasonParts, toVisibleText, UNDECLARED_ARGUMENT_NOTE, undeclaredArgumentsNote, visibleArguments, visibleTextString, type LoopEventOf, type ShownReason, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { BLANK_NOTATIONS, blankRunsNote, blankRunsOfArguments, escapeQuoteMarks, reasonParts, toVisibleText, UNCHECKED_ARGUMENT_NOTE, UNCHECKED_INNER_NOTE, uncheckedArgumentsNote, UNDECLARED_ARGUMENT_NOTE, UNDECLARED_INNER_NOTE, undeclaredArgumentsNote, visibleArguments, visibleTextString, type DeclaredArguments, type LoopEventOf, type ShownReason, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
 import { cardRows, DEFAULT_COLUMNS, type CardRow } from './card-rows';
 import { noteLines } from './note-lines';
@@ -63,8 +63,9 @@ export interface ToolCallCard {
 /**
  * The lines that show a tool call before it is decided, with the web card's rules: built from the very arguments
  * that will run, the code of a code-running tool first, hidden characters escaped and counted, a value that is not a
- * string labelled with its JSON type (a string that reads as JSON with `text`), and with the tool as listed (`tool`),
- * each name its schema does not declare marked. Each line fits the terminal; a value longer than `VALUE_ROWS` rows
+ * string labelled with its JSON type (a string that reads as JSON with `text`), and each name the tool does not
+ * declare marked, inside an object argument too: against the tool as the call was put up (the event's
+ * `tool.declared`), or as listed (`tool`) for an event stored before tool-starts said. Each line fits the terminal; a value longer than `VALUE_ROWS` rows
  * is cut, saying how much more there is, unless `layout.whole`.
  */
 export function toolCallCard(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}, tool?: ToolInfo): ToolCallCard {
@@ -75,7 +76,7 @@ export function toolCallCard(event: LoopEventOf<'tool-start'>, style: TerminalSt
   const rows = layout.whole === true ? Infinity : Math.max((layout.rows ?? DEFAULT_ROWS) - ROWS_AROUND_CARD, MIN_CARD_ROWS) - 1;
   const hint = event.awaitingConfirmation ? WHOLE_CALL_HINT : WHOLE_CALL_AT_PROMPT_HINT;
   const asked = askedLines(event, style, layout);
-  const { lines, cut } = argumentLines(event.toolName, event.arguments, style, layout, { rows: rows - asked.length, hint, schema: tool?.inputSchema });
+  const { lines, cut } = argumentLines(event.toolName, event.arguments, style, layout, { rows: rows - asked.length, hint, declared: event.tool?.declared, schema: tool?.inputSchema });
   return { lines: [header, ...lines, ...asked], cut };
 }
 
@@ -110,10 +111,12 @@ export function renderToolCall(event: LoopEventOf<'tool-start'>, style: Terminal
 
 /**
  * The arguments a person edited the call to before allowing it (perhaps in another client), under the same rules:
- * what runs is these, not the proposal shown above them.
+ * what runs is these, not the proposal shown above them. `tool`: the names the call's tool declared when it was put
+ * up, or the tool as listed when its tool-start did not say.
  */
-export function renderEditedArguments(toolName: string, edited: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout = {}, tool?: ToolInfo): string[] {
-  return [style.warn('  Edited before it was allowed; it runs with:'), ...argumentLines(toolName, edited, style, layout, { schema: tool?.inputSchema }).lines];
+export function renderEditedArguments(toolName: string, edited: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout = {}, tool?: ToolInfo | { declared: DeclaredArguments }): string[] {
+  const known = tool === undefined ? {} : 'declared' in tool ? { declared: tool.declared } : { schema: tool.inputSchema };
+  return [style.warn('  Edited before it was allowed; it runs with:'), ...argumentLines(toolName, edited, style, layout, known).lines];
 }
 
 /** A tool's name on one line of at most `width` columns, escaped; a longer one is cut with `…`. */
@@ -127,12 +130,14 @@ interface ArgumentLinesOptions {
   rows?: number;
   /** How a cut card says it can be seen whole. Default `WHOLE_CALL_HINT`. */
   hint?: string;
-  /** The tool's JSON Schema: each name it does not declare is marked. Default undefined, not known: none is. */
+  /** The names the tool declared when the call was put up: each name not among them is marked. Default undefined: read from `schema`. */
+  declared?: DeclaredArguments | undefined;
+  /** The tool's JSON Schema as listed: each name it does not declare is marked. Default undefined, not known: none is. */
   schema?: ToolInfo['inputSchema'] | undefined;
 }
 
-function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout, { rows = Infinity, hint = WHOLE_CALL_HINT, schema }: ArgumentLinesOptions = {}): ToolCallCard {
-  const args = visibleArguments(toolName, values, { schema });
+function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout, { rows = Infinity, hint = WHOLE_CALL_HINT, declared, schema }: ArgumentLinesOptions = {}): ToolCallCard {
+  const args = visibleArguments(toolName, values, { declared, schema });
   const blocks = [...(args.code === null ? [] : [argumentBlock(args.code.label, args.code.argument, style, layout, hint)]), ...args.others.map((argument) => argumentBlock(argument.name, argument, style, layout, hint))];
   const notes: string[] = [];
   if (args.hiddenCount > 0) {
@@ -140,7 +145,9 @@ function argumentLines(toolName: string, values: Readonly<Record<string, unknown
     const note = `⚠ ${count} shown as ${ESCAPE_NOTATION}: what runs contains ${args.hiddenCount === 1 ? 'it' : 'them'}, not what a plain view would show`;
     notes.push(...noteLines(note, layout).map((line) => style.warn(line.replace(ESCAPE_NOTATION, style.escape(ESCAPE_NOTATION)))));
   }
-  if (args.undeclaredCount > 0) notes.push(...noteLines(`⚠ ${undeclaredArgumentsNote(args.undeclaredCount)}`, layout).map((line) => style.warn(line)));
+  const inner = (unchecked: boolean) => args.inner.filter((name) => name.unchecked === unchecked).map((name) => name.path);
+  if (args.undeclaredCount > 0) notes.push(...noteLines(`⚠ ${undeclaredArgumentsNote(args.undeclaredCount, inner(false))}`, layout).map((line) => style.warn(line)));
+  if (args.uncheckedCount > 0) notes.push(...noteLines(`⚠ ${uncheckedArgumentsNote(args.uncheckedCount, inner(true))}`, layout).map((line) => style.warn(line)));
   const blankNote = blankRunsNote(blankRunsOfArguments(args));
   if (blankNote !== '') {
     const markers = new RegExp(BLANK_NOTATIONS.join('|'), 'g');
@@ -171,8 +178,9 @@ function argumentBlock(name: string | VisibleText, argument: VisibleArgument, st
   const nameRows = cardRows(typeof name === 'string' ? toVisibleText(name) : name, columns - 8, style);
   const cutLabel = layout.whole === true || nameRows.length <= NAME_ROWS ? nameRows : nameRows.slice(0, NAME_ROWS).map((row, index) => (index === NAME_ROWS - 1 ? { ...row, text: `${row.text}…` } : row));
   // After the name, on its last row: what the tool does not declare, and the value's type (see VisibleArgument's typeLabel).
-  const marks = [...(argument.undeclared ? [style.warn(`⚠ ${UNDECLARED_ARGUMENT_NOTE}`)] : []), ...(argument.typeLabel === null ? [] : [style.dim(`(${argument.typeLabel})`)])];
-  const marksWidth = (argument.undeclared ? UNDECLARED_ARGUMENT_NOTE.length + 3 : 0) + (argument.typeLabel === null ? 0 : argument.typeLabel.length + 3);
+  const warnings = [...(argument.undeclared ? [UNDECLARED_ARGUMENT_NOTE] : []), ...(argument.unchecked ? [UNCHECKED_ARGUMENT_NOTE] : []), ...innerMarks(argument)];
+  const marks = [...warnings.map((warning) => style.warn(`⚠ ${warning}`)), ...(argument.typeLabel === null ? [] : [style.dim(`(${argument.typeLabel})`)])];
+  const marksWidth = warnings.reduce((width, warning) => width + warning.length + 3, 0) + (argument.typeLabel === null ? 0 : argument.typeLabel.length + 3);
   const label = marks.length === 0 ? cutLabel : cutLabel.map((row, index) => (index === cutLabel.length - 1 ? { ...row, text: `${row.text} ${marks.join(' ')}`, width: row.width + marksWidth } : row));
   const rows = cardRows(argument.value, columns - GUTTER.length - 2, style);
   const [only] = rows;
@@ -191,6 +199,11 @@ function argumentBlock(name: string | VisibleText, argument: VisibleArgument, st
     lines.push(...noteLines(note, layout, GUTTER).map((line) => style.warn(line)));
   }
   return { lines, cut: shown.length < rows.length || cutLabel !== nameRows };
+}
+
+/** What an argument's value holds that the tool does not declare, or that could not be checked. */
+function innerMarks(argument: VisibleArgument): string[] {
+  return [...(argument.inner.some((name) => !name.unchecked) ? [UNDECLARED_INNER_NOTE] : []), ...(argument.inner.some((name) => name.unchecked) ? [UNCHECKED_INNER_NOTE] : [])];
 }
 
 function gutterRow(row: CardRow, style: TerminalStyle): string {
