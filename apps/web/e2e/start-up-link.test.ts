@@ -3,6 +3,16 @@ import { useBrowserSuite } from './support/browser-suite';
 
 const suite = useBrowserSuite();
 
+/** Every key and value of this origin's sessionStorage and localStorage, as `session:key=value` / `local:key=value`. */
+function storedEntries(): string[] {
+  const entries = (kind: string, storage: Storage) =>
+    Array.from({ length: storage.length }, (_, index) => {
+      const key = storage.key(index) ?? '';
+      return `${kind}:${key}=${storage.getItem(key) ?? ''}`;
+    });
+  return [...entries('session', window.sessionStorage), ...entries('local', window.localStorage)];
+}
+
 /** The addresses of this tab's history entries, as the Navigation API lists them. */
 function historyEntries(): string[] {
   const { navigation } = window as unknown as { navigation: { entries(): { url: string | null }[] } };
@@ -10,7 +20,7 @@ function historyEntries(): string[] {
 }
 
 describe('the start-up link', () => {
-  it('as printed, carries a one-time code the page exchanges: no address the tab visited, nor its history, held the token; a reload stays connected', async () => {
+  it('as printed, carries a one-time code the page exchanges: no address the tab visited, nor its history, held the token', async () => {
     const { server } = suite.airlock;
     const link = new URL(server.newLink());
     expect(link.hash).toMatch(/^#code=[A-Za-z0-9_-]{27}$/);
@@ -29,11 +39,29 @@ describe('the start-up link', () => {
     // The code left the address too, before it was exchanged: the entry a reload or Back comes to holds neither.
     expect(entries).toStrictEqual([`${link.origin}/`]);
     expect([...visited, ...entries].filter((address) => address.includes(server.token))).toStrictEqual([]);
-    expect(await page.evaluate(() => window.sessionStorage.getItem('airlock.token'))).toBe(server.token);
+    await page.close();
+  });
+
+  it('leaves the token in the tab’s memory only: the tab keeps a per-tab credential, which re-opens it after a reload, and no storage ever holds the token', async () => {
+    const { server } = suite.airlock;
+    const page = await suite.context.newPage();
+    page.setDefaultTimeout(15_000);
+    const tabCredential = () => page.evaluate(() => window.sessionStorage.getItem('airlock.tab'));
+
+    await page.goto(server.newLink());
+    await page.getByRole('status', { name: 'Connection: Connected' }).waitFor();
+    await page.waitForFunction(() => window.sessionStorage.getItem('airlock.tab') !== null);
+    const first = await tabCredential();
+    expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await page.evaluate(storedEntries)).filter((entry) => entry.includes(server.token))).toStrictEqual([]);
 
     await page.reload();
+    // A new credential is given only once the server took the kept one in the token's place.
+    await page.waitForFunction((kept) => ![null, kept].includes(window.sessionStorage.getItem('airlock.tab')), first);
     await page.getByRole('status', { name: 'Connection: Connected' }).waitFor();
-    expect(page.url()).toBe(`${link.origin}/`);
+    expect(await page.getByRole('heading', { name: 'This link is no longer valid' }).count()).toBe(0);
+    expect(page.url()).toBe(`${new URL(server.browserUrl).origin}/`);
+    expect((await page.evaluate(storedEntries)).filter((entry) => entry.includes(server.token))).toStrictEqual([]);
     await page.close();
   });
 
@@ -53,7 +81,7 @@ describe('the start-up link', () => {
       'This start-up link was used already (each link opens Airlock once). Airlock printed a new link in the terminal where it runs: open that one.',
     );
     expect(again.url()).not.toContain('#code=');
-    expect(await again.evaluate(() => window.sessionStorage.getItem('airlock.token'))).toBeNull();
+    expect((await again.evaluate(storedEntries)).filter((entry) => entry.includes(suite.airlock.server.token))).toStrictEqual([]);
     await again.close();
   });
 
@@ -104,7 +132,7 @@ describe('the start-up link', () => {
     // This tab's sessionStorage for 127.0.0.1 outlives the navigation away: back there, it holds no token.
     await page.goto(`${suite.airlock.server.url}/`);
     await page.getByRole('heading', { name: 'Open Airlock from its start-up link' }).waitFor();
-    expect(await page.evaluate(() => window.sessionStorage.getItem('airlock.token'))).toBeNull();
+    expect((await page.evaluate(storedEntries)).filter((entry) => entry.includes(suite.airlock.server.token))).toStrictEqual([]);
   });
 
   it('still takes a bare token pasted into the token screen on 127.0.0.1 (the fallback for a token file)', async () => {
@@ -116,5 +144,13 @@ describe('the start-up link', () => {
     await page.getByRole('button', { name: 'Connect', exact: true }).click();
     await page.getByRole('status', { name: 'Connection: Connected' }).waitFor();
     expect(new URL(page.url()).origin).toBe(suite.airlock.server.url);
+
+    // The pasted token too stays in memory; the tab credential kept beside it re-opens the tab after a reload.
+    await page.waitForFunction(() => window.sessionStorage.getItem('airlock.tab') !== null);
+    const first = await page.evaluate(() => window.sessionStorage.getItem('airlock.tab'));
+    await page.reload();
+    await page.waitForFunction((kept) => ![null, kept].includes(window.sessionStorage.getItem('airlock.tab')), first);
+    await page.getByRole('status', { name: 'Connection: Connected' }).waitFor();
+    expect((await page.evaluate(storedEntries)).filter((entry) => entry.includes(suite.airlock.server.token))).toStrictEqual([]);
   });
 });

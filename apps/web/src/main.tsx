@@ -2,7 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/app';
 import { ErrorBoundary } from './app/error-boundary';
-import { exchangeCodeHere, forgetToken, storeToken, takeLinkCode, takeToken } from './auth/token-store';
+import { exchangeCodeHere, forgetTabCredential, keepTabCredential, takeAccess, takeLinkCode, type PageAccess } from './auth/token-store';
 import './styles.css';
 
 const env = { location: window.location, history: window.history, storage: window.sessionStorage };
@@ -19,16 +19,16 @@ function localStorageOrNone(): Storage | undefined {
 
 if (root === null) throw new Error('index.html has no #root element');
 
-function render(initialToken: string | null, linkProblem?: string): void {
+function render(initialAccess: PageAccess | null, linkProblem?: string): void {
   createRoot(root!).render(
     <StrictMode>
       <ErrorBoundary>
         <App
-          initialToken={initialToken}
+          initialAccess={initialAccess}
           {...(linkProblem === undefined ? {} : { linkProblem })}
           originStorage={localStorageOrNone()}
-          saveToken={(token) => storeToken(env, token)}
-          forgetToken={() => forgetToken(env)}
+          keepTabCredential={(credential) => keepTabCredential(env, credential)}
+          forgetTabCredential={() => forgetTabCredential(env)}
         />
       </ErrorBoundary>
     </StrictMode>,
@@ -36,14 +36,13 @@ function render(initialToken: string | null, linkProblem?: string): void {
 }
 
 // The start-up link carries a one-time code, not the token: the browser's history keeps the link, which is
-// worthless once exchanged here.
+// worthless once exchanged here. The token it gives stays in memory.
 const code = takeLinkCode(env);
-if (code === null) render(takeToken(env));
+if (code === null) render(takeAccess(env));
 else {
   void exchangeCodeHere(code, window.location.origin).then((exchange) => {
-    if (exchange.kind === 'token') storeToken(env, exchange.token);
-    // A tab that holds a token already goes on with it.
-    const token = exchange.kind === 'token' ? exchange.token : takeToken(env);
-    render(token, exchange.kind === 'problem' && token === null ? exchange.message : undefined);
+    // A tab that can connect already goes on.
+    const access = exchange.kind === 'token' ? { kind: 'token' as const, token: exchange.token } : takeAccess(env);
+    render(access, exchange.kind === 'problem' && access === null ? exchange.message : undefined);
   });
 }

@@ -1,6 +1,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { AuthScreen } from '../auth/auth-screen';
+import type { PageAccess } from '../auth/token-store';
 import { connectApi, defaultSocketUrl, type ApiConnection } from '../connection/connect-api';
 import { trpc } from '../lib/trpc';
 import { NotificationChoice } from '../settings/notification-choice';
@@ -8,8 +9,8 @@ import { SettingsStore, settingsApi } from '../settings/settings-store';
 import { ChatApp } from './chat-app';
 
 export interface AppProps {
-  /** The access token, or null when the page was opened without one. */
-  initialToken: string | null;
+  /** What the page connects with (the token in memory, or the tab credential kept over a reload), or null without either. */
+  initialAccess: PageAccess | null;
   /** Why the start-up link the page was opened with gave no token (used already, expired…). Default none. */
   linkProblem?: string;
   /**
@@ -17,38 +18,52 @@ export interface AppProps {
    * versions kept the tool settings (moved to the server once).
    */
   originStorage: Storage | undefined;
-  /** Keeps a token the person pasted on the auth screen (sessionStorage in the browser). */
-  saveToken: (token: string) => void;
+  /** Keeps each per-tab credential the server gives (sessionStorage in the browser): what a reload connects with. */
+  keepTabCredential: (credential: string) => void;
   /**
-   * Drops the kept token. Called when whatever answers cannot prove it is Airlock: a token kept on an origin another
-   * program may now serve pages on would be read by its page at the next reload, and a mistyped one would fail again.
+   * Drops the kept tab credential. Called when the connection is refused or whatever answers cannot prove it is
+   * Airlock: the credential is spent or worthless, and one kept on an origin another program may now serve pages on
+   * would be read by its page at the next reload.
    */
-  forgetToken: () => void;
+  forgetTabCredential: () => void;
 }
 
-export function App({ initialToken, linkProblem, originStorage, saveToken, forgetToken }: AppProps) {
-  const [token, setToken] = useState(initialToken);
-  const adopt = (next: string) => {
-    saveToken(next);
-    setToken(next);
-  };
-  if (token === null) return linkProblem === undefined ? <AuthScreen reason="missing" onToken={adopt} /> : <AuthScreen reason="link" detail={linkProblem} onToken={adopt} />;
-  return <ConnectedApp key={token} token={token} originStorage={originStorage} onToken={adopt} onUnproven={forgetToken} />;
+export function App({ initialAccess, linkProblem, originStorage, keepTabCredential, forgetTabCredential }: AppProps) {
+  const [access, setAccess] = useState(initialAccess);
+  const adopt = (token: string) => setAccess({ kind: 'token', token });
+  if (access === null) return linkProblem === undefined ? <AuthScreen reason="missing" onToken={adopt} /> : <AuthScreen reason="link" detail={linkProblem} onToken={adopt} />;
+  return (
+    <ConnectedApp
+      key={access.kind === 'token' ? access.token : access.credential}
+      access={access}
+      originStorage={originStorage}
+      onToken={adopt}
+      keepTabCredential={keepTabCredential}
+      onRefused={forgetTabCredential}
+    />
+  );
 }
 
 interface ConnectedAppProps {
-  token: string;
+  access: PageAccess;
   originStorage: Storage | undefined;
   onToken: (token: string) => void;
-  onUnproven: () => void;
+  keepTabCredential: (credential: string) => void;
+  onRefused: () => void;
 }
 
-function ConnectedApp({ token, originStorage, onToken, onUnproven }: ConnectedAppProps) {
+function ConnectedApp({ access, originStorage, onToken, keepTabCredential, onRefused }: ConnectedAppProps) {
   const [api, setApi] = useState<{ connection: ApiConnection; queryClient: QueryClient; settingsStore: SettingsStore; notificationChoice: NotificationChoice } | null>(
     null,
   );
+  const keep = useRef(keepTabCredential);
+  keep.current = keepTabCredential;
   useEffect(() => {
-    const connection = connectApi({ url: defaultSocketUrl(window.location), token });
+    const connection = connectApi({
+      url: defaultSocketUrl(window.location),
+      token: access.kind === 'token' ? access.token : '',
+      tab: { ...(access.kind === 'tab' ? { credential: access.credential } : {}), keep: (credential) => keep.current(credential) },
+    });
     const queryClient = new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false, staleTime: 1000 } } });
     // Before the settings store, which removes the old local settings the choice may take its default from.
     const notificationChoice = new NotificationChoice(originStorage);
@@ -62,9 +77,9 @@ function ConnectedApp({ token, originStorage, onToken, onUnproven }: ConnectedAp
       void connection.close();
       queryClient.clear();
     };
-  }, [token, originStorage]);
+  }, [access, originStorage]);
   if (api === null) return null;
-  return <Connected connection={api.connection} queryClient={api.queryClient} settingsStore={api.settingsStore} notificationChoice={api.notificationChoice} onToken={onToken} onUnproven={onUnproven} />;
+  return <Connected connection={api.connection} queryClient={api.queryClient} settingsStore={api.settingsStore} notificationChoice={api.notificationChoice} onToken={onToken} onRefused={onRefused} />;
 }
 
 function Connected({
@@ -73,14 +88,14 @@ function Connected({
   settingsStore,
   notificationChoice,
   onToken,
-  onUnproven,
+  onRefused,
 }: {
   connection: ApiConnection;
   queryClient: QueryClient;
   settingsStore: SettingsStore;
   notificationChoice: NotificationChoice;
   onToken: (token: string) => void;
-  onUnproven: () => void;
+  onRefused: () => void;
 }) {
   const status = useSyncExternalStore(connection.status.subscribe, connection.status.getSnapshot);
   const previous = useRef(status.state);
@@ -89,10 +104,10 @@ function Connected({
     if (status.state === 'connected' && (previous.current === 'reconnecting' || previous.current === 'offline')) void queryClient.invalidateQueries();
     previous.current = status.state;
   }, [status.state, queryClient]);
-  const unproven = status.state === 'unauthorized' && status.reason === 'unproven';
+  const refused = status.state === 'unauthorized';
   useEffect(() => {
-    if (unproven) onUnproven();
-  }, [unproven, onUnproven]);
+    if (refused) onRefused();
+  }, [refused, onRefused]);
 
   if (status.state === 'unauthorized') return <AuthScreen reason={status.reason} detail={status.message} onToken={onToken} />;
   return (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exchangeCodeHere, readPastedAccess, takeLinkCode, takeToken, tokenFromAddress, type TokenEnvironment } from './token-store';
+import { exchangeCodeHere, keepTabCredential, readPastedAccess, takeAccess, takeLinkCode, tokenFromAddress, type TokenEnvironment } from './token-store';
 
 function environment(hash: string, stored: string | null = null) {
   const storage = new Map<string, string>(stored === null ? [] : [['airlock.token', stored]]);
@@ -16,22 +16,32 @@ function environment(hash: string, stored: string | null = null) {
   return { env, storage, replaced };
 }
 
-describe('takeToken', () => {
-  it('moves the token from the address into sessionStorage and off the address bar', () => {
+const CREDENTIAL = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcde';
+
+describe('takeAccess', () => {
+  it('takes the token from the address into memory only: off the address bar, and never into sessionStorage', () => {
     const { env, storage, replaced } = environment('#token=tok_abc');
-    expect(takeToken(env)).toBe('tok_abc');
-    expect(storage.get('airlock.token')).toBe('tok_abc');
+    expect(takeAccess(env)).toStrictEqual({ kind: 'token', token: 'tok_abc' });
+    expect(storage.size).toBe(0);
     expect(replaced).toStrictEqual(['/?x=1']);
   });
 
-  it('falls back to the stored token after a reload', () => {
-    const { env, replaced } = environment('', 'tok_saved');
-    expect(takeToken(env)).toBe('tok_saved');
+  it('removes a token an earlier version kept in sessionStorage, and does not use it', () => {
+    const { env, storage } = environment('', 'tok_saved');
+    expect(takeAccess(env)).toBeNull();
+    expect(storage.size).toBe(0);
+  });
+
+  it('after a reload, connects with the tab credential kept, not a token', () => {
+    const { env, storage, replaced } = environment('');
+    keepTabCredential(env, CREDENTIAL);
+    expect([...storage]).toStrictEqual([['airlock.tab', CREDENTIAL]]);
+    expect(takeAccess(env)).toStrictEqual({ kind: 'tab', credential: CREDENTIAL });
     expect(replaced).toStrictEqual([]);
   });
 
-  it('has no token when neither the address nor storage has one', () => {
-    expect(takeToken(environment('').env)).toBeNull();
+  it('has nothing to connect with when neither the address nor storage has anything', () => {
+    expect(takeAccess(environment('').env)).toBeNull();
   });
 });
 

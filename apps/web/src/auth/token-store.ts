@@ -1,7 +1,17 @@
 import { exchangeLinkCode, LinkCodeError } from '@airlock/client';
 
-const STORAGE_KEY = 'airlock.token';
+/** Where this tab keeps the per-tab credential the server gave it: never the token, which stays in memory only. */
+const TAB_CREDENTIAL_KEY = 'airlock.tab';
+/** Where earlier versions kept the token itself: removed at start-up. */
+const OLD_TOKEN_KEY = 'airlock.token';
 const MAX_TOKEN_LENGTH = 512;
+const TAB_CREDENTIAL_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * What this page connects with: the token, held in memory only (from the start-up link, a `#token=` address or a
+ * paste), or after a reload the per-tab credential it kept, which the server takes once in the token's place.
+ */
+export type PageAccess = { kind: 'token'; token: string } | { kind: 'tab'; credential: string };
 
 export interface TokenEnvironment {
   location: Pick<Location, 'hash' | 'pathname' | 'search'>;
@@ -68,17 +78,20 @@ function parseUrl(text: string): URL | null {
 }
 
 /**
- * Takes the token from the address bar into this tab's sessionStorage and removes it from the address,
- * so it does not linger in history, bookmarks or a shared screen. Falls back to the stored one.
+ * What this page connects with at start-up: the token of a `#token=` address, taken off the address so it does not
+ * linger in history, bookmarks or a shared screen, else the tab credential kept over a reload. The token is never
+ * written to sessionStorage, which browsers keep in the profile folder on disk while the tab is open; one an earlier
+ * version wrote there is removed.
  */
-export function takeToken(env: TokenEnvironment): string | null {
+export function takeAccess(env: TokenEnvironment): PageAccess | null {
+  env.storage.removeItem(OLD_TOKEN_KEY);
   const fromUrl = tokenFromAddress(env.location.hash);
   if (fromUrl !== null) {
-    env.storage.setItem(STORAGE_KEY, fromUrl);
     env.history.replaceState(env.history.state, '', `${env.location.pathname}${env.location.search}`);
-    return fromUrl;
+    return { kind: 'token', token: fromUrl };
   }
-  return env.storage.getItem(STORAGE_KEY);
+  const credential = env.storage.getItem(TAB_CREDENTIAL_KEY);
+  return credential !== null && TAB_CREDENTIAL_PATTERN.test(credential) ? { kind: 'tab', credential } : null;
 }
 
 /**
@@ -106,10 +119,11 @@ export async function exchangeCodeHere(code: string, origin: string, fetch: type
   }
 }
 
-export function storeToken(env: Pick<TokenEnvironment, 'storage'>, token: string): void {
-  env.storage.setItem(STORAGE_KEY, token);
+/** Keeps the tab credential the server gave this connection, in place of the last: what a reload connects with. */
+export function keepTabCredential(env: Pick<TokenEnvironment, 'storage'>, credential: string): void {
+  env.storage.setItem(TAB_CREDENTIAL_KEY, credential);
 }
 
-export function forgetToken(env: Pick<TokenEnvironment, 'storage'>): void {
-  env.storage.removeItem(STORAGE_KEY);
+export function forgetTabCredential(env: Pick<TokenEnvironment, 'storage'>): void {
+  env.storage.removeItem(TAB_CREDENTIAL_KEY);
 }

@@ -1,13 +1,15 @@
 import type { AppRouter } from '@airlock/api';
-import { createAirlockClient, type WebSocketConstructor } from '@airlock/client';
+import { createAirlockClient, type AirlockClientOptions, type WebSocketConstructor } from '@airlock/client';
 import type { TRPCClient } from '@trpc/client';
 import { ConnectionStatusStore } from './connection-status';
 
 export interface ConnectApiOptions {
   /** The tRPC WebSocket endpoint, e.g. `ws://127.0.0.1:7700/trpc`. */
   url: string;
-  /** Sent as connection params on every (re)connect. */
+  /** Sent as connection params on every (re)connect; "" when `tab.credential` stands in for it (after a reload). */
   token: string;
+  /** The per-tab credential kept over a reload, and where to keep each new one (see `createAirlockClient`). Default none. */
+  tab?: AirlockClientOptions['tab'];
   /** Failed attempts in a row after which the UI says "offline" instead of "reconnecting". Default 3. */
   offlineAfterFailures?: number;
   /** Default: the global WebSocket. */
@@ -34,6 +36,7 @@ export function connectApi(options: ConnectApiOptions): ApiConnection {
   const airlock = createAirlockClient({
     url: options.url,
     token: options.token,
+    ...(options.tab === undefined ? {} : { tab: options.tab }),
     clientLabel: 'web',
     ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
     retryDelayMs: (attempt) => Math.min(300 * 2 ** attempt, 5_000),
