@@ -1,6 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { readSmallFile } from './workspace-git-dir';
 
 /** A repository config larger than this is not read for its hooks folder (Git's own are a few hundred bytes). */
 const CONFIG_BYTES = 1024 * 1024;
@@ -20,7 +20,7 @@ export function hooksPathFolder(options: {
   /** The top of the work tree, where a relative hooks path starts. */
   workTree: string;
 }): string | undefined {
-  const text = readSmallFile(options.configFile);
+  const text = readSmallFile(options.configFile, CONFIG_BYTES)?.toString('utf8');
   const value = text === undefined ? undefined : hooksPathSetting(text);
   if (value === undefined || value === '') return undefined;
   const folder = value.startsWith('~/') ? path.join(os.homedir(), value.slice(2)) : path.resolve(options.workTree, value);
@@ -122,26 +122,4 @@ const ESCAPES = new Map([
 
 function skipValue(lines: readonly string[], index: number, rest: string): number {
   return parseValue(lines, index, rest).lastLine;
-}
-
-/** A regular file's text, read without following a link at its last component, when at most CONFIG_BYTES. */
-function readSmallFile(file: string): string | undefined {
-  let fd: number;
-  try {
-    // O_NONBLOCK: a fifo put there cannot hold this server.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const info = fstatSync(fd);
-    if (!info.isFile() || info.size > CONFIG_BYTES) return undefined;
-    const buffer = Buffer.alloc(info.size);
-    const read = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, read).toString('utf8');
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
 }

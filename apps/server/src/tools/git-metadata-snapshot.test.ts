@@ -84,6 +84,32 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
     expect(ran).toStrictEqual(sandbox === 'none' ? ['post-commit-ran', 'pre-commit-ran'] : []);
   });
 
+  test.skipIf(skip)('a hook planted in the Git directory a .git file names is reported without a sandbox, and cannot be planted in one', async () => {
+    await using workspace = await tempFolder();
+    expect(hostGit(workspace.path, ['init', '-q', '--separate-git-dir=.repo', '.']).status).toBe(0);
+    await repository(workspace.path);
+    const command = `(printf '#!/bin/sh\\ntouch ran\\n' > .repo/hooks/pre-commit && chmod +x .repo/hooks/pre-commit) 2>/dev/null; echo end`;
+    const result = await runTool(tool('terminal', workspace.path), { command });
+    const report = `${INTRO} Not restored, so look at this before running git in the workspace: .repo/hooks/pre-commit added: Git runs a hook there, unsandboxed, at your next commit, merge or checkout.`;
+    expect(result).toStrictEqual({ content: sandbox === 'none' ? `end\nexit code: 0\n${report}` : 'end\nexit code: 0', isError: false });
+    hostGit(workspace.path, ['commit', '-q', '--allow-empty', '-m', 'second']);
+    expect(existsSync(path.join(workspace.path, 'ran'))).toBe(sandbox === 'none');
+  });
+
+  test.skipIf(skip)('a .git file the call points at a layout it planted gets its content back, and the person’s `git status` runs no planted fsmonitor', async () => {
+    await using workspace = await tempFolder();
+    expect(hostGit(workspace.path, ['init', '-q', '--separate-git-dir=.repo', '.']).status).toBe(0);
+    await repository(workspace.path);
+    const gitFile = await readFile(path.join(workspace.path, '.git'), 'utf8');
+    const marker = path.join(workspace.path, 'marker');
+    const result = await runTool(tool('terminal', workspace.path), { command: `${plantLayout('evil', marker)} && (printf 'gitdir: evil\\n' > .git) 2>/dev/null; echo end` });
+    const restored = '.git, a file naming the Git directory, which the call changed or removed, has its content from before the call back';
+    expect(result).toStrictEqual({ content: sandbox === 'none' ? `end\nexit code: 0\n${INTRO} Restored: ${restored}.` : 'end\nexit code: 0', isError: false });
+    expect(await readFile(path.join(workspace.path, '.git'), 'utf8')).toBe(gitFile);
+    expect(hostGit(workspace.path, ['status', '--porcelain'])).toStrictEqual({ status: 0, output: '?? .repo/\n?? evil/\n' });
+    expect(existsSync(marker)).toBe(false);
+  });
+
   test.skipIf(skip)('a bare repository the workspace holds as files is refused, so `cd vendor/tool && git status` runs not its fsmonitor', async () => {
     await using workspace = await tempFolder();
     await repository(workspace.path);
@@ -270,7 +296,7 @@ describe('checkGitMetadata', () => {
     await using workspace = await tempFolder();
     expect(hostGit(workspace.path, ['init', '-q', '--bare', '.']).status).toBe(0);
     const before = await snapshotGitMetadata(workspace.path);
-    expect(before).toStrictEqual({ gitFolder: undefined, rootIsRepository: true, hooksPath: [] });
+    expect(before).toStrictEqual({ gitFolder: undefined, gitFile: undefined, rootIsRepository: true, hooksPath: [] });
     await writeFile(path.join(workspace.path, 'file'), 'x');
     expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [] });
   });

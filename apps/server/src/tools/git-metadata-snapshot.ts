@@ -5,6 +5,7 @@ import path from 'node:path';
 import { errorMessage } from '@airlock/core';
 import { hooksFoldersToKeep, hooksPathFolder } from './git-hooks-path';
 import { maskedNow } from './sandbox/missing-git-paths-mask';
+import { readSmallFile, workspaceGitDir } from './workspace-git-dir';
 
 /** Git reads at most this much of a HEAD file (`validate_headref`); a HEAD kept for restoring is no longer than this. */
 const HEAD_BYTES = 255;
@@ -24,8 +25,13 @@ const HOOKS_READ = 200;
  * read-only and unchanged.
  */
 export interface GitMetadataSnapshot {
-  /** The workspace's `.git` folder; undefined when it is not a folder (none, a link, a worktree's `.git` file). */
+  /**
+   * The workspace's Git directory: `.git`, or the folder a `.git` file names inside the workspace (see
+   * workspaceGitDir); undefined when there is none (no `.git`, a link, a `.git` file leading outside).
+   */
   gitFolder: GitFolderState | undefined;
+  /** The content of `.git` when it is a file (`gitdir: …`, a worktree or a submodule), which sends Git to the folder it names. */
+  gitFile: Buffer | undefined;
   /** Whether the root itself looks like a Git directory (HEAD, objects/, refs/) to Git's discovery. */
   rootIsRepository: boolean;
   /**
@@ -39,6 +45,9 @@ export interface GitMetadataSnapshot {
 type Hooks = ReadonlyMap<string, string>;
 
 interface GitFolderState {
+  /** Where it is, and its name in reports (relative to the workspace). */
+  path: string;
+  name: string;
   dev: number;
   ino: number;
   /** HEAD's content when it was a plain file naming a branch or commit. */
@@ -46,6 +55,8 @@ interface GitFolderState {
   commondir: boolean;
   objects: boolean;
   refs: boolean;
+  /** Its hooks folder, in the folder its `commondir` names if any; undefined when that is outside the workspace. */
+  hooksFolder: string | undefined;
   /**
    * The hooks in `.git/hooks`, undefined when it is not a folder. Git runs a hook there, outside any sandbox, at the
    * person's next commit, merge or checkout; the sandbox makes the folder read-only (or, missing, keeps it from being
@@ -62,28 +73,36 @@ export interface GitMetadataFindings {
 
 /** Reads the snapshot: a few lstat, access and one read of at most 255 bytes; never throws. */
 export async function snapshotGitMetadata(workspace: string): Promise<GitMetadataSnapshot> {
-  const gitPath = path.join(workspace, '.git');
-  const [git, rootIsRepository] = await Promise.all([lstatOrUndefined(gitPath), looksLikeGitDirectory(workspace)]);
-  if (git?.isDirectory() !== true) return { gitFolder: undefined, rootIsRepository, hooksPath: [] };
-  const hooksPath = hooksPathFolder({ workspace, configFile: path.join(gitPath, 'config'), workTree: workspace });
+  const found = workspaceGitDir(workspace);
+  const gitFile = found === undefined ? undefined : 'found' in found ? found.found.gitFile?.content : readSmallFile(path.join(workspace, '.git'));
+  const gitDir = found !== undefined && 'found' in found ? found.found : undefined;
+  const [git, rootIsRepository] = await Promise.all([gitDir === undefined ? undefined : lstatOrUndefined(gitDir.gitDir), looksLikeGitDirectory(workspace)]);
+  if (gitDir === undefined || git?.isDirectory() !== true) return { gitFolder: undefined, gitFile, rootIsRepository, hooksPath: [] };
+  const gitPath = gitDir.gitDir;
+  const hooksFolder = gitDir.commonDir === undefined ? undefined : path.join(gitDir.commonDir, 'hooks');
+  const hooksPath = gitDir.commonDir === undefined ? undefined : hooksPathFolder({ workspace, configFile: path.join(gitDir.commonDir, 'config'), workTree: workspace });
   const [head, commondir, objects, refs, hooks, configured] = await Promise.all([
     readHead(path.join(gitPath, 'HEAD')),
     lstatOrUndefined(path.join(gitPath, 'commondir')),
     canEnter(path.join(gitPath, 'objects')),
     canEnter(path.join(gitPath, 'refs')),
-    hooksIn(path.join(gitPath, 'hooks')),
+    hooksFolder === undefined ? undefined : hooksIn(hooksFolder),
     Promise.all((hooksPath === undefined ? [] : hooksFoldersToKeep(hooksPath)).map(async (folder) => ({ folder, hooks: await hooksIn(folder) }))),
   ]);
   return {
     gitFolder: {
+      path: gitPath,
+      name: path.relative(workspace, gitPath),
       dev: git.dev,
       ino: git.ino,
       head: head?.valid === true && head.content !== undefined ? head.content : undefined,
       commondir: commondir !== undefined,
       objects,
       refs,
+      hooksFolder,
       hooks,
     },
+    gitFile,
     rootIsRepository,
     hooksPath: configured,
   };
@@ -97,13 +116,13 @@ export async function snapshotGitMetadata(workspace: string): Promise<GitMetadat
  */
 export async function checkGitMetadata(workspace: string, before: GitMetadataSnapshot): Promise<GitMetadataFindings> {
   const findings: GitMetadataFindings = { restored: [], notRestored: [] };
-  const gitPath = path.join(workspace, '.git');
+  if (before.gitFile !== undefined) await checkGitFile(path.join(workspace, '.git'), before.gitFile, findings);
   if (before.gitFolder !== undefined) {
-    const git = await lstatOrUndefined(gitPath);
+    const git = await lstatOrUndefined(before.gitFolder.path);
     if (git?.isDirectory() !== true || git.dev !== before.gitFolder.dev || git.ino !== before.gitFolder.ino) {
-      findings.notRestored.push('.git was removed or replaced');
+      findings.notRestored.push(`${before.gitFolder.name} was removed or replaced`);
     } else {
-      await checkGitFolder(gitPath, before.gitFolder, findings);
+      await checkGitFolder(before.gitFolder, findings);
     }
   }
   for (const { folder, hooks } of before.hooksPath) {
@@ -124,7 +143,23 @@ export function gitMetadataReport(findings: GitMetadataFindings): string | undef
   return sentences.join(' ');
 }
 
-async function checkGitFolder(gitPath: string, before: GitFolderState, findings: GitMetadataFindings): Promise<void> {
+/**
+ * A `.git` file whose content changed gets it back: a `gitdir:` line the call wrote would send the person's Git to a
+ * folder it laid out, with a config and hooks of its own.
+ */
+async function checkGitFile(file: string, before: Buffer, findings: GitMetadataFindings): Promise<void> {
+  const now = readSmallFile(file);
+  if (now?.equals(before) === true) return;
+  try {
+    await replaceFile(file, before);
+    findings.restored.push('.git, a file naming the Git directory, which the call changed or removed, has its content from before the call back');
+  } catch (error) {
+    findings.notRestored.push(`.git, a file naming the Git directory, was changed or replaced, and writing back its content failed (${errorMessage(error)})`);
+  }
+}
+
+async function checkGitFolder(before: GitFolderState, findings: GitMetadataFindings): Promise<void> {
+  const { path: gitPath, name } = before;
   const headPath = path.join(gitPath, 'HEAD');
   const commondirPath = path.join(gitPath, 'commondir');
   const [head, commondir, objects, refs, hooks] = await Promise.all([
@@ -132,33 +167,35 @@ async function checkGitFolder(gitPath: string, before: GitFolderState, findings:
     lstatOrUndefined(commondirPath),
     canEnter(path.join(gitPath, 'objects')),
     canEnter(path.join(gitPath, 'refs')),
-    hooksIn(path.join(gitPath, 'hooks')),
+    before.hooksFolder === undefined ? undefined : hooksIn(before.hooksFolder),
   ]);
   if (before.head !== undefined && head?.valid !== true) {
     try {
       await replaceFile(headPath, before.head);
-      findings.restored.push('.git/HEAD, which no longer named a branch or commit, has its content from before the call back');
+      findings.restored.push(`${name}/HEAD, which no longer named a branch or commit, has its content from before the call back`);
     } catch (error) {
-      findings.notRestored.push(`.git/HEAD no longer names a branch or commit, and writing back its content failed (${errorMessage(error)})`);
+      findings.notRestored.push(`${name}/HEAD no longer names a branch or commit, and writing back its content failed (${errorMessage(error)})`);
     }
   }
   if (!before.commondir && commondir !== undefined) {
     if (commondir.isDirectory()) {
-      findings.notRestored.push('.git/commondir was added, as a folder');
+      findings.notRestored.push(`${name}/commondir was added, as a folder`);
     } else {
       try {
         await unlink(commondirPath);
-        findings.restored.push('.git/commondir, added by the call (it makes Git read the config of the folder it names), was removed');
+        findings.restored.push(`${name}/commondir, added by the call (it makes Git read the config of the folder it names), was removed`);
       } catch (error) {
-        findings.notRestored.push(`.git/commondir was added, and removing it failed (${errorMessage(error)})`);
+        findings.notRestored.push(`${name}/commondir was added, and removing it failed (${errorMessage(error)})`);
       }
     }
   }
-  reportHooks({ folder: path.join(gitPath, 'hooks'), name: '.git/hooks', before: before.hooks, after: hooks, configured: false }, findings);
+  if (before.hooksFolder !== undefined) {
+    reportHooks({ folder: before.hooksFolder, name: path.join(name, path.relative(gitPath, before.hooksFolder)), before: before.hooks, after: hooks, configured: false }, findings);
+  }
   // Made again, empty: `.git` is then a repository to Git's discovery again, which stops it from taking a layout the
   // call planted at the root for the repository. What the folder held is lost either way.
-  if (before.objects && !objects) await makeAgain(path.join(gitPath, 'objects'), '.git/objects', findings);
-  if (before.refs && !refs) await makeAgain(path.join(gitPath, 'refs'), '.git/refs', findings);
+  if (before.objects && !objects) await makeAgain(path.join(gitPath, 'objects'), `${name}/objects`, findings);
+  if (before.refs && !refs) await makeAgain(path.join(gitPath, 'refs'), `${name}/refs`, findings);
 }
 
 /** Reports a hooks folder made, and hooks added to it or changed in it. */
@@ -189,7 +226,7 @@ function listed(folder: string, hooks: readonly string[]): string {
 async function makeAgain(folder: string, name: string, findings: GitMetadataFindings): Promise<void> {
   try {
     await mkdir(folder, { mode: 0o755 });
-    findings.restored.push(`${name}, which was gone, was made again, empty (what it held is lost), so Git takes .git for the repository again`);
+    findings.restored.push(`${name}, which was gone, was made again, empty (what it held is lost), so Git takes ${path.dirname(name)} for the repository again`);
   } catch (error) {
     findings.notRestored.push(`${name} is gone or cannot be entered, and making it again failed (${errorMessage(error)})`);
   }

@@ -180,6 +180,30 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     expect(await readdir(path.join(workspace.path, 'tools'))).toStrictEqual([]);
   });
 
+  test.each([
+    { gitdir: 'absolute', setUp: 'git init -q --separate-git-dir=.repo .' },
+    { gitdir: 'relative', setUp: "git init -q --separate-git-dir=.repo . && printf 'gitdir: .repo\\n' > .git" },
+  ])('a .git file naming a Git directory in the workspace ($gitdir): neither the file nor that directory’s config and hooks can be changed or moved', async ({ setUp }) => {
+    await using workspace = await tempFolder();
+    const ready = await runTool(terminal(workspace.path), { command: `${setUp} && rm -rf .repo/hooks && echo ready` });
+    expect(ready.content).toBe('ready\nexit code: 0');
+    const gitFile = await readFile(path.join(workspace.path, '.git'), 'utf8');
+    const attempts = [
+      `printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> .repo/config`,
+      'mkdir -p .repo/hooks && touch .repo/hooks/pre-commit',
+      `printf 'gitdir: evil\\n' > .git`,
+      'mv .git git-file.old',
+      'mv .repo repo.old',
+    ];
+    const command = attempts.map((attempt) => `(${attempt}) 2>/dev/null && echo 'done: ${attempt}'`).join('; ');
+    const result = await runTool(terminal(workspace.path), { command: `${command}; git status --short > /dev/null && echo status; echo end` });
+    expect(result.content).toBe('status\nend\nexit code: 0');
+    expect(await readFile(path.join(workspace.path, '.git'), 'utf8')).toBe(gitFile);
+    expect(await readFile(path.join(workspace.path, '.repo/config'), 'utf8')).not.toContain('fsmonitor');
+    expect(await readdir(path.join(workspace.path, '.repo'))).not.toContain('hooks');
+    expect((await readdir(workspace.path)).sort()).toStrictEqual(['.git', '.repo']);
+  });
+
   test('not covered: a repository the call creates itself', async () => {
     await using workspace = await tempFolder();
     const result = await runTool(terminal(workspace.path), { command: 'mkdir -p .git/hooks && touch .git/config .git/hooks/pre-commit && echo created' });

@@ -44,6 +44,31 @@ describe('workspace guards', () => {
     expect(guardsOf(workspace.path).slice(2)).toStrictEqual([]);
   });
 
+  test('a .git file is held read-only, and the Git directory it names bound over itself with the folders on the way; a worktree’s config and hooks are held where its commondir leads', async () => {
+    await using workspace = await tempFolder();
+    const worktree = path.join(workspace.path, '.bare/worktrees/main');
+    await mkdir(worktree, { recursive: true });
+    await mkdir(path.join(workspace.path, '.bare/hooks'));
+    await writeFile(path.join(workspace.path, '.bare/config'), '');
+    await writeFile(path.join(workspace.path, '.git'), 'gitdir: .bare\n');
+    expect(guardsOf(workspace.path)).toStrictEqual([
+      { path: '.git', readOnly: true },
+      { path: '.bare', readOnly: false },
+      { path: '.bare/config', readOnly: true },
+      { path: '.bare/hooks', readOnly: true },
+    ]);
+    await writeFile(path.join(workspace.path, '.git'), 'gitdir: .bare/worktrees/main\n');
+    await writeFile(path.join(worktree, 'commondir'), '../..\n');
+    expect(guardsOf(workspace.path)).toStrictEqual([
+      { path: '.git', readOnly: true },
+      { path: '.bare', readOnly: false },
+      { path: '.bare/worktrees', readOnly: false },
+      { path: '.bare/worktrees/main', readOnly: false },
+      { path: '.bare/config', readOnly: true },
+      { path: '.bare/hooks', readOnly: true },
+    ]);
+  });
+
   test('nothing is held where nothing is, nor a link, a fifo, or a file where a folder belongs (and the other way round); a .git folder is bound over itself', async () => {
     await using workspace = await tempFolder();
     await using elsewhere = await tempFolder();

@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { hooksFoldersToKeep, hooksPathFolder } from '../git-hooks-path';
+import { workspaceGitDir, type WorkspaceGitDir } from '../workspace-git-dir';
 import { maskedNow, type MaskedPath } from './missing-git-paths-mask';
 
 /** A path of the workspace mounted from a descriptor this server opened, so that no link swapped in can redirect the mount. */
@@ -19,17 +20,16 @@ const O_PATH = 0o10000000;
 /**
  * What a call could leave behind to run outside the sandbox later: Git runs `core.fsmonitor`, aliases, filters and
  * hooks from a repository's config and hooks folder at the person's next `git status` or commit, and a workspace's
- * rules are read from `.airlock`. `.git` itself is bound over itself, so it cannot be renamed away from under them
- * and replaced.
+ * rules are read from `.airlock`. The Git directory itself (`.git`, or the folder a `.git` file names) is bound over
+ * itself, so it cannot be renamed away from under them and replaced.
  */
-const GIT_FOLDER = '.git';
-const IN_GIT_FOLDER: readonly { path: string; folder: boolean }[] = [
-  { path: '.git/config', folder: false },
-  { path: '.git/hooks', folder: true },
+const IN_GIT_FOLDER: readonly { name: string; folder: boolean }[] = [
+  { name: 'config', folder: false },
+  { name: 'hooks', folder: true },
   // Old-style remotes: a `.git/remotes/origin` with `Pull: +refs/heads/main:refs/heads/keep` makes a `git fetch origin`
   // force-update a local branch.
-  { path: '.git/remotes', folder: true },
-  { path: '.git/branches', folder: true },
+  { name: 'remotes', folder: true },
+  { name: 'branches', folder: true },
 ];
 const IN_WORKSPACE: readonly { path: string; folder: boolean }[] = [{ path: '.airlock', folder: true }];
 
@@ -40,36 +40,51 @@ const IN_WORKSPACE: readonly { path: string; folder: boolean }[] = [{ path: '.ai
  */
 export function openWorkspaceGuards(workspace: string): WorkspaceGuard[] {
   const guards: WorkspaceGuard[] = [];
-  const gitFolder = openExactly(path.join(workspace, GIT_FOLDER), true);
-  if (gitFolder !== undefined) {
-    const inGit = IN_GIT_FOLDER.map((entry) => openGuard(workspace, entry)).filter((guard) => guard !== undefined);
-    guards.push({ path: path.join(workspace, GIT_FOLDER), fd: gitFolder, readOnly: false }, ...inGit);
+  const git = gitDirIn(workspace);
+  if (git !== undefined) {
+    // A `.git` file read-only: rewritten, it would send Git to a folder the call laid out.
+    const gitFile = git.gitFile === undefined ? undefined : openExactly(git.gitFile.path, false);
+    if (gitFile !== undefined) guards.push({ path: git.gitFile!.path, fd: gitFile, readOnly: true });
+    for (const folder of new Set([git.gitDir, git.commonDir ?? git.gitDir])) guards.push(...foldersHeld(workspace, folder, guards, false));
+    if (git.commonDir !== undefined) {
+      for (const entry of IN_GIT_FOLDER) {
+        const full = path.join(git.commonDir, entry.name);
+        const fd = openExactly(full, entry.folder);
+        if (fd !== undefined) guards.push({ path: full, fd, readOnly: true });
+      }
+    }
   }
   for (const entry of IN_WORKSPACE) {
     const guard = openGuard(workspace, entry);
     if (guard !== undefined) guards.push(guard);
   }
-  const hooks = gitFolder === undefined ? undefined : configuredHooks(workspace);
-  if (hooks !== undefined) guards.push(...hooksFolderGuards(workspace, hooks, guards));
+  const hooks = git?.commonDir === undefined ? undefined : configuredHooks(workspace, git.commonDir);
+  if (hooks !== undefined) guards.push(...foldersHeld(workspace, hooks, guards, true));
   return guards;
 }
 
+/** The workspace's Git directory when `.git` is a folder or a file naming one inside the workspace (see workspaceGitDir). */
+function gitDirIn(workspace: string): WorkspaceGitDir | undefined {
+  const git = workspaceGitDir(workspace);
+  return git !== undefined && 'found' in git ? git.found : undefined;
+}
+
 /** The outermost folder to keep for the hooks folder `core.hooksPath` names inside the workspace (see hooksFoldersToKeep). */
-function configuredHooks(workspace: string): string | undefined {
-  const folder = hooksPathFolder({ workspace, configFile: path.join(workspace, GIT_FOLDER, 'config'), workTree: workspace });
+function configuredHooks(workspace: string, commonDir: string): string | undefined {
+  const folder = hooksPathFolder({ workspace, configFile: path.join(commonDir, 'config'), workTree: workspace });
   return folder === undefined ? undefined : hooksFoldersToKeep(folder)[0];
 }
 
 /**
- * The hooks folder read-only, and each folder between the workspace and it bound over itself, so that none can be
- * renamed away and another put in its place. Stops at the first that is missing, masked by a running call (see
+ * Each folder from the workspace down to `target` bound over itself, so that none can be renamed away and another put
+ * in its place, and `target` read-only when asked. Stops at the first that is missing, masked by a running call (see
  * missingGitPaths), or no plain folder (a link); those `held` already are left out.
  */
-function hooksFolderGuards(workspace: string, hooks: string, held: readonly WorkspaceGuard[]): WorkspaceGuard[] {
+function foldersHeld(workspace: string, target: string, held: readonly WorkspaceGuard[], targetReadOnly: boolean): WorkspaceGuard[] {
   const guards: WorkspaceGuard[] = [];
-  for (const folder of foldersFrom(workspace, hooks)) {
+  for (const folder of foldersFrom(workspace, target)) {
     if (maskedNow(folder)) break;
-    const readOnly = folder === hooks;
+    const readOnly = targetReadOnly && folder === target;
     const existing = held.find((guard) => guard.path === folder);
     if (existing !== undefined) {
       if (readOnly || !existing.readOnly) continue;
@@ -90,19 +105,19 @@ function foldersFrom(workspace: string, folder: string): string[] {
 
 /**
  * The paths of the workspace's repository a call must not make when they are missing at its start (see
- * maskMissingGitPaths): its config and its hooks folder. `.git` is a repository to Git without a config (`git init`
- * then `rm .git/config`), and a call's first config could name a hooks folder or an fsmonitor. None where `.git` is no
- * folder of its own.
+ * maskMissingGitPaths): its config and its hooks folder, in the folder that holds them (`.git`, or what a `.git` file
+ * names), and the hooks folder `core.hooksPath` names. A Git directory is a repository to Git without a config (`git
+ * init` then `rm .git/config`), and a call's first config could name a hooks folder or an fsmonitor. None where the
+ * workspace has no Git directory of its own (a `.git` link, a `.git` file leading outside the workspace).
  */
 export function missingGitPaths(workspace: string): MaskedPath[] {
-  const gitFolder = openExactly(path.join(workspace, GIT_FOLDER), true);
-  if (gitFolder === undefined) return [];
-  closeSync(gitFolder);
-  const hooks = configuredHooks(workspace);
+  const commonDir = gitDirIn(workspace)?.commonDir;
+  if (commonDir === undefined) return [];
+  const hooks = configuredHooks(workspace, commonDir);
   const missingHooks = hooks === undefined ? undefined : firstMissing(workspace, hooks);
   return [
-    { path: path.join(workspace, GIT_FOLDER, 'config'), folder: false },
-    { path: path.join(workspace, GIT_FOLDER, 'hooks'), folder: true },
+    { path: path.join(commonDir, 'config'), folder: false },
+    { path: path.join(commonDir, 'hooks'), folder: true },
     ...(missingHooks === undefined ? [] : [{ path: missingHooks, folder: true }]),
   ];
 }

@@ -1,0 +1,90 @@
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+
+/** A `.git` file or `commondir` longer than this is not read (Git writes one line). */
+const LINK_FILE_BYTES = 4096;
+
+/** Where the workspace's repository keeps what Git runs: its Git directory and the folder of its config and hooks. */
+export interface WorkspaceGitDir {
+  /** The Git directory: `.git` itself, or the folder a `.git` file names (`gitdir: …`). A real path in the workspace. */
+  gitDir: string;
+  /** The `.git` file that names gitDir, with its content; undefined when `.git` is the folder. */
+  gitFile: { path: string; content: Buffer } | undefined;
+  /**
+   * Where the config and hooks are: the folder gitDir's `commondir` names (a worktree's main repository), or gitDir.
+   * Undefined when that folder lies outside the workspace (read-only to a sandboxed call already).
+   */
+  commonDir: string | undefined;
+}
+
+/**
+ * The workspace's repository as Git finds it at the root: `.git` as a folder, or a `.git` file (a worktree, a
+ * submodule, `git init --separate-git-dir`) whose `gitdir:` line Git follows. The folder it names is followed only
+ * when it lies in the workspace with no link on the way: `outside` says where it leads otherwise. Undefined when
+ * there is no `.git` folder or file (a link is not followed). Never throws.
+ */
+export function workspaceGitDir(workspace: string): { found: WorkspaceGitDir } | { outside: string } | undefined {
+  const dotGit = path.join(workspace, '.git');
+  const info = lstatOrUndefined(dotGit);
+  if (info?.isDirectory() === true) return { found: { gitDir: dotGit, gitFile: undefined, commonDir: commonDirOf(workspace, dotGit) } };
+  if (info?.isFile() !== true) return undefined;
+  const content = readSmallFile(dotGit);
+  if (content === undefined) return undefined;
+  // As Git reads it (read_gitfile_gently): `gitdir: ` and a path, trailing white space dropped, relative to the file's folder.
+  const text = content.toString('utf8');
+  if (!text.startsWith('gitdir: ')) return undefined;
+  const named = text.slice('gitdir: '.length).replace(/\s+$/, '');
+  if (named === '') return undefined;
+  const gitDir = path.resolve(workspace, named);
+  if (!isRealFolderInside(workspace, gitDir)) return { outside: named };
+  return { found: { gitDir, gitFile: { path: dotGit, content }, commonDir: commonDirOf(workspace, gitDir) } };
+}
+
+/** The folder `gitDir/commondir` names (relative to gitDir), gitDir when there is none, undefined when it is outside. */
+function commonDirOf(workspace: string, gitDir: string): string | undefined {
+  const content = readSmallFile(path.join(gitDir, 'commondir'));
+  if (content === undefined) return gitDir;
+  const named = content.toString('utf8').replace(/\s+$/, '');
+  const commonDir = path.resolve(gitDir, named);
+  return isRealFolderInside(workspace, commonDir) ? commonDir : undefined;
+}
+
+/** Whether `folder` is a folder strictly inside `workspace` reached through no link. */
+function isRealFolderInside(workspace: string, folder: string): boolean {
+  const relative = path.relative(workspace, folder);
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return false;
+  try {
+    return realpathSync(folder) === folder && lstatSync(folder).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** A regular file's bytes, read without following a link at its last component, when at most `maxBytes`. */
+export function readSmallFile(file: string, maxBytes = LINK_FILE_BYTES): Buffer | undefined {
+  let fd: number;
+  try {
+    // O_NONBLOCK: a fifo put there cannot hold this server.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.size > maxBytes) return undefined;
+    const buffer = Buffer.alloc(info.size);
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function lstatOrUndefined(file: string) {
+  try {
+    return lstatSync(file);
+  } catch {
+    return undefined;
+  }
+}
