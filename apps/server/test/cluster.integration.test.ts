@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ToolSettings } from '@airlock/api';
 import { killAllWith, processesWith } from '../src/tools/test-support';
-import { openTestDatabase, probeTestDatabase, withClient, type TestDatabase } from './support/postgres';
+import { instanceLockHolder, openTestDatabase, probeTestDatabase, terminateBackend, withClient, type TestDatabase } from './support/postgres';
 import { startOrExit, startServerProcess, type ServerProcess } from './support/server-process';
 import { connectClient, watchRun, type TestClient } from './support/test-airlock';
 
@@ -173,9 +173,44 @@ describe.skipIf(!postgres.available)('Airlock instances sharing one PostgreSQL d
     expect(readFileSync(marker, 'utf8')).toBe('once\n');
   });
 
-  it('a restart under the same --instance-id right after a SIGKILL takes its waiting run back at once, and an allow there runs the call once', async () => {
-    // Leases of a minute: only the id freed with the killed process, not an expiry, lets the restart start and take the run.
-    const d = await deployment(60_000);
+  it('a holder whose lock connection was cut (pg_terminate_backend): a second process under its id is refused while it renews, it takes its lock again and its run goes on; once it is SIGKILLed a restart takes the id', async () => {
+    // Leases of 30 s: a second process that finds the lock free waits 15 s for the holder to renew (every 10 s).
+    const d = await deployment(30_000);
+    const a = await d.instance('a');
+    const marker = join(d.workspace, 'ran.txt');
+    const onA = client(a, d.token);
+    const run = watchRun(onA, { sessionId: 's1', runId: 'run-1', message: `run \`echo once >> ${marker}\`` });
+    const start = await run.next('tool-start', (e) => e.awaitingConfirmation);
+    const before = await runRow(d.db, 'run-1');
+    const cut = await instanceLockHolder(d.db.schema, 'a');
+    expect(cut).toBeDefined();
+
+    expect(await terminateBackend(cut!)).toBe(true);
+    const second = await startOrExit(d.args('a'), { AIRLOCK_TOKEN: d.token }, cleanups);
+    expect(second.exitCode).toBe(1);
+    expect(second.output).toContain('--instance-id: ');
+    expect(second.output).toContain('instance id "a" is held by another live Airlock process');
+
+    await vi.waitFor(() => expect(a.output()).toContain('The lock of instance id "a" is held again.'), { timeout: 60_000, interval: 100 });
+    const retaken = await instanceLockHolder(d.db.schema, 'a');
+    expect(retaken).toBeDefined();
+    expect(retaken).not.toBe(cut);
+    expect(await runRow(d.db, 'run-1')).toStrictEqual(before);
+    await expect(onA.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    expect(await run.next('tool-end')).toMatchObject({ outcome: 'executed' });
+    expect((await run.ended).reason).toBe('done');
+    expect(readFileSync(marker, 'utf8')).toBe('once\n');
+
+    await a.stop('SIGKILL');
+    const again = await d.instance('a');
+    expect(again.output()).toContain('Instance id "a" is free of its lock but its holder\'s heartbeat is recent');
+    await vi.waitFor(async () => expect(await instanceLockHolder(d.db.schema, 'a')).toBeDefined(), { timeout: 30_000, interval: 100 });
+  });
+
+  it('a restart under the same --instance-id right after a SIGKILL takes its waiting run back as it starts, and an allow there runs the call once', async () => {
+    // Leases of 30 s: the restart takes the id once the killed process's heartbeat stayed still for half a lease, not
+    // at the lease's end, and its run with it.
+    const d = await deployment(30_000);
     const a = await d.instance('a');
     const marker = join(d.workspace, 'ran.txt');
     const run = watchRun(client(a, d.token), { sessionId: 's1', runId: 'run-1', message: `run \`echo once >> ${marker}\`` });

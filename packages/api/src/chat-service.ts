@@ -39,7 +39,7 @@ import {
   type VersionedGrant,
   MAX_REASON_LENGTH,
 } from '@airlock/core';
-import { FencedError, type ClaimDecisionResult, type Cluster, type ClusterMessage } from './cluster';
+import { FencedError, renewalIntervalMs, type ClaimDecisionResult, type Cluster, type ClusterMessage } from './cluster';
 import type { RuleService } from './context';
 import { EventLog, parseEventId, StoredRunFollower, type RunFollower } from './event-log';
 import { MemoryStore } from './memory-store';
@@ -894,7 +894,7 @@ export class ChatService {
     });
     // Leases are renewed well before they run out; runs whose owner stopped renewing are looked for as often. Both are
     // off the path of events and decisions, which are woken by messages.
-    const renew = setInterval(() => void this.renewLeases(), Math.max(20, Math.floor(cluster.leaseMs / 3)));
+    const renew = setInterval(() => void this.renewLeases(), renewalIntervalMs(cluster.leaseMs));
     const scan = setInterval(() => void this.takeOver(), Math.max(20, Math.floor(cluster.leaseMs / 2)));
     renew.unref?.();
     scan.unref?.();

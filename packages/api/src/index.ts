@@ -34,6 +34,7 @@ export {
   FencedError,
   encodeClusterMessage,
   decodeClusterMessage,
+  renewalIntervalMs,
   type Cluster,
   type ClusterMessage,
   type ClaimDecisionInput,

@@ -1,7 +1,7 @@
 import { FencedError, type ClusterMessage, type LedgerChange } from '@airlock/api';
 import { ConflictError } from '@airlock/core';
 import { describe, expect, it } from 'vitest';
-import { openTestDatabase, probeTestDatabase, TEST_DATABASE_URL, withClient, type TestDatabase } from '../../test/support/postgres';
+import { instanceLockHolder, openTestDatabase, probeTestDatabase, TEST_DATABASE_URL, terminateBackend, withClient, type TestDatabase } from '../../test/support/postgres';
 import { postgresMigrations } from './postgres-migrations';
 import { channelName, PostgresStore, type PostgresStoreOptions } from './postgres-store';
 import { StoreError } from './store-error';
@@ -168,6 +168,68 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect(await again.renewLeases()).toStrictEqual(new Set(['r']));
   });
 
+  it('a holder whose lock connection was cut takes its lock again and keeps its id: a second store under it is refused, and the holder renews its runs', async () => {
+    await using database = await openTestDatabase();
+    const logged: string[] = [];
+    await using a = await openStore(database, 'a', { leaseMs: 60_000, log: (line) => logged.push(line) });
+    await a.createSession(session('s'));
+    await a.createRun(run('r', 's'), 'a');
+    const cut = await instanceLockHolder(database.schema, 'a');
+    expect(cut).toBeDefined();
+
+    expect(await terminateBackend(cut!)).toBe(true);
+    await expect.poll(() => instanceLockHolder(database.schema, 'a'), POLL).not.toBe(cut);
+    expect(await instanceLockHolder(database.schema, 'a')).toBeDefined();
+    expect(logged).toContain('The lock of instance id "a" is held again.');
+
+    const refused = await openStore(database, 'a', { leaseMs: 60_000 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StoreError);
+    expect((refused as StoreError).problem).toBe('instance-in-use');
+    expect((refused as StoreError).message).toContain('instance id "a" is held by another live Airlock process');
+    expect(await a.renewLeases()).toStrictEqual(new Set(['r']));
+    expect(await runRow(database, 'r')).toMatchObject({ owner: 'a', fence: '1' });
+  });
+
+  it('an id whose lock is free but whose heartbeat is recent (its holder lost its lock connection) is taken only if the heartbeat stays still: refused, naming the id, once it moves', async () => {
+    await using database = await openTestDatabase();
+    await (await openStore(database, 'setup')).close();
+    // A holder alive but without its lock: its connection dropped and it has not taken the lock again yet.
+    const holder = (incarnation: string) =>
+      withClient((client) =>
+        client.query(
+          `INSERT INTO "${database.schema}".instances (instance_id, incarnation, started_at, alive_until)
+           VALUES ('a', $1, 1, (extract(epoch from clock_timestamp()) * 1000)::bigint + 60000)
+           ON CONFLICT (instance_id) DO UPDATE SET incarnation = excluded.incarnation, alive_until = excluded.alive_until`,
+          [incarnation],
+        ),
+      );
+    await holder('live');
+    const logged: string[] = [];
+    const opening = openStore(database, 'a', { leaseMs: 60_000, log: (line) => logged.push(line) }).catch((error: unknown) => error);
+    await expect.poll(() => logged.some((line) => line.startsWith('Instance id "a" is free of its lock but its holder\'s heartbeat is recent')), POLL).toBe(true);
+    // The holder renews, as a live one does every third of a lease.
+    await withClient((client) => client.query(`UPDATE "${database.schema}".instances SET alive_until = alive_until + 1 WHERE instance_id = 'a'`));
+    const refused = await opening;
+    expect(refused).toBeInstanceOf(StoreError);
+    expect((refused as StoreError).problem).toBe('instance-in-use');
+    expect((refused as StoreError).message).toContain('instance id "a" is held by another live Airlock process');
+    expect((refused as StoreError).message).toContain('it renewed its hold while this one waited');
+    expect(await instanceLockHolder(database.schema, 'a')).toBeUndefined();
+
+    // A holder that died (nothing renews): taken once the heartbeat stayed still, its runs given up with a raised token.
+    await holder('dead');
+    await withClient(async (client) => {
+      await client.query(`INSERT INTO "${database.schema}".sessions (session_id, title, created_at, updated_at, confirm_tool_calls) VALUES ('s', 't', 1, 1, true)`);
+      await client.query(
+        `INSERT INTO "${database.schema}".runs (run_id, session_id, options, started_at, owner, owner_incarnation, fence, lease_until) VALUES ('r', 's', '{}', 1, 'a', 'dead', 1, 9000000000000)`,
+      );
+    });
+    await using taken = await openStore(database, 'a', { leaseMs: 600 });
+    expect(await runRow(database, 'r')).toStrictEqual({ owner: null, fence: '2', lease_until: null });
+    expect(await taken.claimRun('r')).toBe(3);
+    expect(await instanceLockHolder(database.schema, 'a')).toBeDefined();
+  });
+
   it('a store that stalled past its lease, its id then taken by another, renews, claims, releases and writes nothing of the new one’s', async () => {
     await using database = await openTestDatabase();
     await using old = await openStore(database, 'a', { leaseMs: 300 });
@@ -179,8 +241,12 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await using fresh = await openStore(database, 'a', { leaseMs: 60_000 });
     expect(await fresh.claimRun('r')).toBeGreaterThan(1);
     const held = await runRow(database, 'r');
+    const oldLock = await instanceLockHolder(database.schema, 'a');
+    expect(oldLock).toBeDefined();
 
     expect(await old.renewLeases()).toStrictEqual(new Set());
+    // Its id's lock goes with it, for the new holder to take.
+    expect(await instanceLockHolder(database.schema, 'a')).not.toBe(oldLock);
     expect(await old.claimRun('r')).toBeUndefined();
     expect(await old.releaseRun('r', 1)).toBe(false);
     await old.releaseRuns();

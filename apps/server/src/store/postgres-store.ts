@@ -1,6 +1,7 @@
 import {
   FencedError,
   encodeClusterMessage,
+  renewalIntervalMs,
   type AirlockStore,
   type AppendEventInput,
   type AuditPage,
@@ -30,6 +31,7 @@ import {
 } from '@airlock/api';
 import { ConflictError, NotFoundError, PolicyChangedError, storedReasonText } from '@airlock/core';
 import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Client, DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, type ClientConfig, type PoolClient, type QueryResultRow } from 'pg';
 import type { Migration } from './migrations';
 import { PostgresListener } from './postgres-listener';
@@ -71,7 +73,8 @@ export interface PostgresStoreOptions {
   schema?: string;
   /**
    * This instance's id, unique among the live instances sharing the database: opening refuses an id another live
-   * process holds (a `StoreError` "instance-in-use"). Default a random UUID.
+   * process holds (a `StoreError` "instance-in-use"). An id whose lock is free but whose heartbeat is recent is taken
+   * only after it stayed still for a renewal and a half. Default a random UUID.
    */
   instanceId?: string;
   /** How long a run's lease lasts without renewal, in ms. Default 30,000. */
@@ -628,6 +631,7 @@ export class PostgresStore implements AirlockStore, Cluster {
     );
     if (row?.alive !== true) {
       this.superseded = true;
+      await this.name.giveUp();
       this.log(
         `Instance id "${this.instanceId}" was taken by another process while this one did not renew it (paused or cut off for longer than its lease): this process gives up its runs and takes no more. Stop it.`,
       );
@@ -804,48 +808,59 @@ export class PostgresStore implements AirlockStore, Cluster {
  * renewal (renewed with its leases), and a session advisory lock on a connection of its own, which PostgreSQL frees
  * the moment the process dies (its connection closes with it). An id is taken when no other process holds it: no row,
  * a row whose holder stopped renewing (paused, cut off) for longer than its lease, or a row whose holder's lock is
- * free (killed, crashed, closed). Taking it gives up the runs its previous lives owned, with their fencing tokens
- * raised, so nothing a previous life still has in memory can be written into them.
+ * free and whose heartbeat then stays still for a renewal and a half (killed, crashed; a holder alive but whose lock
+ * connection dropped renews within that time, and the start is refused). Taking it gives up the runs its previous
+ * lives owned, with their fencing tokens raised, so nothing a previous life still has in memory can be written into
+ * them. A holder whose lock connection drops takes the lock again on a new one while its row is still its own.
  */
 class InstanceName {
+  private lock: Client | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private retaking: Promise<void> | undefined;
+  private closed = false;
+
   private constructor(
-    private readonly lock: Client,
+    private readonly hold: InstanceHold,
+    lock: Client | undefined,
     /** Whether taking the id gave up runs a previous life of it owned. */
     readonly gaveUpRuns: boolean,
-  ) {}
+  ) {
+    if (lock === undefined) this.retakeLater();
+    else this.keep(lock);
+  }
 
-  static async take(options: {
-    pool: Pool;
-    config: ClientConfig;
-    schema: string;
-    location: string;
-    instanceId: string;
-    incarnation: string;
-    leaseMs: number;
-    log: (line: string) => void;
-  }): Promise<InstanceName> {
-    const { pool, schema, location, instanceId, incarnation, leaseMs, log } = options;
-    const lock = new Client(options.config);
-    // Lost (the database restarted, the network dropped): the id stays this process's through its renewals.
-    lock.on('error', (error) => log(`The connection holding instance id "${instanceId}" failed: ${error.message}`));
+  static async take(hold: InstanceHold): Promise<InstanceName> {
+    const { pool, location, instanceId, incarnation, leaseMs } = hold;
+    const lock = await openLockConnection(hold);
     try {
-      await lock.connect();
-      const [locked] = (
-        await lock.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked', [`airlock instance ${instanceId} of ${schema}`])
-      ).rows;
+      const locked = await tryLock(lock, hold);
+      let seen = locked ? await heartbeatOf(pool, instanceId) : undefined;
+      // The lock is free but the heartbeat recent: its holder died, or lives on with its lock connection dropped (the
+      // database restarted, an idle timeout, a terminated backend). A live one renews within a renewal and a half.
+      if (seen !== undefined && seen.left >= 0) {
+        const waitMs = Math.min(seen.left, Math.ceil(1.5 * renewalIntervalMs(leaseMs)));
+        hold.log(`Instance id "${instanceId}" is free of its lock but its holder's heartbeat is recent (good for ${seen.left} ms more): waiting up to ${waitMs} ms to see whether it still renews it.`);
+        const after = await heartbeatStill(pool, instanceId, seen, waitMs);
+        if (after === 'moved') {
+          throw new StoreError(
+            location,
+            'instance-in-use',
+            `instance id "${instanceId}" is held by another live Airlock process since ${new Date(seen.startedAt).toISOString()}: its lock was free (its connection to the database dropped) but it renewed its hold while this one waited`,
+          );
+        }
+        if (after === 'gone') seen = undefined;
+      }
       const gaveUp = await inTransaction(pool, async (client) => {
         const taken = await client.query(
           `INSERT INTO instances (instance_id, incarnation, started_at, alive_until) VALUES ($1, $2, ${DB_NOW}, ${DB_NOW} + $3::bigint)
            ON CONFLICT (instance_id) DO UPDATE SET incarnation = excluded.incarnation, started_at = excluded.started_at, alive_until = excluded.alive_until
-           WHERE $4::boolean OR instances.alive_until < ${DB_NOW}
+           WHERE instances.alive_until < ${DB_NOW} OR ($4::boolean AND instances.incarnation = $5::text AND instances.alive_until = $6::bigint)
            RETURNING 1`,
-          [instanceId, incarnation, leaseMs, locked?.locked === true],
+          [instanceId, incarnation, leaseMs, locked, seen?.incarnation ?? null, seen?.aliveUntil ?? null],
         );
         if (taken.rowCount === 0) {
-          const [holder] = (
-            await client.query<{ started_at: number; left: number }>(`SELECT started_at, alive_until - ${DB_NOW} AS left FROM instances WHERE instance_id = $1`, [instanceId])
-          ).rows;
-          const since = holder === undefined ? '' : ` since ${new Date(holder.started_at).toISOString()}, its lease good for ${Math.max(0, holder.left)} ms more`;
+          const holder = await heartbeatOf(client, instanceId);
+          const since = holder === undefined ? '' : ` since ${new Date(holder.startedAt).toISOString()}, its lease good for ${Math.max(0, holder.left)} ms more`;
           throw new StoreError(location, 'instance-in-use', `instance id "${instanceId}" is held by another live Airlock process${since}`);
         }
         const released = await client.query(
@@ -854,16 +869,136 @@ class InstanceName {
         );
         return (released.rowCount ?? 0) > 0;
       });
-      return new InstanceName(lock, gaveUp);
+      // Taken without the lock (its stalled holder still has it): taken as soon as that one lets it go.
+      if (!locked) await lock.end().catch(() => {});
+      return new InstanceName(hold, locked ? lock : undefined, gaveUp);
     } catch (error) {
       await lock.end().catch(() => {});
       throw error;
     }
   }
 
+  /** Lets the id go for good (another process took it): frees its lock, and takes it no more. */
+  async giveUp(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    await this.retaking;
+    const lock = this.lock;
+    this.lock = undefined;
+    await lock?.end().catch(() => {});
+  }
+
   /** Frees the id's lock: a process started under it next takes it at once. */
   async close(): Promise<void> {
-    await this.lock.end().catch(() => {});
+    await this.giveUp();
+  }
+
+  private keep(lock: Client): void {
+    this.lock = lock;
+    lock.once('end', () => {
+      if (this.lock !== lock || this.closed) return;
+      this.lock = undefined;
+      this.hold.log(`The connection holding the lock of instance id "${this.hold.instanceId}" was lost: taking the lock again.`);
+      this.retaking = this.retake();
+    });
+  }
+
+  private retakeLater(): void {
+    if (this.closed) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.retaking = this.retake();
+    }, renewalIntervalMs(this.hold.leaseMs));
+    this.retry.unref();
+  }
+
+  /**
+   * Takes the id's lock again on a new connection, and keeps it only while the id's row still has this incarnation.
+   * Refused (a process starting under the id holds it while it waits to see this one renew) or unreachable, it tries
+   * again a renewal interval later.
+   */
+  private async retake(): Promise<void> {
+    if (this.closed) return;
+    const { pool, instanceId, incarnation, log } = this.hold;
+    let lock: Client | undefined;
+    try {
+      lock = await openLockConnection(this.hold);
+      if (await tryLock(lock, this.hold)) {
+        const ours = await pool.query('SELECT 1 FROM instances WHERE instance_id = $1 AND incarnation = $2', [instanceId, incarnation]);
+        if ((ours.rowCount ?? 0) === 0) {
+          this.closed = true;
+          log(`Instance id "${instanceId}" is no longer this process's: its lock is left to the process that holds it.`);
+        } else if (!this.closed) {
+          this.keep(lock);
+          log(`The lock of instance id "${instanceId}" is held again.`);
+          return;
+        }
+      }
+    } catch {
+      // The database cannot be reached yet: tried again below.
+    }
+    await lock?.end().catch(() => {});
+    this.retakeLater();
+  }
+}
+
+interface InstanceHold {
+  pool: Pool;
+  config: ClientConfig;
+  schema: string;
+  location: string;
+  instanceId: string;
+  incarnation: string;
+  leaseMs: number;
+  log: (line: string) => void;
+}
+
+/** The id's row as last renewed: `left` is how long, by the database's clock, its holder is alive without renewing. */
+interface Heartbeat {
+  incarnation: string;
+  startedAt: number;
+  aliveUntil: number;
+  left: number;
+}
+
+async function openLockConnection(hold: InstanceHold): Promise<Client> {
+  const lock = new Client(hold.config);
+  // A failure ends the connection: reported, and the lock taken again, on its 'end'.
+  lock.on('error', () => {});
+  try {
+    await lock.connect();
+  } catch (error) {
+    await lock.end().catch(() => {});
+    throw error;
+  }
+  return lock;
+}
+
+async function tryLock(lock: Client, hold: InstanceHold): Promise<boolean> {
+  const { rows } = await lock.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked', [`airlock instance ${hold.instanceId} of ${hold.schema}`]);
+  return rows[0]?.locked === true;
+}
+
+async function heartbeatOf(client: Queryable, instanceId: string): Promise<Heartbeat | undefined> {
+  const { rows } = await client.query<{ incarnation: string; started_at: number; alive_until: number; left: number }>(
+    `SELECT incarnation, started_at, alive_until, alive_until - ${DB_NOW} AS left FROM instances WHERE instance_id = $1`,
+    [instanceId],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : { incarnation: row.incarnation, startedAt: row.started_at, aliveUntil: row.alive_until, left: row.left };
+}
+
+/** Watches the id's row for `waitMs`: "moved" as soon as its holder renews it (or another takes it), "gone" once it is deleted. */
+async function heartbeatStill(pool: Pool, instanceId: string, seen: Heartbeat, waitMs: number): Promise<'still' | 'moved' | 'gone'> {
+  const until = performance.now() + waitMs;
+  const every = Math.max(10, Math.min(250, Math.floor(waitMs / 10)));
+  for (;;) {
+    const now = await heartbeatOf(pool, instanceId);
+    if (now === undefined) return 'gone';
+    if (now.incarnation !== seen.incarnation || now.aliveUntil !== seen.aliveUntil) return 'moved';
+    const left = until - performance.now();
+    if (left <= 0) return 'still';
+    await delay(Math.min(every, left));
   }
 }
 

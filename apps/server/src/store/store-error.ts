@@ -11,7 +11,7 @@ const advice: Record<StoreProblem, string> = {
   'not-private':
     'Airlock keeps chats, decisions and the rules that let calls run unasked there, so only the user running it may own and change them: use a folder of your own (--data-dir), or make this one yours and private (chown, chmod 700).',
   'instance-in-use':
-    "Two live processes under one id would renew and release each other's runs: give this one an id of its own (--instance-id), or stop the other first. A process that was killed frees its id at once; one that stopped answering (paused, cut off), once its lease (--lease-ms) has run out.",
+    "Two live processes under one id would renew and release each other's runs: give this one an id of its own (--instance-id), or stop the other first. A process that was killed frees its id within half a lease (--lease-ms), the time a new start waits to see that it renews no more; one that stopped answering (paused, cut off), once its lease has run out.",
   unreachable: 'Check that the PostgreSQL server is running and reachable, and the database URL (host, port, database, user, password).',
 };
 

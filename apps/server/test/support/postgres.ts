@@ -65,3 +65,21 @@ function redacted(url: string): string {
     return 'AIRLOCK_TEST_DATABASE_URL';
   }
 }
+
+/** The backend holding the advisory lock of an instance id in `schema` (the connection PostgresStore keeps for it), if any. */
+export async function instanceLockHolder(schema: string, instanceId: string): Promise<number | undefined> {
+  return withClient(async (client) => {
+    const { rows } = await client.query<{ pid: number }>(
+      `WITH k AS (SELECT hashtextextended($1, 0) AS key)
+       SELECT l.pid FROM pg_locks l, k
+       WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND l.classid = ((k.key >> 32) & 4294967295)::oid AND l.objid = (k.key & 4294967295)::oid`,
+      [`airlock instance ${instanceId} of ${schema}`],
+    );
+    return rows[0]?.pid;
+  });
+}
+
+/** Ends a backend as `pg_terminate_backend` does (an administrator, an idle timeout): answers whether it was there. */
+export async function terminateBackend(pid: number): Promise<boolean> {
+  return withClient(async (client) => (await client.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [pid])).rows[0]?.ok === true);
+}
