@@ -65,6 +65,28 @@ describe('the start-up link', () => {
     await page.close();
   });
 
+  it('a tab credential that no longer works (used already) shows the screen to open the new link or paste the token, and is dropped', async () => {
+    const { server } = suite.airlock;
+    const page = await suite.context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(server.newLink());
+    await page.waitForFunction(() => window.sessionStorage.getItem('airlock.tab') !== null);
+    const used = await page.evaluate(() => window.sessionStorage.getItem('airlock.tab'));
+    await page.reload();
+    await page.waitForFunction((kept) => ![null, kept].includes(window.sessionStorage.getItem('airlock.tab')), used);
+
+    const other = await suite.context.newPage();
+    other.setDefaultTimeout(15_000);
+    await other.goto(`${new URL(server.browserUrl).origin}/`);
+    await other.getByRole('heading', { name: 'Open Airlock from its start-up link' }).waitFor();
+    await other.evaluate((credential) => window.sessionStorage.setItem('airlock.tab', credential!), used);
+    await other.reload();
+    await other.getByRole('heading', { name: 'This link is no longer valid' }).waitFor();
+    await other.waitForFunction(() => window.sessionStorage.getItem('airlock.tab') === null);
+    await other.close();
+    await page.close();
+  });
+
   it('opened again, as from the browser’s history, says it was used and that a new link was printed, and holds no token', async () => {
     const link = suite.airlock.server.newLink();
     const first = await suite.context.newPage();
