@@ -13,7 +13,7 @@ describe('the token screen', () => {
     expect(screen.getByRole('heading').textContent).toBe('Could not confirm this is Airlock');
     const text = document.body.textContent ?? '';
     expect(text).toContain(
-      'This page did not connect, and this tab no longer keeps its token. The server at this address could not prove it is Airlock with this token (another program, or Airlock started with another token); the token was not sent.',
+      'This page did not connect, and this tab no longer keeps anything to reconnect with. The server at this address could not prove it is Airlock with this token (another program, or Airlock started with another token); the token was not sent.',
     );
     expect(text).not.toContain('The server said');
     // A mistyped token looks the same as another program to the page: the person can paste the right one, which is

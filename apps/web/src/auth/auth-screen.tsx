@@ -12,7 +12,7 @@ export interface AuthScreenProps {
   reason: AuthReason;
   /** What the client said about the refusal, or why it did not trust the server. */
   detail?: string;
-  /** Stores a token pasted by the person and starts over. */
+  /** Uses a token pasted by the person (kept in memory only) and starts over. */
   onToken: (token: string) => void;
 }
 
@@ -30,7 +30,7 @@ const EXPLANATIONS: Record<AuthReason, string> = {
   link: 'Each link Airlock prints opens it once, within 10 minutes: the link holds a one-time code, never the token itself.',
   refused:
     'The Airlock server did not accept this page’s access token. The server makes a new token each time it starts (unless AIRLOCK_TOKEN sets one).',
-  unproven: 'This page did not connect, and this tab no longer keeps its token.',
+  unproven: 'This page did not connect, and this tab no longer keeps anything to reconnect with.',
   // Each start has its own airlock-<random>.localhost name: a token kept the same (AIRLOCK_TOKEN) does not help.
   moved:
     'The Airlock server was restarted and is now at a new address, so this tab cannot reach it any more. Open the new link it printed when it started: your chats, and any call still waiting for you, are there.',
