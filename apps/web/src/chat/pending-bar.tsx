@@ -1,4 +1,4 @@
-import { blankRunsOfArguments, EDGE_BLANK_NOTATIONS, FOLDED_BLANK_NOTATIONS, visibleArguments } from '@airlock/core';
+import { blankRunsOfArguments, EDGE_BLANK_NOTATIONS, FOLDED_BLANK_NOTATIONS, visibleArguments, type DeclaredArguments } from '@airlock/core';
 import { useState } from 'react';
 import type { ToolInfo } from '../lib/api-types';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
@@ -8,7 +8,10 @@ import type { ToolCallView } from './tool-call-state';
 
 export interface PendingBarProps {
   calls: readonly ToolCallView[];
-  /** The tools as listed (tools.list), whose schemas say which argument names a call's tool does not declare. */
+  /**
+   * The tools as listed (tools.list), whose schemas say which argument names a call's tool does not declare when its
+   * tool-start does not say what the tool declared as it was put up (stored before it did).
+   */
   tools: ReadonlyMap<string, ToolInfo>;
   /** Decides `waiting`, the calls the bar showed as waiting when it was clicked: never one that came after. */
   onDecideAll: (decision: 'allow' | 'deny', waiting: readonly ToolCallView[]) => void;
@@ -32,9 +35,10 @@ export function PendingBar({ calls, tools, onDecideAll }: PendingBarProps) {
     setIgnoredClick(null);
     onDecideAll(decision, waiting);
   };
-  const shown = waiting.map((call) => visibleArguments(call.toolName, call.arguments, { schema: tools.get(call.toolName)?.inputSchema }));
+  const shown = waiting.map((call) => visibleArguments(call.toolName, call.arguments, declaredOf(call, tools)));
   const withHidden = shown.filter((call) => call.hiddenCount > 0).length;
   const withUndeclared = shown.filter((call) => call.undeclaredCount > 0).length;
+  const withUnchecked = shown.filter((call) => call.undeclaredCount === 0 && call.uncheckedCount > 0).length;
   const runs = shown.map((call) => blankRunsOfArguments(call));
   const withFolds = runs.filter((found) => found.folded > 0).length;
   const withEdges = runs.filter((found) => found.edges > 0 || found.afterBackslash > 0).length;
@@ -63,6 +67,11 @@ export function PendingBar({ calls, tools, onDecideAll }: PendingBarProps) {
       {withUndeclared > 0 && (
         <p className="undeclared-warning" role="note">
           {undeclaredNote(withUndeclared)}
+        </p>
+      )}
+      {withUnchecked > 0 && (
+        <p className="undeclared-warning" role="note">
+          {uncheckedNote(withUnchecked)}
         </p>
       )}
       {(withHidden > 0 || withFolds > 0 || withEdges > 0) && (
@@ -94,6 +103,25 @@ function undeclaredNote(count: number): string {
     ? 'One of them has an argument that is not a parameter of its tool (marked on its card): the tool may ignore it and run with its own default instead. Read its card before you allow all.'
     : `${count} of them have arguments that are not parameters of their tools (marked on their cards): the tools may ignore them and run with their own defaults instead. Read their cards before you allow all.`;
 }
+
+/** Some of the waiting calls have names that could not be checked against their tools' parameters. */
+function uncheckedNote(count: number): string {
+  return count === 1
+    ? 'One of them has an argument whose name could not be checked against its tool (marked on its card): count it as not a parameter, which the tool may ignore. Read its card before you allow all.'
+    : `${count} of them have arguments whose names could not be checked against their tools (marked on their cards): count them as not parameters, which the tools may ignore. Read their cards before you allow all.`;
+}
+
+/**
+ * What a waiting call's argument names are checked against: what its tool declared as the call was put up, else
+ * (a tool-start stored before it said) the tool as listed, else nothing known.
+ */
+function declaredOf(call: ToolCallView, tools: ReadonlyMap<string, ToolInfo>): { declared: DeclaredArguments } | { schema: ToolInfo['inputSchema'] } {
+  if (call.tool?.declared !== undefined) return { declared: call.tool.declared };
+  const listed = tools.get(call.toolName);
+  return listed === undefined ? { declared: NOT_LISTED } : { schema: listed.inputSchema };
+}
+
+const NOT_LISTED: DeclaredArguments = { unknown: 'not-listed' };
 
 /** `One of them contains …` / `N of them contain …`. */
 function someOf(count: number, what: string): string {

@@ -1,5 +1,5 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
-import { foldedBlankNote, fromVisibleNotation } from '@airlock/core';
+import { declaredArguments, foldedBlankNote, fromVisibleNotation, UNCHECKED_INNER_NOTE, uncheckedArgumentsNote, UNDECLARED_INNER_NOTE, undeclaredArgumentsNote } from '@airlock/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PendingBar } from './pending-bar';
 import { ToolCallCard } from './tool-call-card';
@@ -137,6 +137,48 @@ describe('the type and the name of an argument', () => {
   });
 });
 
+describe('a name inside an object argument', () => {
+  const putUp = { type: 'object', properties: { target: { type: 'string' }, options: { type: 'object', properties: { force: { type: 'boolean' } } } } };
+  /** As the MCP server lists the tool now: it declares dry_run since the call was put up. */
+  const listedNow = { type: 'object', properties: { target: {}, options: { type: 'object', properties: { force: {}, dry_run: {} } } } };
+  const args = { target: 'backups', options: { dry_run: true } };
+
+  it('is marked against what the tool declared when the call was put up, and listed by its path in the note', () => {
+    const call: ToolCallView = { ...view('mcp__purge', args), tool: { source: 'mcp:fs', declared: declaredArguments(putUp), annotations } };
+    render(<ToolCallCard call={call} annotations={undefined} inputSchema={listedNow} onDecide={() => undefined} />);
+    const card = screen.getByRole('article', { name: 'Tool call mcp__purge' });
+    expect(argumentRows(card).map(([name]) => name)).toStrictEqual(['target', `options${UNDECLARED_INNER_NOTE}`]);
+    expect(within(card).getByRole('note').textContent).toBe(undeclaredArgumentsNote(1, ['options.dry_run']));
+    expect(within(card).getByRole('note').textContent).toContain('Inside an argument: options.dry_run.');
+  });
+
+  it('a call stored before its tool-start said what the tool declared is read against the list, and still drawn', () => {
+    render(<ToolCallCard call={view('mcp__purge', args)} annotations={undefined} inputSchema={listedNow} onDecide={() => undefined} />);
+    const card = screen.getByRole('article', { name: 'Tool call mcp__purge' });
+    expect(argumentRows(card).map(([name]) => name)).toStrictEqual(['target', 'options']);
+    expect(within(card).queryByRole('note')).toBeNull();
+  });
+
+  it('a level the tool’s schema did not say plainly is marked as not checked', () => {
+    const call: ToolCallView = { ...view('mcp__purge', args), tool: { source: 'mcp:fs', declared: { names: [{ name: 'target' }, { name: 'options', inner: { unknown: 'unreadable' } }] }, annotations } };
+    render(<ToolCallCard call={call} annotations={undefined} onDecide={() => undefined} />);
+    const card = screen.getByRole('article', { name: 'Tool call mcp__purge' });
+    expect(argumentRows(card).map(([name]) => name)).toStrictEqual(['target', `options${UNCHECKED_INNER_NOTE}`]);
+    expect(within(card).getByRole('note').textContent).toBe(uncheckedArgumentsNote(1, ['options.dry_run']));
+  });
+
+  it('the Allow-all bar says so too, and says a call whose tool is neither described nor listed could not be checked', () => {
+    const nested: ToolCallView = { ...view('mcp__purge', args, 'a'), tool: { source: 'mcp:fs', declared: declaredArguments(putUp), annotations } };
+    const plain: ToolCallView = { ...view('mcp__purge', { target: 'x' }, 'b'), tool: { source: 'mcp:fs', declared: declaredArguments(putUp), annotations } };
+    const listed = new Map([['mcp__purge', { name: 'mcp__purge', description: '', inputSchema: listedNow, annotations, source: 'mcp:fs' }]]);
+    render(<PendingBar tools={listed} calls={[nested, plain]} onDecideAll={() => undefined} />);
+    expect(screen.getByRole('note').textContent).toMatch(/^One of them has an argument that is not a parameter of its tool/);
+    cleanup();
+    render(<PendingBar tools={new Map()} calls={[view('mcp__gone', { target: 'x' }, 'a'), plain]} onDecideAll={() => undefined} />);
+    expect(screen.getByRole('note').textContent).toMatch(/^One of them has an argument whose name could not be checked against its tool/);
+  });
+});
+
 /** A quoted heredoc to the eye, wrapped at the spaces: the `$(touch …)` is really an argument of `tee`, and runs. */
 const HEREDOC = `tee notes.md <<'EOF'${' '.repeat(300)}$(touch PWNED_heredoc)\nEOF`;
 const BLANKS_WARNING = /This call contains long runs of spaces or tabs \((\d+)\)\. Each is shown as one marked ␠×N or ⇥×N/;
@@ -184,19 +226,25 @@ describe('long runs of spaces and tabs', () => {
 });
 
 describe('PendingBar', () => {
+  /** A waiting call whose tool-start says its tool declared every name it was given. */
+  const barView = (toolName: string, args: Record<string, unknown>, key: string): ToolCallView => ({
+    ...view(toolName, args, key),
+    tool: { source: 'builtin', declared: { names: Object.keys(args).map((name) => ({ name })) }, annotations },
+  });
+
   it('warns before Allow all when a waiting call has hidden characters', () => {
-    render(<PendingBar tools={new Map()} calls={[view('terminal', { command: BIDI_COMMAND }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
+    render(<PendingBar tools={new Map()} calls={[barView('terminal', { command: BIDI_COMMAND }, 'a'), barView('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
     expect(screen.getByRole('note').textContent).toBe('One of them contains hidden characters: read the marked codes on its card before you allow all.');
     cleanup();
-    render(<PendingBar tools={new Map()} calls={[view('terminal', { command: 'pwd' }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
+    render(<PendingBar tools={new Map()} calls={[barView('terminal', { command: 'pwd' }, 'a'), barView('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
     expect(screen.queryByRole('note')).toBeNull();
   });
 
   it('warns before Allow all when a waiting call has a long run of spaces, saying it is that and not a hidden character', () => {
-    render(<PendingBar tools={new Map()} calls={[view('terminal', { command: HEREDOC }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
+    render(<PendingBar tools={new Map()} calls={[barView('terminal', { command: HEREDOC }, 'a'), barView('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
     expect(screen.getByRole('note').textContent).toBe('One of them contains long runs of spaces or tabs, each shown as one ␠×N or ⇥×N: read its card before you allow all.');
     cleanup();
-    const calls = [view('terminal', { command: HEREDOC }, 'a'), view('terminal', { command: `${BIDI_COMMAND}${'\t'.repeat(9)}` }, 'b'), view('terminal', { command: 'ls' }, 'c')];
+    const calls = [barView('terminal', { command: HEREDOC }, 'a'), barView('terminal', { command: `${BIDI_COMMAND}${'\t'.repeat(9)}` }, 'b'), barView('terminal', { command: 'ls' }, 'c')];
     render(<PendingBar tools={new Map()} calls={calls} onDecideAll={() => undefined} />);
     expect(screen.getByRole('note').textContent).toBe(
       'One of them contains hidden characters: read the marked codes on its card before you allow all. 2 of them contain long runs of spaces or tabs, each shown as one ␠×N or ⇥×N: read their cards before you allow all.',
@@ -204,7 +252,7 @@ describe('PendingBar', () => {
   });
 
   it('warns before Allow all when a waiting call has a blank at the end of a line or of a path', () => {
-    render(<PendingBar tools={new Map()} calls={[view('write_file', { path: 'notes.txt ', content: 'x' }, 'a'), view('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
+    render(<PendingBar tools={new Map()} calls={[barView('write_file', { path: 'notes.txt ', content: 'x' }, 'a'), barView('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
     expect(screen.getByRole('note').textContent).toBe(
       'One of them contains spaces or tabs at the end of a line or around a one-line value, each shown as ␠ or ⇥: read its card before you allow all.',
     );

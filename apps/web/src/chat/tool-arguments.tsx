@@ -1,5 +1,5 @@
 import { Fragment, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
-import { BLANK_NOTATIONS, blankPieces, blankRunsNote, blankRunsOfArguments, hasBlankRuns, textSegments, UNDECLARED_ARGUMENT_NOTE, undeclaredArgumentsNote, visibleArguments, type BlankPiece, type BlankRuns, type EscapeClass, type TextPlace, type VisibleArgument, type VisibleSegment, type VisibleText } from '@airlock/core';
+import { BLANK_NOTATIONS, blankPieces, blankRunsNote, blankRunsOfArguments, hasBlankRuns, textSegments, UNCHECKED_ARGUMENT_NOTE, UNCHECKED_INNER_NOTE, uncheckedArgumentsNote, UNDECLARED_ARGUMENT_NOTE, UNDECLARED_INNER_NOTE, undeclaredArgumentsNote, visibleArguments, type BlankPiece, type BlankRuns, type DeclaredArguments, type EscapeClass, type TextPlace, type VisibleArgument, type VisibleSegment, type VisibleText } from '@airlock/core';
 import type { ToolArguments as Args } from '../lib/api-types';
 
 /** Lines a long value shows before the rest is one click away. */
@@ -12,10 +12,13 @@ export const COLLAPSED_LINES = 12;
  * value) one `␠` or `⇥` each, counted in the warning like a hidden character; each line of a
  * value is one row, never wrapped, so a row on screen is always a line of what runs (a long one scrolls sideways).
  * A value that is not a string is labelled with its JSON type, a string that reads as JSON with `text`; a name the
- * tool's schema (`inputSchema`, when known) does not declare is marked as not a parameter of the tool.
+ * tool does not declare is marked as not a parameter of the tool, inside an object argument too (listed by its
+ * path), and one that could not be checked as such: against `declared`, what the call's tool declared when it was
+ * put up, or when not known (a call stored before tool-starts said), the tool's schema as listed (`inputSchema`).
  */
-export function ToolArguments({ toolName, args, inputSchema }: { toolName: string; args: Args; inputSchema?: Readonly<Record<string, unknown>> | undefined }) {
-  const shown = useMemo(() => visibleArguments(toolName, args, { schema: inputSchema }), [toolName, args, inputSchema]);
+export function ToolArguments({ toolName, args, declared, inputSchema }: { toolName: string; args: Args; declared?: DeclaredArguments | undefined; inputSchema?: Readonly<Record<string, unknown>> | undefined }) {
+  const shown = useMemo(() => visibleArguments(toolName, args, { declared, schema: inputSchema }), [toolName, args, declared, inputSchema]);
+  const inner = (unchecked: boolean) => shown.inner.filter((name) => name.unchecked === unchecked).map((name) => name.path);
   const blankRuns = useMemo(() => blankRunsOfArguments(shown), [shown]);
   if (shown.code === null && shown.others.length === 0) return <p className="tool-arguments muted">No arguments</p>;
   return (
@@ -23,7 +26,12 @@ export function ToolArguments({ toolName, args, inputSchema }: { toolName: strin
       {(shown.hiddenCount > 0 || hasBlankRuns(blankRuns)) && <HiddenCharactersWarning count={shown.hiddenCount} blankRuns={blankRuns} />}
       {shown.undeclaredCount > 0 && (
         <p className="undeclared-warning" role="note">
-          {undeclaredArgumentsNote(shown.undeclaredCount)}
+          {undeclaredArgumentsNote(shown.undeclaredCount, inner(false))}
+        </p>
+      )}
+      {shown.uncheckedCount > 0 && (
+        <p className="undeclared-warning" role="note">
+          {uncheckedArgumentsNote(shown.uncheckedCount, inner(true))}
         </p>
       )}
       {shown.code !== null && <ArgumentValue label={shown.code.label} argument={shown.code.argument} language={shown.code.language} />}
@@ -32,10 +40,13 @@ export function ToolArguments({ toolName, args, inputSchema }: { toolName: strin
           {shown.code !== null && <div className="field-label">Other arguments</div>}
           <dl className="argument-list">
             {shown.others.map((argument, index) => (
-              <div key={index} className="argument" data-undeclared={argument.undeclared || undefined}>
+              <div key={index} className="argument" data-undeclared={argument.undeclared || argument.unchecked || undefined}>
                 <dt className="argument-name">
                   <VisibleTextView text={argument.name} blanks />
                   {argument.undeclared && <span className="badge undeclared-argument">{UNDECLARED_ARGUMENT_NOTE}</span>}
+                  {argument.unchecked && <span className="badge undeclared-argument">{UNCHECKED_ARGUMENT_NOTE}</span>}
+                  {argument.inner.some((name) => !name.unchecked) && <span className="badge undeclared-argument">{UNDECLARED_INNER_NOTE}</span>}
+                  {argument.inner.some((name) => name.unchecked) && <span className="badge undeclared-argument">{UNCHECKED_INNER_NOTE}</span>}
                 </dt>
                 <dd>
                   <ArgumentValue argument={argument} language={argument.format === 'json' ? 'json' : undefined} />

@@ -1,4 +1,4 @@
-import { toVisibleText } from '@airlock/core';
+import { toVisibleText, type DeclaredArguments } from '@airlock/core';
 import { useContext, useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { ToolArguments as Args, ToolAnnotations } from '../lib/api-types';
 import { ArgumentEditor, draftFits } from './argument-editor';
@@ -64,7 +64,10 @@ export interface ToolCallCardProps {
   annotations: ToolAnnotations | undefined;
   /** Where the tool comes from ("builtin", "mcp:<server>"), when known: from tools.list, as `annotations`. */
   source?: string | undefined;
-  /** The tool's JSON Schema from tools.list, for the argument editor; undefined when not known (raw JSON only). */
+  /**
+   * The tool's JSON Schema from tools.list, for the argument editor (undefined when not known: raw JSON only), and
+   * for marking undeclared names only when the call's tool does not say what it declared (stored before it did).
+   */
   inputSchema?: JsonSchema | undefined;
   onDecide: (call: ToolCallView, request: DecisionRequest) => void;
 }
@@ -262,9 +265,9 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
         </span>
       </header>
       {call.editedArguments === undefined ? (
-        <ToolArguments toolName={call.toolName} args={call.arguments} inputSchema={inputSchema} />
+        <ToolArguments toolName={call.toolName} args={call.arguments} declared={call.tool?.declared} inputSchema={inputSchema} />
       ) : (
-        <EditedArguments toolName={call.toolName} proposed={call.arguments} edited={call.editedArguments} status={state.status} inputSchema={inputSchema} />
+        <EditedArguments toolName={call.toolName} proposed={call.arguments} edited={call.editedArguments} status={state.status} declared={call.tool?.declared} inputSchema={inputSchema} />
       )}
       <StatusDetail state={state} />
       {undecided && call.askedBecause !== undefined && <RuleAsked asked={call.askedBecause} />}
@@ -394,16 +397,16 @@ const editedLabel: Record<ToolCallStatus, string> = {
 };
 
 /** Both versions of a call the person edited before allowing: what the model proposed, struck, and what ran. */
-function EditedArguments({ toolName, proposed, edited, status, inputSchema }: { toolName: string; proposed: Args; edited: Args; status: ToolCallStatus; inputSchema: JsonSchema | undefined }) {
+function EditedArguments({ toolName, proposed, edited, status, declared, inputSchema }: { toolName: string; proposed: Args; edited: Args; status: ToolCallStatus; declared: DeclaredArguments | undefined; inputSchema: JsonSchema | undefined }) {
   return (
     <div className="arguments-versions">
       <div className="arguments-version arguments-proposed" role="group" aria-label="Proposed arguments">
         <div className="version-label">Proposed by the model</div>
-        <ToolArguments toolName={toolName} args={proposed} inputSchema={inputSchema} />
+        <ToolArguments toolName={toolName} args={proposed} declared={declared} inputSchema={inputSchema} />
       </div>
       <div className="arguments-version arguments-edited" role="group" aria-label="Edited arguments">
         <div className="version-label">{editedLabel[status]} · edited by you</div>
-        <ToolArguments toolName={toolName} args={edited} inputSchema={inputSchema} />
+        <ToolArguments toolName={toolName} args={edited} declared={declared} inputSchema={inputSchema} />
       </div>
     </div>
   );

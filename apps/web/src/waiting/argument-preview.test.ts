@@ -20,6 +20,15 @@ const declaring = (...names: string[]) => ({ type: 'object', properties: Object.
 const TERMINAL = declaring('command', 'timeout');
 
 describe('callPreview', () => {
+  it('is not whole when a name inside an object argument is not one its schema declares, or could not be checked', () => {
+    const schema = { type: 'object', properties: { target: {}, options: { type: 'object', properties: { force: {} } } } };
+    // An object's JSON takes lines, so its preview is never whole already: the names inside it count all the same.
+    expect(callPreview('purge', { target: 'x', options: { dry_run: true } }, { schema }).whole).toBe(false);
+    expect(vi.mocked(visibleArguments).mock.results.at(-1)?.value).toMatchObject({ undeclaredCount: 1, inner: [{ path: 'options.dry_run', unchecked: false }] });
+    const unread = { type: 'object', properties: { target: {}, options: { $ref: '#/$defs/Options' } } };
+    expect(callPreview('purge', { target: 'x', options: { force: true } }, { schema: unread }).whole).toBe(false);
+  });
+
   it('shows a short command whole', () => {
     expect(callPreview('terminal', { command: 'ls -la' }, { schema: TERMINAL })).toEqual({ text: 'ls -la', whole: true });
   });

@@ -20,8 +20,9 @@ export interface CallPreview {
   /** One line: the code argument first, then every other one as `name: value`; a value cut short says its size. */
   text: string;
   /**
-   * Every character of every argument is in `text`, on one line, in printable ASCII, and every argument's name is a
-   * parameter the tool declares: the person can decide from the preview alone. Otherwise only the card shows what
+   * Every character of every argument is in `text`, on one line, in printable ASCII, and every argument's name, and
+   * every name inside an object argument whose schema declares names, is one the tool declares (none could not be
+   * checked): the person can decide from the preview alone. Otherwise only the card shows what
    * would run.
    */
   whole: boolean;
@@ -80,7 +81,7 @@ export function callPreview(toolName: string, args: ToolArguments, { maxChars = 
   const full = parts.map(({ name, value }) => `${label(name)}${shownText(value)}`).join(' · ');
   const plain = parts.every(({ name, value }) => PRINTABLE_ASCII.test(shownText(value)) && (name === null || PRINTABLE_ASCII.test(name)));
   const cut = parts.some(({ size }) => size !== undefined);
-  if (shown.hiddenCount === 0 && shown.undeclaredCount === 0 && plain && !cut && full.length <= maxChars) return { text: full, whole: true };
+  if (shown.hiddenCount === 0 && shown.undeclaredCount === 0 && shown.uncheckedCount === 0 && plain && !cut && full.length <= maxChars) return { text: full, whole: true };
 
   const each = Math.max(16, Math.floor(maxChars / Math.min(parts.length, PREVIEW_ARGUMENTS)));
   const listed = parts.slice(0, PREVIEW_ARGUMENTS).map(({ name, value, size }) => `${label(name)}${cutValue(value, each, size)}`);
