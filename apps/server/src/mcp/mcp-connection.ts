@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AnyTool, ToolContext, ToolOutput } from '@airlock/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
   CallToolResultSchema,
@@ -12,6 +12,7 @@ import {
   ToolListChangedNotificationSchema,
   type Tool as McpToolDefinition,
 } from '@modelcontextprotocol/sdk/types.js';
+import { loopbackPinnedFetch } from '../http/loopback-name';
 import type { McpServerConfig } from './mcp-config';
 import { flattenToolResult, mcpTool } from './mcp-tool';
 import { outputValidator } from './output-validator';
@@ -100,6 +101,8 @@ export class McpConnection {
   #restartTimer: NodeJS.Timeout | undefined;
   #closed = false;
   #errorsHeld = { count: 0, last: '', timer: undefined as NodeJS.Timeout | undefined };
+  /** For an HTTP server named `localhost`: the fetch that reaches the one loopback address it holds, kept across restarts. */
+  #loopbackFetch: { url: string; fetch: typeof fetch | undefined } | undefined;
 
   constructor(options: McpConnectionOptions) {
     this.#options = options;
@@ -209,12 +212,18 @@ export class McpConnection {
     return undefined;
   }
 
+  #pinnedFetch(url: string): { fetch: FetchLike } | undefined {
+    if (this.#loopbackFetch?.url !== url) this.#loopbackFetch = { url, fetch: loopbackPinnedFetch(url) };
+    const pinned = this.#loopbackFetch.fetch;
+    return pinned === undefined ? undefined : { fetch: pinned };
+  }
+
   #createTransport(): Transport {
     const { config } = this.#options;
     if (config.transport === 'http') {
       const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(new URL(config.url), {
         requestInit: { headers: config.headers },
-        fetch: sizeLimitedFetch({ onTooLarge: (requestIds) => this.#onTooLarge(transport, requestIds) }),
+        fetch: sizeLimitedFetch({ onTooLarge: (requestIds) => this.#onTooLarge(transport, requestIds), ...(this.#pinnedFetch(config.url) ?? {}) }),
       });
       return transport;
     }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import dns from 'node:dns';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -388,6 +389,35 @@ describe('Streamable HTTP', () => {
     ]);
     expect(JSON.stringify(mcp.status())).not.toContain('token');
     await expect(toolNamed(mcp, 'remote__shout').execute({ text: 'quiet' }, context())).resolves.toStrictEqual({ content: 'QUIET' });
+  });
+
+  test('a server named localhost gets its headers and calls at the loopback address it holds, not a process holding the other one on its port', async () => {
+    const port = Number(new URL(url).port);
+    // Another process (a tool call with the network) holds [::1] on the MCP server's port.
+    const seen: string[] = [];
+    const impostor = createServer((request, response) => {
+      seen.push(String(request.headers.authorization));
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve, reject) => impostor.once('error', reject).listen({ port, host: '::1', ipv6Only: true }, resolve));
+    // A stock Debian or Ubuntu resolver: localhost is ::1 first, then 127.0.0.1.
+    const system = dns.lookup;
+    const lookup = vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
+      if (hostname !== 'localhost') return (system as (...args: unknown[]) => void)(hostname, options, callback);
+      if (typeof options === 'object' && options !== null && (options as { all?: boolean }).all === true) callback(null, [{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }]);
+      else callback(null, '::1', 6);
+    }) as unknown as typeof dns.lookup);
+    try {
+      await using mcp = manager({ remote: { transport: 'http', url: `http://localhost:${port}/mcp`, headers: { Authorization: 'Bearer right-token' } } });
+      await mcp.start();
+      expect(mcp.status()).toStrictEqual([{ name: 'remote', transport: 'http', state: 'ready', toolCount: 1 }]);
+      await expect(toolNamed(mcp, 'remote__shout').execute({ text: 'quiet' }, context())).resolves.toStrictEqual({ content: 'QUIET' });
+      expect(seen).toStrictEqual([]);
+    } finally {
+      lookup.mockRestore();
+      impostor.closeAllConnections();
+      await new Promise((resolve) => impostor.close(resolve));
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { ConcurrencyLimit, type ChatRequest, type ModelPart } from '@airlock/core';
+import dns from 'node:dns';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -511,5 +512,36 @@ describe('OpenAICompatibleModel', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
+  });
+
+  it('sends a localhost model server’s requests, key and chat included, to the loopback address it holds, not to a process holding the other one on its port', async () => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({ text: 'from the model server' });
+    const port = Number(new URL(fake.url).port);
+    // Another process (a tool call with the network) holds [::1] on the model server's port.
+    const seen: string[] = [];
+    const impostor = createServer((req, res) => {
+      seen.push(String(req.headers.authorization));
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('data: {"choices":[{"index":0,"delta":{"content":"impostor"}}]}\n\ndata: [DONE]\n\n');
+    });
+    await new Promise<void>((resolve, reject) => impostor.once('error', reject).listen({ port, host: '::1', ipv6Only: true }, resolve));
+    // A stock Debian or Ubuntu resolver: localhost is ::1 first, then 127.0.0.1 (this machine's hosts file may list one).
+    const system = dns.lookup;
+    const lookup = vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
+      if (hostname !== 'localhost') return (system as (...args: unknown[]) => void)(hostname, options, callback);
+      if (typeof options === 'object' && options !== null && (options as { all?: boolean }).all === true) callback(null, [{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }]);
+      else callback(null, '::1', 6);
+    }) as unknown as typeof dns.lookup);
+    try {
+      const local = new OpenAICompatibleModel({ baseURL: `http://localhost:${port}/v1`, model: 'fake-model', apiKey: 'sk-local-key-1234' });
+      const parts = await collect(local.stream(hello, new AbortController().signal));
+      expect(parts[0]).toStrictEqual({ type: 'text-delta', text: 'from the model server' });
+      expect(fake.authorizations).toStrictEqual(['Bearer sk-local-key-1234']);
+      expect(seen).toStrictEqual([]);
+    } finally {
+      lookup.mockRestore();
+      await new Promise<void>((resolve) => impostor.close(() => resolve()));
+    }
   });
 });

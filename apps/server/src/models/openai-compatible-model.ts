@@ -2,6 +2,7 @@ import { ConcurrencyLimit, isPlainObject, ModelError, parseUntrustedJson, type C
 import OpenAI, { type APIError } from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { Agent, fetch as undiciFetch, type RequestInfo as UndiciRequestInfo, type RequestInit as UndiciRequestInit } from 'undici';
+import { loopbackPinFor, type LookupFunction } from '../http/loopback-name';
 import { lineAlignedFetch } from './line-aligned-fetch';
 import { displayURL, timeLimitError, toModelError } from './model-server-errors';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS, type ModelTimeLimit } from './model-time-limits';
@@ -93,7 +94,7 @@ export class OpenAICompatibleModel implements ChatModel {
       // The client logs unparsable chunks verbatim; errors reach the caller as ModelError instead.
       logLevel: 'off',
       // Whole lines only, each bounded: the client's own line decoder is quadratic in a line's length. No redirects.
-      fetch: lineAlignedFetch(redirectRefusingFetch(options.fetch ?? limitedFetch(request, idle))),
+      fetch: lineAlignedFetch(redirectRefusingFetch(options.fetch ?? limitedFetch(request, idle, loopbackPinFor(options.baseURL)?.lookup))),
     });
   }
 
@@ -190,9 +191,10 @@ function milliseconds(given: number | undefined, fallback: number): number {
  * undici's fetch with its own timeouts following the turn's limits: by default it gives up on headers after 300 s and
  * on a gap between two pieces of the body after 300 s, whatever the limits say (a model loading for six minutes
  * failed, said to have had ten). Its body timeout covers the wait for the first piece too, so it is the longer limit.
+ * With `lookup`, a `localhost` server is reached at the one loopback address it holds (see LoopbackPin).
  */
-function limitedFetch(requestMs: number, idleMs: number): typeof fetch {
-  const dispatcher = new Agent({ headersTimeout: requestMs, bodyTimeout: Math.max(requestMs, idleMs) });
+function limitedFetch(requestMs: number, idleMs: number, lookup?: LookupFunction): typeof fetch {
+  const dispatcher = new Agent({ headersTimeout: requestMs, bodyTimeout: Math.max(requestMs, idleMs), ...(lookup === undefined ? {} : { connect: { lookup } }) });
   // The package's Response is its own class, of the same shape as the global one (the client reads it as such); the
   // global fetch cannot take this dispatcher, being an older undici inside Node.
   const limited = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => await undiciFetch(input as UndiciRequestInfo, { ...init, dispatcher } as UndiciRequestInit);

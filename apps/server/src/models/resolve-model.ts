@@ -1,5 +1,6 @@
 import { ConcurrencyLimit, errorMessage, type ChatModel } from '@airlock/core';
 import { ConfigError } from '../config';
+import { loopbackPinnedFetch } from '../http/loopback-name';
 import { DEMO_MODEL_NAME, DemoModel, type DemoModelOptions } from './demo-model';
 import { displayURL } from './model-server-errors';
 import { DEFAULT_MAX_CONCURRENT_REQUESTS, OpenAICompatibleModel } from './openai-compatible-model';
@@ -73,7 +74,8 @@ export async function resolveChatModel(config: ModelConfig, deps: ResolveModelDe
     let warning: string | undefined;
     if (model === undefined) {
       try {
-        model = (await listModels(baseURL, config.apiKey, { fetch: deps.fetch }))[0];
+        // The key goes with the request: to the one loopback address a `localhost` server holds (see LoopbackPin).
+        model = (await listModels(baseURL, config.apiKey, { fetch: deps.fetch ?? loopbackPinnedFetch(baseURL) }))[0];
         if (model === undefined) warning = `the model server at ${displayURL(baseURL)} lists no models`;
       } catch (error) {
         warning = `could not list the models at ${displayURL(baseURL)} (${errorMessage(error)})`;
