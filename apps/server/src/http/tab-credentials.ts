@@ -29,9 +29,10 @@ interface Entry<Connection> {
 /**
  * The per-tab credentials a page keeps in its sessionStorage instead of the token, so the token itself is never
  * written to the browser's profile on disk. Each is bound to one connection and re-opens the tab once, only after
- * that connection closed and within `graceMs`: a copy read from disk while the tab is open is worth nothing, and
- * one read after it closed is worth a session (never the token) for `graceMs` at most. Only digests are kept, at
- * most one per open connection plus `maxClosed`.
+ * that connection closed and within `graceMs`. A copy read from disk is refused while the tab is connected, but one
+ * kept and presented again as that connection closes (the tab closed, or reloading: then it races the page) is
+ * worth a session, never the token, for `graceMs` at most. Only digests are kept, at most one per open connection
+ * plus `maxClosed`.
  */
 export class TabCredentials<Connection> {
   private readonly entries = new Map<string, Entry<Connection>>();
