@@ -216,8 +216,9 @@ interface LoopInput {
 }
 
 /**
- * A chat as this instance knows it. Its conversation is not kept: a run reads it from the store when it starts (its
- * loop holds it while it goes, for the model), and a read of the chat takes one page from the store.
+ * A chat as this instance knows it. Its conversation is not kept: a run reads it from the store when it starts and
+ * after its calls have waited on the person (its loop holds it for the model, not while calls wait), and a read of
+ * the chat takes one page from the store.
  */
 interface Session {
   summary: StoredSessionSummary;
@@ -376,7 +377,8 @@ export class ChatService {
         await this.store.createSession(session.summary);
         this.sessions.set(input.sessionId, session);
       }
-      // The whole conversation goes to the model; the run's loop holds it while the run goes, and lets go of it at its end.
+      // The whole conversation goes to the model; the run's loop holds it for the model's turns, lets go of it while
+      // its calls wait on the person, and reads it again from the store for the next turn.
       const messages = await this.store.loadMessages(session.summary.sessionId);
       const confirmToolCalls = options.confirmToolCalls ?? session.summary.confirmToolCalls;
       const stored: StoredRun = { runId, sessionId: session.summary.sessionId, options, startedAt: now, endedAt: null, endReason: null };
@@ -1222,13 +1224,18 @@ export class ChatService {
 
   /**
    * The loop of a run, started or resumed: the conversation so far, behind the system prompt. It parks while its
-   * calls wait on the person (see drive), and goes on through `proceed` with the same settings.
+   * calls wait on the person (see drive), and goes on through `proceed` with the same settings. Neither a parked run
+   * nor what goes on with it holds the conversation: the loop reads it from the store again before its next model
+   * turn (`history`), so a run waiting in a long chat holds none of it.
    */
   private loop(run: Run, input: LoopInput): ReturnType<typeof runToolLoop> {
-    run.proceed = (parked) => this.loop(run, { ...input, messages: [], resume: parked });
+    // Taken apart so that no closure made here keeps the conversation: `proceed` lives as long as the run.
+    const { messages, resume, ...settings } = input;
+    run.proceed = (parked) => this.loop(run, { ...settings, messages: [], resume: parked });
     return runToolLoop({
-      model: input.model,
-      messages: input.resume instanceof ParkedRun ? [] : [...this.systemMessages(), ...input.messages],
+      model: settings.model,
+      messages: resume instanceof ParkedRun ? [] : [...this.systemMessages(), ...messages],
+      history: () => this.conversation(run.sessionId),
       park: true,
       // The calls' ends leave for the run's clients (a transport writes once the tick's jobs are done) before the
       // next turn's set-up, which has no I/O wait in it, runs.
@@ -1240,18 +1247,46 @@ export class ChatService {
       signal: run.cancellation,
       // The chat's setting as it is at each call, not as it was when the run started: turned back on, it holds from
       // the next call (also when another instance changed it: its summary is refreshed here).
-      confirmToolCalls: () => this.sessions.get(run.sessionId)?.summary.confirmToolCalls ?? input.confirmToolCalls,
+      confirmToolCalls: () => this.sessions.get(run.sessionId)?.summary.confirmToolCalls ?? settings.confirmToolCalls,
       currentTool: (name) => this.options.tools().find((tool) => tool.name === name),
       ...this.policyFor(run.sessionId),
       ...(this.options.toolSlots === undefined ? {} : { toolSlots: this.options.toolSlots }),
       onMessage: (message) => run.unsaved.push(message),
-      ...(input.resume === undefined ? {} : { resume: input.resume }),
-      ...loopOptions(input.options),
+      ...(resume === undefined ? {} : { resume }),
+      ...loopOptions(settings.options),
     });
   }
 
   private systemMessages(): ChatMessage[] {
     return this.options.systemPrompt ? [{ role: 'system', content: this.options.systemPrompt }] : [];
+  }
+
+  /** The chat's whole conversation as its model reads it: behind the system prompt. */
+  private async conversation(sessionId: string): Promise<ChatMessage[]> {
+    const messages = await this.store.loadMessages(sessionId);
+    messages.unshift(...this.systemMessages());
+    return messages;
+  }
+
+  /**
+   * The end of a chat's conversation from its last message of the person's on (the whole chat when it has none): what
+   * a run resumed after a restart needs of it, its last turn and its calls. Read a page at a time from the end.
+   */
+  private async lastRunMessages(sessionId: string): Promise<ChatMessage[]> {
+    const pages: ChatMessage[][] = [];
+    let before: number | undefined;
+    for (;;) {
+      const page = await this.store.loadMessagePage(sessionId, { ...(before === undefined ? {} : { before }), limit: MAX_DETAIL_MESSAGES, maxChars: MAX_DETAIL_CHARS });
+      const person = page.messages.findLastIndex((message) => message.role === 'user');
+      if (person >= 0) {
+        pages.push(page.messages.slice(person));
+        break;
+      }
+      pages.push(page.messages);
+      if (page.start === 0 || page.messages.length === 0) break;
+      before = page.start;
+    }
+    return pages.reverse().flat();
   }
 
   private newRun(runId: string, sessionId: string, tools: readonly AnyTool[]): Run {
@@ -1320,7 +1355,8 @@ export class ChatService {
       await this.store.endRun(stored.runId, 'error', Date.now(), fence);
       return false;
     }
-    const messages = await this.store.loadMessages(stored.sessionId);
+    // Not the whole chat: the loop reads that from the store once the calls have ended, before the model's next turn.
+    const messages = await this.lastRunMessages(stored.sessionId);
     const records = new Map((await this.store.listRunToolCalls(stored.runId)).map((record) => [record.toolCallId, record]));
     // A run followed here while another instance held it keeps its log, so its followers go on without a break.
     const mirror = this.runs.get(stored.runId);

@@ -1639,6 +1639,92 @@ describe('runToolLoop parked while it waits on the person', () => {
   });
 });
 
+describe('runToolLoop reading its conversation back (history)', () => {
+  const earlier: ChatMessage[] = [
+    { role: 'user', content: 'earlier' },
+    { role: 'assistant', content: 'an answer' },
+    { role: 'user', content: 'hi' },
+  ];
+  const twoCalls = () => toolCallStep({ name: 'python', arguments: { code: 'a' } }, { name: 'python', arguments: { code: 'b' } });
+
+  /** A host's store: every message the loop reports is kept, and read back whole, each read logged. */
+  function storeSpy(log: string[], start: readonly ChatMessage[] = earlier) {
+    const stored = [...start];
+    return {
+      onMessage: (message: ChatMessage) => void stored.push(message),
+      history: vi.fn(async () => {
+        log.push('history');
+        return [...stored];
+      }),
+    };
+  }
+
+  async function untilParkedOrDone(run: ReturnType<typeof runToolLoop>, log: string[]) {
+    for (;;) {
+      const next = await run.next();
+      if (next.done === true) return next.value;
+      log.push(next.value.type);
+    }
+  }
+
+  it('a parked run holds no conversation; it is read once, after the last call ended and before the next model turn, and the model reads what a held run sends', async () => {
+    const held = new ScriptedModel([twoCalls(), textStep('done')]);
+    await collectRun(runToolLoop({ model: held, messages: earlier, tools: [recordingTool('python').tool], registry: new ApprovalRegistry(), sessionId: SESSION, confirmToolCalls: false }));
+
+    const log: string[] = [];
+    const registry = new ApprovalRegistry();
+    const model = new ScriptedModel([
+      twoCalls(),
+      async function* () {
+        log.push('model');
+        yield* textStep('done');
+      },
+    ]);
+    const spy = storeSpy(log);
+    const options: RunToolLoopOptions = { model, messages: earlier, tools: [recordingTool('python').tool], registry, sessionId: SESSION, signal: new Cancellation(), park: true, ...spy };
+    const first = await untilParkedOrDone(runToolLoop(options), log);
+    expect(first.parked!.messages).toBeUndefined();
+    expect(first.messages).toStrictEqual([]);
+    const [a, b] = registry.listPending(SESSION);
+    registry.resolve(a!.approvalId, 'allow', { sessionId: SESSION });
+    await first.parked!.wake(options.signal!);
+    // a runs; b still waits: parked again, and still nothing read.
+    const second = await untilParkedOrDone(runToolLoop({ ...options, resume: first.parked! }), log);
+    expect(second.parked!.messages).toBeUndefined();
+    expect(spy.history).not.toHaveBeenCalled();
+    registry.resolve(b!.approvalId, 'allow', { sessionId: SESSION });
+    await second.parked!.wake(options.signal!);
+    const third = await untilParkedOrDone(runToolLoop({ ...options, resume: second.parked! }), log);
+    expect(third.reason).toBe('done');
+    expect(spy.history).toHaveBeenCalledTimes(1);
+    expect(log.slice(log.lastIndexOf('tool-end'))).toStrictEqual(['tool-end', 'history', 'model', 'text-delta', 'run-end']);
+    expect(model.requests).toStrictEqual(held.requests);
+    expect(third.messages).toStrictEqual(await spy.history());
+  });
+
+  it('a run resumed after a restart needs only its own messages: the rest is read before its model turn, which reads the whole', async () => {
+    const call: ToolCall = { id: 'call_0', name: 'python', arguments: { code: 'a' } };
+    const full: ChatMessage[] = [...earlier, { role: 'assistant', content: '', toolCalls: [call] }];
+    const log: string[] = [];
+    const spy = storeSpy(log, full);
+    const model = new ScriptedModel([textStep('done')]);
+    const { result } = await collectRun(
+      runToolLoop({
+        model,
+        messages: full.slice(2),
+        tools: [recordingTool('python').tool],
+        registry: new ApprovalRegistry(),
+        sessionId: SESSION,
+        resume: { calls: [{ call, state: 'ended', outcome: 'executed', result: 'ok' }], toolCallsUsed: 0, executedCallIds: [] },
+        ...spy,
+      }),
+    );
+    expect(result.reason).toBe('done');
+    expect(spy.history).toHaveBeenCalledTimes(1);
+    expect(model.requests.map((request) => request.messages)).toStrictEqual([[...full, { role: 'tool', toolCallId: 'call_0', toolName: 'python', content: 'ok' }]]);
+  });
+});
+
 describe('runToolLoop when its host cannot store a person\'s decision', () => {
   /** Drives a run whose host fails to store the first decision of the person on each of the `failing` calls: it throws it back in. */
   async function driveFailingStore(

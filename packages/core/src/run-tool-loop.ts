@@ -92,8 +92,19 @@ export interface RunToolLoopOptions {
   /** Called with every message the loop adds to the conversation, in order, as it adds it (to store it as it happens). */
   onMessage?: (message: ChatMessage) => void;
   /**
+   * Reads the conversation back, for a loop that goes on without holding it. With it, a parked run keeps none of the
+   * conversation (a run waiting in a long chat would hold all of it for as long as the person takes), nor does a run
+   * resumed after a restart: the loop that goes on reads it here once the calls have ended, right before its next
+   * model turn. It must answer the whole conversation as the loop would hold it — `messages`, then every message
+   * reported through `onMessage` since, in order — as a host that stores each message as it is reported and reads
+   * its store back does; the messages added since the loop let go of the conversation are taken as the loop holds
+   * them. Default none: a parked run keeps the conversation.
+   */
+  history?: () => Promise<readonly ChatMessage[]>;
+  /**
    * Goes on with a run that stopped while its last turn's calls were being decided or run (a server restart):
-   * `messages` ends with that turn; no run-start is emitted again. Or with a run the loop let go of while its calls
+   * `messages` ends with that turn; no run-start is emitted again. With `history`, `messages` need only be the run's
+   * own (from the person's message that started it): the rest is read before the next model turn. Or with a run the loop let go of while its calls
    * waited (`park`): then `messages` is ignored (the parked run has its own) and nothing is emitted for going on.
    */
   resume?: ResumeState | ParkedRun;
@@ -174,21 +185,29 @@ export interface RunResult {
   /** How the run ended, or `parked`: it has not, see `parked`. */
   reason: RunEndReason | 'parked';
   error?: string;
-  /** The whole conversation after the run: the input plus assistant turns and tool results. */
+  /**
+   * The whole conversation after the run: the input plus assistant turns and tool results. With `history`, a run
+   * that parks or ends before it read the conversation back has only the messages it added since it let go of it.
+   */
   messages: ChatMessage[];
   /** With `park`: the run let go of while its calls wait, to go on with (no run-end was emitted). */
   parked?: ParkedRun;
 }
 
 /**
- * A run waiting on the person, as data: the conversation, the calls of its turn still to decide or run, and what it
- * had counted. It holds the calls' tickets, not their waits: nothing of the loop is suspended meanwhile.
+ * A run waiting on the person, as data: the calls of its turn still to decide or run, what it had counted, and the
+ * conversation unless the loop can read it back (`history`). It holds the calls' tickets, not their waits: nothing
+ * of the loop is suspended meanwhile.
  */
 export class ParkedRun {
-  /** @param toolCallsUsed Calls of this run counted before the first of `calls`. */
+  /**
+   * @param messages The conversation, or undefined when it is read back (`history`) before the next model turn.
+   * @param runMessages How many messages at the conversation's end are the run's own.
+   * @param toolCallsUsed Calls of this run counted before the first of `calls`.
+   */
   constructor(
-    readonly messages: readonly ChatMessage[],
-    readonly runStart: number,
+    readonly messages: readonly ChatMessage[] | undefined,
+    readonly runMessages: number,
     readonly toolCallsUsed: number,
     readonly succeeded: ReadonlySet<string> | undefined,
     readonly calls: readonly PlannedCall[],
@@ -253,8 +272,30 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
   const offered = offeredTools(options.tools, options.enabledTools);
   const resume = options.resume;
   const parkedRun = resume instanceof ParkedRun ? resume : undefined;
-  const messages: ChatMessage[] = [...(parkedRun?.messages ?? options.messages)];
-  const runStart = parkedRun?.runStart ?? messages.length;
+  const history = options.history;
+  /** The conversation; while it is let go of (`history`), only the messages added since. */
+  let messages: ChatMessage[] = parkedRun === undefined ? [...options.messages] : [...(parkedRun.messages ?? [])];
+  /** Index of the run's first message in `messages`: call ids given since then are taken. */
+  let runStart = parkedRun === undefined ? messages.length : messages.length - parkedRun.runMessages;
+  /** While the conversation is let go of: how many messages of the run it ended with then. */
+  let letGo = parkedRun !== undefined && parkedRun.messages === undefined ? parkedRun.runMessages : undefined;
+  /** The run's messages at the conversation's end, held or not. */
+  const runMessages = (): number => (letGo === undefined ? messages.length - runStart : letGo + messages.length);
+  /**
+   * Reads the conversation back before a model turn. The messages added since it was let go of were stored as they
+   * were reported; they are taken as held here, so the model reads them exactly as they were made.
+   */
+  const readBack = async (): Promise<void> => {
+    if (letGo === undefined) return;
+    const added = messages;
+    const read = await history!();
+    const kept = read.length - added.length;
+    if (kept < letGo) throw new Error(`The conversation read back has ${read.length} messages, fewer than the ${letGo + added.length} of this run.`);
+    messages = read.slice(0, kept);
+    for (const message of added) messages.push(message);
+    runStart = kept - letGo;
+    letGo = undefined;
+  };
   const onMessage = options.onMessage;
   const append = (message: ChatMessage): void => {
     messages.push(message);
@@ -277,6 +318,11 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
   } else if (resume) {
     toolCallsUsed = resume.toolCallsUsed;
     if (resume.executedCallIds.length > 0) succeeded = executedKeys(messages, resume.executedCallIds);
+    if (history !== undefined) {
+      // Read again before the next model turn: the calls of the last turn wait and run without it.
+      messages = [];
+      letGo = 0;
+    }
     yield { type: 'status', text: 'Resumed after a server restart', resumed: true };
     const parked = yield* runCalls(resume.calls.map(resumedPlan));
     if (parked) return { runId, reason: 'parked', messages, parked };
@@ -294,6 +340,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
   for (;;) {
     if (afterCalls && options.beforeNextTurn) await options.beforeNextTurn();
     afterCalls = true;
+    await readBack();
     const budgetSpent = toolCallsUsed >= maxToolCalls;
     // A helper generator, let go of once it ends: its locals (request, extractor, raw parts, the model's stream)
     // are freed before the calls wait for decisions.
@@ -355,8 +402,13 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         // Written out rather than spread: a spread object gets a hidden class of its own, kept as long as it waits.
         return plan.invalid === undefined ? { call: plan.call, resumed } : { call: plan.call, invalid: plan.invalid, resumed };
       });
-      // A copy sized to the conversation: the loop's own array has room to grow, unused while the run is parked.
-      return new ParkedRun(messages.slice(), runStart, toolCallsUsed - 1, succeeded, calls);
+      const count = runMessages();
+      // Without `history`, a copy sized to the conversation: the loop's own array has room to grow, unused while the
+      // run is parked. With it, the conversation is let go of: it is read back before the next model turn.
+      if (history === undefined) return new ParkedRun(messages.slice(), count, toolCallsUsed - 1, succeeded, calls);
+      messages = [];
+      letGo = count;
+      return new ParkedRun(undefined, count, toolCallsUsed - 1, succeeded, calls);
     };
     /** Whether to park at call `at`: it waits, and no announced call has a decision to report now, a cancel included. */
     const parkable = (at: number): boolean => options.park === true && !signal.aborted && announced[at] !== undefined && nothingToReport(announced, reported);

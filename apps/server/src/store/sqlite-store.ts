@@ -166,7 +166,8 @@ export class SqliteStore implements AirlockStore {
   }
 
   async loadMessages(sessionId: string): Promise<ChatMessage[]> {
-    return this.statements.loadMessages.pluck().all(sessionId).map((json) => JSON.parse(json) as ChatMessage);
+    // Row by row: all the rows' JSON at once would be a second copy of the whole chat before any of it is parsed.
+    return Array.from(this.statements.loadMessages.pluck().iterate(sessionId), (json) => JSON.parse(json) as ChatMessage);
   }
 
   async loadMessagePage(sessionId: string, query: MessagePageQuery): Promise<MessagePage> {
