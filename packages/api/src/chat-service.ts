@@ -1996,6 +1996,7 @@ function approvalOf(record: ToolCallRecord): RestoredApproval {
     arguments: record.arguments,
     executesCode: record.executesCode,
     toolVersion: record.toolVersion,
+    ...(record.tool === null ? {} : { tool: record.tool }),
     requestedAt: record.requestedAt,
     expiresAt: record.expiresAt,
   };

@@ -29,7 +29,7 @@ function purgeTool(optionNames: readonly string[]): AnyTool {
 }
 
 async function start(store: MemoryStore, steps: ScriptStep[], tools: () => readonly AnyTool[]) {
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel(steps), tools, store });
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel(steps), tools, store, suspendRunsOnShutdown: true });
   services.push(chat);
   await chat.open();
   const api = createCallerFactory(appRouter)({
@@ -73,5 +73,20 @@ describe('the declared arguments a tool-start carries', () => {
     const shown = visibleArguments(event.toolName, event.arguments, { declared: event.tool?.declared });
     expect(shown.inner).toStrictEqual([{ path: 'options.dry_run', unchecked: false }]);
     expect((await api.sessions.get({ sessionId: 's' })).toolCalls.map((call) => call.tool?.declared)).toStrictEqual([putUp]);
+  });
+
+  it('come with the waiting call its Waiting list reads, after its server rewrote the tool and after a restart', async () => {
+    const store = new MemoryStore();
+    let current: readonly AnyTool[] = [purgeTool(['force'])];
+    const before = await start(store, [toolCallStep({ name: 'fs__purge', arguments: { options: { dry_run: true } } }), textStep('done')], () => current);
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'purge?' });
+    await vi.waitFor(() => expect(before.chat.pending('s')).toHaveLength(1), { timeout: 10_000 });
+    current = [purgeTool(['force', 'dry_run'])];
+    const putUp = declaredArguments(purgeTool(['force']).jsonSchema);
+    expect((await before.api.chat.pending({ sessionId: 's' })).map((call) => call.tool?.declared)).toStrictEqual([putUp]);
+
+    await before.chat.shutdown();
+    const after = await start(store, [textStep('done')], () => current);
+    expect((await after.api.chat.pending({ sessionId: 's' })).map((call) => call.tool?.declared)).toStrictEqual([putUp]);
   });
 });

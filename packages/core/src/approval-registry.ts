@@ -1,5 +1,5 @@
 import type { CancelSignal } from './cancellation';
-import type { Decision, DecisionSource, ToolArguments } from './events';
+import type { Decision, DecisionSource, ShownTool, ToolArguments } from './events';
 import { AirlockError } from './errors';
 import { randomId } from './ids';
 import { canonicalJson, deepFreeze, isPlainObject, parseUntrustedJson } from './json';
@@ -22,6 +22,8 @@ export interface ApprovalRequest {
   executesCode: boolean;
   /** Fingerprint of the tool's description and schema; a grant covers only the version it was given for. */
   toolVersion: string;
+  /** The tool as the call was put up, as its tool-start shows it; listed with the waiting call. Default none. */
+  tool?: ShownTool | undefined;
   /** Default one hour. */
   timeoutMs?: DecisionTimeout;
 }
@@ -47,6 +49,11 @@ export interface PendingApproval {
   requestedAt: number;
   /** Epoch ms, or null when the wait never times out. */
   expiresAt: number | null;
+  /**
+   * The tool as the call was put up, as its tool-start shows it (what a waiting list marks names against). Absent
+   * when no offered tool had the call's name, and for a call stored before it was recorded.
+   */
+  tool?: ShownTool;
 }
 
 export type ResolveResult =
@@ -91,6 +98,8 @@ export interface RestoredApproval {
   arguments: ToolArguments;
   executesCode: boolean;
   toolVersion: string;
+  /** The tool as the call was put up; absent when not recorded. */
+  tool?: ShownTool | undefined;
   requestedAt: number;
   /** Absolute: a deadline that passed while the process was down ends the wait as timeout at once. */
   expiresAt: number | null;
@@ -188,6 +197,7 @@ class Slot implements ApprovalTicket {
   readonly arguments: ToolArguments;
   readonly executesCode: boolean;
   readonly toolVersion: string;
+  readonly tool: ShownTool | undefined;
   readonly requestedAt: number;
   readonly expiresAt: number | null;
   /** The decision timeout it waits with (the key of its expiry list), or undefined when it never times out. */
@@ -224,6 +234,7 @@ class Slot implements ApprovalTicket {
     this.arguments = request.arguments;
     this.executesCode = request.executesCode;
     this.toolVersion = request.toolVersion;
+    this.tool = request.tool;
     this.requestedAt = requestedAt;
     this.expiresAt = expiresAt;
     this.delay = delay;
@@ -292,6 +303,7 @@ class Slot implements ApprovalTicket {
       arguments: this.arguments,
       requestedAt: this.requestedAt,
       expiresAt: this.expiresAt,
+      ...(this.tool === undefined ? {} : { tool: this.tool }),
     };
   }
 }

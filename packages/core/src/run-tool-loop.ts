@@ -862,6 +862,7 @@ async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options
     arguments: call.arguments,
     executesCode,
     toolVersion: version,
+    tool: shownTool(tool),
     timeoutMs: options.decisionTimeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS,
   });
   if (rulesVersion !== undefined) rulesVersionAt.set(ticket, rulesVersion);

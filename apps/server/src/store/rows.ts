@@ -147,6 +147,12 @@ function toShownTool(json: string | null): ShownTool | null {
   return parsed.success ? parsed.data : null;
 }
 
+/** The shown tool of a waiting call, as a field; none when not known. */
+function shownToolOf(json: string | null): { tool?: ShownTool } {
+  const tool = toShownTool(json);
+  return tool === null ? {} : { tool };
+}
+
 /** The cut as the tool-end reported it; a missing column value (an old row) is nothing left out. */
 function toCut(row: Pick<LedgerRow, 'cut_bytes' | 'cut_characters'>): ResultCut | null {
   const bytes = row.cut_bytes ?? undefined;
@@ -165,6 +171,7 @@ export function toPending(row: LedgerRow): PendingApproval {
     arguments: JSON.parse(row.arguments) as PendingApproval['arguments'],
     requestedAt: row.requested_at,
     expiresAt: row.expires_at,
+    ...shownToolOf(row.shown_tool),
   };
 }
 
