@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import dns from 'node:dns';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
 import type { McpServerConfig } from './mcp-config';
 import type { McpServerStatus } from './mcp-connection';
+import { resolveLocalhostAsStock } from '../http/test-support';
 import { McpManager, type McpManagerOptions } from './mcp-manager';
 import { killAllWith, processesWith, uniqueToken } from '../tools/test-support';
 import { changingToolsServer, everythingServer, filesystemServer, scriptThenEverything, until } from './fixtures/test-servers';
@@ -401,12 +401,7 @@ describe('Streamable HTTP', () => {
     });
     await new Promise<void>((resolve, reject) => impostor.once('error', reject).listen({ port, host: '::1', ipv6Only: true }, resolve));
     // A stock Debian or Ubuntu resolver: localhost is ::1 first, then 127.0.0.1.
-    const system = dns.lookup;
-    const lookup = vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
-      if (hostname !== 'localhost') return (system as (...args: unknown[]) => void)(hostname, options, callback);
-      if (typeof options === 'object' && options !== null && (options as { all?: boolean }).all === true) callback(null, [{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }]);
-      else callback(null, '::1', 6);
-    }) as unknown as typeof dns.lookup);
+    const restoreResolver = resolveLocalhostAsStock();
     try {
       await using mcp = manager({ remote: { transport: 'http', url: `http://localhost:${port}/mcp`, headers: { Authorization: 'Bearer right-token' } } });
       await mcp.start();
@@ -414,7 +409,7 @@ describe('Streamable HTTP', () => {
       await expect(toolNamed(mcp, 'remote__shout').execute({ text: 'quiet' }, context())).resolves.toStrictEqual({ content: 'QUIET' });
       expect(seen).toStrictEqual([]);
     } finally {
-      lookup.mockRestore();
+      restoreResolver();
       impostor.closeAllConnections();
       await new Promise((resolve) => impostor.close(resolve));
     }

@@ -1,9 +1,9 @@
 import { ConcurrencyLimit, type ChatRequest, type ModelPart } from '@airlock/core';
-import dns from 'node:dns';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../test/support';
+import { resolveLocalhostAsStock } from '../http/test-support';
 import { OpenAICompatibleModel } from './openai-compatible-model';
 import { failure } from './test-support';
 
@@ -527,12 +527,7 @@ describe('OpenAICompatibleModel', () => {
     });
     await new Promise<void>((resolve, reject) => impostor.once('error', reject).listen({ port, host: '::1', ipv6Only: true }, resolve));
     // A stock Debian or Ubuntu resolver: localhost is ::1 first, then 127.0.0.1 (this machine's hosts file may list one).
-    const system = dns.lookup;
-    const lookup = vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
-      if (hostname !== 'localhost') return (system as (...args: unknown[]) => void)(hostname, options, callback);
-      if (typeof options === 'object' && options !== null && (options as { all?: boolean }).all === true) callback(null, [{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }]);
-      else callback(null, '::1', 6);
-    }) as unknown as typeof dns.lookup);
+    const restoreResolver = resolveLocalhostAsStock();
     try {
       const local = new OpenAICompatibleModel({ baseURL: `http://localhost:${port}/v1`, model: 'fake-model', apiKey: 'sk-local-key-1234' });
       const parts = await collect(local.stream(hello, new AbortController().signal));
@@ -540,7 +535,7 @@ describe('OpenAICompatibleModel', () => {
       expect(fake.authorizations).toStrictEqual(['Bearer sk-local-key-1234']);
       expect(seen).toStrictEqual([]);
     } finally {
-      lookup.mockRestore();
+      restoreResolver();
       await new Promise<void>((resolve) => impostor.close(() => resolve()));
     }
   });
