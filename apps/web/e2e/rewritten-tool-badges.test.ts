@@ -60,7 +60,7 @@ describe('an MCP tool rewritten after the page read the tool list', () => {
     await chat.send('What is the weather in Paris, in metric units?');
     const weather = chat.card(1);
     await chat.waitForStatus(weather, 'Waiting for your decision');
-    // Within the list's 30 s: the page read the list again when the call was put up.
+    // Within the list's 30 s: the call's tool-start says what the tool declared when it was put up.
     await weather.locator('.badge.undeclared-argument').waitFor({ timeout: 15_000 });
     expect(await weather.locator('[data-undeclared] .badge.undeclared-argument').count()).toBe(1);
   });

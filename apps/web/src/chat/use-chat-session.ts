@@ -77,9 +77,6 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
           if (type === 'run-end') runs.runEnded(runId);
           if (type === 'run-start' || type === 'run-end') activity.current();
           if (type === 'tool-start' || type === 'tool-decision') void utils.chat.pending.invalidate({ sessionId });
-          // The card judges the call's argument names against its tool's schema: read as it is now, since an MCP
-          // server may have changed the tool (a `dry_run` dropped) or added it since the list was last read.
-          if (type === 'tool-start') void utils.tools.list.invalidate();
           // The Rules page (shown over this chat while its run goes on) counts each rule's hits.
           if (type === 'tool-decision' && tracked.data.source === 'rule') void utils.rules.list.invalidate();
           // A new chat is created by its first run: a detail read sent before that answered "not found".

@@ -1,4 +1,4 @@
-import { blankPieces, textSegments, toVisibleText, visibleArguments, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { blankPieces, textSegments, toVisibleText, visibleArguments, type DeclaredArguments, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolArguments } from '../lib/api-types';
 
 /** Characters a short preview of a call shows, all its arguments together. */
@@ -32,8 +32,13 @@ export interface CallPreviewOptions {
   /** Characters the preview shows, all its arguments together. Default `PREVIEW_CHARS`. */
   maxChars?: number;
   /**
-   * The tool's JSON Schema: a call holding a name it does not declare is never whole. Default undefined, the tool
-   * not known: every name counts as undeclared.
+   * The names the call's tool declared when it was put up (its `tool.declared`): a call holding a name not among them,
+   * or one at a level they do not know, is never whole. Default undefined: read from `schema`.
+   */
+  declared?: DeclaredArguments | undefined;
+  /**
+   * The tool's JSON Schema as listed, for a call stored before it said what its tool declared: a call holding a name
+   * it does not declare is never whole. Default undefined, the tool not known: every name counts as undeclared.
    */
   schema?: Readonly<Record<string, unknown>> | undefined;
 }
@@ -55,7 +60,7 @@ interface ValueSize {
  * string that reads as JSON quoted, so `dry_run: "true"` and `dry_run: true` differ). Reads only the start of a long
  * text argument (`PREVIEW_READ_CHARS`) and measures the rest.
  */
-export function callPreview(toolName: string, args: ToolArguments, { maxChars = PREVIEW_CHARS, schema = {} }: CallPreviewOptions = {}): CallPreview {
+export function callPreview(toolName: string, args: ToolArguments, { maxChars = PREVIEW_CHARS, declared, schema = {} }: CallPreviewOptions = {}): CallPreview {
   const sizes = new Map<string, ValueSize>();
   const read = Object.fromEntries(
     Object.entries(args).map(([name, value]) => {
@@ -71,7 +76,7 @@ export function callPreview(toolName: string, args: ToolArguments, { maxChars = 
     const name = named.get(plainText(argument.name));
     return name === undefined ? undefined : sizes.get(name);
   };
-  const shown = visibleArguments(toolName, read, { schema, quoteJsonLikeText: true });
+  const shown = visibleArguments(toolName, read, { declared, schema, quoteJsonLikeText: true });
   const parts = [
     ...(shown.code === null ? [] : [{ name: null, value: shown.code.argument.value, size: sizeOf(shown.code.argument) }]),
     ...shown.others.map((argument) => ({ name: shownText(argument.name), value: argument.value, size: sizeOf(argument) })),

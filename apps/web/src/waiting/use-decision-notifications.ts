@@ -106,7 +106,7 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
 
 async function notify(worker: ServiceWorkerRegistration | null, approval: WaitingApproval, show: DecisionNotificationsOptions['show']): Promise<void> {
   const title = `Decision needed: ${visiblePlainText(approval.toolName)}`;
-  const preview = callPreview(approval.toolName, approval.arguments, { schema: approval.inputSchema });
+  const preview = callPreview(approval.toolName, approval.arguments, { declared: approval.tool?.declared, schema: approval.inputSchema });
   const body = `${preview.text}\nin “${visiblePlainText(approval.title)}”`;
   const whole = notificationShowsWhole(approval);
   const data = { approvalId: approval.approvalId, sessionId: approval.sessionId };
@@ -127,7 +127,7 @@ async function notify(worker: ServiceWorkerRegistration | null, approval: Waitin
 
 /** Whether a notification shows all of the call, short enough that the system does not cut it. */
 function notificationShowsWhole(approval: WaitingApproval): boolean {
-  return callPreview(approval.toolName, approval.arguments, { maxChars: NOTIFICATION_WHOLE_CHARS, schema: approval.inputSchema }).whole;
+  return callPreview(approval.toolName, approval.arguments, { maxChars: NOTIFICATION_WHOLE_CHARS, declared: approval.tool?.declared, schema: approval.inputSchema }).whole;
 }
 
 function supportsActions(): boolean {

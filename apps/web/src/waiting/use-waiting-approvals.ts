@@ -6,8 +6,9 @@ export interface WaitingApproval extends PendingApproval {
   /** The chat's title, for lists that span chats. */
   title: string;
   /**
-   * The tool's JSON Schema as the server lists it now; undefined when it does not list the tool, or the list is not
-   * read yet. A preview then counts every argument as one the tool does not declare, and offers no Allow.
+   * The tool's JSON Schema as the server lists it now, for a call whose `tool` does not say what it declared when put
+   * up (stored before it did); undefined when the server does not list the tool, or the list is not read yet. A
+   * preview then counts every argument as one the tool does not declare, and offers no Allow.
    */
   inputSchema?: ToolInfo['inputSchema'] | undefined;
 }

@@ -79,4 +79,19 @@ describe('WaitingList', () => {
     expect(item('b').querySelector('.waiting-preview')?.textContent).toBe('target: backups · dry_run: "true"');
     expect(item('c').querySelector('.waiting-preview')?.textContent).toBe('target: backups · dry_run\\u{20}: true');
   });
+
+  it('judges a call against what its tool declared when it was put up, not the tool as listed now', () => {
+    const annotations = { readOnly: false, destructive: true, executesCode: false, exactGrants: false, idempotent: false, openWorld: false };
+    const purge = (id: string, declared: string[]): WaitingApproval => ({
+      ...waiting(id, ''),
+      toolName: 'mcp__purge',
+      arguments: { target: 'backups', dry_run: true },
+      // Listed now with dry_run: the server added it after the calls were put up, or dropped it since.
+      inputSchema: { type: 'object', properties: { target: {}, dry_run: {} } },
+      tool: { source: 'mcp:fs', declared: { names: declared.map((name) => ({ name })) }, annotations },
+    });
+    render(<WaitingList approvals={[purge('a', ['target']), purge('b', ['target', 'dry_run'])]} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />);
+    const allowed = (id: string) => document.querySelector(`[data-approval-id="${id}"] .btn-allow`) !== null;
+    expect(['a', 'b'].map(allowed)).toStrictEqual([false, true]);
+  });
 });

@@ -50,7 +50,7 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
   const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
   const edited = useHeldEdits().has(approval.approvalId);
   // A waiting call's arguments never change under its id, and the list renders again with every change of the app.
-  const preview = useMemo(() => callPreview(approval.toolName, approval.arguments, { schema: approval.inputSchema }), [approval.approvalId, approval.inputSchema]);
+  const preview = useMemo(() => callPreview(approval.toolName, approval.arguments, { declared: approval.tool?.declared, schema: approval.inputSchema }), [approval.approvalId, approval.inputSchema]);
   const toolName = useMemo(() => toVisibleText(approval.toolName, { singleLine: true }), [approval.toolName]);
   const decide = (decision: PersonDecision) => {
     setIgnoredClick(null);
