@@ -65,6 +65,19 @@ function openEditor() {
 }
 
 describe('editing a call before allowing it', () => {
+  it('marks the edited call’s names against what its tool declared when the call was put up', () => {
+    const putUp: ToolCallView = { ...call, tool: { source: 'builtin', declared: { names: [{ name: 'command' }] }, annotations: terminal } };
+    render(
+      <HeldEditsContext value={held}>
+        <ToolCallCard call={putUp} annotations={terminal} inputSchema={schema} onDecide={() => undefined} />
+      </HeldEditsContext>,
+    );
+    const editor = openEditor();
+    fireEvent.change(within(editor).getByRole('spinbutton', { name: /^timeout/ }), { target: { value: '5' } });
+    const preview = screen.getByRole('group', { name: 'The edited call as it will run' });
+    expect([...preview.querySelectorAll('[data-undeclared] .argument-name')].map((name) => name.textContent)).toStrictEqual(['timeoutnot a parameter of this tool']);
+  });
+
   it('allows the edited call from the form, and the card then shows both versions', async () => {
     const answer = deferred<ConfirmResult>();
     const send = vi.fn<(input: ConfirmInput) => Promise<ConfirmResult>>(() => answer.promise);

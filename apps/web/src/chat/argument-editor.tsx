@@ -1,4 +1,4 @@
-import { toVisibleProse, toVisibleText, visibleTextString } from '@airlock/core';
+import { toVisibleProse, toVisibleText, visibleTextString, type DeclaredArguments } from '@airlock/core';
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { ToolArguments as Args } from '../lib/api-types';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
@@ -22,6 +22,8 @@ export interface ArgumentEditorProps {
   toolName: string;
   /** The tool's JSON Schema from tools.list; undefined when the server no longer lists the tool (raw JSON only). */
   schema: JsonSchema | undefined;
+  /** What the call's tool declared when it was put up, which "Will run with" marks names against. Default undefined: `schema`. */
+  declared?: DeclaredArguments | undefined;
   /** The arguments the model proposed. */
   proposed: Args;
   /** While a decision is being sent. */
@@ -49,7 +51,7 @@ type Mode = 'form' | 'raw';
  * Allow edited button allows, a `SteadyButton` like every decision button: Enter in a field does nothing, since the
  * field may have taken the rest of a message typed on the card.
  */
-export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, alwaysScope, onAllow, onCancel, onHeldChange, draft, onDraftChange }: ArgumentEditorProps) {
+export function ArgumentEditor({ toolName, schema, declared, proposed, busy, serverError, alwaysScope, onAllow, onCancel, onHeldChange, draft, onDraftChange }: ArgumentEditorProps) {
   const [start] = useState(() => startFrom(schema, proposed, draft));
   /** The arguments the form's fields were made from: the proposal, or the JSON last turned back into the form. */
   const [fieldsFrom, setFieldsFrom] = useState(start.fieldsFrom);
@@ -183,7 +185,7 @@ export function ArgumentEditor({ toolName, schema, proposed, busy, serverError, 
       {read.args !== null && !unchanged && (
         <div className="argument-preview" role="group" aria-label="The edited call as it will run">
           <div className="field-label">Will run with</div>
-          <ToolArguments toolName={toolName} args={read.args} inputSchema={schema} />
+          <ToolArguments toolName={toolName} args={read.args} declared={declared} inputSchema={schema} />
         </div>
       )}
       {unchanged && <p className="detail">No change yet: edit an argument, or use Allow above to run the call as proposed.</p>}

@@ -296,6 +296,7 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
         <ArgumentEditor
           toolName={call.toolName}
           schema={inputSchema}
+          declared={call.tool?.declared}
           proposed={call.arguments}
           busy={state.status === 'deciding'}
           serverError={state.status === 'awaiting-decision' && state.problem?.kind === 'invalid-arguments' ? state.problem.message : null}
