@@ -64,6 +64,17 @@ describe.each(implementations)('the ledger keeps the tool as its call was put up
     expect(await store.listRunToolCalls('r')).toMatchObject([{ decision: 'allow', outcome: 'executed', tool: destructive }]);
   });
 
+  it('keeps the argument names the tool declared when put up, inner ones and levels not known, beside a row from before', async () => {
+    await using opened = await openWithRun(open);
+    const { store } = opened;
+    const declaring: ShownTool = { ...destructive, declared: { names: [{ name: 'target' }, { name: 'options', inner: { names: [{ name: 'force' }, { name: 'more', inner: { unknown: 'unreadable' } }] } }] } };
+    await appendAll(store, { runId: 'r', sessionId: 's' }, [
+      { ...startChange('call-1', 10_000, 'fs__purge'), tool: declaring },
+      { ...startChange('call-2', 10_100, 'wx__get_weather'), tool: destructive },
+    ]);
+    expect((await store.listRunToolCalls('r')).map((call) => call.tool)).toStrictEqual([declaring, destructive]);
+  });
+
   it('keeps each call’s own shown tool when several calls are put up in one write', async () => {
     await using opened = await openWithRun(open);
     const { store } = opened;
