@@ -23,7 +23,10 @@ export interface VisibleArgument {
    * null for any other string.
    */
   typeLabel: ArgumentType | null;
-  /** The tool's schema was given and does not declare this name: the tool ignores the argument (or runs on its default). */
+  /**
+   * The tool's declared names (or schema) were given and do not hold this name: the tool ignores the argument (or
+   * runs on its default).
+   */
   undeclared: boolean;
   /** The tool's declared names were given but not known at this level (see `DeclaredArguments`): counted as not declared. */
   unchecked: boolean;
@@ -46,8 +49,9 @@ export const UNDECLARED_ARGUMENT_NOTE = 'not a parameter of this tool';
 
 /** What every client says of an argument whose name could not be checked against the tool's declared ones. */
 export const UNCHECKED_ARGUMENT_NOTE = 'could not be checked against this tool';
-/** What every client says of an argument whose value holds a name the tool does not declare (or one not checked). */
+/** What every client says of an argument whose value holds a name the tool does not declare. */
 export const UNDECLARED_INNER_NOTE = 'holds a name that is not a parameter of this tool';
+/** What every client says of an argument whose value holds a name that could not be checked against the tool's. */
 export const UNCHECKED_INNER_NOTE = 'holds a name that could not be checked against this tool';
 
 /** Paths a note lists; past them it says how many more. */
