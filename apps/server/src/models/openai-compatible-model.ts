@@ -9,6 +9,7 @@ import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEO
 import { MalformedChunkError, OpenAIChunkReader } from './openai-chunk-reader';
 import { toOpenAIMessages, toOpenAITools } from './openai-messages';
 import { redirectRefusingFetch } from './redirect-refusing-fetch';
+import { requestBody } from './request-body';
 
 export { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS } from './model-time-limits';
 export const DEFAULT_MAX_CONCURRENT_REQUESTS = 64;
@@ -135,7 +136,12 @@ export class OpenAICompatibleModel implements ChatModel {
     let progressTimer = setTimeout(expire('request'), this.limits.request);
     const timedOut = (cause?: unknown) => timeLimitError(expired!, this.limits[expired!], { provider: this.label, baseURL: this.baseURL }, cause);
     try {
-      const { data: chunks, response } = await this.client.chat.completions.create(body, { signal: AbortSignal.any([signal, limited.signal]) }).withResponse();
+      // The JSON is sent a message at a time, never as one string (see requestBody); the client sends a body given
+      // in the request options in place of its own.
+      const sent = requestBody(body);
+      const { data: chunks, response } = await this.client.chat.completions
+        .create(body, { signal: AbortSignal.any([signal, limited.signal]), body: sent.stream, headers: { 'content-type': 'application/json', 'content-length': String(sent.length) } })
+        .withResponse();
       midStream = true;
       contentType = mediaType(response.headers.get('content-type'));
       if (contentType === 'application/json') {
