@@ -11,7 +11,7 @@ import { callFilter } from './call-filter';
 import { pidNamespaceMembers } from './pid-namespace';
 import { DEFAULT_MAX_PROCESSES, limitedWrapperScript } from './process-limit';
 import { bubblewrapArgs, type SandboxPolicy } from './sandbox-policy';
-import { maskMissingGitPaths } from './missing-git-paths-mask';
+import { maskMissingGitPaths, type GitPathsMask } from './missing-git-paths-mask';
 import { closeGuards, missingGitPaths, openWorkspaceGuards } from './workspace-guards';
 
 export interface BubblewrapSandbox {
@@ -48,24 +48,28 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
   const filter = callFilter();
   // Opened now, at the call's start: bubblewrap mounts what they are, whatever a link put in their place meanwhile.
   const guards = openWorkspaceGuards(sandbox.policy.workspace);
-  const gitMask = maskMissingGitPaths(missingGitPaths(sandbox.policy.workspace), guards);
-  // bubblewrap copies an empty file from each of these (/dev/null, read to its end at once) onto a masked file.
-  const emptySources = (gitMask?.paths ?? []).filter((masked) => !masked.folder).map(() => openSync('/dev/null', 'r'));
-  const firstGuardFd = SECCOMP_FD + 1;
-  const firstEmptyFd = firstGuardFd + guards.length;
-  let fileIndex = 0;
-  const policy: SandboxPolicy = {
-    ...sandbox.policy,
-    guards: guards.map((guard, index) => ({ path: guard.path, fd: firstGuardFd + index, readOnly: guard.readOnly })),
-    ...(gitMask === undefined
-      ? {}
-      : { emptyReadOnly: gitMask.paths.map((masked) => (masked.folder ? { path: masked.path, folder: true } : { path: masked.path, folder: false, fd: firstEmptyFd + fileIndex++ })) }),
-    ...(filter === undefined ? {} : { seccompFd: SECCOMP_FD }),
-  };
-  const args = [...bubblewrapArgs(policy), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];
-  const marker = `${CALL_MARKER_VARIABLE}=${randomId('call', 12)}`;
+  let gitMask: GitPathsMask | undefined;
+  const emptySources: number[] = [];
   let watched;
+  // Everything that can throw (descriptors running out included) lies in here: the guards are closed, and the mask
+  // released, whatever happens, else maskedNow would take paths for another call's mount points for good.
   try {
+    gitMask = maskMissingGitPaths(missingGitPaths(sandbox.policy.workspace), guards);
+    // bubblewrap copies an empty file from each of these (/dev/null, read to its end at once) onto a masked file.
+    for (const masked of gitMask?.paths ?? []) if (!masked.folder) emptySources.push(openSync('/dev/null', 'r'));
+    const firstGuardFd = SECCOMP_FD + 1;
+    const firstEmptyFd = firstGuardFd + guards.length;
+    let fileIndex = 0;
+    const policy: SandboxPolicy = {
+      ...sandbox.policy,
+      guards: guards.map((guard, index) => ({ path: guard.path, fd: firstGuardFd + index, readOnly: guard.readOnly })),
+      ...(gitMask === undefined
+        ? {}
+        : { emptyReadOnly: gitMask.paths.map((masked) => (masked.folder ? { path: masked.path, folder: true } : { path: masked.path, folder: false, fd: firstEmptyFd + fileIndex++ })) }),
+      ...(filter === undefined ? {} : { seccompFd: SECCOMP_FD }),
+    };
+    const args = [...bubblewrapArgs(policy), '--chdir', command.cwd, '--info-fd', String(INFO_FD), '--', '/bin/sh', '-c', script, command.file, ...command.args];
+    const marker = `${CALL_MARKER_VARIABLE}=${randomId('call', 12)}`;
     // The watchdog starts first: bubblewrap's pid 1 dies with it only once it has asked to, which may be after the
     // command started, and a server killed before it could name any pid leaves them to be found by their marker.
     watched = spawnWatched(marker, () =>
