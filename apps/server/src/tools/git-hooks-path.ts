@@ -28,6 +28,12 @@ export function hooksPathFolder(options: {
   return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? undefined : folder;
 }
 
+/** The hooks folders inside the workspace that `core.hooksPath` names in any of `configFiles` (see hooksPathFolder), each once. */
+export function hooksPathFolders(workspace: string, configFiles: readonly string[]): string[] {
+  const folders = configFiles.map((configFile) => hooksPathFolder({ workspace, configFile, workTree: workspace }));
+  return [...new Set(folders.filter((folder) => folder !== undefined))];
+}
+
 /**
  * The folders to keep a call from writing for a hooks folder: the folder itself, and first its parent when it is
  * named `_`: husky (9 and later) sets `core.hooksPath` to `.husky/_`, whose hooks run the scripts of the same name in

@@ -44,6 +44,9 @@ const INTRO = "Airlock: this call changed the workspace's Git metadata so that G
 const ROOT_LAYOUT = 'the workspace root now holds a repository layout (HEAD, objects/, refs/), which Git takes for the repository whenever .git is not a valid one';
 const HEAD_RESTORED = '.git/HEAD, which no longer named a branch or commit, has its content from before the call back';
 const COMMONDIR_REMOVED = '.git/commondir, added by the call (it makes Git read the config of the folder it names), was removed';
+const WORKTREE_CONFIG_READ =
+  ': Git reads it as repository config (core.fsmonitor, core.hooksPath, aliases) whenever extensions.worktreeConfig is on, and runs what it names, unsandboxed, at your next git status or commit';
+const WORKTREE_CONFIG_MADE = `.git/config.worktree was made${WORKTREE_CONFIG_READ}`;
 const bubblewrap = await probeBubblewrap(true);
 
 describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the call left (sandbox: %s)', (sandbox) => {
@@ -177,6 +180,20 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
     expect(existsSync(marker)).toBe(false);
   });
 
+  test.skipIf(skip)('with extensions.worktreeConfig on, a .git/config.worktree written is reported without a sandbox, and cannot be written in one', async () => {
+    await using workspace = await tempFolder();
+    await using elsewhere = await tempFolder();
+    await repository(workspace.path);
+    expect(hostGit(workspace.path, ['config', 'extensions.worktreeConfig', 'true']).status).toBe(0);
+    const marker = path.join(elsewhere.path, 'marker');
+    const command = `(printf '[core]\\n\\tfsmonitor = "touch ${marker}; false"\\n' > .git/config.worktree) 2>/dev/null; echo end`;
+    const result = await runTool(tool('terminal', workspace.path), { command });
+    const report = `${INTRO} Not restored, so look at this before running git in the workspace: ${WORKTREE_CONFIG_MADE}.`;
+    expect(result).toStrictEqual({ content: sandbox === 'none' ? `end\nexit code: 0\n${report}` : 'end\nexit code: 0', isError: false });
+    hostGit(workspace.path, ['status', '--porcelain']);
+    expect(existsSync(marker)).toBe(sandbox === 'none');
+  });
+
   test.skipIf(skip)('.git/refs and .git/objects removed beside a repository layout at the root are made again, and the person’s `git status` runs no planted fsmonitor', async () => {
     await using workspace = await tempFolder();
     await repository(workspace.path);
@@ -280,6 +297,31 @@ describe('checkGitMetadata', () => {
     before = await snapshotGitMetadata(workspace.path);
     await writeFile(path.join(workspace.path, 'file'), 'x');
     expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [] });
+  });
+
+  test('a config.worktree made or changed is reported, in the Git directory and where its commondir leads; one there before and left alone is not', async () => {
+    await using workspace = await repositoryFolder();
+    const worktreeConfig = path.join(workspace.path, '.git/config.worktree');
+    let before = await snapshotGitMetadata(workspace.path);
+    await writeFile(worktreeConfig, '[core]\n');
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [WORKTREE_CONFIG_MADE] });
+    before = await snapshotGitMetadata(workspace.path);
+    await writeFile(path.join(workspace.path, 'file'), 'x');
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [] });
+    await writeFile(worktreeConfig, '[core]\n\tfsmonitor = x\n');
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [`.git/config.worktree was changed${WORKTREE_CONFIG_READ}`] });
+    // A linked worktree's Git directory, and the main repository its commondir names.
+    await using linked = await tempFolder();
+    await mkdir(path.join(linked.path, '.bare/worktrees/main'), { recursive: true });
+    await writeFile(path.join(linked.path, '.bare/worktrees/main/commondir'), '../..\n');
+    await writeFile(path.join(linked.path, '.git'), 'gitdir: .bare/worktrees/main\n');
+    before = await snapshotGitMetadata(linked.path);
+    await writeFile(path.join(linked.path, '.bare/worktrees/main/config.worktree'), '');
+    await writeFile(path.join(linked.path, '.bare/config.worktree'), '');
+    expect(await checkGitMetadata(linked.path, before)).toStrictEqual({
+      restored: [],
+      notRestored: [`.bare/worktrees/main/config.worktree was made${WORKTREE_CONFIG_READ}`, `.bare/config.worktree was made${WORKTREE_CONFIG_READ}`],
+    });
   });
 
   test('a commondir there before is kept', async () => {

@@ -3,9 +3,9 @@ import { constants } from 'node:fs';
 import { access, lstat, mkdir, open, readdir, readlink, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '@airlock/core';
-import { hooksFoldersToKeep, hooksPathFolder } from './git-hooks-path';
+import { hooksFoldersToKeep, hooksPathFolders } from './git-hooks-path';
 import { maskedNow } from './sandbox/missing-git-paths-mask';
-import { readSmallFile, workspaceGitDir } from './workspace-git-dir';
+import { readSmallFile, repositoryConfigFiles, repositoryFolders, workspaceGitDir } from './workspace-git-dir';
 
 /** Git reads at most this much of a HEAD file (`validate_headref`); a HEAD kept for restoring is no longer than this. */
 const HEAD_BYTES = 255;
@@ -55,14 +55,18 @@ interface GitFolderState {
   commondir: boolean;
   objects: boolean;
   refs: boolean;
-  /** Its hooks folder, in the folder its `commondir` names if any; undefined when that is outside the workspace. */
-  hooksFolder: string | undefined;
   /**
-   * The hooks in `.git/hooks`, undefined when it is not a folder. Git runs a hook there, outside any sandbox, at the
-   * person's next commit, merge or checkout; the sandbox makes the folder read-only (or, missing, keeps it from being
-   * made), but without one a call writes it freely.
+   * Its hooks folders (its own, and the one in the folder its `commondir` names inside the workspace, see
+   * repositoryFolders), each with its hooks, undefined when it is not a folder. Git runs a hook there, outside any
+   * sandbox, at the person's next commit, merge or checkout; the sandbox makes the folder read-only (or, missing, keeps
+   * it from being made), but without one a call writes it freely.
    */
-  hooks: Hooks | undefined;
+  hooks: readonly { folder: string; hooks: Hooks | undefined }[];
+  /**
+   * Its `config.worktree` files (its own, and the one in the folder its `commondir` names), each with what tells a
+   * change (undefined when missing): Git reads one as repository config once `extensions.worktreeConfig` is on.
+   */
+  worktreeConfigs: readonly { file: string; identity: string | undefined }[];
 }
 
 /** What the check after a call found: what it put back, and what it could not. */
@@ -79,15 +83,16 @@ export async function snapshotGitMetadata(workspace: string): Promise<GitMetadat
   const [git, rootIsRepository] = await Promise.all([gitDir === undefined ? undefined : lstatOrUndefined(gitDir.gitDir), looksLikeGitDirectory(workspace)]);
   if (gitDir === undefined || git?.isDirectory() !== true) return { gitFolder: undefined, gitFile, rootIsRepository, hooksPath: [] };
   const gitPath = gitDir.gitDir;
-  const hooksFolder = gitDir.commonDir === undefined ? undefined : path.join(gitDir.commonDir, 'hooks');
-  const hooksPath = gitDir.commonDir === undefined ? undefined : hooksPathFolder({ workspace, configFile: path.join(gitDir.commonDir, 'config'), workTree: workspace });
-  const [head, commondir, objects, refs, hooks, configured] = await Promise.all([
+  const folders = repositoryFolders(gitDir);
+  const configuredFolders = [...new Set(hooksPathFolders(workspace, repositoryConfigFiles(gitDir)).flatMap(hooksFoldersToKeep))];
+  const [head, commondir, objects, refs, hooks, worktreeConfigs, configured] = await Promise.all([
     readHead(path.join(gitPath, 'HEAD')),
     lstatOrUndefined(path.join(gitPath, 'commondir')),
     canEnter(path.join(gitPath, 'objects')),
     canEnter(path.join(gitPath, 'refs')),
-    hooksFolder === undefined ? undefined : hooksIn(hooksFolder),
-    Promise.all((hooksPath === undefined ? [] : hooksFoldersToKeep(hooksPath)).map(async (folder) => ({ folder, hooks: await hooksIn(folder) }))),
+    Promise.all(folders.map(async (folder) => ({ folder: path.join(folder, 'hooks'), hooks: await hooksIn(path.join(folder, 'hooks')) }))),
+    Promise.all(folders.map(async (folder) => ({ file: path.join(folder, 'config.worktree'), identity: await identityOf(path.join(folder, 'config.worktree')) }))),
+    Promise.all(configuredFolders.map(async (folder) => ({ folder, hooks: await hooksIn(folder) }))),
   ]);
   return {
     gitFolder: {
@@ -99,8 +104,8 @@ export async function snapshotGitMetadata(workspace: string): Promise<GitMetadat
       commondir: commondir !== undefined,
       objects,
       refs,
-      hooksFolder,
       hooks,
+      worktreeConfigs,
     },
     gitFile,
     rootIsRepository,
@@ -122,7 +127,7 @@ export async function checkGitMetadata(workspace: string, before: GitMetadataSna
     if (git?.isDirectory() !== true || git.dev !== before.gitFolder.dev || git.ino !== before.gitFolder.ino) {
       findings.notRestored.push(`${before.gitFolder.name} was removed or replaced`);
     } else {
-      await checkGitFolder(before.gitFolder, findings);
+      await checkGitFolder(workspace, before.gitFolder, findings);
     }
   }
   for (const { folder, hooks } of before.hooksPath) {
@@ -158,16 +163,17 @@ async function checkGitFile(file: string, before: Buffer, findings: GitMetadataF
   }
 }
 
-async function checkGitFolder(before: GitFolderState, findings: GitMetadataFindings): Promise<void> {
+async function checkGitFolder(workspace: string, before: GitFolderState, findings: GitMetadataFindings): Promise<void> {
   const { path: gitPath, name } = before;
   const headPath = path.join(gitPath, 'HEAD');
   const commondirPath = path.join(gitPath, 'commondir');
-  const [head, commondir, objects, refs, hooks] = await Promise.all([
+  const [head, commondir, objects, refs, hooks, worktreeConfigs] = await Promise.all([
     readHead(headPath),
     lstatOrUndefined(commondirPath),
     canEnter(path.join(gitPath, 'objects')),
     canEnter(path.join(gitPath, 'refs')),
-    before.hooksFolder === undefined ? undefined : hooksIn(before.hooksFolder),
+    Promise.all(before.hooks.map(({ folder }) => hooksIn(folder))),
+    Promise.all(before.worktreeConfigs.map(({ file }) => identityOf(file))),
   ]);
   if (before.head !== undefined && head?.valid !== true) {
     try {
@@ -189,8 +195,11 @@ async function checkGitFolder(before: GitFolderState, findings: GitMetadataFindi
       }
     }
   }
-  if (before.hooksFolder !== undefined) {
-    reportHooks({ folder: before.hooksFolder, name: path.join(name, path.relative(gitPath, before.hooksFolder)), before: before.hooks, after: hooks, configured: false }, findings);
+  for (const [index, folder] of before.hooks.entries()) {
+    reportHooks({ folder: folder.folder, name: path.relative(workspace, folder.folder), before: folder.hooks, after: hooks[index], configured: false }, findings);
+  }
+  for (const [index, config] of before.worktreeConfigs.entries()) {
+    reportWorktreeConfig({ ...config, name: path.relative(workspace, config.file), after: worktreeConfigs[index] }, findings);
   }
   // Made again, empty: `.git` is then a repository to Git's discovery again, which stops it from taking a layout the
   // call planted at the root for the repository. What the folder held is lost either way.
@@ -216,6 +225,16 @@ function reportHooks(
   }
   if (added.length > 0) findings.notRestored.push(`${listed(name, added)} added${runs}`);
   if (changed.length > 0) findings.notRestored.push(`${listed(name, changed)} changed${runs}`);
+}
+
+/** Reports a `config.worktree` made or changed: neither is put back, as the call may have run `git sparse-checkout`. */
+function reportWorktreeConfig(config: { file: string; name: string; identity: string | undefined; after: string | undefined }, findings: GitMetadataFindings): void {
+  const { file, name, identity, after } = config;
+  if (after === undefined || after === identity) return;
+  // An empty one that another call, running alongside, masks is that call's mount point (see maskMissingGitPaths).
+  if (identity === undefined && maskedNow(file) && after.split(':')[1] === '0') return;
+  const reads = ': Git reads it as repository config (core.fsmonitor, core.hooksPath, aliases) whenever extensions.worktreeConfig is on, and runs what it names, unsandboxed, at your next git status or commit';
+  findings.notRestored.push(`${name} was ${identity === undefined ? 'made' : 'changed'}${reads}`);
 }
 
 function listed(folder: string, hooks: readonly string[]): string {
@@ -280,13 +299,14 @@ async function hooksIn(folder: string): Promise<Hooks | undefined> {
   } catch {
     return undefined;
   }
-  const identities = await Promise.all(
-    names.slice(0, HOOKS_READ).map(async (name) => {
-      const info = await lstatOrUndefined(path.join(folder, name));
-      return info === undefined ? '' : `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
-    }),
-  );
+  const identities = await Promise.all(names.slice(0, HOOKS_READ).map(async (name) => (await identityOf(path.join(folder, name))) ?? ''));
   return new Map(names.map((name, index) => [name, identities[index] ?? '']));
+}
+
+/** What tells a change of a file's content (inode, size, times), undefined when there is nothing at `file`. */
+async function identityOf(file: string): Promise<string | undefined> {
+  const info = await lstatOrUndefined(file);
+  return info === undefined ? undefined : `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
 }
 
 /** Git checks objects/ and refs/ with access(X_OK), following links; so does this. */

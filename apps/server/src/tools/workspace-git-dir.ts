@@ -40,6 +40,20 @@ export function workspaceGitDir(workspace: string): { found: WorkspaceGitDir } |
   return { found: { gitDir, gitFile: { path: dotGit, content }, commonDir: commonDirOf(workspace, gitDir) } };
 }
 
+/**
+ * The folders whose config, `config.worktree` and hooks Git may read for the workspace: gitDir, and the folder its
+ * `commondir` names. gitDir's own always: it is writable to a call (bound over itself), so a `commondir` there may be
+ * one that a call running alongside wrote to steer the next call's guards off the real config and hooks.
+ */
+export function repositoryFolders(git: WorkspaceGitDir): string[] {
+  return git.commonDir === undefined || git.commonDir === git.gitDir ? [git.gitDir] : [git.gitDir, git.commonDir];
+}
+
+/** The files Git may read repository config from: `config` and `config.worktree` of each of repositoryFolders. */
+export function repositoryConfigFiles(git: WorkspaceGitDir): string[] {
+  return repositoryFolders(git).flatMap((folder) => [path.join(folder, 'config'), path.join(folder, 'config.worktree')]);
+}
+
 /** The folder `gitDir/commondir` names (relative to gitDir), gitDir when there is none, undefined when it is outside. */
 function commonDirOf(workspace: string, gitDir: string): string | undefined {
   const content = readSmallFile(path.join(gitDir, 'commondir'));

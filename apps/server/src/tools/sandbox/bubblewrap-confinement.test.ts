@@ -1,11 +1,18 @@
-import { accessSync, constants } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from '../index';
 import { runTool, tempFolder, toolNamed } from '../test-support';
+
+/** Git as the person runs it in their own shell, outside any sandbox, with no system or global config of this machine. */
+function hostGit(cwd: string, args: readonly string[]): number | null {
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  return spawnSync('git', args, { cwd, env, stdio: 'ignore' }).status;
+}
 
 function terminal(workspace: string, options: Partial<BuiltinToolsOptions> = {}) {
   return toolNamed(createBuiltinTools({ workspace, killGraceMs: 500, sandbox: 'bubblewrap', ...options }), 'terminal');
@@ -202,6 +209,66 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     expect(await readFile(path.join(workspace.path, '.repo/config'), 'utf8')).not.toContain('fsmonitor');
     expect(await readdir(path.join(workspace.path, '.repo'))).not.toContain('hooks');
     expect((await readdir(workspace.path)).sort()).toStrictEqual(['.git', '.repo']);
+  });
+
+  test.each([
+    { where: 'in the workspace', outside: false },
+    { where: 'outside the workspace', outside: true },
+  ])('a call starting while another has written .git/commondir (naming a folder $where) can still write neither .git/config nor .git/hooks', async ({ outside }) => {
+    await using workspace = await tempFolder();
+    await using elsewhere = await tempFolder();
+    const at = (...parts: string[]) => path.join(workspace.path, ...parts);
+    const marker = path.join(elsewhere.path, 'fsmonitor-ran');
+    expect(hostGit(workspace.path, ['init', '-q', '.'])).toBe(0);
+    const config = await readFile(at('.git/config'), 'utf8');
+    // The first call names another common directory, then waits, running, until the second is over.
+    const named = outside ? elsewhere.path : '../evil';
+    const first = runTool(terminal(workspace.path), {
+      command: `mkdir evil && echo '${named}' > .git/commondir && touch planted && while [ ! -e second-over ]; do sleep 0.1; done; echo first-over`,
+    });
+    await vi.waitFor(() => expect(existsSync(at('planted'))).toBe(true), { timeout: 20_000, interval: 50 });
+    const attempts = [
+      `printf '[core]\\n\\tfsmonitor = "touch ${marker}; false"\\n' >> .git/config`,
+      'git config core.hooksPath h',
+      'touch .git/hooks/pre-commit',
+      'mv .git/hooks .git/hooks.old',
+    ];
+    const command = attempts.map((attempt) => `(${attempt}) 2>/dev/null && echo 'done: ${attempt}'`).join('; ');
+    const second = await runTool(terminal(workspace.path), { command: `${command}; echo end` });
+    await writeFile(at('second-over'), '');
+    expect(second.content).toBe('end\nexit code: 0');
+    expect((await first).content).toContain('first-over\nexit code: 0\n');
+    expect(existsSync(at('.git/commondir'))).toBe(false);
+    expect(await readFile(at('.git/config'), 'utf8')).toBe(config);
+    expect(await readdir(at('.git/hooks'))).not.toContain('pre-commit');
+    hostGit(workspace.path, ['status', '--short']);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test.each([
+    { state: 'missing', present: false },
+    { state: 'there', present: true },
+  ])('with extensions.worktreeConfig on, a .git/config.worktree $state when the call starts cannot be written, and the person’s git status runs nothing from it', async ({ present }) => {
+    await using workspace = await tempFolder();
+    await using elsewhere = await tempFolder();
+    const at = (...parts: string[]) => path.join(workspace.path, ...parts);
+    const marker = path.join(elsewhere.path, 'fsmonitor-ran');
+    expect(hostGit(workspace.path, ['init', '-q', '.'])).toBe(0);
+    expect(hostGit(workspace.path, ['config', 'extensions.worktreeConfig', 'true'])).toBe(0);
+    if (present) expect(hostGit(workspace.path, ['config', '--worktree', 'core.sparseCheckout', 'false'])).toBe(0);
+    const before = present ? await readFile(at('.git/config.worktree'), 'utf8') : undefined;
+    const attempts = [
+      `printf '[core]\\n\\tfsmonitor = "touch ${marker}; false"\\n' >> .git/config.worktree`,
+      `git config --worktree core.fsmonitor 'touch ${marker}; false'`,
+      'rm -f .git/config.worktree',
+      'mv .git/config.worktree .git/config.worktree.old',
+    ];
+    const command = attempts.map((attempt) => `(${attempt}) 2>/dev/null && echo 'done: ${attempt.split(' ')[0]}'`).join('; ');
+    const result = await runTool(terminal(workspace.path), { command: `${command}; git status --short && echo status; echo end` });
+    expect(result.content).toBe('status\nend\nexit code: 0');
+    expect(await readFile(at('.git/config.worktree'), 'utf8').catch(() => undefined)).toBe(before);
+    hostGit(workspace.path, ['status', '--short']);
+    expect(existsSync(marker)).toBe(false);
   });
 
   test('not covered: a repository the call creates itself', async () => {

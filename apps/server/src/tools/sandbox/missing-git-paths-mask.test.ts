@@ -23,13 +23,14 @@ describe('maskMissingGitPaths', () => {
     await mkdir(git);
     await writeFile(path.join(git, 'config'), '');
     const hooks = path.join(git, 'hooks');
+    const worktreeConfig = { path: path.join(git, 'config.worktree'), folder: false };
     const first = maskNow(workspace.path);
-    expect(first?.paths).toStrictEqual([{ path: hooks, folder: true }]);
+    expect(first?.paths).toStrictEqual([worktreeConfig, { path: hooks, folder: true }]);
     await mkdir(hooks); // the mount point bubblewrap makes
     const guards = openWorkspaceGuards(workspace.path);
     expect(guards.map((guard) => guard.path)).toContain(hooks);
     const second = maskMissingGitPaths(missingGitPaths(workspace.path), guards);
-    expect(second?.paths).toStrictEqual([{ path: hooks, folder: true }]);
+    expect(second?.paths).toStrictEqual([worktreeConfig, { path: hooks, folder: true }]);
     expect(guards.map((guard) => guard.path)).not.toContain(hooks);
     closeGuards(guards);
     first!.release();
@@ -39,21 +40,29 @@ describe('maskMissingGitPaths', () => {
     expect(await readdir(git)).toStrictEqual(['config']);
   });
 
-  test('a .git folder without a config gets its config masked, the empty file made for it removed after; no mask where both exist or .git is no folder', async () => {
+  test('a .git folder without a config or config.worktree gets them masked, the empty files made for them removed after; no mask where all exist or .git is no folder', async () => {
     await using workspace = await tempFolder();
     await using elsewhere = await tempFolder();
     const config = path.join(workspace.path, '.git/config');
+    const worktreeConfig = path.join(workspace.path, '.git/config.worktree');
     await mkdir(path.join(workspace.path, '.git/hooks'), { recursive: true });
+    const masked = [
+      { path: config, folder: false },
+      { path: worktreeConfig, folder: false },
+    ];
     const mask = maskNow(workspace.path);
-    expect(mask?.paths).toStrictEqual([{ path: config, folder: false }]);
-    await writeFile(config, ''); // the mount point bubblewrap makes
+    expect(mask?.paths).toStrictEqual(masked);
+    // the mount points bubblewrap makes
+    await writeFile(config, '');
+    await writeFile(worktreeConfig, '');
     const second = maskNow(workspace.path);
-    expect(second?.paths).toStrictEqual([{ path: config, folder: false }]);
+    expect(second?.paths).toStrictEqual(masked);
     mask!.release();
-    expect(await readdir(path.join(workspace.path, '.git'))).toStrictEqual(['config', 'hooks']);
+    expect((await readdir(path.join(workspace.path, '.git'))).sort()).toStrictEqual(['config', 'config.worktree', 'hooks']);
     second!.release();
     expect(await readdir(path.join(workspace.path, '.git'))).toStrictEqual(['hooks']);
     await writeFile(config, '[core]\n');
+    await writeFile(worktreeConfig, '[core]\n');
     expect(maskNow(workspace.path)).toBeUndefined();
     await rm(path.join(workspace.path, '.git'), { recursive: true });
     expect(maskNow(workspace.path)).toBeUndefined();

@@ -3,7 +3,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { tempFolder } from '../test-support';
-import { closeGuards, openWorkspaceGuards } from './workspace-guards';
+import { closeGuards, missingGitPaths, openWorkspaceGuards } from './workspace-guards';
 
 function guardsOf(workspace: string) {
   const guards = openWorkspaceGuards(workspace);
@@ -44,7 +44,7 @@ describe('workspace guards', () => {
     expect(guardsOf(workspace.path).slice(2)).toStrictEqual([]);
   });
 
-  test('a .git file is held read-only, and the Git directory it names bound over itself with the folders on the way; a worktree’s config and hooks are held where its commondir leads', async () => {
+  test('a .git file is held read-only, and the Git directory it names bound over itself with the folders on the way; a worktree’s config and hooks are held where its commondir leads, and its commondir read-only', async () => {
     await using workspace = await tempFolder();
     const worktree = path.join(workspace.path, '.bare/worktrees/main');
     await mkdir(worktree, { recursive: true });
@@ -64,9 +64,39 @@ describe('workspace guards', () => {
       { path: '.bare', readOnly: false },
       { path: '.bare/worktrees', readOnly: false },
       { path: '.bare/worktrees/main', readOnly: false },
+      { path: '.bare/worktrees/main/commondir', readOnly: true },
       { path: '.bare/config', readOnly: true },
       { path: '.bare/hooks', readOnly: true },
     ]);
+  });
+
+  test('a .git folder’s own config, config.worktree and hooks are held, and masked when missing, whatever a commondir in it names (a call running alongside can write one)', async () => {
+    await using workspace = await tempFolder();
+    await using elsewhere = await tempFolder();
+    const git = path.join(workspace.path, '.git');
+    await mkdir(path.join(git, 'hooks'), { recursive: true });
+    await writeFile(path.join(git, 'config'), '');
+    await writeFile(path.join(git, 'config.worktree'), '');
+    await mkdir(path.join(workspace.path, 'evil'));
+    const missing = (folder: string) => ['config', 'config.worktree', 'hooks'].map((name) => path.relative(workspace.path, path.join(folder, name)));
+    for (const [commondir, evil] of [
+      ['../evil', path.join(workspace.path, 'evil')],
+      [elsewhere.path, undefined],
+    ] as const) {
+      await writeFile(path.join(git, 'commondir'), `${commondir}\n`);
+      expect(guardsOf(workspace.path)).toStrictEqual([
+        { path: '.git', readOnly: false },
+        ...(evil === undefined ? [] : [{ path: 'evil', readOnly: false }]),
+        { path: '.git/config', readOnly: true },
+        { path: '.git/config.worktree', readOnly: true },
+        { path: '.git/hooks', readOnly: true },
+        { path: '.git/commondir', readOnly: true },
+      ]);
+      expect(missingGitPaths(workspace.path).map((masked) => path.relative(workspace.path, masked.path))).toStrictEqual([
+        ...missing(git),
+        ...(evil === undefined ? [] : missing(evil)),
+      ]);
+    }
   });
 
   test('nothing is held where nothing is, nor a link, a fifo, or a file where a folder belongs (and the other way round); a .git folder is bound over itself', async () => {

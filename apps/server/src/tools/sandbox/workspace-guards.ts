@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { hooksFoldersToKeep, hooksPathFolder } from '../git-hooks-path';
-import { workspaceGitDir, type WorkspaceGitDir } from '../workspace-git-dir';
+import { hooksFoldersToKeep, hooksPathFolders } from '../git-hooks-path';
+import { repositoryConfigFiles, repositoryFolders, workspaceGitDir, type WorkspaceGitDir } from '../workspace-git-dir';
 import { maskedNow, type MaskedPath } from './missing-git-paths-mask';
 
 /** A path of the workspace mounted from a descriptor this server opened, so that no link swapped in can redirect the mount. */
@@ -21,15 +21,22 @@ const O_PATH = 0o10000000;
  * What a call could leave behind to run outside the sandbox later: Git runs `core.fsmonitor`, aliases, filters and
  * hooks from a repository's config and hooks folder at the person's next `git status` or commit, and a workspace's
  * rules are read from `.airlock`. The Git directory itself (`.git`, or the folder a `.git` file names) is bound over
- * itself, so it cannot be renamed away from under them and replaced.
+ * itself, so it cannot be renamed away from under them and replaced. Each is held in the Git directory and in the
+ * folder its `commondir` names (see repositoryFolders).
  */
 const IN_GIT_FOLDER: readonly { name: string; folder: boolean }[] = [
   { name: 'config', folder: false },
+  // Repository config as well once `extensions.worktreeConfig` is on (`git sparse-checkout` turns it on).
+  { name: 'config.worktree', folder: false },
   { name: 'hooks', folder: true },
   // Old-style remotes: a `.git/remotes/origin` with `Pull: +refs/heads/main:refs/heads/keep` makes a `git fetch origin`
   // force-update a local branch.
   { name: 'remotes', folder: true },
   { name: 'branches', folder: true },
+  // A worktree's `commondir`: rewritten by a running call, it would send the config and hooks of the person's Git, and
+  // the guards of calls starting meanwhile, to a folder the call chose. Missing, it is not masked (Git would read an
+  // empty one); a call may then write one, which is why the Git directory's own config and hooks stay held too.
+  { name: 'commondir', folder: false },
 ];
 const IN_WORKSPACE: readonly { path: string; folder: boolean }[] = [{ path: '.airlock', folder: true }];
 
@@ -45,22 +52,31 @@ export function openWorkspaceGuards(workspace: string): WorkspaceGuard[] {
     // A `.git` file read-only: rewritten, it would send Git to a folder the call laid out.
     const gitFile = git.gitFile === undefined ? undefined : openExactly(git.gitFile.path, false);
     if (gitFile !== undefined) guards.push({ path: git.gitFile!.path, fd: gitFile, readOnly: true });
-    for (const folder of new Set([git.gitDir, git.commonDir ?? git.gitDir])) guards.push(...foldersHeld(workspace, folder, guards, false));
-    if (git.commonDir !== undefined) {
-      for (const entry of IN_GIT_FOLDER) {
-        const full = path.join(git.commonDir, entry.name);
-        const fd = openExactly(full, entry.folder);
-        if (fd !== undefined) guards.push({ path: full, fd, readOnly: true });
-      }
+    const folders = repositoryFolders(git);
+    for (const folder of folders) guards.push(...foldersHeld(workspace, folder, guards, false));
+    for (const folder of folders) {
+      for (const entry of IN_GIT_FOLDER) holdReadOnly(guards, path.join(folder, entry.name), entry.folder);
     }
   }
   for (const entry of IN_WORKSPACE) {
     const guard = openGuard(workspace, entry);
     if (guard !== undefined) guards.push(guard);
   }
-  const hooks = git?.commonDir === undefined ? undefined : configuredHooks(workspace, git.commonDir);
-  if (hooks !== undefined) guards.push(...foldersHeld(workspace, hooks, guards, true));
+  for (const hooks of git === undefined ? [] : configuredHooks(workspace, git)) guards.push(...foldersHeld(workspace, hooks, guards, true));
   return guards;
+}
+
+/** Adds `file` read-only when it is there; one already held is made read-only (a `commondir` may name a folder inside the Git directory). */
+function holdReadOnly(guards: WorkspaceGuard[], file: string, folder: boolean): void {
+  const index = guards.findIndex((guard) => guard.path === file);
+  if (index >= 0 && guards[index]!.readOnly) return;
+  const fd = openExactly(file, folder);
+  if (fd === undefined) return;
+  if (index >= 0) {
+    closeSync(guards[index]!.fd);
+    guards.splice(index, 1);
+  }
+  guards.push({ path: file, fd, readOnly: true });
 }
 
 /** The workspace's Git directory when `.git` is a folder or a file naming one inside the workspace (see workspaceGitDir). */
@@ -69,10 +85,9 @@ function gitDirIn(workspace: string): WorkspaceGitDir | undefined {
   return git !== undefined && 'found' in git ? git.found : undefined;
 }
 
-/** The outermost folder to keep for the hooks folder `core.hooksPath` names inside the workspace (see hooksFoldersToKeep). */
-function configuredHooks(workspace: string, commonDir: string): string | undefined {
-  const folder = hooksPathFolder({ workspace, configFile: path.join(commonDir, 'config'), workTree: workspace });
-  return folder === undefined ? undefined : hooksFoldersToKeep(folder)[0];
+/** The outermost folder to keep for each hooks folder `core.hooksPath` names inside the workspace (see hooksFoldersToKeep). */
+function configuredHooks(workspace: string, git: WorkspaceGitDir): string[] {
+  return [...new Set(hooksPathFolders(workspace, repositoryConfigFiles(git)).map((folder) => hooksFoldersToKeep(folder)[0]!))];
 }
 
 /**
@@ -105,21 +120,25 @@ function foldersFrom(workspace: string, folder: string): string[] {
 
 /**
  * The paths of the workspace's repository a call must not make when they are missing at its start (see
- * maskMissingGitPaths): its config and its hooks folder, in the folder that holds them (`.git`, or what a `.git` file
- * names), and the hooks folder `core.hooksPath` names. A Git directory is a repository to Git without a config (`git
- * init` then `rm .git/config`), and a call's first config could name a hooks folder or an fsmonitor. None where the
- * workspace has no Git directory of its own (a `.git` link, a `.git` file leading outside the workspace).
+ * maskMissingGitPaths): its config, `config.worktree` and hooks folder, in the Git directory (`.git`, or what a `.git`
+ * file names) and in the folder its `commondir` names, and the hooks folders `core.hooksPath` names. A Git directory is
+ * a repository to Git without a config (`git init` then `rm .git/config`), and a call's first config could name a hooks
+ * folder or an fsmonitor. None where the workspace has no Git directory of its own (a `.git` link, a `.git` file
+ * leading outside the workspace).
  */
 export function missingGitPaths(workspace: string): MaskedPath[] {
-  const commonDir = gitDirIn(workspace)?.commonDir;
-  if (commonDir === undefined) return [];
-  const hooks = configuredHooks(workspace, commonDir);
-  const missingHooks = hooks === undefined ? undefined : firstMissing(workspace, hooks);
-  return [
-    { path: path.join(commonDir, 'config'), folder: false },
-    { path: path.join(commonDir, 'hooks'), folder: true },
-    ...(missingHooks === undefined ? [] : [{ path: missingHooks, folder: true }]),
-  ];
+  const git = gitDirIn(workspace);
+  if (git === undefined) return [];
+  const paths: MaskedPath[] = repositoryFolders(git).flatMap((folder) => [
+    { path: path.join(folder, 'config'), folder: false },
+    { path: path.join(folder, 'config.worktree'), folder: false },
+    { path: path.join(folder, 'hooks'), folder: true },
+  ]);
+  for (const hooks of configuredHooks(workspace, git)) {
+    const missing = firstMissing(workspace, hooks);
+    if (missing !== undefined && !paths.some((known) => known.path === missing)) paths.push({ path: missing, folder: true });
+  }
+  return paths;
 }
 
 /**
