@@ -11,6 +11,8 @@ export interface FakeModelServer {
   baseURL: string;
   /** Chat completion requests answered so far. */
   readonly requests: number;
+  /** How many messages the last request had (0 before any). */
+  readonly lastMessages: number;
   /** Resolves once no connection from the server under test is open (idle keep-alive sockets included). */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -25,6 +27,7 @@ const CHUNK_TEXT = 'lorem ipsum dolor si';
  */
 export async function startFakeModelServer(options: { keepAliveMs?: number } = {}): Promise<FakeModelServer> {
   let requests = 0;
+  let lastMessages = 0;
   let connections = 0;
   let idleWaiters: (() => void)[] = [];
   const server: Server = createServer((req, res) => {
@@ -40,6 +43,7 @@ export async function startFakeModelServer(options: { keepAliveMs?: number } = {
     void readBody(req).then((body) => {
       requests++;
       const request = JSON.parse(body) as { messages: { role: string; content?: string | null }[] };
+      lastMessages = request.messages.length;
       const last = request.messages.at(-1);
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
       res.cork();
@@ -78,6 +82,9 @@ export async function startFakeModelServer(options: { keepAliveMs?: number } = {
     baseURL: `http://127.0.0.1:${port}/v1`,
     get requests() {
       return requests;
+    },
+    get lastMessages() {
+      return lastMessages;
     },
     idle: () => (connections === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve))),
     close: () =>

@@ -38,9 +38,10 @@ export function buildServer(): void {
 
 /**
  * `args` are appended to the launcher's arguments (default none); when they name a --database-url, no --data-dir
- * is given, since the store is then that database.
+ * is given, since the store is then that database. `dataDir`: a data folder of the caller's, kept when the server
+ * closes (a restart on the same chats); default a temporary one.
  */
-export async function startShippedServer(options: { modelUrl: string; nodeOptions?: string; args?: readonly string[] }): Promise<ShippedServer> {
+export async function startShippedServer(options: { modelUrl: string; nodeOptions?: string; args?: readonly string[]; dataDir?: string }): Promise<ShippedServer> {
   const dir = mkdtempSync(join(tmpdir(), 'airlock-bench-'));
   const workspace = join(dir, 'workspace');
   mkdirSync(workspace);
@@ -57,7 +58,7 @@ export async function startShippedServer(options: { modelUrl: string; nodeOption
       '0',
       '--workspace',
       workspace,
-      ...(options.args?.includes('--database-url') ? [] : ['--data-dir', join(dir, 'data')]),
+      ...(options.args?.includes('--database-url') ? [] : ['--data-dir', options.dataDir ?? join(dir, 'data')]),
       '--token-file',
       tokenFile,
       '--model-url',
@@ -97,7 +98,12 @@ export async function startShippedServer(options: { modelUrl: string; nodeOption
   const pid = childOf(launcher.pid!);
   const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   // The launcher falls back to tsx when dist/ is missing or older than a source: the figures would not be the build's.
-  if (!command.includes(BUILT)) throw new Error(`the server does not run ${BUILT} but: ${command.join(' ')}`);
+  if (!command.includes(BUILT)) {
+    process.off('exit', stopOnExit);
+    launcher.kill('SIGTERM');
+    await exited;
+    throw new Error(`the server does not run ${BUILT} but: ${command.join(' ')}`);
+  }
   let inspector: Promise<Inspector> | undefined;
   return {
     url,
