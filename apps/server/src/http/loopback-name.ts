@@ -103,3 +103,20 @@ export function loopbackPinnedFetch(url: string | URL, answers?: Answers): typeo
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
   return pinned as unknown as typeof fetch;
 }
+
+/**
+ * `url` with a loopback name for its host (`postgres://…@localhost/…`) made the one loopback address the server holds
+ * (see LoopbackPin), for clients that take no `lookup`; any other URL as it is. `defaultPort` is the scheme's.
+ */
+export async function pinnedLoopbackUrl(url: string, defaultPort: number, answers?: Answers): Promise<string> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (!isLoopbackName(parsed.hostname)) return url;
+  const address = await new LoopbackPin(parsed.port === '' ? defaultPort : Number(parsed.port), answers).address();
+  parsed.hostname = address.includes(':') ? `[${address}]` : address;
+  return parsed.href;
+}

@@ -1,7 +1,9 @@
 import { FencedError, type ClusterMessage, type LedgerChange } from '@airlock/api';
 import { ConflictError } from '@airlock/core';
+import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { instanceLockHolder, openTestDatabase, probeTestDatabase, TEST_DATABASE_URL, terminateBackend, withClient, type TestDatabase } from '../../test/support/postgres';
+import { resolveLocalhostAsStock } from '../http/test-support';
 import { postgresMigrations } from './postgres-migrations';
 import { channelName, PostgresStore, type PostgresStoreOptions } from './postgres-store';
 import { StoreError } from './store-error';
@@ -610,6 +612,36 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     await Promise.all([store.close(), store.close()]);
     await store.close();
     await expect(store.listSessions()).rejects.toThrow();
+  });
+});
+
+describe.skipIf(!postgres.available)('PostgresStore named localhost', () => {
+  it('connects to the loopback address the database holds, not to a process holding the other one on its port', async (context) => {
+    const url = new URL(TEST_DATABASE_URL);
+    if (url.hostname !== '127.0.0.1') context.skip(`the test database is not on 127.0.0.1 (${url.hostname})`);
+    const port = url.port === '' ? 5432 : Number(url.port);
+    // Another process (a tool call with the network) holds [::1] on the database's port; it records who comes.
+    const came: string[] = [];
+    const impostor: NetServer = createNetServer((socket) => {
+      came.push('connection');
+      socket.destroy();
+    });
+    const held = await new Promise<boolean>((resolve) => {
+      impostor.once('error', () => resolve(false)).listen({ port, host: '::1', ipv6Only: true }, () => resolve(true));
+    });
+    if (!held) context.skip('the database (or another process) holds [::1] on its port');
+    // A stock Debian or Ubuntu resolver: localhost is ::1 first, then 127.0.0.1.
+    const restoreResolver = resolveLocalhostAsStock();
+    try {
+      await using database = await openTestDatabase();
+      url.hostname = 'localhost';
+      await using store = await openStore({ ...database, url: url.href }, 'localhost-pin');
+      expect(await store.listSessions()).toStrictEqual([]);
+      expect(came).toStrictEqual([]);
+    } finally {
+      restoreResolver();
+      await new Promise((resolve) => impostor.close(resolve));
+    }
   });
 });
 

@@ -36,6 +36,7 @@ import { Client, DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, ty
 import type { Migration } from './migrations';
 import { PostgresListener } from './postgres-listener';
 import { migratePostgres, postgresMigrations } from './postgres-migrations';
+import { pinnedLoopbackUrl } from '../http/loopback-name';
 import { inTransaction } from './postgres-migrations/migrate';
 import { lastSeqOfPage } from './event-page';
 import {
@@ -93,6 +94,9 @@ export interface PostgresStoreOptions {
 
 const DEFAULT_LEASE_MS = 30_000;
 const MAX_IDENTIFIER_BYTES = 63;
+/** PostgreSQL's port when a URL names none. */
+const POSTGRES_PORT = 5432;
+
 /** Now, in epoch ms, by the database's clock: every instance measures leases by the same clock. */
 const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 /**
@@ -175,7 +179,8 @@ export class PostgresStore implements AirlockStore, Cluster {
     const log = options.log ?? ((line: string) => console.warn(line));
     const location = describeLocation(options.url, schema);
     const base: ClientConfig = {
-      connectionString: options.url,
+      // A `localhost` database is reached at the one loopback address it holds, never its twin (see LoopbackPin).
+      connectionString: await pinnedLoopbackUrl(options.url, POSTGRES_PORT),
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       types: typeParsers,
       application_name: `airlock ${instanceId}`.slice(0, MAX_IDENTIFIER_BYTES),
