@@ -94,9 +94,11 @@ export function loopbackPinFor(url: string | URL, answers?: Answers): LoopbackPi
  * for a URL with any other host, for which the global fetch does. Undici's own fetch: the global one cannot take this
  * dispatcher, being an older undici inside Node.
  */
-export function loopbackPinnedFetch(url: string | URL, answers?: Answers): typeof fetch | undefined {
+export function loopbackPinnedFetch(url: string | URL, answers?: Answers, options: { findNow?: boolean } = {}): typeof fetch | undefined {
   const pin = loopbackPinFor(url, answers);
   if (pin === undefined) return undefined;
+  // Looked for at once rather than at the first request, which may come after a call that could hold the address.
+  if (options.findNow === true) void pin.address();
   const dispatcher = new Agent({ connect: { lookup: pin.lookup } });
   const pinned = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => await undiciFetch(input as UndiciRequestInfo, { ...init, dispatcher } as UndiciRequestInit);
   // Needed where the web app's browser tests type-check this file: there Response is the DOM's, not undici's.

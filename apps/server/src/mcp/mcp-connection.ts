@@ -213,7 +213,7 @@ export class McpConnection {
   }
 
   #pinnedFetch(url: string): { fetch: FetchLike } | undefined {
-    if (this.#loopbackFetch?.url !== url) this.#loopbackFetch = { url, fetch: loopbackPinnedFetch(url) };
+    if (this.#loopbackFetch?.url !== url) this.#loopbackFetch = { url, fetch: loopbackPinnedFetch(url, undefined, { findNow: true }) };
     const pinned = this.#loopbackFetch.fetch;
     return pinned === undefined ? undefined : { fetch: pinned };
   }

@@ -2,7 +2,7 @@ import { ConcurrencyLimit, isPlainObject, ModelError, parseUntrustedJson, type C
 import OpenAI, { type APIError } from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { Agent, fetch as undiciFetch, type RequestInfo as UndiciRequestInfo, type RequestInit as UndiciRequestInit } from 'undici';
-import { loopbackPinFor, type LookupFunction } from '../http/loopback-name';
+import { loopbackPinFor, type LookupFunction, type LoopbackPin } from '../http/loopback-name';
 import { lineAlignedFetch } from './line-aligned-fetch';
 import { displayURL, timeLimitError, toModelError } from './model-server-errors';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS, type ModelTimeLimit } from './model-time-limits';
@@ -64,6 +64,8 @@ class ModelServerClient extends OpenAI {
 export class OpenAICompatibleModel implements ChatModel {
   readonly name: string;
   readonly baseURL: string;
+  /** For a server named `localhost`: the loopback address it holds (see LoopbackPin). */
+  private readonly pin: LoopbackPin | undefined;
   readonly model: string;
   private readonly label: string;
   private readonly apiKey: string | undefined;
@@ -79,6 +81,9 @@ export class OpenAICompatibleModel implements ChatModel {
     this.baseURL = options.baseURL;
     this.model = options.model;
     this.apiKey = options.apiKey;
+    // Looked for now, as the server starts, not at the first request: a call that may run before it cannot be found instead.
+    this.pin = options.fetch === undefined ? loopbackPinFor(options.baseURL) : undefined;
+    void this.pin?.address();
     const request = milliseconds(options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS);
     const idle = milliseconds(options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS);
     this.limits = { request, idle, turn: milliseconds(options.turnTimeoutMs, DEFAULT_TURN_TIMEOUT_MS) };
@@ -95,7 +100,7 @@ export class OpenAICompatibleModel implements ChatModel {
       // The client logs unparsable chunks verbatim; errors reach the caller as ModelError instead.
       logLevel: 'off',
       // Whole lines only, each bounded: the client's own line decoder is quadratic in a line's length. No redirects.
-      fetch: lineAlignedFetch(redirectRefusingFetch(options.fetch ?? limitedFetch(request, idle, loopbackPinFor(options.baseURL)?.lookup))),
+      fetch: lineAlignedFetch(redirectRefusingFetch(options.fetch ?? limitedFetch(request, idle, this.pin?.lookup))),
     });
   }
 
