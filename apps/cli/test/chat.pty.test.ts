@@ -397,7 +397,11 @@ describe('airlock chat in a terminal', () => {
 
     await using again = startCli(['chat', link]);
     expect(await again.exited).toBe(1);
-    await again.showsLine('airlock: this start-up link was used already (each link opens Airlock once). Airlock printed a new link in the terminal where it runs: open that one.');
+    // The server's output is not a terminal here: it prints no new link.
+    await again.showsLine(
+      'airlock: this start-up link was used already (each link opens Airlock once). Airlock prints no new link, since its output is not a terminal and a tool ' +
+        'could read it there: start Airlock again for a new link, or start it with --token-file (or AIRLOCK_TOKEN_FILE) and use that token (paste it on the page).',
+    );
     expect(again.screen()).not.toContain('you›');
   });
 

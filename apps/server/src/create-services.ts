@@ -9,13 +9,15 @@ import { loadMcpConfig, McpConfigError, McpManager, placeStdioServers } from './
 import { resolveChatModel } from './models';
 import { RuleBook } from './rules';
 import { asStorageFailure, PostgresStore, SqliteStore, StoreError, withStorageFailures } from './store';
-import { createBuiltinTools, DEFAULT_MAX_PROCESSES, ownHostUserId, processLimitWarning, resolveToolSandbox, SandboxUnavailableError, type ToolSandbox } from './tools';
+import { createBuiltinTools, DEFAULT_MAX_PROCESSES, isWithin, ownHostUserId, processLimitWarning, resolveToolSandbox, SandboxUnavailableError, type ToolSandbox } from './tools';
 
 export interface CreateServicesOptions {
   /** Receives start-up notes (a model warning, MCP server messages). Default `logToConsole` (control characters shown as codes). */
   log?: (line: string) => void;
   /** Environment child processes inherit allowlisted variables from. Default the tools' own default (the process's). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** The files this server's output goes to, looked up at each use (see `outputFiles`): no tool may reach them. Default none. */
+  outputFiles?: () => readonly string[];
 }
 
 export interface CreatedServices {
@@ -49,7 +51,25 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   const hiddenPaths = [config.dataDir, config.mcpConfigPath, ...config.secretFiles, passwordFile !== undefined && existsSync(passwordFile) ? passwordFile : undefined].filter(
     (entry) => entry !== undefined,
   );
-  const builtinTools = createBuiltinTools({ workspace: config.workspace, secretValues, sandbox, maxProcesses, hiddenPaths, log, ...(options.env === undefined ? {} : { env: options.env }) });
+  const outputFiles = options.outputFiles ?? (() => []);
+  for (const file of outputFiles()) {
+    if (isWithin(config.workspace, file)) {
+      log(
+        `Note: Airlock's output goes to ${file}, inside the workspace. It holds the start-up link, so tool calls are kept from it ` +
+          '(hidden like the data folder), but an MCP server, or terminal and python without a sandbox, can read it: write the output outside the workspace',
+      );
+    }
+  }
+  const builtinTools = createBuiltinTools({
+    workspace: config.workspace,
+    secretValues,
+    sandbox,
+    maxProcesses,
+    hiddenPaths,
+    outputFiles,
+    log,
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
 
   const resolved = await resolveChatModel({
     ...(config.modelUrl === undefined ? {} : { modelUrl: config.modelUrl }),

@@ -4,8 +4,6 @@ import { Socket } from 'node:net';
 export const LAUNCHER_FD_VARIABLE = 'AIRLOCK_LAUNCHER_FD';
 /** Secrets the launcher takes out of the environment and hands over on the fd instead. */
 export const HANDED_OVER_SECRETS = ['AIRLOCK_TOKEN', 'AIRLOCK_API_KEY', 'AIRLOCK_DATABASE_URL'] as const;
-/** Those that have a file variant, so their presence in the environment earns a warning (a database URL may carry no password at all). */
-export const WARNED_SECRETS = ['AIRLOCK_TOKEN', 'AIRLOCK_API_KEY'] as const;
 
 const MAX_MESSAGE_BYTES = 64 * 1024;
 const READ_TIMEOUT_MS = 10_000;
@@ -78,11 +76,38 @@ function parseSecrets(line: string): Record<string, string> {
   return secrets;
 }
 
-/** Said at start-up for each secret that came through the environment (to the launcher or to this server). */
-export function environmentSecretWarning(name: string): string {
+/**
+ * What is said at start-up of each secret that came through the environment (to the launcher or to this server): the
+ * token, the API key, and a database URL that holds a password (one without is no secret).
+ */
+export function environmentSecretWarnings(env: Readonly<Record<string, string | undefined>>): string[] {
+  const given = (name: string) => env[name] !== undefined && env[name] !== '';
+  const warnings = ['AIRLOCK_TOKEN', 'AIRLOCK_API_KEY'].filter(given).map((name) => warning(name, `Put it in a file readable only by you and set ${name}_FILE instead.`));
+  if (given('AIRLOCK_DATABASE_URL') && holdsPassword(env.AIRLOCK_DATABASE_URL!)) {
+    warnings.push(
+      warning(
+        'AIRLOCK_DATABASE_URL',
+        'It holds a password: leave the password out of the URL and put it in ~/.pgpass (or the file PGPASSFILE names), readable only by you, ' +
+          'which PostgreSQL clients read and the server hides from sandboxed tools.',
+      ),
+    );
+  }
+  return warnings;
+}
+
+function warning(name: string, instead: string): string {
   return (
     `Warning: ${name} came from the environment. A process outside the tool sandbox (an MCP server, or terminal and ` +
-    `python when they run without one) can read it from /proc/<pid>/environ of an ancestor: the launcher, npm, your shell. ` +
-    `Put it in a file readable only by you and set ${name}_FILE instead.`
+    `python when they run without one) can read it from /proc/<pid>/environ of an ancestor: the launcher, npm, your shell. ${instead}`
   );
+}
+
+/** A `postgres://user:password@…` URL, or one with `?password=`; what does not parse is left to the config to refuse. */
+function holdsPassword(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.password !== '' || parsed.searchParams.has('password');
+  } catch {
+    return false;
+  }
 }

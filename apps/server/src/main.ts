@@ -3,7 +3,8 @@ import { consoleLine } from './console-line';
 import { createServices } from './create-services';
 import { closeInheritedDescriptors } from './inherited-descriptors';
 import { refuseInspectorSignal } from './inspector-signal';
-import { environmentSecretWarning, openLauncherLink, WARNED_SECRETS } from './launcher-link';
+import { environmentSecretWarnings, openLauncherLink } from './launcher-link';
+import { outputFiles } from './output-files';
 import { startServer } from './start-server';
 import { StorageFailure } from './store';
 import { databaseIgnoresPassword } from './store/database-password-probe';
@@ -17,7 +18,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const link = await openLauncherLink(process.env);
   // Secrets the launcher handed over never enter this process's environment, so no child can read them from it.
   const env = { ...process.env, ...link?.secrets };
-  for (const name of WARNED_SECRETS) if (env[name] !== undefined && env[name] !== '') console.warn(environmentSecretWarning(name));
+  for (const warning of environmentSecretWarnings(env)) console.warn(warning);
   const config = loadConfig(argv, env);
   // Before any tool or MCP server starts: what the launching shell left open must not reach them.
   closeInheritedDescriptors(link === undefined ? [] : [link.fd]);
@@ -25,7 +26,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const passwordIgnored = config.database !== undefined && config.toolNetwork && (await databaseIgnoresPassword(config.database.url));
   const databaseWarning = databaseReachWarning(config, { passwordIgnored });
   if (databaseWarning !== null) console.warn(databaseWarning);
-  const created = await createServices(config, { env: process.env });
+  const created = await createServices(config, { env: process.env, outputFiles });
   let server;
   try {
     server = await startServer({ config, services: created.services, dispose: () => created.close() });

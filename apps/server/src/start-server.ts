@@ -53,6 +53,12 @@ export interface StartServerOptions {
   httpTimeouts?: HttpTimeouts;
   /** How the other loopback address ([::1] beside 127.0.0.1) is listened on; for tests. Default a plain listen. */
   listenTwin?: ListenTwin;
+  /**
+   * Whether `log` writes to a terminal: only then is a start-up link opened again or late answered with a new link
+   * printed. Output that is a file, a pipe or a journal may be read by a tool call, which could replay any used code
+   * from it to have a live one printed there. Default whether this process's stdout is a terminal (`logToConsole`'s).
+   */
+  logIsTerminal?: boolean;
   /** The start-up link's one-time codes: lifetime, rate of exchanges, clock. Default `LinkCodes`' defaults. */
   linkCodes?: LinkCodesOptions;
   /** The per-tab credentials pages keep instead of the token: grace after a close, bound, rate, clock. Default `TabCredentials`' defaults. */
@@ -100,6 +106,10 @@ const TRPC_PATH = '/trpc';
 /** Where a page (or a terminal client) exchanges a start-up link's code for the token: POST `{"code": "…"}`. */
 export const LINK_CODE_PATH = '/link-code';
 const MAX_LINK_CODE_BODY_BYTES = 1024;
+/** Said instead of a new link when the output is not a terminal. */
+const NO_LINK_TO_OUTPUT =
+  'no new link is printed, since this output is not a terminal and a tool call may read it (a file, a pipe, a journal): ' +
+  'restart Airlock for a new link, or start it with --token-file (or AIRLOCK_TOKEN_FILE) and paste that token on the page';
 /** Files kept free for everything the capacity settings do not count: the web app's files, chats on disk, MCP servers. */
 const RESERVED_FILES = 256;
 /** Descriptors one running tool call may hold: a process's pipes and its handle, or a file tool's folder, entry and checks. */
@@ -137,6 +147,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const guard = new RequestGuard({ port, runHostname, extraHostnames: extraHostnames(config.host, address), allowedOrigins: config.allowedOrigins });
   const staticFiles = new StaticFiles({ root: options.webRoot ?? DEFAULT_WEB_ROOT });
   const linkCodes = new LinkCodes(options.linkCodes);
+  const logIsTerminal = options.logIsTerminal ?? process.stdout.isTTY === true;
   const newLink = () => `${browserUrl}/#code=${linkCodes.issue()}`;
   const tabCredentials = new TabCredentials<WebSocket>(options.tabCredentials);
   let closing = false;
@@ -289,12 +300,17 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         return sendJson(res, 200, { token: config.token }, headers);
       case 'used':
       case 'expired': {
-        // Whoever holds the link is told a new one is in the terminal; a server whose token is in a file prints none.
-        // At most one a minute: the last one printed is still live.
-        const newLinkPrinted = config.tokenFile === undefined;
-        const reissued = newLinkPrinted ? linkCodes.reissue() : undefined;
-        if (reissued !== undefined) log(`A start-up link was opened ${exchange.kind === 'used' ? 'again' : 'too late'}; a new one: ${browserUrl}/#code=${reissued}`);
-        return sendJson(res, 410, { problem: exchange.kind, newLinkPrinted }, headers);
+        // Anyone may send a used code: a new link is printed only where no tool can read it. A server whose token is
+        // in a file prints none. At most one a minute: the last one printed is still live.
+        const opened = `A start-up link was opened ${exchange.kind === 'used' ? 'again' : 'too late'}`;
+        const noNewLink = config.tokenFile !== undefined ? 'token-file' : logIsTerminal ? undefined : 'output-not-a-terminal';
+        if (noNewLink === undefined) {
+          const reissued = linkCodes.reissue();
+          if (reissued !== undefined) log(`${opened}; a new one: ${browserUrl}/#code=${reissued}`);
+          return sendJson(res, 410, { problem: exchange.kind, newLinkPrinted: true }, headers);
+        }
+        if (noNewLink === 'output-not-a-terminal') log(`${opened}; ${NO_LINK_TO_OUTPUT}`);
+        return sendJson(res, 410, { problem: exchange.kind, newLinkPrinted: false, noNewLink }, headers);
       }
       case 'unknown':
         return sendJson(res, 404, { problem: 'unknown' }, headers);

@@ -12,7 +12,8 @@ import { startServer } from '../src/start-server';
 const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
 const TEN_MINUTES = 10 * 60_000;
 
-async function start(options: { linkCodes?: LinkCodesOptions; tokenFile?: string } = {}) {
+/** `logIsTerminal`: whether the server is told its log reaches a terminal. Default true, as in a terminal. */
+async function start(options: { linkCodes?: LinkCodesOptions; tokenFile?: string; logIsTerminal?: boolean } = {}) {
   const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => undefined as never, tools: () => [] });
   const services: AirlockServices = { chat, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => ({ provider: 'demo', baseURL: null, model: 'demo', demo: true }) };
   const lines: string[] = [];
@@ -21,6 +22,7 @@ async function start(options: { linkCodes?: LinkCodesOptions; tokenFile?: string
     services,
     webRoot: join(tmpdir(), 'airlock-no-such-web-root'),
     log: (line) => lines.push(line),
+    logIsTerminal: options.logIsTerminal ?? true,
     ...(options.linkCodes === undefined ? {} : { linkCodes: options.linkCodes }),
   });
   const origin = new URL(server.browserUrl).origin;
@@ -192,8 +194,44 @@ describe('the start-up link', () => {
     const code = codeOf(running.server.newLink());
     expect((await running.exchange(code)).status).toBe(200);
     const lines = running.lines.length;
-    expect(JSON.parse((await running.exchange(code)).body)).toStrictEqual({ problem: 'used', newLinkPrinted: false });
+    expect(JSON.parse((await running.exchange(code)).body)).toStrictEqual({ problem: 'used', newLinkPrinted: false, noNewLink: 'token-file' });
     expect(running.lines.length).toBe(lines);
+    await expect(resolveStartupLink(`${running.server.browserUrl}/#code=${code}`)).rejects.toMatchObject({
+      message:
+        'this start-up link was used already (each link opens Airlock once). Airlock reads its token from a file and prints no new link: use the token in that file (paste it on the page)',
+    });
+  });
+
+  it('with its output not a terminal (a file a tool may read), prints no new link for a used or late code, and says how to get in', async () => {
+    let now = 1_000_000;
+    await using running = await start({ logIsTerminal: false, linkCodes: { now: () => now } });
+    const first = codeOf(linkIn(running.lines[0]!));
+    expect((await running.exchange(first)).status).toBe(200);
+    const late = codeOf(running.server.newLink());
+
+    const again = await running.exchange(first);
+    now += TEN_MINUTES;
+    const tooLate = await running.exchange(late);
+
+    expect([again.status, JSON.parse(again.body)]).toStrictEqual([410, { problem: 'used', newLinkPrinted: false, noNewLink: 'output-not-a-terminal' }]);
+    expect([tooLate.status, JSON.parse(tooLate.body)]).toStrictEqual([410, { problem: 'expired', newLinkPrinted: false, noNewLink: 'output-not-a-terminal' }]);
+    expect(running.lines.slice(1).filter((line) => line.includes('#code='))).toStrictEqual([]);
+    expect(running.lines.filter((line) => line.startsWith('A start-up link was opened'))).toStrictEqual([
+      'A start-up link was opened again; no new link is printed, since this output is not a terminal and a tool call may read it (a file, a pipe, a journal): ' +
+        'restart Airlock for a new link, or start it with --token-file (or AIRLOCK_TOKEN_FILE) and paste that token on the page',
+      'A start-up link was opened too late; no new link is printed, since this output is not a terminal and a tool call may read it (a file, a pipe, a journal): ' +
+        'restart Airlock for a new link, or start it with --token-file (or AIRLOCK_TOKEN_FILE) and paste that token on the page',
+    ]);
+    const error = await resolveStartupLink(`${running.server.browserUrl}/#code=${first}`).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LinkCodeError);
+    expect(error).toMatchObject({
+      problem: 'used',
+      newLinkPrinted: false,
+      noNewLink: 'output-not-a-terminal',
+      message:
+        'this start-up link was used already (each link opens Airlock once). Airlock prints no new link, since its output is not a terminal and a tool ' +
+        'could read it there: start Airlock again for a new link, or start it with --token-file (or AIRLOCK_TOKEN_FILE) and use that token (paste it on the page)',
+    });
   });
 });
 

@@ -87,7 +87,7 @@ describe('the start-up link', () => {
     await page.close();
   });
 
-  it('opened again, as from the browser’s history, says it was used and that a new link was printed, and holds no token', async () => {
+  it('opened again, as from the browser’s history, says it was used, that no new link was printed where a tool could read it and how to get in, and holds no token', async () => {
     const link = suite.airlock.server.newLink();
     const first = await suite.context.newPage();
     first.setDefaultTimeout(15_000);
@@ -100,7 +100,9 @@ describe('the start-up link', () => {
     await again.goto(link);
     await again.getByRole('heading', { name: 'This start-up link cannot open Airlock' }).waitFor();
     expect(await again.locator('.auth-card').textContent()).toContain(
-      'This start-up link was used already (each link opens Airlock once). Airlock printed a new link in the terminal where it runs: open that one.',
+      // This server's output is not a terminal.
+      'This start-up link was used already (each link opens Airlock once). Airlock prints no new link, since its output is not a terminal and a tool could ' +
+        'read it there: start Airlock again for a new link, or start it with --token-file (or AIRLOCK_TOKEN_FILE) and use that token (paste it on the page).',
     );
     expect(again.url()).not.toContain('#code=');
     expect((await again.evaluate(storedEntries)).filter((entry) => entry.includes(suite.airlock.server.token))).toStrictEqual([]);

@@ -17,7 +17,7 @@ export { airlockLink } from './airlock-link';
 export { AirlockSocket, DEFAULT_KEEP_ALIVE, isConnectionLost, SocketError, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type KeepAlive, type RejectionReason, type SocketState } from './airlock-socket';
 export { DEFAULT_MAX_MESSAGE_BYTES } from './request-size';
 export { connectionRejection } from './connection-rejection';
-export { exchangeLinkCode, LinkCodeError, type ExchangeLinkCodeOptions, type LinkCodeProblem } from './link-code';
+export { exchangeLinkCode, LinkCodeError, type ExchangeLinkCodeOptions, type LinkCodeProblem, type NoNewLinkReason } from './link-code';
 export { parseStartupLink, resolveStartupLink, shownAddress, socketUrl, type ServerAddress, type StartupLink } from './startup-link';
 export type { WebSocketConstructor, WebSocketLike } from './web-socket-like';
 export type { AppRouter } from '@airlock/api';

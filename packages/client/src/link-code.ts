@@ -1,26 +1,44 @@
 /** Why a start-up link's code gave no token. */
 export type LinkCodeProblem = 'used' | 'expired' | 'unknown' | 'too-many' | 'refused';
 
+/**
+ * Why the server printed no new link for a link opened again or late: its token is in a file (it prints no link),
+ * or its output is not a terminal (a file or a pipe a tool call may read, where a live link must not appear).
+ */
+export type NoNewLinkReason = 'token-file' | 'output-not-a-terminal';
+
 /** A start-up link's one-time code the server would not exchange for the token. */
 export class LinkCodeError extends Error {
   override readonly name = 'LinkCodeError';
+  /** Whether the server printed a new link in its terminal in answer. */
+  readonly newLinkPrinted: boolean;
+  /** Why it printed none, when it said. */
+  readonly noNewLink: NoNewLinkReason | undefined;
+  /** The HTTP status of a refusal the server gave no reason for. */
+  readonly status: number | undefined;
 
   constructor(
     readonly problem: LinkCodeProblem,
-    /** Whether the server printed a new link in its terminal in answer. */
-    readonly newLinkPrinted: boolean,
-    /** The HTTP status of a refusal the server gave no reason for. */
-    readonly status?: number,
+    details: { newLinkPrinted?: boolean; noNewLink?: NoNewLinkReason; status?: number } = {},
   ) {
-    super(linkCodeMessage(problem, newLinkPrinted, status));
+    super(linkCodeMessage(problem, details));
+    this.newLinkPrinted = details.newLinkPrinted ?? false;
+    this.noNewLink = details.noNewLink;
+    this.status = details.status;
   }
 }
 
 const NEW_LINK = 'Airlock printed a new link in the terminal where it runs: open that one';
 const NO_NEW_LINK = 'open the latest link Airlock printed, or start Airlock again (npm start) for a new one';
+const NO_NEW_LINK_BECAUSE: Record<NoNewLinkReason, string> = {
+  'token-file': 'Airlock reads its token from a file and prints no new link: use the token in that file (paste it on the page)',
+  'output-not-a-terminal':
+    'Airlock prints no new link, since its output is not a terminal and a tool could read it there: start Airlock again for a new link, ' +
+    'or start it with --token-file (or AIRLOCK_TOKEN_FILE) and use that token (paste it on the page)',
+};
 
-function linkCodeMessage(problem: LinkCodeProblem, newLinkPrinted: boolean, status: number | undefined): string {
-  const next = newLinkPrinted ? NEW_LINK : NO_NEW_LINK;
+function linkCodeMessage(problem: LinkCodeProblem, { newLinkPrinted = false, noNewLink, status }: { newLinkPrinted?: boolean; noNewLink?: NoNewLinkReason; status?: number }): string {
+  const next = newLinkPrinted ? NEW_LINK : noNewLink === undefined ? NO_NEW_LINK : NO_NEW_LINK_BECAUSE[noNewLink];
   switch (problem) {
     case 'used':
       return `this start-up link was used already (each link opens Airlock once). ${next}`;
@@ -60,6 +78,10 @@ export async function exchangeLinkCode({ serverUrl, code, fetch = globalThis.fet
   if (answer.ok && typeof token === 'string' && token !== '') return token;
   const problem = field('problem');
   const newLinkPrinted = field('newLinkPrinted') === true;
-  if (problem === 'used' || problem === 'expired' || problem === 'unknown' || problem === 'too-many') throw new LinkCodeError(problem, newLinkPrinted);
-  throw new LinkCodeError('refused', false, answer.status);
+  const reason = field('noNewLink');
+  const noNewLink = reason === 'token-file' || reason === 'output-not-a-terminal' ? reason : undefined;
+  if (problem === 'used' || problem === 'expired' || problem === 'unknown' || problem === 'too-many') {
+    throw new LinkCodeError(problem, { newLinkPrinted, noNewLink });
+  }
+  throw new LinkCodeError('refused', { status: answer.status });
 }

@@ -35,6 +35,12 @@ export interface BuiltinToolsOptions {
   maxProcesses?: number;
   /** Folders and files a sandboxed call must not see (data dir, token and key files). Default none. */
   hiddenPaths?: readonly string[];
+  /**
+   * The files this server's output goes to now (`nohup.out`, a log), which hold its start-up link: hidden as the hidden
+   * paths are, but looked up at each use and held to nothing, so a log rotated away is followed and refuses no call.
+   * Default none.
+   */
+  outputFiles?: () => readonly string[];
   /** Bytes read_file returns at most. Default 1 MiB. */
   maxReadBytes?: number;
   /** Bytes read_file reads through, at most, looking for the line its offset names. Default 64 MiB. */
@@ -77,6 +83,7 @@ export function resolveToolsOptions(options: BuiltinToolsOptions): ResolvedTools
     network: options.network ?? true,
     maxProcesses: checkedMaxProcesses(options.maxProcesses ?? DEFAULT_MAX_PROCESSES),
     hiddenPaths: options.hiddenPaths ?? [],
+    outputFiles: options.outputFiles ?? (() => []),
     maxReadBytes: options.maxReadBytes ?? 1024 * 1024,
     maxScanBytes: options.maxScanBytes ?? 64 * 1024 * 1024,
     maxWriteBytes: options.maxWriteBytes ?? 5 * 1024 * 1024,

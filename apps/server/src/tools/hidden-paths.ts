@@ -44,9 +44,10 @@ export function identityKey(info: { dev: bigint; ino: bigint }): string {
  *   one: such a call is refused instead.
  * One missing so far (an optional file, a data folder created after the tools) is looked for again at each use.
  *
- * Others' folders (a browser's profile, `others`) are hidden as well, but held to nothing: their owner makes,
- * moves and removes them, so each use hides them wherever they are then, one that appeared from then on, and one
- * gone is simply no longer there to hide. None of them ever refuses a call.
+ * Others' folders and files (a browser's profile; the server's output file, which a log rotation moves: `others`) are
+ * hidden as well, but held to nothing: their owner makes, moves and removes them, so each use hides them wherever they
+ * are then, one that appeared from then on, and one gone is simply no longer there to hide. None of them ever refuses a
+ * call.
  */
 export class HiddenPaths {
   readonly #entries: readonly string[];
@@ -57,7 +58,7 @@ export class HiddenPaths {
   constructor(
     entries: readonly string[],
     options: {
-      /** The paths of others' folders that may exist now, looked for at each use. Default none. */
+      /** The paths of others' folders and files that may exist now, looked for at each use. Default none. */
       others?: () => readonly string[];
     } = {},
   ) {

@@ -14,19 +14,20 @@ export type { BuiltinToolsOptions } from './builtin-tools-options';
 export { buildChildEnv } from './child-env';
 export { htmlToText } from './html-to-text';
 export { runProcess, type ProcessResult, type RunProcessOptions } from './process-runner';
-export { HiddenPathError, OutsideWorkspaceError, UncheckablePathError, WorkspacePaths } from './workspace-paths';
+export { HiddenPathError, isWithin, OutsideWorkspaceError, UncheckablePathError, WorkspacePaths } from './workspace-paths';
 export { resolveToolSandbox, SandboxUnavailableError, type SandboxMode, type ToolSandbox } from './sandbox/tool-sandbox';
 export { DEFAULT_MAX_PROCESSES, ownHostUserId, processLimitWarning } from './sandbox/process-limit';
 
 /**
  * The tools every session has: terminal, python, read_file, write_file, list_directory and web_fetch, all bound to one
- * workspace. The hidden paths and the browser profiles of the user whose HOME is in `env` are out of their reach.
+ * workspace. The hidden paths, the server's output files and the browser profiles of the user whose HOME is in `env`
+ * are out of their reach.
  */
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
   const resolved = resolveToolsOptions(options);
   const places = browserPlaces(resolved.env);
   const scans = new FolderScans();
-  const paths = new WorkspacePaths(resolved.workspace, new HiddenPaths(resolved.hiddenPaths, { others: () => browserProfileFolders(places, scans) }));
+  const paths = new WorkspacePaths(resolved.workspace, new HiddenPaths(resolved.hiddenPaths, { others: () => [...browserProfileFolders(places, scans), ...resolved.outputFiles()] }));
   return [
     createTerminalTool(resolved, paths),
     createPythonTool(resolved, paths),
