@@ -5,7 +5,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, onTestFinished, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { probeBubblewrap } from '../src/tools/sandbox/probe-bubblewrap';
 import { tempFolder } from '../src/tools/test-support';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from './support/fake-openai-server';
@@ -14,13 +14,15 @@ import { connectClient, watchRun } from './support/test-airlock';
 const LAUNCHER = fileURLToPath(new URL('../bin/airlock.mjs', import.meta.url));
 const STARTED = /running at (http:\/\/[^/\s]+:(\d+))\/#code=([A-Za-z0-9_-]{27})/;
 
-/** Stops the launcher (it forwards the signal) and resolves once it, and so the server, has exited. */
-function stopOnFinish(launcher: ChildProcess): void {
+/** On dispose, stops the launcher (it forwards the signal) and resolves once it, and so the server, has exited. */
+function stopping(launcher: ChildProcess): AsyncDisposable {
   const exited = new Promise((resolve) => launcher.once('exit', resolve));
-  onTestFinished(async () => {
-    if (launcher.exitCode === null && launcher.signalCode === null) launcher.kill('SIGTERM');
-    await exited;
-  });
+  return {
+    [Symbol.asyncDispose]: async () => {
+      if (launcher.exitCode === null && launcher.signalCode === null) launcher.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 /** Waits until `output()` holds the start-up line, and gives the link's parts. */
@@ -67,7 +69,7 @@ describe.skipIf(!(await probeBubblewrap(true)).available)('Airlock started with 
     });
     closeSync(out);
     closeSync(err);
-    stopOnFinish(launcher);
+    await using _stopped = stopping(launcher);
     const output = () => readFileSync(outFile, 'utf8');
     const link = await startUpLink(output);
     expect(output()).toContain(`Workspace: ${workspace}`);
@@ -101,7 +103,7 @@ describe('Airlock started in a terminal', () => {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', TERM: 'dumb' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    stopOnFinish(launcher);
+    await using _stopped = stopping(launcher);
     let text = '';
     launcher.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
     const link = await startUpLink(() => text);
