@@ -165,6 +165,40 @@ describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
     });
   });
 
+  test("runs the interpreter a version manager's shim chooses outside the workspace, not one a .tool-versions there names", async () => {
+    await using workspace = await tempFolder();
+    // A planted interpreter, and the file a call leaves to make a shim run it (mise takes `path:` versions unasked).
+    const planted = path.join(workspace.path, 'evil', 'bin');
+    await mkdir(planted, { recursive: true });
+    await writeFile(path.join(planted, 'python3'), '#!/bin/sh\necho PLANTED RAN >&2\nexec /usr/bin/python3 "$@"\n', { mode: 0o755 });
+    await writeFile(path.join(workspace.path, '.tool-versions'), `python path:${path.join(workspace.path, 'evil')}\n`);
+    // A shim outside the workspace that, as mise and asdf do, reads .tool-versions in the folder it starts in.
+    await using outside = await tempFolder();
+    const shims = path.join(outside.path, 'shims');
+    await mkdir(shims);
+    const shim = [
+      '#!/bin/sh',
+      'version=$(sed -n "s/^python path://p" .tool-versions 2>/dev/null)',
+      'if [ -n "$version" ]; then exec "$version/bin/python3" "$@"; fi',
+      'exec /usr/bin/python3 "$@"',
+      '',
+    ].join('\n');
+    await writeFile(path.join(shims, 'python3'), shim, { mode: 0o755 });
+    const logged: string[] = [];
+    const tool = python({ workspace: workspace.path, env: { PATH: `${shims}:${PATH}`, HOME: process.env.HOME }, log: (line) => logged.push(line) });
+    const code = 'import sys\nprint(sys.executable)';
+    expect(await runTool(tool, { code })).toStrictEqual({ content: '/usr/bin/python3\nexit code: 0', isError: false });
+    expect(logged).toStrictEqual([]);
+
+    // A shim whose own choice (from files outside the workspace) is an interpreter in it is passed over as that one would be.
+    const venvBin = await trappedVirtualenv(path.join(workspace.path, '.venv'));
+    await writeFile(path.join(shims, 'python3'), `#!/bin/sh\nexec ${path.join(venvBin, 'python3')} "$@"\n`, { mode: 0o755 });
+    expect(await runTool(tool, { code })).toStrictEqual({ content: '/usr/bin/python3\nexit code: 0', isError: false });
+    expect(logged).toStrictEqual([
+      `python: ${path.join(shims, 'python3')} (which runs ${path.join(venvBin, 'python3')}) is inside the workspace and is not used (a virtualenv there runs its site-packages' .pth files and sitecustomize at every start); using /usr/bin/python3.`,
+    ]);
+  });
+
   test('without python3 on PATH the result says so clearly', async () => {
     await using workspace = await tempFolder();
     const emptyBin = path.join(workspace.path, 'bin');

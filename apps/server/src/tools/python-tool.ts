@@ -1,18 +1,20 @@
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { defineTool } from '@airlock/core';
+import { defineTool, type ToolContext, type ToolOutput } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
 import { executablesOnPath } from './find-executable';
 import { pythonEncodingDeclaration } from './python-encoding-declaration';
 import { pythonLineBreakIssue, pythonLineBreakMessage } from './python-line-breaks';
-import { childSearchPath, runToolProcess } from './run-tool-process';
+import { processToolOutput } from './process-tool-output';
+import { childSearchPath, runOutsideWorkspace, runToolProcess } from './run-tool-process';
 import { failuresAsResults, toolFailure } from './tool-failure';
 import { isWithin, type WorkspacePaths } from './workspace-paths';
 import { wellFormedText } from './well-formed-text';
 
 const MAX_CODE_CHARS = 1_000_000;
+const EXECUTABLE_LINE = 'airlock-python-executable';
 
 const parameters = z.object({
   code: wellFormedText('the code')
@@ -73,30 +75,33 @@ export function createPythonTool(options: ResolvedToolsOptions, paths: Workspace
       'Run a Python 3 program with the workspace folder as its working directory and return what it prints ' +
       '(stdout and stderr), then its exit code. Use print() to show results; standard input is closed. ' +
       'Python runs isolated: to import a module from the workspace, add `import sys; sys.path.insert(0, ".")` first. ' +
-      'The interpreter is the first python3 on PATH outside the workspace: a virtualenv in the workspace is not used.',
+      'The interpreter is the first python3 on PATH outside the workspace: a virtualenv in the workspace is not used, ' +
+      'and a version manager\'s shim runs the version chosen outside the workspace (its .tool-versions or .python-version are not read).',
     parameters,
     annotations: { executesCode: true, destructive: true },
     source: 'builtin',
     execute: ({ code }, context) =>
       failuresAsResults('python', async () => {
         const searchPath = childSearchPath(options);
-        const found = await interpreterOutside(await paths.root(), searchPath);
-        if (found.python === undefined) {
-          if (found.inWorkspace.length > 0) {
-            return toolFailure(
-              `python3 was found on PATH only inside the workspace (${found.inWorkspace.join(', ')}), where the code it runs could change it, so the code was not run.`,
-            );
-          }
-          return toolFailure(`python3 was not found on PATH (${searchPath ?? 'PATH is not set'}), so the code was not run.`);
-        }
-        for (const skipped of found.inWorkspace) {
-          if (passedOver.has(skipped)) continue;
-          passedOver.add(skipped);
-          options.log(`python: ${skipped} is inside the workspace and is not used (a virtualenv there runs its site-packages' .pth files and sitecustomize at every start); using ${found.python}.`);
-        }
-        // A file rather than `-c <code>`: no argument-length limit, and tracebacks name real lines.
+        // The script's folder, which the question to the interpreter may write instead of the workspace.
         const folder = await mkdtemp(path.join(os.tmpdir(), 'airlock-python-'));
         try {
+          const found = await interpreterOutside({ options, paths, searchPath, scratch: folder, context });
+          if (typeof found === 'object' && 'content' in found) return found;
+          if (found.python === undefined) {
+            if (found.inWorkspace.length > 0) {
+              return toolFailure(
+                `python3 was found on PATH only inside the workspace (${found.inWorkspace.join(', ')}), where the code it runs could change it, so the code was not run.`,
+              );
+            }
+            return toolFailure(`python3 was not found on PATH (${searchPath ?? 'PATH is not set'}), so the code was not run.`);
+          }
+          for (const skipped of found.inWorkspace) {
+            if (passedOver.has(skipped)) continue;
+            passedOver.add(skipped);
+            options.log(`python: ${skipped} is inside the workspace and is not used (a virtualenv there runs its site-packages' .pth files and sitecustomize at every start); using ${found.python}.`);
+          }
+          // A file rather than `-c <code>`: no argument-length limit, and tracebacks name real lines.
           const script = path.join(folder, 'main.py');
           await writeFile(script, code, { mode: 0o600 });
           // Isolated mode (-I): no PYTHON* variables, no user site, neither the workspace nor the script's folder on
@@ -112,18 +117,70 @@ export function createPythonTool(options: ResolvedToolsOptions, paths: Workspace
 }
 
 /**
- * The first python3 on `searchPath` that is not in the workspace, and those passed over because they are. One there
- * (an activated `.venv`, or a path that leads into the workspace) would run, at every start and even in isolated
- * mode, the `.pth` files and sitecustomize of its site-packages, which an earlier call could have written.
+ * Asks an interpreter which executable it runs as: a version manager's shim (mise, asdf, pyenv) starts another one,
+ * chosen by files such as `.tool-versions` in the folder it starts in, and `python path:<workspace>/evil` there would
+ * name one a call planted. The executable Python was started from, or the one /proc says it is when that differs
+ * (a shim that starts it under a bare name).
  */
-async function interpreterOutside(workspace: string, searchPath: string | undefined): Promise<{ python: string | undefined; inWorkspace: string[] }> {
+const WHICH_EXECUTABLE = `import json, os, sys
+executable = sys.executable
+try:
+    if not executable or not os.path.samefile(executable, "/proc/self/exe"):
+        executable = os.path.realpath("/proc/self/exe")
+except OSError:
+    pass
+print("${EXECUTABLE_LINE} " + json.dumps(executable))
+`;
+
+interface InterpreterSearch {
+  options: ResolvedToolsOptions;
+  paths: WorkspacePaths;
+  searchPath: string | undefined;
+  /** A folder of the call's own, the one the question to an interpreter may write in the sandbox. */
+  scratch: string;
+  context: ToolContext;
+}
+
+/**
+ * The interpreter that the first python3 on `searchPath` outside the workspace runs, and those passed over because
+ * they, or the interpreter they run, are in the workspace. One there (an activated `.venv`, a path that leads into
+ * the workspace, a shim's choice) would run, at every start and even in isolated mode, the `.pth` files and
+ * sitecustomize of its site-packages, which an earlier call could have written, or be a program a call wrote. Each
+ * candidate is asked which executable it runs (see runOutsideWorkspace: in `/`, the workspace read-only), and that
+ * executable is what the call runs, so no file in the workspace chooses it.
+ */
+async function interpreterOutside(search: InterpreterSearch): Promise<{ python: string | undefined; inWorkspace: string[] } | ToolOutput> {
+  const workspace = await search.paths.root();
   const inWorkspace: string[] = [];
-  for await (const candidate of executablesOnPath('python3', searchPath)) {
-    // The folder as well as the file: a venv's python3 is a link to the system's, and Python finds the venv's
-    // pyvenv.cfg beside or above the path it was started by.
-    const real = await Promise.all([realpath(path.dirname(candidate)), realpath(candidate)]).catch(() => undefined);
-    if (real !== undefined && !real.some((resolved) => isWithin(workspace, resolved))) return { python: candidate, inWorkspace };
-    if (real !== undefined) inWorkspace.push(candidate);
+  for await (const candidate of executablesOnPath('python3', search.searchPath)) {
+    const placed = await isInWorkspace(workspace, candidate);
+    if (placed !== false) {
+      if (placed) inWorkspace.push(candidate);
+      continue;
+    }
+    const asked = await runOutsideWorkspace(
+      search.options,
+      search.paths,
+      { file: candidate, args: ['-I', '-S', '-c', WHICH_EXECUTABLE], readOnlyPaths: [candidate], scratch: search.scratch },
+      search.context,
+    );
+    const answer = [...asked.output.matchAll(new RegExp(`^${EXECUTABLE_LINE} (".*")$`, 'gm'))].at(-1)?.[1];
+    const executable = answer === undefined ? undefined : (JSON.parse(answer) as unknown);
+    if (asked.exitCode !== 0 || typeof executable !== 'string' || !path.isAbsolute(executable)) {
+      return toolFailure(`${candidate} did not say which interpreter it runs (${processToolOutput(asked).content.trim()}), so the code was not run.`);
+    }
+    if ((await isInWorkspace(workspace, executable)) !== false) inWorkspace.push(executable === candidate ? candidate : `${candidate} (which runs ${executable})`);
+    else return { python: executable, inWorkspace };
   }
   return { python: undefined, inWorkspace };
+}
+
+/**
+ * Whether an executable lies in the workspace, by its folder as well as its file: a venv's python3 is a link to the
+ * system's, and Python finds the venv's pyvenv.cfg beside or above the path it was started by. Undefined when either
+ * cannot be resolved.
+ */
+async function isInWorkspace(workspace: string, executable: string): Promise<boolean | undefined> {
+  const real = await Promise.all([realpath(path.dirname(executable)), realpath(executable)]).catch(() => undefined);
+  return real?.some((resolved) => isWithin(workspace, resolved));
 }

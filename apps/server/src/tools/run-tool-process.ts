@@ -2,7 +2,7 @@ import { errorMessage, type ToolContext, type ToolOutput } from '@airlock/core';
 import { callTimeoutMs, type ResolvedToolsOptions } from './builtin-tools-options';
 import { buildChildEnv, PROCESS_GIT_CONFIG, withGitConfig } from './child-env';
 import { checkGitMetadata, gitMetadataReport, snapshotGitMetadata, type GitMetadataSnapshot } from './git-metadata-snapshot';
-import { runProcess } from './process-runner';
+import { runProcess, type ProcessResult } from './process-runner';
 import { processToolOutput } from './process-tool-output';
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
 import { HiddenPathMovedError, type HiddenMask } from './hidden-paths';
@@ -55,6 +55,35 @@ export async function runToolProcess(
   if (report === undefined) return output;
   options.log(`Tool call of session ${context.sessionId}: ${report}`);
   return { ...output, content: `${output.content}\n${report}` };
+}
+
+/**
+ * Runs a process a tool needs before its call, out of the workspace's reach: in `/` rather than the workspace, and in
+ * the sandbox with `scratch` as the one folder it may write (the workspace is seen read-only, the hidden paths masked).
+ * A program that picks what to run by the files of the folder it starts in (a version manager's shim) finds none there.
+ */
+export async function runOutsideWorkspace(
+  options: ResolvedToolsOptions,
+  paths: WorkspacePaths,
+  command: ToolProcess & { scratch: string },
+  context: ToolContext,
+): Promise<ProcessResult> {
+  const workspace = await paths.root();
+  const sandbox = await toolSandbox(options);
+  const cwd = '/';
+  return runProcess({
+    file: command.file,
+    args: command.args,
+    cwd,
+    env: buildChildEnv({ source: options.env, secretValues: options.secretValues, cwd, workspace, extra: command.extraEnv }),
+    signal: context.signal,
+    timeoutMs: callTimeoutMs(context.timeoutMs, options.defaultTimeoutMs),
+    maxOutputBytes: options.maxOutputBytes,
+    killGraceMs: options.killGraceMs,
+    ...(sandbox.kind === 'bubblewrap'
+      ? { sandbox: bubblewrapFor(sandbox, command.scratch, { ...command, readOnlyPaths: [workspace, ...(command.readOnlyPaths ?? [])] }, paths.hidden.masks(), options.maxProcesses) }
+      : {}),
+  });
 }
 
 /** Checks the workspace's Git metadata once the call's processes are gone (see `checkGitMetadata`); a line to report, if any. */
