@@ -1702,6 +1702,18 @@ describe('runToolLoop reading its conversation back (history)', () => {
     expect(third.messages).toStrictEqual(await spy.history());
   });
 
+  it('ends with an error, asking no model, when the conversation read back does not end with what the run added', async () => {
+    const registry = new ApprovalRegistry();
+    const model = new ScriptedModel([pythonCall('a')]);
+    // A host that stored nothing the loop reported.
+    const options: RunToolLoopOptions = { model, messages: earlier, tools: [recordingTool('python').tool], registry, sessionId: SESSION, signal: new Cancellation(), park: true, history: async () => earlier };
+    const first = await untilParkedOrDone(runToolLoop(options), []);
+    registry.resolve(registry.listPending(SESSION)[0]!.approvalId, 'allow', { sessionId: SESSION });
+    await first.parked!.wake(options.signal!);
+    await expect(untilParkedOrDone(runToolLoop({ ...options, resume: first.parked! }), [])).rejects.toThrow('does not end with the 1 this run added');
+    expect(model.requests).toHaveLength(1);
+  });
+
   it('a run resumed after a restart needs only its own messages: the rest is read before its model turn, which reads the whole', async () => {
     const call: ToolCall = { id: 'call_0', name: 'python', arguments: { code: 'a' } };
     const full: ChatMessage[] = [...earlier, { role: 'assistant', content: '', toolCalls: [call] }];

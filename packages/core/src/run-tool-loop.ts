@@ -290,7 +290,10 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     const added = messages;
     const read = await history!();
     const kept = read.length - added.length;
-    if (kept < letGo) throw new Error(`The conversation read back has ${read.length} messages, fewer than the ${letGo + added.length} of this run.`);
+    // A host that did not store what the loop reported (or stored more) would have the model read another conversation.
+    if (kept < letGo || added.some((message, i) => !sameTurn(message, read[kept + i]!))) {
+      throw new Error(`The conversation read back (${read.length} messages) does not end with the ${added.length} this run added since it let go of it.`);
+    }
     messages = read.slice(0, kept);
     for (const message of added) messages.push(message);
     runStart = kept - letGo;
@@ -576,6 +579,11 @@ function resumedPlan(resumed: ResumedCall): PlannedCall {
       return { call: resumed.call, resumed: { end: cut === undefined ? { outcome, result } : { outcome, result, cut } } };
     }
   }
+}
+
+/** Whether a message read back is the one the loop added: the same role, and for a tool's result the same call. */
+function sameTurn(added: ChatMessage, read: ChatMessage): boolean {
+  return added.role === read.role && (added.role !== 'tool' || (read.role === 'tool' && added.toolCallId === read.toolCallId));
 }
 
 /** The duplicate-check keys of the calls with these ids, found in the conversation's assistant turns. */
