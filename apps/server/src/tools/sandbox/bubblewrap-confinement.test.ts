@@ -296,6 +296,29 @@ describe('the bubblewrap sandbox keeps a call from the kernel keyring', () => {
   });
 });
 
+describe('the bubblewrap sandbox keeps a call from io_uring', () => {
+  // io_uring_setup(1, params): its operations would run out of the filter's sight (an IORING_OP_OPENAT made a set-user-ID file).
+  const code = [
+    'import ctypes',
+    'libc = ctypes.CDLL(None, use_errno=True)',
+    'params = ctypes.create_string_buffer(120)',
+    'ring = libc.syscall(425, 1, params)',
+    "print('refused' if ring == -1 and ctypes.get_errno() == 1 else f'ring {ring} errno {ctypes.get_errno()}')",
+  ].join('\n');
+  const PATH = ['/usr/bin', '/bin', process.env.PATH].join(':');
+  const onHost = spawnSync('python3', ['-c', code], { env: { PATH }, encoding: 'utf8' }).stdout.trim();
+  const usable = /^ring \d+ errno 0$/.test(onHost);
+
+  test.skipIf(!['x64', 'arm64'].includes(process.arch) || !usable)(
+    `io_uring_setup is refused with EPERM${usable ? '' : ` (skipped: io_uring is not usable outside the sandbox either: ${onHost})`}`,
+    async () => {
+      await using workspace = await tempFolder();
+      const tools = createBuiltinTools({ workspace: workspace.path, env: { PATH, HOME: process.env.HOME }, sandbox: 'bubblewrap' });
+      expect(await runTool(toolNamed(tools, 'python'), { code })).toStrictEqual({ content: 'refused\nexit code: 0', isError: false });
+    },
+  );
+});
+
 describe('the bubblewrap sandbox keeps a call from making set-user-ID files', () => {
   const PATH = ['/usr/bin', '/bin', process.env.PATH].join(':');
   // Each attempt prints its name when it made a set-user-ID or set-group-ID file; the last lines show what still works.
