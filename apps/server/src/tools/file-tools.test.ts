@@ -363,6 +363,26 @@ describe('hidden paths inside the workspace', () => {
     expect(await readFile(path.join(f.ws, profile, 'History'), 'utf8')).toBe('http://airlock.localhost:7700/#token=the-token-value');
   });
 
+  test("reach no other Airlock's default data folder in the server's home folder (XDG_DATA_HOME's too), one made after the tools neither", async () => {
+    await using f = await fixture();
+    const folders = [path.join('.local', 'share', 'airlock'), path.join('data', 'airlock')];
+    await mkdir(path.join(f.ws, folders[0]!), { recursive: true });
+    await writeFile(path.join(f.ws, folders[0]!, 'airlock.db'), 'another instance\'s chats');
+    const tools = createBuiltinTools({ workspace: f.ws, env: { HOME: f.ws, XDG_DATA_HOME: path.join(f.ws, 'data') } });
+    const [read, write, list] = (['read_file', 'write_file', 'list_directory'] as const).map((name) => toolNamed(tools, name)) as [AnyTool, AnyTool, AnyTool];
+    const attempts = (folder: string): [AnyTool, Record<string, string>][] => [
+      [read, { path: path.join(folder, 'airlock.db') }],
+      [list, { path: folder }],
+      [write, { path: path.join(folder, 'airlock.db'), content: 'x' }],
+    ];
+    await expectRefused(attempts(folders[0]!));
+    // Another instance started later, XDG_DATA_HOME set.
+    await mkdir(path.join(f.ws, folders[1]!), { recursive: true });
+    await writeFile(path.join(f.ws, folders[1]!, 'airlock.db'), 'another instance\'s chats');
+    await expectRefused(attempts(folders[1]!));
+    expect(await readFile(path.join(f.ws, folders[0]!, 'airlock.db'), 'utf8')).toBe("another instance's chats");
+  });
+
   test('leave the rest of the workspace usable', async () => {
     await using f = await homeFixture();
     expect(await runTool(f.read, { path: 'sub/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });

@@ -195,6 +195,31 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     });
   });
 
+  test("another Airlock's default data folder in the server's home folder (XDG_DATA_HOME's too) cannot be read, one made later neither", async () => {
+    await using workspace = await tempFolder();
+    // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).
+    const home = path.join(workspace.path, 'home');
+    const databases = [path.join(home, '.local', 'share', 'airlock', 'airlock.db'), path.join(home, 'data', 'airlock', 'airlock.db')];
+    const makeDatabase = async (database: string) => {
+      await mkdir(path.dirname(database), { recursive: true });
+      await writeFile(database, "another instance's chats");
+    };
+    await makeDatabase(databases[0]!);
+    const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: path.join(home, 'data') } });
+    const look = { command: `(ls -A ${databases.map((database) => path.dirname(database)).join(' ')}; cat ${databases.join(' ')}; echo end) 2>&1` };
+    const listed = (folder: string) => `${path.dirname(folder)}:\n`;
+    expect(await runTool(tool, look)).toStrictEqual({
+      content: `ls: cannot access '${path.dirname(databases[1]!)}': No such file or directory\n${listed(databases[0]!)}cat: ${databases[0]}: No such file or directory\ncat: ${databases[1]}: No such file or directory\nend\nexit code: 0`,
+      isError: false,
+    });
+    // Another instance started after the server, XDG_DATA_HOME set.
+    await makeDatabase(databases[1]!);
+    expect(await runTool(tool, look)).toStrictEqual({
+      content: `${listed(databases[0]!)}\n${listed(databases[1]!)}${databases.map((database) => `cat: ${database}: No such file or directory\n`).join('')}end\nexit code: 0`,
+      isError: false,
+    });
+  });
+
   test('with the network off, nothing is reachable, not even this machine; on by default', async () => {
     await using workspace = await tempFolder();
     await using server = await httpServer((_req, res) => res.end('hello'));

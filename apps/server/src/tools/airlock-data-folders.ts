@@ -1,0 +1,13 @@
+import path from 'node:path';
+import type { BrowserPlaces } from './browser-profiles';
+
+/**
+ * The folders any Airlock of this user keeps its chats in when started without `--data-dir`: `airlock` in
+ * XDG_DATA_HOME and in `~/.local/share`. Another instance's data folder holds every chat, tool result, decision and
+ * rule it kept, and this instance's own hidden paths name only its own data folder: one started with `--data-dir`
+ * beside one started without would otherwise let its calls read the other's whole history.
+ */
+export function defaultDataFolders(places: Pick<BrowserPlaces, 'home' | 'dataHome'>): string[] {
+  const bases = new Set([places.dataHome, path.join(places.home, '.local', 'share')].filter((folder) => folder !== undefined));
+  return [...bases].map((base) => path.join(base, 'airlock'));
+}
