@@ -194,6 +194,27 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
     expect(existsSync(marker)).toBe(sandbox === 'none');
   });
 
+  test.skipIf(skip)('an interactive rebase in progress the call lays out in .git, whose exec line git rebase --continue would run, is reported', async () => {
+    await using workspace = await tempFolder();
+    await using elsewhere = await tempFolder();
+    await repository(workspace.path);
+    const marker = path.join(elsewhere.path, 'marker');
+    const command = [
+      'head=$(git rev-parse HEAD) && mkdir .git/rebase-merge && cd .git/rebase-merge',
+      `printf 'exec touch ${marker}\\n' > git-rebase-todo`,
+      'echo $head > onto && echo $head > orig-head && echo refs/heads/main > head-name',
+      ': > interactive && : > done && echo 0 > msgnum && echo 1 > end',
+    ].join(' && ');
+    const result = await runTool(tool('terminal', workspace.path), { command });
+    const made =
+      '.git/rebase-merge was made: Git takes it for a rebase, cherry-pick or revert in progress, and its --continue runs the rest of the todo list there (exec lines included), unsandboxed; read it, or run git rebase --abort';
+    expect(result).toStrictEqual({ content: `(no output)\nexit code: 0\n${INTRO} Not restored, so look at this before running git in the workspace: ${made}.`, isError: false });
+    // What the report is about: the person's git rebase --continue runs that line.
+    expect(hostGit(workspace.path, ['status']).output).toContain('rebase');
+    hostGit(workspace.path, ['rebase', '--continue']);
+    expect(existsSync(marker)).toBe(true);
+  });
+
   test.skipIf(skip)('.git/refs and .git/objects removed beside a repository layout at the root are made again, and the person’s `git status` runs no planted fsmonitor', async () => {
     await using workspace = await tempFolder();
     await repository(workspace.path);
@@ -332,6 +353,19 @@ describe('checkGitMetadata', () => {
     await writeFile(path.join(workspace.path, 'file'), 'x');
     expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [] });
     expect(await readFile(commondir, 'utf8')).toBe('.\n');
+  });
+
+  test('a rebase, cherry-pick or revert in progress is reported when made during the call, not when there before', async () => {
+    await using workspace = await repositoryFolder();
+    await mkdir(path.join(workspace.path, '.git/rebase-apply'));
+    const before = await snapshotGitMetadata(workspace.path);
+    await mkdir(path.join(workspace.path, '.git/sequencer'));
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({
+      restored: [],
+      notRestored: [
+        '.git/sequencer was made: Git takes it for a rebase, cherry-pick or revert in progress, and its --continue runs the rest of the todo list there (exec lines included), unsandboxed; read it, or run git cherry-pick --abort',
+      ],
+    });
   });
 
   test('a workspace that is a bare repository already is not reported', async () => {

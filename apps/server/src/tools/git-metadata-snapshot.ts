@@ -17,6 +17,12 @@ const HOOKS_NAMED = 5;
 const HOOKS_READ = 200;
 
 /**
+ * The folders in a Git directory that make a rebase, cherry-pick or revert in progress: `git rebase --continue` or
+ * `git cherry-pick --continue` then runs the rest of the todo list they hold, `exec` lines included.
+ */
+const SEQUENCER_STATE = ['rebase-merge', 'rebase-apply', 'sequencer'];
+
+/**
  * What makes the workspace's repository the one Git finds, as it was when a call started. Git takes `.git` for the
  * repository only while its HEAD names a branch or commit and its `objects` and `refs` can be entered; when they do
  * not, `git status` at the root goes on to take the root itself for a bare repository (a `HEAD`, `config`, `objects/`
@@ -67,6 +73,8 @@ interface GitFolderState {
    * change (undefined when missing): Git reads one as repository config once `extensions.worktreeConfig` is on.
    */
   worktreeConfigs: readonly { file: string; identity: string | undefined }[];
+  /** Which of SEQUENCER_STATE were there. */
+  sequencer: readonly string[];
 }
 
 /** What the check after a call found: what it put back, and what it could not. */
@@ -85,7 +93,7 @@ export async function snapshotGitMetadata(workspace: string): Promise<GitMetadat
   const gitPath = gitDir.gitDir;
   const folders = repositoryFolders(gitDir);
   const configuredFolders = [...new Set(hooksPathFolders(workspace, repositoryConfigFiles(gitDir)).flatMap(hooksFoldersToKeep))];
-  const [head, commondir, objects, refs, hooks, worktreeConfigs, configured] = await Promise.all([
+  const [head, commondir, objects, refs, hooks, worktreeConfigs, configured, sequencer] = await Promise.all([
     readHead(path.join(gitPath, 'HEAD')),
     lstatOrUndefined(path.join(gitPath, 'commondir')),
     canEnter(path.join(gitPath, 'objects')),
@@ -93,6 +101,7 @@ export async function snapshotGitMetadata(workspace: string): Promise<GitMetadat
     Promise.all(folders.map(async (folder) => ({ folder: path.join(folder, 'hooks'), hooks: await hooksIn(path.join(folder, 'hooks')) }))),
     Promise.all(folders.map(async (folder) => ({ file: path.join(folder, 'config.worktree'), identity: await identityOf(path.join(folder, 'config.worktree')) }))),
     Promise.all(configuredFolders.map(async (folder) => ({ folder, hooks: await hooksIn(folder) }))),
+    sequencerState(gitPath),
   ]);
   return {
     gitFolder: {
@@ -106,6 +115,7 @@ export async function snapshotGitMetadata(workspace: string): Promise<GitMetadat
       refs,
       hooks,
       worktreeConfigs,
+      sequencer,
     },
     gitFile,
     rootIsRepository,
@@ -167,13 +177,14 @@ async function checkGitFolder(workspace: string, before: GitFolderState, finding
   const { path: gitPath, name } = before;
   const headPath = path.join(gitPath, 'HEAD');
   const commondirPath = path.join(gitPath, 'commondir');
-  const [head, commondir, objects, refs, hooks, worktreeConfigs] = await Promise.all([
+  const [head, commondir, objects, refs, hooks, worktreeConfigs, sequencer] = await Promise.all([
     readHead(headPath),
     lstatOrUndefined(commondirPath),
     canEnter(path.join(gitPath, 'objects')),
     canEnter(path.join(gitPath, 'refs')),
     Promise.all(before.hooks.map(({ folder }) => hooksIn(folder))),
     Promise.all(before.worktreeConfigs.map(({ file }) => identityOf(file))),
+    sequencerState(gitPath),
   ]);
   if (before.head !== undefined && head?.valid !== true) {
     try {
@@ -200,6 +211,12 @@ async function checkGitFolder(workspace: string, before: GitFolderState, finding
   }
   for (const [index, config] of before.worktreeConfigs.entries()) {
     reportWorktreeConfig({ ...config, name: path.relative(workspace, config.file), after: worktreeConfigs[index] }, findings);
+  }
+  // Not removed: a rebase the call ran that stopped at a conflict leaves one too, the call's own work.
+  for (const state of sequencer.filter((state) => !before.sequencer.includes(state))) {
+    findings.notRestored.push(
+      `${name}/${state} was made: Git takes it for a rebase, cherry-pick or revert in progress, and its --continue runs the rest of the todo list there (exec lines included), unsandboxed; read it, or run git ${state === 'sequencer' ? 'cherry-pick' : 'rebase'} --abort`,
+    );
   }
   // Made again, empty: `.git` is then a repository to Git's discovery again, which stops it from taking a layout the
   // call planted at the root for the repository. What the folder held is lost either way.
@@ -249,6 +266,12 @@ async function makeAgain(folder: string, name: string, findings: GitMetadataFind
   } catch (error) {
     findings.notRestored.push(`${name} is gone or cannot be entered, and making it again failed (${errorMessage(error)})`);
   }
+}
+
+/** Which of SEQUENCER_STATE are in the Git directory `gitPath`. */
+async function sequencerState(gitPath: string): Promise<string[]> {
+  const found = await Promise.all(SEQUENCER_STATE.map((state) => lstatOrUndefined(path.join(gitPath, state))));
+  return SEQUENCER_STATE.filter((_, index) => found[index] !== undefined);
 }
 
 /** Whether Git's discovery would take `folder` for a Git directory: a valid HEAD, and objects/ and refs/ it can enter. */
