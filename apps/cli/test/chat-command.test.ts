@@ -163,8 +163,9 @@ describe('airlock chat, with a clock the test moves', () => {
   it('says when the connection went silent under an answer, asks again under the card, and says so when that answer reaches the server late', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');
-    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
-    await using proxy = await startStallingProxy(airlock.server.url);
+    await using proxy = await startStallingProxy();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], allowedOrigins: [proxy.url] });
+    proxy.forwardTo(airlock.server.url);
     fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'late' } }] }, { text: 'Done.' });
     const terminal = fakeTerminal();
     const exited = runChat({

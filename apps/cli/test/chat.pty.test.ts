@@ -21,15 +21,19 @@ type Msg = { role: string; content?: unknown };
 const lastMessage = (body: Record<string, unknown> | undefined) => (body?.messages as Msg[] | undefined)?.at(-1);
 
 /**
- * A TCP proxy to `target` on 127.0.0.1, naming the target as the host of each request (the server refuses another
- * host): `cut` drops every connection and refuses new ones until `resume`.
+ * A TCP proxy on 127.0.0.1 to the server `forwardTo` names, passing each request on as sent: its Host names the proxy,
+ * which the server admits once the proxy's origin is among its allowed ones, and proves itself to the client for
+ * that address, the one the client dialed. `cut` drops every connection and refuses new ones until `resume`.
  */
-async function startProxy(target: string) {
-  const { hostname, port: targetPort, host: targetHost } = new URL(target);
+async function startProxy() {
+  let target: URL | undefined;
   const sockets = new Set<Socket>();
-  let host = '';
   const server = createServer((socket) => {
-    const upstream = connect(Number(targetPort), hostname);
+    if (target === undefined) {
+      socket.destroy();
+      return;
+    }
+    const upstream = connect(Number(target.port), target.hostname);
     for (const end of [socket, upstream]) {
       sockets.add(end);
       end.on('close', () => sockets.delete(end));
@@ -37,18 +41,17 @@ async function startProxy(target: string) {
     }
     socket.on('close', () => upstream.destroy());
     upstream.on('close', () => socket.destroy());
-    socket.once('data', (request: Buffer) => {
-      upstream.write(request.toString('latin1').replace(`Host: ${host}\r\n`, `Host: ${targetHost}\r\n`), 'latin1');
-      socket.pipe(upstream);
-    });
+    socket.pipe(upstream);
     upstream.pipe(socket);
   });
   const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   await listen(0);
   const port = (server.address() as AddressInfo).port;
-  host = `127.0.0.1:${port}`;
   return {
     url: `http://127.0.0.1:${port}`,
+    forwardTo(url: string) {
+      target = new URL(url);
+    },
     async cut() {
       const closed = new Promise((resolve) => server.close(resolve));
       for (const socket of sockets) socket.destroy();
@@ -679,7 +682,8 @@ describe('airlock chat in a terminal', () => {
     const refusing = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     const prove = (socket: WebSocket, req: IncomingMessage) => {
       const nonce = new URL(req.url ?? '/', 'http://localhost').searchParams.get('proof') ?? '';
-      socket.send(JSON.stringify({ airlock: 'proof', mac: createHmac('sha256', 'some-token').update(`airlock server proof\n${nonce}`).digest('base64url') }));
+      const mac = createHmac('sha256', 'some-token').update(`airlock server proof v2\n${req.headers.host}\n${nonce}`).digest('base64url');
+      socket.send(JSON.stringify({ airlock: 'proof', mac }));
     };
     refusing.on('connection', (socket, req) => {
       prove(socket, req);
@@ -737,8 +741,9 @@ describe('airlock chat in a terminal', () => {
   it('says at once when the connection is lost and when it is back, above the card and question, which keeps what was typed', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');
-    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
-    await using proxy = await startProxy(airlock.server.url);
+    await using proxy = await startProxy();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], allowedOrigins: [proxy.url] });
+    proxy.forwardTo(airlock.server.url);
     fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'later' } }] }, { text: 'Done.' });
     await using cli = startCli(['chat', '--url', proxy.url, '--token', airlock.server.token]);
 
@@ -770,8 +775,9 @@ describe('airlock chat in a terminal', () => {
   it('keeps a card that fills the terminal whole in view with its question when the connection drops and comes back', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');
-    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
-    await using proxy = await startProxy(airlock.server.url);
+    await using proxy = await startProxy();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], allowedOrigins: [proxy.url] });
+    proxy.forwardTo(airlock.server.url);
     const text = Array.from({ length: 30 }, (_, index) => `line ${index + 1}`).join('\n');
     fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text } }] }, { text: 'Done.' });
     await using cli = startCli(['chat', '--url', proxy.url, '--token', airlock.server.token], {}, { rows: 18 });

@@ -182,7 +182,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   let authenticatedCount = 0;
   wss.on('connection', (client: WebSocket, req: IncomingMessage) => {
     // Before anything else, and before tRPC reads the token: the proof a client asked for that this server knows it.
-    const proof = serverProofFrame(req.url, config.token);
+    const proof = serverProofFrame({ url: req.url, host: req.headers.host }, config.token);
     if (proof !== null) client.send(proof);
     unauthenticated.set(client, performance.now());
     const timer = setTimeout(() => {

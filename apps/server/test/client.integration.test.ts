@@ -9,10 +9,10 @@ type Msg = { role: string; content?: unknown };
 const lastMessage = (body: Record<string, unknown> | undefined) => (body?.messages as Msg[] | undefined)?.at(-1);
 const echoTurn = (...texts: string[]) => ({ toolCalls: texts.map((text) => ({ name: 'echo', arguments: { text } })) });
 
-async function setup() {
+async function setup({ allowedOrigins }: { allowedOrigins?: string[] } = {}) {
   const fake = await startFakeOpenAIServer();
   const echo = recordingTool('echo');
-  const airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+  const airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], ...(allowedOrigins === undefined ? {} : { allowedOrigins }) });
   const sockets: WebSocket[] = [];
   class TrackedWebSocket extends WebSocket {
     constructor(url: string) {
@@ -244,8 +244,9 @@ describe('@airlock/client against a real server', () => {
   });
 
   it('notices a connection that went silent: the decision sent into it fails, the client reconnects, and the call still waits', async () => {
-    await using t = await setup();
-    await using proxy = await startStallingProxy(t.airlock.server.url);
+    await using proxy = await startStallingProxy();
+    await using t = await setup({ allowedOrigins: [proxy.url] });
+    proxy.forwardTo(t.airlock.server.url);
     t.fake.enqueue(echoTurn('wait'), { text: 'done' });
     const closes: string[] = [];
     const client: AirlockClient = t.connect({

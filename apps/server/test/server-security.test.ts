@@ -1,4 +1,5 @@
 import { ChatService, type AirlockServices, type AppRouter, type LoopEvent, type ModelInfo } from '@airlock/api';
+import { createAirlockClient } from '@airlock/client';
 import { ApprovalRegistry } from '@airlock/core';
 import { deferred, hangingStep, ScriptedModel, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
@@ -173,13 +174,47 @@ describe('WebSocket authentication', () => {
     await using running = await startTestServer();
     const nonce = randomBytes(16).toString('base64url');
     await using raw = rawSocket(`${running.server.wsUrl}?connectionParams=1&proof=${nonce}`);
-    const mac = createHmac('sha256', TOKEN).update(`airlock server proof\n${nonce}`).digest('base64url');
+    const mac = createHmac('sha256', TOKEN).update(`airlock server proof v2\n127.0.0.1:${running.server.port}\n${nonce}`).digest('base64url');
     await vi.waitFor(() => expect(raw.messages).toStrictEqual([{ airlock: 'proof', mac }]), { timeout: 10_000 });
 
     raw.socket.send(JSON.stringify({ method: 'connectionParams', data: { token: TOKEN } }));
     raw.socket.send(JSON.stringify({ id: 1, method: 'query', params: { path: 'model.info', input: undefined } }));
     await vi.waitFor(() => expect(raw.messages).toHaveLength(2), { timeout: 10_000 });
     expect(raw.messages[1]).toStrictEqual({ id: 1, result: { type: 'data', data: MODEL_INFO } });
+  });
+
+  it('binds its proof to the Host the upgrade named, in lower case: each of its own names gets its own answer', async () => {
+    await using running = await startTestServer();
+    const { port } = running.server;
+    const runHost = new URL(running.server.browserUrl).host;
+    const named: [host: string, proven: string][] = [
+      [`localhost:${port}`, `localhost:${port}`],
+      [`[::1]:${port}`, `[::1]:${port}`],
+      [runHost.toUpperCase(), runHost],
+    ];
+    for (const [host, proven] of named) {
+      const nonce = randomBytes(16).toString('base64url');
+      await using raw = rawSocket(`${running.server.wsUrl}?connectionParams=1&proof=${nonce}`, { headers: { host } });
+      const mac = createHmac('sha256', TOKEN).update(`airlock server proof v2\n${proven}\n${nonce}`).digest('base64url');
+      await vi.waitFor(() => expect(raw.messages).toStrictEqual([{ airlock: 'proof', mac }]), { timeout: 10_000 });
+    }
+  });
+
+  it('is proven to @airlock/client under each name a client or page dials it by: 127.0.0.1, localhost, [::1], the run name', async () => {
+    await using running = await startTestServer();
+    const { port } = running.server;
+    // Node resolves no *.localhost name: every socket goes to 127.0.0.1, naming the dialed host as its Host.
+    class LoopbackWebSocket extends WebSocket {
+      constructor(url: string) {
+        super(url, { createConnection: () => connect({ host: '127.0.0.1', port }) });
+      }
+    }
+    const dialed = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, new URL(running.server.browserUrl).host];
+    for (const host of dialed) {
+      const client = createAirlockClient({ url: `ws://${host}/trpc`, token: TOKEN, WebSocket: LoopbackWebSocket, retryDelayMs: () => 10 });
+      await using _closed = { [Symbol.asyncDispose]: () => client.close() };
+      expect(await client.trpc.model.info.query()).toStrictEqual(MODEL_INFO);
+    }
   });
 
   it('sends no proof for a malformed nonce, nor without one: the token comes first, as for any tRPC client', async () => {

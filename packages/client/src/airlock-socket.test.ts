@@ -5,17 +5,24 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { AirlockSocket, isConnectionLost, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type RequestHandlers, type SocketError } from './airlock-socket';
 import { createAirlockClient } from './create-airlock-client';
 
-/** The frame Airlock sends first when the upgrade URL asks for a proof: the nonce's HMAC keyed by the token. */
-function proofFrame(url: string, token: string): string {
-  const nonce = new URL(url, 'http://localhost').searchParams.get('proof') ?? '';
-  return JSON.stringify({ airlock: 'proof', mac: createHmac('sha256', token).update(`airlock server proof\n${nonce}`).digest('base64url') });
+/** What an upgrade request says that the proof answers: its URL (with the nonce) and the Host it named. */
+interface Upgrade {
+  url?: string | undefined;
+  headers: { host?: string | undefined };
+}
+
+/** The frame Airlock sends first when the upgrade URL asks for a proof: the HMAC of its Host and nonce keyed by the token. */
+function proofFrame({ url, headers }: Upgrade, token: string, label = 'airlock server proof v2'): string {
+  const nonce = new URL(url ?? '/', 'http://localhost').searchParams.get('proof') ?? '';
+  const message = label === 'airlock server proof' ? `${label}\n${nonce}` : `${label}\n${headers.host ?? ''}\n${nonce}`;
+  return JSON.stringify({ airlock: 'proof', mac: createHmac('sha256', token).update(message).digest('base64url') });
 }
 
 /**
  * A WebSocket server on 127.0.0.1 that records what each connection receives; the test answers by hand. First it
  * proves it knows the token "secret", as Airlock does, unless `greet` says what to send instead (nothing, for null).
  */
-async function startWireServer(greet: (url: string, socket: WebSocket) => string | null = (url) => proofFrame(url, 'secret')) {
+async function startWireServer(greet: (upgrade: Upgrade, socket: WebSocket) => string | null = (upgrade) => proofFrame(upgrade, 'secret')) {
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   const connections: { url: string; socket: WebSocket; received: string[]; closed: Promise<void> }[] = [];
@@ -23,7 +30,7 @@ async function startWireServer(greet: (url: string, socket: WebSocket) => string
   wss.on('connection', (socket, req) => {
     const connection = { url: req.url ?? '', socket, received: [] as string[], closed: new Promise<void>((resolve) => socket.once('close', () => resolve())) };
     connections.push(connection);
-    const first = greet(connection.url, socket);
+    const first = greet(req, socket);
     if (first !== null) socket.send(first);
     socket.on('message', (data) => {
       connection.received.push((data as Buffer).toString('utf8'));
@@ -330,7 +337,7 @@ describe('AirlockSocket never sends a request over the size limit', () => {
 });
 
 describe('AirlockSocket sends the token only to a server that proves it knows it', () => {
-  async function impostor(greet: (url: string, socket: WebSocket) => string | null, proofTimeoutMs?: number) {
+  async function impostor(greet: (upgrade: Upgrade, socket: WebSocket) => string | null, proofTimeoutMs?: number) {
     const server = await startWireServer(greet);
     const rejections: [string, string][] = [];
     const written: string[] = [];
@@ -366,11 +373,19 @@ describe('AirlockSocket sends the token only to a server that proves it knows it
   }
 
   it('a server that answers with a proof for another token gets nothing, and is not tried again', async () => {
-    await impostor((url) => proofFrame(url, 'another token'));
+    await impostor((upgrade) => proofFrame(upgrade, 'another token'));
+  });
+
+  it('a server that answers with a proof for another host gets nothing: what another Airlock with this token answers a relay', async () => {
+    await impostor((upgrade) => proofFrame({ url: upgrade.url, headers: { host: '127.0.0.1:7701' } }, 'secret'));
+  });
+
+  it('a server that answers with the proof of the nonce alone, bound to no host, gets nothing', async () => {
+    await impostor((upgrade) => proofFrame(upgrade, 'secret', 'airlock server proof'));
   });
 
   it('a server that answers with a proof for another nonce gets nothing', async () => {
-    await impostor(() => proofFrame('/trpc?proof=AAAAAAAAAAAAAAAAAAAAAA', 'secret'));
+    await impostor((upgrade) => proofFrame({ url: '/trpc?proof=AAAAAAAAAAAAAAAAAAAAAA', headers: upgrade.headers }, 'secret'));
   });
 
   it('a server whose first frame is anything but the proof gets nothing', async () => {
@@ -379,7 +394,7 @@ describe('AirlockSocket sends the token only to a server that proves it knows it
 
   it('a server that accepts the connection and closes it without a proof gets nothing, however often it is tried again', async () => {
     // Airlock itself closes a socket before its proof is checked when it shuts down or makes room: that is no verdict.
-    const server = await startWireServer((_url, socket) => {
+    const server = await startWireServer((_upgrade, socket) => {
       socket.close();
       return null;
     });

@@ -373,7 +373,7 @@ export class AirlockSocket {
       return;
     }
     awaiting.verifying = true;
-    verifyProof(this.token()!, awaiting.nonce, mac).then(
+    verifyProof(this.token()!, proofMessage(this.options.url, awaiting.nonce), mac).then(
       (proven) => {
         if (this.awaitingProof !== awaiting) return;
         if (!proven) {
@@ -636,11 +636,22 @@ function tabCredentialOf(data: string): string | undefined {
   return typeof credential === 'string' && /^[A-Za-z0-9_-]{43}$/.test(credential) ? credential : undefined;
 }
 
-/** Whether `mac` is HMAC-SHA256(key = token, 'airlock server proof\n' + nonce); Web Crypto's verify compares in constant time. */
-async function verifyProof(token: string, nonce: string, mac: Uint8Array<ArrayBuffer>): Promise<boolean> {
+/**
+ * What Airlock's proof MACs: a versioned label, the host of the URL dialed, the nonce. The host binds the answer to the
+ * address this client dialed: any Airlock holding the same token answers for the Host it is sent, so a program on this
+ * port relaying the nonce to another one gets an answer for that one's host, which this check rejects; to get one for
+ * ours it must send our host, which the other refuses. `URL.host` is what a browser and Node send as Host: lower case,
+ * IPv6 in brackets, the scheme's default port left out. Airlock builds the same (apps/server token.ts).
+ */
+function proofMessage(url: string, nonce: string): string {
+  return `airlock server proof v2\n${new URL(url).host.toLowerCase()}\n${nonce}`;
+}
+
+/** Whether `mac` is HMAC-SHA256(key = token, message); Web Crypto's verify compares in constant time. */
+async function verifyProof(token: string, message: string, mac: Uint8Array<ArrayBuffer>): Promise<boolean> {
   const encoder = new TextEncoder();
   const key = await crypto.subtle.importKey('raw', encoder.encode(token), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
-  return crypto.subtle.verify('HMAC', key, mac, encoder.encode(`airlock server proof\n${nonce}`));
+  return crypto.subtle.verify('HMAC', key, mac, encoder.encode(message));
 }
 
 function toBase64Url(bytes: Uint8Array): string {

@@ -12,7 +12,8 @@ async function startRecordingServer() {
   wss.on('connection', (socket, req) => {
     // Proves it knows the token, as Airlock does: the client sends it to no other server.
     const nonce = new URL(req.url ?? '/', 'http://localhost').searchParams.get('proof') ?? '';
-    socket.send(JSON.stringify({ airlock: 'proof', mac: createHmac('sha256', 'secret').update(`airlock server proof\n${nonce}`).digest('base64url') }));
+    const mac = createHmac('sha256', 'secret').update(`airlock server proof v2\n${req.headers.host}\n${nonce}`).digest('base64url');
+    socket.send(JSON.stringify({ airlock: 'proof', mac }));
     socket.on('message', (data) => received.push(JSON.parse((data as Buffer).toString('utf8'))));
   });
   return {

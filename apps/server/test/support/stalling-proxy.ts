@@ -4,6 +4,8 @@ export interface StallingProxy extends AsyncDisposable {
   /** Where it listens: `http://127.0.0.1:PORT`. */
   url: string;
   port: number;
+  /** Where its connections go from now on (`http://host:port`): until it is named, each is closed at once. */
+  forwardTo(target: string): void;
   /** How many connections it has accepted. */
   readonly accepted: number;
   /**
@@ -27,28 +29,26 @@ interface Pair {
 }
 
 /**
- * A TCP proxy on 127.0.0.1 to `target` (`http://host:port`), whose connections can be stalled. The Host header of
- * each connection's first request names the target, which the server checks.
+ * A TCP proxy on 127.0.0.1, whose connections can be stalled: the path between a client and the server it names as
+ * target. It passes the Host header on as the client sent it, naming the proxy: the server admits it once the proxy's
+ * origin is among its allowed ones, and proves itself to the client for that address, the one the client dialed.
  */
-export async function startStallingProxy(target: string): Promise<StallingProxy> {
-  const { hostname, port: targetPort, host: targetHost } = new URL(target);
+export async function startStallingProxy(): Promise<StallingProxy> {
+  let target: URL | undefined;
   const pairs = new Set<Pair>();
   let accepted = 0;
-  let ownHost = '';
   const server = createServer((client) => {
     accepted++;
-    const upstream = connect(Number(targetPort), hostname);
+    if (target === undefined) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(Number(target.port), target.hostname);
     const pair: Pair = { client, upstream, stalled: false, held: [] };
     pairs.add(pair);
-    let first = true;
     client.on('data', (data: Buffer) => {
-      if (pair.stalled) {
-        pair.held.push(data);
-        return;
-      }
-      if (first) upstream.write(data.toString('latin1').replace(`Host: ${ownHost}\r\n`, `Host: ${targetHost}\r\n`), 'latin1');
+      if (pair.stalled) pair.held.push(data);
       else upstream.write(data);
-      first = false;
     });
     upstream.on('data', (data) => {
       if (!pair.stalled) client.write(data);
@@ -66,7 +66,6 @@ export async function startStallingProxy(target: string): Promise<StallingProxy>
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  ownHost = `127.0.0.1:${port}`;
   const close = async () => {
     for (const { client, upstream } of pairs) {
       client.destroy();
@@ -76,8 +75,11 @@ export async function startStallingProxy(target: string): Promise<StallingProxy>
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
   return {
-    url: `http://${ownHost}`,
+    url: `http://127.0.0.1:${port}`,
     port,
+    forwardTo: (url) => {
+      target = new URL(url);
+    },
     get accepted() {
       return accepted;
     },

@@ -17,6 +17,8 @@ export interface TestAirlockOptions {
   webRoot?: string;
   /** A workspace whose lasting rules (`rules`, and its `.airlock/rules.json`) the calls are judged by. Default: no rules. */
   rulesWorkspace?: string;
+  /** Origins of proxies in front of it that pass the Host on as sent (admitted in Origin and Host). Default none. */
+  allowedOrigins?: string[];
 }
 
 export interface TestAirlock extends AsyncDisposable {
@@ -42,7 +44,7 @@ export async function startTestAirlock(options: TestAirlockOptions): Promise<Tes
       host: '127.0.0.1',
       port: 0,
       token: randomId('tok', 32),
-      allowedOrigins: [],
+      allowedOrigins: options.allowedOrigins ?? [],
       capacity: {
         ...(options.limits?.maxConcurrentRuns === undefined ? {} : { runsPerConnection: options.limits.maxConcurrentRuns }),
         ...(options.limits?.messagesPerMinute === undefined ? {} : { runsPerMinute: options.limits.messagesPerMinute }),

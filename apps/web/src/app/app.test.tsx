@@ -38,8 +38,9 @@ function answeringSocket(known: string) {
     private open(): void {
       this.readyState = 1;
       for (const listener of this.listeners.get('open') ?? []) listener();
-      const nonce = new URL(this.url).searchParams.get('proof') ?? '';
-      this.deliver(JSON.stringify({ airlock: 'proof', mac: createHmac('sha256', known).update(`airlock server proof\n${nonce}`).digest('base64url') }));
+      const url = new URL(this.url);
+      const nonce = url.searchParams.get('proof') ?? '';
+      this.deliver(JSON.stringify({ airlock: 'proof', mac: createHmac('sha256', known).update(`airlock server proof v2\n${url.host}\n${nonce}`).digest('base64url') }));
     }
   };
 }

@@ -30,8 +30,9 @@ class FakeSocket {
   open(known = 'secret'): void {
     this.readyState = 1;
     for (const listener of this.listeners.get('open') ?? []) listener();
-    const nonce = new URL(this.url).searchParams.get('proof') ?? '';
-    const mac = createHmac('sha256', known).update(`airlock server proof\n${nonce}`).digest('base64url');
+    const url = new URL(this.url);
+    const nonce = url.searchParams.get('proof') ?? '';
+    const mac = createHmac('sha256', known).update(`airlock server proof v2\n${url.host}\n${nonce}`).digest('base64url');
     for (const listener of this.listeners.get('message') ?? []) listener({ data: JSON.stringify({ airlock: 'proof', mac }) });
   }
   end(): void {
