@@ -44,13 +44,35 @@ export function hooksFoldersToKeep(folder: string): string[] {
 }
 
 /**
- * The last `core.hooksPath` of a Git config file's text, read as Git reads it: section and key names in any case, a
- * key on the line of its section header, quoted parts, escapes, `#` and `;` comments, a line continued by a final
- * backslash. Includes (`[include]`, `[includeIf …]`) are not followed.
+ * The last `core.hooksPath` of a Git config file's text, read as Git reads it (see configSettings). Includes
+ * (`[include]`, `[includeIf …]`) are not followed here: see includedConfigFiles.
  */
 export function hooksPathSetting(text: string): string | undefined {
-  let section = '';
   let found: string | undefined;
+  for (const setting of configSettings(text)) {
+    if (setting.section === 'core' && !setting.subsection && setting.key === 'hookspath') found = setting.value;
+  }
+  return found;
+}
+
+/** One setting of a Git config file: section and key lowercased; value undefined for a key with no `=` (true). */
+export interface ConfigSetting {
+  section: string;
+  /** Whether the section header named a subsection (`[includeIf "gitdir:…"]`). */
+  subsection: boolean;
+  key: string;
+  value: string | undefined;
+}
+
+/**
+ * The settings of a Git config file's text, in order, read as Git reads it: section and key names in any case, a key
+ * on the line of its section header, quoted parts, escapes, `#` and `;` comments, a line continued by a final
+ * backslash.
+ */
+export function configSettings(text: string): ConfigSetting[] {
+  const settings: ConfigSetting[] = [];
+  let section = '';
+  let subsection = false;
   const lines = text.split(/\r?\n/);
   for (let index = 0; index < lines.length; index += 1) {
     let line = lines[index]!.replace(/^\s+/, '');
@@ -58,27 +80,25 @@ export function hooksPathSetting(text: string): string | undefined {
       const header = /^\[\s*([A-Za-z0-9.-]+)(\s+"(?:[^"\\]|\\.)*")?\s*\]/.exec(line);
       if (header === null) {
         section = '';
+        subsection = false;
         continue;
       }
-      section = header[2] === undefined ? header[1]!.toLowerCase() : `${header[1]!.toLowerCase()} "`;
+      section = header[1]!.toLowerCase();
+      subsection = header[2] !== undefined;
       line = line.slice(header[0].length).replace(/^\s+/, '');
     }
     const key = /^([A-Za-z][A-Za-z0-9-]*)\s*(=|$|[#;])/.exec(line);
     if (key === null) continue;
-    if (section !== 'core' || key[1]!.toLowerCase() !== 'hookspath') {
-      // A continued value of another key may span lines: skip them as Git would.
-      if (key[2] === '=') index = skipValue(lines, index, line.slice(key[0].length));
-      continue;
+    let value: string | undefined;
+    if (key[2] === '=') {
+      // A value may span lines (a final backslash): the lines it takes are not read for keys.
+      const parsed = parseValue(lines, index, line.slice(key[0].length));
+      index = parsed.lastLine;
+      value = parsed.value;
     }
-    if (key[2] !== '=') {
-      found = undefined;
-      continue;
-    }
-    const parsed = parseValue(lines, index, line.slice(key[0].length));
-    index = parsed.lastLine;
-    found = parsed.value;
+    if (section !== '') settings.push({ section, subsection, key: key[1]!.toLowerCase(), value });
   }
-  return found;
+  return settings;
 }
 
 /** A value as Git parses it (`parse_value` in config.c), from `rest` on line `index`; where it ended. */
@@ -125,7 +145,3 @@ const ESCAPES = new Map([
   ['\\', '\\'],
   ['"', '"'],
 ]);
-
-function skipValue(lines: readonly string[], index: number, rest: string): number {
-  return parseValue(lines, index, rest).lastLine;
-}

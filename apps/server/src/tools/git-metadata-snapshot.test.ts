@@ -47,6 +47,8 @@ const COMMONDIR_REMOVED = '.git/commondir, added by the call (it makes Git read 
 const WORKTREE_CONFIG_READ =
   ': Git reads it as repository config (core.fsmonitor, core.hooksPath, aliases) whenever extensions.worktreeConfig is on, and runs what it names, unsandboxed, at your next git status or commit';
 const WORKTREE_CONFIG_MADE = `.git/config.worktree was made${WORKTREE_CONFIG_READ}`;
+const INCLUDED_READ =
+  ': Git reads it as repository config (core.fsmonitor, core.hooksPath, aliases), included by the repository config, and runs what it names, unsandboxed, at your next git status or commit';
 const bubblewrap = await probeBubblewrap(true);
 
 describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the call left (sandbox: %s)', (sandbox) => {
@@ -215,6 +217,20 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
     expect(existsSync(marker)).toBe(true);
   });
 
+  test.skipIf(skip)('a workspace file the repository config includes (include.path = ../.gitconfig), written, is reported without a sandbox, and cannot be written in one', async () => {
+    await using workspace = await tempFolder();
+    await using elsewhere = await tempFolder();
+    await repository(workspace.path);
+    expect(hostGit(workspace.path, ['config', 'include.path', '../.gitconfig']).status).toBe(0);
+    const marker = path.join(elsewhere.path, 'marker');
+    const command = `(printf '[core]\\n\\tfsmonitor = "touch ${marker}; false"\\n' > .gitconfig) 2>/dev/null; echo end`;
+    const result = await runTool(tool('terminal', workspace.path), { command });
+    const report = `${INTRO} Not restored, so look at this before running git in the workspace: .gitconfig was made${INCLUDED_READ}.`;
+    expect(result).toStrictEqual({ content: sandbox === 'none' ? `end\nexit code: 0\n${report}` : 'end\nexit code: 0', isError: false });
+    hostGit(workspace.path, ['status', '--porcelain']);
+    expect(existsSync(marker)).toBe(sandbox === 'none');
+  });
+
   test.skipIf(skip)('.git/refs and .git/objects removed beside a repository layout at the root are made again, and the person’s `git status` runs no planted fsmonitor', async () => {
     await using workspace = await tempFolder();
     await repository(workspace.path);
@@ -345,6 +361,22 @@ describe('checkGitMetadata', () => {
     });
   });
 
+  test('a file the repository config includes, or one included from it, made or changed is reported; one left alone, or included by no config, is not', async () => {
+    await using workspace = await repositoryFolder();
+    const at = (...parts: string[]) => path.join(workspace.path, ...parts);
+    await writeFile(at('.git/config'), '[include]\n\tpath = ../.gitconfig\n');
+    await writeFile(at('.gitconfig'), '[includeIf "onbranch:main"]\n\tpath = tools/branch.gitconfig\n');
+    let before = await snapshotGitMetadata(workspace.path);
+    await writeFile(at('unrelated.gitconfig'), '[core]\n');
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [] });
+    await mkdir(at('tools'));
+    await writeFile(at('tools/branch.gitconfig'), '[core]\n\tfsmonitor = x\n');
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [`tools/branch.gitconfig was made${INCLUDED_READ}`] });
+    before = await snapshotGitMetadata(workspace.path);
+    await writeFile(at('.gitconfig'), '[core]\n\tfsmonitor = x\n');
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [`.gitconfig was changed${INCLUDED_READ}`] });
+  });
+
   test('a commondir there before is kept', async () => {
     await using workspace = await repositoryFolder();
     const commondir = path.join(workspace.path, '.git/commondir');
@@ -372,7 +404,7 @@ describe('checkGitMetadata', () => {
     await using workspace = await tempFolder();
     expect(hostGit(workspace.path, ['init', '-q', '--bare', '.']).status).toBe(0);
     const before = await snapshotGitMetadata(workspace.path);
-    expect(before).toStrictEqual({ gitFolder: undefined, gitFile: undefined, rootIsRepository: true, hooksPath: [] });
+    expect(before).toStrictEqual({ gitFolder: undefined, gitFile: undefined, rootIsRepository: true, hooksPath: [], includedConfigs: [] });
     await writeFile(path.join(workspace.path, 'file'), 'x');
     expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [] });
   });

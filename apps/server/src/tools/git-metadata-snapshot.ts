@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { access, lstat, mkdir, open, readdir, readlink, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '@airlock/core';
+import { includedConfigFiles } from './git-config-includes';
 import { hooksFoldersToKeep, hooksPathFolders } from './git-hooks-path';
 import { maskedNow } from './sandbox/missing-git-paths-mask';
 import { readSmallFile, repositoryConfigFiles, repositoryFolders, workspaceGitDir } from './workspace-git-dir';
@@ -45,6 +46,11 @@ export interface GitMetadataSnapshot {
    * for a folder missing). Without a sandbox a call writes there freely, and Git runs what it wrote at the next commit.
    */
   hooksPath: readonly { folder: string; hooks: Hooks | undefined }[];
+  /**
+   * The files inside the workspace that the repository config includes (see includedConfigFiles), each with what
+   * tells a change (undefined when missing): Git reads them as repository config.
+   */
+  includedConfigs: readonly { file: string; identity: string | undefined }[];
 }
 
 /** The hooks in a folder, each name with what tells a change of its content (inode, size, times). */
@@ -89,10 +95,12 @@ export async function snapshotGitMetadata(workspace: string): Promise<GitMetadat
   const gitFile = found === undefined ? undefined : 'found' in found ? found.found.gitFile?.content : readSmallFile(path.join(workspace, '.git'));
   const gitDir = found !== undefined && 'found' in found ? found.found : undefined;
   const [git, rootIsRepository] = await Promise.all([gitDir === undefined ? undefined : lstatOrUndefined(gitDir.gitDir), looksLikeGitDirectory(workspace)]);
-  if (gitDir === undefined || git?.isDirectory() !== true) return { gitFolder: undefined, gitFile, rootIsRepository, hooksPath: [] };
+  if (gitDir === undefined || git?.isDirectory() !== true) return { gitFolder: undefined, gitFile, rootIsRepository, hooksPath: [], includedConfigs: [] };
   const gitPath = gitDir.gitDir;
   const folders = repositoryFolders(gitDir);
-  const configuredFolders = [...new Set(hooksPathFolders(workspace, repositoryConfigFiles(gitDir)).flatMap(hooksFoldersToKeep))];
+  const included = includedConfigFiles(workspace, repositoryConfigFiles(gitDir));
+  const configuredFolders = [...new Set(hooksPathFolders(workspace, [...repositoryConfigFiles(gitDir), ...included]).flatMap(hooksFoldersToKeep))];
+  const includedConfigs = await Promise.all(included.map(async (file) => ({ file, identity: await identityOf(file) })));
   const [head, commondir, objects, refs, hooks, worktreeConfigs, configured, sequencer] = await Promise.all([
     readHead(path.join(gitPath, 'HEAD')),
     lstatOrUndefined(path.join(gitPath, 'commondir')),
@@ -120,6 +128,7 @@ export async function snapshotGitMetadata(workspace: string): Promise<GitMetadat
     gitFile,
     rootIsRepository,
     hooksPath: configured,
+    includedConfigs,
   };
 }
 
@@ -142,6 +151,9 @@ export async function checkGitMetadata(workspace: string, before: GitMetadataSna
   }
   for (const { folder, hooks } of before.hooksPath) {
     reportHooks({ folder, name: path.relative(workspace, folder), before: hooks, after: await hooksIn(folder), configured: true }, findings);
+  }
+  for (const config of before.includedConfigs) {
+    reportConfig({ ...config, name: path.relative(workspace, config.file), after: await identityOf(config.file), included: true }, findings);
   }
   if (!before.rootIsRepository && (await looksLikeGitDirectory(workspace))) {
     findings.notRestored.push('the workspace root now holds a repository layout (HEAD, objects/, refs/), which Git takes for the repository whenever .git is not a valid one');
@@ -210,7 +222,7 @@ async function checkGitFolder(workspace: string, before: GitFolderState, finding
     reportHooks({ folder: folder.folder, name: path.relative(workspace, folder.folder), before: folder.hooks, after: hooks[index], configured: false }, findings);
   }
   for (const [index, config] of before.worktreeConfigs.entries()) {
-    reportWorktreeConfig({ ...config, name: path.relative(workspace, config.file), after: worktreeConfigs[index] }, findings);
+    reportConfig({ ...config, name: path.relative(workspace, config.file), after: worktreeConfigs[index], included: false }, findings);
   }
   // Not removed: a rebase the call ran that stopped at a conflict leaves one too, the call's own work.
   for (const state of sequencer.filter((state) => !before.sequencer.includes(state))) {
@@ -244,13 +256,19 @@ function reportHooks(
   if (changed.length > 0) findings.notRestored.push(`${listed(name, changed)} changed${runs}`);
 }
 
-/** Reports a `config.worktree` made or changed: neither is put back, as the call may have run `git sparse-checkout`. */
-function reportWorktreeConfig(config: { file: string; name: string; identity: string | undefined; after: string | undefined }, findings: GitMetadataFindings): void {
+/**
+ * Reports a `config.worktree`, or a file the repository config includes, made or changed: neither is put back, as the
+ * call may have run `git sparse-checkout`, or changed a project's shared settings on purpose.
+ */
+function reportConfig(
+  config: { file: string; name: string; identity: string | undefined; after: string | undefined; included: boolean },
+  findings: GitMetadataFindings,
+): void {
   const { file, name, identity, after } = config;
   if (after === undefined || after === identity) return;
   // An empty one that another call, running alongside, masks is that call's mount point (see maskMissingGitPaths).
   if (identity === undefined && maskedNow(file) && after.split(':')[1] === '0') return;
-  const reads = ': Git reads it as repository config (core.fsmonitor, core.hooksPath, aliases) whenever extensions.worktreeConfig is on, and runs what it names, unsandboxed, at your next git status or commit';
+  const reads = `: Git reads it as repository config (core.fsmonitor, core.hooksPath, aliases)${config.included ? ', included by the repository config' : ' whenever extensions.worktreeConfig is on'}, and runs what it names, unsandboxed, at your next git status or commit`;
   findings.notRestored.push(`${name} was ${identity === undefined ? 'made' : 'changed'}${reads}`);
 }
 

@@ -271,6 +271,59 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     expect(existsSync(marker)).toBe(false);
   });
 
+  test.each([
+    { state: 'there', present: true },
+    { state: 'missing', present: false },
+  ])('a workspace file the repository config includes ($state when the call starts), and those it includes, cannot be written, made or moved away, and the person’s git status runs nothing from them', async ({ present }) => {
+    await using workspace = await tempFolder();
+    await using elsewhere = await tempFolder();
+    const at = (...parts: string[]) => path.join(workspace.path, ...parts);
+    const marker = path.join(elsewhere.path, 'fsmonitor-ran');
+    const fsmonitor = `[core]\\n\\tfsmonitor = "touch ${marker}; false"\\n`;
+    expect(hostGit(workspace.path, ['init', '-q', '.'])).toBe(0);
+    // The common recipe for project-shared settings, and a conditional include from the file it includes.
+    expect(hostGit(workspace.path, ['config', 'include.path', '../.gitconfig'])).toBe(0);
+    await mkdir(at('shared'));
+    await writeFile(at('shared/branch.gitconfig'), '[user]\n\tname = a\n');
+    const shared = '[includeIf "onbranch:main"]\n\tpath = shared/branch.gitconfig\n[include]\n\tpath = tools/git/more.gitconfig\n';
+    if (present) await writeFile(at('.gitconfig'), shared);
+    // Missing, .gitconfig includes nothing yet, and cannot be made: the files it would include are no config then.
+    const attempts = [
+      `printf '${fsmonitor}' >> .gitconfig`,
+      `git config --file .gitconfig core.fsmonitor 'touch ${marker}; false'`,
+      `mv .gitconfig moved.gitconfig`,
+      ...(present
+        ? [
+            `printf '${fsmonitor}' >> shared/branch.gitconfig`,
+            `mkdir -p tools/git && printf '${fsmonitor}' > tools/git/more.gitconfig`,
+            `mv shared moved-shared && mkdir shared && printf '${fsmonitor}' > shared/branch.gitconfig`,
+          ]
+        : []),
+    ];
+    const command = attempts.map((attempt, index) => `(${attempt}) 2>/dev/null && echo 'done: ${index}'`).join('; ');
+    const result = await runTool(terminal(workspace.path), { command: `${command}; git status --short >/dev/null && echo status; echo end` });
+    expect(result.content).toBe('status\nend\nexit code: 0');
+    expect(await readFile(at('.gitconfig'), 'utf8').catch(() => undefined)).toBe(present ? shared : undefined);
+    expect(await readFile(at('shared/branch.gitconfig'), 'utf8')).toBe('[user]\n\tname = a\n');
+    expect((await readdir(workspace.path)).sort()).toStrictEqual(present ? ['.git', '.gitconfig', 'shared'] : ['.git', 'shared']);
+    hostGit(workspace.path, ['status', '--short']);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test('a .git file is read-only whatever it names, one leading outside the workspace (a linked worktree) too', async () => {
+    await using main = await tempFolder();
+    await using folder = await tempFolder();
+    const workspace = path.join(folder.path, 'worktree');
+    expect(hostGit(main.path, ['init', '-q', '.'])).toBe(0);
+    expect(hostGit(main.path, ['-c', 'user.email=a@example.com', '-c', 'user.name=a', 'commit', '-q', '--allow-empty', '-m', 'first'])).toBe(0);
+    expect(hostGit(main.path, ['worktree', 'add', '-q', workspace])).toBe(0);
+    const gitFile = await readFile(path.join(workspace, '.git'), 'utf8');
+    const result = await runTool(terminal(workspace), { command: "echo 'gitdir: evil' > .git; mv .git moved; rm .git; cat .git" });
+    expect(result.content).toMatch(/^\S*: line 1: \.git: Read-only file system\n/);
+    expect(result.content).toContain(`mv: cannot move '.git' to 'moved': Device or resource busy\nrm: cannot remove '.git': Device or resource busy\n${gitFile}exit code: 0`);
+    expect(await readFile(path.join(workspace, '.git'), 'utf8')).toBe(gitFile);
+  });
+
   test('not covered: a repository the call creates itself', async () => {
     await using workspace = await tempFolder();
     const result = await runTool(terminal(workspace.path), { command: 'mkdir -p .git/hooks && touch .git/config .git/hooks/pre-commit && echo created' });

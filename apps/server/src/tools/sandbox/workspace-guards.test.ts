@@ -110,6 +110,45 @@ describe('workspace guards', () => {
     expect(guardsOf(workspace.path)).toStrictEqual([{ path: '.git', readOnly: false }]);
   });
 
+  test('a .git file leading outside the workspace, or naming nothing, is held read-only all the same', async () => {
+    await using workspace = await tempFolder();
+    await using elsewhere = await tempFolder();
+    await writeFile(path.join(workspace.path, '.git'), `gitdir: ${elsewhere.path}\n`);
+    expect(guardsOf(workspace.path)).toStrictEqual([{ path: '.git', readOnly: true }]);
+    await writeFile(path.join(workspace.path, '.git'), 'not a gitdir line\n');
+    expect(guardsOf(workspace.path)).toStrictEqual([{ path: '.git', readOnly: true }]);
+    expect(missingGitPaths(workspace.path)).toStrictEqual([]);
+  });
+
+  test('a workspace file the repository config includes is held read-only with the folders on the way bound over themselves, and masked when missing (for one in a missing folder, that folder)', async () => {
+    await using workspace = await tempFolder();
+    const at = (...parts: string[]) => path.join(workspace.path, ...parts);
+    await mkdir(at('.git/hooks'), { recursive: true });
+    await writeFile(at('.git/config.worktree'), '');
+    await writeFile(at('.git/config'), '[include]\n\tpath = ../.gitconfig\n[includeIf "onbranch:main"]\n\tpath = ../tools/git/shared\n');
+    // After the config, config.worktree and hooks of .git, which are candidates always.
+    const relative = (masked: { path: string; folder: boolean }[]) => masked.slice(3).map((entry) => ({ ...entry, path: path.relative(workspace.path, entry.path) }));
+    expect(relative(missingGitPaths(workspace.path))).toStrictEqual([
+      { path: '.gitconfig', folder: false },
+      { path: 'tools', folder: true },
+    ]);
+    await mkdir(at('tools/git'), { recursive: true });
+    await writeFile(at('tools/git/shared'), '[include]\n\tpath = more\n[core]\n\thooksPath = tools/git\n');
+    await writeFile(at('.gitconfig'), '');
+    expect(relative(missingGitPaths(workspace.path))).toStrictEqual([{ path: 'tools/git/more', folder: false }]);
+    expect(guardsOf(workspace.path)).toStrictEqual([
+      { path: '.git', readOnly: false },
+      { path: '.git/config', readOnly: true },
+      { path: '.git/config.worktree', readOnly: true },
+      { path: '.git/hooks', readOnly: true },
+      { path: 'tools', readOnly: false },
+      // The hooks folder a file included names.
+      { path: 'tools/git', readOnly: true },
+      { path: '.gitconfig', readOnly: true },
+      { path: 'tools/git/shared', readOnly: true },
+    ]);
+  });
+
   test('a .git that is a link is not held, nor what lies under it', async () => {
     await using workspace = await tempFolder();
     await using elsewhere = await tempFolder();

@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { includedConfigFiles } from '../git-config-includes';
 import { hooksFoldersToKeep, hooksPathFolders } from '../git-hooks-path';
 import { repositoryConfigFiles, repositoryFolders, workspaceGitDir, type WorkspaceGitDir } from '../workspace-git-dir';
 import { maskedNow, type MaskedPath } from './missing-git-paths-mask';
@@ -47,11 +48,11 @@ const IN_WORKSPACE: readonly { path: string; folder: boolean }[] = [{ path: '.ai
  */
 export function openWorkspaceGuards(workspace: string): WorkspaceGuard[] {
   const guards: WorkspaceGuard[] = [];
+  // A `.git` file read-only, whatever it names (a linked worktree's leads outside the workspace): rewritten, it would
+  // send Git to a folder the call laid out.
+  holdReadOnly(guards, path.join(workspace, '.git'), false);
   const git = gitDirIn(workspace);
   if (git !== undefined) {
-    // A `.git` file read-only: rewritten, it would send Git to a folder the call laid out.
-    const gitFile = git.gitFile === undefined ? undefined : openExactly(git.gitFile.path, false);
-    if (gitFile !== undefined) guards.push({ path: git.gitFile!.path, fd: gitFile, readOnly: true });
     const folders = repositoryFolders(git);
     for (const folder of folders) guards.push(...foldersHeld(workspace, folder, guards, false));
     for (const folder of folders) {
@@ -63,6 +64,12 @@ export function openWorkspaceGuards(workspace: string): WorkspaceGuard[] {
     if (guard !== undefined) guards.push(guard);
   }
   for (const hooks of git === undefined ? [] : configuredHooks(workspace, git)) guards.push(...foldersHeld(workspace, hooks, guards, true));
+  // After the hooks folders, which stay read-only should one hold an included file. Each folder on the way is bound
+  // over itself, so that none can be renamed away with the file and another put in its place.
+  for (const file of git === undefined ? [] : includedConfigFiles(workspace, repositoryConfigFiles(git))) {
+    if (path.dirname(file) !== workspace) guards.push(...foldersHeld(workspace, path.dirname(file), guards, false));
+    holdReadOnly(guards, file, false);
+  }
   return guards;
 }
 
@@ -85,9 +92,14 @@ function gitDirIn(workspace: string): WorkspaceGitDir | undefined {
   return git !== undefined && 'found' in git ? git.found : undefined;
 }
 
-/** The outermost folder to keep for each hooks folder `core.hooksPath` names inside the workspace (see hooksFoldersToKeep). */
+/**
+ * The outermost folder to keep for each hooks folder `core.hooksPath` names inside the workspace (see
+ * hooksFoldersToKeep), in the repository config or a file it includes.
+ */
 function configuredHooks(workspace: string, git: WorkspaceGitDir): string[] {
-  return [...new Set(hooksPathFolders(workspace, repositoryConfigFiles(git)).map((folder) => hooksFoldersToKeep(folder)[0]!))];
+  const configFiles = repositoryConfigFiles(git);
+  const hooks = hooksPathFolders(workspace, [...configFiles, ...includedConfigFiles(workspace, configFiles)]);
+  return [...new Set(hooks.map((folder) => hooksFoldersToKeep(folder)[0]!))];
 }
 
 /**
@@ -121,8 +133,9 @@ function foldersFrom(workspace: string, folder: string): string[] {
 /**
  * The paths of the workspace's repository a call must not make when they are missing at its start (see
  * maskMissingGitPaths): its config, `config.worktree` and hooks folder, in the Git directory (`.git`, or what a `.git`
- * file names) and in the folder its `commondir` names, and the hooks folders `core.hooksPath` names. A Git directory is
- * a repository to Git without a config (`git init` then `rm .git/config`), and a call's first config could name a hooks
+ * file names) and in the folder its `commondir` names, the hooks folders `core.hooksPath` names, and the files the
+ * config includes inside the workspace (see includedConfigFiles; for one in a folder missing, that folder). A Git
+ * directory is a repository to Git without a config (`git init` then `rm .git/config`), and a call's first config could name a hooks
  * folder or an fsmonitor. None where the workspace has no Git directory of its own (a `.git` link, a `.git` file
  * leading outside the workspace).
  */
@@ -134,28 +147,33 @@ export function missingGitPaths(workspace: string): MaskedPath[] {
     { path: path.join(folder, 'config.worktree'), folder: false },
     { path: path.join(folder, 'hooks'), folder: true },
   ]);
-  for (const hooks of configuredHooks(workspace, git)) {
-    const missing = firstMissing(workspace, hooks);
-    if (missing !== undefined && !paths.some((known) => known.path === missing)) paths.push({ path: missing, folder: true });
+  const wanted = [
+    ...configuredHooks(workspace, git).map((hooks) => ({ path: hooks, folder: true })),
+    ...includedConfigFiles(workspace, repositoryConfigFiles(git)).map((file) => ({ path: file, folder: false })),
+  ];
+  for (const entry of wanted) {
+    const missing = firstMissing(workspace, entry);
+    if (missing !== undefined && !paths.some((known) => known.path === missing.path)) paths.push(missing);
   }
   return paths;
 }
 
 /**
- * For a hooks folder `core.hooksPath` names: the outermost folder on the way to it that is missing (or the mount point
- * of a running call masking it), which an empty read-only tmpfs keeps the call from making. Undefined when all are
- * there, or one on the way is no plain folder.
+ * For a hooks folder `core.hooksPath` names, or a config file the repository config includes: the outermost path on
+ * the way to it that is missing (or the mount point of a running call masking it), which an empty read-only tmpfs (a
+ * folder) or file keeps the call from making. Undefined when all are there, or one on the way is no plain folder.
  */
-function firstMissing(workspace: string, hooks: string): string | undefined {
-  for (const folder of foldersFrom(workspace, hooks)) {
-    if (maskedNow(folder)) return folder;
+function firstMissing(workspace: string, target: MaskedPath): MaskedPath | undefined {
+  for (const entry of foldersFrom(workspace, target.path)) {
+    const folder = entry !== target.path || target.folder;
+    if (maskedNow(entry)) return { path: entry, folder };
     let info;
     try {
-      info = lstatSync(folder);
+      info = lstatSync(entry);
     } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? folder : undefined;
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { path: entry, folder } : undefined;
     }
-    if (!info.isDirectory()) return undefined;
+    if (folder && !info.isDirectory()) return undefined;
   }
   return undefined;
 }

@@ -1,0 +1,68 @@
+import { spawnSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { includedConfigFiles, includePaths } from './git-config-includes';
+import { tempFolder } from './test-support';
+
+/** The files Git itself reads `test.key` from in the repository at `workspace`, as real paths. */
+function filesGitReads(workspace: string): string[] {
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: workspace, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  const result = spawnSync('git', ['config', '--show-origin', '--get-all', 'test.key'], { cwd: workspace, env, encoding: 'utf8' });
+  expect(result.stderr).toBe('');
+  return result.stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => realpathSync(path.resolve(workspace, line.slice('file:'.length, line.indexOf('\t')))));
+}
+
+describe('includedConfigFiles', () => {
+  test('finds the files Git reads as repository config through include.path and includeIf.*.path, relative to each including file, with those missing in the workspace', async () => {
+    await using folder = await tempFolder();
+    const workspace = folder.path;
+    const at = (...parts: string[]) => path.join(workspace, ...parts);
+    const key = (name: string) => `[test]\n\tkey = ${name}\n`;
+    expect(spawnSync('git', ['init', '-q', workspace]).status).toBe(0);
+    await mkdir(at('sub'));
+    await mkdir(at('real'));
+    await writeFile(
+      at('.git/config'),
+      `${key('config')}[include]\n\tpath = ../.gitconfig\n[includeIf "gitdir:**"]\n\tpath = c.gitconfig\n[include]\n\tpath = /nowhere/outside.gitconfig\n\tpath = %(prefix)/etc/x\n`,
+    );
+    await writeFile(at('.gitconfig'), `${key('root')}[INCLUDE] Path = "sub/a.gitconfig" ; comment\n\tpath = link.gitconfig\n\tpath = missing/m.gitconfig\n`);
+    await writeFile(at('sub/a.gitconfig'), `${key('a')}[include]\n\tpath = ../b.gitconfig\n`);
+    await writeFile(at('b.gitconfig'), key('b'));
+    await writeFile(at('.git/c.gitconfig'), key('c'));
+    await writeFile(at('real/target'), key('linked'));
+    await symlink('real/target', at('link.gitconfig'));
+    const found = includedConfigFiles(workspace, [at('.git/config')]);
+    expect(found).toStrictEqual([at('.gitconfig'), at('.git/c.gitconfig'), at('sub/a.gitconfig'), at('real/target'), at('missing/m.gitconfig'), at('b.gitconfig')]);
+    expect(filesGitReads(workspace).sort()).toStrictEqual([at('.git/config'), ...found.filter((file) => !file.includes('missing'))].sort());
+  });
+
+  test('an include loop ends, each file once; a file outside the workspace, or under a link or a file on the way, is none', async () => {
+    await using folder = await tempFolder();
+    await using elsewhere = await tempFolder();
+    const at = (...parts: string[]) => path.join(folder.path, ...parts);
+    await mkdir(at('.git'));
+    await writeFile(at('.git/config'), '[include]\n\tpath = ../a\n');
+    await writeFile(at('a'), '[include]\n\tpath = b\n');
+    await writeFile(at('b'), '[include]\n\tpath = a\n\tpath = .git/config\n');
+    expect(includedConfigFiles(folder.path, [at('.git/config')])).toStrictEqual([at('a'), at('b')]);
+    await symlink(elsewhere.path, at('out'));
+    await writeFile(at('file'), '');
+    await writeFile(at('a'), `[include]\n\tpath = out/x\n\tpath = file/x\n\tpath = ${elsewhere.path}/y\n\tpath = ../../x\n`);
+    expect(includedConfigFiles(folder.path, [at('.git/config')])).toStrictEqual([at('a')]);
+  });
+});
+
+describe('includePaths', () => {
+  test.each([
+    ['[include]\n\tpath = a\n[includeIf "onbranch:main"]\n\tpath = b\n[includeif "gitdir:~/x/"] path = "c d"\n', ['a', 'b', 'c d']],
+    ['[include "x"]\n\tpath = a\n[includeIf]\n\tpath = b\n[core]\n\tpath = c\n[include]\n\tpath\n\tpath =\n', []],
+    ['[core]\n\tpager = "less \\\n[include]\n\tpath = no"\n', []],
+  ])('%j gives %j', (text, expected) => {
+    expect(includePaths(text)).toStrictEqual(expected);
+  });
+});
