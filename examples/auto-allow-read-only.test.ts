@@ -129,7 +129,10 @@ describe('examples/auto-allow-read-only.ts', () => {
 
     await using again = runExample(airlock, ['--session', 's-code-link', 'hi'], { AIRLOCK_URL: link });
     expect(await again.exited).toBe(1);
-    expect(again.stderr).toBe('this start-up link was used already (each link opens Airlock once). Airlock printed a new link in the terminal where it runs: open that one\n');
+    expect(again.stderr).toBe(
+      'this start-up link was used already (each link opens Airlock once). Airlock prints no new link, since its output is not a terminal and a tool could read it there: ' +
+        'start Airlock again for a new link, or start it with --token-file (or AIRLOCK_TOKEN_FILE) and use that token (paste it on the page)\n',
+    );
   });
 
   it('refuses an address it cannot read without echoing the token it carries', async () => {

@@ -19,6 +19,8 @@ export interface TestAirlockOptions {
   rulesWorkspace?: string;
   /** Origins of proxies in front of it that pass the Host on as sent (admitted in Origin and Host). Default none. */
   allowedOrigins?: string[];
+  /** Whether the server takes its log for a terminal (it prints a new start-up link there). Default false: it logs nowhere. */
+  logIsTerminal?: boolean;
 }
 
 export interface TestAirlock extends AsyncDisposable {
@@ -60,6 +62,7 @@ export async function startTestAirlock(options: TestAirlockOptions): Promise<Tes
       ...(rules === undefined ? {} : { rules }),
     },
     log: () => undefined,
+    logIsTerminal: options.logIsTerminal ?? false,
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });
   const clients: TestClient[] = [];

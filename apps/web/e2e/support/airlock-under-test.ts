@@ -66,7 +66,7 @@ export async function startAirlockUnderTest(options: AirlockUnderTestOptions = {
   };
   const start = async (port: number) => {
     const created = await createServices({ ...config, port }, { log: () => undefined });
-    return startServer({ config: { ...config, port }, services: created.services, webRoot: WEB_DIST, log: () => undefined, dispose: () => created.close() });
+    return startServer({ config: { ...config, port }, services: created.services, webRoot: WEB_DIST, log: () => undefined, logIsTerminal: false, dispose: () => created.close() });
   };
   let server = await start(0);
   const close = async () => {
