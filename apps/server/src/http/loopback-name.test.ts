@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { isLoopbackName, LoopbackPin, loopbackPinFor, loopbackPinnedFetch, pinnedLoopbackUrl, type LoopbackAddress } from './loopback-name';
+import { isLoopbackName, LoopbackPin, loopbackPinFor, loopbackPinnedFetch, type LoopbackAddress } from './loopback-name';
 
 /** The address a pin's lookup gives `hostname`, as `net.connect` asks for it (all addresses). */
 function lookUp(pin: LoopbackPin, hostname: string): Promise<{ address: string; family: number }[]> {
@@ -75,20 +75,6 @@ describe('LoopbackPin', () => {
     void loopbackPinFor('https://localhost/v1', answers)?.address();
     void loopbackPinFor('http://LOCALHOST:11434/v1', answers)?.address();
     expect(asked).toStrictEqual([80, 443, 11434]);
-  });
-});
-
-describe('pinnedLoopbackUrl', () => {
-  it('puts the address the server holds in place of a loopback name, on the URL’s port or the default; leaves other URLs as they are', async () => {
-    expect(await pinnedLoopbackUrl('postgres://a:b@localhost/db', 5432, holding('::1').answers)).toBe('postgres://a:b@[::1]/db');
-    const both = holding('127.0.0.1', '::1');
-    expect(await pinnedLoopbackUrl('postgres://a:b@LOCALHOST:6543/db?sslmode=disable', 5432, both.answers)).toBe('postgres://a:b@127.0.0.1:6543/db?sslmode=disable');
-    expect(both.asked).toStrictEqual(['127.0.0.1:6543']);
-    const none = holding();
-    expect(await pinnedLoopbackUrl('postgres://db.internal/db', 5432, none.answers)).toBe('postgres://db.internal/db');
-    expect(await pinnedLoopbackUrl('postgres://127.0.0.1/db', 5432, none.answers)).toBe('postgres://127.0.0.1/db');
-    expect(await pinnedLoopbackUrl('not a url', 5432, none.answers)).toBe('not a url');
-    expect(none.asked).toStrictEqual([]);
   });
 });
 

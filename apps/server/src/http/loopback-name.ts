@@ -1,5 +1,5 @@
 import { lookup as systemLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
-import { connect } from 'node:net';
+import { connect, Socket } from 'node:net';
 import { Agent, fetch as undiciFetch, type RequestInfo as UndiciRequestInfo, type RequestInit as UndiciRequestInit } from 'undici';
 
 /** The loopback addresses a `localhost` name stands for, in the order they are tried. */
@@ -107,18 +107,17 @@ export function loopbackPinnedFetch(url: string | URL, answers?: Answers, option
 }
 
 /**
- * `url` with a loopback name for its host (`postgres://…@localhost/…`) made the one loopback address the server holds
- * (see LoopbackPin), for clients that take no `lookup`; any other URL as it is. `defaultPort` is the scheme's.
+ * For a client that takes a socket rather than a `lookup` (node-postgres's `stream`): a socket whose `connect(port,
+ * host)` to a loopback name goes to the address `pin` holds. The name stays the client's: a `.pgpass` line for
+ * `localhost` still matches, and TLS still checks the name.
  */
-export async function pinnedLoopbackUrl(url: string, defaultPort: number, answers?: Answers): Promise<string> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return url;
-  }
-  if (!isLoopbackName(parsed.hostname)) return url;
-  const address = await new LoopbackPin(parsed.port === '' ? defaultPort : Number(parsed.port), answers).address();
-  parsed.hostname = address.includes(':') ? `[${address}]` : address;
-  return parsed.href;
+export function loopbackPinnedSocket(pin: LoopbackPin): Socket {
+  const socket = new Socket();
+  const connect = socket.connect.bind(socket) as (...args: unknown[]) => Socket;
+  socket.connect = ((...args: unknown[]) => {
+    const [port, host] = args;
+    if (typeof port === 'number' && typeof host === 'string' && isLoopbackName(host)) return connect({ port, host, lookup: pin.lookup });
+    return connect(...args);
+  });
+  return socket;
 }

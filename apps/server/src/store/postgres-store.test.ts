@@ -1,6 +1,9 @@
 import { FencedError, type ClusterMessage, type LedgerChange } from '@airlock/api';
 import { ConflictError } from '@airlock/core';
-import { createServer as createNetServer, type Server as NetServer } from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { instanceLockHolder, openTestDatabase, probeTestDatabase, TEST_DATABASE_URL, terminateBackend, withClient, type TestDatabase } from '../../test/support/postgres';
 import { resolveLocalhostAsStock } from '../http/test-support';
@@ -645,6 +648,46 @@ describe.skipIf(!postgres.available)('PostgresStore named localhost', () => {
     } finally {
       restoreResolver();
       await new Promise((resolve) => impostor.close(resolve));
+    }
+  });
+});
+
+describe('PostgresStore named localhost, with its password in .pgpass', () => {
+  it('sends the password a .pgpass line for localhost holds: the name stays the connection’s, only its address is pinned', async () => {
+    // A server that asks for the password in clear text and records what it gets (no database behind it).
+    const received: string[] = [];
+    const server = createNetServer((socket) => {
+      let buffer = Buffer.alloc(0);
+      let started = false;
+      socket.on('error', () => undefined);
+      socket.on('data', (chunk: Buffer) => {
+        buffer = Buffer.concat([buffer, chunk]);
+        if (!started && buffer.length >= 4 && buffer.length >= buffer.readInt32BE(0)) {
+          buffer = buffer.subarray(buffer.readInt32BE(0));
+          started = true;
+          socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 3]));
+        }
+        if (started && buffer.length >= 5 && buffer.length >= 1 + buffer.readInt32BE(1)) {
+          received.push(buffer.subarray(5, buffer.readInt32BE(1)).toString());
+          socket.destroy();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const folder = await mkdtemp(path.join(tmpdir(), 'airlock-pgpass-'));
+    const passFile = path.join(folder, 'pgpass');
+    await writeFile(passFile, `localhost:${port}:db:airlock:from-pgpass\n`, { mode: 0o600 });
+    const before = process.env.PGPASSFILE;
+    process.env.PGPASSFILE = passFile;
+    try {
+      await expect(PostgresStore.open({ url: `postgres://airlock@localhost:${port}/db`, instanceId: 'pgpass', connectTimeoutMs: 5_000, log: () => {} })).rejects.toThrow();
+      expect(received).toStrictEqual(['from-pgpass']);
+    } finally {
+      if (before === undefined) delete process.env.PGPASSFILE;
+      else process.env.PGPASSFILE = before;
+      await new Promise((resolve) => server.close(resolve));
+      await rm(folder, { recursive: true, force: true });
     }
   });
 });

@@ -36,7 +36,7 @@ import { Client, DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, ty
 import type { Migration } from './migrations';
 import { PostgresListener } from './postgres-listener';
 import { migratePostgres, postgresMigrations } from './postgres-migrations';
-import { pinnedLoopbackUrl } from '../http/loopback-name';
+import { isLoopbackName, LoopbackPin, loopbackPinnedSocket } from '../http/loopback-name';
 import { inTransaction } from './postgres-migrations/migrate';
 import { lastSeqOfPage } from './event-page';
 import {
@@ -96,6 +96,18 @@ const DEFAULT_LEASE_MS = 30_000;
 const MAX_IDENTIFIER_BYTES = 63;
 /** PostgreSQL's port when a URL names none. */
 const POSTGRES_PORT = 5432;
+
+/** The pin of a database URL whose host is a loopback name (see LoopbackPin); none for any other, or a socket folder. */
+function databaseLoopbackPin(url: string): LoopbackPin | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.searchParams.has('host') || !isLoopbackName(parsed.hostname)) return undefined;
+  return new LoopbackPin(parsed.port === '' ? POSTGRES_PORT : Number(parsed.port));
+}
 
 /** Now, in epoch ms, by the database's clock: every instance measures leases by the same clock. */
 const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
@@ -178,9 +190,13 @@ export class PostgresStore implements AirlockStore, Cluster {
     if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0) throw new RangeError(`leaseMs must be a positive whole number of ms, not ${leaseMs}`);
     const log = options.log ?? ((line: string) => console.warn(line));
     const location = describeLocation(options.url, schema);
+    const pin = databaseLoopbackPin(options.url);
+    // Looked for now, before any call could hold the address (a connection made later reaches the address found).
+    await pin?.address();
     const base: ClientConfig = {
+      connectionString: options.url,
       // A `localhost` database is reached at the one loopback address it holds, never its twin (see LoopbackPin).
-      connectionString: await pinnedLoopbackUrl(options.url, POSTGRES_PORT),
+      ...(pin === undefined ? {} : { stream: () => loopbackPinnedSocket(pin) }),
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       types: typeParsers,
       application_name: `airlock ${instanceId}`.slice(0, MAX_IDENTIFIER_BYTES),
