@@ -312,17 +312,7 @@ if (sections.has('round-trip')) {
 const memory = async () => {
   const inspector = await server.inspector();
   await model.idle();
-  await inspector.collectGarbage();
-  // V8 hands freed pages back to the system from its own threads after a collection, within seconds: read the
-  // memory once the RSS holds still (within 256 KiB over 200 ms), so a burst's freed pages are not counted.
-  let last = await inspector.memoryUsage();
-  for (let polls = 0; polls < 100; polls++) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const now = await inspector.memoryUsage();
-    if (Math.abs(now.rss - last.rss) < 256 * 1024) return now;
-    last = now;
-  }
-  return last;
+  return inspector.settledMemoryUsage();
 };
 /**
  * Where the RSS per waiting session goes: V8's heap in use, V8's heap pages committed but free (after the

@@ -53,15 +53,7 @@ const status = (server: ShippedServer) => {
 const collected = async (server: ShippedServer) => {
   const inspector = await server.inspector();
   await model.idle();
-  await inspector.collectGarbage();
-  let last = await inspector.memoryUsage();
-  for (let polls = 0; polls < 100; polls++) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const now = await inspector.memoryUsage();
-    if (Math.abs(now.rss - last.rss) < 256 * 1024) return now;
-    last = now;
-  }
-  return last;
+  return inspector.settledMemoryUsage();
 };
 /** RSS as seen from outside at once, and after 30 s left alone (V8 collects an idle process's garbage by itself); then collected. */
 const report = async (label: string, server: ShippedServer) => {

@@ -87,6 +87,22 @@ export class Inspector {
     return { ...usage, mallocArena: usage.mallocArena ?? NaN };
   }
 
+  /**
+   * The memory after two full collections, read once the RSS holds still (within 256 KiB over 200 ms): V8 hands freed
+   * pages back to the system from its own threads within seconds of a collection, so a burst's freed pages are not counted.
+   */
+  async settledMemoryUsage(): Promise<MemoryUsage> {
+    await this.collectGarbage();
+    let last = await this.memoryUsage();
+    for (let polls = 0; polls < 100; polls++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const now = await this.memoryUsage();
+      if (Math.abs(now.rss - last.rss) < 256 * 1024) return now;
+      last = now;
+    }
+    return last;
+  }
+
   /** Writes a heap snapshot (after a collection) to `file`, readable by Chrome's DevTools. */
   async heapSnapshot(file: string): Promise<void> {
     const out = createWriteStream(file);
