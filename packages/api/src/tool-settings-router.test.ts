@@ -102,10 +102,16 @@ describe('settings', () => {
     const { caller, other } = setup({ sendWindow: window });
     const watch = (await caller.settings.watch())[Symbol.asyncIterator]();
     expect(await watch.next()).toStrictEqual({ done: false, value: defaultToolSettings });
+    // A second watch, on a connection whose window stays open, watched after the first: once it has heard the last
+    // change, so has the first (changes after the first are told in batches, after a pause, to every watch in turn).
+    const witness = (await other.settings.watch())[Symbol.asyncIterator]();
+    expect(await witness.next()).toStrictEqual({ done: false, value: defaultToolSettings });
     window.open = false;
     const next = watch.next();
     for (const maxToolCalls of [2, 3, 4]) await other.settings.update({ maxToolCalls });
-    await expect.poll(() => window.parked.size).toBe(1);
+    for (let heard = await witness.next(); heard.value?.maxToolCalls !== 4; heard = await witness.next()) expect(heard.done).toBe(false);
+    await witness.return?.();
+    expect(window.parked.size).toBe(1);
     window.reopen();
     expect(await next).toStrictEqual({ done: false, value: { ...defaultToolSettings, maxToolCalls: 4 } });
     const after = watch.next();
