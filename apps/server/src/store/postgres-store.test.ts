@@ -1,5 +1,5 @@
 import { FencedError, type ClusterMessage, type LedgerChange } from '@airlock/api';
-import { ConflictError } from '@airlock/core';
+import { ConflictError, type ChatMessage } from '@airlock/core';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { instanceLockHolder, openTestDatabase, probeTestDatabase, TEST_DATABASE_URL, terminateBackend, withClient, type TestDatabase } from '../../test/support/postgres';
 import { resolveLocalhostAsStock } from '../http/test-support';
 import { postgresMigrations } from './postgres-migrations';
-import { channelName, PostgresStore, type PostgresStoreOptions } from './postgres-store';
+import { channelName, MESSAGES_PER_READ, PostgresStore, type PostgresStoreOptions } from './postgres-store';
 import { StoreError } from './store-error';
 import { postgresSchemaAt, run, session, startChange, statusEvent } from './test-support';
 
@@ -171,6 +171,23 @@ describe.skipIf(!postgres.available)(postgres.available ? 'PostgresStore' : `Pos
     expect(await runRow(database, 'r')).toStrictEqual({ owner: null, fence: '2', lease_until: null });
     expect(await again.claimRun('r')).toBe(3);
     expect(await again.renewLeases()).toStrictEqual(new Set(['r']));
+  });
+
+  it('reads a chat longer than one read holds whole and in order, and only its own messages', async () => {
+    await using database = await openTestDatabase();
+    await using store = await openStore(database, 'a');
+    await store.createSession(session('long'));
+    await store.createSession(session('other'));
+    const count = MESSAGES_PER_READ * 2 + 3;
+    const written: ChatMessage[] = [];
+    for (let index = 0; index < count; index++) {
+      const message: ChatMessage = { role: index % 2 === 0 ? 'user' : 'assistant', content: `message ${index}` };
+      written.push(message);
+      await store.appendMessage('long', message, index);
+      if (index % 100 === 0) await store.appendMessage('other', { role: 'user', content: `other ${index}` }, index);
+    }
+    expect(await store.loadMessages('long')).toStrictEqual(written);
+    expect((await store.loadMessages('other')).length).toBe(Math.ceil(count / 100));
   });
 
   it('a holder whose lock connection was cut takes its lock again and keeps its id: a second store under it is refused, and the holder renews its runs', async () => {

@@ -94,6 +94,9 @@ export interface PostgresStoreOptions {
 
 const DEFAULT_LEASE_MS = 30_000;
 const MAX_IDENTIFIER_BYTES = 63;
+/** Rows of a chat read at once by loadMessages. */
+export const MESSAGES_PER_READ = 256;
+
 /** PostgreSQL's port when a URL names none. */
 const POSTGRES_PORT = 5432;
 
@@ -296,9 +299,24 @@ export class PostgresStore implements AirlockStore, Cluster {
     }
   }
 
+  /**
+   * A page of rows at a time, each parsed as it comes (all the rows' JSON at once would be a second copy of the whole
+   * chat before any of it is parsed), in one snapshot of the chat (REPEATABLE READ): a write meanwhile is not half seen.
+   */
   async loadMessages(sessionId: string): Promise<ChatMessage[]> {
-    const rows = await this.rows<{ json: string }>('SELECT json FROM messages WHERE session_id = $1 ORDER BY message_id', [sessionId]);
-    return rows.map((row) => JSON.parse(row.json) as ChatMessage);
+    return inTransaction(this.pool, async (client) => {
+      await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const messages: ChatMessage[] = [];
+      for (let after = 0; ; ) {
+        const { rows } = await client.query<{ message_id: number; json: string }>(
+          'SELECT message_id, json FROM messages WHERE session_id = $1 AND message_id > $2 ORDER BY message_id LIMIT $3',
+          [sessionId, after, MESSAGES_PER_READ],
+        );
+        for (const row of rows) messages.push(JSON.parse(row.json) as ChatMessage);
+        if (rows.length < MESSAGES_PER_READ) return messages;
+        after = rows.at(-1)!.message_id;
+      }
+    });
   }
 
   async loadMessagePage(sessionId: string, query: MessagePageQuery): Promise<MessagePage> {
