@@ -1,11 +1,10 @@
-import { ApprovalRegistry, defineTool, type AnyTool, type ShownTool, type ToolAnnotations } from '@airlock/core';
-import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
+import { defineTool, type AnyTool, type ShownTool, type ToolAnnotations } from '@airlock/core';
+import { textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ChatService } from './chat-service';
-import { ConnectionState } from './context';
+import type { ChatService } from './chat-service';
 import { MemoryStore } from './memory-store';
-import { appRouter, createCallerFactory } from './router';
+import { startScriptedProcess } from './test-support';
 
 // A waiting call's card rebuilt from the ledger (after a reload, for a run the page does not follow) shows the tool
 // as the call was put up: its MCP server may have rewritten the tool's hints since, and the tool list says the new ones.
@@ -30,16 +29,8 @@ function weatherTool(annotations: ToolAnnotations): AnyTool {
 const none = { readOnly: false, destructive: false, executesCode: false, exactGrants: false, idempotent: false, openWorld: false };
 const asPutUp: ShownTool = { source: 'mcp:wx', declared: { names: [{ name: 'city' }] }, annotations: { ...none, readOnly: true, idempotent: true } };
 
-/** One server process over `store`, with the tools `tools()` lists at each moment. */
-async function start(store: MemoryStore, steps: ScriptStep[], tools: () => readonly AnyTool[]) {
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel(steps), tools, store, suspendRunsOnShutdown: true });
-  services.push(chat);
-  await chat.open();
-  const api = createCallerFactory(appRouter)({
-    services: { chat, catalog: { tools, servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
-    connection: new ConnectionState('c1'),
-  });
-  return { chat, api };
+function start(store: MemoryStore, steps: ScriptStep[], tools: () => readonly AnyTool[]) {
+  return startScriptedProcess(services, store, steps, tools);
 }
 
 describe('a waiting call read from the ledger', () => {

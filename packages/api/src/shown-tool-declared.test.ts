@@ -1,11 +1,10 @@
-import { ApprovalRegistry, declaredArguments, defineTool, visibleArguments, type AnyTool, type LoopEvent } from '@airlock/core';
-import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
+import { declaredArguments, defineTool, visibleArguments, type AnyTool, type LoopEvent } from '@airlock/core';
+import { textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ChatService } from './chat-service';
-import { ConnectionState } from './context';
+import type { ChatService } from './chat-service';
 import { MemoryStore } from './memory-store';
-import { appRouter, createCallerFactory } from './router';
+import { startScriptedProcess } from './test-support';
 
 // A card marks the argument names a call's tool does not declare against the tool as the call was put up, which is
 // what a decision covers: its MCP server may have rewritten the tool's schema since, and the tool list says the new one.
@@ -28,15 +27,8 @@ function purgeTool(optionNames: readonly string[]): AnyTool {
   });
 }
 
-async function start(store: MemoryStore, steps: ScriptStep[], tools: () => readonly AnyTool[]) {
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel(steps), tools, store, suspendRunsOnShutdown: true });
-  services.push(chat);
-  await chat.open();
-  const api = createCallerFactory(appRouter)({
-    services: { chat, catalog: { tools, servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
-    connection: new ConnectionState('c1'),
-  });
-  return { chat, api };
+function start(store: MemoryStore, steps: ScriptStep[], tools: () => readonly AnyTool[]) {
+  return startScriptedProcess(services, store, steps, tools);
 }
 
 /** The run's tool-start, as a client re-attaching to the run reads it. */

@@ -1,6 +1,11 @@
-import { defineTool, type AnyTool } from '@airlock/core';
+import { ApprovalRegistry, defineTool, type AnyTool } from '@airlock/core';
+import { ScriptedModel, type ScriptStep } from '@airlock/core/testing';
 import { z } from 'zod';
+import { ChatService } from './chat-service';
+import { ConnectionState } from './context';
 import type { SendWindow, Waker } from './event-log';
+import type { MemoryStore } from './memory-store';
+import { appRouter, createCallerFactory } from './router';
 
 /** A send window a test opens and shuts by hand (tests only). */
 export class ManualWindow implements SendWindow {
@@ -33,4 +38,20 @@ export function echoTool(ran: string[]): AnyTool {
       return `echo: ${text}`;
     },
   });
+}
+
+/**
+ * One server process over `store` (tests only): a chat service whose model plays `steps`, with the tools `tools()`
+ * lists at each moment, and a caller of the router for one connection. The service is pushed to `services`, for the
+ * test to shut down.
+ */
+export async function startScriptedProcess(services: ChatService[], store: MemoryStore, steps: ScriptStep[], tools: () => readonly AnyTool[]) {
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel(steps), tools, store, suspendRunsOnShutdown: true });
+  services.push(chat);
+  await chat.open();
+  const api = createCallerFactory(appRouter)({
+    services: { chat, catalog: { tools, servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
+    connection: new ConnectionState('c1'),
+  });
+  return { chat, api };
 }
