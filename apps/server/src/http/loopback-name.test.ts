@@ -74,7 +74,8 @@ describe('LoopbackPin', () => {
     void loopbackPinFor('http://localhost/v1', answers)?.address();
     void loopbackPinFor('https://localhost/v1', answers)?.address();
     void loopbackPinFor('http://LOCALHOST:11434/v1', answers)?.address();
-    expect(asked).toStrictEqual([80, 443, 11434]);
+    void loopbackPinFor('postgres://a@localhost/db', answers)?.address();
+    expect(asked).toStrictEqual([80, 443, 11434, 5432]);
   });
 });
 

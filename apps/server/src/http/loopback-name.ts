@@ -85,9 +85,12 @@ export class LoopbackPin {
 export function loopbackPinFor(url: string | URL, answers?: Answers): LoopbackPin | undefined {
   const parsed = typeof url === 'string' ? new URL(url) : url;
   if (!isLoopbackName(parsed.hostname)) return undefined;
-  const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+  const port = parsed.port === '' ? (DEFAULT_PORTS[parsed.protocol] ?? 80) : Number(parsed.port);
   return new LoopbackPin(port, answers);
 }
+
+/** The port a URL of each scheme means when it names none. */
+const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'https:': 443, 'postgres:': 5432, 'postgresql:': 5432 };
 
 /**
  * A fetch whose requests to a `localhost` host reach the one loopback address it holds (see LoopbackPin); undefined

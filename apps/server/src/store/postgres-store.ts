@@ -36,7 +36,7 @@ import { Client, DatabaseError, Pool, TypeOverrides, escapeIdentifier, types, ty
 import type { Migration } from './migrations';
 import { PostgresListener } from './postgres-listener';
 import { migratePostgres, postgresMigrations } from './postgres-migrations';
-import { isLoopbackName, LoopbackPin, loopbackPinnedSocket } from '../http/loopback-name';
+import { loopbackPinFor, loopbackPinnedSocket, type LoopbackPin } from '../http/loopback-name';
 import { inTransaction } from './postgres-migrations/migrate';
 import { lastSeqOfPage } from './event-page';
 import {
@@ -97,9 +97,6 @@ const MAX_IDENTIFIER_BYTES = 63;
 /** Rows of a chat read at once by loadMessages. */
 export const MESSAGES_PER_READ = 256;
 
-/** PostgreSQL's port when a URL names none. */
-const POSTGRES_PORT = 5432;
-
 /** The pin of a database URL whose host is a loopback name (see LoopbackPin); none for any other, or a socket folder. */
 function databaseLoopbackPin(url: string): LoopbackPin | undefined {
   let parsed: URL;
@@ -108,8 +105,8 @@ function databaseLoopbackPin(url: string): LoopbackPin | undefined {
   } catch {
     return undefined;
   }
-  if (parsed.searchParams.has('host') || !isLoopbackName(parsed.hostname)) return undefined;
-  return new LoopbackPin(parsed.port === '' ? POSTGRES_PORT : Number(parsed.port));
+  // A socket folder given as `?host=` is where pg connects, whatever the URL's host says.
+  return parsed.searchParams.has('host') ? undefined : loopbackPinFor(parsed);
 }
 
 /** Now, in epoch ms, by the database's clock: every instance measures leases by the same clock. */
