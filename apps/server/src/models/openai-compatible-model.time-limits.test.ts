@@ -129,10 +129,12 @@ describe('OpenAICompatibleModel time limits', () => {
     server = await startModelServer(() => undefined);
     const requests = new ConcurrencyLimit(1);
 
-    const error = await failure(model({ requestTimeoutMs: 200, requests }).stream(hello, new AbortController().signal));
+    // A limit long enough for the connection to be made first on a loaded machine (with 200 ms, two clean clones at
+    // once once gave up before connecting, and the test found no connection to see closed).
+    const error = await failure(model({ requestTimeoutMs: 1_500, requests }).stream(hello, new AbortController().signal));
 
     expect(error.message).toBe(
-      `llama.cpp: the model server at ${server.url} did not start answering within 200 ms; the turn was stopped ` +
+      `llama.cpp: the model server at ${server.url} did not start answering within 1500 ms; the turn was stopped ` +
         `(the limit is set by --model-timeout-ms / AIRLOCK_MODEL_TIMEOUT_MS)`,
     );
     expect(requests.size).toBe(0);
