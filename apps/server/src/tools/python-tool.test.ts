@@ -1,11 +1,15 @@
 import { execFile } from 'node:child_process';
-import { access, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { access, appendFile, copyFile, mkdir, realpath, rename, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { AnyTool, ToolOutput } from '@airlock/core';
 import { describe, expect, test } from 'vitest';
+import { resolveToolsOptions } from './builtin-tools-options';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
+import { createPythonTool } from './python-tool';
+import { runOutsideWorkspace } from './run-tool-process';
 import { callContext, runTool, SANDBOX_KINDS, tempFolder, toolNamed } from './test-support';
+import { WorkspacePaths } from './workspace-paths';
 
 // The system interpreter first: a version-manager shim found earlier on PATH can take seconds to start.
 const PATH = ['/usr/bin', '/bin', process.env.PATH].join(':');
@@ -197,6 +201,64 @@ describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
     expect(logged).toStrictEqual([
       `python: ${path.join(shims, 'python3')} (which runs ${path.join(venvBin, 'python3')}) is inside the workspace and is not used (a virtualenv there runs its site-packages' .pth files and sitecustomize at every start); using /usr/bin/python3.`,
     ]);
+  });
+
+  /** The python tool with the interpreters it asks which executable they run listed in `asked`, one entry per ask. */
+  function countingPython(options: BuiltinToolsOptions, asked: string[]) {
+    const resolved = resolveToolsOptions({ env: { PATH, HOME: process.env.HOME }, sandbox, ...options });
+    return createPythonTool(resolved, new WorkspacePaths(resolved.workspace), {
+      ask: (...args) => {
+        asked.push(args[2].file);
+        return runOutsideWorkspace(...args);
+      },
+    });
+  }
+
+  test('asks a real interpreter which executable it runs once while it is the same file, again once it is replaced or edited', async () => {
+    await using workspace = await tempFolder();
+    // A copy of the real interpreter (it names itself when asked), so that the test can replace and edit it; not under
+    // /tmp, which the sandbox covers with a /tmp of its own.
+    await using outside = await tempFolder('/var/tmp');
+    const real = await realpath('/usr/bin/python3');
+    const python3 = path.join(outside.path, 'python3');
+    await copyFile(real, python3);
+    const asked: string[] = [];
+    const tool = countingPython({ workspace: workspace.path, env: { PATH: `${outside.path}:${PATH}`, HOME: process.env.HOME } }, asked);
+    const code = 'import sys\nprint(sys.executable)';
+    const ran = { content: `${python3}\nexit code: 0`, isError: false };
+    for (let call = 0; call < 3; call++) expect(await runTool(tool, { code })).toStrictEqual(ran);
+    expect(asked).toStrictEqual([python3]);
+
+    // Replaced by another file at the same path (the same bytes, a new inode).
+    await copyFile(real, `${python3}.new`);
+    await rename(`${python3}.new`, python3);
+    for (let call = 0; call < 2; call++) expect(await runTool(tool, { code })).toStrictEqual(ran);
+    expect(asked).toStrictEqual([python3, python3]);
+
+    // Edited where it is (the same inode).
+    await appendFile(python3, '\0');
+    for (let call = 0; call < 2; call++) expect(await runTool(tool, { code })).toStrictEqual(ran);
+    expect(asked).toStrictEqual([python3, python3, python3]);
+  });
+
+  test("asks a version manager's shim which interpreter it runs at every call, script or link", async () => {
+    await using workspace = await tempFolder();
+    await using outside = await tempFolder();
+    // A shim that is a script, and one that is a link to a program (as mise's shims are) choosing another.
+    const scripts = path.join(outside.path, 'scripts');
+    await mkdir(scripts);
+    await writeFile(path.join(scripts, 'python3'), '#!/bin/sh\nexec /usr/bin/python3 "$@"\n', { mode: 0o755 });
+    const links = path.join(outside.path, 'links');
+    await mkdir(links);
+    await writeFile(path.join(outside.path, 'manager'), '#!/bin/sh\nexec /usr/bin/python3 "$@"\n', { mode: 0o755 });
+    await symlink(path.join(outside.path, 'manager'), path.join(links, 'python3'));
+    for (const shims of [scripts, links]) {
+      const asked: string[] = [];
+      const tool = countingPython({ workspace: workspace.path, env: { PATH: `${shims}:${PATH}`, HOME: process.env.HOME } }, asked);
+      const code = 'import sys\nprint(sys.executable)';
+      for (let call = 0; call < 3; call++) expect(await runTool(tool, { code })).toStrictEqual({ content: '/usr/bin/python3\nexit code: 0', isError: false });
+      expect(asked).toStrictEqual(Array(3).fill(path.join(shims, 'python3')));
+    }
   });
 
   test('without python3 on PATH the result says so clearly', async () => {

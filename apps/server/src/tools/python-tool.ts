@@ -9,6 +9,7 @@ import { pythonEncodingDeclaration } from './python-encoding-declaration';
 import { pythonLineBreakIssue, pythonLineBreakMessage } from './python-line-breaks';
 import { processToolOutput } from './process-tool-output';
 import { childSearchPath, runOutsideWorkspace, runToolProcess } from './run-tool-process';
+import { SelfRunningInterpreters } from './self-running-interpreters';
 import { failuresAsResults, toolFailure } from './tool-failure';
 import { isWithin, type WorkspacePaths } from './workspace-paths';
 import { wellFormedText } from './well-formed-text';
@@ -67,8 +68,15 @@ const BOOTSTRAP = `def main():
 main()
 `;
 
-export function createPythonTool(options: ResolvedToolsOptions, paths: WorkspacePaths) {
+export interface PythonToolSeams {
+  /** Starts an interpreter to ask which executable it runs. Default `runOutsideWorkspace`; tests count the asks. */
+  ask?: typeof runOutsideWorkspace;
+}
+
+export function createPythonTool(options: ResolvedToolsOptions, paths: WorkspacePaths, seams: PythonToolSeams = {}) {
   const passedOver = new Set<string>();
+  const selfRunning = new SelfRunningInterpreters();
+  const ask = seams.ask ?? runOutsideWorkspace;
   return defineTool<z.infer<typeof parameters>>({
     name: 'python',
     description:
@@ -86,7 +94,7 @@ export function createPythonTool(options: ResolvedToolsOptions, paths: Workspace
         // The script's folder, which the question to the interpreter may write instead of the workspace.
         const folder = await mkdtemp(path.join(os.tmpdir(), 'airlock-python-'));
         try {
-          const found = await interpreterOutside({ options, paths, searchPath, scratch: folder, context });
+          const found = await interpreterOutside({ options, paths, searchPath, scratch: folder, context, ask, selfRunning });
           if (typeof found === 'object' && 'content' in found) return found;
           if (found.python === undefined) {
             if (found.inWorkspace.length > 0) {
@@ -139,6 +147,9 @@ interface InterpreterSearch {
   /** A folder of the call's own, the one the question to an interpreter may write in the sandbox. */
   scratch: string;
   context: ToolContext;
+  ask: typeof runOutsideWorkspace;
+  /** Candidates that named themselves before and are unchanged since: run without asking again. */
+  selfRunning: SelfRunningInterpreters;
 }
 
 /**
@@ -147,7 +158,8 @@ interface InterpreterSearch {
  * the workspace, a shim's choice) would run, at every start and even in isolated mode, the `.pth` files and
  * sitecustomize of its site-packages, which an earlier call could have written, or be a program a call wrote. Each
  * candidate is asked which executable it runs (see runOutsideWorkspace: in `/`, the workspace read-only), and that
- * executable is what the call runs, so no file in the workspace chooses it.
+ * executable is what the call runs, so no file in the workspace chooses it. A candidate that named itself, and is the
+ * same file now, is not asked again (see SelfRunningInterpreters); a shim is asked at every call.
  */
 async function interpreterOutside(search: InterpreterSearch): Promise<{ python: string | undefined; inWorkspace: string[] } | ToolOutput> {
   const workspace = await search.paths.root();
@@ -158,7 +170,9 @@ async function interpreterOutside(search: InterpreterSearch): Promise<{ python: 
       if (placed) inWorkspace.push(candidate);
       continue;
     }
-    const asked = await runOutsideWorkspace(
+    const identity = await search.selfRunning.identity(candidate);
+    if (identity !== undefined && search.selfRunning.has(identity)) return { python: candidate, inWorkspace };
+    const asked = await search.ask(
       search.options,
       search.paths,
       { file: candidate, args: ['-I', '-S', '-c', WHICH_EXECUTABLE], readOnlyPaths: [candidate], scratch: search.scratch },
@@ -169,8 +183,12 @@ async function interpreterOutside(search: InterpreterSearch): Promise<{ python: 
     if (asked.exitCode !== 0 || typeof executable !== 'string' || !path.isAbsolute(executable)) {
       return toolFailure(`${candidate} did not say which interpreter it runs (${processToolOutput(asked).content.trim()}), so the code was not run.`);
     }
-    if ((await isInWorkspace(workspace, executable)) !== false) inWorkspace.push(executable === candidate ? candidate : `${candidate} (which runs ${executable})`);
-    else return { python: executable, inWorkspace };
+    if ((await isInWorkspace(workspace, executable)) !== false) {
+      inWorkspace.push(executable === candidate ? candidate : `${candidate} (which runs ${executable})`);
+      continue;
+    }
+    if (executable === candidate && identity !== undefined) search.selfRunning.remember(identity);
+    return { python: executable, inWorkspace };
   }
   return { python: undefined, inWorkspace };
 }

@@ -12,9 +12,9 @@ export interface TempFolder extends AsyncDisposable {
   path: string;
 }
 
-/** A fresh folder under the system temp dir, removed on dispose. */
-export async function tempFolder(): Promise<TempFolder> {
-  const folder = await realpath(await mkdtemp(path.join(os.tmpdir(), 'airlock-tools-')));
+/** A fresh folder under `parent` (default the system temp dir), removed on dispose. */
+export async function tempFolder(parent = os.tmpdir()): Promise<TempFolder> {
+  const folder = await realpath(await mkdtemp(path.join(parent, 'airlock-tools-')));
   return { path: folder, [Symbol.asyncDispose]: () => rm(folder, { recursive: true, force: true }) };
 }
 
