@@ -440,6 +440,40 @@ describe('a subscription id already in use', () => {
   });
 });
 
+describe('a subscription stopped before the server said it started', () => {
+  it('ends as it starts: no run, no place taken, and nothing more sent for its id', async () => {
+    await using running = await startTestServer({ steps: [hangingStep('never')], capacity: { subscriptionsPerConnection: 1 } });
+    await using raw = await authenticatedSocket(running.server);
+    const answers: WireMessage[] = [];
+    const watched = deferred<WireMessage>();
+    const answered = deferred();
+    raw.socket.on('message', (data: Buffer) => {
+      const text = data.toString('utf8');
+      if (text === 'PING') return;
+      const message = JSON.parse(text) as WireMessage;
+      answers.push(message);
+      if (message.id === 2 && message.result?.type !== 'started') watched.resolve(message);
+      if (message.id === 3) answered.resolve();
+    });
+    // In one message, so the stop is read while the subscription's procedure has yet to answer.
+    raw.socket.send(
+      JSON.stringify([
+        { id: 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: 'stopped', runId: 'stopped-run', message: 'go' } } },
+        { id: 1, method: 'subscription.stop' },
+      ]),
+    );
+    // A query answered after the stream's procedure has (before, the stream was reading and held the place by then).
+    raw.socket.send(JSON.stringify({ id: 3, method: 'query', params: { path: 'model.info' } }));
+    await answered.promise;
+    // The one place is free: a watch sent now gets its first change, not TOO_MANY_REQUESTS.
+    raw.socket.send(JSON.stringify({ id: 2, method: 'subscription', params: { path: 'sessions.watch' } }));
+    expect((await watched.promise).result?.type).toBe('data');
+    expect(answers.filter((message) => message.id === 1)).toStrictEqual([]);
+    await using other = connectClient(running.server);
+    expect(await other.client.sessions.list.query()).toStrictEqual([]);
+  });
+});
+
 describe('sockets without a token', () => {
   it('fill only their own places: clients with the token still connect, up to the cap, while 64 strangers keep trying', async () => {
     await using running = await startTestServer({ capacity: { maxConnections: 2, authGraceMs: 100 } });
