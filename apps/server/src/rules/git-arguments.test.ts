@@ -267,6 +267,53 @@ describe('git diff, commit and add: no file from outside the workspace, no ignor
   });
 });
 
+describe('git grep: no file read outside the workspace', () => {
+  it.each([
+    // Each prints lines of a file outside the workspace (where the workspace lies in a larger repository, `../x`
+    // is in its work tree), or reads its patterns from one.
+    ['git grep', 'git grep --no-index root /etc/passwd'],
+    ['git grep', 'git grep --no-index secret ../sibling'],
+    ['git grep', 'git grep --no-index -e key -- ~/.ssh'],
+    ['git grep', 'git grep -i --no-index key -- ../x'],
+    ['git grep', 'git grep --no-index key "$HOME/.ssh"'],
+    ['git grep', 'git grep -A3 -e key /etc'],
+    ['git grep', 'git grep -n -A 3 key /etc'],
+    ['git grep', 'git grep --after-context 3 key /etc'],
+    ['git grep', 'git grep --context=2 key ../x'],
+    ['git grep', 'git grep key HEAD -- ../x'],
+    ['git grep', 'git grep -f /etc/shadow'],
+    ['git grep', 'git grep -nf /etc/shadow src'],
+    ['git grep', 'git grep -f/etc/shadow'],
+    ['git grep', 'git grep -f ~/.ssh/id_rsa x'],
+    // An option these tables do not know is taken for a flag: its value is judged as the pattern, the rest as paths.
+    ['git grep', 'git grep --unknown 3 key /etc'],
+    ['git', 'git grep --no-index root /etc/passwd'],
+    ['git', 'git -C sub grep --no-index root ../../x'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('ask');
+  });
+
+  it.each([
+    ['git grep', 'git grep foo'],
+    ['git grep', 'git grep --no-index foo'],
+    ['git grep', 'git grep --no-index foo src'],
+    ['git grep', 'git grep -n -e foo -- src'],
+    ['git grep', 'git grep -A 3 foo src/a.ts'],
+    ['git grep', 'git grep -iA3 foo src'],
+    ['git grep', 'git grep --max-depth 2 foo'],
+    // A pattern is no path, however it reads.
+    ['git grep', 'git grep /etc/passwd'],
+    ['git grep', 'git grep -e ../x -e ~/y'],
+    ['git grep', 'git grep -f patterns.txt src'],
+    ['git grep', 'git grep -f - src'],
+    ['git grep', 'git grep foo HEAD~1 -- src'],
+    ['git grep', "git grep foo -- '*.ts'"],
+    ['git grep --no-index root /etc/passwd', 'git grep --no-index root /etc/passwd'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('allow');
+  });
+});
+
 describe('git push: a deny rule on --force or --delete catches the other spellings of a forced push or a deletion', () => {
   async function decideWithDeny(command: string, allow: string, deny: string): Promise<string> {
     return (await evaluateRules(terminal(command), [prefix(allow), prefix(deny, { effect: 'deny' })], context)).decision;

@@ -169,8 +169,8 @@ const REMOTE_READS = new Set(['show', 'get-url']);
  * status`: `PathFacts.leftWorkspace`); its command is one of git's own (not an alias the repository's configuration
  * defines); the repository a `push`, `fetch`, `pull` or `ls-remote` talks to is a remote's name, not a URL or path the
  * call names (`git push https://…` sends the repository there); a `fetch` or `pull` writes no local branch a refspec
- * names (`+x:main`), prunes nothing with one, and keeps the clone's history (`FETCH_ASKED`); `diff`, `commit` and `add`
- * read no file outside the workspace and add no ignored one, `instaweb` starts no program the call names
+ * names (`+x:main`), prunes nothing with one, and keeps the clone's history (`FETCH_ASKED`); `diff`, `grep`, `commit` and
+ * `add` read no file outside the workspace and add no ignored one, `instaweb` starts no program the call names
  * (`NAMED_ONLY_OPTIONS`); `config` writes no key whose value git runs (`configCovered`); `blame` reads, `init` makes,
  * `worktree add`, `format-patch -o`, `bundle create`, `archive -o` … write nothing outside the workspace
  * (`PATH_OPTIONS`); `clone` reads from no remote helper (`ext::sh -c …`, `fd::3`), runs no upload-pack (`-u`) nor
@@ -210,9 +210,60 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
   if (paths !== undefined && !pathsCovered(paths, words, index + 1, untrusted, here)) return false;
   // `git diff a b` with either outside the repository compares the two files as `--no-index` does.
   if (command.value === 'diff' && words.slice(index + 1).some((word, offset) => untrusted(index + 1 + offset) && !isOption(word) && mayNameOutside(word, here))) return false;
+  if (command.value === 'grep' && !grepCovered(words, index + 1, untrusted, here)) return false;
   if (command.value === 'remote') return remoteCovered(words, index + 1, untrusted);
   const spec = REPOSITORY_COMMANDS.get(command.value);
   return spec === undefined || repositoryCovered(spec, words, index + 1, untrusted, here);
+}
+
+/** `git grep`'s one-letter options that take a value (`-A 3`, `-A3`, `-iA3`): `-e` a pattern, `-f` a file of patterns. */
+const GREP_SHORT_VALUES = 'ABCmef';
+/** Its long options that take the next word as their value unless given one with `=` (a count: no path). */
+const GREP_LONG_VALUES = ['--after-context', '--before-context', '--context', '--max-depth', '--threads', '--max-count'];
+
+/**
+ * Whether a prefix rule covers this `git grep` call (its words from `start` on): it reads no file outside the
+ * workspace. Its options come first (git refuses one after the pattern), then the pattern, unless `-e` or `-f` gave
+ * one, then revisions and paths, each of which must stay inside: `git grep --no-index secret ../other` prints the
+ * lines of files outside the workspace where the workspace lies in a larger repository, and `-f` reads its patterns
+ * from any file (`-f -`, the pipe, is allowed). Only options known to take a value skip one: an option taken for a
+ * flag that takes a value leaves that value to be judged as the pattern, and every word after it as a path, never
+ * the other way round.
+ */
+function grepCovered(words: readonly ShellWord[], start: number, untrusted: (index: number) => boolean, facts: PathFacts): boolean {
+  const leadsOut = (at: number, word: ShellWord | undefined) => word !== undefined && untrusted(at) && mayNameOutside(word, facts);
+  let patternGiven = false;
+  let index = start;
+  for (; index < words.length; index += 1) {
+    const word = words[index]!;
+    if (word.kind !== 'literal' || !isOption(word) || word.value === '--') break;
+    const value = word.value;
+    if (value.startsWith('--')) {
+      const equals = value.indexOf('=');
+      if (equals === -1 && GREP_LONG_VALUES.includes(value)) index += 1;
+      continue;
+    }
+    for (let at = 1; at < value.length; at += 1) {
+      const letter = value[at]!;
+      // `-O`'s pager is the rest of its group (it runs: asked about as a code-running option before this).
+      if (letter === 'O') break;
+      if (!GREP_SHORT_VALUES.includes(letter)) continue;
+      const given = optionValue(words, index, restOfGroup(value, at));
+      if (letter === 'e' || letter === 'f') patternGiven = true;
+      const fromPipe = given.word?.kind === 'literal' && given.word.value === '-';
+      if (letter === 'f' && !fromPipe && (given.word === undefined || leadsOut(given.at, given.word))) return false;
+      index = given.at;
+      break;
+    }
+  }
+  const first = words[index];
+  if (!patternGiven && first !== undefined && !(first.kind === 'literal' && first.value === '--')) index += 1;
+  for (; index < words.length; index += 1) {
+    const word = words[index]!;
+    if (word.kind === 'literal' && word.value === '--') continue;
+    if (leadsOut(index, word)) return false;
+  }
+  return true;
 }
 
 /** Options of one git command that take a file from anywhere, name a program to run, or add a file git leaves alone. */
