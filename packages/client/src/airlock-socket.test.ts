@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { AirlockSocket, isConnectionLost, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type RequestHandlers, type SocketError } from './airlock-socket';
@@ -337,7 +337,7 @@ describe('AirlockSocket never sends a request over the size limit', () => {
 });
 
 describe('AirlockSocket sends the token only to a server that proves it knows it', () => {
-  async function impostor(greet: (upgrade: Upgrade, socket: WebSocket) => string | null, proofTimeoutMs?: number) {
+  async function impostor(greet: (upgrade: Upgrade, socket: WebSocket) => string | null) {
     const server = await startWireServer(greet);
     const rejections: [string, string][] = [];
     const written: string[] = [];
@@ -354,7 +354,6 @@ describe('AirlockSocket sends the token only to a server that proves it knows it
       retryDelayMs: () => 0,
       connectAttempts: Infinity,
       onRejected: (message, reason) => rejections.push([message, reason]),
-      ...(proofTimeoutMs === undefined ? {} : { proofTimeoutMs }),
     });
     cleanups.push(server.close, () => socket.close());
     const query = recorder();
@@ -414,8 +413,23 @@ describe('AirlockSocket sends the token only to a server that proves it knows it
     expect(written).toStrictEqual([]);
   });
 
-  it('a server that accepts the connection and says nothing gets nothing once the proof is overdue', async () => {
-    await impostor(() => null, 50);
+  it('a server that accepts the connection and says nothing gets nothing, and is tried again once the proof is overdue', async () => {
+    // Silence is no verdict either: a frozen Airlock says nothing too, and answers once it wakes.
+    const server = await startWireServer(() => null);
+    const written: string[] = [];
+    class RecordingWebSocket extends WebSocket {
+      override send(data: string): void {
+        written.push(data);
+        super.send(data);
+      }
+    }
+    const socket = new AirlockSocket({ url: server.url, connectionParams: { token: 'secret' }, WebSocket: RecordingWebSocket, retryDelayMs: () => 0, connectAttempts: Infinity, handshakeTimeoutMs: 50 });
+    cleanups.push(server.close, () => socket.close());
+    await vi.waitFor(() => expect(server.connections.length).toBeGreaterThanOrEqual(3), { timeout: 10_000 });
+    await server.connections[0]!.closed;
+    expect(socket.state).toBe('connecting');
+    expect(server.connections.flatMap((connection) => connection.received)).toStrictEqual([]);
+    expect(written).toStrictEqual([]);
   });
 
   it('a client with no token asks for no proof and sends its connection params as before', async () => {
@@ -426,6 +440,68 @@ describe('AirlockSocket sends the token only to a server that proves it knows it
     expect(await server.received(0, 1)).toStrictEqual([{ method: 'connectionParams', data: { client: 'web' } }]);
     expect(server.connections[0]!.url).toBe('/trpc?connectionParams=1');
     expect(socket.state).toBe('open');
+  });
+});
+
+describe('AirlockSocket does not wait forever on a handshake', () => {
+  it('drops a reconnect that a TCP server accepts and never answers, tries again after its delay, and resumes once a server answers', async () => {
+    const server = await startWireServer();
+    // In front of the server: passes connections through, or (silent) accepts them and says nothing, as a frozen
+    // server's kernel does.
+    let silent = false;
+    const held: Socket[] = [];
+    const accepted: Socket[] = [];
+    const front = createServer((client) => {
+      accepted.push(client);
+      if (silent) {
+        held.push(client);
+        return;
+      }
+      const upstream = connect(Number(new URL(server.url).port), '127.0.0.1');
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', () => resolve()));
+    const url = `ws://127.0.0.1:${(front.address() as AddressInfo).port}/trpc`;
+    const attempts: number[] = [];
+    const opened: (() => void)[] = [];
+    const socket = new AirlockSocket({
+      url,
+      connectionParams: { token: 'secret' },
+      WebSocket,
+      handshakeTimeoutMs: 50,
+      retryDelayMs: (attempt) => {
+        attempts.push(attempt);
+        return 0;
+      },
+      // The proof names the Host the client dialed: the front's, which the wire server answers for.
+      onOpen: () => opened.splice(0).forEach((wake) => wake()),
+    });
+    cleanups.push(server.close, () => socket.close(), () => new Promise<void>((resolve) => {
+      for (const client of accepted) client.destroy();
+      front.close(() => resolve());
+    }));
+    const stream = recorder();
+    socket.request({ method: 'subscription', path: 'sessions.watch', input: {} }, stream.handlers);
+    await server.received(0, 2);
+    expect(socket.state).toBe('open');
+
+    silent = true;
+    server.connections[0]!.socket.terminate();
+    // Each silent handshake is dropped and tried again, with the reconnect delay asked each time.
+    await vi.waitFor(() => expect(held.length).toBeGreaterThanOrEqual(3), { timeout: 10_000 });
+    expect(socket.state).toBe('reconnecting');
+    expect(attempts.slice(0, 3)).toStrictEqual([0, 1, 2]);
+
+    const reopened = new Promise<void>((resolve) => opened.push(resolve));
+    silent = false;
+    await reopened;
+    expect(await server.received(server.connections.length - 1, 2)).toStrictEqual([
+      { method: 'connectionParams', data: { token: 'secret' } },
+      { id: 1, method: 'subscription', params: { path: 'sessions.watch', input: {} } },
+    ]);
+    expect(stream.errors).toStrictEqual([]);
   });
 });
 

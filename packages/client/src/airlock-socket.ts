@@ -58,8 +58,12 @@ export interface AirlockSocketOptions {
    * the client sends it ("unproven": nothing was sent); the socket then stays closed and every request fails.
    */
   onRejected?: (message: string, reason: RejectionReason) => void;
-  /** How long a server that accepted the connection has to send its proof. Default 10 s. */
-  proofTimeoutMs?: number;
+  /**
+   * How long a connection has to open and, with a token, for the server to send its proof: one that has not (a server
+   * that accepts the TCP connection and answers nothing, frozen or cut off) is dropped and tried again, as a lost
+   * connection is. Default 10 s.
+   */
+  handshakeTimeoutMs?: number;
   /**
    * Failed attempts to open the first connection after which the client gives up: every request fails with why
    * (`connect ECONNREFUSED …`, no server at that path) and the state is `unreachable`. Once a connection has
@@ -119,14 +123,13 @@ export type RejectionReason = 'refused' | 'unproven';
 export const UNPROVEN_SERVER_MESSAGE =
   'the server at this address could not prove it is Airlock with this token (another program, or Airlock started with another token); the token was not sent';
 
-const DEFAULT_PROOF_TIMEOUT_MS = 10_000;
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 const DEFAULT_CONNECT_ATTEMPTS = 4;
 
 interface AwaitingProof {
   socket: WebSocketLike;
   nonce: string;
-  timer?: ReturnType<typeof setTimeout>;
   /** The proof came and is being checked: any other frame before the token is sent ends the client. */
   verifying: boolean;
 }
@@ -172,6 +175,8 @@ export class AirlockSocket {
   private rejection: RejectionReason | undefined;
   /** The socket that opened but has yet to prove the server knows the token, with the nonce it asked about. */
   private awaitingProof: AwaitingProof | undefined;
+  /** Drops the socket being opened when it has not opened (and been proven) within `handshakeTimeoutMs`. */
+  private handshakeTimer: ReturnType<typeof setTimeout> | undefined;
   /** The timers that ping the open socket when it is silent, and drop it when nothing answers. */
   private liveness: Liveness | undefined;
   /** Resolved when the next socket opens; rejected when the client stops for good. */
@@ -271,6 +276,7 @@ export class AirlockSocket {
     this.setState('closed');
     this.rejectOpenWaiters();
     clearTimeout(this.retryTimer);
+    clearTimeout(this.handshakeTimer);
     const answers: Promise<void>[] = [];
     for (const [id, live] of [...this.requests]) {
       if (live.message.method === 'subscription') {
@@ -339,6 +345,9 @@ export class AirlockSocket {
       return;
     }
     this.socket = socket;
+    const timeoutMs = this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+    clearTimeout(this.handshakeTimer);
+    this.handshakeTimer = setTimeout(() => this.handshakeOverdue(socket, timeoutMs), timeoutMs);
     socket.addEventListener('open', () => {
       if (nonce === undefined) this.socketOpened(socket);
       else this.awaitProof(socket, nonce);
@@ -357,11 +366,20 @@ export class AirlockSocket {
    */
   private awaitProof(socket: WebSocketLike, nonce: string): void {
     if (socket !== this.socket || this.currentState === 'closed') return;
-    const awaiting: AwaitingProof = { socket, nonce, verifying: false };
-    awaiting.timer = setTimeout(() => {
-      if (this.awaitingProof === awaiting) this.unproven();
-    }, this.options.proofTimeoutMs ?? DEFAULT_PROOF_TIMEOUT_MS);
-    this.awaitingProof = awaiting;
+    this.awaitingProof = { socket, nonce, verifying: false };
+  }
+
+  /**
+   * The socket has not opened, or its server has not sent its proof, in time: whatever accepted the connection is not
+   * answering (a frozen server, a path that died during the handshake). Silence proves nothing either way and nothing
+   * was sent: it is dropped like a lost connection, and tried again after the usual delay.
+   */
+  private handshakeOverdue(socket: WebSocketLike, timeoutMs: number): void {
+    if (socket !== this.socket || this.endedError() !== undefined) return;
+    this.lastFailure = `no answer to the connection's handshake within ${timeoutMs} ms`;
+    this.socketGone(socket);
+    if (socket.terminate === undefined) socket.close();
+    else socket.terminate();
   }
 
   /** The first frame on a socket awaiting its proof: the proof, checked, or anything else, which ends the client. */
@@ -380,7 +398,6 @@ export class AirlockSocket {
           this.unproven();
           return;
         }
-        clearTimeout(awaiting.timer);
         this.awaitingProof = undefined;
         this.socketOpened(awaiting.socket);
       },
@@ -392,13 +409,13 @@ export class AirlockSocket {
 
   /** The server did not prove it knows the token: nothing is sent, and nothing is tried again. */
   private unproven(): void {
-    if (this.awaitingProof !== undefined) clearTimeout(this.awaitingProof.timer);
     this.awaitingProof = undefined;
     this.rejected(UNPROVEN_SERVER_MESSAGE, 'unproven');
   }
 
   private socketOpened(socket: WebSocketLike): void {
     if (socket !== this.socket || this.currentState === 'closed') return;
+    clearTimeout(this.handshakeTimer);
     this.attempt = 0;
     this.opened = true;
     this.setState('open');
@@ -499,6 +516,7 @@ export class AirlockSocket {
 
   private stopForGood(error: SocketError): void {
     clearTimeout(this.retryTimer);
+    clearTimeout(this.handshakeTimer);
     this.stopLiveness();
     for (const live of this.requests.values()) live.handlers.error(error);
     this.requests.clear();
@@ -547,12 +565,10 @@ export class AirlockSocket {
   private socketGone(socket: WebSocketLike | null, code?: number, why = CLOSED_BEFORE_ANSWER): void {
     if (socket !== this.socket) return;
     this.stopLiveness();
+    clearTimeout(this.handshakeTimer);
     // Closed before its proof was checked: nothing was sent. The next connection asks again: Airlock closes a socket
     // at any moment when it shuts down or makes room for newcomers, and what is not Airlock gets nothing however often.
-    if (socket !== null && this.awaitingProof?.socket === socket) {
-      clearTimeout(this.awaitingProof.timer);
-      this.awaitingProof = undefined;
-    }
+    if (socket !== null && this.awaitingProof?.socket === socket) this.awaitingProof = undefined;
     this.socket = null;
     // The server ends every subscription of a connection that closed.
     this.stopWhenStarted.clear();
