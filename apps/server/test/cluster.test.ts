@@ -1,5 +1,5 @@
 import { ChatService, type Cluster, type ClusterMessage, type LoopEvent, type SessionChange } from '@airlock/api';
-import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel, type ChatRequest, type ModelPart } from '@airlock/core';
+import { ApprovalRegistry, ConcurrencyLimit, defineTool, type AnyTool, type ChatModel, type ChatRequest, type ModelPart, type ToolSlots } from '@airlock/core';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { tmpdir } from 'node:os';
@@ -133,6 +133,8 @@ interface InstanceOptions {
   asStore?: (store: PostgresStore) => PostgresStore;
   /** The model. Default a ConversationModel calling `echo` once per message. */
   model?: ChatModel;
+  /** Places for the calls running at once on this instance. Default: no limit. */
+  toolSlots?: ToolSlots;
 }
 
 async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs = 60_000, options: InstanceOptions = {}): Promise<Instance> {
@@ -140,7 +142,7 @@ async function instance(db: TestDatabase, name: string, tool: AnyTool, leaseMs =
   const model = options.model ?? new ConversationModel('echo', 'text');
   const cluster = options.asCluster?.(store) ?? store;
   const rules = await RuleBook.open({ store, workspace: tmpdir(), cluster, log: () => {} });
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {} });
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [tool], store: options.asStore?.(store) ?? store, cluster, rules, suspendRunsOnShutdown: true, log: () => {}, ...(options.toolSlots === undefined ? {} : { toolSlots: options.toolSlots }) });
   let stopped = false;
   const stop = async (handOver: boolean) => {
     if (stopped) return;
@@ -831,6 +833,67 @@ describe.skipIf(!postgres.available)('what lets a call run unasked, changed on a
     await b.chat.confirm({ sessionId: 's1', approvalId: start.approvalId, decision: 'deny' });
     await followed.until(isEnd);
     expect(calls).toStrictEqual(['first']);
+  });
+
+  /**
+   * A, deaf as above, with one place for running calls, held by the test: a call let through unasked waits in line
+   * for it. `change` is made at B while it waits; then the place is given back.
+   */
+  const inLine = async (change: (a: Instance, b: Instance) => Promise<void>, before: (a: Instance) => Promise<void> = async () => {}, confirmToolCalls = false) => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const slots = new ConcurrencyLimit(1);
+    const held = slots.tryAcquire()!;
+    const a = await instance(db, 'a', tool, 60_000, { asCluster: deaf, toolSlots: slots });
+    const b = await instance(db, 'b', tool);
+    await before(a);
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'in line', options: { confirmToolCalls } });
+    const followed = await follow(a, 's1', 'r1');
+    await vi.waitFor(() => expect(slots.waiting).toBe(1));
+    await change(a, b);
+    held();
+    return { a, b, calls, followed };
+  };
+
+  it('confirmation turned back on at B while a call let through on A waits for a place: the call is asked when its turn comes, and the run goes on', async () => {
+    const { b, calls, followed } = await inLine(async (_a, b) => {
+      await b.chat.updateSession('s1', { confirmToolCalls: true });
+    });
+    const start = (await followed.until(waitingStart)) as Extract<LoopEvent, { type: 'tool-start' }>;
+    expect(calls).toStrictEqual([]);
+    await b.chat.confirm({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' });
+    expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'done' });
+    expect(calls).toStrictEqual(['in line']);
+    expect(await b.store.listRunToolCalls('r1')).toMatchObject([{ approvalId: start.approvalId, decision: 'allow', source: 'user', outcome: 'executed' }]);
+  });
+
+  it('an allow rule removed at B while the call it let through on A waits for a place: the call is asked, a deny runs nothing, and the run goes on', async () => {
+    let ruleId = '';
+    const { b, calls, followed } = await inLine(
+      async (_a, b) => {
+        await expect.poll(async () => (await b.rules.list()).map((view) => view.rule.id)).toStrictEqual([ruleId]);
+        await b.rules.remove(ruleId);
+      },
+      async (a) => {
+        ruleId = (await a.rules.add({ effect: 'allow', tool: 'echo', match: { kind: 'exact-arguments', arguments: { text: 'in line' } }, scope: { kind: 'global' }, source: 'user' })).rule.id;
+      },
+      true,
+    );
+    const start = (await followed.until(waitingStart)) as Extract<LoopEvent, { type: 'tool-start' }>;
+    await b.chat.confirm({ sessionId: 's1', approvalId: start.approvalId, decision: 'deny' });
+    expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'done' });
+    expect(calls).toStrictEqual([]);
+    expect(await b.store.listRunToolCalls('r1')).toMatchObject([{ approvalId: start.approvalId, decision: 'deny', source: 'user', startedAt: null, outcome: 'denied' }]);
+  });
+
+  it('a change at B that still lets the call waiting for a place on A through: it runs once, unasked, when its turn comes', async () => {
+    const { calls, followed, b } = await inLine(async (_a, b) => {
+      await b.rules.add({ effect: 'deny', tool: 'echo', match: { kind: 'exact-arguments', arguments: { text: 'another' } }, scope: { kind: 'global' }, source: 'user' });
+    });
+    expect(await followed.until(isEnd)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'done' });
+    expect(followed.events.some(waitingStart)).toBe(false);
+    expect(calls).toStrictEqual(['in line']);
+    expect(await b.store.listRunToolCalls('r1')).toMatchObject([{ approvalId: '', decision: 'allow', source: 'confirmation-off', outcome: 'executed' }]);
   });
 
   it('an allow rule removed at B no longer lets the call run on A', async () => {

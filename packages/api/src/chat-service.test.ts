@@ -207,6 +207,25 @@ describe('ChatService tool slots', () => {
     expect(b!.startedAt).toBeGreaterThanOrEqual(a!.startedAt!);
     expect(b!.startedAt).toBeGreaterThanOrEqual(b!.decidedAt!);
   });
+
+  it('a call let through unasked that waits for a place is judged at its turn: confirmation turned back on meanwhile has it asked, nothing of it stored before', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const slots = new ConcurrencyLimit(1);
+    const other = slots.tryAcquire()!;
+    const { chat } = await start(store, [echoCall('later'), textStep('done')], [echoTool(ran)], { toolSlots: slots });
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go', options: { confirmToolCalls: false } });
+    await vi.waitFor(() => expect(slots.waiting).toBe(1));
+    expect((await chat.getSession('s')).toolCalls).toStrictEqual([]);
+    await chat.updateSession('s', { confirmToolCalls: true });
+    other();
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    expect(ran).toStrictEqual([]);
+    await chat.confirm({ sessionId: 's', approvalId: chat.pending('s')[0]!.approvalId, decision: 'allow' });
+    await runEnded(chat, 's');
+    expect(ran).toStrictEqual(['later']);
+    expect((await chat.audit({ sessionId: 's' })).entries.map((entry) => [entry.decision, entry.source, entry.outcome])).toStrictEqual([['allow', 'user', 'executed']]);
+  });
 });
 
 describe('ChatService and its transports', () => {
@@ -304,6 +323,26 @@ describe('ChatService across a restart', () => {
     expect(ran).toStrictEqual(['later']);
     const [call] = (await after.chat.getSession('s')).toolCalls;
     expect(call).toMatchObject({ decision: 'allow', outcome: 'executed', startedAt: expect.any(Number) });
+  });
+
+  it('a call let through unasked and still in line when the server stopped is judged again at its turn after the restart', async () => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const full = new ConcurrencyLimit(1);
+    full.tryAcquire();
+    const before = await start(store, [echoCall('later')], [echoTool(ran)], { toolSlots: full });
+    await before.chat.startRun({ sessionId: 's', runId: 'r1', message: 'go', options: { confirmToolCalls: false } });
+    await vi.waitFor(() => expect(full.waiting).toBe(1));
+    await before.chat.shutdown();
+    await store.updateSession('s', { confirmToolCalls: true });
+
+    const after = await start(store, [textStep('done')], [echoTool(ran)]);
+    expect(after.opened.resumedRuns).toBe(1);
+    await vi.waitFor(() => expect(after.chat.pending('s')).toHaveLength(1));
+    await after.chat.confirm({ sessionId: 's', approvalId: after.chat.pending('s')[0]!.approvalId, decision: 'deny' });
+    await runEnded(after.chat, 's');
+    expect(ran).toStrictEqual([]);
+    expect((await after.chat.getSession('s')).toolCalls).toMatchObject([{ decision: 'deny', source: 'user', outcome: 'denied', startedAt: null }]);
   });
 
   it('a call in line at one restart that started after it is interrupted at the next, never run again', async () => {

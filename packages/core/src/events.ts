@@ -42,8 +42,9 @@ export const statusEventSchema = z.object({
   /** The call this status is about, when it is about one. */
   toolCallId: z.string().optional(),
   /**
-   * The call (allowed) waits for a place among the calls running at once. A later status about the same call
-   * without it says it has its place and starts: a run resumed after a restart knows which calls never started.
+   * The call waits for a place among the calls running at once: allowed by the person, or let through without asking
+   * (then nothing else of it is stored yet: it is judged again once it has its place). A later status about the same
+   * call without it says it has its place and starts: a run resumed after a restart knows which calls never started.
    */
   waitingForPlace: z.literal(true).optional(),
   /**

@@ -507,40 +507,72 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
           } else {
             // Only a name one of the offered tools has: the model's own words for a call that is refused stay on its card.
             yield { type: 'status', text: `Calling: ${call.name}` };
-            for (;;) {
-              const confirming = confirm();
-              const gate = await openGate(call, check.tool, confirming, options, runId);
-              if (gate.kind === 'ask') {
-                announced[i] = gate.ticket;
-                if (gate.asked !== undefined && !confirming) yield callingStatus(call, gate, confirming);
-                yield awaitingToolStart(call, gate, check.tool);
-                const settled = yield* decideAndRun(i);
-                if (!settled) return park(i);
-                ({ result, ran } = settled);
-                break;
+            const batch = { planned, announced, reported, offered };
+            /** The place among the running calls taken for a call let through unasked, before it is judged again. */
+            let place: (() => void) | undefined;
+            try {
+              for (;;) {
+                const confirming = confirm();
+                const gate = await openGate(call, check.tool, confirming, options, runId);
+                const letThrough = gate.kind === 'run' || gate.kind === 'granted' || (gate.kind === 'rule' && gate.verdict.effect === 'allow');
+                if (!letThrough) {
+                  place?.();
+                  place = undefined;
+                }
+                const slots = options.toolSlots;
+                if (letThrough && place === undefined && slots !== undefined) {
+                  // Let through, but with no place free: it waits in line before anything of it is decided or stored,
+                  // and is judged again once it has its place (confirmation turned back on, a rule or a grant gone
+                  // meanwhile, here or on another instance, has it asked), as a call is judged at its turn.
+                  place = slots.tryAcquire();
+                  if (place === undefined) {
+                    place = yield* waitInLine(slots, call, options, signal, batch);
+                    if (place === undefined || signal.aborted) {
+                      yield toolStart(call, '', false);
+                      result = { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
+                      break;
+                    }
+                    continue;
+                  }
+                }
+                if (gate.kind === 'ask') {
+                  announced[i] = gate.ticket;
+                  if (gate.asked !== undefined && !confirming) yield callingStatus(call, gate, confirming);
+                  yield awaitingToolStart(call, gate, check.tool);
+                  const settled = yield* decideAndRun(i);
+                  if (!settled) return park(i);
+                  ({ result, ran } = settled);
+                  break;
+                }
+                // The start, the decision and the status that follows are one write for a host: one it takes back whole
+                // when what let the call through changed meanwhile (PolicyChangedError), before anything ran.
+                yield followedAtOnce(toolStart(call, '', false, check.tool));
+                let outcome: Reported | undefined;
+                if (gate.kind === 'rule') {
+                  const { verdict } = gate;
+                  yield followedAtOnce(ruleDecisionEvent(call, verdict));
+                  if (verdict.effect === 'deny') outcome = { decision: 'deny', source: 'rule', reason: verdict.message ?? reasonText(verdict.description), verdict };
+                } else {
+                  // Recorded before the call runs: a run without a person's decision says who let it through.
+                  yield followedAtOnce(decisionEvent(call, '', gate.kind === 'granted' ? { decision: 'allow', source: 'grant', grantId: gate.grantId } : { decision: 'allow', source: 'confirmation-off' }));
+                }
+                try {
+                  // The place, if taken, is runPlaced's to give back from here on.
+                  const placed = place;
+                  place = undefined;
+                  result =
+                    !outcome || outcome.decision === 'allow'
+                      ? yield* runPlaced(check.tool, call, outcome, options, signal, batch, placed)
+                      : refusal(call, { ...outcome, decision: outcome.decision });
+                  break;
+                } catch (error) {
+                  // Nothing of the call was stored or run: it is judged again, with what the host read again.
+                  if (!(error instanceof PolicyChangedError) || error.toolCallId !== call.id) throw error;
+                }
               }
-              // The start, the decision and the status that follows are one write for a host: one it takes back whole
-              // when what let the call through changed meanwhile (PolicyChangedError), before anything ran.
-              yield followedAtOnce(toolStart(call, '', false, check.tool));
-              let outcome: Reported | undefined;
-              if (gate.kind === 'rule') {
-                const { verdict } = gate;
-                yield followedAtOnce(ruleDecisionEvent(call, verdict));
-                if (verdict.effect === 'deny') outcome = { decision: 'deny', source: 'rule', reason: verdict.message ?? reasonText(verdict.description), verdict };
-              } else {
-                // Recorded before the call runs: a run without a person's decision says who let it through.
-                yield followedAtOnce(decisionEvent(call, '', gate.kind === 'granted' ? { decision: 'allow', source: 'grant', grantId: gate.grantId } : { decision: 'allow', source: 'confirmation-off' }));
-              }
-              try {
-                result =
-                  !outcome || outcome.decision === 'allow'
-                    ? yield* runPlaced(check.tool, call, outcome, options, signal, { planned, announced, reported, offered })
-                    : refusal(call, { ...outcome, decision: outcome.decision });
-                break;
-              } catch (error) {
-                // Nothing of the call was stored or run: it is judged again, with what the host read again.
-                if (!(error instanceof PolicyChangedError) || error.toolCallId !== call.id) throw error;
-              }
+            } finally {
+              // Let go of while the call held a place it never ran in (its consumer stopped the loop).
+              place?.();
             }
           }
         }
@@ -1005,9 +1037,11 @@ async function* runPlaced(
   options: RunToolLoopOptions,
   signal: CancelSignal,
   batch: Batch,
+  /** A place taken already, which this gives back. Default: one is taken here. */
+  placed?: () => void,
 ): AsyncGenerator<LoopEvent, CallResult, undefined> {
   const slots = options.toolSlots;
-  const release = slots === undefined ? noRelease : (slots.tryAcquire() ?? (yield* waitInLine(slots, call, options, signal, batch)));
+  const release = placed ?? (slots === undefined ? noRelease : (slots.tryAcquire() ?? (yield* waitInLine(slots, call, options, signal, batch))));
   if (release === undefined) return { outcome: 'cancelled', result: toolResultText.cancelled(call.name) };
   if (signal.aborted) {
     // Allowed as the run was cancelled (a server shutting down): it starts nothing, so it says nothing of starting,
