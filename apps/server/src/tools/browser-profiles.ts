@@ -109,8 +109,11 @@ export class FolderScans {
     const key = `${name.source}\u0000${folder}`;
     let info;
     try {
-      info = statSync(folder, { bigint: true });
+      info = statSync(folder, { bigint: true, throwIfNoEntry: false });
     } catch {
+      info = undefined;
+    }
+    if (info === undefined) {
       this.#scans.delete(key);
       return [];
     }

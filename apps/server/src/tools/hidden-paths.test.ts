@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { tempFolder } from './test-support';
@@ -97,6 +97,22 @@ describe('hidden paths', () => {
     await rm(path.join(folder.path, '.config2'), { recursive: true });
     expect(hidden.masks()).toStrictEqual([{ path: dataDir, folder: true }]);
     expect(hidden.known().paths).toStrictEqual([dataDir]);
+  });
+
+  test("others' paths reached through links are masked where the links lead; a link to nowhere or a path under a file is not there", async () => {
+    await using folder = await tempFolder();
+    const real = path.join(folder.path, 'profiles', 'firefox');
+    await mkdir(real, { recursive: true });
+    await writeFile(path.join(folder.path, 'a-file'), 'x');
+    await symlink(path.join(folder.path, 'profiles'), path.join(folder.path, 'linked'));
+    await symlink(path.join(folder.path, 'missing'), path.join(folder.path, 'dangling'));
+    const others = [path.join(folder.path, 'linked', 'firefox'), path.join(folder.path, 'dangling'), path.join(folder.path, 'a-file', 'below'), path.join(folder.path, 'none')];
+    const hidden = new HiddenPaths([], { others: () => others });
+    expect(hidden.masks()).toStrictEqual([{ path: real, folder: true }]);
+    expect(hidden.known().paths).toStrictEqual([real]);
+    // The link to nowhere made to lead somewhere: found at the next use.
+    await mkdir(path.join(folder.path, 'missing'));
+    expect(hidden.known().paths).toStrictEqual([real, path.join(folder.path, 'missing')]);
   });
 
   test('the refusal says what moved and that nothing runs until it is back', () => {

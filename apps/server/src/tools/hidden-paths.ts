@@ -116,10 +116,15 @@ export class HiddenPaths {
   }
 }
 
-/** Where a path really is and what is there; nothing for a missing path, or for `/`, which cannot be masked. */
+/**
+ * Where a path really is and what is there; nothing for a missing path, or for `/`, which cannot be masked. Most of
+ * the paths looked for at each call are missing (browsers not installed): a stat that answers undefined for those
+ * costs a system call, where a realpath that throws cost a JavaScript error with its stack.
+ */
 function identify(entry: string): Identity | undefined {
   try {
-    const real = realpathSync(entry);
+    if (statSync(entry, { throwIfNoEntry: false }) === undefined) return undefined;
+    const real = realpathSync.native(entry);
     if (real === path.parse(real).root) return undefined;
     const stats = statSync(real, { bigint: true });
     return { path: real, folder: stats.isDirectory(), dev: stats.dev, ino: stats.ino };

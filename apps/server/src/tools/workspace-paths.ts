@@ -1,4 +1,4 @@
-import type { BigIntStats, Dir } from 'node:fs';
+import { readlinkSync, type BigIntStats, type Dir } from 'node:fs';
 import { constants, lstat, mkdir, open, opendir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { HiddenPaths, identityKey } from './hidden-paths';
@@ -347,16 +347,19 @@ export class WorkspacePaths {
   async #proven(requested: string, root: string, handle: FileHandle): Promise<WorkspaceFolder> {
     try {
       const opened = `/proc/self/fd/${handle.fd}`;
-      const [real, openedInfo, rootIdentity, ownMount] = await Promise.all([
-        readlink(opened).catch(() => {
-          throw new UncheckablePathError(requested);
-        }),
-        stat(opened, { bigint: true }),
-        this.#rootIdentity(root),
-        isOnOwnMount(handle.fd).catch(() => {
-          throw new UncheckablePathError(requested);
-        }),
-      ]);
+      // The stat goes to the file system (a network one may take its time): on a thread. The link and the mount
+      // are the kernel's own record of the descriptor, read from memory: at once.
+      const identities = Promise.all([stat(opened, { bigint: true }), this.#rootIdentity(root)]);
+      let real: string;
+      let ownMount: boolean;
+      try {
+        real = readlinkSync(opened);
+        ownMount = isOnOwnMount(handle.fd);
+      } catch {
+        await identities.catch(() => undefined);
+        throw new UncheckablePathError(requested);
+      }
+      const [openedInfo, rootIdentity] = await identities;
       // Opened through another process's /proc/<pid>/root: its path and parents below are that process's view.
       if (!ownMount) throw new OutsideWorkspaceError(requested, "it leads into another process's view of the file system");
       const hidden = this.#hiddenKnown(root);
