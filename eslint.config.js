@@ -39,6 +39,12 @@ export default tseslint.config(
     },
   },
   {
+    // Plain JavaScript (a module that must load before TypeScript can, typed by the .d.ts beside it): no type information.
+    files: ['**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
     files: ['**/*.test.ts', '**/*.test.tsx', '**/test/**', '**/e2e/**', '**/bench/**'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -6,16 +6,10 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { refuseInspectorSignal } from '@airlock/core/inspector-signal';
 
 // Node opens its inspector to any same-user process that sends SIGUSR1; this process may hold the secrets below.
-// Taken and ignored unless an inspector port was asked for, as in the server (src/inspector-signal.ts).
-if (!/(^|\s)--(inspect|debug)-port(=|\s|$)/.test(process.env.NODE_OPTIONS ?? '')) {
-  let told = false;
-  process.on('SIGUSR1', () => {
-    if (!told) console.error('airlock: received SIGUSR1: ignored, the inspector stays closed (NODE_OPTIONS=--inspect-port=… to debug)');
-    told = true;
-  });
-}
+refuseInspectorSignal({ notice: 'airlock: received SIGUSR1: ignored, the inspector stays closed (NODE_OPTIONS=--inspect-port=… to debug)' });
 
 const SECRETS = ['AIRLOCK_TOKEN', 'AIRLOCK_API_KEY', 'AIRLOCK_DATABASE_URL'];
 const LINK_FD = 3;

@@ -1,8 +1,8 @@
+import { refuseInspectorSignal } from '@airlock/core/inspector-signal';
 import { ConfigError, databaseReachWarning, loadConfig, USAGE } from './config';
 import { consoleLine } from './console-line';
 import { createServices } from './create-services';
 import { closeInheritedDescriptors } from './inherited-descriptors';
-import { refuseInspectorSignal } from './inspector-signal';
 import { environmentSecretWarnings, openLauncherLink } from './launcher-link';
 import { outputFiles } from './output-files';
 import { startServer } from './start-server';
@@ -14,7 +14,7 @@ async function main(argv: readonly string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  refuseInspectorSignal();
+  refuseInspectorSignal({ notice: 'Received SIGUSR1: ignored, the inspector stays closed (NODE_OPTIONS=--inspect-port=… to debug).' });
   const link = await openLauncherLink(process.env);
   // Secrets the launcher handed over never enter this process's environment, so no child can read them from it.
   const env = { ...process.env, ...link?.secrets };
