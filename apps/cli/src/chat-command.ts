@@ -123,6 +123,10 @@ class ChatSession {
   private lastCall: string | undefined;
   /** Calls whose answer went out on a connection lost before the server answered: it may reach the server yet. */
   private readonly answeredUnconfirmed = new Set<string>();
+  /** Approval ids this terminal's decision was accepted for: any other person's decision is said to be another client's. */
+  private readonly decidedHere = new Set<string>();
+  /** Events of other calls said above an open question, before their turn: each is said there once. */
+  private readonly saidAbove = new WeakSet<LoopEvent>();
   /** The calls of the run followed last whose cards were cut: `v` at the next prompt shows them whole. */
   private cutCalls: LoopEventOf<'tool-start'>[] = [];
 
@@ -289,7 +293,8 @@ class ChatSession {
         return;
       }
       case 'tool-decision':
-        this.showDecision(event);
+        // A person's decision this terminal did not send (a replay after a restart, another client's) says so.
+        this.showDecision(event, { elsewhere: !this.decidedHere.has(event.approvalId) && !this.answeredUnconfirmed.has(event.approvalId) });
         return;
       case 'tool-end':
         this.showEnd(event);
@@ -402,6 +407,7 @@ class ChatSession {
       try {
         if (this.client.state === 'reconnecting') for (const row of noteLines('Not connected: the decision is sent once the connection is back.', screen.layout)) screen.line(style.dim(row));
         const result = await this.client.decide({ sessionId: this.sessionId, approvalId: event.approvalId, ...answer });
+        if (result.resolved) this.decidedHere.add(event.approvalId);
         if (!result.resolved) {
           screen.line(style.warn(result.status === 'already-decided' ? `  Already decided: ${showLine(String(result.decision ?? 'unknown'), style)}` : '  This call is no longer waiting.'));
         }
@@ -432,14 +438,23 @@ class ChatSession {
     if (known !== undefined) return known;
     const watching = new AbortController();
     const answer = this.ask(prompt, { decides: true, card });
+    const otherCall = (event: LoopEvent) => (event.type === 'tool-start' || event.type === 'tool-decision') && !ended(event) && !this.saidAbove.has(event);
     try {
       for (;;) {
-        const arrived = events.arrival((event) => ended(event) || isRunNews(event), watching.signal);
+        const arrived = events.arrival((event) => ended(event) || isRunNews(event) || otherCall(event), watching.signal);
         const first = await Promise.race([answer, arrived.then<Answer | LoopEvent>((event) => event ?? answer)]);
         if (typeof first === 'object' && first !== null && isRunNews(first)) {
           // News of the run itself (it was resumed after a restart) is said now, above the question still open.
           events.remove(first);
           this.sayAbove(first.text);
+          continue;
+        }
+        if (typeof first === 'object' && first !== null && (first.type === 'tool-start' || first.type === 'tool-decision') && otherCall(first)) {
+          // Another call of the batch, or another client's decision on one, is said above the question as it comes,
+          // as the web shows every card of a turn at once: the person never decides one call believing it is the
+          // only one. It stays in its place, and is shown again in its turn.
+          this.saidAbove.add(first);
+          this.sayCallAbove(first);
           continue;
         }
         if (typeof first === 'object' && first !== null) this.reader.withdraw();
@@ -448,6 +463,32 @@ class ChatSession {
     } finally {
       watching.abort();
     }
+  }
+
+  /** Writes another call's card, or another client's decision on it, above the question being asked. */
+  private sayCallAbove(event: LoopEventOf<'tool-start'> | LoopEventOf<'tool-decision'>): void {
+    const { screen } = this;
+    const { style } = screen;
+    let rows: string[];
+    if (event.type === 'tool-start') {
+      const heading = event.awaitingConfirmation ? 'Also in this turn, asked after this one:' : 'Also in this turn:';
+      rows = [...noteLines(heading, screen.layout).map((row) => style.dim(row)), ...toolCallCard(event, style, screen.layout, this.tools.get(event.toolName)).lines];
+    } else {
+      const reason = event.reason === undefined ? '' : showText(event.reason, style).replaceAll('\n', '\n    ');
+      const toolName = this.toolNameOf(event.toolCallId);
+      const rule = event.rule === undefined ? '' : reasonLine(event.rule, (notation) => style.escape(notation));
+      rows = [decisionLine(event, reason, rule, { elsewhere: !this.decidedHere.has(event.approvalId), call: callLabel(toolName, event.toolCallId, style) })];
+    }
+    const text = rows.map((row) => `${row}\n`).join('');
+    if (!this.reader.say(text)) for (const row of rows) screen.line(row);
+  }
+
+  /** The tool a call of this run is for, from its tool-start: shown already, or read ahead and not yet shown. */
+  private toolNameOf(toolCallId: string): string {
+    const shown = this.callTools.get(toolCallId)?.toolName;
+    if (shown !== undefined) return shown;
+    const start = this.events?.find((event) => event.type === 'tool-start' && event.toolCallId === toolCallId);
+    return start?.type === 'tool-start' ? start.toolName : '';
   }
 
   /** Writes `text` above the question being asked, drawn again under it with its card; on a line of its own when none is. */

@@ -334,7 +334,7 @@ describe('airlock chat in a terminal', () => {
     expect(screen).toContain('A run is still going in this chat; following it from its start.');
     // The replay shows the first call as it was decided and ran, without asking for it; only the second is asked.
     expect(screen).toContain('⏺ echo\n  text: first');
-    expect(screen).toContain('  ✓ allowed\n  → ran\n    │ echo: first');
+    expect(screen).toContain('  ✓ allowed in another client\n  → ran\n    │ echo: first');
     expect(screen.split('[a]llow / [A]lways / [d]eny (reason)').length - 1).toBe(1);
     expect(screen.slice(screen.lastIndexOf('⏺ echo'))).toContain('text: second');
 
@@ -505,11 +505,58 @@ describe('airlock chat in a terminal', () => {
       const screen = cli.screen();
       expect(screen).toContain('  text: one\n  A runs any echo call');
       expect(screen).toContain('  text: two\n  ✓ allowed in another client\n');
-      expect(screen.split('✓ allowed in another client').length - 1).toBe(2);
+      // Once above the question as it came, once for the first call, once for the second in its turn.
+      expect(screen.split('✓ allowed in another client').length - 1).toBe(3);
       expect(screen.split(PROMPT).length - 1).toBe(1);
       expect(screen).toContain('Both done.');
       expect(echo.calls).toStrictEqual(['one', 'two']);
 
+      cli.type('\x04');
+      expect(await cli.exited).toBe(0);
+    } finally {
+      await web.close();
+    }
+  });
+
+  it('shows the other calls of the batch, and another client\'s decision on one, above the question about the first, before it is answered', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'one' } }, { name: 'echo', arguments: { text: 'two' } }] }, { text: ['Finished.'] });
+    const sessionId = 'chat_whole_batch';
+    const web = createAirlockClient({ url: airlock.server.wsUrl, token: airlock.server.token, WebSocket, clientLabel: 'web' });
+    try {
+      await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token, '--session', sessionId]);
+      await cli.shows('you›');
+      cli.type('echo both\r');
+      await cli.shows(PROMPT);
+      // The second call of the turn is on the screen while the first is asked about, its card whole, and the card
+      // asked about stays the last one above the question.
+      await cli.showsLine('Also in this turn, asked after this one:');
+      let screen = cli.screen();
+      expect(screen.slice(screen.indexOf('Also in this turn'))).toContain('⏺ echo\n  text: two');
+      expect(screen.slice(screen.lastIndexOf('⏺ echo'))).toContain('text: one');
+
+      // Another client allows the second call: the terminal says so above the question, before anything is answered here.
+      const two = (await web.pending(sessionId)).find((pending) => pending.arguments.text === 'two')!.approvalId;
+      expect(await web.decide({ sessionId, approvalId: two, decision: 'allow' })).toMatchObject({ resolved: true });
+      // Said above the card asked about, which is drawn again under it with its question.
+      await expect
+        .poll(async () => {
+          await cli.flushed();
+          const now = cli.screen();
+          return now.includes('✓ allowed in another client') && now.slice(now.lastIndexOf('✓ allowed in another client')).includes(PROMPT);
+        }, SCREEN_TIMEOUT)
+        .toBe(true);
+      screen = cli.screen();
+      expect(screen.slice(screen.lastIndexOf('✓ allowed in another client'))).toContain('⏺ echo\n  text: one');
+      expect(screen.slice(screen.lastIndexOf('⏺ echo'))).toContain('text: one');
+      expect(echo.calls).toStrictEqual([]);
+
+      cli.type('d not this one\r');
+      await cli.shows('Finished.');
+      expect(echo.calls).toStrictEqual(['two']);
+      expect(cli.screen().split(PROMPT).length - 1).toBe(1);
       cli.type('\x04');
       expect(await cli.exited).toBe(0);
     } finally {
