@@ -438,7 +438,11 @@ class ChatSession {
     if (known !== undefined) return known;
     const watching = new AbortController();
     const answer = this.ask(prompt, { decides: true, card });
-    const otherCall = (event: LoopEvent) => (event.type === 'tool-start' || event.type === 'tool-decision') && !ended(event) && !this.saidAbove.has(event);
+    // This terminal's own decisions are shown in their turn only.
+    const otherCall = (event: LoopEvent) =>
+      (event.type === 'tool-start' || (event.type === 'tool-decision' && !this.decidedHere.has(event.approvalId) && !this.answeredUnconfirmed.has(event.approvalId))) &&
+      !ended(event) &&
+      !this.saidAbove.has(event);
     try {
       for (;;) {
         const arrived = events.arrival((event) => ended(event) || isRunNews(event) || otherCall(event), watching.signal);
@@ -477,7 +481,7 @@ class ChatSession {
       const reason = event.reason === undefined ? '' : showText(event.reason, style).replaceAll('\n', '\n    ');
       const toolName = this.toolNameOf(event.toolCallId);
       const rule = event.rule === undefined ? '' : reasonLine(event.rule, (notation) => style.escape(notation));
-      rows = [decisionLine(event, reason, rule, { elsewhere: !this.decidedHere.has(event.approvalId), call: callLabel(toolName, event.toolCallId, style) })];
+      rows = [decisionLine(event, reason, rule, { elsewhere: true, call: callLabel(toolName, event.toolCallId, style) })];
     }
     const text = rows.map((row) => `${row}\n`).join('');
     if (!this.reader.say(text)) for (const row of rows) screen.line(row);

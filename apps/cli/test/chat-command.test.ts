@@ -65,8 +65,9 @@ describe('airlock chat, with a clock the test moves', () => {
     await terminal.shows(PROMPT, 'text: harmless');
     terminal.advance(1000);
     terminal.type('a\r');
-    // The next call shows at once, and the same key, pressed again 100 ms later, lands on it.
-    await terminal.shows(PROMPT, 'text: DANGEROUS');
+    // The next call is asked at once, and the same key, pressed again 100 ms later, lands on it. (Its card was shown
+    // above the first question already; asked, it is drawn with its note.)
+    await terminal.shows(PROMPT, 'text: DANGEROUS > pwned.txt\n  A runs');
     terminal.advance(100);
     terminal.type('a\r');
     await terminal.shows('Ignored an answer typed before this call was shown: read it, then answer.');
@@ -142,7 +143,7 @@ describe('airlock chat, with a clock the test moves', () => {
     terminal.type('go\r');
     await terminal.shows(PROMPT, 'text: first');
     terminal.type('a\r');
-    await terminal.shows(PROMPT, 'text: second');
+    await terminal.shows(PROMPT, 'text: second\n  A runs');
     terminal.type('d no\r');
     await terminal.shows('Done.');
     const after = terminal.text().slice(terminal.text().indexOf('› d no'));
