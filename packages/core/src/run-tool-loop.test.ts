@@ -1355,6 +1355,25 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       });
     });
 
+    describe('an ask verdict only when confirming (why an allow rule did not cover the call)', () => {
+      const why = { effect: 'ask' as const, ruleId: 'rule_ls', description: [{ code: 'cd /tmp' }, { text: ' may leave the workspace' }], onlyWhenConfirming: true };
+
+      it('with confirmation on, the call’s tool-start says which rule and why, for its card', async () => {
+        const python = recordingTool('python');
+        const { events } = await drive([pythonCall(), textStep('ok')], 'allow', { tools: [python.tool], confirmToolCalls: true, policy: async () => why });
+        expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: true, askedBecause: { ruleId: why.ruleId, reason: why.description } }]);
+        expect(python.calls).toHaveLength(1);
+      });
+
+      it('with confirmation off, the call runs unasked, as one no rule decides: an allow rule makes nothing stricter', async () => {
+        const python = recordingTool('python');
+        const { events } = await collectRunWith({ confirmToolCalls: false, tools: [python.tool], policy: async () => why, model: new ScriptedModel([pythonCall(), textStep('ok')]) });
+        expect(ofType(events, 'tool-start')).toMatchObject([{ awaitingConfirmation: false }]);
+        expect(ofType(events, 'tool-start')[0]).not.toHaveProperty('askedBecause');
+        expect(python.calls).toHaveLength(1);
+      });
+    });
+
     it('no rule: the person is asked as before', async () => {
       const python = recordingTool('python');
       const { events } = await collectRunWith({ tools: [python.tool], policy: async () => undefined, model: new ScriptedModel([pythonCall(), textStep('ok')]) }, 'allow');

@@ -78,7 +78,7 @@ export interface RunToolLoopOptions {
   /**
    * Lasting rules, asked before grants and before the person: a deny wins over every allow and grant; an allow lets
    * the call run unasked; an ask puts the call up to the person even with confirmation off (a grant for it still
-   * counts). Undefined means no rule applies. Asked again at each call's turn (what a rule matches, a
+   * counts), unless it is `onlyWhenConfirming`. Undefined means no rule applies. Asked again at each call's turn (what a rule matches, a
    * path's real target say, can change while earlier calls of the turn run); `preview` marks the early look made when
    * a turn's calls are announced, which decides nothing and counts no hit. Default none.
    */
@@ -156,6 +156,12 @@ export interface PolicyVerdict {
   message?: string;
   /** The rule was written into the workspace (its rules file), not made by the person: the model is told so. */
   fromWorkspaceFile?: boolean;
+  /**
+   * With `ask`: only why an allow rule did not cover the call (it works outside the workspace the rule names), for
+   * the card; the call is asked about as any other, so with confirmation off it runs as one no rule decides (an allow
+   * rule never makes confirmation off stricter). Default false: put up in either setting.
+   */
+  onlyWhenConfirming?: boolean;
 }
 
 /** Where a resumed run picks up: the unfinished calls of its last turn, each in the state it was left in. */
@@ -888,7 +894,7 @@ async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options
   const verdict = await options.policy?.(call, tool, preview ? { preview } : undefined);
   if (verdict !== undefined && isDeciding(verdict) && (verdict.effect === 'deny' || confirm)) return { kind: 'rule', verdict };
   const asked = verdict?.effect === 'ask' ? verdict : undefined;
-  if (!confirm && asked === undefined) return { kind: 'run' };
+  if (!confirm && (asked === undefined || asked.onlyWhenConfirming === true)) return { kind: 'run' };
   const executesCode = grantsNeedExactArguments(tool);
   const version = toolVersion(tool);
   const grant = options.registry.findGrant(options.sessionId, { toolName: call.name, arguments: call.arguments, executesCode, toolVersion: version });

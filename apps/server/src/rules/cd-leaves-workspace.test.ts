@@ -75,6 +75,18 @@ describe('any program after a cd that may leave the workspace: no command rule c
     expect(await decideLine('cd ~/other && npm test', [...rules, line])).toBe('ask');
   });
 
+  it('says why the line is asked: the command that may leave the workspace, and the rule of the command after it', async () => {
+    const ruleFor = (tokens: string) => rules.find((candidate) => candidate.match.kind === 'command-prefix' && candidate.match.tokens.join(' ') === tokens)!;
+    const judge = (command: string) => evaluateRules(terminal(command), rules, context);
+    expect(await judge('cd /tmp && ls')).toStrictEqual({ decision: 'ask', within: ruleFor('ls'), leadsOut: { kind: 'moved', text: 'cd /tmp' } });
+    expect(await judge('cd sub && cd ../.. && make test')).toStrictEqual({ decision: 'ask', within: ruleFor('make test'), leadsOut: { kind: 'moved', text: 'cd ../..' } });
+    expect(await judge('popd && pytest')).toStrictEqual({ decision: 'ask', within: ruleFor('pytest'), leadsOut: { kind: 'moved', text: 'popd' } });
+    expect(await judge('cd "$X" && npm test')).toStrictEqual({ decision: 'ask', within: ruleFor('npm test'), leadsOut: { kind: 'moved', text: 'cd $X' } });
+    expect(await judge('ls && cd /tmp && cd x && make test')).toStrictEqual({ decision: 'ask', within: ruleFor('cd'), leadsOut: { kind: 'moved', text: 'cd /tmp' } });
+    // A command no rule covers anywhere is asked about as before, with no reason of this kind.
+    expect(await judge('cd /tmp && rm x')).toStrictEqual({ decision: 'ask' });
+  });
+
   it('a deny rule still denies after such a cd', async () => {
     const deny = prefix('make', { effect: 'deny' });
     expect(await decideLine('cd ~/other && make test', [...rules, deny])).toBe('deny');

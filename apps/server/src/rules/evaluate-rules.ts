@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { commandBaseName, hostOfUrl, isExactOnlyCommand, matchHost } from '@airlock/api';
 import { allowsCommand, deniesCommand, folderAfter, setsShellVariables, type LineFacts } from './match-command';
+import type { PathFacts } from './outside-workspace';
 import { readCommandLine } from './command-line-reader';
 import type { CommandLine, SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
@@ -81,7 +82,23 @@ export type RuleDecision =
    * the folder `gitDirectory` (workspace-relative names, `[]` for the workspace): git would run what its `config`
    * says there, outside any sandbox. The person is asked, even with confirmation off.
    */
-  | { decision: 'ask'; covering: Rule; gitDirectory: readonly string[] };
+  | { decision: 'ask'; covering: Rule; gitDirectory: readonly string[] }
+  /**
+   * Command rules would allow the line but for where it works (`leadsOut`): a command runs after one that may have
+   * led the shell out of the workspace (`cd /tmp && ls`), or is given a folder or path that may lead out of it, by
+   * its text or its links (`git -C link status`). A rule covers what it names in the workspace, so the call is asked
+   * about; `within` is the rule of the command so judged, which the card names with the reason. It is no verdict of
+   * its own: with confirmation off the call runs as one no rule decides.
+   */
+  | { decision: 'ask'; within: Rule; leadsOut: LeadsOut };
+
+/** What took a command line out of the workspace, for the card: the words the person can find in the line. */
+export interface LeadsOut {
+  /** `moved`: a command that may have led the shell out (`cd /tmp`, `cd -`, `popd`, `source x`); `named`: a word a command is given. */
+  kind: 'moved' | 'named';
+  /** The command (`cd /tmp`) or the word (`link`, `/etc`), as the rules read it (quotes around a `$NAME` dropped). */
+  text: string;
+}
 
 const HARD_LINKED = reason('a file with more than one name (a hard link): another of its names may be one the rule denies');
 
@@ -134,36 +151,71 @@ export async function evaluateRules(call: RuleCall, rules: readonly Rule[], cont
   if (commandRules.length === 0) return ask;
   const line = await view.commandLine();
   if (line?.kind !== 'seen') return ask;
-  const used = await allowingRules(line.commands, commandRules, context);
-  const [first] = used ?? [];
-  return used === undefined || first === undefined ? ask : { decision: 'allow', rule: first, rules: used };
+  const judged = await judgeLine(line.commands, commandRules, context);
+  if (judged === undefined) return ask;
+  if ('leadsOut' in judged) return guard === undefined || unread === undefined ? { decision: 'ask', ...judged } : ask;
+  const [first] = judged.rules;
+  return first === undefined ? ask : { decision: 'allow', rule: first, rules: judged.rules };
 }
 
 /**
- * The rules that allow the commands of a line, one per command (each rule once), or undefined when some command is
- * not allowed. Where a path leads once its links are followed (`context.leadsInside`) is looked up between two
- * passes: the first takes every path the rules check as its text says and notes it, the second answers each from
- * its lookup, a path the first did not note counting as outside.
+ * The rules that allow the commands of a line, one per command (each rule once); or, when the rules would allow it
+ * but for where it works, the first place it leaves the workspace and the rule of the command so judged
+ * (`outsideOf`); or undefined. Where a path leads once its links are followed (`context.leadsInside`) is looked up
+ * between two passes: the first takes every path the rules check as its text says and notes it, the second answers
+ * each from its lookup, a path the first did not note counting as outside.
  */
-async function allowingRules(commands: readonly SimpleCommand[], rules: readonly Rule[], context: RuleContext): Promise<Rule[] | undefined> {
+async function judgeLine(commands: readonly SimpleCommand[], rules: readonly Rule[], context: RuleContext): Promise<{ rules: Rule[] } | { within: Rule; leadsOut: LeadsOut } | undefined> {
   const { leadsInside } = context;
-  if (leadsInside === undefined) return rulesFor(commands, rules, lineFacts(commands, context));
-  const noted = new Set<string>();
-  const first = rulesFor(
-    commands,
-    rules,
-    lineFacts(commands, context, (absolute) => {
+  let inside: ((absolute: string) => boolean) | undefined;
+  if (leadsInside !== undefined) {
+    const noted = new Set<string>();
+    const noting = (absolute: string) => {
       noted.add(absolute);
       return true;
-    }),
-  );
-  if (first === undefined || noted.size === 0) return first;
-  if (noted.size > MAX_PATH_LOOKUPS) return undefined;
-  const looked = await Promise.all([...noted].map(async (absolute) => [absolute, await leadsInside(absolute).catch(() => false)] as const));
-  const inside = new Set(looked.filter(([, answer]) => answer).map(([absolute]) => absolute));
-  return rulesFor(commands, rules, lineFacts(commands, context, (absolute) => inside.has(absolute)));
+    };
+    const first = rulesFor(commands, rules, lineFacts(commands, context, { leadsInside: noting }));
+    if (first !== undefined && noted.size === 0) return { rules: unique(first) };
+    if (noted.size > MAX_PATH_LOOKUPS) return undefined;
+    const looked = await Promise.all([...noted].map(async (absolute) => [absolute, await leadsInside(absolute).catch(() => false)] as const));
+    const found = new Set(looked.filter(([, answer]) => answer).map(([absolute]) => absolute));
+    inside = (absolute) => found.has(absolute);
+    // A line not covered with every path inside is not covered with fewer: its lookups only say why.
+    if (first !== undefined) {
+      const second = rulesFor(commands, rules, lineFacts(commands, context, { leadsInside: inside }));
+      if (second !== undefined) return { rules: unique(second) };
+    }
+  } else {
+    const used = rulesFor(commands, rules, lineFacts(commands, context));
+    if (used !== undefined) return { rules: unique(used) };
+  }
+  return outsideOf(commands, rules, context, inside);
 }
 
+/**
+ * Why the rules do not cover a line they would cover inside the workspace: judged once more with every word that
+ * may lead out taken for one that stays inside, each noted where it stands. When the line is covered so, the first
+ * noted is the reason and the rule of its command (for a command that moved the shell, of the first command after
+ * it) is the one named. Never an allow: only what the card says.
+ */
+function outsideOf(commands: readonly SimpleCommand[], rules: readonly Rule[], context: RuleContext, inside: ((absolute: string) => boolean) | undefined): { within: Rule; leadsOut: LeadsOut } | undefined {
+  const seen: { leadsOut: LeadsOut; at: number }[] = [];
+  const facts = lineFacts(commands, context, {
+    ...(inside === undefined ? {} : { leadsInside: inside }),
+    seen: (leadsOut, at) => seen.push({ leadsOut, at }),
+  });
+  const used = rulesFor(commands, rules, facts);
+  if (used === undefined) return undefined;
+  // A command that moved the shell counts for those after it (a `cd` at the end moves none of them), a word for its own.
+  const [first] = seen
+    .map(({ leadsOut, at }) => ({ leadsOut, at: leadsOut.kind === 'moved' ? at + 1 : at }))
+    .filter(({ at }) => at < commands.length)
+    .sort((a, b) => a.at - b.at || (a.leadsOut.kind === 'moved' ? -1 : 1));
+  const within = first === undefined ? undefined : used[first.at];
+  return first === undefined || within === undefined ? undefined : { within, leadsOut: first.leadsOut };
+}
+
+/** The rule that allows each command of a line, in its order, or undefined when some command is not allowed. */
 function rulesFor(commands: readonly SimpleCommand[], rules: readonly Rule[], facts: readonly LineFacts[]): Rule[] | undefined {
   const used: Rule[] = [];
   for (const [index, command] of commands.entries()) {
@@ -174,9 +226,13 @@ function rulesFor(commands: readonly SimpleCommand[], rules: readonly Rule[], fa
     if (facts[index]!.leftWorkspace === true) return undefined;
     const rule = rules.find((candidate) => candidate.match.kind === 'command-prefix' && allowsCommand(candidate.match, command, facts[index]));
     if (rule === undefined) return undefined;
-    if (!used.includes(rule)) used.push(rule);
+    used.push(rule);
   }
   return used;
+}
+
+function unique(rules: readonly Rule[]): Rule[] {
+  return [...new Set(rules)];
 }
 
 /**
@@ -186,19 +242,37 @@ function rulesFor(commands: readonly SimpleCommand[], rules: readonly Rule[], fa
  * its order (a loop or a function is not seen through); a `cd` in a pipeline or in the background changes no folder
  * for the rest, but is counted as though it did.
  */
-function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, leadsInside?: (absolute: string) => boolean): LineFacts[] {
+function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, paths: LinePaths = {}): LineFacts[] {
+  const { leadsInside, seen } = paths;
   const setsVariables = commands.some(setsShellVariables);
   const facts: LineFacts[] = [];
   let left = false;
   let folder = context.workspace;
-  for (const command of commands) {
-    const here = { workspace: context.workspace, leftWorkspace: left, ...(leadsInside === undefined ? {} : { folder, leadsInside }) };
-    facts.push({ setsVariables, ...here });
+  for (const [index, command] of commands.entries()) {
+    const here: PathFacts = { workspace: context.workspace, leftWorkspace: left, ...(leadsInside === undefined ? {} : { folder, leadsInside }) };
+    const outsideSeen = seen === undefined ? undefined : (word: ShellWord) => seen({ kind: 'named', text: wordText(word) }, index);
+    facts.push({ setsVariables, ...here, ...(outsideSeen === undefined ? {} : { outsideSeen }) });
     const next = folderAfter(command, here);
-    if (next === 'outside') left = true;
-    else if (next?.folder !== undefined) folder = next.folder;
+    if (next === 'outside') {
+      if (seen === undefined) left = true;
+      else seen({ kind: 'moved', text: command.words.map(wordText).join(' ') }, index);
+    } else if (next?.folder !== undefined) folder = next.folder;
   }
   return facts;
+}
+
+/** How `lineFacts` looks at paths: where links lead (see `RuleContext.leadsInside`), and, only to say why, `seen`. */
+interface LinePaths {
+  leadsInside?: (absolute: string) => boolean;
+  /**
+   * Given, nothing counts as leading out of the workspace: each command that may lead the shell out, and each word
+   * that may name a place outside, is handed here with the index of its command instead (`outsideOf`).
+   */
+  seen?: (leadsOut: LeadsOut, at: number) => void;
+}
+
+function wordText(word: ShellWord): string {
+  return word.kind === 'literal' ? word.value : word.text;
 }
 
 /**

@@ -100,10 +100,57 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     }
     const tool = toolNamed(createBuiltinTools({ workspace: folder.workspace, sandbox: 'none' }), 'terminal');
     const verdict = (command: string) => rules.evaluate(SESSION, { id: 'c1', name: 'terminal', arguments: { command } }, tool, { preview: true });
-    expect(await verdict('cd out && make test')).toBeUndefined();
-    expect(await verdict('git -C out status')).toBeUndefined();
+    expect(await verdict('cd out && make test')).toMatchObject({ effect: 'ask', onlyWhenConfirming: true });
+    expect(await verdict('git -C out status')).toMatchObject({ effect: 'ask', onlyWhenConfirming: true });
     expect(await verdict('cd in && make test')).toMatchObject({ effect: 'allow' });
     expect(await verdict('git -C in status')).toMatchObject({ effect: 'allow' });
+  });
+
+  it('says why: where the line leaves the workspace, and the rule that covers it only inside', async () => {
+    await using folder = await plantedWorkspace();
+    const judge = (command: string) => evaluateRules(terminal(command), rules, { sessionId: SESSION, workspace: folder.workspace, leadsInside: commandPathInside(folder.workspace) });
+    const [cd, , makeTest, git, jq] = rules;
+    expect(await judge('cd out && make test')).toStrictEqual({ decision: 'ask', within: makeTest, leadsOut: { kind: 'moved', text: 'cd out' } });
+    expect(await judge('cd sub && cd away && make test')).toStrictEqual({ decision: 'ask', within: makeTest, leadsOut: { kind: 'moved', text: 'cd away' } });
+    expect(await judge('git -C out status')).toStrictEqual({ decision: 'ask', within: git, leadsOut: { kind: 'named', text: 'out' } });
+    expect(await judge('jq . data/ok.json && jq . data/key.json')).toStrictEqual({ decision: 'ask', within: jq, leadsOut: { kind: 'named', text: 'data/key.json' } });
+    expect(await judge('jq . data/*.json')).toStrictEqual({ decision: 'ask', within: jq, leadsOut: { kind: 'named', text: 'data/*.json' } });
+    expect(await judge('git grep --no-index token out')).toStrictEqual({ decision: 'ask', within: git, leadsOut: { kind: 'named', text: 'out' } });
+    expect(await judge('cd in && make test')).toMatchObject({ decision: 'allow', rules: [cd, makeTest] });
+  });
+
+  it('the rule book’s ask names the rule and says why, for the card, and leaves confirmation off as it is', async () => {
+    await using folder = await plantedWorkspace();
+    const rules = await RuleBook.open({ store: new MemoryStore(), workspace: folder.workspace, log: () => undefined });
+    const added = [];
+    for (const command of ['cd', 'make test', 'git']) {
+      added.push(await rules.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: command.split(' '), exact: false }, scope: { kind: 'global' }, source: 'user' }));
+    }
+    const [, makeTest, git] = added;
+    const tool = toolNamed(createBuiltinTools({ workspace: folder.workspace, sandbox: 'none' }), 'terminal');
+    const verdict = (command: string) => rules.evaluate(SESSION, { id: 'c1', name: 'terminal', arguments: { command } }, tool);
+    expect(await verdict('cd out && make test')).toStrictEqual({
+      effect: 'ask',
+      ruleId: makeTest!.rule.id,
+      description: [
+        { code: 'cd out' },
+        { text: ' may leave the workspace, and the rule (Allow commands starting with ' },
+        { code: 'make test' },
+        { text: ' everywhere) covers commands run inside it only' },
+      ],
+      onlyWhenConfirming: true,
+    });
+    expect(await verdict('git -C out status')).toStrictEqual({
+      effect: 'ask',
+      ruleId: git!.rule.id,
+      description: [
+        { code: 'out' },
+        { text: ' may lead outside the workspace (by its text or a link), and the rule (Allow commands starting with ' },
+        { code: 'git' },
+        { text: ' everywhere) covers what a command names inside it only' },
+      ],
+      onlyWhenConfirming: true,
+    });
   });
 });
 

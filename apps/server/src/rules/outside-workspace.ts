@@ -24,6 +24,12 @@ export interface PathFacts {
    * listed). Default: judged by the text only.
    */
   leadsInside?: (absolute: string) => boolean;
+  /**
+   * Only for saying why a line was asked, never when deciding: given, a word that may name a place outside the
+   * workspace is handed here and taken for one inside, so a second look finds whether the rules would cover the line
+   * but for such words (`evaluateRules`' `leadsOut`). Default: none.
+   */
+  outsideSeen?: (word: ShellWord) => void;
 }
 
 const GLOB = /[*?[]/;
@@ -35,6 +41,13 @@ const GLOB = /[*?[]/;
  * whose links lead out (`link/secret`, `link -> ~/other`) and any glob.
  */
 export function mayNameOutside(word: ShellWord, facts: PathFacts): boolean {
+  const outside = wordLeadsOut(word, facts);
+  if (!outside || facts.outsideSeen === undefined) return outside;
+  facts.outsideSeen(word);
+  return false;
+}
+
+function wordLeadsOut(word: ShellWord, facts: PathFacts): boolean {
   if (word.kind === 'literal') return pathLeadsOut(word.value, facts);
   if (word.variables.length > 0) return true;
   const text = word.text.replace(/["']/g, '');

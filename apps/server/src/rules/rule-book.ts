@@ -14,13 +14,13 @@ import {
   type WorkspaceTrust,
   type WorkspaceTrustChoice,
 } from '@airlock/api';
-import { ConflictError, InvalidArgumentsError, LimitExceededError, NotFoundError, parseUntrustedJson, randomId, reason, toolVersion, type AnyTool, type PolicyVerdict, type Reason, type ToolCall } from '@airlock/core';
+import { codeWord, ConflictError, InvalidArgumentsError, LimitExceededError, NotFoundError, parseUntrustedJson, randomId, reason, toolVersion, type AnyTool, type PolicyVerdict, type Reason, type ToolCall } from '@airlock/core';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 import { WorkspacePaths } from '../tools/workspace-paths';
 import { commandPathInside } from './command-path-inside';
-import { evaluateRules, type RuleCall, type RuleContext } from './evaluate-rules';
+import { evaluateRules, type LeadsOut, type RuleCall, type RuleContext } from './evaluate-rules';
 import { gitLayoutWrite } from './git-layout-write';
 import { proposeRule } from './propose-rule';
 import { loadWorkspaceRules, WORKSPACE_RULES_FILE, type WorkspaceRules } from './workspace-rules-file';
@@ -163,6 +163,7 @@ export class RuleBook implements RuleService {
     const decision = await evaluateRules(ruleCall(call.name, call.arguments, tool), rules, this.ruleContext(sessionId, file.kind === 'loaded' && this.trustOf(file) === 'trusted'));
     if (decision.decision === 'ask') {
       if ('covering' in decision) return gitDirectoryVerdict(decision.covering, decision.gitDirectory);
+      if ('within' in decision) return leadsOutVerdict(decision.within, decision.leadsOut);
       return 'because' in decision ? askedVerdict(decision.because, decision.unread) : undefined;
     }
     const rule = decision.rule;
@@ -382,6 +383,19 @@ function askedVerdict(rule: Rule, unread: Reason): PolicyVerdict {
   const what = rule.match.kind === 'path-glob' ? 'it cannot tell whether it names this file' : 'this command line could not be read whole';
   const description = reason('A deny rule applies (', describeRule(rule), `) and ${what} (`, unread, ')');
   return { effect: 'ask', ruleId: rule.id, description };
+}
+
+/**
+ * Why a command rule did not cover a line it names: where it works lies, or may lie, outside the workspace. The
+ * words quoted are the model's, cut as every word of a call is. Said on the card; with confirmation off the call runs
+ * as one no rule decides.
+ */
+function leadsOutVerdict(rule: Rule, leadsOut: LeadsOut): PolicyVerdict {
+  const description =
+    leadsOut.kind === 'moved'
+      ? reason(codeWord(leadsOut.text), ' may leave the workspace, and the rule (', describeRule(rule), ') covers commands run inside it only')
+      : reason(codeWord(leadsOut.text), ' may lead outside the workspace (by its text or a link), and the rule (', describeRule(rule), ') covers what a command names inside it only');
+  return { effect: 'ask', ruleId: rule.id, description, onlyWhenConfirming: true };
 }
 
 /** The ask for a write that makes a folder a Git repository; the folder's names are the model's, so they are not shown. */
