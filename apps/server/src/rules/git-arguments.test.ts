@@ -289,6 +289,12 @@ describe('git grep: no file read outside the workspace', () => {
     ['git grep', 'git grep --unknown 3 key /etc'],
     ['git', 'git grep --no-index root /etc/passwd'],
     ['git', 'git -C sub grep --no-index root ../../x'],
+    // A pattern the shell expands may become several words, the second and later ones paths.
+    ['git grep', 'git grep --no-index -v ../other/*'],
+    ['git grep', 'git grep -v ../other/*'],
+    ['git grep', 'git grep --no-index -v ~/.ssh/*'],
+    ['git grep', 'git grep --no-index -v /etc/pass*'],
+    ['git', 'git grep --no-index -v ../other/*'],
   ])('a rule for %s asks about %j', async (rule, command) => {
     expect(await decide(command, rule)).toBe('ask');
   });
@@ -308,6 +314,7 @@ describe('git grep: no file read outside the workspace', () => {
     ['git grep', 'git grep -f - src'],
     ['git grep', 'git grep foo HEAD~1 -- src'],
     ['git grep', "git grep foo -- '*.ts'"],
+    ['git grep', 'git grep -v src/*'],
     ['git grep --no-index root /etc/passwd', 'git grep --no-index root /etc/passwd'],
   ])('a rule for %s allows %j', async (rule, command) => {
     expect(await decide(command, rule)).toBe('allow');

@@ -1,4 +1,4 @@
-import { mayNameOutside, movedTo, type PathFacts } from './outside-workspace';
+import { mayNameOutside, mayNameOutsideFolder, movedTo, type PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
 /**
@@ -195,7 +195,8 @@ export function gitArgumentsCovered(words: readonly ShellWord[], trusted: number
     if (GLOBAL_FLAGS.includes(value)) index += 1;
     else if (GLOBAL_VALUES.includes(name)) {
       const given = optionValue(words, index, value.includes('=') ? value.slice(name.length + 1) : undefined);
-      if (GLOBAL_PATHS.includes(name) && untrusted(given.at) && given.word !== undefined && mayNameOutside(given.word, here)) return false;
+      const outside = name === '-C' ? mayNameOutsideFolder : mayNameOutside;
+      if (GLOBAL_PATHS.includes(name) && untrusted(given.at) && given.word !== undefined && outside(given.word, here)) return false;
       if (name === '-C' && given.word?.kind === 'literal') here = movedTo(here, given.word.value);
       index = given.at + 1;
     } else return false;
@@ -257,7 +258,12 @@ function grepCovered(words: readonly ShellWord[], start: number, untrusted: (ind
     }
   }
   const first = words[index];
-  if (!patternGiven && first !== undefined && !(first.kind === 'literal' && first.value === '--')) index += 1;
+  if (!patternGiven && first !== undefined && !(first.kind === 'literal' && first.value === '--')) {
+    // The pattern is no path, but a word the shell expands may become several: `-v ../other/*` gives git the first
+    // file as the pattern and every other one as a path to print.
+    if (first.kind !== 'literal' && leadsOut(index, first)) return false;
+    index += 1;
+  }
   for (; index < words.length; index += 1) {
     const word = words[index]!;
     if (word.kind === 'literal' && word.value === '--') continue;
