@@ -48,15 +48,22 @@ describe('cardRows', () => {
     ]);
   });
 
-  it('keeps code\'s indentation at a line\'s start as written, and folds a line pushed far to the right', () => {
+  it('keeps code\'s indentation at a line\'s start as written, and folds the spaces past 32 of a line pushed far to the right', () => {
     expect(rows('if x:\n        return x', 40)).toStrictEqual([
       ['if x:', false],
       ['        return x', false],
     ]);
-    expect(rows(`echo hi\n${' '.repeat(300)}rm -rf ~`, 40)).toStrictEqual([
+    expect(rows(`echo hi\n${' '.repeat(300)}rm -rf ~`, 60)).toStrictEqual([
       ['echo hi', false],
-      ['␠×300rm -rf ~', false],
+      [`${' '.repeat(32)}␠×268rm -rf ~`, false],
     ]);
+  });
+
+  it('never shows a deeper line less indented: Python nested 16 and then 40 spaces deep reads as nested', () => {
+    const [, outer, inner] = cardRows(toVisibleText(`def start():\n${' '.repeat(16)}if ready:\n${' '.repeat(40)}launch()`), 80, plainStyle);
+    // Columns, a marker outside ASCII counting two as the terminal draws it.
+    const column = (row: string, text: string) => [...row.slice(0, row.indexOf(text))].reduce((sum, char) => sum + (char.charCodeAt(0) > 0x7f ? 2 : 1), 0);
+    expect(column(inner!.text, 'launch')).toBeGreaterThan(column(outer!.text, 'if'));
   });
 
   it('shows a tab as a marked ⇥ counted as two columns, and folds a long run of them like spaces', () => {

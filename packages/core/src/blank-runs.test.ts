@@ -28,8 +28,12 @@ describe('blankPieces', () => {
     expect(blankPieces('')).toStrictEqual([]);
   });
 
-  property.prop([fc.stringMatching(/^[ \ta-c\n]*$/)])('gives back the text, every blank counted, runs of spaces and tabs apart', (text) => {
+  // Runs long enough to fold, within a line and as indentation, come up often.
+  const blankText = fc.array(fc.constantFrom(' ', '\t', 'a', 'b', 'c', '\n', ' '.repeat(FOLDED_BLANKS), ' '.repeat(FOLDED_INDENT - 2))).map((parts) => parts.join(''));
+  property.prop([blankText])('gives back the text, every blank counted, runs of spaces and tabs apart', (text) => {
     const pieces = blankPieces(text);
+    /** Whether the FOLDED_INDENT characters before `at` are spaces that start a line. */
+    const afterKeptIndent = (at: number) => at >= FOLDED_INDENT && /^ *$/.test(text.slice(at - FOLDED_INDENT, at)) && (at === FOLDED_INDENT || text[at - FOLDED_INDENT - 1] === '\n');
     expect(pieces.map((piece) => (piece.kind === 'text' ? piece.text : piece.char.repeat(piece.count))).join('')).toBe(text);
     let at = 0;
     for (const piece of pieces) {
@@ -37,15 +41,17 @@ describe('blankPieces', () => {
       const length = piece.kind === 'text' ? piece.text.length : piece.count;
       const endsLine = at + length === text.length || text[at + length] === '\n';
       if (piece.kind === 'text') {
-        // Spaces within a line fold from FOLDED_BLANKS; at a line's start (indentation) from FOLDED_INDENT.
-        expect(piece.text).not.toMatch(new RegExp(`\\t|[^\\n ] {${FOLDED_BLANKS}}| {${FOLDED_INDENT}}`));
+        // Spaces within a line fold from FOLDED_BLANKS; at a line's start (indentation) past the first FOLDED_INDENT.
+        expect(piece.text).not.toMatch(new RegExp(`\\t|[^\\n ] {${FOLDED_BLANKS}}| {${FOLDED_INDENT + 1}}`));
         if (!startsLine) expect(piece.text).not.toMatch(new RegExp(`^ {${FOLDED_BLANKS}}`));
         // A space at the end of a line is never left plain.
         expect(piece.text).not.toMatch(/ \n/);
         if (endsLine) expect(piece.text).not.toMatch(/ $/);
       } else {
         expect(piece.edge).toBe(endsLine);
-        expect(piece.folded).toBe(piece.count >= (piece.char === ' ' && startsLine && !endsLine ? FOLDED_INDENT : FOLDED_BLANKS));
+        // Indentation is never a marker from the line's start: its first FOLDED_INDENT spaces are text before it.
+        if (piece.char === ' ' && !endsLine) expect(startsLine).toBe(false);
+        expect(piece.folded).toBe(piece.count >= FOLDED_BLANKS || (piece.char === ' ' && !endsLine && afterKeptIndent(at)));
         if (!piece.folded) expect(piece.text).toBe((piece.char === ' ' ? '␠' : '⇥').repeat(piece.count));
       }
       at += piece.kind === 'text' ? piece.text.length : piece.count;
@@ -54,14 +60,29 @@ describe('blankPieces', () => {
 });
 
 describe('blankPieces at the start of a line', () => {
-  it('keeps code\'s own indentation as written, and folds a line pushed far to the right', () => {
-    const code = `def f(x):\n    if x:\n        return x\n${' '.repeat(FOLDED_INDENT - 1)}y = 1`;
+  it('keeps code\'s own indentation as written, and folds the spaces past FOLDED_INDENT of a line pushed far to the right', () => {
+    const code = `def f(x):\n    if x:\n        return x\n${' '.repeat(FOLDED_INDENT)}y = 1`;
     expect(blankPieces(code)).toStrictEqual([{ kind: 'text', text: code }]);
-    expect(blankPieces(`echo hi\n${' '.repeat(FOLDED_INDENT)}rm -rf ~`)).toStrictEqual([
-      { kind: 'text', text: 'echo hi\n' },
-      { kind: 'blank', char: ' ', count: FOLDED_INDENT, text: `␠×${FOLDED_INDENT}`, folded: true, edge: false, afterBackslash: false },
+    expect(blankPieces(`echo hi\n${' '.repeat(300)}rm -rf ~`)).toStrictEqual([
+      { kind: 'text', text: `echo hi\n${' '.repeat(FOLDED_INDENT)}` },
+      { kind: 'blank', char: ' ', count: 300 - FOLDED_INDENT, text: `␠×${300 - FOLDED_INDENT}`, folded: true, edge: false, afterBackslash: false },
       { kind: 'text', text: 'rm -rf ~' },
     ]);
+    // One space past them is one marker too: the line's code then starts right of every line's not folded.
+    expect(blankPieces(`${' '.repeat(FOLDED_INDENT + 1)}x`)).toStrictEqual([
+      { kind: 'text', text: ' '.repeat(FOLDED_INDENT) },
+      { kind: 'blank', char: ' ', count: 1, text: '␠×1', folded: true, edge: false, afterBackslash: false },
+      { kind: 'text', text: 'x' },
+    ]);
+  });
+
+  it('never shows a deeper line less indented: Python nested 16 and then 40 spaces deep reads as nested', () => {
+    const shownLines = (code: string) => blankPieces(code).map((piece) => piece.text).join('').split('\n');
+    const [, outer, inner] = shownLines(`def start():\n${' '.repeat(16)}if ready:\n${' '.repeat(40)}launch()`);
+    expect(inner!.indexOf('launch')).toBeGreaterThan(outer!.indexOf('if'));
+    // At every depth: where a line's code starts, as shown, never comes before where a less indented line's does.
+    const column = (depth: number) => shownLines(`x\n${' '.repeat(depth)}y`)[1]!.indexOf('y');
+    for (let depth = 1; depth <= 300; depth++) expect({ depth, column: column(depth) >= column(depth - 1) }).toStrictEqual({ depth, column: true });
   });
 
   it('counts as indentation only spaces that start a line: within a line, or after an escape, they fold from FOLDED_BLANKS', () => {

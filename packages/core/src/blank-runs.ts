@@ -8,9 +8,10 @@ import type { VisibleArguments } from './visible-text-arguments';
  */
 export const FOLDED_BLANKS = 8;
 /**
- * Spaces at the start of a line from which they are folded: code's own indentation (8, 12, 16… spaces) stays as it
- * is written and raises no warning, while a line pushed far to the right (where it could pass for an empty one) is
- * still folded.
+ * Spaces at the start of a line shown as they are, at most: code's own indentation (8, 12, 16… spaces) stays as it is
+ * written and raises no warning, while the spaces past these, on a line pushed far to the right (where it could pass
+ * for an empty one), are folded into one marker after them. After them, not in their place: `␠×40` alone would start
+ * the line's code left of a line indented 16 spaces, and Python nested deeper would read as nested less.
  */
 export const FOLDED_INDENT = 32;
 /** How a tab is shown: marked like the other characters written for what cannot be seen, never raw. */
@@ -30,7 +31,10 @@ export type BlankPiece =
        * shorter run of spaces at an edge.
        */
       text: string;
-      /** At least `FOLDED_BLANKS` long, so shown as one marker with its count. */
+      /**
+       * At least `FOLDED_BLANKS` long, or the spaces of an indentation past its first `FOLDED_INDENT`, so shown as one
+       * marker with its count.
+       */
       folded: boolean;
       /**
        * At the end of a line, or at the start of a one-line value (a path, a name): drawn plain, it could not be seen,
@@ -101,17 +105,18 @@ export function blankRunsNote(runs: BlankRuns): string {
     .join(' ');
 }
 
-/** The marker a run of `count` spaces or tabs is shown as, at least `FOLDED_BLANKS` long. */
+/** The marker a run of `count` spaces or tabs is shown as: at least `FOLDED_BLANKS` long, or indentation past `FOLDED_INDENT`. */
 export function foldedBlankMarker(char: ' ' | '\t', count: number): string {
   return `${char === ' ' ? SPACE_MARKER : TAB_MARKER}×${count}`;
 }
 
 /**
  * Splits plain text (a text segment of a `VisibleText`) into text as it is, runs of `FOLDED_BLANKS` or more spaces or
- * tabs as one marker each (`FOLDED_INDENT` for spaces that start a line, unless they are all the line), shorter runs
- * of tabs as one `⇥` a tab, and shorter runs of spaces at an edge (the end of a line; the start of a one-line value)
- * as one `␠` a space; other spaces stay in the text. `place`: where the text stands in its value (`textSegments`).
- * Pieces of kind `text` are never adjacent. Linear in the length.
+ * tabs as one marker each, shorter runs of tabs as one `⇥` a tab, and shorter runs of spaces at an edge (the end of a
+ * line; the start of a one-line value) as one `␠` a space; other spaces stay in the text. Spaces that start a line
+ * (unless they are all the line) are indentation: its first `FOLDED_INDENT` stay in the text, and any past them are
+ * one marker, so a line's code is never shown left of a less indented line's. `place`: where the text stands in its
+ * value (`textSegments`). Pieces of kind `text` are never adjacent. Linear in the length.
  */
 export function blankPieces(text: string, place: TextPlace = {}): BlankPiece[] {
   const { startsLine = true, endsValue = true, oneLine = false } = place;
@@ -131,12 +136,19 @@ export function blankPieces(text: string, place: TextPlace = {}): BlankPiece[] {
     const endsLine = end === text.length ? endsValue : text[end] === '\n';
     const edge = endsLine || (oneLine && beginsLine);
     const indent = char === ' ' && beginsLine && !edge;
-    const folded = count >= (indent ? FOLDED_INDENT : FOLDED_BLANKS);
+    if (indent && count <= FOLDED_INDENT) {
+      index = end;
+      continue;
+    }
+    // Indentation past FOLDED_INDENT: its first spaces stay text, the marker stands for the rest.
+    const from = indent ? index + FOLDED_INDENT : index;
+    const length = end - from;
+    const folded = indent || length >= FOLDED_BLANKS;
     if (char === '\t' || folded || edge) {
-      if (start < index) pieces.push({ kind: 'text', text: text.slice(start, index) });
+      if (start < from) pieces.push({ kind: 'text', text: text.slice(start, from) });
       const marker = char === ' ' ? SPACE_MARKER : TAB_MARKER;
       const afterBackslash = end < text.length && text[end] === '\n' && index > 0 && text[index - 1] === '\\';
-      pieces.push({ kind: 'blank', char, count, text: folded ? foldedBlankMarker(char, count) : marker.repeat(count), folded, edge, afterBackslash });
+      pieces.push({ kind: 'blank', char, count: length, text: folded ? foldedBlankMarker(char, length) : marker.repeat(length), folded, edge, afterBackslash });
       start = end;
     }
     index = end;

@@ -213,8 +213,16 @@ describe('long runs of spaces and tabs', () => {
     expect(within(card).queryByRole('note')).toBeNull();
     cleanup();
     const pushed = renderCard('python', { code: `print(1)\n${' '.repeat(200)}import os; os.remove('x')` });
-    expect([...pushed.querySelectorAll('.blank-run')].map((mark) => mark.textContent)).toStrictEqual(['␠×200']);
+    // Its first 32 spaces as they are, the rest one marker after them.
+    expect(pushed.querySelector('pre code')?.textContent).toBe(`print(1)\n${' '.repeat(32)}␠×168import os; os.remove('x')`);
+    expect([...pushed.querySelectorAll('.blank-run')].map((mark) => mark.textContent)).toStrictEqual(['␠×168']);
     expect(within(pushed).getByRole('note').textContent).toMatch(BLANKS_WARNING);
+  });
+
+  it('never shows a deeper line less indented: Python nested 16 and then 40 spaces deep reads as nested', () => {
+    const card = renderCard('python', { code: `def start():\n${' '.repeat(16)}if ready:\n${' '.repeat(40)}launch()` });
+    const [, outer, inner] = (card.querySelector('pre code')?.textContent ?? '').split('\n');
+    expect(inner!.indexOf('launch')).toBeGreaterThan(outer!.indexOf('if'));
   });
 
   it('leaves a command with a few spaces as it was, with no warning', () => {

@@ -55,6 +55,12 @@ describe('WaitingList', () => {
     screen.getByText('print(2)␠×12# spaces');
   });
 
+  it('never previews a deeper line less indented: code starting 40 spaces deep reads deeper than code starting 16 deep', () => {
+    render(<WaitingList approvals={[waiting('a', `${' '.repeat(16)}if ready:\n    pass`), waiting('b', `${' '.repeat(40)}launch()\nx = 1`)]} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />);
+    const [outer, inner] = [...document.querySelectorAll('.waiting-preview')].map((preview) => preview.textContent ?? '');
+    expect(inner!.indexOf('launch')).toBeGreaterThan(outer!.indexOf('if'));
+  });
+
   it('offers Allow for neither a call holding a name its tool does not declare nor one whose tool is not listed; a string reading as JSON is quoted', () => {
     const purge = (id: string, args: Record<string, unknown>, listed = true): WaitingApproval => ({
       ...waiting(id, ''),
