@@ -99,6 +99,38 @@ describe.skipIf(!postgres.available)('Airlock instances sharing one PostgreSQL d
     expect(audit.entries).toMatchObject([{ decision: winner.decision, clientLabel: winner.decision === 'allow' ? 'from-b' : 'from-c' }]);
   });
 
+  it('a decision the database cannot store (53100 disk full) is answered with a clear error on either instance; the call still waits, and once space is back an allow runs it once', async () => {
+    const d = await deployment();
+    const [a, b] = await Promise.all([d.instance('a'), d.instance('b')]);
+    const marker = join(d.workspace, 'ran.txt');
+    const onA = client(a, d.token);
+    const run = watchRun(onA, { sessionId: 's1', runId: 'run-1', message: `run \`echo once >> ${marker}\`` });
+    const start = await run.next('tool-start', (e) => e.awaitingConfirmation);
+    const onB = client(b, d.token);
+    // PostgreSQL's own answer to a write when its disk is full, made by a trigger on the decisions' table.
+    const schema = `"${d.db.schema}"`;
+    await withClient(async (connection) => {
+      await connection.query(
+        `CREATE FUNCTION ${schema}.disk_full() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$`,
+      );
+      await connection.query(`CREATE TRIGGER disk_full BEFORE UPDATE ON ${schema}.tool_calls FOR EACH ROW EXECUTE FUNCTION ${schema}.disk_full()`);
+    });
+    const notStored = /^The decision could not be stored \(The database .* has no space left \(53100: could not extend file: No space left on device\): free space on the database server and try again\): the call still waits for a decision\.$/;
+    await expect(onB.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' })).rejects.toThrow(notStored);
+    await expect(onA.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'deny' })).rejects.toThrow(notStored);
+    expect((await onB.trpc.chat.pending.query({ sessionId: 's1' })).map((p) => p.approvalId)).toStrictEqual([start.approvalId]);
+    expect((await onA.trpc.chat.pending.query({ sessionId: 's1' })).map((p) => p.approvalId)).toStrictEqual([start.approvalId]);
+    expect((await onB.trpc.audit.list.query({ sessionId: 's1' })).entries).toMatchObject([{ approvalId: start.approvalId, decision: null, outcome: null }]);
+    expect(existsSync(marker)).toBe(false);
+
+    await withClient(async (connection) => {
+      await connection.query(`DROP TRIGGER disk_full ON ${schema}.tool_calls`);
+    });
+    await expect(onB.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true, decision: 'allow' });
+    expect((await run.ended).reason).toBe('done');
+    expect(readFileSync(marker, 'utf8')).toBe('once\n');
+  });
+
   it('SIGKILL of the owner while a call waits: another instance takes the run over, and an allow there runs it once', async () => {
     const d = await deployment(1000);
     const [a, b] = await Promise.all([d.instance('a'), d.instance('b')]);

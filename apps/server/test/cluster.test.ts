@@ -636,6 +636,38 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     await expect.poll(() => b.chat.listSessions().find((session) => session.sessionId === 's1')?.activeRunId).toBe(null);
   });
 
+  it('a run whose write the database refuses with its disk full (53100) is given up, not failed, and goes on once space is back: the allow runs once', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 600);
+    const b = await instance(db, 'b', tool, 200);
+    const { followed: onA, approvalId } = await startWaiting(a, 's1', 'r1', 'through a full disk');
+    // PostgreSQL's own answer to a write when its disk is full, made by a trigger on the events' table while `full`.
+    const schema = `"${db.schema}"`;
+    await withClient(async (connection) => {
+      await connection.query(`CREATE TABLE ${schema}.disk (is_full boolean NOT NULL)`);
+      await connection.query(`INSERT INTO ${schema}.disk VALUES (true)`);
+      await connection.query(
+        `CREATE FUNCTION ${schema}.disk_full() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+           IF (SELECT is_full FROM ${schema}.disk) THEN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END IF;
+           RETURN NEW;
+         END $$`,
+      );
+      await connection.query(`CREATE TRIGGER disk_full BEFORE INSERT ON ${schema}.events FOR EACH ROW EXECUTE FUNCTION ${schema}.disk_full()`);
+    });
+    // The allow is claimed (the ledger row takes it); the run cannot store what follows it.
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    const fence = async () => (await withClient((connection) => connection.query<{ fence: string }>(`SELECT fence FROM ${schema}.runs WHERE run_id = 'r1'`))).rows[0]?.fence;
+    await expect.poll(fence, { timeout: 30_000 }).not.toBe('1');
+    expect(calls).toStrictEqual([]);
+    await withClient((connection) => connection.query(`UPDATE ${schema}.disk SET is_full = false`));
+    await onA.until(isEnd);
+    expect(onA.events.at(-1)).toMatchObject({ type: 'run-end', reason: 'done' });
+    expect(calls).toStrictEqual(['through a full disk']);
+    const [row] = await b.store.listRunToolCalls('r1');
+    expect(row).toMatchObject({ decision: 'allow', outcome: 'executed' });
+  });
+
   it('a graceful stop hands waiting runs over at once, and followers on the other instance see no gap', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();

@@ -43,6 +43,7 @@ import { FencedError, renewalIntervalMs, type ClaimDecisionResult, type Cluster,
 import type { RuleService } from './context';
 import { EventLog, parseEventId, StoredRunFollower, type RunFollower } from './event-log';
 import { MemoryStore } from './memory-store';
+import { StoreUnavailableError } from './store-unavailable-error';
 import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, StoredRun, StoredSessionSummary, ToolCallRecord, UnaskedAllow } from './store';
 
 export interface RunOptions {
@@ -819,6 +820,10 @@ export class ChatService {
         ...(edit === undefined ? {} : { editedArguments: edit }),
         ...(grant === undefined ? {} : { grant: { ...grant, scope: 'session' as const } }),
       });
+    } catch (error) {
+      // Refused with nothing written (a full disk, a database going down): the call still waits, as on one instance.
+      if (error instanceof StoreUnavailableError && !error.mayBeStored) throw new DecisionNotStoredError(input.approvalId, error.message);
+      throw error;
     } finally {
       if (grant) this.savingGrants.delete(grant.grantId);
     }

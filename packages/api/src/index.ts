@@ -10,6 +10,7 @@ export * from './tool-settings';
 export { streamInputSchema, confirmInputSchema, runOptionsSchema, sessionUpdateSchema, auditQuerySchema } from './schemas';
 export type { LoopEvent, ChatMessage, ToolOutcome, Decision, PendingApproval, Grant } from '@airlock/core';
 export { MAX_AUDIT_PAGE_CHARS } from './store';
+export { StoreUnavailableError, type StoreUnavailableReason } from './store-unavailable-error';
 export type {
   AirlockStore,
   StoredSessionSummary,

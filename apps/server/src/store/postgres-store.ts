@@ -1,5 +1,6 @@
 import {
   FencedError,
+  StoreUnavailableError,
   encodeClusterMessage,
   renewalIntervalMs,
   type AirlockStore,
@@ -66,6 +67,7 @@ import {
   type SizedMessageRow,
 } from './rows';
 import { StoreError } from './store-error';
+import { unavailableReason, withUnavailableErrors } from './database-unavailable';
 
 export interface PostgresStoreOptions {
   /** The database, e.g. `postgres://airlock:secret@db.internal:5432/airlock`. */
@@ -122,13 +124,6 @@ const PG_UNIQUE_VIOLATION = '23505';
 const UNREACHABLE_CLASSES = ['08', '28', '3D'];
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-/**
- * What says the database could not be reached, not that a statement was wrong: a connection exception (SQLSTATE
- * class 08), the server shutting down or not accepting connections (57P01–57P03), too many connections (53300), and
- * the socket errors and messages of the driver and its pool.
- */
-const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i;
 
 /** bigint (epoch ms, seqs, fences, ids) as a number rather than pg's default string: every value here is far below 2^53. */
 const typeParsers = new TypeOverrides();
@@ -226,7 +221,8 @@ export class PostgresStore implements AirlockStore, Cluster {
       const store = new PostgresStore(pool, listener, name, log, { instanceId, incarnation, leaseMs, schema, channel });
       // The runs of this id's previous life were given up with the id's taking: the other instances may take them too.
       if (name.gaveUpRuns) await store.publish({ type: 'released', instanceId });
-      return store;
+      // A full disk, a database going down: said as such to whoever's request it failed, not as "internal error".
+      return withUnavailableErrors(store, location);
     } catch (error) {
       await listener?.close();
       await name?.close();
@@ -686,11 +682,12 @@ export class PostgresStore implements AirlockStore, Cluster {
     return true;
   }
 
+  /**
+   * Whether the database could not take the statement for now (see unavailableReason): out of space, memory or
+   * connections, shutting down, or not reached; the same write may succeed later.
+   */
   isUnavailable(error: unknown): boolean {
-    if (!(error instanceof Error)) return false;
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_CODES.has(code))) return true;
-    return UNAVAILABLE_MESSAGE.test(error.message);
+    return error instanceof StoreUnavailableError || (error instanceof Error && unavailableReason(error) !== undefined);
   }
 
   async releaseRuns(): Promise<void> {
