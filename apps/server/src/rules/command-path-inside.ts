@@ -13,7 +13,9 @@ const MAX_MISSING_NAMES = 64;
  * outside, since what a later write makes there decides where it leads), plus the names not made yet. Unlike the
  * file tools' `WorkspacePaths.resolve`, the path is not tidied first: a program hands `link/../x` to the kernel,
  * which takes `..` from where the link leads. A `..` among the names not made yet, an error, or a path too long
- * count as outside.
+ * count as outside. A path that ends in `/` names a folder to move to: it must be there, a folder, whole. Links are
+ * followed by the kernel's own lookup (`realpath`), which gives up past its bound on links in one path (ELOOP): such
+ * a path counts as outside too.
  */
 export function commandPathInside(workspace: string): (absolute: string) => Promise<boolean> {
   let root: Promise<string> | undefined;
@@ -34,6 +36,8 @@ export function commandPathInside(workspace: string): (absolute: string) => Prom
 
 async function realPathOf(absolute: string): Promise<string | undefined> {
   if (!path.isAbsolute(absolute) || absolute.length > MAX_PATH_CHARS || absolute.includes('\0')) return undefined;
+  // A folder to move to: there now, or judged outside (`mayNameOutsideFolder`). The `/` makes lstat follow a last link.
+  if (absolute.endsWith('/') && absolute !== '/') return (await exists(absolute)) ? realpath(absolute) : undefined;
   let existing = absolute;
   const missing: string[] = [];
   while (!(await exists(existing))) {

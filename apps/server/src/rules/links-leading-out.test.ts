@@ -68,6 +68,20 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     expect(await decide(folder.workspace, command)).toBe('ask');
   });
 
+  it('asks about a cd or git -C into a folder not there when the rules are evaluated: the line makes it, perhaps a link', async () => {
+    await using folder = await plantedWorkspace();
+    const more = [...rules, prefix('ln'), prefix('mkdir')];
+    const judge = async (command: string) =>
+      (await evaluateRules(terminal(command), more, { sessionId: SESSION, workspace: folder.workspace, leadsInside: commandPathInside(folder.workspace) })).decision;
+    expect(await judge('ln -s ../other new && cd new && make test')).toBe('ask');
+    expect(await judge('ln -s ../other sub/new && git -C sub/new status')).toBe('ask');
+    expect(await judge('ln -s ../other new && pushd new/ && make test')).toBe('ask');
+    expect(await judge('mkdir new && cd new && make test')).toBe('ask');
+    expect(await judge(`ln -s ../other new && cd ${folder.workspace}/new && make test`)).toBe('ask');
+    // A folder that is there is judged by where it leads, as before.
+    expect(await judge('mkdir -p sub/x && cd sub && make test')).toBe('allow');
+  });
+
   it('asks about an absolute path through such a link', async () => {
     await using folder = await plantedWorkspace();
     expect(await decide(folder.workspace, `jq . ${folder.workspace}/out/secret.json`)).toBe('ask');
@@ -85,7 +99,7 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     'jq . in/../data/ok.json',
     // Not made yet: judged by the nearest folder that is.
     'cd sub && jq . new/x.json',
-    'git -C sub/new status',
+    'cd sub/ && make test',
     'make test',
   ])('still allows %j, whose links lead inside', async (command) => {
     await using folder = await plantedWorkspace();
@@ -160,7 +174,7 @@ describe('commandPathInside', () => {
     const { workspace } = folder;
     const inside = commandPathInside(workspace);
     const answers = await Promise.all(
-      ['sub', 'in', 'in/new/file', 'sub/away', 'out/deep', 'up/..', 'gone', 'gone/x', 'sub/new/..', 'data/key.json', `../ws/sub`].map(async (relative) => [relative, await inside(`${workspace}/${relative}`)]),
+      ['sub', 'in', 'in/new/file', 'sub/away', 'out/deep', 'up/..', 'gone', 'gone/x', 'sub/new/..', 'data/key.json', `../ws/sub`, 'sub/', 'in/', 'sub/new/', 'data/ok.json/', 'out/'].map(async (relative) => [relative, await inside(`${workspace}/${relative}`)]),
     );
     expect(Object.fromEntries(answers)).toStrictEqual({
       sub: true,
@@ -176,6 +190,12 @@ describe('commandPathInside', () => {
       'sub/new/..': false,
       'data/key.json': false,
       '../ws/sub': true,
+      // A folder to move to must be there, a folder, and lead inside.
+      'sub/': true,
+      'in/': true,
+      'sub/new/': false,
+      'data/ok.json/': false,
+      'out/': false,
     });
     expect(await inside(`${workspace}/${'x/'.repeat(2100)}`)).toBe(false);
     expect(await inside('relative/path')).toBe(false);

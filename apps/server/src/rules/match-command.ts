@@ -2,7 +2,7 @@ import { longOptionNamed, type ReachableWords } from './command-wrappers';
 import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-arguments';
 import { jqArgumentsCovered } from './jq-arguments';
 import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
-import { mayNameOutside, movedTo, type PathFacts } from './outside-workspace';
+import { mayNameOutside, mayNameOutsideFolder, movedTo, type PathFacts } from './outside-workspace';
 import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
 import { commandBaseName, isExactOnlyCommand, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
@@ -226,7 +226,7 @@ export function folderAfter(command: SimpleCommand, facts: PathFacts): { folder:
   const folder = args[index];
   if (folder === undefined) return 'outside';
   if (folder.kind === 'literal' && /^[-+]/.test(folder.value)) return 'outside';
-  if (mayNameOutside(folder, facts)) return 'outside';
+  if (mayNameOutsideFolder(folder, facts)) return 'outside';
   // Where a glob leads is not known: with links looked up it is `outside` already (`mayNameOutside`).
   return { folder: folder.kind === 'literal' ? movedTo(facts, folder.value).folder : undefined };
 }

@@ -41,24 +41,39 @@ const GLOB = /[*?[]/;
  * whose links lead out (`link/secret`, `link -> ~/other`) and any glob.
  */
 export function mayNameOutside(word: ShellWord, facts: PathFacts): boolean {
-  const outside = wordLeadsOut(word, facts);
+  return seenOutside(word, facts, wordLeadsOut(word, facts, false));
+}
+
+/**
+ * `mayNameOutside` for a folder a command moves to (`cd`, `pushd`, git's `-C`): given `facts.leadsInside`, it must
+ * also be there, a folder, when the rules are evaluated. One not made yet can only be entered once the line has made
+ * it, and what made it may have made it a link that leads out (`ln -s ~/other new && cd new`, `git clone … r && cd
+ * r/link`), which no lookup made before the line runs can see.
+ */
+export function mayNameOutsideFolder(word: ShellWord, facts: PathFacts): boolean {
+  return seenOutside(word, facts, wordLeadsOut(word, facts, true));
+}
+
+function seenOutside(word: ShellWord, facts: PathFacts, outside: boolean): boolean {
   if (!outside || facts.outsideSeen === undefined) return outside;
   facts.outsideSeen(word);
   return false;
 }
 
-function wordLeadsOut(word: ShellWord, facts: PathFacts): boolean {
-  if (word.kind === 'literal') return pathLeadsOut(word.value, facts);
+function wordLeadsOut(word: ShellWord, facts: PathFacts, folder: boolean): boolean {
+  if (word.kind === 'literal') return pathLeadsOut(word.value, facts, folder);
   if (word.variables.length > 0) return true;
   const text = word.text.replace(/["']/g, '');
   if (text.startsWith('~') || text.includes('{') || text.includes('..')) return true;
   if (text.split('/').some((part) => part.startsWith('.') && GLOB.test(part))) return true;
   if (facts.leadsInside !== undefined) return true;
   const glob = text.search(GLOB);
-  return pathLeadsOut(glob === -1 ? text : text.slice(0, text.lastIndexOf('/', glob) + 1), facts);
+  return pathLeadsOut(glob === -1 ? text : text.slice(0, text.lastIndexOf('/', glob) + 1), facts, folder);
 }
 
-function pathLeadsOut(value: string, facts: PathFacts): boolean {
+/** With `folder`, the path is looked up with a `/` at its end: `commandPathInside` then asks that it be a folder there. */
+function pathLeadsOut(value: string, facts: PathFacts, folder: boolean): boolean {
+  const asFolder = (absolute: string) => (folder && !absolute.endsWith('/') ? `${absolute}/` : absolute);
   if (value === '' || value === '-') return false;
   if (value.startsWith('~')) return true;
   if (value.startsWith('/')) {
@@ -66,15 +81,15 @@ function pathLeadsOut(value: string, facts: PathFacts): boolean {
     const workspace = path.posix.resolve(facts.workspace);
     const resolved = path.posix.resolve(value);
     if (resolved !== workspace && !resolved.startsWith(workspace === '/' ? '/' : `${workspace}/`)) return true;
-    return facts.leadsInside !== undefined && !facts.leadsInside(value);
+    return facts.leadsInside !== undefined && !facts.leadsInside(asFolder(value));
   }
   if (facts.leftWorkspace === true) return true;
   const normalized = path.posix.normalize(value);
   if (normalized === '..' || normalized.startsWith('../')) return true;
   if (facts.leadsInside === undefined) return false;
-  const folder = facts.folder ?? facts.workspace;
+  const from = facts.folder ?? facts.workspace;
   // Joined, not resolved: `link/../x` is where the link leads, one folder up, for the program that opens it.
-  return folder === undefined || !facts.leadsInside(`${folder}/${value}`);
+  return from === undefined || !facts.leadsInside(asFolder(`${from}/${value}`));
 }
 
 /**
