@@ -473,6 +473,8 @@ export class PostgresStore implements AirlockStore, Cluster {
     const conditions: string[] = [];
     // Without a fence, no check: a missing run fails on the foreign key, as a plain insert would.
     const owned = fence === undefined ? undefined : `SELECT 1 FROM runs WHERE run_id = ${p(runId)} AND fence = ${p(fence)}`;
+    // First, before the rows the unasked check share-locks (grant, chat, policy version): a chat's deletion takes the
+    // run's row before those, and a write that took one of them first would wait for it as it waits for the write.
     if (owned !== undefined) conditions.push(`EXISTS (${owned} FOR SHARE)`);
     // A call let through unasked: only while what let it through still holds (see unaskedHolds).
     const unasked = inputs.find((input) => input.unasked !== undefined);
