@@ -82,7 +82,8 @@ describe('any program after a cd that may leave the workspace: no command rule c
     expect(await judge('cd sub && cd ../.. && make test')).toStrictEqual({ decision: 'ask', within: ruleFor('make test'), leadsOut: { kind: 'moved', text: 'cd ../..' } });
     expect(await judge('popd && pytest')).toStrictEqual({ decision: 'ask', within: ruleFor('pytest'), leadsOut: { kind: 'moved', text: 'popd' } });
     expect(await judge('cd "$X" && npm test')).toStrictEqual({ decision: 'ask', within: ruleFor('npm test'), leadsOut: { kind: 'moved', text: 'cd $X' } });
-    expect(await judge('ls && cd /tmp && cd x && make test')).toStrictEqual({ decision: 'ask', within: ruleFor('cd'), leadsOut: { kind: 'moved', text: 'cd /tmp' } });
+    expect(await judge('ls && cd /tmp && cd x && make test')).toStrictEqual({ decision: 'ask', within: ruleFor('make test'), leadsOut: { kind: 'moved', text: 'cd /tmp' } });
+    expect(await judge('cd /tmp && cd x')).toStrictEqual({ decision: 'ask', within: ruleFor('cd'), leadsOut: { kind: 'moved', text: 'cd /tmp' } });
     // A command no rule covers anywhere is asked about as before, with no reason of this kind.
     expect(await judge('cd /tmp && rm x')).toStrictEqual({ decision: 'ask' });
   });

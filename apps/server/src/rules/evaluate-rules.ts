@@ -211,8 +211,12 @@ function outsideOf(commands: readonly SimpleCommand[], rules: readonly Rule[], c
     .map(({ leadsOut, at }) => ({ leadsOut, at: leadsOut.kind === 'moved' ? at + 1 : at }))
     .filter(({ at }) => at < commands.length)
     .sort((a, b) => a.at - b.at || (a.leadsOut.kind === 'moved' ? -1 : 1));
-  const within = first === undefined ? undefined : used[first.at];
-  return first === undefined || within === undefined ? undefined : { within, leadsOut: first.leadsOut };
+  if (first === undefined) return undefined;
+  // The rule named is that of the first command it runs there, past more `cd`s (`cd /tmp && cd x && make test`).
+  let at = first.at;
+  if (first.leadsOut.kind === 'moved') while (at < commands.length - 1 && folderAfter(commands[at]!, {}) !== undefined) at += 1;
+  const within = used[at];
+  return within === undefined ? undefined : { within, leadsOut: first.leadsOut };
 }
 
 /** The rule that allows each command of a line, in its order, or undefined when some command is not allowed. */
