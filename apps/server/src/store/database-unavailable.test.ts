@@ -3,6 +3,7 @@ import { NotFoundError } from '@airlock/core';
 import { DatabaseError } from 'pg';
 import { describe, expect, it } from 'vitest';
 import { asStoreUnavailable, withUnavailableErrors } from './database-unavailable';
+import { describeLocation } from './postgres-store';
 
 const WHERE = 'postgres://airlock@db:5432/airlock (schema public)';
 
@@ -28,7 +29,6 @@ describe('errors of a PostgreSQL database that cannot be used for now', () => {
     expect(reasonOf(sqlState('53200', 'out of memory'))).toStrictEqual({ reason: 'out-of-memory', mayBeStored: false });
     expect(reasonOf(sqlState('53300', 'sorry, too many clients already'))).toStrictEqual({ reason: 'too-many-connections', mayBeStored: false });
     expect(reasonOf(sqlState('53400', 'configuration limit exceeded'))).toStrictEqual({ reason: 'out-of-resources', mayBeStored: false });
-    expect(reasonOf(sqlState('57P01', 'terminating connection due to administrator command'))).toStrictEqual({ reason: 'shutting-down', mayBeStored: false });
     expect(reasonOf(sqlState('57P03', 'the database system is starting up'))).toStrictEqual({ reason: 'shutting-down', mayBeStored: false });
     expect(reasonOf(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toStrictEqual({ reason: 'unreachable', mayBeStored: false });
     expect(reasonOf(new Error('timeout exceeded when trying to connect'))).toStrictEqual({ reason: 'unreachable', mayBeStored: false });
@@ -39,6 +39,9 @@ describe('errors of a PostgreSQL database that cannot be used for now', () => {
     expect(reasonOf(sqlState('08007', 'transaction resolution unknown'))).toStrictEqual({ reason: 'connection-lost', mayBeStored: true });
     expect(reasonOf(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toStrictEqual({ reason: 'connection-lost', mayBeStored: true });
     expect(reasonOf(new Error('Connection terminated unexpectedly'))).toStrictEqual({ reason: 'connection-lost', mayBeStored: true });
+    // A session the server ends as it shuts down may end after a COMMIT it made durable, before the answer.
+    expect(reasonOf(sqlState('57P01', 'terminating connection due to administrator command'))).toStrictEqual({ reason: 'connection-lost', mayBeStored: true });
+    expect(reasonOf(sqlState('57P02', 'terminating connection because of crash of another server process'))).toStrictEqual({ reason: 'connection-lost', mayBeStored: true });
     expect((asStoreUnavailable(WHERE, new Error('Connection terminated unexpectedly')) as Error).message).toMatch(/may or may not be stored/);
   });
 
@@ -57,5 +60,14 @@ describe('errors of a PostgreSQL database that cannot be used for now', () => {
     await expect(store.missing()).rejects.toBe(missing);
     await expect(store.full()).rejects.toMatchObject({ name: 'StoreUnavailableError', reason: 'full' });
     await expect(store.fine()).resolves.toBe(1);
+  });
+});
+
+describe('the database as errors name it', () => {
+  it('keeps neither the password nor any parameter of its URL, which the driver may take as one', () => {
+    const named = describeLocation('postgres://airlock:pw1@db:5432/airlock?password=s3cret&sslpassword=k3y&sslmode=require#x', 'chats');
+    expect(named).toBe('postgres://airlock@db:5432/airlock (schema chats)');
+    const error = asStoreUnavailable(named, sqlState('53100', 'No space left on device'));
+    expect((error as Error).message).not.toMatch(/pw1|s3cret|k3y/);
   });
 });

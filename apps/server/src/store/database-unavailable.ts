@@ -10,7 +10,7 @@ const CONNECTION_LOST = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
  * (insufficient resources: 53100 disk full, 53200 out of memory, 53300 too many connections), 57P01–57P03 (the
  * server shutting down or starting up), class 08 (connection exceptions), and the socket errors and messages of the
  * driver and its pool. A statement failed with any of these was not applied, but on a connection lost once it was
- * sent ("connection-lost").
+ * sent, or a session the server ended as it shut down (both "connection-lost").
  */
 export function unavailableReason(error: Error): StoreUnavailableReason | undefined {
   const code = (error as { code?: unknown }).code;
@@ -19,7 +19,11 @@ export function unavailableReason(error: Error): StoreUnavailableReason | undefi
     if (code === '53200') return 'out-of-memory';
     if (code === '53300') return 'too-many-connections';
     if (code.startsWith('53')) return 'out-of-resources';
-    if (code === '57P01' || code === '57P02' || code === '57P03') return 'shutting-down';
+    // 57P03: a connection refused while the server starts or stops, before any statement. 57P01 and 57P02 end a
+    // session the server is shutting down under, at its next interrupt check, which can fall after a COMMIT it has
+    // made durable and before its answer: the statement may have been applied, as on a connection lost.
+    if (code === '57P03') return 'shutting-down';
+    if (code === '57P01' || code === '57P02') return 'connection-lost';
     // 08001 unable to connect, 08004 connection rejected: nothing was sent. Any other (08006 failure, 08003 no
     // connection, 08007 transaction resolution unknown) may have come after the statement.
     if (code === '08001' || code === '08004' || NEVER_CONNECTED.has(code)) return 'unreachable';

@@ -1160,11 +1160,16 @@ export function channelName(schema: string): string {
   return `airlock_events__${createHash('sha256').update(schema).digest('hex').slice(0, 40)}`;
 }
 
-/** The URL without its password, and the schema: how errors name the database. */
-function describeLocation(url: string, schema: string): string {
+/**
+ * The URL without its password or parameters, and the schema: how errors name the database, to the person and in the
+ * log. The driver takes any parameter (`?password=`, `?sslpassword=`) as a setting, so none is kept.
+ */
+export function describeLocation(url: string, schema: string): string {
   try {
     const parsed = new URL(url);
     parsed.password = '';
+    parsed.search = '';
+    parsed.hash = '';
     return `${parsed.toString()} (schema ${schema})`;
   } catch {
     return `the PostgreSQL database (schema ${schema})`;
