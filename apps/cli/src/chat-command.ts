@@ -1,4 +1,4 @@
-import { createAirlockClient, isConnectionLost, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
+import { createAirlockClient, isConnectionLost, isExpired, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
 import { randomId, toVisibleText, visibleTextString, type DeclaredArguments } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
@@ -23,6 +23,8 @@ export interface ChatCommandOptions {
   now?: () => number;
   /** When a silent connection is pinged, and dropped without an answer. Default the client's (10 s, then 5 s). */
   keepAlive?: KeepAlive;
+  /** How long a decision is waited for, after which the server refuses it. Default the client's (10 s). */
+  decisionTimeoutMs?: number;
 }
 
 /** What the person is told of a line entered that was not taken. */
@@ -64,6 +66,7 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
     WebSocket,
     clientLabel: 'terminal',
     ...(options.keepAlive === undefined ? {} : { keepAlive: options.keepAlive }),
+    ...(options.decisionTimeoutMs === undefined ? {} : { decisionTimeoutMs: options.decisionTimeoutMs }),
     // A drop is retried however long it lasts; meanwhile the person is told, not left typing into silence.
     onClose: () => {
       if (connectionLost || client.state !== 'reconnecting') return;
@@ -413,9 +416,9 @@ class ChatSession {
         }
         return;
       } catch (error) {
-        if (isConnectionLost(error)) {
-          // A frozen server reads it when it wakes: it is said to be uncertain, never "not sent", and if it is applied
-          // later, the terminal says whose answer that may have been.
+        if (isConnectionLost(error) || isExpired(error)) {
+          // Unanswered by its deadline: the server may have applied it before (it is said to be uncertain, never "not
+          // sent", and if its decision shows, the terminal says whose answer that may have been), and refuses it after.
           this.answeredUnconfirmed.add(event.approvalId);
           for (const row of noteLines(LOST_ANSWER_NOTE, screen.layout)) screen.line(style.bad(row));
           continue;
@@ -522,7 +525,7 @@ class ChatSession {
 
 /** Said when the connection went before the server answered a decision. */
 const LOST_ANSWER_NOTE =
-  'The connection was lost before the server answered: the decision may not have reached it, or may yet, and is shown if it does. Answer again to decide.';
+  'No answer came from the server in time: the decision may have reached it before, and is shown if it did; it is not applied from now on. Answer again to decide.';
 
 /** What an error says; a server's or the network's words, to be shown escaped. */
 function errorText(error: unknown): string {

@@ -1,4 +1,4 @@
-import { appRouter, ConnectionState, type AirlockServices, type AppRouter, type Context, type ModelInfo, type ToolServerStatus } from '@airlock/api';
+import { appRouter, clientClockOffset, ConnectionState, type AirlockServices, type AppRouter, type Context, type ModelInfo, type ToolServerStatus } from '@airlock/api';
 import { errorMessage, randomId, toVisibleText, visibleTextString } from '@airlock/core';
 import { TRPCError } from '@trpc/server';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
@@ -234,6 +234,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         }
       }
       if (tab !== undefined) socket.client.send(JSON.stringify({ airlock: 'tab', credential: tabCredentials.issue(socket.client) }));
+      // Accepted before the client could send its params: by it, a decision's deadline reads at or before the client's own.
+      const clientClock = clientClockOffset(params?.clock, unauthenticated.get(socket.client)!);
       unauthenticated.delete(socket.client);
       authenticated.add(socket.client);
       authenticatedCount++;
@@ -246,6 +248,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           maxSubscriptions: capacity.subscriptionsPerConnection,
           sendWindow: socket.window,
           ...clientLabelOf(info.connectionParams?.client),
+          ...(clientClock === undefined ? {} : { clientClockOffset: clientClock }),
         }),
       };
     },

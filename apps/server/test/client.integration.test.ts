@@ -1,4 +1,4 @@
-import { createAirlockClient, isConnectionLost, parseStartupLink, socketUrl, UNPROVEN_SERVER_MESSAGE, type AirlockClient, type AirlockClientOptions, type LoopEvent, type RunOptions } from '@airlock/client';
+import { createAirlockClient, isConnectionLost, isExpired, parseStartupLink, socketUrl, UNPROVEN_SERVER_MESSAGE, type AirlockClient, type AirlockClientOptions, type LoopEvent, type RunOptions } from '@airlock/client';
 import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { startFakeOpenAIServer } from './support/fake-openai-server';
@@ -252,6 +252,7 @@ describe('@airlock/client against a real server', () => {
     const client: AirlockClient = t.connect({
       url: socketUrl(proxy.url),
       keepAlive: { pingMs: 100, pongWaitMs: 1_000 },
+      decisionTimeoutMs: 2_000,
       onClose: () => closes.push(client.state),
     });
     const run = client.startRun({ sessionId: 's-silent', message: 'go' });
@@ -265,7 +266,12 @@ describe('@airlock/client against a real server', () => {
     // The path dies without closing: the server never gets the decision, the client never gets an answer.
     proxy.stall();
     const lost = await client.decide({ sessionId: 's-silent', approvalId: start.approvalId, decision: 'allow' }).catch((error: unknown) => error);
-    expect([(lost as Error).message, isConnectionLost(lost)]).toStrictEqual(['the connection went silent (no answer to a ping) before the answer came', true]);
+    // It fails at its deadline, once the server would refuse it: not when the connection is found silent, before.
+    expect([(lost as Error).message, isConnectionLost(lost), isExpired(lost)]).toStrictEqual([
+      'the connection went silent (no answer to a ping) before the answer came, and its deadline has passed: the server does not apply it from now on',
+      true,
+      true,
+    ]);
     expect(closes[0]).toBe('reconnecting');
     await expect.poll(() => client.state).toBe('open');
     expect(proxy.accepted).toBeGreaterThanOrEqual(2);

@@ -41,6 +41,7 @@ import {
 } from '@airlock/core';
 import { FencedError, renewalIntervalMs, type ClaimDecisionResult, type Cluster, type ClusterMessage } from './cluster';
 import type { RuleService } from './context';
+import { refuseIfPastDeadline } from './decision-deadline';
 import { EventLog, parseEventId, StoredRunFollower, type RunFollower } from './event-log';
 import { MemoryStore } from './memory-store';
 import { StoreUnavailableError } from './store-unavailable-error';
@@ -253,6 +254,12 @@ export interface ConfirmInput {
   arguments?: ToolArguments;
   /** Who decided, for the ledger. */
   by?: DecidedBy;
+  /**
+   * This process's `performance.now()` after which the decision is refused (DecisionPastDeadlineError) rather than
+   * applied: its client stopped waiting for the answer then. Checked at the last step before it is applied, with
+   * nothing awaited between. Default none.
+   */
+  deadline?: number;
 }
 
 /**
@@ -525,6 +532,7 @@ export class ChatService {
     // and the tool as its card showed it.
     const tool = pending && (await this.toolAsShown(pending));
     const draft = pending && rules ? await rules.propose(input.sessionId, { toolName: pending.toolName, arguments: edit ?? pending.arguments }, input.scope!, tool) : undefined;
+    refuseIfPastDeadline(input);
     // Kept until the decision event is written, so the ledger says who decided. Only the first asker's: a repeat or
     // a stranger's request for the same id, answered "already-decided" or "not-found", must not touch the winner's.
     // A chat's grant is written in one transaction with the allow (see record), and takes effect once that is
@@ -799,6 +807,8 @@ export class ChatService {
     const edit = requested !== undefined && waiting && canonicalJson(requested) !== canonicalJson(waiting.arguments) ? requested : undefined;
     const draft = waiting && asRule && rules ? await rules.propose(input.sessionId, { toolName: waiting.toolName, arguments: edit ?? waiting.arguments }, input.scope!, tool) : undefined;
     const reason = input.decision === 'deny' ? normaliseReason(input.reason) : undefined;
+    // Last before the claim, which is the decision: its write may still take a round trip to the database.
+    refuseIfPastDeadline(input);
     // Asked for on the edited call, the grant covers the edited call. It is written with the allow, in the claim's
     // own transaction: a crash between the two cannot keep one without the other.
     let grant = always && waiting !== undefined ? this.registry.draftGrant({ sessionId: waiting.sessionId, toolName: waiting.toolName, executesCode: waiting.executesCode, toolVersion: waiting.toolVersion, arguments: edit ?? waiting.arguments }) : undefined;

@@ -1,5 +1,6 @@
 import { LimitExceededError, type AnyTool, type PolicyVerdict, type Reason, type ToolCall } from '@airlock/core';
 import { AnswerQueue } from './answer-queue';
+import { NoClientClockError } from './decision-deadline';
 import type { ChatService } from './chat-service';
 import type { SendWindow, SubscriptionPlaces } from './event-log';
 import type { RuleDraft, Rule } from './rules';
@@ -150,6 +151,11 @@ export interface ConnectionOptions extends ConnectionLimits {
   clientLabel?: string;
   /** Clock for the message budget. Default `Date.now`. */
   now?: () => number;
+  /**
+   * The client's clock against this process's `performance.now()` (see `clientClockOffset`), by which a decision's
+   * `notAfter` is read. Default none: a decision with a deadline is refused.
+   */
+  clientClockOffset?: number;
 }
 
 /** Per-connection state: the runs it started, its message budget, its open subscriptions. */
@@ -170,6 +176,7 @@ export class ConnectionState implements SubscriptionPlaces {
   /** Its queries, answered one at a time while the send window is open. */
   readonly answers: AnswerQueue;
   readonly clientLabel: string | undefined;
+  private readonly clientClockOffset: number | undefined;
 
   constructor(
     readonly connectionId: string,
@@ -182,10 +189,17 @@ export class ConnectionState implements SubscriptionPlaces {
     this.sendWindow = options.sendWindow;
     this.answers = new AnswerQueue(options.sendWindow);
     this.clientLabel = options.clientLabel;
+    this.clientClockOffset = options.clientClockOffset;
     this.now = options.now ?? Date.now;
     this.tokens = this.burst;
     this.refilledAt = this.now();
     this.changeBudget = new TokenBucket(CHANGE_BURST, CHANGES_PER_MINUTE, this.now);
+  }
+
+  /** A time on the client's clock (a decision's `notAfter`) as this process's `performance.now()`, at or before it. */
+  serverTimeOf(clientTime: number): number {
+    if (this.clientClockOffset === undefined) throw new NoClientClockError();
+    return clientTime + this.clientClockOffset;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { AirlockError, ConflictError, LimitExceededError, ModelError, NotFoundError } from '@airlock/core';
 import { TRPCError } from '@trpc/server';
+import { DecisionPastDeadlineError } from './decision-deadline';
 
 type Code = TRPCError['code'];
 
@@ -15,5 +16,6 @@ function codeFor(error: AirlockError): Code {
   if (error instanceof ConflictError) return 'CONFLICT';
   if (error instanceof LimitExceededError) return 'TOO_MANY_REQUESTS';
   if (error instanceof ModelError) return 'BAD_GATEWAY';
+  if (error instanceof DecisionPastDeadlineError) return 'TIMEOUT';
   return error.fault === 'caller' ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
 }

@@ -2,6 +2,7 @@ export { appRouter, createCallerFactory, type AppRouter, type SessionWatchEvent 
 export { ChatService, type ChatServiceOptions, type ConfirmInput, type RunOptions, type SessionSummary, type SessionDetail, type SessionChange } from './chat-service';
 export { ConnectionState, type Context, type AirlockServices, type RuleService, type RuleView, type WorkspaceRulesStatus, type WorkspaceTrust, type WorkspaceTrustChoice, type ToolCatalog, type ToolServerStatus, type ModelInfo, type ToolSandboxInfo, type ConnectionLimits, type ConnectionOptions } from './context';
 export { toTRPCError } from './error-mapping';
+export { clientClockOffset, DecisionPastDeadlineError, NoClientClockError } from './decision-deadline';
 export { EventLog, LogFollower, parseEventId, type SendWindow, type Waker, type FollowerBinding, type SubscriptionPlaces } from './event-log';
 export { storedSessionSchema, type StoredSession } from './session-store';
 export { MemoryStore } from './memory-store';

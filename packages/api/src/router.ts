@@ -85,11 +85,12 @@ const chatRouter = t.router({
    * A resolved allow answers with the decision the loop reported: "deny" when a deny rule refused the call after all.
    */
   confirmTool: procedure.input(confirmInputSchema).mutation(async ({ input, ctx }) => {
-    const { clientLabel: given, ...decision } = input;
+    const { clientLabel: given, notAfter, ...decision } = input;
     // The label the decision names, or else the one the client gave for its whole connection.
     const clientLabel = given ?? ctx.connection.clientLabel;
     const by = { connectionId: ctx.connection.connectionId, ...(clientLabel === undefined ? {} : { clientLabel }) };
-    const result = await ctx.services.chat.confirm({ ...decision, by });
+    const deadline = notAfter === undefined ? undefined : ctx.connection.serverTimeOf(notAfter);
+    const result = await ctx.services.chat.confirm({ ...decision, by, ...(deadline === undefined ? {} : { deadline }) });
     return result.status === 'not-found' ? { resolved: false, status: result.status } : { resolved: result.resolved, status: result.status, decision: result.decision };
   }),
 

@@ -62,6 +62,12 @@ export const confirmInputSchema = z.object({
     .optional(),
   /** A short name for the client deciding ("web", "cli", "my-bot"), kept in the ledger. */
   clientLabel: z.string().max(100).optional(),
+  /**
+   * When the client stops waiting for the answer, on its own clock (`performance.now()` ms, as its connection param
+   * `clock`): a decision that would be applied later is refused (TIMEOUT) and the call goes on waiting, so a decision
+   * its client reported as failed never lands afterwards. Needs the connection param `clock`. Default none.
+   */
+  notAfter: z.number().finite().optional(),
 });
 
 export const sessionUpdateSchema = z.object({

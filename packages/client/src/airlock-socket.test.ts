@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { AirlockSocket, isConnectionLost, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type RequestHandlers, type SocketError } from './airlock-socket';
+import { AirlockSocket, isConnectionLost, isExpired, socketClock, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type RequestHandlers, type SocketError } from './airlock-socket';
 import { createAirlockClient } from './create-airlock-client';
 
 /** What an upgrade request says that the proof answers: its URL (with the nonce) and the Host it named. */
@@ -101,7 +101,7 @@ describe('AirlockSocket speaks the tRPC WebSocket protocol', () => {
     await open();
     expect(server.connections[0]!.url).toMatch(/^\/trpc\?connectionParams=1&proof=[A-Za-z0-9_-]{22}$/);
     expect(await server.received(0, 2)).toStrictEqual([
-      { method: 'connectionParams', data: { token: 'secret' } },
+      { method: 'connectionParams', data: { token: 'secret', clock: expect.any(String) } },
       { id: 1, method: 'query', params: { path: 'model.info' } },
     ]);
 
@@ -133,7 +133,7 @@ describe('AirlockSocket speaks the tRPC WebSocket protocol', () => {
     await reopened;
     expect(query.errors.map((error) => error.message)).toStrictEqual(['the connection closed before the answer came']);
     expect(await server.received(1, 2)).toStrictEqual([
-      { method: 'connectionParams', data: { token: 'secret' } },
+      { method: 'connectionParams', data: { token: 'secret', clock: expect.any(String) } },
       { id: 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: 's', runId: 'r' }, lastEventId: 'r:1' } },
     ]);
     expect(stream.errors).toStrictEqual([]);
@@ -157,7 +157,7 @@ describe('AirlockSocket speaks the tRPC WebSocket protocol', () => {
     server.connections[0]!.socket.send(JSON.stringify({ id: null, method: 'reconnect' }));
     await reopened;
     expect(await server.received(1, 2)).toStrictEqual([
-      { method: 'connectionParams', data: { token: 'secret' } },
+      { method: 'connectionParams', data: { token: 'secret', clock: expect.any(String) } },
       { id: 1, method: 'subscription', params: { path: 'sessions.watch' } },
     ]);
   });
@@ -248,7 +248,7 @@ describe('AirlockSocket notices a connection that went silent', () => {
     expect(query.errors.map((error) => [error.message, isConnectionLost(error)])).toStrictEqual([['the connection went silent (no answer to a ping) before the answer came', true]]);
     // The new connection is pinged in its turn.
     expect((await server.received(1, 2)).filter((message) => message !== 'PING')).toStrictEqual([
-      { method: 'connectionParams', data: { token: 'secret' } },
+      { method: 'connectionParams', data: { token: 'secret', clock: expect.any(String) } },
       { id: 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: 's', runId: 'r' }, lastEventId: 'r:1' } },
     ]);
     expect(stream.errors).toStrictEqual([]);
@@ -274,7 +274,7 @@ describe('AirlockSocket notices a connection that went silent', () => {
     const answer = recorder();
     socket.request({ method: 'query', path: 'model.info', input: undefined }, answer.handlers);
     expect(await server.received(0, 2)).toStrictEqual([
-      { method: 'connectionParams', data: { token: 'secret' } },
+      { method: 'connectionParams', data: { token: 'secret', clock: expect.any(String) } },
       { id: 1, method: 'query', params: { path: 'model.info' } },
     ]);
   });
@@ -329,7 +329,7 @@ describe('AirlockSocket never sends a request over the size limit', () => {
     expect(run.errors.map((error) => error.message)).toStrictEqual(['the server closed the connection on a message over its size limit (1009) before the answer came']);
     // The subscription the server had started was not the one: it is followed again.
     expect(await server.received(1, 2)).toStrictEqual([
-      { method: 'connectionParams', data: { token: 'secret' } },
+      { method: 'connectionParams', data: { token: 'secret', clock: expect.any(String) } },
       { id: 2, method: 'subscription', params: { path: 'sessions.watch' } },
     ]);
     expect(follow.errors).toStrictEqual([]);
@@ -437,9 +437,53 @@ describe('AirlockSocket sends the token only to a server that proves it knows it
     cleanups.push(server.close);
     const socket = new AirlockSocket({ url: server.url, connectionParams: { client: 'web' }, WebSocket, retryDelayMs: () => 0 });
     cleanups.push(() => socket.close());
-    expect(await server.received(0, 1)).toStrictEqual([{ method: 'connectionParams', data: { client: 'web' } }]);
+    expect(await server.received(0, 1)).toStrictEqual([{ method: 'connectionParams', data: { client: 'web', clock: expect.any(String) } }]);
     expect(server.connections[0]!.url).toBe('/trpc?connectionParams=1');
     expect(socket.state).toBe('open');
+  });
+});
+
+describe('AirlockSocket fails a request with a deadline only once the deadline has passed', () => {
+  it('unanswered, it fails at its deadline; its connection lost, it fails then too, not before, and is not sent again', async () => {
+    const { server, socket, open } = await setUp();
+    await open();
+    const decide = (approvalId: string, deadline: number) => {
+      const calls = recorder();
+      const failedAt: number[] = [];
+      const handlers: RequestHandlers = {
+        ...calls.handlers,
+        error: (failure) => {
+          failedAt.push(socketClock());
+          calls.handlers.error(failure);
+        },
+      };
+      socket.request({ method: 'mutation', path: 'chat.confirmTool', input: { sessionId: 's', approvalId, decision: 'allow' } }, handlers, { deadline });
+      return { ...calls, failedAt, deadline };
+    };
+    const unanswered = decide('a1', socketClock() + 100);
+    await vi.waitFor(() => expect(unanswered.errors).toHaveLength(1));
+    expect(unanswered.failedAt[0]).toBeGreaterThan(unanswered.deadline);
+    expect(unanswered.errors.map((error) => [error.message, isExpired(error), isConnectionLost(error)])).toStrictEqual([
+      ['no answer came before its deadline: the server does not apply it from now on', true, false],
+    ]);
+
+    const lost = decide('a2', socketClock() + 300);
+    await server.received(0, 3);
+    const reopened = open();
+    server.connections[0]!.socket.terminate();
+    await reopened;
+    // The server may still apply it until its deadline: it fails then, not when the connection went.
+    await vi.waitFor(() => expect(lost.errors).toHaveLength(1));
+    expect(lost.failedAt[0]).toBeGreaterThan(lost.deadline);
+    expect(lost.errors.map((error) => [error.message, isExpired(error), isConnectionLost(error)])).toStrictEqual([
+      ['the connection closed before the answer came, and its deadline has passed: the server does not apply it from now on', true, true],
+    ]);
+    // And it is not sent again on the new connection.
+    socket.request({ method: 'query', path: 'model.info', input: undefined }, recorder().handlers);
+    expect(await server.received(1, 2)).toStrictEqual([
+      { method: 'connectionParams', data: { token: 'secret', clock: expect.any(String) } },
+      { id: 3, method: 'query', params: { path: 'model.info' } },
+    ]);
   });
 });
 
@@ -498,7 +542,7 @@ describe('AirlockSocket does not wait forever on a handshake', () => {
     silent = false;
     await reopened;
     expect(await server.received(server.connections.length - 1, 2)).toStrictEqual([
-      { method: 'connectionParams', data: { token: 'secret' } },
+      { method: 'connectionParams', data: { token: 'secret', clock: expect.any(String) } },
       { id: 1, method: 'subscription', params: { path: 'sessions.watch', input: {} } },
     ]);
     expect(stream.errors).toStrictEqual([]);
@@ -531,7 +575,7 @@ describe('createAirlockClient over the wire', () => {
     old.send(JSON.stringify({ id: 1, result: { type: 'stopped' } }));
     await reopened;
     expect(await server.received(1, 2)).toStrictEqual([
-      { method: 'connectionParams', data: { token: 'secret' } },
+      { method: 'connectionParams', data: { token: 'secret', clock: expect.any(String) } },
       { id: 1, method: 'subscription', params: { path: 'chat.stream', input: { sessionId: 's', runId: 'r' }, lastEventId: 'r:1' } },
     ]);
     const next = run.next();

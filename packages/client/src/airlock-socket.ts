@@ -23,6 +23,11 @@ export class SocketError extends Error {
     readonly response?: Extract<TRPCResponseMessage, { error: unknown }>,
     /** The request was sent, and the connection went before its answer: the server may have applied it, or may yet. */
     readonly connectionLost = false,
+    /**
+     * The request had a deadline (a decision's `notAfter`) that passed with no answer: the server refuses it from
+     * then on. Sent, it may have been applied before (read the waiting calls again); never after.
+     */
+    readonly expired = false,
   ) {
     super(message);
     this.name = 'SocketError';
@@ -37,6 +42,18 @@ export function isConnectionLost(error: unknown): boolean {
   const cause = error instanceof Error ? error.cause : undefined;
   return (error instanceof SocketError && error.connectionLost) || (cause instanceof SocketError && cause.connectionLost);
 }
+
+/**
+ * Whether a call failed because its deadline passed with no answer (a decision, see `decisionTimeoutMs`): the server
+ * does not apply it from then on. It may have before, if it was sent: read the chat's waiting calls to know.
+ */
+export function isExpired(error: unknown): boolean {
+  const cause = error instanceof Error ? error.cause : undefined;
+  return (error instanceof SocketError && error.expired) || (cause instanceof SocketError && cause.expired);
+}
+
+/** The clock a request's deadline is read on, and which the connection param `clock` gives the server: monotonic. */
+export const socketClock = (): number => performance.now();
 
 export interface AirlockSocketOptions {
   /** The tRPC WebSocket endpoint, e.g. `ws://127.0.0.1:7700/trpc`. */
@@ -112,6 +129,11 @@ interface LiveRequest {
   sent: boolean;
   /** The server said the subscription started, on the current socket. */
   started?: boolean;
+  /** `socketClock()` time after which it fails as expired, answered or not (the server refuses it from then on). */
+  deadline?: number;
+  expiry?: ReturnType<typeof setTimeout>;
+  /** Why its connection went, when it went after the request was sent: it fails with this at its deadline. */
+  lostWhy?: string;
 }
 
 export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'rejected' | 'unreachable' | 'closed';
@@ -211,8 +233,12 @@ export class AirlockSocket {
     return new Promise((resolve, reject) => this.openWaiters.push({ resolve, reject }));
   }
 
-  /** Sends a request now if the socket is open, otherwise as soon as it opens. Returns a function that ends it. */
-  request(call: { method: RequestMethod; path: string; input: unknown }, handlers: RequestHandlers): () => void {
+  /**
+   * Sends a request now if the socket is open, otherwise as soon as it opens. Returns a function that ends it. With a
+   * `deadline` (on `socketClock()`, a query or mutation whose server refuses it after then), it fails at that time if
+   * unanswered, and a connection lost after it was sent fails it only then: before, the server may still apply it.
+   */
+  request(call: { method: RequestMethod; path: string; input: unknown }, handlers: RequestHandlers, options: { deadline?: number } = {}): () => void {
     const id = this.nextId++;
     const ended = this.endedError();
     if (ended !== undefined) {
@@ -228,8 +254,13 @@ export class AirlockSocket {
       return () => undefined;
     }
     this.requests.set(id, live);
+    if (options.deadline !== undefined && call.method !== 'subscription') {
+      live.deadline = options.deadline;
+      this.expireAt(id, live);
+    }
     if (this.isOpen()) this.write([live]);
     return () => {
+      clearTimeout(live.expiry);
       if (!this.requests.delete(id)) return;
       if (live.message.method === 'subscription' && live.sent && this.isOpen()) {
         if (live.started === true) this.send({ id, method: 'subscription.stop' });
@@ -284,6 +315,7 @@ export class AirlockSocket {
         live.handlers.complete();
       } else if (!live.sent || !this.isOpen()) {
         this.requests.delete(id);
+        clearTimeout(live.expiry);
         live.handlers.error(new SocketError('closed before the request was sent'));
       } else {
         answers.push(this.whenSettled(id, live));
@@ -419,8 +451,9 @@ export class AirlockSocket {
     this.attempt = 0;
     this.opened = true;
     this.setState('open');
-    // The server reads the first message as the connection params; every request must come after it.
-    socket.send(JSON.stringify({ method: 'connectionParams', data: this.connectionParams() }));
+    // The server reads the first message as the connection params; every request must come after it. `clock`, read as
+    // they are sent, is what the server reads a decision's deadline by (see `socketClock`).
+    socket.send(JSON.stringify({ method: 'connectionParams', data: { ...this.connectionParams(), clock: String(socketClock()) } }));
     this.heard(socket);
     const waiting = [...this.requests.values()].filter((live) => !live.sent || live.message.method === 'subscription');
     if (waiting.length > 0) this.write(waiting);
@@ -472,6 +505,7 @@ export class AirlockSocket {
       this.stopLate(message);
       return;
     }
+    clearTimeout(live.expiry);
     if ('error' in message) {
       this.requests.delete(message.id);
       live.handlers.error(new SocketError(message.error.message, message));
@@ -518,7 +552,10 @@ export class AirlockSocket {
     clearTimeout(this.retryTimer);
     clearTimeout(this.handshakeTimer);
     this.stopLiveness();
-    for (const live of this.requests.values()) live.handlers.error(error);
+    for (const live of this.requests.values()) {
+      clearTimeout(live.expiry);
+      live.handlers.error(error);
+    }
     this.requests.clear();
     this.rejectOpenWaiters();
   }
@@ -577,6 +614,10 @@ export class AirlockSocket {
       if (live.message.method === 'subscription' && !(tooBig && live.sent && live.started !== true)) {
         live.sent = false;
         live.started = false;
+      } else if (live.sent && live.deadline !== undefined && !tooBig) {
+        // The server may still apply it until its deadline, and refuses it after: it fails then, not before.
+        this.requests.delete(id);
+        live.lostWhy = why;
       } else if (live.sent) {
         // The server may or may not have applied it: the caller decides whether to retry (mutations here are idempotent).
         // One it closed the connection on for its size (1009) would be refused again, however often it is sent: a
@@ -596,6 +637,25 @@ export class AirlockSocket {
     this.retryTimer = setTimeout(() => {
       if (this.endedError() === undefined) this.connect();
     }, delay);
+  }
+
+  /** Fails a request with a deadline once `socketClock()` is past it: a timer may fire a little early, never the failure. */
+  private expireAt(id: number, live: LiveRequest): void {
+    const wait = live.deadline! - socketClock();
+    if (wait >= 0) {
+      live.expiry = setTimeout(() => this.expireAt(id, live), Math.ceil(wait) + 1);
+      return;
+    }
+    const inFlight = this.requests.get(id) === live;
+    if (!inFlight && live.lostWhy === undefined) return;
+    this.requests.delete(id);
+    const message =
+      live.lostWhy !== undefined
+        ? `${live.lostWhy}, and its deadline has passed: the server does not apply it from now on`
+        : live.sent
+          ? 'no answer came before its deadline: the server does not apply it from now on'
+          : 'not sent before its deadline (no connection): the server never got it';
+    live.handlers.error(new SocketError(message, undefined, live.lostWhy !== undefined, true));
   }
 
   private write(requests: LiveRequest[]): void {

@@ -42,8 +42,8 @@ describe('createAirlockClient decide', () => {
     void client.decide({ sessionId: 's', approvalId: 'a', decision: 'deny', reason: 'no' }).catch(() => undefined);
     await vi.waitFor(() => expect(server.received.length).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
     expect(server.received).toStrictEqual([
-      { method: 'connectionParams', data: { token: 'secret' } },
-      { id: 1, method: 'mutation', params: { path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a', decision: 'deny', reason: 'no' } } },
+      { method: 'connectionParams', data: { token: 'secret', clock: expect.any(String) } },
+      { id: 1, method: 'mutation', params: { path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a', decision: 'deny', reason: 'no', notAfter: expect.any(Number) } } },
     ]);
     const allowed = '"allow", "always" or "deny"';
     expect(await Promise.all(refused)).toStrictEqual([
@@ -72,9 +72,9 @@ describe('createAirlockClient decide', () => {
     // Asked for before the socket opened, they go in one message once it does.
     await vi.waitFor(() => expect(server.received.length).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
     expect(server.received[1]).toStrictEqual([
-      { id: 1, method: 'mutation', params: { path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a1', decision: 'allow' } } },
-      { id: 2, method: 'mutation', params: { path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a2', decision: 'allow', always: true, arguments: { path: 'notes.txt' } } } },
-      { id: 3, method: 'mutation', params: { path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a3', decision: 'deny' } } },
+      { id: 1, method: 'mutation', params: { path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a1', decision: 'allow', notAfter: expect.any(Number) } } },
+      { id: 2, method: 'mutation', params: { path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a2', decision: 'allow', always: true, arguments: { path: 'notes.txt' }, notAfter: expect.any(Number) } } },
+      { id: 3, method: 'mutation', params: { path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a3', decision: 'deny', notAfter: expect.any(Number) } } },
     ]);
   });
 });

@@ -68,6 +68,14 @@ export interface AirlockClientOptions {
    * the field to shorten (code `PAYLOAD_TOO_LARGE`). Default 1 MiB, the server's limit for one message.
    */
   maxMessageBytes?: number;
+  /**
+   * How long a decision (`decide`, or `chat.confirmTool` through `trpc`) is waited for. It is sent with this deadline
+   * (`notAfter`, on the clock the connection param `clock` gives the server), which the server checks before applying
+   * it; unanswered by then, the call fails (`isExpired`; `isConnectionLost` too when the connection went after it was
+   * sent, which then fails it only at the deadline), and the server refuses it if it reads it later (a frozen server,
+   * a stalled network). Default 10,000 ms.
+   */
+  decisionTimeoutMs?: number;
 }
 
 export interface StartRunInput {
@@ -173,7 +181,7 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
     ...(options.keepAlive === undefined ? {} : { keepAlive: options.keepAlive }),
     ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
   });
-  const trpc = createTRPCClient<AppRouter>({ links: [airlockLink<AppRouter>(socket)] });
+  const trpc = createTRPCClient<AppRouter>({ links: [airlockLink<AppRouter>(socket, options.decisionTimeoutMs === undefined ? {} : { decisionTimeoutMs: options.decisionTimeoutMs })] });
 
   const follow = (input: { sessionId: string; runId: string; message?: string; options?: RunOptions; lastEventId?: string }, signal?: AbortSignal): RunStream => {
     // Received: where the stream resumes. Given out: what `lastEventId` says (events may wait in the queue).

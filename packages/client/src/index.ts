@@ -13,8 +13,8 @@ export {
   type StartRunInput,
   type ToolInfo,
 } from './create-airlock-client';
-export { airlockLink } from './airlock-link';
-export { AirlockSocket, DEFAULT_KEEP_ALIVE, isConnectionLost, SocketError, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type KeepAlive, type RejectionReason, type SocketState } from './airlock-socket';
+export { airlockLink, DEFAULT_DECISION_TIMEOUT_MS } from './airlock-link';
+export { AirlockSocket, DEFAULT_KEEP_ALIVE, isConnectionLost, isExpired, SocketError, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type KeepAlive, type RejectionReason, type SocketState } from './airlock-socket';
 export { DEFAULT_MAX_MESSAGE_BYTES } from './request-size';
 export { connectionRejection } from './connection-rejection';
 export { exchangeLinkCode, LinkCodeError, type ExchangeLinkCodeOptions, type LinkCodeProblem, type NoNewLinkReason } from './link-code';
