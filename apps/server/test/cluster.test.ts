@@ -268,6 +268,20 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(await b.chat.listWaiting('s1')).toStrictEqual([]);
   });
 
+  it('a decision on B past its deadline is refused before it is claimed: the call still waits on A, and one in time runs it', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool);
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'hello');
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', deadline: performance.now() - 1 })).rejects.toMatchObject({ name: 'DecisionPastDeadlineError' });
+    expect((await a.chat.listWaiting('s1')).map((p) => p.approvalId)).toStrictEqual([approvalId]);
+    expect(await b.store.listRunToolCalls('r1')).toMatchObject([{ decision: null }]);
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', deadline: performance.now() + 60_000 })).resolves.toMatchObject({ resolved: true });
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual(['hello']);
+  });
+
   it('a call nobody decides in time is stored as timed out by Airlock (source "system"), not by a person, on every instance', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();
