@@ -157,8 +157,8 @@ export interface PolicyVerdict {
   /** The rule was written into the workspace (its rules file), not made by the person: the model is told so. */
   fromWorkspaceFile?: boolean;
   /**
-   * With `ask`: only why an allow rule did not cover the call (it works outside the workspace the rule names), for
-   * the card; the call is asked about as any other, so with confirmation off it runs as one no rule decides (an allow
+   * With `ask`: only why an allow rule did not cover the call (it works outside the workspace the rule names, or is
+   * given what the rule does not take), for the card; the call is asked about as any other, so with confirmation off it runs as one no rule decides (an allow
    * rule never makes confirmation off stricter). Default false: put up in either setting.
    */
   onlyWhenConfirming?: boolean;

@@ -90,7 +90,14 @@ export type RuleDecision =
    * about; `within` is the rule of the command so judged, which the card names with the reason. It is no verdict of
    * its own: with confirmation off the call runs as one no rule decides.
    */
-  | { decision: 'ask'; within: Rule; leadsOut: LeadsOut };
+  | { decision: 'ask'; within: Rule; leadsOut: LeadsOut }
+  /**
+   * One command of the line (its name `uncovered`) starts with the words of a prefix rule (`within`, the first such)
+   * that does not cover it as given: an option or word the rule does not take (one that runs other code, reads or
+   * writes elsewhere, talks to another repository, a target or script word it does not name), and every other
+   * command is covered. As `leadsOut`, only what the card says: with confirmation off the call runs as before.
+   */
+  | { decision: 'ask'; within: Rule; uncovered: string };
 
 /** What took a command line out of the workspace, for the card: the words the person can find in the line. */
 export interface LeadsOut {
@@ -153,7 +160,7 @@ export async function evaluateRules(call: RuleCall, rules: readonly Rule[], cont
   if (line?.kind !== 'seen') return ask;
   const judged = await judgeLine(line.commands, commandRules, context);
   if (judged === undefined) return ask;
-  if ('leadsOut' in judged) return guard === undefined || unread === undefined ? { decision: 'ask', ...judged } : ask;
+  if ('within' in judged) return guard === undefined || unread === undefined ? { decision: 'ask', ...judged } : ask;
   const [first] = judged.rules;
   return first === undefined ? ask : { decision: 'allow', rule: first, rules: judged.rules };
 }
@@ -165,7 +172,11 @@ export async function evaluateRules(call: RuleCall, rules: readonly Rule[], cont
  * between two passes: the first takes every path the rules check as its text says and notes it, the second answers
  * each from its lookup, a path the first did not note counting as outside.
  */
-async function judgeLine(commands: readonly SimpleCommand[], rules: readonly Rule[], context: RuleContext): Promise<{ rules: Rule[] } | { within: Rule; leadsOut: LeadsOut } | undefined> {
+async function judgeLine(
+  commands: readonly SimpleCommand[],
+  rules: readonly Rule[],
+  context: RuleContext,
+): Promise<{ rules: Rule[] } | { within: Rule; leadsOut: LeadsOut } | { within: Rule; uncovered: string } | undefined> {
   const { leadsInside } = context;
   let inside: ((absolute: string) => boolean) | undefined;
   if (leadsInside !== undefined) {
@@ -189,7 +200,34 @@ async function judgeLine(commands: readonly SimpleCommand[], rules: readonly Rul
     const used = rulesFor(commands, rules, lineFacts(commands, context));
     if (used !== undefined) return { rules: unique(used) };
   }
-  return outsideOf(commands, rules, context, inside);
+  return outsideOf(commands, rules, context, inside) ?? namedNotCovered(commands, rules, lineFacts(commands, context, inside === undefined ? {} : { leadsInside: inside }));
+}
+
+/**
+ * The one command of a line no rule covers, when a prefix rule starts with its words (`npm test` for `npm test --
+ * --watch`, `git` for `git push https://…`) and every other command is covered: the rule and the command's name, for
+ * the card. Undefined when no rule starts so, an exact rule alone does (it names all its words), or more than one
+ * command is not covered.
+ */
+function namedNotCovered(commands: readonly SimpleCommand[], rules: readonly Rule[], facts: readonly LineFacts[]): { within: Rule; uncovered: string } | undefined {
+  let found: { within: Rule; uncovered: string } | undefined;
+  for (const [index, command] of commands.entries()) {
+    if (facts[index]!.leftWorkspace === true) return undefined;
+    if (rules.some((candidate) => candidate.match.kind === 'command-prefix' && allowsCommand(candidate.match, command, facts[index]))) continue;
+    const [name] = command.words;
+    const within = rules.find(
+      (candidate) =>
+        candidate.match.kind === 'command-prefix' &&
+        !candidate.match.exact &&
+        candidate.match.tokens.every((token, at) => {
+          const word = command.words[at];
+          return word?.kind === 'literal' && word.value === token;
+        }),
+    );
+    if (found !== undefined || within === undefined || name?.kind !== 'literal') return undefined;
+    found = { within, uncovered: name.value };
+  }
+  return found;
 }
 
 /**

@@ -163,7 +163,8 @@ export class RuleBook implements RuleService {
     const decision = await evaluateRules(ruleCall(call.name, call.arguments, tool), rules, this.ruleContext(sessionId, file.kind === 'loaded' && this.trustOf(file) === 'trusted'));
     if (decision.decision === 'ask') {
       if ('covering' in decision) return gitDirectoryVerdict(decision.covering, decision.gitDirectory);
-      if ('within' in decision) return leadsOutVerdict(decision.within, decision.leadsOut);
+      if ('leadsOut' in decision) return leadsOutVerdict(decision.within, decision.leadsOut);
+      if ('uncovered' in decision) return uncoveredVerdict(decision.within, decision.uncovered);
       return 'because' in decision ? askedVerdict(decision.because, decision.unread) : undefined;
     }
     const rule = decision.rule;
@@ -395,6 +396,18 @@ function leadsOutVerdict(rule: Rule, leadsOut: LeadsOut): PolicyVerdict {
     leadsOut.kind === 'moved'
       ? reason(codeWord(leadsOut.text), ' may leave the workspace, and the rule (', describeRule(rule), ') covers commands run inside it only')
       : reason(codeWord(leadsOut.text), ' may lead outside the workspace (by its text or a link), and the rule (', describeRule(rule), ') covers what a command names inside it only');
+  return { effect: 'ask', ruleId: rule.id, description, onlyWhenConfirming: true };
+}
+
+/** Why a prefix rule that starts with a command's words did not cover it as given: the card says so. */
+function uncoveredVerdict(rule: Rule, name: string): PolicyVerdict {
+  const description = reason(
+    'The rule (',
+    describeRule(rule),
+    ') does not cover all that ',
+    codeWord(name),
+    ' is given here: an option or word it does not take (one that may run other code, read or write elsewhere, or a target or script word the rule does not name)',
+  );
   return { effect: 'ask', ruleId: rule.id, description, onlyWhenConfirming: true };
 }
 
