@@ -275,7 +275,7 @@ export interface ToolCallRecord {
   sessionId: string;
   toolCallId: string;
   toolName: string;
-  /** As the model proposed them. */
+  /** As the model proposed them, with the defaults the tool's schema declares for those it left out (as shown). */
   arguments: ToolArguments;
   /** What the person edited them to before allowing, which is what ran (or was refused by a rule); null when not edited. */
   editedArguments: ToolArguments | null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { declaredArguments, MAX_DECLARED_DEPTH } from './declared-arguments';
+import { declaredArguments, MAX_DECLARED_DEPTH, withDeclaredDefaults } from './declared-arguments';
 import { declaredArgumentsSchema, MAX_DECLARED_NAME_LENGTH, MAX_DECLARED_NAMES, type DeclaredArguments } from './events';
 import { undeclaredArgumentsNote, uncheckedArgumentsNote, visibleArguments } from './visible-text-arguments';
 
@@ -102,5 +102,43 @@ describe('visibleArguments against declared names', () => {
   it('shows a path’s names escaped, cut and quoted as needed, and the tree wins over a schema', () => {
     const shown = visibleArguments('purge', { options: { 'dry run': 1, 'a.b': 2, ['x'.repeat(100)]: 3, constructor: 4 } }, { declared, schema: { type: 'object', properties: { options: {} } } });
     expect(shown.inner.map((name) => name.path)).toStrictEqual(['options.dry\\u{20}run', 'options."a.b"', `options.${'x'.repeat(40)}…`, 'options.constructor']);
+  });
+});
+
+describe('withDeclaredDefaults', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      dry_run: { type: 'boolean', default: false },
+      target: { type: 'object', properties: { force: { type: 'boolean', default: true } } },
+      linked: { $ref: '#/$defs/linked' },
+      constructor: { type: 'string', default: 'x' },
+      plain: { type: 'string' },
+    },
+    $defs: { linked: { type: 'object', properties: { deep: { default: 1 } } } },
+  };
+
+  it('fills the defaults of the names left out, at the top level and inside an object argument given', () => {
+    expect(withDeclaredDefaults(schema, { target: {} })).toStrictEqual({ target: { force: true }, dry_run: false });
+    expect(withDeclaredDefaults(schema, { dry_run: true, target: { force: false } })).toStrictEqual({ dry_run: true, target: { force: false } });
+  });
+
+  it('answers the same object when nothing was left out, and leaves the given values as they are', () => {
+    const args = { dry_run: true, plain: 'a' };
+    expect(withDeclaredDefaults(schema, args)).toBe(args);
+    expect(withDeclaredDefaults({ type: 'object' }, args)).toBe(args);
+  });
+
+  it('fills nothing behind a reference or a union, nor under a name that reaches a prototype', () => {
+    expect(withDeclaredDefaults(schema, { dry_run: true, linked: {} })).toStrictEqual({ dry_run: true, linked: {} });
+    expect(withDeclaredDefaults({ anyOf: [{ properties: { a: { default: 1 } } }] }, {})).toStrictEqual({});
+    expect(Object.hasOwn(withDeclaredDefaults(schema, {}), 'constructor')).toBe(false);
+  });
+
+  it('gives each call its own copy of a default', () => {
+    const withList = { properties: { tags: { type: 'array', default: ['a'] } } };
+    const first = withDeclaredDefaults(withList, {});
+    expect(first.tags).toStrictEqual(['a']);
+    expect(first.tags).not.toBe(withList.properties.tags.default);
   });
 });

@@ -47,3 +47,42 @@ function readLevel(schema: unknown, depth: number, budget: { names: number }): D
 function namelessUnion(branches: unknown): boolean {
   return Array.isArray(branches) && branches.every((branch) => isPlainObject(branch) && Object.keys(branch).every((key) => NAMELESS_BRANCH_KEYS.has(key)));
 }
+
+/** Names a default is never filled in under: they reach a prototype, and a call that holds one is refused. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * `args` with the `default` of each property the tool's JSON Schema declares and the call leaves out, at the top level
+ * and inside each object argument whose schema says its names plainly (as `declaredArguments` reads them, down to
+ * `MAX_DECLARED_DEPTH` levels). The card then shows, and the tool gets, the values it would have acted on unseen (an
+ * MCP server applies its own defaults: `dry_run` left out ran as `dry_run: false`). The same object when nothing was
+ * left out. A default behind a `$ref`, in a union, in an array's items, or that the schema does not declare is not seen.
+ */
+export function withDeclaredDefaults(schema: unknown, args: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  return fillLevel(schema, args, 1);
+}
+
+function fillLevel(schema: unknown, value: Readonly<Record<string, unknown>>, depth: number): Readonly<Record<string, unknown>> {
+  if (depth > MAX_DECLARED_DEPTH || !isPlainObject(schema)) return value;
+  if (UNREAD_KEYWORDS.some((keyword) => Object.hasOwn(schema, keyword))) return value;
+  if (UNION_KEYWORDS.some((keyword) => Object.hasOwn(schema, keyword) && !namelessUnion(schema[keyword]))) return value;
+  const properties = Object.hasOwn(schema, 'properties') ? schema.properties : undefined;
+  if (!isPlainObject(properties)) return value;
+  let filled: Record<string, unknown> | undefined;
+  for (const [name, property] of Object.entries(properties)) {
+    if (!isPlainObject(property) || PROTOTYPE_KEYS.has(name)) continue;
+    let next: unknown;
+    if (!Object.hasOwn(value, name)) {
+      if (!Object.hasOwn(property, 'default')) continue;
+      next = structuredClone(property.default);
+    } else {
+      const given = value[name];
+      if (!isPlainObject(given)) continue;
+      next = fillLevel(property, given, depth + 1);
+      if (next === given) continue;
+    }
+    filled ??= { ...value };
+    Object.defineProperty(filled, name, { value: next, enumerable: true, writable: true, configurable: true });
+  }
+  return filled ?? value;
+}

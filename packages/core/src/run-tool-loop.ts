@@ -1,6 +1,7 @@
 import { DecisionNotStoredError, DEFAULT_DECISION_TIMEOUT_MS, PolicyChangedError, type ApprovalRegistry, type ApprovalTicket, type DecisionOutcome, type DecisionTimeout } from './approval-registry';
 import { Cancellation, linkedController, type CancelSignal } from './cancellation';
 import type { ChatModel, ChatRequest, ToolSpec } from './chat-model';
+import { withDeclaredDefaults } from './declared-arguments';
 import { errorMessage } from './errors';
 import type { Decision, LoopEvent, ResultCut, RunEndReason, ToolArguments, ToolOutcome } from './events';
 import { randomId } from './ids';
@@ -363,6 +364,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       return done.result;
     }
 
+    for (const plan of planned) if (plan.invalid === undefined) plan.call = withToolDefaults(plan.call, offered);
     if (planned.length > 0) turn.toolCalls = planned.map((p) => p.call);
     append(turn);
 
@@ -744,6 +746,17 @@ function offeredTools(tools: readonly AnyTool[], enabled: readonly string[] | un
 }
 
 type CallCheck = { ok: true; tool: AnyTool } | { ok: false; result: CallResult };
+
+/**
+ * The call with the defaults its tool's schema declares for the arguments it leaves out (`withDeclaredDefaults`), so
+ * that the card, the stored turn and the tool all hold the values the tool acts on.
+ */
+function withToolDefaults(call: ToolCall, offered: readonly AnyTool[]): ToolCall {
+  const tool = offered.find((candidate) => candidate.name === call.name);
+  if (tool === undefined) return call;
+  const args = withDeclaredDefaults(toolJsonSchema(tool), call.arguments);
+  return args === call.arguments ? call : { ...call, arguments: deepFreeze(args) };
+}
 
 /** The reasons a call is refused before anyone is asked: unreadable, unknown or disabled tool, repeated, invalid arguments. */
 function checkCall(call: ToolCall, invalid: string | undefined, offered: readonly AnyTool[], succeeded: ReadonlySet<string> | undefined): CallCheck {

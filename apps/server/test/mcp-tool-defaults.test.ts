@@ -1,0 +1,55 @@
+import { ChatService, MemoryStore } from '@airlock/api';
+import { ApprovalRegistry } from '@airlock/core';
+import { ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { hostileServer } from '../src/mcp/fixtures/test-servers';
+import { McpManager } from '../src/mcp/mcp-manager';
+import { ended, waitingCall } from './support/always-allow';
+
+// A real stdio MCP server declares defaults in its tool's input schema and acts on them when an argument is left out:
+// the card must hold those values, and the server must get them as shown.
+
+vi.setConfig({ testTimeout: 60_000 });
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function chatWith(step: ReturnType<typeof toolCallStep>) {
+  const mcp = new McpManager({ servers: new Map([['ops', hostileServer('defaults')]]), logger: { info: () => undefined, warn: () => undefined } });
+  cleanups.push(() => mcp.close());
+  await mcp.start();
+  const model = new ScriptedModel([step, textStep('done')]);
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => mcp.tools(), store: new MemoryStore() });
+  cleanups.push(() => chat.shutdown());
+  await chat.open();
+  return chat;
+}
+
+describe('a call to an MCP tool that leaves out arguments its schema gives defaults', () => {
+  it('is put up with the defaults filled in, and the server gets exactly the arguments shown', async () => {
+    const chat = await chatWith(toolCallStep({ name: 'ops__deploy', arguments: {} }));
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'deploy' });
+    const waiting = await waitingCall(chat, 's');
+    const shown = { environment: 'production', dry_run: false };
+    expect(waiting.arguments).toStrictEqual(shown);
+    await chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'allow' });
+    await ended(chat, 's');
+    const [call] = (await chat.getSession('s')).toolCalls;
+    expect(call).toMatchObject({ decision: 'allow', outcome: 'executed', arguments: shown });
+    expect(JSON.parse(call!.result!)).toStrictEqual({ received: shown, actedOn: shown });
+  });
+
+  it('fills the defaults inside an object argument the call gives, and keeps every value the model gave', async () => {
+    const chat = await chatWith(toolCallStep({ name: 'ops__deploy', arguments: { environment: 'staging', options: { note: 'x' } } }));
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'deploy' });
+    const waiting = await waitingCall(chat, 's');
+    const shown = { environment: 'staging', dry_run: false, options: { note: 'x', force: true } };
+    expect(waiting.arguments).toStrictEqual(shown);
+    await chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'allow' });
+    await ended(chat, 's');
+    const [call] = (await chat.getSession('s')).toolCalls;
+    expect(JSON.parse(call!.result!)).toStrictEqual({ received: shown, actedOn: shown });
+  });
+});
