@@ -220,17 +220,22 @@ describe('examples/auto-allow-read-only.ts', () => {
     expect(lookup.calls).toStrictEqual([]);
   });
 
-  it('logs the decision that stood when another client decided first', async () => {
+  it('withdraws its question when another client decides the call first, and logs that decision, with the arguments it was edited to', async () => {
     await using fake = await startFakeOpenAIServer();
     const terminal = recordingTool('terminal', { executesCode: true });
     await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [terminal.tool] });
-    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { text: 'ls' } }] }, { text: 'Listed.' });
-    await using example = runExample(airlock, ['--session', 's-elsewhere', 'list the files']);
+    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { text: 'echo EX >> ex.txt' } }] }, { text: 'Done.' });
+    await using example = runExample(airlock, ['--session', 's-elsewhere', 'go on']);
     await example.shows('allow?');
     const other = airlock.connect();
     const [waiting] = await other.trpc.chat.pending.query({ sessionId: 's-elsewhere' });
-    expect(await other.trpc.chat.confirmTool.mutate({ sessionId: 's-elsewhere', approvalId: waiting!.approvalId, decision: 'allow' })).toMatchObject({ status: 'resolved' });
-    example.answer('not that');
+    const edited = { sessionId: 's-elsewhere', approvalId: waiting!.approvalId, decision: 'allow', arguments: { text: 'echo EDITED >> ex.txt' } } as const;
+    expect(await other.trpc.chat.confirmTool.mutate(edited)).toMatchObject({ status: 'resolved' });
+    await example.shows('⏺ terminal: allow stood, decided in another client, with the arguments edited to (what ran):\n│ {\n│   "text": "echo EDITED >> ex.txt"\n│ }\n');
+    // The question is gone: a line typed now decides nothing.
+    example.answer('y');
+    await example.shows('(ignored a line typed while no call was asked)');
+    example.close();
     expect(await example.exited, example.stderr).toBe(0);
 
     expect(example.ledger()).toStrictEqual([
@@ -239,14 +244,43 @@ describe('examples/auto-allow-read-only.ts', () => {
         sessionId: 's-elsewhere',
         runId: expect.any(String),
         toolName: 'terminal',
-        arguments: { text: 'ls' },
+        arguments: { text: 'echo EX >> ex.txt' },
         decision: 'allow',
         by: 'elsewhere',
+        source: 'user',
+        editedArguments: { text: 'echo EDITED >> ex.txt' },
         status: 'already-decided',
-        attempted: { decision: 'deny', by: 'person', reason: 'not that' },
       },
     ]);
-    expect(terminal.calls).toStrictEqual(['ls']);
+    expect(terminal.calls).toStrictEqual(['echo EDITED >> ex.txt']);
+  });
+
+  it('does not ask about a call of the batch another client decided before its turn, and logs that client’s decision', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const terminal = recordingTool('terminal', { executesCode: true });
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [terminal.tool] });
+    fake.enqueue(
+      { toolCalls: [{ name: 'terminal', arguments: { text: 'echo ONE' } }, { name: 'terminal', arguments: { text: 'echo TWO' } }] },
+      { text: 'Done.' },
+    );
+    await using example = runExample(airlock, ['--session', 's-batch-elsewhere', 'go on']);
+    await example.shows('allow?');
+    const other = airlock.connect();
+    const waiting = await other.trpc.chat.pending.query({ sessionId: 's-batch-elsewhere' });
+    const second = waiting.find((call) => call.arguments.text === 'echo TWO')!;
+    await other.trpc.chat.confirmTool.mutate({ sessionId: 's-batch-elsewhere', approvalId: second.approvalId, decision: 'deny', reason: 'not two' });
+    example.answer('y');
+    await example.shows('⏺ terminal: deny stood, decided in another client\n');
+    example.close();
+    expect(await example.exited, example.stderr).toBe(0);
+
+    // Asked once (the model's own text holds no "allow?"): the second call was never put to the person here.
+    expect(example.stderr.split('allow?')).toHaveLength(2);
+    expect(example.ledger()).toMatchObject([
+      { arguments: { text: 'echo ONE' }, decision: 'allow', by: 'person', status: 'resolved' },
+      { arguments: { text: 'echo TWO' }, decision: 'deny', by: 'elsewhere', source: 'user', reason: 'not two', status: 'already-decided' },
+    ]);
+    expect(terminal.calls).toStrictEqual(['echo ONE']);
   });
 
   it('takes no line typed before a card appeared as its answer', async () => {

@@ -3,7 +3,9 @@
 // stood is written as one JSON line to the ledger (stdout, or --ledger <file>); the answer goes to stderr. What the
 // model wrote is printed with every control, bidi and invisible character as a \u{…} escape, behind a "│ " gutter.
 // An answer counts only when it comes once its card has been shown for 0.6 s (AIRLOCK_DECISION_GUARD_MS, in ms):
-// a line typed before, or a doubled y⏎ that lands on the next card, is ignored, and the example says so.
+// a line typed before, or a doubled y⏎ that lands on the next card, is ignored, and the example says so. A call
+// decided first in another client (the web app, `airlock chat`) is not asked about, or its question is withdrawn, and
+// its ledger line says so, with the arguments that client edited it to, which are what ran.
 //
 // The token comes from AIRLOCK_TOKEN, else the file AIRLOCK_TOKEN_FILE names (readable by you alone, as `airlock chat`
 // asks), else the link: the one-time code of the link as printed (#code=, exchanged once for the token), or its #token=.
@@ -45,7 +47,11 @@ interface LedgerEntry {
   decision: 'allow' | 'deny' | 'timeout' | 'cancel' | null;
   /** Who made it; "elsewhere" when it was made before this example's (another client, the server). */
   by: Choice['by'] | 'elsewhere' | null;
+  /** With "elsewhere": how the run reported the decision ("user": a person in another client; "grant", "rule", "system"). */
+  source?: string;
   reason?: string;
+  /** With "elsewhere": the arguments another client edited the call to before allowing it, which are what ran (`arguments` stays the model's proposal). */
+  editedArguments?: Record<string, unknown>;
   /** What the server answered: "resolved", or why it did not take this example's decision. */
   status: string;
   /** This example's decision, when it is not the one that stood. */
@@ -202,7 +208,9 @@ const autoAllowed = (tool: ToolInfo | undefined) =>
  * decides it. (Lines are read as they come, not kept for the next card: kept, a `y` typed ahead allowed it.)
  */
 const QUESTION = 'allow? y = yes, anything else = no (what you type is the reason for the model): ';
-let waiting: { shownAt: number; answer: (line: string | null) => void } | undefined;
+let waiting: { approvalId: string; shownAt: number; answer: (line: string | null | typeof WITHDRAWN) => void } | undefined;
+/** What a question's answer is when the call was decided elsewhere while it was asked. */
+const WITHDRAWN = Symbol('withdrawn');
 let inputEnded = false;
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
@@ -223,9 +231,11 @@ lines.on('close', () => {
   waiting = undefined;
 });
 
-async function ask(call: LoopEventOf<'tool-start'>): Promise<Choice> {
+/** The person's choice, or undefined when the call was decided elsewhere before they answered. */
+async function ask(call: LoopEventOf<'tool-start'>): Promise<Choice | undefined> {
   process.stderr.write(`${card(call)}${QUESTION}`);
-  const next = inputEnded ? null : await new Promise<string | null>((answer) => (waiting = { shownAt: performance.now(), answer }));
+  const next = inputEnded ? null : await new Promise<string | null | typeof WITHDRAWN>((answer) => (waiting = { approvalId: call.approvalId, shownAt: performance.now(), answer }));
+  if (next === WITHDRAWN) return undefined;
   if (next === null) {
     process.stderr.write('\nno answer on stdin: denied\n');
     return { decision: 'deny', by: 'example', reason: 'no answer on stdin' };
@@ -237,38 +247,115 @@ async function ask(call: LoopEventOf<'tool-start'>): Promise<Choice> {
   return line === '' ? { decision: 'deny', by: 'person' } : { decision: 'deny', by: 'person', reason: line };
 }
 
-/** The ledger's account of a decision: the one that stood, and this example's as `attempted` when it did not. */
-function outcome(choice: Choice, result: ConfirmResult): Pick<LedgerEntry, 'decision' | 'by' | 'reason' | 'status' | 'attempted'> {
-  if (result.status === 'not-found') return { decision: null, by: null, status: result.status, attempted: choice };
-  if (result.status === 'already-decided') return { decision: result.decision, by: 'elsewhere', status: result.status, attempted: choice };
-  return { ...choice, status: result.status };
+/**
+ * One call put up for a decision: this example's choice and the server's answer to it, if it made one, and the
+ * decision the run reported (its tool-decision event), which is the one that stood and says what ran.
+ */
+interface Gated {
+  call: LoopEventOf<'tool-start'>;
+  choice?: Choice;
+  result?: ConfirmResult;
+  decided?: LoopEventOf<'tool-decision'>;
+  written?: true;
 }
 
+/** The ledger's account of a decision: the one that stood, and this example's as `attempted` when it did not. */
+function outcome({ choice, result, decided }: Gated): Pick<LedgerEntry, 'decision' | 'by' | 'source' | 'reason' | 'editedArguments' | 'status' | 'attempted'> {
+  if (choice !== undefined && result?.status === 'resolved') return { ...choice, status: result.status };
+  const attempted = choice === undefined ? {} : { attempted: choice };
+  // Another client's decision, as the run reported it: with the arguments it edited the call to, which are what ran.
+  if (decided !== undefined) {
+    return {
+      decision: decided.decision,
+      by: 'elsewhere',
+      source: decided.source,
+      ...(decided.reason === undefined ? {} : { reason: decided.reason }),
+      ...(decided.editedArguments === undefined ? {} : { editedArguments: decided.editedArguments }),
+      status: result?.status ?? 'already-decided',
+      ...attempted,
+    };
+  }
+  if (result?.status === 'already-decided') return { decision: result.decision, by: 'elsewhere', status: result.status, ...attempted };
+  return { decision: null, by: null, status: result?.status ?? 'run-ended', ...attempted };
+}
+
+/** What the person is told of a decision made elsewhere: what stood, and what ran when it was edited. */
+function decidedElsewhere(stood: ReturnType<typeof outcome>): string {
+  const edited = stood.editedArguments === undefined ? '' : `, with the arguments edited to (what ran):\n${visibleTextString(toVisibleText(JSON.stringify(stood.editedArguments, null, 2))).replace(/^/gm, GUTTER)}`;
+  return `${stood.decision ?? 'no decision known'} stood${stood.source === 'user' ? ', decided in another client' : stood.source === undefined ? '' : ` (${stood.source})`}${edited}\n`;
+}
 const airlock = createAirlockClient({ url: socketUrl(link.url), token, WebSocket, clientLabel: 'auto-allow-read-only example' });
 try {
   const { tools } = await airlock.trpc.tools.list.query();
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const sessionId = values.session ?? `example_${Date.now()}`;
-  const run = airlock.startRun({ sessionId, message });
+  // A question whose decision could not be sent ends the example: following the run stops, and the error is said.
+  const following = new AbortController();
+  let failed: { error: unknown } | undefined;
+  const run = airlock.startRun({ sessionId, message, signal: following.signal });
   const modelText = modelTextWriter(process.stderr);
+  const gated = new Map<string, Gated>();
+  /** Writes a call's ledger line once what stood is known: the run's decision, and the server's answer to this example's. */
+  const settle = (entry: Gated, final = false) => {
+    if (entry.written || (!final && (entry.decided === undefined || (entry.choice !== undefined && entry.result === undefined)))) return;
+    entry.written = true;
+    const stood = outcome(entry);
+    if (stood.by === 'elsewhere' || stood.by === null) {
+      process.stderr.write(entry.choice === undefined ? `\n⏺ ${visible(entry.call.toolName)}: ` : `not taken (${visible(stood.status)}): `);
+      process.stderr.write(decidedElsewhere(stood));
+    }
+    writeLedger({ at: new Date().toISOString(), sessionId, runId: run.runId, toolName: entry.call.toolName, arguments: entry.call.arguments, ...stood });
+  };
+  const decideCall = async (entry: Gated) => {
+    // Decided in another client before its turn here: not asked about.
+    if (entry.decided !== undefined) return settle(entry);
+    const { call } = entry;
+    const choice = autoAllowed(byName.get(call.toolName)) ? ({ decision: 'allow', by: 'read-only rule' } as const) : await ask(call);
+    if (choice === undefined) return settle(entry);
+    entry.choice = choice;
+    const input: DecideInput =
+      choice.decision === 'allow'
+        ? { sessionId, approvalId: call.approvalId, decision: 'allow' }
+        : { sessionId, approvalId: call.approvalId, decision: 'deny', reason: choice.reason };
+    entry.result = await airlock.decide(input);
+    settle(entry);
+  };
+  // The run's events are read as they come, and its calls asked about one at a time, in order: a decision made in
+  // another client on the call being asked withdraws the question.
+  let questions = Promise.resolve();
   for await (const event of run) {
     if (event.type === 'text-delta') modelText.write(event.text);
     if (event.type === 'run-end') {
+      // Every call was decided before the run ended; a question still open has nothing left to decide.
+      waiting?.answer(WITHDRAWN);
+      waiting = undefined;
+      await questions;
       modelText.end();
       process.stderr.write(`[run ${visible(event.reason)}]\n${event.error === undefined ? '' : runError(event.error)}`);
     }
+    if (event.type === 'tool-decision') {
+      const entry = gated.get(event.approvalId);
+      if (entry === undefined || entry.decided !== undefined) continue;
+      entry.decided = event;
+      if (entry.choice === undefined && waiting?.approvalId === event.approvalId) {
+        const { answer } = waiting;
+        waiting = undefined;
+        process.stderr.write('\n');
+        answer(WITHDRAWN);
+      } else if (entry.choice !== undefined) settle(entry);
+    }
     if (event.type !== 'tool-start' || !event.awaitingConfirmation) continue;
     modelText.end();
-    const choice: Choice = autoAllowed(byName.get(event.toolName)) ? { decision: 'allow', by: 'read-only rule' } : await ask(event);
-    const input: DecideInput =
-      choice.decision === 'allow'
-        ? { sessionId, approvalId: event.approvalId, decision: 'allow' }
-        : { sessionId, approvalId: event.approvalId, decision: 'deny', reason: choice.reason };
-    const result = await airlock.decide(input);
-    const stood = outcome(choice, result);
-    if (result.status !== 'resolved') process.stderr.write(`not taken (${result.status}): ${stood.decision ?? 'no decision known'} stood\n`);
-    writeLedger({ at: new Date().toISOString(), sessionId, runId: run.runId, toolName: event.toolName, arguments: event.arguments, ...stood });
+    const entry: Gated = { call: event };
+    gated.set(event.approvalId, entry);
+    questions = questions.then(() => decideCall(entry)).catch((error: unknown) => {
+      failed ??= { error };
+      following.abort();
+    });
   }
+  await questions;
+  if (failed !== undefined) throw failed.error;
+  for (const entry of gated.values()) settle(entry, true);
 } catch (error) {
   // The server refused the token, or could not be reached: said on one line, not as a stack trace.
   if (airlock.state !== 'rejected' && airlock.state !== 'unreachable') throw error;
