@@ -55,6 +55,18 @@ describe('WaitingList', () => {
     screen.getByText('print(2)␠×12# spaces');
   });
 
+  it('describes each call’s buttons by its own preview: three calls of one tool in one chat are told apart', () => {
+    const calls = [waiting('a', 'print(1)'), waiting('b', 'print(2)'), waiting('c', `print(3)${' '.repeat(12)}# spaces`)];
+    render(<WaitingList approvals={calls} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />);
+    const described = (name: RegExp) => screen.getAllByRole('button', { name }).map((button) => [button.getAttribute('aria-label'), document.getElementById(button.getAttribute('aria-describedby') ?? '')?.textContent]);
+    expect(described(/^(Allow|Review) /)).toStrictEqual([
+      ['Allow python in big chat', 'print(1)'],
+      ['Allow python in big chat', 'print(2)'],
+      ['Review python in big chat', 'print(3)␠×12# spaces'],
+    ]);
+    expect(described(/^Deny /).map(([, description]) => description)).toStrictEqual(['print(1)', 'print(2)', 'print(3)␠×12# spaces']);
+  });
+
   it('never previews a deeper line less indented: code starting 40 spaces deep reads deeper than code starting 16 deep', () => {
     render(<WaitingList approvals={[waiting('a', `${' '.repeat(16)}if ready:\n    pass`), waiting('b', `${' '.repeat(40)}launch()\nx = 1`)]} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />);
     const [outer, inner] = [...document.querySelectorAll('.waiting-preview')].map((preview) => preview.textContent ?? '');

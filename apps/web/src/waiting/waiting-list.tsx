@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { toVisibleText } from '@airlock/core';
 import { UnsteadyClickHint } from '../chat/decision-controls';
 import { useHeldEdits } from '../chat/held-edits';
@@ -57,6 +57,9 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
     onDecide(approval, decision);
   };
   const where = `${approval.toolName} in ${approval.title}`;
+  // Several calls of one tool in one chat share a name: each button is described by its own call's preview, which
+  // a screen reader reads after it.
+  const previewId = useId();
   return (
     <li className="waiting-item" data-approval-id={approval.approvalId}>
       <button type="button" className="waiting-open" onClick={() => onOpen(approval)} title={`Open “${approval.title}”`}>
@@ -64,11 +67,13 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
           <VisibleTextView text={toolName} />
         </code>
         <span className="waiting-chat">{approval.title}</span>
-        <span className="waiting-preview">{preview.text}</span>
+        <span className="waiting-preview" id={previewId}>
+          {preview.text}
+        </span>
       </button>
       <div className="waiting-actions">
         {preview.whole && !edited ? (
-          <SteadyButton className="btn btn-small btn-allow" disabled={busy} aria-label={`Allow ${where}`} onClick={() => decide('allow')} onUnsteadyClick={setIgnoredClick}>
+          <SteadyButton className="btn btn-small btn-allow" disabled={busy} aria-label={`Allow ${where}`} aria-describedby={previewId} onClick={() => decide('allow')} onUnsteadyClick={setIgnoredClick}>
             Allow
           </SteadyButton>
         ) : (
@@ -76,13 +81,14 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
             type="button"
             className="btn btn-small"
             aria-label={`Review ${where}`}
+            aria-describedby={previewId}
             title={edited ? 'You are editing this call on its card: allow your edit there' : 'Not all of this call fits here: allow it from its card'}
             onClick={() => onOpen(approval)}
           >
             Review…
           </button>
         )}
-        <SteadyButton className="btn btn-small btn-deny" disabled={busy} aria-label={`Deny ${where}`} onClick={() => decide('deny')} onUnsteadyClick={setIgnoredClick}>
+        <SteadyButton className="btn btn-small btn-deny" disabled={busy} aria-label={`Deny ${where}`} aria-describedby={previewId} onClick={() => decide('deny')} onUnsteadyClick={setIgnoredClick}>
           Deny
         </SteadyButton>
       </div>
