@@ -13,6 +13,7 @@ import {
   type Tool as McpToolDefinition,
 } from '@modelcontextprotocol/sdk/types.js';
 import { loopbackPinnedFetch } from '../http/loopback-name';
+import { BoundedRequestsTransport } from './bounded-requests-transport';
 import type { McpServerConfig } from './mcp-config';
 import { flattenToolResult, mcpTool } from './mcp-tool';
 import { outputValidator } from './output-validator';
@@ -88,7 +89,7 @@ export class McpConnection {
   #error: string | undefined;
   /** The client being connected or in use; any other client's events are stale. */
   #client: Client | undefined;
-  #transport: Transport | undefined;
+  #transport: BoundedRequestsTransport | undefined;
   #definitionsKey = '';
   #tools: readonly AnyTool[] = [];
   #refreshing: { client: Client; done: Promise<void> } | undefined;
@@ -110,7 +111,7 @@ export class McpConnection {
 
   get status(): McpServerStatus {
     const ready = this.#state === 'ready';
-    const pid = ready && this.#transport instanceof SupervisedStdioTransport ? this.#transport.pid : null;
+    const pid = ready && this.#transport?.inner instanceof SupervisedStdioTransport ? this.#transport.inner.pid : null;
     return {
       name: this.#options.name,
       transport: this.#options.config.transport,
@@ -171,7 +172,7 @@ export class McpConnection {
     this.#dropReason = undefined;
     // Airlock's validator for structured results, not the SDK's Ajv: see output-validator.ts.
     const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: outputValidator });
-    let transport: Transport;
+    let transport: BoundedRequestsTransport;
     try {
       transport = this.#createTransport();
     } catch (error) {
@@ -218,7 +219,14 @@ export class McpConnection {
     return pinned === undefined ? undefined : { fetch: pinned };
   }
 
-  #createTransport(): Transport {
+  /** The server's transport, its requests to Airlock bounded (`BoundedRequestsTransport`). */
+  #createTransport(): BoundedRequestsTransport {
+    const onFlood = (reason: string) => this.#onFlood(transport, reason);
+    const transport = new BoundedRequestsTransport(this.#createServerTransport(onFlood), onFlood);
+    return transport;
+  }
+
+  #createServerTransport(onOverflow: (reason: string) => void): Transport {
     const { config } = this.#options;
     if (config.transport === 'http') {
       const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(new URL(config.url), {
@@ -235,6 +243,7 @@ export class McpConnection {
       // this process's environment, which holds API keys, reaches the child.
       env: { ...safeEnvironment(), ...config.env },
       ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+      onOverflow,
     });
     // Read stderr always: an unread pipe fills up and blocks the child.
     transport.stderr.on('data', (chunk: unknown) => {
@@ -249,12 +258,19 @@ export class McpConnection {
    * often as the server likes.
    */
   #onTooLarge(transport: Transport, requestIds: readonly RequestId[]): void {
-    if (this.#transport !== transport) return;
+    if (this.#transport?.inner !== transport) return;
     for (const id of requestIds) {
       transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: MCP_MESSAGE_TOO_LARGE, data: TOO_LARGE_MARK } });
     }
     if (requestIds.length > 0 || this.#client === undefined) return;
     this.#dropReason = `the server sent a message over ${MAX_MCP_MESSAGE_BYTES / (1024 * 1024)} MiB`;
+    void this.#client.close().catch(() => undefined);
+  }
+
+  /** A server that floods Airlock with requests, or does not read its input, is disconnected and restarted as after a crash. */
+  #onFlood(transport: BoundedRequestsTransport, reason: string): void {
+    if (this.#transport !== transport || this.#client === undefined) return;
+    this.#dropReason = reason;
     void this.#client.close().catch(() => undefined);
   }
 

@@ -5,7 +5,8 @@ import { describe, expect, test, vi } from 'vitest';
 import type { McpServerConfig } from './mcp-config';
 import { MAX_DEFINITION_CHARS_PER_SERVER, MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER } from './mcp-connection';
 import { McpManager, type McpManagerOptions } from './mcp-manager';
-import { hostileServer } from './fixtures/test-servers';
+import { MAX_UNANSWERED_SERVER_REQUESTS } from './bounded-requests-transport';
+import { hostileServer, until } from './fixtures/test-servers';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 30_000 });
 
@@ -104,5 +105,26 @@ describe('a server that floods notifications/progress for a token of no request'
     await mcp.close();
     expect(mcp.warnings).toHaveLength(2);
     expect(mcp.warnings[1]).toMatch(/^MCP server "flood": 1999 more errors like this one, the last: Received a progress notification for an unknown token: .*"nobody-1999"/);
+  });
+});
+
+describe('a server that floods Airlock with ping requests', () => {
+  // Found from outside: 1,000,000 pings from a server that stopped reading its input took Airlock to 3.9 GB, each
+  // answer queued toward it; nobody's request was answered and SIGTERM no longer stopped it.
+  test.each([
+    ['that stopped reading its input', '1'],
+    ['all at once, reading the answers', '0'],
+  ])('%s is disconnected past the bound with a log line, restarted, and answers the next call', async (_, noRead) => {
+    await using mcp = manager({ pings: hostileServer('ping-flood', { FLOOD_COUNT: '20000', PING_NOREAD: noRead }) }, { restart: { initialDelayMs: 10 } });
+    await mcp.start();
+    const tool = (name: string) => mcp.tools().find((candidate) => candidate.name === name);
+    await expect(tool('pings__flood')?.execute({}, context())).rejects.toThrow();
+    await vi.waitFor(() =>
+      expect(mcp.warnings).toContainEqual(
+        expect.stringMatching(new RegExp(`^MCP server "pings": the server sent more than ${MAX_UNANSWERED_SERVER_REQUESTS} requests whose answers were not yet sent to it`)),
+      ),
+    );
+    await until(mcp, () => mcp.status()[0]?.state === 'ready');
+    await expect(tool('pings__only')?.execute({}, context())).resolves.toStrictEqual({ content: 'called only' });
   });
 });

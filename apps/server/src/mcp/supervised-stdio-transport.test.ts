@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type * as ChildProcessModule from 'node:child_process';
 import { describe, expect, test, vi } from 'vitest';
-import { MCP_SERVER_MARKER_VARIABLE, SupervisedStdioTransport } from './supervised-stdio-transport';
+import { MAX_QUEUED_INPUT_BYTES, MCP_SERVER_MARKER_VARIABLE, SupervisedStdioTransport } from './supervised-stdio-transport';
 
 // Every process this module starts is recorded, and started as usual.
 vi.mock('node:child_process', async (importOriginal) => {
@@ -60,5 +60,25 @@ describe('an MCP server’s watchdog', () => {
     // A watchdog left running would wait for this process's end; released, it is killed.
     await exited(watchdog!);
     expect(watchdog?.signalCode).toBe('SIGKILL');
+  });
+});
+
+describe('a server that does not read its input', () => {
+  // Found from outside: what was sent to such a server was queued without limit, and closing it waited on the queue.
+  test('is reported once more than the bound waits toward it, fails what is sent after, and closes', async () => {
+    const overflows: string[] = [];
+    const transport = new SupervisedStdioTransport({ command: '/bin/sleep', args: ['600'], env: {}, onOverflow: (reason) => overflows.push(reason) });
+    await transport.start();
+    try {
+      const message = { jsonrpc: '2.0' as const, method: 'notifications/message', params: { data: 'x'.repeat(1024 * 1024) } };
+      const sent = Array.from({ length: MAX_QUEUED_INPUT_BYTES / (1024 * 1024) + 2 }, () => transport.send(message).then(() => 'settled', () => 'refused'));
+      expect(overflows).toStrictEqual([`the server did not read its input: over ${MAX_QUEUED_INPUT_BYTES / (1024 * 1024)} MiB waited to be written to it`]);
+      await expect(transport.send(message)).rejects.toThrow('the server does not read its input');
+      await transport.close();
+      // Every message settles once the server is gone: none is left waiting on an input nobody reads.
+      expect(await Promise.all(sent)).toContain('refused');
+    } finally {
+      await transport.close();
+    }
   });
 });

@@ -13,6 +13,11 @@ export const MCP_SERVER_MARKER_VARIABLE = 'AIRLOCK_MCP_SERVER';
 
 /** How long a server gets after its stdin closed, and then after SIGTERM, before what is left is killed. */
 const CLOSE_GRACE_MS = 2_000;
+/**
+ * What may wait unwritten toward a server's input before it counts as not reading: it is disconnected then. A message
+ * is written whatever its size when less than this waits.
+ */
+export const MAX_QUEUED_INPUT_BYTES = 16 * 1024 * 1024;
 
 export interface SupervisedStdioOptions {
   command: string;
@@ -21,6 +26,11 @@ export interface SupervisedStdioOptions {
   env: Record<string, string>;
   /** Working folder. Default this process's. */
   cwd?: string;
+  /**
+   * Called once when more than MAX_QUEUED_INPUT_BYTES wait toward the server's input: it does not read it. Messages
+   * sent after that fail; the owner closes the transport.
+   */
+  onOverflow?: (reason: string) => void;
 }
 
 /**
@@ -45,6 +55,9 @@ export class SupervisedStdioTransport implements Transport {
   #watchdog: ProcessWatchdog | undefined;
   #exited: Promise<void> | undefined;
   #startup: Promise<void> | undefined;
+  /** Settles once the server's input has room again (or is gone): one wait shared by every message sent meanwhile. */
+  #drained: Promise<void> | undefined;
+  #overflowed = false;
 
   constructor(options: SupervisedStdioOptions) {
     this.#options = options;
@@ -118,10 +131,24 @@ export class SupervisedStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
     if (stdin === undefined) return Promise.reject(new Error('Not connected'));
-    return new Promise((resolve) => {
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once('drain', resolve);
+    if (this.#overflowed) return Promise.reject(new Error('the server does not read its input'));
+    if (stdin.writableLength > MAX_QUEUED_INPUT_BYTES) {
+      this.#overflowed = true;
+      this.#options.onOverflow?.(`the server did not read its input: over ${MAX_QUEUED_INPUT_BYTES / (1024 * 1024)} MiB waited to be written to it`);
+      return Promise.reject(new Error('the server does not read its input'));
+    }
+    if (stdin.write(serializeMessage(message))) return Promise.resolve();
+    this.#drained ??= new Promise((resolve) => {
+      const done = () => {
+        stdin.off('drain', done);
+        stdin.off('close', done);
+        this.#drained = undefined;
+        resolve();
+      };
+      stdin.on('drain', done);
+      stdin.on('close', done);
     });
+    return this.#drained;
   }
 
   /** Ends the server's stdin, then SIGTERMs its group and marked processes, then kills whatever is left. */
@@ -131,7 +158,10 @@ export class SupervisedStdioTransport implements Transport {
     const child = this.#child;
     const scope = this.#scope;
     if (child !== undefined && scope !== undefined) {
-      child.stdin.end();
+      // What still waits to be written is let go of: a server that does not read its input would hold it, and the
+      // end of input behind it, for ever.
+      if (child.stdin.writableLength > 0) child.stdin.destroy();
+      else child.stdin.end();
       const exited = this.#exited ?? Promise.resolve();
       const gone = await Promise.race([exited.then(() => true), delay(CLOSE_GRACE_MS).then(() => false)]);
       if (!gone) {
