@@ -23,6 +23,14 @@ describe('renderEditedArguments', () => {
 
   const start = (toolName: string, args: Record<string, unknown>) => ({ type: 'tool-start' as const, toolCallId: 'c1', toolName, arguments: args, approvalId: 'apv_1', awaitingConfirmation: true });
 
+  it('names the MCP server of a tool, as the web card does, escaped: two servers may give tools one name', () => {
+    const shown = (source: string) => ({ source, declared: { names: [{ name: 'x' }] }, annotations: { readOnly: false, destructive: false, executesCode: false, exactGrants: true, idempotent: false, openWorld: false } });
+    expect(renderToolCall({ ...start('a__b__c', { x: '1' }), tool: shown('mcp:a') }, plainStyle)[0]).toBe('⏺ a__b__c  MCP · a');
+    expect(renderToolCall({ ...start('a__b__c', { x: '1' }), tool: shown('mcp:a__b') }, plainStyle)[0]).toBe('⏺ a__b__c  MCP · a__b');
+    expect(renderToolCall({ ...start('x__t', {}), tool: shown('mcp:x\n⏺ y') }, plainStyle)[0]).toBe('⏺ x__t  MCP · x\\u{A}⏺ y');
+    expect(renderToolCall({ ...start('terminal', { command: 'ls' }), tool: shown('builtin') }, plainStyle)[0]).toBe('⏺ terminal');
+  });
+
   it('says why a rule had the call asked, as the web card does, a model word in it kept on its row as code', () => {
     const reason = [
       { text: 'A deny rule applies (Deny commands starting with ' },

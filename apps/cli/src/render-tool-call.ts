@@ -70,7 +70,7 @@ export interface ToolCallCard {
  */
 export function toolCallCard(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}, tool?: ToolInfo): ToolCallCard {
   const columns = layout.columns ?? DEFAULT_COLUMNS;
-  const header = `${style.bold('⏺ ' + shortName(event.toolName, columns - 30, style))}${event.awaitingConfirmation ? '' : style.dim('  (not asked)')}`;
+  const header = `${style.bold('⏺ ' + shortName(event.toolName, columns - 30, style))}${mcpSource(event.tool?.source ?? tool?.source, style)}${event.awaitingConfirmation ? '' : style.dim('  (not asked)')}`;
   // The card and its question fit in view: arguments past that are counted, not shown, so none of them (however
   // many, however long their names) can push the first ones, or the card's top, out of view.
   const rows = layout.whole === true ? Infinity : Math.max((layout.rows ?? DEFAULT_ROWS) - ROWS_AROUND_CARD, MIN_CARD_ROWS) - 1;
@@ -120,6 +120,15 @@ export function renderEditedArguments(toolName: string, edited: Readonly<Record<
 }
 
 /** A tool's name on one line of at most `width` columns, escaped; a longer one is cut with `…`. */
+/**
+ * `  MCP · <server>` for a tool of an MCP server, as the web card's badge says it, escaped and cut: two servers may
+ * give tools one name, and the server is what tells them apart. Empty for a built-in.
+ */
+function mcpSource(source: string | undefined, style: TerminalStyle): string {
+  if (source?.startsWith('mcp:') !== true) return '';
+  return style.dim(`  MCP · ${shortName(source.slice('mcp:'.length), 24, style)}`);
+}
+
 export function shortName(name: string, width: number, style: TerminalStyle): string {
   const [first, ...rest] = cardRows(toVisibleText(name, { singleLine: true }), Math.max(width, 16), style);
   return rest.length === 0 ? first!.text : `${first!.text}…`;

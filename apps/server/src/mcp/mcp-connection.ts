@@ -15,7 +15,7 @@ import {
 import { loopbackPinnedFetch } from '../http/loopback-name';
 import { BoundedRequestsTransport } from './bounded-requests-transport';
 import type { McpServerConfig } from './mcp-config';
-import { flattenToolResult, mcpTool } from './mcp-tool';
+import { flattenToolResult, mcpTool, mcpToolName, sharedPrefixServer } from './mcp-tool';
 import { outputValidator } from './output-validator';
 import { MAX_MCP_MESSAGE_BYTES, MCP_MESSAGE_TOO_LARGE, McpMessageTooLargeError, sizeLimitedFetch } from './size-limited-fetch';
 import { SupervisedStdioTransport } from './supervised-stdio-transport';
@@ -51,6 +51,8 @@ export interface McpLogger {
 
 export interface McpConnectionOptions {
   name: string;
+  /** Every configured server's name, this one's too: a tool whose name would read as another's gets a hash suffix. */
+  servers: readonly string[];
   config: McpServerConfig;
   /** Time allowed to start and initialize, in ms, and again for a whole listing of the tools. */
   connectTimeoutMs: number;
@@ -391,14 +393,24 @@ export class McpConnection {
     const tools = new Map<string, AnyTool>();
     const skipped: string[] = [...listing.skipped];
     let skippedCount = listing.skippedCount;
+    const renamed: string[] = [];
+    let sharedWith: string | undefined;
     for (const definition of listing.definitions) {
-      const tool = mcpTool({ server, definition, call: (name, args, context) => this.callTool(name, args, context) });
+      const tool = mcpTool({ server, definition, servers: this.#options.servers, call: (name, args, context) => this.callTool(name, args, context) });
+      const other = sharedPrefixServer(server, mcpToolName(server, definition.name), this.#options.servers);
+      if (other !== undefined) {
+        sharedWith ??= other;
+        if (renamed.length < MAX_NAMES_LOGGED) renamed.push(`${bounded(definition.name)} as ${tool.name}`);
+      }
       if (tools.has(tool.name)) {
         skippedCount += 1;
         if (skipped.length < MAX_NAMES_LOGGED) skipped.push(`${bounded(definition.name)} (duplicate name)`);
         continue;
       }
       tools.set(tool.name, tool);
+    }
+    if (sharedWith !== undefined) {
+      logger.warn(`MCP server "${server}": its tools' names would also read as tools of the server "${sharedWith}", so they are offered with a hash: ${renamed.join(', ')}`);
     }
     if (skippedCount > 0 || listing.unread) {
       const more = skippedCount > skipped.length ? ` and ${skippedCount - skipped.length} more` : '';

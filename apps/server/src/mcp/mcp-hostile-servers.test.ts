@@ -128,3 +128,29 @@ describe('a server that floods Airlock with ping requests', () => {
     await expect(tool('pings__only')?.execute({}, context())).resolves.toStrictEqual({ content: 'called only' });
   });
 });
+
+describe('two servers whose tools would get one name', () => {
+  // `a` + `b__c` and `a__b` + `c` were both `a__b__c`: the first in config order kept it, and while `a` was down the
+  // same name, on the same terminal card, was `a__b`'s tool.
+  test('offer them under names of their own, each reaching its own server, and say so in the log', async () => {
+    await using mcp = manager({
+      a: hostileServer('named', { TOOL_NAME: 'b__c' }),
+      a__b: hostileServer('named', { TOOL_NAME: 'c' }),
+      other: hostileServer('named', { TOOL_NAME: 'c' }),
+    });
+    await mcp.start();
+    const byServer = new Map(mcp.tools().map((tool) => [tool.source, tool]));
+    const ofA = byServer.get('mcp:a')!;
+    const ofAB = byServer.get('mcp:a__b')!;
+    expect(ofA.name).toMatch(/^a__b__c_[0-9a-f]{8}$/);
+    expect(ofAB.name).toMatch(/^a__b__c_[0-9a-f]{8}$/);
+    expect(ofA.name).not.toBe(ofAB.name);
+    expect(byServer.get('mcp:other')?.name).toBe('other__c');
+    await expect(ofA.execute({}, context())).resolves.toStrictEqual({ content: 'called b__c' });
+    await expect(ofAB.execute({}, context())).resolves.toStrictEqual({ content: 'called c' });
+    expect(mcp.warnings.toSorted()).toStrictEqual([
+      `MCP server "a": its tools' names would also read as tools of the server "a__b", so they are offered with a hash: b__c as ${ofA.name}`,
+      `MCP server "a__b": its tools' names would also read as tools of the server "a", so they are offered with a hash: c as ${ofAB.name}`,
+    ]);
+  });
+});

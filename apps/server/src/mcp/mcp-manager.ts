@@ -43,6 +43,7 @@ export class McpManager {
         name,
         new McpConnection({
           name,
+          servers: [...options.servers.keys()],
           config,
           connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS,
           callTimeoutMs: options.callTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS,
@@ -65,7 +66,7 @@ export class McpManager {
     const tools = new Map<string, AnyTool>();
     for (const connection of this.#connections.values()) {
       for (const tool of connection.tools) {
-        // Two servers can still produce one name (`a` + `b__c` and `a__b` + `c`); the first in config order keeps it.
+        // Names that would read as another server's get a hash (`mcpToolName`); were two still one, the first keeps it.
         if (!tools.has(tool.name)) tools.set(tool.name, tool);
       }
     }

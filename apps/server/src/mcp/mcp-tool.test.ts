@@ -25,6 +25,19 @@ describe('mcpToolName', () => {
     expect(a).not.toBe(b);
     expect(a.startsWith('a-server-name-of-thirty-two-char__xxx')).toBe(true);
   });
+
+  test("adds a hash of the server and the tool to a name that would read as another configured server's", () => {
+    const servers = ['a', 'a__b', 'ab'];
+    const ofA = mcpToolName('a', 'b__c', servers);
+    const ofAB = mcpToolName('a__b', 'c', servers);
+    expect(ofA).toMatch(/^a__b__c_[0-9a-f]{8}$/);
+    expect(ofAB).toMatch(/^a__b__c_[0-9a-f]{8}$/);
+    expect(ofA).not.toBe(ofAB);
+    // The same whichever servers are up: it depends on the configured names only.
+    expect(mcpToolName('a', 'b__c', servers)).toBe(ofA);
+    expect(mcpToolName('a', 'x', servers)).toBe('a__x');
+    expect(mcpToolName('ab', 'c', servers)).toBe('ab__c');
+  });
 });
 
 describe('argumentsSchema', () => {

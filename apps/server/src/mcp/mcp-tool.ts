@@ -10,15 +10,27 @@ const HASH_CHARS = 8;
 
 /**
  * `<server>__<tool>` in the charset a model accepts. A tool name that had to be changed or shortened gets a
- * hash of the original, so two tools never share a name and a name stays the same across reconnects.
+ * hash of the original, so two tools never share a name and a name stays the same across reconnects. So does one
+ * whose name would read as another configured server's (`servers`): `a` + `b__c` and `a__b` + `c` would both be
+ * `a__b__c`, and which server's tool the name meant would depend on which server was up. Then the hash is of the
+ * server and the tool.
  */
-export function mcpToolName(server: string, tool: string): string {
+export function mcpToolName(server: string, tool: string, servers: readonly string[] = []): string {
   const prefix = `${server.replace(TOOL_NAME_CHARS, '_')}__`;
   const clean = tool.replace(TOOL_NAME_CHARS, '_');
-  if (clean === tool && prefix.length + clean.length <= MAX_TOOL_NAME_LENGTH) return prefix + clean;
-  const hash = createHash('sha256').update(tool).digest('hex').slice(0, HASH_CHARS);
+  const shared = sharedPrefixServer(server, prefix + clean, servers) !== undefined;
+  if (!shared && clean === tool && prefix.length + clean.length <= MAX_TOOL_NAME_LENGTH) return prefix + clean;
+  const hash = createHash('sha256')
+    .update(shared ? `${server}\u0000${tool}` : tool)
+    .digest('hex')
+    .slice(0, HASH_CHARS);
   const room = Math.max(0, MAX_TOOL_NAME_LENGTH - prefix.length - HASH_CHARS - 1);
   return `${prefix}${clean.slice(0, room)}_${hash}`.slice(0, MAX_TOOL_NAME_LENGTH);
+}
+
+/** Another of `servers` whose prefix `<other>__` begins `name`, the plain name of a tool of `server`; or undefined. */
+export function sharedPrefixServer(server: string, name: string, servers: readonly string[]): string | undefined {
+  return servers.find((other) => other !== server && name.startsWith(`${other.replace(TOOL_NAME_CHARS, '_')}__`));
 }
 
 const anyArguments = z.record(z.string(), z.unknown());
@@ -150,6 +162,8 @@ export interface McpToolOptions {
   server: string;
   /** The tool as the server listed it. */
   definition: McpToolDefinition;
+  /** Every configured server's name (see `mcpToolName`). Default none. */
+  servers?: readonly string[];
   /** Calls the tool by its original MCP name on whichever connection the server has now. */
   call(name: string, args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;
 }
@@ -163,7 +177,7 @@ export function mcpTool(options: McpToolOptions): AnyTool {
   const inputSchema = definition.inputSchema as JsonSchema;
   const annotations = annotationsOf(definition);
   return {
-    name: mcpToolName(server, definition.name),
+    name: mcpToolName(server, definition.name, options.servers),
     description: definition.description ?? definition.title ?? definition.annotations?.title ?? '',
     parameters: argumentsSchema(inputSchema),
     jsonSchema: inputSchema,

@@ -112,4 +112,13 @@ describe('WaitingList', () => {
     const allowed = (id: string) => document.querySelector(`[data-approval-id="${id}"] .btn-allow`) !== null;
     expect(['a', 'b'].map(allowed)).toStrictEqual([false, true]);
   });
+
+  it('names the MCP server of each call, as the card does: two servers may give tools one name', () => {
+    const annotations = { readOnly: false, destructive: false, executesCode: false, exactGrants: true, idempotent: false, openWorld: false };
+    const of = (id: string, source: string): WaitingApproval => ({ ...waiting(id, ''), toolName: 'a__b__c', arguments: { x: '1' }, tool: { source, declared: { names: [{ name: 'x' }] }, annotations } });
+    render(<WaitingList approvals={[of('a', 'mcp:a'), of('b', 'mcp:a__b'), of('c', 'builtin')]} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />);
+    const badge = (id: string) => document.querySelector(`[data-approval-id="${id}"] .badge-source`)?.textContent;
+    expect(['a', 'b', 'c'].map(badge)).toStrictEqual(['MCP · a', 'MCP · a__b', undefined]);
+    expect(document.querySelector('[data-approval-id="b"] .btn-deny')?.getAttribute('aria-label')).toBe('Deny a__b__c of the MCP server a__b in big chat');
+  });
 });

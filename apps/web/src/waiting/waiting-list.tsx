@@ -52,11 +52,14 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
   // A waiting call's arguments never change under its id, and the list renders again with every change of the app.
   const preview = useMemo(() => callPreview(approval.toolName, approval.arguments, { declared: approval.tool?.declared, schema: approval.inputSchema }), [approval.approvalId, approval.inputSchema]);
   const toolName = useMemo(() => toVisibleText(approval.toolName, { singleLine: true }), [approval.toolName]);
+  // Two MCP servers may give tools one name: the entry names the server, as the card's badge does.
+  const server = approval.tool?.source.startsWith('mcp:') === true ? approval.tool.source.slice('mcp:'.length) : undefined;
+  const serverText = useMemo(() => (server === undefined ? undefined : toVisibleText(server, { singleLine: true })), [server]);
   const decide = (decision: PersonDecision) => {
     setIgnoredClick(null);
     onDecide(approval, decision);
   };
-  const where = `${approval.toolName} in ${approval.title}`;
+  const where = `${approval.toolName}${server === undefined ? '' : ` of the MCP server ${server}`} in ${approval.title}`;
   // Several calls of one tool in one chat share a name: each button is described by its own call's preview, which
   // a screen reader reads after it.
   const previewId = useId();
@@ -66,6 +69,11 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
         <code className="tool-name">
           <VisibleTextView text={toolName} />
         </code>
+        {serverText !== undefined && (
+          <span className="badge badge-source" title="The MCP server this tool belongs to">
+            MCP · <VisibleTextView text={serverText} />
+          </span>
+        )}
         <span className="waiting-chat">{approval.title}</span>
         <span className="waiting-preview" id={previewId}>
           {preview.text}
