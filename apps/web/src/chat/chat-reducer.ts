@@ -88,10 +88,11 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       if (state.run?.runId !== action.runId || state.run.phase === 'ended') return state;
       return { ...state, run: { ...state.run, phase: 'ended', status: null }, streamError: action.message };
     case 'decision-sent':
-      return updateCall(state, action.key, (call) =>
+      // The view keeps the approval id once decided: the card tells this tab's decision from another client's by it.
+      return updateView(state, action.key, (call) =>
         call.state.status === 'awaiting-decision'
-          ? { status: 'deciding', approvalId: call.state.approvalId, expiresAt: call.state.expiresAt, decision: action.decision }
-          : call.state,
+          ? { ...call, approvalId: call.state.approvalId, state: { status: 'deciding', approvalId: call.state.approvalId, expiresAt: call.state.expiresAt, decision: action.decision } }
+          : call,
       );
     case 'decision-accepted': {
       const { editedArguments } = action;
@@ -139,7 +140,8 @@ function applyEvent(state: ChatState, run: RunView, event: LoopEvent): ChatState
       const joinsBatch = event.awaitingConfirmation && (run.announcing || !hasUnendedCall(state.items, runId));
       const started: ToolCallView = { key, runId, toolCallId: event.toolCallId, toolName: event.toolName, arguments: event.arguments, state: stateAfterStart(event) };
       const { tool, askedBecause } = event;
-      const call: ToolCallView = { ...started, ...(tool === undefined ? {} : { tool }), ...(askedBecause === undefined ? {} : { askedBecause }) };
+      const gated = event.approvalId === '' ? {} : { approvalId: event.approvalId };
+      const call: ToolCallView = { ...started, ...gated, ...(tool === undefined ? {} : { tool }), ...(askedBecause === undefined ? {} : { askedBecause }) };
       const next: RunView = { ...run, announcing: joinsBatch, startedAtTurn: joinsBatch ? run.startedAtTurn : key };
       return settleTurns({ ...state, items: [...state.items, { kind: 'tool', key, call }], run: next }, next);
     }
@@ -291,7 +293,8 @@ function itemsFromHistory(messages: readonly StoredMessage[], history: Pick<Chat
           const cut = record?.cut ?? null;
           // The tool as the call was put up; a row written before the ledger kept it has none (the card reads the tool list).
           const tool = record?.tool ?? null;
-          const view: ToolCallView = { key, runId: null, toolCallId: call.id, toolName: call.name, arguments: call.arguments, state };
+          const gated = record === undefined || record.approvalId === '' ? {} : { approvalId: record.approvalId };
+          const view: ToolCallView = { key, runId: null, toolCallId: call.id, toolName: call.name, ...gated, arguments: call.arguments, state };
           items.push({ kind: 'tool', key, call: { ...view, ...(edited === null ? {} : { editedArguments: edited }), ...(cut === null ? {} : { cut }), ...(tool === null ? {} : { tool }) } });
         }
         return;

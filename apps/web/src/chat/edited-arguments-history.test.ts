@@ -98,6 +98,7 @@ describe('a call the person edited before allowing', () => {
       runId: null,
       toolCallId: 'c1',
       toolName: 'terminal',
+      approvalId: 'apv_c1',
       arguments: { command: 'rm -rf build' },
       editedArguments: { command: 'rm -rf build/tmp' },
       state: { status: 'done', approvedBy: 'you', result: 'done' },

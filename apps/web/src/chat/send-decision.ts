@@ -1,5 +1,6 @@
 import type { ConfirmInput, ConfirmResult, PersonDecision, ToolArguments } from '../lib/api-types';
 import type { ChatAction } from './chat-reducer';
+import { tabDecisions } from './tab-decisions';
 import type { DecisionProblem, ToolCallView } from './tool-call-state';
 
 /** The server's limit on a deny reason. */
@@ -37,11 +38,15 @@ export async function sendDecision(options: SendDecisionOptions): Promise<Confir
   if (call.state.status !== 'awaiting-decision') return undefined;
   const reason = request.decision === 'deny' ? request.reason?.trim().slice(0, MAX_REASON_LENGTH) : undefined;
   const edited = request.decision === 'allow' ? request.arguments : undefined;
+  const { approvalId } = call.state;
   dispatch({ type: 'decision-sent', key: call.key, decision: request.decision });
+  // Kept for the tab, whatever the card shows by the time the answer comes: a call decided meanwhile by another
+  // client says so, and says this tab's decision was not applied.
+  tabDecisions.record(approvalId, request.decision, 'sent');
   try {
     const result = await options.send({
       sessionId: options.sessionId,
-      approvalId: call.state.approvalId,
+      approvalId,
       decision: request.decision,
       clientLabel: 'web',
       ...(reason ? { reason } : {}),
@@ -49,6 +54,7 @@ export async function sendDecision(options: SendDecisionOptions): Promise<Confir
       ...(edited === undefined ? {} : { arguments: edited }),
     });
     const problem = problemOf(result);
+    tabDecisions.record(approvalId, request.decision, problem === null ? 'accepted' : problem.kind === 'already-decided' || problem.kind === 'not-found' ? 'superseded' : 'unanswered');
     dispatch(
       problem === null
         ? { type: 'decision-accepted', key: call.key, ...(reason ? { reason } : {}), ...(edited === undefined ? {} : { editedArguments: edited }) }
@@ -59,6 +65,8 @@ export async function sendDecision(options: SendDecisionOptions): Promise<Confir
     const message = error instanceof Error ? error.message : String(error);
     // A refused edit (the tool's schema) leaves the call waiting: the editor shows why.
     const problem: DecisionProblem = edited !== undefined && isBadRequest(error) ? { kind: 'invalid-arguments', message } : { kind: 'send-failed', message };
+    // Refused (the call still waits), or no answer came: it may have been applied.
+    tabDecisions.record(approvalId, request.decision, problem.kind === 'invalid-arguments' ? 'superseded' : 'unanswered');
     dispatch({ type: 'decision-rejected', key: call.key, problem });
     return undefined;
   }

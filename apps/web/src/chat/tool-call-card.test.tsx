@@ -2,15 +2,19 @@ import { act, cleanup, fireEvent, render, screen, within } from '@testing-librar
 import { useReducer } from 'react';
 import { deferred } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ConfirmInput, ConfirmResult, ToolAnnotations } from '../lib/api-types';
+import type { ConfirmInput, ConfirmResult, LoopEvent, ToolAnnotations } from '../lib/api-types';
 import { Composer, focusAndType } from './composer';
 import { FocusComposerContext } from './current-session';
 import { chatReducer, type ChatState } from './chat-reducer';
 import { sendDecision, type SendConfirm } from './send-decision';
+import { MAX_TAB_DECISIONS, TabDecisions, tabDecisions } from './tab-decisions';
 import { KEYED_DECISION_DELAY_MS, ToolCallCard } from './tool-call-card';
 import type { ToolCallState, ToolCallView } from './tool-call-state';
 
-afterEach(cleanup);
+afterEach(() => {
+  cleanup();
+  tabDecisions.clear();
+});
 
 const terminal: ToolAnnotations = { readOnly: false, destructive: true, executesCode: true, exactGrants: true, idempotent: false, openWorld: false };
 const readFile: ToolAnnotations = { readOnly: true, destructive: false, executesCode: false, exactGrants: false, idempotent: false, openWorld: false };
@@ -66,7 +70,8 @@ describe('ToolCallCard states', () => {
   });
 
   it('shows the deny reason and a grant approval', () => {
-    render(<ToolCallCard call={view({ status: 'denied', reason: 'too risky', result: null })} annotations={terminal} onDecide={() => undefined} />);
+    tabDecisions.record('apv_1', 'deny', 'accepted');
+    render(<ToolCallCard call={{ ...view({ status: 'denied', reason: 'too risky', result: null }), approvalId: 'apv_1' }} annotations={terminal} onDecide={() => undefined} />);
     expect(screen.getByText('Your reason: too risky')).toBeTruthy();
     cleanup();
     render(<ToolCallCard call={view({ status: 'running', approvedBy: 'grant' })} annotations={terminal} onDecide={() => undefined} />);
@@ -128,6 +133,65 @@ describe('ToolCallCard states', () => {
     expect(screen.getByText(/^Shortened before the model saw it/).textContent).toBe(
       'Shortened before the model saw it: 9,000 bytes and 48,213 characters in the middle were left out.',
     );
+  });
+});
+
+describe('ToolCallCard: decisions this tab did not send', () => {
+  const decided = (state: ToolCallState, approvalId = 'apv_other'): ToolCallView => ({ ...view(state), approvalId });
+
+  it('says a call allowed or denied by another tab or client was decided there, not by you', () => {
+    render(<ToolCallCard call={decided({ status: 'allowed', approvedBy: 'you' })} annotations={terminal} onDecide={() => undefined} />);
+    screen.getByText('Allowed in another tab or client. It runs once the calls before it are done.');
+    expect(screen.queryByText(/You allowed it/)).toBeNull();
+    cleanup();
+    render(<ToolCallCard call={decided({ status: 'done', approvedBy: 'you', result: 'ok' })} annotations={terminal} onDecide={() => undefined} />);
+    screen.getByText('Allowed in another tab or client.');
+    cleanup();
+    render(<ToolCallCard call={decided({ status: 'denied', reason: 'other', result: null })} annotations={terminal} onDecide={() => undefined} />);
+    screen.getByText('Reason given in another tab or client: other');
+    expect(screen.queryByText(/Your reason/)).toBeNull();
+    cleanup();
+    render(<ToolCallCard call={{ ...decided({ status: 'done', approvedBy: 'you', result: 'ok' }), editedArguments: { command: 'ls' } }} annotations={terminal} onDecide={() => undefined} />);
+    screen.getByText('Ran with · edited in another tab or client');
+  });
+
+  it('says so when a decision the tab sent was not applied because another client decided first, with that client’s reason', async () => {
+    const reply = deferred<ConfirmResult>();
+    const send = vi.fn<SendConfirm>(() => reply.promise);
+    const run = { runId: 'run_1', phase: 'following' as const, status: null, lastSeq: 0, announcing: true, startedAtTurn: null };
+    const call: ToolCallView = { ...view(awaiting), approvalId: 'apv_1' };
+    let dispatchEvent!: (event: LoopEvent) => void;
+    function RunHarness() {
+      const [state, dispatch] = useReducer(chatReducer, { items: [{ kind: 'tool', key: call.key, call }], run, streamError: null });
+      dispatchEvent = (data) => dispatch({ type: 'event', runId: 'run_1', tracked: { id: 'run_1:1', data } });
+      const item = state.items[0];
+      if (item?.kind !== 'tool') return null;
+      return <ToolCallCard call={item.call} annotations={terminal} onDecide={(current, request) => void sendDecision({ sessionId: 'chat_1', call: current, request, send, dispatch })} />;
+    }
+    render(<RunHarness />);
+    // Allow clicked while the server cannot be reached: sent once it can, by then another client has denied the call.
+    fireEvent.click(decisionButtons().allow);
+    act(() => dispatchEvent({ type: 'tool-decision', toolCallId: 'c1', approvalId: 'apv_1', decision: 'deny', source: 'user', reason: 'cli-first' }));
+    await act(async () => reply.resolve({ resolved: false, status: 'already-decided', decision: 'deny' }));
+
+    expect(screen.getByTestId('tool-status').textContent).toBe('Denied');
+    screen.getByText('Reason given in another tab or client: cli-first');
+    expect(screen.getByRole('note').textContent).toBe('Your allow was not applied: this call was decided in another tab or client first.');
+  });
+
+  it('keeps which decisions the tab sent across a reload, in its sessionStorage', () => {
+    const storage = new Map<string, string>();
+    const store = { getItem: (key: string) => storage.get(key) ?? null, setItem: (key: string, value: string) => void storage.set(key, value) };
+    const before = new TabDecisions(store);
+    before.record('apv_a', 'allow', 'sent');
+    before.record('apv_a', 'allow', 'accepted');
+    before.record('apv_b', 'deny', 'superseded');
+    const after = new TabDecisions(store);
+    expect([after.get('apv_a'), after.get('apv_b'), after.get('apv_c')]).toStrictEqual([{ decision: 'allow', outcome: 'accepted' }, { decision: 'deny', outcome: 'superseded' }, undefined]);
+    for (let index = 0; index < MAX_TAB_DECISIONS; index++) after.record(`apv_${index}`, 'allow', 'accepted');
+    expect([after.get('apv_a'), after.get(`apv_${MAX_TAB_DECISIONS - 1}`)]).toStrictEqual([undefined, { decision: 'allow', outcome: 'accepted' }]);
+    storage.set('airlock.decided-here', '{not json');
+    expect(new TabDecisions(store).get('apv_1')).toBeUndefined();
   });
 });
 

@@ -16,6 +16,7 @@ import { RuleAsked } from '../rules/rule-asked';
 import { RuleProvenance } from '../rules/rule-provenance';
 import { SteadyButton } from '../lib/steady-button';
 import { isTextEntry } from '../waiting/focus-approval';
+import { decidedBy, useTabDecision, type DecidedBy, type TabDecision } from './tab-decisions';
 import { isUndecided, type Allower, type Approver, type ToolCallState, type ToolCallStatus, type ToolCallView } from './tool-call-state';
 
 type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
@@ -84,6 +85,9 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
   const drafts = useContext(WaitingDraftsContext);
   const undecided = state.status === 'awaiting-decision' || state.status === 'deciding';
   const approvalId = undecided ? state.approvalId : null;
+  // A person's decision the card shows was this tab's, or another tab's or client's: the run's event does not say.
+  const mine = useTabDecision(call.approvalId ?? approvalId ?? undefined);
+  const by = decidedBy(mine);
   /**
    * What the person typed on this call's card before it was last shown (a reload, another chat and back), while it
    * is still there: an edit cancelled or a reason emptied is gone, and never comes back.
@@ -267,9 +271,10 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
       {call.editedArguments === undefined ? (
         <ToolArguments toolName={call.toolName} args={call.arguments} declared={call.tool?.declared} inputSchema={inputSchema} />
       ) : (
-        <EditedArguments toolName={call.toolName} proposed={call.arguments} edited={call.editedArguments} status={state.status} declared={call.tool?.declared} inputSchema={inputSchema} />
+        <EditedArguments toolName={call.toolName} proposed={call.arguments} edited={call.editedArguments} status={state.status} by={by} declared={call.tool?.declared} inputSchema={inputSchema} />
       )}
-      <StatusDetail state={state} />
+      <StatusDetail state={state} by={by} />
+      {!undecided && <NotAppliedNote mine={mine} />}
       {undecided && call.askedBecause !== undefined && <RuleAsked asked={call.askedBecause} />}
       {editDropped && (
         <p className="problem" role="alert">
@@ -398,7 +403,7 @@ const editedLabel: Record<ToolCallStatus, string> = {
 };
 
 /** Both versions of a call the person edited before allowing: what the model proposed, struck, and what ran. */
-function EditedArguments({ toolName, proposed, edited, status, declared, inputSchema }: { toolName: string; proposed: Args; edited: Args; status: ToolCallStatus; declared: DeclaredArguments | undefined; inputSchema: JsonSchema | undefined }) {
+function EditedArguments({ toolName, proposed, edited, status, by, declared, inputSchema }: { toolName: string; proposed: Args; edited: Args; status: ToolCallStatus; by: DecidedBy; declared: DeclaredArguments | undefined; inputSchema: JsonSchema | undefined }) {
   return (
     <div className="arguments-versions">
       <div className="arguments-version arguments-proposed" role="group" aria-label="Proposed arguments">
@@ -406,14 +411,34 @@ function EditedArguments({ toolName, proposed, edited, status, declared, inputSc
         <ToolArguments toolName={toolName} args={proposed} declared={declared} inputSchema={inputSchema} />
       </div>
       <div className="arguments-version arguments-edited" role="group" aria-label="Edited arguments">
-        <div className="version-label">{editedLabel[status]} · edited by you</div>
+        <div className="version-label">
+          {editedLabel[status]} · {by === 'you' ? 'edited by you' : by === 'elsewhere' ? `edited ${ELSEWHERE}` : 'edited'}
+        </div>
         <ToolArguments toolName={toolName} args={edited} declared={declared} inputSchema={inputSchema} />
       </div>
     </div>
   );
 }
 
-function StatusDetail({ state }: { state: ToolCallState }): ReactNode {
+/** Where a decision this tab did not send was made. */
+const ELSEWHERE = 'in another tab or client';
+
+/**
+ * Said on a decided card when this tab's own decision on it did not take: the call was decided first elsewhere (the
+ * card shows that decision), or no answer came to it.
+ */
+function NotAppliedNote({ mine }: { mine: TabDecision | undefined }) {
+  if (mine === undefined || (mine.outcome !== 'superseded' && mine.outcome !== 'unanswered')) return null;
+  return (
+    <p className="detail" role="note">
+      {mine.outcome === 'superseded'
+        ? `Your ${mine.decision} was not applied: this call was decided ${ELSEWHERE} first.`
+        : `No answer came to your ${mine.decision}: the decision shown may be yours or one made ${ELSEWHERE}.`}
+    </p>
+  );
+}
+
+function StatusDetail({ state, by }: { state: ToolCallState; by: DecidedBy }): ReactNode {
   switch (state.status) {
     case 'awaiting-decision':
     case 'deciding':
@@ -423,14 +448,21 @@ function StatusDetail({ state }: { state: ToolCallState }): ReactNode {
       return null;
     case 'allowed':
       if (state.approvedBy === 'rule') return <RuleProvenance rule={state.rule} effect="allow" suffix={WAITS_ITS_TURN} />;
+      if (state.approvedBy === 'you') return <p className="detail">{allowedBy[by]}</p>;
       return <p className="detail">{allowedDetail[state.approvedBy]}</p>;
     case 'running':
     case 'done':
       if (state.approvedBy === 'rule') return <RuleProvenance rule={state.rule} effect="allow" />;
+      if (state.approvedBy === 'you' && by === 'elsewhere') return <p className="detail">Allowed {ELSEWHERE}.</p>;
       return approverDetail[state.approvedBy] === null ? null : <p className="detail">{approverDetail[state.approvedBy]}</p>;
     case 'denied':
       if (state.deniedByRule !== undefined) return <RuleProvenance rule={state.deniedByRule} effect="deny" />;
-      return state.reason === null ? null : <p className="detail">Your reason: {state.reason}</p>;
+      if (state.reason === null) return null;
+      return (
+        <p className="detail">
+          {reasonLabel[by]}: {state.reason}
+        </p>
+      );
     case 'timed-out':
       return <p className="detail">No decision came in time, so it did not run.</p>;
     case 'disabled':
@@ -451,9 +483,22 @@ const approverDetail: Record<Exclude<Approver, 'rule'>, string | null> = {
   'no-confirmation': 'Ran without asking: confirmation is off for this chat.',
 };
 
-const allowedDetail: Record<Exclude<Allower, 'rule'>, string> = {
-  you: `You allowed it. ${WAITS_ITS_TURN}`,
+const allowedDetail: Record<Exclude<Allower, 'rule' | 'you'>, string> = {
   grant: `Allowed by an “Always allow” in this chat. ${WAITS_ITS_TURN}`,
+};
+
+/** A person's allow of a call waiting its turn, by who this tab knows made it. */
+const allowedBy: Record<DecidedBy, string> = {
+  you: `You allowed it. ${WAITS_ITS_TURN}`,
+  elsewhere: `Allowed ${ELSEWHERE}. ${WAITS_ITS_TURN}`,
+  unknown: `Allowed. ${WAITS_ITS_TURN}`,
+};
+
+/** A person's deny reason, by who this tab knows gave it. */
+const reasonLabel: Record<DecidedBy, string> = {
+  you: 'Your reason',
+  elsewhere: `Reason given ${ELSEWHERE}`,
+  unknown: 'Reason',
 };
 
 function ranTool(status: ToolCallStatus): boolean {

@@ -62,6 +62,8 @@ export interface ToolCallView {
   runId: string | null;
   toolCallId: string;
   toolName: string;
+  /** The id a decision on the call is sent with; absent for a call that was not put up for one. */
+  approvalId?: string;
   /** As the model proposed them. */
   arguments: ToolArguments;
   /** What the person edited them to before allowing: what ran (or what a rule refused). Absent when not edited. */

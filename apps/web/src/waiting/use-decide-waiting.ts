@@ -1,5 +1,6 @@
 import { useCallback, useState } from 'react';
 import type { ConfirmResult, PersonDecision } from '../lib/api-types';
+import { tabDecisions } from '../chat/tab-decisions';
 import { trpc } from '../lib/trpc';
 
 export interface WaitingDecision {
@@ -18,9 +19,13 @@ export function useDecideWaiting() {
   const decide = useCallback(
     async ({ sessionId, approvalId, decision }: WaitingDecision): Promise<ConfirmResult | undefined> => {
       setSending((current) => new Set(current).add(approvalId));
+      tabDecisions.record(approvalId, decision, 'sent');
       try {
-        return await utils.client.chat.confirmTool.mutate({ sessionId, approvalId, decision, clientLabel: 'web' });
+        const result = await utils.client.chat.confirmTool.mutate({ sessionId, approvalId, decision, clientLabel: 'web' });
+        tabDecisions.record(approvalId, decision, result.resolved ? 'accepted' : 'superseded');
+        return result;
       } catch {
+        tabDecisions.record(approvalId, decision, 'unanswered');
         return undefined;
       } finally {
         setSending((current) => {
