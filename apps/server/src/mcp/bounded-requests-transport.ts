@@ -28,7 +28,10 @@ export class BoundedRequestsTransport implements Transport {
     this.#inner = inner;
     this.#onOverflow = onOverflow;
     inner.onclose = () => this.onclose?.();
-    inner.onerror = (error) => this.onerror?.(error);
+    // Once it floods, what fails as it is disconnected (an answer's post cut short) is not the server's news.
+    inner.onerror = (error) => {
+      if (!this.#overflowed) this.onerror?.(error);
+    };
     inner.onmessage = (message, extra) => this.#received(message, extra);
   }
 
@@ -52,9 +55,16 @@ export class BoundedRequestsTransport implements Transport {
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     // Airlock sends requests and notifications of its own; a message with an id and no method answers the server's.
     if (!('id' in message) || 'method' in message) return this.#inner.send(message, options);
-    return this.#inner.send(message, options).finally(() => {
-      this.#unanswered -= 1;
-    });
+    // The server is being disconnected: its requests go unanswered, rather than written after its input was closed.
+    if (this.#overflowed) return Promise.resolve();
+    return this.#inner
+      .send(message, options)
+      .catch((error: unknown) => {
+        if (!this.#overflowed) throw error;
+      })
+      .finally(() => {
+        this.#unanswered -= 1;
+      });
   }
 
   close(): Promise<void> {

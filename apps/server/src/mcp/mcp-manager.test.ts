@@ -10,6 +10,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
+import { MAX_UNANSWERED_SERVER_REQUESTS } from './bounded-requests-transport';
 import type { McpServerConfig } from './mcp-config';
 import type { McpServerStatus } from './mcp-connection';
 import { resolveLocalhostAsStock } from '../http/test-support';
@@ -528,6 +529,48 @@ describe('Streamable HTTP answers over 10 MiB', () => {
     });
     await until(mcp, () => statusOf(mcp, 'remote').state === 'ready');
     await expect(toolNamed(mcp, 'remote__sized').execute({ bytes: 3 }, context())).resolves.toStrictEqual({ content: 'xxx' });
+  });
+});
+
+describe('a Streamable HTTP server that floods Airlock with ping requests on its own stream', () => {
+  // Found from outside: 20,000 pings over the server's stream had Airlock post 20,000 answers at once, 9,000 sockets.
+  test('gets at most the bound of answers posted at once, is disconnected with a log line, restarted, and answers the next call', async () => {
+    let gets = 0;
+    let answersPosted = 0;
+    let flood: (() => void) | undefined;
+    await using remote = await httpMcpServer({
+      json: false,
+      tools: sizedTool,
+      route: (request, response, message) => {
+        if (request.method === 'POST' && message !== undefined && 'id' in message && !('method' in message)) {
+          // An answer to a ping: held, as a slow or hostile server holds it.
+          answersPosted += 1;
+          return true;
+        }
+        if (request.method !== 'GET') return false;
+        gets += 1;
+        if (gets > 1) {
+          response.writeHead(405).end();
+          return true;
+        }
+        const pings = Array.from({ length: 20_000 }, (_, n) => `event: message\ndata: {"jsonrpc":"2.0","id":"p${n}","method":"ping"}\n\n`);
+        response.writeHead(200, { 'content-type': 'text/event-stream' }).write(': open\n\n');
+        flood = () => response.write(pings.join(''));
+        return true;
+      },
+    });
+    const warnings: string[] = [];
+    await using mcp = manager({ remote: { transport: 'http', url: remote.url, headers: {} } }, { restart: { initialDelayMs: 0 }, logger: { info: () => undefined, warn: (line) => warnings.push(line) } });
+    await mcp.start();
+    await vi.waitFor(() => expect(flood).toBeDefined(), { timeout: 20_000 });
+    flood?.();
+    await vi.waitFor(() =>
+      expect(warnings).toStrictEqual([`MCP server "remote": the server sent more than ${MAX_UNANSWERED_SERVER_REQUESTS} requests whose answers were not yet sent to it (a flood, or it does not read its input)`]),
+      { timeout: 20_000 },
+    );
+    await until(mcp, () => statusOf(mcp, 'remote').state === 'ready');
+    await expect(toolNamed(mcp, 'remote__sized').execute({ bytes: 3 }, context())).resolves.toStrictEqual({ content: 'xxx' });
+    expect(answersPosted).toBeLessThanOrEqual(MAX_UNANSWERED_SERVER_REQUESTS);
   });
 });
 
