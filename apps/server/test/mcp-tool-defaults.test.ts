@@ -52,4 +52,19 @@ describe('a call to an MCP tool that leaves out arguments its schema gives defau
     const [call] = (await chat.getSession('s')).toolCalls;
     expect(JSON.parse(call!.result!)).toStrictEqual({ received: shown, actedOn: shown });
   });
+
+  it("refuses a person's edit that leaves out an argument with a default, naming it, and runs one that gives it", async () => {
+    const chat = await chatWith(toolCallStep({ name: 'ops__deploy', arguments: {} }));
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'deploy' });
+    const waiting = await waitingCall(chat, 's');
+    const decide = (args: Record<string, unknown>) => chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'allow', arguments: args });
+    await expect(decide({ environment: 'staging' })).rejects.toThrow('dry_run: left out, so the tool would use its default false; give the value it should run with');
+    expect(chat.pending('s')).toHaveLength(1);
+    await decide({ environment: 'staging', dry_run: true });
+    await ended(chat, 's');
+    const [call] = (await chat.getSession('s')).toolCalls;
+    const ran = { environment: 'staging', dry_run: true };
+    expect(call).toMatchObject({ decision: 'allow', editedArguments: ran });
+    expect(JSON.parse(call!.result!.split('\n\n')[1]!)).toStrictEqual({ received: ran, actedOn: ran });
+  });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { declaredArguments } from './declared-arguments';
+import { declaredArguments, withDeclaredDefaults } from './declared-arguments';
 import type { ArgumentIssue } from './errors';
 import { MAX_SHOWN_TOOL_SOURCE_LENGTH, type ResultCut, type ShownTool } from './events';
 
@@ -118,13 +118,34 @@ export function shownTool(tool: AnyTool): ShownTool {
 }
 
 /**
- * How `args` fail the tool's schema, the check the loop makes right before a call runs; empty when they pass.
- * Each issue names its field.
+ * How `args`, a person's edit of a call, fail the tool's schema; empty when they pass. Each issue names its field. An
+ * argument left out that the schema gives a default is one too: the tool would act on a value the edit did not show
+ * (a model's call has those filled in before it is put up, `withDeclaredDefaults`).
  */
 export function argumentIssues(tool: AnyTool, args: unknown): ArgumentIssue[] {
   const checked = tool.parameters.safeParse(args);
-  if (checked.success) return unknownArguments(args, checked.data).map((path) => ({ path, message: UNKNOWN_ARGUMENT }));
-  return checked.error.issues.map((issue) => ({ path: issue.path.length > 0 ? issue.path.map(String).join('.') : '(arguments)', message: issue.message }));
+  if (!checked.success) return checked.error.issues.map((issue) => ({ path: issue.path.length > 0 ? issue.path.map(String).join('.') : '(arguments)', message: issue.message }));
+  const unknown = unknownArguments(args, checked.data).map((path) => ({ path, message: UNKNOWN_ARGUMENT }));
+  if (unknown.length > 0 || !isPlainObject(args)) return unknown;
+  return filledIn(args, withDeclaredDefaults(toolJsonSchema(tool), args)).map(({ path, value }) => ({ path, message: leftOutWithDefault(value) }));
+}
+
+/** Longest a default is quoted in the issue that names it. */
+const MAX_QUOTED_DEFAULT = 200;
+
+/** Why an edit that leaves out an argument with a default is refused. */
+export function leftOutWithDefault(value: unknown): string {
+  const quoted = JSON.stringify(value) ?? 'null';
+  return `left out, so the tool would use its default ${quoted.length > MAX_QUOTED_DEFAULT ? `${quoted.slice(0, MAX_QUOTED_DEFAULT)}…` : quoted}; give the value it should run with`;
+}
+
+/** The names `filled` holds and `given` does not, at any depth, as dotted paths with their values. */
+function filledIn(given: unknown, filled: unknown, at = ''): { path: string; value: unknown }[] {
+  if (given === filled || !isPlainObject(given) || !isPlainObject(filled)) return [];
+  return Object.keys(filled).flatMap((key) => {
+    const path = `${at}${at ? '.' : ''}${key}`;
+    return Object.hasOwn(given, key) ? filledIn(given[key], filled[key], path) : [{ path, value: filled[key] }];
+  });
 }
 
 export const UNKNOWN_ARGUMENT = 'not an argument of this tool';
