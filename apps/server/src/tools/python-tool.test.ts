@@ -261,6 +261,26 @@ describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
     }
   });
 
+  test('asks a compiled shim, a program that is no script and names another interpreter, at every call', async () => {
+    await using workspace = await tempFolder();
+    await using outside = await tempFolder('/var/tmp');
+    const real = await realpath('/usr/bin/python3');
+    // A program, not a `#!` script, standing for a manager's compiled shim: asked, it names the interpreter it runs.
+    const shim = path.join(outside.path, 'python3');
+    await copyFile(real, shim);
+    const asked: string[] = [];
+    const resolved = resolveToolsOptions({ env: { PATH: `${outside.path}:${PATH}`, HOME: process.env.HOME }, sandbox, workspace: workspace.path });
+    const tool = createPythonTool(resolved, new WorkspacePaths(resolved.workspace), {
+      ask: async (...args) => {
+        asked.push(args[2].file);
+        const answer = await runOutsideWorkspace(...args);
+        return { ...answer, output: answer.output.replaceAll(JSON.stringify(shim), JSON.stringify(real)) };
+      },
+    });
+    for (let call = 0; call < 3; call++) expect(await runTool(tool, { code: 'print(1)' })).toStrictEqual({ content: '1\nexit code: 0', isError: false });
+    expect(asked).toStrictEqual(Array(3).fill(shim));
+  });
+
   test('without python3 on PATH the result says so clearly', async () => {
     await using workspace = await tempFolder();
     const emptyBin = path.join(workspace.path, 'bin');
