@@ -23,6 +23,11 @@ export interface RuleCall {
   /** Set for a tool an MCP server provides: the configured server name and the tool's name as the server lists it. */
   /** An MCP server's tool: its server, its name there, and a SHA-256 of its `toolVersion` (see McpToolMatch). */
   mcp?: { server: string; tool: string; toolVersion?: string };
+  /**
+   * The arguments given, with what the tool's schema declares for the ones left out filled in, as the loop fills a
+   * call's (withDeclaredDefaults): an exact-arguments rule written for `{}` is for the call that acts on the defaults.
+   */
+  withDefaults?: (args: Record<string, unknown>) => Readonly<Record<string, unknown>>;
 }
 
 export interface RuleContext {
@@ -532,7 +537,8 @@ class CallView {
       case 'mcp-server':
         return rule.tool === MCP_TOOL && call.mcp?.server === match.server;
       case 'exact-arguments':
-        return rule.tool === call.tool && canonicalJson(match.arguments) === canonicalJson(call.arguments);
+        // The call's arguments have the tool's declared defaults filled in; so, for the comparison, have the rule's.
+        return rule.tool === call.tool && canonicalJson(call.withDefaults?.(match.arguments) ?? match.arguments) === canonicalJson(call.arguments);
       case 'command-prefix':
       case 'path-glob':
         return false;

@@ -384,6 +384,35 @@ describe('RuleBook and a waiting call', () => {
   });
 });
 
+describe('exact-arguments rules and the defaults a tool declares', () => {
+  // The loop fills a call's left-out arguments with its tool's declared defaults before the rules see it, so the card
+  // shows what the tool acts on; a rule written for the call as given (`{}`) is for that same call.
+  const deploy = defineTool({
+    name: 'ops__deploy',
+    description: 'deploys',
+    parameters: z.object({ environment: z.enum(['staging', 'production']).default('production'), dry_run: z.boolean().default(false) }),
+    execute: async () => 'deployed',
+  });
+  const filled = { environment: 'production', dry_run: false };
+  const exact = (effect: 'allow' | 'deny', args: Record<string, unknown>) => ({ effect, tool: 'ops__deploy', match: { kind: 'exact-arguments' as const, arguments: args }, scope: { kind: 'global' as const }, source: 'user' as const });
+
+  it('a deny rule written for the call with its defaults left out refuses the call as filled in, and not one that names others', async () => {
+    const rules = await RuleBook.open({ store: new MemoryStore(), workspace: await workspaceFolder(), log: () => undefined });
+    await rules.add(exact('deny', {}));
+    expect(await rules.evaluate('s', { id: 'c', name: 'ops__deploy', arguments: filled }, deploy)).toMatchObject({ effect: 'deny' });
+    expect(await rules.evaluate('s', { id: 'c', name: 'ops__deploy', arguments: { ...filled, dry_run: true } }, deploy)).toBeUndefined();
+  });
+
+  it('an allow rule written either way covers the same call', async () => {
+    for (const written of [{}, { dry_run: false }, filled]) {
+      const rules = await RuleBook.open({ store: new MemoryStore(), workspace: await workspaceFolder(), log: () => undefined });
+      await rules.add(exact('allow', written));
+      expect(await rules.evaluate('s', { id: 'c', name: 'ops__deploy', arguments: filled }, deploy)).toMatchObject({ effect: 'allow' });
+      expect(await rules.evaluate('s', { id: 'c', name: 'ops__deploy', arguments: { ...filled, environment: 'staging' } }, deploy)).toBeUndefined();
+    }
+  });
+});
+
 describe('RuleBook limits', () => {
   /** `{"command": [[[…"x"…]]]}`, nested `depth` arrays deep. */
   const nested = (depth: number) => ({ command: Array.from({ length: depth }).reduce<unknown>((inner) => [inner], 'x') });
