@@ -282,6 +282,37 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(calls).toStrictEqual(['hello']);
   });
 
+  it('a decision on B whose claim waits on a locked row past its deadline is rolled back, not applied when the lock goes: the call still waits', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool);
+    const { followed, approvalId } = await startWaiting(a, 's1', 'r1', 'hello');
+    await withClient(async (holder) => {
+      // Another transaction holds the call's row, as a chat deletion or a policy write may: the claim waits on it.
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM "${db.schema}".tool_calls WHERE approval_id = $1 FOR UPDATE`, [approvalId]);
+      const deadline = performance.now() + 1_000;
+      const claimed = b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', deadline }).then(
+        (answer) => ({ answer }),
+        (error: unknown) => ({ error }),
+      );
+      // The lock is let go only once the claim waits on it and its deadline has passed.
+      await vi.waitFor(async () => {
+        const { rows } = await holder.query<{ waiting: number }>(`SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'`);
+        expect(rows[0]!.waiting + (performance.now() > deadline ? 1 : 0)).toBeGreaterThan(0);
+      }, { timeout: 20_000, interval: 20 });
+      await vi.waitFor(() => expect(performance.now()).toBeGreaterThan(deadline), { timeout: 20_000, interval: 20 });
+      await holder.query('COMMIT');
+      expect(await claimed).toMatchObject({ error: { name: 'DecisionPastDeadlineError' } });
+    });
+    expect((await a.chat.listWaiting('s1')).map((p) => p.approvalId)).toStrictEqual([approvalId]);
+    expect(await b.store.listRunToolCalls('r1')).toMatchObject([{ decision: null }]);
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', deadline: performance.now() + 60_000 })).resolves.toMatchObject({ resolved: true });
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual(['hello']);
+  });
+
   it('a call nobody decides in time is stored as timed out by Airlock (source "system"), not by a person, on every instance', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();

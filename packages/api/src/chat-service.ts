@@ -829,6 +829,7 @@ export class ChatService {
         ...(input.by === undefined ? {} : { by: input.by }),
         ...(edit === undefined ? {} : { editedArguments: edit }),
         ...(grant === undefined ? {} : { grant: { ...grant, scope: 'session' as const } }),
+        ...(input.deadline === undefined ? {} : { deadline: input.deadline }),
       });
     } catch (error) {
       // Refused with nothing written (a full disk, a database going down): the call still waits, as on one instance.

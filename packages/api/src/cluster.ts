@@ -94,6 +94,12 @@ export interface ClaimDecisionInput {
    * this is still the run's fencing token, so an owner that stalled and lost the run writes nothing into it.
    */
   fence?: number;
+  /**
+   * A person's decision sent with a deadline (`notAfter`), on this process's `performance.now()`: the claim waits on
+   * no lock past it and is rolled back (DecisionPastDeadlineError) if the deadline passed by the time its row is
+   * claimed, so only the COMMIT itself can fall after it.
+   */
+  deadline?: number;
 }
 
 export type ClaimDecisionResult =

@@ -13,6 +13,7 @@ import {
   type Cluster,
   type ClusterMessage,
   type Decision,
+  DecisionPastDeadlineError,
   type EventPage,
   type LedgerChange,
   type LoopEvent,
@@ -720,14 +721,14 @@ export class PostgresStore implements AirlockStore, Cluster {
    * instance taking it over, will record.
    */
   async claimDecision(input: ClaimDecisionInput): Promise<ClaimDecisionResult> {
-    const { grant } = input;
+    const { grant, deadline } = input;
     const claimed =
-      grant === undefined
+      grant === undefined && deadline === undefined
         ? await this.claimRow(this.pool, input)
-        : // The grant only with a claim that won, in its transaction.
+        : // The grant only with a claim that won, in its transaction; a deadline checked once the row is claimed.
           await inTransaction(this.pool, async (client) => {
-            const row = await this.claimRow(client, input);
-            if (row !== undefined) {
+            const row = await claimBefore(deadline, input.approvalId, client, () => this.claimRow(client, input));
+            if (row !== undefined && grant !== undefined) {
               await saveGrantWith(client, grant);
               await client.query('SELECT pg_notify($1, $2)', [this.channel, encodeClusterMessage({ type: 'grant', sessionId: grant.sessionId, grantId: grant.grantId, revoked: false })]);
             }
@@ -1158,6 +1159,32 @@ export function channelName(schema: string): string {
   const channel = `airlock_events__${schema}`;
   if (Buffer.byteLength(channel) <= MAX_IDENTIFIER_BYTES) return channel;
   return `airlock_events__${createHash('sha256').update(schema).digest('hex').slice(0, 40)}`;
+}
+
+/**
+ * Runs `claim` in the open transaction of `client` so that it ends before `deadline` (this process's
+ * `performance.now()`), or throws DecisionPastDeadlineError and the transaction is rolled back: no lock is waited on
+ * past the deadline (`lock_timeout`, `statement_timeout`), and the deadline is checked again once the row is claimed,
+ * which leaves only the COMMIT after it. A process frozen between the service's own check and the claim, or a claim
+ * waiting on a row lock, would otherwise apply a decision its client had reported as failed.
+ */
+async function claimBefore<T>(deadline: number | undefined, approvalId: string, client: Queryable, claim: () => Promise<T>): Promise<T> {
+  if (deadline === undefined) return claim();
+  const late = () => new DecisionPastDeadlineError(approvalId, Math.max(0, performance.now() - deadline));
+  const remaining = Math.floor(deadline - performance.now());
+  if (remaining <= 0) throw late();
+  await client.query(`SELECT set_config('lock_timeout', $1, true), set_config('statement_timeout', $1, true)`, [`${remaining}ms`]);
+  let row: T;
+  try {
+    row = await claim();
+  } catch (error) {
+    // 55P03 lock_not_available (lock_timeout), 57014 query_canceled (statement_timeout).
+    const code = (error as { code?: unknown }).code;
+    if (code === '55P03' || code === '57014') throw late();
+    throw error;
+  }
+  if (performance.now() > deadline) throw late();
+  return row;
 }
 
 /**
