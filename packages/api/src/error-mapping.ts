@@ -4,11 +4,14 @@ import { DecisionPastDeadlineError } from './decision-deadline';
 
 type Code = TRPCError['code'];
 
+/** All a client is told of an error that is not an AirlockError. */
+export const INTERNAL_ERROR_MESSAGE = 'internal error';
+
 /** The one place where core errors become tRPC codes. Unknown errors keep their cause. */
 export function toTRPCError(error: unknown): TRPCError {
   if (error instanceof TRPCError) return error;
   if (error instanceof AirlockError) return new TRPCError({ code: codeFor(error), message: error.message, cause: error });
-  return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'internal error', cause: error });
+  return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: INTERNAL_ERROR_MESSAGE, cause: error });
 }
 
 function codeFor(error: AirlockError): Code {

@@ -6,7 +6,7 @@ import { ChangeFanOut } from './change-fan-out';
 import type { Context, RuleService } from './context';
 import { ruleDraftSchema } from './rules';
 import { parseEventId } from './event-log';
-import { toTRPCError } from './error-mapping';
+import { INTERNAL_ERROR_MESSAGE, toTRPCError } from './error-mapping';
 import { boundedWatch } from './bounded-watch';
 import { toolSettingsPatchSchema, type ToolSettings } from './tool-settings';
 import type { ToolSettingsService } from './tool-settings-service';
@@ -19,11 +19,20 @@ const t = initTRPC.context<Context>().create({
     const zodError = error.cause instanceof ZodError ? error.cause : undefined;
     return {
       ...shape,
-      message: zodError ? describeIssues(zodError) : shape.message,
+      message: zodError ? describeIssues(zodError) : unintended(error) ? INTERNAL_ERROR_MESSAGE : shape.message,
       data: { ...shape.data, zodError: zodError ? z.flattenError(zodError) : null },
     };
   },
 });
+
+/**
+ * An internal error that is no AirlockError: one tRPC caught from a procedure or a stream (a driver's, the file
+ * system's), whose message can carry paths, SQL or a driver's details. The client gets only INTERNAL_ERROR_MESSAGE;
+ * the server logs the detail (its onError).
+ */
+function unintended(error: TRPCError): boolean {
+  return error.code === 'INTERNAL_SERVER_ERROR' && !(error.cause instanceof AirlockError);
+}
 
 function describeIssues(error: ZodError): string {
   return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : 'input'}: ${issue.message}`).join('; ');
