@@ -143,6 +143,25 @@ describe('a rule for make covers only the targets it names', () => {
   });
 });
 
+describe('make: GNU make 4.4 reads `--temp-stdin=FILE` as a makefile, and deletes it', () => {
+  it.each([
+    'make test --temp-stdin=.git/COMMIT_EDITMSG',
+    'make test --temp-stdin=src/main.c',
+    'make test --temp-stdin src/main.c',
+    'make test --te=x',
+    'make test --tem=x',
+    'make test --temp-std=x',
+    'make test --temp-stdi=x',
+    'make test -k --temp-stdin=x',
+  ])('a rule for `make test` asks about %j', async (command) => {
+    expect(await decide(command, [prefix('make test')])).toBe('ask');
+  });
+
+  it('a rule for `make test` still allows its options', async () => {
+    expect(await decide('make test -j4 -k --no-print-directory', [prefix('make test')])).toBe('allow');
+  });
+});
+
 describe('a `--` right after an option may be its value, not the end of the options', () => {
   it.each([
     ['tar', 'tar -xf -- --to-command=sh'],

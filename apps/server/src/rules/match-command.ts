@@ -72,7 +72,8 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['yarn', { options: [], harmless: NPM_HARMLESS, noOptionsAfterEnd: true }],
   // `git grep -O…` opens the files in a program it names, `git difftool -x`/`--extcmd` and `git rebase -x` run one.
   ['git', { options: ['-c', '--config-env', '--upload-pack', '--receive-pack', '--exec', '--exec-path', '--git-dir', '--work-tree', '--output', '--ext-diff', '--template', '--namespace', '-O', '--open-files-in-pager', '--extcmd', '-x'] }],
-  ['make', { options: ['-f', '--file', '--makefile', '-C', '--directory', '--eval', '-E', '-I', '--include-dir'], assignments: true }],
+  // GNU make 4.4 reads `--temp-stdin=FILE` as a makefile, as `-f FILE`, and deletes FILE when it exits.
+  ['make', { options: ['-f', '--file', '--makefile', '-C', '--directory', '--eval', '-E', '-I', '--include-dir', '--temp-stdin'], assignments: true }],
   // ninja runs what the build file it is given says (`ninja -f /dev/stdin`, `-C dir`); `-t` runs a tool (`-t clean`).
   ...['ninja', 'samu'].map((ninja): [string, CodeOptions] => [ninja, { options: ['-f', '-C', '-t'] }]),
   // `clippy --fix` rewrites the sources, also those with changes not yet committed (`--allow-dirty`).
