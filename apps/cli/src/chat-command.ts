@@ -85,13 +85,12 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
     },
   });
   try {
-    const chat = new ChatSession(client, reader, screen, options.sessionId ?? randomId('chat'), options.sessionId !== undefined, quit.signal);
-    const onInterrupt = () => {
-      if (chat.interrupt() === 'exit') {
-        quit.abort();
-        reader.close();
-      }
+    const exit = () => {
+      quit.abort();
+      reader.close();
     };
+    const chat = new ChatSession(client, reader, screen, options.sessionId ?? randomId('chat'), options.sessionId !== undefined, quit.signal, exit);
+    const onInterrupt = () => chat.interrupt();
     reader.onInterruptKey(onInterrupt);
     process.on('SIGINT', onInterrupt);
     try {
@@ -118,6 +117,10 @@ class ChatSession {
   private attached = false;
   private interrupts = 0;
   private stop: (() => void) | undefined;
+  /** The stop asked for the run followed, until that run is seen to end: sent again after a lost connection until the server answers it. */
+  private stopRequest: StopRequest | undefined;
+  /** What `start` resolves with: 1 once the terminal exited leaving a run it was asked to stop going. */
+  private exitStatus = 0;
   /** The events of the run followed, read on while a call is asked about. */
   private events: RunEvents | undefined;
   /** A stop of the run followed was asked for: its calls still announced are not asked about. */
@@ -141,6 +144,8 @@ class ChatSession {
     /** The chat may exist already: a run still going in it is followed before anything is asked. */
     private readonly continuing: boolean,
     private readonly quit: AbortSignal,
+    /** Ends the chat: nothing more is read or asked. */
+    private readonly exit: () => void,
   ) {}
 
   async start(url: string): Promise<number> {
@@ -173,24 +178,92 @@ class ChatSession {
       await this.follow(line);
     }
     this.screen.endLine();
-    return 0;
+    return this.exitStatus;
   }
 
   /**
    * Ctrl-C: the first stops the answer being written; one more (or one with nothing to stop, twice) exits, though the
-   * run it stopped has ended in between. A line entered starts the count again.
+   * run it stopped has ended in between. A line entered starts the count again. A stop the server has not yet
+   * answered (the connection is down) is waited for before exiting; one more Ctrl-C exits without it, saying that the
+   * run goes on: a run left going keeps its calls waiting, and anyone may allow them.
    */
-  interrupt(): 'stop' | 'exit' {
+  interrupt(): void {
+    const { style } = this.screen;
     this.interrupts++;
-    if (this.interrupts >= 2) return 'exit';
+    if (this.interrupts >= 2) {
+      const request = this.stopRequest;
+      if (request === undefined || request.answer === 'stopped' || request.answer === 'not-running') {
+        this.exit();
+        return;
+      }
+      if (request.answer === undefined && this.interrupts === 2) {
+        this.screen.line(style.warn('Stopping the run: waiting for the server to take the stop… Ctrl-C again to exit without it'));
+        void request.answered.then((answer) => {
+          if (this.quit.aborted) return;
+          if (answer === 'failed') this.leftGoing();
+          else this.screen.line(style.dim(answer === 'stopped' ? 'The server took the stop: the run is stopped.' : 'The run had ended already.'));
+          this.exit();
+        });
+        return;
+      }
+      this.leftGoing();
+      this.exit();
+      return;
+    }
     this.reader.interrupt();
     if (this.running) {
-      this.screen.line(this.screen.style.dim('Stopping… (Ctrl-C again to exit)'));
+      const offline = this.client.state !== 'open';
+      this.screen.line(style.dim(offline ? 'Stopping… the stop is sent once the connection is back. (Ctrl-C again to exit)' : 'Stopping… (Ctrl-C again to exit)'));
       this.stop?.();
     } else {
-      this.screen.line(this.screen.style.dim('(Ctrl-C again or Ctrl-D to exit)'));
+      this.screen.line(style.dim('(Ctrl-C again or Ctrl-D to exit)'));
     }
-    return 'stop';
+  }
+
+  /** Said on exiting while a stop asked for was never taken by the server. */
+  private leftGoing(): void {
+    this.exitStatus = 1;
+    for (const row of noteLines('Exited without stopping the run: the server did not take the stop, so the run goes on and its calls still wait for a decision (in the web app or another client).', this.screen.layout, '')) {
+      this.screen.line(this.screen.style.bad(row));
+    }
+  }
+
+  /**
+   * Asks the server to stop `run`, again after each connection lost before its answer (a second stop of a run stops
+   * nothing more), until it answers, or the request fails otherwise (said), or the terminal exits.
+   */
+  private sendStop(run: RunStream): StopRequest {
+    const { screen } = this;
+    const request: StopRequest = {
+      answer: undefined,
+      answered: (async (): Promise<StopAnswer> => {
+        for (;;) {
+          try {
+            return (await run.cancel()) ? 'stopped' : 'not-running';
+          } catch (error) {
+            if (this.quit.aborted) return 'failed';
+            if (isConnectionLost(error)) continue;
+            const message = visibleTextString(toVisibleText(errorText(error), { singleLine: true }));
+            for (const row of noteLines(`The stop was not sent (${message}): the run goes on.`, screen.layout, '')) screen.line(screen.style.bad(row));
+            return 'failed';
+          }
+        }
+      })().then((answer) => {
+        request.answer = answer;
+        // Not stopped: the run's calls are asked about again, as they still wait.
+        if (answer === 'failed' && this.stopRequest === request) this.stopping = false;
+        return answer;
+      }),
+    };
+    return request;
+  }
+
+  /** The server's answer to the stop asked for, once it comes; undefined if none was asked, or the terminal exits first. */
+  private async stopAnswer(): Promise<StopAnswer | undefined> {
+    const request = this.stopRequest;
+    if (request === undefined || request.answer !== undefined || this.quit.aborted) return request?.answer;
+    const exited = new Promise<undefined>((resolve) => this.quit.addEventListener('abort', () => resolve(undefined), { once: true }));
+    return Promise.race([request.answered, exited]);
   }
 
   private async ask(prompt: string, options: QuestionOptions = {}): Promise<Answer> {
@@ -228,9 +301,10 @@ class ChatSession {
     this.attached = attached;
     this.running = true;
     this.stopping = false;
+    this.stopRequest = undefined;
     this.stop = () => {
       this.stopping = true;
-      void run.cancel().catch(() => undefined);
+      this.stopRequest ??= this.sendStop(run);
     };
     const events = new RunEvents(run);
     this.events = events;
@@ -238,8 +312,10 @@ class ChatSession {
     const text = new ProseRows(this.screen.style, 'text');
     const reasoning = new ProseRows(this.screen.style, 'reasoning');
     let previous: LoopEvent['type'] | undefined;
+    let ended = false;
     try {
       for (let event = await events.next(); event !== undefined; event = await events.next()) {
+        if (event.type === 'run-end') ended = true;
         if (event.type !== 'text-delta') this.screen.stream(text, (moved) => text.end(this.screen.columns, { moved }));
         if (event.type !== 'reasoning-delta') this.screen.stream(reasoning, (moved) => reasoning.end(this.screen.columns, { moved }));
         // Reasoning and answer each start on a line of their own, so one is never read as the other.
@@ -253,6 +329,8 @@ class ChatSession {
       this.running = false;
       this.stopping = false;
       this.stop = undefined;
+      // A run seen to end needs no stop; one followed no longer (the stream failed) may still go on.
+      if (ended) this.stopRequest = undefined;
       this.events = undefined;
       await events.close();
       this.screen.endLine();
@@ -289,8 +367,13 @@ class ChatSession {
         if (card.cut) this.cutCalls.push(event);
         if (!event.awaitingConfirmation) return;
         if (this.stopping) {
-          for (const row of noteLines('Not asked: the run is stopping, and this call will not run.', screen.layout)) screen.line(style.dim(row));
-          return;
+          // Said only once the server has taken the stop: until then (the connection is down) the call still waits.
+          const answer = await this.stopAnswer();
+          if (answer === undefined) return;
+          if (answer === 'stopped') {
+            for (const row of noteLines('Not asked: the run was stopped, and this call will not run.', screen.layout)) screen.line(style.dim(row));
+            return;
+          }
         }
         if (await this.stillWaiting(event.approvalId)) await this.decide(event);
         return;
@@ -393,7 +476,7 @@ class ChatSession {
       if (line === INTERRUPTED) return;
       if (line === null) {
         // Input ended (Ctrl-D): nobody is left to decide, so the run is stopped rather than left waiting.
-        for (const row of noteLines('Input ended: stopping the run; the call does not run.', screen.layout, '')) screen.line(style.dim(row));
+        for (const row of noteLines('Input ended: stopping the run, as nobody is left here to decide.', screen.layout, '')) screen.line(style.dim(row));
         this.stop?.();
         return;
       }
@@ -521,6 +604,15 @@ class ChatSession {
     // The run's end itself is shown in its turn, after what came before it.
     for (const row of noteLines('Not asked any more: the run has ended.', screen.layout)) screen.line(screen.style.dim(row));
   }
+}
+
+/** The server's answer to a stop: it stopped the run, or the run was not going; or the stop was not sent. */
+type StopAnswer = 'stopped' | 'not-running' | 'failed';
+
+interface StopRequest {
+  /** Set once `answered` resolves. */
+  answer: StopAnswer | undefined;
+  answered: Promise<StopAnswer>;
 }
 
 /** Said when the connection went before the server answered a decision. */

@@ -590,7 +590,7 @@ describe('airlock chat in a terminal', () => {
 
     cli.type('\x04');
     await cli.shows('■ stopped');
-    expect(cli.screen()).toContain('Input ended: stopping the run; the call does not run.');
+    expect(cli.screen()).toContain('Input ended: stopping the run, as nobody is left here to decide.');
     expect(await cli.exited).toBe(0);
     expect(echo.calls).toStrictEqual([]);
   });
@@ -609,7 +609,7 @@ describe('airlock chat in a terminal', () => {
     await cli.shows('■ stopped');
     const screen = cli.screen();
     expect(screen.split('[a]llow / [A]lways / [d]eny (reason)').length - 1).toBe(1);
-    expect(screen).toContain('  text: two\n  Not asked: the run is stopping, and this call will not run.');
+    expect(screen).toContain('  text: two\n  Not asked: the run was stopped, and this call will not run.');
     expect(echo.calls).toStrictEqual([]);
     await cli.shows('you›', 2);
     cli.type('\x04');
@@ -819,6 +819,67 @@ describe('airlock chat in a terminal', () => {
     cli.type('\x04');
     expect(await cli.exited).toBe(0);
   });
+  it('on Ctrl-C twice while the connection is down, waits for the server to take the stop before exiting: the calls never wait on', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using proxy = await startProxy();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], allowedOrigins: [proxy.url] });
+    proxy.forwardTo(airlock.server.url);
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'one' } }, { name: 'echo', arguments: { text: 'two' } }] });
+    const sessionId = 'chat_stop_offline';
+    await using cli = startCli(['chat', '--url', proxy.url, '--token', airlock.server.token, '--session', sessionId]);
+
+    await cli.shows('you›');
+    cli.type('go\r');
+    await cli.shows(PROMPT);
+    await proxy.cut();
+    await cli.shows('Connection to Airlock lost; reconnecting…');
+    cli.type('\x03');
+    await cli.showsLine('Stopping… the stop is sent once the connection is back. (Ctrl-C again to exit)');
+    cli.type('\x03');
+    await cli.showsLine('Stopping the run: waiting for the server to take the stop… Ctrl-C again to exit without it');
+    // Nothing says the calls will not run while the server has not taken the stop: they still wait.
+    expect(cli.text()).not.toContain('will not run');
+    expect(airlock.chat.pending(sessionId)).toHaveLength(2);
+
+    await proxy.resume();
+    await cli.showsLine('The server took the stop: the run is stopped.');
+    expect(await cli.exited).toBe(0);
+    await vi.waitFor(() => expect(airlock.chat.pending(sessionId)).toStrictEqual([]), SCREEN_TIMEOUT);
+    expect(echo.calls).toStrictEqual([]);
+  });
+
+  it('on a third Ctrl-C exits without the stop, saying the run was not stopped and its calls still wait', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using proxy = await startProxy();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], allowedOrigins: [proxy.url] });
+    proxy.forwardTo(airlock.server.url);
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'one' } }, { name: 'echo', arguments: { text: 'two' } }] });
+    const sessionId = 'chat_exit_unstopped';
+    await using cli = startCli(['chat', '--url', proxy.url, '--token', airlock.server.token, '--session', sessionId]);
+
+    await cli.shows('you›');
+    cli.type('go\r');
+    await cli.shows(PROMPT);
+    await proxy.cut();
+    await cli.shows('Connection to Airlock lost; reconnecting…');
+    cli.type('\x03');
+    await cli.showsLine('Stopping… the stop is sent once the connection is back.');
+    cli.type('\x03');
+    await cli.showsLine('Ctrl-C again to exit without it');
+    cli.type('\x03');
+    expect(await cli.exited).toBe(1);
+    await cli.shows('Exited without stopping the run');
+    expect(cli.text().replace(/\n/g, ' ')).toContain(
+      'Exited without stopping the run: the server did not take the stop, so the run goes on and its calls still wait for a decision (in the web app or another client).',
+    );
+    expect(cli.text()).not.toContain('will not run');
+    // As said: the calls wait on, for whoever decides them.
+    expect(airlock.chat.pending(sessionId).map((call) => call.arguments.text)).toStrictEqual(['one', 'two']);
+    expect(echo.calls).toStrictEqual([]);
+  });
+
   it('keeps a card that fills the terminal whole in view with its question when the connection drops and comes back', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');
