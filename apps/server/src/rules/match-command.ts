@@ -1,6 +1,7 @@
 import { longOptionNamed, type ReachableWords } from './command-wrappers';
 import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-arguments';
 import { jqArgumentsCovered } from './jq-arguments';
+import { pytestArgumentsCovered } from './pytest-arguments';
 import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
 import { mayNameOutside, mayNameOutsideFolder, movedTo, type PathFacts } from './outside-workspace';
 import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
@@ -335,6 +336,7 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   }
   if (name === 'git' && !gitArgumentsCovered(command.words, rule.tokens.length, line)) return false;
   if (name === 'jq' && !jqArgumentsCovered(command.words, rule.tokens.length, { ...line, anything })) return false;
+  if (name === 'pytest' && !pytestArgumentsCovered(command.words, rule.tokens.length, line)) return false;
   if (name === 'rsync' && rest.some(mayNameRemote)) return false;
   const script = SCRIPT_RUNNERS.has(name) ? scriptArgumentsStart(command.words) : undefined;
   if (script !== undefined && !onlyHarmlessAfter(command.words, Math.max(script, rule.tokens.length))) return false;
@@ -344,8 +346,9 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   const handOn = HANDED_ON.get(name);
   if (handOn !== undefined && handsOnWords(command.words, rule.tokens.length, handOn)) return false;
   if (name === 'cargo' && runsWithArguments(command.words, rule.tokens.length)) return false;
-  // `go fmt` rewrites the files of the packages it is given, also of a folder outside the workspace (`go fmt ../x`).
-  if (name === 'go' && rule.tokens[1] === 'fmt' && rest.some((word) => !(word.kind === 'literal' && word.value.startsWith('-')) && mayNameOutside(word, line))) return false;
+  // go builds and runs the packages it is given (`go test ../other/...` runs that folder's tests, as `cd ../other &&
+  // go test` would), and `go fmt` rewrites their files: none may lie outside the workspace.
+  if (name === 'go' && rest.some((word) => !(word.kind === 'literal' && word.value.startsWith('-')) && mayNameOutside(word, line))) return false;
   const codeOptions = CODE_RUNNING_OPTIONS.get(name);
   if (codeOptions === undefined) return true;
   const [first] = rest;

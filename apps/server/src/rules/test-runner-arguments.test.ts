@@ -1,0 +1,130 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readCommandLine } from './command-line-reader';
+import { commandPathInside } from './command-path-inside';
+import { evaluateRules } from './evaluate-rules';
+import { context, prefix, SESSION, terminal } from './rule-fixtures';
+import { tempFolder } from '../tools/test-support';
+import type { Rule } from '@airlock/api';
+
+// The command reader's worker loads the grammar once per file, here rather than inside a test's own time.
+beforeAll(() => readCommandLine('true'));
+
+async function decide(command: string, rules: readonly Rule[]): Promise<string> {
+  return (await evaluateRules(terminal(command), rules, context)).decision;
+}
+
+describe('pytest: a rule covers its tests in the workspace, not a file a call wrote or a folder elsewhere', () => {
+  it.each([
+    // `git commit -m '>>> …'` (allowed by a `git commit` rule) writes the message there; pytest ran it as a doctest.
+    'pytest -q --doctest-glob=COMMIT_EDITMSG .git/COMMIT_EDITMSG',
+    'pytest .git/COMMIT_EDITMSG',
+    'pytest -q .git/x.txt',
+    'pytest ./.git/hooks',
+    'pytest src/../.git/x.rst',
+    'pytest .GIT/COMMIT_EDITMSG',
+    'pytest -- .git/x.txt',
+    'pytest .git/x.py::test_a',
+    'pytest --doctest-modules src',
+    'pytest --doctest-glob=*.md',
+    'pytest --doctest-continue-on-failure',
+    // Another folder's conftest.py and tests, as `cd there && pytest` would run them.
+    'pytest -q -s /root/other',
+    'pytest ../../root/other/test_x.py',
+    'pytest ..',
+    'pytest src/../../x',
+    'pytest -- ../x',
+    'pytest $HOME',
+    'pytest ~/other',
+    'pytest /tmp/x/test_a.py::test_b',
+    'pytest -k slow ../x',
+    'cd sub && pytest ../../x',
+    // Plugins' options write files: `--benchmark-json=README.md` overwrites the person's.
+    'pytest --benchmark-json=README.md',
+    'pytest --benchmark-cprofile-dump=README',
+    'pytest --benchmark-storage=file:///root/x --benchmark-autosave',
+    'pytest --html=README.md',
+    'pytest --cov=src --cov-report=html:/tmp/x',
+    'pytest --resultlog=x',
+    'pytest --junit-prefix=x',
+    'pytest -k -p x',
+    // Without xdist, pytest does not know `-n` and loads the conftest.py of the folder after it.
+    'pytest -n ../other',
+    'pytest --deselect .git/x.txt',
+    'pytest -xz',
+  ])('a rule for pytest asks about %j', async (command) => {
+    expect(await decide(command, [prefix('pytest'), prefix('cd')])).toBe('ask');
+  });
+
+  it.each([
+    'pytest',
+    'pytest -x -q tests',
+    'pytest -xvs tests/test_a.py::test_b',
+    'pytest -k "not slow" -m unit tests',
+    'pytest -k slow --tb=short --maxfail=2 -rA tests/',
+    'pytest -n auto --durations=10 tests',
+    'pytest -n4 --lf --color=yes',
+    'pytest --ignore=tests/slow --deselect tests/a.py::test_x',
+    'pytest ./tests/test_git.py',
+    'pytest /work/project/tests',
+    'cd sub && pytest tests',
+    'pytest -- tests/test_a.py',
+  ])('a rule for pytest allows %j', async (command) => {
+    expect(await decide(command, [prefix('pytest'), prefix('cd')])).toBe('allow');
+  });
+
+  it('a rule that names an option covers it', async () => {
+    expect(await decide('pytest --benchmark-only tests', [prefix('pytest --benchmark-only')])).toBe('allow');
+    expect(await decide('pytest --benchmark-only --benchmark-json=README.md', [prefix('pytest --benchmark-only')])).toBe('ask');
+  });
+
+  it('through a runner too', async () => {
+    expect(await decide('uv run pytest -q .git/COMMIT_EDITMSG', [prefix('uv run pytest')])).toBe('ask');
+    expect(await decide('uv run pytest -q ../other', [prefix('uv run pytest')])).toBe('ask');
+    expect(await decide('uv run pytest -q tests', [prefix('uv run pytest')])).toBe('allow');
+  });
+});
+
+describe('go: a rule covers packages in the workspace only', () => {
+  it.each([
+    // "Always allow" on `go test ./...` proposes this rule.
+    ['go test', 'go test ../other/...'],
+    ['go test', 'go test /tmp/x/...'],
+    ['go test', 'go test ~/x'],
+    ['go test', 'go test -run TestA $HOME/x'],
+    ['go build', 'go build ../other'],
+    ['go vet', 'go vet ../x'],
+    ['go fmt', 'go fmt ../x'],
+    ['go test', 'cd sub && go test ../../x/...'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule), prefix('cd')])).toBe('ask');
+  });
+
+  it.each([
+    ['go test', 'go test ./...'],
+    ['go test', 'go test -run TestA ./pkg/... example.com/mod/x'],
+    ['go test', 'cd sub && go test ./...'],
+    ['go test', 'go test /work/project/pkg'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule), prefix('cd')])).toBe('allow');
+  });
+});
+
+describe('test runners and a link inside the workspace that leads out', () => {
+  it.each(['pytest out', 'pytest out/test_x.py', 'pytest sub/away', 'go test ./out/...', 'pytest in/../.git/x.txt'])('asks about %j', async (command) => {
+    await using folder = await tempFolder();
+    const workspace = path.join(folder.path, 'ws');
+    const other = path.join(folder.path, 'other');
+    await mkdir(other);
+    await writeFile(path.join(other, 'conftest.py'), 'open("PWNED", "w")\n');
+    await mkdir(path.join(workspace, 'sub'), { recursive: true });
+    await symlink(other, path.join(workspace, 'out'));
+    await symlink('../../other', path.join(workspace, 'sub', 'away'));
+    await symlink('sub', path.join(workspace, 'in'));
+    const rules = [prefix('pytest'), prefix('go test')];
+    const decided = await evaluateRules(terminal(command), rules, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) });
+    expect(decided.decision).toBe('ask');
+    expect((await evaluateRules(terminal('pytest sub'), rules, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) })).decision).toBe('allow');
+  });
+});
