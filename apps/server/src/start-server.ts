@@ -179,12 +179,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const authenticated = new WeakSet<WebSocket>();
   // Keyed by the upgrade request, which tRPC hands to createContext.
   const accepted = new WeakMap<IncomingMessage, { client: WebSocket; window: SocketSendWindow }>();
+  // When each upgrade was taken up, before its 101 and the proof are written: nothing the client sends in answer to
+  // them (its connection params, their `clock`) can come before this, which a decision's deadline relies on.
+  const upgradedAt = new WeakMap<IncomingMessage, number>();
   let authenticatedCount = 0;
   wss.on('connection', (client: WebSocket, req: IncomingMessage) => {
     // Before anything else, and before tRPC reads the token: the proof a client asked for that this server knows it.
     const proof = serverProofFrame({ url: req.url, host: req.headers.host }, config.token);
     if (proof !== null) client.send(proof);
-    unauthenticated.set(client, performance.now());
+    unauthenticated.set(client, upgradedAt.get(req) ?? performance.now());
     const timer = setTimeout(() => {
       if (unauthenticated.has(client)) client.close(1008, 'no token presented');
     }, capacity.authTimeoutMs);
@@ -338,6 +341,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         client.terminate();
       }
     }
+    upgradedAt.set(req, performance.now());
     wss.handleUpgrade(req, socket, head, (client) => {
       const window = new SocketSendWindow(client, socket, {
         ...sendWindow,
