@@ -60,8 +60,25 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
           {proseText(chat.state.streamError)}
         </p>
       )}
+      {chat.stopStatus?.state === 'sending' && !connected && (
+        <p className="banner banner-warn" role="status">
+          Not connected: the stop is sent once the connection is back. Until the server takes it, the run goes on and its calls still wait for a decision.
+        </p>
+      )}
+      {chat.stopStatus?.state === 'failed' && (
+        <p className="banner banner-error" role="alert">
+          The stop was not sent ({proseText(chat.stopStatus.message)}): the run goes on, and its calls still wait for a decision.
+        </p>
+      )}
       <PendingBar calls={undecided} tools={tools} onDecideAll={chat.decideAll} />
-      <Composer inputRef={messageBox} running={following} disabled={!chat.ready || !connected} onSend={(message) => chat.send(message, runOptions())} onStop={chat.stop} />
+      <Composer
+        inputRef={messageBox}
+        running={following}
+        disabled={!chat.ready || !connected}
+        onSend={(message) => chat.send(message, runOptions())}
+        onStop={chat.stop}
+        stopping={chat.stopStatus?.state === 'sending' || chat.stopStatus?.state === 'taken'}
+      />
     </div>
   );
 }

@@ -9,6 +9,8 @@ export interface ComposerProps {
   disabled: boolean;
   onSend: (message: string) => void;
   onStop: () => void;
+  /** A stop was asked for and is not answered as failed: Stop says "Stopping…" and is not pressed again. Default false. */
+  stopping?: boolean;
   /** The message box, for the chat to move the focus to it. */
   inputRef?: Ref<HTMLTextAreaElement>;
 }
@@ -25,7 +27,7 @@ export function focusAndType(box: HTMLTextAreaElement, text: string): void {
   box.dispatchEvent(new Event('input', { bubbles: true }));
 }
 
-export function Composer({ running, disabled, onSend, onStop, inputRef }: ComposerProps) {
+export function Composer({ running, disabled, onSend, onStop, stopping = false, inputRef }: ComposerProps) {
   const [text, setText] = useState('');
   const canSend = !running && !disabled && text.trim() !== '';
 
@@ -56,8 +58,8 @@ export function Composer({ running, disabled, onSend, onStop, inputRef }: Compos
         onKeyDown={onKeyDown}
       />
       {running ? (
-        <button type="button" className="btn btn-stop" onClick={onStop}>
-          Stop
+        <button type="button" className="btn btn-stop" onClick={onStop} disabled={stopping} aria-busy={stopping}>
+          {stopping ? 'Stopping…' : 'Stop'}
         </button>
       ) : (
         <button type="submit" className="btn btn-primary" disabled={!canSend}>

@@ -1,3 +1,4 @@
+import { isConnectionLost } from '@airlock/client';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import type { PendingApproval, RunOptions } from '../lib/api-types';
 import { randomId } from '../lib/random-id';
@@ -16,6 +17,9 @@ export interface ChatSessionOptions {
 }
 
 const NO_ITEMS: readonly ChatItem[] = [];
+
+/** A stop asked for the run followed: on its way to the server (queued while offline), taken by it, or not sent. */
+export type StopStatus = { runId: string; state: 'sending' | 'taken' } | { runId: string; state: 'failed'; message: string };
 
 /**
  * One chat: its history, the run it follows and the person's decisions. The WebSocket subscription is a
@@ -104,9 +108,28 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     setKnown(true);
   }, []);
 
+  const [stopStatus, setStopStatus] = useState<StopStatus | null>(null);
   const stop = useCallback(() => {
     if (followedRunId === null) return;
-    void client.chat.cancel.mutate({ sessionId, runId: followedRunId }).catch(() => undefined);
+    const runId = followedRunId;
+    const settle = (next: StopStatus) => setStopStatus((now) => (now?.runId === runId ? next : now));
+    setStopStatus({ runId, state: 'sending' });
+    // The client holds it while the connection is down, and it is sent again when one goes before its answer (a second
+    // stop of a run stops nothing more): until the server answers, the person is told it is not taken, never that it is.
+    const send = async (): Promise<void> => {
+      for (;;) {
+        try {
+          await client.chat.cancel.mutate({ sessionId, runId });
+          return;
+        } catch (error) {
+          if (!isConnectionLost(error)) throw error;
+        }
+      }
+    };
+    send().then(
+      () => settle({ runId, state: 'taken' }),
+      (error: unknown) => settle({ runId, state: 'failed', message: error instanceof Error ? error.message : String(error) }),
+    );
   }, [client, sessionId, followedRunId]);
 
   const decide = useCallback(
@@ -151,5 +174,6 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
       .finally(() => (loadingEarlier.current = false));
   }, [utils, sessionId, shownEarlier, newestStart]);
   const earlierMessages = shownEarlier?.start ?? newestStart;
-  return { state, ready, exists: known && !notFound, earlierMessages, earlierItems: shownEarlier?.items ?? NO_ITEMS, showEarlier, send, stop, decide, decideAll };
+  const shownStop = stopStatus !== null && stopStatus.runId === followedRunId ? stopStatus : null;
+  return { state, ready, exists: known && !notFound, earlierMessages, earlierItems: shownEarlier?.items ?? NO_ITEMS, showEarlier, send, stop, stopStatus: shownStop, decide, decideAll };
 }

@@ -1,0 +1,94 @@
+import { SocketError, type AppRouter } from '@airlock/client';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { TRPCClientError, type TRPCLink } from '@trpc/client';
+import { observable, type Observer } from '@trpc/server/observable';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { trpc } from '../lib/trpc';
+import { ChatView } from './chat-view';
+
+afterEach(cleanup);
+
+type Answer = Observer<{ result: { type: 'data'; data: unknown } }, TRPCClientError<AppRouter>>;
+
+/**
+ * A client whose server the test plays: the run's stream stays open with nothing on it, queries stay unanswered, and
+ * each stop (`chat.cancel`) waits for the test to answer it, as one held while the connection is down does.
+ */
+function fakeServer() {
+  const stops: { input: unknown; answer: Answer }[] = [];
+  const link: TRPCLink<AppRouter> = () => ({ op }) =>
+    observable((observer) => {
+      if (op.path === 'chat.cancel') stops.push({ input: op.input, answer: observer });
+      return () => undefined;
+    });
+  const client = trpc.createClient({ links: [link] });
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const view = (connected: boolean) => (
+    <trpc.Provider client={client} queryClient={queryClient}>
+      <QueryClientProvider client={queryClient}>
+        <ChatView
+          sessionId="chat_1"
+          isNew
+          tools={new Map()}
+          runOptions={() => ({})}
+          connected={connected}
+          onActivity={() => undefined}
+          confirmToolCalls
+          onConfirmToolCalls={() => undefined}
+        />
+      </QueryClientProvider>
+    </trpc.Provider>
+  );
+  return { stops, view };
+}
+
+/** Starts a run in the chat, then the connection goes: the page is offline with the run followed. */
+function startRunThenGoOffline(server: ReturnType<typeof fakeServer>) {
+  const { rerender } = render(server.view(true));
+  const box = screen.getByRole('textbox', { name: 'Message' });
+  fireEvent.change(box, { target: { value: 'go' } });
+  fireEvent.keyDown(box, { key: 'Enter' });
+  rerender(server.view(false));
+}
+
+const lost = () => TRPCClientError.from<AppRouter>(new SocketError('the connection closed before the answer came', undefined, true));
+
+describe('Stop while offline', () => {
+  it('says the stop is not taken yet, sends it again after a connection lost before its answer, and says Stopping… only', async () => {
+    const server = fakeServer();
+    startRunThenGoOffline(server);
+    fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    expect(server.stops.map((stop) => stop.input)).toStrictEqual([{ sessionId: 'chat_1', runId: expect.any(String) }]);
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Stopping…' }).disabled).toBe(true);
+    expect(screen.getByRole('status').textContent).toBe(
+      'Not connected: the stop is sent once the connection is back. Until the server takes it, the run goes on and its calls still wait for a decision.',
+    );
+
+    // Sent when the connection came back, which went again before the answer: the stop is sent once more.
+    await act(async () => server.stops[0]!.answer.error(lost()));
+    expect(server.stops).toHaveLength(2);
+    expect(server.stops[1]!.input).toStrictEqual(server.stops[0]!.input);
+    expect(screen.queryByRole('alert')).toBeNull();
+
+    await act(async () => {
+      server.stops[1]!.answer.next({ result: { type: 'data', data: { cancelled: 1 } } });
+      server.stops[1]!.answer.complete();
+    });
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Stopping…' }).disabled).toBe(true);
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('says a stop that could not be sent was not, that the run goes on, and offers Stop again', async () => {
+    const server = fakeServer();
+    startRunThenGoOffline(server);
+    fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    await act(async () => server.stops[0]!.answer.error(TRPCClientError.from<AppRouter>(new SocketError('the server refused the access token'))));
+
+    expect(screen.getByRole('alert').textContent).toBe('The stop was not sent (the server refused the access token): the run goes on, and its calls still wait for a decision.');
+    expect(screen.queryByRole('status')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    expect(server.stops).toHaveLength(2);
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
