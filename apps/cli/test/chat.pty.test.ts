@@ -835,9 +835,10 @@ describe('airlock chat in a terminal', () => {
     await proxy.cut();
     await cli.shows('Connection to Airlock lost; reconnecting…');
     cli.type('\x03');
-    await cli.showsLine('Stopping… the stop is sent once the connection is back. (Ctrl-C again to exit)');
+    await cli.shows('Stopping…');
     cli.type('\x03');
     await cli.showsLine('Stopping the run: waiting for the server to take the stop… Ctrl-C again to exit without it');
+    expect(cli.text()).toContain('Stopping… the stop is sent once the connection is back. (Ctrl-C again to exit)');
     // Nothing says the calls will not run while the server has not taken the stop: they still wait.
     expect(cli.text()).not.toContain('will not run');
     expect(airlock.chat.pending(sessionId)).toHaveLength(2);
