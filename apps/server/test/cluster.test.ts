@@ -1040,6 +1040,25 @@ describe.skipIf(!postgres.available)('rules shared by several instances', { time
     await b.chat.confirm({ sessionId: 's2', approvalId, decision: 'allow' });
     await expect.poll(() => calls).toStrictEqual(['blocked']);
   });
+
+  it('an "Always allow" whose rule cannot be saved after its allow won still answers the allow, saying the rule was not saved', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool);
+    const { approvalId, followed } = await startWaiting(a, 's1', 'r1', 'once');
+    // The database goes away between the claim, which stored the allow, and the rule's own write.
+    vi.spyOn(b.rules, 'add').mockRejectedValue(new Error('terminating connection due to administrator command'));
+    expect(await b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', always: true, scope: 'global' })).toStrictEqual({
+      resolved: true,
+      status: 'resolved',
+      decision: 'allow',
+      alwaysNotSaved: 'the rule could not be saved',
+    });
+    await followed.until(isEnd);
+    expect(calls).toStrictEqual(['once']);
+    expect(await b.rules.list()).toStrictEqual([]);
+  });
 });
 
 async function ownerOf(db: TestDatabase, runId: string): Promise<string | null> {

@@ -1,4 +1,5 @@
 import {
+  AirlockError,
   argumentIssues,
   canonicalJson,
   Cancellation,
@@ -561,8 +562,9 @@ export class ChatService {
     const report = await this.reportedDecision(input.sessionId, input.approvalId);
     if (grant) this.grantsWithAllow.delete(input.approvalId);
     if (report?.stored === false) throw new DecisionNotStoredError(input.approvalId, report.error);
-    if (draft && rules) await rules.add(draft.draft);
-    return report === undefined ? result : { ...result, decision: report.decision };
+    const alwaysNotSaved = draft && rules ? await this.addRule(rules, draft.draft) : undefined;
+    const answer = report === undefined ? result : { ...result, decision: report.decision };
+    return alwaysNotSaved === undefined ? answer : { ...answer, alwaysNotSaved };
   }
 
   /**
@@ -853,21 +855,40 @@ export class ChatService {
       if (result.resolved && result.decision === 'allow') reported = this.reportedDecision(input.sessionId, input.approvalId);
     }
     // Not found before the claim (it had not reached the store yet): drafted from the claimed row and stored after.
+    // The decision is stored from here on: a grant or rule that cannot be saved is said so, and the decision answered.
+    let alwaysNotSaved: string | undefined;
     if (always && !grant) {
-      grant = this.registry.draftGrant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: edit ?? call.arguments });
-      await this.saveGrant(grant);
+      const drafted = this.registry.draftGrant({ sessionId: call.sessionId, toolName: call.toolName, executesCode: call.executesCode, toolVersion: call.toolVersion, arguments: edit ?? call.arguments });
+      alwaysNotSaved = await this.saveGrant(drafted).then(
+        () => void (grant = drafted),
+        (error: unknown) => this.notSaved('grant', error),
+      );
     }
     // In force here once the call is released (restored earlier, it would release that very call as the grant's).
     if (grant) this.registry.restoreGrant(grant);
     // Every instance was told of the decision (and of a grant written with it) by the claim's commit: the call's
     // owner releases it even if this instance lost the run meanwhile or stops now.
-    if (draft && rules) await rules.add(draft.draft);
+    if (draft && rules) alwaysNotSaved = await this.addRule(rules, draft.draft);
     if (grant && !claimedGrant) this.publish({ type: 'grant', sessionId: grant.sessionId, grantId: grant.grantId, revoked: false });
     // Released here, the call's decision as the loop reports it; released by its owner elsewhere, the person's (it
     // was claimed in the store first, so it holds even when the loop's own write of it failed).
     const report = await reported;
     const decision = report?.stored === true ? report.decision : input.decision;
-    return grant ? { resolved: true, status: 'resolved', decision, grant } : { resolved: true, status: 'resolved', decision };
+    return { resolved: true, status: 'resolved', decision, ...(grant ? { grant } : {}), ...(alwaysNotSaved === undefined ? {} : { alwaysNotSaved }) };
+  }
+
+  /** Adds the rule an "Always allow" asked for, once its allow is stored: undefined, or why it was not saved. */
+  private async addRule(rules: RuleService, draft: Parameters<RuleService['add']>[0]): Promise<string | undefined> {
+    return rules.add(draft).then(
+      () => undefined,
+      (error: unknown) => this.notSaved('rule', error),
+    );
+  }
+
+  /** Why a grant or rule was not saved, for the person: an Airlock error's own words, else only that (logged here). */
+  private notSaved(what: 'grant' | 'rule', error: unknown): string {
+    this.log(`The ${what} asked for with an allow was not saved: ${messageOf(error)}`);
+    return error instanceof AirlockError ? error.message : `the ${what} could not be saved`;
   }
 
   /**

@@ -100,7 +100,9 @@ const chatRouter = t.router({
     const by = { connectionId: ctx.connection.connectionId, ...(clientLabel === undefined ? {} : { clientLabel }) };
     const deadline = notAfter === undefined ? undefined : ctx.connection.serverTimeOf(notAfter);
     const result = await ctx.services.chat.confirm({ ...decision, by, ...(deadline === undefined ? {} : { deadline }) });
-    return result.status === 'not-found' ? { resolved: false, status: result.status } : { resolved: result.resolved, status: result.status, decision: result.decision };
+    if (result.status === 'not-found') return { resolved: false, status: result.status };
+    const answer = { resolved: result.resolved, status: result.status, decision: result.decision };
+    return result.resolved && result.alwaysNotSaved !== undefined ? { ...answer, alwaysNotSaved: result.alwaysNotSaved } : answer;
   }),
 
   cancel: procedure.input(z.object({ sessionId: idSchema, runId: idSchema.optional() })).mutation(async ({ input, ctx }) => ({

@@ -57,7 +57,15 @@ export interface PendingApproval {
 }
 
 export type ResolveResult =
-  | { resolved: true; status: 'resolved'; decision: 'allow' | 'deny'; /** The grant made, with always. */ grant?: VersionedGrant }
+  | {
+      resolved: true;
+      status: 'resolved';
+      decision: 'allow' | 'deny';
+      /** The grant made, with always. */
+      grant?: VersionedGrant;
+      /** The decision holds, but its "Always allow" (the rule, or the chat's grant) could not be saved: why. */
+      alwaysNotSaved?: string;
+    }
   | { resolved: false; status: 'not-found' }
   | { resolved: false; status: 'already-decided'; decision: Decision };
 
