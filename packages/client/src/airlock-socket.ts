@@ -134,6 +134,8 @@ interface LiveRequest {
   expiry?: ReturnType<typeof setTimeout>;
   /** Why its connection went, when it went after the request was sent: it fails with this at its deadline. */
   lostWhy?: string;
+  /** The message as JSON, measured when the request was made: its first write sends it as is. */
+  text?: string;
 }
 
 export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'rejected' | 'unreachable' | 'closed';
@@ -247,7 +249,8 @@ export class AirlockSocket {
     }
     const live: LiveRequest = { message: { id, method: call.method, params: { path: call.path, input: call.input } }, handlers, sent: false };
     const max = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    const bytes = bytesOver(JSON.stringify(live.message), max);
+    live.text = JSON.stringify(live.message);
+    const bytes = bytesOver(live.text, max);
     if (bytes !== undefined) {
       const answer = oversizeAnswer({ id, path: call.path, input: call.input }, bytes, max);
       handlers.error(new SocketError(answer.error.message, answer));
@@ -659,16 +662,21 @@ export class AirlockSocket {
   }
 
   private write(requests: LiveRequest[]): void {
-    for (const live of requests) live.sent = true;
-    const messages = requests.map((live) => live.message);
-    if (messages.length === 1) {
-      this.send(messages[0]!);
+    // Written again after a reconnect, a subscription is serialised anew: its lastEventId has changed since.
+    const texts = requests.map((live) => {
+      live.sent = true;
+      const text = live.text ?? JSON.stringify(live.message);
+      live.text = undefined;
+      return text;
+    });
+    if (texts.length === 1) {
+      this.socket?.send(texts[0]!);
       return;
     }
     // Requests that wait for a connection go in one message, unless together they are over the size limit.
-    const batch = JSON.stringify(messages);
+    const batch = `[${texts.join(',')}]`;
     if (bytesOver(batch, this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) === undefined) this.socket?.send(batch);
-    else for (const message of messages) this.send(message);
+    else for (const text of texts) this.socket?.send(text);
   }
 
   private send(message: TRPCClientOutgoingMessage | TRPCClientOutgoingMessage[]): void {
