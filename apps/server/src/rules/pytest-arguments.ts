@@ -1,4 +1,5 @@
-import { mayNameOutside, type PathFacts } from './outside-workspace';
+import { leadsAway } from './test-runner-operands';
+import type { PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
 /**
@@ -68,11 +69,6 @@ export function pytestArgumentsCovered(words: readonly ShellWord[], trusted: num
   return true;
 }
 
-/** Whether an operand may name a place outside the workspace, or one under a `.git` folder. */
-function leadsAway(word: ShellWord, facts: PathFacts): boolean {
-  return mayNameOutside(word, facts) || underGitFolder(word);
-}
-
 /** How many words a known option takes: `'one'` for itself alone, `'next'` when its value is the next word. */
 function optionWords(value: string): 'one' | 'next' | undefined {
   if (PYTEST_FLAGS.has(value)) return 'one';
@@ -88,11 +84,4 @@ function optionWords(value: string): 'one' | 'next' | undefined {
     return at === value.length - 1 ? 'next' : 'one';
   }
   return 'one';
-}
-
-/** Whether a path (before a test's `::name`) has a `.git` folder in it, in any case (macOS's file names ignore it). */
-function underGitFolder(word: ShellWord): boolean {
-  const text = word.kind === 'literal' ? word.value : word.text.replace(/["']/g, '');
-  const [file = ''] = text.split('::', 1);
-  return file.split('/').some((part) => part.toLowerCase() === '.git');
 }

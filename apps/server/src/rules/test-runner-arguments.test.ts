@@ -86,6 +86,94 @@ describe('pytest: a rule covers its tests in the workspace, not a file a call wr
   });
 });
 
+describe('vitest and jest: a rule covers known options and tests in the workspace, not a config a call wrote or a folder elsewhere', () => {
+  it.each([
+    // `git commit -m …` (allowed by a `git commit` rule) writes the message there; the runner loaded it as its config.
+    ['vitest', 'vitest --config=.git/COMMIT_EDITMSG'],
+    ['vitest', 'vitest -c .git/COMMIT_EDITMSG'],
+    ['vitest', 'vitest run --globalSetup=./.git/COMMIT_EDITMSG'],
+    ['vitest', 'vitest --setupFiles src/x.ts'],
+    ['vitest', 'vitest --setup-files=src/x.ts'],
+    ['vitest', 'vitest --environment ./.git/x.js'],
+    ['vitest', 'vitest --reporter=./.git/x.js'],
+    ['vitest', 'vitest --reporter ./x.js'],
+    ['vitest', 'vitest --pool=./x.js'],
+    ['vitest', 'vitest --outputFile=README.md --reporter=json'],
+    ['vitest', 'vitest --coverage --coverage.reportsDirectory=/tmp/x'],
+    ['vitest', 'vitest --api'],
+    ['vitest', 'vitest -wc x'],
+    ['vitest', 'vitest init browser'],
+    ['vitest', 'vitest run .git/COMMIT_EDITMSG'],
+    ['vitest', 'vitest run -- .git/x.ts'],
+    // Another folder's tests and config, as `cd there && vitest` would run them.
+    ['vitest', 'vitest run ../other'],
+    ['vitest', 'vitest --root /tmp/x'],
+    ['vitest', 'vitest -r /tmp/x'],
+    ['vitest', 'vitest --dir ../other'],
+    ['vitest', 'vitest run ~/other'],
+    ['vitest', 'vitest -t name ../other'],
+    ['vitest', 'vitest -t ../other'],
+    ['vitest', 'vitest $X'],
+    ['vitest', 'vitest "$HOME"'],
+    ['vitest run', 'vitest run ../other'],
+    ['vitest', 'cd sub && vitest run ../../x'],
+    ['pnpm exec vitest', 'pnpm exec vitest --config .git/COMMIT_EDITMSG'],
+    ['pnpm exec vitest', 'pnpm exec vitest run ../other'],
+    ['pnpm exec vitest', 'pnpm exec vitest --globalSetup=x.ts'],
+    ['jest', 'jest --config .git/COMMIT_EDITMSG'],
+    ['jest', 'jest -c .git/COMMIT_EDITMSG'],
+    ['jest', "jest --config '{\"setupFiles\":[\"./x.js\"]}'"],
+    ['jest', 'jest --rootDir /tmp/x'],
+    ['jest', 'jest --roots ../other'],
+    ['jest', 'jest --setupFiles=./x.js'],
+    ['jest', 'jest --globalSetup ./x.js'],
+    ['jest', 'jest --testEnvironment ./x.js'],
+    ['jest', 'jest --test-runner=./x.js'],
+    ['jest', 'jest --transform={}'],
+    ['jest', 'jest --outputFile=README.md --json'],
+    ['jest', 'jest --coverageDirectory=/tmp/x --coverage'],
+    ['jest', 'jest --clearCache'],
+    ['jest', 'jest ../other'],
+    ['jest', 'jest --runTestsByPath /tmp/x/a.test.js'],
+    ['jest', 'jest .git/x.test.js'],
+    ['jest', 'jest -ic x'],
+    ['pnpm exec jest', 'pnpm exec jest --rootDir /tmp/x'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule), prefix('cd')])).toBe('ask');
+  });
+
+  it.each([
+    ['vitest', 'vitest'],
+    ['vitest', 'vitest run'],
+    ['vitest', 'vitest run src/rules -t "asks about" --reporter=verbose'],
+    ['vitest', 'vitest run --reporter dot --passWithNoTests --no-color'],
+    ['vitest', 'vitest --run --pass-with-no-tests --bail 1 --maxWorkers=2 --shard=1/3'],
+    ['vitest', 'vitest -u src/a.test.ts'],
+    ['vitest', 'vitest run --coverage --project web'],
+    ['vitest', 'vitest run ./src/git.test.ts /work/project/test'],
+    ['vitest', 'cd sub && vitest run test'],
+    ['vitest run', 'vitest run test/x.test.ts --testTimeout 10000'],
+    ['pnpm exec vitest', 'pnpm exec vitest run test/x.test.ts'],
+    ['pnpm exec vitest run', 'pnpm exec vitest run test/x.test.ts'],
+    ['jest', 'jest'],
+    ['jest', 'jest --ci --runInBand --silent src/a.test.js'],
+    ['jest', 'jest -i -t "adds up" --coverage --testTimeout=5000'],
+    ['jest', 'jest --watchAll --maxWorkers 2 --bail -u'],
+    ['jest', 'jest --findRelatedTests src/a.js src/b.js'],
+    ['jest', 'jest --testPathPattern "src/.*\\.test" --no-cache'],
+    ['jest', 'jest -- src/a.test.js'],
+    ['pnpm exec jest', 'pnpm exec jest src/a.test.js'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule), prefix('cd')])).toBe('allow');
+  });
+
+  it('a rule that names an option covers it', async () => {
+    expect(await decide('vitest --config vitest.e2e.ts run', [prefix('vitest --config vitest.e2e.ts')])).toBe('allow');
+    expect(await decide('vitest --config vitest.e2e.ts --globalSetup=x.ts', [prefix('vitest --config vitest.e2e.ts')])).toBe('ask');
+    expect(await decide('vitest init browser', [prefix('vitest init')])).toBe('allow');
+  });
+});
+
 describe('go: a rule covers packages in the workspace only', () => {
   it.each([
     // "Always allow" on `go test ./...` proposes this rule.
@@ -112,7 +200,7 @@ describe('go: a rule covers packages in the workspace only', () => {
 });
 
 describe('test runners and a link inside the workspace that leads out', () => {
-  it.each(['pytest out', 'pytest out/test_x.py', 'pytest sub/away', 'go test ./out/...', 'pytest in/../.git/x.txt'])('asks about %j', async (command) => {
+  it.each(['pytest out', 'pytest out/test_x.py', 'pytest sub/away', 'go test ./out/...', 'pytest in/../.git/x.txt', 'vitest run out', 'jest sub/away'])('asks about %j', async (command) => {
     await using folder = await tempFolder();
     const workspace = path.join(folder.path, 'ws');
     const other = path.join(folder.path, 'other');
@@ -122,7 +210,7 @@ describe('test runners and a link inside the workspace that leads out', () => {
     await symlink(other, path.join(workspace, 'out'));
     await symlink('../../other', path.join(workspace, 'sub', 'away'));
     await symlink('sub', path.join(workspace, 'in'));
-    const rules = [prefix('pytest'), prefix('go test')];
+    const rules = [prefix('pytest'), prefix('go test'), prefix('vitest'), prefix('jest')];
     const decided = await evaluateRules(terminal(command), rules, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) });
     expect(decided.decision).toBe('ask');
     expect((await evaluateRules(terminal('pytest sub'), rules, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) })).decision).toBe('allow');

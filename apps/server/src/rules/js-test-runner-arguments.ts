@@ -1,0 +1,159 @@
+import { leadsAway } from './test-runner-operands';
+import type { PathFacts } from './outside-workspace';
+import type { ShellWord } from './shell-word';
+
+/** A runner's known options, long names in camelCase (both parsers read `--pass-with-no-tests` so). */
+interface RunnerOptions {
+  /** Long options that take no value: how much it prints, whether it watches, which tests it picks. */
+  flags: ReadonlySet<string>;
+  /** Long options with a value, attached (`--testTimeout=5000`) or in the next word (`-t "adds up"`). */
+  valued: ReadonlySet<string>;
+  /** Short options of each kind: a flag also grouped (`-iu`), one with a value alone or last in a group. */
+  shortFlags: ReadonlySet<string>;
+  shortValued: ReadonlySet<string>;
+  /** Options whose value must be one of a few (a reporter's name, not a module's path). */
+  values: ReadonlyMap<string, ReadonlySet<string>>;
+  /** First operands that are subcommands a rule covers only when it names them (`vitest init` installs packages). */
+  subcommands: ReadonlySet<string>;
+}
+
+/**
+ * vitest's options that a prefix rule covers: how much it prints, whether it watches, which tests it picks, how many
+ * at once, and `-u` (snapshots written next to the workspace's tests, as those tests may write anyway). Its parser
+ * (cac) reads `--name value` and `--name=value`, camelCase or kebab-case, `--no-name`, and groups short flags. Every
+ * other option is asked about: `--config`/`-c`, `--root`/`-r`, `--dir`, `--setupFiles`, `--globalSetup`,
+ * `--environment`, `--pool`, `--reporter` with a path load code from the file they name; `--outputFile`,
+ * `--coverage.reportsDirectory` write where they say; `--api`, `--ui`, `--inspect` open a port; later versions add
+ * more.
+ */
+const VITEST: RunnerOptions = {
+  flags: new Set([
+    'run', 'watch', 'noWatch', 'silent', 'passWithNoTests', 'allowOnly', 'globals', 'hideSkippedTests', 'color',
+    'noColor', 'logHeapUsage', 'clearScreen', 'noClearScreen', 'coverage', 'coverage.enabled', 'noCoverage',
+    'isolate', 'noIsolate', 'fileParallelism', 'noFileParallelism', 'sequence.shuffle', 'expandSnapshotDiff',
+    'printConsoleTrace', 'includeTaskLocation', 'update', 'version', 'help',
+  ]),
+  valued: new Set([
+    'testNamePattern', 'bail', 'retry', 'testTimeout', 'hookTimeout', 'teardownTimeout', 'maxWorkers', 'minWorkers',
+    'maxConcurrency', 'shard', 'project', 'exclude', 'reporter', 'sequence.seed',
+  ]),
+  shortFlags: new Set(['w', 'u', 'v', 'h']),
+  shortValued: new Set(['t']),
+  values: new Map([['reporter', new Set(['default', 'basic', 'verbose', 'dot', 'tap', 'tap-flat', 'tree', 'hanging-process', 'github-actions', 'json', 'junit'])]]),
+  subcommands: new Set(['init']),
+};
+
+/**
+ * jest's options that a prefix rule covers (its parser, yargs, reads them as cac does). Every other option is asked
+ * about: `--config`/`-c` (also inline JSON, whose `transform` and `setupFiles` load any module), `--rootDir`,
+ * `--roots`, `--setupFiles`, `--globalSetup`, `--testEnvironment`, `--testRunner`, `--resolver`, `--reporters`,
+ * `--transform`, `--moduleNameMapper` … name modules it loads; `--outputFile` and `--coverageDirectory` write where
+ * they say; `--clearCache` empties the cache folder its config names.
+ */
+const JEST: RunnerOptions = {
+  flags: new Set([
+    'ci', 'watch', 'watchAll', 'noWatch', 'noWatchAll', 'runInBand', 'verbose', 'silent', 'passWithNoTests', 'coverage',
+    'collectCoverage', 'onlyChanged', 'onlyFailures', 'lastCommit', 'detectOpenHandles', 'detectLeaks', 'forceExit',
+    'listTests', 'noCache', 'cache', 'colors', 'json', 'useStderr', 'errorOnDeprecated', 'logHeapUsage', 'noStackTrace',
+    'showConfig', 'findRelatedTests', 'randomize', 'runTestsByPath', 'expand', 'watchman', 'noWatchman', 'bail',
+    'injectGlobals', 'updateSnapshot', 'version', 'help',
+  ]),
+  valued: new Set([
+    'testNamePattern', 'testPathPattern', 'testPathPatterns', 'testPathIgnorePatterns', 'maxWorkers', 'maxConcurrency',
+    'testTimeout', 'changedSince', 'seed', 'shard', 'selectProjects', 'ignoreProjects',
+  ]),
+  shortFlags: new Set(['i', 'o', 'f', 'e', 'b', 'u', 'v', 'h']),
+  shortValued: new Set(['t', 'w']),
+  values: new Map(),
+  subcommands: new Set(),
+};
+
+const RUNNERS = new Map([['vitest', VITEST], ['jest', JEST]]);
+
+/** Whether `name` is a JavaScript test runner whose arguments a prefix rule judges (`jsTestRunnerArgumentsCovered`). */
+export function isJsTestRunner(name: string): boolean {
+  return RUNNERS.has(name);
+}
+
+/**
+ * Whether a prefix rule for `vitest` or `jest` may cover these words (`words` from the runner on, the first `trusted`
+ * of them the rule's own tokens), given where the line runs, as for pytest (`pytest-arguments.ts`): every option must
+ * be one of the few known above, and every other word (a file, a folder, a pattern, an option's value) must not lead
+ * outside the workspace, by its text or its links, nor under `.git`: `vitest run ../other` runs that folder's tests
+ * with its config, and a call a rule allows writes text the model chose in `.git/COMMIT_EDITMSG` (`git commit -m …`),
+ * which `jest --config .git/COMMIT_EDITMSG` would load as its config. A word the shell may turn into anything
+ * (`anything`: a variable, a glob that may match a file named `--config=…`) is asked about.
+ */
+export function jsTestRunnerArgumentsCovered(
+  name: string,
+  words: readonly ShellWord[],
+  trusted: number,
+  facts: PathFacts & { anything: (word: ShellWord) => boolean },
+): boolean {
+  const runner = RUNNERS.get(name);
+  if (runner === undefined) return true;
+  let ended = false;
+  let operandSeen = false;
+  for (let index = 1; index < words.length; index += 1) {
+    const word = words[index]!;
+    if (index < trusted) {
+      if (word.kind === 'literal' && !word.value.startsWith('-')) operandSeen = true;
+      continue;
+    }
+    if (word.kind !== 'literal') {
+      if (facts.anything(word) || leadsAway(word, facts)) return false;
+      operandSeen = true;
+      continue;
+    }
+    if (!ended && word.value === '--') {
+      ended = true;
+      continue;
+    }
+    if (!ended && word.value.startsWith('-') && word.value !== '-') {
+      const option = optionWords(word.value, runner);
+      if (option === undefined) return false;
+      if (option.next) {
+        const value = words[index + 1];
+        // A value is judged as an operand too: a pattern or a test's name never needs to climb out of the workspace.
+        if (value !== undefined && (value.kind !== 'literal' || value.value.startsWith('-') || leadsAway(value, facts) || !allowedValue(option.name, value.value, runner))) return false;
+        index += 1;
+      }
+      continue;
+    }
+    if (!operandSeen && runner.subcommands.has(word.value)) return false;
+    operandSeen = true;
+    if (leadsAway(word, facts)) return false;
+  }
+  return true;
+}
+
+/** A known option's name (camelCase, no dashes) and whether its value is the next word; undefined for any other. */
+function optionWords(value: string, runner: RunnerOptions): { name: string; next: boolean } | undefined {
+  if (value.startsWith('--')) {
+    const equals = value.indexOf('=');
+    const name = camelCase(value.slice(2, equals === -1 ? undefined : equals));
+    if (equals !== -1) {
+      return runner.valued.has(name) && allowedValue(name, value.slice(equals + 1), runner) ? { name, next: false } : undefined;
+    }
+    if (runner.flags.has(name)) return { name, next: false };
+    return runner.valued.has(name) ? { name, next: true } : undefined;
+  }
+  // A short option alone or a group of flags (`-w`, `-ib`); one with a value only last (`-it name`), none attached.
+  const letters = value.slice(1);
+  for (let at = 0; at < letters.length; at += 1) {
+    const letter = letters[at]!;
+    if (runner.shortFlags.has(letter)) continue;
+    if (runner.shortValued.has(letter) && at === letters.length - 1) return { name: letter, next: true };
+    return undefined;
+  }
+  return { name: letters, next: false };
+}
+
+function allowedValue(name: string, value: string, runner: RunnerOptions): boolean {
+  return runner.values.get(name)?.has(value) ?? true;
+}
+
+/** `pass-with-no-tests` as `passWithNoTests`, as both parsers read it. */
+function camelCase(name: string): string {
+  return name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
