@@ -162,6 +162,32 @@ describe('make: GNU make 4.4 reads `--temp-stdin=FILE` as a makefile, and delete
   });
 });
 
+describe('make: `-t` writes files, `-W` names one, `--jobserver-auth` opens one', () => {
+  it.each([
+    'make test --jobserver-auth=fifo:/tmp/x',
+    'make test --jobserver-auth=fifo:README.md',
+    'make test --jobserver-auth=3,4',
+    'make test --jobserver-fds=3,4',
+    'make test --jobs=2 --jobserver-a=fifo:/tmp/x',
+    'make test --jobse=fifo:/tmp/x',
+    'make test -t',
+    'make test -kt',
+    'make test --touch',
+    'make test --tou',
+    'make test -Wsrc/main.c',
+    'make test -W src/main.c',
+    'make test --what-if=src/main.c',
+    'make test --new-file=src/main.c',
+    'make test --assume-new=src/main.c',
+  ])('a rule for `make test` asks about %j', async (command) => {
+    expect(await decide(command, [prefix('make test')])).toBe('ask');
+  });
+
+  it.each(['make test -j4 -k -s', 'make test --jobs=4 --keep-going --silent', 'make test -B -n'])('a rule for `make test` allows %j', async (command) => {
+    expect(await decide(command, [prefix('make test')])).toBe('allow');
+  });
+});
+
 describe('a `--` right after an option may be its value, not the end of the options', () => {
   it.each([
     ['tar', 'tar -xf -- --to-command=sh'],

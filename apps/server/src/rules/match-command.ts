@@ -74,8 +74,18 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['yarn', { options: [], harmless: NPM_HARMLESS, noOptionsAfterEnd: true }],
   // `git grep -O…` opens the files in a program it names, `git difftool -x`/`--extcmd` and `git rebase -x` run one.
   ['git', { options: ['-c', '--config-env', '--upload-pack', '--receive-pack', '--exec', '--exec-path', '--git-dir', '--work-tree', '--output', '--ext-diff', '--template', '--namespace', '-O', '--open-files-in-pager', '--extcmd', '-x'] }],
-  // GNU make 4.4 reads `--temp-stdin=FILE` as a makefile, as `-f FILE`, and deletes FILE when it exits.
-  ['make', { options: ['-f', '--file', '--makefile', '-C', '--directory', '--eval', '-E', '-I', '--include-dir', '--temp-stdin'], assignments: true }],
+  // GNU make 4.4 reads `--temp-stdin=FILE` as a makefile, as `-f FILE`, and deletes FILE when it exits. `-t` writes
+  // the targets' files instead of running their recipes (also a prerequisite's, a source), `-W FILE` rebuilds what
+  // depends on a file it names, and `--jobserver-auth=fifo:FILE` has make open a file it names (or descriptors it was
+  // not given) to read and write its job tokens: any start of `--jobserver-…` past `--jobs`, which is its own option.
+  ['make', {
+    options: [
+      '-f', '--file', '--makefile', '-C', '--directory', '--eval', '-E', '-I', '--include-dir', '--temp-stdin', '-t',
+      '--touch', '-W', '--what-if', '--new-file', '--assume-new',
+    ],
+    prefixes: ['--jobse'],
+    assignments: true,
+  }],
   // ninja runs what the build file it is given says (`ninja -f /dev/stdin`, `-C dir`); `-t` runs a tool (`-t clean`).
   ...['ninja', 'samu'].map((ninja): [string, CodeOptions] => [ninja, { options: ['-f', '-C', '-t'] }]),
   // `clippy --fix` rewrites the sources, also those with changes not yet committed (`--allow-dirty`).
