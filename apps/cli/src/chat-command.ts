@@ -494,6 +494,13 @@ class ChatSession {
         if (this.client.state === 'reconnecting') for (const row of noteLines('Not connected: the decision is sent once the connection is back.', screen.layout)) screen.line(style.dim(row));
         const result = await this.client.decide({ sessionId: this.sessionId, approvalId: event.approvalId, ...answer });
         if (result.resolved) this.decidedHere.add(event.approvalId);
+        if ('alwaysNotSaved' in result) {
+          // The allow holds; what was to last was not kept, and the next call like it is asked.
+          // The server's words, escaped without marking: the note is wrapped as plain text, then styled.
+          const why = visibleTextString(toVisibleText(result.alwaysNotSaved, { singleLine: true }));
+          const note = `Allowed this once: "always" could not be saved (${why}), so a call like this one will be asked again.`;
+          for (const row of noteLines(note, screen.layout)) screen.line(style.warn(row));
+        }
         if (!result.resolved) {
           screen.line(style.warn(result.status === 'already-decided' ? `  Already decided: ${showLine(String(result.decision ?? 'unknown'), style)}` : '  This call is no longer waiting.'));
         }

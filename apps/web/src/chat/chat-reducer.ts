@@ -68,7 +68,7 @@ export type ChatAction =
   | { type: 'stream-failed'; runId: string; message: string }
   | { type: 'decision-sent'; key: string; decision: PersonDecision }
   /** The server took the decision; `reason` is the deny reason sent with it, `editedArguments` the allow's edit. */
-  | { type: 'decision-accepted'; key: string; reason?: string; editedArguments?: ToolArguments }
+  | { type: 'decision-accepted'; key: string; reason?: string; editedArguments?: ToolArguments; alwaysNotSaved?: string }
   | { type: 'decision-rejected'; key: string; problem: DecisionProblem };
 
 export const initialChatState: ChatState = { items: [], run: null, streamError: null };
@@ -95,11 +95,16 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
           : call,
       );
     case 'decision-accepted': {
-      const { editedArguments } = action;
+      const { editedArguments, alwaysNotSaved } = action;
       const accepted = updateView(state, action.key, (call) =>
         call.state.status !== 'deciding'
           ? call
-          : { ...call, state: stateAfterAccepted(call.state.decision, action.reason), ...(editedArguments === undefined ? {} : { editedArguments }) },
+          : {
+              ...call,
+              state: stateAfterAccepted(call.state.decision, action.reason),
+              ...(editedArguments === undefined ? {} : { editedArguments }),
+              ...(alwaysNotSaved === undefined ? {} : { alwaysNotSaved }),
+            },
       );
       return accepted === state || accepted.run === null ? accepted : settleTurns(accepted, accepted.run);
     }

@@ -57,7 +57,13 @@ export async function sendDecision(options: SendDecisionOptions): Promise<Confir
     tabDecisions.record(approvalId, request.decision, problem === null ? 'accepted' : problem.kind === 'already-decided' || problem.kind === 'not-found' ? 'superseded' : 'unanswered');
     dispatch(
       problem === null
-        ? { type: 'decision-accepted', key: call.key, ...(reason ? { reason } : {}), ...(edited === undefined ? {} : { editedArguments: edited }) }
+        ? {
+            type: 'decision-accepted',
+            key: call.key,
+            ...(reason ? { reason } : {}),
+            ...(edited === undefined ? {} : { editedArguments: edited }),
+            ...('alwaysNotSaved' in result ? { alwaysNotSaved: result.alwaysNotSaved } : {}),
+          }
         : { type: 'decision-rejected', key: call.key, problem },
     );
     return result;

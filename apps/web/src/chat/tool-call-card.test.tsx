@@ -179,6 +179,26 @@ describe('ToolCallCard: decisions this tab did not send', () => {
     expect(screen.getByRole('note').textContent).toBe('Your allow was not applied: this call was decided in another tab or client first.');
   });
 
+  it('says an "Always allow" whose grant or rule could not be saved allowed the call only this once', async () => {
+    const send = vi.fn<SendConfirm>(async () => ({ resolved: true, status: 'resolved', decision: 'allow', alwaysNotSaved: 'the rule could not be saved' }));
+    const run = { runId: 'run_1', phase: 'following' as const, status: null, lastSeq: 0, announcing: true, startedAtTurn: null };
+    const call: ToolCallView = { ...view(awaiting), approvalId: 'apv_2' };
+    let decideAlways!: () => Promise<unknown>;
+    function RunHarness() {
+      const [state, dispatch] = useReducer(chatReducer, { items: [{ kind: 'tool', key: call.key, call }], run, streamError: null });
+      const item = state.items[0];
+      if (item?.kind !== 'tool') return null;
+      decideAlways = () => sendDecision({ sessionId: 'chat_1', call: item.call, request: { decision: 'allow', always: true }, send, dispatch });
+      return <ToolCallCard call={item.call} annotations={terminal} onDecide={() => undefined} />;
+    }
+    render(<RunHarness />);
+    await act(() => decideAlways());
+    expect(send).toHaveBeenCalledWith(expect.objectContaining({ always: true }));
+    expect(screen.getByRole('note').textContent).toBe(
+      'Allowed this once: “Always allow” could not be saved (the rule could not be saved), so a call like this one will be asked again.',
+    );
+  });
+
   it('keeps which decisions the tab sent across a reload, in its sessionStorage', () => {
     const storage = new Map<string, string>();
     const store = { getItem: (key: string) => storage.get(key) ?? null, setItem: (key: string, value: string) => void storage.set(key, value) };

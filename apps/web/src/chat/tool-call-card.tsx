@@ -275,6 +275,11 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
       )}
       <StatusDetail state={state} by={by} />
       {!undecided && <NotAppliedNote mine={mine} />}
+      {!undecided && call.alwaysNotSaved !== undefined && (
+        <p className="detail" role="note">
+          Allowed this once: “Always allow” could not be saved ({call.alwaysNotSaved}), so a call like this one will be asked again.
+        </p>
+      )}
       {undecided && call.askedBecause !== undefined && <RuleAsked asked={call.askedBecause} />}
       {editDropped && (
         <p className="problem" role="alert">

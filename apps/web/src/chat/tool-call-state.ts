@@ -80,6 +80,11 @@ export interface ToolCallView {
    * deny rule that could not tell), from the call's tool-start, in either confirmation setting. Absent otherwise.
    */
   askedBecause?: AskedBecause;
+  /**
+   * This tab's "Always allow" was applied as an allow, but its grant or lasting rule could not be saved: why, as the
+   * server said (`alwaysNotSaved`). A call like it will be asked again.
+   */
+  alwaysNotSaved?: string;
   state: ToolCallState;
 }
 
