@@ -174,6 +174,66 @@ describe('vitest and jest: a rule covers known options and tests in the workspac
   });
 });
 
+describe('rspec, phpunit and tox: a rule covers known options and tests in the workspace', () => {
+  it.each([
+    ['rspec', 'rspec ../other/x_spec.rb'],
+    ['rspec', 'rspec /tmp/x/x_spec.rb:12'],
+    ['rspec', 'rspec .git/COMMIT_EDITMSG'],
+    ['rspec', 'rspec -r ./.git/COMMIT_EDITMSG'],
+    ['rspec', 'rspec --require=./x.rb'],
+    ['rspec', 'rspec -I /tmp/x'],
+    ['rspec', 'rspec -f my_formatter'],
+    ['rspec', 'rspec -fmy_formatter'],
+    ['rspec', 'rspec --format=./.git/x'],
+    ['rspec', 'rspec --out README.md'],
+    ['rspec', 'rspec --default-path ../other'],
+    ['rspec', 'rspec --options .git/COMMIT_EDITMSG'],
+    ['rspec', 'rspec --init'],
+    ['rspec', 'rspec --pattern "../**/*_spec.rb"'],
+    ['bundle exec rspec', 'bundle exec rspec -r ./.git/COMMIT_EDITMSG'],
+    ['bundle exec rspec', 'bundle exec rspec ../other'],
+    ['phpunit', 'phpunit ../other'],
+    ['phpunit', 'phpunit .git/x.php'],
+    ['phpunit', 'phpunit -c .git/COMMIT_EDITMSG'],
+    ['phpunit', 'phpunit --configuration=/tmp/x.xml'],
+    ['phpunit', 'phpunit --bootstrap ./x.php'],
+    ['phpunit', 'phpunit -d auto_prepend_file=x.php'],
+    ['phpunit', 'phpunit --log-junit README.md'],
+    ['phpunit', 'phpunit --coverage-html /tmp/x'],
+    ['tox', 'tox -c ../other'],
+    ['tox', 'tox -c .git/COMMIT_EDITMSG'],
+    ['tox', 'tox --root /tmp/x'],
+    ['tox', 'tox -x "testenv.commands=id"'],
+    ['tox', 'tox -e py -- -p plugin'],
+    ['tox', 'tox -e py -- ../other'],
+    ['tox', 'tox exec -e py -- id'],
+    ['tox', 'tox devenv venv'],
+    ['tox', 'tox run ../other'],
+    ['tox', 'tox $X'],
+    ['tox', 'tox --installpkg ../x.whl'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule), prefix('cd')])).toBe('ask');
+  });
+
+  it.each([
+    ['rspec', 'rspec'],
+    ['rspec', 'rspec spec/models/user_spec.rb:12 --fail-fast -fd'],
+    ['rspec', 'rspec --format documentation --tag focus -e "creates a user" spec'],
+    ['rspec', 'rspec --only-failures --order rand --seed 1234 -cb'],
+    ['bundle exec rspec', 'bundle exec rspec spec/a_spec.rb --format=progress'],
+    ['phpunit', 'phpunit'],
+    ['phpunit', 'phpunit tests/Unit --filter testAdds --stop-on-failure --testdox'],
+    ['phpunit', 'phpunit --testsuite=unit --colors=always --no-coverage'],
+    ['tox', 'tox'],
+    ['tox', 'tox -e py311,lint -q'],
+    ['tox', 'tox run -e py -r'],
+    ['tox', 'tox -epy -p --parallel-live'],
+    ['tox', 'tox list'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule), prefix('cd')])).toBe('allow');
+  });
+});
+
 describe('go: a rule covers packages in the workspace only', () => {
   it.each([
     // "Always allow" on `go test ./...` proposes this rule.

@@ -2,8 +2,17 @@ import { leadsAway } from './test-runner-operands';
 import type { PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
-/** A runner's known options, long names in camelCase (both parsers read `--pass-with-no-tests` so). */
+/** A runner's known options, long names without their dashes. */
 interface RunnerOptions {
+  /** Long names are read in camelCase too (cac and yargs read `--pass-with-no-tests` as `--passWithNoTests`). */
+  camelCase: boolean;
+  /** A short option's value may be attached (`-fd`, `-epy311`): OptionParser and argparse read it so, cac does not. */
+  attachedShort: boolean;
+  /**
+   * `paths`: operands are files, folders or patterns, none outside the workspace or under `.git`. `subcommand`: only a
+   * first operand that is one of `subcommands`, and no `--` (tox hands what follows it to the commands it runs).
+   */
+  operands: 'paths' | 'subcommand';
   /** Long options that take no value: how much it prints, whether it watches, which tests it picks. */
   flags: ReadonlySet<string>;
   /** Long options with a value, attached (`--testTimeout=5000`) or in the next word (`-t "adds up"`). */
@@ -13,7 +22,10 @@ interface RunnerOptions {
   shortValued: ReadonlySet<string>;
   /** Options whose value must be one of a few (a reporter's name, not a module's path). */
   values: ReadonlyMap<string, ReadonlySet<string>>;
-  /** First operands that are subcommands a rule covers only when it names them (`vitest init` installs packages). */
+  /**
+   * `paths`: first operands that are subcommands a rule covers only when it names them (`vitest init` installs
+   * packages); `subcommand`: the only ones it covers.
+   */
   subcommands: ReadonlySet<string>;
 }
 
@@ -27,6 +39,9 @@ interface RunnerOptions {
  * more.
  */
 const VITEST: RunnerOptions = {
+  camelCase: true,
+  attachedShort: false,
+  operands: 'paths',
   flags: new Set([
     'run', 'watch', 'noWatch', 'silent', 'passWithNoTests', 'allowOnly', 'globals', 'hideSkippedTests', 'color',
     'noColor', 'logHeapUsage', 'clearScreen', 'noClearScreen', 'coverage', 'coverage.enabled', 'noCoverage',
@@ -51,6 +66,9 @@ const VITEST: RunnerOptions = {
  * they say; `--clearCache` empties the cache folder its config names.
  */
 const JEST: RunnerOptions = {
+  camelCase: true,
+  attachedShort: false,
+  operands: 'paths',
   flags: new Set([
     'ci', 'watch', 'watchAll', 'noWatch', 'noWatchAll', 'runInBand', 'verbose', 'silent', 'passWithNoTests', 'coverage',
     'collectCoverage', 'onlyChanged', 'onlyFailures', 'lastCommit', 'detectOpenHandles', 'detectLeaks', 'forceExit',
@@ -68,10 +86,70 @@ const JEST: RunnerOptions = {
   subcommands: new Set(),
 };
 
-const RUNNERS = new Map([['vitest', VITEST], ['jest', JEST]]);
+/**
+ * rspec's: `--format`/`-f` only with a built-in formatter (any other name is required as a file: `-f my_formatter`),
+ * not `--require`/`-r`, `-I`, `--out`/`-o`, `--default-path`, `--options`, `--init`, `--deprecation-out`.
+ */
+const RSPEC: RunnerOptions = {
+  camelCase: false,
+  attachedShort: true,
+  operands: 'paths',
+  flags: new Set([
+    'color', 'no-color', 'force-color', 'no-force-color', 'fail-fast', 'no-fail-fast', 'only-failures', 'next-failure',
+    'dry-run', 'backtrace', 'warnings', 'profile', 'no-profile', 'version', 'help',
+  ]),
+  valued: new Set(['format', 'example', 'example-matches', 'tag', 'order', 'seed', 'pattern', 'exclude-pattern', 'fail-fast', 'profile']),
+  shortFlags: new Set(['c', 'b', 'w', 'n', 'p', 'v', 'h']),
+  shortValued: new Set(['f', 'e', 'E', 't']),
+  values: new Map(['format', 'f'].map((name) => [name, new Set(['progress', 'p', 'documentation', 'd', 'failures', 'json', 'j'])])),
+  subcommands: new Set(),
+};
 
-/** Whether `name` is a JavaScript test runner whose arguments a prefix rule judges (`jsTestRunnerArgumentsCovered`). */
-export function isJsTestRunner(name: string): boolean {
+/**
+ * phpunit's: not `--configuration`/`-c`, `--bootstrap`, `--include-path`, `-d`, `--extension`, `--cache-directory`, the
+ * `--log-*` and `--coverage-*` writers, `--generate-configuration`, `--migrate-configuration`.
+ */
+const PHPUNIT: RunnerOptions = {
+  camelCase: false,
+  attachedShort: false,
+  operands: 'paths',
+  flags: new Set([
+    'stop-on-failure', 'stop-on-error', 'stop-on-defect', 'stop-on-warning', 'stop-on-risky', 'stop-on-skipped',
+    'stop-on-incomplete', 'fail-on-warning', 'fail-on-risky', 'fail-on-empty-test-suite', 'fail-on-deprecation',
+    'fail-on-notice', 'fail-on-skipped', 'fail-on-incomplete', 'testdox', 'no-coverage', 'no-progress', 'no-results',
+    'no-output', 'do-not-cache-result', 'colors', 'debug', 'list-tests', 'list-suites', 'list-groups',
+    'display-deprecations', 'display-warnings', 'display-errors', 'display-notices', 'display-skipped',
+    'display-incomplete', 'display-all-issues', 'no-extensions', 'disallow-test-output', 'version', 'help',
+  ]),
+  valued: new Set(['filter', 'testsuite', 'exclude-testsuite', 'group', 'exclude-group', 'order-by', 'random-order-seed', 'colors']),
+  shortFlags: new Set(['h']),
+  shortValued: new Set(),
+  values: new Map(),
+  subcommands: new Set(),
+};
+
+/**
+ * tox's: which environments, how many at once, how much it prints, `-r` (recreate them). Not `-c`, `--root`,
+ * `--workdir`, `-x`/`--override` (any setting, `commands` too), `--installpkg`, `--develop`, and no `--`, after which
+ * its words go to the commands it runs (`tox -e py -- -p plugin` hands pytest `-p`). Subcommands other than running
+ * and listing (`tox exec` runs any command, `tox devenv` and `tox quickstart` write) are asked about.
+ */
+const TOX: RunnerOptions = {
+  camelCase: false,
+  attachedShort: true,
+  operands: 'subcommand',
+  flags: new Set(['recreate', 'parallel-live', 'skip-missing-interpreters', 'notest', 'version', 'help']),
+  valued: new Set(['parallel', 'colored', 'hashseed', 'skip-env', 'skip-missing-interpreters']),
+  shortFlags: new Set(['q', 'v', 'r', 'o', 'p', 'h']),
+  shortValued: new Set(['e', 'm', 'f']),
+  values: new Map(),
+  subcommands: new Set(['run', 'r', 'run-parallel', 'p', 'list', 'l', 'depends', 'de']),
+};
+
+const RUNNERS = new Map([['vitest', VITEST], ['jest', JEST], ['rspec', RSPEC], ['phpunit', PHPUNIT], ['tox', TOX]]);
+
+/** Whether `name` is a test runner whose arguments a prefix rule judges (`testRunnerArgumentsCovered`). */
+export function isTestRunner(name: string): boolean {
   return RUNNERS.has(name);
 }
 
@@ -84,7 +162,7 @@ export function isJsTestRunner(name: string): boolean {
  * which `jest --config .git/COMMIT_EDITMSG` would load as its config. A word the shell may turn into anything
  * (`anything`: a variable, a glob that may match a file named `--config=…`) is asked about.
  */
-export function jsTestRunnerArgumentsCovered(
+export function testRunnerArgumentsCovered(
   name: string,
   words: readonly ShellWord[],
   trusted: number,
@@ -101,11 +179,12 @@ export function jsTestRunnerArgumentsCovered(
       continue;
     }
     if (word.kind !== 'literal') {
-      if (facts.anything(word) || leadsAway(word, facts)) return false;
+      if (runner.operands === 'subcommand' || facts.anything(word) || leadsAway(word, facts)) return false;
       operandSeen = true;
       continue;
     }
     if (!ended && word.value === '--') {
+      if (runner.operands === 'subcommand') return false;
       ended = true;
       continue;
     }
@@ -120,6 +199,11 @@ export function jsTestRunnerArgumentsCovered(
       }
       continue;
     }
+    if (runner.operands === 'subcommand') {
+      if (operandSeen || !runner.subcommands.has(word.value)) return false;
+      operandSeen = true;
+      continue;
+    }
     if (!operandSeen && runner.subcommands.has(word.value)) return false;
     operandSeen = true;
     if (leadsAway(word, facts)) return false;
@@ -131,20 +215,24 @@ export function jsTestRunnerArgumentsCovered(
 function optionWords(value: string, runner: RunnerOptions): { name: string; next: boolean } | undefined {
   if (value.startsWith('--')) {
     const equals = value.indexOf('=');
-    const name = camelCase(value.slice(2, equals === -1 ? undefined : equals));
+    const written = value.slice(2, equals === -1 ? undefined : equals);
+    const name = runner.camelCase ? camelCase(written) : written;
     if (equals !== -1) {
       return runner.valued.has(name) && allowedValue(name, value.slice(equals + 1), runner) ? { name, next: false } : undefined;
     }
     if (runner.flags.has(name)) return { name, next: false };
     return runner.valued.has(name) ? { name, next: true } : undefined;
   }
-  // A short option alone or a group of flags (`-w`, `-ib`); one with a value only last (`-it name`), none attached.
+  // A short option alone or a group of flags (`-w`, `-ib`); one with a value last (`-it name`), or attached to it
+  // where the parser reads it so (`-fd`).
   const letters = value.slice(1);
   for (let at = 0; at < letters.length; at += 1) {
     const letter = letters[at]!;
     if (runner.shortFlags.has(letter)) continue;
-    if (runner.shortValued.has(letter) && at === letters.length - 1) return { name: letter, next: true };
-    return undefined;
+    if (!runner.shortValued.has(letter)) return undefined;
+    if (at === letters.length - 1) return { name: letter, next: true };
+    const attached = letters.slice(at + 1);
+    return runner.attachedShort && !attached.startsWith('=') && allowedValue(letter, attached, runner) ? { name: letter, next: false } : undefined;
   }
   return { name: letters, next: false };
 }
