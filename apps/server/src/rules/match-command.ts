@@ -244,6 +244,19 @@ export function folderAfter(command: SimpleCommand, facts: PathFacts): { folder:
   return { folder: folder.kind === 'literal' ? movedTo(facts, folder.value).folder : undefined };
 }
 
+/** Other names a program is installed under, each judged as the program itself. */
+const PROGRAM_ALIASES: ReadonlyMap<string, string> = new Map([
+  // pytest's own second entry point, and Debian's python3-pytest's.
+  ['py.test', 'pytest'],
+  ['pytest-3', 'pytest'],
+  ['pytest3', 'pytest'],
+]);
+
+/** The program a command's base name stands for: an alias (`py.test`) is judged as its program (`pytest`). */
+function programName(name: string): string {
+  return PROGRAM_ALIASES.get(name) ?? name;
+}
+
 /** Whether a prefix rule for `name` is checked against a table of options that run code. */
 export function hasCodeOptions(name: string): boolean {
   return CODE_RUNNING_OPTIONS.has(name);
@@ -325,7 +338,7 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   });
   if (rule.exact) return prefixMatches;
   if (isWorkspaceProgram(rule.tokens[0] ?? '') && command.words.length > rule.tokens.length) return false;
-  const name = commandBaseName(rule.tokens[0] ?? '');
+  const name = programName(commandBaseName(rule.tokens[0] ?? ''));
   if (isExactOnlyCommand(name)) return false;
   // Found from the command's words, not the rule's: a rule for `uv` or `pnpm` alone names no program either.
   const call = runnerCall(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD)));

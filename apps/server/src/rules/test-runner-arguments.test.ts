@@ -79,6 +79,13 @@ describe('pytest: a rule covers its tests in the workspace, not a file a call wr
     expect(await decide('pytest --benchmark-only --benchmark-json=README.md', [prefix('pytest --benchmark-only')])).toBe('ask');
   });
 
+  it.each(['py.test', 'pytest-3', 'pytest3'])('a rule for %s, another name pytest is installed under, is judged as one for pytest', async (alias) => {
+    for (const command of ['.git/COMMIT_EDITMSG', '--doctest-glob=* ../other', '../other', '-p evil', '--benchmark-json=README.md']) {
+      expect(await decide(`${alias} ${command}`, [prefix(alias)])).toBe('ask');
+    }
+    expect(await decide(`${alias} -x -q tests`, [prefix(alias)])).toBe('allow');
+  });
+
   it('through a runner too', async () => {
     expect(await decide('uv run pytest -q .git/COMMIT_EDITMSG', [prefix('uv run pytest')])).toBe('ask');
     expect(await decide('uv run pytest -q ../other', [prefix('uv run pytest')])).toBe('ask');
