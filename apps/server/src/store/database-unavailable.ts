@@ -1,4 +1,5 @@
 import { StoreUnavailableError, type StoreUnavailableReason } from '@airlock/api';
+import { withErrorsMapped } from './storage-failure';
 
 /** Socket errors of a connection that was never made: nothing was sent. */
 const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -51,25 +52,5 @@ export function asStoreUnavailable(location: string, error: unknown): unknown {
  * run on the store itself, so what they call inside it sees the driver's own errors.
  */
 export function withUnavailableErrors<Store extends object>(store: Store, location: string): Store {
-  const wrapped = new Map<PropertyKey, unknown>();
-  return new Proxy(store, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key, target);
-      if (typeof value !== 'function') return value;
-      let method = wrapped.get(key);
-      if (method === undefined) {
-        const original = value as (...args: unknown[]) => unknown;
-        method = (...args: unknown[]): unknown => {
-          const result = original.apply(target, args);
-          return result instanceof Promise
-            ? result.catch((error: unknown) => {
-                throw asStoreUnavailable(location, error);
-              })
-            : result;
-        };
-        wrapped.set(key, method);
-      }
-      return method;
-    },
-  });
+  return withErrorsMapped(store, (error) => asStoreUnavailable(location, error));
 }

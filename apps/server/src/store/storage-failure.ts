@@ -36,6 +36,15 @@ export function asStorageFailure(directory: string, error: unknown): unknown {
  * data folder. Everything else passes through unchanged.
  */
 export function withStorageFailures<Store extends object>(store: Store, directory: string): Store {
+  return withErrorsMapped(store, (error) => asStorageFailure(directory, error));
+}
+
+/**
+ * The store, with what each of its methods throws or rejects with passed through `map` (which gives any error it
+ * does not know back as it is). Its methods run on the store itself, so what they call inside it sees the errors
+ * unmapped.
+ */
+export function withErrorsMapped<Store extends object>(store: Store, map: (error: unknown) => unknown): Store {
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, key) {
@@ -49,11 +58,11 @@ export function withStorageFailures<Store extends object>(store: Store, director
           try {
             result = original.apply(target, args);
           } catch (error) {
-            throw asStorageFailure(directory, error);
+            throw map(error);
           }
           return result instanceof Promise
             ? result.catch((error: unknown) => {
-                throw asStorageFailure(directory, error);
+                throw map(error);
               })
             : result;
         };
