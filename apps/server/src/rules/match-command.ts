@@ -2,7 +2,6 @@ import { longOptionNamed, type ReachableWords } from './command-wrappers';
 import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-arguments';
 import { jqArgumentsCovered } from './jq-arguments';
 import { isTestRunner, testRunnerArgumentsCovered } from './test-runner-options';
-import { pytestArgumentsCovered } from './pytest-arguments';
 import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
 import { mayNameOutside, mayNameOutsideFolder, movedTo, type PathFacts } from './outside-workspace';
 import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
@@ -360,7 +359,6 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   }
   if (name === 'git' && !gitArgumentsCovered(command.words, rule.tokens.length, line)) return false;
   if (name === 'jq' && !jqArgumentsCovered(command.words, rule.tokens.length, { ...line, anything })) return false;
-  if (name === 'pytest' && !pytestArgumentsCovered(command.words, rule.tokens.length, line)) return false;
   if (isTestRunner(name) && !testRunnerArgumentsCovered(name, command.words, rule.tokens.length, { ...line, anything })) return false;
   if (name === 'rsync' && rest.some(mayNameRemote)) return false;
   const script = SCRIPT_RUNNERS.has(name) ? scriptArgumentsStart(command.words) : undefined;

@@ -1,5 +1,4 @@
-import { leadsAway } from './test-runner-operands';
-import type { PathFacts } from './outside-workspace';
+import { mayNameOutside, type PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
 /** A runner's known options, long names without their dashes. */
@@ -146,7 +145,38 @@ const TOX: RunnerOptions = {
   subcommands: new Set(['run', 'r', 'run-parallel', 'p', 'list', 'l', 'depends', 'de']),
 };
 
-const RUNNERS = new Map([['vitest', VITEST], ['jest', JEST], ['rspec', RSPEC], ['phpunit', PHPUNIT], ['tox', TOX]]);
+/**
+ * pytest's options that a prefix rule covers: how much it prints, when it stops, which tests it picks and from its
+ * cache, how many at once, and `-k`, `-m`, `-n` … with a value, attached (`--tb=short`, `-kfoo`, `-n4`) or in the next
+ * word (argparse). Every other option is asked about: pytest's own load code or write files (`-p`, `-c`,
+ * `--doctest-glob`, `--doctest-modules`, `--junitxml` …), and each plugin adds more, some that write any file
+ * (`--benchmark-json=…`, `--html=…`, `--cov-report=html:…`), so no list of what to refuse keeps up. pytest loads the
+ * `conftest.py` of its operands before it reads all its options, and without xdist `-n` is unknown to it, so a value
+ * is judged as an operand too (`-n ../other` names a folder); a `.py`, `.txt` or `.rst` operand runs as tests or
+ * doctests whatever its name.
+ */
+const PYTEST: RunnerOptions = {
+  camelCase: false,
+  attachedShort: true,
+  operands: 'paths',
+  flags: new Set([
+    'exitfirst', 'verbose', 'quiet', 'showlocals', 'no-showlocals', 'lf', 'last-failed', 'ff', 'failed-first', 'nf',
+    'new-first', 'sw', 'stepwise', 'sw-skip', 'stepwise-skip', 'co', 'collect-only', 'no-header', 'no-summary',
+    'disable-warnings', 'disable-pytest-warnings', 'strict-markers', 'strict-config', 'runxfail', 'cache-clear',
+    'setup-only', 'setup-show', 'setup-plan', 'fixtures', 'fixtures-per-test', 'markers', 'trace-config', 'full-trace',
+    'continue-on-collection-errors', 'version', 'help',
+  ]),
+  valued: new Set([
+    'maxfail', 'tb', 'durations', 'durations-min', 'deselect', 'ignore', 'ignore-glob', 'capture', 'color',
+    'code-highlight', 'import-mode', 'numprocesses', 'log-level', 'log-cli-level', 'verbosity',
+  ]),
+  shortFlags: new Set(['x', 'v', 's', 'q', 'l', 'V', 'h']),
+  shortValued: new Set(['k', 'm', 'n', 'r']),
+  values: new Map(),
+  subcommands: new Set(),
+};
+
+const RUNNERS = new Map([['pytest', PYTEST], ['vitest', VITEST], ['jest', JEST], ['rspec', RSPEC], ['phpunit', PHPUNIT], ['tox', TOX]]);
 
 /** Whether `name` is a test runner whose arguments a prefix rule judges (`testRunnerArgumentsCovered`). */
 export function isTestRunner(name: string): boolean {
@@ -154,10 +184,9 @@ export function isTestRunner(name: string): boolean {
 }
 
 /**
- * Whether a prefix rule for `vitest` or `jest` may cover these words (`words` from the runner on, the first `trusted`
- * of them the rule's own tokens), given where the line runs, as for pytest (`pytest-arguments.ts`): every option must
- * be one of the few known above, and every other word (a file, a folder, a pattern, an option's value) must not lead
- * outside the workspace, by its text or its links, nor under `.git`: `vitest run ../other` runs that folder's tests
+ * Whether a prefix rule for one of these test runners may cover these words (`words` from the runner on, the first
+ * `trusted` of them the rule's own tokens), given where the line runs: every option must be one of the few known
+ * above, and every other word (a file, a folder, a pattern, an option's value) must not lead outside the workspace, by its text or its links, nor under `.git`: `vitest run ../other` runs that folder's tests
  * with its config, and a call a rule allows writes text the model chose in `.git/COMMIT_EDITMSG` (`git commit -m …`),
  * which `jest --config .git/COMMIT_EDITMSG` would load as its config. A word the shell may turn into anything
  * (`anything`: a variable, a glob that may match a file named `--config=…`) is asked about.
@@ -244,4 +273,20 @@ function allowedValue(name: string, value: string, runner: RunnerOptions): boole
 /** `pass-with-no-tests` as `passWithNoTests`, as both parsers read it. */
 function camelCase(name: string): string {
   return name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/**
+ * Whether a test runner's operand may name a place outside the workspace (whose tests and config it would load, as
+ * `cd there && …` would), or one under a `.git` folder, where calls a rule allows write text the model chose (`git
+ * commit -m …` writes `.git/COMMIT_EDITMSG`).
+ */
+function leadsAway(word: ShellWord, facts: PathFacts): boolean {
+  return mayNameOutside(word, facts) || underGitFolder(word);
+}
+
+/** Whether a path (before a test's `::name`) has a `.git` folder in it, in any case (macOS's file names ignore it). */
+function underGitFolder(word: ShellWord): boolean {
+  const text = word.kind === 'literal' ? word.value : word.text.replace(/["']/g, '');
+  const [file = ''] = text.split('::', 1);
+  return file.split('/').some((part) => part.toLowerCase() === '.git');
 }
