@@ -204,12 +204,14 @@ describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
   });
 
   /** The python tool with the interpreters it asks which executable they run listed in `asked`, one entry per ask. */
-  function countingPython(options: BuiltinToolsOptions, asked: string[]) {
+  /** The python tool, each ask of which interpreter a candidate runs noted in `asked`, its output passed through `answer`. */
+  function countingPython(options: BuiltinToolsOptions, asked: string[], answer: (output: string) => string = (output) => output) {
     const resolved = resolveToolsOptions({ env: { PATH, HOME: process.env.HOME }, sandbox, ...options });
     return createPythonTool(resolved, new WorkspacePaths(resolved.workspace), {
-      ask: (...args) => {
+      ask: async (...args) => {
         asked.push(args[2].file);
-        return runOutsideWorkspace(...args);
+        const result = await runOutsideWorkspace(...args);
+        return { ...result, output: answer(result.output) };
       },
     });
   }
@@ -269,14 +271,8 @@ describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
     const shim = path.join(outside.path, 'python3');
     await copyFile(real, shim);
     const asked: string[] = [];
-    const resolved = resolveToolsOptions({ env: { PATH: `${outside.path}:${PATH}`, HOME: process.env.HOME }, sandbox, workspace: workspace.path });
-    const tool = createPythonTool(resolved, new WorkspacePaths(resolved.workspace), {
-      ask: async (...args) => {
-        asked.push(args[2].file);
-        const answer = await runOutsideWorkspace(...args);
-        return { ...answer, output: answer.output.replaceAll(JSON.stringify(shim), JSON.stringify(real)) };
-      },
-    });
+    const env = { PATH: `${outside.path}:${PATH}`, HOME: process.env.HOME };
+    const tool = countingPython({ workspace: workspace.path, env }, asked, (output) => output.replaceAll(JSON.stringify(shim), JSON.stringify(real)));
     for (let call = 0; call < 3; call++) expect(await runTool(tool, { code: 'print(1)' })).toStrictEqual({ content: '1\nexit code: 0', isError: false });
     expect(asked).toStrictEqual(Array(3).fill(shim));
   });
