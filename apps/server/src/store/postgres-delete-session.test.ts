@@ -7,14 +7,14 @@ import { run, session, startChange, statusEvent } from './test-support';
 
 const postgres = await probeTestDatabase();
 
-/** A connection of its own that holds the chat's row locked, as a slow transaction would, until `release()`. */
-async function holdChatRow(database: TestDatabase, sessionId: string): Promise<{ pid: number; release: () => Promise<void> } & AsyncDisposable> {
+/** A connection of its own that holds one row locked (FOR UPDATE), as a slow transaction would, until `release()`. */
+async function holdRow(database: TestDatabase, table: 'sessions' | 'runs', key: string): Promise<{ pid: number; release: () => Promise<void> } & AsyncDisposable> {
   const client = new Client({ connectionString: TEST_DATABASE_URL });
   client.on('error', () => {});
   await client.connect();
   const [row] = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
   await client.query('BEGIN');
-  await client.query(`SELECT 1 FROM "${database.schema}".sessions WHERE session_id = $1 FOR UPDATE`, [sessionId]);
+  await client.query(`SELECT 1 FROM "${database.schema}".${table} WHERE ${table === 'sessions' ? 'session_id' : 'run_id'} = $1 FOR UPDATE`, [key]);
   let released = false;
   const release = async () => {
     if (released) return;
@@ -24,22 +24,10 @@ async function holdChatRow(database: TestDatabase, sessionId: string): Promise<{
   return { pid: row!.pid, release, [Symbol.asyncDispose]: () => release().finally(() => client.end()) };
 }
 
-/** A connection of its own that holds the run's row locked (FOR UPDATE), as a slow transaction would, until `release()`. */
-async function holdRunRow(database: TestDatabase, runId: string): Promise<{ pid: number; release: () => Promise<void> } & AsyncDisposable> {
-  const client = new Client({ connectionString: TEST_DATABASE_URL });
-  client.on('error', () => {});
-  await client.connect();
-  const [row] = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
-  await client.query('BEGIN');
-  await client.query(`SELECT 1 FROM "${database.schema}".runs WHERE run_id = $1 FOR UPDATE`, [runId]);
-  let released = false;
-  const release = async () => {
-    if (released) return;
-    released = true;
-    await client.query('COMMIT');
-  };
-  return { pid: row!.pid, release, [Symbol.asyncDispose]: () => release().finally(() => client.end()) };
-}
+/** The chat's row held, as a slow transaction would. */
+const holdChatRow = (database: TestDatabase, sessionId: string) => holdRow(database, 'sessions', sessionId);
+/** The run's row held, as a slow transaction would. */
+const holdRunRow = (database: TestDatabase, runId: string) => holdRow(database, 'runs', runId);
 
 /** The backend whose statement starts with `start` once it waits for a lock that one of `pids` holds or waits for first. */
 async function blockedBy(pids: readonly number[], start: string): Promise<number> {
