@@ -241,6 +241,50 @@ describe('rspec, phpunit and tox: a rule covers known options and tests in the w
   });
 });
 
+describe('rspec, phpunit and tox: an abbreviated long option is judged as the option it stands for', () => {
+  it.each([
+    // Ruby's OptionParser takes a start of each word of a name, in any case, `_` for `-`.
+    ['rspec', 'rspec --requ=../x.rb'],
+    ['rspec', 'rspec --req ./.git/COMMIT_EDITMSG'],
+    ['rspec', 'rspec --REQUIRE=./x.rb'],
+    ['rspec', 'rspec --form my_formatter'],
+    ['rspec', 'rspec --form=./.git/x'],
+    ['rspec', 'rspec --d-p ../other'],
+    ['rspec', 'rspec --def ../other'],
+    ['rspec', 'rspec --opt .git/COMMIT_EDITMSG'],
+    ['rspec', 'rspec --dep x.log'],
+    // Ambiguous: `--options`, `--order`, `--out`, `--only-failures`; `--fail-fast`, `--format`, `--force-color` ….
+    ['rspec', 'rspec --o x'],
+    ['rspec', 'rspec --f d'],
+    ['tox', 'tox --conf ../other'],
+    ['tox', 'tox --con ../other'],
+    ['tox', 'tox --wor /tmp/x'],
+    ['tox', 'tox --ro /tmp/x'],
+    ['tox', 'tox --over testenv.commands=id'],
+    ['tox', 'tox --installp ../x.whl'],
+    ['tox', 'tox --resu /tmp/x.json'],
+    ['tox', 'tox --p'],
+    ['phpunit', 'phpunit --conf=/tmp/x.xml'],
+    ['phpunit', 'phpunit --boot ./x.php'],
+    ['phpunit', 'phpunit --log-j README.md'],
+    ['phpunit', 'phpunit --testdox-h /tmp/x'],
+    ['phpunit', 'phpunit --prin X'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('ask');
+  });
+
+  it.each([
+    ['rspec', 'rspec --form d --fail-f spec'],
+    ['rspec', 'rspec --only --ord rand --dry'],
+    ['rspec', 'rspec --FORMAT=progress --next_failure'],
+    ['tox', 'tox --recr -e py'],
+    ['tox', 'tox --parallel-l --colo no'],
+    ['phpunit', 'phpunit --stop-on-fail --filt testAdds --no-cov'],
+  ])('a rule for %s allows %j', async (rule, command) => {
+    expect(await decide(command, [prefix(rule)])).toBe('allow');
+  });
+});
+
 describe('go: a rule covers packages in the workspace only', () => {
   it.each([
     // "Always allow" on `go test ./...` proposes this rule.

@@ -22,6 +22,19 @@ interface RunnerOptions {
   /** Options whose value must be one of a few (a reporter's name, not a module's path). */
   values: ReadonlyMap<string, ReadonlySet<string>>;
   /**
+   * How the parser reads a long option written shorter than its name: `none`, it does not (cac, yargs, pytest's
+   * argparse, built with `allow_abbrev=False`); `prefix`, any start of one option's name (argparse, PHPUnit's
+   * parser); `words`, a start of each of its dash-separated words, in any case, `_` for `-` (Ruby's OptionParser:
+   * `--d-p` is `--default-path`, `--REQU` is `--require`). Such a word is judged as the option it stands for.
+   */
+  abbreviations: 'none' | 'prefix' | 'words';
+  /**
+   * With `abbreviations`, every long option the parser knows, in the versions read (covered or not, and those of
+   * other versions): an abbreviation is taken for an option only when it can stand for no other, since the parser
+   * refuses an ambiguous one or, as PHPUnit's and Ruby's do, picks one by an order of its own.
+   */
+  longOptions: ReadonlySet<string>;
+  /**
    * `paths`: first operands that are subcommands a rule covers only when it names them (`vitest init` installs
    * packages); `subcommand`: the only ones it covers.
    */
@@ -54,6 +67,8 @@ const VITEST: RunnerOptions = {
   shortFlags: new Set(['w', 'u', 'v', 'h']),
   shortValued: new Set(['t']),
   values: new Map([['reporter', new Set(['default', 'basic', 'verbose', 'dot', 'tap', 'tap-flat', 'tree', 'hanging-process', 'github-actions', 'json', 'junit'])]]),
+  abbreviations: 'none',
+  longOptions: new Set(),
   subcommands: new Set(['init']),
 };
 
@@ -82,6 +97,8 @@ const JEST: RunnerOptions = {
   shortFlags: new Set(['i', 'o', 'f', 'e', 'b', 'u', 'v', 'h']),
   shortValued: new Set(['t', 'w']),
   values: new Map(),
+  abbreviations: 'none',
+  longOptions: new Set(),
   subcommands: new Set(),
 };
 
@@ -101,6 +118,15 @@ const RSPEC: RunnerOptions = {
   shortFlags: new Set(['c', 'b', 'w', 'n', 'p', 'v', 'h']),
   shortValued: new Set(['f', 'e', 'E', 't']),
   values: new Map(['format', 'f'].map((name) => [name, new Set(['progress', 'p', 'documentation', 'd', 'failures', 'json', 'j'])])),
+  abbreviations: 'words',
+  // rspec-core's option_parser.rb; `--I` is refused there, and still makes `--i` ambiguous.
+  longOptions: new Set([
+    'I', 'require', 'options', 'order', 'seed', 'bisect', 'fail-fast', 'no-fail-fast', 'failure-exit-code',
+    'error-exit-code', 'drb', 'no-drb', 'drb-port', 'format', 'out', 'deprecation-out', 'backtrace', 'color', 'colour',
+    'force-color', 'force-colour', 'no-color', 'no-colour', 'profile', 'no-profile', 'dry-run', 'warnings',
+    'only-failures', 'next-failure', 'pattern', 'exclude-pattern', 'example', 'example-matches', 'tag', 'default-path',
+    'init', 'version', 'help',
+  ]),
   subcommands: new Set(),
 };
 
@@ -124,6 +150,45 @@ const PHPUNIT: RunnerOptions = {
   shortFlags: new Set(['h']),
   shortValued: new Set(),
   values: new Map(),
+  abbreviations: 'prefix',
+  // The long options of PHPUnit 8.5, 9.6, 10.5, 11.5 and 12: its parser takes the first one listed that starts with
+  // what is written, an order that changes between versions.
+  longOptions: new Set([
+    'all', 'atleast-version', 'bootstrap', 'branch-coverage', 'cache-directory', 'cache-result', 'cache-result-file',
+    'cache-test-index', 'check-php-configuration', 'check-version', 'colors', 'columns', 'compact', 'configuration',
+    'coverage-cache', 'coverage-clover', 'coverage-cobertura', 'coverage-crap4j', 'coverage-filter', 'coverage-html',
+    'coverage-jsonl', 'coverage-openclover', 'coverage-php', 'coverage-text', 'coverage-xml', 'covers', 'debug',
+    'default-time-limit', 'diff-context', 'disable-coverage-ignore', 'disable-coverage-targeting',
+    'disallow-resource-usage', 'disallow-test-output', 'disallow-todo-tests', 'display-all-issues',
+    'display-deprecations', 'display-errors', 'display-incomplete', 'display-notices', 'display-phpunit-deprecations',
+    'display-phpunit-notices', 'display-skipped', 'display-warnings', 'do-not-cache-result', 'do-not-cache-test-index',
+    'do-not-fail-on-deprecation', 'do-not-fail-on-direct-deprecation', 'do-not-fail-on-empty-test-suite',
+    'do-not-fail-on-incomplete', 'do-not-fail-on-indirect-deprecation', 'do-not-fail-on-notice',
+    'do-not-fail-on-phpunit-deprecation', 'do-not-fail-on-phpunit-notice', 'do-not-fail-on-phpunit-warning',
+    'do-not-fail-on-risky', 'do-not-fail-on-self-deprecation', 'do-not-fail-on-skipped', 'do-not-fail-on-warning',
+    'do-not-record-test-run-history', 'do-not-report-useless-tests',
+    'do-not-warn-when-php-is-not-configured-for-development', 'dont-report-useless-tests', 'dump-xdebug-filter',
+    'enforce-time-limit', 'exclude-filter', 'exclude-group', 'exclude-source-from-xml-coverage', 'exclude-testsuite',
+    'extension', 'extensions', 'fail-on-all-issues', 'fail-on-deprecation', 'fail-on-direct-deprecation',
+    'fail-on-empty-test-suite', 'fail-on-incomplete', 'fail-on-indirect-deprecation', 'fail-on-notice',
+    'fail-on-phpunit-deprecation', 'fail-on-phpunit-notice', 'fail-on-phpunit-warning', 'fail-on-risky',
+    'fail-on-self-deprecation', 'fail-on-skipped', 'fail-on-warning', 'filter', 'generate-baseline',
+    'generate-configuration', 'globals-backup', 'group', 'help', 'ignore-baseline', 'ignore-dependencies',
+    'include-git-information', 'include-path', 'list-groups', 'list-suites', 'list-test-files', 'list-test-ids',
+    'list-tests', 'list-tests-xml', 'loader', 'log-events-text', 'log-events-verbose-text', 'log-junit', 'log-otr',
+    'log-teamcity', 'migrate-configuration', 'no-configuration', 'no-coverage', 'no-extensions', 'no-interaction',
+    'no-logging', 'no-output', 'no-progress', 'no-results', 'only-summary-for-coverage-text', 'order-by',
+    'path-coverage', 'prepend', 'printer', 'process-isolation', 'random-order', 'random-order-seed',
+    'record-test-run-history', 'repeat', 'require-coverage-contribution', 'requires-php-extension',
+    'resolve-dependencies', 'retry', 'reverse-list', 'reverse-order', 'run-test-id', 'show-uncovered-for-coverage-text',
+    'static-backup', 'stderr', 'stop-on-defect', 'stop-on-deprecation', 'stop-on-error', 'stop-on-failure',
+    'stop-on-incomplete', 'stop-on-notice', 'stop-on-risky', 'stop-on-skipped', 'stop-on-warning', 'strict-coverage',
+    'strict-global-state', 'teamcity', 'test-files-file', 'test-id-filter-file', 'test-suffix', 'testdox',
+    'testdox-exclude-group', 'testdox-group', 'testdox-html', 'testdox-summary', 'testdox-text', 'testdox-xml',
+    'testsuite', 'use-baseline', 'uses', 'validate-configuration', 'verbose', 'version', 'warm-coverage-cache',
+    'warn-when-php-is-not-configured-for-development', 'whitelist', 'with-telemetry', 'without-class-view',
+    'without-file-view',
+  ]),
   subcommands: new Set(),
 };
 
@@ -142,6 +207,21 @@ const TOX: RunnerOptions = {
   shortFlags: new Set(['q', 'v', 'r', 'o', 'p', 'h']),
   shortValued: new Set(['e', 'm', 'f']),
   values: new Map(),
+  abbreviations: 'prefix',
+  // tox 4's own options and those of its pip requirement files' parser (more names only make more abbreviations
+  // ambiguous), and tox 3's.
+  longOptions: new Set([
+    'all', 'alwayscopy', 'colored', 'conf', 'constraint', 'core', 'develop', 'devenv', 'discover', 'editable',
+    'exit-and-dump-after', 'extra-index-url', 'fail-fast', 'find-links', 'force-dep', 'force-reinstall', 'format',
+    'global-option', 'hash', 'hashseed', 'help', 'help-ini', 'hi', 'index-url', 'install-option', 'installpkg',
+    'list-dependencies', 'listenvs', 'listenvs-all', 'magic', 'no-binary', 'no-capture', 'no-deps', 'no-desc',
+    'no-index', 'no-list-dependencies', 'no-provision', 'no-recreate-pkg', 'no-recreate-provision', 'notest',
+    'only-binary', 'output-file', 'override', 'parallel', 'parallel-live', 'parallel-no-spinner', 'parallel--safe-build',
+    'pkg-only', 'pre', 'prefer-binary', 'pypi-url', 'quiet', 'recreate', 'require-hashes', 'requirement',
+    'result-json', 'root', 'run-integration', 'runner', 'sdistonly', 'showconfig', 'sitepackages', 'skip-env',
+    'skip-env-install', 'skip-missing-interpreters', 'skip-pkg-install', 'stderr-color', 'strict', 'trusted-host',
+    'use-feature', 'verbose', 'version', 'workdir',
+  ]),
   subcommands: new Set(['run', 'r', 'run-parallel', 'p', 'list', 'l', 'depends', 'de']),
 };
 
@@ -173,6 +253,8 @@ const PYTEST: RunnerOptions = {
   shortFlags: new Set(['x', 'v', 's', 'q', 'l', 'V', 'h']),
   shortValued: new Set(['k', 'm', 'n', 'r']),
   values: new Map(),
+  abbreviations: 'none',
+  longOptions: new Set(),
   subcommands: new Set(),
 };
 
@@ -245,7 +327,8 @@ function optionWords(value: string, runner: RunnerOptions): { name: string; next
   if (value.startsWith('--')) {
     const equals = value.indexOf('=');
     const written = value.slice(2, equals === -1 ? undefined : equals);
-    const name = runner.camelCase ? camelCase(written) : written;
+    const name = longOptionName(runner.camelCase ? camelCase(written) : written, runner);
+    if (name === undefined) return undefined;
     if (equals !== -1) {
       return runner.valued.has(name) && allowedValue(name, value.slice(equals + 1), runner) ? { name, next: false } : undefined;
     }
@@ -264,6 +347,29 @@ function optionWords(value: string, runner: RunnerOptions): { name: string; next
     return runner.attachedShort && !attached.startsWith('=') && allowedValue(letter, attached, runner) ? { name: letter, next: false } : undefined;
   }
   return { name: letters, next: false };
+}
+
+/**
+ * The long option a word names as the runner's parser reads it: its whole name, or the one option of `longOptions`
+ * an abbreviation can stand for (`rspec --form d` is `--format d`, `tox --recr` is `--recreate`). Undefined for an
+ * abbreviation of none or of more than one, or for a runner whose parser takes none.
+ */
+function longOptionName(written: string, runner: RunnerOptions): string | undefined {
+  if (runner.flags.has(written) || runner.valued.has(written) || runner.longOptions.has(written)) return written;
+  if (runner.abbreviations === 'none' || written === '') return undefined;
+  const stands = runner.abbreviations === 'prefix' ? (option: string) => option.startsWith(written) : rubyAbbreviation(written);
+  const [only, ...others] = [...runner.longOptions].filter(stands);
+  return others.length === 0 ? only : undefined;
+}
+
+/**
+ * Ruby's OptionParser completion: `_` read as `-`, each run of word characters a start of one (`\w*` after it), in
+ * any case, from the name's start.
+ */
+function rubyAbbreviation(written: string): (option: string) => boolean {
+  const escaped = written.replaceAll('_', '-').replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  const pattern = new RegExp(`^${escaped.replace(/\w+\b/g, '$&\\w*')}`, 'i');
+  return (option) => pattern.test(option);
 }
 
 function allowedValue(name: string, value: string, runner: RunnerOptions): boolean {
