@@ -10,7 +10,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { z } from 'zod';
-import { MAX_UNANSWERED_SERVER_REQUESTS } from './bounded-requests-transport';
+import { MAX_ANSWERS_IN_FLIGHT, MAX_QUEUED_ANSWERS } from './bounded-requests-transport';
 import type { McpServerConfig } from './mcp-config';
 import type { McpServerStatus } from './mcp-connection';
 import { resolveLocalhostAsStock } from '../http/test-support';
@@ -565,12 +565,14 @@ describe('a Streamable HTTP server that floods Airlock with ping requests on its
     await vi.waitFor(() => expect(flood).toBeDefined(), { timeout: 20_000 });
     flood?.();
     await vi.waitFor(() =>
-      expect(warnings).toStrictEqual([`MCP server "remote": the server sent more than ${MAX_UNANSWERED_SERVER_REQUESTS} requests whose answers were not yet sent to it (a flood, or it does not read its input)`]),
+      expect(warnings).toStrictEqual([
+        `MCP server "remote": the server sent requests faster than it read their answers: over ${MAX_QUEUED_ANSWERS} answers or 16 MiB waited to be sent to it (a flood, or it does not read its input)`,
+      ]),
       { timeout: 20_000 },
     );
     await until(mcp, () => statusOf(mcp, 'remote').state === 'ready');
     await expect(toolNamed(mcp, 'remote__sized').execute({ bytes: 3 }, context())).resolves.toStrictEqual({ content: 'xxx' });
-    expect(answersPosted).toBeLessThanOrEqual(MAX_UNANSWERED_SERVER_REQUESTS);
+    expect(answersPosted).toBeLessThanOrEqual(MAX_ANSWERS_IN_FLIGHT);
   });
 });
 
