@@ -146,8 +146,8 @@ describe('spaces at the end of a line or around a one-line value', () => {
     expect(await card.locator('.argument-list code').first().innerText()).toBe('notes.txt␠');
     await card.getByText('This call contains spaces or tabs at the end of a line or around a one-line value (1).', { exact: false }).waitFor();
     const waiting = chat.page.getByRole('region', { name: 'Waiting for you' });
-    await waiting.getByRole('button', { name: 'Review write_file in Write notes', exact: true }).waitFor();
-    expect(await waiting.getByRole('button', { name: 'Allow write_file in Write notes', exact: true }).count()).toBe(0);
+    await waiting.getByRole('button', { name: /^Review write_file “path: notes\.txt␠ · content: .*” in Write notes$/ }).waitFor();
+    expect(await waiting.getByRole('button', { name: /^Allow write_file / }).count()).toBe(0);
     expect(await waiting.locator('.waiting-preview').innerText()).toContain('path: notes.txt␠');
   });
 });

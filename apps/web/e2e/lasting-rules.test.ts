@@ -156,7 +156,7 @@ describe('lasting rules in the browser', () => {
     expect(await saved.getByTestId('rule-hits').textContent()).toBe('0 hits');
     // Decided from the waiting list: the chat, hidden under the Rules page, follows its run on.
     const waiting = chat.page.getByRole('region', { name: 'Waiting for you' });
-    await waiting.getByRole('button', { name: 'Allow terminal in Say first', exact: true }).click();
+    await waiting.getByRole('button', { name: 'Allow terminal “ls” in Say first', exact: true }).click();
     // The run goes on waiting for `ls -a`: only its stream told the page that the rule decided `echo second`.
     await waiting.locator('.waiting-preview').getByText('ls -a', { exact: true }).waitFor();
     await saved.getByTestId('rule-hits').getByText('1 hit', { exact: true }).waitFor();
@@ -168,7 +168,7 @@ describe('lasting rules in the browser', () => {
     expect(await other.card().getByTestId('rule-provenance').textContent()).toBe(`Allowed by rule: ${ECHO_RULE}.`);
     await saved.getByTestId('rule-hits').getByText('2 hits', { exact: true }).waitFor();
 
-    await waiting.getByRole('button', { name: 'Deny terminal in Say first', exact: true }).click();
+    await waiting.getByRole('button', { name: 'Deny terminal “ls -a” in Say first', exact: true }).click();
     await chat.page.getByRole('button', { name: 'Back to the chat', exact: true }).click();
     await chat.waitForText('Second done.');
     expect(await chat.page.getByTestId('tool-status').allTextContents()).toStrictEqual(['Done', 'Done', 'Done', 'Denied']);

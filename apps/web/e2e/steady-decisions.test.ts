@@ -28,8 +28,8 @@ describe('decision buttons and where the pointer is', () => {
 
     const waiting = page.getByRole('region', { name: 'Waiting for you' });
     await waiting.getByRole('heading', { name: /Waiting for you \(2\)/ }).waitFor();
-    const firstAllow = waiting.getByRole('button', { name: 'Allow terminal in chat one', exact: true });
-    const secondAllow = waiting.getByRole('button', { name: 'Allow terminal in chat two', exact: true });
+    const firstAllow = waiting.getByRole('button', { name: `Allow terminal “${RECORDING_COMMAND}” in chat one`, exact: true });
+    const secondAllow = waiting.getByRole('button', { name: `Allow terminal “${RECORDING_COMMAND}” in chat two`, exact: true });
     // Both are armed: a decision button ignores pointer clicks for a moment after it appears.
     for (const allow of [firstAllow, secondAllow]) await vi.waitFor(async () => expect(await allow.isEnabled()).toBe(true), { timeout: 10_000 });
     const box = await firstAllow.boundingBox();
@@ -83,9 +83,9 @@ describe('decision buttons and where the pointer is', () => {
     await writeItem.getByText('path: notes.txt · content: line of the new file… (41 lines, 840 characters)').waitFor();
     expect(await writeItem.getByRole('button', { name: /^Allow / }).count()).toBe(0);
     const terminalItem = waiting.getByRole('listitem').filter({ hasText: 'run it' });
-    await terminalItem.getByRole('button', { name: 'Allow terminal in run it', exact: true }).waitFor();
+    await terminalItem.getByRole('button', { name: `Allow terminal “${RECORDING_COMMAND}” in run it`, exact: true }).waitFor();
 
-    await writeItem.getByRole('button', { name: 'Review write_file in write notes', exact: true }).click();
+    await writeItem.getByRole('button', { name: 'Review write_file “path: notes.txt · content: line of the n…” in write notes', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'write notes' }).waitFor();
     await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Tool call write_file'), { timeout: 10_000 });
     const card = chat.card();

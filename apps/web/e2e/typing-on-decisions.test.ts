@@ -59,7 +59,7 @@ describe('typing on a waiting card, its buttons and its editor, in the browser',
     const card = chat.card();
     await chat.waitForStatus(card, 'Waiting for your decision');
     const waiting = page.getByRole('region', { name: 'Waiting for you' });
-    await waiting.getByRole('button', { name: 'Allow terminal in run it', exact: true }).waitFor();
+    await waiting.getByRole('button', { name: `Allow terminal “${proposed}” in run it`, exact: true }).waitFor();
 
     await chat.button(card, 'Edit arguments of terminal').click();
     const editor = card.getByRole('form', { name: 'Edit the arguments of terminal' });
@@ -68,8 +68,8 @@ describe('typing on a waiting card, its buttons and its editor, in the browser',
 
     expect(await chat.button(card, 'Allow terminal').isDisabled()).toBe(true);
     expect(await chat.button(card, 'Always allow terminal').isDisabled()).toBe(true);
-    await waiting.getByRole('button', { name: 'Review terminal in run it', exact: true }).waitFor();
-    expect(await waiting.getByRole('button', { name: 'Allow terminal in run it', exact: true }).count()).toBe(0);
+    await waiting.getByRole('button', { name: `Review terminal “${proposed}” in run it`, exact: true }).waitFor();
+    expect(await waiting.getByRole('button', { name: `Allow terminal “${proposed}” in run it`, exact: true }).count()).toBe(0);
     await card.focus();
     await page.keyboard.press('a');
     expect(await card.locator('.key-hint').first().textContent()).toMatch(/^Keys on this card: d Deny · r Deny with reason…/);

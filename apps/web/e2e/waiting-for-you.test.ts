@@ -28,7 +28,7 @@ describe('calls waiting for the person', () => {
     await waiting.getByRole('heading', { name: /Waiting for you \(2\)/ }).waitFor();
     // A decision button ignores a click in its first moments on screen or after it moved (the list filling in on a
     // loaded machine): clicked again, while the call still waits there, until it has run.
-    const allowFirst = waiting.getByRole('button', { name: 'Allow terminal in first chat', exact: true });
+    const allowFirst = waiting.getByRole('button', { name: `Allow terminal “${RECORDING_COMMAND}” in first chat`, exact: true });
     await vi.waitFor(
       async () => {
         if ((await suite.airlock.runCount()) === 0 && (await allowFirst.isVisible())) await allowFirst.click({ timeout: 2_000 }).catch(() => undefined);

@@ -48,7 +48,7 @@ describe('the waiting list across chats', () => {
 
     // Denied from the list: the server says the chat's waiting calls changed, and the list reads them again.
     await page.clock.resume();
-    const deny = waiting.getByRole('button', { name: 'Deny terminal in a call that waits', exact: true });
+    const deny = waiting.getByRole('button', { name: `Deny terminal “${RECORDING_COMMAND}” in a call that waits`, exact: true });
     await vi.waitFor(
       async () => {
         if (await deny.isVisible()) await deny.click({ timeout: 2_000 }).catch(() => undefined);

@@ -208,7 +208,7 @@ describe('an edit held in the editor', () => {
     const card = screen.getByRole('article', { name: 'Tool call terminal' });
     const waitingList = screen.getByRole('region', { name: 'Waiting for you' });
     const allowAll = screen.getByRole('button', { name: 'Allow all' });
-    expect(within(waitingList).queryByRole('button', { name: 'Allow terminal in chat' })).not.toBeNull();
+    expect(within(waitingList).queryByRole('button', { name: 'Allow terminal “rm -rf build” in chat' })).not.toBeNull();
 
     // Open, not yet changed: Allow above still runs the proposal, as the editor says.
     const editor = openEditor();
@@ -217,8 +217,8 @@ describe('an edit held in the editor', () => {
 
     expect(screen.getByRole('button', { name: allowKey }).hasAttribute('disabled')).toBe(true);
     expect(screen.getByRole('button', { name: 'Always allow terminal' }).hasAttribute('disabled')).toBe(true);
-    expect(within(waitingList).queryByRole('button', { name: 'Allow terminal in chat' })).toBeNull();
-    expect(within(waitingList).getByRole('button', { name: 'Review terminal in chat' })).toBeTruthy();
+    expect(within(waitingList).queryByRole('button', { name: 'Allow terminal “rm -rf build” in chat' })).toBeNull();
+    expect(within(waitingList).getByRole('button', { name: 'Review terminal “rm -rf build” in chat' })).toBeTruthy();
     expect(allowAll.hasAttribute('disabled')).toBe(true);
     card.focus();
     fireEvent.keyDown(card, { key: 'a' });
@@ -233,7 +233,7 @@ describe('an edit held in the editor', () => {
     // Cancelled, the edit is gone: the proposal may be allowed again from anywhere.
     fireEvent.click(within(editor).getByRole('button', { name: 'Cancel editing' }));
     expect(screen.getByRole('button', { name: allowKey }).hasAttribute('disabled')).toBe(false);
-    expect(within(waitingList).queryByRole('button', { name: 'Allow terminal in chat' })).not.toBeNull();
+    expect(within(waitingList).queryByRole('button', { name: 'Allow terminal “rm -rf build” in chat' })).not.toBeNull();
     expect(allowAll.hasAttribute('disabled')).toBe(false);
     expect(held.getSnapshot()).toStrictEqual(new Set());
   });

@@ -13,6 +13,9 @@ const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
 /** A notification offers Allow only for a call this short: systems cut a notification's text after a line or two. */
 export const NOTIFICATION_WHOLE_CHARS = 40;
 
+/** Characters of a call's preview a button's accessible name holds (see `namePreview`). */
+export const NAME_PREVIEW_CHARS = 40;
+
 /** Arguments a preview names; past these it says how many more there are. */
 const PREVIEW_ARGUMENTS = 8;
 
@@ -145,6 +148,15 @@ function plainText(text: VisibleText): string {
 function shownText(text: VisibleText): string {
   const places = new Map(textSegments(text).map((found) => [found.at, found.place]));
   return text.segments.map((segment, at) => (segment.kind === 'text' ? blankPieces(segment.text, places.get(at)).map((piece) => piece.text).join('') : segment.text)).join('');
+}
+
+/**
+ * A preview's text short enough for a button's accessible name, which a screen reader reads in full each time the
+ * button is reached: its first `maxChars` characters (whole code points), then `…` when there is more.
+ */
+export function namePreview(text: string, maxChars = NAME_PREVIEW_CHARS): string {
+  const chars = Array.from(text);
+  return chars.length <= maxChars ? text : `${chars.slice(0, maxChars).join('')}…`;
 }
 
 /** Any text (a tool name, a chat title) as one plain string with its hidden characters as their codes. */

@@ -49,9 +49,9 @@ describe('WaitingList', () => {
   it('offers Allow only for a call shown whole: a long run of spaces, its only oddity, sends it to its card', () => {
     const list = (shown: readonly WaitingApproval[]) => <WaitingList approvals={shown} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />;
     render(list([waiting('a', 'print(1)'), waiting('b', `print(2)${' '.repeat(12)}# spaces`)]));
-    screen.getByRole('button', { name: 'Allow python in big chat' });
+    screen.getByRole('button', { name: 'Allow python “print(1)” in big chat' });
     expect(screen.getAllByRole('button', { name: /^Allow / })).toHaveLength(1);
-    screen.getByRole('button', { name: 'Review python in big chat' });
+    screen.getByRole('button', { name: 'Review python “print(2)␠×12# spaces” in big chat' });
     screen.getByText('print(2)␠×12# spaces');
   });
 
@@ -60,11 +60,24 @@ describe('WaitingList', () => {
     render(<WaitingList approvals={calls} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />);
     const described = (name: RegExp) => screen.getAllByRole('button', { name }).map((button) => [button.getAttribute('aria-label'), document.getElementById(button.getAttribute('aria-describedby') ?? '')?.textContent]);
     expect(described(/^(Allow|Review) /)).toStrictEqual([
-      ['Allow python in big chat', 'print(1)'],
-      ['Allow python in big chat', 'print(2)'],
-      ['Review python in big chat', 'print(3)␠×12# spaces'],
+      ['Allow python “print(1)” in big chat', 'print(1)'],
+      ['Allow python “print(2)” in big chat', 'print(2)'],
+      ['Review python “print(3)␠×12# spaces” in big chat', 'print(3)␠×12# spaces'],
     ]);
     expect(described(/^Deny /).map(([, description]) => description)).toStrictEqual(['print(1)', 'print(2)', 'print(3)␠×12# spaces']);
+  });
+
+  it('names each button after its own call, so calls of one tool in one chat are told apart by name; a long call is cut short in the name only', () => {
+    const long = `print("${'x'.repeat(60)}")`;
+    const calls = [waiting('a', 'print(1)'), waiting('b', 'print(2)'), waiting('c', long)];
+    render(<WaitingList approvals={calls} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />);
+    const names = (role: RegExp) => screen.getAllByRole('button', { name: role }).map((button) => button.getAttribute('aria-label'));
+    expect(names(/^Deny /)).toStrictEqual(['Deny python “print(1)” in big chat', 'Deny python “print(2)” in big chat', `Deny python “${long.slice(0, 40)}…” in big chat`]);
+    expect(new Set(names(/^(Allow|Review) /)).size).toBe(3);
+    screen.getByRole('button', { name: 'Allow python “print(2)” in big chat' });
+    // What a sighted person sees is unchanged: the buttons read Allow and Deny, and the whole preview is shown.
+    expect(screen.getAllByRole('button', { name: /^(Allow|Review|Deny) / }).map((button) => button.textContent)).toStrictEqual(['Allow', 'Deny', 'Allow', 'Deny', 'Allow', 'Deny']);
+    screen.getByText(long);
   });
 
   it('never previews a deeper line less indented: code starting 40 spaces deep reads deeper than code starting 16 deep', () => {
@@ -119,6 +132,6 @@ describe('WaitingList', () => {
     render(<WaitingList approvals={[of('a', 'mcp:a'), of('b', 'mcp:a__b'), of('c', 'builtin')]} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />);
     const badge = (id: string) => document.querySelector(`[data-approval-id="${id}"] .badge-source`)?.textContent;
     expect(['a', 'b', 'c'].map(badge)).toStrictEqual(['MCP · a', 'MCP · a__b', undefined]);
-    expect(document.querySelector('[data-approval-id="b"] .btn-deny')?.getAttribute('aria-label')).toBe('Deny a__b__c of the MCP server a__b in big chat');
+    expect(document.querySelector('[data-approval-id="b"] .btn-deny')?.getAttribute('aria-label')).toBe('Deny a__b__c “x: "1"” of the MCP server a__b in big chat');
   });
 });

@@ -5,7 +5,7 @@ import { useHeldEdits } from '../chat/held-edits';
 import { VisibleTextView } from '../chat/tool-arguments';
 import type { PersonDecision } from '../lib/api-types';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
-import { callPreview } from './argument-preview';
+import { callPreview, namePreview } from './argument-preview';
 import type { WaitingApproval } from './use-waiting-approvals';
 
 export const NEXT_WAITING_SHORTCUT = 'Alt+N';
@@ -59,9 +59,9 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
     setIgnoredClick(null);
     onDecide(approval, decision);
   };
-  const where = `${approval.toolName}${server === undefined ? '' : ` of the MCP server ${server}`} in ${approval.title}`;
-  // Several calls of one tool in one chat share a name: each button is described by its own call's preview, which
-  // a screen reader reads after it.
+  // Several calls of one tool in one chat are told apart by name: each button names its own call, its preview cut
+  // short, and is described by the whole preview, which a screen reader reads after it.
+  const where = `${approval.toolName} “${namePreview(preview.text)}”${server === undefined ? '' : ` of the MCP server ${server}`} in ${approval.title}`;
   const previewId = useId();
   return (
     <li className="waiting-item" data-approval-id={approval.approvalId}>
