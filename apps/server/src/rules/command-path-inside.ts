@@ -18,12 +18,7 @@ const MAX_MISSING_NAMES = 64;
  * a path counts as outside too.
  */
 export function commandPathInside(workspace: string): (absolute: string) => Promise<boolean> {
-  let root: Promise<string> | undefined;
-  const rootOf = () =>
-    (root ??= realpath(workspace).catch((error: unknown) => {
-      root = undefined;
-      throw error;
-    }));
+  const rootOf = realRoot(workspace);
   return async (absolute) => {
     try {
       const real = await realPathOf(absolute);
@@ -32,6 +27,37 @@ export function commandPathInside(workspace: string): (absolute: string) => Prom
       return false;
     }
   };
+}
+
+/**
+ * Whether an absolute path a command names leads, its links followed as `commandPathInside` follows them, into a
+ * `.git` folder of `workspace` (in any case: macOS's file names ignore it), where calls a rule allows write text the
+ * model chose (`git commit -m …` writes `.git/COMMIT_EDITMSG`): `docs/hooks/x` with a link `docs -> .git` the
+ * repository holds. True when that cannot be told; false for a path that leads out of the workspace (that is
+ * `commandPathInside`'s to say).
+ */
+export function commandPathUnderGit(workspace: string): (absolute: string) => Promise<boolean> {
+  const rootOf = realRoot(workspace);
+  return async (absolute) => {
+    try {
+      const real = await realPathOf(absolute);
+      const root = await rootOf();
+      if (real === undefined || !isWithin(root, real)) return false;
+      return path.relative(root, real).split(path.sep).some((part) => part.toLowerCase() === '.git');
+    } catch {
+      return true;
+    }
+  };
+}
+
+/** The workspace's real path, looked up once (again after a failure). */
+function realRoot(workspace: string): () => Promise<string> {
+  let root: Promise<string> | undefined;
+  return () =>
+    (root ??= realpath(workspace).catch((error: unknown) => {
+      root = undefined;
+      throw error;
+    }));
 }
 
 async function realPathOf(absolute: string): Promise<string | undefined> {

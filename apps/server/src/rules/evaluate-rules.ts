@@ -5,6 +5,7 @@ import { commandBaseName, hostOfUrl, isExactOnlyCommand, matchHost } from '@airl
 import { allowsCommand, deniesCommand, folderAfter, setsShellVariables, type LineFacts } from './match-command';
 import type { PathFacts } from './outside-workspace';
 import { readCommandLine } from './command-line-reader';
+import { commandPathUnderGit } from './command-path-inside';
 import type { CommandLine, SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
 import { COMPUTED_WORD, runnerCall } from './program-runners';
@@ -14,6 +15,7 @@ import { matchPathGlob } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
 import { letterEscape, patternNaming } from './hidden-program-name';
 import { MCP_TOOL, type Rule, type RuleScope } from '@airlock/api';
+import { mcpToolName } from '../mcp/mcp-tool';
 
 /** A tool call as the rules see it. */
 export interface RuleCall {
@@ -57,6 +59,14 @@ export interface RuleContext {
    * glob among them counts as leading anywhere. Default: judged by their text only.
    */
   leadsInside?: (absolute: string) => Promise<boolean>;
+  /**
+   * Whether an absolute path a command line names leads, once its links are followed, into a `.git` folder of the
+   * workspace (true when that cannot be told). Given, the paths command rules keep out of `.git` (a test runner's
+   * operands) must stay out of it by where they lead as well as by their text: `pytest docs/hooks` with a link `docs
+   * -> .git` the repository holds is asked about. Default: with `leadsInside`, looked up on the file system
+   * (`commandPathUnderGit`); without, not looked up.
+   */
+  leadsUnderGit?: (absolute: string) => Promise<boolean>;
   /**
    * For the workspace-relative names of a file about to be written, the folder where the write would complete or
    * change a Git directory (`gitLayoutWrite`), or undefined. Given, no path rule allows such a write: it is asked,
@@ -173,9 +183,10 @@ export async function evaluateRules(call: RuleCall, rules: readonly Rule[], cont
 /**
  * The rules that allow the commands of a line, one per command (each rule once); or, when the rules would allow it
  * but for where it works, the first place it leaves the workspace and the rule of the command so judged
- * (`outsideOf`); or undefined. Where a path leads once its links are followed (`context.leadsInside`) is looked up
- * between two passes: the first takes every path the rules check as its text says and notes it, the second answers
- * each from its lookup, a path the first did not note counting as outside.
+ * (`outsideOf`); or undefined. Where a path leads once its links are followed (`context.leadsInside`, and whether
+ * into `.git`: `leadsUnderGit`) is looked up between two passes: the first takes every path the rules check as its
+ * text says and notes it, the second answers each from its lookup, a path the first did not note counting as outside
+ * and under `.git`.
  */
 async function judgeLine(
   commands: readonly SimpleCommand[],
@@ -183,29 +194,44 @@ async function judgeLine(
   context: RuleContext,
 ): Promise<{ rules: Rule[] } | { within: Rule; leadsOut: LeadsOut } | { within: Rule; uncovered: string } | undefined> {
   const { leadsInside } = context;
-  let inside: ((absolute: string) => boolean) | undefined;
+  let looked: Pick<LinePaths, 'leadsInside' | 'leadsUnderGit'> | undefined;
   if (leadsInside !== undefined) {
+    const underGit = context.leadsUnderGit ?? commandPathUnderGit(context.workspace);
     const noted = new Set<string>();
-    const noting = (absolute: string) => {
-      noted.add(absolute);
-      return true;
+    const notedGit = new Set<string>();
+    const noting = {
+      leadsInside: (absolute: string) => {
+        noted.add(absolute);
+        return true;
+      },
+      leadsUnderGit: (absolute: string) => {
+        notedGit.add(absolute);
+        return false;
+      },
     };
-    const first = rulesFor(commands, rules, lineFacts(commands, context, { leadsInside: noting }));
-    if (first !== undefined && noted.size === 0) return { rules: unique(first) };
-    if (noted.size > MAX_PATH_LOOKUPS) return undefined;
-    const looked = await Promise.all([...noted].map(async (absolute) => [absolute, await leadsInside(absolute).catch(() => false)] as const));
-    const found = new Set(looked.filter(([, answer]) => answer).map(([absolute]) => absolute));
-    inside = (absolute) => found.has(absolute);
+    const first = rulesFor(commands, rules, lineFacts(commands, context, noting));
+    if (first !== undefined && noted.size === 0 && notedGit.size === 0) return { rules: unique(first) };
+    if (noted.size > MAX_PATH_LOOKUPS || notedGit.size > MAX_PATH_LOOKUPS) return undefined;
+    const found = await answered(noted, (absolute) => leadsInside(absolute).catch(() => false));
+    const underGitFound = await answered(notedGit, (absolute) => underGit(absolute).catch(() => true));
+    // A path the first pass did not note counts as outside, and as under `.git`.
+    looked = { leadsInside: (absolute) => found.has(absolute), leadsUnderGit: (absolute) => !notedGit.has(absolute) || underGitFound.has(absolute) };
     // A line not covered with every path inside is not covered with fewer: its lookups only say why.
     if (first !== undefined) {
-      const second = rulesFor(commands, rules, lineFacts(commands, context, { leadsInside: inside }));
+      const second = rulesFor(commands, rules, lineFacts(commands, context, looked));
       if (second !== undefined) return { rules: unique(second) };
     }
   } else {
     const used = rulesFor(commands, rules, lineFacts(commands, context));
     if (used !== undefined) return { rules: unique(used) };
   }
-  return outsideOf(commands, rules, context, inside) ?? namedNotCovered(commands, rules, lineFacts(commands, context, inside === undefined ? {} : { leadsInside: inside }));
+  return outsideOf(commands, rules, context, looked) ?? namedNotCovered(commands, rules, lineFacts(commands, context, looked));
+}
+
+/** The paths of `paths` for which `lookUp` answers true, looked up at once. */
+async function answered(paths: ReadonlySet<string>, lookUp: (absolute: string) => Promise<boolean>): Promise<Set<string>> {
+  const answers = await Promise.all([...paths].map(async (absolute) => [absolute, await lookUp(absolute)] as const));
+  return new Set(answers.filter(([, answer]) => answer).map(([absolute]) => absolute));
 }
 
 /**
@@ -241,12 +267,14 @@ function namedNotCovered(commands: readonly SimpleCommand[], rules: readonly Rul
  * noted is the reason and the rule of its command (for a command that moved the shell, of the first command after
  * it) is the one named. Never an allow: only what the card says.
  */
-function outsideOf(commands: readonly SimpleCommand[], rules: readonly Rule[], context: RuleContext, inside: ((absolute: string) => boolean) | undefined): { within: Rule; leadsOut: LeadsOut } | undefined {
+function outsideOf(
+  commands: readonly SimpleCommand[],
+  rules: readonly Rule[],
+  context: RuleContext,
+  looked: Pick<LinePaths, 'leadsInside' | 'leadsUnderGit'> | undefined,
+): { within: Rule; leadsOut: LeadsOut } | undefined {
   const seen: { leadsOut: LeadsOut; at: number }[] = [];
-  const facts = lineFacts(commands, context, {
-    ...(inside === undefined ? {} : { leadsInside: inside }),
-    seen: (leadsOut, at) => seen.push({ leadsOut, at }),
-  });
+  const facts = lineFacts(commands, context, { ...looked, seen: (leadsOut, at) => seen.push({ leadsOut, at }) });
   const used = rulesFor(commands, rules, facts);
   if (used === undefined) return undefined;
   // A command that moved the shell counts for those after it (a `cd` at the end moves none of them), a word for its own.
@@ -290,13 +318,18 @@ function unique(rules: readonly Rule[]): Rule[] {
  * for the rest, but is counted as though it did.
  */
 function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, paths: LinePaths = {}): LineFacts[] {
-  const { leadsInside, seen } = paths;
+  const { leadsInside, leadsUnderGit, seen } = paths;
   const setsVariables = commands.some(setsShellVariables);
   const facts: LineFacts[] = [];
   let left = false;
   let folder = context.workspace;
   for (const [index, command] of commands.entries()) {
-    const here: PathFacts = { workspace: context.workspace, leftWorkspace: left, ...(leadsInside === undefined ? {} : { folder, leadsInside }) };
+    const here: PathFacts = {
+      workspace: context.workspace,
+      leftWorkspace: left,
+      ...(leadsInside === undefined ? {} : { folder, leadsInside }),
+      ...(leadsUnderGit === undefined ? {} : { leadsUnderGit }),
+    };
     const outsideSeen = seen === undefined ? undefined : (word: ShellWord) => seen({ kind: 'named', text: wordText(word) }, index);
     facts.push({ setsVariables, ...here, ...(outsideSeen === undefined ? {} : { outsideSeen }) });
     const next = folderAfter(command, here);
@@ -311,6 +344,8 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, pat
 /** How `lineFacts` looks at paths: where links lead (see `RuleContext.leadsInside`), and, only to say why, `seen`. */
 interface LinePaths {
   leadsInside?: (absolute: string) => boolean;
+  /** Whether a path leads into a `.git` folder of the workspace by its links (see `RuleContext.leadsUnderGit`). */
+  leadsUnderGit?: (absolute: string) => boolean;
   /**
    * Given, nothing counts as leading out of the workspace: each command that may lead the shell out, and each word
    * that may name a place outside, is handed here with the index of its command instead (`outsideOf`).
@@ -538,10 +573,21 @@ class CallView {
         return rule.tool === MCP_TOOL && call.mcp?.server === match.server;
       case 'exact-arguments':
         // The call's arguments have the tool's declared defaults filled in; so, for the comparison, have the rule's.
-        return rule.tool === call.tool && canonicalJson(call.withDefaults?.(match.arguments) ?? match.arguments) === canonicalJson(call.arguments);
+        return namesTool(rule, call) && canonicalJson(call.withDefaults?.(match.arguments) ?? match.arguments) === canonicalJson(call.arguments);
       case 'command-prefix':
       case 'path-glob':
         return false;
     }
   }
+}
+
+/**
+ * Whether an exact-arguments rule names the call's tool. A deny rule also names an MCP tool by its plain
+ * `<server>__<tool>` when the tool is offered under a hashed name because that name would read as another server's
+ * tool (`mcpToolName`): a rule written before the hash, or for the name as it read, must not stop denying. That name
+ * may be two servers' tools: a deny covers each, an allow none, since it does not say which one was meant.
+ */
+function namesTool(rule: Rule, call: RuleCall): boolean {
+  if (rule.tool === call.tool) return true;
+  return rule.effect === 'deny' && call.mcp !== undefined && rule.tool === mcpToolName(call.mcp.server, call.mcp.tool);
 }

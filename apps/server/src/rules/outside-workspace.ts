@@ -25,6 +25,12 @@ export interface PathFacts {
    */
   leadsInside?: (absolute: string) => boolean;
   /**
+   * Whether an absolute path, as `leadsInside` takes it, leads once its links are followed into a `.git` folder of
+   * the workspace (`docs/hooks` with `docs -> .git`), for the checks that keep a command out of `.git`
+   * (`mayLeadUnderGit`). Default: not looked up.
+   */
+  leadsUnderGit?: (absolute: string) => boolean;
+  /**
    * Only for saying why a line was asked, never when deciding: given, a word that may name a place outside the
    * workspace is handed here and taken for one inside, so a second look finds whether the rules would cover the line
    * but for such words (`evaluateRules`' `leadsOut`). Default: none.
@@ -52,6 +58,21 @@ export function mayNameOutside(word: ShellWord, facts: PathFacts): boolean {
  */
 export function mayNameOutsideFolder(word: ShellWord, facts: PathFacts): boolean {
   return seenOutside(word, facts, wordLeadsOut(word, facts, true));
+}
+
+/**
+ * Whether a word that names a file may lead into a `.git` folder of the workspace by its links, given
+ * `facts.leadsUnderGit` (its text is the caller's to judge): a path is looked up from the folder the command runs in,
+ * and a word the shell expands counts as one that may.
+ */
+export function mayLeadUnderGit(word: ShellWord, facts: PathFacts): boolean {
+  const { leadsUnderGit } = facts;
+  if (leadsUnderGit === undefined) return false;
+  if (word.kind !== 'literal') return true;
+  if (word.value === '' || word.value === '-') return false;
+  const from = facts.folder ?? facts.workspace;
+  if (word.value.startsWith('/')) return leadsUnderGit(word.value);
+  return from === undefined || leadsUnderGit(`${from}/${word.value}`);
 }
 
 function seenOutside(word: ShellWord, facts: PathFacts, outside: boolean): boolean {

@@ -327,3 +327,35 @@ describe('test runners and a link inside the workspace that leads out', () => {
     expect((await evaluateRules(terminal('pytest sub'), rules, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) })).decision).toBe('allow');
   });
 });
+
+describe('test runners and a link the repository holds that leads into .git', () => {
+  it.each([
+    'pytest docs/COMMIT_EDITMSG',
+    'pytest docs/hooks',
+    'pytest docs',
+    'pytest -q upper/COMMIT_EDITMSG',
+    'pytest /WORKSPACE/docs/COMMIT_EDITMSG',
+    'pytest sub/git/COMMIT_EDITMSG',
+    'cd docs && pytest hooks',
+    'cd sub && pytest git',
+    'vitest run docs/x.test.ts',
+    'jest --testTimeout 5 docs',
+    'rspec docs/COMMIT_EDITMSG',
+    'phpunit docs/x.php',
+  ])('asks about %j', async (command) => {
+    await using folder = await tempFolder();
+    const workspace = path.join(folder.path, 'ws');
+    await mkdir(path.join(workspace, '.git', 'hooks'), { recursive: true });
+    await mkdir(path.join(workspace, 'sub'), { recursive: true });
+    await mkdir(path.join(workspace, 'tests'), { recursive: true });
+    await writeFile(path.join(workspace, '.git', 'COMMIT_EDITMSG'), '>>> open("PWNED", "w")\n');
+    // Checked in as links: git keeps a link as its target's text.
+    await symlink('.git', path.join(workspace, 'docs'));
+    await symlink('.git', path.join(workspace, 'upper'));
+    await symlink('../.git', path.join(workspace, 'sub', 'git'));
+    const rules = [prefix('pytest'), prefix('vitest'), prefix('jest'), prefix('rspec'), prefix('phpunit'), prefix('cd')];
+    const judge = (line: string) => evaluateRules(terminal(line), rules, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) });
+    expect((await judge(command.replace('/WORKSPACE', workspace))).decision).toBe('ask');
+    expect((await judge('pytest tests && cd sub && pytest .')).decision).toBe('allow');
+  });
+});

@@ -1,4 +1,4 @@
-import { mayNameOutside, type PathFacts } from './outside-workspace';
+import { mayLeadUnderGit, mayNameOutside, type PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
 /** A runner's known options, long names without their dashes. */
@@ -383,11 +383,11 @@ function camelCase(name: string): string {
 
 /**
  * Whether a test runner's operand may name a place outside the workspace (whose tests and config it would load, as
- * `cd there && …` would), or one under a `.git` folder, where calls a rule allows write text the model chose (`git
- * commit -m …` writes `.git/COMMIT_EDITMSG`).
+ * `cd there && …` would), or one under a `.git` folder, by its text or its links (`docs/hooks` with `docs -> .git`),
+ * where calls a rule allows write text the model chose (`git commit -m …` writes `.git/COMMIT_EDITMSG`).
  */
 function leadsAway(word: ShellWord, facts: PathFacts): boolean {
-  return mayNameOutside(word, facts) || underGitFolder(word);
+  return mayNameOutside(word, facts) || underGitFolder(word) || mayLeadUnderGit(word, facts);
 }
 
 /** Whether a path (before a test's `::name`) has a `.git` folder in it, in any case (macOS's file names ignore it). */
