@@ -7,7 +7,7 @@ import { ConfigError, type AirlockConfig } from './config';
 import { logToConsole } from './console-line';
 import { loadMcpConfig, McpConfigError, McpManager, placeStdioServers } from './mcp';
 import { resolveChatModel } from './models';
-import { RuleBook } from './rules';
+import { RuleBook, staleToolNames } from './rules';
 import { asStorageFailure, PostgresStore, SqliteStore, StoreError, withStorageFailures } from './store';
 import { createBuiltinTools, DEFAULT_MAX_PROCESSES, isWithin, ownHostUserId, processLimitWarning, resolveToolSandbox, SandboxUnavailableError, type ToolSandbox } from './tools';
 
@@ -121,6 +121,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     throw error;
   }
   const rules = await RuleBook.open({ store, workspace: config.workspace, log, ...(cluster === undefined ? {} : { cluster }) });
+  for (const line of staleToolNames((await rules.list()).map((view) => view.rule), catalog.tools())) log(`Warning: ${line}`);
   const chat = new ChatService({
     registry: new ApprovalRegistry(),
     model: () => resolved.model,

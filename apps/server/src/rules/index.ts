@@ -33,3 +33,4 @@ export {
   type WorkspaceRules,
 } from './workspace-rules-file';
 export { RuleBook, type RuleBookOptions } from './rule-book';
+export { staleToolNames } from './stale-tool-names';
