@@ -106,7 +106,7 @@ describe('runs that outlive a tab or a socket', () => {
     const card = chat.card();
     await chat.waitForStatus(card, 'Waiting for your decision');
     await chat.button(card, 'Allow terminal').click();
-    await card.getByRole('alert').getByText('Could not send your decision', { exact: false }).waitFor();
+    await card.getByRole('alert').getByText('No answer came to your decision', { exact: false }).waitFor();
     await chat.waitForStatus(card, 'Waiting for your decision');
     expect(await suite.airlock.runCount()).toBe(0);
     await chat.connected();

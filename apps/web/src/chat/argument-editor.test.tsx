@@ -135,7 +135,7 @@ describe('editing a call before allowing it', () => {
     const editor = openEditor();
     fireEvent.change(within(editor).getByRole('textbox', { name: /^command/ }), { target: { value: 'ls' } });
     await act(async () => fireEvent.click(within(editor).getByRole('button', { name: 'Allow edited' })));
-    expect(within(editor).getByRole('alert').textContent).toBe('The server refused the edited arguments: arguments: invalid for "terminal": command: Too long');
+    expect(within(editor).getByRole('alert').textContent).toBe('The server refused the edited arguments: arguments: invalid for "terminal": command: Too long. Nothing was applied, and the call still waits: fix the arguments and allow again.');
     expect(screen.getByTestId('tool-status').textContent).toBe('Waiting for your decision');
     expect(within(editor).getByRole('button', { name: 'Allow edited' }).hasAttribute('disabled')).toBe(false);
   });

@@ -14,7 +14,7 @@ import {
   type FormField,
   type JsonSchema,
 } from './argument-form';
-import { UnsteadyClickHint } from './decision-controls';
+import { EDIT_REFUSED_HINT, UnsteadyClickHint } from './decision-controls';
 import { ToolArguments, VisibleTextView } from './tool-arguments';
 import type { DraftInput, EditDraft } from './waiting-drafts';
 
@@ -179,7 +179,7 @@ export function ArgumentEditor({ toolName, schema, declared, proposed, busy, ser
       )}
       {serverError !== null && (
         <p className="problem" role="alert">
-          The server refused the edited arguments: <VisibleTextView text={toVisibleText(serverError)} />
+          The server refused the edited arguments: <VisibleTextView text={toVisibleText(serverError)} />. {EDIT_REFUSED_HINT}
         </p>
       )}
       {read.args !== null && !unchanged && (

@@ -4,7 +4,7 @@ import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { AlwaysAllowScope, CHAT_SCOPE, type AlwaysChoice } from './always-allow-scope';
 import { Countdown } from './countdown';
 import { MAX_REASON_LENGTH, type DecisionRequest } from './send-decision';
-import type { DecisionProblem, ToolCallState } from './tool-call-state';
+import type { DecisionProblem, RefusedWhy, ToolCallState } from './tool-call-state';
 
 type Undecided = Extract<ToolCallState, { status: 'awaiting-decision' | 'deciding' }>;
 
@@ -171,15 +171,40 @@ export function UnsteadyClickHint({ reason }: { reason: UnsteadyReason }) {
 }
 
 function ProblemHint({ problem }: { problem: DecisionProblem }) {
-  const text: Record<DecisionProblem['kind'], string> = {
-    'send-failed': `Could not send your decision${problem.kind === 'send-failed' ? ` (${problem.message})` : ''}. Check the connection and try again.`,
-    'invalid-arguments': `The server refused the edited arguments${problem.kind === 'invalid-arguments' ? `: ${problem.message}` : ''}.`,
-    'not-found': 'Could not send your decision: the server has no such call waiting. Try again; if the run moved on, this card updates by itself.',
-    'already-decided': `This call was already decided${problem.kind === 'already-decided' ? `: ${decidedAs[problem.decision]}` : ''}, perhaps in another tab. This card updates as the run goes on.`,
-  };
   return (
     <p className="problem" role="alert">
-      {text[problem.kind]}
+      {problemText(problem)}
     </p>
   );
+}
+
+/** Said after the server's reason for refusing an edit (in the editor): what became of the call, and how to try again. */
+export const EDIT_REFUSED_HINT = 'Nothing was applied, and the call still waits: fix the arguments and allow again.';
+
+/** The call still waits after a refusal: what to do about it, by why it was refused. */
+const refusedHint: Record<RefusedWhy, string> = {
+  'too-late': 'It reached the server after this page had stopped waiting for its answer, so it was not applied. The call still waits: try again.',
+  invalid: 'Nothing was applied, and the call still waits: change what the server names, or decide otherwise, and try again.',
+  conflict: 'Nothing was applied, and the call still waits: do what the server says, and try again.',
+  busy: 'Nothing was applied, and the call still waits: try again in a moment.',
+  'not-authorized': 'Nothing was applied: reload the page, or open Airlock’s start-up link again, then try again.',
+  gone: 'Nothing was applied. If this card still shows its buttons, try again; if the run moved on, the card updates by itself.',
+};
+
+/** What the card says of a decision that did not take, and how to try again. */
+export function problemText(problem: DecisionProblem): string {
+  switch (problem.kind) {
+    case 'send-failed':
+      return `No answer came to your decision (${problem.message}). Check the connection and try again.`;
+    case 'invalid-arguments':
+      return `The server refused the edited arguments: ${problem.message}. ${EDIT_REFUSED_HINT}`;
+    case 'refused':
+      return problem.why === 'too-late' ? `The server refused your decision. ${refusedHint[problem.why]}` : `The server refused your decision (${problem.message}). ${refusedHint[problem.why]}`;
+    case 'server-failed':
+      return `The server failed while taking your decision (${problem.message}). If this card still shows its buttons, the call still waits: try again.`;
+    case 'not-found':
+      return 'The server has no such call waiting, so your decision was not applied. If this card still shows its buttons, try again; if the run moved on, it updates by itself.';
+    case 'already-decided':
+      return `This call was already decided: ${decidedAs[problem.decision]}, perhaps in another tab. This card updates as the run goes on.`;
+  }
 }

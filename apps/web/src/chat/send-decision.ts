@@ -1,7 +1,7 @@
 import type { ConfirmInput, ConfirmResult, PersonDecision, ToolArguments } from '../lib/api-types';
 import type { ChatAction } from './chat-reducer';
-import { tabDecisions } from './tab-decisions';
-import type { DecisionProblem, ToolCallView } from './tool-call-state';
+import { tabDecisions, type TabDecisionOutcome } from './tab-decisions';
+import type { DecisionProblem, RefusedWhy, ToolCallView } from './tool-call-state';
 
 /** The server's limit on a deny reason. */
 export const MAX_REASON_LENGTH = 2000;
@@ -54,7 +54,7 @@ export async function sendDecision(options: SendDecisionOptions): Promise<Confir
       ...(edited === undefined ? {} : { arguments: edited }),
     });
     const problem = problemOf(result);
-    tabDecisions.record(approvalId, request.decision, problem === null ? 'accepted' : problem.kind === 'already-decided' || problem.kind === 'not-found' ? 'superseded' : 'unanswered');
+    tabDecisions.record(approvalId, request.decision, problem === null ? 'accepted' : outcomeOf(problem));
     dispatch(
       problem === null
         ? {
@@ -68,20 +68,61 @@ export async function sendDecision(options: SendDecisionOptions): Promise<Confir
     );
     return result;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    // A refused edit (the tool's schema) leaves the call waiting: the editor shows why.
-    const problem: DecisionProblem = edited !== undefined && isBadRequest(error) ? { kind: 'invalid-arguments', message } : { kind: 'send-failed', message };
-    // Refused (the call still waits), or no answer came: it may have been applied.
-    tabDecisions.record(approvalId, request.decision, problem.kind === 'invalid-arguments' ? 'superseded' : 'unanswered');
+    const problem = problemOfError(error, { edited: edited !== undefined });
+    tabDecisions.record(approvalId, request.decision, outcomeOf(problem));
     dispatch({ type: 'decision-rejected', key: call.key, problem });
     return undefined;
   }
 }
 
-function isBadRequest(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null || !('data' in error)) return false;
+/** The tRPC code of an error the server answered with; undefined when no answer came (the client's own error). */
+function serverCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('data' in error)) return undefined;
   const { data } = error as { data?: unknown };
-  return typeof data === 'object' && data !== null && (data as { code?: unknown }).code === 'BAD_REQUEST';
+  if (typeof data !== 'object' || data === null) return undefined;
+  const { code } = data as { code?: unknown };
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The server's refusals of a decision that applied nothing (see confirmTool and toTRPCError), by tRPC code. */
+const refusedWhy = new Map<string, RefusedWhy>([
+  ['TIMEOUT', 'too-late'],
+  ['BAD_REQUEST', 'invalid'],
+  ['CONFLICT', 'conflict'],
+  ['TOO_MANY_REQUESTS', 'busy'],
+  ['UNAUTHORIZED', 'not-authorized'],
+  ['FORBIDDEN', 'not-authorized'],
+  ['NOT_FOUND', 'gone'],
+]);
+
+/**
+ * Why a decision that threw did not take: the server refused it (by its code; a refused edit is shown in the editor),
+ * the server failed on it (any other code: it may have been applied), or no answer came (no code: the connection
+ * went, or the deadline passed with none).
+ */
+export function problemOfError(error: unknown, { edited }: { edited: boolean }): DecisionProblem {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = serverCode(error);
+  if (code === undefined) return { kind: 'send-failed', message };
+  const why = refusedWhy.get(code);
+  if (why === undefined) return { kind: 'server-failed', message };
+  if (why === 'invalid' && edited) return { kind: 'invalid-arguments', message };
+  return { kind: 'refused', why, message };
+}
+
+/** What became of this tab's decision, by why it did not take. */
+export function outcomeOf(problem: DecisionProblem): TabDecisionOutcome {
+  const outcomes: Record<DecisionProblem['kind'], TabDecisionOutcome> = {
+    'already-decided': 'superseded',
+    'not-found': 'superseded',
+    // The call still waits: a decision shown later was made by someone else, or the call timed out or was stopped.
+    'invalid-arguments': 'refused',
+    refused: 'refused',
+    'server-failed': 'failed',
+    // It may have been applied before its deadline.
+    'send-failed': 'unanswered',
+  };
+  return outcomes[problem.kind];
 }
 
 function problemOf(result: ConfirmResult): DecisionProblem | null {

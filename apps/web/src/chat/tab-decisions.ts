@@ -3,10 +3,11 @@ import type { PersonDecision } from '../lib/api-types';
 
 /**
  * What became of a decision this tab sent on a call: on its way, taken by the server, not applied because the call
- * was decided first elsewhere (another tab, `airlock chat`, an integration), or sent with no answer (the connection
- * closed: it may or may not have been applied).
+ * was decided first elsewhere (another tab, `airlock chat`, an integration), refused by the server (too late, not
+ * valid: nothing was applied, and the call went on waiting), failed on the server (it may or may not have been
+ * applied), or sent with no answer (the connection closed: it may or may not have been applied).
  */
-export type TabDecisionOutcome = 'sent' | 'accepted' | 'superseded' | 'unanswered';
+export type TabDecisionOutcome = 'sent' | 'accepted' | 'superseded' | 'refused' | 'failed' | 'unanswered';
 
 export interface TabDecision {
   decision: PersonDecision;
@@ -71,7 +72,7 @@ export class TabDecisions {
   };
 }
 
-const OUTCOMES: readonly string[] = ['sent', 'accepted', 'superseded', 'unanswered'];
+const OUTCOMES: readonly string[] = ['sent', 'accepted', 'superseded', 'refused', 'failed', 'unanswered'];
 
 function readStored(storage: Storage | undefined): [string, TabDecision][] {
   try {
@@ -102,12 +103,12 @@ export const tabDecisions = new TabDecisions(sessionStorageOrNothing());
 
 /**
  * Who made a person's decision on the call with this approval id: this tab, when it sent one that the server took or
- * has not answered yet; another tab or client otherwise (this tab sent none, or its own came second); unknown when
- * this tab's got no answer.
+ * has not answered yet; another tab or client otherwise (this tab sent none, its own came second, or the server
+ * refused it); unknown when this tab's got no answer or failed on the server.
  */
 export function decidedBy(mine: TabDecision | undefined): DecidedBy {
-  if (mine === undefined || mine.outcome === 'superseded') return 'elsewhere';
-  return mine.outcome === 'unanswered' ? 'unknown' : 'you';
+  const by: Record<TabDecisionOutcome, DecidedBy> = { sent: 'you', accepted: 'you', superseded: 'elsewhere', refused: 'elsewhere', failed: 'unknown', unanswered: 'unknown' };
+  return mine === undefined ? 'elsewhere' : by[mine.outcome];
 }
 
 /** This tab's decision on a call, kept up to date. */

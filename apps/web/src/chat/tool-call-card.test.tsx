@@ -239,7 +239,7 @@ describe('ToolCallCard decisions', () => {
     const send = vi.fn<SendConfirm>(async () => ({ resolved: false, status: 'not-found' }));
     render(<Harness call={view(awaiting)} send={send} />);
     await act(async () => fireEvent.click(decisionButtons().deny));
-    expect(screen.getByRole('alert').textContent).toMatch(/^Could not send your decision/);
+    expect(screen.getByRole('alert').textContent).toBe('The server has no such call waiting, so your decision was not applied. If this card still shows its buttons, try again; if the run moved on, it updates by itself.');
     expect((decisionButtons().allow as HTMLButtonElement).disabled).toBe(false);
     expect(screen.getByTestId('tool-status').textContent).toBe('Waiting for your decision');
     await act(async () => fireEvent.click(decisionButtons().allow));
@@ -261,7 +261,7 @@ describe('ToolCallCard decisions', () => {
     render(<Harness call={view(awaiting)} send={send} />);
     await act(async () => fireEvent.click(decisionButtons().always));
     expect(send).toHaveBeenCalledWith({ sessionId: 'chat_1', approvalId: 'apv_1', decision: 'allow', clientLabel: 'web', always: true });
-    expect(screen.getByRole('alert').textContent).toBe('Could not send your decision (WebSocket closed). Check the connection and try again.');
+    expect(screen.getByRole('alert').textContent).toBe('No answer came to your decision (WebSocket closed). Check the connection and try again.');
     expect((decisionButtons().always as HTMLButtonElement).disabled).toBe(false);
   });
 

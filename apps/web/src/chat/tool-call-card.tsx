@@ -16,7 +16,7 @@ import { RuleAsked } from '../rules/rule-asked';
 import { RuleProvenance } from '../rules/rule-provenance';
 import { SteadyButton } from '../lib/steady-button';
 import { isTextEntry } from '../waiting/focus-approval';
-import { decidedBy, useTabDecision, type DecidedBy, type TabDecision } from './tab-decisions';
+import { decidedBy, useTabDecision, type DecidedBy, type TabDecision, type TabDecisionOutcome } from './tab-decisions';
 import { isUndecided, type Allower, type Approver, type ToolCallState, type ToolCallStatus, type ToolCallView } from './tool-call-state';
 
 type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
@@ -430,15 +430,22 @@ const ELSEWHERE = 'in another tab or client';
 
 /**
  * Said on a decided card when this tab's own decision on it did not take: the call was decided first elsewhere (the
- * card shows that decision), or no answer came to it.
+ * card shows that decision), the server refused it, or no clear answer came to it.
  */
 function NotAppliedNote({ mine }: { mine: TabDecision | undefined }) {
-  if (mine === undefined || (mine.outcome !== 'superseded' && mine.outcome !== 'unanswered')) return null;
-  return (
+  if (mine === undefined) return null;
+  const notes: Record<TabDecisionOutcome, string | null> = {
+    sent: null,
+    accepted: null,
+    superseded: `Your ${mine.decision} was not applied: this call was decided ${ELSEWHERE} first.`,
+    refused: `Your ${mine.decision} was refused by the server and not applied.`,
+    failed: `The server failed while taking your ${mine.decision}: the decision shown may be yours or one made ${ELSEWHERE}.`,
+    unanswered: `No answer came to your ${mine.decision}: the decision shown may be yours or one made ${ELSEWHERE}.`,
+  };
+  const note = notes[mine.outcome];
+  return note === null ? null : (
     <p className="detail" role="note">
-      {mine.outcome === 'superseded'
-        ? `Your ${mine.decision} was not applied: this call was decided ${ELSEWHERE} first.`
-        : `No answer came to your ${mine.decision}: the decision shown may be yours or one made ${ELSEWHERE}.`}
+      {note}
     </p>
   );
 }

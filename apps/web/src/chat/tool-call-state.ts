@@ -3,11 +3,24 @@ import type { ShownReason } from '@airlock/core';
 
 /** Why a decision did not take, shown beside the buttons that stay usable. */
 export type DecisionProblem =
+  /** No answer came (the connection went, or the deadline passed first): it may have been applied before. */
   | { kind: 'send-failed'; message: string }
   /** The server refused the person's edit of the arguments (its schema check); the call still waits. */
   | { kind: 'invalid-arguments'; message: string }
+  /** The server refused the decision and applied nothing, for `why`; the call still waits. */
+  | { kind: 'refused'; why: RefusedWhy; message: string }
+  /** The server failed while taking the decision: whether it was applied, only the run's events tell. */
+  | { kind: 'server-failed'; message: string }
   | { kind: 'not-found' }
   | { kind: 'already-decided'; decision: Decision };
+
+/**
+ * Why the server refused a decision, from its error's code: it reached the server after its deadline, when the page
+ * had stopped waiting (TIMEOUT); it was not valid (BAD_REQUEST); it conflicts with the call as it is now, e.g. an
+ * "Always allow" rule for a tool that changed (CONFLICT); over a limit (TOO_MANY_REQUESTS); the page's credential
+ * was refused (UNAUTHORIZED, FORBIDDEN); what it names is gone (NOT_FOUND).
+ */
+export type RefusedWhy = 'too-late' | 'invalid' | 'conflict' | 'busy' | 'not-authorized' | 'gone';
 
 /** Who let a call run; `not-asked` until the run says why a call that did not ask may run. */
 export type Approver = 'you' | 'grant' | 'rule' | 'no-confirmation' | 'not-asked';

@@ -1,5 +1,6 @@
 import { useCallback, useState } from 'react';
 import type { ConfirmResult, PersonDecision } from '../lib/api-types';
+import { outcomeOf, problemOfError } from '../chat/send-decision';
 import { tabDecisions } from '../chat/tab-decisions';
 import { trpc } from '../lib/trpc';
 
@@ -24,8 +25,9 @@ export function useDecideWaiting() {
         const result = await utils.client.chat.confirmTool.mutate({ sessionId, approvalId, decision, clientLabel: 'web' });
         tabDecisions.record(approvalId, decision, result.resolved ? 'accepted' : 'superseded');
         return result;
-      } catch {
-        tabDecisions.record(approvalId, decision, 'unanswered');
+      } catch (error) {
+        // Refused (the call still waits), failed on the server, or no answer came: the card says which.
+        tabDecisions.record(approvalId, decision, outcomeOf(problemOfError(error, { edited: false })));
         return undefined;
       } finally {
         setSending((current) => {
