@@ -63,11 +63,12 @@ export function mayNameOutsideFolder(word: ShellWord, facts: PathFacts): boolean
 /**
  * Whether a word that names a file may lead into a `.git` folder of the workspace by its links, given
  * `facts.leadsUnderGit` (its text is the caller's to judge): a path is looked up from the folder the command runs in,
- * and a word the shell expands counts as one that may.
+ * and a word the shell expands counts as one that may. False for a word that may lead out of the workspace, which is
+ * `mayNameOutside`'s to judge (and, when only saying why, to note).
  */
 export function mayLeadUnderGit(word: ShellWord, facts: PathFacts): boolean {
   const { leadsUnderGit } = facts;
-  if (leadsUnderGit === undefined) return false;
+  if (leadsUnderGit === undefined || wordLeadsOut(word, facts, false)) return false;
   if (word.kind !== 'literal') return true;
   if (word.value === '' || word.value === '-') return false;
   const from = facts.folder ?? facts.workspace;

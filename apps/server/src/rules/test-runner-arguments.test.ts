@@ -358,4 +358,12 @@ describe('test runners and a link the repository holds that leads into .git', ()
     expect((await judge(command.replace('/WORKSPACE', workspace))).decision).toBe('ask');
     expect((await judge('pytest tests && cd sub && pytest .')).decision).toBe('allow');
   });
+
+  it('names a word that leads out of the workspace as the reason, not as under .git', async () => {
+    await using folder = await tempFolder();
+    const workspace = path.join(folder.path, 'ws');
+    await mkdir(workspace);
+    const decided = await evaluateRules(terminal('pytest ../other'), [prefix('pytest')], { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) });
+    expect(decided).toMatchObject({ decision: 'ask', leadsOut: { kind: 'named', text: '../other' } });
+  });
 });
