@@ -5,10 +5,14 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, type AirlockConfig } from './config';
 import { logToConsole } from './console-line';
-import { loadMcpConfig, McpConfigError, McpManager, placeStdioServers } from './mcp';
-import { resolveChatModel } from './models';
+import { loadMcpConfig, McpConfigError } from './mcp/mcp-config';
+import type { McpManager } from './mcp/mcp-manager';
+import { placeStdioServers } from './mcp/place-stdio-servers';
+import { resolveChatModel } from './models/resolve-model';
 import { RuleBook, staleToolNames } from './rules';
-import { asStorageFailure, PostgresStore, SqliteStore, StoreError, withStorageFailures } from './store';
+import { SqliteStore } from './store/sqlite-store';
+import { asStorageFailure, withStorageFailures } from './store/storage-failure';
+import { StoreError } from './store/store-error';
 import { createBuiltinTools, DEFAULT_MAX_PROCESSES, isWithin, ownHostUserId, processLimitWarning, resolveToolSandbox, SandboxUnavailableError, type ToolSandbox } from './tools';
 
 export interface CreateServicesOptions {
@@ -101,6 +105,8 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   try {
     if (config.database !== undefined) {
       const { url, schema, instanceId, leaseMs, poolSize } = config.database;
+      // Imported here, not above: a start without a database does not load pg.
+      const { PostgresStore } = await import('./store/postgres-store');
       const shared = await PostgresStore.open({ url, instanceId, leaseMs, log, maxConnections: poolSize, ...(schema === undefined ? {} : { schema }) });
       store = shared;
       cluster = shared;
@@ -196,6 +202,8 @@ async function startMcp(config: AirlockConfig, path: string, log: (line: string)
     log(`MCP servers get PATH without ${placed.droppedPathEntries.map((entry) => (entry === '' ? '(empty)' : entry)).join(', ')}: relative, or in the workspace`);
   }
   for (const warning of placed.warnings) log(`Warning: ${warning}`);
+  // Imported here, not above: a start without MCP servers does not load the MCP SDK.
+  const { McpManager } = await import('./mcp/mcp-manager');
   const manager = new McpManager({
     servers: placed.servers,
     logger: { info: (message) => log(message), warn: (message) => log(`Warning: ${message}`) },

@@ -6,8 +6,7 @@ import { closeInheritedDescriptors } from './inherited-descriptors';
 import { environmentSecretWarnings, openLauncherLink } from './launcher-link';
 import { outputFiles } from './output-files';
 import { startServer } from './start-server';
-import { StorageFailure } from './store';
-import { databaseIgnoresPassword } from './store/database-password-probe';
+import { StorageFailure } from './store/storage-failure';
 
 async function main(argv: readonly string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -23,7 +22,12 @@ async function main(argv: readonly string[]): Promise<number> {
   // Before any tool or MCP server starts: what the launching shell left open must not reach them.
   closeInheritedDescriptors(link === undefined ? [] : [link.fd]);
   // Tools with the network reach the database as the server does: a password it does not check keeps none of them out.
-  const passwordIgnored = config.database !== undefined && config.toolNetwork && (await databaseIgnoresPassword(config.database.url));
+  let passwordIgnored = false;
+  if (config.database !== undefined && config.toolNetwork) {
+    // Imported here, not above: a start without a database does not load pg.
+    const { databaseIgnoresPassword } = await import('./store/database-password-probe');
+    passwordIgnored = await databaseIgnoresPassword(config.database.url);
+  }
   const databaseWarning = databaseReachWarning(config, { passwordIgnored });
   if (databaseWarning !== null) console.warn(databaseWarning);
   const created = await createServices(config, { env: process.env, outputFiles });

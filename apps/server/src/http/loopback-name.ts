@@ -1,6 +1,6 @@
 import { lookup as systemLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { connect, Socket } from 'node:net';
-import { Agent, fetch as undiciFetch, type RequestInfo as UndiciRequestInfo, type RequestInit as UndiciRequestInit } from 'undici';
+import type { Agent, fetch as undiciFetch, RequestInfo as UndiciRequestInfo, RequestInit as UndiciRequestInit } from 'undici';
 
 /** The loopback addresses a `localhost` name stands for, in the order they are tried. */
 const LOOPBACKS = ['127.0.0.1', '::1'] as const;
@@ -102,8 +102,13 @@ export function loopbackPinnedFetch(url: string | URL, answers?: Answers, option
   if (pin === undefined) return undefined;
   // Looked for at once rather than at the first request, which may come after a call that could hold the address.
   if (options.findNow === true) void pin.address();
-  const dispatcher = new Agent({ connect: { lookup: pin.lookup } });
-  const pinned = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => await undiciFetch(input as UndiciRequestInfo, { ...init, dispatcher } as UndiciRequestInit);
+  // undici is imported at the first request, not at start-up.
+  let client: Promise<{ send: typeof undiciFetch; dispatcher: Agent }> | undefined;
+  const pinned = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    client ??= import('undici').then((undici) => ({ send: undici.fetch, dispatcher: new undici.Agent({ connect: { lookup: pin.lookup } }) }));
+    const { send, dispatcher } = await client;
+    return await send(input as UndiciRequestInfo, { ...init, dispatcher } as UndiciRequestInit);
+  };
   // Needed where the web app's browser tests type-check this file: there Response is the DOM's, not undici's.
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
   return pinned as unknown as typeof fetch;

@@ -1,5 +1,6 @@
 import { ModelError } from '@airlock/core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { displayURL } from './display-url';
 import { ModelAnswerTooLargeError } from './line-aligned-fetch';
 import { MODEL_TIME_SETTINGS, type ModelTimeLimit } from './model-time-limits';
 import { MalformedChunkError } from './openai-chunk-reader';
@@ -77,16 +78,6 @@ export function toModelError(error: unknown, context: ModelErrorContext): ModelE
     detail = `the request to the model server at ${where} failed: ${scrub(rootCause(error))}`;
   }
   return new ModelError(context.provider, detail, { cause: error, status });
-}
-
-/** The URL without user, password, query or fragment: safe to show in a message or a log. */
-export function displayURL(raw: string): string {
-  try {
-    const url = new URL(raw);
-    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return '(an invalid URL)';
-  }
 }
 
 /** The message a server put in its error body: `{error: {message}}`, `{error: "…"}` or `{message}`. */

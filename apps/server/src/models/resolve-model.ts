@@ -2,8 +2,7 @@ import { ConcurrencyLimit, errorMessage, type ChatModel } from '@airlock/core';
 import { ConfigError } from '../config';
 import { loopbackPinnedFetch } from '../http/loopback-name';
 import { DEMO_MODEL_NAME, DemoModel, type DemoModelOptions } from './demo-model';
-import { displayURL } from './model-server-errors';
-import { DEFAULT_MAX_CONCURRENT_REQUESTS, OpenAICompatibleModel } from './openai-compatible-model';
+import { displayURL } from './display-url';
 import { LOCAL_MODEL_SERVERS, listModels, probeLocalModelServers, type ProbeOptions } from './probe-model-servers';
 
 /** The model name sent when none is configured and the server lists none; llama.cpp, for one, accepts any name. */
@@ -81,14 +80,14 @@ export async function resolveChatModel(config: ModelConfig, deps: ResolveModelDe
         warning = `could not list the models at ${displayURL(baseURL)} (${errorMessage(error)})`;
       }
     }
-    return connect({ baseURL, provider: providerForURL(baseURL), model, warning }, config, deps);
+    return await connect({ baseURL, provider: providerForURL(baseURL), model, warning }, config, deps);
   }
 
   const found = await (deps.probe ?? probeLocalModelServers)({ fetch: deps.fetch });
   if (found) {
     const model = config.model ?? found.models[0];
     const warning = model === undefined ? `the ${found.provider} server at ${displayURL(found.baseURL)} lists no models` : undefined;
-    return connect({ baseURL: found.baseURL, provider: found.provider, model, warning }, config, deps);
+    return await connect({ baseURL: found.baseURL, provider: found.provider, model, warning }, config, deps);
   }
 
   return {
@@ -104,7 +103,9 @@ interface Target {
   warning: string | undefined;
 }
 
-function connect(target: Target, config: ModelConfig, deps: ResolveModelDeps): ResolvedModel {
+async function connect(target: Target, config: ModelConfig, deps: ResolveModelDeps): Promise<ResolvedModel> {
+  // Imported here, not above: a start on the demo model does not load openai or undici.
+  const { DEFAULT_MAX_CONCURRENT_REQUESTS, OpenAICompatibleModel } = await import('./openai-compatible-model');
   const model = target.model ?? FALLBACK_MODEL_NAME;
   const warning = target.warning === undefined ? undefined : `${target.warning}; using the model name "${model}". Set AIRLOCK_MODEL to choose one.`;
   const chatModel = new OpenAICompatibleModel({

@@ -1,5 +1,5 @@
 import { defineTool, errorMessage, type ToolOutput } from '@airlock/core';
-import { Agent, fetch, type Response } from 'undici';
+import type { Response } from 'undici';
 import { z } from 'zod';
 import { callTimeoutMs, type ResolvedToolsOptions } from './builtin-tools-options';
 import { htmlToText } from './html-to-text';
@@ -41,6 +41,8 @@ export function createWebFetchTool(options: ResolvedToolsOptions) {
         const timeout = AbortSignal.timeout(timeoutMs);
         const signal = AbortSignal.any([context.signal, timeout]);
         const hosts = new PinnedHosts(options.fetchLookup, options.isFetchableAddress);
+        // Imported at the first fetch, not at start-up.
+        const { Agent, fetch } = await import('undici');
         // The person approved the name on the card: every connection goes to the addresses it was checked at.
         const dispatcher = new Agent({ connect: { lookup: hosts.lookup } });
         try {
