@@ -2,7 +2,7 @@ import { canonicalJson, codeWord, reason, type Reason } from '@airlock/core';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { commandBaseName, hostOfUrl, isExactOnlyCommand, matchHost } from '@airlock/api';
-import { allowsCommand, deniesCommand, folderAfter, setsShellVariables, type LineFacts } from './match-command';
+import { allowsCommand, changesFileSystem, deniesCommand, folderAfter, setsShellVariables, type LineFacts } from './match-command';
 import type { PathFacts } from './outside-workspace';
 import { readCommandLine } from './command-line-reader';
 import { commandPathUnderGit } from './command-path-inside';
@@ -312,21 +312,24 @@ function unique(rules: readonly Rule[]): Rule[] {
 
 /**
  * What each command of a line is judged with: whether any command of the line may set variables, whether one
- * before it may have led the shell out of the workspace (`leftWorkspace`, each `cd` judged by the ones before it),
- * and, with `leadsInside` (where links lead), the folder the `cd`s before it name. The commands a line shows run in
- * its order (a loop or a function is not seen through); a `cd` in a pipeline or in the background changes no folder
- * for the rest, but is counted as though it did.
+ * before it may have led the shell out of the workspace (`leftWorkspace`, each `cd` judged by the ones before it) or
+ * changed the file system (`fileSystemChanged`: its paths may name anything by then), and, with `leadsInside` (where
+ * links lead), the folder the `cd`s before it name. The commands a line shows run in its order (a loop or a function
+ * is not seen through); a `cd` in a pipeline or in the background changes no folder for the rest, but is counted as
+ * though it did. A command after this one that runs alongside it (in its pipeline, or after a `&`) is not counted.
  */
 function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, paths: LinePaths = {}): LineFacts[] {
-  const { leadsInside, leadsUnderGit, seen } = paths;
+  const { leadsInside, leadsUnderGit, seen, pathsAsNow } = paths;
   const setsVariables = commands.some(setsShellVariables);
   const facts: LineFacts[] = [];
   let left = false;
+  let changed = false;
   let folder = context.workspace;
   for (const [index, command] of commands.entries()) {
     const here: PathFacts = {
       workspace: context.workspace,
       leftWorkspace: left,
+      ...(changed && pathsAsNow !== true ? { fileSystemChanged: true } : {}),
       ...(leadsInside === undefined ? {} : { folder, leadsInside }),
       ...(leadsUnderGit === undefined ? {} : { leadsUnderGit }),
     };
@@ -337,6 +340,7 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, pat
       if (seen === undefined) left = true;
       else seen({ kind: 'moved', text: command.words.map(wordText).join(' ') }, index);
     } else if (next?.folder !== undefined) folder = next.folder;
+    if (changesFileSystem(command)) changed = true;
   }
   return facts;
 }
@@ -351,6 +355,11 @@ interface LinePaths {
    * that may name a place outside, is handed here with the index of its command instead (`outsideOf`).
    */
   seen?: (leadsOut: LeadsOut, at: number) => void;
+  /**
+   * Only for `unjudged`: paths are judged by the file system as it is, even after a command that may change it (a
+   * deny rule judges what runs, not where a path leads). Default: after such a command every path may lead out.
+   */
+  pathsAsNow?: boolean;
 }
 
 function wordText(word: ShellWord): string {
@@ -366,7 +375,7 @@ function unjudged(line: CommandLine | undefined, denies: readonly Rule[], contex
   if (line === undefined) return reason('no command line to read');
   if (line.kind === 'refused') return reason(line.reason);
   const denied = new Set(denies.flatMap((rule) => (rule.match.kind === 'command-prefix' ? [commandBaseName(rule.match.tokens[0] ?? '')] : [])));
-  const facts = lineFacts(line.commands, context);
+  const facts = lineFacts(line.commands, context, { pathsAsNow: true });
   for (const [index, command] of line.commands.entries()) {
     const why = notPlain(command, denied, facts[index]!);
     if (why !== undefined) return why;

@@ -218,6 +218,19 @@ function changesDirectory(command: SimpleCommand): boolean {
 }
 
 /**
+ * Whether `command` may change the file system so that a path leads elsewhere than it does now (a folder replaced by
+ * a link, a link re-pointed): any command but those that only read and print (`PREFIX_PROPOSED_COMMANDS`: `ls`,
+ * `cat`, `grep` …, none with an argument that writes a file), those that only move the shell (`cd`, `pushd`, `popd`)
+ * and `mkdir`, which makes only folders where nothing was, and a path through one leads where it led before (a name
+ * not made yet is judged by the folder it would be made in), by their bare name (`./ls` is the workspace's program).
+ */
+export function changesFileSystem(command: SimpleCommand): boolean {
+  const [first] = command.words;
+  if (first?.kind !== 'literal') return true;
+  return !PREFIX_PROPOSED_COMMANDS.has(first.value) && !CHANGES_DIRECTORY.has(first.value) && first.value !== 'mkdir';
+}
+
+/**
  * Where `command` leads the shell, its folder judged with `facts` of the commands before it (`cd sub && cd x` stays
  * inside, `cd sub && cd ..` may not): undefined when it changes no folder; `outside` when it may lead to a folder
  * outside the workspace: `cd` or `pushd` to a folder that may lie outside (`cd ~/other`, `cd ..`, `cd "$X"`, a link

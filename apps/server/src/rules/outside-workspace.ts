@@ -13,6 +13,13 @@ export interface PathFacts {
    */
   leftWorkspace?: boolean;
   /**
+   * A command before this one on the line may have changed the file system (`changesFileSystem`: any but one that
+   * only reads and prints, moves the shell, or `mkdir`): what a path names when the rules are evaluated is no sign of what it
+   * names when this command runs (`rm -rf t && ln -s ../other t && pytest t`, `git checkout other && cd tools`), so
+   * every path counts as one that may lead out. Default: false.
+   */
+  fileSystemChanged?: boolean;
+  /**
    * The folder the command runs in, absolute, as the `cd`s before it name it (links not followed): where a relative
    * path is looked up with `leadsInside`. Default: `workspace`.
    */
@@ -43,8 +50,9 @@ const GLOB = /[*?[]/;
 /**
  * Whether a word that names a file may name one outside the workspace: by its text, an absolute path elsewhere,
  * `~`, a `..` that climbs out, any `$NAME` (`$HOME`, `$_`), braces (`{/etc/x,a}`), a glob part that may match `..`
- * (`.*`), and any relative path once the line may have left the workspace; given `facts.leadsInside`, also a path
- * whose links lead out (`link/secret`, `link -> ~/other`) and any glob.
+ * (`.*`), and any relative path once the line may have left the workspace; any path once a command before may have
+ * changed the file system; given `facts.leadsInside`, also a path whose links lead out (`link/secret`, `link ->
+ * ~/other`) and any glob.
  */
 export function mayNameOutside(word: ShellWord, facts: PathFacts): boolean {
   return seenOutside(word, facts, wordLeadsOut(word, facts, false));
@@ -84,6 +92,7 @@ function seenOutside(word: ShellWord, facts: PathFacts, outside: boolean): boole
 
 function wordLeadsOut(word: ShellWord, facts: PathFacts, folder: boolean): boolean {
   if (word.kind === 'literal') return pathLeadsOut(word.value, facts, folder);
+  if (facts.fileSystemChanged === true) return true;
   if (word.variables.length > 0) return true;
   const text = word.text.replace(/["']/g, '');
   if (text.startsWith('~') || text.includes('{') || text.includes('..')) return true;
@@ -97,7 +106,7 @@ function wordLeadsOut(word: ShellWord, facts: PathFacts, folder: boolean): boole
 function pathLeadsOut(value: string, facts: PathFacts, folder: boolean): boolean {
   const asFolder = (absolute: string) => (folder && !absolute.endsWith('/') ? `${absolute}/` : absolute);
   if (value === '' || value === '-') return false;
-  if (value.startsWith('~')) return true;
+  if (value.startsWith('~') || facts.fileSystemChanged === true) return true;
   if (value.startsWith('/')) {
     if (facts.workspace === undefined) return true;
     const workspace = path.posix.resolve(facts.workspace);
