@@ -1,0 +1,75 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { lstat, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeOpenAIServer } from './support/fake-openai-server';
+import { startServerProcess } from './support/server-process';
+import { connectClient, watchRun } from './support/test-airlock';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const hasPytest = spawnSync('pytest', ['--version'], { stdio: 'ignore' }).status === 0;
+
+describe.skipIf(!hasPytest)('a rule for `pytest`, through the real server without the sandbox, and paths that lead elsewhere than their text', () => {
+  // Both lines ran unasked: `docs` is a link to .git the repository holds, so `docs/test_hook.py` ran a file under
+  // .git; and `t` was a folder inside when the rules judged the line, a link to the other folder when pytest ran.
+  it("runs the workspace's tests unasked, and asks about a file under .git through a checked-in link and a folder the line replaces with a link", async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'airlock-pytest-paths-'));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    const [workspace, other, dataDir] = [join(folder, 'ws'), join(folder, 'other'), join(folder, 'data')];
+    await mkdir(join(workspace, 'tests'), { recursive: true });
+    await mkdir(join(workspace, 't'));
+    await mkdir(other);
+    await writeFile(join(workspace, 'tests', 'test_ok.py'), 'def test_ok():\n    assert True\n');
+    await writeFile(join(workspace, 't', 'test_t.py'), 'def test_t():\n    assert True\n');
+    await writeFile(join(other, 'conftest.py'), 'import pathlib, os\npathlib.Path(os.getcwd(), "PWNED_CONFTEST").touch()\n');
+    execFileSync('git', ['init', '-q', workspace]);
+    execFileSync('git', ['-C', workspace, 'config', 'user.email', 'person@example.com']);
+    execFileSync('git', ['-C', workspace, 'config', 'user.name', 'Person']);
+    await symlink('.git', join(workspace, 'docs'));
+    execFileSync('git', ['-C', workspace, 'add', 'docs', 'tests', 't']);
+    execFileSync('git', ['-C', workspace, 'commit', '-q', '-m', 'docs']);
+    // Text a call wrote under .git, as `git commit -m …` writes the message there.
+    await writeFile(join(workspace, '.git', 'test_hook.py'), 'import pathlib, os\npathlib.Path(os.getcwd(), "PWNED_GIT").touch()\n');
+    const tests = 'pytest -q tests';
+    const throughLink = 'pytest -q docs/test_hook.py';
+    const replaced = 'rm -rf t && ln -s ../other t && pytest -q t';
+    const fake = await startFakeOpenAIServer();
+    cleanups.push(async () => {
+      await fake[Symbol.asyncDispose]();
+    });
+    fake.enqueue(
+      { toolCalls: [{ name: 'terminal', arguments: { command: tests } }] },
+      { toolCalls: [{ name: 'terminal', arguments: { command: throughLink } }] },
+      { toolCalls: [{ name: 'terminal', arguments: { command: replaced } }] },
+      { text: 'done' },
+    );
+    const token = randomBytes(16).toString('hex');
+    const server = await startServerProcess(['--workspace', workspace, '--data-dir', dataDir, '--model-url', fake.url, '--tool-sandbox', 'none'], { AIRLOCK_TOKEN: token }, cleanups);
+    const client = connectClient(server.wsUrl, token);
+    cleanups.push(() => client.close());
+    for (const tokens of [['pytest'], ['rm'], ['ln']]) {
+      await client.trpc.rules.add.mutate({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens, exact: false }, scope: { kind: 'global' }, source: 'user' });
+    }
+
+    const run = watchRun(client, { sessionId: 's-paths', runId: 'run-1', message: 'test' });
+    const ran = await run.next('tool-start', (event) => event.arguments.command === tests);
+    expect(ran).toMatchObject({ awaitingConfirmation: false });
+    expect(await run.next('tool-end', (event) => event.toolCallId === ran.toolCallId)).toMatchObject({ outcome: 'executed', result: expect.stringContaining('1 passed') });
+    for (const command of [throughLink, replaced]) {
+      const asked = await run.next('tool-start', (event) => event.arguments.command === command);
+      expect(asked).toMatchObject({ awaitingConfirmation: true });
+      await client.trpc.chat.confirmTool.mutate({ sessionId: 's-paths', approvalId: asked.approvalId, decision: 'deny' });
+    }
+    expect((await run.ended).reason).toBe('done');
+    expect(existsSync(join(workspace, 'PWNED_GIT'))).toBe(false);
+    expect(existsSync(join(workspace, 'PWNED_CONFTEST'))).toBe(false);
+    expect((await lstat(join(workspace, 't'))).isDirectory()).toBe(true);
+  }, 120_000);
+});
