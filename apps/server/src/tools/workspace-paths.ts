@@ -2,7 +2,7 @@ import { readlinkSync, type BigIntStats, type Dir } from 'node:fs';
 import { constants, lstat, mkdir, open, opendir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { HiddenPaths, identityKey } from './hidden-paths';
-import { isOnOwnMount } from './own-mounts';
+import { isOnOwnMount, mountPinFor } from './own-mounts';
 
 /** A path that resolves, after following every symbolic link, to somewhere outside the workspace. */
 export class OutsideWorkspaceError extends Error {
@@ -350,11 +350,12 @@ export class WorkspacePaths {
       // The stat goes to the file system (a network one may take its time): on a thread. The link and the mount
       // are the kernel's own record of the descriptor, read from memory: at once.
       const identities = Promise.all([stat(opened, { bigint: true }), this.#rootIdentity(root)]);
+      const pin = await mountPinFor(root);
       let real: string;
       let ownMount: boolean;
       try {
         real = readlinkSync(opened);
-        ownMount = isOnOwnMount(handle.fd);
+        ownMount = isOnOwnMount(handle.fd, pin);
       } catch {
         await identities.catch(() => undefined);
         throw new UncheckablePathError(requested);
