@@ -53,6 +53,20 @@ describe('a call to an MCP tool that leaves out arguments its schema gives defau
     expect(JSON.parse(call!.result!)).toStrictEqual({ received: shown, actedOn: shown });
   });
 
+  it('fills the defaults a generated schema declares behind references, in each item of an array and in the one union branch that fits', async () => {
+    const given = { target: { kind: 'cluster' }, steps: [{ name: 'migrate' }, { name: 'restart', skip_checks: false }] };
+    const chat = await chatWith(toolCallStep({ name: 'ops__release', arguments: given }));
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'release' });
+    const waiting = await waitingCall(chat, 's');
+    const shown = { target: { kind: 'cluster', environment: 'production' }, steps: [{ name: 'migrate', skip_checks: true }, { name: 'restart', skip_checks: false }] };
+    expect(waiting.arguments).toStrictEqual(shown);
+    await chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'allow' });
+    await ended(chat, 's');
+    const [call] = (await chat.getSession('s')).toolCalls;
+    expect(call).toMatchObject({ decision: 'allow', outcome: 'executed', arguments: shown });
+    expect(JSON.parse(call!.result!)).toStrictEqual({ received: shown, actedOn: shown });
+  });
+
   it("refuses a person's edit that leaves out an argument with a default, naming it, and runs one that gives it", async () => {
     const chat = await chatWith(toolCallStep({ name: 'ops__deploy', arguments: {} }));
     await chat.startRun({ sessionId: 's', runId: 'r1', message: 'deploy' });

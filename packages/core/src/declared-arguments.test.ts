@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { declaredArguments, MAX_DECLARED_DEPTH, withDeclaredDefaults } from './declared-arguments';
+import { argumentIssues, defineTool, leftOutWithDefault } from './tool';
 import { declaredArgumentsSchema, MAX_DECLARED_NAME_LENGTH, MAX_DECLARED_NAMES, type DeclaredArguments } from './events';
 import { undeclaredArgumentsNote, uncheckedArgumentsNote, visibleArguments } from './visible-text-arguments';
 
@@ -129,10 +131,98 @@ describe('withDeclaredDefaults', () => {
     expect(withDeclaredDefaults({ type: 'object' }, args)).toBe(args);
   });
 
-  it('fills nothing behind a reference or a union, nor under a name that reaches a prototype', () => {
-    expect(withDeclaredDefaults(schema, { dry_run: true, linked: {} })).toStrictEqual({ dry_run: true, linked: {} });
-    expect(withDeclaredDefaults({ anyOf: [{ properties: { a: { default: 1 } } }] }, {})).toStrictEqual({});
+  it('fills nothing under a name that reaches a prototype', () => {
     expect(Object.hasOwn(withDeclaredDefaults(schema, {}), 'constructor')).toBe(false);
+    expect(Object.hasOwn(withDeclaredDefaults({ $ref: '#/$defs/a', $defs: { a: { properties: { constructor: { default: 1 } } } } }, {}), 'constructor')).toBe(false);
+  });
+
+  it('fills through local references, in $defs, definitions and the document itself', () => {
+    expect(withDeclaredDefaults(schema, { dry_run: true, linked: {} })).toStrictEqual({ dry_run: true, linked: { deep: 1 } });
+    const generated = {
+      $ref: '#/definitions/Args',
+      definitions: {
+        Args: { type: 'object', properties: { mode: { $ref: '#/definitions/Mode' }, level: { allOf: [{ $ref: '#/definitions/Level' }], default: 2 } } },
+        Mode: { type: 'string', enum: ['fast', 'safe'], default: 'fast' },
+        Level: { type: 'integer', default: 1 },
+      },
+    };
+    // A property's own default wins over the one of what it refers to (as generated schemas write it).
+    expect(withDeclaredDefaults(generated, {})).toStrictEqual({ mode: 'fast', level: 2 });
+    const escaped = { properties: { a: { $ref: '#/$defs/a~1b%20c~0' } }, $defs: { 'a/b c~': { properties: { x: { default: true } } } } };
+    expect(withDeclaredDefaults(escaped, { a: {} })).toStrictEqual({ a: { x: true } });
+    const tree = { properties: { name: { default: 'leaf' }, child: { $ref: '#' } } };
+    expect(withDeclaredDefaults(tree, { child: { child: {} } })).toStrictEqual({ name: 'leaf', child: { name: 'leaf', child: { name: 'leaf' } } });
+  });
+
+  it('follows no reference outside the document, and each cycle of references once', () => {
+    expect(withDeclaredDefaults({ properties: { a: { default: 1 } }, allOf: [{ $ref: 'https://example.com/args.json' }, { $ref: 'other.json#/x' }, { $ref: '#anchor' }, { $ref: '#/$defs/missing' }] }, {})).toStrictEqual({ a: 1 });
+    const cycle = { $ref: '#/$defs/a', $defs: { a: { $ref: '#/$defs/b', properties: { x: { default: 1 } } }, b: { allOf: [{ $ref: '#/$defs/a' }, { $ref: '#' }], properties: { y: { default: 2 } } } } };
+    expect(withDeclaredDefaults(cycle, {})).toStrictEqual({ x: 1, y: 2 });
+    const selfProperty = { properties: { p: { $ref: '#/properties/p', default: 3 } } };
+    expect(withDeclaredDefaults(selfProperty, {})).toStrictEqual({ p: 3 });
+  });
+
+  it('fills the defaults of every allOf branch, and none for a name two branches give different defaults', () => {
+    const both = { allOf: [{ properties: { a: { default: 1 }, same: { default: 'x' }, split: { default: true } } }, { properties: { b: { default: 2 }, same: { default: 'x' }, split: { default: false } } }] };
+    expect(withDeclaredDefaults(both, {})).toStrictEqual({ a: 1, b: 2, same: 'x' });
+  });
+
+  it('fills the defaults of the objects in an array argument given, and of no item by position', () => {
+    const files = { properties: { files: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, mode: { default: '0644' } } } } } };
+    expect(withDeclaredDefaults(files, { files: [{ path: 'a' }, { path: 'b', mode: '0600' }, 'not an object'] })).toStrictEqual({ files: [{ path: 'a', mode: '0644' }, { path: 'b', mode: '0600' }, 'not an object'] });
+    const referred = { properties: { files: { $ref: '#/$defs/files' } }, $defs: { files: { type: 'array', items: { $ref: '#/$defs/file' } }, file: { properties: { mode: { default: '0644' } } } } };
+    expect(withDeclaredDefaults(referred, { files: [{}] })).toStrictEqual({ files: [{ mode: '0644' }] });
+    const tuple = { properties: { pair: { type: 'array', prefixItems: [{ properties: { a: { default: 1 } } }], items: { properties: { b: { default: 2 } } } } } };
+    const args = { pair: [{}, {}] };
+    expect(withDeclaredDefaults(tuple, args)).toBe(args);
+  });
+
+  it('fills from the one branch of a union the arguments can fit, and from none when several can', () => {
+    const deploy = {
+      type: 'object',
+      properties: { target: { enum: ['staging', 'production'] } },
+      oneOf: [
+        { properties: { target: { const: 'staging' }, dry_run: { default: false } }, required: ['target'] },
+        { properties: { target: { const: 'production' }, dry_run: { default: true }, approvals: { default: 2 } }, required: ['target'] },
+      ],
+    };
+    expect(withDeclaredDefaults(deploy, { target: 'staging' })).toStrictEqual({ target: 'staging', dry_run: false });
+    expect(withDeclaredDefaults(deploy, { target: 'production' })).toStrictEqual({ target: 'production', dry_run: true, approvals: 2 });
+    // Either branch may be the one: neither's defaults are filled.
+    const args = { note: 'x' };
+    expect(withDeclaredDefaults({ anyOf: deploy.oneOf.map(({ properties }) => ({ properties })) }, args)).toBe(args);
+    expect(withDeclaredDefaults(deploy, {})).toStrictEqual({});
+    expect(withDeclaredDefaults({ anyOf: [{ properties: { a: { default: 1 } } }] }, {})).toStrictEqual({ a: 1 });
+  });
+
+  it('rules a union branch out by its type, a required or disallowed name, and a given value’s const, enum or type', () => {
+    const pick = (branches: unknown[], args: Record<string, unknown>) => withDeclaredDefaults({ oneOf: branches.map((branch, index) => ({ allOf: [branch], properties: { [`from${index}`]: { default: true } } })) }, args);
+    expect(pick([{ type: 'string' }, { type: ['object', 'null'] }], {})).toStrictEqual({ from1: true });
+    expect(pick([{ required: ['a'] }, {}], {})).toStrictEqual({ from1: true });
+    expect(pick([{ additionalProperties: false, properties: { b: {} } }, {}], { a: 1 })).toStrictEqual({ a: 1, from1: true });
+    expect(pick([{ properties: { a: { enum: [1, 2] } } }, { properties: { a: { type: 'integer' } } }], { a: 3 })).toStrictEqual({ a: 3, from1: true });
+    expect(pick([{ properties: { a: { type: 'integer' } } }, { properties: { a: { type: 'string' } } }], { a: 1.5 })).toStrictEqual({ a: 1.5 });
+    expect(pick([false, { $ref: '#/$defs/none' }], {})).toStrictEqual({ from1: true });
+  });
+
+  it('chooses a branch with the defaults filled so far, as the call will be sent', () => {
+    const kinds = { properties: { kind: { default: 'file' } }, oneOf: [{ properties: { kind: { const: 'file' }, mode: { default: '0644' } } }, { properties: { kind: { const: 'link' }, target: { default: '.' } } }] };
+    expect(withDeclaredDefaults(kinds, {})).toStrictEqual({ kind: 'file', mode: '0644' });
+    expect(withDeclaredDefaults(kinds, { kind: 'link' })).toStrictEqual({ kind: 'link', target: '.' });
+  });
+
+  it('stays bounded: levels, and the steps one call may take over a large schema and a long array', () => {
+    const nestedDefaults = (depth: number): Record<string, unknown> => (depth === 0 ? { properties: { leaf: { default: 1 } } } : { properties: { leaf: { default: 1 }, next: nestedDefaults(depth - 1) } });
+    const deep = withDeclaredDefaults(nestedDefaults(10), { next: { next: { next: { next: { next: {} } } } } });
+    expect(MAX_DECLARED_DEPTH).toBe(4);
+    expect(deep).toStrictEqual({ leaf: 1, next: { leaf: 1, next: { leaf: 1, next: { leaf: 1, next: { next: {} } } } } });
+    const wide = { properties: Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`p${index}`, { default: index }])) };
+    const items = withDeclaredDefaults({ properties: { list: { items: wide } } }, { list: Array.from({ length: 1000 }, () => ({})) });
+    const list = items.list as Record<string, unknown>[];
+    expect(Object.keys(list[0]!)).toHaveLength(100);
+    expect(Object.keys(list.at(-1)!)).toHaveLength(0);
+    const cycle = { $defs: { a: { anyOf: [{ $ref: '#/$defs/a' }, { $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' };
+    expect(withDeclaredDefaults(cycle, {})).toStrictEqual({});
   });
 
   it('gives each call its own copy of a default', () => {
@@ -140,5 +230,18 @@ describe('withDeclaredDefaults', () => {
     const first = withDeclaredDefaults(withList, {});
     expect(first.tags).toStrictEqual(['a']);
     expect(first.tags).not.toBe(withList.properties.tags.default);
+  });
+});
+
+describe('argumentIssues and the defaults a tool declares', () => {
+  it('refuses an edit that leaves out a default inside an array’s items, naming it by its index', () => {
+    const files = defineTool({
+      name: 'write_files',
+      description: 'writes files',
+      parameters: z.object({ files: z.array(z.object({ path: z.string(), mode: z.string().optional() })) }),
+      jsonSchema: { properties: { files: { items: { properties: { path: { type: 'string' }, mode: { default: '0644' } } } } } },
+      execute: async () => 'written',
+    });
+    expect(argumentIssues(files, { files: [{ path: 'a', mode: '0600' }, { path: 'b' }] })).toStrictEqual([{ path: 'files.1.mode', message: leftOutWithDefault('0644') }]);
   });
 });

@@ -1,5 +1,5 @@
 import { MAX_DECLARED_NAME_LENGTH, MAX_DECLARED_NAMES, type DeclaredArguments, type DeclaredName } from './events';
-import { isPlainObject } from './json';
+import { canonicalJson, isPlainObject } from './json';
 
 /** Levels of a tree of declared arguments: the top-level names, then those of object arguments, nested this deep. */
 export const MAX_DECLARED_DEPTH = 4;
@@ -52,37 +52,283 @@ function namelessUnion(branches: unknown): boolean {
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
- * `args` with the `default` of each property the tool's JSON Schema declares and the call leaves out, at the top level
- * and inside each object argument whose schema says its names plainly (as `declaredArguments` reads them, down to
- * `MAX_DECLARED_DEPTH` levels). The card then shows, and the tool gets, the values it would have acted on unseen (an
- * MCP server applies its own defaults: `dry_run` left out ran as `dry_run: false`). The same object when nothing was
- * left out. A default behind a `$ref`, in a union, in an array's items, or that the schema does not declare is not seen.
+ * Schema nodes, names and values one call's filling looks at, all levels and array items together: past it nothing
+ * more is filled. It keeps the work linear in the schema's size times the call's, and bounded whatever either holds.
+ */
+export const MAX_DEFAULTS_STEPS = 10_000;
+
+/**
+ * `args` with the `default` of each property the tool's JSON Schema declares and the call leaves out, where the
+ * schema says it unambiguously: at the top level, inside each object argument given and each object in an array
+ * argument given (`items`), down to `MAX_DECLARED_DEPTH` levels (an array counts as one), through local references
+ * (`#`, `#/$defs/…`, `#/definitions/…`) and `allOf`, and in the one branch of a `oneOf` / `anyOf` the arguments can
+ * fit when no other can. The card then shows, and the tool gets, the values it would have acted on unseen (an MCP
+ * server applies its own defaults: `dry_run` left out ran as `dry_run: false`). The same object when nothing was
+ * left out.
+ *
+ * Not filled, never guessed: a union where several branches could fit (or none), two defaults that differ for one
+ * name, a reference outside the document or by anchor, what a condition (`if`, `dependentSchemas`) adds, a default
+ * under a name that reaches a prototype, and one the server applies without declaring it. A reference cycle is
+ * followed once; past `MAX_DEFAULTS_STEPS` nothing more is filled.
  */
 export function withDeclaredDefaults(schema: unknown, args: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
-  return fillLevel(schema, args, 1);
+  return fillObject([schema], args, 1, { root: schema, steps: MAX_DEFAULTS_STEPS, targets: new Map(), texts: new Map() });
 }
 
-function fillLevel(schema: unknown, value: Readonly<Record<string, unknown>>, depth: number): Readonly<Record<string, unknown>> {
-  if (depth > MAX_DECLARED_DEPTH || !isPlainObject(schema)) return value;
-  if (UNREAD_KEYWORDS.some((keyword) => Object.hasOwn(schema, keyword))) return value;
-  if (UNION_KEYWORDS.some((keyword) => Object.hasOwn(schema, keyword) && !namelessUnion(schema[keyword]))) return value;
-  const properties = Object.hasOwn(schema, 'properties') ? schema.properties : undefined;
-  if (!isPlainObject(properties)) return value;
+interface Filling {
+  /** The document local references point into. */
+  readonly root: unknown;
+  /** Steps left (MAX_DEFAULTS_STEPS). */
+  steps: number;
+  /** Each local reference met, and what it points to (undefined: nothing that can be followed). */
+  readonly targets: Map<string, unknown>;
+  /** The JSON of each default object met (jsonOf). */
+  readonly texts: Map<unknown, string>;
+}
+
+type SchemaNode = Readonly<Record<string, unknown>>;
+
+/** What the schemas that apply to one value say for it: the nodes read, and the unions met, their branches not yet chosen. */
+interface Reading {
+  readonly nodes: SchemaNode[];
+  /** A `false` schema was met among them: no value fits. */
+  never?: boolean;
+  readonly unions: (readonly unknown[])[];
+  readonly seen: Set<unknown>;
+}
+
+function fillValue(schemas: readonly unknown[], value: unknown, depth: number, filling: Filling): unknown {
+  if (depth > MAX_DECLARED_DEPTH || filling.steps <= 0) return value;
+  if (isPlainObject(value)) return fillObject(schemas, value, depth, filling);
+  if (Array.isArray(value)) return fillItems(schemas, value, depth, filling);
+  return value;
+}
+
+function fillObject(schemas: readonly unknown[], value: Readonly<Record<string, unknown>>, depth: number, filling: Filling): Readonly<Record<string, unknown>> {
+  const reading: Reading = { nodes: [], unions: [], seen: new Set() };
+  for (const schema of schemas) read(schema, reading, filling);
+  // A union's branch is chosen against the arguments as they would be sent, with the defaults read so far filled
+  // in; a branch chosen may hold unions of its own, read in turn.
+  let probe = withDefaults(value, reading.nodes, filling);
+  for (let at = 0; at < reading.unions.length; at++) {
+    const fitting = reading.unions[at]!.filter((branch) => mayFit(branch, probe, filling));
+    if (fitting.length !== 1) continue;
+    const before = reading.nodes.length;
+    read(fitting[0], reading, filling);
+    probe = withDefaults(probe, reading.nodes.slice(before), filling);
+  }
+  const filled = withDefaults(value, reading.nodes, filling, structuredClone);
+  let inside: Record<string, unknown> | undefined;
+  for (const [name, inner] of propertySchemas(reading.nodes, filling)) {
+    if (!Object.hasOwn(value, name)) continue;
+    const given = value[name];
+    const after = fillValue(inner, given, depth + 1, filling);
+    if (after === given) continue;
+    inside ??= { ...filled };
+    define(inside, name, after);
+  }
+  return inside ?? filled;
+}
+
+/** `value` with the defaults `nodes` declare for the names it leaves out (each `copy`'d); the same object when none. */
+function withDefaults(value: Readonly<Record<string, unknown>>, nodes: readonly SchemaNode[], filling: Filling, copy: (fill: unknown) => unknown = (fill) => fill): Readonly<Record<string, unknown>> {
   let filled: Record<string, unknown> | undefined;
-  for (const [name, property] of Object.entries(properties)) {
-    if (!isPlainObject(property) || PROTOTYPE_KEYS.has(name)) continue;
-    let next: unknown;
-    if (!Object.hasOwn(value, name)) {
-      if (!Object.hasOwn(property, 'default')) continue;
-      next = structuredClone(property.default);
-    } else {
-      const given = value[name];
-      if (!isPlainObject(given)) continue;
-      next = fillLevel(property, given, depth + 1);
-      if (next === given) continue;
-    }
+  for (const [name, fill] of defaultsOf(nodes, filling)) {
+    if (Object.hasOwn(value, name)) continue;
     filled ??= { ...value };
-    Object.defineProperty(filled, name, { value: next, enumerable: true, writable: true, configurable: true });
+    define(filled, name, copy(fill));
   }
   return filled ?? value;
+}
+
+function define(object: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function fillItems(schemas: readonly unknown[], value: readonly unknown[], depth: number, filling: Filling): readonly unknown[] {
+  const reading: Reading = { nodes: [], unions: [], seen: new Set() };
+  for (const schema of schemas) read(schema, reading, filling);
+  // Items by position (a tuple) are not read: which schema an item has would depend on where it stands.
+  if (reading.nodes.some((node) => Object.hasOwn(node, 'prefixItems') || Array.isArray(node.items))) return value;
+  const items = reading.nodes.filter((node) => Object.hasOwn(node, 'items')).map((node) => node.items);
+  if (items.length === 0) return value;
+  let filled: unknown[] | undefined;
+  value.forEach((item, index) => {
+    const after = fillValue(items, item, depth + 1, filling);
+    if (after === item) return;
+    filled ??= [...value];
+    filled[index] = after;
+  });
+  return filled ?? value;
+}
+
+/** Reads `schema` into `reading`: the node itself, what a local `$ref` of it points to, its `allOf` branches; its unions aside. */
+function read(schema: unknown, reading: Reading, filling: Filling): void {
+  const pending = [schema];
+  while (pending.length > 0 && filling.steps > 0) {
+    const node = pending.pop();
+    if (node === false) reading.never = true;
+    if (!isPlainObject(node) || reading.seen.has(node)) continue;
+    filling.steps--;
+    reading.seen.add(node);
+    reading.nodes.push(node);
+    if (Object.hasOwn(node, '$ref')) pending.push(target(node.$ref, filling));
+    const branches: unknown = Object.hasOwn(node, 'allOf') ? node.allOf : undefined;
+    if (Array.isArray(branches)) for (let at = branches.length - 1; at >= 0; at--) pending.push(branches[at]);
+    for (const keyword of ['oneOf', 'anyOf'] as const) {
+      const branches = Object.hasOwn(node, keyword) ? node[keyword] : undefined;
+      if (Array.isArray(branches)) reading.unions.push(branches);
+    }
+  }
+}
+
+/**
+ * What a local reference points to in the document: `#` itself, or a JSON Pointer after it (`#/$defs/Args`). Anything
+ * else (another document, an anchor) is not followed: undefined.
+ */
+function target(ref: unknown, filling: Filling): unknown {
+  if (typeof ref !== 'string') return undefined;
+  if (filling.targets.has(ref)) return filling.targets.get(ref);
+  let at: unknown;
+  if (ref === '#') at = filling.root;
+  else if (ref.startsWith('#/')) {
+    at = filling.root;
+    for (const part of ref.slice(2).split('/')) {
+      const token = pointerToken(part);
+      if (token === undefined) at = undefined;
+      else if (Array.isArray(at) && /^(?:0|[1-9][0-9]*)$/.test(token)) at = at[Number(token)];
+      else if (isPlainObject(at) && Object.hasOwn(at, token)) at = at[token];
+      else at = undefined;
+      if (at === undefined) break;
+    }
+  }
+  filling.steps--;
+  filling.targets.set(ref, at);
+  return at;
+}
+
+function pointerToken(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part).replaceAll('~1', '/').replaceAll('~0', '~');
+  } catch {
+    return undefined;
+  }
+}
+
+/** For each name the nodes declare in `properties`, the schemas they give it, in the order read. */
+function propertySchemas(nodes: readonly SchemaNode[], filling: Filling): Map<string, unknown[]> {
+  const byName = new Map<string, unknown[]>();
+  for (const node of nodes) {
+    const properties = Object.hasOwn(node, 'properties') ? node.properties : undefined;
+    if (!isPlainObject(properties)) continue;
+    for (const [name, schema] of Object.entries(properties)) {
+      filling.steps--;
+      if (PROTOTYPE_KEYS.has(name)) continue;
+      const known = byName.get(name);
+      if (known === undefined) byName.set(name, [schema]);
+      else known.push(schema);
+    }
+  }
+  return byName;
+}
+
+/** Each name the nodes declare with one default, and that default; a name given two defaults that differ is left out. */
+function defaultsOf(nodes: readonly SchemaNode[], filling: Filling): Map<string, unknown> {
+  const defaults = new Map<string, unknown>();
+  for (const [name, schemas] of propertySchemas(nodes, filling)) {
+    const found = new Map<string, unknown>();
+    for (const schema of schemas) {
+      const declared = declaredDefault(schema, filling);
+      const text = declared === NO_DEFAULT ? undefined : jsonOf(declared, filling);
+      if (text !== undefined) found.set(text, declared);
+    }
+    if (found.size === 1) defaults.set(name, [...found.values()][0]);
+  }
+  return defaults;
+}
+
+/** Characters of a default's JSON that cost one step each time it is filled in or compared. */
+const DEFAULT_CHARS_PER_STEP = 100;
+
+/**
+ * A default's JSON, keys sorted (what two defaults are compared by), each time costing a step per
+ * DEFAULT_CHARS_PER_STEP characters: a large default filled into each item of a long array is bounded like the rest.
+ * Undefined for one that cannot be written (nested past what JSON.stringify takes): not filled.
+ */
+function jsonOf(fill: unknown, filling: Filling): string | undefined {
+  let text = filling.texts.get(fill);
+  if (text === undefined) {
+    try {
+      text = canonicalJson(fill);
+    } catch {
+      return undefined;
+    }
+    if (fill !== null && typeof fill === 'object') filling.texts.set(fill, text);
+  }
+  filling.steps -= Math.floor(text.length / DEFAULT_CHARS_PER_STEP);
+  return text;
+}
+
+const NO_DEFAULT = Symbol('no default');
+
+/**
+ * The default a property's schema declares: its own, or else the one default of what it refers to and its `allOf`
+ * (a generated schema writes `{ "$ref": "#/$defs/Mode" }` with the default in `Mode`); none when those differ.
+ */
+function declaredDefault(schema: unknown, filling: Filling): unknown {
+  if (!isPlainObject(schema)) return NO_DEFAULT;
+  if (Object.hasOwn(schema, 'default')) return schema.default;
+  const reading: Reading = { nodes: [], unions: [], seen: new Set() };
+  read(schema, reading, filling);
+  const found = new Map<string, unknown>();
+  for (const node of reading.nodes) {
+    const text = Object.hasOwn(node, 'default') ? jsonOf(node.default, filling) : undefined;
+    if (text !== undefined) found.set(text, node.default);
+  }
+  return found.size === 1 ? [...found.values()][0] : NO_DEFAULT;
+}
+
+/**
+ * Whether `value`, an object, may fit a union's branch: false only where the branch says plainly it does not (its
+ * `type`, a `required` name missing, a given name's `const`, `enum` or `type`, a name it does not allow).
+ */
+function mayFit(branch: unknown, value: Readonly<Record<string, unknown>>, filling: Filling): boolean {
+  const reading: Reading = { nodes: [], unions: [], seen: new Set() };
+  read(branch, reading, filling);
+  return reading.never !== true && reading.nodes.every((node) => {
+    if (Object.hasOwn(node, 'type') && !typeAllows(node.type, value)) return false;
+    if (Object.hasOwn(node, 'required') && Array.isArray(node.required) && node.required.some((name) => typeof name === 'string' && !Object.hasOwn(value, name))) return false;
+    const properties = Object.hasOwn(node, 'properties') && isPlainObject(node.properties) ? node.properties : {};
+    const names = Object.keys(value);
+    filling.steps -= names.length;
+    if (node.additionalProperties === false && !Object.hasOwn(node, 'patternProperties') && names.some((name) => !Object.hasOwn(properties, name))) return false;
+    return names.every((name) => !Object.hasOwn(properties, name) || mayHold(properties[name], value[name], filling));
+  });
+}
+
+/**
+ * Whether `value` may fit a property's schema, by its own `type`, and for a value that is not an object or array
+ * (what tells branches apart), its `const` and `enum`.
+ */
+function mayHold(schema: unknown, value: unknown, filling: Filling): boolean {
+  if (schema === false) return false;
+  if (!isPlainObject(schema)) return true;
+  if (Object.hasOwn(schema, 'type') && !typeAllows(schema.type, value)) return false;
+  if (value !== null && typeof value === 'object') return true;
+  if (Object.hasOwn(schema, 'const') && schema.const !== value) return false;
+  if (!Object.hasOwn(schema, 'enum') || !Array.isArray(schema.enum)) return true;
+  filling.steps -= schema.enum.length;
+  return schema.enum.includes(value);
+}
+
+function typeAllows(type: unknown, value: unknown): boolean {
+  const types = Array.isArray(type) ? type : [type];
+  if (!types.every((name) => typeof name === 'string')) return true;
+  return types.some((name) => name === jsonType(value) || (name === 'number' && typeof value === 'number') || (name === 'integer' && Number.isInteger(value)));
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value === 'number' ? 'number' : typeof value;
 }

@@ -139,9 +139,11 @@ export function leftOutWithDefault(value: unknown): string {
   return `left out, so the tool would use its default ${quoted.length > MAX_QUOTED_DEFAULT ? `${quoted.slice(0, MAX_QUOTED_DEFAULT)}…` : quoted}; give the value it should run with`;
 }
 
-/** The names `filled` holds and `given` does not, at any depth, as dotted paths with their values. */
+/** The names `filled` holds and `given` does not, at any depth (an array's items by their index), as dotted paths with their values. */
 function filledIn(given: unknown, filled: unknown, at = ''): { path: string; value: unknown }[] {
-  if (given === filled || !isPlainObject(given) || !isPlainObject(filled)) return [];
+  if (given === filled) return [];
+  if (Array.isArray(given) && Array.isArray(filled)) return filled.flatMap((item: unknown, index) => filledIn(given[index], item, `${at}${at ? '.' : ''}${index}`));
+  if (!isPlainObject(given) || !isPlainObject(filled)) return [];
   return Object.keys(filled).flatMap((key) => {
     const path = `${at}${at ? '.' : ''}${key}`;
     return Object.hasOwn(given, key) ? filledIn(given[key], filled[key], path) : [{ path, value: filled[key] }];
