@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { declaredArguments, MAX_DECLARED_DEPTH, withDeclaredDefaults } from './declared-arguments';
-import { argumentIssues, defineTool, leftOutWithDefault } from './tool';
+import { argumentIssues, defineTool, leftOutWithDefault, withToolDefaults } from './tool';
 import { declaredArgumentsSchema, MAX_DECLARED_NAME_LENGTH, MAX_DECLARED_NAMES, type DeclaredArguments } from './events';
 import { undeclaredArgumentsNote, uncheckedArgumentsNote, visibleArguments } from './visible-text-arguments';
 
@@ -243,5 +243,26 @@ describe('argumentIssues and the defaults a tool declares', () => {
       execute: async () => 'written',
     });
     expect(argumentIssues(files, { files: [{ path: 'a', mode: '0600' }, { path: 'b' }] })).toStrictEqual([{ path: 'files.1.mode', message: leftOutWithDefault('0644') }]);
+  });
+});
+
+describe('withToolDefaults', () => {
+  const tool = (jsonSchema: Record<string, unknown>, parameters: z.ZodType<Record<string, unknown>>) => defineTool({ name: 't', description: 't', parameters, jsonSchema, execute: async () => 'ok' });
+
+  it('leaves out each default the tool’s own check refuses, inside objects and array items too, and keeps the others', () => {
+    const options = z.object({ level: z.number().int().optional(), force: z.boolean().optional() });
+    const checked = tool(
+      { properties: { options: { properties: { level: { type: 'integer', default: 'high' }, force: { default: true } } }, list: { items: { properties: { level: { default: 1.5 }, force: { default: false } } } } } },
+      z.object({ options: options.optional(), list: z.array(options).optional() }),
+    );
+    expect(withToolDefaults(checked, { options: {}, list: [{}, { level: 2 }] })).toStrictEqual({ options: { force: true }, list: [{ force: false }, { level: 2, force: false }] });
+  });
+
+  it('gives the arguments as the model sent them when the defaults together fail, or they failed already', () => {
+    const exclusive = tool({ properties: { a: { default: 1 }, b: { default: 2 } } }, z.object({ a: z.number().optional(), b: z.number().optional() }).refine((args) => args.a === undefined || args.b === undefined));
+    const args = {};
+    expect(withToolDefaults(exclusive, args)).toBe(args);
+    const invalid = { a: 'not a number' };
+    expect(withToolDefaults(exclusive, invalid)).toBe(invalid);
   });
 });

@@ -605,6 +605,25 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(received).toStrictEqual([{ code: 'print(1)', force: true }]);
     });
 
+    it('fills no default that fails its own schema: the call goes as the model sent it, with the defaults that pass', async () => {
+      const received: unknown[] = [];
+      const miswritten = defineTool({
+        name: 'purge',
+        description: 'deletes a target unless dry_run',
+        parameters: z.object({ target: z.string(), count: z.number().int().optional(), dry_run: z.boolean().optional() }),
+        jsonSchema: { type: 'object', properties: { target: { type: 'string' }, count: { type: 'integer', default: 'x' }, dry_run: { type: 'boolean', default: false } }, required: ['target'] },
+        execute: async (args) => {
+          received.push(args);
+          return 'purged';
+        },
+      });
+      const model = new ScriptedModel([toolCallStep({ name: 'purge', arguments: { target: 'backups' } }), textStep('ok')]);
+      const { events } = await collectRunWith({ tools: [miswritten], model }, 'allow');
+      expect(ofType(events, 'tool-start')).toMatchObject([{ arguments: { target: 'backups', dry_run: false }, awaitingConfirmation: true }]);
+      expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', result: 'purged' }]);
+      expect(received).toStrictEqual([{ target: 'backups', dry_run: false }]);
+    });
+
     it('a throwing tool is an error result fed back to the model, with tool-end paired', async () => {
       const broken = recordingTool('python', { run: async () => Promise.reject(new Error('disk on fire')) });
       const { events, model } = await drive([pythonCall(), textStep('sorry')], 'allow', { tools: [broken.tool] });

@@ -1,7 +1,6 @@
 import { DecisionNotStoredError, DEFAULT_DECISION_TIMEOUT_MS, PolicyChangedError, type ApprovalRegistry, type ApprovalTicket, type DecisionOutcome, type DecisionTimeout } from './approval-registry';
 import { Cancellation, linkedController, type CancelSignal } from './cancellation';
 import type { ChatModel, ChatRequest, ToolSpec } from './chat-model';
-import { withDeclaredDefaults } from './declared-arguments';
 import { errorMessage } from './errors';
 import type { Decision, LoopEvent, ResultCut, RunEndReason, ToolArguments, ToolOutcome } from './events';
 import { randomId } from './ids';
@@ -10,7 +9,7 @@ import { parseToolArguments } from './json-repair';
 import type { AssistantMessage, ChatMessage, ToolCall } from './messages';
 import { reasonText, type Reason } from './reason';
 import { TextToolCallExtractor, type TextPart, type TextToolCall } from './text-tool-calls';
-import { BLANK_EDGED_ARGUMENT, blankEdgedArguments, grantsNeedExactArguments, shownTool, toolJsonSchema, toolVersion, UNKNOWN_ARGUMENT, unknownArguments, type AnyTool } from './tool';
+import { BLANK_EDGED_ARGUMENT, blankEdgedArguments, grantsNeedExactArguments, shownTool, toolJsonSchema, toolVersion, UNKNOWN_ARGUMENT, unknownArguments, withToolDefaults, type AnyTool } from './tool';
 import { toolResultText } from './tool-results';
 
 export const DEFAULT_MAX_TOOL_CALLS = 25;
@@ -364,7 +363,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       return done.result;
     }
 
-    for (const plan of planned) if (plan.invalid === undefined) plan.call = withToolDefaults(plan.call, offered);
+    for (const plan of planned) if (plan.invalid === undefined) plan.call = callWithDefaults(plan.call, offered);
     if (planned.length > 0) turn.toolCalls = planned.map((p) => p.call);
     append(turn);
 
@@ -748,13 +747,13 @@ function offeredTools(tools: readonly AnyTool[], enabled: readonly string[] | un
 type CallCheck = { ok: true; tool: AnyTool } | { ok: false; result: CallResult };
 
 /**
- * The call with the defaults its tool's schema declares for the arguments it leaves out (`withDeclaredDefaults`), so
+ * The call with the defaults its tool's schema declares for the arguments it leaves out (`withToolDefaults`), so
  * that the card, the stored turn and the tool all hold the values the tool acts on.
  */
-function withToolDefaults(call: ToolCall, offered: readonly AnyTool[]): ToolCall {
+function callWithDefaults(call: ToolCall, offered: readonly AnyTool[]): ToolCall {
   const tool = offered.find((candidate) => candidate.name === call.name);
   if (tool === undefined) return call;
-  const args = withDeclaredDefaults(toolJsonSchema(tool), call.arguments);
+  const args = withToolDefaults(tool, call.arguments);
   return args === call.arguments ? call : { ...call, arguments: deepFreeze(args) };
 }
 

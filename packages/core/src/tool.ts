@@ -118,16 +118,56 @@ export function shownTool(tool: AnyTool): ShownTool {
 }
 
 /**
+ * `args` with the defaults the tool's schema declares for what they leave out (`withDeclaredDefaults`), but for those
+ * the tool's own check refuses: a default that fails its own schema (`{ type: 'integer', default: 'x' }`) would make
+ * every call that leaves it out invalid, so it is not filled and the tool gets the call as given, the card showing
+ * that. What the loop puts up and what an exact-arguments rule is compared with.
+ */
+export function withToolDefaults(tool: AnyTool, args: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const filled = withDeclaredDefaults(toolJsonSchema(tool), args);
+  if (filled === args) return args;
+  const checked = tool.parameters.safeParse(filled);
+  if (checked.success) return filled;
+  const refused = checked.error.issues.map((issue) => issue.path.map(String));
+  const kept = withoutFilledAt(args, filled, refused, []);
+  return tool.parameters.safeParse(kept).success ? (kept as Readonly<Record<string, unknown>>) : args;
+}
+
+/**
+ * `filled` without what it filled into `given` at or around the paths of `refused` (one is a start of the other);
+ * `given` itself where nothing filled is left.
+ */
+function withoutFilledAt(given: unknown, filled: unknown, refused: readonly (readonly string[])[], at: readonly string[]): unknown {
+  if (given === filled) return given;
+  if (Array.isArray(given) && Array.isArray(filled)) {
+    const items = filled.map((item: unknown, index) => withoutFilledAt(given[index], item, refused, [...at, String(index)]));
+    return items.every((item, index) => item === given[index]) ? given : items;
+  }
+  if (!isPlainObject(given) || !isPlainObject(filled)) return filled;
+  const kept: Record<string, unknown> = {};
+  let changed = false;
+  for (const [key, value] of Object.entries(filled)) {
+    const path = [...at, key];
+    const overlaps = (issue: readonly string[]) => issue.slice(0, path.length).every((part, index) => part === path[index]);
+    const inner = Object.hasOwn(given, key) ? withoutFilledAt(given[key], value, refused, path) : refused.some(overlaps) ? undefined : value;
+    if (inner === undefined) continue;
+    changed ||= !Object.hasOwn(given, key) || inner !== given[key];
+    Object.defineProperty(kept, key, { value: inner, enumerable: true, writable: true, configurable: true });
+  }
+  return changed ? kept : given;
+}
+
+/**
  * How `args`, a person's edit of a call, fail the tool's schema; empty when they pass. Each issue names its field. An
  * argument left out that the schema gives a default is one too: the tool would act on a value the edit did not show
- * (a model's call has those filled in before it is put up, `withDeclaredDefaults`).
+ * (a model's call has those filled in before it is put up, `withToolDefaults`).
  */
 export function argumentIssues(tool: AnyTool, args: unknown): ArgumentIssue[] {
   const checked = tool.parameters.safeParse(args);
   if (!checked.success) return checked.error.issues.map((issue) => ({ path: issue.path.length > 0 ? issue.path.map(String).join('.') : '(arguments)', message: issue.message }));
   const unknown = unknownArguments(args, checked.data).map((path) => ({ path, message: UNKNOWN_ARGUMENT }));
   if (unknown.length > 0 || !isPlainObject(args)) return unknown;
-  return filledIn(args, withDeclaredDefaults(toolJsonSchema(tool), args)).map(({ path, value }) => ({ path, message: leftOutWithDefault(value) }));
+  return filledIn(args, withToolDefaults(tool, args)).map(({ path, value }) => ({ path, message: leftOutWithDefault(value) }));
 }
 
 /** Longest a default is quoted in the issue that names it. */

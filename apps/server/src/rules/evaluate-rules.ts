@@ -27,7 +27,7 @@ export interface RuleCall {
   mcp?: { server: string; tool: string; toolVersion?: string };
   /**
    * The arguments given, with what the tool's schema declares for the ones left out filled in, as the loop fills a
-   * call's (withDeclaredDefaults): an exact-arguments rule written for `{}` is for the call that acts on the defaults.
+   * call's (withToolDefaults): an exact-arguments rule written for `{}` is for the call that acts on the defaults.
    */
   withDefaults?: (args: Record<string, unknown>) => Readonly<Record<string, unknown>>;
 }

@@ -14,7 +14,7 @@ import {
   type WorkspaceTrust,
   type WorkspaceTrustChoice,
 } from '@airlock/api';
-import { codeWord, ConflictError, InvalidArgumentsError, LimitExceededError, NotFoundError, parseUntrustedJson, randomId, reason, toolJsonSchema, toolVersion, withDeclaredDefaults, type AnyTool, type PolicyVerdict, type Reason, type ToolCall } from '@airlock/core';
+import { codeWord, ConflictError, InvalidArgumentsError, LimitExceededError, NotFoundError, parseUntrustedJson, randomId, reason, toolVersion, withToolDefaults, type AnyTool, type PolicyVerdict, type Reason, type ToolCall } from '@airlock/core';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
@@ -449,7 +449,7 @@ function parseTrust(stored: string | undefined): StoredTrust {
 }
 
 function ruleCall(toolName: string, args: Record<string, unknown>, tool?: AnyTool): RuleCall {
-  const withDefaults = tool === undefined ? {} : { withDefaults: (given: Record<string, unknown>) => withDeclaredDefaults(toolJsonSchema(tool), given) };
+  const withDefaults = tool === undefined ? {} : { withDefaults: (given: Record<string, unknown>) => withToolDefaults(tool, given) };
   const server = tool?.source?.startsWith('mcp:') ? tool.source.slice(4) : undefined;
   if (server === undefined || tool?.remoteName === undefined) return { tool: toolName, arguments: args, ...withDefaults };
   return { tool: toolName, arguments: args, mcp: { server, tool: tool.remoteName, toolVersion: toolDigest(tool) }, ...withDefaults };
