@@ -93,7 +93,7 @@ describe('several tool calls waiting at once', () => {
     // Tab 1 sent nothing: only the run's tool-decision event, reported as the decision was made, moves its card.
     const expectSecondAllowedFirstWaiting = async () => {
       await tab1.waitForStatus(tab1.card(1), 'Allowed, waiting its turn');
-      await tab1.card(1).getByText('Allowed in another tab or client. It runs once the calls before it are done.').waitFor();
+      await tab1.card(1).getByText('You allowed it in another tab. It runs once the calls before it are done.').waitFor();
       expect(await tab1.card(1).getByRole('group', { name: 'Decision for terminal' }).count()).toBe(0);
       await expectAwaiting(tab1, tab1.card(0), 'terminal');
       await tab1.page.getByRole('region', { name: 'Waiting tool calls' }).waitFor({ state: 'detached' });

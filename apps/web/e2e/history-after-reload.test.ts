@@ -91,6 +91,40 @@ describe('a chat read back after a reload', () => {
   });
 });
 
+describe('who decided a call, as this browser knows it', () => {
+  it('says a deny was yours after a reload, yours in another tab in a new tab, and another client’s in another browser', async () => {
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] }, { text: 'Understood.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await chat.send('Decide in one tab');
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+    await chat.button(chat.card(), 'Deny with reason…').click();
+    await chat.card().getByRole('textbox', { name: 'Reason, passed to the model' }).fill('not today');
+    await chat.button(chat.card(), 'Deny with this reason').click();
+    await chat.waitForText('Understood.');
+
+    // A tab opened since: the decision was this browser's, made in another tab.
+    const newTab = await ChatPage.open(suite.context, suite.airlock.link);
+    await newTab.openSession('Decide in one tab');
+    await newTab.waitForStatus(newTab.card(), 'Denied');
+    await newTab.card().getByText('Your reason, given in another tab: not today', { exact: true }).waitFor();
+
+    await reload(chat);
+    await chat.waitForStatus(chat.card(), 'Denied');
+    await chat.card().getByText('Your reason: not today', { exact: true }).waitFor();
+
+    // Another browser profile shares nothing with this one.
+    const otherContext = await suite.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const otherBrowser = await ChatPage.open(otherContext, suite.airlock.link);
+      await otherBrowser.openSession('Decide in one tab');
+      await otherBrowser.waitForStatus(otherBrowser.card(), 'Denied');
+      await otherBrowser.card().getByText('Reason given in another browser or client: not today', { exact: true }).waitFor();
+    } finally {
+      await otherContext.close();
+    }
+  });
+});
+
 describe('a chat after a server restart', () => {
   it('keeps a waiting call waiting and decidable, runs it once when allowed, and shows it done after a reload', async () => {
     await using airlock = await startAirlockUnderTest({ keepData: true });

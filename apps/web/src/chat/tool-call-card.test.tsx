@@ -7,7 +7,7 @@ import { Composer, focusAndType } from './composer';
 import { FocusComposerContext } from './current-session';
 import { chatReducer, type ChatState } from './chat-reducer';
 import { sendDecision, type SendConfirm } from './send-decision';
-import { MAX_TAB_DECISIONS, TabDecisions, tabDecisions } from './tab-decisions';
+import { tabDecisions } from './tab-decisions';
 import { KEYED_DECISION_DELAY_MS, ToolCallCard } from './tool-call-card';
 import type { ToolCallState, ToolCallView } from './tool-call-state';
 
@@ -139,20 +139,20 @@ describe('ToolCallCard states', () => {
 describe('ToolCallCard: decisions this tab did not send', () => {
   const decided = (state: ToolCallState, approvalId = 'apv_other'): ToolCallView => ({ ...view(state), approvalId });
 
-  it('says a call allowed or denied by another tab or client was decided there, not by you', () => {
+  it('says a call allowed or denied by no tab of this browser was decided in another browser or client, not by you', () => {
     render(<ToolCallCard call={decided({ status: 'allowed', approvedBy: 'you' })} annotations={terminal} onDecide={() => undefined} />);
-    screen.getByText('Allowed in another tab or client. It runs once the calls before it are done.');
+    screen.getByText('Allowed in another browser or client. It runs once the calls before it are done.');
     expect(screen.queryByText(/You allowed it/)).toBeNull();
     cleanup();
     render(<ToolCallCard call={decided({ status: 'done', approvedBy: 'you', result: 'ok' })} annotations={terminal} onDecide={() => undefined} />);
-    screen.getByText('Allowed in another tab or client.');
+    screen.getByText('Allowed in another browser or client.');
     cleanup();
     render(<ToolCallCard call={decided({ status: 'denied', reason: 'other', result: null })} annotations={terminal} onDecide={() => undefined} />);
-    screen.getByText('Reason given in another tab or client: other');
+    screen.getByText('Reason given in another browser or client: other');
     expect(screen.queryByText(/Your reason/)).toBeNull();
     cleanup();
     render(<ToolCallCard call={{ ...decided({ status: 'done', approvedBy: 'you', result: 'ok' }), editedArguments: { command: 'ls' } }} annotations={terminal} onDecide={() => undefined} />);
-    screen.getByText('Ran with · edited in another tab or client');
+    screen.getByText('Ran with · edited in another browser or client');
   });
 
   it('says so when a decision the tab sent was not applied because another client decided first, with that client’s reason', async () => {
@@ -175,8 +175,8 @@ describe('ToolCallCard: decisions this tab did not send', () => {
     await act(async () => reply.resolve({ resolved: false, status: 'already-decided', decision: 'deny' }));
 
     expect(screen.getByTestId('tool-status').textContent).toBe('Denied');
-    screen.getByText('Reason given in another tab or client: cli-first');
-    expect(screen.getByRole('note').textContent).toBe('Your allow was not applied: this call was decided in another tab or client first.');
+    screen.getByText('Reason given in another browser or client: cli-first');
+    expect(screen.getByRole('note').textContent).toBe('Your allow was not applied: this call was decided in another browser or client first.');
   });
 
   it('says an "Always allow" whose grant or rule could not be saved allowed the call only this once', async () => {
@@ -197,21 +197,6 @@ describe('ToolCallCard: decisions this tab did not send', () => {
     expect(screen.getByRole('note').textContent).toBe(
       'Allowed this once: “Always allow” could not be saved (the rule could not be saved), so a call like this one will be asked again.',
     );
-  });
-
-  it('keeps which decisions the tab sent across a reload, in its sessionStorage', () => {
-    const storage = new Map<string, string>();
-    const store = { getItem: (key: string) => storage.get(key) ?? null, setItem: (key: string, value: string) => void storage.set(key, value) };
-    const before = new TabDecisions(store);
-    before.record('apv_a', 'allow', 'sent');
-    before.record('apv_a', 'allow', 'accepted');
-    before.record('apv_b', 'deny', 'superseded');
-    const after = new TabDecisions(store);
-    expect([after.get('apv_a'), after.get('apv_b'), after.get('apv_c')]).toStrictEqual([{ decision: 'allow', outcome: 'accepted' }, { decision: 'deny', outcome: 'superseded' }, undefined]);
-    for (let index = 0; index < MAX_TAB_DECISIONS; index++) after.record(`apv_${index}`, 'allow', 'accepted');
-    expect([after.get('apv_a'), after.get(`apv_${MAX_TAB_DECISIONS - 1}`)]).toStrictEqual([undefined, { decision: 'allow', outcome: 'accepted' }]);
-    storage.set('airlock.decided-here', '{not json');
-    expect(new TabDecisions(store).get('apv_1')).toBeUndefined();
   });
 });
 

@@ -16,7 +16,7 @@ import { RuleAsked } from '../rules/rule-asked';
 import { RuleProvenance } from '../rules/rule-provenance';
 import { SteadyButton } from '../lib/steady-button';
 import { isTextEntry } from '../waiting/focus-approval';
-import { decidedBy, useTabDecision, type DecidedBy, type TabDecision, type TabDecisionOutcome } from './tab-decisions';
+import { useCallDecider, type DecidedBy, type TabDecision, type TabDecisionOutcome } from './tab-decisions';
 import { isUndecided, type Allower, type Approver, type ToolCallState, type ToolCallStatus, type ToolCallView } from './tool-call-state';
 
 type Tone = 'waiting' | 'busy' | 'ok' | 'bad' | 'muted';
@@ -85,9 +85,10 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
   const drafts = useContext(WaitingDraftsContext);
   const undecided = state.status === 'awaiting-decision' || state.status === 'deciding';
   const approvalId = undecided ? state.approvalId : null;
-  // A person's decision the card shows was this tab's, or another tab's or client's: the run's event does not say.
-  const mine = useTabDecision(call.approvalId ?? approvalId ?? undefined);
-  const by = decidedBy(mine);
+  // A person's decision the card shows was this tab's, another tab's of this browser, or another client's: the run's
+  // event does not say.
+  const { mine, by, seesOtherTabs } = useCallDecider(call.approvalId ?? approvalId ?? undefined);
+  const words = deciderWords(seesOtherTabs);
   /**
    * What the person typed on this call's card before it was last shown (a reload, another chat and back), while it
    * is still there: an edit cancelled or a reason emptied is gone, and never comes back.
@@ -271,10 +272,10 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
       {call.editedArguments === undefined ? (
         <ToolArguments toolName={call.toolName} args={call.arguments} declared={call.tool?.declared} inputSchema={inputSchema} />
       ) : (
-        <EditedArguments toolName={call.toolName} proposed={call.arguments} edited={call.editedArguments} status={state.status} by={by} declared={call.tool?.declared} inputSchema={inputSchema} />
+        <EditedArguments toolName={call.toolName} proposed={call.arguments} edited={call.editedArguments} status={state.status} editedBy={words.edited[by]} declared={call.tool?.declared} inputSchema={inputSchema} />
       )}
-      <StatusDetail state={state} by={by} />
-      {!undecided && <NotAppliedNote mine={mine} />}
+      <StatusDetail state={state} by={by} words={words} />
+      {!undecided && <NotAppliedNote mine={mine} by={by} words={words} />}
       {!undecided && call.alwaysNotSaved !== undefined && (
         <p className="detail" role="note">
           Allowed this once: “Always allow” could not be saved ({call.alwaysNotSaved}), so a call like this one will be asked again.
@@ -408,7 +409,7 @@ const editedLabel: Record<ToolCallStatus, string> = {
 };
 
 /** Both versions of a call the person edited before allowing: what the model proposed, struck, and what ran. */
-function EditedArguments({ toolName, proposed, edited, status, by, declared, inputSchema }: { toolName: string; proposed: Args; edited: Args; status: ToolCallStatus; by: DecidedBy; declared: DeclaredArguments | undefined; inputSchema: JsonSchema | undefined }) {
+function EditedArguments({ toolName, proposed, edited, status, editedBy, declared, inputSchema }: { toolName: string; proposed: Args; edited: Args; status: ToolCallStatus; editedBy: string; declared: DeclaredArguments | undefined; inputSchema: JsonSchema | undefined }) {
   return (
     <div className="arguments-versions">
       <div className="arguments-version arguments-proposed" role="group" aria-label="Proposed arguments">
@@ -417,7 +418,7 @@ function EditedArguments({ toolName, proposed, edited, status, by, declared, inp
       </div>
       <div className="arguments-version arguments-edited" role="group" aria-label="Edited arguments">
         <div className="version-label">
-          {editedLabel[status]} · {by === 'you' ? 'edited by you' : by === 'elsewhere' ? `edited ${ELSEWHERE}` : 'edited'}
+          {editedLabel[status]} · {editedBy}
         </div>
         <ToolArguments toolName={toolName} args={edited} declared={declared} inputSchema={inputSchema} />
       </div>
@@ -425,22 +426,51 @@ function EditedArguments({ toolName, proposed, edited, status, by, declared, inp
   );
 }
 
-/** Where a decision this tab did not send was made. */
-const ELSEWHERE = 'in another tab or client';
+/** How a card names who made the person's decision it shows, by who this browser knows made it. */
+interface DeciderWords {
+  /** Where a decision this browser did not send was made: with no storage shared by tabs, it may be another tab. */
+  elsewhere: string;
+  /** A person's allow of a call waiting its turn. */
+  allowed: Record<DecidedBy, string>;
+  /** A person's allow of a call running or done; nothing to add when it was this tab's. */
+  ran: Record<DecidedBy, string | null>;
+  /** Before a person's deny reason. */
+  reason: Record<DecidedBy, string>;
+  /** After what the arguments were edited to. */
+  edited: Record<DecidedBy, string>;
+}
+
+function deciderWords(seesOtherTabs: boolean): DeciderWords {
+  const elsewhere = seesOtherTabs ? 'in another browser or client' : 'in another tab or client';
+  return {
+    elsewhere,
+    allowed: {
+      you: `You allowed it. ${WAITS_ITS_TURN}`,
+      'another-tab': `You allowed it in another tab. ${WAITS_ITS_TURN}`,
+      elsewhere: `Allowed ${elsewhere}. ${WAITS_ITS_TURN}`,
+      unknown: `Allowed. ${WAITS_ITS_TURN}`,
+    },
+    ran: { you: null, 'another-tab': 'You allowed it in another tab.', elsewhere: `Allowed ${elsewhere}.`, unknown: null },
+    reason: { you: 'Your reason', 'another-tab': 'Your reason, given in another tab', elsewhere: `Reason given ${elsewhere}`, unknown: 'Reason' },
+    edited: { you: 'edited by you', 'another-tab': 'edited by you in another tab', elsewhere: `edited ${elsewhere}`, unknown: 'edited' },
+  };
+}
 
 /**
  * Said on a decided card when this tab's own decision on it did not take: the call was decided first elsewhere (the
  * card shows that decision), the server refused it, or no clear answer came to it.
  */
-function NotAppliedNote({ mine }: { mine: TabDecision | undefined }) {
+function NotAppliedNote({ mine, by, words }: { mine: TabDecision | undefined; by: DecidedBy; words: DeciderWords }) {
   if (mine === undefined) return null;
+  const first = by === 'another-tab' ? 'in another tab' : by === 'elsewhere' ? words.elsewhere : 'in another tab or client';
+  const maybeYours = by === 'another-tab' ? 'the decision shown was made in another tab' : `the decision shown may be yours or one made ${words.elsewhere}`;
   const notes: Record<TabDecisionOutcome, string | null> = {
     sent: null,
     accepted: null,
-    superseded: `Your ${mine.decision} was not applied: this call was decided ${ELSEWHERE} first.`,
+    superseded: `Your ${mine.decision} was not applied: this call was decided ${first} first.`,
     refused: `Your ${mine.decision} was refused by the server and not applied.`,
-    failed: `The server failed while taking your ${mine.decision}: the decision shown may be yours or one made ${ELSEWHERE}.`,
-    unanswered: `No answer came to your ${mine.decision}: the decision shown may be yours or one made ${ELSEWHERE}.`,
+    failed: `The server failed while taking your ${mine.decision}: ${maybeYours}.`,
+    unanswered: `No answer came to your ${mine.decision}: ${maybeYours}.`,
   };
   const note = notes[mine.outcome];
   return note === null ? null : (
@@ -450,7 +480,7 @@ function NotAppliedNote({ mine }: { mine: TabDecision | undefined }) {
   );
 }
 
-function StatusDetail({ state, by }: { state: ToolCallState; by: DecidedBy }): ReactNode {
+function StatusDetail({ state, by, words }: { state: ToolCallState; by: DecidedBy; words: DeciderWords }): ReactNode {
   switch (state.status) {
     case 'awaiting-decision':
     case 'deciding':
@@ -460,19 +490,19 @@ function StatusDetail({ state, by }: { state: ToolCallState; by: DecidedBy }): R
       return null;
     case 'allowed':
       if (state.approvedBy === 'rule') return <RuleProvenance rule={state.rule} effect="allow" suffix={WAITS_ITS_TURN} />;
-      if (state.approvedBy === 'you') return <p className="detail">{allowedBy[by]}</p>;
+      if (state.approvedBy === 'you') return <p className="detail">{words.allowed[by]}</p>;
       return <p className="detail">{allowedDetail[state.approvedBy]}</p>;
     case 'running':
     case 'done':
       if (state.approvedBy === 'rule') return <RuleProvenance rule={state.rule} effect="allow" />;
-      if (state.approvedBy === 'you' && by === 'elsewhere') return <p className="detail">Allowed {ELSEWHERE}.</p>;
+      if (state.approvedBy === 'you' && words.ran[by] !== null) return <p className="detail">{words.ran[by]}</p>;
       return approverDetail[state.approvedBy] === null ? null : <p className="detail">{approverDetail[state.approvedBy]}</p>;
     case 'denied':
       if (state.deniedByRule !== undefined) return <RuleProvenance rule={state.deniedByRule} effect="deny" />;
       if (state.reason === null) return null;
       return (
         <p className="detail">
-          {reasonLabel[by]}: {state.reason}
+          {words.reason[by]}: {state.reason}
         </p>
       );
     case 'timed-out':
@@ -497,20 +527,6 @@ const approverDetail: Record<Exclude<Approver, 'rule'>, string | null> = {
 
 const allowedDetail: Record<Exclude<Allower, 'rule' | 'you'>, string> = {
   grant: `Allowed by an “Always allow” in this chat. ${WAITS_ITS_TURN}`,
-};
-
-/** A person's allow of a call waiting its turn, by who this tab knows made it. */
-const allowedBy: Record<DecidedBy, string> = {
-  you: `You allowed it. ${WAITS_ITS_TURN}`,
-  elsewhere: `Allowed ${ELSEWHERE}. ${WAITS_ITS_TURN}`,
-  unknown: `Allowed. ${WAITS_ITS_TURN}`,
-};
-
-/** A person's deny reason, by who this tab knows gave it. */
-const reasonLabel: Record<DecidedBy, string> = {
-  you: 'Your reason',
-  elsewhere: `Reason given ${ELSEWHERE}`,
-  unknown: 'Reason',
 };
 
 function ranTool(status: ToolCallStatus): boolean {
