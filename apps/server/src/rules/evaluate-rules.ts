@@ -316,7 +316,8 @@ function unique(rules: readonly Rule[]): Rule[] {
  * changed the file system (`fileSystemChanged`: its paths may name anything by then), and, with `leadsInside` (where
  * links lead), the folder the `cd`s before it name. The commands a line shows run in its order (a loop or a function
  * is not seen through); a `cd` in a pipeline or in the background changes no folder for the rest, but is counted as
- * though it did. A command after this one that runs alongside it (in its pipeline, or after a `&`) is not counted.
+ * though it did. A command after it that may run while it runs (in its pipeline, or after it when it runs in the
+ * background: `SimpleCommand.alongsideUntil`) counts for `fileSystemChanged` as one before it does.
  */
 function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, paths: LinePaths = {}): LineFacts[] {
   const { leadsInside, leadsUnderGit, seen, pathsAsNow } = paths;
@@ -325,11 +326,14 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, pat
   let left = false;
   let changed = false;
   let folder = context.workspace;
+  const changes = commands.map(changesFileSystem);
   for (const [index, command] of commands.entries()) {
+    // Those that run while it runs count as well as those before it: `pytest t | …`, `pytest t & rm -rf t; ln -s …`.
+    const alongside = changes.slice(index + 1, command.alongsideUntil ?? index + 1).some(Boolean);
     const here: PathFacts = {
       workspace: context.workspace,
       leftWorkspace: left,
-      ...(changed && pathsAsNow !== true ? { fileSystemChanged: true } : {}),
+      ...((changed || alongside) && pathsAsNow !== true ? { fileSystemChanged: true } : {}),
       ...(leadsInside === undefined ? {} : { folder, leadsInside }),
       ...(leadsUnderGit === undefined ? {} : { leadsUnderGit }),
     };
@@ -340,7 +344,7 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, pat
       if (seen === undefined) left = true;
       else seen({ kind: 'moved', text: command.words.map(wordText).join(' ') }, index);
     } else if (next?.folder !== undefined) folder = next.folder;
-    if (changesFileSystem(command)) changed = true;
+    if (changes[index] === true) changed = true;
   }
   return facts;
 }

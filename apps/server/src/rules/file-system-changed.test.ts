@@ -29,6 +29,7 @@ describe('a path after a command on the line that may change the file system: ju
     prefix('ls'),
     prefix('cat'),
     prefix('grep'),
+    prefix('sleep'),
   ];
   const decide = async (command: string) => (await evaluateRules(terminal(command), rules, context)).decision;
 
@@ -43,6 +44,11 @@ describe('a path after a command on the line that may change the file system: ju
     'git status && rm -rf t && ls && pytest t',
     // The folder a `cd` enters too: the branch may hold `tools` as a link out, whose Makefile `make test` runs.
     'git checkout other && cd tools && make test',
+    // Run while pytest starts: in the background, or in its pipeline.
+    'pytest t & rm -rf t; ln -s ../outside t',
+    'pytest t & sleep 1 && rm -rf t && ln -s ../outside t',
+    'ls && pytest t | ln -sfn ../outside t',
+    'jq . t/a.json | rm -rf t',
   ])('asks about %j', async (command) => {
     expect(await decide(command)).toBe('ask');
   });
@@ -54,8 +60,10 @@ describe('a path after a command on the line that may change the file system: ju
     'cd sub && pytest .',
     // mkdir makes only folders where nothing was: a path through one leads where it led before.
     'mkdir -p t/x && pytest t',
-    // A command after the paths, and a line whose later commands name no path.
+    // A command after the paths, once they have been read, and a line whose later commands name no path.
     'pytest t && rm -rf t',
+    'pytest t; rm -rf t',
+    'pytest t | grep passed',
     'npm run build && make test',
     'git checkout other && make test',
   ])('allows %j', async (command) => {

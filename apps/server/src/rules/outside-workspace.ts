@@ -13,10 +13,11 @@ export interface PathFacts {
    */
   leftWorkspace?: boolean;
   /**
-   * A command before this one on the line may have changed the file system (`changesFileSystem`: any but one that
-   * only reads and prints, moves the shell, or `mkdir`): what a path names when the rules are evaluated is no sign of what it
-   * names when this command runs (`rm -rf t && ln -s ../other t && pytest t`, `git checkout other && cd tools`), so
-   * every path counts as one that may lead out. Default: false.
+   * A command before this one on the line, or one after it that may run while it runs (in its pipeline, or after it
+   * when it runs in the background), may have changed the file system (`changesFileSystem`: any but one that only
+   * reads and prints, moves the shell, or `mkdir`): what a path names when the rules are evaluated is no sign of
+   * what it names when this command runs (`rm -rf t && ln -s ../other t && pytest t`, `git checkout other && cd
+   * tools`), so every path counts as one that may lead out. Default: false.
    */
   fileSystemChanged?: boolean;
   /**

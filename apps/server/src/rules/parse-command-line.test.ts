@@ -153,3 +153,18 @@ describe('lines the parser is slow on', () => {
     expect(line.kind === 'seen' && line.commands.map((command) => command.words.map((word) => (word.kind === 'literal' ? word.value : '?')))).toStrictEqual([['npm', 'test'], ['echo', 'done']]);
   });
 });
+
+describe('which commands of a line may run at once', () => {
+  it('marks the commands of a pipeline and those the shell runs in the background', async () => {
+    const line = await parseCommandLine('a | b && c & d; e | f; g');
+    expect(line.kind === 'seen' && line.commands.map((command) => [command.words.map((word) => (word.kind === 'literal' ? word.value : '?')).join(' '), command.alongsideUntil])).toStrictEqual([
+      ['a', Infinity],
+      ['b', Infinity],
+      ['c', Infinity],
+      ['d', undefined],
+      ['e', 6],
+      ['f', 6],
+      ['g', undefined],
+    ]);
+  });
+});

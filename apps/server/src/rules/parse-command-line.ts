@@ -32,7 +32,16 @@ export const PARSE_BUDGET_AFTER_ERROR_MS = 20;
 /** One simple command the shell would run: its name and arguments, with no assignment or redirection to a file. */
 export interface SimpleCommand {
   readonly words: readonly ShellWord[];
+  /**
+   * Set when commands after it on the line may run while it runs: up to this index (exclusive) of the line's
+   * commands for one in a pipeline (the rest of its pipeline), `Infinity` for one the shell runs in the background
+   * (`pytest t & …`: all that follow). Default: none do, the next starts when it has ended.
+   */
+  readonly alongsideUntil?: number;
 }
+
+/** A command as it is collected, before what runs alongside it is known. */
+type CollectedCommand = { -readonly [K in keyof SimpleCommand]: SimpleCommand[K] };
 
 /**
  * A command line as the rules see it. `seen`: every construct in it is understood, and `commands` is what it
@@ -325,7 +334,7 @@ function seeThrough(root: Node, source: string): Seen {
   if (!blank(source, 0, root.startIndex, BLANK_LINES) || !blank(source, root.endIndex, source.length, BLANK_LINES)) {
     return { kind: 'refused', reason: 'text the parser skipped' };
   }
-  const commands: SimpleCommand[] = [];
+  const commands: CollectedCommand[] = [];
   const problem = statements(root, STATEMENT_SEPARATORS, commands, 0, source);
   if (problem !== undefined) return { kind: 'refused', reason: problem };
   if (commands.length === 0) return { kind: 'refused', reason: 'no command' };
@@ -333,30 +342,44 @@ function seeThrough(root: Node, source: string): Seen {
 }
 
 /** A run of statements joined by `operators`, every gap between them only blanks. Returns why not, if not. */
-function statements(node: Node, operators: ReadonlySet<string>, commands: SimpleCommand[], depth: number, source: string): string | undefined {
+function statements(node: Node, operators: ReadonlySet<string>, commands: CollectedCommand[], depth: number, source: string): string | undefined {
   if (depth > MAX_DEPTH) return 'commands nested too deeply';
   let cursor = node.startIndex;
+  let previous = commands.length;
   for (const child of node.children) {
     if (!blank(source, cursor, child.startIndex, BLANK_LINES)) return 'text the parser skipped';
     cursor = child.endIndex;
     if (!child.isNamed) {
       if (!operators.has(child.type)) return `the operator "${child.type}"`;
+      // The statement before a `&` runs in the background, alongside every command after it.
+      if (child.type === '&') runAlongside(commands, previous, Infinity);
       continue;
     }
+    previous = commands.length;
     const problem = statement(child, commands, depth + 1, source);
     if (problem !== undefined) return problem;
   }
   return blank(source, cursor, node.endIndex, BLANK_LINES) ? undefined : 'text the parser skipped';
 }
 
-function statement(node: Node, commands: SimpleCommand[], depth: number, source: string): string | undefined {
+/** Marks the commands from `from` on as running alongside those up to `until` (see `SimpleCommand.alongsideUntil`). */
+function runAlongside(commands: CollectedCommand[], from: number, until: number): void {
+  for (const command of commands.slice(from)) command.alongsideUntil = Math.max(command.alongsideUntil ?? 0, until);
+}
+
+function statement(node: Node, commands: CollectedCommand[], depth: number, source: string): string | undefined {
   switch (node.type) {
     case 'command':
       return simpleCommand(node, commands, source);
     case 'list':
       return statements(node, LIST_OPERATORS, commands, depth, source);
-    case 'pipeline':
-      return statements(node, PIPE_OPERATORS, commands, depth, source);
+    case 'pipeline': {
+      // Every command of a pipeline runs at once.
+      const from = commands.length;
+      const problem = statements(node, PIPE_OPERATORS, commands, depth, source);
+      if (problem === undefined) runAlongside(commands, from, commands.length);
+      return problem;
+    }
     case 'redirected_statement':
       return redirectedStatement(node, commands, depth, source);
     case 'comment':
@@ -379,7 +402,7 @@ function statement(node: Node, commands: SimpleCommand[], depth: number, source:
   }
 }
 
-function redirectedStatement(node: Node, commands: SimpleCommand[], depth: number, source: string): string | undefined {
+function redirectedStatement(node: Node, commands: CollectedCommand[], depth: number, source: string): string | undefined {
   const [body, ...redirects] = node.children;
   if (body === undefined || !body.isNamed) return 'a redirection without a command';
   let cursor = node.startIndex;
@@ -396,7 +419,7 @@ function redirectedStatement(node: Node, commands: SimpleCommand[], depth: numbe
   return statement(body, commands, depth + 1, source);
 }
 
-function simpleCommand(node: Node, commands: SimpleCommand[], source: string): string | undefined {
+function simpleCommand(node: Node, commands: CollectedCommand[], source: string): string | undefined {
   const words: ShellWord[] = [];
   let cursor = node.startIndex;
   for (const [index, child] of node.children.entries()) {
