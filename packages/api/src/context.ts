@@ -96,8 +96,11 @@ export interface RuleService {
     /** The tool as it is now: an MCP tool's rule names its server and its own name. */
     tool?: AnyTool,
   ): Promise<{ draft: RuleDraft; description: Reason }>;
-  /** Which of these past calls the draft would have decided. */
-  preview(draft: RuleDraft, calls: readonly ToolCallRecord[]): Promise<ToolCallRecord[]>;
+  /**
+   * Which of these past calls the draft would have decided, each judged as `evaluate` judges it with its tool among
+   * `tools` (the tools as listed now): an exact-arguments draft is compared with the tool's declared defaults filled in.
+   */
+  preview(draft: RuleDraft, calls: readonly ToolCallRecord[], tools?: readonly AnyTool[]): Promise<ToolCallRecord[]>;
   workspaceRules(): Promise<WorkspaceRulesStatus>;
   /** Throws ConflictError when the file no longer holds the content named (it changed since it was shown). */
   trustWorkspace(choice: WorkspaceTrustChoice): Promise<WorkspaceRulesStatus>;

@@ -390,21 +390,26 @@ describe('appRouter: rules.preview', () => {
       await store.appendEvent({ runId: 'r', sessionId: 's', seq, event: { type: 'status', text: 'started' }, at: seq, ledger });
     }
     const looked: string[][] = [];
+    const judgedWith: (readonly AnyTool[] | undefined)[] = [];
     const rules = {
-      preview: async (_draft: unknown, calls: readonly ToolCallRecord[]) => {
+      preview: async (_draft: unknown, calls: readonly ToolCallRecord[], tools?: readonly AnyTool[]) => {
         looked.push(calls.map((call) => call.toolCallId));
+        judgedWith.push(tools);
         return [...calls];
       },
     } as unknown as RuleService;
     const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel([]), tools: () => [], store });
     services.push(chat);
+    const listed = [defineTool({ name: 'echo', description: 'echoes', parameters: z.object({ text: z.string() }), execute: async () => 'echoed' })];
     const caller = createCaller({
-      services: { chat, rules, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
+      services: { chat, rules, catalog: { tools: () => listed, servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
       connection: new ConnectionState('c1'),
     });
 
     const answer = await caller.rules.preview({ effect: 'allow', tool: 'write_file', match: { kind: 'path-glob', glob: '**' }, scope: { kind: 'global' }, source: 'user' });
     expect(looked).toStrictEqual([['call-6', 'call-5']]);
+    // Judged with the tools as listed, as a call is: an exact-arguments draft is compared with their defaults filled in.
+    expect(judgedWith).toStrictEqual([listed]);
     expect(answer.matches.map((call) => call.toolCallId)).toStrictEqual(['call-6', 'call-5']);
   });
 });

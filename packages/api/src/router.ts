@@ -354,7 +354,7 @@ export const appRouter = t.router({
      */
     preview: procedure.input(ruleDraftSchema).query(async ({ input, ctx }) => {
       const recent = await ctx.services.chat.audit({ limit: 500 });
-      return { matches: await rulesOf(ctx).preview({ ...input, source: 'user' }, recent.entries) };
+      return { matches: await rulesOf(ctx).preview({ ...input, source: 'user' }, recent.entries, ctx.services.catalog.tools()) };
     }),
     /**
      * Whether allow rules from the workspace's own file count (deny rules always do). Trust names the content shown

@@ -411,6 +411,21 @@ describe('exact-arguments rules and the defaults a tool declares', () => {
       expect(await rules.evaluate('s', { id: 'c', name: 'ops__deploy', arguments: { ...filled, environment: 'staging' } }, deploy)).toBeUndefined();
     }
   });
+
+  it('the preview of a rule written either way lists the calls the check would decide, their defaults filled as the loop filled them', async () => {
+    const rules = await RuleBook.open({ store: new MemoryStore(), workspace: await workspaceFolder(), log: () => undefined });
+    const record = (approvalId: string, args: Record<string, unknown>): ToolCallRecord =>
+      undecidedRecord('r', 's', { ...startChange('x', 0, 'ops__deploy'), arguments: args, approvalId, executesCode: false, toolVersion: 'v', expiresAt: null });
+    const calls = [record('on-defaults', filled), record('dry', { ...filled, dry_run: true })];
+    for (const written of [{}, { dry_run: false }, filled]) {
+      const previewed = await rules.preview(exact('deny', written), calls, [deploy]);
+      expect(previewed.map((call) => call.approvalId)).toStrictEqual(['on-defaults']);
+      expect(await rules.evaluate('s', { id: 'c', name: 'ops__deploy', arguments: filled }, deploy)).toBeUndefined();
+    }
+    const fromServer = defineTool({ ...deploy, source: 'mcp:ops', remoteName: 'deploy' });
+    const serverRule = { effect: 'deny' as const, tool: 'mcp', match: { kind: 'mcp-server' as const, server: 'ops' }, scope: { kind: 'global' as const }, source: 'user' as const };
+    expect((await rules.preview(serverRule, calls, [fromServer])).map((call) => call.approvalId)).toStrictEqual(['on-defaults', 'dry']);
+  });
 });
 
 describe('RuleBook limits', () => {

@@ -249,11 +249,14 @@ export class RuleBook implements RuleService {
     return { draft: checked.data, description: describeRule(checked.data) };
   }
 
-  async preview(draft: RuleDraft, calls: readonly ToolCallRecord[]): Promise<ToolCallRecord[]> {
+  async preview(draft: RuleDraft, calls: readonly ToolCallRecord[], tools: readonly AnyTool[] = []): Promise<ToolCallRecord[]> {
     const rule: Rule = { ...ruleDraftSchema.parse(draft), id: 'preview', createdAt: new Date(this.now()).toISOString() };
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
     const matched: ToolCallRecord[] = [];
     for (const call of calls) {
-      const decision = await evaluateRules(ruleCall(call.toolName, call.arguments), [rule], this.ruleContext(call.sessionId, true));
+      // Judged with the tool as it is now, as `evaluate` judges a call: its declared defaults fill the rule's
+      // arguments, its server and version name an MCP tool.
+      const decision = await evaluateRules(ruleCall(call.toolName, call.arguments, byName.get(call.toolName)), [rule], this.ruleContext(call.sessionId, true));
       if (decision.decision !== 'ask') matched.push(call);
     }
     return matched;
