@@ -30,6 +30,7 @@ describe('a path after a command on the line that may change the file system: ju
     prefix('cat'),
     prefix('grep'),
     prefix('sleep'),
+    prefix('tee'),
   ];
   const decide = async (command: string) => (await evaluateRules(terminal(command), rules, context)).decision;
 
@@ -49,6 +50,7 @@ describe('a path after a command on the line that may change the file system: ju
     'pytest t & sleep 1 && rm -rf t && ln -s ../outside t',
     'ls && pytest t | ln -sfn ../outside t',
     'jq . t/a.json | rm -rf t',
+    'pytest t | tee log',
   ])('asks about %j', async (command) => {
     expect(await decide(command)).toBe('ask');
   });
@@ -63,6 +65,7 @@ describe('a path after a command on the line that may change the file system: ju
     // A command after the paths, once they have been read, and a line whose later commands name no path.
     'pytest t && rm -rf t',
     'pytest t; rm -rf t',
+    'pytest t; ln -s ../outside t',
     'pytest t | grep passed',
     'npm run build && make test',
     'git checkout other && make test',
