@@ -45,6 +45,7 @@ import type { RuleService } from './context';
 import { refuseIfPastDeadline } from './decision-deadline';
 import { EventLog, parseEventId, StoredRunFollower, type RunFollower } from './event-log';
 import { MemoryStore } from './memory-store';
+import { RunPausedError } from './run-paused-error';
 import { StoreUnavailableError } from './store-unavailable-error';
 import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, StoredRun, StoredSessionSummary, ToolCallRecord, UnaskedAllow } from './store';
 
@@ -71,6 +72,12 @@ export interface SessionSummary {
   activeRunId: string | null;
   /** The session's latest run, going or not: a client that did not follow it reloads the history. */
   lastRunId: string | null;
+  /**
+   * Why the going run is paused: a write of it failed because the store cannot take writes for now (a full disk).
+   * Its calls still wait, a decision on them or a stop is refused, and it goes on by itself once the store takes
+   * writes again. Absent otherwise.
+   */
+  paused?: string;
 }
 
 export interface SessionDetail extends SessionSummary {
@@ -119,6 +126,8 @@ export const MAX_KEPT_FINISHED_BYTES = 64 * 1024 * 1024;
 
 /** Finished runs only in the store that a client asked to attach to, kept for its follow() (small: a number each). */
 const MAX_STORED_ATTACHES = 4096;
+/** The longest wait between two tries to take up a run paused by its store (see ChatServiceOptions.retryStoreAfterMs). */
+const MAX_STORE_RETRY_MS = 30_000;
 
 export interface ChatServiceOptions {
   registry: ApprovalRegistry;
@@ -160,6 +169,11 @@ export interface ChatServiceOptions {
   cluster?: Cluster;
   /** Places for the tool calls running at once over all runs (see `RunToolLoopOptions.toolSlots`). Default: no limit. */
   toolSlots?: ToolSlots;
+  /**
+   * On a single instance, the wait before the first try to take up a run paused because its store could not take a
+   * write (see `AirlockStore.isUnavailable`); each failed try doubles it, up to 30 s. Default 1 s.
+   */
+  retryStoreAfterMs?: number;
 }
 
 interface Run {
@@ -196,11 +210,29 @@ interface Run {
   proceed: ((parked: ParkedRun) => ReturnType<typeof runToolLoop>) | undefined;
   /** With a cluster: the run was lost to another instance (a write was fenced or the lease was not renewed). */
   lost: boolean;
+  /** Why the run is paused, while it is (see ChatService.pause). */
+  pausedBecause: string | undefined;
   /** While the log is being fed from the store, and whether more was announced meanwhile. */
   reading: boolean;
   readAgain: boolean;
   /** The last seq its owner announced as written (Infinity: unknown, read to the end); see readRemoteEvents. */
   readTo: number;
+  /**
+   * Taken up from the store after a pause (see ChatService.pause), not after a restart, and nothing of it stored
+   * since: its resumed status says so, and its first write that succeeds ends the pause.
+   */
+  afterPause: boolean;
+}
+
+/** A run paused because its store could not take a write of it, until a try to take it up from the store succeeds. */
+interface PausedRun {
+  /** The run as it was paused: still the session's active run, its log open for its followers, holding what is stored. */
+  run: Run;
+  /** Its calls that were waiting, as they were listed: they stay listed, and a decision on them is refused. */
+  waiting: PendingApproval[];
+  /** Why its write failed. */
+  error: string;
+  timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 /** Events of a run read from the store after seq `from`. */
@@ -315,6 +347,10 @@ export class ChatService {
   private clusterWork: { stop: () => void } | undefined;
   private takingOver: Promise<void> | undefined;
   private takeOverAgain = false;
+  /** Runs paused because the store could not take their writes, by run id (see pause). */
+  private readonly paused = new Map<string, PausedRun>();
+  /** The wait before the next try to take up a paused run, kept until the run ends: a run paused again waits longer. */
+  private readonly storeRetryMs = new Map<string, number>();
 
   constructor(private readonly options: ChatServiceOptions) {
     this.finishedRunTtlMs = options.finishedRunTtlMs ?? 10 * 60 * 1000;
@@ -517,6 +553,10 @@ export class ChatService {
       this.publish({ type: 'cancel', runId: remote });
       return 1;
     }
+    if (run && (runId === undefined || run.runId === runId)) {
+      const paused = this.paused.get(run.runId);
+      if (paused?.run === run) throw new RunPausedError(run.runId, paused.error, 'stop');
+    }
     if (!run || (runId !== undefined && run.runId !== runId) || run.cancellation.aborted) return 0;
     run.cancellation.cancel();
     return 1;
@@ -524,6 +564,8 @@ export class ChatService {
 
   async confirm(input: ConfirmInput): Promise<ResolveResult> {
     if (this.options.cluster) return this.confirmInCluster(this.options.cluster, input);
+    const paused = this.pausedWaiting(input.sessionId).find(({ waiting }) => waiting.approvalId === input.approvalId);
+    if (paused) throw new RunPausedError(paused.waiting.runId, paused.error, 'decision');
     const edit = input.decision === 'allow' ? input.arguments : undefined;
     if (edit !== undefined) this.checkEdit(input.sessionId, input.approvalId, edit);
     const rules = this.options.rules;
@@ -631,15 +673,23 @@ export class ChatService {
     );
   }
 
-  /** The session's calls waiting for a decision on this instance. */
+  /** The session's calls waiting for a decision on this instance, those of a paused run included (see pause). */
   pending(sessionId: string): PendingApproval[] {
-    return this.options.registry.listPending(sessionId);
+    const paused = this.pausedWaiting(sessionId);
+    const pending = this.options.registry.listPending(sessionId);
+    return paused.length === 0 ? pending : [...pending, ...paused.map(({ waiting }) => waiting)];
   }
 
   /** The session's calls waiting for a decision, whichever instance holds their run. */
   async listWaiting(sessionId: string): Promise<PendingApproval[]> {
     if (this.options.cluster) return this.options.cluster.listPendingApprovals(sessionId);
-    return this.options.registry.listPending(sessionId);
+    return this.pending(sessionId);
+  }
+
+  /** The waiting calls of the session's paused runs, each with why its run is paused. */
+  private pausedWaiting(sessionId: string): { waiting: PendingApproval; error: string }[] {
+    if (this.paused.size === 0) return [];
+    return [...this.paused.values()].filter((paused) => paused.run.sessionId === sessionId).flatMap(({ waiting, error }) => waiting.map((call) => ({ waiting: call, error })));
   }
 
   listGrants(sessionId: string): Grant[] {
@@ -721,6 +771,7 @@ export class ChatService {
       if (this.sessions.get(sessionId) !== session) return false;
       this.options.registry.clearSession(sessionId);
       await this.store.deleteSession(sessionId);
+      for (const paused of this.paused.values()) if (paused.run.sessionId === sessionId) this.unpause(paused);
       this.options.rules?.forgetSession(sessionId);
       this.sessions.delete(sessionId);
       this.endFollowedRuns(sessionId);
@@ -766,6 +817,8 @@ export class ChatService {
    */
   async shutdown(): Promise<void> {
     this.closing = true;
+    // A paused run stays as it is stored (unfinished, its calls waiting): the next start takes it up.
+    for (const paused of this.paused.values()) clearTimeout(paused.timer);
     const cluster = this.options.cluster;
     const active = [...this.sessions.values()].flatMap((session) => (session.activeRun ? [session.activeRun] : []));
     for (const run of active) {
@@ -1220,6 +1273,69 @@ export class ChatService {
     attempt();
   }
 
+  /**
+   * Pauses a run whose write the store could not take for now (on a single instance): nothing more of it is written,
+   * its waiting calls leave the registry undecided (still listed, a decision on them refused with RunPausedError),
+   * and it stays the session's going run, as the store keeps it. It is taken up from the store, as at a start, by a
+   * try after `retryStoreAfterMs`, then twice as long after each failed one (up to MAX_STORE_RETRY_MS).
+   */
+  private pause(run: Run, error: string): void {
+    run.suspended = true;
+    run.pausedBecause = error;
+    const waiting = this.options.registry.withdrawRun(run.sessionId, run.runId);
+    const retryMs = this.storeRetryMs.get(run.runId) ?? this.options.retryStoreAfterMs ?? 1_000;
+    const paused: PausedRun = { run, waiting, error, timer: undefined };
+    this.paused.set(run.runId, paused);
+    this.log(`Run ${run.runId} is paused: it could not be stored (${error}); it is taken up again from the store once a write succeeds`);
+    this.takeUpLater(paused, retryMs);
+  }
+
+  private takeUpLater(paused: PausedRun, retryMs: number): void {
+    if (this.closing) return;
+    this.storeRetryMs.set(paused.run.runId, Math.min(retryMs * 2, MAX_STORE_RETRY_MS));
+    paused.timer = setTimeout(() => void this.takeUp(paused), retryMs);
+    paused.timer.unref?.();
+  }
+
+  /** Tries to take up a paused run from the store, as a start would; tried again later when that fails too. */
+  private async takeUp(paused: PausedRun): Promise<void> {
+    const { runId, sessionId } = paused.run;
+    await this.admit(async () => {
+      if (this.closing || this.paused.get(runId) !== paused) return;
+      try {
+        const stored = await this.store.getRun(runId);
+        if (stored === undefined || stored.endedAt !== null) {
+          // Gone or ended meanwhile (the chat deleted): nothing is left to take up.
+          this.unpause(paused);
+          return;
+        }
+        // Out of the paused runs first: the run taken up may be paused again by its first write, before this returns.
+        this.paused.delete(runId);
+        // Paused again by its first write while the store still cannot take it; see flush for the end of the pause.
+        if (!(await this.resumeRun(stored, undefined, paused))) this.unpause(paused);
+      } catch (error) {
+        if (!this.paused.has(runId) && this.sessions.get(sessionId)?.activeRun === paused.run) this.paused.set(runId, paused);
+        if (this.paused.get(runId) !== paused) return;
+        this.log(`Run ${runId} is still paused: ${messageOf(error)}`);
+        this.takeUpLater(paused, this.storeRetryMs.get(runId) ?? MAX_STORE_RETRY_MS);
+      }
+    });
+  }
+
+  /** A paused run let go of without being taken up: its session has no going run here any more. */
+  private unpause(paused: PausedRun): void {
+    clearTimeout(paused.timer);
+    this.paused.delete(paused.run.runId);
+    this.storeRetryMs.delete(paused.run.runId);
+    const session = this.sessions.get(paused.run.sessionId);
+    if (session?.activeRun === paused.run) {
+      session.activeRun = undefined;
+      this.notify({ type: 'session-changed', session: summary(session) });
+    }
+    paused.run.log.close();
+    this.forgetLater(paused.run.runId);
+  }
+
   /** Renews this instance's leases; a run whose lease could not be renewed is another instance's now. */
   private async renewLeases(): Promise<void> {
     const cluster = this.options.cluster;
@@ -1350,6 +1466,8 @@ export class ChatService {
       reading: false,
       readAgain: false,
       readTo: 0,
+      afterPause: false,
+      pausedBecause: undefined,
     };
   }
 
@@ -1386,7 +1504,7 @@ export class ChatService {
    * Puts a run that was going when its process stopped back to work, or ends it. Answers whether it resumed. `fence`:
    * with a cluster, this instance's new token for the run (it has just claimed it).
    */
-  private async resumeRun(stored: StoredRun, fence?: number): Promise<boolean> {
+  private async resumeRun(stored: StoredRun, fence?: number, paused?: PausedRun): Promise<boolean> {
     const session = this.sessions.get(stored.sessionId);
     if (!session) {
       await this.store.endRun(stored.runId, 'error', Date.now(), fence);
@@ -1395,11 +1513,28 @@ export class ChatService {
     // Not the whole chat: the loop reads that from the store once the calls have ended, before the model's next turn.
     const messages = await this.lastRunMessages(stored.sessionId);
     const records = new Map((await this.store.listRunToolCalls(stored.runId)).map((record) => [record.toolCallId, record]));
-    // A run followed here while another instance held it keeps its log, so its followers go on without a break.
+    // A run followed here while another instance held it, or paused here, keeps its log, so its followers go on
+    // without a break.
     const mirror = this.runs.get(stored.runId);
-    const log = mirror?.remote ? mirror.log : new EventLog(stored.runId);
+    const log = paused?.run.log ?? (mirror?.remote ? mirror.log : new EventLog(stored.runId));
     await this.readStoredEvents(stored.runId, log);
-    const run: Run = { ...this.newRun(stored.runId, session.summary.sessionId, this.options.tools()), log, nextSeq: log.size + 1, fence };
+    const run: Run = {
+      ...this.newRun(stored.runId, session.summary.sessionId, this.options.tools()),
+      log,
+      nextSeq: log.size + 1,
+      fence,
+      afterPause: paused !== undefined,
+      // Still paused, as far as anyone can tell, until a write of it succeeds.
+      pausedBecause: paused?.run.pausedBecause,
+    };
+    if (log.size > 0 && log.eventAt(log.size)?.type === 'run-end') {
+      // Its end was stored and the run's row not marked ended: only that is left to record.
+      await this.store.endRun(run.runId, 'error', Date.now(), fence);
+      this.runs.set(run.runId, run);
+      log.close();
+      this.forgetLater(run.runId);
+      return false;
+    }
     const unfinished = unfinishedCalls(messages);
     // Every call of its last turn had ended, and the model had written nothing of the next: the run goes on with that
     // turn (a model request runs nothing), so what the calls came to (a refusal and its reason) reaches the model.
@@ -1414,7 +1549,8 @@ export class ChatService {
         run.unsaved.push(partial);
         await this.saveMessages(run);
       }
-      await this.record(run, { type: 'run-end', runId: run.runId, reason: 'error', error: 'The server stopped while this run was going; send the message again to continue.' });
+      const error = run.afterPause ? 'This run stopped when its data could not be stored; send the message again to continue.' : 'The server stopped while this run was going; send the message again to continue.';
+      await this.record(run, { type: 'run-end', runId: run.runId, reason: 'error', error });
       await this.store.endRun(run.runId, 'error', Date.now(), fence);
       log.close();
       this.forgetLater(run.runId);
@@ -1505,7 +1641,7 @@ export class ChatService {
           if (parked === undefined) await this.saveMessages(run);
           break;
         }
-        const event = next.value;
+        const event = run.afterPause && next.value.type === 'status' && next.value.resumed === true ? { ...next.value, text: 'Taken up again: its data can be stored again' } : next.value;
         if (event.type === 'run-end') {
           reason = event.reason;
           end = event;
@@ -1517,7 +1653,7 @@ export class ChatService {
         // that cannot be stored is known at its start, before the tool runs (see takeBackDecision).
         const personal = event.type === 'tool-decision' && event.approvalId !== '';
         try {
-          await this.record(run, event, event !== end, session, endsAtOnce(event) && (!personal || event.decision === 'allow'));
+          await this.record(run, event, event !== end, session, endsAtOnce(next.value) && (!personal || event.decision === 'allow'));
         } catch (error) {
           if (error instanceof PolicyChangedError && this.takeBackUnasked(run, error)) {
             // Another instance revoked, removed or turned back on what let the call through: read again, judged again.
@@ -1543,7 +1679,12 @@ export class ChatService {
       // resumed as after a crash (here or elsewhere) once the database answers, rather than left unfinished and owned.
       const handOver = !run.lost && this.options.cluster !== undefined && run.fence !== undefined && this.store.isUnavailable?.(error) === true;
       if (handOver) run.lost = true;
-      if (run.lost) {
+      // On a single instance, such a run is paused, not ended: its end could not be stored either, and a run said to
+      // have stopped, with its calls cancelled, while the store keeps it going would come back at the next start.
+      const pause = !run.lost && !run.suspended && this.options.cluster === undefined && this.store.isUnavailable?.(error) === true;
+      if (pause) {
+        this.pause(run, message);
+      } else if (run.lost) {
         // Another instance holds the run now: this one writes nothing more, and its clients follow the new owner.
         run.suspended = true;
         if (handOver) {
@@ -1555,14 +1696,15 @@ export class ChatService {
       } else {
         this.log(`Run ${run.runId} stopped: ${message}`);
       }
+      const ends = !run.lost && !pause;
       // A refusal held for the next write is still stored when the store can take it: the call was refused.
-      if (!run.lost) await this.flushed(run).catch(() => undefined);
+      if (ends) await this.flushed(run).catch(() => undefined);
       run.cancellation.cancel();
       // Lets the loop end its waits and tools; its last events are no longer stored.
       await generator.return({ runId: run.runId, reason: 'error', error: message, messages: [] }).catch(() => undefined);
       // Calls put back at a restart that the loop never came to wait on: no longer waiting, nor decidable.
-      if (!run.lost) this.options.registry.cancelRun(run.sessionId, run.runId);
-      if (!run.lost) run.log.append({ type: 'run-end', runId: run.runId, reason: 'error', error: `The run stopped: ${message}` });
+      if (ends) this.options.registry.cancelRun(run.sessionId, run.runId);
+      if (ends) run.log.append({ type: 'run-end', runId: run.runId, reason: 'error', error: `The run stopped: ${message}` });
     } finally {
       if (parked === undefined) await this.settleEnd(session, run, reason, end);
     }
@@ -1577,15 +1719,22 @@ export class ChatService {
 
   /** What follows a run's end, however it ended: its record, its clients told, its log closed. */
   private async settleEnd(session: Session, run: Run, reason: string, end: LoopEvent | undefined): Promise<void> {
-    // An allow whose decision the loop did not report (the run stopped first) is answered as given.
-    for (const answer of this.reporting.values()) if (answer.sessionId === run.sessionId) answer.settle(undefined);
+    // An allow whose decision the loop did not report (the run stopped first) is answered as given; on a paused run,
+    // as not stored: nothing of it was, and the call waits again once the run is taken up.
+    const paused = this.paused.get(run.runId)?.run === run ? this.paused.get(run.runId) : undefined;
+    const notReported = paused === undefined ? undefined : { stored: false as const, error: paused.error };
+    for (const answer of this.reporting.values()) if (answer.sessionId === run.sessionId) answer.settle(notReported);
     // A run suspended by a shutdown is still going as far as anyone can tell (the next start or another instance
     // resumes it): reads made while the server stops keep saying so.
     if (!run.suspended || run.lost) session.activeRun = undefined;
     const now = Date.now();
     if (run.lost) {
       this.followElsewhere(session, run);
+    } else if (paused !== undefined) {
+      // Paused: nothing of its end is stored or shown, and its followers stay on its log until it is taken up.
+      this.notify({ type: 'session-changed', session: summary(session) });
     } else {
+      if (!run.suspended) this.storeRetryMs.delete(run.runId);
       if (!run.suspended && this.sessions.get(session.summary.sessionId) === session) {
         session.summary = { ...session.summary, updatedAt: now };
         try {
@@ -1759,6 +1908,14 @@ export class ChatService {
           for (const queued of burst) if (queued.input.grant !== undefined) this.savingGrants.delete(queued.input.grant.grantId);
           for (const queued of burst) this.reportStored(queued.event, error);
           throw error;
+        }
+        if (run.afterPause) {
+          run.afterPause = false;
+          run.pausedBecause = undefined;
+          this.storeRetryMs.delete(run.runId);
+          this.log(`Run ${run.runId} is taken up again: its data can be stored again`);
+          const session = this.sessions.get(run.sessionId);
+          if (session?.activeRun === run) this.notify({ type: 'session-changed', session: summary(session) });
         }
         for (const queued of burst) {
           this.grantStored(queued.input);
@@ -1962,7 +2119,9 @@ function endDeleted(run: Run): void {
 }
 
 function summary(session: Session): SessionSummary {
-  return { ...session.summary, activeRunId: session.activeRun?.runId ?? session.remoteRunId };
+  const shown = { ...session.summary, activeRunId: session.activeRun?.runId ?? session.remoteRunId };
+  const paused = session.activeRun?.pausedBecause;
+  return paused === undefined ? shown : { ...shown, paused };
 }
 
 function loopOptions(options: RunOptions) {

@@ -365,6 +365,19 @@ describe('ApprovalRegistry', () => {
       await expect(ticket.wait()).resolves.toMatchObject({ decision: 'cancel' });
       expect(registry.listGrants('sess')).toStrictEqual([]);
     });
+
+    it('withdrawing a run ends its waits undecided: a decision on them is not found, not already decided, and they can be restored', async () => {
+      const registry = new ApprovalRegistry();
+      const ticket = registry.register(request());
+      const other = registry.register(request({ runId: 'run-2', toolCallId: 'call-2' }));
+      const listed = registry.listPending('sess')[0]!;
+      expect(registry.withdrawRun('sess', 'run-1')).toStrictEqual([listed]);
+      await expect(ticket.wait()).resolves.toMatchObject({ decision: 'cancel' });
+      expect(registry.listPending('sess').map((p) => p.approvalId)).toStrictEqual([other.approvalId]);
+      expect(registry.resolve(ticket.approvalId, 'allow', { sessionId: 'sess' })).toStrictEqual({ resolved: false, status: 'not-found' });
+      const restored = registry.restore({ ...listed, executesCode: true, toolVersion: 'v1' });
+      expect(registry.resolve(restored.approvalId, 'allow', { sessionId: 'sess' })).toStrictEqual({ resolved: true, status: 'resolved', decision: 'allow' });
+    });
   });
 
   describe('edited arguments', () => {

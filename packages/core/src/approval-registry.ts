@@ -623,6 +623,23 @@ export class ApprovalRegistry {
     for (const slot of [...(this.pendingBySession.get(sessionId) ?? [])]) if (slot.runId === runId) slot.settle(cancelled());
   }
 
+  /**
+   * Takes every pending call of one run out of the registry with no decision: its wait ends as cancel, but it is not
+   * remembered as decided, so a decision on it later is answered "not-found", never "already-decided". For a run
+   * paused because its store cannot take writes: its calls still wait there, and are restored when it is taken up
+   * again. Answers them as they were listed.
+   */
+  withdrawRun(sessionId: string, runId: string): PendingApproval[] {
+    const withdrawn: PendingApproval[] = [];
+    for (const slot of [...(this.pendingBySession.get(sessionId) ?? [])]) {
+      if (slot.runId !== runId) continue;
+      withdrawn.push(slot.toPending());
+      slot.settle(cancelled());
+      this.decided.delete(slot.approvalId);
+    }
+    return withdrawn;
+  }
+
   /** Ends every pending wait of the session as cancel and forgets its grants. */
   clearSession(sessionId: string): void {
     for (const slot of [...(this.pendingBySession.get(sessionId) ?? [])]) slot.settle(cancelled());

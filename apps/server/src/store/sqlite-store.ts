@@ -21,12 +21,13 @@ import {
 } from '@airlock/api';
 import { NotFoundError, storedReasonText } from '@airlock/core';
 import type { Database, Statement } from 'better-sqlite3';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { importJsonSessions, type JsonImportReport } from './import-json-sessions';
 import { migrate } from './migrate';
 import { migrations as allMigrations, type Migration } from './migrations';
 import { asStoreError, openDatabase } from './open-database';
 import { lastSeqOfPage } from './event-page';
+import { asStorageFailure, StorageFailure } from './storage-failure';
 import {
   LEDGER_BYTES,
   SESSION_COLUMNS,
@@ -131,6 +132,14 @@ export class SqliteStore implements AirlockStore {
       db.close();
       throw asStoreError(file, error);
     }
+  }
+
+  /**
+   * Whether the data folder could not take a statement for now: it is full, failing, or read-only (see
+   * asStorageFailure). The same write may succeed once space is freed or the folder fixed.
+   */
+  isUnavailable(error: unknown): boolean {
+    return error instanceof StorageFailure || asStorageFailure(dirname(this.file), error) instanceof StorageFailure;
   }
 
   async listSessions(): Promise<StoredSessionSummary[]> {

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../create-services';
-import { withStorageFailures } from './storage-failure';
+import { StorageFailure, withStorageFailures } from './storage-failure';
 import { session, tempFolder } from './test-support';
 
 async function failureOf(promise: Promise<unknown>): Promise<unknown> {
@@ -36,6 +36,29 @@ describe('a full or failing disk under the SQLite store', () => {
     expect(error.message).toBe(
       'Airlock could not read or write its data folder /data (SQLITE_IOERR_FSYNC: disk I/O error): check the disk (space, errors in the system log) and try again',
     );
+  });
+
+  it('says a read-only data folder, as a failure to write it', async () => {
+    const store = withStorageFailures({ appendEvent: () => Promise.reject(new Database.SqliteError('attempt to write a readonly database', 'SQLITE_READONLY')) }, '/data');
+    const error = toTRPCError(await failureOf(store.appendEvent()));
+    expect(error.message).toBe(
+      'Airlock could not read or write its data folder /data (SQLITE_READONLY: attempt to write a readonly database): check the disk (space, errors in the system log) and try again',
+    );
+  });
+
+  it('tells the chat service that a full, failing or read-only folder cannot take writes for now, and nothing else', async () => {
+    await using folder = await tempFolder();
+    const directory = join(folder.path, 'data');
+    const store = await openSqliteStore(directory, () => {});
+    const db = (store as unknown as { db: Database.Database }).db;
+    db.pragma(`max_page_count = ${String(db.pragma('page_count', { simple: true }))}`);
+    const full = await failureOf(store.createSession(session('s', 1, { title: 'x'.repeat(100_000) })));
+    expect(full).toBeInstanceOf(StorageFailure);
+    expect(store.isUnavailable?.(full)).toBe(true);
+    for (const code of ['SQLITE_FULL', 'SQLITE_IOERR_WRITE', 'SQLITE_READONLY_DBMOVED']) expect(store.isUnavailable?.(new Database.SqliteError('failed', code))).toBe(true);
+    expect(store.isUnavailable?.(new Database.SqliteError('UNIQUE constraint failed', 'SQLITE_CONSTRAINT_UNIQUE'))).toBe(false);
+    expect(store.isUnavailable?.(new Error('database or disk is full'))).toBe(false);
+    await store.close();
   });
 
   it('leaves other errors as they are', async () => {

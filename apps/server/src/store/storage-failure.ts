@@ -23,16 +23,16 @@ export class StorageFailure extends AirlockError {
   }
 }
 
-/** SQLITE_FULL and SQLITE_IOERR* as a StorageFailure; any other error as it is. */
+/** SQLITE_FULL, SQLITE_IOERR* and SQLITE_READONLY* as a StorageFailure; any other error as it is. */
 export function asStorageFailure(directory: string, error: unknown): unknown {
   if (!(error instanceof Database.SqliteError)) return error;
   if (error.code === 'SQLITE_FULL') return new StorageFailure(directory, true, { cause: error });
-  if (error.code.startsWith('SQLITE_IOERR')) return new StorageFailure(directory, false, { cause: error });
+  if (error.code.startsWith('SQLITE_IOERR') || error.code.startsWith('SQLITE_READONLY')) return new StorageFailure(directory, false, { cause: error });
   return error;
 }
 
 /**
- * The store, with its methods' SQLITE_FULL and SQLITE_IOERR* failures turned into a StorageFailure that names the
+ * The store, with its methods' SQLITE_FULL, SQLITE_IOERR* and SQLITE_READONLY* failures turned into a StorageFailure that names the
  * data folder. Everything else passes through unchanged.
  */
 export function withStorageFailures<Store extends object>(store: Store, directory: string): Store {

@@ -1,0 +1,141 @@
+import { ApprovalRegistry, type ChatModel, type PendingApproval } from '@airlock/core';
+import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ChatService, type ChatServiceOptions } from './chat-service';
+import { MemoryStore } from './memory-store';
+import { RunPausedError } from './run-paused-error';
+import { echoTool } from './test-support';
+
+const services: ChatService[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.shutdown()));
+});
+
+const DISK_FULL = 'database or disk is full';
+
+/**
+ * A store of one instance whose disk fills up on demand: while `full`, every write fails, and the store says such a
+ * failure means it cannot take writes for now (as SqliteStore does for SQLITE_FULL). Counts the runs it is asked for.
+ */
+function fillingStore() {
+  const store = new MemoryStore();
+  const state = { full: false, runReads: 0 };
+  const unavailable = () => Promise.reject(new Error(DISK_FULL));
+  const one = store.appendEvent.bind(store);
+  const many = store.appendEvents.bind(store);
+  const message = store.appendMessage.bind(store);
+  const endRun = store.endRun.bind(store);
+  const update = store.updateSession.bind(store);
+  const getRun = store.getRun.bind(store);
+  store.appendEvent = (input) => (state.full ? unavailable() : one(input));
+  store.appendEvents = (inputs) => (state.full ? unavailable() : many(inputs));
+  store.appendMessage = (...args) => (state.full ? unavailable() : message(...args));
+  store.endRun = (...args) => (state.full ? unavailable() : endRun(...args));
+  store.updateSession = (...args) => (state.full ? unavailable() : update(...args));
+  store.getRun = (runId) => {
+    state.runReads++;
+    return getRun(runId);
+  };
+  const withUnavailable = Object.assign(store, { isUnavailable: (error: unknown) => error instanceof Error && error.message === DISK_FULL });
+  return { store: withUnavailable, state };
+}
+
+async function start(store: MemoryStore, steps: ScriptStep[], ran: string[], extra: Partial<ChatServiceOptions> = {}) {
+  const model: ChatModel = new ScriptedModel(steps);
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [echoTool(ran)], store, suspendRunsOnShutdown: true, ...extra });
+  services.push(chat);
+  await chat.open();
+  return chat;
+}
+
+/** A waiting call as listed, but for `requestedAt`: a start restores it from its ledger row, written a moment after it was put up. */
+function listed(calls: readonly PendingApproval[]) {
+  return calls.map((call) => ({ approvalId: call.approvalId, runId: call.runId, toolName: call.toolName, arguments: call.arguments, expiresAt: call.expiresAt }));
+}
+
+const echoCall = (text: string) => toolCallStep({ name: 'echo', arguments: { text } });
+
+async function runEnded(chat: ChatService, sessionId: string) {
+  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull(), { timeout: 10_000 });
+}
+
+describe('ChatService when its store cannot take a run’s writes for now', () => {
+  it('pauses the run as stored: its call still listed, a decision and a stop refused, and takes it up once a write succeeds', async () => {
+    const { store, state } = fillingStore();
+    const ran: string[] = [];
+    const first = await start(store, [echoCall('ls'), textStep('done')], ran);
+    await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(first.pending('s')).toHaveLength(1));
+    const [waiting] = first.pending('s');
+    await first.shutdown();
+
+    // Restarted with the disk full: the resumed run's first write fails.
+    state.full = true;
+    const lines: string[] = [];
+    const second = await start(store, [textStep('done')], ran, { log: (line) => lines.push(line), retryStoreAfterMs: 20 });
+    await vi.waitFor(() => expect(lines.length).toBeGreaterThan(0));
+    expect(lines[0]).toBe(`Run r1 is paused: it could not be stored (${DISK_FULL}); it is taken up again from the store once a write succeeds`);
+    // What is shown is what is stored: the run goes on, its call waits undecided. It was told stopped, its call
+    // "already-decided: cancel", while the store kept both waiting, and the next start brought the call back.
+    expect(second.listSessions().find((s) => s.sessionId === 's')).toMatchObject({ activeRunId: 'r1', paused: DISK_FULL });
+    expect(await second.getSession('s')).toMatchObject({ activeRunId: 'r1', paused: DISK_FULL });
+    expect(listed(second.pending('s'))).toStrictEqual(listed([waiting!]));
+    expect(listed(await second.listWaiting('s'))).toStrictEqual(listed([waiting!]));
+    const refused = second.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow' });
+    await expect(refused).rejects.toBeInstanceOf(RunPausedError);
+    await expect(refused).rejects.toThrow(
+      `The run r1 is paused until its data can be stored (${DISK_FULL}). Nothing was decided: the call still waits, and can be decided once Airlock can store again (it tries again by itself).`,
+    );
+    await expect(second.cancel('s')).rejects.toThrow(/^The run r1 is paused until its data can be stored .* It was not stopped/);
+    expect(lines.some((line) => line.includes('stopped') || line.includes('Could not record'))).toBe(false);
+    expect((await store.listRunToolCalls('r1')).map((call) => [call.decision, call.outcome])).toStrictEqual([[null, null]]);
+    expect(ran).toStrictEqual([]);
+
+    // Tried again while the disk is still full: still paused, the call still listed.
+    const reads = state.runReads;
+    await vi.waitFor(() => expect(state.runReads).toBeGreaterThan(reads + 1), { timeout: 10_000 });
+    await vi.waitFor(() => expect(second.listSessions().find((s) => s.sessionId === 's')?.paused).toBe(DISK_FULL));
+    expect(listed(second.pending('s'))).toStrictEqual(listed([waiting!]));
+    await expect(second.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'deny' })).rejects.toBeInstanceOf(RunPausedError);
+
+    // Space is back: the run is taken up from the store, the same call waits, and an allow runs it once.
+    state.full = false;
+    await vi.waitFor(() => expect(lines).toContain('Run r1 is taken up again: its data can be stored again'), { timeout: 10_000 });
+    expect(second.listSessions().find((s) => s.sessionId === 's')).toMatchObject({ activeRunId: 'r1' });
+    expect(second.listSessions().find((s) => s.sessionId === 's')?.paused).toBeUndefined();
+    expect(listed(second.pending('s'))).toStrictEqual(listed([waiting!]));
+    expect(await second.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
+    await runEnded(second, 's');
+    expect(ran).toStrictEqual(['ls']);
+    const events = await store.loadEvents('r1', 0);
+    // The start's own resume stored nothing: the disk was full.
+    expect(events.filter((event) => event.type === 'status' && event.resumed === true).map((event) => event.type === 'status' && event.text)).toStrictEqual([
+      'Taken up again: its data can be stored again',
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'done' });
+    expect((await store.getRun('r1'))?.endedAt).not.toBeNull();
+  });
+
+  it('leaves a paused run as stored at shutdown: the next start resumes it waiting', async () => {
+    const { store, state } = fillingStore();
+    const ran: string[] = [];
+    const first = await start(store, [echoCall('ls'), textStep('done')], ran);
+    await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(first.pending('s')).toHaveLength(1));
+    const [waiting] = first.pending('s');
+    await first.shutdown();
+
+    state.full = true;
+    const lines: string[] = [];
+    const second = await start(store, [], ran, { log: (line) => lines.push(line), retryStoreAfterMs: 60_000, suspendRunsOnShutdown: false });
+    await vi.waitFor(() => expect(lines.some((line) => line.startsWith('Run r1 is paused'))).toBe(true));
+    await second.shutdown();
+
+    state.full = false;
+    const third = await start(store, [textStep('done')], ran);
+    await vi.waitFor(() => expect(listed(third.pending('s'))).toStrictEqual(listed([waiting!])));
+    expect(await third.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
+    await runEnded(third, 's');
+    expect(ran).toStrictEqual(['ls']);
+  });
+});
