@@ -139,3 +139,26 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
     expect(ran).toStrictEqual(['ls']);
   });
 });
+
+describe('ChatService resuming a run whose end was stored but not marked', () => {
+  it('marks it ended, with the one run-end it has', async () => {
+    const store = new MemoryStore();
+    const endRun = store.endRun.bind(store);
+    let marking = false;
+    store.endRun = (...args) => (marking ? endRun(...args) : Promise.reject(new Error(DISK_FULL)));
+    const ran: string[] = [];
+    const lines: string[] = [];
+    const first = await start(store, [textStep('hello')], ran, { log: (line) => lines.push(line) });
+    await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await runEnded(first, 's');
+    expect(lines).toStrictEqual([`Could not record the end of run r1: ${DISK_FULL}`]);
+    await first.shutdown();
+
+    marking = true;
+    const second = await start(store, [], ran);
+    expect(second.listSessions()[0]?.activeRunId).toBeNull();
+    expect((await store.getRun('r1'))?.endedAt).not.toBeNull();
+    const ends = (await store.loadEvents('r1', 0)).filter((event) => event.type === 'run-end');
+    expect(ends).toStrictEqual([{ type: 'run-end', runId: 'r1', reason: 'done' }]);
+  });
+});
