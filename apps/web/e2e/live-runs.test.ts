@@ -142,7 +142,7 @@ describe('runs that outlive a tab or a socket', () => {
     await second.waitForStatus(second.card(), 'Denied');
 
     await first.button(first.card(), 'Allow terminal').click();
-    await first.card().getByRole('alert').getByText('This call was already decided: denied', { exact: false }).waitFor();
+    await first.card().getByRole('alert').getByText('This call was already decided: denied in another tab. This card updates as the run goes on.', { exact: true }).waitFor();
     expect(await first.card().getByTestId('tool-status').textContent()).toBe('Waiting for your decision');
 
     holding = false;

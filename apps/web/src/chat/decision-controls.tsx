@@ -28,6 +28,11 @@ export interface DecisionControlsProps {
   reasonDraft?: string;
   /** Told the reason as it is typed, to keep as a draft. */
   onReasonChange?: (reason: string) => void;
+  /**
+   * Where a person's decision this tab did not make was made, as this browser knows ("in another tab"): said when the
+   * call was already decided. Default "perhaps in another tab".
+   */
+  decidedWhere?: string;
 }
 
 const decidedAs: Record<Decision, string> = {
@@ -48,6 +53,7 @@ export function DecisionControls({
   editHeld = false,
   reasonDraft = '',
   onReasonChange,
+  decidedWhere = 'perhaps in another tab',
 }: DecisionControlsProps) {
   const [reasonOpen, setReasonOpen] = useState(reasonDraft !== '');
   useEffect(() => {
@@ -149,7 +155,7 @@ export function DecisionControls({
         </p>
       )}
       {/* A refused edit is shown in the editor, beside what was edited. */}
-      {state.status === 'awaiting-decision' && state.problem !== null && state.problem.kind !== 'invalid-arguments' && <ProblemHint problem={state.problem} />}
+      {state.status === 'awaiting-decision' && state.problem !== null && state.problem.kind !== 'invalid-arguments' && <ProblemHint problem={state.problem} decidedWhere={decidedWhere} />}
     </div>
   );
 }
@@ -170,10 +176,10 @@ export function UnsteadyClickHint({ reason }: { reason: UnsteadyReason }) {
   );
 }
 
-function ProblemHint({ problem }: { problem: DecisionProblem }) {
+function ProblemHint({ problem, decidedWhere }: { problem: DecisionProblem; decidedWhere: string }) {
   return (
     <p className="problem" role="alert">
-      {problemText(problem)}
+      {problemText(problem, decidedWhere)}
     </p>
   );
 }
@@ -191,8 +197,11 @@ const refusedHint: Record<RefusedWhy, string> = {
   gone: 'Nothing was applied. If this card still shows its buttons, try again; if the run moved on, the card updates by itself.',
 };
 
-/** What the card says of a decision that did not take, and how to try again. */
-export function problemText(problem: DecisionProblem): string {
+/**
+ * What the card says of a decision that did not take, and how to try again; `decidedWhere`: where a person's decision
+ * the server already took was made, as far as this browser knows.
+ */
+export function problemText(problem: DecisionProblem, decidedWhere: string): string {
   switch (problem.kind) {
     case 'send-failed':
       return `No answer came to your decision (${problem.message}). Check the connection and try again.`;
@@ -205,6 +214,7 @@ export function problemText(problem: DecisionProblem): string {
     case 'not-found':
       return 'The server has no such call waiting, so your decision was not applied. If this card still shows its buttons, try again; if the run moved on, it updates by itself.';
     case 'already-decided':
-      return `This call was already decided: ${decidedAs[problem.decision]}, perhaps in another tab. This card updates as the run goes on.`;
+      // A timeout or a stop was nobody's decision.
+      return `This call was already decided: ${decidedAs[problem.decision]}${problem.decision === 'allow' || problem.decision === 'deny' ? ` ${decidedWhere}` : ''}. This card updates as the run goes on.`;
   }
 }

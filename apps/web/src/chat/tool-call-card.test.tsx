@@ -235,7 +235,7 @@ describe('ToolCallCard decisions', () => {
     const send = vi.fn<SendConfirm>(async () => ({ resolved: false, status: 'already-decided', decision: 'deny' }));
     render(<Harness call={view(awaiting)} send={send} />);
     await act(async () => fireEvent.click(decisionButtons().allow));
-    expect(screen.getByRole('alert').textContent).toBe('This call was already decided: denied, perhaps in another tab. This card updates as the run goes on.');
+    expect(screen.getByRole('alert').textContent).toBe('This call was already decided: denied in another browser or client. This card updates as the run goes on.');
     expect((decisionButtons().allow as HTMLButtonElement).disabled).toBe(false);
   });
 

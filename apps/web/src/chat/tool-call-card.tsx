@@ -300,6 +300,7 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
           onEdit={() => (editing ? stopEditing() : startEditing())}
           reasonDraft={restored.reason}
           onReasonChange={(reason) => keepDraft({ reason })}
+          decidedWhere={by === 'another-tab' ? 'in another tab' : by === 'elsewhere' ? words.elsewhere : 'in another tab or client'}
         />
       )}
       {undecided && editing && editWaits && <WaitingEditNote busy={state.status === 'deciding'} onCancel={stopEditing} />}
