@@ -92,3 +92,50 @@ describe('Stop while offline', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 });
+
+describe('A run paused by its store', () => {
+  it('says the run is paused, why, and that its calls wait and are not decidable until the server can store again', async () => {
+    const detail = {
+      sessionId: 'chat_1',
+      title: 'go',
+      createdAt: 1,
+      updatedAt: 1,
+      confirmToolCalls: true,
+      activeRunId: 'run_1',
+      lastRunId: 'run_1',
+      messages: [],
+      toolCalls: [],
+      messagesBefore: 0,
+      paused: "Airlock's data folder /data is full: free space there and try again",
+    };
+    const link: TRPCLink<AppRouter> = () => ({ op }) =>
+      observable((observer) => {
+        if (op.path === 'sessions.get') {
+          observer.next({ result: { type: 'data', data: detail } });
+          observer.complete();
+        }
+        return () => undefined;
+      });
+    const client = trpc.createClient({ links: [link] });
+    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    render(
+      <trpc.Provider client={client} queryClient={queryClient}>
+        <QueryClientProvider client={queryClient}>
+          <ChatView
+            sessionId="chat_1"
+            isNew={false}
+            tools={new Map()}
+            runOptions={() => ({})}
+            connected
+            onActivity={() => undefined}
+            confirmToolCalls
+            onConfirmToolCalls={() => undefined}
+          />
+        </QueryClientProvider>
+      </trpc.Provider>,
+    );
+    expect((await screen.findByRole('status')).textContent).toBe(
+      "This run is paused: Airlock cannot store its data for now (Airlock's data folder /data is full: free space there and try again). Its calls still wait; deciding them or stopping the run is refused until it can store again, and the run goes on by itself then.",
+    );
+  });
+});

@@ -60,6 +60,12 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
           {proseText(chat.state.streamError)}
         </p>
       )}
+      {chat.paused !== null && (
+        <p className="banner banner-warn" role="status">
+          This run is paused: Airlock cannot store its data for now ({proseText(chat.paused)}). Its calls still wait; deciding them or stopping the run is
+          refused until it can store again, and the run goes on by itself then.
+        </p>
+      )}
       {chat.stopStatus?.state === 'sending' && !connected && (
         <p className="banner banner-warn" role="status">
           Not connected: the stop is sent once the connection is back. Until the server takes it, the run goes on and its calls still wait for a decision.

@@ -175,5 +175,7 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
   }, [utils, sessionId, shownEarlier, newestStart]);
   const earlierMessages = shownEarlier?.start ?? newestStart;
   const shownStop = stopStatus !== null && stopStatus.runId === followedRunId ? stopStatus : null;
-  return { state, ready, exists: known && !notFound, earlierMessages, earlierItems: shownEarlier?.items ?? NO_ITEMS, showEarlier, send, stop, stopStatus: shownStop, decide, decideAll };
+  // Why the chat's going run is paused (its data cannot be stored for now), as the server last said.
+  const paused = detail.data?.paused ?? null;
+  return { state, ready, exists: known && !notFound, earlierMessages, earlierItems: shownEarlier?.items ?? NO_ITEMS, showEarlier, send, stop, stopStatus: shownStop, decide, decideAll, paused };
 }
