@@ -1,8 +1,10 @@
+import { toVisibleText } from '@airlock/core';
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { Decision, ToolAnnotations } from '../lib/api-types';
 import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { AlwaysAllowScope, CHAT_SCOPE, type AlwaysChoice } from './always-allow-scope';
 import { Countdown } from './countdown';
+import { VisibleTextView } from './tool-arguments';
 import { MAX_REASON_LENGTH, type DecisionRequest } from './send-decision';
 import type { DecisionProblem, RefusedWhy, ToolCallState } from './tool-call-state';
 
@@ -179,7 +181,8 @@ export function UnsteadyClickHint({ reason }: { reason: UnsteadyReason }) {
 function ProblemHint({ problem, decidedWhere }: { problem: DecisionProblem; decidedWhere: string }) {
   return (
     <p className="problem" role="alert">
-      {problemText(problem, decidedWhere)}
+      {/* The server's words may name a tool or a chat in characters that hide or reorder text: shown as their codes. */}
+      <VisibleTextView text={toVisibleText(problemText(problem, decidedWhere))} />
     </p>
   );
 }

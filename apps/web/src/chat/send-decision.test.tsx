@@ -105,6 +105,14 @@ describe('a decision the server refuses', () => {
     expect(send).toHaveBeenCalledTimes(2);
   });
 
+  it('shows characters of the server’s words that hide or reorder text as their codes', async () => {
+    renderRun(() => Promise.reject(serverError('CONFLICT', 'the tool "evil\u202Etxt.exe" is not here as this call\'s card showed it', 409)));
+    await act(async () => fireEvent.click(buttons().getByRole('button', { name: 'Deny terminal' })));
+    const said = screen.getByRole('alert').textContent ?? '';
+    expect(said).toContain('the tool "evil\\u{202E}txt.exe" is not here');
+    expect(said).not.toContain('\u202E');
+  });
+
   it('says no answer came only when none did: the connection went, or the deadline passed first', async () => {
     const lost = new SocketError('the connection closed before an answer, and its deadline has passed: the server does not apply it from now on', undefined, true, true);
     renderRun(() => Promise.reject(TRPCClientError.from<AppRouter>(lost)));
