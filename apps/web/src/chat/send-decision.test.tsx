@@ -90,6 +90,11 @@ describe('a decision the server refuses', () => {
       error: serverError('INTERNAL_SERVER_ERROR', 'The decision could not be stored (disk full): the call still waits for a decision.', 500),
       said: 'The server failed while taking your decision (The decision could not be stored (disk full): the call still waits for a decision.). If this card still shows its buttons, the call still waits: try again.',
     },
+    {
+      what: 'on a run paused until its data can be stored (RunPausedError, INTERNAL_SERVER_ERROR)',
+      error: serverError('INTERNAL_SERVER_ERROR', 'The run run_1 is paused until its data can be stored (disk full). Nothing was decided: the call still waits', 500),
+      said: 'The server failed while taking your decision (The run run_1 is paused until its data can be stored (disk full). Nothing was decided: the call still waits). If this card still shows its buttons, the call still waits: try again.',
+    },
   ];
 
   it.each(refusals)('says it was refused $what, keeps the buttons, and sends again', async ({ error, said }) => {
