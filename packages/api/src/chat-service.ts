@@ -1283,10 +1283,12 @@ export class ChatService {
     run.suspended = true;
     run.pausedBecause = error;
     const waiting = this.options.registry.withdrawRun(run.sessionId, run.runId);
-    const retryMs = this.storeRetryMs.get(run.runId) ?? this.options.retryStoreAfterMs ?? 1_000;
+    const retried = this.storeRetryMs.get(run.runId);
+    const retryMs = retried ?? this.options.retryStoreAfterMs ?? 1_000;
     const paused: PausedRun = { run, waiting, error, timer: undefined };
     this.paused.set(run.runId, paused);
-    this.log(`Run ${run.runId} is paused: it could not be stored (${error}); it is taken up again from the store once a write succeeds`);
+    if (retried === undefined) this.log(`Run ${run.runId} is paused: it could not be stored (${error}); it is taken up again from the store once a write succeeds`);
+    else this.log(`Run ${run.runId} is still paused (${error}): tried again in ${Math.round(retryMs / 1000)} s`);
     this.takeUpLater(paused, retryMs);
   }
 
@@ -1316,8 +1318,9 @@ export class ChatService {
       } catch (error) {
         if (!this.paused.has(runId) && this.sessions.get(sessionId)?.activeRun === paused.run) this.paused.set(runId, paused);
         if (this.paused.get(runId) !== paused) return;
-        this.log(`Run ${runId} is still paused: ${messageOf(error)}`);
-        this.takeUpLater(paused, this.storeRetryMs.get(runId) ?? MAX_STORE_RETRY_MS);
+        const retryMs = this.storeRetryMs.get(runId) ?? MAX_STORE_RETRY_MS;
+        this.log(`Run ${runId} is still paused (${messageOf(error)}): tried again in ${Math.round(retryMs / 1000)} s`);
+        this.takeUpLater(paused, retryMs);
       }
     });
   }
