@@ -1673,9 +1673,6 @@ export class ChatService {
       }
       await this.flushed(run);
     } catch (error) {
-      // A run that parked and then failed to store what came before ends like any other.
-      parked?.abandon();
-      parked = undefined;
       const message = messageOf(error);
       if (error instanceof FencedError) run.lost = true;
       // With several instances, a run whose write failed because the database could not be reached is given up and
@@ -1685,9 +1682,12 @@ export class ChatService {
       // On a single instance, such a run is paused, not ended: its end could not be stored either, and a run said to
       // have stopped, with its calls cancelled, while the store keeps it going would come back at the next start.
       const pause = !run.lost && !run.suspended && this.options.cluster === undefined && this.store.isUnavailable?.(error) === true;
-      if (pause) {
-        this.pause(run, message);
-      } else if (run.lost) {
+      // Paused first: its calls leave the registry undecided, not cancelled as by the abandon below.
+      if (pause) this.pause(run, message);
+      // A run that parked and then failed to store what came before ends (or pauses) like any other.
+      parked?.abandon();
+      parked = undefined;
+      if (run.lost) {
         // Another instance holds the run now: this one writes nothing more, and its clients follow the new owner.
         run.suspended = true;
         if (handOver) {
@@ -1696,7 +1696,7 @@ export class ChatService {
         } else {
           this.log(`Run ${run.runId} continues on another instance: ${message}`);
         }
-      } else {
+      } else if (!pause) {
         this.log(`Run ${run.runId} stopped: ${message}`);
       }
       const ends = !run.lost && !pause;
