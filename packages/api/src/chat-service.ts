@@ -1530,9 +1530,10 @@ export class ChatService {
       // Still paused, as far as anyone can tell, until a write of it succeeds.
       pausedBecause: paused?.run.pausedBecause,
     };
-    if (log.size > 0 && log.eventAt(log.size)?.type === 'run-end') {
+    const last = log.size > 0 ? log.eventAt(log.size) : undefined;
+    if (last?.type === 'run-end') {
       // Its end was stored and the run's row not marked ended: only that is left to record.
-      await this.store.endRun(run.runId, 'error', Date.now(), fence);
+      await this.store.endRun(run.runId, last.reason, Date.now(), fence);
       this.runs.set(run.runId, run);
       log.close();
       this.forgetLater(run.runId);

@@ -158,7 +158,7 @@ describe('ChatService resuming a run whose end was stored but not marked', () =>
     marking = true;
     const second = await start(store, [], ran);
     expect(second.listSessions()[0]?.activeRunId).toBeNull();
-    expect((await store.getRun('r1'))?.endedAt).not.toBeNull();
+    expect(await store.getRun('r1')).toMatchObject({ endedAt: expect.any(Number), endReason: 'done' });
     const ends = (await store.loadEvents('r1', 0)).filter((event) => event.type === 'run-end');
     expect(ends).toStrictEqual([{ type: 'run-end', runId: 'r1', reason: 'done' }]);
   });
