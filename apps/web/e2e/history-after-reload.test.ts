@@ -118,7 +118,7 @@ describe('who decided a call, as this browser knows it', () => {
       const otherBrowser = await ChatPage.open(otherContext, suite.airlock.link);
       await otherBrowser.openSession('Decide in one tab');
       await otherBrowser.waitForStatus(otherBrowser.card(), 'Denied');
-      await otherBrowser.card().getByText('Reason given in another browser or client: not today', { exact: true }).waitFor();
+      await otherBrowser.card().getByText('Reason given in another browser or client, or before the server restarted: not today', { exact: true }).waitFor();
     } finally {
       await otherContext.close();
     }

@@ -124,6 +124,6 @@ describe('a card of a call decided from this browser', () => {
 
   it('says a decision no tab of this browser sent was made in another browser or client', () => {
     card({ status: 'denied', reason: 'cli', result: null });
-    screen.getByText('Reason given in another browser or client: cli');
+    screen.getByText('Reason given in another browser or client, or before the server restarted: cli');
   });
 });

@@ -141,18 +141,18 @@ describe('ToolCallCard: decisions this tab did not send', () => {
 
   it('says a call allowed or denied by no tab of this browser was decided in another browser or client, not by you', () => {
     render(<ToolCallCard call={decided({ status: 'allowed', approvedBy: 'you' })} annotations={terminal} onDecide={() => undefined} />);
-    screen.getByText('Allowed in another browser or client. It runs once the calls before it are done.');
+    screen.getByText('Allowed in another browser or client, or before the server restarted. It runs once the calls before it are done.');
     expect(screen.queryByText(/You allowed it/)).toBeNull();
     cleanup();
     render(<ToolCallCard call={decided({ status: 'done', approvedBy: 'you', result: 'ok' })} annotations={terminal} onDecide={() => undefined} />);
-    screen.getByText('Allowed in another browser or client.');
+    screen.getByText('Allowed in another browser or client, or before the server restarted.');
     cleanup();
     render(<ToolCallCard call={decided({ status: 'denied', reason: 'other', result: null })} annotations={terminal} onDecide={() => undefined} />);
-    screen.getByText('Reason given in another browser or client: other');
+    screen.getByText('Reason given in another browser or client, or before the server restarted: other');
     expect(screen.queryByText(/Your reason/)).toBeNull();
     cleanup();
     render(<ToolCallCard call={{ ...decided({ status: 'done', approvedBy: 'you', result: 'ok' }), editedArguments: { command: 'ls' } }} annotations={terminal} onDecide={() => undefined} />);
-    screen.getByText('Ran with · edited in another browser or client');
+    screen.getByText('Ran with · edited in another browser or client, or before the server restarted');
   });
 
   it('says so when a decision the tab sent was not applied because another client decided first, with that client’s reason', async () => {
@@ -175,7 +175,7 @@ describe('ToolCallCard: decisions this tab did not send', () => {
     await act(async () => reply.resolve({ resolved: false, status: 'already-decided', decision: 'deny' }));
 
     expect(screen.getByTestId('tool-status').textContent).toBe('Denied');
-    screen.getByText('Reason given in another browser or client: cli-first');
+    screen.getByText('Reason given in another browser or client, or before the server restarted: cli-first');
     expect(screen.getByRole('note').textContent).toBe('Your allow was not applied: this call was decided in another browser or client first.');
   });
 

@@ -443,17 +443,20 @@ interface DeciderWords {
 
 function deciderWords(seesOtherTabs: boolean): DeciderWords {
   const elsewhere = seesOtherTabs ? 'in another browser or client' : 'in another tab or client';
+  // A decision this browser has no record of may also be its own from before a restart: each start serves the page
+  // from a new origin, whose storage holds none of the former one's records.
+  const unrecorded = seesOtherTabs ? `${elsewhere}, or before the server restarted` : elsewhere;
   return {
     elsewhere,
     allowed: {
       you: `You allowed it. ${WAITS_ITS_TURN}`,
       'another-tab': `You allowed it in another tab. ${WAITS_ITS_TURN}`,
-      elsewhere: `Allowed ${elsewhere}. ${WAITS_ITS_TURN}`,
+      elsewhere: `Allowed ${unrecorded}. ${WAITS_ITS_TURN}`,
       unknown: `Allowed. ${WAITS_ITS_TURN}`,
     },
-    ran: { you: null, 'another-tab': 'You allowed it in another tab.', elsewhere: `Allowed ${elsewhere}.`, unknown: null },
-    reason: { you: 'Your reason', 'another-tab': 'Your reason, given in another tab', elsewhere: `Reason given ${elsewhere}`, unknown: 'Reason' },
-    edited: { you: 'edited by you', 'another-tab': 'edited by you in another tab', elsewhere: `edited ${elsewhere}`, unknown: 'edited' },
+    ran: { you: null, 'another-tab': 'You allowed it in another tab.', elsewhere: `Allowed ${unrecorded}.`, unknown: null },
+    reason: { you: 'Your reason', 'another-tab': 'Your reason, given in another tab', elsewhere: `Reason given ${unrecorded}`, unknown: 'Reason' },
+    edited: { you: 'edited by you', 'another-tab': 'edited by you in another tab', elsewhere: `edited ${unrecorded}`, unknown: 'edited' },
   };
 }
 
