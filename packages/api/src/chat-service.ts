@@ -1282,7 +1282,14 @@ export class ChatService {
   private pause(run: Run, error: string): void {
     run.suspended = true;
     run.pausedBecause = error;
-    const waiting = this.options.registry.withdrawRun(run.sessionId, run.runId);
+    // Only calls whose start was stored stay listed (the log holds what was stored): one put up in the write that
+    // failed was never shown, and is not in the store to be taken up.
+    const stored = new Set<string>();
+    for (let seq = 1; seq <= run.log.size; seq++) {
+      const event = run.log.eventAt(seq);
+      if (event?.type === 'tool-start' && event.approvalId !== '') stored.add(event.approvalId);
+    }
+    const waiting = this.options.registry.withdrawRun(run.sessionId, run.runId).filter((call) => stored.has(call.approvalId));
     const retried = this.storeRetryMs.get(run.runId);
     const retryMs = retried ?? this.options.retryStoreAfterMs ?? 1_000;
     const paused: PausedRun = { run, waiting, error, timer: undefined };

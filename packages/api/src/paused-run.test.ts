@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ChatService, type ChatServiceOptions } from './chat-service';
 import { MemoryStore } from './memory-store';
 import { RunPausedError } from './run-paused-error';
+import type { AppendEventInput } from './store';
 import { echoTool } from './test-support';
 
 const services: ChatService[] = [];
@@ -19,7 +20,8 @@ const DISK_FULL = 'database or disk is full';
  */
 function fillingStore() {
   const store = new MemoryStore();
-  const state = { full: false, runReads: 0 };
+  /** `fillAt`: the disk fills up as an event of this type is written. */
+  const state: { full: boolean; runReads: number; fillAt?: string } = { full: false, runReads: 0 };
   const unavailable = () => Promise.reject(new Error(DISK_FULL));
   const one = store.appendEvent.bind(store);
   const many = store.appendEvents.bind(store);
@@ -27,8 +29,12 @@ function fillingStore() {
   const endRun = store.endRun.bind(store);
   const update = store.updateSession.bind(store);
   const getRun = store.getRun.bind(store);
-  store.appendEvent = (input) => (state.full ? unavailable() : one(input));
-  store.appendEvents = (inputs) => (state.full ? unavailable() : many(inputs));
+  const fills = (inputs: readonly AppendEventInput[]) => {
+    if (inputs.some((input) => input.event.type === state.fillAt)) state.full = true;
+    return state.full;
+  };
+  store.appendEvent = (input) => (fills([input]) ? unavailable() : one(input));
+  store.appendEvents = (inputs) => (fills(inputs) ? unavailable() : many(inputs));
   store.appendMessage = (...args) => (state.full ? unavailable() : message(...args));
   store.endRun = (...args) => (state.full ? unavailable() : endRun(...args));
   store.updateSession = (...args) => (state.full ? unavailable() : update(...args));
@@ -115,6 +121,29 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
     ]);
     expect(events.at(-1)).toMatchObject({ type: 'run-end', reason: 'done' });
     expect((await store.getRun('r1'))?.endedAt).not.toBeNull();
+  });
+
+  it('lists no call whose start could not be stored; once taken up, the call is put up anew, as after a restart', async () => {
+    const { store, state } = fillingStore();
+    state.fillAt = 'tool-start';
+    const ran: string[] = [];
+    const lines: string[] = [];
+    const chat = await start(store, [echoCall('ls'), textStep('done')], ran, { log: (line) => lines.push(line), retryStoreAfterMs: 20 });
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(lines.length).toBeGreaterThan(0));
+    expect(lines[0]).toMatch(/^Run r1 is paused: /);
+    // Put up in the write that failed: never shown, and not in the store to be decided.
+    expect(chat.pending('s')).toStrictEqual([]);
+    expect(await store.listRunToolCalls('r1')).toStrictEqual([]);
+
+    state.fillAt = undefined;
+    state.full = false;
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1), { timeout: 10_000 });
+    const [waiting] = chat.pending('s');
+    expect((await store.listRunToolCalls('r1')).map((call) => [call.approvalId, call.decision])).toStrictEqual([[waiting!.approvalId, null]]);
+    expect(await chat.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
+    await runEnded(chat, 's');
+    expect(ran).toStrictEqual(['ls']);
   });
 
   it('leaves a paused run as stored at shutdown: the next start resumes it waiting', async () => {
