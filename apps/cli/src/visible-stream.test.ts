@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { VisibleText } from '@airlock/core';
+import { toVisibleProse, type VisibleText } from '@airlock/core';
 import { showVisible } from './render-tool-call';
 import { plainStyle } from './terminal-style';
 import { VisibleStream } from './visible-stream';
@@ -32,5 +32,13 @@ describe('VisibleStream', () => {
     expect(shown(stream.push('I will upload ~/.ssh/id_rsa\rI will only read README.md\r'))).toBe('I will upload ~/.ssh/id_rsa\\u{D}I will only read README.md');
     expect(shown(stream.push('\nNext\r'))).toBe('\r\nNext');
     expect(shown(stream.flush())).toBe('\\u{D}');
+  });
+
+  it('keeps a mark split from its letter on it, as the whole text shows it, and escapes one with nothing to sit on', () => {
+    const stream = new VisibleStream();
+    const pieces = ['ข้อความ ท', 'ี่', 'นี่ पढ', '़', 'ें a', '\u0301', '\u0301', '\u0301 ', '\u030D'];
+    const whole = pieces.join('');
+    expect(pieces.map((piece) => shown(stream.push(piece))).join('') + shown(stream.flush())).toBe(shown(toVisibleProse(whole)));
+    expect(shown(toVisibleProse(whole))).toBe('ข้อความ ที่นี่ पढ़ें a\u0301\u0301\\u{301} \\u{30D}');
   });
 });

@@ -15,14 +15,17 @@ describe('visibleArguments', () => {
     expect(shown.hiddenCount).toBe(2);
   });
 
-  it('escapes in the code what is drawn like shell punctuation but is not, and leaves it alone in other arguments', () => {
+  it('escapes in the code every character outside ASCII, naming those drawn like a quote or backslash, and leaves them alone in other arguments', () => {
     const command = "echo 'The literal text is: ' \uA78C$(touch PWNED)\uA78C\necho Escaped: \u2216$(touch X) \u02BCa\u02BC \u201Cq\u201D \uFF1B é привет";
     const shown = visibleArguments('terminal', { command, note: 'it\u2019s \u201Cfine\u201D' });
     expect(flat(shown.code!.argument.value)).toBe(
-      "echo 'The literal text is: ' \\u{A78C}$(touch PWNED)\\u{A78C}\necho Escaped: \\u{2216}$(touch X) \\u{2BC}a\\u{2BC} \\u{201C}q\\u{201D} \\u{FF1B} é привет",
+      "echo 'The literal text is: ' \\u{A78C}$(touch PWNED)\\u{A78C}\necho Escaped: \\u{2216}$(touch X) \\u{2BC}a\\u{2BC} \\u{201C}q\\u{201D} \\u{FF1B} \\u{E9} \\u{43F}\\u{440}\\u{438}\\u{432}\\u{435}\\u{442}",
     );
-    expect(shown.code!.argument.value.segments.filter((segment) => segment.kind === 'escape').map((segment) => segment.kind === 'escape' && segment.class)).toStrictEqual(Array(8).fill('look-alike-symbol'));
-    expect(shown.hiddenCount).toBe(8);
+    expect(shown.code!.argument.value.segments.filter((segment) => segment.kind === 'escape').map((segment) => segment.kind === 'escape' && segment.class)).toStrictEqual([
+      ...Array(5).fill('look-alike-symbol'),
+      ...Array(10).fill('non-ascii-in-code'),
+    ]);
+    expect({ hidden: shown.hiddenCount, nonAscii: shown.nonAsciiCount }).toStrictEqual({ hidden: 15, nonAscii: 10 });
     expect(flat(shown.others[0]!.value)).toBe('it\u2019s \u201Cfine\u201D');
     expect(fromVisibleNotation(flat(shown.code!.argument.value))).toBe(command);
   });

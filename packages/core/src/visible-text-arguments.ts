@@ -83,8 +83,10 @@ export interface VisibleArguments {
   code: { label: string; language: 'shell' | 'python'; argument: VisibleArgument } | null;
   /** Every other argument, in the order the arguments object holds them. */
   others: VisibleArgument[];
-  /** Hidden characters over all names and values. */
+  /** Escaped characters to read with care over all names and values: hidden ones, and in code those outside ASCII. */
   hiddenCount: number;
+  /** Of `hiddenCount`, the characters outside ASCII escaped only because they stand in code (`non-ascii-in-code`). */
+  nonAsciiCount: number;
   /** Names, of arguments and inside their values, the tool's schema does not declare (none when no schema was given). */
   undeclaredCount: number;
   /** Names, of arguments and inside their values, that could not be checked against the tool's declared ones. */
@@ -123,7 +125,7 @@ const SCRIPT_NAME = /(?:\.(?:sh|bash|zsh|ksh|fish|command|py|pyw|pl|pm|rb|js|mjs
 
 /**
  * Whether `write_file` writes a program a later call may run (by its name, or a first line `#!`): its text is then
- * shown as code, every look-alike of punctuation escaped.
+ * shown as code, every character outside ASCII escaped.
  */
 function writesScript(target: unknown, content: string): boolean {
   return content.startsWith('#!') || content.startsWith('\uFEFF#!') || (typeof target === 'string' && SCRIPT_NAME.test(target.trimEnd()));
@@ -155,10 +157,11 @@ export function visibleArguments(toolName: string, args: Readonly<Record<string,
   }
   const all = codeArgument === null ? others : [codeArgument.argument, ...others];
   const hiddenCount = all.reduce((sum, argument) => sum + argument.name.hiddenCount + argument.value.hiddenCount, 0);
+  const nonAsciiCount = all.reduce((sum, argument) => sum + argument.name.nonAsciiCount + argument.value.nonAsciiCount, 0);
   const inner = all.flatMap((argument) => argument.inner);
   const undeclaredCount = all.filter((argument) => argument.undeclared).length + inner.filter((name) => !name.unchecked).length;
   const uncheckedCount = all.filter((argument) => argument.unchecked).length + inner.filter((name) => name.unchecked).length;
-  return { code: codeArgument, others, hiddenCount, undeclaredCount, uncheckedCount, inner };
+  return { code: codeArgument, others, hiddenCount, nonAsciiCount, undeclaredCount, uncheckedCount, inner };
 }
 
 type ArgumentMarks = Pick<VisibleArgument, 'undeclared' | 'unchecked' | 'inner'>;
@@ -196,7 +199,7 @@ function pathText(names: readonly string[]): string {
 }
 
 /**
- * `code`: the value is the code the tool runs, shown with look-alike punctuation escaped too. `marks`: what the
+ * `code`: the value is the code the tool runs, shown with every character outside ASCII escaped. `marks`: what the
  * tool's declared names say of the name and of those inside the value.
  */
 function visibleArgument(name: string, value: unknown, { code, marks, quote: quoted = false }: { code: boolean; marks: ArgumentMarks; quote?: boolean }): VisibleArgument {

@@ -149,8 +149,79 @@ describe('toVisibleText', () => {
 
   it('leaves accented letters, CJK text and fullwidth forms written among CJK letters alone', () => {
     for (const text of ['cat résumé.pdf', 'mv año.txt über.txt', 'ls Ångström/ șțară/ pīnyīn-ǎǐǒǔ/ Tiếng-Việt/ ağustos/ straße/ œuvre/ ŋ', 'cat 日本語.txt', 'open ２０２４年度.xlsx ＰＤＦファイル.pdf', '한국어', 'https://例え.jp/日本']) {
-      for (const code of [false, true]) expect(toVisibleText(text, { code }).segments).toStrictEqual([{ kind: 'text', text }]);
+      expect(toVisibleText(text).segments).toStrictEqual([{ kind: 'text', text }]);
     }
+  });
+
+  // Found by an outside probe: each drew a command as quoted, escaped or redirected where it is not, and it ran.
+  it.each([
+    ['echo \u05D9$(touch X)\u05D9', 'Hebrew yod, drawn like a quote'],
+    ['echo \u1420$(touch X) ; echo \u144A$(touch Y)\u144A ; echo a \u1433 b', 'Canadian syllabics drawn like a backquote, a quote and >'],
+    ['echo \u4E36$(touch X) \u0627 \u4E28 \u30CE', 'CJK and Arabic letters drawn like a backslash, a bar and a slash'],
+    ['echo \u030D$(touch X) \u030D', 'combining marks on a blank, drawn like quotes'],
+    ["echo 'a \u05D9 x' ; rm -rf ~ ; echo 'y'", 'a look-alike quote inside real quotes, which shifts how a reader pairs them'],
+    ['echo привет é 日本', 'plain letters of any script'],
+  ])('in code, escapes every character outside ASCII as such, counted apart from hidden ones: %j (%s)', (command) => {
+    const visible = toVisibleText(command, { code: true });
+    const outside = [...command].filter((char) => char.codePointAt(0)! > 0x7e);
+    expect(visible.segments.filter((segment) => segment.kind === 'escape').map((segment) => segment.class)).toStrictEqual(outside.map(() => 'non-ascii-in-code'));
+    expect(textOf(visible.segments).join('')).toMatch(/^[\t\n\x20-\x7E]*$/);
+    expect({ hidden: visible.hiddenCount, nonAscii: visible.nonAsciiCount }).toStrictEqual({ hidden: outside.length, nonAscii: outside.length });
+    expect(fromVisibleNotation(visibleTextString(visible))).toBe(command);
+  });
+
+  it('in code, keeps the class of a hidden character or a look-alike, and counts only the others as outside ASCII', () => {
+    const visible = toVisibleText('echo \u202Ex \u0261it \u05D9', { code: true });
+    expect(visible.segments.filter((segment) => segment.kind === 'escape').map((segment) => segment.class)).toStrictEqual(['bidi', 'look-alike', 'non-ascii-in-code']);
+    expect({ hidden: visible.hiddenCount, nonAscii: visible.nonAsciiCount }).toStrictEqual({ hidden: 3, nonAscii: 1 });
+    expect(toVisibleText('echo \u05D9').nonAsciiCount).toBe(0);
+  });
+
+  property.prop([adversarialString], { numRuns: 1000 })('in code, no text segment holds anything but printable ASCII, a tab or a line break', (value) => {
+    const visible = toVisibleText(value, { code: true });
+    for (const text of textOf(visible.segments)) expect(text).toMatch(/^[\t\n\x20-\x7E]*$/);
+    expect(fromVisibleNotation(visibleTextString(visible))).toBe(value);
+  });
+
+  // Found by an outside probe: U+030D on a blank drew like a quote, and 40 marks on one character drew over the lines above.
+  it('escapes a combining mark with no letter or digit to sit on, and those a letter carries past its share', () => {
+    const stray = 'echo \u030D$(touch X) \u030D\n\u0301start \u200B\u0301 a\u0301';
+    for (const visible of [toVisibleText(stray), toVisibleText(stray, { syntax: true }), toVisibleProse(stray)]) {
+      expect(visibleTextString(visible)).toBe('echo \\u{30D}$(touch X) \\u{30D}\n\\u{301}start \\u{200B}\\u{301} a\u0301');
+      expect(visible.segments.filter((segment) => segment.kind === 'escape').map((segment) => segment.class)).toStrictEqual(['combining-mark', 'combining-mark', 'combining-mark', 'invisible', 'combining-mark']);
+      expect(visible.hiddenCount).toBe(5);
+      expect(fromVisibleNotation(visibleTextString(visible))).toBe(stray);
+    }
+    // Two of the general-purpose marks, three nonspacing marks in all, stay on a letter; the rest are escaped.
+    const zalgo = `a${'\u0342\u030D\u0344'.repeat(10)}`;
+    expect(visibleTextString(toVisibleText(zalgo))).toBe(`a\u0342\u030D${'\\u{344}'}${'\\u{342}\\u{30D}\\u{344}'.repeat(9)}`);
+    expect(toVisibleProse(zalgo).hiddenCount).toBe(28);
+    expect(visibleTextString(toVisibleText('\u05E9\u05B8\u05BC\u05C1\u0591'))).toBe('\u05E9\u05B8\u05BC\u05C1\\u{591}');
+  });
+
+  it('leaves the marks of real words in scripts that need them, decomposed or not, and emoji keycaps in prose', () => {
+    const words = [
+      'Tiếng Việt'.normalize('NFD'),
+      'ἄλφα'.normalize('NFD'),
+      'naïve がぎ'.normalize('NFD'),
+      'पढ़ें हिन्दी',
+      'ที่นี่ น้ำ',
+      'הַשָּׁמַיִם שָׁלוֹם',
+      'བསྒྲུབས',
+      'ကြွေး ကြိုး',
+      'مُحَمَّد ٱلرَّحْمَٰنِ',
+      'தமிழ் ಕನ್ನಡ ស្រី',
+    ];
+    for (const text of words) {
+      for (const visible of [toVisibleText(text), toVisibleText(text, { syntax: true }), toVisibleProse(text)]) expect({ text, segments: visible.segments }).toStrictEqual({ text, segments: [{ kind: 'text', text }] });
+    }
+    const emoji = '#\uFE0F\u20E3 1\uFE0F\u20E3 \u0DC1\u0DCA\u200D\u0DBB\u0DD3';
+    expect(toVisibleProse(emoji).segments).toStrictEqual([{ kind: 'text', text: emoji }]);
+  });
+
+  it('marks combining marks in linear time', () => {
+    expect(toVisibleText(`a${'\u0301'.repeat(1 << 18)}`).hiddenCount).toBe((1 << 18) - 2);
+    expect(toVisibleProse(` ${'\u0301'.repeat(1 << 18)}`).hiddenCount).toBe(1 << 18);
   });
 
   it('does not let an invisible character split a look-alike out of its word', () => {
@@ -184,6 +255,18 @@ describe('toVisibleText', () => {
       }
     }
   });
+
+  property.prop([fc.string({ unit: fc.constantFrom('a', ' ', '.', '\n', '\u0301', '\u0342', '\u05B8', '\u093C', '\u200B', '\uFE0F', '\u200D', '\u20E3', '#'), maxLength: 40 })], { numRuns: 2000 })(
+    'no mark is left as text but on a letter or digit, nor more than three on one',
+    (value) => {
+      for (const visible of [toVisibleText(value), toVisibleProse(value)]) {
+        for (const text of textOf(visible.segments)) {
+          expect(text, JSON.stringify(value)).not.toMatch(/(?:^|[^\p{L}\p{N}\p{M}#\u200D])[\u0300-\u036F\u05B8\u093C]/u);
+          expect(text, JSON.stringify(value)).not.toMatch(/[\u0300-\u036F\u05B8\u093C\u20E3]{4}/u);
+        }
+      }
+    },
+  );
 
   property.prop([adversarialString], { numRuns: 2000 })('the flat form gives back the original exactly', (value) => {
     expect(fromVisibleNotation(visibleTextString(toVisibleText(value)))).toBe(value);

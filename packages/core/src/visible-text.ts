@@ -4,6 +4,8 @@
  * disguises text when it stands in a word of Latin letters but comes from a script whose letters look like them
  * (`аpple.com` with a Cyrillic `а`): escaped too. A word all in one such script (`привет`) is left as it is. A letter
  * or digit that passes for an ASCII one (`ɡithub.com` with U+0261, `ｇ`, `𝗀`, `ⅼ`) is escaped wherever it stands.
+ * A combining mark with nothing to sit on, or stacked past what a letter carries, is escaped too: it is drawn over a
+ * blank as a quote, or over the lines around it. In code, every character outside ASCII is escaped.
  *
  * A literal backslash stays as it is, except one followed by `u{`, which is escaped as `\u{5C}`: so in the
  * flat text every `\u{…}` is an escape, and `fromVisibleNotation` gives back the original exactly.
@@ -27,10 +29,24 @@ export type EscapeClass =
    */
   | 'look-alike'
   /**
-   * In code (a command, a script): a character drawn like the punctuation the shell or the language reads as syntax
-   * (a quote, a backslash, `$`, `|`, `;` …) that is not it, so the code looks quoted or escaped where it is not.
+   * In a call's argument (`syntax`): a character drawn like the syntax that neutralises code (a quote, a backslash,
+   * `#`) that is not it, so the code looks quoted or escaped where it is not.
    */
   | 'look-alike-symbol'
+  /**
+   * In code (a command, a script): any other character outside printable ASCII, a plain letter of any script among
+   * them. Each session found another letter drawn like shell syntax (Hebrew `י` like `'`, Canadian syllabics `ᐠ`
+   * like a backquote, `ᐳ` like `>`), and inside real quotes one still changes how a reader pairs them: in code, only
+   * ASCII is drawn as itself. Not a hidden character: counted apart (`nonAsciiCount`), so clients can say what it is.
+   */
+  | 'non-ascii-in-code'
+  /**
+   * A combining mark with no letter or digit to sit on (after a blank, punctuation, a line's start or an escape): drawn
+   * over the blank or the character before it, as a quote or a tick; or one past those a letter carries (more than
+   * `MAX_MARKS` nonspacing marks, or more than `MAX_GENERIC_MARKS` of the general-purpose ones), drawn over the
+   * lines above or below.
+   */
+  | 'combining-mark'
   /** A space in an argument's name (only there): `dry_run ` is another name than `dry_run`, which the tool ignores. */
   | 'name-space'
   | 'backslash';
@@ -48,8 +64,13 @@ export type VisibleSegment =
 export interface VisibleText {
   /** Plain runs and escapes, in order; two text segments are never adjacent. */
   segments: VisibleSegment[];
-  /** How many characters were escaped because they could hide or reorder text (literal backslashes not counted). */
+  /**
+   * How many characters were escaped for the person to read with care: those that could hide, reorder or disguise
+   * text, and in code those outside ASCII (`nonAsciiCount` of them). Literal backslashes are not counted.
+   */
   hiddenCount: number;
+  /** Of `hiddenCount`, the characters outside ASCII escaped only because they stand in code (`non-ascii-in-code`). */
+  nonAsciiCount: number;
   /** Lines as a person counts them: one more than the number of `\n`. */
   lineCount: number;
 }
@@ -145,12 +166,6 @@ function lookAlikeOffsets(value: string): Set<number> {
 }
 
 /**
- * Outside ASCII, punctuation, symbols and modifier letters (`ʼ` U+02BC, `ˈ`), and the letters drawn like `'` or
- * `|` (saltillo U+A78B/U+A78C, the click letters U+01C0–U+01C3): in code, any of them may pass for syntax.
- */
-const CODE_LOOK_ALIKE = /[\p{P}\p{S}\p{Lm}ǀ-ǃꞋꞌ]/u;
-
-/**
  * In a call's argument that is not code (a file's text a later call runs, an MCP tool's string that may be a command):
  * the characters drawn like the ASCII syntax that neutralises code — a backslash, a straight or back quote, `#` — so
  * `∖$(touch X)` (U+2216) cannot read as an escaped `\$(…)`, nor `♯ $(…)` as a comment. Typographic quotes
@@ -185,51 +200,147 @@ export interface VisibleTextOptions {
    */
   singleLine?: boolean;
   /**
-   * For code that runs (a command, a script): every character outside ASCII drawn like punctuation is escaped and
-   * counted too (`'look-alike-symbol'`): `ꞌ$(…)ꞌ` with U+A78C looks single-quoted and is not. Default false.
+   * For code that runs (a command, a script): every character outside printable ASCII (tab and line break aside) is
+   * escaped and counted, as `'non-ascii-in-code'` unless it is hidden or a look-alike (of a letter, or with `syntax`
+   * of a quote, a backslash or `#`): `echo י$(touch X)י` (U+05D9) looks single-quoted and is not. Default false.
    */
   code?: boolean;
   /**
-   * For a call's argument that is not code: those drawn like a backslash, a straight or back quote or `#` are escaped
-   * and counted (see SYNTAX_LOOK_ALIKE). Default false: a tool's result, a rule's text keep them.
+   * For a call's argument: those drawn like a backslash, a straight or back quote or `#` are escaped and counted as
+   * `'look-alike-symbol'` (see SYNTAX_LOOK_ALIKE). Default false: a tool's result, a rule's text keep them.
    */
   syntax?: boolean;
 }
 
+const MARK = /\p{M}/u;
+/** Marks drawn over or under the letter before them, taking no room of their own. */
+const NONSPACING_MARK = /[\p{Mn}\p{Me}]/u;
+/**
+ * Combining Diacritical Marks and their Extended, Supplement and For Symbols blocks, and Combining Half Marks: the
+ * marks of no one script, which any letter takes, and of which Latin, Greek and Cyrillic words need two at most
+ * (Vietnamese `ệ` decomposed).
+ */
+const GENERIC_MARK_BLOCKS: readonly (readonly [number, number])[] = [
+  [0x0300, 0x036f],
+  [0x1ab0, 0x1aff],
+  [0x1dc0, 0x1dff],
+  [0x20d0, 0x20ff],
+  [0xfe20, 0xfe2f],
+];
+/**
+ * The nonspacing marks one letter carries before the next is escaped: pointed Hebrew puts three on one letter
+ * (`שָּׁ`: dagesh, shin dot, qamats), Hindi too (`पढ़ें`: nukta, e, anusvara), Tibetan stacks three (`སྒྲུ`); a
+ * taller stack is drawn over the lines above or below.
+ */
+const MAX_MARKS = 3;
+/** The general-purpose marks (`GENERIC_MARK_BLOCKS`) one letter carries before the next is escaped. */
+const MAX_GENERIC_MARKS = 2;
+const MARK_BASE = /[\p{L}\p{N}]/u;
+/** What the combining enclosing keycap (U+20E3) is put on, after U+FE0F, in an emoji (`#️⃣`, `*️⃣`; digits are bases). */
+const KEYCAP_BASE = /[#*]/;
+const KEYCAP = 0x20e3;
+
+/**
+ * The escapes a model's prose keeps (a reply, its reasoning, a person's reason): characters that hide or reorder text
+ * (`\u{202E}` turning a sentence around, a zero-width space inside a word, a control character, which a terminal
+ * would obey), and combining marks with nothing to sit on or stacked past what a letter carries. Letters of any
+ * script, look-alike or not, non-breaking and other spaces, emoji variation selectors, and the joiners emoji sequences
+ * and Persian words are made with stay as written: in prose they are the writer's own, and nothing in prose runs. A
+ * backslash before `u{` is escaped, as everywhere, so every `\u{…}` shown is an escape.
+ */
+const PROSE_ESCAPES: ReadonlySet<EscapeClass> = new Set(['control', 'bidi', 'invisible', 'tag', 'line-separator', 'lone-surrogate', 'combining-mark']);
+/** Zero-width non-joiner and joiner. */
+const PROSE_OWN: ReadonlySet<number> = new Set([0x200c, 0x200d]);
+
 /** Splits a string into what can be shown as it is and escapes for everything else. Linear in its length. */
 export function toVisibleText(value: string, options: VisibleTextOptions = {}): VisibleText {
-  const singleLine = options.singleLine === true;
-  const code = options.code === true;
-  const syntax = options.syntax === true;
-  const lookAlikes = SUSPECT.test(value) ? lookAlikeOffsets(value) : undefined;
+  return visibleText(value, { singleLine: options.singleLine === true, code: options.code === true, syntax: options.syntax === true, prose: false, after: '' });
+}
+
+/** The characters of prose shown before a piece that `toVisibleProse` reads (see its `after`). */
+export const PROSE_AFTER_CHARS = 32;
+
+/**
+ * Prose as it may be shown: only the escapes prose keeps (`PROSE_ESCAPES`). A carriage return stays as written only
+ * as the first half of a CR LF line end: alone, a terminal moves back to the line's start with it, and what follows
+ * is drawn over what came before (`I will upload ~/.ssh/id_rsa\rI will only read README.md` shows only the second
+ * sentence). `after`: the prose shown just before this piece of it (a streamed reply), of which the last
+ * `PROSE_AFTER_CHARS` are read, so a mark at its start sits on the letter before it as in the whole text. Linear in
+ * its length.
+ */
+export function toVisibleProse(value: string, { after = '' }: { after?: string } = {}): VisibleText {
+  const before = after.slice(-PROSE_AFTER_CHARS);
+  const last = before.charCodeAt(before.length - 1);
+  return visibleText(value, { singleLine: false, code: false, syntax: false, prose: true, after: last >= 0xd800 && last <= 0xdbff ? before.slice(0, -1) : before });
+}
+
+/**
+ * Where a combining mark may be drawn as itself: on a letter or digit shown as itself, on `#` or `*` for a keycap
+ * only, or nowhere.
+ */
+type MarkBase = 'letter' | 'keycap' | 'none';
+
+/** `after`: text read before `value`, only for where a mark at its start may sit (prose only: look-alikes are not read). */
+function visibleText(shown: string, { singleLine, code, syntax, prose, after }: Required<VisibleTextOptions> & { prose: boolean; after: string }): VisibleText {
+  const value = after + shown;
+  const lookAlikes = !prose && SUSPECT.test(value) ? lookAlikeOffsets(value) : undefined;
   const segments: VisibleSegment[] = [];
   let hiddenCount = 0;
+  let nonAsciiCount = 0;
   let lineCount = 1;
-  let runStart = 0;
+  let runStart = after.length;
   let index = 0;
+  let base: MarkBase = 'none';
+  /** The nonspacing marks, and the general-purpose ones among them, the base carries so far. */
+  let marks = 0;
+  let generic = 0;
   while (index < value.length) {
     const codePoint = value.codePointAt(index)!;
     const width = codePoint > 0xffff ? 2 : 1;
     const char = value.slice(index, index + width);
-    if (char === '\n' && !singleLine) lineCount += 1;
-    const escapeClass =
-      char === '\\'
-        ? value.startsWith('u{', index + 1)
-          ? 'backslash'
-          : null
-        : singleLine && (char === '\n' || char === '\t')
-          ? 'control'
-          : (classify(char) ?? (codePoint > 0x7f && (code ? CODE_LOOK_ALIKE : syntax ? SYNTAX_LOOK_ALIKE : null)?.test(char) === true ? 'look-alike-symbol' : lookAlikes?.has(index) === true ? 'look-alike' : null));
-    if (escapeClass !== null) {
+    if (char === '\n' && !singleLine && index >= after.length) lineCount += 1;
+    let escapeClass: EscapeClass | null;
+    if (char === '\\') escapeClass = value.startsWith('u{', index + 1) ? 'backslash' : null;
+    else if (singleLine && (char === '\n' || char === '\t')) escapeClass = 'control';
+    else if (prose) escapeClass = proseClass(char, codePoint, value.charCodeAt(index + 1));
+    else escapeClass = classify(char) ?? (codePoint > 0x7f ? (syntax && SYNTAX_LOOK_ALIKE.test(char) ? 'look-alike-symbol' : lookAlikes?.has(index) === true ? 'look-alike' : code ? 'non-ascii-in-code' : null) : null);
+    const plain = codePoint <= 0x7f;
+    // A variation selector or a joiner that is shown stays on the base before it, and counts as one of its marks.
+    const joiner = !plain && (PROSE_OWN.has(codePoint) || VARIATION_SELECTOR.test(char));
+    const mark = !plain && !joiner && MARK.test(char);
+    if (mark && escapeClass === null) {
+      if (NONSPACING_MARK.test(char)) marks += 1;
+      if (GENERIC_MARK_BLOCKS.some(([first, last]) => codePoint >= first && codePoint <= last)) generic += 1;
+      const seated = base === 'letter' || (base === 'keycap' && codePoint === KEYCAP);
+      if (!seated || marks > MAX_MARKS || generic > MAX_GENERIC_MARKS) escapeClass = 'combining-mark';
+    }
+    if (escapeClass !== null && index < after.length) {
+      base = 'none';
+    } else if (escapeClass !== null) {
       if (runStart < index) segments.push({ kind: 'text', text: value.slice(runStart, index) });
       segments.push({ kind: 'escape', text: escapeNotation(codePoint), codePoint, class: escapeClass });
       if (escapeClass !== 'backslash') hiddenCount += 1;
+      if (escapeClass === 'non-ascii-in-code') nonAsciiCount += 1;
       runStart = index + width;
+      base = 'none';
+    } else if (joiner) {
+      marks += 1;
+    } else if (!mark) {
+      base = plain ? (ASCII_LETTER_OR_DIGIT.test(char) ? 'letter' : KEYCAP_BASE.test(char) ? 'keycap' : 'none') : MARK_BASE.test(char) ? 'letter' : 'none';
+      marks = 0;
+      generic = 0;
     }
     index += width;
   }
   if (runStart < value.length) segments.push({ kind: 'text', text: value.slice(runStart) });
-  return { segments, hiddenCount, lineCount };
+  return { segments, hiddenCount, nonAsciiCount, lineCount };
+}
+
+/** What prose escapes of `char`; `next`, the UTF-16 unit after it (a CR before a LF is a line end, left as written). */
+function proseClass(char: string, codePoint: number, next: number): EscapeClass | null {
+  if (codePoint === 0x0d && next === 0x0a) return null;
+  const found = classify(char);
+  return found !== null && PROSE_ESCAPES.has(found) && !PROSE_OWN.has(codePoint) ? found : null;
 }
 
 /** The flat form, for places that cannot style an escape differently from text. */
@@ -240,43 +351,4 @@ export function visibleTextString(visible: VisibleText): string {
 /** The inverse of `visibleTextString(toVisibleText(value))`. */
 export function fromVisibleNotation(flat: string): string {
   return flat.replace(/\\u\{(10[0-9A-F]{4}|[0-9A-F]{1,5})\}/g, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)));
-}
-
-/**
- * The escapes a model's prose keeps (a reply, its reasoning, a person's reason): characters that hide or reorder text
- * (`\u{202E}` turning a sentence around, a zero-width space inside a word, a control character, which a terminal
- * would obey). Letters of any script, look-alike or not, non-breaking and other spaces, emoji variation selectors,
- * and the joiners emoji sequences and Persian words are made with stay as written: in prose they are the writer's own,
- * and nothing in prose runs. A backslash before `u{` is escaped, as everywhere, so every `\u{…}` shown is an escape.
- */
-const PROSE_ESCAPES: ReadonlySet<EscapeClass> = new Set(['control', 'bidi', 'invisible', 'tag', 'line-separator', 'lone-surrogate']);
-/** Zero-width non-joiner and joiner. */
-const PROSE_OWN: ReadonlySet<number> = new Set([0x200c, 0x200d]);
-
-/**
- * Prose as it may be shown: `toVisibleText` with only the escapes prose keeps (`PROSE_ESCAPES`). A carriage return
- * stays as written only as the first half of a CR LF line end: alone, a terminal moves back to the line's start with
- * it, and what follows is drawn over what came before (`I will upload ~/.ssh/id_rsa\rI will only read README.md`
- * shows only the second sentence). Linear in its length.
- */
-export function toVisibleProse(value: string): VisibleText {
-  const visible = toVisibleText(value);
-  if (!visible.segments.some((segment) => segment.kind === 'escape')) return visible;
-  const segments: VisibleSegment[] = [];
-  let hiddenCount = 0;
-  for (const [index, segment] of visible.segments.entries()) {
-    const next = visible.segments[index + 1];
-    const lineEnd = segment.kind === 'escape' && segment.codePoint === 0x0d && next?.kind === 'text' && next.text.startsWith('\n');
-    const kept = segment.kind === 'escape' && !lineEnd && (segment.class === 'backslash' || (PROSE_ESCAPES.has(segment.class) && !PROSE_OWN.has(segment.codePoint)));
-    if (kept) {
-      segments.push(segment);
-      if (segment.class !== 'backslash') hiddenCount += 1;
-      continue;
-    }
-    const text = segment.kind === 'text' ? segment.text : String.fromCodePoint(segment.codePoint);
-    const last = segments.at(-1);
-    if (last?.kind === 'text') last.text += text;
-    else segments.push({ kind: 'text', text });
-  }
-  return { segments, hiddenCount, lineCount: visible.lineCount };
 }

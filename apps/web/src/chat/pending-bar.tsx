@@ -36,7 +36,8 @@ export function PendingBar({ calls, tools, onDecideAll }: PendingBarProps) {
     onDecideAll(decision, waiting);
   };
   const shown = waiting.map((call) => visibleArguments(call.toolName, call.arguments, declaredOf(call, tools)));
-  const withHidden = shown.filter((call) => call.hiddenCount > 0).length;
+  const withHidden = shown.filter((call) => call.hiddenCount > call.nonAsciiCount).length;
+  const withNonAscii = shown.filter((call) => call.nonAsciiCount > 0).length;
   const withUndeclared = shown.filter((call) => call.undeclaredCount > 0).length;
   const withUnchecked = shown.filter((call) => call.undeclaredCount === 0 && call.uncheckedCount > 0).length;
   const runs = shown.map((call) => blankRunsOfArguments(call));
@@ -74,17 +75,19 @@ export function PendingBar({ calls, tools, onDecideAll }: PendingBarProps) {
           {uncheckedNote(withUnchecked)}
         </p>
       )}
-      {(withHidden > 0 || withFolds > 0 || withEdges > 0) && (
+      {(withHidden > 0 || withNonAscii > 0 || withFolds > 0 || withEdges > 0) && (
         <p className="pending-warning" role="note">
           {withHidden > 0 && `${someOf(withHidden, 'hidden characters')}: read the marked codes on ${withHidden === 1 ? 'its card' : 'their cards'} before you allow all.`}
-          {withHidden > 0 && withFolds > 0 && ' '}
+          {withHidden > 0 && withNonAscii > 0 && ' '}
+          {withNonAscii > 0 && `${someOf(withNonAscii, `characters outside ASCII in ${withNonAscii === 1 ? 'its' : 'their'} code`)}, shown as marked codes: read ${withNonAscii === 1 ? 'its card' : 'their cards'} before you allow all.`}
+          {(withHidden > 0 || withNonAscii > 0) && withFolds > 0 && ' '}
           {withFolds > 0 && (
             <>
               {someOf(withFolds, 'long runs of spaces or tabs')}, each shown as one <code>{spaces}</code> or <code>{tabs}</code>: read {withFolds === 1 ? 'its card' : 'their cards'} before you
               allow all.
             </>
           )}
-          {(withHidden > 0 || withFolds > 0) && withEdges > 0 && ' '}
+          {(withHidden > 0 || withNonAscii > 0 || withFolds > 0) && withEdges > 0 && ' '}
           {withEdges > 0 && (
             <>
               {someOf(withEdges, 'spaces or tabs at the end of a line or around a one-line value')}, each shown as <code>{space}</code> or <code>{tab}</code>: read{' '}

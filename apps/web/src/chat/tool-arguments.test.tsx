@@ -51,6 +51,31 @@ describe('tool arguments as they will run', () => {
     expect(within(card).getByRole('note').textContent).toMatch(/^This call contains hidden characters \(1\)\./);
   });
 
+  // Found by an outside probe: each drew as quoted or redirected where it is not, with no warning, and Allow ran it.
+  it('shows every character outside ASCII in a command as its code, and says how many without calling a letter hidden', () => {
+    const command = 'echo \u05D9$(touch X)\u05D9 ; echo \u1420$(id) a \u1433 b \u030D$(w) \u030D';
+    const card = renderCard('terminal', { command });
+    const code = commandCode(card);
+    expect(code.textContent).toBe('echo \\u{5D9}$(touch X)\\u{5D9} ; echo \\u{1420}$(id) a \\u{1433} b \\u{30D}$(w) \\u{30D}');
+    expect(fromVisibleNotation(code.textContent ?? '')).toBe(command);
+    expect(code.querySelector('.escaped-char')?.getAttribute('title')).toBe('U+05D9: a character outside ASCII in code: shown as its code, since a letter of another script may be drawn like a quote or other syntax');
+    expect(within(card).getByRole('note').textContent).toBe(
+      "6 characters outside ASCII in this call's code are shown as marked \\u{…} codes: what runs holds the character, and a letter outside ASCII may be drawn like a quote or other syntax it is not. Read them before you decide.",
+    );
+    cleanup();
+    const both = renderCard('terminal', { command: `${command} \u202E` });
+    expect(within(both).getByRole('note').textContent).toMatch(/^This call contains hidden characters \(1\), and 6 characters outside ASCII in its code\. /);
+  });
+
+  it('escapes a stack of marks past what a letter carries in any argument, so it cannot draw over the lines above', () => {
+    const content = `echo "Preparing the build"\ntouch PWNED\necho a${'\u0342\u030D\u0344\u0346\u0311'.repeat(8)} \u030D \u05E9\u05B8\u05BC\u05C1`;
+    const card = renderCard('write_file', { path: 'notes.md', content });
+    const value = card.querySelectorAll<HTMLElement>('pre.visible-value code')[1]!;
+    expect(value.textContent).toBe(`echo "Preparing the build"\ntouch PWNED\necho a\u0342\u030D${'\\u{344}\\u{346}\\u{311}'}${'\\u{342}\\u{30D}\\u{344}\\u{346}\\u{311}'.repeat(7)} \\u{30D} \u05E9\u05B8\u05BC\u05C1`);
+    expect([...value.querySelectorAll('.escaped-char')].every((mark) => mark.getAttribute('data-class') === 'combining-mark')).toBe(true);
+    expect(within(card).getByRole('note').textContent).toMatch(/^This call contains hidden characters \(39\)\./);
+  });
+
   it('says how many lines a command has and shows the rest on request, with how many more', () => {
     const card = renderCard('terminal', { command: SIXTY_NEWLINES });
     expect(within(card).getByText('61 lines')).toBeTruthy();
@@ -246,6 +271,17 @@ describe('PendingBar', () => {
     cleanup();
     render(<PendingBar tools={new Map()} calls={[barView('terminal', { command: 'pwd' }, 'a'), barView('terminal', { command: 'ls' }, 'b')]} onDecideAll={() => undefined} />);
     expect(screen.queryByRole('note')).toBeNull();
+  });
+
+  it('warns before Allow all when a waiting call has characters outside ASCII in its code, without calling them hidden', () => {
+    const yod = barView('terminal', { command: 'echo \u05D9$(touch X)\u05D9' }, 'a');
+    render(<PendingBar tools={new Map()} calls={[yod, barView('terminal', { command: 'echo one' }, 'b')]} onDecideAll={() => undefined} />);
+    expect(screen.getByRole('note').textContent).toBe('One of them contains characters outside ASCII in its code, shown as marked codes: read its card before you allow all.');
+    cleanup();
+    render(<PendingBar tools={new Map()} calls={[yod, barView('terminal', { command: `\u0430 ${BIDI_COMMAND}` }, 'b')]} onDecideAll={() => undefined} />);
+    expect(screen.getByRole('note').textContent).toBe(
+      'One of them contains hidden characters: read the marked codes on its card before you allow all. 2 of them contain characters outside ASCII in their code, shown as marked codes: read their cards before you allow all.',
+    );
   });
 
   it('warns before Allow all when a waiting call has a long run of spaces, saying it is that and not a hidden character', () => {

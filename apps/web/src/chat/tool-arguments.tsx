@@ -23,7 +23,7 @@ export function ToolArguments({ toolName, args, declared, inputSchema }: { toolN
   if (shown.code === null && shown.others.length === 0) return <p className="tool-arguments muted">No arguments</p>;
   return (
     <div className="tool-arguments">
-      {(shown.hiddenCount > 0 || hasBlankRuns(blankRuns)) && <HiddenCharactersWarning count={shown.hiddenCount} blankRuns={blankRuns} />}
+      {(shown.hiddenCount > 0 || hasBlankRuns(blankRuns)) && <HiddenCharactersWarning count={shown.hiddenCount - shown.nonAsciiCount} nonAscii={shown.nonAsciiCount} blankRuns={blankRuns} />}
       {shown.undeclaredCount > 0 && (
         <p className="undeclared-warning" role="note">
           {undeclaredArgumentsNote(shown.undeclaredCount, inner(false))}
@@ -60,17 +60,31 @@ export function ToolArguments({ toolName, args, declared, inputSchema }: { toolN
   );
 }
 
-/** `count` hidden characters; `blankRuns`, the runs of spaces or tabs shown as markers that a person is told of. */
-export function HiddenCharactersWarning({ count, blankRuns }: { count: number; blankRuns?: BlankRuns | undefined }) {
+/**
+ * `count` hidden characters; `nonAscii`, characters outside ASCII in the call's code, plain letters among them, which
+ * are not called hidden; `blankRuns`, the runs of spaces or tabs shown as markers that a person is told of.
+ */
+export function HiddenCharactersWarning({ count, nonAscii = 0, blankRuns }: { count: number; nonAscii?: number; blankRuns?: BlankRuns | undefined }) {
   const blanks = blankRuns === undefined ? '' : blankRunsNote(blankRuns);
+  const outside = `${nonAscii.toLocaleString('en')} ${nonAscii === 1 ? 'character' : 'characters'} outside ASCII`;
   return (
     <p className="hidden-chars-warning" role="note">
-      {count > 0 && (
+      {count > 0 && nonAscii === 0 && (
         <>
           This call contains hidden characters ({count}). Each is shown as a marked <code>{'\\u{…}'}</code> code: read them before you decide.
         </>
       )}
-      {count > 0 && blanks !== '' && ' '}
+      {count === 0 && nonAscii > 0 && (
+        <>
+          {outside} in this call's code {nonAscii === 1 ? 'is' : 'are'} shown as marked <code>{'\\u{…}'}</code> codes: what runs holds the character, and a letter outside ASCII may be drawn like a quote or other syntax it is not. Read them before you decide.
+        </>
+      )}
+      {count > 0 && nonAscii > 0 && (
+        <>
+          This call contains hidden characters ({count}), and {outside} in its code. Each is shown as a marked <code>{'\\u{…}'}</code> code: read them before you decide.
+        </>
+      )}
+      {(count > 0 || nonAscii > 0) && blanks !== '' && ' '}
       {blanks !== '' && <BlankRunsNote note={blanks} />}
     </p>
   );
@@ -133,7 +147,9 @@ const escapeTitles: Record<EscapeClass, string> = {
   'private-use': 'private-use character',
   unassigned: 'unassigned character',
   'look-alike': 'a letter or digit drawn like an ASCII one that is not it (another script in a word of Latin letters, or a lookalike form such as ɡ, ı, ｇ, 𝗀)',
-  'look-alike-symbol': 'a character drawn like a quote, a backslash or other punctuation the code reads as syntax, which it is not',
+  'look-alike-symbol': 'a character drawn like a quote, a backslash or # that the code reads as syntax, which it is not',
+  'non-ascii-in-code': 'a character outside ASCII in code: shown as its code, since a letter of another script may be drawn like a quote or other syntax',
+  'combining-mark': 'a combining mark with no letter to sit on, or one past those a letter carries: it would be drawn over the characters or lines around it',
   'name-space': "a space in an argument's name: the tool knows its arguments by exact name",
   backslash: 'a literal backslash, escaped so it cannot pass for a hidden character',
 };

@@ -18,6 +18,15 @@ describe('RuleText', () => {
     expect(container.querySelectorAll('.escaped-char')).toHaveLength(2);
   });
 
+  it('shows every character outside ASCII in a code part as its code, in the text and in the label', () => {
+    const sentence = describeRule({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['echo', '\u05D9$(id)\u05D9'], exact: false }, scope: { kind: 'global' }, source: 'user', reason: 'שלום' });
+    const { container } = render(<RuleText reason={sentence} />);
+    expect(container.querySelector('code')?.textContent).toBe("echo '\\u{5D9}$(id)\\u{5D9}'");
+    expect(container.querySelector('q')?.textContent).toBe('שלום');
+    expect(ruleLabel(sentence)).toContain("echo '\\u{5D9}$(id)\\u{5D9}'");
+    expect(ruleLabel(sentence)).toContain('שלום');
+  });
+
   it('shows an exact-arguments rule whole, however long, as code', () => {
     const command = `git log --since='2 weeks ago' ${'-- src '.repeat(40)}&& touch PWNED`;
     const sentence = describeRule({ effect: 'allow', tool: 'terminal', match: { kind: 'exact-arguments', arguments: { command } }, scope: { kind: 'workspace', path: '/w' }, source: 'workspace-file' });

@@ -33,8 +33,8 @@ export function RuleText({ reason }: { reason: ShownReason }) {
 
 /** A reason as one line of plain text, for a label or a dialog: a quote in `“…”`, hidden characters as escapes. */
 export function ruleLabel(reason: ShownReason): string {
-  const shown = (text: string) => visibleTextString(toVisibleText(text, { singleLine: true }));
+  const shown = (text: string, code = false) => visibleTextString(toVisibleText(text, { singleLine: true, code }));
   return reasonParts(reason)
-    .map((part) => ('code' in part ? shown(part.code) : 'quote' in part ? quotedLine(part.quote) : shown(part.text)))
+    .map((part) => ('code' in part ? shown(part.code, true) : 'quote' in part ? quotedLine(part.quote) : shown(part.text)))
     .join('');
 }
