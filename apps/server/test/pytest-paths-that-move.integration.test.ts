@@ -72,4 +72,53 @@ describe.skipIf(!hasPytest)('a rule for `pytest`, through the real server withou
     expect(existsSync(join(workspace, 'PWNED_CONFTEST'))).toBe(false);
     expect((await lstat(join(workspace, 't'))).isDirectory()).toBe(true);
   }, 120_000);
+
+  // With no operand pytest collects the folder it runs in, following links there: `ln -s ../other t2 && pytest -q`
+  // ran the other folder's conftest.py unasked, as did `cd docs && pytest -q` with a checked-in `docs -> .git`.
+  it('runs the workspace tests of a runner given no operand unasked, and asks when the line may have changed or moved the folder it collects', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'airlock-pytest-here-'));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    const [workspace, other, dataDir] = [join(folder, 'ws'), join(folder, 'other'), join(folder, 'data')];
+    await mkdir(join(workspace, 't'), { recursive: true });
+    await mkdir(other);
+    await writeFile(join(workspace, 't', 'test_t.py'), 'def test_t():\n    assert True\n');
+    await writeFile(join(other, 'conftest.py'), 'import pathlib, os\npathlib.Path(os.getcwd(), "PWNED_CONFTEST").touch()\n');
+    await writeFile(join(other, 'test_other.py'), 'def test_other():\n    assert True\n');
+    execFileSync('git', ['init', '-q', workspace]);
+    await symlink('.git', join(workspace, 'docs'));
+    await writeFile(join(workspace, '.git', 'test_hook.py'), 'import pathlib, os\npathlib.Path(os.getcwd(), "PWNED_GIT").touch()\n');
+    const inside = 'cd t && pytest -q';
+    const lines = ['ln -s ../other t2 && pytest -q', 'rm -rf t && ln -s ../other t && pytest -q', 'cd docs && pytest -q'];
+    const fake = await startFakeOpenAIServer();
+    cleanups.push(async () => {
+      await fake[Symbol.asyncDispose]();
+    });
+    fake.enqueue(
+      { toolCalls: [{ name: 'terminal', arguments: { command: inside } }] },
+      ...lines.map((command) => ({ toolCalls: [{ name: 'terminal', arguments: { command } }] })),
+      { text: 'done' },
+    );
+    const token = randomBytes(16).toString('hex');
+    const server = await startServerProcess(['--workspace', workspace, '--data-dir', dataDir, '--model-url', fake.url, '--tool-sandbox', 'none'], { AIRLOCK_TOKEN: token }, cleanups);
+    const client = connectClient(server.wsUrl, token);
+    cleanups.push(() => client.close());
+    for (const tokens of [['pytest'], ['rm'], ['ln'], ['cd']]) {
+      await client.trpc.rules.add.mutate({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens, exact: false }, scope: { kind: 'global' }, source: 'user' });
+    }
+
+    const run = watchRun(client, { sessionId: 's-here', runId: 'run-1', message: 'test' });
+    const ran = await run.next('tool-start', (event) => event.arguments.command === inside);
+    expect(ran).toMatchObject({ awaitingConfirmation: false });
+    expect(await run.next('tool-end', (event) => event.toolCallId === ran.toolCallId)).toMatchObject({ outcome: 'executed', result: expect.stringContaining('1 passed') });
+    for (const command of lines) {
+      const asked = await run.next('tool-start', (event) => event.arguments.command === command);
+      expect(asked).toMatchObject({ awaitingConfirmation: true });
+      await client.trpc.chat.confirmTool.mutate({ sessionId: 's-here', approvalId: asked.approvalId, decision: 'deny' });
+    }
+    expect((await run.ended).reason).toBe('done');
+    expect(existsSync(join(workspace, 'PWNED_CONFTEST'))).toBe(false);
+    expect(existsSync(join(workspace, 'docs', 'PWNED_GIT'))).toBe(false);
+    expect(existsSync(join(workspace, 't2'))).toBe(false);
+    expect((await lstat(join(workspace, 't'))).isDirectory()).toBe(true);
+  }, 120_000);
 });

@@ -313,10 +313,10 @@ function unique(rules: readonly Rule[]): Rule[] {
 /**
  * What each command of a line is judged with: whether any command of the line may set variables, whether one
  * before it may have led the shell out of the workspace (`leftWorkspace`, each `cd` judged by the ones before it) or
- * changed the file system (`fileSystemChanged`: its paths may name anything by then), and, with `leadsInside` (where
- * links lead), the folder the `cd`s before it name. The commands a line shows run in its order (a loop or a function
- * is not seen through); a `cd` in a pipeline or in the background changes no folder for the rest, but is counted as
- * though it did. A command after it that may run while it runs (in its pipeline, or after it when it runs in the
+ * changed the file system (`fileSystemChanged`: its paths may name anything by then), and the folder the `cd`s
+ * before it name (where, with `leadsInside`, its relative paths are looked up). The commands a line shows run in its
+ * order (a loop or a function is not seen through); a `cd` in a pipeline or in the background changes no folder for
+ * the rest, but is counted as though it did. A command after it that may run while it runs (in its pipeline, or after it when it runs in the
  * background: `SimpleCommand.alongsideUntil`) counts for `fileSystemChanged` as one before it does.
  */
 function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, paths: LinePaths = {}): LineFacts[] {
@@ -334,7 +334,8 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, pat
       workspace: context.workspace,
       leftWorkspace: left,
       ...((changed || alongside) && pathsAsNow !== true ? { fileSystemChanged: true } : {}),
-      ...(leadsInside === undefined ? {} : { folder, leadsInside }),
+      folder,
+      ...(leadsInside === undefined ? {} : { leadsInside }),
       ...(leadsUnderGit === undefined ? {} : { leadsUnderGit }),
     };
     const outsideSeen = seen === undefined ? undefined : (word: ShellWord) => seen({ kind: 'named', text: wordText(word) }, index);

@@ -51,6 +51,23 @@ describe('a path after a command on the line that may change the file system: ju
     'ls && pytest t | ln -sfn ../outside t',
     'jq . t/a.json | rm -rf t',
     'pytest t | tee log',
+    // A runner with no operand collects the folder it runs in, following a link the line made there (`t2`); make
+    // reads its Makefile there, which `npm run build` or a checkout may have replaced.
+    'ln -s ../outside t2 && pytest -q',
+    'rm -rf t && ln -s ../outside t && pytest -q',
+    'pytest -q t & rm -rf t && ln -s ../outside t && pytest -q',
+    'ln -s ../outside t2 & pytest',
+    'pytest & ln -s ../outside t2',
+    'pytest | ln -s ../outside t2',
+    'ln -s ../outside t2; vitest',
+    'ln -s ../outside t2 && go test',
+    'rm Makefile && ln -s ../outside/Makefile Makefile && make test',
+    'npm run build && make test',
+    'git checkout other && make test',
+    'cd sub && ln -s ../../outside t2 && pytest',
+    // A program of the workspace is looked up from the folder it runs in.
+    'ln -s ../outside t2 && ./make-links.sh',
+    'cd .git && ./make-links.sh',
   ])('asks about %j', async (command) => {
     expect(await decide(command)).toBe('ask');
   });
@@ -62,13 +79,16 @@ describe('a path after a command on the line that may change the file system: ju
     'cd sub && pytest .',
     // mkdir makes only folders where nothing was: a path through one leads where it led before.
     'mkdir -p t/x && pytest t',
-    // A command after the paths, once they have been read, and a line whose later commands name no path.
+    // A command after the paths, once they have been read.
     'pytest t && rm -rf t',
     'pytest t; rm -rf t',
     'pytest t; ln -s ../outside t',
     'pytest t | grep passed',
-    'npm run build && make test',
-    'git checkout other && make test',
+    'pytest && rm -rf t',
+    // The folder a runner collects, before anything on the line may have changed it.
+    'pytest -q',
+    'ls && cat a.txt && make test',
+    'mkdir -p t && cd t && pytest',
   ])('allows %j', async (command) => {
     expect(await decide(command)).toBe('allow');
   });
@@ -84,6 +104,17 @@ describe('a path after a command on the line that may change the file system: ju
     const replaced = await judge('rm -rf t && ln -s ../outside t && pytest t');
     expect(replaced).toMatchObject({ decision: 'ask', leadsOut: { kind: 'named', text: 't' } });
     expect((await judge('ls t && pytest t inside')).decision).toBe('allow');
+    expect(await judge('ln -s ../outside t2 && pytest -q')).toMatchObject({ decision: 'ask', leadsOut: { kind: 'named', text: '.' } });
+    expect(await judge('cd t && ln -s ../../outside t2 && pytest -q')).toMatchObject({ decision: 'ask', leadsOut: { kind: 'named', text: 't' } });
+    expect((await judge('ls && cd t && pytest -q')).decision).toBe('allow');
+  });
+
+  it('an exact rule names no more where its program runs than a prefix rule does', async () => {
+    const exact = [prefix('ln -s ../outside t2', { exact: true }), prefix('pytest -q', { exact: true }), prefix('make test', { exact: true })];
+    expect((await evaluateRules(terminal('ln -s ../outside t2 && pytest -q'), exact, context)).decision).toBe('ask');
+    expect((await evaluateRules(terminal('ln -s ../outside t2; make test'), exact, context)).decision).toBe('ask');
+    expect((await evaluateRules(terminal('pytest -q && make test'), exact, context)).decision).toBe('ask');
+    expect((await evaluateRules(terminal('make test'), exact, context)).decision).toBe('allow');
   });
 
   it('a deny rule still judges such a line whole: where a path leads is no part of what runs', async () => {

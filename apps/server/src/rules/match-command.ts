@@ -3,7 +3,7 @@ import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-
 import { jqArgumentsCovered } from './jq-arguments';
 import { isTestRunner, testRunnerArgumentsCovered } from './test-runner-options';
 import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
-import { mayNameOutside, mayNameOutsideFolder, movedTo, type PathFacts } from './outside-workspace';
+import { mayNameOutside, mayNameOutsideFolder, movedTo, workingFolderMayLeadAway, type PathFacts } from './outside-workspace';
 import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
 import { commandBaseName, isExactOnlyCommand, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
@@ -221,13 +221,15 @@ function changesDirectory(command: SimpleCommand): boolean {
  * Whether `command` may change the file system so that a path leads elsewhere than it does now (a folder replaced by
  * a link, a link re-pointed): any command but those that only read and print (`PREFIX_PROPOSED_COMMANDS`: `ls`,
  * `cat`, `grep` …, none with an argument that writes a file), those that only move the shell (`cd`, `pushd`, `popd`)
- * and `mkdir`, which makes only folders where nothing was, and a path through one leads where it led before (a name
- * not made yet is judged by the folder it would be made in), by their bare name (`./ls` is the workspace's program).
+ * or change its positional parameters (`shift`), and `mkdir`, which makes only folders where nothing was, and a path
+ * through one leads where it led before (a name not made yet is judged by the folder it would be made in), by their
+ * bare name (`./ls` is the workspace's program).
  */
 export function changesFileSystem(command: SimpleCommand): boolean {
   const [first] = command.words;
   if (first?.kind !== 'literal') return true;
-  return !PREFIX_PROPOSED_COMMANDS.has(first.value) && !CHANGES_DIRECTORY.has(first.value) && first.value !== 'mkdir';
+  // `shift` changes only the shell's `$1`, `$@` ….
+  return !PREFIX_PROPOSED_COMMANDS.has(first.value) && !CHANGES_DIRECTORY.has(first.value) && first.value !== 'mkdir' && first.value !== 'shift';
 }
 
 /**
@@ -236,7 +238,7 @@ export function changesFileSystem(command: SimpleCommand): boolean {
  * outside the workspace: `cd` or `pushd` to a folder that may lie outside (`cd ~/other`, `cd ..`, `cd "$X"`, a link
  * that leads out given `facts.leadsInside`), `cd` alone (home), `cd -` (the folder before), `pushd` alone or `pushd
  * +1` (one on the stack), `popd`, and any other command that may change the directory (`source x`, `eval …`);
- * else the folder it names (`movedTo`: given `facts.leadsInside`, absolute from `facts.folder`; else undefined).
+ * else the folder it names (`movedTo`: absolute from `facts.folder`; undefined for a word the shell expands).
  */
 export function folderAfter(command: SimpleCommand, facts: PathFacts): { folder: string | undefined } | 'outside' | undefined {
   if (!changesDirectory(command)) return undefined;
@@ -267,6 +269,26 @@ const PROGRAM_ALIASES: ReadonlyMap<string, string> = new Map([
 /** The program a command's base name stands for: an alias (`py.test`) is judged as its program (`pytest`). */
 function programName(name: string): string {
   return PROGRAM_ALIASES.get(name) ?? name;
+}
+
+/**
+ * Build tools and project tools that read the folder they run in without being given it: its build file (make's
+ * Makefile, ninja's build.ninja, cargo's Cargo.toml and build.rs, go's package and go.mod), its project's scripts and
+ * config (package.json, pyproject.toml, composer.json, turbo.json), the tests, config and plugins a test runner
+ * collects there (`isTestRunner`: pytest's `conftest.py` files, vitest's config).
+ */
+const WORKING_FOLDER_PROGRAMS = new Set(['make', 'ninja', 'samu', 'cargo', 'go', 'npm', 'pnpm', 'yarn', 'poetry', 'composer', 'uv', 'turbo']);
+
+/**
+ * Whether `command` runs a program that reads the folder it runs in as an operand it was not given
+ * (`WORKING_FOLDER_PROGRAMS`, a test runner, or a program of the workspace named by a relative path, which is looked
+ * up from there): that folder is judged as such an operand would be (`workingFolderMayLeadAway`).
+ */
+function readsWorkingFolder(command: SimpleCommand): boolean {
+  const [first] = command.words;
+  if (first?.kind !== 'literal') return true;
+  const name = programName(commandBaseName(first.value));
+  return WORKING_FOLDER_PROGRAMS.has(name) || isTestRunner(name) || isWorkspaceProgram(first.value);
 }
 
 /** Whether a prefix rule for `name` is checked against a table of options that run code. */
@@ -342,6 +364,13 @@ function onlyHarmlessAfter(words: readonly ShellWord[], from: number): boolean {
  * its name was known as one).
  */
 export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line: LineFacts = {}): boolean {
+  // Neither a prefix rule nor an exact one names the folder such a program reads: it must be where it was judged.
+  // Judged after the words, so that when only saying why, a word the command names is the one said.
+  return allowsWords(rule, command, line) && !(readsWorkingFolder(command) && workingFolderMayLeadAway(line));
+}
+
+/** `allowsCommand` but for the folder the command runs in. */
+function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFacts): boolean {
   if (command.words.length < rule.tokens.length) return false;
   if (rule.exact && command.words.length !== rule.tokens.length) return false;
   const prefixMatches = rule.tokens.every((token, index) => {

@@ -22,7 +22,8 @@ export interface PathFacts {
   fileSystemChanged?: boolean;
   /**
    * The folder the command runs in, absolute, as the `cd`s before it name it (links not followed): where a relative
-   * path is looked up with `leadsInside`. Default: `workspace`.
+   * path is looked up with `leadsInside`, and what a program that reads it is judged by (`workingFolderMayLeadAway`).
+   * Default: `workspace`.
    */
   folder?: string;
   /**
@@ -85,6 +86,26 @@ export function mayLeadUnderGit(word: ShellWord, facts: PathFacts): boolean {
   return from === undefined || leadsUnderGit(`${from}/${word.value}`);
 }
 
+/**
+ * Whether the folder a command runs in (`facts.folder`, the workspace when no `cd` moved it) may lead out of the
+ * workspace or into a `.git` folder of it, for a program that reads it without being given it (a test runner
+ * collects its tests and `conftest.py` files there, make reads its Makefile, npm its `package.json`): judged as an
+ * operand naming it would be, by the text of the `cd`s before (`cd .git && pytest`), by its links given
+ * `leadsInside` and `leadsUnderGit` (`cd docs && pytest` with `docs -> .git`), and as leading anywhere once the line
+ * may have changed the file system (`ln -s ../other t2 && pytest` collects `t2`, following the link). The workspace
+ * itself is looked up nowhere: inside, and not under `.git`, unless the line may have changed what it holds.
+ */
+export function workingFolderMayLeadAway(facts: PathFacts): boolean {
+  const { workspace, folder = workspace } = facts;
+  const here: ShellWord = { kind: 'literal', value: '.' };
+  if (folder === undefined || folder === workspace) return seenOutside(here, facts, facts.leftWorkspace === true || facts.fileSystemChanged === true);
+  const word: ShellWord = { kind: 'literal', value: folder };
+  const below = workspace !== undefined && folder.startsWith(`${workspace}/`) ? folder.slice(workspace.length + 1) : folder;
+  // Looked up as the `cd` that entered it was, a folder (the same lookup); said, for the card, as the line names it.
+  if (seenOutside({ kind: 'literal', value: below }, facts, wordLeadsOut(word, facts, true))) return true;
+  return below.split('/').some((part) => part.toLowerCase() === '.git') || mayLeadUnderGit(word, facts);
+}
+
 function seenOutside(word: ShellWord, facts: PathFacts, outside: boolean): boolean {
   if (!outside || facts.outsideSeen === undefined) return outside;
   facts.outsideSeen(word);
@@ -126,10 +147,11 @@ function pathLeadsOut(value: string, facts: PathFacts, folder: boolean): boolean
 
 /**
  * `facts` for a command that has moved to `folder` (a `cd`, git's `-C`), named from where it was: a relative path
- * after it is looked up from there. Unchanged when links are not looked up (`leadsInside`), or for `''` (no move).
+ * after it is looked up from there (given `leadsInside`), and the folder is judged by its text for a program that
+ * reads it (`workingFolderMayLeadAway`). Unchanged for `''` (no move).
  */
 export function movedTo(facts: PathFacts, folder: string): PathFacts {
-  if (facts.leadsInside === undefined || folder === '') return facts;
+  if (folder === '') return facts;
   const from = facts.folder ?? facts.workspace;
   return { ...facts, folder: folder.startsWith('/') ? folder : from === undefined ? undefined : `${from}/${folder}` };
 }

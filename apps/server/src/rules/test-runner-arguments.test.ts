@@ -342,6 +342,14 @@ describe('test runners and a link the repository holds that leads into .git', ()
     'jest --testTimeout 5 docs',
     'rspec docs/COMMIT_EDITMSG',
     'phpunit docs/x.php',
+    // With no operand a runner collects the folder it runs in: judged as `pytest docs` is.
+    'cd docs && pytest',
+    'cd docs; pytest -q',
+    'pushd docs && pytest',
+    'cd sub/git && vitest',
+    'cd docs && make test',
+    'cd .git && pytest',
+    'cd sub && cd git && jest',
   ])('asks about %j', async (command) => {
     await using folder = await tempFolder();
     const workspace = path.join(folder.path, 'ws');
@@ -353,10 +361,19 @@ describe('test runners and a link the repository holds that leads into .git', ()
     await symlink('.git', path.join(workspace, 'docs'));
     await symlink('.git', path.join(workspace, 'upper'));
     await symlink('../.git', path.join(workspace, 'sub', 'git'));
-    const rules = [prefix('pytest'), prefix('vitest'), prefix('jest'), prefix('rspec'), prefix('phpunit'), prefix('cd'), prefix('ls')];
+    const rules = [prefix('pytest'), prefix('vitest'), prefix('jest'), prefix('rspec'), prefix('phpunit'), prefix('cd'), prefix('pushd'), prefix('make test'), prefix('ls')];
     const judge = (line: string) => evaluateRules(terminal(line), rules, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) });
     expect((await judge(command.replace('/WORKSPACE', workspace))).decision).toBe('ask');
     expect((await judge('ls tests && cd sub && pytest .')).decision).toBe('allow');
+    expect((await judge('cd sub && pytest')).decision).toBe('allow');
+    expect((await judge('ls tests && cd tests && make test')).decision).toBe('allow');
+  });
+
+  it.each(['cd .git && pytest', 'cd .git/hooks; make test', 'cd src/.GIT && vitest'])('by the text of the `cd`s alone, asks about %j', async (command) => {
+    const rules = [prefix('pytest'), prefix('vitest'), prefix('make test'), prefix('cd')];
+    expect(await decide(command, rules)).toBe('ask');
+    expect(await decide('cd src && pytest', rules)).toBe('allow');
+    expect(await decide('cd src/git && make test', rules)).toBe('allow');
   });
 
   it('names a word that leads out of the workspace as the reason, not as under .git', async () => {
