@@ -5,7 +5,7 @@ import { parseDecisionAnswer } from './decision-answer';
 import { callLabel, decisionLine, outcomeLine, runEndLine } from './event-labels';
 import { INTERRUPTED, LineReader, type Answer, type IgnoredLine, type QuestionOptions } from './line-reader';
 import { noteLines } from './note-lines';
-import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, reasonLine, shortName, showLine, showRow, showText, toolCallCard, type CardLayout } from './render-tool-call';
+import { ANSWER_HINT, decisionPrompt, renderAskNote, renderEditedArguments, renderResult, renderToolCall, reasonLine, showLine, showRow, showText, toolCallCard, type CardLayout } from './render-tool-call';
 import { ProseRows } from './prose-rows';
 import { RunEvents } from './run-events';
 import { styleFor, type TerminalStyle } from './terminal-style';
@@ -462,13 +462,12 @@ class ChatSession {
     // Drawn again, for the terminal's size then, under each note written while the question is open: the person
     // answers with the whole card in view, never one pushed up past the top by the notes.
     const card = () => [...renderToolCall(event, style, screen.layout, this.tools.get(event.toolName)), ...askNote()].map((line) => `${line}\n`).join('');
-    const name = shortName(event.toolName, Math.floor((screen.layout.columns ?? 100) / 3), style);
     let redraw = false;
     for (;;) {
       // A note said after the answer before (it was not understood, or not sent) pushed the card up: it comes again.
       if (redraw) screen.write(card());
       redraw = true;
-      const line = await this.askUnlessSettled(`  ${name} ${style.bold('[a]llow / [A]lways / [d]eny (reason)')} › `, ended, card);
+      const line = await this.askUnlessSettled(decisionPrompt(event.toolName, style, screen.layout), ended, card);
       if (typeof line === 'object' && line !== null) {
         this.settledElsewhere(line);
         return;

@@ -161,7 +161,8 @@ describe('renderEditedArguments', () => {
     expect([notAsked.cut, notAsked.lines.at(-1)]).toStrictEqual([true, `    … ${40 - VALUE_ROWS} more rows not shown (${command.length} characters in all): type v at you› to see the whole call`]);
     const many = Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`opt${String(index).padStart(2, '0')}`, 'x']));
     const counted = toolCallCard({ ...start('deploy', many), awaitingConfirmation: false }, plainStyle, { columns: 110, rows: 30 });
-    expect([counted.cut, counted.lines.at(-1)]).toStrictEqual([true, '  ⚠ 18 more arguments not shown (40 in all): type v at you› to see the whole call']);
+    // 30 rows: the card's name, 27 arguments and the note, and the line after it.
+    expect([counted.cut, counted.lines.at(-1)]).toStrictEqual([true, '  ⚠ 13 more arguments not shown (40 in all): type v at you› to see the whole call']);
     expect(toolCallCard(start('terminal', { command: 'ls' }), plainStyle)).toStrictEqual({ lines: ['⏺ terminal', '  Command: ls'], cut: false });
     expect(toolCallCard(start('terminal', { command }), plainStyle, { columns: 100, whole: true }).cut).toBe(false);
   });
@@ -202,6 +203,73 @@ describe('renderEditedArguments', () => {
     expect(hint.map((line) => line.trim()).join(' ')).toBe(ANSWER_HINT);
   });
 
+  it('fits a card asked about in a small terminal with its question, its name and the first lines of its first value above the cut', () => {
+    const command = ['touch PWNED', ...Array.from({ length: 13 }, (_, index) => `echo step ${index}`)].join('\n');
+    const event = start('terminal', { command });
+    const steps = (count: number) => Array.from({ length: count }, (_, index) => `    │ echo step ${index}`);
+    // Under the card, the note on what "Always" grants and the question: a row each at 80 columns.
+    expect(renderAskNote(event, undefined, { columns: 80 })).toHaveLength(1);
+    expect(renderToolCall(event, plainStyle, { columns: 80, rows: 15 })).toStrictEqual([
+      '⏺ terminal',
+      '  Command (14 lines):',
+      '    │ touch PWNED',
+      ...steps(8),
+      '    … 5 more rows not shown (170 characters in all): type v to see the whole',
+      '    call',
+    ]);
+    // Too few rows for the cut's whole note and three rows of the value: its short form.
+    expect(renderToolCall(event, plainStyle, { columns: 80, rows: 8 })).toStrictEqual(['⏺ terminal', '  Command (14 lines):', '    │ touch PWNED', ...steps(2), '    … 11 more rows: type v to see the whole call']);
+    // However few rows the terminal says it has, the card keeps its name, the value's first row and where it is cut.
+    expect(renderToolCall(event, plainStyle, { columns: 80, rows: 2 })).toStrictEqual(['⏺ terminal', '  Command (14 lines):', '    │ touch PWNED', '    … 13 more rows: type v to see the whole call']);
+    // A note on what "Always" grants of two rows, and a question of two, leave the card fewer.
+    const expiring = { ...event, expiresAt: Date.UTC(2030, 0, 1, 23, 59, 59) };
+    const narrow = { columns: 60, rows: 15 };
+    const below = renderAskNote(expiring, undefined, narrow).length + 2;
+    expect(below).toBeGreaterThanOrEqual(4);
+    const card = renderToolCall({ ...expiring, toolName: `terminal${'x'.repeat(40)}` }, plainStyle, narrow);
+    expect(card.length).toBe(15 - below);
+    expect(card.slice(1, 3)).toStrictEqual(['  command (14 lines):', '    │ touch PWNED']);
+  });
+
+  it('keeps the first lines of the first value in view over every note a call adds, summed up in one row when short of rows', () => {
+    const tool = { name: 'evil__echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } } as unknown as ToolInfo;
+    const text = ['rm -rf ~/PROJECT', ...Array.from({ length: 13 }, (_, index) => `step ${index}`), 'end \u200B'].join('\n');
+    // A zero-width space, two names the tool does not declare and a blank at the end of a value: a note each.
+    const event = start('evil__echo', { text, zz: 'x ', text2: 'y' });
+    const steps = (count: number) => Array.from({ length: count }, (_, index) => `    │ step ${index}`);
+    const notes = renderToolCall(event, plainStyle, { columns: 80, whole: true }, tool).slice(-8);
+    expect(notes[0]).toMatch(/^ {2}⚠ 1 hidden character/);
+    expect(renderToolCall(event, plainStyle, { columns: 80, rows: 24 }, tool)).toStrictEqual([
+      '⏺ evil__echo',
+      '  text (15 lines):',
+      '    │ rm -rf ~/PROJECT',
+      ...steps(8),
+      '    … 6 more rows not shown (123 characters in all): type v to see the whole',
+      '    call',
+      '  ⚠ 2 more arguments not shown (3 in all): type v to see the whole call',
+      ...notes,
+    ]);
+    expect(renderToolCall(event, plainStyle, { columns: 80, rows: 10 }, tool)).toStrictEqual([
+      '⏺ evil__echo',
+      '  text (15 lines):',
+      '    │ rm -rf ~/PROJECT',
+      ...steps(2),
+      '    … 12 more rows not shown (123 characters in all): type v to see the whole',
+      '    call',
+      '  ⚠ 2 more arguments and 3 notes not shown: type v to see the whole call',
+    ]);
+    // Why a rule had the call asked is one of them; a card not asked about says where v shows it whole.
+    const asked = { ...start('terminal', { command: ['rm -rf ~/PROJECT', 'ls', 'ls'].join('\n') }), askedBecause: { ruleId: 'rule_1', reason: 'x '.repeat(200) } };
+    expect(toolCallCard(asked, plainStyle, { columns: 80, rows: 8 })).toStrictEqual({
+      lines: ['⏺ terminal', '  Command (3 lines):', '    │ rm -rf ~/PROJECT', '    │ ls', '    │ ls', '  ⚠ 1 note not shown: type v to see the whole call'],
+      cut: true,
+    });
+    expect(toolCallCard({ ...event, awaitingConfirmation: false }, plainStyle, { columns: 80, rows: 10 }, tool).lines.slice(-2)).toStrictEqual([
+      '  ⚠ 2 more arguments and 3 notes not shown: type v at you› to see the whole',
+      '  call',
+    ]);
+  });
+
   it('cuts a tool name too long for one row', () => {
     const [header] = renderToolCall({ ...start(`${'x'.repeat(200)}⏺ terminal`, {}), awaitingConfirmation: false }, plainStyle, { columns: 80 });
     expect(header).toBe(`⏺ ${'x'.repeat(50)}…  (not asked)`);
@@ -216,9 +284,10 @@ describe('renderEditedArguments', () => {
     const opts = Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`opt${String(index).padStart(2, '0')}`, 'x']));
     const args = { target: 'production --delete-everything', ...opts, target_note: 'staging (dry run)' };
     const lines = renderToolCall(start('deploy', args), plainStyle, { columns: 110, rows: 30 });
-    expect(lines.length).toBe(24);
+    // 30 rows: the card's 28, then the note on what "Always" grants and the question.
+    expect(lines.length).toBe(28);
     expect(lines.slice(0, 3)).toStrictEqual(['⏺ deploy', '  target: production --delete-everything', '  opt00: x']);
-    expect(lines.at(-1)).toBe('  ⚠ 20 more arguments not shown (42 in all): type v to see the whole call');
+    expect(lines.at(-1)).toBe('  ⚠ 16 more arguments not shown (42 in all): type v to see the whole call');
     expect(lines.filter((line) => line.includes('target_note'))).toStrictEqual([]);
     // v: the whole call.
     expect(renderToolCall(start('deploy', args), plainStyle, { columns: 110, rows: 30, whole: true })).toHaveLength(43);

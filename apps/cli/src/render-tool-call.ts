@@ -1,8 +1,8 @@
 import { BLANK_NOTATIONS, blankRunsNote, blankRunsOfArguments, escapeQuoteMarks, reasonParts, toVisibleText, UNCHECKED_ARGUMENT_NOTE, UNCHECKED_INNER_NOTE, uncheckedArgumentsNote, UNDECLARED_ARGUMENT_NOTE, UNDECLARED_INNER_NOTE, undeclaredArgumentsNote, visibleArguments, visibleTextString, type DeclaredArguments, type LoopEventOf, type ShownReason, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
-import { cardRows, DEFAULT_COLUMNS, type CardRow } from './card-rows';
+import { cardRows, columnsOf, DEFAULT_COLUMNS, type CardRow } from './card-rows';
 import { noteLines } from './note-lines';
-import type { TerminalStyle } from './terminal-style';
+import { plainStyle, type TerminalStyle } from './terminal-style';
 
 /** How a card is laid out: the terminal's width and height, and whether long values are cut. */
 export interface CardLayout {
@@ -18,10 +18,8 @@ export interface CardLayout {
 export const VALUE_ROWS = 12;
 /** Rows of an argument's name shown on a card before it is cut. */
 export const NAME_ROWS = 2;
-/** Rows of the terminal a card leaves for the note and the question under it, and the line above it. */
-const ROWS_AROUND_CARD = 6;
-/** The fewest rows a card is cut to, however small the terminal says it is. */
-const MIN_CARD_ROWS = 10;
+/** The fewest rows of the first argument's value a card keeps before it sums its notes up in one row. */
+const FIRST_VALUE_ROWS = 3;
 const DEFAULT_ROWS = 40;
 /** The gutter before each row of a value: nothing a model wrote starts at the left edge. */
 const GUTTER = '    ';
@@ -66,18 +64,32 @@ export interface ToolCallCard {
  * string labelled with its JSON type (a string that reads as JSON with `text`), and each name the tool does not
  * declare marked, inside an object argument too: against the tool as the call was put up (the event's
  * `tool.declared`), or as listed (`tool`) for an event stored before tool-starts said. Each line fits the terminal; a value longer than `VALUE_ROWS` rows
- * is cut, saying how much more there is, unless `layout.whole`.
+ * is cut, saying how much more there is, unless `layout.whole`. The card fits the terminal's rows with its question
+ * under it (see `argumentLines`): its name and the start of its first argument always stay in view.
  */
 export function toolCallCard(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}, tool?: ToolInfo): ToolCallCard {
   const columns = layout.columns ?? DEFAULT_COLUMNS;
   const header = `${style.bold('⏺ ' + shortName(event.toolName, columns - 30, style))}${mcpSource(event.tool?.source ?? tool?.source, style)}${event.awaitingConfirmation ? '' : style.dim('  (not asked)')}`;
-  // The card and its question fit in view: arguments past that are counted, not shown, so none of them (however
-  // many, however long their names) can push the first ones, or the card's top, out of view.
-  const rows = layout.whole === true ? Infinity : Math.max((layout.rows ?? DEFAULT_ROWS) - ROWS_AROUND_CARD, MIN_CARD_ROWS) - 1;
+  // The card and its question fit in view: the rows under the card are its question's (the note on what "Always"
+  // grants, and the prompt), or for a call not asked about the line after it.
+  const below = event.awaitingConfirmation ? renderAskNote(event, tool, layout).length + rowsOf(decisionPrompt(event.toolName, plainStyle, layout), columns) : 1;
+  const rows = layout.whole === true ? Infinity : (layout.rows ?? DEFAULT_ROWS) - below - 1;
   const hint = event.awaitingConfirmation ? WHOLE_CALL_HINT : WHOLE_CALL_AT_PROMPT_HINT;
-  const asked = askedLines(event, style, layout);
-  const { lines, cut } = argumentLines(event.toolName, event.arguments, style, layout, { rows: rows - asked.length, hint, declared: event.tool?.declared, schema: tool?.inputSchema });
-  return { lines: [header, ...lines, ...asked], cut };
+  const { lines, cut } = argumentLines(event.toolName, event.arguments, style, layout, { rows, hint, declared: event.tool?.declared, schema: tool?.inputSchema, asked: askedLines(event, style, layout) });
+  return { lines: [header, ...lines], cut };
+}
+
+/** The question under a card asked about, before what is typed. */
+export function decisionPrompt(toolName: string, style: TerminalStyle, layout: CardLayout = {}): string {
+  const name = shortName(toolName, Math.floor((layout.columns ?? DEFAULT_COLUMNS) / 3), style);
+  return `  ${name} ${style.bold('[a]llow / [A]lways / [d]eny (reason)')} › `;
+}
+
+/** The rows an unstyled line takes in a terminal of `columns`, with the cursor after it. */
+function rowsOf(line: string, columns: number): number {
+  let width = 0;
+  for (const char of line) width += columnsOf(char.codePointAt(0)!);
+  return Math.floor(width / columns) + 1;
 }
 
 /**
@@ -135,7 +147,10 @@ export function shortName(name: string, width: number, style: TerminalStyle): st
 }
 
 interface ArgumentLinesOptions {
-  /** The most rows shown; the arguments that would go past them (leaving room for the notes) are only counted. Default no limit. */
+  /**
+   * The most rows shown. Past them, arguments after the first are only counted; then the first argument's value is
+   * cut to fit, and its notes summed up in one row. Default no limit.
+   */
   rows?: number;
   /** How a cut card says it can be seen whole. Default `WHOLE_CALL_HINT`. */
   hint?: string;
@@ -143,45 +158,99 @@ interface ArgumentLinesOptions {
   declared?: DeclaredArguments | undefined;
   /** The tool's JSON Schema as listed: each name it does not declare is marked. Default undefined, not known: none is. */
   schema?: ToolInfo['inputSchema'] | undefined;
+  /** A note's lines after the arguments' own notes (why the call is asked). Default none. */
+  asked?: string[];
 }
 
-function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout, { rows = Infinity, hint = WHOLE_CALL_HINT, declared, schema }: ArgumentLinesOptions = {}): ToolCallCard {
+/**
+ * The lines of a call's arguments, fitted to `rows`: as many as fit whole, the first one always. When even that does
+ * not fit, the first value is cut to the rows left (however long, the card keeps its name, its start and where it is
+ * cut in view, over any number of notes a model can add), down to `FIRST_VALUE_ROWS`; below that, the notes are
+ * summed up in one row, and then the cut is said in its short form, down to one row of the value.
+ */
+function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout, { rows = Infinity, hint = WHOLE_CALL_HINT, declared, schema, asked = [] }: ArgumentLinesOptions = {}): ToolCallCard {
   const args = visibleArguments(toolName, values, { declared, schema });
-  const blocks = [...(args.code === null ? [] : [argumentBlock(args.code.label, args.code.argument, style, layout, hint)]), ...args.others.map((argument) => argumentBlock(argument.name, argument, style, layout, hint))];
-  const notes: string[] = [];
+  const laidOut = [...(args.code === null ? [] : [layOutArgument(args.code.label, args.code.argument, style, layout)]), ...args.others.map((argument) => layOutArgument(argument.name, argument, style, layout))];
+  const notes: string[][] = [];
   if (args.hiddenCount > 0) {
     const count = args.hiddenCount === 1 ? '1 hidden character' : `${args.hiddenCount} hidden characters`;
     const note = `⚠ ${count} shown as ${ESCAPE_NOTATION}: what runs contains ${args.hiddenCount === 1 ? 'it' : 'them'}, not what a plain view would show`;
-    notes.push(...noteLines(note, layout).map((line) => style.warn(line.replace(ESCAPE_NOTATION, style.escape(ESCAPE_NOTATION)))));
+    notes.push(noteLines(note, layout).map((line) => style.warn(line.replace(ESCAPE_NOTATION, style.escape(ESCAPE_NOTATION)))));
   }
   const inner = (unchecked: boolean) => args.inner.filter((name) => name.unchecked === unchecked).map((name) => name.path);
-  if (args.undeclaredCount > 0) notes.push(...noteLines(`⚠ ${undeclaredArgumentsNote(args.undeclaredCount, inner(false))}`, layout).map((line) => style.warn(line)));
-  if (args.uncheckedCount > 0) notes.push(...noteLines(`⚠ ${uncheckedArgumentsNote(args.uncheckedCount, inner(true))}`, layout).map((line) => style.warn(line)));
+  if (args.undeclaredCount > 0) notes.push(noteLines(`⚠ ${undeclaredArgumentsNote(args.undeclaredCount, inner(false))}`, layout).map((line) => style.warn(line)));
+  if (args.uncheckedCount > 0) notes.push(noteLines(`⚠ ${uncheckedArgumentsNote(args.uncheckedCount, inner(true))}`, layout).map((line) => style.warn(line)));
   const blankNote = blankRunsNote(blankRunsOfArguments(args));
   if (blankNote !== '') {
     const markers = new RegExp(BLANK_NOTATIONS.join('|'), 'g');
-    notes.push(...noteLines(`⚠ ${blankNote}`, layout).map((line) => style.warn(line.replace(markers, (notation) => style.escape(notation)))));
+    notes.push(noteLines(`⚠ ${blankNote}`, layout).map((line) => style.warn(line.replace(markers, (notation) => style.escape(notation)))));
   }
-  const lines: string[] = [];
-  let cut = false;
-  if (blocks.length === 0) lines.push(style.dim('  no arguments'));
-  const moreNote = (more: number) => noteLines(`⚠ ${more} more ${more === 1 ? 'argument' : 'arguments'} not shown (${blocks.length} in all): ${hint}`, layout);
-  for (const [index, block] of blocks.entries()) {
-    const more = blocks.length - index - 1;
-    const room = rows - notes.length - lines.length - (more === 0 ? 0 : moreNote(more).length);
-    // The first argument is shown however long (its value is cut already); no later one is shown in part.
-    if (index > 0 && block.lines.length > room) {
-      lines.push(...moreNote(blocks.length - index).map((line) => style.warn(line)));
+  if (asked.length > 0) notes.push(asked);
+  if (laidOut.length === 0) return { lines: [style.dim('  no arguments'), ...notes.flat()], cut: false };
+
+  const [first, ...later] = laidOut as [ArgumentLayout, ...ArgumentLayout[]];
+  const moreNote = (more: number) => noteLines(`⚠ ${more} more ${more === 1 ? 'argument' : 'arguments'} not shown (${laidOut.length} in all): ${hint}`, layout).map((line) => style.warn(line));
+  const fullNotes = notes.flat();
+  const firstBlock = argumentBlock(first, style, layout, { hint });
+  // The first argument with its value cut at VALUE_ROWS, and as many after it as fit whole.
+  const lines = [...firstBlock.lines];
+  let cut = firstBlock.cut;
+  for (const [index, argument] of later.entries()) {
+    const block = argumentBlock(argument, style, layout, { hint });
+    const more = later.length - index - 1;
+    if (lines.length + block.lines.length + (more === 0 ? 0 : moreNote(more).length) + fullNotes.length > rows) {
+      lines.push(...moreNote(later.length - index));
       cut = true;
       break;
     }
     lines.push(...block.lines);
     cut ||= block.cut;
   }
-  return { lines: [...lines, ...notes], cut };
+  if (lines.length + fullNotes.length <= rows) return { lines: [...lines, ...fullNotes], cut };
+
+  // Short of rows: only the first argument, its value cut to the rows left, the rest counted under it.
+  const counted = [...(later.length === 0 ? [] : moreNote(later.length)), ...fullNotes];
+  const summary = summaryNote({ arguments: later.length, notes: notes.length, hint }, style, layout);
+  const shortest = summary.length < counted.length ? summary : counted;
+  const withTail = (block: ToolCallCard, tail: string[]): ToolCallCard => ({ lines: [...block.lines, ...tail], cut: block.cut || later.length > 0 || tail === summary });
+  const fitted = (tail: string[], { short = false, fewest = Math.min(FIRST_VALUE_ROWS, valueRowCount(first)) } = {}) => {
+    for (let valueRows = Math.min(valueRowCount(first), VALUE_ROWS); valueRows >= fewest; valueRows--) {
+      const block = argumentBlock(first, style, layout, { hint, valueRows, short });
+      if (block.lines.length + tail.length <= rows) return withTail(block, tail);
+    }
+    return undefined;
+  };
+  // However small the terminal, the card keeps its name, the first row of the value and where it is cut.
+  return fitted(counted) ?? fitted(shortest) ?? fitted(shortest, { short: true, fewest: 1 }) ?? withTail(argumentBlock(first, style, layout, { hint, valueRows: 1, short: true }), shortest);
 }
 
-function argumentBlock(name: string | VisibleText, argument: VisibleArgument, style: TerminalStyle, layout: CardLayout, hint: string): ToolCallCard {
+/** One row, when short of rows, standing for the arguments after the first and the notes left out. */
+function summaryNote({ arguments: more, notes, hint }: { arguments: number; notes: number; hint: string }, style: TerminalStyle, layout: CardLayout): string[] {
+  const parts = [...(more === 0 ? [] : [`${more} more ${more === 1 ? 'argument' : 'arguments'}`]), ...(notes === 0 ? [] : [`${notes} ${notes === 1 ? 'note' : 'notes'}`])];
+  if (parts.length === 0) return [];
+  return noteLines(`⚠ ${parts.join(' and ')} not shown: ${hint}`, layout).map((line) => style.warn(line));
+}
+
+/** An argument laid out for a card, its value to be cut at as many rows as there is room for. */
+type ArgumentLayout =
+  /** On one line (`  name: value`), where it fits whole. */
+  | { line: string }
+  /** Its label's rows, then its value's behind the gutter. */
+  | {
+      label: string[];
+      rows: CardRow[];
+      /** Characters of the value in all. */
+      characters: number;
+      /** Its name was cut at `NAME_ROWS`. */
+      nameCut: boolean;
+    };
+
+/** Rows of an argument's value. */
+function valueRowCount(argument: ArgumentLayout): number {
+  return 'line' in argument ? 1 : argument.rows.length;
+}
+
+function layOutArgument(name: string | VisibleText, argument: VisibleArgument, style: TerminalStyle, layout: CardLayout): ArgumentLayout {
   const columns = layout.columns ?? DEFAULT_COLUMNS;
   // Room for the row's `  ↪ ` before it and the `…:` after it.
   const nameRows = cardRows(typeof name === 'string' ? toVisibleText(name) : name, columns - 8, style);
@@ -194,20 +263,36 @@ function argumentBlock(name: string | VisibleText, argument: VisibleArgument, st
   const rows = cardRows(argument.value, columns - GUTTER.length - 2, style);
   const [only] = rows;
   if (label.length === 1 && rows.length === 1 && argument.format !== 'json' && label[0]!.width + only!.width + 4 <= columns) {
-    return { lines: [`  ${label[0]!.text}: ${only!.text}`], cut: false };
+    return { line: `  ${label[0]!.text}: ${only!.text}` };
   }
   const lines = label.map((row, index) => (index === 0 ? `  ${row.text}` : `  ${style.dim('↪')} ${row.text}`));
   const lineCount = argument.value.lineCount;
-  const characters = [...visibleTextString(argument.value)].length;
   lines[lines.length - 1] += `${lineCount === 1 ? '' : style.dim(` (${lineCount} lines)`)}:`;
-  const shown = layout.whole === true || rows.length <= VALUE_ROWS ? rows : rows.slice(0, VALUE_ROWS);
-  lines.push(...shown.map((row) => gutterRow(row, style)));
+  return { label: lines, rows, characters: [...visibleTextString(argument.value)].length, nameCut: cutLabel !== nameRows };
+}
+
+interface ArgumentBlockOptions {
+  /** How a cut value says it can be seen whole. */
+  hint: string;
+  /** Rows of the value shown before it is cut. Default `VALUE_ROWS`. */
+  valueRows?: number;
+  /** Say the cut in its short form, on fewer rows: how many rows more, and the hint. Default false. */
+  short?: boolean;
+}
+
+function argumentBlock(argument: ArgumentLayout, style: TerminalStyle, layout: CardLayout, { hint, valueRows = VALUE_ROWS, short = false }: ArgumentBlockOptions): ToolCallCard {
+  if ('line' in argument) return { lines: [argument.line], cut: false };
+  const { rows } = argument;
+  const shown = layout.whole === true || rows.length <= valueRows ? rows : rows.slice(0, valueRows);
+  const lines = [...argument.label, ...shown.map((row) => gutterRow(row, style))];
   if (shown.length < rows.length) {
     const more = rows.length - shown.length;
-    const note = `… ${more} more ${more === 1 ? 'row' : 'rows'} not shown (${characters.toLocaleString('en')} characters in all): ${hint}`;
+    const note = short
+      ? `… ${more} more ${more === 1 ? 'row' : 'rows'}: ${hint}`
+      : `… ${more} more ${more === 1 ? 'row' : 'rows'} not shown (${argument.characters.toLocaleString('en')} characters in all): ${hint}`;
     lines.push(...noteLines(note, layout, GUTTER).map((line) => style.warn(line)));
   }
-  return { lines, cut: shown.length < rows.length || cutLabel !== nameRows };
+  return { lines, cut: shown.length < rows.length || argument.nameCut };
 }
 
 /** What an argument's value holds that the tool does not declare, or that could not be checked. */

@@ -75,11 +75,11 @@ function expectNoTerminalCommands(raw: string) {
  * as soon as its prompt shows (AIRLOCK_DECISION_GUARD_MS=0), so a test can type it at once: the guard time itself is
  * tested with a clock the test moves, in chat-command.test.ts.
  */
-function startCli(args: string[], env: Record<string, string> = {}, { rows = 60 } = {}) {
-  const terminal = new xterm.Terminal({ cols: 110, rows, allowProposedApi: true });
+function startCli(args: string[], env: Record<string, string> = {}, { rows = 60, columns = 110 } = {}) {
+  const terminal = new xterm.Terminal({ cols: columns, rows, allowProposedApi: true });
   const pty: IPty = spawn(process.execPath, [BIN, ...args], {
     name: 'xterm-256color',
-    cols: 110,
+    cols: columns,
     rows,
     cwd: process.cwd(),
     env: { ...process.env, NO_COLOR: '', AIRLOCK_DECISION_GUARD_MS: '0', ...env },
@@ -921,6 +921,58 @@ describe('airlock chat in a terminal', () => {
     expect(echo.calls).toStrictEqual([]);
     cli.type('\x04');
     expect(await cli.exited).toBe(0);
+  });
+
+  it('fits the card asked about in a terminal of 15 rows, and of 8, with its name and the first lines of what will run in view', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    const text = ['touch PWNED_SMALL', ...Array.from({ length: 13 }, (_, index) => `echo step ${index}`)].join('\n');
+    for (const rows of [15, 8]) {
+      fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text } }] }, { text: 'Done.' });
+      await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token], {}, { rows, columns: 80 });
+      await cli.shows('you›');
+      cli.type('go\r');
+      await cli.shows(PROMPT);
+      await cli.flushed();
+      const view = cli.inView().map((row) => row.trimEnd());
+      const top = view.indexOf('⏺ echo');
+      // The card's name, its value's label and first line, a row of the value after another down to the cut, and
+      // the cut saying how many rows are not shown, all above the question.
+      expect(view.slice(top, top + 3)).toStrictEqual(['⏺ echo', '  text (14 lines):', '    │ touch PWNED_SMALL']);
+      const shown = view.slice(top + 2).findIndex((row) => !row.startsWith('    │ '));
+      expect(shown).toBeGreaterThanOrEqual(2);
+      expect(view.slice(top + 3, top + 2 + shown)).toStrictEqual(Array.from({ length: shown - 1 }, (_, index) => `    │ echo step ${index}`));
+      expect(view[top + 2 + shown]).toMatch(new RegExp(`^ {4}… ${14 - shown} more rows`));
+      expect(view.findLast((row) => row !== '')).toContain(PROMPT);
+      cli.type('d not now\r');
+      await cli.shows('Done.');
+    }
+    expect(echo.calls).toStrictEqual([]);
+  });
+
+  it('keeps the first lines of what will run in view at 80×24 however many notes the call adds under them', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    // As an MCP server's tool: names its schema does not declare pass through to it, marked on the card.
+    const loose: AnyTool = { ...echo.tool, parameters: (echo.tool.parameters as unknown as { loose(): AnyTool['parameters'] }).loose() };
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [loose] });
+    // Each of a blank at a line's end, a zero-width space and an argument the tool does not declare adds a note.
+    const text = ['rm -rf ~/PROJECT', ...Array.from({ length: 13 }, (_, index) => `step ${index}`), 'end \u200B'].join('\n');
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text, zz: 'x ', text2: 'y\u200B' } }] }, { text: 'Done.' });
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token], {}, { rows: 24, columns: 80 });
+    await cli.shows('you›');
+    cli.type('go\r');
+    await cli.shows(PROMPT);
+    await cli.flushed();
+    const view = cli.inView().map((row) => row.trimEnd());
+    const top = view.indexOf('⏺ echo');
+    expect(view.slice(top, top + 3)).toStrictEqual(['⏺ echo', '  text (15 lines):', '    │ rm -rf ~/PROJECT']);
+    expect(view.filter((row) => /^ {4}… \d+ more rows not shown/.test(row))).toHaveLength(1);
+    expect(view.findLast((row) => row !== '')).toContain(PROMPT);
+    cli.type('d not now\r');
+    await cli.shows('Done.');
+    expect(echo.calls).toStrictEqual([]);
   });
 
   it('says at once, above the question, that the run was resumed after a server restart, and the answer still decides the call', async () => {
