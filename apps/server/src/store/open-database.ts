@@ -59,11 +59,20 @@ export function asStoreError(file: string, error: unknown): unknown {
   if (error instanceof StoreError) return error;
   const problem = problemOf(error);
   if (problem === undefined) return error;
-  const detail = problem === 'locked' ? 'is locked by another process' : `is not a usable database (${errorText(error)})`;
+  const details: Record<FileProblem, string> = {
+    locked: 'is locked by another process',
+    // A read-only folder or file, or a failing disk: the file itself may be whole, and must not read as damaged.
+    'cannot-open': `cannot be read and written (${errorText(error)})`,
+    corrupt: `is not a usable database (${errorText(error)})`,
+  };
+  const detail = details[problem];
   return new StoreError(file, problem, detail, { cause: error });
 }
 
-function problemOf(error: unknown): StoreProblem | undefined {
+/** What SQLite's own errors can say of the file. */
+type FileProblem = Extract<StoreProblem, 'locked' | 'corrupt' | 'cannot-open'>;
+
+function problemOf(error: unknown): FileProblem | undefined {
   const code = error instanceof Database.SqliteError ? error.code : undefined;
   if (code === undefined) return undefined;
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'locked';

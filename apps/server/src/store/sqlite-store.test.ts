@@ -205,6 +205,8 @@ describe('SqliteStore', () => {
     expect(error).toBeInstanceOf(StoreError);
     expect((error as StoreError).problem).toBe('cannot-open');
     expect((error as StoreError).message).toContain('may read and write it');
+    expect((error as StoreError).message).toContain('cannot be read and written (disk I/O error)');
+    expect((error as StoreError).message).not.toContain('not a usable database');
   });
 
   it('refuses a file that is not a database, naming it, and leaves it as it was', async () => {
