@@ -347,10 +347,11 @@ export class WorkspacePaths {
   async #proven(requested: string, root: string, handle: FileHandle): Promise<WorkspaceFolder> {
     try {
       const opened = `/proc/self/fd/${handle.fd}`;
+      // Awaited before the identities are asked for: a failure of theirs must find its handler below with no wait.
+      const pin = await mountPinFor(root);
       // The stat goes to the file system (a network one may take its time): on a thread. The link and the mount
       // are the kernel's own record of the descriptor, read from memory: at once.
       const identities = Promise.all([stat(opened, { bigint: true }), this.#rootIdentity(root)]);
-      const pin = await mountPinFor(root);
       let real: string;
       let ownMount: boolean;
       try {

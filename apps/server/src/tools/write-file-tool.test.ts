@@ -243,6 +243,15 @@ describe('write_file with the workspace changed between its own steps', () => {
     return runTool(write, { path: requested, content: PLANTED });
   }
 
+  test('a workspace moved away once its folder was opened, at the first call, is refused as an error of the call', async () => {
+    await using folder = await tempFolder();
+    const ws = path.join(folder.path, 'ws');
+    await mkdir(path.join(ws, 'sub'), { recursive: true });
+    // The workspace's folder then cannot be pinned nor its identity read: both fail while the proof runs.
+    const result = await writeWith(ws, { afterFolder: () => rename(ws, path.join(folder.path, 'moved')) }, 'sub/x.txt');
+    expect(result.isError).toBe(true);
+  });
+
   test('a file swapped for a link after the names were read is refused', async () => {
     await using r = await repository();
     const result = await writeWith(r.ws, { names: () => swapForLink(path.join(r.ws, 'src', 'x.ts'), '../.git/config') }, 'src/x.ts');
