@@ -76,6 +76,21 @@ describe('renderEditedArguments', () => {
     expect(lines.slice(2, warning).join('')).toContain('\\u{23FA} terminal');
   });
 
+  // Found by an outside probe: U+05D9 drew `echo י$(touch X)י` as a single-quoted literal, with no warning, and it ran.
+  it('shows every character outside ASCII in the code as an escape, and says so without calling a letter hidden', () => {
+    const yod = renderToolCall(start('terminal', { command: 'echo \u05D9$(touch X)\u05D9' }), plainStyle, { columns: 200 });
+    expect(yod).toStrictEqual([
+      '⏺ terminal',
+      '  Command: echo \\u{5D9}$(touch X)\\u{5D9}',
+      '  ⚠ 2 characters outside ASCII in the code shown as \\u{…}: what runs contains them, and a letter outside ASCII may be drawn like a quote or other syntax it is not',
+    ]);
+    const both = renderToolCall(start('terminal', { command: 'echo \u030D$(touch X) \u030D \u202E' }), plainStyle, { columns: 200 });
+    expect(both.at(-1)).toBe('  ⚠ 1 hidden character and 2 characters outside ASCII in the code shown as \\u{…}: what runs contains them, and a letter outside ASCII may be drawn like a quote or other syntax it is not');
+    // Outside code a letter is a letter; a mark with nothing to sit on is escaped and counted.
+    const other = renderToolCall(start('write_file', { path: 'notes.md', content: 'שלום \u030D' }), plainStyle, { columns: 200 });
+    expect(other.slice(-2)).toStrictEqual(['  content: שלום \\u{30D}', '  ⚠ 1 hidden character shown as \\u{…}: what runs contains it, not what a plain view would show']);
+  });
+
   it('keeps a forged line in an argument name on the name row, escaped', () => {
     const lines = renderToolCall(start('notes__save', { path: '../.bashrc', '\n\n>⏺ notes__save\n  path: notes.txt\n  content': 'buy milk' }), plainStyle, { columns: 100 });
     expect(lines).toStrictEqual([

@@ -34,6 +34,18 @@ export function showText(text: string, style: TerminalStyle): string {
   return showVisible(toVisibleText(text), style);
 }
 
+/**
+ * The card's note of its escapes: `hidden` characters that hide or disguise text, and `nonAscii` outside ASCII in the
+ * code, plain letters among them, which are not called hidden.
+ */
+function escapedNote(hidden: number, nonAscii: number): string {
+  const them = hidden + nonAscii === 1 ? 'it' : 'them';
+  const hiddenCount = hidden === 1 ? '1 hidden character' : `${hidden} hidden characters`;
+  if (nonAscii === 0) return `⚠ ${hiddenCount} shown as ${ESCAPE_NOTATION}: what runs contains ${them}, not what a plain view would show`;
+  const outside = `${nonAscii} ${nonAscii === 1 ? 'character' : 'characters'} outside ASCII in the code`;
+  return `⚠ ${hidden === 0 ? outside : `${hiddenCount} and ${outside}`} shown as ${ESCAPE_NOTATION}: what runs contains ${them}, and a letter outside ASCII may be drawn like a quote or other syntax it is not`;
+}
+
 /** A name, an address or a server's message, on one line: a line break or tab in it is an escape too. */
 export function showLine(text: string, style: TerminalStyle): string {
   return showVisible(toVisibleText(text, { singleLine: true }), style);
@@ -173,8 +185,7 @@ function argumentLines(toolName: string, values: Readonly<Record<string, unknown
   const laidOut = [...(args.code === null ? [] : [layOutArgument(args.code.label, args.code.argument, style, layout)]), ...args.others.map((argument) => layOutArgument(argument.name, argument, style, layout))];
   const notes: string[][] = [];
   if (args.hiddenCount > 0) {
-    const count = args.hiddenCount === 1 ? '1 hidden character' : `${args.hiddenCount} hidden characters`;
-    const note = `⚠ ${count} shown as ${ESCAPE_NOTATION}: what runs contains ${args.hiddenCount === 1 ? 'it' : 'them'}, not what a plain view would show`;
+    const note = escapedNote(args.hiddenCount - args.nonAsciiCount, args.nonAsciiCount);
     notes.push(noteLines(note, layout).map((line) => style.warn(line.replace(ESCAPE_NOTATION, style.escape(ESCAPE_NOTATION)))));
   }
   const inner = (unchecked: boolean) => args.inner.filter((name) => name.unchecked === unchecked).map((name) => name.path);
