@@ -1,6 +1,7 @@
 import { AirlockError, ConflictError, LimitExceededError, ModelError, NotFoundError } from '@airlock/core';
 import { TRPCError } from '@trpc/server';
 import { DecisionPastDeadlineError } from './decision-deadline';
+import { RunPausedError } from './run-paused-error';
 
 type Code = TRPCError['code'];
 
@@ -20,5 +21,7 @@ function codeFor(error: AirlockError): Code {
   if (error instanceof LimitExceededError) return 'TOO_MANY_REQUESTS';
   if (error instanceof ModelError) return 'BAD_GATEWAY';
   if (error instanceof DecisionPastDeadlineError) return 'TIMEOUT';
+  // Refused, not failed: nothing was applied, and the call waits (a client tells the two apart by the code).
+  if (error instanceof RunPausedError) return 'CONFLICT';
   return error.fault === 'caller' ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR';
 }

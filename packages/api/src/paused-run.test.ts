@@ -2,6 +2,7 @@ import { ApprovalRegistry, type ChatModel, type PendingApproval } from '@airlock
 import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ChatService, type ChatServiceOptions } from './chat-service';
+import { toTRPCError } from './error-mapping';
 import { MemoryStore } from './memory-store';
 import { RunPausedError } from './run-paused-error';
 import type { AppendEventInput } from './store';
@@ -89,6 +90,8 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
     expect(listed(await second.listWaiting('s'))).toStrictEqual(listed([waiting!]));
     const refused = second.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow' });
     await expect(refused).rejects.toBeInstanceOf(RunPausedError);
+    // A refusal, as a client tells it from a failure: nothing was applied.
+    expect(toTRPCError(await refused.catch((error: unknown) => error)).code).toBe('CONFLICT');
     await expect(refused).rejects.toThrow(
       `The run r1 is paused until its data can be stored (${DISK_FULL}). Nothing was decided: the call still waits, and can be decided once Airlock can store again (it tries again by itself).`,
     );
