@@ -35,7 +35,6 @@ import {
   type RunResult,
   type ToolArguments,
   type ToolCall,
-  type ToolOutcome,
   type ToolSlots,
   type VersionedGrant,
   MAX_REASON_LENGTH,
@@ -48,6 +47,7 @@ import { MemoryStore } from './memory-store';
 import { RunPausedError } from './run-paused-error';
 import { StoreUnavailableError } from './store-unavailable-error';
 import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, StoredRun, StoredSessionSummary, ToolCallRecord, UnaskedAllow } from './store';
+import { answerUnansweredCalls, closedCallsLine, closeUnendedCalls, refusalOf, RUN_END_NOT_STORED } from './unended-calls';
 
 export interface RunOptions {
   /** Also changes the session's own setting, which every later run of the session keeps. */
@@ -424,7 +424,10 @@ export class ChatService {
       }
       // The whole conversation goes to the model; the run's loop holds it for the model's turns, lets go of it while
       // its calls wait on the person, and reads it again from the store for the next turn.
-      const messages = await this.store.loadMessages(session.summary.sessionId);
+      const loaded = await this.store.loadMessages(session.summary.sessionId);
+      // No run of the chat goes on: what its last one could not store of its end is written before this run follows it.
+      if (existing) loaded.push(...(await this.closeEarlierRun(session.summary, loaded)));
+      const messages = answerUnansweredCalls(loaded);
       const confirmToolCalls = options.confirmToolCalls ?? session.summary.confirmToolCalls;
       const stored: StoredRun = { runId, sessionId: session.summary.sessionId, options, startedAt: now, endedAt: null, endReason: null };
       // With a cluster the store also makes this instance the run's owner (fencing token 1), and refuses a second
@@ -441,6 +444,28 @@ export class ChatService {
       this.attachRun(session, run, this.loop(run, { model, messages, confirmToolCalls, options }));
       return { runId };
     });
+  }
+
+  /**
+   * Writes the end of the chat's last run where the store lacks it (a write failed as it stopped, and the store could
+   * not take the end then either): its calls with no end in the ledger end as interrupted (or as decided, when they
+   * never ran), its run-end is stored and its row marked ended. Called with no run of the chat going, so that run is
+   * over. Answers the results written for the calls of the conversation's last turn (`messages`), to go before the
+   * next message. One read when the run's end is stored. A failure is logged, not thrown: the new run goes on, and the
+   * model is given a result for those calls all the same (see answerUnansweredCalls).
+   */
+  private async closeEarlierRun(session: StoredSessionSummary, messages: readonly ChatMessage[]): Promise<ChatMessage[]> {
+    const runId = session.lastRunId;
+    if (runId === null) return [];
+    const answer = new Set(unfinishedCalls(messages).map((call) => call.id));
+    const at = Date.now();
+    const closed = await closeUnendedCalls(this.store, { runId, sessionId: session.sessionId, answer, error: RUN_END_NOT_STORED, at }).catch((error: unknown) => {
+      this.log(`Could not record how the calls of run ${runId} ended: ${messageOf(error)}; recorded when the chat's next run starts, or at the next start`);
+    });
+    if (closed === undefined) return [];
+    this.log(closedCallsLine(runId, closed));
+    if ((await this.store.getRun(runId))?.endedAt === null) await this.store.endRun(runId, 'error', at).catch((error: unknown) => this.log(`Could not record the end of run ${runId}: ${messageOf(error)}`));
+    return closed.messages;
   }
 
   /**
@@ -1426,7 +1451,7 @@ export class ChatService {
 
   /** The chat's whole conversation as its model reads it: behind the system prompt. */
   private async conversation(sessionId: string): Promise<ChatMessage[]> {
-    const messages = await this.store.loadMessages(sessionId);
+    const messages = answerUnansweredCalls(await this.store.loadMessages(sessionId));
     messages.unshift(...this.systemMessages());
     return messages;
   }
@@ -1518,6 +1543,15 @@ export class ChatService {
     const session = this.sessions.get(stored.sessionId);
     if (!session) {
       await this.store.endRun(stored.runId, 'error', Date.now(), fence);
+      return false;
+    }
+    if (await this.followedByNewerRun(stored)) {
+      // Over, though its row says otherwise: it is not resumed (the conversation's last turn is the newer run's), its
+      // calls with no end end as interrupted or as decided, and the model reads a result for them (see conversation).
+      const at = Date.now();
+      const closed = await closeUnendedCalls(this.store, { runId: stored.runId, sessionId: stored.sessionId, answer: new Set(), error: RUN_END_NOT_STORED, at, ...(fence === undefined ? {} : { fence }) });
+      await this.store.endRun(stored.runId, 'error', at, fence);
+      if (closed !== undefined) this.log(closedCallsLine(stored.runId, closed));
       return false;
     }
     // Not the whole chat: the loop reads that from the store once the calls have ended, before the model's next turn.
@@ -1629,6 +1663,15 @@ export class ChatService {
     return true;
   }
 
+  /** Whether the chat of an unfinished run started a newer one after it: the run is over, its end not stored. */
+  private async followedByNewerRun(stored: StoredRun): Promise<boolean> {
+    const lastRunId = (await this.store.getSession(stored.sessionId))?.lastRunId ?? null;
+    if (lastRunId === null || lastRunId === stored.runId) return false;
+    // A run is made before it is named the chat's last: one stopped in between is the newer of the two.
+    const last = await this.store.getRun(lastRunId);
+    return last !== undefined && last.startedAt >= stored.startedAt;
+  }
+
   /**
    * Drives a run's loop, storing each event before the loop goes on, until the run ends or parks. A parked run is
    * driven again, by a new call, once it can go on: meanwhile no loop and no frame of this method is held.
@@ -1735,6 +1778,10 @@ export class ChatService {
     const paused = this.paused.get(run.runId)?.run === run ? this.paused.get(run.runId) : undefined;
     const notReported = paused === undefined ? undefined : { stored: false as const, error: paused.error };
     for (const answer of this.reporting.values()) if (answer.sessionId === run.sessionId) answer.settle(notReported);
+    // Stopped by a failure, with its run-end (and perhaps its calls' ends) not stored: written now if the store takes
+    // them, while the run is still the chat's (a new run of the chat would write them too).
+    const failed = paused === undefined && !run.suspended && !run.lost && (end === undefined || run.writeFailure !== undefined);
+    if (failed && this.sessions.get(session.summary.sessionId) === session) await this.closeFailedRun(run);
     // A run suspended by a shutdown is still going as far as anyone can tell (the next start or another instance
     // resumes it): reads made while the server stops keep saying so.
     if (!run.suspended || run.lost) session.activeRun = undefined;
@@ -1760,6 +1807,19 @@ export class ChatService {
       if (end !== undefined && run.log.size === run.nextSeq - 2) run.log.append(end);
       run.log.close();
       this.forgetLater(run.runId);
+    }
+  }
+
+  /** Writes the end of a run that stopped on a failure, as closeEarlierRun would later: only logged when it fails. */
+  private async closeFailedRun(run: Run): Promise<void> {
+    const shown = run.log.eventAt(run.log.size);
+    const error = shown?.type === 'run-end' && shown.error !== undefined ? shown.error : RUN_END_NOT_STORED;
+    try {
+      const answer = new Set(unfinishedCalls(await this.lastRunMessages(run.sessionId)).map((call) => call.id));
+      const closed = await closeUnendedCalls(this.store, { runId: run.runId, sessionId: run.sessionId, answer, error, at: Date.now(), ...(run.fence === undefined ? {} : { fence: run.fence }) });
+      if (closed !== undefined && closed.calls.length > 0) this.log(closedCallsLine(run.runId, closed));
+    } catch (failure) {
+      this.log(`Could not record how the calls of run ${run.runId} ended: ${messageOf(failure)}; recorded when the chat's next run starts, or at the next start`);
     }
   }
 
@@ -2168,17 +2228,6 @@ function toolMessagesSinceLastUser(messages: readonly ChatMessage[]): number {
   let count = 0;
   for (let i = messages.length - 1; i >= 0 && messages[i]!.role !== 'user'; i--) if (messages[i]!.role === 'tool') count++;
   return count;
-}
-
-function refusalOf(toolName: string, decision: Exclude<Decision, 'allow'>, reason: string | null): { outcome: ToolOutcome; result: string } {
-  switch (decision) {
-    case 'deny':
-      return { outcome: 'denied', result: toolResultText.denied(toolName, reason ?? undefined) };
-    case 'timeout':
-      return { outcome: 'timed-out', result: toolResultText.timedOut(toolName) };
-    case 'cancel':
-      return { outcome: 'cancelled', result: toolResultText.cancelled(toolName) };
-  }
 }
 
 function normaliseReason(reason: string | undefined): string | undefined {

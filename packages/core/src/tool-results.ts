@@ -68,6 +68,17 @@ export const toolResultText = {
       'it was not run again. Check its effects before relying on them.'
     );
   },
+  /** Its run stopped while it ran, or may have, before the call's end could be stored: found once the run is over. */
+  endNotStored(toolName: string): string {
+    return (
+      `This call to "${toolName}" has no recorded result: its run stopped before the call's end could be stored. ` +
+      'It may have done part or all of its work; it was not run again. Check its effects before relying on them.'
+    );
+  },
+  /** Its run stopped, and its end could not be stored, before the call started. */
+  notStartedBeforeRunStopped(toolName: string): string {
+    return `This call to "${toolName}" did not run: its run stopped before it started.`;
+  },
   /** The server stopped after the call was put up but before it could start. */
   notStartedBeforeRestart(toolName: string): string {
     return `This call to "${toolName}" did not run: the server stopped before it started.`;

@@ -1,0 +1,177 @@
+import { ApprovalRegistry, defineTool, toolResultText, type ChatMessage } from '@airlock/core';
+import { deferred, ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { ChatService } from './chat-service';
+import { MemoryStore } from './memory-store';
+import { answerUnansweredCalls, RUN_END_NOT_STORED } from './unended-calls';
+
+const services: ChatService[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.shutdown()));
+});
+
+const BROKEN = 'disk I/O error';
+
+/**
+ * A store of one instance whose writes fail while `failing` (with an error it does not call "unavailable for now", so
+ * a run meeting it stops rather than pauses), or once when `failOnce` is set.
+ */
+function failingStore() {
+  const store = new MemoryStore();
+  const state = { failing: false, failOnce: false };
+  const fail = () => {
+    if (!state.failing && !state.failOnce) return false;
+    state.failOnce = false;
+    return true;
+  };
+  const broken = () => Promise.reject(new Error(BROKEN));
+  const one = store.appendEvent.bind(store);
+  const many = store.appendEvents.bind(store);
+  const message = store.appendMessage.bind(store);
+  const endRun = store.endRun.bind(store);
+  const update = store.updateSession.bind(store);
+  store.appendEvent = (input) => (fail() ? broken() : one(input));
+  store.appendEvents = (inputs) => (fail() ? broken() : many(inputs));
+  store.appendMessage = (...args) => (state.failing ? broken() : message(...args));
+  store.endRun = (...args) => (state.failing ? broken() : endRun(...args));
+  store.updateSession = (...args) => (state.failing ? broken() : update(...args));
+  return { store, state };
+}
+
+/** A tool that says it runs, then waits for `release` before it answers. */
+function gatedTool(started: () => void, release: Promise<void>) {
+  return defineTool({
+    name: 'slow',
+    description: 'runs until released',
+    parameters: z.object({}),
+    annotations: { executesCode: false },
+    execute: async () => {
+      started();
+      await release;
+      return 'done';
+    },
+  });
+}
+
+async function start(store: MemoryStore, steps: ScriptStep[], lines: string[], release: Promise<void> = new Promise(() => {}), started = () => {}) {
+  const model = new ScriptedModel(steps);
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [gatedTool(started, release)], store, suspendRunsOnShutdown: true, log: (line) => lines.push(line) });
+  services.push(chat);
+  await chat.open();
+  return { chat, model };
+}
+
+async function runEnded(chat: ChatService, sessionId: string) {
+  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull(), { timeout: 10_000 });
+}
+
+/** Starts run r1 of chat s, whose call of `slow` (id call_0, run unasked) ends while the store's writes fail. */
+async function callEndsWhileWritesFail(store: MemoryStore, state: { failing: boolean; failOnce: boolean }, steps: ScriptStep[], lines: string[], once = false) {
+  const release = deferred();
+  const running = deferred();
+  const process = await start(store, [toolCallStep({ name: 'slow', arguments: {} }), ...steps], lines, release.promise, () => running.resolve());
+  await process.chat.startRun({ sessionId: 's', runId: 'r1', message: 'go', options: { confirmToolCalls: false } });
+  await running.promise;
+  if (once) state.failOnce = true;
+  else state.failing = true;
+  release.resolve();
+  await runEnded(process.chat, 's');
+  return process;
+}
+
+const interrupted = { outcome: 'interrupted', result: toolResultText.endNotStored('slow') };
+
+describe('a call whose end could not be stored', () => {
+  it('ends as interrupted in the ledger when the chat’s next run starts, and the model reads its result before the new message', async () => {
+    const { store, state } = failingStore();
+    const lines: string[] = [];
+    const { chat, model } = await callEndsWhileWritesFail(store, state, [textStep('hello back')], lines);
+    expect((await store.listRunToolCalls('r1')).map((call) => call.outcome)).toStrictEqual([null]);
+
+    state.failing = false;
+    await chat.startRun({ sessionId: 's', runId: 'r2', message: 'hello again' });
+    await runEnded(chat, 's');
+    const [row] = await store.listRunToolCalls('r1');
+    expect(row).toMatchObject({ ...interrupted, decision: 'allow' });
+    expect(row?.startedAt).not.toBeNull();
+    expect(row?.endedAt).not.toBeNull();
+    expect((await store.getRun('r1'))?.endedAt).not.toBeNull();
+    expect((await store.loadEvents('r1', 0)).slice(-2)).toStrictEqual([
+      { type: 'tool-end', toolCallId: 'call_0', toolName: 'slow', ...interrupted, startedAt: row!.startedAt },
+      { type: 'run-end', runId: 'r1', reason: 'error', error: RUN_END_NOT_STORED },
+    ]);
+    const sent = model.requests[1]!.messages.filter((message) => message.role !== 'system');
+    expect(sent.slice(-2)).toStrictEqual([
+      { role: 'tool', toolCallId: 'call_0', toolName: 'slow', content: interrupted.result },
+      { role: 'user', content: 'hello again' },
+    ]);
+    expect((await chat.getSession('s')).toolCalls.map((call) => call.outcome)).toStrictEqual(['interrupted']);
+    expect(lines).toContain(`Could not record how the calls of run r1 ended: ${BROKEN}; recorded when the chat's next run starts, or at the next start`);
+    expect(lines).toContain('Run r1 had stopped without its end stored; recorded now, with slow (call_0) interrupted');
+  });
+
+  it('ends as interrupted at once when the store takes the run’s end, with its result in the conversation', async () => {
+    const { store, state } = failingStore();
+    const lines: string[] = [];
+    const { chat, model } = await callEndsWhileWritesFail(store, state, [textStep('hello back')], lines, true);
+    expect((await store.listRunToolCalls('r1')).map((call) => [call.outcome, call.result])).toStrictEqual([[interrupted.outcome, interrupted.result]]);
+    const events = await store.loadEvents('r1', 0);
+    expect(events.at(-1)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'error', error: `The run stopped: ${BROKEN}` });
+    expect((await store.getRun('r1'))?.endedAt).not.toBeNull();
+    expect(lines).toContain('Run r1 had stopped without its end stored; recorded now, with slow (call_0) interrupted');
+
+    await chat.startRun({ sessionId: 's', runId: 'r2', message: 'hello again' });
+    await runEnded(chat, 's');
+    const sent = model.requests[1]!.messages.filter((message) => message.role !== 'system');
+    expect(sent.slice(-2)).toStrictEqual([
+      { role: 'tool', toolCallId: 'call_0', toolName: 'slow', content: interrupted.result },
+      { role: 'user', content: 'hello again' },
+    ]);
+  });
+
+  it('ends as interrupted at the next start when a newer run of the chat followed it, and the model reads a result for it', async () => {
+    const { store, state } = failingStore();
+    const lines: string[] = [];
+    const first = await callEndsWhileWritesFail(store, state, [], lines);
+    await first.chat.shutdown();
+    state.failing = false;
+    // A newer run of the chat, stored as one was before its start wrote the end of the run before it.
+    await store.createRun({ runId: 'r2', sessionId: 's', options: {}, startedAt: Date.now(), endedAt: null, endReason: null });
+    await store.appendMessage('s', { role: 'user', content: 'hello again' }, Date.now(), { runId: 'r2' });
+    await store.appendMessage('s', { role: 'assistant', content: 'hello back' }, Date.now(), { runId: 'r2' });
+    await store.updateSession('s', { lastRunId: 'r2' });
+    await store.endRun('r2', 'done', Date.now());
+
+    const { chat, model } = await start(store, [textStep('fine')], lines);
+    expect((await store.listRunToolCalls('r1')).map((call) => [call.outcome, call.result])).toStrictEqual([[interrupted.outcome, interrupted.result]]);
+    expect((await store.getRun('r1'))?.endedAt).not.toBeNull();
+    expect((await store.loadEvents('r1', 0)).at(-1)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'error', error: RUN_END_NOT_STORED });
+    expect(chat.listSessions()[0]?.activeRunId).toBeNull();
+
+    await chat.startRun({ sessionId: 's', runId: 'r3', message: 'and now?' });
+    await runEnded(chat, 's');
+    const sent = model.requests[0]!.messages.filter((message) => message.role !== 'system');
+    expect(sent.map((message) => message.role)).toStrictEqual(['user', 'assistant', 'tool', 'user', 'assistant', 'user']);
+    expect(sent[2]).toStrictEqual({ role: 'tool', toolCallId: 'call_0', toolName: 'slow', content: interrupted.result });
+  });
+});
+
+describe('answerUnansweredCalls', () => {
+  const call = (id: string) => ({ id, name: 'slow', arguments: {} });
+  const asked: ChatMessage = { role: 'assistant', content: '', toolCalls: [call('a'), call('b')] };
+  const answer = (id: string): ChatMessage => ({ role: 'tool', toolCallId: id, toolName: 'slow', content: 'done' });
+  const filled = (id: string): ChatMessage => ({ role: 'tool', toolCallId: id, toolName: 'slow', content: toolResultText.endNotStored('slow') });
+
+  it('gives a call with no result before the next message one, after the results it has', () => {
+    const messages: ChatMessage[] = [{ role: 'user', content: 'go' }, asked, answer('a'), { role: 'user', content: 'again' }];
+    expect(answerUnansweredCalls(messages)).toStrictEqual([{ role: 'user', content: 'go' }, asked, answer('a'), filled('b'), { role: 'user', content: 'again' }]);
+  });
+
+  it('leaves the last turn’s calls, which may be going, and a conversation with nothing missing, as they are', () => {
+    const going: ChatMessage[] = [{ role: 'user', content: 'go' }, asked, answer('b')];
+    expect(answerUnansweredCalls(going)).toBe(going);
+    const whole: ChatMessage[] = [{ role: 'user', content: 'go' }, asked, answer('b'), answer('a'), { role: 'assistant', content: 'ok' }];
+    expect(answerUnansweredCalls(whole)).toBe(whole);
+  });
+});
