@@ -1320,7 +1320,7 @@ export class ChatService {
     const paused: PausedRun = { run, waiting, error, timer: undefined };
     this.paused.set(run.runId, paused);
     if (retried === undefined) this.log(`Run ${run.runId} is paused: it could not be stored (${error}); it is taken up again from the store once a write succeeds`);
-    else this.log(`Run ${run.runId} is still paused (${error}): tried again in ${Math.round(retryMs / 1000)} s`);
+    else this.log(`Run ${run.runId} is still paused (${error}): next try in ${Math.max(1, Math.round(retryMs / 1000))} s`);
     this.takeUpLater(paused, retryMs);
   }
 
@@ -1351,7 +1351,7 @@ export class ChatService {
         if (!this.paused.has(runId) && this.sessions.get(sessionId)?.activeRun === paused.run) this.paused.set(runId, paused);
         if (this.paused.get(runId) !== paused) return;
         const retryMs = this.storeRetryMs.get(runId) ?? MAX_STORE_RETRY_MS;
-        this.log(`Run ${runId} is still paused (${messageOf(error)}): tried again in ${Math.round(retryMs / 1000)} s`);
+        this.log(`Run ${runId} is still paused (${messageOf(error)}): next try in ${Math.max(1, Math.round(retryMs / 1000))} s`);
         this.takeUpLater(paused, retryMs);
       }
     });

@@ -103,7 +103,7 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
     // Tried again while the disk is still full: still paused, the call still listed.
     const reads = state.runReads;
     await vi.waitFor(() => expect(state.runReads).toBeGreaterThan(reads + 1), { timeout: 10_000 });
-    expect(lines.filter((line) => line.startsWith('Run r1 is still paused (database or disk is full): tried again in ')).length).toBeGreaterThan(0);
+    expect(lines.filter((line) => line.startsWith('Run r1 is still paused (database or disk is full): next try in ')).length).toBeGreaterThan(0);
     await vi.waitFor(() => expect(second.listSessions().find((s) => s.sessionId === 's')?.paused).toBe(DISK_FULL));
     expect(listed(second.pending('s'))).toStrictEqual(listed([waiting!]));
     await expect(second.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'deny' })).rejects.toBeInstanceOf(RunPausedError);
