@@ -1645,7 +1645,8 @@ export class ChatService {
       }
       // Let through by a grant, a rule or confirmation off, and still in line: it is not run now without being asked.
       if (record.decision === 'allow' && neverStarted) return { call, state: 'ended', outcome: 'cancelled', result: toolResultText.notStartedBeforeRestart(call.name) };
-      if (record.decision === 'allow') return { call, state: 'ended', outcome: 'interrupted', result: toolResultText.interrupted(call.name) };
+      // Stopped by a pause, not by the server: its end could not be stored.
+      if (record.decision === 'allow') return { call, state: 'ended', outcome: 'interrupted', result: paused === undefined ? toolResultText.interrupted(call.name) : toolResultText.endNotStored(call.name) };
       return { call, state: 'ended', ...refusalOf(call.name, record.decision, record.reason) };
     });
     const executedCallIds = [...records.values()].filter((record) => record.outcome === 'executed').map((record) => record.toolCallId);

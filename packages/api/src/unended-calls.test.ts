@@ -157,6 +157,29 @@ describe('a call whose end could not be stored', () => {
   });
 });
 
+describe('a call whose end could not be stored because the store could not take writes for now', () => {
+  it('is recorded interrupted once its paused run is taken up, and the model is not told the server stopped', async () => {
+    const { store, state } = failingStore();
+    const unavailable = Object.assign(store, { isUnavailable: (error: unknown) => error instanceof Error && error.message === BROKEN });
+    const lines: string[] = [];
+    const release = deferred();
+    const running = deferred();
+    const model = new ScriptedModel([toolCallStep({ name: 'slow', arguments: {} }), textStep('done')]);
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [gatedTool(() => running.resolve(), release.promise)], store: unavailable, log: (line) => lines.push(line), retryStoreAfterMs: 20 });
+    services.push(chat);
+    await chat.open();
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go', options: { confirmToolCalls: false } });
+    await running.promise;
+    state.failing = true;
+    release.resolve();
+    await vi.waitFor(() => expect(chat.listSessions()[0]?.paused).toBe(BROKEN));
+    state.failing = false;
+    await runEnded(chat, 's');
+    expect((await store.listRunToolCalls('r1')).map((call) => [call.outcome, call.result])).toStrictEqual([[interrupted.outcome, interrupted.result]]);
+    expect(model.requests[1]!.messages.at(-1)).toStrictEqual({ role: 'tool', toolCallId: 'call_0', toolName: 'slow', content: interrupted.result });
+  });
+});
+
 describe('answerUnansweredCalls', () => {
   const call = (id: string) => ({ id, name: 'slow', arguments: {} });
   const asked: ChatMessage = { role: 'assistant', content: '', toolCalls: [call('a'), call('b')] };
