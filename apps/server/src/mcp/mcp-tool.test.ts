@@ -80,6 +80,64 @@ describe('argumentsSchema', () => {
     expect(schema.safeParse({ a: 3 }).success).toBe(false);
   });
 
+  test('applies a union branch without a type to the object, as JSON Schema does: exactly one for oneOf, one or more for anyOf', () => {
+    const branches = [
+      { properties: { kind: { const: 'a' } }, required: ['kind', 'x'] },
+      { properties: { kind: { const: 'b' } }, required: ['kind', 'y'] },
+    ];
+    for (const union of ['oneOf', 'anyOf']) {
+      const schema = argumentsSchema({ type: 'object', [union]: branches });
+      expect(schema.safeParse({ kind: 'a', x: 1 })).toStrictEqual({ success: true, data: { kind: 'a', x: 1 } });
+      expect(schema.safeParse({ kind: 'b', y: 1 }).success).toBe(true);
+      expect([{ kind: 'c' }, { kind: 'a' }, { kind: 'a', y: 1 }, {}].map((args) => schema.safeParse(args).success)).toStrictEqual([false, false, false, false]);
+    }
+    // Both branches accept any string: oneOf refuses it, as JSON Schema does.
+    const strings = argumentsSchema({ type: 'object', properties: { v: { oneOf: [{ type: 'string' }, { minProperties: 1 }] } } });
+    expect([{ v: 's' }, { v: {} }, { v: { a: 1 } }, { v: 3 }].map((args) => strings.safeParse(args).success)).toStrictEqual([false, false, true, true]);
+  });
+
+  test('applies the keywords of a schema without a type to the values of their type only', () => {
+    const schema = argumentsSchema({ type: 'object', properties: { v: { minLength: 2, minimum: 5, required: ['q'], items: { type: 'string' } } } });
+    const results = [{ v: 'a' }, { v: 'ab' }, { v: 4 }, { v: 5 }, { v: {} }, { v: { q: null } }, { v: [1] }, { v: ['x'] }, { v: null }, { v: true }];
+    expect(results.map((args) => schema.safeParse(args).success)).toStrictEqual([false, true, false, true, false, true, false, true, true, true]);
+  });
+
+  test('requires a required name with no entry in properties, or one that refuses nothing, even one an empty object inherits', () => {
+    const schema = argumentsSchema({ type: 'object', properties: { note: { description: 'anything' } }, required: ['path', 'note', 'constructor'] });
+    expect(schema.safeParse({ path: 1, note: null, constructor: 'c' }).success).toBe(true);
+    expect([{ note: 1, constructor: 'c' }, { path: 1, constructor: 'c' }, { path: 1, note: 1 }].map((args) => schema.safeParse(args).success)).toStrictEqual([false, false, false]);
+  });
+
+  test('reads default as an annotation: a required property with one is still required, and nothing is filled in', () => {
+    const schema = argumentsSchema({ type: 'object', properties: { env: { type: 'string', default: 'production' }, dry: { type: 'boolean', default: false } }, required: ['env'] });
+    expect(schema.safeParse({}).success).toBe(false);
+    expect(schema.safeParse({ env: 'staging' })).toStrictEqual({ success: true, data: { env: 'staging' } });
+  });
+
+  test('matches a const or enum object or array by value, and checks the keywords beside a const, an enum or a $ref', () => {
+    const schema = argumentsSchema({
+      type: 'object',
+      properties: {
+        point: { const: { x: 1, tags: ['a'] } },
+        pair: { enum: [[1, 2], 'none'] },
+        mode: { type: 'string', enum: ['fast', 1] },
+        name: { enum: ['a', 'bb'], minLength: 2 },
+        target: { $ref: '#/$defs/Target', required: ['id'] },
+      },
+      $defs: { Target: { type: 'object', properties: { id: { type: 'integer' } } } },
+    });
+    const ok = (args: Record<string, unknown>) => schema.safeParse(args).success;
+    expect([{ point: { x: 1, tags: ['a'] } }, { pair: [1, 2] }, { pair: 'none' }, { mode: 'fast' }, { name: 'bb' }, { target: { id: 3 } }].map(ok)).toStrictEqual([true, true, true, true, true, true]);
+    const refused = [{ point: { x: 1, tags: ['a'], y: 2 } }, { point: { x: 1, tags: [] } }, { pair: [1, 2, 3] }, { mode: 1 }, { name: 'a' }, { target: {} }, { target: { id: 'x' } }];
+    expect(refused.map(ok)).toStrictEqual(refused.map(() => false));
+  });
+
+  test('does not check a uri-reference as an absolute URL', () => {
+    const schema = argumentsSchema({ type: 'object', properties: { link: { type: 'string', format: 'uri-reference' }, site: { type: 'string', format: 'uri' } } });
+    expect(schema.safeParse({ link: '../a.md#top' }).success).toBe(true);
+    expect(schema.safeParse({ site: 'not a uri' }).success).toBe(false);
+  });
+
   test('falls back to any object when zod cannot express the schema', () => {
     const schema = argumentsSchema({ type: 'object', properties: { x: { $ref: 'https://schemas.example.test/x.json' } } });
     expect(schema.safeParse({ x: 1, y: 'anything' })).toStrictEqual({ success: true, data: { x: 1, y: 'anything' } });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AnyTool, JsonSchema, ToolAnnotations, ToolContext, ToolOutput } from '@airlock/core';
 import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { zodReadyNode } from './zod-ready-schema';
 
 /** What OpenAI-compatible servers accept as a function name. */
 export const MAX_TOOL_NAME_LENGTH = 64;
@@ -67,8 +68,8 @@ const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'required
 const MAX_SCHEMA_DEPTH = 64;
 
 /**
- * A copy of a JSON Schema without `pattern` and `patternProperties` (and `format` unless `formats`) anywhere in it;
- * throws past 64 levels.
+ * A copy of a JSON Schema without `pattern` and `patternProperties` (and `format` unless `formats`) anywhere in it,
+ * each node made one zod checks as JSON Schema would (`zodReadyNode`); throws past 64 levels.
  */
 function withoutPatterns(schema: unknown, depth: number, formats: boolean): unknown {
   if (depth > MAX_SCHEMA_DEPTH) throw new Error('schema nested too deeply');
@@ -83,7 +84,7 @@ function withoutPatterns(schema: unknown, depth: number, formats: boolean): unkn
       copy[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, withoutPatterns(sub, depth + 1, formats)]));
     } else copy[key] = withoutPatterns(value, depth + 1, formats);
   }
-  return copy;
+  return zodReadyNode(copy);
 }
 
 /** Schema nodes a check may visit with every `$ref` followed; past it the schema is checked by the MCP server only. */

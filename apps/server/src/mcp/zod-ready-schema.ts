@@ -1,0 +1,120 @@
+/** Every JSON type; `number` covers `integer`. */
+const ALL_TYPES = ['object', 'array', 'string', 'number', 'boolean', 'null'];
+
+/** Keywords that say something only of a value of one type: a schema with one and no `type` applies it to that type only. */
+const TYPED_KEYWORDS = new Set([
+  'properties', 'required', 'additionalProperties', 'propertyNames', 'minProperties', 'maxProperties',
+  'items', 'prefixItems', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains',
+  'minLength', 'maxLength', 'format',
+  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
+]);
+
+/** Keywords that constrain a value, besides the typed ones. */
+const OTHER_ASSERTIONS = new Set([
+  'type', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else',
+  'dependentSchemas', 'dependentRequired', 'unevaluatedItems', 'unevaluatedProperties', 'nullable',
+]);
+
+function isAssertion(key: string): boolean {
+  return TYPED_KEYWORDS.has(key) || OTHER_ASSERTIONS.has(key);
+}
+
+/**
+ * One node of a JSON Schema (its subschemas already done) rewritten so that zod's `z.fromJSONSchema` checks what JSON
+ * Schema would, neither more nor less. Left as they were, zod:
+ * - checks nothing of a schema without `type`: a `oneOf` branch `{ properties: { kind: { const: 'a' } }, required: [...] }`
+ *   matched every value, so a `oneOf` of two refused every call and an `anyOf` accepted any. Such a schema gets every
+ *   type, each checked with the keywords that apply to it;
+ * - ignores a `required` name with no entry in `properties`, or with one that refuses nothing: it gets one that
+ *   accepts any JSON value, but not none;
+ * - reads `default` as making the property optional, and fills it in: dropped, as JSON Schema only annotates with it
+ *   (the core fills declared defaults in itself, where the card shows them);
+ * - ignores every keyword beside `$ref`, and beside `const` or `enum` (`{ type: 'string', enum: ['a', 1] }` took 1):
+ *   those are checked as an `allOf` with it, or by keeping only the values of the type;
+ * - compares a `const` or `enum` object or array by identity, so no value matched: it becomes a schema of that exact value;
+ * - checks `format: uri-reference` as an absolute URL, refusing `../a`: not checked.
+ */
+export function zodReadyNode(node: Record<string, unknown>): Record<string, unknown> {
+  const { default: _annotation, ...schema } = node;
+  if (schema.format === 'uri-reference') delete schema.format;
+  if (typeof schema.$ref === 'string') return alongside(schema, { $ref: schema.$ref });
+  if (schema.const !== undefined || Array.isArray(schema.enum)) {
+    const value = schema.const !== undefined ? { const: schema.const } : { enum: schema.enum };
+    if (Object.keys(schema).some((key) => isAssertion(key) && key !== 'type' && !Object.hasOwn(value, key))) return alongside(schema, value);
+    return { ...withoutAssertions(schema), ...exactValues(schema.const !== undefined ? [schema.const] : (schema.enum as unknown[]), schema.type) };
+  }
+  if (schema.type === undefined && Object.keys(schema).some((key) => TYPED_KEYWORDS.has(key))) schema.type = ALL_TYPES;
+  const types: unknown[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const declared = isRecord(schema.properties) ? schema.properties : schema.properties === undefined ? {} : undefined;
+  if (types.includes('object') && Array.isArray(schema.required) && declared !== undefined) {
+    const own = (name: string): unknown => (Object.hasOwn(declared, name) ? declared[name] : {});
+    const unchecked = schema.required.filter((name): name is string => typeof name === 'string' && !checksAValue(own(name)));
+    if (unchecked.length > 0) schema.properties = withKeys(declared, unchecked.map((name) => [name, { ...(isRecord(own(name)) ? own(name) as Record<string, unknown> : {}), type: ALL_TYPES }]));
+  }
+  return schema;
+}
+
+/**
+ * Whether `schema` refuses something, so that zod reads a required property it gives as one that must be there: with
+ * none, zod took a required name as present when absent, and `constructor` as present in `{}` (it read the inherited one).
+ */
+function checksAValue(schema: unknown): boolean {
+  return schema === false || (isRecord(schema) && Object.keys(schema).some((key) => isAssertion(key) || key === '$ref'));
+}
+
+/** `schema` as an `allOf` of `alone` (the keyword zod checks by itself) and its other assertions. */
+function alongside(schema: Record<string, unknown>, alone: Record<string, unknown>): Record<string, unknown> {
+  const rest = withKeys({}, Object.entries(schema).filter(([key]) => isAssertion(key) && !Object.hasOwn(alone, key)));
+  const first = alone.$ref === undefined ? zodReadyNode(alone) : alone;
+  if (Object.keys(rest).length === 0) return { ...withoutAssertions(schema), ...first };
+  return { ...withoutAssertions(schema), allOf: [first, zodReadyNode(rest)] };
+}
+
+function withoutAssertions(schema: Record<string, unknown>): Record<string, unknown> {
+  return withKeys({}, Object.entries(schema).filter(([key]) => !isAssertion(key) && key !== '$ref'));
+}
+
+/** A schema that matches exactly `values` of `type` (a JSON type, a list of them, or undefined for any). */
+function exactValues(values: readonly unknown[], type: unknown): Record<string, unknown> {
+  const types = type === undefined ? undefined : Array.isArray(type) ? type : [type];
+  const kept = types === undefined ? values : values.filter((value) => types.some((name) => hasType(value, name)));
+  if (kept.every((value) => typeof value !== 'object' || value === null)) return kept.length === 1 ? { const: kept[0] } : { enum: kept };
+  return { anyOf: kept.map(exactValue) };
+}
+
+function exactValue(value: unknown): Record<string, unknown> {
+  if (Array.isArray(value)) return { type: 'array', prefixItems: value.map(exactValue), items: false, minItems: value.length };
+  if (!isRecord(value)) return { const: value };
+  const entries = Object.entries(value);
+  return { type: 'object', properties: withKeys({}, entries.map(([name, item]) => [name, exactValue(item)])), required: entries.map(([name]) => name), additionalProperties: false };
+}
+
+function hasType(value: unknown, type: unknown): boolean {
+  switch (type) {
+    case 'null':
+      return value === null;
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isRecord(value);
+    case 'integer':
+      return Number.isInteger(value);
+    case 'number':
+    case 'string':
+    case 'boolean':
+      return typeof value === type;
+    default:
+      return false;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `target` with `entries` added as own properties, a name such as `__proto__` included. */
+function withKeys(target: Record<string, unknown>, entries: readonly (readonly [string, unknown])[]): Record<string, unknown> {
+  const copy = { ...target };
+  for (const [name, value] of entries) Object.defineProperty(copy, name, { value, enumerable: true, writable: true, configurable: true });
+  return copy;
+}
