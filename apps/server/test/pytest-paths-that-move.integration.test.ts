@@ -121,4 +121,57 @@ describe.skipIf(!hasPytest)('a rule for `pytest`, through the real server withou
     expect(existsSync(join(workspace, 't2'))).toBe(false);
     expect((await lstat(join(workspace, 't'))).isDirectory()).toBe(true);
   }, 120_000);
+
+  // A link is followed by later calls: under a rule for `ln`, `ln -s ../other t2` ran, and a later `pytest -q` under a
+  // rule for `pytest` collected t2 and ran the other folder's conftest.py; and `ln -s ../other/.git .git` had `git
+  // status` run the other repository's core.fsmonitor command.
+  it('makes a link inside unasked, and asks about one whose target leads out of the workspace, also one named .git', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'airlock-link-target-'));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    const [workspace, other, dataDir] = [join(folder, 'ws'), join(folder, 'other'), join(folder, 'data')];
+    await mkdir(join(workspace, 't'), { recursive: true });
+    await writeFile(join(workspace, 't', 'test_t.py'), 'def test_t():\n    assert True\n');
+    execFileSync('git', ['init', '-q', workspace]);
+    execFileSync('git', ['init', '-q', other]);
+    execFileSync('git', ['-C', other, 'config', 'core.fsmonitor', `touch ${join(folder, 'PWNED_FSMONITOR')}`]);
+    await writeFile(join(other, 'conftest.py'), 'import pathlib, os\npathlib.Path(os.getcwd(), "PWNED_CONFTEST").touch()\n');
+    const inside = 'ln -s t/test_t.py notes.txt';
+    const out = 'ln -s ../other t2';
+    const tests = 'pytest -q';
+    const gitLink = 'rm -rf .git && ln -s ../other/.git .git && git status';
+    const fake = await startFakeOpenAIServer();
+    cleanups.push(async () => {
+      await fake[Symbol.asyncDispose]();
+    });
+    fake.enqueue(...[inside, out, tests, gitLink].map((command) => ({ toolCalls: [{ name: 'terminal', arguments: { command } }] })), { text: 'done' });
+    const token = randomBytes(16).toString('hex');
+    const server = await startServerProcess(['--workspace', workspace, '--data-dir', dataDir, '--model-url', fake.url, '--tool-sandbox', 'none'], { AIRLOCK_TOKEN: token }, cleanups);
+    const client = connectClient(server.wsUrl, token);
+    cleanups.push(() => client.close());
+    for (const tokens of [['ln'], ['pytest'], ['rm'], ['git', 'status']]) {
+      await client.trpc.rules.add.mutate({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens, exact: false }, scope: { kind: 'global' }, source: 'user' });
+    }
+
+    const run = watchRun(client, { sessionId: 's-links', runId: 'run-1', message: 'test' });
+    const unasked = async (command: string) => {
+      const ran = await run.next('tool-start', (event) => event.arguments.command === command);
+      expect(ran).toMatchObject({ awaitingConfirmation: false });
+      return run.next('tool-end', (event) => event.toolCallId === ran.toolCallId);
+    };
+    const denied = async (command: string) => {
+      const asked = await run.next('tool-start', (event) => event.arguments.command === command);
+      expect(asked).toMatchObject({ awaitingConfirmation: true });
+      await client.trpc.chat.confirmTool.mutate({ sessionId: 's-links', approvalId: asked.approvalId, decision: 'deny' });
+    };
+    expect(await unasked(inside)).toMatchObject({ outcome: 'executed' });
+    await denied(out);
+    expect(await unasked(tests)).toMatchObject({ outcome: 'executed', result: expect.stringContaining('1 passed') });
+    await denied(gitLink);
+    expect((await run.ended).reason).toBe('done');
+    expect((await lstat(join(workspace, 'notes.txt'))).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(workspace, 't2'))).toBe(false);
+    expect(existsSync(join(workspace, 'PWNED_CONFTEST'))).toBe(false);
+    expect(existsSync(join(folder, 'PWNED_FSMONITOR'))).toBe(false);
+    expect((await lstat(join(workspace, '.git'))).isDirectory()).toBe(true);
+  }, 120_000);
 });

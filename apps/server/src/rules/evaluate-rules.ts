@@ -339,7 +339,7 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, pat
       ...(leadsUnderGit === undefined ? {} : { leadsUnderGit }),
     };
     const outsideSeen = seen === undefined ? undefined : (word: ShellWord) => seen({ kind: 'named', text: wordText(word) }, index);
-    facts.push({ setsVariables, ...here, ...(outsideSeen === undefined ? {} : { outsideSeen }) });
+    facts.push({ setsVariables, ...here, ...(outsideSeen === undefined ? {} : { outsideSeen }), ...(pathsAsNow === true ? { onlyWhatRuns: true } : {}) });
     const next = folderAfter(command, here);
     if (next === 'outside') {
       if (seen === undefined) left = true;
@@ -362,7 +362,8 @@ interface LinePaths {
   seen?: (leadsOut: LeadsOut, at: number) => void;
   /**
    * Only for `unjudged`: paths are judged by the file system as it is, even after a command that may change it (a
-   * deny rule judges what runs, not where a path leads). Default: after such a command every path may lead out.
+   * deny rule judges what runs, not where a path leads), and where a link a command makes leads is not judged
+   * (`LineFacts.onlyWhatRuns`). Default: after such a command every path may lead out.
    */
   pathsAsNow?: boolean;
 }

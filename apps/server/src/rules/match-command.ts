@@ -1,6 +1,7 @@
 import { longOptionNamed, type ReachableWords } from './command-wrappers';
 import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-arguments';
 import { jqArgumentsCovered } from './jq-arguments';
+import { linkMayLeadAway } from './link-targets';
 import { isTestRunner, testRunnerArgumentsCovered } from './test-runner-options';
 import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
 import { mayNameOutside, mayNameOutsideFolder, movedTo, workingFolderMayLeadAway, type PathFacts } from './outside-workspace';
@@ -193,6 +194,11 @@ const SETS_VARIABLES = new Set([
 export interface LineFacts extends PathFacts {
   /** Some command of the line may set variables (`SETS_VARIABLES`). Default: false. */
   setsVariables?: boolean;
+  /**
+   * Only for whether deny rules judge the line whole (`unjudged`): where a link a command makes leads
+   * (`linkMayLeadAway`) is no part of what runs. Default: false.
+   */
+  onlyWhatRuns?: boolean;
 }
 
 /** Whether `command` may set a shell variable that later words of its line would take on. */
@@ -389,6 +395,8 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   if (call.kind === 'options' && command.words.length > rule.tokens.length) return false;
   const rest = command.words.slice(rule.tokens.length);
   const anything = (word: ShellWord) => word.kind === 'dynamic' && mayBecomeAnything(word, line);
+  // A link is a path later commands follow: where it leads is judged as a path the command is given.
+  if (line.onlyWhatRuns !== true && linkMayLeadAway(name, command.words.slice(1), { ...line, anything })) return false;
   if (SUBSCRIPT_EVALUATING.has(name)) {
     const setter = SUBSCRIPT_EVALUATING.get(name);
     // `test -v a*`: a glob may match a file named `a[$(…)]`, whose subscript the test evaluates.

@@ -106,6 +106,20 @@ export function workingFolderMayLeadAway(facts: PathFacts): boolean {
   return below.split('/').some((part) => part.toLowerCase() === '.git') || mayLeadUnderGit(word, facts);
 }
 
+/**
+ * Whether a path may name a folder now, for a command that takes its last operand as either a folder to work in or a
+ * name to make (`ln -s x dest`): without lookups, or once the line may have moved the shell or changed the file
+ * system, it may; given `facts.leadsInside`, only when it is a folder inside the workspace now (one outside is
+ * `mayNameOutside`'s to judge).
+ */
+export function mayBeFolder(value: string, facts: PathFacts): boolean {
+  const { leadsInside, workspace, folder: from = workspace } = facts;
+  if (leadsInside === undefined || facts.leftWorkspace === true || facts.fileSystemChanged === true) return true;
+  if (from === undefined && !value.startsWith('/')) return true;
+  const absolute = value.startsWith('/') ? value : `${from}/${value}`;
+  return leadsInside(absolute.endsWith('/') ? absolute : `${absolute}/`);
+}
+
 function seenOutside(word: ShellWord, facts: PathFacts, outside: boolean): boolean {
   if (!outside || facts.outsideSeen === undefined) return outside;
   facts.outsideSeen(word);
