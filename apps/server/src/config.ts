@@ -241,7 +241,16 @@ const tokenSchema = z
   .min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters (e.g. \`openssl rand -hex 32\`)`)
   .max(512, 'must be at most 512 characters')
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
-const modelUrlSchema = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).max(2048, 'must be at most 2048 characters');
+const modelUrlSchema = z
+  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+  .max(2048, 'must be at most 2048 characters')
+  // Each check passes what is not a URL: the first one has said so already (zod runs them all).
+  .refine((raw) => {
+    const url = URL.canParse(raw) ? new URL(raw) : undefined;
+    return url === undefined || (url.username === '' && url.password === '');
+  }, 'must not contain a user or password: give the key in AIRLOCK_API_KEY or --api-key-file instead')
+  // The API's paths (/models, /chat/completions) are added after the URL: a query or fragment would swallow them.
+  .refine((raw) => !URL.canParse(raw) || (!raw.includes('?') && !raw.includes('#')), 'must not contain a query (?…) or a fragment (#…): Airlock adds the API paths (/models, /chat/completions) after it');
 const nameSchema = z.string().max(256, 'must be at most 256 characters');
 const apiKeySchema = z.string().max(8192, 'must be at most 8192 characters');
 const maxProcessesRange = `must be a whole number from ${MIN_MAX_PROCESSES} to ${MAX_MAX_PROCESSES}`;

@@ -634,6 +634,16 @@ describe('loadConfig', () => {
     expect(await problem(['--model-url', 'not a url'])).toBe('--model-url: must be an http:// or https:// URL');
   });
 
+  it('names a model URL holding a user or password, or a query or fragment, without repeating it', async () => {
+    const withPassword = await problem(['--model-url', 'http://modeluser:S3cretModelPass@127.0.0.1:8080/v1']);
+    expect(withPassword).toBe('--model-url: must not contain a user or password: give the key in AIRLOCK_API_KEY or --api-key-file instead');
+    const withQuery = await problem([], { AIRLOCK_MODEL_URL: 'http://127.0.0.1:8080/v1?api_key=SECRETQUERYKEY' });
+    expect(withQuery).toBe('AIRLOCK_MODEL_URL: must not contain a query (?…) or a fragment (#…): Airlock adds the API paths (/models, /chat/completions) after it');
+    expect(await problem(['--model-url', 'http://127.0.0.1:8080/v1#models'])).toMatch(/^--model-url: must not contain a query/);
+    expect(await problem(['--model-url', 'http://127.0.0.1:8080/v1?'])).toMatch(/^--model-url: must not contain a query/);
+    expect((await load(['--model-url', 'http://127.0.0.1:8080/v1'])).modelUrl).toBe('http://127.0.0.1:8080/v1');
+  });
+
   it('names an unknown flag, a missing flag value and a positional argument', async () => {
     expect(await problem(['--bogus'])).toBe('--bogus: unknown flag (see --help)');
     expect(await problem(['--token', TOKEN])).toBe('--token: unknown flag (see --help)');
