@@ -91,9 +91,13 @@ describe('a decision the server refuses', () => {
       said: 'The server failed while taking your decision (The decision could not be stored (disk full): the call still waits for a decision.). If this card still shows its buttons, the call still waits: try again.',
     },
     {
-      what: 'on a run paused until its data can be stored (RunPausedError, INTERNAL_SERVER_ERROR)',
-      error: serverError('INTERNAL_SERVER_ERROR', 'The run run_1 is paused until its data can be stored (disk full). Nothing was decided: the call still waits', 500),
-      said: 'The server failed while taking your decision (The run run_1 is paused until its data can be stored (disk full). Nothing was decided: the call still waits). If this card still shows its buttons, the call still waits: try again.',
+      what: 'on a run paused until its data can be stored (RunPausedError, CONFLICT)',
+      error: serverError(
+        'CONFLICT',
+        'The run run_1 is paused until its data can be stored (disk full). Nothing was decided: the call still waits, and can be decided once Airlock can store again (it tries again by itself).',
+        409,
+      ),
+      said: 'The server refused your decision (The run run_1 is paused until its data can be stored (disk full). Nothing was decided: the call still waits, and can be decided once Airlock can store again (it tries again by itself).). Nothing was applied, and the call still waits: do what the server says, and try again.',
     },
   ];
 
