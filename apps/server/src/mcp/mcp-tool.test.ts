@@ -108,6 +108,15 @@ describe('argumentsSchema', () => {
     expect([{ note: 1, constructor: 'c' }, { path: 1, constructor: 'c' }, { path: 1, note: 1 }].map((args) => schema.safeParse(args).success)).toStrictEqual([false, false, false]);
   });
 
+  test('checks a required name missing from properties as additionalProperties says, and lets through a name a left-out pattern covers', () => {
+    const closed = argumentsSchema({ type: 'object', properties: { a: { type: 'string' } }, required: ['x'], additionalProperties: false });
+    expect([{ x: 1 }, {}, { a: 's' }].map((args) => closed.safeParse(args).success)).toStrictEqual([false, false, false]);
+    const typed = argumentsSchema({ type: 'object', required: ['x'], additionalProperties: { type: 'number' } });
+    expect([{ x: 1 }, { x: 's' }, {}].map((args) => typed.safeParse(args).success)).toStrictEqual([true, false, false]);
+    const patterned = argumentsSchema({ type: 'object', properties: { a: { type: 'string' } }, patternProperties: { '^x_': { type: 'number' } }, additionalProperties: false });
+    expect(patterned.safeParse({ a: 's', x_1: 1 })).toStrictEqual({ success: true, data: { a: 's', x_1: 1 } });
+  });
+
   test('reads default as an annotation: a required property with one is still required, and nothing is filled in', () => {
     const schema = argumentsSchema({ type: 'object', properties: { env: { type: 'string', default: 'production' }, dry: { type: 'boolean', default: false } }, required: ['env'] });
     expect(schema.safeParse({}).success).toBe(false);

@@ -68,8 +68,9 @@ const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'required
 const MAX_SCHEMA_DEPTH = 64;
 
 /**
- * A copy of a JSON Schema without `pattern` and `patternProperties` (and `format` unless `formats`) anywhere in it,
- * each node made one zod checks as JSON Schema would (`zodReadyNode`); throws past 64 levels.
+ * A copy of a JSON Schema without `pattern` and `patternProperties` (and `format` unless `formats`) anywhere in it, nor
+ * the `additionalProperties` beside a `patternProperties`, each node made one zod checks as JSON Schema would
+ * (`zodReadyNode`); throws past 64 levels.
  */
 function withoutPatterns(schema: unknown, depth: number, formats: boolean): unknown {
   if (depth > MAX_SCHEMA_DEPTH) throw new Error('schema nested too deeply');
@@ -84,6 +85,8 @@ function withoutPatterns(schema: unknown, depth: number, formats: boolean): unkn
       copy[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, withoutPatterns(sub, depth + 1, formats)]));
     } else copy[key] = withoutPatterns(value, depth + 1, formats);
   }
+  // Which names are additional depends on the patterns left out: a name one of them covers must not be refused.
+  if (Object.hasOwn(schema, 'patternProperties')) delete copy.additionalProperties;
   return zodReadyNode(copy);
 }
 

@@ -26,7 +26,7 @@ function isAssertion(key: string): boolean {
  *   matched every value, so a `oneOf` of two refused every call and an `anyOf` accepted any. Such a schema gets every
  *   type, each checked with the keywords that apply to it;
  * - ignores a `required` name with no entry in `properties`, or with one that refuses nothing: it gets one that
- *   accepts any JSON value, but not none;
+ *   accepts what `additionalProperties` accepts, or any JSON value, but not none;
  * - reads `default` as making the property optional, and fills it in: dropped, as JSON Schema only annotates with it
  *   (the core fills declared defaults in itself, where the card shows them);
  * - ignores every keyword beside `$ref`, and beside `const` or `enum` (`{ type: 'string', enum: ['a', 1] }` took 1):
@@ -47,9 +47,15 @@ export function zodReadyNode(node: Record<string, unknown>): Record<string, unkn
   const types: unknown[] = Array.isArray(schema.type) ? schema.type : [schema.type];
   const declared = isRecord(schema.properties) ? schema.properties : schema.properties === undefined ? {} : undefined;
   if (types.includes('object') && Array.isArray(schema.required) && declared !== undefined) {
-    const own = (name: string): unknown => (Object.hasOwn(declared, name) ? declared[name] : {});
-    const unchecked = schema.required.filter((name): name is string => typeof name === 'string' && !checksAValue(own(name)));
-    if (unchecked.length > 0) schema.properties = withKeys(declared, unchecked.map((name) => [name, { ...(isRecord(own(name)) ? own(name) as Record<string, unknown> : {}), type: ALL_TYPES }]));
+    // A name `properties` leaves out is checked as `additionalProperties` says: `false` is a required name no value has.
+    const additional = schema.additionalProperties === undefined || schema.additionalProperties === true ? {} : schema.additionalProperties;
+    const given = (name: string): unknown => (Object.hasOwn(declared, name) ? declared[name] : additional);
+    const unchecked = schema.required.filter((name): name is string => typeof name === 'string' && (!Object.hasOwn(declared, name) || !checksAValue(declared[name])));
+    const checked = (name: string): unknown => {
+      const property = given(name);
+      return checksAValue(property) ? property : { ...(isRecord(property) ? property : {}), type: ALL_TYPES };
+    };
+    if (unchecked.length > 0) schema.properties = withKeys(declared, unchecked.map((name) => [name, checked(name)]));
   }
   return schema;
 }
