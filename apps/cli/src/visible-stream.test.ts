@@ -22,6 +22,14 @@ describe('VisibleStream', () => {
     expect(shown(stream.flush())).toBe('');
   });
 
+  it('shows a backslash and u split from the brace after them as the whole text does, not as an escape', () => {
+    const whole = 'Done. I ran \\u{202E}txt.exe';
+    const stream = new VisibleStream();
+    const pieces = [stream.push('Done. I ran \\u'), stream.push('{202E}txt.exe'), stream.flush()];
+    expect(pieces.map(shown).join('')).toBe(shown(toVisibleProse(whole)));
+    expect(pieces.map(shown).join('')).toBe('Done. I ran \\u{5C}u{202E}txt.exe');
+  });
+
   it('leaves letters of any script as written in prose, look-alikes included, and escapes what hides text', () => {
     const stream = new VisibleStream();
     expect(shown(stream.push('Dosya açık: kapı.txt, ɡood, привет\u200B!'))).toBe('Dosya açık: kapı.txt, ɡood, привет\\u{200B}!');

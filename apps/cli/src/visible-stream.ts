@@ -2,8 +2,8 @@ import { PROSE_AFTER_CHARS, toVisibleProse, type VisibleText } from '@airlock/co
 
 /**
  * Escapes a model's streamed prose piece by piece, as toVisibleProse escapes it whole: a piece that ends inside a
- * surrogate pair, on a backslash or on a carriage return keeps that tail for the next piece, so a split never
- * becomes an escape (nor a CR LF line end an escaped CR); and each piece is read after the end of what was shown
+ * surrogate pair, on a backslash (or a backslash and u) or on a carriage return keeps that tail for the next piece,
+ * so a split never becomes an escape (nor a CR LF line end an escaped CR); and each piece is read after the end of what was shown
  * before it, so a mark split from its letter (a Thai or Hindi vowel sign in the next piece) sits on it, and is not
  * escaped as a mark with nothing to sit on. What it gives holds no raw control character but the CR of a CR LF (no
  * escape sequences from the model, no CR to draw over what it wrote).
@@ -16,7 +16,8 @@ export class VisibleStream {
   push(piece: string): VisibleText {
     const text = this.held + piece;
     const last = text.charCodeAt(text.length - 1);
-    const keep = text.endsWith('\\') || text.endsWith('\r') || (last >= 0xd800 && last <= 0xdbff) ? 1 : 0;
+    // A backslash, or a backslash and u, may begin `\u{`, which the whole text shows escaped as `\u{5C}u{`.
+    const keep = text.endsWith('\\u') ? 2 : text.endsWith('\\') || text.endsWith('\r') || (last >= 0xd800 && last <= 0xdbff) ? 1 : 0;
     this.held = text.slice(text.length - keep);
     return this.show(text.slice(0, text.length - keep));
   }
