@@ -33,6 +33,10 @@ function routes(request: IncomingMessage, response: ServerResponse) {
       // Same machine, other port: another origin, like a page pointing at an address inside the network.
       response.writeHead(302, { location: `http://127.0.0.1:${url.searchParams.get('port') ?? '1'}/secret` }).end();
       return;
+    case '/with-password':
+      // Same origin: the credentials are all that differs.
+      response.writeHead(302, { location: `http://user:hunter2pass@${request.headers.host ?? ''}/page` }).end();
+      return;
     case '/to-file':
       response.writeHead(302, { location: 'file:///etc/passwd' }).end();
       return;
@@ -132,6 +136,23 @@ describe('web_fetch', () => {
       isError: true,
     });
     expect(requests).toBe(0);
+  });
+
+  test('refuses a redirect to a URL with a user name and password, and does not print the password', async () => {
+    const requested: string[] = [];
+    await using server = await httpServer((request, response) => {
+      requested.push(request.url ?? '');
+      routes(request, response);
+    });
+    const result = await runTool(webFetch(), { url: `${server.url}/with-password` });
+    const masked = server.url.replace('//', '//user:***@');
+    expect(result).toStrictEqual({
+      content:
+        `Error: refused a redirect from ${server.url}/with-password to ${masked}/page: web_fetch sends no user name or password. ` +
+        `To read it without them, call web_fetch with ${server.url}/page`,
+      isError: true,
+    });
+    expect(requested).toStrictEqual(['/with-password']);
   });
 
   test('an HTTP error status is an error result with the body', async () => {

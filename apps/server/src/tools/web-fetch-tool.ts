@@ -67,10 +67,20 @@ export function createWebFetchTool(options: ResolvedToolsOptions) {
             try {
               next = new URL(location, current);
             } catch {
-              return toolFailure(`${current.href} redirected to an invalid address: "${location}".`);
+              return toolFailure(`${current.href} redirected to an invalid address: "${maskPasswords(location)}".`);
             }
             if (!isWeb(next)) {
               return toolFailure(`refused a redirect from ${current.href} to a ${next.protocol} URL; only http and https are followed.`);
+            }
+            if (next.username !== '' || next.password !== '') {
+              // The origin leaves credentials out, so this is checked first: such a hop is refused as such a URL on the card is.
+              const bare = new URL(next.href);
+              bare.username = '';
+              bare.password = '';
+              return toolFailure(
+                `refused a redirect from ${current.href} to ${withoutPassword(next)}: web_fetch sends no user name or password. ` +
+                  `To read it without them, call web_fetch with ${bare.href}`,
+              );
             }
             if (next.origin !== current.origin) {
               // The person approved this site, not wherever it points: another site (or an address inside the
@@ -80,9 +90,10 @@ export function createWebFetchTool(options: ResolvedToolsOptions) {
             current = next;
           }
         } catch (error) {
-          if (timeout.aborted) return toolFailure(`fetching ${current.href} timed out after ${timeoutMs} ms.`);
-          if (context.signal.aborted) return toolFailure(`fetching ${current.href} was stopped.`);
-          return toolFailure(`fetching ${current.href} failed: ${describeFetchError(error)}`);
+          const shown = withoutPassword(current);
+          if (timeout.aborted) return toolFailure(`fetching ${shown} timed out after ${timeoutMs} ms.`);
+          if (context.signal.aborted) return toolFailure(`fetching ${shown} was stopped.`);
+          return toolFailure(`fetching ${shown} failed: ${maskPasswords(describeFetchError(error))}`);
         } finally {
           await dispatcher.destroy();
         }
@@ -92,6 +103,19 @@ export function createWebFetchTool(options: ResolvedToolsOptions) {
 
 function isWeb(url: URL): boolean {
   return url.protocol === 'http:' || url.protocol === 'https:';
+}
+
+/** The URL with its password, if any, shown as `***`: an error text goes to the model, the card and the ledger. */
+function withoutPassword(url: URL): string {
+  if (url.password === '') return url.href;
+  const masked = new URL(url.href);
+  masked.password = '***';
+  return masked.href;
+}
+
+/** Text with the password of every URL in it shown as `***` (errors from fetch quote the URL they refused). */
+function maskPasswords(text: string): string {
+  return text.replace(/(\/\/[^/\s:@]*:)[^/\s@]*@/gu, '$1***@');
 }
 
 function refusal(url: URL, { hostname, address }: RefusedHost): string {
