@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { deferred } from '@airlock/core/testing';
 import { describe, expect, test } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
 import { callContext, httpServer, runTool, toolNamed } from './test-support';
@@ -153,6 +154,51 @@ describe('web_fetch', () => {
       isError: true,
     });
     expect(requested).toStrictEqual(['/with-password']);
+  });
+
+  test('returns a body of exactly the size cap at once, though the server keeps the response open', async () => {
+    const { promise: held, resolve: release } = deferred();
+    await using server = await httpServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' }).write('x'.repeat(1000));
+      void held.then(() => response.end());
+    });
+    try {
+      // The time limit is far off: the answer must not wait for it.
+      const result = await runTool(webFetch({ maxFetchBytes: 1000, fetchTimeoutMs: 20_000 }), { url: `${server.url}/` });
+      expect(result).toStrictEqual({
+        content:
+          `URL: ${server.url}/\nStatus: 200 OK\nContent-Type: text/plain\n\n${'x'.repeat(1000)}` +
+          '\n\n[… the first 1000 bytes were read, the most that is read; whether more followed is not known …]',
+        isError: false,
+      });
+    } finally {
+      release();
+    }
+  });
+
+  test('returns what arrived of a body still being sent at the time limit, marked as cut short', async () => {
+    const { promise: sent, resolve: wrote } = deferred();
+    await using server = await httpServer((_request, response) => {
+      // The rest never comes, as from a server sending a byte now and then.
+      response.writeHead(200, { 'content-type': 'text/plain' }).write('the first part', () => wrote());
+    });
+    const result = await runTool(webFetch({ fetchTimeoutMs: 2000 }), { url: `${server.url}/` });
+    await sent;
+    expect(result).toStrictEqual({
+      content:
+        `URL: ${server.url}/\nStatus: 200 OK\nContent-Type: text/plain\n\nthe first part` +
+        '\n\n[… cut short: the server was still sending after 2000 ms, the time limit; only the 14 bytes that arrived by then are shown …]',
+      isError: false,
+    });
+  });
+
+  test('a body still being sent when the call is stopped is not returned', async () => {
+    const stop = new AbortController();
+    await using server = await httpServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' }).write('the first part', () => stop.abort());
+    });
+    const result = await runTool(webFetch(), { url: `${server.url}/` }, callContext({ signal: stop.signal }));
+    expect(result).toStrictEqual({ content: `Error: fetching ${server.url}/ was stopped.`, isError: true });
   });
 
   test('an HTTP error status is an error result with the body', async () => {

@@ -57,7 +57,7 @@ export function createWebFetchTool(options: ResolvedToolsOptions) {
             });
             const location = response.headers.get('location');
             if (!REDIRECT_STATUSES.has(response.status) || location === null) {
-              return await readResponse(response, current, options.maxFetchBytes);
+              return await readResponse(response, current, { maxBytes: options.maxFetchBytes, timeout, timeoutMs });
             }
             await response.body?.cancel();
             if (redirects >= options.maxRedirects) {
@@ -130,34 +130,60 @@ function refusal(url: URL, { hostname, address }: RefusedHost): string {
   );
 }
 
-async function readResponse(response: Response, url: URL, maxBytes: number): Promise<ToolOutput> {
-  const { bytes, truncated } = await readCapped(response, maxBytes);
+interface ReadLimits {
+  /** Most bytes of the body read. */
+  maxBytes: number;
+  /** The call's time limit: when it ends the body, what arrived is returned. */
+  timeout: AbortSignal;
+  /** That limit, in ms, to name it. */
+  timeoutMs: number;
+}
+
+/** How reading the body ended: whole, cut at the size cap (with more after it, or not known), or cut by the time limit. */
+type BodyEnd = 'complete' | 'truncated' | 'at-cap' | 'timed-out';
+
+async function readResponse(response: Response, url: URL, limits: ReadLimits): Promise<ToolOutput> {
+  const { bytes, end } = await readCapped(response, limits);
   const contentType = response.headers.get('content-type') ?? '';
   const header = [`URL: ${url.href}`, `Status: ${response.status} ${response.statusText}`.trimEnd(), `Content-Type: ${contentType || 'unknown'}`];
   const isError = !response.ok;
   const kind = contentKind(contentType, bytes);
   if (kind === 'binary') {
-    return { content: `${header.join('\n')}\n\n[binary content, ${bytes.length}${truncated ? '+' : ''} bytes: not shown]`, isError: true };
+    return { content: `${header.join('\n')}\n\n[binary content, ${bytes.length}${end === 'complete' ? '' : '+'} bytes: not shown]`, isError: true };
   }
   const decoded = decode(bytes, contentType);
   const text = kind === 'html' ? htmlToText(decoded, url.href) : decoded;
-  const marker = truncated ? `\n\n[… truncated: only the first ${maxBytes} bytes were read …]` : '';
-  return { content: `${header.join('\n')}\n\n${text}${marker}`, isError };
+  const markers: Record<BodyEnd, string> = {
+    complete: '',
+    truncated: `\n\n[… truncated: only the first ${limits.maxBytes} bytes were read …]`,
+    'at-cap': `\n\n[… the first ${limits.maxBytes} bytes were read, the most that is read; whether more followed is not known …]`,
+    'timed-out':
+      `\n\n[… cut short: the server was still sending after ${limits.timeoutMs} ms, the time limit; ` +
+      `only the ${bytes.length} bytes that arrived by then are shown …]`,
+  };
+  return { content: `${header.join('\n')}\n\n${text}${markers[end]}`, isError };
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }> {
-  if (response.body === null) return { bytes: Buffer.alloc(0), truncated: false };
+async function readCapped(response: Response, { maxBytes, timeout }: ReadLimits): Promise<{ bytes: Buffer; end: BodyEnd }> {
+  if (response.body === null) return { bytes: Buffer.alloc(0), end: 'complete' };
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { bytes: Buffer.concat(chunks), truncated: false };
+    const read = await reader.read().catch((error: unknown) => {
+      // A slow or stalled body: what arrived is still worth reading. Stop (the call's own signal) is not this.
+      if (timeout.aborted) return undefined;
+      throw error;
+    });
+    if (read === undefined) return { bytes: Buffer.concat(chunks), end: 'timed-out' };
+    if (read.done) return { bytes: Buffer.concat(chunks), end: 'complete' };
+    const { value } = read;
     if (total + value.length >= maxBytes) {
       chunks.push(value.subarray(0, maxBytes - total));
-      const more = total + value.length > maxBytes || !(await reader.read()).done;
+      // Exactly at the cap, another read would wait on a server that may send nothing more, up to the time limit.
+      const end = total + value.length > maxBytes ? 'truncated' : 'at-cap';
       await reader.cancel();
-      return { bytes: Buffer.concat(chunks), truncated: more };
+      return { bytes: Buffer.concat(chunks), end };
     }
     chunks.push(value);
     total += value.length;
