@@ -212,6 +212,8 @@ interface Run {
   lost: boolean;
   /** Why the run is paused, while it is (see ChatService.pause). */
   pausedBecause: string | undefined;
+  /** A person stopped it while it was paused: it is stopped when taken up, before anything more of it runs. */
+  stopAsked: boolean;
   /** While the log is being fed from the store, and whether more was announced meanwhile. */
   reading: boolean;
   readAgain: boolean;
@@ -222,6 +224,14 @@ interface Run {
    * since: its resumed status says so, and its first write that succeeds ends the pause.
    */
   afterPause: boolean;
+}
+
+/** What a stop did (see ChatService.stop). */
+export interface StopAnswer {
+  /** How many runs were cancelled, or will be: a paused run's stop is applied when it is taken up. */
+  cancelled: number;
+  /** The run is paused: what will happen to it, said in full. Absent otherwise. */
+  paused?: string;
 }
 
 /** A run paused because its store could not take a write of it, until a try to take it up from the store succeeds. */
@@ -567,6 +577,15 @@ export class ChatService {
 
   /** Cancels the session's active run (only `runId`, when given). Answers how many runs were cancelled. */
   async cancel(sessionId: string, runId?: string): Promise<number> {
+    return (await this.stop(sessionId, runId)).cancelled;
+  }
+
+  /**
+   * Stops the session's active run (only `runId`, when given), as `cancel`. A paused run cannot be stopped now (its
+   * end could not be stored): the stop is kept, stored too if the store takes it, and applied when the run is taken
+   * up, before anything more of it runs; `paused` then says so.
+   */
+  async stop(sessionId: string, runId?: string): Promise<StopAnswer> {
     const session = this.sessions.get(sessionId);
     const run = session?.activeRun;
     const cluster = this.options.cluster;
@@ -574,23 +593,42 @@ export class ChatService {
     if (!run && cluster && remote && (runId === undefined || runId === remote)) {
       // Stored first: an owner that died before hearing it would leave the run going, and whoever takes the run over
       // reads it there. Then its owner, told, cancels it; the end comes back through the store like any of its events.
-      if (!(await cluster.requestCancel(remote))) return 0;
+      if (!(await cluster.requestCancel(remote))) return { cancelled: 0 };
       this.publish({ type: 'cancel', runId: remote });
-      return 1;
+      return { cancelled: 1 };
     }
     if (run && (runId === undefined || run.runId === runId)) {
       const paused = this.paused.get(run.runId);
-      if (paused?.run === run) throw new RunPausedError(run.runId, paused.error, 'stop');
+      if (paused?.run === run) return { cancelled: 1, paused: await this.stopWhenTakenUp(paused) };
     }
-    if (!run || (runId !== undefined && run.runId !== runId) || run.cancellation.aborted) return 0;
+    if (!run || (runId !== undefined && run.runId !== runId) || run.cancellation.aborted) return { cancelled: 0 };
     run.cancellation.cancel();
-    return 1;
+    return { cancelled: 1 };
+  }
+
+  /**
+   * Keeps a person's stop of a paused run, to be applied when it is taken up (see resumeRun), and stores it if the
+   * store takes it, so a start after a restart stops it too. Answers what will happen, as the person is told.
+   */
+  private async stopWhenTakenUp(paused: PausedRun): Promise<string> {
+    const { runId } = paused.run;
+    paused.run.stopAsked = true;
+    const head = `The run ${runId} is paused until its data can be stored (${paused.error}); it will be stopped when it is taken up, before anything more of it runs.`;
+    const store = this.store.requestCancel?.bind(this.store);
+    if (store === undefined) return `${head} The stop is kept in memory only: if Airlock restarts before then, the run goes on.`;
+    try {
+      await store(runId);
+      return `${head} The stop is stored: it holds across a restart.`;
+    } catch (error) {
+      this.log(`Run ${runId}: its stop could not be stored (${messageOf(error)}); it is kept in memory until the run is taken up`);
+      return `${head} The stop could not be stored (${messageOf(error)}): if Airlock restarts before then, the run goes on.`;
+    }
   }
 
   async confirm(input: ConfirmInput): Promise<ResolveResult> {
     if (this.options.cluster) return this.confirmInCluster(this.options.cluster, input);
     const paused = this.pausedWaiting(input.sessionId).find(({ waiting }) => waiting.approvalId === input.approvalId);
-    if (paused) throw new RunPausedError(paused.waiting.runId, paused.error, 'decision');
+    if (paused) throw new RunPausedError(paused.waiting.runId, paused.error);
     const edit = input.decision === 'allow' ? input.arguments : undefined;
     if (edit !== undefined) this.checkEdit(input.sessionId, input.approvalId, edit);
     const rules = this.options.rules;
@@ -1343,10 +1381,11 @@ export class ChatService {
           this.unpause(paused);
           return;
         }
-        // Out of the paused runs first: the run taken up may be paused again by its first write, before this returns.
-        this.paused.delete(runId);
-        // Paused again by its first write while the store still cannot take it; see flush for the end of the pause.
-        if (!(await this.resumeRun(stored, undefined, paused))) this.unpause(paused);
+        // Still among the paused runs while it is read back, so a stop meanwhile is kept (see stop); it may be paused
+        // again by its first write, before this returns (see flush for the end of the pause).
+        const resumed = await this.resumeRun(stored, undefined, paused);
+        if (!resumed) this.unpause(paused);
+        else if (this.paused.get(runId) === paused) this.paused.delete(runId);
       } catch (error) {
         if (!this.paused.has(runId) && this.sessions.get(sessionId)?.activeRun === paused.run) this.paused.set(runId, paused);
         if (this.paused.get(runId) !== paused) return;
@@ -1503,6 +1542,7 @@ export class ChatService {
       readTo: 0,
       afterPause: false,
       pausedBecause: undefined,
+      stopAsked: false,
     };
   }
 
@@ -1570,6 +1610,7 @@ export class ChatService {
       afterPause: paused !== undefined,
       // Still paused, as far as anyone can tell, until a write of it succeeds.
       pausedBecause: paused?.run.pausedBecause,
+      stopAsked: paused?.run.stopAsked === true,
     };
     const last = log.size > 0 ? log.eventAt(log.size) : undefined;
     if (last?.type === 'run-end') {
@@ -1652,8 +1693,10 @@ export class ChatService {
     const executedCallIds = [...records.values()].filter((record) => record.outcome === 'executed').map((record) => record.toolCallId);
     const resume: ResumeState = { calls, toolCallsUsed: toolMessagesSinceLastUser(messages), executedCallIds };
     const loop = this.loop(run, { model: this.options.model(), messages, confirmToolCalls: session.summary.confirmToolCalls, options: stored.options, resume });
-    // Stopped by a person while no instance held it (its owner had died): it ends here as cancelled, running nothing.
-    if (stored.cancelRequested === true) run.cancellation.cancel();
+    // Stopped by a person while no instance held it (its owner had died), or while it was paused: it ends here as
+    // cancelled, running nothing.
+    run.stopAsked ||= paused?.run.stopAsked === true;
+    if (stored.cancelRequested === true || run.stopAsked) run.cancellation.cancel();
     this.attachRun(session, run, loop);
     if (fence !== undefined && restored.length > 0) {
       // A decision written between the read above and the restore was announced when no slot could take it: read again.

@@ -1,5 +1,5 @@
 export { appRouter, createCallerFactory, type AppRouter, type SessionWatchEvent } from './router';
-export { ChatService, type ChatServiceOptions, type ConfirmInput, type RunOptions, type SessionSummary, type SessionDetail, type SessionChange } from './chat-service';
+export { ChatService, type ChatServiceOptions, type ConfirmInput, type RunOptions, type SessionSummary, type SessionDetail, type SessionChange, type StopAnswer } from './chat-service';
 export { ConnectionState, type Context, type AirlockServices, type RuleService, type RuleView, type WorkspaceRulesStatus, type WorkspaceTrust, type WorkspaceTrustChoice, type ToolCatalog, type ToolServerStatus, type ModelInfo, type ToolSandboxInfo, type ConnectionLimits, type ConnectionOptions } from './context';
 export { toTRPCError } from './error-mapping';
 export { clientClockOffset, DecisionPastDeadlineError, NoClientClockError } from './decision-deadline';

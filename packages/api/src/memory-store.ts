@@ -137,6 +137,13 @@ export class MemoryStore implements AirlockStore {
     entry.run.endReason = reason;
   }
 
+  async requestCancel(runId: string): Promise<boolean> {
+    const entry = this.runs.get(runId);
+    if (entry === undefined || entry.run.endedAt !== null) return false;
+    entry.run.cancelRequested = true;
+    return true;
+  }
+
   async hasRun(runId: string): Promise<boolean> {
     return this.runs.has(runId) || this.retiredRuns.has(runId);
   }

@@ -29,6 +29,7 @@ function fillingStore() {
   const message = store.appendMessage.bind(store);
   const endRun = store.endRun.bind(store);
   const update = store.updateSession.bind(store);
+  const requestCancel = store.requestCancel.bind(store);
   const getRun = store.getRun.bind(store);
   const fills = (inputs: readonly AppendEventInput[]) => {
     if (inputs.some((input) => input.event.type === state.fillAt)) state.full = true;
@@ -39,6 +40,7 @@ function fillingStore() {
   store.appendMessage = (...args) => (state.full ? unavailable() : message(...args));
   store.endRun = (...args) => (state.full ? unavailable() : endRun(...args));
   store.updateSession = (...args) => (state.full ? unavailable() : update(...args));
+  store.requestCancel = (runId) => (state.full ? unavailable() : requestCancel(runId));
   store.getRun = (runId) => {
     state.runReads++;
     return getRun(runId);
@@ -67,7 +69,7 @@ async function runEnded(chat: ChatService, sessionId: string) {
 }
 
 describe('ChatService when its store cannot take a run’s writes for now', () => {
-  it('pauses the run as stored: its call still listed, a decision and a stop refused, and takes it up once a write succeeds', async () => {
+  it('pauses the run as stored: its call still listed, a decision refused, and takes it up once a write succeeds', async () => {
     const { store, state } = fillingStore();
     const ran: string[] = [];
     const first = await start(store, [echoCall('ls'), textStep('done')], ran);
@@ -95,7 +97,6 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
     await expect(refused).rejects.toThrow(
       `The run r1 is paused until its data can be stored (${DISK_FULL}). Nothing was decided: the call still waits, and can be decided once Airlock can store again (it tries again by itself).`,
     );
-    await expect(second.cancel('s')).rejects.toThrow(/^The run r1 is paused until its data can be stored .* It was not stopped/);
     expect(lines.some((line) => line.includes('stopped') || line.includes('Could not record'))).toBe(false);
     expect((await store.listRunToolCalls('r1')).map((call) => [call.decision, call.outcome])).toStrictEqual([[null, null]]);
     expect(ran).toStrictEqual([]);
@@ -147,6 +148,62 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
     expect(await chat.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
     await runEnded(chat, 's');
     expect(ran).toStrictEqual(['ls']);
+  });
+
+  it('keeps a stop of a paused run, says it is not stored, and stops the run when it is taken up, before anything runs', async () => {
+    const { store, state } = fillingStore();
+    const ran: string[] = [];
+    const first = await start(store, [echoCall('ls'), textStep('done')], ran);
+    await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(first.pending('s')).toHaveLength(1));
+    const [waiting] = first.pending('s');
+    await first.shutdown();
+
+    state.full = true;
+    const lines: string[] = [];
+    // The model has no step left: a turn taken after the stop fails the test.
+    const second = await start(store, [], ran, { log: (line) => lines.push(line), retryStoreAfterMs: 20 });
+    await vi.waitFor(() => expect(second.listSessions()[0]?.paused).toBe(DISK_FULL));
+    // It was refused, and once the store took writes the run went on by itself (its call waited again, an allow ran it).
+    expect(await second.cancel('s')).toBe(1);
+    // The answer says what will happen; asked twice, the stop is kept once.
+    expect(await second.stop('s')).toStrictEqual({
+      cancelled: 1,
+      paused:
+        `The run r1 is paused until its data can be stored (${DISK_FULL}); it will be stopped when it is taken up, before anything more of it runs. ` +
+        `The stop could not be stored (${DISK_FULL}): if Airlock restarts before then, the run goes on.`,
+    });
+    expect(lines).toContain(`Run r1: its stop could not be stored (${DISK_FULL}); it is kept in memory until the run is taken up`);
+
+    state.full = false;
+    await runEnded(second, 's');
+    expect(ran).toStrictEqual([]);
+    expect((await store.loadEvents('r1', 0)).at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    expect((await store.listRunToolCalls('r1')).map((call) => [call.approvalId, call.decision])).toStrictEqual([[waiting!.approvalId, 'cancel']]);
+    expect(second.pending('s')).toStrictEqual([]);
+  });
+
+  it('stores a stop of a paused run when the store takes it: a start after a restart stops the run, running nothing', async () => {
+    const { store, state } = fillingStore();
+    const ran: string[] = [];
+    const first = await start(store, [echoCall('ls'), textStep('done')], ran);
+    await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(first.pending('s')).toHaveLength(1));
+    await first.shutdown();
+
+    state.full = true;
+    const second = await start(store, [], ran, { retryStoreAfterMs: 60_000 });
+    await vi.waitFor(() => expect(second.listSessions()[0]?.paused).toBe(DISK_FULL));
+    // The store takes writes again before the next try: the stop is stored.
+    state.full = false;
+    const answer = await second.stop('s', 'r1');
+    expect(answer.paused).toMatch(/it will be stopped when it is taken up, before anything more of it runs\. The stop is stored: it holds across a restart\.$/);
+    await second.shutdown();
+
+    const third = await start(store, [], ran);
+    await runEnded(third, 's');
+    expect(ran).toStrictEqual([]);
+    expect((await store.loadEvents('r1', 0)).at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
   });
 
   it('leaves a paused run as stored at shutdown: the next start resumes it waiting', async () => {

@@ -105,9 +105,8 @@ const chatRouter = t.router({
     return result.resolved && result.alwaysNotSaved !== undefined ? { ...answer, alwaysNotSaved: result.alwaysNotSaved } : answer;
   }),
 
-  cancel: procedure.input(z.object({ sessionId: idSchema, runId: idSchema.optional() })).mutation(async ({ input, ctx }) => ({
-    cancelled: await ctx.services.chat.cancel(input.sessionId, input.runId),
-  })),
+  // `paused`: the run is paused (its store cannot take writes for now), and the stop is applied when it is taken up.
+  cancel: procedure.input(z.object({ sessionId: idSchema, runId: idSchema.optional() })).mutation(({ input, ctx }) => ctx.services.chat.stop(input.sessionId, input.runId)),
 
   pending: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.listWaiting(input.sessionId)),
 });

@@ -62,6 +62,12 @@ export interface AirlockStore {
   getRun(runId: string): Promise<StoredRun | undefined>;
   /** Runs that were going when the process stopped (not ended), oldest first. */
   listUnfinishedRuns(): Promise<StoredRun[]>;
+  /**
+   * Records that a person stopped an unfinished run its process cannot stop now (paused: its writes are not taken
+   * for now), so whoever takes it up, this process or the next start, ends it first (its `cancelRequested`). Answers
+   * whether the run was still going. Absent: such a stop is kept in memory only.
+   */
+  requestCancel?(runId: string): Promise<boolean>;
 
   /**
    * Appends one event of a run (seq from 1, no gaps) and applies the ledger change it carries, atomically: an
@@ -143,7 +149,10 @@ export interface StoredRun {
   /** Null while the run goes on. */
   endedAt: number | null;
   endReason: string | null;
-  /** With several instances: a person stopped it while its owner could not hear it; whoever resumes it ends it. */
+  /**
+   * A person stopped it while its owner could not hear it (several instances) or while it was paused (one instance):
+   * whoever resumes it ends it, running nothing more.
+   */
   cancelRequested?: boolean;
 }
 

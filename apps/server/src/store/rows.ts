@@ -23,8 +23,8 @@ export interface RunRow {
   started_at: number;
   ended_at: number | null;
   end_reason: string | null;
-  /** PostgreSQL only (migration 004). */
-  cancel_requested?: boolean;
+  /** PostgreSQL migration 004, SQLite migration 010 (0 or 1). */
+  cancel_requested?: SqlBoolean;
 }
 
 export interface LedgerRow {
@@ -105,7 +105,7 @@ export function toRun(row: RunRow): StoredRun {
     startedAt: row.started_at,
     endedAt: row.ended_at,
     endReason: row.end_reason,
-    ...(row.cancel_requested === true ? { cancelRequested: true } : {}),
+    ...(row.cancel_requested !== undefined && toBoolean(row.cancel_requested) ? { cancelRequested: true } : {}),
   };
 }
 

@@ -205,6 +205,10 @@ export class SqliteStore implements AirlockStore {
     this.statements.endRun.run(endedAt, reason, runId);
   }
 
+  async requestCancel(runId: string): Promise<boolean> {
+    return this.statements.requestCancel.run(runId).changes > 0;
+  }
+
   async hasRun(runId: string): Promise<boolean> {
     return this.statements.hasRun.get(runId, runId) !== undefined;
   }
@@ -446,6 +450,7 @@ function prepareStatements(db: Database) {
       'INSERT INTO runs (run_id, session_id, options, started_at, ended_at, end_reason) VALUES (?, ?, ?, ?, ?, ?)',
     ),
     endRun: db.prepare<[number, string, string]>('UPDATE runs SET ended_at = ?, end_reason = ? WHERE run_id = ?'),
+    requestCancel: db.prepare<[string]>('UPDATE runs SET cancel_requested = 1 WHERE run_id = ? AND ended_at IS NULL'),
     hasRun: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM runs WHERE run_id = ? UNION ALL SELECT 1 FROM retired_runs WHERE run_id = ? LIMIT 1'),
     getRun: db.prepare<[string], RunRow>('SELECT * FROM runs WHERE run_id = ?'),
     listUnfinishedRuns: db.prepare<[], RunRow>('SELECT * FROM runs WHERE ended_at IS NULL ORDER BY started_at, rowid'),

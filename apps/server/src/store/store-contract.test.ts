@@ -165,6 +165,22 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     expect((await store.listUnfinishedRuns()).map((r) => r.runId)).toStrictEqual(['early', 'late', 'after']);
   });
 
+  it('records a stop of an unfinished run for whoever resumes it, and none of an ended or unknown run', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    for (const id of ['s-going', 's-done']) await store.createSession(session(id));
+    await store.createRun(run('going', 's-going', 1_000));
+    await store.createRun(run('done', 's-done', 2_000));
+    await store.endRun('done', 'done', 2_500);
+
+    expect(await store.requestCancel?.('going')).toBe(true);
+    expect(await store.requestCancel?.('done')).toBe(false);
+    expect(await store.requestCancel?.('never')).toBe(false);
+    expect(await store.getRun('going')).toStrictEqual({ ...run('going', 's-going', 1_000), cancelRequested: true });
+    expect((await store.listUnfinishedRuns()).map((r) => [r.runId, r.cancelRequested])).toStrictEqual([['going', true]]);
+    expect(await store.getRun('done')).toStrictEqual({ ...run('done', 's-done', 2_000), endedAt: 2_500, endReason: 'done' });
+  });
+
   it('appends events in seq order and loads those after a seq', async () => {
     await using opened = await open();
     const { store } = opened;

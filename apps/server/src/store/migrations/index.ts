@@ -7,6 +7,7 @@ import { sql as ruleText } from './006-rule-text';
 import { sql as approvalIndex } from './007-approval-index';
 import { sql as messageRun } from './008-message-run';
 import { sql as shownTool } from './009-shown-tool';
+import { sql as cancelRequested } from './010-cancel-requested';
 
 export interface Migration {
   /** 1, 2, 3…: applied in this order, each once. */
@@ -26,4 +27,5 @@ export const migrations: readonly Migration[] = [
   { version: 7, name: 'approval-index', sql: approvalIndex },
   { version: 8, name: 'message-run', sql: messageRun },
   { version: 9, name: 'shown-tool', sql: shownTool },
+  { version: 10, name: 'cancel-requested', sql: cancelRequested },
 ];
