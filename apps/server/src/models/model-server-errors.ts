@@ -3,7 +3,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { displayURL } from './display-url';
 import { ModelAnswerTooLargeError } from './line-aligned-fetch';
 import { MODEL_TIME_SETTINGS, type ModelTimeLimit } from './model-time-limits';
-import { MalformedChunkError } from './openai-chunk-reader';
+import { AnswerLimitError, MalformedChunkError } from './openai-chunk-reader';
 import { ModelServerRedirectError } from './redirect-refusing-fetch';
 
 /** Longest server-provided error text kept in a message; a misbehaving server may send megabytes. */
@@ -61,6 +61,9 @@ export function toModelError(error: unknown, context: ModelErrorContext): ModelE
     return timeLimitError(limit, context.limits[limit], context, error);
   } else if (error instanceof APIConnectionTimeoutError) {
     detail = `the model server at ${where} did not answer in time`;
+  } else if (error instanceof APIConnectionError && hasCode(error, 'UND_ERR_SOCKET')) {
+    // The connection was made and the request sent; the server closed it before its answer's headers were complete.
+    detail = `the model server at ${where} took the request but closed the connection without answering: ${scrub(rootCause(error))}`;
   } else if (error instanceof APIConnectionError) {
     detail = `could not reach the model server at ${where}: ${scrub(rootCause(error))}. Is it running?`;
   } else if (error instanceof APIError && typeof error.status === 'number') {
@@ -70,8 +73,12 @@ export function toModelError(error: unknown, context: ModelErrorContext): ModelE
   } else if (error instanceof APIError) {
     const message = serverMessage(error.error) ?? error.message;
     detail = `the model server at ${where} reported an error${context.midStream ? ' mid-answer' : ''}: ${scrub(message)}`;
+  } else if (error instanceof AnswerLimitError) {
+    detail = `the model server at ${where} sent more than one turn may hold: ${error.message}; the turn was stopped there`;
   } else if (error instanceof SyntaxError || error instanceof MalformedChunkError) {
     detail = `the model server at ${where} sent a malformed stream chunk (${scrub(error.message)})`;
+  } else if (context.midStream && hasCode(error, 'UND_ERR_SOCKET')) {
+    detail = `the model server at ${where} closed the connection mid-answer: ${scrub(rootCause(error))}`;
   } else if (context.midStream) {
     detail = `the connection to the model server at ${where} broke off mid-answer: ${scrub(rootCause(error))}`;
   } else {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  AnswerLimitError,
   MalformedChunkError,
   MAX_STREAMED_TOOL_CALLS,
   MAX_TOOL_ARGUMENT_CHARS,
@@ -107,7 +108,7 @@ describe('OpenAIChunkReader', () => {
     reader.push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 't', arguments: '' } }] }));
     for (let i = 0; i < MAX_TOOL_ARGUMENT_CHARS / piece.length; i++) reader.push(delta({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
     expect(reader.finish()[0]).toStrictEqual({ type: 'tool-call', id: 'c1', name: 't', arguments: piece.repeat(MAX_TOOL_ARGUMENT_CHARS / piece.length) });
-    expect(() => reader.push(delta({ tool_calls: [{ index: 0, function: { arguments: 'x' } }] }))).toThrow(MalformedChunkError);
+    expect(() => reader.push(delta({ tool_calls: [{ index: 0, function: { arguments: 'x' } }] }))).toThrow(AnswerLimitError);
   });
 
   it('takes a tool name and an id up to their limits and refuses one character more, without quoting them', () => {
@@ -118,11 +119,11 @@ describe('OpenAIChunkReader', () => {
     expect(reader.finish()[0]).toStrictEqual({ type: 'tool-call', id, name, arguments: '{}' });
 
     const longName = () => reader.push(delta({ tool_calls: [{ index: 1, id: 'c2', function: { name: `${name}x`, arguments: '{}' } }] }));
-    expect(longName).toThrow(new MalformedChunkError(`a tool call's name is longer than ${MAX_TOOL_NAME_CHARS} characters`));
+    expect(longName).toThrow(new AnswerLimitError(`a tool call's name is longer than ${MAX_TOOL_NAME_CHARS} characters`));
     const longId = () => reader.push(delta({ tool_calls: [{ index: 1, id: `${id}x`, function: { name: 'terminal', arguments: '{}' } }] }));
-    expect(longId).toThrow(new MalformedChunkError(`a tool call's id is longer than ${MAX_TOOL_CALL_ID_CHARS} characters`));
+    expect(longId).toThrow(new AnswerLimitError(`a tool call's id is longer than ${MAX_TOOL_CALL_ID_CHARS} characters`));
     // Repeated in a later piece of a call that already has one, a long name or id is refused too.
-    expect(() => reader.push(delta({ tool_calls: [{ index: 0, function: { name: `${name}x` } }] }))).toThrow(MalformedChunkError);
+    expect(() => reader.push(delta({ tool_calls: [{ index: 0, function: { name: `${name}x` } }] }))).toThrow(AnswerLimitError);
   });
 
   it('counts arguments sent as an object by their JSON, against the same limit as argument text', () => {
@@ -133,7 +134,7 @@ describe('OpenAIChunkReader', () => {
 
     const over = { command: `${fits.command}x` };
     expect(() => new OpenAIChunkReader().push(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'terminal', arguments: over } }] }))).toThrow(
-      new MalformedChunkError(`the arguments of tool call "terminal" exceed ${MAX_TOOL_ARGUMENT_CHARS} characters`),
+      new AnswerLimitError(`the arguments of tool call "terminal" exceed ${MAX_TOOL_ARGUMENT_CHARS} characters`),
     );
   });
 
@@ -157,7 +158,7 @@ describe('OpenAIChunkReader', () => {
     reader.push(delta({ tool_calls: [{ index: 1, function: { arguments: object } }] }));
 
     expect(() => reader.push(delta({ tool_calls: [{ index: 2, id: 'c3', function: { name: 'terminal', arguments: 'z' } }] }))).toThrow(
-      new MalformedChunkError(`the tool-call arguments of one turn exceed ${MAX_TURN_ARGUMENT_CHARS} characters`),
+      new AnswerLimitError(`the tool-call arguments of one turn exceed ${MAX_TURN_ARGUMENT_CHARS} characters`),
     );
   });
 

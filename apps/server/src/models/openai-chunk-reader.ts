@@ -68,6 +68,11 @@ export class MalformedChunkError extends Error {
   override readonly name = 'MalformedChunkError';
 }
 
+/** A well-formed answer past one of the limits on a turn (its text, its calls, their arguments); the message says which. */
+export class AnswerLimitError extends Error {
+  override readonly name = 'AnswerLimitError';
+}
+
 /**
  * Turns OpenAI `chat.completion.chunk` objects into model parts.
  * Text and reasoning pass through as they arrive; tool calls are assembled by `index`
@@ -110,13 +115,13 @@ export class OpenAIChunkReader {
       const reasoning = delta?.reasoning_content ?? delta?.reasoning;
       if (reasoning) {
         this.reasoningChars += reasoning.length;
-        if (this.reasoningChars > MAX_TURN_TEXT_CHARS) throw new MalformedChunkError(`the reasoning of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
+        if (this.reasoningChars > MAX_TURN_TEXT_CHARS) throw new AnswerLimitError(`the reasoning of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
         this.pieces++;
         parts.push({ type: 'reasoning-delta', text: reasoning });
       }
       if (delta?.content) {
         this.textChars += delta.content.length;
-        if (this.textChars > MAX_TURN_TEXT_CHARS) throw new MalformedChunkError(`the text of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
+        if (this.textChars > MAX_TURN_TEXT_CHARS) throw new AnswerLimitError(`the text of one turn passed ${MAX_TURN_TEXT_CHARS} characters`);
         this.pieces++;
         parts.push({ type: 'text-delta', text: delta.content });
       }
@@ -162,14 +167,14 @@ export class OpenAIChunkReader {
 
   private addToolCallDelta(delta: z.infer<typeof toolCallDeltaSchema>): void {
     // Checked on every piece, the ones not kept too: a server repeats them, and each was parsed into memory.
-    if (delta.id && delta.id.length > MAX_TOOL_CALL_ID_CHARS) throw new MalformedChunkError(`a tool call's id is longer than ${MAX_TOOL_CALL_ID_CHARS} characters`);
+    if (delta.id && delta.id.length > MAX_TOOL_CALL_ID_CHARS) throw new AnswerLimitError(`a tool call's id is longer than ${MAX_TOOL_CALL_ID_CHARS} characters`);
     const name = delta.function?.name;
-    if (name && name.length > MAX_TOOL_NAME_CHARS) throw new MalformedChunkError(`a tool call's name is longer than ${MAX_TOOL_NAME_CHARS} characters`);
+    if (name && name.length > MAX_TOOL_NAME_CHARS) throw new AnswerLimitError(`a tool call's name is longer than ${MAX_TOOL_NAME_CHARS} characters`);
     if (delta.id || name || delta.function?.arguments) this.pieces++;
     const index = delta.index ?? this.indexWithoutOne(delta.id ?? undefined);
     let call = this.calls.get(index);
     if (!call) {
-      if (this.calls.size >= MAX_STREAMED_TOOL_CALLS) throw new MalformedChunkError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
+      if (this.calls.size >= MAX_STREAMED_TOOL_CALLS) throw new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
       call = { id: '', name: '', arguments: '', size: 0 };
       this.calls.set(index, call);
     }
@@ -190,9 +195,9 @@ export class OpenAIChunkReader {
 
   /** Checks the new size of a call's arguments against the limits of a call and of the turn, then counts it. */
   private countArguments(call: PendingCall, size: number): void {
-    if (size > MAX_TOOL_ARGUMENT_CHARS) throw new MalformedChunkError(`the arguments of tool call "${call.name}" exceed ${MAX_TOOL_ARGUMENT_CHARS} characters`);
+    if (size > MAX_TOOL_ARGUMENT_CHARS) throw new AnswerLimitError(`the arguments of tool call "${call.name}" exceed ${MAX_TOOL_ARGUMENT_CHARS} characters`);
     const total = this.argumentChars - call.size + size;
-    if (total > MAX_TURN_ARGUMENT_CHARS) throw new MalformedChunkError(`the tool-call arguments of one turn exceed ${MAX_TURN_ARGUMENT_CHARS} characters`);
+    if (total > MAX_TURN_ARGUMENT_CHARS) throw new AnswerLimitError(`the tool-call arguments of one turn exceed ${MAX_TURN_ARGUMENT_CHARS} characters`);
     this.argumentChars = total;
     call.size = size;
   }

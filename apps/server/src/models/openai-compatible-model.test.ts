@@ -260,7 +260,25 @@ describe('OpenAICompatibleModel', () => {
     const error = await failure(model().stream(hello, new AbortController().signal), parts);
 
     expect(parts).toStrictEqual([{ type: 'text-delta', text: 'one ' }]);
-    expect(error.message).toMatch(/^llama\.cpp: the connection to the model server at .* broke off mid-answer/);
+    expect(error.message).toBe(`llama.cpp: the model server at ${fake.url} closed the connection mid-answer: other side closed`);
+  });
+
+  it('says a server that takes the request and closes the connection without answering was reached', async () => {
+    fake = await startFakeOpenAIServer();
+    const closing = createServer((request) => {
+      request.resume();
+      request.on('end', () => request.socket.destroy());
+    });
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(closing.address() as AddressInfo).port}/v1`;
+    try {
+      const error = await failure(new OpenAICompatibleModel({ baseURL: url, model: 'm' }).stream(hello, new AbortController().signal));
+
+      expect(error.message).toBe(`OpenAI-compatible: the model server at ${url} took the request but closed the connection without answering: other side closed`);
+    } finally {
+      closing.closeAllConnections();
+      await new Promise<void>((resolve) => closing.close(() => resolve()));
+    }
   });
 
   it('fails with a ModelError when the stream ends cleanly but without a finish reason', async () => {
@@ -353,7 +371,9 @@ describe('OpenAICompatibleModel', () => {
       const cutOff = await failure(new OpenAICompatibleModel({ baseURL: cut.url, model: 'm' }).stream(hello, new AbortController().signal));
       const notJson = await failure(new OpenAICompatibleModel({ baseURL: broken.url, model: 'm' }).stream(hello, new AbortController().signal));
 
-      expect(tooLong.message).toBe(`OpenAI-compatible: the model server at ${long.url} sent a malformed stream chunk (the text of one turn passed 1000000 characters)`);
+      expect(tooLong.message).toBe(
+        `OpenAI-compatible: the model server at ${long.url} sent more than one turn may hold: the text of one turn passed 1000000 characters; the turn was stopped there`,
+      );
       expect(cutOff.message).toMatch(/cut the answer off at its length limit/);
       expect(notJson.message).toBe(`OpenAI-compatible: the model server at ${broken.url} sent a malformed stream chunk (the answer, sent whole instead of streamed, is not valid JSON)`);
     });
