@@ -2,6 +2,7 @@ import { createAirlockClient, isConnectionLost, isExpired, shownAddress, type Ai
 import { randomId, toVisibleText, visibleTextString, type DeclaredArguments } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
+import { decisionErrorNote, serverCode } from './decision-refusal';
 import { callLabel, decisionLine, outcomeLine, runEndLine } from './event-labels';
 import { INTERRUPTED, LineReader, type Answer, type IgnoredLine, type QuestionOptions } from './line-reader';
 import { noteLines } from './note-lines';
@@ -192,7 +193,7 @@ class ChatSession {
     this.interrupts++;
     if (this.interrupts >= 2) {
       const request = this.stopRequest;
-      if (request === undefined || request.answer === 'stopped' || request.answer === 'not-running') {
+      if (request === undefined || request.answer === 'stopped' || request.answer === 'held' || request.answer === 'not-running') {
         this.exit();
         return;
       }
@@ -201,7 +202,7 @@ class ChatSession {
         void request.answered.then((answer) => {
           if (this.quit.aborted) return;
           if (answer === 'failed') this.leftGoing();
-          else this.screen.line(style.dim(answer === 'stopped' ? 'The server took the stop: the run is stopped.' : 'The run had ended already.'));
+          else if (answer !== 'held') this.screen.line(style.dim(answer === 'stopped' ? 'The server took the stop: the run is stopped.' : 'The run had ended already.'));
           this.exit();
         });
         return;
@@ -239,7 +240,14 @@ class ChatSession {
       answered: (async (): Promise<StopAnswer> => {
         for (;;) {
           try {
-            return (await run.cancel()) ? 'stopped' : 'not-running';
+            const answer = await run.stop();
+            if (!answer.running) return 'not-running';
+            if (answer.paused === undefined) return 'stopped';
+            // Paused: the server keeps the stop and applies it when it takes the run up; its words say whether it
+            // could store it.
+            const said = visibleTextString(toVisibleText(answer.paused, { singleLine: true }));
+            for (const row of noteLines(`The server took the stop, but cannot apply it yet: ${said}`, screen.layout, '')) screen.line(screen.style.warn(row));
+            return 'held';
           } catch (error) {
             if (this.quit.aborted) return 'failed';
             if (isConnectionLost(error)) continue;
@@ -282,8 +290,9 @@ class ChatSession {
   private async rejoin(): Promise<void> {
     const { style } = this.screen;
     let activeRunId: string | null;
+    let paused: string | undefined;
     try {
-      ({ activeRunId } = await this.client.trpc.sessions.get.query({ sessionId: this.sessionId }));
+      ({ activeRunId, paused } = await this.client.trpc.sessions.get.query({ sessionId: this.sessionId }));
     } catch (error) {
       // No such chat yet: the first message starts it under this id.
       if ((error as { data?: { code?: string } }).data?.code === 'NOT_FOUND') return;
@@ -292,6 +301,11 @@ class ChatSession {
     }
     if (activeRunId === null) return;
     this.screen.line(style.dim('A run is still going in this chat; following it from its start.'));
+    if (paused !== undefined) {
+      const why = visibleTextString(toVisibleText(paused, { singleLine: true }));
+      const note = `It is paused: Airlock cannot store its data for now (${why}). Its calls still wait, and a decision on them is refused until it can store again; it tries again by itself, and the run goes on from there.`;
+      for (const row of noteLines(note, this.screen.layout, '')) this.screen.line(style.warn(row));
+    }
     this.interrupts = 0;
     await this.follow(this.client.attachRun({ sessionId: this.sessionId, runId: activeRunId, signal: this.quit }), { attached: true });
   }
@@ -370,8 +384,9 @@ class ChatSession {
           // Said only once the server has taken the stop: until then (the connection is down) the call still waits.
           const answer = await this.stopAnswer();
           if (answer === undefined) return;
-          if (answer === 'stopped') {
-            for (const row of noteLines('Not asked: the run was stopped, and this call will not run.', screen.layout)) screen.line(style.dim(row));
+          if (answer === 'stopped' || answer === 'held') {
+            const note = answer === 'stopped' ? 'Not asked: the run was stopped, and this call will not run.' : 'Not asked: the run is stopped when it is taken up, and this call will not run.';
+            for (const row of noteLines(note, screen.layout)) screen.line(style.dim(row));
             return;
           }
         }
@@ -514,7 +529,7 @@ class ChatSession {
         }
         // Escaped without marking: the note is wrapped as plain text, then styled.
         const message = visibleTextString(toVisibleText(errorText(error), { singleLine: true }));
-        for (const row of noteLines(`The decision was not sent (${message}); try again.`, screen.layout)) screen.line(style.bad(row));
+        for (const row of noteLines(decisionErrorNote(serverCode(error), message), screen.layout)) screen.line(style.bad(row));
       }
     }
   }
@@ -612,8 +627,11 @@ class ChatSession {
   }
 }
 
-/** The server's answer to a stop: it stopped the run, or the run was not going; or the stop was not sent. */
-type StopAnswer = 'stopped' | 'not-running' | 'failed';
+/**
+ * The server's answer to a stop: it stopped the run, or the run was not going; or it holds the stop until it takes the
+ * run up (`held`: the run is paused, its data cannot be stored for now); or the stop was not sent.
+ */
+type StopAnswer = 'stopped' | 'held' | 'not-running' | 'failed';
 
 interface StopRequest {
   /** Set once `answered` resolves. */

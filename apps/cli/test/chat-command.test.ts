@@ -1,5 +1,5 @@
 import { socketUrl } from '@airlock/client';
-import { recordingTool, startFakeOpenAIServer, startStallingProxy, startTestAirlock } from '@airlock/server/testing';
+import { DISK_FULL, fillingStore, recordingTool, startFakeOpenAIServer, startStallingProxy, startTestAirlock } from '@airlock/server/testing';
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -28,8 +28,60 @@ function fakeTerminal() {
       await expect.poll(() => (from === undefined ? text() : text().slice(text().lastIndexOf(from))), WAIT).toContain(wanted);
     },
     text,
+    /** Waits until what was written, its spaces and line breaks read as one space (notes are wrapped), holds `text`. */
+    async says(wanted: string) {
+      await expect.poll(() => text().replace(/\s+/g, ' '), WAIT).toContain(wanted);
+    },
   };
 }
+
+describe('airlock chat, in a chat whose run is paused (its data cannot be stored for now)', () => {
+  it('says a decision was refused, not unsent; says the run is paused when it joins; and says a stop is kept until the run is taken up', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    const { store, fill, free } = fillingStore({ fillsAt: (event) => event.type === 'tool-start' && event.arguments.text === 'second' });
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], store, retryStoreAfterMs: 20 });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'first' } }, { name: 'echo', arguments: { text: 'second' } }] });
+    const address = { url: airlock.server.wsUrl, token: airlock.server.token };
+    const first = fakeTerminal();
+    const firstExited = runChat({ address, sessionId: 'c1', input: first.input, output: first.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0 });
+    await first.shows('you›');
+    first.type('go\r');
+    await first.shows(PROMPT, 'text: first');
+    fill();
+    await expect.poll(() => airlock.chat.listSessions()[0]?.paused, WAIT).toBe(DISK_FULL);
+    const runId = airlock.chat.listSessions()[0]!.activeRunId!;
+
+    // Read before as "The decision was not sent (…); try again": it was sent, and refused.
+    first.type('a\r');
+    await first.says(
+      `The server refused the decision: it cannot be applied to the call as it is now (The run ${runId} is paused until its data can be stored (${DISK_FULL}).`,
+    );
+    await first.says('Nothing was applied; the call still waits.');
+    expect(first.text()).not.toContain('was not sent');
+
+    // Joined while paused: said, where nothing was.
+    const second = fakeTerminal();
+    const secondExited = runChat({ address, sessionId: 'c1', input: second.input, output: second.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0 });
+    await second.says(`It is paused: Airlock cannot store its data for now (${DISK_FULL}). Its calls still wait`);
+    await second.shows(PROMPT, 'text: first');
+
+    // Ctrl-C: refused before ("The stop was not sent"), and the run went on once writes succeeded.
+    second.type('\x03');
+    await second.says('The server took the stop, but cannot apply it yet:');
+    await second.says(`it will be stopped when it is taken up, before anything more of it runs. The stop could not be stored (${DISK_FULL})`);
+    free();
+    await first.shows('cancelled');
+    await second.shows('cancelled');
+    expect(echo.calls).toStrictEqual([]);
+    expect((await store.loadEvents(runId, 0)).at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+
+    first.input.end();
+    second.input.end();
+    expect(await firstExited).toBe(0);
+    expect(await secondExited).toBe(0);
+  });
+});
 
 describe('airlock chat, with a clock the test moves', () => {
   it('shows the address it connected to with a token in it hidden', async () => {

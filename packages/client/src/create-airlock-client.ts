@@ -111,8 +111,24 @@ export interface RunStream extends AsyncIterableIterator<LoopEvent> {
   readonly runId: string;
   /** The id of the last event this stream gave out, to re-attach from elsewhere (`attachRun`) after leaving it. */
   readonly lastEventId: string | undefined;
-  /** Asks the server to stop the run; the stream then ends with `run-end` "cancelled". Answers whether it was running. */
+  /**
+   * Asks the server to stop the run; the stream then ends with `run-end` "cancelled". Answers whether it was running.
+   * A paused run (its server cannot store its data for now) is stopped only once it is taken up: `stop()` says so.
+   */
   cancel(): Promise<boolean>;
+  /** As `cancel`, answering what the server will do. */
+  stop(): Promise<StopResult>;
+}
+
+/** The server's answer to a stop. */
+export interface StopResult {
+  /** Whether the run was going: it is stopped, or will be (see `paused`). */
+  running: boolean;
+  /**
+   * The run is paused (its server cannot store its data for now): it is stopped when it is taken up, before anything
+   * more of it runs. The server's words, saying so and whether the stop could be stored. Absent otherwise.
+   */
+  paused?: string;
 }
 
 /** A person's decision on one pending call. "always" allows it and grants it for the rest of the session. */
@@ -233,13 +249,18 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
         subscription?.unsubscribe();
       };
     }, signal);
+    const stop = async (): Promise<StopResult> => {
+      const { cancelled, paused } = await trpc.chat.cancel.mutate({ sessionId: input.sessionId, runId: input.runId });
+      return paused === undefined ? { running: cancelled > 0 } : { running: cancelled > 0, paused };
+    };
     return {
       sessionId: input.sessionId,
       runId: input.runId,
       get lastEventId() {
         return givenOut;
       },
-      cancel: async () => (await trpc.chat.cancel.mutate({ sessionId: input.sessionId, runId: input.runId })).cancelled > 0,
+      cancel: async () => (await stop()).running,
+      stop,
       next: async () => {
         const result = await events.next();
         if (result.done === true) return { done: true, value: undefined };

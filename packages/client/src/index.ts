@@ -11,6 +11,7 @@ export {
   type SessionSummary,
   type SessionWatchEvent,
   type StartRunInput,
+  type StopResult,
   type ToolInfo,
 } from './create-airlock-client';
 export { airlockLink, DEFAULT_DECISION_TIMEOUT_MS } from './airlock-link';

@@ -3,3 +3,4 @@ export { startTestAirlock, recordingTool, type TestAirlock, type TestAirlockOpti
 export { annotatedMcpServerCommand } from './annotated-mcp-server-command';
 export { startServerProcess, type ServerProcess } from './server-process';
 export { startStallingProxy, type StallingProxy } from './stalling-proxy';
+export { DISK_FULL, fillingStore, type FillingStore } from './filling-store';

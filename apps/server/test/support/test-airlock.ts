@@ -1,4 +1,4 @@
-import { ChatService, MemoryStore, type AppRouter, type ConnectionLimits } from '@airlock/api';
+import { ChatService, MemoryStore, type AirlockStore, type AppRouter, type ConnectionLimits } from '@airlock/api';
 import { ApprovalRegistry, defineTool, randomId, type AnyTool, type LoopEvent } from '@airlock/core';
 import { createTRPCClient, createWSClient, wsLink, type TRPCClient } from '@trpc/client';
 import { WebSocket } from 'ws';
@@ -21,6 +21,10 @@ export interface TestAirlockOptions {
   allowedOrigins?: string[];
   /** Whether the server takes its log for a terminal (it prints a new start-up link there). Default false: it logs nowhere. */
   logIsTerminal?: boolean;
+  /** Where the chat service keeps its data. Default: in memory. */
+  store?: AirlockStore;
+  /** See `ChatServiceOptions.retryStoreAfterMs`. Default the service's. */
+  retryStoreAfterMs?: number;
 }
 
 export interface TestAirlock extends AsyncDisposable {
@@ -40,7 +44,14 @@ export async function startTestAirlock(options: TestAirlockOptions): Promise<Tes
   const model = new OpenAICompatibleModel({ baseURL: options.modelUrl, model: 'fake-model', label: 'fake' });
   const tools = options.tools ?? [];
   const rules = options.rulesWorkspace === undefined ? undefined : await RuleBook.open({ store: new MemoryStore(), workspace: options.rulesWorkspace, log: () => undefined });
-  const chat = new ChatService({ registry, model: () => model, tools: () => tools, ...(rules === undefined ? {} : { rules }) });
+  const chat = new ChatService({
+    registry,
+    model: () => model,
+    tools: () => tools,
+    ...(rules === undefined ? {} : { rules }),
+    ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.retryStoreAfterMs === undefined ? {} : { retryStoreAfterMs: options.retryStoreAfterMs }),
+  });
   const server = await startServer({
     config: {
       host: '127.0.0.1',

@@ -93,6 +93,26 @@ describe('Stop while offline', () => {
   });
 });
 
+describe('Stop of a paused run', () => {
+  it('says the server took the stop and applies it when the run is taken up, in the server’s words', async () => {
+    const server = fakeServer();
+    render(server.view(true));
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    fireEvent.change(box, { target: { value: 'go' } });
+    fireEvent.keyDown(box, { key: 'Enter' });
+    fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    const paused = 'The run run_1 is paused until its data can be stored (disk full); it will be stopped when it is taken up, before anything more of it runs.';
+    await act(async () => {
+      server.stops[0]!.answer.next({ result: { type: 'data', data: { cancelled: 1, paused } } });
+      server.stops[0]!.answer.complete();
+    });
+    // Said nothing before: the stop was refused as a failure ("The stop was not sent"), and the run went on by itself.
+    expect(screen.getByRole('status').textContent).toBe(`The server took the stop, but cannot apply it yet: ${paused}`);
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Stopping…' }).disabled).toBe(true);
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
+
 describe('A run paused by its store', () => {
   it('says the run is paused, why, and that its calls wait and are not decidable until the server can store again', async () => {
     const detail = {
@@ -135,7 +155,7 @@ describe('A run paused by its store', () => {
       </trpc.Provider>,
     );
     expect((await screen.findByRole('status')).textContent).toBe(
-      "This run is paused: Airlock cannot store its data for now (Airlock's data folder /data is full: free space there and try again). Its calls still wait; deciding them or stopping the run is refused until it can store again, and the run goes on by itself then.",
+      "This run is paused: Airlock cannot store its data for now (Airlock's data folder /data is full: free space there and try again). Its calls still wait; deciding them is refused until it can store again, and the run goes on by itself then. A stop is kept, and applied when the run is taken up, before anything more of it runs.",
     );
   });
 });

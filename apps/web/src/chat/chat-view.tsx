@@ -62,13 +62,18 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
       )}
       {chat.paused !== null && (
         <p className="banner banner-warn" role="status">
-          This run is paused: Airlock cannot store its data for now ({proseText(chat.paused)}). Its calls still wait; deciding them or stopping the run is
-          refused until it can store again, and the run goes on by itself then.
+          This run is paused: Airlock cannot store its data for now ({proseText(chat.paused)}). Its calls still wait; deciding them is refused until it
+          can store again, and the run goes on by itself then. A stop is kept, and applied when the run is taken up, before anything more of it runs.
         </p>
       )}
       {chat.stopStatus?.state === 'sending' && !connected && (
         <p className="banner banner-warn" role="status">
           Not connected: the stop is sent once the connection is back. Until the server takes it, the run goes on and its calls still wait for a decision.
+        </p>
+      )}
+      {chat.stopStatus?.state === 'held' && (
+        <p className="banner banner-warn" role="status">
+          The server took the stop, but cannot apply it yet: {proseText(chat.stopStatus.message)}
         </p>
       )}
       {chat.stopStatus?.state === 'failed' && (
@@ -83,7 +88,7 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
         disabled={!chat.ready || !connected}
         onSend={(message) => chat.send(message, runOptions())}
         onStop={chat.stop}
-        stopping={chat.stopStatus?.state === 'sending' || chat.stopStatus?.state === 'taken'}
+        stopping={chat.stopStatus?.state === 'sending' || chat.stopStatus?.state === 'taken' || chat.stopStatus?.state === 'held'}
       />
     </div>
   );

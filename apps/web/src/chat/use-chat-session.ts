@@ -19,7 +19,8 @@ export interface ChatSessionOptions {
 const NO_ITEMS: readonly ChatItem[] = [];
 
 /** A stop asked for the run followed: on its way to the server (queued while offline), taken by it, or not sent. */
-export type StopStatus = { runId: string; state: 'sending' | 'taken' } | { runId: string; state: 'failed'; message: string };
+/** `held`: the run is paused, and the server applies the stop when it takes the run up; `message` says so in full. */
+export type StopStatus = { runId: string; state: 'sending' | 'taken' } | { runId: string; state: 'held' | 'failed'; message: string };
 
 /**
  * One chat: its history, the run it follows and the person's decisions. The WebSocket subscription is a
@@ -116,18 +117,17 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
     setStopStatus({ runId, state: 'sending' });
     // The client holds it while the connection is down, and it is sent again when one goes before its answer (a second
     // stop of a run stops nothing more): until the server answers, the person is told it is not taken, never that it is.
-    const send = async (): Promise<void> => {
+    const send = async (): Promise<string | undefined> => {
       for (;;) {
         try {
-          await client.chat.cancel.mutate({ sessionId, runId });
-          return;
+          return (await client.chat.cancel.mutate({ sessionId, runId })).paused;
         } catch (error) {
           if (!isConnectionLost(error)) throw error;
         }
       }
     };
     send().then(
-      () => settle({ runId, state: 'taken' }),
+      (paused) => settle(paused === undefined ? { runId, state: 'taken' } : { runId, state: 'held', message: paused }),
       (error: unknown) => settle({ runId, state: 'failed', message: error instanceof Error ? error.message : String(error) }),
     );
   }, [client, sessionId, followedRunId]);

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { decisionErrorNote, serverCode } from './decision-refusal';
+
+describe('decisionErrorNote', () => {
+  // A refusal was told as "The decision was not sent (…); try again" though the server had it and refused it.
+  it.each([
+    ['TIMEOUT', 'it reached the server after its deadline'],
+    ['BAD_REQUEST', 'it was not valid'],
+    ['CONFLICT', 'it cannot be applied to the call as it is now'],
+    ['TOO_MANY_REQUESTS', 'too many requests for now'],
+    ['UNAUTHORIZED', 'this terminal is not authorized'],
+    ['FORBIDDEN', 'this terminal is not authorized'],
+    ['NOT_FOUND', 'what it names is gone'],
+  ])('says a %s was sent and refused, nothing applied', (code, why) => {
+    expect(decisionErrorNote(code, 'the words')).toBe(`The server refused the decision: ${why} (the words). Nothing was applied; the call still waits.`);
+  });
+
+  it('says a failure on the server may have been applied', () => {
+    expect(decisionErrorNote('INTERNAL_SERVER_ERROR', 'internal error')).toBe(
+      'The server failed on the decision (internal error): it may have been applied, and is shown if it was. If the call is asked again, it still waits.',
+    );
+  });
+
+  it('says a decision that got no answer from the server was not sent', () => {
+    expect(decisionErrorNote(undefined, 'socket closed')).toBe('The decision was not sent (socket closed); try again.');
+  });
+});
+
+describe('serverCode', () => {
+  it('reads the code of an error the server answered with, and none from another', () => {
+    expect(serverCode(Object.assign(new Error('x'), { data: { code: 'CONFLICT' } }))).toBe('CONFLICT');
+    expect(serverCode(new Error('x'))).toBeUndefined();
+    expect(serverCode(Object.assign(new Error('x'), { data: { code: 7 } }))).toBeUndefined();
+    expect(serverCode(null)).toBeUndefined();
+  });
+});
