@@ -129,3 +129,24 @@ describe('SQLite migration 007 (tool_calls_by_approval)', () => {
     }
   });
 });
+
+describe('SQLite migration 010 (cancel_requested)', () => {
+  it('gives the runs of a database at version 9 no stop asked for, and lets a stop be kept for one not ended', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    sqliteDatabaseAt(file, 9, (old) => {
+      old.prepare("INSERT INTO sessions (session_id, title, created_at, updated_at, confirm_tool_calls, last_run_id) VALUES ('s', 'chat', 1, 1, 1, 'open')").run();
+      const insertRun = old.prepare('INSERT INTO runs (run_id, session_id, options, started_at, ended_at, end_reason) VALUES (?, ?, ?, ?, ?, ?)');
+      insertRun.run('ended', 's', '{}', 1, 2, 'done');
+      insertRun.run('open', 's', '{}', 3, null, null);
+    });
+
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    expect((await store.getRun('open'))?.cancelRequested).toBeUndefined();
+    expect(await store.requestCancel('ended')).toBe(false);
+    expect(await store.requestCancel('open')).toBe(true);
+    expect((await store.getRun('open'))?.cancelRequested).toBe(true);
+    expect((await store.getRun('ended'))?.cancelRequested).toBeUndefined();
+    await store.close();
+  });
+});
