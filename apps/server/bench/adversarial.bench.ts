@@ -21,6 +21,16 @@ const nest = (open: string, close: string, size: number) => {
   return open.repeat(count) + close.repeat(count);
 };
 const page = (html: string) => htmlToText(html, 'https://example.test/');
+const LONG_PAGE_ADDRESS = `https://example.test/${'p'.repeat(8_000)}`;
+const distinctLinks = (size: number) => {
+  const links: string[] = [];
+  for (let length = 0, index = 0; length < size; index++) {
+    const link = `<a href="/p${index}">y</a>`;
+    links.push(link);
+    length += link.length;
+  }
+  return links.join('').slice(0, size);
+};
 
 /** Streams the text as the arguments of one tool call, in pieces of four characters, one chunk each. */
 function readArgumentChunks(text: string): unknown {
@@ -46,6 +56,12 @@ const cases: Case[] = [
   { name: 'html: attributes full of "href="', build: (size) => fill(`<a ${' href= '.repeat(4000)}>`, size), run: page },
   { name: 'html: entity-like runs "&#x"', build: (size) => fill('&#x1&amp', size), run: page },
   { name: 'html: <pre> with white space', build: (size) => '<pre>' + fill(' \t\n\r', size - 5), run: page },
+  { name: 'as reported: <pre> then " \\n\\t"', build: (size) => '<pre>' + fill(' \n\t', size - 5), run: page },
+  { name: 'html: list items', build: (size) => fill('<li>', size), run: page },
+  { name: 'html: table cells', build: (size) => fill('<td>x', size), run: page },
+  { name: 'html: paragraphs', build: (size) => fill('<p>a', size), run: page },
+  { name: 'html: links, each to another address', build: (size) => distinctLinks(size), run: page },
+  { name: 'html: links to an 8,000-character page address', build: (size) => fill('<a href="">y</a>', size), run: (html) => htmlToText(html, LONG_PAGE_ADDRESS) },
   { name: 'chunks: tool-call arguments, 4-character pieces', build: (size) => 'a'.repeat(Math.min(size, MAX_TOOL_ARGUMENT_CHARS)), run: readArgumentChunks },
 ];
 

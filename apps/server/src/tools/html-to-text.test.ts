@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { describe, expect, test } from 'vitest';
-import { decodeEntities, htmlToText } from './html-to-text';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { htmlToText } from './html-to-text';
 
 type Node = { kind: 'text'; word: number } | { kind: 'element'; tag: string; attributes: string; children: Node[] };
 
@@ -97,6 +97,50 @@ describe('htmlToText on hostile pages', () => {
   });
 });
 
+describe('htmlToText on pages as large as web_fetch reads', () => {
+  const size = 2 * 1024 * 1024;
+
+  test('keeps 2 MiB of preformatted white space as it is', () => {
+    // One string per piece of white space, each replaced three times over, held the server for seconds.
+    const spacing = ' \n\t'.repeat(size / 3);
+    expect(htmlToText(`<pre>${spacing}</pre>`)).toBe(spacing);
+  });
+
+  test('reads 2 MiB of list items, table cells and paragraphs, one line or paragraph each', () => {
+    const count = size / 16;
+    expect(htmlToText('<li>one\n'.repeat(count))).toBe(Array.from({ length: count }, () => '- one').join('\n'));
+    expect(htmlToText('<tr><td>a<td>b\n'.repeat(count))).toBe(Array.from({ length: count }, () => 'a\tb').join('\n'));
+    expect(htmlToText('<p>a &amp; b</p> '.repeat(count))).toBe(Array.from({ length: count }, () => 'a & b').join('\n\n'));
+  });
+});
+
+describe('htmlToText on pages of many links', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  test("spends work and text on the links' addresses in proportion to the page, however long the page's own address", () => {
+    const base = `https://example.test/${'p'.repeat(8_000)}`;
+    const page = Array.from({ length: 5_000 }, (_, index) => `<a href="#${index}">y</a> `).join('');
+    let parsed = 0;
+    vi.stubGlobal(
+      'URL',
+      class CountingURL extends URL {
+        constructor(url: string | URL, baseUrl?: string | URL) {
+          parsed += String(url).length + (baseUrl === undefined ? 0 : String(baseUrl).length);
+          super(url, baseUrl);
+        }
+      },
+    );
+    const text = htmlToText(page, base);
+    // Each link parsed the page's address again and wrote it out: 40 million characters of each for this 105 KB page.
+    expect(parsed).toBeLessThan(4 * page.length);
+    expect(text.length).toBeLessThan(4 * page.length);
+    expect(text.startsWith(`y (${base}#0) y (${base}#1) y`)).toBe(true);
+    expect(text.endsWith(' y y y')).toBe(true);
+  });
+});
+
 describe('htmlToText', () => {
   test('reads a page of 2 MiB of unclosed tags in one pass (a hostile page cannot freeze the server)', () => {
     const hostile = '<a '.repeat(700_000);
@@ -146,11 +190,5 @@ describe('htmlToText', () => {
   test('does not hang or throw on broken markup', () => {
     expect(htmlToText('<p>unclosed <a href="x">link <script>never closed')).toBe('unclosed link');
     expect(htmlToText('a < b and <3 <!-- open comment')).toBe('a < b and <3');
-  });
-});
-
-describe('decodeEntities', () => {
-  test('decodes numeric references and rejects invalid code points', () => {
-    expect(decodeEntities('&#65;&#x42;&#0;&#xD800;&#x110000;')).toBe('AB\uFFFD\uFFFD\uFFFD');
   });
 });
