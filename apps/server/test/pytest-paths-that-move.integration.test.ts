@@ -119,6 +119,7 @@ describe.skipIf(!hasPytest)('a rule for `pytest`, through the real server withou
     expect(existsSync(join(workspace, 'PWNED_CONFTEST'))).toBe(false);
     expect(existsSync(join(workspace, 'docs', 'PWNED_GIT'))).toBe(false);
     expect(existsSync(join(workspace, 't2'))).toBe(false);
+    expect(existsSync(join(workspace, 'o'))).toBe(false);
     expect((await lstat(join(workspace, 't'))).isDirectory()).toBe(true);
   }, 120_000);
 
@@ -137,18 +138,21 @@ describe.skipIf(!hasPytest)('a rule for `pytest`, through the real server withou
     await writeFile(join(other, 'conftest.py'), 'import pathlib, os\npathlib.Path(os.getcwd(), "PWNED_CONFTEST").touch()\n');
     const inside = 'ln -s t/test_t.py notes.txt';
     const out = 'ln -s ../other t2';
+    // Leads inside where it is made (t/../other), out once moved up a level: a link keeps its text when moved.
+    const climbing = 'ln -s ../other t/o';
+    const moved = 'mv t/o o';
     const tests = 'pytest -q';
     const gitLink = 'rm -rf .git && ln -s ../other/.git .git && git status';
     const fake = await startFakeOpenAIServer();
     cleanups.push(async () => {
       await fake[Symbol.asyncDispose]();
     });
-    fake.enqueue(...[inside, out, tests, gitLink].map((command) => ({ toolCalls: [{ name: 'terminal', arguments: { command } }] })), { text: 'done' });
+    fake.enqueue(...[inside, out, climbing, moved, tests, gitLink].map((command) => ({ toolCalls: [{ name: 'terminal', arguments: { command } }] })), { text: 'done' });
     const token = randomBytes(16).toString('hex');
     const server = await startServerProcess(['--workspace', workspace, '--data-dir', dataDir, '--model-url', fake.url, '--tool-sandbox', 'none'], { AIRLOCK_TOKEN: token }, cleanups);
     const client = connectClient(server.wsUrl, token);
     cleanups.push(() => client.close());
-    for (const tokens of [['ln'], ['pytest'], ['rm'], ['git', 'status']]) {
+    for (const tokens of [['ln'], ['mv'], ['pytest'], ['rm'], ['git', 'status']]) {
       await client.trpc.rules.add.mutate({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens, exact: false }, scope: { kind: 'global' }, source: 'user' });
     }
 
@@ -165,11 +169,14 @@ describe.skipIf(!hasPytest)('a rule for `pytest`, through the real server withou
     };
     expect(await unasked(inside)).toMatchObject({ outcome: 'executed' });
     await denied(out);
+    await denied(climbing);
+    await unasked(moved);
     expect(await unasked(tests)).toMatchObject({ outcome: 'executed', result: expect.stringContaining('1 passed') });
     await denied(gitLink);
     expect((await run.ended).reason).toBe('done');
     expect((await lstat(join(workspace, 'notes.txt'))).isSymbolicLink()).toBe(true);
     expect(existsSync(join(workspace, 't2'))).toBe(false);
+    expect(existsSync(join(workspace, 'o'))).toBe(false);
     expect(existsSync(join(workspace, 'PWNED_CONFTEST'))).toBe(false);
     expect(existsSync(join(folder, 'PWNED_FSMONITOR'))).toBe(false);
     expect((await lstat(join(workspace, '.git'))).isDirectory()).toBe(true);

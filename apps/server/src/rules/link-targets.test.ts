@@ -61,6 +61,12 @@ describe('a link a command makes: its target judged as a path, from the folder t
     'ln -s ../oth* t2',
     'ln -s a "$X"',
     'cp $X y',
+    // A relative text that climbs: it leads inside from here, and out once the link is moved up (mv t/o o).
+    'ln -s ../other t/o',
+    'ln -s ../lib/a.txt sub/b',
+    'ln -sf ../../x sub/deep/y',
+    'ln -st sub ../a',
+    'ln -sr lib sub/b',
     // Under rules for each command of the line.
     'rm -rf .git && ln -s ../other/.git .git && git status',
     'ln -s ../other t2 && pytest -q',
@@ -70,9 +76,8 @@ describe('a link a command makes: its target judged as a path, from the folder t
 
   it.each([
     'ln -s lib/a.txt b',
-    'ln -s ../lib/a.txt sub/b',
-    'ln -sf ../../x sub/deep/y',
-    'ln -st sub ../a',
+    'ln -s a.txt sub/b',
+    'ln -srT sub/a sub/b',
     'ln -s /work/project/lib b',
     'ln a b',
     'ln -r lib/a sub/b',
@@ -88,6 +93,10 @@ describe('a link a command makes: its target judged as a path, from the folder t
 
   it('says which target leads out', async () => {
     expect(await evaluateRules(terminal('ln -s ../other t2'), rules, context)).toMatchObject({ decision: 'ask', leadsOut: { kind: 'named', text: '../other' } });
+  });
+
+  it('says which climbing text would lead out once the link is moved', async () => {
+    expect(await evaluateRules(terminal('ln -s ../lib/a.txt sub/b'), rules, context)).toMatchObject({ decision: 'ask', leadsOut: { kind: 'named', text: '../lib/a.txt' } });
   });
 
   it('an exact rule names the link it makes', async () => {
@@ -124,7 +133,8 @@ describe('a link a command makes: its target judged as a path, from the folder t
     expect(await judge('ln -st docs ../x')).toBe('ask');
     // `in` is sub: the link is made there, and its target read from there.
     expect(await judge('ln -s a.txt in/b')).toBe('allow');
-    expect(await judge('ln -s ../lib sub/new')).toBe('allow');
+    expect(await judge('ln -s lib sub/new')).toBe('allow');
+    expect(await judge('ln -s ../lib sub/new')).toBe('ask');
     expect(await judge('ln -s ../../x in/b')).toBe('ask');
   });
 });

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { longOptionNamed } from './command-wrappers';
-import { mayBeFolder, mayLeadUnderGit, mayNameOutside, type PathFacts } from './outside-workspace';
+import { mayBeFolder, mayLeadUnderGit, mayNameOutside, seenOutside, type PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
 /** How a program that makes links reads its options (GNU coreutils: options anywhere before `--`). */
@@ -76,8 +76,23 @@ export function linkMayLeadAway(name: string, args: readonly ShellWord[], facts:
   if (literal.length !== args.length) return true;
   return linksOf(call, maker, facts).some(({ target, folder, link }) => {
     const from = call.symbolic && !call.relative && !target.startsWith('/') ? joined(folder, target) : target;
-    return leadsAway(from, facts) || leadsAway(link, facts);
+    if (leadsAway(from, facts) || leadsAway(link, facts)) return true;
+    return call.symbolic && seenOutside({ kind: 'literal', value: target }, facts, climbs(storedText(call, target, folder)));
   });
+}
+
+/**
+ * The text a symbolic link keeps: its target as written, or, with `ln -r`, the way from the link's folder to it.
+ * A link is moved or copied with that text (`mv`, `cp -P`/`-a`), and read again from where it lands: `ln -s ../other
+ * t/o` leads inside, and once `mv t/o o` has moved it, `o` leads to the other folder. So a relative text that climbs
+ * (`..`) is asked about, wherever it leads from where it is made; an absolute one leads where it says from anywhere.
+ */
+function storedText(call: LinkCall, target: string, folder: string): string {
+  return call.relative && !target.startsWith('/') ? path.posix.relative(path.posix.normalize(folder), path.posix.normalize(target)) : target;
+}
+
+function climbs(text: string): boolean {
+  return !text.startsWith('/') && text.split('/').includes('..');
 }
 
 function leadsAway(value: string, facts: PathFacts): boolean {

@@ -120,7 +120,8 @@ export function mayBeFolder(value: string, facts: PathFacts): boolean {
   return leadsInside(absolute.endsWith('/') ? absolute : `${absolute}/`);
 }
 
-function seenOutside(word: ShellWord, facts: PathFacts, outside: boolean): boolean {
+/** `outside`, as judged by the caller; when only saying why (`facts.outsideSeen`), the word is noted and false given. */
+export function seenOutside(word: ShellWord, facts: PathFacts, outside: boolean): boolean {
   if (!outside || facts.outsideSeen === undefined) return outside;
   facts.outsideSeen(word);
   return false;
