@@ -1,9 +1,6 @@
-import { ChatService, MemoryStore } from '@airlock/api';
-import { ApprovalRegistry } from '@airlock/core';
-import { ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
+import { toolCallStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { hostileServer } from '../src/mcp/fixtures/test-servers';
-import { McpManager } from '../src/mcp/mcp-manager';
+import { chatWithMcpServer } from './support/mcp-chat';
 import { ended, waitingCall } from './support/always-allow';
 
 // A real stdio MCP server declares defaults in its tool's input schema and acts on them when an argument is left out:
@@ -16,16 +13,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function chatWith(step: ReturnType<typeof toolCallStep>) {
-  const mcp = new McpManager({ servers: new Map([['ops', hostileServer('defaults')]]), logger: { info: () => undefined, warn: () => undefined } });
-  cleanups.push(() => mcp.close());
-  await mcp.start();
-  const model = new ScriptedModel([step, textStep('done')]);
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => mcp.tools(), store: new MemoryStore() });
-  cleanups.push(() => chat.shutdown());
-  await chat.open();
-  return chat;
-}
+const chatWith = (step: ReturnType<typeof toolCallStep>) => chatWithMcpServer('ops', 'defaults', step, cleanups);
 
 describe('a call to an MCP tool that leaves out arguments its schema gives defaults', () => {
   it('is put up with the defaults filled in, and the server gets exactly the arguments shown', async () => {

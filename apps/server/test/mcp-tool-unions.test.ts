@@ -1,9 +1,7 @@
-import { ChatService, MemoryStore } from '@airlock/api';
-import { ApprovalRegistry } from '@airlock/core';
-import { ScriptedModel, textStep, toolCallStep } from '@airlock/core/testing';
+import type { ChatService } from '@airlock/api';
+import { toolCallStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { hostileServer } from '../src/mcp/fixtures/test-servers';
-import { McpManager } from '../src/mcp/mcp-manager';
+import { chatWithMcpServer } from './support/mcp-chat';
 import { ended } from './support/always-allow';
 
 // A real stdio MCP server lists tools whose input schema is a union of branches told apart by `kind`, each branch with
@@ -18,16 +16,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function chatWith(step: ReturnType<typeof toolCallStep>) {
-  const mcp = new McpManager({ servers: new Map([['docs', hostileServer('unions')]]), logger: { info: () => undefined, warn: () => undefined } });
-  cleanups.push(() => mcp.close());
-  await mcp.start();
-  const model = new ScriptedModel([step, textStep('done')]);
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => mcp.tools(), store: new MemoryStore() });
-  cleanups.push(() => chat.shutdown());
-  await chat.open();
-  return chat;
-}
+const chatWith = (step: ReturnType<typeof toolCallStep>) => chatWithMcpServer('docs', 'unions', step, cleanups);
 
 /** Resolves once the run has put a call up for a decision or ended, whichever comes first. */
 async function putUpOrEnded(chat: ChatService, sessionId: string) {
