@@ -886,7 +886,8 @@ describe.skipIf(!postgres.available)('what lets a call run unasked, changed on a
     const db = await cleanups.database();
     const calls: string[] = [];
     const instances = new Map<string, Instance>();
-    // The first call turns confirmation back on at B before it ends: the second is judged after that.
+    // The first call turns confirmation back on at B before it ends: the second is judged after that. B learns of the
+    // chat, made at A by this run, from the cluster: waited for, or B would refuse the change as of an unknown chat.
     const tool = defineTool({
       name: 'echo',
       description: 'Echoes its text.',
@@ -894,7 +895,11 @@ describe.skipIf(!postgres.available)('what lets a call run unasked, changed on a
       annotations: { executesCode: false, readOnly: true },
       execute: async ({ text }) => {
         calls.push(text);
-        if (text === 'first') await instances.get('b')!.chat.updateSession('s1', { confirmToolCalls: true });
+        if (text === 'first') {
+          const b = instances.get('b')!;
+          await vi.waitFor(() => expect(b.chat.listSessions().map((s) => s.sessionId)).toContain('s1'));
+          await b.chat.updateSession('s1', { confirmToolCalls: true });
+        }
         return `echo: ${text}`;
       },
     });
@@ -934,6 +939,8 @@ describe.skipIf(!postgres.available)('what lets a call run unasked, changed on a
 
   it('confirmation turned back on at B while a call let through on A waits for a place: the call is asked when its turn comes, and the run goes on', async () => {
     const { b, calls, followed } = await inLine(async (_a, b) => {
+      // B learns of the chat, made at A by this run, from the cluster.
+      await vi.waitFor(() => expect(b.chat.listSessions().map((s) => s.sessionId)).toContain('s1'));
       await b.chat.updateSession('s1', { confirmToolCalls: true });
     });
     const start = (await followed.until(waitingStart)) as Extract<LoopEvent, { type: 'tool-start' }>;
