@@ -3,10 +3,10 @@ import { PROSE_AFTER_CHARS, toVisibleProse, type VisibleText } from '@airlock/co
 /**
  * Escapes a model's streamed prose piece by piece, as toVisibleProse escapes it whole: a piece that ends inside a
  * surrogate pair, on a backslash (or a backslash and u) or on a carriage return keeps that tail for the next piece,
- * so a split never becomes an escape (nor a CR LF line end an escaped CR); and each piece is read after the end of what was shown
- * before it, so a mark split from its letter (a Thai or Hindi vowel sign in the next piece) sits on it, and is not
- * escaped as a mark with nothing to sit on. What it gives holds no raw control character but the CR of a CR LF (no
- * escape sequences from the model, no CR to draw over what it wrote).
+ * so a split never becomes an escape (nor a CR LF line end an escaped CR); and each piece is read after the end of
+ * what was shown before it, so a mark split from its letter (a Thai or Hindi vowel sign in the next piece) sits on
+ * it, and is not escaped as a mark with nothing to sit on. What it gives holds no raw control character but the CR of
+ * a CR LF (no escape sequences from the model, no CR to draw over what it wrote).
  */
 export class VisibleStream {
   private held = '';
