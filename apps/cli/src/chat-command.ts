@@ -2,7 +2,7 @@ import { createAirlockClient, isConnectionLost, isExpired, shownAddress, type Ai
 import { randomId, toVisibleText, visibleTextString, type DeclaredArguments } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
-import { decisionErrorNote, serverCode } from './decision-refusal';
+import { decisionErrorNote } from './decision-refusal';
 import { callLabel, decisionLine, outcomeLine, runEndLine } from './event-labels';
 import { INTERRUPTED, LineReader, type Answer, type IgnoredLine, type QuestionOptions } from './line-reader';
 import { noteLines } from './note-lines';
@@ -529,7 +529,7 @@ class ChatSession {
         }
         // Escaped without marking: the note is wrapped as plain text, then styled.
         const message = visibleTextString(toVisibleText(errorText(error), { singleLine: true }));
-        for (const row of noteLines(decisionErrorNote(serverCode(error), message), screen.layout)) screen.line(style.bad(row));
+        for (const row of noteLines(decisionErrorNote(error, message), screen.layout)) screen.line(style.bad(row));
       }
     }
   }

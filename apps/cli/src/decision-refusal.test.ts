@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decisionErrorNote, serverCode } from './decision-refusal';
+import { decisionErrorNote } from './decision-refusal';
+
+/** An error as the client throws for an answer of the server with `code`. */
+const answered = (code: string) => Object.assign(new Error('x'), { data: { code } });
 
 describe('decisionErrorNote', () => {
   // A refusal was told as "The decision was not sent (…); try again" though the server had it and refused it.
@@ -12,25 +15,16 @@ describe('decisionErrorNote', () => {
     ['FORBIDDEN', 'this terminal is not authorized'],
     ['NOT_FOUND', 'what it names is gone'],
   ])('says a %s was sent and refused, nothing applied', (code, why) => {
-    expect(decisionErrorNote(code, 'the words')).toBe(`The server refused the decision: ${why} (the words). Nothing was applied; the call still waits.`);
+    expect(decisionErrorNote(answered(code), 'the words')).toBe(`The server refused the decision: ${why} (the words). Nothing was applied; the call still waits.`);
   });
 
   it('says a failure on the server may have been applied', () => {
-    expect(decisionErrorNote('INTERNAL_SERVER_ERROR', 'internal error')).toBe(
+    expect(decisionErrorNote(answered('INTERNAL_SERVER_ERROR'), 'internal error')).toBe(
       'The server failed on the decision (internal error): it may have been applied, and is shown if it was. If the call is asked again, it still waits.',
     );
   });
 
   it('says a decision that got no answer from the server was not sent', () => {
-    expect(decisionErrorNote(undefined, 'socket closed')).toBe('The decision was not sent (socket closed); try again.');
-  });
-});
-
-describe('serverCode', () => {
-  it('reads the code of an error the server answered with, and none from another', () => {
-    expect(serverCode(Object.assign(new Error('x'), { data: { code: 'CONFLICT' } }))).toBe('CONFLICT');
-    expect(serverCode(new Error('x'))).toBeUndefined();
-    expect(serverCode(Object.assign(new Error('x'), { data: { code: 7 } }))).toBeUndefined();
-    expect(serverCode(null)).toBeUndefined();
+    expect(decisionErrorNote(new Error('x'), 'socket closed')).toBe('The decision was not sent (socket closed); try again.');
   });
 });

@@ -18,6 +18,7 @@ export { airlockLink, DEFAULT_DECISION_TIMEOUT_MS } from './airlock-link';
 export { AirlockSocket, DEFAULT_KEEP_ALIVE, isConnectionLost, isExpired, SocketError, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type KeepAlive, type RejectionReason, type SocketState } from './airlock-socket';
 export { DEFAULT_MAX_MESSAGE_BYTES } from './request-size';
 export { connectionRejection } from './connection-rejection';
+export { decisionRefusal, serverCode, type DecisionRefusal, type RefusedWhy } from './decision-refusal';
 export { exchangeLinkCode, LinkCodeError, type ExchangeLinkCodeOptions, type LinkCodeProblem, type NoNewLinkReason } from './link-code';
 export { parseStartupLink, resolveStartupLink, shownAddress, socketUrl, type ServerAddress, type StartupLink } from './startup-link';
 export type { WebSocketConstructor, WebSocketLike } from './web-socket-like';

@@ -1,3 +1,4 @@
+import type { RefusedWhy } from '@airlock/client';
 import { toVisibleText } from '@airlock/core';
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { Decision, ToolAnnotations } from '../lib/api-types';
@@ -6,7 +7,7 @@ import { AlwaysAllowScope, CHAT_SCOPE, type AlwaysChoice } from './always-allow-
 import { Countdown } from './countdown';
 import { VisibleTextView } from './tool-arguments';
 import { MAX_REASON_LENGTH, type DecisionRequest } from './send-decision';
-import type { DecisionProblem, RefusedWhy, ToolCallState } from './tool-call-state';
+import type { DecisionProblem, ToolCallState } from './tool-call-state';
 
 type Undecided = Extract<ToolCallState, { status: 'awaiting-decision' | 'deciding' }>;
 

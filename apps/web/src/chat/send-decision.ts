@@ -1,7 +1,8 @@
+import { decisionRefusal } from '@airlock/client';
 import type { ConfirmInput, ConfirmResult, PersonDecision, ToolArguments } from '../lib/api-types';
 import type { ChatAction } from './chat-reducer';
 import { tabDecisions, type TabDecisionOutcome } from './tab-decisions';
-import type { DecisionProblem, RefusedWhy, ToolCallView } from './tool-call-state';
+import type { DecisionProblem, ToolCallView } from './tool-call-state';
 
 /** The server's limit on a deny reason. */
 export const MAX_REASON_LENGTH = 2000;
@@ -75,26 +76,6 @@ export async function sendDecision(options: SendDecisionOptions): Promise<Confir
   }
 }
 
-/** The tRPC code of an error the server answered with; undefined when no answer came (the client's own error). */
-function serverCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('data' in error)) return undefined;
-  const { data } = error as { data?: unknown };
-  if (typeof data !== 'object' || data === null) return undefined;
-  const { code } = data as { code?: unknown };
-  return typeof code === 'string' ? code : undefined;
-}
-
-/** The server's refusals of a decision that applied nothing (see confirmTool and toTRPCError), by tRPC code. */
-const refusedWhy = new Map<string, RefusedWhy>([
-  ['TIMEOUT', 'too-late'],
-  ['BAD_REQUEST', 'invalid'],
-  ['CONFLICT', 'conflict'],
-  ['TOO_MANY_REQUESTS', 'busy'],
-  ['UNAUTHORIZED', 'not-authorized'],
-  ['FORBIDDEN', 'not-authorized'],
-  ['NOT_FOUND', 'gone'],
-]);
-
 /**
  * Why a decision that threw did not take: the server refused it (by its code; a refused edit is shown in the editor),
  * the server failed on it (any other code: it may have been applied), or no answer came (no code: the connection
@@ -102,12 +83,15 @@ const refusedWhy = new Map<string, RefusedWhy>([
  */
 export function problemOfError(error: unknown, { edited }: { edited: boolean }): DecisionProblem {
   const message = error instanceof Error ? error.message : String(error);
-  const code = serverCode(error);
-  if (code === undefined) return { kind: 'send-failed', message };
-  const why = refusedWhy.get(code);
-  if (why === undefined) return { kind: 'server-failed', message };
-  if (why === 'invalid' && edited) return { kind: 'invalid-arguments', message };
-  return { kind: 'refused', why, message };
+  const refusal = decisionRefusal(error);
+  switch (refusal.kind) {
+    case 'unanswered':
+      return { kind: 'send-failed', message };
+    case 'failed':
+      return { kind: 'server-failed', message };
+    case 'refused':
+      return refusal.why === 'invalid' && edited ? { kind: 'invalid-arguments', message } : { kind: 'refused', why: refusal.why, message };
+  }
 }
 
 /** What became of this tab's decision, by why it did not take. */

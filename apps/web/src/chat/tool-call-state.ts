@@ -1,5 +1,6 @@
-import type { Decision, LoopEventOf, PersonDecision, ToolArguments, ToolOutcome } from '../lib/api-types';
+import type { RefusedWhy } from '@airlock/client';
 import type { ShownReason } from '@airlock/core';
+import type { Decision, LoopEventOf, PersonDecision, ToolArguments, ToolOutcome } from '../lib/api-types';
 
 /** Why a decision did not take, shown beside the buttons that stay usable. */
 export type DecisionProblem =
@@ -13,14 +14,6 @@ export type DecisionProblem =
   | { kind: 'server-failed'; message: string }
   | { kind: 'not-found' }
   | { kind: 'already-decided'; decision: Decision };
-
-/**
- * Why the server refused a decision, from its error's code: it reached the server after its deadline, when the page
- * had stopped waiting (TIMEOUT); it was not valid (BAD_REQUEST); it conflicts with the call as it is now, e.g. an
- * "Always allow" rule for a tool that changed (CONFLICT); over a limit (TOO_MANY_REQUESTS); the page's credential
- * was refused (UNAUTHORIZED, FORBIDDEN); what it names is gone (NOT_FOUND).
- */
-export type RefusedWhy = 'too-late' | 'invalid' | 'conflict' | 'busy' | 'not-authorized' | 'gone';
 
 /** Who let a call run; `not-asked` until the run says why a call that did not ask may run. */
 export type Approver = 'you' | 'grant' | 'rule' | 'no-confirmation' | 'not-asked';
