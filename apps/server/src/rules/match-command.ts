@@ -2,6 +2,7 @@ import { longOptionNamed, type ReachableWords } from './command-wrappers';
 import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-arguments';
 import { jqArgumentsCovered } from './jq-arguments';
 import { linkMayLeadAway } from './link-targets';
+import { copySourceMayLeadAway } from './copy-sources';
 import { isTestRunner, testRunnerArgumentsCovered } from './test-runner-options';
 import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
 import { mayNameOutside, mayNameOutsideFolder, movedTo, workingFolderMayLeadAway, type PathFacts } from './outside-workspace';
@@ -397,6 +398,8 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   const anything = (word: ShellWord) => word.kind === 'dynamic' && mayBecomeAnything(word, line);
   // A link is a path later commands follow: where it leads is judged as a path the command is given.
   if (line.onlyWhatRuns !== true && linkMayLeadAway(name, command.words.slice(1), { ...line, anything })) return false;
+  // A copy's sources are paths it reads, and what it brings in may run later (`cp ../other/conftest.py .`, `pytest`).
+  if (line.onlyWhatRuns !== true && copySourceMayLeadAway(name, command.words.slice(1), { ...line, anything })) return false;
   if (SUBSCRIPT_EVALUATING.has(name)) {
     const setter = SUBSCRIPT_EVALUATING.get(name);
     // `test -v a*`: a glob may match a file named `a[$(…)]`, whose subscript the test evaluates.

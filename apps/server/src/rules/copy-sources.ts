@@ -1,0 +1,142 @@
+import { longOptionNamed } from './command-wrappers';
+import { mayNameOutside, type PathFacts } from './outside-workspace';
+import type { ShellWord } from './shell-word';
+
+/**
+ * What an option of a copying program does with the words it takes: `target` names the folder to copy into (`-t
+ * DIR`), `no-target` makes the last operand the copy's own name (`-T`), `directories` makes every operand a folder to
+ * make (`install -d`), `read` reads the file or folder its value names (`rsync --files-from=…`, `--link-dest=…`),
+ * `filter` is a rule that may read a file (`rsync -f 'merge FILE'`), `valued` takes a value that names no file read,
+ * `optional` takes one only attached (`--backup=numbered`), `flag` takes none.
+ */
+type OptionKind = 'target' | 'no-target' | 'directories' | 'read' | 'filter' | 'valued' | 'optional' | 'flag';
+
+/** How a program that copies or moves files reads its words (GNU getopt or popt: options anywhere before `--`). */
+interface Copier {
+  /** Short options by letter; a letter not listed takes no value. */
+  short: ReadonlyMap<string, OptionKind>;
+  /** Every long option (GNU getopt and popt also take any unambiguous start: `--target=…`); one not listed is a flag. */
+  long: ReadonlyMap<string, OptionKind>;
+}
+
+const COMMON_LONG: [string, OptionKind][] = [
+  ['--target-directory', 'target'], ['--no-target-directory', 'no-target'], ['--suffix', 'valued'], ['--backup', 'optional'],
+  ['--context', 'optional'], ['--update', 'optional'],
+];
+
+const COPIERS = new Map<string, Copier>([
+  ['cp', {
+    short: new Map([['S', 'valued'], ['t', 'target'], ['T', 'no-target']]),
+    long: new Map([...COMMON_LONG, ['--sparse', 'valued'], ['--no-preserve', 'valued'], ['--preserve', 'optional'], ['--reflink', 'optional']]),
+  }],
+  ['mv', {
+    short: new Map([['S', 'valued'], ['t', 'target'], ['T', 'no-target']]),
+    long: new Map(COMMON_LONG),
+  }],
+  ['install', {
+    short: new Map([['g', 'valued'], ['m', 'valued'], ['o', 'valued'], ['S', 'valued'], ['t', 'target'], ['T', 'no-target'], ['d', 'directories']]),
+    long: new Map([...COMMON_LONG, ['--group', 'valued'], ['--mode', 'valued'], ['--owner', 'valued'], ['--strip-program', 'valued'], ['--directory', 'directories']]),
+  }],
+  // rsync reads its options with popt; those that take a value as the next word, and those whose value names a file
+  // or folder it reads (a list of files, filter rules, a folder it compares with or links to, a batch).
+  ['rsync', {
+    short: new Map([['e', 'valued'], ['B', 'valued'], ['f', 'filter'], ['T', 'valued'], ['M', 'valued'], ['@', 'valued']]),
+    long: new Map<string, OptionKind>([
+      ['--files-from', 'read'], ['--exclude-from', 'read'], ['--include-from', 'read'], ['--compare-dest', 'read'], ['--copy-dest', 'read'],
+      ['--link-dest', 'read'], ['--read-batch', 'read'], ['--password-file', 'read'], ['--filter', 'filter'],
+      ...[
+        '--rsh', '--rsync-path', '--block-size', '--temp-dir', '--remote-option', '--modify-window', '--exclude', '--include',
+        '--max-size', '--min-size', '--max-delete', '--max-alloc', '--partial-dir', '--backup-dir', '--suffix', '--chmod', '--chown',
+        '--usermap', '--groupmap', '--timeout', '--contimeout', '--port', '--address', '--sockopts', '--log-file', '--log-file-format',
+        '--out-format', '--bwlimit', '--stop-after', '--stop-at', '--write-batch', '--only-write-batch', '--protocol', '--iconv',
+        '--checksum-choice', '--cc', '--compress-choice', '--zc', '--compress-level', '--zl', '--skip-compress', '--info', '--debug',
+        '--outbuf', '--checksum-seed', '--copy-as', '--config', '--dparam', '--early-input',
+      ].map((option): [string, OptionKind] => [option, 'valued']),
+    ]),
+  }],
+]);
+
+/** What a call of a copying program reads, as its words say. */
+interface CopyCall {
+  /** The operands, in order: the sources and, unless `target` or `directories`, the destination last. */
+  operands: ShellWord[];
+  /** Values of options that name a file or folder read (`--files-from=…`, a filter's merge file). */
+  read: ShellWord[];
+  target: boolean;
+  directories: boolean;
+}
+
+/**
+ * Whether a copy (`cp`, `mv`, `install`, `rsync`) may read a source outside the workspace: a copy's source is a path
+ * the call reads, and what it brings in runs later (`cp ../other/conftest.py .`, then `pytest -q` runs it), so each
+ * source, and each file an option names to read (`rsync --files-from=…`, `--link-dest=…`), must stay inside by its
+ * text and its links, as any path a command is given (`mayNameOutside`). The destination is where it writes, which a
+ * rule for the program covers. A word that may become any text (`anything`) may become an option that reads
+ * elsewhere: the call is asked about.
+ */
+export function copySourceMayLeadAway(name: string, args: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
+  const copier = COPIERS.get(name);
+  if (copier === undefined) return false;
+  if (args.some(facts.anything)) return true;
+  const call = readCopyCall(args, copier);
+  const sources = call.directories ? [] : call.target || call.operands.length < 2 ? call.operands : sourcesBeforeLast(call.operands);
+  return [...sources, ...call.read].some((word) => mayNameOutside(word, facts));
+}
+
+/** Every operand but the last, and the last too when the shell may expand it into several words (a glob, braces). */
+function sourcesBeforeLast(operands: readonly ShellWord[]): ShellWord[] {
+  const last = operands.at(-1)!;
+  return last.kind === 'dynamic' && /[*?[{]/.test(last.text) ? [...operands] : operands.slice(0, -1);
+}
+
+function readCopyCall(words: readonly ShellWord[], copier: Copier): CopyCall {
+  const call: CopyCall = { operands: [], read: [], target: false, directories: false };
+  const take = (kind: OptionKind, value: ShellWord | undefined) => {
+    if (kind === 'target') call.target = true;
+    else if (kind === 'directories') call.directories = true;
+    else if (kind === 'read' && value !== undefined) call.read.push(value);
+    else if (kind === 'filter' && value !== undefined) {
+      const file = filterFile(value);
+      if (file !== undefined) call.read.push(file);
+    }
+  };
+  const takesValue = (kind: OptionKind) => kind === 'target' || kind === 'read' || kind === 'filter' || kind === 'valued';
+  let ended = false;
+  for (let index = 0; index < words.length; index += 1) {
+    const word = words[index]!;
+    const text = word.kind === 'literal' ? word.value : undefined;
+    if (ended || text === undefined || !text.startsWith('-') || text === '-') {
+      call.operands.push(word);
+    } else if (text === '--') {
+      ended = true;
+    } else if (text.startsWith('--')) {
+      const [written = '', ...value] = text.split('=');
+      const option = longOptionNamed(written, copier.long.keys());
+      const kind = option === undefined ? 'flag' : copier.long.get(option)!;
+      const given: ShellWord | undefined =
+        value.length > 0 ? { kind: 'literal', value: value.join('=') } : takesValue(kind) ? words[(index += 1)] : undefined;
+      take(kind, given);
+    } else {
+      for (let at = 1; at < text.length; at += 1) {
+        const kind = copier.short.get(text[at]!) ?? 'flag';
+        if (takesValue(kind)) {
+          const attached = text.slice(at + 1);
+          take(kind, attached === '' ? words[(index += 1)] : { kind: 'literal', value: attached });
+          break;
+        }
+        take(kind, undefined);
+      }
+    }
+  }
+  return call;
+}
+
+/**
+ * The file an rsync filter rule reads, if any: `merge FILE`, `. FILE`, `dir-merge FILE`, `: FILE` (also with
+ * modifiers, `merge,- FILE`, and `_` for the blank). A word the shell expands counts as one that may.
+ */
+function filterFile(rule: ShellWord): ShellWord | undefined {
+  if (rule.kind !== 'literal') return rule;
+  const match = /^(?:\.|:|merge|dir-merge)[^ _]*[ _](.*)$/i.exec(rule.value);
+  return match === null ? undefined : { kind: 'literal', value: match[1]!.trim() };
+}
