@@ -1635,9 +1635,11 @@ export class ChatService {
         run.unsaved.push(partial);
         await this.saveMessages(run);
       }
+      // Stopped by a person meanwhile (see the stop applied below): it ends as any stopped run does.
+      const stopped = stored.cancelRequested === true || paused?.run.stopAsked === true;
       const error = run.afterPause ? 'This run stopped when its data could not be stored; send the message again to continue.' : 'The server stopped while this run was going; send the message again to continue.';
-      await this.record(run, { type: 'run-end', runId: run.runId, reason: 'error', error });
-      await this.store.endRun(run.runId, 'error', Date.now(), fence);
+      await this.record(run, stopped ? { type: 'run-end', runId: run.runId, reason: 'cancelled' } : { type: 'run-end', runId: run.runId, reason: 'error', error });
+      await this.store.endRun(run.runId, stopped ? 'cancelled' : 'error', Date.now(), fence);
       log.close();
       this.forgetLater(run.runId);
       if (fence !== undefined) this.publish({ type: 'session', sessionId: stored.sessionId });

@@ -1,5 +1,5 @@
 import { ApprovalRegistry, type ChatModel, type PendingApproval } from '@airlock/core';
-import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
+import { deferred, ScriptedModel, textStep, toolCallStep, type Deferred, type ScriptStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ChatService, type ChatServiceOptions } from './chat-service';
 import { toTRPCError } from './error-mapping';
@@ -21,11 +21,23 @@ const DISK_FULL = 'database or disk is full';
  */
 function fillingStore() {
   const store = new MemoryStore();
-  /** `fillAt`: the disk fills up as an event of this type is written. */
-  const state: { full: boolean; runReads: number; fillAt?: string } = { full: false, runReads: 0 };
+  /**
+   * `fillAt`: the disk fills up as an event of this type is written. `hold`: the next read of a run's events
+   * (`read-back`), or the answer to the next write of events the store takes (`written`), waits for `release`, once
+   * `reached` says it came.
+   */
+  const state: { full: boolean; runReads: number; fillAt?: string; hold?: Hold } = { full: false, runReads: 0 };
+  const held = async (at: Hold['at']) => {
+    const hold = state.hold;
+    if (hold?.at !== at) return;
+    state.hold = undefined;
+    hold.reached.resolve();
+    await hold.release.promise;
+  };
   const unavailable = () => Promise.reject(new Error(DISK_FULL));
   const one = store.appendEvent.bind(store);
   const many = store.appendEvents.bind(store);
+  const loadEvents = store.loadEvents.bind(store);
   const message = store.appendMessage.bind(store);
   const endRun = store.endRun.bind(store);
   const update = store.updateSession.bind(store);
@@ -35,8 +47,17 @@ function fillingStore() {
     if (inputs.some((input) => input.event.type === state.fillAt)) state.full = true;
     return state.full;
   };
-  store.appendEvent = (input) => (fills([input]) ? unavailable() : one(input));
-  store.appendEvents = (inputs) => (fills(inputs) ? unavailable() : many(inputs));
+  const written = async <T>(write: Promise<T>) => {
+    const answer = await write;
+    await held('written');
+    return answer;
+  };
+  store.appendEvent = (input) => (fills([input]) ? unavailable() : written(one(input)));
+  store.appendEvents = (inputs) => (fills(inputs) ? unavailable() : written(many(inputs)));
+  store.loadEvents = async (...args) => {
+    await held('read-back');
+    return loadEvents(...args);
+  };
   store.appendMessage = (...args) => (state.full ? unavailable() : message(...args));
   store.endRun = (...args) => (state.full ? unavailable() : endRun(...args));
   store.updateSession = (...args) => (state.full ? unavailable() : update(...args));
@@ -47,6 +68,12 @@ function fillingStore() {
   };
   const withUnavailable = Object.assign(store, { isUnavailable: (error: unknown) => error instanceof Error && error.message === DISK_FULL });
   return { store: withUnavailable, state };
+}
+
+interface Hold {
+  at: 'read-back' | 'written';
+  reached: Deferred<void>;
+  release: Deferred<void>;
 }
 
 async function start(store: MemoryStore, steps: ScriptStep[], ran: string[], extra: Partial<ChatServiceOptions> = {}) {
@@ -181,6 +208,74 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
     expect((await store.loadEvents('r1', 0)).at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
     expect((await store.listRunToolCalls('r1')).map((call) => [call.approvalId, call.decision])).toStrictEqual([[waiting!.approvalId, 'cancel']]);
     expect(second.pending('s')).toStrictEqual([]);
+  });
+
+  // A stop while the run is read back from the store (it is still the paused run), and one once the store has taken
+  // the run's first write again but before the run goes on (it is the run taken up).
+  it.each(['read-back', 'written'] as const)('stops a run taken up when a stop comes during its take-up (%s), before anything runs', async (at) => {
+    const { store, state } = fillingStore();
+    const ran: string[] = [];
+    const first = await start(store, [echoCall('ls'), textStep('done')], ran);
+    await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(first.pending('s')).toHaveLength(1));
+    const [waiting] = first.pending('s');
+    await first.shutdown();
+
+    state.full = true;
+    // The model has no step left: a turn taken after the stop fails the test.
+    const second = await start(store, [], ran, { retryStoreAfterMs: 20 });
+    await vi.waitFor(() => expect(second.listSessions()[0]?.paused).toBe(DISK_FULL));
+    const hold: Hold = { at, reached: deferred(), release: deferred() };
+    state.hold = hold;
+    state.full = false;
+    await hold.reached.promise;
+    // Read back, the run is still the paused one: the stop is kept for it. Written, it is the run taken up: stopped.
+    expect(await second.stop('s')).toStrictEqual(at === 'read-back' ? { cancelled: 1, paused: expect.stringMatching(/it will be stopped when it is taken up, before anything more of it runs\. The stop is stored/) } : { cancelled: 1 });
+    hold.release.resolve();
+
+    await runEnded(second, 's');
+    expect(ran).toStrictEqual([]);
+    expect((await store.loadEvents('r1', 0)).at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    expect(await store.getRun('r1')).toMatchObject({ endedAt: expect.any(Number), endReason: 'cancelled' });
+    expect((await store.listRunToolCalls('r1')).map((call) => [call.approvalId, call.decision])).toStrictEqual([[waiting!.approvalId, 'cancel']]);
+    expect(second.pending('s')).toStrictEqual([]);
+  });
+
+  it('ends a stopped paused run that cannot go on (the model was mid-answer) as stopped, not as an error', async () => {
+    const { store, state } = fillingStore();
+    // The disk fills up as the model's answer is written: the run is paused in the middle of it.
+    state.fillAt = 'text-delta';
+    const ran: string[] = [];
+    const lines: string[] = [];
+    const chat = await start(store, [textStep('hello')], ran, { log: (line) => lines.push(line), retryStoreAfterMs: 20 });
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(chat.listSessions()[0]?.paused).toBe(DISK_FULL));
+    expect((await chat.stop('s')).paused).toMatch(/it will be stopped when it is taken up, before anything more of it runs/);
+
+    state.fillAt = undefined;
+    state.full = false;
+    await runEnded(chat, 's');
+    // It ended as an error ("This run stopped when its data could not be stored"), though the person had stopped it.
+    expect((await store.loadEvents('r1', 0)).at(-1)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
+    expect(await store.getRun('r1')).toMatchObject({ endedAt: expect.any(Number), endReason: 'cancelled' });
+  });
+
+  it('ends a run stopped while paused mid-answer as stopped at the start after a restart, the stop stored', async () => {
+    const { store, state } = fillingStore();
+    state.fillAt = 'text-delta';
+    const ran: string[] = [];
+    const first = await start(store, [textStep('hello')], ran, { retryStoreAfterMs: 60_000 });
+    await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(first.listSessions()[0]?.paused).toBe(DISK_FULL));
+    state.fillAt = undefined;
+    state.full = false;
+    expect((await first.stop('s')).paused).toMatch(/The stop is stored: it holds across a restart\.$/);
+    await first.shutdown();
+
+    const second = await start(store, [], ran);
+    await runEnded(second, 's');
+    expect((await store.loadEvents('r1', 0)).at(-1)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
+    expect(await store.getRun('r1')).toMatchObject({ endedAt: expect.any(Number), endReason: 'cancelled' });
   });
 
   it('stores a stop of a paused run when the store takes it: a start after a restart stops the run, running nothing', async () => {
