@@ -1,16 +1,13 @@
-import { ApprovalRegistry, type ChatModel } from '@airlock/core';
-import { ScriptedModel, textStep, toolCallStep, type ScriptStep } from '@airlock/core/testing';
+import { textStep, type ScriptStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ChatService } from './chat-service';
+import type { ChatService } from './chat-service';
 import { MemoryStore } from './memory-store';
-import { echoTool } from './test-support';
+import { DISK_FULL, echoCall, runEnded, startEchoChat } from './test-support';
 
 const services: ChatService[] = [];
 afterEach(async () => {
   await Promise.all(services.splice(0).map((s) => s.shutdown()));
 });
-
-const DISK_FULL = 'database or disk is full';
 
 /**
  * A store whose disk fills up on demand: while `full`, writing a decision or a grant fails as SQLite's would; while
@@ -31,23 +28,11 @@ function fillingStore() {
   return { store, state };
 }
 
-async function start(store: MemoryStore, steps: ScriptStep[], ran: string[]) {
-  const model: ChatModel = new ScriptedModel(steps);
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [echoTool(ran)], store, suspendRunsOnShutdown: true });
-  services.push(chat);
-  await chat.open();
-  return chat;
-}
-
-const echoCall = (text: string) => toolCallStep({ name: 'echo', arguments: { text } });
+const start = (store: MemoryStore, steps: ScriptStep[], ran: string[]) => startEchoChat(services, store, steps, ran);
 
 async function waiting(chat: ChatService, sessionId: string): Promise<string> {
   await vi.waitFor(() => expect(chat.pending(sessionId)).toHaveLength(1), { timeout: 10_000 });
   return chat.pending(sessionId)[0]!.approvalId;
-}
-
-async function runEnded(chat: ChatService, sessionId: string) {
-  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull(), { timeout: 10_000 });
 }
 
 describe('ChatService when a decision cannot be stored', () => {

@@ -1,19 +1,17 @@
-import { ApprovalRegistry, type ChatModel, type PendingApproval } from '@airlock/core';
-import { deferred, ScriptedModel, textStep, toolCallStep, type Deferred, type ScriptStep } from '@airlock/core/testing';
+import type { PendingApproval } from '@airlock/core';
+import { deferred, textStep, type Deferred, type ScriptStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ChatService, type ChatServiceOptions } from './chat-service';
+import type { ChatService, ChatServiceOptions } from './chat-service';
 import { toTRPCError } from './error-mapping';
 import { MemoryStore } from './memory-store';
 import { RunPausedError } from './run-paused-error';
 import type { AppendEventInput } from './store';
-import { echoTool } from './test-support';
+import { DISK_FULL, echoCall, runEnded, startEchoChat } from './test-support';
 
 const services: ChatService[] = [];
 afterEach(async () => {
   await Promise.all(services.splice(0).map((s) => s.shutdown()));
 });
-
-const DISK_FULL = 'database or disk is full';
 
 /**
  * A store of one instance whose disk fills up on demand: while `full`, every write fails, and the store says such a
@@ -76,12 +74,16 @@ interface Hold {
   release: Deferred<void>;
 }
 
-async function start(store: MemoryStore, steps: ScriptStep[], ran: string[], extra: Partial<ChatServiceOptions> = {}) {
-  const model: ChatModel = new ScriptedModel(steps);
-  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [echoTool(ran)], store, suspendRunsOnShutdown: true, ...extra });
-  services.push(chat);
-  await chat.open();
-  return chat;
+const start = (store: MemoryStore, steps: ScriptStep[], ran: string[], extra: Partial<ChatServiceOptions> = {}) => startEchoChat(services, store, steps, ran, extra);
+
+/** Run r1 of chat s, its call (echo ls) put up and left waiting by a server that shut down: answers the call. */
+async function waitingAfterShutdown(store: MemoryStore, ran: string[]): Promise<PendingApproval> {
+  const first = await start(store, [echoCall('ls'), textStep('done')], ran);
+  await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+  await vi.waitFor(() => expect(first.pending('s')).toHaveLength(1));
+  const [waiting] = first.pending('s');
+  await first.shutdown();
+  return waiting!;
 }
 
 /** A waiting call as listed, but for `requestedAt`: a start restores it from its ledger row, written a moment after it was put up. */
@@ -89,21 +91,11 @@ function listed(calls: readonly PendingApproval[]) {
   return calls.map((call) => ({ approvalId: call.approvalId, runId: call.runId, toolName: call.toolName, arguments: call.arguments, expiresAt: call.expiresAt }));
 }
 
-const echoCall = (text: string) => toolCallStep({ name: 'echo', arguments: { text } });
-
-async function runEnded(chat: ChatService, sessionId: string) {
-  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull(), { timeout: 10_000 });
-}
-
 describe('ChatService when its store cannot take a run’s writes for now', () => {
   it('pauses the run as stored: its call still listed, a decision refused, and takes it up once a write succeeds', async () => {
     const { store, state } = fillingStore();
     const ran: string[] = [];
-    const first = await start(store, [echoCall('ls'), textStep('done')], ran);
-    await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
-    await vi.waitFor(() => expect(first.pending('s')).toHaveLength(1));
-    const [waiting] = first.pending('s');
-    await first.shutdown();
+    const waiting = await waitingAfterShutdown(store, ran);
 
     // Restarted with the disk full: the resumed run's first write fails.
     state.full = true;
@@ -115,9 +107,9 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
     // "already-decided: cancel", while the store kept both waiting, and the next start brought the call back.
     expect(second.listSessions().find((s) => s.sessionId === 's')).toMatchObject({ activeRunId: 'r1', paused: DISK_FULL });
     expect(await second.getSession('s')).toMatchObject({ activeRunId: 'r1', paused: DISK_FULL });
-    expect(listed(second.pending('s'))).toStrictEqual(listed([waiting!]));
-    expect(listed(await second.listWaiting('s'))).toStrictEqual(listed([waiting!]));
-    const refused = second.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow' });
+    expect(listed(second.pending('s'))).toStrictEqual(listed([waiting]));
+    expect(listed(await second.listWaiting('s'))).toStrictEqual(listed([waiting]));
+    const refused = second.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'allow' });
     await expect(refused).rejects.toBeInstanceOf(RunPausedError);
     // A refusal, as a client tells it from a failure: nothing was applied.
     expect(toTRPCError(await refused.catch((error: unknown) => error)).code).toBe('CONFLICT');
@@ -133,16 +125,16 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
     await vi.waitFor(() => expect(state.runReads).toBeGreaterThan(reads + 1), { timeout: 10_000 });
     expect(lines.filter((line) => line.startsWith('Run r1 is still paused (database or disk is full): next try in ')).length).toBeGreaterThan(0);
     await vi.waitFor(() => expect(second.listSessions().find((s) => s.sessionId === 's')?.paused).toBe(DISK_FULL));
-    expect(listed(second.pending('s'))).toStrictEqual(listed([waiting!]));
-    await expect(second.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'deny' })).rejects.toBeInstanceOf(RunPausedError);
+    expect(listed(second.pending('s'))).toStrictEqual(listed([waiting]));
+    await expect(second.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'deny' })).rejects.toBeInstanceOf(RunPausedError);
 
     // Space is back: the run is taken up from the store, the same call waits, and an allow runs it once.
     state.full = false;
     await vi.waitFor(() => expect(lines).toContain('Run r1 is taken up again: its data can be stored again'), { timeout: 10_000 });
     expect(second.listSessions().find((s) => s.sessionId === 's')).toMatchObject({ activeRunId: 'r1' });
     expect(second.listSessions().find((s) => s.sessionId === 's')?.paused).toBeUndefined();
-    expect(listed(second.pending('s'))).toStrictEqual(listed([waiting!]));
-    expect(await second.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
+    expect(listed(second.pending('s'))).toStrictEqual(listed([waiting]));
+    expect(await second.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
     await runEnded(second, 's');
     expect(ran).toStrictEqual(['ls']);
     const events = await store.loadEvents('r1', 0);
@@ -180,11 +172,7 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
   it('keeps a stop of a paused run, says it is not stored, and stops the run when it is taken up, before anything runs', async () => {
     const { store, state } = fillingStore();
     const ran: string[] = [];
-    const first = await start(store, [echoCall('ls'), textStep('done')], ran);
-    await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
-    await vi.waitFor(() => expect(first.pending('s')).toHaveLength(1));
-    const [waiting] = first.pending('s');
-    await first.shutdown();
+    const waiting = await waitingAfterShutdown(store, ran);
 
     state.full = true;
     const lines: string[] = [];
@@ -206,7 +194,7 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
     await runEnded(second, 's');
     expect(ran).toStrictEqual([]);
     expect((await store.loadEvents('r1', 0)).at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
-    expect((await store.listRunToolCalls('r1')).map((call) => [call.approvalId, call.decision])).toStrictEqual([[waiting!.approvalId, 'cancel']]);
+    expect((await store.listRunToolCalls('r1')).map((call) => [call.approvalId, call.decision])).toStrictEqual([[waiting.approvalId, 'cancel']]);
     expect(second.pending('s')).toStrictEqual([]);
   });
 
@@ -215,11 +203,7 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
   it.each(['read-back', 'written'] as const)('stops a run taken up when a stop comes during its take-up (%s), before anything runs', async (at) => {
     const { store, state } = fillingStore();
     const ran: string[] = [];
-    const first = await start(store, [echoCall('ls'), textStep('done')], ran);
-    await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
-    await vi.waitFor(() => expect(first.pending('s')).toHaveLength(1));
-    const [waiting] = first.pending('s');
-    await first.shutdown();
+    const waiting = await waitingAfterShutdown(store, ran);
 
     state.full = true;
     // The model has no step left: a turn taken after the stop fails the test.
@@ -237,7 +221,7 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
     expect(ran).toStrictEqual([]);
     expect((await store.loadEvents('r1', 0)).at(-1)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
     expect(await store.getRun('r1')).toMatchObject({ endedAt: expect.any(Number), endReason: 'cancelled' });
-    expect((await store.listRunToolCalls('r1')).map((call) => [call.approvalId, call.decision])).toStrictEqual([[waiting!.approvalId, 'cancel']]);
+    expect((await store.listRunToolCalls('r1')).map((call) => [call.approvalId, call.decision])).toStrictEqual([[waiting.approvalId, 'cancel']]);
     expect(second.pending('s')).toStrictEqual([]);
   });
 
@@ -281,10 +265,7 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
   it('stores a stop of a paused run when the store takes it: a start after a restart stops the run, running nothing', async () => {
     const { store, state } = fillingStore();
     const ran: string[] = [];
-    const first = await start(store, [echoCall('ls'), textStep('done')], ran);
-    await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
-    await vi.waitFor(() => expect(first.pending('s')).toHaveLength(1));
-    await first.shutdown();
+    await waitingAfterShutdown(store, ran);
 
     state.full = true;
     const second = await start(store, [], ran, { retryStoreAfterMs: 60_000 });
@@ -304,11 +285,7 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
   it('leaves a paused run as stored at shutdown: the next start resumes it waiting', async () => {
     const { store, state } = fillingStore();
     const ran: string[] = [];
-    const first = await start(store, [echoCall('ls'), textStep('done')], ran);
-    await first.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
-    await vi.waitFor(() => expect(first.pending('s')).toHaveLength(1));
-    const [waiting] = first.pending('s');
-    await first.shutdown();
+    const waiting = await waitingAfterShutdown(store, ran);
 
     state.full = true;
     const lines: string[] = [];
@@ -318,8 +295,8 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
 
     state.full = false;
     const third = await start(store, [textStep('done')], ran);
-    await vi.waitFor(() => expect(listed(third.pending('s'))).toStrictEqual(listed([waiting!])));
-    expect(await third.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
+    await vi.waitFor(() => expect(listed(third.pending('s'))).toStrictEqual(listed([waiting])));
+    expect(await third.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'allow' })).toMatchObject({ resolved: true, decision: 'allow' });
     await runEnded(third, 's');
     expect(ran).toStrictEqual(['ls']);
   });

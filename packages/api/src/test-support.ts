@@ -1,7 +1,8 @@
-import { ApprovalRegistry, defineTool, type AnyTool } from '@airlock/core';
-import { ScriptedModel, type ScriptStep } from '@airlock/core/testing';
+import { ApprovalRegistry, defineTool, type AnyTool, type ChatModel } from '@airlock/core';
+import { ScriptedModel, toolCallStep, type ScriptStep } from '@airlock/core/testing';
+import { expect, vi } from 'vitest';
 import { z } from 'zod';
-import { ChatService } from './chat-service';
+import { ChatService, type ChatServiceOptions } from './chat-service';
 import { ConnectionState } from './context';
 import type { SendWindow, Waker } from './event-log';
 import type { MemoryStore } from './memory-store';
@@ -38,6 +39,30 @@ export function echoTool(ran: string[]): AnyTool {
       return `echo: ${text}`;
     },
   });
+}
+
+/** What SQLite says when its disk is full, as a test's store that fills up fails its writes (tests only). */
+export const DISK_FULL = 'database or disk is full';
+
+/** A model turn that calls the echo tool with `text` (tests only). */
+export const echoCall = (text: string) => toolCallStep({ name: 'echo', arguments: { text } });
+
+/**
+ * One chat service over `store` that leaves its runs as stored when it shuts down, as a restart does (tests only): its
+ * model plays `steps`, its one tool is the echo tool recording into `ran`, and `extra` sets anything else. It is
+ * pushed to `services`, for the test to shut down.
+ */
+export async function startEchoChat(services: ChatService[], store: MemoryStore, steps: ScriptStep[], ran: string[], extra: Partial<ChatServiceOptions> = {}): Promise<ChatService> {
+  const model: ChatModel = new ScriptedModel(steps);
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [echoTool(ran)], store, suspendRunsOnShutdown: true, ...extra });
+  services.push(chat);
+  await chat.open();
+  return chat;
+}
+
+/** Waits until the chat has no going run (tests only). */
+export async function runEnded(chat: ChatService, sessionId: string): Promise<void> {
+  await vi.waitFor(() => expect(chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId).toBeNull(), { timeout: 10_000 });
 }
 
 /**
