@@ -8,6 +8,7 @@ import { logToConsole } from './console-line';
 import { loadMcpConfig, McpConfigError } from './mcp/mcp-config';
 import type { McpManager } from './mcp/mcp-manager';
 import { placeStdioServers } from './mcp/place-stdio-servers';
+import { renamedDisabledTools } from './mcp/renamed-disabled-tools';
 import { resolveChatModel } from './models/resolve-model';
 import { RuleBook, staleToolNames } from './rules';
 import { SqliteStore } from './store/sqlite-store';
@@ -155,8 +156,11 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     log(`Chats: ${opened.sessions} kept in ${config.dataDir}${resumed}`);
   }
 
+  const settings = new ToolSettingsService(store, { log, ...(cluster === undefined ? {} : { cluster }) });
+  for (const line of renamedDisabledTools((await settings.get()).settings.disabledTools, catalog.tools())) log(`Note: ${line}`);
+
   return {
-    services: { chat, catalog, rules, settings: new ToolSettingsService(store, { log, ...(cluster === undefined ? {} : { cluster }) }), modelInfo: () => modelInfo },
+    services: { chat, catalog, rules, settings, modelInfo: () => modelInfo },
     close: async () => {
       await mcp?.close();
       await store.close();

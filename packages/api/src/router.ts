@@ -369,6 +369,10 @@ export const appRouter = t.router({
     list: procedure.input(auditQuerySchema).query(({ input, ctx }) => ctx.services.chat.audit(stripUndefined(input))),
   }),
   tools: t.router({
+    /**
+     * The tools offered now, and the MCP servers. `otherNames`: names a setting may hold for the tool beside its own
+     * (`Tool.otherNames`), so that one turned off under its former name stays off (`turnedOffTools`).
+     */
     list: procedure.query(({ ctx }) => ({
       tools: ctx.services.catalog.tools().map((tool) => ({
         name: tool.name,
@@ -383,6 +387,7 @@ export const appRouter = t.router({
           openWorld: tool.annotations?.openWorld === true,
         },
         source: tool.source ?? 'builtin',
+        ...(tool.otherNames === undefined || tool.otherNames.length === 0 ? {} : { otherNames: [...tool.otherNames] }),
       })),
       servers: ctx.services.catalog.servers(),
     })),

@@ -46,6 +46,51 @@ export const defaultToolSettings: ToolSettings = Object.freeze({
   notifyDecisions: false,
 });
 
+/** A tool as `tools.list` gives it, as far as `disabledTools` is concerned. */
+export interface NamedTool {
+  name: string;
+  /** Names a setting may hold for the tool beside its own (an MCP tool's name without or with its hash). Default none. */
+  otherNames?: readonly string[];
+}
+
+/**
+ * The tools of `tools` that `disabledTools` turns off, by their names: each listed under its own name or under one of
+ * its other names that is no tool's own. The plain `<server>__<tool>` a person turned off may be hashed now, since it
+ * would read as another server's tool, and may then mean two servers' tools: each stays off, as a deny rule naming it
+ * denies each. A name listed with the hash, the tool plain again, means that tool alone.
+ */
+export function turnedOffTools(disabledTools: readonly string[], tools: readonly NamedTool[]): Set<string> {
+  const listed = new Set(disabledTools);
+  const own = new Set(tools.map((tool) => tool.name));
+  const off = new Set<string>();
+  for (const tool of tools) {
+    if (listed.has(tool.name) || (tool.otherNames ?? []).some((other) => listed.has(other) && !own.has(other))) off.add(tool.name);
+  }
+  return off;
+}
+
+/**
+ * `disabledTools` with the tools named `names` turned on or off. Turning one on takes out its own name and its other
+ * names; a tool of `tools` one of those also turned off stays off, listed under its own name from then on.
+ */
+export function withToolsTurned(disabledTools: readonly string[], tools: readonly NamedTool[], names: readonly string[], enabled: boolean): string[] {
+  const next = new Set(disabledTools);
+  if (!enabled) {
+    for (const name of names) next.add(name);
+    return [...next];
+  }
+  const own = new Map(tools.map((tool) => [tool.name, tool]));
+  const before = turnedOffTools(disabledTools, tools);
+  for (const name of names) {
+    next.delete(name);
+    for (const other of own.get(name)?.otherNames ?? []) if (!own.has(other)) next.delete(other);
+  }
+  const after = turnedOffTools([...next], tools);
+  const turnedOn = new Set(names);
+  for (const name of before) if (!turnedOn.has(name) && !after.has(name)) next.add(name);
+  return [...next];
+}
+
 /**
  * Settings from untrusted storage (the store's record, a browser's old local copy): every field checked and
  * clamped, anything odd replaced by its default.

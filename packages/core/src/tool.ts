@@ -55,6 +55,11 @@ export interface Tool<Args = Record<string, unknown>> {
   source?: string;
   /** For a tool an MCP server provides: its name as the server lists it (`name` is made unique across servers). */
   remoteName?: string;
+  /**
+   * Names this tool went or may go by beside `name`, which a person's setting may hold for it (an MCP tool gets a
+   * hash once its name would read as another server's tool, and loses it when that server goes). Default none.
+   */
+  otherNames?: readonly string[];
   execute(args: Args, context: ToolContext): Promise<string | ToolOutput>;
 }
 

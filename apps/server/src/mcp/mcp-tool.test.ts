@@ -1,6 +1,6 @@
 import { grantsNeedExactArguments } from '@airlock/core';
 import { describe, expect, test } from 'vitest';
-import { argumentsSchema, flattenToolResult, MAX_TOOL_NAME_LENGTH, mcpTool, mcpToolName } from './mcp-tool';
+import { argumentsSchema, flattenToolResult, MAX_TOOL_NAME_LENGTH, mcpTool, mcpToolName, mcpToolOtherNames } from './mcp-tool';
 
 describe('mcpToolName', () => {
   test('prefixes the server name and keeps a clean tool name as it is', () => {
@@ -37,6 +37,16 @@ describe('mcpToolName', () => {
     expect(mcpToolName('a', 'b__c', servers)).toBe(ofA);
     expect(mcpToolName('a', 'x', servers)).toBe('a__x');
     expect(mcpToolName('ab', 'c', servers)).toBe('ab__c');
+  });
+
+  test('gives the other names a tool has with other servers configured: plain and hashed, each the one the other configuration gives', () => {
+    const both = ['a', 'a__b'];
+    expect(mcpToolOtherNames('a', 'b__c', both)).toStrictEqual(['a__b__c']);
+    expect(mcpToolOtherNames('a', 'b__c', ['a'])).toStrictEqual([mcpToolName('a', 'b__c', both)]);
+    // Hashed for its characters alone, it has another hash with a server whose name begins its own.
+    const dotted = mcpToolOtherNames('a', 'b__c.d', ['a']);
+    expect(dotted).toStrictEqual([mcpToolName('a', 'b__c.d', both)]);
+    expect(mcpToolOtherNames('a', 'b__c.d', both)).toStrictEqual([mcpToolName('a', 'b__c.d')]);
   });
 });
 

@@ -20,11 +20,32 @@ export function mcpToolName(server: string, tool: string, servers: readonly stri
   const prefix = `${server.replace(TOOL_NAME_CHARS, '_')}__`;
   const clean = tool.replace(TOOL_NAME_CHARS, '_');
   const shared = sharedPrefixServer(server, prefix + clean, servers) !== undefined;
-  if (!shared && clean === tool && prefix.length + clean.length <= MAX_TOOL_NAME_LENGTH) return prefix + clean;
-  const hash = createHash('sha256')
-    .update(shared ? `${server}\u0000${tool}` : tool)
-    .digest('hex')
-    .slice(0, HASH_CHARS);
+  return shared ? sharedToolName(server, tool) : aloneToolName(server, tool);
+}
+
+/**
+ * The names a tool of `server` has or had beside the one it is offered under with `servers` configured: the name it
+ * has alone, and the one with the hash of its server (which it gets once another configured server's name begins
+ * its own). A setting written under either while the servers were other ones still means this tool.
+ */
+export function mcpToolOtherNames(server: string, tool: string, servers: readonly string[] = []): string[] {
+  const name = mcpToolName(server, tool, servers);
+  return [...new Set([aloneToolName(server, tool), sharedToolName(server, tool)])].filter((other) => other !== name);
+}
+
+function aloneToolName(server: string, tool: string): string {
+  const prefix = `${server.replace(TOOL_NAME_CHARS, '_')}__`;
+  const clean = tool.replace(TOOL_NAME_CHARS, '_');
+  if (clean === tool && prefix.length + clean.length <= MAX_TOOL_NAME_LENGTH) return prefix + clean;
+  return hashedToolName(prefix, clean, tool);
+}
+
+function sharedToolName(server: string, tool: string): string {
+  return hashedToolName(`${server.replace(TOOL_NAME_CHARS, '_')}__`, tool.replace(TOOL_NAME_CHARS, '_'), `${server}\u0000${tool}`);
+}
+
+function hashedToolName(prefix: string, clean: string, hashed: string): string {
+  const hash = createHash('sha256').update(hashed).digest('hex').slice(0, HASH_CHARS);
   const room = Math.max(0, MAX_TOOL_NAME_LENGTH - prefix.length - HASH_CHARS - 1);
   return `${prefix}${clean.slice(0, room)}_${hash}`.slice(0, MAX_TOOL_NAME_LENGTH);
 }
@@ -188,6 +209,7 @@ export function mcpTool(options: McpToolOptions): AnyTool {
     annotations,
     source: `mcp:${server}`,
     remoteName: definition.name,
+    otherNames: mcpToolOtherNames(server, definition.name, options.servers),
     execute: (args: Record<string, unknown>, context: ToolContext) => options.call(definition.name, args, context),
   };
 }

@@ -32,7 +32,7 @@ export interface AirlockUnderTestOptions {
   /** Keep chats, waiting calls and the ledger in a database on disk, so they survive `restart()`. Default false. */
   keepData?: boolean;
   /** MCP servers to start, by name: written to an MCP config file the server reads as with `--mcp-config`. Default none. */
-  mcpServers?: Record<string, { command: string; args: string[] }>;
+  mcpServers?: Record<string, { command: string; args: string[]; env?: Record<string, string> }>;
 }
 
 /**

@@ -99,12 +99,12 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
   useDecisionNotifications({ enabled: notifications.enabled === true, waiting: waiting.all, decide: waitingDecision.decide, show: goToWaiting });
 
   const toolMap = useMemo(() => new Map((tools.data?.tools ?? []).map((tool) => [tool.name, tool])), [tools.data]);
-  const latest = useRef({ settings, toolNames: tools.data?.tools.map((tool) => tool.name), confirmFirst: confirm.forFirstMessage });
-  latest.current = { settings, toolNames: tools.data?.tools.map((tool) => tool.name), confirmFirst: confirm.forFirstMessage };
+  const latest = useRef({ settings, knownTools: tools.data?.tools, confirmFirst: confirm.forFirstMessage });
+  latest.current = { settings, knownTools: tools.data?.tools, confirmFirst: confirm.forFirstMessage };
   // A chat on the server runs with its own setting: sending it again could undo another tab's change.
   const runOptions = useCallback(() => {
-    const { settings: chosen, toolNames, confirmFirst } = latest.current;
-    return { ...toRunOptions(chosen, toolNames), ...(confirmFirst === undefined ? {} : { confirmToolCalls: confirmFirst }) };
+    const { settings: chosen, knownTools, confirmFirst } = latest.current;
+    return { ...toRunOptions(chosen, knownTools), ...(confirmFirst === undefined ? {} : { confirmToolCalls: confirmFirst }) };
   }, []);
   const onActivity = useCallback(() => void utils.sessions.list.invalidate(), [utils]);
 

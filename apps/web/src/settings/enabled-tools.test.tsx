@@ -1,4 +1,4 @@
-import { cleanup, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolInfo } from '../lib/api-types';
 import { EnabledTools } from './enabled-tools';
@@ -39,5 +39,24 @@ describe('EnabledTools', () => {
       ['notes says: read-only', 'The MCP server’s own claim about this tool: Airlock does not check it.'],
       ['notes says: idempotent', 'The MCP server’s own claim about this tool: Airlock does not check it.'],
     ]);
+  });
+
+  it('shows off each tool a name turned off may mean now, and turning one on keeps the other off under its own name', () => {
+    // `a__b__c` named server a's tool `b__c` until a server `a__b` offering `c` was added: both are hashed now.
+    const ofA = { ...tool('a__b__c_11111111', 'mcp:a', {}), otherNames: ['a__b__c', 'a__b__c_22222222'] };
+    const ofAB = { ...tool('a__b__c_33333333', 'mcp:a__b', {}), otherNames: ['a__b__c', 'a__b__c_44444444'] };
+    const changes: string[][] = [];
+    render(
+      <EnabledTools
+        tools={[ofA, ofAB, tool('other__c', 'mcp:other', {})]}
+        servers={[]}
+        disabled={['a__b__c']}
+        onChange={(disabled) => changes.push(disabled)}
+      />,
+    );
+    const box = (name: string) => screen.getByRole<HTMLInputElement>('checkbox', { name: new RegExp(`^${name}`) });
+    expect([box(ofA.name).checked, box(ofAB.name).checked, box('other__c').checked]).toStrictEqual([false, false, true]);
+    fireEvent.click(box(ofA.name));
+    expect(changes).toStrictEqual([[ofAB.name]]);
   });
 });

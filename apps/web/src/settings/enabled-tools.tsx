@@ -1,3 +1,4 @@
+import { turnedOffTools, withToolsTurned } from '@airlock/api/tool-settings';
 import { toVisibleProse, toVisibleText } from '@airlock/core';
 import { toolBadges } from '../chat/tool-badges';
 import { VisibleTextView } from '../chat/tool-arguments';
@@ -19,18 +20,12 @@ interface ToolGroup {
 
 /**
  * Tools grouped as built-in and one group per MCP server, each tool with its own checkbox and the badges of its
- * card (the group already names the server).
+ * card (the group already names the server). A tool turned off under a name it no longer has shows off
+ * (`turnedOffTools`).
  */
 export function EnabledTools({ tools, servers, disabled, onChange }: EnabledToolsProps) {
-  const off = new Set(disabled);
-  const set = (names: readonly string[], enabled: boolean) => {
-    const next = new Set(off);
-    for (const name of names) {
-      if (enabled) next.delete(name);
-      else next.add(name);
-    }
-    onChange([...next]);
-  };
+  const off = turnedOffTools(disabled, tools);
+  const set = (names: readonly string[], enabled: boolean) => onChange(withToolsTurned(disabled, tools, names, enabled));
   return (
     <div className="enabled-tools">
       {groupTools(tools, servers).map((group) => {
