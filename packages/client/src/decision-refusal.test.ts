@@ -74,6 +74,21 @@ describe('decisionRefusal', () => {
   });
 });
 
+describe('decisionRefusal of a decision too big to send', () => {
+  it('takes it for a refusal of what it carries, nothing applied: the client never sent it', async () => {
+    await using server = await startRefusingServer({ message: 'unused', code: -32603, data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500 } });
+    const client = createAirlockClient({ url: server.url, token: 'secret', WebSocket, retryDelayMs: () => 0, maxMessageBytes: 4096 });
+    await using _closed = { [Symbol.asyncDispose]: () => client.close() };
+    const error = await client.decide({ sessionId: 's', approvalId: 'a', decision: 'allow', arguments: { command: 'x'.repeat(5000) } }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect((error as Error).message).toMatch(/^arguments: the request is \d+ bytes, over the 4096 bytes the server takes in one message; shorten arguments/);
+    // Read as a failure on the server that may have been applied ("it may have been applied, and is shown if it was").
+    expect(decisionRefusal(error)).toStrictEqual({ kind: 'refused', why: 'invalid' });
+  });
+});
+
 describe('serverCode', () => {
   it('reads the code of an error the server answered with, and none from another', () => {
     expect(serverCode(Object.assign(new Error('x'), { data: { code: 'CONFLICT' } }))).toBe('CONFLICT');

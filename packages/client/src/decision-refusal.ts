@@ -1,7 +1,7 @@
 /**
  * Why the server refused a decision, applying nothing, from its error's code (see confirmTool and toTRPCError): it
  * reached the server after its deadline, when the client had stopped waiting (TIMEOUT); it was not valid
- * (BAD_REQUEST); it cannot be applied to the call as it is now, e.g. its run is paused or an "Always allow" rule is for
+ * (BAD_REQUEST, or PAYLOAD_TOO_LARGE: too big for one message, so the client did not send it); it cannot be applied to the call as it is now, e.g. its run is paused or an "Always allow" rule is for
  * a tool that changed (CONFLICT); over a limit (TOO_MANY_REQUESTS); the client's credential was refused (UNAUTHORIZED,
  * FORBIDDEN); what it names is gone (NOT_FOUND).
  */
@@ -27,6 +27,8 @@ export function serverCode(error: unknown): string | undefined {
 const REFUSED = new Map<string, RefusedWhy>([
   ['TIMEOUT', 'too-late'],
   ['BAD_REQUEST', 'invalid'],
+  // Answered by the client itself, which never sent it (see oversizeAnswer): nothing was applied.
+  ['PAYLOAD_TOO_LARGE', 'invalid'],
   ['CONFLICT', 'conflict'],
   ['TOO_MANY_REQUESTS', 'busy'],
   ['UNAUTHORIZED', 'not-authorized'],

@@ -140,6 +140,19 @@ describe('editing a call before allowing it', () => {
     expect(within(editor).getByRole('button', { name: 'Allow edited' }).hasAttribute('disabled')).toBe(false);
   });
 
+  it('shows an edit too big to send in the editor as refused, nothing applied, and the call stays waiting', async () => {
+    // What the client answers itself for a request over the server's message limit, without sending it.
+    const message = 'arguments: the request is 2097230 bytes, over the 1048576 bytes (1 MiB) the server takes in one message; shorten arguments (2097185 bytes of it)';
+    const send = vi.fn<SendConfirm>(() => Promise.reject(Object.assign(new Error(message), { data: { code: 'PAYLOAD_TOO_LARGE' } })));
+    render(<Harness send={send} />);
+    const editor = openEditor();
+    fireEvent.change(within(editor).getByRole('textbox', { name: /^command/ }), { target: { value: 'ls' } });
+    await act(async () => fireEvent.click(within(editor).getByRole('button', { name: 'Allow edited' })));
+    // It read "The server failed while taking your decision (…)", as if it might have been applied.
+    expect(within(editor).getByRole('alert').textContent).toBe(`The server refused the edited arguments: ${message}. Nothing was applied, and the call still waits: fix the arguments and allow again.`);
+    expect(screen.getByTestId('tool-status').textContent).toBe('Waiting for your decision');
+  });
+
   it('asks for one more tick before an Always allow of the edited call', () => {
     const send = vi.fn<SendConfirm>(() => new Promise<ConfirmResult>(() => undefined));
     render(<Harness send={send} />);
