@@ -98,7 +98,8 @@ export function environmentSecretWarnings(env: Readonly<Record<string, string | 
 function warning(name: string, instead: string): string {
   return (
     `Warning: ${name} came from the environment. A process outside the tool sandbox (an MCP server, or terminal and ` +
-    `python when they run without one) can read it from /proc/<pid>/environ of an ancestor: the launcher, npm, your shell. ${instead}`
+    `python when they run without one) can read it from /proc/<pid>/environ of an ancestor: the launcher, npm, your shell; ` +
+    `typed on a command line, it also stays in your shell's history file, which tool calls cannot read but other programs of yours can. ${instead}`
   );
 }
 

@@ -383,6 +383,32 @@ describe('hidden paths inside the workspace', () => {
     expect(await readFile(path.join(f.ws, folders[0]!, 'airlock.db'), 'utf8')).toBe("another instance's chats");
   });
 
+  test("reach no shell or interpreter history in the server's home folder (where HISTFILE and ZDOTDIR say too), one written after the tools neither", async () => {
+    await using f = await fixture();
+    const line = 'AIRLOCK_TOKEN=the-token-value npm start\n';
+    const env = { HOME: f.ws, HISTFILE: path.join(f.ws, 'shell', 'hist'), ZDOTDIR: path.join(f.ws, 'zsh') };
+    const histories = ['.bash_history', path.join('.local', 'share', 'fish', 'fish_history'), path.join('shell', 'hist'), path.join('zsh', '.zsh_history')];
+    const write = async (file: string) => {
+      await mkdir(path.dirname(path.join(f.ws, file)), { recursive: true });
+      await writeFile(path.join(f.ws, file), line);
+    };
+    for (const file of histories.slice(0, 3)) await write(file);
+    const tools = createBuiltinTools({ workspace: f.ws, env });
+    const [read, overwrite, list] = (['read_file', 'write_file', 'list_directory'] as const).map((name) => toolNamed(tools, name)) as [AnyTool, AnyTool, AnyTool];
+    const attempts = (file: string): [AnyTool, Record<string, string>][] => [
+      [read, { path: file }],
+      [overwrite, { path: file, content: 'x' }],
+    ];
+    for (const file of histories.slice(0, 3)) await expectRefused(attempts(file));
+    // The atuin folder, which holds every shell's commands, is hidden whole.
+    await mkdir(path.join(f.ws, '.local', 'share', 'atuin'), { recursive: true });
+    await expectRefused([[list, { path: path.join('.local', 'share', 'atuin') }]]);
+    // A shell started after the server writes its history as it exits.
+    await write(histories[3]!);
+    await expectRefused(attempts(histories[3]!));
+    expect(await readFile(path.join(f.ws, '.bash_history'), 'utf8')).toBe(line);
+  });
+
   test('leave the rest of the workspace usable', async () => {
     await using f = await homeFixture();
     expect(await runTool(f.read, { path: 'sub/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });

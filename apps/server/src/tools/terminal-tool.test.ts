@@ -195,6 +195,23 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     });
   });
 
+  test("the shell histories in the server's home folder cannot be read, one written later neither: a token typed on a command line stays out of reach", async () => {
+    await using workspace = await tempFolder();
+    // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).
+    const home = path.join(workspace.path, 'home');
+    const line = 'AIRLOCK_TOKEN=the-token-value npm start';
+    const [bash, zsh] = [path.join(home, '.bash_history'), path.join(home, 'zdot', '.zsh_history')];
+    await mkdir(path.dirname(zsh), { recursive: true });
+    await writeFile(bash, `${line}\n`);
+    const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home, ZDOTDIR: path.dirname(zsh) } });
+    const look = { command: `grep -rhs token ${home}; echo end` };
+    expect(await runTool(tool, look)).toStrictEqual({ content: 'end\nexit code: 0', isError: false });
+    // A zsh that exits after the server started writes its history then.
+    await writeFile(zsh, `${line}\n`);
+    expect(await runTool(tool, look)).toStrictEqual({ content: 'end\nexit code: 0', isError: false });
+    expect(await runTool(tool, { command: 'ls -A ~ ~/zdot' })).toStrictEqual({ content: `${home}:\n.bash_history\nzdot\n\n${home}/zdot:\n.zsh_history\nexit code: 0`, isError: false });
+  });
+
   test("another Airlock's default data folder in the server's home folder (XDG_DATA_HOME's too) cannot be read, one made later neither", async () => {
     await using workspace = await tempFolder();
     // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).
