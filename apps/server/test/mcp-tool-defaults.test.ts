@@ -70,3 +70,12 @@ describe('a call to an MCP tool that leaves out arguments its schema gives defau
     expect(JSON.parse(call!.result!.split('\n\n')[1]!)).toStrictEqual({ received: ran, actedOn: ran });
   });
 });
+
+describe('a call to an MCP tool whose schema declares an argument behind a $ref', () => {
+  it('is put up with the names the reference declares, which the card checks the argument against', async () => {
+    const chat = await chatWith(toolCallStep({ name: 'ops__schedule', arguments: { job: { name: 'backup', at: 'noon' } } }));
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'schedule' });
+    const waiting = await waitingCall(chat, 's');
+    expect(waiting.tool?.declared).toStrictEqual({ names: [{ name: 'job', inner: { names: [{ name: 'name' }, { name: 'at' }] } }] });
+  });
+});

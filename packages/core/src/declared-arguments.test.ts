@@ -36,8 +36,21 @@ describe('declaredArguments', () => {
     expect(declaredArguments({ type: 'object', properties: { o: { type: 'object', additionalProperties: false } } })).toStrictEqual({ names: [{ name: 'o', inner: { names: [] } }] });
   });
 
-  it('says a level is not known rather than guess: a reference, a union whose branches declare names, names by pattern', () => {
-    expect(declaredArguments({ $ref: '#/$defs/Args', $defs: { Args: purge } })).toStrictEqual({ unknown: 'unreadable' });
+  it('follows a local reference to the names it points to, at the top level and for an object argument', () => {
+    const named = declaredArguments(purge);
+    expect(declaredArguments({ $ref: '#/$defs/Args', $defs: { Args: purge } })).toStrictEqual(named);
+    expect(declaredArguments({ $ref: '#/definitions/Args', definitions: { Args: { $ref: '#/definitions/Purge' }, Purge: purge } })).toStrictEqual(named);
+    const generated = { type: 'object', properties: { options: { $ref: '#/$defs/Options', description: 'how' }, self: { $ref: '#' } }, $defs: { Options: { type: 'object', properties: { force: { type: 'boolean' } } } } };
+    expect(declaredArguments(generated)).toMatchObject({ names: [{ name: 'options', inner: { names: [{ name: 'force' }] } }, { name: 'self', inner: { names: [{ name: 'options' }, { name: 'self' }] } }] });
+  });
+
+  it('says a level is not known rather than guess: a reference it does not follow, a union whose branches declare names, names by pattern', () => {
+    expect(declaredArguments({ $ref: 'https://example.com/args.json' })).toStrictEqual({ unknown: 'unreadable' });
+    expect(declaredArguments({ $ref: '#args', $defs: { Args: { $anchor: 'args', ...purge } } })).toStrictEqual({ unknown: 'unreadable' });
+    expect(declaredArguments({ $ref: '#/$defs/Args', properties: { other: {} }, $defs: { Args: purge } })).toStrictEqual({ unknown: 'unreadable' });
+    expect(declaredArguments({ $ref: '#/$defs/a', $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } } })).toStrictEqual({ unknown: 'unreadable' });
+    // A nested $id starts a document of its own, which its references point into.
+    expect(declaredArguments({ $ref: '#/$defs/Args', $defs: { Args: { $id: 'args.json', ...purge } } })).toStrictEqual({ unknown: 'unreadable' });
     expect(declaredArguments({ anyOf: [purge, { type: 'object', properties: { other: {} } }] })).toStrictEqual({ unknown: 'unreadable' });
     expect(declaredArguments({ type: 'object', properties: { a: {} }, patternProperties: { '^x-': {} } })).toStrictEqual({ unknown: 'unreadable' });
     expect(declaredArguments({ type: 'object', properties: { options: { $ref: '#/$defs/Options' } } })).toStrictEqual({ names: [{ name: 'options', inner: { unknown: 'unreadable' } }] });

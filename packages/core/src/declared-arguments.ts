@@ -5,28 +5,49 @@ import { canonicalJson, isPlainObject } from './json';
 export const MAX_DECLARED_DEPTH = 4;
 
 /**
- * Keywords of a JSON Schema that may declare names this reading does not follow (a reference, a union, a condition,
- * names by pattern): a level holding one is not known, never guessed.
+ * Keywords of a JSON Schema that may declare names this reading does not follow (a dynamic reference, a union, a
+ * condition, names by pattern): a level holding one is not known, never guessed.
  */
-const UNREAD_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef', 'patternProperties', 'if', 'then', 'else', 'dependentSchemas', 'dependencies', 'unevaluatedProperties'];
+const UNREAD_KEYWORDS = ['$dynamicRef', '$recursiveRef', 'patternProperties', 'if', 'then', 'else', 'dependentSchemas', 'dependencies', 'unevaluatedProperties'];
 const UNION_KEYWORDS = ['anyOf', 'oneOf', 'allOf'];
 /** What a branch of a union may hold and still declare no names (`anyOf: [{ required: ['a'] }, { required: ['b'] }]`). */
 const NAMELESS_BRANCH_KEYS = new Set(['required', 'description', 'title', 'type', '$comment', 'minProperties', 'maxProperties']);
+/**
+ * What may stand beside a `$ref` that is followed: words about the value and definitions, nothing that declares or
+ * refuses names (`{ "$ref": "#/$defs/Options", "description": "…" }`, as generated schemas write a property).
+ */
+const REF_SIBLING_KEYS = new Set(['$ref', 'description', 'title', 'default', 'examples', '$comment', '$defs', 'definitions', '$schema', 'deprecated', 'readOnly', 'writeOnly', 'type', 'nullable']);
+/** References followed one after another to reach a level: a chain longer than this is not known. */
+const MAX_REF_HOPS = 8;
 
 /**
  * The argument names a tool's JSON Schema declares, as a bounded tree: its own `properties`, and for each property
- * whose schema has `properties` of its own, those, down to `MAX_DECLARED_DEPTH` levels. A level the schema does not
- * say plainly (a `$ref`, a union whose branches declare names) or past a bound is `{ unknown }`: a client counts
- * its names as not declared, never as declared. A top level without `properties` declares no name; a nested object
- * without them is free-form and not looked into.
+ * whose schema has `properties` of its own, those, down to `MAX_DECLARED_DEPTH` levels. A local reference (`#`,
+ * `#/$defs/…`) is followed to what it points to, when nothing beside it declares names. A level the schema does not
+ * say plainly (a reference to another document or by anchor, a union whose branches declare names, a condition) or
+ * past a bound is `{ unknown }`: a client counts its names as not declared, never as declared. A top level without
+ * `properties` declares no name; a nested object without them is free-form and not looked into.
  */
 export function declaredArguments(schema: unknown): DeclaredArguments {
   const budget = { names: MAX_DECLARED_NAMES };
-  return readLevel(schema, 1, budget) ?? { names: [] };
+  return readLevel(schema, 1, { budget, root: schema }) ?? { names: [] };
 }
 
-function readLevel(schema: unknown, depth: number, budget: { names: number }): DeclaredArguments | undefined {
+interface LevelReading {
+  readonly budget: { names: number };
+  /** The document local references point into. */
+  readonly root: unknown;
+}
+
+function readLevel(given: unknown, depth: number, reading: LevelReading): DeclaredArguments | undefined {
+  let schema = given;
+  for (let hops = 0; isPlainObject(schema) && Object.hasOwn(schema, '$ref'); hops++) {
+    if (hops === MAX_REF_HOPS || !Object.keys(schema).every((key) => REF_SIBLING_KEYS.has(key))) return { unknown: 'unreadable' };
+    schema = localTarget(reading.root, schema.$ref);
+  }
   if (!isPlainObject(schema)) return { unknown: 'unreadable' };
+  // A nested $id starts a document of its own: its local references point into it, not into the tool's.
+  if (schema !== reading.root && Object.hasOwn(schema, '$id')) return { unknown: 'unreadable' };
   if (UNREAD_KEYWORDS.some((keyword) => Object.hasOwn(schema, keyword))) return { unknown: 'unreadable' };
   if (UNION_KEYWORDS.some((keyword) => Object.hasOwn(schema, keyword) && !namelessUnion(schema[keyword]))) return { unknown: 'unreadable' };
   const properties = Object.hasOwn(schema, 'properties') ? schema.properties : undefined;
@@ -34,11 +55,11 @@ function readLevel(schema: unknown, depth: number, budget: { names: number }): D
   if (!isPlainObject(properties)) return { unknown: 'unreadable' };
   if (depth > MAX_DECLARED_DEPTH) return { unknown: 'too-deep' };
   const entries = Object.entries(properties);
-  if (entries.length > budget.names) return { unknown: 'too-large' };
+  if (entries.length > reading.budget.names) return { unknown: 'too-large' };
   if (entries.some(([name]) => name.length > MAX_DECLARED_NAME_LENGTH)) return { unknown: 'too-large' };
-  budget.names -= entries.length;
+  reading.budget.names -= entries.length;
   const names: DeclaredName[] = entries.map(([name, property]) => {
-    const inner = isPlainObject(property) ? readLevel(property, depth + 1, budget) : undefined;
+    const inner = isPlainObject(property) ? readLevel(property, depth + 1, reading) : undefined;
     return inner === undefined ? { name } : { name, inner };
   });
   return { names };
@@ -189,21 +210,26 @@ function read(schema: unknown, reading: Reading, filling: Filling): void {
 function target(ref: unknown, filling: Filling): unknown {
   if (typeof ref !== 'string') return undefined;
   if (filling.targets.has(ref)) return filling.targets.get(ref);
-  let at: unknown;
-  if (ref === '#') at = filling.root;
-  else if (ref.startsWith('#/')) {
-    at = filling.root;
-    for (const part of ref.slice(2).split('/')) {
-      const token = pointerToken(part);
-      if (token === undefined) at = undefined;
-      else if (Array.isArray(at) && /^(?:0|[1-9][0-9]*)$/.test(token)) at = at[Number(token)];
-      else if (isPlainObject(at) && Object.hasOwn(at, token)) at = at[token];
-      else at = undefined;
-      if (at === undefined) break;
-    }
-  }
+  const at = localTarget(filling.root, ref);
   filling.steps--;
   filling.targets.set(ref, at);
+  return at;
+}
+
+/** What `ref` points to in `root` when it is local (`#`, `#/…`); undefined otherwise, or when it points to nothing. */
+function localTarget(root: unknown, ref: unknown): unknown {
+  if (typeof ref !== 'string') return undefined;
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let at = root;
+  for (const part of ref.slice(2).split('/')) {
+    const token = pointerToken(part);
+    if (token === undefined) return undefined;
+    if (Array.isArray(at) && /^(?:0|[1-9][0-9]*)$/.test(token)) at = at[Number(token)];
+    else if (isPlainObject(at) && Object.hasOwn(at, token)) at = at[token];
+    else return undefined;
+    if (at === undefined) return undefined;
+  }
   return at;
 }
 
