@@ -1,4 +1,4 @@
-import { BLANK_NOTATIONS, blankRunsNote, blankRunsOfArguments, escapeQuoteMarks, reasonParts, toVisibleText, UNCHECKED_ARGUMENT_NOTE, UNCHECKED_INNER_NOTE, uncheckedArgumentsNote, UNDECLARED_ARGUMENT_NOTE, UNDECLARED_INNER_NOTE, undeclaredArgumentsNote, visibleArguments, visibleTextString, type DeclaredArguments, type LoopEventOf, type ShownReason, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { BLANK_NOTATIONS, blankRunsNote, blankRunsOfArguments, escapeQuoteMarks, reasonParts, toVisibleText, UNCHECKED_ARGUMENT_NOTE, UNCHECKED_INNER_NOTE, uncheckedArgumentsNote, UNDECLARED_ARGUMENT_NOTE, UNDECLARED_INNER_NOTE, undeclaredArgumentsNote, unshownDefaultsNote, visibleArguments, visibleTextString, type DeclaredArguments, type LoopEventOf, type ShownReason, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
 import { cardRows, columnsOf, DEFAULT_COLUMNS, type CardRow } from './card-rows';
 import { noteLines } from './note-lines';
@@ -87,7 +87,7 @@ export function toolCallCard(event: LoopEventOf<'tool-start'>, style: TerminalSt
   const below = event.awaitingConfirmation ? renderAskNote(event, tool, layout).length + rowsOf(decisionPrompt(event.toolName, plainStyle, layout), columns) : 1;
   const rows = layout.whole === true ? Infinity : (layout.rows ?? DEFAULT_ROWS) - below - 1;
   const hint = event.awaitingConfirmation ? WHOLE_CALL_HINT : WHOLE_CALL_AT_PROMPT_HINT;
-  const { lines, cut } = argumentLines(event.toolName, event.arguments, style, layout, { rows, hint, declared: event.tool?.declared, schema: tool?.inputSchema, asked: askedLines(event, style, layout) });
+  const { lines, cut } = argumentLines(event.toolName, event.arguments, style, layout, { rows, hint, declared: event.tool?.declared, schema: tool?.inputSchema, defaults: unshownDefaultsLines(event, style, layout), asked: askedLines(event, style, layout) });
   return { lines: [header, ...lines], cut };
 }
 
@@ -102,6 +102,13 @@ function rowsOf(line: string, columns: number): number {
   let width = 0;
   for (const char of line) width += columnsOf(char.codePointAt(0)!);
   return Math.floor(width / columns) + 1;
+}
+
+/** That the tool may run with defaults the card does not show, and why, in the web card's words (`unshownDefaultsNote`). */
+function unshownDefaultsLines(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout): string[] {
+  const reasons = event.tool?.unshownDefaults;
+  if (reasons === undefined) return [];
+  return noteLines(`⚠ ${unshownDefaultsNote(reasons)}`, layout).map((line) => style.warn(line));
 }
 
 /**
@@ -170,6 +177,8 @@ interface ArgumentLinesOptions {
   declared?: DeclaredArguments | undefined;
   /** The tool's JSON Schema as listed: each name it does not declare is marked. Default undefined, not known: none is. */
   schema?: ToolInfo['inputSchema'] | undefined;
+  /** A note's lines after the arguments' own notes: that the tool may run with defaults not shown. Default none. */
+  defaults?: string[];
   /** A note's lines after the arguments' own notes (why the call is asked). Default none. */
   asked?: string[];
 }
@@ -180,7 +189,7 @@ interface ArgumentLinesOptions {
  * cut in view, over any number of notes a model can add), down to `FIRST_VALUE_ROWS`; below that, the notes are
  * summed up in one row, and then the cut is said in its short form, down to one row of the value.
  */
-function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout, { rows = Infinity, hint = WHOLE_CALL_HINT, declared, schema, asked = [] }: ArgumentLinesOptions = {}): ToolCallCard {
+function argumentLines(toolName: string, values: Readonly<Record<string, unknown>>, style: TerminalStyle, layout: CardLayout, { rows = Infinity, hint = WHOLE_CALL_HINT, declared, schema, defaults = [], asked = [] }: ArgumentLinesOptions = {}): ToolCallCard {
   const args = visibleArguments(toolName, values, { declared, schema });
   const laidOut = [...(args.code === null ? [] : [layOutArgument(args.code.label, args.code.argument, style, layout)]), ...args.others.map((argument) => layOutArgument(argument.name, argument, style, layout))];
   const notes: string[][] = [];
@@ -196,6 +205,7 @@ function argumentLines(toolName: string, values: Readonly<Record<string, unknown
     const markers = new RegExp(BLANK_NOTATIONS.join('|'), 'g');
     notes.push(noteLines(`⚠ ${blankNote}`, layout).map((line) => style.warn(line.replace(markers, (notation) => style.escape(notation)))));
   }
+  if (defaults.length > 0) notes.push(defaults);
   if (asked.length > 0) notes.push(asked);
   if (laidOut.length === 0) return { lines: [style.dim('  no arguments'), ...notes.flat()], cut: false };
 

@@ -1,5 +1,5 @@
 import { createAirlockClient, UNPROVEN_SERVER_MESSAGE } from '@airlock/client';
-import type { AnyTool } from '@airlock/core';
+import { unshownDefaultsNote, type AnyTool } from '@airlock/core';
 import { recordingTool, startFakeOpenAIServer, startServerProcess, startTestAirlock } from '@airlock/server/testing';
 import xterm from '@xterm/headless';
 import { spawn, type IPty } from 'node-pty';
@@ -248,6 +248,37 @@ describe('airlock chat in a terminal', () => {
     );
     cli.type('d\r');
     await cli.shows('you›', 2);
+  });
+
+  it('says on the card that the tool may run with defaults it does not show, and why, in the web card\'s words', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const notify = recordingTool('notify');
+    // As an MCP tool's schema: which branch's default applies to `#ops@example.test` is not known.
+    const loose: AnyTool = {
+      ...notify.tool,
+      parameters: (notify.tool.parameters as unknown as { loose(): AnyTool['parameters'] }).loose(),
+      jsonSchema: {
+        type: 'object',
+        properties: { text: { type: 'string' } },
+        anyOf: [{ properties: { text: { pattern: '^#' }, urgent: { default: true } } }, { properties: { text: { pattern: '@' }, urgent: { default: false } } }],
+      },
+    };
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [loose] });
+    fake.enqueue({ toolCalls: [{ name: 'notify', arguments: { text: '#ops@example.test' } }] }, { text: 'Done.' });
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token]);
+
+    await cli.shows('you›');
+    cli.type('tell ops\r');
+    await cli.shows(PROMPT);
+    const screen = cli.screen();
+    const card = screen.slice(screen.indexOf('⏺ notify'), screen.indexOf('  A runs any notify call'));
+    expect(card).toContain(': #ops@example.test\n');
+    // Under the arguments' own notes (the union's names cannot be checked), before what Always grants.
+    const note = card.slice(card.indexOf('⚠ The tool may run')).trimEnd().split('\n').map((line) => line.trim()).join(' ');
+    expect(note).toBe(`⚠ ${unshownDefaultsNote(['ambiguous'])}`);
+    cli.type('d\r');
+    await cli.shows('you›', 2);
+    expect(notify.calls).toStrictEqual([]);
   });
 
   it('draws the space after a backslash that ends a line of a command, and says that backslash does not continue the line', async () => {

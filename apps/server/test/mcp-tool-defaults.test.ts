@@ -69,6 +69,28 @@ describe('a call to an MCP tool that leaves out arguments its schema gives defau
     expect(call).toMatchObject({ decision: 'allow', editedArguments: ran });
     expect(JSON.parse(call!.result!.split('\n\n')[1]!)).toStrictEqual({ received: ran, actedOn: ran });
   });
+
+  it('says, on the call put up and in the ledger, that the tool may run on a default the card does not show when several union branches fit', async () => {
+    const chat = await chatWith(toolCallStep({ name: 'ops__notify', arguments: { to: '#ops@example.test' } }));
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'notify' });
+    const waiting = await waitingCall(chat, 's');
+    expect(waiting.arguments).toStrictEqual({ to: '#ops@example.test' });
+    expect(waiting.tool?.unshownDefaults).toStrictEqual(['ambiguous']);
+    await chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'allow' });
+    await ended(chat, 's');
+    const [call] = (await chat.getSession('s')).toolCalls;
+    expect(call?.tool?.unshownDefaults).toStrictEqual(['ambiguous']);
+    // The server ran on a default nobody saw: what the card says it may.
+    expect(JSON.parse(call!.result!)).toStrictEqual({ received: { to: '#ops@example.test' }, actedOn: { urgent: true, to: '#ops@example.test' } });
+  });
+
+  it('says nothing of the kind when the call gives what the branches default', async () => {
+    const chat = await chatWith(toolCallStep({ name: 'ops__notify', arguments: { to: '#ops@example.test', urgent: false } }));
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'notify' });
+    const waiting = await waitingCall(chat, 's');
+    expect(waiting.tool).toBeDefined();
+    expect(waiting.tool?.unshownDefaults).toBeUndefined();
+  });
 });
 
 describe('a call to an MCP tool whose schema declares an argument behind a $ref', () => {

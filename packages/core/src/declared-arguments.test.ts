@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { declaredArguments, MAX_DECLARED_DEPTH, withDeclaredDefaults } from './declared-arguments';
-import { argumentIssues, defineTool, leftOutWithDefault, withToolDefaults } from './tool';
+import { declaredArguments, declaredDefaults, MAX_DECLARED_DEPTH, withDeclaredDefaults } from './declared-arguments';
+import { argumentIssues, defineTool, leftOutWithDefault, toolDefaults, withToolDefaults } from './tool';
 import { declaredArgumentsSchema, MAX_DECLARED_NAME_LENGTH, MAX_DECLARED_NAMES, type DeclaredArguments } from './events';
 import { undeclaredArgumentsNote, uncheckedArgumentsNote, visibleArguments } from './visible-text-arguments';
+import { unshownDefaultsNote } from './unshown-defaults-note';
 
 const purge = {
   type: 'object',
@@ -246,6 +247,68 @@ describe('withDeclaredDefaults', () => {
   });
 });
 
+describe('declaredDefaults: what it says it could not fill', () => {
+  const unshown = (schema: unknown, args: Record<string, unknown>) => declaredDefaults(schema, args).unshown;
+
+  it('says nothing when every default for what the call leaves out was filled, or there was none', () => {
+    expect(unshown({ properties: { a: { default: 1 }, b: { $ref: '#/$defs/b' } }, $defs: { b: { default: 2 } } }, {})).toStrictEqual([]);
+    expect(unshown({ properties: { a: { type: 'string' } } }, {})).toStrictEqual([]);
+    // Two branches fit, but neither declares a default for the call: nothing is left out.
+    expect(unshown({ anyOf: [{ properties: { a: { type: 'string' } } }, { properties: { b: {} } }] }, { c: 1 })).toStrictEqual([]);
+    // A default of a name the call gives is not one it left out.
+    expect(unshown({ allOf: [{ properties: { a: { default: 1 } } }, { properties: { a: { default: 2 } } }] }, { a: 3 })).toStrictEqual([]);
+    expect(unshown({ properties: { a: { $ref: 'https://example.com/a.json' } } }, { a: 'given' })).toStrictEqual([]);
+  });
+
+  it('says the filling stopped at its bound: its steps spent, or its levels with a default under them', () => {
+    const wide = { properties: Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`p${index}`, { default: index }])) };
+    const long = declaredDefaults({ properties: { list: { items: wide } } }, { list: Array.from({ length: 1000 }, () => ({})) });
+    expect(Object.keys((long.arguments.list as Record<string, unknown>[]).at(-1)!)).toHaveLength(0);
+    expect(long.unshown).toStrictEqual(['limit']);
+    const nestedDefaults = (depth: number): Record<string, unknown> => (depth === 0 ? { properties: { leaf: { default: 1 } } } : { properties: { leaf: { default: 1 }, next: nestedDefaults(depth - 1) } });
+    expect(unshown(nestedDefaults(10), { next: { next: { next: { next: {} } } } })).toStrictEqual(['limit']);
+    expect(unshown(nestedDefaults(10), { next: { next: { next: {} } } })).toStrictEqual([]);
+    const plainDeep = { properties: { a: { properties: { b: { properties: { c: { properties: { d: { properties: { e: { type: 'string' } } } } } } } } } } };
+    expect(unshown(plainDeep, { a: { b: { c: { d: {} } } } })).toStrictEqual([]);
+  });
+
+  it('says which default applies is not known: several union branches fit and one declares a default, or two defaults differ', () => {
+    const branches = { anyOf: [{ properties: { mode: { const: 'fast' }, retries: { default: 0 } } }, { properties: { mode: { type: 'string' }, retries: { default: 3 } } }] };
+    expect(declaredDefaults(branches, { mode: 'fast' })).toStrictEqual({ arguments: { mode: 'fast' }, unshown: ['ambiguous'] });
+    expect(declaredDefaults(branches, { mode: 'slow' })).toStrictEqual({ arguments: { mode: 'slow', retries: 3 }, unshown: [] });
+    // A default inside an object the call gives counts too.
+    const inner = { anyOf: [{ properties: { o: { properties: { x: { default: 1 } } } } }, { properties: { p: {} } }] };
+    expect(unshown(inner, { o: {} })).toStrictEqual(['ambiguous']);
+    expect(unshown({ allOf: [{ properties: { a: { default: 1 } } }, { properties: { a: { default: 2 } } }] }, {})).toStrictEqual(['ambiguous']);
+    expect(unshown({ properties: { a: { allOf: [{ $ref: '#/$defs/one' }, { $ref: '#/$defs/two' }] } }, $defs: { one: { default: 1 }, two: { default: 2 } } }, {})).toStrictEqual(['ambiguous']);
+  });
+
+  it('says a part of the schema that may declare a default was not read', () => {
+    const elsewhere = { properties: { a: { $ref: 'https://example.com/a.json' }, b: { default: 1 } } };
+    expect(declaredDefaults(elsewhere, {})).toStrictEqual({ arguments: { b: 1 }, unshown: ['unreadable'] });
+    expect(unshown({ allOf: [{ $ref: 'other.json#/x' }] }, {})).toStrictEqual(['unreadable']);
+    expect(unshown({ $ref: '#anchor' }, {})).toStrictEqual(['unreadable']);
+    expect(unshown({ $dynamicRef: '#meta' }, {})).toStrictEqual(['unreadable']);
+    // A condition adds a default only where it declares one; a local reference to nothing is applied by no one.
+    const conditional = { properties: { kind: {} }, if: { properties: { kind: { const: 'a' } } }, then: { properties: { force: { default: true } } } };
+    expect(unshown(conditional, { kind: 'a' })).toStrictEqual(['unreadable']);
+    expect(unshown({ ...conditional, then: { required: ['force'] } }, { kind: 'a' })).toStrictEqual([]);
+    expect(unshown({ properties: { a: { default: 1 } }, allOf: [{ $ref: '#/$defs/missing' }] }, {})).toStrictEqual([]);
+    expect(unshown({ properties: { constructor: { default: 'x' } } }, {})).toStrictEqual(['unreadable']);
+    const tuple = { properties: { pair: { type: 'array', prefixItems: [{ properties: { a: { default: 1 } } }] } } };
+    expect(unshown(tuple, { pair: [{}] })).toStrictEqual(['unreadable']);
+    expect(unshown({ additionalProperties: { properties: { x: { default: 1 } } } }, { extra: {} })).toStrictEqual(['unreadable']);
+    expect(unshown({ additionalProperties: { properties: { x: { default: 1 } } } }, { extra: 'text' })).toStrictEqual([]);
+    // A property named `default` declares no default.
+    expect(unshown({ properties: { a: { $ref: '#/$defs/a' } }, $defs: { a: { if: { properties: { default: { type: 'string' } } } } } }, {})).toStrictEqual([]);
+  });
+
+  it('says each reason once, in one order', () => {
+    const all = { properties: { a: { $ref: 'x.json' } }, allOf: [{ properties: { b: { default: 1 } } }, { properties: { b: { default: 2 } } }] };
+    expect(unshown(all, {})).toStrictEqual(['ambiguous', 'unreadable']);
+  });
+});
+
 describe('argumentIssues and the defaults a tool declares', () => {
   it('refuses an edit that leaves out a default inside an array’s items, naming it by its index', () => {
     const files = defineTool({
@@ -271,11 +334,26 @@ describe('withToolDefaults', () => {
     expect(withToolDefaults(checked, { options: {}, list: [{}, { level: 2 }] })).toStrictEqual({ options: { force: true }, list: [{ force: false }, { level: 2, force: false }] });
   });
 
+  it('says a default it left out because the tool’s own check refuses it', () => {
+    const refusing = tool({ properties: { level: { type: 'integer', default: 'high' }, force: { default: true } } }, z.object({ level: z.number().int().optional(), force: z.boolean().optional() }));
+    expect(toolDefaults(refusing, {})).toStrictEqual({ arguments: { force: true }, unshown: ['refused'] });
+    expect(toolDefaults(refusing, { level: 2 })).toStrictEqual({ arguments: { level: 2, force: true }, unshown: [] });
+  });
+
   it('gives the arguments as the model sent them when the defaults together fail, or they failed already', () => {
     const exclusive = tool({ properties: { a: { default: 1 }, b: { default: 2 } } }, z.object({ a: z.number().optional(), b: z.number().optional() }).refine((args) => args.a === undefined || args.b === undefined));
     const args = {};
     expect(withToolDefaults(exclusive, args)).toBe(args);
     const invalid = { a: 'not a number' };
     expect(withToolDefaults(exclusive, invalid)).toBe(invalid);
+  });
+});
+
+describe('unshownDefaultsNote', () => {
+  it('says the tool may run with defaults not shown, and each reason given, in the order given', () => {
+    expect(unshownDefaultsNote(['limit'])).toBe('The tool may run with defaults this card does not show: its schema is larger or deeper than is read here. To be sure what runs, edit the call to give every value.');
+    const note = unshownDefaultsNote(['ambiguous', 'unreadable', 'refused']);
+    expect(note.indexOf('several of its alternatives fit this call')).toBeLessThan(note.indexOf('a reference elsewhere, a condition'));
+    expect(note).toContain('its own check refuses');
   });
 });

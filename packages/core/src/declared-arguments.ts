@@ -1,4 +1,4 @@
-import { MAX_DECLARED_NAME_LENGTH, MAX_DECLARED_NAMES, type DeclaredArguments, type DeclaredName } from './events';
+import { MAX_DECLARED_NAME_LENGTH, MAX_DECLARED_NAMES, unshownDefaultsReasonSchema, type DeclaredArguments, type DeclaredName, type UnshownDefaultsReason } from './events';
 import { canonicalJson, isPlainObject } from './json';
 
 /** Levels of a tree of declared arguments: the top-level names, then those of object arguments, nested this deep. */
@@ -90,10 +90,27 @@ export const MAX_DEFAULTS_STEPS = 10_000;
  * Not filled, never guessed: a union where several branches could fit (or none), two defaults that differ for one
  * name, a reference outside the document or by anchor, what a condition (`if`, `dependentSchemas`) adds, a default
  * under a name that reaches a prototype, and one the server applies without declaring it. A reference cycle is
- * followed once; past `MAX_DEFAULTS_STEPS` nothing more is filled.
+ * followed once; past `MAX_DEFAULTS_STEPS` nothing more is filled. `unshown` says which of those may have left out a
+ * default the schema declares (see `UnshownDefaultsReason`), each reason once; empty when none did.
  */
+export function declaredDefaults(schema: unknown, args: Readonly<Record<string, unknown>>): DeclaredDefaults {
+  const filling: Filling = { root: schema, steps: MAX_DEFAULTS_STEPS, targets: new Map(), texts: new Map(), unshown: new Set() };
+  const filled = fillObject([schema], args, 1, filling);
+  if (filling.steps <= 0) filling.unshown.add('limit');
+  return { arguments: filled, unshown: unshownDefaultsReasonSchema.options.filter((reason) => filling.unshown.has(reason)) };
+}
+
+/** What `declaredDefaults` answers. */
+export interface DeclaredDefaults {
+  /** The arguments with the defaults filled in; the same object when nothing was. */
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** Why a default the schema declares for what the call leaves out may not be among them, in the schema's order; empty when none. */
+  readonly unshown: UnshownDefaultsReason[];
+}
+
+/** `declaredDefaults`' arguments. */
 export function withDeclaredDefaults(schema: unknown, args: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
-  return fillObject([schema], args, 1, { root: schema, steps: MAX_DEFAULTS_STEPS, targets: new Map(), texts: new Map() });
+  return declaredDefaults(schema, args).arguments;
 }
 
 interface Filling {
@@ -105,6 +122,8 @@ interface Filling {
   readonly targets: Map<string, unknown>;
   /** The JSON of each default object met (jsonOf). */
   readonly texts: Map<unknown, string>;
+  /** Why a default the schema declares may not have been filled in, so far. */
+  readonly unshown: Set<UnshownDefaultsReason>;
 }
 
 type SchemaNode = Readonly<Record<string, unknown>>;
@@ -116,29 +135,44 @@ interface Reading {
   never?: boolean;
   readonly unions: (readonly unknown[])[];
   readonly seen: Set<unknown>;
+  /**
+   * What applies to the value and is not followed: a reference that is not local, a dynamic one, a condition's
+   * schemas. It matters when it may declare a default (`mayDeclareDefault`).
+   */
+  readonly unfollowed: unknown[];
+}
+
+function newReading(): Reading {
+  return { nodes: [], unions: [], seen: new Set(), unfollowed: [] };
 }
 
 function fillValue(schemas: readonly unknown[], value: unknown, depth: number, filling: Filling): unknown {
-  if (depth > MAX_DECLARED_DEPTH || filling.steps <= 0) return value;
+  if (filling.steps <= 0) return value;
+  if (depth > MAX_DECLARED_DEPTH) {
+    if ((isPlainObject(value) || Array.isArray(value)) && mayDeclareDefault(schemas, filling)) filling.unshown.add('limit');
+    return value;
+  }
   if (isPlainObject(value)) return fillObject(schemas, value, depth, filling);
   if (Array.isArray(value)) return fillItems(schemas, value, depth, filling);
   return value;
 }
 
 function fillObject(schemas: readonly unknown[], value: Readonly<Record<string, unknown>>, depth: number, filling: Filling): Readonly<Record<string, unknown>> {
-  const reading: Reading = { nodes: [], unions: [], seen: new Set() };
+  const reading = newReading();
   for (const schema of schemas) read(schema, reading, filling);
   // A union's branch is chosen against the arguments as they would be sent, with the defaults read so far filled
   // in; a branch chosen may hold unions of its own, read in turn.
   let probe = withDefaults(value, reading.nodes, filling);
   for (let at = 0; at < reading.unions.length; at++) {
     const fitting = reading.unions[at]!.filter((branch) => mayFit(branch, probe, filling));
+    if (fitting.length > 1 && fitting.some((branch) => hidesDefault(branch, probe, filling))) filling.unshown.add('ambiguous');
     if (fitting.length !== 1) continue;
     const before = reading.nodes.length;
     read(fitting[0], reading, filling);
     probe = withDefaults(probe, reading.nodes.slice(before), filling);
   }
   const filled = withDefaults(value, reading.nodes, filling, structuredClone);
+  if (unreadFor(reading, value, filling)) filling.unshown.add('unreadable');
   let inside: Record<string, unknown> | undefined;
   for (const [name, inner] of propertySchemas(reading.nodes, filling)) {
     if (!Object.hasOwn(value, name)) continue;
@@ -151,10 +185,48 @@ function fillObject(schemas: readonly unknown[], value: Readonly<Record<string, 
   return inside ?? filled;
 }
 
+/**
+ * Whether what `reading` holds for `value`, an object, and does not follow may declare a default for it: what it
+ * left unfollowed, a property under a name that reaches a prototype and left out, or the schema of a name given an
+ * object or array that no `properties` declares (a pattern's, `additionalProperties`').
+ */
+function unreadFor(reading: Reading, value: Readonly<Record<string, unknown>>, filling: Filling): boolean {
+  if (mayDeclareDefault(reading.unfollowed, filling)) return true;
+  const declared = new Set<string>();
+  const others: unknown[] = [];
+  for (const node of reading.nodes) {
+    const properties = Object.hasOwn(node, 'properties') && isPlainObject(node.properties) ? node.properties : {};
+    for (const name of Object.keys(properties)) {
+      declared.add(name);
+      if (PROTOTYPE_KEYS.has(name) && !Object.hasOwn(value, name) && mayDeclareDefault([properties[name]], filling)) return true;
+    }
+    if (Object.hasOwn(node, 'additionalProperties')) others.push(node.additionalProperties);
+    if (Object.hasOwn(node, 'patternProperties') && isPlainObject(node.patternProperties)) others.push(...Object.values(node.patternProperties));
+  }
+  if (others.length === 0) return false;
+  return Object.entries(value).some(([name, given]) => !declared.has(name) && given !== null && typeof given === 'object' && mayDeclareDefault(others, filling));
+}
+
+/**
+ * Whether `branch` of a union, were it the one that applies to `value`, would have a default filled in or applied
+ * unread: one for a name `value` leaves out, or one inside an object or array it gives, or in what it does not follow.
+ */
+function hidesDefault(branch: unknown, value: Readonly<Record<string, unknown>>, filling: Filling): boolean {
+  const reading = newReading();
+  read(branch, reading, filling);
+  if (withDefaults(value, reading.nodes, filling) !== value) return true;
+  if (reading.unions.some((branches) => mayDeclareDefault(branches, filling)) || mayDeclareDefault(reading.unfollowed, filling)) return true;
+  for (const [name, schemas] of propertySchemas(reading.nodes, filling)) {
+    const given = Object.hasOwn(value, name) ? value[name] : undefined;
+    if (given !== null && typeof given === 'object' && mayDeclareDefault(schemas, filling)) return true;
+  }
+  return false;
+}
+
 /** `value` with the defaults `nodes` declare for the names it leaves out (each `copy`'d); the same object when none. */
 function withDefaults(value: Readonly<Record<string, unknown>>, nodes: readonly SchemaNode[], filling: Filling, copy: (fill: unknown) => unknown = (fill) => fill): Readonly<Record<string, unknown>> {
   let filled: Record<string, unknown> | undefined;
-  for (const [name, fill] of defaultsOf(nodes, filling)) {
+  for (const [name, fill] of defaultsOf(nodes, filling, value)) {
     if (Object.hasOwn(value, name)) continue;
     filled ??= { ...value };
     define(filled, name, copy(fill));
@@ -167,10 +239,15 @@ function define(object: Record<string, unknown>, name: string, value: unknown): 
 }
 
 function fillItems(schemas: readonly unknown[], value: readonly unknown[], depth: number, filling: Filling): readonly unknown[] {
-  const reading: Reading = { nodes: [], unions: [], seen: new Set() };
+  const reading = newReading();
   for (const schema of schemas) read(schema, reading, filling);
+  if (mayDeclareDefault(reading.unfollowed, filling)) filling.unshown.add('unreadable');
   // Items by position (a tuple) are not read: which schema an item has would depend on where it stands.
-  if (reading.nodes.some((node) => Object.hasOwn(node, 'prefixItems') || Array.isArray(node.items))) return value;
+  const tuples = reading.nodes.filter((node) => Object.hasOwn(node, 'prefixItems') || Array.isArray(node.items));
+  if (tuples.length > 0) {
+    if (value.length > 0 && mayDeclareDefault(tuples, filling)) filling.unshown.add('unreadable');
+    return value;
+  }
   const items = reading.nodes.filter((node) => Object.hasOwn(node, 'items')).map((node) => node.items);
   if (items.length === 0) return value;
   let filled: unknown[] | undefined;
@@ -183,7 +260,13 @@ function fillItems(schemas: readonly unknown[], value: readonly unknown[], depth
   return filled ?? value;
 }
 
-/** Reads `schema` into `reading`: the node itself, what a local `$ref` of it points to, its `allOf` branches; its unions aside. */
+/** Keywords whose schemas apply to the value only under a condition this reading does not weigh. */
+const CONDITION_KEYWORDS = ['if', 'then', 'else', 'dependentSchemas', 'dependencies'];
+
+/**
+ * Reads `schema` into `reading`: the node itself, what a local `$ref` of it points to, its `allOf` branches; its
+ * unions aside, and what it does not follow (see `Reading`) set aside too.
+ */
 function read(schema: unknown, reading: Reading, filling: Filling): void {
   const pending = [schema];
   while (pending.length > 0 && filling.steps > 0) {
@@ -193,7 +276,13 @@ function read(schema: unknown, reading: Reading, filling: Filling): void {
     filling.steps--;
     reading.seen.add(node);
     reading.nodes.push(node);
-    if (Object.hasOwn(node, '$ref')) pending.push(target(node.$ref, filling));
+    if (Object.hasOwn(node, '$ref')) {
+      const to = target(node.$ref, filling);
+      if (to === undefined) reading.unfollowed.push({ $ref: node.$ref });
+      else pending.push(to);
+    }
+    for (const keyword of ['$dynamicRef', '$recursiveRef']) if (Object.hasOwn(node, keyword)) reading.unfollowed.push({ [keyword]: node[keyword] });
+    for (const keyword of CONDITION_KEYWORDS) if (Object.hasOwn(node, keyword)) reading.unfollowed.push(node[keyword]);
     const branches: unknown = Object.hasOwn(node, 'allOf') ? node.allOf : undefined;
     if (Array.isArray(branches)) for (let at = branches.length - 1; at >= 0; at--) pending.push(branches[at]);
     for (const keyword of ['oneOf', 'anyOf'] as const) {
@@ -201,6 +290,45 @@ function read(schema: unknown, reading: Reading, filling: Filling): void {
       if (Array.isArray(branches)) reading.unions.push(branches);
     }
   }
+}
+
+/** Keywords whose value is a map of schemas by name: its values are walked, its names never read as keywords. */
+const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas', 'dependencies']);
+/** Keywords whose value holds no schema (or schemas reached only through a reference): not walked. */
+const NO_SCHEMA_KEYWORDS = new Set(['const', 'enum', 'examples', 'required', '$defs', 'definitions', 'description', 'title', '$comment']);
+
+/**
+ * Whether any of `schemas` declares a default anywhere within it, through local references, or may (a reference
+ * that is not local, a dynamic one): what leaving it unread may hide. True, too, once the steps are spent.
+ */
+function mayDeclareDefault(schemas: readonly unknown[], filling: Filling): boolean {
+  const pending = [...schemas];
+  const seen = new Set<unknown>();
+  while (pending.length > 0) {
+    if (filling.steps <= 0) return true;
+    const node = pending.pop();
+    if (node === null || typeof node !== 'object' || seen.has(node)) continue;
+    filling.steps--;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      pending.push(...(node as unknown[]));
+      continue;
+    }
+    const schema = node as Record<string, unknown>;
+    if (Object.hasOwn(schema, 'default') || Object.hasOwn(schema, '$dynamicRef') || Object.hasOwn(schema, '$recursiveRef')) return true;
+    if (Object.hasOwn(schema, '$ref')) {
+      const to = target(schema.$ref, filling);
+      // A local reference to nothing cannot be applied by anyone; one elsewhere may declare anything.
+      if (to === undefined && !(typeof schema.$ref === 'string' && schema.$ref.startsWith('#/'))) return true;
+      pending.push(to);
+    }
+    for (const [keyword, inner] of Object.entries(schema)) {
+      if (keyword === '$ref' || NO_SCHEMA_KEYWORDS.has(keyword)) continue;
+      if (SCHEMA_MAP_KEYWORDS.has(keyword) && isPlainObject(inner)) pending.push(...Object.values(inner));
+      else pending.push(inner);
+    }
+  }
+  return false;
 }
 
 /**
@@ -258,17 +386,26 @@ function propertySchemas(nodes: readonly SchemaNode[], filling: Filling): Map<st
   return byName;
 }
 
-/** Each name the nodes declare with one default, and that default; a name given two defaults that differ is left out. */
-function defaultsOf(nodes: readonly SchemaNode[], filling: Filling): Map<string, unknown> {
+/**
+ * Each name the nodes declare with one default, and that default; a name given two defaults that differ is left out.
+ * For a name `value` leaves out, one whose default is not known is noted in `filling.unshown`: `ambiguous` (two that
+ * differ) or `unreadable` (what its schema refers to is not followed).
+ */
+function defaultsOf(nodes: readonly SchemaNode[], filling: Filling, value: Readonly<Record<string, unknown>>): Map<string, unknown> {
   const defaults = new Map<string, unknown>();
   for (const [name, schemas] of propertySchemas(nodes, filling)) {
     const found = new Map<string, unknown>();
+    const unknown = new Set<symbol>();
     for (const schema of schemas) {
       const declared = declaredDefault(schema, filling);
-      const text = declared === NO_DEFAULT ? undefined : jsonOf(declared, filling);
+      if (typeof declared === 'symbol') unknown.add(declared);
+      const text = typeof declared === 'symbol' ? undefined : jsonOf(declared, filling);
       if (text !== undefined) found.set(text, declared);
     }
     if (found.size === 1) defaults.set(name, [...found.values()][0]);
+    if (Object.hasOwn(value, name)) continue;
+    if (found.size > 1 || unknown.has(SEVERAL_DEFAULTS)) filling.unshown.add('ambiguous');
+    if (unknown.has(UNREAD_DEFAULT)) filling.unshown.add('unreadable');
   }
   return defaults;
 }
@@ -296,22 +433,29 @@ function jsonOf(fill: unknown, filling: Filling): string | undefined {
 }
 
 const NO_DEFAULT = Symbol('no default');
+/** What a property's schema refers to declares defaults that differ. */
+const SEVERAL_DEFAULTS = Symbol('several defaults');
+/** What a property's schema refers to is not followed, and may declare a default. */
+const UNREAD_DEFAULT = Symbol('unread default');
 
 /**
  * The default a property's schema declares: its own, or else the one default of what it refers to and its `allOf`
- * (a generated schema writes `{ "$ref": "#/$defs/Mode" }` with the default in `Mode`); none when those differ.
+ * (a generated schema writes `{ "$ref": "#/$defs/Mode" }` with the default in `Mode`); none when those differ
+ * (SEVERAL_DEFAULTS), or when what it refers to is not followed and may declare one (UNREAD_DEFAULT).
  */
 function declaredDefault(schema: unknown, filling: Filling): unknown {
   if (!isPlainObject(schema)) return NO_DEFAULT;
   if (Object.hasOwn(schema, 'default')) return schema.default;
-  const reading: Reading = { nodes: [], unions: [], seen: new Set() };
+  const reading = newReading();
   read(schema, reading, filling);
   const found = new Map<string, unknown>();
   for (const node of reading.nodes) {
     const text = Object.hasOwn(node, 'default') ? jsonOf(node.default, filling) : undefined;
     if (text !== undefined) found.set(text, node.default);
   }
-  return found.size === 1 ? [...found.values()][0] : NO_DEFAULT;
+  if (found.size === 1) return [...found.values()][0];
+  if (found.size > 1) return SEVERAL_DEFAULTS;
+  return reading.unfollowed.some((unfollowed) => mayDeclareDefault([unfollowed], filling)) ? UNREAD_DEFAULT : NO_DEFAULT;
 }
 
 /**
@@ -319,7 +463,7 @@ function declaredDefault(schema: unknown, filling: Filling): unknown {
  * `type`, a `required` name missing, a given name's `const`, `enum` or `type`, a name it does not allow).
  */
 function mayFit(branch: unknown, value: Readonly<Record<string, unknown>>, filling: Filling): boolean {
-  const reading: Reading = { nodes: [], unions: [], seen: new Set() };
+  const reading = newReading();
   read(branch, reading, filling);
   return reading.never !== true && reading.nodes.every((node) => {
     if (Object.hasOwn(node, 'type') && !typeAllows(node.type, value)) return false;

@@ -98,6 +98,18 @@ export const declaredArgumentsSchema: z.ZodType<DeclaredArguments> = z.union([
   z.object({ unknown: z.string().max(32) }),
 ]);
 
+/**
+ * Why a card may not show every default its tool acts on, for a call whose arguments were filled with the defaults
+ * the tool's schema declares (see `declaredDefaults`): `limit`, the filling stopped at its bound (its steps, or its
+ * levels with a schema under them that declares a default); `ambiguous`, which default applies is not known (several
+ * branches of a union fit the call, or two schemas give one name different defaults); `unreadable`, a part of the
+ * schema that may declare one is not followed (a reference to another document or by anchor, a condition, items by
+ * position, a name that reaches a prototype, a name only a pattern or `additionalProperties` covers); `refused`, a
+ * default the tool's own check refuses was left out.
+ */
+export const unshownDefaultsReasonSchema = z.enum(['limit', 'ambiguous', 'unreadable', 'refused']);
+export type UnshownDefaultsReason = z.infer<typeof unshownDefaultsReasonSchema>;
+
 /** The longest tool source a tool-start carries: "mcp:" and a server name (the MCP config keeps those to 32 characters). */
 export const MAX_SHOWN_TOOL_SOURCE_LENGTH = 64;
 
@@ -114,6 +126,12 @@ export const shownToolSchema = z.object({
    * marks names against. Absent from events stored before it was recorded: a client then reads the tool as listed now.
    */
   declared: declaredArgumentsSchema.optional(),
+  /**
+   * The call this tool-start puts up may run on defaults of the tool's schema that its arguments do not show, and
+   * why, each reason once: what the card says beside the arguments. Absent when every default the schema declares
+   * for what the call leaves out was filled in, and from events stored before it was recorded.
+   */
+  unshownDefaults: z.array(unshownDefaultsReasonSchema).min(1).max(unshownDefaultsReasonSchema.options.length).optional(),
   annotations: z.object({
     readOnly: z.boolean(),
     destructive: z.boolean(),

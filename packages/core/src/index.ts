@@ -15,6 +15,7 @@ export { canonicalJson, parseUntrustedJson, isPlainObject } from './json';
 export { randomId } from './ids';
 export * from './visible-text';
 export * from './visible-text-arguments';
+export { unshownDefaultsNote } from './unshown-defaults-note';
 export { codeSpan, MAX_QUOTED_CHARS } from './quoted-word';
 export * from './blank-runs';
 export { ConcurrencyLimit } from './concurrency-limit';

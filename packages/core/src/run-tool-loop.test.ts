@@ -4,7 +4,7 @@ import { ApprovalRegistry, DecisionNotStoredError } from './approval-registry';
 import { ConcurrencyLimit } from './concurrency-limit';
 import { Cancellation } from './cancellation';
 import type { ChatModel } from './chat-model';
-import type { LoopEvent } from './events';
+import { loopEventSchema, type LoopEvent } from './events';
 import type { ChatMessage, ToolCall } from './messages';
 import { endsAtOnce, MAX_TOOL_CALLS_PER_TURN, runToolLoop, type RunToolLoopOptions } from './run-tool-loop';
 import { collectRun, deferred, hangingStep, parkingRun, ScriptedModel, textStep, toolCallStep, type ScriptStep } from './testing';
@@ -622,6 +622,37 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(ofType(events, 'tool-start')).toMatchObject([{ arguments: { target: 'backups', dry_run: false }, awaitingConfirmation: true }]);
       expect(ofType(events, 'tool-end')).toMatchObject([{ outcome: 'executed', result: 'purged' }]);
       expect(received).toStrictEqual([{ target: 'backups', dry_run: false }]);
+    });
+
+    it('says on the tool-start, and to the person asked, when the tool may act on defaults the arguments do not show, and why', async () => {
+      const notify = defineTool({
+        name: 'notify',
+        description: 'sends a message',
+        parameters: z.object({ to: z.string(), urgent: z.boolean().optional(), retries: z.number().int().optional() }),
+        jsonSchema: {
+          type: 'object',
+          properties: { to: { type: 'string' }, retries: { type: 'integer', default: 'many' } },
+          anyOf: [{ properties: { to: { pattern: '@' }, urgent: { default: false } } }, { properties: { to: { type: 'string' }, urgent: { default: true } } }],
+        },
+        execute: async () => 'sent',
+      });
+      const registry = new ApprovalRegistry();
+      const model = new ScriptedModel([toolCallStep({ name: 'notify', arguments: { to: 'ops@example.test' } }), toolCallStep({ name: 'notify', arguments: { to: 'x', urgent: true, retries: 1 } }), textStep('ok')]);
+      const pending: unknown[] = [];
+      const run = loop({ messages: [{ role: 'user', content: 'hi' }], registry, sessionId: SESSION, tools: [notify], model });
+      const { events } = await collectRun(run, (event) => {
+        if (event.type !== 'tool-start' || !event.awaitingConfirmation) return;
+        pending.push(registry.listPending(SESSION)[0]?.tool?.unshownDefaults);
+        registry.resolve(event.approvalId, 'allow', { sessionId: SESSION });
+      });
+      model.assertConsumed();
+      const starts = ofType(events, 'tool-start');
+      expect(starts.map((start) => [start.arguments, start.tool?.unshownDefaults])).toStrictEqual([
+        [{ to: 'ops@example.test' }, ['ambiguous', 'refused']],
+        [{ to: 'x', urgent: true, retries: 1 }, undefined],
+      ]);
+      expect(starts.every((start) => loopEventSchema.safeParse(start).success)).toBe(true);
+      expect(pending).toStrictEqual([['ambiguous', 'refused'], undefined]);
     });
 
     it('a throwing tool is an error result fed back to the model, with tool-end paired', async () => {

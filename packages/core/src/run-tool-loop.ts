@@ -2,14 +2,14 @@ import { DecisionNotStoredError, DEFAULT_DECISION_TIMEOUT_MS, PolicyChangedError
 import { Cancellation, linkedController, type CancelSignal } from './cancellation';
 import type { ChatModel, ChatRequest, ToolSpec } from './chat-model';
 import { errorMessage } from './errors';
-import type { Decision, LoopEvent, ResultCut, RunEndReason, ToolArguments, ToolOutcome } from './events';
+import type { Decision, LoopEvent, ResultCut, RunEndReason, ShownTool, ToolArguments, ToolOutcome } from './events';
 import { randomId } from './ids';
 import { canonicalJson, deepFreeze } from './json';
 import { parseToolArguments } from './json-repair';
 import type { AssistantMessage, ChatMessage, ToolCall } from './messages';
 import { reasonText, type Reason } from './reason';
 import { TextToolCallExtractor, type TextPart, type TextToolCall } from './text-tool-calls';
-import { BLANK_EDGED_ARGUMENT, blankEdgedArguments, grantsNeedExactArguments, shownTool, toolJsonSchema, toolVersion, UNKNOWN_ARGUMENT, unknownArguments, withToolDefaults, type AnyTool } from './tool';
+import { BLANK_EDGED_ARGUMENT, blankEdgedArguments, grantsNeedExactArguments, shownTool, toolJsonSchema, toolVersion, toolDefaults, UNKNOWN_ARGUMENT, unknownArguments, type AnyTool } from './tool';
 import { toolResultText } from './tool-results';
 
 export const DEFAULT_MAX_TOOL_CALLS = 25;
@@ -747,14 +747,26 @@ function offeredTools(tools: readonly AnyTool[], enabled: readonly string[] | un
 type CallCheck = { ok: true; tool: AnyTool } | { ok: false; result: CallResult };
 
 /**
- * The call with the defaults its tool's schema declares for the arguments it leaves out (`withToolDefaults`), so
- * that the card, the stored turn and the tool all hold the values the tool acts on.
+ * The call with the defaults its tool's schema declares for the arguments it leaves out (`toolDefaults`), so that
+ * the card, the stored turn and the tool all hold the values the tool acts on. When some may not be among them, the
+ * call's tool as its card shows it says so and why (`callTool`).
  */
 function callWithDefaults(call: ToolCall, offered: readonly AnyTool[]): ToolCall {
   const tool = offered.find((candidate) => candidate.name === call.name);
   if (tool === undefined) return call;
-  const args = withToolDefaults(tool, call.arguments);
-  return args === call.arguments ? call : { ...call, arguments: deepFreeze(args) };
+  const { arguments: args, unshown } = toolDefaults(tool, call.arguments);
+  const filled = args === call.arguments ? call : { ...call, arguments: deepFreeze(args) };
+  if (unshown.length > 0) unshownDefaultsOf.set(filled, { tool, shown: { ...shownTool(tool), unshownDefaults: unshown } });
+  return filled;
+}
+
+/** For a call whose tool may act on defaults its arguments do not show: the tool it was filled for, and what its card shows of it. */
+const unshownDefaultsOf = new WeakMap<ToolCall, { tool: AnyTool; shown: ShownTool }>();
+
+/** What a call's tool-start and ticket say of its tool: `shownTool`, and the defaults it may act on unshown (`callWithDefaults`). */
+function callTool(call: ToolCall, tool: AnyTool): ShownTool {
+  const unshown = unshownDefaultsOf.get(call);
+  return unshown !== undefined && unshown.tool === tool ? unshown.shown : shownTool(tool);
 }
 
 /** The reasons a call is refused before anyone is asked: unreadable, unknown or disabled tool, repeated, invalid arguments. */
@@ -920,7 +932,7 @@ async function openGate(call: ToolCall, tool: AnyTool, confirm: boolean, options
     arguments: call.arguments,
     executesCode,
     toolVersion: version,
-    tool: shownTool(tool),
+    tool: callTool(call, tool),
     timeoutMs: options.decisionTimeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS,
   });
   if (rulesVersion !== undefined) rulesVersionAt.set(ticket, rulesVersion);
@@ -1234,7 +1246,7 @@ function leftOut(count: number, id: string): PlannedCall {
 /** A call that asks nobody; `tool`, when one of the offered tools has its name, is what its card shows of it. */
 function toolStart(call: ToolCall, approvalId: string, awaitingConfirmation: boolean, tool?: AnyTool): Extract<LoopEvent, { type: 'tool-start' }> {
   if (tool === undefined) return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation };
-  return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation, tool: shownTool(tool) };
+  return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation, tool: callTool(call, tool) };
 }
 
 /**
@@ -1245,9 +1257,9 @@ function toolStart(call: ToolCall, approvalId: string, awaitingConfirmation: boo
 function awaitingToolStart(call: ToolCall, gate: Extract<Gate, { kind: 'ask' }>, tool: AnyTool): Extract<LoopEvent, { type: 'tool-start' }> {
   const { approvalId, expiresAt } = gate.ticket;
   const { asked } = gate;
-  if (asked === undefined) return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt, tool: shownTool(tool) };
+  if (asked === undefined) return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt, tool: callTool(call, tool) };
   const askedBecause = { ruleId: asked.ruleId, reason: asked.description };
-  return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt, tool: shownTool(tool), askedBecause };
+  return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt, tool: callTool(call, tool), askedBecause };
 }
 
 function unknownIssues(paths: readonly string[]): { issues: { path: string[]; message: string }[] } {

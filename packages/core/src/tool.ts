@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { declaredArguments, withDeclaredDefaults } from './declared-arguments';
+import { declaredArguments, declaredDefaults, type DeclaredDefaults } from './declared-arguments';
 import type { ArgumentIssue } from './errors';
-import { MAX_SHOWN_TOOL_SOURCE_LENGTH, type ResultCut, type ShownTool } from './events';
+import { MAX_SHOWN_TOOL_SOURCE_LENGTH, unshownDefaultsReasonSchema, type ResultCut, type ShownTool } from './events';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -123,19 +123,27 @@ export function shownTool(tool: AnyTool): ShownTool {
 }
 
 /**
- * `args` with the defaults the tool's schema declares for what they leave out (`withDeclaredDefaults`), but for those
+ * `args` with the defaults the tool's schema declares for what they leave out (`declaredDefaults`), but for those
  * the tool's own check refuses: a default that fails its own schema (`{ type: 'integer', default: 'x' }`) would make
  * every call that leaves it out invalid, so it is not filled and the tool gets the call as given, the card showing
- * that. What the loop puts up and what an exact-arguments rule is compared with.
+ * that. What the loop puts up and what an exact-arguments rule is compared with. `unshown`: why the tool may still
+ * act on a default they do not show (`refused` for one left out so), for the card to say.
  */
-export function withToolDefaults(tool: AnyTool, args: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
-  const filled = withDeclaredDefaults(toolJsonSchema(tool), args);
-  if (filled === args) return args;
+export function toolDefaults(tool: AnyTool, args: Readonly<Record<string, unknown>>): DeclaredDefaults {
+  const declared = declaredDefaults(toolJsonSchema(tool), args);
+  const filled = declared.arguments;
+  if (filled === args) return declared;
   const checked = tool.parameters.safeParse(filled);
-  if (checked.success) return filled;
+  if (checked.success) return declared;
   const refused = checked.error.issues.map((issue) => issue.path.map(String));
   const kept = withoutFilledAt(args, filled, refused, []);
-  return tool.parameters.safeParse(kept).success ? (kept as Readonly<Record<string, unknown>>) : args;
+  const unshown = unshownDefaultsReasonSchema.options.filter((reason) => reason === 'refused' || declared.unshown.includes(reason));
+  return { arguments: tool.parameters.safeParse(kept).success ? (kept as Readonly<Record<string, unknown>>) : args, unshown };
+}
+
+/** `toolDefaults`' arguments. */
+export function withToolDefaults(tool: AnyTool, args: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  return toolDefaults(tool, args).arguments;
 }
 
 /**

@@ -40,6 +40,7 @@ export function PendingBar({ calls, tools, onDecideAll }: PendingBarProps) {
   const withNonAscii = shown.filter((call) => call.nonAsciiCount > 0).length;
   const withUndeclared = shown.filter((call) => call.undeclaredCount > 0).length;
   const withUnchecked = shown.filter((call) => call.undeclaredCount === 0 && call.uncheckedCount > 0).length;
+  const withUnshownDefaults = waiting.filter((call) => call.tool?.unshownDefaults !== undefined).length;
   const runs = shown.map((call) => blankRunsOfArguments(call));
   const withFolds = runs.filter((found) => found.folded > 0).length;
   const withEdges = runs.filter((found) => found.edges > 0 || found.afterBackslash > 0).length;
@@ -73,6 +74,13 @@ export function PendingBar({ calls, tools, onDecideAll }: PendingBarProps) {
       {withUnchecked > 0 && (
         <p className="undeclared-warning" role="note">
           {uncheckedNote(withUnchecked)}
+        </p>
+      )}
+      {withUnshownDefaults > 0 && (
+        <p className="unshown-defaults-warning" role="note">
+          {withUnshownDefaults === 1
+            ? 'One of them may run with defaults its card does not show (said on its card). Read its card before you allow all.'
+            : `${withUnshownDefaults} of them may run with defaults their cards do not show (said on their cards). Read their cards before you allow all.`}
         </p>
       )}
       {(withHidden > 0 || withNonAscii > 0 || withFolds > 0 || withEdges > 0) && (

@@ -1,4 +1,4 @@
-import { toVisibleText, type DeclaredArguments } from '@airlock/core';
+import { toVisibleText, unshownDefaultsNote, type DeclaredArguments } from '@airlock/core';
 import { useContext, useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { ToolArguments as Args, ToolAnnotations } from '../lib/api-types';
 import { ArgumentEditor, draftFits } from './argument-editor';
@@ -273,6 +273,11 @@ export function ToolCallCard({ call, annotations: listedAnnotations, source: lis
         <ToolArguments toolName={call.toolName} args={call.arguments} declared={call.tool?.declared} inputSchema={inputSchema} />
       ) : (
         <EditedArguments toolName={call.toolName} proposed={call.arguments} edited={call.editedArguments} status={state.status} editedBy={words.edited[by]} declared={call.tool?.declared} inputSchema={inputSchema} />
+      )}
+      {call.tool?.unshownDefaults !== undefined && (
+        <p className="unshown-defaults-warning" role="note">
+          {unshownDefaultsNote(call.tool.unshownDefaults)}
+        </p>
       )}
       <StatusDetail state={state} by={by} words={words} />
       {!undecided && <NotAppliedNote mine={mine} by={by} words={words} />}
