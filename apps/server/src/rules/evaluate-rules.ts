@@ -15,7 +15,7 @@ import { matchPathGlob } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
 import { letterEscape, patternNaming } from './hidden-program-name';
 import { MCP_TOOL, type Rule, type RuleScope } from '@airlock/api';
-import { mcpToolName } from '../mcp/mcp-tool';
+import { mcpToolName, mcpToolOtherNames } from '../mcp/mcp-tool';
 
 /** A tool call as the rules see it. */
 export interface RuleCall {
@@ -600,9 +600,13 @@ class CallView {
  * Whether an exact-arguments rule names the call's tool. A deny rule also names an MCP tool by its plain
  * `<server>__<tool>` when the tool is offered under a hashed name because that name would read as another server's
  * tool (`mcpToolName`): a rule written before the hash, or for the name as it read, must not stop denying. That name
- * may be two servers' tools: a deny covers each, an allow none, since it does not say which one was meant.
+ * may be two servers' tools: a deny covers each, an allow none, since it does not say which one was meant. So does a
+ * deny naming the tool with that hash once the other server is gone and the name is plain again (the hash is of the
+ * server and the tool: it means this tool alone, and an allow still none, as it was written for another name).
  */
 function namesTool(rule: Rule, call: RuleCall): boolean {
   if (rule.tool === call.tool) return true;
-  return rule.effect === 'deny' && call.mcp !== undefined && rule.tool === mcpToolName(call.mcp.server, call.mcp.tool);
+  if (rule.effect !== 'deny' || call.mcp === undefined) return false;
+  const { server, tool } = call.mcp;
+  return rule.tool === mcpToolName(server, tool) || mcpToolOtherNames(server, tool).includes(rule.tool);
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { hostileServer } from '../mcp/fixtures/test-servers';
 import { McpManager } from '../mcp/mcp-manager';
+import { mcpToolName } from '../mcp/mcp-tool';
 import { RuleBook } from './rule-book';
 import { staleToolNames } from './stale-tool-names';
 
@@ -86,6 +87,40 @@ describe('a rule written for the name two MCP servers\' tools shared, now offere
       `The deny rule ${deny.rule.id} (global) names the tool "a__b__c", offered now as ${offered}, since the name would read as another server's tool: it denies each of them`,
       `The allow rule ${allow.rule.id} (global) names the tool "a__b__c", offered now as ${offered}, since the name would read as another server's tool: it allows none of them, as the name does not say which; write it again for the one meant`,
       `The allow rule ${gone.rule.id} (global) names the tool "gone__tool", which no tool is now: it matches no call until a tool of that name is offered again (an MCP server that is down offers none)`,
+    ]);
+  });
+});
+
+describe('a rule written for the hashed name of an MCP tool, its name plain again since the other server went', () => {
+  // `s` + `t__u` was offered as `s__t__u_<hash>` while a server `s__t` was configured beside it.
+  async function plainAgain() {
+    const mcp = new McpManager({ servers: new Map([['s', hostileServer('named', { TOOL_NAME: 't__u' })]]), logger: { info: () => undefined, warn: () => undefined } });
+    await mcp.start();
+    const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'airlock-stale-names-')));
+    const rules = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
+    return {
+      rules,
+      tools: mcp.tools(),
+      [Symbol.asyncDispose]: async () => {
+        await mcp.close();
+        await rm(workspace, { recursive: true, force: true });
+      },
+    };
+  }
+  const hashed = mcpToolName('s', 't__u', ['s', 's__t']);
+
+  test('a deny rule still denies that tool, an allow rule allows it no more, and start-up says so', async () => {
+    await using servers = await plainAgain();
+    const { rules, tools } = servers;
+    const tool = tools[0]!;
+    expect(tools.map(({ name }) => name)).toStrictEqual(['s__t__u']);
+    const deny = await rules.add(exact('deny', hashed, { n: 1 }));
+    const allow = await rules.add(exact('allow', hashed, { n: 2 }));
+    await expect(rules.evaluate('s', { id: 'c1', name: 's__t__u', arguments: { n: 1 } }, tool)).resolves.toMatchObject({ effect: 'deny', ruleId: deny.rule.id });
+    await expect(rules.evaluate('s', { id: 'c2', name: 's__t__u', arguments: { n: 2 } }, tool)).resolves.toBeUndefined();
+    expect(staleToolNames((await rules.list()).map((view) => view.rule), tools)).toStrictEqual([
+      `The deny rule ${deny.rule.id} (global) names the tool ${JSON.stringify(hashed)}, offered now as s__t__u (MCP server "s", tool "t__u"), since the name would no longer read as another server's tool: it denies it`,
+      `The allow rule ${allow.rule.id} (global) names the tool ${JSON.stringify(hashed)}, offered now as s__t__u (MCP server "s", tool "t__u"), since the name would no longer read as another server's tool: it allows it no more; write it again for the name it has now`,
     ]);
   });
 });
