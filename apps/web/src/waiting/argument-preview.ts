@@ -1,4 +1,4 @@
-import { blankPieces, textSegments, toVisibleText, visibleArguments, type DeclaredArguments, type VisibleArgument, type VisibleText } from '@airlock/core';
+import { blankPieces, textSegments, toVisibleText, visibleArguments, type DeclaredArguments, type UnshownDefaultsReason, type VisibleArgument, type VisibleText } from '@airlock/core';
 import type { ToolArguments } from '../lib/api-types';
 
 /** Characters a short preview of a call shows, all its arguments together. */
@@ -25,8 +25,8 @@ export interface CallPreview {
   /**
    * Every character of every argument is in `text`, on one line, in printable ASCII, and every argument's name, and
    * every name inside an object argument whose schema declares names, is one the tool declares (none could not be
-   * checked): the person can decide from the preview alone. Otherwise only the card shows what
-   * would run.
+   * checked), and the tool may run with no default they do not show: the person can decide from the preview alone.
+   * Otherwise only the card shows what would run.
    */
   whole: boolean;
 }
@@ -44,6 +44,11 @@ export interface CallPreviewOptions {
    * it does not declare is never whole. Default undefined, the tool not known: every name counts as undeclared.
    */
   schema?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Why the call's tool may run with defaults its arguments do not show (its `tool.unshownDefaults`): such a call is
+   * never whole, only its card says so. Default undefined: none.
+   */
+  unshownDefaults?: readonly UnshownDefaultsReason[] | undefined;
 }
 
 /**
@@ -63,7 +68,7 @@ interface ValueSize {
  * string that reads as JSON quoted, so `dry_run: "true"` and `dry_run: true` differ). Reads only the start of a long
  * text argument (`PREVIEW_READ_CHARS`) and measures the rest.
  */
-export function callPreview(toolName: string, args: ToolArguments, { maxChars = PREVIEW_CHARS, declared, schema = {} }: CallPreviewOptions = {}): CallPreview {
+export function callPreview(toolName: string, args: ToolArguments, { maxChars = PREVIEW_CHARS, declared, schema = {}, unshownDefaults }: CallPreviewOptions = {}): CallPreview {
   const sizes = new Map<string, ValueSize>();
   const read = Object.fromEntries(
     Object.entries(args).map(([name, value]) => {
@@ -84,12 +89,13 @@ export function callPreview(toolName: string, args: ToolArguments, { maxChars = 
     ...(shown.code === null ? [] : [{ name: null, value: shown.code.argument.value, size: sizeOf(shown.code.argument) }]),
     ...shown.others.map((argument) => ({ name: shownText(argument.name), value: argument.value, size: sizeOf(argument) })),
   ];
-  if (parts.length === 0) return { text: 'no arguments', whole: true };
+  const seenAll = unshownDefaults === undefined;
+  if (parts.length === 0) return { text: 'no arguments', whole: seenAll };
   const label = (name: string | null) => (name === null ? '' : `${name}: `);
   const full = parts.map(({ name, value }) => `${label(name)}${shownText(value)}`).join(' · ');
   const plain = parts.every(({ name, value }) => PRINTABLE_ASCII.test(shownText(value)) && (name === null || PRINTABLE_ASCII.test(name)));
   const cut = parts.some(({ size }) => size !== undefined);
-  if (shown.hiddenCount === 0 && shown.undeclaredCount === 0 && shown.uncheckedCount === 0 && plain && !cut && full.length <= maxChars) return { text: full, whole: true };
+  if (shown.hiddenCount === 0 && shown.undeclaredCount === 0 && shown.uncheckedCount === 0 && plain && !cut && full.length <= maxChars) return { text: full, whole: seenAll };
 
   const each = Math.max(16, Math.floor(maxChars / Math.min(parts.length, PREVIEW_ARGUMENTS)));
   const listed = parts.slice(0, PREVIEW_ARGUMENTS).map(({ name, value, size }) => `${label(name)}${cutValue(value, each, size)}`);

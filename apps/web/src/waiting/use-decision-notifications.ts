@@ -127,7 +127,7 @@ async function notify(worker: ServiceWorkerRegistration | null, approval: Waitin
 
 /** Whether a notification shows all of the call, short enough that the system does not cut it. */
 function notificationShowsWhole(approval: WaitingApproval): boolean {
-  return callPreview(approval.toolName, approval.arguments, { maxChars: NOTIFICATION_WHOLE_CHARS, declared: approval.tool?.declared, schema: approval.inputSchema }).whole;
+  return callPreview(approval.toolName, approval.arguments, { maxChars: NOTIFICATION_WHOLE_CHARS, declared: approval.tool?.declared, schema: approval.inputSchema, unshownDefaults: approval.tool?.unshownDefaults }).whole;
 }
 
 function supportsActions(): boolean {

@@ -126,6 +126,28 @@ describe('WaitingList', () => {
     expect(['a', 'b'].map(allowed)).toStrictEqual([false, true]);
   });
 
+  it('offers Allow for no call whose tool may run with defaults it does not show: only its card says why', () => {
+    const annotations = { readOnly: false, destructive: false, executesCode: false, exactGrants: false, idempotent: false, openWorld: false };
+    const notify = (id: string, args: Record<string, unknown>, unshown: boolean): WaitingApproval => ({
+      ...waiting(id, ''),
+      toolName: 'ops__notify',
+      arguments: args,
+      tool: { source: 'mcp:ops', declared: { names: [{ name: 'to' }, { name: 'urgent' }] }, annotations, ...(unshown ? { unshownDefaults: ['ambiguous' as const] } : {}) },
+    });
+    render(
+      <WaitingList
+        approvals={[notify('a', { to: '#ops' }, true), notify('b', { to: '#ops', urgent: false }, false), notify('c', {}, true)]}
+        sending={new Set()}
+        onDecide={() => undefined}
+        onOpen={() => undefined}
+      />,
+    );
+    const item = (id: string) => document.querySelector<HTMLElement>(`[data-approval-id="${id}"]`)!;
+    expect(['a', 'b', 'c'].map((id) => item(id).querySelector('.btn-allow') !== null)).toStrictEqual([false, true, false]);
+    expect(item('a').querySelector('.waiting-preview')?.textContent).toBe('to: #ops');
+    expect(item('a').querySelector('button[aria-label^="Review"]')).not.toBeNull();
+  });
+
   it('names the MCP server of each call, as the card does: two servers may give tools one name', () => {
     const annotations = { readOnly: false, destructive: false, executesCode: false, exactGrants: true, idempotent: false, openWorld: false };
     const of = (id: string, source: string): WaitingApproval => ({ ...waiting(id, ''), toolName: 'a__b__c', arguments: { x: '1' }, tool: { source, declared: { names: [{ name: 'x' }] }, annotations } });

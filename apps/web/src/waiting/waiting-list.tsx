@@ -21,8 +21,9 @@ export interface WaitingListProps {
 /**
  * Every call waiting for the person, across chats, oldest first: decided here or opened in its chat. A call whose
  * arguments do not all fit in its one-line preview is allowed only from its card, where all of it is shown; so is
- * one holding an argument its tool's schema does not declare (the card marks it), and one whose card holds an edit
- * (an Allow here would run the proposal, not the edit).
+ * one holding an argument its tool's schema does not declare (the card marks it), one whose tool may run with defaults
+ * it does not show (the card says why), and one whose card holds an edit (an Allow here would run the proposal, not
+ * the edit).
  */
 export function WaitingList({ approvals, sending, onDecide, onOpen }: WaitingListProps) {
   if (approvals.length === 0) return null;
@@ -50,7 +51,7 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
   const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
   const edited = useHeldEdits().has(approval.approvalId);
   // A waiting call's arguments never change under its id, and the list renders again with every change of the app.
-  const preview = useMemo(() => callPreview(approval.toolName, approval.arguments, { declared: approval.tool?.declared, schema: approval.inputSchema }), [approval.approvalId, approval.inputSchema]);
+  const preview = useMemo(() => callPreview(approval.toolName, approval.arguments, { declared: approval.tool?.declared, schema: approval.inputSchema, unshownDefaults: approval.tool?.unshownDefaults }), [approval.approvalId, approval.inputSchema]);
   const toolName = useMemo(() => toVisibleText(approval.toolName, { singleLine: true }), [approval.toolName]);
   // Two MCP servers may give tools one name: the entry names the server, as the card's badge does.
   const server = approval.tool?.source.startsWith('mcp:') === true ? approval.tool.source.slice('mcp:'.length) : undefined;
