@@ -297,6 +297,9 @@ describe('declaredDefaults: what it says it could not fill', () => {
     expect(unshown({ properties: { constructor: { default: 'x' } } }, {})).toStrictEqual(['unreadable']);
     const tuple = { properties: { pair: { type: 'array', prefixItems: [{ properties: { a: { default: 1 } } }] } } };
     expect(unshown(tuple, { pair: [{}] })).toStrictEqual(['unreadable']);
+    // What an array's schema refers to elsewhere may declare defaults for its items: none when it has none.
+    expect(unshown({ properties: { list: { $ref: 'list.json' } } }, { list: [{}] })).toStrictEqual(['unreadable']);
+    expect(unshown({ properties: { list: { $ref: 'list.json' } } }, { list: [] })).toStrictEqual([]);
     expect(unshown({ additionalProperties: { properties: { x: { default: 1 } } } }, { extra: {} })).toStrictEqual(['unreadable']);
     expect(unshown({ additionalProperties: { properties: { x: { default: 1 } } } }, { extra: 'text' })).toStrictEqual([]);
     // A property named `default` declares no default.

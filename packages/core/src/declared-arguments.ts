@@ -241,7 +241,7 @@ function define(object: Record<string, unknown>, name: string, value: unknown): 
 function fillItems(schemas: readonly unknown[], value: readonly unknown[], depth: number, filling: Filling): readonly unknown[] {
   const reading = newReading();
   for (const schema of schemas) read(schema, reading, filling);
-  if (mayDeclareDefault(reading.unfollowed, filling)) filling.unshown.add('unreadable');
+  if (value.length > 0 && mayDeclareDefault(reading.unfollowed, filling)) filling.unshown.add('unreadable');
   // Items by position (a tuple) are not read: which schema an item has would depend on where it stands.
   const tuples = reading.nodes.filter((node) => Object.hasOwn(node, 'prefixItems') || Array.isArray(node.items));
   if (tuples.length > 0) {
