@@ -43,6 +43,15 @@ describe('declaredArguments', () => {
     expect(declaredArguments({ $ref: '#/definitions/Args', definitions: { Args: { $ref: '#/definitions/Purge' }, Purge: purge } })).toStrictEqual(named);
     const generated = { type: 'object', properties: { options: { $ref: '#/$defs/Options', description: 'how' }, self: { $ref: '#' } }, $defs: { Options: { type: 'object', properties: { force: { type: 'boolean' } } } } };
     expect(declaredArguments(generated)).toMatchObject({ names: [{ name: 'options', inner: { names: [{ name: 'force' }] } }, { name: 'self', inner: { names: [{ name: 'options' }, { name: 'self' }] } }] });
+    // As some generators write a property with a description: an allOf of the one reference.
+    const wrapped = { type: 'object', properties: { options: { title: 'Options', description: 'how', allOf: [{ $ref: '#/definitions/Options' }] } }, definitions: { Options: { type: 'object', properties: { force: {} } } } };
+    expect(declaredArguments(wrapped)).toStrictEqual({ names: [{ name: 'options', inner: { names: [{ name: 'force' }] } }] });
+    expect(declaredArguments({ properties: { o: { allOf: [{ $ref: '#/definitions/Options' }], $ref: '#/definitions/Other' } }, definitions: { Options: { properties: { force: {} } }, Other: {} } })).toStrictEqual({
+      names: [{ name: 'o', inner: { unknown: 'unreadable' } }],
+    });
+    expect(declaredArguments({ properties: { o: { allOf: [{ $ref: '#/definitions/Options' }, { properties: { x: {} } }] } }, definitions: { Options: { properties: { force: {} } } } })).toStrictEqual({
+      names: [{ name: 'o', inner: { unknown: 'unreadable' } }],
+    });
   });
 
   it('says a level is not known rather than guess: a reference it does not follow, a union whose branches declare names, names by pattern', () => {

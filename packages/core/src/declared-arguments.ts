@@ -23,7 +23,8 @@ const MAX_REF_HOPS = 8;
 /**
  * The argument names a tool's JSON Schema declares, as a bounded tree: its own `properties`, and for each property
  * whose schema has `properties` of its own, those, down to `MAX_DECLARED_DEPTH` levels. A local reference (`#`,
- * `#/$defs/…`) is followed to what it points to, when nothing beside it declares names. A level the schema does not
+ * `#/$defs/…`), alone or as the one branch of an `allOf`, is followed to what it points to, when nothing beside it
+ * declares names. A level the schema does not
  * say plainly (a reference to another document or by anchor, a union whose branches declare names, a condition) or
  * past a bound is `{ unknown }`: a client counts its names as not declared, never as declared. A top level without
  * `properties` declares no name; a nested object without them is free-form and not looked into.
@@ -41,9 +42,12 @@ interface LevelReading {
 
 function readLevel(given: unknown, depth: number, reading: LevelReading): DeclaredArguments | undefined {
   let schema = given;
-  for (let hops = 0; isPlainObject(schema) && Object.hasOwn(schema, '$ref'); hops++) {
-    if (hops === MAX_REF_HOPS || !Object.keys(schema).every((key) => REF_SIBLING_KEYS.has(key))) return { unknown: 'unreadable' };
-    schema = localTarget(reading.root, schema.$ref);
+  for (let hops = 0; isPlainObject(schema) && (Object.hasOwn(schema, '$ref') || soleBranch(schema) !== undefined); hops++) {
+    const only = soleBranch(schema);
+    if (hops === MAX_REF_HOPS || !Object.keys(schema).every((key) => REF_SIBLING_KEYS.has(key) || (key === 'allOf' && only !== undefined))) return { unknown: 'unreadable' };
+    // One or the other: a node with both applies two schemas, whose names this reading does not merge.
+    if (Object.hasOwn(schema, '$ref') && only !== undefined) return { unknown: 'unreadable' };
+    schema = only ?? localTarget(reading.root, schema.$ref);
   }
   if (!isPlainObject(schema)) return { unknown: 'unreadable' };
   // A nested $id starts a document of its own: its local references point into it, not into the tool's.
@@ -63,6 +67,17 @@ function readLevel(given: unknown, depth: number, reading: LevelReading): Declar
     return inner === undefined ? { name } : { name, inner };
   });
   return { names };
+}
+
+/**
+ * The one branch of an `allOf` that holds only a reference (`{ "allOf": [{ "$ref": "#/definitions/Options" }] }`, as
+ * some generators write a property with a description), when it is that; undefined otherwise.
+ */
+function soleBranch(schema: Readonly<Record<string, unknown>>): unknown {
+  const branches = Object.hasOwn(schema, 'allOf') ? schema.allOf : undefined;
+  if (!Array.isArray(branches) || branches.length !== 1) return undefined;
+  const [branch] = branches as unknown[];
+  return isPlainObject(branch) && Object.hasOwn(branch, '$ref') ? branch : undefined;
 }
 
 function namelessUnion(branches: unknown): boolean {
