@@ -4,6 +4,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { includedConfigFiles, includePaths } from './git-config-includes';
+import { readSmallFile } from './workspace-git-dir';
 import { tempFolder } from './test-support';
 
 /** The files Git itself reads `test.key` from in the repository at `workspace`, as real paths. */
@@ -18,6 +19,32 @@ function filesGitReads(workspace: string): string[] {
 }
 
 describe('includedConfigFiles', () => {
+  test('is bounded whatever the files hold: a value written a hundred thousand times is looked up once, at most 1 MiB is read in all, and values past the first 256 are not looked up', async () => {
+    await using folder = await tempFolder();
+    const workspace = folder.path;
+    const at = (...parts: string[]) => path.join(workspace, ...parts);
+    expect(spawnSync('git', ['init', '-q', workspace]).status).toBe(0);
+    const read = { bytes: 0, files: 0 };
+    const counted = (file: string, maxBytes: number) => {
+      const bytes = readSmallFile(file, maxBytes);
+      read.files += 1;
+      read.bytes += bytes?.length ?? 0;
+      return bytes;
+    };
+    // A chain of files of about 1 MiB each, each including the next a hundred thousand times.
+    const lines = (value: string) => `\tpath = ${value}\n`.repeat(Math.floor(1_000_000 / (value.length + 9)));
+    await writeFile(at('.git/config'), '[include]\n\tpath = f0\n');
+    for (let i = 0; i < 12; i++) await writeFile(at('.git', `f${i}`), `[include]\n${lines(`f${i + 1}`)}`);
+    // f1 is found in f0, and not read: the two would pass 1 MiB.
+    expect(includedConfigFiles(workspace, [at('.git/config')], counted)).toStrictEqual([at('.git', 'f0'), at('.git', 'f1')]);
+    expect(read.bytes).toBeLessThanOrEqual(1024 * 1024);
+    // 300 places outside the workspace before one inside: the one inside is past the values looked up.
+    await writeFile(at('.git/config'), `[include]\n${Array.from({ length: 300 }, (_, i) => `\tpath = /nowhere/x${i}\n`).join('')}\tpath = ../shared.gitconfig\n`);
+    expect(includedConfigFiles(workspace, [at('.git/config')])).toStrictEqual([]);
+    await writeFile(at('.git/config'), `[include]\n${Array.from({ length: 200 }, (_, i) => `\tpath = /nowhere/x${i}\n`).join('')}\tpath = ../shared.gitconfig\n`);
+    expect(includedConfigFiles(workspace, [at('.git/config')])).toStrictEqual([at('shared.gitconfig')]);
+  });
+
   test('finds the files Git reads as repository config through include.path and includeIf.*.path, relative to each including file, with those missing in the workspace', async () => {
     await using folder = await tempFolder();
     const workspace = folder.path;

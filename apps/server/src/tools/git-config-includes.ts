@@ -4,7 +4,11 @@ import path from 'node:path';
 import { configSettings } from './git-hooks-path';
 import { readSmallFile } from './workspace-git-dir';
 
-/** A config file larger than this is not read for its includes (Git's own are a few hundred bytes). */
+/**
+ * A config file larger than this is not read for its includes (Git's own are a few hundred bytes), and past this
+ * much read in all, no more are: the scan runs on the server's event loop, several times for each terminal and python
+ * call, and a call can write the files it reads.
+ */
 const CONFIG_BYTES = 1024 * 1024;
 
 /** How deep includes of includes are followed: Git's own limit (MAX_INCLUDE_DEPTH). */
@@ -12,6 +16,9 @@ const INCLUDE_DEPTH = 10;
 
 /** Included files looked at at most, whatever the depth. */
 const INCLUDED_FILES = 64;
+
+/** Include values looked up at most, in all (each resolves its path on the event loop). */
+const INCLUDE_VALUES = 256;
 
 /**
  * The files inside the workspace that the repository config `configFiles` includes (`include.path`, and
@@ -21,19 +28,32 @@ const INCLUDED_FILES = 64;
  * or a hooks folder that the person's next `git status` or commit runs, unsandboxed: the common recipe for
  * project-shared settings (`git config include.path ../.gitconfig`) puts one at the top of the work tree. Each is a
  * real path in the workspace; it may be missing (Git skips a missing include, and reads one a call makes). One that
- * Git reaches through a link is given where the link leads now. Never throws.
+ * Git reaches through a link is given where the link leads now. Bounded whatever the files hold: at most
+ * `INCLUDED_FILES` found, `INCLUDE_VALUES` looked up (each value once per file), `CONFIG_BYTES` read in all (a file
+ * that would go past it is not read): Git's own configs are a small part of each. What lies past a bound is not
+ * followed; since the configs and the files they include are held read-only during calls, only a config of a
+ * repository a call made itself can be made to pass them (not covered, see docs/security.md). `read` is for tests.
+ * Never throws.
  */
-export function includedConfigFiles(workspace: string, configFiles: readonly string[]): string[] {
+export function includedConfigFiles(workspace: string, configFiles: readonly string[], read: (file: string, maxBytes: number) => Buffer | undefined = readSmallFile): string[] {
   const found: string[] = [];
+  let left = CONFIG_BYTES;
+  let lookups = INCLUDE_VALUES;
   let including = [...configFiles];
-  for (let depth = 0; depth < INCLUDE_DEPTH && including.length > 0; depth += 1) {
+  for (let depth = 0; depth < INCLUDE_DEPTH && including.length > 0 && found.length < INCLUDED_FILES; depth += 1) {
     const next: string[] = [];
     for (const file of including) {
-      const text = readSmallFile(file, CONFIG_BYTES)?.toString('utf8');
-      if (text === undefined) continue;
-      for (const value of includePaths(text)) {
-        const included = inWorkspace(workspace, includedPath(file, value));
-        if (included === undefined || found.includes(included) || configFiles.includes(included) || found.length >= INCLUDED_FILES) continue;
+      if (left === 0 || lookups === 0 || found.length >= INCLUDED_FILES) break;
+      const bytes = read(file, left);
+      if (bytes === undefined) continue;
+      left -= bytes.length;
+      // Each place once: a value written a thousand times is looked up once.
+      const places = new Set(includePaths(bytes.toString('utf8')).map((value) => includedPath(file, value)));
+      for (const place of places) {
+        if (found.length >= INCLUDED_FILES || lookups === 0) break;
+        lookups -= 1;
+        const included = inWorkspace(workspace, place);
+        if (included === undefined || found.includes(included) || configFiles.includes(included)) continue;
         found.push(included);
         next.push(included);
       }
