@@ -383,6 +383,18 @@ describe('hidden paths inside the workspace', () => {
     expect(await readFile(path.join(f.ws, folders[0]!, 'airlock.db'), 'utf8')).toBe("another instance's chats");
   });
 
+  test("reach no Airlock config folder in the server's home folder (XDG_CONFIG_HOME's too), where the terminal client's token file is kept", async () => {
+    await using f = await fixture();
+    const tokens = [path.join('.config', 'airlock', 'token'), path.join('conf', 'airlock', 'token')];
+    for (const token of tokens) {
+      await mkdir(path.dirname(path.join(f.ws, token)), { recursive: true });
+      await writeFile(path.join(f.ws, token), 'the-token-value');
+    }
+    const tools = createBuiltinTools({ workspace: f.ws, env: { HOME: f.ws, XDG_CONFIG_HOME: path.join(f.ws, 'conf') } });
+    const [read, list] = (['read_file', 'list_directory'] as const).map((name) => toolNamed(tools, name)) as [AnyTool, AnyTool];
+    await expectRefused(tokens.flatMap((token): [AnyTool, Record<string, string>][] => [[read, { path: token }], [list, { path: path.dirname(token) }]]));
+  });
+
   test("reach no shell or interpreter history in the server's home folder (where HISTFILE and ZDOTDIR say too), one written after the tools neither", async () => {
     await using f = await fixture();
     const line = 'AIRLOCK_TOKEN=the-token-value npm start\n';

@@ -195,6 +195,16 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     });
   });
 
+  test("the Airlock config folder in the server's home folder, where the terminal client keeps its token file, cannot be read", async () => {
+    await using workspace = await tempFolder();
+    // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).
+    const home = path.join(workspace.path, 'home');
+    await mkdir(path.join(home, '.config', 'airlock'), { recursive: true });
+    await writeFile(path.join(home, '.config', 'airlock', 'token'), 'the-token-value');
+    const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home } });
+    expect(await runTool(tool, { command: `(ls -A ~/.config/airlock; grep -rhs token ${home}; echo end) 2>&1` })).toStrictEqual({ content: 'end\nexit code: 0', isError: false });
+  });
+
   test("the shell histories in the server's home folder cannot be read, one written later neither: a token typed on a command line stays out of reach", async () => {
     await using workspace = await tempFolder();
     // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).
