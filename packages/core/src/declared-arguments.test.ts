@@ -277,6 +277,9 @@ describe('declaredDefaults: what it says it could not fill', () => {
     const nestedDefaults = (depth: number): Record<string, unknown> => (depth === 0 ? { properties: { leaf: { default: 1 } } } : { properties: { leaf: { default: 1 }, next: nestedDefaults(depth - 1) } });
     expect(unshown(nestedDefaults(10), { next: { next: { next: { next: {} } } } })).toStrictEqual(['limit']);
     expect(unshown(nestedDefaults(10), { next: { next: { next: {} } } })).toStrictEqual([]);
+    // A condition naming more properties than a call may take steps: looked at up to the bound, never copied whole.
+    const many = Object.fromEntries(Array.from({ length: 200_000 }, (_, index) => [`p${index}`, index === 199_999 ? { default: 1 } : {}]));
+    expect(unshown({ properties: { list: { items: { if: { properties: many } } } } }, { list: [{}, {}] })).toStrictEqual(['limit', 'unreadable']);
     const plainDeep = { properties: { a: { properties: { b: { properties: { c: { properties: { d: { properties: { e: { type: 'string' } } } } } } } } } } };
     expect(unshown(plainDeep, { a: { b: { c: { d: {} } } } })).toStrictEqual([]);
   });
@@ -311,6 +314,11 @@ describe('declaredDefaults: what it says it could not fill', () => {
     expect(unshown({ properties: { list: { $ref: 'list.json' } } }, { list: [] })).toStrictEqual([]);
     expect(unshown({ additionalProperties: { properties: { x: { default: 1 } } } }, { extra: {} })).toStrictEqual(['unreadable']);
     expect(unshown({ additionalProperties: { properties: { x: { default: 1 } } } }, { extra: 'text' })).toStrictEqual([]);
+    expect(unshown({ patternProperties: { '^x-': { properties: { x: { default: 1 } } }, default: {} } }, { 'x-extra': {} })).toStrictEqual(['unreadable']);
+    // A pattern that reads `default` is a name, not a default.
+    expect(unshown({ patternProperties: { default: { type: 'object' } } }, { defaults: {} })).toStrictEqual([]);
+    const patterns = Object.fromEntries(Array.from({ length: 200_000 }, (_, index) => [`^p${index}$`, {}]));
+    expect(unshown({ patternProperties: patterns }, { p1: {} })).toStrictEqual(['limit', 'unreadable']);
     // A property named `default` declares no default.
     expect(unshown({ properties: { a: { $ref: '#/$defs/a' } }, $defs: { a: { if: { properties: { default: { type: 'string' } } } } } }, {})).toStrictEqual([]);
   });

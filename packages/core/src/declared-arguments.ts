@@ -190,8 +190,10 @@ function fillObject(schemas: readonly unknown[], value: Readonly<Record<string, 
   if (unreadFor(reading, value, filling)) filling.unshown.add('unreadable');
   let inside: Record<string, unknown> | undefined;
   for (const [name, inner] of propertySchemas(reading.nodes, filling)) {
-    if (!Object.hasOwn(value, name)) continue;
-    const given = value[name];
+    // A default filled in just now is filled in turn: `options` left out, its default `{}` holds none of the defaults
+    // its own properties declare, which a server that applies defaults applies to it as to a value given.
+    if (!Object.hasOwn(filled, name)) continue;
+    const given = filled[name];
     const after = fillValue(inner, given, depth + 1, filling);
     if (after === given) continue;
     inside ??= { ...filled };
@@ -216,7 +218,7 @@ function unreadFor(reading: Reading, value: Readonly<Record<string, unknown>>, f
       if (PROTOTYPE_KEYS.has(name) && !Object.hasOwn(value, name) && mayDeclareDefault([properties[name]], filling)) return true;
     }
     if (Object.hasOwn(node, 'additionalProperties')) others.push(node.additionalProperties);
-    if (Object.hasOwn(node, 'patternProperties') && isPlainObject(node.patternProperties)) others.push(...Object.values(node.patternProperties));
+    if (Object.hasOwn(node, 'patternProperties') && isPlainObject(node.patternProperties)) others.push({ patternProperties: node.patternProperties });
   }
   if (others.length === 0) return false;
   return Object.entries(value).some(([name, given]) => !declared.has(name) && given !== null && typeof given === 'object' && mayDeclareDefault(others, filling));
@@ -314,10 +316,25 @@ const NO_SCHEMA_KEYWORDS = new Set(['const', 'enum', 'examples', 'required', '$d
 
 /**
  * Whether any of `schemas` declares a default anywhere within it, through local references, or may (a reference
- * that is not local, a dynamic one): what leaving it unread may hide. True, too, once the steps are spent.
+ * that is not local, a dynamic one): what leaving it unread may hide. True, too, once the steps are spent. Each node,
+ * keyword and value it looks at costs a step: called for each value of a long array, it stays within the filling's
+ * bound whatever a node holds.
  */
 function mayDeclareDefault(schemas: readonly unknown[], filling: Filling): boolean {
-  const pending = [...schemas];
+  const pending: unknown[] = [];
+  /** Some of what was to be looked at was not, the steps spent. */
+  let cut = false;
+  const add = (values: Iterable<unknown>) => {
+    for (const value of values) {
+      if (filling.steps <= 0) {
+        cut = true;
+        return;
+      }
+      filling.steps--;
+      pending.push(value);
+    }
+  };
+  add(schemas);
   const seen = new Set<unknown>();
   while (pending.length > 0) {
     if (filling.steps <= 0) return true;
@@ -326,7 +343,7 @@ function mayDeclareDefault(schemas: readonly unknown[], filling: Filling): boole
     filling.steps--;
     seen.add(node);
     if (Array.isArray(node)) {
-      pending.push(...(node as unknown[]));
+      add(node as unknown[]);
       continue;
     }
     const schema = node as Record<string, unknown>;
@@ -337,13 +354,21 @@ function mayDeclareDefault(schemas: readonly unknown[], filling: Filling): boole
       if (to === undefined && !(typeof schema.$ref === 'string' && schema.$ref.startsWith('#/'))) return true;
       pending.push(to);
     }
-    for (const [keyword, inner] of Object.entries(schema)) {
-      if (keyword === '$ref' || NO_SCHEMA_KEYWORDS.has(keyword)) continue;
-      if (SCHEMA_MAP_KEYWORDS.has(keyword) && isPlainObject(inner)) pending.push(...Object.values(inner));
+    for (const keyword in schema) {
+      if (filling.steps <= 0) return true;
+      filling.steps--;
+      if (!Object.hasOwn(schema, keyword) || keyword === '$ref' || NO_SCHEMA_KEYWORDS.has(keyword)) continue;
+      const inner = schema[keyword];
+      if (SCHEMA_MAP_KEYWORDS.has(keyword) && isPlainObject(inner)) add(mapValues(inner));
       else pending.push(inner);
     }
   }
-  return false;
+  return cut;
+}
+
+/** The values of `map`, one at a time: a map of many names is not copied whole to be walked. */
+function* mapValues(map: Readonly<Record<string, unknown>>): Generator<unknown> {
+  for (const name in map) if (Object.hasOwn(map, name)) yield map[name];
 }
 
 /**
