@@ -55,6 +55,18 @@ describe('a call to an MCP tool that leaves out arguments its schema gives defau
     expect(JSON.parse(call!.result!)).toStrictEqual({ received: shown, actedOn: shown });
   });
 
+  it('fills the defaults inside an object argument whose own default it filled in, so the card shows what the server acts on', async () => {
+    const chat = await chatWith(toolCallStep({ name: 'ops__configure', arguments: { target: 'prod' } }));
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'configure' });
+    const waiting = await waitingCall(chat, 's');
+    const shown = { target: 'prod', options: { force: true, dry_run: false } };
+    expect(waiting.arguments).toStrictEqual(shown);
+    await chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'allow' });
+    await ended(chat, 's');
+    const [call] = (await chat.getSession('s')).toolCalls;
+    expect(JSON.parse(call!.result!)).toStrictEqual({ received: shown, actedOn: shown });
+  });
+
   it("refuses a person's edit that leaves out an argument with a default, naming it, and runs one that gives it", async () => {
     const chat = await chatWith(toolCallStep({ name: 'ops__deploy', arguments: {} }));
     await chat.startRun({ sessionId: 's', runId: 'r1', message: 'deploy' });
