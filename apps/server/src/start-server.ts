@@ -117,6 +117,15 @@ const FILES_PER_RUNNING_CALL = 8;
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
+/**
+ * The close code of a socket that gave its place to a newcomer before it presented its token: nothing it sent reached a
+ * procedure, so a client may send it all again. Never used for a socket whose token was accepted. `@airlock/client`
+ * reads the same code (its airlock-socket.ts).
+ */
+export const CLOSE_REPLACED_BEFORE_TOKEN = 4001;
+/** How long such a socket has to answer its close before it is cut. */
+const GIVEN_WAY_CLOSE_MS = 2_000;
+
 /** How many ports a server on port 0 tries before giving up, when another process holds [::1] on the one it got. */
 const TWIN_ATTEMPTS = 5;
 
@@ -183,6 +192,29 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // them (its connection params, their `clock`) can come before this, which a decision's deadline relies on.
   const upgradedAt = new WeakMap<IncomingMessage, number>();
   let authenticatedCount = 0;
+  // Sockets that gave their place to a newcomer, closing, oldest first. Out of `unauthenticated`, no token they send is
+  // accepted: nothing they sent reached a procedure, which their close code tells the client, who sends it all again
+  // on its next connection (a cut socket's client cannot tell that from a lost answer). One that does not answer the
+  // close within GIVEN_WAY_CLOSE_MS is cut, and so is the oldest when maxHttpConnections are closing: a flood holds no
+  // more files than that, and a backend opening its connections together gets them all.
+  const givenWay = new Map<WebSocket, ReturnType<typeof setTimeout>>();
+  const makeWay = (client: WebSocket): void => {
+    const cut = (closing: WebSocket): void => {
+      clearTimeout(givenWay.get(closing));
+      givenWay.delete(closing);
+      closing.terminate();
+    };
+    if (givenWay.size >= capacity.maxHttpConnections) {
+      const [oldest] = givenWay.keys();
+      if (oldest !== undefined) cut(oldest);
+    }
+    givenWay.set(client, setTimeout(() => cut(client), GIVEN_WAY_CLOSE_MS));
+    client.once('close', () => {
+      clearTimeout(givenWay.get(client));
+      givenWay.delete(client);
+    });
+    client.close(CLOSE_REPLACED_BEFORE_TOKEN, 'replaced before its token was presented');
+  };
   wss.on('connection', (client: WebSocket, req: IncomingMessage) => {
     // Before anything else, and before tRPC reads the token: the proof a client asked for that this server knows it.
     const proof = serverProofFrame({ url: req.url, host: req.headers.host }, config.token);
@@ -338,7 +370,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         // The oldest is the first to leave its grace: while it is still in it, so is every other one.
         if (performance.now() - admittedAt < capacity.authGraceMs) return refuseUpgrade(socket, 503, 'Service Unavailable');
         unauthenticated.delete(client);
-        client.terminate();
+        makeWay(client);
       }
     }
     upgradedAt.set(req, performance.now());
@@ -374,7 +406,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const { workspace, workspaceWarning } = services.modelInfo();
   if (workspace !== undefined) log(`Workspace: ${workspace}`);
   if (workspaceWarning !== undefined) log(`Warning: ${workspaceWarning}`);
-  const sockets = capacity.maxConnections + capacity.maxUnauthenticated + capacity.maxHttpConnections + capacity.maxModelRequests;
+  // Plain HTTP sockets count twice: those open, and as many given-way sockets closing.
+  const sockets = capacity.maxConnections + capacity.maxUnauthenticated + 2 * capacity.maxHttpConnections + capacity.maxModelRequests;
   const calls = capacity.maxRunningCalls * FILES_PER_RUNNING_CALL;
   const fileLimit = openFileLimit();
   if (fileLimit !== undefined && fileLimit < sockets + calls + RESERVED_FILES) {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { AirlockSocket, isConnectionLost, isExpired, socketClock, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type RequestHandlers, type SocketError } from './airlock-socket';
 import { createAirlockClient } from './create-airlock-client';
+import { CLOSE_REPLACED_BEFORE_TOKEN } from './web-socket-like';
 
 /** What an upgrade request says that the proof answers: its URL (with the nonce) and the Host it named. */
 interface Upgrade {
@@ -143,6 +144,35 @@ describe('AirlockSocket speaks the tRPC WebSocket protocol', () => {
     stop();
     expect(await server.received(1, 3)).toContainEqual({ id: 1, method: 'subscription.stop' });
     expect(stream.completed()).toBe(1);
+  });
+
+  it('sends a query and a mutation again, once, on the next connection when the server closed the socket as replaced before its token was accepted', async () => {
+    const { server, socket, open } = await setUp();
+    await open();
+    const query = recorder();
+    const mutation = recorder();
+    socket.request({ method: 'query', path: 'model.info', input: undefined }, query.handlers);
+    socket.request({ method: 'mutation', path: 'rules.add', input: { tool: 'terminal' } }, mutation.handlers);
+    await server.received(0, 3);
+
+    const reopened = open();
+    server.connections[0]!.socket.close(CLOSE_REPLACED_BEFORE_TOKEN, 'replaced before its token was presented');
+    await reopened;
+    expect(await server.received(1, 2)).toStrictEqual([
+      { method: 'connectionParams', data: { token: 'secret', clock: expect.any(String) } },
+      [
+        { id: 1, method: 'query', params: { path: 'model.info' } },
+        { id: 2, method: 'mutation', params: { path: 'rules.add', input: { tool: 'terminal' } } },
+      ],
+    ]);
+    expect([query.errors, mutation.errors]).toStrictEqual([[], []]);
+    const second = server.connections[1]!.socket;
+    second.send(JSON.stringify({ id: 1, result: { type: 'data', data: { model: 'm' } } }));
+    second.send(JSON.stringify({ id: 2, result: { type: 'data', data: { added: true } } }));
+    await vi.waitFor(() => expect([query.completed(), mutation.completed()]).toStrictEqual([1, 1]));
+    expect([query.results, mutation.results]).toStrictEqual([[{ type: 'data', data: { model: 'm' } }], [{ type: 'data', data: { added: true } }]]);
+    // Once: a third connection would not see them either.
+    expect(server.connections).toHaveLength(2);
   });
 
   it('reconnects when the server asks, and answers its PING', async () => {

@@ -2,7 +2,7 @@ import type { TRPCClientIncomingMessage, TRPCClientOutgoingMessage, TRPCRequestM
 import { connectionRejection } from './connection-rejection';
 import { bytesOver, DEFAULT_MAX_MESSAGE_BYTES, oversizeAnswer } from './request-size';
 import { shownAddress } from './startup-link';
-import { CLOSE_MESSAGE_TOO_BIG, WEB_SOCKET_CLOSED, WEB_SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from './web-socket-like';
+import { CLOSE_MESSAGE_TOO_BIG, CLOSE_REPLACED_BEFORE_TOKEN, WEB_SOCKET_CLOSED, WEB_SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from './web-socket-like';
 
 export type RequestMethod = TRPCRequestMessage['method'];
 
@@ -613,8 +613,10 @@ export class AirlockSocket {
     // The server ends every subscription of a connection that closed.
     this.stopWhenStarted.clear();
     const tooBig = code === CLOSE_MESSAGE_TOO_BIG;
+    // The server let a newcomer have this socket's place before it accepted the token: nothing reached a procedure.
+    const neverArrived = code === CLOSE_REPLACED_BEFORE_TOKEN;
     for (const [id, live] of [...this.requests]) {
-      if (live.message.method === 'subscription' && !(tooBig && live.sent && live.started !== true)) {
+      if (neverArrived || (live.message.method === 'subscription' && !(tooBig && live.sent && live.started !== true))) {
         live.sent = false;
         live.started = false;
       } else if (live.sent && live.deadline !== undefined && !tooBig) {
