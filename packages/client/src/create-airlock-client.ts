@@ -101,10 +101,15 @@ export interface AttachRunInput {
 /**
  * A run's events, in order, ending after `run-end`. A dropped connection is re-attached with the last event id:
  * nothing is repeated or skipped. So is a server restart: the server asks for a new connection as it goes down,
- * and the stream follows the run again on it (the run resumes on the restarted server, or on another instance), if
- * the restarted server takes the same token (a fixed one: `AIRLOCK_TOKEN`, `--token-file`); one with a new random
- * token refuses it, and the stream fails as every call does (`state` `rejected`, `onRejected`). A stream the server stops while the connection stays is followed again once, and ends if it stops again with
- * nothing new. Iterate it once.
+ * and the stream follows the run again on it, on the restarted server or another instance, if that server takes the
+ * same token (a fixed one: `AIRLOCK_TOKEN`, `--token-file`); one with a new random token refuses it, and the stream
+ * fails as every call does (`state` `rejected`, `onRejected`). What the run does after the restart depends on where
+ * it was: a call waiting for a decision still waits, and the run goes on once it is decided; a call that was running
+ * ends `interrupted` (never run again), the model is told, and the run goes on; a run stopped while the model was
+ * answering (or about to) does not resume: the stream gives `run-end` with reason `error` ("The server stopped while
+ * this run was going; send the message again to continue."), and the message must be sent again (`startRun`, with a
+ * new `runId`). A stream the server stops while the connection stays is followed again once, and ends if it stops
+ * again with nothing new. Iterate it once.
  */
 export interface RunStream extends AsyncIterableIterator<LoopEvent> {
   readonly sessionId: string;
