@@ -21,6 +21,8 @@ export interface RunProcessOptions {
   env: Record<string, string>;
   /** Stops the call when aborted. */
   signal?: AbortSignal;
+  /** Kills every process of the call at once when aborted, with no grace: what the call may do from then on is not allowed. */
+  killSignal?: AbortSignal;
   /** The call is stopped after this long. */
   timeoutMs: number;
   /** Bytes of output kept, head and tail together. */
@@ -103,6 +105,13 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   const timer = setTimeout(() => stop({ kind: 'timeout', timeoutMs: options.timeoutMs }), Math.min(options.timeoutMs, MAX_TIMER_MS));
   const onAbort = () => stop({ kind: 'aborted', reason: reasonText(options.signal?.reason) });
   options.signal?.addEventListener('abort', onAbort, { once: true });
+  const onKill = () => {
+    stoppedBy ??= { kind: 'aborted', reason: reasonText(options.killSignal?.reason) };
+    confined.killNow();
+    void terminate();
+  };
+  if (options.killSignal?.aborted) onKill();
+  else options.killSignal?.addEventListener('abort', onKill, { once: true });
   try {
     const exit = await exited;
     clearTimeout(timer);
@@ -129,6 +138,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
+    options.killSignal?.removeEventListener('abort', onKill);
     runningCalls.delete(confined);
     confined.release();
   }

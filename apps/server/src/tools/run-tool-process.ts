@@ -4,6 +4,7 @@ import { buildChildEnv, PROCESS_GIT_CONFIG, withGitConfig } from './child-env';
 import { checkGitMetadata, gitMetadataReport, snapshotGitMetadata, type GitMetadataSnapshot } from './git-metadata-snapshot';
 import { runProcess, type ProcessResult } from './process-runner';
 import { processToolOutput } from './process-tool-output';
+import { filesMountedOver, watchReplacements } from './replaced-files-watch';
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
 import { HiddenPathMovedError, type HiddenMask } from './hidden-paths';
 import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
@@ -39,17 +40,30 @@ export async function runToolProcess(
     }
   }
   const gitBefore = await snapshotGitMetadata(cwd);
+  // A file hidden or held read-only by a mount over it is uncovered in the call when the host replaces it: the call
+  // is killed at once, with no grace, and says why.
+  const kill = new AbortController();
+  let replaced: string | undefined;
+  const watch =
+    sandbox.kind === 'bubblewrap'
+      ? watchReplacements(filesMountedOver(cwd, hidden), (file) => {
+          replaced = file;
+          kill.abort(`${file} was replaced while the call ran, which lifts the call's mask or read-only hold on it, so the call was killed`);
+        })
+      : undefined;
   const result = await runProcess({
     file: command.file,
     args: command.args,
     cwd,
     env: withGitConfig(buildChildEnv({ source: options.env, secretValues: options.secretValues, cwd, workspace: cwd, extra: command.extraEnv }), PROCESS_GIT_CONFIG),
     signal: context.signal,
+    killSignal: kill.signal,
     timeoutMs: callTimeoutMs(context.timeoutMs, options.defaultTimeoutMs),
     maxOutputBytes: options.maxOutputBytes,
     killGraceMs: options.killGraceMs,
     ...(sandbox.kind === 'bubblewrap' ? { sandbox: bubblewrapFor(sandbox, cwd, command, hidden, options.maxProcesses) } : {}),
-  });
+  }).finally(() => watch?.close());
+  if (replaced !== undefined) options.log(`Tool call of session ${context.sessionId}: killed, ${replaced} was replaced while it ran`);
   const output = processToolOutput(result);
   const report = await gitMetadataAfterCall(cwd, gitBefore);
   if (report === undefined) return output;

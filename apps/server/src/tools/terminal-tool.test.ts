@@ -1,4 +1,6 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
@@ -193,6 +195,44 @@ describe('terminal tool in the bubblewrap sandbox', () => {
       content: `ls: cannot access '${home.path}/.var': No such file or directory\n${home.path}/.config:\ngoogle-chrome-beta\nend\nexit code: 0`,
       isError: false,
     });
+  });
+
+  /**
+   * Runs `loop` in a call that first makes `started` in the workspace; once it is there, `replace` runs on the host.
+   * The loop would run for some 20 s and then print `finished`.
+   */
+  async function replacedDuringCall(workspace: string, options: Partial<BuiltinToolsOptions>, loop: string, replace: () => Promise<void>) {
+    const running = runTool(terminal(workspace, options), { command: `touch started; for i in $(seq 1 1000); do ${loop}; sleep 0.02; done; echo finished` });
+    await vi.waitFor(() => expect(existsSync(path.join(workspace, 'started'))).toBe(true), { timeout: 20_000 });
+    await replace();
+    return running;
+  }
+
+  test('a call is killed at once when the host replaces a hidden file under it (a zsh saving its history by renaming a new one over it), which would lift its mask', async () => {
+    await using workspace = await tempFolder();
+    // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).
+    const home = path.join(workspace.path, 'home');
+    const history = path.join(home, '.zsh_history');
+    await mkdir(home);
+    await writeFile(history, 'echo before\n');
+    const result = await replacedDuringCall(workspace.path, { env: { PATH: process.env.PATH, HOME: home } }, 'cat ~/.zsh_history > /dev/null 2>&1', async () => {
+      await writeFile(`${history}.new`, 'AIRLOCK_TOKEN=the-token-value npm start\n');
+      await rename(`${history}.new`, history);
+    });
+    expect(result.isError).toBe(true);
+    expect(result.content).not.toContain('finished');
+    expect(result.content).toContain(`(stopped: ${history} was replaced while the call ran, which lifts the call's mask or read-only hold on it, so the call was killed)`);
+  });
+
+  test('a call is killed at once when the host replaces the repository config held read-only under it (git config writes a new one and renames it over)', async () => {
+    await using workspace = await tempFolder();
+    expect(spawnSync('git', ['init', '-q', workspace.path]).status).toBe(0);
+    const result = await replacedDuringCall(workspace.path, {}, 'echo "[core] fsmonitor = true" >> .git/config 2>/dev/null', async () => {
+      expect(spawnSync('git', ['config', 'user.name', 'Someone'], { cwd: workspace.path }).status).toBe(0);
+    });
+    expect(result.isError).toBe(true);
+    expect(result.content).not.toContain('finished');
+    expect(result.content).toContain(`${path.join(workspace.path, '.git', 'config')} was replaced while the call ran`);
   });
 
   test("the Airlock config folder in the server's home folder, where the terminal client keeps its token file, cannot be read", async () => {

@@ -1,0 +1,66 @@
+import { existsSync, watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import { includedConfigFiles } from './git-config-includes';
+import type { HiddenMask } from './hidden-paths';
+import { repositoryConfigFiles, workspaceGitDir } from './workspace-git-dir';
+
+/**
+ * The files a sandboxed call sees through a mount over the file itself: each hidden file (`/dev/null` bound over it)
+ * and the repository config files held read-only (`.git/config`, its `config.worktree`, the files it includes). A
+ * mount over a file holds only while the file is the one it was bound to: when the host renames another file over it
+ * (zsh and fish save their history so, as do `git config`, `sed -i`, an editor's safe save, a secret's rotation) or
+ * removes it, the kernel drops the mount in the call's namespace, and the call reads, or writes, the file now there.
+ * Those that exist as the call starts.
+ */
+export function filesMountedOver(workspace: string, hidden: readonly HiddenMask[]): string[] {
+  const files = hidden.filter((mask) => !mask.folder).map((mask) => mask.path);
+  const git = workspaceGitDir(workspace);
+  if (git !== undefined && 'found' in git) {
+    const configs = repositoryConfigFiles(git.found);
+    files.push(...configs, ...includedConfigFiles(workspace, configs));
+  }
+  // Only those there now: a missing one is masked by an empty file this server makes for the call and removes after.
+  return [...new Set(files)].filter((file) => existsSync(file));
+}
+
+/** A watch set by `watchReplacements`. */
+export interface ReplacementWatch {
+  close(): void;
+}
+
+/**
+ * Calls `onReplaced` with the first of `files` that is renamed over, renamed away or removed (inotify, on each one's
+ * folder), once. A folder that cannot be watched (gone, the watch limit reached) is passed over: that file's mount is
+ * then held as before, with nothing to tell of its replacement.
+ */
+export function watchReplacements(files: readonly string[], onReplaced: (file: string) => void): ReplacementWatch {
+  const byFolder = new Map<string, Set<string>>();
+  for (const file of files) {
+    const folder = path.dirname(file);
+    let names = byFolder.get(folder);
+    if (names === undefined) byFolder.set(folder, (names = new Set()));
+    names.add(path.basename(file));
+  }
+  const watchers: FSWatcher[] = [];
+  let told = false;
+  const close = () => {
+    for (const watcher of watchers.splice(0)) watcher.close();
+  };
+  for (const [folder, names] of byFolder) {
+    let watcher: FSWatcher;
+    try {
+      watcher = watch(folder, { persistent: false }, (event, name) => {
+        // A write in place keeps the file and its mount ('change'); only a name made, moved or removed drops it.
+        if (told || event !== 'rename' || name === null || !names.has(name.toString())) return;
+        told = true;
+        close();
+        onReplaced(path.join(folder, name.toString()));
+      });
+    } catch {
+      continue;
+    }
+    watcher.on('error', () => watcher.close());
+    watchers.push(watcher);
+  }
+  return { close };
+}
