@@ -115,5 +115,13 @@ describe('a copy whose source lies outside the workspace', () => {
     expect(await judge('cp sub/*.py .')).toBe('ask');
     expect(await judge('cp in/a.py b.py')).toBe('allow');
     expect(await judge('cp -r sub copy')).toBe('allow');
+    // Following the links below a source copies what they lead to.
+    await mkdir(path.join(workspace, 'tree'));
+    await symlink('../../other', path.join(workspace, 'tree', 'o'));
+    expect(await judge('cp -r tree copy')).toBe('allow');
+    expect(await judge('cp -rL tree copy')).toBe('ask');
+    expect(await judge('cp -r --dereference tree copy')).toBe('ask');
+    expect(await judge('rsync -aL tree/ copy/')).toBe('ask');
+    expect(await judge('rsync -a --copy-links tree/ copy/')).toBe('ask');
   });
 });

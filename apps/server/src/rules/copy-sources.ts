@@ -1,5 +1,5 @@
 import { longOptionNamed } from './command-wrappers';
-import { mayNameOutside, type PathFacts } from './outside-workspace';
+import { mayNameOutside, treeMayHoldLinkOut, type PathFacts } from './outside-workspace';
 import type { ShellWord } from './shell-word';
 
 /**
@@ -7,9 +7,10 @@ import type { ShellWord } from './shell-word';
  * DIR`), `no-target` makes the last operand the copy's own name (`-T`), `directories` makes every operand a folder to
  * make (`install -d`), `read` reads the file or folder its value names (`rsync --files-from=…`, `--link-dest=…`),
  * `filter` is a rule that may read a file (`rsync -f 'merge FILE'`), `valued` takes a value that names no file read,
- * `optional` takes one only attached (`--backup=numbered`), `flag` takes none.
+ * `optional` takes one only attached (`--backup=numbered`), `dereference` follows the links below a source (`cp -L`,
+ * `rsync -L`), `flag` takes none.
  */
-type OptionKind = 'target' | 'no-target' | 'directories' | 'read' | 'filter' | 'valued' | 'optional' | 'flag';
+type OptionKind = 'target' | 'no-target' | 'directories' | 'read' | 'filter' | 'valued' | 'optional' | 'dereference' | 'flag';
 
 /** How a program that copies or moves files reads its words (GNU getopt or popt: options anywhere before `--`). */
 interface Copier {
@@ -26,8 +27,8 @@ const COMMON_LONG: [string, OptionKind][] = [
 
 const COPIERS = new Map<string, Copier>([
   ['cp', {
-    short: new Map([['S', 'valued'], ['t', 'target'], ['T', 'no-target']]),
-    long: new Map([...COMMON_LONG, ['--sparse', 'valued'], ['--no-preserve', 'valued'], ['--preserve', 'optional'], ['--reflink', 'optional']]),
+    short: new Map([['S', 'valued'], ['t', 'target'], ['T', 'no-target'], ['L', 'dereference']]),
+    long: new Map([...COMMON_LONG, ['--sparse', 'valued'], ['--no-preserve', 'valued'], ['--preserve', 'optional'], ['--reflink', 'optional'], ['--dereference', 'dereference']]),
   }],
   ['mv', {
     short: new Map([['S', 'valued'], ['t', 'target'], ['T', 'no-target']]),
@@ -40,10 +41,11 @@ const COPIERS = new Map<string, Copier>([
   // rsync reads its options with popt; those that take a value as the next word, and those whose value names a file
   // or folder it reads (a list of files, filter rules, a folder it compares with or links to, a batch).
   ['rsync', {
-    short: new Map([['e', 'valued'], ['B', 'valued'], ['f', 'filter'], ['T', 'valued'], ['M', 'valued'], ['@', 'valued']]),
+    short: new Map([['e', 'valued'], ['B', 'valued'], ['f', 'filter'], ['T', 'valued'], ['M', 'valued'], ['@', 'valued'], ['L', 'dereference'], ['k', 'dereference']]),
     long: new Map<string, OptionKind>([
       ['--files-from', 'read'], ['--exclude-from', 'read'], ['--include-from', 'read'], ['--compare-dest', 'read'], ['--copy-dest', 'read'],
       ['--link-dest', 'read'], ['--read-batch', 'read'], ['--password-file', 'read'], ['--filter', 'filter'],
+      ['--copy-links', 'dereference'], ['--copy-unsafe-links', 'dereference'], ['--copy-dirlinks', 'dereference'],
       ...[
         '--rsh', '--rsync-path', '--block-size', '--temp-dir', '--remote-option', '--modify-window', '--exclude', '--include',
         '--max-size', '--min-size', '--max-delete', '--max-alloc', '--partial-dir', '--backup-dir', '--suffix', '--chmod', '--chown',
@@ -64,6 +66,8 @@ interface CopyCall {
   read: ShellWord[];
   target: boolean;
   directories: boolean;
+  /** It follows the links below its sources (`cp -rL`, `rsync -L`), copying what they lead to. */
+  dereference: boolean;
 }
 
 /**
@@ -72,7 +76,8 @@ interface CopyCall {
  * source, and each file an option names to read (`rsync --files-from=…`, `--link-dest=…`), must stay inside by its
  * text and its links, as any path a command is given (`mayNameOutside`). The destination is where it writes, which a
  * rule for the program covers. A word that may become any text (`anything`) may become an option that reads
- * elsewhere: the call is asked about.
+ * elsewhere: the call is asked about. A copy that follows the links below its sources (`cp -rL`, `rsync -aL`) reads
+ * through them: given `facts.holdsLinkOut`, no source may hold one that leads out (`treeMayHoldLinkOut`).
  */
 export function copySourceMayLeadAway(name: string, args: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
   const copier = COPIERS.get(name);
@@ -80,7 +85,8 @@ export function copySourceMayLeadAway(name: string, args: readonly ShellWord[], 
   if (args.some(facts.anything)) return true;
   const call = readCopyCall(args, copier);
   const sources = call.directories ? [] : call.target || call.operands.length < 2 ? call.operands : sourcesBeforeLast(call.operands);
-  return [...sources, ...call.read].some((word) => mayNameOutside(word, facts));
+  if ([...sources, ...call.read].some((word) => mayNameOutside(word, facts))) return true;
+  return call.dereference && sources.some((word) => treeMayHoldLinkOut(word, facts));
 }
 
 /** Every operand but the last, and the last too when the shell may expand it into several words (a glob, braces). */
@@ -90,10 +96,11 @@ function sourcesBeforeLast(operands: readonly ShellWord[]): ShellWord[] {
 }
 
 function readCopyCall(words: readonly ShellWord[], copier: Copier): CopyCall {
-  const call: CopyCall = { operands: [], read: [], target: false, directories: false };
+  const call: CopyCall = { operands: [], read: [], target: false, directories: false, dereference: false };
   const take = (kind: OptionKind, value: ShellWord | undefined) => {
     if (kind === 'target') call.target = true;
     else if (kind === 'directories') call.directories = true;
+    else if (kind === 'dereference') call.dereference = true;
     else if (kind === 'read' && value !== undefined) call.read.push(value);
     else if (kind === 'filter' && value !== undefined) {
       const file = filterFile(value);

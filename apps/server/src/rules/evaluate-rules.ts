@@ -6,6 +6,7 @@ import { allowsCommand, changesFileSystem, deniesCommand, folderAfter, setsShell
 import type { PathFacts } from './outside-workspace';
 import { readCommandLine } from './command-line-reader';
 import { commandPathUnderGit } from './command-path-inside';
+import { folderHoldsLinkOut } from './links-below';
 import type { CommandLine, SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
 import { COMPUTED_WORD, runnerCall } from './program-runners';
@@ -68,6 +69,15 @@ export interface RuleContext {
    */
   leadsUnderGit?: (absolute: string) => Promise<boolean>;
   /**
+   * Whether the folder or file at an absolute path, or a folder above it in the workspace, holds a symbolic link that
+   * leads out of the workspace or into `.git` (true when that cannot be told, or past the walk's bounds). Given, a
+   * program that reads a folder and follows links there by itself (a test runner, a build or project tool: the folder
+   * it runs in, or a test runner's operands) is allowed by no command rule while one is there: a link that arrived by
+   * a call a rule allowed (`git checkout`, `tar -x`) leads it elsewhere. Default: with `leadsInside`, looked up on the
+   * file system (`folderHoldsLinkOut`); without, not looked up.
+   */
+  holdsLinkOut?: (absolute: string) => Promise<boolean>;
+  /**
    * For the workspace-relative names of a file about to be written, the folder where the write would complete or
    * change a Git directory (`gitLayoutWrite`), or undefined. Given, no path rule allows such a write: it is asked,
    * saying why. Default: not looked up.
@@ -80,6 +90,8 @@ const WRITE_TOOLS = new Set(['write_file']);
 
 /** The most paths of one command line whose links are looked up: past that, the line is asked about. */
 const MAX_PATH_LOOKUPS = 256;
+/** The most folders of one command line looked in for links that lead out (each a bounded walk): past that, the same. */
+const MAX_TREE_LOOKUPS = 16;
 
 export type RuleDecision =
   | { decision: 'deny'; rule: Rule }
@@ -194,11 +206,13 @@ async function judgeLine(
   context: RuleContext,
 ): Promise<{ rules: Rule[] } | { within: Rule; leadsOut: LeadsOut } | { within: Rule; uncovered: string } | undefined> {
   const { leadsInside } = context;
-  let looked: Pick<LinePaths, 'leadsInside' | 'leadsUnderGit'> | undefined;
+  let looked: Pick<LinePaths, 'leadsInside' | 'leadsUnderGit' | 'holdsLinkOut'> | undefined;
   if (leadsInside !== undefined) {
     const underGit = context.leadsUnderGit ?? commandPathUnderGit(context.workspace);
+    const linkOut = context.holdsLinkOut ?? folderHoldsLinkOut(context.workspace);
     const noted = new Set<string>();
     const notedGit = new Set<string>();
+    const notedTrees = new Set<string>();
     const noting = {
       leadsInside: (absolute: string) => {
         noted.add(absolute);
@@ -208,14 +222,23 @@ async function judgeLine(
         notedGit.add(absolute);
         return false;
       },
+      holdsLinkOut: (absolute: string) => {
+        notedTrees.add(absolute);
+        return false;
+      },
     };
     const first = rulesFor(commands, rules, lineFacts(commands, context, noting));
-    if (first !== undefined && noted.size === 0 && notedGit.size === 0) return { rules: unique(first) };
-    if (noted.size > MAX_PATH_LOOKUPS || notedGit.size > MAX_PATH_LOOKUPS) return undefined;
+    if (first !== undefined && noted.size === 0 && notedGit.size === 0 && notedTrees.size === 0) return { rules: unique(first) };
+    if (noted.size > MAX_PATH_LOOKUPS || notedGit.size > MAX_PATH_LOOKUPS || notedTrees.size > MAX_TREE_LOOKUPS) return undefined;
     const found = await answered(noted, (absolute) => leadsInside(absolute).catch(() => false));
     const underGitFound = await answered(notedGit, (absolute) => underGit(absolute).catch(() => true));
-    // A path the first pass did not note counts as outside, and as under `.git`.
-    looked = { leadsInside: (absolute) => found.has(absolute), leadsUnderGit: (absolute) => !notedGit.has(absolute) || underGitFound.has(absolute) };
+    const linkOutFound = await answered(notedTrees, (absolute) => linkOut(absolute).catch(() => true));
+    // A path the first pass did not note counts as outside, as under `.git`, and as holding a link that leads out.
+    looked = {
+      leadsInside: (absolute) => found.has(absolute),
+      leadsUnderGit: (absolute) => !notedGit.has(absolute) || underGitFound.has(absolute),
+      holdsLinkOut: (absolute) => !notedTrees.has(absolute) || linkOutFound.has(absolute),
+    };
     // A line not covered with every path inside is not covered with fewer: its lookups only say why.
     if (first !== undefined) {
       const second = rulesFor(commands, rules, lineFacts(commands, context, looked));
@@ -271,7 +294,7 @@ function outsideOf(
   commands: readonly SimpleCommand[],
   rules: readonly Rule[],
   context: RuleContext,
-  looked: Pick<LinePaths, 'leadsInside' | 'leadsUnderGit'> | undefined,
+  looked: Pick<LinePaths, 'leadsInside' | 'leadsUnderGit' | 'holdsLinkOut'> | undefined,
 ): { within: Rule; leadsOut: LeadsOut } | undefined {
   const seen: { leadsOut: LeadsOut; at: number }[] = [];
   const facts = lineFacts(commands, context, { ...looked, seen: (leadsOut, at) => seen.push({ leadsOut, at }) });
@@ -320,7 +343,7 @@ function unique(rules: readonly Rule[]): Rule[] {
  * background: `SimpleCommand.alongsideUntil`) counts for `fileSystemChanged` as one before it does.
  */
 function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, paths: LinePaths = {}): LineFacts[] {
-  const { leadsInside, leadsUnderGit, seen, pathsAsNow } = paths;
+  const { leadsInside, leadsUnderGit, holdsLinkOut, seen, pathsAsNow } = paths;
   const setsVariables = commands.some(setsShellVariables);
   const facts: LineFacts[] = [];
   let left = false;
@@ -337,6 +360,7 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, pat
       folder,
       ...(leadsInside === undefined ? {} : { leadsInside }),
       ...(leadsUnderGit === undefined ? {} : { leadsUnderGit }),
+      ...(holdsLinkOut === undefined ? {} : { holdsLinkOut }),
     };
     const outsideSeen = seen === undefined ? undefined : (word: ShellWord) => seen({ kind: 'named', text: wordText(word) }, index);
     facts.push({ setsVariables, ...here, ...(outsideSeen === undefined ? {} : { outsideSeen }), ...(pathsAsNow === true ? { onlyWhatRuns: true } : {}) });
@@ -355,6 +379,8 @@ interface LinePaths {
   leadsInside?: (absolute: string) => boolean;
   /** Whether a path leads into a `.git` folder of the workspace by its links (see `RuleContext.leadsUnderGit`). */
   leadsUnderGit?: (absolute: string) => boolean;
+  /** Whether a folder a program reads may hold a link that leads out (see `RuleContext.holdsLinkOut`). */
+  holdsLinkOut?: (absolute: string) => boolean;
   /**
    * Given, nothing counts as leading out of the workspace: each command that may lead the shell out, and each word
    * that may name a place outside, is handed here with the index of its command instead (`outsideOf`).

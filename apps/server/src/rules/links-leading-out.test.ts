@@ -37,6 +37,9 @@ async function plantedWorkspace(): Promise<TempFolder & { workspace: string }> {
   return { ...folder, workspace };
 }
 
+/** For tests of where the words lead alone: no folder holds a link that leads out. */
+const holdsNone = () => Promise.resolve(false);
+
 describe('a link inside the workspace that leads out: no command rule covers what is done through it', () => {
   const rules = [prefix('cd'), prefix('pushd'), prefix('make test'), prefix('git'), prefix('jq')];
   const decide = async (workspace: string, command: string) =>
@@ -71,8 +74,9 @@ describe('a link inside the workspace that leads out: no command rule covers wha
   it('asks about a cd or git -C into a folder not there when the rules are evaluated: the line makes it, perhaps a link', async () => {
     await using folder = await plantedWorkspace();
     const more = [...rules, prefix('ln'), prefix('mkdir')];
+    // What the folders hold below is not looked at here (`links-below.test.ts`): only where the `cd`s lead.
     const judge = async (command: string) =>
-      (await evaluateRules(terminal(command), more, { sessionId: SESSION, workspace: folder.workspace, leadsInside: commandPathInside(folder.workspace) })).decision;
+      (await evaluateRules(terminal(command), more, { sessionId: SESSION, workspace: folder.workspace, leadsInside: commandPathInside(folder.workspace), holdsLinkOut: holdsNone })).decision;
     expect(await judge('ln -s ../other new && cd new && make test')).toBe('ask');
     expect(await judge('ln -s ../other sub/new && git -C sub/new status')).toBe('ask');
     expect(await judge('ln -s ../other new && pushd new/ && make test')).toBe('ask');
@@ -103,7 +107,14 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     'make test',
   ])('still allows %j, whose links lead inside', async (command) => {
     await using folder = await plantedWorkspace();
-    expect(await decide(folder.workspace, command)).toBe('allow');
+    // What the folders hold below is not looked at here (`links-below.test.ts`): only where the words lead.
+    expect((await evaluateRules(terminal(command), rules, { sessionId: SESSION, workspace: folder.workspace, leadsInside: commandPathInside(folder.workspace), holdsLinkOut: holdsNone })).decision).toBe('allow');
+  });
+
+  // `make test` reads the folder it runs in, which holds links that lead out (`out`, `sub/away`).
+  it.each(['make test', 'cd in && make test', 'cd sub && make test'])('asks about %j, whose folder holds a link that leads out', async (command) => {
+    await using folder = await plantedWorkspace();
+    expect(await decide(folder.workspace, command)).toBe('ask');
   });
 
   it('the server’s rule book looks the links up', async () => {
@@ -116,7 +127,8 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     const verdict = (command: string) => rules.evaluate(SESSION, { id: 'c1', name: 'terminal', arguments: { command } }, tool, { preview: true });
     expect(await verdict('cd out && make test')).toMatchObject({ effect: 'ask', onlyWhenConfirming: true });
     expect(await verdict('git -C out status')).toMatchObject({ effect: 'ask', onlyWhenConfirming: true });
-    expect(await verdict('cd in && make test')).toMatchObject({ effect: 'allow' });
+    // `in` is `sub`, which holds `away`: make's folder holds a link that leads out.
+    expect(await verdict('cd in && make test')).toMatchObject({ effect: 'ask', onlyWhenConfirming: true });
     expect(await verdict('git -C in status')).toMatchObject({ effect: 'allow' });
   });
 
@@ -130,7 +142,10 @@ describe('a link inside the workspace that leads out: no command rule covers wha
     expect(await judge('jq . data/ok.json && jq . data/key.json')).toStrictEqual({ decision: 'ask', within: jq, leadsOut: { kind: 'named', text: 'data/key.json' } });
     expect(await judge('jq . data/*.json')).toStrictEqual({ decision: 'ask', within: jq, leadsOut: { kind: 'named', text: 'data/*.json' } });
     expect(await judge('git grep --no-index token out')).toStrictEqual({ decision: 'ask', within: git, leadsOut: { kind: 'named', text: 'out' } });
-    expect(await judge('cd in && make test')).toMatchObject({ decision: 'allow', rules: [cd, makeTest] });
+    expect(await judge('cd in && make test')).toStrictEqual({ decision: 'ask', within: makeTest, leadsOut: { kind: 'named', text: 'in' } });
+    expect(await judge('make test')).toStrictEqual({ decision: 'ask', within: makeTest, leadsOut: { kind: 'named', text: '.' } });
+    const holdingNone = { sessionId: SESSION, workspace: folder.workspace, leadsInside: commandPathInside(folder.workspace), holdsLinkOut: holdsNone };
+    expect(await evaluateRules(terminal('cd in && make test'), rules, holdingNone)).toMatchObject({ decision: 'allow', rules: [cd, makeTest] });
   });
 
   it('the rule book’s ask names the rule and says why, for the card, and leaves confirmation off as it is', async () => {

@@ -3,9 +3,9 @@ import { gitArgumentsCovered, gitDenyNames, gitPushImpliedOptions } from './git-
 import { jqArgumentsCovered } from './jq-arguments';
 import { linkMayLeadAway } from './link-targets';
 import { copySourceMayLeadAway } from './copy-sources';
-import { isTestRunner, testRunnerArgumentsCovered } from './test-runner-options';
+import { isTestRunner, testRunnerArgumentsCovered, testRunnerPathOperands } from './test-runner-options';
 import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
-import { mayNameOutside, mayNameOutsideFolder, movedTo, workingFolderMayLeadAway, type PathFacts } from './outside-workspace';
+import { mayNameOutside, mayNameOutsideFolder, movedTo, treeMayHoldLinkOut, workingFolderMayLeadAway, type PathFacts } from './outside-workspace';
 import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
 import { commandBaseName, isExactOnlyCommand, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
@@ -373,7 +373,20 @@ function onlyHarmlessAfter(words: readonly ShellWord[], from: number): boolean {
 export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line: LineFacts = {}): boolean {
   // Neither a prefix rule nor an exact one names the folder such a program reads: it must be where it was judged.
   // Judged after the words, so that when only saying why, a word the command names is the one said.
-  return allowsWords(rule, command, line) && !(readsWorkingFolder(command) && workingFolderMayLeadAway(line));
+  return allowsWords(rule, command, line) && !(readsWorkingFolder(command) && (workingFolderMayLeadAway(line) || treesReadMayHoldLinkOut(command, line)));
+}
+
+/**
+ * Whether a folder such a program reads and follows links in by itself may hold a link that leads out
+ * (`treeMayHoldLinkOut`): a test runner's files and folders when it is named some (`pytest -q tests`), else the
+ * folder it runs in.
+ */
+function treesReadMayHoldLinkOut(command: SimpleCommand, line: LineFacts): boolean {
+  const [first] = command.words;
+  const name = first?.kind === 'literal' ? programName(commandBaseName(first.value)) : undefined;
+  const operands = name !== undefined && isTestRunner(name) ? testRunnerPathOperands(name, command.words) : undefined;
+  const read = operands === undefined || operands.length === 0 ? ['.'] : operands;
+  return read.some((value) => treeMayHoldLinkOut({ kind: 'literal', value }, line));
 }
 
 /** `allowsCommand` but for the folder the command runs in. */

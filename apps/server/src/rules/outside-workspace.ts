@@ -40,6 +40,12 @@ export interface PathFacts {
    */
   leadsUnderGit?: (absolute: string) => boolean;
   /**
+   * Whether the folder or file at an absolute path, or a folder above it in the workspace, may hold a symbolic link
+   * that leads out of the workspace or into `.git` (`folderHoldsLinkOut`), for a program that reads a folder and
+   * follows links in it by itself (`treeMayHoldLinkOut`). Default: not looked up.
+   */
+  holdsLinkOut?: (absolute: string) => boolean;
+  /**
    * Only for saying why a line was asked, never when deciding: given, a word that may name a place outside the
    * workspace is handed here and taken for one inside, so a second look finds whether the rules would cover the line
    * but for such words (`evaluateRules`' `leadsOut`). Default: none.
@@ -104,6 +110,22 @@ export function workingFolderMayLeadAway(facts: PathFacts): boolean {
   // Looked up as the `cd` that entered it was, a folder (the same lookup); said, for the card, as the line names it.
   if (seenOutside({ kind: 'literal', value: below }, facts, wordLeadsOut(word, facts, true))) return true;
   return below.split('/').some((part) => part.toLowerCase() === '.git') || mayLeadUnderGit(word, facts);
+}
+
+/**
+ * Whether a folder a program reads and follows links in by itself (a test runner collecting its tests, a build
+ * reading its tree), named by `word` from the folder the command runs in (`.` for that folder), may hold a link that
+ * leads out of the workspace or into `.git`, given `facts.holdsLinkOut`: one that arrived by a call a rule allowed
+ * (`git checkout` of a branch holding `t/o -> ../../other`, `tar -x`) leads the program elsewhere, whoever made it. A
+ * word the shell expands counts as one that may. Said, for the card, as the word names it.
+ */
+export function treeMayHoldLinkOut(word: ShellWord, facts: PathFacts): boolean {
+  const { holdsLinkOut, workspace, folder: from = workspace } = facts;
+  if (holdsLinkOut === undefined) return false;
+  if (word.kind !== 'literal' || (from === undefined && !word.value.startsWith('/'))) return seenOutside(word, facts, true);
+  const absolute = word.value.startsWith('/') ? word.value : word.value === '.' ? from! : `${from}/${word.value}`;
+  const named = word.value === '.' && from !== undefined && workspace !== undefined && from.startsWith(`${workspace}/`) ? from.slice(workspace.length + 1) : word.value;
+  return seenOutside({ kind: 'literal', value: named }, facts, holdsLinkOut(absolute));
 }
 
 /**

@@ -321,10 +321,13 @@ describe('test runners and a link inside the workspace that leads out', () => {
     await symlink(other, path.join(workspace, 'out'));
     await symlink('../../other', path.join(workspace, 'sub', 'away'));
     await symlink('sub', path.join(workspace, 'in'));
+    await mkdir(path.join(workspace, 'clean'));
     const rules = [prefix('pytest'), prefix('go test'), prefix('vitest'), prefix('jest')];
-    const decided = await evaluateRules(terminal(command), rules, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) });
-    expect(decided.decision).toBe('ask');
-    expect((await evaluateRules(terminal('pytest sub'), rules, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) })).decision).toBe('allow');
+    const judge = async (line: string) => (await evaluateRules(terminal(line), rules, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) })).decision;
+    expect(await judge(command)).toBe('ask');
+    expect(await judge('pytest clean')).toBe('allow');
+    // `sub` holds `away`, which pytest's collection follows.
+    expect(await judge('pytest sub')).toBe('ask');
   });
 });
 
@@ -364,9 +367,11 @@ describe('test runners and a link the repository holds that leads into .git', ()
     const rules = [prefix('pytest'), prefix('vitest'), prefix('jest'), prefix('rspec'), prefix('phpunit'), prefix('cd'), prefix('pushd'), prefix('make test'), prefix('ls')];
     const judge = (line: string) => evaluateRules(terminal(line), rules, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) });
     expect((await judge(command.replace('/WORKSPACE', workspace))).decision).toBe('ask');
-    expect((await judge('ls tests && cd sub && pytest .')).decision).toBe('allow');
-    expect((await judge('cd sub && pytest')).decision).toBe('allow');
+    expect((await judge('ls tests && cd tests && pytest .')).decision).toBe('allow');
+    expect((await judge('cd tests && pytest')).decision).toBe('allow');
     expect((await judge('ls tests && cd tests && make test')).decision).toBe('allow');
+    // `sub` holds `git`, a link into .git that pytest's collection follows.
+    expect((await judge('cd sub && pytest')).decision).toBe('ask');
   });
 
   it.each(['cd .git && pytest', 'cd .git/hooks; make test', 'cd src/.GIT && vitest'])('by the text of the `cd`s alone, asks about %j', async (command) => {

@@ -322,6 +322,36 @@ export function testRunnerArgumentsCovered(
   return true;
 }
 
+/**
+ * The files and folders a test runner is named to collect (`pytest -q tests` names `tests`; `vitest run` none; a
+ * test's `file::name` as its file), for a look below them for links (`treeMayHoldLinkOut`); undefined when that is
+ * not known (an option not known here, whose value may be taken for one, a word the shell expands, a runner whose
+ * operands are subcommands), so the folder it runs in is looked in too. Empty: it collects the folder it runs in.
+ */
+export function testRunnerPathOperands(name: string, words: readonly ShellWord[]): string[] | undefined {
+  const runner = RUNNERS.get(name);
+  if (runner === undefined || runner.operands !== 'paths') return undefined;
+  const operands: string[] = [];
+  let ended = false;
+  for (let index = 1; index < words.length; index += 1) {
+    const word = words[index]!;
+    if (word.kind !== 'literal') return undefined;
+    if (!ended && word.value === '--') {
+      ended = true;
+    } else if (!ended && word.value.startsWith('-') && word.value !== '-') {
+      const option = optionWords(word.value, runner);
+      if (option === undefined) return undefined;
+      if (option.next) index += 1;
+    } else if (!(operands.length === 0 && runner.subcommands.has(word.value)) && !SUBCOMMAND_WORDS.has(word.value)) {
+      operands.push(word.value.split('::', 1)[0]!);
+    }
+  }
+  return operands;
+}
+
+/** Words a runner reads as its own command, not a path (`vitest run`, `vitest watch`). */
+const SUBCOMMAND_WORDS = new Set(['run', 'watch', 'dev', 'related', 'bench']);
+
 /** A known option's name (camelCase, no dashes) and whether its value is the next word; undefined for any other. */
 function optionWords(value: string, runner: RunnerOptions): { name: string; next: boolean } | undefined {
   if (value.startsWith('--')) {

@@ -1,0 +1,127 @@
+import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { isWithin } from '../tools/workspace-paths';
+
+/** How far one walk goes: past either bound, the folder counts as holding a link that leads out. */
+export interface WalkBounds {
+  /** The most entries looked at. Default: `MAX_WALKED_ENTRIES`, 50,000. */
+  maxEntries?: number;
+  /** The deepest folder looked in, below the one walked. Default: `MAX_WALKED_DEPTH`, 64. */
+  maxDepth?: number;
+}
+
+export const MAX_WALKED_ENTRIES = 50_000;
+export const MAX_WALKED_DEPTH = 64;
+
+/**
+ * Whether the folder at an absolute path, or a folder above it inside `workspace`, may hold a symbolic link that leads
+ * out of the workspace or into a `.git` folder of it, for a program that reads that folder and follows links there
+ * by itself (pytest's and vitest's collection, a build reading its tree): a link that arrived by a call a rule
+ * allowed (`git checkout` of a branch that holds one, `tar -x`, `unzip`, `git apply`) leads the program elsewhere
+ * (`t/o -> ../../other`, then `pytest -q` runs the other folder's `conftest.py`), whoever made it. Looked for:
+ *
+ * - every symbolic link below the folder, its target looked up as the kernel does (one that points nowhere, by its
+ *   text from its folder; one that loops counts as leading out), and a link to a folder inside looked in as well;
+ * - in each folder from the workspace down to it, a link to anything but a folder (`conftest.py`, `pytest.ini`,
+ *   `Makefile` there are read by programs run below, as pytest reads a `conftest.py` above its operands).
+ *
+ * Not looked in: folders whose name starts with a dot (`.git`, `.venv`, `.tox`) and `node_modules`, where package
+ * managers and virtual environments keep links that lead out (`.venv/bin/python -> /usr/bin/python3`) and which the
+ * runners do not collect; a link there is still judged where it is met. Bounded (`WalkBounds`): past them, or on an
+ * error other than the folder not being there, true. A folder not there
+ * holds nothing now (a command of the line that makes it counts as changing the file system).
+ */
+export function folderHoldsLinkOut(workspace: string, bounds: WalkBounds = {}): (absolute: string) => Promise<boolean> {
+  const limits = { maxEntries: bounds.maxEntries ?? MAX_WALKED_ENTRIES, maxDepth: bounds.maxDepth ?? MAX_WALKED_DEPTH };
+  let root: Promise<string> | undefined;
+  const rootOf = () =>
+    (root ??= realpath(workspace).catch((error: unknown) => {
+      root = undefined;
+      throw error;
+    }));
+  return async (absolute) => {
+    try {
+      return await holdsLinkOut(await rootOf(), absolute, limits);
+    } catch {
+      return true;
+    }
+  };
+}
+
+async function holdsLinkOut(root: string, absolute: string, limits: Required<WalkBounds>): Promise<boolean> {
+  let start: string;
+  try {
+    start = await realpath(absolute);
+  } catch (error) {
+    if (missing(error)) return false;
+    throw error;
+  }
+  if (!isWithin(root, start)) return true;
+  // The folders above it (for a file, from its own), whose files a program run there may read.
+  for (let folder = start; folder !== root; ) {
+    folder = path.dirname(folder);
+    if (await holdsFileLinkOut(root, folder)) return true;
+  }
+  if (!(await lstat(start)).isDirectory()) return false;
+  const visited = new Set([start]);
+  const queue: { folder: string; depth: number }[] = [{ folder: start, depth: 0 }];
+  let entries = 0;
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    const { folder, depth } = next;
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      if ((entries += 1) > limits.maxEntries) return true;
+      const entryPath = path.join(folder, entry.name);
+      let inside: string | undefined;
+      if (entry.isSymbolicLink()) {
+        const led = await leadsTo(root, entryPath);
+        if (led.away) return true;
+        inside = led.folder;
+      } else if (entry.isDirectory() && !SKIPPED(entry.name)) {
+        inside = entryPath;
+      }
+      if (inside === undefined || visited.has(inside)) continue;
+      if (depth + 1 > limits.maxDepth) return true;
+      visited.add(inside);
+      queue.push({ folder: inside, depth: depth + 1 });
+    }
+  }
+  return false;
+}
+
+const SKIPPED = (name: string) => name.startsWith('.') || name === 'node_modules';
+
+/** Whether `folder` holds, as an entry of its own, a link to anything but a folder that leads away. */
+async function holdsFileLinkOut(root: string, folder: string): Promise<boolean> {
+  for (const entry of await readdir(folder, { withFileTypes: true })) {
+    if (!entry.isSymbolicLink()) continue;
+    const led = await leadsTo(root, path.join(folder, entry.name));
+    if (led.away && led.folder === undefined) return true;
+  }
+  return false;
+}
+
+/**
+ * Where a symbolic link leads: `away` when out of the workspace or into a `.git` folder of it, by the kernel's
+ * lookup, or, for one that points nowhere, by its text read from its folder (a later write there decides what it
+ * reaches); a loop counts as away. `folder`: the real folder it leads to, if it leads to one.
+ */
+async function leadsTo(root: string, link: string): Promise<{ away: boolean; folder?: string }> {
+  let real: string;
+  try {
+    real = await realpath(link);
+  } catch (error) {
+    if (!missing(error)) return { away: true };
+    return { away: awayFrom(root, path.resolve(path.dirname(link), await readlink(link))) };
+  }
+  const away = awayFrom(root, real);
+  return (await lstat(real)).isDirectory() ? { away, folder: real } : { away };
+}
+
+function awayFrom(root: string, real: string): boolean {
+  return !isWithin(root, real) || path.relative(root, real).split(path.sep).some((part) => part.toLowerCase() === '.git');
+}
+
+function missing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
