@@ -412,9 +412,9 @@ describe('hidden paths inside the workspace', () => {
       [overwrite, { path: file, content: 'x' }],
     ];
     for (const file of histories.slice(0, 3)) await expectRefused(attempts(file));
-    // The atuin folder, which holds every shell's commands, is hidden whole.
+    // The atuin folder, which holds every shell's commands, is hidden whole, and so is fish's, which saves by rename.
     await mkdir(path.join(f.ws, '.local', 'share', 'atuin'), { recursive: true });
-    await expectRefused([[list, { path: path.join('.local', 'share', 'atuin') }]]);
+    await expectRefused([[list, { path: path.join('.local', 'share', 'atuin') }], [list, { path: path.join('.local', 'share', 'fish') }]]);
     // A shell started after the server writes its history as it exits.
     await write(histories[3]!);
     await expectRefused(attempts(histories[3]!));

@@ -29,8 +29,12 @@ const HOME_HISTORIES = [
   path.join('.julia', 'logs', 'repl_history.jl'),
 ];
 
-/** In the XDG data folders: fish, atuin (which keeps every shell's commands) and xonsh. */
-const DATA_HISTORIES = [path.join('fish', 'fish_history'), 'atuin', 'xonsh'];
+/**
+ * In the XDG data folders: fish's (whole: fish saves its history by renaming a new file over it, which would lift a
+ * mask over the file alone from a running call, while a mask over the folder holds), atuin's (which keeps every
+ * shell's commands) and xonsh's.
+ */
+const DATA_HISTORIES = ['fish', 'atuin', 'xonsh'];
 
 /** In the XDG config folders: nushell, as text or as a database. */
 const CONFIG_HISTORIES = [path.join('nushell', 'history.txt'), path.join('nushell', 'history.sqlite3')];
