@@ -68,8 +68,13 @@ export interface AirlockSocketOptions {
   retryDelayMs?: (attempt: number) => number;
   /** Called when a socket opens (the first time and after every reconnect). */
   onOpen?: () => void;
-  /** Called when a socket closes or fails to open, before a reconnect is tried. */
-  onClose?: () => void;
+  /**
+   * Called when a socket closes or fails to open, before a reconnect is tried, with why when the socket said: the
+   * server turning it away (`the server is full or shutting down (503) …`, `the server refused this address (403) …`),
+   * `connect ECONNREFUSED …`, a handshake not answered in time. With `connectAttempts: Infinity` this is where a
+   * client that keeps trying sees why.
+   */
+  onClose?: (why: string | undefined) => void;
   /**
    * Called once when the server refuses the token (`reason` "refused"), or cannot prove it knows the token before
    * the client sends it ("unproven": nothing was sent); the socket then stays closed and every request fails.
@@ -162,8 +167,21 @@ interface AwaitingProof {
 function failureOf(event: unknown): string | undefined {
   if (typeof event !== 'object' || event === null) return undefined;
   const { message, error } = event as { message?: unknown; error?: unknown };
-  if (error instanceof Error && error.message !== '') return error.message;
-  return typeof message === 'string' && message !== '' ? message : undefined;
+  const text = error instanceof Error && error.message !== '' ? error.message : typeof message === 'string' && message !== '' ? message : undefined;
+  return text === undefined ? undefined : (refusalOf(text) ?? text);
+}
+
+/**
+ * What an upgrade Airlock answered with a status rather than a WebSocket means, from `ws`'s "Unexpected server
+ * response: 503": the server was reached, and turned the connection away.
+ */
+function refusalOf(failure: string): string | undefined {
+  const status = /^Unexpected server response: (\d{3})$/.exec(failure)?.[1];
+  if (status === '503') {
+    return 'the server is full or shutting down (503): it holds its maximum of connections (--max-connections), or every place for a connection still to present its token is taken (--max-unauthenticated)';
+  }
+  if (status === '403') return 'the server refused this address (403): the Host or Origin is not one it accepts (AIRLOCK_ALLOWED_ORIGINS adds origins), or the path is not /trpc';
+  return undefined;
 }
 
 const defaultRetryDelay = (attempt: number) => (attempt === 0 ? 0 : Math.min(250 * 2 ** attempt, 5_000));
@@ -297,7 +315,9 @@ export class AirlockSocket {
 
   private unreachableMessage(): string {
     // The address and what the socket said of it, with any token a URL carries hidden.
-    return shownAddress(`cannot reach Airlock at ${this.options.url}${this.lastFailure === undefined ? '' : ` (${this.lastFailure})`}`);
+    const failure = this.lastFailure;
+    if (failure !== undefined && /^the server (is full|refused)/.test(failure)) return shownAddress(`Airlock at ${this.options.url} turned the connection away: ${failure}`);
+    return shownAddress(`cannot reach Airlock at ${this.options.url}${failure === undefined ? '' : ` (${failure})`}`);
   }
 
   private rejectOpenWaiters(): void {
@@ -371,6 +391,7 @@ export class AirlockSocket {
   }
 
   private connect(): void {
+    this.lastFailure = undefined;
     let socket: WebSocketLike;
     const nonce = this.token() === undefined ? undefined : randomNonce();
     try {
@@ -633,7 +654,7 @@ export class AirlockSocket {
     }
     if (this.endedError() !== undefined) return;
     this.setState(this.opened ? 'reconnecting' : 'connecting');
-    this.options.onClose?.();
+    this.options.onClose?.(this.lastFailure);
     if (!this.opened && this.attempt + 1 >= (this.options.connectAttempts ?? DEFAULT_CONNECT_ATTEMPTS)) {
       this.unreachable();
       return;

@@ -43,8 +43,12 @@ export interface AirlockClientOptions {
   retryDelayMs?: (attempt: number) => number;
   /** Called when a socket opens, the first time and after every reconnect. */
   onOpen?: () => void;
-  /** Called when a socket closes or fails to open, before the next attempt. */
-  onClose?: () => void;
+  /**
+   * Called when a socket closes or fails to open, before the next attempt, with why when the socket said: the server
+   * turning it away (`the server is full or shutting down (503) …`, `the server refused this address (403) …`),
+   * `connect ECONNREFUSED …`. With `connectAttempts: Infinity` this is where a client that keeps trying sees why.
+   */
+  onClose?: (why: string | undefined) => void;
   /**
    * Called once when the server refuses the token (`reason` "refused"), or cannot prove it knows the token, which is
    * then never sent ("unproven": another program on that port, or Airlock started with another token): the client
