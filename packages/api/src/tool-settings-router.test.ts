@@ -1,7 +1,8 @@
-import { ApprovalRegistry } from '@airlock/core';
-import { deferred, ScriptedModel } from '@airlock/core/testing';
+import { ApprovalRegistry, defineTool } from '@airlock/core';
+import { deferred, ScriptedModel, textStep } from '@airlock/core/testing';
 import { TRPCError } from '@trpc/server';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ChatService } from './chat-service';
 import { ConnectionState, type ConnectionOptions } from './context';
 import { MemoryStore } from './memory-store';
@@ -163,5 +164,37 @@ describe('settings', () => {
     stop();
     expect(await waiting).toStrictEqual({ done: true, value: undefined });
     expect([(settings as unknown as { listeners: Set<unknown> }).listeners.size, state.openSubscriptions]).toStrictEqual([0, 0]);
+  });
+});
+
+describe('a run started with tools turned off in the settings', () => {
+  /** A server whose catalog offers `terminal`, `python` and `read_file`, its model answering each run with text. */
+  function serverWithTools(runs: number) {
+    const store = new MemoryStore();
+    const model = new ScriptedModel(Array.from({ length: runs }, () => textStep('ok')));
+    const tools = ['terminal', 'python', 'read_file'].map((name) => defineTool({ name, description: name, parameters: z.object({}), execute: async () => name }));
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => tools, store });
+    services.push(chat);
+    const settings = new ToolSettingsService(store);
+    const caller = createCaller({
+      services: { chat, settings, catalog: { tools: () => tools, servers: () => [] }, modelInfo: () => ({ provider: 't', baseURL: null, model: 't', demo: false }) },
+      connection: new ConnectionState('c1'),
+    });
+    const run = async (sessionId: string, options?: { enabledTools: string[] }) => {
+      for await (const item of await caller.chat.stream({ sessionId, message: 'hi', ...(options === undefined ? {} : { options }) })) {
+        // A tracked event: its id, then the event.
+        if ((item as unknown as [string, { type: string }])[1].type === 'run-end') break;
+      }
+      return model.requests.at(-1)!.tools.map((tool) => tool.name);
+    };
+    return { caller, run };
+  }
+
+  it('is not offered them, whether the client names no tools (the terminal client) or names them too', async () => {
+    const { caller, run } = serverWithTools(3);
+    expect(await run('s0')).toStrictEqual(['terminal', 'python', 'read_file']);
+    await caller.settings.update({ disabledTools: ['terminal'] });
+    expect(await run('s1')).toStrictEqual(['python', 'read_file']);
+    expect(await run('s2', { enabledTools: ['terminal', 'read_file'] })).toStrictEqual(['read_file']);
   });
 });
