@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AnyTool, JsonSchema, ToolAnnotations, ToolContext, ToolOutput } from '@airlock/core';
 import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { zodReadyNode } from './zod-ready-schema';
+import { checksLessItself, zodReadyNode } from './zod-ready-schema';
 
 /** What OpenAI-compatible servers accept as a function name. */
 export const MAX_TOOL_NAME_LENGTH = 64;
@@ -70,13 +70,15 @@ export function argumentsSchema(inputSchema: JsonSchema): z.ZodType<Record<strin
 
 /**
  * The zod schema Airlock may check values with for a JSON Schema an MCP server sent: without its regular expressions
- * (`pattern`, `patternProperties`; `format` too unless `formats`), or undefined when it is too large once its `$ref`s
- * are followed, refers to itself, or zod cannot express it. Nothing of the server's runs: zod's own formats only.
+ * (`pattern`, `patternProperties`; `format` too unless `formats`) nor the keywords zod cannot express (`not`, a
+ * `oneOf` with a branch checked less than it says, …: see `withoutPatterns`), or undefined when it is too large once
+ * its `$ref`s are followed, refers to itself, or zod cannot express it. Nothing of the server's runs: zod's own formats
+ * only. It may accept a value the schema refuses (the server checks too), never refuse one the schema accepts.
  */
 export function checkableSchema(jsonSchema: unknown, options: { formats: boolean }): z.ZodType | undefined {
   try {
-    checkExpandedSize(jsonSchema);
-    return z.fromJSONSchema(withoutPatterns(jsonSchema, 0, options.formats) as JsonSchema);
+    const loose = looseParts(jsonSchema);
+    return z.fromJSONSchema(withoutPatterns(jsonSchema, 0, { formats: options.formats, loose }) as JsonSchema);
   } catch {
     return undefined;
   }
@@ -85,29 +87,45 @@ export function checkableSchema(jsonSchema: unknown, options: { formats: boolean
 /** Keywords whose value maps names to schemas (the names themselves are data, kept as they are). */
 const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'dependentSchemas']);
 /** Keywords whose value is data, not a schema: copied as it is. */
-const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'required']);
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'required', 'dependentRequired']);
 const MAX_SCHEMA_DEPTH = 64;
+
+interface CopyOptions {
+  /** Whether `format` is kept. */
+  formats: boolean;
+  /** The parts of the schema checked less than they say (`looseParts`). */
+  loose: ReadonlySet<unknown>;
+}
 
 /**
  * A copy of a JSON Schema without `pattern` and `patternProperties` (and `format` unless `formats`) anywhere in it, nor
  * the `additionalProperties` beside a `patternProperties`, each node made one zod checks as JSON Schema would
- * (`zodReadyNode`); throws past 64 levels.
+ * (`zodReadyNode`); throws past 64 levels. A keyword whose subschema is checked less than it says, where checking less
+ * could refuse a value, is left out with it: a `oneOf` (two branches could then both match), a `maxContains` (more
+ * items could then match its `contains`); so is a `not` other than `not: {}` (zod has no other), since one keyword
+ * zod cannot express anywhere would leave the whole schema unchecked.
  */
-function withoutPatterns(schema: unknown, depth: number, formats: boolean): unknown {
+function withoutPatterns(schema: unknown, depth: number, options: CopyOptions): unknown {
   if (depth > MAX_SCHEMA_DEPTH) throw new Error('schema nested too deeply');
-  if (Array.isArray(schema)) return schema.map((item: unknown) => withoutPatterns(item, depth + 1, formats));
+  if (Array.isArray(schema)) return schema.map((item: unknown) => withoutPatterns(item, depth + 1, options));
   if (typeof schema !== 'object' || schema === null) return schema;
   const copy: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
     if ((key === 'pattern' && typeof value === 'string') || key === 'patternProperties') continue;
-    if (key === 'format' && typeof value === 'string' && !formats) continue;
+    if (key === 'format' && typeof value === 'string' && !options.formats) continue;
+    if (key === 'not') {
+      if (value === true || (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0)) copy.not = {};
+      continue;
+    }
+    if (key === 'oneOf' && Array.isArray(value) && value.some((branch) => options.loose.has(branch))) continue;
     if (DATA_KEYWORDS.has(key)) copy[key] = value;
     else if (SCHEMA_MAPS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      copy[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, withoutPatterns(sub, depth + 1, formats)]));
-    } else copy[key] = withoutPatterns(value, depth + 1, formats);
+      copy[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, withoutPatterns(sub, depth + 1, options)]));
+    } else copy[key] = withoutPatterns(value, depth + 1, options);
   }
   // Which names are additional depends on the patterns left out: a name one of them covers must not be refused.
   if (Object.hasOwn(schema, 'patternProperties')) delete copy.additionalProperties;
+  if (options.loose.has((schema as Record<string, unknown>).contains)) delete copy.maxContains;
   return zodReadyNode(copy);
 }
 
@@ -115,40 +133,66 @@ function withoutPatterns(schema: unknown, depth: number, formats: boolean): unkn
 const MAX_EXPANDED_NODES = 10_000;
 
 /**
- * Throws when the schema, with its `$ref`s followed, is larger than MAX_EXPANDED_NODES or refers to itself. Checking a
- * value visits up to that many nodes: a short schema whose definitions each refer twice to the next (`anyOf` of two
- * `$ref`s, 22 deep, 1.3 KB) made one check try 2^22 paths and held the server's thread for 18 s. Counted with each
- * definition's size kept, so the count itself is linear in the schema's length.
+ * The parts of the schema (its objects) Airlock checks less than they say: one that does itself (`checksLessItself`)
+ * or holds one, a `$ref` to one included. Throws when the schema, with its `$ref`s followed, is larger than
+ * MAX_EXPANDED_NODES or refers to itself. Checking a value visits up to that many nodes: a short schema whose
+ * definitions each refer twice to the next (`anyOf` of two `$ref`s, 22 deep, 1.3 KB) made one check try 2^22 paths and
+ * held the server's thread for 18 s. Counted with each definition's size kept, so the count itself is linear in the
+ * schema's length; a `dependentRequired` counts as the schemas it becomes.
  */
-function checkExpandedSize(root: unknown): void {
-  const sizes = new Map<unknown, number>();
+function looseParts(root: unknown): Set<unknown> {
+  const loose = new Set<unknown>();
+  const known = new Map<unknown, Measure>();
   const following = new Set<unknown>();
-  const size = (node: unknown, depth: number): number => {
+  const measure = (node: unknown, depth: number): Measure => {
     if (depth > MAX_SCHEMA_DEPTH * 4) throw new Error('schema nested too deeply');
-    if (Array.isArray(node)) return node.reduce((total: number, item: unknown) => add(total, size(item, depth + 1)), 0);
-    if (typeof node !== 'object' || node === null) return 0;
-    let total = 1;
-    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+    let total = 0;
+    let less = false;
+    const include = (part: Measure): void => {
+      total = add(total, part.size);
+      less ||= part.loose;
+    };
+    if (Array.isArray(node)) {
+      for (const item of node) include(measure(item, depth + 1));
+      return { size: total, loose: less };
+    }
+    if (typeof node !== 'object' || node === null) return { size: 0, loose: false };
+    const schema = node as Record<string, unknown>;
+    total = 1;
+    less = checksLessItself(schema);
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === 'dependentRequired' && typeof value === 'object' && value !== null) {
+        for (const names of Object.values(value)) total = add(total, 3 + (Array.isArray(names) ? names.length : 0));
+      }
       if (DATA_KEYWORDS.has(key)) continue;
       if (key === '$ref' && typeof value === 'string') {
         const target = localTarget(root, value);
         if (target === undefined) continue;
         if (following.has(target)) throw new Error('schema refers to itself');
-        let known = sizes.get(target);
-        if (known === undefined) {
+        let part = known.get(target);
+        if (part === undefined) {
           following.add(target);
-          known = size(target, depth + 1);
+          part = measure(target, depth + 1);
           following.delete(target);
-          sizes.set(target, known);
+          known.set(target, part);
         }
-        total = add(total, known);
+        include(part);
       } else if (SCHEMA_MAPS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-        for (const sub of Object.values(value as Record<string, unknown>)) total = add(total, size(sub, depth + 1));
-      } else total = add(total, size(value, depth + 1));
+        for (const sub of Object.values(value as Record<string, unknown>)) include(measure(sub, depth + 1));
+      } else include(measure(value, depth + 1));
     }
-    return total;
+    if (less) loose.add(node);
+    return { size: total, loose: less };
   };
-  size(root, 0);
+  measure(root, 0);
+  return loose;
+}
+
+interface Measure {
+  /** Nodes with `$ref`s followed. */
+  size: number;
+  /** Whether it is checked less than it says. */
+  loose: boolean;
 }
 
 function add(total: number, more: number): number {

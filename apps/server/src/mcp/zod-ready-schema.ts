@@ -32,10 +32,13 @@ function isAssertion(key: string): boolean {
  * - ignores every keyword beside `$ref`, and beside `const` or `enum` (`{ type: 'string', enum: ['a', 1] }` took 1):
  *   those are checked as an `allOf` with it, or by keeping only the values of the type;
  * - compares a `const` or `enum` object or array by identity, so no value matched: it becomes a schema of that exact value;
- * - checks `format: uri-reference` as an absolute URL, refusing `../a`: not checked.
+ * - checks `format: uri-reference` as an absolute URL, refusing `../a`: not checked;
+ * - throws on `if`/`then`/`else`, `dependentRequired`, `dependentSchemas` and `unevaluated…`, so that one of them
+ *   anywhere left the whole schema unchecked: see `withSupportedKeywords`. (`not` and a `oneOf` whose branches are
+ *   checked less than they say are left out before, where the node is copied, as they need the schema as it was.)
  */
 export function zodReadyNode(node: Record<string, unknown>): Record<string, unknown> {
-  const { default: _annotation, ...schema } = node;
+  const { default: _annotation, ...schema } = withSupportedKeywords(node);
   if (schema.format === 'uri-reference') delete schema.format;
   if (typeof schema.$ref === 'string') return alongside(schema, { $ref: schema.$ref });
   if (schema.const !== undefined || Array.isArray(schema.enum)) {
@@ -58,6 +61,60 @@ export function zodReadyNode(node: Record<string, unknown>): Record<string, unkn
     if (unchecked.length > 0) schema.properties = withKeys(declared, unchecked.map((name) => [name, checked(name)]));
   }
   return schema;
+}
+
+/**
+ * `node` without the keywords zod's converter throws on, each said another way where one can say it:
+ * - `dependentRequired` (`a` needs `b`) and `dependentSchemas` (`a` needs `S`) as `anyOf: [{ properties: { a: false } }, …]`,
+ *   exactly, but for a name every object inherits (`constructor`), which zod reads as present in `{}`: left out;
+ * - `if`/`then`/`else` as `anyOf: [allOf: [if, then], else]` and `if`/`else` as `anyOf: [if, else]`, which accept every
+ *   value the condition accepts, and also one that the `if` and the `else` take but the `then` does not (telling them
+ *   apart needs `not`); an `if` with only a `then` is left out;
+ * - `unevaluatedItems` and `unevaluatedProperties` are left out.
+ * What it adds goes in `allOf`, beside what the node says.
+ */
+function withSupportedKeywords(node: Record<string, unknown>): Record<string, unknown> {
+  const { if: condition, then, else: otherwise, dependentRequired, dependentSchemas, unevaluatedItems: _items, unevaluatedProperties: _properties, ...schema } = node;
+  const parts: unknown[] = [];
+  if (condition !== undefined && otherwise !== undefined) parts.push({ anyOf: [then === undefined ? condition : { allOf: [condition, then] }, otherwise] });
+  if (isRecord(dependentRequired)) {
+    for (const [name, names] of Object.entries(dependentRequired)) {
+      if (!(name in {}) && isNameList(names)) parts.push({ anyOf: [absent(name), zodReadyNode({ required: names })] });
+    }
+  }
+  if (isRecord(dependentSchemas)) {
+    for (const [name, dependent] of Object.entries(dependentSchemas)) if (!(name in {})) parts.push({ anyOf: [absent(name), dependent] });
+  }
+  if (parts.length === 0) return schema;
+  if (schema.allOf !== undefined && !Array.isArray(schema.allOf)) return schema;
+  return { ...schema, allOf: [...((schema.allOf as unknown[] | undefined) ?? []), ...parts] };
+}
+
+/** A schema that an object with `name` fails and every other value passes. */
+function absent(name: string): Record<string, unknown> {
+  return zodReadyNode({ properties: withKeys({}, [[name, false]]) });
+}
+
+function isNameList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((name) => typeof name === 'string');
+}
+
+/**
+ * Whether the check Airlock makes of `node` (a schema as the server sent it) may accept a value `node` itself refuses,
+ * not counting its subschemas: a keyword is left out (`pattern`, `patternProperties`, `not` but `true`, `false` and `{}`,
+ * `unevaluated…`, a dependency on a name every object inherits) or said more loosely (`if` with a `then` or `else`); or
+ * zod reads its `additionalProperties: false` more loosely: beside a part it checks as an intersection (`allOf`,
+ * `anyOf`, `oneOf`, `$ref`, `const`, `enum`, a dependency, a condition), a name another part declares is let through.
+ */
+export function checksLessItself(node: Record<string, unknown>): boolean {
+  if (typeof node.pattern === 'string' || node.patternProperties !== undefined) return true;
+  if (node.not !== undefined && node.not !== true && node.not !== false && !(isRecord(node.not) && Object.keys(node.not).length === 0)) return true;
+  if (node.if !== undefined && (node.then !== undefined || node.else !== undefined)) return true;
+  if ((node.unevaluatedItems !== undefined && node.unevaluatedItems !== true) || (node.unevaluatedProperties !== undefined && node.unevaluatedProperties !== true)) return true;
+  if (node.dependentRequired !== undefined && !(isRecord(node.dependentRequired) && Object.entries(node.dependentRequired).every(([name, names]) => !(name in {}) && isNameList(names)))) return true;
+  if (node.dependentSchemas !== undefined && !(isRecord(node.dependentSchemas) && Object.keys(node.dependentSchemas).every((name) => !(name in {})))) return true;
+  const composed = ['allOf', 'anyOf', 'oneOf', '$ref', 'const', 'enum', 'dependentRequired', 'dependentSchemas', 'else'].some((key) => node[key] !== undefined);
+  return node.additionalProperties === false && composed;
 }
 
 /**
