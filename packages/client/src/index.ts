@@ -19,6 +19,7 @@ export { AirlockSocket, DEFAULT_KEEP_ALIVE, isConnectionLost, isExpired, SocketE
 export { DEFAULT_MAX_MESSAGE_BYTES } from './request-size';
 export { connectionRejection } from './connection-rejection';
 export { decisionRefusal, serverCode, type DecisionRefusal, type RefusedWhy } from './decision-refusal';
+export { isServerError, type ServerError, type ServerErrorCode } from './server-error';
 export { exchangeLinkCode, LinkCodeError, type ExchangeLinkCodeOptions, type LinkCodeProblem, type NoNewLinkReason } from './link-code';
 export { parseStartupLink, resolveStartupLink, shownAddress, socketUrl, type ServerAddress, type StartupLink } from './startup-link';
 export type { WebSocketConstructor, WebSocketLike } from './web-socket-like';
