@@ -660,6 +660,21 @@ describe('createAirlockClient over the wire', () => {
     expect(await first).toStrictEqual({ done: true, value: undefined });
   });
 
+  it('followSessions ends quietly when the client is closed while it reads the list', async () => {
+    const server = await startWireServer();
+    cleanups.push(server.close);
+    const { client } = await clientOn(server.url);
+    const lists = client.followSessions();
+    const first = lists.next();
+    await server.received(0, 2);
+    const socket = server.connections[0]!.socket;
+    socket.send(JSON.stringify({ id: 1, result: { type: 'started' } }));
+    socket.send(JSON.stringify({ id: 1, result: { type: 'data', data: { type: 'ready' } } }));
+    expect((await server.received(0, 3))[2]).toStrictEqual({ id: 2, method: 'query', params: { path: 'sessions.list' } });
+    await client.close();
+    expect(await first).toStrictEqual({ done: true, value: undefined });
+  });
+
   it('lastEventId is the id of the last event given out, not of one still waiting to be read', async () => {
     const server = await startWireServer();
     cleanups.push(server.close);

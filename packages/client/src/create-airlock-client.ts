@@ -292,7 +292,7 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
     attachRun: ({ signal, ...input }) => follow(input, signal),
     decide: async (input) => trpc.chat.confirmTool.mutate(confirmInput(input)),
     pending: (sessionId) => trpc.chat.pending.query({ sessionId }),
-    followSessions: (signal) => followSessions(trpc, signal),
+    followSessions: (signal) => followSessions(trpc, signal, () => socket.state === 'closed'),
     watchSessions: (signal) => watchSessions(trpc, signal),
     get state() {
       return socket.state;
@@ -336,7 +336,7 @@ function watchSessions(trpc: TRPCClient<AppRouter>, signal?: AbortSignal): Async
   }, signal);
 }
 
-async function* followSessions(trpc: TRPCClient<AppRouter>, signal?: AbortSignal): AsyncGenerator<SessionSummary[], void, undefined> {
+async function* followSessions(trpc: TRPCClient<AppRouter>, signal: AbortSignal | undefined, closed: () => boolean): AsyncGenerator<SessionSummary[], void, undefined> {
   const changes = watchSessions(trpc, signal);
   let sessions = new Map<string, SessionSummary>();
   try {
@@ -346,8 +346,9 @@ async function* followSessions(trpc: TRPCClient<AppRouter>, signal?: AbortSignal
           try {
             sessions = new Map((await trpc.sessions.list.query(undefined, signal === undefined ? {} : { signal })).map((session) => [session.sessionId, session]));
           } catch (error) {
-            // Aborted while the list was read: the following ends quietly, as it does between changes.
-            if (signal?.aborted === true) return;
+            // Aborted, or the client closed, while the list was read: the following ends quietly, as it does between
+            // changes.
+            if (signal?.aborted === true || closed()) return;
             throw error;
           }
           break;
