@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AnyTool, JsonSchema, ToolAnnotations, ToolContext, ToolOutput } from '@airlock/core';
 import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { checksLessItself, zodReadyNode } from './zod-ready-schema';
+import { checksLessItself, isAssertion, zodReadyNode } from './zod-ready-schema';
 
 /** What OpenAI-compatible servers accept as a function name. */
 export const MAX_TOOL_NAME_LENGTH = 64;
@@ -134,7 +134,9 @@ const MAX_EXPANDED_NODES = 10_000;
 
 /**
  * The parts of the schema (its objects) Airlock checks less than they say: one that does itself (`checksLessItself`)
- * or holds one, a `$ref` to one included. Throws when the schema, with its `$ref`s followed, is larger than
+ * or holds one, a `$ref` to one included; and one zod checks as an intersection with a side that has
+ * `additionalProperties: false` (an `allOf` member, directly, behind a `$ref` or in a nested `allOf`, or a `$ref`
+ * with keywords beside it), as zod lets through a name one side refuses when another takes it. Throws when the schema, with its `$ref`s followed, is larger than
  * MAX_EXPANDED_NODES or refers to itself. Checking a value visits up to that many nodes: a short schema whose
  * definitions each refer twice to the next (`anyOf` of two `$ref`s, 22 deep, 1.3 KB) made one check try 2^22 paths and
  * held the server's thread for 18 s. Counted with each definition's size kept, so the count itself is linear in the
@@ -148,18 +150,21 @@ function looseParts(root: unknown): Set<unknown> {
     if (depth > MAX_SCHEMA_DEPTH * 4) throw new Error('schema nested too deeply');
     let total = 0;
     let less = false;
-    const include = (part: Measure): void => {
+    let strict = false;
+    const include = (part: Measure): Measure => {
       total = add(total, part.size);
       less ||= part.loose;
+      return part;
     };
     if (Array.isArray(node)) {
-      for (const item of node) include(measure(item, depth + 1));
-      return { size: total, loose: less };
+      for (const item of node) strict = include(measure(item, depth + 1)).strict || strict;
+      return { size: total, loose: less, strict };
     }
-    if (typeof node !== 'object' || node === null) return { size: 0, loose: false };
+    if (typeof node !== 'object' || node === null) return { size: 0, loose: false, strict: false };
     const schema = node as Record<string, unknown>;
     total = 1;
     less = checksLessItself(schema);
+    strict = schema.additionalProperties === false;
     for (const [key, value] of Object.entries(schema)) {
       if (key === 'dependentRequired' && typeof value === 'object' && value !== null) {
         for (const names of Object.values(value)) total = add(total, 3 + (Array.isArray(names) ? names.length : 0));
@@ -177,12 +182,19 @@ function looseParts(root: unknown): Set<unknown> {
           known.set(target, part);
         }
         include(part);
+        if (part.strict) {
+          strict = true;
+          less ||= Object.keys(schema).some((other) => other !== '$ref' && isAssertion(other));
+        }
       } else if (SCHEMA_MAPS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
         for (const sub of Object.values(value as Record<string, unknown>)) include(measure(sub, depth + 1));
-      } else include(measure(value, depth + 1));
+      } else if (include(measure(value, depth + 1)).strict && key === 'allOf') {
+        strict = true;
+        less = true;
+      }
     }
     if (less) loose.add(node);
-    return { size: total, loose: less };
+    return { size: total, loose: less, strict };
   };
   measure(root, 0);
   return loose;
@@ -193,6 +205,8 @@ interface Measure {
   size: number;
   /** Whether it is checked less than it says. */
   loose: boolean;
+  /** Whether zod checks it as an object with `additionalProperties: false`, or an intersection with one. */
+  strict: boolean;
 }
 
 function add(total: number, more: number): number {

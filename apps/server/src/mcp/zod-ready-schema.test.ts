@@ -65,9 +65,21 @@ describe('a part checked less than it says', () => {
     expect(passes(schema, [{ v: { a: 1, b: 1 } }])).toStrictEqual([true]);
   });
 
+  test('leaves out the oneOf whose branch is an allOf with a member zod reads additionalProperties: false in more loosely', () => {
+    const branches = [{ allOf: [{ $ref: '#/$defs/OnlyA' }, { properties: { b: {} } }] }, { type: 'object', required: ['b'] }];
+    const schema = { properties: { v: { oneOf: branches }, w: { oneOf: [{ $ref: '#/$defs/OnlyA', properties: { b: {} } }, branches[1]] } }, $defs: { OnlyA: { type: 'object', properties: { a: {} }, additionalProperties: false } } };
+    expect(passes(schema, [{ v: { a: 1, b: 1 } }, { w: { a: 1, b: 1 } }])).toStrictEqual([true, true]);
+  });
+
   test('keeps a oneOf whose branches are checked as they say', () => {
-    const schema = { properties: { v: { oneOf: [{ type: 'string', minLength: 2 }, { type: 'string', maxLength: 3 }] } } };
-    expect(passes(schema, [{ v: 'a' }, { v: 'abcd' }, { v: 'ab' }])).toStrictEqual([true, true, false]);
+    const schema = {
+      properties: {
+        v: { oneOf: [{ type: 'string', minLength: 2 }, { type: 'string', maxLength: 3 }] },
+        w: { oneOf: [{ $ref: '#/$defs/OnlyA', description: 'a only' }, { type: 'object', required: ['b'] }] },
+      },
+      $defs: { OnlyA: { type: 'object', properties: { a: {} }, additionalProperties: false } },
+    };
+    expect(passes(schema, [{ v: 'a' }, { v: 'abcd' }, { v: 'ab' }, { w: { a: 1 } }, { w: { b: 1 } }, { w: { a: 1, c: 1 } }])).toStrictEqual([true, true, false, true, true, false]);
   });
 
   test('leaves out a maxContains whose contains is checked less, keeping minContains', () => {

@@ -15,7 +15,8 @@ const OTHER_ASSERTIONS = new Set([
   'dependentSchemas', 'dependentRequired', 'unevaluatedItems', 'unevaluatedProperties', 'nullable',
 ]);
 
-function isAssertion(key: string): boolean {
+/** Whether `key` is a keyword that constrains a value. */
+export function isAssertion(key: string): boolean {
   return TYPED_KEYWORDS.has(key) || OTHER_ASSERTIONS.has(key);
 }
 
