@@ -12,7 +12,7 @@ beforeAll(() => readCommandLine('true'));
 // A copy reads its sources: under a rule for `cp`, `cp ../other/conftest.py .` brought another folder's code in, and
 // a later `pytest -q` ran it.
 describe('a copy whose source lies outside the workspace', () => {
-  const rules = [prefix('cp'), prefix('mv'), prefix('install'), prefix('rsync'), prefix('cd'), prefix('pytest')];
+  const rules = [prefix('cp'), prefix('mv'), prefix('install'), prefix('rsync'), prefix('cd'), prefix('pytest'), prefix('rm')];
   const decide = async (command: string) => (await evaluateRules(terminal(command), rules, context)).decision;
 
   it.each([
@@ -112,7 +112,7 @@ describe('a copy whose source lies outside the workspace', () => {
     expect(await judge('cp up/conftest.py .')).toBe('ask');
     expect(await judge('cp c.py d.py')).toBe('ask');
     expect(await judge('rsync -a up/ x/')).toBe('ask');
-    expect(await judge('cp sub/*.py .')).toBe('ask');
+    expect(await judge('cp *.py sub/')).toBe('ask');
     expect(await judge('cp in/a.py b.py')).toBe('allow');
     expect(await judge('cp -r sub copy')).toBe('allow');
     // Following the links below a source copies what they lead to.
@@ -123,5 +123,32 @@ describe('a copy whose source lies outside the workspace', () => {
     expect(await judge('cp -r --dereference tree copy')).toBe('ask');
     expect(await judge('rsync -aL tree/ copy/')).toBe('ask');
     expect(await judge('rsync -a --copy-links tree/ copy/')).toBe('ask');
+  });
+
+  it('with links looked up, a glob source is judged by the folder before it, which every match lies below', async () => {
+    await using folder = await tempFolder();
+    const workspace = path.join(folder.path, 'ws');
+    const other = path.join(folder.path, 'other');
+    await mkdir(path.join(workspace, 'sub'), { recursive: true });
+    await mkdir(other, { recursive: true });
+    await writeFile(path.join(workspace, 'sub', 'a.py'), 'a\n');
+    await writeFile(path.join(other, 'conftest.py'), 'a\n');
+    await symlink('../other', path.join(workspace, 'up'));
+    await symlink('sub', path.join(workspace, 'in'));
+    const judge = async (command: string) =>
+      (await evaluateRules(terminal(command), rules, { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace) })).decision;
+    expect(await judge('cp sub/*.py .')).toBe('allow');
+    expect(await judge('cp in/*.py .')).toBe('allow');
+    expect(await judge('cp -r sub/* copy/')).toBe('allow');
+    expect(await judge('cp up/*.py .')).toBe('ask');
+    expect(await judge('cp sub/../*.py .')).toBe('ask');
+    expect(await judge('cp ~/*.py .')).toBe('ask');
+    expect(await judge('cp {sub,up}/*.py .')).toBe('ask');
+    expect(await judge('cp sub/.*.py .')).toBe('ask');
+    expect(await judge('rm -f sub/x && cp sub/*.py .')).toBe('ask');
+    // `up` is in the workspace's folder, which `*` reads.
+    expect(await judge('cp * copy/')).toBe('ask');
+    await symlink('../../other/conftest.py', path.join(workspace, 'sub', 'conftest.py'));
+    expect(await judge('cp sub/*.py .')).toBe('ask');
   });
 });

@@ -85,8 +85,28 @@ export function copySourceMayLeadAway(name: string, args: readonly ShellWord[], 
   if (args.some(facts.anything)) return true;
   const call = readCopyCall(args, copier);
   const sources = call.directories ? [] : call.target || call.operands.length < 2 ? call.operands : sourcesBeforeLast(call.operands);
-  if ([...sources, ...call.read].some((word) => mayNameOutside(word, facts))) return true;
+  if (sources.some((word) => sourceMayLeadAway(word, facts)) || call.read.some((word) => mayNameOutside(word, facts))) return true;
   return call.dereference && sources.some((word) => treeMayHoldLinkOut(word, facts));
+}
+
+/**
+ * Whether a source may lead out of the workspace (`mayNameOutside`). A glob with links looked up counts as leading
+ * anywhere there, since its matches are not listed; here, a plain one (no variable, `~`, braces, `..` or glob part
+ * that may match a dot name: `src/*.ts`, `tests/**` with `globstar`) is judged by the folder before its first glob
+ * character instead: every match lies below that folder, so none leads out while the folder leads inside and holds
+ * no link that leads out (`treeMayHoldLinkOut`). Once the line may have moved the shell or changed the file system,
+ * as `mayNameOutside` judges it.
+ */
+function sourceMayLeadAway(word: ShellWord, facts: PathFacts): boolean {
+  const text = word.kind === 'dynamic' ? word.text.replace(/["']/g, '') : '';
+  const plainGlob =
+    word.kind === 'dynamic' && word.variables.length === 0 && facts.holdsLinkOut !== undefined && facts.fileSystemChanged !== true &&
+    facts.leftWorkspace !== true && !/[~{]/.test(text) && !text.includes('..') && !text.split('/').some((part) => part.startsWith('.') && /[*?[]/.test(part));
+  if (!plainGlob) return mayNameOutside(word, facts);
+  const glob = text.search(/[*?[]/);
+  const folder = glob === -1 ? text : text.slice(0, text.lastIndexOf('/', glob) + 1);
+  const named: ShellWord = { kind: 'literal', value: folder === '' ? '.' : folder.replace(/(.)\/+$/, '$1') };
+  return mayNameOutside(named, facts) || treeMayHoldLinkOut(named, facts);
 }
 
 /** Every operand but the last, and the last too when the shell may expand it into several words (a glob, braces). */
