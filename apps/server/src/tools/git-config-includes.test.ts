@@ -4,7 +4,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { includedConfigFiles, includePaths } from './git-config-includes';
-import { readSmallFile } from './workspace-git-dir';
+import { readConfigFile } from './git-config-file';
 import { tempFolder } from './test-support';
 
 /** The files Git itself reads `test.key` from in the repository at `workspace`, as real paths. */
@@ -19,17 +19,17 @@ function filesGitReads(workspace: string): string[] {
 }
 
 describe('includedConfigFiles', () => {
-  test('is bounded whatever the files hold: a value written a hundred thousand times is looked up once, at most 1 MiB is read in all, and values past the first 256 are not looked up', async () => {
+  test('is bounded whatever the files hold: a value written a hundred thousand times is looked up once, at most 1 MiB is read in all, and values past the first 256 are not looked up, nor a file more than 32 folders down', async () => {
     await using folder = await tempFolder();
     const workspace = folder.path;
     const at = (...parts: string[]) => path.join(workspace, ...parts);
     expect(spawnSync('git', ['init', '-q', workspace]).status).toBe(0);
     const read = { bytes: 0, files: 0 };
     const counted = (file: string, maxBytes: number) => {
-      const bytes = readSmallFile(file, maxBytes);
+      const config = readConfigFile(file, maxBytes);
       read.files += 1;
-      read.bytes += bytes?.length ?? 0;
-      return bytes;
+      read.bytes += config?.bytes ?? 0;
+      return config;
     };
     // A chain of files of about 1 MiB each, each including the next a hundred thousand times.
     const lines = (value: string) => `\tpath = ${value}\n`.repeat(Math.floor(1_000_000 / (value.length + 9)));
@@ -43,6 +43,11 @@ describe('includedConfigFiles', () => {
     expect(includedConfigFiles(workspace, [at('.git/config')])).toStrictEqual([]);
     await writeFile(at('.git/config'), `[include]\n${Array.from({ length: 200 }, (_, i) => `\tpath = /nowhere/x${i}\n`).join('')}\tpath = ../shared.gitconfig\n`);
     expect(includedConfigFiles(workspace, [at('.git/config')])).toStrictEqual([at('shared.gitconfig')]);
+    // A file 33 folders down is not followed (each folder on the way would be held for every call); 32 down is.
+    const deep = (folders: number) => path.join(...Array.from({ length: folders }, () => 'a'), 'x.cfg');
+    await mkdir(at(path.dirname(deep(33))), { recursive: true });
+    await writeFile(at('.git/config'), `[include]\n\tpath = ../${deep(33)}\n\tpath = ../${deep(32)}\n`);
+    expect(includedConfigFiles(workspace, [at('.git/config')])).toStrictEqual([at(deep(32))]);
   });
 
   test('finds the files Git reads as repository config through include.path and includeIf.*.path, relative to each including file, with those missing in the workspace', async () => {

@@ -1,8 +1,7 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { configSettings } from './git-hooks-path';
-import { readSmallFile } from './workspace-git-dir';
+import { configSettings, readConfigFile, type ConfigFileRead, type ConfigSetting } from './git-config-file';
 
 /**
  * A config file larger than this is not read for its includes (Git's own are a few hundred bytes), and past this
@@ -20,6 +19,9 @@ const INCLUDED_FILES = 64;
 /** Include values looked up at most, in all (each resolves its path on the event loop). */
 const INCLUDE_VALUES = 256;
 
+/** Folders below the workspace an included file lies in at most: each one on the way is held for every call. */
+const INCLUDED_FILE_FOLDERS = 32;
+
 /**
  * The files inside the workspace that the repository config `configFiles` includes (`include.path`, and
  * `includeIf.<condition>.path` whatever the condition, which may hold later: a branch checked out, a folder moved),
@@ -30,12 +32,14 @@ const INCLUDE_VALUES = 256;
  * real path in the workspace; it may be missing (Git skips a missing include, and reads one a call makes). One that
  * Git reaches through a link is given where the link leads now. Bounded whatever the files hold: at most
  * `INCLUDED_FILES` found, `INCLUDE_VALUES` looked up (each value once per file), `CONFIG_BYTES` read in all (a file
- * that would go past it is not read): Git's own configs are a small part of each. What lies past a bound is not
+ * that would go past it is not read), none more than `INCLUDED_FILE_FOLDERS` folders down (each folder on the way is
+ * held for every call): Git's own configs are a small part of each. Each file's settings are read once per change
+ * (readConfigFile). What lies past a bound is not
  * followed; since the configs and the files they include are held read-only during calls, only a config of a
  * repository a call made itself can be made to pass them (not covered, see docs/security.md). `read` is for tests.
  * Never throws.
  */
-export function includedConfigFiles(workspace: string, configFiles: readonly string[], read: (file: string, maxBytes: number) => Buffer | undefined = readSmallFile): string[] {
+export function includedConfigFiles(workspace: string, configFiles: readonly string[], read: (file: string, maxBytes: number) => ConfigFileRead | undefined = readConfigFile): string[] {
   const found: string[] = [];
   let left = CONFIG_BYTES;
   let lookups = INCLUDE_VALUES;
@@ -44,16 +48,17 @@ export function includedConfigFiles(workspace: string, configFiles: readonly str
     const next: string[] = [];
     for (const file of including) {
       if (left === 0 || lookups === 0 || found.length >= INCLUDED_FILES) break;
-      const bytes = read(file, left);
-      if (bytes === undefined) continue;
-      left -= bytes.length;
+      const config = read(file, left);
+      if (config === undefined) continue;
+      left -= config.bytes;
       // Each place once: a value written a thousand times is looked up once.
-      const places = new Set(includePaths(bytes.toString('utf8')).map((value) => includedPath(file, value)));
+      const places = new Set(includeValues(config.settings).map((value) => includedPath(file, value)));
       for (const place of places) {
         if (found.length >= INCLUDED_FILES || lookups === 0) break;
         lookups -= 1;
         const included = inWorkspace(workspace, place);
         if (included === undefined || found.includes(included) || configFiles.includes(included)) continue;
+        if (path.relative(workspace, included).split(path.sep).length > INCLUDED_FILE_FOLDERS + 1) continue;
         found.push(included);
         next.push(included);
       }
@@ -65,7 +70,11 @@ export function includedConfigFiles(workspace: string, configFiles: readonly str
 
 /** The values of `include.path` and `includeIf.*.path` in a config file's text, in order. */
 export function includePaths(text: string): string[] {
-  return configSettings(text)
+  return includeValues(configSettings(text));
+}
+
+function includeValues(settings: readonly ConfigSetting[]): string[] {
+  return settings
     .filter(({ section, subsection, key }) => key === 'path' && ((section === 'include' && !subsection) || (section === 'includeif' && subsection)))
     .flatMap(({ value }) => (value === undefined || value === '' ? [] : [value]));
 }

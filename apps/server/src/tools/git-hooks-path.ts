@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { readSmallFile } from './workspace-git-dir';
+import { configSettings, readConfigFile, type ConfigSetting } from './git-config-file';
 
 /** A repository config larger than this is not read for its hooks folder (Git's own are a few hundred bytes). */
 const CONFIG_BYTES = 1024 * 1024;
@@ -20,18 +20,33 @@ export function hooksPathFolder(options: {
   /** The top of the work tree, where a relative hooks path starts. */
   workTree: string;
 }): string | undefined {
-  const text = readSmallFile(options.configFile, CONFIG_BYTES)?.toString('utf8');
-  const value = text === undefined ? undefined : hooksPathSetting(text);
+  const read = readConfigFile(options.configFile, CONFIG_BYTES);
+  return read === undefined ? undefined : folderInside(lastHooksPath(read.settings), options.workspace, options.workTree);
+}
+
+function folderInside(value: string | undefined, workspace: string, workTree: string): string | undefined {
   if (value === undefined || value === '') return undefined;
-  const folder = value.startsWith('~/') ? path.join(os.homedir(), value.slice(2)) : path.resolve(options.workTree, value);
-  const relative = path.relative(options.workspace, folder);
+  const folder = value.startsWith('~/') ? path.join(os.homedir(), value.slice(2)) : path.resolve(workTree, value);
+  const relative = path.relative(workspace, folder);
   return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? undefined : folder;
 }
 
-/** The hooks folders inside the workspace that `core.hooksPath` names in any of `configFiles` (see hooksPathFolder), each once. */
+/**
+ * The hooks folders inside the workspace that `core.hooksPath` names in any of `configFiles` (see hooksPathFolder),
+ * each once. At most `CONFIG_BYTES` are read in all, in order (a file that would go past it is not read): a call may
+ * have made the files it includes a megabyte each, and this runs on the event loop around every call.
+ */
 export function hooksPathFolders(workspace: string, configFiles: readonly string[]): string[] {
-  const folders = configFiles.map((configFile) => hooksPathFolder({ workspace, configFile, workTree: workspace }));
-  return [...new Set(folders.filter((folder) => folder !== undefined))];
+  const folders = new Set<string>();
+  let left = CONFIG_BYTES;
+  for (const configFile of configFiles) {
+    const read = left > 0 ? readConfigFile(configFile, left) : undefined;
+    if (read === undefined) continue;
+    left -= read.bytes;
+    const folder = folderInside(lastHooksPath(read.settings), workspace, workspace);
+    if (folder !== undefined) folders.add(folder);
+  }
+  return [...folders];
 }
 
 /**
@@ -48,100 +63,13 @@ export function hooksFoldersToKeep(folder: string): string[] {
  * (`[include]`, `[includeIf …]`) are not followed here: see includedConfigFiles.
  */
 export function hooksPathSetting(text: string): string | undefined {
+  return lastHooksPath(configSettings(text));
+}
+
+function lastHooksPath(settings: readonly ConfigSetting[]): string | undefined {
   let found: string | undefined;
-  for (const setting of configSettings(text)) {
+  for (const setting of settings) {
     if (setting.section === 'core' && !setting.subsection && setting.key === 'hookspath') found = setting.value;
   }
   return found;
 }
-
-/** One setting of a Git config file: section and key lowercased; value undefined for a key with no `=` (true). */
-export interface ConfigSetting {
-  section: string;
-  /** Whether the section header named a subsection (`[includeIf "gitdir:…"]`). */
-  subsection: boolean;
-  key: string;
-  value: string | undefined;
-}
-
-/**
- * The settings of a Git config file's text, in order, read as Git reads it: section and key names in any case, a key
- * on the line of its section header, quoted parts, escapes, `#` and `;` comments, a line continued by a final
- * backslash.
- */
-export function configSettings(text: string): ConfigSetting[] {
-  const settings: ConfigSetting[] = [];
-  let section = '';
-  let subsection = false;
-  const lines = text.split(/\r?\n/);
-  for (let index = 0; index < lines.length; index += 1) {
-    let line = lines[index]!.replace(/^\s+/, '');
-    if (line.startsWith('[')) {
-      const header = /^\[\s*([A-Za-z0-9.-]+)(\s+"(?:[^"\\]|\\.)*")?\s*\]/.exec(line);
-      if (header === null) {
-        section = '';
-        subsection = false;
-        continue;
-      }
-      section = header[1]!.toLowerCase();
-      subsection = header[2] !== undefined;
-      line = line.slice(header[0].length).replace(/^\s+/, '');
-    }
-    const key = /^([A-Za-z][A-Za-z0-9-]*)\s*(=|$|[#;])/.exec(line);
-    if (key === null) continue;
-    let value: string | undefined;
-    if (key[2] === '=') {
-      // A value may span lines (a final backslash): the lines it takes are not read for keys.
-      const parsed = parseValue(lines, index, line.slice(key[0].length));
-      index = parsed.lastLine;
-      value = parsed.value;
-    }
-    if (section !== '') settings.push({ section, subsection, key: key[1]!.toLowerCase(), value });
-  }
-  return settings;
-}
-
-/** A value as Git parses it (`parse_value` in config.c), from `rest` on line `index`; where it ended. */
-function parseValue(lines: readonly string[], index: number, rest: string): { value: string; lastLine: number } {
-  let value = '';
-  let spaces = 0;
-  let quoted = false;
-  let line = rest;
-  let lastLine = index;
-  for (let position = 0; position < line.length; position += 1) {
-    const char = line[position]!;
-    if (!quoted && /\s/.test(char)) {
-      if (value !== '') spaces += 1;
-      continue;
-    }
-    if (!quoted && (char === '#' || char === ';')) break;
-    value += ' '.repeat(spaces);
-    spaces = 0;
-    if (char === '\\') {
-      position += 1;
-      if (position >= line.length) {
-        if (lastLine + 1 >= lines.length) break;
-        lastLine += 1;
-        line = lines[lastLine]!;
-        position = -1;
-        continue;
-      }
-      value += ESCAPES.get(line[position]!) ?? '';
-      continue;
-    }
-    if (char === '"') {
-      quoted = !quoted;
-      continue;
-    }
-    value += char;
-  }
-  return { value, lastLine };
-}
-
-const ESCAPES = new Map([
-  ['n', '\n'],
-  ['t', '\t'],
-  ['b', '\b'],
-  ['\\', '\\'],
-  ['"', '"'],
-]);
