@@ -256,7 +256,11 @@ export class ConnectionState implements SubscriptionPlaces {
     const now = this.now();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) / 60_000) * this.perMinute);
     this.refilledAt = now;
-    if (this.tokens < 1) throw new LimitExceededError('messages per minute per connection', this.perMinute);
+    if (this.tokens < 1) {
+      // Named as the setting is (`--runs-per-minute`), with when the next run is let through.
+      const what = `${this.perMinute === 1 ? 'run' : 'runs'} per minute per connection, after a burst of ${this.burst}`;
+      throw new LimitExceededError(what, this.perMinute, ((1 - this.tokens) / this.perMinute) * 60_000);
+    }
     this.tokens -= 1;
     this.reservedRuns++;
     let settled = false;

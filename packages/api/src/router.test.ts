@@ -4,7 +4,7 @@ import { TRPCError } from '@trpc/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ChatService } from './chat-service';
-import { ConnectionState, type ConnectionLimits, type RuleService } from './context';
+import { ConnectionState, type ConnectionLimits, type ConnectionOptions, type RuleService } from './context';
 import { MemoryStore } from './memory-store';
 import { appRouter, createCallerFactory } from './router';
 import { MAX_AUDIT_PAGE_CHARS, type ToolCallRecord } from './store';
@@ -16,7 +16,7 @@ afterEach(async () => {
   await Promise.all(services.splice(0).map((s) => s.shutdown()));
 });
 
-function setup(steps: ScriptStep[], limits?: ConnectionLimits) {
+function setup(steps: ScriptStep[], limits?: ConnectionLimits & Pick<ConnectionOptions, 'now'>) {
   const ran: string[] = [];
   const echo = defineTool({
     name: 'echo',
@@ -243,11 +243,19 @@ describe('appRouter', () => {
     expect([1, 2, 3, 4].filter((n) => chat.isRunActive(`race-run-${n}`))).toHaveLength(2);
   });
 
-  it('limits the message rate of one connection', async () => {
-    const { caller } = setup([textStep('1'), textStep('2')], { messageBurst: 2, messagesPerMinute: 1 });
+  it('limits the run rate of one connection, naming the limit as its setting does and saying when to try again', async () => {
+    let now = 1_000_000;
+    const { caller } = setup([textStep('1'), textStep('2')], { messageBurst: 2, messagesPerMinute: 1, now: () => now });
     await read(await caller.chat.stream({ sessionId: 'a', runId: 'l1', message: 'x' }), (e) => e.type === 'run-end');
     await read(await caller.chat.stream({ sessionId: 'b', runId: 'l2', message: 'x' }), (e) => e.type === 'run-end');
-    await expect(read(await caller.chat.stream({ sessionId: 'c', runId: 'l3', message: 'x' }), () => true)).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+    await expect(read(await caller.chat.stream({ sessionId: 'c', runId: 'l3', message: 'x' }), () => true)).rejects.toMatchObject({
+      code: 'TOO_MANY_REQUESTS',
+      message: 'limit exceeded: at most 1 run per minute per connection, after a burst of 2; try again in 60 s',
+    });
+    now += 45_000;
+    await expect(read(await caller.chat.stream({ sessionId: 'c', runId: 'l3', message: 'x' }), () => true)).rejects.toMatchObject({
+      message: 'limit exceeded: at most 1 run per minute per connection, after a burst of 2; try again in 15 s',
+    });
   });
 
   it('tells a watcher when a session starts or ends a run, when a call starts or stops waiting, and when it is deleted, after a first "ready"', async () => {

@@ -36,8 +36,10 @@ export class LimitExceededError extends AirlockError {
   constructor(
     readonly limit: string,
     readonly max: number,
+    /** When a limit on a rate lets the next one through, counted from now. Default none (a limit on what is held). */
+    readonly retryAfterMs?: number,
   ) {
-    super(`limit exceeded: at most ${max} ${limit}`);
+    super(`limit exceeded: at most ${max} ${limit}${retryAfterMs === undefined ? '' : `; try again in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s`}`);
   }
 }
 
