@@ -63,9 +63,13 @@ export async function runToolProcess(
     killGraceMs: options.killGraceMs,
     ...(sandbox.kind === 'bubblewrap' ? { sandbox: bubblewrapFor(sandbox, cwd, command, hidden, options.maxProcesses) } : {}),
   }).finally(() => watch?.close());
-  if (replaced !== undefined) options.log(`Tool call of session ${context.sessionId}: killed, ${replaced} was replaced while it ran`);
   const output = processToolOutput(result);
-  const report = await gitMetadataAfterCall(cwd, gitBefore);
+  // The kill takes a moment: what the call did in it is not known.
+  const lifted =
+    replaced === undefined
+      ? undefined
+      : `Airlock: ${replaced} was replaced while this call ran, which lifted its mask or read-only hold; the call was killed at once, but may have read or written it in that moment: look at it before running git or using what it holds.`;
+  const report = [await gitMetadataAfterCall(cwd, gitBefore), lifted].filter((line) => line !== undefined).join('\n') || undefined;
   if (report === undefined) return output;
   options.log(`Tool call of session ${context.sessionId}: ${report}`);
   return { ...output, content: `${output.content}\n${report}` };

@@ -233,6 +233,8 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     expect(result.isError).toBe(true);
     expect(result.content).not.toContain('finished');
     expect(result.content).toContain(`${path.join(workspace.path, '.git', 'config')} was replaced while the call ran`);
+    // The kill takes a moment, in which the call may have written it: the person is told to look.
+    expect(result.content).toContain(`Airlock: ${path.join(workspace.path, '.git', 'config')} was replaced while this call ran, which lifted its mask or read-only hold; the call was killed at once, but may have read or written it in that moment: look at it before running git or using what it holds.`);
   });
 
   test("the Airlock config folder in the server's home folder, where the terminal client keeps its token file, cannot be read", async () => {
