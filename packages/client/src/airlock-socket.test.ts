@@ -175,6 +175,22 @@ describe('AirlockSocket speaks the tRPC WebSocket protocol', () => {
     expect(server.connections).toHaveLength(2);
   });
 
+  it('does not count a socket the server closed to make room (4001) as a failed attempt at the first connection', async () => {
+    let made = 0;
+    const server = await startWireServer((upgrade, socket) => {
+      if (++made > 3) return proofFrame(upgrade, 'secret');
+      socket.close(CLOSE_REPLACED_BEFORE_TOKEN, 'replaced before its token was presented');
+      return null;
+    });
+    const whys: string[] = [];
+    const socket = new AirlockSocket({ url: server.url, connectionParams: { token: 'secret' }, WebSocket, retryDelayMs: () => 0, connectAttempts: 2, onClose: () => whys.push('closed') });
+    cleanups.push(server.close, () => socket.close());
+    const query = recorder();
+    socket.request({ method: 'query', path: 'model.info', input: undefined }, query.handlers);
+    expect((await server.received(3, 2))[1]).toStrictEqual({ id: 1, method: 'query', params: { path: 'model.info' } });
+    expect([socket.state, whys.length, query.errors]).toStrictEqual(['open', 3, []]);
+  });
+
   it('reconnects when the server asks, and answers its PING', async () => {
     const { server, socket, open } = await setUp();
     await open();

@@ -89,8 +89,9 @@ export interface AirlockSocketOptions {
   /**
    * Failed attempts to open the first connection after which the client gives up: every request fails with why
    * (`connect ECONNREFUSED …`, no server at that path) and the state is `unreachable`. Once a connection has
-   * opened, a drop is retried however long it lasts. Default 4 (about a second and a half with the default
-   * delays); `Infinity` waits for the server however long.
+   * opened, a drop is retried however long it lasts. A socket the server closed to make room for a newcomer before
+   * it accepted the token (close code 4001) does not count: that server is up. Default 4 (about a second and a half
+   * with the default delays); `Infinity` waits for the server however long.
    */
   connectAttempts?: number;
   /**
@@ -207,6 +208,8 @@ export class AirlockSocket {
   private socket: WebSocketLike | null = null;
   private nextId = 1;
   private attempt = 0;
+  /** Attempts at the first connection that failed, not counting those the server closed to make room (4001). */
+  private failedAttempts = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private closing: Promise<void> | undefined;
   private currentState: SocketState = 'connecting';
@@ -655,7 +658,9 @@ export class AirlockSocket {
     if (this.endedError() !== undefined) return;
     this.setState(this.opened ? 'reconnecting' : 'connecting');
     this.options.onClose?.(this.lastFailure);
-    if (!this.opened && this.attempt + 1 >= (this.options.connectAttempts ?? DEFAULT_CONNECT_ATTEMPTS)) {
+    // A socket closed to make room for a newcomer reached a server that answers: it is not one that cannot be reached.
+    if (!neverArrived) this.failedAttempts++;
+    if (!this.opened && this.failedAttempts >= (this.options.connectAttempts ?? DEFAULT_CONNECT_ATTEMPTS)) {
       this.unreachable();
       return;
     }
