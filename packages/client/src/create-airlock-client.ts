@@ -84,6 +84,10 @@ export interface AirlockClientOptions {
 }
 
 export interface StartRunInput {
+  /**
+   * The chat, new or existing: 1 to 128 of the letters A-Z and a-z, digits and `_ : . -` (an e-mail address or a path
+   * is refused with BAD_REQUEST; map it to an id of your own). `runId` alike.
+   */
   sessionId: string;
   message: string;
   /** Tools, confirmation and limits for this run. Default the server's. */
