@@ -29,6 +29,12 @@ export interface ChatCommandOptions {
 }
 
 /** What the person is told of a line entered that was not taken. */
+/** Why the chat ended when the server turned the client away (quit's reason): the run could not be stopped. */
+const REJECTED = 'rejected';
+
+/** Said on exit when the server turned the client away while a call was asked: nothing stopped the run. */
+const NOT_STOPPED = 'Exited without stopping the run: this client is not connected, so the run goes on and its calls still wait for a decision (in the web app or another client).';
+
 const IGNORED_NOTES: Record<IgnoredLine, string> = {
   'typed-ahead': 'Ignored an answer typed before this call was shown: read it, then answer.',
   redrawn: 'Ignored an answer typed as this call was drawn again below a note: read it, then answer.',
@@ -81,7 +87,7 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
     },
     onRejected: (message, reason) => {
       screen.line(style.bad(reason === 'unproven' ? `Not connected: ${showLine(message, style)}` : `The server refused the token: ${showLine(message, style)}`));
-      quit.abort();
+      quit.abort(REJECTED);
       reader.close();
     },
   });
@@ -179,7 +185,7 @@ class ChatSession {
       await this.follow(line);
     }
     this.screen.endLine();
-    return this.exitStatus;
+    return this.quit.reason === REJECTED ? 1 : this.exitStatus;
   }
 
   /**
@@ -488,6 +494,12 @@ class ChatSession {
         return;
       }
       if (line === INTERRUPTED) return;
+      if (line === null && this.quit.reason === REJECTED) {
+        // Turned away (a server restarted with another token): no stop can be sent, and the call waits on there.
+        this.exitStatus = 1;
+        for (const row of noteLines(NOT_STOPPED, screen.layout, '')) screen.line(style.dim(row));
+        return;
+      }
       if (line === null) {
         // Input ended (Ctrl-D): nobody is left to decide, so the run is stopped rather than left waiting.
         for (const row of noteLines('Input ended: stopping the run, as nobody is left here to decide.', screen.layout, '')) screen.line(style.dim(row));

@@ -881,6 +881,33 @@ describe('airlock chat in a terminal', () => {
     expect(echo.calls).toStrictEqual([]);
   });
 
+  it('turned away by a server restarted with another token while a call is asked, exits with 1 saying the run was not stopped, and stops nothing', async () => {
+    const cleanups: (() => Promise<void>)[] = [];
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'airlock-cli-newtoken-data-'));
+    const workspace = await mkdtemp(path.join(tmpdir(), 'airlock-cli-newtoken-ws-'));
+    try {
+      const args = ['--data-dir', dataDir, '--workspace', workspace];
+      const first = await startServerProcess(args, { AIRLOCK_TOKEN: 'cli-first-token-0123456789abcdef' }, cleanups);
+      const port = new URL(first.wsUrl).port;
+      await using cli = startCli(['chat', '--url', `http://127.0.0.1:${port}`, '--token', 'cli-first-token-0123456789abcdef']);
+      await cli.shows('you›');
+      cli.type('run `echo once >> ran.txt`\r');
+      await cli.shows(PROMPT);
+
+      await first.stop('SIGTERM');
+      await startServerProcess([...args, '--port', port], { AIRLOCK_TOKEN: 'cli-other-token-0123456789abcdef' }, cleanups);
+      expect(await cli.exited).toBe(1);
+      const text = cli.text().replace(/\n/g, ' ');
+      expect(text).toContain('Exited without stopping the run: this client is not connected, so the run goes on and its calls still wait for a decision (in the web app or another client).');
+      expect(text).not.toContain('stopping the run, as nobody is left here to decide');
+      await expect(readFile(path.join(workspace, 'ran.txt'), 'utf8')).rejects.toThrow();
+    } finally {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+      await rm(dataDir, { recursive: true, force: true });
+      await rm(workspace, { recursive: true, force: true });
+    }
+  });
+
   it('on a third Ctrl-C exits without the stop, saying the run was not stopped and its calls still wait', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');
