@@ -72,4 +72,39 @@ describe.skipIf(!hasPytest || !hasRsync)('rules for copying programs and `pytest
     expect(existsSync(join(workspace, 'conftest.py'))).toBe(false);
     expect(existsSync(join(other, 'conftest.py'))).toBe(true);
   }, 120_000);
+
+  // `install -s` runs the program `--strip-program` names on the file it installs: under a rule for `install`, `install
+  // -s --strip-program=/bin/sh x.sh y` ran x.sh unasked.
+  it('installs a file unasked, and asks about a call that names the program install runs on it', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'airlock-install-strip-'));
+    cleanups.push(() => rm(folder, { recursive: true, force: true }));
+    const [workspace, dataDir] = [join(folder, 'ws'), join(folder, 'data')];
+    await mkdir(workspace, { recursive: true });
+    await writeFile(join(workspace, 'x.sh'), 'touch "$(dirname "$0")/PWNED_STRIP"\n');
+    const plain = 'install -m 644 x.sh y';
+    const stripped = ['install -s --strip-program=/bin/sh x.sh z', 'install -s --strip-prog /bin/sh x.sh z2'];
+    const fake = await startFakeOpenAIServer();
+    cleanups.push(async () => {
+      await fake[Symbol.asyncDispose]();
+    });
+    fake.enqueue(...[plain, ...stripped].map((command) => ({ toolCalls: [{ name: 'terminal', arguments: { command } }] })), { text: 'done' });
+    const token = randomBytes(16).toString('hex');
+    const server = await startServerProcess(['--workspace', workspace, '--data-dir', dataDir, '--model-url', fake.url, '--tool-sandbox', 'none'], { AIRLOCK_TOKEN: token }, cleanups);
+    const client = connectClient(server.wsUrl, token);
+    cleanups.push(() => client.close());
+    await client.trpc.rules.add.mutate({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['install'], exact: false }, scope: { kind: 'global' }, source: 'user' });
+
+    const run = watchRun(client, { sessionId: 's-strip', runId: 'run-1', message: 'test' });
+    const ran = await run.next('tool-start', (event) => event.arguments.command === plain);
+    expect(ran).toMatchObject({ awaitingConfirmation: false });
+    expect(await run.next('tool-end', (event) => event.toolCallId === ran.toolCallId)).toMatchObject({ outcome: 'executed' });
+    for (const command of stripped) {
+      const asked = await run.next('tool-start', (event) => event.arguments.command === command);
+      expect({ command, awaitingConfirmation: asked.awaitingConfirmation }).toStrictEqual({ command, awaitingConfirmation: true });
+      await client.trpc.chat.confirmTool.mutate({ sessionId: 's-strip', approvalId: asked.approvalId, decision: 'deny' });
+    }
+    expect((await run.ended).reason).toBe('done');
+    expect(existsSync(join(workspace, 'y'))).toBe(true);
+    expect(existsSync(join(workspace, 'PWNED_STRIP'))).toBe(false);
+  }, 120_000);
 });

@@ -52,6 +52,9 @@ describe('a copy whose source lies outside the workspace', () => {
     'rsync -a --filter=._../other/rules src/ dst/',
     'rsync -T /tmp/x ../other/x .',
     'rsync --temp-dir /tmp/x ../other/x .',
+    // The program install runs on the file it installs.
+    'install -s --strip-program=/bin/sh x.sh y',
+    'install -s --strip-prog /bin/sh x.sh y',
     // Under rules for each command of the line, then a runner.
     'cp ../other/conftest.py . && pytest -q',
   ])('asks about %j', async (command) => {

@@ -111,6 +111,9 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // `-o` writes the file it names, also over one of the person's.
   ['sort', { options: ['--compress-program', '-o', '--output'] }],
   ['rg', { options: ['--pre'] }],
+  // `install -s` runs the program `--strip-program` names on each file it installs (`--strip-program=/bin/sh x.sh y`
+  // runs x.sh); any start of it counts, `--strip` too, which GNU getopt would take for `-s`.
+  ['install', { options: ['--strip-program'] }],
   // `--daemon` serves with a `--config` that may run commands before and after each transfer.
   ['rsync', { options: ['-e', '--rsh', '--rsync-path', '-M', '--remote-option', '--daemon', '--config', '--early-input'] }],
   // `--basetemp` empties the folder it names; `-p`, `-c`, `-o`, `--pyargs`, `-W` (a warning's category) load modules
