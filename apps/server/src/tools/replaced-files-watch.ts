@@ -1,8 +1,9 @@
-import { existsSync, watch, type FSWatcher } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, renameSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { includedConfigFiles } from './git-config-includes';
 import type { HiddenMask } from './hidden-paths';
-import { repositoryConfigFiles, workspaceGitDir } from './workspace-git-dir';
+import { readSmallFile, repositoryConfigFiles, workspaceGitDir } from './workspace-git-dir';
 
 /**
  * The files a sandboxed call sees through a mount over the file itself: each hidden file (`/dev/null` bound over it)
@@ -12,15 +13,41 @@ import { repositoryConfigFiles, workspaceGitDir } from './workspace-git-dir';
  * removes it, the kernel drops the mount in the call's namespace, and the call reads, or writes, the file now there.
  * Those that exist as the call starts.
  */
-export function filesMountedOver(workspace: string, hidden: readonly HiddenMask[]): string[] {
+export function filesMountedOver(workspace: string, hidden: readonly HiddenMask[]): { files: string[]; held: Map<string, Buffer> } {
   const files = hidden.filter((mask) => !mask.folder).map((mask) => mask.path);
   const git = workspaceGitDir(workspace);
+  const configs: string[] = [];
   if (git !== undefined && 'found' in git) {
-    const configs = repositoryConfigFiles(git.found);
-    files.push(...configs, ...includedConfigFiles(workspace, configs));
+    const own = repositoryConfigFiles(git.found);
+    configs.push(...own, ...includedConfigFiles(workspace, own));
+  }
+  // What each config held read-only holds as the call starts, to be put back if the call could write it (see restoreFile).
+  const held = new Map<string, Buffer>();
+  for (const config of configs) {
+    const content = readSmallFile(config, HELD_BYTES);
+    if (content !== undefined) held.set(config, content);
   }
   // Only those there now: a missing one is masked by an empty file this server makes for the call and removes after.
-  return [...new Set(files)].filter((file) => existsSync(file));
+  return { files: [...new Set([...files, ...configs])].filter((file) => existsSync(file)), held };
+}
+
+/** A held config larger than this is not kept to be put back (Git's own are a few hundred bytes). */
+const HELD_BYTES = 1024 * 1024;
+
+/**
+ * Puts `content` back as `file`, by a rename over it as Git writes its config (so nothing reads it half written).
+ * False when it could not be.
+ */
+export function restoreFile(file: string, content: Buffer): boolean {
+  const temporary = `${file}.airlock-${randomBytes(6).toString('hex')}`;
+  try {
+    writeFileSync(temporary, content, { flag: 'wx' });
+    renameSync(temporary, file);
+    return true;
+  } catch {
+    rmSync(temporary, { force: true });
+    return false;
+  }
 }
 
 /** A watch set by `watchReplacements`. */

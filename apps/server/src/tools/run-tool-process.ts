@@ -4,7 +4,7 @@ import { buildChildEnv, PROCESS_GIT_CONFIG, withGitConfig } from './child-env';
 import { checkGitMetadata, gitMetadataReport, snapshotGitMetadata, type GitMetadataSnapshot } from './git-metadata-snapshot';
 import { runProcess, type ProcessResult } from './process-runner';
 import { processToolOutput } from './process-tool-output';
-import { filesMountedOver, watchReplacements } from './replaced-files-watch';
+import { filesMountedOver, restoreFile, watchReplacements } from './replaced-files-watch';
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
 import { HiddenPathMovedError, type HiddenMask } from './hidden-paths';
 import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
@@ -44,9 +44,10 @@ export async function runToolProcess(
   // is killed at once, with no grace, and says why.
   const kill = new AbortController();
   let replaced: string | undefined;
+  const mounted = sandbox.kind === 'bubblewrap' ? filesMountedOver(cwd, hidden) : undefined;
   const watch =
-    sandbox.kind === 'bubblewrap'
-      ? watchReplacements(filesMountedOver(cwd, hidden), (file) => {
+    mounted !== undefined
+      ? watchReplacements(mounted.files, (file) => {
           replaced = file;
           kill.abort(`${file} was replaced while the call ran, which lifts the call's mask or read-only hold on it, so the call was killed`);
         })
@@ -64,11 +65,16 @@ export async function runToolProcess(
     ...(sandbox.kind === 'bubblewrap' ? { sandbox: bubblewrapFor(sandbox, cwd, command, hidden, options.maxProcesses) } : {}),
   }).finally(() => watch?.close());
   const output = processToolOutput(result);
-  // The kill takes a moment: what the call did in it is not known.
+  // The kill takes a moment: what the call did in it is not known. A config held read-only is put back as it was
+  // when the call started, whatever was written to it since (a core.fsmonitor the call slipped in would run at the
+  // person's next git status); a secret it may have read is only said.
+  const before = replaced === undefined ? undefined : mounted?.held.get(replaced);
   const lifted =
     replaced === undefined
       ? undefined
-      : `Airlock: ${replaced} was replaced while this call ran, which lifted its mask or read-only hold; the call was killed at once, but may have read or written it in that moment: look at it before running git or using what it holds.`;
+      : before !== undefined && restoreFile(replaced, before)
+        ? `Airlock: ${replaced} was replaced while this call ran, which lifted its read-only hold; the call was killed at once and the file put back as it was when the call started, since the call may have written it in that moment: a change made to it meanwhile (git config, git push -u, git remote add…) must be made again.`
+        : `Airlock: ${replaced} was replaced while this call ran, which lifted its mask or read-only hold; the call was killed at once, but may have read or written it in that moment: look at it before running git or using what it holds.`;
   const report = [await gitMetadataAfterCall(cwd, gitBefore), lifted].filter((line) => line !== undefined).join('\n') || undefined;
   if (report === undefined) return output;
   options.log(`Tool call of session ${context.sessionId}: ${report}`);

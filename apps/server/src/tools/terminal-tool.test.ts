@@ -227,14 +227,19 @@ describe('terminal tool in the bubblewrap sandbox', () => {
   test('a call is killed at once when the host replaces the repository config held read-only under it (git config writes a new one and renames it over)', async () => {
     await using workspace = await tempFolder();
     expect(spawnSync('git', ['init', '-q', workspace.path]).status).toBe(0);
+    const config = path.join(workspace.path, '.git', 'config');
+    const atStart = await readFile(config, 'utf8');
     const result = await replacedDuringCall(workspace.path, {}, 'echo "[core] fsmonitor = true" >> .git/config 2>/dev/null', async () => {
       expect(spawnSync('git', ['config', 'user.name', 'Someone'], { cwd: workspace.path }).status).toBe(0);
     });
+    // Put back as it was when the call started: nothing the call may have written in the moment the kill took stays.
+    expect(await readFile(config, 'utf8')).toBe(atStart);
     expect(result.isError).toBe(true);
     expect(result.content).not.toContain('finished');
     expect(result.content).toContain(`${path.join(workspace.path, '.git', 'config')} was replaced while the call ran`);
-    // The kill takes a moment, in which the call may have written it: the person is told to look.
-    expect(result.content).toContain(`Airlock: ${path.join(workspace.path, '.git', 'config')} was replaced while this call ran, which lifted its mask or read-only hold; the call was killed at once, but may have read or written it in that moment: look at it before running git or using what it holds.`);
+    expect(result.content).toContain(
+      `Airlock: ${config} was replaced while this call ran, which lifted its read-only hold; the call was killed at once and the file put back as it was when the call started, since the call may have written it in that moment: a change made to it meanwhile (git config, git push -u, git remote add…) must be made again.`,
+    );
   });
 
   test("the Airlock config folder in the server's home folder, where the terminal client keeps its token file, cannot be read", async () => {
