@@ -5,6 +5,7 @@ import { useTabDrafts, WaitingDraftsContext } from '../chat/waiting-drafts';
 import { ConnectionIndicator } from '../connection/connection-indicator';
 import type { ConnectionState } from '../connection/connection-status';
 import type { SessionSummary } from '../lib/api-types';
+import { CoalescedReads } from '../lib/coalesced-reads';
 import { randomId } from '../lib/random-id';
 import { trpc } from '../lib/trpc';
 import { RulesPage } from '../rules/rules-page';
@@ -16,7 +17,7 @@ import { toRunOptions } from '../settings/tool-settings';
 import { useAttentionSignals } from '../waiting/use-attention-signals';
 import { useDecideWaiting } from '../waiting/use-decide-waiting';
 import { useDecisionNotifications } from '../waiting/use-decision-notifications';
-import { useWaitingApprovals } from '../waiting/use-waiting-approvals';
+import { useWaitingApprovals, WAITING_FALLBACK_MS } from '../waiting/use-waiting-approvals';
 import { useWaitingNavigation } from '../waiting/use-waiting-navigation';
 import { WaitingList } from '../waiting/waiting-list';
 import { ModelBadge } from './model-badge';
@@ -46,26 +47,35 @@ export interface ChatAppProps {
 
 export function ChatApp({ connection, settingsStore, notificationChoice }: ChatAppProps) {
   const utils = trpc.useUtils();
-  const sessions = trpc.sessions.list.useQuery();
+  // Read again anyway after the waiting lists' fallback: a chat started on another instance that none here follows is
+  // told to this server only when something else changes, and a read the server refused is not asked again by itself.
+  const sessions = trpc.sessions.list.useQuery(undefined, { refetchInterval: WAITING_FALLBACK_MS, refetchIntervalInBackground: true });
   // The list and the open chat follow the server's changes instead of polling. "ready" comes first and again after
-  // every reconnect, when changes may have been missed: everything is read again then.
+  // every reconnect, when changes may have been missed: everything is read again then. A burst of changes (many chats
+  // started at once) makes a few reads of each list, not one per change: see CoalescedReads.
+  const [reads] = useState(() => new CoalescedReads());
   const restartWatch = useRef<() => void>(() => undefined);
   const watch = trpc.sessions.watch.useSubscription(undefined, {
     // The server ends every watch when it shuts down: the restarted server is watched again (and says "ready").
     onComplete: () => restartWatch.current(),
     onData: (change) => {
+      const readPending = (sessionId: string) => reads.request(`pending:${sessionId}`, () => utils.chat.pending.invalidate({ sessionId }));
       if (change.type === 'waiting-changed') {
-        void utils.chat.pending.invalidate({ sessionId: change.sessionId });
+        readPending(change.sessionId);
         return;
       }
-      void utils.sessions.list.invalidate();
-      void utils.chat.pending.invalidate();
+      reads.request('sessions', () => utils.sessions.list.invalidate());
       // Rules may have decided calls in a run this tab does not follow (their hits are read again as it ends), and a
       // deleted chat takes its own rules with it.
-      void utils.rules.list.invalidate();
-      if (change.type === 'ready') void utils.sessions.get.invalidate();
-      else if (change.type === 'session-changed') void utils.sessions.get.invalidate({ sessionId: change.session.sessionId });
-      else void utils.sessions.get.invalidate({ sessionId: change.sessionId });
+      reads.request('rules', () => utils.rules.list.invalidate());
+      if (change.type === 'ready') {
+        reads.request('pending', () => utils.chat.pending.invalidate());
+        reads.request('chats', () => utils.sessions.get.invalidate());
+        return;
+      }
+      const sessionId = change.type === 'session-changed' ? change.session.sessionId : change.sessionId;
+      readPending(sessionId);
+      reads.request(`chat:${sessionId}`, () => utils.sessions.get.invalidate({ sessionId }));
     },
   });
   restartWatch.current = watch.reset;
