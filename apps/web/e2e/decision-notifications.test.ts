@@ -156,6 +156,41 @@ describe('notifications of waiting calls', () => {
     await chat.waitForStatus(chat.card(1), 'Waiting for your decision');
   });
 
+  it('an Allow that reaches another tab runs nothing while a tab of this browser holds an edit of the call: it opens the card', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] });
+    const editing = await ChatPage.open(suite.context, suite.airlock.link);
+    await turnOnNotifications(editing.page);
+    await hide(editing.page);
+    await editing.send('edit it');
+    await vi.waitFor(async () => expect(await shown(editing.page)).toHaveLength(1), { timeout: 10_000 });
+    const [notification] = await shown(editing.page);
+    expect(notification!.actions).toStrictEqual(['allow', 'deny']);
+
+    const front = await ChatPage.open(suite.context, suite.airlock.link);
+    await front.page.getByRole('region', { name: 'Waiting for you' }).getByRole('heading', { name: /Waiting for you \(1\)/ }).waitFor();
+    // The front tab hears of the edit held in the other through their shared storage.
+    const heard = front.page.evaluate(() => new Promise<void>((resolve) => window.addEventListener('storage', () => resolve(), { once: true })));
+    const card = editing.card();
+    await editing.button(card, 'Edit arguments of terminal').click();
+    const editor = card.getByRole('form', { name: 'Edit the arguments of terminal' });
+    await editor.getByRole('textbox', { name: /^command/ }).fill('echo edited-by-person');
+    await editor.getByRole('group', { name: 'The edited call as it will run' }).getByText('echo edited-by-person', { exact: true }).waitFor();
+    await heard;
+
+    // The worker hands a click to the tab in front, not to the one that showed the notification: as it would.
+    const data = await editing.page.evaluate(async () => {
+      const [only] = await (await navigator.serviceWorker.ready).getNotifications();
+      return only!.data as { approvalId: string; sessionId: string };
+    });
+    await front.page.evaluate((data) => navigator.serviceWorker.dispatchEvent(new MessageEvent('message', { data })), { type: 'airlock-notification-click', action: 'allow', ...data });
+    await vi.waitFor(async () => expect(await front.page.evaluate(() => document.activeElement?.getAttribute('data-approval-id'))).toBe(notification!.tag), { timeout: 10_000 });
+    await front.waitForStatus(front.card(), 'Waiting for your decision');
+    await editing.waitForStatus(card, 'Waiting for your decision');
+    expect(await suite.airlock.runCount()).toBe(0);
+    await editor.getByRole('group', { name: 'The edited call as it will run' }).getByText('echo edited-by-person', { exact: true }).waitFor();
+  });
+
   it('a tab never closes the notification of a call it has not seen, shown by another tab', async () => {
     await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
     // Each tab is kept from hearing of one chat's waiting calls: "first" sees only chat-x's call, "second" only chat-y's.

@@ -1,4 +1,20 @@
 import { createContext, useContext, useSyncExternalStore } from 'react';
+import { randomId } from '../lib/random-id';
+
+const KEY_PREFIX = 'airlock.held-edit.';
+
+type SharedStorage = Pick<globalThis.Storage, 'getItem' | 'setItem' | 'removeItem' | 'key' | 'length'>;
+
+export interface HeldEditsOptions {
+  /**
+   * Where every tab of this browser profile marks the calls whose edit it holds (localStorage, one key per call and
+   * page), so a notification's Allow that the worker hands to another tab runs nothing either. Default none: this
+   * page alone knows its edits.
+   */
+  shared?: SharedStorage | undefined;
+  /** This page's id in those keys. Default a random one: a reload holds nothing until its restored draft does. */
+  pageId?: string;
+}
 
 /**
  * The waiting calls whose card holds an edit not yet allowed, by approval id. While a card's editor shows "Will run
@@ -8,19 +24,71 @@ import { createContext, useContext, useSyncExternalStore } from 'react';
 export class HeldEdits {
   #held: ReadonlySet<string> = new Set();
   readonly #listeners = new Set<() => void>();
+  readonly #shared: SharedStorage | undefined;
+  readonly #pageId: string;
+
+  constructor(options: HeldEditsOptions = {}) {
+    this.#shared = options.shared;
+    this.#pageId = options.pageId ?? randomId('page');
+  }
 
   /** Marks the call as held until the returned function is called (the edit was dropped, or the editor closed). */
   hold(approvalId: string): () => void {
     this.#set(new Set(this.#held).add(approvalId));
+    this.#mark(approvalId);
     return () => {
       const next = new Set(this.#held);
       next.delete(approvalId);
       this.#set(next);
+      this.#unmark(approvalId);
     };
   }
 
+  /** Held in this tab. */
   has(approvalId: string): boolean {
     return this.#held.has(approvalId);
+  }
+
+  /**
+   * Held in this tab or another of this browser. The notification worker hands a click to one tab, not always the
+   * one whose card holds the edit; an Allow arriving here must not run the proposal there either. A tab that ended
+   * without `pagehide` leaves its mark: that call's notification then only opens its card.
+   */
+  heldInAnyTab(approvalId: string): boolean {
+    if (this.has(approvalId)) return true;
+    const prefix = `${KEY_PREFIX}${approvalId}/`;
+    try {
+      for (let index = 0; index < (this.#shared?.length ?? 0); index++) if (this.#shared?.key(index)?.startsWith(prefix) === true) return true;
+    } catch {
+      // Blocked: only this tab's edits are known.
+    }
+    return false;
+  }
+
+  /** The page goes away (`pagehide`): other tabs no longer count its edits. */
+  leave(): void {
+    for (const approvalId of this.#held) this.#unmark(approvalId);
+  }
+
+  /** The page comes back from the browser's cache (`pageshow`), its edits still held. */
+  rejoin(): void {
+    for (const approvalId of this.#held) this.#mark(approvalId);
+  }
+
+  #mark(approvalId: string): void {
+    try {
+      this.#shared?.setItem(`${KEY_PREFIX}${approvalId}/${this.#pageId}`, '1');
+    } catch {
+      // Full or blocked: known to this tab only.
+    }
+  }
+
+  #unmark(approvalId: string): void {
+    try {
+      this.#shared?.removeItem(`${KEY_PREFIX}${approvalId}/${this.#pageId}`);
+    } catch {
+      // Blocked: nothing was marked.
+    }
   }
 
   readonly subscribe = (listener: () => void): (() => void) => {
@@ -36,8 +104,27 @@ export class HeldEdits {
   }
 }
 
-/** One store for the tab by default; a test gives its own. */
-export const HeldEditsContext = createContext(new HeldEdits());
+function sharedStorage(): globalThis.Storage | undefined {
+  try {
+    const storage = typeof window === 'undefined' ? undefined : window.localStorage;
+    // Blocked storage may throw only when used.
+    storage?.getItem(KEY_PREFIX);
+    return storage;
+  } catch {
+    return undefined;
+  }
+}
+
+const tabHeldEdits = new HeldEdits({ shared: sharedStorage() });
+if (typeof window !== 'undefined') {
+  window.addEventListener('pagehide', () => tabHeldEdits.leave());
+  window.addEventListener('pageshow', (event) => {
+    if (event.persisted) tabHeldEdits.rejoin();
+  });
+}
+
+/** One store for the tab by default, its edits known to this browser's other tabs; a test gives its own. */
+export const HeldEditsContext = createContext(tabHeldEdits);
 
 /** The approval ids whose card holds an edit, re-rendering as they change. */
 export function useHeldEdits(): ReadonlySet<string> {

@@ -64,8 +64,9 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
       if (click === null) return;
       const approval = latest.current.waiting.find((waiting) => waiting.approvalId === click.approvalId);
       // An Allow counts only for a call this tab still lists and whose notification showed all of it, and whose card
-      // holds no edit (it would run the proposal and drop the edit).
-      const allowUnseen = click.action === 'allow' && (approval === undefined || !notificationShowsWhole(approval) || heldEdits.has(approval.approvalId));
+      // holds no edit in any tab of this browser (it would run the proposal and drop the edit): the worker hands the
+      // click to one tab, not always the one that showed the notification or holds the edit.
+      const allowUnseen = click.action === 'allow' && (approval === undefined || !notificationShowsWhole(approval) || heldEdits.heldInAnyTab(approval.approvalId));
       if (click.action === 'open' || allowUnseen) {
         window.focus();
         latest.current.show(click);

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { HeldEdits } from './held-edits';
+
+/** A browser profile's localStorage: shared by its tabs. */
+class FakeStorage {
+  readonly items = new Map<string, string>();
+  get length(): number {
+    return this.items.size;
+  }
+  key(index: number): string | null {
+    return [...this.items.keys()][index] ?? null;
+  }
+  getItem(key: string): string | null {
+    return this.items.get(key) ?? null;
+  }
+  setItem(key: string, value: string): void {
+    this.items.set(key, value);
+  }
+  removeItem(key: string): void {
+    this.items.delete(key);
+  }
+}
+
+describe('HeldEdits across the tabs of a browser', () => {
+  it('tells another tab of an edit held here until it is dropped or the page goes away', () => {
+    const shared = new FakeStorage();
+    const editing = new HeldEdits({ shared, pageId: 'page_a' });
+    const other = new HeldEdits({ shared, pageId: 'page_b' });
+
+    const release = editing.hold('apv_1');
+    expect(other.has('apv_1')).toBe(false);
+    expect(other.heldInAnyTab('apv_1')).toBe(true);
+    // An id that only begins like it is another call.
+    expect(other.heldInAnyTab('apv_')).toBe(false);
+    release();
+    expect(other.heldInAnyTab('apv_1')).toBe(false);
+
+    // Both tabs hold it: one letting go leaves the other's.
+    const releaseHere = editing.hold('apv_2');
+    other.hold('apv_2');
+    releaseHere();
+    expect(editing.heldInAnyTab('apv_2')).toBe(true);
+
+    editing.hold('apv_3');
+    editing.leave();
+    expect(other.heldInAnyTab('apv_3')).toBe(false);
+    editing.rejoin();
+    expect(other.heldInAnyTab('apv_3')).toBe(true);
+  });
+
+  it('keeps to this tab when storage is absent or throws', () => {
+    const blocked = new FakeStorage();
+    blocked.setItem = () => {
+      throw new Error('QuotaExceededError');
+    };
+    for (const held of [new HeldEdits(), new HeldEdits({ shared: blocked })]) {
+      const release = held.hold('apv_1');
+      expect(held.heldInAnyTab('apv_1')).toBe(true);
+      release();
+      expect(held.heldInAnyTab('apv_1')).toBe(false);
+    }
+  });
+});
