@@ -76,11 +76,13 @@ describe('the folder a runner reads: a link below it that leads out, whoever mad
     expect((await judge(folder.workspace, 'pytest -q t')).decision).toBe('ask');
   });
 
-  it('does not look in dot folders or node_modules, where environments keep links that lead out, but judges a link met there', async () => {
+  it('does not look in node_modules, nor count the interpreter links of a virtual environment, but judges a link met there', async () => {
     await using folder = await workspaceBeside();
     const { workspace, other } = folder;
     await mkdir(path.join(workspace, '.venv', 'bin'), { recursive: true });
+    await writeFile(path.join(workspace, '.venv', 'pyvenv.cfg'), 'home = /usr/bin\n');
     await symlink('/usr/bin/python3', path.join(workspace, '.venv', 'bin', 'python'));
+    await symlink('python', path.join(workspace, '.venv', 'bin', 'python3.11'));
     await mkdir(path.join(workspace, 'node_modules', '.bin'), { recursive: true });
     await symlink(other, path.join(workspace, 'node_modules', 'linked'));
     // A folder link above the runner's folder is not read by it.
@@ -89,10 +91,24 @@ describe('the folder a runner reads: a link below it that leads out, whoever mad
     expect((await judge(workspace, 'pytest -q')).decision).toBe('ask');
     await using clean = await workspaceBeside();
     await mkdir(path.join(clean.workspace, '.venv', 'bin'), { recursive: true });
+    await writeFile(path.join(clean.workspace, '.venv', 'pyvenv.cfg'), 'home = /usr/bin\n');
     await symlink('/usr/bin/python3', path.join(clean.workspace, '.venv', 'bin', 'python'));
     expect((await judge(clean.workspace, 'pytest -q')).decision).toBe('allow');
     await symlink(other, path.join(clean.workspace, '.hidden'));
     expect((await judge(clean.workspace, 'pytest -q')).decision).toBe('ask');
+  });
+
+  it('looks in dot folders, where vitest and jest collect test files, and counts any other link of a virtual environment', async () => {
+    await using folder = await workspaceBeside();
+    const { workspace, other } = folder;
+    await mkdir(path.join(workspace, '.hidden'));
+    await symlink(path.join(other, 'conftest.py'), path.join(workspace, '.hidden', 'a.test.mjs'));
+    expect((await judge(workspace, 'vitest run')).decision).toBe('ask');
+    await using venv = await workspaceBeside();
+    await mkdir(path.join(venv.workspace, '.venv', 'bin'), { recursive: true });
+    await writeFile(path.join(venv.workspace, '.venv', 'pyvenv.cfg'), 'home = /usr/bin\n');
+    await symlink(path.join(venv.other, 'conftest.py'), path.join(venv.workspace, '.venv', 'bin', 'x.test.mjs'));
+    expect((await judge(venv.workspace, 'vitest run')).decision).toBe('ask');
   });
 
   it('counts a folder past its bounds as holding one', async () => {

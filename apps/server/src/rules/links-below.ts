@@ -25,9 +25,8 @@ export const MAX_WALKED_DEPTH = 64;
  * - in each folder from the workspace down to it, a link to anything but a folder (`conftest.py`, `pytest.ini`,
  *   `Makefile` there are read by programs run below, as pytest reads a `conftest.py` above its operands).
  *
- * Not looked in: folders whose name starts with a dot (`.git`, `.venv`, `.tox`) and `node_modules`, where package
- * managers and virtual environments keep links that lead out (`.venv/bin/python -> /usr/bin/python3`) and which the
- * runners do not collect; a link there is still judged where it is met. Bounded (`WalkBounds`): past them, or on an
+ * Not looked in: `.git` and `node_modules` (see SKIPPED); a link there is still judged where it is met. Not counted:
+ * the interpreter links of a Python virtual environment (see interpreterOfEnvironment). Bounded (`WalkBounds`): past them, or on an
  * error other than the folder not being there, true. A folder not there
  * holds nothing now (a command of the line that makes it counts as changing the file system).
  */
@@ -73,6 +72,7 @@ async function holdsLinkOut(root: string, absolute: string, limits: Required<Wal
       const entryPath = path.join(folder, entry.name);
       let inside: string | undefined;
       if (entry.isSymbolicLink()) {
+        if (await interpreterOfEnvironment(folder, entry.name)) continue;
         const led = await leadsTo(root, entryPath);
         if (led.away) return true;
         inside = led.folder;
@@ -88,7 +88,26 @@ async function holdsLinkOut(root: string, absolute: string, limits: Required<Wal
   return false;
 }
 
-const SKIPPED = (name: string) => name.startsWith('.') || name === 'node_modules';
+/**
+ * Not looked in: `.git` (its links are Git's to judge, see awayFrom) and `node_modules`, where package managers keep
+ * links that lead out (`npm link`) and which the runners leave out by default. Other dot folders are looked in:
+ * vitest and jest collect test files there (`.hidden/a.test.mjs`), and a dot folder arrives by `tar -x` as any other.
+ */
+const SKIPPED = (name: string) => name.toLowerCase() === '.git' || name === 'node_modules';
+
+/**
+ * Whether `name` in `folder` is the interpreter link of a Python virtual environment (`.venv/bin/python ->
+ * /usr/bin/python3`): in a `bin` or `Scripts` folder whose parent holds `pyvenv.cfg`, and named `python`, `python3`,
+ * `python3.12`, `pypy3`… Such a link leads out by design, and no runner collects a test or config file through it.
+ */
+async function interpreterOfEnvironment(folder: string, name: string): Promise<boolean> {
+  if (!/^(?:python|pypy)(?:\d+(?:\.\d+)*)?$/.test(name) || !['bin', 'Scripts'].includes(path.basename(folder))) return false;
+  try {
+    return (await lstat(path.join(path.dirname(folder), 'pyvenv.cfg'))).isFile();
+  } catch {
+    return false;
+  }
+}
 
 /** Whether `folder` holds, as an entry of its own, a link to anything but a folder that leads away. */
 async function holdsFileLinkOut(root: string, folder: string): Promise<boolean> {
