@@ -155,3 +155,29 @@ describe('a copy whose source lies outside the workspace', () => {
     expect(await judge('cp sub/*.py .')).toBe('ask');
   });
 });
+
+// tar reads what it archives: under rules for `tar` and `pytest`, `tar -cf x.tar -C ../other conftest.py`, then
+// `tar -xf x.tar` and `pytest -q`, ran the other folder's conftest.py unasked (found in review).
+describe('a tar call that may read outside the workspace', () => {
+  const rules = [prefix('tar'), prefix('pytest')];
+  const decide = async (command: string) => (await evaluateRules(terminal(command), rules, context)).decision;
+
+  it.each([
+    'tar -cf x.tar -C ../other conftest.py',
+    'tar cf x.tar -C ../other conftest.py',
+    'tar -cf x.tar -C../other conftest.py',
+    'tar --create --file=x.tar --directory=../other conftest.py',
+    'tar --create --file x.tar --directory ../other conftest.py',
+    'tar -cf x.tar ../other/conftest.py',
+    'tar -cf x.tar /etc/passwd',
+    'tar -cf x.tar -T ../other/list',
+    'tar -xf ../other/x.tar',
+    'tar -cf x.tar $DIR',
+  ])('%s is asked about', async (command) => {
+    expect(await decide(command)).toBe('ask');
+  });
+
+  it.each(['tar -cf x.tar src', 'tar czf x.tgz -C src .', 'tar -xf x.tar', 'tar -xzf x.tgz -C out', 'tar --list --file=x.tar'])('%s is allowed', async (command) => {
+    expect(await decide(command)).toBe('allow');
+  });
+});

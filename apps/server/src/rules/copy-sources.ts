@@ -80,6 +80,7 @@ interface CopyCall {
  * through them: given `facts.holdsLinkOut`, no source may hold one that leads out (`treeMayHoldLinkOut`).
  */
 export function copySourceMayLeadAway(name: string, args: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
+  if (name === 'tar') return tarMayReadAway(args, facts);
   const copier = COPIERS.get(name);
   if (copier === undefined) return false;
   if (args.some(facts.anything)) return true;
@@ -107,6 +108,35 @@ function sourceMayLeadAway(word: ShellWord, facts: PathFacts): boolean {
   const folder = glob === -1 ? text : text.slice(0, text.lastIndexOf('/', glob) + 1);
   const named: ShellWord = { kind: 'literal', value: folder === '' ? '.' : folder.replace(/(.)\/+$/, '$1') };
   return mayNameOutside(named, facts) || treeMayHoldLinkOut(named, facts);
+}
+
+/** tar's short options that take a value, attached or as the next word (GNU tar). */
+const TAR_VALUED = new Set(['b', 'C', 'f', 'F', 'g', 'H', 'I', 'K', 'L', 'N', 'T', 'V', 'X']);
+
+/**
+ * Whether a tar call may read outside the workspace: what it archives (`tar -cf x.tar -C ../other conftest.py`,
+ * then `tar -xf x.tar` and `pytest -q` ran the other folder's code), the folder it changes to, a list of names it
+ * reads (`-T`), the archive it extracts. Its words are many-shaped (old-style bundles, `-C` between members, values
+ * attached or not), so every word is judged as a path, and so is the value attached to an option that takes one
+ * (`-C../other`, `--directory=../other`): any that may lead out, by its text and its links, has the call asked
+ * about. That asks for an archive written outside too (`tar -cf ../x.tar src`), which a rule for `tar` covered.
+ */
+function tarMayReadAway(args: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
+  if (args.some(facts.anything)) return true;
+  return args.some((word) => {
+    if (word.kind !== 'literal' || !word.value.startsWith('-') || word.value === '-') return mayNameOutside(word, facts);
+    const text = word.value;
+    if (text.startsWith('--')) {
+      const equals = text.indexOf('=');
+      return equals !== -1 && mayNameOutside({ kind: 'literal', value: text.slice(equals + 1) }, facts);
+    }
+    for (let at = 1; at < text.length; at += 1) {
+      if (!TAR_VALUED.has(text[at]!)) continue;
+      const attached = text.slice(at + 1);
+      return attached !== '' && mayNameOutside({ kind: 'literal', value: attached }, facts);
+    }
+    return false;
+  });
 }
 
 /** Every operand but the last, and the last too when the shell may expand it into several words (a glob, braces). */
