@@ -1,7 +1,6 @@
-import type { ChatService } from '@airlock/api';
 import { toolCallStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { chatWithMcpServer } from './support/mcp-chat';
+import { chatWithMcpServer, putUpOrEnded } from './support/mcp-chat';
 import { ended } from './support/always-allow';
 
 // A real stdio MCP server lists `tally`, whose input schema holds one keyword zod cannot express (a `not` on `label`)
@@ -17,14 +16,6 @@ afterEach(async () => {
 });
 
 const chatWith = (step: ReturnType<typeof toolCallStep>) => chatWithMcpServer('docs', 'unions', step, cleanups);
-
-/** Resolves once the run has put a call up for a decision or ended, whichever comes first. */
-async function putUpOrEnded(chat: ChatService, sessionId: string) {
-  await vi.waitFor(
-    () => expect(chat.pending(sessionId).length > 0 || chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId === null).toBe(true),
-    { timeout: 15_000 },
-  );
-}
 
 describe('an MCP tool whose input schema holds a keyword Airlock does not check', () => {
   it.each([

@@ -1,7 +1,6 @@
-import type { ChatService } from '@airlock/api';
 import { toolCallStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { chatWithMcpServer } from './support/mcp-chat';
+import { chatWithMcpServer, putUpOrEnded } from './support/mcp-chat';
 import { ended } from './support/always-allow';
 
 // A real stdio MCP server lists tools whose input schema is a union of branches told apart by `kind`, each branch with
@@ -17,14 +16,6 @@ afterEach(async () => {
 });
 
 const chatWith = (step: ReturnType<typeof toolCallStep>) => chatWithMcpServer('docs', 'unions', step, cleanups);
-
-/** Resolves once the run has put a call up for a decision or ended, whichever comes first. */
-async function putUpOrEnded(chat: ChatService, sessionId: string) {
-  await vi.waitFor(
-    () => expect(chat.pending(sessionId).length > 0 || chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId === null).toBe(true),
-    { timeout: 15_000 },
-  );
-}
 
 describe.each(['open', 'send'])('an MCP tool whose input schema is a union of untyped branches (%s)', (tool) => {
   it.each([{ kind: 'file', path: 'notes.txt' }, { kind: 'url', url: 'https://example.test/' }])('puts up and runs a call that fits one branch: %j', async (given) => {

@@ -1,6 +1,7 @@
 import { ChatService, MemoryStore } from '@airlock/api';
 import { ApprovalRegistry } from '@airlock/core';
 import { ScriptedModel, textStep, type toolCallStep } from '@airlock/core/testing';
+import { expect, vi } from 'vitest';
 import { hostileServer } from '../../src/mcp/fixtures/test-servers';
 import { McpManager } from '../../src/mcp/mcp-manager';
 
@@ -17,4 +18,12 @@ export async function chatWithMcpServer(server: string, scenario: string, step: 
   cleanups.push(() => chat.shutdown());
   await chat.open();
   return chat;
+}
+
+/** Resolves once the run has put a call up for a decision or ended, whichever comes first. */
+export async function putUpOrEnded(chat: ChatService, sessionId: string): Promise<void> {
+  await vi.waitFor(
+    () => expect(chat.pending(sessionId).length > 0 || chat.listSessions().find((s) => s.sessionId === sessionId)?.activeRunId === null).toBe(true),
+    { timeout: 15_000 },
+  );
 }

@@ -1,25 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HeldEdits } from './held-edits';
-
-/** A browser profile's localStorage: shared by its tabs. */
-class FakeStorage {
-  readonly items = new Map<string, string>();
-  get length(): number {
-    return this.items.size;
-  }
-  key(index: number): string | null {
-    return [...this.items.keys()][index] ?? null;
-  }
-  getItem(key: string): string | null {
-    return this.items.get(key) ?? null;
-  }
-  setItem(key: string, value: string): void {
-    this.items.set(key, value);
-  }
-  removeItem(key: string): void {
-    this.items.delete(key);
-  }
-}
+import { FakeStorage } from '../lib/fake-storage';
 
 describe('HeldEdits across the tabs of a browser', () => {
   it('tells another tab of an edit held here until it is dropped or the page goes away', () => {

@@ -4,31 +4,12 @@ import type { ToolAnnotations } from '../lib/api-types';
 import { decidedBy, MAX_TAB_DECISIONS, TabDecisions, tabDecisions } from './tab-decisions';
 import { ToolCallCard } from './tool-call-card';
 import type { ToolCallState, ToolCallView } from './tool-call-state';
+import { FakeStorage } from '../lib/fake-storage';
 
 afterEach(() => {
   cleanup();
   tabDecisions.clear();
 });
-
-/** A browser profile's localStorage: shared by its tabs, kept across reloads. */
-class FakeStorage {
-  readonly items = new Map<string, string>();
-  get length(): number {
-    return this.items.size;
-  }
-  key(index: number): string | null {
-    return [...this.items.keys()][index] ?? null;
-  }
-  getItem(key: string): string | null {
-    return this.items.get(key) ?? null;
-  }
-  setItem(key: string, value: string): void {
-    this.items.set(key, value);
-  }
-  removeItem(key: string): void {
-    this.items.delete(key);
-  }
-}
 
 describe('TabDecisions', () => {
   it('reads a decision as yours after a reload, yours in another tab in a new tab of the browser, and another client’s in another browser', () => {
