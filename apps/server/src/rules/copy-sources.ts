@@ -122,7 +122,7 @@ const TAR_VALUED = new Set(['b', 'C', 'f', 'F', 'g', 'H', 'I', 'K', 'L', 'N', 'T
  * about. That asks for an archive written outside too (`tar -cf ../x.tar src`), which a rule for `tar` covered.
  */
 function tarMayReadAway(args: readonly ShellWord[], facts: PathFacts & { anything: (word: ShellWord) => boolean }): boolean {
-  if (args.some(facts.anything)) return true;
+  if (args.some(facts.anything) || tarNamesFromInput(args)) return true;
   return args.some((word) => {
     if (word.kind !== 'literal' || !word.value.startsWith('-') || word.value === '-') return mayNameOutside(word, facts);
     const text = word.value;
@@ -137,6 +137,37 @@ function tarMayReadAway(args: readonly ShellWord[], facts: PathFacts & { anythin
     }
     return false;
   });
+}
+
+/**
+ * Whether a tar call reads the names to archive from its input (`-T -`, `--files-from=-`, old-style `cfT x.tar -`):
+ * `echo ../other/conftest.py | tar -cf x.tar -T -` archives what no word of the call names.
+ */
+function tarNamesFromInput(args: readonly ShellWord[]): boolean {
+  const text = (word: ShellWord | undefined) => (word?.kind === 'literal' ? word.value : undefined);
+  const filesFrom = (name: string) => name.length > '--file'.length && '--files-from'.startsWith(name);
+  for (let index = 0; index < args.length; index += 1) {
+    const word = text(args[index]);
+    if (word === undefined || word === '-' || word === '--') continue;
+    if (word.startsWith('--')) {
+      const [name = '', ...value] = word.split('=');
+      if (filesFrom(name) && (value.length > 0 ? value.join('=') : text(args[index + 1])) === '-') return true;
+      continue;
+    }
+    // A first word without a dash is an old-style bundle, whose letters take their values from the words after it.
+    const oldStyle = index === 0 && !word.startsWith('-');
+    if (!oldStyle && !word.startsWith('-')) continue;
+    let next = index + 1;
+    for (let at = oldStyle ? 0 : 1; at < word.length; at += 1) {
+      const letter = word[at]!;
+      if (!TAR_VALUED.has(letter)) continue;
+      const attached = oldStyle ? undefined : word.slice(at + 1);
+      const value = attached !== undefined && attached !== '' ? attached : text(args[next++]);
+      if (letter === 'T' && value === '-') return true;
+      if (!oldStyle) break;
+    }
+  }
+  return false;
 }
 
 /** Every operand but the last, and the last too when the shell may expand it into several words (a glob, braces). */
