@@ -129,6 +129,8 @@ export async function createServices(config: AirlockConfig, options: CreateServi
   }
   const rules = await RuleBook.open({ store, workspace: config.workspace, log, ...(cluster === undefined ? {} : { cluster }) });
   for (const line of staleToolNames((await rules.list()).map((view) => view.rule), catalog.tools())) log(`Warning: ${line}`);
+  // Before the chats: every run, a resumed one too, leaves out the tools turned off in them.
+  const settings = new ToolSettingsService(store, { log, ...(cluster === undefined ? {} : { cluster }) });
   const chat = new ChatService({
     registry: new ApprovalRegistry(),
     model: () => resolved.model,
@@ -140,6 +142,7 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     log,
     rules,
     toolSlots: new ConcurrencyLimit(config.capacity.maxRunningCalls),
+    settings,
     ...(cluster === undefined ? {} : { cluster }),
   });
   const opened = await chat.open();
@@ -156,7 +159,6 @@ export async function createServices(config: AirlockConfig, options: CreateServi
     log(`Chats: ${opened.sessions} kept in ${config.dataDir}${resumed}`);
   }
 
-  const settings = new ToolSettingsService(store, { log, ...(cluster === undefined ? {} : { cluster }) });
   for (const line of renamedDisabledTools((await settings.get()).settings.disabledTools, catalog.tools())) log(`Note: ${line}`);
 
   return {

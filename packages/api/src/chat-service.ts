@@ -46,6 +46,8 @@ import { EventLog, parseEventId, StoredRunFollower, type RunFollower } from './e
 import { MemoryStore } from './memory-store';
 import { RunPausedError } from './run-paused-error';
 import { StoreUnavailableError } from './store-unavailable-error';
+import { turnedOffTools } from './tool-settings';
+import type { ToolSettingsService } from './tool-settings-service';
 import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, StoredRun, StoredSessionSummary, ToolCallRecord, UnaskedAllow } from './store';
 import { answerUnansweredCalls, closedCallsLine, closeUnendedCalls, refusalOf, RUN_END_NOT_STORED } from './unended-calls';
 
@@ -169,6 +171,12 @@ export interface ChatServiceOptions {
   cluster?: Cluster;
   /** Places for the tool calls running at once over all runs (see `RunToolLoopOptions.toolSlots`). Default: no limit. */
   toolSlots?: ToolSlots;
+  /**
+   * The settings the server keeps: the tools turned off in them are left out of what every run offers the model, new,
+   * resumed or taken up from another instance, read again before each model turn (see `RunToolLoopOptions.turnedOff`),
+   * whatever tools the run's client asked for. Default none: every tool the run asked for is offered.
+   */
+  settings?: Pick<ToolSettingsService, 'get'>;
   /**
    * On a single instance, the wait before the first try to take up a run paused because its store could not take a
    * write (see `AirlockStore.isUnavailable`); each failed try doubles it, up to 30 s. Default 1 s.
@@ -1478,10 +1486,18 @@ export class ChatService {
       currentTool: (name) => this.options.tools().find((tool) => tool.name === name),
       ...this.policyFor(run.sessionId),
       ...(this.options.toolSlots === undefined ? {} : { toolSlots: this.options.toolSlots }),
+      ...this.turnedOffFor(run.tools),
       onMessage: (message) => run.unsaved.push(message),
       ...(resume === undefined ? {} : { resume }),
       ...loopOptions(settings.options),
     });
+  }
+
+  /** The loop's `turnedOff`: the run's tools the settings turn off, as they are at each model turn. */
+  private turnedOffFor(tools: readonly AnyTool[]): { turnedOff?: () => Promise<ReadonlySet<string>> } {
+    const { settings } = this.options;
+    if (settings === undefined) return {};
+    return { turnedOff: async () => turnedOffTools((await settings.get()).settings.disabledTools, tools) };
   }
 
   private systemMessages(): ChatMessage[] {

@@ -1,14 +1,14 @@
 import { AirlockError, grantsNeedExactArguments, toolJsonSchema } from '@airlock/core';
 import { initTRPC, tracked, TRPCError } from '@trpc/server';
 import { z, ZodError } from 'zod';
-import type { ChatService, RunOptions, SessionChange } from './chat-service';
+import type { ChatService, SessionChange } from './chat-service';
 import { ChangeFanOut } from './change-fan-out';
 import type { Context, RuleService } from './context';
 import { ruleDraftSchema } from './rules';
 import { parseEventId } from './event-log';
 import { INTERNAL_ERROR_MESSAGE, toTRPCError } from './error-mapping';
 import { boundedWatch } from './bounded-watch';
-import { toolSettingsPatchSchema, turnedOffTools, type ToolSettings } from './tool-settings';
+import { toolSettingsPatchSchema, type ToolSettings } from './tool-settings';
 import type { ToolSettingsService } from './tool-settings-service';
 import { auditQuerySchema, confirmInputSchema, idSchema, sessionInputSchema, sessionUpdateSchema, streamInputSchema, workspaceTrustSchema } from './schemas';
 
@@ -264,7 +264,7 @@ async function openRun(ctx: Context, input: z.infer<typeof streamInputSchema>): 
   }
   // A run that exists, going or finished, in memory or only in the store, is re-attached to, never started again.
   // A start (with a message) is re-attached only as a retry of the run's own start, never to drop another message.
-  const options = input.message === undefined ? input.options : await withToolsTurnedOff(ctx, input.options);
+  const options = input.options;
   const start = input.message === undefined ? undefined : { message: input.message, ...(options === undefined ? {} : { options }) };
   if (runId !== undefined && (await chat.attachable(input.sessionId, runId, start))) {
     const afterSeq = resumeFrom?.seq ?? 0;
@@ -412,22 +412,6 @@ export const createCallerFactory = t.createCallerFactory;
 function rulesOf(ctx: Context): RuleService {
   if (!ctx.services.rules) throw new TRPCError({ code: 'PRECONDITION_FAILED', message: 'this server keeps no rules' });
   return ctx.services.rules;
-}
-
-/**
- * A new run's options with the tools the person turned off in the settings the server keeps left out of what it
- * offers, whatever the client asked: the web app sends what is turned on, but a client that sends no list (the
- * terminal client, an integration) was offered every tool, one turned off in the web app's settings among them.
- */
-async function withToolsTurnedOff(ctx: Context, options: RunOptions | undefined): Promise<RunOptions | undefined> {
-  if (ctx.services.settings === undefined) return options;
-  const { settings } = await ctx.services.settings.get();
-  if (settings.disabledTools.length === 0) return options;
-  const tools = ctx.services.catalog.tools();
-  const off = turnedOffTools(settings.disabledTools, tools);
-  if (off.size === 0) return options;
-  const asked = options?.enabledTools ?? tools.map((tool) => tool.name);
-  return { ...options, enabledTools: asked.filter((name) => !off.has(name)) };
 }
 
 function settingsOf(ctx: Context): ToolSettingsService {

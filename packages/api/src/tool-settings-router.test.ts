@@ -173,9 +173,9 @@ describe('a run started with tools turned off in the settings', () => {
     const store = new MemoryStore();
     const model = new ScriptedModel(Array.from({ length: runs }, () => textStep('ok')));
     const tools = ['terminal', 'python', 'read_file'].map((name) => defineTool({ name, description: name, parameters: z.object({}), execute: async () => name }));
-    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => tools, store });
-    services.push(chat);
     const settings = new ToolSettingsService(store);
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => tools, store, settings });
+    services.push(chat);
     const caller = createCaller({
       services: { chat, settings, catalog: { tools: () => tools, servers: () => [] }, modelInfo: () => ({ provider: 't', baseURL: null, model: 't', demo: false }) },
       connection: new ConnectionState('c1'),

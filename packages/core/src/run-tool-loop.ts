@@ -56,6 +56,13 @@ export interface RunToolLoopOptions {
   confirmToolCalls?: boolean | (() => boolean);
   /** Names of the tools the model may use. Default: all of `tools`. */
   enabledTools?: readonly string[];
+  /**
+   * The names of the tools turned off now (a person's settings), asked before each model turn and before a resumed
+   * run's calls: they are left out of what is offered, whatever `enabledTools` says, so a setting changed while the
+   * run goes on holds from the next turn, and a run resumed with a tool that has come back since does not offer it.
+   * The calls of a turn are checked against what that turn offered. Default none.
+   */
+  turnedOff?: () => Promise<ReadonlySet<string>>;
   /** Tool calls allowed per message. Default 25. */
   maxToolCalls?: number;
   /** Per-call execution timeout. Default 5 minutes. */
@@ -217,6 +224,8 @@ export class ParkedRun {
     readonly toolCallsUsed: number,
     readonly succeeded: ReadonlySet<string> | undefined,
     readonly calls: readonly PlannedCall[],
+    /** The tools the turn of `calls` offered, when fewer than the loop's enabled tools (some were turned off). */
+    readonly offered?: readonly AnyTool[],
   ) {}
 
   /**
@@ -275,9 +284,18 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
   const confirmSetting = options.confirmToolCalls ?? true;
   const confirm = typeof confirmSetting === 'function' ? confirmSetting : () => confirmSetting;
   const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
-  const offered = offeredTools(options.tools, options.enabledTools);
+  const enabled = offeredTools(options.tools, options.enabledTools);
   const resume = options.resume;
   const parkedRun = resume instanceof ParkedRun ? resume : undefined;
+  const turnedOff = options.turnedOff;
+  /** The tools offered now, without those turned off at this moment. */
+  const offeredNow = async (): Promise<readonly AnyTool[]> => {
+    if (turnedOff === undefined) return enabled;
+    const off = await turnedOff();
+    return off.size === 0 ? enabled : enabled.filter((tool) => !off.has(tool.name));
+  };
+  /** What the current turn offered the model: its calls are checked against it. */
+  let offered = parkedRun?.offered ?? enabled;
   const history = options.history;
   /** The conversation; while it is let go of (`history`), only the messages added since. */
   let messages: ChatMessage[] = parkedRun === undefined ? [...options.messages] : [...(parkedRun.messages ?? [])];
@@ -333,6 +351,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       letGo = 0;
     }
     yield { type: 'status', text: 'Resumed after a server restart', resumed: true };
+    offered = await offeredNow();
     const parked = yield* runCalls(resume.calls.map(resumedPlan));
     if (parked) return { runId, reason: 'parked', messages, parked };
     if (signal.aborted) {
@@ -350,6 +369,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     if (afterCalls && options.beforeNextTurn) await options.beforeNextTurn();
     afterCalls = true;
     await readBack();
+    offered = await offeredNow();
     const budgetSpent = toolCallsUsed >= maxToolCalls;
     // A helper generator, let go of once it ends: its locals (request, extractor, raw parts, the model's stream)
     // are freed before the calls wait for decisions.
@@ -415,10 +435,11 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       const count = runMessages();
       // Without `history`, a copy sized to the conversation: the loop's own array has room to grow, unused while the
       // run is parked. With it, the conversation is let go of: it is read back before the next model turn.
-      if (history === undefined) return new ParkedRun(messages.slice(), count, toolCallsUsed - 1, succeeded, calls);
+      const turnOffered = offered === enabled ? undefined : offered;
+      if (history === undefined) return new ParkedRun(messages.slice(), count, toolCallsUsed - 1, succeeded, calls, turnOffered);
       messages = [];
       letGo = count;
-      return new ParkedRun(undefined, count, toolCallsUsed - 1, succeeded, calls);
+      return new ParkedRun(undefined, count, toolCallsUsed - 1, succeeded, calls, turnOffered);
     };
     /** Whether to park at call `at`: it waits, and no announced call has a decision to report now, a cancel included. */
     const parkable = (at: number): boolean => options.park === true && !signal.aborted && announced[at] !== undefined && nothingToReport(announced, reported);
