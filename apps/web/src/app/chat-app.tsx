@@ -74,7 +74,10 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
         return;
       }
       const sessionId = change.type === 'session-changed' ? change.session.sessionId : change.sessionId;
-      readPending(sessionId);
+      // Its waiting calls are told by waiting-changed, so a list followed now is not read again: a title, a setting or
+      // a run's start or end changes none of them. Marked stale only, so a list taken up again later (the chat's next
+      // run) is read then, not shown as it was.
+      void utils.chat.pending.invalidate({ sessionId }, { refetchType: 'none' });
       reads.request(`chat:${sessionId}`, () => utils.sessions.get.invalidate({ sessionId }));
     },
   });
