@@ -7,6 +7,7 @@ import { processToolOutput } from './process-tool-output';
 import { filesMountedOver, restoreFile, watchReplacements } from './replaced-files-watch';
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
 import { HiddenPathMovedError, type HiddenMask } from './hidden-paths';
+import { masksBesideVeils, veiledFolders, type VeiledFolder } from './sandbox/veiled-folders';
 import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
 import { toolFailure } from './tool-failure';
 import type { WorkspacePaths } from './workspace-paths';
@@ -44,7 +45,9 @@ export async function runToolProcess(
   // is killed at once, with no grace, and says why.
   const kill = new AbortController();
   let replaced: string | undefined;
-  const mounted = sandbox.kind === 'bubblewrap' ? filesMountedOver(cwd, hidden) : undefined;
+  // A hidden file in a veiled folder is simply not in the call's view of it: the host replacing it uncovers nothing.
+  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden) : [];
+  const mounted = sandbox.kind === 'bubblewrap' ? filesMountedOver(cwd, masksBesideVeils(hidden, veiled)) : undefined;
   const watch =
     mounted !== undefined
       ? watchReplacements(mounted.files, (file) => {
@@ -62,7 +65,7 @@ export async function runToolProcess(
     timeoutMs: callTimeoutMs(context.timeoutMs, options.defaultTimeoutMs),
     maxOutputBytes: options.maxOutputBytes,
     killGraceMs: options.killGraceMs,
-    ...(sandbox.kind === 'bubblewrap' ? { sandbox: bubblewrapFor(sandbox, cwd, command, hidden, options.maxProcesses) } : {}),
+    ...(sandbox.kind === 'bubblewrap' ? { sandbox: bubblewrapFor(sandbox, cwd, command, hidden, veiled, options.maxProcesses) } : {}),
   }).finally(() => watch?.close());
   const output = processToolOutput(result);
   // The kill takes a moment: what the call did in it is not known. A config held read-only is put back as it was
@@ -95,6 +98,7 @@ export async function runOutsideWorkspace(
   const workspace = await paths.root();
   const sandbox = await toolSandbox(options);
   const cwd = '/';
+  const hidden = sandbox.kind === 'bubblewrap' ? paths.hidden.masks() : [];
   return runProcess({
     file: command.file,
     args: command.args,
@@ -105,7 +109,16 @@ export async function runOutsideWorkspace(
     maxOutputBytes: options.maxOutputBytes,
     killGraceMs: options.killGraceMs,
     ...(sandbox.kind === 'bubblewrap'
-      ? { sandbox: bubblewrapFor(sandbox, command.scratch, { ...command, readOnlyPaths: [workspace, ...(command.readOnlyPaths ?? [])] }, paths.hidden.masks(), options.maxProcesses) }
+      ? {
+          sandbox: bubblewrapFor(
+            sandbox,
+            command.scratch,
+            { ...command, readOnlyPaths: [workspace, ...(command.readOnlyPaths ?? [])] },
+            hidden,
+            veiledFolders(command.scratch, hidden),
+            options.maxProcesses,
+          ),
+        }
       : {}),
   });
 }
@@ -124,8 +137,15 @@ export function toolSandbox(options: Pick<ResolvedToolsOptions, 'sandbox' | 'net
   return typeof options.sandbox === 'string' ? resolveToolSandbox({ mode: options.sandbox, network: options.network }) : Promise.resolve(options.sandbox);
 }
 
-function bubblewrapFor(sandbox: Extract<ToolSandbox, { kind: 'bubblewrap' }>, workspace: string, command: ToolProcess, hidden: readonly HiddenMask[], maxProcesses: number): BubblewrapSandbox {
-  return { bwrap: sandbox.bwrap, policy: { workspace, readOnly: command.readOnlyPaths ?? [], hidden, network: sandbox.network }, maxProcesses };
+function bubblewrapFor(
+  sandbox: Extract<ToolSandbox, { kind: 'bubblewrap' }>,
+  workspace: string,
+  command: ToolProcess,
+  hidden: readonly HiddenMask[],
+  veiled: readonly VeiledFolder[],
+  maxProcesses: number,
+): BubblewrapSandbox {
+  return { bwrap: sandbox.bwrap, policy: { workspace, readOnly: command.readOnlyPaths ?? [], hidden, veiled, network: sandbox.network }, maxProcesses };
 }
 
 /**

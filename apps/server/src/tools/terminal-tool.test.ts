@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
@@ -222,6 +222,34 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     expect(result.isError).toBe(true);
     expect(result.content).not.toContain('finished');
     expect(result.content).toContain(`(stopped: ${history} was replaced while the call ran, which lifts the call's mask or read-only hold on it, so the call was killed)`);
+  });
+
+  test("a hidden file in a folder outside the workspace is not in the call's view of that folder: the host renaming a new one over it uncovers nothing, and the call runs on", async () => {
+    await using workspace = await tempFolder();
+    // Outside /tmp, which the sandbox has its own of, and outside the workspace: a home folder as the server's is.
+    await using home = await tempFolder('/var/tmp');
+    const history = path.join(home.path, '.zsh_history');
+    await writeFile(history, 'echo before\n');
+    await writeFile(path.join(home.path, '.bashrc'), 'kept\n');
+    await mkdir(path.join(home.path, 'projects'));
+    await writeFile(path.join(home.path, 'projects', 'notes'), 'notes\n');
+    await symlink('.bashrc', path.join(home.path, 'rc-link'));
+    const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home.path } });
+    // Its other entries are there, links as links, and the folder is read-only as the rest of the system.
+    expect(await runTool(tool, { command: '(ls -A ~; readlink ~/rc-link; cat ~/rc-link ~/projects/notes ~/.zsh_history; touch ~/new; echo end) 2>&1' })).toStrictEqual({
+      content: `.bashrc\nprojects\nrc-link\n.bashrc\nkept\nnotes\ncat: ${history}: No such file or directory\ntouch: cannot touch '${home.path}/new': Read-only file system\nend\nexit code: 0`,
+      isError: false,
+    });
+    // Reads the history until the host has replaced it (it makes `replaced` in the workspace then), and a last time.
+    const running = runTool(tool, {
+      command: `touch started; while [ ! -e replaced ]; do cat ~/.zsh_history >> seen 2>/dev/null; sleep 0.02; done; cat ~/.zsh_history >> seen 2>&1; ls -A ~; echo finished`,
+    });
+    await vi.waitFor(() => expect(existsSync(path.join(workspace.path, 'started'))).toBe(true), { timeout: 20_000 });
+    await writeFile(`${history}.new`, 'AIRLOCK_TOKEN=the-token-value npm start\n');
+    await rename(`${history}.new`, history);
+    await writeFile(path.join(workspace.path, 'replaced'), '');
+    expect(await running).toStrictEqual({ content: '.bashrc\nprojects\nrc-link\nfinished\nexit code: 0', isError: false });
+    expect(await readFile(path.join(workspace.path, 'seen'), 'utf8')).toBe(`cat: ${history}: No such file or directory\n`);
   });
 
   test('a call is killed at once when the host replaces the repository config held read-only under it (git config writes a new one and renames it over)', async () => {

@@ -33,6 +33,31 @@ describe('bubblewrap arguments', () => {
     ]);
   });
 
+  test('a veiled folder is an empty tmpfs with its other entries put back, made read-only before what lies deeper; its own hidden entries get no mask', () => {
+    const args = bubblewrapArgs(
+      {
+        workspace: '/home/me/work',
+        hidden: [
+          { path: '/home/me/.zsh_history', folder: false },
+          { path: '/home/me/.mozilla', folder: true },
+          { path: '/home/me/.config/chromium', folder: true },
+        ],
+        veiled: [{ path: '/home/me', entries: [{ name: '.config' }, { name: 'work' }, { name: '.zshrc', link: 'dotfiles/zshrc' }] }],
+        network: true,
+      },
+      NO_SOCKET_FOLDERS,
+    );
+    expect(mountArgs(args)).toStrictEqual([
+      ...['--tmpfs', '/home/me'],
+      ...['--ro-bind-try', '/home/me/.config', '/home/me/.config'],
+      ...['--ro-bind-try', '/home/me/work', '/home/me/work'],
+      ...['--symlink', 'dotfiles/zshrc', '/home/me/.zshrc'],
+      ...['--remount-ro', '/home/me'],
+      ...['--bind', '/home/me/work', '/home/me/work'],
+      ...['--tmpfs', '/home/me/.config/chromium'],
+    ]);
+  });
+
   test('each socket folder gets an empty tmpfs, then the links at its top and the files of /etc linked into it, then what lies inside', () => {
     const host: HostLayout = {
       maskedFolders: ['/run', '/var/lib/mysql'],

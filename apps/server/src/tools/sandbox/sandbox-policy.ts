@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { HiddenMask } from '../hidden-paths';
 import { hostLayout, type HostLayout } from './host-layout';
+import { masksBesideVeils, veilArgs, type VeiledFolder } from './veiled-folders';
 
 /** What a sandboxed call may see of the filesystem and the network. */
 export interface SandboxPolicy {
@@ -10,6 +11,11 @@ export interface SandboxPolicy {
   readOnly?: readonly string[];
   /** Folders and files that must look empty inside (data dir, token and key files), from HiddenPaths. Default none. */
   hidden?: readonly HiddenMask[];
+  /**
+   * Folders outside the workspace that hold hidden files, each seen as an empty read-only tmpfs with its other entries
+   * put back (see veiledFolders); a hidden path directly inside one needs no mask of its own. Default none.
+   */
+  veiled?: readonly VeiledFolder[];
   /** Whether the call reaches the network. */
   network: boolean;
   /**
@@ -35,7 +41,9 @@ type Mount = { path: string; args: string[] };
  * inject input into), dies with the server, the whole system read-only, a fresh /dev, /proc and /tmp, an empty
  * tmpfs over each folder of Unix sockets (see HostLayout), the workspace read-write with its guards (a Git
  * repository's config and hooks, `.airlock`) read-only, and the hidden paths masked: an empty tmpfs over a folder,
- * /dev/null over a file. Each folder between the workspace and a hidden path is bound over itself: a mount point
+ * /dev/null over a file, or, for the files of a folder outside the workspace, the folder veiled (its other entries put
+ * back over an empty tmpfs, the hidden ones not there, so a host renaming a new file over one uncovers nothing). Each
+ * folder between the workspace and a hidden path is bound over itself: a mount point
  * cannot be renamed (EBUSY), so no call can move a hidden path away from under its mask, for itself or for the
  * calls after it.
  */
@@ -52,7 +60,8 @@ export function bubblewrapArgs(policy: SandboxPolicy, host: HostLayout = hostLay
       path: empty.path,
       args: empty.folder ? ['--tmpfs', empty.path, '--remount-ro', empty.path] : ['--ro-bind-data', String(empty.fd), empty.path],
     })),
-    ...(policy.hidden ?? []).map(({ path: hidden, folder }) => ({ path: hidden, args: folder ? ['--tmpfs', hidden] : ['--ro-bind', '/dev/null', hidden] })),
+    ...(policy.veiled ?? []).map((veil) => ({ path: veil.path, args: veilArgs(veil) })),
+    ...masksBesideVeils(policy.hidden ?? [], policy.veiled ?? []).map(({ path: hidden, folder }) => ({ path: hidden, args: folder ? ['--tmpfs', hidden] : ['--ro-bind', '/dev/null', hidden] })),
   ];
   // A parent is mounted before what lies inside it, so a hidden folder inside the workspace stays hidden, and a
   // workspace inside a hidden folder or a socket folder is still there. At equal depth, the order above holds

@@ -1,0 +1,103 @@
+import { opendirSync, readlinkSync, type Dirent } from 'node:fs';
+import path from 'node:path';
+import type { HiddenMask } from '../hidden-paths';
+
+/**
+ * A folder outside the workspace that holds a hidden file, as a call sees it: an empty read-only tmpfs with each of its
+ * other entries put back (bound read-only, or a link made again), and the hidden ones not there at all.
+ *
+ * A mask bound over a file holds only while the file is the one it was bound to: a host that renames a new file over
+ * it (zsh and fish save their history so; a secret's rotation does too) makes the kernel drop the mask in the call's
+ * namespace, and the call reads the new file. A hidden file that is not in the call's view of its folder cannot be
+ * uncovered so: whatever the host does to it, the call's folder has no such entry.
+ */
+export interface VeiledFolder {
+  /** The folder's real path. */
+  path: string;
+  /** Its entries as the call starts, the hidden ones left out: `link` is a symbolic link's target, made again as such. */
+  entries: readonly { name: string; link?: string }[];
+}
+
+/** A folder with more entries than this keeps masks over its hidden files (each entry is a mount of the call's). */
+export const MAX_VEILED_ENTRIES = 256;
+
+/**
+ * The veils of a call's hidden files: one per folder that holds one, outside the workspace and not inside a hidden
+ * folder (masked whole already), read as the call starts. A folder that cannot be read, or holds more than
+ * MAX_VEILED_ENTRIES entries, is not veiled: its hidden files keep their masks (and the watch that kills a call whose
+ * mask is lifted, see replaced-files-watch).
+ */
+export function veiledFolders(workspace: string, hidden: readonly HiddenMask[]): VeiledFolder[] {
+  const hiddenPaths = new Set(hidden.map((mask) => mask.path));
+  const hiddenFolders = hidden.filter((mask) => mask.folder).map((mask) => mask.path);
+  const folders = new Set<string>();
+  for (const mask of hidden) {
+    if (mask.folder) continue;
+    const folder = path.dirname(mask.path);
+    if (folder === path.dirname(folder)) continue;
+    if (isWithinOrSame(workspace, folder) || hiddenFolders.some((hiddenFolder) => isWithinOrSame(hiddenFolder, folder))) continue;
+    folders.add(folder);
+  }
+  const veils: VeiledFolder[] = [];
+  for (const folder of folders) {
+    const entries = readVeilEntries(folder, hiddenPaths);
+    if (entries !== undefined) veils.push({ path: folder, entries });
+  }
+  return veils;
+}
+
+/** The hidden masks a call still needs beside its veils: none for an entry of a veiled folder, which is simply not there. */
+export function masksBesideVeils(hidden: readonly HiddenMask[], veils: readonly VeiledFolder[]): HiddenMask[] {
+  if (veils.length === 0) return [...hidden];
+  const veiled = new Set(veils.map((veil) => veil.path));
+  return hidden.filter((mask) => !veiled.has(path.dirname(mask.path)));
+}
+
+/** bubblewrap's arguments for a veil: the tmpfs, its entries put back, then the tmpfs made read-only. */
+export function veilArgs(veil: VeiledFolder): string[] {
+  const args = ['--tmpfs', veil.path];
+  for (const entry of veil.entries) {
+    const at = path.join(veil.path, entry.name);
+    // -try: an entry removed since it was listed is left out rather than failing the call.
+    if (entry.link !== undefined) args.push('--symlink', entry.link, at);
+    else args.push('--ro-bind-try', at, at);
+  }
+  args.push('--remount-ro', veil.path);
+  return args;
+}
+
+function readVeilEntries(folder: string, hiddenPaths: ReadonlySet<string>): { name: string; link?: string }[] | undefined {
+  let dir;
+  try {
+    dir = opendirSync(folder);
+  } catch {
+    return undefined;
+  }
+  try {
+    const entries: { name: string; link?: string }[] = [];
+    for (let entry: Dirent | null; (entry = dir.readSync()) !== null; ) {
+      const at = path.join(folder, entry.name);
+      if (hiddenPaths.has(at)) continue;
+      if (entries.length === MAX_VEILED_ENTRIES) return undefined;
+      if (entry.isSymbolicLink()) {
+        try {
+          entries.push({ name: entry.name, link: readlinkSync(at) });
+        } catch {
+          // Gone since it was listed: left out.
+        }
+      } else {
+        entries.push({ name: entry.name });
+      }
+    }
+    return entries;
+  } catch {
+    return undefined;
+  } finally {
+    dir.closeSync();
+  }
+}
+
+function isWithinOrSame(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
