@@ -1,7 +1,7 @@
 import { TRPCClientError, type TRPCLink } from '@trpc/client';
 import type { AnyRouter } from '@trpc/server';
 import { observable } from '@trpc/server/observable';
-import { socketClock, type AirlockSocket, type SocketError } from './airlock-socket';
+import { socketClock, UnsentRequestError, type AirlockSocket, type SocketError } from './airlock-socket';
 
 /** The mutation that carries a person's decision, which is sent with a deadline (see `decisionTimeoutMs`). */
 const DECISION_PATH = 'chat.confirmTool';
@@ -39,6 +39,8 @@ export function airlockLink<TRouter extends AnyRouter>(socket: AirlockSocket, op
       });
 }
 
+/** The error a call throws: with the server's answer as its shape, or the client's own one (its `cause` then says so). */
 function toClientError<TRouter extends AnyRouter>(error: SocketError): TRPCClientError<TRouter> {
-  return error.response === undefined ? TRPCClientError.from<TRouter>(error) : TRPCClientError.from<TRouter>(error.response);
+  if (error.response === undefined) return TRPCClientError.from<TRouter>(error);
+  return TRPCClientError.from<TRouter>(error.response, error instanceof UnsentRequestError ? { cause: error } : {});
 }

@@ -35,6 +35,17 @@ export class SocketError extends Error {
 }
 
 /**
+ * A request the client did not send because it is over `maxMessageBytes`: its `response` is the client's own answer
+ * (`PAYLOAD_TOO_LARGE`), made as the server would word it, not the server's.
+ */
+export class UnsentRequestError extends SocketError {
+  constructor(response: Extract<TRPCResponseMessage, { error: unknown }>) {
+    super(response.error.message, response);
+    this.name = 'UnsentRequestError';
+  }
+}
+
+/**
  * Whether a call failed because the connection went (closed, or silent) after the request was sent: the server may
  * have applied it, or may yet (a frozen server reads it when it wakes). `error` as thrown by the client's calls.
  */
@@ -274,7 +285,7 @@ export class AirlockSocket {
     const bytes = bytesOver(live.text, max);
     if (bytes !== undefined) {
       const answer = oversizeAnswer({ id, path: call.path, input: call.input }, bytes, max);
-      handlers.error(new SocketError(answer.error.message, answer));
+      handlers.error(new UnsentRequestError(answer));
       return () => undefined;
     }
     this.requests.set(id, live);

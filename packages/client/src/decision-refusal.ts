@@ -15,7 +15,10 @@ export type RefusedWhy = 'too-late' | 'invalid' | 'conflict' | 'busy' | 'not-aut
  */
 export type DecisionRefusal = { kind: 'refused'; why: RefusedWhy } | { kind: 'failed' } | { kind: 'unanswered' };
 
-/** The tRPC code of an error the server answered with; undefined when no answer came (the client's own error). */
+/**
+ * The tRPC code of an error the server answered with, or `PAYLOAD_TOO_LARGE` for a request the client did not send
+ * (too big; `isServerError` tells the two apart); undefined when no answer came (the client's own error).
+ */
 export function serverCode(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null || !('data' in error)) return undefined;
   const { data } = error as { data?: unknown };

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { createAirlockClient, isServerError, serverCode } from './index';
+import { createAirlockClient, decisionRefusal, isServerError, serverCode } from './index';
 
 /** A WebSocket server on 127.0.0.1 that proves the token, then answers every request with NOT_FOUND. */
 async function startNotFoundServer() {
@@ -42,6 +42,20 @@ describe('isServerError', () => {
       expect([isServerError(error), isServerError(error, 'NOT_FOUND'), isServerError(error, 'TOO_MANY_REQUESTS'), serverCode(error)]).toStrictEqual([true, true, false, 'NOT_FOUND']);
       if (!isServerError(error)) throw new Error('unreachable');
       expect([error.message, error.data.code, error.data.httpStatus]).toStrictEqual(['runId: no run "r" in this chat', 'NOT_FOUND', 404]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('is false for a request too big to send, which the client refused itself, though serverCode names its code', async () => {
+    await using server = await startNotFoundServer();
+    const client = createAirlockClient({ url: server.url, token: 'secret', WebSocket, maxMessageBytes: 1024 });
+    try {
+      const error: unknown = await client.pending('s'.repeat(2048)).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect([isServerError(error), isServerError(error, 'PAYLOAD_TOO_LARGE'), serverCode(error), decisionRefusal(error)]).toStrictEqual([false, false, 'PAYLOAD_TOO_LARGE', { kind: 'refused', why: 'invalid' }]);
     } finally {
       await client.close();
     }
