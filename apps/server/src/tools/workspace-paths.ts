@@ -31,6 +31,17 @@ export class UncheckablePathError extends Error {
   }
 }
 
+/** The longest path, in bytes, the system resolves (PATH_MAX less its NUL): a longer one cannot be proven inside the workspace. */
+export const MAX_PATH_BYTES = 4095;
+
+/** A path longer than the system resolves: what it leads to cannot be proven, so nothing is made or opened there. */
+export class PathTooLongError extends Error {
+  override readonly name = 'PathTooLongError';
+  constructor(readonly requested: string) {
+    super(`Refused: "${requested}" is too long: in the workspace it is a path of more than ${MAX_PATH_BYTES} bytes, more than this system resolves.`);
+  }
+}
+
 /** Where a symbolic link met on a written path leads, as far as the file tools may say. */
 export type LinkTarget =
   | { kind: 'workspace'; shown: string }
@@ -199,8 +210,11 @@ export class WorkspacePaths {
   async openParentFolder(requested: string, names: readonly string[], options: { create?: boolean } = {}): Promise<WorkspaceFolder> {
     const root = await this.root();
     const hidden = this.#hiddenKnown(root);
-    // By path before anything is made: a hidden path not made yet must not be made by a tool either.
-    checkPath(requested, root, hidden, path.join(root, ...names));
+    // By path before anything is made: a hidden path not made yet must not be made by a tool either, nor a folder on
+    // the way to a place too deep to be proven (each would be made, then the write refused).
+    const target = path.join(root, ...names);
+    checkPath(requested, root, hidden, target);
+    if (Buffer.byteLength(target) > MAX_PATH_BYTES) throw new PathTooLongError(requested);
     let handle = await open(root, constants.O_RDONLY | constants.O_DIRECTORY);
     let expected = root;
     try {
@@ -357,8 +371,9 @@ export class WorkspacePaths {
       try {
         real = readlinkSync(opened);
         ownMount = isOnOwnMount(handle.fd, pin);
-      } catch {
+      } catch (error) {
         await identities.catch(() => undefined);
+        if ((error as NodeJS.ErrnoException).code === 'ENAMETOOLONG') throw new PathTooLongError(requested);
         throw new UncheckablePathError(requested);
       }
       const [openedInfo, rootIdentity] = await identities;

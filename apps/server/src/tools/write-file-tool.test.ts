@@ -128,6 +128,16 @@ describe('write_file and symbolic links', () => {
     await expect(lstat(path.join(r.ws, 'token-to-come'))).rejects.toThrow('ENOENT');
   });
 
+  test('a path too long for the system to resolve is refused, saying so, before any folder on the way is made', async () => {
+    await using r = await repository();
+    const requested = `${'a/'.repeat(2100)}f.txt`;
+    expect(await runTool(r.write, { path: requested, content: 'x' })).toStrictEqual({
+      content: `Refused: "${requested}" is too long: in the workspace it is a path of more than 4095 bytes, more than this system resolves.`,
+      isError: true,
+    });
+    await expect(lstat(path.join(r.ws, 'a'))).rejects.toThrow('ENOENT');
+  });
+
   test('writes .git/config and .git/hooks when the path names them, as the card shows it', async () => {
     await using r = await repository();
     expect(await runTool(r.write, { path: '.git/hooks/pre-commit', content: '#!/bin/sh\n' })).toStrictEqual({
