@@ -94,6 +94,23 @@ describe('notifications of waiting calls', () => {
     await chat.waitForStatus(chat.card(1), 'Waiting for your decision');
   });
 
+  it('tells of a call put up while the person looked at the tab once they switch away while it waits', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'echo seen-first' } }] });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await turnOnNotifications(page);
+    await chat.send('a call seen here');
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+    // Looked at, so not told: the list of notifications stays empty while the tab is in front.
+    await page.getByRole('region', { name: 'Waiting for you' }).getByRole('heading', { name: /Waiting for you \(1\)/ }).waitFor();
+    expect(await shown(page)).toStrictEqual([]);
+
+    await hide(page);
+    await vi.waitFor(async () => expect((await shown(page)).map((n) => n.body)).toStrictEqual(['echo seen-first\nin “a call seen here”']), { timeout: 10_000 });
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+  });
+
   it('names a call that starts waiting later in a run of a chat this tab does not show', async () => {
     await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
     suite.airlock.model.enqueue(

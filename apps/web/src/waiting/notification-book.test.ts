@@ -13,9 +13,26 @@ describe('NotificationBook', () => {
     expect(book.pass([call('a'), call('b')], tags('a', 'b'), true)).toStrictEqual({ close: [], show: [] });
   });
 
-  it('never shows a call first seen while the tab was visible', () => {
+  it('shows a call first seen while the tab was visible once the tab is hidden while it still waits, once', () => {
     const book = new NotificationBook();
     expect(book.pass([call('a')], tags(), false).show).toStrictEqual([]);
+    expect(book.pass([call('a')], tags(), false).show).toStrictEqual([]);
+    expect(book.pass([call('a')], tags(), true).show).toStrictEqual([call('a')]);
+    // Back in front and away again: told already, and still on screen.
+    expect(book.pass([call('a')], tags('a'), false).show).toStrictEqual([]);
+    expect(book.pass([call('a')], tags('a'), true).show).toStrictEqual([]);
+  });
+
+  it('does not show, as the tab is hidden, a call seen while visible that waits no more, or whose notification another tab shows', () => {
+    const book = new NotificationBook();
+    book.pass([call('a'), call('b')], tags(), false);
+    expect(book.pass([call('b')], tags('b'), true).show).toStrictEqual([]);
+  });
+
+  it('does not show, as the tab is hidden, a call seen while visible whose notification the person dismissed in another tab', () => {
+    const book = new NotificationBook();
+    book.pass([call('a')], tags(), false);
+    book.end('a');
     expect(book.pass([call('a')], tags(), true).show).toStrictEqual([]);
   });
 
@@ -61,9 +78,10 @@ describe('NotificationBook', () => {
     expect(book.pass([], tags('a'), true).close).toStrictEqual([]);
   });
 
-  it('notes calls while notifications are off, and does not show them once they are turned on', () => {
+  it('notes calls while notifications are off, and shows those still waiting once they are on and the tab is hidden', () => {
     const book = new NotificationBook();
-    book.see([call('a')]);
-    expect(book.pass([call('a'), call('b')], tags(), true).show).toStrictEqual([call('b')]);
+    book.see([call('a'), call('b')]);
+    expect(book.pass([call('a'), call('b')], tags(), false).show).toStrictEqual([]);
+    expect(book.pass([call('b'), call('c')], tags(), true).show).toStrictEqual([call('b'), call('c')]);
   });
 });

@@ -25,7 +25,10 @@ export class NotificationBook {
   /** Calls whose notification the person clicked or dismissed, in any tab. */
   private readonly ended = new Set<string>();
 
-  /** Notes the waiting calls without showing anything: notifications are off, or not allowed. */
+  /**
+   * Notes the waiting calls without showing anything: notifications are off, or not allowed. Those still waiting
+   * once they are on are shown as the tab is hidden, as a call first seen while the tab was visible is.
+   */
   see(waiting: readonly { approvalId: string }[]): void {
     const waitingIds = new Set(waiting.map((approval) => approval.approvalId));
     for (const id of waitingIds) this.seen.add(id);
@@ -38,8 +41,10 @@ export class NotificationBook {
   }
 
   /**
-   * One pass against the latest waiting list and the notifications the browser lists. A call first seen while the
-   * tab is hidden is shown; one first seen while it is visible never is. What the pass shows is counted as shown.
+   * One pass against the latest waiting list and the notifications the browser lists. While the tab is hidden, a
+   * waiting call it has not shown yet is shown, once, whenever it was first seen: a call put up while the person
+   * looked at the tab, still waiting when they switch away, is told then. Not one the browser lists already (another
+   * tab showed it) or whose notification the person clicked or dismissed. What the pass shows is counted as shown.
    * `listed` is null where the browser cannot list notifications: then nothing is closed or shown again.
    */
   pass<Approval extends { approvalId: string }>(waiting: readonly Approval[], listed: ReadonlySet<string> | null, hidden: boolean): NotificationPass<Approval> {
@@ -50,10 +55,10 @@ export class NotificationBook {
     for (const approval of waiting) {
       const id = approval.approvalId;
       const shows = this.shows.get(id) ?? 0;
-      const fresh = !this.seen.has(id);
-      const lost = listed !== null && shows > 0 && shows < MAX_SHOWS && !onScreen.has(id) && !this.ended.has(id);
+      const untold = shows === 0 && !onScreen.has(id);
+      const lost = listed !== null && shows > 0 && shows < MAX_SHOWS && !onScreen.has(id);
       this.seen.add(id);
-      if (!hidden || !(fresh || lost)) continue;
+      if (!hidden || this.ended.has(id) || !(untold || lost)) continue;
       show.push(approval);
       this.shows.set(id, shows + 1);
     }

@@ -37,7 +37,8 @@ export interface DecisionNotificationsOptions {
 }
 
 /**
- * A system notification for each call that starts waiting while this tab is in the background, with Allow and
+ * A system notification for each call waiting while this tab is in the background (one that started waiting while
+ * the person looked at the tab is told once they switch away, if it still waits), with Allow and
  * Deny where the browser offers notification actions. The worker posts a click back here, and exactly that
  * approval is decided (or its card shown).
  */
@@ -101,7 +102,12 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
     if (waiting.length === 0) return;
     // A notification can go missing with nothing changed in the waiting list (see NotificationBook).
     const timer = window.setInterval(look, LOOK_AGAIN_MS);
-    return () => window.clearInterval(timer);
+    // A call the person saw waiting here is told as they switch away from the tab, not a look later.
+    document.addEventListener('visibilitychange', look);
+    return () => {
+      window.clearInterval(timer);
+      document.removeEventListener('visibilitychange', look);
+    };
   }, [enabled, waiting]);
 }
 
