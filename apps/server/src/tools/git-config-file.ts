@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { readSync } from 'node:fs';
+import { withSmallFile } from './workspace-git-dir';
 
 /** Git config files whose settings are kept between reads. */
 const KEPT_FILES = 256;
@@ -30,15 +31,7 @@ export interface ConfigFileRead {
  * readSmallFile does: no link followed, no fifo waited on. `now` is for tests.
  */
 export function readConfigFile(file: string, maxBytes: number, now: () => bigint = () => BigInt(Date.now()) * 1_000_000n): ConfigFileRead | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const info = fstatSync(fd, { bigint: true });
-    if (!info.isFile() || info.size > BigInt(maxBytes)) return undefined;
+  return withSmallFile(file, maxBytes, (fd, info) => {
     const identity = `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
     const known = kept.get(file);
     if (known?.identity === identity) return { bytes: Number(info.size), settings: known.settings };
@@ -51,11 +44,7 @@ export function readConfigFile(file: string, maxBytes: number, now: () => bigint
       if (kept.size > KEPT_FILES) kept.delete(kept.keys().next().value!);
     }
     return { bytes: read, settings };
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 /** One setting of a Git config file: section and key lowercased; value undefined for a key with no `=` (true). */

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 
 /** A `.git` file or `commondir` longer than this is not read (Git writes one line). */
@@ -76,6 +76,17 @@ function isRealFolderInside(workspace: string, folder: string): boolean {
 
 /** A regular file's bytes, read without following a link at its last component, when at most `maxBytes`. */
 export function readSmallFile(file: string, maxBytes = LINK_FILE_BYTES): Buffer | undefined {
+  return withSmallFile(file, maxBytes, (fd, info) => {
+    const buffer = Buffer.alloc(Number(info.size));
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
+  });
+}
+
+/**
+ * Opens `file` without following a link there or waiting on a fifo, and gives `read` its descriptor and its stat when
+ * it is a regular file of at most `maxBytes`; undefined when it is not, or when anything fails. Closed after.
+ */
+export function withSmallFile<T>(file: string, maxBytes: number, read: (fd: number, info: BigIntStats) => T | undefined): T | undefined {
   let fd: number;
   try {
     // O_NONBLOCK: a fifo put there cannot hold this server.
@@ -84,10 +95,9 @@ export function readSmallFile(file: string, maxBytes = LINK_FILE_BYTES): Buffer 
     return undefined;
   }
   try {
-    const info = fstatSync(fd);
-    if (!info.isFile() || info.size > maxBytes) return undefined;
-    const buffer = Buffer.alloc(info.size);
-    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
+    const info = fstatSync(fd, { bigint: true });
+    if (!info.isFile() || info.size > BigInt(maxBytes)) return undefined;
+    return read(fd, info);
   } catch {
     return undefined;
   } finally {
