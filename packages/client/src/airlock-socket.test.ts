@@ -87,6 +87,8 @@ async function setUp(options: Partial<Pick<AirlockSocketOptions, 'onRejected' | 
     WebSocket: RecordingWebSocket,
     retryDelayMs: () => 0,
     onOpen: () => opened.splice(0).forEach((wake) => wake()),
+    // A test's server answers only what the test sends: a close fails the rest at once.
+    closeWaitMs: 0,
     ...options,
   });
   cleanups.push(server.close, () => socket.close());
@@ -615,7 +617,7 @@ describe('createAirlockClient over the wire', () => {
 
   async function clientOn(url: string) {
     const opened: (() => void)[] = [];
-    const client = createAirlockClient({ url, token: 'secret', WebSocket, retryDelayMs: () => 0, onOpen: () => opened.splice(0).forEach((wake) => wake()) });
+    const client = createAirlockClient({ url, token: 'secret', WebSocket, retryDelayMs: () => 0, closeWaitMs: 0, onOpen: () => opened.splice(0).forEach((wake) => wake()) });
     cleanups.push(() => client.close());
     return { client, open: () => new Promise<void>((resolve) => opened.push(resolve)) };
   }

@@ -119,6 +119,12 @@ export interface AirlockSocketOptions {
    * limit (1 MiB), which sent again on every reconnect would never get through. Default 1 MiB.
    */
   maxMessageBytes?: number;
+  /**
+   * How long `close()` waits for the answers to the queries and mutations already sent. Those still unanswered then
+   * fail with `the client closed before the answer came` (`isConnectionLost`: the server may have applied them, or
+   * may yet), and the socket closes: a close ends even when the server never answers. Default 5,000 ms.
+   */
+  closeWaitMs?: number;
 }
 
 export interface KeepAlive {
@@ -167,6 +173,8 @@ export const UNPROVEN_SERVER_MESSAGE =
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 const DEFAULT_CONNECT_ATTEMPTS = 4;
+
+const DEFAULT_CLOSE_WAIT_MS = 5_000;
 
 interface AwaitingProof {
   socket: WebSocketLike;
@@ -305,7 +313,10 @@ export class AirlockSocket {
     };
   }
 
-  /** Stops reconnecting, ends subscriptions, waits for the queries and mutations already sent, then closes the socket. */
+  /**
+   * Stops reconnecting, ends subscriptions, fails what was not sent, waits for the answers to the queries and
+   * mutations already sent (at most `closeWaitMs`; those unanswered then fail as lost), then closes the socket.
+   */
   close(): Promise<void> {
     this.closing ??= this.shutdown();
     return this.closing;
@@ -341,6 +352,8 @@ export class AirlockSocket {
 
   private async shutdown(): Promise<void> {
     const wasStopped = this.currentState === 'rejected' || this.currentState === 'unreachable';
+    // Read before the state says closed, which isOpen() reads too: what was written on this socket is waited for.
+    const open = this.isOpen();
     this.setState('closed');
     this.rejectOpenWaiters();
     clearTimeout(this.retryTimer);
@@ -350,7 +363,7 @@ export class AirlockSocket {
       if (live.message.method === 'subscription') {
         this.requests.delete(id);
         live.handlers.complete();
-      } else if (!live.sent || !this.isOpen()) {
+      } else if (!live.sent || !open) {
         this.requests.delete(id);
         clearTimeout(live.expiry);
         live.handlers.error(new SocketError('closed before the request was sent'));
@@ -358,13 +371,25 @@ export class AirlockSocket {
         answers.push(this.whenSettled(id, live));
       }
     }
-    await Promise.all(answers);
+    if (answers.length > 0) await this.settledWithin(answers, this.options.closeWaitMs ?? DEFAULT_CLOSE_WAIT_MS);
     const socket = this.socket;
     if (socket === null || wasStopped || socket.readyState === WEB_SOCKET_CLOSED) return;
     await new Promise<void>((resolve) => {
       socket.addEventListener('close', () => resolve());
       socket.close();
     });
+  }
+
+  /** Waits for `answers` at most `waitMs`; the requests still unanswered then fail as lost. */
+  private async settledWithin(answers: Promise<void>[], waitMs: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.all(answers), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
+    for (const [id, live] of [...this.requests]) {
+      this.requests.delete(id);
+      clearTimeout(live.expiry);
+      live.handlers.error(new SocketError(`the client closed before the answer came (none within ${waitMs} ms)`, undefined, true));
+    }
   }
 
   private whenSettled(id: number, live: LiveRequest): Promise<void> {

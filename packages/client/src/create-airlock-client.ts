@@ -81,6 +81,11 @@ export interface AirlockClientOptions {
    * a stalled network). Default 10,000 ms.
    */
   decisionTimeoutMs?: number;
+  /**
+   * How long `close()` waits for the answers to calls already sent: those unanswered then fail (`the client closed
+   * before the answer came`, `isConnectionLost`: the server may have applied them). Default 5,000 ms.
+   */
+  closeWaitMs?: number;
 }
 
 export interface StartRunInput {
@@ -179,7 +184,10 @@ export interface AirlockClient {
    */
   watchSessions(signal?: AbortSignal): AsyncIterableIterator<SessionWatchEvent>;
   readonly state: SocketState;
-  /** Ends every subscription, waits for calls in flight, closes the socket. */
+  /**
+   * Ends every subscription, fails the calls not sent yet, waits for the answers to those sent (at most `closeWaitMs`,
+   * 5 s; those unanswered then fail as lost), and closes the socket.
+   */
   close(): Promise<void>;
 }
 
@@ -210,6 +218,7 @@ export function createAirlockClient(options: AirlockClientOptions): AirlockClien
     ...(options.connectAttempts === undefined ? {} : { connectAttempts: options.connectAttempts }),
     ...(options.keepAlive === undefined ? {} : { keepAlive: options.keepAlive }),
     ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
+    ...(options.closeWaitMs === undefined ? {} : { closeWaitMs: options.closeWaitMs }),
   });
   const trpc = createTRPCClient<AppRouter>({ links: [airlockLink<AppRouter>(socket, options.decisionTimeoutMs === undefined ? {} : { decisionTimeoutMs: options.decisionTimeoutMs })] });
 
