@@ -241,16 +241,16 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     const { tool, calls } = recordingTool();
     const a = await instance(db, 'a', tool);
     const b = await instance(db, 'b', tool);
-    const { followed: onA, approvalId } = await startWaiting(a, 's1', 'r1', 'hello');
     const changesOnB: SessionChange[] = [];
     cleanups.push(async () => stopWatching());
     const stopWatching = b.chat.watchSessions((change) => changesOnB.push(change));
     const waitingChangesOnB = () => changesOnB.filter((change) => change.type === 'waiting-changed' && change.sessionId === 's1').length;
+    const { followed: onA, approvalId } = await startWaiting(a, 's1', 'r1', 'hello');
 
     expect((await b.chat.listWaiting('s1')).map((p) => p.approvalId)).toStrictEqual([approvalId]);
     const onB = await follow(b, 's1', 'r1');
     await onB.until(waitingStart);
-    // B's own watchers (a tab connected to B) are told that a call waits, from the events B relays.
+    // B's own watchers (a tab connected to B) are told that a call waits, once (the events B relays tell nothing more).
     await vi.waitFor(() => expect(waitingChangesOnB()).toBe(1), { timeout: 10_000 });
     await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow', by: { clientLabel: 'on-b' } })).resolves.toMatchObject({ resolved: true, status: 'resolved' });
     await expect(a.chat.confirm({ sessionId: 's1', approvalId, decision: 'deny' })).resolves.toMatchObject({ resolved: false, status: 'already-decided', decision: 'allow' });
@@ -266,6 +266,92 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     const [record] = await b.store.listRunToolCalls('r1');
     expect(record).toMatchObject({ decision: 'allow', source: 'user', clientLabel: 'on-b', outcome: 'executed' });
     expect(await b.chat.listWaiting('s1')).toStrictEqual([]);
+  });
+
+  it('a watcher on B that follows nothing is told when a call starts waiting on A and when it is decided, on B or on A; a read then shows it', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool);
+    // What a tab connected to B does on each change: it reads the chat's waiting list.
+    const readsOnB: Promise<string[]>[] = [];
+    const stopWatching = b.chat.watchSessions((change) => {
+      if (change.type === 'waiting-changed' && change.sessionId === 's1') readsOnB.push(b.chat.listWaiting('s1').then((list) => list.map((p) => p.approvalId)));
+    });
+    cleanups.push(async () => stopWatching());
+
+    const first = await startWaiting(a, 's1', 'r1', 'decided on b');
+    await vi.waitFor(() => expect(readsOnB).toHaveLength(1), { timeout: 10_000 });
+    expect(await readsOnB[0]).toStrictEqual([first.approvalId]);
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId: first.approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    await vi.waitFor(() => expect(readsOnB).toHaveLength(2), { timeout: 10_000 });
+    expect(await readsOnB[1]).toStrictEqual([]);
+    await first.followed.until(isEnd);
+
+    const second = await startWaiting(a, 's1', 'r2', 'decided on a');
+    await vi.waitFor(() => expect(readsOnB).toHaveLength(3), { timeout: 10_000 });
+    expect(await readsOnB[2]).toStrictEqual([second.approvalId]);
+    await expect(a.chat.confirm({ sessionId: 's1', approvalId: second.approvalId, decision: 'deny' })).resolves.toMatchObject({ resolved: true });
+    await vi.waitFor(() => expect(readsOnB).toHaveLength(4), { timeout: 10_000 });
+    expect(await readsOnB[3]).toStrictEqual([]);
+    await second.followed.until(isEnd);
+    expect(calls).toStrictEqual(['decided on b']);
+  });
+
+  it('a call decided or stopped on B while its owner A is dead leaves the waiting list of a watcher on C at once, not when a takeover records it', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    // Leases of a minute: nobody takes the runs over during the test.
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool);
+    const c = await instance(db, 'c', tool);
+    const readsOnC = new Map<string, Promise<string[]>[]>([['s1', []], ['s2', []]]);
+    const stopWatching = c.chat.watchSessions((change) => {
+      if (change.type === 'waiting-changed') readsOnC.get(change.sessionId)?.push(c.chat.listWaiting(change.sessionId).then((list) => list.map((p) => p.approvalId)));
+    });
+    cleanups.push(async () => stopWatching());
+    const decided = await startWaiting(a, 's1', 'r1', 'denied');
+    const stopped = await startWaiting(a, 's2', 'r2', 'stopped');
+    await vi.waitFor(() => expect([readsOnC.get('s1')!.length, readsOnC.get('s2')!.length]).toStrictEqual([1, 1]), { timeout: 10_000 });
+    expect(await readsOnC.get('s1')![0]).toStrictEqual([decided.approvalId]);
+    expect(await readsOnC.get('s2')![0]).toStrictEqual([stopped.approvalId]);
+    // A dies as a process killed outright: it hears nothing more, hands nothing over, and records nothing.
+    await a.store.close();
+
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId: decided.approvalId, decision: 'deny' })).resolves.toMatchObject({ resolved: true });
+    await vi.waitFor(() => expect(readsOnC.get('s1')).toHaveLength(2), { timeout: 10_000 });
+    expect(await readsOnC.get('s1')![1]).toStrictEqual([]);
+    await vi.waitFor(() => expect(b.chat.listSessions().find((s) => s.sessionId === 's2')?.activeRunId).toBe('r2'), { timeout: 10_000 });
+    expect(await b.chat.cancel('s2', 'r2')).toBe(1);
+    await vi.waitFor(() => expect(readsOnC.get('s2')).toHaveLength(2), { timeout: 10_000 });
+    expect(await readsOnC.get('s2')![1]).toStrictEqual([]);
+    expect([await ownerOf(db, 'r1'), await ownerOf(db, 'r2')]).toStrictEqual(['a', 'a']);
+    expect(calls).toStrictEqual([]);
+  });
+
+  it('a watcher on B that missed the message of a call starting to wait on A is told once B hears it may have missed some', async () => {
+    const db = await cleanups.database();
+    const { tool } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    let resyncB = () => {};
+    const b = await instance(db, 'b', tool, 60_000, {
+      asCluster: (store) => {
+        const lossy = lossyCluster(store, (message) => message.type === 'event');
+        resyncB = lossy.resync;
+        return lossy.cluster;
+      },
+    });
+    const readsOnB: Promise<string[]>[] = [];
+    const stopWatching = b.chat.watchSessions((change) => {
+      if (change.type === 'waiting-changed' && change.sessionId === 's1') readsOnB.push(b.chat.listWaiting('s1').then((list) => list.map((p) => p.approvalId)));
+    });
+    cleanups.push(async () => stopWatching());
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'missed');
+    await vi.waitFor(() => expect(b.chat.listSessions().find((s) => s.sessionId === 's1')?.activeRunId).toBe('r1'), { timeout: 10_000 });
+    const before = readsOnB.length;
+    resyncB();
+    await vi.waitFor(() => expect(readsOnB.length).toBeGreaterThan(before), { timeout: 10_000 });
+    expect(await readsOnB[before]).toStrictEqual([approvalId]);
   });
 
   it('a decision on B past its deadline is refused before it is claimed: the call still waits on A, and one in time runs it', async () => {

@@ -602,7 +602,7 @@ export class ChatService {
       // Stored first: an owner that died before hearing it would leave the run going, and whoever takes the run over
       // reads it there. Then its owner, told, cancels it; the end comes back through the store like any of its events.
       if (!(await cluster.requestCancel(remote))) return { cancelled: 0 };
-      this.publish({ type: 'cancel', runId: remote });
+      this.publish({ type: 'cancel', runId: remote, sessionId });
       return { cancelled: 1 };
     }
     if (run && (runId === undefined || run.runId === runId)) {
@@ -835,7 +835,7 @@ export class ChatService {
     const remote = session.remoteRunId;
     const cluster = this.options.cluster;
     if (remote && cluster && (await cluster.requestCancel(remote))) {
-      this.publish({ type: 'cancel', runId: remote });
+      this.publish({ type: 'cancel', runId: remote, sessionId });
       await this.remoteEnd(cluster, sessionId, remote);
     }
     return this.admit(async () => {
@@ -1074,11 +1074,13 @@ export class ChatService {
     switch (message.type) {
       case 'event': {
         const run = this.runs.get(message.runId);
+        if (message.waitingIn !== undefined) this.announceWaitingElsewhere(message.waitingIn, run);
         if (run?.remote && message.seq > run.log.size) await this.readRemoteEvents(run, message.seq);
         return;
       }
       case 'decided': {
         const run = this.runs.get(message.runId);
+        if (message.sessionId !== undefined) this.announceWaitingElsewhere(message.sessionId, run);
         if (!run || run.remote || run.log.isClosed) return;
         // Released here already (decided on this instance, or the message is a repeat): nothing to read.
         if (!this.registry.listPending(run.sessionId).some((pending) => pending.approvalId === message.approvalId)) return;
@@ -1102,6 +1104,7 @@ export class ChatService {
         return;
       case 'cancel': {
         const run = this.runs.get(message.runId);
+        if (message.sessionId !== undefined) this.announceWaitingElsewhere(message.sessionId, run);
         if (run && !run.remote) run.cancellation.cancel();
         return;
       }
@@ -1114,9 +1117,13 @@ export class ChatService {
       case 'resync': {
         // Messages may have been missed: read again the grants (first: a revoke missed meanwhile stops allowing here
         // before anything slower is read), the list of sessions, what is followed here and the decisions of calls
-        // waiting here.
+        // waiting here. A chat with a run elsewhere may have had calls start or stop waiting meanwhile: its watchers
+        // read its waiting list again.
         await this.resyncGrants();
-        for (const stored of await this.store.listSessions()) await this.refreshSession(stored.sessionId, true);
+        for (const stored of await this.store.listSessions()) {
+          const session = await this.refreshSession(stored.sessionId, true);
+          if (session?.remoteRunId) this.announceWaitingChange(stored.sessionId);
+        }
         for (const run of [...this.runs.values()]) {
           if (run.remote) await this.readRemoteEvents(run);
           else if (!run.log.isClosed) for (const record of await this.store.listRunToolCalls(run.runId)) if (record.decision !== null) this.applyRecordedDecision(record);
@@ -1242,9 +1249,7 @@ export class ChatService {
           for await (const page of this.storedPages(run.runId, run.log)) {
             // This instance may have taken the run over meanwhile: then it writes the log itself.
             if (!run.remote || this.runs.get(run.runId)?.log !== run.log) return;
-            appendInOrder(run.log, page, (event) => {
-              if (changesWaiting(event)) this.announceWaitingChange(run.sessionId);
-            });
+            appendInOrder(run.log, page);
             if (run.log.eventAt(run.log.size)?.type === 'run-end') {
               run.log.close();
               run.remote = false;
@@ -2180,6 +2185,15 @@ export class ChatService {
     this.waitingChanges.add(sessionId);
   }
 
+  /**
+   * A call started or stopped waiting (a decision claimed, a stop stored) in a run this instance does not hold, as a
+   * message sent once the write committed says (so a read of the list then shows it): its watchers are told whether
+   * or not the run is followed here, and even while its owner is dead. The owner tells its own from its events.
+   */
+  private announceWaitingElsewhere(sessionId: string, run: Run | undefined): void {
+    if (run === undefined || run.remote) this.announceWaitingChange(sessionId);
+  }
+
   private tellWaitingChanges(): void {
     if (this.waitingChanges.size === 0) return;
     const sessions = [...this.waitingChanges];
@@ -2212,13 +2226,11 @@ function titleFrom(message: string): string {
 
 /**
  * Appends a page's events to `log`, in order only: the log of a run followed here may have grown while the page was
- * read. `appended` is told of each event appended.
+ * read.
  */
-function appendInOrder(log: EventLog, { from, events }: StoredPage, appended?: (event: LoopEvent) => void): void {
+function appendInOrder(log: EventLog, { from, events }: StoredPage): void {
   events.forEach((event, index) => {
-    if (from + index !== log.size) return;
-    log.append(event);
-    appended?.(event);
+    if (from + index === log.size) log.append(event);
   });
 }
 

@@ -1,4 +1,4 @@
-import type { Decision, PendingApproval, ToolArguments } from '@airlock/core';
+import type { Decision, LoopEvent, PendingApproval, ToolArguments } from '@airlock/core';
 import type { DecidedBy, StoredGrant, StoredRun } from './store';
 
 /**
@@ -118,16 +118,25 @@ export interface PendingApprovalRecord extends PendingApproval {
  * never carries stale state.
  */
 export type ClusterMessage =
-  /** A run's event of this seq was stored (sent by the store in the same transaction as the event). */
-  | { type: 'event'; runId: string; seq: number }
-  /** A call was decided by a conditional write; its run's owner releases the waiting call. */
-  | { type: 'decided'; runId: string; approvalId: string }
+  /**
+   * A run's events up to this seq were stored (sent by the store in the same transaction as the events). `waitingIn`:
+   * one of them put a call up for a decision, so that session's waiting list changed (see eventMessage).
+   */
+  | { type: 'event'; runId: string; seq: number; waitingIn?: string }
+  /**
+   * A call was decided by a conditional write; its run's owner releases the waiting call, and every instance tells its
+   * watchers that the session's waiting list changed. `sessionId` is absent from an instance of an older version.
+   */
+  | { type: 'decided'; runId: string; approvalId: string; sessionId?: string }
   /** A grant was made or revoked in a session. */
   | { type: 'grant'; sessionId: string; grantId: string; revoked: boolean }
   /** A session was created, changed, deleted, or its run started or ended. */
   | { type: 'session'; sessionId: string }
-  /** Someone asked to cancel a run; its owner does. */
-  | { type: 'cancel'; runId: string }
+  /**
+   * Someone asked to cancel a run; its owner does. Its calls left the waiting list of `sessionId` when the stop was
+   * stored, before the owner (perhaps dead) records it, so every instance tells its watchers.
+   */
+  | { type: 'cancel'; runId: string; sessionId?: string }
   /** An instance released its runs (a graceful stop): others take them over now rather than at lease expiry. */
   | { type: 'released'; instanceId: string }
   /** Lasting rules, or the trust of a workspace's rules file, changed. */
@@ -148,6 +157,18 @@ export class FencedError extends Error {
   }
 }
 
+/**
+ * The message a store sends with a write of one run's events: the last seq written and, when one of the events put a
+ * call up for a decision, the session, so that every instance tells its watchers at the write's commit (a call stops
+ * waiting through a claimDecision, whose `decided` message says so). Nothing more is sent than one message per write,
+ * however many calls it puts up.
+ */
+export function eventMessage(runId: string, events: readonly { sessionId: string; seq: number; event: LoopEvent }[]): ClusterMessage {
+  const seq = Math.max(...events.map((written) => written.seq));
+  const waiting = events.find((written) => written.event.type === 'tool-start' && written.event.awaitingConfirmation);
+  return { type: 'event', runId, seq, ...(waiting === undefined ? {} : { waitingIn: waiting.sessionId }) };
+}
+
 /** Encodes a message as the short text a notification carries (ids only, well under PostgreSQL's 8,000 bytes). */
 export function encodeClusterMessage(message: ClusterMessage): string {
   return JSON.stringify(message);
@@ -166,9 +187,13 @@ export function decodeClusterMessage(text: string): ClusterMessage | undefined {
   const str = (key: string) => typeof message[key] === 'string' && (message[key]).length <= 200;
   switch (message.type) {
     case 'event':
-      return str('runId') && Number.isSafeInteger(message.seq) ? { type: 'event', runId: message.runId as string, seq: message.seq as number } : undefined;
+      return str('runId') && Number.isSafeInteger(message.seq)
+        ? { type: 'event', runId: message.runId as string, seq: message.seq as number, ...(str('waitingIn') ? { waitingIn: message.waitingIn as string } : {}) }
+        : undefined;
     case 'decided':
-      return str('runId') && str('approvalId') ? { type: 'decided', runId: message.runId as string, approvalId: message.approvalId as string } : undefined;
+      return str('runId') && str('approvalId')
+        ? { type: 'decided', runId: message.runId as string, approvalId: message.approvalId as string, ...(str('sessionId') ? { sessionId: message.sessionId as string } : {}) }
+        : undefined;
     case 'grant':
       return str('sessionId') && str('grantId') && typeof message.revoked === 'boolean'
         ? { type: 'grant', sessionId: message.sessionId as string, grantId: message.grantId as string, revoked: message.revoked }
@@ -176,7 +201,7 @@ export function decodeClusterMessage(text: string): ClusterMessage | undefined {
     case 'session':
       return str('sessionId') ? { type: 'session', sessionId: message.sessionId as string } : undefined;
     case 'cancel':
-      return str('runId') ? { type: 'cancel', runId: message.runId as string } : undefined;
+      return str('runId') ? { type: 'cancel', runId: message.runId as string, ...(str('sessionId') ? { sessionId: message.sessionId as string } : {}) } : undefined;
     case 'released':
       return str('instanceId') ? { type: 'released', instanceId: message.instanceId as string } : undefined;
     case 'rules':

@@ -37,6 +37,7 @@ export {
   FencedError,
   encodeClusterMessage,
   decodeClusterMessage,
+  eventMessage,
   renewalIntervalMs,
   type Cluster,
   type ClusterMessage,

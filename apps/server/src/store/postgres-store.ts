@@ -2,6 +2,7 @@ import {
   FencedError,
   StoreUnavailableError,
   encodeClusterMessage,
+  eventMessage,
   renewalIntervalMs,
   type AirlockStore,
   type AppendEventInput,
@@ -440,9 +441,9 @@ export class PostgresStore implements AirlockStore, Cluster {
       await insertMessagesOf(client, inputs);
       for (const input of inputs) if (input.ledger !== undefined) await applyLedgerChange(client, input.runId, input.sessionId, input.ledger);
       for (const input of inputs) if (input.grant !== undefined) await saveGrantWith(client, input.grant);
-      const lastSeq = new Map<string, number>();
-      for (const { runId, seq } of inputs) lastSeq.set(runId, Math.max(seq, lastSeq.get(runId) ?? seq));
-      for (const [runId, seq] of lastSeq) await client.query('SELECT pg_notify($1, $2)', [this.channel, encodeClusterMessage({ type: 'event', runId, seq })]);
+      const byRun = new Map<string, AppendEventInput[]>();
+      for (const input of inputs) byRun.set(input.runId, [...(byRun.get(input.runId) ?? []), input]);
+      for (const [runId, written] of byRun) await client.query('SELECT pg_notify($1, $2)', [this.channel, encodeClusterMessage(eventMessage(runId, written))]);
     });
   }
 
@@ -503,9 +504,8 @@ export class PostgresStore implements AirlockStore, Cluster {
       )`);
     }
     if (withLedger !== undefined && change !== undefined) ctes.push(`ledger AS (${ledgerStatement(runId, withLedger.sessionId, change, p)})`);
-    const lastSeq = Math.max(...inputs.map((input) => input.seq));
     const text = `WITH ${ctes.join(', ')}
-      SELECT count(*)::integer AS inserted, CASE WHEN count(*) > 0 THEN pg_notify(${p(this.channel)}, ${p(encodeClusterMessage({ type: 'event', runId, seq: lastSeq }))}) END AS notified
+      SELECT count(*)::integer AS inserted, CASE WHEN count(*) > 0 THEN pg_notify(${p(this.channel)}, ${p(encodeClusterMessage(eventMessage(runId, inputs)))}) END AS notified
         ${call === undefined ? '' : `, EXISTS (${call}) AS call_exists`}${owned === undefined ? '' : `, EXISTS (${owned}) AS owned`}${holds === undefined ? '' : `, ${holds.read} AS holds`}
       FROM inserted`;
     let row: { inserted: number; call_exists?: boolean; owned?: boolean; holds?: boolean } | undefined;
@@ -753,7 +753,7 @@ export class PostgresStore implements AirlockStore, Cluster {
          AND ($3::text = 'timeout' OR t.expires_at IS NULL OR t.expires_at > ${DB_NOW})
          AND ($3::text IN ('cancel', 'timeout') OR NOT r.cancel_requested)
        RETURNING ${prefixed('t', LEDGER_COLUMNS)})
-       SELECT ${LEDGER_COLUMNS}, pg_notify($12, json_build_object('type', 'decided', 'runId', run_id, 'approvalId', approval_id)::text) FROM claimed`,
+       SELECT ${LEDGER_COLUMNS}, pg_notify($12, json_build_object('type', 'decided', 'runId', run_id, 'approvalId', approval_id, 'sessionId', session_id)::text) FROM claimed`,
       [
         input.approvalId,
         input.sessionId,

@@ -33,9 +33,10 @@ function answerId(data: object | undefined): number {
 }
 
 /**
- * How long a chat's waiting list goes unread when nothing said it changed, hidden tab or not. Only for what the
- * server cannot tell: with several instances, a call that starts waiting in a run of another instance that none
- * here follows. Not less: a waiting call's arguments may hold a megabyte, read by every open tab.
+ * How long a chat's waiting list goes unread when nothing said it changed, hidden tab or not: a safety net for a
+ * change the server could not tell (a read it refused, which is not asked again; with several instances, a call put
+ * up by an instance of an older version). Not less: a waiting call's arguments may hold a megabyte, read by every
+ * open tab.
  */
 export const WAITING_FALLBACK_MS = 30_000;
 
