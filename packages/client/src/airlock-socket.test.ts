@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { AirlockSocket, isConnectionLost, isExpired, socketClock, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type RequestHandlers, type SocketError } from './airlock-socket';
 import { createAirlockClient } from './create-airlock-client';
-import { CLOSE_REPLACED_BEFORE_TOKEN } from './web-socket-like';
+import { CLOSE_REPLACED_BEFORE_TOKEN, type WebSocketConstructor, type WebSocketLike } from './web-socket-like';
 
 /** What an upgrade request says that the proof answers: its URL (with the nonce) and the Host it named. */
 interface Upgrade {
@@ -52,6 +52,46 @@ async function startWireServer(greet: (upgrade: Upgrade, socket: WebSocket) => s
         wss.close(() => resolve());
       }),
   };
+}
+
+/**
+ * `ws` sockets, the first `held` of which hand their messages over only with their close, in the same tick: a proof
+ * and a close read together, so the close is handled while the proof is still being checked.
+ */
+function proofReadWithClose(held = Infinity): WebSocketConstructor {
+  let made = 0;
+  return class ProofReadWithClose implements WebSocketLike {
+    private readonly socket: WebSocket;
+    private readonly held: { data: unknown }[] = [];
+    private onMessage: ((event: { data: unknown }) => void) | undefined;
+    constructor(url: string) {
+      this.socket = new WebSocket(url);
+      const holds = ++made <= held;
+      this.socket.addEventListener('message', (event) => {
+        if (holds) this.held.push({ data: event.data });
+        else this.onMessage?.({ data: event.data });
+      });
+    }
+    get readyState(): number {
+      return this.socket.readyState;
+    }
+    send(data: string): void {
+      this.socket.send(data);
+    }
+    close(code?: number, reason?: string): void {
+      this.socket.close(code, reason);
+    }
+    addEventListener(type: 'open' | 'close' | 'error' | 'message', listener: (event: never) => void): void {
+      const call = listener as (event?: unknown) => void;
+      if (type === 'message') this.onMessage = call;
+      else if (type === 'close') {
+        this.socket.addEventListener('close', (event) => {
+          for (const message of this.held.splice(0)) this.onMessage?.(message);
+          call({ code: event.code });
+        });
+      } else this.socket.addEventListener(type, (event) => call(event));
+    }
+  }
 }
 
 function recorder() {
@@ -179,18 +219,55 @@ describe('AirlockSocket speaks the tRPC WebSocket protocol', () => {
 
   it('does not count a socket the server closed to make room (4001) as a failed attempt at the first connection', async () => {
     let made = 0;
+    // As Airlock does: the proof first, then, once a newcomer takes its place, the close.
     const server = await startWireServer((upgrade, socket) => {
-      if (++made > 3) return proofFrame(upgrade, 'secret');
+      const proof = proofFrame(upgrade, 'secret');
+      if (++made > 3) return proof;
+      socket.send(proof);
       socket.close(CLOSE_REPLACED_BEFORE_TOKEN, 'replaced before its token was presented');
       return null;
     });
     const whys: string[] = [];
-    const socket = new AirlockSocket({ url: server.url, connectionParams: { token: 'secret' }, WebSocket, retryDelayMs: () => 0, connectAttempts: 2, onClose: () => whys.push('closed') });
+    // Each close is handled while its proof is still being checked: it counts or not once the check has ended.
+    const options = { url: server.url, connectionParams: { token: 'secret' }, WebSocket: proofReadWithClose(3), retryDelayMs: () => 0, connectAttempts: 2, closeWaitMs: 0 };
+    const socket = new AirlockSocket({ ...options, onClose: () => whys.push('closed') });
     cleanups.push(server.close, () => socket.close());
     const query = recorder();
     socket.request({ method: 'query', path: 'model.info', input: undefined }, query.handlers);
     expect((await server.received(3, 2))[1]).toStrictEqual({ id: 1, method: 'query', params: { path: 'model.info' } });
     expect([socket.state, whys.length, query.errors]).toStrictEqual(['open', 3, []]);
+  });
+
+  it('counts a 4001 close from a server that did not prove it knows the token, and gives up after connectAttempts saying why', async () => {
+    const server = await startWireServer((_upgrade, socket) => {
+      socket.close(CLOSE_REPLACED_BEFORE_TOKEN, 'replaced before its token was presented');
+      return null;
+    });
+    const socket = new AirlockSocket({ url: server.url, connectionParams: { token: 'secret' }, WebSocket, retryDelayMs: () => 0, connectAttempts: 3 });
+    cleanups.push(server.close, () => socket.close());
+    const query = recorder();
+    socket.request({ method: 'query', path: 'model.info', input: undefined }, query.handlers);
+    await vi.waitFor(() => expect(query.errors).toHaveLength(1));
+    expect([socket.state, server.connections.length, query.errors[0]!.message]).toStrictEqual([
+      'unreachable',
+      3,
+      `cannot reach Airlock at ${server.url} (the connection was closed with code 4001 (as if to make room) before the server proved it knows the token)`,
+    ]);
+  });
+
+  it('stops for good on a 4001 close that came with a proof for another token, sending nothing, though the close is handled while the proof is checked', async () => {
+    const rejected: string[] = [];
+    const server = await startWireServer((upgrade, socket) => {
+      socket.send(proofFrame(upgrade, 'another token'));
+      socket.close(CLOSE_REPLACED_BEFORE_TOKEN, 'replaced before its token was presented');
+      return null;
+    });
+    const socket = new AirlockSocket({ url: server.url, connectionParams: { token: 'secret' }, WebSocket: proofReadWithClose(), retryDelayMs: () => 0, connectAttempts: Infinity, onRejected: (_message, reason) => rejected.push(reason) });
+    cleanups.push(server.close, () => socket.close());
+    const query = recorder();
+    socket.request({ method: 'query', path: 'model.info', input: undefined }, query.handlers);
+    await vi.waitFor(() => expect(query.errors).toHaveLength(1));
+    expect([socket.state, rejected, query.errors[0]!.message, server.connections.flatMap((connection) => connection.received)]).toStrictEqual(['rejected', ['unproven'], UNPROVEN_SERVER_MESSAGE, []]);
   });
 
   it('reconnects when the server asks, and answers its PING', async () => {

@@ -101,8 +101,9 @@ export interface AirlockSocketOptions {
    * Failed attempts to open the first connection after which the client gives up: every request fails with why
    * (`connect ECONNREFUSED …`, no server at that path) and the state is `unreachable`. Once a connection has
    * opened, a drop is retried however long it lasts. A socket the server closed to make room for a newcomer before
-   * it accepted the token (close code 4001) does not count: that server is up. Default 4 (about a second and a half
-   * with the default delays); `Infinity` waits for the server however long.
+   * it accepted the token (close code 4001) does not count, once that server proved it knows the token: it is up. A
+   * 4001 from one that did not prove it counts (any program on the port can send that code). Default 4 (about a
+   * second and a half with the default delays); `Infinity` waits for the server however long.
    */
   connectAttempts?: number;
   /**
@@ -181,6 +182,8 @@ interface AwaitingProof {
   nonce: string;
   /** The proof came and is being checked: any other frame before the token is sent ends the client. */
   verifying: boolean;
+  /** Closed to make room (4001) while its proof was being checked: what that close means waits for the check. */
+  closedToMakeRoom?: boolean;
 }
 
 /** What a socket's `error` event says went wrong: `ws` passes an event with the error, a browser says nothing. */
@@ -233,6 +236,8 @@ export class AirlockSocket {
   private closing: Promise<void> | undefined;
   private currentState: SocketState = 'connecting';
   private opened = false;
+  /** The last socket whose server proved it knows the token (or, with no token, that opened). */
+  private provenSocket: WebSocketLike | undefined;
   /** Why the last attempt failed, when the socket said (its `error` event). */
   private lastFailure: string | undefined;
   /** Why the state is `rejected`, once it is. */
@@ -448,7 +453,7 @@ export class AirlockSocket {
       else this.awaitProof(socket, nonce);
     });
     socket.addEventListener('message', (event) => this.received(socket, event.data));
-    socket.addEventListener('close', (event) => this.socketGone(socket, event?.code));
+    socket.addEventListener('close', (event) => this.socketClosed(socket, event?.code));
     // A failed socket always closes next, which is where it is handled; without a listener Node's `ws` would throw.
     socket.addEventListener('error', (event?: unknown) => {
       if (socket === this.socket) this.lastFailure = failureOf(event);
@@ -477,6 +482,19 @@ export class AirlockSocket {
     else socket.terminate();
   }
 
+  /**
+   * A socket closed. Airlock sends its proof before anything else, so a socket it closes to make room (4001) has
+   * its proof, which may still be under check: that close counts as a failed attempt or not by the check's outcome.
+   */
+  private socketClosed(socket: WebSocketLike, code: number | undefined): void {
+    const awaiting = this.awaitingProof;
+    if (code === CLOSE_REPLACED_BEFORE_TOKEN && awaiting?.socket === socket && awaiting.verifying) {
+      awaiting.closedToMakeRoom = true;
+      return;
+    }
+    this.socketGone(socket, code);
+  }
+
   /** The first frame on a socket awaiting its proof: the proof, checked, or anything else, which ends the client. */
   private receivedProof(data: unknown): void {
     const awaiting = this.awaitingProof!;
@@ -494,7 +512,12 @@ export class AirlockSocket {
           return;
         }
         this.awaitingProof = undefined;
-        this.socketOpened(awaiting.socket);
+        if (awaiting.closedToMakeRoom !== true) {
+          this.socketOpened(awaiting.socket);
+          return;
+        }
+        this.provenSocket = awaiting.socket;
+        this.socketGone(awaiting.socket, CLOSE_REPLACED_BEFORE_TOKEN);
       },
       () => {
         if (this.awaitingProof === awaiting) this.unproven();
@@ -513,6 +536,7 @@ export class AirlockSocket {
     clearTimeout(this.handshakeTimer);
     this.attempt = 0;
     this.opened = true;
+    this.provenSocket = socket;
     this.setState('open');
     // The server reads the first message as the connection params; every request must come after it. `clock`, read as
     // they are sent, is what the server reads a decision's deadline by (see `socketClock`).
@@ -693,9 +717,13 @@ export class AirlockSocket {
     }
     if (this.endedError() !== undefined) return;
     this.setState(this.opened ? 'reconnecting' : 'connecting');
+    // A socket closed to make room for a newcomer by a server that proved it knows the token reached Airlock, which
+    // is up: it is not a failed attempt. Any program on the port can close a socket with 4001: without the proof, it
+    // counts, or such a program would keep the client trying for good.
+    const madeRoom = neverArrived && socket !== null && socket === this.provenSocket;
+    if (neverArrived && !madeRoom) this.lastFailure ??= 'the connection was closed with code 4001 (as if to make room) before the server proved it knows the token';
     this.options.onClose?.(this.lastFailure);
-    // A socket closed to make room for a newcomer reached a server that answers: it is not one that cannot be reached.
-    if (!neverArrived) this.failedAttempts++;
+    if (!madeRoom) this.failedAttempts++;
     if (!this.opened && this.failedAttempts >= (this.options.connectAttempts ?? DEFAULT_CONNECT_ATTEMPTS)) {
       this.unreachable();
       return;

@@ -59,7 +59,8 @@ export interface AirlockClientOptions {
    * Failed attempts to open the first connection after which the client gives up and every call fails with why
    * (`state` is then `unreachable`). Once connected, a dropped connection is retried however long it takes. Default
    * 4, about a second and a half; `Infinity` waits for the server to come up. A socket the server closed to make
-   * room for a newcomer before it accepted the token (close code 4001) does not count.
+   * room for a newcomer before it accepted the token (close code 4001) does not count, once the server proved it knows
+   * the token: a 4001 from one that did not counts.
    */
   connectAttempts?: number;
   /**
