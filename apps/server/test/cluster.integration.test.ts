@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ToolSettings } from '@airlock/api';
+import type { SessionWatchEvent, ToolSettings } from '@airlock/api';
 import { killAllWith, processesWith } from '../src/tools/test-support';
 import { instanceLockHolder, openTestDatabase, probeTestDatabase, terminateBackend, withClient, type TestDatabase } from './support/postgres';
 import { startOrExit, startServerProcess, type ServerProcess } from './support/server-process';
@@ -353,5 +353,25 @@ describe.skipIf(!postgres.available)('Airlock instances sharing one PostgreSQL d
     await client(b, d.token).trpc.settings.update.mutate({ maxToolCalls: 3 });
     await expect.poll(() => onA.at(-1), { timeout: 30_000 }).toMatchObject({ disabledTools: ['terminal'], maxToolCalls: 3 });
     await expect.poll(() => onB.at(-1), { timeout: 30_000 }).toMatchObject({ disabledTools: ['terminal'], maxToolCalls: 3 });
+  });
+
+  it('a tab on B that follows no run is told when a call starts waiting on A and when B decides it, and reads it then', async () => {
+    const d = await deployment();
+    const [a, b] = await Promise.all([d.instance('a'), d.instance('b')]);
+    const onB = client(b, d.token);
+    const changes: SessionWatchEvent[] = [];
+    const subscription = onB.trpc.sessions.watch.subscribe(undefined, { onData: (change) => changes.push(change) });
+    cleanups.push(async () => subscription.unsubscribe());
+    await expect.poll(() => changes[0], { timeout: 30_000 }).toStrictEqual({ type: 'ready' });
+    const waitingChanges = () => changes.filter((change) => change.type === 'waiting-changed' && change.sessionId === 's1').length;
+
+    const run = watchRun(client(a, d.token), { sessionId: 's1', runId: 'run-1', message: 'run `echo told`' });
+    const start = await run.next('tool-start', (e) => e.awaitingConfirmation);
+    await expect.poll(waitingChanges, { timeout: 30_000 }).toBe(1);
+    expect((await onB.trpc.chat.pending.query({ sessionId: 's1' })).map((p) => p.approvalId)).toStrictEqual([start.approvalId]);
+    await expect(onB.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'deny' })).resolves.toMatchObject({ resolved: true });
+    await expect.poll(waitingChanges, { timeout: 30_000 }).toBe(2);
+    expect(await onB.trpc.chat.pending.query({ sessionId: 's1' })).toStrictEqual([]);
+    await run.ended;
   });
 });
