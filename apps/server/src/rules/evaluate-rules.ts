@@ -2,7 +2,7 @@ import { canonicalJson, codeWord, reason, type Reason } from '@airlock/core';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { commandBaseName, hostOfUrl, isExactOnlyCommand, matchHost } from '@airlock/api';
-import { allowsCommand, changesFileSystem, deniesCommand, folderAfter, setsShellVariables, type LineFacts } from './match-command';
+import { allowsCommand, changesFileSystem, deniesCommand, folderAfter, installedNames, setsShellVariables, type LineFacts } from './match-command';
 import type { PathFacts } from './outside-workspace';
 import { readCommandLine } from './command-line-reader';
 import { commandPathUnderGit } from './command-path-inside';
@@ -428,6 +428,8 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
   const [first] = command.words;
   if (first?.kind !== 'literal') return reason('a command whose name the shell computes');
   const name = commandBaseName(first.value);
+  const otherName = [...denied].find((program) => program !== name && mayBeCalled(name, program));
+  if (otherName !== undefined) return reason(codeWord(name), ' may be ', codeWord(otherName), ', which a deny rule names, under another name');
   if (isExactOnlyCommand(name)) return reason(codeWord(name), ' runs whatever it is given');
   if (runnerCall(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD))).kind !== 'none') return reason(codeWord(name), ' runs another program');
   if (!allowsCommand({ kind: 'command-prefix', tokens: [first.value], exact: false }, command, facts)) return reason(codeWord(name), ' is given words that may run other code');
@@ -439,6 +441,18 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
   const named = deniedNameIn(command.words.slice(1), denied);
   if (named !== undefined) return reason(codeWord(named), ', which a deny rule names, stands in a word given to ', codeWord(name));
   return hiddenNameIn(command.words.slice(1), denied, name);
+}
+
+/**
+ * Whether the program named `name` may be `program` installed under a name the deny side does not read as the
+ * program's: one that holds it as a part (`npm-install-helper`, `git-credential-x`). The names it does read as the
+ * program's (`pip3`, `npm-cli.js`, git's `git-push` as `git push`: see `installedNames`, `deniesCommand`) are judged as
+ * the program itself. No list of such names is complete, so under a deny rule for the program such a command is
+ * asked about rather than run unjudged.
+ */
+function mayBeCalled(name: string, program: string): boolean {
+  if (installedNames(name).has(program) || (program === 'git' && /^git-[a-z][a-z0-9-]*$/.test(name))) return false;
+  return name.split(/[-._]/).some((part) => part === program || part.replace(/\d+$/, '') === program);
 }
 
 /**

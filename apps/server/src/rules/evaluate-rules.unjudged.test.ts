@@ -118,6 +118,44 @@ describe('a deny rule for git and a git call it cannot read', () => {
   });
 });
 
+describe('a command deny rule and the program it names installed under another name', () => {
+  const noPush = prefix('git push', { effect: 'deny', reason: 'never push' });
+  const noHardReset = prefix('git reset --hard', { effect: 'deny' });
+  const noInstall = prefix('npm install', { effect: 'deny' });
+  const noPip = prefix('pip install', { effect: 'deny' });
+
+  it.each([
+    // git runs the subcommand its program's name says: its exec-path holds one such program per subcommand.
+    ['/usr/lib/git-core/git-push origin main', noPush],
+    ['git-push origin main', noPush],
+    ['/usr/lib/git-core/git-reset --hard', noHardReset],
+    ['/usr/lib/node_modules/npm/bin/npm-cli.js install ./localpkg', noInstall],
+    ['pip3 install evil', noPip],
+    ['pip3.11 install evil', noPip],
+    ['/usr/bin/pip-3.11 install evil', noPip],
+  ])('%s is denied', async (line, denying) => {
+    expect(await decide(line, [noPush, noHardReset, noInstall, noPip])).toStrictEqual({ decision: 'deny', rule: denying });
+  });
+
+  it('git-send-pack, which pushes, is denied by the rule for git push as git send-pack is', async () => {
+    expect(await decide('/usr/lib/git-core/git-send-pack origin main', [noPush])).toStrictEqual({ decision: 'deny', rule: noPush });
+  });
+
+  it('a name that holds the program as a part is asked about, naming the deny rule', async () => {
+    expect(await decide('node_modules/.bin/npm-install-helper x', [noInstall])).toStrictEqual({
+      decision: 'ask',
+      because: noInstall,
+      unread: '`npm-install-helper` may be `npm`, which a deny rule names, under another name',
+    });
+  });
+
+  it('other subcommands under those names are plain, as under the program name, and other programs are not touched', async () => {
+    expect(await decide('/usr/lib/git-core/git-status', [noPush])).toStrictEqual({ decision: 'ask' });
+    expect(await decide('pip3 list', [noPip])).toStrictEqual({ decision: 'ask' });
+    expect(await decide('npm-check-updates', [noPush])).toStrictEqual({ decision: 'ask' });
+  });
+});
+
 describe('a command deny rule and a program it does not know that runs a command it is given', () => {
   const noPush = prefix('git push', { effect: 'deny' });
 

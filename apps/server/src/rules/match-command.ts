@@ -276,6 +276,31 @@ const PROGRAM_ALIASES: ReadonlyMap<string, string> = new Map([
   ['pytest3', 'pytest'],
 ]);
 
+/** Other names a program is installed under that a deny rule for the program catches too (npm's own script, Debian's yarn). */
+const INSTALLED_AS: ReadonlyMap<string, string> = new Map([
+  ['npm-cli.js', 'npm'],
+  ['npx-cli.js', 'npx'],
+  ['pnpm.cjs', 'pnpm'],
+  ['yarnpkg', 'yarn'],
+  ['nodejs', 'node'],
+]);
+
+/**
+ * The names a deny rule's program may be called by here: its own, an alias, and without a version (`pip3`, `pip3.11`
+ * and `pip-3.11` are pip; `python3.11` is python3 and python), so a rule for `pip install` catches `pip3 install`.
+ */
+export function installedNames(name: string): ReadonlySet<string> {
+  const names = new Set([name, programName(name)]);
+  const installed = INSTALLED_AS.get(name);
+  if (installed !== undefined) names.add(installed);
+  const versioned = /^([A-Za-z][A-Za-z_]*?)-?(\d+)((?:\.\d+)*)$/.exec(name);
+  if (versioned !== null) {
+    names.add(versioned[1]!);
+    if (versioned[3] !== '') names.add(`${versioned[1]}${versioned[2]}`);
+  }
+  return names;
+}
+
 /** The program a command's base name stands for: an alias (`py.test`) is judged as its program (`pytest`). */
 function programName(name: string): string {
   return PROGRAM_ALIASES.get(name) ?? name;
@@ -614,11 +639,15 @@ function isCodeOption(value: string, spec: CodeOptions): boolean {
  * push` for `git push`), never less for these spellings.
  */
 export function deniesCommand(rule: CommandPrefix, words: ReachableWords): boolean {
-  const [first, ...args] = words;
+  const [first, ...given] = words;
   const [ruleName = '', ...ruleArgs] = rule.tokens;
   if (first === undefined) return false;
-  const name = commandBaseName(first);
-  if (name !== commandBaseName(ruleName)) return false;
+  const name = commandBaseName(ruleName);
+  const called = commandBaseName(first);
+  // git runs the subcommand its program's name says: /usr/lib/git-core/git-push is `git push`.
+  const dashed = /^git-([a-z][a-z0-9-]*)$/.exec(called);
+  const args = name === 'git' && dashed !== null ? [dashed[1]!, ...given] : given;
+  if (!(dashed !== null && name === 'git') && !installedNames(called).has(name)) return false;
   const aliases = OPTION_ALIASES.get(name) ?? new Map<string, string>();
   const { options, operands } = splitArguments(args, aliases, 'whole-and-letters');
   const { options: ruleOptions, operands: ruleOperands } = splitArguments(ruleArgs, aliases, 'letters');
