@@ -111,6 +111,49 @@ describe('notifications of waiting calls', () => {
     await chat.waitForStatus(chat.card(), 'Waiting for your decision');
   });
 
+  it('closes the notifications a tab showed as the tab goes, though their calls still wait', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'echo outlived' } }] });
+    const going = await ChatPage.open(suite.context, suite.airlock.link);
+    await turnOnNotifications(going.page);
+    await hide(going.page);
+    await going.send('a tab that goes');
+    await vi.waitFor(async () => expect((await shown(going.page)).map((n) => n.body)).toStrictEqual(['echo outlived\nin “a tab that goes”']), { timeout: 10_000 });
+
+    const staying = await ChatPage.open(suite.context, suite.airlock.link);
+    await staying.page.getByRole('region', { name: 'Waiting for you' }).getByRole('heading', { name: /Waiting for you \(1\)/ }).waitFor();
+    await going.page.close();
+    // Its buttons would talk to a tab that is gone: the notification goes with it, and the call waits in the list.
+    await vi.waitFor(async () => expect(await shown(staying.page)).toStrictEqual([]), { timeout: 10_000 });
+    await staying.page.getByRole('region', { name: 'Waiting for you' }).getByRole('listitem').filter({ hasText: 'echo outlived' }).waitFor();
+  });
+
+  it('closes a notification left on screen of a call that waits no more, whichever tab showed it', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'echo still-waits' } }] });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await turnOnNotifications(chat.page);
+    await chat.send('one call waits');
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+    const approvalId = (await chat.card().getAttribute('data-approval-id'))!;
+    const sessionId = (await chat.page.evaluate(() => window.sessionStorage.getItem('airlock.session')))!;
+
+    // Left by tabs that ended without closing them (a crash, a killed browser): one of the call that waits, one of a
+    // call the server no longer has (decided, or ended with its run, while no tab was open).
+    const [worker] = suite.context.serviceWorkers();
+    await worker!.evaluate(
+      async ({ approvalId, sessionId }) => {
+        const { registration } = self as unknown as { registration: ServiceWorkerRegistration };
+        for (const id of [approvalId, 'approval-decided-meanwhile']) {
+          await registration.showNotification('Decision needed: terminal', { tag: id, body: id, data: { approvalId: id, sessionId }, requireInteraction: true });
+        }
+      },
+      { approvalId, sessionId },
+    );
+    await vi.waitFor(async () => expect((await shown(chat.page)).map((n) => n.tag)).toStrictEqual([approvalId]), { timeout: 10_000 });
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+  });
+
   it('names a call that starts waiting later in a run of a chat this tab does not show', async () => {
     await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
     suite.airlock.model.enqueue(

@@ -35,6 +35,18 @@ self.addEventListener('notificationclick', (event) => {
   );
 });
 
+// A tab going away asks the worker to close the notifications it showed: the page may be gone before it could.
+self.addEventListener('message', (event) => {
+  const data = event.data ?? {};
+  if (data.type !== 'airlock-close-notifications' || !Array.isArray(data.tags)) return;
+  const tags = new Set(data.tags.filter((tag) => typeof tag === 'string'));
+  event.waitUntil(
+    self.registration.getNotifications().then((notifications) => {
+      for (const notification of notifications) if (tags.has(notification.tag)) notification.close();
+    }),
+  );
+});
+
 self.addEventListener('notificationclose', (event) => {
   const data = approvalOf(event.notification);
   if (data === null) return;

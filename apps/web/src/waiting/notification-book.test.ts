@@ -84,4 +84,21 @@ describe('NotificationBook', () => {
     expect(book.pass([call('a'), call('b')], tags(), false).show).toStrictEqual([]);
     expect(book.pass([call('b'), call('c')], tags(), true).show).toStrictEqual([call('b'), call('c')]);
   });
+
+  it('names once each listed notification of a call it has not seen waiting, to be asked about, and again once it was gone and is back', () => {
+    const book = new NotificationBook();
+    book.pass([call('a')], tags('a', 'left'), true);
+    expect(book.unheardOf(tags('a', 'left'))).toStrictEqual(['left']);
+    expect(book.unheardOf(tags('a', 'left'))).toStrictEqual([]);
+    book.pass([call('a')], tags('a'), true);
+    expect(book.unheardOf(tags('a'))).toStrictEqual([]);
+    expect(book.unheardOf(tags('a', 'left'))).toStrictEqual(['left']);
+  });
+
+  it('names the calls it put on screen, to close as the tab goes', () => {
+    const book = new NotificationBook();
+    book.pass([call('seen')], tags(), false);
+    book.pass([call('seen'), call('shown')], tags(), true);
+    expect(book.shown()).toStrictEqual(['seen', 'shown']);
+  });
 });

@@ -24,6 +24,8 @@ export class NotificationBook {
   private readonly shows = new Map<string, number>();
   /** Calls whose notification the person clicked or dismissed, in any tab. */
   private readonly ended = new Set<string>();
+  /** Listed tags of calls this tab never saw waiting, that it asked the server about (see `unheardOf`). */
+  private readonly asked = new Set<string>();
 
   /**
    * Notes the waiting calls without showing anything: notifications are off, or not allowed. Those still waiting
@@ -64,6 +66,23 @@ export class NotificationBook {
     }
     for (const id of this.seen) if (!waitingIds.has(id) && !onScreen.has(id)) this.forget(id);
     return { close, show };
+  }
+
+  /**
+   * Tags the browser lists that this tab has not seen waiting and has not asked about yet: another tab's, or left on
+   * screen by a tab that ended (closed without `pagehide`, or before its call was decided). Each is asked about once
+   * while it stays listed: the caller reads its call's chat, and closes it if the call waits no more. Call after `pass`.
+   */
+  unheardOf(listed: ReadonlySet<string>): string[] {
+    for (const tag of this.asked) if (!listed.has(tag)) this.asked.delete(tag);
+    const unheard = [...listed].filter((tag) => !this.seen.has(tag) && !this.asked.has(tag));
+    for (const tag of unheard) this.asked.add(tag);
+    return unheard;
+  }
+
+  /** The calls this tab put on screen, to close as the tab goes. */
+  shown(): string[] {
+    return [...this.shows.keys()];
   }
 
   private forget(id: string): void {

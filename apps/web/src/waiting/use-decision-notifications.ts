@@ -1,5 +1,6 @@
 import { useContext, useEffect, useRef } from 'react';
 import { HeldEditsContext } from '../chat/held-edits';
+import { trpc } from '../lib/trpc';
 import { callPreview, NOTIFICATION_WHOLE_CHARS, visiblePlainText } from './argument-preview';
 import type { WaitingDecision } from './use-decide-waiting';
 import { NotificationBook } from './notification-book';
@@ -17,6 +18,12 @@ const LOOK_AGAIN_MS = 2000;
 export interface NotificationEnd {
   type: 'airlock-notification-end';
   approvalId: string;
+}
+
+/** What a tab posts to the notification worker as it goes: close the notifications it showed. */
+export interface CloseNotifications {
+  type: 'airlock-close-notifications';
+  tags: string[];
 }
 
 /** What the notification worker posts to one tab when a notification is clicked. */
@@ -44,10 +51,28 @@ export interface DecisionNotificationsOptions {
  */
 export function useDecisionNotifications({ enabled, waiting, decide, show }: DecisionNotificationsOptions): void {
   const heldEdits = useContext(HeldEditsContext);
+  const utils = trpc.useUtils();
   const book = useRef(new NotificationBook());
   const registration = useRef<Promise<ServiceWorkerRegistration | null> | null>(null);
+  const worker = useRef<ServiceWorkerRegistration | null>(null);
+  /** Notifications this tab made without the worker (the browser cannot list them), by tag. */
+  const made = useRef(new Map<string, Notification>());
   const latest = useRef({ decide, show, waiting });
   latest.current = { decide, show, waiting };
+
+  useEffect(() => {
+    // A notification must not outlive the tab its buttons talk to: one left on screen by a closed or reloaded tab
+    // stayed there for good, though its call was decided elsewhere or ended. The worker closes them (this page may
+    // be gone before a promise of its settles).
+    const onPageHide = () => {
+      const tags = book.current.shown();
+      for (const notification of made.current.values()) notification.close();
+      made.current.clear();
+      if (tags.length > 0) worker.current?.active?.postMessage({ type: 'airlock-close-notifications', tags } satisfies CloseNotifications);
+    };
+    window.addEventListener('pagehide', onPageHide);
+    return () => window.removeEventListener('pagehide', onPageHide);
+  }, []);
 
   useEffect(() => {
     if (!enabled || !('serviceWorker' in navigator)) return;
@@ -55,6 +80,7 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
       () => navigator.serviceWorker.ready,
       () => null,
     );
+    void registration.current.then((ready) => (worker.current = ready));
     const onMessage = (event: MessageEvent<unknown>) => {
       const ended = notificationEndOf(event.data);
       if (ended !== null) {
@@ -94,7 +120,23 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
           const listed = notifications === null ? null : new Set(notifications.map((notification) => notification.tag));
           const pass = book.current.pass(latest.current.waiting, listed, document.hidden);
           for (const notification of notifications ?? []) if (pass.close.includes(notification.tag)) notification.close();
-          for (const approval of pass.show) await notify(worker, approval, latest.current.show);
+          const waitingIds = new Set(latest.current.waiting.map((approval) => approval.approvalId));
+          for (const [tag, notification] of made.current) {
+            if (waitingIds.has(tag)) continue;
+            notification.close();
+            made.current.delete(tag);
+          }
+          if (worker !== null && notifications !== null && listed !== null) {
+            for (const tag of book.current.unheardOf(listed)) {
+              const sessionId = sessionOf(notifications.find((notification) => notification.tag === tag)?.data);
+              // Not in the queue: a read that is never answered must not hold up the passes after it.
+              if (sessionId !== null) void closeIfGone(worker, tag, () => utils.client.chat.pending.query({ sessionId }));
+            }
+          }
+          for (const approval of pass.show) {
+            const notification = await notify(worker, approval, latest.current.show);
+            if (notification !== null) made.current.set(approval.approvalId, notification);
+          }
         })
         .catch(() => undefined);
     };
@@ -108,10 +150,29 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
       window.clearInterval(timer);
       document.removeEventListener('visibilitychange', look);
     };
-  }, [enabled, waiting]);
+  }, [enabled, waiting, utils]);
 }
 
-async function notify(worker: ServiceWorkerRegistration | null, approval: WaitingApproval, show: DecisionNotificationsOptions['show']): Promise<void> {
+/**
+ * Closes the notification `tag` of a call this tab never saw waiting once a read of its chat, made after the
+ * notification was listed (and so after the read that showed it), does not list the call: it was decided, ended, or
+ * is unknown to this server. Not read or not answered, it is left as it is.
+ */
+async function closeIfGone(worker: ServiceWorkerRegistration, tag: string, readWaiting: () => Promise<readonly { approvalId: string }[]>): Promise<void> {
+  const waiting = await readWaiting().catch(() => null);
+  if (waiting === null || waiting.some((approval) => approval.approvalId === tag)) return;
+  for (const notification of await worker.getNotifications({ tag })) notification.close();
+}
+
+/** The chat of a decision notification, from its data; null for any other notification. */
+function sessionOf(data: unknown): string | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const { approvalId, sessionId } = data as Record<string, unknown>;
+  return typeof approvalId === 'string' && typeof sessionId === 'string' ? sessionId : null;
+}
+
+/** Shows the call's notification; answers it where there is no worker to list it, null otherwise. */
+async function notify(worker: ServiceWorkerRegistration | null, approval: WaitingApproval, show: DecisionNotificationsOptions['show']): Promise<Notification | null> {
   const title = `Decision needed: ${visiblePlainText(approval.toolName)}`;
   const preview = callPreview(approval.toolName, approval.arguments, { declared: approval.tool?.declared, schema: approval.inputSchema });
   const body = `${preview.text}\nin “${visiblePlainText(approval.title)}”`;
@@ -122,7 +183,7 @@ async function notify(worker: ServiceWorkerRegistration | null, approval: Waitin
     const first = whole ? { action: 'allow', title: 'Allow' } : { action: 'open', title: 'Review' };
     const actions = supportsActions() ? [first, { action: 'deny', title: 'Deny' }] : [];
     await worker.showNotification(title, { body, tag: approval.approvalId, data, requireInteraction: true, ...{ actions } }).catch(() => undefined);
-    return;
+    return null;
   }
   const notification = new Notification(title, { body, tag: approval.approvalId });
   notification.onclick = () => {
@@ -130,6 +191,7 @@ async function notify(worker: ServiceWorkerRegistration | null, approval: Waitin
     notification.close();
     show(data);
   };
+  return notification;
 }
 
 /** Whether a notification shows all of the call, short enough that the system does not cut it. */
