@@ -24,7 +24,9 @@ describe('decisionErrorNote', () => {
     );
   });
 
-  it('says a decision that got no answer from the server was not sent', () => {
-    expect(decisionErrorNote(new Error('x'), 'socket closed')).toBe('The decision was not sent (socket closed); try again.');
+  // "The decision was not sent", where the web card says "No answer came to your decision" for the same error: a
+  // decision with no answer may have been sent.
+  it('says no answer came to a decision the server did not answer, in the web card\'s words', () => {
+    expect(decisionErrorNote(new Error('x'), 'socket closed')).toBe('No answer came to the decision (socket closed). Check the connection and try again.');
   });
 });

@@ -13,14 +13,14 @@ const REFUSED: Record<RefusedWhy, string> = {
 /**
  * What a decision that threw `error` came to, said after the card: the server refused it and applied nothing (its
  * code says why, its message more), the server failed on it (another code: it may have been applied, and the run's
- * events show it if it was), or it was not sent (no code: the client's own error). `message`: the error's words,
- * escaped.
+ * events show it if it was), or no answer came (no code: the client's own error), in the web card's words. `message`:
+ * the error's words, escaped.
  */
 export function decisionErrorNote(error: unknown, message: string): string {
   const refusal = decisionRefusal(error);
   switch (refusal.kind) {
     case 'unanswered':
-      return `The decision was not sent (${message}); try again.`;
+      return `No answer came to the decision (${message}). Check the connection and try again.`;
     case 'failed':
       return `The server failed on the decision (${message}): it may have been applied, and is shown if it was. If the call is asked again, it still waits.`;
     case 'refused':

@@ -881,6 +881,34 @@ describe('airlock chat in a terminal', () => {
     expect(echo.calls).toStrictEqual([]);
   });
 
+  it('says no answer came to a decision entered while disconnected that a server with another token never got, in the web card\'s words', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using proxy = await startProxy();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], allowedOrigins: [proxy.url] });
+    await using other = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], allowedOrigins: [proxy.url] });
+    proxy.forwardTo(airlock.server.url);
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'later' } }] });
+    await using cli = startCli(['chat', '--url', proxy.url, '--token', airlock.server.token]);
+
+    await cli.shows('you›');
+    cli.type('go\r');
+    await cli.shows(PROMPT);
+    await proxy.cut();
+    await cli.shows('Connection to Airlock lost; reconnecting…');
+    cli.type('a\r');
+    await cli.shows('Not connected: the decision is sent once the connection is back.');
+    // Another Airlock now answers at this address: it cannot prove it knows the token, which is not sent, nor is the decision.
+    proxy.forwardTo(other.server.url);
+    await proxy.resume();
+    await cli.shows('No answer came to the decision (');
+    const text = cli.text().replace(/\n\s*/g, ' ');
+    expect(text).toContain(`No answer came to the decision (${UNPROVEN_SERVER_MESSAGE}). Check the connection and try again.`);
+    expect(text).not.toContain('The decision was not sent');
+    expect(await cli.exited).toBe(1);
+    expect(echo.calls).toStrictEqual([]);
+  });
+
   it('turned away by a server restarted with another token while a call is asked, exits with 1 saying the run was not stopped, and stops nothing', async () => {
     const cleanups: (() => Promise<void>)[] = [];
     const dataDir = await mkdtemp(path.join(tmpdir(), 'airlock-cli-newtoken-data-'));

@@ -442,7 +442,11 @@ export class PostgresStore implements AirlockStore, Cluster {
       for (const input of inputs) if (input.ledger !== undefined) await applyLedgerChange(client, input.runId, input.sessionId, input.ledger);
       for (const input of inputs) if (input.grant !== undefined) await saveGrantWith(client, input.grant);
       const byRun = new Map<string, AppendEventInput[]>();
-      for (const input of inputs) byRun.set(input.runId, [...(byRun.get(input.runId) ?? []), input]);
+      for (const input of inputs) {
+        const written = byRun.get(input.runId);
+        if (written === undefined) byRun.set(input.runId, [input]);
+        else written.push(input);
+      }
       for (const [runId, written] of byRun) await client.query('SELECT pg_notify($1, $2)', [this.channel, encodeClusterMessage(eventMessage(runId, written))]);
     });
   }
