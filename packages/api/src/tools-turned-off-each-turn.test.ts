@@ -78,6 +78,19 @@ describe('tools turned off in the settings', () => {
     ]);
   });
 
+  it('changed after a run started do not make a retry of its start a conflict: it re-attaches', async () => {
+    const store = new MemoryStore();
+    const { chat, api } = await startProcess(store, [toolCallStep({ name: 'echo', arguments: {} })], () => [tool('echo'), tool('python')]);
+    await startRun(api);
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1), { timeout: 10_000 });
+    await api.settings.update({ disabledTools: ['python'] });
+    // The same start again, as a client does when the connection dropped before it heard the run start.
+    const again = (await api.chat.stream({ sessionId: 's', runId: 'r1', message: 'go' }))[Symbol.asyncIterator]();
+    const first = await again.next();
+    await again.return?.(undefined);
+    expect((first.value as unknown as [string, { type: string }])[1].type).toBe('run-start');
+  });
+
   it('refuse a call the model makes to one anyway, as a call to a tool not offered', async () => {
     const store = new MemoryStore();
     const ran: string[] = [];
