@@ -30,7 +30,7 @@ async function startRecordingServer() {
 describe('createAirlockClient decide', () => {
   it('refuses a decision other than allow, always or deny before sending anything, never taking it as an allow', async () => {
     await using server = await startRecordingServer();
-    const client = createAirlockClient({ url: server.url, token: 'secret', WebSocket, retryDelayMs: () => 0 });
+    const client = createAirlockClient({ url: server.url, token: 'secret', WebSocket, retryDelayMs: () => 0, closeWaitMs: 0 });
     await using _closed = { [Symbol.asyncDispose]: () => client.close() };
     // As plain JavaScript may call it: the type does not hold there.
     const refused = ['Deny', 'reject', 'ALLOW', '', undefined, null, true, { decision: 'deny' }].map((decision) =>
@@ -60,7 +60,7 @@ describe('createAirlockClient decide', () => {
 
   it('sends allow, always with edited arguments, and deny as the server takes them', async () => {
     await using server = await startRecordingServer();
-    const client = createAirlockClient({ url: server.url, token: 'secret', WebSocket, retryDelayMs: () => 0 });
+    const client = createAirlockClient({ url: server.url, token: 'secret', WebSocket, retryDelayMs: () => 0, closeWaitMs: 0 });
     await using _closed = { [Symbol.asyncDispose]: () => client.close() };
     for (const input of [
       { sessionId: 's', approvalId: 'a1', decision: 'allow' },
