@@ -285,6 +285,87 @@ describe('notifications of waiting calls', () => {
   });
 });
 
+describe('a click on a notification that cannot be acted on', () => {
+  it('says so in a notification of its own when the tab has lost its server, and decides nothing', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] });
+    // The tab's socket can be cut as a server stopping (or moving to another address) cuts it, for good.
+    const page = await suite.context.newPage();
+    page.setDefaultTimeout(10_000);
+    const open: WebSocketRoute[] = [];
+    let cut = false;
+    await page.routeWebSocket(/\/trpc/, (ws: WebSocketRoute) => {
+      if (cut) return void ws.close({ code: 1001, reason: 'gone' });
+      ws.connectToServer();
+      open.push(ws);
+    });
+    await page.goto(suite.airlock.link);
+    const chat = new ChatPage(page);
+    await chat.connected();
+    await turnOnNotifications(page);
+    await hide(page);
+    await chat.send('decided from afar');
+    await vi.waitFor(async () => expect(await shown(page)).toHaveLength(1), { timeout: 10_000 });
+    const [notification] = await shown(page);
+    expect(notification!.actions).toStrictEqual(['allow', 'deny']);
+
+    cut = true;
+    await Promise.all(open.map((ws) => ws.close({ code: 1001, reason: 'gone' })));
+    await page.getByRole('status', { name: /^Connection: (Reconnecting…|Offline, retrying)$/ }).waitFor();
+    await clickInWorker(notification!.tag, 'allow');
+    await vi.waitFor(
+      async () => {
+        const notDecided = (await shown(page)).find((shownNow) => shownNow.title === 'Not decided');
+        expect(notDecided?.body).toMatch(/^Not allowed: this tab is not connected to Airlock \(the server stopped, or now serves another address\)\./);
+      },
+      { timeout: 10_000 },
+    );
+    expect(await suite.airlock.runCount()).toBe(0);
+  });
+
+  it('says so in a notification of its own when no tab of the app is open to act on it', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    await turnOnNotifications(chat.page);
+    const [worker] = suite.context.serviceWorkers();
+    await chat.page.close();
+    // Left on screen by a tab that ended without closing it (a crash, a killed browser).
+    await worker!.evaluate(async () => {
+      const { registration } = self as unknown as { registration: ServiceWorkerRegistration };
+      await registration.showNotification('Decision needed: terminal', { tag: 'apv_left', body: 'echo left', data: { approvalId: 'apv_left', sessionId: 'chat-left' }, requireInteraction: true });
+    });
+    await clickInWorker('apv_left', 'allow');
+    await vi.waitFor(
+      async () => {
+        const listed = await worker!.evaluate(async () => {
+          const { registration } = self as unknown as { registration: ServiceWorkerRegistration };
+          return (await registration.getNotifications()).map((n) => ({ title: n.title, body: n.body }));
+        });
+        expect(listed).toStrictEqual([
+          {
+            title: 'Not decided',
+            body: 'No tab of Airlock is open at this address, so the call was not decided. Open Airlock (after a restart, with the link the server printed) and decide it in Waiting for you.\necho left',
+          },
+        ]);
+      },
+      { timeout: 10_000 },
+    );
+  });
+});
+
+/** Clicks the notification `tag` (on `action`) as the person would, in the page's service worker. */
+async function clickInWorker(tag: string, action: string): Promise<void> {
+  const [worker] = suite.context.serviceWorkers();
+  await worker!.evaluate(
+    async ([tag, action]) => {
+      const scope = self as unknown as WorkerScope;
+      const [notification] = await scope.registration.getNotifications({ tag });
+      scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification, action }));
+    },
+    [tag, action] as const,
+  );
+}
+
 describe('the notification setting', () => {
   it('is each browser profile’s own: turning it on or off in one leaves another on the same server as it was', async () => {
     const origin = new URL(suite.airlock.link).origin;

@@ -1,5 +1,6 @@
 // Turns a click on a "decision needed" notification into a message to a tab of the app, which decides that one
-// approval (Allow / Deny buttons) or shows its card (a plain click). The worker itself never talks to the server.
+// approval (Allow / Deny buttons) or shows its card (a plain click), and answers whether it did; when it did not, or
+// no tab is open, a notification says why. The worker itself never talks to the server.
 // Every tab also hears that the person is done with the notification (clicked or dismissed), so none shows it again.
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
@@ -17,20 +18,53 @@ async function tellEnded(windows, approvalId) {
   for (const client of windows) client.postMessage({ type: 'airlock-notification-end', approvalId });
 }
 
+// Posts the click to a tab and resolves with its answer: done, or why the call was not decided.
+function ask(client, message) {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = (event) => resolve(event.data ?? {});
+    client.postMessage(message, [channel.port2]);
+  });
+}
+
+// A click never does nothing: when the call was not decided, a notification of the worker's own says why.
+async function showWhyNot(notification, why) {
+  await self.registration
+    .showNotification('Not decided', { body: `${why}
+${notification.body}`, tag: `airlock-not-decided:${notification.tag}`, data: { notDecided: true } })
+    .catch(() => undefined);
+}
+
 self.addEventListener('notificationclick', (event) => {
   const { notification } = event;
   notification.close();
   const data = approvalOf(notification);
-  if (data === null) return;
+  if (data === null) {
+    event.waitUntil(appWindows().then((windows) => windows[0]?.focus().catch(() => undefined)));
+    return;
+  }
   const action = event.action === 'allow' || event.action === 'deny' ? event.action : 'open';
   event.waitUntil(
     (async () => {
       const windows = await appWindows();
       await tellEnded(windows, data.approvalId);
       const client = windows.find((candidate) => candidate.visibilityState === 'visible') ?? windows[0];
-      if (client === undefined) return;
+      if (client === undefined) {
+        // The tab that showed it is gone (closed, or crashed before it could close it), or the server moved on.
+        if (action === 'open') {
+          await self.clients.openWindow(self.registration.scope).catch(() => undefined);
+          return;
+        }
+        await showWhyNot(
+          notification,
+          'No tab of Airlock is open at this address, so the call was not decided. Open Airlock (after a restart, with the link the server printed) and decide it in Waiting for you.',
+        );
+        return;
+      }
       if (action === 'open') await client.focus().catch(() => undefined);
-      client.postMessage({ type: 'airlock-notification-click', action, approvalId: data.approvalId, sessionId: data.sessionId });
+      const answer = await ask(client, { type: 'airlock-notification-click', action, approvalId: data.approvalId, sessionId: data.sessionId });
+      if (answer.focus === true && action !== 'open') await client.focus().catch(() => undefined);
+      if (answer.done !== true) await showWhyNot(notification, typeof answer.why === 'string' ? answer.why : 'The tab could not decide the call.');
     })(),
   );
 });

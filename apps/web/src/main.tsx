@@ -4,6 +4,7 @@ import { App } from './app/app';
 import { ErrorBoundary } from './app/error-boundary';
 import { exchangeCodeHere, forgetTabCredential, keepTabCredential, takeAccess, takeLinkCode, type PageAccess } from './auth/token-store';
 import './styles.css';
+import { answerNotificationClicks } from './waiting/notification-clicks';
 
 const env = { location: window.location, history: window.history, storage: window.sessionStorage };
 const root = document.getElementById('root');
@@ -18,6 +19,8 @@ function localStorageOrNone(): Storage | undefined {
 }
 
 if (root === null) throw new Error('index.html has no #root element');
+// From the start, whatever the page shows: a click on a notification is answered even from the sign-in screen.
+if ('serviceWorker' in navigator) answerNotificationClicks(navigator.serviceWorker);
 
 function render(initialAccess: PageAccess | null, linkProblem?: string): void {
   createRoot(root!).render(

@@ -109,7 +109,7 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
   const waitingDecision = useDecideWaiting();
   const openChat = useCallback((sessionId: string) => select({ id: sessionId, isNew: false }), [select]);
   const goToWaiting = useWaitingNavigation(waiting, openChat);
-  useDecisionNotifications({ enabled: notifications.enabled === true, waiting: waiting.all, decide: waitingDecision.decide, show: goToWaiting });
+  useDecisionNotifications({ enabled: notifications.enabled === true, waiting: waiting.all, connected: connection === 'connected', decide: waitingDecision.decide, show: goToWaiting });
 
   const toolMap = useMemo(() => new Map((tools.data?.tools ?? []).map((tool) => [tool.name, tool])), [tools.data]);
   const latest = useRef({ settings, knownTools: tools.data?.tools, confirmFirst: confirm.forFirstMessage });

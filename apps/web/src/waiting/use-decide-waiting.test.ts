@@ -38,4 +38,17 @@ describe('a decision sent from the Waiting list', () => {
     await decide('apv_lost', new Error('the connection closed before an answer'));
     expect(['apv_late', 'apv_failed', 'apv_lost'].map((id) => tabDecisions.get(id)?.outcome)).toStrictEqual(['refused', 'failed', 'unanswered']);
   });
+
+  it('answers whether the decision was taken, and why not in words to show: a notification says them', async () => {
+    const { result } = renderHook(() => useDecideWaiting());
+    const decide = (approvalId: string) => result.current.decide({ sessionId: 's1', approvalId, decision: 'deny' });
+    mutate.mockResolvedValueOnce({ resolved: true });
+    await expect(decide('apv_taken')).resolves.toStrictEqual({ taken: true });
+    mutate.mockResolvedValueOnce({ resolved: false, status: 'already-decided', decision: 'allow' });
+    await expect(decide('apv_elsewhere')).resolves.toStrictEqual({ taken: false, why: 'it was decided already elsewhere (allowed)' });
+    mutate.mockResolvedValueOnce({ resolved: false, status: 'not-found' });
+    await expect(decide('apv_gone')).resolves.toStrictEqual({ taken: false, why: 'the call waits no more: it was decided, stopped or ended, or this server does not know it' });
+    mutate.mockRejectedValueOnce(new Error('the connection closed before an answer'));
+    await expect(decide('apv_lost')).resolves.toStrictEqual({ taken: false, why: 'the connection closed before an answer' });
+  });
 });

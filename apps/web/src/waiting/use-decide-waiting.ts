@@ -10,6 +10,9 @@ export interface WaitingDecision {
   decision: PersonDecision;
 }
 
+/** What became of a decision sent from outside its chat: taken, or why not, in words to show the person. */
+export type WaitingDecisionAnswer = { taken: true } | { taken: false; why: string };
+
 /**
  * Decides one waiting call by its approval id, from outside its chat (the waiting list, a notification). The
  * chat showing the call learns of it from its run, and every list is read again.
@@ -18,17 +21,17 @@ export function useDecideWaiting() {
   const utils = trpc.useUtils();
   const [sending, setSending] = useState<ReadonlySet<string>>(new Set());
   const decide = useCallback(
-    async ({ sessionId, approvalId, decision }: WaitingDecision): Promise<ConfirmResult | undefined> => {
+    async ({ sessionId, approvalId, decision }: WaitingDecision): Promise<WaitingDecisionAnswer> => {
       setSending((current) => new Set(current).add(approvalId));
       tabDecisions.record(approvalId, decision, 'sent');
       try {
         const result = await utils.client.chat.confirmTool.mutate({ sessionId, approvalId, decision, clientLabel: 'web' });
         tabDecisions.record(approvalId, decision, result.resolved ? 'accepted' : 'superseded');
-        return result;
+        return result.resolved ? { taken: true } : { taken: false, why: whyNotTaken(result) };
       } catch (error) {
         // Refused (the call still waits), failed on the server, or no answer came: the card says which.
         tabDecisions.record(approvalId, decision, outcomeOf(problemOfError(error, { edited: false })));
-        return undefined;
+        return { taken: false, why: error instanceof Error ? error.message : String(error) };
       } finally {
         setSending((current) => {
           const next = new Set(current);
@@ -42,4 +45,11 @@ export function useDecideWaiting() {
     [utils],
   );
   return { decide, sending };
+}
+
+function whyNotTaken(result: ConfirmResult): string {
+  if (result.status === 'already-decided' && 'decision' in result && result.decision !== undefined) {
+    return `it was decided already elsewhere (${result.decision === 'deny' ? 'denied' : 'allowed'})`;
+  }
+  return 'the call waits no more: it was decided, stopped or ended, or this server does not know it';
 }

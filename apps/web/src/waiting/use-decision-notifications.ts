@@ -2,8 +2,9 @@ import { useContext, useEffect, useRef } from 'react';
 import { HeldEditsContext } from '../chat/held-edits';
 import { trpc } from '../lib/trpc';
 import { callPreview, NOTIFICATION_WHOLE_CHARS, visiblePlainText } from './argument-preview';
-import type { WaitingDecision } from './use-decide-waiting';
+import type { WaitingDecision, WaitingDecisionAnswer } from './use-decide-waiting';
 import { NotificationBook } from './notification-book';
+import { handleNotificationClicks } from './notification-clicks';
 import type { WaitingApproval } from './use-waiting-approvals';
 
 export const NOTIFICATION_WORKER_URL = '/notification-worker.js';
@@ -26,19 +27,13 @@ export interface CloseNotifications {
   tags: string[];
 }
 
-/** What the notification worker posts to one tab when a notification is clicked. */
-export interface NotificationClick {
-  type: 'airlock-notification-click';
-  action: 'allow' | 'deny' | 'open';
-  approvalId: string;
-  sessionId: string;
-}
-
 export interface DecisionNotificationsOptions {
   /** The person turned notifications on in Settings. */
   enabled: boolean;
   waiting: readonly WaitingApproval[];
-  decide: (decision: WaitingDecision) => Promise<unknown>;
+  /** The tab is connected to the server: a decision can be sent. */
+  connected: boolean;
+  decide: (decision: WaitingDecision) => Promise<WaitingDecisionAnswer>;
   /** Opens the call's chat and focuses its card. */
   show: (approval: Pick<WaitingApproval, 'approvalId' | 'sessionId'>) => void;
 }
@@ -49,7 +44,7 @@ export interface DecisionNotificationsOptions {
  * Deny where the browser offers notification actions. The worker posts a click back here, and exactly that
  * approval is decided (or its card shown).
  */
-export function useDecisionNotifications({ enabled, waiting, decide, show }: DecisionNotificationsOptions): void {
+export function useDecisionNotifications({ enabled, waiting, connected, decide, show }: DecisionNotificationsOptions): void {
   const heldEdits = useContext(HeldEditsContext);
   const utils = trpc.useUtils();
   const book = useRef(new NotificationBook());
@@ -57,8 +52,8 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
   const worker = useRef<ServiceWorkerRegistration | null>(null);
   /** Notifications this tab made without the worker (the browser cannot list them), by tag. */
   const made = useRef(new Map<string, Notification>());
-  const latest = useRef({ decide, show, waiting });
-  latest.current = { decide, show, waiting };
+  const latest = useRef({ decide, show, waiting, connected });
+  latest.current = { decide, show, waiting, connected };
 
   useEffect(() => {
     // A notification must not outlive the tab its buttons talk to: one left on screen by a closed or reloaded tab
@@ -83,27 +78,37 @@ export function useDecisionNotifications({ enabled, waiting, decide, show }: Dec
     void registration.current.then((ready) => (worker.current = ready));
     const onMessage = (event: MessageEvent<unknown>) => {
       const ended = notificationEndOf(event.data);
-      if (ended !== null) {
-        book.current.end(ended);
-        return;
-      }
-      const click = notificationClickOf(event.data);
-      if (click === null) return;
-      const approval = latest.current.waiting.find((waiting) => waiting.approvalId === click.approvalId);
-      // An Allow counts only for a call this tab still lists and whose notification showed all of it, and whose card
-      // holds no edit in any tab of this browser (it would run the proposal and drop the edit): the worker hands the
-      // click to one tab, not always the one that showed the notification or holds the edit.
-      const allowUnseen = click.action === 'allow' && (approval === undefined || !notificationShowsWhole(approval) || heldEdits.heldInAnyTab(approval.approvalId));
-      if (click.action === 'open' || allowUnseen) {
-        window.focus();
-        latest.current.show(click);
-      } else {
-        void latest.current.decide({ sessionId: click.sessionId, approvalId: click.approvalId, decision: click.action });
-      }
+      if (ended !== null) book.current.end(ended);
     };
     navigator.serviceWorker.addEventListener('message', onMessage);
     return () => navigator.serviceWorker.removeEventListener('message', onMessage);
-  }, [enabled, heldEdits]);
+  }, [enabled]);
+
+  // Clicks are answered with notifications off too: one shown before they were turned off still has its buttons.
+  useEffect(
+    () =>
+      handleNotificationClicks(async (click) => {
+        const { waiting, connected, show, decide } = latest.current;
+        const approval = waiting.find((candidate) => candidate.approvalId === click.approvalId);
+        // An Allow counts only for a call this tab still lists and whose notification showed all of it, and whose card
+        // holds no edit in any tab of this browser (it would run the proposal and drop the edit): the worker hands the
+        // click to one tab, not always the one that showed the notification or holds the edit.
+        const allowUnseen = click.action === 'allow' && (approval === undefined || !notificationShowsWhole(approval) || heldEdits.heldInAnyTab(approval.approvalId));
+        if (click.action === 'open' || allowUnseen) {
+          window.focus();
+          show(click);
+          return { done: true, focus: true };
+        }
+        const verb = click.action === 'allow' ? 'allowed' : 'denied';
+        if (!connected) {
+          const why = `Not ${verb}: this tab is not connected to Airlock (the server stopped, or now serves another address). Decide the call once the tab connects again, or open the link the server printed.`;
+          return { done: false, why, focus: true };
+        }
+        const answer = await decide({ sessionId: click.sessionId, approvalId: click.approvalId, decision: click.action });
+        return answer.taken ? { done: true, focus: false } : { done: false, why: `Not ${verb}: ${answer.why}`, focus: false };
+      }),
+    [heldEdits],
+  );
 
   const queue = useRef(Promise.resolve());
   useEffect(() => {
@@ -210,10 +215,3 @@ function notificationEndOf(data: unknown): string | null {
   return type === 'airlock-notification-end' && typeof approvalId === 'string' ? approvalId : null;
 }
 
-function notificationClickOf(data: unknown): NotificationClick | null {
-  if (typeof data !== 'object' || data === null) return null;
-  const { type, action, approvalId, sessionId } = data as Record<string, unknown>;
-  if (type !== 'airlock-notification-click' || typeof approvalId !== 'string' || typeof sessionId !== 'string') return null;
-  if (action !== 'allow' && action !== 'deny' && action !== 'open') return null;
-  return { type, action, approvalId, sessionId };
-}

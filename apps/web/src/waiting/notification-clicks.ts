@@ -1,0 +1,60 @@
+/** What the notification worker posts to one tab when a notification is clicked, with a port for the answer. */
+export interface NotificationClick {
+  type: 'airlock-notification-click';
+  action: 'allow' | 'deny' | 'open';
+  approvalId: string;
+  sessionId: string;
+}
+
+/**
+ * What a tab answers the worker about a click: done (`focus`: bring this tab to the front), or why the call was not
+ * decided, which the worker shows as a notification of its own.
+ */
+export type ClickAnswer = { done: true; focus: boolean } | { done: false; why: string; focus: boolean };
+
+export type ClickHandler = (click: NotificationClick) => Promise<ClickAnswer>;
+
+/** The answer of a tab that shows no chats: the server turned its access away (restarted with another token…). */
+export const SIGNED_OUT_ANSWER: ClickAnswer = {
+  done: false,
+  why: 'This tab of Airlock is not signed in (the server may have restarted with another token): sign in again with the link the server printed, then decide the call in Waiting for you.',
+  focus: true,
+};
+
+let current: ClickHandler | null = null;
+
+/** Makes `handler` answer the clicks this page hears, until the function returned is called. */
+export function handleNotificationClicks(handler: ClickHandler): () => void {
+  current = handler;
+  return () => {
+    if (current === handler) current = null;
+  };
+}
+
+/**
+ * Answers every click the worker posts to this page, for the page's life: a click must do what it says or say why
+ * not, never nothing. An old notification's Allow reached a tab showing the sign-in screen (the server had restarted
+ * with another token), whose chats, and with them the only listener, were gone; without a handler the answer is
+ * SIGNED_OUT_ANSWER.
+ */
+export function answerNotificationClicks(container: Pick<EventTarget, 'addEventListener' | 'removeEventListener'>): () => void {
+  const onMessage = (event: Event) => {
+    const { data, ports } = event as MessageEvent<unknown>;
+    const click = notificationClickOf(data);
+    const port = ports[0];
+    if (click === null) return;
+    const handler = current;
+    const answer = handler === null ? Promise.resolve(SIGNED_OUT_ANSWER) : handler(click).catch((error: unknown): ClickAnswer => ({ done: false, why: error instanceof Error ? error.message : String(error), focus: true }));
+    void answer.then((reply) => port?.postMessage(reply));
+  };
+  container.addEventListener('message', onMessage);
+  return () => container.removeEventListener('message', onMessage);
+}
+
+export function notificationClickOf(data: unknown): NotificationClick | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const { type, action, approvalId, sessionId } = data as Record<string, unknown>;
+  if (type !== 'airlock-notification-click' || typeof approvalId !== 'string' || typeof sessionId !== 'string') return null;
+  if (action !== 'allow' && action !== 'deny' && action !== 'open') return null;
+  return { type, action, approvalId, sessionId };
+}
