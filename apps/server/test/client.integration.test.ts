@@ -1,4 +1,5 @@
-import { createAirlockClient, isConnectionLost, isExpired, parseStartupLink, socketUrl, UNPROVEN_SERVER_MESSAGE, type AirlockClient, type AirlockClientOptions, type LoopEvent, type RunOptions } from '@airlock/client';
+import { MAX_SESSION_PAGE, MemoryStore, type AirlockStore } from '@airlock/api';
+import { createAirlockClient, isConnectionLost, isExpired, parseStartupLink, socketUrl, UNPROVEN_SERVER_MESSAGE, type AirlockClient, type AirlockClientOptions, type LoopEvent, type RunOptions, type SessionSummary } from '@airlock/client';
 import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { startFakeOpenAIServer } from './support/fake-openai-server';
@@ -9,10 +10,10 @@ type Msg = { role: string; content?: unknown };
 const lastMessage = (body: Record<string, unknown> | undefined) => (body?.messages as Msg[] | undefined)?.at(-1);
 const echoTurn = (...texts: string[]) => ({ toolCalls: texts.map((text) => ({ name: 'echo', arguments: { text } })) });
 
-async function setup({ allowedOrigins }: { allowedOrigins?: string[] } = {}) {
+async function setup({ allowedOrigins, store }: { allowedOrigins?: string[]; store?: AirlockStore } = {}) {
   const fake = await startFakeOpenAIServer();
   const echo = recordingTool('echo');
-  const airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], ...(allowedOrigins === undefined ? {} : { allowedOrigins }) });
+  const airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], ...(allowedOrigins === undefined ? {} : { allowedOrigins }), ...(store === undefined ? {} : { store }) });
   const sockets: WebSocket[] = [];
   class TrackedWebSocket extends WebSocket {
     constructor(url: string) {
@@ -192,6 +193,34 @@ describe('@airlock/client against a real server', () => {
     expect(latest).toMatchObject([{ sessionId: 's-list', activeRunId: null }]);
     controller.abort();
     expect(await lists.next()).toStrictEqual({ value: undefined, done: true });
+  });
+
+  it('follows every chat, reading the list a page at a time, and what changed while it read', async () => {
+    const count = 2 * MAX_SESSION_PAGE + 3;
+    const store = new MemoryStore();
+    for (let index = 0; index < count; index++) {
+      await store.createSession({ sessionId: `chat-${index}`, title: `chat ${index}`, createdAt: 1_000, updatedAt: 1_000 + (index % 10), confirmToolCalls: true, lastRunId: null });
+    }
+    await using t = await setup({ store });
+    // Reads what the store kept, as the server's start-up does.
+    await t.airlock.chat.open();
+    t.fake.enqueue({ text: 'hi' });
+    const client = t.connect();
+    const controller = new AbortController();
+    const lists = client.followSessions(controller.signal);
+    const first: SessionSummary[] = (await lists.next()).value as SessionSummary[];
+    expect(first.map((session) => session.sessionId)).toStrictEqual(
+      (await store.listSessionPage({ limit: count })).map((session) => session.sessionId),
+    );
+    // The first page of one read without input is the newest 100.
+    expect((await client.trpc.sessions.list.query()).sessions).toStrictEqual(first.slice(0, 100));
+
+    for await (const event of client.startRun({ sessionId: 'chat-7', message: 'hello there' })) void event;
+    let latest: SessionSummary[] = first;
+    while (latest[0]?.sessionId !== 'chat-7' || latest[0].activeRunId !== null) latest = (await lists.next()).value!;
+    expect(latest).toHaveLength(count);
+    expect(latest.slice(1)).toStrictEqual(first.filter((session) => session.sessionId !== 'chat-7'));
+    controller.abort();
   });
 
   it('passes on when a call starts and stops waiting in a chat, for a "waiting for you" list across chats', async () => {

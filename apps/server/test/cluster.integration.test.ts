@@ -81,7 +81,7 @@ describe.skipIf(!postgres.available)('Airlock instances sharing one PostgreSQL d
     await followed.next('tool-start');
     const onB = client(b, d.token);
     expect((await onB.trpc.chat.pending.query({ sessionId: 's1' })).map((p) => p.approvalId)).toStrictEqual([start.approvalId]);
-    expect((await onB.trpc.sessions.list.query()).find((s) => s.sessionId === 's1')?.activeRunId).toBe('run-1');
+    expect((await onB.trpc.sessions.list.query()).sessions.find((s) => s.sessionId === 's1')?.activeRunId).toBe('run-1');
     const decisions = await Promise.all([
       onB.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow', clientLabel: 'from-b' }),
       onC.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'deny', clientLabel: 'from-c' }),
@@ -320,7 +320,7 @@ describe.skipIf(!postgres.available)('Airlock instances sharing one PostgreSQL d
     await run.next('tool-decision');
 
     const onB = client(b, d.token);
-    await expect.poll(async () => (await onB.trpc.sessions.list.query()).find((s) => s.sessionId === 's1')?.activeRunId, { timeout: 30_000 }).toBe('run-1');
+    await expect.poll(async () => (await onB.trpc.sessions.list.query()).sessions.find((s) => s.sessionId === 's1')?.activeRunId, { timeout: 30_000 }).toBe('run-1');
     await onB.trpc.sessions.delete.mutate({ sessionId: 's1' });
 
     expect(await run.next('tool-end')).toMatchObject({ outcome: 'cancelled' });
@@ -328,7 +328,7 @@ describe.skipIf(!postgres.available)('Airlock instances sharing one PostgreSQL d
     const audit = await onB.trpc.audit.list.query({});
     expect(audit.entries).toMatchObject([{ toolName: 'terminal', decision: 'allow', outcome: 'cancelled' }]);
     // A's list learns of the deletion from B's message, which may come after the run's end reached A's client.
-    await expect.poll(async () => (await onA.trpc.sessions.list.query()).map((s) => s.sessionId), { timeout: 30_000 }).not.toContain('s1');
+    await expect.poll(async () => (await onA.trpc.sessions.list.query()).sessions.map((s) => s.sessionId), { timeout: 30_000 }).not.toContain('s1');
   });
 
   it('a tool turned off through A reaches the settings watch of a tab on B at once, and a change through B reaches A', async () => {

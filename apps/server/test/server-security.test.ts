@@ -132,7 +132,7 @@ describe('WebSocket authentication', () => {
     await using connection = connectClient(running.server, { token: TOKEN });
 
     expect(await connection.client.model.info.query()).toStrictEqual(MODEL_INFO);
-    expect(await connection.client.sessions.list.query()).toStrictEqual([]);
+    expect(await connection.client.sessions.list.query()).toStrictEqual({ sessions: [], nextCursor: null });
   });
 
   it('refuses a client with a wrong token and closes its socket', async () => {
@@ -453,7 +453,7 @@ describe('subscriptions', () => {
     await stopped;
 
     await using connection = connectClient(running.server, { token: TOKEN });
-    expect(await connection.client.sessions.list.query()).toMatchObject([{ sessionId: 'session-1', activeRunId: 'run-1' }]);
+    expect((await connection.client.sessions.list.query()).sessions).toMatchObject([{ sessionId: 'session-1', activeRunId: 'run-1' }]);
   });
 });
 

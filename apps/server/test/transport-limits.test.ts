@@ -170,7 +170,7 @@ describe('a client that stops reading', () => {
 
     // Answered only after the replays have pushed all they could: their reads chain on promises alone.
     await using other = connectClient(running.server);
-    expect(await other.client.sessions.list.query()).toMatchObject([{ sessionId: 'big' }]);
+    expect((await other.client.sessions.list.query()).sessions).toMatchObject([{ sessionId: 'big' }]);
     expect(await healthz(running.server.port)).toBe(200);
     const after = process.memoryUsage();
     // Without a send window the 100 replays queue about 100 MiB here.
@@ -247,7 +247,7 @@ describe('a client that stops reading', () => {
     slow.socket.send(JSON.stringify(frame));
     expect(await slow.closed).toStrictEqual({ code: 1008, reason: 'at most 64 requests per message' });
     await using other = connectClient(running.server);
-    expect(await other.client.sessions.list.query()).toStrictEqual([]);
+    expect(await other.client.sessions.list.query()).toStrictEqual({ sessions: [], nextCursor: null });
   });
 
   it('is closed with 1008 and a reason once its send buffer has not drained within the stall limit', async () => {
@@ -294,7 +294,7 @@ describe('subscriptions per connection', () => {
       'TOO_MANY_REQUESTS',
       'limit exceeded: at most 2 subscriptions open at once per connection',
     ]);
-    expect((await client.sessions.list.query()).map((session) => session.sessionId)).toStrictEqual(['s1']);
+    expect((await client.sessions.list.query()).sessions.map((session) => session.sessionId)).toStrictEqual(['s1']);
 
     watch.subscription.unsubscribe();
     await vi.waitFor(async () => {
@@ -368,7 +368,7 @@ describe('one client\'s watches and changes', () => {
     const outcomes = [...answers.values()].map((answer) => answer.error?.data.code ?? 'ok');
     expect([outcomes.filter((code) => code === 'ok').length, outcomes.filter((code) => code === 'TOO_MANY_REQUESTS').length]).toStrictEqual([60, 4]);
     const titles = [...answers.entries()].filter(([, answer]) => answer.error === undefined).map(([id]) => `title ${id}`);
-    const [session] = await connection.client.sessions.list.query();
+    const [session] = (await connection.client.sessions.list.query()).sessions;
     expect(titles).toContain(session?.title);
   });
 });
@@ -401,7 +401,7 @@ describe('a deeply nested message', () => {
       );
     expect(error instanceof TRPCClientError && `${String(error.data?.code)}: ${error.message}`).toBe('BAD_REQUEST: arguments: at most 64 levels of nesting');
     // The socket is still open: another request on it is answered.
-    expect(await connection.client.sessions.list.query()).toStrictEqual([]);
+    expect(await connection.client.sessions.list.query()).toStrictEqual({ sessions: [], nextCursor: null });
   });
 });
 
@@ -436,7 +436,7 @@ describe('a subscription id already in use', () => {
     raw.socket.send(JSON.stringify({ id: 2, method: 'subscription', params: { path: 'sessions.watch' } }));
     expect((await watched).result).toMatchObject({ type: 'data' });
     await using other = connectClient(running.server);
-    expect((await other.client.sessions.list.query()).map((session) => session.sessionId)).toStrictEqual(['kept']);
+    expect((await other.client.sessions.list.query()).sessions.map((session) => session.sessionId)).toStrictEqual(['kept']);
   });
 });
 
@@ -470,7 +470,7 @@ describe('a subscription stopped before the server said it started', () => {
     expect((await watched.promise).result?.type).toBe('data');
     expect(answers.filter((message) => message.id === 1)).toStrictEqual([]);
     await using other = connectClient(running.server);
-    expect(await other.client.sessions.list.query()).toStrictEqual([]);
+    expect(await other.client.sessions.list.query()).toStrictEqual({ sessions: [], nextCursor: null });
   });
 });
 

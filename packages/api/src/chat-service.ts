@@ -48,7 +48,8 @@ import { RunPausedError } from './run-paused-error';
 import { StoreUnavailableError } from './store-unavailable-error';
 import { turnedOffTools } from './tool-settings';
 import type { ToolSettingsService } from './tool-settings-service';
-import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, StoredRun, StoredSessionSummary, ToolCallRecord, UnaskedAllow } from './store';
+import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, SessionPosition, StoredRun, StoredSessionSummary, ToolCallRecord, UnaskedAllow } from './store';
+import { encodeSessionCursor } from './session-cursor';
 import { answerUnansweredCalls, closedCallsLine, closeUnendedCalls, refusalOf, RUN_END_NOT_STORED } from './unended-calls';
 
 export interface RunOptions {
@@ -80,6 +81,14 @@ export interface SessionSummary {
    * writes again. Absent otherwise.
    */
   paused?: string;
+}
+
+/** One page of the chat list (see `sessions.list`). */
+export interface SessionPage {
+  /** Most recently active first; among chats active in the same millisecond, the greater id first. */
+  sessions: SessionSummary[];
+  /** Pass as `cursor` for the next page, which starts right after this page's last chat; null on the last page. */
+  nextCursor: string | null;
 }
 
 export interface SessionDetail extends SessionSummary {
@@ -777,8 +786,43 @@ export class ChatService {
     return revoked;
   }
 
+  /** Every session held here, newest first: for the server's own use. A client reads them a page at a time (listSessionPage). */
   listSessions(): SessionSummary[] {
     return [...this.sessions.values()].sort((a, b) => b.summary.updatedAt - a.summary.updatedAt).map(summary);
+  }
+
+  /**
+   * One page of the chat list, read from the store in its order (most recently active first, then the greater id):
+   * at most `limit` chats after `after`. A chat the store has and this instance has not heard of yet (made on another
+   * instance a moment ago) is listed with no run: the change that tells of it follows.
+   */
+  async listSessionPage(query: { limit: number; after?: SessionPosition; running?: boolean }): Promise<SessionPage> {
+    // One more than the page, to know whether another follows without an empty last page.
+    const limit = query.limit + 1;
+    const rows = query.running === true ? this.runningPage(limit, query.after) : await this.store.listSessionPage({ limit, ...(query.after === undefined ? {} : { after: query.after }) });
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      sessions: page.map((stored) => {
+        const session = this.sessions.get(stored.sessionId);
+        return session === undefined ? { ...stored, activeRunId: null } : summary(session);
+      }),
+      nextCursor: rows.length > query.limit && last !== undefined ? encodeSessionCursor(last) : null,
+    };
+  }
+
+  /**
+   * The sessions with a run going here or, as far as this instance knows, on another, in listSessionPage's order:
+   * those runs are held in memory, so this reads no store.
+   */
+  private runningPage(limit: number, after: SessionPosition | undefined): StoredSessionSummary[] {
+    const isAfter = (session: StoredSessionSummary) =>
+      after === undefined || session.updatedAt < after.updatedAt || (session.updatedAt === after.updatedAt && session.sessionId < after.sessionId);
+    return [...this.sessions.values()]
+      .filter((session) => (session.activeRun !== undefined || session.remoteRunId !== null) && isAfter(session.summary))
+      .map((session) => session.summary)
+      .sort((a, b) => b.updatedAt - a.updatedAt || (a.sessionId < b.sessionId ? 1 : -1))
+      .slice(0, limit);
   }
 
   /** A chat and its newest messages, or its messages before the `before`-th (a page of an earlier part). */

@@ -1,5 +1,5 @@
 export { appRouter, createCallerFactory, type AppRouter, type SessionWatchEvent } from './router';
-export { ChatService, type ChatServiceOptions, type ConfirmInput, type RunOptions, type SessionSummary, type SessionDetail, type SessionChange, type StopAnswer } from './chat-service';
+export { ChatService, type ChatServiceOptions, type ConfirmInput, type RunOptions, type SessionSummary, type SessionPage, type SessionDetail, type SessionChange, type StopAnswer } from './chat-service';
 export { ConnectionState, type Context, type AirlockServices, type RuleService, type RuleView, type WorkspaceRulesStatus, type WorkspaceTrust, type WorkspaceTrustChoice, type ToolCatalog, type ToolServerStatus, type ModelInfo, type ToolSandboxInfo, type ConnectionLimits, type ConnectionOptions } from './context';
 export { toTRPCError } from './error-mapping';
 export { clientClockOffset, DecisionPastDeadlineError, NoClientClockError } from './decision-deadline';
@@ -11,12 +11,15 @@ export * from './tool-settings';
 export { streamInputSchema, confirmInputSchema, runOptionsSchema, sessionUpdateSchema, auditQuerySchema } from './schemas';
 export type { LoopEvent, ChatMessage, ToolOutcome, Decision, PendingApproval, Grant } from '@airlock/core';
 export { MAX_AUDIT_PAGE_CHARS } from './store';
+export { DEFAULT_SESSION_PAGE, MAX_SESSION_PAGE } from './session-cursor';
 export { StoreUnavailableError, type StoreUnavailableReason } from './store-unavailable-error';
 export { RunPausedError } from './run-paused-error';
 export type {
   AirlockStore,
   StoredSessionSummary,
   SessionChanges,
+  SessionPageQuery,
+  SessionPosition,
   StoredRun,
   DecidedBy,
   LedgerChange,

@@ -11,6 +11,8 @@ import {
   type MessagePageQuery,
   type MessageRun,
   type SessionChanges,
+  type SessionPageQuery,
+  type SessionPosition,
   type StoredGrant,
   type StoredRule,
   type StoredRun,
@@ -41,6 +43,8 @@ const MAX_AUDIT_LIMIT = 1000;
  */
 export class MemoryStore implements AirlockStore {
   private readonly sessions = new Map<string, StoredSessionSummary>();
+  /** The sessions in listSessionPage's order, kept so as they change: the index a page is read from. */
+  private readonly byActivity: StoredSessionSummary[] = [];
   private readonly messages = new Map<string, StoredMessage[]>();
   private readonly runs = new Map<string, { run: StoredRun; options: string; events: Map<number, string> }>();
   private readonly retiredRuns = new Set<string>();
@@ -56,6 +60,24 @@ export class MemoryStore implements AirlockStore {
       .map((session) => ({ ...session }));
   }
 
+  async listSessionPage(query: SessionPageQuery): Promise<StoredSessionSummary[]> {
+    const start = query.after === undefined ? 0 : this.activityIndex(query.after, true);
+    return this.byActivity.slice(start, start + Math.max(0, query.limit)).map((session) => ({ ...session }));
+  }
+
+  /** Where `position` stands in byActivity: its own index, or with `past` the index of the first session after it. */
+  private activityIndex(position: SessionPosition, past: boolean): number {
+    let low = 0;
+    let high = this.byActivity.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const order = compareActivity(this.byActivity[middle]!, position);
+      if (order < 0 || (past && order === 0)) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
   async getSession(sessionId: string): Promise<StoredSessionSummary | undefined> {
     const session = this.sessions.get(sessionId);
     return session === undefined ? undefined : { ...session };
@@ -63,7 +85,9 @@ export class MemoryStore implements AirlockStore {
 
   async createSession(session: StoredSessionSummary): Promise<void> {
     if (this.sessions.has(session.sessionId)) throw new Error(`session "${session.sessionId}" already exists`);
-    this.sessions.set(session.sessionId, { ...session });
+    const kept = { ...session };
+    this.sessions.set(session.sessionId, kept);
+    this.byActivity.splice(this.activityIndex(kept, false), 0, kept);
     this.messages.set(session.sessionId, []);
   }
 
@@ -71,13 +95,20 @@ export class MemoryStore implements AirlockStore {
     const session = this.sessions.get(sessionId);
     if (session === undefined) return;
     if (changes.title !== undefined) session.title = changes.title;
-    if (changes.updatedAt !== undefined) session.updatedAt = changes.updatedAt;
+    if (changes.updatedAt !== undefined && changes.updatedAt !== session.updatedAt) {
+      this.byActivity.splice(this.activityIndex(session, false), 1);
+      session.updatedAt = changes.updatedAt;
+      this.byActivity.splice(this.activityIndex(session, false), 0, session);
+    }
     if (changes.confirmToolCalls !== undefined) session.confirmToolCalls = changes.confirmToolCalls;
     if (changes.lastRunId !== undefined) session.lastRunId = changes.lastRunId;
   }
 
   async deleteSession(sessionId: string): Promise<void> {
-    if (!this.sessions.delete(sessionId)) return;
+    const session = this.sessions.get(sessionId);
+    if (session === undefined) return;
+    this.sessions.delete(sessionId);
+    this.byActivity.splice(this.activityIndex(session, false), 1);
     this.messages.delete(sessionId);
     for (const [runId, { run }] of this.runs) {
       if (run.sessionId !== sessionId) continue;
@@ -392,6 +423,11 @@ function roundTrip<T>(value: T): T {
 
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** listSessionPage's order: the more recently active first, then the greater id first. */
+function compareActivity(a: SessionPosition, b: SessionPosition): number {
+  return b.updatedAt - a.updatedAt || compareText(b.sessionId, a.sessionId);
 }
 
 function auditLimit(limit: number | undefined): number {

@@ -223,7 +223,7 @@ describe('appRouter', () => {
     await read(await caller.chat.stream({ sessionId: 's1', runId: 'rg', message: 'hello there' }), (e) => e.type === 'run-end', async (event) => {
       if (event.type === 'tool-start') await caller.chat.confirmTool({ sessionId: 's1', approvalId: event.approvalId, decision: 'allow', always: true });
     });
-    expect(await caller.sessions.list()).toMatchObject([{ sessionId: 's1', title: 'hello there', activeRunId: null }]);
+    expect(await caller.sessions.list()).toMatchObject({ sessions: [{ sessionId: 's1', title: 'hello there', activeRunId: null }], nextCursor: null });
     const grants = await caller.grants.list({ sessionId: 's1' });
     expect(grants).toMatchObject([{ toolName: 'echo', arguments: null }]);
     expect(await caller.grants.revoke({ sessionId: 's1', grantId: grants[0]!.grantId })).toStrictEqual({ revoked: true });

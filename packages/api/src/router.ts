@@ -10,6 +10,7 @@ import { INTERNAL_ERROR_MESSAGE, toTRPCError } from './error-mapping';
 import { boundedWatch } from './bounded-watch';
 import { toolSettingsPatchSchema, type ToolSettings } from './tool-settings';
 import type { ToolSettingsService } from './tool-settings-service';
+import { DEFAULT_SESSION_PAGE, sessionListInputSchema } from './session-cursor';
 import { auditQuerySchema, confirmInputSchema, idSchema, sessionInputSchema, sessionUpdateSchema, streamInputSchema, workspaceTrustSchema } from './schemas';
 
 const t = initTRPC.context<Context>().create({
@@ -304,7 +305,22 @@ async function openRun(ctx: Context, input: z.infer<typeof streamInputSchema>): 
 export const appRouter = t.router({
   chat: chatRouter,
   sessions: t.router({
-    list: procedure.query(({ ctx }) => ctx.services.chat.listSessions()),
+    /**
+     * One page of chats, most recently active first (ties: the greater id first): at most `limit` (default 100, at
+     * most 500) after `cursor`, with the `nextCursor` of the page after (null on the last). Without input, the first
+     * page. A chat that changes while a client pages moves to the top: a page after that does not list it again (or,
+     * changed in the very millisecond of the cursor, may), and one not read yet is then not listed by the pages after:
+     * sessions.watch tells of every such change, so a client that watches before it pages misses none. With
+     * `running: true`, only the chats with a run going, in the same order: what a list of the calls waiting across
+     * chats reads, whatever page the chats are on.
+     */
+    list: procedure.input(sessionListInputSchema).query(({ input, ctx }) =>
+      ctx.services.chat.listSessionPage({
+        limit: input?.limit ?? DEFAULT_SESSION_PAGE,
+        ...(input?.cursor === undefined ? {} : { after: input.cursor }),
+        ...(input?.running === undefined ? {} : { running: input.running }),
+      }),
+    ),
     /**
      * Changes to the list of sessions, after a first "ready" (sent again on every re-subscribe, and when a slow
      * client's queue overflows): on "ready" a client reads the list; after it, it applies the changes.

@@ -27,6 +27,12 @@ export interface AirlockStore {
 
   /** Every session's summary, newest first (no messages: those are read when a session is opened). */
   listSessions(): Promise<StoredSessionSummary[]>;
+  /**
+   * One page of sessions, most recently active first: by `updatedAt`, then by `sessionId`, both descending. Those
+   * after `query.after` in that order, at most `query.limit`. Read through an index: the cost is the page's, however
+   * many sessions there are.
+   */
+  listSessionPage(query: SessionPageQuery): Promise<StoredSessionSummary[]>;
   /** A session's summary, or undefined. */
   getSession(sessionId: string): Promise<StoredSessionSummary | undefined>;
   createSession(session: StoredSessionSummary): Promise<void>;
@@ -130,6 +136,19 @@ export interface StoredSessionSummary {
   confirmToolCalls: boolean;
   /** The session's latest run, going or not. */
   lastRunId: string | null;
+}
+
+/** Where a page of sessions starts: right after the session at this place in the order (see listSessionPage). */
+export interface SessionPosition {
+  updatedAt: number;
+  sessionId: string;
+}
+
+export interface SessionPageQuery {
+  /** Sessions at most. */
+  limit: number;
+  /** Absent: from the most recently active. */
+  after?: SessionPosition;
 }
 
 export type SessionChanges = Partial<Pick<StoredSessionSummary, 'title' | 'updatedAt' | 'confirmToolCalls' | 'lastRunId'>>;

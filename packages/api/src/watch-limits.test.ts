@@ -94,7 +94,7 @@ describe('changes every watch is told of', () => {
     });
     await expect(caller.settings.update({ maxToolCalls: 6 })).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
     await expect(caller.sessions.delete({ sessionId: 's1' })).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
-    const list = await caller.sessions.list();
+    const list = (await caller.sessions.list()).sessions;
     expect(list.map((s) => [s.sessionId, s.title])).toStrictEqual([['s1', `title ${CHANGE_BURST - 3}`]]);
     expect((await caller.settings.get()).settings.maxToolCalls).toBe(5);
 

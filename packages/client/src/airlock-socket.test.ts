@@ -765,7 +765,7 @@ describe('createAirlockClient over the wire', () => {
     const socket = server.connections[0]!.socket;
     socket.send(JSON.stringify({ id: 1, result: { type: 'started' } }));
     socket.send(JSON.stringify({ id: 1, result: { type: 'data', data: { type: 'ready' } } }));
-    expect((await server.received(0, 3))[2]).toStrictEqual({ id: 2, method: 'query', params: { path: 'sessions.list' } });
+    expect((await server.received(0, 3))[2]).toStrictEqual({ id: 2, method: 'query', params: { path: 'sessions.list', input: { limit: 500 } } });
     await client.close();
     expect(await first).toStrictEqual({ done: true, value: undefined });
   });

@@ -14,7 +14,8 @@ type RouterOutputs = inferRouterOutputs<AppRouter>;
 export type RunOptions = NonNullable<RouterInputs['chat']['stream']['options']>;
 export type ConfirmResult = RouterOutputs['chat']['confirmTool'];
 export type PendingCall = RouterOutputs['chat']['pending'][number];
-export type SessionSummary = RouterOutputs['sessions']['list'][number];
+export type SessionPage = RouterOutputs['sessions']['list'];
+export type SessionSummary = SessionPage['sessions'][number];
 export type SessionWatchEvent = RouterOutputs['sessions']['watch'] extends AsyncIterable<infer T> ? T : never;
 export type ToolInfo = RouterOutputs['tools']['list']['tools'][number];
 
@@ -175,7 +176,13 @@ export interface AirlockClient {
   decide(input: DecideInput): Promise<ConfirmResult>;
   /** The calls of a session waiting for a decision. */
   pending(sessionId: string): Promise<PendingCall[]>;
-  /** The list of sessions, newest first: now, then again after every change, until `signal` aborts. */
+  /**
+   * Every session, most recently active first: now, then again after every change, until `signal` aborts. The list is
+   * read a page at a time (`sessions.list` answers at most 500 chats), one page after the other, and given once whole,
+   * after every `ready` (the first, and after a reconnect); what changed while it was read is applied after it. It
+   * holds every chat: to show only the newest, read `trpc.sessions.list` (the first page without input) and follow
+   * `watchSessions` instead.
+   */
   followSessions(signal?: AbortSignal): AsyncIterableIterator<SessionSummary[]>;
   /**
    * The server's changes to the sessions as they come, until `signal` aborts: `ready` first (and again after a
@@ -359,7 +366,7 @@ async function* followSessions(trpc: TRPCClient<AppRouter>, signal: AbortSignal 
       switch (change.type) {
         case 'ready':
           try {
-            sessions = new Map((await trpc.sessions.list.query(undefined, signal === undefined ? {} : { signal })).map((session) => [session.sessionId, session]));
+            sessions = await readAllSessions(trpc, signal);
           } catch (error) {
             // Aborted, or the client closed, while the list was read: the following ends quietly, as it does between
             // changes.
@@ -377,9 +384,27 @@ async function* followSessions(trpc: TRPCClient<AppRouter>, signal: AbortSignal 
           // The list itself is unchanged (pending(sessionId) reads what waits).
           continue;
       }
-      yield [...sessions.values()].sort((a, b) => b.updatedAt - a.updatedAt);
+      yield [...sessions.values()].sort((a, b) => b.updatedAt - a.updatedAt || (a.sessionId < b.sessionId ? 1 : -1));
     }
   } finally {
     await changes.return?.();
   }
+}
+
+/** Chats one read of followSessions asks for: the most the server answers. */
+const FOLLOW_PAGE = 500;
+
+/**
+ * Every chat, page after page. A chat that changed meanwhile may be missing or there twice (by its id: once here);
+ * the watch that asked for the read tells of that change next, and its copy replaces this one.
+ */
+async function readAllSessions(trpc: TRPCClient<AppRouter>, signal: AbortSignal | undefined): Promise<Map<string, SessionSummary>> {
+  const sessions = new Map<string, SessionSummary>();
+  let cursor: string | undefined;
+  do {
+    const page = await trpc.sessions.list.query({ limit: FOLLOW_PAGE, ...(cursor === undefined ? {} : { cursor }) }, signal === undefined ? {} : { signal });
+    for (const session of page.sessions) sessions.set(session.sessionId, session);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+  return sessions;
 }

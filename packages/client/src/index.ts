@@ -8,6 +8,7 @@ export {
   type PendingCall,
   type RunOptions,
   type RunStream,
+  type SessionPage,
   type SessionSummary,
   type SessionWatchEvent,
   type StartRunInput,

@@ -25,6 +25,7 @@ import {
   type MessagePageQuery,
   type MessageRun,
   type SessionChanges,
+  type SessionPageQuery,
   type StoredGrant,
   type StoredRule,
   type StoredRun,
@@ -149,6 +150,15 @@ const GRANT_COLUMNS = 'grant_id, scope_kind, scope_value, tool_name, arguments, 
  * A pool of connections serves the statements; one more connection stays LISTENing. An event, its ledger change
  * and its notification are one transaction.
  */
+/**
+ * A page of sessions (see listSessionPage), read along sessions_by_activity: its collation is named, so the order is
+ * the other stores' byte order whatever the database's. Exported for the test that asks PostgreSQL how it reads them.
+ */
+export const SESSION_PAGE_QUERIES = {
+  first: `SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, session_id COLLATE "C" DESC LIMIT $1`,
+  after: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE (updated_at, session_id COLLATE "C") < ($2, $3) ORDER BY updated_at DESC, session_id COLLATE "C" DESC LIMIT $1`,
+};
+
 export class PostgresStore implements AirlockStore, Cluster {
   readonly instanceId: string;
   /** This process's token under `instanceId`, made at open: the runs it owns are owned by both. */
@@ -235,6 +245,14 @@ export class PostgresStore implements AirlockStore, Cluster {
 
   async listSessions(): Promise<StoredSessionSummary[]> {
     return (await this.rows<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, created_at DESC, session_id`)).map(toSession);
+  }
+
+  async listSessionPage(query: SessionPageQuery): Promise<StoredSessionSummary[]> {
+    const rows =
+      query.after === undefined
+        ? await this.rows<SessionRow>(SESSION_PAGE_QUERIES.first, [query.limit])
+        : await this.rows<SessionRow>(SESSION_PAGE_QUERIES.after, [query.limit, query.after.updatedAt, query.after.sessionId]);
+    return rows.map(toSession);
   }
 
   async getSession(sessionId: string): Promise<StoredSessionSummary | undefined> {

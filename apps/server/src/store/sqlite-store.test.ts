@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { asStoreError } from './open-database';
-import { DATABASE_FILE, SqliteStore } from './sqlite-store';
+import { DATABASE_FILE, SESSION_PAGE_QUERIES, SqliteStore } from './sqlite-store';
 import { StoreError } from './store-error';
 import { appendAll, run, session, startChange, tempFolder } from './test-support';
 
@@ -259,5 +259,26 @@ describe('SqliteStore', () => {
     const reopened = await SqliteStore.open({ directory: folder.path, ...quiet });
     expect((await reopened.listSessions()).map((s) => s.sessionId)).toStrictEqual(['kept']);
     await reopened.close();
+  });
+
+  it('reads a page of chats along an index from where the last page ended: neither every row nor a sort of them', async () => {
+    await using folder = await tempFolder();
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    for (let index = 0; index < 50; index++) await store.createSession(session(`chat-${index}`, 1_000 + (index % 7)));
+    expect((await store.listSessionPage({ limit: 3, after: { updatedAt: 1_003, sessionId: 'chat-20' } })).map((s) => s.sessionId)).toStrictEqual(['chat-17', 'chat-10', 'chat-9']);
+    // The store holds its file alone: asked once it let go.
+    await store.close();
+    const db = new Database(join(folder.path, DATABASE_FILE), { readonly: true });
+    try {
+      const plan = (sql: string) =>
+        db
+          .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+          .all({ limit: 10, updatedAt: 1_003, sessionId: 'chat-20' })
+          .map((row) => row.detail);
+      expect(plan(SESSION_PAGE_QUERIES.first)).toStrictEqual(['SCAN sessions USING INDEX sessions_by_activity']);
+      expect(plan(SESSION_PAGE_QUERIES.after)).toStrictEqual(['SEARCH sessions USING INDEX sessions_by_activity ((updated_at,session_id)<(?,?))']);
+    } finally {
+      db.close();
+    }
   });
 });

@@ -12,6 +12,7 @@ import {
   type MessagePageQuery,
   type MessageRun,
   type SessionChanges,
+  type SessionPageQuery,
   type StoredGrant,
   type StoredRule,
   type Rule,
@@ -69,6 +70,14 @@ export interface SqliteStoreOptions {
 export const DATABASE_FILE = 'airlock.db';
 
 const SESSION_ORDER = 'ORDER BY updated_at DESC, created_at DESC, session_id';
+/**
+ * A page of sessions (see listSessionPage): both walk sessions_by_activity backwards from where the page starts, a
+ * row value comparing as the index orders. Exported for the test that asks SQLite how it reads them.
+ */
+export const SESSION_PAGE_QUERIES = {
+  first: `SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, session_id DESC LIMIT @limit`,
+  after: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE (updated_at, session_id) < (@updatedAt, @sessionId) ORDER BY updated_at DESC, session_id DESC LIMIT @limit`,
+};
 const AUDIT_FILTERS = ['session_id = @sessionId', 'tool_name = @toolName', 'decision = @decision', 'decision IS NULL', 'requested_at >= @from', 'requested_at < @to'];
 const AUDIT_AFTER_CURSOR = '(requested_at < @cursorAt OR (requested_at = @cursorAt AND ledger_id < @cursorId))';
 
@@ -144,6 +153,11 @@ export class SqliteStore implements AirlockStore {
 
   async listSessions(): Promise<StoredSessionSummary[]> {
     return this.statements.listSessions.all().map(toSession);
+  }
+
+  async listSessionPage(query: SessionPageQuery): Promise<StoredSessionSummary[]> {
+    const rows = query.after === undefined ? this.statements.firstSessionPage.all({ limit: query.limit }) : this.statements.sessionPageAfter.all({ ...query.after, limit: query.limit });
+    return rows.map(toSession);
   }
 
   async getSession(sessionId: string): Promise<StoredSessionSummary | undefined> {
@@ -419,6 +433,8 @@ export class SqliteStore implements AirlockStore {
 function prepareStatements(db: Database) {
   return {
     listSessions: db.prepare<[], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions ${SESSION_ORDER}`),
+    firstSessionPage: db.prepare<{ limit: number }, SessionRow>(SESSION_PAGE_QUERIES.first),
+    sessionPageAfter: db.prepare<{ updatedAt: number; sessionId: string; limit: number }, SessionRow>(SESSION_PAGE_QUERIES.after),
     getSession: db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE session_id = ?`),
     insertSession: db.prepare<[string, string, number, number, number, string | null]>(`INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`),
     updateSession: db.prepare<{ sessionId: string; title: string | null; updatedAt: number | null; confirmToolCalls: number | null; setLastRunId: number; lastRunId: string | null }>(

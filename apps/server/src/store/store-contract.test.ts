@@ -1,4 +1,4 @@
-import { MAX_AUDIT_PAGE_CHARS, type AirlockStore, type AuditQuery, type ChatMessage, type Decision, type LedgerChange, type ToolCallRecord } from '@airlock/api';
+import { MAX_AUDIT_PAGE_CHARS, type AirlockStore, type AuditQuery, type SessionPosition, type ChatMessage, type Decision, type LedgerChange, type ToolCallRecord } from '@airlock/api';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { storeImplementations } from './store-implementations';
 import { appendAll, openWithRun, run, session, startChange, statusEvent, undecidedRecord } from './test-support';
@@ -31,6 +31,41 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     await store.deleteSession('new');
     expect(await store.getSession('new')).toBeUndefined();
     expect((await store.listSessions()).map((s) => s.sessionId)).toStrictEqual(['old', 'middle']);
+  });
+
+  it('reads the sessions a page at a time, most recently active first and the greater id first among ties, each once while others change', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    // Four to a millisecond, so pages end inside runs of ties; ids that sort differently by byte and by language.
+    const ids = Array.from({ length: 23 }, (_, index) => `${index % 2 === 0 ? 'S' : 's'}-${String(index).padStart(2, '0')}`);
+    for (const [index, sessionId] of ids.entries()) await store.createSession(session(sessionId, 1_000 + Math.floor(index / 4)));
+    const order = (await store.listSessionPage({ limit: 100 })).map((s) => s.sessionId);
+    const expected = ids
+      .map((sessionId, index) => ({ sessionId, updatedAt: 1_000 + Math.floor(index / 4) }))
+      .sort((a, b) => b.updatedAt - a.updatedAt || (a.sessionId < b.sessionId ? 1 : -1))
+      .map((s) => s.sessionId);
+    expect(order).toStrictEqual(expected);
+
+    const listed: string[] = [];
+    let after: SessionPosition | undefined;
+    for (let pages = 1; ; pages++) {
+      const page = await store.listSessionPage({ limit: 5, ...(after === undefined ? {} : { after }) });
+      listed.push(...page.map((s) => s.sessionId));
+      const last = page.at(-1);
+      if (last === undefined) break;
+      after = { updatedAt: last.updatedAt, sessionId: last.sessionId };
+      if (pages === 2) {
+        // One listed already and one still ahead move to the top; one ahead goes; a new one comes.
+        await store.updateSession(listed[0]!, { updatedAt: 9_000 });
+        await store.updateSession(expected[20]!, { updatedAt: 9_001 });
+        await store.deleteSession(expected[21]!);
+        await store.createSession(session('new', 9_002));
+      }
+    }
+    expect(listed).toStrictEqual(expected.filter((sessionId) => sessionId !== expected[20] && sessionId !== expected[21]));
+    expect((await store.listSessionPage({ limit: 3 })).map((s) => s.sessionId)).toStrictEqual(['new', expected[20], expected[0]]);
+    expect(await store.listSessionPage({ limit: 1, after: { updatedAt: 1_000, sessionId: 'S-00' } })).toStrictEqual([]);
+    expect(await store.listSessionPage({ limit: 2, after: { updatedAt: 1_003, sessionId: 'a-missing-one' } })).toStrictEqual([session('S-14', 1_003), session('S-12', 1_003)]);
   });
 
   it('appends messages and loads them back in order, per session', async () => {

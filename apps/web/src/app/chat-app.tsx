@@ -10,6 +10,7 @@ import { randomId } from '../lib/random-id';
 import { trpc } from '../lib/trpc';
 import { RulesPage } from '../rules/rules-page';
 import { SessionList } from '../sessions/session-list';
+import { useSessionPages } from '../sessions/use-session-pages';
 import { useNotificationChoice, type NotificationChoice } from '../settings/notification-choice';
 import { SettingsDialog } from '../settings/settings-dialog';
 import { useToolSettings, type SettingsStore } from '../settings/settings-store';
@@ -49,7 +50,12 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
   const utils = trpc.useUtils();
   // Read again anyway after the waiting lists' fallback: a chat started on another instance that none here follows is
   // told to this server only when something else changes, and a read the server refused is not asked again by itself.
-  const sessions = trpc.sessions.list.useQuery(undefined, { refetchInterval: WAITING_FALLBACK_MS, refetchIntervalInBackground: true });
+  // Read a page at a time: "Show more chats" reads the next. A change told below reads the pages shown again, from the
+  // first, so a chat that changed comes to the top whether it was shown or not.
+  const sessions = useSessionPages(WAITING_FALLBACK_MS);
+  // The chats with a run going, on whichever page: their waiting calls are listed even when their chat is not shown
+  // (500, the most one answer holds, beyond which the most recently active).
+  const running = trpc.sessions.list.useQuery({ running: true, limit: 500 }, { refetchInterval: WAITING_FALLBACK_MS, refetchIntervalInBackground: true });
   // The list and the open chat follow the server's changes instead of polling. "ready" comes first and again after
   // every reconnect, when changes may have been missed: everything is read again then. A burst of changes (many chats
   // started at once) makes a few reads of each list, not one per change: see CoalescedReads.
@@ -99,11 +105,11 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
     setRulesOpen(false);
   }, []);
 
-  const list = sessions.data ?? [];
-  const summary = list.find((session) => session.sessionId === current.id);
+  const list = sessions.sessions ?? [];
+  const summary = list.find((session) => session.sessionId === current.id) ?? running.data?.sessions.find((session) => session.sessionId === current.id);
   const title = summary?.title ?? 'New chat';
   const confirm = useConfirmToolCalls(current.id, summary);
-  const waiting = useWaitingApprovals(sessions.data);
+  const waiting = useWaitingApprovals(running.data?.sessions);
   const drafts = useTabDrafts(waiting);
   useAttentionSignals(waiting.all.length);
   const waitingDecision = useDecideWaiting();
@@ -150,6 +156,9 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
           draft={current.isNew}
           onSelect={(sessionId) => select({ id: sessionId, isNew: false })}
           onDelete={remove}
+          hasMore={sessions.hasMore}
+          loadingMore={sessions.loadingMore}
+          onShowMore={sessions.showMore}
         />
         <WorkspaceNote workspace={model.data?.workspace} />
         <button type="button" className="btn settings-button" aria-pressed={rulesOpen} onClick={() => setRulesOpen(!rulesOpen)}>

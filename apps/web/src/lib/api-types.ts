@@ -21,7 +21,7 @@ export type ConfirmInput = RouterInputs['chat']['confirmTool'];
 export type ConfirmResult = RouterOutputs['chat']['confirmTool'];
 export type PersonDecision = ConfirmInput['decision'];
 
-export type SessionSummary = RouterOutputs['sessions']['list'][number];
+export type SessionSummary = RouterOutputs['sessions']['list']['sessions'][number];
 export type SessionDetail = RouterOutputs['sessions']['get'];
 export type StoredMessage = SessionDetail['messages'][number];
 export type Grant = RouterOutputs['grants']['list'][number];

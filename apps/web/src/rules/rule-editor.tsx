@@ -89,7 +89,7 @@ export function RuleEditor({ initial, ruleId, workspace, onDone }: RuleEditorPro
           <span>Chat</span>
           <select value={form.sessionId} onChange={(event) => set({ sessionId: event.target.value })}>
             <option value="">Pick a chat…</option>
-            {(sessions.data ?? []).map((session) => (
+            {(sessions.data?.sessions ?? []).map((session) => (
               <option key={session.sessionId} value={session.sessionId}>
                 {session.title}
               </option>

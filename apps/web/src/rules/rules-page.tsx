@@ -75,7 +75,7 @@ export function RulesPage({ onClose }: { onClose: () => void }) {
               <RuleEditor initial={formOfDraft(view.rule)} ruleId={view.rule.id} workspace={workspace} onDone={close} />
             </li>
           ) : (
-            <RuleRow key={view.rule.id} view={view} sessions={sessions.data ?? []} now={now} onEdit={() => setEditing({ kind: 'rule', ruleId: view.rule.id })} />
+            <RuleRow key={view.rule.id} view={view} sessions={sessions.data?.sessions ?? []} now={now} onEdit={() => setEditing({ kind: 'rule', ruleId: view.rule.id })} />
           ),
         )}
       </ul>

@@ -15,9 +15,14 @@ export interface SessionListProps {
   onDelete: (session: SessionSummary) => void;
   /** How many calls wait for a decision, per chat. */
   waiting?: ReadonlyMap<string, number>;
+  /** Older chats than those listed remain to be read: a "Show more chats" button asks for them. Default false. */
+  hasMore?: boolean;
+  /** The next chats are being read. Default false. */
+  loadingMore?: boolean;
+  onShowMore?: () => void;
 }
 
-export function SessionList({ sessions, currentId, draft, onSelect, onDelete, waiting = new Map() }: SessionListProps) {
+export function SessionList({ sessions, currentId, draft, onSelect, onDelete, waiting = new Map(), hasMore = false, loadingMore = false, onShowMore }: SessionListProps) {
   const showDraft = draft && !sessions.some((session) => session.sessionId === currentId);
   const [query, setQuery] = useState('');
   const now = useNow(30_000);
@@ -57,7 +62,16 @@ export function SessionList({ sessions, currentId, draft, onSelect, onDelete, wa
         })}
       </ul>
       {sessions.length === 0 && !showDraft && <p className="muted">No chats yet.</p>}
-      {sessions.length > 0 && shown.length === 0 && <p className="muted">No chat title contains “{query.trim()}”.</p>}
+      {sessions.length > 0 && shown.length === 0 && (
+        <p className="muted">
+          No chat title {hasMore ? 'listed so far ' : ''}contains “{query.trim()}”.
+        </p>
+      )}
+      {hasMore && (
+        <button type="button" className="btn show-more" disabled={loadingMore} onClick={onShowMore}>
+          {loadingMore ? 'Loading older chats…' : 'Show more chats'}
+        </button>
+      )}
     </nav>
   );
 }

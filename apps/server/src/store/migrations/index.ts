@@ -8,6 +8,7 @@ import { sql as approvalIndex } from './007-approval-index';
 import { sql as messageRun } from './008-message-run';
 import { sql as shownTool } from './009-shown-tool';
 import { sql as cancelRequested } from './010-cancel-requested';
+import { sql as sessionActivityIndex } from './011-session-activity-index';
 
 export interface Migration {
   /** 1, 2, 3…: applied in this order, each once. */
@@ -28,4 +29,5 @@ export const migrations: readonly Migration[] = [
   { version: 8, name: 'message-run', sql: messageRun },
   { version: 9, name: 'shown-tool', sql: shownTool },
   { version: 10, name: 'cancel-requested', sql: cancelRequested },
+  { version: 11, name: 'session-activity-index', sql: sessionActivityIndex },
 ];

@@ -7,6 +7,7 @@ import { sql as messageRun } from './005-message-run';
 import { sql as shownTool } from './006-shown-tool';
 import { sql as policyVersion } from './007-policy-version';
 import { sql as instances } from './008-instances';
+import { sql as sessionActivityIndex } from './009-session-activity-index';
 
 /** Every schema change of the PostgreSQL store, oldest first. Add a file `NNN-name.ts` and a line here; never edit an applied one. */
 export const postgresMigrations: readonly Migration[] = [
@@ -18,6 +19,7 @@ export const postgresMigrations: readonly Migration[] = [
   { version: 6, name: 'shown-tool', sql: shownTool },
   { version: 7, name: 'policy-version', sql: policyVersion },
   { version: 8, name: 'instances', sql: instances },
+  { version: 9, name: 'session-activity-index', sql: sessionActivityIndex },
 ];
 
 export { migratePostgres, type MigratePostgresOptions } from './migrate';

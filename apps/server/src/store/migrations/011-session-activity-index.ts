@@ -1,0 +1,8 @@
+/**
+ * The chat list is read a page at a time, most recently active first and, among chats active in the same
+ * millisecond, the greater id first: this index holds that order, so a page is read from where the last one ended
+ * without reading (and sorting) every chat. 10,878 chats in one answer made 2.6 MB.
+ */
+export const sql = `
+CREATE INDEX sessions_by_activity ON sessions (updated_at, session_id);
+`;

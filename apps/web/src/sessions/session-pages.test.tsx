@@ -1,0 +1,101 @@
+import { appRouter, ChatService, ConnectionState, createCallerFactory, MemoryStore, type AppRouter } from '@airlock/api';
+import { ApprovalRegistry } from '@airlock/core';
+import { ScriptedModel } from '@airlock/core/testing';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { TRPCClientError, type TRPCLink } from '@trpc/client';
+import { observable } from '@trpc/server/observable';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { trpc } from '../lib/trpc';
+import { SessionList } from './session-list';
+import { SIDEBAR_PAGE, useSessionPages } from './use-session-pages';
+
+afterEach(cleanup);
+
+const services: ChatService[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((chat) => chat.shutdown()));
+});
+
+/** The server's own router over a store of `count` chats (`chat-0` the oldest), answering the page's queries. */
+async function serverWith(count: number) {
+  const store = new MemoryStore();
+  for (let index = 0; index < count; index++) {
+    await store.createSession({ sessionId: `chat-${index}`, title: `Chat ${index}`, createdAt: 1_000, updatedAt: 1_000 + index, confirmToolCalls: true, lastRunId: null });
+  }
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => new ScriptedModel([]), tools: () => [], store });
+  services.push(chat);
+  await chat.open();
+  const caller = createCallerFactory(appRouter)({
+    services: { chat, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
+    connection: new ConnectionState('page'),
+  });
+  const reads: unknown[] = [];
+  const link: TRPCLink<AppRouter> = () => ({ op }) =>
+    observable((observer) => {
+      if (op.path !== 'sessions.list') return () => undefined;
+      reads.push(op.input);
+      caller.sessions.list(op.input as Parameters<typeof caller.sessions.list>[0]).then(
+        (data) => {
+          observer.next({ result: { type: 'data', data } });
+          observer.complete();
+        },
+        (error: unknown) => observer.error(TRPCClientError.from(error as Error)),
+      );
+      return () => undefined;
+    });
+  return { chat, reads, client: trpc.createClient({ links: [link] }) };
+}
+
+function Sidebar({ onUtils }: { onUtils: (utils: ReturnType<typeof trpc.useUtils>) => void }) {
+  const pages = useSessionPages(60_000);
+  onUtils(trpc.useUtils());
+  return (
+    <SessionList
+      sessions={pages.sessions ?? []}
+      currentId="none"
+      draft={false}
+      onSelect={() => undefined}
+      onDelete={() => undefined}
+      hasMore={pages.hasMore}
+      loadingMore={pages.loadingMore}
+      onShowMore={pages.showMore}
+    />
+  );
+}
+
+const titles = () => within(screen.getByRole('navigation', { name: 'Chats' })).queryAllByRole('button', { name: /^Chat / }).map((entry) => entry.querySelector('.session-title')!.textContent);
+const newest = (count: number, below: number) => Array.from({ length: count }, (_, index) => `Chat ${below - 1 - index}`);
+
+describe('the chat list in the sidebar', () => {
+  it('shows the newest chats, more on demand, and brings a chat changed elsewhere to the top, loaded or not', async () => {
+    const server = await serverWith(230);
+    let utils: ReturnType<typeof trpc.useUtils> | undefined;
+    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    render(
+      <trpc.Provider client={server.client} queryClient={queryClient}>
+        <QueryClientProvider client={queryClient}>
+          <Sidebar onUtils={(next) => (utils = next)} />
+        </QueryClientProvider>
+      </trpc.Provider>,
+    );
+    await screen.findByText('Chat 229');
+    expect(titles()).toStrictEqual(newest(SIDEBAR_PAGE, 230));
+    expect(server.reads).toStrictEqual([{ limit: SIDEBAR_PAGE, direction: 'forward' }]);
+
+    // A chat not shown yet changes (sessions.watch tells the tab, which reads the list again): it comes to the top.
+    await server.chat.updateSession('chat-3', { title: 'Chat 3 renamed' });
+    await act(() => utils!.sessions.list.invalidate());
+    await screen.findByText('Chat 3 renamed');
+    expect(titles()).toStrictEqual(['Chat 3 renamed', ...newest(SIDEBAR_PAGE - 1, 230)]);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Show more chats' }));
+    await screen.findByText('Chat 31');
+    expect(titles()).toStrictEqual(['Chat 3 renamed', ...newest(2 * SIDEBAR_PAGE - 1, 230)]);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Show more chats' }));
+    await screen.findByText('Chat 0');
+    expect(titles()).toStrictEqual(['Chat 3 renamed', ...newest(230, 230).filter((title) => title !== 'Chat 3')]);
+    expect(screen.queryByRole('button', { name: 'Show more chats' })).toBeNull();
+  });
+});
