@@ -77,8 +77,8 @@ export interface SessionSummary {
   lastRunId: string | null;
   /**
    * Why the going run is paused: a write of it failed because the store cannot take writes for now (a full disk).
-   * Its calls still wait, a decision on them or a stop is refused, and it goes on by itself once the store takes
-   * writes again. Absent otherwise.
+   * Its calls still wait, a decision on them is refused, and it goes on by itself once the store takes writes again;
+   * a stop is kept, and applied then (see ChatService.stop). Absent otherwise.
    */
   paused?: string;
 }
@@ -247,7 +247,10 @@ interface Run {
 export interface StopAnswer {
   /** How many runs were cancelled, or will be: a paused run's stop is applied when it is taken up. */
   cancelled: number;
-  /** The run is paused: what will happen to it, said in full. Absent otherwise. */
+  /**
+   * The stop does not hold for good yet: the run is paused (stopped when taken up), or its stop could not be stored.
+   * What will happen to it, and whether the stop holds across a restart, said in full. Absent otherwise.
+   */
   paused?: string;
 }
 
@@ -255,7 +258,10 @@ export interface StopAnswer {
 interface PausedRun {
   /** The run as it was paused: still the session's active run, its log open for its followers, holding what is stored. */
   run: Run;
-  /** Its calls that were waiting, as they were listed: they stay listed, and a decision on them is refused. */
+  /**
+   * Its calls that were waiting, as they were listed: they stay listed, and a decision on them is refused; once a
+   * person stopped the run, they are no longer listed, and a decision on them is answered as cancelled.
+   */
   waiting: PendingApproval[];
   /** Why its write failed. */
   error: string;
@@ -598,9 +604,11 @@ export class ChatService {
   }
 
   /**
-   * Stops the session's active run (only `runId`, when given), as `cancel`. A paused run cannot be stopped now (its
-   * end could not be stored): the stop is kept, stored too if the store takes it, and applied when the run is taken
-   * up, before anything more of it runs; `paused` then says so.
+   * Stops the session's active run (only `runId`, when given), as `cancel`, and stores the stop. A paused run cannot be
+   * stopped now (its end could not be stored): the stop is kept, stored too if the store takes it, and applied when the
+   * run is taken up, before anything more of it runs; `paused` then says so. A run going here is stopped at once; when
+   * its stop cannot be stored, `paused` says so and what happens to the run (on a single instance it is paused as its
+   * end fails to be stored too, and stopped for good when taken up).
    */
   async stop(sessionId: string, runId?: string): Promise<StopAnswer> {
     const session = this.sessions.get(sessionId);
@@ -619,8 +627,40 @@ export class ChatService {
       if (paused?.run === run) return { cancelled: 1, paused: await this.stopWhenTakenUp(paused) };
     }
     if (!run || (runId !== undefined && run.runId !== runId) || run.cancellation.aborted) return { cancelled: 0 };
+    // Stopped here at once, nothing more of it runs; then stored, for whoever takes it up should its end not be stored.
+    run.stopAsked = true;
     run.cancellation.cancel();
-    return { cancelled: 1 };
+    const notStored = await this.storeStop(run);
+    return notStored === undefined ? { cancelled: 1 } : { cancelled: 1, paused: notStored };
+  }
+
+  /**
+   * Stores a person's stop of a run going here (its `cancelRequested`): a run whose cancel cannot be stored is taken up
+   * again as stored (after a pause, at the next start, or by another instance), and then stops before anything more of
+   * it runs. Answers undefined once stored (or with a store that keeps no stop: its end is its only record), or what
+   * the person is told when it could not be: the run is stopped here all the same.
+   */
+  private async storeStop(run: Run): Promise<string | undefined> {
+    const cluster = this.options.cluster;
+    const store = cluster === undefined ? this.store.requestCancel?.bind(this.store) : (runId: string) => cluster.requestCancel(runId);
+    if (store === undefined) return undefined;
+    try {
+      await store(run.runId);
+      return undefined;
+    } catch (error) {
+      const detail = messageOf(error);
+      const head = `The run ${run.runId} is stopped here, but its stop could not be stored (${detail})`;
+      if (cluster !== undefined) {
+        this.log(`Run ${run.runId}: its stop could not be stored (${detail}); it is stopped on this instance only`);
+        return `${head}: if its end cannot be stored either, the run is taken up again once the database answers (here or on another instance), its calls waiting for a decision again; stop it again then.`;
+      }
+      // Its end cannot be written either: the run is paused (see drive), and its stop applied and stored when taken up.
+      const paused = this.store.isUnavailable?.(error) === true;
+      this.log(`Run ${run.runId}: its stop could not be stored (${detail}); it is stopped here, ${paused ? 'and stored once the store takes writes again' : 'and stored with its end, if the store takes it'}`);
+      return paused
+        ? `${head}: it is stored once Airlock can store again (it tries again by itself). If Airlock restarts before then, the run comes back, its calls waiting for a decision again.`
+        : `${head}. If Airlock restarts before the run's end is stored, the run comes back, its calls waiting for a decision again.`;
+    }
   }
 
   /**
@@ -630,6 +670,7 @@ export class ChatService {
   private async stopWhenTakenUp(paused: PausedRun): Promise<string> {
     const { runId } = paused.run;
     paused.run.stopAsked = true;
+    if (paused.waiting.length > 0) this.announceWaitingChange(paused.run.sessionId);
     const head = `The run ${runId} is paused until its data can be stored (${paused.error}); it will be stopped when it is taken up, before anything more of it runs.`;
     const store = this.store.requestCancel?.bind(this.store);
     if (store === undefined) return `${head} The stop is kept in memory only: if Airlock restarts before then, the run goes on.`;
@@ -645,6 +686,8 @@ export class ChatService {
   async confirm(input: ConfirmInput): Promise<ResolveResult> {
     if (this.options.cluster) return this.confirmInCluster(this.options.cluster, input);
     const paused = this.pausedWaiting(input.sessionId).find(({ waiting }) => waiting.approvalId === input.approvalId);
+    // A stopped run's calls are cancelled with it when it is taken up: the stop was given first.
+    if (paused?.stopped === true) return { resolved: false, status: 'already-decided', decision: 'cancel' };
     if (paused) throw new RunPausedError(paused.waiting.runId, paused.error);
     const edit = input.decision === 'allow' ? input.arguments : undefined;
     if (edit !== undefined) this.checkEdit(input.sessionId, input.approvalId, edit);
@@ -755,7 +798,7 @@ export class ChatService {
 
   /** The session's calls waiting for a decision on this instance, those of a paused run included (see pause). */
   pending(sessionId: string): PendingApproval[] {
-    const paused = this.pausedWaiting(sessionId);
+    const paused = this.pausedWaiting(sessionId).filter(({ stopped }) => !stopped);
     const pending = this.options.registry.listPending(sessionId);
     return paused.length === 0 ? pending : [...pending, ...paused.map(({ waiting }) => waiting)];
   }
@@ -766,10 +809,15 @@ export class ChatService {
     return this.pending(sessionId);
   }
 
-  /** The waiting calls of the session's paused runs, each with why its run is paused. */
-  private pausedWaiting(sessionId: string): { waiting: PendingApproval; error: string }[] {
+  /**
+   * The waiting calls of the session's paused runs, each with why its run is paused and whether a person stopped the
+   * run (its calls then wait no more: they are cancelled when it is taken up).
+   */
+  private pausedWaiting(sessionId: string): { waiting: PendingApproval; error: string; stopped: boolean }[] {
     if (this.paused.size === 0) return [];
-    return [...this.paused.values()].filter((paused) => paused.run.sessionId === sessionId).flatMap(({ waiting, error }) => waiting.map((call) => ({ waiting: call, error })));
+    return [...this.paused.values()]
+      .filter((paused) => paused.run.sessionId === sessionId)
+      .flatMap(({ run, waiting, error }) => waiting.map((call) => ({ waiting: call, error, stopped: run.stopAsked })));
   }
 
   listGrants(sessionId: string): Grant[] {
@@ -1414,6 +1462,8 @@ export class ChatService {
     const retryMs = retried ?? this.options.retryStoreAfterMs ?? 1_000;
     const paused: PausedRun = { run, waiting, error, timer: undefined };
     this.paused.set(run.runId, paused);
+    // Stopped by a person: its calls left the list as it was stopped (see pausedWaiting).
+    if (run.stopAsked) this.announceWaitingChange(run.sessionId);
     if (retried === undefined) this.log(`Run ${run.runId} is paused: it could not be stored (${error}); it is taken up again from the store once a write succeeds`);
     else this.log(`Run ${run.runId} is still paused (${error}): next try in ${Math.max(1, Math.round(retryMs / 1000))} s`);
     this.takeUpLater(paused, retryMs);
@@ -1930,7 +1980,8 @@ export class ChatService {
       const closed = await closeUnendedCalls(this.store, { runId: run.runId, sessionId: run.sessionId, answer, error, at: Date.now(), ...(run.fence === undefined ? {} : { fence: run.fence }) });
       if (closed !== undefined && closed.calls.length > 0) this.log(closedCallsLine(run.runId, closed));
     } catch (failure) {
-      this.log(`Could not record how the calls of run ${run.runId} ended: ${messageOf(failure)}; recorded when the chat's next run starts, or at the next start`);
+      // Not "at the next start": the run is unfinished in the store, so a start takes it up as stored.
+      this.log(`Could not record how the calls of run ${run.runId} ended: ${messageOf(failure)}; recorded when the chat's next run starts, unless Airlock restarts first: the run is then taken up as stored`);
     }
   }
 
@@ -2008,6 +2059,10 @@ export class ChatService {
     const [decided, start] = burst;
     const event = decided?.event;
     if (event?.type !== 'tool-decision' || event.approvalId === '' || burst.some((queued) => queued.input.messages !== undefined)) return undefined;
+    // Only a person's allow or deny is put back to waiting (see ApprovalRegistry.reopen). A cancel (a stop) or a
+    // timeout not stored stops the run as the failed write does: paused on a single instance, then taken up from the
+    // store and stopped or timed out again, where ending it here would leave the call waiting in the store.
+    if (event.source !== 'user' || (event.decision !== 'allow' && event.decision !== 'deny')) return undefined;
     if (start !== undefined && !(start.event.type === 'status' && start.event.toolCallId === event.toolCallId && event.decision === 'allow')) return undefined;
     if (burst.at(-1)!.input.seq !== run.nextSeq - 1) return undefined;
     run.nextSeq = decided!.input.seq;

@@ -302,6 +302,71 @@ describe('ChatService when its store cannot take a run’s writes for now', () =
   });
 });
 
+describe('ChatService stopping a run going here while its store cannot take writes', () => {
+  /** Run r1 of chat s, its call (echo ls) put up and waiting; the model has no step after it, so a turn taken after a stop fails the test. */
+  async function waitingCall(store: MemoryStore, ran: string[], extra: Partial<ChatServiceOptions> = {}) {
+    const chat = await start(store, [echoCall('ls')], ran, extra);
+    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
+    await vi.waitFor(() => expect(chat.pending('s')).toHaveLength(1));
+    return { chat, waiting: chat.pending('s')[0]! };
+  }
+
+  it('says a stop it could not store does not hold yet, keeps it, and stores it once it can: a start after a restart finds the run stopped', async () => {
+    const { store, state } = fillingStore();
+    const ran: string[] = [];
+    const lines: string[] = [];
+    const { chat, waiting } = await waitingCall(store, ran, { log: (line) => lines.push(line), retryStoreAfterMs: 20 });
+    state.full = true;
+    await expect(chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'allow' })).rejects.toThrow(/could not be stored/);
+    // It answered { cancelled: 1 } alone, the run ended as an error in memory with nothing stored and nothing tried
+    // again, and the next start brought the call back waiting under the same id.
+    expect(await chat.stop('s')).toStrictEqual({
+      cancelled: 1,
+      paused:
+        `The run r1 is stopped here, but its stop could not be stored (${DISK_FULL}): it is stored once Airlock can store again (it tries again by itself). ` +
+        'If Airlock restarts before then, the run comes back, its calls waiting for a decision again.',
+    });
+    expect(lines).toContain(`Run r1: its stop could not be stored (${DISK_FULL}); it is stopped here, and stored once the store takes writes again`);
+    // Shown as stored: the run goes on, paused; its call is stopped here, and an allow on it runs nothing.
+    await vi.waitFor(() => expect(chat.listSessions()[0]).toMatchObject({ activeRunId: 'r1', paused: DISK_FULL }));
+    expect(chat.pending('s')).toStrictEqual([]);
+    expect(await chat.confirm({ sessionId: 's', approvalId: waiting.approvalId, decision: 'allow' })).toStrictEqual({ resolved: false, status: 'already-decided', decision: 'cancel' });
+
+    state.full = false;
+    await runEnded(chat, 's');
+    expect((await store.loadEvents('r1', 0)).at(-1)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
+    expect(await store.getRun('r1')).toMatchObject({ endedAt: expect.any(Number), endReason: 'cancelled' });
+    expect((await store.listRunToolCalls('r1')).map((call) => [call.approvalId, call.decision, call.outcome])).toStrictEqual([[waiting.approvalId, 'cancel', 'cancelled']]);
+    await chat.shutdown();
+
+    const restarted = await start(store, [], ran);
+    expect(restarted.listSessions()[0]?.activeRunId).toBeNull();
+    expect(restarted.pending('s')).toStrictEqual([]);
+    expect(ran).toStrictEqual([]);
+  });
+
+  it('stores the stop before the run’s end: a run whose cancel could not be written is stopped by the start after a restart', async () => {
+    const { store, state } = fillingStore();
+    // The disk fills up as the stop's cancel is written, after the stop itself was stored.
+    state.fillAt = 'tool-decision';
+    const ran: string[] = [];
+    const { chat, waiting } = await waitingCall(store, ran, { retryStoreAfterMs: 60_000 });
+    expect(await chat.stop('s')).toStrictEqual({ cancelled: 1 });
+    await vi.waitFor(() => expect(chat.listSessions()[0]?.paused).toBe(DISK_FULL));
+    await chat.shutdown();
+
+    // Space is back at the restart: the run is taken up as stored, and stopped first.
+    state.fillAt = undefined;
+    state.full = false;
+    const restarted = await start(store, [], ran);
+    await runEnded(restarted, 's');
+    expect(restarted.pending('s')).toStrictEqual([]);
+    expect(ran).toStrictEqual([]);
+    expect((await store.loadEvents('r1', 0)).at(-1)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'cancelled' });
+    expect((await store.listRunToolCalls('r1')).map((call) => [call.approvalId, call.decision])).toStrictEqual([[waiting.approvalId, 'cancel']]);
+  });
+});
+
 describe('ChatService resuming a run whose end was stored but not marked', () => {
   it('marks it ended, with the one run-end it has', async () => {
     const store = new MemoryStore();

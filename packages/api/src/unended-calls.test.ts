@@ -107,7 +107,7 @@ describe('a call whose end could not be stored', () => {
       { role: 'user', content: 'hello again' },
     ]);
     expect((await chat.getSession('s')).toolCalls.map((call) => call.outcome)).toStrictEqual(['interrupted']);
-    expect(lines).toContain(`Could not record how the calls of run r1 ended: ${BROKEN}; recorded when the chat's next run starts, or at the next start`);
+    expect(lines).toContain(`Could not record how the calls of run r1 ended: ${BROKEN}; recorded when the chat's next run starts, unless Airlock restarts first: the run is then taken up as stored`);
     expect(lines).toContain('Run r1 had stopped without its end stored; recorded now, with slow (call_0) interrupted');
   });
 
