@@ -20,7 +20,7 @@ describe('the answer to a notification click', () => {
     const page = new EventTarget();
     stops.push(answerNotificationClicks(page));
     await expect(post(page, click)).resolves.toStrictEqual(SIGNED_OUT_ANSWER);
-    expect(SIGNED_OUT_ANSWER).toMatchObject({ done: false, focus: true, why: expect.stringContaining('sign in again') as unknown });
+    expect(SIGNED_OUT_ANSWER).toMatchObject({ done: false, focus: true, why: expect.stringContaining('Sign in again') as unknown });
   });
 
   it('is the handler’s while one is set, and says why when the handler fails', async () => {

@@ -14,10 +14,13 @@ export type ClickAnswer = { done: true; focus: boolean } | { done: false; why: s
 
 export type ClickHandler = (click: NotificationClick) => Promise<ClickAnswer>;
 
-/** The answer of a tab that shows no chats: the server turned its access away (restarted with another token…). */
+/**
+ * The answer of a tab that shows no chats: the server turned its access away (restarted on a new address, or with
+ * another token) and it shows the sign-in screen.
+ */
 export const SIGNED_OUT_ANSWER: ClickAnswer = {
   done: false,
-  why: 'This tab of Airlock is not signed in (the server may have restarted with another token): sign in again with the link the server printed, then decide the call in Waiting for you.',
+  why: 'Not decided: this tab of Airlock is signed out (the server restarted on a new address or with another token). Sign in again with the link the server printed, then decide the call in Waiting for you.',
   focus: true,
 };
 
@@ -34,7 +37,7 @@ export function handleNotificationClicks(handler: ClickHandler): () => void {
 /**
  * Answers every click the worker posts to this page, for the page's life: a click must do what it says or say why
  * not, never nothing. An old notification's Allow reached a tab showing the sign-in screen (the server had restarted
- * with another token), whose chats, and with them the only listener, were gone; without a handler the answer is
+ * on a new address), whose chats, and with them the only listener, were gone; without a handler the answer is
  * SIGNED_OUT_ANSWER.
  */
 export function answerNotificationClicks(container: Pick<EventTarget, 'addEventListener' | 'removeEventListener'>): () => void {
