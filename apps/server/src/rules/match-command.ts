@@ -7,6 +7,7 @@ import { isTestRunner, testRunnerArgumentsCovered, testRunnerPathOperands } from
 import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './package-manager-commands';
 import { mayNameOutside, mayNameOutsideFolder, movedTo, treeMayHoldLinkOut, workingFolderMayLeadAway, type PathFacts } from './outside-workspace';
 import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
+import { projectMayRunInstead } from './project-programs';
 import { commandBaseName, isExactOnlyCommand, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
@@ -539,6 +540,9 @@ function runnerAllows(rule: CommandPrefix, command: SimpleCommand, call: { head:
   if (target.length === 0 || target[0]!.startsWith('-')) return false;
   const program = command.words.slice(call.program);
   const name = commandBaseName(call.head[0] ?? '');
+  // `npm exec git status` under a rule for it: the machine's git, not a node_modules/.bin/git a package put there.
+  const run = program[0];
+  if (run?.kind !== 'literal' || projectMayRunInstead(name, run.value, line)) return false;
   // `pnpm lint`, `pnpm vitest`: a script or a binary of the project's packages, handed the words after it.
   const script = call.head.length === 1 && SCRIPT_RUNNERS.has(name) && !isKnownProgram(target[0]!);
   if (script && !onlyHarmlessAfter(program, Math.max(1, target.length))) return false;
