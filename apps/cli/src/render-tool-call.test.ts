@@ -91,6 +91,16 @@ describe('renderEditedArguments', () => {
     expect(other.slice(-2)).toStrictEqual(['  content: שלום \\u{30D}', '  ⚠ 1 hidden character shown as \\u{…}: what runs contains it, not what a plain view would show']);
   });
 
+  it("shows the characters outside ASCII of an MCP tool's command as escapes, accented Latin and CJK aside, and says so", () => {
+    // Found from outside: `airlock chat` drew `command: echo י$(touch PWNED_YOD_CLI)י` with no warning, and `a` ran it.
+    const lines = renderToolCall(start('hostile__run_command', { command: 'echo \u05D9$(touch X)\u05D9 # \u00E9 \u65E5' }), plainStyle, { columns: 200 });
+    expect(lines).toStrictEqual([
+      '⏺ hostile__run_command',
+      '  command: echo \\u{5D9}$(touch X)\\u{5D9} # \u00E9 \u65E5',
+      '  ⚠ 2 characters outside ASCII in the code shown as \\u{…}: what runs contains them, and a letter outside ASCII may be drawn like a quote or other syntax it is not',
+    ]);
+  });
+
   it('keeps a forged line in an argument name on the name row, escaped', () => {
     const lines = renderToolCall(start('notes__save', { path: '../.bashrc', '\n\n>⏺ notes__save\n  path: notes.txt\n  content': 'buy milk' }), plainStyle, { columns: 100 });
     expect(lines).toStrictEqual([

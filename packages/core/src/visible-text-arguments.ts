@@ -120,8 +120,50 @@ const CODE_ARGUMENTS = new Map<string, { key: string; label: string; language: '
   ['python', { key: 'code', label: 'Code', language: 'python' }],
 ]);
 
-/** A file a later call runs as a program, by its name. */
-const SCRIPT_NAME = /(?:\.(?:sh|bash|zsh|ksh|fish|command|py|pyw|pl|pm|rb|js|mjs|cjs|ts|mts|cts|php|lua|tcl|ps1|psm1|bat|cmd|mk|awk|sed)|(?:^|\/)(?:GNUmakefile|[Mm]akefile|Dockerfile|Containerfile|Justfile|justfile|Rakefile|\.bashrc|\.bash_profile|\.profile|\.zshrc|\.zprofile|\.envrc|package\.json|\.gitconfig|config)|(?:^|\/)\.git\/hooks\/[^/]+)$/i;
+/**
+ * A file a later call runs as a program or reads commands from, by its name: a source file of a language that runs or
+ * compiles (`.sh`, `.py`, `.go`, `.rs`, `.tsx` …), a file a build or an editor runs commands from (`Makefile`,
+ * `Gemfile`, `Vagrantfile`, `build.rs`, `.vscode/tasks.json`, a CI workflow …), a shell's or tool's start-up file
+ * (any dotfile ending in `rc`, `profile`, `env`, `login`, `logout`, `aliases` or `functions`: `.bash_aliases`,
+ * `.zshenv`, `.zlogin`, `.npmrc`), and a Git hook or config.
+ */
+const SCRIPT_NAME = new RegExp(
+  [
+    String.raw`\.(?:sh|bash|zsh|ksh|csh|tcsh|fish|command|py|pyw|pyi|pl|pm|t|rb|rake|gemspec|js|jsx|mjs|cjs|ts|tsx|mts|cts|vue|svelte|php|lua|tcl|r|jl|go|rs|c|h|cc|cpp|cxx|hpp|hh|m|mm|java|kt|kts|groovy|gradle|scala|sc|swift|cs|fs|fsx|vb|vbs|ex|exs|erl|hs|ml|clj|cljs|dart|nim|zig|el|vim|nix|sql|ps1|psm1|psd1|bat|cmd|mk|cmake|awk|sed|applescript|scpt|desktop|service|timer)`,
+    String.raw`(?:^|\/)(?:GNUmakefile|makefile|Dockerfile|Containerfile|Justfile|Rakefile|Gemfile|Vagrantfile|Brewfile|Podfile|Fastfile|Guardfile|Capfile|Berksfile|Procfile|Jenkinsfile|Tiltfile|Earthfile|Snakefile|SConstruct|SConscript|BUILD|BUILD\.bazel|WORKSPACE|MODULE\.bazel|meson\.build|CMakeLists\.txt|build\.rs|package\.json|composer\.json|pyproject\.toml|setup\.cfg|tox\.ini|noxfile\.py|Cargo\.toml|\.gitconfig|\.gitattributes|\.gitmodules|config|\.pre-commit-config\.ya?ml|\.gitlab-ci\.ya?ml|docker-compose\.ya?ml|compose\.ya?ml|Taskfile\.ya?ml)`,
+    String.raw`(?:^|\/)\.[\w.-]*(?:rc|profile|env|login|logout|aliases|functions)`,
+    String.raw`(?:^|\/)\.(?:vscode|devcontainer|cargo)\/[^/]+`,
+    String.raw`(?:^|\/)\.(?:github\/workflows|circleci|husky|git\/hooks)\/[^/]+`,
+  ]
+    .map((part) => `(?:${part})`)
+    .join('|')
+    .replace(/^/, '(?:')
+    .concat(')$'),
+  'i',
+);
+
+/** Airlock's own tools, whose arguments it knows: what runs is their code (`CODE_ARGUMENTS`) or a program `write_file` writes. */
+const BUILT_IN_TOOLS: ReadonlySet<string> = new Set(['terminal', 'python', 'write_file', 'read_file', 'list_directory', 'web_fetch']);
+
+/**
+ * An argument name that says it holds code, by any word of it (`command`, `shell_cmd`, `sqlQuery`, `run-script`).
+ * An argument of a tool Airlock does not know (an MCP server's) so named may be run as it is.
+ */
+const CODE_NAME_WORDS: ReadonlySet<string> = new Set([
+  'command', 'commands', 'cmd', 'cmdline', 'code', 'script', 'scripts', 'shell', 'bash', 'sh', 'zsh', 'powershell',
+  'sql', 'query', 'expression', 'expr', 'exec', 'eval', 'program', 'statement', 'snippet', 'javascript', 'js', 'python', 'py',
+]);
+
+function namedAsCode(name: string): boolean {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .some((word) => CODE_NAME_WORDS.has(word));
+}
+
+/** ASCII a shell or another language reads as syntax that runs or chains something: `$(`, `${`, `$x`, a backquote, `;`, `|`, `&`, `<`, `>`. */
+const CODE_SYNTAX = /\$[({A-Za-z_]|[`;|&<>]/;
 
 /**
  * Whether `write_file` writes a program a later call may run (by its name, or a first line `#!`): its text is then
@@ -152,7 +194,7 @@ export function visibleArguments(toolName: string, args: Readonly<Record<string,
       codeArgument = { label: code.label, language: code.language, argument: visibleArgument(name, value, { code: true, marks }) };
     } else {
       const script = toolName === 'write_file' && name === 'content' && typeof value === 'string' && writesScript(args.path, value);
-      others.push(visibleArgument(name, value, { code: script, marks, quote: options.quoteJsonLikeText === true }));
+      others.push(visibleArgument(name, value, { code: script, mayRun: !BUILT_IN_TOOLS.has(toolName), marks, quote: options.quoteJsonLikeText === true }));
     }
   }
   const all = codeArgument === null ? others : [codeArgument.argument, ...others];
@@ -199,14 +241,21 @@ function pathText(names: readonly string[]): string {
 }
 
 /**
- * `code`: the value is the code the tool runs, shown with every character outside ASCII escaped. `marks`: what the
- * tool's declared names say of the name and of those inside the value.
+ * `code`: the value is the code the tool runs, shown with every character outside ASCII escaped. `mayRun`: the tool
+ * is not one of Airlock's, so a value named like code or holding shell syntax may run as it is (`mayRun` of
+ * toVisibleText). `marks`: what the tool's declared names say of the name and of those inside the value.
  */
-function visibleArgument(name: string, value: unknown, { code, marks, quote: quoted = false }: { code: boolean; marks: ArgumentMarks; quote?: boolean }): VisibleArgument {
+function visibleArgument(
+  name: string,
+  value: unknown,
+  { code, mayRun = false, marks, quote: quoted = false }: { code: boolean; mayRun?: boolean; marks: ArgumentMarks; quote?: boolean },
+): VisibleArgument {
   const type = argumentType(value);
   const typeLabel = typeof value !== 'string' ? type : readsAsJson(value) ? 'text' : null;
   const text = typeof value !== 'string' ? jsonText(value, '') : quoted && typeLabel === 'text' ? quote(value) : value;
-  return { name: visibleName(name), value: toVisibleText(text, { code, syntax: true }), format: type === 'text' ? 'text' : 'json', type, typeLabel, ...marks };
+  const runs = mayRun && !code && (namedAsCode(name) || CODE_SYNTAX.test(text));
+  const visible = toVisibleText(text, { code, mayRun: runs, syntax: true, nfc: typeof value === 'string' });
+  return { name: visibleName(name), value: visible, format: type === 'text' ? 'text' : 'json', type, typeLabel, ...marks };
 }
 
 function argumentType(value: unknown): ArgumentType {

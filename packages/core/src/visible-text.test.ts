@@ -184,6 +184,42 @@ describe('toVisibleText', () => {
   });
 
   // Found by an outside probe: U+030D on a blank drew like a quote, and 40 marks on one character drew over the lines above.
+  it('in an argument that may run as code, escapes every character outside ASCII but accented Latin letters and CJK, whatever letter is drawn like a quote', () => {
+    // Found from outside: each of these drew as a quote or a backquote around an MCP command's $(…), which ran.
+    for (const char of ['\u05D9', '\u144A', '\u1420', '\u16CC', '\u0375', '\u0627', '\u16E7']) {
+      const shown = toVisibleText(`echo ${char}$(touch X)${char}`, { mayRun: true, syntax: true });
+      expect({ char, flat: visibleTextString(shown), hidden: shown.hiddenCount, nonAscii: shown.nonAsciiCount }).toStrictEqual({
+        char,
+        flat: `echo \\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}$(touch X)\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`,
+        hidden: 2,
+        nonAscii: 2,
+      });
+    }
+    const message = "git commit -m \"Corrige l'accès à la base, Straße, cœur; 修正：テストを追加。한국어\" && echo привет";
+    const shown = toVisibleText(message, { mayRun: true, syntax: true });
+    expect(visibleTextString(shown)).toBe(
+      "git commit -m \"Corrige l'accès à la base, Straße, cœur; 修正：テストを追加。한국어\" && echo \\u{43F}\\u{440}\\u{438}\\u{432}\\u{435}\\u{442}",
+    );
+    expect(fromVisibleNotation(visibleTextString(shown))).toBe(message);
+    // Narrow forms of CJK and look-alikes among readable letters are still escaped.
+    expect(visibleTextString(toVisibleText('echo \uFF89 \u3003x\u3003 \u0131d', { mayRun: true, syntax: true }))).toBe('echo \\u{FF89} \\u{3003}x\\u{3003} \\u{131}d');
+    // Not asked: left as it was.
+    expect(toVisibleText('echo \u05D9$(touch X)\u05D9').hiddenCount).toBe(0);
+  });
+
+  it('escapes every character outside ASCII of a one-line value not in NFC, and leaves composed ones alone', () => {
+    // Found from outside: write_file to `cafe\u0301.txt` was drawn as the existing `café.txt` and wrote a twin.
+    const decomposed = toVisibleText('docs/cafe\u0301 \u65E5.txt', { nfc: true });
+    expect(visibleTextString(decomposed)).toBe('docs/cafe\\u{301} \\u{65E5}.txt');
+    expect(decomposed.segments.filter((segment) => segment.kind === 'escape').map((segment) => segment.kind === 'escape' && segment.class)).toStrictEqual(['not-nfc', 'not-nfc']);
+    expect({ hidden: decomposed.hiddenCount, nonAscii: decomposed.nonAsciiCount }).toStrictEqual({ hidden: 2, nonAscii: 0 });
+    // Hangul in conjoining jamo, and a singleton NFC replaces (U+212B ANGSTROM SIGN is a look-alike anyway).
+    expect(toVisibleText('\u1112\u1161\u11AB.txt', { nfc: true }).hiddenCount).toBe(3);
+    expect(toVisibleText('caf\u00E9 \u65E5.txt', { nfc: true }).hiddenCount).toBe(0);
+    // Text of several lines (a file's content) is not a name: left to the other rules.
+    expect(toVisibleText('cafe\u0301\nx', { nfc: true }).hiddenCount).toBe(0);
+  });
+
   it('escapes a combining mark with no letter or digit to sit on, and those a letter carries past its share', () => {
     const stray = 'echo \u030D$(touch X) \u030D\n\u0301start \u200B\u0301 a\u0301';
     for (const visible of [toVisibleText(stray), toVisibleText(stray, { syntax: true }), toVisibleProse(stray)]) {

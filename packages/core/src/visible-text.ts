@@ -5,7 +5,9 @@
  * (`аpple.com` with a Cyrillic `а`): escaped too. A word all in one such script (`привет`) is left as it is. A letter
  * or digit that passes for an ASCII one (`ɡithub.com` with U+0261, `ｇ`, `𝗀`, `ⅼ`) is escaped wherever it stands.
  * A combining mark with nothing to sit on, or stacked past what a letter carries, is escaped too: it is drawn over a
- * blank as a quote, or over the lines around it. In code, every character outside ASCII is escaped.
+ * blank as a quote, or over the lines around it. In code, every character outside ASCII is escaped; in an argument
+ * that may run as code, all but accented Latin letters and CJK (`mayRun`). A one-line name not in NFC has its
+ * characters outside ASCII escaped (`nfc`).
  *
  * A literal backslash stays as it is, except one followed by `u{`, which is escaped as `\u{5C}`: so in the
  * flat text every `\u{…}` is an escape, and `fromVisibleNotation` gives back the original exactly.
@@ -47,6 +49,11 @@ export type EscapeClass =
    * lines above or below.
    */
   | 'combining-mark'
+  /**
+   * In a one-line argument (a path, a name) that is not in Unicode's composed form (NFC): every character outside
+   * ASCII, so `cafe\u{301}.txt` (a combining accent) is not drawn as `café.txt`, another file of the same look.
+   */
+  | 'not-nfc'
   /** A space in an argument's name (only there): `dry_run ` is another name than `dry_run`, which the tool ignores. */
   | 'name-space'
   | 'backslash';
@@ -210,6 +217,36 @@ export interface VisibleTextOptions {
    * `'look-alike-symbol'` (see SYNTAX_LOOK_ALIKE). Default false: a tool's result, a rule's text keep them.
    */
   syntax?: boolean;
+  /**
+   * For an argument a tool may run as code that is not a built-in tool's code (an MCP tool's `command`, a string
+   * holding shell syntax): every character outside ASCII is escaped and counted as in `code`, but for those never
+   * drawn like a one-column ASCII sign (`READABLE_IN_CODE`: Latin letters of Latin-1 and Latin Extended-A, `é` `ß`
+   * `œ`; Chinese, Japanese and Korean characters, drawn two columns wide), so a French or Japanese message stays
+   * readable while `echo י$(touch X)י` (U+05D9) shows its codes. Default false.
+   */
+  mayRun?: boolean;
+  /**
+   * For a value that names something (a path, a name): when it is one line and not in NFC, every character outside
+   * ASCII in it is escaped and counted as hidden (`not-nfc`): `cafe\u{301}.txt` is drawn like `café.txt` and is
+   * another file. Default false.
+   */
+  nfc?: boolean;
+}
+
+/**
+ * What an argument that may run as code (`mayRun`) shows as itself outside ASCII: a Latin letter of Latin-1 or
+ * Latin Extended-A (an ASCII letter with its accent, or `ß` `œ` `ø`), and a character of Chinese, Japanese or Korean
+ * or a fullwidth form, drawn two columns wide (the narrow halfwidth forms and conjoining jamo aside). Look-alikes of
+ * ASCII letters and of quotes among them (`ı`, `〃`, `＇`) are escaped before this is asked.
+ */
+const READABLE_IN_CODE = /[\u00C0-\u017F\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}\uFF01-\uFF5E]/u;
+const NARROW_CJK = /[\u1100-\u11FF\uA960-\uA97F\uD7B0-\uD7FF\uFF61-\uFFDC]/u;
+const LETTER = /\p{L}/u;
+
+function readableInCode(char: string): boolean {
+  if (!READABLE_IN_CODE.test(char) || NARROW_CJK.test(char)) return false;
+  const codePoint = char.codePointAt(0)!;
+  return codePoint > 0x17f || LETTER.test(char);
 }
 
 const MARK = /\p{M}/u;
@@ -254,7 +291,15 @@ const PROSE_OWN: ReadonlySet<number> = new Set([0x200c, 0x200d]);
 
 /** Splits a string into what can be shown as it is and escapes for everything else. Linear in its length. */
 export function toVisibleText(value: string, options: VisibleTextOptions = {}): VisibleText {
-  return visibleText(value, { singleLine: options.singleLine === true, code: options.code === true, syntax: options.syntax === true, prose: false, after: '' });
+  return visibleText(value, {
+    singleLine: options.singleLine === true,
+    code: options.code === true,
+    syntax: options.syntax === true,
+    mayRun: options.mayRun === true,
+    nfc: options.nfc === true,
+    prose: false,
+    after: '',
+  });
 }
 
 /** The characters of prose shown before a piece that `toVisibleProse` reads (see its `after`). */
@@ -271,7 +316,7 @@ export const PROSE_AFTER_CHARS = 32;
 export function toVisibleProse(value: string, { after = '' }: { after?: string } = {}): VisibleText {
   const before = after.slice(-PROSE_AFTER_CHARS);
   const last = before.charCodeAt(before.length - 1);
-  return visibleText(value, { singleLine: false, code: false, syntax: false, prose: true, after: last >= 0xd800 && last <= 0xdbff ? before.slice(0, -1) : before });
+  return visibleText(value, { singleLine: false, code: false, syntax: false, mayRun: false, nfc: false, prose: true, after: last >= 0xd800 && last <= 0xdbff ? before.slice(0, -1) : before });
 }
 
 /**
@@ -281,8 +326,9 @@ export function toVisibleProse(value: string, { after = '' }: { after?: string }
 type MarkBase = 'letter' | 'keycap' | 'none';
 
 /** `after`: text read before `value`, only for where a mark at its start may sit (prose only: look-alikes are not read). */
-function visibleText(shown: string, { singleLine, code, syntax, prose, after }: Required<VisibleTextOptions> & { prose: boolean; after: string }): VisibleText {
+function visibleText(shown: string, { singleLine, code, syntax, mayRun, nfc, prose, after }: Required<VisibleTextOptions> & { prose: boolean; after: string }): VisibleText {
   const value = after + shown;
+  const decomposed = nfc && !value.includes('\n') && value.normalize('NFC') !== value;
   const lookAlikes = !prose && SUSPECT.test(value) ? lookAlikeOffsets(value) : undefined;
   const segments: VisibleSegment[] = [];
   let hiddenCount = 0;
@@ -303,7 +349,7 @@ function visibleText(shown: string, { singleLine, code, syntax, prose, after }: 
     if (char === '\\') escapeClass = value.startsWith('u{', index + 1) ? 'backslash' : null;
     else if (singleLine && (char === '\n' || char === '\t')) escapeClass = 'control';
     else if (prose) escapeClass = proseClass(char, codePoint, value.charCodeAt(index + 1));
-    else escapeClass = classify(char) ?? (codePoint > 0x7f ? (syntax && SYNTAX_LOOK_ALIKE.test(char) ? 'look-alike-symbol' : lookAlikes?.has(index) === true ? 'look-alike' : code ? 'non-ascii-in-code' : null) : null);
+    else escapeClass = classify(char) ?? (codePoint > 0x7f ? (syntax && SYNTAX_LOOK_ALIKE.test(char) ? 'look-alike-symbol' : lookAlikes?.has(index) === true ? 'look-alike' : code || (mayRun && !readableInCode(char)) ? 'non-ascii-in-code' : decomposed ? 'not-nfc' : null) : null);
     const plain = codePoint <= 0x7f;
     // A variation selector or a joiner that is shown stays on the base before it, and counts as one of its marks.
     const joiner = !plain && (PROSE_OWN.has(codePoint) || VARIATION_SELECTOR.test(char));

@@ -67,6 +67,20 @@ describe('tool arguments as they will run', () => {
     expect(within(both).getByRole('note').textContent).toMatch(/^This call contains hidden characters \(1\), and 6 characters outside ASCII in its code\. /);
   });
 
+  it("shows every character outside ASCII but accented Latin and CJK in an MCP tool's command as its code, and marks a path not in NFC", () => {
+    // Found from outside: this card read `echo '$(touch PWNED_YOD)'`, with no warning, and Allow ran the substitution.
+    const card = renderCard('hostile__run_command', { command: 'echo \u05D9$(touch PWNED_YOD)\u05D9 # caf\u00E9 \u65E5\u672C' });
+    const value = card.querySelector<HTMLElement>('pre.visible-value code')!;
+    expect(value.textContent).toBe('echo \\u{5D9}$(touch PWNED_YOD)\\u{5D9} # caf\u00E9 \u65E5\u672C');
+    expect(within(card).getByRole('note').textContent).toMatch(/^2 characters outside ASCII in this call's code are shown as marked/);
+    cleanup();
+    const twin = renderCard('write_file', { path: 'cafe\u0301.txt', content: 'new text\n' });
+    const path = twin.querySelector<HTMLElement>('pre.visible-value code')!;
+    expect(path.textContent).toBe('cafe\\u{301}.txt');
+    expect(path.querySelector('.escaped-char')?.getAttribute('data-class')).toBe('not-nfc');
+    expect(within(twin).getByRole('note').textContent).toMatch(/^This call contains hidden characters \(1\)\./);
+  });
+
   it('escapes a stack of marks past what a letter carries in any argument, so it cannot draw over the lines above', () => {
     const content = `echo "Preparing the build"\ntouch PWNED\necho a${'\u0342\u030D\u0344\u0346\u0311'.repeat(8)} \u030D \u05E9\u05B8\u05BC\u05C1`;
     const card = renderCard('write_file', { path: 'notes.md', content });
