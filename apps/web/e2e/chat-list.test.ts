@@ -1,4 +1,6 @@
+import { createAirlockClient, parseStartupLink } from '@airlock/client';
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
 
@@ -27,5 +29,37 @@ describe('the chat list', () => {
     await expect.poll(() => entries.allTextContents()).toStrictEqual([expect.stringContaining('Plan the garden party')]);
     await chats.getByRole('searchbox', { name: 'Search chats' }).fill('nothing like this');
     await chats.getByText('No chat title contains “nothing like this”.').waitFor();
+  });
+
+  it('opens again after a reload a chat older than the 100 the list shows, under its own title, and shows the others on demand', { timeout: 120_000 }, async () => {
+    suite.airlock.model.enqueue({ text: 'Hello.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await chat.send('The oldest chat of all');
+    await chat.waitForText('Hello.');
+
+    // 100 chats after it, from ten connections (a connection starts ten runs at once at most, then a few a minute).
+    const clients = Array.from({ length: 10 }, () => createAirlockClient({ ...parseStartupLink(suite.airlock.link), WebSocket }));
+    try {
+      for (let index = 0; index < 100; index++) suite.airlock.model.enqueue({ text: 'ok' });
+      await Promise.all(
+        clients.map(async (client, c) => {
+          for (let index = 0; index < 10; index++) for await (const event of client.startRun({ sessionId: `later-${c}-${index}`, message: `later chat ${c}-${index}` })) void event;
+        }),
+      );
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
+
+    await page.reload();
+    await chat.connected();
+    await page.getByRole('heading', { name: 'The oldest chat of all', level: 1 }).waitFor();
+    await chat.waitForText('Hello.');
+    const chats = page.getByRole('navigation', { name: 'Chats' });
+    await expect.poll(() => chats.locator('.session-button', { hasText: 'later chat' }).count()).toBe(100);
+    expect(await chats.getByText('The oldest chat of all', { exact: true }).count()).toBe(0);
+    await chats.getByRole('button', { name: 'Show more chats' }).click();
+    await chats.getByText('The oldest chat of all', { exact: true }).waitFor();
+    expect(await chats.getByRole('button', { name: 'Show more chats' }).count()).toBe(0);
   });
 });

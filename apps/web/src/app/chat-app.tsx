@@ -106,7 +106,10 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
   }, []);
 
   const list = sessions.sessions ?? [];
-  const summary = list.find((session) => session.sessionId === current.id) ?? running.data?.sessions.find((session) => session.sessionId === current.id);
+  // A chat older than the pages shown (opened again after a reload) is known by its own read, the chat view's: without
+  // it the tab would take it for a new chat, named "New chat", its setting not the server's.
+  const detail = trpc.sessions.get.useQuery({ sessionId: current.id }, { enabled: !current.isNew, retry: false });
+  const summary = list.find((session) => session.sessionId === current.id) ?? running.data?.sessions.find((session) => session.sessionId === current.id) ?? detail.data;
   const title = summary?.title ?? 'New chat';
   const confirm = useConfirmToolCalls(current.id, summary);
   const waiting = useWaitingApprovals(running.data?.sessions);
