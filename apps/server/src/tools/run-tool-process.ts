@@ -7,7 +7,8 @@ import { processToolOutput } from './process-tool-output';
 import { filesMountedOver, restoreFile, watchReplacements } from './replaced-files-watch';
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
 import { HiddenPathMovedError, type HiddenMask } from './hidden-paths';
-import { masksBesideVeils, veiledFolders, type VeiledFolder } from './sandbox/veiled-folders';
+import { hostLayout } from './sandbox/host-layout';
+import { CALL_OWN_FOLDERS, masksBesideVeils, veiledFolders, type VeiledFolder } from './sandbox/veiled-folders';
 import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
 import { toolFailure } from './tool-failure';
 import type { WorkspacePaths } from './workspace-paths';
@@ -46,7 +47,7 @@ export async function runToolProcess(
   const kill = new AbortController();
   let replaced: string | undefined;
   // A hidden file in a veiled folder is simply not in the call's view of it: the host replacing it uncovers nothing.
-  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden) : [];
+  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden, sandboxOwnFolders()) : [];
   const mounted = sandbox.kind === 'bubblewrap' ? filesMountedOver(cwd, masksBesideVeils(hidden, veiled)) : undefined;
   const watch =
     mounted !== undefined
@@ -115,7 +116,7 @@ export async function runOutsideWorkspace(
             command.scratch,
             { ...command, readOnlyPaths: [workspace, ...(command.readOnlyPaths ?? [])] },
             hidden,
-            veiledFolders(command.scratch, hidden),
+            veiledFolders(command.scratch, hidden, sandboxOwnFolders()),
             options.maxProcesses,
           ),
         }
@@ -135,6 +136,11 @@ async function gitMetadataAfterCall(workspace: string, before: GitMetadataSnapsh
 /** The sandbox the tools use: the one given, or the mode's, resolved once per process (bubblewrap is probed once). */
 export function toolSandbox(options: Pick<ResolvedToolsOptions, 'sandbox' | 'network'>): Promise<ToolSandbox> {
   return typeof options.sandbox === 'string' ? resolveToolSandbox({ mode: options.sandbox, network: options.network }) : Promise.resolve(options.sandbox);
+}
+
+/** The folders a sandboxed call has its own of: a veil inside one would put the host's entries back. */
+function sandboxOwnFolders(): string[] {
+  return [...CALL_OWN_FOLDERS, ...hostLayout().maskedFolders];
 }
 
 function bubblewrapFor(

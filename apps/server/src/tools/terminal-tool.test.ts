@@ -4,7 +4,7 @@ import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promise
 import path from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
-import { callContext, httpServer, killAllWith, processesWith, runTool, SANDBOX_KINDS, tempFolder, toolNamed, uniqueToken } from './test-support';
+import { callContext, httpServer, killAllWith, processesWith, runTool, SANDBOX_KINDS, tempFolder, toolNamed, uniqueToken, unixSocketServer } from './test-support';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -250,6 +250,30 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     await writeFile(path.join(workspace.path, 'replaced'), '');
     expect(await running).toStrictEqual({ content: '.bashrc\nprojects\nrc-link\nfinished\nexit code: 0', isError: false });
     expect(await readFile(path.join(workspace.path, 'seen'), 'utf8')).toBe(`cat: ${history}: No such file or directory\n`);
+  });
+
+  test.each([
+    // The server's output, as `nohup npm start > /tmp/airlock.log &` leaves it, or a token file kept in /tmp.
+    ['/tmp', () => `/tmp/airlock-test-${process.pid}`],
+    // A token file in $XDG_RUNTIME_DIR, under /run, which the sandbox covers whole with an empty tmpfs.
+    ['/run', () => `/run/airlock-test-${process.pid}`],
+  ])("a hidden file in %s leaves the call the empty folder it has of its own there: no host file, no host socket, and a writable /tmp", async (_where, folderOf) => {
+    await using workspace = await tempFolder('/var/tmp');
+    const folder = folderOf();
+    await mkdir(folder, { recursive: true });
+    const hidden = path.join(folder, 'airlock.log');
+    const socket = path.join(folder, 'agent.sock');
+    await writeFile(hidden, 'Open http://airlock.localhost:7700/#code=secret\n');
+    await writeFile(path.join(folder, 'host-only'), 'a host file\n');
+    await using server = await unixSocketServer(socket, 'HOST-SOCKET-ANSWERED');
+    try {
+      const tool = terminal(workspace.path, { hiddenPaths: [hidden] });
+      const connect = `python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${server.path}'); print(s.recv(100).decode())" > /dev/null 2>&1 && echo reached`;
+      const result = await runTool(tool, { command: `cat ${folder}/host-only 2>/dev/null; ${connect}; touch /tmp/mine && echo wrote; echo end` });
+      expect(result).toStrictEqual({ content: 'wrote\nend\nexit code: 0', isError: false });
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   test('a call is killed at once when the host replaces the repository config held read-only under it (git config writes a new one and renames it over)', async () => {

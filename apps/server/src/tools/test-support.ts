@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { createServer, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { AnyTool, ToolContext, ToolOutput } from '@airlock/core';
@@ -34,6 +34,13 @@ export async function httpServer(handler: RequestListener): Promise<TestServer> 
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A Unix socket server at `socketPath` that answers each connection with `answer`, closed on dispose. */
+export async function unixSocketServer(socketPath: string, answer: string): Promise<AsyncDisposable & { path: string }> {
+  const server = createNetServer((socket) => socket.end(answer));
+  await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+  return { path: socketPath, [Symbol.asyncDispose]: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 export function callContext(overrides: Partial<ToolContext> = {}): ToolContext {

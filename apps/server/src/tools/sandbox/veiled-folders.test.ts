@@ -15,7 +15,7 @@ describe('veiled folders', () => {
       { path: path.join(home.path, '.bash_history'), folder: false },
       { path: path.join(home.path, '.mozilla'), folder: true },
     ];
-    const veils = veiledFolders('/elsewhere', hidden);
+    const veils = veiledFolders('/elsewhere', hidden, []);
     expect(veils).toHaveLength(1);
     expect(veils[0]!.path).toBe(home.path);
     expect([...veils[0]!.entries].sort((a, b) => a.name.localeCompare(b.name))).toStrictEqual([{ name: '.bashrc' }, { name: 'rc', link: '.bashrc' }]);
@@ -23,7 +23,7 @@ describe('veiled folders', () => {
     expect(masksBesideVeils(hidden, veils)).toStrictEqual([]);
   });
 
-  test('no veil inside the workspace, inside a hidden folder, over the root, over a folder that cannot be read, or over one with too many entries', async () => {
+  test("no veil inside the workspace, inside a hidden folder or a folder the call has its own of, over the root, over a folder that cannot be read, or over one with too many entries", async () => {
     await using workspace = await tempFolder();
     await using crowded = await tempFolder();
     await writeFile(path.join(crowded.path, 'key'), 'secret');
@@ -36,6 +36,12 @@ describe('veiled folders', () => {
       { path: '/nowhere/at/all/key', folder: false },
       { path: path.join(crowded.path, 'key'), folder: false },
     ];
-    expect(veiledFolders(workspace.path, hidden)).toStrictEqual([]);
+    expect(veiledFolders(workspace.path, hidden, [])).toStrictEqual([]);
+    // /tmp, /run …: the call has an empty one of its own there; a veil would put the host's entries back.
+    await using own = await tempFolder();
+    await writeFile(path.join(own.path, 'token'), 'secret');
+    const inOwn = [{ path: path.join(own.path, 'token'), folder: false }];
+    expect(veiledFolders(workspace.path, inOwn, [])).toHaveLength(1);
+    expect(veiledFolders(workspace.path, inOwn, [path.dirname(own.path)])).toStrictEqual([]);
   });
 });

@@ -18,16 +18,21 @@ export interface VeiledFolder {
   entries: readonly { name: string; link?: string }[];
 }
 
+/** The folders every sandboxed call has its own of, whatever the host holds there (see bubblewrapArgs). */
+export const CALL_OWN_FOLDERS: readonly string[] = ['/tmp', '/dev', '/proc'];
+
 /** A folder with more entries than this keeps masks over its hidden files (each entry is a mount of the call's). */
 export const MAX_VEILED_ENTRIES = 256;
 
 /**
- * The veils of a call's hidden files: one per folder that holds one, outside the workspace and not inside a hidden
- * folder (masked whole already), read as the call starts. A folder that cannot be read, or holds more than
+ * The veils of a call's hidden files: one per folder that holds one, outside the workspace, not inside a hidden
+ * folder (masked whole already) and not inside a folder the sandbox gives the call its own of (`replaced`: `/tmp`,
+ * `/dev`, `/proc`, the socket folders it covers with an empty tmpfs), where nothing of the host is there to hide and a
+ * veil would put the host's entries back. Read as the call starts. A folder that cannot be read, or holds more than
  * MAX_VEILED_ENTRIES entries, is not veiled: its hidden files keep their masks (and the watch that kills a call whose
  * mask is lifted, see replaced-files-watch).
  */
-export function veiledFolders(workspace: string, hidden: readonly HiddenMask[]): VeiledFolder[] {
+export function veiledFolders(workspace: string, hidden: readonly HiddenMask[], replaced: readonly string[]): VeiledFolder[] {
   const hiddenPaths = new Set(hidden.map((mask) => mask.path));
   const hiddenFolders = hidden.filter((mask) => mask.folder).map((mask) => mask.path);
   const folders = new Set<string>();
@@ -35,7 +40,7 @@ export function veiledFolders(workspace: string, hidden: readonly HiddenMask[]):
     if (mask.folder) continue;
     const folder = path.dirname(mask.path);
     if (folder === path.dirname(folder)) continue;
-    if (isWithinOrSame(workspace, folder) || hiddenFolders.some((hiddenFolder) => isWithinOrSame(hiddenFolder, folder))) continue;
+    if (isWithinOrSame(workspace, folder) || [...hiddenFolders, ...replaced].some((covered) => isWithinOrSame(covered, folder))) continue;
     folders.add(folder);
   }
   const veils: VeiledFolder[] = [];
