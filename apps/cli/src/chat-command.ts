@@ -249,10 +249,11 @@ class ChatSession {
             const answer = await run.stop();
             if (!answer.running) return 'not-running';
             if (answer.paused === undefined) return 'stopped';
-            // Paused: the server keeps the stop and applies it when it takes the run up; its words say whether it
-            // could store it.
+            // The stop does not hold for good yet: the run is paused (stopped when the server takes it up), or the
+            // stop could not be stored (the run is stopped, a restart before it is stored brings it back). The
+            // server's words say which, and what happens.
             const said = visibleTextString(toVisibleText(answer.paused, { singleLine: true }));
-            for (const row of noteLines(`The server took the stop, but cannot apply it yet: ${said}`, screen.layout, '')) screen.line(screen.style.warn(row));
+            for (const row of noteLines(`The server took the stop: ${said}`, screen.layout, '')) screen.line(screen.style.warn(row));
             return 'held';
           } catch (error) {
             if (this.quit.aborted) return 'failed';
@@ -640,8 +641,9 @@ class ChatSession {
 }
 
 /**
- * The server's answer to a stop: it stopped the run, or the run was not going; or it holds the stop until it takes the
- * run up (`held`: the run is paused, its data cannot be stored for now); or the stop was not sent.
+ * The server's answer to a stop: it stopped the run, or the run was not going; or the stop does not hold for good yet
+ * (`held`: the run is paused, its data cannot be stored for now, and is stopped when taken up; or the stop could not be
+ * stored); or the stop was not sent.
  */
 type StopAnswer = 'stopped' | 'held' | 'not-running' | 'failed';
 

@@ -68,7 +68,7 @@ describe('airlock chat, in a chat whose run is paused (its data cannot be stored
 
     // Ctrl-C: refused before ("The stop was not sent"), and the run went on once writes succeeded.
     second.type('\x03');
-    await second.says('The server took the stop, but cannot apply it yet:');
+    await second.says('The server took the stop: The run');
     await second.says(`it will be stopped when it is taken up, before anything more of it runs. The stop could not be stored (${DISK_FULL})`);
     free();
     await first.shows('cancelled');
@@ -80,6 +80,41 @@ describe('airlock chat, in a chat whose run is paused (its data cannot be stored
     second.input.end();
     expect(await firstExited).toBe(0);
     expect(await secondExited).toBe(0);
+  });
+});
+
+describe('airlock chat, stopping a run while the server cannot store its data', () => {
+  it('says a stop the server could not store does not hold yet; once space is back the run ends stopped, running nothing', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    // The disk fills up as the person's allow is written: the allow is refused, the call waits again, the store is full.
+    const { store, fill, free } = fillingStore({ fillsAt: (event) => event.type === 'tool-decision' && event.decision === 'allow' });
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool], store, retryStoreAfterMs: 20 });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'first' } }] });
+    const terminal = fakeTerminal();
+    const exited = runChat({ address: { url: airlock.server.wsUrl, token: airlock.server.token }, sessionId: 'c1', input: terminal.input, output: terminal.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0 });
+    await terminal.shows('you›');
+    terminal.type('go\r');
+    await terminal.shows(PROMPT, 'text: first');
+    const runId = airlock.chat.listSessions()[0]!.activeRunId!;
+    fill();
+    terminal.type('a\r');
+    await terminal.says(`The decision could not be stored (${DISK_FULL})`);
+
+    // Read before as a stop taken and done ("The server took the stop: the run is stopped."), while nothing of it was
+    // stored: after a restart the run was back, its call waiting again.
+    terminal.type('\x03');
+    await terminal.says(`The server took the stop: The run ${runId} is stopped here, but its stop could not be stored (${DISK_FULL}): it is stored once Airlock can store again`);
+    await terminal.says('If Airlock restarts before then, the run comes back, its calls waiting for a decision again.');
+    await expect.poll(() => airlock.chat.listSessions()[0]?.paused, WAIT).toBe(DISK_FULL);
+
+    free();
+    await terminal.shows('cancelled');
+    await expect.poll(async () => (await store.loadEvents(runId, 0)).at(-1), WAIT).toStrictEqual({ type: 'run-end', runId, reason: 'cancelled' });
+    expect(await store.getRun(runId)).toMatchObject({ endedAt: expect.any(Number), endReason: 'cancelled' });
+    expect(echo.calls).toStrictEqual([]);
+    terminal.input.end();
+    expect(await exited).toBe(0);
   });
 });
 

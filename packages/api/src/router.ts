@@ -106,7 +106,8 @@ const chatRouter = t.router({
     return result.resolved && result.alwaysNotSaved !== undefined ? { ...answer, alwaysNotSaved: result.alwaysNotSaved } : answer;
   }),
 
-  // `paused`: the run is paused (its store cannot take writes for now), and the stop is applied when it is taken up.
+  // `paused`: the stop does not hold for good yet (the run is paused, its store cannot take writes for now, and the stop is
+  // applied when it is taken up; or the stop could not be stored), said in full.
   cancel: procedure.input(z.object({ sessionId: idSchema, runId: idSchema.optional() })).mutation(({ input, ctx }) => ctx.services.chat.stop(input.sessionId, input.runId)),
 
   pending: procedure.input(sessionInputSchema).query(({ input, ctx }) => ctx.services.chat.listWaiting(input.sessionId)),

@@ -134,7 +134,8 @@ export interface RunStream extends AsyncIterableIterator<LoopEvent> {
   readonly lastEventId: string | undefined;
   /**
    * Asks the server to stop the run; the stream then ends with `run-end` "cancelled". Answers whether it was running.
-   * A paused run (its server cannot store its data for now) is stopped only once it is taken up: `stop()` says so.
+   * A paused run (its server cannot store its data for now) is stopped only once it is taken up, and a stop the server
+   * could not store may not hold across its restart: `stop()` says so.
    */
   cancel(): Promise<boolean>;
   /** As `cancel`, answering what the server will do. */
@@ -146,8 +147,9 @@ export interface StopResult {
   /** Whether the run was going: it is stopped, or will be (see `paused`). */
   running: boolean;
   /**
-   * The run is paused (its server cannot store its data for now): it is stopped when it is taken up, before anything
-   * more of it runs. The server's words, saying so and whether the stop could be stored. Absent otherwise.
+   * The stop does not hold for good yet, in the server's words, saying what happens and whether a restart keeps it:
+   * the run is paused (its server cannot store its data for now) and is stopped when it is taken up, before anything
+   * more of it runs; or the run is stopped but its stop could not be stored. Absent otherwise.
    */
   paused?: string;
 }

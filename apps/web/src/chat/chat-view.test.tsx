@@ -107,7 +107,7 @@ describe('Stop of a paused run', () => {
       server.stops[0]!.answer.complete();
     });
     // Said nothing before: the stop was refused as a failure ("The stop was not sent"), and the run went on by itself.
-    expect(screen.getByRole('status').textContent).toBe(`The server took the stop, but cannot apply it yet: ${paused}`);
+    expect(screen.getByRole('status').textContent).toBe(`The server took the stop: ${paused}`);
     expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Stopping…' }).disabled).toBe(true);
     expect(screen.queryByRole('alert')).toBeNull();
   });

@@ -73,7 +73,7 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
       )}
       {chat.stopStatus?.state === 'held' && (
         <p className="banner banner-warn" role="status">
-          The server took the stop, but cannot apply it yet: {proseText(chat.stopStatus.message)}
+          The server took the stop: {proseText(chat.stopStatus.message)}
         </p>
       )}
       {chat.stopStatus?.state === 'failed' && (

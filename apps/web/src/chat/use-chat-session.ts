@@ -19,7 +19,10 @@ export interface ChatSessionOptions {
 const NO_ITEMS: readonly ChatItem[] = [];
 
 /** A stop asked for the run followed: on its way to the server (queued while offline), taken by it, or not sent. */
-/** `held`: the run is paused, and the server applies the stop when it takes the run up; `message` says so in full. */
+/**
+ * `held`: the stop does not hold for good yet (the run is paused, and the server applies the stop when it takes the run
+ * up; or the stop could not be stored); `message`, the server's words, says so in full.
+ */
 export type StopStatus = { runId: string; state: 'sending' | 'taken' } | { runId: string; state: 'held' | 'failed'; message: string };
 
 /**
