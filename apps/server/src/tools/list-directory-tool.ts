@@ -4,10 +4,10 @@ import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
 import { failuresAsResults } from './tool-failure';
 import type { WorkspaceFolder, WorkspacePaths } from './workspace-paths';
-import { wellFormedText } from './well-formed-text';
+import { filePathText } from './well-formed-text';
 
 const parameters = z.object({
-  path: wellFormedText('the path').optional().describe('Folder path, relative to the workspace. Default: the workspace itself.'),
+  path: filePathText('the path').optional().describe('Folder path, relative to the workspace. Default: the workspace itself.'),
 });
 
 export function createListDirectoryTool(options: ResolvedToolsOptions, paths: WorkspacePaths) {

@@ -5,14 +5,14 @@ import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
 import { failuresAsResults, toolFailure } from './tool-failure';
 import { closeSoon, type WorkspacePaths } from './workspace-paths';
-import { wellFormedText } from './well-formed-text';
+import { filePathText } from './well-formed-text';
 
 const CHUNK_BYTES = 64 * 1024;
 const BINARY_SNIFF_BYTES = 8 * 1024;
 const NEWLINE = 0x0a;
 
 const parameters = z.object({
-  path: wellFormedText('the path').min(1).describe('File path, relative to the workspace.'),
+  path: filePathText('the path').min(1).describe('File path, relative to the workspace.'),
   offset: z.number().int().min(1).optional().describe('First line to return, counting from 1. Default 1.'),
   limit: z.number().int().min(1).optional().describe('Lines to return at most. Default: as many as fit the size cap.'),
 });

@@ -29,3 +29,33 @@ describe('a lone surrogate in what a tool passes to a process, a file or a path'
     for (const [name, args] of whole) expect({ name, success: toolNamed(tools, name).parameters.safeParse(args).success }).toStrictEqual({ name, success: true });
   });
 });
+
+// Found from outside: write_file {"path": "notes.txt\n"} was drawn as `notes.txt` (only a "2 lines" label), and Allow
+// made a second file, `notes.txt` and a line break, beside the one the card named.
+describe('a line break or other control character in a file tool\'s path', () => {
+  it('is refused before a card, naming the character; a path without one passes', async () => {
+    await using workspace = await tempFolder();
+    const tools = createBuiltinTools({ workspace: workspace.path });
+    const calls: [string, Record<string, unknown>, string][] = [
+      ['write_file', { path: 'notes.txt\n', content: 'new content\n' }, 'U+000A'],
+      ['write_file', { path: 'a\rb.txt', content: 'x' }, 'U+000D'],
+      ['read_file', { path: 'notes.txt\t' }, 'U+0009'],
+      ['read_file', { path: 'x\u0085y' }, 'U+0085'],
+      ['list_directory', { path: 'src\n' }, 'U+000A'],
+      ['list_directory', { path: '\u001B[2Jsrc' }, 'U+001B'],
+    ];
+    for (const [name, args, code] of calls) {
+      const checked = toolNamed(tools, name).parameters.safeParse(args);
+      expect({ name, success: checked.success }).toStrictEqual({ name, success: false });
+      expect(checked.error?.issues[0]?.message).toBe(
+        `the path holds a line break, tab or other control character (${code}), which no file name here takes and a card cannot show as part of a name. Name the file without it.`,
+      );
+    }
+    const fine: [string, Record<string, unknown>][] = [
+      ['write_file', { path: 'notes.txt', content: 'two\nlines\n' }],
+      ['read_file', { path: 'caf\u00E9 \u65E5.txt' }],
+      ['list_directory', {}],
+    ];
+    for (const [name, args] of fine) expect({ name, success: toolNamed(tools, name).parameters.safeParse(args).success }).toStrictEqual({ name, success: true });
+  });
+});

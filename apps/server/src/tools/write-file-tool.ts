@@ -7,7 +7,7 @@ import type { ResolvedToolsOptions } from './builtin-tools-options';
 import { pythonEncodingDeclaration } from './python-encoding-declaration';
 import { failuresAsResults, toolFailure } from './tool-failure';
 import type { WorkspaceFolder, WorkspacePaths } from './workspace-paths';
-import { wellFormedText } from './well-formed-text';
+import { filePathText, wellFormedText } from './well-formed-text';
 
 /** Folders whose files a person's tools run later, outside the sandbox: a repository's, and the workspace's rules. */
 const RUNS_LATER = new Set(['.git', '.airlock']);
@@ -26,7 +26,7 @@ function isPythonSource(requested: string, content: string): boolean {
 
 const parameters = z
   .object({
-    path: wellFormedText('the path').min(1).describe('File path, relative to the workspace. Missing parent folders are created.'),
+    path: filePathText('the path').min(1).describe('File path, relative to the workspace. Missing parent folders are created.'),
     content: wellFormedText('the content').describe('The complete new content of the file.'),
   })
   .superRefine(({ path: requested, content }, context) => {
