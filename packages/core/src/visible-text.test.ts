@@ -183,6 +183,18 @@ describe('toVisibleText', () => {
     expect(fromVisibleNotation(visibleTextString(visible))).toBe(value);
   });
 
+  property.prop([fc.string({ unit: fc.oneof(fc.constantFrom('\u05D9', '\u144A', '\u16CC', '\u0375', '\u00E9', '\u0153', '\u65E5', '\u30CE', '\uFF89', '\u0131', '\u3003', '\u0301', '$', '(', "'"), fc.string({ unit: 'grapheme', maxLength: 1 })), maxLength: 40 })], { numRuns: 1000 })(
+    'in an argument that may run as code, no text segment holds a character outside ASCII but a Latin-1 or Latin Extended-A letter or a wide CJK one',
+    (value) => {
+      const visible = toVisibleText(value, { mayRun: true, syntax: true });
+      for (const text of textOf(visible.segments)) {
+        for (const char of text) if (char.codePointAt(0)! > 0x7f) expect(char).toMatch(/^(?:[\u00C0-\u017F]|[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}\uFF01-\uFF5E])$/u);
+        expect(text).not.toMatch(/[\u1100-\u11FF\uA960-\uA97F\uD7B0-\uD7FF\uFF61-\uFFDC\u0131\u3003]/u);
+      }
+      expect(fromVisibleNotation(visibleTextString(visible))).toBe(value);
+    },
+  );
+
   // Found by an outside probe: U+030D on a blank drew like a quote, and 40 marks on one character drew over the lines above.
   it('in an argument that may run as code, escapes every character outside ASCII but accented Latin letters and CJK, whatever letter is drawn like a quote', () => {
     // Found from outside: each of these drew as a quote or a backquote around an MCP command's $(…), which ran.
