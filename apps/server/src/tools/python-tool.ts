@@ -12,13 +12,13 @@ import { childSearchPath, runOutsideWorkspace, runToolProcess } from './run-tool
 import { SelfRunningInterpreters } from './self-running-interpreters';
 import { failuresAsResults, toolFailure } from './tool-failure';
 import { isWithin, type WorkspacePaths } from './workspace-paths';
-import { wellFormedText } from './well-formed-text';
+import { processText } from './process-text';
 
 const MAX_CODE_CHARS = 1_000_000;
 const EXECUTABLE_LINE = 'airlock-python-executable';
 
 const parameters = z.object({
-  code: wellFormedText('the code')
+  code: processText('the code')
     .min(1)
     .max(MAX_CODE_CHARS)
     .superRefine((code, context) => {

@@ -5,7 +5,7 @@ import type { ResolvedToolsOptions } from './builtin-tools-options';
 import { runToolProcess } from './run-tool-process';
 import { failuresAsResults } from './tool-failure';
 import type { WorkspacePaths } from './workspace-paths';
-import { wellFormedText } from './well-formed-text';
+import { processText } from './process-text';
 
 const MAX_COMMAND_CHARS = 100_000;
 
@@ -26,7 +26,7 @@ const NO_EDITOR_ENV: Readonly<Record<string, string>> = {
 };
 
 const parameters = z.object({
-  command: wellFormedText('the command').min(1).max(MAX_COMMAND_CHARS).describe('The shell command line to run.'),
+  command: processText('the command').min(1).max(MAX_COMMAND_CHARS).describe('The shell command line to run.'),
 });
 
 export function createTerminalTool(options: ResolvedToolsOptions, paths: WorkspacePaths) {
