@@ -48,7 +48,7 @@ describe('a line break or other control character in a file tool\'s path', () =>
       const checked = toolNamed(tools, name).parameters.safeParse(args);
       expect({ name, success: checked.success }).toStrictEqual({ name, success: false });
       expect(checked.error?.issues[0]?.message).toBe(
-        `the path holds a line break, tab or other control character (${code}), which no file name here takes and a card cannot show as part of a name. Name the file without it.`,
+        `the path holds a line break, tab or other control character (${code}), which no file name here takes and a card cannot show as part of a name: name the file without it`,
       );
     }
     const fine: [string, Record<string, unknown>][] = [

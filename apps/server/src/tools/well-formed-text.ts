@@ -26,7 +26,7 @@ export function filePathText(field: string) {
     error: (issue) => {
       const found = typeof issue.input === 'string' ? (CONTROL.exec(issue.input)?.[0] ?? '') : '';
       const code = `U+${found.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-      return `${field} holds a line break, tab or other control character (${code}), which no file name here takes and a card cannot show as part of a name. Name the file without it.`;
+      return `${field} holds a line break, tab or other control character (${code}), which no file name here takes and a card cannot show as part of a name: name the file without it`;
     },
   });
 }
