@@ -1,4 +1,4 @@
-import { ChatService, type Cluster, type ClusterMessage, type LoopEvent, type SessionChange } from '@airlock/api';
+import { ChatService, StoreUnavailableError, type Cluster, type ClusterMessage, type LoopEvent, type SessionChange } from '@airlock/api';
 import { ApprovalRegistry, ConcurrencyLimit, defineTool, type AnyTool, type ChatModel, type ChatRequest, type ModelPart, type ToolSlots } from '@airlock/core';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -510,6 +510,28 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(end).toMatchObject({ type: 'run-end', reason: 'cancelled' });
     expect(calls).toStrictEqual([]);
     expect(await b.chat.listWaiting('s1')).toStrictEqual([]);
+    expect((await b.chat.getSession('s1')).toolCalls).toMatchObject([{ approvalId, decision: 'cancel', outcome: 'cancelled' }]);
+  });
+
+  it('a Stop on the owner whose cancel cannot be written holds: the instance that takes the run over ends it cancelled, with no further model turn', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    const b = await instance(db, 'b', tool, 300);
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'never');
+    const onB = await follow(b, 's1', 'r1');
+    await onB.until(waitingStart);
+    // A's database can no longer take the run's events (its disk is full); its other statements still go through.
+    const full = () => Promise.reject(new StoreUnavailableError('test', 'full', '53100: could not extend file'));
+    a.store.appendEvent = full;
+    a.store.appendEvents = full;
+    expect(await a.chat.stop('s1')).toStrictEqual({ cancelled: 1 });
+    // A hands the run over, its cancel unwritten. Taken over, the run's call ended cancelled, and then the run went on
+    // to the model's next turn and ended "done": the stop held for the call only.
+    const end = await onB.until(isEnd);
+    expect(end).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    expect(onB.events.filter((event) => event.type === 'text-delta')).toStrictEqual([]);
+    expect(calls).toStrictEqual([]);
     expect((await b.chat.getSession('s1')).toolCalls).toMatchObject([{ approvalId, decision: 'cancel', outcome: 'cancelled' }]);
   });
 
