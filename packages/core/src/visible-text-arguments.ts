@@ -127,20 +127,14 @@ const CODE_ARGUMENTS = new Map<string, { key: string; label: string; language: '
  * (any dotfile ending in `rc`, `profile`, `env`, `login`, `logout`, `aliases` or `functions`: `.bash_aliases`,
  * `.zshenv`, `.zlogin`, `.npmrc`), and a Git hook or config.
  */
-const SCRIPT_NAME = new RegExp(
-  [
-    String.raw`\.(?:sh|bash|zsh|ksh|csh|tcsh|fish|command|py|pyw|pyi|pl|pm|t|rb|rake|gemspec|js|jsx|mjs|cjs|ts|tsx|mts|cts|vue|svelte|php|lua|tcl|r|jl|go|rs|c|h|cc|cpp|cxx|hpp|hh|m|mm|java|kt|kts|groovy|gradle|scala|sc|swift|cs|fs|fsx|vb|vbs|ex|exs|erl|hs|ml|clj|cljs|dart|nim|zig|el|vim|nix|sql|ps1|psm1|psd1|bat|cmd|mk|cmake|awk|sed|applescript|scpt|desktop|service|timer)`,
-    String.raw`(?:^|\/)(?:GNUmakefile|makefile|Dockerfile|Containerfile|Justfile|Rakefile|Gemfile|Vagrantfile|Brewfile|Podfile|Fastfile|Guardfile|Capfile|Berksfile|Procfile|Jenkinsfile|Tiltfile|Earthfile|Snakefile|SConstruct|SConscript|BUILD|BUILD\.bazel|WORKSPACE|MODULE\.bazel|meson\.build|CMakeLists\.txt|build\.rs|package\.json|composer\.json|pyproject\.toml|setup\.cfg|tox\.ini|noxfile\.py|Cargo\.toml|\.gitconfig|\.gitattributes|\.gitmodules|config|\.pre-commit-config\.ya?ml|\.gitlab-ci\.ya?ml|docker-compose\.ya?ml|compose\.ya?ml|Taskfile\.ya?ml)`,
-    String.raw`(?:^|\/)\.[\w.-]*(?:rc|profile|env|login|logout|aliases|functions)`,
-    String.raw`(?:^|\/)\.(?:vscode|devcontainer|cargo)\/[^/]+`,
-    String.raw`(?:^|\/)\.(?:github\/workflows|circleci|husky|git\/hooks)\/[^/]+`,
-  ]
-    .map((part) => `(?:${part})`)
-    .join('|')
-    .replace(/^/, '(?:')
-    .concat(')$'),
-  'i',
-);
+const SCRIPT_NAME_PARTS = [
+  String.raw`\.(?:sh|bash|zsh|ksh|csh|tcsh|fish|command|py|pyw|pyi|pl|pm|t|rb|rake|gemspec|js|jsx|mjs|cjs|ts|tsx|mts|cts|vue|svelte|php|lua|tcl|r|jl|go|rs|c|h|cc|cpp|cxx|hpp|hh|m|mm|java|kt|kts|groovy|gradle|scala|sc|swift|cs|fs|fsx|vb|vbs|ex|exs|erl|hs|ml|clj|cljs|dart|nim|zig|el|vim|nix|sql|ps1|psm1|psd1|bat|cmd|mk|cmake|awk|sed|applescript|scpt|desktop|service|timer)`,
+  String.raw`(?:^|\/)(?:GNUmakefile|makefile|Dockerfile|Containerfile|Justfile|Rakefile|Gemfile|Vagrantfile|Brewfile|Podfile|Fastfile|Guardfile|Capfile|Berksfile|Procfile|Jenkinsfile|Tiltfile|Earthfile|Snakefile|SConstruct|SConscript|BUILD|BUILD\.bazel|WORKSPACE|MODULE\.bazel|meson\.build|CMakeLists\.txt|build\.rs|package\.json|composer\.json|pyproject\.toml|setup\.cfg|tox\.ini|noxfile\.py|Cargo\.toml|\.gitconfig|\.gitattributes|\.gitmodules|config|\.pre-commit-config\.ya?ml|\.gitlab-ci\.ya?ml|docker-compose\.ya?ml|compose\.ya?ml|Taskfile\.ya?ml)`,
+  String.raw`(?:^|\/)\.[\w.-]*(?:rc|profile|env|login|logout|aliases|functions)`,
+  String.raw`(?:^|\/)\.(?:vscode|devcontainer|cargo)\/[^/]+`,
+  String.raw`(?:^|\/)\.(?:github\/workflows|circleci|husky|git\/hooks)\/[^/]+`,
+];
+const SCRIPT_NAME = new RegExp(`(?:${SCRIPT_NAME_PARTS.map((part) => `(?:${part})`).join('|')})$`, 'i');
 
 /** Airlock's own tools, whose arguments it knows: what runs is their code (`CODE_ARGUMENTS`) or a program `write_file` writes. */
 const BUILT_IN_TOOLS: ReadonlySet<string> = new Set(['terminal', 'python', 'write_file', 'read_file', 'list_directory', 'web_fetch']);
