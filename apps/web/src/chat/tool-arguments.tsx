@@ -6,6 +6,12 @@ import type { ToolArguments as Args } from '../lib/api-types';
 export const COLLAPSED_LINES = 12;
 
 /**
+ * Characters of a value drawn at first, and drawn more at each ask (an escape counts its `\u{…}`): a line of 99,000
+ * marked escapes laid out at once held the page for minutes, in every tab that opened it.
+ */
+export const DRAWN_CHARACTERS = 20_000;
+
+/**
  * The arguments exactly as they will run: rendered from the call's own arguments through the one set of
  * display rules, every value whole (or one click from whole, saying how much more), hidden characters marked.
  * A long run of spaces or tabs is one marker (`␠×300`), and a space or tab at the end of a line (or around a one-line
@@ -100,9 +106,11 @@ function BlankRunsNote({ note }: { note: string }) {
 function ArgumentValue({ argument, label, language }: { argument: VisibleArgument; label?: string; language: string | undefined }) {
   const { value } = argument;
   const [expanded, setExpanded] = useState(false);
+  const [budget, setBudget] = useState(DRAWN_CHARACTERS);
   const block = useRef<HTMLPreElement>(null);
-  const wide = useWiderThan(block, [value, expanded]);
+  const wide = useWiderThan(block, [value, expanded, budget]);
   const collapsible = value.lineCount > COLLAPSED_LINES;
+  const drawn = useMemo(() => firstCharacters(collapsible && !expanded ? firstLines(value.segments, COLLAPSED_LINES) : value.segments, budget), [value, collapsible, expanded, budget]);
   const lines = value.lineCount > 1 ? `${value.lineCount} lines` : null;
   const typeLabel = argument.typeLabel;
   return (
@@ -122,9 +130,22 @@ function ArgumentValue({ argument, label, language }: { argument: VisibleArgumen
       )}
       <pre ref={block} className="code-block visible-value" data-language={language}>
         <code>
-          <VisibleTextView text={value} maxLines={collapsible && !expanded ? COLLAPSED_LINES : undefined} blanks />
+          <VisibleTextView text={{ ...value, segments: drawn.segments }} blanks />
         </code>
+        {drawn.left > 0 && (
+          <span className="value-cut" title="Not drawn past here: see the note under the value">
+            ✂
+          </span>
+        )}
       </pre>
+      {drawn.left > 0 && (
+        <p className="value-cut-note" role="note" aria-label="Not all drawn">
+          {`Not all of this value is drawn: ${drawn.left.toLocaleString('en')} more ${drawn.left === 1 ? 'character' : 'characters'}${drawn.leftEscaped > 0 ? ` (${drawn.leftEscaped.toLocaleString('en')} of them shown as \\u{…} codes)` : ''} after the ✂ mark.`}{' '}
+          <button type="button" className="btn btn-small" onClick={() => setBudget(budget + DRAWN_CHARACTERS)}>
+            Draw more of this value
+          </button>
+        </p>
+      )}
       {wide && <p className="wide-lines-note">A line is wider than the card: scroll it sideways to read all of it.</p>}
       {collapsible && (
         <button type="button" className="btn btn-small more-lines" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
@@ -228,6 +249,47 @@ export function VisibleTextView({ text, maxLines, blanks = false }: { text: Visi
       )}
     </>
   );
+}
+
+/**
+ * The segments that fit in `budget` drawn characters, a text segment cut at a character if need be, and what is left
+ * undrawn: `left` characters of the value, `leftEscaped` of them escapes. Linear in the segments.
+ */
+function firstCharacters(segments: readonly VisibleSegment[], budget: number): { segments: VisibleSegment[]; left: number; leftEscaped: number } {
+  let used = 0;
+  let at = 0;
+  const out: VisibleSegment[] = [];
+  for (; at < segments.length; at++) {
+    const segment = segments[at]!;
+    if (used + segment.text.length <= budget) {
+      out.push(segment);
+      used += segment.text.length;
+      continue;
+    }
+    if (segment.kind === 'text' && budget - used > 0) {
+      let cut = budget - used;
+      // Never half of a surrogate pair.
+      if (/[\uD800-\uDBFF]/.test(segment.text.charAt(cut - 1))) cut -= 1;
+      if (cut > 0) out.push({ kind: 'text', text: segment.text.slice(0, cut) });
+      return { segments: out, ...undrawn([{ kind: 'text', text: segment.text.slice(cut) }, ...segments.slice(at + 1)]) };
+    }
+    break;
+  }
+  return { segments: out, ...undrawn(segments.slice(at)) };
+}
+
+function undrawn(segments: readonly VisibleSegment[]): { left: number; leftEscaped: number } {
+  let left = 0;
+  let leftEscaped = 0;
+  for (const segment of segments) {
+    if (segment.kind === 'escape') {
+      left += 1;
+      leftEscaped += 1;
+    } else {
+      left += segment.text.length - (segment.text.match(/[\uDC00-\uDFFF]/g)?.length ?? 0);
+    }
+  }
+  return { left, leftEscaped };
 }
 
 function firstLines(segments: readonly VisibleSegment[], maxLines: number): VisibleSegment[] {
