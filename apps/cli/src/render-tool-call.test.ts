@@ -295,9 +295,9 @@ describe('renderEditedArguments', () => {
     ]);
   });
 
-  it('cuts a tool name too long for one row', () => {
-    const [header] = renderToolCall({ ...start(`${'x'.repeat(200)}⏺ terminal`, {}), awaitingConfirmation: false }, plainStyle, { columns: 80 });
-    expect(header).toBe(`⏺ ${'x'.repeat(50)}…  (not asked)`);
+  it('wraps a tool name too long for one row, whole, each row after the first indented', () => {
+    const lines = renderToolCall({ ...start(`${'x'.repeat(200)}⏺ terminal`, {}), awaitingConfirmation: false }, plainStyle, { columns: 80 });
+    expect(lines).toStrictEqual([`⏺ ${'x'.repeat(76)}`, `  ${'x'.repeat(76)}`, `  ${'x'.repeat(48)}⏺ terminal  (not asked)`, '  no arguments']);
   });
 
   it('does not say a call that is not asked about runs: it may be refused (an unknown tool, a rule) as well as allowed', () => {

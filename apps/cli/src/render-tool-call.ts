@@ -81,14 +81,34 @@ export interface ToolCallCard {
  */
 export function toolCallCard(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}, tool?: ToolInfo): ToolCallCard {
   const columns = layout.columns ?? DEFAULT_COLUMNS;
-  const header = `${style.bold('⏺ ' + shortName(event.toolName, columns - 30, style))}${mcpSource(event.tool?.source ?? tool?.source, style)}${event.awaitingConfirmation ? '' : style.dim('  (not asked)')}`;
+  const header = headerLines(event.toolName, event.tool?.source ?? tool?.source, event.awaitingConfirmation ? '' : '  (not asked)', style, columns);
   // The card and its question fit in view: the rows under the card are its question's (the note on what "Always"
   // grants, and the prompt), or for a call not asked about the line after it.
   const below = event.awaitingConfirmation ? renderAskNote(event, tool, layout).length + rowsOf(decisionPrompt(event.toolName, plainStyle, layout), columns) : 1;
-  const rows = layout.whole === true ? Infinity : (layout.rows ?? DEFAULT_ROWS) - below - 1;
+  const rows = layout.whole === true ? Infinity : (layout.rows ?? DEFAULT_ROWS) - below - header.length;
   const hint = event.awaitingConfirmation ? WHOLE_CALL_HINT : WHOLE_CALL_AT_PROMPT_HINT;
   const { lines, cut } = argumentLines(event.toolName, event.arguments, style, layout, { rows, hint, declared: event.tool?.declared, schema: tool?.inputSchema, defaults: unshownDefaultsLines(event, style, layout), asked: askedLines(event, style, layout) });
-  return { lines: [header, ...lines], cut };
+  return { lines: [...header, ...lines], cut };
+}
+
+/**
+ * The card's first rows: `⏺ <tool>  MCP · <server>`, the tool's and the server's names whole, wrapped over rows rather
+ * than cut. Cut at a row's width, `…_dry_run` and `…_for_real` of one long start gave identical cards, and `a` ran the
+ * one the card could not show. Each row after the first starts with the card's indent, so none starts at the edge.
+ */
+function headerLines(toolName: string, source: string | undefined, after: string, style: TerminalStyle, columns: number): string[] {
+  const width = Math.max(columns - 4, 16);
+  const lines = cardRows(toVisibleText(toolName, { singleLine: true }), width, style).map((row, index) => ({ text: style.bold(`${index === 0 ? '⏺' : ' '} ${row.text}`), width: row.width + 2 }));
+  const tail: { text: string; width: number }[] = [];
+  const server = source?.startsWith('mcp:') === true ? cardRows(toVisibleText(source.slice('mcp:'.length), { singleLine: true }), width - 8, style) : [];
+  server.forEach((row, index) => tail.push({ text: style.dim(`${index === 0 ? '  MCP · ' : '        '}${row.text}`), width: row.width + 8 }));
+  if (after !== '') tail.push({ text: style.dim(after), width: after.length });
+  const last = lines[lines.length - 1]!;
+  if (tail.length > 0 && server.length <= 1 && last.width + tail.reduce((sum, part) => sum + part.width, 0) <= width) {
+    last.text += tail.map((part) => part.text).join('');
+    return lines.map((line) => line.text);
+  }
+  return [...lines.map((line) => line.text), ...tail.map((part) => part.text)];
 }
 
 /** The question under a card asked about, before what is typed. */
@@ -151,15 +171,6 @@ export function renderEditedArguments(toolName: string, edited: Readonly<Record<
 }
 
 /** A tool's name on one line of at most `width` columns, escaped; a longer one is cut with `…`. */
-/**
- * `  MCP · <server>` for a tool of an MCP server, as the web card's badge says it, escaped and cut: two servers may
- * give tools one name, and the server is what tells them apart. Empty for a built-in.
- */
-function mcpSource(source: string | undefined, style: TerminalStyle): string {
-  if (source?.startsWith('mcp:') !== true) return '';
-  return style.dim(`  MCP · ${shortName(source.slice('mcp:'.length), 24, style)}`);
-}
-
 export function shortName(name: string, width: number, style: TerminalStyle): string {
   const [first, ...rest] = cardRows(toVisibleText(name, { singleLine: true }), Math.max(width, 16), style);
   return rest.length === 0 ? first!.text : `${first!.text}…`;
