@@ -1,7 +1,8 @@
 import { canonicalJson, codeWord, reason, type Reason } from '@airlock/core';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { commandBaseName, hostOfUrl, isExactOnlyCommand, matchHost } from '@airlock/api';
+import { commandBaseName, hostOfUrl, isExactOnlyCommand, isExactOnlyProgram, matchHost } from '@airlock/api';
+import { realProgramName } from './program-real-name';
 import { allowsCommand, changesFileSystem, deniesCommand, folderAfter, installedNames, setsShellVariables, type LineFacts } from './match-command';
 import type { PathFacts } from './outside-workspace';
 import { readCommandLine } from './command-line-reader';
@@ -430,7 +431,12 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
   const name = commandBaseName(first.value);
   const otherName = [...denied].find((program) => program !== name && mayBeCalled(name, program));
   if (otherName !== undefined) return reason(codeWord(name), ' may be ', codeWord(otherName), ', which a deny rule names, under another name');
-  if (isExactOnlyCommand(name)) return reason(codeWord(name), ' runs whatever it is given');
+  if (isExactOnlyProgram(first.value)) return reason(codeWord(name), ' runs whatever it is given');
+  // `editor` is vim, `/usr/bin/pager` is less: judged by the program the name leads to as well.
+  const real = realProgramName(first.value);
+  if (real !== undefined && isExactOnlyCommand(real)) return reason(codeWord(name), ' is ', codeWord(real), ', which runs whatever it is given');
+  const realDenied = real === undefined ? undefined : [...denied].find((program) => program !== name && !readAs(name, program) && (readAs(real, program) || mayBeCalled(real, program)));
+  if (realDenied !== undefined) return reason(codeWord(name), ' is ', codeWord(real!), ', which may be ', codeWord(realDenied), ', which a deny rule names');
   if (runnerCall(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD))).kind !== 'none') return reason(codeWord(name), ' runs another program');
   if (!allowsCommand({ kind: 'command-prefix', tokens: [first.value], exact: false }, command, facts)) return reason(codeWord(name), ' is given words that may run other code');
   const inner = innerCommands(command.words.map((word) => (word.kind === 'literal' ? word.value : undefined)));
@@ -451,8 +457,13 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
  * asked about rather than run unjudged.
  */
 function mayBeCalled(name: string, program: string): boolean {
-  if (installedNames(name).has(program) || (program === 'git' && /^git-[a-z][a-z0-9-]*$/.test(name))) return false;
+  if (readAs(name, program)) return false;
   return name.split(/[-._]/).some((part) => part === program || part.replace(/\d+$/, '') === program);
+}
+
+/** Whether the deny side reads a command named `name` as `program` (`pip3` as pip, `git-push` as `git push`). */
+function readAs(name: string, program: string): boolean {
+  return installedNames(name).has(program) || (program === 'git' && /^git-[a-z][a-z0-9-]*$/.test(name));
 }
 
 /**

@@ -8,7 +8,8 @@ import { denyCallOperands, denyRuleOperands, packageManagerCommand } from './pac
 import { mayNameOutside, mayNameOutsideFolder, movedTo, treeMayHoldLinkOut, workingFolderMayLeadAway, type PathFacts } from './outside-workspace';
 import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
 import { projectMayRunInstead } from './project-programs';
-import { commandBaseName, isExactOnlyCommand, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
+import { realProgramName } from './program-real-name';
+import { commandBaseName, isExactOnlyCommand, isExactOnlyProgram, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
 import type { CommandPrefix } from '@airlock/api';
@@ -429,11 +430,14 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   if (rule.exact) return prefixMatches;
   if (isWorkspaceProgram(rule.tokens[0] ?? '') && command.words.length > rule.tokens.length) return false;
   const name = programName(commandBaseName(rule.tokens[0] ?? ''));
-  if (isExactOnlyCommand(name)) return false;
+  if (isExactOnlyCommand(name) || isExactOnlyProgram(rule.tokens[0] ?? '')) return false;
   // Found from the command's words, not the rule's: a rule for `uv` or `pnpm` alone names no program either.
   const call = runnerCall(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD)));
   if (call.kind === 'runner') return runnerAllows(rule, command, call, line);
   if (!prefixMatches) return false;
+  // A name that leads to a shell, an interpreter or an editor (`editor` is vim here) is that program.
+  const real = realProgramName(rule.tokens[0] ?? '');
+  if (real !== undefined && isExactOnlyCommand(real)) return false;
   // `pnpm --filter x make …`: which word is the program depends on which options take a value.
   if (call.kind === 'options' && command.words.length > rule.tokens.length) return false;
   const rest = command.words.slice(rule.tokens.length);

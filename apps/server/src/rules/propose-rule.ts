@@ -1,6 +1,7 @@
 import type { RuleCall } from './evaluate-rules';
 import {
   isExactOnlyCommand,
+  isExactOnlyProgram,
   PREFIX_PROPOSED_COMMANDS,
   PROPOSE_EXACT_COMMANDS,
   PREFIX_SUBCOMMANDS,
@@ -93,7 +94,7 @@ function prefixFor(command: SimpleCommand): RuleMatch | undefined {
   // A program of the workspace is judged by no table: a rule for it covers only the words it names.
   if (isWorkspaceProgram(name)) return exact;
   const base = commandBaseName(name);
-  if (isExactOnlyCommand(base) || PROPOSE_EXACT_COMMANDS.has(base)) return exact;
+  if (isExactOnlyProgram(name) || PROPOSE_EXACT_COMMANDS.has(base)) return exact;
   // The person saw a dry run: a prefix rule would cover the real one (`npm publish --dry-run` → `npm publish`).
   if (literal.some(isDryRun)) return exact;
   const call = runnerCall(words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD)));

@@ -19,6 +19,9 @@ export const EXACT_ONLY_COMMANDS: ReadonlySet<string> = new Set([
   'export', 'declare', 'typeset', 'readonly', 'local', 'unset', 'fc', 'bind',
   // editors and pagers that can run a shell
   'vi', 'vim', 'nvim', 'emacs', 'ed', 'ex', 'less', 'more', 'man',
+  // the same under the names Debian's alternatives and vim's links give them (`view -es -c '!…'` is vim)
+  'view', 'rview', 'vimdiff', 'rvim', 'gvim', 'gview', 'gvimdiff', 'rgvim', 'rgview', 'evim', 'eview', 'vimx', 'nvi',
+  'editor', 'sensible-editor', 'pager', 'sensible-pager', 'most', 'pg',
   // more that run their arguments as code (`let` evaluates arithmetic, which runs `$(…)` in a subscript), and
   // builtins that set variables, whose values later words would take on
   'let', 'read', 'mapfile', 'readarray', 'getopts', 'py', 'ipython', 'ipython3', 'bpython', 'rbash', 'rzsh', 'rksh',
@@ -52,11 +55,24 @@ export function isDynamicLoader(name: string): boolean {
 
 /** Shells and interpreters also installed under a versioned or suffixed name: `python3.11`, `perl5.36.0`, `bash-5.2`. */
 const VERSIONED_INTERPRETER =
-  /^(?:sh|bash|dash|zsh|ksh|mksh|fish|csh|tcsh|ash|pwsh|python|pypy|node|nodejs|deno|bun|perl|ruby|irb|php|lua|luajit|tclsh|wish|julia|java|awk|gawk|sed|Rscript)[0-9._-]/;
+  /^(?:vi|vim|nvim|view|emacs|less|sh|bash|dash|zsh|ksh|mksh|fish|csh|tcsh|ash|pwsh|python|pypy|node|nodejs|deno|bun|perl|ruby|irb|php|lua|luajit|tclsh|wish|julia|java|awk|gawk|sed|Rscript)[0-9._-]/;
 
 /** Whether an allow rule for this command must be exact: it runs whatever it is given. `name` is a base name. */
 export function isExactOnlyCommand(name: string): boolean {
   return EXACT_ONLY_COMMANDS.has(name) || VERSIONED_INTERPRETER.test(name) || isDynamicLoader(name) || EMULATOR.test(name);
+}
+
+/**
+ * A program path that is some other program whatever its last part says: `/proc/self/exe` is the shell that runs it
+ * (`… | base64 -d | /proc/self/exe` is bash reading a line), `/proc/<pid>/exe`, `/proc/<pid>/fd/N`,
+ * `/proc/<pid>/map_files/…`, and any other name under a `proc` folder, and `/dev/fd/N`, `/dev/stdin` and any other
+ * name under `/dev`, wherever the path climbs from (`../../proc/self/exe`).
+ */
+const PROCESS_PROGRAM = /(?:^|\/)proc\/+[^/]|^\/+dev\/|(?:^|\/)dev\/+(?:fd\/|std(?:in|out|err)(?:\/|$))/;
+
+/** Whether an allow rule for the command `word` (a path or a name) must be exact: `isExactOnlyCommand`, or `PROCESS_PROGRAM`. */
+export function isExactOnlyProgram(word: string): boolean {
+  return isExactOnlyCommand(commandBaseName(word)) || PROCESS_PROGRAM.test(word);
 }
 
 /**

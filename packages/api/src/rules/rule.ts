@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commandBaseName, isExactOnlyCommand } from './exact-only-commands';
+import { commandBaseName, isExactOnlyProgram } from './exact-only-commands';
 import { checkPathGlob } from './path-glob';
 import { checkHostPattern } from './host-match';
 
@@ -170,7 +170,7 @@ function toolAndMatchProblem({ effect, tool, match }: { effect: RuleEffect; tool
     case 'command-prefix': {
       if (tool !== COMMAND_TOOL) return `a command rule is for the "${COMMAND_TOOL}" tool, not "${tool}"`;
       const name = commandBaseName(match.tokens[0] ?? '');
-      if (effect === 'allow' && !match.exact && isExactOnlyCommand(name)) {
+      if (effect === 'allow' && !match.exact && isExactOnlyProgram(match.tokens[0] ?? '')) {
         return `"${name}" runs whatever it is given: an allow rule for it must be exact`;
       }
       return undefined;
