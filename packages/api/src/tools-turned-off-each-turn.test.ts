@@ -102,4 +102,23 @@ describe('tools turned off in the settings', () => {
     const calls = (await api.sessions.get({ sessionId: 's' })).toolCalls;
     expect([ran, calls.map((call) => call.outcome)]).toStrictEqual([[], ['disabled']]);
   });
+
+  it.each([false, true])('leave a call put up before its tool was turned off to the person: allowed, it runs (restart between: %s)', async (restart) => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const echo = () => [defineTool({ name: 'echo', description: 'echo', parameters: z.object({}), execute: async () => (ran.push('echo'), 'ran') })];
+    let process = await startProcess(store, [toolCallStep({ name: 'echo', arguments: {} }), textStep('done')], echo);
+    await startRun(process.api);
+    await vi.waitFor(() => expect(process.chat.pending('s')).toHaveLength(1), { timeout: 10_000 });
+    await process.api.settings.update({ disabledTools: ['echo'] });
+    if (restart) {
+      await process.chat.shutdown();
+      process = await startProcess(store, [textStep('done')], echo);
+    }
+    await process.chat.confirm({ sessionId: 's', approvalId: process.chat.pending('s')[0]!.approvalId, decision: 'allow' });
+    await runEnded(process.chat, 's');
+    // The person decided on the card that turn put up: the same outcome whether or not the server restarted.
+    expect(ran).toStrictEqual(['echo']);
+    expect((await process.api.sessions.get({ sessionId: 's' })).toolCalls.map((call) => [call.decision, call.outcome])).toStrictEqual([['allow', 'executed']]);
+  });
 });

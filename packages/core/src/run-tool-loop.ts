@@ -57,10 +57,11 @@ export interface RunToolLoopOptions {
   /** Names of the tools the model may use. Default: all of `tools`. */
   enabledTools?: readonly string[];
   /**
-   * The names of the tools turned off now (a person's settings), asked before each model turn and before a resumed
-   * run's calls: they are left out of what is offered, whatever `enabledTools` says, so a setting changed while the
-   * run goes on holds from the next turn, and a run resumed with a tool that has come back since does not offer it.
-   * The calls of a turn are checked against what that turn offered. Default none.
+   * The names of the tools turned off now (a person's settings), asked before each model turn: they are left out of
+   * what is offered, whatever `enabledTools` says, so a setting changed while the run goes on holds from the next
+   * turn, and a run resumed with a tool that has come back since does not offer it. The calls of a turn are checked
+   * against what that turn offered; a resumed run's calls, put up before the restart, against every enabled tool
+   * (their turn offered them), so a call allowed on its card runs whether or not the server restarted. Default none.
    */
   turnedOff?: () => Promise<ReadonlySet<string>>;
   /** Tool calls allowed per message. Default 25. */
@@ -351,7 +352,9 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       letGo = 0;
     }
     yield { type: 'status', text: 'Resumed after a server restart', resumed: true };
-    offered = await offeredNow();
+    // The calls waiting were put up by a turn that offered their tools: a setting changed since holds from the next
+    // turn, as for a run that did not restart (a call allowed on its card runs either way).
+    offered = enabled;
     const parked = yield* runCalls(resume.calls.map(resumedPlan));
     if (parked) return { runId, reason: 'parked', messages, parked };
     if (signal.aborted) {
