@@ -5,6 +5,7 @@ import { WebSocket } from 'ws';
 import { RECORDING_COMMAND } from './support/airlock-under-test';
 import { useBrowserSuite } from './support/browser-suite';
 import { ChatPage } from './support/chat-page';
+import { nextShownByWorker } from './support/worker-notifications';
 
 const suite = useBrowserSuite();
 
@@ -312,14 +313,12 @@ describe('a click on a notification that cannot be acted on', () => {
     cut = true;
     await Promise.all(open.map((ws) => ws.close({ code: 1001, reason: 'gone' })));
     await page.getByRole('status', { name: /^Connection: (Reconnecting…|Offline, retrying)$/ }).waitFor();
+    const [worker] = suite.context.serviceWorkers();
+    const whyNot = await nextShownByWorker(worker!);
     await clickInWorker(notification!.tag, 'allow');
-    await vi.waitFor(
-      async () => {
-        const notDecided = (await shown(page)).find((shownNow) => shownNow.title === 'Not decided');
-        expect(notDecided?.body).toMatch(/^Not allowed: this tab is not connected to Airlock \(the server stopped, or now serves another address\)\./);
-      },
-      { timeout: 10_000 },
-    );
+    const told = await whyNot();
+    expect(told).toMatchObject({ title: 'Not decided', tag: `airlock-not-decided:${notification!.tag}` });
+    expect(told.body).toMatch(/^Not allowed: this tab is not connected to Airlock \(the server stopped, or now serves another address\)\./);
     expect(await suite.airlock.runCount()).toBe(0);
   });
 
@@ -334,22 +333,19 @@ describe('a click on a notification that cannot be acted on', () => {
       const { registration } = self as unknown as { registration: ServiceWorkerRegistration };
       await registration.showNotification('Decision needed: terminal', { tag: 'apv_left', body: 'echo left', data: { approvalId: 'apv_left', sessionId: 'chat-left' }, requireInteraction: true });
     });
+    const whyNot = await nextShownByWorker(worker!);
     await clickInWorker('apv_left', 'allow');
-    await vi.waitFor(
-      async () => {
-        const listed = await worker!.evaluate(async () => {
-          const { registration } = self as unknown as { registration: ServiceWorkerRegistration };
-          return (await registration.getNotifications()).map((n) => ({ title: n.title, body: n.body }));
-        });
-        expect(listed).toStrictEqual([
-          {
-            title: 'Not decided',
-            body: 'No tab of Airlock is open at this address, so the call was not decided. Open Airlock (after a restart, with the link the server printed) and decide it in Waiting for you.\necho left',
-          },
-        ]);
+    await whyNot();
+    const listed = await worker!.evaluate(async () => {
+      const { registration } = self as unknown as { registration: ServiceWorkerRegistration };
+      return (await registration.getNotifications()).map((n) => ({ title: n.title, body: n.body }));
+    });
+    expect(listed).toStrictEqual([
+      {
+        title: 'Not decided',
+        body: 'No tab of Airlock is open at this address, so the call was not decided. Open Airlock (after a restart, with the link the server printed) and decide it in Waiting for you.\necho left',
       },
-      { timeout: 10_000 },
-    );
+    ]);
   });
 });
 
