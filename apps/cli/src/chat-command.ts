@@ -72,6 +72,8 @@ export async function runChat(options: ChatCommandOptions): Promise<number> {
     token: options.address.token,
     WebSocket,
     clientLabel: 'terminal',
+    // Leaving waits a second for the answer to a call in flight, not five: a third Ctrl-C exits without it.
+    closeWaitMs: 1_000,
     ...(options.keepAlive === undefined ? {} : { keepAlive: options.keepAlive }),
     ...(options.decisionTimeoutMs === undefined ? {} : { decisionTimeoutMs: options.decisionTimeoutMs }),
     // A drop is retried however long it lasts; meanwhile the person is told, not left typing into silence.

@@ -135,6 +135,9 @@ export interface KeepAlive {
   pongWaitMs: number;
 }
 
+/** How long close() waits for the server's answer to its closing frame before it lets the socket go. */
+const CLOSE_HANDSHAKE_MS = 1_000;
+
 export const DEFAULT_KEEP_ALIVE: Readonly<KeepAlive> = Object.freeze({ pingMs: 10_000, pongWaitMs: 5_000 });
 
 /** Why a query or mutation in flight failed when the connection went. */
@@ -379,8 +382,18 @@ export class AirlockSocket {
     if (answers.length > 0) await this.settledWithin(answers, this.options.closeWaitMs ?? DEFAULT_CLOSE_WAIT_MS);
     const socket = this.socket;
     if (socket === null || wasStopped || socket.readyState === WEB_SOCKET_CLOSED) return;
+    // The closing handshake is waited for a moment, not for as long as a frozen server or a dead path would hold it
+    // (until the keep-alive gave up): then the socket is let go (terminated where the WebSocket can be).
+    const handshakeMs = Math.min(CLOSE_HANDSHAKE_MS, this.options.closeWaitMs ?? DEFAULT_CLOSE_WAIT_MS);
     await new Promise<void>((resolve) => {
-      socket.addEventListener('close', () => resolve());
+      const timer = setTimeout(() => {
+        socket.terminate?.();
+        resolve();
+      }, handshakeMs);
+      socket.addEventListener('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
       socket.close();
     });
   }

@@ -59,4 +59,19 @@ describe('close()', () => {
     expect(await pending).toStrictEqual({ failed: 'the client closed before the answer came (none within 20 ms)', lost: true });
     expect(client.state).toBe('closed');
   });
+
+  it('ends against a server that never answers its closing handshake: the socket is let go, not waited on until the keep-alive gives up', async () => {
+    await using server = await startHoldingServer();
+    // No keep-alive to give up on it: a close that waited for the closing handshake would pass this test's time limit.
+    const client = createAirlockClient({ url: server.url, token: 'secret', WebSocket, closeWaitMs: 20, keepAlive: false });
+    const pending = outcome(client.pending('s'));
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1));
+    // The server stops reading: the close frame is never read, so never answered (a frozen server, a dead path).
+    const [held] = server.requests;
+    (held!.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+    await client.close();
+    expect(await pending).toMatchObject({ lost: true });
+    expect(client.state).toBe('closed');
+    // ws gives up on a closing handshake after 30 s by itself: a close that waited for that fails this test's limit.
+  }, 10_000);
 });
