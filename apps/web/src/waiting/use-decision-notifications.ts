@@ -7,6 +7,9 @@ import { NotificationBook } from './notification-book';
 import { handleNotificationClicks } from './notification-clicks';
 import type { WaitingApproval } from './use-waiting-approvals';
 
+/** How a decision notification's title starts, the tool's name after it. */
+const TITLE_START = 'Decision needed: ';
+
 export const NOTIFICATION_WORKER_URL = '/notification-worker.js';
 
 /**
@@ -178,7 +181,7 @@ function sessionOf(data: unknown): string | null {
 
 /** Shows the call's notification; answers it where there is no worker to list it, null otherwise. */
 async function notify(worker: ServiceWorkerRegistration | null, approval: WaitingApproval, show: DecisionNotificationsOptions['show']): Promise<Notification | null> {
-  const title = `Decision needed: ${visiblePlainText(approval.toolName)}`;
+  const title = `${TITLE_START}${visiblePlainText(approval.toolName)}`;
   const preview = callPreview(approval.toolName, approval.arguments, { declared: approval.tool?.declared, schema: approval.inputSchema });
   const body = `${preview.text}\nin “${visiblePlainText(approval.title)}”`;
   const whole = notificationShowsWhole(approval);
@@ -199,8 +202,13 @@ async function notify(worker: ServiceWorkerRegistration | null, approval: Waitin
   return notification;
 }
 
-/** Whether a notification shows all of the call, short enough that the system does not cut it. */
-function notificationShowsWhole(approval: WaitingApproval): boolean {
+/**
+ * Whether a notification shows all of the call, short enough that the system does not cut it: its body, and the tool's
+ * name in its title. `hostile__archive_project_documents` and `…_documents_and_purge_originals` differ only where a
+ * system cuts a title, and an Allow offered beside a cut name runs a tool the person could not see.
+ */
+export function notificationShowsWhole(approval: Pick<WaitingApproval, 'toolName' | 'arguments' | 'tool' | 'inputSchema'>): boolean {
+  if (`${TITLE_START}${approval.toolName}`.length > NOTIFICATION_WHOLE_CHARS || !/^[\x21-\x7E]+$/.test(approval.toolName)) return false;
   return callPreview(approval.toolName, approval.arguments, { maxChars: NOTIFICATION_WHOLE_CHARS, declared: approval.tool?.declared, schema: approval.inputSchema, unshownDefaults: approval.tool?.unshownDefaults }).whole;
 }
 
