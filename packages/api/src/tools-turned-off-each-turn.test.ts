@@ -121,4 +121,26 @@ describe('tools turned off in the settings', () => {
     expect(ran).toStrictEqual(['echo']);
     expect((await process.api.sessions.get({ sessionId: 's' })).toolCalls.map((call) => [call.decision, call.outcome])).toStrictEqual([['allow', 'executed']]);
   });
+
+  it.each([false, true])('turned off, are not run for a call of a turn never put up, with confirmation off meanwhile (restart between: %s)', async (restart) => {
+    const store = new MemoryStore();
+    const ran: string[] = [];
+    const tools = () => ['echo', 'python'].map((name) => defineTool({ name, description: name, parameters: z.object({}), execute: async () => (ran.push(name), 'ran') }));
+    let process = await startProcess(store, [toolCallStep({ name: 'echo', arguments: {} }, { name: 'python', arguments: {} }), textStep('done')], tools);
+    await process.api.settings.update({ disabledTools: ['python'] });
+    await startRun(process.api);
+    await vi.waitFor(() => expect(process.chat.pending('s')).toHaveLength(1), { timeout: 10_000 });
+    await process.api.sessions.update({ sessionId: 's', confirmToolCalls: false });
+    if (restart) {
+      await process.chat.shutdown();
+      process = await startProcess(store, [textStep('done')], tools);
+    }
+    await process.chat.confirm({ sessionId: 's', approvalId: process.chat.pending('s')[0]!.approvalId, decision: 'allow' });
+    await runEnded(process.chat, 's');
+    expect(ran).toStrictEqual(['echo']);
+    expect((await process.api.sessions.get({ sessionId: 's' })).toolCalls.map((call) => [call.toolName, call.outcome])).toStrictEqual([
+      ['echo', 'executed'],
+      ['python', 'disabled'],
+    ]);
+  });
 });

@@ -60,8 +60,9 @@ export interface RunToolLoopOptions {
    * The names of the tools turned off now (a person's settings), asked before each model turn: they are left out of
    * what is offered, whatever `enabledTools` says, so a setting changed while the run goes on holds from the next
    * turn, and a run resumed with a tool that has come back since does not offer it. The calls of a turn are checked
-   * against what that turn offered; a resumed run's calls, put up before the restart, against every enabled tool
-   * (their turn offered them), so a call allowed on its card runs whether or not the server restarted. Default none.
+   * against what that turn offered; of a resumed run's calls, those put up before the restart against every enabled
+   * tool (their turn offered them), so a call allowed on its card runs whether or not the server restarted, and those
+   * never put up against what is offered now. Default none.
    */
   turnedOff?: () => Promise<ReadonlySet<string>>;
   /** Tool calls allowed per message. Default 25. */
@@ -297,6 +298,8 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
   };
   /** What the current turn offered the model: its calls are checked against it. */
   let offered = parkedRun?.offered ?? enabled;
+  /** While a resumed run's calls go on: what the calls put up before the restart are checked against. */
+  let putUpOffered: readonly AnyTool[] | undefined;
   const history = options.history;
   /** The conversation; while it is let go of (`history`), only the messages added since. */
   let messages: ChatMessage[] = parkedRun === undefined ? [...options.messages] : [...(parkedRun.messages ?? [])];
@@ -352,10 +355,13 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       letGo = 0;
     }
     yield { type: 'status', text: 'Resumed after a server restart', resumed: true };
-    // The calls waiting were put up by a turn that offered their tools: a setting changed since holds from the next
-    // turn, as for a run that did not restart (a call allowed on its card runs either way).
-    offered = enabled;
+    // The calls put up before the restart were put up by a turn that offered their tools: one allowed on its card
+    // runs, as in a run that did not restart. A call of that turn never put up is judged against what is offered
+    // now: a tool turned off meanwhile is not run.
+    offered = await offeredNow();
+    putUpOffered = enabled;
     const parked = yield* runCalls(resume.calls.map(resumedPlan));
+    putUpOffered = undefined;
     if (parked) return { runId, reason: 'parked', messages, parked };
     if (signal.aborted) {
       const done = runEnd(runId, messages, 'cancelled');
@@ -462,17 +468,18 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         if (!outcome && soleUndecided(announced, reported) === at) {
           if (parkable(at)) return undefined;
           // The usual case, one call left to decide: waited on right here, no helper generator held meanwhile.
-          const decided = (reported[at] = await reviewAllow(call, ticket, await ticket.wait(signal), offered, options));
+          const decided = (reported[at] = await reviewAllow(call, ticket, await ticket.wait(signal), putUpOffered ?? offered, options));
           if (yield* reportDecision(followedAtOnce(decisionEvent(call, ticket.approvalId, decided)), ticket, options)) outcome = decided;
           else reported[at] = undefined;
         }
         if (!outcome && parkable(at)) return undefined;
-        outcome ??= yield* reportDecisionsUntil(at, planned, announced, reported, signal, offered, options, parkable);
+        const putUp = putUpOffered ?? offered;
+        outcome ??= yield* reportDecisionsUntil(at, planned, announced, reported, signal, putUp, options, parkable);
         if (!outcome) return undefined;
         if (outcome.decision !== 'allow') return { result: refusal(call, { ...outcome, decision: outcome.decision }), ran: call };
         const ran = outcome.editedArguments === undefined ? call : { ...call, arguments: outcome.editedArguments };
-        const tool = offered.find((candidate) => candidate.name === call.name);
-        if (tool === undefined) return { result: { outcome: 'disabled', result: toolResultText.disabled(call.name, offered.map((t) => t.name)) }, ran };
+        const tool = putUp.find((candidate) => candidate.name === call.name);
+        if (tool === undefined) return { result: { outcome: 'disabled', result: toolResultText.disabled(call.name, putUp.map((t) => t.name)) }, ran };
         // Put up before a restart or on another instance, when the tool was another: the allow was not for this one.
         if (toolVersion(tool) !== ticket.toolVersion) return { result: { outcome: 'error', result: toolResultText.toolChanged(call.name) }, ran };
         try {
