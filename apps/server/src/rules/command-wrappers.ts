@@ -1,5 +1,5 @@
 // The small module alone: this file is loaded in the command reader's worker, which needs nothing else of the API.
-import { commandBaseName, isDynamicLoader } from '@airlock/api/rules/commands';
+import { commandBaseName, isDynamicLoader, SETARCH_LINKS, type FollowedWrapper } from '@airlock/api/rules/commands';
 import { gitAliasCommands } from './git-arguments';
 import { runnerCommandLines, runnerPrograms } from './program-runners';
 
@@ -22,13 +22,8 @@ interface Options {
   loneDash?: boolean;
 }
 
-/** Names util-linux installs as links to `setarch`, each running the command given for that architecture. */
-const SETARCH_LINKS = [
-  'linux32', 'linux64', 'i386', 'i486', 'i586', 'i686', 'x86_64', 'uname26', 'aarch64', 'armv7l', 'armv8l', 'ppc', 'ppc32',
-  'ppc64', 'ppc64le', 's390', 's390x', 'sparc', 'sparc32', 'sparc64', 'mips', 'mips64',
-];
-
-const WRAPPERS = new Map<string, Options>([
+/** Keyed by the names of `FOLLOWED_WRAPPERS`, which allow rules take as exact-only: a wrapper listed here alone does not type-check. */
+const WRAPPERS = new Map<FollowedWrapper, Options>([
   ['sudo', {
     // `-h` alone is help, but `-h host` names a host: taken as a value, to find the command after it.
     valueOptions: ['-a', '-C', '-c', '-D', '-g', '-h', '-p', '-R', '-r', '-T', '-t', '-U', '-u', '--chdir', '--chroot', '--close-from', '--command-timeout', '--group', '--host', '--login-class', '--other-user', '--prompt', '--role', '--type', '--user'],
@@ -94,7 +89,7 @@ const WRAPPERS = new Map<string, Options>([
   }],
   // util-linux `setarch ARCH [options] cmd`, and its links named for an architecture (`linux64 rm -rf x`): switches only.
   ['setarch', { positionals: 1 }],
-  ...SETARCH_LINKS.map((name): [string, Options] => [name, {}]),
+  ...SETARCH_LINKS.map((name): [FollowedWrapper, Options] => [name, {}]),
   ['choom', { valueOptions: ['-n', '-p', '--adjust', '--pid'] }],
   ['rlwrap', {
     valueOptions: ['-b', '-C', '-D', '-e', '-f', '-g', '-H', '-l', '-M', '-O', '-P', '-q', '-s', '-S', '-t', '-w', '-z', '--break-chars', '--command-name', '--histsize', '--extra-char-after-completion', '--file', '--forget-matching', '--history-filename', '--logfile', '--multi-line-ext', '--only-cook', '--prompt-text', '--quote-characters', '--set-term-name', '--substitute-prompt', '--filter', '--wait-before-prompt'],
@@ -234,7 +229,7 @@ function unwrapOnce(words: ReachableWords, found: InnerCommands): ReachableWords
     shellCommandLine(args, found);
     return undefined;
   }
-  const wrapper = WRAPPERS.get(name) ?? (isDynamicLoader(name) ? DYNAMIC_LOADER : undefined);
+  const wrapper = (WRAPPERS as ReadonlyMap<string, Options>).get(name) ?? (isDynamicLoader(name) ? DYNAMIC_LOADER : undefined);
   if (wrapper === undefined) return undefined;
   return args.slice(skipOptions(args, wrapper, found).index);
 }

@@ -1,3 +1,4 @@
+import { FOLLOWED_WRAPPERS, isExactOnlyCommand, ruleDraftSchema } from '@airlock/api';
 import { describe, expect, it } from 'vitest';
 import { evaluateRules, type RuleContext } from './evaluate-rules';
 import { SESSION, WORKSPACE, context, prefix, rule, terminal } from './rule-fixtures';
@@ -226,6 +227,41 @@ describe('what a prefix rule does not cover', () => {
     for (const command of ['npm test', 'npm test --silent', 'cargo test "$HOME/x"', 'git log --oneline -5', 'make test -j4', 'go test ./...', 'cargo test --release']) {
       expect(await decided(command, rules), command).toBe('allow');
     }
+  });
+
+  it('a prefix rule for a wrapper deny rules look behind covers nothing it runs, and the schema refuses one', async () => {
+    // The probe's lines: each was allowed by a prefix rule for the wrapper, and the two through the server ran.
+    for (const [token, line] of [
+      ['perf stat', "perf stat -- sh -c 'touch x'"],
+      ['perf stat', "perf stat -x, -e task-clock -- sh -c 'id > x'"],
+      ['hyperfine', "hyperfine --runs 1 'touch x'"],
+      ['setarch x86_64', "setarch x86_64 sh -c 'touch x'"],
+      ['linux64', "linux64 sh -c 'touch x'"],
+      ['linux64', 'linux64 touch x'],
+      ['ccache', "ccache sh -c 'touch x'"],
+      ['tini', "tini -- sh -c 'touch x'"],
+      ['rlwrap', "rlwrap sh -c 'touch x'"],
+      ['dumb-init', "dumb-init sh -c 'touch x'"],
+      ['systemd-inhibit', "systemd-inhibit sh -c 'touch x'"],
+      ['choom', "choom -n 0 -- sh -c 'touch x'"],
+      ['sccache', "sccache sh -c 'touch x'"],
+      ['run0', "run0 sh -c 'touch x'"],
+      ['runcon', "runcon -t x sh -c 'touch x'"],
+      ['chpst', "chpst -u nobody sh -c 'touch x'"],
+      ['envdir', "envdir env sh -c 'touch x'"],
+      ['setuidgid', "setuidgid nobody sh -c 'touch x'"],
+      ['softlimit', "softlimit -m 1000000 sh -c 'touch x'"],
+    ] as const) {
+      // As stored before the names were exact-only: the evaluation refuses it too.
+      const stored = { ...prefix('ls'), match: { kind: 'command-prefix' as const, tokens: token.split(' '), exact: false } };
+      expect(await decided(line, [stored]), line).toBe('ask');
+      const draft = { effect: 'allow', tool: 'terminal', match: stored.match, scope: { kind: 'global' }, source: 'user' };
+      expect(ruleDraftSchema.safeParse(draft).success, token).toBe(false);
+    }
+    // One list: every wrapper the deny side looks behind is exact-only for allow rules.
+    for (const name of FOLLOWED_WRAPPERS) expect(isExactOnlyCommand(name), name).toBe(true);
+    // An exact rule still allows the call it names.
+    expect(await decided('perf stat -e task-clock make', [prefix('perf stat -e task-clock make', { exact: true })])).toBe('allow');
   });
 
   it('a prefix rule for a command that runs whatever it is given, stored before its name was known as one', async () => {

@@ -1,3 +1,28 @@
+/** Names util-linux installs as links to `setarch`, each running the command given for that architecture. */
+export const SETARCH_LINKS = [
+  'linux32', 'linux64', 'i386', 'i486', 'i586', 'i686', 'x86_64', 'uname26', 'aarch64', 'armv7l', 'armv8l', 'ppc', 'ppc32',
+  'ppc64', 'ppc64le', 's390', 's390x', 'sparc', 'sparc32', 'sparc64', 'mips', 'mips64',
+] as const;
+
+/**
+ * The wrappers deny rules look behind (the server's command-wrappers.ts keys its table of their options by these
+ * names): each runs the command given after its own words (`perf stat -- sh -c …`, `setarch x86_64 sh -c …`, `ccache
+ * sh -c …`, `hyperfine 'sh -c …'`), so an allow rule for one must be exact as well: one list for both sides.
+ */
+export const FOLLOWED_WRAPPERS = [
+  'sudo', 'doas', 'env', 'nice', 'ionice', 'nohup', 'setsid', 'command', 'builtin', 'exec', 'time', 'stdbuf',
+  'timeout', 'chroot', 'taskset', 'flock', 'xargs', 'nsenter', 'unshare', 'strace', 'ltrace', 'unbuffer', 'coproc',
+  'busybox', 'prlimit', 'setpriv', 'fakeroot', 'ssh-agent', 'dbus-run-session', 'xvfb-run', 'systemd-run', 'cgexec',
+  'numactl', 'valgrind', 'catchsegv', 'torsocks', 'proxychains', 'proxychains4', 'faketime', 'chronic', 'ifne',
+  'chrt', 'script', 'setarch', 'choom', 'rlwrap', 'chpst', 'softlimit', 'envdir', 'envuidgid', 'setuidgid',
+  'setlock', 'pgrphack', 'fghack', 'tini', 'dumb-init', 'catatonit', 'ccache', 'sccache', 'systemd-inhibit', 'run0',
+  'toybox', 'eatmydata', 'cpulimit', 'entr', 'dbus-launch', 'firejail', 'proot',
+  ...SETARCH_LINKS,
+  // Read by a function of their own there: `perf stat|record|trace … cmd`, `runcon CONTEXT cmd`, `hyperfine '…'`.
+  'perf', 'runcon', 'hyperfine',
+] as const;
+export type FollowedWrapper = (typeof FOLLOWED_WRAPPERS)[number];
+
 /**
  * Commands that run whatever they are given (shells, interpreters, wrappers that run another command, shell
  * builtins that change how later commands run): "commands starting with `python`" would be "any program".
@@ -37,6 +62,7 @@ export const EXACT_ONLY_COMMANDS: ReadonlySet<string> = new Set([
   // more that run the program they are given (`eatmydata rm …`, `cpulimit -l 5 rm …`, `proot rm …`), or a script or
   // command line (`cmake -P x.cmake`, `cmake -E env rm …`, `entr -s '…'`)
   'toybox', 'eatmydata', 'cpulimit', 'entr', 'dbus-launch', 'proot', 'cmake',
+  ...FOLLOWED_WRAPPERS,
 ]);
 
 /**
