@@ -295,9 +295,10 @@ describe('renderEditedArguments', () => {
     ]);
   });
 
-  it('wraps a tool name too long for one row, whole, each row after the first indented', () => {
-    const lines = renderToolCall({ ...start(`${'x'.repeat(200)}⏺ terminal`, {}), awaitingConfirmation: false }, plainStyle, { columns: 80 });
-    expect(lines).toStrictEqual([`⏺ ${'x'.repeat(76)}`, `  ${'x'.repeat(76)}`, `  ${'x'.repeat(48)}⏺ terminal  (not asked)`, '  no arguments']);
+  it('wraps a tool name too long for one row over two, each row after the first indented, and cuts it there with …, whole on v', () => {
+    const event = { ...start(`${'x'.repeat(200)}⏺ terminal`, {}), awaitingConfirmation: false };
+    expect(toolCallCard(event, plainStyle, { columns: 80 })).toStrictEqual({ lines: [`⏺ ${'x'.repeat(76)}`, `  ${'x'.repeat(76)}…`, '  (not asked)', '  no arguments'], cut: true });
+    expect(renderToolCall(event, plainStyle, { columns: 80, whole: true })).toStrictEqual([`⏺ ${'x'.repeat(76)}`, `  ${'x'.repeat(76)}`, `  ${'x'.repeat(48)}⏺ terminal  (not asked)`, '  no arguments']);
   });
 
   it('does not say a call that is not asked about runs: it may be refused (an unknown tool, a rule) as well as allowed', () => {

@@ -81,24 +81,29 @@ export interface ToolCallCard {
  */
 export function toolCallCard(event: LoopEventOf<'tool-start'>, style: TerminalStyle, layout: CardLayout = {}, tool?: ToolInfo): ToolCallCard {
   const columns = layout.columns ?? DEFAULT_COLUMNS;
-  const header = headerLines(event.toolName, event.tool?.source ?? tool?.source, event.awaitingConfirmation ? '' : '  (not asked)', style, columns);
+  const { lines: header, cut: nameCut } = headerLines(event.toolName, event.tool?.source ?? tool?.source, event.awaitingConfirmation ? '' : '  (not asked)', style, columns, layout.whole === true);
   // The card and its question fit in view: the rows under the card are its question's (the note on what "Always"
   // grants, and the prompt), or for a call not asked about the line after it.
   const below = event.awaitingConfirmation ? renderAskNote(event, tool, layout).length + rowsOf(decisionPrompt(event.toolName, plainStyle, layout), columns) : 1;
   const rows = layout.whole === true ? Infinity : (layout.rows ?? DEFAULT_ROWS) - below - header.length;
   const hint = event.awaitingConfirmation ? WHOLE_CALL_HINT : WHOLE_CALL_AT_PROMPT_HINT;
   const { lines, cut } = argumentLines(event.toolName, event.arguments, style, layout, { rows, hint, declared: event.tool?.declared, schema: tool?.inputSchema, defaults: unshownDefaultsLines(event, style, layout), asked: askedLines(event, style, layout) });
-  return { lines: [...header, ...lines], cut };
+  return { lines: [...header, ...lines], cut: cut || nameCut };
 }
 
 /**
  * The card's first rows: `⏺ <tool>  MCP · <server>`, the tool's and the server's names whole, wrapped over rows rather
  * than cut. Cut at a row's width, `…_dry_run` and `…_for_real` of one long start gave identical cards, and `a` ran the
- * one the card could not show. Each row after the first starts with the card's indent, so none starts at the edge.
+ * one the card could not show. Each row after the first starts with the card's indent, so none starts at the edge. A
+ * tool's name longer than `NAME_ROWS` rows (no tool offered has one from 36 columns on: an MCP tool's is at most 64
+ * characters) is cut there with `…` unless `whole`, so that a made-up one cannot fill the screen.
  */
-function headerLines(toolName: string, source: string | undefined, after: string, style: TerminalStyle, columns: number): string[] {
+function headerLines(toolName: string, source: string | undefined, after: string, style: TerminalStyle, columns: number, whole: boolean): { lines: string[]; cut: boolean } {
   const width = Math.max(columns - 4, 16);
-  const lines = cardRows(toVisibleText(toolName, { singleLine: true }), width, style).map((row, index) => ({ text: style.bold(`${index === 0 ? '⏺' : ' '} ${row.text}`), width: row.width + 2 }));
+  const nameRows = cardRows(toVisibleText(toolName, { singleLine: true }), width, style);
+  const cut = !whole && nameRows.length > NAME_ROWS;
+  const shownRows = cut ? nameRows.slice(0, NAME_ROWS).map((row, index) => (index === NAME_ROWS - 1 ? { ...row, text: `${row.text}…`, width: row.width + 1 } : row)) : nameRows;
+  const lines = shownRows.map((row, index) => ({ text: style.bold(`${index === 0 ? '⏺' : ' '} ${row.text}`), width: row.width + 2 }));
   const tail: { text: string; width: number }[] = [];
   const server = source?.startsWith('mcp:') === true ? cardRows(toVisibleText(source.slice('mcp:'.length), { singleLine: true }), width - 8, style) : [];
   server.forEach((row, index) => tail.push({ text: style.dim(`${index === 0 ? '  MCP · ' : '        '}${row.text}`), width: row.width + 8 }));
@@ -106,9 +111,9 @@ function headerLines(toolName: string, source: string | undefined, after: string
   const last = lines[lines.length - 1]!;
   if (tail.length > 0 && server.length <= 1 && last.width + tail.reduce((sum, part) => sum + part.width, 0) <= width) {
     last.text += tail.map((part) => part.text).join('');
-    return lines.map((line) => line.text);
+    return { lines: lines.map((line) => line.text), cut };
   }
-  return [...lines.map((line) => line.text), ...tail.map((part) => part.text)];
+  return { lines: [...lines.map((line) => line.text), ...tail.map((part) => part.text)], cut };
 }
 
 /** The question under a card asked about, before what is typed. */
