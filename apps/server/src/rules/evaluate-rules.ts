@@ -429,6 +429,9 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
   const [first] = command.words;
   if (first?.kind !== 'literal') return reason('a command whose name the shell computes');
   const name = commandBaseName(first.value);
+  // git runs the subcommand its program's name says: `git-http-push …` is judged as `git http-push …` is.
+  const dashed = /^git-([a-z][a-z0-9-]*)$/.exec(name);
+  if (dashed !== null) return notPlain({ ...command, words: [{ kind: 'literal', value: 'git' }, { kind: 'literal', value: dashed[1]! }, ...command.words.slice(1)] }, denied, facts);
   const otherName = [...denied].find((program) => program !== name && mayBeCalled(name, program));
   if (otherName !== undefined) return reason(codeWord(name), ' may be ', codeWord(otherName), ', which a deny rule names, under another name');
   if (isExactOnlyProgram(first.value)) return reason(codeWord(name), ' runs whatever it is given');

@@ -697,16 +697,19 @@ function uniqueStart(written: string, options: readonly string[]): string | unde
   return starts.length === 1 ? starts[0] : undefined;
 }
 
-/** git's commands that push, for a deny rule on `git push`: `send-pack` is the plumbing a push runs. */
-const PUSHES = new Set(['push', 'send-pack']);
+/**
+ * git's commands that push, for a deny rule on `git push`: `send-pack` is the plumbing a push runs, `http-push` pushes
+ * over WebDAV.
+ */
+const PUSHES = new Set(['push', 'send-pack', 'http-push']);
 
 /** Long options of a push that overwrite the remote's branches as `--force` does, or delete them as `--delete` does. */
 const PUSH_FORCES = ['--force-with-lease', '--force-if-includes', '--mirror'];
 const PUSH_DELETES = ['--mirror', '--prune'];
 
-/** The names a word of a git call goes by for a deny rule: `send-pack` is also `push`. */
+/** The names a word of a git call goes by for a deny rule: `send-pack` and `http-push` are also `push`. */
 export function gitDenyNames(word: string): readonly string[] {
-  return word === 'send-pack' ? [word, 'push'] : [word];
+  return word === 'send-pack' || word === 'http-push' ? [word, 'push'] : [word];
 }
 
 /**
