@@ -229,6 +229,43 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it('a prefix rule for scp, sftp or wget covers none of their options that run a command', async () => {
+    const rules = [prefix('scp'), prefix('sftp'), prefix('wget')];
+    // The probe's lines (`scp -o 'ProxyCommand=sh -c "id > x"' x:y .` ran `id` through the server), and their kin.
+    for (const command of [
+      "scp -o 'ProxyCommand=touch x' a:b .",
+      "scp -o 'ProxyCommand=sh -c \"id > MARKER\"' x:y copied.txt",
+      'scp -oProxyCommand=id a:b .',
+      'scp -o proxycommand=id a:b .',
+      "scp -o 'ProxyCommand id' a:b .",
+      "scp -4o 'LocalCommand=id' a:b .",
+      'scp -o PermitLocalCommand=yes -o LocalCommand=id a:b .',
+      'scp -o KnownHostsCommand=/bin/id a:b .',
+      'scp -o Include=notes/cfg a:b .',
+      'scp -o PKCS11Provider=./x.so a:b .',
+      'scp -S ./evil a:b .',
+      'scp -F notes/cfg a:b .',
+      'scp -J jump a:b .',
+      'scp -D ./server a:b .',
+      'scp a:b . -o ProxyCommand=id',
+      'sftp -F notes/cfg a',
+      'sftp -o ProxyCommand=id a',
+      'sftp -b notes/batch a',
+      'sftp -S ./evil a',
+      'wget -e use_askpass=/bin/id x',
+      'wget --execute=use_askpass=/bin/id x',
+      'wget -qe use_askpass=/bin/id x',
+      'wget --use-askpass=/bin/id https://example.com/',
+      'wget --use-ask=/bin/id https://example.com/',
+      'wget --config=notes/wgetrc https://example.com/',
+    ]) {
+      expect(await decided(command, rules), command).toBe('ask');
+    }
+    for (const command of ['scp a.txt h:b', 'scp -r -P 2222 dist h:/srv', 'scp -o ConnectTimeout=5 a h:b', 'sftp h', 'wget -q https://example.com/x', 'wget -O out.html https://example.com/']) {
+      expect(await decided(command, rules), command).toBe('allow');
+    }
+  });
+
   it('a prefix rule for a wrapper deny rules look behind covers nothing it runs, and the schema refuses one', async () => {
     // The probe's lines: each was allowed by a prefix rule for the wrapper, and the two through the server ran.
     for (const [token, line] of [

@@ -169,8 +169,8 @@ describe('a command deny rule and a program it does not know that runs a command
     // What the deny side looks behind is not plain, even where it finds nothing denied.
     ['linux64 ls', '`linux64` runs whatever it is given'],
     ['ccache gcc -c a.c', '`ccache` runs whatever it is given'],
-    ["scp -o 'ProxyCommand=nc %h %p' h:x .", '`scp` runs another command'],
-    ['scp -S ./ssh-wrapper h:x .', '`scp` runs another command'],
+    ["scp -o 'ProxyCommand=nc %h %p' h:x .", '`scp` is given words that may run other code'],
+    ['scp -S ./ssh-wrapper h:x .', '`scp` is given words that may run other code'],
     ["hyperfine 'sleep 1'", '`hyperfine` runs whatever it is given'],
     ['pyenv exec python -V', '`pyenv` runs another program'],
     ['corepack pnpm install', '`corepack` runs another program'],

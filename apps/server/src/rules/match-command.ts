@@ -66,6 +66,13 @@ const PIP_OPTIONS = [
 ];
 
 /**
+ * ssh_config keywords that run a command line or load code on this machine, as a `-o` option's value, attached or
+ * the next word (`-o ProxyCommand=…`, `-oLocalCommand …`, `-4o 'KnownHostsCommand x'`), in any case.
+ */
+const SSH_CODE_KEYWORDS =
+  /^(?:-[A-Za-z0-9]*o)?\s*(?:proxycommand|localcommand|permitlocalcommand|knownhostscommand|proxyjump|include|match|pkcs11provider|securitykeyprovider|identityagent|controlpath|controlmaster|remotecommand|proxyusefdpass)\s*(?:=|\s|$)/i;
+
+/**
  * Options through which a command runs code other than what a rule for it names (`npm test --node-options=…`,
  * `git log --output=…`, `make test SHELL=…`). A prefix rule never covers a call that carries one before a `--`.
  * Not a complete list of what a program can be made to do: a prefix rule still allows every other argument.
@@ -116,6 +123,14 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // `install -s` runs the program `--strip-program` names on each file it installs (`--strip-program=/bin/sh x.sh y`
   // runs x.sh); any start of it counts, `--strip` too, which GNU getopt would take for `-s`.
   ['install', { options: ['--strip-program'] }],
+  // OpenSSH's scp and sftp run a program they are given (`-S ssh-program`, `-D sftp-server`), ssh with a config file
+  // (`-F cfg`) or a jump host's (`-J`), and `-o` keywords that run a line or load a library here (`-o
+  // ProxyCommand=…`, `-oLocalCommand=…`, `Include`, `Match exec`, `PKCS11Provider` …), read in any word as the deny
+  // side reads them; sftp also runs the `!…` lines of a batch file (`-b`).
+  ['scp', { options: ['-S', '-F', '-J', '-D'], words: SSH_CODE_KEYWORDS }],
+  ['sftp', { options: ['-S', '-F', '-J', '-D', '-b'], words: SSH_CODE_KEYWORDS }],
+  // wget runs `--use-askpass=program`, and reads any wgetrc command from `-e` (`-e use_askpass=…`) or `--config`.
+  ['wget', { options: ['--use-askpass', '-e', '--execute', '--config'] }],
   // `--daemon` serves with a `--config` that may run commands before and after each transfer.
   ['rsync', { options: ['-e', '--rsh', '--rsync-path', '-M', '--remote-option', '--daemon', '--config', '--early-input'] }],
   // `--basetemp` empties the folder it names; `-p`, `-c`, `-o`, `--pyargs`, `-W` (a warning's category) load modules
@@ -141,6 +156,8 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
 
 interface CodeOptions {
   options: readonly string[];
+  /** Words that run code whatever option they are the value of (scp's `-o ProxyCommand=…`, `ProxyCommand=…` after `-o`). */
+  words?: RegExp;
   /** Words that run code when they start with one of these, whatever follows (`-Wl,-plugin=…`, `@file`). */
   prefixes?: readonly string[];
   /** Given, the only option words that may come before `--`: any other word starting with a dash is refused. */
@@ -626,6 +643,7 @@ function isCodeOption(value: string, spec: CodeOptions): boolean {
   const dashed = value.startsWith('-') && value !== '-';
   if (spec.harmless !== undefined && dashed && !spec.harmless.has(value)) return true;
   if (spec.prefixes?.some((prefix) => value.startsWith(prefix)) === true) return true;
+  if (spec.words?.test(value) === true) return true;
   // GNU getopt (tar, sort), git and make also take any unambiguous start of a long option: `--checkpoint-act=…`.
   const longName = value.startsWith('--') ? value.split('=', 1)[0]! : undefined;
   for (const option of spec.options) {
