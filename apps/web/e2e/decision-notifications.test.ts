@@ -112,6 +112,48 @@ describe('notifications of waiting calls', () => {
     await chat.waitForStatus(chat.card(), 'Waiting for your decision');
   });
 
+  it('does not tell a call seen in front when the person switches to another Airlock tab, only once they leave the app', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'echo in-both-tabs' } }] });
+    const first = await ChatPage.open(suite.context, suite.airlock.link);
+    await turnOnNotifications(first.page);
+    await first.send('a call seen in two tabs');
+    await first.waitForStatus(first.card(), 'Waiting for your decision');
+    // Every notification the first tab asks for, and every look it takes at the list, counted in the page.
+    await first.page.evaluate(async () => {
+      const counts = { looks: 0, shows: [] as string[] };
+      (window as unknown as { counts: typeof counts }).counts = counts;
+      const registration = await navigator.serviceWorker.ready;
+      const getNotifications = registration.getNotifications.bind(registration);
+      const showNotification = registration.showNotification.bind(registration);
+      registration.getNotifications = (filter) => {
+        counts.looks += 1;
+        return getNotifications(filter);
+      };
+      registration.showNotification = (title, options) => {
+        counts.shows.push(options?.body ?? '');
+        return showNotification(title, options);
+      };
+    });
+    const counts = () => first.page.evaluate(() => (window as unknown as { counts: { looks: number; shows: string[] } }).counts);
+    // A second Airlock tab, in front: its Waiting for you lists the call.
+    const second = await ChatPage.open(suite.context, suite.airlock.link);
+    await second.page.getByRole('region', { name: 'Waiting for you' }).getByRole('listitem').getByText('echo in-both-tabs').waitFor();
+
+    // The switch to it puts the first tab in the background. Passes are made one at a time, each starting with a
+    // look at the list, so a third look after the switch means a whole pass of the hidden tab has been made (the
+    // first may have begun before it).
+    const before = (await counts()).looks;
+    await hide(first.page);
+    await vi.waitFor(async () => expect((await counts()).looks).toBeGreaterThanOrEqual(before + 3), { timeout: 10_000 });
+    expect((await counts()).shows).toStrictEqual([]);
+    expect(await shown(first.page)).toStrictEqual([]);
+
+    // The person leaves Airlock altogether (here: closes the other tab): now the call is told.
+    await second.page.close();
+    await vi.waitFor(async () => expect((await counts()).shows).toStrictEqual(['echo in-both-tabs\nin “a call seen in two tabs”']), { timeout: 10_000 });
+  });
+
   it('closes the notifications a tab showed as the tab goes, though their calls still wait', async () => {
     await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
     suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'echo outlived' } }] });

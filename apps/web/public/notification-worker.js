@@ -70,8 +70,20 @@ self.addEventListener('notificationclick', (event) => {
 });
 
 // A tab going away asks the worker to close the notifications it showed: the page may be gone before it could.
+// A hidden tab asks whether another window of the app is in view (the person switched to another Airlock tab).
 self.addEventListener('message', (event) => {
   const data = event.data ?? {};
+  if (data.type === 'airlock-app-in-view' && event.ports[0] !== undefined) {
+    const [port] = event.ports;
+    const asking = event.source?.id;
+    event.waitUntil(
+      appWindows().then(
+        (windows) => port.postMessage({ inView: windows.some((client) => client.id !== asking && client.visibilityState === 'visible') }),
+        () => port.postMessage({ inView: false }),
+      ),
+    );
+    return;
+  }
   if (data.type !== 'airlock-close-notifications' || !Array.isArray(data.tags)) return;
   const tags = new Set(data.tags.filter((tag) => typeof tag === 'string'));
   event.waitUntil(

@@ -23,6 +23,14 @@ describe('NotificationBook', () => {
     expect(book.pass([call('a')], tags('a'), true).show).toStrictEqual([]);
   });
 
+  it('holds a call seen while visible, as the tab is hidden, while another window of the app is in view; not one first seen hidden', () => {
+    const book = new NotificationBook();
+    book.pass([call('a')], tags(), false);
+    expect(book.pass([call('a')], tags(), true, true).show).toStrictEqual([]);
+    expect(book.pass([call('a'), call('b')], tags(), true, true).show).toStrictEqual([call('b')]);
+    expect(book.pass([call('a'), call('b')], tags('b'), true, false).show).toStrictEqual([call('a')]);
+  });
+
   it('does not show, as the tab is hidden, a call seen while visible that waits no more, or whose notification another tab shows', () => {
     const book = new NotificationBook();
     book.pass([call('a'), call('b')], tags(), false);

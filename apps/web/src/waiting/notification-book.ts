@@ -20,6 +20,8 @@ export interface NotificationPass<Approval extends { approvalId: string }> {
 export class NotificationBook {
   /** Calls this tab has seen waiting, while they wait or have a notification to close. */
   private readonly seen = new Set<string>();
+  /** Of those, the calls first seen while the tab was in front. */
+  private readonly seenInFront = new Set<string>();
   /** Calls this tab put on screen, with how many times. */
   private readonly shows = new Map<string, number>();
   /** Calls whose notification the person clicked or dismissed, in any tab. */
@@ -48,8 +50,10 @@ export class NotificationBook {
    * looked at the tab, still waiting when they switch away, is told then. Not one the browser lists already (another
    * tab showed it) or whose notification the person clicked or dismissed. What the pass shows is counted as shown.
    * `listed` is null where the browser cannot list notifications: then nothing is closed or shown again.
+   * `appInView`: another window of the app is visible. A call seen in front is then not told yet: the person switched
+   * to another tab of the app, whose Waiting for you lists it; it is told once no window of the app is in view.
    */
-  pass<Approval extends { approvalId: string }>(waiting: readonly Approval[], listed: ReadonlySet<string> | null, hidden: boolean): NotificationPass<Approval> {
+  pass<Approval extends { approvalId: string }>(waiting: readonly Approval[], listed: ReadonlySet<string> | null, hidden: boolean, appInView = false): NotificationPass<Approval> {
     const waitingIds = new Set(waiting.map((approval) => approval.approvalId));
     const onScreen = listed ?? new Set<string>();
     const close = [...onScreen].filter((tag) => this.seen.has(tag) && !waitingIds.has(tag));
@@ -59,8 +63,10 @@ export class NotificationBook {
       const shows = this.shows.get(id) ?? 0;
       const untold = shows === 0 && !onScreen.has(id);
       const lost = listed !== null && shows > 0 && shows < MAX_SHOWS && !onScreen.has(id);
+      if (!this.seen.has(id) && !hidden) this.seenInFront.add(id);
       this.seen.add(id);
       if (!hidden || this.ended.has(id) || !(untold || lost)) continue;
+      if (untold && appInView && this.seenInFront.has(id)) continue;
       show.push(approval);
       this.shows.set(id, shows + 1);
     }
@@ -87,6 +93,7 @@ export class NotificationBook {
 
   private forget(id: string): void {
     this.seen.delete(id);
+    this.seenInFront.delete(id);
     this.shows.delete(id);
     this.ended.delete(id);
   }

@@ -43,7 +43,8 @@ export interface DecisionNotificationsOptions {
 
 /**
  * A system notification for each call waiting while this tab is in the background (one that started waiting while
- * the person looked at the tab is told once they switch away, if it still waits), with Allow and
+ * the person looked at the tab is told once they switch away, if it still waits and no other window of the app is in
+ * view), with Allow and
  * Deny where the browser offers notification actions. The worker posts a click back here, and exactly that
  * approval is decided (or its card shown).
  */
@@ -126,7 +127,9 @@ export function useDecisionNotifications({ enabled, waiting, connected, decide, 
           const worker = await (registration.current ?? Promise.resolve(null));
           const notifications = worker === null ? null : await worker.getNotifications();
           const listed = notifications === null ? null : new Set(notifications.map((notification) => notification.tag));
-          const pass = book.current.pass(latest.current.waiting, listed, document.hidden);
+          const hidden = document.hidden;
+          const appInView = hidden && worker !== null && (await anotherWindowInView(worker));
+          const pass = book.current.pass(latest.current.waiting, listed, hidden, appInView);
           for (const notification of notifications ?? []) if (pass.close.includes(notification.tag)) notification.close();
           const waitingIds = new Set(latest.current.waiting.map((approval) => approval.approvalId));
           for (const [tag, notification] of made.current) {
@@ -170,6 +173,28 @@ async function closeIfGone(worker: ServiceWorkerRegistration, tag: string, readW
   const waiting = await readWaiting().catch(() => null);
   if (waiting === null || waiting.some((approval) => approval.approvalId === tag)) return;
   for (const notification of await worker.getNotifications({ tag })) notification.close();
+}
+
+/** How long a hidden tab waits for the worker to say whether another window of the app is in view. */
+const IN_VIEW_ANSWER_MS = 1000;
+
+/**
+ * Whether a window of the app other than this tab is visible, as the worker's list of windows says (this tab's own
+ * `document.hidden` tells only of itself). Without an answer, none is.
+ */
+function anotherWindowInView(worker: ServiceWorkerRegistration): Promise<boolean> {
+  const active = worker.active;
+  if (active === null) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    const timer = window.setTimeout(() => resolve(false), IN_VIEW_ANSWER_MS);
+    channel.port1.onmessage = (event: MessageEvent<{ inView?: unknown }>) => {
+      window.clearTimeout(timer);
+      channel.port1.close();
+      resolve(event.data?.inView === true);
+    };
+    active.postMessage({ type: 'airlock-app-in-view' }, [channel.port2]);
+  });
 }
 
 /** The chat of a decision notification, from its data; null for any other notification. */
