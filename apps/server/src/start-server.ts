@@ -19,6 +19,7 @@ import { coalesceWrites } from './http/coalesce-writes';
 import { limitRequestsPerMessage } from './http/requests-per-message';
 import { openFileLimit } from './http/open-file-limit';
 import { securityHeaders } from './http/security-headers';
+import { isPageLoad, refusedPage } from './http/refused-page';
 import { SocketSendWindow } from './http/socket-send-window';
 import { StaticFiles } from './http/static-files';
 import { TabCredentials, type TabCredentialsOptions } from './http/tab-credentials';
@@ -301,7 +302,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
 
   async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!guard.check(req.headers, req.rawHeaders).allowed) return sendText(res, 403, 'Forbidden', securityHeaders(undefined));
+    if (!guard.check(req.headers, req.rawHeaders).allowed) {
+      // A person reloading a tab of an earlier start reads why, and where the new link is; still refused.
+      if (isPageLoad(req.method, req.headers)) return sendHtml(res, 403, refusedPage(req.headers.host), securityHeaders(undefined), req.method === 'HEAD');
+      return sendText(res, 403, 'Forbidden', securityHeaders(undefined));
+    }
     const headers = securityHeaders(req.headers.host);
     if (closing) return sendText(res, 503, 'Service Unavailable', headers);
     const pathname = pathOf(req.url);
@@ -427,6 +432,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       new Promise<void>((resolve) => (twin === undefined ? resolve() : twin.close(() => resolve()))),
     ]);
     server.closeIdleConnections();
+    services.chat.refuseNewWork();
+    // A decision read with the stop is refused a turn or two of the event loop later (see ChatService.confirm): its
+    // answer goes out before the reconnect notice below, after which a client reads nothing more of its connection.
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
     try {
       if (services.chat.suspendsRunsOnShutdown) {
         // Runs go on after the restart (or on another instance): clients are asked to reconnect before their run
@@ -516,6 +525,11 @@ function sendText(res: ServerResponse, status: number, text: string, headers: Re
   const body = `${text}\n`;
   res.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
   res.end(body);
+}
+
+function sendHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string>, head: boolean): void {
+  res.writeHead(status, { ...headers, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(html), 'Cache-Control': 'no-store' });
+  res.end(head ? undefined : html);
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string>): void {

@@ -1,6 +1,7 @@
 import { ChatService, type AirlockServices } from '@airlock/api';
 import { ApprovalRegistry } from '@airlock/core';
 import { deferred } from '@airlock/core/testing';
+import { get } from 'node:http';
 import { connect, createServer, type Server as NetServer, type Socket } from 'node:net';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,6 +91,19 @@ async function statusFor(port: number, host: string): Promise<string> {
   }
 }
 
+/** A GET to 127.0.0.1:`port` with these headers: its status, content type and body. */
+async function plainGet(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; type: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = get({ host: '127.0.0.1', port, path, headers: { ...headers, Connection: 'close' } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, type: String(response.headers['content-type']), body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}
+
 /**
  * Starts on `host` at a port whose [::1] another process holds: expects the start refused with the reason, and the
  * port on `host` let go of again.
@@ -143,6 +157,31 @@ describe('a fresh browser origin for every run', () => {
     other.write(`GET /healthz HTTP/1.1\r\nHost: airlock-aaaaaaaaaaaaaaaa.localhost:${running.server.port}\r\n\r\n`);
     expect(await answer.promise).toBe('HTTP/1.1 403 Forbidden');
     other.destroy();
+  });
+
+  it('answers a tab reloaded on an earlier start’s name with a page that says the server restarted and where the new link is, still refused', async () => {
+    let port: number;
+    let earlier: string;
+    {
+      await using first = await start();
+      port = first.server.port;
+      earlier = new URL(first.server.browserUrl).host;
+    }
+    await using running = await start({ port });
+    const reload = { Host: earlier, Accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'Sec-Fetch-Dest': 'document', 'Sec-Fetch-Mode': 'navigate' };
+
+    const page = await plainGet(port, '/', reload);
+    expect(page.status).toBe(403);
+    expect(page.type).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('Airlock was restarted on a new address');
+    expect(page.body).toContain('Open the link the server printed when it started');
+    for (const secret of [TOKEN, earlier, new URL(running.server.browserUrl).hostname]) expect(page.body).not.toContain(secret);
+    // Another name a browser loads a page from is told only that Airlock does not answer there.
+    const other = await plainGet(port, '/', { ...reload, Host: `evil.test:${port}` });
+    expect([other.status, other.body.includes('Airlock does not answer at this address'), other.body.includes('restarted')]).toStrictEqual([403, true, false]);
+    // A script's request or a WebSocket on that name is refused as before.
+    expect(await plainGet(port, '/healthz', { Host: earlier, 'Sec-Fetch-Dest': 'empty' })).toStrictEqual({ status: 403, type: 'text/plain; charset=utf-8', body: 'Forbidden\n' });
+    expect(await plainGet(port, '/', { Host: earlier })).toMatchObject({ status: 403, body: 'Forbidden\n' });
   });
 
   it.runIf(EXTERNAL_IPV4 !== undefined)('changes nothing on an address beyond loopback: the link names that address', async () => {
