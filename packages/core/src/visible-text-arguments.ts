@@ -146,6 +146,7 @@ const BUILT_IN_TOOLS: ReadonlySet<string> = new Set(['terminal', 'python', 'writ
 const CODE_NAME_WORDS: ReadonlySet<string> = new Set([
   'command', 'commands', 'cmd', 'cmdline', 'code', 'script', 'scripts', 'shell', 'bash', 'sh', 'zsh', 'powershell',
   'sql', 'query', 'expression', 'expr', 'exec', 'eval', 'program', 'statement', 'snippet', 'javascript', 'js', 'python', 'py',
+  'source', 'src', 'cell', 'notebook', 'lambda', 'function', 'func', 'formula', 'macro', 'template', 'payload',
 ]);
 
 function namedAsCode(name: string): boolean {
@@ -156,8 +157,13 @@ function namedAsCode(name: string): boolean {
     .some((word) => CODE_NAME_WORDS.has(word));
 }
 
-/** ASCII a shell or another language reads as syntax that runs or chains something: `$(`, `${`, `$x`, a backquote, `;`, `|`, `&`, `<`, `>`. */
-const CODE_SYNTAX = /\$[({A-Za-z_]|[`;|&<>]/;
+/**
+ * ASCII a shell or another language reads as syntax that runs, calls or chains something: `$(`, `${`, `$x`, a
+ * backquote, `;`, `|`, `&`, `<`, `>`, and the brackets and `=` of a call, a list or an assignment (Python or
+ * JavaScript in an argument named `source` or `cell`: `[י:=0, __import__("os").system("…"), י]` draws as a list of
+ * one string). Text in a script other than Latin or CJK around them is shown as codes, and offered for review.
+ */
+const CODE_SYNTAX = /\$[({A-Za-z_]|[`;|&<>()[\]{}=]/;
 
 /**
  * Whether `write_file` writes a program a later call may run (by its name, or a first line `#!`): its text is then
