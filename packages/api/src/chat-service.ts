@@ -698,6 +698,12 @@ export class ChatService {
     // and the tool as its card showed it.
     const tool = pending && (await this.toolAsShown(pending));
     const draft = pending && rules ? await rules.propose(input.sessionId, { toolName: pending.toolName, arguments: edit ?? pending.arguments }, input.scope!, tool) : undefined;
+    // Node hands a signal to its handlers only after the other events it read with it, and then the decision's
+    // write and its call's start follow in one go: an allow read with a SIGTERM was stored and its tool started, to
+    // be killed at once by the shutdown. Two turns of the event loop let a stop already sent begin first.
+    await nextTurnOfEventLoop();
+    await nextTurnOfEventLoop();
+    if (this.closing) throw new ConflictError('shutting-down', this.stoppingDecisionText());
     refuseIfPastDeadline(input);
     // Kept until the decision event is written, so the ledger says who decided. Only the first asker's: a repeat or
     // a stranger's request for the same id, answered "already-decided" or "not-found", must not touch the winner's.
@@ -974,12 +980,20 @@ export class ChatService {
   }
 
   /**
+   * Refuses from now on a new run and a decision (ConflictError 'shutting-down'), the runs going on as they are: the
+   * first step of a shutdown, taken the moment it begins (`shutdown` takes it too).
+   */
+  refuseNewWork(): void {
+    this.closing = true;
+  }
+
+  /**
    * Ends every run's work in this process and waits for it. With `suspendRunsOnShutdown`, nothing more is written:
    * waiting calls stay waiting in the store and a running call is left to be recorded as interrupted at the next
    * start. Otherwise runs are cancelled and end (tool-end and run-end emitted and stored).
    */
   async shutdown(): Promise<void> {
-    this.closing = true;
+    this.refuseNewWork();
     // A paused run stays as it is stored (unfinished, its calls waiting): the next start takes it up.
     for (const paused of this.paused.values()) clearTimeout(paused.timer);
     const cluster = this.options.cluster;
@@ -995,6 +1009,12 @@ export class ChatService {
       this.clusterWork = undefined;
       await cluster.releaseRuns().catch((error: unknown) => this.log(`Could not hand over this instance's runs: ${messageOf(error)}`));
     }
+  }
+
+  /** Why a decision that comes once the shutdown began is refused. */
+  private stoppingDecisionText(): string {
+    const after = this.suspendsRunsOnShutdown ? 'the call still waits for a decision when Airlock is started again' : 'the call ends with its run';
+    return `Airlock is stopping: the decision was not applied, nothing was stored, and ${after}`;
   }
 
   /** Whether a shutdown leaves runs going (stored, resumed by the next start or another instance) rather than ending them. */
