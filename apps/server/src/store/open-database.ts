@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { StoreError, type StoreProblem } from './store-error';
 
 export interface OpenDatabaseOptions {
@@ -24,11 +24,23 @@ export function openDatabase({ directory, file, busyTimeoutMs }: OpenDatabaseOpt
     throw new StoreError(file, 'cannot-open', `cannot be opened (${errorText(error)})`, { cause: error });
   }
   checkOwnership(directory, file);
+  let created: boolean;
   try {
-    createIfMissing(file);
+    created = createIfMissing(file);
     keepPrivate(file);
+  } catch (error) {
+    throw new StoreError(file, 'cannot-open', `cannot be opened (${errorText(error)})`, { cause: error });
+  }
+  // SQLite takes an empty file for a new database: a truncated airlock.db started over with no chats and no ledger,
+  // without a word. A file of this start is empty only until its first write below (a start that fails before it
+  // removes the file again), so an empty one found here was left by something else.
+  if (!created && statSync(file).size === 0) {
+    throw new StoreError(file, 'corrupt', 'is empty (0 bytes) where a database was expected, and was not taken for a new one');
+  }
+  try {
     db = new Database(file, { timeout: busyTimeoutMs });
   } catch (error) {
+    if (created) removeIfEmpty(file);
     throw new StoreError(file, 'cannot-open', `cannot be opened (${errorText(error)})`, { cause: error });
   }
   try {
@@ -50,7 +62,17 @@ export function openDatabase({ directory, file, busyTimeoutMs }: OpenDatabaseOpt
     return db;
   } catch (error) {
     db.close();
+    if (created) removeIfEmpty(file);
     throw asStoreError(file, error);
+  }
+}
+
+/** Removes the file this start made if nothing was written to it: the next start makes it anew rather than refuse it. */
+function removeIfEmpty(file: string): void {
+  try {
+    if (statSync(file).size === 0) unlinkSync(file);
+  } catch {
+    // Left as it is: the next start refuses it, saying how to start afresh.
   }
 }
 
@@ -116,11 +138,14 @@ function keepPrivate(file: string): void {
   }
 }
 
-function createIfMissing(file: string): void {
+/** Whether the file was made here (it was missing). */
+function createIfMissing(file: string): boolean {
   try {
     closeSync(openSync(file, 'wx', 0o600));
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
   }
 }
 

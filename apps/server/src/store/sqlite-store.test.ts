@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import { chmod, chown, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -238,6 +238,38 @@ describe('SqliteStore', () => {
     const error = await expectStoreError(SqliteStore.open({ directory: folder.path, ...quiet }), 'corrupt', file);
     expect(error.message).toContain('is damaged (quick_check:');
     expect((await readFile(file)).equals(bytes)).toBe(true);
+  });
+
+  it('refuses a database truncated to 0 bytes, saying how to start afresh, and leaves it as it was', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await store.createSession(session('kept'));
+    await store.close();
+    await truncate(file, 0);
+
+    const error = await expectStoreError(SqliteStore.open({ directory: folder.path, ...quiet }), 'corrupt', file);
+    expect(error.message).toBe(`${file}: is empty (0 bytes) where a database was expected, and was not taken for a new one. It was left as it is: restore it from a backup, or move it aside to start with an empty store.`);
+    expect((await stat(file)).size).toBe(0);
+    await rm(file);
+    const fresh = await SqliteStore.open({ directory: folder.path, ...quiet });
+    expect(await fresh.listSessions()).toStrictEqual([]);
+    await fresh.close();
+  });
+
+  it('a first start that fails before its first write leaves no empty file, and the next start makes the store', async () => {
+    await using folder = await tempFolder();
+    const file = join(folder.path, DATABASE_FILE);
+    // SQLite cannot make its journal there: the first write fails, the new file still empty.
+    await mkdir(`${file}-journal`, { mode: 0o700 });
+    await expectStoreError(SqliteStore.open({ directory: folder.path, ...quiet }), 'cannot-open', file);
+    expect(await readdir(folder.path)).toStrictEqual([`${DATABASE_FILE}-journal`]);
+
+    await rm(`${file}-journal`, { recursive: true });
+    const store = await SqliteStore.open({ directory: folder.path, ...quiet });
+    await store.createSession(session('new'));
+    expect((await store.listSessions()).map((s) => s.sessionId)).toStrictEqual(['new']);
+    await store.close();
   });
 
   it('refuses a database another server or connection holds, and opens it once that one lets go', async () => {
