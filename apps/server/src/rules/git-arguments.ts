@@ -437,7 +437,7 @@ function pathsCovered(options: PathOptions, words: readonly ShellWord[], start: 
  * `remote.<name>.uploadpack` …), that let it run one (`protocol.ext.allow` lets `ext::sh -c …` remotes run, a
  * `remote.<name>.vcs` runs `git-remote-<vcs>`), that read more configuration from a file (`include.path`), or that
  * send what a covered `git push` or `git fetch origin` talks to elsewhere (`remote.<name>.url`, `url.<base>.insteadOf`)
- * or make git work on files elsewhere (`core.worktree`). Written `section.name`, `section.*.name` for any subsection,
+ * or make git work on files elsewhere (`core.worktree`), and the like (below). Written `section.name`, `section.*.name` for any subsection,
  * or `section` for each of its keys.
  */
 const CODE_KEYS = [
@@ -447,6 +447,14 @@ const CODE_KEYS = [
   'remote.*.uploadpack', 'remote.*.receivepack', 'remote.*.vcs', 'remote.*.url', 'remote.*.pushurl', 'submodule.*.update',
   'extensions.worktreeconfig', 'pager', 'filter', 'credential', 'gpg', 'difftool', 'mergetool', 'guitool', 'browser',
   'man', 'instaweb', 'sendemail', 'trailer', 'tar', 'hook', 'lfs', 'trace2', 'url', 'protocol', 'include', 'includeif',
+  // Where a bare `git push` or `git fetch` goes and what it sends or takes (`remote.pushDefault`, `branch.<b>.pushRemote`
+  // name another remote, a refspec or `push.default` other branches), through which proxy; files git reads from
+  // wherever a value names (a commit template, a signature, an order or attributes file, a template folder); aliases,
+  // whose `!…` the shell runs.
+  'remote.pushdefault', 'branch.*.pushremote', 'branch.*.remote', 'branch.*.merge', 'push.default', 'remote.*.push',
+  'remote.*.fetch', 'remote.*.mirror', 'remote.*.proxy', 'http.proxy', 'http.*.proxy', 'commit.template',
+  'format.signaturefile', 'diff.orderfile', 'blame.ignorerevsfile', 'core.attributesfile', 'core.excludesfile',
+  'init.templatedir', 'alias',
 ];
 
 /** Whether `key` (`section.name`, `section.subsection.name`) is one of `CODE_KEYS`; git reads section and name in any case. */
