@@ -6,6 +6,8 @@ import { RulePreview } from './rule-preview';
 import type { RuleMatchKind, RuleScopeKind } from './rule-types';
 import { serverErrorsOf, type ServerErrors } from './server-errors';
 import { useDebounced } from './use-debounced';
+import { useSessionPages } from '../sessions/use-session-pages';
+import { useChatTitle } from './use-chat-title';
 
 const PREVIEW_DELAY_MS = 300;
 
@@ -21,8 +23,12 @@ export interface RuleEditorProps {
 /** Adds or edits one of the person's rules, with a live preview of the past calls it would have decided. */
 export function RuleEditor({ initial, ruleId, workspace, onDone }: RuleEditorProps) {
   const utils = trpc.useUtils();
-  const sessions = trpc.sessions.list.useQuery();
+  // A page of chats at a time, as the chat list reads them (shared with it), and more on demand.
+  const sessions = useSessionPages(0);
   const [form, setForm] = useState(initial);
+  // The rule's chat, older than the chats loaded: offered under its own title, read on its own.
+  const pickedOlder = form.sessionId !== '' && sessions.sessions !== undefined && !sessions.sessions.some((session) => session.sessionId === form.sessionId);
+  const pickedTitle = useChatTitle(form.scopeKind === 'chat' && form.sessionId !== '' ? form.sessionId : undefined, sessions.sessions);
   const [previewErrors, setPreviewErrors] = useState<ServerErrors | null>(null);
   const onSaved = async () => {
     await utils.rules.list.invalidate();
@@ -89,13 +95,19 @@ export function RuleEditor({ initial, ruleId, workspace, onDone }: RuleEditorPro
           <span>Chat</span>
           <select value={form.sessionId} onChange={(event) => set({ sessionId: event.target.value })}>
             <option value="">Pick a chat…</option>
-            {(sessions.data?.sessions ?? []).map((session) => (
+            {pickedOlder && <option value={form.sessionId}>{pickedTitle ?? 'The chat of this rule'}</option>}
+            {(sessions.sessions ?? []).map((session) => (
               <option key={session.sessionId} value={session.sessionId}>
                 {session.title}
               </option>
             ))}
           </select>
         </label>
+      )}
+      {form.scopeKind === 'chat' && sessions.hasMore && (
+        <button type="button" className="btn btn-small" disabled={sessions.loadingMore} onClick={sessions.showMore}>
+          Show more chats
+        </button>
       )}
       <FieldErrors errors={errors} field="scope" />
       <label>

@@ -3,10 +3,12 @@ import { trpc } from '../lib/trpc';
 import { relativeTime } from '../sessions/relative-time';
 import { RuleText, ruleLabel } from './rule-text';
 import type { RuleView } from './rule-types';
+import { useChatTitle } from './use-chat-title';
 
 export interface RuleRowProps {
   view: RuleView;
-  sessions: readonly SessionSummary[];
+  /** The chats loaded so far; undefined until the first page came. */
+  sessions: readonly SessionSummary[] | undefined;
   now: number;
   onEdit: () => void;
 }
@@ -16,13 +18,15 @@ export function RuleRow({ view, sessions, now, onEdit }: RuleRowProps) {
   const utils = trpc.useUtils();
   const remove = trpc.rules.remove.useMutation({ onSettled: () => utils.rules.list.invalidate() });
   const { rule } = view;
+  // A chat rule names its chat by title, read on its own when the chat is older than those loaded.
+  const chatTitle = useChatTitle(rule.scope.kind === 'chat' ? rule.scope.sessionId : undefined, sessions);
   return (
     <li className="rule-row" data-effect={rule.effect} aria-label={`Rule: ${ruleLabel(view.description)}`}>
       <p className="rule-description">
         <span className={`badge rule-badge-${rule.effect}`}>{rule.effect === 'allow' ? 'Allow' : 'Deny'}</span> <RuleText reason={view.description} />
       </p>
       <p className="rule-meta muted">
-        <span>{scopeText(rule.scope, sessions)}</span>
+        <span>{scopeText(rule.scope, chatTitle)}</span>
         {' · '}
         <span>{view.editable ? 'yours' : 'from the workspace file (edit it there)'}</span>
         {' · '}
@@ -56,12 +60,10 @@ export function RuleRow({ view, sessions, now, onEdit }: RuleRowProps) {
   );
 }
 
-function scopeText(scope: RuleView['rule']['scope'], sessions: readonly SessionSummary[]): string {
+function scopeText(scope: RuleView['rule']['scope'], chatTitle: string | undefined): string {
   switch (scope.kind) {
-    case 'chat': {
-      const title = sessions.find((session) => session.sessionId === scope.sessionId)?.title;
-      return title === undefined ? 'one chat' : `chat “${title}”`;
-    }
+    case 'chat':
+      return chatTitle === undefined ? 'one chat' : `chat “${chatTitle}”`;
     case 'workspace':
       return 'this workspace';
     case 'global':

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import './rules.css';
 import { trpc } from '../lib/trpc';
+import { useSessionPages } from '../sessions/use-session-pages';
 import { useNow } from '../lib/use-now';
 import { RuleEditor } from './rule-editor';
 import { EMPTY_RULE_FORM, formOfDraft } from './rule-form';
@@ -24,7 +25,7 @@ type Editing = { kind: 'none' } | { kind: 'new' } | { kind: 'rule'; ruleId: stri
 export function RulesPage({ onClose }: { onClose: () => void }) {
   // Hits change whenever a rule decides a call: read them afresh each time the page opens.
   const rules = trpc.rules.list.useQuery(undefined, { retry: false, refetchOnMount: 'always' });
-  const sessions = trpc.sessions.list.useQuery();
+  const sessions = useSessionPages(0);
   const model = trpc.model.info.useQuery(undefined, { staleTime: 60_000 });
   const [filter, setFilter] = useState<ScopeFilter>('all');
   const [editing, setEditing] = useState<Editing>({ kind: 'none' });
@@ -75,7 +76,7 @@ export function RulesPage({ onClose }: { onClose: () => void }) {
               <RuleEditor initial={formOfDraft(view.rule)} ruleId={view.rule.id} workspace={workspace} onDone={close} />
             </li>
           ) : (
-            <RuleRow key={view.rule.id} view={view} sessions={sessions.data?.sessions ?? []} now={now} onEdit={() => setEditing({ kind: 'rule', ruleId: view.rule.id })} />
+            <RuleRow key={view.rule.id} view={view} sessions={sessions.sessions} now={now} onEdit={() => setEditing({ kind: 'rule', ruleId: view.rule.id })} />
           ),
         )}
       </ul>
