@@ -1,0 +1,49 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { evaluateRules, type RuleContext } from './evaluate-rules';
+import { prefix, terminal } from './rule-fixtures';
+
+describe('a rule for a cargo listing subcommand while the workspace names a toolchain or a compiler of its own', () => {
+  let workspace = '';
+  let context: RuleContext;
+  beforeEach(() => {
+    workspace = mkdtempSync(path.join(tmpdir(), 'airlock-rust-files-'));
+    mkdirSync(path.join(workspace, 'crate', 'src'), { recursive: true });
+    context = { sessionId: 'chat-1', workspace };
+  });
+  afterEach(() => rmSync(workspace, { recursive: true, force: true }));
+
+  const rules = [prefix('cargo tree'), prefix('cargo metadata'), prefix('cargo fmt'), prefix('rustup show'), prefix('cd')];
+  const decided = async (command: string) => (await evaluateRules(terminal(command), rules, context)).decision;
+
+  it('with none of those files, the rules cover the calls', async () => {
+    writeFileSync(path.join(workspace, 'rust-toolchain.toml'), '[toolchain]\nchannel = "stable"\n');
+    for (const command of ['cargo tree', 'cargo metadata --format-version 1', 'cargo fmt --check', 'rustup show', 'cd crate && cargo tree']) {
+      expect(await decided(command), command).toBe('allow');
+    }
+  });
+
+  it('a rust-toolchain.toml naming a toolchain by its path: rustup runs that folder’s cargo', async () => {
+    // The probe's file: `cargo tree` ran tc/bin/cargo under "commands starting with `cargo tree`".
+    writeFileSync(path.join(workspace, 'rust-toolchain.toml'), `[toolchain]\npath = "${workspace}/tc"\n`);
+    for (const command of ['cargo tree', 'cargo metadata --format-version 1', 'cargo fmt --check', 'rustup show', 'cd crate && cargo tree']) {
+      expect(await decided(command), command).toBe('ask');
+    }
+  });
+
+  it('the old plain rust-toolchain with a path, and a .cargo/config.toml or .cargo/config, in the folder or one above', async () => {
+    writeFileSync(path.join(workspace, 'crate', 'rust-toolchain'), `${workspace}/tc\n`);
+    expect(await decided('cd crate && cargo tree')).toBe('ask');
+    expect(await decided('cargo tree')).toBe('allow');
+    rmSync(path.join(workspace, 'crate', 'rust-toolchain'));
+    mkdirSync(path.join(workspace, '.cargo'));
+    writeFileSync(path.join(workspace, '.cargo', 'config.toml'), '[build]\nrustc = "./evil-rustc"\n');
+    expect(await decided('cargo tree')).toBe('ask');
+    expect(await decided('cd crate && cargo metadata --format-version 1')).toBe('ask');
+    rmSync(path.join(workspace, '.cargo', 'config.toml'));
+    writeFileSync(path.join(workspace, '.cargo', 'config'), '[build]\nrustc-wrapper = "./evil"\n');
+    expect(await decided('cargo tree')).toBe('ask');
+  });
+});
