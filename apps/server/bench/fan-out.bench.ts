@@ -14,6 +14,7 @@ import { cpus, loadavg } from 'node:os';
 import { WebSocket } from 'ws';
 import { startFakeModelServer } from './support/fake-model-server';
 import { buildServer, startShippedServer } from './support/shipped-server';
+import { probeHealthz } from './support/healthz-probe';
 
 const WATCHERS = Number(process.env.WATCHERS ?? 500);
 const CHANGERS = Number(process.env.CHANGERS ?? 50);
@@ -114,16 +115,7 @@ try {
   console.log(`${WATCHERS} connections × ${WATCHES_PER_KIND * 2} watches open; ${CHANGERS} connections × ${CHANGES} changes; load average ${load()}`);
 
   events = 0;
-  const healthz: number[] = [];
-  let probing = true;
-  const probe = (async () => {
-    while (probing) {
-      const t0 = performance.now();
-      await fetch(`${server.url}/healthz`).then((response) => response.text());
-      healthz.push(performance.now() - t0);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
+  const probe = probeHealthz(server.url);
   const cpu0 = cpuMs();
   const t0 = performance.now();
   let refused = 0;
@@ -150,8 +142,7 @@ try {
   while (performance.now() - lastEventAt < 1000) await new Promise((resolve) => setTimeout(resolve, 100));
   const wall = lastEventAt - t0;
   const cpu = cpuMs() - cpu0;
-  probing = false;
-  await probe;
+  const healthz = await probe.stop();
   const sorted = [...healthz].sort((a, b) => a - b);
   const final = (await author!.trpc.settings.get.query()).settings;
   console.log(`changes answered in ${changedIn.toFixed(0)} ms, ${refused} refused${refused > 0 ? ` (${refusal})` : ''}`);

@@ -13,6 +13,7 @@ import { WebSocket } from 'ws';
 import { SqliteStore } from '../src/store/sqlite-store';
 import { startFakeModelServer } from './support/fake-model-server';
 import { buildServer, startShippedServer } from './support/shipped-server';
+import { probeHealthz } from './support/healthz-probe';
 
 const CHATS = Number(process.env.CHATS ?? 10_000);
 const READERS = Number(process.env.READERS ?? 100);
@@ -49,16 +50,7 @@ try {
     `${CHATS} chats: one answer ${LIMIT === undefined ? 'without input' : `of limit ${LIMIT}`} holds ${first.sessions.length} chats, ${JSON.stringify(first).length} bytes of JSON; one of limit 500 ${JSON.stringify(page500).length} bytes`,
   );
 
-  const healthz: number[] = [];
-  let probing = true;
-  const probe = (async () => {
-    while (probing) {
-      const t0 = performance.now();
-      await fetch(`${server.url}/healthz`).then((response) => response.text());
-      healthz.push(performance.now() - t0);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
+  const probe = probeHealthz(server.url);
   const t0 = performance.now();
   await Promise.all(
     clients.map(async (client) => {
@@ -66,8 +58,7 @@ try {
     }),
   );
   const took = performance.now() - t0;
-  probing = false;
-  await probe;
+  const healthz = await probe.stop();
   console.log(`${READERS} readers x ${READS} reads: ${(took / 1000).toFixed(2)} s; /healthz meanwhile: ${healthz.length} probes, median ${quantile(healthz, 0.5).toFixed(1)} ms, p99 ${quantile(healthz, 0.99).toFixed(1)} ms, max ${Math.max(...healthz).toFixed(1)} ms`);
   console.log(`Load average at the end ${load()}`);
 } finally {

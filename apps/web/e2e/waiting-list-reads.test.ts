@@ -1,5 +1,5 @@
 import { createAirlockClient, parseStartupLink } from '@airlock/client';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
 // Named apart: the page's own WebSocket is the one the tab's init script extends.
 import { WebSocket as NodeWebSocket } from 'ws';
@@ -31,6 +31,18 @@ function pendingReads(page: Page): Promise<number> {
   return page.evaluate(() => (window as unknown as { pendingReads: number }).pendingReads);
 }
 
+/** Denies the recording call of the chat titled `chat` from the Waiting for you list, until the list is gone. */
+async function denyFromList(waiting: Locator, chat: string): Promise<void> {
+  const deny = waiting.getByRole('button', { name: `Deny terminal “${RECORDING_COMMAND}” in ${chat}`, exact: true });
+  await vi.waitFor(
+    async () => {
+      if (await deny.isVisible()) await deny.click({ timeout: 2_000 }).catch(() => undefined);
+      expect(await waiting.count()).toBe(0);
+    },
+    { timeout: 15_000, interval: 250 },
+  );
+}
+
 describe('the waiting list across chats', () => {
   it('reads a chat’s waiting calls when the server says they changed, not every few seconds: ten seconds of the tab’s time ask nothing', async () => {
     suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] }, { text: 'Not run.' });
@@ -56,14 +68,7 @@ describe('the waiting list across chats', () => {
 
     // Denied from the list: the server says the chat's waiting calls changed, and the list reads them again.
     await page.clock.resume();
-    const deny = waiting.getByRole('button', { name: `Deny terminal “${RECORDING_COMMAND}” in a call that waits`, exact: true });
-    await vi.waitFor(
-      async () => {
-        if (await deny.isVisible()) await deny.click({ timeout: 2_000 }).catch(() => undefined);
-        expect(await waiting.count()).toBe(0);
-      },
-      { timeout: 15_000, interval: 250 },
-    );
+    await denyFromList(waiting, 'a call that waits');
     expect(await pendingReads(page)).toBeGreaterThan(read);
     expect(await suite.airlock.runCount()).toBe(0);
   });
@@ -93,14 +98,7 @@ describe('the waiting list across chats', () => {
     expect(await pendingReads(page)).toBe(read);
 
     // A change of its waiting calls is read: denied from the list, the call leaves it.
-    const deny = waiting.getByRole('button', { name: `Deny terminal “${RECORDING_COMMAND}” in renamed at last`, exact: true });
-    await vi.waitFor(
-      async () => {
-        if (await deny.isVisible()) await deny.click({ timeout: 2_000 }).catch(() => undefined);
-        expect(await waiting.count()).toBe(0);
-      },
-      { timeout: 15_000, interval: 250 },
-    );
+    await denyFromList(waiting, 'renamed at last');
     expect(await pendingReads(page)).toBeGreaterThan(read);
     expect(await suite.airlock.runCount()).toBe(0);
   });
