@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { commandBaseName, hostOfUrl, isExactOnlyCommand, isExactOnlyProgram, matchHost } from '@airlock/api';
 import { realProgramName } from './program-real-name';
-import { allowsCommand, changesFileSystem, deniesCommand, folderAfter, installedNames, setsShellVariables, type LineFacts } from './match-command';
+import { allowsCommand, changesFileSystem, deniesCommand, folderAfter, installedNames, isWorkspaceProgram, setsShellVariables, type LineFacts } from './match-command';
 import type { PathFacts } from './outside-workspace';
 import { readCommandLine } from './command-line-reader';
 import { commandPathUnderGit } from './command-path-inside';
@@ -435,6 +435,11 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
   const otherName = [...denied].find((program) => program !== name && mayBeCalled(name, program));
   if (otherName !== undefined) return reason(codeWord(name), ' may be ', codeWord(otherName), ', which a deny rule names, under another name');
   if (isExactOnlyProgram(first.value)) return reason(codeWord(name), ' runs whatever it is given');
+  // A file of the workspace may be any program (a copy of a shell reading its input, a script a call wrote): what it
+  // runs is not read, so it is not judged whole.
+  if (isWorkspaceProgram(first.value) || (first.value.startsWith('/') && facts.workspace !== undefined && isWithinFolder(facts.workspace, first.value))) {
+    return reason(codeWord(first.value), ' is a program of the workspace, which may run anything');
+  }
   // `editor` is vim, `/usr/bin/pager` is less: judged by the program the name leads to as well.
   const real = realProgramName(first.value);
   if (real !== undefined && isExactOnlyCommand(real)) return reason(codeWord(name), ' is ', codeWord(real), ', which runs whatever it is given');
@@ -663,4 +668,10 @@ function namesTool(rule: Rule, call: RuleCall): boolean {
   if (rule.effect !== 'deny' || call.mcp === undefined) return false;
   const { server, tool } = call.mcp;
   return rule.tool === mcpToolName(server, tool) || mcpToolOtherNames(server, tool).includes(rule.tool);
+}
+
+/** Whether `entry` (absolute) lies inside `folder`. */
+function isWithinFolder(folder: string, entry: string): boolean {
+  const relative = path.relative(folder, entry);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
