@@ -739,3 +739,32 @@ describe('git commands that write or read where they are told: nothing outside t
     expect(await decide(command, rule)).toBe('allow');
   });
 });
+
+describe("git: a branch's upstream, where a bare push or pull goes, is set only under a rule that names it", () => {
+  it.each([
+    // Found in review: `git branch -u fork/main` under a rule for `git branch`, then a bare `git push` went to the fork.
+    ['git branch', 'git branch -u fork/main'],
+    ['git branch', 'git branch --set-upstream-to=fork/main'],
+    ['git branch', 'git branch --set-upstream-to fork/main main'],
+    ['git branch', 'git branch --set-ups=fork/main'],
+    ['git branch', 'git branch -vu fork/main'],
+    ['git branch', 'git branch --track x fork/main'],
+    ['git branch', 'git branch -t x fork/main'],
+    ['git checkout', 'git checkout -t fork/main'],
+    ['git checkout', 'git checkout -b x --track fork/main'],
+    ['git switch', 'git switch -c x --track fork/main'],
+    ['git switch', 'git switch -t fork/main'],
+  ])('a rule for %s asks about %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('ask');
+  });
+
+  it.each([
+    ['git branch', 'git branch'],
+    ['git branch', 'git branch -v'],
+    ['git branch', 'git branch feature'],
+    ['git checkout', 'git checkout -b feature'],
+    ['git branch -u origin/main', 'git branch -u origin/main'],
+  ])('a rule for %s still allows %j', async (rule, command) => {
+    expect(await decide(command, rule)).toBe('allow');
+  });
+});

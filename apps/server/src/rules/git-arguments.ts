@@ -295,6 +295,7 @@ interface NamedOnlyOptions {
  * any file, and git names a line of it that matches no file in its error. `instaweb -d`/`--httpd` is a command line
  * it runs (`--httpd='touch PWNED; lighttpd'`), `-b`/`--browser` and `-m`/`--module-path` name a program or the
  * modules the web server loads. `hash-object --stdin-paths` reads the files named on its input, from anywhere.
+ * `branch -u`/`--set-upstream-to`/`-t`/`--track`, `checkout -t` and `switch -t` set where a bare push or pull goes.
  */
 const NAMED_ONLY_OPTIONS = new Map<string, NamedOnlyOptions>([
   ['diff', { short: '', long: ['--no-index'] }],
@@ -303,6 +304,11 @@ const NAMED_ONLY_OPTIONS = new Map<string, NamedOnlyOptions>([
   ['instaweb', { short: 'dbm', long: ['--httpd', '--browser', '--module-path'], values: 'p', pastDashes: true }],
   // Hashes, and with `-w` keeps, each file named on standard input (`echo ~/.ssh/id_rsa | git hash-object -w …`).
   ['hash-object', { short: '', long: ['--stdin-paths'] }],
+  // Each writes a branch's upstream (`branch.<name>.remote` and `.merge`), where a bare `git push` or `git pull` then
+  // goes: another remote of the repository than the one the person's rule for the bare command was made on.
+  ['branch', { short: 'ut', long: ['--set-upstream-to', '--track', '--set-upstream'] }],
+  ['checkout', { short: 't', long: ['--track'], values: 'bB' }],
+  ['switch', { short: 't', long: ['--track'], values: 'cC' }],
 ]);
 
 function isOption(word: ShellWord): boolean {
