@@ -114,6 +114,10 @@ describe('tools turned off in the settings', () => {
     if (restart) {
       await process.chat.shutdown();
       process = await startProcess(store, [textStep('done')], echo);
+      // Decided once the resumed run has said so and parked again at its call (a decision made before takes another way).
+      const resumed = process.chat;
+      await vi.waitFor(() => expect(resumed.eventsShown('r1')).toBeGreaterThan(0), { timeout: 10_000 });
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     await process.chat.confirm({ sessionId: 's', approvalId: process.chat.pending('s')[0]!.approvalId, decision: 'allow' });
     await runEnded(process.chat, 's');

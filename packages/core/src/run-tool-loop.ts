@@ -298,8 +298,6 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
   };
   /** What the current turn offered the model: its calls are checked against it. */
   let offered = parkedRun?.offered ?? enabled;
-  /** While a resumed run's calls go on: what the calls put up before the restart are checked against. */
-  let putUpOffered: readonly AnyTool[] | undefined;
   const history = options.history;
   /** The conversation; while it is let go of (`history`), only the messages added since. */
   let messages: ChatMessage[] = parkedRun === undefined ? [...options.messages] : [...(parkedRun.messages ?? [])];
@@ -355,13 +353,10 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
       letGo = 0;
     }
     yield { type: 'status', text: 'Resumed after a server restart', resumed: true };
-    // The calls put up before the restart were put up by a turn that offered their tools: one allowed on its card
-    // runs, as in a run that did not restart. A call of that turn never put up is judged against what is offered
-    // now: a tool turned off meanwhile is not run.
+    // A call of that turn never put up is judged against what is offered now: a tool turned off meanwhile is not run.
+    // One put up before the restart runs once allowed on its card, as in a run that did not restart (decideAndRun).
     offered = await offeredNow();
-    putUpOffered = enabled;
     const parked = yield* runCalls(resume.calls.map(resumedPlan));
-    putUpOffered = undefined;
     if (parked) return { runId, reason: 'parked', messages, parked };
     if (signal.aborted) {
       const done = runEnd(runId, messages, 'cancelled');
@@ -468,18 +463,19 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
         if (!outcome && soleUndecided(announced, reported) === at) {
           if (parkable(at)) return undefined;
           // The usual case, one call left to decide: waited on right here, no helper generator held meanwhile.
-          const decided = (reported[at] = await reviewAllow(call, ticket, await ticket.wait(signal), putUpOffered ?? offered, options));
+          const decided = (reported[at] = await reviewAllow(call, ticket, await ticket.wait(signal), enabled, options));
           if (yield* reportDecision(followedAtOnce(decisionEvent(call, ticket.approvalId, decided)), ticket, options)) outcome = decided;
           else reported[at] = undefined;
         }
         if (!outcome && parkable(at)) return undefined;
-        const putUp = putUpOffered ?? offered;
-        outcome ??= yield* reportDecisionsUntil(at, planned, announced, reported, signal, putUp, options, parkable);
+        outcome ??= yield* reportDecisionsUntil(at, planned, announced, reported, signal, enabled, options, parkable);
         if (!outcome) return undefined;
         if (outcome.decision !== 'allow') return { result: refusal(call, { ...outcome, decision: outcome.decision }), ran: call };
         const ran = outcome.editedArguments === undefined ? call : { ...call, arguments: outcome.editedArguments };
-        const tool = putUp.find((candidate) => candidate.name === call.name);
-        if (tool === undefined) return { result: { outcome: 'disabled', result: toolResultText.disabled(call.name, putUp.map((t) => t.name)) }, ran };
+        // Put up, so its turn offered its tool: a setting changed since holds from the next turn, whether the run was
+        // parked, or resumed after a restart, meanwhile (what the turn offered is not kept across those).
+        const tool = enabled.find((candidate) => candidate.name === call.name);
+        if (tool === undefined) return { result: { outcome: 'disabled', result: toolResultText.disabled(call.name, enabled.map((t) => t.name)) }, ran };
         // Put up before a restart or on another instance, when the tool was another: the allow was not for this one.
         if (toolVersion(tool) !== ticket.toolVersion) return { result: { outcome: 'error', result: toolResultText.toolChanged(call.name) }, ran };
         try {
