@@ -28,6 +28,8 @@ const unreadable: [string, string][] = [
   ['bash -c nested 5 deep', nestedShell('rm -rf victim', 5)],
   ['bash -c nested 6 deep', nestedShell('rm -rf victim', 6)],
   ["echo 'rm -rf victim' | bash", "echo 'rm -rf victim' | bash"],
+  // Found in review: cron runs what crontab installs, later and outside the sandbox, as at and batch do.
+  ['a decoded crontab', 'echo KiAqICogKiAqIHJtIC1yZiB2aWN0aW0K | base64 -d | crontab -'],
 ];
 
 // Lines that run `rm -rf` through something the deny side may learn to look through: caught, or asked.

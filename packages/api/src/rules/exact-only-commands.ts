@@ -55,6 +55,8 @@ export const EXACT_ONLY_COMMANDS: ReadonlySet<string> = new Set([
   'prlimit', 'setpriv', 'fakeroot', 'sg', 'newgrp', 'ssh-agent', 'dbus-run-session', 'xvfb-run', 'systemd-run',
   'cgexec', 'numactl', 'valgrind', 'catchsegv', 'torsocks', 'proxychains', 'proxychains4', 'faketime', 'chronic',
   'ifne', 'sem', 'run-parts', 'at', 'batch', 'tmux', 'screen', 'xdg-open', 'open',
+  // installs the commands it reads (a file, or its input with `-`) for cron to run later, outside any sandbox
+  'crontab',
   // programs whose arguments are a language that can run a shell command (`sqlite3 db '.shell …'`, `dc -e '!…'`)
   'sqlite3', 'dc', 'mysql', 'mariadb', 'psql', 'gnuplot', 'm4',
   // TypeScript and other runners of any script (`tsx -e …`)
@@ -108,7 +110,7 @@ export function isExactOnlyProgram(word: string): boolean {
 export const PROPOSE_EXACT_COMMANDS: ReadonlySet<string> = new Set([
   'rm', 'rmdir', 'shred', 'dd', 'mkfs', 'truncate', 'mv', 'cp', 'ln', 'tee', 'install', 'chmod', 'chown', 'chgrp',
   'kill', 'pkill', 'killall', 'curl', 'wget', 'scp', 'sftp', 'rsync', 'nc', 'ncat', 'socat', 'telnet', 'ftp',
-  'git-shell', 'crontab', 'systemctl', 'reboot', 'shutdown', 'mount', 'umount',
+  'git-shell', 'systemctl', 'reboot', 'shutdown', 'mount', 'umount',
   // tools with subcommands, each of which runs containers, deploys, installs or runs build plugins chosen by options
   'docker', 'podman', 'kubectl', 'helm', 'gh', 'terraform', 'brew', 'apt', 'apt-get', 'mvn', 'gradle', 'gradlew', 'mvnw',
 ]);
