@@ -1212,7 +1212,8 @@ describe('airlock chat in a terminal', () => {
     expect(cli.screen()).not.toContain(PROMPT);
 
     cli.type('v\r');
-    await cli.shows('    │ line 30');
+    // The whole call, then the prompt again under it: you› a fourth time (the first prompt, the cut note, v's line).
+    await cli.shows('you›', 4);
     const rows = cli.screen().split('\n');
     expect(rows.slice(rows.findIndex((row) => row.startsWith('you› v')))).toStrictEqual([
       'you› v',
