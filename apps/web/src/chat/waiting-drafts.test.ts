@@ -1,32 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { FakeStorage } from '../lib/fake-storage';
 import { MAX_DRAFT_CHARS, MAX_DRAFTS, WaitingDrafts, type WaitingDraft } from './waiting-drafts';
-
-/** A Storage in memory; `full` makes every write throw as a full browser storage does. */
-class MemoryStorage {
-  readonly items = new Map<string, string>();
-  full = false;
-
-  get length(): number {
-    return this.items.size;
-  }
-
-  key(index: number): string | null {
-    return [...this.items.keys()][index] ?? null;
-  }
-
-  getItem(key: string): string | null {
-    return this.items.get(key) ?? null;
-  }
-
-  setItem(key: string, value: string): void {
-    if (this.full) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
-    this.items.set(key, value);
-  }
-
-  removeItem(key: string): void {
-    this.items.delete(key);
-  }
-}
 
 const edit: WaitingDraft = { edit: { mode: 'form', fieldsFrom: { command: 'ls' }, values: [['command', 'ls -la']] } };
 
@@ -37,7 +11,7 @@ function clock(start: number) {
 
 describe('WaitingDrafts', () => {
   it('gives back a call its own draft, and no other call', () => {
-    const drafts = new WaitingDrafts(new MemoryStorage());
+    const drafts = new WaitingDrafts(new FakeStorage());
     expect(drafts.save('apv_1', { ...edit, reason: 'too broad' }, null)).toBe(true);
     expect(drafts.save('apv_2', { edit: { mode: 'raw', text: '{"command": "pwd"' } }, null)).toBe(true);
     expect(drafts.read('apv_1')).toStrictEqual({ ...edit, reason: 'too broad' });
@@ -47,13 +21,13 @@ describe('WaitingDrafts', () => {
   });
 
   it('survives the page: a new instance on the same storage reads what the last one kept', () => {
-    const storage = new MemoryStorage();
+    const storage = new FakeStorage();
     new WaitingDrafts(storage).save('apv_1', { reason: 'not now' }, null);
     expect(new WaitingDrafts(storage).read('apv_1')).toStrictEqual({ reason: 'not now' });
   });
 
   it('drops a draft saved empty, and one dropped', () => {
-    const storage = new MemoryStorage();
+    const storage = new FakeStorage();
     const drafts = new WaitingDrafts(storage);
     drafts.save('apv_1', { reason: 'x' }, null);
     drafts.save('apv_1', { reason: '' }, null);
@@ -64,7 +38,7 @@ describe('WaitingDrafts', () => {
   });
 
   it('keeps nothing too large, and drops the older version so it never comes back', () => {
-    const storage = new MemoryStorage();
+    const storage = new FakeStorage();
     const drafts = new WaitingDrafts(storage);
     drafts.save('apv_1', { edit: { mode: 'raw', text: '{}' } }, null);
     expect(drafts.save('apv_1', { edit: { mode: 'raw', text: 'x'.repeat(MAX_DRAFT_CHARS) } }, null)).toBe(false);
@@ -73,7 +47,7 @@ describe('WaitingDrafts', () => {
   });
 
   it('throws nothing on full storage, blocked storage or none', () => {
-    const storage = new MemoryStorage();
+    const storage = new FakeStorage();
     const drafts = new WaitingDrafts(storage);
     drafts.save('apv_1', { reason: 'first' }, null);
     storage.full = true;
@@ -107,7 +81,7 @@ describe('WaitingDrafts', () => {
   });
 
   it('reads nothing from an entry that is not a draft, and drops it at start', () => {
-    const storage = new MemoryStorage();
+    const storage = new FakeStorage();
     storage.setItem('airlock.draft.apv_1', 'not json');
     storage.setItem('airlock.draft.apv_2', JSON.stringify({ edit: { mode: 'form', fieldsFrom: {}, values: [['command', 5]] }, expiresAt: null, savedAt: 1 }));
     storage.setItem('airlock.draft.apv_3', JSON.stringify({ reason: 7, expiresAt: null, savedAt: 1 }));
@@ -119,7 +93,7 @@ describe('WaitingDrafts', () => {
   });
 
   it('drops at start the drafts of calls whose time ran out, and those of calls no longer waiting', () => {
-    const storage = new MemoryStorage();
+    const storage = new FakeStorage();
     const { time, now } = clock(1_000);
     const drafts = new WaitingDrafts(storage, now);
     drafts.save('apv_expired', { reason: 'a' }, 2_000);
@@ -140,7 +114,7 @@ describe('WaitingDrafts', () => {
 
   it(`keeps at most ${MAX_DRAFTS} drafts, the oldest saved going first`, () => {
     const { time, now } = clock(0);
-    const drafts = new WaitingDrafts(new MemoryStorage(), now);
+    const drafts = new WaitingDrafts(new FakeStorage(), now);
     for (let index = 0; index <= MAX_DRAFTS; index++) {
       time.now = index;
       drafts.save(`apv_${index}`, { reason: String(index) }, null);

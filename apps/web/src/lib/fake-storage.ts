@@ -1,6 +1,10 @@
-/** A Storage kept in memory, for tests: one per browser profile (localStorage) or tab (sessionStorage). */
+/**
+ * A Storage kept in memory, for tests: one per browser profile (localStorage) or tab (sessionStorage). `full` makes
+ * every write throw as a full browser storage does.
+ */
 export class FakeStorage {
   readonly items = new Map<string, string>();
+  full = false;
   get length(): number {
     return this.items.size;
   }
@@ -11,6 +15,7 @@ export class FakeStorage {
     return this.items.get(key) ?? null;
   }
   setItem(key: string, value: string): void {
+    if (this.full) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
     this.items.set(key, value);
   }
   removeItem(key: string): void {
