@@ -140,7 +140,7 @@ function ArgumentValue({ argument, label, language }: { argument: VisibleArgumen
       </pre>
       {drawn.left > 0 && (
         <p className="value-cut-note" role="note" aria-label="Not all drawn">
-          {`Not all of this value is drawn: ${drawn.left.toLocaleString('en')} more ${drawn.left === 1 ? 'character' : 'characters'}${drawn.leftEscaped > 0 ? ` (${drawn.leftEscaped.toLocaleString('en')} of them shown as \\u{…} codes)` : ''} after the ✂ mark.`}{' '}
+          {cutNote(drawn)}{' '}
           <button type="button" className="btn btn-small" onClick={() => setBudget(budget + DRAWN_CHARACTERS)}>
             Draw more of this value
           </button>
@@ -154,6 +154,37 @@ function ArgumentValue({ argument, label, language }: { argument: VisibleArgumen
       )}
     </div>
   );
+}
+
+/**
+ * A value drawn inline up to the card's bound, `DRAWN_CHARACTERS` more at each ask, with the card's ✂ mark and note
+ * where it stops: for a value shown inside a line of text (an exact grant), where the card's block does not fit.
+ */
+export function DrawnTextView({ text, blanks = false }: { text: VisibleText; blanks?: boolean }) {
+  const [budget, setBudget] = useState(DRAWN_CHARACTERS);
+  const drawn = useMemo(() => firstCharacters(text.segments, budget), [text, budget]);
+  return (
+    <>
+      <VisibleTextView text={{ ...text, segments: drawn.segments }} blanks={blanks} />
+      {drawn.left > 0 && (
+        <>
+          <span className="value-cut" title="Not drawn past here: see the note after the mark">
+            ✂
+          </span>{' '}
+          <span className="value-cut-note" role="note" aria-label="Not all drawn">
+            {cutNote(drawn)}{' '}
+            <button type="button" className="btn btn-small" onClick={() => setBudget(budget + DRAWN_CHARACTERS)}>
+              Draw more of this value
+            </button>
+          </span>
+        </>
+      )}
+    </>
+  );
+}
+
+function cutNote({ left, leftEscaped }: { left: number; leftEscaped: number }): string {
+  return `Not all of this value is drawn: ${left.toLocaleString('en')} more ${left === 1 ? 'character' : 'characters'}${leftEscaped > 0 ? ` (${leftEscaped.toLocaleString('en')} of them shown as \\u{…} codes)` : ''} after the ✂ mark.`;
 }
 
 const escapeTitles: Record<EscapeClass, string> = {

@@ -1,6 +1,6 @@
-import { Fragment } from 'react';
+import { Fragment, useMemo } from 'react';
 import { visibleArguments } from '@airlock/core';
-import { VisibleTextView } from '../chat/tool-arguments';
+import { DrawnTextView, VisibleTextView } from '../chat/tool-arguments';
 import type { Grant } from '../lib/api-types';
 import { trpc } from '../lib/trpc';
 
@@ -34,12 +34,13 @@ export function GrantsPanel({ sessionId, enabled }: { sessionId: string; enabled
   );
 }
 
+/** An exact grant's values, each drawn up to the card's bound: a value of 99,000 marked escapes laid out whole froze the tab. */
 function GrantScope({ grant }: { grant: Grant }) {
-  if (grant.arguments === null) return <span className="muted">any call</span>;
-  const shown = visibleArguments(grant.toolName, grant.arguments);
+  const shown = useMemo(() => (grant.arguments === null ? null : visibleArguments(grant.toolName, grant.arguments)), [grant.toolName, grant.arguments]);
+  if (shown === null) return <span className="muted">any call</span>;
   const parts = shown.code === null ? shown.others : [shown.code.argument, ...shown.others];
   return (
-    <span className="muted">
+    <span className="muted grant-exact">
       only exactly{' '}
       <code className="grant-args visible-value">
         {parts.map((argument, index) => (
@@ -50,7 +51,7 @@ function GrantScope({ grant }: { grant: Grant }) {
                 <VisibleTextView text={argument.name} blanks />:{' '}
               </>
             )}
-            <VisibleTextView text={argument.value} blanks />
+            <DrawnTextView text={argument.value} blanks />
           </Fragment>
         ))}
       </code>

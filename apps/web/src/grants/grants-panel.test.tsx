@@ -1,0 +1,68 @@
+import type { AppRouter } from '@airlock/client';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import type { TRPCLink } from '@trpc/client';
+import { observable } from '@trpc/server/observable';
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DRAWN_CHARACTERS } from '../chat/tool-arguments';
+import type { Grant } from '../lib/api-types';
+import { trpc } from '../lib/trpc';
+import { GrantsPanel } from './grants-panel';
+
+afterEach(cleanup);
+
+/** The panel of chat `chat_1`, its server answering grants.list with `grants`. */
+async function panelWith(grants: Grant[]) {
+  const link: TRPCLink<AppRouter> = () => ({ op }) =>
+    observable((observer) => {
+      if (op.path === 'grants.list') {
+        observer.next({ result: { type: 'data', data: grants } });
+        observer.complete();
+      }
+      return () => undefined;
+    });
+  const client = trpc.createClient({ links: [link] });
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  render(
+    <trpc.Provider client={client} queryClient={queryClient}>
+      <QueryClientProvider client={queryClient}>
+        <GrantsPanel sessionId="chat_1" enabled />
+      </QueryClientProvider>
+    </trpc.Provider>,
+  );
+  const panel = await screen.findByText(/^Always allowed in this chat/);
+  return panel.closest('details')!;
+}
+
+const exactly = (command: string): Grant => ({ grantId: 'grant_1', sessionId: 'chat_1', toolName: 'terminal', arguments: { command }, createdAt: 1_000 });
+
+// A grant holds the exact value allowed, as long as the call's: drawn whole, a value of 99,000 marked escapes held the
+// tab for minutes each time the chat opened, as it did on the card.
+describe('an exact grant of a value too long to lay out at once', () => {
+  it('is drawn up to the card’s bound, with the cut marked, how much is left, and a button that draws more', async () => {
+    const hidden = 3_000;
+    const panel = await panelWith([exactly(`echo ok # ${'\u200B'.repeat(hidden)}`)]);
+    const value = panel.querySelector<HTMLElement>('.grant-args')!;
+    const drawn = () => value.querySelectorAll('.escaped-char').length;
+    // `echo ok # ` and then as many whole `\u{200B}` (8 characters each) as the bound holds.
+    const first = Math.floor((DRAWN_CHARACTERS - 10) / 8);
+    expect(drawn()).toBe(first);
+    expect(value.querySelector('.value-cut')?.textContent.trim()).toBe('✂');
+    const note = within(panel).getByRole('note', { name: 'Not all drawn' });
+    expect(note.textContent).toBe(
+      `Not all of this value is drawn: ${(hidden - first).toLocaleString('en')} more characters (${(hidden - first).toLocaleString('en')} of them shown as \\u{…} codes) after the ✂ mark. Draw more of this value`,
+    );
+    fireEvent.click(within(note).getByRole('button', { name: 'Draw more of this value' }));
+    expect(drawn()).toBe(hidden);
+    expect(within(panel).queryByRole('note', { name: 'Not all drawn' })).toBeNull();
+    expect(value.querySelector('.value-cut')).toBeNull();
+    expect(within(panel).getByRole('button', { name: 'Revoke always-allow for terminal' })).toBeTruthy();
+  });
+
+  it('draws a value within the bound whole, with no cut', async () => {
+    const panel = await panelWith([exactly(`echo ok # ${'\u200B'.repeat(100)}`)]);
+    expect(panel.querySelectorAll('.grant-args .escaped-char')).toHaveLength(100);
+    expect(within(panel).queryByRole('note', { name: 'Not all drawn' })).toBeNull();
+    expect(panel.querySelector('.value-cut')).toBeNull();
+  });
+});
