@@ -10,6 +10,7 @@ import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
 import { projectMayRunInstead } from './project-programs';
 import { realProgramName } from './program-real-name';
 import { pythonModuleMayBeLocal } from './python-module-folder';
+import { readsCommandsFromInput } from './reads-commands-from-input';
 import { rustProjectMayNameProgram } from './rust-project-files';
 import { commandBaseName, isExactOnlyCommand, isExactOnlyProgram, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
 import type { SimpleCommand } from './parse-command-line';
@@ -423,6 +424,8 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   // Neither a prefix rule nor an exact one names the folder such a program reads: it must be where it was judged.
   // Judged after the words, so that when only saying why, a word the command names is the one said.
   if (!allowsWords(rule, command, line) || (readsWorkingFolder(command) && (workingFolderMayLeadAway(line) || treesReadMayHoldLinkOut(command, line)))) return false;
+  // Nor what a pipe feeds a program that runs its input (`echo '!id' | sftp host`), which no rule's words show.
+  if (command.inputPiped === true && readsCommandsFromInput(command)) return false;
   // `python3 -m pip` runs a `pip/` of the folder it runs in before the installed one; `cargo tree` runs the `cargo` a
   // `rust-toolchain.toml` names by its path, or the `build.rustc` of a `.cargo/config.toml`.
   return !pythonModuleMayBeLocal(command, line) && !rustProjectMayNameProgram(command, line);

@@ -38,6 +38,11 @@ export interface SimpleCommand {
    * (`pytest t & …`: all that follow). Default: none do, the next starts when it has ended.
    */
   readonly alongsideUntil?: number;
+  /**
+   * Set when its input is not the terminal's (which is closed): a later command of a pipeline (`echo … | sftp host`),
+   * or one whose input a redirection copies from another descriptor (`<&3`, `0>&1`). Default: not set.
+   */
+  readonly inputPiped?: true;
 }
 
 /** A command as it is collected, before what runs alongside it is known. */
@@ -346,6 +351,7 @@ function statements(node: Node, operators: ReadonlySet<string>, commands: Collec
   if (depth > MAX_DEPTH) return 'commands nested too deeply';
   let cursor = node.startIndex;
   let previous = commands.length;
+  let piped = false;
   for (const child of node.children) {
     if (!blank(source, cursor, child.startIndex, BLANK_LINES)) return 'text the parser skipped';
     cursor = child.endIndex;
@@ -353,13 +359,21 @@ function statements(node: Node, operators: ReadonlySet<string>, commands: Collec
       if (!operators.has(child.type)) return `the operator "${child.type}"`;
       // The statement before a `&` runs in the background, alongside every command after it.
       if (child.type === '&') runAlongside(commands, previous, Infinity);
+      // Every statement after a `|` reads what the one before it writes.
+      if (PIPE_OPERATORS.has(child.type)) piped = true;
       continue;
     }
     previous = commands.length;
     const problem = statement(child, commands, depth + 1, source);
     if (problem !== undefined) return problem;
+    if (piped) readOtherInput(commands, previous);
   }
   return blank(source, cursor, node.endIndex, BLANK_LINES) ? undefined : 'text the parser skipped';
+}
+
+/** Marks the commands from `from` on as reading an input other than the terminal's (see `SimpleCommand.inputPiped`). */
+function readOtherInput(commands: CollectedCommand[], from: number): void {
+  for (const command of commands.slice(from)) command.inputPiped = true;
 }
 
 /** Marks the commands from `from` on as running alongside those up to `until` (see `SimpleCommand.alongsideUntil`). */
@@ -416,11 +430,15 @@ function redirectedStatement(node: Node, commands: CollectedCommand[], depth: nu
     const problem = redirectProblem(redirect, source);
     if (problem !== undefined) return problem;
   }
-  return statement(body, commands, depth + 1, source);
+  const from = commands.length;
+  const problem = statement(body, commands, depth + 1, source);
+  if (problem === undefined && redirects.some(copiesInput)) readOtherInput(commands, from);
+  return problem;
 }
 
 function simpleCommand(node: Node, commands: CollectedCommand[], source: string): string | undefined {
   const words: ShellWord[] = [];
+  let otherInput = false;
   let cursor = node.startIndex;
   for (const [index, child] of node.children.entries()) {
     if (!blank(source, cursor, child.startIndex, index === 0 ? EMPTY : BETWEEN_WORDS)) {
@@ -432,6 +450,7 @@ function simpleCommand(node: Node, commands: CollectedCommand[], source: string)
     if (child.type.endsWith('redirect')) {
       const problem = redirectProblem(child, source);
       if (problem !== undefined) return problem;
+      otherInput ||= copiesInput(child);
       continue;
     }
     if (child.type !== 'command_name' && words.length === 0) return `a ${child.type.replaceAll('_', ' ')} before the command name`;
@@ -441,8 +460,20 @@ function simpleCommand(node: Node, commands: CollectedCommand[], source: string)
   }
   if (cursor !== node.endIndex) return 'words the parser split differently from the shell';
   if (words.length === 0) return 'a command without a name';
-  commands.push({ words });
+  commands.push(otherInput ? { words, inputPiped: true } : { words });
   return undefined;
+}
+
+/**
+ * Whether a redirection `redirectProblem` lets through gives the command another input than the terminal's: a copy of
+ * another descriptor to descriptor 0 (`<&3`, `0<&3`, `0>&1`). `<&-` closes it, and `</dev/null` reads nothing.
+ */
+function copiesInput(node: Node): boolean {
+  const match = /^([0-9]?)\s*([<>])&\s*([0-9])$/.exec(node.text);
+  if (match === null) return false;
+  const [, descriptor = '', direction, from] = match;
+  const to = descriptor === '' ? (direction === '<' ? '0' : '1') : descriptor;
+  return to === '0' && from !== '0';
 }
 
 /**

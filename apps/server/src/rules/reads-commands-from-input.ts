@@ -1,0 +1,44 @@
+import { commandBaseName, FOLLOWED_WRAPPERS, isExactOnlyCommand, isExactOnlyProgram } from '@airlock/api';
+import { innerCommands, type ReachableWords } from './command-wrappers';
+import { realProgramName } from './program-real-name';
+import type { SimpleCommand } from './parse-command-line';
+
+/**
+ * Programs a rule may name by prefix that take their input, when it is not a terminal, as commands, and run a line of
+ * this machine's shell for a `!…` one: sftp, ftp, lftp and smbclient (`echo '!id' | sftp host`). `xargs` and
+ * `parallel` make their input the words of the command they run (`printf %s '-rf ~' | xargs rm`).
+ */
+const INPUT_COMMAND_READERS: ReadonlySet<string> = new Set(['sftp', 'ftp', 'lftp', 'smbclient', 'xargs', 'parallel']);
+
+/** The wrappers that hand their input on to the command they run, which is judged in their place. */
+const HAND_INPUT_ON: ReadonlySet<string> = new Set<string>(FOLLOWED_WRAPPERS.filter((wrapper) => !INPUT_COMMAND_READERS.has(wrapper)));
+
+/** At most this many commands are looked at behind wrappers; past it, the command counts as reading its input. */
+const MAX_EXAMINED = 64;
+
+/**
+ * Whether `command`, given an input other than the terminal's (a pipe: `SimpleCommand.inputPiped`), may run what that
+ * input says: it is, or runs behind wrappers (`nice sftp host`, `uv run sftp host`), a shell, an interpreter, an editor
+ * or another program that runs whatever it is given (`isExactOnlyCommand`, also by the name it leads to on PATH), one
+ * of `INPUT_COMMAND_READERS`, a command whose name the shell computes, or a command line handed to a shell. A rule
+ * names the words of a call, not what a pipe feeds it: `sftp host` read nothing from the terminal's closed input.
+ */
+export function readsCommandsFromInput(command: SimpleCommand): boolean {
+  const pending: ReachableWords[] = [command.words.map((word) => (word.kind === 'literal' ? word.value : undefined))];
+  for (let examined = 0, words = pending.pop(); words !== undefined; examined += 1, words = pending.pop()) {
+    const [first] = words;
+    if (first === undefined || examined >= MAX_EXAMINED) return true;
+    const name = commandBaseName(first);
+    const real = realProgramName(first);
+    if (readsInput(name, first) || (real !== undefined && readsInput(real, real))) return true;
+    const inner = innerCommands(words);
+    if (inner.commandLines.length > 0) return true;
+    pending.push(...inner.words);
+  }
+  return false;
+}
+
+function readsInput(name: string, word: string): boolean {
+  if (INPUT_COMMAND_READERS.has(name)) return true;
+  return (isExactOnlyCommand(name) || isExactOnlyProgram(word)) && !HAND_INPUT_ON.has(name);
+}
