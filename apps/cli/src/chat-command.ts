@@ -1,4 +1,4 @@
-import { createAirlockClient, isConnectionLost, isExpired, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
+import { AnswerUnknownError, createAirlockClient, isConnectionLost, isExpired, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
 import { randomId, toVisibleText, visibleTextString, type DeclaredArguments } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
@@ -536,10 +536,11 @@ class ChatSession {
         return;
       } catch (error) {
         if (isConnectionLost(error) || isExpired(error)) {
-          // Unanswered by its deadline: the server may have applied it before (it is said to be uncertain, never "not
-          // sent", and if its decision shows, the terminal says whose answer that may have been), and refuses it after.
+          // Unanswered: the server may have applied it (it is said to be uncertain, never "not sent", and if its
+          // decision shows, the terminal says whose answer that may have been). Past its deadline it refuses it; the
+          // connection gone before then, it may still apply it until then, and the person is told so at once.
           this.answeredUnconfirmed.add(event.approvalId);
-          for (const row of noteLines(LOST_ANSWER_NOTE, screen.layout)) screen.line(style.bad(row));
+          for (const row of noteLines(isExpired(error) ? LOST_ANSWER_NOTE : answerUnknownNote(error), screen.layout)) screen.line(style.bad(row));
           continue;
         }
         // Escaped without marking: the note is wrapped as plain text, then styled.
@@ -655,9 +656,17 @@ interface StopRequest {
   answered: Promise<StopAnswer>;
 }
 
-/** Said when the connection went before the server answered a decision. */
+/** Said when a decision's deadline passed before the server answered it. */
 const LOST_ANSWER_NOTE =
   'No answer came from the server in time: the decision may have reached it before, and is shown if it did; it is not applied from now on. Answer again to decide.';
+
+/** Said at once when the connection went after a decision was sent, before the server answered it. */
+function answerUnknownNote(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  const openForMs = cause instanceof AnswerUnknownError ? cause.openForMs : 0;
+  const until = openForMs > 0 ? `, or may still be in the next ${Math.ceil(openForMs / 1_000)} s` : '';
+  return `The connection went before the server answered: the decision may or may not have been applied${until}, and is shown if it is. Answer again to decide.`;
+}
 
 /** What an error says; a server's or the network's words, to be shown escaped. */
 function errorText(error: unknown): string {

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAirlockClient, isConnectionLost, isExpired, type AirlockClient, type AirlockClientOptions, type LoopEvent } from '@airlock/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createAirlockClient, isAnswerUnknown, isConnectionLost, isExpired, type AirlockClient, type AirlockClientOptions, type LoopEvent } from '@airlock/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { startServerProcess } from './support/server-process';
 
@@ -26,7 +26,7 @@ function connect(wsUrl: string, token: string, options: Partial<AirlockClientOpt
 }
 
 describe('a decision sent into a server that stopped answering', () => {
-  it('fails at its deadline, and the server, woken later, refuses it: the call still waits and nothing runs', async () => {
+  it('fails when the connection is found silent, its answer unknown, and the server, woken after its deadline, refuses it: the call still waits and nothing runs', async () => {
     const workspace = await tempDir('airlock-deadline-ws-');
     const token = randomBytes(24).toString('hex');
     const server = await startServerProcess(['--data-dir', await tempDir('airlock-deadline-data-'), '--workspace', workspace], { AIRLOCK_TOKEN: token }, cleanups);
@@ -46,7 +46,10 @@ describe('a decision sent into a server that stopped answering', () => {
     cleanups.push(async () => void woken());
     // Clicked while the server is frozen: the allow sits in its socket buffer, unread.
     const failed = await person.decide({ sessionId: 's1', approvalId: start!.approvalId, decision: 'allow' }).catch((error: unknown) => error);
-    expect([isExpired(failed), isConnectionLost(failed)]).toStrictEqual([true, true]);
+    expect([isAnswerUnknown(failed), isExpired(failed), isConnectionLost(failed)]).toStrictEqual([true, false, true]);
+    // Sent before it failed: its deadline is at most decisionTimeoutMs from then.
+    const failedAt = performance.now();
+    await vi.waitFor(() => expect(performance.now()).toBeGreaterThan(failedAt + 1_500), { timeout: 20_000, interval: 50 });
     woken();
 
     // The frozen socket's buffer is read first, as the server wakes; then this client's request.

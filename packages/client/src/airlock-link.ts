@@ -12,7 +12,8 @@ export const DEFAULT_DECISION_TIMEOUT_MS = 10_000;
  * A terminating tRPC link over an AirlockSocket: each request is written to the socket in the call that makes
  * it. Subscriptions re-attach with their last event id after a reconnect. No transformer (events are plain JSON).
  * A decision (`chat.confirmTool`) is sent with `notAfter`, `decisionTimeoutMs` from now on the socket's clock, and
- * fails then if unanswered: the server refuses it from then on, so a decision reported as failed never lands later.
+ * fails then if unanswered: the server refuses it from then on, so a decision reported as expired never lands later.
+ * Its connection gone before then, it fails at once as `AnswerUnknownError`: it may land until the deadline.
  */
 export function airlockLink<TRouter extends AnyRouter>(socket: AirlockSocket, options: { decisionTimeoutMs?: number } = {}): TRPCLink<TRouter> {
   return () =>

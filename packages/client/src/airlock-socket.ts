@@ -46,6 +46,37 @@ export class UnsentRequestError extends SocketError {
 }
 
 /**
+ * A request with a deadline (a decision) whose connection went, closed or silent, after it was sent and before its
+ * answer: it may or may not have been applied, and the server may still apply it until its deadline, `openForMs` from
+ * when it failed (a frozen server reads it when it wakes), and refuses it after. It fails at once rather than at the
+ * deadline, saying so: whether it was applied shows in the chat's waiting calls once reconnected (a call no longer
+ * waiting was decided, and its events say how) and, read again after `openForMs`, for good.
+ */
+export class AnswerUnknownError extends SocketError {
+  constructor(
+    /** How the connection went: `the connection closed before the answer came`, or went silent. */
+    readonly why: string,
+    /** How long after this error the server may still apply the request; 0 once its deadline has passed. */
+    readonly openForMs: number,
+  ) {
+    super(
+      `${why}: the decision may or may not have been applied${openForMs > 0 ? `, and the server may still apply it in the next ${Math.ceil(openForMs / 1_000)} s (never after its deadline)` : ''}; once reconnected, read the chat's waiting calls: a call no longer waiting was decided, and its events say how`,
+      undefined,
+      true,
+    );
+    this.name = 'AnswerUnknownError';
+  }
+}
+
+/**
+ * Whether a decision failed with its answer unknown: its connection went after it was sent (`AnswerUnknownError`,
+ * whose `openForMs` says how long the server may still apply it). `error` as thrown by the client's calls.
+ */
+export function isAnswerUnknown(error: unknown): boolean {
+  return error instanceof AnswerUnknownError || (error instanceof Error && error.cause instanceof AnswerUnknownError);
+}
+
+/**
  * Whether a call failed because the connection went (closed, or silent) after the request was sent: the server may
  * have applied it, or may yet (a frozen server reads it when it wakes). `error` as thrown by the client's calls.
  */
@@ -159,8 +190,6 @@ interface LiveRequest {
   /** `socketClock()` time after which it fails as expired, answered or not (the server refuses it from then on). */
   deadline?: number;
   expiry?: ReturnType<typeof setTimeout>;
-  /** Why its connection went, when it went after the request was sent: it fails with this at its deadline. */
-  lostWhy?: string;
   /** The message as JSON, measured when the request was made: its first write sends it as is. */
   text?: string;
 }
@@ -286,7 +315,8 @@ export class AirlockSocket {
   /**
    * Sends a request now if the socket is open, otherwise as soon as it opens. Returns a function that ends it. With a
    * `deadline` (on `socketClock()`, a query or mutation whose server refuses it after then), it fails at that time if
-   * unanswered, and a connection lost after it was sent fails it only then: before, the server may still apply it.
+   * unanswered; a connection lost after it was sent fails it at once with `AnswerUnknownError` (the server may still
+   * apply it until its deadline), and it is not sent again.
    */
   request(call: { method: RequestMethod; path: string; input: unknown }, handlers: RequestHandlers, options: { deadline?: number } = {}): () => void {
     const id = this.nextId++;
@@ -717,9 +747,11 @@ export class AirlockSocket {
         live.sent = false;
         live.started = false;
       } else if (live.sent && live.deadline !== undefined && !tooBig) {
-        // The server may still apply it until its deadline, and refuses it after: it fails then, not before.
+        // The server may still apply it until its deadline: it fails now, saying so, rather than leave the person
+        // waiting out the deadline on a connection known to be gone.
         this.requests.delete(id);
-        live.lostWhy = why;
+        clearTimeout(live.expiry);
+        live.handlers.error(new AnswerUnknownError(why, Math.max(0, live.deadline - socketClock())));
       } else if (live.sent) {
         // The server may or may not have applied it: the caller decides whether to retry (mutations here are idempotent).
         // One it closed the connection on for its size (1009) would be refused again, however often it is sent: a
@@ -754,16 +786,10 @@ export class AirlockSocket {
       live.expiry = setTimeout(() => this.expireAt(id, live), Math.ceil(wait) + 1);
       return;
     }
-    const inFlight = this.requests.get(id) === live;
-    if (!inFlight && live.lostWhy === undefined) return;
+    if (this.requests.get(id) !== live) return;
     this.requests.delete(id);
-    const message =
-      live.lostWhy !== undefined
-        ? `${live.lostWhy}, and its deadline has passed: the server does not apply it from now on`
-        : live.sent
-          ? 'no answer came before its deadline: the server does not apply it from now on'
-          : 'not sent before its deadline (no connection): the server never got it';
-    live.handlers.error(new SocketError(message, undefined, live.lostWhy !== undefined, true));
+    const message = live.sent ? 'no answer came before its deadline: the server does not apply it from now on' : 'not sent before its deadline (no connection): the server never got it';
+    live.handlers.error(new SocketError(message, undefined, false, true));
   }
 
   private write(requests: LiveRequest[]): void {

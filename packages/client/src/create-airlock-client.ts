@@ -78,9 +78,10 @@ export interface AirlockClientOptions {
   /**
    * How long a decision (`decide`, or `chat.confirmTool` through `trpc`) is waited for. It is sent with this deadline
    * (`notAfter`, on the clock the connection param `clock` gives the server), which the server checks before applying
-   * it; unanswered by then, the call fails (`isExpired`; `isConnectionLost` too when the connection went after it was
-   * sent, which then fails it only at the deadline), and the server refuses it if it reads it later (a frozen server,
-   * a stalled network). Default 10,000 ms.
+   * it; unanswered by then, the call fails (`isExpired`), and the server refuses it if it reads it later (a frozen
+   * server, a stalled network). A connection that goes after the decision was sent fails it at once, its answer
+   * unknown (`isAnswerUnknown`, `isConnectionLost`: it may have been applied, or may still be until the deadline;
+   * `pending(sessionId)` once reconnected tells). Default 10,000 ms.
    */
   decisionTimeoutMs?: number;
   /**

@@ -10,8 +10,9 @@ export type RefusedWhy = 'too-late' | 'invalid' | 'conflict' | 'busy' | 'not-aut
 /**
  * What a decision that threw came to, as every client tells it: `refused`, the server refused it and applied nothing
  * (the call still waits); `failed`, the server failed on it (any other code: it may have been applied, and the run's
- * events show it if it was); `unanswered`, no answer came (no code: the connection went, or the deadline passed with
- * none, so it may have been applied before it).
+ * events show it if it was); `unanswered`, no answer came (no code: the deadline passed with none, so it may have
+ * been applied before it; or the connection went, so it may have been, or may still be until the deadline:
+ * `isAnswerUnknown`).
  */
 export type DecisionRefusal = { kind: 'refused'; why: RefusedWhy } | { kind: 'failed' } | { kind: 'unanswered' };
 

@@ -16,7 +16,7 @@ export {
   type ToolInfo,
 } from './create-airlock-client';
 export { airlockLink, DEFAULT_DECISION_TIMEOUT_MS } from './airlock-link';
-export { AirlockSocket, DEFAULT_KEEP_ALIVE, isConnectionLost, isExpired, SocketError, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type KeepAlive, type RejectionReason, type SocketState } from './airlock-socket';
+export { AirlockSocket, AnswerUnknownError, DEFAULT_KEEP_ALIVE, isAnswerUnknown, isConnectionLost, isExpired, SocketError, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type KeepAlive, type RejectionReason, type SocketState } from './airlock-socket';
 export { DEFAULT_MAX_MESSAGE_BYTES } from './request-size';
 export { connectionRejection } from './connection-rejection';
 export { decisionRefusal, serverCode, type DecisionRefusal, type RefusedWhy } from './decision-refusal';
