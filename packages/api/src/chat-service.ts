@@ -50,6 +50,7 @@ import { turnedOffTools } from './tool-settings';
 import type { ToolSettingsService } from './tool-settings-service';
 import type { AirlockStore, AppendEventInput, AuditPage, AuditQuery, DecidedBy, LedgerChange, SessionPosition, StoredRun, StoredSessionSummary, ToolCallRecord, UnaskedAllow } from './store';
 import { encodeSessionCursor } from './session-cursor';
+import { titleMatches } from './session-search';
 import { answerUnansweredCalls, closedCallsLine, closeUnendedCalls, refusalOf, RUN_END_NOT_STORED } from './unended-calls';
 
 export interface RunOptions {
@@ -848,12 +849,17 @@ export class ChatService {
   /**
    * One page of the chat list, read from the store in its order (most recently active first, then the greater id):
    * at most `limit` chats after `after`. A chat the store has and this instance has not heard of yet (made on another
-   * instance a moment ago) is listed with no run: the change that tells of it follows.
+   * instance a moment ago) is listed with no run: the change that tells of it follows. With `titleContains`, only the
+   * chats whose title contains it, whatever the case.
    */
-  async listSessionPage(query: { limit: number; after?: SessionPosition; running?: boolean }): Promise<SessionPage> {
+  async listSessionPage(query: { limit: number; after?: SessionPosition; running?: boolean; titleContains?: string }): Promise<SessionPage> {
     // One more than the page, to know whether another follows without an empty last page.
     const limit = query.limit + 1;
-    const rows = query.running === true ? this.runningPage(limit, query.after) : await this.store.listSessionPage({ limit, ...(query.after === undefined ? {} : { after: query.after }) });
+    const { after, titleContains } = query;
+    const rows =
+      query.running === true
+        ? this.runningPage(limit, after, titleContains)
+        : await this.store.listSessionPage({ limit, ...(after === undefined ? {} : { after }), ...(titleContains === undefined ? {} : { titleContains }) });
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
@@ -869,11 +875,12 @@ export class ChatService {
    * The sessions with a run going here or, as far as this instance knows, on another, in listSessionPage's order:
    * those runs are held in memory, so this reads no store.
    */
-  private runningPage(limit: number, after: SessionPosition | undefined): StoredSessionSummary[] {
+  private runningPage(limit: number, after: SessionPosition | undefined, titleContains: string | undefined): StoredSessionSummary[] {
     const isAfter = (session: StoredSessionSummary) =>
       after === undefined || session.updatedAt < after.updatedAt || (session.updatedAt === after.updatedAt && session.sessionId < after.sessionId);
+    const matches = (session: StoredSessionSummary) => titleContains === undefined || titleMatches(session.title, titleContains);
     return [...this.sessions.values()]
-      .filter((session) => (session.activeRun !== undefined || session.remoteRunId !== null) && isAfter(session.summary))
+      .filter((session) => (session.activeRun !== undefined || session.remoteRunId !== null) && isAfter(session.summary) && matches(session.summary))
       .map((session) => session.summary)
       .sort((a, b) => b.updatedAt - a.updatedAt || (a.sessionId < b.sessionId ? 1 : -1))
       .slice(0, limit);

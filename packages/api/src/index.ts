@@ -12,6 +12,7 @@ export { streamInputSchema, confirmInputSchema, runOptionsSchema, sessionUpdateS
 export type { LoopEvent, ChatMessage, ToolOutcome, Decision, PendingApproval, Grant } from '@airlock/core';
 export { MAX_AUDIT_PAGE_CHARS } from './store';
 export { DEFAULT_SESSION_PAGE, MAX_SESSION_PAGE } from './session-cursor';
+export { MAX_SESSION_SEARCH, searchSessionPage, titleMatches } from './session-search';
 export { StoreUnavailableError, type StoreUnavailableReason } from './store-unavailable-error';
 export { RunPausedError } from './run-paused-error';
 export type {

@@ -1,5 +1,6 @@
 import { NotFoundError, type ChatMessage, type Decision, type LoopEvent } from '@airlock/core';
 import type { Rule } from './rules';
+import { searchSessionPage } from './session-search';
 import {
   MAX_AUDIT_PAGE_CHARS,
   type AirlockStore,
@@ -61,6 +62,8 @@ export class MemoryStore implements AirlockStore {
   }
 
   async listSessionPage(query: SessionPageQuery): Promise<StoredSessionSummary[]> {
+    const { titleContains, ...page } = query;
+    if (titleContains !== undefined) return searchSessionPage((batch) => this.listSessionPage(batch), { ...page, titleContains });
     const start = query.after === undefined ? 0 : this.activityIndex(query.after, true);
     return this.byActivity.slice(start, start + Math.max(0, query.limit)).map((session) => ({ ...session }));
   }

@@ -313,13 +313,15 @@ export const appRouter = t.router({
      * changed in the very millisecond of the cursor, may), and one not read yet is then not listed by the pages after:
      * sessions.watch tells of every such change, so a client that watches before it pages misses none. With
      * `running: true`, only the chats with a run going, in the same order: what a list of the calls waiting across
-     * chats reads, whatever page the chats are on.
+     * chats reads, whatever page the chats are on. With `query` (1 to 200 characters, trimmed), only the chats whose
+     * title contains it, whatever the case, paged the same way: a search of every chat, not only those a client has read.
      */
     list: procedure.input(sessionListInputSchema).query(({ input, ctx }) =>
       ctx.services.chat.listSessionPage({
         limit: input?.limit ?? DEFAULT_SESSION_PAGE,
         ...(input?.cursor === undefined ? {} : { after: input.cursor }),
         ...(input?.running === undefined ? {} : { running: input.running }),
+        ...(input?.query === undefined ? {} : { titleContains: input.query }),
       }),
     ),
     /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_SESSION_SEARCH } from './session-search';
 import type { SessionPosition } from './store';
 
 /** Chats one `sessions.list` answers when its input names no limit. */
@@ -29,7 +30,7 @@ export function decodeSessionCursor(cursor: string): SessionPosition | undefined
   return { updatedAt, sessionId };
 }
 
-/** `sessions.list`'s input: absent, or a page size and where the page starts. */
+/** `sessions.list`'s input: absent, or a page size, where the page starts, and which chats it lists. */
 export const sessionListInputSchema = z
   .strictObject({
     limit: z.number().int().min(1).max(MAX_SESSION_PAGE).optional(),
@@ -44,6 +45,8 @@ export const sessionListInputSchema = z
       .optional(),
     /** Only the chats with a run going (a "waiting for you" list reads their calls), in the same order. */
     running: z.literal(true).optional(),
+    /** Only the chats whose title contains this text, whatever the case, in the same order: a search of every chat. */
+    query: z.string().trim().min(1).max(MAX_SESSION_SEARCH).optional(),
     /** What a tRPC infinite query sends beside the cursor: pages are read forward only. */
     direction: z.literal('forward').optional(),
   })

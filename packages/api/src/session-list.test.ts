@@ -8,6 +8,7 @@ import { ConnectionState } from './context';
 import { MemoryStore } from './memory-store';
 import { appRouter, createCallerFactory } from './router';
 import { DEFAULT_SESSION_PAGE, MAX_SESSION_PAGE } from './session-cursor';
+import { MAX_SESSION_SEARCH } from './session-search';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -125,6 +126,45 @@ describe('sessions.list', () => {
     expect(await caller.sessions.list({ running: true })).toMatchObject({ sessions: [{ sessionId: 'busy', activeRunId: 'run-busy' }], nextCursor: null });
     const { nextCursor } = await caller.sessions.list({ running: true, limit: 1 });
     expect(nextCursor).toBeNull();
+  });
+
+  it('searches every chat by title with query, whatever the case, paged as the list is', async () => {
+    await using service = await withChats(250, 0, [hangingStep()]);
+    const { caller, chat } = service;
+    const matching = inListOrder(chat.listSessions().filter((session) => /^chat 1\d?$/.test(session.title)));
+    expect(matching).toHaveLength(11);
+    // chat-010 … chat-019 are active long before the first page's last chat: only the search reaches them.
+    expect((await caller.sessions.list()).sessions.map((session) => session.sessionId).filter((sessionId) => matching.includes(sessionId))).toStrictEqual([]);
+
+    const found: string[] = [];
+    const sizes: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await caller.sessions.list({ limit: 4, query: '  CHAT 1 ', ...(cursor === undefined ? {} : { cursor }) });
+      found.push(...page.sessions.map((session) => session.sessionId));
+      sizes.push(page.sessions.length);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    // chat 1, chat 10 … chat 19, and chat 100 … chat 199.
+    const expected = inListOrder(chat.listSessions().filter((session) => session.title.startsWith('chat 1')));
+    expect(expected).toHaveLength(111);
+    expect(found).toStrictEqual(expected);
+    expect(sizes).toStrictEqual([...Array.from({ length: 27 }, () => 4), 3]);
+    expect(await caller.sessions.list({ query: 'no such chat' })).toStrictEqual({ sessions: [], nextCursor: null });
+
+    await chat.startRun({ sessionId: 'busy', runId: 'run-busy', message: 'Deploy the site' });
+    expect(await caller.sessions.list({ running: true, query: 'deploy' })).toMatchObject({ sessions: [{ sessionId: 'busy', activeRunId: 'run-busy' }], nextCursor: null });
+    expect(await caller.sessions.list({ running: true, query: 'chat' })).toStrictEqual({ sessions: [], nextCursor: null });
+  });
+
+  it('refuses a search of no text or longer than a title can be, naming the field', async () => {
+    await using service = await withChats(3);
+    const { caller } = service;
+    for (const query of ['', '   ']) {
+      expect(await refusal(caller.sessions.list({ query }))).toStrictEqual({ code: 'BAD_REQUEST', issues: ['query: Too small: expected string to have >=1 characters'] });
+    }
+    expect(await refusal(caller.sessions.list({ query: 'a'.repeat(MAX_SESSION_SEARCH + 1) }))).toStrictEqual({ code: 'BAD_REQUEST', issues: [`query: Too big: expected string to have <=${MAX_SESSION_SEARCH} characters`] });
+    expect((await caller.sessions.list({ query: ` ${'a'.repeat(MAX_SESSION_SEARCH)} ` })).sessions).toStrictEqual([]);
   });
 
   it('refuses a limit out of bounds and a cursor it did not give, naming the field', async () => {

@@ -30,7 +30,7 @@ export interface AirlockStore {
   /**
    * One page of sessions, most recently active first: by `updatedAt`, then by `sessionId`, both descending. Those
    * after `query.after` in that order, at most `query.limit`. Read through an index: the cost is the page's, however
-   * many sessions there are.
+   * many sessions there are (a search's, with `query.titleContains`, that of the sessions it passes over).
    */
   listSessionPage(query: SessionPageQuery): Promise<StoredSessionSummary[]>;
   /** A session's summary, or undefined. */
@@ -149,6 +149,12 @@ export interface SessionPageQuery {
   limit: number;
   /** Absent: from the most recently active. */
   after?: SessionPosition;
+  /**
+   * Only the sessions whose title contains this text, whatever the case (see `titleMatches`), in the same order;
+   * absent: every session. Read a batch at a time with `searchSessionPage`, so the cost is linear in the sessions
+   * passed over.
+   */
+  titleContains?: string;
 }
 
 export type SessionChanges = Partial<Pick<StoredSessionSummary, 'title' | 'updatedAt' | 'confirmToolCalls' | 'lastRunId'>>;

@@ -4,6 +4,7 @@ import {
   encodeClusterMessage,
   eventMessage,
   renewalIntervalMs,
+  searchSessionPage,
   type AirlockStore,
   type AppendEventInput,
   type AuditPage,
@@ -248,6 +249,8 @@ export class PostgresStore implements AirlockStore, Cluster {
   }
 
   async listSessionPage(query: SessionPageQuery): Promise<StoredSessionSummary[]> {
+    const { titleContains, ...page } = query;
+    if (titleContains !== undefined) return searchSessionPage((batch) => this.listSessionPage(batch), { ...page, titleContains });
     const rows =
       query.after === undefined
         ? await this.rows<SessionRow>(SESSION_PAGE_QUERIES.first, [query.limit])

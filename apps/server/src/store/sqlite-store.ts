@@ -19,6 +19,7 @@ import {
   type StoredRun,
   type StoredSessionSummary,
   type ToolCallRecord,
+  searchSessionPage,
 } from '@airlock/api';
 import { NotFoundError, storedReasonText } from '@airlock/core';
 import type { Database, Statement } from 'better-sqlite3';
@@ -156,6 +157,8 @@ export class SqliteStore implements AirlockStore {
   }
 
   async listSessionPage(query: SessionPageQuery): Promise<StoredSessionSummary[]> {
+    const { titleContains, ...page } = query;
+    if (titleContains !== undefined) return searchSessionPage((batch) => this.listSessionPage(batch), { ...page, titleContains });
     const rows = query.after === undefined ? this.statements.firstSessionPage.all({ limit: query.limit }) : this.statements.sessionPageAfter.all({ ...query.after, limit: query.limit });
     return rows.map(toSession);
   }

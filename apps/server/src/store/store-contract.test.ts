@@ -68,6 +68,38 @@ describe.each(implementations)('AirlockStore contract: $name', ({ open, skipReas
     expect(await store.listSessionPage({ limit: 2, after: { updatedAt: 1_003, sessionId: 'a-missing-one' } })).toStrictEqual([session('S-14', 1_003), session('S-12', 1_003)]);
   });
 
+  it('searches every session by title, whatever the case, a page at a time in the list\'s order', async () => {
+    await using opened = await open();
+    const { store } = opened;
+    // More than one batch a search reads at a time, three to a millisecond so pages end inside runs of ties. Titles
+    // that match in each case (Unicode's too), and ones that must not: another letter, and % and _ read as text.
+    const titleOf = (index: number) =>
+      index % 97 === 3 ? `Deploy the ÜBER ${index}` : index % 97 === 40 ? `über ${index} notes` : index % 97 === 80 ? `Uber ${index}` : index % 101 === 7 ? `${index}% done_` : `chat ${index}`;
+    const count = 620;
+    for (let index = 0; index < count; index++) {
+      await store.createSession(session(`s-${String(index).padStart(4, '0')}`, 1_000 + Math.floor(index / 3), { title: titleOf(index) }));
+    }
+    const newestFirst = Array.from({ length: count }, (_, index) => count - 1 - index);
+    const ids = (indexes: number[]) => indexes.map((index) => `s-${String(index).padStart(4, '0')}`);
+    const found: string[] = [];
+    let after: SessionPosition | undefined;
+    for (;;) {
+      const page = await store.listSessionPage({ limit: 5, titleContains: 'üBeR', ...(after === undefined ? {} : { after }) });
+      found.push(...page.map((s) => s.sessionId));
+      const last = page.at(-1);
+      if (last === undefined) break;
+      after = { updatedAt: last.updatedAt, sessionId: last.sessionId };
+    }
+    expect(found).toStrictEqual(ids(newestFirst.filter((index) => index % 97 === 3 || index % 97 === 40)));
+    expect(found).toHaveLength(13);
+
+    // Read as LIKE '%0% done_%' would find 1017% done_ too.
+    expect(await store.listSessionPage({ limit: 2, titleContains: '0% DONE_' })).toStrictEqual([session('s-0310', 1_103, { title: '310% done_' })]);
+    expect((await store.listSessionPage({ limit: 100, titleContains: '% done_' })).map((s) => s.sessionId)).toStrictEqual(ids(newestFirst.filter((index) => index % 101 === 7)));
+    expect(await store.listSessionPage({ limit: 100, titleContains: 'no such title' })).toStrictEqual([]);
+    expect(await store.listSessionPage({ limit: 100, titleContains: 'über', after: { updatedAt: 1_000, sessionId: 's-0003' } })).toStrictEqual([]);
+  });
+
   it('appends messages and loads them back in order, per session', async () => {
     await using opened = await open();
     const { store } = opened;
