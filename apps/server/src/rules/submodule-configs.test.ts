@@ -1,0 +1,101 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { evaluateRules, type RuleContext } from './evaluate-rules';
+import { prefix, terminal } from './rule-fixtures';
+
+/** What `git submodule add` writes into a submodule's config. */
+const SUBMODULE_CONFIG = [
+  '[core]',
+  '\trepositoryformatversion = 0',
+  '\tfilemode = true',
+  '\tbare = false',
+  '\tlogallrefupdates = true',
+  '\tworktree = ../../../sub',
+  '[remote "origin"]',
+  '\turl = https://example.com/sub.git',
+  '\tfetch = +refs/heads/*:refs/remotes/origin/*',
+  '[branch "main"]',
+  '\tremote = origin',
+  '\tmerge = refs/heads/main',
+  '',
+].join('\n');
+
+describe('a git call while a submodule or a linked worktree of the repository has a Git directory a call could write', () => {
+  let workspace = '';
+  let context: RuleContext;
+  const write = (name: string, text: string) => {
+    mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
+    writeFileSync(path.join(workspace, name), text);
+  };
+  beforeEach(() => {
+    workspace = mkdtempSync(path.join(tmpdir(), 'airlock-submodules-'));
+    write('.git/HEAD', 'ref: refs/heads/main\n');
+    write('.git/config', '[core]\n\tbare = false\n');
+    mkdirSync(path.join(workspace, 'sub'));
+    context = { sessionId: 'chat-1', workspace };
+  });
+  afterEach(() => rmSync(workspace, { recursive: true, force: true }));
+
+  const rules = [prefix('git status'), prefix('git commit'), prefix('git log'), prefix('cd'), prefix('touch')];
+  const decided = async (command: string) => (await evaluateRules(terminal(command), rules, context)).decision;
+
+  it('with the configs git writes, and hooks only as samples, the rules cover git as before', async () => {
+    write('.git/modules/sub/HEAD', 'ref: refs/heads/main\n');
+    write('.git/modules/sub/config', SUBMODULE_CONFIG);
+    write('.git/modules/sub/hooks/pre-commit.sample', '#!/bin/sh\n');
+    write('.git/modules/libs/x/config', SUBMODULE_CONFIG);
+    write('.git/worktrees/wt/commondir', '../..\n');
+    write('.git/worktrees/wt/HEAD', 'ref: refs/heads/wt\n');
+    for (const command of ['git status', 'git log --oneline', 'cd sub && git commit -m x']) expect(await decided(command), command).toBe('allow');
+  });
+
+  it('a submodule config that sets core.fsmonitor: git status runs it in each populated submodule', async () => {
+    write('.git/modules/sub/config', `${SUBMODULE_CONFIG}[core]\n\tfsmonitor = "touch PWNED; false"\n`);
+    for (const command of ['git status', 'git log --oneline', 'cd sub && git status']) expect(await decided(command), command).toBe('ask');
+  });
+
+  it('a key that runs a program, also in a nested submodule, a name with a slash, or a config.worktree', async () => {
+    const cases: [string, string][] = [
+      ['.git/modules/a/modules/b/config', '[core]\n\thooksPath = ../../../../evil\n'],
+      ['.git/modules/libs/x/config', '[alias]\n\tst = !touch PWNED\n'],
+      ['.git/modules/sub/config.worktree', '[diff "x"]\n\ttextconv = touch PWNED\n'],
+      ['.git/modules/sub/config', '[include]\n\tpath = ../../../evil.cfg\n'],
+      ['.git/worktrees/wt/config.worktree', '[core]\n\tpager = touch PWNED\n'],
+    ];
+    for (const [file, text] of cases) {
+      write('.git/modules/sub/config', SUBMODULE_CONFIG);
+      write(file, text);
+      expect(await decided('git status'), file).toBe('ask');
+      rmSync(path.join(workspace, file));
+    }
+    expect(await decided('git status')).toBe('allow');
+  });
+
+  it('a hook in a submodule, a commondir in one, or a worktree commondir naming another folder', async () => {
+    write('.git/modules/sub/hooks/pre-commit', '#!/bin/sh\ntouch PWNED\n');
+    expect(await decided('cd sub && git commit -m x')).toBe('ask');
+    rmSync(path.join(workspace, '.git/modules/sub/hooks/pre-commit'));
+    write('.git/modules/sub/commondir', '../../../evil\n');
+    expect(await decided('git status')).toBe('ask');
+    rmSync(path.join(workspace, '.git/modules/sub/commondir'));
+    write('.git/worktrees/wt/commondir', '../../../evil\n');
+    expect(await decided('git status')).toBe('ask');
+    write('.git/worktrees/wt/commondir', '../..\n');
+    expect(await decided('git status')).toBe('allow');
+  });
+
+  it('after a command that may have written one, while the repository has submodules or worktrees', async () => {
+    expect(await decided('touch x && git status')).toBe('allow');
+    write('.git/modules/sub/config', SUBMODULE_CONFIG);
+    expect(await decided('git status')).toBe('allow');
+    expect(await decided('touch x && git status')).toBe('ask');
+  });
+
+  it('is not for programs other than git, and an exact rule is no exception', async () => {
+    write('.git/modules/sub/config', '[core]\n\tfsmonitor = touch PWNED\n');
+    expect((await evaluateRules(terminal('git status'), [prefix('git status', { exact: true })], context)).decision).toBe('ask');
+    expect((await evaluateRules(terminal('touch y'), rules, context)).decision).toBe('allow');
+  });
+});
