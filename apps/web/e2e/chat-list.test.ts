@@ -31,7 +31,7 @@ describe('the chat list', () => {
     await chats.getByText('No chat title contains “nothing like this”.').waitFor();
   });
 
-  it('opens again after a reload a chat older than the 100 the list shows, under its own title, and shows the others on demand', { timeout: 120_000 }, async () => {
+  it('opens again after a reload a chat older than the 100 the list shows, under its own title, finds it by search, and shows the others on demand', { timeout: 120_000 }, async () => {
     suite.airlock.model.enqueue({ text: 'Hello.' });
     const chat = await ChatPage.open(suite.context, suite.airlock.link);
     const { page } = chat;
@@ -56,6 +56,13 @@ describe('the chat list', () => {
     await page.getByRole('heading', { name: 'The oldest chat of all', level: 1 }).waitFor();
     await chat.waitForText('Hello.');
     const chats = page.getByRole('navigation', { name: 'Chats' });
+    await expect.poll(() => chats.locator('.session-button', { hasText: 'later chat' }).count()).toBe(100);
+    expect(await chats.getByText('The oldest chat of all', { exact: true }).count()).toBe(0);
+    // The search is the server's: it finds the chat the tab has not read.
+    const search = chats.getByRole('searchbox', { name: 'Search chats' });
+    await search.fill('OLDEST chat');
+    await expect.poll(() => chats.locator('.session-button').allTextContents()).toStrictEqual([expect.stringContaining('The oldest chat of all')]);
+    await search.fill('');
     await expect.poll(() => chats.locator('.session-button', { hasText: 'later chat' }).count()).toBe(100);
     expect(await chats.getByText('The oldest chat of all', { exact: true }).count()).toBe(0);
     await chats.getByRole('button', { name: 'Show more chats' }).click();

@@ -10,7 +10,7 @@ import { randomId } from '../lib/random-id';
 import { trpc } from '../lib/trpc';
 import { RulesPage } from '../rules/rules-page';
 import { SessionList } from '../sessions/session-list';
-import { useSessionPages } from '../sessions/use-session-pages';
+import { useSidebarChats } from '../sessions/use-session-pages';
 import { useNotificationChoice, type NotificationChoice } from '../settings/notification-choice';
 import { SettingsDialog } from '../settings/settings-dialog';
 import { useToolSettings, type SettingsStore } from '../settings/settings-store';
@@ -52,7 +52,8 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
   // told to this server only when something else changes, and a read the server refused is not asked again by itself.
   // Read a page at a time: "Show more chats" reads the next. A change told below reads the pages shown again, from the
   // first, so a chat that changed comes to the top whether it was shown or not.
-  const sessions = useSessionPages(WAITING_FALLBACK_MS);
+  // A search typed in the sidebar is the server's, among every chat: the pages read are only the newest.
+  const { all: sessions, listed, search, setSearch } = useSidebarChats(WAITING_FALLBACK_MS);
   // The chats with a run going, on whichever page: their waiting calls are listed even when their chat is not shown
   // (500, the most one answer holds, beyond which the most recently active).
   const running = trpc.sessions.list.useQuery({ running: true, limit: 500 }, { refetchInterval: WAITING_FALLBACK_MS, refetchIntervalInBackground: true });
@@ -154,14 +155,18 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
         />
         <SessionList
           waiting={waiting.countBySession}
-          sessions={list}
+          sessions={listed.sessions ?? []}
           currentId={current.id}
           draft={current.isNew}
           onSelect={(sessionId) => select({ id: sessionId, isNew: false })}
           onDelete={remove}
-          hasMore={sessions.hasMore}
-          loadingMore={sessions.loadingMore}
-          onShowMore={sessions.showMore}
+          hasMore={listed.hasMore}
+          loadingMore={listed.loadingMore}
+          onShowMore={listed.showMore}
+          query={search}
+          onQueryChange={setSearch}
+          searching={listed.pending}
+          searchable={list.length > 0 || search !== ''}
         />
         <WorkspaceNote workspace={model.data?.workspace} />
         <button type="button" className="btn settings-button" aria-pressed={rulesOpen} onClick={() => setRulesOpen(!rulesOpen)}>

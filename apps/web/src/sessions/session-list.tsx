@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import type { SessionSummary } from '../lib/api-types';
 import { useNow } from '../lib/use-now';
 import { relativeTime } from './relative-time';
@@ -20,18 +19,37 @@ export interface SessionListProps {
   /** The next chats are being read. Default false. */
   loadingMore?: boolean;
   onShowMore?: () => void;
+  /**
+   * The text in the search box. When it is not blank, `sessions` are the chats the server found with it, among every
+   * chat (see useSessionPages), not the pages read. Default ''.
+   */
+  query?: string;
+  onQueryChange?: (query: string) => void;
+  /** The chats of the text in the search box are being read: `sessions` are an earlier search's, or none. Default false. */
+  searching?: boolean;
+  /** There are chats to search: the search box shows. Default: some are listed. */
+  searchable?: boolean;
 }
 
-export function SessionList({ sessions, currentId, draft, onSelect, onDelete, waiting = new Map(), hasMore = false, loadingMore = false, onShowMore }: SessionListProps) {
-  const showDraft = draft && !sessions.some((session) => session.sessionId === currentId);
-  const [query, setQuery] = useState('');
+/** The longest search the server takes (`sessions.list`'s query): a title is at most 200 characters. */
+const MAX_SEARCH = 200;
+
+export function SessionList({ sessions, currentId, draft, onSelect, onDelete, waiting = new Map(), hasMore = false, loadingMore = false, onShowMore, query = '', onQueryChange, searching = false, searchable = sessions.length > 0 }: SessionListProps) {
+  const needle = query.trim();
+  const showDraft = draft && needle === '' && !sessions.some((session) => session.sessionId === currentId);
   const now = useNow(30_000);
-  const needle = query.trim().toLocaleLowerCase();
-  const shown = needle === '' ? sessions : sessions.filter((session) => session.title.toLocaleLowerCase().includes(needle));
   return (
     <nav className="session-list" aria-label="Chats">
-      {sessions.length > 0 && (
-        <input type="search" className="session-search" aria-label="Search chats" placeholder="Search chats" value={query} onChange={(event) => setQuery(event.target.value)} />
+      {searchable && (
+        <input
+          type="search"
+          className="session-search"
+          aria-label="Search chats"
+          placeholder="Search chats"
+          maxLength={MAX_SEARCH}
+          value={query}
+          onChange={(event) => onQueryChange?.(event.target.value)}
+        />
       )}
       <ul>
         {showDraft && (
@@ -41,7 +59,7 @@ export function SessionList({ sessions, currentId, draft, onSelect, onDelete, wa
             </button>
           </li>
         )}
-        {shown.map((session) => {
+        {sessions.map((session) => {
           const current = session.sessionId === currentId;
           return (
             <li key={session.sessionId} className={current ? 'session current' : 'session'}>
@@ -61,12 +79,13 @@ export function SessionList({ sessions, currentId, draft, onSelect, onDelete, wa
           );
         })}
       </ul>
-      {sessions.length === 0 && !showDraft && <p className="muted">No chats yet.</p>}
-      {sessions.length > 0 && shown.length === 0 && (
-        <p className="muted">
-          No chat title {hasMore ? 'listed so far ' : ''}contains “{query.trim()}”.
+      {needle === '' && sessions.length === 0 && !showDraft && <p className="muted">No chats yet.</p>}
+      {needle !== '' && searching && (
+        <p className="muted" role="status">
+          Looking for “{needle}” in every chat…
         </p>
       )}
+      {needle !== '' && !searching && sessions.length === 0 && <p className="muted">No chat title contains “{needle}”.</p>}
       {hasMore && (
         <button type="button" className="btn show-more" disabled={loadingMore} onClick={onShowMore}>
           {loadingMore ? 'Loading older chats…' : 'Show more chats'}

@@ -5,10 +5,10 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { TRPCClientError, type TRPCLink } from '@trpc/client';
 import { observable } from '@trpc/server/observable';
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { trpc } from '../lib/trpc';
 import { SessionList } from './session-list';
-import { SIDEBAR_PAGE, useSessionPages } from './use-session-pages';
+import { SIDEBAR_PAGE, useSessionPages, useSidebarChats } from './use-session-pages';
 
 afterEach(cleanup);
 
@@ -64,6 +64,27 @@ function Sidebar({ onUtils }: { onUtils: (utils: ReturnType<typeof trpc.useUtils
   );
 }
 
+/** The sidebar as the app wires it: the pages read, and the server's search while one is typed. */
+function SearchableSidebar() {
+  const { all, listed, search, setSearch } = useSidebarChats(60_000);
+  return (
+    <SessionList
+      sessions={listed.sessions ?? []}
+      currentId="none"
+      draft={false}
+      onSelect={() => undefined}
+      onDelete={() => undefined}
+      hasMore={listed.hasMore}
+      loadingMore={listed.loadingMore}
+      onShowMore={listed.showMore}
+      query={search}
+      onQueryChange={setSearch}
+      searching={listed.pending}
+      searchable={(all.sessions?.length ?? 0) > 0 || search !== ''}
+    />
+  );
+}
+
 const titles = () => within(screen.getByRole('navigation', { name: 'Chats' })).queryAllByRole('button', { name: /^Chat / }).map((entry) => entry.querySelector('.session-title')!.textContent);
 const newest = (count: number, below: number) => Array.from({ length: count }, (_, index) => `Chat ${below - 1 - index}`);
 
@@ -97,5 +118,44 @@ describe('the chat list in the sidebar', () => {
     await screen.findByText('Chat 0');
     expect(titles()).toStrictEqual(['Chat 3 renamed', ...newest(230, 230).filter((title) => title !== 'Chat 3')]);
     expect(screen.queryByRole('button', { name: 'Show more chats' })).toBeNull();
+  });
+
+  it('searches every chat, read or not, a page at a time, whatever the case', async () => {
+    const server = await serverWith(230);
+    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    render(
+      <trpc.Provider client={server.client} queryClient={queryClient}>
+        <QueryClientProvider client={queryClient}>
+          <SearchableSidebar />
+        </QueryClientProvider>
+      </trpc.Provider>,
+    );
+    await screen.findByText('Chat 229');
+    expect(titles()).toStrictEqual(newest(SIDEBAR_PAGE, 230));
+    const box = screen.getByRole('searchbox', { name: 'Search chats' });
+
+    // Chat 120 … Chat 129 and Chat 12 are past the first page: the tab has not read them.
+    fireEvent.change(box, { target: { value: ' chat 12' } });
+    await screen.findByText('Chat 12');
+    expect(titles()).toStrictEqual([...newest(10, 130), 'Chat 12']);
+    expect(server.reads.at(-1)).toStrictEqual({ limit: SIDEBAR_PAGE, query: 'chat 12', direction: 'forward' });
+    expect(screen.queryByRole('button', { name: 'Show more chats' })).toBeNull();
+
+    // Chat 1, Chat 10 … Chat 19 and Chat 100 … Chat 199: a page of them, then the rest.
+    fireEvent.change(box, { target: { value: 'CHAT 1' } });
+    await screen.findByText('Chat 199');
+    const found = ['Chat 199', ...newest(99, 199)];
+    await vi.waitFor(() => expect(titles()).toStrictEqual(found));
+    fireEvent.click(screen.getByRole('button', { name: 'Show more chats' }));
+    await screen.findByText('Chat 1');
+    expect(titles()).toStrictEqual([...found, 'Chat 19', 'Chat 18', 'Chat 17', 'Chat 16', 'Chat 15', 'Chat 14', 'Chat 13', 'Chat 12', 'Chat 11', 'Chat 10', 'Chat 1']);
+
+    fireEvent.change(box, { target: { value: 'no such chat' } });
+    await screen.findByText('No chat title contains “no such chat”.');
+    expect(titles()).toStrictEqual([]);
+
+    fireEvent.change(box, { target: { value: '  ' } });
+    await screen.findByText('Chat 229');
+    expect(titles()).toStrictEqual(newest(SIDEBAR_PAGE, 230));
   });
 });
