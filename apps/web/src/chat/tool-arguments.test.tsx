@@ -316,3 +316,21 @@ describe('PendingBar', () => {
     );
   });
 });
+
+// A model chooses its arguments' names as freely as their values: a name of 30,000 zero-width spaces laid out whole
+// held the tab as a value did before the card's bound.
+describe('an argument name too long to lay out at once', () => {
+  it('is drawn up to the card’s bound, the cut marked in the name, and drawn more on asking', () => {
+    const hidden = 3_000;
+    const name = `x${'\u200B'.repeat(hidden)}`;
+    const card = renderCard('mcp__notes__save', { [name]: 'ok' });
+    const shownName = card.querySelector<HTMLElement>('.argument-name')!;
+    const drawn = () => shownName.querySelectorAll('.escaped-char').length;
+    const first = Math.floor((20_000 - 1) / 8);
+    expect(drawn()).toBe(first);
+    const note = within(shownName).getByRole('note', { name: 'Not all drawn' });
+    expect(note.textContent).toContain(`${(hidden - first).toLocaleString('en')} more characters`);
+    fireEvent.click(within(note).getByRole('button', { name: 'Draw more of this value' }));
+    expect(drawn()).toBe(hidden);
+  });
+});

@@ -130,7 +130,7 @@ function ArgumentValue({ argument, label, language }: { argument: VisibleArgumen
       )}
       <pre ref={block} className="code-block visible-value" data-language={language}>
         <code>
-          <VisibleTextView text={{ ...value, segments: drawn.segments }} blanks />
+          <SegmentsView segments={drawn.segments} blanks />
         </code>
         {drawn.left > 0 && (
           <span className="value-cut" title="Not drawn past here: see the note under the value">
@@ -153,33 +153,6 @@ function ArgumentValue({ argument, label, language }: { argument: VisibleArgumen
         </button>
       )}
     </div>
-  );
-}
-
-/**
- * A value drawn inline up to the card's bound, `DRAWN_CHARACTERS` more at each ask, with the card's ✂ mark and note
- * where it stops: for a value shown inside a line of text (an exact grant), where the card's block does not fit.
- */
-export function DrawnTextView({ text, blanks = false }: { text: VisibleText; blanks?: boolean }) {
-  const [budget, setBudget] = useState(DRAWN_CHARACTERS);
-  const drawn = useMemo(() => firstCharacters(text.segments, budget), [text, budget]);
-  return (
-    <>
-      <VisibleTextView text={{ ...text, segments: drawn.segments }} blanks={blanks} />
-      {drawn.left > 0 && (
-        <>
-          <span className="value-cut" title="Not drawn past here: see the note after the mark">
-            ✂
-          </span>{' '}
-          <span className="value-cut-note" role="note" aria-label="Not all drawn">
-            {cutNote(drawn)}{' '}
-            <button type="button" className="btn btn-small" onClick={() => setBudget(budget + DRAWN_CHARACTERS)}>
-              Draw more of this value
-            </button>
-          </span>
-        </>
-      )}
-    </>
   );
 }
 
@@ -258,10 +231,35 @@ function blankTitle(piece: Extract<BlankPiece, { kind: 'blank' }>): string {
 
 /**
  * Plain runs as text, escapes marked; with maxLines, only that many lines (the caller says how many more). With
- * `blanks` (a value a person decides on), tabs and long runs of spaces or tabs are shown as markers too.
+ * `blanks` (a value a person decides on), tabs and long runs of spaces or tabs are shown as markers too. Drawn up to
+ * `DRAWN_CHARACTERS` (an escape counts its `\u{…}`), then the card's ✂ mark and a note of how much is left, with a
+ * button that draws as much again: whatever a model, a tool or a page wrote, no text laid out at once holds the page.
  */
 export function VisibleTextView({ text, maxLines, blanks = false }: { text: VisibleText; maxLines?: number | undefined; blanks?: boolean }) {
-  const segments = maxLines === undefined ? text.segments : firstLines(text.segments, maxLines);
+  const [budget, setBudget] = useState(DRAWN_CHARACTERS);
+  const drawn = useMemo(() => firstCharacters(maxLines === undefined ? text.segments : firstLines(text.segments, maxLines), budget), [text, maxLines, budget]);
+  return (
+    <>
+      <SegmentsView segments={drawn.segments} blanks={blanks} />
+      {drawn.left > 0 && (
+        <>
+          <span className="value-cut" title="Not drawn past here: see the note after the mark">
+            ✂
+          </span>{' '}
+          <span className="value-cut-note" role="note" aria-label="Not all drawn">
+            {cutNote(drawn)}{' '}
+            <button type="button" className="btn btn-small" onClick={() => setBudget(budget + DRAWN_CHARACTERS)}>
+              Draw more of this value
+            </button>
+          </span>
+        </>
+      )}
+    </>
+  );
+}
+
+/** Segments as they are, every one drawn: only for segments already bounded (see VisibleTextView). */
+function SegmentsView({ segments, blanks }: { segments: readonly VisibleSegment[]; blanks: boolean }) {
   const places = blanks ? new Map(textSegments({ segments }).map((found) => [found.at, found.place])) : undefined;
   return (
     <>

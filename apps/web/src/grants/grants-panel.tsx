@@ -1,6 +1,6 @@
 import { Fragment, useMemo } from 'react';
 import { visibleArguments } from '@airlock/core';
-import { DrawnTextView, VisibleTextView } from '../chat/tool-arguments';
+import { VisibleTextView } from '../chat/tool-arguments';
 import type { Grant } from '../lib/api-types';
 import { trpc } from '../lib/trpc';
 
@@ -51,7 +51,7 @@ function GrantScope({ grant }: { grant: Grant }) {
                 <VisibleTextView text={argument.name} blanks />:{' '}
               </>
             )}
-            <DrawnTextView text={argument.value} blanks />
+            <VisibleTextView text={argument.value} blanks />
           </Fragment>
         ))}
       </code>
