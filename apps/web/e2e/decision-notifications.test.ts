@@ -391,6 +391,47 @@ describe('a click on a notification that cannot be acted on', () => {
   });
 });
 
+describe('a click on a notification that no tab answers', () => {
+  it('is answered as when no tab is open once the worker has waited its bound, not waited on for good', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
+    // A tab of the app from before the worker took clicks: it hears them and never answers.
+    const page = await suite.context.newPage();
+    page.setDefaultTimeout(25_000);
+    await page.addInitScript(() => {
+      (window as unknown as { heardClicks: number }).heardClicks = 0;
+      navigator.serviceWorker?.addEventListener('message', (event) => {
+        if ((event.data as { type?: unknown } | null)?.type !== 'airlock-notification-click') return;
+        (window as unknown as { heardClicks: number }).heardClicks += 1;
+        event.stopImmediatePropagation();
+      });
+    });
+    await page.goto(suite.airlock.link);
+    const chat = new ChatPage(page);
+    await chat.connected();
+    await turnOnNotifications(page);
+    const [worker] = suite.context.serviceWorkers();
+    // The worker's timers are held for the test to run: its bound is run at once, and not waited for.
+    await worker!.evaluate(async () => {
+      const scope = self as unknown as { registration: ServiceWorkerRegistration; heldTimers: (() => void)[]; setTimeout: (callback: () => void) => number; clearTimeout: () => void };
+      scope.heldTimers = [];
+      scope.setTimeout = (callback) => scope.heldTimers.push(callback);
+      scope.clearTimeout = () => undefined;
+      await scope.registration.showNotification('Decision needed: terminal', { tag: 'apv_old_tab', body: 'echo old', data: { approvalId: 'apv_old_tab', sessionId: 'chat-old-tab' }, requireInteraction: true });
+    });
+    const whyNot = await nextShownByWorker(worker!);
+    await clickInWorker('apv_old_tab', 'allow');
+    await vi.waitFor(async () => expect(await page.evaluate(() => (window as unknown as { heardClicks: number }).heardClicks)).toBe(1), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await worker!.evaluate(() => (self as unknown as { heldTimers: unknown[] }).heldTimers.length)).toBe(1), { timeout: 10_000 });
+    await worker!.evaluate(() => (self as unknown as { heldTimers: (() => void)[] }).heldTimers.forEach((run) => run()));
+    expect(await whyNot()).toStrictEqual({
+      title: 'Not decided',
+      body: 'No tab of Airlock answered the click (a tab opened before Airlock was updated takes none), so the call may not be decided. Reload Airlock and decide it in Waiting for you.\necho old',
+      tag: 'airlock-not-decided:apv_old_tab',
+    });
+    expect(await suite.airlock.runCount()).toBe(0);
+  });
+});
+
 /** Clicks the notification `tag` (on `action`) as the person would, in the page's service worker. */
 async function clickInWorker(tag: string, action: string): Promise<void> {
   const [worker] = suite.context.serviceWorkers();

@@ -18,11 +18,23 @@ async function tellEnded(windows, approvalId) {
   for (const client of windows) client.postMessage({ type: 'airlock-notification-end', approvalId });
 }
 
-// Posts the click to a tab and resolves with its answer: done, or why the call was not decided.
+// How long a tab has to answer a click. A tab of the app from before this worker (opened before an update, and not
+// reloaded since) takes no click and never answers: the click then goes as if no tab were open, not nowhere.
+const ANSWER_WAIT_MS = 15_000;
+
+// Posts the click to a tab and resolves with its answer (done, or why the call was not decided), or null when none
+// came within ANSWER_WAIT_MS.
 function ask(client, message) {
   return new Promise((resolve) => {
     const channel = new MessageChannel();
-    channel.port1.onmessage = (event) => resolve(event.data ?? {});
+    const timer = setTimeout(() => {
+      channel.port1.close();
+      resolve(null);
+    }, ANSWER_WAIT_MS);
+    channel.port1.onmessage = (event) => {
+      clearTimeout(timer);
+      resolve(event.data ?? {});
+    };
     client.postMessage(message, [channel.port2]);
   });
 }
@@ -33,6 +45,15 @@ async function showWhyNot(notification, why) {
     .showNotification('Not decided', { body: `${why}
 ${notification.body}`, tag: `airlock-not-decided:${notification.tag}`, data: { notDecided: true } })
     .catch(() => undefined);
+}
+
+// What a click does when no tab takes it: a plain click opens the app, Allow or Deny says why nothing was decided.
+async function noTabAnswered(notification, action, why) {
+  if (action === 'open') {
+    await self.clients.openWindow(self.registration.scope).catch(() => undefined);
+    return;
+  }
+  await showWhyNot(notification, why);
 }
 
 self.addEventListener('notificationclick', (event) => {
@@ -51,18 +72,23 @@ self.addEventListener('notificationclick', (event) => {
       const client = windows.find((candidate) => candidate.visibilityState === 'visible') ?? windows[0];
       if (client === undefined) {
         // The tab that showed it is gone (closed, or crashed before it could close it), or the server moved on.
-        if (action === 'open') {
-          await self.clients.openWindow(self.registration.scope).catch(() => undefined);
-          return;
-        }
-        await showWhyNot(
+        await noTabAnswered(
           notification,
+          action,
           'No tab of Airlock is open at this address, so the call was not decided. Open Airlock (after a restart, with the link the server printed) and decide it in Waiting for you.',
         );
         return;
       }
       if (action === 'open') await client.focus().catch(() => undefined);
       const answer = await ask(client, { type: 'airlock-notification-click', action, approvalId: data.approvalId, sessionId: data.sessionId });
+      if (answer === null) {
+        await noTabAnswered(
+          notification,
+          action,
+          'No tab of Airlock answered the click (a tab opened before Airlock was updated takes none), so the call may not be decided. Reload Airlock and decide it in Waiting for you.',
+        );
+        return;
+      }
       if (answer.focus === true && action !== 'open') await client.focus().catch(() => undefined);
       if (answer.done !== true) await showWhyNot(notification, typeof answer.why === 'string' ? answer.why : 'The tab could not decide the call.');
     })(),
