@@ -563,6 +563,33 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(record).toMatchObject({ approvalId, decision: 'timeout', source: 'system', outcome: 'timed-out' });
   });
 
+  it('a call whose deadline passes while its owner is dead leaves the waiting list of a tab on B then, not at the takeover', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const a = await instance(db, 'a', tool, 60_000);
+    const b = await instance(db, 'b', tool, 60_000);
+    const readsOnB: Promise<string[]>[] = [];
+    const stopWatching = b.chat.watchSessions((change) => {
+      if (change.type === 'waiting-changed' && change.sessionId === 's1') readsOnB.push(b.chat.listWaiting('s1').then((list) => list.map((p) => p.approvalId)));
+    });
+    cleanups.push(async () => stopWatching());
+    await a.chat.startRun({ sessionId: 's1', runId: 'r1', message: 'dies waiting', options: { decisionTimeoutMs: 60_000 } });
+    const { approvalId } = (await (await follow(a, 's1', 'r1')).until(waitingStart)) as Extract<LoopEvent, { type: 'tool-start' }>;
+    // A dies as a process killed outright, its lease a minute away; the call's deadline is made a few seconds ahead.
+    await a.store.close();
+    await withClient((client) => client.query(`UPDATE ${db.schema}.tool_calls SET expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + 3000 WHERE approval_id = $1`, [approvalId]));
+
+    // The tab on B reads its list, the call in it.
+    expect((await b.chat.listWaiting('s1')).map((p) => p.approvalId)).toStrictEqual([approvalId]);
+    const before = readsOnB.length;
+    // Nobody records the timeout (the owner is dead, and nobody takes its run over for a minute): B tells its watchers
+    // once the deadline has passed, and the list they read then is empty.
+    await vi.waitFor(async () => expect(await readsOnB.at(-1)).toStrictEqual([]), { timeout: 20_000, interval: 50 });
+    expect(readsOnB.length).toBeGreaterThan(before);
+    expect(await b.store.listRunToolCalls('r1')).toMatchObject([{ approvalId, decision: null }]);
+    expect(calls).toStrictEqual([]);
+  });
+
   it('a Stop stored while the run’s owner is dead takes its calls off the waiting list at once: an allow after it is answered cancelled, and nothing runs', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();

@@ -140,6 +140,8 @@ export const MAX_KEPT_FINISHED_BYTES = 64 * 1024 * 1024;
 const MAX_STORED_ATTACHES = 4096;
 /** The longest wait between two tries to take up a run paused by its store (see ChatServiceOptions.retryStoreAfterMs). */
 const MAX_STORE_RETRY_MS = 30_000;
+/** How soon a call read as waiting past its deadline (this clock ahead of the database's) is looked at again. */
+const PAST_DEADLINE_RECHECK_MS = 1_000;
 
 export interface ChatServiceOptions {
   registry: ApprovalRegistry;
@@ -364,6 +366,8 @@ export class ChatService {
   private readonly watchers = new Set<(change: SessionChange) => void>();
   /** Sessions whose waiting list changed since the last announcement: told once per turn of the event loop. */
   private readonly waitingChanges = new Set<string>();
+  /** Per session, when its watchers are told of the first deadline of a call listed for a run held elsewhere. */
+  private readonly deadlineWatches = new Map<string, { at: number; timer: ReturnType<typeof setTimeout> }>();
   private readonly store: AirlockStore;
   private readonly log: (line: string) => void;
   /** Who is deciding each approval, kept from the confirm call until its decision is written. */
@@ -812,8 +816,38 @@ export class ChatService {
 
   /** The session's calls waiting for a decision, whichever instance holds their run. */
   async listWaiting(sessionId: string): Promise<PendingApproval[]> {
-    if (this.options.cluster) return this.options.cluster.listPendingApprovals(sessionId);
-    return this.pending(sessionId);
+    if (!this.options.cluster) return this.pending(sessionId);
+    const waiting = await this.options.cluster.listPendingApprovals(sessionId);
+    this.tellAtDeadline(sessionId, waiting);
+    return waiting;
+  }
+
+  /**
+   * A call whose run another instance holds leaves the waiting list at its deadline, by the database's clock. Its
+   * owner records the timeout and says so (`decided`), but a dead owner says nothing, and the instance taking its run
+   * over records it only a lease or more later: the list read here is stale from that deadline on. The session's
+   * watchers are told then, so a tab reads its list again, and a read that still lists it (this clock ahead of the
+   * database's) is looked at again a second later. One timer per session, at the earliest deadline read.
+   */
+  private tellAtDeadline(sessionId: string, waiting: readonly PendingApproval[]): void {
+    if (this.closing) return;
+    const now = Date.now();
+    let at = Infinity;
+    for (const call of waiting) {
+      const run = this.runs.get(call.runId);
+      if (call.expiresAt === null || (run !== undefined && !run.remote)) continue;
+      at = Math.min(at, call.expiresAt > now ? call.expiresAt : now + PAST_DEADLINE_RECHECK_MS);
+    }
+    const armed = this.deadlineWatches.get(sessionId);
+    if (at === Infinity || (armed !== undefined && armed.at <= at)) return;
+    clearTimeout(armed?.timer);
+    const timer = setTimeout(() => {
+      this.deadlineWatches.delete(sessionId);
+      this.announceWaitingChange(sessionId);
+      // setTimeout fires at once past 2^31 - 1 ms: a deadline further off is told early, and read again then.
+    }, Math.min(at - now, 2 ** 31 - 1));
+    timer.unref?.();
+    this.deadlineWatches.set(sessionId, { at, timer });
   }
 
   /**
@@ -1003,6 +1037,8 @@ export class ChatService {
     this.refuseNewWork();
     // A paused run stays as it is stored (unfinished, its calls waiting): the next start takes it up.
     for (const paused of this.paused.values()) clearTimeout(paused.timer);
+    for (const { timer } of this.deadlineWatches.values()) clearTimeout(timer);
+    this.deadlineWatches.clear();
     const cluster = this.options.cluster;
     const active = [...this.sessions.values()].flatMap((session) => (session.activeRun ? [session.activeRun] : []));
     for (const run of active) {
