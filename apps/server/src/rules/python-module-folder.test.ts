@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateRules, type RuleContext } from './evaluate-rules';
-import { prefix, terminal } from './rule-fixtures';
+import { prefix, rule, terminal } from './rule-fixtures';
 
 describe('an exact rule for python -m X while the folder it runs in holds an X of its own', () => {
   let workspace = '';
@@ -30,6 +30,13 @@ describe('an exact rule for python -m X while the folder it runs in holds an X o
     expect(await decided('python -m black --check .')).toBe('ask');
   });
 
+  it('nor while it holds a module of the standard library, which the module run may import in turn', async () => {
+    writeFileSync(path.join(workspace, 'clean', 'argparse.py'), '');
+    const inClean = await evaluateRules(terminal('cd clean && python3 -m pytest -q'), [prefix('cd'), prefix('python3 -m pytest -q', { exact: true })], context);
+    rmSync(path.join(workspace, 'clean', 'argparse.py'));
+    expect(inClean.decision).toBe('ask');
+  });
+
   it('stays covered where the folder holds no such module, or Python does not look there', async () => {
     expect(await decided('python3 -m pytest -q')).toBe('allow');
     // Judged in the folder a `cd` before it leads to.
@@ -38,5 +45,55 @@ describe('an exact rule for python -m X while the folder it runs in holds an X o
     expect(await decided('python3 -I -m pip --version')).toBe('allow');
     expect(await decided('python3 -P -m pip --version')).toBe('allow');
     expect(await decided('python3 -c pass')).toBe('allow');
+  });
+});
+
+describe('an exact rule for python -c CODE while the folder it runs in holds a module the code may import', () => {
+  let workspace = '';
+  let context: RuleContext;
+  beforeAll(() => {
+    workspace = mkdtempSync(path.join(tmpdir(), 'airlock-python-code-'));
+    // A project's own scripts, which the code does not import: no reason to ask.
+    writeFileSync(path.join(workspace, 'setup.py'), '');
+    writeFileSync(path.join(workspace, 'manage.py'), '');
+    mkdirSync(path.join(workspace, 'planted'));
+    mkdirSync(path.join(workspace, 'clean'));
+    mkdirSync(path.join(workspace, 'data', 'json'), { recursive: true });
+    context = { sessionId: 'chat-1', workspace };
+  });
+  afterAll(() => rmSync(workspace, { recursive: true, force: true }));
+
+  /** Under rules for `cd` and for the call's exact words: `python3`, its options, then the code, single-quoted on the line. */
+  const decided = async (words: readonly string[], folder = '') => {
+    const command = words.map((word, index) => (index === words.length - 1 ? `'${word}'` : word)).join(' ');
+    const rules = [prefix('cd'), rule({ match: { kind: 'command-prefix', tokens: [...words], exact: true } })];
+    return (await evaluateRules(terminal(folder === '' ? command : `cd ${folder} && ${command}`), rules, context)).decision;
+  };
+
+  it('a planted json.py runs in place of the standard library’s under a rule for python3 -c "import json …"', async () => {
+    writeFileSync(path.join(workspace, 'planted', 'json.py'), 'open("MARKER", "w")\n');
+    expect(await decided(['python3', '-c', 'import json; print(json.dumps(1))'], 'planted')).toBe('ask');
+    expect(await decided(['python3', '-W', 'error', '-c', 'import json'], 'planted')).toBe('ask');
+    expect(await decided(['python3', '-uc', 'import json'], 'planted')).toBe('ask');
+    // A module of the standard library the code's imports import in turn (`subprocess` imports `selectors`).
+    writeFileSync(path.join(workspace, 'clean', 'selectors.py'), '');
+    expect(await decided(['python3', '-c', 'import subprocess'], 'clean')).toBe('ask');
+    rmSync(path.join(workspace, 'clean', 'selectors.py'));
+    // A name of the code that is no module of the standard library, as a package or a compiled module.
+    mkdirSync(path.join(workspace, 'planted', 'yaml'));
+    writeFileSync(path.join(workspace, 'planted', 'yaml', '__init__.py'), '');
+    expect(await decided(['python3', '-c', 'import yaml'], 'planted')).toBe('ask');
+    writeFileSync(path.join(workspace, 'clean', 'requests.cpython-311-x86_64-linux-gnu.so'), '');
+    expect(await decided(['python3', '-c', '__import__("requests")'], 'clean')).toBe('ask');
+    rmSync(path.join(workspace, 'clean', 'requests.cpython-311-x86_64-linux-gnu.so'));
+  });
+
+  it('stays covered where no module of the folder may be imported, or Python does not look there', async () => {
+    expect(await decided(['python3', '-c', 'import json; print(json.dumps(1))'])).toBe('allow');
+    expect(await decided(['python3', '-c', 'import json'], 'clean')).toBe('allow');
+    // A folder named as a module but holding no `__init__` is found only after the installed one.
+    expect(await decided(['python3', '-c', 'import json'], 'data')).toBe('allow');
+    expect(await decided(['python3', '-I', '-c', 'import json'], 'planted')).toBe('allow');
+    expect(await decided(['python3', '-P', '-c', 'import json'], 'planted')).toBe('allow');
   });
 });
