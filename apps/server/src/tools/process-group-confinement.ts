@@ -1,6 +1,7 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { randomId } from '@airlock/core';
-import { WRAPPER_SCRIPT, type ConfinedCommand, type ConfinedProcess } from './process-confinement';
+import { WRAPPER_SCRIPT, writeInput, type ConfinedCommand, type ConfinedProcess } from './process-confinement';
 import { freezeAndKill, processStartTime, terminateMarkedProcesses, terminateProcessGroup, type MarkedScope } from './process-group';
 import { spawnWatched } from './process-watchdog';
 
@@ -15,14 +16,18 @@ export const CALL_MARKER_VARIABLE = 'AIRLOCK_TOOL_CALL';
 export function confineToProcessGroup(command: ConfinedCommand): ConfinedProcess {
   const callId = randomId('call', 12);
   const marker = `${CALL_MARKER_VARIABLE}=${callId}`;
-  const { child, watchdog } = spawnWatched(marker, () =>
-    spawn('/bin/sh', ['-c', WRAPPER_SCRIPT, command.file, ...command.args], {
-      cwd: command.cwd,
-      env: { ...command.env, [CALL_MARKER_VARIABLE]: callId },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
+  const { child, watchdog } = spawnWatched(
+    marker,
+    () =>
+      // stdout and stderr are pipes, so they are never null.
+      spawn('/bin/sh', ['-c', WRAPPER_SCRIPT, command.file, ...command.args], {
+        cwd: command.cwd,
+        env: { ...command.env, [CALL_MARKER_VARIABLE]: callId },
+        detached: true,
+        stdio: [command.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      }) as ChildProcessByStdio<Writable | null, Readable, Readable>,
   );
+  writeInput(child.stdin, command.input);
   const release = () => watchdog.release();
   const pid = child.pid;
   if (pid === undefined) return { child, stop: async () => false, exitStatus, killNow: () => undefined, release };

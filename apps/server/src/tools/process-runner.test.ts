@@ -155,6 +155,14 @@ describe.each(SANDBOX_KINDS)('runProcess (sandbox: %s)', (kind) => {
     expect(result.output).toBe('cat exited 0\n');
   });
 
+  test('input is written to stdin, which is then closed; a command that reads none of it still ends', async () => {
+    const text = `line one\n${'x'.repeat(200_000)}\nüñ last`;
+    const read = await sh('wc -c; echo "wc exited $?"', { input: text });
+    expect(read.output).toBe(`${Buffer.byteLength(text)}\nwc exited 0\n`);
+    const ignored = await sh('exit 4', { input: 'y'.repeat(1_000_000) });
+    expect(ignored).toMatchObject({ exitCode: 4, signal: null, output: '' });
+  });
+
   test('a missing executable is reported, not thrown', async () => {
     const cwd = await tempDir();
     const result = await runProcess({ file: '/nonexistent/tool', args: [], cwd, env: {}, timeoutMs: 5_000, maxOutputBytes: 1_000, ...(await sandboxFor(kind, cwd)) });

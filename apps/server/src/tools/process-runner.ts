@@ -35,6 +35,8 @@ export interface RunProcessOptions {
   onSpawn?: (pid: number) => void;
   /** Runs the command in this bubblewrap sandbox. Default none: in a process group of its own, with a marker variable. */
   sandbox?: BubblewrapSandbox;
+  /** Written to the command's standard input, then closed. Default none: stdin is /dev/null. */
+  input?: string;
 }
 
 export type StopCause = { kind: 'timeout'; timeoutMs: number } | { kind: 'aborted'; reason: string };
@@ -56,7 +58,7 @@ export interface ProcessResult {
 }
 
 /**
- * Runs a process with stdin closed, and makes sure that nothing it started outlives the call: on timeout, on
+ * Runs a process with stdin closed (or fed `input`, then closed), and makes sure that nothing it started outlives the call: on timeout, on
  * abort, and also when it exits while its background children still run. In a bubblewrap sandbox the call's PID
  * namespace ends with it; without one, its process group and every process carrying its marker are stopped
  * (SIGTERM, then SIGKILL after a grace period).
@@ -75,7 +77,7 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessRes
   });
   if (options.signal?.aborted) return notStarted({ stoppedBy: { kind: 'aborted', reason: reasonText(options.signal.reason) } });
 
-  const command: ConfinedCommand = { file: options.file, args: options.args, cwd: options.cwd, env: options.env };
+  const command: ConfinedCommand = { file: options.file, args: options.args, cwd: options.cwd, env: options.env, input: options.input };
   const confined = options.sandbox === undefined ? confineToProcessGroup(command) : confineToBubblewrap(command, options.sandbox);
   const { child } = confined;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { error: Error }>((resolve) => {

@@ -127,18 +127,53 @@ describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
     }
   });
 
+  // Found from outside: with the server's TMPDIR in the workspace, another allowed call rewrote each new main.py
+  // after the card (what ran was not what was shown), or planted it as a link the server wrote the code through
+  // (over ~/.bashrc). The code now goes from the server's memory to Python's standard input: there is no file.
+  test('puts the code in no file, even where a call can write the server\'s temporary folder', async () => {
+    await using workspace = await tempFolder();
+    const temporary = path.join(workspace.path, 'server-tmp');
+    await mkdir(temporary);
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = temporary;
+    try {
+      const code = [
+        'import os',
+        `hits = []`,
+        `for folder, _, files in os.walk(${JSON.stringify(temporary)}):`,
+        '    for name in files:',
+        '        with open(os.path.join(folder, name), "rb") as file:',
+        '            if b"CODE-" + b"MARKER-7f3a" in file.read(): hits.append(name)',
+        'print("CODE-MARKER-7f3a" and hits)',
+      ].join('\n');
+      expect(await runTool(python({ workspace: workspace.path }), { code })).toStrictEqual({ content: '[]\nexit code: 0', isError: false });
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+  });
+
+  test('gives the code an empty standard input, as its processes', async () => {
+    await using workspace = await tempFolder();
+    const code = 'import subprocess, sys\nprint(repr(sys.stdin.read()))\nprint(repr(subprocess.run(["cat"], capture_output=True).stdout))';
+    expect(await runTool(python({ workspace: workspace.path }), { code })).toStrictEqual({ content: "''\nb''\nexit code: 0", isError: false });
+  });
+
   test('runs as a script would: __main__, its file and argv, tracebacks and syntax errors naming only its lines, its exit status', async () => {
     await using workspace = await tempFolder();
     const tool = python({ workspace: workspace.path });
     const names = 'import sys\nprint(__name__, __file__ == sys.argv[0], len(sys.argv), sorted(k for k in globals() if not k.startswith("__")))';
     expect(await runTool(tool, { code: names })).toStrictEqual({ content: "__main__ True 1 ['sys']\nexit code: 0", isError: false });
 
+    // A file of the workspace named as the code is never shown as its lines.
+    await writeFile(path.join(workspace.path, 'main.py'), 'NOT THE CODE\n'.repeat(5));
+    await writeFile(path.join(workspace.path, '<main.py>'), 'NOT THE CODE\n'.repeat(5));
     const failed = await runTool(tool, { code: 'def f():\n    raise ValueError("boom")\nf()' });
-    const frames = failed.content.split('\n').filter((line) => line.startsWith('  File '));
-    expect(frames.map((line) => line.replace(/"[^"]*\/main\.py"/, '"main.py"'))).toStrictEqual(['  File "main.py", line 3, in <module>', '  File "main.py", line 2, in f']);
+    const frames = failed.content.split('\n').filter((line) => line.startsWith('  File ') || line.startsWith('    '));
+    expect(frames).toStrictEqual(['  File "<main.py>", line 3, in <module>', '    f()', '  File "<main.py>", line 2, in f', '    raise ValueError("boom")']);
 
     const syntax = await runTool(tool, { code: 'print("a")\nprint(' });
-    expect(syntax.content).toMatch(/^ {2}File "[^"]*\/main\.py", line 2\n/);
+    expect(syntax.content).toMatch(/^ {2}File "<main\.py>", line 2\n/);
     expect(syntax.content).toMatch(/SyntaxError: .*\nexit code: 1$/);
 
     expect(await runTool(tool, { code: 'import sys\nprint("x")\nsys.exit(3)' })).toStrictEqual({ content: 'x\nexit code: 3', isError: true });

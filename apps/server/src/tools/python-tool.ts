@@ -1,4 +1,4 @@
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { defineTool, type ToolContext, type ToolOutput } from '@airlock/core';
@@ -16,6 +16,8 @@ import { processText } from './process-text';
 
 const MAX_CODE_CHARS = 1_000_000;
 const EXECUTABLE_LINE = 'airlock-python-executable';
+/** What tracebacks and `__file__` call the code: no file of the workspace, so no file's lines are shown as its own. */
+const SCRIPT_NAME = '<main.py>';
 
 const parameters = z.object({
   code: processText('the code')
@@ -40,30 +42,38 @@ const parameters = z.object({
 /**
  * Runs the code as the text it is, not as the bytes of a file: Python decodes a file by the encoding its first two
  * lines declare (PEP 263), and `# coding: utf-7` turns `+AAo-` in a comment the card shows into a line break and the
- * rest of that comment into code. compile() of a str ignores the declaration. The frames of this bootstrap are left
- * out of a traceback, so that the model sees the script's own, as when Python runs the file.
+ * rest of that comment into code. compile() of a str ignores the declaration. The code comes on standard input, from
+ * the server's memory, which is then /dev/null for the code itself: a script file in a folder (the server's TMPDIR)
+ * could be rewritten after the card by another call able to write there, or be a link the server wrote the code
+ * through. Tracebacks name `<main.py>`, their lines read from the code itself (by traceback, which reads linecache;
+ * the interpreter's own printer would open a file of that name in the workspace), never from a file. The
+ * frames of this bootstrap are left out of a traceback, so that the model sees the script's own, as when Python runs
+ * a file.
  */
 const BOOTSTRAP = `def main():
-    import sys
-    path = sys.argv[1]
+    import linecache, os, sys, traceback
+    name = "${SCRIPT_NAME}"
     namespace = sys.modules["__main__"].__dict__
     del namespace["main"]
-    with open(path, encoding="utf-8", newline="") as file:
-        source = file.read()
+    source = sys.stdin.buffer.read().decode("utf-8")
+    empty = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(empty, 0)
+    os.close(empty)
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
     try:
-        code = compile(source, path, "exec", dont_inherit=True)
+        code = compile(source, name, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:
-        sys.excepthook(type(error), error, error.with_traceback(None).__traceback__)
+        traceback.print_exception(type(error), error, None)
         sys.exit(1)
-    namespace["__file__"] = path
+    namespace["__file__"] = name
     namespace["__cached__"] = None
-    sys.argv[:] = [path]
+    sys.argv[:] = [name]
     try:
         exec(code, namespace)
     except (SystemExit, KeyboardInterrupt):
         raise
     except BaseException as error:
-        sys.excepthook(type(error), error, error.with_traceback(error.__traceback__.tb_next).__traceback__)
+        traceback.print_exception(type(error), error, error.__traceback__.tb_next)
         sys.exit(1)
 main()
 `;
@@ -91,7 +101,7 @@ export function createPythonTool(options: ResolvedToolsOptions, paths: Workspace
     execute: ({ code }, context) =>
       failuresAsResults('python', async () => {
         const searchPath = childSearchPath(options);
-        // The script's folder, which the question to the interpreter may write instead of the workspace.
+        // The one folder the question to the interpreter may write instead of the workspace.
         const folder = await mkdtemp(path.join(os.tmpdir(), 'airlock-python-'));
         try {
           const found = await interpreterOutside({ options, paths, searchPath, scratch: folder, context, ask, selfRunning });
@@ -109,14 +119,12 @@ export function createPythonTool(options: ResolvedToolsOptions, paths: Workspace
             passedOver.add(skipped);
             options.log(`python: ${skipped} is inside the workspace and is not used (a virtualenv there runs its site-packages' .pth files and sitecustomize at every start); using ${found.python}.`);
           }
-          // A file rather than `-c <code>`: no argument-length limit, and tracebacks name real lines.
-          const script = path.join(folder, 'main.py');
-          await writeFile(script, code, { mode: 0o600 });
-          // Isolated mode (-I): no PYTHON* variables, no user site, neither the workspace nor the script's folder on
-          // the import path, so a sitecustomize.py or a module planted in the workspace runs only if the code asks for it.
-          // -B and -u stand in for PYTHONDONTWRITEBYTECODE and PYTHONUNBUFFERED, which -I ignores.
-          const args = ['-I', '-B', '-u', '-c', BOOTSTRAP, script];
-          return await runToolProcess(options, paths, { file: found.python, args, readOnlyPaths: [folder] }, context);
+          // On standard input rather than `-c <code>`: no argument-length limit. Isolated mode (-I): no PYTHON*
+          // variables, no user site, not the workspace on the import path, so a sitecustomize.py or a module planted in
+          // the workspace runs only if the code asks for it. -B and -u stand in for PYTHONDONTWRITEBYTECODE and
+          // PYTHONUNBUFFERED, which -I ignores.
+          const args = ['-I', '-B', '-u', '-c', BOOTSTRAP];
+          return await runToolProcess(options, paths, { file: found.python, args, input: code }, context);
         } finally {
           await rm(folder, { recursive: true, force: true });
         }

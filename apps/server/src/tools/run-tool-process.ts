@@ -20,6 +20,8 @@ export interface ToolProcess {
   extraEnv?: Readonly<Record<string, string>>;
   /** Files or folders outside the workspace the process reads, visible at the same path in the sandbox. */
   readOnlyPaths?: readonly string[];
+  /** Written to the process's standard input, then closed. Default none: stdin is /dev/null. */
+  input?: string;
 }
 
 /** Runs a process for a tool call: in the workspace, in the sandbox, with the filtered environment, the call's timeout and signal. */
@@ -66,6 +68,7 @@ export async function runToolProcess(
     timeoutMs: callTimeoutMs(context.timeoutMs, options.defaultTimeoutMs),
     maxOutputBytes: options.maxOutputBytes,
     killGraceMs: options.killGraceMs,
+    ...(command.input === undefined ? {} : { input: command.input }),
     ...(sandbox.kind === 'bubblewrap' ? { sandbox: bubblewrapFor(sandbox, cwd, command, hidden, veiled, options.maxProcesses) } : {}),
   }).finally(() => watch?.close());
   const output = processToolOutput(result);

@@ -4,7 +4,7 @@ import { closeSync, openSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { ConfinedCommand, ConfinedProcess } from '../process-confinement';
+import { writeInput, type ConfinedCommand, type ConfinedProcess } from '../process-confinement';
 import { CALL_MARKER_VARIABLE } from '../process-group-confinement';
 import { spawnWatched } from '../process-watchdog';
 import { callFilter } from './call-filter';
@@ -78,7 +78,7 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
         cwd: command.cwd,
         env: { ...sandboxEnv(command.env), [CALL_MARKER_VARIABLE]: marker.slice(CALL_MARKER_VARIABLE.length + 1) },
         detached: true,
-        stdio: ['ignore', 'pipe', 'pipe', 'pipe', filter === undefined ? 'ignore' : 'pipe', ...guards.map((guard) => guard.fd), ...emptySources],
+        stdio: [command.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe', filter === undefined ? 'ignore' : 'pipe', ...guards.map((guard) => guard.fd), ...emptySources],
       }),
     );
   } catch (error) {
@@ -94,6 +94,7 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
     filterPipe.on('error', () => undefined);
     filterPipe.end(filter);
   }
+  writeInput(child.stdin, command.input);
   const info = readInfo(child.stdio[INFO_FD] as Readable);
   const exited = new Promise<void>((resolve) => {
     if (child.pid === undefined) resolve();
@@ -113,7 +114,7 @@ export function confineToBubblewrap(command: ConfinedCommand, sandbox: Bubblewra
 
   return {
     // stdout and stderr are pipes (above), so they are never null.
-    child: child as ChildProcessByStdio<null, Readable, Readable>,
+    child: child as ChildProcessByStdio<Writable | null, Readable, Readable>,
     stop: async (graceMs) => {
       if (!running()) return false;
       const sandboxInfo = await Promise.race([info, exited.then(() => undefined), delay(graceMs, undefined)]);
