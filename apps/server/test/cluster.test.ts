@@ -816,6 +816,52 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     await expect.poll(() => b.chat.listSessions().find((session) => session.sessionId === 's1')?.activeRunId).toBe(null);
   });
 
+  it('a Stop on the owner while the database is gone is stored before the run is given up: the instance taking it over ends it cancelled, and nothing runs', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    let flaky!: ReturnType<typeof flakyStore>;
+    // The cluster's writes A tried while the database was gone.
+    let refused = 0;
+    const gone = () => Promise.reject(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }));
+    const a = await instance(db, 'a', tool, 600, {
+      asStore: (store) => (flaky = flakyStore(store)).store,
+      // The cluster's writes fail with the store's while the database is gone.
+      asCluster: (store) =>
+        interceptCluster(store, {
+          requestCancel: (runId) => {
+            if (!flaky.down) return store.requestCancel(runId);
+            refused++;
+            return gone();
+          },
+          claimDecision: (input) => (flaky.down ? gone() : store.claimDecision(input)),
+          releaseRun: (runId, fence) => {
+            if (!flaky.down) return store.releaseRun(runId, fence);
+            refused++;
+            return gone();
+          },
+        }),
+    });
+    const b = await instance(db, 'b', tool, 200);
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'stopped in an outage');
+    const onB = await follow(b, 's1', 'r1');
+    await onB.until(waitingStart);
+
+    flaky.down = true;
+    const answer = await a.chat.stop('s1', 'r1');
+    expect(answer).toMatchObject({ cancelled: 1, paused: expect.stringContaining('this instance stores it once the database answers, before it gives the run up') });
+    // The run's end cannot be stored either: A gives the run up, and tries again until the database answers.
+    const refusedByStop = refused;
+    await vi.waitFor(() => expect(refused).toBeGreaterThan(refusedByStop), { timeout: 20_000 });
+    flaky.down = false;
+
+    // Given up once the database answers, the stop stored first: whoever takes the run over ends it, its call cancelled.
+    expect(await onB.until(isEnd)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    const [row] = await b.store.listRunToolCalls('r1');
+    expect(row).toMatchObject({ approvalId, decision: 'cancel', outcome: 'cancelled' });
+    expect(await b.chat.listWaiting('s1')).toStrictEqual([]);
+    expect(calls).toStrictEqual([]);
+  });
+
   it('a run whose write the database refuses with its disk full (53100) is given up, not failed, and goes on once space is back: the allow runs once', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();

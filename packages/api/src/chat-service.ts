@@ -234,6 +234,11 @@ interface Run {
   pausedBecause: string | undefined;
   /** A person stopped it while it was paused: it is stopped when taken up, before anything more of it runs. */
   stopAsked: boolean;
+  /**
+   * With a cluster: a person stopped it here and the stop is not stored yet (the database could not be reached). It is
+   * stored before the run is given up (see releaseWhenReachable), so whoever takes the run over ends it.
+   */
+  stopUnstored: boolean;
   /** While the log is being fed from the store, and whether more was announced meanwhile. */
   reading: boolean;
   readAgain: boolean;
@@ -634,6 +639,8 @@ export class ChatService {
     if (!run || (runId !== undefined && run.runId !== runId) || run.cancellation.aborted) return { cancelled: 0 };
     // Stopped here at once, nothing more of it runs; then stored, for whoever takes it up should its end not be stored.
     run.stopAsked = true;
+    // Set before the cancel: a run whose end cannot be stored is given up from it, and stores its stop first.
+    run.stopUnstored = cluster !== undefined;
     run.cancellation.cancel();
     const notStored = await this.storeStop(run);
     return notStored === undefined ? { cancelled: 1 } : { cancelled: 1, paused: notStored };
@@ -651,11 +658,19 @@ export class ChatService {
     if (store === undefined) return undefined;
     try {
       await store(run.runId);
+      run.stopUnstored = false;
       return undefined;
     } catch (error) {
       const detail = messageOf(error);
       const head = `The run ${run.runId} is stopped here, but its stop could not be stored (${detail})`;
+      // Stored meanwhile, by the hand-over of the run (see releaseWhenReachable).
+      if (cluster !== undefined && !run.stopUnstored) return undefined;
+      if (cluster !== undefined && this.store.isUnavailable?.(error) === true) {
+        this.log(`Run ${run.runId}: its stop could not be stored (${detail}); it is stored before the run is given up, once the database answers`);
+        return `${head}: this instance stores it once the database answers, before it gives the run up, and whichever instance takes the run over then ends it, running nothing more. If this instance stops before the database answers, the run is taken up again with its calls waiting for a decision; stop it again then.`;
+      }
       if (cluster !== undefined) {
+        run.stopUnstored = false;
         this.log(`Run ${run.runId}: its stop could not be stored (${detail}); it is stopped on this instance only`);
         return `${head}: if its end cannot be stored either, the run is taken up again once the database answers (here or on another instance), its calls waiting for a decision again; stop it again then.`;
       }
@@ -1050,6 +1065,10 @@ export class ChatService {
     if (cluster) {
       this.clusterWork?.stop();
       this.clusterWork = undefined;
+      // Released below with the rest: a stop not stored yet goes first, or the next owner would resume the run.
+      for (const run of this.runs.values()) {
+        if (run.stopUnstored && !run.remote) await this.storeUnstoredStop(cluster, run).catch((error: unknown) => this.log(`Could not store the stop of run ${run.runId}: ${messageOf(error)}`));
+      }
       await cluster.releaseRuns().catch((error: unknown) => this.log(`Could not hand over this instance's runs: ${messageOf(error)}`));
     }
   }
@@ -1488,20 +1507,34 @@ export class ChatService {
    * it over on the release's message, this one at its next scan: not at once, so an instance whose writes keep
    * failing does not take its own run back as fast as it gives it up.
    */
-  private releaseWhenReachable(runId: string, fence: number): void {
+  private releaseWhenReachable(run: Run, fence: number): void {
     const cluster = this.options.cluster;
     if (!cluster) return;
     const attempt = () => {
       if (this.closing) return;
-      cluster.releaseRun(runId, fence).then(
-        () => undefined,
-        (error: unknown) => {
-          this.log(`Could not give up run ${runId} yet: ${messageOf(error)}`);
-          setTimeout(attempt, Math.max(20, Math.floor(cluster.leaseMs / 3))).unref?.();
-        },
-      );
+      this.storeUnstoredStop(cluster, run)
+        .then(() => cluster.releaseRun(run.runId, fence))
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            this.log(`Could not give up run ${run.runId} yet: ${messageOf(error)}`);
+            setTimeout(attempt, Math.max(20, Math.floor(cluster.leaseMs / 3))).unref?.();
+          },
+        );
     };
     attempt();
+  }
+
+  /**
+   * Stores a person's stop that could not be stored when it was made, and tells the other instances: the run's next
+   * owner reads it as it takes the run over and ends the run; one that took it already (this lease ran out) stops it.
+   */
+  private async storeUnstoredStop(cluster: Cluster, run: Run): Promise<void> {
+    if (!run.stopUnstored) return;
+    await cluster.requestCancel(run.runId);
+    run.stopUnstored = false;
+    this.log(`Run ${run.runId}: its stop is stored now`);
+    this.publish({ type: 'cancel', runId: run.runId, sessionId: run.sessionId });
   }
 
   /**
@@ -1721,6 +1754,7 @@ export class ChatService {
       afterPause: false,
       pausedBecause: undefined,
       stopAsked: false,
+      stopUnstored: false,
     };
   }
 
@@ -1967,7 +2001,7 @@ export class ChatService {
         run.suspended = true;
         if (handOver) {
           this.log(`Run ${run.runId} could not be stored (${message}): it is given up, to be resumed once the database answers`);
-          this.releaseWhenReachable(run.runId, run.fence!);
+          this.releaseWhenReachable(run, run.fence!);
         } else {
           this.log(`Run ${run.runId} continues on another instance: ${message}`);
         }
