@@ -22,6 +22,14 @@ function parseFrame(text: string): { id?: unknown; result?: { id?: unknown } } {
   }
 }
 
+function parseRequests(text: string): { id?: unknown; params?: { path?: unknown } } | { id?: unknown; params?: { path?: unknown } }[] {
+  try {
+    return JSON.parse(text) as { id?: unknown; params?: { path?: unknown } } | { id?: unknown; params?: { path?: unknown } }[];
+  } catch {
+    return {};
+  }
+}
+
 async function reload(chat: ChatPage): Promise<void> {
   await chat.page.reload();
   await chat.connected();
@@ -231,6 +239,65 @@ describe('confirmation per chat', () => {
     suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] }, { text: 'Asked.' });
     await chat.send('Ask this time');
     await chat.waitForStatus(chat.card(1), 'Waiting for your decision');
+  });
+});
+
+describe('a chat opened again before the server has told of it', () => {
+  it('says it is loading, not "New chat", and shows no setting for it until the server answers', async () => {
+    const client = createAirlockClient({ ...parseStartupLink(suite.airlock.link), WebSocket });
+    try {
+      suite.airlock.model.enqueue({ text: 'Hello.' });
+      for await (const event of client.startRun({ sessionId: 'quiet-chat', message: 'A chat that stops asking', options: { confirmToolCalls: false } })) if (event.type === 'run-end') break;
+    } finally {
+      await client.close();
+    }
+    // The tab returns to that chat, as after a reload; the server's answers about chats are held until released.
+    const page = await suite.context.newPage();
+    page.setDefaultTimeout(25_000);
+    await page.addInitScript(() => {
+      if (window.sessionStorage.getItem('airlock.session') === null) window.sessionStorage.setItem('airlock.session', 'quiet-chat');
+    });
+    const asked = new Set<unknown>();
+    const held: { ws: WebSocketRoute; message: string | Buffer }[] = [];
+    let holding = true;
+    await page.routeWebSocket(/\/trpc/, (ws: WebSocketRoute) => {
+      const server = ws.connectToServer();
+      ws.onMessage((message) => {
+        // A frame of the client is one request or a batch of them.
+        for (const request of [parseRequests(String(message))].flat()) {
+          if (request.params?.path === 'sessions.get' || request.params?.path === 'sessions.list') asked.add(request.id);
+        }
+        server.send(message);
+      });
+      server.onMessage((message) => {
+        if (holding && asked.has(parseFrame(String(message)).id)) held.push({ ws, message });
+        else ws.send(message);
+      });
+    });
+    await page.goto(suite.airlock.link);
+    const chat = new ChatPage(page);
+    await chat.connected();
+    await expect.poll(() => held.length).toBeGreaterThan(0);
+
+    const heading = page.getByRole('heading', { level: 1 });
+    await page.getByRole('heading', { name: 'Loading chat…', level: 1 }).waitFor();
+    expect(await heading.allTextContents()).toStrictEqual(['Loading chat…']);
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    const setting = dialog.getByRole('checkbox', { name: 'Confirm tool calls' });
+    expect([await setting.isDisabled(), await setting.isChecked()]).toStrictEqual([true, false]);
+    await dialog.getByText('Reading this chat’s setting…').waitFor();
+    expect(await dialog.getByRole('alert').count()).toBe(0);
+    await dialog.getByRole('button', { name: 'Close settings', exact: true }).click();
+    expect(await page.getByText(BANNER).count()).toBe(0);
+
+    holding = false;
+    for (const { ws, message } of held.splice(0)) ws.send(message);
+    await page.getByRole('heading', { name: 'A chat that stops asking', level: 1 }).waitFor();
+    await page.getByText(BANNER).waitFor();
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    await dialog.getByRole('checkbox', { name: 'Confirm tool calls', checked: false }).waitFor();
+    expect(await setting.isDisabled()).toBe(false);
   });
 });
 

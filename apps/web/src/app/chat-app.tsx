@@ -111,8 +111,10 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
   // it the tab would take it for a new chat, named "New chat", its setting not the server's.
   const detail = trpc.sessions.get.useQuery({ sessionId: current.id }, { enabled: !current.isNew, retry: false });
   const summary = list.find((session) => session.sessionId === current.id) ?? running.data?.sessions.find((session) => session.sessionId === current.id) ?? detail.data;
-  const title = summary?.title ?? 'New chat';
-  const confirm = useConfirmToolCalls(current.id, summary);
+  // A chat on the server not read yet: neither its title nor its setting is known, and "New chat" or the default
+  // setting would be wrong for a moment.
+  const reading = !current.isNew && summary === undefined && detail.isPending;
+  const confirm = useConfirmToolCalls(current.id, summary, reading);
   const waiting = useWaitingApprovals(running.data?.sessions);
   const drafts = useTabDrafts(waiting);
   useAttentionSignals(waiting.all.length);
@@ -178,7 +180,13 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
       </aside>
       <main className="main">
         <header className="topbar">
-          <h1 className="chat-title">{title}</h1>
+          {reading ? (
+            <h1 className="chat-title chat-title-reading" aria-busy="true">
+              Loading chat…
+            </h1>
+          ) : (
+            <h1 className="chat-title">{summary?.title ?? 'New chat'}</h1>
+          )}
           <ModelBadge info={model.data} />
           <SandboxNotice sandbox={model.data?.sandbox} />
           <WorkspaceWarning warning={model.data?.workspaceWarning} />
@@ -196,7 +204,8 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
               runOptions={runOptions}
               connected={connection === 'connected'}
               onActivity={onActivity}
-              confirmToolCalls={confirm.value}
+              // Not known yet: no "confirmation is off" banner until the chat's setting says so.
+              confirmToolCalls={confirm.value ?? true}
               onConfirmToolCalls={confirm.set}
             />
           </WaitingDraftsContext>

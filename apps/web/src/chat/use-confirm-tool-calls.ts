@@ -3,8 +3,8 @@ import type { SessionSummary } from '../lib/api-types';
 import { trpc } from '../lib/trpc';
 
 export interface ConfirmToolCalls {
-  /** Whether this chat's calls stop for a decision. */
-  value: boolean;
+  /** Whether this chat's calls stop for a decision; undefined while the chat's own setting is being read. */
+  value: boolean | undefined;
   /** Set for a chat not yet on the server: sent with its first message, which makes the server keep it. */
   forFirstMessage: boolean | undefined;
   set: (value: boolean) => void;
@@ -15,9 +15,11 @@ export interface ConfirmToolCalls {
 /**
  * The chat's own "Confirm tool calls", kept on the server: read from its summary, written through
  * sessions.update (every tab sees the change through sessions.watch). A chat not yet on the server keeps it
- * here until its first message carries it.
+ * here until its first message carries it. With `reading` (a chat on the server whose summary has not come yet), it
+ * is not known and cannot be changed: the default shown meanwhile would be the wrong one for a chat that has it off,
+ * and a change made then would be kept as a new chat's.
  */
-export function useConfirmToolCalls(sessionId: string, summary: SessionSummary | undefined): ConfirmToolCalls {
+export function useConfirmToolCalls(sessionId: string, summary: SessionSummary | undefined, reading = false): ConfirmToolCalls {
   const utils = trpc.useUtils();
   const [draft, setDraft] = useState<{ sessionId: string; value: boolean } | null>(null);
   // What the person just chose, shown at once and kept until the server's summary says the same (or the change
@@ -37,16 +39,17 @@ export function useConfirmToolCalls(sessionId: string, summary: SessionSummary |
   const { mutate } = update;
   const set = useCallback(
     (value: boolean) => {
+      if (reading) return;
       if (exists) {
         setChosen({ sessionId, value });
         mutate({ sessionId, confirmToolCalls: value });
       } else setDraft({ sessionId, value });
     },
-    [exists, mutate, sessionId],
+    [exists, reading, mutate, sessionId],
   );
   return {
-    value: chosenHere ?? stored ?? drafted ?? true,
-    forFirstMessage: exists ? undefined : drafted,
+    value: reading ? undefined : (chosenHere ?? stored ?? drafted ?? true),
+    forFirstMessage: exists || reading ? undefined : drafted,
     set,
     error: update.error?.message ?? null,
   };

@@ -53,11 +53,13 @@ export function SettingsDialog({ settings, settingsError, tools, onChange, confi
         <section className="settings-section" aria-labelledby={`${titleId}-tools`}>
           <h3 id={`${titleId}-tools`}>Tools</h3>
           <label className="setting setting-check">
-            <input type="checkbox" checked={confirmToolCalls.value} onChange={(event) => confirmToolCalls.set(event.target.checked)} />
+            <input type="checkbox" checked={confirmToolCalls.value === true} disabled={confirmToolCalls.value === undefined} onChange={(event) => confirmToolCalls.set(event.target.checked)} />
             <span className="setting-label">Confirm tool calls</span>
-            <span className="hint">Ask before every tool call of this chat runs. Kept with the chat, for every tab.</span>
+            <span className="hint">
+              {confirmToolCalls.value === undefined ? 'Reading this chat’s setting…' : 'Ask before every tool call of this chat runs. Kept with the chat, for every tab.'}
+            </span>
           </label>
-          {!confirmToolCalls.value && (
+          {confirmToolCalls.value === false && (
             <p className="banner banner-warn" role="alert">
               Tools now run without asking in this chat, including commands and code on this machine.
             </p>
