@@ -631,6 +631,36 @@ describe('AirlockSocket fails a request with a deadline at its deadline, or at o
   });
 });
 
+describe('AirlockSocket asked by the server for a new connection', () => {
+  it('reads the answers to what it sent on the old one until the server closes it: a decision refused as the server stops is answered with why, not lost', async () => {
+    const { server, socket, open } = await setUp();
+    await open();
+    const decision = recorder();
+    socket.request({ method: 'mutation', path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a1', decision: 'allow' } }, decision.handlers, { deadline: socketClock() + 60_000 });
+    const query = recorder();
+    socket.request({ method: 'query', path: 'chat.pending', input: { sessionId: 's' } }, query.handlers);
+    await server.received(0, 3);
+    const old = server.connections[0]!.socket;
+    const reopened = open();
+    old.send(JSON.stringify({ id: null, method: 'reconnect' }));
+    await reopened;
+    // A request made now goes on the new connection; the old one still answers what was sent on it.
+    socket.request({ method: 'query', path: 'model.info', input: undefined }, recorder().handlers);
+    expect((await server.received(1, 2)).at(-1)).toStrictEqual({ id: 3, method: 'query', params: { path: 'model.info' } });
+    const stopping = 'Airlock is stopping: the decision was not applied, nothing was stored, and the call still waits for a decision when Airlock is started again';
+    old.send(JSON.stringify({ id: 1, error: { message: stopping, code: -32009, data: { code: 'CONFLICT' } } }));
+    await vi.waitFor(() => expect(decision.errors).toHaveLength(1));
+    const [refused] = decision.errors;
+    expect([refused!.message, refused!.response?.error.data, isConnectionLost(refused), isAnswerUnknown(refused)]).toStrictEqual([stopping, { code: 'CONFLICT' }, false, false]);
+
+    // What is still unanswered when the server closes the old connection fails as lost.
+    old.close();
+    await vi.waitFor(() => expect(query.errors).toHaveLength(1));
+    expect([query.errors[0]!.message, isConnectionLost(query.errors[0])]).toStrictEqual(['the connection closed before the answer came', true]);
+    expect(socket.state).toBe('open');
+  });
+});
+
 describe('AirlockSocket does not wait forever on a handshake', () => {
   it('drops a reconnect that a TCP server accepts and never answers, tries again after its delay, and resumes once a server answers', async () => {
     const server = await startWireServer();

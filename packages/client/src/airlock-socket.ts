@@ -166,6 +166,12 @@ export interface KeepAlive {
   pongWaitMs: number;
 }
 
+/**
+ * How long a socket the server asked to leave for a new one is kept for the answers to what was sent on it. Airlock
+ * closes it itself within a second of asking (its close grace).
+ */
+const DRAIN_MS = 5_000;
+
 /** How long close() waits for the server's answer to its closing frame before it lets the socket go. */
 const CLOSE_HANDSHAKE_MS = 1_000;
 
@@ -185,6 +191,8 @@ interface LiveRequest {
   handlers: RequestHandlers;
   /** Written on the current socket (a subscription is written again after each reconnect). */
   sent: boolean;
+  /** The socket it was last written on: a query or mutation is answered on that one only. */
+  on?: WebSocketLike;
   /** The server said the subscription started, on the current socket. */
   started?: boolean;
   /** `socketClock()` time after which it fails as expired, answered or not (the server refuses it from then on). */
@@ -280,6 +288,8 @@ export class AirlockSocket {
   private handshakeTimer: ReturnType<typeof setTimeout> | undefined;
   /** The timers that ping the open socket when it is silent, and drop it when nothing answers. */
   private liveness: Liveness | undefined;
+  /** Sockets the server asked to leave for a new one, still answering what was sent on them, each closed by its timer. */
+  private readonly draining = new Map<WebSocketLike, ReturnType<typeof setTimeout>>();
   /** Resolved when the next socket opens; rejected when the client stops for good. */
   private openWaiters: { resolve: () => void; reject: (error: SocketError) => void }[] = [];
 
@@ -410,6 +420,7 @@ export class AirlockSocket {
       }
     }
     if (answers.length > 0) await this.settledWithin(answers, this.options.closeWaitMs ?? DEFAULT_CLOSE_WAIT_MS);
+    this.closeDraining();
     const socket = this.socket;
     if (socket === null || wasStopped || socket.readyState === WEB_SOCKET_CLOSED) return;
     // The closing handshake is waited for a moment, not for as long as a frozen server or a dead path would hold it
@@ -530,6 +541,10 @@ export class AirlockSocket {
    * its proof, which may still be under check: that close counts as a failed attempt or not by the check's outcome.
    */
   private socketClosed(socket: WebSocketLike, code: number | undefined): void {
+    if (this.draining.has(socket)) {
+      this.drained(socket);
+      return;
+    }
     const awaiting = this.awaitingProof;
     if (code === CLOSE_REPLACED_BEFORE_TOKEN && awaiting?.socket === socket && awaiting.verifying) {
       awaiting.closedToMakeRoom = true;
@@ -592,7 +607,10 @@ export class AirlockSocket {
   }
 
   private received(socket: WebSocketLike, data: unknown): void {
-    if (socket !== this.socket) return;
+    if (socket !== this.socket) {
+      if (this.draining.has(socket)) this.receivedWhileDraining(socket, data);
+      return;
+    }
     if (this.awaitingProof?.socket === socket) {
       this.receivedProof(data);
       return;
@@ -682,6 +700,7 @@ export class AirlockSocket {
     clearTimeout(this.retryTimer);
     clearTimeout(this.handshakeTimer);
     this.stopLiveness();
+    this.closeDraining();
     for (const live of this.requests.values()) {
       clearTimeout(live.expiry);
       live.handlers.error(error);
@@ -690,11 +709,65 @@ export class AirlockSocket {
     this.rejectOpenWaiters();
   }
 
-  /** The server asked for a new connection (it is shutting down or moving): subscriptions resume on the next one. */
+  /**
+   * The server asked for a new connection (it is shutting down or moving): subscriptions resume on the next one, and
+   * new requests go there. The queries and mutations already sent on this one wait for their answers on it until the
+   * server closes it (at most DRAIN_MS): a server going down answers what it read before it closes (a decision refused
+   * as it stops, with why), and dropped here that answer went unread.
+   */
   private restart(): void {
     const socket = this.socket;
-    this.socketGone(socket);
-    socket?.close();
+    if (socket === null) return;
+    const answering = [...this.requests.values()].some((live) => this.awaitsAnswerOn(live, socket));
+    this.socketGone(socket, undefined, CLOSED_BEFORE_ANSWER, answering);
+    if (!answering) {
+      socket.close();
+      return;
+    }
+    const timer = setTimeout(() => socket.close(), DRAIN_MS);
+    this.draining.set(socket, timer);
+  }
+
+  private closeDraining(): void {
+    for (const [socket, timer] of this.draining) {
+      clearTimeout(timer);
+      socket.close();
+    }
+    this.draining.clear();
+  }
+
+  private awaitsAnswerOn(live: LiveRequest, socket: WebSocketLike): boolean {
+    return live.sent && live.on === socket && live.message.method !== 'subscription';
+  }
+
+  /** What a socket left for a new connection says: answers to the queries and mutations sent on it, and pings. */
+  private receivedWhileDraining(socket: WebSocketLike, data: unknown): void {
+    if (data === 'PING') {
+      socket.send('PONG');
+      return;
+    }
+    if (typeof data !== 'string') return;
+    let message: unknown;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (typeof message !== 'object' || message === null || !('id' in message) || typeof message.id !== 'number') return;
+    const live = this.requests.get(message.id);
+    if (live !== undefined && this.awaitsAnswerOn(live, socket)) this.answered(message as TRPCResponseMessage);
+  }
+
+  /** A socket left for a new connection closed: what was sent on it and is still unanswered fails as lost. */
+  private drained(socket: WebSocketLike): void {
+    clearTimeout(this.draining.get(socket));
+    this.draining.delete(socket);
+    for (const [id, live] of [...this.requests]) {
+      if (!this.awaitsAnswerOn(live, socket)) continue;
+      this.requests.delete(id);
+      clearTimeout(live.expiry);
+      live.handlers.error(live.deadline === undefined ? new SocketError(CLOSED_BEFORE_ANSWER, undefined, true) : new AnswerUnknownError(CLOSED_BEFORE_ANSWER, Math.max(0, live.deadline - socketClock())));
+    }
   }
 
   /** The open socket said something: it is alive. It is pinged once it has been silent for `pingMs`. */
@@ -729,7 +802,8 @@ export class AirlockSocket {
     else socket.terminate();
   }
 
-  private socketGone(socket: WebSocketLike | null, code?: number, why = CLOSED_BEFORE_ANSWER): void {
+  /** `answering`: the server answers on this socket what was sent on it before it closes it (see restart). */
+  private socketGone(socket: WebSocketLike | null, code?: number, why = CLOSED_BEFORE_ANSWER, answering = false): void {
     if (socket !== this.socket) return;
     this.stopLiveness();
     clearTimeout(this.handshakeTimer);
@@ -743,6 +817,8 @@ export class AirlockSocket {
     // The server let a newcomer have this socket's place before it accepted the token: nothing reached a procedure.
     const neverArrived = code === CLOSE_REPLACED_BEFORE_TOKEN;
     for (const [id, live] of [...this.requests]) {
+      // Sent on another socket, still answering (see restart); or on this one, which goes on answering.
+      if (live.sent && live.message.method !== 'subscription' && (live.on !== socket || answering)) continue;
       if (neverArrived || (live.message.method === 'subscription' && !(tooBig && live.sent && live.started !== true))) {
         live.sent = false;
         live.started = false;
@@ -796,6 +872,7 @@ export class AirlockSocket {
     // Written again after a reconnect, a subscription is serialised anew: its lastEventId has changed since.
     const texts = requests.map((live) => {
       live.sent = true;
+      live.on = this.socket ?? undefined;
       const text = live.text ?? JSON.stringify(live.message);
       live.text = undefined;
       return text;
