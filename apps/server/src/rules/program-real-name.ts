@@ -1,6 +1,6 @@
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { realpathSync } from 'node:fs';
 import { commandBaseName } from '@airlock/api';
+import { executablesOnPath, isExecutableFile } from '../tools/find-executable';
 
 /** PATH entries looked through at most: a longer PATH is judged by its first ones. */
 const MAX_SEARCH_ENTRIES = 64;
@@ -15,30 +15,16 @@ const MAX_SEARCH_ENTRIES = 64;
  */
 export function realProgramName(word: string, searchPath: string = process.env.PATH ?? ''): string | undefined {
   if (word === '' || (word.includes('/') && !word.startsWith('/'))) return undefined;
-  const candidates = word.includes('/')
-    ? [word]
-    : searchPath
-        .split(path.delimiter)
-        .filter((entry) => path.isAbsolute(entry))
-        .slice(0, MAX_SEARCH_ENTRIES)
-        .map((entry) => path.join(entry, word));
+  const candidates = word.includes('/') ? [word].filter(isExecutableFile) : executablesOnPath(word, searchPath, { maxEntries: MAX_SEARCH_ENTRIES });
   for (const candidate of candidates) {
-    const real = executableFile(candidate);
-    if (real === undefined) continue;
+    let real: string;
+    try {
+      real = realpathSync(candidate);
+    } catch {
+      continue;
+    }
     const name = commandBaseName(real);
     return name === commandBaseName(word) ? undefined : name;
   }
   return undefined;
-}
-
-/** The real path of an executable regular file at `candidate`, or undefined. */
-function executableFile(candidate: string): string | undefined {
-  try {
-    const real = realpathSync(candidate);
-    if (!statSync(real).isFile()) return undefined;
-    accessSync(real, constants.X_OK);
-    return real;
-  } catch {
-    return undefined;
-  }
 }

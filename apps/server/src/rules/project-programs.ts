@@ -1,5 +1,5 @@
-import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { executablesOnPath } from '../tools/find-executable';
 import type { PathFacts } from './outside-workspace';
 
 /**
@@ -29,18 +29,8 @@ export function projectMayRunInstead(runner: string, program: string, facts: Pat
  * project's `node_modules/.bin` (that of the project that started the server, when a package script did).
  */
 function onSearchPath(name: string, workspace: string | undefined): boolean {
-  for (const folder of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!path.isAbsolute(folder) || (workspace !== undefined && isAtOrWithin(folder, workspace))) continue;
-    if (folder.split(path.sep).includes('node_modules')) continue;
-    const candidate = path.join(folder, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return true;
-    } catch {
-      // Not there, or not a program.
-    }
-  }
-  return false;
+  const skip = (folder: string) => (workspace !== undefined && isAtOrWithin(folder, workspace)) || folder.split(path.sep).includes('node_modules');
+  return !executablesOnPath(name, process.env.PATH, { skip }).next().done;
 }
 
 function isAtOrWithin(inner: string, outer: string): boolean {
