@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS } from './models/model-time-limits';
+import { SOCKET_FOLDERS } from './tools/sandbox/host-layout';
 import { DEFAULT_MAX_PROCESSES, MAX_MAX_PROCESSES, MIN_MAX_PROCESSES } from './tools/sandbox/process-limit';
 
 export interface AirlockConfig {
@@ -319,6 +320,8 @@ export function loadConfig(
       `"${workspace}" ${overlap} Airlock's own files (${realpathOr(installation)}): a tool allowed there could change Airlock itself, its web page or its launcher, and so every later decision. Choose a folder of its own with --workspace`,
     );
   }
+  const shared = sharedFolderOverlap(workspace, serverTempFolder(env));
+  if (shared !== undefined) throw new ConfigError(workspaceInput?.source ?? 'the workspace', shared);
   const workspaceWarning = homeFolderWarning(workspace, env.HOME !== undefined && isAbsolute(env.HOME) ? env.HOME : homedir());
   const dataDirInput = pick('data-dir', 'AIRLOCK_DATA_DIR');
   const dataDir = dataDirectory(dataDirInput, env, cwd);
@@ -602,6 +605,49 @@ export function homeFolderWarning(workspace: string, home: string): string | und
     'and SSH keys (.ssh/authorized_keys), which run or let others in at your next login, outside any sandbox. Choose a ' +
     'project folder with --workspace'
   );
+}
+
+/**
+ * Folders the whole machine shares: system folders, the parent of the home folders, and those where programs keep
+ * temporary files and Unix sockets. A workspace is bound read-write into every call, over the sandbox's own /tmp and
+ * its covers of the socket folders, so a workspace that is or holds one gives calls the host's: the person's tmux,
+ * ssh-agent or X11 socket there runs commands, signs in or types outside the sandbox.
+ */
+const SHARED_FOLDERS = ['/', '/tmp', '/var/tmp', '/dev/shm', '/run', '/var/run', '/proc', '/sys', '/dev', '/etc', '/usr', '/var', '/home', '/boot', '/bin', '/sbin', '/lib', '/lib64', '/opt', '/srv', '/mnt', '/media', ...SOCKET_FOLDERS];
+
+/** Folders no workspace may lie inside: the kernel's, and those of Unix sockets the sandbox covers (see SOCKET_FOLDERS). */
+const NO_WORKSPACE_INSIDE = ['/proc', '/sys', '/dev', ...SOCKET_FOLDERS];
+
+/** The server's temporary folder as os.tmpdir() reads it from `env`: ssh-agent and others put their sockets there too. */
+function serverTempFolder(env: Readonly<Record<string, string | undefined>>): string {
+  const given = [env.TMPDIR, env.TMP, env.TEMP].find((value) => value !== undefined && value !== '');
+  return given !== undefined && isAbsolute(given) ? given : '/tmp';
+}
+
+/**
+ * Why a workspace (a real path) overlaps a folder the machine shares (see SHARED_FOLDERS), or the server's temporary
+ * folder `temp`; undefined when it does not. Compared by real paths (/var/run is often /run).
+ */
+export function sharedFolderOverlap(workspace: string, temp: string): string | undefined {
+  const consequence =
+    "a call would see it read-write, with other programs' files and Unix sockets (tmux, ssh-agent, X11, D-Bus: through one a call runs commands outside the sandbox). Choose a project folder of its own with --workspace";
+  const named = (folder: string, real: string) => (folder === real ? folder : `${folder} (${real})`);
+  const overlap = (folders: readonly string[]): string | undefined => {
+    const reals = folders.map((folder) => [folder, realpathOr(folder)] as const);
+    const same = reals.find(([, real]) => real === workspace);
+    if (same !== undefined) return `"${workspace}" is ${named(...same)}`;
+    const held = reals.find(([, real]) => isWithin(real, workspace));
+    return held === undefined ? undefined : `"${workspace}" holds ${named(...held)}`;
+  };
+  const shared = overlap(SHARED_FOLDERS);
+  if (shared !== undefined) return `${shared}, a folder the whole machine shares: ${consequence}`;
+  const tempOverlap = overlap([temp]);
+  if (tempOverlap !== undefined) return `${tempOverlap}, the server's temporary folder (TMPDIR), where programs keep files and sockets: ${consequence}`;
+  for (const folder of NO_WORKSPACE_INSIDE) {
+    const real = realpathOr(folder);
+    if (isWithin(workspace, real)) return `"${workspace}" is inside ${folder}, a folder of the system or of its Unix sockets: ${consequence}`;
+  }
+  return undefined;
 }
 
 /** How a workspace sits against the installation: null when apart. Both are real paths or resolved as such. */
