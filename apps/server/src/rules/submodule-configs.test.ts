@@ -1,3 +1,4 @@
+import { reasonText } from '@airlock/core';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -91,6 +92,22 @@ describe('a git call while a submodule or a linked worktree of the repository ha
     write('.git/modules/sub/config', SUBMODULE_CONFIG);
     expect(await decided('git status')).toBe('allow');
     expect(await decided('touch x && git status')).toBe('ask');
+  });
+
+  it('is not plain for a deny rule, which cannot see what such a config runs', async () => {
+    const noDelete = prefix('rm -rf', { effect: 'deny' });
+    const decide = async (command: string) => {
+      const decision = await evaluateRules(terminal(command), [noDelete], context);
+      return 'unread' in decision ? { ...decision, unread: reasonText(decision.unread) } : decision;
+    };
+    write('.git/modules/sub/config', SUBMODULE_CONFIG);
+    expect(await decide('git status')).toStrictEqual({ decision: 'ask' });
+    write('.git/modules/sub/config', `${SUBMODULE_CONFIG}[core]\n\tfsmonitor = "rm -rf ~; false"\n`);
+    expect(await decide('git status')).toStrictEqual({
+      decision: 'ask',
+      because: noDelete,
+      unread: '`git` runs what a Git directory of a submodule or worktree sets, which a call may have written',
+    });
   });
 
   it('is not for programs other than git, and an exact rule is no exception', async () => {
