@@ -3,16 +3,17 @@ import Markdown, { type Components } from 'react-markdown';
 import { MarkdownBlocks, type ParsedNode } from './markdown-blocks';
 import { tooCostlyToParse, tooDeep } from './markdown-weight';
 import { markHiddenCharacters, proseText } from './prose-text';
-import { ReplyLink } from './reply-link';
+import { ReplyImage, ReplyLink } from './reply-link';
 import { useStreamedText } from './use-streamed-text';
 
 const components: Components = {
   a: ({ node: _node, href, children }) => <ReplyLink href={href}>{children}</ReplyLink>,
+  img: ({ node: _node, src, alt }) => <ReplyImage src={typeof src === 'string' ? src : undefined} alt={alt} />,
   pre: ({ node: _node, ...props }) => <CodeBlock {...props} />,
 };
 
 /**
- * Model text as Markdown. Raw HTML is not rendered, link targets are sanitised by react-markdown and links are buttons
+ * Model text as Markdown. Raw HTML is not rendered, images are drawn as their alt text (none is loaded), link targets are sanitised by react-markdown and links are buttons
  * (`ReplyLink`); characters that hide or reorder text are shown as escapes (`proseText`). Text too deeply nested or
  * too costly to parse, or that fails to render, is shown as it is, whole, with a note, and only this message is
  * affected. While a reply streams in,

@@ -1,4 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
+import { proseText } from '../chat/prose-text';
 import { trpc } from '../lib/trpc';
 import { FieldErrors } from './field-errors';
 import { MATCH_LABELS, PATH_TOOLS, TOOL_OF_MATCH, draftOfForm, type RuleForm } from './rule-form';
@@ -98,7 +99,7 @@ export function RuleEditor({ initial, ruleId, workspace, onDone }: RuleEditorPro
             {pickedOlder && <option value={form.sessionId}>{pickedTitle ?? 'The chat of this rule'}</option>}
             {(sessions.sessions ?? []).map((session) => (
               <option key={session.sessionId} value={session.sessionId}>
-                {session.title}
+                {proseText(session.title)}
               </option>
             ))}
           </select>

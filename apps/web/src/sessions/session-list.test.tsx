@@ -11,4 +11,14 @@ describe('SessionList', () => {
     expect(entries.map((entry) => entry.textContent)).toStrictEqual(['Untitled chat']);
     expect(screen.queryByRole('button', { name: /new chat/i })).toBeNull();
   });
+
+  // Found from outside: a chat's title is its first message, pasted by anyone: a right-to-left override there drew the
+  // title reversed in the chat list, unmarked, where the card and the reply mark it.
+  it('shows a title’s hidden and reordering characters as escapes, in its entry and its Delete button’s name', () => {
+    const title = 'invoice \u202Efdp.exe\u202C \u200Bdone';
+    render(<SessionList sessions={[{ sessionId: 'chat_2', title, createdAt: 1, updatedAt: 1 } as never]} currentId="chat_1" draft={false} onSelect={() => undefined} onDelete={() => undefined} />);
+    const shown = 'invoice \\u{202E}fdp.exe\\u{202C} \\u{200B}done';
+    expect(document.querySelector('.session-title')?.textContent).toBe(shown);
+    expect(screen.getByRole('button', { name: `Delete chat ${shown}` })).toBeTruthy();
+  });
 });

@@ -1,4 +1,5 @@
 import type { SessionSummary } from '../lib/api-types';
+import { proseText } from '../chat/prose-text';
 import { useNow } from '../lib/use-now';
 import { relativeTime } from './relative-time';
 
@@ -65,14 +66,14 @@ export function SessionList({ sessions, currentId, draft, onSelect, onDelete, wa
             <li key={session.sessionId} className={current ? 'session current' : 'session'}>
               <button type="button" className="session-button" aria-current={current ? 'page' : undefined} onClick={() => onSelect(session.sessionId)}>
                 <span className="session-text">
-                  <span className="session-title">{session.title}</span>
+                  <span className="session-title">{proseText(session.title)}</span>
                   <time className="session-time" dateTime={new Date(session.updatedAt).toISOString()} title={new Date(session.updatedAt).toLocaleString()}>
                     {relativeTime(session.updatedAt, now)}
                   </time>
                 </span>
                 <RunBadge running={session.activeRunId !== null} waiting={waiting.get(session.sessionId) ?? 0} />
               </button>
-              <button type="button" className="btn-icon" aria-label={`Delete chat ${session.title}`} onClick={() => onDelete(session)}>
+              <button type="button" className="btn-icon" aria-label={`Delete chat ${proseText(session.title)}`} onClick={() => onDelete(session)}>
                 ×
               </button>
             </li>

@@ -156,4 +156,12 @@ describe('WaitingList', () => {
     expect(['a', 'b', 'c'].map(badge)).toStrictEqual(['MCP · a', 'MCP · a__b', undefined]);
     expect(document.querySelector('[data-approval-id="b"] .btn-deny')?.getAttribute('aria-label')).toBe('Deny a__b__c “x: "1"” of the MCP server a__b in big chat');
   });
+
+  it('shows a chat title’s hidden and reordering characters as escapes, in the entry and its buttons’ names', () => {
+    const call = { ...waiting('a', 'print(1)'), title: 'pay \u202Efdp.exe\u202C' };
+    render(<WaitingList approvals={[call]} sending={new Set()} onDecide={() => undefined} onOpen={() => undefined} />);
+    const shown = 'pay \\u{202E}fdp.exe\\u{202C}';
+    expect(document.querySelector('.waiting-chat')?.textContent).toBe(shown);
+    screen.getByRole('button', { name: `Allow python “print(1)” in ${shown}` });
+  });
 });

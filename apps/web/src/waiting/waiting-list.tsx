@@ -1,4 +1,5 @@
 import { useId, useMemo, useState } from 'react';
+import { proseText } from '../chat/prose-text';
 import { toVisibleText } from '@airlock/core';
 import { UnsteadyClickHint } from '../chat/decision-controls';
 import { useHeldEdits } from '../chat/held-edits';
@@ -62,11 +63,11 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
   };
   // Several calls of one tool in one chat are told apart by name: each button names its own call, its preview cut
   // short, and is described by the whole preview, which a screen reader reads after it.
-  const where = `${approval.toolName} “${namePreview(preview.text)}”${server === undefined ? '' : ` of the MCP server ${server}`} in ${approval.title}`;
+  const where = `${approval.toolName} “${namePreview(preview.text)}”${server === undefined ? '' : ` of the MCP server ${server}`} in ${proseText(approval.title)}`;
   const previewId = useId();
   return (
     <li className="waiting-item" data-approval-id={approval.approvalId}>
-      <button type="button" className="waiting-open" onClick={() => onOpen(approval)} title={`Open “${approval.title}”`}>
+      <button type="button" className="waiting-open" onClick={() => onOpen(approval)} title={`Open “${proseText(approval.title)}”`}>
         <code className="tool-name">
           <VisibleTextView text={toolName} />
         </code>
@@ -75,7 +76,7 @@ function WaitingItem({ approval, busy, onDecide, onOpen }: WaitingItemProps) {
             MCP · <VisibleTextView text={serverText} />
           </span>
         )}
-        <span className="waiting-chat">{approval.title}</span>
+        <span className="waiting-chat">{proseText(approval.title)}</span>
         <span className="waiting-preview" id={previewId}>
           {preview.text}
         </span>
