@@ -354,6 +354,31 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(await readsOnB[before]).toStrictEqual([approvalId]);
   });
 
+  it('a watcher on B is told when a call on A is decided though the message names no chat, as an instance of an older version sends it', async () => {
+    const db = await cleanups.database();
+    const { tool } = recordingTool();
+    const a = await instance(db, 'a', tool);
+    // B hears "decided" as an older instance sends it: without the session.
+    const b = await instance(db, 'b', tool, 60_000, {
+      asCluster: (store) =>
+        interceptCluster(store, {
+          subscribe: (listener) => store.subscribe((message) => listener(message.type === 'decided' ? { type: 'decided', runId: message.runId, approvalId: message.approvalId } : message)),
+        }),
+    });
+    const { followed: onA, approvalId } = await startWaiting(a, 's1', 'r1', 'old message');
+    await vi.waitFor(async () => expect((await b.chat.listWaiting('s1')).map((p) => p.approvalId)).toStrictEqual([approvalId]), { timeout: 10_000 });
+    const readsOnB: Promise<string[]>[] = [];
+    const stopWatching = b.chat.watchSessions((change) => {
+      if (change.type === 'waiting-changed' && change.sessionId === 's1') readsOnB.push(b.chat.listWaiting('s1').then((list) => list.map((p) => p.approvalId)));
+    });
+    cleanups.push(async () => stopWatching());
+
+    await expect(a.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    await onA.until(isEnd);
+    await vi.waitFor(() => expect(readsOnB.length).toBeGreaterThan(0), { timeout: 10_000 });
+    expect(await readsOnB.at(-1)).toStrictEqual([]);
+  });
+
   it('a decision on B past its deadline is refused before it is claimed: the call still waits on A, and one in time runs it', async () => {
     const db = await cleanups.database();
     const { tool, calls } = recordingTool();

@@ -1254,7 +1254,7 @@ export class ChatService {
       }
       case 'decided': {
         const run = this.runs.get(message.runId);
-        if (message.sessionId !== undefined) this.announceWaitingElsewhere(message.sessionId, run);
+        this.announceWaitingOfRun(message.runId, message.sessionId, run);
         if (!run || run.remote || run.log.isClosed) return;
         // Released here already (decided on this instance, or the message is a repeat): nothing to read.
         if (!this.registry.listPending(run.sessionId).some((pending) => pending.approvalId === message.approvalId)) return;
@@ -1278,7 +1278,7 @@ export class ChatService {
         return;
       case 'cancel': {
         const run = this.runs.get(message.runId);
-        if (message.sessionId !== undefined) this.announceWaitingElsewhere(message.sessionId, run);
+        this.announceWaitingOfRun(message.runId, message.sessionId, run);
         if (run && !run.remote) run.cancellation.cancel();
         return;
       }
@@ -2388,6 +2388,25 @@ export class ChatService {
    */
   private announceWaitingElsewhere(sessionId: string, run: Run | undefined): void {
     if (run === undefined || run.remote) this.announceWaitingChange(sessionId);
+  }
+
+  /**
+   * As announceWaitingElsewhere, for a message that may not name the session: one from an instance of an older
+   * version (a rolling upgrade). Its session is then the run's, read from the store when the run is not known here.
+   */
+  private announceWaitingOfRun(runId: string, sessionId: string | undefined, run: Run | undefined): void {
+    if (run !== undefined && !run.remote) return;
+    const known = sessionId ?? run?.sessionId;
+    if (known !== undefined) {
+      this.announceWaitingChange(known);
+      return;
+    }
+    this.store.getRun(runId).then(
+      (stored) => {
+        if (stored !== undefined) this.announceWaitingChange(stored.sessionId);
+      },
+      (error: unknown) => this.log(`Could not read the chat of run ${runId} to tell its watchers: ${messageOf(error)}`),
+    );
   }
 
   private tellWaitingChanges(): void {
