@@ -18,6 +18,7 @@ import { toRunOptions } from '../settings/tool-settings';
 import { useAttentionSignals } from '../waiting/use-attention-signals';
 import { useDecideWaiting } from '../waiting/use-decide-waiting';
 import { useDecisionNotifications } from '../waiting/use-decision-notifications';
+import { useRunningChats } from '../waiting/use-running-chats';
 import { useWaitingApprovals, WAITING_FALLBACK_MS } from '../waiting/use-waiting-approvals';
 import { useWaitingNavigation } from '../waiting/use-waiting-navigation';
 import { WaitingList } from '../waiting/waiting-list';
@@ -54,9 +55,8 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
   // first, so a chat that changed comes to the top whether it was shown or not.
   // A search typed in the sidebar is the server's, among every chat: the pages read are only the newest.
   const { all: sessions, listed, search, setSearch } = useSidebarChats(WAITING_FALLBACK_MS);
-  // The chats with a run going, on whichever page: their waiting calls are listed even when their chat is not shown
-  // (500, the most one answer holds, beyond which the most recently active).
-  const running = trpc.sessions.list.useQuery({ running: true, limit: 500 }, { refetchInterval: WAITING_FALLBACK_MS, refetchIntervalInBackground: true });
+  // The chats with a run going, on whichever page: their waiting calls are listed even when their chat is not shown.
+  const running = useRunningChats(WAITING_FALLBACK_MS);
   // The list and the open chat follow the server's changes instead of polling. "ready" comes first and again after
   // every reconnect, when changes may have been missed: everything is read again then. A burst of changes (many chats
   // started at once) makes a few reads of each list, not one per change: see CoalescedReads.
@@ -110,12 +110,12 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
   // A chat older than the pages shown (opened again after a reload) is known by its own read, the chat view's: without
   // it the tab would take it for a new chat, named "New chat", its setting not the server's.
   const detail = trpc.sessions.get.useQuery({ sessionId: current.id }, { enabled: !current.isNew, retry: false });
-  const summary = list.find((session) => session.sessionId === current.id) ?? running.data?.sessions.find((session) => session.sessionId === current.id) ?? detail.data;
+  const summary = list.find((session) => session.sessionId === current.id) ?? running?.find((session) => session.sessionId === current.id) ?? detail.data;
   // A chat on the server not read yet: neither its title nor its setting is known, and "New chat" or the default
   // setting would be wrong for a moment.
   const reading = !current.isNew && summary === undefined && detail.isPending;
   const confirm = useConfirmToolCalls(current.id, summary, reading);
-  const waiting = useWaitingApprovals(running.data?.sessions);
+  const waiting = useWaitingApprovals(running);
   const drafts = useTabDrafts(waiting);
   useAttentionSignals(waiting.all.length);
   const waitingDecision = useDecideWaiting();

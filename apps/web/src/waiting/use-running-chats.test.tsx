@@ -1,0 +1,77 @@
+import { appRouter, ChatService, ConnectionState, createCallerFactory, MemoryStore, type AppRouter } from '@airlock/api';
+import { ApprovalRegistry } from '@airlock/core';
+import { hangingStep, ScriptedModel } from '@airlock/core/testing';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { TRPCClientError, type TRPCLink } from '@trpc/client';
+import { observable } from '@trpc/server/observable';
+import { cleanup, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { trpc } from '../lib/trpc';
+import { useRunningChats } from './use-running-chats';
+
+afterEach(cleanup);
+
+const services: ChatService[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((chat) => chat.shutdown()));
+});
+
+/** The server's own router over a store where `running` chats have a run going (`busy-0` started first) among idle ones. */
+async function serverWith(running: number) {
+  const store = new MemoryStore();
+  for (let index = 0; index < 20; index++) {
+    await store.createSession({ sessionId: `idle-${index}`, title: `Idle ${index}`, createdAt: 1_000, updatedAt: 1_000 + index, confirmToolCalls: true, lastRunId: null });
+  }
+  const model = new ScriptedModel(Array.from({ length: running }, () => hangingStep()));
+  const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [], store });
+  services.push(chat);
+  await chat.open();
+  for (let index = 0; index < running; index++) await chat.startRun({ sessionId: `busy-${index}`, runId: `run-${index}`, message: `Busy ${index}` });
+  const caller = createCallerFactory(appRouter)({
+    services: { chat, catalog: { tools: () => [], servers: () => [] }, modelInfo: () => ({ provider: 'test', baseURL: null, model: 'scripted', demo: false }) },
+    connection: new ConnectionState('page'),
+  });
+  const reads: unknown[] = [];
+  const link: TRPCLink<AppRouter> = () => ({ op }) =>
+    observable((observer) => {
+      if (op.path !== 'sessions.list') return () => undefined;
+      reads.push(op.input);
+      caller.sessions.list(op.input as Parameters<typeof caller.sessions.list>[0]).then(
+        (data) => {
+          observer.next({ result: { type: 'data', data } });
+          observer.complete();
+        },
+        (error: unknown) => observer.error(TRPCClientError.from(error as Error)),
+      );
+      return () => undefined;
+    });
+  return { reads, client: trpc.createClient({ links: [link] }) };
+}
+
+function RunningChats({ pageSize }: { pageSize: number }) {
+  const running = useRunningChats(60_000, pageSize);
+  return <p data-testid="running">{running === undefined ? 'not read' : running.map((session) => session.title).join(', ')}</p>;
+}
+
+// The Waiting list reads the calls of the chats this lists: with one page read, the calls of every chat past it (past
+// the 500 most recently active with a run going) were never listed, nor said to be missing.
+describe('the chats with a run going', () => {
+  it('are read a page at a time until none is left, and given only once every page has been read', async () => {
+    const server = await serverWith(7);
+    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    render(
+      <trpc.Provider client={server.client} queryClient={queryClient}>
+        <QueryClientProvider client={queryClient}>
+          <RunningChats pageSize={3} />
+        </QueryClientProvider>
+      </trpc.Provider>,
+    );
+    expect(screen.getByTestId('running').textContent).toBe('not read');
+    await screen.findByText('Busy 6, Busy 5, Busy 4, Busy 3, Busy 2, Busy 1, Busy 0');
+    expect(server.reads).toStrictEqual([
+      { running: true, limit: 3, direction: 'forward' },
+      { running: true, limit: 3, cursor: expect.any(String), direction: 'forward' },
+      { running: true, limit: 3, cursor: expect.any(String), direction: 'forward' },
+    ]);
+  });
+});

@@ -1,0 +1,35 @@
+import { useEffect, useMemo, useRef } from 'react';
+import type { SessionSummary } from '../lib/api-types';
+import { trpc } from '../lib/trpc';
+
+/** Chats with a run going one read asks for: the most one `sessions.list` answers. */
+export const RUNNING_PAGE = 500;
+
+/**
+ * Every chat with a run going, on whichever page of the chat list (`sessions.list` with `running: true`), read a page
+ * at a time until none is left: the waiting calls of each are listed in Waiting for you, however many chats run.
+ * Undefined until every page has been read once, so a list built from it is never taken for whole while it is not
+ * (drafts of the calls of a page not read yet would be dropped as decided); after that, the pages as read, the next
+ * ones read again as they come. Read again, every page, when a change is told and after `refetchIntervalMs`.
+ */
+export function useRunningChats(refetchIntervalMs: number, pageSize = RUNNING_PAGE): readonly SessionSummary[] | undefined {
+  const query = trpc.sessions.list.useInfiniteQuery(
+    { running: true, limit: pageSize },
+    { getNextPageParam: (page) => page.nextCursor ?? undefined, refetchInterval: refetchIntervalMs, refetchIntervalInBackground: true },
+  );
+  const { hasNextPage, isFetching, fetchNextPage } = query;
+  // Each page read asks for the next (a quick answer may come before a render sees the read going).
+  const pages = query.data?.pages.length ?? 0;
+  useEffect(() => {
+    if (hasNextPage && !isFetching) void fetchNextPage();
+  }, [hasNextPage, isFetching, fetchNextPage, pages]);
+  const readWhole = useRef(false);
+  if (query.data !== undefined && !hasNextPage) readWhole.current = true;
+  const sessions = useMemo(() => {
+    if (query.data === undefined) return undefined;
+    // A chat whose run started in the very millisecond a page ended can come twice: the first (newer) stays.
+    const seen = new Set<string>();
+    return query.data.pages.flatMap((page) => page.sessions).filter((session) => !seen.has(session.sessionId) && seen.add(session.sessionId));
+  }, [query.data]);
+  return readWhole.current ? sessions : undefined;
+}
