@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { access, appendFile, copyFile, mkdir, realpath, rename, symlink, writeFile } from 'node:fs/promises';
+import { access, appendFile, copyFile, mkdir, readdir, realpath, rename, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { AnyTool, ToolOutput } from '@airlock/core';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { resolveToolsOptions } from './builtin-tools-options';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
 import { createPythonTool } from './python-tool';
@@ -310,6 +310,30 @@ describe.each(SANDBOX_KINDS)('python tool (sandbox: %s)', (sandbox) => {
     const tool = countingPython({ workspace: workspace.path, env }, asked, (output) => output.replaceAll(JSON.stringify(shim), JSON.stringify(real)));
     for (let call = 0; call < 3; call++) expect(await runTool(tool, { code: 'print(1)' })).toStrictEqual({ content: '1\nexit code: 0', isError: false });
     expect(asked).toStrictEqual(Array(3).fill(shim));
+  });
+
+  test("makes no folder of the server's in the workspace when the server's TMPDIR lies there, where other calls write", async () => {
+    await using workspace = await tempFolder();
+    const temp = path.join(workspace.path, '.tmp');
+    await mkdir(temp);
+    await using outside = await tempFolder('/var/tmp');
+    // A shim that, asked which interpreter it runs, lists the workspace's TMPDIR as it is then.
+    await writeFile(path.join(outside.path, 'python3'), `#!/bin/sh\necho "in TMPDIR: [$(ls -A ${temp})]"\nexec /usr/bin/python3 "$@"\n`, { mode: 0o755 });
+    const asked: string[] = [];
+    const seen: string[] = [];
+    const tool = countingPython({ workspace: workspace.path, env: { PATH: `${outside.path}:${PATH}`, HOME: process.env.HOME } }, asked, (output) => {
+      seen.push(...output.split('\n').filter((line) => line.startsWith('in TMPDIR:')));
+      return output;
+    });
+    vi.stubEnv('TMPDIR', temp);
+    try {
+      expect(await runTool(tool, { code: 'print(1)' })).toStrictEqual({ content: '1\nexit code: 0', isError: false });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(asked).toStrictEqual([path.join(outside.path, 'python3')]);
+    expect(seen).toStrictEqual(['in TMPDIR: []']);
+    expect(await readdir(temp)).toStrictEqual([]);
   });
 
   test('without python3 on PATH the result says so clearly', async () => {

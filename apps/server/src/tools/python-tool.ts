@@ -1,5 +1,4 @@
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { defineTool, type ToolContext, type ToolOutput } from '@airlock/core';
 import { z } from 'zod';
@@ -101,33 +100,27 @@ export function createPythonTool(options: ResolvedToolsOptions, paths: Workspace
     execute: ({ code }, context) =>
       failuresAsResults('python', async () => {
         const searchPath = childSearchPath(options);
-        // The one folder the question to the interpreter may write instead of the workspace.
-        const folder = await mkdtemp(path.join(os.tmpdir(), 'airlock-python-'));
-        try {
-          const found = await interpreterOutside({ options, paths, searchPath, scratch: folder, context, ask, selfRunning });
-          if (typeof found === 'object' && 'content' in found) return found;
-          if (found.python === undefined) {
-            if (found.inWorkspace.length > 0) {
-              return toolFailure(
-                `python3 was found on PATH only inside the workspace (${found.inWorkspace.join(', ')}), where the code it runs could change it, so the code was not run.`,
-              );
-            }
-            return toolFailure(`python3 was not found on PATH (${searchPath ?? 'PATH is not set'}), so the code was not run.`);
+        const found = await interpreterOutside({ options, paths, searchPath, context, ask, selfRunning });
+        if (typeof found === 'object' && 'content' in found) return found;
+        if (found.python === undefined) {
+          if (found.inWorkspace.length > 0) {
+            return toolFailure(
+              `python3 was found on PATH only inside the workspace (${found.inWorkspace.join(', ')}), where the code it runs could change it, so the code was not run.`,
+            );
           }
-          for (const skipped of found.inWorkspace) {
-            if (passedOver.has(skipped)) continue;
-            passedOver.add(skipped);
-            options.log(`python: ${skipped} is inside the workspace and is not used (a virtualenv there runs its site-packages' .pth files and sitecustomize at every start); using ${found.python}.`);
-          }
-          // On standard input rather than `-c <code>`: no argument-length limit. Isolated mode (-I): no PYTHON*
-          // variables, no user site, not the workspace on the import path, so a sitecustomize.py or a module planted in
-          // the workspace runs only if the code asks for it. -B and -u stand in for PYTHONDONTWRITEBYTECODE and
-          // PYTHONUNBUFFERED, which -I ignores.
-          const args = ['-I', '-B', '-u', '-c', BOOTSTRAP];
-          return await runToolProcess(options, paths, { file: found.python, args, input: code }, context);
-        } finally {
-          await rm(folder, { recursive: true, force: true });
+          return toolFailure(`python3 was not found on PATH (${searchPath ?? 'PATH is not set'}), so the code was not run.`);
         }
+        for (const skipped of found.inWorkspace) {
+          if (passedOver.has(skipped)) continue;
+          passedOver.add(skipped);
+          options.log(`python: ${skipped} is inside the workspace and is not used (a virtualenv there runs its site-packages' .pth files and sitecustomize at every start); using ${found.python}.`);
+        }
+        // On standard input rather than `-c <code>`: no argument-length limit. Isolated mode (-I): no PYTHON*
+        // variables, no user site, not the workspace on the import path, so a sitecustomize.py or a module planted in
+        // the workspace runs only if the code asks for it. -B and -u stand in for PYTHONDONTWRITEBYTECODE and
+        // PYTHONUNBUFFERED, which -I ignores.
+        const args = ['-I', '-B', '-u', '-c', BOOTSTRAP];
+        return await runToolProcess(options, paths, { file: found.python, args, input: code }, context);
       }),
   });
 }
@@ -152,8 +145,6 @@ interface InterpreterSearch {
   options: ResolvedToolsOptions;
   paths: WorkspacePaths;
   searchPath: string | undefined;
-  /** A folder of the call's own, the one the question to an interpreter may write in the sandbox. */
-  scratch: string;
   context: ToolContext;
   ask: typeof runOutsideWorkspace;
   /** Candidates that named themselves before and are unchanged since: run without asking again. */
@@ -172,7 +163,7 @@ interface InterpreterSearch {
 async function interpreterOutside(search: InterpreterSearch): Promise<{ python: string | undefined; inWorkspace: string[] } | ToolOutput> {
   const workspace = await search.paths.root();
   const inWorkspace: string[] = [];
-  for await (const candidate of executablesOnPath('python3', search.searchPath)) {
+  for (const candidate of executablesOnPath('python3', search.searchPath)) {
     const placed = await isInWorkspace(workspace, candidate);
     if (placed !== false) {
       if (placed) inWorkspace.push(candidate);
@@ -183,7 +174,7 @@ async function interpreterOutside(search: InterpreterSearch): Promise<{ python: 
     const asked = await search.ask(
       search.options,
       search.paths,
-      { file: candidate, args: ['-I', '-S', '-c', WHICH_EXECUTABLE], readOnlyPaths: [candidate], scratch: search.scratch },
+      { file: candidate, args: ['-I', '-S', '-c', WHICH_EXECUTABLE], readOnlyPaths: [candidate] },
       search.context,
     );
     const answer = [...asked.output.matchAll(new RegExp(`^${EXECUTABLE_LINE} (".*")$`, 'gm'))].at(-1)?.[1];

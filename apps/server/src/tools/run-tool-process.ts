@@ -10,6 +10,7 @@ import { HiddenPathMovedError, type HiddenMask } from './hidden-paths';
 import { hostLayout } from './sandbox/host-layout';
 import { CALL_OWN_FOLDERS, masksBesideVeils, veiledFolders, type VeiledFolder } from './sandbox/veiled-folders';
 import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
+import { withScratchFolder } from './scratch-folder';
 import { toolFailure } from './tool-failure';
 import type { WorkspacePaths } from './workspace-paths';
 
@@ -90,41 +91,45 @@ export async function runToolProcess(
 
 /**
  * Runs a process a tool needs before its call, out of the workspace's reach: in `/` rather than the workspace, and in
- * the sandbox with `scratch` as the one folder it may write (the workspace is seen read-only, the hidden paths masked).
- * A program that picks what to run by the files of the folder it starts in (a version manager's shim) finds none there.
+ * the sandbox with a new folder of the server's as the one folder it may write (the workspace is seen read-only, the
+ * hidden paths masked), made outside the workspace and removed after (see withScratchFolder). A program that picks
+ * what to run by the files of the folder it starts in (a version manager's shim) finds none there.
  */
 export async function runOutsideWorkspace(
   options: ResolvedToolsOptions,
   paths: WorkspacePaths,
-  command: ToolProcess & { scratch: string },
+  command: ToolProcess,
   context: ToolContext,
 ): Promise<ProcessResult> {
   const workspace = await paths.root();
   const sandbox = await toolSandbox(options);
   const cwd = '/';
-  const hidden = sandbox.kind === 'bubblewrap' ? paths.hidden.masks() : [];
-  return runProcess({
-    file: command.file,
-    args: command.args,
-    cwd,
-    env: buildChildEnv({ source: options.env, secretValues: options.secretValues, cwd, workspace, extra: command.extraEnv }),
-    signal: context.signal,
-    timeoutMs: callTimeoutMs(context.timeoutMs, options.defaultTimeoutMs),
-    maxOutputBytes: options.maxOutputBytes,
-    killGraceMs: options.killGraceMs,
-    ...(sandbox.kind === 'bubblewrap'
-      ? {
-          sandbox: bubblewrapFor(
-            sandbox,
-            command.scratch,
-            { ...command, readOnlyPaths: [workspace, ...(command.readOnlyPaths ?? [])] },
-            hidden,
-            veiledFolders(command.scratch, hidden, sandboxOwnFolders()),
-            options.maxProcesses,
-          ),
-        }
-      : {}),
-  });
+  const run = (sandboxed: BubblewrapSandbox | undefined) =>
+    runProcess({
+      file: command.file,
+      args: command.args,
+      cwd,
+      env: buildChildEnv({ source: options.env, secretValues: options.secretValues, cwd, workspace, extra: command.extraEnv }),
+      signal: context.signal,
+      timeoutMs: callTimeoutMs(context.timeoutMs, options.defaultTimeoutMs),
+      maxOutputBytes: options.maxOutputBytes,
+      killGraceMs: options.killGraceMs,
+      ...(sandboxed === undefined ? {} : { sandbox: sandboxed }),
+    });
+  if (sandbox.kind !== 'bubblewrap') return run(undefined);
+  const hidden = paths.hidden.masks();
+  return withScratchFolder(workspace, 'airlock-ask-', (scratch) =>
+    run(
+      bubblewrapFor(
+        sandbox,
+        scratch,
+        { ...command, readOnlyPaths: [workspace, ...(command.readOnlyPaths ?? [])] },
+        hidden,
+        veiledFolders(scratch, hidden, sandboxOwnFolders()),
+        options.maxProcesses,
+      ),
+    ),
+  );
 }
 
 /** Checks the workspace's Git metadata once the call's processes are gone (see `checkGitMetadata`); a line to report, if any. */
