@@ -1531,8 +1531,10 @@ export class ChatService {
    */
   private async storeUnstoredStop(cluster: Cluster, run: Run): Promise<void> {
     if (!run.stopUnstored) return;
-    await cluster.requestCancel(run.runId);
+    const going = await cluster.requestCancel(run.runId);
     run.stopUnstored = false;
+    // Ended meanwhile (its end was stored after all): there is nothing left to stop.
+    if (!going) return;
     this.log(`Run ${run.runId}: its stop is stored now`);
     this.publish({ type: 'cancel', runId: run.runId, sessionId: run.sessionId });
   }
