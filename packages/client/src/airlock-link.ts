@@ -11,24 +11,29 @@ export const DEFAULT_DECISION_TIMEOUT_MS = 10_000;
 /**
  * A terminating tRPC link over an AirlockSocket: each request is written to the socket in the call that makes
  * it. Subscriptions re-attach with their last event id after a reconnect. No transformer (events are plain JSON).
- * A decision (`chat.confirmTool`) is sent with `notAfter`, `decisionTimeoutMs` from now on the socket's clock, and
+ * A decision (`chat.confirmTool`) is sent with `notAfter`, `decisionTimeoutMs` after it is written on the socket's
+ * clock (a decision made while the connection is down is written once it is back, and has its whole time then), and
  * fails then if unanswered: the server refuses it from then on, so a decision reported as expired never lands later.
- * Its connection gone before then, it fails at once as `AnswerUnknownError`: it may land until the deadline.
+ * Its connection gone before then, it fails at once as `AnswerUnknownError`: it may land until the deadline. One
+ * given its own `notAfter` keeps it.
  */
 export function airlockLink<TRouter extends AnyRouter>(socket: AirlockSocket, options: { decisionTimeoutMs?: number } = {}): TRPCLink<TRouter> {
   return () =>
     ({ op }) =>
       observable((observer) => {
         const decision = op.type === 'mutation' && op.path === DECISION_PATH && typeof op.input === 'object' && op.input !== null;
-        const deadline = decision ? ((op.input as { notAfter?: number }).notAfter ?? socketClock() + (options.decisionTimeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS)) : undefined;
+        const given = decision ? (op.input as { notAfter?: number }).notAfter : undefined;
+        const timeoutMs = options.decisionTimeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS;
+        // Measured with a deadline of the size it will have: the socket sets the real one when it writes the decision.
+        const input = decision ? { ...(op.input as object), notAfter: given ?? socketClock() + timeoutMs } : op.input;
         const end = socket.request(
-          { method: op.type, path: op.path, input: deadline === undefined ? op.input : { ...(op.input as object), notAfter: deadline } },
+          { method: op.type, path: op.path, input },
           {
             result: (message) => observer.next({ result: message.result, context: op.context }),
             error: (error) => observer.error(toClientError<TRouter>(error)),
             complete: () => observer.complete(),
           },
-          deadline === undefined ? {} : { deadline },
+          !decision ? {} : given !== undefined ? { deadline: given } : { deadlineAfterWriteMs: timeoutMs },
         );
         const onAbort = () => observer.complete();
         if (op.signal?.aborted) onAbort();

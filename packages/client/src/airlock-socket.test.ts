@@ -4,6 +4,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { AirlockSocket, AnswerUnknownError, isAnswerUnknown, isConnectionLost, isExpired, socketClock, UNPROVEN_SERVER_MESSAGE, type AirlockSocketOptions, type RequestHandlers, type SocketError } from './airlock-socket';
 import { createAirlockClient } from './create-airlock-client';
+import { airlockLink } from './airlock-link';
+import { createTRPCClient } from '@trpc/client';
+import type { AppRouter } from '@airlock/api';
 import { CLOSE_REPLACED_BEFORE_TOKEN, type WebSocketConstructor, type WebSocketLike } from './web-socket-like';
 
 /** What an upgrade request says that the proof answers: its URL (with the nonce) and the Host it named. */
@@ -628,6 +631,50 @@ describe('AirlockSocket fails a request with a deadline at its deadline, or at o
       { method: 'connectionParams', data: { token: 'secret', clock: expect.any(String) } },
       { id: 3, method: 'query', params: { path: 'model.info' } },
     ]);
+  });
+});
+
+// Found from outside: a decision typed while the connection was down (a server restarting, about 10 s here) ran out
+// its deadline before it was ever written, though the terminal had said twice it would be sent once the connection
+// was back.
+describe('a decision made while the connection is down', () => {
+  it('is written once a connection opens, however long that takes, with its whole deadline counted from then', async () => {
+    const greetings: (() => void)[] = [];
+    const server = await startWireServer((upgrade, ws) => {
+      greetings.push(() => ws.send(proofFrame(upgrade, 'secret')));
+      return null;
+    });
+    // Time runs only as the test moves it: the hour the decision waits unwritten, then its deadline.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const hour = 3_600_000;
+    const socket = new AirlockSocket({ url: server.url, connectionParams: { token: 'secret' }, WebSocket, retryDelayMs: () => 0, handshakeTimeoutMs: 10 * hour, closeWaitMs: 0 });
+    // Run last to first: real time again before the socket closes.
+    cleanups.push(server.close, () => socket.close(), async () => {
+      vi.useRealTimers();
+    });
+    const trpc = createTRPCClient<AppRouter>({ links: [airlockLink<AppRouter>(socket, { decisionTimeoutMs: 10_000 })] });
+    const answer = trpc.chat.confirmTool.mutate({ sessionId: 's', approvalId: 'a1', decision: 'allow' }).then(
+      () => 'answered',
+      (error: unknown) => error,
+    );
+    await vi.waitFor(() => expect(greetings).toHaveLength(1));
+    vi.advanceTimersByTime(hour);
+    expect(socket.state).toBe('connecting');
+
+    const writtenAt = socketClock();
+    greetings[0]!();
+    const [, decision] = (await server.received(0, 2)) as [unknown, { params: { input: { notAfter: number } } }];
+    const notAfter = decision.params.input.notAfter;
+    expect(decision).toStrictEqual({ id: 1, method: 'mutation', params: { path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a1', decision: 'allow', notAfter } } });
+    // Counted from the write, which came after the proof (waiting for it moves the test's clock on a little).
+    expect(notAfter).toBeGreaterThanOrEqual(writtenAt + 10_000);
+    expect(notAfter).toBeLessThanOrEqual(socketClock() + 10_000);
+
+    // Unanswered, it fails at the deadline counted from its write, as one the server no longer applies.
+    vi.advanceTimersByTime(notAfter - socketClock() + 2);
+    const failure = await answer;
+    expect(failure instanceof Error && isExpired(failure)).toBe(true);
+    expect(failure instanceof Error && failure.message).toBe('no answer came before its deadline: the server does not apply it from now on');
   });
 });
 

@@ -197,6 +197,8 @@ interface LiveRequest {
   started?: boolean;
   /** `socketClock()` time after which it fails as expired, answered or not (the server refuses it from then on). */
   deadline?: number;
+  /** A deadline this long after it is first written, put in its input as `notAfter` then (see `request`). */
+  deadlineAfterWriteMs?: number;
   expiry?: ReturnType<typeof setTimeout>;
   /** The message as JSON, measured when the request was made: its first write sends it as is. */
   text?: string;
@@ -326,9 +328,11 @@ export class AirlockSocket {
    * Sends a request now if the socket is open, otherwise as soon as it opens. Returns a function that ends it. With a
    * `deadline` (on `socketClock()`, a query or mutation whose server refuses it after then), it fails at that time if
    * unanswered; a connection lost after it was sent fails it at once with `AnswerUnknownError` (the server may still
-   * apply it until its deadline), and it is not sent again.
+   * apply it until its deadline), and it is not sent again. With `deadlineAfterWriteMs` instead, the deadline is set
+   * when the request is written, that long after, and put in its input (an object) as `notAfter`: a decision made
+   * while the connection is down waits for it, however long, and then has its whole time to be answered.
    */
-  request(call: { method: RequestMethod; path: string; input: unknown }, handlers: RequestHandlers, options: { deadline?: number } = {}): () => void {
+  request(call: { method: RequestMethod; path: string; input: unknown }, handlers: RequestHandlers, options: { deadline?: number; deadlineAfterWriteMs?: number } = {}): () => void {
     const id = this.nextId++;
     const ended = this.endedError();
     if (ended !== undefined) {
@@ -348,6 +352,8 @@ export class AirlockSocket {
     if (options.deadline !== undefined && call.method !== 'subscription') {
       live.deadline = options.deadline;
       this.expireAt(id, live);
+    } else if (options.deadlineAfterWriteMs !== undefined && call.method !== 'subscription') {
+      live.deadlineAfterWriteMs = options.deadlineAfterWriteMs;
     }
     if (this.isOpen()) this.write([live]);
     return () => {
@@ -822,6 +828,11 @@ export class AirlockSocket {
       if (neverArrived || (live.message.method === 'subscription' && !(tooBig && live.sent && live.started !== true))) {
         live.sent = false;
         live.started = false;
+        // Nothing of it reached the server: its deadline starts again when it is written again.
+        if (live.deadlineAfterWriteMs !== undefined) {
+          clearTimeout(live.expiry);
+          live.deadline = undefined;
+        }
       } else if (live.sent && live.deadline !== undefined && !tooBig) {
         // The server may still apply it until its deadline: it fails now, saying so, rather than leave the person
         // waiting out the deadline on a connection known to be gone.
@@ -871,6 +882,12 @@ export class AirlockSocket {
   private write(requests: LiveRequest[]): void {
     // Written again after a reconnect, a subscription is serialised anew: its lastEventId has changed since.
     const texts = requests.map((live) => {
+      if (live.deadlineAfterWriteMs !== undefined && live.deadline === undefined) {
+        live.deadline = socketClock() + live.deadlineAfterWriteMs;
+        live.message.params.input = { ...(live.message.params.input as object), notAfter: live.deadline };
+        live.text = undefined;
+        this.expireAt(live.message.id as number, live);
+      }
       live.sent = true;
       live.on = this.socket ?? undefined;
       const text = live.text ?? JSON.stringify(live.message);

@@ -76,7 +76,8 @@ export interface AirlockClientOptions {
    */
   maxMessageBytes?: number;
   /**
-   * How long a decision (`decide`, or `chat.confirmTool` through `trpc`) is waited for. It is sent with this deadline
+   * How long a decision (`decide`, or `chat.confirmTool` through `trpc`) is waited for, counted from when it is
+   * written (one made while the connection is down is written once it is back). It is sent with this deadline
    * (`notAfter`, on the clock the connection param `clock` gives the server), which the server checks before applying
    * it; unanswered by then, the call fails (`isExpired`), and the server refuses it if it reads it later (a frozen
    * server, a stalled network). A connection that goes after the decision was sent fails it at once, its answer
