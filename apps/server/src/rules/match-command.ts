@@ -426,7 +426,7 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   // Judged after the words, so that when only saying why, a word the command names is the one said.
   if (!allowsWords(rule, command, line) || (readsWorkingFolder(command) && (workingFolderMayLeadAway(line) || treesReadMayHoldLinkOut(command, line)))) return false;
   // Nor what a pipe feeds a program that runs its input (`echo '!id' | sftp host`), which no rule's words show.
-  if (command.inputPiped === true && readsCommandsFromInput(command)) return false;
+  if (command.inputPiped === true && readsCommandsFromInput(command, line.workspace)) return false;
   // `python3 -m pip` runs a `pip/` of the folder it runs in before the installed one; `cargo tree` runs the `cargo` a
   // `rust-toolchain.toml` names by its path, or the `build.rustc` of a `.cargo/config.toml`.
   // `git status` runs a populated submodule's `core.fsmonitor`, which a call may have written into `.git/modules/…`.

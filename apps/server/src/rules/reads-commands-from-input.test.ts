@@ -48,6 +48,18 @@ describe('a program fed commands through a pipe', () => {
     }
   });
 
+  it('nor a program of the workspace, which reads its input as it likes', async () => {
+    const cases: [string, string][] = [
+      ["echo 'import os' | ./manage.py shell", './manage.py shell'],
+      ["echo 'import os' | /work/project/manage.py shell", '/work/project/manage.py shell'],
+      ['echo x | nice ./run.sh', 'nice ./run.sh'],
+    ];
+    for (const [line, exact] of cases) {
+      expect((await decide(line, [prefix(exact, { exact: true }), echo])).decision, line).toBe('ask');
+      expect((await decide(exact, [prefix(exact, { exact: true })])).decision, exact).toBe('allow');
+    }
+  });
+
   it('a program that reads its input as data stays covered', async () => {
     for (const line of ['echo x | tail -n 3', 'echo x | timeout 5 tail', 'git log | grep fix']) {
       expect((await decide(line, [echo, tail, prefix('timeout 5 tail', { exact: true }), prefix('git log'), prefix('grep')])).decision, line).toBe('allow');

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { commandBaseName, FOLLOWED_WRAPPERS, isExactOnlyCommand, isExactOnlyProgram } from '@airlock/api';
 import { innerCommands, type ReachableWords } from './command-wrappers';
 import { realProgramName } from './program-real-name';
@@ -20,14 +21,17 @@ const MAX_EXAMINED = 64;
  * Whether `command`, given an input other than the terminal's (a pipe: `SimpleCommand.inputPiped`), may run what that
  * input says: it is, or runs behind wrappers (`nice sftp host`, `uv run sftp host`), a shell, an interpreter, an editor
  * or another program that runs whatever it is given (`isExactOnlyCommand`, also by the name it leads to on PATH), one
- * of `INPUT_COMMAND_READERS`, a command whose name the shell computes, or a command line handed to a shell. A rule
- * names the words of a call, not what a pipe feeds it: `sftp host` read nothing from the terminal's closed input.
+ * of `INPUT_COMMAND_READERS`, a program of the `workspace` (a relative path, or an absolute one inside it, which reads
+ * its input as it likes: `./manage.py shell` runs the Python it is fed), a command whose name the shell computes, or a
+ * command line handed to a shell. A rule names the words of a call, not what a pipe feeds it: `sftp host` read
+ * nothing from the terminal's closed input.
  */
-export function readsCommandsFromInput(command: SimpleCommand): boolean {
+export function readsCommandsFromInput(command: SimpleCommand, workspace?: string): boolean {
   const pending: ReachableWords[] = [command.words.map((word) => (word.kind === 'literal' ? word.value : undefined))];
   for (let examined = 0, words = pending.pop(); words !== undefined; examined += 1, words = pending.pop()) {
     const [first] = words;
     if (first === undefined || examined >= MAX_EXAMINED) return true;
+    if (isWorkspaceProgram(first, workspace)) return true;
     const name = commandBaseName(first);
     const real = realProgramName(first);
     if (readsInput(name, first) || (real !== undefined && readsInput(real, real))) return true;
@@ -41,4 +45,13 @@ export function readsCommandsFromInput(command: SimpleCommand): boolean {
 function readsInput(name: string, word: string): boolean {
   if (INPUT_COMMAND_READERS.has(name)) return true;
   return (isExactOnlyCommand(name) || isExactOnlyProgram(word)) && !HAND_INPUT_ON.has(name);
+}
+
+/** Whether `word` names a program of the workspace: a path relative to where it runs, or an absolute one inside `workspace`. */
+function isWorkspaceProgram(word: string, workspace: string | undefined): boolean {
+  if (!word.includes('/')) return false;
+  if (!path.isAbsolute(word)) return true;
+  if (workspace === undefined) return false;
+  const relative = path.relative(workspace, word);
+  return !relative.startsWith('..') && !path.isAbsolute(relative);
 }
