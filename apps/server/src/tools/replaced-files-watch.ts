@@ -3,6 +3,8 @@ import { existsSync, renameSync, rmSync, watch, writeFileSync, type FSWatcher } 
 import path from 'node:path';
 import { includedConfigFiles } from './git-config-includes';
 import type { HiddenMask } from './hidden-paths';
+import { maskedNow } from './sandbox/missing-git-paths-mask';
+import { missingGitPaths } from './sandbox/workspace-guards';
 import { readSmallFile, repositoryConfigFiles, workspaceGitDir } from './workspace-git-dir';
 
 /**
@@ -13,7 +15,7 @@ import { readSmallFile, repositoryConfigFiles, workspaceGitDir } from './workspa
  * removes it, the kernel drops the mount in the call's namespace, and the call reads, or writes, the file now there.
  * Those that exist as the call starts.
  */
-export function filesMountedOver(workspace: string, hidden: readonly HiddenMask[]): { files: string[]; held: Map<string, Buffer> } {
+export function filesMountedOver(workspace: string, hidden: readonly HiddenMask[]): { files: string[]; held: Map<string, HeldContent>; missing: Set<string> } {
   const files = hidden.filter((mask) => !mask.folder).map((mask) => mask.path);
   const git = workspaceGitDir(workspace);
   const configs: string[] = [];
@@ -22,14 +24,23 @@ export function filesMountedOver(workspace: string, hidden: readonly HiddenMask[
     configs.push(...own, ...includedConfigFiles(workspace, own));
   }
   // What each config held read-only holds as the call starts, to be put back if the call could write it (see restoreFile).
-  const held = new Map<string, Buffer>();
+  const held = new Map<string, HeldContent>();
   for (const config of configs) {
     const content = readSmallFile(config, HELD_BYTES);
     if (content !== undefined) held.set(config, content);
   }
-  // Only those there now: a missing one is masked by an empty file this server makes for the call and removes after.
-  return { files: [...new Set([...files, ...configs])].filter((file) => existsSync(file)), held };
+  // A config missing now is masked by an empty read-only file this server makes for the call (see
+  // maskMissingGitPaths), which Git renames a new config over as it does an existing one: watched too, and removed
+  // again if replaced. Found from outside: the person's `git config` during a call lifted that mask unnoticed, and the
+  // call wrote a core.fsmonitor their next `git status` ran.
+  const missing = new Set(missingGitPaths(workspace).filter((entry) => !entry.folder && (maskedNow(entry.path) || !existsSync(entry.path))).map((entry) => entry.path));
+  for (const file of missing) held.set(file, 'missing');
+  const there = [...new Set([...files, ...configs])].filter((file) => existsSync(file));
+  return { files: [...new Set([...there, ...missing])], held, missing };
 }
+
+/** What a held config is put back as: its content at the call's start, or no file when it had none. */
+export type HeldContent = Buffer | 'missing';
 
 /** A held config larger than this is not kept to be put back (Git's own are a few hundred bytes). */
 const HELD_BYTES = 1024 * 1024;
@@ -38,7 +49,15 @@ const HELD_BYTES = 1024 * 1024;
  * Puts `content` back as `file`, by a rename over it as Git writes its config (so nothing reads it half written).
  * False when it could not be.
  */
-export function restoreFile(file: string, content: Buffer): boolean {
+export function restoreFile(file: string, content: HeldContent): boolean {
+  if (content === 'missing') {
+    try {
+      rmSync(file, { force: true });
+      return true;
+    } catch {
+      return false;
+    }
+  }
   const temporary = `${file}.airlock-${randomBytes(6).toString('hex')}`;
   try {
     writeFileSync(temporary, content, { flag: 'wx' });
@@ -57,10 +76,10 @@ export interface ReplacementWatch {
 
 /**
  * Calls `onReplaced` with the first of `files` that is renamed over, renamed away or removed (inotify, on each one's
- * folder), once. A folder that cannot be watched (gone, the watch limit reached) is passed over: that file's mount is
+ * folder), once; a change `isOwnChange` says this server made (a mount point it made) is passed over. A folder that cannot be watched (gone, the watch limit reached) is passed over: that file's mount is
  * then held as before, with nothing to tell of its replacement.
  */
-export function watchReplacements(files: readonly string[], onReplaced: (file: string) => void): ReplacementWatch {
+export function watchReplacements(files: readonly string[], onReplaced: (file: string) => void, isOwnChange: (file: string) => boolean = () => false): ReplacementWatch {
   const byFolder = new Map<string, Set<string>>();
   for (const file of files) {
     const folder = path.dirname(file);
@@ -79,9 +98,11 @@ export function watchReplacements(files: readonly string[], onReplaced: (file: s
       watcher = watch(folder, { persistent: false }, (event, name) => {
         // A write in place keeps the file and its mount ('change'); only a name made, moved or removed drops it.
         if (told || event !== 'rename' || name === null || !names.has(name.toString())) return;
+        const file = path.join(folder, name.toString());
+        if (isOwnChange(file)) return;
         told = true;
         close();
-        onReplaced(path.join(folder, name.toString()));
+        onReplaced(file);
       });
     } catch {
       continue;

@@ -8,6 +8,7 @@ import { filesMountedOver, restoreFile, watchReplacements } from './replaced-fil
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
 import { HiddenPathMovedError, type HiddenMask } from './hidden-paths';
 import { hostLayout } from './sandbox/host-layout';
+import { isOwnMountPoint, maskedNow } from './sandbox/missing-git-paths-mask';
 import { CALL_OWN_FOLDERS, masksBesideVeils, veiledFolders, type VeiledFolder } from './sandbox/veiled-folders';
 import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
 import { withScratchFolder } from './scratch-folder';
@@ -54,10 +55,15 @@ export async function runToolProcess(
   const mounted = sandbox.kind === 'bubblewrap' ? filesMountedOver(cwd, masksBesideVeils(hidden, veiled)) : undefined;
   const watch =
     mounted !== undefined
-      ? watchReplacements(mounted.files, (file) => {
-          replaced = file;
-          kill.abort(`${file} was replaced while the call ran, which lifts the call's mask or read-only hold on it, so the call was killed`);
-        })
+      ? watchReplacements(
+          mounted.files,
+          (file) => {
+            replaced = file;
+            kill.abort(`${file} was replaced while the call ran, which lifts the call's mask or read-only hold on it, so the call was killed`);
+          },
+          // A missing config's mask is lifted only while a call masks it, and not by the server making its mount point.
+          (file) => mounted.missing.has(file) && (!maskedNow(file) || isOwnMountPoint(file)),
+        )
       : undefined;
   const result = await runProcess({
     file: command.file,

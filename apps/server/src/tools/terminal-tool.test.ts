@@ -294,6 +294,25 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     );
   });
 
+  test.each([
+    ['config', [] as string[], ['config', 'user.name', 'Someone']],
+    ['config.worktree', ['config', 'extensions.worktreeConfig', 'true'], ['config', '--worktree', 'user.email', 'someone@example.test']],
+  ])('a call is killed at once when the host writes the repository %s missing at its start (the empty file masking it is replaced), and it is missing again after', async (name, setUp, write) => {
+    await using workspace = await tempFolder();
+    expect(spawnSync('git', ['init', '-q', workspace.path]).status).toBe(0);
+    const file = path.join(workspace.path, '.git', name);
+    if (setUp.length > 0) expect(spawnSync('git', setUp, { cwd: workspace.path }).status).toBe(0);
+    if (name === 'config') await rm(file);
+    expect(existsSync(file)).toBe(false);
+    const result = await replacedDuringCall(workspace.path, {}, `(chmod u+w .git/${name} && printf '[core]\\n\\tfsmonitor = "touch PWNED; false"\\n' >> .git/${name}) 2>/dev/null`, async () => {
+      expect(spawnSync('git', write, { cwd: workspace.path }).status).toBe(0);
+    });
+    expect(result.isError).toBe(true);
+    expect(result.content).not.toContain('finished');
+    expect(result.content).toContain(`(stopped: ${file} was replaced while the call ran`);
+    expect(existsSync(file)).toBe(false);
+  });
+
   test("the Airlock config folder in the server's home folder, where the terminal client keeps its token file, cannot be read", async () => {
     await using workspace = await tempFolder();
     // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).

@@ -1,8 +1,11 @@
-import { closeSync, lstatSync, rmdirSync, unlinkSync } from 'node:fs';
+import { closeSync, lstatSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { WorkspaceGuard } from './workspace-guards';
 
 /** Paths this server masks for running calls, with how many calls mask each. */
 const masked = new Map<string, number>();
+
+/** The empty files this server made as mount points of masked files, by the device and inode it made. */
+const madeFiles = new Map<string, { dev: number; ino: number }>();
 
 /** A path of a repository that a call must not make: a hooks folder, or the config. */
 export interface MaskedPath {
@@ -29,12 +32,14 @@ export interface GitPathsMask {
 export function maskMissingGitPaths(candidates: readonly MaskedPath[], guards: WorkspaceGuard[]): GitPathsMask | undefined {
   const paths = candidates.filter((candidate) => maskedNow(candidate.path) || isMissing(candidate.path));
   if (paths.length === 0) return undefined;
-  for (const { path: maskedPath } of paths) {
+  for (const entry of paths) {
+    const maskedPath = entry.path;
     const index = guards.findIndex((guard) => guard.path === maskedPath);
     if (index >= 0) {
       closeSync(guards[index]!.fd);
       guards.splice(index, 1);
     }
+    if (!maskedNow(maskedPath)) makeMountPoint(entry);
     masked.set(maskedPath, (masked.get(maskedPath) ?? 0) + 1);
   }
   let released = false;
@@ -50,6 +55,7 @@ export function maskMissingGitPaths(candidates: readonly MaskedPath[], guards: W
           continue;
         }
         masked.delete(entry.path);
+        madeFiles.delete(entry.path);
         removeMountPoint(entry);
       }
     },
@@ -59,6 +65,37 @@ export function maskMissingGitPaths(candidates: readonly MaskedPath[], guards: W
 /** Whether a running call masks `file` now: the empty folder or file there is its mount point, not one a call made. */
 export function maskedNow(file: string): boolean {
   return (masked.get(file) ?? 0) > 0;
+}
+
+/**
+ * Whether `file` is masked by a running call and is still the empty file this server made as its mount point: a
+ * rename over it (Git writes its config so) or its removal lifts the mask in every call masking it, and a watch on it
+ * tells those apart from the server making it (see watchReplacements).
+ */
+export function isOwnMountPoint(file: string): boolean {
+  const made = madeFiles.get(file);
+  if (made === undefined || !maskedNow(file)) return false;
+  try {
+    const now = lstatSync(file);
+    return now.dev === made.dev && now.ino === made.ino;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes the empty file a masked file is mounted on before bubblewrap starts (bubblewrap would make it otherwise), so
+ * that its identity is known: a watch on the missing file then fires for a file renamed over it, not for this one.
+ */
+function makeMountPoint({ path: mountPoint, folder }: MaskedPath): void {
+  if (folder) return;
+  try {
+    writeFileSync(mountPoint, '', { flag: 'wx', mode: 0o444 });
+    const made = lstatSync(mountPoint);
+    madeFiles.set(mountPoint, { dev: made.dev, ino: made.ino });
+  } catch {
+    // Made meanwhile, or the folder is not writable: bubblewrap mounts on what is there, unwatched as before.
+  }
 }
 
 function removeMountPoint({ path: mountPoint, folder }: MaskedPath): void {
