@@ -540,13 +540,44 @@ class ChatSession {
           // decision shows, the terminal says whose answer that may have been). Past its deadline it refuses it; the
           // connection gone before then, it may still apply it until then, and the person is told so at once.
           this.answeredUnconfirmed.add(event.approvalId);
-          for (const row of noteLines(isExpired(error) ? LOST_ANSWER_NOTE : answerUnknownNote(error), screen.layout)) screen.line(style.bad(row));
+          const openForMs = isExpired(error) ? 0 : answerOpenForMs(error);
+          for (const row of noteLines(isExpired(error) ? LOST_ANSWER_NOTE : answerUnknownNote(openForMs), screen.layout)) screen.line(style.bad(row));
+          if (openForMs > 0) {
+            // Not asked again while the answer sent may still land: a second answer then could be overtaken by the
+            // first (a frozen server reads the old connection's bytes first), and the person would have decided twice.
+            const settled = await this.settledOrAfter(ended, openForMs);
+            if (settled !== undefined) {
+              this.settledElsewhere(settled);
+              return;
+            }
+            if (this.quit.aborted) return;
+            for (const row of noteLines(ANSWER_CLOSED_NOTE, screen.layout)) screen.line(style.dim(row));
+          }
           continue;
         }
         // Escaped without marking: the note is wrapped as plain text, then styled.
         const message = visibleTextString(toVisibleText(errorText(error), { singleLine: true }));
         for (const row of noteLines(decisionErrorNote(error, message), screen.layout)) screen.line(style.bad(row));
       }
+    }
+  }
+
+  /**
+   * The event that ends the wait for a call (`ended`), if one comes within `ms`; undefined once `ms` has passed, or
+   * when the terminal is leaving.
+   */
+  private async settledOrAfter(ended: (event: LoopEvent) => boolean, ms: number): Promise<LoopEvent | undefined> {
+    const watching = new AbortController();
+    const timeUp = new Promise<undefined>((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), ms);
+      watching.signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+    });
+    const leaving = new Promise<undefined>((resolve) => this.quit.addEventListener('abort', () => resolve(undefined), { once: true }));
+    try {
+      const arrived = this.events?.arrival(ended, watching.signal).then((event) => event ?? timeUp) ?? timeUp;
+      return await Promise.race([arrived, timeUp, leaving]);
+    } finally {
+      watching.abort();
     }
   }
 
@@ -660,13 +691,21 @@ interface StopRequest {
 const LOST_ANSWER_NOTE =
   'No answer came from the server in time: the decision may have reached it before, and is shown if it did; it is not applied from now on. Answer again to decide.';
 
-/** Said at once when the connection went after a decision was sent, before the server answered it. */
-function answerUnknownNote(error: unknown): string {
+/** How long the server may still apply a decision whose connection went after it was sent (0 when not known). */
+function answerOpenForMs(error: unknown): number {
   const cause = error instanceof Error ? error.cause : undefined;
-  const openForMs = cause instanceof AnswerUnknownError ? cause.openForMs : 0;
-  const until = openForMs > 0 ? `, or may still be in the next ${Math.ceil(openForMs / 1_000)} s` : '';
-  return `The connection went before the server answered: the decision may or may not have been applied${until}, and is shown if it is. Answer again to decide.`;
+  return cause instanceof AnswerUnknownError ? cause.openForMs : 0;
 }
+
+/** Said at once when the connection went after a decision was sent, before the server answered it. */
+function answerUnknownNote(openForMs: number): string {
+  if (openForMs <= 0) return 'The connection went before the server answered: the decision may or may not have been applied, and is shown if it was. Answer again to decide.';
+  const seconds = Math.ceil(openForMs / 1_000);
+  return `The connection went before the server answered: the decision may or may not have been applied, or may still be in the next ${seconds} s, and is shown if it is. Asked again once that time has passed.`;
+}
+
+/** Said when the time in which a decision whose answer is unknown could still be applied has passed. */
+const ANSWER_CLOSED_NOTE = 'The earlier answer can no longer be applied (if it was before, it is shown here). Answer again to decide.';
 
 /** What an error says; a server's or the network's words, to be shown escaped. */
 function errorText(error: unknown): string {
