@@ -285,6 +285,16 @@ async function expectRefused(attempts: [AnyTool, Record<string, string>][]): Pro
 }
 
 describe('hidden paths inside the workspace', () => {
+  test("an editor's copies of a hidden file (token~, .token.swp, #token#) are refused as the file is", async () => {
+    await using f = await homeFixture();
+    for (const copy of ['.airlock-token~', '..airlock-token.swp', '#.airlock-token#']) await writeFile(path.join(f.ws, copy), 'token secret\n');
+    await expectRefused([
+      [f.read, { path: '.airlock-token~' }],
+      [f.read, { path: '..airlock-token.swp' }],
+      [f.read, { path: '#.airlock-token#' }],
+    ]);
+  });
+
   test('are refused by name, through a symbolic link and through a hard link', async () => {
     await using f = await homeFixture();
     await symlink('.airlock-token', path.join(f.ws, 'readme.md'));

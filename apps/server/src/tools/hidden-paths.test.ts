@@ -121,4 +121,16 @@ describe('hidden paths', () => {
         'so it cannot be hidden where it is now. Nothing was run: calls that run processes (terminal, python) are refused until it is back at its place.',
     );
   });
+
+  test("an editor's copies of a hidden file there now are masked and known with it, links named so are not", async () => {
+    await using folder = await tempFolder();
+    const { tokenFile } = await home(folder.path);
+    await writeFile(`${tokenFile}~`, 'token');
+    await writeFile(path.join(path.dirname(tokenFile), '.token.swp'), 'token');
+    await symlink(path.join(folder.path, '.local'), path.join(path.dirname(tokenFile), '#token#'));
+    const hidden = new HiddenPaths([tokenFile]);
+    const copies = [`${tokenFile}~`, path.join(path.dirname(tokenFile), '.token.swp')];
+    expect(hidden.masks()).toStrictEqual([tokenFile, ...copies].map((file) => ({ path: file, folder: false })));
+    expect(hidden.known().paths).toStrictEqual([tokenFile, ...copies]);
+  });
 });

@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** A hidden path as a call masks it: an empty tmpfs over a folder, /dev/null over a file. */
@@ -67,13 +67,17 @@ export class HiddenPaths {
     this.#lookForMissing();
   }
 
-  /** Where each is (where first seen; where it would be, if not seen yet; others' where they are now), and who those seen are. */
+  /**
+   * Where each is (where first seen; where it would be, if not seen yet; others' where they are now), and who those
+   * seen are; with the editors' copies of the files among them there now (see editorCopies).
+   */
   known(): { paths: string[]; identities: ReadonlySet<string> } {
     this.#lookForMissing();
     const others = this.#othersNow();
-    const paths = [...this.#entries.map((entry) => this.#seen.get(entry)?.path ?? entry), ...others.map((other) => other.path)];
-    if (others.length === 0) return { paths, identities: this.#identities };
-    return { paths, identities: new Set([...this.#identities, ...others.map(identityKey)]) };
+    const copies = this.#copiesNow(others);
+    const paths = [...this.#entries.map((entry) => this.#seen.get(entry)?.path ?? entry), ...[...others, ...copies].map((other) => other.path)];
+    if (others.length === 0 && copies.length === 0) return { paths, identities: this.#identities };
+    return { paths, identities: new Set([...this.#identities, ...[...others, ...copies].map(identityKey)]) };
   }
 
   /**
@@ -92,7 +96,8 @@ export class HiddenPaths {
       masks.push({ path: seen.path, folder: seen.folder });
     }
     const masked = new Set(masks.map((mask) => mask.path));
-    for (const other of this.#othersNow()) {
+    const others = this.#othersNow();
+    for (const other of [...others, ...this.#copiesNow(others)]) {
       if (masked.has(other.path)) continue;
       masked.add(other.path);
       masks.push({ path: other.path, folder: other.folder });
@@ -102,6 +107,13 @@ export class HiddenPaths {
 
   #othersNow(): Identity[] {
     return this.#others().flatMap((entry) => identify(path.resolve(entry)) ?? []);
+  }
+
+  /** The editors' copies there now of the hidden files seen (the server's own and `others`), held to nothing. */
+  #copiesNow(others: readonly Identity[]): Identity[] {
+    const files = [...this.#seen.values(), ...others].filter((entry) => !entry.folder);
+    // Regular files only: a link named so leads elsewhere, and its target is no copy.
+    return files.flatMap((file) => editorCopies(file.path).flatMap((copy) => (lstatSync(copy, { throwIfNoEntry: false })?.isFile() === true ? (identify(copy) ?? []) : [])));
   }
 
   #lookForMissing(): void {
@@ -114,6 +126,27 @@ export class HiddenPaths {
       this.#identities.add(identityKey(identity));
     }
   }
+}
+
+/**
+ * The names an editor or a tool keeps a copy of `file` under, beside it: Emacs's backups (`token~`, `token.~1~`) and
+ * autosave (`#token#`), vim's swap and undo files (`.token.swp`, `.token.swo`, `.token.un~`), and the `.bak`, `.orig`,
+ * `.old`, `.save` (nano) of `sed -i.bak`, patch, a person's `cp`. Each holds the file's content, so a hidden file's
+ * copies are hidden with it. Found from outside: `token~` and `.token.swp` beside the token file were bound back into
+ * every call's view of its folder, and a call read the server's token from both. Other names are not covered.
+ */
+export function editorCopies(file: string): string[] {
+  const folder = path.dirname(file);
+  const name = path.basename(file);
+  const names = [
+    `${name}~`,
+    ...[1, 2, 3].map((number) => `${name}.~${number}~`),
+    `#${name}#`,
+    ...['swp', 'swo', 'swn'].map((extension) => `.${name}.${extension}`),
+    `.${name}.un~`,
+    ...['bak', 'orig', 'old', 'save'].map((extension) => `${name}.${extension}`),
+  ];
+  return names.map((copy) => path.join(folder, copy));
 }
 
 /**

@@ -313,6 +313,20 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     expect(existsSync(file)).toBe(false);
   });
 
+  test("an editor's copies beside the token file (token~, .token.swp, #token#, token.bak) are hidden with it, in a veiled folder and in the workspace", async () => {
+    await using workspace = await tempFolder();
+    await using home = await tempFolder('/var/tmp');
+    const copies = ['token~', '.token.swp', '#token#', 'token.bak'];
+    for (const folder of [path.join(home.path, 'secrets'), path.join(workspace.path, 'secrets')]) {
+      await mkdir(folder);
+      for (const name of ['token', ...copies]) await writeFile(path.join(folder, name), 'the-token-value\n');
+      await writeFile(path.join(folder, 'notes'), 'kept\n');
+      const tool = terminal(workspace.path, { hiddenPaths: [path.join(folder, 'token')] });
+      const result = await runTool(tool, { command: `cat ${folder}/notes; grep -rhs the-token-value ${folder}; echo end` });
+      expect(result).toStrictEqual({ content: 'kept\nend\nexit code: 0', isError: false });
+    }
+  });
+
   test("the Airlock config folder in the server's home folder, where the terminal client keeps its token file, cannot be read", async () => {
     await using workspace = await tempFolder();
     // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).
