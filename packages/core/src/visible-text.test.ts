@@ -232,6 +232,43 @@ describe('toVisibleText', () => {
     expect(toVisibleText('cafe\u0301\nx', { nfc: true }).hiddenCount).toBe(0);
   });
 
+  // Found from outside: write_file to `ran\u2024log` was drawn as `ran.log`, with no warning, and wrote another file.
+  it.each([
+    ['ran\u2024log', 'one dot leader'],
+    ['notes\u2215x', 'division slash'],
+    ['notes\u2044x', 'fraction slash'],
+    ['a\uFF0Eb', 'fullwidth full stop'],
+    ['notes\uFF0Fx', 'fullwidth solidus'],
+    ['README\u0589md', 'Armenian full stop, drawn like a colon'],
+    ['C\u2236/x', 'ratio'],
+    ['a\uFF1Ab', 'fullwidth colon'],
+    ['-\u2010force', 'a hyphen'],
+    ['\u2212rf', 'minus sign'],
+    ['my\uFF0Dfile', 'fullwidth hyphen-minus'],
+    ['report\u20132024.pdf', 'an en dash in a name with no blank'],
+  ])('in a one-line value that names something, escapes a character drawn like . / \\ : or -: %j (%s)', (value) => {
+    const visible = toVisibleText(value, { nfc: true, syntax: true });
+    const escapes = visible.segments.filter((segment) => segment.kind === 'escape');
+    expect(escapes.map((segment) => segment.kind === 'escape' && segment.class)).toStrictEqual(['look-alike-punctuation']);
+    expect({ hidden: visible.hiddenCount, nonAscii: visible.nonAsciiCount }).toStrictEqual({ hidden: 1, nonAscii: 0 });
+    expect(textOf(visible.segments).join('')).toMatch(/^[\x20-\x7E]*$/);
+    expect(fromVisibleNotation(visibleTextString(visible))).toBe(value);
+    // In an argument that may run as code, whatever its lines.
+    expect(toVisibleText(`${value}\nx`, { mayRun: true }).hiddenCount).toBe(1);
+  });
+
+  it('leaves the punctuation of prose and of CJK text alone, and the full stop of a script after its own letters', () => {
+    for (const text of ['pages 3\u20135 \u2014 done\u2026', '\u4FEE\u6B63\uFF1A\u30C6\u30B9\u30C8\u3092\u8FFD\u52A0\u3002', '\u8CC7\u6599\uFF0F\u5831\u544A', '\u0532\u0561\u0580\u0565\u0582\u0589', 'caf\u00E9 \u65E5.txt']) {
+      expect(toVisibleText(text, { nfc: true, syntax: true }).segments).toStrictEqual([{ kind: 'text', text }]);
+    }
+    // Beside an ASCII letter, a fullwidth form passes for the ASCII one even among CJK characters.
+    expect(visibleTextString(toVisibleText('\u30D5\u30A1\u30A4\u30EB\uFF0Etxt', { nfc: true }))).toBe('\u30D5\u30A1\u30A4\u30EB\\u{FF0E}txt');
+    // Text of several lines (a file's content), a tool's result and code keep their rules.
+    expect(toVisibleText('ran\u2024log\nx', { nfc: true }).hiddenCount).toBe(0);
+    expect(toVisibleText('ran\u2024log').hiddenCount).toBe(0);
+    expect(toVisibleText('cat ran\u2024log', { code: true }).segments.filter((segment) => segment.kind === 'escape').map((segment) => segment.kind === 'escape' && segment.class)).toStrictEqual(['non-ascii-in-code']);
+  });
+
   it('escapes a combining mark with no letter or digit to sit on, and those a letter carries past its share', () => {
     const stray = 'echo \u030D$(touch X) \u030D\n\u0301start \u200B\u0301 a\u0301';
     for (const visible of [toVisibleText(stray), toVisibleText(stray, { syntax: true }), toVisibleProse(stray)]) {

@@ -54,6 +54,12 @@ export type EscapeClass =
    * ASCII, so `cafe\u{301}.txt` (a combining accent) is not drawn as `café.txt`, another file of the same look.
    */
   | 'not-nfc'
+  /**
+   * In a one-line argument (a path, a name) or one that may run as code (`mayRun`): a character drawn like the ASCII
+   * that splits a path, an address or an option (`.`, `/`, `\`, `:`, `-`) that is not it, so `ran\u{2024}log` (one dot
+   * leader) is not drawn as `ran.log`, another file.
+   */
+  | 'look-alike-punctuation'
   /** A space in an argument's name (only there): `dry_run ` is another name than `dry_run`, which the tool ignores. */
   | 'name-space'
   | 'backslash';
@@ -181,6 +187,40 @@ function lookAlikeOffsets(value: string): Set<number> {
 const SYNTAX_LOOK_ALIKE =
   /[\u2216\u29F5\u29F9\u2572\u27CD\uFE68\uFF3C\u00B4\u02B9-\u02BE\u02C8\u02CA\u02CB\u02DD\u02EE\u0374\u0384\u055A\u05F3\u05F4\u07F4\u07F5\u1FBD\u1FBF\u1FEF\u1FFD\u1FFE\u201B\u201F\u2032-\u2037\u275B-\u275E\u3003\u301D-\u301F\uA78B\uA78C\uFF02\uFF03\uFF07\uFF40\uFE5F\u266F\u2317\u22D5\u2A68\u2A69\u02BF\u02C1\u055B\u055D\u2E0C\u2E0D\u2E1C\u2E42\uA6F4\u{1F676}\u{1F677}\u01C0-\u01C3]/u;
 
+/**
+ * Characters drawn like `.`, `/`, `\`, `:` or `-`, which split a path, an address or an option: dot leaders (`․`
+ * U+2024, `‥`), the full stops of Armenian (`։`, also drawn like a colon), Syriac, Vai and Lisu, the fraction and
+ * division slashes (`⁄` U+2044, `∕` U+2215) and other solidi, the set minus and reverse solidi, the ratio `∶` and other
+ * colons, the hyphens (`‐` U+2010, non-breaking, figure dash, hyphen bullet), the minus signs, a box-drawing line, and
+ * the small, fullwidth and halfwidth forms of them all (`．` `／` `＼` `：` `－`).
+ */
+const PATH_LOOK_ALIKE =
+  /[\u2024\u2025\uFE52\uFF0E\uFF61\u0589\u0701\u0702\uA4F8\uA60E\u2044\u2215\u2571\u29F8\u27CB\u3033\u1735\uFF0F\u2216\u29F5\u29F9\u2572\u27CD\uFE68\uFF3C\u02F8\u05C3\u0703\u0704\u1361\u16EC\u1804\u2236\u205A\uFE13\uFE55\uFF1A\u2010\u2011\u2012\u2015\u2043\u2212\u2796\u02D7\u06D4\uFE63\uFF0D\u2500\u23AF]/u;
+/**
+ * The dashes and the ellipsis of prose (`–` `—` `…`): look-alikes of `-` and `...` only in a value with no blank,
+ * which names something (`report–2024.pdf`); in a sentence they are the writer's punctuation.
+ */
+const PROSE_DASH = /[\u2013\u2014\u2026\uFE58\u2E3A\u2E3B]/u;
+/** The small, fullwidth and halfwidth forms above, which Chinese and Japanese are written with (`修正：テスト`). */
+const CJK_FORM = /[\uFE50-\uFE6B\uFF01-\uFF65]/u;
+/** Full stops of scripts other than Latin (`։` U+0589, `׃`, `۔`, `܁`, `፡`, `᠄`, `꘎`): their own after a letter of their script. */
+const SCRIPT_STOP = /[\u0589\u05C3\u06D4\u0701-\u0704\u1361\u1804\uA60E]/u;
+const NON_LATIN_LETTER = /[^\P{L}\p{Script=Latin}]/u;
+
+/**
+ * Whether `char` passes for `.`, `/`, `\`, `:` or `-` in a value that names something, between `before` and `after`
+ * (the characters around it, `''` at an end); `blank`: the value holds white space. A fullwidth or small form among
+ * CJK characters with no ASCII letter or digit beside it is left as it is (`２０２４：報告`, as fullwidth letters in a
+ * word of CJK), and so is a script's full stop after a letter of a script other than Latin (`Բարեւ։`).
+ */
+function passesForPathSyntax(char: string, before: string, after: string, blank: boolean): boolean {
+  if (PROSE_DASH.test(char)) return !blank;
+  if (!PATH_LOOK_ALIKE.test(char)) return false;
+  if (CJK_FORM.test(char)) return !((CJK.test(before) || CJK.test(after)) && !ASCII_LETTER_OR_DIGIT.test(before) && !ASCII_LETTER_OR_DIGIT.test(after));
+  if (SCRIPT_STOP.test(char)) return !NON_LATIN_LETTER.test(before) || passesForAscii(before);
+  return true;
+}
+
 function classify(char: string): EscapeClass | null {
   if (!SUSPECT.test(char)) return null;
   if (CONTROL.test(char)) return 'control';
@@ -228,7 +268,8 @@ export interface VisibleTextOptions {
   /**
    * For a value that names something (a path, a name): when it is one line and not in NFC, every character outside
    * ASCII in it is escaped and counted as hidden (`not-nfc`): `cafe\u{301}.txt` is drawn like `café.txt` and is
-   * another file. Default false.
+   * another file. When it is one line, a character drawn like `.`, `/`, `\`, `:` or `-` is escaped and counted too
+   * (`look-alike-punctuation`, see `passesForPathSyntax`; so it is with `mayRun`). Default false.
    */
   nfc?: boolean;
 }
@@ -330,6 +371,8 @@ function visibleText(shown: string, { singleLine, code, syntax, mayRun, nfc, pro
   const value = after + shown;
   const decomposed = nfc && !value.includes('\n') && value.normalize('NFC') !== value;
   const lookAlikes = !prose && SUSPECT.test(value) ? lookAlikeOffsets(value) : undefined;
+  const names = !code && ((nfc && !value.includes('\n')) || mayRun);
+  const blank = names && /\s/u.test(value);
   const segments: VisibleSegment[] = [];
   let hiddenCount = 0;
   let nonAsciiCount = 0;
@@ -340,6 +383,14 @@ function visibleText(shown: string, { singleLine, code, syntax, mayRun, nfc, pro
   /** The nonspacing marks, and the general-purpose ones among them, the base carries so far. */
   let marks = 0;
   let generic = 0;
+  const lookAlikeClass = (char: string, at: number, before: string): EscapeClass | null => {
+    if (syntax && SYNTAX_LOOK_ALIKE.test(char)) return 'look-alike-symbol';
+    if (lookAlikes?.has(at) === true) return 'look-alike';
+    if (names && passesForPathSyntax(char, before, charAt(value, at + char.length), blank)) return 'look-alike-punctuation';
+    if (code || (mayRun && !readableInCode(char))) return 'non-ascii-in-code';
+    return decomposed ? 'not-nfc' : null;
+  };
+  let previous = '';
   while (index < value.length) {
     const codePoint = value.codePointAt(index)!;
     const width = codePoint > 0xffff ? 2 : 1;
@@ -349,7 +400,7 @@ function visibleText(shown: string, { singleLine, code, syntax, mayRun, nfc, pro
     if (char === '\\') escapeClass = value.startsWith('u{', index + 1) ? 'backslash' : null;
     else if (singleLine && (char === '\n' || char === '\t')) escapeClass = 'control';
     else if (prose) escapeClass = proseClass(char, codePoint, value.charCodeAt(index + 1));
-    else escapeClass = classify(char) ?? (codePoint > 0x7f ? (syntax && SYNTAX_LOOK_ALIKE.test(char) ? 'look-alike-symbol' : lookAlikes?.has(index) === true ? 'look-alike' : code || (mayRun && !readableInCode(char)) ? 'non-ascii-in-code' : decomposed ? 'not-nfc' : null) : null);
+    else escapeClass = classify(char) ?? (codePoint > 0x7f ? lookAlikeClass(char, index, previous) : null);
     const plain = codePoint <= 0x7f;
     // A variation selector or a joiner that is shown stays on the base before it, and counts as one of its marks.
     const joiner = !plain && (PROSE_OWN.has(codePoint) || VARIATION_SELECTOR.test(char));
@@ -376,10 +427,17 @@ function visibleText(shown: string, { singleLine, code, syntax, mayRun, nfc, pro
       marks = 0;
       generic = 0;
     }
+    previous = char;
     index += width;
   }
   if (runStart < value.length) segments.push({ kind: 'text', text: value.slice(runStart) });
   return { segments, hiddenCount, nonAsciiCount, lineCount };
+}
+
+/** The character (a whole code point) at `index`, `''` past the end. */
+function charAt(value: string, index: number): string {
+  const codePoint = value.codePointAt(index);
+  return codePoint === undefined ? '' : String.fromCodePoint(codePoint);
 }
 
 /** What prose escapes of `char`; `next`, the UTF-16 unit after it (a CR before a LF is a line end, left as written). */
