@@ -130,6 +130,12 @@ function bigStep(count: number, size: number): ModelPart[] {
   return [...Array.from({ length: count }, (): ModelPart => ({ type: 'text-delta', text })), { type: 'finish', reason: 'stop' }];
 }
 
+/** A model turn of `count` deltas of `size` characters each, reasoning and text in turn: one event each (deltas of one kind that come together are joined). */
+function eventPerDeltaStep(count: number, size: number): ModelPart[] {
+  const text = 'x'.repeat(size);
+  return [...Array.from({ length: count }, (_, i): ModelPart => ({ type: i % 2 === 0 ? 'reasoning-delta' : 'text-delta', text })), { type: 'finish', reason: 'stop' }];
+}
+
 /** Runs a whole run through a real client and answers how many events it has. */
 async function runToEnd(client: ReturnType<typeof connectClient>['client'], sessionId: string, runId: string): Promise<number> {
   const ended = deferred<number>();
@@ -156,7 +162,7 @@ type WireMessage = { id: number | null; result?: { type: string; id?: string }; 
 describe('a client that stops reading', () => {
   it('gets 32 of 100 replays of a large run, all complete once it reads, while the server stays bounded and answers others', async () => {
     const deltas = 1000;
-    await using running = await startTestServer({ steps: [bigStep(deltas, 1024)] });
+    await using running = await startTestServer({ steps: [eventPerDeltaStep(deltas, 1024)] });
     await using reader = connectClient(running.server);
     const events = await runToEnd(reader.client, 'big', 'big-run');
     expect(events).toBeGreaterThanOrEqual(deltas);

@@ -25,6 +25,7 @@ import {
   type DecisionTimeout,
   type Grant,
   type LoopEvent,
+  type LoopEventOf,
   type PendingApproval,
   type PolicyVerdict,
   type ResolveResult,
@@ -42,7 +43,7 @@ import {
 import { FencedError, renewalIntervalMs, type ClaimDecisionResult, type Cluster, type ClusterMessage } from './cluster';
 import type { RuleService } from './context';
 import { refuseIfPastDeadline } from './decision-deadline';
-import { EventLog, parseEventId, StoredRunFollower, type RunFollower } from './event-log';
+import { EventLog, eventSize, parseEventId, StoredRunFollower, type RunFollower } from './event-log';
 import { MemoryStore } from './memory-store';
 import { RunPausedError } from './run-paused-error';
 import { StoreUnavailableError } from './store-unavailable-error';
@@ -136,6 +137,23 @@ export const MAX_KEPT_FINISHED_EVENTS = 20_000;
  */
 export const MAX_KEPT_FINISHED_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Events a running run keeps (in its log, and as rows in the store): once it reaches them, it is stopped and ends with
+ * an error saying so (see outputLimitError). A model that streams a character per chunk made a million events of a
+ * turn, each held for as long as the run went on; deltas are now joined (MAX_JOINED_DELTA_CHARS), so a run reaches
+ * this only with as many deltas that each came on their own (a model writing a token at a time, for hours).
+ */
+export const MAX_LIVE_RUN_EVENTS = 200_000;
+
+/** Bytes of events a running run keeps (as JSON, estimated: see eventSize), alongside MAX_LIVE_RUN_EVENTS. */
+export const MAX_LIVE_RUN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The longest text a text (or reasoning) delta that joins several gets: the deltas that come while the one before
+ * them is not yet handed on (stored, then shown) are one event up to it, the next starts another.
+ */
+export const MAX_JOINED_DELTA_CHARS = 4096;
+
 /** Finished runs only in the store that a client asked to attach to, kept for its follow() (small: a number each). */
 const MAX_STORED_ATTACHES = 4096;
 /** The longest wait between two tries to take up a run paused by its store (see ChatServiceOptions.retryStoreAfterMs). */
@@ -162,6 +180,10 @@ export interface ChatServiceOptions {
   maxKeptFinishedEvents?: number;
   /** Default MAX_KEPT_FINISHED_BYTES. */
   maxKeptFinishedBytes?: number;
+  /** The events a running run keeps before it is stopped (see MAX_LIVE_RUN_EVENTS). Default MAX_LIVE_RUN_EVENTS. */
+  maxLiveRunEvents?: number;
+  /** The bytes of events a running run keeps before it is stopped. Default MAX_LIVE_RUN_BYTES. */
+  maxLiveRunBytes?: number;
   /** Keeps sessions, runs, events, the ledger and grants. Default a MemoryStore: nothing outlives the process. */
   store?: AirlockStore;
   /**
@@ -215,6 +237,12 @@ interface Run {
   queued: { input: AppendEventInput; event: LoopEvent; show: boolean }[];
   /** The burst being written, if any. */
   flushing: Promise<void> | undefined;
+  /** A write of the deltas queued is set for the next turn of the event loop (see flushSoon). */
+  flushSoon: boolean;
+  /** The estimated bytes of the events recorded for the run (see eventSize), against maxLiveRunBytes. */
+  bytes: number;
+  /** Set once the run reached what a running run keeps: why it was stopped, which its run-end says. */
+  outputLimit: string | undefined;
   /** Why a burst could not be written: the run stops at its next event. */
   writeFailure: unknown;
   /** The burst whose write failed (see writeFailure). */
@@ -365,6 +393,8 @@ export class ChatService {
   private keptFinishedBytes = 0;
   private readonly maxKeptFinishedEvents: number;
   private readonly maxKeptFinishedBytes: number;
+  private readonly maxLiveRunEvents: number;
+  private readonly maxLiveRunBytes: number;
   /** Finished runs only in the store, attached to: their session and their last event's seq, for eventsShown and follow. */
   private readonly storedAttaches = new Map<string, { sessionId: string; lastSeq: number }>();
   private readonly maxSessions: number;
@@ -399,6 +429,8 @@ export class ChatService {
     this.finishedRunTtlMs = options.finishedRunTtlMs ?? 10 * 60 * 1000;
     this.maxKeptFinishedEvents = options.maxKeptFinishedEvents ?? MAX_KEPT_FINISHED_EVENTS;
     this.maxKeptFinishedBytes = options.maxKeptFinishedBytes ?? MAX_KEPT_FINISHED_BYTES;
+    this.maxLiveRunEvents = options.maxLiveRunEvents ?? MAX_LIVE_RUN_EVENTS;
+    this.maxLiveRunBytes = options.maxLiveRunBytes ?? MAX_LIVE_RUN_BYTES;
     this.maxSessions = options.maxSessions ?? 100_000;
     this.store = options.store ?? new MemoryStore();
     this.log = options.log ?? ((line) => console.warn(line));
@@ -1742,6 +1774,9 @@ export class ChatService {
       nextSeq: 1,
       queued: [],
       flushing: undefined,
+      flushSoon: false,
+      bytes: 0,
+      outputLimit: undefined,
       writeFailure: undefined,
       unwritten: undefined,
       fence: undefined,
@@ -1820,6 +1855,7 @@ export class ChatService {
       ...this.newRun(stored.runId, session.summary.sessionId, this.options.tools()),
       log,
       nextSeq: log.size + 1,
+      bytes: log.bytes,
       fence,
       afterPause: paused !== undefined,
       // Still paused, as far as anyone can tell, until a write of it succeeds.
@@ -1955,7 +1991,7 @@ export class ChatService {
           if (parked === undefined) await this.saveMessages(run);
           break;
         }
-        const event = run.afterPause && next.value.type === 'status' && next.value.resumed === true ? { ...next.value, text: 'Taken up again: its data can be stored again' } : next.value;
+        const event = shownEvent(run, next.value);
         if (event.type === 'run-end') {
           reason = event.reason;
           end = event;
@@ -2092,16 +2128,24 @@ export class ChatService {
 
   /**
    * Stores an event with what it changes in the ledger, then lets clients see it. Text deltas are queued and
-   * written in bursts (one write for all that came while the previous burst was written) without holding the loop;
-   * every other event waits for everything before it, and for itself, to be stored. A `held` event is queued
-   * without a write of its own: it goes in the next event's write (or the run's last), and is shown with it; only
-   * an event the loop follows at once is held (`endsAtOnce`).
+   * written in bursts without holding the loop: a write of what is queued is set for the next turn of the event loop
+   * (one write for all that came meanwhile, or while the previous burst was written), and a delta that comes while
+   * the one before it is still queued is joined to it (see joinDelta). Every other event waits for everything before
+   * it, and for itself, to be stored. A `held` event is queued without a write of its own: it goes in the next
+   * event's write (or the run's last), and is shown with it; only an event the loop follows at once is held
+   * (`endsAtOnce`). A run that reaches what a running run keeps is stopped (see keepsOutput).
    */
   private async record(run: Run, event: LoopEvent, show = true, session?: Session, held = false): Promise<void> {
     if (run.suspended) return;
     const delta = event.type === 'text-delta' || event.type === 'reasoning-delta';
     // Messages ride only with an event the loop waits for; before a delta they are written (and waited for) first.
     if (session !== undefined && delta && run.unsaved.length > 0) await this.saveMessages(run);
+    if (delta && show && joinDelta(run, event)) {
+      this.keepsOutput(run);
+      this.flushSoon(run);
+      if (run.writeFailure !== undefined) throw run.writeFailure;
+      return;
+    }
     const messages = session !== undefined && run.unsaved.length > 0 ? run.unsaved.splice(0) : undefined;
     const at = Date.now();
     const ledger = this.ledgerChange(run, event, at);
@@ -2120,10 +2164,43 @@ export class ChatService {
       ...(grant === undefined ? {} : { grant: { ...grant, scope: 'session' as const } }),
     };
     run.queued.push({ input, event, show });
+    run.bytes += eventSize(event);
+    this.keepsOutput(run);
     if (held) return;
-    this.startFlush(run);
-    if (!delta) await this.flushed(run);
-    else if (run.writeFailure !== undefined) throw run.writeFailure;
+    if (!delta) {
+      this.startFlush(run);
+      await this.flushed(run);
+    } else {
+      this.flushSoon(run);
+      if (run.writeFailure !== undefined) throw run.writeFailure;
+    }
+  }
+
+  /**
+   * Sets a write of the queued deltas for the next turn of the event loop, unless one is set or going (it takes them).
+   * Not a timer: a delta that nothing follows is written once the jobs and input of this turn are done, and the
+   * deltas a model's chunks bring in one read of its stream are one write and one event, not one each.
+   */
+  private flushSoon(run: Run): void {
+    if (run.flushing !== undefined || run.flushSoon) return;
+    run.flushSoon = true;
+    setImmediate(() => {
+      run.flushSoon = false;
+      this.startFlush(run);
+    });
+  }
+
+  /**
+   * Stops a run once its events reach what a running run keeps (maxLiveRunEvents, maxLiveRunBytes): it is cancelled,
+   * so its model stream and its tools stop, and its run-end says why (see drive). Only the events that end it follow.
+   */
+  private keepsOutput(run: Run): void {
+    if (run.outputLimit !== undefined) return;
+    const events = run.nextSeq - 1;
+    if (events < this.maxLiveRunEvents && run.bytes < this.maxLiveRunBytes) return;
+    run.outputLimit = outputLimitError(events >= this.maxLiveRunEvents ? `${this.maxLiveRunEvents.toLocaleString('en-US')} events` : `${mebibytes(this.maxLiveRunBytes)} of events`);
+    this.log(`Run ${run.runId} stopped: it reached ${events} events (${run.bytes} bytes), what a running run keeps`);
+    run.cancellation.cancel();
   }
 
   /** The chat's grant asked for with the person's allow this event carries, to be written with it; see confirm. */
@@ -2445,6 +2522,41 @@ function titleFrom(message: string): string {
  * Appends a page's events to `log`, in order only: the log of a run followed here may have grown while the page was
  * read.
  */
+/** An event of the run's loop as it is stored and shown. */
+function shownEvent(run: Run, event: LoopEvent): LoopEvent {
+  if (run.afterPause && event.type === 'status' && event.resumed === true) return { ...event, text: 'Taken up again: its data can be stored again' };
+  // Stopped for the output it made (see keepsOutput): its end says so, not that it was cancelled.
+  if (event.type === 'run-end' && run.outputLimit !== undefined) return { type: 'run-end', runId: event.runId, reason: 'error', error: run.outputLimit };
+  return event;
+}
+
+/**
+ * Joins a text or reasoning delta to the one queued last, when it is of the same kind, not yet being written and
+ * short enough (MAX_JOINED_DELTA_CHARS): one event, one row, shown when it would have been. Answers whether it did.
+ */
+function joinDelta(run: Run, event: LoopEventOf<'text-delta' | 'reasoning-delta'>): boolean {
+  const last = run.queued.at(-1);
+  const queued = last?.event;
+  if (last === undefined || !last.show || (queued?.type !== 'text-delta' && queued?.type !== 'reasoning-delta') || queued.type !== event.type || last.input.messages !== undefined) return false;
+  const text = queued.text + event.text;
+  if (text.length > MAX_JOINED_DELTA_CHARS) return false;
+  const joined: LoopEvent = { type: event.type, text };
+  last.event = joined;
+  last.input = { ...last.input, event: joined };
+  run.bytes += event.text.length;
+  return true;
+}
+
+/** What a run stopped for its output is told, `limit` naming what it reached. */
+export function outputLimitError(limit: string): string {
+  return `This run was stopped: it produced more output than the server keeps for one run (${limit}). What it produced until then is kept; send a message to go on.`;
+}
+
+function mebibytes(bytes: number): string {
+  const mib = 1024 * 1024;
+  return bytes % mib === 0 ? `${bytes / mib} MiB` : `${bytes.toLocaleString('en-US')} bytes`;
+}
+
 function appendInOrder(log: EventLog, { from, events }: StoredPage): void {
   events.forEach((event, index) => {
     if (from + index === log.size) log.append(event);

@@ -2,6 +2,8 @@
 // so the server under test talks to it exactly as to llama.cpp or vLLM. It answers at once:
 // - a conversation ending with a tool result: the text "ok", then stop;
 // - a user message "stream N": N text deltas of 20 characters, then stop;
+// - a user message "chars N": N text deltas of one character each (as llama.cpp streams a token a chunk), then stop;
+//   "chars N held": the same, then the stream stays open (the turn goes on) until the client lets go of it;
 // - any other user message: one call to `list_directory` on the workspace, then stop for the tool call.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -52,7 +54,11 @@ export async function startFakeModelServer(options: { keepAliveMs?: number } = {
         res.write(chunk({}, 'stop'));
       } else if (typeof last?.content === 'string' && last.content.startsWith('stream ')) {
         const count = Number(last.content.slice(7));
-        streamText(res, count);
+        streamText(res, count, CHUNK_TEXT);
+        return;
+      } else if (typeof last?.content === 'string' && last.content.startsWith('chars ')) {
+        const [count, held] = last.content.slice(6).split(' ');
+        streamText(res, Number(count), 'x', held === 'held');
         return;
       } else {
         const call = { index: 0, id: 'call_1', type: 'function', function: { name: BENCH_TOOL, arguments: '{"path":"."}' } };
@@ -95,10 +101,10 @@ export async function startFakeModelServer(options: { keepAliveMs?: number } = {
   };
 }
 
-/** Writes `count` text deltas, pausing for the socket to drain when its buffer is full. */
-function streamText(res: ServerResponse, count: number): void {
+/** Writes `count` text deltas of `text`, pausing for the socket to drain when its buffer is full; then ends, unless `held`. */
+function streamText(res: ServerResponse, count: number, text: string, held = false): void {
   let sent = 0;
-  const piece = chunk({ content: CHUNK_TEXT }, null);
+  const piece = chunk({ content: text }, null);
   const more = (): void => {
     while (sent < count) {
       sent++;
@@ -107,6 +113,7 @@ function streamText(res: ServerResponse, count: number): void {
         return;
       }
     }
+    if (held) return;
     res.write(chunk({}, 'stop'));
     res.write('data: [DONE]\n\n');
     res.end();
