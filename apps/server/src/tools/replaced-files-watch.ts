@@ -69,6 +69,18 @@ export function restoreFile(file: string, content: HeldContent): boolean {
   }
 }
 
+/** The files running calls' watches hold now (see watchReplacements), with how many calls hold each. */
+const heldNow = new Map<string, number>();
+
+/**
+ * Whether a running sandboxed call holds `file` (a real path) by a mount over it: replacing it would lift that hold
+ * in the call and kill it, and the watch would put the file back. write_file refuses such a file (see
+ * createWriteFileTool).
+ */
+export function isHeldByRunningCall(file: string): boolean {
+  return (heldNow.get(file) ?? 0) > 0;
+}
+
 /** A watch set by `watchReplacements`. */
 export interface ReplacementWatch {
   close(): void;
@@ -89,8 +101,24 @@ export function watchReplacements(files: readonly string[], onReplaced: (file: s
   }
   const watchers: FSWatcher[] = [];
   let told = false;
-  const close = () => {
+  const held = [...new Set(files)];
+  for (const file of held) heldNow.set(file, (heldNow.get(file) ?? 0) + 1);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    for (const file of held) {
+      const left = (heldNow.get(file) ?? 1) - 1;
+      if (left > 0) heldNow.set(file, left);
+      else heldNow.delete(file);
+    }
+  };
+  const stopWatching = () => {
     for (const watcher of watchers.splice(0)) watcher.close();
+  };
+  const close = () => {
+    stopWatching();
+    release();
   };
   for (const [folder, names] of byFolder) {
     let watcher: FSWatcher;
@@ -101,7 +129,7 @@ export function watchReplacements(files: readonly string[], onReplaced: (file: s
         const file = path.join(folder, name.toString());
         if (isOwnChange(file)) return;
         told = true;
-        close();
+        stopWatching();
         onReplaced(file);
       });
     } catch {

@@ -313,6 +313,26 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     expect(existsSync(file)).toBe(false);
   });
 
+  test('write_file refuses the repository config while a running call holds it read-only, and writes it once the call has ended; the call runs on', async () => {
+    await using workspace = await tempFolder();
+    expect(spawnSync('git', ['init', '-q', workspace.path]).status).toBe(0);
+    const config = path.join(workspace.path, '.git', 'config');
+    const atStart = await readFile(config, 'utf8');
+    const write = toolNamed(createBuiltinTools({ workspace: workspace.path, sandbox: 'bubblewrap' }), 'write_file');
+    const content = `${atStart}[user]\n\tname = Written By write_file\n`;
+    const running = runTool(terminal(workspace.path), { command: 'touch started; while [ ! -e done ]; do sleep 0.02; done; echo finished' });
+    await vi.waitFor(() => expect(existsSync(path.join(workspace.path, 'started'))).toBe(true), { timeout: 20_000 });
+    expect(await runTool(write, { path: '.git/config', content })).toStrictEqual({
+      content: 'Refused: ".git/config" is held read-only for a terminal or python call running now, and replacing it would lift that hold. Nothing was written; write it once that call has ended.',
+      isError: true,
+    });
+    await writeFile(path.join(workspace.path, 'done'), '');
+    expect(await running).toStrictEqual({ content: 'finished\nexit code: 0', isError: false });
+    expect(await readFile(config, 'utf8')).toBe(atStart);
+    expect(await runTool(write, { path: '.git/config', content })).toStrictEqual({ content: `Replaced .git/config (${Buffer.byteLength(content)} bytes).`, isError: false });
+    expect(await readFile(config, 'utf8')).toBe(content);
+  });
+
   test("an editor's copies beside the token file (token~, .token.swp, #token#, token.bak) are hidden with it, in a veiled folder and in the workspace", async () => {
     await using workspace = await tempFolder();
     await using home = await tempFolder('/var/tmp');

@@ -5,6 +5,7 @@ import { defineTool } from '@airlock/core';
 import { z } from 'zod';
 import type { ResolvedToolsOptions } from './builtin-tools-options';
 import { pythonEncodingDeclaration } from './python-encoding-declaration';
+import { isHeldByRunningCall } from './replaced-files-watch';
 import { failuresAsResults, toolFailure } from './tool-failure';
 import type { WorkspaceFolder, WorkspacePaths } from './workspace-paths';
 import { filePathText, wellFormedText } from './well-formed-text';
@@ -79,6 +80,14 @@ export function createWriteFileTool(options: ResolvedToolsOptions, paths: Worksp
         if (existing?.isSymbolicLink() === true) throw await paths.linkError(args.path, names, names.length - 1, folder.entry(name));
         if (existing?.isDirectory() === true) return toolFailure(`"${args.path}" is a directory.`);
         if (existing !== undefined && !existing.isFile()) return toolFailure(`"${args.path}" is not a regular file.`);
+        // A repository config a running call holds read-only: the rename would lift that hold (the call could write
+        // it), so the call's watch kills it and puts the old file back over this write. Found from outside: the write
+        // was reported done, then undone by Airlock itself.
+        if (isHeldByRunningCall(path.join(folder.real, name))) {
+          return toolFailure(
+            `Refused: "${shown}" is held read-only for a terminal or python call running now, and replacing it would lift that hold. Nothing was written; write it once that call has ended.`,
+          );
+        }
         // The rename replaces whatever is at the name by then, a link swapped in included: it is never followed.
         await writeAtomically(folder, name, args.content, existing === undefined ? undefined : Number(existing.mode & 0o777n));
         return `${existing === undefined ? 'Created' : 'Replaced'} ${shown} (${bytes} bytes).`;
