@@ -6,7 +6,7 @@ import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { AlwaysAllowScope, CHAT_SCOPE, type AlwaysChoice } from './always-allow-scope';
 import { Countdown } from './countdown';
 import { VisibleTextView } from './tool-arguments';
-import { MAX_REASON_LENGTH, type DecisionRequest } from './send-decision';
+import { decisionHeld, MAX_REASON_LENGTH, type DecisionRequest } from './send-decision';
 import type { DecisionProblem, ToolCallState } from './tool-call-state';
 
 type Undecided = Extract<ToolCallState, { status: 'awaiting-decision' | 'deciding' }>;
@@ -66,7 +66,9 @@ export function DecisionControls({
   const [always, setAlways] = useState<AlwaysChoice>(CHAT_SCOPE);
   const scopeId = useId();
   const reasonId = useId();
-  const busy = state.status === 'deciding';
+  // A decision sent before may still land: no other is offered until it cannot (see DecisionProblem).
+  const held = useHeld(state.status === 'awaiting-decision' ? state.problem : null);
+  const busy = state.status === 'deciding' || held;
   const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
   const decide = (request: DecisionRequest) => {
     setIgnoredClick(null);
@@ -152,7 +154,7 @@ export function DecisionControls({
         </form>
       )}
       {ignoredClick !== null && !busy && <UnsteadyClickHint reason={ignoredClick} />}
-      {busy && (
+      {state.status === 'deciding' && (
         <p className="sending" aria-live="polite">
           Sending your decision ({state.decision})…
         </p>
@@ -188,6 +190,21 @@ function ProblemHint({ problem, decidedWhere }: { problem: DecisionProblem; deci
   );
 }
 
+/** Whether a decision sent before may still be applied; drawn again once it cannot. */
+function useHeld(problem: DecisionProblem | null): boolean {
+  const [, setTick] = useState(0);
+  const held = decisionHeld(problem);
+  const until = problem?.kind === 'send-failed' ? problem.openUntil : undefined;
+  useEffect(() => {
+    if (until === undefined) return undefined;
+    const wait = until - Date.now();
+    if (wait <= 0) return undefined;
+    const timer = setTimeout(() => setTick((tick) => tick + 1), wait + 1);
+    return () => clearTimeout(timer);
+  }, [until]);
+  return held;
+}
+
 /** Said after the server's reason for refusing an edit (in the editor): what became of the call, and how to try again. */
 export const EDIT_REFUSED_HINT = 'Nothing was applied, and the call still waits: fix the arguments and allow again.';
 
@@ -208,6 +225,10 @@ const refusedHint: Record<RefusedWhy, string> = {
 export function problemText(problem: DecisionProblem, decidedWhere: string): string {
   switch (problem.kind) {
     case 'send-failed':
+      if (problem.openUntil !== undefined && problem.openUntil > Date.now()) {
+        const seconds = Math.ceil((problem.openUntil - Date.now()) / 1_000);
+        return `The connection went before the server answered: your decision may or may not have been applied, or may still be in the next ${seconds} s, and this card shows it if it is. The buttons come back once that time has passed.`;
+      }
       return `No answer came to your decision (${problem.message}). Check the connection and try again.`;
     case 'invalid-arguments':
       return `The server refused the edited arguments: ${problem.message}. ${EDIT_REFUSED_HINT}`;

@@ -1,6 +1,6 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { TRPCClientError } from '@trpc/client';
-import { SocketError } from '@airlock/client';
+import { AnswerUnknownError, SocketError } from '@airlock/client';
 import { useReducer } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AppRouter } from '@airlock/api';
@@ -129,6 +129,32 @@ describe('a decision the server refuses', () => {
     expect(screen.getByRole('alert').textContent).toBe(
       'No answer came to your decision (the connection closed before an answer, and its deadline has passed: the server does not apply it from now on). Check the connection and try again.',
     );
+  });
+
+  // Found in review: the card kept its buttons live while a decision whose connection went could still be applied,
+  // and a second one sent then could be overtaken by the first (or overtake it): the person decided twice.
+  it('after a decision whose connection went, holds the buttons until it can no longer be applied, saying so', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const lost = new AnswerUnknownError('the connection closed before the answer came', 5_000);
+      const send = vi.fn(() => Promise.reject(TRPCClientError.from<AppRouter>(lost)));
+      renderRun(send);
+      const allow = buttons().getByRole('button', { name: 'Allow terminal' });
+      await act(async () => fireEvent.click(allow));
+      expect(screen.getByRole('alert').textContent).toBe(
+        'The connection went before the server answered: your decision may or may not have been applied, or may still be in the next 5 s, and this card shows it if it is. The buttons come back once that time has passed.',
+      );
+      expect(allow.hasAttribute('disabled')).toBe(true);
+      expect(buttons().getByRole('button', { name: 'Deny terminal' }).hasAttribute('disabled')).toBe(true);
+      await act(async () => fireEvent.click(buttons().getByRole('button', { name: 'Deny terminal' })));
+      expect(send).toHaveBeenCalledTimes(1);
+
+      await act(async () => vi.advanceTimersByTime(5_002));
+      expect(allow.hasAttribute('disabled')).toBe(false);
+      expect(screen.getByRole('alert').textContent).toContain('Check the connection and try again.');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('once the call timed out after a refusal past the deadline, says the server refused it, not that no answer came', async () => {

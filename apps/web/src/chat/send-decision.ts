@@ -1,4 +1,4 @@
-import { decisionRefusal } from '@airlock/client';
+import { AnswerUnknownError, decisionRefusal } from '@airlock/client';
 import type { ConfirmInput, ConfirmResult, PersonDecision, ToolArguments } from '../lib/api-types';
 import type { ChatAction } from './chat-reducer';
 import { tabDecisions, type TabDecisionOutcome } from './tab-decisions';
@@ -36,7 +36,7 @@ export interface SendDecisionOptions {
  */
 export async function sendDecision(options: SendDecisionOptions): Promise<ConfirmResult | undefined> {
   const { call, request, dispatch } = options;
-  if (call.state.status !== 'awaiting-decision') return undefined;
+  if (call.state.status !== 'awaiting-decision' || decisionHeld(call.state.problem)) return undefined;
   const reason = request.decision === 'deny' ? request.reason?.trim().slice(0, MAX_REASON_LENGTH) : undefined;
   const edited = request.decision === 'allow' ? request.arguments : undefined;
   const { approvalId } = call.state;
@@ -85,13 +85,21 @@ export function problemOfError(error: unknown, { edited }: { edited: boolean }):
   const message = error instanceof Error ? error.message : String(error);
   const refusal = decisionRefusal(error);
   switch (refusal.kind) {
-    case 'unanswered':
-      return { kind: 'send-failed', message };
+    case 'unanswered': {
+      const cause = error instanceof Error ? error.cause : undefined;
+      const openForMs = cause instanceof AnswerUnknownError ? cause.openForMs : 0;
+      return openForMs > 0 ? { kind: 'send-failed', message, openUntil: Date.now() + openForMs } : { kind: 'send-failed', message };
+    }
     case 'failed':
       return { kind: 'server-failed', message };
     case 'refused':
       return refusal.why === 'invalid' && edited ? { kind: 'invalid-arguments', message } : { kind: 'refused', why: refusal.why, message };
   }
+}
+
+/** Whether a decision sent before may still be applied (see `DecisionProblem`): no other is sent until then. */
+export function decisionHeld(problem: DecisionProblem | null, now = Date.now()): boolean {
+  return problem?.kind === 'send-failed' && problem.openUntil !== undefined && problem.openUntil > now;
 }
 
 /** What became of this tab's decision, by why it did not take. */
