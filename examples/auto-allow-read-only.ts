@@ -1,7 +1,8 @@
 // Sends one message to a running Airlock server and decides its tool calls: read-only tools that stay on this machine
 // (by the annotations the server lists) are allowed at once, anything else is asked on stdin. Every decision that
 // stood is written as one JSON line to the ledger (stdout, or --ledger <file>); the answer goes to stderr. What the
-// model wrote is printed with every control, bidi and invisible character as a \u{…} escape, behind a "│ " gutter.
+// model wrote is printed with every control, bidi and invisible character as a \u{…} escape, behind a "┃ " gutter on
+// every row (the example wraps it to the terminal's width itself), and a card's rows behind a "│ " gutter.
 // An answer counts only when it comes once its card has been shown for 0.6 s (AIRLOCK_DECISION_GUARD_MS, in ms):
 // a line typed before, or a doubled y⏎ that lands on the next card, is ignored, and the example says so. A call
 // decided first in another client (the web app, `airlock chat`) is not asked about, or its question is withdrawn, and
@@ -26,6 +27,7 @@ import {
   type LoopEventOf,
   type StartupLink,
   type ToolInfo,
+  type VisibleText,
 } from '@airlock/client';
 import { appendFileSync, closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -71,54 +73,110 @@ function ledgerLine(entry: LedgerEntry): string {
   return `${JSON.stringify(entry).replace(/[^\x20-\x7E]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
 }
 
+/** The gutter before every row of what the model wrote. */
+const MODEL_GUTTER = '┃ ';
+/** The gutter before every row of a card's arguments, and of what a server said. */
 const GUTTER = '│ ';
 
 /**
- * Writes the model's text as it streams, escaped, each line behind the gutter: nothing the model writes starts a line,
- * so it cannot pass for this example's card or prompt. A piece's last character waits for the next piece when it may
- * be the first half of something (a high surrogate, a backslash before `u{`), so a split is never escaped as two.
+ * The columns a row may fill: the terminal's width (COLUMNS when stderr is not a terminal, else 80), less one, so no
+ * terminal wraps a row itself.
+ */
+const columns = () => Math.max(process.stderr.columns || Number(process.env.COLUMNS) || 80, 20) - 1;
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * Lays escaped text out in rows, each behind `gutter`, wrapped here to the terminal's width: a terminal left to wrap
+ * a long line starts its next row at the left edge, where text padded to the width would draw `⏺ list_directory` as
+ * this example's own card. A character outside ASCII is counted two columns wide per code point and a tab eight, at
+ * least what a terminal draws them in, so a row is never wider than counted. An escape (`\u{202E}`) and a character
+ * with its marks stay on one row. Fed piece by piece (`push`), it goes on the row it left open.
+ */
+class Rows {
+  private open = false;
+  private used = 0;
+  constructor(private readonly gutter: string) {}
+
+  push(text: VisibleText): string {
+    let out = '';
+    const width = columns() - this.gutter.length;
+    for (const segment of text.segments) {
+      const units = segment.kind === 'escape' ? [segment.text] : Array.from(graphemes.segment(segment.text), (part) => part.segment);
+      for (const unit of units) {
+        if (unit === '\n' || unit === '\r\n') {
+          out += this.open ? '\n' : `${this.gutter.trimEnd()}\n`;
+          this.open = false;
+          continue;
+        }
+        const size = segment.kind === 'escape' ? unit.length : unit === '\t' ? 8 : /^[\x20-\x7E]$/.test(unit) ? 1 : 2 * [...unit].length;
+        if (this.open && this.used + size > width) {
+          out += '\n';
+          this.open = false;
+        }
+        if (!this.open) {
+          out += this.gutter;
+          this.open = true;
+          this.used = 0;
+        }
+        out += unit;
+        this.used += size;
+      }
+    }
+    return out;
+  }
+
+  /** Closes the row left open, if any. */
+  end(): string {
+    const out = this.open ? '\n' : '';
+    this.open = false;
+    return out;
+  }
+
+  /** `text` laid out whole, ending on a line of its own. */
+  static of(gutter: string, text: VisibleText): string {
+    const rows = new Rows(gutter);
+    return rows.push(text) + rows.end();
+  }
+}
+
+/**
+ * Writes the model's text as it streams, escaped, in rows behind the model's gutter: nothing the model writes starts a
+ * row, so it cannot pass for this example's card or prompt, and its gutter is not a card's. A piece's last character
+ * waits for the next piece when it may be the first half of something (a high surrogate, a backslash before `u{`), so
+ * a split is never escaped as two.
  */
 function modelTextWriter(out: NodeJS.WritableStream) {
   let held = '';
-  let lineOpen = false;
-  const show = (text: string) => {
-    for (const line of visible(text).split(/(?<=\n)/)) {
-      if (line === '') continue;
-      out.write(lineOpen ? line : GUTTER + line);
-      lineOpen = !line.endsWith('\n');
-    }
-  };
+  const rows = new Rows(MODEL_GUTTER);
   return {
     write(piece: string) {
       const text = held + piece;
       const keep = /[\\\uD800-\uDBFF]$/.test(text) ? 1 : 0;
       held = text.slice(text.length - keep);
-      show(text.slice(0, text.length - keep));
+      out.write(rows.push(toVisibleText(text.slice(0, text.length - keep))));
     },
     /** Ends the text so far (before a card, at the end of the run). */
     end() {
-      show(held);
+      out.write(rows.push(toVisibleText(held)) + rows.end());
       held = '';
-      if (lineOpen) out.write('\n');
-      lineOpen = false;
     },
   };
 }
 
 /**
- * Why a run failed, as a model server or the network said it: on one line behind the gutter, its line breaks escaped
- * with the rest, so what a server wrote cannot draw a card or a prompt of this example's.
+ * Why a run failed, as a model server or the network said it: behind the gutter, its line breaks escaped with the
+ * rest, so what a server wrote cannot draw a card or a prompt of this example's.
  */
 function runError(error: string): string {
-  return `${GUTTER}${visibleTextString(toVisibleText(error, { singleLine: true }))}\n`;
+  return Rows.of(GUTTER, toVisibleText(error, { singleLine: true }));
 }
 
-/** A call as the person is asked about it: its arguments as JSON, escaped, behind the gutter. */
+/** A call as the person is asked about it: its arguments as JSON, escaped, behind the card's gutter. */
 function card(call: LoopEventOf<'tool-start'>): string {
   const json = toVisibleText(JSON.stringify(call.arguments, null, 2));
   const hidden = json.hiddenCount;
   const warning = hidden === 0 ? '' : `⚠ ${hidden} hidden character${hidden === 1 ? '' : 's'} shown as \\u{…}: what runs contains ${hidden === 1 ? 'it' : 'them'}\n`;
-  return `\n⏺ ${visible(call.toolName)}\n${visibleTextString(json).replace(/^/gm, GUTTER)}\n${warning}`;
+  return `\n⏺ ${visible(call.toolName)}\n${Rows.of(GUTTER, json)}${warning}`;
 }
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { ledger: { type: 'string' }, session: { type: 'string' } } });
@@ -281,8 +339,8 @@ function outcome({ choice, result, decided }: Gated): Pick<LedgerEntry, 'decisio
 
 /** What the person is told of a decision made elsewhere: what stood, and what ran when it was edited. */
 function decidedElsewhere(stood: ReturnType<typeof outcome>): string {
-  const edited = stood.editedArguments === undefined ? '' : `, with the arguments edited to (what ran):\n${visibleTextString(toVisibleText(JSON.stringify(stood.editedArguments, null, 2))).replace(/^/gm, GUTTER)}`;
-  return `${stood.decision ?? 'no decision known'} stood${stood.source === 'user' ? ', decided in another client' : stood.source === undefined ? '' : ` (${stood.source})`}${edited}\n`;
+  const edited = stood.editedArguments === undefined ? '\n' : `, with the arguments edited to (what ran):\n${Rows.of(GUTTER, toVisibleText(JSON.stringify(stood.editedArguments, null, 2)))}`;
+  return `${stood.decision ?? 'no decision known'} stood${stood.source === 'user' ? ', decided in another client' : stood.source === undefined ? '' : ` (${stood.source})`}${edited}`;
 }
 const airlock = createAirlockClient({ url: socketUrl(link.url), token, WebSocket, clientLabel: 'auto-allow-read-only example' });
 try {
