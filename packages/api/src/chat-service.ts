@@ -208,7 +208,8 @@ export interface ChatServiceOptions {
   /**
    * The settings the server keeps: the tools turned off in them are left out of what every run offers the model, new,
    * resumed or taken up from another instance, read again before each model turn (see `RunToolLoopOptions.turnedOff`),
-   * whatever tools the run's client asked for. Default none: every tool the run asked for is offered.
+   * whatever tools the run's client asked for; and the limits saved there (call timeout, call limit, decision timeout)
+   * hold for a run whose client sets none. Default none: every tool the run asked for is offered, the loop's limits.
    */
   settings?: Pick<ToolSettingsService, 'get'>;
   /**
@@ -234,7 +235,7 @@ interface Run {
   /** The next event's seq (events are numbered when queued, stored in order, and seen by clients once stored). */
   nextSeq: number;
   /** Events queued for the store, written in bursts while the loop goes on (text deltas). */
-  queued: { input: AppendEventInput; event: LoopEvent; show: boolean }[];
+  queued: Queued[];
   /** The burst being written, if any. */
   flushing: Promise<void> | undefined;
   /** A write of the deltas queued is set for the next turn of the event loop (see flushSoon). */
@@ -246,7 +247,7 @@ interface Run {
   /** Why a burst could not be written: the run stops at its next event. */
   writeFailure: unknown;
   /** The burst whose write failed (see writeFailure). */
-  unwritten: { input: AppendEventInput; event: LoopEvent; show: boolean }[] | undefined;
+  unwritten: Queued[] | undefined;
   /** What let the call whose turn it is run unasked, checked again with the write of its running status. */
   unasked: UnaskedAllow | undefined;
   /** With a cluster: this instance's fencing token for the run, and when it was claimed (performance.now()). */
@@ -277,6 +278,20 @@ interface Run {
    * since: its resumed status says so, and its first write that succeeds ends the pause.
    */
   afterPause: boolean;
+}
+
+/** An event queued for the store. */
+interface Queued {
+  input: AppendEventInput;
+  event: LoopEvent;
+  show: boolean;
+  /**
+   * A delta joined from several (see joinDelta): their texts, made one string as its burst is written. A string
+   * grown a delta at a time is a rope that keeps a node per delta (a million one-character deltas: tens of MB).
+   */
+  pieces?: string[];
+  /** With pieces: their length together. */
+  chars?: number;
 }
 
 /** What a stop did (see ChatService.stop). */
@@ -491,6 +506,7 @@ export class ChatService {
       const tools = this.options.tools();
       const now = Date.now();
       const options = input.options ?? {};
+      const limits = await this.savedRunLimits();
       let session = existing;
       if (!session) {
         session = { summary: newSummary(input.sessionId, input.message, now), activeRun: undefined, remoteRunId: null };
@@ -516,7 +532,7 @@ export class ChatService {
       await this.store.updateSession(session.summary.sessionId, { updatedAt: now, lastRunId: runId, ...(options.confirmToolCalls === undefined ? {} : { confirmToolCalls }) });
       const run = this.newRun(runId, session.summary.sessionId, tools);
       if (cluster) run.fence = 1;
-      this.attachRun(session, run, this.loop(run, { model, messages, confirmToolCalls, options }));
+      this.attachRun(session, run, this.loop(run, { model, messages, confirmToolCalls, options: { ...limits, ...definedOnly(options) } }));
       return { runId };
     });
   }
@@ -1722,6 +1738,24 @@ export class ChatService {
     });
   }
 
+  /**
+   * The limits the person saved in Settings (tool call timeout, call limit, decision timeout), for a run whose client
+   * gives none of its own: the web app copies them into its runs' options, the terminal client and plain API clients
+   * do not, and their runs got the built-in defaults (a 3 s timeout saved, a call ran 5 minutes). None while nothing
+   * was saved: the defaults are the loop's own. Not kept with the run: a retried start sends the same options.
+   */
+  private async savedRunLimits(): Promise<Pick<RunOptions, 'maxToolCalls' | 'toolCallTimeoutMs' | 'decisionTimeoutMs'>> {
+    const source = this.options.settings;
+    if (source === undefined) return {};
+    const { settings, saved } = await source.get();
+    if (!saved) return {};
+    return {
+      maxToolCalls: settings.maxToolCalls,
+      toolCallTimeoutMs: settings.toolCallTimeoutSeconds * 1000,
+      decisionTimeoutMs: settings.decisionTimeoutSeconds === 'never' ? 'never' : settings.decisionTimeoutSeconds * 1000,
+    };
+  }
+
   /** The loop's `turnedOff`: the run's tools the settings turn off, as they are at each model turn. */
   private turnedOffFor(tools: readonly AnyTool[]): { turnedOff?: () => Promise<ReadonlySet<string>> } {
     const { settings } = this.options;
@@ -1845,6 +1879,7 @@ export class ChatService {
     }
     // Not the whole chat: the loop reads that from the store once the calls have ended, before the model's next turn.
     const messages = await this.lastRunMessages(stored.sessionId);
+    const limits = await this.savedRunLimits();
     const records = new Map((await this.store.listRunToolCalls(stored.runId)).map((record) => [record.toolCallId, record]));
     // A run followed here while another instance held it, or paused here, keeps its log, so its followers go on
     // without a break.
@@ -1944,7 +1979,7 @@ export class ChatService {
     });
     const executedCallIds = [...records.values()].filter((record) => record.outcome === 'executed').map((record) => record.toolCallId);
     const resume: ResumeState = { calls, toolCallsUsed: toolMessagesSinceLastUser(messages), executedCallIds };
-    const loop = this.loop(run, { model: this.options.model(), messages, confirmToolCalls: session.summary.confirmToolCalls, options: stored.options, resume });
+    const loop = this.loop(run, { model: this.options.model(), messages, confirmToolCalls: session.summary.confirmToolCalls, options: { ...limits, ...definedOnly(stored.options) }, resume });
     // Stopped by a person while no instance held it (its owner had died), or while it was paused: it ends here as
     // cancelled, running nothing.
     run.stopAsked ||= paused?.run.stopAsked === true;
@@ -2312,6 +2347,7 @@ export class ChatService {
     try {
       while (run.queued.length > 0 && run.writeFailure === undefined) {
         const burst = run.queued.splice(0);
+        for (const queued of burst) joinPieces(queued);
         if (run.suspended) continue;
         try {
           if (burst.length === 1) await this.store.appendEvent(burst[0]!.input);
@@ -2538,13 +2574,23 @@ function joinDelta(run: Run, event: LoopEventOf<'text-delta' | 'reasoning-delta'
   const last = run.queued.at(-1);
   const queued = last?.event;
   if (last === undefined || !last.show || (queued?.type !== 'text-delta' && queued?.type !== 'reasoning-delta') || queued.type !== event.type || last.input.messages !== undefined) return false;
-  const text = queued.text + event.text;
-  if (text.length > MAX_JOINED_DELTA_CHARS) return false;
-  const joined: LoopEvent = { type: event.type, text };
-  last.event = joined;
-  last.input = { ...last.input, event: joined };
+  const chars = (last.chars ?? queued.text.length) + event.text.length;
+  if (chars > MAX_JOINED_DELTA_CHARS) return false;
+  (last.pieces ??= [queued.text]).push(event.text);
+  last.chars = chars;
   run.bytes += event.text.length;
   return true;
+}
+
+/** Makes a joined delta (see joinDelta) the one event it stands for, its text one flat string. */
+function joinPieces(queued: Queued): void {
+  const { pieces, event } = queued;
+  if (pieces === undefined || (event.type !== 'text-delta' && event.type !== 'reasoning-delta')) return;
+  const joined: LoopEvent = { type: event.type, text: pieces.join('') };
+  queued.event = joined;
+  queued.input = { ...queued.input, event: joined };
+  queued.pieces = undefined;
+  queued.chars = undefined;
 }
 
 /** What a run stopped for its output is told, `limit` naming what it reached. */

@@ -134,8 +134,13 @@ export class TextToolCallExtractor {
   private skipSpace = false;
   private shownNonSpace = false;
   private calls: TextToolCall[] = [];
-  private content = '';
-  private reasoning = '';
+  /**
+   * The reply's text and thinking as shown, a piece per delta, made one string at the end: a string grown a delta at
+   * a time is a rope that keeps a node per delta for as long as the turn goes on (tens of MB for a million
+   * one-character deltas), and more once the turn is kept.
+   */
+  private content: string[] = [];
+  private reasoning: string[] = [];
   private parts: TextPart[] = [];
 
   /** Feeds a delta of the reply's text; returns what is safe to show now. */
@@ -172,7 +177,7 @@ export class TextToolCallExtractor {
       this.calls = [];
     }
     const parts = this.give();
-    return { parts, calls: this.calls, content: this.content, reasoning: this.reasoning };
+    return { parts, calls: this.calls, content: this.content.join(''), reasoning: this.reasoning.join('') };
   }
 
   private scan(text: string, final: boolean): void {
@@ -449,14 +454,14 @@ export class TextToolCallExtractor {
 
   private show(text: string): void {
     if (text === '') return;
-    this.content += text;
+    this.content.push(text);
     if (!this.shownNonSpace) this.shownNonSpace = /\S/.test(text);
     this.addPart('text', text);
   }
 
   private think(text: string): void {
     if (text === '') return;
-    this.reasoning += text;
+    this.reasoning.push(text);
     this.addPart('reasoning', text);
   }
 
