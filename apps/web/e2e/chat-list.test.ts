@@ -31,6 +31,19 @@ describe('the chat list', () => {
     await chats.getByText('No chat title contains “nothing like this”.').waitFor();
   });
 
+  // A title is a first message, pasted by anyone: a right-to-left override there drew it reversed, unmarked.
+  it('shows a title’s hidden and reordering characters as escapes, in the header and the list', async () => {
+    suite.airlock.model.enqueue({ text: 'Noted.' });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await chat.send('invoice \u202Efdp.exe\u202C done');
+    await chat.waitForText('Noted.');
+    const shown = 'invoice \\u{202E}fdp.exe\\u{202C} done';
+    await page.getByRole('heading', { name: shown, level: 1 }).waitFor();
+    await page.getByRole('navigation', { name: 'Chats' }).getByText(shown, { exact: true }).waitFor();
+    expect(await page.locator('.chat-title, .session-title').evaluateAll((nodes) => nodes.some((node) => /[\u202E\u202C]/.test(node.textContent ?? '')))).toBe(false);
+  });
+
   it('opens again after a reload a chat older than the 100 the list shows, under its own title, finds it by search, and shows the others on demand', { timeout: 120_000 }, async () => {
     suite.airlock.model.enqueue({ text: 'Hello.' });
     const chat = await ChatPage.open(suite.context, suite.airlock.link);

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { proseText } from '../chat/prose-text';
 import { ChatView } from '../chat/chat-view';
 import { useConfirmToolCalls } from '../chat/use-confirm-tool-calls';
 import { useTabDrafts, WaitingDraftsContext } from '../chat/waiting-drafts';
@@ -134,7 +135,7 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
   const onActivity = useCallback(() => void utils.sessions.list.invalidate(), [utils]);
 
   const remove = (session: SessionSummary) => {
-    if (!window.confirm(`Delete the chat “${session.title}”? Its running reply is stopped and its “Always allow” grants are removed.`)) return;
+    if (!window.confirm(`Delete the chat “${proseText(session.title)}”? Its running reply is stopped and its “Always allow” grants are removed.`)) return;
     deleteSession.mutate({ sessionId: session.sessionId });
     if (session.sessionId === current.id) select({ id: randomId('chat'), isNew: true });
   };
@@ -185,7 +186,7 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
               Loading chat…
             </h1>
           ) : (
-            <h1 className="chat-title">{summary?.title ?? 'New chat'}</h1>
+            <h1 className="chat-title">{summary === undefined ? 'New chat' : proseText(summary.title)}</h1>
           )}
           <ModelBadge info={model.data} />
           <SandboxNotice sandbox={model.data?.sandbox} />
