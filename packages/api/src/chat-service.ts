@@ -208,7 +208,8 @@ export interface ChatServiceOptions {
   /**
    * The settings the server keeps: the tools turned off in them are left out of what every run offers the model, new,
    * resumed or taken up from another instance, read again before each model turn (see `RunToolLoopOptions.turnedOff`),
-   * whatever tools the run's client asked for. Default none: every tool the run asked for is offered.
+   * whatever tools the run's client asked for; and the limits saved there (call timeout, call limit, decision timeout)
+   * hold for a run whose client sets none. Default none: every tool the run asked for is offered, the loop's limits.
    */
   settings?: Pick<ToolSettingsService, 'get'>;
   /**
@@ -505,6 +506,7 @@ export class ChatService {
       const tools = this.options.tools();
       const now = Date.now();
       const options = input.options ?? {};
+      const limits = await this.savedRunLimits();
       let session = existing;
       if (!session) {
         session = { summary: newSummary(input.sessionId, input.message, now), activeRun: undefined, remoteRunId: null };
@@ -530,7 +532,7 @@ export class ChatService {
       await this.store.updateSession(session.summary.sessionId, { updatedAt: now, lastRunId: runId, ...(options.confirmToolCalls === undefined ? {} : { confirmToolCalls }) });
       const run = this.newRun(runId, session.summary.sessionId, tools);
       if (cluster) run.fence = 1;
-      this.attachRun(session, run, this.loop(run, { model, messages, confirmToolCalls, options }));
+      this.attachRun(session, run, this.loop(run, { model, messages, confirmToolCalls, options: { ...limits, ...definedOnly(options) } }));
       return { runId };
     });
   }
@@ -1736,6 +1738,24 @@ export class ChatService {
     });
   }
 
+  /**
+   * The limits the person saved in Settings (tool call timeout, call limit, decision timeout), for a run whose client
+   * gives none of its own: the web app copies them into its runs' options, the terminal client and plain API clients
+   * do not, and their runs got the built-in defaults (a 3 s timeout saved, a call ran 5 minutes). None while nothing
+   * was saved: the defaults are the loop's own. Not kept with the run: a retried start sends the same options.
+   */
+  private async savedRunLimits(): Promise<Pick<RunOptions, 'maxToolCalls' | 'toolCallTimeoutMs' | 'decisionTimeoutMs'>> {
+    const source = this.options.settings;
+    if (source === undefined) return {};
+    const { settings, saved } = await source.get();
+    if (!saved) return {};
+    return {
+      maxToolCalls: settings.maxToolCalls,
+      toolCallTimeoutMs: settings.toolCallTimeoutSeconds * 1000,
+      decisionTimeoutMs: settings.decisionTimeoutSeconds === 'never' ? 'never' : settings.decisionTimeoutSeconds * 1000,
+    };
+  }
+
   /** The loop's `turnedOff`: the run's tools the settings turn off, as they are at each model turn. */
   private turnedOffFor(tools: readonly AnyTool[]): { turnedOff?: () => Promise<ReadonlySet<string>> } {
     const { settings } = this.options;
@@ -1859,6 +1879,7 @@ export class ChatService {
     }
     // Not the whole chat: the loop reads that from the store once the calls have ended, before the model's next turn.
     const messages = await this.lastRunMessages(stored.sessionId);
+    const limits = await this.savedRunLimits();
     const records = new Map((await this.store.listRunToolCalls(stored.runId)).map((record) => [record.toolCallId, record]));
     // A run followed here while another instance held it, or paused here, keeps its log, so its followers go on
     // without a break.
@@ -1958,7 +1979,7 @@ export class ChatService {
     });
     const executedCallIds = [...records.values()].filter((record) => record.outcome === 'executed').map((record) => record.toolCallId);
     const resume: ResumeState = { calls, toolCallsUsed: toolMessagesSinceLastUser(messages), executedCallIds };
-    const loop = this.loop(run, { model: this.options.model(), messages, confirmToolCalls: session.summary.confirmToolCalls, options: stored.options, resume });
+    const loop = this.loop(run, { model: this.options.model(), messages, confirmToolCalls: session.summary.confirmToolCalls, options: { ...limits, ...definedOnly(stored.options) }, resume });
     // Stopped by a person while no instance held it (its owner had died), or while it was paused: it ends here as
     // cancelled, running nothing.
     run.stopAsked ||= paused?.run.stopAsked === true;
