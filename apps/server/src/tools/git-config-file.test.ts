@@ -2,7 +2,7 @@ import { utimesSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { readConfigFile } from './git-config-file';
+import { configSettings, readConfigFile } from './git-config-file';
 import { hooksPathFolders } from './git-hooks-path';
 import { tempFolder } from './test-support';
 
@@ -29,6 +29,16 @@ describe('readConfigFile', () => {
     const now = () => BigInt(Date.now()) * 1_000_000n;
     const first = readConfigFile(file, 1024, now);
     expect(readConfigFile(file, 1024, now)?.settings).not.toBe(first?.settings);
+  });
+});
+
+describe('configSettings', () => {
+  test('reads the older header [filter.evil] as Git does: the section before the first dot, the rest a subsection', () => {
+    expect(configSettings('[filter.evil]\n\tclean = touch x\n[Diff.Some.Name]\n\ttextconv = y\n[core]\n\tpager = z\n')).toStrictEqual([
+      { section: 'filter', subsection: true, key: 'clean', value: 'touch x' },
+      { section: 'diff', subsection: true, key: 'textconv', value: 'y' },
+      { section: 'core', subsection: false, key: 'pager', value: 'z' },
+    ]);
   });
 });
 

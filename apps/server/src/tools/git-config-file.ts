@@ -50,7 +50,7 @@ export function readConfigFile(file: string, maxBytes: number, now: () => bigint
 /** One setting of a Git config file: section and key lowercased; value undefined for a key with no `=` (true). */
 export interface ConfigSetting {
   section: string;
-  /** Whether the section header named a subsection (`[includeIf "gitdir:…"]`). */
+  /** Whether the section header named a subsection (`[includeIf "gitdir:…"]`, or the older `[filter.evil]`). */
   subsection: boolean;
   key: string;
   value: string | undefined;
@@ -75,8 +75,11 @@ export function configSettings(text: string): ConfigSetting[] {
         subsection = false;
         continue;
       }
-      section = header[1]!.toLowerCase();
-      subsection = header[2] !== undefined;
+      // `[filter.evil]`, Git's older form of `[filter "evil"]`: the section is the name before the first dot.
+      const name = header[1]!.toLowerCase();
+      const dot = name.indexOf('.');
+      section = dot === -1 ? name : name.slice(0, dot);
+      subsection = header[2] !== undefined || dot !== -1;
       line = line.slice(header[0].length).replace(/^\s+/, '');
     }
     const key = /^([A-Za-z][A-Za-z0-9-]*)\s*(=|$|[#;])/.exec(line);
