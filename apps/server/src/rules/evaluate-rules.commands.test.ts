@@ -24,10 +24,8 @@ const allowed = [
   "$'npm' test",
   'npm test 2>&1 | tail -n 20',
   'npm test |& tail',
-  'npm test && git status',
   'npm test || echo failed',
-  'npm test; git status',
-  'npm test\ngit status\n',
+  'git status; echo done',
   'npm test >/dev/null 2>&1',
   'npm test 2>/dev/null </dev/null',
   'npm test 2>&-',
@@ -44,6 +42,10 @@ const allowed = [
 ];
 
 const asked = [
+  // git after a command that may have written a Git directory git reads (a nested repository's config or hooks).
+  'npm test && git status',
+  'npm test; git status',
+  'npm test\ngit status\n',
   'npm testing',
   'npm tests',
   // Words handed to the test script: it may run a file they name.
@@ -335,8 +337,8 @@ describe('command lines against rules', () => {
   });
 
   it('names every allow rule a command line needed', async () => {
-    const decision = await evaluateRules(terminal('npm test 2>&1 | tail -n 5 && git status'), rules, context);
-    expect(decision).toStrictEqual({ decision: 'allow', rule: rules[0], rules: [rules[0], rules[2], rules[1]] });
+    const decision = await evaluateRules(terminal('npm test 2>&1 | tail -n 5 && echo done'), rules, context);
+    expect(decision).toStrictEqual({ decision: 'allow', rule: rules[0], rules: [rules[0], rules[2], rules[3]] });
   });
 
   it('reads an over-long command line as one it cannot see through', async () => {

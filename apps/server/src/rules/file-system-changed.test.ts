@@ -51,6 +51,8 @@ describe('a path after a command on the line that may change the file system: ju
     'ls && pytest t | ln -sfn ../outside t',
     'jq . t/a.json | rm -rf t',
     'pytest t | tee log',
+    // git after a command that may have written a Git directory it reads (a nested repository's hooks).
+    'pytest t; git checkout other',
     // A runner with no operand collects the folder it runs in, following a link the line made there (`t2`); make
     // reads its Makefile there, which `npm run build` or a checkout may have replaced.
     'ln -s ../outside t2 && pytest -q',
@@ -82,7 +84,6 @@ describe('a path after a command on the line that may change the file system: ju
     // A command after the paths, once they have been read.
     'pytest t && rm -rf t',
     'pytest t; rm -rf t',
-    'pytest t; git checkout other',
     'pytest t | grep passed',
     'pytest && rm -rf t',
     // The folder a runner collects, before anything on the line may have changed it.

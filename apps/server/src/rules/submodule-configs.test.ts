@@ -1,5 +1,5 @@
 import { reasonText } from '@airlock/core';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -87,11 +87,54 @@ describe('a git call while a submodule or a linked worktree of the repository ha
     expect(await decided('git status')).toBe('allow');
   });
 
-  it('after a command that may have written one, while the repository has submodules or worktrees', async () => {
-    expect(await decided('touch x && git status')).toBe('allow');
+  it('after a command that may have written one, whether or not the repository has submodules or worktrees yet', async () => {
+    write('evil/sub/config', `${SUBMODULE_CONFIG}[core]\n\tfsmonitor = "touch PWNED; false"\n`);
+    const cp = (command: string) => evaluateRules(terminal(command), [...rules, prefix('cp'), prefix('mv'), prefix('git submodule')], context);
+    for (const command of ['touch x && git status', 'cp -r evil .git/modules && git status', 'mv evil .git/modules; git status', 'git submodule absorbgitdirs && git status']) {
+      expect((await cp(command)).decision, command).toBe('ask');
+    }
     write('.git/modules/sub/config', SUBMODULE_CONFIG);
     expect(await decided('git status')).toBe('allow');
     expect(await decided('touch x && git status')).toBe('ask');
+  });
+
+  it('a repository nested in the workspace, its Git directory in its work tree or named by its gitfile', async () => {
+    const fsmonitor = `${SUBMODULE_CONFIG}[core]\n\tfsmonitor = "touch PWNED; false"\n`;
+    write('nested/.git/HEAD', 'ref: refs/heads/main\n');
+    write('nested/.git/config', '[core]\n\tbare = false\n');
+    write('nested/.git/hooks/pre-commit.sample', '#!/bin/sh\n');
+    write('vendor/lib/.git', 'gitdir: ../../elsewhere/lib\n');
+    write('elsewhere/lib/HEAD', 'ref: refs/heads/main\n');
+    write('elsewhere/lib/config', SUBMODULE_CONFIG);
+    const commands = ['git status', 'cd nested && git status', 'cd vendor/lib && git log --oneline'];
+    for (const command of commands) expect(await decided(command), command).toBe('allow');
+    write('nested/.git/config', fsmonitor);
+    for (const command of commands) expect(await decided(command), command).toBe('ask');
+    write('nested/.git/config', '[core]\n\tbare = false\n');
+    write('nested/.git/hooks/pre-commit', '#!/bin/sh\ntouch PWNED\n');
+    expect(await decided('cd nested && git commit -m x')).toBe('ask');
+    rmSync(path.join(workspace, 'nested/.git/hooks/pre-commit'));
+    write('elsewhere/lib/config', fsmonitor);
+    for (const command of commands) expect(await decided(command), command).toBe('ask');
+    write('elsewhere/lib/config', SUBMODULE_CONFIG);
+    expect(await decided('git status')).toBe('allow');
+    // A gitfile naming a folder outside the workspace, or none, or a `.git` that is a link: not read, so not covered.
+    for (const gitfile of ['gitdir: /etc\n', 'gitdir: ../../missing\n', 'not a gitfile\n']) {
+      write('vendor/lib/.git', gitfile);
+      expect(await decided('git status'), gitfile).toBe('ask');
+    }
+    rmSync(path.join(workspace, 'vendor/lib/.git'));
+    symlinkSync('../../elsewhere/lib', path.join(workspace, 'vendor/lib/.git'));
+    expect(await decided('git status')).toBe('ask');
+  });
+
+  it('an old-style section header [filter.evil], which git reads as the filter "evil"', async () => {
+    write('.git/modules/sub/config', `${SUBMODULE_CONFIG}[filter.evil]\n\tclean = touch PWNED\n`);
+    expect(await decided('git status')).toBe('ask');
+    write('.git/modules/sub/config', `${SUBMODULE_CONFIG}[Diff.X]\n\ttextconv = touch PWNED\n`);
+    expect(await decided('git status')).toBe('ask');
+    write('.git/modules/sub/config', `${SUBMODULE_CONFIG}[branch.main]\n\tremote = origin\n`);
+    expect(await decided('git status')).toBe('allow');
   });
 
   it('is not plain for a deny rule, which cannot see what such a config runs', async () => {
