@@ -37,14 +37,43 @@ describe('an exact rule for python -m X while the folder it runs in holds an X o
     expect(inClean.decision).toBe('ask');
   });
 
+  it('nor while it holds any module, which the module run may import in turn (pytest imports pluggy)', async () => {
+    mkdirSync(path.join(workspace, 'other'));
+    const inOther = async (command: string) => (await evaluateRules(terminal(`cd other && ${command}`), [prefix('cd'), prefix(command, { exact: true })], context)).decision;
+    expect(await inOther('python3 -m pytest --version')).toBe('allow');
+    for (const plant of ['pluggy.py', 'idna.cpython-311-x86_64-linux-gnu.so', '_sha2.py', 'binhex.pyc', 'é.py']) {
+      writeFileSync(path.join(workspace, 'other', plant), '');
+      expect(await inOther('python3 -m pytest --version'), plant).toBe('ask');
+      rmSync(path.join(workspace, 'other', plant));
+    }
+    // A package, or a folder that may be part of a namespace package (`google/protobuf/…`).
+    mkdirSync(path.join(workspace, 'other', 'google', 'protobuf'), { recursive: true });
+    expect(await inOther('python3 -m pytest --version')).toBe('ask');
+    rmSync(path.join(workspace, 'other', 'google'), { recursive: true });
+    // What Python cannot import by any name: a name that is no identifier, a folder with nothing to import.
+    for (const name of ['my-tool.py', '1st.py', 'notes.txt', 'Makefile']) writeFileSync(path.join(workspace, 'other', name), '');
+    mkdirSync(path.join(workspace, 'other', 'data', 'plain'), { recursive: true });
+    mkdirSync(path.join(workspace, 'other', '.venv', 'lib'), { recursive: true });
+    writeFileSync(path.join(workspace, 'other', '.venv', 'lib', 'x.py'), '');
+    writeFileSync(path.join(workspace, 'other', 'data', 'README'), '');
+    expect(await inOther('python3 -m pytest --version')).toBe('ask');
+    rmSync(path.join(workspace, 'other', 'data', 'plain'), { recursive: true });
+    expect(await inOther('python3 -m pytest --version')).toBe('allow');
+    // Code read from standard input, with no script named.
+    writeFileSync(path.join(workspace, 'other', 'pluggy.py'), '');
+    for (const command of ['python3', 'python3 -', 'python3 -u', 'python3 -- -']) expect(await inOther(command), command).toBe('ask');
+    for (const command of ['python3 tool.py', 'python3 --version', 'python3 -V', 'python3 -I']) expect(await inOther(command), command).toBe('allow');
+    rmSync(path.join(workspace, 'other'), { recursive: true });
+  });
+
   it('stays covered where the folder holds no such module, or Python does not look there', async () => {
-    expect(await decided('python3 -m pytest -q')).toBe('allow');
     // Judged in the folder a `cd` before it leads to.
     const inClean = await evaluateRules(terminal('cd clean && python3 -m pip --version'), [prefix('cd'), prefix('python3 -m pip --version', { exact: true })], context);
     expect(inClean.decision).toBe('allow');
     expect(await decided('python3 -I -m pip --version')).toBe('allow');
     expect(await decided('python3 -P -m pip --version')).toBe('allow');
-    expect(await decided('python3 -c pass')).toBe('allow');
+    expect(await decided('python3 -c pass')).toBe('ask');
+    expect((await evaluateRules(terminal('cd clean && python3 -m pytest -q'), [prefix('cd'), prefix('python3 -m pytest -q', { exact: true })], context)).decision).toBe('allow');
   });
 });
 
@@ -53,7 +82,7 @@ describe('an exact rule for python -c CODE while the folder it runs in holds a m
   let context: RuleContext;
   beforeAll(() => {
     workspace = mkdtempSync(path.join(tmpdir(), 'airlock-python-code-'));
-    // A project's own scripts, which the code does not import: no reason to ask.
+    // A project's own scripts, which the code does not import, but a module it imports may.
     writeFileSync(path.join(workspace, 'setup.py'), '');
     writeFileSync(path.join(workspace, 'manage.py'), '');
     mkdirSync(path.join(workspace, 'planted'));
@@ -89,7 +118,8 @@ describe('an exact rule for python -c CODE while the folder it runs in holds a m
   });
 
   it('stays covered where no module of the folder may be imported, or Python does not look there', async () => {
-    expect(await decided(['python3', '-c', 'import json; print(json.dumps(1))'])).toBe('allow');
+    expect(await decided(['python3', '-c', 'import json; print(json.dumps(1))'])).toBe('ask');
+    expect(await decided(['python3', '-c', 'import json; print(json.dumps(1))'], 'clean')).toBe('allow');
     expect(await decided(['python3', '-c', 'import json'], 'clean')).toBe('allow');
     // A folder named as a module but holding no `__init__` is found only after the installed one.
     expect(await decided(['python3', '-c', 'import json'], 'data')).toBe('allow');

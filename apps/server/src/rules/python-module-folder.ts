@@ -1,74 +1,80 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { commandBaseName } from '@airlock/api';
 import type { LineFacts } from './match-command';
 import type { SimpleCommand } from './parse-command-line';
-import { PYTHON_STANDARD_MODULES } from './python-standard-modules';
 
 /** Python and PyPy by any versioned name: `python3`, `python3.11`, `pypy3`. */
 const PYTHON = /^(?:python|pypy)[0-9.]*$/;
-/** A file Python imports as the module before its first dot: `json.py`, `json.pyc`, `json.cpython-311-x86_64-linux-gnu.so`. */
-const MODULE_FILE = /^([A-Za-z_][A-Za-z0-9_]*)(?:\.[^.]+)?\.(?:py|pyc|pyw|so|pyd)$/;
+/**
+ * A file Python may import from a folder on `sys.path`, by the part of its name before the first dot: `json.py`,
+ * `json.pyc`, `json.cpython-311-x86_64-linux-gnu.so`, `json.pyd`.
+ */
+const MODULE_FILE = /^([^.]+)(?:\.[^.]+)?\.(?:py|pyc|pyw|so|pyd)$/;
 /** Python's options that take the next word as their value (`-W error`, `-X dev`, `-Q new`). */
 const VALUE_LETTERS = new Set(['W', 'X', 'Q']);
+/** Python's long options that print and end Python before it imports anything of the folder. */
+const EXITING_OPTIONS = new Set(['--version', '--help', '--help-env', '--help-xoptions', '--help-all']);
+/** Python's long options that take the next word as their value. */
+const VALUE_OPTIONS = new Set(['--check-hash-based-pycs']);
 
 /**
- * Whether a `python -m X` or `python -c CODE` call may run a module of the folder it runs in instead of the one
- * installed: for `-m` and `-c` Python puts the working folder first on `sys.path`, so a `pip/` package or a `pip.py`
- * there (written by a call, or brought by a checkout) is what `python3 -m pip --version` runs, and a `json.py` what
- * `python3 -c 'import json'` imports, whatever rule named that call. True while that folder holds, for `-m`, a file or
- * folder named `X` or `X.…` (the first part of a dotted name); for either, a module Python would import from there
- * (`name.py`, `.pyc`, `.so`, `.pyd`, or a package folder with an `__init__`) whose name is a module of the standard
- * library, which the modules it runs import in turn (`subprocess` imports `selectors`), or, for `-c`, a word of the
- * code; when the code or the module is a word the shell computes; and when where it runs is not known as it will be (a `cd` to a computed or
- * outside folder, a command before that may have changed the file system). False with `-I` or `-P` (neither puts the
- * folder on `sys.path`), for any other call, and when the facts name no folder. Read synchronously: one listing of that
- * folder.
+ * Whether a `python -m X`, `python -c CODE` or `python` reading its code from standard input (`python3 -`,
+ * `python3 < script.py`, `… | python3`) may import a module of the folder it runs in instead of one installed: for
+ * these Python puts the working folder first on `sys.path`, so any module there shadows one of the same name, of the
+ * standard library or installed, that the code or the module run imports, or that those import in turn (pytest
+ * imports `pluggy`, `requests` imports `idna`). Which modules that is cannot be told from the call, so any counts: true
+ * while that folder holds a file Python may import (`name.py`, `.pyc`, `.pyw`, `.so`, `.pyd`, by a name that may be
+ * an identifier), or a folder of such a name that is a package (an `__init__.…`) or may be part of a namespace
+ * package (it holds such a file or folder); when a word of the options, the code or the module is one the shell
+ * computes; and when where it runs is not known as it will be (a `cd` to a computed or outside folder, a command
+ * before that may have changed the file system). A `.pth` file there is not read (Python reads those only in
+ * site-packages), nor `__pycache__` (read only for a source beside it). False with `-I` or `-P` (neither puts the folder
+ * on `sys.path`), with `-V` or `-h` (Python prints and ends), for a script named (its own folder is put there instead, and the script is judged as the program it
+ * is), for any other call, and when the facts name no folder. Read synchronously: a listing of that folder and of each
+ * folder in it of such a name.
  */
 export function pythonModuleMayBeLocal(command: SimpleCommand, line: LineFacts): boolean {
   const [first, ...args] = command.words;
   if (first?.kind !== 'literal' || !PYTHON.test(commandBaseName(first.value))) return false;
-  let module: string | undefined;
-  let code: string | undefined;
   for (let index = 0; index < args.length; index += 1) {
     const word = args[index]!;
     if (word.kind !== 'literal') return true;
     const value = word.value;
-    if (!value.startsWith('-') || value === '-' || value === '--') return false;
+    if (value === '-') break;
+    if (value === '--') {
+      const next = args[index + 1];
+      if (next !== undefined && !(next.kind === 'literal' && next.value === '-')) return next.kind !== 'literal';
+      break;
+    }
+    if (!value.startsWith('-')) return false;
     const letters = value.slice(1);
-    if (letters.startsWith('-')) continue;
-    const at = [...letters].findIndex((letter) => letter === 'm' || letter === 'c' || VALUE_LETTERS.has(letter));
-    const switches = at === -1 ? letters : letters.slice(0, at);
-    if (switches.includes('I') || switches.includes('P')) return false;
-    if (at === -1) continue;
-    const letter = letters[at]!;
-    const attached = letters.slice(at + 1);
-    const next = args[index + 1];
-    const given = attached !== '' ? attached : next?.kind === 'literal' ? next.value : undefined;
-    if (VALUE_LETTERS.has(letter)) {
-      if (attached === '') index += 1;
+    if (letters.startsWith('-')) {
+      if (EXITING_OPTIONS.has(value)) return false;
+      if (VALUE_OPTIONS.has(value)) index += 1;
       continue;
     }
-    if (given === undefined) return true;
-    if (letter === 'c') code = given;
-    else module = given;
+    const at = [...letters].findIndex((letter) => letter === 'm' || letter === 'c' || VALUE_LETTERS.has(letter));
+    const switches = at === -1 ? letters : letters.slice(0, at);
+    if (/[IPVh]/.test(switches)) return false;
+    if (at === -1) continue;
+    const letter = letters[at]!;
+    if (VALUE_LETTERS.has(letter)) {
+      if (letters.slice(at + 1) === '') index += 1;
+      continue;
+    }
+    // `-c CODE` or `-m MODULE`: what follows is the code's own arguments.
     break;
   }
-  if (module === undefined && code === undefined) return false;
   const folder = line.folder ?? line.workspace;
   if (folder === undefined) return false;
   if (line.leftWorkspace === true || line.fileSystemChanged === true) return true;
   try {
-    const entries = readdirSync(folder, { withFileTypes: true });
-    const top = module?.split('.')[0];
-    if (top !== undefined && entries.some((entry) => entry.name === top || entry.name.startsWith(`${top}.`))) return true;
-    const words = new Set(code?.match(/[A-Za-z_][A-Za-z0-9_]*/g));
-    const imported = (name: string) => PYTHON_STANDARD_MODULES.has(name) || words.has(name);
-    return entries.some((entry) => {
-      if (!entry.isFile() && !entry.isSymbolicLink() && !entry.isDirectory()) return false;
-      const file = MODULE_FILE.exec(entry.name);
-      if (file !== null && !entry.isDirectory()) return imported(file[1]!);
-      return !entry.isFile() && imported(entry.name) && isPackage(path.join(folder, entry.name));
+    return readdirSync(folder, { withFileTypes: true }).some((entry) => {
+      if (entry.isFile()) return isModuleFile(entry.name);
+      if (!entry.isDirectory() && !entry.isSymbolicLink()) return false;
+      if (entry.isSymbolicLink() && isModuleFile(entry.name)) return true;
+      return mayBeIdentifier(entry.name) && isPackage(path.join(folder, entry.name));
     });
   } catch (error) {
     // A folder that is not there holds no module: the call fails there.
@@ -76,11 +82,35 @@ export function pythonModuleMayBeLocal(command: SimpleCommand, line: LineFacts):
   }
 }
 
-/** Whether `folder` is a regular package (an `__init__.py`, `.pyc`, `.so` …), which Python imports before any other module of its name. */
+/** Whether Python may import the file `name` as a module: a module's suffix after a name that may be an identifier. */
+function isModuleFile(name: string): boolean {
+  const file = MODULE_FILE.exec(name);
+  return file !== null && mayBeIdentifier(file[1]!);
+}
+
+/**
+ * Whether `name` may be a Python identifier: not one that starts with a digit or holds a character of ASCII other than
+ * letters, digits and `_` (`my-tool`, `1st`, `.venv`). Others outside ASCII are taken as letters.
+ */
+function mayBeIdentifier(name: string): boolean {
+  return name !== '' && !/^[0-9]/.test(name) && ![...name].some((char) => char < '\x80' && !/[A-Za-z0-9_]/.test(char));
+}
+
+/**
+ * Whether `folder` (or a link's target) may be imported as a package: it holds an `__init__.…` (a regular package),
+ * or a module file or a folder of a name that may be an identifier (a namespace package's portion, whose modules
+ * Python imports from the first folder on `sys.path` that holds them). False for a link to no folder.
+ */
 function isPackage(folder: string): boolean {
+  let entries: Dirent[];
   try {
-    return readdirSync(folder).some((name) => name.startsWith('__init__.'));
-  } catch {
-    return true;
+    entries = readdirSync(folder, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== 'ENOTDIR' && code !== 'ENOENT' && code !== 'ELOOP';
   }
+  return entries.some((entry) => {
+    if (entry.name.startsWith('__init__.') || isModuleFile(entry.name)) return true;
+    return mayBeIdentifier(entry.name) && (entry.isDirectory() || entry.isSymbolicLink());
+  });
 }
