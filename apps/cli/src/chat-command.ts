@@ -1,5 +1,5 @@
 import { AnswerUnknownError, createAirlockClient, isConnectionLost, isExpired, shownAddress, type AirlockClient, type KeepAlive, type LoopEvent, type LoopEventOf, type RunStream, type ServerAddress, type ToolInfo } from '@airlock/client';
-import { randomId, toVisibleText, visibleTextString, type DeclaredArguments } from '@airlock/core';
+import { MAX_MESSAGE_LENGTH, randomId, toVisibleText, visibleTextString, type DeclaredArguments } from '@airlock/core';
 import { WebSocket } from 'ws';
 import { parseDecisionAnswer } from './decision-answer';
 import { decisionErrorNote } from './decision-refusal';
@@ -182,6 +182,12 @@ class ChatSession {
       // Cut cards say "type v": that letter shows them, and is never sent to the model as a message meanwhile.
       if (line.trim() === 'v' && this.cutCalls.length > 0) {
         for (const event of this.cutCalls) for (const row of renderToolCall(event, style, { ...this.screen.layout, whole: true }, this.tools.get(event.toolName))) this.screen.line(row);
+        continue;
+      }
+      // Refused here, not by the server: a run that never started is not "lost", and the person is told what to do.
+      if (line.length > MAX_MESSAGE_LENGTH) {
+        const note = `Not sent: this message is ${line.length.toLocaleString('en')} characters long, and Airlock takes at most ${MAX_MESSAGE_LENGTH.toLocaleString('en')} characters in one message. Nothing was started; shorten it, or send it in parts.`;
+        for (const row of noteLines(note, this.screen.layout, '')) this.screen.line(style.warn(row));
         continue;
       }
       await this.follow(line);

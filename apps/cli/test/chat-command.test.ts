@@ -132,6 +132,24 @@ describe('airlock chat, with a clock the test moves', () => {
     expect(await exited).toBe(0);
   });
 
+  // Found by an outside probe: a pasted 300,000-character message said "Lost the run: …Too big…", though no run started.
+  it('says a message over the limit is too long, with its length and the limit, and sends nothing', async () => {
+    await using fake = await startFakeOpenAIServer();
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [] });
+    fake.enqueue({ text: 'Short one read.' });
+    const terminal = fakeTerminal();
+    const exited = runChat({ address: { url: airlock.server.wsUrl, token: airlock.server.token }, input: terminal.input, output: terminal.output, env: { NO_COLOR: '1' }, decisionGuardMs: 0, sessionId: 's-too-long' });
+    await terminal.shows('you›');
+    terminal.type(`${'y'.repeat(100_001)}\r`);
+    await terminal.says('Not sent: this message is 100,001 characters long, and Airlock takes at most 100,000 characters in one message. Nothing was started; shorten it, or send it in parts.');
+    expect(terminal.text()).not.toContain('Lost the run');
+    terminal.type('short\r');
+    await terminal.shows('Short one read.');
+    expect((await airlock.connect().trpc.sessions.get.query({ sessionId: 's-too-long' })).messages).toMatchObject([{ role: 'user', content: 'short' }, { role: 'assistant' }]);
+    terminal.input.end();
+    expect(await exited).toBe(0);
+  });
+
   it('takes an answer typed once the call had been shown for the guard time, and ignores a doubled one for the next call', async () => {
     await using fake = await startFakeOpenAIServer();
     const echo = recordingTool('echo');

@@ -1,4 +1,4 @@
-import { MAX_REASON_LENGTH, MAX_TIMER_MS, toolArgumentsSchema } from '@airlock/core';
+import { MAX_MESSAGE_LENGTH, MAX_REASON_LENGTH, MAX_TIMER_MS, toolArgumentsSchema } from '@airlock/core';
 import { z } from 'zod';
 
 /** Session, run and approval ids are opaque to clients but bounded and printable. */
@@ -16,7 +16,7 @@ export const streamInputSchema = z.object({
   sessionId: idSchema,
   runId: idSchema.optional(),
   /** The new user message; not needed when re-attaching to a run. */
-  message: z.string().max(100_000).optional(),
+  message: z.string().max(MAX_MESSAGE_LENGTH).optional(),
   options: runOptionsSchema.optional(),
   lastEventId: z.string().max(200).optional(),
 });

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { toolArgumentsSchema } from './events';
 
+/**
+ * The most characters a person's message may hold, counted as JavaScript counts a string's length (UTF-16 code units):
+ * the server refuses a longer one, and clients say so before sending it.
+ */
+export const MAX_MESSAGE_LENGTH = 100_000;
+
 export const toolCallSchema = z.object({
   id: z.string(),
   name: z.string(),
