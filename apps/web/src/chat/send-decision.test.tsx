@@ -5,6 +5,7 @@ import { useReducer } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AppRouter } from '@airlock/api';
 import type { LoopEvent, ToolAnnotations } from '../lib/api-types';
+import { clearAnswerHolds } from './answer-holds';
 import { chatReducer } from './chat-reducer';
 import { sendDecision, type DecisionRequest, type SendConfirm } from './send-decision';
 import { tabDecisions } from './tab-decisions';
@@ -14,6 +15,7 @@ import type { ToolCallView } from './tool-call-state';
 afterEach(() => {
   cleanup();
   tabDecisions.clear();
+  clearAnswerHolds();
 });
 
 const terminal: ToolAnnotations = { readOnly: false, destructive: true, executesCode: true, exactGrants: true, idempotent: false, openWorld: false };

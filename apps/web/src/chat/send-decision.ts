@@ -1,4 +1,5 @@
 import { AnswerUnknownError, decisionRefusal } from '@airlock/client';
+import { heldFor, holdAfterUnknownAnswer } from './answer-holds';
 import type { ConfirmInput, ConfirmResult, PersonDecision, ToolArguments } from '../lib/api-types';
 import type { ChatAction } from './chat-reducer';
 import { tabDecisions, type TabDecisionOutcome } from './tab-decisions';
@@ -37,6 +38,12 @@ export interface SendDecisionOptions {
 export async function sendDecision(options: SendDecisionOptions): Promise<ConfirmResult | undefined> {
   const { call, request, dispatch } = options;
   if (call.state.status !== 'awaiting-decision' || decisionHeld(call.state.problem)) return undefined;
+  const held = heldFor(call.state.approvalId);
+  if (held > 0) {
+    // An earlier decision on this call, sent from Waiting for you or a notification, may still land.
+    dispatch({ type: 'decision-rejected', key: call.key, problem: { kind: 'send-failed', message: 'an earlier decision on this call lost its connection', openUntil: Date.now() + held } });
+    return undefined;
+  }
   const reason = request.decision === 'deny' ? request.reason?.trim().slice(0, MAX_REASON_LENGTH) : undefined;
   const edited = request.decision === 'allow' ? request.arguments : undefined;
   const { approvalId } = call.state;
@@ -69,6 +76,7 @@ export async function sendDecision(options: SendDecisionOptions): Promise<Confir
     );
     return result;
   } catch (error) {
+    holdAfterUnknownAnswer(approvalId, error);
     const problem = problemOfError(error, { edited: edited !== undefined });
     tabDecisions.record(approvalId, request.decision, outcomeOf(problem));
     dispatch({ type: 'decision-rejected', key: call.key, problem });

@@ -2,6 +2,8 @@ import { renderHook } from '@testing-library/react';
 import { TRPCClientError } from '@trpc/client';
 import type { AppRouter } from '@airlock/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { AnswerUnknownError } from '@airlock/client';
+import { clearAnswerHolds, heldFor } from '../chat/answer-holds';
 import { tabDecisions } from '../chat/tab-decisions';
 import { useDecideWaiting } from './use-decide-waiting';
 
@@ -19,6 +21,7 @@ vi.mock('../lib/trpc', () => ({
 
 afterEach(() => {
   tabDecisions.clear();
+  clearAnswerHolds();
   mutate.mockReset();
 });
 
@@ -50,5 +53,32 @@ describe('a decision sent from the Waiting list', () => {
     await expect(decide('apv_gone')).resolves.toStrictEqual({ taken: false, why: 'the call waits no more: it was decided, stopped or ended, or this server does not know it' });
     mutate.mockRejectedValueOnce(new Error('the connection closed before an answer'));
     await expect(decide('apv_lost')).resolves.toStrictEqual({ taken: false, why: 'the connection closed before an answer' });
+  });
+
+  // Found in review: the card held its buttons after a decision whose connection went, but Waiting for you and a
+  // notification still sent a second one, which the first could overtake when a frozen server read it late.
+  it('sends no second decision on a call while one whose connection went may still be applied, by any way of deciding', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const { result } = renderHook(() => useDecideWaiting());
+      mutate.mockRejectedValueOnce(TRPCClientError.from<AppRouter>(new AnswerUnknownError('the connection closed before the answer came', 5_000)));
+      await result.current.decide({ sessionId: 's1', approvalId: 'apv_held', decision: 'allow' });
+      await expect(result.current.decide({ sessionId: 's1', approvalId: 'apv_held', decision: 'deny' })).resolves.toStrictEqual({
+        taken: false,
+        why: 'an earlier decision on this call lost its connection and may still be applied in the next 5 s: it is shown if it is; decide again once that time has passed',
+      });
+      expect(mutate).toHaveBeenCalledTimes(1);
+      expect(heldFor('apv_held')).toBe(5_000);
+      // Another call is not held.
+      mutate.mockResolvedValueOnce({ resolved: true });
+      await expect(result.current.decide({ sessionId: 's1', approvalId: 'apv_other', decision: 'deny' })).resolves.toStrictEqual({ taken: true });
+
+      vi.setSystemTime(Date.now() + 5_001);
+      mutate.mockResolvedValueOnce({ resolved: true });
+      await expect(result.current.decide({ sessionId: 's1', approvalId: 'apv_held', decision: 'deny' })).resolves.toStrictEqual({ taken: true });
+      expect(mutate).toHaveBeenCalledTimes(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { useCallback, useState } from 'react';
+import { heldFor, heldText, holdAfterUnknownAnswer } from '../chat/answer-holds';
 import type { ConfirmResult, PersonDecision } from '../lib/api-types';
 import { outcomeOf, problemOfError } from '../chat/send-decision';
 import { tabDecisions } from '../chat/tab-decisions';
@@ -22,6 +23,8 @@ export function useDecideWaiting() {
   const [sending, setSending] = useState<ReadonlySet<string>>(new Set());
   const decide = useCallback(
     async ({ sessionId, approvalId, decision }: WaitingDecision): Promise<WaitingDecisionAnswer> => {
+      const held = heldFor(approvalId);
+      if (held > 0) return { taken: false, why: heldText(held) };
       setSending((current) => new Set(current).add(approvalId));
       tabDecisions.record(approvalId, decision, 'sent');
       try {
@@ -30,6 +33,7 @@ export function useDecideWaiting() {
         return result.resolved ? { taken: true } : { taken: false, why: whyNotTaken(result) };
       } catch (error) {
         // Refused (the call still waits), failed on the server, or no answer came: the card says which.
+        holdAfterUnknownAnswer(approvalId, error);
         tabDecisions.record(approvalId, decision, outcomeOf(problemOfError(error, { edited: false })));
         return { taken: false, why: error instanceof Error ? error.message : String(error) };
       } finally {
