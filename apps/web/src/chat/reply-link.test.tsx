@@ -67,3 +67,14 @@ describe('hidden characters anywhere a reply is drawn', () => {
     for (const element of container.querySelectorAll('[title]')) expect(element.getAttribute('title')).not.toMatch(/[\u202E\u2067\u200B]/);
   });
 });
+
+describe('a link to a host named in another script', () => {
+  it('shows and opens the address as the browser resolves it, its host in punycode', () => {
+    const open = vi.spyOn(window, 'open').mockReturnValue(null);
+    render(<MessageMarkdown text={'[log in](https://\u0430pple.com/login)'} />);
+    const link = screen.getByRole('button', { name: 'log in' });
+    expect(link.getAttribute('title')).toBe('https://xn--pple-43d.com/login');
+    fireEvent.click(link);
+    expect(open.mock.calls).toStrictEqual([['https://xn--pple-43d.com/login', '_blank', 'noopener,noreferrer']]);
+  });
+});

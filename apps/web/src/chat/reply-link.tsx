@@ -9,7 +9,8 @@ import './reply-link.css';
  * holds into a host name (`<secret>.attacker.example`) and have it reach that domain's name server without a click.
  * An address react-markdown emptied (`javascript:`, `data:`) leaves the text alone. A user name and password in the
  * address (`http://trusted.example@other.example/`) are dropped, from what shows and from what opens: the address
- * shown on hover began with a host the click did not open.
+ * shown on hover began with a host the click did not open. The address shown is the one opened, its host as the
+ * browser resolves it.
  */
 export function ReplyLink({ href, children }: { href: string | undefined; children?: ReactNode }) {
   if (href === undefined || href === '') return <span>{children}</span>;
@@ -34,7 +35,11 @@ export function ReplyImage({ src, alt }: { src: string | undefined; alt: string 
   );
 }
 
-/** The address with any user name and password taken out; an address that is not absolute is left as it is. */
+/**
+ * The address as the browser opens it, with any user name and password taken out: a host name in another script as
+ * its punycode (`https://аpple.com` is `https://xn--pple-43d.com/`), which is where a click goes. An address that is
+ * not absolute is left as it is.
+ */
 export function withoutCredentials(href: string): string {
   let url: URL;
   try {
@@ -42,7 +47,6 @@ export function withoutCredentials(href: string): string {
   } catch {
     return href;
   }
-  if (url.username === '' && url.password === '') return href;
   url.username = '';
   url.password = '';
   return url.href;
