@@ -449,7 +449,7 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
   if (realDenied !== undefined) return reason(codeWord(name), ' is ', codeWord(real!), ', which may be ', codeWord(realDenied), ', which a deny rule names');
   if (command.inputPiped === true && readsCommandsFromInput(command, facts.workspace)) return reason(codeWord(name), ' runs the commands its input holds, which the line pipes into it');
   if (runnerCall(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD))).kind !== 'none') return reason(codeWord(name), ' runs another program');
-  if (submoduleConfigMayRun(command, facts)) return reason(codeWord(name), ' runs what a Git directory of a submodule or worktree sets, which a call may have written');
+  if (submoduleConfigMayRun(command, facts)) return reason(codeWord(name), ' runs what a Git directory of a submodule, worktree or nested repository sets, which a call may have written');
   if (!allowsCommand({ kind: 'command-prefix', tokens: [first.value], exact: false }, command, facts)) return reason(codeWord(name), ' is given words that may run other code');
   const inner = innerCommands(command.words.map((word) => (word.kind === 'literal' ? word.value : undefined)));
   if (inner.words.length > 0 || inner.commandLines.length > 0) return reason(codeWord(name), ' runs another command');

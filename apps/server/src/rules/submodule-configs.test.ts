@@ -149,7 +149,7 @@ describe('a git call while a submodule or a linked worktree of the repository ha
     expect(await decide('git status')).toStrictEqual({
       decision: 'ask',
       because: noDelete,
-      unread: '`git` runs what a Git directory of a submodule or worktree sets, which a call may have written',
+      unread: '`git` runs what a Git directory of a submodule, worktree or nested repository sets, which a call may have written',
     });
   });
 
