@@ -17,12 +17,12 @@ afterEach(async () => {
 });
 
 /** The server's own router over a store where `running` chats have a run going (`busy-0` started first) among idle ones. */
-async function serverWith(running: number) {
+async function serverWith(running: number, later = 0) {
   const store = new MemoryStore();
   for (let index = 0; index < 20; index++) {
     await store.createSession({ sessionId: `idle-${index}`, title: `Idle ${index}`, createdAt: 1_000, updatedAt: 1_000 + index, confirmToolCalls: true, lastRunId: null });
   }
-  const model = new ScriptedModel(Array.from({ length: running }, () => hangingStep()));
+  const model = new ScriptedModel(Array.from({ length: running + later }, () => hangingStep()));
   const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [], store });
   services.push(chat);
   await chat.open();
@@ -32,11 +32,14 @@ async function serverWith(running: number) {
     connection: new ConnectionState('page'),
   });
   const reads: unknown[] = [];
+  /** Reads from this one on wait for `release()`. */
+  const gate = { from: Infinity, waiting: [] as (() => void)[] };
   const link: TRPCLink<AppRouter> = () => ({ op }) =>
     observable((observer) => {
       if (op.path !== 'sessions.list') return () => undefined;
       reads.push(op.input);
-      caller.sessions.list(op.input as Parameters<typeof caller.sessions.list>[0]).then(
+      const held = reads.length > gate.from ? new Promise<void>((resolve) => gate.waiting.push(resolve)) : Promise.resolve();
+      held.then(() => caller.sessions.list(op.input as Parameters<typeof caller.sessions.list>[0])).then(
         (data) => {
           observer.next({ result: { type: 'data', data } });
           observer.complete();
@@ -45,7 +48,10 @@ async function serverWith(running: number) {
       );
       return () => undefined;
     });
-  return { reads, client: trpc.createClient({ links: [link] }) };
+  const startLater = async () => {
+    for (let index = running; index < running + later; index++) await chat.startRun({ sessionId: `busy-${index}`, runId: `run-${index}`, message: `Busy ${index}` });
+  };
+  return { reads, gate, startLater, client: trpc.createClient({ links: [link] }) };
 }
 
 function RunningChats({ pageSize }: { pageSize: number }) {
@@ -73,5 +79,30 @@ describe('the chats with a run going', () => {
       { running: true, limit: 3, cursor: expect.any(String), direction: 'forward' },
       { running: true, limit: 3, cursor: expect.any(String), direction: 'forward' },
     ]);
+  });
+
+  // Found in review: once read whole, a read again that found more pages than before (more chats running) gave the
+  // pages read so far as the whole list, and the calls of the chats past them were taken for decided.
+  it('keeps the last whole list while a read again finds more pages than before, and gives the new one once whole', async () => {
+    const server = await serverWith(7, 3);
+    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    render(
+      <trpc.Provider client={server.client} queryClient={queryClient}>
+        <QueryClientProvider client={queryClient}>
+          <RunningChats pageSize={3} />
+        </QueryClientProvider>
+      </trpc.Provider>,
+    );
+    const first = 'Busy 6, Busy 5, Busy 4, Busy 3, Busy 2, Busy 1, Busy 0';
+    await screen.findByText(first);
+    await server.startLater();
+    // The read again: its three pages come, the fourth, which Busy 0 is now on, waits.
+    server.gate.from = server.reads.length + 3;
+    void queryClient.refetchQueries();
+    await expect.poll(() => server.gate.waiting.length).toBe(1);
+    expect(screen.getByTestId('running').textContent).toBe(first);
+    server.gate.waiting.splice(0).forEach((release) => release());
+    server.gate.from = Infinity;
+    await screen.findByText('Busy 9, Busy 8, Busy 7, Busy 6, Busy 5, Busy 4, Busy 3, Busy 2, Busy 1, Busy 0');
   });
 });

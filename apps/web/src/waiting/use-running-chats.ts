@@ -9,8 +9,8 @@ export const RUNNING_PAGE = 500;
  * Every chat with a run going, on whichever page of the chat list (`sessions.list` with `running: true`), read a page
  * at a time until none is left: the waiting calls of each are listed in Waiting for you, however many chats run.
  * Undefined until every page has been read once, so a list built from it is never taken for whole while it is not
- * (drafts of the calls of a page not read yet would be dropped as decided); after that, the pages as read, the next
- * ones read again as they come. Read again, every page, when a change is told and after `refetchIntervalMs`.
+ * (drafts of the calls of a page not read yet would be dropped as decided); after that, the list of the last read
+ * that reached the last page, never the pages of a read still going. Read again, every page, when a change is told and after `refetchIntervalMs`.
  */
 export function useRunningChats(refetchIntervalMs: number, pageSize = RUNNING_PAGE): readonly SessionSummary[] | undefined {
   const query = trpc.sessions.list.useInfiniteQuery(
@@ -23,13 +23,15 @@ export function useRunningChats(refetchIntervalMs: number, pageSize = RUNNING_PA
   useEffect(() => {
     if (hasNextPage && !isFetching) void fetchNextPage();
   }, [hasNextPage, isFetching, fetchNextPage, pages]);
-  const readWhole = useRef(false);
-  if (query.data !== undefined && !hasNextPage) readWhole.current = true;
   const sessions = useMemo(() => {
     if (query.data === undefined) return undefined;
     // A chat whose run started in the very millisecond a page ended can come twice: the first (newer) stays.
     const seen = new Set<string>();
     return query.data.pages.flatMap((page) => page.sessions).filter((session) => !seen.has(session.sessionId) && seen.add(session.sessionId));
   }, [query.data]);
-  return readWhole.current ? sessions : undefined;
+  // The list as of its last whole read: while a read again finds more pages than before (more chats run), the pages
+  // read so far are not given for whole.
+  const whole = useRef<readonly SessionSummary[] | undefined>(undefined);
+  if (sessions !== undefined && !hasNextPage) whole.current = sessions;
+  return whole.current;
 }
