@@ -54,7 +54,9 @@ describe('a program that is a shell, an interpreter or an editor under another n
         const line = `echo ${ENCODED} | ${decoder} | ${reader}`;
         expect(askedNaming(await decide(line)), line).toBe(true);
       }
-      expect(await decide(`echo ${ENCODED} | ${decoder} | cat`), decoder).toStrictEqual({ decision: 'ask' });
+      const printed = await decide(`echo ${ENCODED} | ${decoder} | cat`);
+      // openssl is fed the pipe and is no known filter of data (given no command, it reads its commands there).
+      expect(decoder.startsWith('openssl') ? askedNaming(printed) : printed, decoder).toStrictEqual(decoder.startsWith('openssl') ? true : { decision: 'ask' });
     }
   });
 

@@ -6,10 +6,10 @@ import type { SimpleCommand } from './parse-command-line';
 
 /**
  * Programs a rule may name by prefix that take their input, when it is not a terminal, as commands, and run a line of
- * this machine's shell for a `!…` one: sftp, ftp, lftp and smbclient (`echo '!id' | sftp host`). `xargs` and
+ * this machine's shell for a `!…` one: sftp, ftp, lftp, smbclient and netkit's telnet (`echo '!id' | sftp host`). `xargs` and
  * `parallel` make their input the words of the command they run (`printf %s '-rf ~' | xargs rm`).
  */
-const INPUT_COMMAND_READERS: ReadonlySet<string> = new Set(['sftp', 'ftp', 'lftp', 'smbclient', 'xargs', 'parallel']);
+const INPUT_COMMAND_READERS: ReadonlySet<string> = new Set(['sftp', 'ftp', 'lftp', 'smbclient', 'telnet', 'xargs', 'parallel']);
 
 /** The wrappers that hand their input on to the command they run, which is judged in their place. */
 const HAND_INPUT_ON: ReadonlySet<string> = new Set<string>(FOLLOWED_WRAPPERS.filter((wrapper) => !INPUT_COMMAND_READERS.has(wrapper)));

@@ -64,6 +64,11 @@ export const EXACT_ONLY_COMMANDS: ReadonlySet<string> = new Set([
   // more that run the program they are given (`eatmydata rm …`, `cpulimit -l 5 rm …`, `proot rm …`), or a script or
   // command line (`cmake -P x.cmake`, `cmake -E env rm …`, `entr -s '…'`)
   'toybox', 'eatmydata', 'cpulimit', 'entr', 'dbus-launch', 'proot', 'cmake',
+  // more that run code or a command line they are given or read (`erl -eval …`, `… | erl`, `guile -c`, duckdb's
+  // `.shell`, lldb's `platform shell`), or the command that follows (`capsh -- -c …`, `fakeroot-sysv sh -c …`, with
+  // none the shell on their input; `luit`, `heaptrack`, `memusage`, `sotruss`, `pg_virtualenv`, `dotenv run`)
+  'erl', 'erlc', 'escript', 'guile', 'duckdb', 'lldb', 'capsh', 'fakeroot-sysv', 'fakeroot-tcp', 'luit', 'heaptrack',
+  'memusage', 'sotruss', 'pg_virtualenv', 'dotenv',
   ...FOLLOWED_WRAPPERS,
 ]);
 
