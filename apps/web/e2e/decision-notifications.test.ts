@@ -74,16 +74,7 @@ describe('notifications of waiting calls', () => {
     expect(second).toMatchObject({ body: 'echo second\\u{202E}; rm -rf ~… (3 lines, 35 characters)\nin “two commands”', actions: ['open', 'deny'] });
     expect(second!.body).not.toContain('\u202E');
 
-    const [worker] = suite.context.serviceWorkers();
-    const click = (tag: string, action: string) =>
-      worker!.evaluate(
-        async ([tag, action]) => {
-          const scope = self as unknown as WorkerScope;
-          const [notification] = await scope.registration.getNotifications({ tag });
-          scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification, action }));
-        },
-        [tag, action] as const,
-      );
+    const click = clickInWorker;
     // An Allow the notification could not have shown whole (a stale or forged action) only opens the card.
     await click(second!.tag, 'allow');
     await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('data-approval-id'))).toBe(second!.tag), { timeout: 10_000 });
@@ -93,6 +84,43 @@ describe('notifications of waiting calls', () => {
     await vi.waitFor(async () => expect(await suite.airlock.runCount()).toBe(1), { timeout: 10_000 });
     await chat.waitForStatus(chat.card(0), 'Done');
     await chat.waitForStatus(chat.card(1), 'Waiting for your decision');
+  });
+
+  // Found by an outside probe: an Allow 16 ms after the notification appeared ran the call.
+  it('decides nothing on an Allow clicked as the notification appeared: it shows the call and says why', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] });
+    const chat = await ChatPage.open(suite.context, suite.airlock.link);
+    const { page } = chat;
+    await turnOnNotifications(page);
+    await hide(page);
+    await chat.send('one command');
+    await vi.waitFor(async () => expect(await shown(page)).toHaveLength(1), { timeout: 10_000 });
+    const [notification] = await shown(page);
+    expect(notification!.actions).toStrictEqual(['allow', 'deny']);
+    const [worker] = suite.context.serviceWorkers();
+    const whyNot = await nextShownByWorker(worker!);
+    // The click comes 100 ms after the notification was shown, on the worker's clock.
+    await worker!.evaluate(async (tag) => {
+      const scope = self as unknown as WorkerScope;
+      const [shownNow] = await scope.registration.getNotifications({ tag });
+      const now = Date.now;
+      Date.now = () => (shownNow as unknown as { timestamp: number }).timestamp + 100;
+      try {
+        scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification: shownNow, action: 'allow' }));
+      } finally {
+        Date.now = now;
+      }
+    }, notification!.tag);
+    expect(await whyNot()).toMatchObject({
+      title: 'Not decided',
+      body: `Clicked as it appeared (within 0.6 s), so the call was not decided: a click meant for something else must not decide it. Read it in Waiting for you and decide there.\n${notification!.body}`,
+      tag: `airlock-not-decided:${notification!.tag}`,
+    });
+    // The call's card is shown, still waiting; nothing ran.
+    await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('data-approval-id'))).toBe(notification!.tag), { timeout: 10_000 });
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
+    expect(await suite.airlock.runCount()).toBe(0);
   });
 
   it('tells of a call put up while the person looked at the tab once they switch away while it waits', async () => {
@@ -432,9 +460,21 @@ describe('a click on a notification that no tab answers', () => {
   });
 });
 
-/** Clicks the notification `tag` (on `action`) as the person would, in the page's service worker. */
+/** How long a notification is shown before its Allow or Deny decides (the worker's ARMING_MS). */
+const NOTIFICATION_ARMING_MS = 600;
+
+/**
+ * Clicks the notification `tag` (on `action`) as the person would, in the page's service worker, once it has been on
+ * screen for the arming time, as a person who read it.
+ */
 async function clickInWorker(tag: string, action: string): Promise<void> {
   const [worker] = suite.context.serviceWorkers();
+  const age = () =>
+    worker!.evaluate(async (tag) => {
+      const [notification] = await (self as unknown as WorkerScope).registration.getNotifications({ tag });
+      return notification === undefined ? Infinity : Date.now() - (notification as unknown as { timestamp: number }).timestamp;
+    }, tag);
+  await vi.waitFor(async () => expect(await age()).toBeGreaterThanOrEqual(NOTIFICATION_ARMING_MS), { timeout: 10_000, interval: 50 });
   await worker!.evaluate(
     async ([tag, action]) => {
       const scope = self as unknown as WorkerScope;

@@ -22,6 +22,13 @@ async function tellEnded(windows, approvalId) {
 // reloaded since) takes no click and never answers: the click then goes as if no tab were open, not nowhere.
 const ANSWER_WAIT_MS = 15_000;
 
+// How long a notification is shown before its Allow or Deny decides, as the page's decision buttons (ARMING_MS of
+// steady-button.tsx): notifications appear in a fixed corner, over every window, and push the others along, so a
+// click meant for something else (a page that keeps the person clicking there) can land on one as it appears.
+const ARMING_MS = 600;
+const CLICKED_AS_IT_APPEARED =
+  'Clicked as it appeared (within 0.6 s), so the call was not decided: a click meant for something else must not decide it. Read it in Waiting for you and decide there.';
+
 // Posts the click to a tab and resolves with its answer (done, or why the call was not decided), or null when none
 // came within ANSWER_WAIT_MS.
 function ask(client, message) {
@@ -64,9 +71,14 @@ self.addEventListener('notificationclick', (event) => {
     event.waitUntil(appWindows().then((windows) => windows[0]?.focus().catch(() => undefined)));
     return;
   }
-  const action = event.action === 'allow' || event.action === 'deny' ? event.action : 'open';
+  const decides = event.action === 'allow' || event.action === 'deny';
+  // Read as the click comes: how long the notification had been on screen.
+  const early = decides && Date.now() - notification.timestamp < ARMING_MS;
+  const action = decides && !early ? event.action : 'open';
   event.waitUntil(
     (async () => {
+      // Shows the call's card instead, and says why nothing was decided.
+      if (early) await showWhyNot(notification, CLICKED_AS_IT_APPEARED);
       const windows = await appWindows();
       await tellEnded(windows, data.approvalId);
       const client = windows.find((candidate) => candidate.visibilityState === 'visible') ?? windows[0];
