@@ -33,6 +33,17 @@ describe('a program fed commands through a pipe', () => {
     }
   });
 
+  // Found in review: only a path (./manage.py) counted as the workspace's program; through a runner, the same program
+  // fed a pipe was covered by an exact rule for the line.
+  it('is covered by no rule when a runner runs what the project defines: a script, a target, the project itself', async () => {
+    for (const exact of ['uv run manage.py shell', 'poetry run manage.py shell', 'npm run repl', 'pnpm repl', 'make shell', 'just repl', 'cargo run', 'go run .', 'nice make shell']) {
+      const line = `echo 'import os' | ${exact}`;
+      expect((await decide(line, [prefix(exact, { exact: true }), echo])).decision, line).toBe('ask');
+      // With nothing fed to it, the exact rule covers the call as before.
+      expect((await decide(exact, [prefix(exact, { exact: true })])).decision, exact).toBe('allow');
+    }
+  });
+
   it('behind a wrapper or a runner, and for an exact rule for a shell, an interpreter or xargs', async () => {
     const cases: [string, string][] = [
       ['echo x | nice sftp host', 'nice sftp host'],

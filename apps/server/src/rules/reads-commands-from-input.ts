@@ -11,6 +11,17 @@ import type { SimpleCommand } from './parse-command-line';
  */
 const INPUT_COMMAND_READERS: ReadonlySet<string> = new Set(['sftp', 'ftp', 'lftp', 'smbclient', 'telnet', 'xargs', 'parallel']);
 
+/**
+ * Programs that run what the project defines, by a name a rule cannot read the code of: a package script (`npm run
+ * repl`, `pnpm repl`), a Makefile or justfile target (`make shell`), the project's own program (`cargo run`, `go run
+ * .`) or a script of the folder named without a path (`uv run manage.py shell`, `poetry run manage.py shell`). Fed a
+ * pipe, such a command may run that input (Django's `shell` runs a non-terminal input as Python), so no rule covers it.
+ */
+const PROJECT_RUNNERS: ReadonlySet<string> = new Set([
+  'make', 'gmake', 'just', 'task', 'ninja', 'npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg', 'bun', 'bunx', 'deno', 'turbo', 'nx',
+  'cargo', 'go', 'rake', 'bundle', 'poetry', 'uv', 'uvx', 'pipenv', 'pdm', 'hatch', 'tox', 'nox', 'composer', 'gradle', 'gradlew', 'mvn', 'mvnw', 'sbt', 'mix',
+]);
+
 /** The wrappers that hand their input on to the command they run, which is judged in their place. */
 const HAND_INPUT_ON: ReadonlySet<string> = new Set<string>(FOLLOWED_WRAPPERS.filter((wrapper) => !INPUT_COMMAND_READERS.has(wrapper)));
 
@@ -22,7 +33,8 @@ const MAX_EXAMINED = 64;
  * input says: it is, or runs behind wrappers (`nice sftp host`, `uv run sftp host`), a shell, an interpreter, an editor
  * or another program that runs whatever it is given (`isExactOnlyCommand`, also by the name it leads to on PATH), one
  * of `INPUT_COMMAND_READERS`, a program of the `workspace` (a relative path, or an absolute one inside it, which reads
- * its input as it likes: `./manage.py shell` runs the Python it is fed), a command whose name the shell computes, or a
+ * its input as it likes: `./manage.py shell` runs the Python it is fed) or one a `PROJECT_RUNNERS` program runs for the
+ * project, a command whose name the shell computes, or a
  * command line handed to a shell. A rule names the words of a call, not what a pipe feeds it: `sftp host` read
  * nothing from the terminal's closed input.
  */
@@ -43,7 +55,7 @@ export function readsCommandsFromInput(command: SimpleCommand, workspace?: strin
 }
 
 function readsInput(name: string, word: string): boolean {
-  if (INPUT_COMMAND_READERS.has(name)) return true;
+  if (INPUT_COMMAND_READERS.has(name) || PROJECT_RUNNERS.has(name)) return true;
   return (isExactOnlyCommand(name) || isExactOnlyProgram(word)) && !HAND_INPUT_ON.has(name);
 }
 
