@@ -138,14 +138,7 @@ function ArgumentValue({ argument, label, language }: { argument: VisibleArgumen
           </span>
         )}
       </pre>
-      {drawn.left > 0 && (
-        <p className="value-cut-note" role="note" aria-label="Not all drawn">
-          {cutNote(drawn)}{' '}
-          <button type="button" className="btn btn-small" onClick={() => setBudget(budget + DRAWN_CHARACTERS)}>
-            Draw more of this value
-          </button>
-        </p>
-      )}
+      {drawn.left > 0 && <CutNote drawn={drawn} onMore={() => setBudget(budget + DRAWN_CHARACTERS)} />}
       {wide && <p className="wide-lines-note">A line is wider than the card: scroll it sideways to read all of it.</p>}
       {collapsible && (
         <button type="button" className="btn btn-small more-lines" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
@@ -153,6 +146,19 @@ function ArgumentValue({ argument, label, language }: { argument: VisibleArgumen
         </button>
       )}
     </div>
+  );
+}
+
+/** What is left undrawn of a value, and the button that draws more: a paragraph under a block, or inline in a line. */
+function CutNote({ drawn, onMore, inline = false }: { drawn: { left: number; leftEscaped: number }; onMore: () => void; inline?: boolean }) {
+  const Note = inline ? 'span' : 'p';
+  return (
+    <Note className="value-cut-note" role="note" aria-label="Not all drawn">
+      {cutNote(drawn)}{' '}
+      <button type="button" className="btn btn-small" onClick={onMore}>
+        Draw more of this value
+      </button>
+    </Note>
   );
 }
 
@@ -247,12 +253,7 @@ export function VisibleTextView({ text, maxLines, blanks = false }: { text: Visi
           <span className="value-cut" title="Not drawn past here: see the note after the mark">
             ✂
           </span>{' '}
-          <span className="value-cut-note" role="note" aria-label="Not all drawn">
-            {cutNote(drawn)}{' '}
-            <button type="button" className="btn btn-small" onClick={() => setBudget(budget + DRAWN_CHARACTERS)}>
-              Draw more of this value
-            </button>
-          </span>
+          <CutNote drawn={drawn} onMore={() => setBudget(budget + DRAWN_CHARACTERS)} inline />
         </>
       )}
     </>
