@@ -1118,12 +1118,17 @@ describe('airlock chat in a terminal', () => {
     for await (const event of airlock.chat.follow(sessionId, activeRunId!, 0, (_id, event) => event)) {
       if (event.type === 'tool-end') break;
     }
-    await cli.flushed();
     // The time an undecided call is denied at is left out.
     const untimed = (rows: string[]) => rows.map((row) => row.replace(/; undecided, it is denied at .*$/, ''));
-    const view = untimed(cli.inView());
-    expect(view.slice(view.findIndex((row) => row.includes(PROMPT)) - 3, view.findIndex((row) => row.includes(PROMPT)))).toStrictEqual(realCard);
-    expect(view.filter((row) => row.includes('Command: ls -la'))).toStrictEqual([]);
+    // The server has ended the refused call; the terminal says so above the question and draws the card asked about
+    // again under it, in its own time: read once it has.
+    const aboveQuestion = async () => {
+      await cli.flushed();
+      const view = untimed(cli.inView());
+      const at = view.findIndex((row) => row.includes(PROMPT));
+      return { told: cli.screen().includes('Also in this turn:'), card: view.slice(at - 3, at), forged: view.filter((row) => row.includes('Command: ls -la')) };
+    };
+    await expect.poll(aboveQuestion, SCREEN_TIMEOUT).toStrictEqual({ told: true, card: realCard, forged: [] });
 
     cli.type('d no\r');
     await cli.shows('Done.');
