@@ -13,7 +13,7 @@ import type { ShellWord } from './shell-word';
 import { COMPUTED_WORD, runnerCall } from './program-runners';
 import { innerCommands } from './command-wrappers';
 import { readsCommandsFromInput } from './reads-commands-from-input';
-import { submoduleConfigMayRun } from './submodule-configs';
+import { submoduleConfigMayRun, withOneWalk } from './submodule-configs';
 import { opaqueProgramReason } from './opaque-program';
 import { GIT_RUNS_COMMANDS } from './git-arguments';
 import { matchPathGlob } from '@airlock/api';
@@ -151,7 +151,12 @@ const SCOPE_ORDER: Record<RuleScope['kind'], number> = { chat: 0, workspace: 1, 
  * rule applies to and that is not judged whole (`unjudged`), is an ask that names the rule. A write a path rule
  * would allow, that would complete or change a Git directory (`gitLayoutWrite`), is an ask that says where.
  */
-export async function evaluateRules(call: RuleCall, rules: readonly Rule[], context: RuleContext): Promise<RuleDecision> {
+export function evaluateRules(call: RuleCall, rules: readonly Rule[], context: RuleContext): Promise<RuleDecision> {
+  // One call is judged at one moment: its rules and both sides share one walk of the workspace (submodule-configs.ts).
+  return withOneWalk(() => evaluateOnce(call, rules, context));
+}
+
+async function evaluateOnce(call: RuleCall, rules: readonly Rule[], context: RuleContext): Promise<RuleDecision> {
   const applicable = rules
     .filter((rule) => appliesHere(rule, context))
     .sort((a, b) => SCOPE_ORDER[a.scope.kind] - SCOPE_ORDER[b.scope.kind] || sourceOrder(a) - sourceOrder(b));
@@ -361,6 +366,7 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, pat
       workspace: context.workspace,
       leftWorkspace: left,
       ...((changed || alongside) && pathsAsNow !== true ? { fileSystemChanged: true } : {}),
+      ...(changed || alongside ? { changedBefore: true } : {}),
       folder,
       ...(leadsInside === undefined ? {} : { leadsInside }),
       ...(leadsUnderGit === undefined ? {} : { leadsUnderGit }),

@@ -21,6 +21,12 @@ export interface PathFacts {
    */
   fileSystemChanged?: boolean;
   /**
+   * As `fileSystemChanged`, set whatever the facts judge paths by (also for deny rules, which judge paths as they are
+   * now): whether what a program reads of the file system at its start (a nested repository's Git config) may be
+   * another by the time it runs. Default: false.
+   */
+  changedBefore?: boolean;
+  /**
    * The folder the command runs in, absolute, as the `cd`s before it name it (links not followed): where a relative
    * path is looked up with `leadsInside`, and what a program that reads it is judged by (`workingFolderMayLeadAway`).
    * Default: `workspace`.

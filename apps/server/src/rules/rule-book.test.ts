@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { readCommandLine } from './command-line-reader';
+import { walkCount } from './submodule-configs';
 import { z } from 'zod';
 import { createBuiltinTools } from '../tools';
 import { toolNamed } from '../tools/test-support';
@@ -342,6 +343,24 @@ describe('RuleBook path rules', () => {
     const draft = { effect: 'allow' as const, tool: 'write_file', match: { kind: 'path-glob' as const, glob: 'src/**' }, scope: { kind: 'workspace' as const, path: workspace }, source: 'user' as const };
     const matched = await rules.preview(draft, [record('src/a.ts'), record('src/key'), record('src/away/x.txt')]);
     expect(matched.map((call) => call.arguments.path)).toStrictEqual(['src/a.ts']);
+  });
+
+  // Found in review: each git call judged walks the workspace (a few hundred ms in a large one, on the server's only
+  // thread), and a preview judged up to 500 past calls one after another: minutes with every client held.
+  it('the preview of a rule walks the workspace once for all its git calls, and still finds a nested repository', async () => {
+    const { workspace, rules } = await linkedWorkspace();
+    await mkdir(path.join(workspace, 'nested', '.git'), { recursive: true });
+    await writeFile(path.join(workspace, 'nested', '.git', 'config'), '[core]\n\tfsmonitor = touch PWNED\n');
+    const record = (index: number): ToolCallRecord =>
+      undecidedRecord('r', 's', { ...startChange(`call-${index}`, index, 'terminal'), arguments: { command: 'git status' }, approvalId: `a${index}`, executesCode: true, toolVersion: 'v', expiresAt: null });
+    const draft = { effect: 'allow' as const, tool: 'terminal', match: { kind: 'command-prefix' as const, tokens: ['git', 'status'], exact: false }, scope: { kind: 'workspace' as const, path: workspace }, source: 'user' as const };
+    const before = walkCount.walks;
+    expect(await rules.preview(draft, Array.from({ length: 20 }, (_, index) => record(index)))).toStrictEqual([]);
+    expect(walkCount.walks - before).toBe(1);
+    // A call that may run is judged with a walk of its own, one for its rules and both their sides.
+    await rules.preview(draft, [record(20)]);
+    await rules.preview(draft, [record(21)]);
+    expect(walkCount.walks - before).toBe(3);
   });
 
   it('a write through a link into a folder the rule does not cover waits for the person, and nothing is written meanwhile', async () => {

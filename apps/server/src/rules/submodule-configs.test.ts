@@ -153,6 +153,18 @@ describe('a git call while a submodule or a linked worktree of the repository ha
     });
   });
 
+  // Found in review: the deny side judges paths as they are now, and so did not see a command before git that may
+  // have planted a repository: with only a deny rule and confirmation off, such a line ran its core.fsmonitor.
+  it('is not plain for a deny rule after a command that may have written a Git directory, none there yet', async () => {
+    const noDelete = prefix('rm -rf', { effect: 'deny' });
+    for (const command of ['cp -r payload nested && mv nested/dotgit nested/.git && git status', 'touch x; git status', 'git status & cp -r evil .git/modules']) {
+      const decision = await evaluateRules(terminal(command), [noDelete], context);
+      expect('unread' in decision ? reasonText(decision.unread) : decision, command).toBe('`git` runs what a Git directory of a submodule, worktree or nested repository sets, which a call may have written');
+    }
+    const alone = await evaluateRules(terminal('git status'), [noDelete], context);
+    expect(alone).toStrictEqual({ decision: 'ask' });
+  });
+
   it('is not for programs other than git, and an exact rule is no exception', async () => {
     write('.git/modules/sub/config', '[core]\n\tfsmonitor = touch PWNED\n');
     expect((await evaluateRules(terminal('git status'), [prefix('git status', { exact: true })], context)).decision).toBe('ask');

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { commandBaseName } from '@airlock/api';
@@ -50,7 +51,7 @@ export function submoduleConfigMayRun(command: SimpleCommand, line: LineFacts): 
   const [first] = command.words;
   if (first?.kind !== 'literal' || !/^git(?:-[a-z][a-z0-9-]*)?$/.test(commandBaseName(first.value))) return false;
   if (line.workspace === undefined) return false;
-  if (line.leftWorkspace === true || line.fileSystemChanged === true) return true;
+  if (line.leftWorkspace === true || line.fileSystemChanged === true || line.changedBefore === true) return true;
   const workspace = line.workspace;
   try {
     const pending: { folder: string; kind: 'module' | 'worktree'; common: string }[] = [];
@@ -61,7 +62,7 @@ export function submoduleConfigMayRun(command: SimpleCommand, line: LineFacts): 
         for (const worktree of subfolders(path.join(folder, 'worktrees'))) pending.push({ folder: worktree, kind: 'worktree', common: folder });
       }
     }
-    const nested = nestedGitEntries(workspace);
+    const nested = nestedOnce(workspace);
     if (nested === undefined) return true;
     for (const entry of nested) {
       const gitDir = lstatSync(entry).isDirectory() ? entry : gitfileTarget(workspace, entry);
@@ -92,7 +93,31 @@ export function submoduleConfigMayRun(command: SimpleCommand, line: LineFacts): 
  * into no `.git` folder and through no link (a folder not there holds none). Undefined past MAX_WALKED_ENTRIES or
  * MAX_WALKED_DEPTH.
  */
+/**
+ * One walk per workspace for every git call judged inside `judge` (its async context only): for one call's judging
+ * against every rule, and for many past calls at once (a draft rule's preview of the ledger), where nothing runs
+ * between them. A walk costs a few hundred ms
+ * of the server's thread in a large workspace: 500 of them held every client for minutes. A call that may run is
+ * never judged with a walk of another call's.
+ */
+export function withOneWalk<T>(judge: () => Promise<T>): Promise<T> {
+  return oneWalk.getStore() === undefined ? oneWalk.run(new Map(), judge) : judge();
+}
+
+const oneWalk = new AsyncLocalStorage<Map<string, string[] | undefined>>();
+
+/** Walks of the workspace made, for tests. */
+export const walkCount = { walks: 0 };
+
+function nestedOnce(workspace: string): string[] | undefined {
+  const walked = oneWalk.getStore();
+  if (walked === undefined) return nestedGitEntries(workspace);
+  if (!walked.has(workspace)) walked.set(workspace, nestedGitEntries(workspace));
+  return walked.get(workspace);
+}
+
 function nestedGitEntries(workspace: string): string[] | undefined {
+  walkCount.walks += 1;
   const found: string[] = [];
   const queue: { folder: string; depth: number }[] = [{ folder: workspace, depth: 0 }];
   let entries = 0;
