@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, isAbsolute } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config';
 
@@ -20,6 +21,13 @@ function problem(attempt: () => unknown): string {
   throw new Error('expected a ConfigError');
 }
 
+/** This checkout, which a workspace may not hold either: a shared folder holding it is refused for that first. */
+const CHECKOUT = fileURLToPath(new URL('../../..', import.meta.url));
+const holdsCheckout = (folder: string) => {
+  const path = relative(folder, CHECKOUT);
+  return !path.startsWith('..') && !isAbsolute(path);
+};
+
 const consequence =
   "a call would see it read-write, with other programs' files and Unix sockets (tmux, ssh-agent, X11, D-Bus: through one a call runs commands outside the sandbox). Choose a project folder of its own with --workspace";
 
@@ -29,9 +37,10 @@ describe('a workspace that is, holds or lies in a folder the machine shares', ()
     const shared = ['/tmp', '/var/tmp', '/dev/shm', '/run', '/proc', '/sys', '/dev', '/etc', '/usr', '/var'].filter((folder) => existsSync(folder));
     expect(shared).toContain('/tmp');
     for (const folder of shared) {
-      expect(problem(() => loadConfig(['--workspace', folder, '--data-dir', join(dir.path, 'data')], {}, dir.path))).toBe(
-        `--workspace: "${folder}" is ${folder}, a folder the whole machine shares: ${consequence}`,
-      );
+      const said = problem(() => loadConfig(['--workspace', folder, '--data-dir', join(dir.path, 'data')], {}, dir.path));
+      // Where this checkout lies in it (a clone in /tmp), that is said first: refused either way.
+      if (holdsCheckout(folder)) expect(said, folder).toMatch(new RegExp(`^--workspace: "${folder}" holds Airlock's own files`));
+      else expect(said, folder).toBe(`--workspace: "${folder}" is ${folder}, a folder the whole machine shares: ${consequence}`);
     }
     // `/` holds Airlock's own files as well, which is said first.
     expect(problem(() => loadConfig(['--workspace', '/', '--data-dir', join(dir.path, 'data')], {}, dir.path))).toMatch(/^--workspace: "\/" /);
@@ -39,8 +48,11 @@ describe('a workspace that is, holds or lies in a folder the machine shares', ()
 
   it('refuses `npm start` typed in /tmp, where the default workspace is the folder it was typed in', async () => {
     await using dir = await tempDir();
-    expect(problem(() => loadConfig(['--data-dir', join(dir.path, 'data')], { HOME: dir.path, INIT_CWD: '/tmp' }, dir.path))).toBe(
-      `the workspace: "/tmp" is /tmp, a folder the whole machine shares: ${consequence}`,
+    // Typed in the folder holding this checkout, `npm start` takes another default workspace: another shared folder then.
+    const typedIn = ['/tmp', '/var/tmp'].find((folder) => existsSync(folder) && !holdsCheckout(folder));
+    expect(typedIn).toBeDefined();
+    expect(problem(() => loadConfig(['--data-dir', join(dir.path, 'data')], { HOME: dir.path, INIT_CWD: typedIn! }, dir.path))).toBe(
+      `the workspace: "${typedIn}" is ${typedIn}, a folder the whole machine shares: ${consequence}`,
     );
   });
 
