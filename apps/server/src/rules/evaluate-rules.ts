@@ -13,7 +13,7 @@ import type { ShellWord } from './shell-word';
 import { COMPUTED_WORD, runnerCall } from './program-runners';
 import { innerCommands } from './command-wrappers';
 import { readsCommandsFromInput } from './reads-commands-from-input';
-import { submoduleConfigMayRun, withOneWalk } from './submodule-configs';
+import { submoduleConfigMayRun } from './submodule-configs';
 import { opaqueProgramReason } from './opaque-program';
 import { GIT_RUNS_COMMANDS } from './git-arguments';
 import { matchPathGlob } from '@airlock/api';
@@ -40,6 +40,12 @@ export interface RuleCall {
 export interface RuleContext {
   /** The chat the call belongs to. */
   sessionId: string;
+  /**
+   * The walks of the workspace made so far for this judging (submodule-configs.ts), shared by the calls judged with
+   * this context: for a draft rule's preview of past calls, where nothing runs between them. Default: one call's
+   * rules and both their sides share one walk.
+   */
+  walks?: Map<string, string[] | undefined>;
   /** The workspace's absolute path, as workspace-scoped rules name it. */
   workspace: string;
   /** The person trusts this workspace: allow rules from its `.airlock/rules.json` count. Default: false. */
@@ -153,7 +159,7 @@ const SCOPE_ORDER: Record<RuleScope['kind'], number> = { chat: 0, workspace: 1, 
  */
 export function evaluateRules(call: RuleCall, rules: readonly Rule[], context: RuleContext): Promise<RuleDecision> {
   // One call is judged at one moment: its rules and both sides share one walk of the workspace (submodule-configs.ts).
-  return withOneWalk(() => evaluateOnce(call, rules, context));
+  return evaluateOnce(call, rules, context.walks === undefined ? { ...context, walks: new Map() } : context);
 }
 
 async function evaluateOnce(call: RuleCall, rules: readonly Rule[], context: RuleContext): Promise<RuleDecision> {
@@ -364,6 +370,7 @@ function lineFacts(commands: readonly SimpleCommand[], context: RuleContext, pat
     const alongside = changes.slice(index + 1, command.alongsideUntil ?? index + 1).some(Boolean);
     const here: PathFacts = {
       workspace: context.workspace,
+      ...(context.walks === undefined ? {} : { walks: context.walks }),
       leftWorkspace: left,
       ...((changed || alongside) && pathsAsNow !== true ? { fileSystemChanged: true } : {}),
       ...(changed || alongside ? { changedBefore: true } : {}),

@@ -26,6 +26,8 @@ export interface PathFacts {
    * another by the time it runs. Default: false.
    */
   changedBefore?: boolean;
+  /** The walks of the workspace made so far for this judging (`RuleContext.walks`). Default: none kept. */
+  walks?: Map<string, string[] | undefined>;
   /**
    * The folder the command runs in, absolute, as the `cd`s before it name it (links not followed): where a relative
    * path is looked up with `leadsInside`, and what a program that reads it is judged by (`workingFolderMayLeadAway`).

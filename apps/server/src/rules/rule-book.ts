@@ -23,7 +23,6 @@ import { commandPathInside } from './command-path-inside';
 import { evaluateRules, type LeadsOut, type RuleCall, type RuleContext } from './evaluate-rules';
 import { gitLayoutWrite } from './git-layout-write';
 import { proposeRule } from './propose-rule';
-import { withOneWalk } from './submodule-configs';
 import { loadWorkspaceRules, WORKSPACE_RULES_FILE, type WorkspaceRules } from './workspace-rules-file';
 
 export interface RuleBookOptions {
@@ -255,14 +254,13 @@ export class RuleBook implements RuleService {
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     const matched: ToolCallRecord[] = [];
     // Nothing runs while a preview is judged: the workspace is walked once for all its git calls.
-    await withOneWalk(async () => {
-      for (const call of calls) {
-        // Judged with the tool as it is now, as `evaluate` judges a call: its declared defaults fill the rule's
-        // arguments, its server and version name an MCP tool.
-        const decision = await evaluateRules(ruleCall(call.toolName, call.arguments, byName.get(call.toolName)), [rule], this.ruleContext(call.sessionId, true));
-        if (decision.decision !== 'ask') matched.push(call);
-      }
-    });
+    const walks = new Map<string, string[] | undefined>();
+    for (const call of calls) {
+      // Judged with the tool as it is now, as `evaluate` judges a call: its declared defaults fill the rule's
+      // arguments, its server and version name an MCP tool.
+      const decision = await evaluateRules(ruleCall(call.toolName, call.arguments, byName.get(call.toolName)), [rule], { ...this.ruleContext(call.sessionId, true), walks });
+      if (decision.decision !== 'ask') matched.push(call);
+    }
     return matched;
   }
 

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { commandBaseName } from '@airlock/api';
@@ -62,7 +61,7 @@ export function submoduleConfigMayRun(command: SimpleCommand, line: LineFacts): 
         for (const worktree of subfolders(path.join(folder, 'worktrees'))) pending.push({ folder: worktree, kind: 'worktree', common: folder });
       }
     }
-    const nested = nestedOnce(workspace);
+    const nested = nestedOnce(workspace, line.walks);
     if (nested === undefined) return true;
     for (const entry of nested) {
       const gitDir = lstatSync(entry).isDirectory() ? entry : gitfileTarget(workspace, entry);
@@ -93,24 +92,15 @@ export function submoduleConfigMayRun(command: SimpleCommand, line: LineFacts): 
  * into no `.git` folder and through no link (a folder not there holds none). Undefined past MAX_WALKED_ENTRIES or
  * MAX_WALKED_DEPTH.
  */
-/**
- * One walk per workspace for every git call judged inside `judge` (its async context only): for one call's judging
- * against every rule, and for many past calls at once (a draft rule's preview of the ledger), where nothing runs
- * between them. A walk costs a few hundred ms
- * of the server's thread in a large workspace: 500 of them held every client for minutes. A call that may run is
- * never judged with a walk of another call's.
- */
-export function withOneWalk<T>(judge: () => Promise<T>): Promise<T> {
-  return oneWalk.getStore() === undefined ? oneWalk.run(new Map(), judge) : judge();
-}
-
-const oneWalk = new AsyncLocalStorage<Map<string, string[] | undefined>>();
-
 /** Walks of the workspace made, for tests. */
 export const walkCount = { walks: 0 };
 
-function nestedOnce(workspace: string): string[] | undefined {
-  const walked = oneWalk.getStore();
+/**
+ * The workspace's nested Git entries, walked once for the judging `walked` belongs to (`RuleContext.walks`): one
+ * call's rules and both their sides, or the past calls a draft rule's preview judges, where nothing runs between
+ * them. A walk costs a few hundred ms of the server's thread in a large workspace.
+ */
+function nestedOnce(workspace: string, walked: Map<string, string[] | undefined> | undefined): string[] | undefined {
   if (walked === undefined) return nestedGitEntries(workspace);
   if (!walked.has(workspace)) walked.set(workspace, nestedGitEntries(workspace));
   return walked.get(workspace);
