@@ -706,6 +706,33 @@ describe('AirlockSocket asked by the server for a new connection', () => {
     expect([query.errors[0]!.message, isConnectionLost(query.errors[0])]).toStrictEqual(['the connection closed before the answer came', true]);
     expect(socket.state).toBe('open');
   });
+
+  it('fails what is still unanswered on the old one when the server has not closed it in time, without waiting on a closing handshake that server never answers', async () => {
+    const { server, socket, open } = await setUp();
+    await open();
+    const decision = recorder();
+    socket.request({ method: 'mutation', path: 'chat.confirmTool', input: { sessionId: 's', approvalId: 'a1', decision: 'allow' } }, decision.handlers, { deadline: socketClock() + 3_600_000 });
+    const query = recorder();
+    socket.request({ method: 'query', path: 'chat.pending', input: { sessionId: 's' } }, query.handlers);
+    await server.received(0, 3);
+    // Time runs only as the test moves it, ws's own closing timer included.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    cleanups.push(async () => {
+      vi.useRealTimers();
+    });
+    const old = server.connections[0]!.socket;
+    old.send(JSON.stringify({ id: null, method: 'reconnect' }));
+    // The server froze after asking: it reads nothing more, the client's closing frame included.
+    old.pause();
+    await vi.waitFor(() => expect(socket.state).not.toBe('open'));
+    // Past the time the client keeps the old connection for its answers, well short of ws's 30 s closing handshake.
+    vi.advanceTimersByTime(5_001);
+    await vi.waitFor(() => expect(query.errors).toHaveLength(1));
+    expect([query.errors[0]!.message, isConnectionLost(query.errors[0]), isAnswerUnknown(query.errors[0])]).toStrictEqual(['the connection closed before the answer came', true, false]);
+    expect(decision.errors).toHaveLength(1);
+    const [unknown] = decision.errors;
+    expect(unknown instanceof AnswerUnknownError && unknown.openForMs > 0).toBe(true);
+  });
 });
 
 describe('AirlockSocket does not wait forever on a handshake', () => {

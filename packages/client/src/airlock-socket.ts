@@ -538,8 +538,7 @@ export class AirlockSocket {
     if (socket !== this.socket || this.endedError() !== undefined) return;
     this.lastFailure = `no answer to the connection's handshake within ${timeoutMs} ms`;
     this.socketGone(socket);
-    if (socket.terminate === undefined) socket.close();
-    else socket.terminate();
+    letGo(socket);
   }
 
   /**
@@ -730,14 +729,24 @@ export class AirlockSocket {
       socket.close();
       return;
     }
-    const timer = setTimeout(() => socket.close(), DRAIN_MS);
+    const timer = setTimeout(() => this.drainOverdue(socket), DRAIN_MS);
     this.draining.set(socket, timer);
+  }
+
+  /**
+   * The server has not closed a socket it asked to leave in time (frozen, or its path dead): what was sent on it and
+   * is still unanswered fails now, and the socket is let go. Closed politely, `ws` waited for a closing frame such a
+   * server never sends, 30 s, before the close that failed those requests.
+   */
+  private drainOverdue(socket: WebSocketLike): void {
+    this.drained(socket);
+    letGo(socket);
   }
 
   private closeDraining(): void {
     for (const [socket, timer] of this.draining) {
       clearTimeout(timer);
-      socket.close();
+      letGo(socket);
     }
     this.draining.clear();
   }
@@ -804,8 +813,7 @@ export class AirlockSocket {
    */
   private silent(socket: WebSocketLike): void {
     this.socketGone(socket, undefined, 'the connection went silent (no answer to a ping) before the answer came');
-    if (socket.terminate === undefined) socket.close();
-    else socket.terminate();
+    letGo(socket);
   }
 
   /** `answering`: the server answers on this socket what was sent on it before it closes it (see restart). */
@@ -907,6 +915,12 @@ export class AirlockSocket {
   private send(message: TRPCClientOutgoingMessage | TRPCClientOutgoingMessage[]): void {
     this.socket?.send(JSON.stringify(message));
   }
+}
+
+/** Drops a socket nothing more is read from, without a closing handshake (where the WebSocket can: `ws`'s terminate). */
+function letGo(socket: WebSocketLike): void {
+  if (socket.terminate === undefined) socket.close();
+  else socket.terminate();
 }
 
 function withConnectionParamsFlag(url: string, nonce: string | undefined): string {
