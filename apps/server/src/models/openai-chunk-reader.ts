@@ -90,7 +90,8 @@ export class OpenAIChunkReader {
 
   /**
    * How many pieces of the answer have arrived: text, reasoning, or a fragment of a tool call (its id, name or
-   * arguments). A chunk with none of them (an empty delta, the usage) is no progress, nor is an event-stream comment.
+   * arguments) that adds to it. A chunk with none of them (an empty delta, the usage, an id or name a call already
+   * has, whole arguments sent again) is no progress, nor is an event-stream comment.
    */
   get progress(): number {
     return this.pieces;
@@ -170,7 +171,6 @@ export class OpenAIChunkReader {
     if (delta.id && delta.id.length > MAX_TOOL_CALL_ID_CHARS) throw new AnswerLimitError(`a tool call's id is longer than ${MAX_TOOL_CALL_ID_CHARS} characters`);
     const name = delta.function?.name;
     if (name && name.length > MAX_TOOL_NAME_CHARS) throw new AnswerLimitError(`a tool call's name is longer than ${MAX_TOOL_NAME_CHARS} characters`);
-    if (delta.id || name || delta.function?.arguments) this.pieces++;
     const index = delta.index ?? this.indexWithoutOne(delta.id ?? undefined);
     let call = this.calls.get(index);
     if (!call) {
@@ -179,18 +179,31 @@ export class OpenAIChunkReader {
       this.calls.set(index, call);
     }
     this.lastIndex = index;
-    // Some servers repeat the id and name in every piece: the first one counts.
-    if (delta.id && call.id === '') call.id = delta.id;
-    if (name && call.name === '') call.name = name;
+    // Some servers repeat the id and name in every piece: the first one counts, as the turn's progress too. A piece
+    // that only repeats what the call has is none, or a server resending one call's id would hold a stalled turn
+    // past the idle limit for as long as it kept sending.
+    let added = false;
+    if (delta.id && call.id === '') {
+      call.id = delta.id;
+      added = true;
+    }
+    if (name && call.name === '') {
+      call.name = name;
+      added = true;
+    }
     const piece = delta.function?.arguments;
     if (typeof piece === 'string') {
       const sofar = typeof call.arguments === 'string' ? call.arguments : '';
       this.countArguments(call, sofar.length + piece.length);
       call.arguments = sofar + piece;
+      if (piece !== '') added = true;
     } else if (piece) {
+      // Arguments sent whole replace what came before: only the first whole arguments of a call are new.
+      if (call.arguments === '') added = true;
       this.countArguments(call, jsonLength(piece));
       call.arguments = piece;
     }
+    if (added) this.pieces++;
   }
 
   /** Checks the new size of a call's arguments against the limits of a call and of the turn, then counts it. */

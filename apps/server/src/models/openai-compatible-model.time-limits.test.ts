@@ -157,6 +157,32 @@ describe('OpenAIChunkReader progress', () => {
 
     expect(reader.progress).toBe(4);
   });
+
+  it('counts an id or a name a call already has as no progress: a server resending them holds a stalled turn no longer', () => {
+    const reader = new OpenAIChunkReader();
+    reader.push({ choices: [{ delta: { tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'read_file' } }] } }] });
+    expect(reader.progress).toBe(1);
+
+    for (let repeat = 0; repeat < 3; repeat++) {
+      reader.push({ choices: [{ delta: { tool_calls: [{ index: 0, id: 'c1', function: { name: 'read_file' } }] } }] });
+      reader.push({ choices: [{ delta: { tool_calls: [{ index: 0, id: 'c1', function: { name: 'read_file', arguments: '' } }] } }] });
+      reader.push({ choices: [{ delta: { tool_calls: [{ id: 'c1' }] } }] });
+    }
+    expect(reader.progress).toBe(1);
+
+    reader.push({ choices: [{ delta: { tool_calls: [{ index: 0, id: 'c1', function: { arguments: '{' } }] } }] });
+    reader.push({ choices: [{ delta: { tool_calls: [{ index: 1, id: 'c2', function: { name: 'read_file' } }] } }] });
+    expect(reader.progress).toBe(3);
+  });
+
+  it('counts object arguments as progress once: a server resending them is stalled', () => {
+    const reader = new OpenAIChunkReader();
+    reader.push({ choices: [{ delta: { tool_calls: [{ index: 0, id: 'c1', function: { name: 'read_file', arguments: { path: 'a' } } }] } }] });
+    reader.push({ choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: { path: 'a' } } }] } }] });
+    reader.push({ choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: { path: 'a' } } }] } }] });
+
+    expect(reader.progress).toBe(1);
+  });
 });
 
 describe('toModelError of the HTTP client\'s own timeouts', () => {
