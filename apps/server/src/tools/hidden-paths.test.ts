@@ -133,4 +133,18 @@ describe('hidden paths', () => {
     expect(hidden.masks()).toStrictEqual([tokenFile, ...copies].map((file) => ({ path: file, folder: false })));
     expect(hidden.known().paths).toStrictEqual([tokenFile, ...copies]);
   });
+
+  test("the copies other editors and tools save beside a hidden file are masked with it; a lock link and other names are not", async () => {
+    await using folder = await tempFolder();
+    const { tokenFile } = await home(folder.path);
+    const beside = (name: string) => path.join(path.dirname(tokenFile), name);
+    // JetBrains' safe write, Kate's swap, vim's later swap names, patch's rejects, an atomic save's temporary file.
+    const copies = ['token.~7~', '.token.swm', '.token.kate-swp', 'token___jb_old___', 'token___jb_tmp___', 'token.rej', 'token.tmp'].map(beside);
+    for (const copy of copies) await writeFile(copy, 'token');
+    // Emacs's lock is a link that names who edits the file, and holds none of it; `token.pub` is another file.
+    await symlink('me@host.1234:1700000000', beside('.#token'));
+    await writeFile(beside('token.pub'), 'public');
+    const hidden = new HiddenPaths([tokenFile]);
+    expect(hidden.masks()).toStrictEqual([tokenFile, ...copies].map((file) => ({ path: file, folder: false })));
+  });
 });

@@ -129,22 +129,30 @@ export class HiddenPaths {
 }
 
 /**
- * The names an editor or a tool keeps a copy of `file` under, beside it: Emacs's backups (`token~`, `token.~1~`) and
- * autosave (`#token#`), vim's swap and undo files (`.token.swp`, `.token.swo`, `.token.un~`), and the `.bak`, `.orig`,
- * `.old`, `.save` (nano) of `sed -i.bak`, patch, a person's `cp`. Each holds the file's content, so a hidden file's
- * copies are hidden with it. Found from outside: `token~` and `.token.swp` beside the token file were bound back into
- * every call's view of its folder, and a call read the server's token from both. Other names are not covered.
+ * The names an editor or a tool keeps a copy of `file` under, beside it: Emacs's and `cp --backup`'s backups (`token~`,
+ * `token.~1~` to `~9~`) and Emacs's autosave (`#token#`), vim's swap files (`.token.swp`, then `.swo`, `.swn`, `.swm`,
+ * `.swl` while others are there) and undo file (`.token.un~`), Kate's swap file (`.token.kate-swp`), the JetBrains
+ * editors' safe write (`token___jb_old___`, `token___jb_tmp___`), the `.bak`, `.orig`, `.old`, `.save` (nano) of
+ * `sed -i.bak`, patch, a person's `cp`, patch's rejected hunks (`token.rej`) and the temporary file of an atomic save
+ * (`token.tmp`). Each holds the file's content, or part of it, so a hidden file's copies are hidden with it. Found from
+ * outside: `token~` and `.token.swp` beside the token file were bound back into every call's view of its folder, and a
+ * call read the server's token from both; later, `token___jb_old___` and `.token.kate-swp` were missed. Not a copy:
+ * Emacs's lock `.#token`, a link naming who edits the file (and links are passed over, see #copiesNow), and any other
+ * name (`token.pub`, `token.2024`), which may be a different file.
  */
 export function editorCopies(file: string): string[] {
   const folder = path.dirname(file);
   const name = path.basename(file);
   const names = [
     `${name}~`,
-    ...[1, 2, 3].map((number) => `${name}.~${number}~`),
+    ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((number) => `${name}.~${number}~`),
     `#${name}#`,
-    ...['swp', 'swo', 'swn'].map((extension) => `.${name}.${extension}`),
+    ...['swp', 'swo', 'swn', 'swm', 'swl'].map((extension) => `.${name}.${extension}`),
     `.${name}.un~`,
-    ...['bak', 'orig', 'old', 'save'].map((extension) => `${name}.${extension}`),
+    `.${name}.kate-swp`,
+    `${name}___jb_old___`,
+    `${name}___jb_tmp___`,
+    ...['bak', 'orig', 'old', 'save', 'rej', 'tmp'].map((extension) => `${name}.${extension}`),
   ];
   return names.map((copy) => path.join(folder, copy));
 }

@@ -333,10 +333,10 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     expect(await readFile(config, 'utf8')).toBe(content);
   });
 
-  test("an editor's copies beside the token file (token~, .token.swp, #token#, token.bak) are hidden with it, in a veiled folder and in the workspace", async () => {
+  test("an editor's copies beside the token file (token~, .token.swp, #token#, token.bak, token___jb_old___, .token.kate-swp) are hidden with it, in a veiled folder and in the workspace", async () => {
     await using workspace = await tempFolder();
     await using home = await tempFolder('/var/tmp');
-    const copies = ['token~', '.token.swp', '#token#', 'token.bak'];
+    const copies = ['token~', '.token.swp', '#token#', 'token.bak', 'token___jb_old___', '.token.kate-swp'];
     for (const folder of [path.join(home.path, 'secrets'), path.join(workspace.path, 'secrets')]) {
       await mkdir(folder);
       for (const name of ['token', ...copies]) await writeFile(path.join(folder, name), 'the-token-value\n');
