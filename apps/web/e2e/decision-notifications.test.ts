@@ -314,7 +314,7 @@ describe('notifications of waiting calls', () => {
       const [only] = await (await navigator.serviceWorker.ready).getNotifications();
       return only!.data as { approvalId: string; sessionId: string };
     });
-    await front.page.evaluate((data) => navigator.serviceWorker.dispatchEvent(new MessageEvent('message', { data })), { type: 'airlock-notification-click', action: 'allow', ...data });
+    await front.page.evaluate((data) => navigator.serviceWorker.dispatchEvent(new MessageEvent('message', { data: { ...data, notAfter: Date.now() + 60_000 } })), { type: 'airlock-notification-click', action: 'allow', ...data });
     await vi.waitFor(async () => expect(await front.page.evaluate(() => document.activeElement?.getAttribute('data-approval-id'))).toBe(notification!.tag), { timeout: 10_000 });
     await front.waitForStatus(front.card(), 'Waiting for your decision');
     await editing.waitForStatus(card, 'Waiting for your decision');
@@ -456,6 +456,66 @@ describe('a click on a notification that no tab answers', () => {
       body: 'No tab of Airlock answered the click (a tab opened before Airlock was updated takes none), so the call may not be decided. Reload Airlock and decide it in Waiting for you.\necho old',
       tag: 'airlock-not-decided:apv_old_tab',
     });
+    expect(await suite.airlock.runCount()).toBe(0);
+  });
+});
+
+describe('a click on a notification that a tab reads late', () => {
+  it('decides nothing once the worker has given up on it (a tab frozen in the background reads it as it wakes): the tab shows the call', async () => {
+    await suite.context.grantPermissions(['notifications'], { origin: new URL(suite.airlock.link).origin });
+    suite.airlock.model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: RECORDING_COMMAND } }] });
+    const page = await suite.context.newPage();
+    // While `frozen`, the tab holds the clicks the worker posts, as a tab the browser froze in the background does.
+    await page.addInitScript(() => {
+      const tab = window as unknown as { frozen: boolean; heldClicks: MessageEvent[] };
+      tab.frozen = false;
+      tab.heldClicks = [];
+      navigator.serviceWorker?.addEventListener('message', (event) => {
+        if (!tab.frozen || (event.data as { type?: unknown } | null)?.type !== 'airlock-notification-click') return;
+        tab.heldClicks.push(event);
+        event.stopImmediatePropagation();
+      });
+    });
+    await page.goto(suite.airlock.link);
+    const chat = new ChatPage(page);
+    await chat.connected();
+    await turnOnNotifications(page);
+    await hide(page);
+    await chat.send('one command');
+    await vi.waitFor(async () => expect(await shown(page)).toHaveLength(1), { timeout: 10_000 });
+    const [notification] = await shown(page);
+    expect(notification!.actions).toStrictEqual(['allow', 'deny']);
+    const [worker] = suite.context.serviceWorkers();
+    // The worker's timers are held for the test to run: its wait for the tab's answer is over when the test says.
+    await worker!.evaluate(() => {
+      const scope = self as unknown as { heldTimers: (() => void)[]; setTimeout: (callback: () => void) => number; clearTimeout: () => void };
+      scope.heldTimers = [];
+      scope.setTimeout = (callback) => scope.heldTimers.push(callback);
+      scope.clearTimeout = () => undefined;
+    });
+    await page.evaluate(() => ((window as unknown as { frozen: boolean }).frozen = true));
+    const whyNot = await nextShownByWorker(worker!);
+    await clickInWorker(notification!.tag, 'allow');
+    await vi.waitFor(async () => expect(await page.evaluate(() => (window as unknown as { heldClicks: unknown[] }).heldClicks.length)).toBe(1), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await worker!.evaluate(() => (self as unknown as { heldTimers: unknown[] }).heldTimers.length)).toBe(1), { timeout: 10_000 });
+    await worker!.evaluate(() => (self as unknown as { heldTimers: (() => void)[] }).heldTimers.forEach((run) => run()));
+    expect(await whyNot()).toMatchObject({ title: 'Not decided', tag: `airlock-not-decided:${notification!.tag}` });
+
+    // The tab wakes past the click's time and reads it.
+    await page.evaluate(() => {
+      const tab = window as unknown as { frozen: boolean; heldClicks: MessageEvent<{ notAfter?: number }>[] };
+      tab.frozen = false;
+      const [held] = tab.heldClicks;
+      const now = Date.now;
+      Date.now = () => (held!.data.notAfter ?? now()) + 1;
+      try {
+        navigator.serviceWorker.dispatchEvent(new MessageEvent('message', { data: held!.data, ports: [...held!.ports] }));
+      } finally {
+        Date.now = now;
+      }
+    });
+    await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('data-approval-id'))).toBe(notification!.tag), { timeout: 10_000 });
+    await chat.waitForStatus(chat.card(), 'Waiting for your decision');
     expect(await suite.airlock.runCount()).toBe(0);
   });
 });

@@ -22,6 +22,12 @@ async function tellEnded(windows, approvalId) {
 // reloaded since) takes no click and never answers: the click then goes as if no tab were open, not nowhere.
 const ANSWER_WAIT_MS = 15_000;
 
+// How long after the click a tab may still take its Allow or Deny: a tab frozen in the background reads the click
+// when it wakes, maybe after the worker gave up on it and said so. Shorter than ANSWER_WAIT_MS by a decision's own
+// deadline (10 s from its write, @airlock/client's decisionTimeoutMs), so a decision sent in time has its answer, or
+// has failed, by the time the worker gives up; a tab that reads the click later shows the call's card instead.
+const DECIDE_WITHIN_MS = 5_000;
+
 // How long a notification is shown before its Allow or Deny decides, as the page's decision buttons (ARMING_MS of
 // steady-button.tsx): notifications appear in a fixed corner, over every window, and push the others along, so a
 // click meant for something else (a page that keeps the person clicking there) can land on one as it appears.
@@ -73,7 +79,8 @@ self.addEventListener('notificationclick', (event) => {
   }
   const decides = event.action === 'allow' || event.action === 'deny';
   // Read as the click comes: how long the notification had been on screen.
-  const early = decides && Date.now() - notification.timestamp < ARMING_MS;
+  const clickedAt = Date.now();
+  const early = decides && clickedAt - notification.timestamp < ARMING_MS;
   const action = decides && !early ? event.action : 'open';
   event.waitUntil(
     (async () => {
@@ -92,7 +99,13 @@ self.addEventListener('notificationclick', (event) => {
         return;
       }
       if (action === 'open') await client.focus().catch(() => undefined);
-      const answer = await ask(client, { type: 'airlock-notification-click', action, approvalId: data.approvalId, sessionId: data.sessionId });
+      const answer = await ask(client, {
+        type: 'airlock-notification-click',
+        action,
+        approvalId: data.approvalId,
+        sessionId: data.sessionId,
+        notAfter: clickedAt + DECIDE_WITHIN_MS,
+      });
       if (answer === null) {
         await noTabAnswered(
           notification,

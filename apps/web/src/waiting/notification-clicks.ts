@@ -4,6 +4,11 @@ export interface NotificationClick {
   action: 'allow' | 'deny' | 'open';
   approvalId: string;
   sessionId: string;
+  /**
+   * The `Date.now()` after which the click decides nothing, set by the worker as it is clicked: past it, the worker no
+   * longer waits for this tab's answer. A click without one (a worker from before it) counts as past it.
+   */
+  notAfter: number;
 }
 
 /**
@@ -43,9 +48,13 @@ export function handleNotificationClicks(handler: ClickHandler): () => void {
 export function answerNotificationClicks(container: Pick<EventTarget, 'addEventListener' | 'removeEventListener'>): () => void {
   const onMessage = (event: Event) => {
     const { data, ports } = event as MessageEvent<unknown>;
-    const click = notificationClickOf(data);
+    const heard = notificationClickOf(data);
     const port = ports[0];
-    if (click === null) return;
+    if (heard === null) return;
+    // A tab frozen in the background (or busy) can read a click long after it was made, once the worker has stopped
+    // waiting for its answer and told the person the call may not be decided: such a click shows the call's card and
+    // decides nothing.
+    const click: NotificationClick = heard.action !== 'open' && Date.now() > heard.notAfter ? { ...heard, action: 'open' } : heard;
     const handler = current;
     const answer = handler === null ? Promise.resolve(SIGNED_OUT_ANSWER) : handler(click).catch((error: unknown): ClickAnswer => ({ done: false, why: error instanceof Error ? error.message : String(error), focus: true }));
     void answer.then((reply) => port?.postMessage(reply));
@@ -56,8 +65,8 @@ export function answerNotificationClicks(container: Pick<EventTarget, 'addEventL
 
 export function notificationClickOf(data: unknown): NotificationClick | null {
   if (typeof data !== 'object' || data === null) return null;
-  const { type, action, approvalId, sessionId } = data as Record<string, unknown>;
+  const { type, action, approvalId, sessionId, notAfter } = data as Record<string, unknown>;
   if (type !== 'airlock-notification-click' || typeof approvalId !== 'string' || typeof sessionId !== 'string') return null;
   if (action !== 'allow' && action !== 'deny' && action !== 'open') return null;
-  return { type, action, approvalId, sessionId };
+  return { type, action, approvalId, sessionId, notAfter: typeof notAfter === 'number' && Number.isFinite(notAfter) ? notAfter : -Infinity };
 }
