@@ -12,6 +12,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { ConfigError, DEFAULT_CAPACITY, loadConfig, type Capacity } from '../src/config';
 import { openFileLimit } from '../src/http/open-file-limit';
+import { MAX_MESSAGE_SEPARATORS } from '../src/http/requests-per-message';
 import { CLOSE_REPLACED_BEFORE_TOKEN, startServer, type RunningServer, type StartServerOptions } from '../src/start-server';
 
 const TOKEN = 'test-token-0123456789abcdef0123456789abcdef';
@@ -407,6 +408,41 @@ describe('a deeply nested message', () => {
       );
     expect(error instanceof TRPCClientError && `${String(error.data?.code)}: ${error.message}`).toBe('BAD_REQUEST: arguments: at most 64 levels of nesting');
     // The socket is still open: another request on it is answered.
+    expect(await connection.client.sessions.list.query()).toStrictEqual({ sessions: [], nextCursor: null });
+  });
+});
+
+describe('a message of many members', () => {
+  const confirmFrame = (keys: number) => {
+    const edited: Record<string, number> = {};
+    for (let key = 0; key < keys; key++) edited[`k${key}`] = 0;
+    const input = { sessionId: 's1', approvalId: 'a1', decision: 'allow', arguments: edited };
+    return JSON.stringify({ id: 1, jsonrpc: '2.0', method: 'mutation', params: { path: 'chat.confirmTool', input } });
+  };
+
+  it('is closed with 1008 before anything parses it: a decision with 60,000 keys in its arguments', async () => {
+    await using running = await startTestServer();
+    await using raw = await authenticatedSocket(running.server);
+    const frame = confirmFrame(60_000);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      raw.socket.send(frame);
+      expect(await raw.closed).toStrictEqual({ code: 1008, reason: `more than ${MAX_MESSAGE_SEPARATORS} commas and colons in one message` });
+      expect(parse.mock.calls.filter(([text]) => text.length === frame.length)).toStrictEqual([]);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('passes with an edit of a call\'s arguments of 1,000 keys: answered, the socket still open', async () => {
+    await using running = await startTestServer();
+    await using connection = connectClient(running.server);
+    const edited: Record<string, number> = {};
+    for (let key = 0; key < 1_000; key++) edited[`k${key}`] = 0;
+    expect(await connection.client.chat.confirmTool.mutate({ sessionId: 's1', approvalId: 'a1', decision: 'allow', arguments: edited })).toStrictEqual({
+      resolved: false,
+      status: 'not-found',
+    });
     expect(await connection.client.sessions.list.query()).toStrictEqual({ sessions: [], nextCursor: null });
   });
 });

@@ -10,10 +10,20 @@ export const MAX_REQUESTS_PER_MESSAGE = 64;
  */
 export const MAX_MESSAGE_DEPTH = 128;
 
+/**
+ * The most commas and colons a message's JSON may hold outside its strings: each one an object member or an array
+ * item, and each costing the parse and the input's schema far more than a byte of a string does. A `confirmTool` of
+ * 60,000 keys in its edited arguments (650 KB) cost 190-520 ms of the server's thread before the schema refused it;
+ * 8,192 cost about 10 ms. Every request's input takes a few dozen at most: only a call's edited arguments or a rule's
+ * exact arguments may hold more, up to about 4,000 members.
+ */
+export const MAX_MESSAGE_SEPARATORS = 8_192;
+
 type MessageListener = (data: RawData, isBinary: boolean) => void;
 
 /**
- * Bounds the requests one WebSocket message may carry, and how deep its JSON nests. tRPC starts every request of a
+ * Bounds the requests one WebSocket message may carry, how deep its JSON nests and how many members and items it
+ * holds (MAX_MESSAGE_SEPARATORS). tRPC starts every request of a
  * batch message at once and writes each answer straight into the socket's buffer, so one message of many small
  * requests could queue many times its own size in answers, whatever the send window says (about 60 MB from one 1 MiB
  * message of queries). A message with more than `max` requests, or nested deeper than MAX_MESSAGE_DEPTH, is refused
@@ -26,9 +36,13 @@ export function limitRequestsPerMessage(client: WebSocket, max = MAX_REQUESTS_PE
   client.removeAllListeners('message');
   client.on('message', (data, isBinary) => {
     // tRPC's JSON decoder refuses a binary message without reading it.
-    const shape = isBinary ? undefined : shapeOf(data, MAX_MESSAGE_DEPTH);
+    const shape = isBinary ? undefined : shapeOf(data, MAX_MESSAGE_DEPTH, MAX_MESSAGE_SEPARATORS);
     if (shape === 'too-deep') {
       client.close(1008, `JSON nested deeper than ${MAX_MESSAGE_DEPTH} levels`);
+      return;
+    }
+    if (shape === 'too-many-separators') {
+      client.close(1008, `more than ${MAX_MESSAGE_SEPARATORS} commas and colons in one message`);
       return;
     }
     if (shape !== undefined && shape.requests > max) {
@@ -42,6 +56,7 @@ export function limitRequestsPerMessage(client: WebSocket, max = MAX_REQUESTS_PE
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
+const COLON = 0x3a;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;
@@ -49,15 +64,17 @@ const CLOSE_OBJECT = 0x7d;
 
 /**
  * How many requests a text message holds (the items of a top-level array, else 1), or 'too-deep' once its arrays and
- * objects nest deeper than `maxDepth`. One pass over the bytes, parsing nothing: a message that is not JSON may be
- * miscounted, and tRPC answers it with a parse error whatever the count.
+ * objects nest deeper than `maxDepth`, or 'too-many-separators' once it holds more than `maxSeparators` commas and
+ * colons outside strings. One pass over the bytes, parsing nothing: a message that is not JSON may be miscounted, and
+ * tRPC answers it with a parse error whatever the count.
  */
-function shapeOf(data: RawData, maxDepth: number): { requests: number } | 'too-deep' | undefined {
+function shapeOf(data: RawData, maxDepth: number, maxSeparators: number): { requests: number } | 'too-deep' | 'too-many-separators' | undefined {
   if (!Buffer.isBuffer(data)) return undefined;
   let depth = 0;
   let inString = false;
   let array: boolean | undefined;
   let commas = 0;
+  let separators = 0;
   for (let at = 0; at < data.length; at++) {
     const byte = data[at];
     if (inString) {
@@ -70,7 +87,10 @@ function shapeOf(data: RawData, maxDepth: number): { requests: number } | 'too-d
       array ??= byte === OPEN_ARRAY && depth === 0;
       if (++depth > maxDepth) return 'too-deep';
     } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) depth--;
-    else if (byte === COMMA && depth === 1) commas++;
+    else if (byte === COMMA || byte === COLON) {
+      if (++separators > maxSeparators) return 'too-many-separators';
+      if (byte === COMMA && depth === 1) commas++;
+    }
   }
   return { requests: array === true ? commas + 1 : 1 };
 }
