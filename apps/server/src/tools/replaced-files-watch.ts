@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, renameSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { existsSync, linkSync, lstatSync, renameSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { includedConfigFiles } from './git-config-includes';
 import type { HiddenMask } from './hidden-paths';
@@ -46,26 +46,39 @@ export type HeldContent = Buffer | 'missing';
 const HELD_BYTES = 1024 * 1024;
 
 /**
- * Puts `content` back as `file`, by a rename over it as Git writes its config (so nothing reads it half written).
- * False when it could not be.
+ * Puts `content` back as `file`, by a rename over it as Git writes its config (so nothing reads it half written), or,
+ * for one missing at the call's start, takes away what is there now. What is there was made outside the call (by the
+ * person's `git config`, whose rename lifted the hold), and then perhaps written by the call before its kill: which
+ * bytes are whose cannot be told, so it is neither used nor lost, but kept beside under a new name (`kept`), which Git
+ * does not read. Nothing is kept when what is there holds `content` already. Undefined when it could not be put back.
  */
-export function restoreFile(file: string, content: HeldContent): boolean {
+export function restoreFile(file: string, content: HeldContent): { kept: string | undefined } | undefined {
+  const now = lstatSync(file, { throwIfNoEntry: false });
+  if (now === undefined && content === 'missing') return { kept: undefined };
+  if (now?.isFile() === true && content !== 'missing' && readSmallFile(file, HELD_BYTES)?.equals(content) === true) return { kept: undefined };
+  const suffix = randomBytes(6).toString('hex');
+  const kept = now === undefined ? undefined : `${file}.airlock-kept-${suffix}`;
   if (content === 'missing') {
     try {
-      rmSync(file, { force: true });
-      return true;
+      renameSync(file, kept!);
+      return { kept };
     } catch {
-      return false;
+      return undefined;
     }
   }
-  const temporary = `${file}.airlock-${randomBytes(6).toString('hex')}`;
+  const temporary = `${file}.airlock-${suffix}`;
   try {
     writeFileSync(temporary, content, { flag: 'wx' });
+    if (kept !== undefined) {
+      // A second name for a file keeps it where it is until the rename below replaces it in one step; a folder moves.
+      if (now!.isDirectory()) renameSync(file, kept);
+      else linkSync(file, kept);
+    }
     renameSync(temporary, file);
-    return true;
+    return { kept };
   } catch {
     rmSync(temporary, { force: true });
-    return false;
+    return undefined;
   }
 }
 

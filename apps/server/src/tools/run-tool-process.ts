@@ -83,11 +83,12 @@ export async function runToolProcess(
   // when the call started, whatever was written to it since (a core.fsmonitor the call slipped in would run at the
   // person's next git status); a secret it may have read is only said.
   const before = replaced === undefined ? undefined : mounted?.held.get(replaced);
+  const restored = replaced === undefined || before === undefined ? undefined : restoreFile(replaced, before);
   const lifted =
     replaced === undefined
       ? undefined
-      : before !== undefined && restoreFile(replaced, before)
-        ? `Airlock: ${replaced} was replaced while this call ran, which lifted its read-only hold; the call was killed at once and the file put back as it was when the call started, since the call may have written it in that moment: a change made to it meanwhile (git config, git push -u, git remote add…) must be made again.`
+      : restored !== undefined
+        ? `Airlock: ${replaced} was replaced while this call ran, which lifted its read-only hold; the call was killed at once and the file put back as it was when the call started, since the call may have written it in that moment.${restored.kept === undefined ? '' : ` What was there, a change made meanwhile (git config, git push -u, git remote add…), is kept as ${restored.kept}: look at it before putting it back.`}`
         : `Airlock: ${replaced} was replaced while this call ran, which lifted its mask or read-only hold; the call was killed at once, but may have read or written it in that moment: look at it before running git or using what it holds.`;
   const report = [await gitMetadataAfterCall(cwd, gitBefore), lifted].filter((line) => line !== undefined).join('\n') || undefined;
   if (report === undefined) return output;

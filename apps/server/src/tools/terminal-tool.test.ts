@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
@@ -286,18 +286,28 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     });
     // Put back as it was when the call started: nothing the call may have written in the moment the kill took stays.
     expect(await readFile(config, 'utf8')).toBe(atStart);
+    // And what the person wrote meanwhile is kept beside it, not lost.
+    const kept = await keptBeside(config);
+    expect(await readFile(kept, 'utf8')).toContain('name = Someone');
     expect(result.isError).toBe(true);
     expect(result.content).not.toContain('finished');
     expect(result.content).toContain(`${path.join(workspace.path, '.git', 'config')} was replaced while the call ran`);
     expect(result.content).toContain(
-      `Airlock: ${config} was replaced while this call ran, which lifted its read-only hold; the call was killed at once and the file put back as it was when the call started, since the call may have written it in that moment: a change made to it meanwhile (git config, git push -u, git remote add…) must be made again.`,
+      `Airlock: ${config} was replaced while this call ran, which lifted its read-only hold; the call was killed at once and the file put back as it was when the call started, since the call may have written it in that moment. What was there, a change made meanwhile (git config, git push -u, git remote add…), is kept as ${kept}: look at it before putting it back.`,
     );
   });
+
+  /** The one file kept beside `file` when it was put back (see restoreFile). */
+  async function keptBeside(file: string): Promise<string> {
+    const names = (await readdir(path.dirname(file))).filter((name) => name.startsWith(`${path.basename(file)}.airlock-kept-`));
+    expect(names).toHaveLength(1);
+    return path.join(path.dirname(file), names[0]!);
+  }
 
   test.each([
     ['config', [] as string[], ['config', 'user.name', 'Someone']],
     ['config.worktree', ['config', 'extensions.worktreeConfig', 'true'], ['config', '--worktree', 'user.email', 'someone@example.test']],
-  ])('a call is killed at once when the host writes the repository %s missing at its start (the empty file masking it is replaced), and it is missing again after', async (name, setUp, write) => {
+  ])('a call is killed at once when the host writes the repository %s missing at its start (the empty file masking it is replaced): it is missing again after, and the new file is kept beside', async (name, setUp, write) => {
     await using workspace = await tempFolder();
     expect(spawnSync('git', ['init', '-q', workspace.path]).status).toBe(0);
     const file = path.join(workspace.path, '.git', name);
@@ -311,6 +321,8 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     expect(result.content).not.toContain('finished');
     expect(result.content).toContain(`(stopped: ${file} was replaced while the call ran`);
     expect(existsSync(file)).toBe(false);
+    // The person's own new file is not deleted: it is kept beside, to be looked at and put back.
+    expect(await readFile(await keptBeside(file), 'utf8')).toContain(write.at(-1));
   });
 
   test('write_file refuses the repository config while a running call holds it read-only, and writes it once the call has ended; the call runs on', async () => {

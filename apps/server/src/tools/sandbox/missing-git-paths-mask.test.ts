@@ -1,4 +1,4 @@
-import { mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { tempFolder } from '../test-support';
@@ -68,6 +68,20 @@ describe('maskMissingGitPaths', () => {
     expect(maskNow(workspace.path)).toBeUndefined();
     await symlink(elsewhere.path, path.join(workspace.path, '.git'));
     expect(maskNow(workspace.path)).toBeUndefined();
+  });
+
+  test("an empty file the person renamed over a masked file's mount point meanwhile is theirs, and stays when the call is over", async () => {
+    await using workspace = await tempFolder();
+    const git = path.join(workspace.path, '.git');
+    await mkdir(path.join(git, 'hooks'), { recursive: true });
+    await writeFile(path.join(git, 'config'), '');
+    const worktreeConfig = path.join(git, 'config.worktree');
+    const mask = maskNow(workspace.path);
+    expect(mask?.paths).toStrictEqual([{ path: worktreeConfig, folder: false }]);
+    await writeFile(`${worktreeConfig}.lock`, '');
+    await rename(`${worktreeConfig}.lock`, worktreeConfig);
+    mask!.release();
+    expect((await readdir(git)).sort()).toStrictEqual(['config', 'config.worktree', 'hooks']);
   });
 
   test("a call that ends while another masks the missing .git/hooks does not report the other's mount point as a hooks folder made", async () => {

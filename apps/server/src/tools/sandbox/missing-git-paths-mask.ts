@@ -55,8 +55,9 @@ export function maskMissingGitPaths(candidates: readonly MaskedPath[], guards: W
           continue;
         }
         masked.delete(entry.path);
+        const made = madeFiles.get(entry.path);
         madeFiles.delete(entry.path);
-        removeMountPoint(entry);
+        removeMountPoint(entry, made);
       }
     },
   };
@@ -98,13 +99,18 @@ function makeMountPoint({ path: mountPoint, folder }: MaskedPath): void {
   }
 }
 
-function removeMountPoint({ path: mountPoint, folder }: MaskedPath): void {
+/**
+ * Removes the mount point once no call masks it. A file this server made is removed only while it is still that file:
+ * one renamed over it meanwhile is the person's (their `git config`), empty or not, and stays.
+ */
+function removeMountPoint({ path: mountPoint, folder }: MaskedPath, made: { dev: number; ino: number } | undefined): void {
   try {
     if (folder) {
       rmdirSync(mountPoint);
       return;
     }
     const info = lstatSync(mountPoint);
+    if (made !== undefined && (info.dev !== made.dev || info.ino !== made.ino)) return;
     if (info.isFile() && info.size === 0) unlinkSync(mountPoint);
   } catch {
     // Not made (bubblewrap did not start), or not empty: then it is not the mount point and stays (the Git check
