@@ -77,6 +77,24 @@ function flakyStore(store: PostgresStore): { store: PostgresStore; down: boolean
 }
 
 /**
+ * The store, except that while `cut.down` every statement it is asked for fails as with the database out of reach:
+ * an instance cut off from it, its leases no longer renewed. Messages already on their way still reach it.
+ */
+function cutOff(store: PostgresStore, cut: { down: boolean }): PostgresStore {
+  const sync = new Set<string | symbol>(['isUnavailable', 'subscribe', 'close']);
+  return new Proxy(store, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      const bound = (value as (...args: unknown[]) => unknown).bind(target);
+      if (sync.has(key)) return bound;
+      return (...args: unknown[]) =>
+        cut.down ? Promise.reject(Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' })) : bound(...args);
+    },
+  });
+}
+
+/**
  * An instance that can be made to stall: `stall()` holds every lease renewal from then on (as a paused process
  * would) and resolves once one is held; `resume()` lets them go on. `claims` are the decisions it wrote by itself.
  * `scanned()` resolves once a scan for runs to take over, begun after the call, has been through what it found.
@@ -873,7 +891,7 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
 
     flaky.down = true;
     const answer = await a.chat.stop('s1', 'r1');
-    expect(answer).toMatchObject({ cancelled: 1, paused: expect.stringContaining('this instance stores it once the database answers, before it gives the run up') });
+    expect(answer).toMatchObject({ cancelled: 1, paused: expect.stringContaining('stored while this instance still holds the run, whichever instance takes the run over then ends it, running nothing more') });
     // The run's end cannot be stored either: A gives the run up, and tries again until the database answers.
     const refusedByStop = refused;
     await vi.waitFor(() => expect(refused).toBeGreaterThan(refusedByStop), { timeout: 20_000 });
@@ -885,6 +903,54 @@ describe.skipIf(!postgres.available)('several instances on one PostgreSQL databa
     expect(row).toMatchObject({ approvalId, decision: 'cancel', outcome: 'cancelled' });
     expect(await b.chat.listWaiting('s1')).toStrictEqual([]);
     expect(calls).toStrictEqual([]);
+  });
+
+  it('a Stop on the owner cut off from the database past its lease says it holds only while that instance holds the run: another takes the run over without it, and a call allowed there runs', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const cut = { down: false };
+    const a = await instance(db, 'a', tool, 600, { asStore: (store) => cutOff(store, cut), asCluster: (store) => cutOff(store, cut) });
+    const b = await instance(db, 'b', tool, 200);
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'stopped while cut off');
+    const onB = await follow(b, 's1', 'r1');
+    await onB.until(waitingStart);
+
+    cut.down = true;
+    const answer = await a.chat.stop('s1', 'r1');
+    // A renews nothing now: once its lease runs out, B takes the run over, and knows nothing of the stop.
+    await expect.poll(() => ownerOf(db, 'r1'), { timeout: 30_000 }).toBe('b');
+    await vi.waitFor(async () => expect((await b.chat.listWaiting('s1')).map((waiting) => waiting.approvalId)).toStrictEqual([approvalId]), { timeout: 30_000 });
+    await expect(b.chat.confirm({ sessionId: 's1', approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    expect(await onB.until(isEnd)).toMatchObject({ type: 'run-end', reason: 'done' });
+    expect(calls).toStrictEqual(['stopped while cut off']);
+
+    // What happened is what the answer said could.
+    expect(answer).toStrictEqual({ cancelled: 1, paused: expect.stringMatching(/^The run r1 is stopped here, but its stop could not be stored \(.*\): it holds while this instance holds the run, and for good once stored\. /) });
+    expect(answer.paused).toContain("If the database stays out of reach until this instance's lease on the run runs out (within 0.6 s), another instance may take the run over without the stop: its calls wait for a decision again, and one allowed there runs (stop it again there)");
+    cut.down = false;
+  });
+
+  it('a Stop on the owner cut off from the database past its lease is stored once the owner reaches it again: the instance that took the run over ends it cancelled, and nothing runs', async () => {
+    const db = await cleanups.database();
+    const { tool, calls } = recordingTool();
+    const cut = { down: false };
+    const a = await instance(db, 'a', tool, 600, { asStore: (store) => cutOff(store, cut), asCluster: (store) => cutOff(store, cut) });
+    const b = await instance(db, 'b', tool, 200);
+    const { approvalId } = await startWaiting(a, 's1', 'r1', 'stopped while cut off');
+    const onB = await follow(b, 's1', 'r1');
+    await onB.until(waitingStart);
+
+    cut.down = true;
+    const answer = await a.chat.stop('s1', 'r1');
+    await expect.poll(() => ownerOf(db, 'r1'), { timeout: 30_000 }).toBe('b');
+    await vi.waitFor(async () => expect((await b.chat.listWaiting('s1')).map((waiting) => waiting.approvalId)).toStrictEqual([approvalId]), { timeout: 30_000 });
+    cut.down = false;
+
+    expect(await onB.until(isEnd)).toMatchObject({ type: 'run-end', reason: 'cancelled' });
+    const [row] = await b.store.listRunToolCalls('r1');
+    expect(row).toMatchObject({ approvalId, decision: 'cancel', outcome: 'cancelled' });
+    expect(calls).toStrictEqual([]);
+    expect(answer.paused).toContain('until the stop is stored and stops the run wherever it goes on.');
   });
 
   it('a run whose write the database refuses with its disk full (53100) is given up, not failed, and goes on once space is back: the allow runs once', async () => {

@@ -265,7 +265,8 @@ interface Run {
   stopAsked: boolean;
   /**
    * With a cluster: a person stopped it here and the stop is not stored yet (the database could not be reached). It is
-   * stored before the run is given up (see releaseWhenReachable), so whoever takes the run over ends it.
+   * stored before the run is given up (see releaseWhenReachable), so whoever takes the run over ends it; but an
+   * instance that takes the run over because this one's lease ran out meanwhile knows nothing of it until it is stored.
    */
   stopUnstored: boolean;
   /** While the log is being fed from the store, and whether more was announced meanwhile. */
@@ -714,8 +715,11 @@ export class ChatService {
       // Stored meanwhile, by the hand-over of the run (see releaseWhenReachable).
       if (cluster !== undefined && !run.stopUnstored) return undefined;
       if (cluster !== undefined && this.store.isUnavailable?.(error) === true) {
-        this.log(`Run ${run.runId}: its stop could not be stored (${detail}); it is stored before the run is given up, once the database answers`);
-        return `${head}: this instance stores it once the database answers, before it gives the run up, and whichever instance takes the run over then ends it, running nothing more. If this instance stops before the database answers, the run is taken up again with its calls waiting for a decision; stop it again then.`;
+        // The stop lives only here until stored, and the other instances can be told of it only through the database:
+        // once this instance's lease runs out, another takes the run over as stored, without the stop, and nothing can
+        // tell it sooner. So the answer promises the stop only while this instance holds the run.
+        this.log(`Run ${run.runId}: its stop could not be stored (${detail}); it is stored once the database answers, and holds until then only while this instance holds the run`);
+        return stopHeldHereText(head, cluster.leaseMs);
       }
       if (cluster !== undefined) {
         run.stopUnstored = false;
@@ -2541,6 +2545,22 @@ export class ChatService {
       }
     }
   }
+}
+
+/**
+ * What a person is told of a stop that an instance of a cluster made in memory but could not store, the database out of
+ * reach: it holds while this instance holds the run, and the run's lease (renewed through that same database) bounds
+ * how long that is.
+ */
+function stopHeldHereText(head: string, leaseMs: number): string {
+  const lease = `${Number((leaseMs / 1000).toFixed(1))} s`;
+  return (
+    `${head}: it holds while this instance holds the run, and for good once stored. This instance stores it as soon as it reaches the database again; ` +
+    'stored while this instance still holds the run, whichever instance takes the run over then ends it, running nothing more. ' +
+    `If the database stays out of reach until this instance's lease on the run runs out (within ${lease}), another instance may take the run over without the stop: ` +
+    'its calls wait for a decision again, and one allowed there runs (stop it again there), until the stop is stored and stops the run wherever it goes on. ' +
+    'If this instance stops before it reaches the database, the stop is lost.'
+  );
 }
 
 function newSummary(sessionId: string, firstMessage: string, now: number): StoredSessionSummary {

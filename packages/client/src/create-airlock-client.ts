@@ -137,7 +137,8 @@ export interface RunStream extends AsyncIterableIterator<LoopEvent> {
   /**
    * Asks the server to stop the run; the stream then ends with `run-end` "cancelled". Answers whether it was running.
    * A paused run (its server cannot store its data for now) is stopped only once it is taken up, and a stop the server
-   * could not store may not hold across its restart: `stop()` says so.
+   * could not store may not hold across its restart, nor, with several instances, once another instance takes the run
+   * over: `stop()` says so.
    */
   cancel(): Promise<boolean>;
   /** As `cancel`, answering what the server will do. */
@@ -151,7 +152,8 @@ export interface StopResult {
   /**
    * The stop does not hold for good yet, in the server's words, saying what happens and whether a restart keeps it:
    * the run is paused (its server cannot store its data for now) and is stopped when it is taken up, before anything
-   * more of it runs; or the run is stopped but its stop could not be stored. Absent otherwise.
+   * more of it runs; or the run is stopped but its stop could not be stored (with several instances, it then holds only
+   * while the instance that took it holds the run). Absent otherwise.
    */
   paused?: string;
 }
