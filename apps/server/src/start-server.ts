@@ -1,4 +1,4 @@
-import { appRouter, clientClockOffset, ConnectionState, type AirlockServices, type AppRouter, type Context, type ModelInfo, type ToolServerStatus } from '@airlock/api';
+import { appRouter, clientClockOffset, ConnectionState, LeftRuns, type AirlockServices, type AppRouter, type Context, type ModelInfo, type ToolServerStatus } from '@airlock/api';
 import { errorMessage, randomId, toVisibleText, visibleTextString } from '@airlock/core';
 import { TRPCError } from '@trpc/server';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
@@ -193,6 +193,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // them (its connection params, their `clock`) can come before this, which a decision's deadline relies on.
   const upgradedAt = new WeakMap<IncomingMessage, number>();
   let authenticatedCount = 0;
+  // Each authenticated socket's state, and the runs of closed ones, which go on: they count against the next
+  // connection that starts a run, so reconnecting does not reset --runs-per-connection.
+  const connections = new WeakMap<WebSocket, ConnectionState>();
+  const leftRuns = new LeftRuns();
   // Sockets that gave their place to a newcomer, closing, oldest first. Out of `unauthenticated`, no token they send is
   // accepted: nothing they sent reached a procedure, which their close code tells the client, who sends it all again
   // on its next connection (a cut socket's client cannot tell that from a lost answer). One that does not answer the
@@ -228,6 +232,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       clearTimeout(timer);
       unauthenticated.delete(client);
       if (authenticated.has(client)) authenticatedCount--;
+      connections.get(client)?.close();
       tabCredentials.closed(client);
     });
   });
@@ -275,18 +280,20 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       unauthenticated.delete(socket.client);
       authenticated.add(socket.client);
       authenticatedCount++;
-      return {
-        services,
-        connection: new ConnectionState(randomId('conn', 8), {
-          maxConcurrentRuns: capacity.runsPerConnection,
-          messagesPerMinute: capacity.runsPerMinute,
-          messageBurst: capacity.runBurst,
-          maxSubscriptions: capacity.subscriptionsPerConnection,
-          sendWindow: socket.window,
-          ...clientLabelOf(info.connectionParams?.client),
-          ...(clientClock === undefined ? {} : { clientClockOffset: clientClock }),
-        }),
-      };
+      const connection = new ConnectionState(randomId('conn', 8), {
+        maxConcurrentRuns: capacity.runsPerConnection,
+        leftRuns,
+        messagesPerMinute: capacity.runsPerMinute,
+        messageBurst: capacity.runBurst,
+        maxSubscriptions: capacity.subscriptionsPerConnection,
+        sendWindow: socket.window,
+        ...clientLabelOf(info.connectionParams?.client),
+        ...(clientClock === undefined ? {} : { clientClockOffset: clientClock }),
+      });
+      connections.set(socket.client, connection);
+      // Its close handler above has run already if it closed while its context was made.
+      if (socket.client.readyState === socket.client.CLOSED) connection.close();
+      return { services, connection };
     },
     onError: ({ error, path }) => {
       if (error.code === 'INTERNAL_SERVER_ERROR') log(`Error in ${path ?? 'connection'}: ${errorMessage(error.cause ?? error)}`);

@@ -412,6 +412,37 @@ describe('a deeply nested message', () => {
   });
 });
 
+describe('runs of a closed connection', () => {
+  it('count against the next connection that starts a run, until they end: reconnecting holds no more runs than one connection may', async () => {
+    // One connection at a time: the second is let in only once the server has seen the first one close.
+    await using running = await startTestServer({ steps: [hangingStep('a'), hangingStep('b'), textStep('c')], capacity: { runsPerConnection: 2, maxConnections: 1 } });
+    const firstEvent = (client: ReturnType<typeof connectClient>['client'], n: number) => {
+      const first = deferred<unknown>();
+      client.chat.stream.subscribe({ sessionId: `s${n}`, runId: `r${n}`, message: 'go' }, { onData: (value) => first.resolve(value), onError: (error) => first.reject(error) });
+      return first.promise;
+    };
+    {
+      await using first = connectClient(running.server);
+      for (const n of [1, 2]) await firstEvent(first.client, n);
+    }
+    expect([running.chat.isRunActive('r1'), running.chat.isRunActive('r2')]).toStrictEqual([true, true]);
+
+    await using second = connectClient(running.server, { retryDelayMs: 20 });
+    const error = await firstEvent(second.client, 3).then(
+      () => undefined,
+      (cause: unknown) => cause,
+    );
+    expect(error instanceof TRPCClientError && `${String(error.data?.code)}: ${error.message}`).toBe(
+      'TOO_MANY_REQUESTS: limit exceeded: at most 2 concurrent runs per connection (2 of them started on connections since closed, counted here until they end)',
+    );
+    expect(running.chat.isRunActive('r3')).toBe(false);
+
+    await second.client.chat.cancel.mutate({ sessionId: 's1', runId: 'r1' });
+    await vi.waitFor(() => expect(running.chat.isRunActive('r1')).toBe(false));
+    expect(await firstEvent(second.client, 3)).toMatchObject({ data: { type: 'run-start', runId: 'r3' } });
+  });
+});
+
 describe('a message of many members', () => {
   const confirmFrame = (keys: number) => {
     const edited: Record<string, number> = {};

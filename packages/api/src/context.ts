@@ -147,7 +147,41 @@ export const MAX_WATCHES_PER_KIND = 4;
 export const CHANGE_BURST = 60;
 export const CHANGES_PER_MINUTE = 120;
 
+/**
+ * The runs of a server's connections that closed before their runs ended. A run goes on without its connection (its
+ * client follows it again from a new one), so each is counted against the next connection that starts a run, until it
+ * ends: else a client reconnecting after each batch of runs held as many as it liked, and with them every place at
+ * the model server (17 reconnects held all 64), while `maxConcurrentRuns` said 4.
+ */
+export class LeftRuns {
+  private readonly runIds = new Set<string>();
+
+  /** Runs a connection had going as it closed. */
+  leave(runIds: Iterable<string>): void {
+    for (const runId of runIds) this.runIds.add(runId);
+  }
+
+  /** Takes out up to `count` of the runs still going, and forgets those that ended. */
+  take(count: number, isActive: (runId: string) => boolean): string[] {
+    const taken: string[] = [];
+    for (const runId of this.runIds) {
+      if (!isActive(runId)) this.runIds.delete(runId);
+      else if (taken.length < count) {
+        this.runIds.delete(runId);
+        taken.push(runId);
+      }
+    }
+    return taken;
+  }
+}
+
 export interface ConnectionOptions extends ConnectionLimits {
+  /**
+   * Shared by a server's connections: the runs this one has going when it closes are left here, and it takes on
+   * those of connections closed before it when it starts a run (see LeftRuns). Default none: a connection's runs stop
+   * counting when it closes.
+   */
+  leftRuns?: LeftRuns;
   /** The connection's room to send; run streams wait while it is shut. Default none (no pacing). */
   sendWindow?: SendWindow;
   /** What the client calls itself (its `client` connection parameter), for the ledger of its decisions. Default none. */
@@ -164,6 +198,10 @@ export interface ConnectionOptions extends ConnectionLimits {
 /** Per-connection state: the runs it started, its message budget, its open subscriptions. */
 export class ConnectionState implements SubscriptionPlaces {
   private readonly runIds = new Set<string>();
+  /** Those of `runIds` taken on from connections closed before this one. */
+  private readonly takenOn = new Set<string>();
+  private readonly leftRuns: LeftRuns | undefined;
+  private closed = false;
   private tokens: number;
   private refilledAt: number;
   private subscriptions = 0;
@@ -186,6 +224,7 @@ export class ConnectionState implements SubscriptionPlaces {
     options: ConnectionOptions = {},
   ) {
     this.maxRuns = options.maxConcurrentRuns ?? 4;
+    this.leftRuns = options.leftRuns;
     this.perMinute = options.messagesPerMinute ?? 30;
     this.burst = options.messageBurst ?? 10;
     this.maxSubscriptions = options.maxSubscriptions ?? 32;
@@ -251,8 +290,21 @@ export class ConnectionState implements SubscriptionPlaces {
    * others' places. The caller settles the reservation once: `started` with the run's id, or `abandon`.
    */
   admitRun(isActive: (runId: string) => boolean): RunReservation {
-    for (const runId of this.runIds) if (!isActive(runId)) this.runIds.delete(runId);
-    if (this.runIds.size + this.reservedRuns >= this.maxRuns) throw new LimitExceededError('concurrent runs per connection', this.maxRuns);
+    for (const runId of this.runIds) {
+      if (isActive(runId)) continue;
+      this.runIds.delete(runId);
+      this.takenOn.delete(runId);
+    }
+    const free = this.maxRuns - this.runIds.size - this.reservedRuns;
+    for (const runId of this.leftRuns?.take(free, isActive) ?? []) {
+      this.runIds.add(runId);
+      this.takenOn.add(runId);
+    }
+    if (this.runIds.size + this.reservedRuns >= this.maxRuns) {
+      const closed = this.takenOn.size;
+      const those = closed === 0 ? '' : ` (${closed} of them started on connections since closed, counted here until they end)`;
+      throw new LimitExceededError(`concurrent runs per connection${those}`, this.maxRuns);
+    }
     const now = this.now();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) / 60_000) * this.perMinute);
     this.refilledAt = now;
@@ -272,10 +324,20 @@ export class ConnectionState implements SubscriptionPlaces {
     };
     return {
       started: (runId) => {
-        if (settle()) this.runIds.add(runId);
+        if (!settle()) return;
+        if (this.closed) this.leftRuns?.leave([runId]);
+        else this.runIds.add(runId);
       },
       abandon: () => void settle(),
     };
+  }
+
+  /** The connection closed: the runs it has going, and any it starts after this, count against the next one (see LeftRuns). */
+  close(): void {
+    this.closed = true;
+    this.leftRuns?.leave(this.runIds);
+    this.runIds.clear();
+    this.takenOn.clear();
   }
 }
 

@@ -4,7 +4,7 @@ import { TRPCError } from '@trpc/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ChatService } from './chat-service';
-import { ConnectionState, type ConnectionLimits, type ConnectionOptions, type RuleService } from './context';
+import { ConnectionState, LeftRuns, type ConnectionLimits, type ConnectionOptions, type RuleService } from './context';
 import { MemoryStore } from './memory-store';
 import { appRouter, createCallerFactory } from './router';
 import { MAX_AUDIT_PAGE_CHARS, type ToolCallRecord } from './store';
@@ -241,6 +241,37 @@ describe('appRouter', () => {
     const refused = outcomes.flatMap((o): unknown[] => (o.status === 'rejected' ? [o.reason as unknown] : []));
     expect(refused).toMatchObject([{ code: 'TOO_MANY_REQUESTS' }, { code: 'TOO_MANY_REQUESTS' }]);
     expect([1, 2, 3, 4].filter((n) => chat.isRunActive(`race-run-${n}`))).toHaveLength(2);
+  });
+
+  it('counts the runs of a closed connection against the next connection that starts one, until they end', async () => {
+    const model = new ScriptedModel([hangingStep('1'), hangingStep('2'), hangingStep('3'), textStep('4')]);
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [] });
+    services.push(chat);
+    const left = new LeftRuns();
+    const connect = (id: string) => {
+      const connection = new ConnectionState(id, { maxConcurrentRuns: 2, leftRuns: left });
+      const caller = createCaller({ services: { ...contextFor(chat).services }, connection });
+      return { connection, caller };
+    };
+    const first = connect('c1');
+    for (const n of [1, 2]) await read(await first.caller.chat.stream({ sessionId: `s${n}`, runId: `r${n}`, message: 'x' }), (e) => e.type === 'run-start');
+    first.connection.close();
+    expect([chat.isRunActive('r1'), chat.isRunActive('r2')]).toStrictEqual([true, true]);
+
+    const second = connect('c2');
+    await expect(read(await second.caller.chat.stream({ sessionId: 's3', runId: 'r3', message: 'x' }), () => true)).rejects.toMatchObject({
+      code: 'TOO_MANY_REQUESTS',
+      message: 'limit exceeded: at most 2 concurrent runs per connection (2 of them started on connections since closed, counted here until they end)',
+    });
+    // Closed in turn, the second hands them on: a third connection has no more room than the first had.
+    second.connection.close();
+    const third = connect('c3');
+    await expect(read(await third.caller.chat.stream({ sessionId: 's3', runId: 'r3', message: 'x' }), () => true)).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+
+    await third.caller.chat.cancel({ sessionId: 's1', runId: 'r1' });
+    await vi.waitFor(() => expect(chat.isRunActive('r1')).toBe(false));
+    await read(await third.caller.chat.stream({ sessionId: 's3', runId: 'r3', message: 'x' }), (e) => e.type === 'run-start');
+    await expect(read(await third.caller.chat.stream({ sessionId: 's4', runId: 'r4', message: 'x' }), () => true)).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS' });
   });
 
   it('limits the run rate of one connection, naming the limit as its setting does and saying when to try again', async () => {
