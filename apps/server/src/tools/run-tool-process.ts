@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { errorMessage, type ToolContext, type ToolOutput } from '@airlock/core';
 import { callTimeoutMs, type ResolvedToolsOptions } from './builtin-tools-options';
 import { buildChildEnv, PROCESS_GIT_CONFIG, withGitConfig } from './child-env';
@@ -8,6 +9,7 @@ import { filesMountedOver, restoreFile, watchReplacements } from './replaced-fil
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
 import { HiddenPathMovedError, type HiddenMask } from './hidden-paths';
 import { hostLayout } from './sandbox/host-layout';
+import { liveSocketMasks } from './sandbox/live-sockets';
 import { isOwnMountPoint, maskedNow } from './sandbox/missing-git-paths-mask';
 import { CALL_OWN_FOLDERS, masksBesideVeils, veiledFolders, type VeiledFolder } from './sandbox/veiled-folders';
 import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
@@ -38,7 +40,7 @@ export async function runToolProcess(
   let hidden: HiddenMask[] = [];
   if (sandbox.kind === 'bubblewrap') {
     try {
-      hidden = paths.hidden.masks();
+      hidden = withLiveSockets(paths.hidden.masks(), [cwd]);
     } catch (error) {
       if (!(error instanceof HiddenPathMovedError)) throw error;
       options.log(`Tool call of session ${context.sessionId}: ${error.message}`);
@@ -124,7 +126,7 @@ export async function runOutsideWorkspace(
       ...(sandboxed === undefined ? {} : { sandbox: sandboxed }),
     });
   if (sandbox.kind !== 'bubblewrap') return run(undefined);
-  const hidden = paths.hidden.masks();
+  const hidden = withLiveSockets(paths.hidden.masks(), [workspace, ...(command.readOnlyPaths ?? [])]);
   return withScratchFolder(workspace, 'airlock-ask-', (scratch) =>
     run(
       bubblewrapFor(
@@ -151,6 +153,19 @@ async function gitMetadataAfterCall(workspace: string, before: GitMetadataSnapsh
 /** The sandbox the tools use: the one given, or the mode's, resolved once per process (bubblewrap is probed once). */
 export function toolSandbox(options: Pick<ResolvedToolsOptions, 'sandbox' | 'network'>): Promise<ToolSandbox> {
   return typeof options.sandbox === 'string' ? resolveToolSandbox({ mode: options.sandbox, network: options.network }) : Promise.resolve(options.sandbox);
+}
+
+/**
+ * The call's hidden masks with the Unix sockets listening now that it could otherwise reach (see liveSocketMasks),
+ * those inside a hidden folder left out (masked whole already). `shown`: what is bound into the call over its own folders.
+ */
+function withLiveSockets(hidden: readonly HiddenMask[], shown: readonly string[]): HiddenMask[] {
+  const known = new Set(hidden.map((mask) => mask.path));
+  const folders = hidden.filter((mask) => mask.folder).map((mask) => mask.path);
+  const sockets = liveSocketMasks(sandboxOwnFolders(), shown).filter(
+    (socket) => !known.has(socket.path) && !folders.some((folder) => socket.path.startsWith(`${folder}${path.sep}`)),
+  );
+  return [...hidden, ...sockets];
 }
 
 /** The folders a sandboxed call has its own of: a veil inside one would put the host's entries back. */

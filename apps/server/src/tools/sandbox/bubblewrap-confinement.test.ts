@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -87,6 +87,29 @@ describe('the bubblewrap sandbox keeps a call from what this machine offers on i
     expect(await connectFromSandbox(workspace.path, `@${name}`, false)).toBe('ECONNREFUSED\nexit code: 0');
     expect(server.connections()).toBe(0);
     expect(await connectFromSandbox(workspace.path, `@${name}`, true)).toBe('connected\nexit code: 0');
+  });
+
+  test.each([true, false])('a socket listening in the workspace, or in a folder outside it such as ~/.ssh, cannot be reached; the files beside it can (network on: %s)', async (network) => {
+    await using workspace = await tempFolder();
+    // Outside /tmp, which the sandbox has its own of: a home folder as the person's is.
+    await using home = await tempFolder('/var/tmp');
+    // In the workspace a socket is masked by /dev/null (no socket there); outside, its folder is veiled (not there at all).
+    for (const [folder, refusal] of [
+      [path.join(workspace.path, '.ssh'), 'ECONNREFUSED'],
+      [path.join(home.path, '.ssh'), 'ENOENT'],
+    ] as const) {
+      await mkdir(folder);
+      await writeFile(path.join(folder, 'config'), 'Host *\n');
+      // As ssh's ControlMaster makes its socket: bound under a passing name, linked to its own, the passing one removed.
+      const passing = path.join(folder, 'cm-host.AbCdEfGh');
+      const socket = path.join(folder, 'cm-host');
+      await using server = await unixServer(passing);
+      await link(passing, socket);
+      await unlink(passing);
+      expect(await connectFromSandbox(workspace.path, socket, network)).toBe(`${refusal}\nexit code: 0`);
+      expect(server.connections()).toBe(0);
+      expect((await runTool(terminal(workspace.path, { network }), { command: `cat ${folder}/config` })).content).toBe('Host *\nexit code: 0');
+    }
   });
 
   test('/run/shm still leads to the shared memory folder, and the name server configuration is still read', async () => {

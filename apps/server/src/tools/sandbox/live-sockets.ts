@@ -1,0 +1,71 @@
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import type { HiddenMask } from '../hidden-paths';
+
+/** Where the kernel lists the Unix sockets bound in this network namespace, each with the path it was bound to. */
+const BOUND_SOCKETS = '/proc/net/unix';
+
+/**
+ * The Unix socket files a call must not reach, as masks (see HiddenPaths): every socket in each folder where a socket
+ * of this network namespace is bound now, outside `covered` (the folders the call has its own of, `/tmp`, and the
+ * socket folders covered whole, see HostLayout) unless within `shown` (the workspace and what else is bound into the
+ * call, which is mounted over those covers). connect() works on a read-only mount and across network namespaces,
+ * so a socket the person's programs listen on in the home folder or the workspace reached them from inside: ssh's
+ * `ControlMaster` (which runs commands on the remote host as the person), Docker Desktop's `~/.docker/…/docker.sock`
+ * (which starts a root container with the home folder mounted), gpg-agent's (which signs as the person).
+ *
+ * The kernel's list gives where listening sockets live at the cost of one read; every socket of those folders is
+ * taken, not only the listed path, since ssh binds under a passing name, links the socket to its own name and removes
+ * the passing one. A socket outside the workspace then leaves its folder veiled (not in the call's view, nor one made
+ * there during the call), one in the workspace is masked by /dev/null and watched (see filesMountedOver). Not found:
+ * a socket bound by a relative path or in another network namespace (a container's), and one bound during the call
+ * in a folder that is not veiled.
+ */
+export function liveSocketMasks(covered: readonly string[], shown: readonly string[]): HiddenMask[] {
+  const isCovered = (folder: string) => covered.some((own) => isWithinOrSame(own, folder)) && !shown.some((bound) => isWithinOrSame(bound, folder));
+  const folders = new Set<string>();
+  for (const bound of boundSocketPaths()) {
+    const folder = path.dirname(bound);
+    if (!isCovered(folder)) folders.add(folder);
+  }
+  const masks = new Map<string, HiddenMask>();
+  for (const folder of folders) {
+    let real: string;
+    let sockets: string[];
+    try {
+      real = realpathSync.native(folder);
+      sockets = readdirSync(real, { withFileTypes: true })
+        .filter((entry) => entry.isSocket())
+        .map((entry) => path.join(real, entry.name));
+    } catch {
+      continue;
+    }
+    if (isCovered(real)) continue;
+    for (const socket of sockets) masks.set(socket, { path: socket, folder: false });
+  }
+  return [...masks.values()];
+}
+
+/** The absolute paths sockets of this network namespace are bound to (abstract and unnamed ones have none). */
+function boundSocketPaths(): string[] {
+  let text: string;
+  try {
+    text = readFileSync(BOUND_SOCKETS, 'latin1');
+  } catch {
+    return [];
+  }
+  const paths = new Set<string>();
+  // "Num RefCount Protocol Flags Type St Inode Path": the path is the eighth field, and may hold spaces.
+  for (const line of text.split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields.length < 8) continue;
+    const bound = fields.slice(7).join(' ');
+    if (path.isAbsolute(bound)) paths.add(path.normalize(bound));
+  }
+  return [...paths];
+}
+
+function isWithinOrSame(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
