@@ -134,7 +134,7 @@ export class HiddenPaths {
  * `.swl` while others are there) and undo file (`.token.un~`), Kate's swap file (`.token.kate-swp`), the JetBrains
  * editors' safe write (`token___jb_old___`, `token___jb_tmp___`), the `.bak`, `.orig`, `.old`, `.save` (nano) of
  * `sed -i.bak`, patch, a person's `cp`, patch's rejected hunks (`token.rej`) and the temporary file of an atomic save
- * (`token.tmp`). Each holds the file's content, or part of it, so a hidden file's copies are hidden with it. Found from
+ * (`token.tmp`, `token.new`: zsh writes its whole history to `.zsh_history.new`, then renames it over the history). Each holds the file's content, or part of it, so a hidden file's copies are hidden with it. Found from
  * outside: `token~` and `.token.swp` beside the token file were bound back into every call's view of its folder, and a
  * call read the server's token from both; later, `token___jb_old___` and `.token.kate-swp` were missed. Not a copy:
  * Emacs's lock `.#token`, a link naming who edits the file (and links are passed over, see #copiesNow), and any other
@@ -152,7 +152,7 @@ export function editorCopies(file: string): string[] {
     `.${name}.kate-swp`,
     `${name}___jb_old___`,
     `${name}___jb_tmp___`,
-    ...['bak', 'orig', 'old', 'save', 'rej', 'tmp'].map((extension) => `${name}.${extension}`),
+    ...['bak', 'orig', 'old', 'save', 'rej', 'tmp', 'new'].map((extension) => `${name}.${extension}`),
   ];
   return names.map((copy) => path.join(folder, copy));
 }

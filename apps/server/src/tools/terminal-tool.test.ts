@@ -252,6 +252,21 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     expect(await readFile(path.join(workspace.path, 'seen'), 'utf8')).toBe(`cat: ${history}: No such file or directory\n`);
   });
 
+  test("zsh's history being saved as a call starts (.zsh_history.new, renamed over the history once written) is hidden with it, in a veiled home and in the workspace", async () => {
+    await using workspace = await tempFolder();
+    // Outside /tmp, which the sandbox has its own of, and outside the workspace: a home folder as the server's is.
+    await using outside = await tempFolder('/var/tmp');
+    for (const home of [outside.path, path.join(workspace.path, 'home')]) {
+      await mkdir(home, { recursive: true });
+      const history = path.join(home, '.zsh_history');
+      await writeFile(history, 'echo before\n');
+      await writeFile(`${history}.new`, 'echo before\nAIRLOCK_TOKEN=the-token-value npm start\n');
+      await writeFile(path.join(home, 'notes'), 'kept\n');
+      const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home } });
+      expect(await runTool(tool, { command: `cat ${home}/notes; grep -rhs token ${home}; echo end` })).toStrictEqual({ content: 'kept\nend\nexit code: 0', isError: false });
+    }
+  });
+
   test.each([
     // The server's output, as `nohup npm start > /tmp/airlock.log &` leaves it, or a token file kept in /tmp.
     ['/tmp', () => `/tmp/airlock-test-${process.pid}`],
