@@ -246,6 +246,22 @@ describe('toVisibleText', () => {
     ['\u2212rf', 'minus sign'],
     ['my\uFF0Dfile', 'fullwidth hyphen-minus'],
     ['report\u20132024.pdf', 'an en dash in a name with no blank'],
+    // Found in review, outside the set as it was written: drawn plainly in paths and names.
+    ['C\uA789/x', 'modifier letter colon'],
+    ['evil\u0660com', 'Arabic-Indic digit zero after a Latin letter'],
+    ['ran\u00B7log', 'middle dot'],
+    ['ran\u2027log', 'hyphenation point'],
+    ['ran\u22C5log', 'dot operator'],
+    ['ran\u2E31log', 'word separator middle dot'],
+    ['C\u02D0/x', 'modifier letter triangular colon'],
+    ['notes\u2041x', 'caret insertion point'],
+    ['notes\u2AFDx', 'double solidus operator'],
+    ['a\u244Ab', 'OCR double backslash'],
+    ['a\uFE30b', 'vertical two dot leader'],
+    ['a\u0903b', 'Devanagari visarga after a Latin letter'],
+    ['evil\u30CEcom', 'katakana no between Latin letters'],
+    ['evil\u4E3Fcom', 'a Han stroke between Latin letters'],
+    ['a\u{1D23A}b', 'Greek instrumental notation symbol drawn like a solidus'],
   ])('in a one-line value that names something, escapes a character drawn like . / \\ : or -: %j (%s)', (value) => {
     const visible = toVisibleText(value, { nfc: true, syntax: true });
     const escapes = visible.segments.filter((segment) => segment.kind === 'escape');
@@ -258,7 +274,9 @@ describe('toVisibleText', () => {
   });
 
   it('leaves the punctuation of prose and of CJK text alone, and the full stop of a script after its own letters', () => {
-    for (const text of ['pages 3\u20135 \u2014 done\u2026', '\u4FEE\u6B63\uFF1A\u30C6\u30B9\u30C8\u3092\u8FFD\u52A0\u3002', '\u8CC7\u6599\uFF0F\u5831\u544A', '\u0532\u0561\u0580\u0565\u0582\u0589', 'caf\u00E9 \u65E5.txt']) {
+    // Arabic-Indic 100, Hindi दुःख, Japanese ノート and 丿 in Chinese, Greek λέξη· (its ano teleia is the middle dot in NFC) and Mongolian text keep their own.
+    const ownScript = ['\u0661\u0660\u0660', '\u0926\u0941\u0903\u0916', '\u30CE\u30FC\u30C8', '\u4E3F\u90E8', '\u03BB\u03AD\u03BE\u03B7\u00B7', '\u182E\u1823\u1829\u182D\u1823\u182F\u1803'];
+    for (const text of ['pages 3\u20135 \u2014 done\u2026', '\u4FEE\u6B63\uFF1A\u30C6\u30B9\u30C8\u3092\u8FFD\u52A0\u3002', '\u8CC7\u6599\uFF0F\u5831\u544A', '\u0532\u0561\u0580\u0565\u0582\u0589', 'caf\u00E9 \u65E5.txt', ...ownScript]) {
       expect(toVisibleText(text, { nfc: true, syntax: true }).segments).toStrictEqual([{ kind: 'text', text }]);
     }
     // Beside an ASCII letter, a fullwidth form passes for the ASCII one even among CJK characters.

@@ -188,24 +188,52 @@ const SYNTAX_LOOK_ALIKE =
   /[\u2216\u29F5\u29F9\u2572\u27CD\uFE68\uFF3C\u00B4\u02B9-\u02BE\u02C8\u02CA\u02CB\u02DD\u02EE\u0374\u0384\u055A\u05F3\u05F4\u07F4\u07F5\u1FBD\u1FBF\u1FEF\u1FFD\u1FFE\u201B\u201F\u2032-\u2037\u275B-\u275E\u3003\u301D-\u301F\uA78B\uA78C\uFF02\uFF03\uFF07\uFF40\uFE5F\u266F\u2317\u22D5\u2A68\u2A69\u02BF\u02C1\u055B\u055D\u2E0C\u2E0D\u2E1C\u2E42\uA6F4\u{1F676}\u{1F677}\u01C0-\u01C3]/u;
 
 /**
- * Characters drawn like `.`, `/`, `\`, `:` or `-`, which split a path, an address or an option: dot leaders (`․`
- * U+2024, `‥`), the full stops of Armenian (`։`, also drawn like a colon), Syriac, Vai and Lisu, the fraction and
- * division slashes (`⁄` U+2044, `∕` U+2215) and other solidi, the set minus and reverse solidi, the ratio `∶` and other
- * colons, the hyphens (`‐` U+2010, non-breaking, figure dash, hyphen bullet), the minus signs, a box-drawing line, and
- * the small, fullwidth and halfwidth forms of them all (`．` `／` `＼` `：` `－`).
+ * Characters drawn like `.`, `/`, `\`, `:` or `-`, which split a path, an address or an option. First, every character
+ * Unicode's confusables (UTS #39, confusables.txt of 2021-05-29) maps to one of them or to a run of them (`‥` to `..`,
+ * `⫽` to `//`, `⑊` to `\\`): dot leaders, the full stops of Armenian (`։`, also drawn like a colon), Hebrew, Arabic,
+ * Syriac, Mongolian, Vai, Lisu and Kharoshthi, the Arabic-Indic zeros (`٠`), the visarga of Devanagari and Gujarati,
+ * the fraction and division slashes (`⁄` U+2044, `∕` U+2215) and other solidi and reverse solidi, CJK strokes and the
+ * katakana `ノ`, the ratio `∶` and the modifier colons (`꞉` U+A789, `ː`), the hyphens and minus signs. Then what that
+ * list leaves to NFKC or does not hold: the small, fullwidth and halfwidth forms (`．` `／` `＼` `：` `－`), the
+ * ideographic full stop's halfwidth form, other dashes and lines drawn level. Then the middle dot `·` and what
+ * confusables maps to it (`‧` `⋅` `∙` `•` `・`): between two letters, read as a dot. The prose dashes and the ellipsis
+ * are PROSE_DASH's.
  */
-const PATH_LOOK_ALIKE =
-  /[\u2024\u2025\uFE52\uFF0E\uFF61\u0589\u0701\u0702\uA4F8\uA60E\u2044\u2215\u2571\u29F8\u27CB\u3033\u1735\uFF0F\u2216\u29F5\u29F9\u2572\u27CD\uFE68\uFF3C\u02F8\u05C3\u0703\u0704\u1361\u16EC\u1804\u2236\u205A\uFE13\uFE55\uFF1A\u2010\u2011\u2012\u2015\u2043\u2212\u2796\u02D7\u06D4\uFE63\uFF0D\u2500\u23AF]/u;
+const PATH_LOOK_ALIKE = new RegExp(
+  // The spacing marks (visarga, the augmentation dot) stand alone, out of the class: each is one character to match.
+  `\\u0903|\\u0A83|\\u{1D16D}|[${[
+    // UTS #39 confusables of . / \ : - and of runs of them.
+    '\\u02D0\\u02D7\\u02F8\\u0589\\u05C3\\u0660\\u06D4\\u06F0\\u0701-\\u0704\\u16EC\\u1735\\u1803\\u1809\\u2010-\\u2012',
+    '\\u2024\\u2025\\u2041\\u2043\\u2044\\u205A\\u2212\\u2215\\u2216\\u2236\\u244A\\u2571\\u2796\\u27CB\\u27CD\\u29F5\\u29F8\\u29F9\\u2AFB\\u2AFD',
+    '\\u2CBA\\u2CC6\\u2CF9\\u2F02\\u2F03\\u3033\\u30CE\\u31D3\\u31D4\\u4E36\\u4E3F\\uA4F8\\uA4FA\\uA4FD\\uA4FE\\uA60E\\uA789\\uFE30\\uFE68\\uFF1A\\uFF3C',
+    '\\u{10A50}\\u{1D20F}\\u{1D23A}\\u{1D23B}',
+    // Small, fullwidth and halfwidth forms, and other dashes, lines and full stops drawn like them.
+    '\\u1361\\u1804\\u2015\\u23AF\\u2500\\u2572\\uFE13\\uFE52\\uFE55\\uFE63\\uFF0D-\\uFF0F\\uFF61',
+    // The middle dot and its confusables.
+    '\\u00B7\\u0387\\u1427\\u16EB\\u2022\\u2027\\u2219\\u22C5\\u2E31\\u30FB\\uA78F\\uFF65\\u{10101}',
+  ].join('')}]`,
+  'u',
+);
 /**
  * The dashes and the ellipsis of prose (`–` `—` `…`): look-alikes of `-` and `...` only in a value with no blank,
  * which names something (`report–2024.pdf`); in a sentence they are the writer's punctuation.
  */
 const PROSE_DASH = /[\u2013\u2014\u2026\uFE58\u2E3A\u2E3B]/u;
-/** The small, fullwidth and halfwidth forms above, which Chinese and Japanese are written with (`修正：テスト`). */
-const CJK_FORM = /[\uFE50-\uFE6B\uFF01-\uFF65]/u;
-/** Full stops of scripts other than Latin (`։` U+0589, `׃`, `۔`, `܁`, `፡`, `᠄`, `꘎`): their own after a letter of their script. */
-const SCRIPT_STOP = /[\u0589\u05C3\u06D4\u0701-\u0704\u1361\u1804\uA60E]/u;
-const NON_LATIN_LETTER = /[^\P{L}\p{Script=Latin}]/u;
+/**
+ * The small, fullwidth, halfwidth and vertical forms above, which Chinese and Japanese are written with (`修正：テスト`),
+ * and the strokes, ideographs and katakana among them (`ノート`, `丿`, the middle dot `・`).
+ */
+const CJK_FORM = /[\uFE30-\uFE4F\uFE50-\uFE6B\uFF01-\uFF65\u2F02\u2F03\u30CE\u30FB\u31D3\u31D4\u4E36\u4E3F]/u;
+/** CJK text around such a form, its prolonged sound mark and punctuation included (`ノー`). */
+const CJK_AROUND = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}]/u;
+/**
+ * Full stops, colons, digits and letters of scripts other than Latin (`։` U+0589, `׃`, `۔`, `܁`, `፡`, `᠄`, `꘎`, the
+ * zeros `٠` `۰`, the visarga `ः`, Lisu, Coptic, Mongolian and Kharoshthi marks, the middle dot that is Greek's ano
+ * teleia): their own after a letter, mark or digit of a script other than Latin.
+ */
+const SCRIPT_STOP = /\u0903|\u0A83|[\u00B7\u0387\u0589\u05C3\u0660\u06D4\u06F0\u0701-\u0704\u1361\u1427\u1803\u1804\u1809\u2CBA\u2CC6\u2CF9\uA4F8\uA4FA\uA4FD\uA4FE\uA60E\u{10A50}]/u;
+/** A letter, mark or digit of a script other than Latin (a mark of no script of its own counts where its letter does). */
+const NON_LATIN_WORD = /[^\P{L}\p{Script=Latin}]|[^\P{M}\p{Script=Latin}\p{Script=Inherited}]|[^\P{Nd}\p{ASCII}]/u;
 
 /**
  * Whether `char` passes for `.`, `/`, `\`, `:` or `-` in a value that names something, between `before` and `after`
@@ -216,8 +244,8 @@ const NON_LATIN_LETTER = /[^\P{L}\p{Script=Latin}]/u;
 function passesForPathSyntax(char: string, before: string, after: string, blank: boolean): boolean {
   if (PROSE_DASH.test(char)) return !blank;
   if (!PATH_LOOK_ALIKE.test(char)) return false;
-  if (CJK_FORM.test(char)) return !((CJK.test(before) || CJK.test(after)) && !ASCII_LETTER_OR_DIGIT.test(before) && !ASCII_LETTER_OR_DIGIT.test(after));
-  if (SCRIPT_STOP.test(char)) return !NON_LATIN_LETTER.test(before) || passesForAscii(before);
+  if (CJK_FORM.test(char)) return !((CJK_AROUND.test(before) || CJK_AROUND.test(after)) && !ASCII_LETTER_OR_DIGIT.test(before) && !ASCII_LETTER_OR_DIGIT.test(after));
+  if (SCRIPT_STOP.test(char)) return !NON_LATIN_WORD.test(before) || passesForAscii(before);
   return true;
 }
 
