@@ -31,7 +31,14 @@ export type ModelPart =
       /** Raw argument text as the model wrote it, or an already-parsed object. */
       arguments: string | Record<string, unknown>;
     }
-  | { type: 'finish'; reason: 'stop' | 'tool-calls' | 'length' | 'other'; usage?: TokenUsage };
+  | { type: 'finish'; reason: 'stop' | 'tool-calls' | 'length' | 'other'; usage?: TokenUsage }
+  /**
+   * The turn waits for a place among the requests the model server is sent at once: all `places` are in use, and
+   * `ahead` turns wait before it. Sent before anything else, by a model that bounds its requests; none when it need not wait.
+   */
+  | { type: 'waiting'; ahead: number; places: number }
+  /** The turn that waited has its place: its request is sent. */
+  | { type: 'admitted' };
 
 /** The one interface the loop needs from a model; each vendor is an adapter behind it. */
 export interface ChatModel {

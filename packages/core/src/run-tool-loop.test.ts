@@ -139,6 +139,15 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
         return { events, calls: python.calls, slots };
       }
 
+      it('says a turn waits for a place at the model server, with how many turns are ahead, and when it has one', async () => {
+        const { events } = await drive([[{ type: 'waiting', ahead: 3, places: 64 }, { type: 'admitted' }, ...textStep('hello')]], undefined);
+        expect(ofType(events, 'status')).toStrictEqual([
+          { type: 'status', text: 'Waiting for a place at the model server: all 64 requests it takes at once are in use, 3 turns ahead of this one' },
+          { type: 'status', text: 'Asking the model' },
+        ]);
+        expect(ofType(events, 'text-delta')).toStrictEqual([{ type: 'text-delta', text: 'hello' }]);
+      });
+
       it('keeps a place taken until a tool slow to stop has stopped, past its call’s end', async () => {
         const slots = new ConcurrencyLimit(1);
         const stop = deferred<void>();

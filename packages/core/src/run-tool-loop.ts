@@ -900,6 +900,13 @@ async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, Streamed
         case 'tool-call':
           rawCalls.push({ id: part.id, name: part.name, arguments: part.arguments });
           break;
+        case 'waiting':
+          // Said, or the run looks stuck: a turn may wait long behind other chats' turns.
+          yield { type: 'status', text: `Waiting for a place at the model server: all ${part.places} requests it takes at once are in use, ${part.ahead} ${part.ahead === 1 ? 'turn' : 'turns'} ahead of this one` };
+          break;
+        case 'admitted':
+          yield { type: 'status', text: 'Asking the model' };
+          break;
         case 'finish':
           break;
       }

@@ -497,6 +497,26 @@ describe('OpenAICompatibleModel', () => {
     expect({ size: requests.size, waiting: requests.waiting }).toStrictEqual({ size: 0, waiting: 0 });
   });
 
+  it('says a turn waits for a place, with how many turns are ahead of it, and when it has its place', async () => {
+    fake = await startFakeOpenAIServer();
+    let release!: () => void;
+    fake.enqueue({ text: 'first', hold: new Promise<void>((resolve) => (release = resolve)) }, { text: 'second' }, { text: 'third' });
+    const requests = new ConcurrencyLimit(1);
+    const limited = new OpenAICompatibleModel({ baseURL: fake.url, model: 'fake-model', requests });
+
+    const first = limited.stream(hello, new AbortController().signal);
+    expect(await first.next()).toStrictEqual({ done: false, value: { type: 'text-delta', text: 'first' } });
+    const second = collect(limited.stream(hello, new AbortController().signal));
+    await vi.waitFor(() => expect(requests.waiting).toBe(1));
+    const third = collect(limited.stream(hello, new AbortController().signal));
+    await vi.waitFor(() => expect(requests.waiting).toBe(2));
+
+    release();
+    await collect(first);
+    expect((await second).slice(0, 3)).toStrictEqual([{ type: 'waiting', ahead: 0, places: 1 }, { type: 'admitted' }, { type: 'text-delta', text: 'second' }]);
+    expect((await third).slice(0, 3)).toStrictEqual([{ type: 'waiting', ahead: 1, places: 1 }, { type: 'admitted' }, { type: 'text-delta', text: 'third' }]);
+  });
+
   it('gives its place back when the caller stops reading, and a turn aborted while waiting sends nothing', async () => {
     fake = await startFakeOpenAIServer();
     let release!: () => void;
@@ -510,7 +530,7 @@ describe('OpenAICompatibleModel', () => {
     const waiting = collect(limited.stream(hello, controller.signal));
     await vi.waitFor(() => expect(requests.waiting).toBe(1));
     controller.abort();
-    expect(await waiting).toStrictEqual([]);
+    expect(await waiting).toStrictEqual([{ type: 'waiting', ahead: 0, places: 1 }]);
 
     await first.return();
     release();

@@ -110,12 +110,20 @@ export class OpenAICompatibleModel implements ChatModel {
     // tool call, the tool-end already written to the run's clients would wait behind it for the socket to flush.
     // One turn of the event loop lets it leave first.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const release = await this.requests.acquire(signal);
-    if (release === undefined) return;
+    const atOnce = this.requests.tryAcquire();
+    let release = atOnce;
+    if (release === undefined) {
+      // Said before the turn joins the line, so a caller that stops reading here leaves nothing in it.
+      yield { type: 'waiting', ahead: this.requests.waiting, places: this.requests.max };
+      release = await this.requests.acquire(signal);
+      if (release === undefined) return;
+    }
+    const held = release;
     try {
+      if (atOnce === undefined) yield { type: 'admitted' };
       yield* this.streamRequest(request, signal);
     } finally {
-      release();
+      held();
     }
   }
 
