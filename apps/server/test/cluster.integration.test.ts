@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, connect, type Socket } from 'node:net';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,6 +59,49 @@ async function leaseRanOut(db: TestDatabase, runId: string): Promise<boolean> {
     );
     return rows[0]?.out === true;
   });
+}
+
+/**
+ * A TCP relay to the test database that can be cut: every connection through it is dropped at once, and new ones are
+ * closed as they come, as when a network link to the database goes; `restore` lets connections through again. `url`
+ * is the database's, through the relay.
+ */
+async function cuttableLink(databaseUrl: string): Promise<{ url: string; cut(): void; restore(): void }> {
+  const target = new URL(databaseUrl);
+  const open = new Set<Socket>();
+  let down = false;
+  const relay = createServer((incoming) => {
+    if (down) return void incoming.destroy();
+    const outgoing = connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [incoming, outgoing]) {
+      open.add(socket);
+      socket.on('close', () => open.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    incoming.pipe(outgoing).pipe(incoming);
+    incoming.on('close', () => outgoing.destroy());
+    outgoing.on('close', () => incoming.destroy());
+  });
+  await new Promise<void>((listening) => relay.listen(0, '127.0.0.1', listening));
+  cleanups.push(async () => {
+    for (const socket of open) socket.destroy();
+    await new Promise((closed) => relay.close(closed));
+  });
+  const address = relay.address();
+  if (address === null || typeof address === 'string') throw new Error('the relay has no port');
+  const url = new URL(databaseUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String(address.port);
+  return {
+    url: url.href,
+    cut: () => {
+      down = true;
+      for (const socket of open) socket.destroy();
+    },
+    restore: () => {
+      down = false;
+    },
+  };
 }
 
 function client(server: ServerProcess, token: string): TestClient {
@@ -180,6 +224,37 @@ describe.skipIf(!postgres.available)('Airlock instances sharing one PostgreSQL d
     await vi.waitFor(() => expect(processesWith(token)).toStrictEqual([]), { timeout: 10_000 });
     const audit = await onB.trpc.audit.list.query({ sessionId: 's1' });
     expect(audit.entries).toMatchObject([{ decision: 'allow', outcome: 'interrupted' }]);
+  });
+
+  it('a Stop on an owner cut off from the database past its lease: the answer says it holds only while that owner holds the run; another instance takes it over, an allow there runs, and the answer said so', async () => {
+    const d = await deployment(1000);
+    const link = await cuttableLink(d.db.url);
+    const argsOfA = d.args('a').map((arg) => (arg === d.db.url ? link.url : arg));
+    const [a, b] = await Promise.all([startServerProcess(argsOfA, { AIRLOCK_TOKEN: d.token }, cleanups), d.instance('b')]);
+    const marker = join(d.workspace, 'ran.txt');
+    const onA = client(a, d.token);
+    const run = watchRun(onA, { sessionId: 's1', runId: 'run-1', message: `run \`echo once >> ${marker}\`` });
+    const start = await run.next('tool-start', (e) => e.awaitingConfirmation);
+    const onB = client(b, d.token);
+    const followed = watchRun(onB, { sessionId: 's1', runId: 'run-1' });
+    await followed.next('tool-start');
+
+    link.cut();
+    const answer = await onA.trpc.chat.cancel.mutate({ sessionId: 's1', runId: 'run-1' });
+    // A cannot renew its lease: B takes the run over, without the stop, and the call waits there with the same id.
+    await expect.poll(async () => (await runRow(d.db, 'run-1'))?.owner, { timeout: 60_000 }).toBe('b');
+    expect((await onB.trpc.chat.pending.query({ sessionId: 's1' })).map((p) => p.approvalId)).toStrictEqual([start.approvalId]);
+    await expect(onB.trpc.chat.confirmTool.mutate({ sessionId: 's1', approvalId: start.approvalId, decision: 'allow' })).resolves.toMatchObject({ resolved: true });
+    expect(await followed.next('tool-end')).toMatchObject({ outcome: 'executed' });
+    expect((await followed.ended).reason).toBe('done');
+    expect(readFileSync(marker, 'utf8')).toBe('once\n');
+    // What happened is what the answer to the Stop said could.
+    expect(answer).toStrictEqual({
+      cancelled: 1,
+      paused: expect.stringMatching(/^The run run-1 is stopped here, but its stop could not be stored \(.*\): it holds while this instance holds the run, and for good once stored\. /),
+    });
+    expect(answer.paused).toContain("If the database stays out of reach until this instance's lease on the run runs out (within 1 s), another instance may take the run over without the stop: its calls wait for a decision again, and one allowed there runs (stop it again there)");
+    link.restore();
   });
 
   it('a second live process under the same --instance-id refuses to start, naming the id; the first keeps its run, and an allow there runs the call once', async () => {
