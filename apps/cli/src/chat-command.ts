@@ -258,8 +258,9 @@ class ChatSession {
             if (!answer.running) return 'not-running';
             if (answer.paused === undefined) return 'stopped';
             // The stop does not hold for good yet: the run is paused (stopped when the server takes it up), or the
-            // stop could not be stored (the run is stopped, a restart before it is stored brings it back). The
-            // server's words say which, and what happens.
+            // stop could not be stored (the run is stopped, a restart before it is stored brings it back, and with
+            // several instances so does another instance taking the run over). The server's words say which, and
+            // what happens.
             const said = visibleTextString(toVisibleText(answer.paused, { singleLine: true }));
             for (const row of noteLines(`The server took the stop: ${said}`, screen.layout, '')) screen.line(screen.style.warn(row));
             return 'held';
