@@ -6,6 +6,7 @@ import { SteadyButton, type UnsteadyReason } from '../lib/steady-button';
 import { AlwaysAllowScope, CHAT_SCOPE, type AlwaysChoice } from './always-allow-scope';
 import { Countdown } from './countdown';
 import { VisibleTextView } from './tool-arguments';
+import { heldFor } from './answer-holds';
 import { decisionHeld, MAX_REASON_LENGTH, type DecisionRequest } from './send-decision';
 import type { DecisionProblem, ToolCallState } from './tool-call-state';
 
@@ -67,7 +68,7 @@ export function DecisionControls({
   const scopeId = useId();
   const reasonId = useId();
   // A decision sent before may still land: no other is offered until it cannot (see DecisionProblem).
-  const held = useHeld(state.status === 'awaiting-decision' ? state.problem : null);
+  const held = useHeld(state.status === 'awaiting-decision' ? state : null);
   const busy = state.status === 'deciding' || held;
   const [ignoredClick, setIgnoredClick] = useState<UnsteadyReason | null>(null);
   const decide = (request: DecisionRequest) => {
@@ -160,7 +161,7 @@ export function DecisionControls({
         </p>
       )}
       {/* A refused edit is shown in the editor, beside what was edited. */}
-      {state.status === 'awaiting-decision' && state.problem !== null && state.problem.kind !== 'invalid-arguments' && <ProblemHint problem={state.problem} decidedWhere={decidedWhere} />}
+      {state.status === 'awaiting-decision' && state.problem !== null && state.problem.kind !== 'invalid-arguments' && <ProblemHint problem={state.problem} decidedWhere={decidedWhere} heldMs={held ? heldFor(state.approvalId) : 0} />}
     </div>
   );
 }
@@ -181,27 +182,25 @@ export function UnsteadyClickHint({ reason }: { reason: UnsteadyReason }) {
   );
 }
 
-function ProblemHint({ problem, decidedWhere }: { problem: DecisionProblem; decidedWhere: string }) {
+function ProblemHint({ problem, decidedWhere, heldMs }: { problem: DecisionProblem; decidedWhere: string; heldMs: number }) {
   return (
     <p className="problem" role="alert">
       {/* The server's words may name a tool or a chat in characters that hide or reorder text: shown as their codes. */}
-      <VisibleTextView text={toVisibleText(problemText(problem, decidedWhere))} />
+      <VisibleTextView text={toVisibleText(problemText(problem, decidedWhere, heldMs))} />
     </p>
   );
 }
 
-/** Whether a decision sent before may still be applied; drawn again once it cannot. */
-function useHeld(problem: DecisionProblem | null): boolean {
+/** Whether a decision sent before may still be applied (the tab's hold on the call); drawn again once it cannot. */
+function useHeld(waiting: { problem: DecisionProblem | null; approvalId: string } | null): boolean {
   const [, setTick] = useState(0);
-  const held = decisionHeld(problem);
-  const until = problem?.kind === 'send-failed' ? problem.openUntil : undefined;
+  const approvalId = waiting?.approvalId;
+  const held = waiting !== null && decisionHeld(waiting.problem, waiting.approvalId);
   useEffect(() => {
-    if (until === undefined) return undefined;
-    const wait = until - Date.now();
-    if (wait <= 0) return undefined;
-    const timer = setTimeout(() => setTick((tick) => tick + 1), wait + 1);
+    if (!held || approvalId === undefined) return undefined;
+    const timer = setTimeout(() => setTick((tick) => tick + 1), heldFor(approvalId) + 1);
     return () => clearTimeout(timer);
-  }, [until]);
+  }, [held, approvalId]);
   return held;
 }
 
@@ -220,13 +219,13 @@ const refusedHint: Record<RefusedWhy, string> = {
 
 /**
  * What the card says of a decision that did not take, and how to try again; `decidedWhere`: where a person's decision
- * the server already took was made, as far as this browser knows.
+ * the server already took was made, as far as this browser knows; `heldMs`: how long the tab still holds the call.
  */
-export function problemText(problem: DecisionProblem, decidedWhere: string): string {
+export function problemText(problem: DecisionProblem, decidedWhere: string, heldMs = 0): string {
   switch (problem.kind) {
     case 'send-failed':
-      if (problem.openUntil !== undefined && problem.openUntil > Date.now()) {
-        const seconds = Math.ceil((problem.openUntil - Date.now()) / 1_000);
+      if (heldMs > 0) {
+        const seconds = Math.ceil(heldMs / 1_000);
         return `The connection went before the server answered: your decision may or may not have been applied, or may still be in the next ${seconds} s, and this card shows it if it is. The buttons come back once that time has passed.`;
       }
       return `No answer came to your decision (${problem.message}). Check the connection and try again.`;

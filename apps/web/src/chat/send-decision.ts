@@ -1,4 +1,4 @@
-import { AnswerUnknownError, decisionRefusal } from '@airlock/client';
+import { decisionRefusal } from '@airlock/client';
 import { heldFor, holdAfterUnknownAnswer } from './answer-holds';
 import type { ConfirmInput, ConfirmResult, PersonDecision, ToolArguments } from '../lib/api-types';
 import type { ChatAction } from './chat-reducer';
@@ -37,11 +37,11 @@ export interface SendDecisionOptions {
  */
 export async function sendDecision(options: SendDecisionOptions): Promise<ConfirmResult | undefined> {
   const { call, request, dispatch } = options;
-  if (call.state.status !== 'awaiting-decision' || decisionHeld(call.state.problem)) return undefined;
+  if (call.state.status !== 'awaiting-decision' || decisionHeld(call.state.problem, call.state.approvalId)) return undefined;
   const held = heldFor(call.state.approvalId);
   if (held > 0) {
     // An earlier decision on this call, sent from Waiting for you or a notification, may still land.
-    dispatch({ type: 'decision-rejected', key: call.key, problem: { kind: 'send-failed', message: 'an earlier decision on this call lost its connection', openUntil: Date.now() + held } });
+    dispatch({ type: 'decision-rejected', key: call.key, problem: { kind: 'send-failed', message: 'an earlier decision on this call lost its connection' } });
     return undefined;
   }
   const reason = request.decision === 'deny' ? request.reason?.trim().slice(0, MAX_REASON_LENGTH) : undefined;
@@ -93,11 +93,9 @@ export function problemOfError(error: unknown, { edited }: { edited: boolean }):
   const message = error instanceof Error ? error.message : String(error);
   const refusal = decisionRefusal(error);
   switch (refusal.kind) {
-    case 'unanswered': {
-      const cause = error instanceof Error ? error.cause : undefined;
-      const openForMs = cause instanceof AnswerUnknownError ? cause.openForMs : 0;
-      return openForMs > 0 ? { kind: 'send-failed', message, openUntil: Date.now() + openForMs } : { kind: 'send-failed', message };
-    }
+    case 'unanswered':
+      // How long it may still be applied is the tab's hold on the call (`holdAfterUnknownAnswer`).
+      return { kind: 'send-failed', message };
     case 'failed':
       return { kind: 'server-failed', message };
     case 'refused':
@@ -105,9 +103,12 @@ export function problemOfError(error: unknown, { edited }: { edited: boolean }):
   }
 }
 
-/** Whether a decision sent before may still be applied (see `DecisionProblem`): no other is sent until then. */
-export function decisionHeld(problem: DecisionProblem | null, now = Date.now()): boolean {
-  return problem?.kind === 'send-failed' && problem.openUntil !== undefined && problem.openUntil > now;
+/**
+ * Whether the card's decision, sent before and unanswered, may still be applied: the tab holds the call
+ * (`answer-holds.ts`), and no other decision is sent until then.
+ */
+export function decisionHeld(problem: DecisionProblem | null, approvalId: string, now = Date.now()): boolean {
+  return problem?.kind === 'send-failed' && heldFor(approvalId, now) > 0;
 }
 
 /** What became of this tab's decision, by why it did not take. */

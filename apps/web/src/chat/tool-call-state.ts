@@ -5,11 +5,11 @@ import type { Decision, LoopEventOf, PersonDecision, ToolArguments, ToolOutcome 
 /** Why a decision did not take, shown beside the buttons that stay usable. */
 export type DecisionProblem =
   /**
-   * No answer came (the connection went, or the deadline passed first): it may have been applied before. With
-   * `openUntil` (`Date.now()` time), the connection went while the server could still apply it until then: no other
-   * decision is sent before, or the first could overtake it.
+   * No answer came (the connection went, or the deadline passed first): it may have been applied before. While the tab
+   * holds the call (`answer-holds.ts`: the connection went while the server could still apply it), no other decision
+   * is sent, or the first could overtake it.
    */
-  | { kind: 'send-failed'; message: string; openUntil?: number }
+  | { kind: 'send-failed'; message: string }
   /** The server refused the person's edit of the arguments (its schema check); the call still waits. */
   | { kind: 'invalid-arguments'; message: string }
   /** The server refused the decision and applied nothing, for `why`; the call still waits. */
