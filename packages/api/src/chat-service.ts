@@ -149,6 +149,15 @@ export const MAX_LIVE_RUN_EVENTS = 200_000;
 export const MAX_LIVE_RUN_BYTES = 64 * 1024 * 1024;
 
 /**
+ * Events and bytes all running runs keep together: once they reach either, the run holding the most is stopped, as
+ * one that reaches its own bound is (see sharedOutputLimitError). The bounds of one run do not bound them all: up to
+ * --runs-per-connection × --max-connections runs go on at once (16,384 at the defaults), which at 64 MiB each could
+ * hold a tebibyte. Eight runs at their own bound, or ten at their events', fit.
+ */
+export const MAX_LIVE_EVENTS = 2_000_000;
+export const MAX_LIVE_BYTES = 512 * 1024 * 1024;
+
+/**
  * The longest text a text (or reasoning) delta that joins several gets: the deltas that come while the one before
  * them is not yet handed on (stored, then shown) are one event up to it, the next starts another.
  */
@@ -184,6 +193,10 @@ export interface ChatServiceOptions {
   maxLiveRunEvents?: number;
   /** The bytes of events a running run keeps before it is stopped. Default MAX_LIVE_RUN_BYTES. */
   maxLiveRunBytes?: number;
+  /** The events all running runs keep together before the one holding the most is stopped. Default MAX_LIVE_EVENTS. */
+  maxLiveEvents?: number;
+  /** The bytes of events all running runs keep together before the one holding the most is stopped. Default MAX_LIVE_BYTES. */
+  maxLiveBytes?: number;
   /** Keeps sessions, runs, events, the ledger and grants. Default a MemoryStore: nothing outlives the process. */
   store?: AirlockStore;
   /**
@@ -242,6 +255,8 @@ interface Run {
   flushSoon: boolean;
   /** The estimated bytes of the events recorded for the run (see eventSize), against maxLiveRunBytes. */
   bytes: number;
+  /** Its events and bytes in the count over all running runs (see keepsOutput); zero once it is out of it. */
+  counted: { events: number; bytes: number };
   /** Set once the run reached what a running run keeps: why it was stopped, which its run-end says. */
   outputLimit: string | undefined;
   /** Why a burst could not be written: the run stops at its next event. */
@@ -411,6 +426,11 @@ export class ChatService {
   private readonly maxKeptFinishedBytes: number;
   private readonly maxLiveRunEvents: number;
   private readonly maxLiveRunBytes: number;
+  private readonly maxLiveEvents: number;
+  private readonly maxLiveBytes: number;
+  /** The events and bytes of the running runs, as last counted (see keepsOutput): at or above the truth, checked against it once over a bound. */
+  private liveEvents = 0;
+  private liveBytes = 0;
   /** Finished runs only in the store, attached to: their session and their last event's seq, for eventsShown and follow. */
   private readonly storedAttaches = new Map<string, { sessionId: string; lastSeq: number }>();
   private readonly maxSessions: number;
@@ -447,6 +467,8 @@ export class ChatService {
     this.maxKeptFinishedBytes = options.maxKeptFinishedBytes ?? MAX_KEPT_FINISHED_BYTES;
     this.maxLiveRunEvents = options.maxLiveRunEvents ?? MAX_LIVE_RUN_EVENTS;
     this.maxLiveRunBytes = options.maxLiveRunBytes ?? MAX_LIVE_RUN_BYTES;
+    this.maxLiveEvents = options.maxLiveEvents ?? MAX_LIVE_EVENTS;
+    this.maxLiveBytes = options.maxLiveBytes ?? MAX_LIVE_BYTES;
     this.maxSessions = options.maxSessions ?? 100_000;
     this.store = options.store ?? new MemoryStore();
     this.log = options.log ?? ((line) => console.warn(line));
@@ -1814,6 +1836,7 @@ export class ChatService {
       flushing: undefined,
       flushSoon: false,
       bytes: 0,
+      counted: { events: 0, bytes: 0 },
       outputLimit: undefined,
       writeFailure: undefined,
       unwritten: undefined,
@@ -2236,10 +2259,52 @@ export class ChatService {
   private keepsOutput(run: Run): void {
     if (run.outputLimit !== undefined) return;
     const events = run.nextSeq - 1;
-    if (events < this.maxLiveRunEvents && run.bytes < this.maxLiveRunBytes) return;
-    run.outputLimit = outputLimitError(events >= this.maxLiveRunEvents ? `${this.maxLiveRunEvents.toLocaleString('en-US')} events` : `${mebibytes(this.maxLiveRunBytes)} of events`);
-    this.log(`Run ${run.runId} stopped: it reached ${events} events (${run.bytes} bytes), what a running run keeps`);
-    run.cancellation.cancel();
+    this.liveEvents += events - run.counted.events;
+    this.liveBytes += run.bytes - run.counted.bytes;
+    run.counted = { events, bytes: run.bytes };
+    if (events >= this.maxLiveRunEvents || run.bytes >= this.maxLiveRunBytes) {
+      run.outputLimit = outputLimitError(events >= this.maxLiveRunEvents ? `${this.maxLiveRunEvents.toLocaleString('en-US')} events` : `${mebibytes(this.maxLiveRunBytes)} of events`);
+      this.log(`Run ${run.runId} stopped: it reached ${events} events (${run.bytes} bytes), what a running run keeps`);
+      this.uncount(run);
+      run.cancellation.cancel();
+      return;
+    }
+    if (this.liveEvents >= this.maxLiveEvents || this.liveBytes >= this.maxLiveBytes) this.keepsSharedOutput();
+  }
+
+  /**
+   * Counted again over the running runs, from what each holds (a run that ended by a way that did not take it out of
+   * the count leaves it then); if they still hold the events or bytes kept over all of them, the one holding the most
+   * is stopped. Only here, once over a bound: the run that passed it is the largest as often as not.
+   */
+  private keepsSharedOutput(): void {
+    let events = 0;
+    let bytes = 0;
+    let largest: Run | undefined;
+    const overEvents = this.liveEvents >= this.maxLiveEvents;
+    for (const run of this.runs.values()) {
+      if (run.log.isClosed || run.remote || run.outputLimit !== undefined) {
+        run.counted = { events: 0, bytes: 0 };
+        continue;
+      }
+      events += run.counted.events;
+      bytes += run.counted.bytes;
+      if (largest === undefined || (overEvents ? run.counted.events > largest.counted.events : run.counted.bytes > largest.counted.bytes)) largest = run;
+    }
+    this.liveEvents = events;
+    this.liveBytes = bytes;
+    if (largest === undefined || (events < this.maxLiveEvents && bytes < this.maxLiveBytes)) return;
+    largest.outputLimit = sharedOutputLimitError(events >= this.maxLiveEvents ? `${this.maxLiveEvents.toLocaleString('en-US')} events` : `${mebibytes(this.maxLiveBytes)} of events`);
+    this.log(`Run ${largest.runId} stopped: the running runs reached ${events} events (${bytes} bytes), what they keep together, and it held the most (${largest.counted.events} events, ${largest.counted.bytes} bytes)`);
+    this.uncount(largest);
+    largest.cancellation.cancel();
+  }
+
+  /** Takes a run out of the count over all running runs: it ended, or is stopped. */
+  private uncount(run: Run): void {
+    this.liveEvents -= run.counted.events;
+    this.liveBytes -= run.counted.bytes;
+    run.counted = { events: 0, bytes: 0 };
   }
 
   /** The chat's grant asked for with the person's allow this event carries, to be written with it; see confirm. */
@@ -2450,6 +2515,7 @@ export class ChatService {
   /** A finished run stays in memory for `finishedRunTtlMs` at most, and while the events and bytes kept over all runs allow. */
   private forgetLater(runId: string): void {
     const run = this.runs.get(runId);
+    if (run !== undefined) this.uncount(run);
     if (run?.log.isClosed) this.keepFinished(run);
     const timer = setTimeout(() => this.forgetFinished(runId), this.finishedRunTtlMs);
     timer.unref?.();
@@ -2616,6 +2682,11 @@ function joinPieces(queued: Queued): void {
 /** What a run stopped for its output is told, `limit` naming what it reached. */
 export function outputLimitError(limit: string): string {
   return `This run was stopped: it produced more output than the server keeps for one run (${limit}). What it produced until then is kept; send a message to go on.`;
+}
+
+/** The run-end error of the run stopped as the one holding the most once the running runs together reached `limit`. */
+export function sharedOutputLimitError(limit: string): string {
+  return `This run was stopped: the runs going on the server together produced more output than it keeps for all of them (${limit}), and this run held the most. What it produced until then is kept; send a message to go on.`;
 }
 
 function mebibytes(bytes: number): string {

@@ -1,7 +1,7 @@
 import { ApprovalRegistry, type ChatModel, type LoopEvent, type ModelPart } from '@airlock/core';
 import { deferred, ScriptedModel, textStep, type ScriptStep } from '@airlock/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ChatService, MAX_JOINED_DELTA_CHARS, outputLimitError, type ChatServiceOptions } from './chat-service';
+import { ChatService, MAX_JOINED_DELTA_CHARS, outputLimitError, sharedOutputLimitError, type ChatServiceOptions } from './chat-service';
 import { MemoryStore } from './memory-store';
 
 const services: ChatService[] = [];
@@ -143,5 +143,36 @@ describe('a running run’s output', () => {
     expect(textOf(seen, 'text-delta').length).toBeLessThan(30_000);
     expect(given.count).toBeLessThan(30_000);
     expect(await store.loadEvents('r1', 0)).toStrictEqual(seen);
+  });
+
+  it('stops the run holding the most once the running runs together reach the bytes kept over all of them; the others go on', async () => {
+    const store = new MemoryStore();
+    // A run that writes 15,000 characters, then waits for good; another that writes 10,000 and ends.
+    const hog: ScriptStep = async function* (_request, signal) {
+      for (let piece = 0; piece < 15; piece++) yield { type: 'text-delta', text: 'h'.repeat(1_000) };
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    };
+    const small: ScriptStep = async function* () {
+      for (let piece = 0; piece < 10; piece++) yield { type: 'text-delta', text: 's'.repeat(1_000) };
+      yield { type: 'finish', reason: 'stop' };
+    };
+    const lines: string[] = [];
+    const chat = await start(store, [hog, small], { maxLiveBytes: 20_000, log: (line) => lines.push(line) });
+    await chat.startRun({ sessionId: 'a', runId: 'r1', message: 'go' });
+    const hogSeen: LoopEvent[] = [];
+    const following = (async () => {
+      for await (const event of chat.follow('a', 'r1', 0, (_id, e) => e)) hogSeen.push(event);
+    })();
+    await vi.waitFor(() => expect(textOf(hogSeen, 'text-delta').length).toBe(15_000));
+
+    await chat.startRun({ sessionId: 'b', runId: 'r2', message: 'go' });
+    const smallSeen: LoopEvent[] = [];
+    for await (const event of chat.follow('b', 'r2', 0, (_id, e) => e)) smallSeen.push(event);
+    await following;
+
+    expect(hogSeen.at(-1)).toStrictEqual({ type: 'run-end', runId: 'r1', reason: 'error', error: sharedOutputLimitError('20,000 bytes of events') });
+    expect(smallSeen.at(-1)).toStrictEqual({ type: 'run-end', runId: 'r2', reason: 'done' });
+    expect(textOf(smallSeen, 'text-delta')).toBe('s'.repeat(10_000));
+    expect(lines.filter((line) => line.startsWith('Run r1 stopped'))).toHaveLength(1);
   });
 });
