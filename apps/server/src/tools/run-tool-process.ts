@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { errorMessage, type ToolContext, type ToolOutput } from '@airlock/core';
+import { browserPlaces } from './browser-profiles';
 import { callTimeoutMs, type ResolvedToolsOptions } from './builtin-tools-options';
 import { buildChildEnv, PROCESS_GIT_CONFIG, withGitConfig } from './child-env';
 import { checkGitMetadata, gitMetadataReport, snapshotGitMetadata, type GitMetadataSnapshot } from './git-metadata-snapshot';
@@ -9,7 +10,7 @@ import { filesMountedOver, restoreFile, watchReplacements } from './replaced-fil
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
 import { HiddenPathMovedError, type HiddenMask } from './hidden-paths';
 import { hostLayout } from './sandbox/host-layout';
-import { liveSocketMasks } from './sandbox/live-sockets';
+import { HOME_SOCKET_FOLDERS, liveSocketMasks } from './sandbox/live-sockets';
 import { isOwnMountPoint, maskedNow } from './sandbox/missing-git-paths-mask';
 import { CALL_OWN_FOLDERS, masksBesideVeils, veiledFolders, type VeiledFolder } from './sandbox/veiled-folders';
 import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
@@ -53,7 +54,7 @@ export async function runToolProcess(
   const kill = new AbortController();
   let replaced: string | undefined;
   // A hidden file in a veiled folder is simply not in the call's view of it: the host replacing it uncovers nothing.
-  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden, sandboxOwnFolders()) : [];
+  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden, sandboxOwnFolders(), homeSocketFolders(options)) : [];
   const mounted = sandbox.kind === 'bubblewrap' ? filesMountedOver(cwd, masksBesideVeils(hidden, veiled)) : undefined;
   const watch =
     mounted !== undefined
@@ -134,7 +135,7 @@ export async function runOutsideWorkspace(
         scratch,
         { ...command, readOnlyPaths: [workspace, ...(command.readOnlyPaths ?? [])] },
         hidden,
-        veiledFolders(scratch, hidden, sandboxOwnFolders()),
+        veiledFolders(scratch, hidden, sandboxOwnFolders(), homeSocketFolders(options)),
         options.maxProcesses,
       ),
     ),
@@ -166,6 +167,12 @@ function withLiveSockets(hidden: readonly HiddenMask[], shown: readonly string[]
     (socket) => !known.has(socket.path) && !folders.some((folder) => socket.path.startsWith(`${folder}${path.sep}`)),
   );
   return [...hidden, ...sockets];
+}
+
+/** The folders of the server's home folder where programs make their Unix sockets (see HOME_SOCKET_FOLDERS). */
+function homeSocketFolders(options: ResolvedToolsOptions): string[] {
+  const { home } = browserPlaces(options.env);
+  return HOME_SOCKET_FOLDERS.map((folder) => path.join(home, folder));
 }
 
 /** The folders a sandboxed call has its own of: a veil inside one would put the host's entries back. */

@@ -112,6 +112,29 @@ describe('the bubblewrap sandbox keeps a call from what this machine offers on i
     }
   });
 
+  test("a socket made during a call in the home folder's ~/.ssh, ~/.gnupg or ~/.docker/run, outside the workspace, is not in the call's view", async () => {
+    await using workspace = await tempFolder();
+    await using home = await tempFolder('/var/tmp');
+    for (const name of ['.ssh', '.gnupg', path.join('.docker', 'run')]) {
+      const folder = path.join(home.path, name);
+      await mkdir(folder, { recursive: true });
+      await writeFile(path.join(folder, 'kept'), 'kept\n');
+      await writeFile(path.join(workspace.path, 'connect.js'), CONNECT_SCRIPT);
+      const socket = path.join(folder, 'made-later.sock');
+      // The call waits for the socket the person's program makes once it has started, then tries it.
+      const running = runTool(terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home.path } }), {
+        command: `touch started; while [ ! -e ready ]; do sleep 0.02; done; cat ${folder}/kept; '${process.execPath}' connect.js '${socket}'`,
+      });
+      await vi.waitFor(() => expect(existsSync(path.join(workspace.path, 'started'))).toBe(true), { timeout: 20_000 });
+      await using server = await unixServer(socket);
+      await writeFile(path.join(workspace.path, 'ready'), '');
+      expect(await running).toStrictEqual({ content: 'kept\nENOENT\nexit code: 0', isError: false });
+      expect(server.connections()).toBe(0);
+      await rm(path.join(workspace.path, 'started'));
+      await rm(path.join(workspace.path, 'ready'));
+    }
+  });
+
   test('/run/shm still leads to the shared memory folder, and the name server configuration is still read', async () => {
     await using workspace = await tempFolder();
     const command = 'test -d /run/shm/ && echo shm; cat /etc/resolv.conf > /dev/null && echo resolv.conf';

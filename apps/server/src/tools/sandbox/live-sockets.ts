@@ -2,6 +2,13 @@ import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { HiddenMask } from '../hidden-paths';
 
+/**
+ * Folders of the home folder where programs make Unix sockets that reach the person's keys and machines: ssh's
+ * `ControlMaster` sockets (`ControlPath ~/.ssh/…`), gpg-agent's where there is no `/run/user`, Docker Desktop's. Veiled
+ * for each call when outside the workspace (see veiledFolders), so a socket made there during the call is not in its view.
+ */
+export const HOME_SOCKET_FOLDERS: readonly string[] = ['.ssh', path.join('.ssh', 'sockets'), '.gnupg', path.join('.docker', 'run'), path.join('.docker', 'desktop')];
+
 /** Where the kernel lists the Unix sockets bound in this network namespace, each with the path it was bound to. */
 const BOUND_SOCKETS = '/proc/net/unix';
 

@@ -1,4 +1,4 @@
-import { opendirSync, readlinkSync, type Dirent } from 'node:fs';
+import { opendirSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import type { HiddenMask } from '../hidden-paths';
 
@@ -30,15 +30,16 @@ export const MAX_VEILED_ENTRIES = 256;
  * `/dev`, `/proc`, the socket folders it covers with an empty tmpfs), where nothing of the host is there to hide and a
  * veil would put the host's entries back. Read as the call starts. A folder that cannot be read, or holds more than
  * MAX_VEILED_ENTRIES entries, is not veiled: its hidden files keep their masks (and the watch that kills a call whose
- * mask is lifted, see replaced-files-watch).
+ * mask is lifted, see replaced-files-watch). `also`: folders veiled on the same terms though they hold no hidden file
+ * (where programs make Unix sockets, see HOME_SOCKET_FOLDERS). No veil puts a socket back: one outside the workspace
+ * would reach a program outside the sandbox.
  */
-export function veiledFolders(workspace: string, hidden: readonly HiddenMask[], replaced: readonly string[]): VeiledFolder[] {
+export function veiledFolders(workspace: string, hidden: readonly HiddenMask[], replaced: readonly string[], also: readonly string[] = []): VeiledFolder[] {
   const hiddenPaths = new Set(hidden.map((mask) => mask.path));
   const hiddenFolders = hidden.filter((mask) => mask.folder).map((mask) => mask.path);
   const folders = new Set<string>();
-  for (const mask of hidden) {
-    if (mask.folder) continue;
-    const folder = path.dirname(mask.path);
+  const wanted = [...hidden.filter((mask) => !mask.folder).map((mask) => path.dirname(mask.path)), ...also.flatMap((folder) => realFolder(folder) ?? [])];
+  for (const folder of wanted) {
     if (folder === path.dirname(folder)) continue;
     if (isWithinOrSame(workspace, folder) || [...hiddenFolders, ...replaced].some((covered) => isWithinOrSame(covered, folder))) continue;
     folders.add(folder);
@@ -82,7 +83,7 @@ function readVeilEntries(folder: string, hiddenPaths: ReadonlySet<string>): { na
     const entries: { name: string; link?: string }[] = [];
     for (let entry: Dirent | null; (entry = dir.readSync()) !== null; ) {
       const at = path.join(folder, entry.name);
-      if (hiddenPaths.has(at)) continue;
+      if (hiddenPaths.has(at) || entry.isSocket()) continue;
       if (entries.length === MAX_VEILED_ENTRIES) return undefined;
       if (entry.isSymbolicLink()) {
         try {
@@ -105,4 +106,13 @@ function readVeilEntries(folder: string, hiddenPaths: ReadonlySet<string>): { na
 function isWithinOrSame(parent: string, child: string): boolean {
   const relative = path.relative(parent, child);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+function realFolder(folder: string): string | undefined {
+  try {
+    const real = realpathSync.native(folder);
+    return statSync(real).isDirectory() ? real : undefined;
+  } catch {
+    return undefined;
+  }
 }
