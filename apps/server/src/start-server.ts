@@ -18,6 +18,7 @@ import { freshRunHostname } from './http/run-hostname';
 import { coalesceWrites } from './http/coalesce-writes';
 import { limitRequestsPerMessage } from './http/requests-per-message';
 import { openFileLimit } from './http/open-file-limit';
+import { answerClientError } from './http/client-error-answer';
 import { securityHeaders } from './http/security-headers';
 import { isPageLoad, refusedPage } from './http/refused-page';
 import { SocketSendWindow } from './http/socket-send-window';
@@ -144,6 +145,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   // With no 'timeout' listener, Node destroys a socket idle this long. `ws` turns it off on the sockets it takes over.
   server.setTimeout(timeouts.idleMs);
+  server.on('clientError', answerClientError);
   const { address, twin } = await listenHoldingLoopback(server, config, options.listenTwin);
   const port = address.port;
   const displayHost = urlHost(address);

@@ -340,6 +340,29 @@ describe('HTTP endpoints', () => {
     expect(answer.headers['content-security-policy']).toContain(`connect-src 'self' ws://127.0.0.1:${port}`);
   });
 
+  it('answers a request Node refuses before it reaches the server (headers too large, not HTTP) with the security headers', async () => {
+    await using running = await startTestServer();
+    const { port } = running.server;
+    const exchange = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(request));
+        let answer = '';
+        // Closed with part of the request unread, the socket may be reset after the answer: what came is the answer.
+        socket.setEncoding('latin1').on('data', (chunk: string) => (answer += chunk)).on('close', () => resolve(answer)).on('error', () => resolve(answer));
+      });
+    const headersOf = (answer: string) => {
+      const [status = '', ...lines] = answer.split('\r\n\r\n')[0]!.split('\r\n');
+      return { status, headers: new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()])) };
+    };
+    const tooLarge = headersOf(await exchange(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
+    const notHttp = headersOf(await exchange('NOT HTTP AT ALL\r\n\r\n'));
+    expect([tooLarge.status, notHttp.status]).toStrictEqual(['HTTP/1.1 431 Request Header Fields Too Large', 'HTTP/1.1 400 Bad Request']);
+    for (const { headers } of [tooLarge, notHttp]) {
+      expect([headers.get('x-content-type-options'), headers.get('x-frame-options'), headers.get('referrer-policy'), headers.get('connection')]).toStrictEqual(['nosniff', 'DENY', 'no-referrer', 'close']);
+      expect(headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    }
+  });
+
   it('prints one start-up line with a one-time code in the URL fragment, not the token, then the model', async () => {
     await using running = await startTestServer();
 

@@ -39,9 +39,10 @@ export async function runToolProcess(
   const cwd = await paths.root();
   const sandbox = await toolSandbox(options);
   let hidden: HiddenMask[] = [];
+  const own = sandbox.kind === 'bubblewrap' ? sandboxOwnFolders() : [];
   if (sandbox.kind === 'bubblewrap') {
     try {
-      hidden = withLiveSockets(paths.hidden.masks(), [cwd]);
+      hidden = withLiveSockets(paths.hidden.masks(), [cwd], own);
     } catch (error) {
       if (!(error instanceof HiddenPathMovedError)) throw error;
       options.log(`Tool call of session ${context.sessionId}: ${error.message}`);
@@ -54,7 +55,7 @@ export async function runToolProcess(
   const kill = new AbortController();
   let replaced: string | undefined;
   // A hidden file in a veiled folder is simply not in the call's view of it: the host replacing it uncovers nothing.
-  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden, sandboxOwnFolders(), homeSocketFolders(options)) : [];
+  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden, own, homeSocketFolders(options)) : [];
   const mounted = sandbox.kind === 'bubblewrap' ? filesMountedOver(cwd, masksBesideVeils(hidden, veiled)) : undefined;
   const watch =
     mounted !== undefined
@@ -127,7 +128,8 @@ export async function runOutsideWorkspace(
       ...(sandboxed === undefined ? {} : { sandbox: sandboxed }),
     });
   if (sandbox.kind !== 'bubblewrap') return run(undefined);
-  const hidden = withLiveSockets(paths.hidden.masks(), [workspace, ...(command.readOnlyPaths ?? [])]);
+  const own = sandboxOwnFolders();
+  const hidden = withLiveSockets(paths.hidden.masks(), [workspace, ...(command.readOnlyPaths ?? [])], own);
   return withScratchFolder(workspace, 'airlock-ask-', (scratch) =>
     run(
       bubblewrapFor(
@@ -135,7 +137,7 @@ export async function runOutsideWorkspace(
         scratch,
         { ...command, readOnlyPaths: [workspace, ...(command.readOnlyPaths ?? [])] },
         hidden,
-        veiledFolders(scratch, hidden, sandboxOwnFolders(), homeSocketFolders(options)),
+        veiledFolders(scratch, hidden, own, homeSocketFolders(options)),
         options.maxProcesses,
       ),
     ),
@@ -158,12 +160,13 @@ export function toolSandbox(options: Pick<ResolvedToolsOptions, 'sandbox' | 'net
 
 /**
  * The call's hidden masks with the Unix sockets listening now that it could otherwise reach (see liveSocketMasks),
- * those inside a hidden folder left out (masked whole already). `shown`: what is bound into the call over its own folders.
+ * those inside a hidden folder left out (masked whole already). `shown`: what is bound into the call over `own`, the
+ * folders it has its own of.
  */
-function withLiveSockets(hidden: readonly HiddenMask[], shown: readonly string[]): HiddenMask[] {
+function withLiveSockets(hidden: readonly HiddenMask[], shown: readonly string[], own: readonly string[]): HiddenMask[] {
   const known = new Set(hidden.map((mask) => mask.path));
   const folders = hidden.filter((mask) => mask.folder).map((mask) => mask.path);
-  const sockets = liveSocketMasks(sandboxOwnFolders(), shown).filter(
+  const sockets = liveSocketMasks(own, shown).filter(
     (socket) => !known.has(socket.path) && !folders.some((folder) => socket.path.startsWith(`${folder}${path.sep}`)),
   );
   return [...hidden, ...sockets];
