@@ -344,7 +344,7 @@ describe('HTTP endpoints', () => {
     await using running = await startTestServer();
     const { port } = running.server;
     const exchange = (request: string) =>
-      new Promise<string>((resolve, reject) => {
+      new Promise<string>((resolve) => {
         const socket = connect(port, '127.0.0.1', () => socket.write(request));
         let answer = '';
         // Closed with part of the request unread, the socket may be reset after the answer: what came is the answer.
