@@ -428,6 +428,8 @@ describe('runs of a closed connection', () => {
     expect([running.chat.isRunActive('r1'), running.chat.isRunActive('r2')]).toStrictEqual([true, true]);
 
     await using second = connectClient(running.server, { retryDelayMs: 20 });
+    // Answered once the server has let this connection in, so after it saw the first one close.
+    await vi.waitFor(() => second.client.sessions.list.query(), { timeout: 10_000 });
     const error = await firstEvent(second.client, 3).then(
       () => undefined,
       (cause: unknown) => cause,
