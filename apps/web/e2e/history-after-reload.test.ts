@@ -299,6 +299,57 @@ describe('a chat opened again before the server has told of it', () => {
     await dialog.getByRole('checkbox', { name: 'Confirm tool calls', checked: false }).waitFor();
     expect(await setting.isDisabled()).toBe(false);
   });
+
+  it('claims no setting for it when the read of it failed: confirmation is not shown on, and cannot be changed as a new chat’s', async () => {
+    const client = createAirlockClient({ ...parseStartupLink(suite.airlock.link), WebSocket });
+    try {
+      suite.airlock.model.enqueue({ text: 'Hello.' });
+      for await (const event of client.startRun({ sessionId: 'unread-chat', message: 'A chat that stops asking', options: { confirmToolCalls: false } })) if (event.type === 'run-end') break;
+    } finally {
+      await client.close();
+    }
+    const page = await suite.context.newPage();
+    page.setDefaultTimeout(25_000);
+    await page.addInitScript(() => {
+      if (window.sessionStorage.getItem('airlock.session') === null) window.sessionStorage.setItem('airlock.session', 'unread-chat');
+    });
+    // The chat's own read fails (as when the connection goes under it); the lists, which would name it, never answer.
+    const listed = new Set<unknown>();
+    let failed = 0;
+    await page.routeWebSocket(/\/trpc/, (ws: WebSocketRoute) => {
+      const server = ws.connectToServer();
+      ws.onMessage((message) => {
+        const parsed = parseRequests(String(message));
+        const requests = [parsed].flat();
+        const reads = requests.filter((request) => request.params?.path === 'sessions.get');
+        for (const request of requests) if (request.params?.path === 'sessions.list') listed.add(request.id);
+        for (const request of reads) {
+          failed++;
+          ws.send(JSON.stringify({ id: request.id, error: { message: 'the read failed', code: -32603, data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500, path: 'sessions.get' } } }));
+        }
+        if (reads.length === 0) server.send(message);
+        else if (Array.isArray(parsed)) {
+          const rest = parsed.filter((request) => request.params?.path !== 'sessions.get');
+          if (rest.length > 0) server.send(JSON.stringify(rest));
+        }
+      });
+      server.onMessage((message) => {
+        if (!listed.has(parseFrame(String(message)).id)) ws.send(message);
+      });
+    });
+    await page.goto(suite.airlock.link);
+    const chat = new ChatPage(page);
+    await chat.connected();
+    await expect.poll(() => failed).toBeGreaterThan(0);
+
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    const setting = dialog.getByRole('checkbox', { name: 'Confirm tool calls' });
+    await dialog.getByText('Reading this chat’s setting…').waitFor();
+    expect([await setting.isDisabled(), await setting.isChecked()]).toStrictEqual([true, false]);
+    await dialog.getByRole('button', { name: 'Close settings', exact: true }).click();
+    expect(await page.getByText(BANNER).count()).toBe(0);
+  });
 });
 
 describe('ledger export', () => {

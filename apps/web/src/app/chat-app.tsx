@@ -115,7 +115,11 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
   // A chat on the server not read yet: neither its title nor its setting is known, and "New chat" or the default
   // setting would be wrong for a moment.
   const reading = !current.isNew && summary === undefined && detail.isPending;
-  const confirm = useConfirmToolCalls(current.id, summary, reading);
+  // Its setting is not known either when that read failed (the connection went under it): only a chat the server does
+  // not have takes a new chat's. Shown on meanwhile, a chat with confirmation off would claim to ask, and a change made
+  // then would be kept as a new chat's.
+  const settingUnknown = !current.isNew && summary === undefined && detail.error?.data?.code !== 'NOT_FOUND';
+  const confirm = useConfirmToolCalls(current.id, summary, settingUnknown);
   const waiting = useWaitingApprovals(running);
   const drafts = useTabDrafts(waiting);
   useAttentionSignals(waiting.all.length);
