@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useBrowserSuite } from './support/browser-suite';
+import { PAGE_TIMEOUT_MS } from './support/chat-page';
 
 const suite = useBrowserSuite();
 
@@ -25,7 +26,7 @@ describe('the start-up link', () => {
     const link = new URL(server.newLink());
     expect(link.hash).toMatch(/^#code=[A-Za-z0-9_-]{27}$/);
     const page = await suite.context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(PAGE_TIMEOUT_MS);
     const visited: string[] = [];
     page.on('framenavigated', (frame) => {
       if (frame === page.mainFrame()) visited.push(frame.url());
@@ -45,7 +46,7 @@ describe('the start-up link', () => {
   it('leaves the token in the tab’s memory only: the tab keeps a per-tab credential, which re-opens it after a reload, and no storage ever holds the token', async () => {
     const { server } = suite.airlock;
     const page = await suite.context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(PAGE_TIMEOUT_MS);
     const tabCredential = () => page.evaluate(() => window.sessionStorage.getItem('airlock.tab'));
 
     await page.goto(server.newLink());
@@ -68,7 +69,7 @@ describe('the start-up link', () => {
   it('a tab credential that no longer works (used already) shows the screen to open the new link or paste the token, and is dropped', async () => {
     const { server } = suite.airlock;
     const page = await suite.context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(PAGE_TIMEOUT_MS);
     await page.goto(server.newLink());
     await page.waitForFunction(() => window.sessionStorage.getItem('airlock.tab') !== null);
     const used = await page.evaluate(() => window.sessionStorage.getItem('airlock.tab'));
@@ -76,7 +77,7 @@ describe('the start-up link', () => {
     await page.waitForFunction((kept) => ![null, kept].includes(window.sessionStorage.getItem('airlock.tab')), used);
 
     const other = await suite.context.newPage();
-    other.setDefaultTimeout(15_000);
+    other.setDefaultTimeout(PAGE_TIMEOUT_MS);
     await other.goto(`${new URL(server.browserUrl).origin}/`);
     await other.getByRole('heading', { name: 'Open Airlock from its start-up link' }).waitFor();
     await other.evaluate((credential) => window.sessionStorage.setItem('airlock.tab', credential!), used);
@@ -90,13 +91,13 @@ describe('the start-up link', () => {
   it('opened again, as from the browser’s history, says it was used, that no new link was printed where a tool could read it and how to get in, and holds no token', async () => {
     const link = suite.airlock.server.newLink();
     const first = await suite.context.newPage();
-    first.setDefaultTimeout(15_000);
+    first.setDefaultTimeout(PAGE_TIMEOUT_MS);
     await first.goto(link);
     await first.getByRole('status', { name: 'Connection: Connected' }).waitFor();
     await first.close();
 
     const again = await suite.context.newPage();
-    again.setDefaultTimeout(15_000);
+    again.setDefaultTimeout(PAGE_TIMEOUT_MS);
     await again.goto(link);
     await again.getByRole('heading', { name: 'This start-up link cannot open Airlock' }).waitFor();
     expect(await again.locator('.auth-card').textContent()).toContain(
@@ -113,7 +114,7 @@ describe('the start-up link', () => {
     const link = new URL(suite.airlock.link);
     expect(link.hostname).toMatch(/^airlock-[a-z2-7]{16}\.localhost$/);
     const page = await suite.context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(PAGE_TIMEOUT_MS);
     const sockets: string[] = [];
     page.on('websocket', (socket) => sockets.push(socket.url()));
 
@@ -127,7 +128,7 @@ describe('the start-up link', () => {
 
   it('is picked up when pasted into a tab already on the token screen', async () => {
     const page = await suite.context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(PAGE_TIMEOUT_MS);
     await page.goto(`${suite.airlock.server.url}/`);
     await page.getByRole('heading', { name: 'Open Airlock from its start-up link' }).waitFor();
     await page.evaluate((hash) => {
@@ -140,7 +141,7 @@ describe('the start-up link', () => {
   it('pasted into the token screen on 127.0.0.1, opens the run’s own origin and leaves no token on 127.0.0.1', async () => {
     const link = new URL(suite.airlock.link);
     const page = await suite.context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(PAGE_TIMEOUT_MS);
     const sockets: string[] = [];
     page.on('websocket', (socket) => sockets.push(socket.url()));
     await page.goto(`${suite.airlock.server.url}/`);
@@ -161,7 +162,7 @@ describe('the start-up link', () => {
 
   it('still takes a bare token pasted into the token screen on 127.0.0.1 (the fallback for a token file)', async () => {
     const page = await suite.context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(PAGE_TIMEOUT_MS);
     await page.goto(`${suite.airlock.server.url}/`);
     await page.getByRole('heading', { name: 'Open Airlock from its start-up link' }).waitFor();
     await page.getByRole('textbox', { name: 'Or paste the address, or the token alone, here' }).fill(suite.airlock.server.token);

@@ -5,14 +5,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { RECORDING_COMMAND } from './support/airlock-under-test';
 import { useBrowserSuite } from './support/browser-suite';
-import { ChatPage } from './support/chat-page';
+import { ChatPage, PAGE_TIMEOUT_MS } from './support/chat-page';
 
 const suite = useBrowserSuite();
 
 /** A tab of the app that counts the reads of waiting calls it sends (see pendingReads). */
 async function countingTab(): Promise<{ page: Page; chat: ChatPage }> {
   const page = await suite.context.newPage();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(PAGE_TIMEOUT_MS);
   await page.addInitScript(() => {
     const counted = window as unknown as { pendingReads: number };
     counted.pendingReads = 0;

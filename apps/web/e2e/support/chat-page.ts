@@ -1,13 +1,18 @@
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 
+/**
+ * How long a page waits for what a person would see. Generous, as it only bounds a hang: a loaded machine (two suites
+ * at once on two cores) has kept a card from showing for over 10 s.
+ */
+export const PAGE_TIMEOUT_MS = 25_000;
+
 /** A tab of the Airlock UI, with the few moves a person makes. */
 export class ChatPage {
   constructor(readonly page: Page) {}
 
   static async open(context: BrowserContext, link: string): Promise<ChatPage> {
     const page = await context.newPage();
-    // Generous: a loaded machine (two suites at once on two cores) has kept a card from showing for over 10 s.
-    page.setDefaultTimeout(25_000);
+    page.setDefaultTimeout(PAGE_TIMEOUT_MS);
     await page.goto(link);
     const chat = new ChatPage(page);
     await chat.connected();
