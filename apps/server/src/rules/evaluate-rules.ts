@@ -13,7 +13,7 @@ import type { ShellWord } from './shell-word';
 import { COMPUTED_WORD, runnerCall } from './program-runners';
 import { innerCommands } from './command-wrappers';
 import { readsCommandsFromInput } from './reads-commands-from-input';
-import { submoduleConfigMayRun } from './submodule-configs';
+import { lookAtGitDirectories, submoduleConfigMayRun, type GitLooks } from './submodule-configs';
 import { opaqueProgramReason } from './opaque-program';
 import { GIT_RUNS_COMMANDS } from './git-arguments';
 import { matchPathGlob } from '@airlock/api';
@@ -41,11 +41,11 @@ export interface RuleContext {
   /** The chat the call belongs to. */
   sessionId: string;
   /**
-   * The walks of the workspace made so far for this judging (submodule-configs.ts), shared by the calls judged with
-   * this context: for a draft rule's preview of past calls, where nothing runs between them. Default: one call's
-   * rules and both their sides share one walk.
+   * What the looks at the Git directories of the workspace found so far for this judging (submodule-configs.ts),
+   * shared by the calls judged with this context: for a draft rule's preview of past calls, where nothing runs
+   * between them. Default: one call's rules and both their sides share one look.
    */
-  walks?: Map<string, string[] | undefined>;
+  walks?: GitLooks;
   /** The workspace's absolute path, as workspace-scoped rules name it. */
   workspace: string;
   /** The person trusts this workspace: allow rules from its `.airlock/rules.json` count. Default: false. */
@@ -175,6 +175,7 @@ async function evaluateOnce(call: RuleCall, rules: readonly Rule[], context: Rul
   const allows = applicable.filter((rule) => rule.effect === 'allow');
   const commandDenies = applicable.filter((rule) => rule.effect === 'deny' && rule.match.kind === 'command-prefix' && rule.tool === call.tool);
   const [guard] = commandDenies;
+  if (guard !== undefined) await view.lookAtGitDirectories();
   const unread = guard === undefined ? undefined : unjudged(await view.commandLine(), commandDenies, context);
   const ask: RuleDecision = guard === undefined || unread === undefined ? { decision: 'ask' } : { decision: 'ask', because: guard, unread };
   // A command line that led to more commands than are checked may hide one a deny rule would catch: while any such
@@ -200,6 +201,7 @@ async function evaluateOnce(call: RuleCall, rules: readonly Rule[], context: Rul
   if (commandRules.length === 0) return ask;
   const line = await view.commandLine();
   if (line?.kind !== 'seen') return ask;
+  await view.lookAtGitDirectories();
   const judged = await judgeLine(line.commands, commandRules, context);
   if (judged === undefined) return ask;
   if ('within' in judged) return guard === undefined || unread === undefined ? { decision: 'ask', ...judged } : ask;
@@ -568,6 +570,17 @@ class CallView {
     const command = this.call.arguments.command;
     this.#commandLine ??= typeof command === 'string' ? readCommandLine(command, this.context.sessionId) : Promise.resolve(undefined);
     return this.#commandLine;
+  }
+
+  /**
+   * Looks, before the line is judged, at the Git directories its git calls may read (`lookAtGitDirectories`), so that
+   * the judging, which cannot wait, finds them in `context.walks`.
+   */
+  async lookAtGitDirectories(): Promise<void> {
+    const line = await this.commandLine();
+    const { walks } = this.context;
+    if (line?.kind !== 'seen' || walks === undefined) return;
+    await lookAtGitDirectories(line.commands, lineFacts(line.commands, this.context), walks);
   }
 
   paths(): Promise<{ requested: string[] | undefined; real: string[] | undefined; resolved: boolean; absolute?: string }> {

@@ -44,6 +44,32 @@ const GLOBAL_FLAGS = [
   '--man-path', '--info-path', '--version', '-v', '--help', '-h',
 ];
 
+/**
+ * git's own options before its command in `words` (git's name first, undefined for a word the shell computes): where
+ * the command stands, the folders its `-C`s name in order, and whether another option names a repository, a work
+ * tree or config (`--git-dir`, `-c`), an option is not known, or one of them is computed (`other`).
+ */
+export function gitGlobalOptions(words: readonly (string | undefined)[]): { command: number; folders: string[]; other: boolean } {
+  const folders: string[] = [];
+  let other = false;
+  let index = 1;
+  for (let word = words[index]; index < words.length && (word === undefined || word.startsWith('-')); word = words[index]) {
+    if (word === undefined) return { command: index, folders, other: true };
+    const name = word.split('=', 1)[0]!;
+    if (GLOBAL_FLAGS.includes(word)) {
+      index += 1;
+      continue;
+    }
+    if (!GLOBAL_VALUES.includes(name)) return { command: index, folders, other: true };
+    const value = word.includes('=') ? word.slice(name.length + 1) : words[index + 1];
+    if (name === '-C' && value === undefined) return { command: index + 1, folders, other: true };
+    index += word.includes('=') ? 1 : 2;
+    if (name !== '-C') other = true;
+    else if (value !== undefined) folders.push(value);
+  }
+  return { command: index, folders, other };
+}
+
 /** How one of git's commands that talks to another repository reads its arguments. */
 interface RepositoryCommand {
   /** What its repository must be for a prefix rule to cover it: the name of a configured remote, or a source to clone. */

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ShellWord } from './shell-word';
+import type { GitLooks } from './submodule-configs';
 
 /** Where the words of a command line are read from. */
 export interface PathFacts {
@@ -26,8 +27,11 @@ export interface PathFacts {
    * another by the time it runs. Default: false.
    */
   changedBefore?: boolean;
-  /** The walks of the workspace made so far for this judging (`RuleContext.walks`). Default: none kept. */
-  walks?: Map<string, string[] | undefined>;
+  /**
+   * What the looks at the workspace's Git directories found for this judging (`RuleContext.walks`). Default: none
+   * made, and a git call counts as one that may run what they say.
+   */
+  walks?: GitLooks;
   /**
    * The folder the command runs in, absolute, as the `cd`s before it name it (links not followed): where a relative
    * path is looked up with `leadsInside`, and what a program that reads it is judged by (`workingFolderMayLeadAway`).

@@ -11,6 +11,7 @@ import {
 } from '@airlock/api';
 import { hostOfUrl } from '@airlock/api';
 import { allowsCommand, isKnownProgram, isWorkspaceProgram } from './match-command';
+import { lookAtGitDirectories, type GitLooks } from './submodule-configs';
 import { COMPUTED_WORD, runnerCall } from './program-runners';
 import { readCommandLine } from './command-line-reader';
 import type { SimpleCommand } from './parse-command-line';
@@ -67,7 +68,10 @@ async function proposeCommand(text: string, options: ProposeRuleOptions): Promis
   const command = line.commands[0]!;
   const proposal = prefixFor(command);
   // A prefix that would not cover the very call it is made from (an option that runs other code) is made exact.
-  if (proposal?.kind === 'command-prefix' && !proposal.exact && !allowsCommand(proposal, command, { workspace: options.workspace })) return exactFor(command);
+  // The Git directories its git calls may read are looked at first: the judging cannot wait for them.
+  const facts = { workspace: options.workspace, folder: options.workspace, walks: new Map() as GitLooks };
+  await lookAtGitDirectories([command], [facts], facts.walks);
+  if (proposal?.kind === 'command-prefix' && !proposal.exact && !allowsCommand(proposal, command, facts)) return exactFor(command);
   return proposal;
 }
 

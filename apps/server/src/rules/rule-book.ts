@@ -23,6 +23,7 @@ import { commandPathInside } from './command-path-inside';
 import { evaluateRules, type LeadsOut, type RuleCall, type RuleContext } from './evaluate-rules';
 import { gitLayoutWrite } from './git-layout-write';
 import { proposeRule } from './propose-rule';
+import type { GitLooks } from './submodule-configs';
 import { loadWorkspaceRules, WORKSPACE_RULES_FILE, type WorkspaceRules } from './workspace-rules-file';
 
 export interface RuleBookOptions {
@@ -254,7 +255,7 @@ export class RuleBook implements RuleService {
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     const matched: ToolCallRecord[] = [];
     // Nothing runs while a preview is judged: the workspace is walked once for all its git calls.
-    const walks = new Map<string, string[] | undefined>();
+    const walks: GitLooks = new Map();
     for (const call of calls) {
       // Judged with the tool as it is now, as `evaluate` judges a call: its declared defaults fill the rule's
       // arguments, its server and version name an MCP tool.

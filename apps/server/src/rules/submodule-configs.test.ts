@@ -1,10 +1,12 @@
 import { reasonText } from '@airlock/core';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { evaluateRules, type RuleContext } from './evaluate-rules';
 import { prefix, terminal } from './rule-fixtures';
+import { walkBounds } from './submodule-configs';
 
 /** What `git submodule add` writes into a submodule's config. */
 const SUBMODULE_CONFIG = [
@@ -169,5 +171,95 @@ describe('a git call while a submodule or a linked worktree of the repository ha
     write('.git/modules/sub/config', '[core]\n\tfsmonitor = touch PWNED\n');
     expect((await evaluateRules(terminal('git status'), [prefix('git status', { exact: true })], context)).decision).toBe('ask');
     expect((await evaluateRules(terminal('touch y'), rules, context)).decision).toBe('allow');
+  });
+});
+
+// Which Git directories git reads, seen with git 2.39 (strace of the files it opens, and a core.fsmonitor that
+// writes a file): `git status` and `git diff` run the core.fsmonitor of a submodule the index records, not of a
+// repository nested in the work tree that the index does not record; `git log -p --submodule=diff` reads the latter
+// when a commit has a gitlink at its path.
+describe('a git call judged by the Git directories it reads, in a repository git made', () => {
+  let workspace = '';
+  let home = '';
+  const git = (folder: string, ...args: string[]) => execFileSync('git', ['-C', folder, '-c', 'user.name=P', '-c', 'user.email=p@example.com', ...args], { stdio: 'pipe' });
+  const repository = (folder: string) => {
+    mkdirSync(folder, { recursive: true });
+    git(folder, 'init', '-q', '-b', 'main');
+    writeFileSync(path.join(folder, 'file.txt'), 'x');
+    git(folder, 'add', 'file.txt');
+    git(folder, 'commit', '-q', '-m', 'start');
+  };
+  const fsmonitor = (gitDir: string) => writeFileSync(path.join(gitDir, 'config'), '[core]\n\tbare = false\n\tfsmonitor = "touch PWNED; false"\n');
+  const rules = [prefix('git status'), prefix('git diff'), prefix('git log'), prefix('git fetch'), prefix('git checkout'), prefix('cd')];
+  const decided = async (command: string) => (await evaluateRules(terminal(command), rules, { sessionId: 'chat-1', workspace })).decision;
+  beforeEach(() => {
+    workspace = mkdtempSync(path.join(tmpdir(), 'airlock-git-reads-'));
+    home = mkdtempSync(path.join(tmpdir(), 'airlock-git-home-'));
+    // The person's own Git config is read too (a key there may widen what git reads): an empty one here.
+    vi.stubEnv('HOME', home);
+    repository(workspace);
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    rmSync(workspace, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('a workspace of more entries than the walk reads (a node_modules): git status is covered, a command that may go anywhere is not', async () => {
+    // The walk's bound made small, as writing 50,000 files takes half a minute on a busy disk.
+    const { entries } = walkBounds;
+    walkBounds.entries = 500;
+    try {
+      for (let folder = 0; folder < 6; folder += 1) {
+        const packages = path.join(workspace, 'node_modules', `p${folder}`);
+        mkdirSync(packages, { recursive: true });
+        for (let file = 0; file < 100; file += 1) writeFileSync(path.join(packages, String(file)), '');
+      }
+      for (const command of ['git status', 'git diff', 'git log --oneline', 'cd node_modules && git status']) expect(await decided(command), command).toBe('allow');
+      for (const command of ['git fetch', 'git checkout main', 'git diff --submodule=diff HEAD']) expect(await decided(command), command).toBe('ask');
+    } finally {
+      walkBounds.entries = entries;
+    }
+  });
+
+  it('a planted core.fsmonitor in a submodule the index records, its Git directory in its work tree, or in one it records in turn', async () => {
+    repository(path.join(workspace, 'sub'));
+    repository(path.join(workspace, 'sub/inner'));
+    git(path.join(workspace, 'sub'), 'add', 'inner');
+    git(workspace, 'add', 'sub');
+    for (const command of ['git status', 'git diff', 'cd sub && git status']) expect(await decided(command), command).toBe('allow');
+    fsmonitor(path.join(workspace, 'sub/inner/.git'));
+    for (const command of ['git status', 'git diff', 'cd sub && git status', 'cd sub/inner && git log']) expect(await decided(command), command).toBe('ask');
+    const noDelete = prefix('rm -rf', { effect: 'deny' });
+    const denied = await evaluateRules(terminal('git status'), [noDelete], { sessionId: 'chat-1', workspace });
+    expect('unread' in denied ? reasonText(denied.unread) : denied).toBe('`git` runs what a Git directory of a submodule, worktree or nested repository sets, which a call may have written');
+  });
+
+  it('a repository nested in the work tree that the index does not record: read by git started there, or going into a commit\'s gitlinks', async () => {
+    repository(path.join(workspace, 'nested'));
+    fsmonitor(path.join(workspace, 'nested/.git'));
+    for (const command of ['git status', 'git status -uall', 'git diff', 'git log -p']) expect(await decided(command), command).toBe('allow');
+    for (const command of ['cd nested && git status', 'cd nested/deeper && git status', 'git log -p --submodule=diff', 'git diff HEAD~1 --submodule=log', 'git fetch', 'git checkout --recurse-submodules main']) {
+      expect(await decided(command), command).toBe('ask');
+    }
+    // Behind a wrapper, judged by the walk, as one may start git elsewhere (`env -C nested git status`).
+    for (const command of ['timeout 5 git status', 'env -C nested git status']) expect(await decided(command), command).toBe('ask');
+    // A key of the workspace's config or the person's that sends `git status` or `git diff` into a commit's gitlinks.
+    for (const [file, text] of [[path.join(workspace, '.git/config'), '[diff]\n\tsubmodule = diff\n'], [path.join(home, '.gitconfig'), '[status]\n\tsubmoduleSummary = true\n']] as const) {
+      writeFileSync(file, text, { flag: 'a' });
+      expect(await decided('git status'), text).toBe('ask');
+      writeFileSync(file, '');
+    }
+  });
+
+  it('a bare repository or a Git directory git starts in, and a folder above it', async () => {
+    git(workspace, 'init', '-q', '--bare', 'tools/bare.git');
+    expect(await decided('cd tools/bare.git && git log')).toBe('allow');
+    writeFileSync(path.join(workspace, 'tools/bare.git/config'), '[core]\n\tbare = true\n\tpager = touch PWNED\n');
+    for (const command of ['cd tools/bare.git && git log', 'cd tools/bare.git/refs && git log']) expect(await decided(command), command).toBe('ask');
+    expect(await decided('git status')).toBe('allow');
+    // Seen with git 2.39: `cd tools/bare.git && git fetch` ran the reference-transaction hook its hooksPath names.
+    writeFileSync(path.join(workspace, 'tools/bare.git/config'), '[core]\n\tbare = true\n\thooksPath = evil\n');
+    expect(await decided('cd tools/bare.git && git fetch')).toBe('ask');
   });
 });

@@ -1,10 +1,15 @@
 import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { commandBaseName } from '@airlock/api';
 import { readConfigFile, type ConfigSetting } from '../tools/git-config-file';
-import { readSmallFile, repositoryFolders, workspaceGitDir } from '../tools/workspace-git-dir';
+import { readSmallFile, repositoryConfigFiles, repositoryFolders, workspaceGitDir } from '../tools/workspace-git-dir';
+import { gitGlobalOptions } from './git-arguments';
+import { indexGitlinks } from './git-index-gitlinks';
 import type { LineFacts } from './match-command';
 import type { SimpleCommand } from './parse-command-line';
+import type { ShellWord } from './shell-word';
 
 /**
  * Keys of a Git config whose value git runs as a program or a command line, or that lead it to (more config from a
@@ -22,109 +27,399 @@ const RUNS_KEYS = [
   'includeif', 'alias',
 ];
 
-/** The most folders looked at below one repository: past that, a git call counts as running what they say. */
+/** The most Git directories looked at for one call: past that, a git call counts as running what they say. */
 const MAX_FOLDERS = 512;
 /** A config file larger than this counts as setting such a key. */
 const MAX_CONFIG_BYTES = 256 * 1024;
-/** The most entries, and the deepest folder, the look for repositories nested in the workspace reads: past either, git counts as running what they say. */
-const MAX_WALKED_ENTRIES = 50_000;
-const MAX_WALKED_DEPTH = 64;
+/** An index larger than this is not read: git may go into any repository of the workspace then (the walk below). */
+const MAX_INDEX_BYTES = 64 * 1024 * 1024;
+/**
+ * The most entries, and the deepest folder, the walk for repositories nested in the workspace reads: past either, git
+ * counts as running what they say. Changed only by tests.
+ */
+export const walkBounds = { entries: 50_000, depth: 64 };
+/** How many folders the walk reads at once. */
+const WALK_READERS = 4;
+
+/**
+ * git's commands that go into no repository but the one they work in and the submodules its index records (and, as
+ * any command, those of `.git/modules` and `.git/worktrees`), unless an option or a key below says otherwise. Seen
+ * with git 2.39 (strace of the files opened): `git status`, `status -uall`, `diff`, `log -p`, `ls-files -o`, `clean
+ * -n`, `stash -u` never read the config of a repository nested in the work tree that the index does not record
+ * (only its `HEAD`, to tell it is one; `git add -A`, which records it, reads its config and runs nothing of it); with
+ * a gitlink for it in the index, `git status` and `git diff` run its `core.fsmonitor`. A commit's gitlink is another matter: `git log -p --submodule=diff` or `=log`, `git diff HEAD~1
+ * --submodule=diff`, `diff.submodule = diff` read the config of the repository at a gitlink's path of any commit
+ * (removed from the index since, the repository left there untracked) and run `git diff` in it; `checkout
+ * --recurse-submodules` too. Those, any other command, an option with `submodule` in it, a word the shell computes,
+ * `-c` and `--git-dir` are judged by the walk of the whole workspace.
+ */
+const INDEX_REACH_COMMANDS = new Set([
+  'status', 'diff', 'log', 'show', 'whatchanged', 'add', 'commit', 'mv', 'rm', 'branch', 'tag', 'config', 'rev-parse',
+  'rev-list', 'ls-files', 'ls-tree', 'blame', 'annotate', 'describe', 'shortlog', 'reflog', 'cat-file', 'show-ref',
+  'for-each-ref', 'grep', 'check-ignore', 'check-attr', 'diff-files', 'diff-index', 'diff-tree', 'count-objects',
+  'name-rev', 'merge-base', 'symbolic-ref', 'show-branch', 'format-patch', 'var', 'version', 'help',
+]);
+
+/**
+ * Keys that lead those commands into the repositories at the gitlinks of commits, not only of the index
+ * (`diff.submodule = diff`, `status.submoduleSummary`, `submodule.recurse`), or to more config the look does not follow
+ * (`include`): while the workspace repository's config, the person's own or a submodule's sets one, git is judged by
+ * the walk.
+ */
+const WIDENS_KEYS = ['diff.submodule', 'status.submodulesummary', 'submodule.recurse', 'fetch.recursesubmodules', 'include', 'includeif'];
+
+/** The person's and the machine's Git config, which git reads for every repository. */
+function globalConfigFiles(): string[] {
+  return [path.join(homedir(), '.gitconfig'), path.join(homedir(), '.config', 'git', 'config'), '/etc/gitconfig'];
+}
+
+/**
+ * What the Git directories of the workspace say, looked at once per judging (`RuleContext.walks`) by
+ * `lookAtGitDirectories`, before the rules are judged: by key (`lookKey`), whether git may run what one of them says.
+ */
+export type GitLooks = Map<string, boolean | 'widens'>;
+
+/** Looks made, for tests: how many walked the whole workspace. */
+export const walkCount = { walks: 0 };
 
 /**
  * Whether a git call may run what a call of the workspace wrote into a Git directory that git reads for it and the
  * sandbox does not hold read-only as it holds the repository's `.git/config` and `.git/hooks`: those of its
- * submodules and linked worktrees (`.git/modules/<name>/…`, nested `…/modules/…` too, `.git/worktrees/<name>/…`), and
- * those of any repository nested in the workspace (`nested/.git/`, a submodule not absorbed, a vendored clone) or
- * that such a folder's gitfile names (`gitdir: ../anywhere`). `git status` runs each populated submodule's
- * `core.fsmonitor`, `cd sub && git commit` its hooks, `cd nested && git status` the nested repository's, `cd wt && git
- * status` in a linked worktree reads the config its `commondir` names. True while such a folder's `config` or
- * `config.worktree` sets a key of `RUNS_KEYS`, its `hooks` folder holds anything but git's `*.sample` files, a
- * submodule's folder holds a `commondir` or a worktree's names another folder than its repository's, a nested `.git`
- * is a link or a gitfile naming a folder outside the workspace or none, a file there cannot be read, past the bounds
- * above, and after a command on the line that may have changed the file system or led the shell out (it may have
- * made any of these, so whether they are there yet does not count). False for any other program, when the facts name
- * no workspace, and for a workspace with no such Git directory. Read synchronously: one bounded walk of the workspace
- * (not into `.git` folders or through links), then a listing and a few small reads per Git directory.
+ * submodules and linked worktrees (`.git/modules/<name>/…`, nested `…/modules/…` too, `.git/worktrees/<name>/…`), of
+ * the repositories its index records as submodules (`sub/.git`, a submodule not absorbed, and theirs in turn), of the
+ * repository found from the folder git starts in (`cd nested && git status`, `git -C nested log`) or a folder above
+ * it, and, for a command that may go into the repository at a commit's gitlink (any not of `INDEX_REACH_COMMANDS`,
+ * or one that a key or an option sends there), of any repository nested in the workspace, found by one walk of it,
+ * with the folder such a `.git` gitfile names (`gitdir: ../anywhere`). `git status` runs each populated submodule's `core.fsmonitor`, `cd sub && git commit` its hooks, `cd
+ * nested && git status` the nested repository's, `cd wt && git status` in a linked worktree reads the config its
+ * `commondir` names. True while such a folder's `config` or `config.worktree` sets a key of `RUNS_KEYS`, its `hooks`
+ * folder holds anything but git's `*.sample` files, a submodule's folder holds a `commondir` or a worktree's names
+ * another folder than its repository's, a nested `.git` is a link or a gitfile naming a folder outside the workspace
+ * or none, a file there cannot be read, past the bounds above, and after a command on the line that may have changed
+ * the file system or led the shell out (it may have made any of these, so whether they are there yet does not count).
+ * False for any other program, when the facts name no workspace, and for a workspace with no such Git directory.
+ * Answered from what `lookAtGitDirectories` found for the line (`line.walks`): a call it did not look at counts as
+ * one that may run them.
  */
 export function submoduleConfigMayRun(command: SimpleCommand, line: LineFacts): boolean {
   const [first] = command.words;
-  if (first?.kind !== 'literal' || !/^git(?:-[a-z][a-z0-9-]*)?$/.test(commandBaseName(first.value))) return false;
+  if (first?.kind !== 'literal' || !isGitName(first.value)) return false;
   if (line.workspace === undefined) return false;
   if (line.leftWorkspace === true || line.fileSystemChanged === true || line.changedBefore === true) return true;
-  const workspace = line.workspace;
-  try {
-    const pending: { folder: string; kind: 'module' | 'worktree'; common: string }[] = [];
-    const found = workspaceGitDir(workspace);
-    if (found !== undefined && 'found' in found) {
-      for (const folder of repositoryFolders(found.found)) {
-        for (const module of subfolders(path.join(folder, 'modules'))) pending.push({ folder: module, kind: 'module', common: module });
-        for (const worktree of subfolders(path.join(folder, 'worktrees'))) pending.push({ folder: worktree, kind: 'worktree', common: folder });
+  const call = gitCall(command.words, line.folder);
+  return call === undefined || line.walks?.get(lookKey(line.workspace, call)) !== false;
+}
+
+/**
+ * Looks, for each git call among `commands` (one judged with `facts` of the same index, git named anywhere in its
+ * words, as behind a wrapper or runner), at the Git directories it may read (see submoduleConfigMayRun), and notes
+ * what it found in `looks`: a look made for an earlier call of the same judging is not made again. Asynchronous, so
+ * that the walk of a large workspace holds no other client: each folder is read with a callback of its own.
+ */
+export async function lookAtGitDirectories(commands: readonly SimpleCommand[], facts: readonly LineFacts[], looks: GitLooks): Promise<void> {
+  for (const [index, command] of commands.entries()) {
+    const line = facts[index];
+    const folder = line?.folder;
+    if (line?.workspace === undefined || folder === undefined || line.leftWorkspace === true || line.fileSystemChanged === true || line.changedBefore === true) continue;
+    for (const [at, word] of command.words.entries()) {
+      if (word.kind !== 'literal' || !isGitName(word.value)) continue;
+      const call = gitCall(command.words.slice(at), folder);
+      if (call === undefined) continue;
+      if (at === 0) {
+        await lookedAt(line.workspace, call, looks);
+        continue;
       }
+      // Behind a wrapper or runner, which may start it in another folder (`env -C nested git status`, `sudo -D x`):
+      // looked at from each folder a word before it may name, and by the walk. Noted for the call as judged alone,
+      // which is how the judging asks; a look of the same call not behind one is no answer for this one.
+      const key = lookKey(line.workspace, call);
+      const before = command.words.slice(0, at);
+      const named = before.flatMap((earlier) => (earlier.kind === 'literal' ? [path.resolve(folder, earlier.value)] : []));
+      const behind = named.length < before.length || (await lookedAt(line.workspace, { starts: [...call.starts, ...named], reach: 'walk' }, looks));
+      looks.set(key, looks.get(key) === true || behind);
     }
-    const nested = nestedOnce(workspace, line.walks);
-    if (nested === undefined) return true;
-    for (const entry of nested) {
-      const gitDir = lstatSync(entry).isDirectory() ? entry : gitfileTarget(workspace, entry);
-      if (gitDir === undefined) return true;
-      const parent = path.dirname(gitDir);
-      // A linked worktree's gitfile names `<repository>/worktrees/<name>`, whose commondir names that repository.
-      if (path.basename(parent) === 'worktrees' && exists(path.join(gitDir, 'commondir'))) pending.push({ folder: gitDir, kind: 'worktree', common: path.dirname(parent) });
-      else pending.push({ folder: gitDir, kind: 'module', common: gitDir });
-      for (const worktree of subfolders(path.join(gitDir, 'worktrees'))) pending.push({ folder: worktree, kind: 'worktree', common: gitDir });
-    }
-    for (let looked = 0, next = pending.pop(); next !== undefined; looked += 1, next = pending.pop()) {
-      if (looked >= MAX_FOLDERS) return true;
-      if (runsWhatItHolds(next.folder, next.kind, next.common)) return true;
-      if (next.kind === 'worktree') continue;
-      // A submodule's own submodules (`.git/modules/a/modules/b`), and the folders of a name with a slash
-      // (`.git/modules/libs/x` for the submodule `libs/x`), which hold no repository of their own.
-      const repository = exists(path.join(next.folder, 'HEAD')) || exists(path.join(next.folder, 'config'));
-      for (const below of subfolders(repository ? path.join(next.folder, 'modules') : next.folder)) pending.push({ folder: below, kind: 'module', common: below });
-    }
-  } catch {
-    return true;
   }
-  return false;
+}
+
+function isGitName(program: string): boolean {
+  return /^git(?:-[a-z][a-z0-9-]*)?$/.test(commandBaseName(program));
+}
+
+/** Where a git call starts looking for its repository, and whether it may go into a commit's submodules. */
+interface GitCall {
+  /** The folders git starts in, absolute: the one it runs in, moved by each `-C` in turn. */
+  starts: string[];
+  reach: 'index' | 'walk';
+}
+
+/**
+ * The git call `words` make, run in `folder`; undefined when where it starts cannot be told (`cd su* && git status`,
+ * `-C "$X"`).
+ */
+function gitCall(words: readonly ShellWord[], folder: string | undefined): GitCall | undefined {
+  if (folder === undefined) return undefined;
+  const literal = words.map((word) => (word.kind === 'literal' ? word.value : undefined));
+  const dashed = /^git-([a-z][a-z0-9-]*)$/.exec(commandBaseName(literal[0] ?? ''));
+  const options = dashed === null ? gitGlobalOptions(literal) : { command: 0, folders: [], other: false };
+  // A word the shell computes among git's options, or as its command, may be a `-C` and a folder (`git $X status`).
+  if (literal.slice(1, options.command + 1).includes(undefined)) return undefined;
+  const starts = [folder];
+  for (const named of options.folders) starts.push(path.resolve(starts.at(-1)!, named));
+  const command = dashed === null ? literal[options.command] : dashed[1];
+  const rest = literal.slice(options.command + 1);
+  const indexOnly = !options.other && (command === undefined || INDEX_REACH_COMMANDS.has(command)) && rest.every((word) => word !== undefined && !word.includes('submodule'));
+  return { starts: options.folders.length === 0 ? starts : starts.slice(-1), reach: indexOnly ? 'index' : 'walk' };
+}
+
+function lookKey(workspace: string, call: GitCall): string {
+  return [call.reach, workspace, ...call.starts].join('\0');
+}
+
+/** Whether `call` may run what a Git directory says (noted in `looks`, with the parts it is made of). */
+async function lookedAt(workspace: string, call: GitCall, looks: GitLooks): Promise<boolean> {
+  const key = lookKey(workspace, call);
+  const known = looks.get(key);
+  if (known !== undefined) return known === true;
+  let reach = call.reach;
+  let answer = false;
+  for (const start of call.starts) {
+    const found = await once(looks, `from\0${workspace}\0${start}`, () => discoveredMayRun(workspace, start));
+    if (found === true) answer = true;
+    if (found === 'widens') reach = 'walk';
+  }
+  if (!answer && reach === 'index') {
+    const byIndex = await once(looks, `index\0${workspace}`, () => reachedByIndex(workspace));
+    if (byIndex === 'widens') reach = 'walk';
+    else answer = byIndex;
+  }
+  if (!answer && reach === 'walk') answer = (await once(looks, `walk\0${workspace}`, () => reachedByWalk(workspace))) !== false;
+  looks.set(key, answer);
+  return answer;
+}
+
+async function once(looks: GitLooks, key: string, look: () => Promise<boolean | 'widens'>): Promise<boolean | 'widens'> {
+  const known = looks.get(key);
+  if (known !== undefined) return known;
+  const found = await look().catch(() => true);
+  looks.set(key, found);
+  return found;
+}
+
+/** One repository git may work in: where its index is, and its work tree. */
+interface Repository {
+  gitDir: string;
+  workTree: string;
+}
+
+/**
+ * Whether the repositories git finds from `start` (a `.git` there or in a folder above it inside the workspace, or a
+ * folder there that is itself a Git directory), other than the workspace's own, or the submodules their indexes
+ * record, may run what they say; `widens` when one of them leads git further (`WIDENS_KEYS`).
+ */
+async function discoveredMayRun(workspace: string, start: string): Promise<boolean | 'widens'> {
+  const realWorkspace = await realpath(workspace).catch(() => undefined);
+  if (realWorkspace === undefined) return false;
+  let real: string | undefined;
+  // `mkdir x && cd x && git status` starts where the folder will be: git looks from there up.
+  for (let folder = start; real === undefined; folder = path.dirname(folder)) {
+    real = await realpath(folder).catch(() => undefined);
+    if (folder === path.dirname(folder)) return false;
+  }
+  const own = workspaceGitDir(workspace);
+  const ownFolders = own !== undefined && 'found' in own ? repositoryFolders(own.found).map((folder) => path.join(realWorkspace, path.relative(workspace, folder))) : [];
+  const pending: Pending[] = [];
+  const repositories: Repository[] = [];
+  // Only inside the workspace: git run elsewhere is judged as leading out (`leadsOut`), not here.
+  for (let folder = real; isInside(realWorkspace, folder); folder = path.dirname(folder)) {
+    if (ownFolders.includes(folder)) continue;
+    const dotGit = path.join(folder, '.git');
+    const info = await lstat(dotGit).catch(() => undefined);
+    if (info !== undefined) {
+      const gitDir = info.isDirectory() ? dotGit : gitfileTarget(realWorkspace, dotGit);
+      if (gitDir === undefined) return true;
+      pending.push(...nestedGitDirectory(gitDir));
+      repositories.push({ gitDir, workTree: folder });
+    }
+    if (exists(path.join(folder, 'HEAD'))) {
+      const parent = path.dirname(folder);
+      pending.push(path.basename(parent) === 'worktrees' ? { folder, kind: 'worktree', common: path.dirname(parent) } : { folder, kind: 'module', common: folder });
+    }
+  }
+  if (pending.length === 0) return false;
+  const submodules = await submodulesOf(realWorkspace, repositories);
+  if (typeof submodules !== 'object') return submodules;
+  return checked(realWorkspace, [...pending, ...submodules], true);
+}
+
+type Pending = { folder: string; kind: 'module' | 'worktree'; common: string };
+
+/** The workspace repository's submodules and linked worktrees (`.git/modules/*`, `.git/worktrees/*`). */
+function ownGitDirectories(workspace: string): Pending[] {
+  const pending: Pending[] = [];
+  const found = workspaceGitDir(workspace);
+  if (found === undefined || !('found' in found)) return pending;
+  for (const folder of repositoryFolders(found.found)) {
+    for (const module of subfolders(path.join(folder, 'modules'))) pending.push({ folder: module, kind: 'module', common: module });
+    for (const worktree of subfolders(path.join(folder, 'worktrees'))) pending.push({ folder: worktree, kind: 'worktree', common: folder });
+  }
+  return pending;
+}
+
+/** What a nested repository's Git directory `gitDir` is looked at as, with its linked worktrees. */
+function nestedGitDirectory(gitDir: string): Pending[] {
+  const parent = path.dirname(gitDir);
+  // A linked worktree's gitfile names `<repository>/worktrees/<name>`, whose commondir names that repository.
+  const pending: Pending[] = [
+    path.basename(parent) === 'worktrees' && exists(path.join(gitDir, 'commondir')) ? { folder: gitDir, kind: 'worktree', common: path.dirname(parent) } : { folder: gitDir, kind: 'module', common: gitDir },
+  ];
+  for (const worktree of subfolders(path.join(gitDir, 'worktrees'))) pending.push({ folder: worktree, kind: 'worktree', common: gitDir });
+  return pending;
+}
+
+/**
+ * For the commands of INDEX_REACH_COMMANDS: the workspace repository's own submodules and worktrees, and the
+ * repositories at the gitlinks its index records and `.gitmodules` names, theirs in turn. `widens` when the
+ * workspace has no repository of its own at its root (git may use one above it, whose index is not read), its index
+ * cannot be read whole, or a config leads further.
+ */
+async function reachedByIndex(workspace: string): Promise<boolean | 'widens'> {
+  const found = workspaceGitDir(workspace);
+  if (found === undefined || !('found' in found)) return 'widens';
+  const settings = [...repositoryConfigFiles(found.found), ...globalConfigFiles()].map((file) => (exists(file) ? readConfigFile(file, MAX_CONFIG_BYTES) : { settings: [] }));
+  if (settings.some((read) => read === undefined || read.settings.some(widens))) return 'widens';
+  const submodules = await submodulesOf(workspace, [{ gitDir: found.found.gitDir, workTree: workspace }]);
+  if (typeof submodules !== 'object') return submodules;
+  return checked(workspace, [...ownGitDirectories(workspace), ...submodules], true);
+}
+
+/**
+ * The Git directories of the submodules `repositories` record in their index or `.gitmodules`, populated (a `.git`
+ * in the submodule's folder), and of theirs in turn. True when one cannot be read as git would (a `.git` that is a
+ * link, a gitfile naming no folder of the workspace, a folder reached through a link), `widens` when an index cannot
+ * be read whole.
+ */
+async function submodulesOf(workspace: string, repositories: Repository[]): Promise<Pending[] | boolean | 'widens'> {
+  const realWorkspace = await realpath(workspace);
+  const pending: Pending[] = [];
+  let looked = 0;
+  for (let next = repositories.pop(); next !== undefined; next = repositories.pop()) {
+    if ((looked += 1) > MAX_FOLDERS) return true;
+    const links = await gitlinkPaths(next);
+    if (links === undefined) return 'widens';
+    for (const link of links) {
+      const workTree = path.resolve(next.workTree, link);
+      if (!isInside(workspace, workTree)) return true;
+      const dotGit = path.join(workTree, '.git');
+      const info = await lstat(dotGit).catch(() => undefined);
+      if (info === undefined) continue;
+      if ((await realpath(workTree)) !== path.join(realWorkspace, path.relative(workspace, workTree))) return true;
+      const gitDir = info.isDirectory() ? dotGit : gitfileTarget(workspace, dotGit);
+      if (gitDir === undefined) return true;
+      pending.push(...nestedGitDirectory(gitDir));
+      repositories.push({ gitDir, workTree });
+    }
+  }
+  return pending;
+}
+
+/**
+ * The paths, relative to its work tree, of a repository's gitlinks: its index's and its `.gitmodules`'s; undefined
+ * when its index is not there or cannot be read whole.
+ */
+async function gitlinkPaths(repository: Repository): Promise<string[] | undefined> {
+  const modules = path.join(repository.workTree, '.gitmodules');
+  const declared = exists(modules) ? readConfigFile(modules, MAX_CONFIG_BYTES) : { settings: [] };
+  if (declared === undefined) return undefined;
+  const named = declared.settings.flatMap((setting) => (setting.section === 'submodule' && setting.subsection && setting.key === 'path' && setting.value !== undefined ? [setting.value] : []));
+  const index = path.join(repository.gitDir, 'index');
+  // With no index yet (a repository just made, or one a call wrote by hand) which repositories its first `git add`
+  // records is not known: judged by the walk, as any.
+  const info = await lstat(index).catch(() => undefined);
+  if (info === undefined || !info.isFile() || info.size > MAX_INDEX_BYTES) return undefined;
+  const config = readConfigFile(path.join(repository.gitDir, 'config'), MAX_CONFIG_BYTES);
+  const sha256 = config?.settings.some((setting) => setting.section === 'extensions' && setting.key === 'objectformat' && setting.value?.toLowerCase() === 'sha256');
+  const recorded = indexGitlinks(await readFile(index), sha256 === true ? 32 : 20);
+  return recorded === undefined ? undefined : [...recorded, ...named];
+}
+
+/** For the other commands: the workspace repository's own submodules and worktrees, and every repository nested in it. */
+async function reachedByWalk(workspace: string): Promise<boolean> {
+  const nested = await nestedGitEntries(workspace);
+  if (nested === undefined) return true;
+  const pending = ownGitDirectories(workspace);
+  for (const entry of nested) {
+    const gitDir = lstatSync(entry).isDirectory() ? entry : gitfileTarget(workspace, entry);
+    if (gitDir === undefined) return true;
+    pending.push(...nestedGitDirectory(gitDir));
+  }
+  return (await checked(workspace, pending, false)) !== false;
+}
+
+/**
+ * Whether a Git directory of `pending`, or one below (a submodule's own `modules`), may make git run what a call
+ * wrote; with `widening`, `widens` for one whose config leads git further (`WIDENS_KEYS`).
+ */
+async function checked(workspace: string, pending: Pending[], widening: boolean): Promise<boolean | 'widens'> {
+  let widened = false;
+  for (let looked = 0, next = pending.pop(); next !== undefined; looked += 1, next = pending.pop()) {
+    if (looked >= MAX_FOLDERS) return true;
+    const says = runsWhatItHolds(next.folder, next.kind, next.common);
+    if (says === true) return true;
+    if (says === 'widens' && widening) widened = true;
+    if (next.kind === 'worktree') continue;
+    // A submodule's own submodules (`.git/modules/a/modules/b`), and the folders of a name with a slash
+    // (`.git/modules/libs/x` for the submodule `libs/x`), which hold no repository of their own.
+    const repository = exists(path.join(next.folder, 'HEAD')) || exists(path.join(next.folder, 'config'));
+    for (const below of subfolders(repository ? path.join(next.folder, 'modules') : next.folder)) pending.push({ folder: below, kind: 'module', common: below });
+    // One folder's listing at a time, so that a workspace of many submodules holds no other client long.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return widened ? 'widens' : false;
 }
 
 /**
  * The `.git` entries below the workspace (not its own), each a folder, a gitfile or anything else: a walk that goes
- * into no `.git` folder and through no link (a folder not there holds none). Undefined past MAX_WALKED_ENTRIES or
- * MAX_WALKED_DEPTH.
+ * into no `.git` folder and through no link (a folder not there holds none), one folder read at a time without
+ * holding the server's thread. Undefined past `walkBounds`.
  */
-/** Walks of the workspace made, for tests. */
-export const walkCount = { walks: 0 };
-
-/**
- * The workspace's nested Git entries, walked once for the judging `walked` belongs to (`RuleContext.walks`): one
- * call's rules and both their sides, or the past calls a draft rule's preview judges, where nothing runs between
- * them. A walk costs a few hundred ms of the server's thread in a large workspace.
- */
-function nestedOnce(workspace: string, walked: Map<string, string[] | undefined> | undefined): string[] | undefined {
-  if (walked === undefined) return nestedGitEntries(workspace);
-  if (!walked.has(workspace)) walked.set(workspace, nestedGitEntries(workspace));
-  return walked.get(workspace);
-}
-
-function nestedGitEntries(workspace: string): string[] | undefined {
+async function nestedGitEntries(workspace: string): Promise<string[] | undefined> {
   walkCount.walks += 1;
   const found: string[] = [];
   const queue: { folder: string; depth: number }[] = [{ folder: workspace, depth: 0 }];
   let entries = 0;
-  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
-    for (const entry of readdirOrEmpty(next.folder, { withFileTypes: true })) {
-      if ((entries += 1) > MAX_WALKED_ENTRIES) return undefined;
-      const entryPath = path.join(next.folder, entry.name);
-      if (entry.name === '.git') {
-        if (next.depth > 0) found.push(entryPath);
-        continue;
+  let over = false;
+  let reading = 0;
+  await new Promise<void>((resolve, reject) => {
+    const read = (next: { folder: string; depth: number }, listed: Dirent[]) => {
+      for (const entry of listed) {
+        if ((entries += 1) > walkBounds.entries) over = true;
+        const entryPath = path.join(next.folder, entry.name);
+        if (entry.name === '.git') {
+          if (next.depth > 0) found.push(entryPath);
+          continue;
+        }
+        if (!entry.isDirectory()) continue;
+        if (next.depth + 1 > walkBounds.depth) over = true;
+        queue.push({ folder: entryPath, depth: next.depth + 1 });
       }
-      if (!entry.isDirectory()) continue;
-      if (next.depth + 1 > MAX_WALKED_DEPTH) return undefined;
-      queue.push({ folder: entryPath, depth: next.depth + 1 });
-    }
-  }
-  return found;
+    };
+    // A few folders read at once: each read waits on the disk in libuv's pool, not on the server's thread.
+    const more = () => {
+      for (let next = queue.pop(); next !== undefined && !over; next = reading < WALK_READERS ? queue.pop() : undefined) {
+        const folder = next;
+        reading += 1;
+        readdirOrEmpty(folder.folder).then((listed) => {
+          reading -= 1;
+          read(folder, listed);
+          more();
+        }, reject);
+        if (reading >= WALK_READERS) break;
+      }
+      if (reading === 0) resolve();
+    };
+    more();
+  });
+  return over ? undefined : found;
 }
 
 /**
@@ -144,24 +439,39 @@ function gitfileTarget(workspace: string, file: string): string | undefined {
   return realpathSync(gitDir) === path.join(realpathSync(workspace), relative) && lstatSync(gitDir).isDirectory() ? gitDir : undefined;
 }
 
-/** Whether the Git directory `folder` holds config, hooks or a `commondir` that may make git run what a call wrote. */
-function runsWhatItHolds(folder: string, kind: 'module' | 'worktree', common: string): boolean {
+/**
+ * Whether the Git directory `folder` holds config, hooks or a `commondir` that may make git run what a call wrote;
+ * `widens` when its config only leads git further (`WIDENS_KEYS`).
+ */
+function runsWhatItHolds(folder: string, kind: 'module' | 'worktree', common: string): boolean | 'widens' {
+  let widened = false;
   for (const name of ['config', 'config.worktree']) {
     const file = path.join(folder, name);
     if (!exists(file)) continue;
     const read = readConfigFile(file, MAX_CONFIG_BYTES);
     if (read === undefined || read.settings.some(runsSomething)) return true;
+    widened ||= read.settings.some(widens);
   }
-  if (readdirOrEmpty(path.join(folder, 'hooks')).some((hook) => !hook.endsWith('.sample'))) return true;
+  if (subfolderNames(path.join(folder, 'hooks')).some((hook) => !hook.endsWith('.sample'))) return true;
   const commondir = path.join(folder, 'commondir');
-  if (!exists(commondir)) return false;
-  if (kind === 'module') return true;
-  const named = readSmallFile(commondir)?.toString('utf8').replace(/\s+$/, '');
-  return named === undefined || path.resolve(folder, named) !== common;
+  if (exists(commondir)) {
+    if (kind === 'module') return true;
+    const named = readSmallFile(commondir)?.toString('utf8').replace(/\s+$/, '');
+    if (named === undefined || path.resolve(folder, named) !== common) return true;
+  }
+  return widened ? 'widens' : false;
 }
 
 function runsSomething(setting: ConfigSetting): boolean {
-  return RUNS_KEYS.some((pattern) => {
+  return matchesKey(RUNS_KEYS, setting);
+}
+
+function widens(setting: ConfigSetting): boolean {
+  return matchesKey(WIDENS_KEYS, setting);
+}
+
+function matchesKey(keys: readonly string[], setting: ConfigSetting): boolean {
+  return keys.some((pattern) => {
     const parts = pattern.split('.');
     if (parts[0] !== setting.section) return false;
     if (parts.length === 1) return true;
@@ -171,7 +481,7 @@ function runsSomething(setting: ConfigSetting): boolean {
 
 /** The folders in `folder` (a link among them counts as one, and is judged by what it holds), none when it is not there. */
 function subfolders(folder: string): string[] {
-  return readdirOrEmpty(folder)
+  return subfolderNames(folder)
     .map((name) => path.join(folder, name))
     .filter((entry) => {
       const info = lstatSync(entry);
@@ -179,16 +489,34 @@ function subfolders(folder: string): string[] {
     });
 }
 
-function readdirOrEmpty(folder: string): string[];
-function readdirOrEmpty(folder: string, options: { withFileTypes: true }): Dirent[];
-function readdirOrEmpty(folder: string, options?: { withFileTypes: true }): string[] | Dirent[] {
+/** The names in `folder`, none when it is not there. */
+function subfolderNames(folder: string): string[] {
   try {
-    return options === undefined ? readdirSync(folder) : readdirSync(folder, options);
+    return readdirSync(folder);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    if (notThere(error)) return [];
     throw error;
   }
+}
+
+async function readdirOrEmpty(folder: string): Promise<Dirent[]> {
+  try {
+    return await readdir(folder, { withFileTypes: true });
+  } catch (error) {
+    if (notThere(error)) return [];
+    throw error;
+  }
+}
+
+function notThere(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** Whether `entry` lies strictly inside `folder`, by their text. */
+function isInside(folder: string, entry: string): boolean {
+  const relative = path.relative(folder, entry);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
 function exists(file: string): boolean {
