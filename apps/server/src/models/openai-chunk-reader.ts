@@ -61,6 +61,8 @@ interface PendingCall {
   arguments: string | Record<string, unknown>;
   /** The arguments' length as counted against the limits: their text, or an object's JSON. */
   size: number;
+  /** The longest the arguments have been (as `size`): only arguments growing past it are the turn's progress. */
+  longest: number;
 }
 
 /** A chunk the reader cannot use; the message says what was wrong, without echoing the chunk. */
@@ -89,9 +91,10 @@ export class OpenAIChunkReader {
   private pieces = 0;
 
   /**
-   * How many pieces of the answer have arrived: text, reasoning, or a fragment of a tool call (its id, name or
-   * arguments) that adds to it. A chunk with none of them (an empty delta, the usage, an id or name a call already
-   * has, whole arguments sent again) is no progress, nor is an event-stream comment.
+   * How many pieces of the answer have arrived: text, reasoning, or a fragment of a tool call that adds to it (its
+   * id, its name, or arguments longer than the call's have ever been). A chunk with none of them (an empty delta, the
+   * usage, an id or name a call already has, whole arguments sent again, text that starts the arguments over) is no
+   * progress, nor is an event-stream comment.
    */
   get progress(): number {
     return this.pieces;
@@ -175,7 +178,7 @@ export class OpenAIChunkReader {
     let call = this.calls.get(index);
     if (!call) {
       if (this.calls.size >= MAX_STREAMED_TOOL_CALLS) throw new AnswerLimitError(`more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one turn`);
-      call = { id: '', name: '', arguments: '', size: 0 };
+      call = { id: '', name: '', arguments: '', size: 0, longest: 0 };
       this.calls.set(index, call);
     }
     this.lastIndex = index;
@@ -191,17 +194,21 @@ export class OpenAIChunkReader {
       call.name = name;
       added = true;
     }
+    // Arguments sent whole replace what came before, and text after them starts over. Only arguments longer than the
+    // call's have ever been are new: a server alternating whole arguments and one character made progress at each
+    // character, and held its place to the turn limit with a call that never changed.
     const piece = delta.function?.arguments;
     if (typeof piece === 'string') {
       const sofar = typeof call.arguments === 'string' ? call.arguments : '';
       this.countArguments(call, sofar.length + piece.length);
       call.arguments = sofar + piece;
-      if (piece !== '') added = true;
     } else if (piece) {
-      // Arguments sent whole replace what came before: only the first whole arguments of a call are new.
-      if (call.arguments === '') added = true;
       this.countArguments(call, jsonLength(piece));
       call.arguments = piece;
+    }
+    if (call.size > call.longest) {
+      call.longest = call.size;
+      added = true;
     }
     if (added) this.pieces++;
   }

@@ -183,6 +183,22 @@ describe('OpenAIChunkReader progress', () => {
 
     expect(reader.progress).toBe(1);
   });
+
+  it('counts a piece as progress only when the call grows past the longest it has been: a server alternating whole arguments and one character is stalled', () => {
+    const reader = new OpenAIChunkReader();
+    reader.push({ choices: [{ delta: { tool_calls: [{ index: 0, id: 'c1', function: { name: 'read_file', arguments: { path: 'a' } } }] } }] });
+    for (let repeat = 0; repeat < 3; repeat++) {
+      reader.push({ choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: 'x' } }] } }] });
+      reader.push({ choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: { path: 'a' } } }] } }] });
+    }
+    expect(reader.progress).toBe(1);
+
+    // Text that goes on past the whole arguments' length is new again, one piece at a time.
+    const longer = '{"path":"abc"}';
+    for (const character of longer) reader.push({ choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: character } }] } }] });
+    expect(reader.progress).toBe(1 + longer.length - JSON.stringify({ path: 'a' }).length);
+    expect(reader.finish()[0]).toStrictEqual({ type: 'tool-call', id: 'c1', name: 'read_file', arguments: longer });
+  });
 });
 
 describe('toModelError of the HTTP client\'s own timeouts', () => {
