@@ -255,6 +255,10 @@ describe('a git call judged by the Git directories it reads, in a repository git
   it('a bare repository or a Git directory git starts in, and a folder above it', async () => {
     git(workspace, 'init', '-q', '--bare', 'tools/bare.git');
     expect(await decided('cd tools/bare.git && git log')).toBe('allow');
+    mkdirSync(path.join(workspace, 'src/hooks'), { recursive: true });
+    writeFileSync(path.join(workspace, 'src/HEAD'), 'a project file\n');
+    writeFileSync(path.join(workspace, 'src/hooks/use-thing.ts'), 'export {};\n');
+    expect(await decided('cd src/hooks && git log')).toBe('allow');
     writeFileSync(path.join(workspace, 'tools/bare.git/config'), '[core]\n\tbare = true\n\tpager = touch PWNED\n');
     for (const command of ['cd tools/bare.git && git log', 'cd tools/bare.git/refs && git log']) expect(await decided(command), command).toBe('ask');
     expect(await decided('git status')).toBe('allow');

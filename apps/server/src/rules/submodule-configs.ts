@@ -240,7 +240,9 @@ async function discoveredMayRun(workspace: string, start: string): Promise<boole
       pending.push(...nestedGitDirectory(gitDir));
       repositories.push({ gitDir, workTree: folder });
     }
-    if (exists(path.join(folder, 'HEAD'))) {
+    // As git tells a Git directory (is_git_directory): a `HEAD`, with `objects` or `refs` beside it here, so that a
+    // project's own `HEAD` file and `hooks/` folder are no repository.
+    if (exists(path.join(folder, 'HEAD')) && (exists(path.join(folder, 'objects')) || exists(path.join(folder, 'refs')))) {
       const parent = path.dirname(folder);
       pending.push(path.basename(parent) === 'worktrees' ? { folder, kind: 'worktree', common: path.dirname(parent) } : { folder, kind: 'module', common: folder });
     }
