@@ -147,4 +147,32 @@ describe('hidden paths', () => {
     const hidden = new HiddenPaths([tokenFile]);
     expect(hidden.masks()).toStrictEqual([tokenFile, ...copies].map((file) => ({ path: file, folder: false })));
   });
+
+  test("the copies of a hidden file whose name starts with a dot: vim adds no second dot to its swap's name", async () => {
+    await using folder = await tempFolder();
+    const keyFile = path.join(folder.path, '.openai-key');
+    await writeFile(keyFile, 'key');
+    const beside = (name: string) => path.join(folder.path, name);
+    // vim's swap of `.openai-key` is `.openai-key.swp` (its undo file `..openai-key.un~`); Kate's swap and vim's undo
+    // file are taken under both names.
+    const copies = ['.openai-key.swp', '.openai-key.swo', '.openai-key.swn', '..openai-key.un~', '.openai-key.un~', '..openai-key.kate-swp', '.openai-key.kate-swp'];
+    for (const copy of copies) await writeFile(beside(copy), 'key');
+    await writeFile(beside('.openai-key.pub'), 'public');
+    const hidden = new HiddenPaths([keyFile]);
+    expect(hidden.masks().map((mask) => path.basename(mask.path)).sort()).toStrictEqual(['.openai-key', ...copies].sort());
+  });
+
+  test("a history's save in progress, `<name>-<digits>.tmp` (bash and readline write it, then rename it over the history), is masked with it", async () => {
+    await using folder = await tempFolder();
+    const history = path.join(folder.path, '.bash_history');
+    await writeFile(history, 'echo before');
+    const beside = (name: string) => path.join(folder.path, name);
+    await writeFile(beside('.bash_history-13426.tmp'), 'echo before');
+    // Not a save of the history: other words before `.tmp`, or a link named so.
+    await writeFile(beside('.bash_history-old.tmp'), 'other');
+    await writeFile(beside('.bash_history-12.tmp.1'), 'other');
+    await symlink(folder.path, beside('.bash_history-99.tmp'));
+    const hidden = new HiddenPaths([history]);
+    expect(hidden.masks()).toStrictEqual([history, beside('.bash_history-13426.tmp')].map((file) => ({ path: file, folder: false })));
+  });
 });

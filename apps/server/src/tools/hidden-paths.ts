@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** A hidden path as a call masks it: an empty tmpfs over a folder, /dev/null over a file. */
@@ -109,11 +109,29 @@ export class HiddenPaths {
     return this.#others().flatMap((entry) => identify(path.resolve(entry)) ?? []);
   }
 
-  /** The editors' copies there now of the hidden files seen (the server's own and `others`), held to nothing. */
+  /**
+   * The editors' copies there now of the hidden files seen (the server's own and `others`), held to nothing. Each
+   * folder that holds one is read once: a save's temporary name holds a process id, so is not known beforehand.
+   */
   #copiesNow(others: readonly Identity[]): Identity[] {
     const files = [...this.#seen.values(), ...others].filter((entry) => !entry.folder);
-    // Regular files only: a link named so leads elsewhere, and its target is no copy.
-    return files.flatMap((file) => editorCopies(file.path).flatMap((copy) => (lstatSync(copy, { throwIfNoEntry: false })?.isFile() === true ? (identify(copy) ?? []) : [])));
+    const folders = new Map<string, ReadonlySet<string>>();
+    const copies: Identity[] = [];
+    for (const file of files) {
+      const folder = path.dirname(file.path);
+      let regular = folders.get(folder);
+      if (regular === undefined) {
+        regular = regularFileNames(folder);
+        folders.set(folder, regular);
+      }
+      const name = path.basename(file.path);
+      const named = [...editorCopies(file.path).map((copy) => path.basename(copy)), ...[...regular].filter((entry) => isNumberedSave(name, entry))];
+      for (const copy of named) {
+        const identity = regular.has(copy) ? identify(path.join(folder, copy)) : undefined;
+        if (identity !== undefined) copies.push(identity);
+      }
+    }
+    return copies;
   }
 
   #lookForMissing(): void {
@@ -131,10 +149,12 @@ export class HiddenPaths {
 /**
  * The names an editor or a tool keeps a copy of `file` under, beside it: Emacs's and `cp --backup`'s backups (`token~`,
  * `token.~1~` to `~9~`) and Emacs's autosave (`#token#`), vim's swap files (`.token.swp`, then `.swo`, `.swn`, `.swm`,
- * `.swl` while others are there) and undo file (`.token.un~`), Kate's swap file (`.token.kate-swp`), the JetBrains
+ * `.swl` while others are there; `.openai-key.swp` for a name that starts with a dot) and undo file (`.token.un~`),
+ * Kate's swap file (`.token.kate-swp`), the JetBrains
  * editors' safe write (`token___jb_old___`, `token___jb_tmp___`), the `.bak`, `.orig`, `.old`, `.save` (nano) of
  * `sed -i.bak`, patch, a person's `cp`, patch's rejected hunks (`token.rej`) and the temporary file of an atomic save
- * (`token.tmp`, `token.new`: zsh writes its whole history to `.zsh_history.new`, then renames it over the history). Each holds the file's content, or part of it, so a hidden file's copies are hidden with it. Found from
+ * (`token.tmp`, `token.new`: zsh writes its whole history to `.zsh_history.new`, then renames it over the history;
+ * bash's `-<pid>.tmp` is matched apart, see isNumberedSave). Each holds the file's content, or part of it, so a hidden file's copies are hidden with it. Found from
  * outside: `token~` and `.token.swp` beside the token file were bound back into every call's view of its folder, and a
  * call read the server's token from both; later, `token___jb_old___` and `.token.kate-swp` were missed. Not a copy:
  * Emacs's lock `.#token`, a link naming who edits the file (and links are passed over, see #copiesNow), and any other
@@ -143,18 +163,42 @@ export class HiddenPaths {
 export function editorCopies(file: string): string[] {
   const folder = path.dirname(file);
   const name = path.basename(file);
+  // vim names the swap of a file whose name starts with a dot without a second one (`.openai-key.swp`); Kate's swap
+  // and vim's undo file add one whatever the name: both names are taken for each, a copy either way.
+  const dotted = name.startsWith('.') ? [name, `.${name}`] : [`.${name}`];
   const names = [
     `${name}~`,
     ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((number) => `${name}.~${number}~`),
     `#${name}#`,
-    ...['swp', 'swo', 'swn', 'swm', 'swl'].map((extension) => `.${name}.${extension}`),
-    `.${name}.un~`,
-    `.${name}.kate-swp`,
+    ...dotted.flatMap((base) => ['swp', 'swo', 'swn', 'swm', 'swl'].map((extension) => `${base}.${extension}`)),
+    ...dotted.map((base) => `${base}.un~`),
+    ...dotted.map((base) => `${base}.kate-swp`),
     `${name}___jb_old___`,
     `${name}___jb_tmp___`,
     ...['bak', 'orig', 'old', 'save', 'rej', 'tmp', 'new'].map((extension) => `${name}.${extension}`),
   ];
   return names.map((copy) => path.join(folder, copy));
+}
+
+/**
+ * Whether `entry` is a save of the file `name` in progress under the saving process's id: bash (and any program saving
+ * a history through readline) writes the whole history to `.bash_history-<pid>.tmp`, then renames it over the history.
+ */
+function isNumberedSave(name: string, entry: string): boolean {
+  return entry.startsWith(`${name}-`) && /^\d+\.tmp$/.test(entry.slice(name.length + 1));
+}
+
+/** The names of the regular files of a folder (links are passed over: a link named as a copy leads elsewhere, and its target is no copy). */
+function regularFileNames(folder: string): ReadonlySet<string> {
+  try {
+    return new Set(
+      readdirSync(folder, { withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => entry.name),
+    );
+  } catch {
+    return new Set();
+  }
 }
 
 /**

@@ -374,6 +374,33 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     }
   });
 
+  test("vim's swap of a hidden file whose name starts with a dot (.openai-key.swp, not ..openai-key.swp) is hidden with it, in a veiled folder and in the workspace", async () => {
+    await using workspace = await tempFolder();
+    await using home = await tempFolder('/var/tmp');
+    for (const folder of [path.join(home.path, 'secrets'), path.join(workspace.path, 'secrets')]) {
+      await mkdir(folder);
+      for (const name of ['.openai-key', '.openai-key.swp', '.openai-key.swo']) await writeFile(path.join(folder, name), 'the-key-value\n');
+      await writeFile(path.join(folder, 'notes'), 'kept\n');
+      const tool = terminal(workspace.path, { hiddenPaths: [path.join(folder, '.openai-key')] });
+      const result = await runTool(tool, { command: `cat ${folder}/notes; grep -rls the-key-value ${folder}; echo end` });
+      expect(result).toStrictEqual({ content: 'kept\nend\nexit code: 0', isError: false });
+    }
+  });
+
+  test("bash's history being saved as a call starts (.bash_history-<pid>.tmp, renamed over the history once written) is hidden with it, in a veiled home and in the workspace", async () => {
+    await using workspace = await tempFolder();
+    await using outside = await tempFolder('/var/tmp');
+    for (const home of [outside.path, path.join(workspace.path, 'home')]) {
+      await mkdir(home, { recursive: true });
+      const history = path.join(home, '.bash_history');
+      await writeFile(history, 'echo before\n');
+      await writeFile(`${history}-13426.tmp`, 'echo before\nAIRLOCK_TOKEN=the-token-value npm start\n');
+      await writeFile(path.join(home, 'notes'), 'kept\n');
+      const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home } });
+      expect(await runTool(tool, { command: `cat ${home}/notes; grep -rls token ${home}; echo end` })).toStrictEqual({ content: 'kept\nend\nexit code: 0', isError: false });
+    }
+  });
+
   test("the Airlock config folder in the server's home folder, where the terminal client keeps its token file, cannot be read", async () => {
     await using workspace = await tempFolder();
     // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).
