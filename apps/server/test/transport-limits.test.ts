@@ -1,4 +1,4 @@
-import { ChatService, type AppRouter, type ModelInfo } from '@airlock/api';
+import { ChatService, confirmInputSchema, type AppRouter, type ModelInfo } from '@airlock/api';
 import { ApprovalRegistry, type ModelPart } from '@airlock/core';
 import { deferred, hangingStep, ScriptedModel, textStep, type ScriptStep } from '@airlock/core/testing';
 import { createTRPCClient, createWSClient, TRPCClientError, wsLink } from '@trpc/client';
@@ -476,6 +476,19 @@ describe('a message of many members', () => {
       resolved: false,
       status: 'not-found',
     });
+    expect(await connection.client.sessions.list.query()).toStrictEqual({ sessions: [], nextCursor: null });
+  });
+
+  it('passes with the most members an edit of a call\'s arguments may hold, 64 KiB of numbers: answered, the socket still open', async () => {
+    // {"a":[0,0,…]} of 32,764 numbers is 65,535 bytes: the most items within MAX_EDITED_ARGUMENTS_BYTES.
+    const edited = { a: Array.from({ length: 32_764 }, () => 0) };
+    const input = { sessionId: 's1', approvalId: 'a1', decision: 'allow' as const, arguments: edited };
+    expect(confirmInputSchema.safeParse(input).success).toBe(true);
+    expect(confirmInputSchema.safeParse({ ...input, arguments: { a: [...edited.a, 0] } }).success).toBe(false);
+
+    await using running = await startTestServer();
+    await using connection = connectClient(running.server);
+    expect(await connection.client.chat.confirmTool.mutate(input)).toStrictEqual({ resolved: false, status: 'not-found' });
     expect(await connection.client.sessions.list.query()).toStrictEqual({ sessions: [], nextCursor: null });
   });
 });

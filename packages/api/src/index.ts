@@ -8,7 +8,7 @@ export { storedSessionSchema, type StoredSession } from './session-store';
 export { MemoryStore } from './memory-store';
 export { ToolSettingsService, TOOL_SETTINGS_KEY, type StoredToolSettings, type ToolSettingsServiceOptions } from './tool-settings-service';
 export * from './tool-settings';
-export { streamInputSchema, confirmInputSchema, runOptionsSchema, sessionUpdateSchema, auditQuerySchema } from './schemas';
+export { streamInputSchema, confirmInputSchema, runOptionsSchema, sessionUpdateSchema, auditQuerySchema, MAX_EDITED_ARGUMENTS_BYTES } from './schemas';
 export type { LoopEvent, ChatMessage, ToolOutcome, Decision, PendingApproval, Grant } from '@airlock/core';
 export { MAX_AUDIT_PAGE_CHARS } from './store';
 export { DEFAULT_SESSION_PAGE, MAX_SESSION_PAGE } from './session-cursor';

@@ -1,3 +1,4 @@
+import { MAX_EDITED_ARGUMENTS_BYTES, MAX_RULE_ARGUMENTS_CHARS } from '@airlock/api';
 import type { RawData, WebSocket } from 'ws';
 
 /** Requests one WebSocket message may carry (a batch); more and the socket is closed. */
@@ -13,11 +14,15 @@ export const MAX_MESSAGE_DEPTH = 128;
 /**
  * The most commas and colons a message's JSON may hold outside its strings: each one an object member or an array
  * item, and each costing the parse and the input's schema far more than a byte of a string does. A `confirmTool` of
- * 60,000 keys in its edited arguments (650 KB) cost 190-520 ms of the server's thread before the schema refused it;
- * 8,192 cost about 10 ms. Every request's input takes a few dozen at most: only a call's edited arguments or a rule's
- * exact arguments may hold more, up to about 4,000 members.
+ * 60,000 keys in its edited arguments (650 KB) cost 190-520 ms of the server's thread before the schema refused it.
+ * Every request's input takes a few dozen at most, but a call's edited arguments and a rule's exact arguments may
+ * hold as many as their JSON's bytes allow, one per two bytes (`[0,0,…]`): the bound is that, for the larger of the
+ * two, with room for the request around it and a few small requests sent in the same message. Under the old bound of
+ * 8,192 a person's edit of 10,000 numbers (20 KB, well within its schema) closed the whole connection. At this bound
+ * the costliest message found, 1 MiB of 16,896 keys of 56 characters, cost about 100 ms to parse and refuse; 64 KiB
+ * of numbers cost about 30 ms.
  */
-export const MAX_MESSAGE_SEPARATORS = 8_192;
+export const MAX_MESSAGE_SEPARATORS = Math.max(MAX_EDITED_ARGUMENTS_BYTES, MAX_RULE_ARGUMENTS_CHARS) / 2 + 1_024;
 
 type MessageListener = (data: RawData, isBinary: boolean) => void;
 
