@@ -10,7 +10,7 @@ import { filesMountedOver, restoreFile, watchReplacements } from './replaced-fil
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
 import { HiddenPathMovedError, type HiddenMask } from './hidden-paths';
 import { hostLayout } from './sandbox/host-layout';
-import { HOME_SOCKET_FOLDERS, liveSocketMasks } from './sandbox/live-sockets';
+import { homeSocketFolders, liveSocketMasks } from './sandbox/live-sockets';
 import { isOwnMountPoint, maskedNow } from './sandbox/missing-git-paths-mask';
 import { CALL_OWN_FOLDERS, masksBesideVeils, veiledFolders, type VeiledFolder } from './sandbox/veiled-folders';
 import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
@@ -55,7 +55,7 @@ export async function runToolProcess(
   const kill = new AbortController();
   let replaced: string | undefined;
   // A hidden file in a veiled folder is simply not in the call's view of it: the host replacing it uncovers nothing.
-  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden, own, homeSocketFolders(options)) : [];
+  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden, own, socketFoldersOfHome(options)) : [];
   const mounted = sandbox.kind === 'bubblewrap' ? filesMountedOver(cwd, masksBesideVeils(hidden, veiled)) : undefined;
   const watch =
     mounted !== undefined
@@ -137,7 +137,7 @@ export async function runOutsideWorkspace(
         scratch,
         { ...command, readOnlyPaths: [workspace, ...(command.readOnlyPaths ?? [])] },
         hidden,
-        veiledFolders(scratch, hidden, own, homeSocketFolders(options)),
+        veiledFolders(scratch, hidden, own, socketFoldersOfHome(options)),
         options.maxProcesses,
       ),
     ),
@@ -172,10 +172,9 @@ function withLiveSockets(hidden: readonly HiddenMask[], shown: readonly string[]
   return [...hidden, ...sockets];
 }
 
-/** The folders of the server's home folder where programs make their Unix sockets (see HOME_SOCKET_FOLDERS). */
-function homeSocketFolders(options: ResolvedToolsOptions): string[] {
-  const { home } = browserPlaces(options.env);
-  return HOME_SOCKET_FOLDERS.map((folder) => path.join(home, folder));
+/** The folders of the server's home folder where programs make their Unix sockets, and those inside them (see homeSocketFolders). */
+function socketFoldersOfHome(options: ResolvedToolsOptions): string[] {
+  return homeSocketFolders(browserPlaces(options.env).home);
 }
 
 /** The folders a sandboxed call has its own of: a veil inside one would put the host's entries back. */

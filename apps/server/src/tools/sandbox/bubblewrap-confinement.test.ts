@@ -112,10 +112,12 @@ describe('the bubblewrap sandbox keeps a call from what this machine offers on i
     }
   });
 
-  test("a socket made during a call in the home folder's ~/.ssh, ~/.gnupg or ~/.docker/run, outside the workspace, is not in the call's view", async () => {
+  test("a socket made during a call in the home folder's ~/.ssh, ~/.gnupg or ~/.docker, or in any folder inside them, outside the workspace, is not in the call's view; their files are", async () => {
     await using workspace = await tempFolder();
     await using home = await tempFolder('/var/tmp');
-    for (const name of ['.ssh', '.gnupg', path.join('.docker', 'run')]) {
+    // ControlPath folders people choose (~/.ssh/controlmasters, ~/.ssh/cm), and deeper ones.
+    const inside = [path.join('.ssh', 'controlmasters'), path.join('.ssh', 'cm'), path.join('.ssh', 'a', 'b'), path.join('.gnupg', 'private'), path.join('.docker', 'contexts')];
+    for (const name of ['.ssh', '.gnupg', path.join('.docker', 'run'), ...inside]) {
       const folder = path.join(home.path, name);
       await mkdir(folder, { recursive: true });
       await writeFile(path.join(folder, 'kept'), 'kept\n');

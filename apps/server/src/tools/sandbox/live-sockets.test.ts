@@ -1,8 +1,8 @@
-import { link, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { tempFolder, unixSocketServer } from '../test-support';
-import { liveSocketMasks } from './live-sockets';
+import { homeSocketFolders, liveSocketMasks, MAX_SOCKET_SUBFOLDERS } from './live-sockets';
 
 describe('liveSocketMasks', () => {
   test('takes every socket of a folder a listening socket is bound in, under any name, and no other file; none under a folder the call has its own of unless it is shown', async () => {
@@ -17,5 +17,24 @@ describe('liveSocketMasks', () => {
     expect(ofFolder(liveSocketMasks([], []))).toStrictEqual([{ path: socket, folder: false }]);
     expect(ofFolder(liveSocketMasks([path.dirname(folder.path)], []))).toStrictEqual([]);
     expect(ofFolder(liveSocketMasks([path.dirname(folder.path)], [folder.path]))).toStrictEqual([{ path: socket, folder: false }]);
+  });
+});
+
+describe('homeSocketFolders', () => {
+  test('gives ~/.ssh, ~/.gnupg and ~/.docker with every folder inside them, shallowest first, a linked folder once, up to the bound', async () => {
+    await using home = await tempFolder('/var/tmp');
+    const at = (...names: string[]) => path.join(home.path, ...names);
+    await mkdir(at('.ssh', 'cm', 'deeper'), { recursive: true });
+    await mkdir(at('.docker', 'contexts'), { recursive: true });
+    await mkdir(at('elsewhere'));
+    await writeFile(at('.ssh', 'config'), 'Host *\n');
+    // A folder reached through a link is veiled where it really is.
+    await symlink(at('elsewhere'), at('.ssh', 'sockets'));
+    await symlink(at('.ssh', 'cm'), at('.ssh', 'cm-again'));
+    expect(homeSocketFolders(home.path).sort()).toStrictEqual([at('.ssh'), at('.ssh', 'cm'), at('.ssh', 'cm', 'deeper'), at('elsewhere'), at('.docker'), at('.docker', 'contexts')].sort());
+    for (let index = 0; index < MAX_SOCKET_SUBFOLDERS; index += 1) await mkdir(at('.gnupg', String(index)), { recursive: true });
+    const gnupg = homeSocketFolders(home.path).filter((folder) => folder.startsWith(at('.gnupg')));
+    expect(gnupg.length).toBe(MAX_SOCKET_SUBFOLDERS);
+    expect(gnupg[0]).toBe(at('.gnupg'));
   });
 });

@@ -1,13 +1,51 @@
-import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { HiddenMask } from '../hidden-paths';
 
 /**
  * Folders of the home folder where programs make Unix sockets that reach the person's keys and machines: ssh's
- * `ControlMaster` sockets (`ControlPath ~/.ssh/…`), gpg-agent's where there is no `/run/user`, Docker Desktop's. Veiled
- * for each call when outside the workspace (see veiledFolders), so a socket made there during the call is not in its view.
+ * `ControlMaster` sockets (`ControlPath ~/.ssh/…`, in whatever folder of it the person chose: `sockets`, `cm`,
+ * `controlmasters`…), gpg-agent's where there is no `/run/user`, Docker Desktop's (`~/.docker/run`, `desktop`). Each,
+ * and every folder inside it, is veiled for each call when outside the workspace (see veiledFolders and
+ * homeSocketFolders), so a socket made there during the call is not in its view, while their files stay readable
+ * (ssh's config and known_hosts, Docker's contexts).
  */
-export const HOME_SOCKET_FOLDERS: readonly string[] = ['.ssh', path.join('.ssh', 'sockets'), '.gnupg', path.join('.docker', 'run'), path.join('.docker', 'desktop')];
+export const HOME_SOCKET_FOLDERS: readonly string[] = ['.ssh', '.gnupg', '.docker'];
+
+/** At most this many folders are veiled under each of HOME_SOCKET_FOLDERS; those past it are bound into the call whole. */
+export const MAX_SOCKET_SUBFOLDERS = 64;
+
+/**
+ * HOME_SOCKET_FOLDERS of `home` that are there, each with the folders inside it, shallowest first, up to
+ * MAX_SOCKET_SUBFOLDERS (real paths; a link to a folder is followed once). A veil binds its folders back whole, so a
+ * socket made during a call in `~/.ssh/cm/` was reached while `~/.ssh` itself was veiled.
+ */
+export function homeSocketFolders(home: string): string[] {
+  const found = new Set<string>();
+  for (const name of HOME_SOCKET_FOLDERS) {
+    const root = realFolder(path.join(home, name));
+    if (root === undefined || found.has(root)) continue;
+    const queue = [root];
+    let count = 0;
+    for (let folder = queue.shift(); folder !== undefined && count < MAX_SOCKET_SUBFOLDERS; folder = queue.shift()) {
+      if (found.has(folder)) continue;
+      found.add(folder);
+      count += 1;
+      let entries;
+      try {
+        entries = readdirSync(folder, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const entry of entries) {
+        if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
+        const real = realFolder(path.join(folder, entry.name));
+        if (real !== undefined && !found.has(real)) queue.push(real);
+      }
+    }
+  }
+  return [...found];
+}
 
 /** Where the kernel lists the Unix sockets bound in this network namespace, each with the path it was bound to. */
 const BOUND_SOCKETS = '/proc/net/unix';
@@ -75,4 +113,13 @@ function boundSocketPaths(): string[] {
 function isWithinOrSame(parent: string, child: string): boolean {
   const relative = path.relative(parent, child);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+function realFolder(folder: string): string | undefined {
+  try {
+    const real = realpathSync.native(folder);
+    return statSync(real).isDirectory() ? real : undefined;
+  } catch {
+    return undefined;
+  }
 }
