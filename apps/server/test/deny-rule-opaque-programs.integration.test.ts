@@ -32,6 +32,10 @@ const cases: [name: string, program: string, command: string][] = [
   ['fakeroot-sysv reading a piped line', 'fakeroot-sysv', `echo ${RM_VICTIM} | base64 -d | fakeroot-sysv`],
   ['fakeroot-sysv running sh -c', 'fakeroot-sysv', "fakeroot-sysv -- sh -c 'x=r; ${x}m -rf victim'"],
   ['capsh -- reading a piped line', 'capsh', `echo ${RM_VICTIM} | base64 -d | capsh --`],
+  ['socat running a SYSTEM: address', 'socat', "socat /dev/null 'SYSTEM:x=r; ${x}m -rf victim'"],
+  ['socat running an exec: address', 'socat', "socat - 'exec:find victim -delete'"],
+  ['gio launching a desktop file', 'gio', 'gio launch evil.desktop'],
+  ['make running a Makefile a call wrote', 'make', 'make'],
 ];
 const present = cases.filter(([, program]) => program === UNKNOWN_READER || installed(program));
 const missing = cases.filter((entry) => !present.includes(entry)).map(([name, program]): [string, string] => [name, program]);
@@ -44,6 +48,9 @@ describe('a deny rule for rm -rf with "Confirm tool calls" off, through the real
     const victim = join(workspace, 'victim');
     await mkdir(victim, { recursive: true });
     await mkdir(bin);
+    // Files an earlier call may have written, which the line only names (or not even that: make's Makefile).
+    await writeFile(join(workspace, 'evil.desktop'), `[Desktop Entry]\nType=Application\nName=x\nExec=rm -rf ${victim}\nTerminal=false\n`);
+    await writeFile(join(workspace, 'Makefile'), 'all:\n\tx=r; $${x}m -rf victim\n');
     await writeFile(join(bin, UNKNOWN_READER), '#!/bin/sh\nif [ "$#" -gt 0 ]; then exec "$@"; fi\nexec sh\n');
     await chmod(join(bin, UNKNOWN_READER), 0o755);
     const fake = await startFakeOpenAIServer();

@@ -255,7 +255,7 @@ describe('a command deny rule and a pattern or an escape that becomes the progra
   });
 
   it('patterns and escapes that cannot become a denied program stay plain: with confirmation off they run', async () => {
-    for (const line of ['ls *.txt', 'ls src/*', 'ls -la src/*.ts', 'cat a?.txt', 'ls /usr/bin/*', "grep -l x *.md | wc -l", "printf '%s\\n' a b", "echo -e '\\033[1m'", "echo -e 'a\\tb\\n'", 'echo {src,test}/x', 'ninja', 'ninja test']) {
+    for (const line of ['ls *.txt', 'ls src/*', 'ls -la src/*.ts', 'cat a?.txt', 'ls /usr/bin/*', "grep -l x *.md | wc -l", "printf '%s\\n' a b", "echo -e '\\033[1m'", "echo -e 'a\\tb\\n'", 'echo {src,test}/x']) {
       expect(await decide(line), line).toStrictEqual({ decision: 'ask' });
     }
     expect(await decide('ls r*', [noPush])).toStrictEqual({ decision: 'ask' });

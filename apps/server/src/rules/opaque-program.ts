@@ -29,6 +29,51 @@ const CODE_RUNNERS: ReadonlySet<string> = new Set([
   'sqlite3', 'duckdb', 'vi', 'vim', 'nvim', 'emacs', 'ed', 'ex',
 ]);
 
+/**
+ * Programs that run a command their words name, or one a file they read names (which a call may have written): a
+ * wrapper (`pee`, `mispipe`, `lckdo`, `daemonize`, `fakechroot`, `fakeroot` and its variants, `watchexec`, `entr`),
+ * a launcher of desktop files and default handlers (`xdg-open`, `gtk-launch`, `dex`), a build tool that runs what its
+ * build file says (`make` and its kin, `ninja`, `just`, `rake`), TeX drivers that run an rc file or `$TEX`
+ * (`latexmk`, `texi2dvi`), and `aria2c`, whose config file's `on-download-*` hooks run a program.
+ */
+const RUNS_NAMED_COMMANDS: ReadonlySet<string> = new Set([
+  'pee', 'mispipe', 'lckdo', 'daemonize', 'fakechroot', 'fakeroot', 'fakeroot-ng', 'fakeroot-sysv', 'fakeroot-tcp',
+  'watchexec', 'entr', 'xdg-open', 'gvfs-open', 'kde-open', 'kde-open5', 'exo-open', 'gtk-launch', 'dex', 'make',
+  'gmake', 'bmake', 'pmake', 'remake', 'colormake', 'mk', 'ninja', 'samu', 'just', 'rake', 'scons', 'latexmk',
+  'texi2dvi', 'texi2pdf', 'pdftexi2dvi', 'aria2c',
+]);
+
+/** `gio` subcommands that run no program (`gio launch` runs a desktop file's `Exec=`, `gio open` a default handler). */
+const GIO_PLAIN_SUBCOMMANDS: ReadonlySet<string> = new Set([
+  'info', 'list', 'cat', 'tree', 'copy', 'move', 'rename', 'remove', 'trash', 'mkdir', 'save', 'set', 'monitor', 'version', 'help',
+]);
+
+/**
+ * socat address types that open a file, a socket or a terminal and run no program (not `EXEC:`, `SYSTEM:` or
+ * `SHELL:`): an address of any other type, in any case, is taken to run one.
+ */
+const SOCAT_DATA_ADDRESSES: ReadonlySet<string> = new Set([
+  '-', 'STDIO', 'STDIN', 'STDOUT', 'STDERR', 'FD', 'OPEN', 'CREATE', 'GOPEN', 'PIPE', 'PTY', 'TCP', 'TCP4', 'TCP6',
+  'TCP-LISTEN', 'TCP4-LISTEN', 'TCP6-LISTEN', 'TCP-L', 'TCP4-L', 'TCP6-L', 'UDP', 'UDP4', 'UDP6', 'UDP-LISTEN',
+  'UDP4-LISTEN', 'UDP6-LISTEN', 'UDP-L', 'UDP-SENDTO', 'UDP4-SENDTO', 'UDP6-SENDTO', 'UDP-RECVFROM', 'UDP-RECV',
+  'UNIX', 'UNIX-CONNECT', 'UNIX-LISTEN', 'UNIX-L', 'UNIX-CLIENT', 'UNIX-SENDTO', 'UNIX-RECVFROM', 'UNIX-RECV',
+  'ABSTRACT-CONNECT', 'ABSTRACT-LISTEN', 'ABSTRACT-CLIENT', 'OPENSSL', 'OPENSSL-LISTEN', 'SSL', 'SSL-L', 'PROXY',
+  'SOCKS4', 'SOCKS4A', 'SOCKS5', 'SOCKS5-CONNECT',
+]);
+
+/** socat's options that take the next word as their value (`-T 5`, `-lf log`), which is no address. */
+const SOCAT_VALUED_OPTIONS: ReadonlySet<string> = new Set(['-T', '-b', '-t', '-lf', '-lp', '-L', '-W', '-r', '-R']);
+
+/**
+ * pandoc's long options that run a program or Lua code (`--filter`, `--lua-filter`, `--pdf-engine`), or read a file
+ * that may name one (`--defaults`); pandoc takes any unique start of a long option (`--filt=…`).
+ */
+const PANDOC_CODE_OPTIONS = ['filter', 'lua-filter', 'pdf-engine', 'pdf-engine-opt', 'defaults'];
+const PANDOC_CODE_SHORT = /^-(?:[FLd]|[^-]*[FLd])/;
+/** pandoc's options naming a reader or writer, which may be a Lua script (`-t ./writer.lua`). */
+const PANDOC_FORMAT_OPTIONS = ['from', 'to', 'read', 'write'];
+const PANDOC_FORMAT_SHORT = /^-([ftrw])(.*)$/;
+
 /** Words through which a program takes code to run by the usual conventions (`-e`, `-c`, `--eval`, `-eval`). */
 const CODE_OPTIONS: ReadonlySet<string> = new Set(['-e', '-c', '-eval', '--eval', '-exec', '--exec', '--execute', '-command', '--command', '-cmd', '--cmd']);
 const CODE_OPTION_WITH_VALUE = /^--(?:eval|exec|execute|command|cmd)=/;
@@ -47,6 +92,8 @@ const INNER_WORD_SEPARATORS_BUT_BRACES = /[\s=;&|()<>`:]+/;
 export function opaqueProgramReason(command: SimpleCommand, program: string): Reason | undefined {
   const name = commandBaseName(program);
   const known = program === name || program === `/bin/${name}` || program === `/usr/bin/${name}`;
+  const runs = runsNamedCommand(command, name);
+  if (runs !== undefined) return runs;
   if (command.inputPiped === true && !(known && DATA_FILTERS.has(name))) {
     return reason(codeWord(name), ' reads what the line pipes into it, and is not known to take it as data only');
   }
@@ -59,6 +106,56 @@ export function opaqueProgramReason(command: SimpleCommand, program: string): Re
     if (runner !== undefined) return reason(codeWord(commandBaseName(runner)), ', which runs what it is given, stands in a word given to ', codeWord(name));
   }
   return undefined;
+}
+
+/** Why `name`, given the words of `command`, runs a command its words or a file it reads name, or undefined. */
+function runsNamedCommand(command: SimpleCommand, name: string): Reason | undefined {
+  if (RUNS_NAMED_COMMANDS.has(name)) return reason(codeWord(name), ' runs a command its words or a file it reads name');
+  const words = command.words.slice(1).map((word) => (word.kind === 'literal' ? word.value : undefined));
+  if (name === 'gio') {
+    const subcommand = words.find((word) => word === undefined || !word.startsWith('-'));
+    if (subcommand === undefined || !GIO_PLAIN_SUBCOMMANDS.has(subcommand)) return reason(codeWord('gio'), ' may launch a program');
+  }
+  if (name === 'socat' && words.some((word, index) => word === undefined || (!SOCAT_VALUED_OPTIONS.has(words[index - 1] ?? '') && socatRunsProgram(word)))) {
+    return reason(codeWord('socat'), ' may run the command of an address');
+  }
+  if (name === 'pandoc' && pandocRunsCode(words)) return reason(codeWord('pandoc'), ' is given a filter, an engine or a file that may run a program');
+  return undefined;
+}
+
+/** Whether a word given to socat may be an address that runs a program: `EXEC:…`, `SYSTEM:…`, one of any type not known. */
+function socatRunsProgram(word: string): boolean {
+  if (word.startsWith('-') && word !== '-') return false;
+  // A dual address (`STDIN!!EXEC:…`) is two.
+  return word.split('!!').some((address) => {
+    if (address.startsWith('/') || address.startsWith('.')) return false;
+    const type = /^[^:,]*/.exec(address)![0].toUpperCase();
+    return !SOCAT_DATA_ADDRESSES.has(type);
+  });
+}
+
+function pandocRunsCode(words: readonly (string | undefined)[]): boolean {
+  for (const [index, word] of words.entries()) {
+    if (word === undefined) return true;
+    if (word === '--') return false;
+    const long = /^--([^=]+)(?:=(.*))?$/.exec(word);
+    if (long !== null) {
+      const [, option, attached] = long;
+      if (PANDOC_CODE_OPTIONS.some((known) => known.startsWith(option!))) return true;
+      if (PANDOC_FORMAT_OPTIONS.some((known) => known.startsWith(option!)) && mayBeScript(attached ?? words[index + 1])) return true;
+      continue;
+    }
+    if (!word.startsWith('-') || word === '-') continue;
+    if (PANDOC_CODE_SHORT.test(word)) return true;
+    const format = PANDOC_FORMAT_SHORT.exec(word);
+    if (format !== null && mayBeScript(format[2] === '' ? words[index + 1] : format[2])) return true;
+  }
+  return false;
+}
+
+/** Whether a pandoc format names a script rather than a built-in format (`./writer.lua`, `x.lua`), or is unread. */
+function mayBeScript(format: string | undefined): boolean {
+  return format === undefined || format.includes('/') || format.includes('.');
 }
 
 function isCodeRunner(name: string): boolean {
