@@ -453,18 +453,54 @@ describe('a message of many members', () => {
     return JSON.stringify({ id: 1, jsonrpc: '2.0', method: 'mutation', params: { path: 'chat.confirmTool', input } });
   };
 
-  it('is closed with 1008 before anything parses it: a decision with 60,000 keys in its arguments', async () => {
+  it('is refused before anything parses it, each request answered BAD_REQUEST under its id and the socket kept: a decision with 60,000 keys in its arguments', async () => {
     await using running = await startTestServer();
     await using raw = await authenticatedSocket(running.server);
     const frame = confirmFrame(60_000);
     const parse = vi.spyOn(JSON, 'parse');
     try {
+      const answer = new Promise<unknown>((resolve) => raw.socket.once('message', (data: Buffer) => resolve(JSON.parse(data.toString('utf8')))));
       raw.socket.send(frame);
-      expect(await raw.closed).toStrictEqual({ code: 1008, reason: `more than ${MAX_MESSAGE_SEPARATORS} commas and colons in one message` });
+      expect(await answer).toStrictEqual({
+        id: 1,
+        error: {
+          message: `more than ${MAX_MESSAGE_SEPARATORS} commas and colons in one message: nothing of it was applied`,
+          code: -32600,
+          data: { code: 'BAD_REQUEST', httpStatus: 400 },
+        },
+      });
       expect(parse.mock.calls.filter(([text]) => text.length === frame.length)).toStrictEqual([]);
     } finally {
       parse.mockRestore();
     }
+    const next = new Promise<unknown>((resolve) => raw.socket.once('message', (data: Buffer) => resolve(JSON.parse(data.toString('utf8')))));
+    raw.socket.send(JSON.stringify({ id: 2, method: 'query', params: { path: 'sessions.list', input: {} } }));
+    expect(await next).toMatchObject({ id: 2, result: { type: 'data', data: { sessions: [] } } });
+  });
+
+  const manyNumbers = { arguments: { a: Array.from({ length: 40_000 }, () => 0) } };
+  it.each([
+    ['a request with no id', JSON.stringify({ method: 'mutation', params: { path: 'chat.confirmTool', input: manyNumbers } })],
+    ['an id that is an object', JSON.stringify({ id: { n: 1 }, method: 'mutation', params: { path: 'chat.confirmTool', input: manyNumbers } })],
+    ['a second value after the request', `${JSON.stringify({ id: 1, method: 'mutation', params: { path: 'chat.confirmTool', input: manyNumbers } })}{"id":2}`],
+  ])('is closed with 1008 when the ids of its requests cannot be read without parsing it: %s', async (_, frame) => {
+    await using running = await startTestServer();
+    await using raw = await authenticatedSocket(running.server);
+    raw.socket.send(frame);
+    expect(await raw.closed).toStrictEqual({ code: 1008, reason: `more than ${MAX_MESSAGE_SEPARATORS} commas and colons in one message` });
+  });
+
+  it('answers each request of a batch over the bound with its own refusal, through the client', async () => {
+    await using running = await startTestServer();
+    await using connection = connectClient(running.server);
+    const edited = { a: Array.from({ length: 20_000 }, () => 0) };
+    const decide = () => connection.client.chat.confirmTool.mutate({ sessionId: 's1', approvalId: 'a1', decision: 'allow', arguments: edited }).catch((error: unknown) => error);
+    const answers = await Promise.all([decide(), decide()]);
+    for (const answer of answers) {
+      expect(answer).toBeInstanceOf(TRPCClientError);
+      expect((answer as TRPCClientError<AppRouter>).data?.code).toBe('BAD_REQUEST');
+    }
+    expect(await connection.client.sessions.list.query()).toStrictEqual({ sessions: [], nextCursor: null });
   });
 
   it('passes with an edit of a call\'s arguments of 1,000 keys: answered, the socket still open', async () => {

@@ -32,9 +32,10 @@ type MessageListener = (data: RawData, isBinary: boolean) => void;
  * batch message at once and writes each answer straight into the socket's buffer, so one message of many small
  * requests could queue many times its own size in answers, whatever the send window says (about 60 MB from one 1 MiB
  * message of queries). A message with more than `max` requests, or nested deeper than MAX_MESSAGE_DEPTH, is refused
- * whole: nothing of it is parsed or runs, and the socket is closed with the reason. Both are read in one pass over
- * the bytes, so tRPC's decoder is the only parse. Installed once tRPC has added its own listener, which it then wraps,
- * so the check always comes first.
+ * whole: nothing of it is parsed or runs, and the socket is closed with the reason. One with more members is refused
+ * whole too, each of its requests answered BAD_REQUEST under its id (closed instead when those cannot be read). All
+ * are read in one pass over the bytes, so tRPC's decoder is the only parse. Installed once tRPC has added its own
+ * listener, which it then wraps, so the check always comes first.
  */
 export function limitRequestsPerMessage(client: WebSocket, max = MAX_REQUESTS_PER_MESSAGE): void {
   const listeners = client.listeners('message') as MessageListener[];
@@ -47,7 +48,16 @@ export function limitRequestsPerMessage(client: WebSocket, max = MAX_REQUESTS_PE
       return;
     }
     if (shape === 'too-many-separators') {
-      client.close(1008, `more than ${MAX_MESSAGE_SEPARATORS} commas and colons in one message`);
+      // Each request is refused under its own id when its id can be read without parsing, as its schema refuses
+      // an input too large: the client then knows nothing of it was applied, and its other requests go on. Closing
+      // the socket left a decision's client unable to tell whether it had been applied.
+      const why = `more than ${MAX_MESSAGE_SEPARATORS} commas and colons in one message`;
+      const ids = requestIds(data as Buffer, max);
+      if (ids === undefined) {
+        client.close(1008, why);
+        return;
+      }
+      for (const id of ids) client.send(JSON.stringify({ id, error: { message: `${why}: nothing of it was applied`, code: BAD_REQUEST_JSON_RPC, data: { code: 'BAD_REQUEST', httpStatus: 400 } } }));
       return;
     }
     if (shape !== undefined && shape.requests > max) {
@@ -57,6 +67,12 @@ export function limitRequestsPerMessage(client: WebSocket, max = MAX_REQUESTS_PE
     for (const listener of listeners) listener.call(client, data, isBinary);
   });
 }
+
+/** tRPC's JSON-RPC code for BAD_REQUEST, as its own refusal of an input carries. */
+const BAD_REQUEST_JSON_RPC = -32600;
+/** Longest id text read from a message refused whole; tRPC's clients number their requests. */
+const MAX_ID_CHARS = 128;
+const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -98,4 +114,83 @@ function shapeOf(data: RawData, maxDepth: number, maxSeparators: number): { requ
     }
   }
   return { requests: array === true ? commas + 1 : 1 };
+}
+
+/**
+ * The ids of the requests a text message holds (a request object, or a batch array of them), read in one pass over
+ * its bytes without parsing it: only each id's own few bytes are parsed. Undefined when one of them cannot be read so
+ * (not a request object, no id, an id that is not a short number or string, a key spelled with escapes) or when it
+ * holds more than `max` requests: such a message gets no answer per request.
+ */
+function requestIds(data: Buffer, max: number): (number | string)[] | undefined {
+  let first = 0;
+  while (first < data.length && WHITESPACE.has(data[first]!)) first++;
+  const batch = data[first] === OPEN_ARRAY;
+  if (!batch && data[first] !== OPEN_OBJECT) return undefined;
+  const requestDepth = batch ? 2 : 1;
+  const ids: (number | string)[] = [];
+  let depth = 0;
+  let inString = false;
+  let keyStart = -1;
+  let expectKey = false;
+  let key: string | undefined;
+  let valueStart = -1;
+  let id: number | string | undefined;
+  for (let at = first; at < data.length; at++) {
+    const byte = data[at]!;
+    // Anything after the message's one value is not JSON: tRPC answers it with a parse error, under no id.
+    if (depth === 0 && at > first && !WHITESPACE.has(byte)) return undefined;
+    if (inString) {
+      if (byte === BACKSLASH) at++;
+      else if (byte === QUOTE) {
+        inString = false;
+        if (keyStart >= 0) {
+          key = data.toString('latin1', keyStart, at);
+          keyStart = -1;
+        }
+      }
+      continue;
+    }
+    if (byte === QUOTE) {
+      inString = true;
+      if (depth === requestDepth && expectKey) {
+        keyStart = at + 1;
+        expectKey = false;
+      }
+    } else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
+      depth++;
+      if (depth === requestDepth) {
+        if (byte !== OPEN_OBJECT || ids.length >= max) return undefined;
+        expectKey = true;
+        id = undefined;
+      }
+    } else if (depth === requestDepth && byte === COLON) {
+      if (key === 'id') valueStart = at + 1;
+      key = undefined;
+    } else if (depth === requestDepth && (byte === COMMA || byte === CLOSE_OBJECT)) {
+      if (valueStart >= 0) {
+        if (at - valueStart > MAX_ID_CHARS) return undefined;
+        id = parsedId(data.toString('utf8', valueStart, at));
+        if (id === undefined) return undefined;
+        valueStart = -1;
+      }
+      if (byte === COMMA) expectKey = true;
+      else {
+        if (id === undefined) return undefined;
+        ids.push(id);
+        depth--;
+      }
+    } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) depth--;
+  }
+  return ids.length > 0 && depth === 0 ? ids : undefined;
+}
+
+/** A request id written as JSON: a number or a string, else undefined. */
+function parsedId(text: string): number | string | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'number' || typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
