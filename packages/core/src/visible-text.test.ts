@@ -96,8 +96,10 @@ describe('toVisibleText', () => {
     const visible = toVisibleText('pаypаl');
     expect(visible.hiddenCount).toBe(2);
     expect(visible.segments.filter((segment) => segment.kind === 'escape').map((segment) => segment.class)).toStrictEqual(['look-alike', 'look-alike']);
+    // A digit of another script among Latin letters: Arabic-Indic one drawn like l, Devanagari zero like o.
+    expect(visibleTextString(toVisibleText('evi\u0661.com ex\u0966mple.com'))).toBe('evi\\u{661}.com ex\\u{966}mple.com');
     // One script per word: Russian, Greek and a Latin word beside them read as they are.
-    for (const text of ['echo привет world', 'αβγ.txt', 'отчёт.pdf', 'naïve café', 'x = λ', 'Tシャツ']) expect(toVisibleText(text).hiddenCount).toBe(0);
+    for (const text of ['echo привет world', 'αβγ.txt', 'отчёт.pdf', 'naïve café', 'x = λ', 'Tシャツ', '\u0641\u0635\u0644 \u0661\u0662 file']) expect(toVisibleText(text).hiddenCount).toBe(0);
   });
 
   // Each was drawn unmarked on a card (found by an outside probe): `https://ɡithub.com` with U+0261 resolves to xn--ithub-qmc.com.
@@ -273,9 +275,49 @@ describe('toVisibleText', () => {
     expect(toVisibleText(`${value}\nx`, { mayRun: true }).hiddenCount).toBe(1);
   });
 
+  // Found in review: a letter, mark or digit of another script before a script's own stop let it pass as the writer's
+  // own beside Latin letters; CJK strokes drawn level and the prolonged sound mark passed for a dash, and counted as
+  // the CJK text that let a fullwidth solidus stand.
+  it.each([
+    ['evi\u0661\u0660com', 'an Arabic-Indic one (drawn like l), then the zero'],
+    ['evil\u05BC\u0660com', 'a Hebrew mark on a Latin letter, then the zero'],
+    ['evil\u0E31\u0660com', 'a Thai mark on a Latin letter, then the zero'],
+    ['ran\u0967\u00B7log', 'a Devanagari digit, then the middle dot'],
+    ['v\u0661\u0660\u0662', 'v1.2 in Arabic-Indic digits after a Latin letter'],
+    ['README\u0661\u06F0md', 'an Arabic-Indic digit, then the extended zero'],
+    ['x\u0967\u0903y', 'a Devanagari digit, then the visarga'],
+    ['notes/\u0660\u0660/x', 'zeros alone, drawn like ..'],
+    ['\u054D\u0589\\x', 'an Armenian letter drawn like S, its full stop drawn like a colon, then a backslash'],
+    ['my\u4E00file', 'the Han one'],
+    ['my\u30FCfile', 'the katakana prolonged sound mark'],
+    ['my\u2F00file', 'the Kangxi radical one'],
+    ['my\u3161file', 'the Hangul letter eu'],
+    ['my\u1173file', 'the Hangul vowel eu'],
+    ['my\uFF70file', 'the halfwidth prolonged sound mark'],
+    ['\u7B2C\u4E00file', 'the Han one after a Han letter, before a Latin one'],
+  ])('escapes a character drawn like . / \\ : or - whose own script is not the whole word around it: %j (%s)', (value) => {
+    const visible = toVisibleText(value, { nfc: true, syntax: true });
+    const escapes = visible.segments.filter((segment) => segment.kind === 'escape');
+    expect(escapes.length).toBeGreaterThan(0);
+    // The digits of another script beside Latin letters (`evi١٠com`) are look-alikes of ASCII ones.
+    expect(escapes.map((segment) => segment.kind === 'escape' && segment.class)).toContain('look-alike-punctuation');
+    for (const segment of escapes) expect(segment.kind === 'escape' && ['look-alike', 'look-alike-punctuation'].includes(segment.class)).toBe(true);
+    const shown = textOf(visible.segments).join('');
+    for (const char of ['\u00B7', '\u0589', '\u0660', '\u0661', '\u06F0', '\u0903', '\u0967', '\u1173', '\u2F00', '\u30FC', '\u3161', '\u4E00', '\uFF70']) expect(shown).not.toContain(char);
+    expect(fromVisibleNotation(visibleTextString(visible))).toBe(value);
+  });
+
+  it('escapes a fullwidth solidus among prolonged sound marks beside Latin letters, with the marks', () => {
+    const visible = toVisibleText('notes\u30FC\uFF0F\u30FCx', { nfc: true, syntax: true });
+    expect(visibleTextString(visible)).toBe('notes\\u{30FC}\\u{FF0F}\\u{30FC}x');
+    expect(visible.hiddenCount).toBe(3);
+    // Next to a katakana letter, still touching the Latin word.
+    expect(visibleTextString(toVisibleText('notes\u30FC\uFF0F\u30FC\u30C8', { nfc: true }))).toBe('notes\\u{30FC}\\u{FF0F}\\u{30FC}\u30C8');
+  });
+
   it('leaves the punctuation of prose and of CJK text alone, and the full stop of a script after its own letters', () => {
     // Arabic-Indic 100, Hindi दुःख, Japanese ノート and 丿 in Chinese, Greek λέξη· (its ano teleia is the middle dot in NFC) and Mongolian text keep their own.
-    const ownScript = ['\u0661\u0660\u0660', '\u0926\u0941\u0903\u0916', '\u30CE\u30FC\u30C8', '\u4E3F\u90E8', '\u03BB\u03AD\u03BE\u03B7\u00B7', '\u182E\u1823\u1829\u182D\u1823\u182F\u1803'];
+    const ownScript = ['\u0661\u0660\u0660', '\u0662\u0660\u0662\u0664/\u0660\u0665/\u0660\u0661', '\u0645\u0644\u0641\u06F1\u06F0', '\u7D71\u4E00.txt', '\u4E00\u89A7', '\u30C7\u30FC\u30BF', '\u30CE\u30FC\u30C8.md', '\uD55C\u3161', '\u0926\u0941\u0903\u0916', '\u30CE\u30FC\u30C8', '\u4E3F\u90E8', '\u03BB\u03AD\u03BE\u03B7\u00B7', '\u182E\u1823\u1829\u182D\u1823\u182F\u1803'];
     for (const text of ['pages 3\u20135 \u2014 done\u2026', '\u4FEE\u6B63\uFF1A\u30C6\u30B9\u30C8\u3092\u8FFD\u52A0\u3002', '\u8CC7\u6599\uFF0F\u5831\u544A', '\u0532\u0561\u0580\u0565\u0582\u0589', 'caf\u00E9 \u65E5.txt', ...ownScript]) {
       expect(toVisibleText(text, { nfc: true, syntax: true }).segments).toStrictEqual([{ kind: 'text', text }]);
     }
@@ -325,6 +367,12 @@ describe('toVisibleText', () => {
   it('marks combining marks in linear time', () => {
     expect(toVisibleText(`a${'\u0301'.repeat(1 << 18)}`).hiddenCount).toBe((1 << 18) - 2);
     expect(toVisibleProse(` ${'\u0301'.repeat(1 << 18)}`).hiddenCount).toBe(1 << 18);
+  });
+
+  it('marks look-alikes of path syntax in linear time, a long word of a script or a long run of CJK forms', () => {
+    expect(toVisibleText(`${'\u0661\u0660'.repeat(1 << 16)}x`, { nfc: true }).hiddenCount).toBe(1 << 17);
+    expect(toVisibleText(`x${'\u30FC'.repeat(1 << 17)}`, { nfc: true }).hiddenCount).toBe(1 << 17);
+    expect(toVisibleText(`${'\u30FC'.repeat(1 << 17)}\u30C8`, { nfc: true }).hiddenCount).toBe(0);
   });
 
   it('does not let an invisible character split a look-alike out of its word', () => {

@@ -26,8 +26,9 @@ export type EscapeClass =
   | 'private-use'
   | 'unassigned'
   /**
-   * A Cyrillic, Greek, Armenian or Cherokee letter in a word that also holds Latin letters; or, anywhere, a letter or
-   * digit outside ASCII that passes for an ASCII one (`ɡ` U+0261, `ı`, `ᴀ`, `ｇ`, `𝗀`, `ⅼ`, Lisu, Coptic).
+   * A Cyrillic, Greek, Armenian or Cherokee letter, or a digit outside ASCII (`evi١.com`), in a word that also holds
+   * Latin letters; or, anywhere, a letter or digit outside ASCII that passes for an ASCII one (`ɡ` U+0261, `ı`, `ᴀ`,
+   * `ｇ`, `𝗀`, `ⅼ`, Lisu, Coptic).
    */
   | 'look-alike'
   /**
@@ -111,6 +112,8 @@ const WORD = /[\p{L}\p{M}\p{N}\p{Cf}\p{Default_Ignorable_Code_Point}]+/gu;
 const LATIN = /\p{Script=Latin}/u;
 /** Scripts with letters drawn like Latin ones. */
 const LOOK_ALIKE_SCRIPT = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}]/u;
+/** Digits outside ASCII, drawn like Latin letters or ASCII digits (`١` like l, `०` like o); a zero drawn like `.` is `PATH_LOOK_ALIKE`'s. */
+const OTHER_DIGIT = /[^\P{Nd}\p{ASCII}]/u;
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 /**
@@ -168,7 +171,7 @@ function lookAlikeOffsets(value: string): Set<number> {
       if (passesForAscii(char) && !(inCjk && FULLWIDTH.test(char))) {
         offsets.add(offset);
         passing = true;
-      } else if (LOOK_ALIKE_SCRIPT.test(char)) {
+      } else if (LOOK_ALIKE_SCRIPT.test(char) || (OTHER_DIGIT.test(char) && !PATH_LOOK_ALIKE.test(char))) {
         scriptLetters.push(offset);
       }
       offset += char.length;
@@ -209,6 +212,9 @@ const PATH_LOOK_ALIKE = new RegExp(
     '\\u{10A50}\\u{1D20F}\\u{1D23A}\\u{1D23B}',
     // Small, fullwidth and halfwidth forms, and other dashes, lines and full stops drawn like them.
     '\\u1361\\u1804\\u2015\\u23AF\\u2500\\u2572\\uFE13\\uFE52\\uFE55\\uFE63\\uFF0D-\\uFF0F\\uFF61',
+    // CJK strokes, ideographs and jamo drawn level, and the prolonged sound mark: confusables maps them to a horizontal
+    // bar or line (U+2015, U+2500).
+    '\\u1173\\u2F00\\u3161\\u30FC\\u31D0\\u4E00\\uFF70\\uFFDA',
     // The middle dot and its confusables.
     '\\u00B7\\u0387\\u1427\\u16EB\\u2022\\u2027\\u2219\\u22C5\\u2E31\\u30FB\\uA78F\\uFF65\\u{10101}',
   ].join('')}]`,
@@ -221,31 +227,114 @@ const PATH_LOOK_ALIKE = new RegExp(
 const PROSE_DASH = /[\u2013\u2014\u2026\uFE58\u2E3A\u2E3B]/u;
 /**
  * The small, fullwidth, halfwidth and vertical forms above, which Chinese and Japanese are written with (`修正：テスト`),
- * and the strokes, ideographs and katakana among them (`ノート`, `丿`, the middle dot `・`).
+ * and the strokes, ideographs, jamo and katakana among them drawn like a slash, a dot or a dash (`ノート`, `丿`, the
+ * middle dot `・`, the prolonged sound mark `ー`, `一`, `ㅡ`).
  */
-const CJK_FORM = /[\uFE30-\uFE4F\uFE50-\uFE6B\uFF01-\uFF65\u2F02\u2F03\u30CE\u30FB\u31D3\u31D4\u4E36\u4E3F]/u;
-/** CJK text around such a form, its prolonged sound mark and punctuation included (`ノー`). */
-const CJK_AROUND = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Bopomofo}]/u;
+const CJK_FORM = /[\uFE30-\uFE4F\uFE50-\uFE6B\uFF01-\uFF65\uFF70\uFFDA\u1173\u2F00\u2F02\u2F03\u30CE\u30FB\u30FC\u3161\u31D0\u31D3\u31D4\u4E00\u4E36\u4E3F]/u;
+/** A letter or digit of CJK text that is not one of those forms: what lets them stand as its own. */
+const CJK_LETTER = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}]/u;
+/** What a CJK form must not touch (through other forms) to stand as written: a Latin letter or an ASCII digit. */
+const LATIN_OR_DIGIT = /[\p{Script=Latin}0-9]/u;
 /**
  * Full stops, colons, digits and letters of scripts other than Latin (`։` U+0589, `׃`, `۔`, `܁`, `፡`, `᠄`, `꘎`, the
  * zeros `٠` `۰`, the visarga `ः`, Lisu, Coptic, Mongolian and Kharoshthi marks, the middle dot that is Greek's ano
- * teleia): their own after a letter, mark or digit of a script other than Latin.
+ * teleia), each with its script: it is that script's own only in a word all of that script.
  */
+const SCRIPT_STOPS: readonly (readonly [stops: RegExp, script: RegExp])[] = [
+  [/[\u0660\u06D4\u06F0]/u, /\p{scx=Arabic}/u],
+  [/\u0903/u, /\p{scx=Devanagari}/u],
+  [/\u0A83/u, /\p{scx=Gujarati}/u],
+  [/[\u00B7\u0387]/u, /\p{scx=Greek}/u],
+  [/\u0589/u, /\p{scx=Armenian}/u],
+  [/\u05C3/u, /\p{scx=Hebrew}/u],
+  [/[\u0701-\u0704]/u, /\p{scx=Syriac}/u],
+  [/\u1361/u, /\p{scx=Ethiopic}/u],
+  [/\u1427/u, /\p{scx=Canadian_Aboriginal}/u],
+  [/[\u1803\u1804\u1809]/u, /\p{scx=Mongolian}/u],
+  [/[\u2CBA\u2CC6\u2CF9]/u, /\p{scx=Coptic}/u],
+  [/[\uA4F8\uA4FA\uA4FD\uA4FE]/u, /\p{scx=Lisu}/u],
+  [/\uA60E/u, /\p{scx=Vai}/u],
+  [/\u{10A50}/u, /\p{scx=Kharoshthi}/u],
+];
 const SCRIPT_STOP = /\u0903|\u0A83|[\u00B7\u0387\u0589\u05C3\u0660\u06D4\u06F0\u0701-\u0704\u1361\u1427\u1803\u1804\u1809\u2CBA\u2CC6\u2CF9\uA4F8\uA4FA\uA4FD\uA4FE\uA60E\u{10A50}]/u;
-/** A letter, mark or digit of a script other than Latin (a mark of no script of its own counts where its letter does). */
-const NON_LATIN_WORD = /[^\P{L}\p{Script=Latin}]|[^\P{M}\p{Script=Latin}\p{Script=Inherited}]|[^\P{Nd}\p{ASCII}]/u;
+/** A word around a script's stop: letters, marks, digits, what is drawn as nothing (escaped anyway), and the stops. */
+const STOP_WORD = new RegExp(`(?:[\\p{L}\\p{M}\\p{N}\\p{Cf}\\p{Default_Ignorable_Code_Point}]|${SCRIPT_STOP.source})+`, 'gu');
+/** Neither for nor against a script: drawn as nothing (and escaped), or a mark of no script of its own, its base's. */
+const OF_ANY_SCRIPT = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Script=Inherited}]/u;
+const PUNCTUATION = /\p{P}/u;
+const ASCII_PATH_SYNTAX = /[./\\:-]/;
 
 /**
- * Whether `char` passes for `.`, `/`, `\`, `:` or `-` in a value that names something, between `before` and `after`
- * (the characters around it, `''` at an end); `blank`: the value holds white space. A fullwidth or small form among
- * CJK characters with no ASCII letter or digit beside it is left as it is (`２０２４：報告`, as fullwidth letters in a
- * word of CJK), and so is a script's full stop after a letter of a script other than Latin (`Բարեւ։`).
+ * Whether the script's stops in `word` are its own: every letter, mark and digit of the word is of that script (a mark
+ * of no script of its own counts as its base, which is checked), none passes for an ASCII one, and one of them at
+ * least is drawn like none of `.` `/` `\` `:` `-` (`٠٠` alone is drawn like `..`).
  */
+function ownScriptWord(word: string, stops: RegExp, script: RegExp): boolean {
+  let lettered = false;
+  for (const char of word) {
+    if (OF_ANY_SCRIPT.test(char) || stops.test(char)) continue;
+    if (!script.test(char) || passesForAscii(char)) return false;
+    if (!lettered && LETTER_OR_DIGIT.test(char) && !PATH_LOOK_ALIKE.test(char)) lettered = true;
+  }
+  return lettered;
+}
+
+/**
+ * Where the characters drawn like `.`, `/`, `\`, `:` or `-` are (UTF-16 offsets) in a value that names something;
+ * `blank`: the value holds white space. A script's stop stays as written in a word all of its script (`١٠٠`, `दुःख`,
+ * `λέξη·`, `Բարեւ։`), a punctuation one not before ASCII path syntax (`Ս։\x` reads as `S:\x`). A CJK form stays among
+ * CJK text: the nearest character on either side that is not such a form is a CJK letter, and neither is a Latin letter
+ * or an ASCII digit (`２０２４：報告`, `ノート`, `統一`, but not `my一file` nor `notesー／ーx`). Linear in the length.
+ */
+function pathLookAlikeOffsets(value: string, blank: boolean): Set<number> {
+  const offsets = new Set<number>();
+  if (!PATH_LOOK_ALIKE.test(value) && (blank || !PROSE_DASH.test(value))) return offsets;
+  const ownStops = new Set<number>();
+  for (const word of value.matchAll(STOP_WORD)) {
+    if (!SCRIPT_STOP.test(word[0])) continue;
+    const verdicts = new Map<RegExp, boolean>();
+    let offset = word.index;
+    for (const char of word[0]) {
+      const group = SCRIPT_STOPS.find(([stops]) => stops.test(char));
+      if (group !== undefined) {
+        const [stops, script] = group;
+        let own = verdicts.get(stops);
+        if (own === undefined) {
+          own = ownScriptWord(word[0], stops, script);
+          verdicts.set(stops, own);
+        }
+        if (own && !(PUNCTUATION.test(char) && ASCII_PATH_SYNTAX.test(charAt(value, offset + char.length)))) ownStops.add(offset);
+      }
+      offset += char.length;
+    }
+  }
+  const chars = Array.from(value);
+  // The nearest character before and after each one that is not a CJK form, '' at an end.
+  const before: string[] = [];
+  const after: string[] = [];
+  let last = '';
+  for (const char of chars) {
+    before.push(last);
+    if (!CJK_FORM.test(char)) last = char;
+  }
+  last = '';
+  for (let index = chars.length - 1; index >= 0; index -= 1) {
+    after[index] = last;
+    if (!CJK_FORM.test(chars[index]!)) last = chars[index]!;
+  }
+  let offset = 0;
+  chars.forEach((char, index) => {
+    if (passesForPathSyntax(char, before[index]!, after[index]!, blank) && !ownStops.has(offset)) offsets.add(offset);
+    offset += char.length;
+  });
+  return offsets;
+}
+
+/** Whether `char` passes for path syntax, with the nearest characters around it that are not CJK forms. */
 function passesForPathSyntax(char: string, before: string, after: string, blank: boolean): boolean {
   if (PROSE_DASH.test(char)) return !blank;
   if (!PATH_LOOK_ALIKE.test(char)) return false;
-  if (CJK_FORM.test(char)) return !((CJK_AROUND.test(before) || CJK_AROUND.test(after)) && !ASCII_LETTER_OR_DIGIT.test(before) && !ASCII_LETTER_OR_DIGIT.test(after));
-  if (SCRIPT_STOP.test(char)) return !NON_LATIN_WORD.test(before) || passesForAscii(before);
+  if (CJK_FORM.test(char)) return !(([before, after].some((side) => CJK_LETTER.test(side) && LETTER_OR_DIGIT.test(side)) && ![before, after].some((side) => LATIN_OR_DIGIT.test(side))));
   return true;
 }
 
@@ -297,7 +386,7 @@ export interface VisibleTextOptions {
    * For a value that names something (a path, a name): when it is one line and not in NFC, every character outside
    * ASCII in it is escaped and counted as hidden (`not-nfc`): `cafe\u{301}.txt` is drawn like `café.txt` and is
    * another file. When it is one line, a character drawn like `.`, `/`, `\`, `:` or `-` is escaped and counted too
-   * (`look-alike-punctuation`, see `passesForPathSyntax`; so it is with `mayRun`). Default false.
+   * (`look-alike-punctuation`, see `pathLookAlikeOffsets`; so it is with `mayRun`). Default false.
    */
   nfc?: boolean;
 }
@@ -401,6 +490,7 @@ function visibleText(shown: string, { singleLine, code, syntax, mayRun, nfc, pro
   const lookAlikes = !prose && SUSPECT.test(value) ? lookAlikeOffsets(value) : undefined;
   const names = !code && ((nfc && !value.includes('\n')) || mayRun);
   const blank = names && /\s/u.test(value);
+  const pathLookAlikes = names && SUSPECT.test(value) ? pathLookAlikeOffsets(value, blank) : undefined;
   const segments: VisibleSegment[] = [];
   let hiddenCount = 0;
   let nonAsciiCount = 0;
@@ -411,14 +501,13 @@ function visibleText(shown: string, { singleLine, code, syntax, mayRun, nfc, pro
   /** The nonspacing marks, and the general-purpose ones among them, the base carries so far. */
   let marks = 0;
   let generic = 0;
-  const lookAlikeClass = (char: string, at: number, before: string): EscapeClass | null => {
+  const lookAlikeClass = (char: string, at: number): EscapeClass | null => {
     if (syntax && SYNTAX_LOOK_ALIKE.test(char)) return 'look-alike-symbol';
     if (lookAlikes?.has(at) === true) return 'look-alike';
-    if (names && passesForPathSyntax(char, before, charAt(value, at + char.length), blank)) return 'look-alike-punctuation';
+    if (pathLookAlikes?.has(at) === true) return 'look-alike-punctuation';
     if (code || (mayRun && !readableInCode(char))) return 'non-ascii-in-code';
     return decomposed ? 'not-nfc' : null;
   };
-  let previous = '';
   while (index < value.length) {
     const codePoint = value.codePointAt(index)!;
     const width = codePoint > 0xffff ? 2 : 1;
@@ -428,7 +517,7 @@ function visibleText(shown: string, { singleLine, code, syntax, mayRun, nfc, pro
     if (char === '\\') escapeClass = value.startsWith('u{', index + 1) ? 'backslash' : null;
     else if (singleLine && (char === '\n' || char === '\t')) escapeClass = 'control';
     else if (prose) escapeClass = proseClass(char, codePoint, value.charCodeAt(index + 1));
-    else escapeClass = classify(char) ?? (codePoint > 0x7f ? lookAlikeClass(char, index, previous) : null);
+    else escapeClass = classify(char) ?? (codePoint > 0x7f ? lookAlikeClass(char, index) : null);
     const plain = codePoint <= 0x7f;
     // A variation selector or a joiner that is shown stays on the base before it, and counts as one of its marks.
     const joiner = !plain && (PROSE_OWN.has(codePoint) || VARIATION_SELECTOR.test(char));
@@ -455,7 +544,6 @@ function visibleText(shown: string, { singleLine, code, syntax, mayRun, nfc, pro
       marks = 0;
       generic = 0;
     }
-    previous = char;
     index += width;
   }
   if (runStart < value.length) segments.push({ kind: 'text', text: value.slice(runStart) });
