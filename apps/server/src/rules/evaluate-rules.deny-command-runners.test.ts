@@ -21,6 +21,7 @@ describe('under a command deny rule, a program that runs commands its words or i
       "socat - 'SHELL:x=r; ${x}m -rf victim'",
       "socat -u 'exec:./evil.sh,pty' -",
       'socat - some-new-address:./evil.sh',
+      "socat1 - 'SYSTEM:x=r; ${x}m -rf victim'",
       'socat - "$ADDRESS"',
     ]) {
       expect(await decisionOf(line), line).toBe(`ask naming ${noDelete.id}`);
@@ -32,6 +33,9 @@ describe('under a command deny rule, a program that runs commands its words or i
       'gio launch evil.desktop',
       'gio open evil.desktop',
       'gio some-new-subcommand x',
+      'gio-launch-desktop ./evil.sh',
+      'gapplication launch org.example.App',
+      'xdg-open evil.desktop',
       'make',
       'make test',
       'gmake all',

@@ -32,13 +32,14 @@ const CODE_RUNNERS: ReadonlySet<string> = new Set([
 /**
  * Programs that run a command their words name, or one a file they read names (which a call may have written): a
  * wrapper (`pee`, `mispipe`, `lckdo`, `daemonize`, `fakechroot`, `fakeroot` and its variants, `watchexec`, `entr`),
- * a launcher of desktop files and default handlers (`xdg-open`, `gtk-launch`, `dex`), a build tool that runs what its
+ * a launcher of desktop files, applications and default handlers (`xdg-open`, `gtk-launch`, `gapplication`, `dex`), a build tool that runs what its
  * build file says (`make` and its kin, `ninja`, `just`, `rake`), TeX drivers that run an rc file or `$TEX`
  * (`latexmk`, `texi2dvi`), and `aria2c`, whose config file's `on-download-*` hooks run a program.
  */
 const RUNS_NAMED_COMMANDS: ReadonlySet<string> = new Set([
   'pee', 'mispipe', 'lckdo', 'daemonize', 'fakechroot', 'fakeroot', 'fakeroot-ng', 'fakeroot-sysv', 'fakeroot-tcp',
-  'watchexec', 'entr', 'xdg-open', 'gvfs-open', 'kde-open', 'kde-open5', 'exo-open', 'gtk-launch', 'dex', 'make',
+  'watchexec', 'entr', 'xdg-open', 'gvfs-open', 'kde-open', 'kde-open5', 'exo-open', 'gtk-launch', 'gio-launch-desktop',
+  'gapplication', 'kioclient', 'kioclient5', 'dex', 'make',
   'gmake', 'bmake', 'pmake', 'remake', 'colormake', 'mk', 'ninja', 'samu', 'just', 'rake', 'scons', 'latexmk',
   'texi2dvi', 'texi2pdf', 'pdftexi2dvi', 'aria2c',
 ]);
@@ -116,7 +117,8 @@ function runsNamedCommand(command: SimpleCommand, name: string): Reason | undefi
     const subcommand = words.find((word) => word === undefined || !word.startsWith('-'));
     if (subcommand === undefined || !GIO_PLAIN_SUBCOMMANDS.has(subcommand)) return reason(codeWord('gio'), ' may launch a program');
   }
-  if (name === 'socat' && words.some((word, index) => word === undefined || (!SOCAT_VALUED_OPTIONS.has(words[index - 1] ?? '') && socatRunsProgram(word)))) {
+  // socat 1.8 installs its program as `socat1` too.
+  if ((name === 'socat' || name === 'socat1') && words.some((word, index) => word === undefined || (!SOCAT_VALUED_OPTIONS.has(words[index - 1] ?? '') && socatRunsProgram(word)))) {
     return reason(codeWord('socat'), ' may run the command of an address');
   }
   if (name === 'pandoc' && pandocRunsCode(words)) return reason(codeWord('pandoc'), ' is given a filter, an engine or a file that may run a program');
