@@ -252,6 +252,40 @@ describe('a git call judged by the Git directories it reads, in a repository git
     }
   });
 
+  it('a repository a call makes inside the workspace\'s own Git directory, which git started there finds first', async () => {
+    // Seen with git 2.39: `cd .git/x && git status` ran `.git/x/.git`'s core.fsmonitor, and `cd .git && git status`
+    // that of `.git/.git`; the sandbox holds only `.git/config`, `hooks` and a few more read-only, and the walk goes
+    // into no `.git`.
+    for (const folder of ['.git/objects/x', '.git/refs/x', '.git/logs/x', '.git/info/x']) {
+      repository(path.join(workspace, folder));
+      fsmonitor(path.join(workspace, folder, '.git'));
+    }
+    // Just made, with no index yet: git status runs its core.fsmonitor all the same.
+    git(workspace, 'init', '-q', '.git/x');
+    fsmonitor(path.join(workspace, '.git/x/.git'));
+    git(workspace, 'init', '-q', '.git/.git');
+    fsmonitor(path.join(workspace, '.git/.git'));
+    for (const command of ['cd .git/x && git status', 'cd .git/objects/x && git status', 'cd .git/refs/x && git log', 'cd .git/logs/x && git diff', 'cd .git/info/x && git status', 'cd .git && git status', 'cd .git/objects && git status']) {
+      expect(await decided(command), command).toBe('ask');
+    }
+    expect(await decided('git status')).toBe('allow');
+  });
+
+  it('a workspace that is the home folder: the person\'s Git config there is read by every git call, as a call may have written it', async () => {
+    vi.stubEnv('HOME', workspace);
+    expect(await decided('git status')).toBe('allow');
+    for (const [file, text] of [['.gitconfig', '[core]\n\tfsmonitor = "touch PWNED; false"\n'], ['.config/git/config', '[core]\n\tpager = touch PWNED\n'], ['.gitconfig', '[include]\n\tpath = elsewhere\n']] as const) {
+      mkdirSync(path.dirname(path.join(workspace, file)), { recursive: true });
+      writeFileSync(path.join(workspace, file), text);
+      for (const command of ['git status', 'git log --oneline']) expect(await decided(command), `${file}: ${command}`).toBe('ask');
+      writeFileSync(path.join(workspace, file), '');
+    }
+    // Outside the workspace, it is the person's own, which no call writes: read as before.
+    vi.stubEnv('HOME', home);
+    writeFileSync(path.join(home, '.gitconfig'), '[core]\n\tpager = less\n');
+    expect(await decided('git status')).toBe('allow');
+  });
+
   it('a bare repository or a Git directory git starts in, and a folder above it', async () => {
     git(workspace, 'init', '-q', '--bare', 'tools/bare.git');
     expect(await decided('cd tools/bare.git && git log')).toBe('allow');

@@ -70,7 +70,29 @@ const WIDENS_KEYS = ['diff.submodule', 'status.submodulesummary', 'submodule.rec
 
 /** The person's and the machine's Git config, which git reads for every repository. */
 function globalConfigFiles(): string[] {
-  return [path.join(homedir(), '.gitconfig'), path.join(homedir(), '.config', 'git', 'config'), '/etc/gitconfig'];
+  const configHome = process.env.XDG_CONFIG_HOME;
+  const xdg = configHome !== undefined && path.isAbsolute(configHome) ? [path.join(configHome, 'git', 'config')] : [];
+  return [path.join(homedir(), '.gitconfig'), path.join(homedir(), '.config', 'git', 'config'), ...xdg, '/etc/gitconfig'];
+}
+
+/**
+ * Whether a Git config that git reads for every repository lies in the workspace (a workspace that is the home folder,
+ * which the server warns of), where a call may have written it, and sets a key of `RUNS_KEYS`: as a repository's own.
+ */
+async function globalConfigMayRun(workspace: string): Promise<boolean> {
+  const realWorkspace = await realpath(workspace).catch(() => workspace);
+  for (const file of globalConfigFiles()) {
+    const info = await lstat(file).catch((error: unknown) => {
+      if (notThere(error)) return undefined;
+      throw error;
+    });
+    if (info === undefined) continue;
+    const real = await realpath(file).catch(() => file);
+    if (!isInside(workspace, file) && !isInside(realWorkspace, real)) continue;
+    const read = readConfigFile(file, MAX_CONFIG_BYTES);
+    if (read === undefined || read.settings.some(runsSomething)) return true;
+  }
+  return false;
 }
 
 /**
@@ -95,7 +117,9 @@ export const walkCount = { walks: 0 };
  * `commondir` names. True while such a folder's `config` or `config.worktree` sets a key of `RUNS_KEYS`, its `hooks`
  * folder holds anything but git's `*.sample` files, a submodule's folder holds a `commondir` or a worktree's names
  * another folder than its repository's, a nested `.git` is a link or a gitfile naming a folder outside the workspace
- * or none, a file there cannot be read, past the bounds above, and after a command on the line that may have changed
+ * or none, a file there cannot be read, past the bounds above, when git starts inside a Git directory of the
+ * workspace (`cd .git/x`, where it finds a `.git/x/.git` a call made), while a Git config git reads for every
+ * repository lies in the workspace and sets such a key, and after a command on the line that may have changed
  * the file system or led the shell out (it may have made any of these, so whether they are there yet does not count).
  * False for any other program, when the facts name no workspace, and for a workspace with no such Git directory.
  * Answered from what `lookAtGitDirectories` found for the line (`line.walks`): a call it did not look at counts as
@@ -181,7 +205,7 @@ async function lookedAt(workspace: string, call: GitCall, looks: GitLooks): Prom
   const known = looks.get(key);
   if (known !== undefined) return known === true;
   let reach = call.reach;
-  let answer = false;
+  let answer = (await once(looks, `global\0${workspace}`, () => globalConfigMayRun(workspace))) === true;
   for (const start of call.starts) {
     const found = await once(looks, `from\0${workspace}\0${start}`, () => discoveredMayRun(workspace, start));
     if (found === true) answer = true;
@@ -227,6 +251,9 @@ async function discoveredMayRun(workspace: string, start: string): Promise<boole
   }
   const own = workspaceGitDir(workspace);
   const ownFolders = own !== undefined && 'found' in own ? repositoryFolders(own.found).map((folder) => path.join(realWorkspace, path.relative(workspace, folder))) : [];
+  // Started in a Git directory of the workspace (`cd .git/x`, `cd .git`), git finds the repository a call may have
+  // made there (`.git/x/.git`, `.git/.git`), which the walk never goes into: counted as running what it says.
+  if (ownFolders.some((folder) => folder === real || isInside(folder, real)) || (isInside(realWorkspace, real) && path.relative(realWorkspace, real).split(path.sep).includes('.git'))) return true;
   const pending: Pending[] = [];
   const repositories: Repository[] = [];
   // Only inside the workspace: git run elsewhere is judged as leading out (`leadsOut`), not here.
@@ -249,8 +276,10 @@ async function discoveredMayRun(workspace: string, start: string): Promise<boole
   }
   if (pending.length === 0) return false;
   const submodules = await submodulesOf(realWorkspace, repositories);
-  if (typeof submodules !== 'object') return submodules;
-  return checked(realWorkspace, [...pending, ...submodules], true);
+  if (submodules === true) return true;
+  // A repository with no index yet leads git no further than itself: its own config is read all the same.
+  const found = await checked(realWorkspace, [...pending, ...(typeof submodules === 'object' ? submodules : [])], true);
+  return found === false && typeof submodules !== 'object' ? submodules : found;
 }
 
 type Pending = { folder: string; kind: 'module' | 'worktree'; common: string };
