@@ -7,6 +7,7 @@ import { createTerminalTool } from './terminal-tool';
 import { createWebFetchTool } from './web-fetch-tool';
 import { airlockConfigFolders, defaultDataFolders } from './airlock-data-folders';
 import { browserPlaces, browserProfileFolders, FolderScans } from './browser-profiles';
+import { editorStateFolders } from './editor-state-folders';
 import { HiddenPaths } from './hidden-paths';
 import { historyFiles } from './shell-histories';
 import { WorkspacePaths } from './workspace-paths';
@@ -22,15 +23,17 @@ export { DEFAULT_MAX_PROCESSES, ownHostUserId, processLimitWarning } from './san
 
 /**
  * The tools every session has: terminal, python, read_file, write_file, list_directory and web_fetch, all bound to one
- * workspace. The hidden paths, the server's output files, and the browser profiles, shell and interpreter histories
- * and default Airlock data and config folders of the user whose HOME is in `env` are out of their reach.
+ * workspace. The hidden paths, the server's output files, and the browser profiles, shell and interpreter histories,
+ * editors' swap, undo and backup folders and default Airlock data and config folders of the user whose HOME is in `env`
+ * are out of their reach.
  */
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
   const resolved = resolveToolsOptions(options);
   const places = browserPlaces(resolved.env);
   const scans = new FolderScans();
   const histories = historyFiles(places, resolved.env);
-  const others = () => [...browserProfileFolders(places, scans), ...defaultDataFolders(places), ...airlockConfigFolders(places), ...histories, ...resolved.outputFiles()];
+  const editorStates = editorStateFolders(places, resolved.env);
+  const others = () => [...browserProfileFolders(places, scans), ...defaultDataFolders(places), ...airlockConfigFolders(places), ...histories, ...editorStates, ...resolved.outputFiles()];
   const paths = new WorkspacePaths(resolved.workspace, new HiddenPaths(resolved.hiddenPaths, { others }));
   return [
     createTerminalTool(resolved, paths),

@@ -401,6 +401,33 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     }
   });
 
+  test("the editors' swap, undo and backup folders in the server's home folder (neovim's and vim's, XDG_STATE_HOME's too), where a hidden file's copy is kept under its %-encoded path, cannot be read, in a home outside the workspace and in it", async () => {
+    await using workspace = await tempFolder();
+    await using outside = await tempFolder('/var/tmp');
+    for (const home of [outside.path, path.join(workspace.path, 'home')]) {
+      const copy = `${home.replaceAll('/', '%')}%.openai-key`;
+      const copies = [
+        path.join('.local', 'state', 'nvim', 'swap', `${copy}.swp`),
+        path.join('.local', 'state', 'nvim', 'undo', copy),
+        path.join('.local', 'state', 'nvim', 'backup', `${copy}~`),
+        path.join('.local', 'share', 'nvim', 'swap', `${copy}.swp`),
+        path.join('state', 'vim', 'swap', `${copy}.swp`),
+        path.join('.vim', 'swap', `${copy}.swp`),
+        path.join('.vim', 'tmp', `${copy}.swp`),
+        path.join('.vim', 'undo', copy),
+        path.join('.vim', 'backup', `${copy}~`),
+      ];
+      for (const file of copies) {
+        await mkdir(path.dirname(path.join(home, file)), { recursive: true });
+        await writeFile(path.join(home, file), 'the-key-value\n');
+      }
+      await writeFile(path.join(home, '.vim', 'vimrc'), 'set directory=~/.vim/swap//\n');
+      const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home, XDG_STATE_HOME: path.join(home, 'state') } });
+      const result = await runTool(tool, { command: `cat ~/.vim/vimrc; ls -A ~/.local/state/nvim/swap ~/.vim/swap; grep -rls the-key-value ${home}; echo end` });
+      expect(result).toStrictEqual({ content: `set directory=~/.vim/swap//\n${home}/.local/state/nvim/swap:\n\n${home}/.vim/swap:\nend\nexit code: 0`, isError: false });
+    }
+  });
+
   test("the Airlock config folder in the server's home folder, where the terminal client keeps its token file, cannot be read", async () => {
     await using workspace = await tempFolder();
     // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).
