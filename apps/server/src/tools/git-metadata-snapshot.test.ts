@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { checkGitMetadata, gitMetadataReport, snapshotGitMetadata } from './git-metadata-snapshot';
@@ -43,7 +43,18 @@ function plantLayout(folder: string, marker: string): string {
 const INTRO = "Airlock: this call changed the workspace's Git metadata so that Git run here would read another configuration.";
 const ROOT_LAYOUT = 'the workspace root now holds a repository layout (HEAD, objects/, refs/), which Git takes for the repository whenever .git is not a valid one';
 const HEAD_RESTORED = '.git/HEAD, which no longer named a branch or commit, has its content from before the call back';
-const COMMONDIR_REMOVED = '.git/commondir, added by the call (it makes Git read the config of the folder it names), was removed';
+/** What is said of a HEAD put back over a file or link, which is kept beside as `kept`. */
+const headRestoredKeeping = (kept: string) => `${HEAD_RESTORED}; what was there, which a change made meanwhile outside the call would be, is kept as ${kept}, which Git does not read: look at it before putting it back`;
+/** What is said of a `commondir` added during the call, moved aside as `kept`. */
+const commondirKept = (kept: string) =>
+  `.git/commondir, added during the call (it makes Git read the config of the folder it names), is no longer there: it is kept as ${kept}, which Git does not read, since the person may have added it meanwhile: look at it before putting it back`;
+
+/** The one file kept beside `file` when it was put back or moved aside, relative to `workspace`. */
+async function keptBeside(workspace: string, file: string): Promise<string> {
+  const names = (await readdir(path.dirname(path.join(workspace, file)))).filter((name) => name.startsWith(`${path.basename(file)}.airlock-kept-`));
+  expect(names).toHaveLength(1);
+  return path.join(path.dirname(file), names[0]!);
+}
 const WORKTREE_CONFIG_READ =
   ': Git reads it as repository config (core.fsmonitor, core.hooksPath, aliases) whenever extensions.worktreeConfig is on, and runs what it names, unsandboxed, at your next git status or commit';
 const WORKTREE_CONFIG_MADE = `.git/config.worktree was made${WORKTREE_CONFIG_READ}`;
@@ -108,10 +119,17 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
     const gitFile = await readFile(path.join(workspace.path, '.git'), 'utf8');
     const marker = path.join(workspace.path, 'marker');
     const result = await runTool(tool('terminal', workspace.path), { command: `${plantLayout('evil', marker)} && (printf 'gitdir: evil\\n' > .git) 2>/dev/null; echo end` });
-    const restored = '.git, a file naming the Git directory, which the call changed or removed, has its content from before the call back';
-    expect(result).toStrictEqual({ content: sandbox === 'none' ? `end\nexit code: 0\n${INTRO} Restored: ${restored}.` : 'end\nexit code: 0', isError: false });
+    if (sandbox === 'none') {
+      const kept = await keptBeside(workspace.path, '.git');
+      expect(await readFile(path.join(workspace.path, kept), 'utf8')).toBe('gitdir: evil\n');
+      const restored = `.git, a file naming the Git directory, which was changed or removed during the call, has its content from before the call back; what was there, which a change made meanwhile outside the call would be, is kept as ${kept}, which Git does not read: look at it before putting it back`;
+      expect(result).toStrictEqual({ content: `end\nexit code: 0\n${INTRO} Restored: ${restored}.`, isError: false });
+      expect(hostGit(workspace.path, ['status', '--porcelain'])).toStrictEqual({ status: 0, output: `?? ${kept}\n?? .repo/\n?? evil/\n` });
+    } else {
+      expect(result).toStrictEqual({ content: 'end\nexit code: 0', isError: false });
+      expect(hostGit(workspace.path, ['status', '--porcelain'])).toStrictEqual({ status: 0, output: '?? .repo/\n?? evil/\n' });
+    }
     expect(await readFile(path.join(workspace.path, '.git'), 'utf8')).toBe(gitFile);
-    expect(hostGit(workspace.path, ['status', '--porcelain'])).toStrictEqual({ status: 0, output: '?? .repo/\n?? evil/\n' });
     expect(existsSync(marker)).toBe(false);
   });
 
@@ -152,7 +170,9 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
     const result = await runTool(tool('terminal', workspace.path, { log: (line) => logged.push(line) }), {
       command: `${plantLayout('.', marker)} && echo x > .git/HEAD`,
     });
-    const report = `${INTRO} Restored: ${HEAD_RESTORED}. Not restored, so look at this before running git in the workspace: ${ROOT_LAYOUT}.`;
+    const kept = await keptBeside(workspace.path, '.git/HEAD');
+    expect(await readFile(path.join(workspace.path, kept), 'utf8')).toBe('x\n');
+    const report = `${INTRO} Restored: ${headRestoredKeeping(kept)}. Not restored, so look at this before running git in the workspace: ${ROOT_LAYOUT}.`;
     expect(result).toStrictEqual({ content: `(no output)\nexit code: 0\n${report}`, isError: false });
     expect(logged).toStrictEqual([`Tool call of session test-session: ${report}`]);
     expect(await readFile(path.join(workspace.path, '.git/HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
@@ -161,7 +181,7 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
     expect(existsSync(marker)).toBe(false);
   });
 
-  test.skipIf(skip)('a .git/commondir the call adds is removed, so Git reads not the config of the folder it names', async () => {
+  test.skipIf(skip)('a .git/commondir the call adds is moved aside, so Git reads not the config of the folder it names', async () => {
     await using workspace = await tempFolder();
     await repository(workspace.path);
     const marker = path.join(workspace.path, 'marker');
@@ -173,8 +193,10 @@ describe.each(SANDBOX_KINDS)('Git run by a call or after it runs no code the cal
         'open(".git/commondir", "w").write("../evil\\n")',
       ].join('\n'),
     });
+    const kept = await keptBeside(workspace.path, '.git/commondir');
+    expect(await readFile(path.join(workspace.path, kept), 'utf8')).toBe('../evil\n');
     expect(result).toStrictEqual({
-      content: `(no output)\nexit code: 0\n${INTRO} Restored: ${COMMONDIR_REMOVED}.`,
+      content: `(no output)\nexit code: 0\n${INTRO} Restored: ${commondirKept(kept)}.`,
       isError: false,
     });
     expect(existsSync(path.join(workspace.path, '.git/commondir'))).toBe(false);
@@ -286,12 +308,19 @@ describe('checkGitMetadata', () => {
     const head = path.join(workspace.path, '.git/HEAD');
     const target = path.join(outside.path, 'target');
     await writeFile(target, 'not a ref\n');
-    for (const change of [() => rm(head), () => rm(head).then(() => symlink(target, head))]) {
-      const before = await snapshotGitMetadata(workspace.path);
-      await change();
-      expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [HEAD_RESTORED], notRestored: [] });
-      expect(await readFile(head, 'utf8')).toBe('ref: refs/heads/main\n');
-    }
+    let before = await snapshotGitMetadata(workspace.path);
+    await rm(head);
+    expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [HEAD_RESTORED], notRestored: [] });
+    expect(await readFile(head, 'utf8')).toBe('ref: refs/heads/main\n');
+    before = await snapshotGitMetadata(workspace.path);
+    await rm(head);
+    await symlink(target, head);
+    const found = await checkGitMetadata(workspace.path, before);
+    // The link itself is kept beside, still leading where it did.
+    const kept = await keptBeside(workspace.path, '.git/HEAD');
+    expect(found).toStrictEqual({ restored: [headRestoredKeeping(kept)], notRestored: [] });
+    expect(await readFile(head, 'utf8')).toBe('ref: refs/heads/main\n');
+    expect(await readlink(path.join(workspace.path, kept))).toBe(target);
     expect(await readFile(target, 'utf8')).toBe('not a ref\n');
   });
 
@@ -375,6 +404,36 @@ describe('checkGitMetadata', () => {
     before = await snapshotGitMetadata(workspace.path);
     await writeFile(at('.gitconfig'), '[core]\n\tfsmonitor = x\n');
     expect(await checkGitMetadata(workspace.path, before)).toStrictEqual({ restored: [], notRestored: [`.gitconfig was changed${INCLUDED_READ}`] });
+  });
+
+  test('what is at HEAD, at a .git file or at a commondir added when the check puts them back is kept beside under a name Git does not read, and named: a change the person made during the call is not lost', async () => {
+    await using workspace = await repositoryFolder();
+    const head = path.join(workspace.path, '.git/HEAD');
+    let before = await snapshotGitMetadata(workspace.path);
+    // The person's own tools can write there during the call as well as the call can: which one did cannot be told.
+    await writeFile(head, 'a HEAD written meanwhile\n');
+    await writeFile(path.join(workspace.path, '.git/commondir'), '../shared\n');
+    const found = await checkGitMetadata(workspace.path, before);
+    const [keptHead, keptCommondir] = [await keptBeside(workspace.path, '.git/HEAD'), await keptBeside(workspace.path, '.git/commondir')];
+    expect(found).toStrictEqual({ restored: [headRestoredKeeping(keptHead), commondirKept(keptCommondir)], notRestored: [] });
+    expect(await readFile(head, 'utf8')).toBe('ref: refs/heads/main\n');
+    expect(await readFile(path.join(workspace.path, keptHead), 'utf8')).toBe('a HEAD written meanwhile\n');
+    expect(existsSync(path.join(workspace.path, '.git/commondir'))).toBe(false);
+    expect(await readFile(path.join(workspace.path, keptCommondir), 'utf8')).toBe('../shared\n');
+
+    await using linked = await tempFolder();
+    expect(hostGit(linked.path, ['init', '-q', '--separate-git-dir=.repo', '.']).status).toBe(0);
+    const gitFile = path.join(linked.path, '.git');
+    const content = await readFile(gitFile, 'utf8');
+    before = await snapshotGitMetadata(linked.path);
+    await writeFile(gitFile, 'gitdir: elsewhere\n');
+    const kept = (await checkGitMetadata(linked.path, before)).restored;
+    const keptGitFile = await keptBeside(linked.path, '.git');
+    expect(kept).toStrictEqual([
+      `.git, a file naming the Git directory, which was changed or removed during the call, has its content from before the call back; what was there, which a change made meanwhile outside the call would be, is kept as ${keptGitFile}, which Git does not read: look at it before putting it back`,
+    ]);
+    expect(await readFile(gitFile, 'utf8')).toBe(content);
+    expect(await readFile(path.join(linked.path, keptGitFile), 'utf8')).toBe('gitdir: elsewhere\n');
   });
 
   test('a commondir there before is kept', async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, lstat, mkdir, open, readdir, readlink, rename, unlink, writeFile } from 'node:fs/promises';
+import { access, link, lstat, mkdir, open, readdir, readlink, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '@airlock/core';
 import { includedConfigFiles } from './git-config-includes';
@@ -135,8 +135,10 @@ export async function snapshotGitMetadata(workspace: string): Promise<GitMetadat
 /**
  * Compares the workspace's Git metadata with `before` once a call's processes are gone, and repairs what is safe to
  * repair: a HEAD that named a branch or commit and no longer does gets its content back (a HEAD moved to another valid
- * branch or commit is the call's own work and stays), a `commondir` that was not there is removed (a main repository
- * has none). The rest is only reported.
+ * branch or commit is the call's own work and stays), a `commondir` that was not there is moved aside (a main
+ * repository has none). What was there is never lost: the person may have written it during the call as well as the
+ * call, which nothing tells apart, so it is kept beside under a name Git does not read, and named (see keptName). The
+ * rest is only reported.
  */
 export async function checkGitMetadata(workspace: string, before: GitMetadataSnapshot): Promise<GitMetadataFindings> {
   const findings: GitMetadataFindings = { restored: [], notRestored: [] };
@@ -178,8 +180,8 @@ async function checkGitFile(file: string, before: Buffer, findings: GitMetadataF
   const now = readSmallFile(file);
   if (now?.equals(before) === true) return;
   try {
-    await replaceFile(file, before);
-    findings.restored.push('.git, a file naming the Git directory, which the call changed or removed, has its content from before the call back');
+    const kept = await replaceFile(file, before);
+    findings.restored.push(`.git, a file naming the Git directory, which was changed or removed during the call, has its content from before the call back${keptSaid(path.dirname(file), kept)}`);
   } catch (error) {
     findings.notRestored.push(`.git, a file naming the Git directory, was changed or replaced, and writing back its content failed (${errorMessage(error)})`);
   }
@@ -200,8 +202,8 @@ async function checkGitFolder(workspace: string, before: GitFolderState, finding
   ]);
   if (before.head !== undefined && head?.valid !== true) {
     try {
-      await replaceFile(headPath, before.head);
-      findings.restored.push(`${name}/HEAD, which no longer named a branch or commit, has its content from before the call back`);
+      const kept = await replaceFile(headPath, before.head);
+      findings.restored.push(`${name}/HEAD, which no longer named a branch or commit, has its content from before the call back${keptSaid(workspace, kept)}`);
     } catch (error) {
       findings.notRestored.push(`${name}/HEAD no longer names a branch or commit, and writing back its content failed (${errorMessage(error)})`);
     }
@@ -210,11 +212,14 @@ async function checkGitFolder(workspace: string, before: GitFolderState, finding
     if (commondir.isDirectory()) {
       findings.notRestored.push(`${name}/commondir was added, as a folder`);
     } else {
+      const kept = keptName(commondirPath);
       try {
-        await unlink(commondirPath);
-        findings.restored.push(`${name}/commondir, added by the call (it makes Git read the config of the folder it names), was removed`);
+        await rename(commondirPath, kept);
+        findings.restored.push(
+          `${name}/commondir, added during the call (it makes Git read the config of the folder it names), is no longer there: it is kept as ${path.relative(workspace, kept)}, which Git does not read, since the person may have added it meanwhile: look at it before putting it back`,
+        );
       } catch (error) {
-        findings.notRestored.push(`${name}/commondir was added, and removing it failed (${errorMessage(error)})`);
+        findings.notRestored.push(`${name}/commondir was added, and moving it aside failed (${errorMessage(error)})`);
       }
     }
   }
@@ -360,16 +365,40 @@ async function canEnter(folder: string): Promise<boolean> {
   }
 }
 
-/** Writes a new file beside `file` and renames it over: whatever is at `file` (a link too) is replaced, never written through. */
-async function replaceFile(file: string, content: Buffer): Promise<void> {
+/**
+ * Writes a new file beside `file` and renames it over: whatever is at `file` (a link too) is replaced, never written
+ * through, and not lost: it first gets a second name (keptName, a hard link, so the rename stays one step and a link is
+ * kept as a link), which is returned. Nothing is kept when nothing was there; a folder there fails the rename.
+ */
+async function replaceFile(file: string, content: Buffer): Promise<string | undefined> {
   const temporary = `${file}.airlock-${randomBytes(6).toString('hex')}`;
   await writeFile(temporary, content, { flag: 'wx', mode: 0o644 });
+  let kept: string | undefined;
   try {
+    const now = await lstatOrUndefined(file);
+    if (now !== undefined && !now.isDirectory()) {
+      kept = keptName(file);
+      await link(file, kept);
+    }
     await rename(temporary, file);
+    return kept;
   } catch (error) {
     await unlink(temporary).catch(() => undefined);
+    // Still at its place: the second name is not needed.
+    if (kept !== undefined) await unlink(kept).catch(() => undefined);
     throw error;
   }
+}
+
+/** A new name beside `file` that Git reads nothing under, as a repository config put back keeps what was there (see restoreFile). */
+function keptName(file: string): string {
+  return `${file}.airlock-kept-${randomBytes(6).toString('hex')}`;
+}
+
+/** The end of a finding for a file put back over what `kept` now holds, relative to `folder`. */
+function keptSaid(folder: string, kept: string | undefined): string {
+  if (kept === undefined) return '';
+  return `; what was there, which a change made meanwhile outside the call would be, is kept as ${path.relative(folder, kept)}, which Git does not read: look at it before putting it back`;
 }
 
 async function lstatOrUndefined(file: string) {
