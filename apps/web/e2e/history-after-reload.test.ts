@@ -350,6 +350,88 @@ describe('a chat opened again before the server has told of it', () => {
     await dialog.getByRole('button', { name: 'Close settings', exact: true }).click();
     expect(await page.getByText(BANNER).count()).toBe(0);
   });
+
+  it('says when the read of it failed, with a Retry, and reads it again when clicked and when the connection comes back', async () => {
+    const client = createAirlockClient({ ...parseStartupLink(suite.airlock.link), WebSocket });
+    try {
+      suite.airlock.model.enqueue({ text: 'Hello.' });
+      for await (const event of client.startRun({ sessionId: 'failed-read-chat', message: 'A chat read again', options: {} })) if (event.type === 'run-end') break;
+    } finally {
+      await client.close();
+    }
+    const page = await suite.context.newPage();
+    page.setDefaultTimeout(25_000);
+    await page.addInitScript(() => {
+      if (window.sessionStorage.getItem('airlock.session') === null) window.sessionStorage.setItem('airlock.session', 'failed-read-chat');
+    });
+    // The chat's own read fails while `failing` holds; the lists, which would name it, never answer.
+    const listed = new Set<unknown>();
+    const sockets: WebSocketRoute[] = [];
+    let failing = true;
+    let failed = 0;
+    await page.routeWebSocket(/\/trpc/, (ws: WebSocketRoute) => {
+      sockets.push(ws);
+      const server = ws.connectToServer();
+      ws.onMessage((message) => {
+        const parsed = parseRequests(String(message));
+        const requests = [parsed].flat();
+        const reads = failing ? requests.filter((request) => request.params?.path === 'sessions.get') : [];
+        for (const request of requests) if (request.params?.path === 'sessions.list') listed.add(request.id);
+        for (const request of reads) {
+          failed++;
+          ws.send(JSON.stringify({ id: request.id, error: { message: 'the read failed', code: -32603, data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500, path: 'sessions.get' } } }));
+        }
+        if (reads.length === 0) server.send(message);
+        else if (Array.isArray(parsed)) {
+          const rest = parsed.filter((request) => request.params?.path !== 'sessions.get');
+          if (rest.length > 0) server.send(JSON.stringify(rest));
+        }
+      });
+      server.onMessage((message) => {
+        if (!listed.has(parseFrame(String(message)).id)) ws.send(message);
+      });
+    });
+    await page.goto(suite.airlock.link);
+    const chat = new ChatPage(page);
+    await chat.connected();
+    const heading = page.getByRole('heading', { level: 1 });
+    // A message typed meanwhile cannot be sent: the chat it would go to is not shown.
+    const box = page.getByRole('textbox', { name: 'Message' });
+    const send = page.getByRole('button', { name: 'Send', exact: true });
+    const alert = page.getByRole('alert').filter({ hasText: 'Could not load this chat: the read failed' });
+    const retry = alert.getByRole('button', { name: 'Retry', exact: true });
+
+    await retry.waitFor();
+    expect(await heading.allTextContents()).not.toContain('New chat');
+    await box.fill('Next');
+    expect(await send.isDisabled()).toBe(true);
+    // Retry asks again, and says again why when it fails again.
+    const before = failed;
+    await retry.click();
+    await expect.poll(() => failed).toBeGreaterThan(before);
+    await retry.waitFor();
+    expect(await send.isDisabled()).toBe(true);
+
+    failing = false;
+    await retry.click();
+    await page.getByRole('heading', { name: 'A chat read again', level: 1 }).waitFor();
+    await page.getByText('Hello.').waitFor();
+    expect(await alert.count()).toBe(0);
+    await expect.poll(() => send.isDisabled()).toBe(false);
+
+    // Failed again after a reload, it is read again by itself once the connection comes back.
+    failing = true;
+    await page.reload();
+    await retry.waitFor();
+    await box.fill('Next');
+    expect(await send.isDisabled()).toBe(true);
+    failing = false;
+    for (const ws of sockets.splice(0)) await ws.close({ code: 4000, reason: 'test drops the connection' });
+    await page.getByRole('heading', { name: 'A chat read again', level: 1 }).waitFor();
+    await page.getByText('Hello.').waitFor();
+    expect(await alert.count()).toBe(0);
+    await expect.poll(() => send.isDisabled()).toBe(false);
+  });
 });
 
 describe('ledger export', () => {

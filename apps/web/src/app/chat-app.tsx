@@ -119,6 +119,8 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
   // not have takes a new chat's. Shown on meanwhile, a chat with confirmation off would claim to ask, and a change made
   // then would be kept as a new chat's.
   const settingUnknown = !current.isNew && summary === undefined && detail.error?.data?.code !== 'NOT_FOUND';
+  // Nor is it a new chat: the chat says why it is not shown, and the header does not name it "New chat".
+  const unread = settingUnknown && detail.isError;
   const confirm = useConfirmToolCalls(current.id, summary, settingUnknown);
   const waiting = useWaitingApprovals(running);
   const drafts = useTabDrafts(waiting);
@@ -189,6 +191,8 @@ export function ChatApp({ connection, settingsStore, notificationChoice }: ChatA
             <h1 className="chat-title chat-title-reading" aria-busy="true">
               Loading chat…
             </h1>
+          ) : unread ? (
+            <h1 className="chat-title chat-title-reading">Chat not loaded</h1>
           ) : (
             <h1 className="chat-title">{summary === undefined ? 'New chat' : proseText(summary.title)}</h1>
           )}

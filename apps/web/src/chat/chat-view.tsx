@@ -55,6 +55,14 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
           <ChatTranscript items={chat.earlierItems.length === 0 ? chat.state.items : [...chat.earlierItems, ...chat.state.items]} run={chat.state.run} tools={tools} onDecide={chat.decide} />
         </FocusComposerContext>
       </CurrentSessionContext>
+      {chat.load.error !== null && (
+        <p className="banner banner-error" role="alert">
+          Could not load this chat: {proseText(chat.load.error)}
+          <button type="button" className="btn btn-small" disabled={chat.load.retrying} onClick={chat.load.retry}>
+            Retry
+          </button>
+        </p>
+      )}
       {chat.state.streamError !== null && (
         <p className="banner banner-error" role="alert">
           {proseText(chat.state.streamError)}

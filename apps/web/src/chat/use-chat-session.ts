@@ -47,6 +47,11 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
   const detail = trpc.sessions.get.useQuery({ sessionId }, { enabled: known, retry: false });
   const notFound = detail.error?.data?.code === 'NOT_FOUND';
   const ready = runs.loaded || notFound || !known;
+  // A chat on the server whose read failed (not "not found": the server has it) cannot be shown or written to until a
+  // read succeeds. Said with the reason and a retry: the watch reads it again only on a change or a reconnect.
+  const loadError = detail.error !== null && !notFound && detail.data === undefined ? detail.error.message : null;
+  const { refetch } = detail;
+  const retryLoad = useCallback(() => void refetch(), [refetch]);
 
   useEffect(() => {
     const data = detail.data;
@@ -180,5 +185,6 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
   const shownStop = stopStatus !== null && stopStatus.runId === followedRunId ? stopStatus : null;
   // Why the chat's going run is paused (its data cannot be stored for now), as the server last said.
   const paused = detail.data?.paused ?? null;
-  return { state, ready, exists: known && !notFound, earlierMessages, earlierItems: shownEarlier?.items ?? NO_ITEMS, showEarlier, send, stop, stopStatus: shownStop, decide, decideAll, paused };
+  const load = { error: loadError, retry: retryLoad, retrying: loadError !== null && detail.isFetching };
+  return { state, ready, load, exists: known && !notFound, earlierMessages, earlierItems: shownEarlier?.items ?? NO_ITEMS, showEarlier, send, stop, stopStatus: shownStop, decide, decideAll, paused };
 }
