@@ -431,6 +431,29 @@ describe('hidden paths inside the workspace', () => {
     expect(await readFile(path.join(f.ws, '.bash_history'), 'utf8')).toBe(line);
   });
 
+  test("reach no editor's swap, undo or backup folder in the server's home folder (XDG_STATE_HOME's too), where a hidden file's copy is kept under its %-encoded path, one made after the tools neither", async () => {
+    await using f = await fixture();
+    const copy = `${f.ws.replaceAll('/', '%')}%.bash_history`;
+    const copies = [path.join('.local', 'state', 'nvim', 'swap', `${copy}.swp`), path.join('.vim', 'undo', copy), path.join('state', 'vim', 'backup', `${copy}~`)];
+    const write = async (file: string) => {
+      await mkdir(path.dirname(path.join(f.ws, file)), { recursive: true });
+      await writeFile(path.join(f.ws, file), 'AIRLOCK_TOKEN=the-token-value npm start\n');
+    };
+    await write(copies[0]!);
+    await write(copies[1]!);
+    const tools = createBuiltinTools({ workspace: f.ws, env: { HOME: f.ws, XDG_STATE_HOME: path.join(f.ws, 'state') } });
+    const [read, list] = (['read_file', 'list_directory'] as const).map((name) => toolNamed(tools, name)) as [AnyTool, AnyTool];
+    const attempts = (file: string): [AnyTool, Record<string, string>][] => [
+      [read, { path: file }],
+      [list, { path: path.dirname(file) }],
+    ];
+    for (const file of copies.slice(0, 2)) await expectRefused(attempts(file));
+    // An editor makes its folder when it first needs one.
+    await write(copies[2]!);
+    await expectRefused(attempts(copies[2]!));
+    expect((await runTool(list, { path: '.vim' })).content).toBe('.vim: 1 entry\nhidden   undo');
+  });
+
   test('leave the rest of the workspace usable', async () => {
     await using f = await homeFixture();
     expect(await runTool(f.read, { path: 'sub/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });
