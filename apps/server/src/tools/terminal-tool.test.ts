@@ -422,6 +422,8 @@ describe('terminal tool in the bubblewrap sandbox', () => {
         await writeFile(path.join(home, file), 'the-key-value\n');
       }
       await writeFile(path.join(home, '.vim', 'vimrc'), 'set directory=~/.vim/swap//\n');
+      // A history there makes the home folder outside the workspace veiled: its folders are bound back whole, then masked.
+      await writeFile(path.join(home, '.bash_history'), 'vim ~/.openai-key\n');
       const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home, XDG_STATE_HOME: path.join(home, 'state') } });
       const result = await runTool(tool, { command: `cat ~/.vim/vimrc; ls -A ~/.local/state/nvim/swap ~/.vim/swap; grep -rls the-key-value ${home}; echo end` });
       expect(result).toStrictEqual({ content: `set directory=~/.vim/swap//\n${home}/.local/state/nvim/swap:\n\n${home}/.vim/swap:\nend\nexit code: 0`, isError: false });
