@@ -315,6 +315,31 @@ describe('toVisibleText', () => {
     expect(visibleTextString(toVisibleText('notes\u30FC\uFF0F\u30FC\u30C8', { nfc: true }))).toBe('notes\\u{30FC}\\u{FF0F}\\u{30FC}\u30C8');
   });
 
+  // Found in review: `_` joins the words of one name (`dry_run`, `my_file.txt`) as `-` does, and its look-alikes
+  // were drawn plainly: another file or option of the same look.
+  it.each([
+    ['a\u02CDb', 'modifier letter low macron'],
+    ['a\uFE4Db', 'dashed low line'],
+    ['a\uFE4Eb', 'centreline low line'],
+    ['a\uFE4Fb', 'wavy low line'],
+    ['a\u2581b', 'lower one eighth block'],
+    ['a\uFF3Fb', 'fullwidth low line'],
+    ['a\u07FAb', 'N’Ko lajanyalan after a Latin letter'],
+  ])('in a one-line value that names something, escapes a character drawn like _: %j (%s)', (value) => {
+    const visible = toVisibleText(value, { nfc: true, syntax: true });
+    const escapes = visible.segments.filter((segment) => segment.kind === 'escape');
+    expect(escapes.map((segment) => segment.kind === 'escape' && segment.class)).toStrictEqual(['look-alike-punctuation']);
+    expect({ hidden: visible.hiddenCount, nonAscii: visible.nonAsciiCount }).toStrictEqual({ hidden: 1, nonAscii: 0 });
+    expect(fromVisibleNotation(visibleTextString(visible))).toBe(value);
+    expect(toVisibleText(`${value}\nx`, { mayRun: true }).hiddenCount).toBe(1);
+  });
+
+  it('leaves a low line of CJK text and the N’Ko lajanyalan of an N’Ko word as written', () => {
+    for (const value of ['\u5831\u544A\uFF3F\u8CC7\u6599', '\u5831\u544A\uFE4D\u8CC7\u6599', '\u07DE\u07CA\u07FA\u07DE\u07CA']) {
+      expect(toVisibleText(value, { nfc: true, syntax: true }).hiddenCount).toBe(0);
+    }
+  });
+
   it('leaves the punctuation of prose and of CJK text alone, and the full stop of a script after its own letters', () => {
     // Arabic-Indic 100, Hindi दुःख, Japanese ノート and 丿 in Chinese, Greek λέξη· (its ano teleia is the middle dot in NFC) and Mongolian text keep their own.
     const ownScript = ['\u0661\u0660\u0660', '\u0662\u0660\u0662\u0664/\u0660\u0665/\u0660\u0661', '\u0645\u0644\u0641\u06F1\u06F0', '\u7D71\u4E00.txt', '\u4E00\u89A7', '\u30C7\u30FC\u30BF', '\u30CE\u30FC\u30C8.md', '\uD55C\u3161', '\u0926\u0941\u0903\u0916', '\u30CE\u30FC\u30C8', '\u4E3F\u90E8', '\u03BB\u03AD\u03BE\u03B7\u00B7', '\u182E\u1823\u1829\u182D\u1823\u182F\u1803'];

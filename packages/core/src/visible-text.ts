@@ -57,8 +57,9 @@ export type EscapeClass =
   | 'not-nfc'
   /**
    * In a one-line argument (a path, a name) or one that may run as code (`mayRun`): a character drawn like the ASCII
-   * that splits a path, an address or an option (`.`, `/`, `\`, `:`, `-`) that is not it, so `ran\u{2024}log` (one dot
-   * leader) is not drawn as `ran.log`, another file.
+   * that splits a path, an address or an option (`.`, `/`, `\`, `:`, `-`), or joins the words of one name (`_`), that
+   * is not it, so `ran\u{2024}log` (one dot leader) is not drawn as `ran.log`, nor `my\u{FF3F}file` as `my_file`:
+   * another file.
    */
   | 'look-alike-punctuation'
   /** A space in an argument's name (only there): `dry_run ` is another name than `dry_run`, which the tool ignores. */
@@ -191,27 +192,28 @@ const SYNTAX_LOOK_ALIKE =
   /[\u2216\u29F5\u29F9\u2572\u27CD\uFE68\uFF3C\u00B4\u02B9-\u02BE\u02C8\u02CA\u02CB\u02DD\u02EE\u0374\u0384\u055A\u05F3\u05F4\u07F4\u07F5\u1FBD\u1FBF\u1FEF\u1FFD\u1FFE\u201B\u201F\u2032-\u2037\u275B-\u275E\u3003\u301D-\u301F\uA78B\uA78C\uFF02\uFF03\uFF07\uFF40\uFE5F\u266F\u2317\u22D5\u2A68\u2A69\u02BF\u02C1\u055B\u055D\u2E0C\u2E0D\u2E1C\u2E42\uA6F4\u{1F676}\u{1F677}\u01C0-\u01C3]/u;
 
 /**
- * Characters drawn like `.`, `/`, `\`, `:` or `-`, which split a path, an address or an option. First, every character
- * Unicode's confusables (UTS #39, confusables.txt of 2021-05-29) maps to one of them or to a run of them (`‥` to `..`,
- * `⫽` to `//`, `⑊` to `\\`): dot leaders, the full stops of Armenian (`։`, also drawn like a colon), Hebrew, Arabic,
- * Syriac, Mongolian, Vai, Lisu and Kharoshthi, the Arabic-Indic zeros (`٠`), the visarga of Devanagari and Gujarati,
- * the fraction and division slashes (`⁄` U+2044, `∕` U+2215) and other solidi and reverse solidi, CJK strokes and the
- * katakana `ノ`, the ratio `∶` and the modifier colons (`꞉` U+A789, `ː`), the hyphens and minus signs. Then what that
- * list leaves to NFKC or does not hold: the small, fullwidth and halfwidth forms (`．` `／` `＼` `：` `－`), the
- * ideographic full stop's halfwidth form, other dashes and lines drawn level. Then the middle dot `·` and what
- * confusables maps to it (`‧` `⋅` `∙` `•` `・`): between two letters, read as a dot. The prose dashes and the ellipsis
- * are PROSE_DASH's.
+ * Characters drawn like `.`, `/`, `\`, `:` or `-`, which split a path, an address or an option, or like `_`, which
+ * joins the words of one name (`dry_run`, `my_file.txt`). First, every character Unicode's confusables (UTS #39,
+ * confusables.txt of 2021-05-29) maps to one of them or to a run of them (`‥` to `..`, `⫽` to `//`, `⑊` to `\\`): dot
+ * leaders, the full stops of Armenian (`։`, also drawn like a colon), Hebrew, Arabic, Syriac, Mongolian, Vai, Lisu and
+ * Kharoshthi, the Arabic-Indic zeros (`٠`), the visarga of Devanagari and Gujarati, the fraction and division slashes
+ * (`⁄` U+2044, `∕` U+2215) and other solidi and reverse solidi, CJK strokes and the katakana `ノ`, the ratio `∶` and
+ * the modifier colons (`꞉` U+A789, `ː`), the hyphens and minus signs, the dashed and wavy low lines (`﹍` U+FE4D) and
+ * the N'Ko lajanyalan `ߺ`. Then what that list leaves to NFKC or does not hold: the small, fullwidth and halfwidth
+ * forms (`．` `／` `＼` `：` `－` `＿`), the ideographic full stop's halfwidth form, other dashes and lines drawn level
+ * or low (`ˍ` U+02CD, `▁` U+2581). Then the middle dot `·` and what confusables maps to it (`‧` `⋅` `∙` `•` `・`):
+ * between two letters, read as a dot. The prose dashes and the ellipsis are PROSE_DASH's.
  */
 const PATH_LOOK_ALIKE = new RegExp(
   // The spacing marks (visarga, the augmentation dot) stand alone, out of the class: each is one character to match.
   `\\u0903|\\u0A83|\\u{1D16D}|[${[
-    // UTS #39 confusables of . / \ : - and of runs of them.
-    '\\u02D0\\u02D7\\u02F8\\u0589\\u05C3\\u0660\\u06D4\\u06F0\\u0701-\\u0704\\u16EC\\u1735\\u1803\\u1809\\u2010-\\u2012',
+    // UTS #39 confusables of . / \ : - _ and of runs of them.
+    '\\u02D0\\u02D7\\u02F8\\u0589\\u05C3\\u0660\\u06D4\\u06F0\\u0701-\\u0704\\u07FA\\u16EC\\u1735\\u1803\\u1809\\u2010-\\u2012',
     '\\u2024\\u2025\\u2041\\u2043\\u2044\\u205A\\u2212\\u2215\\u2216\\u2236\\u244A\\u2571\\u2796\\u27CB\\u27CD\\u29F5\\u29F8\\u29F9\\u2AFB\\u2AFD',
-    '\\u2CBA\\u2CC6\\u2CF9\\u2F02\\u2F03\\u3033\\u30CE\\u31D3\\u31D4\\u4E36\\u4E3F\\uA4F8\\uA4FA\\uA4FD\\uA4FE\\uA60E\\uA789\\uFE30\\uFE68\\uFF1A\\uFF3C',
+    '\\u2CBA\\u2CC6\\u2CF9\\u2F02\\u2F03\\u3033\\u30CE\\u31D3\\u31D4\\u4E36\\u4E3F\\uA4F8\\uA4FA\\uA4FD\\uA4FE\\uA60E\\uA789\\uFE30\\uFE4D-\\uFE4F\\uFE68\\uFF1A\\uFF3C',
     '\\u{10A50}\\u{1D20F}\\u{1D23A}\\u{1D23B}',
     // Small, fullwidth and halfwidth forms, and other dashes, lines and full stops drawn like them.
-    '\\u1361\\u1804\\u2015\\u23AF\\u2500\\u2572\\uFE13\\uFE52\\uFE55\\uFE63\\uFF0D-\\uFF0F\\uFF61',
+    '\\u02CD\\u1361\\u1804\\u2015\\u23AF\\u2500\\u2572\\u2581\\uFE13\\uFE52\\uFE55\\uFE63\\uFF0D-\\uFF0F\\uFF3F\\uFF61',
     // CJK strokes, ideographs and jamo drawn level, and the prolonged sound mark: confusables maps them to a horizontal
     // bar or line (U+2015, U+2500).
     '\\u1173\\u2F00\\u3161\\u30FC\\u31D0\\u4E00\\uFF70\\uFFDA',
@@ -237,8 +239,8 @@ const CJK_LETTER = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Scri
 const LATIN_OR_DIGIT = /[\p{Script=Latin}0-9]/u;
 /**
  * Full stops, colons, digits and letters of scripts other than Latin (`։` U+0589, `׃`, `۔`, `܁`, `፡`, `᠄`, `꘎`, the
- * zeros `٠` `۰`, the visarga `ः`, Lisu, Coptic, Mongolian and Kharoshthi marks, the middle dot that is Greek's ano
- * teleia), each with its script: it is that script's own only in a word all of that script.
+ * zeros `٠` `۰`, the visarga `ः`, Lisu, Coptic, Mongolian and Kharoshthi marks, the N'Ko lajanyalan `ߺ`, the middle
+ * dot that is Greek's ano teleia), each with its script: it is that script's own only in a word all of that script.
  */
 const SCRIPT_STOPS: readonly (readonly [stops: RegExp, script: RegExp])[] = [
   [/[\u0660\u06D4\u06F0]/u, /\p{scx=Arabic}/u],
@@ -248,6 +250,7 @@ const SCRIPT_STOPS: readonly (readonly [stops: RegExp, script: RegExp])[] = [
   [/\u0589/u, /\p{scx=Armenian}/u],
   [/\u05C3/u, /\p{scx=Hebrew}/u],
   [/[\u0701-\u0704]/u, /\p{scx=Syriac}/u],
+  [/\u07FA/u, /\p{scx=Nko}/u],
   [/\u1361/u, /\p{scx=Ethiopic}/u],
   [/\u1427/u, /\p{scx=Canadian_Aboriginal}/u],
   [/[\u1803\u1804\u1809]/u, /\p{scx=Mongolian}/u],
@@ -256,7 +259,7 @@ const SCRIPT_STOPS: readonly (readonly [stops: RegExp, script: RegExp])[] = [
   [/\uA60E/u, /\p{scx=Vai}/u],
   [/\u{10A50}/u, /\p{scx=Kharoshthi}/u],
 ];
-const SCRIPT_STOP = /\u0903|\u0A83|[\u00B7\u0387\u0589\u05C3\u0660\u06D4\u06F0\u0701-\u0704\u1361\u1427\u1803\u1804\u1809\u2CBA\u2CC6\u2CF9\uA4F8\uA4FA\uA4FD\uA4FE\uA60E\u{10A50}]/u;
+const SCRIPT_STOP = /\u0903|\u0A83|[\u00B7\u0387\u0589\u05C3\u0660\u06D4\u06F0\u0701-\u0704\u07FA\u1361\u1427\u1803\u1804\u1809\u2CBA\u2CC6\u2CF9\uA4F8\uA4FA\uA4FD\uA4FE\uA60E\u{10A50}]/u;
 /** A word around a script's stop: letters, marks, digits, what is drawn as nothing (escaped anyway), and the stops. */
 const STOP_WORD = new RegExp(`(?:[\\p{L}\\p{M}\\p{N}\\p{Cf}\\p{Default_Ignorable_Code_Point}]|${SCRIPT_STOP.source})+`, 'gu');
 /** Neither for nor against a script: drawn as nothing (and escaped), or a mark of no script of its own, its base's. */
@@ -267,7 +270,7 @@ const ASCII_PATH_SYNTAX = /[./\\:-]/;
 /**
  * Whether the script's stops in `word` are its own: every letter, mark and digit of the word is of that script (a mark
  * of no script of its own counts as its base, which is checked), none passes for an ASCII one, and one of them at
- * least is drawn like none of `.` `/` `\` `:` `-` (`٠٠` alone is drawn like `..`).
+ * least is drawn like none of `.` `/` `\` `:` `-` `_` (`٠٠` alone is drawn like `..`).
  */
 function ownScriptWord(word: string, stops: RegExp, script: RegExp): boolean {
   let lettered = false;
@@ -280,7 +283,7 @@ function ownScriptWord(word: string, stops: RegExp, script: RegExp): boolean {
 }
 
 /**
- * Where the characters drawn like `.`, `/`, `\`, `:` or `-` are (UTF-16 offsets) in a value that names something;
+ * Where the characters drawn like `.`, `/`, `\`, `:`, `-` or `_` are (UTF-16 offsets) in a value that names something;
  * `blank`: the value holds white space. A script's stop stays as written in a word all of its script (`١٠٠`, `दुःख`,
  * `λέξη·`, `Բարեւ։`), a punctuation one not before ASCII path syntax (`Ս։\x` reads as `S:\x`). A CJK form stays among
  * CJK text: the nearest character on either side that is not such a form is a CJK letter, and neither is a Latin letter
@@ -385,7 +388,7 @@ export interface VisibleTextOptions {
   /**
    * For a value that names something (a path, a name): when it is one line and not in NFC, every character outside
    * ASCII in it is escaped and counted as hidden (`not-nfc`): `cafe\u{301}.txt` is drawn like `café.txt` and is
-   * another file. When it is one line, a character drawn like `.`, `/`, `\`, `:` or `-` is escaped and counted too
+   * another file. When it is one line, a character drawn like `.`, `/`, `\`, `:`, `-` or `_` is escaped and counted too
    * (`look-alike-punctuation`, see `pathLookAlikeOffsets`; so it is with `mayRun`). Default false.
    */
   nfc?: boolean;

@@ -182,7 +182,7 @@ const escapeTitles: Record<EscapeClass, string> = {
   'non-ascii-in-code': 'a character outside ASCII in code: shown as its code, since a letter of another script may be drawn like a quote or other syntax',
   'combining-mark': 'a combining mark with no letter to sit on, or one past those a letter carries: it would be drawn over the characters or lines around it',
   'not-nfc': 'a character outside ASCII in a name not in composed form (NFC): drawn like the composed name, it names another file',
-  'look-alike-punctuation': 'a character drawn like . / \\ : or - in a path or a name that is not it: the name is another one than it looks',
+  'look-alike-punctuation': 'a character drawn like . / \\ : - or _ in a path or a name that is not it: the name is another one than it looks',
   'name-space': "a space in an argument's name: the tool knows its arguments by exact name",
   backslash: 'a literal backslash, escaped so it cannot pass for a hidden character',
 };
