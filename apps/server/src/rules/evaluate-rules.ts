@@ -7,7 +7,7 @@ import { allowsCommand, changesFileSystem, deniesCommand, folderAfter, installed
 import type { PathFacts } from './outside-workspace';
 import { readCommandLine } from './command-line-reader';
 import { commandPathUnderGit } from './command-path-inside';
-import { folderHoldsLinkOut } from './links-below';
+import { folderHoldsLinkOut, type LinkWalks } from './links-below';
 import type { CommandLine, SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
 import { COMPUTED_WORD, runnerCall } from './program-runners';
@@ -46,6 +46,11 @@ export interface RuleContext {
    * between them. Default: one call's rules and both their sides share one look.
    */
   walks?: GitLooks;
+  /**
+   * The walks for links leading out made so far for this judging (`folderHoldsLinkOut`), shared as `walks` is.
+   * Default: one call's rules share one walk of each folder they ask about.
+   */
+  linkWalks?: LinkWalks;
   /** The workspace's absolute path, as workspace-scoped rules name it. */
   workspace: string;
   /** The person trusts this workspace: allow rules from its `.airlock/rules.json` count. Default: false. */
@@ -158,8 +163,9 @@ const SCOPE_ORDER: Record<RuleScope['kind'], number> = { chat: 0, workspace: 1, 
  * would allow, that would complete or change a Git directory (`gitLayoutWrite`), is an ask that says where.
  */
 export function evaluateRules(call: RuleCall, rules: readonly Rule[], context: RuleContext): Promise<RuleDecision> {
-  // One call is judged at one moment: its rules and both sides share one walk of the workspace (submodule-configs.ts).
-  return evaluateOnce(call, rules, context.walks === undefined ? { ...context, walks: new Map() } : context);
+  // One call is judged at one moment: its rules and both sides share one walk of the workspace (submodule-configs.ts,
+  // links-below.ts).
+  return evaluateOnce(call, rules, { ...context, walks: context.walks ?? new Map(), linkWalks: context.linkWalks ?? new Map() });
 }
 
 async function evaluateOnce(call: RuleCall, rules: readonly Rule[], context: RuleContext): Promise<RuleDecision> {
@@ -226,7 +232,7 @@ async function judgeLine(
   let looked: Pick<LinePaths, 'leadsInside' | 'leadsUnderGit' | 'holdsLinkOut'> | undefined;
   if (leadsInside !== undefined) {
     const underGit = context.leadsUnderGit ?? commandPathUnderGit(context.workspace);
-    const linkOut = context.holdsLinkOut ?? folderHoldsLinkOut(context.workspace);
+    const linkOut = context.holdsLinkOut ?? folderHoldsLinkOut(context.workspace, {}, context.linkWalks);
     const noted = new Set<string>();
     const notedGit = new Set<string>();
     const notedTrees = new Set<string>();

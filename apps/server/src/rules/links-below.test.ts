@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readCommandLine } from './command-line-reader';
 import { commandPathInside } from './command-path-inside';
 import { evaluateRules } from './evaluate-rules';
-import { folderHoldsLinkOut } from './links-below';
+import { folderHoldsLinkOut, walkCount } from './links-below';
 import { prefix, SESSION, terminal } from './rule-fixtures';
 import { tempFolder, type TempFolder } from '../tools/test-support';
 
@@ -126,6 +126,37 @@ describe('the folder a runner reads: a link below it that leads out, whoever mad
     expect(await lookUp({})(path.join(workspace, 'missing'))).toBe(false);
     const lookUpMissing = folderHoldsLinkOut(path.join(workspace, 'no-workspace'));
     expect(await lookUpMissing(workspace)).toBe(true);
+  });
+
+  it('reads a folder of many entries a slice at a time, to the last entry and up to the bound', async () => {
+    await using folder = await workspaceBeside();
+    const { workspace, other } = folder;
+    const many = path.join(workspace, 't', 'many');
+    await mkdir(many);
+    await Promise.all(Array.from({ length: 1500 }, (_, at) => writeFile(path.join(many, `f${at}.py`), '')));
+    expect(await folderHoldsLinkOut(workspace)(many)).toBe(false);
+    expect(await folderHoldsLinkOut(workspace, { maxEntries: 1500 })(many)).toBe(false);
+    expect(await folderHoldsLinkOut(workspace, { maxEntries: 1499 })(many)).toBe(true);
+    await symlink(other, path.join(many, 'zz-out'));
+    expect(await folderHoldsLinkOut(workspace)(many)).toBe(true);
+    // In a folder above the runner's, a file link among many entries is found too.
+    await symlink(path.join(other, 'conftest.py'), path.join(many, 'conftest.py'));
+    await mkdir(path.join(many, 'below'));
+    expect(await folderHoldsLinkOut(workspace)(path.join(many, 'below'))).toBe(true);
+  });
+
+  it('walks a folder once in a judging, however many calls and rules ask about it (a draft rule\'s preview)', async () => {
+    await using folder = await workspaceBeside();
+    const { workspace } = folder;
+    const judging = { sessionId: SESSION, workspace, leadsInside: commandPathInside(workspace), linkWalks: new Map() };
+    const before = walkCount.walks;
+    for (const command of ['pytest -q', 'make test', 'npm test', 'vitest run']) {
+      expect((await evaluateRules(terminal(command), rules, judging)).decision, command).toBe('allow');
+    }
+    expect(walkCount.walks - before).toBe(1);
+    // A call judged on its own walks anew: a call may have run since.
+    expect((await judge(workspace, 'pytest -q')).decision).toBe('allow');
+    expect(walkCount.walks - before).toBe(2);
   });
 
   it('a given `holdsLinkOut` is what decides, and a throw counts as holding one', async () => {

@@ -1,4 +1,5 @@
-import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { lstat, opendir, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isWithin } from '../tools/workspace-paths';
 
@@ -12,6 +13,21 @@ export interface WalkBounds {
 
 export const MAX_WALKED_ENTRIES = 50_000;
 export const MAX_WALKED_DEPTH = 64;
+/**
+ * How many entries of a folder are read at a time: a folder of 50,000 entries read whole held the server's thread
+ * for 50–270 ms while its names were handled (docs/benchmarks.md); read a slice at a time, other clients are served
+ * between slices.
+ */
+const LISTING_SLICE = 256;
+
+/**
+ * The answers of the walks made for one judging, by workspace and path (`RuleContext.linkWalks`): shared by the
+ * calls judged with it, as a draft rule's preview judges past calls with nothing run between them.
+ */
+export type LinkWalks = Map<string, Promise<boolean>>;
+
+/** Walks made, for tests. */
+export const walkCount = { walks: 0 };
 
 /**
  * Whether the folder at an absolute path, or a folder above it inside `workspace`, may hold a symbolic link that leads
@@ -28,9 +44,10 @@ export const MAX_WALKED_DEPTH = 64;
  * Not looked in: `.git` and `node_modules` (see SKIPPED); a link there is still judged where it is met. Not counted:
  * the interpreter links of a Python virtual environment (see interpreterOfEnvironment). Bounded (`WalkBounds`): past them, or on an
  * error other than the folder not being there, true. A folder not there
- * holds nothing now (a command of the line that makes it counts as changing the file system).
+ * holds nothing now (a command of the line that makes it counts as changing the file system). Given `walks`, a path
+ * asked about again in the same judging is answered from its first walk.
  */
-export function folderHoldsLinkOut(workspace: string, bounds: WalkBounds = {}): (absolute: string) => Promise<boolean> {
+export function folderHoldsLinkOut(workspace: string, bounds: WalkBounds = {}, walks?: LinkWalks): (absolute: string) => Promise<boolean> {
   const limits = { maxEntries: bounds.maxEntries ?? MAX_WALKED_ENTRIES, maxDepth: bounds.maxDepth ?? MAX_WALKED_DEPTH };
   let root: Promise<string> | undefined;
   const rootOf = () =>
@@ -38,12 +55,20 @@ export function folderHoldsLinkOut(workspace: string, bounds: WalkBounds = {}): 
       root = undefined;
       throw error;
     }));
-  return async (absolute) => {
+  const walk = async (absolute: string) => {
+    walkCount.walks += 1;
     try {
       return await holdsLinkOut(await rootOf(), absolute, limits);
     } catch {
       return true;
     }
+  };
+  if (walks === undefined) return walk;
+  return (absolute) => {
+    const key = `${workspace}\0${absolute}`;
+    const made = walks.get(key) ?? walk(absolute);
+    walks.set(key, made);
+    return made;
   };
 }
 
@@ -67,7 +92,7 @@ async function holdsLinkOut(root: string, absolute: string, limits: Required<Wal
   let entries = 0;
   for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
     const { folder, depth } = next;
-    for (const entry of await readdir(folder, { withFileTypes: true })) {
+    for await (const entry of listing(folder)) {
       if ((entries += 1) > limits.maxEntries) return true;
       const entryPath = path.join(folder, entry.name);
       let inside: string | undefined;
@@ -86,6 +111,11 @@ async function holdsLinkOut(root: string, absolute: string, limits: Required<Wal
     }
   }
   return false;
+}
+
+/** The entries of a folder, read `LISTING_SLICE` at a time; the folder is closed when the loop reading them ends. */
+async function* listing(folder: string): AsyncGenerator<Dirent> {
+  yield* await opendir(folder, { bufferSize: LISTING_SLICE });
 }
 
 /**
@@ -111,7 +141,7 @@ async function interpreterOfEnvironment(folder: string, name: string): Promise<b
 
 /** Whether `folder` holds, as an entry of its own, a link to anything but a folder that leads away. */
 async function holdsFileLinkOut(root: string, folder: string): Promise<boolean> {
-  for (const entry of await readdir(folder, { withFileTypes: true })) {
+  for await (const entry of listing(folder)) {
     if (!entry.isSymbolicLink()) continue;
     const led = await leadsTo(root, path.join(folder, entry.name));
     if (led.away && led.folder === undefined) return true;

@@ -22,6 +22,7 @@ import { WorkspacePaths } from '../tools/workspace-paths';
 import { commandPathInside } from './command-path-inside';
 import { evaluateRules, type LeadsOut, type RuleCall, type RuleContext } from './evaluate-rules';
 import { gitLayoutWrite } from './git-layout-write';
+import type { LinkWalks } from './links-below';
 import { proposeRule } from './propose-rule';
 import type { GitLooks } from './submodule-configs';
 import { loadWorkspaceRules, WORKSPACE_RULES_FILE, type WorkspaceRules } from './workspace-rules-file';
@@ -254,12 +255,14 @@ export class RuleBook implements RuleService {
     const rule: Rule = { ...ruleDraftSchema.parse(draft), id: 'preview', createdAt: new Date(this.now()).toISOString() };
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     const matched: ToolCallRecord[] = [];
-    // Nothing runs while a preview is judged: the workspace is walked once for all its git calls.
+    // Nothing runs while a preview is judged: the workspace is walked once for all its git calls, and each folder a
+    // runner reads once for all the calls that ask about it.
     const walks: GitLooks = new Map();
+    const linkWalks: LinkWalks = new Map();
     for (const call of calls) {
       // Judged with the tool as it is now, as `evaluate` judges a call: its declared defaults fill the rule's
       // arguments, its server and version name an MCP tool.
-      const decision = await evaluateRules(ruleCall(call.toolName, call.arguments, byName.get(call.toolName)), [rule], { ...this.ruleContext(call.sessionId, true), walks });
+      const decision = await evaluateRules(ruleCall(call.toolName, call.arguments, byName.get(call.toolName)), [rule], { ...this.ruleContext(call.sessionId, true), walks, linkWalks });
       if (decision.decision !== 'ask') matched.push(call);
     }
     return matched;
