@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { isWithinOrSame, realFolder } from './host-folders';
 
 /**
  * Folders where services keep their Unix sockets: a database, the system and session D-Bus (through which
@@ -101,16 +102,4 @@ function topLinks(folder: string): HostLayout['keptLinks'] {
   }
 }
 
-function realFolder(folder: string): string | undefined {
-  try {
-    const real = realpathSync(folder);
-    return statSync(real).isDirectory() ? real : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
-function isWithinOrSame(parent: string, child: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { isWithinOrSame, realFolder } from './host-folders';
 import type { HiddenMask } from '../hidden-paths';
 
 /**
@@ -110,16 +111,4 @@ function boundSocketPaths(): string[] {
   return [...paths];
 }
 
-function isWithinOrSame(parent: string, child: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
 
-function realFolder(folder: string): string | undefined {
-  try {
-    const real = realpathSync.native(folder);
-    return statSync(real).isDirectory() ? real : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -1,5 +1,6 @@
-import { opendirSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { opendirSync, readlinkSync, type Dirent } from 'node:fs';
 import path from 'node:path';
+import { isWithinOrSame, realFolder } from './host-folders';
 import type { HiddenMask } from '../hidden-paths';
 
 /**
@@ -103,16 +104,4 @@ function readVeilEntries(folder: string, hiddenPaths: ReadonlySet<string>): { na
   }
 }
 
-function isWithinOrSame(parent: string, child: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
 
-function realFolder(folder: string): string | undefined {
-  try {
-    const real = realpathSync.native(folder);
-    return statSync(real).isDirectory() ? real : undefined;
-  } catch {
-    return undefined;
-  }
-}
