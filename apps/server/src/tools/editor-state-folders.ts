@@ -10,8 +10,18 @@ const DATA_FOLDERS = [path.join('nvim', 'swap'), path.join('nvim', 'undo'), path
 /** In the home folder: where a vimrc usually points vim's `directory`, `undodir` and `backupdir`. */
 const HOME_FOLDERS = ['swap', 'swaps', 'tmp', 'undo', 'backup', 'backups'].map((name) => path.join('.vim', name));
 
+/** In the XDG cache folders: where a vimrc also often points them. */
+const CACHE_FOLDERS = [path.join('vim', 'swap'), path.join('vim', 'undo'), path.join('vim', 'backup')];
+
 /**
- * The folders where neovim, and vim as usually set up, keep every file's swap, undo and backup copy under its full path
+ * In Emacs's folders (`~/.emacs.d`, or `emacs` in the XDG config folders): where an init file usually points
+ * `backup-directory-alist` and `auto-save-file-name-transforms`, which name a file's copy by its full path with `!`
+ * for `/` (`!home!me!.openai-key~`).
+ */
+const EMACS_FOLDERS = ['backups', 'backup', 'auto-save', 'auto-saves', 'auto-save-list'];
+
+/**
+ * The folders where neovim, and vim and Emacs as usually set up, keep every file's swap, undo and backup copy under its full path
  * with `%` for `/` (`%home%me%.openai-key.swp`): the copy of a hidden file (the server's token or key file, a shell
  * history) is there under another name in another folder, so editorCopies, which looks beside the file, misses it. Hidden
  * whole from the tools: no tool needs another program's swap, undo or backup store, and naming only the copies of hidden
@@ -27,5 +37,7 @@ export function editorStateFolders(places: BrowserPlaces, env: Readonly<Record<s
     ...under([stateHome, path.join(places.home, '.local', 'state')], STATE_FOLDERS),
     ...under([places.dataHome, path.join(places.home, '.local', 'share')], DATA_FOLDERS),
     ...HOME_FOLDERS.map((name) => path.join(places.home, name)),
+    ...under([places.cacheHome, path.join(places.home, '.cache')], CACHE_FOLDERS),
+    ...under([path.join(places.home, '.emacs.d'), ...[places.configHome, path.join(places.home, '.config')].map((base) => base && path.join(base, 'emacs'))], EMACS_FOLDERS),
   ];
 }

@@ -401,7 +401,7 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     }
   });
 
-  test("the editors' swap, undo and backup folders in the server's home folder (neovim's and vim's, XDG_STATE_HOME's too), where a hidden file's copy is kept under its %-encoded path, cannot be read, in a home outside the workspace and in it", async () => {
+  test("the editors' swap, undo and backup folders in the server's home folder (neovim's, vim's and Emacs's, XDG_STATE_HOME's too), where a hidden file's copy is kept under its %-encoded path, cannot be read, in a home outside the workspace and in it", async () => {
     await using workspace = await tempFolder();
     await using outside = await tempFolder('/var/tmp');
     for (const home of [outside.path, path.join(workspace.path, 'home')]) {
@@ -416,6 +416,9 @@ describe('terminal tool in the bubblewrap sandbox', () => {
         path.join('.vim', 'tmp', `${copy}.swp`),
         path.join('.vim', 'undo', copy),
         path.join('.vim', 'backup', `${copy}~`),
+        path.join('.cache', 'vim', 'swap', `${copy}.swp`),
+        path.join('.emacs.d', 'backups', `${home.replaceAll('/', '!')}!.openai-key~`),
+        path.join('.config', 'emacs', 'auto-save', `#${home.replaceAll('/', '!')}!.openai-key#`),
       ];
       for (const file of copies) {
         await mkdir(path.dirname(path.join(home, file)), { recursive: true });
