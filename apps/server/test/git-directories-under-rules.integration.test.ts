@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,9 +19,10 @@ const sandboxes = (await probeBubblewrap(true)).available ? ['none', 'bubblewrap
 
 /**
  * A first call, which the person allows, writes a Git config that runs a program; the second, `command`, is judged
- * under rules that allow `cd` and `git status`: it must be asked about, and its program must not run.
+ * under rules that allow `cd` and `git status`: it must be asked about, and its program must not run. `home`: the
+ * workspace itself, or a folder beside it whose `.gitconfig` includes the workspace's `shared.gitconfig`.
  */
-async function plantedThenRun(sandbox: string, plant: (marker: string) => string, command: string, asHome: boolean) {
+async function plantedThenRun(sandbox: string, plant: (marker: string) => string, command: string, home: 'workspace' | 'includes' | 'own') {
   const folder = await mkdtemp(join(tmpdir(), 'airlock-git-directories-'));
   cleanups.push(() => rm(folder, { recursive: true, force: true }));
   const workspace = join(folder, 'workspace');
@@ -35,7 +36,13 @@ async function plantedThenRun(sandbox: string, plant: (marker: string) => string
   });
   fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: planting } }] }, { toolCalls: [{ name: 'terminal', arguments: { command } }] }, { text: 'done' });
   const token = randomBytes(16).toString('hex');
-  const env: Record<string, string> = asHome ? { AIRLOCK_TOKEN: token, HOME: workspace } : { AIRLOCK_TOKEN: token };
+  const env: Record<string, string> = { AIRLOCK_TOKEN: token };
+  if (home === 'workspace') env.HOME = workspace;
+  if (home === 'includes') {
+    env.HOME = join(folder, 'home');
+    mkdirSync(env.HOME);
+    writeFileSync(join(env.HOME, '.gitconfig'), `[include]\n\tpath = ${join(workspace, 'shared.gitconfig')}\n`);
+  }
   const server = await startServerProcess(['--workspace', workspace, '--data-dir', join(folder, 'data'), '--model-url', fake.url, '--tool-sandbox', sandbox], env, cleanups);
   const client = connectClient(server.wsUrl, token);
   cleanups.push(() => client.close());
@@ -56,11 +63,16 @@ const script = (file: string, marker: string) => `printf '#!/bin/sh\\ntouch ${ma
 for (const sandbox of sandboxes) {
   it(`[${sandbox}] a repository a call makes inside the workspace's .git: git started there runs its core.fsmonitor, so it is asked`, async () => {
     const plant = (marker: string) => `git init -q .git/x && ${script('.git/x/.git/m.sh', marker)} && git -C .git/x config core.fsmonitor "$PWD/.git/x/.git/m.sh"`;
-    expect(await plantedThenRun(sandbox, plant, 'cd .git/x && git status', false)).toStrictEqual({ asked: true, ran: false });
+    expect(await plantedThenRun(sandbox, plant, 'cd .git/x && git status', 'own')).toStrictEqual({ asked: true, ran: false });
   }, 90_000);
 
   it(`[${sandbox}] a workspace that is the home folder: a call writes ~/.gitconfig with core.fsmonitor, so git status is asked`, async () => {
     const plant = (marker: string) => `${script('m.sh', marker)} && printf '[core]\\n\\tfsmonitor = %s/m.sh\\n' "$PWD" > .gitconfig`;
-    expect(await plantedThenRun(sandbox, plant, 'git status', true)).toStrictEqual({ asked: true, ran: false });
+    expect(await plantedThenRun(sandbox, plant, 'git status', 'workspace')).toStrictEqual({ asked: true, ran: false });
+  }, 90_000);
+
+  it(`[${sandbox}] a workspace the person's ~/.gitconfig includes a file of: a call writes core.fsmonitor there, so git status is asked`, async () => {
+    const plant = (marker: string) => `${script('m.sh', marker)} && printf '[core]\\n\\tfsmonitor = %s/m.sh\\n' "$PWD" > shared.gitconfig`;
+    expect(await plantedThenRun(sandbox, plant, 'git status', 'includes')).toStrictEqual({ asked: true, ran: false });
   }, 90_000);
 }

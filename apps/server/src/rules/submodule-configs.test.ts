@@ -286,6 +286,38 @@ describe('a git call judged by the Git directories it reads, in a repository git
     expect(await decided('git status')).toBe('allow');
   });
 
+  it('a Git config git reads, the person\'s or the repository\'s, that includes a file in the workspace a call may write', async () => {
+    // A workspace that is a dotfiles repository the person's ~/.gitconfig includes: git reads the included file for
+    // every repository, and runs the core.fsmonitor a call wrote there.
+    const shared = path.join(workspace, 'shared.gitconfig');
+    writeFileSync(shared, '[user]\n\tname = P\n');
+    const planted = '[core]\n\tfsmonitor = "touch PWNED; false"\n';
+    const cases = [
+      [path.join(home, '.gitconfig'), `[include]\n\tpath = ${shared}\n`],
+      [path.join(home, '.gitconfig'), `[includeIf "gitdir:/nowhere/"]\n\tpath = ${shared}\n`],
+      // Relative to the including file, through a file outside the workspace that includes in turn.
+      [path.join(home, '.gitconfig'), '[include]\n\tpath = more.inc\n'],
+      // The repository's own config, relative to its folder.
+      [path.join(workspace, '.git/config'), '[include]\n\tpath = ../shared.gitconfig\n'],
+    ] as const;
+    writeFileSync(path.join(home, 'more.inc'), `[include]\n\tpath = ~/${path.relative(home, shared)}\n`);
+    for (const [file, text] of cases) {
+      writeFileSync(file, text, { flag: 'a' });
+      expect(await decided('git status'), text).toBe('allow');
+      writeFileSync(shared, planted);
+      for (const command of ['git status', 'git log --oneline']) expect(await decided(command), `${text}: ${command}`).toBe('ask');
+      writeFileSync(shared, '[user]\n\tname = P\n');
+      writeFileSync(file, file.endsWith('.gitconfig') ? '' : '[core]\n\tbare = false\n');
+    }
+    // Included through a link into the workspace, and not there yet: a call may make it.
+    symlinkSync(workspace, path.join(home, 'dots'));
+    writeFileSync(path.join(home, '.gitconfig'), '[include]\n\tpath = ~/dots/git.inc\n');
+    expect(await decided('git status')).toBe('ask');
+    // A file outside the workspace, not there: git skips it, as no call writes there.
+    writeFileSync(path.join(home, '.gitconfig'), '[include]\n\tpath = ~/missing.inc\n');
+    expect(await decided('git status')).toBe('allow');
+  });
+
   it('a bare repository or a Git directory git starts in, and a folder above it', async () => {
     git(workspace, 'init', '-q', '--bare', 'tools/bare.git');
     expect(await decided('cd tools/bare.git && git log')).toBe('allow');

@@ -75,9 +75,15 @@ function globalConfigFiles(): string[] {
   return [path.join(homedir(), '.gitconfig'), path.join(homedir(), '.config', 'git', 'config'), ...xdg, '/etc/gitconfig'];
 }
 
+/** How many includes deep git follows (`MAX_INCLUDE_DEPTH` of its config.c): past that it stops with an error. */
+const MAX_INCLUDE_DEPTH = 10;
+
 /**
- * Whether a Git config that git reads for every repository lies in the workspace (a workspace that is the home folder,
- * which the server warns of), where a call may have written it, and sets a key of `RUNS_KEYS`: as a repository's own.
+ * Whether a Git config that git reads for every call in the workspace may run what a call wrote: one of the person's
+ * or the machine's lying in the workspace (a workspace that is the home folder, which the server warns of) that
+ * sets a key of `RUNS_KEYS`, as a repository's own; or a file in the workspace that one of them, wherever it lies, or
+ * the workspace repository's own config includes (`include.path`, `includeIf.*.path`, its condition taken as met, and
+ * theirs in turn): a workspace that is a dotfiles repository the person's `~/.gitconfig` includes.
  */
 async function globalConfigMayRun(workspace: string): Promise<boolean> {
   const realWorkspace = await realpath(workspace).catch(() => workspace);
@@ -87,12 +93,52 @@ async function globalConfigMayRun(workspace: string): Promise<boolean> {
       throw error;
     });
     if (info === undefined) continue;
-    const real = await realpath(file).catch(() => file);
-    if (!isInside(workspace, file) && !isInside(realWorkspace, real)) continue;
-    const read = readConfigFile(file, MAX_CONFIG_BYTES);
-    if (read === undefined || read.settings.some(runsSomething)) return true;
+    if (await configMayRun(workspace, realWorkspace, file, 0)) return true;
+  }
+  const found = workspaceGitDir(workspace);
+  if (found === undefined || !('found' in found)) return false;
+  // The repository's own config is held read-only by the sandbox and read for its includes only.
+  for (const file of repositoryConfigFiles(found.found)) {
+    const read = exists(file) ? readConfigFile(file, MAX_CONFIG_BYTES) : undefined;
+    if (read !== undefined && (await includesMayRun(workspace, realWorkspace, file, read.settings, 0))) return true;
   }
   return false;
+}
+
+/**
+ * Whether the config `file`, which git reads, may run what a call wrote: when it lies in the workspace (by its path or where its links lead) and sets a key of
+ * `RUNS_KEYS` (includes among them) or cannot be read (a call may make it yet); else by what it includes.
+ */
+async function configMayRun(workspace: string, realWorkspace: string, file: string, depth: number): Promise<boolean> {
+  const real = await realpath(file).catch(async () => path.join(await realpath(path.dirname(file)).catch(() => path.dirname(file)), path.basename(file)));
+  const inside = isInside(workspace, file) || isInside(realWorkspace, file) || isInside(realWorkspace, real);
+  const read = readConfigFile(real, MAX_CONFIG_BYTES);
+  if (inside) return read === undefined || read.settings.some(runsSomething);
+  // Outside the workspace no call writes it: one not there or not read is skipped by git too, or is the person's.
+  if (read === undefined) return false;
+  return (await includesMayRun(workspace, realWorkspace, file, read.settings, depth)) || (real !== file && (await includesMayRun(workspace, realWorkspace, real, read.settings, depth)));
+}
+
+/** Whether a file the config `file` includes (`settings` its settings), `depth` includes deep, may run what a call wrote. */
+async function includesMayRun(workspace: string, realWorkspace: string, file: string, settings: ConfigSetting[], depth: number): Promise<boolean> {
+  for (const setting of settings) {
+    if (!((setting.section === 'include' && !setting.subsection) || (setting.section === 'includeif' && setting.subsection)) || setting.key !== 'path') continue;
+    if (setting.value === undefined || setting.value === '') continue;
+    if (depth + 1 > MAX_INCLUDE_DEPTH) return true;
+    const named = includedPath(file, setting.value);
+    if (named === undefined || (await configMayRun(workspace, realWorkspace, named, depth + 1))) return true;
+  }
+  return false;
+}
+
+/**
+ * The file an include's `path` names, as git reads it: `~/` the home folder, a relative path from the including
+ * file's folder; undefined for one that cannot be told here (`~user/`, `%(prefix)/`).
+ */
+function includedPath(file: string, value: string): string | undefined {
+  if (value === '~' || value.startsWith('~/')) return path.join(homedir(), value.slice(1));
+  if (value.startsWith('~') || value.startsWith('%(')) return undefined;
+  return path.resolve(path.dirname(file), value);
 }
 
 /**
@@ -119,7 +165,8 @@ export const walkCount = { walks: 0 };
  * another folder than its repository's, a nested `.git` is a link or a gitfile naming a folder outside the workspace
  * or none, a file there cannot be read, past the bounds above, when git starts inside a Git directory of the
  * workspace (`cd .git/x`, where it finds a `.git/x/.git` a call made), while a Git config git reads for every
- * repository lies in the workspace and sets such a key, and after a command on the line that may have changed
+ * repository lies in the workspace and sets such a key or it (or the repository's own) includes a file of the
+ * workspace that does or is not there yet, and after a command on the line that may have changed
  * the file system or led the shell out (it may have made any of these, so whether they are there yet does not count).
  * False for any other program, when the facts name no workspace, and for a workspace with no such Git directory.
  * Answered from what `lookAtGitDirectories` found for the line (`line.walks`): a call it did not look at counts as
