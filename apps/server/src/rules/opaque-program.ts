@@ -34,7 +34,11 @@ const CODE_RUNNERS: ReadonlySet<string> = new Set([
  * wrapper (`pee`, `mispipe`, `lckdo`, `daemonize`, `fakechroot`, `fakeroot` and its variants, `watchexec`, `entr`),
  * a launcher of desktop files, applications and default handlers (`xdg-open`, `gtk-launch`, `gapplication`, `dex`), a build tool that runs what its
  * build file says (`make` and its kin, `ninja`, `just`, `rake`), TeX drivers that run an rc file or `$TEX`
- * (`latexmk`, `texi2dvi`), and `aria2c`, whose config file's `on-download-*` hooks run a program.
+ * (`latexmk`, `texi2dvi`), and `aria2c`, whose config file's `on-download-*` hooks run a program. Then the programs
+ * that run their remaining words as a command by conventions of their own, which the wrapper tables do not strip
+ * (`systemd-cat ./evil.sh`, `dtach -n sock …`, `abduco -n name …`, `reflex -- …`): session and terminal keepers,
+ * lock, retry, limit and user-switching wrappers, job queues and cluster launchers, tracers, file watchers, and
+ * terminal emulators.
  */
 const RUNS_NAMED_COMMANDS: ReadonlySet<string> = new Set([
   'pee', 'mispipe', 'lckdo', 'daemonize', 'fakechroot', 'fakeroot', 'fakeroot-ng', 'fakeroot-sysv', 'fakeroot-tcp',
@@ -42,6 +46,13 @@ const RUNS_NAMED_COMMANDS: ReadonlySet<string> = new Set([
   'gapplication', 'kioclient', 'kioclient5', 'dex', 'make',
   'gmake', 'bmake', 'pmake', 'remake', 'colormake', 'mk', 'ninja', 'samu', 'just', 'rake', 'scons', 'latexmk',
   'texi2dvi', 'texi2pdf', 'pdftexi2dvi', 'aria2c',
+  'systemd-cat', 'systemd-nspawn', 'dtach', 'abduco', 'byobu', 'zellij', 'dvtm', 'reflex', 'watchman-make',
+  'when-changed', 'onchange', 'cargo-watch', 'concurrently', 'trickle', 'nocache', 'caffeinate', 'scl', 'with-lock-ex',
+  'lockrun', 'gosu', 'su-exec', 'cset', 'retry', 'timelimit', 'run-one', 'run-this-one', 'keep-one-running',
+  'start-stop-daemon', 'daemon', 'schroot', 'rootlesskit', 'flatpak-spawn', 'toolbox', 'distrobox-enter', 'xinit',
+  'startx', 'sshpass', 'empty', 'faketty', 'mpirun', 'mpiexec', 'orterun', 'srun', 'salloc', 'sbatch', 'distcc',
+  'nq', 'tsp', 'pueue', 'bear', 'intercept-build', 'scan-build', 'rr', 'uftrace', 'multitime', 'gnome-terminal',
+  'konsole', 'kitty', 'tilix', 'alacritty', 'wezterm', 'urxvt', 'terminator', 'foot',
 ]);
 
 /** `gio` subcommands that run no program (`gio launch` runs a desktop file's `Exec=`, `gio open` a default handler). */
