@@ -318,6 +318,34 @@ describe('a git call judged by the Git directories it reads, in a repository git
     expect(await decided('git status')).toBe('allow');
   });
 
+  it('an included file in a folder of the workspace whose name starts with two dots (..x) lies in the workspace', async () => {
+    symlinkSync(workspace, path.join(home, 'dots'));
+    mkdirSync(path.join(workspace, '..x'));
+    writeFileSync(path.join(workspace, '..x', 'git.inc'), '[core]\n\tfsmonitor = "touch PWNED; false"\n');
+    // Named through a link in the workspace, or directly.
+    symlinkSync(path.join('..x', 'git.inc'), path.join(workspace, 'git.inc'));
+    for (const included of ['~/dots/git.inc', '~/dots/..x/git.inc']) {
+      writeFileSync(path.join(home, '.gitconfig'), `[include]\n\tpath = ${included}\n`);
+      expect(await decided('git status'), included).toBe('ask');
+    }
+  });
+
+  it('reads each included file once, and at most a bounded number of them: files outside that include one another many times over are judged at once', async () => {
+    const outside = mkdtempSync(path.join(tmpdir(), 'airlock-git-includes-'));
+    try {
+      // Each level names the next eight times: followed path by path, 8^9 reads.
+      for (let level = 0; level < 9; level += 1) writeFileSync(path.join(outside, `l${level}.inc`), '[include]\n' + `\tpath = l${level + 1}.inc\n`.repeat(8));
+      writeFileSync(path.join(workspace, '.git/config'), `[core]\n\tbare = false\n[include]\n\tpath = ${path.join(outside, 'l0.inc')}\n`);
+      expect(await decided('git status')).toBe('allow');
+      // More files than are read: asked.
+      for (let file = 0; file < 300; file += 1) writeFileSync(path.join(outside, `wide${file}.inc`), '[user]\n\tname = P\n');
+      writeFileSync(path.join(outside, 'l0.inc'), Array.from({ length: 300 }, (_, file) => `[include]\n\tpath = wide${file}.inc\n`).join(''));
+      expect(await decided('git status')).toBe('ask');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it('a bare repository or a Git directory git starts in, and a folder above it', async () => {
     git(workspace, 'init', '-q', '--bare', 'tools/bare.git');
     expect(await decided('cd tools/bare.git && git log')).toBe('allow');

@@ -77,6 +77,8 @@ function globalConfigFiles(): string[] {
 
 /** How many includes deep git follows (`MAX_INCLUDE_DEPTH` of its config.c): past that it stops with an error. */
 const MAX_INCLUDE_DEPTH = 10;
+/** Past this many config files looked at for one git call's includes, git may run what one of the rest says. */
+const MAX_INCLUDED_FILES = 256;
 
 /**
  * Whether a Git config that git reads for every call in the workspace may run what a call wrote: one of the person's
@@ -87,20 +89,21 @@ const MAX_INCLUDE_DEPTH = 10;
  */
 async function globalConfigMayRun(workspace: string): Promise<boolean> {
   const realWorkspace = await realpath(workspace).catch(() => workspace);
+  const seen = new Set<string>();
   for (const file of globalConfigFiles()) {
     const info = await lstat(file).catch((error: unknown) => {
       if (notThere(error)) return undefined;
       throw error;
     });
     if (info === undefined) continue;
-    if (await configMayRun(workspace, realWorkspace, file, 0)) return true;
+    if (await configMayRun(workspace, realWorkspace, file, 0, seen)) return true;
   }
   const found = workspaceGitDir(workspace);
   if (found === undefined || !('found' in found)) return false;
   // The repository's own config is held read-only by the sandbox and read for its includes only.
   for (const file of repositoryConfigFiles(found.found)) {
     const read = exists(file) ? readConfigFile(file, MAX_CONFIG_BYTES) : undefined;
-    if (read !== undefined && (await includesMayRun(workspace, realWorkspace, file, read.settings, 0))) return true;
+    if (read !== undefined && (await includesMayRun(workspace, realWorkspace, file, read.settings, 0, seen))) return true;
   }
   return false;
 }
@@ -109,24 +112,29 @@ async function globalConfigMayRun(workspace: string): Promise<boolean> {
  * Whether the config `file`, which git reads, may run what a call wrote: when it lies in the workspace (by its path or where its links lead) and sets a key of
  * `RUNS_KEYS` (includes among them) or cannot be read (a call may make it yet); else by what it includes.
  */
-async function configMayRun(workspace: string, realWorkspace: string, file: string, depth: number): Promise<boolean> {
+async function configMayRun(workspace: string, realWorkspace: string, file: string, depth: number, seen: Set<string>): Promise<boolean> {
   const real = await realpath(file).catch(async () => path.join(await realpath(path.dirname(file)).catch(() => path.dirname(file)), path.basename(file)));
+  // Each file is looked at once (one seen before may run nothing, or the look would have ended), and only so many:
+  // files that name one another many times over would otherwise be read a number of times exponential in the depth.
+  if (seen.has(real)) return false;
+  if (seen.size >= MAX_INCLUDED_FILES) return true;
+  seen.add(real);
   const inside = isInside(workspace, file) || isInside(realWorkspace, file) || isInside(realWorkspace, real);
   const read = readConfigFile(real, MAX_CONFIG_BYTES);
   if (inside) return read === undefined || read.settings.some(runsSomething);
   // Outside the workspace no call writes it: one not there or not read is skipped by git too, or is the person's.
   if (read === undefined) return false;
-  return (await includesMayRun(workspace, realWorkspace, file, read.settings, depth)) || (real !== file && (await includesMayRun(workspace, realWorkspace, real, read.settings, depth)));
+  return (await includesMayRun(workspace, realWorkspace, file, read.settings, depth, seen)) || (real !== file && (await includesMayRun(workspace, realWorkspace, real, read.settings, depth, seen)));
 }
 
 /** Whether a file the config `file` includes (`settings` its settings), `depth` includes deep, may run what a call wrote. */
-async function includesMayRun(workspace: string, realWorkspace: string, file: string, settings: ConfigSetting[], depth: number): Promise<boolean> {
+async function includesMayRun(workspace: string, realWorkspace: string, file: string, settings: ConfigSetting[], depth: number, seen: Set<string>): Promise<boolean> {
   for (const setting of settings) {
     if (!((setting.section === 'include' && !setting.subsection) || (setting.section === 'includeif' && setting.subsection)) || setting.key !== 'path') continue;
     if (setting.value === undefined || setting.value === '') continue;
     if (depth + 1 > MAX_INCLUDE_DEPTH) return true;
     const named = includedPath(file, setting.value);
-    if (named === undefined || (await configMayRun(workspace, realWorkspace, named, depth + 1))) return true;
+    if (named === undefined || (await configMayRun(workspace, realWorkspace, named, depth + 1, seen))) return true;
   }
   return false;
 }
@@ -513,7 +521,7 @@ function gitfileTarget(workspace: string, file: string): string | undefined {
   if (named === '') return undefined;
   const gitDir = path.resolve(path.dirname(file), named);
   const relative = path.relative(workspace, gitDir);
-  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
+  if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return undefined;
   return realpathSync(gitDir) === path.join(realpathSync(workspace), relative) && lstatSync(gitDir).isDirectory() ? gitDir : undefined;
 }
 
@@ -594,7 +602,8 @@ function notThere(error: unknown): boolean {
 /** Whether `entry` lies strictly inside `folder`, by their text. */
 function isInside(folder: string, entry: string): boolean {
   const relative = path.relative(folder, entry);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  // `..x` is a name inside; only `..` itself or a path through it leads out.
+  return relative !== '' && relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative);
 }
 
 function exists(file: string): boolean {
