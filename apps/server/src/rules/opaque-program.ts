@@ -52,7 +52,9 @@ const RUNS_NAMED_COMMANDS: ReadonlySet<string> = new Set([
   'start-stop-daemon', 'daemon', 'schroot', 'rootlesskit', 'flatpak-spawn', 'toolbox', 'distrobox-enter', 'xinit',
   'startx', 'sshpass', 'empty', 'faketty', 'mpirun', 'mpiexec', 'orterun', 'srun', 'salloc', 'sbatch', 'distcc',
   'nq', 'tsp', 'pueue', 'bear', 'intercept-build', 'scan-build', 'rr', 'uftrace', 'multitime', 'gnome-terminal',
-  'konsole', 'kitty', 'tilix', 'alacritty', 'wezterm', 'urxvt', 'terminator', 'foot',
+  'konsole', 'kitty', 'tilix', 'alacritty', 'wezterm', 'urxvt', 'terminator', 'foot', 'footclient', 'kitten',
+  'mate-terminal', 'xfce4-terminal', 'x-terminal-emulator', 'lxterminal', 'qterminal', 'kgx', 'ptyxis', 's6-setuidgid',
+  'vglrun', 'prime-run', 'gamemoderun', 'mangohud', 'qsub', 'bsub', 'mpiexec.hydra',
 ]);
 
 /** `gio` subcommands that run no program (`gio launch` runs a desktop file's `Exec=`, `gio open` a default handler). */
