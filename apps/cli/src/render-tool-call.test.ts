@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { declaredArguments, foldedBlankNote, UNCHECKED_ARGUMENT_NOTE, uncheckedArgumentsNote, UNDECLARED_INNER_NOTE, undeclaredArgumentsNote } from '@airlock/core';
 import type { ToolInfo } from '@airlock/client';
-import { ANSWER_HINT, renderAskNote, renderEditedArguments, renderResult, renderToolCall, toolCallCard, VALUE_ROWS } from './render-tool-call';
+import { ANSWER_HINT, decisionPrompt, renderAskNote, renderEditedArguments, renderResult, renderToolCall, toolCallCard, VALUE_ROWS } from './render-tool-call';
 import { noteLines } from './note-lines';
 import { plainStyle } from './terminal-style';
 
@@ -340,5 +340,32 @@ describe('renderEditedArguments', () => {
       '    │ x',
       '  target_note: staging (dry run)',
     ]);
+  });
+});
+
+describe('decisionPrompt', () => {
+  const rows = (prompt: string) => prompt.split('\n');
+
+  it('asks on one row where the question fits, as every terminal of 80 columns shows it', () => {
+    expect(decisionPrompt('terminal', plainStyle, { columns: 80 })).toBe('  terminal [a]llow / [A]lways / [d]eny (reason) › ');
+    expect(decisionPrompt('terminal', plainStyle)).toBe('  terminal [a]llow / [A]lways / [d]eny (reason) › ');
+  });
+
+  it('breaks the question between its words in a narrow terminal, so no word is split across rows', () => {
+    expect(rows(decisionPrompt('echo', plainStyle, { columns: 40 }))).toStrictEqual(['  echo [a]llow / [A]lways /', '  [d]eny (reason) › ']);
+    expect(rows(decisionPrompt('terminal', plainStyle, { columns: 30 }))).toStrictEqual(['  terminal [a]llow /', '  [A]lways / [d]eny (reason)', '  › ']);
+    for (const columns of [20, 24, 32, 40, 47, 48, 49, 50, 60]) {
+      for (const name of ['a', 'terminal', 'a_very_long_tool_name_from_an_mcp_server']) {
+        const shown = rows(decisionPrompt(name, plainStyle, { columns }));
+        // Every row fits with a column left for the cursor, and the words read in order.
+        for (const row of shown) expect([...row].length).toBeLessThan(Math.max(columns, 21));
+        expect(shown.join(' ').replace(/ +/g, ' ')).toMatch(/\[a\]llow \/ \[A\]lways \/ \[d\]eny \(reason\) › $/);
+      }
+    }
+  });
+
+  it('keeps the question bold where it is broken, the arrow plain', () => {
+    const bold = { ...plainStyle, bold: (text: string) => `<${text}>` };
+    expect(rows(decisionPrompt('echo', bold, { columns: 40 }))).toStrictEqual(['  echo <[a]llow / [A]lways />', '  <[d]eny (reason)> › ']);
   });
 });

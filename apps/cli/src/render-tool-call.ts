@@ -116,17 +116,52 @@ function headerLines(toolName: string, source: string | undefined, after: string
   return { lines: [...lines.map((line) => line.text), ...tail.map((part) => part.text)], cut };
 }
 
-/** The question under a card asked about, before what is typed. */
+/** The question's words after the call's name; a narrow terminal breaks the question between them, never inside one. */
+const QUESTION_WORDS = ['[a]llow /', '[A]lways /', '[d]eny (reason)'];
+
+/**
+ * The question under a card asked about, before what is typed: one row where it fits, else broken between its words
+ * over as many rows as it needs (each after the first indented as the first), so no word is split by the terminal.
+ */
 export function decisionPrompt(toolName: string, style: TerminalStyle, layout: CardLayout = {}): string {
-  const name = shortName(toolName, Math.floor((layout.columns ?? DEFAULT_COLUMNS) / 3), style);
-  return `  ${name} ${style.bold('[a]llow / [A]lways / [d]eny (reason)')} › `;
+  const columns = layout.columns ?? DEFAULT_COLUMNS;
+  const nameWidth = Math.floor(columns / 3);
+  // A column is kept for the cursor after the prompt.
+  const room = Math.max(columns - 1, 20);
+  const rows: { question: string[]; width: number }[] = [{ question: [], width: 2 + shortNameWidth(toolName, nameWidth) }];
+  for (const word of [...QUESTION_WORDS, '›']) {
+    const row = rows[rows.length - 1]!;
+    // The arrow is followed by a blank, where the answer starts.
+    const width = word === '›' ? 2 : word.length;
+    if (row.width + 1 + width <= room) {
+      row.question.push(word);
+      row.width += 1 + width;
+    } else rows.push({ question: [word], width: 2 + width });
+  }
+  const shown = rows.map(({ question }, index) => {
+    const ends = question.at(-1) === '›';
+    const words = ends ? question.slice(0, -1) : question;
+    const head = index === 0 ? `  ${shortName(toolName, nameWidth, style)}` : ' ';
+    return [head, ...(words.length > 0 ? [style.bold(words.join(' '))] : []), ...(ends ? ['›'] : [])].join(' ');
+  });
+  return `${shown.join('\n')} `;
+}
+
+/** How many columns shortName's answer takes, unstyled. */
+function shortNameWidth(name: string, width: number): number {
+  const [first, ...rest] = cardRows(toVisibleText(name, { singleLine: true }), Math.max(width, 16), plainStyle);
+  return first!.width + (rest.length === 0 ? 0 : 1);
 }
 
 /** The rows an unstyled line takes in a terminal of `columns`, with the cursor after it. */
 function rowsOf(line: string, columns: number): number {
-  let width = 0;
-  for (const char of line) width += columnsOf(char.codePointAt(0)!);
-  return Math.floor(width / columns) + 1;
+  let rows = 0;
+  for (const row of line.split('\n')) {
+    let width = 0;
+    for (const char of row) width += columnsOf(char.codePointAt(0)!);
+    rows += Math.floor(width / columns) + 1;
+  }
+  return rows;
 }
 
 /** That the tool may run with defaults the card does not show, and why, in the web card's words (`unshownDefaultsNote`). */

@@ -16,6 +16,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 const BIN = fileURLToPath(new URL('../bin/airlock.mjs', import.meta.url));
 const SCREEN_TIMEOUT = { timeout: 20_000, interval: 50 };
 const PROMPT = '[a]llow / [A]lways / [d]eny (reason)';
+const ANSWER_HINT_START = 'Type a, A or d';
 
 type Msg = { role: string; content?: unknown };
 const lastMessage = (body: Record<string, unknown> | undefined) => (body?.messages as Msg[] | undefined)?.at(-1);
@@ -1036,6 +1037,33 @@ describe('airlock chat in a terminal', () => {
       cli.type('d not now\r');
       await cli.shows('Done.');
     }
+    expect(echo.calls).toStrictEqual([]);
+  });
+
+  it('breaks the question between its words in a terminal of 40 columns, and asks again the same way after an answer it did not take', async () => {
+    await using fake = await startFakeOpenAIServer();
+    const echo = recordingTool('echo');
+    await using airlock = await startTestAirlock({ modelUrl: fake.url, tools: [echo.tool] });
+    fake.enqueue({ toolCalls: [{ name: 'echo', arguments: { text: 'touch PWNED_NARROW' } }] }, { text: 'Done.' });
+    await using cli = startCli(['chat', '--url', airlock.server.url, '--token', airlock.server.token], {}, { rows: 12, columns: 40 });
+    await cli.shows('you›');
+    cli.type('go\r');
+    const question = ['  echo [a]llow / [A]lways /', '  [d]eny (reason) ›'];
+    const lastRows = async () => {
+      await cli.flushed();
+      const view = cli.inView().map((row) => row.trimEnd());
+      const last = view.findLastIndex((row) => row !== '');
+      return view.slice(last - 1, last + 1);
+    };
+    await expect.poll(lastRows, SCREEN_TIMEOUT).toStrictEqual(question);
+    const view = cli.inView().map((row) => row.trimEnd());
+    expect(view).toContain('⏺ echo');
+    expect(view.some((row) => row.includes('touch PWNED_NARROW'))).toBe(true);
+    cli.type('x\r');
+    await cli.showsLine(ANSWER_HINT_START);
+    await expect.poll(lastRows, SCREEN_TIMEOUT).toStrictEqual(question);
+    cli.type('d not now\r');
+    await cli.shows('Done.');
     expect(echo.calls).toStrictEqual([]);
   });
 
