@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { indexGitlinks } from './git-index-gitlinks';
+import { indexGitlinks, indexReads, readIndexGitlinks } from './git-index-gitlinks';
 
 describe('indexGitlinks', () => {
   let folder = '';
@@ -55,5 +55,37 @@ describe('indexGitlinks', () => {
     expect(indexGitlinks(Buffer.from('not an index at all'), 20)).toBeUndefined();
     git(top, 'update-index', '--split-index');
     expect(indexGitlinks(readFileSync(path.join(top, '.git/index')), 20)).toBeUndefined();
+  });
+
+  it('reads an index once while it stays as read, and again once it changes (its device, inode, size or change times)', async () => {
+    const top = repository('kept', [], 2);
+    const index = path.join(top, '.git/index');
+    // Kept only once the read is two seconds past the file's last change: a time far after it.
+    const later = () => BigInt(Date.now() + 60_000) * 1_000_000n;
+    const reads = indexReads.count;
+    expect(await readIndexGitlinks(index, 20, 1 << 20, later)).toStrictEqual(['vendor/lib', 'z']);
+    expect(await readIndexGitlinks(index, 20, 1 << 20, later)).toStrictEqual(['vendor/lib', 'z']);
+    expect(indexReads.count - reads).toBe(1);
+    git(top, 'rm', '-q', '--cached', 'z');
+    expect(await readIndexGitlinks(index, 20, 1 << 20, later)).toStrictEqual(['vendor/lib']);
+    expect(indexReads.count - reads).toBe(2);
+    // Written in place, the same size, its times set back: its change time is not.
+    const bytes = readFileSync(index);
+    const before = statSync(index);
+    const changed = Buffer.from(bytes);
+    changed.write('vendor/lix', changed.indexOf('vendor/lib'), 'latin1');
+    writeFileSync(index, changed);
+    utimesSync(index, before.atime, before.mtime);
+    expect(await readIndexGitlinks(index, 20, 1 << 20, later)).toStrictEqual(['vendor/lix']);
+    // Read fresh, not kept: the file changed in the last two seconds, so a write in the same tick of the file clock
+    // may follow with the times unchanged.
+    const fresh = indexReads.count;
+    writeFileSync(index, bytes);
+    expect(await readIndexGitlinks(index, 20, 1 << 20)).toStrictEqual(['vendor/lib']);
+    expect(await readIndexGitlinks(index, 20, 1 << 20)).toStrictEqual(['vendor/lib']);
+    expect(indexReads.count - fresh).toBe(2);
+    // Past the size given, a link, or no file: undefined.
+    expect(await readIndexGitlinks(index, 20, 10, later)).toBeUndefined();
+    expect(await readIndexGitlinks(path.join(top, 'missing'), 20, 1 << 20, later)).toBeUndefined();
   });
 });

@@ -1,3 +1,6 @@
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+
 /** A gitlink's mode in the index: the entry is a submodule's commit, its work tree a repository of its own. */
 const GITLINK = 0o160000;
 /** A sparse index's entry for a folder outside the sparse checkout, which stands for the entries below it. */
@@ -66,4 +69,59 @@ function varint(data: Buffer, at: number): { value: number; next: number } | und
     value = ((value + 1) << 7) | (byte & 0x7f);
   }
   return { value, next };
+}
+
+/** Indexes whose gitlinks are kept between judgings, by path and object name size. */
+const KEPT_INDEXES = 16;
+
+/**
+ * A read no younger than this after the file's last change is kept: the kernel's file clock is coarse, so a write in
+ * the same tick as the change read would leave the times as they were (as readConfigFile).
+ */
+const SETTLED_NS = 2_000_000_000n;
+
+const keptIndexes = new Map<string, { identity: string; links: string[] | undefined }>();
+
+/** Indexes read whole, for tests. */
+export const indexReads = { count: 0 };
+
+/**
+ * The gitlinks of the index file `file` (see indexGitlinks), read once per change: each git call under a rule reads
+ * the workspace repository's index, which in a large project is megabytes. Kept by path while the file's device,
+ * inode, size and change times stay as read (none of which a process can set back), once the read is two seconds
+ * past the last change; at most `KEPT_INDEXES`. Opened with no link followed and no fifo waited on. Undefined for a
+ * file missing, no regular file, over `maxBytes`, or not read whole. `now` is for tests.
+ */
+export async function readIndexGitlinks(file: string, hashBytes: number, maxBytes: number, now: () => bigint = () => BigInt(Date.now()) * 1_000_000n): Promise<string[] | undefined> {
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const info = await handle.stat({ bigint: true });
+    if (!info.isFile() || info.size > BigInt(maxBytes)) return undefined;
+    const key = `${hashBytes}\0${file}`;
+    const identity = `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
+    const known = keptIndexes.get(key);
+    if (known?.identity === identity) {
+      // Most recently used last, so that the bound drops the one used longest ago.
+      keptIndexes.delete(key);
+      keptIndexes.set(key, known);
+      return known.links;
+    }
+    indexReads.count += 1;
+    const links = indexGitlinks(await handle.readFile(), hashBytes);
+    keptIndexes.delete(key);
+    if (now() - info.ctimeNs >= SETTLED_NS) {
+      keptIndexes.set(key, { identity, links });
+      if (keptIndexes.size > KEPT_INDEXES) keptIndexes.delete(keptIndexes.keys().next().value!);
+    }
+    return links;
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
 }

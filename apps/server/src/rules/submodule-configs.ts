@@ -1,12 +1,12 @@
 import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
-import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
+import { lstat, readdir, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { commandBaseName } from '@airlock/api';
 import { readConfigFile, type ConfigSetting } from '../tools/git-config-file';
 import { readSmallFile, repositoryConfigFiles, repositoryFolders, workspaceGitDir } from '../tools/workspace-git-dir';
 import { gitGlobalOptions } from './git-arguments';
-import { indexGitlinks } from './git-index-gitlinks';
+import { readIndexGitlinks } from './git-index-gitlinks';
 import type { LineFacts } from './match-command';
 import type { SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
@@ -420,11 +420,10 @@ async function gitlinkPaths(repository: Repository): Promise<string[] | undefine
   const index = path.join(repository.gitDir, 'index');
   // With no index yet (a repository just made, or one a call wrote by hand) which repositories its first `git add`
   // records is not known: judged by the walk, as any.
-  const info = await lstat(index).catch(() => undefined);
-  if (info === undefined || !info.isFile() || info.size > MAX_INDEX_BYTES) return undefined;
   const config = readConfigFile(path.join(repository.gitDir, 'config'), MAX_CONFIG_BYTES);
   const sha256 = config?.settings.some((setting) => setting.section === 'extensions' && setting.key === 'objectformat' && setting.value?.toLowerCase() === 'sha256');
-  const recorded = indexGitlinks(await readFile(index), sha256 === true ? 32 : 20);
+  // Read once per change of the file, not at every judging (readIndexGitlinks).
+  const recorded = await readIndexGitlinks(index, sha256 === true ? 32 : 20, MAX_INDEX_BYTES);
   return recorded === undefined ? undefined : [...recorded, ...named];
 }
 
