@@ -1,6 +1,6 @@
 import { fc, test as property } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { fromVisibleNotation, toVisibleProse, toVisibleText, visibleTextString, type VisibleSegment } from './visible-text';
+import { escapeNotation, fromVisibleNotation, toVisibleProse, toVisibleText, visibleTextString, type VisibleSegment } from './visible-text';
 
 const DANGEROUS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\p{Variation_Selector}\u2800]|[^\P{Zs} ]/u;
 
@@ -305,6 +305,40 @@ describe('toVisibleText', () => {
     const shown = textOf(visible.segments).join('');
     for (const char of ['\u00B7', '\u0589', '\u0660', '\u0661', '\u06F0', '\u0903', '\u0967', '\u1173', '\u2F00', '\u30FC', '\u3161', '\u4E00', '\uFF70']) expect(shown).not.toContain(char);
     expect(fromVisibleNotation(visibleTextString(visible))).toBe(value);
+  });
+
+  // Found in review: a word all in one script whose every letter looks Latin (UTS #39's whole-script confusable) kept
+  // its stop, drawn like path syntax: `ΤΟΚΕΝ·ΤΧΤ` read as TOKEN.TXT, `ا١٠١` as l1.1.
+  it.each([
+    ['\u03A4\u039F\u039A\u0395\u039D\u00B7\u03A4\u03A7\u03A4', '\u00B7', 'Greek capitals drawn like TOKEN, the ano teleia (NFC: the middle dot), TXT'],
+    ['\u03BA\u03BF\u03C1\u03BF\u00B7\u03C4\u03BF', '\u00B7', 'Greek small letters drawn like kopo, the ano teleia, to'],
+    ['\u0627\u0661\u0660\u0661', '\u0660', 'an Arabic alef and Arabic-Indic digits drawn like l1.1'],
+    ['\u0647\u0660\u0647', '\u0660', 'Arabic heh drawn like o, the zero, heh'],
+    ['\u0585\u057D\u0589\u0585', '\u0589', 'Armenian letters drawn like ou, the full stop drawn like a colon, o'],
+    ['\u05D5\u05E1\u05C3\u05D5', '\u05C3', 'Hebrew letters drawn like lo, the sof pasuq drawn like a colon, l'],
+  ])('escapes the stop of a word whose every letter is drawn like a Latin one: %j (%s)', (value, stop) => {
+    for (const options of [{ nfc: true, syntax: true }, { mayRun: true }]) {
+      const visible = toVisibleText(value, options);
+      const escapes = visible.segments.filter((segment) => segment.kind === 'escape');
+      expect(escapes).toContainEqual(expect.objectContaining({ codePoint: stop.codePointAt(0), class: 'look-alike-punctuation' }));
+      expect(fromVisibleNotation(visibleTextString(visible))).toBe(value);
+    }
+    // Only the stop: the letters of a word all in their script stay as written.
+    expect(visibleTextString(toVisibleText(value, { nfc: true }))).toBe(value.replace(stop, escapeNotation(stop.codePointAt(0)!)));
+  });
+
+  it('keeps the stop of a word with a letter drawn like no Latin one, and of a number in Arabic digits', () => {
+    // Greek with its ano teleia; Arabic numbers in Arabic text, alone or after a word; the Arabic-Indic 105; Armenian.
+    const own = [
+      '\u039A\u03B1\u03BB\u03B7\u03BC\u03AD\u03C1\u03B1\u00B7 \u03C0\u03CE\u03C2 \u03B5\u03AF\u03C3\u03B1\u03B9',
+      '\u03C4\u03BF\u03BA\u03B5\u03BD\u00B7\u03BB\u03AD\u03BE\u03B7',
+      '\u0627\u0644\u0635\u0641\u062D\u0629 \u0661\u0660\u0661',
+      '\u0645\u0644\u0641\u0661\u0660\u0661',
+      '\u0661\u0660\u0665',
+      '\u0628\u0627\u0628\u0661\u0660',
+      '\u0532\u0561\u0580\u0565\u0582\u0589',
+    ];
+    for (const text of own) expect(toVisibleText(text, { nfc: true, syntax: true }).segments).toStrictEqual([{ kind: 'text', text }]);
   });
 
   it('escapes a fullwidth solidus among prolonged sound marks beside Latin letters, with the marks', () => {

@@ -268,18 +268,35 @@ const PUNCTUATION = /\p{P}/u;
 const ASCII_PATH_SYNTAX = /[./\\:-]/;
 
 /**
+ * The letters and digits of the scripts with a stop of their own (`SCRIPT_STOPS`) that are drawn like ASCII ones:
+ * those Unicode's confusables (UTS #39, confusables.txt of 2021-05-29) maps to ASCII letters or digits (Greek `Α`
+ * `Τ` `ο` `ν`, Armenian `օ` `ս`, Hebrew `ו` `ס`, Arabic `ا` `ه`, the Arabic-Indic `١` `٥` `٧`, N'Ko, Ethiopic and
+ * Canadian syllabics ones, Coptic and Lisu), plus Greek `κ` `ϰ` `τ` and Armenian `յ`, which it maps to the small
+ * capitals `ĸ` `ᴛ` and the dotless `ȷ` that pass for ASCII letters.
+ */
+const LATIN_LOOK_ALIKE =
+  /[\u037A\u037F\u0391\u0392\u0395-\u0397\u0399\u039A\u039C\u039D\u039F\u03A1\u03A4\u03A5\u03A7\u03B1\u03B3\u03B9\u03BA\u03BD\u03BF\u03C1\u03C3\u03C4\u03C5\u03D2\u03DC\u03E8\u03F0-\u03F3\u03F9\u03FA\u054D\u054F\u0555\u0561\u0563\u0566\u0570\u0575\u0578\u057C\u057D\u0581\u0584\u0585\u05D5\u05D8\u05DF\u05E1\u05F0\u0627\u0647\u0661\u0665\u0667\u06BE\u06C1\u06D5\u06F1\u06F5\u06F7\u07C0\u07CA\u0966\u0AE6\u1200\u12D0\u142F\u144C\u146D\u146F\u1472\u148D\u14AA\u14BF\u1541\u157C\u157D\u1587\u15AF\u15B4\u15C5\u15DE\u15EA\u15F0\u15F7\u1D26\u1FBE\u2C85\u2C8E\u2C92\u2C94\u2C98\u2C9A\u2C9E\u2C9F\u2CA2-\u2CA6\u2CA8\u2CAC\u2CCA\u2CCC\u2CD0\u2CD2\uA4D0-\uA4D4\uA4D6\uA4D7\uA4D9\uA4DA\uA4DC\uA4DD\uA4DF-\uA4E3\uA4E6\uA4E7\uA4EA-\uA4EC\uA4EE\uA4F0\uA4F2-\uA4F4\uFBA6-\uFBAD\uFE8D\uFE8E\uFEE9-\uFEEC\u{102F5}\u{1EE00}\u{1EE24}\u{1EE64}\u{1EE80}\u{1EE84}]/u;
+
+/**
  * Whether the script's stops in `word` are its own: every letter, mark and digit of the word is of that script (a mark
- * of no script of its own counts as its base, which is checked), none passes for an ASCII one, and one of them at
- * least is drawn like none of `.` `/` `\` `:` `-` `_` (`٠٠` alone is drawn like `..`).
+ * of no script of its own counts as its base, which is checked), none passes for an ASCII one, one of them at least is
+ * drawn like none of `.` `/` `\` `:` `-` `_` (`٠٠` alone is drawn like `..`), and, when the word has a letter, one
+ * letter or digit at least is drawn like no ASCII one (`LATIN_LOOK_ALIKE`): a word whose every letter and digit looks
+ * Latin reads as a Latin one, and its stop as path syntax (`ΤΟΚΕΝ·ΤΧΤ` as `TOKEN.TXT`, `ا١٠١` as `l1.1`), the whole-script
+ * confusable of UTS #39. A word of digits alone (`١٠٠`, a number in Arabic text) keeps its stops.
  */
 function ownScriptWord(word: string, stops: RegExp, script: RegExp): boolean {
   let lettered = false;
+  let hasLetter = false;
+  let unlikeLatin = false;
   for (const char of word) {
     if (OF_ANY_SCRIPT.test(char) || stops.test(char)) continue;
     if (!script.test(char) || passesForAscii(char)) return false;
     if (!lettered && LETTER_OR_DIGIT.test(char) && !PATH_LOOK_ALIKE.test(char)) lettered = true;
+    if (LETTER.test(char)) hasLetter = true;
+    if (!unlikeLatin && LETTER_OR_DIGIT.test(char) && !LATIN_LOOK_ALIKE.test(char)) unlikeLatin = true;
   }
-  return lettered;
+  return lettered && (unlikeLatin || !hasLetter);
 }
 
 /**

@@ -108,6 +108,28 @@ describe('tool arguments as they will run', () => {
     expect(within(card).queryByRole('button', { name: /^Show all/ })).toBeNull();
   });
 
+  // Found in review: a word all in Greek capitals drawn like Latin ones kept its ano teleia, so the card read TOKEN.TXT;
+  // Arabic letters and digits drawn like l1.1 kept their zero.
+  it("marks the stop of a word whose every letter looks Latin, and leaves a script's own stop in its text", () => {
+    const card = renderCard('write_file', { path: '\u03A4\u039F\u039A\u0395\u039D\u00B7\u03A4\u03A7\u03A4', content: '\u0627\u0644\u0635\u0641\u062D\u0629 \u0661\u0660\u0661' });
+    const [path, content] = [...card.querySelectorAll<HTMLElement>('pre.visible-value code')];
+    expect(path!.textContent).toBe('\u03A4\u039F\u039A\u0395\u039D\\u{B7}\u03A4\u03A7\u03A4');
+    expect([...path!.querySelectorAll('.escaped-char')].map((mark) => mark.getAttribute('data-class'))).toStrictEqual(['look-alike-punctuation']);
+    expect(content!.textContent).toBe('\u0627\u0644\u0635\u0641\u062D\u0629 \u0661\u0660\u0661');
+    expect(within(card).getByRole('note').textContent).toMatch(/^This call contains hidden characters \(1\)\./);
+    cleanup();
+    const arabic = renderCard('read_file', { path: '\u0627\u0661\u0660\u0661' });
+    expect(arabic.querySelector<HTMLElement>('pre.visible-value code')!.textContent).toBe('\u0627\u0661\\u{660}\u0661');
+    cleanup();
+    // A Greek sentence with its ano teleia, and a number in Arabic digits in Arabic text, as paths: as written.
+    for (const value of ['\u039A\u03B1\u03BB\u03B7\u03BC\u03AD\u03C1\u03B1\u00B7 \u03C0\u03CE\u03C2', '\u0627\u0644\u0635\u0641\u062D\u0629 \u0661\u0660\u0661']) {
+      const plain = renderCard('read_file', { path: value });
+      expect(plain.querySelector<HTMLElement>('pre.visible-value code')!.textContent).toBe(value);
+      expect(plain.querySelector('.escaped-char')).toBeNull();
+      cleanup();
+    }
+  });
+
   it('marks a zero-width character in a write_file path, and in an argument name', () => {
     const card = renderCard('write_file', { path: 'notes\u200B.txt', ['con\u202Etent']: 'hello' });
     const names = [...card.querySelectorAll('.argument-name')].map((name) => name.textContent);
