@@ -55,12 +55,94 @@ const RUNS_NAMED_COMMANDS: ReadonlySet<string> = new Set([
   'konsole', 'kitty', 'tilix', 'alacritty', 'wezterm', 'urxvt', 'terminator', 'foot', 'footclient', 'kitten',
   'mate-terminal', 'xfce4-terminal', 'x-terminal-emulator', 'lxterminal', 'qterminal', 'kgx', 'ptyxis', 's6-setuidgid',
   'vglrun', 'prime-run', 'gamemoderun', 'mangohud', 'qsub', 'bsub', 'mpiexec.hydra',
+  // sudoedit runs the editor $SUDO_EDITOR, $VISUAL or $EDITOR names; compose tools run what their compose file says;
+  // `distrobox-host-exec` runs its words on the host; texlua, mtxrun and ConTeXt's `context` run Lua; arara and pythontex run what the
+  // directives and code of a .tex file say
+  'sudoedit', 'docker-compose', 'podman-compose', 'distrobox-host-exec', 'distrobox-ephemeral', 'distrobox-assemble',
+  'texlua', 'mtxrun', 'context', 'arara', 'pythontex',
+  // and more found in a sweep: remote shells, container and chroot entries, debug servers, s6 and runit chain-loaders
+  'mosh', 'autossh', 'lxc-attach', 'lxc-execute', 'arch-chroot', 'gdbserver', 'with-contenv', 's6-envdir',
+  's6-envuidgid', 's6-applyuidgid', 's6-softlimit', 's6-setsid', 'execlineb', 'runsv', 'runsvdir',
 ]);
 
-/** `gio` subcommands that run no program (`gio launch` runs a desktop file's `Exec=`, `gio open` a default handler). */
-const GIO_PLAIN_SUBCOMMANDS: ReadonlySet<string> = new Set([
-  'info', 'list', 'cat', 'tree', 'copy', 'move', 'rename', 'remove', 'trash', 'mkdir', 'save', 'set', 'monitor', 'version', 'help',
+/**
+ * Programs that run a command by some of their subcommands (or options), each with the words by which they do,
+ * looked for in any word after the name (`docker --context x run …`, `podman container run …`; a word the shell
+ * computes may be one): containers and their user namespaces, which run the command with the call's files (`-v
+ * /:/host`, the same home), image builds and compose files (which a call may have written), cluster pods, desktop
+ * application sandboxes, language and package environments, and secret stores.
+ */
+const RUNS_BY_SUBCOMMAND: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  Object.entries({
+    docker: ['run', 'exec', 'create', 'start', 'restart', 'compose', 'build', 'buildx', 'builder', 'stack', 'plugin'],
+    podman: ['run', 'exec', 'create', 'start', 'restart', 'unshare', 'ssh', 'compose', 'build', 'play', 'kube', 'healthcheck', 'farm'],
+    nerdctl: ['run', 'exec', 'create', 'start', 'restart', 'compose', 'build', 'builder'],
+    buildah: ['run', 'unshare', 'build', 'bud'],
+    lxc: ['exec', 'shell'],
+    incus: ['exec', 'shell'],
+    kubectl: ['exec', 'run', 'debug', 'attach'],
+    oc: ['exec', 'run', 'debug', 'attach', 'rsh'],
+    flatpak: ['run', 'enter'],
+    snap: ['run'],
+    distrobox: ['enter', 'ephemeral', 'create', 'assemble'],
+    machinectl: ['shell'],
+    runc: ['run', 'exec', 'create', 'start'],
+    crun: ['run', 'exec', 'create', 'start'],
+    crictl: ['run', 'exec', 'start'],
+    ctr: ['run', 'exec', 'start'],
+    singularity: ['run', 'exec', 'shell', 'build', 'instance'],
+    apptainer: ['run', 'exec', 'shell', 'build', 'instance'],
+    udocker: ['run'],
+    multipass: ['exec', 'shell'],
+    minikube: ['ssh'],
+    // Environments that run a command in them: `nix-shell --run`, `nix develop`, `guix shell -- …`, `stack exec`.
+    'nix-shell': ['--run'],
+    nix: ['run', 'shell', 'develop'],
+    guix: ['shell', 'environment'],
+    nvm: ['exec', 'run'],
+    opam: ['exec'],
+    stack: ['exec', 'run', 'runghc', 'runhaskell', 'eval', 'ghci', 'repl', 'script'],
+    cabal: ['exec', 'run', 'repl'],
+    // Secret stores that run a command with the secrets in its environment.
+    'aws-vault': ['exec'],
+    op: ['run'],
+    doppler: ['run'],
+    dotenvx: ['run'],
+    infisical: ['run'],
+    chamber: ['exec'],
+    sops: ['exec-env', 'exec-file'],
+    xdotool: ['exec'],
+  }).map(([program, subcommands]) => [program, new Set(subcommands)]),
+);
+
+/**
+ * Subcommands of process managers that run nothing: any other starts a script or a command line, or starts again
+ * what was started (`pm2 start ./x.sh`, `pm2 restart app`, `pm2 resurrect`, `forever start x.js`), as `gio`'s.
+ */
+const PLAIN_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  Object.entries({
+    gio: ['info', 'list', 'cat', 'tree', 'copy', 'move', 'rename', 'remove', 'trash', 'mkdir', 'save', 'set', 'monitor', 'version', 'help'],
+    pm2: ['list', 'ls', 'l', 'ps', 'status', 'jlist', 'prettylist', 'describe', 'desc', 'info', 'show', 'logs', 'log', 'monit', 'flush', 'ping', 'stop', 'delete', 'del', 'kill', 'save', 'dump', 'help', 'version'],
+    forever: ['list', 'stop', 'stopall', 'logs', 'cleanlogs', 'columns', 'config', 'set', 'clear', 'help'],
+  }).map(([program, subcommands]) => [program, new Set(subcommands)]),
+);
+
+/**
+ * TeX engines and formats, which run a shell command a document writes (`\write18`, `\ShellEscape`) when the shell
+ * escape is on, and run Lua (luatex) given `--lua`: `-dev` builds too (`pdflatex-dev`).
+ */
+const TEX_ENGINES: ReadonlySet<string> = new Set([
+  'tex', 'etex', 'pdftex', 'pdfetex', 'luatex', 'luahbtex', 'luajittex', 'xetex', 'ptex', 'eptex', 'uptex', 'euptex',
+  'aleph', 'latex', 'pdflatex', 'xelatex', 'lualatex', 'luajitlatex', 'dvilualatex', 'platex', 'uplatex', 'amstex',
+  'mpost', 'optex', 'lamed',
 ]);
+
+/**
+ * TeX's options that turn on its shell escape or run Lua: TeX reads options with getopt_long_only, so any unique
+ * start of one, after one dash or two, is the option (`-shell-e`); `--cnf-line=shell_escape=t` sets it as its
+ * configuration would.
+ */
+const TEX_CODE_OPTIONS = ['shell-escape', 'enable-write18', 'cnf-line', 'lua', 'luaonly'];
 
 /**
  * socat address types that open a file, a socket or a terminal and run no program (not `EXEC:`, `SYSTEM:` or
@@ -126,9 +208,19 @@ export function opaqueProgramReason(command: SimpleCommand, program: string): Re
 function runsNamedCommand(command: SimpleCommand, name: string): Reason | undefined {
   if (RUNS_NAMED_COMMANDS.has(name)) return reason(codeWord(name), ' runs a command its words or a file it reads name');
   const words = command.words.slice(1).map((word) => (word.kind === 'literal' ? word.value : undefined));
-  if (name === 'gio') {
+  // `gio launch` runs a desktop file's `Exec=`, `gio open` a default handler.
+  const plain = PLAIN_SUBCOMMANDS.get(name);
+  if (plain !== undefined) {
     const subcommand = words.find((word) => word === undefined || !word.startsWith('-'));
-    if (subcommand === undefined || !GIO_PLAIN_SUBCOMMANDS.has(subcommand)) return reason(codeWord('gio'), ' may launch a program');
+    if (subcommand === undefined || !plain.has(subcommand)) return reason(codeWord(name), ' may launch a program');
+  }
+  const running = RUNS_BY_SUBCOMMAND.get(name);
+  if (running !== undefined && words.some((word) => word === undefined || running.has(word))) return reason(codeWord(name), ' may run a command in a container, a namespace or a sandbox');
+  if (name === 'ip' && ipRunsCommand(words)) return reason(codeWord('ip'), ' runs a command with `netns exec`, `vrf exec` or the commands of a -batch file');
+  // task-spooler (`ts`, `tsp` on Debian, where `ts` is moreutils') queues the command its words name.
+  if (name === 'ts' && words.length > 0) return reason(codeWord('ts'), ' may queue the command its words name');
+  if (TEX_ENGINES.has(name.replace(/-dev$/, '')) && words.some((word) => word === undefined || texRunsCode(word))) {
+    return reason(codeWord(name), ' is given its shell escape or a Lua script, which run programs');
   }
   // socat 1.8 installs its program as `socat1` too.
   if ((name === 'socat' || name === 'socat1') && words.some((word, index) => word === undefined || (!SOCAT_VALUED_OPTIONS.has(words[index - 1] ?? '') && socatRunsProgram(word)))) {
@@ -136,6 +228,26 @@ function runsNamedCommand(command: SimpleCommand, name: string): Reason | undefi
   }
   if (name === 'pandoc' && pandocRunsCode(words)) return reason(codeWord('pandoc'), ' is given a filter, an engine or a file that may run a program');
   return undefined;
+}
+
+/**
+ * Whether ip, given `words`, may run a command: ip takes any start of an object and of a command (`ip net e NAME …` is
+ * `ip netns exec`), so any word that starts `exec` may be `netns exec` or `vrf exec`; and `-batch` (any start of it
+ * down to `-b`, one dash or two) runs the ip commands of a file, which may be those.
+ */
+function ipRunsCommand(words: readonly (string | undefined)[]): boolean {
+  return words.some((word) => {
+    if (word === undefined) return true;
+    if (word !== '' && 'exec'.startsWith(word)) return true;
+    const option = /^--?(b[a-z]*)$/.exec(word)?.[1];
+    return option !== undefined && 'batch'.startsWith(option);
+  });
+}
+
+/** Whether a word given to a TeX engine is an option (any unique start of one, `-` or `--`) that runs code. */
+function texRunsCode(word: string): boolean {
+  const option = /^--?([a-z0-9-]+)(?:=|$)/.exec(word)?.[1];
+  return option !== undefined && TEX_CODE_OPTIONS.some((known) => known.startsWith(option));
 }
 
 /** Whether a word given to socat may be an address that runs a program: `EXEC:…`, `SYSTEM:…`, one of any type not known. */
