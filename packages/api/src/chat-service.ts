@@ -348,6 +348,7 @@ interface LoopInput {
   confirmToolCalls: boolean;
   options: RunOptions;
   resume?: ResumeState | ParkedRun;
+  requester?: string;
 }
 
 /**
@@ -367,6 +368,11 @@ export interface StartRunInput {
   runId?: string;
   message: string;
   options?: RunOptions;
+  /**
+   * Whom the run's model turns are for: the connection that started it. The model's places are shared fairly
+   * between requesters (see ChatRequest.requester). Default none: one requester with every other run given none.
+   */
+  requester?: string;
 }
 
 export interface ConfirmInput {
@@ -555,7 +561,7 @@ export class ChatService {
       await this.store.updateSession(session.summary.sessionId, { updatedAt: now, lastRunId: runId, ...(options.confirmToolCalls === undefined ? {} : { confirmToolCalls }) });
       const run = this.newRun(runId, session.summary.sessionId, tools);
       if (cluster) run.fence = 1;
-      this.attachRun(session, run, this.loop(run, { model, messages, confirmToolCalls, options: { ...limits, ...definedOnly(options) } }));
+      this.attachRun(session, run, this.loop(run, { model, messages, confirmToolCalls, options: { ...limits, ...definedOnly(options) }, ...(input.requester === undefined ? {} : { requester: input.requester }) }));
       return { runId };
     });
   }
@@ -1760,6 +1766,7 @@ export class ChatService {
       ...this.turnedOffFor(run.tools),
       onMessage: (message) => run.unsaved.push(message),
       ...(resume === undefined ? {} : { resume }),
+      ...(settings.requester === undefined ? {} : { requester: settings.requester }),
       ...loopOptions(settings.options),
     });
   }

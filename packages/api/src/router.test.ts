@@ -243,6 +243,22 @@ describe('appRouter', () => {
     expect([1, 2, 3, 4].filter((n) => chat.isRunActive(`race-run-${n}`))).toHaveLength(2);
   });
 
+  it('names the connection that started a run to the model with each of its turns, a turn after its calls too, so its places are shared fairly between connections', async () => {
+    const scripted = new ScriptedModel([echoCall('hi'), textStep('done'), textStep('other')]);
+    const requesters: (string | undefined)[] = [];
+    const model: ChatModel = { name: 'recording', stream: (request, signal) => (requesters.push(request.requester), scripted.stream(request, signal)) };
+    const echo = defineTool({ name: 'echo', description: 'echoes', parameters: z.object({ text: z.string() }), execute: ({ text }) => Promise.resolve(text) });
+    const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [echo] });
+    services.push(chat);
+    const callerOf = (id: string) => createCaller({ services: { ...contextFor(chat).services }, connection: new ConnectionState(id) });
+    const first = callerOf('conn-1');
+    await read(await first.chat.stream({ sessionId: 's1', runId: 'r1', message: 'x' }), (e) => e.type === 'run-end', async (event) => {
+      if (event.type === 'tool-start' && event.awaitingConfirmation) await first.chat.confirmTool({ sessionId: 's1', approvalId: event.approvalId, decision: 'allow' });
+    });
+    await read(await callerOf('conn-2').chat.stream({ sessionId: 's2', runId: 'r2', message: 'x' }), (e) => e.type === 'run-end');
+    expect(requesters).toStrictEqual(['conn-1', 'conn-1', 'conn-2']);
+  });
+
   it('counts the runs of a closed connection against the next connection that starts one, until they end', async () => {
     const model = new ScriptedModel([hangingStep('1'), hangingStep('2'), hangingStep('3'), textStep('4')]);
     const chat = new ChatService({ registry: new ApprovalRegistry(), model: () => model, tools: () => [] });

@@ -294,6 +294,8 @@ async function openRun(ctx: Context, input: z.infer<typeof streamInputSchema>): 
       message: input.message,
       ...(runId === undefined ? {} : { runId }),
       ...(options === undefined ? {} : { options }),
+      // The model's places are shared fairly between connections (see ChatRequest.requester).
+      requester: ctx.connection.connectionId,
     });
     place.started(started.runId);
     return { runId: started.runId, afterSeq: 0 };

@@ -12,6 +12,12 @@ export interface ChatRequest {
   messages: readonly ChatMessage[];
   /** Tools the model may call this turn; empty when it must answer in text. */
   tools: readonly ToolSpec[];
+  /**
+   * Whom the turn is for (on a server, the connection that started the run), not sent to the model server: a model
+   * that bounds its requests at once shares its places fairly between requesters, so one cannot keep another waiting
+   * behind all its turns. Default: one requester for all.
+   */
+  requester?: string;
 }
 
 export interface TokenUsage {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConcurrencyLimit } from './concurrency-limit';
 
 describe('ConcurrencyLimit', () => {
@@ -58,6 +58,53 @@ describe('ConcurrencyLimit', () => {
     expect(await limit.acquire(AbortSignal.abort())).toBeUndefined();
     release!();
     expect(limit.size).toBe(0);
+  });
+
+  it('gives a freed place to the waiting holder that holds the fewest, so one holder queuing many turns cannot starve another', async () => {
+    const limit = new ConcurrencyLimit(2);
+    const a1 = limit.tryAcquire('a');
+    const a2 = limit.tryAcquire('a');
+    const entered: string[] = [];
+    const waitFor = (owner: string, name: string) => limit.acquire(undefined, owner).then((release) => (entered.push(name), release));
+    const a3 = waitFor('a', 'a3');
+    const a4 = waitFor('a', 'a4');
+    const a5 = waitFor('a', 'a5');
+    // b asks last, behind three of a's turns, and holds nothing: it is the next in.
+    expect(limit.aheadOf('b')).toBe(0);
+    expect(limit.aheadOf('a')).toBe(3);
+    const b1 = waitFor('b', 'b1');
+    await Promise.resolve();
+    expect({ waiting: limit.waiting, entered }).toStrictEqual({ waiting: 4, entered: [] });
+
+    a1!();
+    await b1;
+    expect(entered).toStrictEqual(['b1']);
+    // a gives back its other place: it holds none now and b one, so a's first turn in line goes in.
+    a2!();
+    await a3;
+    expect(entered).toStrictEqual(['b1', 'a3']);
+    (await b1)!();
+    await a4;
+    (await a3)!();
+    (await a4)!();
+    (await a5)!();
+    expect(entered).toStrictEqual(['b1', 'a3', 'a4', 'a5']);
+    expect({ size: limit.size, waiting: limit.waiting }).toStrictEqual({ size: 0, waiting: 0 });
+  });
+
+  it('between holders holding as many, the one whose turn waited longest goes first; within a holder, first come first served', async () => {
+    const limit = new ConcurrencyLimit(1);
+    const held = limit.tryAcquire('x');
+    const entered: string[] = [];
+    const waitFor = (owner: string, name: string) => void limit.acquire(undefined, owner).then((release) => (entered.push(name), release?.()));
+    waitFor('c', 'c1');
+    waitFor('d', 'd1');
+    waitFor('c', 'c2');
+    waitFor('d', 'd2');
+    held!();
+    await vi.waitFor(() => expect(entered).toHaveLength(4));
+    expect(entered).toStrictEqual(['c1', 'd1', 'c2', 'd2']);
+    expect({ size: limit.size, waiting: limit.waiting }).toStrictEqual({ size: 0, waiting: 0 });
   });
 
   it('refuses a maximum below 1', () => {

@@ -137,6 +137,11 @@ export interface RunToolLoopOptions {
    * event), its time limit runs from when it has a place, and a cancel meanwhile ends it unrun. Default: no limit.
    */
   toolSlots?: ToolSlots;
+  /**
+   * Whom the run's model turns are for (a server's connection that started it), given to the model with each turn's
+   * request (see ChatRequest.requester). Default none.
+   */
+  requester?: string;
 }
 
 /** A limit on the calls running at once (see `RunToolLoopOptions.toolSlots`). */
@@ -377,7 +382,7 @@ export async function* runToolLoop(options: RunToolLoopOptions): AsyncGenerator<
     const budgetSpent = toolCallsUsed >= maxToolCalls;
     // A helper generator, let go of once it ends: its locals (request, extractor, raw parts, the model's stream)
     // are freed before the calls wait for decisions.
-    const { turn, planned, failure } = yield* released(streamTurn({ model: options.model, messages, runStart, offered, budgetSpent, maxToolCalls, runId, signal }));
+    const { turn, planned, failure } = yield* released(streamTurn({ model: options.model, messages, runStart, offered, budgetSpent, maxToolCalls, runId, signal, requester: options.requester }));
     const reasoning = turn.reasoning ?? '';
 
     if (signal.aborted || failure !== undefined) {
@@ -839,6 +844,7 @@ interface TurnInput {
   maxToolCalls: number;
   runId: string;
   signal: CancelSignal;
+  requester: string | undefined;
 }
 
 interface StreamedTurn {
@@ -850,9 +856,10 @@ interface StreamedTurn {
 
 function turnRequest(input: TurnInput): ChatRequest {
   const { messages, offered } = input;
-  if (input.budgetSpent) return { messages: [...messages, { role: 'user', content: toolResultText.budgetNudge(input.maxToolCalls) }], tools: [] };
+  const requester = input.requester === undefined ? {} : { requester: input.requester };
+  if (input.budgetSpent) return { messages: [...messages, { role: 'user', content: toolResultText.budgetNudge(input.maxToolCalls) }], tools: [], ...requester };
   const tools: ToolSpec[] = offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: toolJsonSchema(tool) }));
-  return { messages: [...messages], tools };
+  return { messages: [...messages], tools, ...requester };
 }
 
 /**

@@ -517,6 +517,34 @@ describe('OpenAICompatibleModel', () => {
     expect((await third).slice(0, 3)).toStrictEqual([{ type: 'waiting', ahead: 1, places: 1 }, { type: 'admitted' }, { type: 'text-delta', text: 'third' }]);
   });
 
+  it('gives a freed place to the requester holding the fewest: one queuing many turns does not keep another behind them all', async () => {
+    fake = await startFakeOpenAIServer();
+    let release!: () => void;
+    fake.enqueue({ text: 'a1', hold: new Promise<void>((resolve) => (release = resolve)) }, { text: 'next' }, { text: 'next' }, { text: 'next' }, { text: 'next' });
+    const requests = new ConcurrencyLimit(1);
+    const limited = new OpenAICompatibleModel({ baseURL: fake.url, model: 'fake-model', requests });
+    const turn = (requester: string, name: string): ChatRequest => ({ messages: [{ role: 'user', content: name }], tools: [], requester });
+
+    const first = limited.stream(turn('a', 'a1'), new AbortController().signal);
+    await first.next();
+    const queued: Promise<ModelPart[]>[] = [];
+    for (const name of ['a2', 'a3', 'a4']) {
+      queued.push(collect(limited.stream(turn('a', name), new AbortController().signal)));
+      await vi.waitFor(() => expect(requests.waiting).toBe(queued.length));
+    }
+    const b = collect(limited.stream(turn('b', 'b1'), new AbortController().signal));
+    await vi.waitFor(() => expect(requests.waiting).toBe(4));
+
+    release();
+    await collect(first);
+    // b holds none and is told so: no turn is ahead of it.
+    expect((await b).slice(0, 2)).toStrictEqual([{ type: 'waiting', ahead: 0, places: 1 }, { type: 'admitted' }]);
+    await Promise.all(queued);
+    expect(fake.requests.map((request) => (request.messages as { content: string }[])[0]!.content)).toStrictEqual(['a1', 'b1', 'a2', 'a3', 'a4']);
+    // The requester is not sent to the model server.
+    expect(fake.requests.every((request) => !('requester' in request))).toBe(true);
+  });
+
   it('gives its place back when the caller stops reading, and a turn aborted while waiting sends nothing', async () => {
     fake = await startFakeOpenAIServer();
     let release!: () => void;

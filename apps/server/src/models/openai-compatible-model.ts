@@ -110,12 +110,14 @@ export class OpenAICompatibleModel implements ChatModel {
     // tool call, the tool-end already written to the run's clients would wait behind it for the socket to flush.
     // One turn of the event loop lets it leave first.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const atOnce = this.requests.tryAcquire();
+    // The places are shared fairly between requesters (connections): one queuing many turns cannot keep another's behind them all.
+    const requester = request.requester ?? '';
+    const atOnce = this.requests.tryAcquire(requester);
     let release = atOnce;
     if (release === undefined) {
       // Said before the turn joins the line, so a caller that stops reading here leaves nothing in it.
-      yield { type: 'waiting', ahead: this.requests.waiting, places: this.requests.max };
-      release = await this.requests.acquire(signal);
+      yield { type: 'waiting', ahead: this.requests.aheadOf(requester), places: this.requests.max };
+      release = await this.requests.acquire(signal, requester);
       if (release === undefined) return;
     }
     const held = release;
