@@ -382,6 +382,32 @@ describe('AirlockSocket notices a connection that went silent', () => {
     expect(stream.errors).toStrictEqual([]);
   });
 
+  // Found in review: a server that sent its closing frame and never closed its side of the connection kept the client
+  // on it until the keep-alive gave up (about 15 s), or `ws`'s own 30 s closing timer: requests waited, unsent.
+  it('drops a connection whose server sent its closing frame but never finished closing, and reconnects', async () => {
+    const closes: string[] = [];
+    // A keep-alive of a minute: it is not what notices.
+    const { server, socket, open } = await setUp({ keepAlive: { pingMs: 60_000, pongWaitMs: 60_000 }, onClose: () => closes.push(socket.state) });
+    await open();
+    const query = recorder();
+    socket.request({ method: 'query', path: 'chat.pending', input: { sessionId: 's' } }, query.handlers);
+    await server.received(0, 2);
+    const first = server.connections[0]!.socket;
+    const reopened = open();
+    // The server sends its closing frame, then reads nothing more: the client's closing frame and its end of the TCP
+    // connection go unread, and the server's side stays open.
+    first.close(1001, 'going away');
+    first.pause();
+    // Well before ws's own closing timer (30 s) and the keep-alive.
+    await vi.waitFor(() => expect(server.connections).toHaveLength(2), { timeout: 10_000 });
+    await reopened;
+    expect(closes).toStrictEqual(['reconnecting']);
+    expect(query.errors.map((error) => [error.message, isConnectionLost(error)])).toStrictEqual([['the connection closed before the answer came', true]]);
+    // What is asked now goes on the new connection.
+    socket.request({ method: 'query', path: 'model.info', input: undefined }, recorder().handlers);
+    expect((await server.received(1, 2)).at(-1)).toStrictEqual({ id: 2, method: 'query', params: { path: 'model.info' } });
+  });
+
   it('keeps a connection whose server answers its pings', async () => {
     const closes: number[] = [];
     const { server, socket, open } = await setUp({ keepAlive: { pingMs: 5, pongWaitMs: 60_000 }, onClose: () => closes.push(1) });

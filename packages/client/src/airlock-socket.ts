@@ -2,7 +2,7 @@ import type { TRPCClientIncomingMessage, TRPCClientOutgoingMessage, TRPCRequestM
 import { connectionRejection } from './connection-rejection';
 import { bytesOver, DEFAULT_MAX_MESSAGE_BYTES, oversizeAnswer } from './request-size';
 import { shownAddress } from './startup-link';
-import { CLOSE_MESSAGE_TOO_BIG, CLOSE_REPLACED_BEFORE_TOKEN, WEB_SOCKET_CLOSED, WEB_SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from './web-socket-like';
+import { CLOSE_MESSAGE_TOO_BIG, CLOSE_REPLACED_BEFORE_TOKEN, WEB_SOCKET_CLOSED, WEB_SOCKET_CLOSING, WEB_SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from './web-socket-like';
 
 export type RequestMethod = TRPCRequestMessage['method'];
 
@@ -175,6 +175,14 @@ const DRAIN_MS = 5_000;
 /** How long close() waits for the server's answer to its closing frame before it lets the socket go. */
 const CLOSE_HANDSHAKE_MS = 1_000;
 
+/**
+ * How often the open socket is looked at for a closing its server began and did not finish: one found closing at two
+ * looks in a row (so for this long at least) is let go. A server that sends its closing frame and never ends its side
+ * of the TCP connection (frozen as it closed, or a proxy holding it) left `ws` waiting on it 30 s, and the client
+ * until the keep-alive gave up; nothing is read on such a socket, and nothing sent reaches a procedure.
+ */
+const CLOSING_CHECK_MS = 500;
+
 export const DEFAULT_KEEP_ALIVE: Readonly<KeepAlive> = Object.freeze({ pingMs: 10_000, pongWaitMs: 5_000 });
 
 /** Why a query or mutation in flight failed when the connection went. */
@@ -290,6 +298,8 @@ export class AirlockSocket {
   private handshakeTimer: ReturnType<typeof setTimeout> | undefined;
   /** The timers that ping the open socket when it is silent, and drop it when nothing answers. */
   private liveness: Liveness | undefined;
+  /** Looks at the open socket for a closing its server began and did not finish (see `watchClosing`). */
+  private closingTimer: ReturnType<typeof setTimeout> | undefined;
   /** Sockets the server asked to leave for a new one, still answering what was sent on them, each closed by its timer. */
   private readonly draining = new Map<WebSocketLike, ReturnType<typeof setTimeout>>();
   /** Resolved when the next socket opens; rejected when the client stops for good. */
@@ -605,6 +615,7 @@ export class AirlockSocket {
     // they are sent, is what the server reads a decision's deadline by (see `socketClock`).
     socket.send(JSON.stringify({ method: 'connectionParams', data: { ...this.connectionParams(), clock: String(socketClock()) } }));
     this.heard(socket);
+    this.watchClosing(socket);
     const waiting = [...this.requests.values()].filter((live) => !live.sent || live.message.method === 'subscription');
     if (waiting.length > 0) this.write(waiting);
     for (const waiter of this.openWaiters.splice(0)) waiter.resolve();
@@ -705,6 +716,7 @@ export class AirlockSocket {
     clearTimeout(this.retryTimer);
     clearTimeout(this.handshakeTimer);
     this.stopLiveness();
+    this.stopWatchingClosing();
     this.closeDraining();
     for (const live of this.requests.values()) {
       clearTimeout(live.expiry);
@@ -807,6 +819,35 @@ export class AirlockSocket {
     this.liveness = undefined;
   }
 
+  private stopWatchingClosing(): void {
+    clearTimeout(this.closingTimer);
+    this.closingTimer = undefined;
+  }
+
+  /**
+   * The server sent its closing frame (the socket is closing, and the client did not close it) and has not ended the
+   * connection by the next look, `CLOSING_CHECK_MS` on: the socket is let go, and its close is handled as any other
+   * (its `close` event carries the server's code). Where a socket cannot be let go (a browser's, which ends such a
+   * closing itself), nothing is looked at.
+   */
+  private watchClosing(socket: WebSocketLike): void {
+    if (socket.terminate === undefined) return;
+    clearTimeout(this.closingTimer);
+    let seen = false;
+    const look = () => {
+      if (socket !== this.socket || socket.readyState === WEB_SOCKET_CLOSED) return;
+      const closing = socket.readyState === WEB_SOCKET_CLOSING;
+      if (closing && seen) {
+        this.closingTimer = undefined;
+        letGo(socket);
+        return;
+      }
+      seen = closing;
+      this.closingTimer = setTimeout(look, CLOSING_CHECK_MS);
+    };
+    this.closingTimer = setTimeout(look, CLOSING_CHECK_MS);
+  }
+
   /**
    * Nothing came back from a ping: the path is dead though the socket says open (its close would wait on a closing
    * handshake that never ends). It is dropped here, as a close is handled, and a new connection tried at once.
@@ -820,6 +861,7 @@ export class AirlockSocket {
   private socketGone(socket: WebSocketLike | null, code?: number, why = CLOSED_BEFORE_ANSWER, answering = false): void {
     if (socket !== this.socket) return;
     this.stopLiveness();
+    this.stopWatchingClosing();
     clearTimeout(this.handshakeTimer);
     // Closed before its proof was checked: nothing was sent. The next connection asks again: Airlock closes a socket
     // at any moment when it shuts down or makes room for newcomers, and what is not Airlock gets nothing however often.

@@ -16,6 +16,7 @@ export interface WebSocketLike {
 export type WebSocketConstructor = new (url: string) => WebSocketLike;
 
 export const WEB_SOCKET_OPEN = 1;
+export const WEB_SOCKET_CLOSING = 2;
 export const WEB_SOCKET_CLOSED = 3;
 
 /** The close code for a message over the receiver's size limit. */
