@@ -149,8 +149,8 @@ export const MAX_LIVE_RUN_EVENTS = 200_000;
 export const MAX_LIVE_RUN_BYTES = 64 * 1024 * 1024;
 
 /**
- * Events and bytes all running runs keep together: once they reach either, the run holding the most is stopped, as
- * one that reaches its own bound is (see sharedOutputLimitError). The bounds of one run do not bound them all: up to
+ * Events and bytes all running runs keep together: once they reach either, the largest run of the connection whose
+ * runs hold the most is stopped, as one that reaches its own bound is (see keepsSharedOutput, sharedOutputLimitError). The bounds of one run do not bound them all: up to
  * --runs-per-connection × --max-connections runs go on at once (16,384 at the defaults), which at 64 MiB each could
  * hold a tebibyte. Eight runs at their own bound, or ten at their events', fit.
  */
@@ -193,9 +193,9 @@ export interface ChatServiceOptions {
   maxLiveRunEvents?: number;
   /** The bytes of events a running run keeps before it is stopped. Default MAX_LIVE_RUN_BYTES. */
   maxLiveRunBytes?: number;
-  /** The events all running runs keep together before the one holding the most is stopped. Default MAX_LIVE_EVENTS. */
+  /** The events all running runs keep together before one is stopped (see keepsSharedOutput). Default MAX_LIVE_EVENTS. */
   maxLiveEvents?: number;
-  /** The bytes of events all running runs keep together before the one holding the most is stopped. Default MAX_LIVE_BYTES. */
+  /** The bytes of events all running runs keep together before one is stopped (see keepsSharedOutput). Default MAX_LIVE_BYTES. */
   maxLiveBytes?: number;
   /** Keeps sessions, runs, events, the ledger and grants. Default a MemoryStore: nothing outlives the process. */
   store?: AirlockStore;
@@ -255,6 +255,11 @@ interface Run {
   flushSoon: boolean;
   /** The estimated bytes of the events recorded for the run (see eventSize), against maxLiveRunBytes. */
   bytes: number;
+  /**
+   * The connection that started it (StartRunInput.requester), whose runs' output is summed when the running runs
+   * together reach what they keep (see keepsSharedOutput); undefined for a run resumed after a start, which counts alone.
+   */
+  requester?: string;
   /** Its events and bytes in the count over all running runs (see keepsOutput); zero once it is out of it. */
   counted: { events: number; bytes: number };
   /** Set once the run reached what a running run keeps: why it was stopped, which its run-end says. */
@@ -560,6 +565,7 @@ export class ChatService {
       // The setting is written only when the message sets it: the one held here may be stale (changed on another instance).
       await this.store.updateSession(session.summary.sessionId, { updatedAt: now, lastRunId: runId, ...(options.confirmToolCalls === undefined ? {} : { confirmToolCalls }) });
       const run = this.newRun(runId, session.summary.sessionId, tools);
+      if (input.requester !== undefined) run.requester = input.requester;
       if (cluster) run.fence = 1;
       this.attachRun(session, run, this.loop(run, { model, messages, confirmToolCalls, options: { ...limits, ...definedOnly(options) }, ...(input.requester === undefined ? {} : { requester: input.requester }) }));
       return { runId };
@@ -2281,14 +2287,17 @@ export class ChatService {
 
   /**
    * Counted again over the running runs, from what each holds (a run that ended by a way that did not take it out of
-   * the count leaves it then); if they still hold the events or bytes kept over all of them, the one holding the most
-   * is stopped. Only here, once over a bound: the run that passed it is the largest as often as not.
+   * the count leaves it then); if they still hold the events or bytes kept over all of them, the largest run of the
+   * connection whose runs hold the most together is stopped (a run with no connection counts alone): a connection
+   * flooding over several runs has its own stopped, not another's run larger than each of them. Only here, once over a
+   * bound: the run that passed it is the largest as often as not.
    */
   private keepsSharedOutput(): void {
     let events = 0;
     let bytes = 0;
-    let largest: Run | undefined;
     const overEvents = this.liveEvents >= this.maxLiveEvents;
+    const measure = (counted: { events: number; bytes: number }) => (overEvents ? counted.events : counted.bytes);
+    const holders = new Map<string | Run, { held: number; largest: Run }>();
     for (const run of this.runs.values()) {
       if (run.log.isClosed || run.remote || run.outputLimit !== undefined) {
         run.counted = { events: 0, bytes: 0 };
@@ -2296,13 +2305,23 @@ export class ChatService {
       }
       events += run.counted.events;
       bytes += run.counted.bytes;
-      if (largest === undefined || (overEvents ? run.counted.events > largest.counted.events : run.counted.bytes > largest.counted.bytes)) largest = run;
+      const key = run.requester ?? run;
+      const holder = holders.get(key);
+      if (holder === undefined) holders.set(key, { held: measure(run.counted), largest: run });
+      else {
+        holder.held += measure(run.counted);
+        if (measure(run.counted) > measure(holder.largest.counted)) holder.largest = run;
+      }
     }
     this.liveEvents = events;
     this.liveBytes = bytes;
-    if (largest === undefined || (events < this.maxLiveEvents && bytes < this.maxLiveBytes)) return;
+    let most: { held: number; largest: Run } | undefined;
+    for (const holder of holders.values()) if (most === undefined || holder.held > most.held) most = holder;
+    if (most === undefined || (events < this.maxLiveEvents && bytes < this.maxLiveBytes)) return;
+    const largest = most.largest;
     largest.outputLimit = sharedOutputLimitError(events >= this.maxLiveEvents ? `${this.maxLiveEvents.toLocaleString('en-US')} events` : `${mebibytes(this.maxLiveBytes)} of events`);
-    this.log(`Run ${largest.runId} stopped: the running runs reached ${events} events (${bytes} bytes), what they keep together, and it held the most (${largest.counted.events} events, ${largest.counted.bytes} bytes)`);
+    const whose = largest.requester === undefined ? 'it held the most' : `it was the largest run of connection ${largest.requester}, whose runs held the most together (${most.held} ${overEvents ? 'events' : 'bytes'})`;
+    this.log(`Run ${largest.runId} stopped: the running runs reached ${events} events (${bytes} bytes), what they keep together, and ${whose}: ${largest.counted.events} events, ${largest.counted.bytes} bytes`);
     this.uncount(largest);
     largest.cancellation.cancel();
   }
@@ -2691,9 +2710,9 @@ export function outputLimitError(limit: string): string {
   return `This run was stopped: it produced more output than the server keeps for one run (${limit}). What it produced until then is kept; send a message to go on.`;
 }
 
-/** The run-end error of the run stopped as the one holding the most once the running runs together reached `limit`. */
+/** The run-end error of the run stopped as the largest of the connection holding the most once the running runs together reached `limit`. */
 export function sharedOutputLimitError(limit: string): string {
-  return `This run was stopped: the runs going on the server together produced more output than it keeps for all of them (${limit}), and this run held the most. What it produced until then is kept; send a message to go on.`;
+  return `This run was stopped: the runs going on the server together produced more output than it keeps for all of them (${limit}), and this run was the largest of the connection whose runs held the most. What it produced until then is kept; send a message to go on.`;
 }
 
 function mebibytes(bytes: number): string {

@@ -175,4 +175,43 @@ describe('a running run’s output', () => {
     expect(textOf(smallSeen, 'text-delta')).toBe('s'.repeat(10_000));
     expect(lines.filter((line) => line.startsWith('Run r1 stopped'))).toHaveLength(1);
   });
+
+  it('once the running runs together reach the bytes kept over all of them, stops the largest run of the connection holding the most: a small run is not stopped for another connection’s flood over several runs', async () => {
+    const store = new MemoryStore();
+    // A run that writes `pieces` thousand characters, then waits until stopped.
+    const writes = (pieces: number, char: string): ScriptStep =>
+      async function* (_request, signal) {
+        for (let piece = 0; piece < pieces; piece++) yield { type: 'text-delta', text: char.repeat(1_000) };
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      };
+    const lines: string[] = [];
+    const chat = await start(store, [writes(6, 'v'), writes(5, 'a'), writes(5, 'b'), writes(5, 'c')], { maxLiveBytes: 20_000, log: (line) => lines.push(line) });
+    const seen = new Map<string, LoopEvent[]>();
+    const following: Promise<void>[] = [];
+    const run = async (sessionId: string, runId: string, requester: string, text: number) => {
+      await chat.startRun({ sessionId, runId, message: 'go', requester });
+      const events: LoopEvent[] = [];
+      seen.set(runId, events);
+      following.push(
+        (async () => {
+          for await (const event of chat.follow(sessionId, runId, 0, (_id, e) => e)) events.push(event);
+        })(),
+      );
+      await vi.waitFor(() => expect(textOf(events, 'text-delta').length >= text || events.at(-1)?.type === 'run-end').toBe(true));
+    };
+    // One connection's run, larger than any one of another connection's three that flood after it.
+    await run('mine', 'small', 'conn-1', 6_000);
+    await run('f1', 'flood-1', 'conn-2', 5_000);
+    await run('f2', 'flood-2', 'conn-2', 5_000);
+    await run('f3', 'flood-3', 'conn-2', 5_000);
+
+    const stopped = [...seen].filter(([, events]) => events.at(-1)?.type === 'run-end').map(([runId]) => runId);
+    expect(stopped).toStrictEqual(['flood-1']);
+    expect(seen.get('flood-1')!.at(-1)).toStrictEqual({ type: 'run-end', runId: 'flood-1', reason: 'error', error: sharedOutputLimitError('20,000 bytes of events') });
+    expect(chat.isRunActive('small')).toBe(true);
+    expect(textOf(seen.get('flood-3')!, 'text-delta')).toBe('c'.repeat(5_000));
+    expect(lines.filter((line) => line.includes('stopped'))).toHaveLength(1);
+    for (const [sessionId, runId] of [['mine', 'small'], ['f2', 'flood-2'], ['f3', 'flood-3']] as const) await chat.cancel(sessionId, runId);
+    await Promise.all(following);
+  });
 });
