@@ -2,6 +2,7 @@ import { lstatSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { configSettings, readConfigFile, type ConfigFileRead, type ConfigSetting } from './git-config-file';
+import { isStrictlyWithin } from './workspace-paths';
 
 /**
  * A config file larger than this is not read for its includes (Git's own are a few hundred bytes), and past this
@@ -120,6 +121,5 @@ function lstatOrUndefined(file: string) {
 }
 
 function isStrictlyInside(workspace: string, file: string): boolean {
-  const relative = path.relative(workspace, file);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  return isStrictlyWithin(workspace, file);
 }

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { configSettings, readConfigFile, type ConfigSetting } from './git-config-file';
+import { isStrictlyWithin } from './workspace-paths';
 
 /** A repository config larger than this is not read for its hooks folder (Git's own are a few hundred bytes). */
 const CONFIG_BYTES = 1024 * 1024;
@@ -27,8 +28,7 @@ export function hooksPathFolder(options: {
 function folderInside(value: string | undefined, workspace: string, workTree: string): string | undefined {
   if (value === undefined || value === '') return undefined;
   const folder = value.startsWith('~/') ? path.join(os.homedir(), value.slice(2)) : path.resolve(workTree, value);
-  const relative = path.relative(workspace, folder);
-  return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? undefined : folder;
+  return isStrictlyWithin(workspace, folder) ? folder : undefined;
 }
 
 /**

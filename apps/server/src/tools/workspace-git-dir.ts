@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
+import { isStrictlyWithin } from './workspace-paths';
 
 /** A `.git` file or `commondir` longer than this is not read (Git writes one line). */
 const LINK_FILE_BYTES = 4096;
@@ -65,8 +66,7 @@ function commonDirOf(workspace: string, gitDir: string): string | undefined {
 
 /** Whether `folder` is a folder strictly inside `workspace` reached through no link. */
 function isRealFolderInside(workspace: string, folder: string): boolean {
-  const relative = path.relative(workspace, folder);
-  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return false;
+  if (!isStrictlyWithin(workspace, folder)) return false;
   try {
     return realpathSync(folder) === folder && lstatSync(folder).isDirectory();
   } catch {
