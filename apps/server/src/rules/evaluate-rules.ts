@@ -13,7 +13,7 @@ import type { ShellWord } from './shell-word';
 import { COMPUTED_WORD, runnerCall } from './program-runners';
 import { innerCommands } from './command-wrappers';
 import { readsCommandsFromInput } from './reads-commands-from-input';
-import { lookAtGitDirectories, submoduleConfigMayRun, type GitLooks } from './submodule-configs';
+import { gitConfigCause, lookAtGitDirectories, submoduleConfigMayRun, type GitConfigCause, type GitLooks } from './submodule-configs';
 import { opaqueProgramReason } from './opaque-program';
 import { GIT_RUNS_COMMANDS } from './git-arguments';
 import { matchPathGlob } from '@airlock/api';
@@ -21,6 +21,7 @@ import { workspaceRelativeNames } from './workspace-relative-names';
 import { letterEscape, patternNaming } from './hidden-program-name';
 import { MCP_TOOL, type Rule, type RuleScope } from '@airlock/api';
 import { mcpToolName, mcpToolOtherNames } from '../mcp/mcp-tool';
+import { isStrictlyWithin } from '../tools/workspace-paths';
 
 /** A tool call as the rules see it. */
 export interface RuleCall {
@@ -138,8 +139,11 @@ export type RuleDecision =
    * that does not cover it as given: an option or word the rule does not take (one that runs other code, reads or
    * writes elsewhere, talks to another repository, a target or script word it does not name), and every other
    * command is covered. As `leadsOut`, only what the card says: with confirmation off the call runs as before.
+   * `gitConfig`: the command is git, and a Git config git reads for every repository that lies in the workspace (the
+   * person's, in a workspace that is the home folder, or a file one of them includes) sets a key that runs something
+   * (`gitConfigReason` says which).
    */
-  | { decision: 'ask'; within: Rule; uncovered: string };
+  | { decision: 'ask'; within: Rule; uncovered: string; gitConfig?: GitConfigCause };
 
 /** What took a command line out of the workspace, for the card: the words the person can find in the line. */
 export interface LeadsOut {
@@ -302,7 +306,8 @@ function namedNotCovered(commands: readonly SimpleCommand[], rules: readonly Rul
         }),
     );
     if (found !== undefined || within === undefined || name?.kind !== 'literal') return undefined;
-    found = { within, uncovered: name.value };
+    const gitConfig = gitConfigCause(command, facts[index]!);
+    found = { within, uncovered: name.value, ...(gitConfig === undefined ? {} : { gitConfig }) };
   }
   return found;
 }
@@ -471,7 +476,11 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
   if (realDenied !== undefined) return reason(codeWord(name), ' is ', codeWord(real!), ', which may be ', codeWord(realDenied), ', which a deny rule names');
   if (command.inputPiped === true && readsCommandsFromInput(command, facts.workspace)) return reason(codeWord(name), ' runs the commands its input holds, which the line pipes into it');
   if (runnerCall(command.words.map((word) => (word.kind === 'literal' ? word.value : COMPUTED_WORD))).kind !== 'none') return reason(codeWord(name), ' runs another program');
-  if (submoduleConfigMayRun(command, facts)) return reason(codeWord(name), ' runs what a Git directory of a submodule, worktree or nested repository sets, which a call may have written');
+  if (submoduleConfigMayRun(command, facts)) {
+    const cause = gitConfigCause(command, facts);
+    if (cause !== undefined) return reason(codeWord(name), ' may run what a Git config says: ', gitConfigReason(cause));
+    return reason(codeWord(name), ' runs what a Git directory of a submodule, worktree or nested repository sets, which a call may have written');
+  }
   if (!allowsCommand({ kind: 'command-prefix', tokens: [first.value], exact: false }, command, facts)) return reason(codeWord(name), ' is given words that may run other code');
   const inner = innerCommands(command.words.map((word) => (word.kind === 'literal' ? word.value : undefined)));
   if (inner.words.length > 0 || inner.commandLines.length > 0) return reason(codeWord(name), ' runs another command');
@@ -483,6 +492,22 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
   // No table of programs that run what they are given is complete: one not known to only read and print is judged
   // by what it is fed and given (`… | base64 -d | erl`, `fakeroot-sysv sh -c …`).
   return hiddenNameIn(command.words.slice(1), denied, name) ?? opaqueProgramReason(command, first.value);
+}
+
+/**
+ * What a Git config git reads for every repository sets that makes a git call run what a call may have written, for
+ * the card: the file (or the variable of the call's environment) and the key.
+ */
+export function gitConfigReason(cause: GitConfigCause): Reason {
+  if (cause.bound === true) return reason('more Git configs are included than are looked at (past ', codeWord(cause.file), '), and one of the rest may set a key that runs a program');
+  if (cause.key === undefined) return reason(codeWord(cause.file), ', a Git config git reads for every repository, lies in the workspace and is not there yet or cannot be read: a call may write it');
+  if (/^GIT_CONFIG_/.test(cause.file)) return reason(codeWord(cause.file), ' of the environment git runs with sets ', codeWord(cause.key), ', which runs a program');
+  return reason(
+    codeWord(cause.file),
+    ' sets ',
+    codeWord(cause.key),
+    ', which runs a program or leads to one; git reads this file for every repository, and it lies in the workspace, where a call may have written it',
+  );
 }
 
 /**
@@ -709,8 +734,7 @@ function namesTool(rule: Rule, call: RuleCall): boolean {
   return rule.tool === mcpToolName(server, tool) || mcpToolOtherNames(server, tool).includes(rule.tool);
 }
 
-/** Whether `entry` (absolute) lies inside `folder`. */
+/** Whether `entry` (absolute) lies inside `folder` (a name there starting with `..`, `..x`, is inside too). */
 function isWithinFolder(folder: string, entry: string): boolean {
-  const relative = path.relative(folder, entry);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  return isStrictlyWithin(folder, entry);
 }

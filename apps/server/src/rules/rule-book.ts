@@ -20,11 +20,11 @@ import path from 'node:path';
 import { z } from 'zod';
 import { WorkspacePaths } from '../tools/workspace-paths';
 import { commandPathInside } from './command-path-inside';
-import { evaluateRules, type LeadsOut, type RuleCall, type RuleContext } from './evaluate-rules';
+import { evaluateRules, gitConfigReason, type LeadsOut, type RuleCall, type RuleContext } from './evaluate-rules';
 import { gitLayoutWrite } from './git-layout-write';
 import type { LinkWalks } from './links-below';
 import { proposeRule } from './propose-rule';
-import type { GitLooks } from './submodule-configs';
+import type { GitConfigCause, GitLooks } from './submodule-configs';
 import { loadWorkspaceRules, WORKSPACE_RULES_FILE, type WorkspaceRules } from './workspace-rules-file';
 
 export interface RuleBookOptions {
@@ -166,7 +166,7 @@ export class RuleBook implements RuleService {
     if (decision.decision === 'ask') {
       if ('covering' in decision) return gitDirectoryVerdict(decision.covering, decision.gitDirectory);
       if ('leadsOut' in decision) return leadsOutVerdict(decision.within, decision.leadsOut);
-      if ('uncovered' in decision) return uncoveredVerdict(decision.within, decision.uncovered);
+      if ('uncovered' in decision) return uncoveredVerdict(decision.within, decision.uncovered, decision.gitConfig);
       return 'because' in decision ? askedVerdict(decision.because, decision.unread) : undefined;
     }
     const rule = decision.rule;
@@ -408,8 +408,15 @@ function leadsOutVerdict(rule: Rule, leadsOut: LeadsOut): PolicyVerdict {
   return { effect: 'ask', ruleId: rule.id, description, onlyWhenConfirming: true };
 }
 
-/** Why a prefix rule that starts with a command's words did not cover it as given: the card says so. */
-function uncoveredVerdict(rule: Rule, name: string): PolicyVerdict {
+/**
+ * Why a prefix rule that starts with a command's words did not cover it as given: the card says so, and for git
+ * that may run what a Git config of the workspace sets, which config and key.
+ */
+function uncoveredVerdict(rule: Rule, name: string, gitConfig?: GitConfigCause): PolicyVerdict {
+  if (gitConfig !== undefined) {
+    const description = reason('The rule (', describeRule(rule), ') does not cover ', codeWord(name), ' here: ', gitConfigReason(gitConfig));
+    return { effect: 'ask', ruleId: rule.id, description, onlyWhenConfirming: true };
+  }
   const description = reason(
     'The rule (',
     describeRule(rule),

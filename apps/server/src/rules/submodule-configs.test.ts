@@ -1,12 +1,17 @@
+import { MemoryStore } from '@airlock/api';
 import { reasonText } from '@airlock/core';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { evaluateRules, type RuleContext } from './evaluate-rules';
 import { prefix, terminal } from './rule-fixtures';
-import { walkBounds } from './submodule-configs';
+import { createBuiltinTools } from '../tools';
+import { buildChildEnv, PROCESS_GIT_CONFIG, withGitConfig } from '../tools/child-env';
+import { toolNamed } from '../tools/test-support';
+import { RuleBook } from './rule-book';
+import { gitConfigFiles, includeCheckClock, includeChecks, walkBounds } from './submodule-configs';
 
 /** What `git submodule add` writes into a submodule's config. */
 const SUBMODULE_CONFIG = [
@@ -286,6 +291,50 @@ describe('a git call judged by the Git directories it reads, in a repository git
     expect(await decided('git status')).toBe('allow');
   });
 
+  it("a workspace that is the home folder: the ask names the person's config and the key that runs something, on the card and under a deny rule", async () => {
+    vi.stubEnv('HOME', workspace);
+    const cases = [
+      ['.gitconfig', '[credential]\n\thelper = store\n', '~/.gitconfig', 'credential.helper'],
+      ['.gitconfig', '[alias]\n\tst = status\n', '~/.gitconfig', 'alias.st'],
+      ['.config/git/config', '[core]\n\teditor = vim\n', '~/.config/git/config', 'core.editor'],
+      ['.gitconfig', '[include]\n\tpath = more.inc\n', '~/.gitconfig', 'include.path'],
+    ] as const;
+    const judged = async () => (await evaluateRules(terminal('git status'), rules, { sessionId: 'chat-1', workspace })) as { gitConfig?: unknown };
+    for (const [file, text, shown, key] of cases) {
+      mkdirSync(path.dirname(path.join(workspace, file)), { recursive: true });
+      writeFileSync(path.join(workspace, file), text);
+      expect(await judged(), text).toMatchObject({ decision: 'ask', uncovered: 'git' });
+      expect((await judged()).gitConfig, text).toStrictEqual({ file: shown, key });
+      const deny = prefix('git push', { effect: 'deny' });
+      const denied = await evaluateRules(terminal('git status'), [deny], { sessionId: 'chat-1', workspace });
+      expect(denied).toMatchObject({ decision: 'ask', because: deny });
+      const said = reasonText('unread' in denied ? denied.unread : []);
+      expect(said).toContain(shown);
+      expect(said).toContain(key);
+      expect(said).not.toContain('submodule');
+      rmSync(path.join(workspace, file));
+    }
+    // The person's config outside the workspace including a file of it: that file, and its key; none while it is not there.
+    vi.stubEnv('HOME', home);
+    writeFileSync(path.join(home, '.gitconfig'), `[include]\n\tpath = ${path.join(workspace, 'more.inc')}\n`);
+    expect((await judged()).gitConfig).toStrictEqual({ file: 'more.inc' });
+    writeFileSync(path.join(workspace, 'more.inc'), '[core]\n\tpager = less\n');
+    expect((await judged()).gitConfig).toStrictEqual({ file: 'more.inc', key: 'core.pager' });
+    rmSync(path.join(workspace, 'more.inc'));
+    vi.stubEnv('HOME', workspace);
+    // The card the rule book shows for it.
+    writeFileSync(path.join(workspace, '.gitconfig'), '[credential]\n\thelper = store\n');
+    const book = await RuleBook.open({ store: new MemoryStore(), workspace, log: () => undefined });
+    await book.add({ effect: 'allow', tool: 'terminal', match: { kind: 'command-prefix', tokens: ['git', 'status'], exact: false }, scope: { kind: 'global' }, source: 'user' });
+    const tool = toolNamed(createBuiltinTools({ workspace, sandbox: 'none' }), 'terminal');
+    const verdict = await book.evaluate('chat-1', { id: 'c1', name: 'terminal', arguments: { command: 'git status' } }, tool);
+    expect(verdict).toMatchObject({ effect: 'ask', onlyWhenConfirming: true });
+    const card = reasonText(verdict?.description ?? []);
+    expect(card).toContain('~/.gitconfig');
+    expect(card).toContain('credential.helper');
+    expect(card).not.toContain('submodule');
+  });
+
   it('a Git config git reads, the person\'s or the repository\'s, that includes a file in the workspace a call may write', async () => {
     // A workspace that is a dotfiles repository the person's ~/.gitconfig includes: git reads the included file for
     // every repository, and runs the core.fsmonitor a call wrote there.
@@ -343,6 +392,125 @@ describe('a git call judged by the Git directories it reads, in a repository git
       expect(await decided('git status')).toBe('ask');
     } finally {
       rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('the include check is made once while each config it read stays as it was, and again once one changes or a link on the way leads elsewhere', async () => {
+    const outside = mkdtempSync(path.join(tmpdir(), 'airlock-git-includes-'));
+    const { now } = includeCheckClock;
+    // Kept once two seconds past the latest change of the files read: a clock far ahead.
+    includeCheckClock.now = () => BigInt(Date.now() + 60_000) * 1_000_000n;
+    try {
+      const shared = path.join(workspace, 'shared.gitconfig');
+      const planted = '[core]\n\tfsmonitor = "touch PWNED; false"\n';
+      writeFileSync(shared, '[user]\n\tname = P\n');
+      writeFileSync(path.join(outside, 'a.inc'), `[include]\n\tpath = ${shared}\n`);
+      writeFileSync(path.join(outside, 'b.inc'), '[user]\n\tname = Q\n');
+      symlinkSync(path.join(outside, 'b.inc'), path.join(outside, 'now.inc'));
+      writeFileSync(path.join(home, '.gitconfig'), `[include]\n\tpath = ${path.join(outside, 'a.inc')}\n[include]\n\tpath = ${path.join(outside, 'now.inc')}\n`);
+      const made = includeChecks.made;
+      for (const command of ['git status', 'git log --oneline', 'git status']) expect(await decided(command), command).toBe('allow');
+      expect(includeChecks.made - made).toBe(1);
+      // The included file of the workspace written: checked again, and asked.
+      writeFileSync(shared, planted);
+      for (const command of ['git status', 'git status']) expect(await decided(command), command).toBe('ask');
+      expect(includeChecks.made - made).toBe(2);
+      writeFileSync(shared, '[user]\n\tname = P\n');
+      expect(await decided('git status')).toBe('allow');
+      // A link on the way now leading to a file that includes it: the same files as before, but another path.
+      unlinkSync(path.join(outside, 'now.inc'));
+      writeFileSync(path.join(outside, 'c.inc'), '[include]\n\tpath = ~/dots/late.inc\n');
+      symlinkSync(path.join(outside, 'c.inc'), path.join(outside, 'now.inc'));
+      symlinkSync(workspace, path.join(home, 'dots'));
+      expect(await decided('git status')).toBe('ask');
+      expect(includeChecks.made - made).toBe(4);
+      // Kept answers are answers: nothing changed, nothing made again.
+      expect(await decided('git status')).toBe('ask');
+      expect(includeChecks.made - made).toBe(4);
+    } finally {
+      includeCheckClock.now = now;
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("finds the Git configs git reads for every repository as git does from its environment (GIT_CONFIG_GLOBAL, XDG_CONFIG_HOME, GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM, GIT_CONFIG_COUNT)", () => {
+    const files = {
+      dot: path.join(home, '.gitconfig'),
+      config: path.join(home, '.config/git/config'),
+      xdg: path.join(home, 'xdg/git/config'),
+      global: path.join(home, 'global.cfg'),
+      system: path.join(home, 'system.cfg'),
+    };
+    for (const [name, file] of Object.entries(files)) {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, `[user]\n\tname = ${name}\n`);
+    }
+    const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home };
+    const cases: Record<string, string>[] = [
+      base,
+      { ...base, XDG_CONFIG_HOME: path.join(home, 'xdg') },
+      { ...base, GIT_CONFIG_GLOBAL: files.global, XDG_CONFIG_HOME: path.join(home, 'xdg') },
+      { ...base, GIT_CONFIG_SYSTEM: files.system },
+      { ...base, GIT_CONFIG_SYSTEM: files.system, GIT_CONFIG_NOSYSTEM: '1' },
+      { ...base, GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: 'touch PWNED', GIT_CONFIG_KEY_1: 'diff.x.textconv', GIT_CONFIG_VALUE_1: 'cat' },
+    ];
+    for (const env of cases) {
+      const origins = new Set(
+        execFileSync('git', ['config', '--list', '--show-origin'], { cwd: home, env })
+          .toString()
+          .split('\n')
+          .flatMap((line) => (line.startsWith('file:') ? [line.slice('file:'.length).split('\t')[0]!] : [])),
+      );
+      const found = gitConfigFiles(env, home);
+      expect(found.files.filter((file) => existsSync(file)), JSON.stringify(env)).toStrictEqual([...origins]);
+      expect(found.given.map(({ setting }) => `${setting.section}.${setting.subsection ? 'x.' : ''}${setting.key}`)).toStrictEqual(env.GIT_CONFIG_COUNT === undefined ? [] : ['core.fsmonitor', 'diff.x.textconv']);
+    }
+  });
+
+  it("the server's own Git settings in its environment do not reach a call's git, and are not looked at: the configs looked at are those the call's git reads", async () => {
+    const planted = '[core]\n\tfsmonitor = "touch PWNED; false"\n';
+    mkdirSync(path.join(workspace, 'xdg/git'), { recursive: true });
+    writeFileSync(path.join(workspace, 'xdg/git/config'), planted);
+    writeFileSync(path.join(workspace, 'planted.cfg'), planted);
+    const cases: Record<string, string>[] = [
+      { XDG_CONFIG_HOME: path.join(workspace, 'xdg') },
+      { GIT_CONFIG_GLOBAL: path.join(workspace, 'planted.cfg') },
+      { GIT_CONFIG_SYSTEM: path.join(workspace, 'planted.cfg') },
+      { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: 'touch PWNED' },
+    ];
+    for (const variables of cases) {
+      for (const [name, value] of Object.entries(variables)) vi.stubEnv(name, value);
+      // What a call's git is given (run-tool-process.ts), and what it reads with it.
+      const env = withGitConfig(buildChildEnv({ source: process.env, cwd: workspace }), PROCESS_GIT_CONFIG);
+      const read = spawnSync('git', ['config', '--show-origin', '--get-all', 'core.fsmonitor'], { cwd: workspace, env }).stdout.toString();
+      expect(read, JSON.stringify(variables)).toBe('');
+      expect(await decided('git status'), JSON.stringify(variables)).toBe('allow');
+      vi.unstubAllEnvs();
+      vi.stubEnv('HOME', home);
+    }
+    // The person's config the call's git does read, in the workspace: asked, as before.
+    vi.stubEnv('HOME', workspace);
+    writeFileSync(path.join(workspace, '.gitconfig'), planted);
+    expect(await decided('git status')).toBe('ask');
+  });
+
+  it('a call whose own words name another Git directory, work tree, index, config or program for git is asked, whatever the folder is called', async () => {
+    // A Git directory not named .git, with a planted core.fsmonitor: git reads its config when told to use it.
+    git(workspace, 'init', '-q', '--bare', 'some/folder');
+    writeFileSync(path.join(workspace, 'some/folder/config'), '[core]\n\tbare = false\n\tfsmonitor = "touch PWNED; false"\n');
+    writeFileSync(path.join(workspace, 'x.cfg'), '[core]\n\tfsmonitor = "touch PWNED; false"\n');
+    const lines = [
+      'git --git-dir=some/folder status', 'git --git-dir some/folder status', 'git -C some --git-dir=folder status', 'git --work-tree=. --git-dir=some/folder status',
+      'GIT_DIR=some/folder git status', 'env GIT_DIR=some/folder git status', 'export GIT_DIR=some/folder; git status', 'GIT_WORK_TREE=. GIT_DIR=some/folder git status',
+      'GIT_COMMON_DIR=some/folder git status', 'GIT_INDEX_FILE=x.cfg git status', 'GIT_EXEC_PATH=. git status', 'GIT_SSH_COMMAND="touch PWNED" git fetch',
+      'GIT_EXTERNAL_DIFF="touch PWNED" git diff', 'GIT_CONFIG_GLOBAL=./x.cfg git status', 'GIT_CONFIG_SYSTEM=./x.cfg git status',
+      'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0="touch PWNED" git status', 'GIT_CONFIG_PARAMETERS="\'core.fsmonitor\'=\'touch PWNED\'" git status',
+      'git -c core.fsmonitor="touch PWNED" status', 'git --config-env=core.fsmonitor=HOME status', 'git --exec-path=. status', 'timeout 5 git --git-dir=some/folder status',
+    ];
+    const deny = prefix('git push', { effect: 'deny' });
+    for (const line of lines) {
+      expect(await decided(line), line).toBe('ask');
+      expect(await evaluateRules(terminal(line), [deny], { sessionId: 'chat-1', workspace }), line).toMatchObject({ decision: 'ask', because: deny });
     }
   });
 

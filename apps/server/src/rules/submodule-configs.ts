@@ -3,6 +3,7 @@ import { lstat, readdir, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { commandBaseName } from '@airlock/api';
+import { buildChildEnv, PROCESS_GIT_CONFIG, withGitConfig } from '../tools/child-env';
 import { readConfigFile, type ConfigSetting } from '../tools/git-config-file';
 import { readSmallFile, repositoryConfigFiles, repositoryFolders, workspaceGitDir } from '../tools/workspace-git-dir';
 import { gitGlobalOptions } from './git-arguments';
@@ -68,83 +69,237 @@ const INDEX_REACH_COMMANDS = new Set([
  */
 const WIDENS_KEYS = ['diff.submodule', 'status.submodulesummary', 'submodule.recurse', 'fetch.recursesubmodules', 'include', 'includeif'];
 
-/** The person's and the machine's Git config, which git reads for every repository. */
-function globalConfigFiles(): string[] {
-  const configHome = process.env.XDG_CONFIG_HOME;
-  const xdg = configHome !== undefined && path.isAbsolute(configHome) ? [path.join(configHome, 'git', 'config')] : [];
-  return [path.join(homedir(), '.gitconfig'), path.join(homedir(), '.config', 'git', 'config'), ...xdg, '/etc/gitconfig'];
+/**
+ * The environment a call's git has (run-tool-process.ts): the server's own filtered as every call's is
+ * (`buildChildEnv`: no `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_COUNT` or
+ * `XDG_CONFIG_HOME` of the server reaches it), with Airlock's own settings given as `git -c` would
+ * (`PROCESS_GIT_CONFIG`). The Git configs looked at are those git finds with it (`gitConfigFiles`).
+ */
+function callEnvironment(): Record<string, string> {
+  return withGitConfig(buildChildEnv({ source: process.env, cwd: '/' }), PROCESS_GIT_CONFIG);
+}
+
+/**
+ * The Git configs git reads for every repository, as it finds them from its environment `env` (config.c, path.c of
+ * git 2.39), in its order: the machine's (`GIT_CONFIG_SYSTEM`, else `/etc/gitconfig`; none with
+ * `GIT_CONFIG_NOSYSTEM`) and the person's (`GIT_CONFIG_GLOBAL`, else `$XDG_CONFIG_HOME/git/config` or
+ * `~/.config/git/config`, and `~/.gitconfig`), a relative path taken from `folder`; and the settings it is given in it as `git -c` gives
+ * them (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_VALUE_<n>`; `GIT_CONFIG_PARAMETERS`, which git passes
+ * on to the gits it starts, as one that sets an include).
+ */
+export function gitConfigFiles(env: Readonly<Record<string, string | undefined>>, folder: string): { files: string[]; given: { name: string; setting: ConfigSetting }[] } {
+  const home = env.HOME;
+  const at = (file: string) => path.resolve(folder, file);
+  const configHome = env.XDG_CONFIG_HOME;
+  const xdg = configHome !== undefined && configHome !== '' ? [at(path.join(configHome, 'git', 'config'))] : home === undefined ? [] : [at(path.join(home, '.config', 'git', 'config'))];
+  const global = env.GIT_CONFIG_GLOBAL !== undefined ? [at(env.GIT_CONFIG_GLOBAL)] : [...xdg, ...(home === undefined ? [] : [at(path.join(home, '.gitconfig'))])];
+  const noSystem = env.GIT_CONFIG_NOSYSTEM !== undefined && !['', '0', 'false', 'no', 'off'].includes(env.GIT_CONFIG_NOSYSTEM.toLowerCase());
+  const system = noSystem ? [] : [at(env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig')];
+  const given: { name: string; setting: ConfigSetting }[] = [];
+  if (env.GIT_CONFIG_PARAMETERS !== undefined) given.push({ name: 'GIT_CONFIG_PARAMETERS', setting: { section: 'include', subsection: false, key: 'path', value: undefined } });
+  const count = Number(env.GIT_CONFIG_COUNT ?? 0);
+  for (let index = 0; index < (Number.isSafeInteger(count) ? Math.min(count, 1000) : 0); index += 1) {
+    const key = (env[`GIT_CONFIG_KEY_${index}`] ?? '').toLowerCase();
+    const first = key.indexOf('.');
+    const last = key.lastIndexOf('.');
+    const setting: ConfigSetting = { section: key.slice(0, first === -1 ? key.length : first), subsection: first !== last, key: key.slice(last + 1), value: env[`GIT_CONFIG_VALUE_${index}`] };
+    given.push({ name: `GIT_CONFIG_KEY_${index}`, setting });
+  }
+  return { files: [...system, ...global], given };
 }
 
 /** How many includes deep git follows (`MAX_INCLUDE_DEPTH` of its config.c): past that it stops with an error. */
 const MAX_INCLUDE_DEPTH = 10;
 /** Past this many config files looked at for one git call's includes, git may run what one of the rest says. */
 const MAX_INCLUDED_FILES = 256;
+/** The include checks kept between judgings (`includeChecks`), by workspace and the configs they start from. */
+const KEPT_INCLUDE_CHECKS = 16;
+/**
+ * A check is kept only when each file it read changed no less than this before: the kernel's file clock is coarse,
+ * so a write in the same tick as the change read would leave the times as they were (as readConfigFile).
+ */
+const SETTLED_NS = 2_000_000_000n;
 
 /**
- * Whether a Git config that git reads for every call in the workspace may run what a call wrote: one of the person's
- * or the machine's lying in the workspace (a workspace that is the home folder, which the server warns of) that
- * sets a key of `RUNS_KEYS`, as a repository's own; or a file in the workspace that one of them, wherever it lies, or
- * the workspace repository's own config includes (`include.path`, `includeIf.*.path`, its condition taken as met, and
- * theirs in turn): a workspace that is a dotfiles repository the person's `~/.gitconfig` includes.
+ * What made a git call one that may run what a Git config of the workspace says, for the card: the config (a path, or
+ * the variable of the call's environment that gives the setting) and the key it sets that runs something; no key for
+ * a file that is not there yet or cannot be read (a call may make it), `bound` past the most files looked at.
  */
-async function globalConfigMayRun(workspace: string): Promise<boolean> {
-  const realWorkspace = await realpath(workspace).catch(() => workspace);
-  const seen = new Set<string>();
-  for (const file of globalConfigFiles()) {
-    const info = await lstat(file).catch((error: unknown) => {
-      if (notThere(error)) return undefined;
-      throw error;
-    });
-    if (info === undefined) continue;
-    if (await configMayRun(workspace, realWorkspace, file, 0, seen)) return true;
-  }
+export interface GitConfigCause {
+  /** The config as the card shows it: from the home folder (`~/.gitconfig`) or the workspace when in either, else whole; or the variable of the environment. */
+  file: string;
+  key?: string;
+  bound?: true;
+}
+
+/** What one include check found, and what it read: each file's real path and its identity, to tell it is unchanged. */
+interface IncludeCheck {
+  cause: GitConfigCause | undefined;
+  /** `real\0<path>` to the real path it had, `id\0<path>` to its identity (`none` when not there). */
+  read: Map<string, string>;
+  /** The latest change time among the files read, in nanoseconds. */
+  changed: bigint;
+}
+
+const keptIncludeChecks = new Map<string, IncludeCheck>();
+
+/** Include checks made in full, for tests (one answered from `keptIncludeChecks` is not counted). */
+export const includeChecks = { made: 0 };
+/** The clock include checks are kept by (`SETTLED_NS`): changed only by tests. */
+export const includeCheckClock = { now: () => BigInt(Date.now()) * 1_000_000n };
+
+/**
+ * Whether a Git config that git reads for every call in the workspace may run what a call wrote, and what: one of the
+ * person's or the machine's (`gitConfigFiles` of the call's environment) lying in the workspace (a workspace that is
+ * the home folder, which the server warns of) that sets a key of `RUNS_KEYS`, as a repository's own; a setting the
+ * call's environment gives that does; or a file in the workspace that one of them, wherever it lies, or the workspace
+ * repository's own config includes (`include.path`, `includeIf.*.path`, its condition taken as met, and theirs in
+ * turn): a workspace that is a dotfiles repository the person's `~/.gitconfig` includes. Made once per change of the
+ * files it reads: kept while each has the real path and the device, inode, size and change times it had, once two
+ * seconds past the latest change (at most `KEPT_INCLUDE_CHECKS` kept), since it reads up to 256 files.
+ */
+async function globalConfigMayRun(workspace: string): Promise<GitConfigCause | undefined> {
+  const env = callEnvironment();
+  const { files, given } = gitConfigFiles(env, workspace);
+  for (const { name, setting } of given) if (runsSomething(setting)) return { file: name, key: settingName(setting) };
   const found = workspaceGitDir(workspace);
-  if (found === undefined || !('found' in found)) return false;
-  // The repository's own config is held read-only by the sandbox and read for its includes only.
-  for (const file of repositoryConfigFiles(found.found)) {
-    const read = exists(file) ? readConfigFile(file, MAX_CONFIG_BYTES) : undefined;
-    if (read !== undefined && (await includesMayRun(workspace, realWorkspace, file, read.settings, 0, seen))) return true;
+  const own = found === undefined || !('found' in found) ? [] : repositoryConfigFiles(found.found);
+  const home = env.HOME ?? homedir();
+  const key = [workspace, home, ...files, '', ...own].join('\0');
+  const known = keptIncludeChecks.get(key);
+  if (known !== undefined && (await unchanged(known.read))) {
+    keptIncludeChecks.delete(key);
+    keptIncludeChecks.set(key, known);
+    return known.cause;
   }
-  return false;
+  includeChecks.made += 1;
+  const check: IncludeCheck = { cause: undefined, read: new Map(), changed: 0n };
+  const cause = await includeCheck(workspace, home, files, own, check);
+  check.cause = cause === undefined ? undefined : { ...cause, file: shownPath(cause.file, home, workspace) };
+  keptIncludeChecks.delete(key);
+  if (includeCheckClock.now() - check.changed >= SETTLED_NS) {
+    keptIncludeChecks.set(key, check);
+    if (keptIncludeChecks.size > KEPT_INCLUDE_CHECKS) keptIncludeChecks.delete(keptIncludeChecks.keys().next().value!);
+  }
+  return check.cause;
+}
+
+async function includeCheck(workspace: string, home: string, files: readonly string[], own: readonly string[], check: IncludeCheck): Promise<GitConfigCause | undefined> {
+  const realWorkspace = await realOf(workspace, check);
+  const look: IncludeLook = { workspace, realWorkspace, home, seen: new Set(), check };
+  for (const file of files) {
+    if (identity(file, check) === 'none') continue;
+    const cause = await configMayRun(look, file, 0);
+    if (cause !== undefined) return cause;
+  }
+  // The repository's own config is held read-only by the sandbox and read for its includes only.
+  for (const file of own) {
+    const read = identity(file, check) === 'none' ? undefined : readConfigFile(file, MAX_CONFIG_BYTES);
+    const cause = read === undefined ? undefined : await includesMayRun(look, file, read.settings, 0);
+    if (cause !== undefined) return cause;
+  }
+  return undefined;
+}
+
+/** `file` as the card shows it: from the home folder (`~/.gitconfig`) or else the workspace when it lies in either. */
+function shownPath(file: string, home: string, workspace: string): string {
+  if (isInside(home, file)) return `~/${path.relative(home, file)}`;
+  return isInside(workspace, file) ? path.relative(workspace, file) : file;
+}
+
+/** What one include check works with: the workspace, where `~/` leads, the files looked at so far, what it read. */
+interface IncludeLook {
+  workspace: string;
+  realWorkspace: string;
+  home: string;
+  seen: Set<string>;
+  check: IncludeCheck;
+}
+
+/** Where `file` leads (its folder's real path and its name when it is not there), noted in `check`. */
+async function realOf(file: string, check: IncludeCheck): Promise<string> {
+  const real = await realpath(file).catch(async () => path.join(await realpath(path.dirname(file)).catch(() => path.dirname(file)), path.basename(file)));
+  check.read.set(`real\0${file}`, real);
+  return real;
+}
+
+/** `file`'s identity as lstat gives it (`none` when not there), noted in `check`. */
+function identity(file: string, check: IncludeCheck): string {
+  let info;
+  try {
+    info = lstatSync(file, { bigint: true });
+  } catch {
+    info = undefined;
+  }
+  const found = info === undefined ? 'none' : `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
+  if (info !== undefined && info.ctimeNs > check.changed) check.changed = info.ctimeNs;
+  check.read.set(`id\0${file}`, found);
+  return found;
+}
+
+/** Whether each path an include check read still leads where it did and has the identity it had. */
+async function unchanged(read: ReadonlyMap<string, string>): Promise<boolean> {
+  const scratch: IncludeCheck = { cause: undefined, read: new Map(), changed: 0n };
+  const answers = await Promise.all(
+    [...read].map(async ([entry, was]) => {
+      const [kind, file] = entry.split('\0') as [string, string];
+      return (kind === 'real' ? await realOf(file, scratch) : identity(file, scratch)) === was;
+    }),
+  );
+  return answers.every(Boolean);
 }
 
 /**
- * Whether the config `file`, which git reads, may run what a call wrote: when it lies in the workspace (by its path or where its links lead) and sets a key of
- * `RUNS_KEYS` (includes among them) or cannot be read (a call may make it yet); else by what it includes.
+ * Whether the config `file`, which git reads, may run what a call wrote, and what: when it lies in the workspace (by
+ * its path or where its links lead) and sets a key of `RUNS_KEYS` (includes among them) or cannot be read (a call may
+ * make it yet); else by what it includes.
  */
-async function configMayRun(workspace: string, realWorkspace: string, file: string, depth: number, seen: Set<string>): Promise<boolean> {
-  const real = await realpath(file).catch(async () => path.join(await realpath(path.dirname(file)).catch(() => path.dirname(file)), path.basename(file)));
+async function configMayRun(look: IncludeLook, file: string, depth: number): Promise<GitConfigCause | undefined> {
+  const { workspace, realWorkspace, seen, check } = look;
+  const real = await realOf(file, check);
   // Each file is looked at once (one seen before may run nothing, or the look would have ended), and only so many:
   // files that name one another many times over would otherwise be read a number of times exponential in the depth.
-  if (seen.has(real)) return false;
-  if (seen.size >= MAX_INCLUDED_FILES) return true;
+  if (seen.has(real)) return undefined;
+  if (seen.size >= MAX_INCLUDED_FILES) return { file, bound: true };
   seen.add(real);
   const inside = isInside(workspace, file) || isInside(realWorkspace, file) || isInside(realWorkspace, real);
   const read = readConfigFile(real, MAX_CONFIG_BYTES);
-  if (inside) return read === undefined || read.settings.some(runsSomething);
+  // Its identity after the read: a change during it has a change time too recent for the check to be kept.
+  identity(real, check);
+  if (inside) {
+    if (read === undefined) return { file };
+    const runs = read.settings.find(runsSomething);
+    return runs === undefined ? undefined : { file, key: settingName(runs) };
+  }
   // Outside the workspace no call writes it: one not there or not read is skipped by git too, or is the person's.
-  if (read === undefined) return false;
-  return (await includesMayRun(workspace, realWorkspace, file, read.settings, depth, seen)) || (real !== file && (await includesMayRun(workspace, realWorkspace, real, read.settings, depth, seen)));
+  if (read === undefined) return undefined;
+  return (await includesMayRun(look, file, read.settings, depth)) ?? (real === file ? undefined : await includesMayRun(look, real, read.settings, depth));
 }
 
 /** Whether a file the config `file` includes (`settings` its settings), `depth` includes deep, may run what a call wrote. */
-async function includesMayRun(workspace: string, realWorkspace: string, file: string, settings: ConfigSetting[], depth: number, seen: Set<string>): Promise<boolean> {
+async function includesMayRun(look: IncludeLook, file: string, settings: ConfigSetting[], depth: number): Promise<GitConfigCause | undefined> {
   for (const setting of settings) {
     if (!((setting.section === 'include' && !setting.subsection) || (setting.section === 'includeif' && setting.subsection)) || setting.key !== 'path') continue;
     if (setting.value === undefined || setting.value === '') continue;
-    if (depth + 1 > MAX_INCLUDE_DEPTH) return true;
-    const named = includedPath(file, setting.value);
-    if (named === undefined || (await configMayRun(workspace, realWorkspace, named, depth + 1, seen))) return true;
+    if (depth + 1 > MAX_INCLUDE_DEPTH) return { file, bound: true };
+    const named = includedPath(look.home, file, setting.value);
+    const cause = named === undefined ? { file, key: settingName(setting) } : await configMayRun(look, named, depth + 1);
+    if (cause !== undefined) return cause;
   }
-  return false;
+  return undefined;
+}
+
+/** A setting's key as written in `git config` (`core.fsmonitor`, `includeif.<condition>.path`). */
+function settingName(setting: ConfigSetting): string {
+  return setting.subsection ? `${setting.section}.….${setting.key}` : `${setting.section}.${setting.key}`;
 }
 
 /**
  * The file an include's `path` names, as git reads it: `~/` the home folder, a relative path from the including
  * file's folder; undefined for one that cannot be told here (`~user/`, `%(prefix)/`).
  */
-function includedPath(file: string, value: string): string | undefined {
-  if (value === '~' || value.startsWith('~/')) return path.join(homedir(), value.slice(1));
+function includedPath(home: string, file: string, value: string): string | undefined {
+  if (value === '~' || value.startsWith('~/')) return path.join(home, value.slice(1));
   if (value.startsWith('~') || value.startsWith('%(')) return undefined;
   return path.resolve(path.dirname(file), value);
 }
@@ -187,6 +342,26 @@ export function submoduleConfigMayRun(command: SimpleCommand, line: LineFacts): 
   if (line.leftWorkspace === true || line.fileSystemChanged === true || line.changedBefore === true) return true;
   const call = gitCall(command.words, line.folder);
   return call === undefined || line.walks?.get(lookKey(line.workspace, call)) !== false;
+}
+
+/** What made the looks of one judging find a git call may run what a Git config git reads for every repository says, by workspace. */
+const configCauses = new WeakMap<GitLooks, Map<string, GitConfigCause>>();
+
+function causesOf(looks: GitLooks): Map<string, GitConfigCause> {
+  let causes = configCauses.get(looks);
+  if (causes === undefined) configCauses.set(looks, (causes = new Map<string, GitConfigCause>()));
+  return causes;
+}
+
+/**
+ * When `command` is a git call that may run what a Git config it reads for every repository says (the person's or
+ * the machine's in the workspace, a file of the workspace one of them includes, a setting of the call's
+ * environment), the config and key, for the card; undefined otherwise (`submoduleConfigMayRun` says why in general).
+ */
+export function gitConfigCause(command: SimpleCommand, line: LineFacts): GitConfigCause | undefined {
+  if (!submoduleConfigMayRun(command, line) || line.workspace === undefined || line.walks === undefined) return undefined;
+  if (line.leftWorkspace === true || line.fileSystemChanged === true || line.changedBefore === true) return undefined;
+  return configCauses.get(line.walks)?.get(line.workspace);
 }
 
 /**
@@ -260,7 +435,12 @@ async function lookedAt(workspace: string, call: GitCall, looks: GitLooks): Prom
   const known = looks.get(key);
   if (known !== undefined) return known === true;
   let reach = call.reach;
-  let answer = (await once(looks, `global\0${workspace}`, () => globalConfigMayRun(workspace))) === true;
+  let answer =
+    (await once(looks, `global\0${workspace}`, async () => {
+      const cause = await globalConfigMayRun(workspace);
+      if (cause !== undefined) causesOf(looks).set(workspace, cause);
+      return cause !== undefined;
+    })) === true;
   for (const start of call.starts) {
     const found = await once(looks, `from\0${workspace}\0${start}`, () => discoveredMayRun(workspace, start));
     if (found === true) answer = true;
@@ -371,7 +551,7 @@ function nestedGitDirectory(gitDir: string): Pending[] {
 async function reachedByIndex(workspace: string): Promise<boolean | 'widens'> {
   const found = workspaceGitDir(workspace);
   if (found === undefined || !('found' in found)) return 'widens';
-  const settings = [...repositoryConfigFiles(found.found), ...globalConfigFiles()].map((file) => (exists(file) ? readConfigFile(file, MAX_CONFIG_BYTES) : { settings: [] }));
+  const settings = [...repositoryConfigFiles(found.found), ...gitConfigFiles(callEnvironment(), workspace).files].map((file) => (exists(file) ? readConfigFile(file, MAX_CONFIG_BYTES) : { settings: [] }));
   if (settings.some((read) => read === undefined || read.settings.some(widens))) return 'widens';
   const submodules = await submodulesOf(workspace, [{ gitDir: found.found.gitDir, workTree: workspace }]);
   if (typeof submodules !== 'object') return submodules;
