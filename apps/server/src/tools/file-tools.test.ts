@@ -454,6 +454,55 @@ describe('hidden paths inside the workspace', () => {
     expect((await runTool(list, { path: '.vim' })).content).toBe('.vim: 1 entry\nhidden   undo');
   });
 
+  test("reach no vim cache folder, Emacs backup or auto-save folder (plain, Doom, Spacemacs, no-littering), vim undodir, viminfo, neovim ShaDa, nano or less history in the server's home folder (XDG_CACHE_HOME's, XDG_CONFIG_HOME's and XDG_STATE_HOME's too), one made after the tools neither", async () => {
+    await using f = await fixture();
+    const copy = `${f.ws.replaceAll('/', '%')}%.bash_history`;
+    const emacsCopy = `${f.ws.replaceAll('/', '!')}!.bash_history`;
+    const env = { HOME: f.ws, XDG_CACHE_HOME: path.join(f.ws, 'cache'), XDG_CONFIG_HOME: path.join(f.ws, 'conf'), XDG_STATE_HOME: path.join(f.ws, 'state') };
+    const states = [
+      path.join('.cache', 'vim', 'swap', `${copy}.swp`),
+      path.join('cache', 'vim', 'undo', copy),
+      path.join('.emacs.d', 'backups', `${emacsCopy}~`),
+      path.join('.emacs.d', 'auto-save-list', '.saves-1234-host~'),
+      path.join('conf', 'emacs', 'auto-save', `#${emacsCopy}#`),
+      path.join('.emacs.d', '.local', 'cache', 'backup', `${emacsCopy}~`),
+      path.join('.emacs.d', '.local', 'cache', 'autosave', `#${emacsCopy}#`),
+      path.join('.config', 'emacs', '.local', 'cache', 'autosave', `#${emacsCopy}#`),
+      path.join('.emacs.d', '.cache', 'auto-save', `#${emacsCopy}#`),
+      path.join('.emacs.d', 'var', 'backup', `${emacsCopy}~`),
+      path.join('.emacs.d', 'var', 'auto-save', `#${emacsCopy}#`),
+      path.join('.emacs.d', 'autosave', `#${emacsCopy}#`),
+      path.join('.vim', 'undodir', copy),
+      '.viminfo',
+      path.join('.vim', 'viminfo'),
+      path.join('state', 'vim', 'viminfo'),
+      path.join('.local', 'state', 'nvim', 'shada', 'main.shada'),
+      path.join('.local', 'share', 'nvim', 'shada', 'main.shada'),
+      path.join('.local', 'share', 'nano', 'search_history'),
+      '.lesshst',
+      path.join('state', 'lesshst'),
+    ];
+    const write = async (file: string) => {
+      await mkdir(path.dirname(path.join(f.ws, file)), { recursive: true });
+      await writeFile(path.join(f.ws, file), 'AIRLOCK_TOKEN=the-token-value npm start\n');
+    };
+    const later = ['.viminfo', path.join('.emacs.d', 'var', 'backup', `${emacsCopy}~`)];
+    for (const file of states.filter((state) => !later.includes(state))) await write(file);
+    const tools = createBuiltinTools({ workspace: f.ws, env });
+    const [read, list] = (['read_file', 'list_directory'] as const).map((name) => toolNamed(tools, name)) as [AnyTool, AnyTool];
+    // The files hidden alone (viminfo, less's history) are refused; the folder they are in is listed, marking them hidden.
+    const alone = new Set(['.viminfo', path.join('.vim', 'viminfo'), path.join('state', 'vim', 'viminfo'), '.lesshst', path.join('state', 'lesshst')]);
+    const attempts = (file: string): [AnyTool, Record<string, string>][] => [
+      [read, { path: file }],
+      ...(alone.has(file) ? [] : [[list, { path: path.dirname(file) }] as [AnyTool, Record<string, string>]]),
+    ];
+    for (const file of states.filter((state) => !later.includes(state))) await expectRefused(attempts(file));
+    // An editor writes its state when it first exits, after the server started.
+    for (const file of later) await write(file);
+    for (const file of later) await expectRefused(attempts(file));
+    expect((await runTool(list, { path: path.join('state', 'vim') })).content).toBe(`${path.join('state', 'vim')}: 1 entry\nhidden   viminfo`);
+  });
+
   test('leave the rest of the workspace usable', async () => {
     await using f = await homeFixture();
     expect(await runTool(f.read, { path: 'sub/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });

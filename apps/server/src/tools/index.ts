@@ -7,7 +7,7 @@ import { createTerminalTool } from './terminal-tool';
 import { createWebFetchTool } from './web-fetch-tool';
 import { airlockConfigFolders, defaultDataFolders } from './airlock-data-folders';
 import { browserPlaces, browserProfileFolders, FolderScans } from './browser-profiles';
-import { editorStateFolders } from './editor-state-folders';
+import { editorStatePaths } from './editor-state-paths';
 import { HiddenPaths } from './hidden-paths';
 import { historyFiles } from './shell-histories';
 import { WorkspacePaths } from './workspace-paths';
@@ -32,7 +32,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
   const places = browserPlaces(resolved.env);
   const scans = new FolderScans();
   const histories = historyFiles(places, resolved.env);
-  const editorStates = editorStateFolders(places, resolved.env);
+  const editorStates = editorStatePaths(places, resolved.env);
   const others = () => [...browserProfileFolders(places, scans), ...defaultDataFolders(places), ...airlockConfigFolders(places), ...histories, ...editorStates, ...resolved.outputFiles()];
   const paths = new WorkspacePaths(resolved.workspace, new HiddenPaths(resolved.hiddenPaths, { others }));
   return [

@@ -27,23 +27,25 @@ const HOME_HISTORIES = [
   '.Rhistory',
   path.join('.ipython', 'profile_default', 'history.sqlite'),
   path.join('.julia', 'logs', 'repl_history.jl'),
+  // less keeps the patterns searched for and the shell commands given in it (`/the-key`, `!…`).
+  '.lesshst',
 ];
 
 /**
  * In the XDG data folders: fish's (whole: fish saves its history by renaming a new file over it, which would lift a
  * mask over the file alone from a running call, while a mask over the folder holds), atuin's (which keeps every
- * shell's commands) and xonsh's.
+ * shell's commands) and xonsh's; less with XDG support kept its `lesshst` there at first.
  */
-const DATA_HISTORIES = ['fish', 'atuin', 'xonsh'];
+const DATA_HISTORIES = ['fish', 'atuin', 'xonsh', 'lesshst'];
 
 /** In the XDG config folders: nushell, as text or as a database. */
 const CONFIG_HISTORIES = [path.join('nushell', 'history.txt'), path.join('nushell', 'history.sqlite3')];
 
-/** In the XDG state folders, where shells set up after that standard keep their history. */
-const STATE_HISTORIES = [path.join('bash', 'history'), path.join('zsh', 'history')];
+/** In the XDG state folders, where shells set up after that standard keep their history, and where later less keeps its `lesshst`. */
+const STATE_HISTORIES = [path.join('bash', 'history'), path.join('zsh', 'history'), 'lesshst'];
 
 /** Variables naming a history file elsewhere (taken when absolute), besides ZDOTDIR, where zsh keeps `.zsh_history`. */
-const HISTORY_VARIABLES = ['HISTFILE', 'PYTHON_HISTORY', 'NODE_REPL_HISTORY', 'PSQL_HISTORY', 'MYSQL_HISTFILE', 'SQLITE_HISTORY', 'REDISCLI_HISTFILE'];
+const HISTORY_VARIABLES = ['HISTFILE', 'PYTHON_HISTORY', 'NODE_REPL_HISTORY', 'PSQL_HISTORY', 'MYSQL_HISTFILE', 'SQLITE_HISTORY', 'REDISCLI_HISTFILE', 'LESSHISTFILE'];
 
 /**
  * The files and folders that may hold what the person typed into a shell or an interpreter. A line typed there keeps

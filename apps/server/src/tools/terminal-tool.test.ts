@@ -433,6 +433,40 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     }
   });
 
+  test("the editors' and pagers' state in the server's home folder (vim's viminfo, neovim's ShaDa, nano's and less's histories) and the Doom, Spacemacs and no-littering Emacs folders and vim's undodir, which keep text yanked or searched from a hidden file or its copy, cannot be read, in a home outside the workspace and in it", async () => {
+    await using workspace = await tempFolder();
+    await using outside = await tempFolder('/var/tmp');
+    for (const home of [outside.path, path.join(workspace.path, 'home')]) {
+      const emacsCopy = `${home.replaceAll('/', '!')}!.openai-key`;
+      const states = [
+        '.viminfo',
+        path.join('.vim', 'viminfo'),
+        path.join('state', 'vim', 'viminfo'),
+        path.join('.local', 'state', 'nvim', 'shada', 'main.shada'),
+        path.join('.local', 'share', 'nvim', 'shada', 'main.shada'),
+        path.join('.vim', 'undodir', `${home.replaceAll('/', '%')}%.openai-key`),
+        path.join('.emacs.d', '.local', 'cache', 'backup', `${emacsCopy}~`),
+        path.join('.emacs.d', '.local', 'cache', 'autosave', `#${emacsCopy}#`),
+        path.join('.config', 'emacs', '.local', 'cache', 'backup', `${emacsCopy}~`),
+        path.join('.emacs.d', '.cache', 'auto-save', `#${emacsCopy}#`),
+        path.join('.emacs.d', 'var', 'backup', `${emacsCopy}~`),
+        path.join('.emacs.d', 'var', 'auto-save', `#${emacsCopy}#`),
+        path.join('.emacs.d', 'autosave', `#${emacsCopy}#`),
+        path.join('.local', 'share', 'nano', 'search_history'),
+        '.lesshst',
+        path.join('state', 'lesshst'),
+      ];
+      for (const file of states) {
+        await mkdir(path.dirname(path.join(home, file)), { recursive: true });
+        await writeFile(path.join(home, file), '"0\tLINE\n\tthe-key-value\n');
+      }
+      await writeFile(path.join(home, '.vim', 'vimrc'), 'set undodir=~/.vim/undodir//\n');
+      const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home, XDG_STATE_HOME: path.join(home, 'state') } });
+      const result = await runTool(tool, { command: `cat ~/.vim/vimrc; grep -rls the-key-value ${home}; echo end` });
+      expect(result).toStrictEqual({ content: 'set undodir=~/.vim/undodir//\nend\nexit code: 0', isError: false });
+    }
+  });
+
   test("the Airlock config folder in the server's home folder, where the terminal client keeps its token file, cannot be read", async () => {
     await using workspace = await tempFolder();
     // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).
