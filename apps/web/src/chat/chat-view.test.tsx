@@ -2,7 +2,7 @@ import { SocketError, type AppRouter } from '@airlock/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { TRPCClientError, type TRPCLink } from '@trpc/client';
 import { observable, type Observer } from '@trpc/server/observable';
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { trpc } from '../lib/trpc';
 import { ChatView } from './chat-view';
@@ -157,5 +157,75 @@ describe('A run paused by its store', () => {
     expect((await screen.findByRole('status')).textContent).toBe(
       "This run is paused: Airlock cannot store its data for now (Airlock's data folder /data is full: free space there and try again). Its calls still wait; deciding them is refused until it can store again, and the run goes on by itself then. A stop is kept, and applied when the run is taken up, before anything more of it runs.",
     );
+  });
+});
+
+describe('A chat read again that fails', () => {
+  // Found in review: a chat that loaded once kept what it had, with no word, when a later read of it failed (the watch
+  // reads it again on every change of it and after a reconnect): the person read a chat that may have moved on.
+  it('keeps what it showed, says the read failed with the reason, and reads it again on Retry', async () => {
+    // Read again, the chat has moved on: another tab's run came and went.
+    const detail = (content: string, lastRunId: string | null) => ({
+      sessionId: 'chat_1',
+      title: 'go',
+      createdAt: 1,
+      updatedAt: 1,
+      confirmToolCalls: true,
+      activeRunId: null,
+      lastRunId,
+      messages: [{ role: 'user', content }],
+      toolCalls: [],
+      messagesBefore: 0,
+    });
+    const answers: ('ok' | 'fail')[] = ['ok', 'fail', 'fail', 'ok'];
+    let reads = 0;
+    const link: TRPCLink<AppRouter> = () => ({ op }) =>
+      observable((observer) => {
+        if (op.path === 'sessions.get') {
+          const answer = answers[reads] ?? 'ok';
+          reads++;
+          if (answer === 'fail') observer.error(TRPCClientError.from<AppRouter>(new SocketError('the read failed')));
+          else {
+            observer.next({ result: { type: 'data', data: reads === 1 ? detail('first question', null) : detail('second question', 'run_2') } });
+            observer.complete();
+          }
+        }
+        return () => undefined;
+      });
+    const client = trpc.createClient({ links: [link] });
+    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    render(
+      <trpc.Provider client={client} queryClient={queryClient}>
+        <QueryClientProvider client={queryClient}>
+          <ChatView
+            sessionId="chat_1"
+            isNew={false}
+            tools={new Map()}
+            runOptions={() => ({})}
+            connected
+            onActivity={() => undefined}
+            confirmToolCalls
+            onConfirmToolCalls={() => undefined}
+          />
+        </QueryClientProvider>
+      </trpc.Provider>,
+    );
+    await screen.findByText('first question');
+    expect(screen.queryByRole('alert')).toBeNull();
+
+    // The watch reads it again (the chat changed on the server), and that read fails.
+    // Other reads (the grants) never answer here: the invalidation is not waited for.
+    act(() => void queryClient.invalidateQueries());
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toBe('Could not load this chat again: the read failed. What is shown is as it was last read.Retry');
+    expect(screen.getByText('first question')).toBeTruthy();
+
+    // Retry reads it again; failed again, it says so again; read, the chat as it is now is shown and the alert goes.
+    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    await waitFor(() => expect(reads).toBe(3));
+    expect((await screen.findByRole('alert')).textContent).toContain('the read failed');
+    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    await screen.findByText('second question');
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 });

@@ -57,7 +57,7 @@ export function ChatView({ sessionId, isNew, tools, runOptions, connected, onAct
       </CurrentSessionContext>
       {chat.load.error !== null && (
         <p className="banner banner-error" role="alert">
-          Could not load this chat: {proseText(chat.load.error)}
+          {chat.load.kept ? `Could not load this chat again: ${proseText(chat.load.error).replace(/\.$/, '')}. What is shown is as it was last read.` : `Could not load this chat: ${proseText(chat.load.error)}`}
           <button type="button" className="btn btn-small" disabled={chat.load.retrying} onClick={chat.load.retry}>
             Retry
           </button>

@@ -48,8 +48,10 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
   const notFound = detail.error?.data?.code === 'NOT_FOUND';
   const ready = runs.loaded || notFound || !known;
   // A chat on the server whose read failed (not "not found": the server has it) cannot be shown or written to until a
-  // read succeeds. Said with the reason and a retry: the watch reads it again only on a change or a reconnect.
-  const loadError = detail.error !== null && !notFound && detail.data === undefined ? detail.error.message : null;
+  // read succeeds. Said with the reason and a retry: the watch reads it again only on a change or a reconnect. One read
+  // before keeps what it showed, said to be as last read: the chat may have moved on since (a call decided elsewhere).
+  const loadError = detail.error !== null && !notFound ? detail.error.message : null;
+  const kept = loadError !== null && detail.data !== undefined;
   const { refetch } = detail;
   const retryLoad = useCallback(() => void refetch(), [refetch]);
 
@@ -185,6 +187,6 @@ export function useChatSession({ sessionId, isNew, onActivity }: ChatSessionOpti
   const shownStop = stopStatus !== null && stopStatus.runId === followedRunId ? stopStatus : null;
   // Why the chat's going run is paused (its data cannot be stored for now), as the server last said.
   const paused = detail.data?.paused ?? null;
-  const load = { error: loadError, retry: retryLoad, retrying: loadError !== null && detail.isFetching };
+  const load = { error: loadError, kept, retry: retryLoad, retrying: loadError !== null && detail.isFetching };
   return { state, ready, load, exists: known && !notFound, earlierMessages, earlierItems: shownEarlier?.items ?? NO_ITEMS, showEarlier, send, stop, stopStatus: shownStop, decide, decideAll, paused };
 }
