@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { executablesOnPath } from '../tools/find-executable';
+import { isWithin } from '../tools/workspace-paths';
 import type { PathFacts } from './outside-workspace';
 
 /**
@@ -29,11 +30,6 @@ export function projectMayRunInstead(runner: string, program: string, facts: Pat
  * project's `node_modules/.bin` (that of the project that started the server, when a package script did).
  */
 function onSearchPath(name: string, workspace: string | undefined): boolean {
-  const skip = (folder: string) => (workspace !== undefined && isAtOrWithin(folder, workspace)) || folder.split(path.sep).includes('node_modules');
+  const skip = (folder: string) => (workspace !== undefined && isWithin(workspace, folder)) || folder.split(path.sep).includes('node_modules');
   return !executablesOnPath(name, process.env.PATH, { skip }).next().done;
-}
-
-function isAtOrWithin(inner: string, outer: string): boolean {
-  const relative = path.relative(outer, inner);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }

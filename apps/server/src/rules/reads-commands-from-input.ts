@@ -3,6 +3,7 @@ import { commandBaseName, FOLLOWED_WRAPPERS, isExactOnlyCommand, isExactOnlyProg
 import { innerCommands, type ReachableWords } from './command-wrappers';
 import { realProgramName } from './program-real-name';
 import type { SimpleCommand } from './parse-command-line';
+import { isWithin } from '../tools/workspace-paths';
 
 /**
  * Programs a rule may name by prefix that take their input, when it is not a terminal, as commands, and run a line of
@@ -63,7 +64,5 @@ function readsInput(name: string, word: string): boolean {
 function isWorkspaceProgram(word: string, workspace: string | undefined): boolean {
   if (!word.includes('/')) return false;
   if (!path.isAbsolute(word)) return true;
-  if (workspace === undefined) return false;
-  const relative = path.relative(workspace, word);
-  return !relative.startsWith('..') && !path.isAbsolute(relative);
+  return workspace !== undefined && isWithin(workspace, word);
 }

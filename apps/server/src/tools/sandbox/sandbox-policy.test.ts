@@ -33,6 +33,16 @@ describe('bubblewrap arguments', () => {
     ]);
   });
 
+  test('a folder of the workspace whose name starts with .. is bound over itself too: it is inside, and would be renamed away from under the mask', () => {
+    const args = bubblewrapArgs({ workspace: '/home/me', hidden: [{ path: '/home/me/..data/airlock/token', folder: false }], network: true }, NO_SOCKET_FOLDERS);
+    expect(mountArgs(args)).toStrictEqual([
+      ...['--bind', '/home/me', '/home/me'],
+      ...['--bind', '/home/me/..data', '/home/me/..data'],
+      ...['--bind', '/home/me/..data/airlock', '/home/me/..data/airlock'],
+      ...['--ro-bind', '/dev/null', '/home/me/..data/airlock/token'],
+    ]);
+  });
+
   test('a veiled folder is an empty tmpfs with its other entries put back, made read-only before what lies deeper; its own hidden entries get no mask', () => {
     const args = bubblewrapArgs(
       {

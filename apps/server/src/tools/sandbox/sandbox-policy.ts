@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { HiddenMask } from '../hidden-paths';
+import { isStrictlyWithin } from '../workspace-paths';
 import { hostLayout, type HostLayout } from './host-layout';
 import { masksBesideVeils, veilArgs, type VeiledFolder } from './veiled-folders';
 
@@ -97,11 +98,6 @@ function pinnedFolders(policy: SandboxPolicy): string[] {
     for (let folder = path.dirname(hidden); isStrictlyWithin(policy.workspace, folder); folder = path.dirname(folder)) folders.add(folder);
   }
   return [...folders];
-}
-
-function isStrictlyWithin(parent: string, child: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
 function depth(entry: string): number {
