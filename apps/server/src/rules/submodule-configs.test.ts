@@ -105,6 +105,21 @@ describe('a git call while a submodule or a linked worktree of the repository ha
     expect(await decided('touch x && git status')).toBe('ask');
   });
 
+  it('a folder of more entries than one slice of its listing is read whole: the walk and the hooks check find what lies past the first slices', async () => {
+    for (let file = 0; file < 700; file += 1) write(`many/f${file}`, '');
+    write('many/nested/.git/HEAD', 'ref: refs/heads/main\n');
+    write('many/nested/.git/config', '[core]\n\tbare = false\n');
+    expect(await decided('git log --submodule=diff')).toBe('allow');
+    write('many/nested/.git/config', `${SUBMODULE_CONFIG}[core]\n\tfsmonitor = "touch PWNED; false"\n`);
+    expect(await decided('git log --submodule=diff')).toBe('ask');
+    rmSync(path.join(workspace, 'many'), { recursive: true });
+    write('.git/modules/sub/config', SUBMODULE_CONFIG);
+    for (let hook = 0; hook < 700; hook += 1) write(`.git/modules/sub/hooks/h${hook}.sample`, '#!/bin/sh\n');
+    expect(await decided('cd sub && git commit -m x')).toBe('allow');
+    write('.git/modules/sub/hooks/pre-commit', '#!/bin/sh\ntouch PWNED\n');
+    expect(await decided('cd sub && git commit -m x')).toBe('ask');
+  });
+
   it('a repository nested in the workspace, its Git directory in its work tree or named by its gitfile', async () => {
     const fsmonitor = `${SUBMODULE_CONFIG}[core]\n\tfsmonitor = "touch PWNED; false"\n`;
     write('nested/.git/HEAD', 'ref: refs/heads/main\n');

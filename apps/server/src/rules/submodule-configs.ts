@@ -1,5 +1,5 @@
-import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
-import { lstat, readdir, realpath } from 'node:fs/promises';
+import { lstatSync, realpathSync, type Dirent } from 'node:fs';
+import { lstat, opendir, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { commandBaseName } from '@airlock/api';
@@ -41,6 +41,12 @@ const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 export const walkBounds = { entries: 50_000, depth: 64 };
 /** How many folders the walk reads at once. */
 const WALK_READERS = 4;
+/**
+ * How many entries of a folder are read at a time (`listing`): a folder of 49,000 entries read whole held the server's
+ * thread for 50–140 ms while its names were handled (docs/benchmarks.md); read a slice at a time, other clients are
+ * served between slices.
+ */
+const LISTING_SLICE = 256;
 
 /**
  * git's commands that go into no repository but the one they work in and the submodules its index records (and, as
@@ -237,16 +243,35 @@ function identity(file: string, check: IncludeCheck): string {
   return found;
 }
 
-/** Whether each path an include check read still leads where it did and has the identity it had. */
+/** How many paths the check that an include check still holds looks up between turns of the event loop. */
+const UNCHANGED_SLICE = 32;
+
+/**
+ * Whether each path an include check read still leads where it did and has the identity it had: looked up with the
+ * kernel's realpath and lstat, `UNCHANGED_SLICE` at a time (250 files' lookups at once held the thread for 15–30 ms,
+ * as promises of `fs.promises.realpath`).
+ */
 async function unchanged(read: ReadonlyMap<string, string>): Promise<boolean> {
   const scratch: IncludeCheck = { cause: undefined, read: new Map(), changed: 0n };
-  const answers = await Promise.all(
-    [...read].map(async ([entry, was]) => {
-      const [kind, file] = entry.split('\0') as [string, string];
-      return (kind === 'real' ? await realOf(file, scratch) : identity(file, scratch)) === was;
-    }),
-  );
-  return answers.every(Boolean);
+  let looked = 0;
+  for (const [entry, was] of read) {
+    const [kind, file] = entry.split('\0') as [string, string];
+    if ((kind === 'real' ? realOfNow(file) : identity(file, scratch)) !== was) return false;
+    if ((looked += 1) % UNCHANGED_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return true;
+}
+
+/** `realOf`, looked up at once. */
+function realOfNow(file: string): string {
+  const real = (named: string) => {
+    try {
+      return realpathSync.native(named);
+    } catch {
+      return undefined;
+    }
+  };
+  return real(file) ?? path.join(real(path.dirname(file)) ?? path.dirname(file), path.basename(file));
 }
 
 /**
@@ -499,7 +524,7 @@ async function discoveredMayRun(workspace: string, start: string): Promise<boole
     if (info !== undefined) {
       const gitDir = info.isDirectory() ? dotGit : gitfileTarget(realWorkspace, dotGit);
       if (gitDir === undefined) return true;
-      pending.push(...nestedGitDirectory(gitDir));
+      pending.push(...(await nestedGitDirectory(gitDir)));
       repositories.push({ gitDir, workTree: folder });
     }
     // As git tells a Git directory (is_git_directory): a `HEAD`, with `objects` or `refs` beside it here, so that a
@@ -520,25 +545,25 @@ async function discoveredMayRun(workspace: string, start: string): Promise<boole
 type Pending = { folder: string; kind: 'module' | 'worktree'; common: string };
 
 /** The workspace repository's submodules and linked worktrees (`.git/modules/*`, `.git/worktrees/*`). */
-function ownGitDirectories(workspace: string): Pending[] {
+async function ownGitDirectories(workspace: string): Promise<Pending[]> {
   const pending: Pending[] = [];
   const found = workspaceGitDir(workspace);
   if (found === undefined || !('found' in found)) return pending;
   for (const folder of repositoryFolders(found.found)) {
-    for (const module of subfolders(path.join(folder, 'modules'))) pending.push({ folder: module, kind: 'module', common: module });
-    for (const worktree of subfolders(path.join(folder, 'worktrees'))) pending.push({ folder: worktree, kind: 'worktree', common: folder });
+    for (const module of await subfolders(path.join(folder, 'modules'))) pending.push({ folder: module, kind: 'module', common: module });
+    for (const worktree of await subfolders(path.join(folder, 'worktrees'))) pending.push({ folder: worktree, kind: 'worktree', common: folder });
   }
   return pending;
 }
 
 /** What a nested repository's Git directory `gitDir` is looked at as, with its linked worktrees. */
-function nestedGitDirectory(gitDir: string): Pending[] {
+async function nestedGitDirectory(gitDir: string): Promise<Pending[]> {
   const parent = path.dirname(gitDir);
   // A linked worktree's gitfile names `<repository>/worktrees/<name>`, whose commondir names that repository.
   const pending: Pending[] = [
     path.basename(parent) === 'worktrees' && exists(path.join(gitDir, 'commondir')) ? { folder: gitDir, kind: 'worktree', common: path.dirname(parent) } : { folder: gitDir, kind: 'module', common: gitDir },
   ];
-  for (const worktree of subfolders(path.join(gitDir, 'worktrees'))) pending.push({ folder: worktree, kind: 'worktree', common: gitDir });
+  for (const worktree of await subfolders(path.join(gitDir, 'worktrees'))) pending.push({ folder: worktree, kind: 'worktree', common: gitDir });
   return pending;
 }
 
@@ -555,7 +580,7 @@ async function reachedByIndex(workspace: string): Promise<boolean | 'widens'> {
   if (settings.some((read) => read === undefined || read.settings.some(widens))) return 'widens';
   const submodules = await submodulesOf(workspace, [{ gitDir: found.found.gitDir, workTree: workspace }]);
   if (typeof submodules !== 'object') return submodules;
-  return checked(workspace, [...ownGitDirectories(workspace), ...submodules], true);
+  return checked(workspace, [...(await ownGitDirectories(workspace)), ...submodules], true);
 }
 
 /**
@@ -581,7 +606,7 @@ async function submodulesOf(workspace: string, repositories: Repository[]): Prom
       if ((await realpath(workTree)) !== path.join(realWorkspace, path.relative(workspace, workTree))) return true;
       const gitDir = info.isDirectory() ? dotGit : gitfileTarget(workspace, dotGit);
       if (gitDir === undefined) return true;
-      pending.push(...nestedGitDirectory(gitDir));
+      pending.push(...(await nestedGitDirectory(gitDir)));
       repositories.push({ gitDir, workTree });
     }
   }
@@ -611,11 +636,11 @@ async function gitlinkPaths(repository: Repository): Promise<string[] | undefine
 async function reachedByWalk(workspace: string): Promise<boolean> {
   const nested = await nestedGitEntries(workspace);
   if (nested === undefined) return true;
-  const pending = ownGitDirectories(workspace);
+  const pending = await ownGitDirectories(workspace);
   for (const entry of nested) {
     const gitDir = lstatSync(entry).isDirectory() ? entry : gitfileTarget(workspace, entry);
     if (gitDir === undefined) return true;
-    pending.push(...nestedGitDirectory(gitDir));
+    pending.push(...(await nestedGitDirectory(gitDir)));
   }
   return (await checked(workspace, pending, false)) !== false;
 }
@@ -628,14 +653,14 @@ async function checked(workspace: string, pending: Pending[], widening: boolean)
   let widened = false;
   for (let looked = 0, next = pending.pop(); next !== undefined; looked += 1, next = pending.pop()) {
     if (looked >= MAX_FOLDERS) return true;
-    const says = runsWhatItHolds(next.folder, next.kind, next.common);
+    const says = await runsWhatItHolds(next.folder, next.kind, next.common);
     if (says === true) return true;
     if (says === 'widens' && widening) widened = true;
     if (next.kind === 'worktree') continue;
     // A submodule's own submodules (`.git/modules/a/modules/b`), and the folders of a name with a slash
     // (`.git/modules/libs/x` for the submodule `libs/x`), which hold no repository of their own.
     const repository = exists(path.join(next.folder, 'HEAD')) || exists(path.join(next.folder, 'config'));
-    for (const below of subfolders(repository ? path.join(next.folder, 'modules') : next.folder)) pending.push({ folder: below, kind: 'module', common: below });
+    for (const below of await subfolders(repository ? path.join(next.folder, 'modules') : next.folder)) pending.push({ folder: below, kind: 'module', common: below });
     // One folder's listing at a time, so that a workspace of many submodules holds no other client long.
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
@@ -655,8 +680,10 @@ async function nestedGitEntries(workspace: string): Promise<string[] | undefined
   let over = false;
   let reading = 0;
   await new Promise<void>((resolve, reject) => {
-    const read = (next: { folder: string; depth: number }, listed: Dirent[]) => {
-      for (const entry of listed) {
+    // A folder's entries a slice at a time (`listing`), so that a folder of many holds the thread for none of them long.
+    const read = async (next: { folder: string; depth: number }) => {
+      for await (const entry of listing(next.folder)) {
+        if (over) break;
         if ((entries += 1) > walkBounds.entries) over = true;
         const entryPath = path.join(next.folder, entry.name);
         if (entry.name === '.git') {
@@ -671,11 +698,9 @@ async function nestedGitEntries(workspace: string): Promise<string[] | undefined
     // A few folders read at once: each read waits on the disk in libuv's pool, not on the server's thread.
     const more = () => {
       for (let next = queue.pop(); next !== undefined && !over; next = reading < WALK_READERS ? queue.pop() : undefined) {
-        const folder = next;
         reading += 1;
-        readdirOrEmpty(folder.folder).then((listed) => {
+        read(next).then(() => {
           reading -= 1;
-          read(folder, listed);
           more();
         }, reject);
         if (reading >= WALK_READERS) break;
@@ -708,7 +733,7 @@ function gitfileTarget(workspace: string, file: string): string | undefined {
  * Whether the Git directory `folder` holds config, hooks or a `commondir` that may make git run what a call wrote;
  * `widens` when its config only leads git further (`WIDENS_KEYS`).
  */
-function runsWhatItHolds(folder: string, kind: 'module' | 'worktree', common: string): boolean | 'widens' {
+async function runsWhatItHolds(folder: string, kind: 'module' | 'worktree', common: string): Promise<boolean | 'widens'> {
   let widened = false;
   for (const name of ['config', 'config.worktree']) {
     const file = path.join(folder, name);
@@ -717,7 +742,7 @@ function runsWhatItHolds(folder: string, kind: 'module' | 'worktree', common: st
     if (read === undefined || read.settings.some(runsSomething)) return true;
     widened ||= read.settings.some(widens);
   }
-  if (subfolderNames(path.join(folder, 'hooks')).some((hook) => !hook.endsWith('.sample'))) return true;
+  for await (const hook of listing(path.join(folder, 'hooks'))) if (!hook.name.endsWith('.sample')) return true;
   const commondir = path.join(folder, 'commondir');
   if (exists(commondir)) {
     if (kind === 'module') return true;
@@ -745,32 +770,25 @@ function matchesKey(keys: readonly string[], setting: ConfigSetting): boolean {
 }
 
 /** The folders in `folder` (a link among them counts as one, and is judged by what it holds), none when it is not there. */
-function subfolders(folder: string): string[] {
-  return subfolderNames(folder)
-    .map((name) => path.join(folder, name))
-    .filter((entry) => {
-      const info = lstatSync(entry);
-      return info.isDirectory() || info.isSymbolicLink();
-    });
+async function subfolders(folder: string): Promise<string[]> {
+  const found: string[] = [];
+  for await (const entry of listing(folder)) if (entry.isDirectory() || entry.isSymbolicLink()) found.push(path.join(folder, entry.name));
+  return found;
 }
 
-/** The names in `folder`, none when it is not there. */
-function subfolderNames(folder: string): string[] {
+/**
+ * The entries of `folder`, read `LISTING_SLICE` at a time (none when it is not there); the folder is closed when the
+ * loop reading them ends.
+ */
+async function* listing(folder: string): AsyncGenerator<Dirent> {
+  let opened;
   try {
-    return readdirSync(folder);
+    opened = await opendir(folder, { bufferSize: LISTING_SLICE });
   } catch (error) {
-    if (notThere(error)) return [];
+    if (notThere(error)) return;
     throw error;
   }
-}
-
-async function readdirOrEmpty(folder: string): Promise<Dirent[]> {
-  try {
-    return await readdir(folder, { withFileTypes: true });
-  } catch (error) {
-    if (notThere(error)) return [];
-    throw error;
-  }
+  yield* opened;
 }
 
 function notThere(error: unknown): boolean {
