@@ -501,20 +501,19 @@ describe('a click on a notification that a tab reads late', () => {
     await worker!.evaluate(() => (self as unknown as { heldTimers: (() => void)[] }).heldTimers.forEach((run) => run()));
     expect(await whyNot()).toMatchObject({ title: 'Not decided', tag: `airlock-not-decided:${notification!.tag}` });
 
-    // The tab wakes past the click's time and reads it.
+    // The tab wakes past the click's time and reads it, its wall clock set back an hour meanwhile (by hand, or a time
+    // sync): by that clock the click would be just made. Found in review: the tab decided it then.
     await page.evaluate(() => {
-      const tab = window as unknown as { frozen: boolean; heldClicks: MessageEvent<{ notAfter?: number }>[] };
+      const tab = window as unknown as { frozen: boolean; heldClicks: MessageEvent<{ notAfter?: number }>[]; setBack?: () => void };
       tab.frozen = false;
       const [held] = tab.heldClicks;
       const now = Date.now;
-      Date.now = () => (held!.data.notAfter ?? now()) + 1;
-      try {
-        navigator.serviceWorker.dispatchEvent(new MessageEvent('message', { data: held!.data, ports: [...held!.ports] }));
-      } finally {
-        Date.now = now;
-      }
+      Date.now = () => now() - 3_600_000;
+      tab.setBack = () => (Date.now = now);
+      navigator.serviceWorker.dispatchEvent(new MessageEvent('message', { data: held!.data, ports: [...held!.ports] }));
     });
     await vi.waitFor(async () => expect(await page.evaluate(() => document.activeElement?.getAttribute('data-approval-id'))).toBe(notification!.tag), { timeout: 10_000 });
+    await page.evaluate(() => (window as unknown as { setBack: () => void }).setBack());
     await chat.waitForStatus(chat.card(), 'Waiting for your decision');
     expect(await suite.airlock.runCount()).toBe(0);
   });

@@ -35,17 +35,31 @@ const ARMING_MS = 600;
 const CLICKED_AS_IT_APPEARED =
   'Clicked as it appeared (within 0.6 s), so the call was not decided: a click meant for something else must not decide it. Read it in Waiting for you and decide there.';
 
+// What a tab asks on the click's port before an Allow or Deny decides: how long the click has left.
+const IN_TIME_QUESTION = 'airlock-notification-in-time';
+
 // Posts the click to a tab and resolves with its answer (done, or why the call was not decided), or null when none
-// came within ANSWER_WAIT_MS.
-function ask(client, message) {
+// came within ANSWER_WAIT_MS. `clickedAt`: performance.now() as the click came. Asked how long the click has left,
+// it answers on that steady clock, in this worker, which stamped the click: no change of the wall clock moves it (a
+// wall clock set back let a tab that read the click an hour late take it as just made). Past its wait, it answers
+// that none is left.
+function ask(client, clickedAt, message) {
   return new Promise((resolve) => {
     const channel = new MessageChannel();
+    let over = false;
     const timer = setTimeout(() => {
-      channel.port1.close();
+      over = true;
       resolve(null);
     }, ANSWER_WAIT_MS);
     channel.port1.onmessage = (event) => {
+      if (event.data?.type === IN_TIME_QUESTION) {
+        event.ports[0]?.postMessage({ leftMs: over ? -1 : DECIDE_WITHIN_MS - (performance.now() - clickedAt) });
+        return;
+      }
+      if (over) return;
+      over = true;
       clearTimeout(timer);
+      channel.port1.close();
       resolve(event.data ?? {});
     };
     client.postMessage(message, [channel.port2]);
@@ -78,8 +92,10 @@ self.addEventListener('notificationclick', (event) => {
     return;
   }
   const decides = event.action === 'allow' || event.action === 'deny';
-  // Read as the click comes: how long the notification had been on screen.
+  // Read as the click comes: how long the notification had been on screen, and the steady clock the click's time is
+  // counted on.
   const clickedAt = Date.now();
+  const clickedOnSteadyClock = performance.now();
   const early = decides && clickedAt - notification.timestamp < ARMING_MS;
   const action = decides && !early ? event.action : 'open';
   event.waitUntil(
@@ -99,12 +115,13 @@ self.addEventListener('notificationclick', (event) => {
         return;
       }
       if (action === 'open') await client.focus().catch(() => undefined);
-      const answer = await ask(client, {
+      const answer = await ask(client, clickedOnSteadyClock, {
         type: 'airlock-notification-click',
         action,
         approvalId: data.approvalId,
         sessionId: data.sessionId,
         notAfter: clickedAt + DECIDE_WITHIN_MS,
+        asks: true,
       });
       if (answer === null) {
         await noTabAnswered(
