@@ -409,6 +409,17 @@ describe('under a command deny rule, a program that runs commands its words or i
       ['xterm -e ./evil.sh', notPlain],
       ['git -c core.pager=./evil.sh log', notPlain],
       ['git difftool -x ./evil.sh', notPlain],
+      ['podman container runlabel install img', notPlain],
+      ['groff -U x.ms', notPlain],
+      ['groff -msU x.ms', notPlain],
+      ['nroff -U x', notPlain],
+      ['dvips -R0 x.dvi', notPlain],
+      ['dvips -R 0 x.dvi', notPlain],
+      ...['yash', 'oksh', 'posh', 'nu', 'elvish', 'xonsh', 'octave', 'maxima', 'asy', 'sage', 'scilab', 'clisp', 'sbcl', 'racket', 'ocaml', 'runghc', 'swipl', 'scala', 'kotlin', 'groovy', 'elixir', 'raku', 'tcc', 'clojure', 'bb', 'hy', 'janet', 'fennel', 'qjs', 'gjs', 'lilypond'].map(
+        (program): [string, string] => [`${program} ./x`, notPlain],
+      ),
+      ['groff -ms x.ms', 'ask'],
+      ['dvips x.dvi', 'ask'],
       // Programs that run what their own files say go by their words (docs/rules.md): plain.
       ['cargo run', 'ask'],
       ['go run .', 'ask'],

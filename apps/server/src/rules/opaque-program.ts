@@ -63,6 +63,12 @@ const RUNS_NAMED_COMMANDS: ReadonlySet<string> = new Set([
   // and more found in a sweep: remote shells, container and chroot entries, debug servers, s6 and runit chain-loaders
   'mosh', 'autossh', 'lxc-attach', 'lxc-execute', 'arch-chroot', 'gdbserver', 'with-contenv', 's6-envdir',
   's6-envuidgid', 's6-applyuidgid', 's6-softlimit', 's6-setsid', 'execlineb', 'runsv', 'runsvdir',
+  // and shells and interpreters the tables above do not know, which run the script their words name (as `python
+  // x.py`): lilypond runs the Scheme of a score
+  'yash', 'oksh', 'loksh', 'posh', 'rc', 'es', 'nu', 'elvish', 'xonsh', 'octave', 'octave-cli', 'maxima', 'asy',
+  'sage', 'gp', 'scilab', 'scilab-cli', 'clisp', 'sbcl', 'ecl', 'racket', 'ocaml', 'ghci', 'runghc', 'runhaskell',
+  'swipl', 'gprolog', 'scala', 'scala-cli', 'kotlin', 'groovy', 'elixir', 'iex', 'raku', 'rakudo', 'perl6', 'tcc',
+  'cling', 'clojure', 'clj', 'bb', 'hy', 'janet', 'fennel', 'moon', 'wren', 'rhino', 'jjs', 'qjs', 'gjs', 'lilypond',
 ]);
 
 /**
@@ -75,7 +81,7 @@ const RUNS_NAMED_COMMANDS: ReadonlySet<string> = new Set([
 const RUNS_BY_SUBCOMMAND: ReadonlyMap<string, ReadonlySet<string>> = new Map(
   Object.entries({
     docker: ['run', 'exec', 'create', 'start', 'restart', 'compose', 'build', 'buildx', 'builder', 'stack', 'plugin'],
-    podman: ['run', 'exec', 'create', 'start', 'restart', 'unshare', 'ssh', 'compose', 'build', 'play', 'kube', 'healthcheck', 'farm'],
+    podman: ['run', 'exec', 'create', 'start', 'restart', 'unshare', 'ssh', 'compose', 'build', 'play', 'kube', 'healthcheck', 'farm', 'runlabel'],
     nerdctl: ['run', 'exec', 'create', 'start', 'restart', 'compose', 'build', 'builder'],
     buildah: ['run', 'unshare', 'build', 'bud'],
     lxc: ['exec', 'shell'],
@@ -219,6 +225,11 @@ function runsNamedCommand(command: SimpleCommand, name: string): Reason | undefi
   if (name === 'ip' && ipRunsCommand(words)) return reason(codeWord('ip'), ' runs a command with `netns exec`, `vrf exec` or the commands of a -batch file');
   // task-spooler (`ts`, `tsp` on Debian, where `ts` is moreutils') queues the command its words name.
   if (name === 'ts' && words.length > 0) return reason(codeWord('ts'), ' may queue the command its words name');
+  // groff's unsafe mode runs the shell commands of a document (`.sy`, `.pso`, `.pi`); dvips's -R0 its backquoted specials.
+  if (['groff', 'troff', 'gtroff', 'nroff', 'gnroff'].includes(name) && words.some((word) => word === undefined || /^-[^-]*U/.test(word))) {
+    return reason(codeWord(name), ' is given -U, by which a document runs shell commands');
+  }
+  if (name === 'dvips' && words.some((word) => word === undefined || /^-R(?:0|$)/.test(word))) return reason(codeWord('dvips'), ' is given -R0, by which a document runs shell commands');
   if (TEX_ENGINES.has(name.replace(/-dev$/, '')) && words.some((word) => word === undefined || texRunsCode(word))) {
     return reason(codeWord(name), ' is given its shell escape or a Lua script, which run programs');
   }
