@@ -1,7 +1,10 @@
 // What veiling the home folder costs a sandboxed call (not part of `pnpm bench`): a terminal call of `true` in the
 // bubblewrap sandbox, with a home folder of N entries, with and without a shell history in it (with one, the home
 // folder is veiled: an empty tmpfs with its N other entries bound back, see src/tools/sandbox/veiled-folders.ts).
-//   tsx bench/veil-cost.ts [entries] [calls]     defaults 60 and 200
+// With a third argument, the home folder also holds a ~/.docker of that many folders, each holding the fourth
+// argument's number of files (Docker's contexts), which each call veils folder by folder or covers whole (see
+// src/tools/sandbox/live-sockets.ts).
+//   tsx bench/veil-cost.ts [entries] [calls] [docker folders] [files in each]     defaults 60, 200, 0, 0
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +12,8 @@ import { createBuiltinTools } from '../src/tools/index';
 
 const entries = Number(process.argv[2] ?? 60);
 const calls = Number(process.argv[3] ?? 200);
+const dockerFolders = Number(process.argv[4] ?? 0);
+const dockerFiles = Number(process.argv[5] ?? 0);
 // Outside /tmp, which the sandbox has its own of: a home folder as the server's is.
 const home = mkdtempSync('/var/tmp/airlock-veil-home-');
 const workspace = mkdtempSync(path.join(os.tmpdir(), 'airlock-veil-workspace-'));
@@ -16,6 +21,11 @@ for (let i = 0; i < entries; i++) {
   const entry = path.join(home, `.entry${i}`);
   if (i % 2 === 0) mkdirSync(entry);
   else writeFileSync(entry, '');
+}
+for (let i = 0; i < dockerFolders; i++) {
+  const folder = path.join(home, '.docker', 'contexts', `context${i}`);
+  mkdirSync(folder, { recursive: true });
+  for (let j = 0; j < dockerFiles; j++) writeFileSync(path.join(folder, `file${j}`), '');
 }
 const terminal = createBuiltinTools({ workspace, sandbox: 'bubblewrap', env: { PATH: process.env.PATH ?? '', HOME: home } }).find((tool) => tool.name === 'terminal');
 if (terminal === undefined) throw new Error('no terminal tool');
@@ -33,7 +43,7 @@ async function measure(): Promise<{ p50: number; p90: number }> {
 }
 
 console.log(`Machine: ${os.cpus().length} cores, load average ${os.loadavg().map((load) => load.toFixed(2)).join(' ')} at the start.`);
-console.log(`A terminal call of \`true\` in the bubblewrap sandbox, home folder of ${entries} entries, ${calls} calls each, taking turns twice:`);
+console.log(`A terminal call of \`true\` in the bubblewrap sandbox, home folder of ${entries} entries${dockerFolders > 0 ? ` and a ~/.docker of ${dockerFolders} folders of ${dockerFiles} files` : ''}, ${calls} calls each, taking turns twice:`);
 await measure(); // warm-up
 for (let round = 1; round <= 2; round++) {
   rmSync(path.join(home, '.bash_history'), { force: true });

@@ -10,13 +10,13 @@ import { filesMountedOver, restoreFile, watchReplacements } from './replaced-fil
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
 import { HiddenPathMovedError, type HiddenMask } from './hidden-paths';
 import { hostLayout } from './sandbox/host-layout';
-import { homeSocketFolders, liveSocketMasks } from './sandbox/live-sockets';
+import { homeSocketFolders, liveSocketMasks, type HomeSocketFolders } from './sandbox/live-sockets';
 import { isOwnMountPoint, maskedNow } from './sandbox/missing-git-paths-mask';
 import { CALL_OWN_FOLDERS, masksBesideVeils, veiledFolders, type VeiledFolder } from './sandbox/veiled-folders';
 import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
 import { withScratchFolder } from './scratch-folder';
 import { toolFailure } from './tool-failure';
-import type { WorkspacePaths } from './workspace-paths';
+import { isWithin, type WorkspacePaths } from './workspace-paths';
 
 export interface ToolProcess {
   file: string;
@@ -40,9 +40,10 @@ export async function runToolProcess(
   const sandbox = await toolSandbox(options);
   let hidden: HiddenMask[] = [];
   const own = sandbox.kind === 'bubblewrap' ? sandboxOwnFolders() : [];
+  const homeSockets = sandbox.kind === 'bubblewrap' ? socketFoldersOfHome(options) : { veiled: [], covered: [] };
   if (sandbox.kind === 'bubblewrap') {
     try {
-      hidden = withLiveSockets(paths.hidden.masks(), [cwd], own);
+      hidden = withLiveSockets([...paths.hidden.masks(), ...coveredWhole(homeSockets, [cwd, ...own])], [cwd], own);
     } catch (error) {
       if (!(error instanceof HiddenPathMovedError)) throw error;
       options.log(`Tool call of session ${context.sessionId}: ${error.message}`);
@@ -55,7 +56,7 @@ export async function runToolProcess(
   const kill = new AbortController();
   let replaced: string | undefined;
   // A hidden file in a veiled folder is simply not in the call's view of it: the host replacing it uncovers nothing.
-  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden, own, socketFoldersOfHome(options)) : [];
+  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden, own, homeSockets.veiled) : [];
   const mounted = sandbox.kind === 'bubblewrap' ? filesMountedOver(cwd, masksBesideVeils(hidden, veiled)) : undefined;
   const watch =
     mounted !== undefined
@@ -129,7 +130,9 @@ export async function runOutsideWorkspace(
     });
   if (sandbox.kind !== 'bubblewrap') return run(undefined);
   const own = sandboxOwnFolders();
-  const hidden = withLiveSockets(paths.hidden.masks(), [workspace, ...(command.readOnlyPaths ?? [])], own);
+  const homeSockets = socketFoldersOfHome(options);
+  // The workspace is seen read-only here: a socket folder too big to veil is covered in it too (the scratch folder, new, holds none).
+  const hidden = withLiveSockets([...paths.hidden.masks(), ...coveredWhole(homeSockets, own)], [workspace, ...(command.readOnlyPaths ?? [])], own);
   return withScratchFolder(workspace, 'airlock-ask-', (scratch) =>
     run(
       bubblewrapFor(
@@ -137,7 +140,7 @@ export async function runOutsideWorkspace(
         scratch,
         { ...command, readOnlyPaths: [workspace, ...(command.readOnlyPaths ?? [])] },
         hidden,
-        veiledFolders(scratch, hidden, own, socketFoldersOfHome(options)),
+        veiledFolders(scratch, hidden, own, homeSockets.veiled),
         options.maxProcesses,
       ),
     ),
@@ -173,8 +176,17 @@ function withLiveSockets(hidden: readonly HiddenMask[], shown: readonly string[]
 }
 
 /** The folders of the server's home folder where programs make their Unix sockets, and those inside them (see homeSocketFolders). */
-function socketFoldersOfHome(options: ResolvedToolsOptions): string[] {
+function socketFoldersOfHome(options: ResolvedToolsOptions): HomeSocketFolders {
   return homeSocketFolders(browserPlaces(options.env).home);
+}
+
+/**
+ * Masks for the home folder's socket folders too big to veil (see HomeSocketFolders): an empty tmpfs over each, as
+ * over a hidden folder, unless it lies in `notIn`: the writable workspace (whose sockets are masked one by one and
+ * watched, as when such a folder is not veiled there) or a folder the call has its own of, as for a veil.
+ */
+function coveredWhole(homeSockets: HomeSocketFolders, notIn: readonly string[]): HiddenMask[] {
+  return homeSockets.covered.filter((folder) => !notIn.some((outer) => isWithin(outer, folder))).map((folder) => ({ path: folder, folder: true }));
 }
 
 /** The folders a sandboxed call has its own of: a veil inside one would put the host's entries back. */

@@ -252,6 +252,23 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     expect(await readFile(path.join(workspace.path, 'seen'), 'utf8')).toBe(`cat: ${history}: No such file or directory\n`);
   });
 
+  test('hidden files in many crowded folders outside the workspace: the call still starts (veils past the bound in all keep masks over their hidden files), and none can be read', async () => {
+    await using workspace = await tempFolder();
+    await using outside = await tempFolder('/var/tmp');
+    // 16 folders of 250 entries each: a veil of each would be 4,000 mounts, past what bubblewrap takes (9,000 arguments).
+    const tokens: string[] = [];
+    for (let folder = 0; folder < 16; folder += 1) {
+      const at = path.join(outside.path, `folder${folder}`);
+      await mkdir(at);
+      for (let entry = 0; entry < 249; entry += 1) await writeFile(path.join(at, `entry${entry}`), '');
+      await writeFile(path.join(at, 'token'), 'the-token-value\n');
+      tokens.push(path.join(at, 'token'));
+    }
+    const tool = terminal(workspace.path, { hiddenPaths: tokens });
+    const result = await runTool(tool, { command: `ls ${outside.path}/folder0/entry248 ${outside.path}/folder15/entry248 | wc -l; grep -rls the-token-value ${outside.path}; echo end` });
+    expect(result).toStrictEqual({ content: '2\nend\nexit code: 0', isError: false });
+  });
+
   test("zsh's history being saved as a call starts (.zsh_history.new, renamed over the history once written) is hidden with it, in a veiled home and in the workspace", async () => {
     await using workspace = await tempFolder();
     // Outside /tmp, which the sandbox has its own of, and outside the workspace: a home folder as the server's is.

@@ -137,6 +137,35 @@ describe('the bubblewrap sandbox keeps a call from what this machine offers on i
     }
   });
 
+  test("a ~/.docker of 5,000 folders, too many to veil one by one, is covered whole: the call starts, a socket made during it in ~/.docker or a folder of it is not reached and its files are not read; a small ~/.ssh is still veiled, its files readable", async () => {
+    await using workspace = await tempFolder();
+    await using home = await tempFolder('/var/tmp');
+    const docker = path.join(home.path, '.docker');
+    for (let index = 0; index < 5000; index += 1) await mkdir(path.join(docker, `context-${index}`), { recursive: true });
+    await mkdir(path.join(docker, 'run'));
+    await writeFile(path.join(docker, 'config.json'), '{"auths":{"registry.example":{"auth":"dXNlcjpzZWNyZXQ="}}}\n');
+    await mkdir(path.join(home.path, '.ssh'));
+    await writeFile(path.join(home.path, '.ssh', 'config'), 'Host *\n');
+    await writeFile(path.join(workspace.path, 'connect.js'), CONNECT_SCRIPT);
+    const sockets = [path.join(docker, 'run', 'docker.sock'), path.join(docker, 'desktop.sock'), path.join(docker, 'context-4999', 'made-later.sock')];
+    const running = runTool(terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home.path } }), {
+      command: [
+        'touch started; while [ ! -e ready ]; do sleep 0.02; done',
+        'cat ~/.ssh/config; cat ~/.docker/config.json 2>/dev/null || echo no config.json',
+        ...sockets.map((socket) => `'${process.execPath}' connect.js '${socket}'`),
+      ].join('; '),
+    });
+    await vi.waitFor(() => expect(existsSync(path.join(workspace.path, 'started'))).toBe(true), { timeout: 20_000 });
+    const servers = await Promise.all(sockets.map((socket) => unixServer(socket)));
+    try {
+      await writeFile(path.join(workspace.path, 'ready'), '');
+      expect(await running).toStrictEqual({ content: 'Host *\nno config.json\nENOENT\nENOENT\nENOENT\nexit code: 0', isError: false });
+      expect(servers.map((server) => server.connections())).toStrictEqual([0, 0, 0]);
+    } finally {
+      for (const server of servers) await server[Symbol.asyncDispose]();
+    }
+  });
+
   test('/run/shm still leads to the shared memory folder, and the name server configuration is still read', async () => {
     await using workspace = await tempFolder();
     const command = 'test -d /run/shm/ && echo shm; cat /etc/resolv.conf > /dev/null && echo resolv.conf';

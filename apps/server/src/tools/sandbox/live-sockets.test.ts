@@ -2,7 +2,8 @@ import { link, mkdir, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { tempFolder, unixSocketServer } from '../test-support';
-import { homeSocketFolders, liveSocketMasks, MAX_SOCKET_SUBFOLDERS } from './live-sockets';
+import { homeSocketFolders, liveSocketMasks, MAX_SOCKET_FOLDER_ENTRIES, MAX_SOCKET_SUBFOLDERS } from './live-sockets';
+import { MAX_VEILED_ENTRIES } from './veiled-folders';
 
 describe('liveSocketMasks', () => {
   test('takes every socket of a folder a listening socket is bound in, under any name, and no other file; none under a folder the call has its own of unless it is shown', async () => {
@@ -31,10 +32,28 @@ describe('homeSocketFolders', () => {
     // A folder reached through a link is veiled where it really is.
     await symlink(at('elsewhere'), at('.ssh', 'sockets'));
     await symlink(at('.ssh', 'cm'), at('.ssh', 'cm-again'));
-    expect(homeSocketFolders(home.path).sort()).toStrictEqual([at('.ssh'), at('.ssh', 'cm'), at('.ssh', 'cm', 'deeper'), at('elsewhere'), at('.docker'), at('.docker', 'contexts')].sort());
-    for (let index = 0; index < MAX_SOCKET_SUBFOLDERS; index += 1) await mkdir(at('.gnupg', String(index)), { recursive: true });
-    const gnupg = homeSocketFolders(home.path).filter((folder) => folder.startsWith(at('.gnupg')));
+    expect(homeSocketFolders(home.path).veiled.sort()).toStrictEqual([at('.ssh'), at('.ssh', 'cm'), at('.ssh', 'cm', 'deeper'), at('elsewhere'), at('.docker'), at('.docker', 'contexts')].sort());
+    expect(homeSocketFolders(home.path).covered).toStrictEqual([]);
+    for (let index = 1; index < MAX_SOCKET_SUBFOLDERS; index += 1) await mkdir(at('.gnupg', String(index)), { recursive: true });
+    const gnupg = homeSocketFolders(home.path).veiled.filter((folder) => folder.startsWith(at('.gnupg')));
     expect(gnupg.length).toBe(MAX_SOCKET_SUBFOLDERS);
     expect(gnupg[0]).toBe(at('.gnupg'));
+  });
+
+  test('covers one whole past the bounds (more folders than MAX_SOCKET_SUBFOLDERS, more entries in all than MAX_SOCKET_FOLDER_ENTRIES, more than MAX_VEILED_ENTRIES in one folder), veiling none of its folders', async () => {
+    await using home = await tempFolder('/var/tmp');
+    const at = (...names: string[]) => path.join(home.path, ...names);
+    await mkdir(at('.ssh'));
+    // More folders than the bound, few entries each.
+    for (let index = 0; index < MAX_SOCKET_SUBFOLDERS; index += 1) await mkdir(at('.gnupg', String(index)), { recursive: true });
+    // Entries in all past the bound, no folder past MAX_VEILED_ENTRIES.
+    for (let folder = 0; folder * 50 <= MAX_SOCKET_FOLDER_ENTRIES; folder += 1) {
+      await mkdir(at('.ssh', `f${folder}`));
+      for (let index = 0; index < 50; index += 1) await writeFile(at('.ssh', `f${folder}`, String(index)), '');
+    }
+    // One folder past MAX_VEILED_ENTRIES.
+    await mkdir(at('.docker', 'contexts'), { recursive: true });
+    for (let index = 0; index <= MAX_VEILED_ENTRIES; index += 1) await writeFile(at('.docker', 'contexts', String(index)), '');
+    expect(homeSocketFolders(home.path)).toStrictEqual({ veiled: [], covered: [at('.ssh'), at('.gnupg'), at('.docker')] });
   });
 });

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { opendirSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isWithinOrSame, realFolder } from './host-folders';
 import type { HiddenMask } from '../hidden-paths';
+import { MAX_VEILED_ENTRIES } from './veiled-folders';
 
 /**
  * Folders of the home folder where programs make Unix sockets that reach the person's keys and machines: ssh's
@@ -9,43 +10,90 @@ import type { HiddenMask } from '../hidden-paths';
  * `controlmasters`…), gpg-agent's where there is no `/run/user`, Docker Desktop's (`~/.docker/run`, `desktop`). Each,
  * and every folder inside it, is veiled for each call when outside the workspace (see veiledFolders and
  * homeSocketFolders), so a socket made there during the call is not in its view, while their files stay readable
- * (ssh's config and known_hosts, Docker's contexts).
+ * (ssh's config and known_hosts, Docker's contexts); one too big to veil so is covered whole.
  */
 export const HOME_SOCKET_FOLDERS: readonly string[] = ['.ssh', '.gnupg', '.docker'];
 
-/** At most this many folders are veiled under each of HOME_SOCKET_FOLDERS; those past it are bound into the call whole. */
+/** At most this many folders are veiled under each of HOME_SOCKET_FOLDERS, itself included; past it, it is covered whole. */
 export const MAX_SOCKET_SUBFOLDERS = 64;
 
 /**
- * HOME_SOCKET_FOLDERS of `home` that are there, each with the folders inside it, shallowest first, up to
- * MAX_SOCKET_SUBFOLDERS (real paths; a link to a folder is followed once). A veil binds its folders back whole, so a
- * socket made during a call in `~/.ssh/cm/` was reached while `~/.ssh` itself was veiled.
+ * At most this many entries, over all the folders veiled under one of HOME_SOCKET_FOLDERS (each entry a mount of the
+ * call's, see veilArgs, and bubblewrap's time grows faster than its mounts: 1,000 took 4 s on the 2-core test machine
+ * under load); past it, it is covered whole. The three stay within MAX_VEILED_ENTRIES_IN_ALL with room for a veiled
+ * home folder.
  */
-export function homeSocketFolders(home: string): string[] {
+export const MAX_SOCKET_FOLDER_ENTRIES = 128;
+
+/** What a call does with HOME_SOCKET_FOLDERS of the home folder (real paths). */
+export interface HomeSocketFolders {
+  /** Veiled, each of its folders too: their files stay readable, a socket made during the call is not in its view. */
+  veiled: string[];
+  /**
+   * Too big to veil within the bounds (more than MAX_SOCKET_SUBFOLDERS folders, or more than MAX_SOCKET_FOLDER_ENTRIES
+   * entries in all, or more than MAX_VEILED_ENTRIES in one folder): covered whole by an empty tmpfs, its files not
+   * readable in the call either. Veiling it would take a mount per entry (thousands for a `~/.docker` of thousands of
+   * contexts), and binding its folders back whole would leave a socket made in one during the call reachable.
+   */
+  covered: string[];
+}
+
+/**
+ * HOME_SOCKET_FOLDERS of `home` that are there, each with the folders inside it, shallowest first (a link to a folder
+ * followed once, veiled where it really is), or covered whole past the bounds (then no folder of it is veiled, nor
+ * one it links to elsewhere). A veil binds its folders back whole, so
+ * a socket made during a call in `~/.ssh/cm/` was reached while `~/.ssh` itself was veiled. The walk reads at most
+ * MAX_SOCKET_SUBFOLDERS folders and MAX_SOCKET_FOLDER_ENTRIES entries of each, whatever the folder holds.
+ */
+export function homeSocketFolders(home: string): HomeSocketFolders {
   const found = new Set<string>();
+  const veiled: string[] = [];
+  const covered: string[] = [];
   for (const name of HOME_SOCKET_FOLDERS) {
     const root = realFolder(path.join(home, name));
     if (root === undefined || found.has(root)) continue;
-    const queue = [root];
-    let count = 0;
-    for (let folder = queue.shift(); folder !== undefined && count < MAX_SOCKET_SUBFOLDERS; folder = queue.shift()) {
-      if (found.has(folder)) continue;
-      found.add(folder);
-      count += 1;
-      let entries;
-      try {
-        entries = readdirSync(folder, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      for (const entry of entries) {
+    const walk = walkSocketFolder(root, found);
+    for (const folder of walk.folders) found.add(folder);
+    if (walk.within) veiled.push(...walk.folders);
+    else covered.push(root);
+  }
+  return { veiled, covered };
+}
+
+/** The folders of `root` breadth first, those in `skip` left out, and whether all of it was within the bounds. */
+function walkSocketFolder(root: string, skip: ReadonlySet<string>): { folders: string[]; within: boolean } {
+  const folders: string[] = [];
+  const queued = new Set([root]);
+  const queue = [root];
+  let entries = 0;
+  for (let folder = queue.shift(); folder !== undefined; folder = queue.shift()) {
+    if (folders.length === MAX_SOCKET_SUBFOLDERS) return { folders, within: false };
+    folders.push(folder);
+    let dir;
+    try {
+      dir = opendirSync(folder);
+    } catch {
+      continue;
+    }
+    try {
+      let inFolder = 0;
+      for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+        inFolder += 1;
+        entries += 1;
+        if (inFolder > MAX_VEILED_ENTRIES || entries > MAX_SOCKET_FOLDER_ENTRIES) return { folders, within: false };
         if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
         const real = realFolder(path.join(folder, entry.name));
-        if (real !== undefined && !found.has(real)) queue.push(real);
+        if (real === undefined || queued.has(real) || skip.has(real)) continue;
+        queued.add(real);
+        queue.push(real);
       }
+    } catch {
+      // Unreadable partway: what was read is taken.
+    } finally {
+      dir.closeSync();
     }
   }
-  return [...found];
+  return { folders, within: true };
 }
 
 /** Where the kernel lists the Unix sockets bound in this network namespace, each with the path it was bound to. */

@@ -2,7 +2,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { tempFolder } from '../test-support';
-import { MAX_VEILED_ENTRIES, masksBesideVeils, veiledFolders } from './veiled-folders';
+import { MAX_VEILED_ENTRIES, MAX_VEILED_ENTRIES_IN_ALL, masksBesideVeils, veiledFolders } from './veiled-folders';
 
 describe('veiled folders', () => {
   test("a hidden file's folder outside the workspace is veiled with its other entries, links kept as links", async () => {
@@ -43,5 +43,20 @@ describe('veiled folders', () => {
     const inOwn = [{ path: path.join(own.path, 'token'), folder: false }];
     expect(veiledFolders(workspace.path, inOwn, [])).toHaveLength(1);
     expect(veiledFolders(workspace.path, inOwn, [path.dirname(own.path)])).toStrictEqual([]);
+  });
+
+  test('the veils of a call hold at most MAX_VEILED_ENTRIES_IN_ALL entries in all: a folder past it is not veiled (its hidden files keep their masks); the folders veiled without a hidden file (socket folders) are taken first', async () => {
+    await using root = await tempFolder();
+    const folders = ['sockets', 'a', 'b', 'c', 'd', 'e'].map((name) => path.join(root.path, name));
+    for (const folder of folders) {
+      await mkdir(folder);
+      for (let i = 0; i < 200; i++) await writeFile(path.join(folder, `f${i}`), '');
+    }
+    const hidden = folders.slice(1).map((folder) => ({ path: path.join(folder, 'key'), folder: false }));
+    for (const mask of hidden) await writeFile(mask.path, 'secret');
+    const veils = veiledFolders('/elsewhere', hidden, [], [folders[0]!]);
+    expect(veils.map((veil) => veil.path)).toStrictEqual(folders.slice(0, Math.floor(MAX_VEILED_ENTRIES_IN_ALL / 200)));
+    expect(veils.reduce((sum, veil) => sum + veil.entries.length, 0)).toBeLessThanOrEqual(MAX_VEILED_ENTRIES_IN_ALL);
+    expect(masksBesideVeils(hidden, veils)).toStrictEqual(hidden.slice(veils.length - 1));
   });
 });

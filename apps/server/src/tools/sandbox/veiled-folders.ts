@@ -26,29 +26,43 @@ export const CALL_OWN_FOLDERS: readonly string[] = ['/tmp', '/dev', '/proc'];
 export const MAX_VEILED_ENTRIES = 256;
 
 /**
+ * At most this many entries in all the veils of a call: a folder whose veil would pass it is not veiled, and keeps masks
+ * over its hidden files. Each entry is a mount, and bubblewrap reads the mount table again for each, so its start grows
+ * faster than the mounts (on the 2-core test machine under a load of 10: 100 mounts 0.2 s, 1,000 4.4 s, 2,000 16 s);
+ * each is also three of its arguments, of which it takes at most 9,000 (`Exceeded maximum number of arguments`), and
+ * the kernel refuses a command line past its own bound (E2BIG): without a bound in all, crowded folders each within
+ * MAX_VEILED_ENTRIES made every call fail.
+ */
+export const MAX_VEILED_ENTRIES_IN_ALL = 768;
+
+/**
  * The veils of a call's hidden files: one per folder that holds one, outside the workspace, not inside a hidden
  * folder (masked whole already) and not inside a folder the sandbox gives the call its own of (`replaced`: `/tmp`,
  * `/dev`, `/proc`, the socket folders it covers with an empty tmpfs), where nothing of the host is there to hide and a
  * veil would put the host's entries back. Read as the call starts. A folder that cannot be read, or holds more than
- * MAX_VEILED_ENTRIES entries, is not veiled: its hidden files keep their masks (and the watch that kills a call whose
- * mask is lifted, see replaced-files-watch). `also`: folders veiled on the same terms though they hold no hidden file
- * (where programs make Unix sockets, see HOME_SOCKET_FOLDERS). No veil puts a socket back: one outside the workspace
- * would reach a program outside the sandbox.
+ * MAX_VEILED_ENTRIES entries, or would take the veils past MAX_VEILED_ENTRIES_IN_ALL, is not veiled: its hidden files
+ * keep their masks (and the watch that kills a call whose mask is lifted, see replaced-files-watch). `also`: folders
+ * veiled on the same terms though they hold no hidden file (where programs make Unix sockets, see HOME_SOCKET_FOLDERS,
+ * whose own bounds keep them within MAX_VEILED_ENTRIES_IN_ALL), taken first: a socket folder not veiled has no mask to
+ * fall back on. No veil puts a socket back: one outside the workspace would reach a program outside the sandbox.
  */
 export function veiledFolders(workspace: string, hidden: readonly HiddenMask[], replaced: readonly string[], also: readonly string[] = []): VeiledFolder[] {
   const hiddenPaths = new Set(hidden.map((mask) => mask.path));
   const hiddenFolders = hidden.filter((mask) => mask.folder).map((mask) => mask.path);
   const folders = new Set<string>();
-  const wanted = [...hidden.filter((mask) => !mask.folder).map((mask) => path.dirname(mask.path)), ...also.flatMap((folder) => realFolder(folder) ?? [])];
+  const wanted = [...also.flatMap((folder) => realFolder(folder) ?? []), ...hidden.filter((mask) => !mask.folder).map((mask) => path.dirname(mask.path))];
   for (const folder of wanted) {
     if (folder === path.dirname(folder)) continue;
     if (isWithinOrSame(workspace, folder) || [...hiddenFolders, ...replaced].some((covered) => isWithinOrSame(covered, folder))) continue;
     folders.add(folder);
   }
   const veils: VeiledFolder[] = [];
+  let inAll = 0;
   for (const folder of folders) {
     const entries = readVeilEntries(folder, hiddenPaths);
-    if (entries !== undefined) veils.push({ path: folder, entries });
+    if (entries === undefined || inAll + entries.length > MAX_VEILED_ENTRIES_IN_ALL) continue;
+    inAll += entries.length;
+    veils.push({ path: folder, entries });
   }
   return veils;
 }
