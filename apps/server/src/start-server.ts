@@ -17,6 +17,7 @@ import { LinkCodes, type LinkCodesOptions } from './http/link-codes';
 import { freshRunHostname } from './http/run-hostname';
 import { coalesceWrites } from './http/coalesce-writes';
 import { limitRequestsPerMessage } from './http/requests-per-message';
+import { budgetReads, DEFAULT_READ_BUDGET, SocketReads, type ReadBudget } from './http/socket-read-budget';
 import { openFileLimit } from './http/open-file-limit';
 import { answerClientError } from './http/client-error-answer';
 import { securityHeaders } from './http/security-headers';
@@ -45,6 +46,11 @@ export interface StartServerOptions {
    * that has not drained within `stallMs` is closed (1008). Default 256 KiB and 30,000 ms.
    */
   sendWindow?: { highWaterBytes: number; stallMs: number };
+  /**
+   * What each socket may send: `burstBytes` of messages back to back, then `bytesPerSecond`; past it the socket is
+   * not read until its budget refills (see budgetReads). Default DEFAULT_READ_BUDGET, 4 MiB then 1 MiB a second.
+   */
+  readBudget?: ReadBudget;
   /** Largest WebSocket message accepted; a bigger one closes the connection with 1009. Default 1 MiB. */
   maxPayloadBytes?: number;
   /** Server pings every `pingMs` and drops a connection silent for `pongWaitMs` after. Default 30,000 / 10,000 ms. */
@@ -166,6 +172,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 
   const capacity: Capacity = { ...DEFAULT_CAPACITY, ...config.capacity };
   const sendWindow = options.sendWindow ?? { highWaterBytes: 256 * 1024, stallMs: 30_000 };
+  const readBudget = options.readBudget ?? DEFAULT_READ_BUDGET;
   // Sockets still speaking plain HTTP, oldest first, counted apart from WebSockets: one that upgrades leaves for the
   // limits below. Over the cap the oldest gives way, so slow or idle sockets can neither use up the file descriptors
   // nor keep out a newcomer, whose request (an upgrade's too) is answered in far less time than a flood needs to
@@ -389,8 +396,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     upgradedAt.set(req, performance.now());
     wss.handleUpgrade(req, socket, head, (client) => {
+      const reads = new SocketReads(client);
       const window = new SocketSendWindow(client, socket, {
         ...sendWindow,
+        reads,
         onStall: () => {
           log(`Closed a connection that read nothing for ${sendWindow.stallMs / 1000} s with ${client.bufferedAmount} bytes waiting`);
           client.close(1008, `send buffer not drained in ${sendWindow.stallMs / 1000} s`);
@@ -401,6 +410,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       wss.emit('connection', client, req);
       // tRPC has added its listener by now; this one goes before it.
       limitRequestsPerMessage(client);
+      // And this one before both: a message is counted against the socket's budget before anything reads it.
+      budgetReads(client, reads, readBudget);
     });
   });
 

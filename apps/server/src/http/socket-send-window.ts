@@ -1,6 +1,7 @@
 import type { SendWindow, Waker } from '@airlock/api';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
+import { SocketReads } from './socket-read-budget';
 
 export interface SocketSendWindowOptions {
   /** Bytes waiting to be sent (frames corked for the tick included) above which the window shuts. */
@@ -9,6 +10,8 @@ export interface SocketSendWindowOptions {
   stallMs: number;
   /** Runs once when the socket has not drained within `stallMs`. */
   onStall: () => void;
+  /** Whether the socket is read, shared with its read budget. Default one of its own. */
+  reads?: SocketReads;
 }
 
 /**
@@ -20,12 +23,14 @@ export interface SocketSendWindowOptions {
 export class SocketSendWindow implements SendWindow {
   private readonly waiters = new Set<Waker>();
   private stallTimer: NodeJS.Timeout | undefined = undefined;
+  private readonly reads: SocketReads;
 
   constructor(
     private readonly client: WebSocket,
     private readonly socket: Duplex,
     private readonly options: SocketSendWindowOptions,
   ) {
+    this.reads = options.reads ?? new SocketReads(client);
     client.once('close', () => this.dispose());
   }
 
@@ -63,17 +68,17 @@ export class SocketSendWindow implements SendWindow {
     this.stallTimer = setTimeout(() => {
       this.stallTimer = undefined;
       this.socket.off('drain', this.reopen);
-      this.client.resume();
+      this.reads.release('send window');
       this.options.onStall();
     }, this.options.stallMs);
-    this.client.pause();
+    this.reads.hold('send window');
     this.socket.once('drain', this.reopen);
   }
 
   private readonly reopen = (): void => {
     clearTimeout(this.stallTimer);
     this.stallTimer = undefined;
-    this.client.resume();
+    this.reads.release('send window');
     const waiters = [...this.waiters];
     this.waiters.clear();
     for (const waiter of waiters) waiter.wake();

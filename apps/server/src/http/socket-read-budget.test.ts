@@ -1,0 +1,77 @@
+import { EventEmitter } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { WebSocket } from 'ws';
+import { budgetReads, SocketReads } from './socket-read-budget';
+
+/** A WebSocket as the budget sees it: its message listeners, and whether it is read. */
+class FakeClient extends EventEmitter {
+  paused = false;
+  pause(): void {
+    this.paused = true;
+  }
+  resume(): void {
+    this.paused = false;
+  }
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('SocketReads', () => {
+  it('reads the socket only while nothing holds it: one reason letting go does not resume it for another', () => {
+    const client = new FakeClient();
+    const reads = new SocketReads(client);
+    reads.hold('send window');
+    reads.hold('read budget');
+    reads.release('send window');
+    expect(client.paused).toBe(true);
+    // Let go of twice, or never held: nothing changes.
+    reads.release('send window');
+    expect(client.paused).toBe(true);
+    reads.release('read budget');
+    expect(client.paused).toBe(false);
+  });
+});
+
+describe('budgetReads', () => {
+  it('hands messages on until the budget is overspent, then pauses the socket and holds what it had taken in, handing it on in order as the budget refills', () => {
+    vi.useFakeTimers();
+    const client = new FakeClient();
+    const handed: string[] = [];
+    client.on('message', (data: Buffer) => handed.push(data.toString()));
+    const reads = new SocketReads(client);
+    budgetReads(client as unknown as WebSocket, reads, { burstBytes: 25, bytesPerSecond: 10 }, () => Date.now());
+    const send = (text: string) => client.emit('message', Buffer.from(text), false);
+
+    send('a'.repeat(10));
+    send('b'.repeat(10));
+    expect([handed.length, client.paused]).toStrictEqual([2, false]);
+    // Over by 10: handed on, and the socket is not read until the 10 are paid (a second).
+    send('c'.repeat(15));
+    expect([handed.length, client.paused]).toStrictEqual([3, true]);
+    // Taken in before the pause held: it waits.
+    send('d'.repeat(10));
+    vi.advanceTimersByTime(999);
+    expect([handed.length, client.paused]).toStrictEqual([3, true]);
+    vi.advanceTimersByTime(1);
+    expect(handed).toStrictEqual(['a'.repeat(10), 'b'.repeat(10), 'c'.repeat(15), 'd'.repeat(10)]);
+    // Now 10 are owed: still not read for a second.
+    expect(client.paused).toBe(true);
+    vi.advanceTimersByTime(1000);
+    expect(client.paused).toBe(false);
+  });
+
+  it('forgets what it held when the socket closes', () => {
+    vi.useFakeTimers();
+    const client = new FakeClient();
+    const handed: string[] = [];
+    client.on('message', (data: Buffer) => handed.push(data.toString()));
+    budgetReads(client as unknown as WebSocket, new SocketReads(client), { burstBytes: 1, bytesPerSecond: 1 }, () => Date.now());
+    client.emit('message', Buffer.from('ab'), false);
+    client.emit('message', Buffer.from('cd'), false);
+    client.emit('close');
+    vi.advanceTimersByTime(10_000);
+    expect(handed).toStrictEqual(['ab']);
+  });
+});

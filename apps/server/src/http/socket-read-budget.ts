@@ -1,0 +1,94 @@
+import type { RawData, WebSocket } from 'ws';
+
+/** Bytes of messages one socket may send back to back, then how fast it may go on. */
+export interface ReadBudget {
+  burstBytes: number;
+  bytesPerSecond: number;
+}
+
+/**
+ * What one WebSocket may send: 4 MiB of messages back to back, then 1 MiB a second. A person's client sends a few
+ * small messages a second, and its largest (a message of the 1 MiB allowed) rarely. Each 1 MiB message costs the
+ * server's one thread 30-40 ms to read and refuse, so one socket sending them back to back delayed other clients'
+ * queries by 0.2-1.9 s (docs/benchmarks.md).
+ */
+export const DEFAULT_READ_BUDGET: ReadBudget = { burstBytes: 2 * 1024 * 1024, bytesPerSecond: 512 * 1024 };
+
+/**
+ * Whether a WebSocket is read, for every reason it may not be: it is read only while nothing holds it. Its send
+ * window and its read budget pause it each for their own reason, and one letting go must not resume it for the other.
+ */
+export class SocketReads {
+  private readonly holds = new Set<string>();
+
+  constructor(private readonly client: Pick<WebSocket, 'pause' | 'resume'>) {}
+
+  hold(reason: string): void {
+    if (this.holds.size === 0) this.client.pause();
+    this.holds.add(reason);
+  }
+
+  release(reason: string): void {
+    if (this.holds.delete(reason) && this.holds.size === 0) this.client.resume();
+  }
+}
+
+type MessageListener = (data: RawData, isBinary: boolean) => void;
+
+/**
+ * Holds a socket to `budget`: each message read spends its bytes, and once it has spent more than it had, the socket
+ * is not read (back pressure: its bytes wait in its client and the network, it is not closed) until the budget is
+ * back at nothing owed. Messages its WebSocket had already taken in before the pause wait with it, handed on in order
+ * as the budget allows, so none of them costs the server's thread meanwhile and other sockets are read. Installed
+ * after every other message listener, which it then wraps, so a message is counted before anything reads it.
+ */
+export function budgetReads(client: WebSocket, reads: SocketReads, budget: ReadBudget, now: () => number = () => performance.now()): void {
+  const listeners = client.listeners('message') as MessageListener[];
+  client.removeAllListeners('message');
+  let tokens = budget.burstBytes;
+  let refilledAt = now();
+  const waiting: [RawData, boolean][] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const refill = () => {
+    const at = now();
+    tokens = Math.min(budget.burstBytes, tokens + ((at - refilledAt) / 1000) * budget.bytesPerSecond);
+    refilledAt = at;
+  };
+  const handOn = (data: RawData, isBinary: boolean) => {
+    tokens -= sizeOf(data);
+    for (const listener of listeners) listener.call(client, data, isBinary);
+  };
+  const owe = () => {
+    reads.hold('read budget');
+    timer = setTimeout(goOn, Math.max(1, Math.ceil((-tokens / budget.bytesPerSecond) * 1000)));
+  };
+  const goOn = () => {
+    timer = undefined;
+    refill();
+    while (waiting.length > 0 && tokens >= 0) {
+      const [data, isBinary] = waiting.shift()!;
+      handOn(data, isBinary);
+    }
+    if (tokens < 0) owe();
+    else reads.release('read budget');
+  };
+  client.on('message', (data, isBinary) => {
+    if (timer !== undefined) {
+      waiting.push([data, isBinary]);
+      return;
+    }
+    refill();
+    handOn(data, isBinary);
+    if (tokens < 0) owe();
+  });
+  client.once('close', () => {
+    clearTimeout(timer);
+    timer = undefined;
+    waiting.length = 0;
+  });
+}
+
+function sizeOf(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((sum, part) => sum + part.length, 0);
+  return data.byteLength;
+}
