@@ -48,7 +48,7 @@ export interface StartServerOptions {
   sendWindow?: { highWaterBytes: number; stallMs: number };
   /**
    * What each socket may send: `burstBytes` of messages back to back, then `bytesPerSecond`; past it the socket is
-   * not read until its budget refills (see budgetReads). Default DEFAULT_READ_BUDGET, 4 MiB then 1 MiB a second.
+   * not read until its budget refills (see budgetReads). Default DEFAULT_READ_BUDGET, 2 MiB then 512 KiB a second.
    */
   readBudget?: ReadBudget;
   /** Largest WebSocket message accepted; a bigger one closes the connection with 1009. Default 1 MiB. */

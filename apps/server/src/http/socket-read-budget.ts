@@ -7,10 +7,10 @@ export interface ReadBudget {
 }
 
 /**
- * What one WebSocket may send: 4 MiB of messages back to back, then 1 MiB a second. A person's client sends a few
+ * What one WebSocket may send: 2 MiB of messages back to back, then 512 KiB a second. A person's client sends a few
  * small messages a second, and its largest (a message of the 1 MiB allowed) rarely. Each 1 MiB message costs the
- * server's one thread 30-40 ms to read and refuse, so one socket sending them back to back delayed other clients'
- * queries by 0.2-1.9 s (docs/benchmarks.md).
+ * server's one thread 35-50 ms to read and refuse, so one socket sending them back to back delayed other clients'
+ * queries by 0.15-3 s (docs/benchmarks.md, "One socket sending 1 MiB messages back to back").
  */
 export const DEFAULT_READ_BUDGET: ReadBudget = { burstBytes: 2 * 1024 * 1024, bytesPerSecond: 512 * 1024 };
 
