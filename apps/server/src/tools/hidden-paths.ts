@@ -29,6 +29,43 @@ export class HiddenPathMovedError extends Error {
   }
 }
 
+/**
+ * A hidden file in the workspace has another name: a hard link a call made there (before the file held anything, as to
+ * a history not written yet) shows whatever is written to it later, since the sandbox masks the hidden file by its path.
+ */
+export class HiddenPathLinkedError extends Error {
+  override readonly name = 'HiddenPathLinkedError';
+  constructor(
+    readonly entry: string,
+    readonly links: number,
+    workspace: string,
+  ) {
+    super(
+      `Refused: "${entry}", which tool calls must not see, has ${links} names: a hard link in the workspace would show what it holds. ` +
+        'Nothing was run: calls that run processes (terminal, python) are refused until it has one name again ' +
+        `(\`find ${workspace} -samefile ${entry}\` lists them).`,
+    );
+  }
+}
+
+/**
+ * Throws HiddenPathLinkedError for a hidden regular file inside `workspace` that has more than one name. Where the other
+ * name is cannot be told without a walk of the workspace, so the call is refused rather than masked. Outside the
+ * workspace a call cannot make one: a link across mounts fails (EXDEV), and the rest of the system is read-only.
+ */
+export function refuseLinkedHiddenFiles(masks: readonly HiddenMask[], workspace: string): void {
+  for (const mask of masks) {
+    if (mask.folder || !isInside(workspace, mask.path)) continue;
+    const stats = statSync(mask.path, { throwIfNoEntry: false });
+    if (stats?.isFile() === true && stats.nlink > 1) throw new HiddenPathLinkedError(mask.path, stats.nlink, workspace);
+  }
+}
+
+function isInside(folder: string, target: string): boolean {
+  const relative = path.relative(folder, target);
+  return relative !== '' && relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative);
+}
+
 /** Who a file or folder is, whatever its path: its device and inode. */
 export function identityKey(info: { dev: bigint; ino: bigint }): string {
   return `${info.dev}:${info.ino}`;

@@ -8,7 +8,7 @@ import { runProcess, type ProcessResult } from './process-runner';
 import { processToolOutput } from './process-tool-output';
 import { filesMountedOver, restoreFile, watchReplacements } from './replaced-files-watch';
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
-import { HiddenPathMovedError, type HiddenMask } from './hidden-paths';
+import { HiddenPathLinkedError, HiddenPathMovedError, refuseLinkedHiddenFiles, type HiddenMask } from './hidden-paths';
 import { hostLayout } from './sandbox/host-layout';
 import { homeSocketFolders, liveSocketMasks, type HomeSocketFolders } from './sandbox/live-sockets';
 import { isOwnMountPoint, maskedNow } from './sandbox/missing-git-paths-mask';
@@ -44,8 +44,9 @@ export async function runToolProcess(
   if (sandbox.kind === 'bubblewrap') {
     try {
       hidden = withLiveSockets([...paths.hidden.masks(), ...coveredWhole(homeSockets, [cwd, ...own])], [cwd], own);
+      refuseLinkedHiddenFiles(hidden, cwd);
     } catch (error) {
-      if (!(error instanceof HiddenPathMovedError)) throw error;
+      if (!(error instanceof HiddenPathMovedError) && !(error instanceof HiddenPathLinkedError)) throw error;
       options.log(`Tool call of session ${context.sessionId}: ${error.message}`);
       return toolFailure(error.message);
     }
@@ -133,6 +134,7 @@ export async function runOutsideWorkspace(
   const homeSockets = socketFoldersOfHome(options);
   // The workspace is seen read-only here: a socket folder too big to veil is covered in it too (the scratch folder, new, holds none).
   const hidden = withLiveSockets([...paths.hidden.masks(), ...coveredWhole(homeSockets, own)], [workspace, ...(command.readOnlyPaths ?? [])], own);
+  refuseLinkedHiddenFiles(hidden, workspace);
   return withScratchFolder(workspace, 'airlock-ask-', (scratch) =>
     run(
       bubblewrapFor(

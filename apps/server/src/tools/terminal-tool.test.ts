@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createBuiltinTools, type BuiltinToolsOptions } from './index';
@@ -267,6 +267,23 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     const tool = terminal(workspace.path, { hiddenPaths: tokens });
     const result = await runTool(tool, { command: `ls ${outside.path}/folder0/entry248 ${outside.path}/folder15/entry248 | wc -l; grep -rls the-token-value ${outside.path}; echo end` });
     expect(result).toStrictEqual({ content: '2\nend\nexit code: 0', isError: false });
+  });
+
+  test('a hard link a call planted in the workspace to a history before the person wrote it: the next call is refused, saying so, until the history has one name again', async () => {
+    await using workspace = await tempFolder();
+    const home = path.join(workspace.path, 'home');
+    await mkdir(home);
+    const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home } });
+    expect(await runTool(tool, { command: 'touch ~/.bash_history && ln ~/.bash_history planted && echo planted' })).toStrictEqual({ content: 'planted\nexit code: 0', isError: false });
+    // The person's bash, with histappend, appends to the file in place as it exits.
+    await appendFile(path.join(home, '.bash_history'), 'AIRLOCK_TOKEN=the-token-value npm start\n');
+    const history = path.join(home, '.bash_history');
+    expect(await runTool(tool, { command: 'cat planted; echo ran' })).toStrictEqual({
+      content: `Refused: "${history}", which tool calls must not see, has 2 names: a hard link in the workspace would show what it holds. Nothing was run: calls that run processes (terminal, python) are refused until it has one name again (\`find ${workspace.path} -samefile ${history}\` lists them).`,
+      isError: true,
+    });
+    await rm(path.join(workspace.path, 'planted'));
+    expect(await runTool(tool, { command: 'echo ran' })).toStrictEqual({ content: 'ran\nexit code: 0', isError: false });
   });
 
   test("zsh's history being saved as a call starts (.zsh_history.new, renamed over the history once written) is hidden with it, in a veiled home and in the workspace", async () => {
