@@ -442,6 +442,14 @@ describe('a git call judged by the Git directories it reads, in a repository git
       // Kept answers are answers: nothing changed, nothing made again.
       expect(await decided('git status')).toBe('ask');
       expect(includeChecks.made - made).toBe(4);
+      // A file outside, not there, below a folder not there: skipped, as git skips it; once a link leads that folder
+      // into the workspace, a call may write it.
+      writeFileSync(path.join(home, '.gitconfig'), '[include]\n\tpath = ~/later/x.inc\n');
+      expect(await decided('git status')).toBe('allow');
+      expect(await decided('git status')).toBe('allow');
+      expect(includeChecks.made - made).toBe(5);
+      symlinkSync(workspace, path.join(home, 'later'));
+      expect(await decided('git status')).toBe('ask');
     } finally {
       includeCheckClock.now = now;
       rmSync(outside, { recursive: true, force: true });

@@ -252,7 +252,10 @@ const UNCHANGED_SLICE = 8;
  * 15–65 ms on a busy machine).
  */
 async function unchanged(read: ReadonlyMap<string, string>): Promise<boolean> {
-  const entries = [...read];
+  // A file that was there under its own real path needs no realpath again: its identity is looked up through the same
+  // path, and a link put on the way to another file changes that identity (the file's device and inode). One not
+  // there does: a link put on the way may lead its path into the workspace.
+  const entries = [...read].filter(([entry, was]) => !(entry === `real\0${was}` && (read.get(`id\0${was}`) ?? 'none') !== 'none'));
   const scratch: IncludeCheck = { cause: undefined, read: new Map(), changed: 0n };
   for (let from = 0; from < entries.length; from += UNCHANGED_SLICE) {
     const answers = await Promise.all(
