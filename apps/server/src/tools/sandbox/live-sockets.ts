@@ -15,13 +15,13 @@ import { MAX_VEILED_ENTRIES } from './veiled-folders';
 export const HOME_SOCKET_FOLDERS: readonly string[] = ['.ssh', '.gnupg', '.docker'];
 
 /** At most this many folders are veiled under each of HOME_SOCKET_FOLDERS, itself included; past it, it is covered whole. */
-export const MAX_SOCKET_SUBFOLDERS = 64;
+export const MAX_SOCKET_SUBFOLDERS = 32;
 
 /**
  * At most this many entries, over all the folders veiled under one of HOME_SOCKET_FOLDERS (each entry a mount of the
  * call's, see veilArgs, and bubblewrap's time grows faster than its mounts: 1,000 took 4 s on the 2-core test machine
- * under load); past it, it is covered whole. The three stay within MAX_VEILED_ENTRIES_IN_ALL with room for a veiled
- * home folder.
+ * under load); past it, it is covered whole. With a tmpfs for each of their folders, the three stay within
+ * MAX_VEILED_ENTRIES_IN_ALL (3 × (128 + 32)) with room for a veiled home folder of MAX_VEILED_ENTRIES.
  */
 export const MAX_SOCKET_FOLDER_ENTRIES = 128;
 

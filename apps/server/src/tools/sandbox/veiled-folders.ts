@@ -26,8 +26,9 @@ export const CALL_OWN_FOLDERS: readonly string[] = ['/tmp', '/dev', '/proc'];
 export const MAX_VEILED_ENTRIES = 256;
 
 /**
- * At most this many entries in all the veils of a call: a folder whose veil would pass it is not veiled, and keeps masks
- * over its hidden files. Each entry is a mount, and bubblewrap reads the mount table again for each, so its start grows
+ * At most this many mounts in all the veils of a call (one per entry, and the veil's own tmpfs): a folder whose veil
+ * would pass it is not veiled, and keeps masks over its hidden files. bubblewrap reads the mount table again for each
+ * mount, so its start grows
  * faster than the mounts (on the 2-core test machine under a load of 10: 100 mounts 0.2 s, 1,000 4.4 s, 2,000 16 s);
  * each is also three of its arguments, of which it takes at most 9,000 (`Exceeded maximum number of arguments`), and
  * the kernel refuses a command line past its own bound (E2BIG): without a bound in all, crowded folders each within
@@ -60,8 +61,8 @@ export function veiledFolders(workspace: string, hidden: readonly HiddenMask[], 
   let inAll = 0;
   for (const folder of folders) {
     const entries = readVeilEntries(folder, hiddenPaths);
-    if (entries === undefined || inAll + entries.length > MAX_VEILED_ENTRIES_IN_ALL) continue;
-    inAll += entries.length;
+    if (entries === undefined || inAll + entries.length + 1 > MAX_VEILED_ENTRIES_IN_ALL) continue;
+    inAll += entries.length + 1;
     veils.push({ path: folder, entries });
   }
   return veils;
