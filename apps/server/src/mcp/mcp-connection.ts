@@ -15,7 +15,7 @@ import {
 import { loopbackPinnedFetch } from '../http/loopback-name';
 import { BoundedRequestsTransport } from './bounded-requests-transport';
 import type { McpServerConfig } from './mcp-config';
-import { flattenToolResult, mcpTool, mcpToolName, sharedPrefixServer } from './mcp-tool';
+import { flattenToolResult, inputSchemaProblem, mcpTool, mcpToolName, sharedPrefixServer } from './mcp-tool';
 import { outputValidator } from './output-validator';
 import { MAX_MCP_MESSAGE_BYTES, MCP_MESSAGE_TOO_LARGE, McpMessageTooLargeError, sizeLimitedFetch } from './size-limited-fetch';
 import { SupervisedStdioTransport } from './supervised-stdio-transport';
@@ -467,7 +467,7 @@ function unusable(definition: McpToolDefinition): string | undefined {
   if ((definition.description?.length ?? 0) > MAX_DESCRIPTION_CHARS) return 'description too long';
   if (JSON.stringify(definition.inputSchema).length > MAX_SCHEMA_CHARS) return 'input schema too large';
   if (definition.outputSchema !== undefined && JSON.stringify(definition.outputSchema).length > MAX_SCHEMA_CHARS) return 'output schema too large';
-  return undefined;
+  return inputSchemaProblem(definition.inputSchema);
 }
 
 /** One listing of a server's tools: those to offer, and those left out (up to MAX_NAMES_LOGGED named, all counted). */

@@ -151,16 +151,18 @@ describe('argumentsSchema', () => {
     expect(refused.map(ok)).toStrictEqual(refused.map(() => false));
   });
 
-  test('does not check a uri-reference as an absolute URL', () => {
+  test('reads format as an annotation: neither a uri-reference nor a uri is checked', () => {
     const schema = argumentsSchema({ type: 'object', properties: { link: { type: 'string', format: 'uri-reference' }, site: { type: 'string', format: 'uri' } } });
     expect(schema.safeParse({ link: '../a.md#top' }).success).toBe(true);
-    expect(schema.safeParse({ site: 'not a uri' }).success).toBe(false);
+    expect(schema.safeParse({ site: 'not a uri' }).success).toBe(true);
+    expect(schema.safeParse({ site: 3 }).success).toBe(false);
   });
 
-  test('falls back to any object when zod cannot express the schema', () => {
+  test('refuses every call, saying why, when the schema refers to another document', () => {
     const schema = argumentsSchema({ type: 'object', properties: { x: { $ref: 'https://schemas.example.test/x.json' } } });
-    expect(schema.safeParse({ x: 1, y: 'anything' })).toStrictEqual({ success: true, data: { x: 1, y: 'anything' } });
-    expect(schema.safeParse('not an object').success).toBe(false);
+    const checked = schema.safeParse({ x: 1, y: 'anything' });
+    expect(checked.success).toBe(false);
+    expect(checked.error?.issues[0]?.message).toBe('this tool cannot be called: its input schema refers to "https://schemas.example.test/x.json", which is not in it');
   });
 });
 

@@ -61,24 +61,46 @@ const anyArguments = z.record(z.string(), z.unknown());
  * A zod schema from the tool's JSON Schema when zod can express it; otherwise any object (the server validates too).
  * Its regular expressions (`pattern`, `patternProperties`) are left out: they are the MCP server's, run on what a
  * model wrote, and JavaScript's engine backtracks (`^(a+)+$` on 28 characters held the server's thread for 8 s).
- * The MCP server checks them itself.
+ * The MCP server checks them itself. A schema with a `$ref` to nothing in it (`inputSchemaProblem`) refuses every
+ * call: such a tool is not offered, and this says so again should one be made.
  */
 export function argumentsSchema(inputSchema: JsonSchema): z.ZodType<Record<string, unknown>> {
-  const schema = checkableSchema(inputSchema, { formats: true });
+  const problem = inputSchemaProblem(inputSchema);
+  if (problem !== undefined) return anyArguments.refine(() => false, { message: `this tool cannot be called: ${problem}` });
+  const schema = checkableSchema(inputSchema);
   return schema === undefined ? anyArguments : schema.pipe(anyArguments);
 }
 
 /**
- * The zod schema Airlock may check values with for a JSON Schema an MCP server sent: without its regular expressions
- * (`pattern`, `patternProperties`; `format` too unless `formats`) nor the keywords zod cannot express (`not`, a
- * `oneOf` with a branch checked less than it says, …: see `withoutPatterns`), or undefined when it is too large once
- * its `$ref`s are followed, refers to itself, or zod cannot express it. Nothing of the server's runs: zod's own formats
- * only. It may accept a value the schema refuses (the server checks too), never refuse one the schema accepts.
+ * Why a tool with this input schema is not offered, or undefined: a `$ref` to nothing in the schema (a `$defs` name
+ * that is not there, a pointer to nothing, another document, an anchor no part has). No validator can check such a
+ * schema as it says, and Airlock fetches no document a server names; offered, the tool would run on arguments no one
+ * checked. Left out, with its reason in the server's log, as a tool whose schema is too large is.
  */
-export function checkableSchema(jsonSchema: unknown, options: { formats: boolean }): z.ZodType | undefined {
+export function inputSchemaProblem(inputSchema: unknown): string | undefined {
   try {
-    const loose = looseParts(jsonSchema);
-    return z.fromJSONSchema(withoutPatterns(jsonSchema, 0, { formats: options.formats, loose }) as JsonSchema);
+    inlineReferences(inputSchema);
+  } catch (error) {
+    if (error instanceof UnresolvedReference) return `its input schema refers to ${JSON.stringify(error.ref.slice(0, 200))}, which is not in it`;
+  }
+  return undefined;
+}
+
+/**
+ * The zod schema Airlock may check values with for a JSON Schema an MCP server sent: its `$ref`s followed
+ * (`inlineReferences`), without its regular expressions (`pattern`, `patternProperties`) and `format` (an annotation,
+ * as JSON Schema 2020-12 reads it, not checked: zod's formats refused values a validator of any draft accepts, an email
+ * `user@localhost`, a `date-time` with a leap second or a lower-case `t`, a `uri` with an IPv6 host), nor the keywords
+ * zod cannot express (`not`, a `oneOf` with a branch checked less than it says, …: see `withoutPatterns`); or undefined
+ * when it is too large once its `$ref`s are followed, refers to itself, refers to nothing in it, or zod cannot express
+ * it. Nothing of the server's runs. It may accept a value the schema refuses (the server checks too), never refuse one
+ * the schema accepts.
+ */
+export function checkableSchema(jsonSchema: unknown): z.ZodType | undefined {
+  try {
+    const inlined = inlineReferences(jsonSchema);
+    const loose = looseParts(inlined);
+    return z.fromJSONSchema(withoutPatterns(inlined, 0, { loose }) as JsonSchema);
   } catch {
     return undefined;
   }
@@ -89,30 +111,30 @@ const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'dependentSch
 /** Keywords whose value is data, not a schema: copied as it is. */
 const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'required', 'dependentRequired']);
 const MAX_SCHEMA_DEPTH = 64;
+/** Levels a schema may have once its `$ref`s are followed. */
+const MAX_INLINED_DEPTH = MAX_SCHEMA_DEPTH * 4;
 
 interface CopyOptions {
-  /** Whether `format` is kept. */
-  formats: boolean;
   /** The parts of the schema checked less than they say (`looseParts`). */
   loose: ReadonlySet<unknown>;
 }
 
 /**
- * A copy of a JSON Schema without `pattern` and `patternProperties` (and `format` unless `formats`) anywhere in it, nor
- * the `additionalProperties` beside a `patternProperties`, each node made one zod checks as JSON Schema would
- * (`zodReadyNode`); throws past 64 levels. A keyword whose subschema is checked less than it says, where checking less
- * could refuse a value, is left out with it: a `oneOf` (two branches could then both match), a `maxContains` (more
- * items could then match its `contains`); so is a `not` other than `not: {}` (zod has no other), since one keyword
- * zod cannot express anywhere would leave the whole schema unchecked.
+ * A copy of a JSON Schema (its `$ref`s already followed) without `pattern`, `patternProperties` and `format` anywhere
+ * in it, nor the `additionalProperties` beside a `patternProperties`, each node made one zod checks as JSON Schema
+ * would (`zodReadyNode`); throws past MAX_INLINED_DEPTH levels. A keyword whose subschema is checked less than it
+ * says, where checking less could refuse a value, is left out with it: a `oneOf` (two branches could then both
+ * match), a `maxContains` (more items could then match its `contains`); so is a `not` other than `not: {}` (zod has
+ * no other), since one keyword zod cannot express anywhere would leave the whole schema unchecked.
  */
 function withoutPatterns(schema: unknown, depth: number, options: CopyOptions): unknown {
-  if (depth > MAX_SCHEMA_DEPTH) throw new Error('schema nested too deeply');
+  if (depth > MAX_INLINED_DEPTH) throw new Error('schema nested too deeply');
   if (Array.isArray(schema)) return schema.map((item: unknown) => withoutPatterns(item, depth + 1, options));
   if (typeof schema !== 'object' || schema === null) return schema;
   const copy: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
     if ((key === 'pattern' && typeof value === 'string') || key === 'patternProperties') continue;
-    if (key === 'format' && typeof value === 'string' && !options.formats) continue;
+    if (key === 'format' && typeof value === 'string') continue;
     if (key === 'not') {
       if (value === true || (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0)) copy.not = {};
       continue;
@@ -120,7 +142,7 @@ function withoutPatterns(schema: unknown, depth: number, options: CopyOptions): 
     if (key === 'oneOf' && Array.isArray(value) && value.some((branch) => options.loose.has(branch))) continue;
     if (DATA_KEYWORDS.has(key)) copy[key] = value;
     else if (SCHEMA_MAPS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      copy[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, withoutPatterns(sub, depth + 1, options)]));
+      copy[key] = withKeys({}, Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, withoutPatterns(sub, depth + 1, options)]));
     } else copy[key] = withoutPatterns(value, depth + 1, options);
   }
   // Which names are additional depends on the patterns left out: a name one of them covers must not be refused.
@@ -132,77 +154,217 @@ function withoutPatterns(schema: unknown, depth: number, options: CopyOptions): 
 /** Schema nodes a check may visit with every `$ref` followed; past it the schema is checked by the MCP server only. */
 const MAX_EXPANDED_NODES = 10_000;
 
+/** A `$ref` that names nothing in the schema. */
+class UnresolvedReference extends Error {
+  constructor(readonly ref: string) {
+    super(`unresolved reference ${ref}`);
+  }
+}
+
+/** What a schema with no `$id` of its own is taken to be at: a relative reference resolves against it to nothing. */
+const UNNAMED_DOCUMENT = 'https://airlock.invalid/input-schema.json';
+/** `$schema` of the drafts where the keywords beside a `$ref` are ignored. */
+const REF_ALONE_DIALECT = /^https?:\/\/json-schema\.org\/draft-0[3-7]\/schema#?$/;
+
 /**
- * The parts of the schema (its objects) Airlock checks less than they say: one that does itself (`checksLessItself`)
- * or holds one, a `$ref` to one included; and one zod checks as an intersection with a side that has
- * `additionalProperties: false` (an `allOf` member, directly, behind a `$ref` or in a nested `allOf`, or a `$ref`
- * with keywords beside it), as zod lets through a name one side refuses when another takes it. Throws when the schema, with its `$ref`s followed, is larger than
- * MAX_EXPANDED_NODES or refers to itself. Checking a value visits up to that many nodes: a short schema whose
- * definitions each refer twice to the next (`anyOf` of two `$ref`s, 22 deep, 1.3 KB) made one check try 2^22 paths and
- * held the server's thread for 18 s. Counted with each definition's size kept, so the count itself is linear in the
- * schema's length; a `dependentRequired` counts as the schemas it becomes.
+ * The schema with each `$ref` replaced by what it names, which zod then never looks up: zod's converter follows only
+ * `#`, `#/$defs/…` (or `#/definitions/…` under a draft-07 `$schema`), each from the root, and throws on anything else,
+ * which left the whole schema unchecked (a pointer into `properties`, as zod-to-json-schema writes a schema met twice,
+ * or `#/definitions/…` with no `$schema`). Here a reference is resolved as JSON Schema resolves it: against the `$id`
+ * of the subschema it stands in (a nested `$id` starts a document of its own, whose `#/$defs/x` is its own), to a
+ * document the schema holds (its root or a part with that `$id`), then a JSON pointer or a `$anchor` in it. A node
+ * with assertions beside its `$ref` becomes an `allOf` of both (under draft-07 and before they are ignored, as those
+ * drafts say). `$defs` and `definitions` are dropped: what is used of them is inlined.
+ *
+ * Throws UnresolvedReference for a `$ref` to nothing in the schema, and an Error when the schema refers to itself
+ * (a recursive schema: checked by the MCP server only) or, its references followed, is larger than
+ * MAX_EXPANDED_NODES: a short schema whose definitions each refer twice to the next (`anyOf` of two `$ref`s, 22 deep,
+ * 1.3 KB) made one check try 2^22 paths and held the server's thread for 18 s. Each part is inlined once and shared
+ * where it is used again, its size kept, so the work is linear in the schema's length; a `dependentRequired` counts as
+ * the schemas it becomes.
+ */
+function inlineReferences(root: unknown): unknown {
+  const rootBase = isRecord(root) && typeof root.$id === 'string' ? resolved(root.$id, UNNAMED_DOCUMENT) ?? UNNAMED_DOCUMENT : UNNAMED_DOCUMENT;
+  const documents = new Map<string, unknown>([[withoutFragment(rootBase), root]]);
+  const anchors = new Map<string, unknown>();
+  const bases = new Map<unknown, string>();
+  const index = (node: unknown, base: string, depth: number): void => {
+    if (depth > MAX_INLINED_DEPTH) throw new Error('schema nested too deeply');
+    if (Array.isArray(node)) {
+      for (const item of node) index(item, base, depth + 1);
+      return;
+    }
+    if (!isRecord(node) || bases.has(node)) return;
+    let own = base;
+    if (typeof node.$id === 'string') {
+      const id = resolved(node.$id, base);
+      if (id !== undefined) {
+        const fragment = new URL(id).hash;
+        // Before 2019-09 `$id: "#name"` names an anchor; otherwise the part is a document of its own.
+        if (node.$id.startsWith('#') && fragment.length > 1) anchors.set(id, node);
+        else {
+          own = withoutFragment(id);
+          if (!documents.has(own)) documents.set(own, node);
+        }
+      }
+    }
+    bases.set(node, own);
+    if (typeof node.$anchor === 'string') anchors.set(`${own}#${node.$anchor}`, node);
+    for (const [key, value] of Object.entries(node)) {
+      if (DATA_KEYWORDS.has(key)) continue;
+      if (SCHEMA_MAPS.has(key) && isRecord(value)) for (const sub of Object.values(value)) index(sub, own, depth + 1);
+      else index(value, own, depth + 1);
+    }
+  };
+  index(root, rootBase, 0);
+  const refAlone = isRecord(root) && typeof root.$schema === 'string' && REF_ALONE_DIALECT.test(root.$schema);
+
+  const target = (ref: string, base: string): unknown => {
+    const uri = resolved(ref, base);
+    if (uri === undefined) throw new UnresolvedReference(ref);
+    const document = documents.get(withoutFragment(uri));
+    const fragment = decodedFragment(new URL(uri).hash);
+    if (document === undefined || fragment === undefined) throw new UnresolvedReference(ref);
+    if (fragment === '') return document;
+    if (!fragment.startsWith('/')) {
+      const anchored = anchors.get(`${withoutFragment(uri)}#${fragment}`);
+      if (anchored === undefined) throw new UnresolvedReference(ref);
+      return anchored;
+    }
+    let node: unknown = document;
+    for (const part of fragment.slice(1).split('/')) {
+      const name = part.replaceAll('~1', '/').replaceAll('~0', '~');
+      if (Array.isArray(node) && /^(?:0|[1-9][0-9]*)$/.test(name) && Number(name) < node.length) node = (node as unknown[])[Number(name)];
+      else if (isRecord(node) && Object.hasOwn(node, name)) node = node[name];
+      else throw new UnresolvedReference(ref);
+    }
+    if (typeof node !== 'boolean' && !isRecord(node)) throw new UnresolvedReference(ref);
+    return node;
+  };
+
+  const done = new Map<unknown, { node: unknown; size: number }>();
+  const following = new Set<unknown>();
+  const inline = (node: unknown, depth: number): { node: unknown; size: number } => {
+    if (depth > MAX_INLINED_DEPTH) throw new Error('schema nested too deeply');
+    if (Array.isArray(node)) {
+      let size = 0;
+      const items = node.map((item: unknown) => {
+        const part = inline(item, depth + 1);
+        size = add(size, part.size);
+        return part.node;
+      });
+      return { node: items, size };
+    }
+    if (!isRecord(node)) return { node, size: 0 };
+    const known = done.get(node);
+    if (known !== undefined) return known;
+    if (following.has(node)) throw new Error('schema refers to itself');
+    following.add(node);
+    let size = 1;
+    const copy: [string, unknown][] = [];
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$defs' || key === 'definitions' || key === '$ref') continue;
+      if (key === 'dependentRequired' && isRecord(value)) {
+        for (const names of Object.values(value)) size = add(size, 3 + (Array.isArray(names) ? names.length : 0));
+      }
+      if (DATA_KEYWORDS.has(key)) {
+        copy.push([key, value]);
+      } else if (SCHEMA_MAPS.has(key) && isRecord(value)) {
+        const map = Object.entries(value).map(([name, sub]): [string, unknown] => {
+          const part = inline(sub, depth + 1);
+          size = add(size, part.size);
+          return [name, part.node];
+        });
+        copy.push([key, withKeys({}, map)]);
+      } else {
+        const part = inline(value, depth + 1);
+        size = add(size, part.size);
+        copy.push([key, part.node]);
+      }
+    }
+    let result: unknown = withKeys({}, copy);
+    if (typeof node.$ref === 'string') {
+      const referred = inline(target(node.$ref, bases.get(node) ?? rootBase), depth + 1);
+      size = add(size, referred.size);
+      const beside = copy.some(([key]) => isAssertion(key));
+      result = refAlone || !beside ? referred.node : { allOf: [referred.node, result] };
+    }
+    following.delete(node);
+    const part = { node: result, size };
+    done.set(node, part);
+    return part;
+  };
+  return inline(root, 0).node;
+}
+
+/** `ref` resolved against `base`, or undefined when it is no URI reference. */
+function resolved(ref: string, base: string): string | undefined {
+  try {
+    return new URL(ref, base).href;
+  } catch {
+    return undefined;
+  }
+}
+
+function withoutFragment(uri: string): string {
+  const at = uri.indexOf('#');
+  return at === -1 ? uri : uri.slice(0, at);
+}
+
+/** A URL's fragment as the schema wrote it (`#/$defs/a%20b` is `/$defs/a b`); undefined when it does not decode. */
+function decodedFragment(hash: string): string | undefined {
+  try {
+    return decodeURIComponent(hash.slice(1));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The parts of the schema (its objects; its `$ref`s already followed) Airlock checks less than they say: one that does
+ * itself (`checksLessItself`) or holds one; and one zod checks as an intersection with a side that has
+ * `additionalProperties: false` (an `allOf` member, directly, through a followed `$ref` or in a nested `allOf`), as zod
+ * lets through a name one side refuses when another takes it.
  */
 function looseParts(root: unknown): Set<unknown> {
   const loose = new Set<unknown>();
   const known = new Map<unknown, Measure>();
-  const following = new Set<unknown>();
   const measure = (node: unknown, depth: number): Measure => {
-    if (depth > MAX_SCHEMA_DEPTH * 4) throw new Error('schema nested too deeply');
-    let total = 0;
-    let less = false;
-    let strict = false;
-    const include = (part: Measure): Measure => {
-      total = add(total, part.size);
-      less ||= part.loose;
-      return part;
-    };
+    if (depth > MAX_INLINED_DEPTH) throw new Error('schema nested too deeply');
     if (Array.isArray(node)) {
-      for (const item of node) strict = include(measure(item, depth + 1)).strict || strict;
-      return { size: total, loose: less, strict };
-    }
-    if (typeof node !== 'object' || node === null) return { size: 0, loose: false, strict: false };
-    const schema = node as Record<string, unknown>;
-    total = 1;
-    less = checksLessItself(schema);
-    strict = schema.additionalProperties === false;
-    for (const [key, value] of Object.entries(schema)) {
-      if (key === 'dependentRequired' && typeof value === 'object' && value !== null) {
-        for (const names of Object.values(value)) total = add(total, 3 + (Array.isArray(names) ? names.length : 0));
+      let less = false;
+      let strict = false;
+      for (const item of node) {
+        const part = measure(item, depth + 1);
+        less ||= part.loose;
+        strict ||= part.strict;
       }
+      return { loose: less, strict };
+    }
+    if (!isRecord(node)) return { loose: false, strict: false };
+    const seen = known.get(node);
+    if (seen !== undefined) return seen;
+    let less = checksLessItself(node);
+    let strict = node.additionalProperties === false;
+    for (const [key, value] of Object.entries(node)) {
       if (DATA_KEYWORDS.has(key)) continue;
-      if (key === '$ref' && typeof value === 'string') {
-        const target = localTarget(root, value);
-        if (target === undefined) continue;
-        if (following.has(target)) throw new Error('schema refers to itself');
-        let part = known.get(target);
-        if (part === undefined) {
-          following.add(target);
-          part = measure(target, depth + 1);
-          following.delete(target);
-          known.set(target, part);
-        }
-        include(part);
-        if (part.strict) {
-          strict = true;
-          less ||= Object.keys(schema).some((other) => other !== '$ref' && isAssertion(other));
-        }
-      } else if (SCHEMA_MAPS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-        for (const sub of Object.values(value as Record<string, unknown>)) include(measure(sub, depth + 1));
-      } else if (include(measure(value, depth + 1)).strict && key === 'allOf') {
+      const parts = SCHEMA_MAPS.has(key) && isRecord(value) ? Object.values(value).map((sub) => measure(sub, depth + 1)) : [measure(value, depth + 1)];
+      for (const part of parts) less ||= part.loose;
+      if (key === 'allOf' && parts.some((part) => part.strict)) {
         strict = true;
         less = true;
       }
     }
     if (less) loose.add(node);
-    return { size: total, loose: less, strict };
+    const measured = { loose: less, strict };
+    known.set(node, measured);
+    return measured;
   };
   measure(root, 0);
   return loose;
 }
 
 interface Measure {
-  /** Nodes with `$ref`s followed. */
-  size: number;
   /** Whether it is checked less than it says. */
   loose: boolean;
   /** Whether zod checks it as an object with `additionalProperties: false`, or an intersection with one. */
@@ -215,17 +377,15 @@ function add(total: number, more: number): number {
   return sum;
 }
 
-/** The part of the schema a local `$ref` (`#`, `#/$defs/name`, any JSON pointer into it) names; undefined otherwise. */
-function localTarget(root: unknown, ref: string): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let node = root;
-  for (const part of ref.slice(2).split('/')) {
-    const name = decodeURIComponent(part).replaceAll('~1', '/').replaceAll('~0', '~');
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, name)) return undefined;
-    node = (node as Record<string, unknown>)[name];
-  }
-  return node;
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `target` with `entries` added as own properties, a name such as `__proto__` included. */
+function withKeys(target: Record<string, unknown>, entries: readonly (readonly [string, unknown])[]): Record<string, unknown> {
+  const copy = { ...target };
+  for (const [name, value] of entries) Object.defineProperty(copy, name, { value, enumerable: true, writable: true, configurable: true });
+  return copy;
 }
 
 function annotationsOf(tool: McpToolDefinition): ToolAnnotations {

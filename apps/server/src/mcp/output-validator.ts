@@ -13,7 +13,7 @@ export const outputValidator: jsonSchemaValidator = {
   getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
     let checked: { schema: ReturnType<typeof checkableSchema> } | undefined;
     return (input: unknown) => {
-      checked ??= { schema: checkableSchema(schema, { formats: false }) };
+      checked ??= { schema: checkableSchema(schema) };
       const result = checked.schema?.safeParse(input);
       if (result === undefined || result.success) return { valid: true, data: input as T, errorMessage: undefined };
       return { valid: false, data: undefined, errorMessage: result.error.issues.map((issue) => `${issue.path.join('/') || '(root)'}: ${issue.message}`).join('; ') };

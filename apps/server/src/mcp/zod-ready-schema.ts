@@ -33,14 +33,13 @@ export function isAssertion(key: string): boolean {
  * - ignores every keyword beside `$ref`, and beside `const` or `enum` (`{ type: 'string', enum: ['a', 1] }` took 1):
  *   those are checked as an `allOf` with it, or by keeping only the values of the type;
  * - compares a `const` or `enum` object or array by identity, so no value matched: it becomes a schema of that exact value;
- * - checks `format: uri-reference` as an absolute URL, refusing `../a`: not checked;
+ * - skips a `__proto__` property, so that an object without a required one passed: an object is refused there;
  * - throws on `if`/`then`/`else`, `dependentRequired`, `dependentSchemas` and `unevaluated…`, so that one of them
  *   anywhere left the whole schema unchecked: see `withSupportedKeywords`. (`not` and a `oneOf` whose branches are
  *   checked less than they say are left out before, where the node is copied, as they need the schema as it was.)
  */
 export function zodReadyNode(node: Record<string, unknown>): Record<string, unknown> {
   const { default: _annotation, ...schema } = withSupportedKeywords(node);
-  if (schema.format === 'uri-reference') delete schema.format;
   if (typeof schema.$ref === 'string') return alongside(schema, { $ref: schema.$ref });
   if (schema.const !== undefined || Array.isArray(schema.enum)) {
     const value = schema.const !== undefined ? { const: schema.const } : { enum: schema.enum };
@@ -48,7 +47,13 @@ export function zodReadyNode(node: Record<string, unknown>): Record<string, unkn
     return { ...withoutAssertions(schema), ...exactValues(schema.const !== undefined ? [schema.const] : (schema.enum as unknown[]), schema.type) };
   }
   if (schema.type === undefined && Object.keys(schema).some((key) => TYPED_KEYWORDS.has(key))) schema.type = ALL_TYPES;
-  const types: unknown[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+  let types: unknown[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes('object') && Array.isArray(schema.required) && schema.required.includes('__proto__')) {
+    // zod neither checks nor keeps a `__proto__` property (it would set the prototype of what it builds), and the loop
+    // refuses a call that names one: no object Airlock passes on has it, so an object here is refused.
+    types = types.filter((type) => type !== 'object');
+    schema.type = types;
+  }
   const declared = isRecord(schema.properties) ? schema.properties : schema.properties === undefined ? {} : undefined;
   if (types.includes('object') && Array.isArray(schema.required) && declared !== undefined) {
     // A name `properties` leaves out is checked as `additionalProperties` says: `false` is a required name no value has.
