@@ -1,5 +1,6 @@
 import { grantsNeedExactArguments } from '@airlock/core';
 import { describe, expect, test } from 'vitest';
+import { z } from 'zod';
 import { argumentsSchema, flattenToolResult, MAX_TOOL_NAME_LENGTH, mcpTool, mcpToolName, mcpToolOtherNames } from './mcp-tool';
 
 describe('mcpToolName', () => {
@@ -156,6 +157,15 @@ describe('argumentsSchema', () => {
     expect(schema.safeParse({ link: '../a.md#top' }).success).toBe(true);
     expect(schema.safeParse({ site: 'not a uri' }).success).toBe(true);
     expect(schema.safeParse({ site: 3 }).success).toBe(false);
+  });
+
+  test('keeps nothing of a schema in zod’s global registry, whose ids it holds for good', () => {
+    // zod's converter records a node's `id` in the registry it is given, by default the global one, in a Map: a server
+    // listing its tools again and again with new ids would have grown it without end.
+    const ids = (z.globalRegistry as unknown as { _idmap: Map<unknown, unknown> })._idmap;
+    const schema = argumentsSchema({ type: 'object', properties: { a: { id: 'registry-probe', type: 'integer' } } });
+    expect(schema.safeParse({ a: 'x' }).success).toBe(false);
+    expect(ids.has('registry-probe')).toBe(false);
   });
 
   test('refuses every call, saying why, when the schema refers to another document', () => {

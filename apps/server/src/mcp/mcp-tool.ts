@@ -100,7 +100,8 @@ export function checkableSchema(jsonSchema: unknown): z.ZodType | undefined {
   try {
     const inlined = inlineReferences(jsonSchema);
     const loose = looseParts(inlined);
-    return z.fromJSONSchema(withoutPatterns(inlined, 0, { loose }) as JsonSchema);
+    // A registry of its own: the global one keeps each node's `id` in a Map for good.
+    return z.fromJSONSchema(withoutPatterns(inlined, 0, { loose }) as JsonSchema, { registry: z.registry() });
   } catch {
     return undefined;
   }
