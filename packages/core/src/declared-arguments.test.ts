@@ -323,6 +323,20 @@ describe('declaredDefaults: what it says it could not fill', () => {
     expect(unshown({ properties: { a: { $ref: '#/$defs/a' } }, $defs: { a: { if: { properties: { default: { type: 'string' } } } } } }, {})).toStrictEqual([]);
   });
 
+  it('follows no reference inside a subschema with its own $id, whose #/$defs are its own, and says so', () => {
+    // JSON Schema reads `#/$defs/Mode` in `options` against `options`' own $id: its default is `dry-run`, not the root's.
+    const nested = {
+      properties: { options: { $id: 'https://schemas.example.test/options', type: 'object', properties: { mode: { $ref: '#/$defs/Mode' } }, $defs: { Mode: { type: 'string', default: 'dry-run' } } } },
+      $defs: { Mode: { type: 'string', default: 'production' } },
+    };
+    expect(declaredDefaults(nested, { options: {} })).toStrictEqual({ arguments: { options: {} }, unshown: ['unreadable'] });
+    const below = { properties: { a: { $id: 'https://schemas.example.test/a', properties: { b: { properties: { c: { $ref: '#/$defs/C' } } } }, $defs: { C: { default: 1 } } } }, $defs: { C: { default: 2 } } };
+    expect(declaredDefaults(below, { a: { b: {} } })).toStrictEqual({ arguments: { a: { b: {} } }, unshown: ['unreadable'] });
+    // Nor does a property named $id, or the root's own $id: their references are the root's.
+    expect(withDeclaredDefaults({ properties: { $id: { type: 'string' }, m: { $ref: '#/$defs/M' } }, $defs: { M: { default: 1 } } }, {})).toStrictEqual({ m: 1 });
+    expect(withDeclaredDefaults({ $id: 'https://schemas.example.test/root', properties: { m: { $ref: '#/$defs/M' } }, $defs: { M: { default: 1 } } }, {})).toStrictEqual({ m: 1 });
+  });
+
   it('says each reason once, in one order', () => {
     const all = { properties: { a: { $ref: 'x.json' } }, allOf: [{ properties: { b: { default: 1 } } }, { properties: { b: { default: 2 } } }] };
     expect(unshown(all, {})).toStrictEqual(['ambiguous', 'unreadable']);

@@ -109,7 +109,7 @@ export const MAX_DEFAULTS_STEPS = 10_000;
  * default the schema declares (see `UnshownDefaultsReason`), each reason once; empty when none did.
  */
 export function declaredDefaults(schema: unknown, args: Readonly<Record<string, unknown>>): DeclaredDefaults {
-  const filling: Filling = { root: schema, steps: MAX_DEFAULTS_STEPS, targets: new Map(), texts: new Map(), unshown: new Set() };
+  const filling: Filling = { root: schema, scoped: scopedNodes(schema), steps: MAX_DEFAULTS_STEPS, targets: new Map(), texts: new Map(), unshown: new Set() };
   const filled = fillObject([schema], args, 1, filling);
   if (filling.steps <= 0) filling.unshown.add('limit');
   return { arguments: filled, unshown: unshownDefaultsReasonSchema.options.filter((reason) => filling.unshown.has(reason)) };
@@ -131,6 +131,8 @@ export function withDeclaredDefaults(schema: unknown, args: Readonly<Record<stri
 interface Filling {
   /** The document local references point into. */
   readonly root: unknown;
+  /** The parts of it under a nested `$id` (`scopedNodes`), whose references are not followed. */
+  readonly scoped: ReadonlySet<unknown>;
   /** Steps left (MAX_DEFAULTS_STEPS). */
   steps: number;
   /** Each local reference met, and what it points to (undefined: nothing that can be followed). */
@@ -294,7 +296,7 @@ function read(schema: unknown, reading: Reading, filling: Filling): void {
     reading.seen.add(node);
     reading.nodes.push(node);
     if (Object.hasOwn(node, '$ref')) {
-      const to = target(node.$ref, filling);
+      const to = filling.scoped.has(node) ? undefined : target(node.$ref, filling);
       if (to === undefined) reading.unfollowed.push({ $ref: node.$ref });
       else pending.push(to);
     }
@@ -349,6 +351,8 @@ function mayDeclareDefault(schemas: readonly unknown[], filling: Filling): boole
     const schema = node as Record<string, unknown>;
     if (Object.hasOwn(schema, 'default') || Object.hasOwn(schema, '$dynamicRef') || Object.hasOwn(schema, '$recursiveRef')) return true;
     if (Object.hasOwn(schema, '$ref')) {
+      // One under a nested `$id` is not followed: it may declare anything.
+      if (filling.scoped.has(schema)) return true;
       const to = target(schema.$ref, filling);
       // A local reference to nothing cannot be applied by anyone; one elsewhere may declare anything.
       if (to === undefined && !(typeof schema.$ref === 'string' && schema.$ref.startsWith('#/'))) return true;
@@ -369,6 +373,49 @@ function mayDeclareDefault(schemas: readonly unknown[], filling: Filling): boole
 /** The values of `map`, one at a time: a map of many names is not copied whole to be walked. */
 function* mapValues(map: Readonly<Record<string, unknown>>): Generator<unknown> {
   for (const name in map) if (Object.hasOwn(map, name)) yield map[name];
+}
+
+/** Schema keywords whose value is data: not walked for nested `$id`s. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+/** Keywords whose value maps names to schemas. */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas', 'dependencies', '$defs', 'definitions']);
+/** The nodes under a nested `$id` of each schema met, found once per schema. */
+const scopedBySchema = new WeakMap<object, ReadonlySet<unknown>>();
+const NOTHING_SCOPED: ReadonlySet<unknown> = new Set();
+
+/**
+ * The objects of `schema` that lie in a subschema with its own `$id` (that subschema included), not the root: a
+ * reference there (`#/$defs/Mode`) points into that subschema, not into the tool's schema, and this reading follows
+ * none of them, rather than fill in the root's `Mode` default where the server applies the subschema's. Walked once
+ * per schema, without recursion.
+ */
+function scopedNodes(schema: unknown): ReadonlySet<unknown> {
+  if (schema === null || typeof schema !== 'object') return NOTHING_SCOPED;
+  const known = scopedBySchema.get(schema);
+  if (known !== undefined) return known;
+  const scoped = new Set<unknown>();
+  const seen = new Set<unknown>([schema]);
+  // Each node with whether it lies under a nested `$id`, and whether it is a map of schemas by name (whose name `$id`
+  // is a property's, not an `$id`).
+  const pending: [unknown, boolean, boolean][] = [[schema, false, false]];
+  while (pending.length > 0) {
+    const [node, inside, map] = pending.pop()!;
+    const nested = inside || (node !== schema && !map && isPlainObject(node) && Object.hasOwn(node, '$id'));
+    if (nested) scoped.add(node);
+    const children: [unknown, boolean][] = Array.isArray(node)
+      ? (node as unknown[]).map((item) => [item, false])
+      : isPlainObject(node)
+        ? Object.keys(node).filter((key) => map || !DATA_KEYWORDS.has(key)).map((key) => [node[key], !map && SCHEMA_MAPS.has(key)])
+        : [];
+    for (const [child, childMap] of children) {
+      if (child === null || typeof child !== 'object' || seen.has(child)) continue;
+      seen.add(child);
+      pending.push([child, nested, childMap]);
+    }
+  }
+  const found = scoped.size === 0 ? NOTHING_SCOPED : scoped;
+  scopedBySchema.set(schema, found);
+  return found;
 }
 
 /**
