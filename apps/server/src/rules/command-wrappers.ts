@@ -1,5 +1,5 @@
 // The small module alone: this file is loaded in the command reader's worker, which needs nothing else of the API.
-import { commandBaseName, isDynamicLoader, SETARCH_LINKS, type FollowedWrapper } from '@airlock/api/rules/commands';
+import { commandBaseName, isDynamicLoader, SETARCH_LINKS, SHELLS, type FollowedWrapper } from '@airlock/api/rules/commands';
 import { gitAliasCommands } from './git-arguments';
 import { runnerCommandLines, runnerPrograms } from './program-runners';
 
@@ -144,7 +144,6 @@ const RUNUSER: Options = { ...SU, valueOptions: [...(SU.valueOptions ?? []), '-u
 /** procps `watch`: its options end at the first other word; the rest is run by `sh -c`, or as words given `-x`. */
 const WATCH: Options = { valueOptions: ['-n', '-q', '--interval', '--equexit'], attachedValueOptions: ['-d'] };
 
-const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish']);
 /** Shell options that take the next word as their value (`bash -o pipefail`, `bash +O extglob`, `bash --rcfile x`). */
 const SHELL_VALUE_LETTERS = new Set(['o', 'O']);
 const SHELL_LONG_VALUE_OPTIONS = new Set(['--rcfile', '--init-file']);

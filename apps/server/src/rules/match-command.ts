@@ -14,6 +14,7 @@ import { readsCommandsFromInput } from './reads-commands-from-input';
 import { rustProjectMayNameProgram } from './rust-project-files';
 import { submoduleConfigMayRun } from './submodule-configs';
 import { commandBaseName, isExactOnlyCommand, isExactOnlyProgram, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
+import { WORKING_FOLDER_PROGRAMS } from '@airlock/api/rules/commands';
 import type { SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
 import type { CommandPrefix } from '@airlock/api';
@@ -330,17 +331,11 @@ function programName(name: string): string {
 }
 
 /**
- * Build tools and project tools that read the folder they run in without being given it: its build file (make's
- * Makefile, ninja's build.ninja, cargo's Cargo.toml and build.rs, go's package and go.mod), its project's scripts and
- * config (package.json, pyproject.toml, composer.json, turbo.json), the tests, config and plugins a test runner
- * collects there (`isTestRunner`: pytest's `conftest.py` files, vitest's config).
- */
-const WORKING_FOLDER_PROGRAMS = new Set(['make', 'ninja', 'samu', 'cargo', 'go', 'npm', 'pnpm', 'yarn', 'poetry', 'composer', 'uv', 'turbo']);
-
-/**
  * Whether `command` runs a program that reads the folder it runs in as an operand it was not given
- * (`WORKING_FOLDER_PROGRAMS`, a test runner, or a program of the workspace named by a relative path, which is looked
- * up from there): that folder is judged as such an operand would be (`workingFolderMayLeadAway`).
+ * (`WORKING_FOLDER_PROGRAMS`: build and project tools, which read their build file, scripts and config there; a test
+ * runner, which collects its tests, config and plugins there, `isTestRunner`; or a program of the workspace named by a
+ * relative path, which is looked up from there): that folder is judged as such an operand would be
+ * (`workingFolderMayLeadAway`).
  */
 function readsWorkingFolder(command: SimpleCommand): boolean {
   const [first] = command.words;

@@ -1,5 +1,5 @@
 // The small module alone: deny rules read runners in the command reader's worker too (command-wrappers.ts).
-import { commandBaseName } from '@airlock/api/rules/commands';
+import { commandBaseName, type RunnerProgram } from '@airlock/api/rules/commands';
 import { packageManagerCommand } from './package-manager-commands';
 
 /** Stands for a word the shell computes: no runner's or package manager's command, nor a harmless option. */
@@ -73,7 +73,8 @@ const YARN_FOREACH_FLAGS = new Set([
 /** A version manager's `exec` (`pyenv exec rm -rf x`) runs the program named next in the version it selects. */
 const VERSION_MANAGER: Runner = { subcommands: new Set(['exec']), harmless: new Set() };
 
-const RUNNERS = new Map<string, Runner>([
+/** Keyed by the programs with the `runner` trait (program-traits.ts): a runner listed here alone does not type-check. */
+const RUNNERS = new Map<RunnerProgram, Runner>([
   // npm takes any unambiguous start of a command for it (`npm exe`: `npmSubcommand`); `npm explore PKG -- …` hands
   // the words after the package to a shell (`runnerCommandLines`).
   ['npm', { subcommands: new Set(['exec', 'explore']), harmless: NPM_HARMLESS, operands: new Map([['explore', 1]]) }],
@@ -149,7 +150,7 @@ export function runnerCall(words: readonly string[]): RunnerCall {
   const [first] = words;
   if (first === undefined) return { kind: 'none' };
   const tool = commandBaseName(first);
-  const runner = RUNNERS.get(tool);
+  const runner = (RUNNERS as ReadonlyMap<string, Runner>).get(tool);
   if (runner === undefined) return { kind: 'none' };
   const skip = (from: number) => {
     let index = from;

@@ -1,16 +1,8 @@
 import path from 'node:path';
+import { PROJECT_FIRST_RUNNERS } from '@airlock/api/rules/commands';
 import { executablesOnPath } from '../tools/find-executable';
 import { isWithin } from '../tools/workspace-paths';
 import type { PathFacts } from './outside-workspace';
-
-/**
- * Runners that look for the program they are given among the project's before this machine's: the programs its
- * packages install (`node_modules/.bin` of the folder they run in and of each folder above it, first on the PATH of
- * what they run) and the project's own `bin` map, in the folder npm's configuration points at (a `.npmrc` of the
- * workspace may name another: `workspace=sub`); pnpm and Yarn a script of that name before that, and pnpm may
- * install first, running the project's lifecycle scripts.
- */
-const PROJECT_FIRST_RUNNERS: ReadonlySet<string> = new Set(['npm', 'npx', 'bun', 'bunx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg']);
 
 /**
  * Whether a runner given a program this machine has (on the server's PATH, outside the workspace and any

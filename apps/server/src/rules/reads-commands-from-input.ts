@@ -1,27 +1,10 @@
 import path from 'node:path';
 import { commandBaseName, FOLLOWED_WRAPPERS, isExactOnlyCommand, isExactOnlyProgram } from '@airlock/api';
+import { INPUT_COMMAND_READERS, PROJECT_RUNNERS } from '@airlock/api/rules/commands';
 import { innerCommands, type ReachableWords } from './command-wrappers';
 import { realProgramName } from './program-real-name';
 import type { SimpleCommand } from './parse-command-line';
 import { isWithin } from '../tools/workspace-paths';
-
-/**
- * Programs a rule may name by prefix that take their input, when it is not a terminal, as commands, and run a line of
- * this machine's shell for a `!…` one: sftp, ftp, lftp, smbclient and netkit's telnet (`echo '!id' | sftp host`). `xargs` and
- * `parallel` make their input the words of the command they run (`printf %s '-rf ~' | xargs rm`).
- */
-const INPUT_COMMAND_READERS: ReadonlySet<string> = new Set(['sftp', 'ftp', 'lftp', 'smbclient', 'telnet', 'xargs', 'parallel']);
-
-/**
- * Programs that run what the project defines, by a name a rule cannot read the code of: a package script (`npm run
- * repl`, `pnpm repl`), a Makefile or justfile target (`make shell`), the project's own program (`cargo run`, `go run
- * .`) or a script of the folder named without a path (`uv run manage.py shell`, `poetry run manage.py shell`). Fed a
- * pipe, such a command may run that input (Django's `shell` runs a non-terminal input as Python), so no rule covers it.
- */
-const PROJECT_RUNNERS: ReadonlySet<string> = new Set([
-  'make', 'gmake', 'just', 'task', 'ninja', 'npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg', 'bun', 'bunx', 'deno', 'turbo', 'nx',
-  'cargo', 'go', 'rake', 'bundle', 'poetry', 'uv', 'uvx', 'pipenv', 'pdm', 'hatch', 'tox', 'nox', 'composer', 'gradle', 'gradlew', 'mvn', 'mvnw', 'sbt', 'mix',
-]);
 
 /** The wrappers that hand their input on to the command they run, which is judged in their place. */
 const HAND_INPUT_ON: ReadonlySet<string> = new Set<string>(FOLLOWED_WRAPPERS.filter((wrapper) => !INPUT_COMMAND_READERS.has(wrapper)));

@@ -1,76 +1,32 @@
-/** Names util-linux installs as links to `setarch`, each running the command given for that architecture. */
-export const SETARCH_LINKS = [
-  'linux32', 'linux64', 'i386', 'i486', 'i586', 'i686', 'x86_64', 'uname26', 'aarch64', 'armv7l', 'armv8l', 'ppc', 'ppc32',
-  'ppc64', 'ppc64le', 's390', 's390x', 'sparc', 'sparc32', 'sparc64', 'mips', 'mips64',
-] as const;
+import { EXACT_ONLY_COMMANDS, VERSIONED_PROGRAMS } from './program-traits';
 
 /**
- * The wrappers deny rules look behind (the server's command-wrappers.ts keys its table of their options by these
- * names): each runs the command given after its own words (`perf stat -- sh -c …`, `setarch x86_64 sh -c …`, `ccache
- * sh -c …`, `hyperfine 'sh -c …'`), so an allow rule for one must be exact as well: one list for both sides.
+ * The lists of programs by trait live in one table (program-traits.ts); these are read from it. `FOLLOWED_WRAPPERS`:
+ * the wrappers deny rules look behind, exact-only for allow rules as well (one list for both sides).
+ * `EXACT_ONLY_COMMANDS`: commands that run whatever they are given (shells, interpreters, wrappers that run another
+ * command, shell builtins that change how later commands run): an allow rule for one of them must be exact, and a
+ * proposal for one is exact.
  */
-export const FOLLOWED_WRAPPERS = [
-  'sudo', 'doas', 'env', 'nice', 'ionice', 'nohup', 'setsid', 'command', 'builtin', 'exec', 'time', 'stdbuf',
-  'timeout', 'chroot', 'taskset', 'flock', 'xargs', 'nsenter', 'unshare', 'strace', 'ltrace', 'unbuffer', 'coproc',
-  'busybox', 'prlimit', 'setpriv', 'fakeroot', 'ssh-agent', 'dbus-run-session', 'xvfb-run', 'systemd-run', 'cgexec',
-  'numactl', 'valgrind', 'catchsegv', 'torsocks', 'proxychains', 'proxychains4', 'faketime', 'chronic', 'ifne',
-  'chrt', 'script', 'setarch', 'choom', 'rlwrap', 'chpst', 'softlimit', 'envdir', 'envuidgid', 'setuidgid',
-  'setlock', 'pgrphack', 'fghack', 'tini', 'dumb-init', 'catatonit', 'ccache', 'sccache', 'systemd-inhibit', 'run0',
-  'toybox', 'eatmydata', 'cpulimit', 'entr', 'dbus-launch', 'firejail', 'proot',
-  ...SETARCH_LINKS,
-  // Read by a function of their own there: `perf stat|record|trace … cmd`, `runcon CONTEXT cmd`, `hyperfine '…'`.
-  'perf', 'runcon', 'hyperfine',
-] as const;
-export type FollowedWrapper = (typeof FOLLOWED_WRAPPERS)[number];
-
-/**
- * Commands that run whatever they are given (shells, interpreters, wrappers that run another command, shell
- * builtins that change how later commands run): "commands starting with `python`" would be "any program".
- * An allow rule for one of them must be exact, and a proposal for one is exact.
- */
-export const EXACT_ONLY_COMMANDS: ReadonlySet<string> = new Set([
-  // shells
-  'sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'fish', 'csh', 'tcsh', 'ash', 'busybox', 'pwsh', 'powershell', 'cmd',
-  // interpreters and runners of any package
-  'python', 'python2', 'python3', 'pypy', 'pypy3', 'node', 'nodejs', 'deno', 'bun', 'bunx', 'npx', 'pnpx', 'perl',
-  'ruby', 'irb', 'php', 'lua', 'luajit', 'tclsh', 'wish', 'Rscript', 'R', 'julia', 'java', 'jshell', 'osascript',
-  'awk', 'gawk', 'mawk', 'nawk', 'sed', 'gsed', 'expect', 'dotnet', 'uvx', 'pipx',
-  // wrappers: run the command that follows
-  'env', 'sudo', 'doas', 'su', 'runuser', 'pkexec', 'xargs', 'parallel', 'nice', 'ionice', 'nohup', 'setsid',
-  'time', 'timeout', 'stdbuf', 'unbuffer', 'watch', 'chroot', 'nsenter', 'unshare', 'bwrap', 'firejail',
-  'flock', 'taskset', 'chrt', 'strace', 'ltrace', 'gdb', 'script', 'ssh', 'find', 'coproc',
-  // shell builtins that run words as code or change how the next commands run
-  'eval', 'exec', 'command', 'builtin', 'source', '.', 'alias', 'trap', 'set', 'shopt', 'enable', 'hash',
-  'export', 'declare', 'typeset', 'readonly', 'local', 'unset', 'fc', 'bind',
-  // editors and pagers that can run a shell
-  'vi', 'vim', 'nvim', 'emacs', 'ed', 'ex', 'less', 'more', 'man',
-  // the same under the names Debian's alternatives and vim's links give them (`view -es -c '!…'` is vim)
-  'view', 'rview', 'vimdiff', 'rvim', 'gvim', 'gview', 'gvimdiff', 'rgvim', 'rgview', 'evim', 'eview', 'vimx', 'nvi',
-  'editor', 'sensible-editor', 'pager', 'sensible-pager', 'most', 'pg',
-  // more that run their arguments as code (`let` evaluates arithmetic, which runs `$(…)` in a subscript), and
-  // builtins that set variables, whose values later words would take on
-  'let', 'read', 'mapfile', 'readarray', 'getopts', 'py', 'ipython', 'ipython3', 'bpython', 'rbash', 'rzsh', 'rksh',
-  'compgen', 'complete',
-  // more wrappers that run the command that follows, or a command line given to them
-  'prlimit', 'setpriv', 'fakeroot', 'sg', 'newgrp', 'ssh-agent', 'dbus-run-session', 'xvfb-run', 'systemd-run',
-  'cgexec', 'numactl', 'valgrind', 'catchsegv', 'torsocks', 'proxychains', 'proxychains4', 'faketime', 'chronic',
-  'ifne', 'sem', 'run-parts', 'at', 'batch', 'tmux', 'screen', 'xdg-open', 'open',
-  // installs the commands it reads (a file, or its input with `-`) for cron to run later, outside any sandbox
-  'crontab',
-  // programs whose arguments are a language that can run a shell command (`sqlite3 db '.shell …'`, `dc -e '!…'`)
-  'sqlite3', 'dc', 'mysql', 'mariadb', 'psql', 'gnuplot', 'm4',
-  // TypeScript and other runners of any script (`tsx -e …`)
-  'tsx', 'ts-node', 'ts-node-esm', 'esno', 'vite-node', 'jiti', 'babel-node', 'node-dev', 'nodemon',
-  // more that run the program they are given (`eatmydata rm …`, `cpulimit -l 5 rm …`, `proot rm …`), or a script or
-  // command line (`cmake -P x.cmake`, `cmake -E env rm …`, `entr -s '…'`)
-  'toybox', 'eatmydata', 'cpulimit', 'entr', 'dbus-launch', 'proot', 'cmake',
-  // more that run code or a command line they are given or read (`erl -eval …`, `… | erl`, `guile -c`, duckdb's
-  // `.shell`, lldb's `platform shell`), or the command that follows (`capsh -- -c …`, `fakeroot-sysv sh -c …`, with
-  // none the shell on their input; `luit`, `heaptrack`, `memusage`, `sotruss`, `pg_virtualenv`, `dotenv run`)
-  'erl', 'erlc', 'escript', 'guile', 'duckdb', 'lldb', 'capsh', 'fakeroot-sysv', 'fakeroot-tcp', 'luit', 'heaptrack',
-  'memusage', 'sotruss', 'pg_virtualenv', 'dotenv',
-  ...FOLLOWED_WRAPPERS,
-]);
+export {
+  CODE_RUNNERS,
+  DATA_FILTERS,
+  EXACT_ONLY_COMMANDS,
+  FOLLOWED_WRAPPERS,
+  INPUT_COMMAND_READERS,
+  PLAIN_SUBCOMMANDS,
+  PROJECT_FIRST_RUNNERS,
+  PROJECT_RUNNERS,
+  RUNS_BY_SUBCOMMAND,
+  RUNS_NAMED_COMMANDS,
+  SETARCH_LINKS,
+  SHELLS,
+  TEX_ENGINES,
+  WORKING_FOLDER_PROGRAMS,
+  type FollowedWrapper,
+  type ProgramTraits,
+  type RunnerProgram,
+  type SetarchLink,
+} from './program-traits';
 
 /**
  * The dynamic loader, which runs the program named by its first operand (`ld.so /bin/rm …`,
@@ -87,8 +43,7 @@ export function isDynamicLoader(name: string): boolean {
 }
 
 /** Shells and interpreters also installed under a versioned or suffixed name: `python3.11`, `perl5.36.0`, `bash-5.2`. */
-const VERSIONED_INTERPRETER =
-  /^(?:vi|vim|nvim|view|emacs|less|sh|bash|dash|zsh|ksh|mksh|fish|csh|tcsh|ash|pwsh|python|pypy|node|nodejs|deno|bun|perl|ruby|irb|php|lua|luajit|tclsh|wish|julia|java|awk|gawk|sed|Rscript)[0-9._-]/;
+const VERSIONED_INTERPRETER = new RegExp(`^(?:${VERSIONED_PROGRAMS.join('|')})[0-9._-]`);
 
 /** Whether an allow rule for this command must be exact: it runs whatever it is given. `name` is a base name. */
 export function isExactOnlyCommand(name: string): boolean {

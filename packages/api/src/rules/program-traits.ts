@@ -1,0 +1,775 @@
+/**
+ * One table of the programs the rules know by what they do, each named once with all of its traits; every list of
+ * programs by trait that the rules read (exact-only, the wrappers deny rules look behind, the programs that run code
+ * or a command they are given, the project's runners …) is built from it once, when this module loads. A program
+ * added for one trait is seen with its others, so a gap between two lists shows in one line. Loaded in the command
+ * reader's worker too: it imports nothing.
+ */
+
+/** What a program does that the rules must know; a trait not set is false. */
+export interface ProgramTraits {
+  /**
+   * It runs whatever it is given (a shell, an interpreter, a wrapper, an editor or pager with a shell escape, a builtin
+   * that changes how later commands run): "commands starting with `python`" would be "any program". An allow rule for
+   * it must be exact, and a proposal for it is exact (`EXACT_ONLY_COMMANDS`, which takes in `followedWrapper` too).
+   */
+  exactOnly?: true;
+  /**
+   * A wrapper deny rules look behind: it runs the command given after its own words (`perf stat -- sh -c …`,
+   * `setarch x86_64 sh -c …`, `ccache sh -c …`, `hyperfine 'sh -c …'`), so it is exact-only for allow rules as well
+   * (`FOLLOWED_WRAPPERS`: the server's command-wrappers.ts keys its table of their options by these names).
+   */
+  followedWrapper?: true;
+  /** A name util-linux installs as a link to `setarch`, running the command given for that architecture. */
+  setarchLink?: true;
+  /** A shell whose `-c` line (fish's `--command`) deny rules read as a command line of its own (`SHELLS`). */
+  shell?: true;
+  /** Also installed under a versioned or suffixed name, exact-only as well: `python3.11`, `perl5.36.0`, `bash-5.2`. */
+  versionedNames?: true;
+  /**
+   * A shell, interpreter, debugger or editor: it runs the code or the command line it is given. Under a command deny
+   * rule, a program given one of these as a word (`fakeroot-sysv -- sh -c '…'`, `--shell=bash`) is not plain; matched
+   * with a version after the name too (`python3.12`, `bash-5.2`, `lua5.4`) (`CODE_RUNNERS`).
+   */
+  codeRunner?: true;
+  /**
+   * It runs a command its words name, or one a file it reads names (which a call may have written): wrappers the
+   * wrapper tables do not strip, launchers, build tools that run what their build file says, session keepers, job
+   * queues, terminal emulators, shells and interpreters run with a script. Under a command deny rule it is never plain
+   * (`RUNS_NAMED_COMMANDS`).
+   */
+  runsNamedCommands?: true;
+  /**
+   * It runs a command by these subcommands (or options), looked for in any word after the name (`docker --context x
+   * run …`; a word the shell computes may be one): containers, environments, secret stores. Under a command deny rule
+   * it is not plain when one of them is given (`RUNS_BY_SUBCOMMAND`).
+   */
+  runsBySubcommand?: readonly string[];
+  /**
+   * A process manager or launcher whose only subcommands that run nothing are these: any other starts a script or a
+   * command, or starts again what was started (`pm2 start ./x.sh`, `gio launch`), and under a command deny rule is not
+   * plain (`PLAIN_SUBCOMMANDS`).
+   */
+  plainSubcommands?: readonly string[];
+  /**
+   * A TeX engine or format, which runs a shell command a document writes when given its shell escape, or Lua
+   * (luatex's `--lua`): then not plain under a command deny rule; `-dev` builds too (`TEX_ENGINES`).
+   */
+  texEngine?: true;
+  /**
+   * It takes what a pipe feeds it as data and never runs it, and no command, expression or script of its runs a
+   * program: fed a pipe, it stays plain under a command deny rule (`DATA_FILTERS`).
+   */
+  dataFilter?: true;
+  /**
+   * Named by a rule's prefix, it takes its input, when not a terminal, as commands (`echo '!id' | sftp host`) or as the
+   * words of the command it runs (`xargs`): fed a pipe, no rule covers it (`INPUT_COMMAND_READERS`).
+   */
+  inputCommandReader?: true;
+  /**
+   * It runs the program named after its runner subcommand (`uv run make test`, `pnpm exec git status`, `npx x`): that
+   * program is judged as a command of its own. Its subcommands and harmless options are in the server's
+   * program-runners.ts, keyed by these names (`RunnerProgram`).
+   */
+  runner?: true;
+  /**
+   * It runs what the project defines, by a name a rule cannot read the code of (a package script, a Makefile target,
+   * the project's own program): fed a pipe, that may run the input, so no rule covers it (`PROJECT_RUNNERS`).
+   */
+  projectRunner?: true;
+  /**
+   * It looks for the program it is given among the project's (`node_modules/.bin`, a `bin` of a `package.json`, a
+   * script of that name) before this machine's: a rule for `npm exec git status` means the machine's git, so given a
+   * program the machine has, it is asked about (`PROJECT_FIRST_RUNNERS`).
+   */
+  projectFirst?: true;
+  /**
+   * It reads the folder it runs in without being given it (its build file, its project's scripts and config): that
+   * folder is judged as an operand would be, so a rule does not cover it run where a `cd` may have led elsewhere
+   * (`WORKING_FOLDER_PROGRAMS`).
+   */
+  workingFolder?: true;
+}
+
+/** Each program by its base name, with its traits. */
+const PROGRAMS = {
+  // Shells, interpreters, debuggers and editors: each runs the code or the command line it is given.
+  sh: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
+  bash: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
+  dash: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
+  zsh: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
+  ksh: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
+  mksh: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
+  fish: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
+  csh: { exactOnly: true, versionedNames: true, codeRunner: true },
+  tcsh: { exactOnly: true, versionedNames: true, codeRunner: true },
+  ash: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
+  rbash: { exactOnly: true, codeRunner: true },
+  rzsh: { exactOnly: true, codeRunner: true },
+  rksh: { exactOnly: true, codeRunner: true },
+  pwsh: { exactOnly: true, versionedNames: true, codeRunner: true },
+  powershell: { exactOnly: true, codeRunner: true },
+  busybox: { exactOnly: true, followedWrapper: true, codeRunner: true },
+  toybox: { exactOnly: true, followedWrapper: true, codeRunner: true },
+  python: { exactOnly: true, versionedNames: true, codeRunner: true },
+  python2: { exactOnly: true, codeRunner: true },
+  python3: { exactOnly: true, codeRunner: true },
+  pypy: { exactOnly: true, versionedNames: true, codeRunner: true },
+  pypy3: { exactOnly: true, codeRunner: true },
+  ipython: { exactOnly: true, codeRunner: true },
+  bpython: { exactOnly: true, codeRunner: true },
+  node: { exactOnly: true, versionedNames: true, codeRunner: true },
+  nodejs: { exactOnly: true, versionedNames: true, codeRunner: true },
+  deno: { exactOnly: true, versionedNames: true, codeRunner: true, projectRunner: true },
+  bun: { exactOnly: true, versionedNames: true, codeRunner: true, runner: true, projectRunner: true, projectFirst: true },
+  perl: { exactOnly: true, versionedNames: true, codeRunner: true },
+  ruby: { exactOnly: true, versionedNames: true, codeRunner: true },
+  irb: { exactOnly: true, versionedNames: true, codeRunner: true },
+  php: { exactOnly: true, versionedNames: true, codeRunner: true },
+  lua: { exactOnly: true, versionedNames: true, codeRunner: true },
+  luajit: { exactOnly: true, versionedNames: true, codeRunner: true },
+  tclsh: { exactOnly: true, versionedNames: true, codeRunner: true },
+  wish: { exactOnly: true, versionedNames: true, codeRunner: true },
+  Rscript: { exactOnly: true, versionedNames: true, codeRunner: true },
+  julia: { exactOnly: true, versionedNames: true, codeRunner: true },
+  java: { exactOnly: true, versionedNames: true, codeRunner: true },
+  jshell: { exactOnly: true, codeRunner: true },
+  osascript: { exactOnly: true, codeRunner: true },
+  awk: { exactOnly: true, versionedNames: true, codeRunner: true },
+  gawk: { exactOnly: true, versionedNames: true, codeRunner: true },
+  mawk: { exactOnly: true, codeRunner: true },
+  nawk: { exactOnly: true, codeRunner: true },
+  sed: { exactOnly: true, versionedNames: true, codeRunner: true },
+  gsed: { exactOnly: true, codeRunner: true },
+  expect: { exactOnly: true, codeRunner: true },
+  erl: { exactOnly: true, codeRunner: true },
+  escript: { exactOnly: true, codeRunner: true },
+  guile: { exactOnly: true, codeRunner: true },
+  tsx: { exactOnly: true, codeRunner: true },
+  'ts-node': { exactOnly: true, codeRunner: true },
+  gdb: { exactOnly: true, codeRunner: true },
+  lldb: { exactOnly: true, codeRunner: true },
+  sqlite3: { exactOnly: true, codeRunner: true },
+  duckdb: { exactOnly: true, codeRunner: true },
+  vi: { exactOnly: true, versionedNames: true, codeRunner: true },
+  vim: { exactOnly: true, versionedNames: true, codeRunner: true },
+  nvim: { exactOnly: true, versionedNames: true, codeRunner: true },
+  emacs: { exactOnly: true, versionedNames: true, codeRunner: true },
+  ed: { exactOnly: true, codeRunner: true },
+  ex: { exactOnly: true, codeRunner: true },
+
+  // Wrappers that run the command given after their own words.
+  sudo: { exactOnly: true, followedWrapper: true },
+  doas: { exactOnly: true, followedWrapper: true },
+  env: { exactOnly: true, followedWrapper: true },
+  nice: { exactOnly: true, followedWrapper: true },
+  ionice: { exactOnly: true, followedWrapper: true },
+  nohup: { exactOnly: true, followedWrapper: true },
+  setsid: { exactOnly: true, followedWrapper: true },
+  command: { exactOnly: true, followedWrapper: true },
+  builtin: { exactOnly: true, followedWrapper: true },
+  exec: { exactOnly: true, followedWrapper: true },
+  time: { exactOnly: true, followedWrapper: true },
+  stdbuf: { exactOnly: true, followedWrapper: true },
+  timeout: { exactOnly: true, followedWrapper: true },
+  chroot: { exactOnly: true, followedWrapper: true },
+  taskset: { exactOnly: true, followedWrapper: true },
+  flock: { exactOnly: true, followedWrapper: true },
+  xargs: { exactOnly: true, followedWrapper: true, inputCommandReader: true },
+  nsenter: { exactOnly: true, followedWrapper: true },
+  unshare: { exactOnly: true, followedWrapper: true },
+  strace: { exactOnly: true, followedWrapper: true },
+  ltrace: { exactOnly: true, followedWrapper: true },
+  unbuffer: { exactOnly: true, followedWrapper: true },
+  coproc: { exactOnly: true, followedWrapper: true },
+  prlimit: { exactOnly: true, followedWrapper: true },
+  setpriv: { exactOnly: true, followedWrapper: true },
+  fakeroot: { exactOnly: true, followedWrapper: true, runsNamedCommands: true },
+  'ssh-agent': { exactOnly: true, followedWrapper: true },
+  'dbus-run-session': { exactOnly: true, followedWrapper: true },
+  'xvfb-run': { exactOnly: true, followedWrapper: true },
+  'systemd-run': { exactOnly: true, followedWrapper: true },
+  cgexec: { exactOnly: true, followedWrapper: true },
+  numactl: { exactOnly: true, followedWrapper: true },
+  valgrind: { exactOnly: true, followedWrapper: true },
+  catchsegv: { exactOnly: true, followedWrapper: true },
+  torsocks: { exactOnly: true, followedWrapper: true },
+  proxychains: { exactOnly: true, followedWrapper: true },
+  proxychains4: { exactOnly: true, followedWrapper: true },
+  faketime: { exactOnly: true, followedWrapper: true },
+  chronic: { exactOnly: true, followedWrapper: true },
+  ifne: { exactOnly: true, followedWrapper: true },
+  chrt: { exactOnly: true, followedWrapper: true },
+  script: { exactOnly: true, followedWrapper: true },
+  setarch: { followedWrapper: true },
+  choom: { followedWrapper: true },
+  rlwrap: { followedWrapper: true },
+  chpst: { followedWrapper: true },
+  softlimit: { followedWrapper: true },
+  envdir: { followedWrapper: true },
+  envuidgid: { followedWrapper: true },
+  setuidgid: { followedWrapper: true },
+  setlock: { followedWrapper: true },
+  pgrphack: { followedWrapper: true },
+  fghack: { followedWrapper: true },
+  tini: { followedWrapper: true },
+  'dumb-init': { followedWrapper: true },
+  catatonit: { followedWrapper: true },
+  ccache: { followedWrapper: true },
+  sccache: { followedWrapper: true },
+  'systemd-inhibit': { followedWrapper: true },
+  run0: { followedWrapper: true },
+  eatmydata: { exactOnly: true, followedWrapper: true },
+  cpulimit: { exactOnly: true, followedWrapper: true },
+  entr: { exactOnly: true, followedWrapper: true, runsNamedCommands: true },
+  'dbus-launch': { exactOnly: true, followedWrapper: true },
+  firejail: { exactOnly: true, followedWrapper: true },
+  proot: { exactOnly: true, followedWrapper: true },
+  // Read by a function of their own in command-wrappers.ts: `perf stat|record|trace … cmd`, `runcon CONTEXT cmd`,
+  // `hyperfine '…'`.
+  perf: { followedWrapper: true },
+  runcon: { followedWrapper: true },
+  hyperfine: { followedWrapper: true },
+
+  // setarch's links named for an architecture (`linux64 rm -rf x`).
+  linux32: { followedWrapper: true, setarchLink: true },
+  linux64: { followedWrapper: true, setarchLink: true },
+  i386: { followedWrapper: true, setarchLink: true },
+  i486: { followedWrapper: true, setarchLink: true },
+  i586: { followedWrapper: true, setarchLink: true },
+  i686: { followedWrapper: true, setarchLink: true },
+  x86_64: { followedWrapper: true, setarchLink: true },
+  uname26: { followedWrapper: true, setarchLink: true },
+  aarch64: { followedWrapper: true, setarchLink: true },
+  armv7l: { followedWrapper: true, setarchLink: true },
+  armv8l: { followedWrapper: true, setarchLink: true },
+  ppc: { followedWrapper: true, setarchLink: true },
+  ppc32: { followedWrapper: true, setarchLink: true },
+  ppc64: { followedWrapper: true, setarchLink: true },
+  ppc64le: { followedWrapper: true, setarchLink: true },
+  s390: { followedWrapper: true, setarchLink: true },
+  s390x: { followedWrapper: true, setarchLink: true },
+  sparc: { followedWrapper: true, setarchLink: true },
+  sparc32: { followedWrapper: true, setarchLink: true },
+  sparc64: { followedWrapper: true, setarchLink: true },
+  mips: { followedWrapper: true, setarchLink: true },
+  mips64: { followedWrapper: true, setarchLink: true },
+
+  // More that run whatever they are given: interpreters and runners of any package, wrappers, shell builtins, editors
+  // and pagers, programs whose arguments are a language that runs a shell command (`sqlite3 db '.shell …'`).
+  cmd: { exactOnly: true },
+  bunx: { exactOnly: true, runner: true, projectRunner: true, projectFirst: true },
+  npx: { exactOnly: true, runner: true, projectRunner: true, projectFirst: true },
+  pnpx: { exactOnly: true, runner: true, projectRunner: true, projectFirst: true },
+  R: { exactOnly: true },
+  dotnet: { exactOnly: true },
+  uvx: { exactOnly: true, runner: true, projectRunner: true },
+  pipx: { exactOnly: true },
+  su: { exactOnly: true },
+  runuser: { exactOnly: true },
+  pkexec: { exactOnly: true },
+  parallel: { exactOnly: true, inputCommandReader: true },
+  watch: { exactOnly: true },
+  bwrap: { exactOnly: true },
+  ssh: { exactOnly: true },
+  find: { exactOnly: true },
+  // shell builtins that run words as code or change how the next commands run
+  eval: { exactOnly: true },
+  source: { exactOnly: true },
+  '.': { exactOnly: true },
+  alias: { exactOnly: true },
+  trap: { exactOnly: true },
+  set: { exactOnly: true },
+  shopt: { exactOnly: true },
+  enable: { exactOnly: true },
+  hash: { exactOnly: true },
+  export: { exactOnly: true },
+  declare: { exactOnly: true },
+  typeset: { exactOnly: true },
+  readonly: { exactOnly: true },
+  local: { exactOnly: true },
+  unset: { exactOnly: true },
+  fc: { exactOnly: true },
+  bind: { exactOnly: true },
+  less: { exactOnly: true, versionedNames: true },
+  more: { exactOnly: true },
+  man: { exactOnly: true },
+  // the same under the names Debian's alternatives and vim's links give them (`view -es -c '!…'` is vim)
+  view: { exactOnly: true, versionedNames: true },
+  rview: { exactOnly: true },
+  vimdiff: { exactOnly: true },
+  rvim: { exactOnly: true },
+  gvim: { exactOnly: true },
+  gview: { exactOnly: true },
+  gvimdiff: { exactOnly: true },
+  rgvim: { exactOnly: true },
+  rgview: { exactOnly: true },
+  evim: { exactOnly: true },
+  eview: { exactOnly: true },
+  vimx: { exactOnly: true },
+  nvi: { exactOnly: true },
+  editor: { exactOnly: true },
+  'sensible-editor': { exactOnly: true },
+  pager: { exactOnly: true },
+  'sensible-pager': { exactOnly: true },
+  most: { exactOnly: true },
+  pg: { exactOnly: true },
+  // more that run their arguments as code (`let` evaluates arithmetic, which runs `$(…)` in a subscript), and
+  // builtins that set variables, whose values later words would take on
+  let: { exactOnly: true },
+  read: { exactOnly: true },
+  mapfile: { exactOnly: true },
+  readarray: { exactOnly: true },
+  getopts: { exactOnly: true },
+  py: { exactOnly: true },
+  ipython3: { exactOnly: true },
+  compgen: { exactOnly: true },
+  complete: { exactOnly: true },
+  sg: { exactOnly: true },
+  newgrp: { exactOnly: true },
+  sem: { exactOnly: true },
+  'run-parts': { exactOnly: true },
+  at: { exactOnly: true },
+  batch: { exactOnly: true },
+  tmux: { exactOnly: true },
+  screen: { exactOnly: true },
+  'xdg-open': { exactOnly: true, runsNamedCommands: true },
+  open: { exactOnly: true },
+  // installs the commands it reads (a file, or its input with `-`) for cron to run later, outside any sandbox
+  crontab: { exactOnly: true },
+  dc: { exactOnly: true },
+  mysql: { exactOnly: true },
+  mariadb: { exactOnly: true },
+  psql: { exactOnly: true },
+  gnuplot: { exactOnly: true },
+  m4: { exactOnly: true },
+  'ts-node-esm': { exactOnly: true },
+  esno: { exactOnly: true },
+  'vite-node': { exactOnly: true },
+  jiti: { exactOnly: true },
+  'babel-node': { exactOnly: true },
+  'node-dev': { exactOnly: true },
+  nodemon: { exactOnly: true },
+  cmake: { exactOnly: true },
+  erlc: { exactOnly: true },
+  capsh: { exactOnly: true },
+  'fakeroot-sysv': { exactOnly: true, runsNamedCommands: true },
+  'fakeroot-tcp': { exactOnly: true, runsNamedCommands: true },
+  luit: { exactOnly: true },
+  heaptrack: { exactOnly: true },
+  memusage: { exactOnly: true },
+  sotruss: { exactOnly: true },
+  pg_virtualenv: { exactOnly: true },
+  dotenv: { exactOnly: true },
+
+  // Programs that run a command their words or a file they read name: wrappers of their own conventions (`pee`,
+  // `systemd-cat ./x.sh`, `dtach -n sock …`), launchers of desktop files and default handlers, build tools that run what
+  // their build file says (`make`, `ninja`, `just`, `rake`), TeX drivers that run an rc file or `$TEX` (`latexmk`),
+  // `aria2c` (its config's `on-download-*` hooks), session keepers, lock, retry, limit and user-switching wrappers, job
+  // queues and cluster launchers, tracers, file watchers and terminal emulators.
+  pee: { runsNamedCommands: true },
+  mispipe: { runsNamedCommands: true },
+  lckdo: { runsNamedCommands: true },
+  daemonize: { runsNamedCommands: true },
+  fakechroot: { runsNamedCommands: true },
+  'fakeroot-ng': { runsNamedCommands: true },
+  watchexec: { runsNamedCommands: true },
+  'gvfs-open': { runsNamedCommands: true },
+  'kde-open': { runsNamedCommands: true },
+  'kde-open5': { runsNamedCommands: true },
+  'exo-open': { runsNamedCommands: true },
+  'gtk-launch': { runsNamedCommands: true },
+  'gio-launch-desktop': { runsNamedCommands: true },
+  gapplication: { runsNamedCommands: true },
+  kioclient: { runsNamedCommands: true },
+  kioclient5: { runsNamedCommands: true },
+  dex: { runsNamedCommands: true },
+  make: { runsNamedCommands: true, projectRunner: true, workingFolder: true },
+  gmake: { runsNamedCommands: true, projectRunner: true },
+  bmake: { runsNamedCommands: true },
+  pmake: { runsNamedCommands: true },
+  remake: { runsNamedCommands: true },
+  colormake: { runsNamedCommands: true },
+  mk: { runsNamedCommands: true },
+  ninja: { runsNamedCommands: true, projectRunner: true, workingFolder: true },
+  samu: { runsNamedCommands: true, workingFolder: true },
+  just: { runsNamedCommands: true, projectRunner: true },
+  rake: { runsNamedCommands: true, projectRunner: true },
+  scons: { runsNamedCommands: true },
+  latexmk: { runsNamedCommands: true },
+  texi2dvi: { runsNamedCommands: true },
+  texi2pdf: { runsNamedCommands: true },
+  pdftexi2dvi: { runsNamedCommands: true },
+  aria2c: { runsNamedCommands: true },
+  'systemd-cat': { runsNamedCommands: true },
+  'systemd-nspawn': { runsNamedCommands: true },
+  dtach: { runsNamedCommands: true },
+  abduco: { runsNamedCommands: true },
+  byobu: { runsNamedCommands: true },
+  zellij: { runsNamedCommands: true },
+  dvtm: { runsNamedCommands: true },
+  reflex: { runsNamedCommands: true },
+  'watchman-make': { runsNamedCommands: true },
+  'when-changed': { runsNamedCommands: true },
+  onchange: { runsNamedCommands: true },
+  'cargo-watch': { runsNamedCommands: true },
+  concurrently: { runsNamedCommands: true },
+  trickle: { runsNamedCommands: true },
+  nocache: { runsNamedCommands: true },
+  caffeinate: { runsNamedCommands: true },
+  scl: { runsNamedCommands: true },
+  'with-lock-ex': { runsNamedCommands: true },
+  lockrun: { runsNamedCommands: true },
+  gosu: { runsNamedCommands: true },
+  'su-exec': { runsNamedCommands: true },
+  cset: { runsNamedCommands: true },
+  retry: { runsNamedCommands: true },
+  timelimit: { runsNamedCommands: true },
+  'run-one': { runsNamedCommands: true },
+  'run-this-one': { runsNamedCommands: true },
+  'keep-one-running': { runsNamedCommands: true },
+  'start-stop-daemon': { runsNamedCommands: true },
+  daemon: { runsNamedCommands: true },
+  schroot: { runsNamedCommands: true },
+  rootlesskit: { runsNamedCommands: true },
+  'flatpak-spawn': { runsNamedCommands: true },
+  toolbox: { runsNamedCommands: true },
+  'distrobox-enter': { runsNamedCommands: true },
+  xinit: { runsNamedCommands: true },
+  startx: { runsNamedCommands: true },
+  sshpass: { runsNamedCommands: true },
+  empty: { runsNamedCommands: true },
+  faketty: { runsNamedCommands: true },
+  mpirun: { runsNamedCommands: true },
+  mpiexec: { runsNamedCommands: true },
+  orterun: { runsNamedCommands: true },
+  srun: { runsNamedCommands: true },
+  salloc: { runsNamedCommands: true },
+  sbatch: { runsNamedCommands: true },
+  distcc: { runsNamedCommands: true },
+  nq: { runsNamedCommands: true },
+  tsp: { runsNamedCommands: true },
+  pueue: { runsNamedCommands: true },
+  bear: { runsNamedCommands: true },
+  'intercept-build': { runsNamedCommands: true },
+  'scan-build': { runsNamedCommands: true },
+  rr: { runsNamedCommands: true },
+  uftrace: { runsNamedCommands: true },
+  multitime: { runsNamedCommands: true },
+  'gnome-terminal': { runsNamedCommands: true },
+  konsole: { runsNamedCommands: true },
+  kitty: { runsNamedCommands: true },
+  tilix: { runsNamedCommands: true },
+  alacritty: { runsNamedCommands: true },
+  wezterm: { runsNamedCommands: true },
+  urxvt: { runsNamedCommands: true },
+  terminator: { runsNamedCommands: true },
+  foot: { runsNamedCommands: true },
+  footclient: { runsNamedCommands: true },
+  kitten: { runsNamedCommands: true },
+  'mate-terminal': { runsNamedCommands: true },
+  'xfce4-terminal': { runsNamedCommands: true },
+  'x-terminal-emulator': { runsNamedCommands: true },
+  lxterminal: { runsNamedCommands: true },
+  qterminal: { runsNamedCommands: true },
+  kgx: { runsNamedCommands: true },
+  ptyxis: { runsNamedCommands: true },
+  's6-setuidgid': { runsNamedCommands: true },
+  vglrun: { runsNamedCommands: true },
+  'prime-run': { runsNamedCommands: true },
+  gamemoderun: { runsNamedCommands: true },
+  mangohud: { runsNamedCommands: true },
+  qsub: { runsNamedCommands: true },
+  bsub: { runsNamedCommands: true },
+  'mpiexec.hydra': { runsNamedCommands: true },
+  // sudoedit runs the editor $SUDO_EDITOR, $VISUAL or $EDITOR names; compose tools run what their compose file says;
+  // `distrobox-host-exec` runs its words on the host; texlua, mtxrun and ConTeXt's `context` run Lua; arara and
+  // pythontex run what the directives and code of a .tex file say
+  sudoedit: { runsNamedCommands: true },
+  'docker-compose': { runsNamedCommands: true },
+  'podman-compose': { runsNamedCommands: true },
+  'distrobox-host-exec': { runsNamedCommands: true },
+  'distrobox-ephemeral': { runsNamedCommands: true },
+  'distrobox-assemble': { runsNamedCommands: true },
+  texlua: { runsNamedCommands: true },
+  mtxrun: { runsNamedCommands: true },
+  context: { runsNamedCommands: true },
+  arara: { runsNamedCommands: true },
+  pythontex: { runsNamedCommands: true },
+  // and more found in a sweep: remote shells, container and chroot entries, debug servers, s6 and runit chain-loaders
+  mosh: { runsNamedCommands: true },
+  autossh: { runsNamedCommands: true },
+  'lxc-attach': { runsNamedCommands: true },
+  'lxc-execute': { runsNamedCommands: true },
+  'arch-chroot': { runsNamedCommands: true },
+  gdbserver: { runsNamedCommands: true },
+  'with-contenv': { runsNamedCommands: true },
+  's6-envdir': { runsNamedCommands: true },
+  's6-envuidgid': { runsNamedCommands: true },
+  's6-applyuidgid': { runsNamedCommands: true },
+  's6-softlimit': { runsNamedCommands: true },
+  's6-setsid': { runsNamedCommands: true },
+  execlineb: { runsNamedCommands: true },
+  runsv: { runsNamedCommands: true },
+  runsvdir: { runsNamedCommands: true },
+  // and shells and interpreters that are not code runners above, which run the script their words name (as `python
+  // x.py`): lilypond runs the Scheme of a score
+  yash: { runsNamedCommands: true },
+  oksh: { runsNamedCommands: true },
+  loksh: { runsNamedCommands: true },
+  posh: { runsNamedCommands: true },
+  rc: { runsNamedCommands: true },
+  es: { runsNamedCommands: true },
+  nu: { runsNamedCommands: true },
+  elvish: { runsNamedCommands: true },
+  xonsh: { runsNamedCommands: true },
+  octave: { runsNamedCommands: true },
+  'octave-cli': { runsNamedCommands: true },
+  maxima: { runsNamedCommands: true },
+  asy: { runsNamedCommands: true },
+  sage: { runsNamedCommands: true },
+  gp: { runsNamedCommands: true },
+  scilab: { runsNamedCommands: true },
+  'scilab-cli': { runsNamedCommands: true },
+  clisp: { runsNamedCommands: true },
+  sbcl: { runsNamedCommands: true },
+  ecl: { runsNamedCommands: true },
+  racket: { runsNamedCommands: true },
+  ocaml: { runsNamedCommands: true },
+  ghci: { runsNamedCommands: true },
+  runghc: { runsNamedCommands: true },
+  runhaskell: { runsNamedCommands: true },
+  swipl: { runsNamedCommands: true },
+  gprolog: { runsNamedCommands: true },
+  scala: { runsNamedCommands: true },
+  'scala-cli': { runsNamedCommands: true },
+  kotlin: { runsNamedCommands: true },
+  groovy: { runsNamedCommands: true },
+  elixir: { runsNamedCommands: true },
+  iex: { runsNamedCommands: true },
+  raku: { runsNamedCommands: true },
+  rakudo: { runsNamedCommands: true },
+  perl6: { runsNamedCommands: true },
+  tcc: { runsNamedCommands: true },
+  cling: { runsNamedCommands: true },
+  clojure: { runsNamedCommands: true },
+  clj: { runsNamedCommands: true },
+  bb: { runsNamedCommands: true },
+  hy: { runsNamedCommands: true },
+  janet: { runsNamedCommands: true },
+  fennel: { runsNamedCommands: true },
+  moon: { runsNamedCommands: true },
+  wren: { runsNamedCommands: true },
+  rhino: { runsNamedCommands: true },
+  jjs: { runsNamedCommands: true },
+  qjs: { runsNamedCommands: true },
+  gjs: { runsNamedCommands: true },
+  lilypond: { runsNamedCommands: true },
+
+  // Containers and their user namespaces (which run the command with the call's files), image builds and compose
+  // files, cluster pods, desktop application sandboxes, language and package environments, and secret stores.
+  docker: { runsBySubcommand: ['run', 'exec', 'create', 'start', 'restart', 'compose', 'build', 'buildx', 'builder', 'stack', 'plugin'] },
+  podman: { runsBySubcommand: ['run', 'exec', 'create', 'start', 'restart', 'unshare', 'ssh', 'compose', 'build', 'play', 'kube', 'healthcheck', 'farm', 'runlabel'] },
+  nerdctl: { runsBySubcommand: ['run', 'exec', 'create', 'start', 'restart', 'compose', 'build', 'builder'] },
+  buildah: { runsBySubcommand: ['run', 'unshare', 'build', 'bud'] },
+  lxc: { runsBySubcommand: ['exec', 'shell'] },
+  incus: { runsBySubcommand: ['exec', 'shell'] },
+  kubectl: { runsBySubcommand: ['exec', 'run', 'debug', 'attach'] },
+  oc: { runsBySubcommand: ['exec', 'run', 'debug', 'attach', 'rsh'] },
+  flatpak: { runsBySubcommand: ['run', 'enter'] },
+  snap: { runsBySubcommand: ['run'] },
+  distrobox: { runsBySubcommand: ['enter', 'ephemeral', 'create', 'assemble'] },
+  machinectl: { runsBySubcommand: ['shell'] },
+  runc: { runsBySubcommand: ['run', 'exec', 'create', 'start'] },
+  crun: { runsBySubcommand: ['run', 'exec', 'create', 'start'] },
+  crictl: { runsBySubcommand: ['run', 'exec', 'start'] },
+  ctr: { runsBySubcommand: ['run', 'exec', 'start'] },
+  singularity: { runsBySubcommand: ['run', 'exec', 'shell', 'build', 'instance'] },
+  apptainer: { runsBySubcommand: ['run', 'exec', 'shell', 'build', 'instance'] },
+  udocker: { runsBySubcommand: ['run'] },
+  multipass: { runsBySubcommand: ['exec', 'shell'] },
+  minikube: { runsBySubcommand: ['ssh'] },
+  // Environments that run a command in them: `nix-shell --run`, `nix develop`, `guix shell -- …`, `stack exec`.
+  'nix-shell': { runsBySubcommand: ['--run'] },
+  nix: { runsBySubcommand: ['run', 'shell', 'develop'] },
+  guix: { runsBySubcommand: ['shell', 'environment'] },
+  nvm: { runsBySubcommand: ['exec', 'run'] },
+  opam: { runsBySubcommand: ['exec'] },
+  stack: { runsBySubcommand: ['exec', 'run', 'runghc', 'runhaskell', 'eval', 'ghci', 'repl', 'script'] },
+  cabal: { runsBySubcommand: ['exec', 'run', 'repl'] },
+  // Secret stores that run a command with the secrets in its environment.
+  'aws-vault': { runsBySubcommand: ['exec'] },
+  op: { runsBySubcommand: ['run'] },
+  doppler: { runsBySubcommand: ['run'] },
+  dotenvx: { runsBySubcommand: ['run'] },
+  infisical: { runsBySubcommand: ['run'] },
+  chamber: { runsBySubcommand: ['exec'] },
+  sops: { runsBySubcommand: ['exec-env', 'exec-file'] },
+  xdotool: { runsBySubcommand: ['exec'] },
+
+  // Process managers and launchers that run something by any subcommand but these.
+  gio: { plainSubcommands: ['info', 'list', 'cat', 'tree', 'copy', 'move', 'rename', 'remove', 'trash', 'mkdir', 'save', 'set', 'monitor', 'version', 'help'] },
+  pm2: { plainSubcommands: ['list', 'ls', 'l', 'ps', 'status', 'jlist', 'prettylist', 'describe', 'desc', 'info', 'show', 'logs', 'log', 'monit', 'flush', 'ping', 'stop', 'delete', 'del', 'kill', 'save', 'dump', 'help', 'version'] },
+  forever: { plainSubcommands: ['list', 'stop', 'stopall', 'logs', 'cleanlogs', 'columns', 'config', 'set', 'clear', 'help'] },
+
+  // TeX engines and formats.
+  tex: { texEngine: true },
+  etex: { texEngine: true },
+  pdftex: { texEngine: true },
+  pdfetex: { texEngine: true },
+  luatex: { texEngine: true },
+  luahbtex: { texEngine: true },
+  luajittex: { texEngine: true },
+  xetex: { texEngine: true },
+  ptex: { texEngine: true },
+  eptex: { texEngine: true },
+  uptex: { texEngine: true },
+  euptex: { texEngine: true },
+  aleph: { texEngine: true },
+  latex: { texEngine: true },
+  pdflatex: { texEngine: true },
+  xelatex: { texEngine: true },
+  lualatex: { texEngine: true },
+  luajitlatex: { texEngine: true },
+  dvilualatex: { texEngine: true },
+  platex: { texEngine: true },
+  uplatex: { texEngine: true },
+  amstex: { texEngine: true },
+  mpost: { texEngine: true },
+  optex: { texEngine: true },
+  lamed: { texEngine: true },
+
+  // Runners of the program named after their subcommand: package managers, version managers, environments.
+  npm: { runner: true, projectRunner: true, projectFirst: true, workingFolder: true },
+  pnpm: { runner: true, projectRunner: true, projectFirst: true, workingFolder: true },
+  yarn: { runner: true, projectRunner: true, projectFirst: true, workingFolder: true },
+  corepack: { runner: true },
+  pyenv: { runner: true },
+  rbenv: { runner: true },
+  nodenv: { runner: true },
+  goenv: { runner: true },
+  asdf: { runner: true },
+  fnm: { runner: true },
+  mise: { runner: true },
+  rtx: { runner: true },
+  volta: { runner: true },
+  direnv: { runner: true },
+  uv: { runner: true, projectRunner: true, workingFolder: true },
+  poetry: { runner: true, projectRunner: true, workingFolder: true },
+  pipenv: { runner: true, projectRunner: true },
+  pdm: { runner: true, projectRunner: true },
+  hatch: { runner: true, projectRunner: true },
+  rye: { runner: true },
+  pixi: { runner: true },
+  conda: { runner: true },
+  mamba: { runner: true },
+  bundle: { runner: true, projectRunner: true },
+
+  // More that run what the project defines (a task, a target, the project's own program).
+  task: { projectRunner: true },
+  yarnpkg: { projectRunner: true, projectFirst: true },
+  turbo: { projectRunner: true, workingFolder: true },
+  nx: { projectRunner: true },
+  cargo: { projectRunner: true, workingFolder: true },
+  go: { projectRunner: true, workingFolder: true },
+  tox: { projectRunner: true },
+  nox: { projectRunner: true },
+  composer: { projectRunner: true, workingFolder: true },
+  gradle: { projectRunner: true },
+  gradlew: { projectRunner: true },
+  mvn: { projectRunner: true },
+  mvnw: { projectRunner: true },
+  sbt: { projectRunner: true },
+  mix: { projectRunner: true },
+
+  // Programs that take their input as commands, and run a line of this machine's shell for a `!…` one.
+  sftp: { inputCommandReader: true },
+  ftp: { inputCommandReader: true },
+  lftp: { inputCommandReader: true },
+  smbclient: { inputCommandReader: true },
+  telnet: { inputCommandReader: true },
+
+  // Filters of data: some write the files they are named (`tee`, `uniq in out`, `xxd -r - out`), as `cp` does. Not
+  // `awk` or `sed` (`system()`, `e`: exact-only), not `git` (`git push --stdin` reads refspecs), not `less` (its `!`),
+  // not `openssl` (`-engine` loads a library); their options that run a program (`sort --compress-program`, `rg
+  // --pre`) are judged as for any call.
+  cat: { dataFilter: true },
+  head: { dataFilter: true },
+  tail: { dataFilter: true },
+  grep: { dataFilter: true },
+  egrep: { dataFilter: true },
+  fgrep: { dataFilter: true },
+  rg: { dataFilter: true },
+  wc: { dataFilter: true },
+  sort: { dataFilter: true },
+  uniq: { dataFilter: true },
+  cut: { dataFilter: true },
+  tr: { dataFilter: true },
+  tee: { dataFilter: true },
+  base64: { dataFilter: true },
+  base32: { dataFilter: true },
+  basenc: { dataFilter: true },
+  xxd: { dataFilter: true },
+  jq: { dataFilter: true },
+  nl: { dataFilter: true },
+  tac: { dataFilter: true },
+  rev: { dataFilter: true },
+  fold: { dataFilter: true },
+  fmt: { dataFilter: true },
+  paste: { dataFilter: true },
+  column: { dataFilter: true },
+  comm: { dataFilter: true },
+  join: { dataFilter: true },
+  od: { dataFilter: true },
+  hexdump: { dataFilter: true },
+  strings: { dataFilter: true },
+  diff: { dataFilter: true },
+  cmp: { dataFilter: true },
+  md5sum: { dataFilter: true },
+  sha1sum: { dataFilter: true },
+  sha224sum: { dataFilter: true },
+  sha256sum: { dataFilter: true },
+  sha384sum: { dataFilter: true },
+  sha512sum: { dataFilter: true },
+  b2sum: { dataFilter: true },
+  cksum: { dataFilter: true },
+} as const satisfies Record<string, ProgramTraits>;
+
+type Programs = typeof PROGRAMS;
+/** The names of the table's programs that have `trait`. */
+type Having<Trait extends keyof ProgramTraits> = { [Name in keyof Programs]: Programs[Name] extends Record<Trait, unknown> ? Name : never }[keyof Programs];
+
+const ENTRIES: readonly (readonly [string, ProgramTraits])[] = Object.entries(PROGRAMS);
+
+function having(trait: keyof ProgramTraits): string[] {
+  return ENTRIES.filter(([, traits]) => traits[trait] !== undefined).map(([name]) => name);
+}
+
+function subcommandsBy(trait: 'runsBySubcommand' | 'plainSubcommands'): ReadonlyMap<string, ReadonlySet<string>> {
+  return new Map(
+    ENTRIES.flatMap(([name, traits]): [string, ReadonlySet<string>][] => {
+      const subcommands = traits[trait];
+      return subcommands === undefined ? [] : [[name, new Set(subcommands)]];
+    }),
+  );
+}
+
+export type FollowedWrapper = Having<'followedWrapper'>;
+export type SetarchLink = Having<'setarchLink'>;
+export type RunnerProgram = Having<'runner'>;
+
+export const FOLLOWED_WRAPPERS = having('followedWrapper') as readonly FollowedWrapper[];
+export const SETARCH_LINKS = having('setarchLink') as readonly SetarchLink[];
+export const EXACT_ONLY_COMMANDS: ReadonlySet<string> = new Set([...having('exactOnly'), ...FOLLOWED_WRAPPERS]);
+export const VERSIONED_PROGRAMS: readonly string[] = having('versionedNames');
+export const SHELLS: ReadonlySet<string> = new Set(having('shell'));
+export const CODE_RUNNERS: ReadonlySet<string> = new Set(having('codeRunner'));
+export const RUNS_NAMED_COMMANDS: ReadonlySet<string> = new Set(having('runsNamedCommands'));
+export const RUNS_BY_SUBCOMMAND = subcommandsBy('runsBySubcommand');
+export const PLAIN_SUBCOMMANDS = subcommandsBy('plainSubcommands');
+export const TEX_ENGINES: ReadonlySet<string> = new Set(having('texEngine'));
+export const DATA_FILTERS: ReadonlySet<string> = new Set(having('dataFilter'));
+export const INPUT_COMMAND_READERS: ReadonlySet<string> = new Set(having('inputCommandReader'));
+export const PROJECT_RUNNERS: ReadonlySet<string> = new Set(having('projectRunner'));
+export const PROJECT_FIRST_RUNNERS: ReadonlySet<string> = new Set(having('projectFirst'));
+export const WORKING_FOLDER_PROGRAMS: ReadonlySet<string> = new Set(having('workingFolder'));
