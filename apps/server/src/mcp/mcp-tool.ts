@@ -98,10 +98,12 @@ export function inputSchemaProblem(inputSchema: unknown): string | undefined {
  */
 export function checkableSchema(jsonSchema: unknown): z.ZodType | undefined {
   try {
-    const inlined = inlineReferences(jsonSchema);
-    const loose = looseParts(inlined);
+    const { schema: inlined, referred } = inlineReferences(jsonSchema);
+    const options: CopyOptions = { loose: looseParts(inlined), referred, keys: new Map(), defs: [] };
+    const copy = withoutPatterns(inlined, 0, options);
+    const converted = isRecord(copy) ? withKeys(withoutKeys(copy, ['$schema', '$defs']), [['$defs', withKeys({}, options.defs)]]) : copy;
     // A registry of its own: the global one keeps each node's `id` in a Map for good.
-    return z.fromJSONSchema(withoutPatterns(inlined, 0, { loose }) as JsonSchema, { registry: z.registry() });
+    return z.fromJSONSchema(converted as JsonSchema, { registry: z.registry() });
   } catch {
     return undefined;
   }
@@ -118,10 +120,16 @@ const MAX_INLINED_DEPTH = MAX_SCHEMA_DEPTH * 4;
 interface CopyOptions {
   /** The parts of the schema checked less than they say (`looseParts`). */
   loose: ReadonlySet<unknown>;
+  /** The parts a `$ref` named (`inlineReferences`): each copied once, into `defs`, and referred to where it is used. */
+  referred: ReadonlySet<unknown>;
+  /** The name in `defs` of each part of `referred` copied so far. */
+  keys: Map<unknown, string>;
+  /** The copies of the parts of `referred`, by name: the `$defs` of the schema zod converts. */
+  defs: [string, unknown][];
 }
 
 /**
- * A copy of a JSON Schema (its `$ref`s already followed) without `pattern`, `patternProperties` and `format` anywhere
+ * A copy of a JSON Schema (its `$ref`s already followed; each part one named, a `$ref` to its copy in `options.defs`) without `pattern`, `patternProperties` and `format` anywhere
  * in it, nor the `additionalProperties` beside a `patternProperties`, each node made one zod checks as JSON Schema
  * would (`zodReadyNode`); throws past MAX_INLINED_DEPTH levels. A keyword whose subschema is checked less than it
  * says, where checking less could refuse a value, is left out with it: a `oneOf` (two branches could then both
@@ -132,8 +140,23 @@ function withoutPatterns(schema: unknown, depth: number, options: CopyOptions): 
   if (depth > MAX_INLINED_DEPTH) throw new Error('schema nested too deeply');
   if (Array.isArray(schema)) return schema.map((item: unknown) => withoutPatterns(item, depth + 1, options));
   if (typeof schema !== 'object' || schema === null) return schema;
+  if (options.referred.has(schema)) {
+    // zod converts what `#/$defs/<name>` names once, however many places use it.
+    let key = options.keys.get(schema);
+    if (key === undefined) {
+      key = String(options.keys.size);
+      options.keys.set(schema, key);
+      options.defs.push([key, copyNode(schema as Record<string, unknown>, depth, options)]);
+    }
+    return { $ref: `#/$defs/${key}` };
+  }
+  return copyNode(schema as Record<string, unknown>, depth, options);
+}
+
+/** One node of `withoutPatterns`. */
+function copyNode(schema: Record<string, unknown>, depth: number, options: CopyOptions): unknown {
   const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(schema)) {
     if ((key === 'pattern' && typeof value === 'string') || key === 'patternProperties') continue;
     if (key === 'format' && typeof value === 'string') continue;
     if (key === 'not') {
@@ -148,7 +171,7 @@ function withoutPatterns(schema: unknown, depth: number, options: CopyOptions): 
   }
   // Which names are additional depends on the patterns left out: a name one of them covers must not be refused.
   if (Object.hasOwn(schema, 'patternProperties')) delete copy.additionalProperties;
-  if (options.loose.has((schema as Record<string, unknown>).contains)) delete copy.maxContains;
+  if (options.loose.has(schema.contains)) delete copy.maxContains;
   return zodReadyNode(copy);
 }
 
@@ -168,8 +191,9 @@ const UNNAMED_DOCUMENT = 'https://airlock.invalid/input-schema.json';
 const REF_ALONE_DIALECT = /^https?:\/\/json-schema\.org\/draft-0[3-7]\/schema#?$/;
 
 /**
- * The schema with each `$ref` replaced by what it names, which zod then never looks up: zod's converter follows only
- * `#`, `#/$defs/…` (or `#/definitions/…` under a draft-07 `$schema`), each from the root, and throws on anything else,
+ * The schema with each `$ref` replaced by what it names, and the parts so named (`referred`, each inlined once and
+ * shared: `withoutPatterns` puts each in `$defs` once, under a name of its own, for zod to convert once). zod's
+ * converter follows only `#`, `#/$defs/…` (or `#/definitions/…` under a draft-07 `$schema`), each from the root, and throws on anything else,
  * which left the whole schema unchecked (a pointer into `properties`, as zod-to-json-schema writes a schema met twice,
  * or `#/definitions/…` with no `$schema`). Here a reference is resolved as JSON Schema resolves it: against the `$id`
  * of the subschema it stands in (a nested `$id` starts a document of its own, whose `#/$defs/x` is its own), to a
@@ -184,7 +208,7 @@ const REF_ALONE_DIALECT = /^https?:\/\/json-schema\.org\/draft-0[3-7]\/schema#?$
  * where it is used again, its size kept, so the work is linear in the schema's length; a `dependentRequired` counts as
  * the schemas it becomes.
  */
-function inlineReferences(root: unknown): unknown {
+function inlineReferences(root: unknown): { schema: unknown; referred: Set<unknown> } {
   const rootBase = isRecord(root) && typeof root.$id === 'string' ? resolved(root.$id, UNNAMED_DOCUMENT) ?? UNNAMED_DOCUMENT : UNNAMED_DOCUMENT;
   const documents = new Map<string, unknown>([[withoutFragment(rootBase), root]]);
   const anchors = new Map<string, unknown>();
@@ -244,6 +268,7 @@ function inlineReferences(root: unknown): unknown {
   };
 
   const done = new Map<unknown, { node: unknown; size: number }>();
+  const referred = new Set<unknown>();
   const following = new Set<unknown>();
   const inline = (node: unknown, depth: number): { node: unknown; size: number } => {
     if (depth > MAX_INLINED_DEPTH) throw new Error('schema nested too deeply');
@@ -285,17 +310,18 @@ function inlineReferences(root: unknown): unknown {
     }
     let result: unknown = withKeys({}, copy);
     if (typeof node.$ref === 'string') {
-      const referred = inline(target(node.$ref, bases.get(node) ?? rootBase), depth + 1);
-      size = add(size, referred.size);
+      const to = inline(target(node.$ref, bases.get(node) ?? rootBase), depth + 1);
+      size = add(size, to.size);
+      if (isRecord(to.node)) referred.add(to.node);
       const beside = copy.some(([key]) => isAssertion(key));
-      result = refAlone || !beside ? referred.node : { allOf: [referred.node, result] };
+      result = refAlone || !beside ? to.node : { allOf: [to.node, result] };
     }
     following.delete(node);
     const part = { node: result, size };
     done.set(node, part);
     return part;
   };
-  return inline(root, 0).node;
+  return { schema: inline(root, 0).node, referred };
 }
 
 /** `ref` resolved against `base`, or undefined when it is no URI reference. */
@@ -380,6 +406,11 @@ function add(total: number, more: number): number {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `record` without `keys`. */
+function withoutKeys(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return withKeys({}, Object.entries(record).filter(([key]) => !keys.includes(key)));
 }
 
 /** `target` with `entries` added as own properties, a name such as `__proto__` included. */
