@@ -57,6 +57,43 @@ describe('indexGitlinks', () => {
     expect(indexGitlinks(readFileSync(path.join(top, '.git/index')), 20)).toBeUndefined();
   });
 
+  /** A version 4 index of SHA-1 entries, each `[mode, bytes of the name before to drop, bytes to add]`. */
+  const version4 = (entries: [number, number, string][]): Buffer => {
+    const parts = [Buffer.from('DIRC'), Buffer.alloc(8)];
+    parts[1]!.writeUInt32BE(4, 0);
+    parts[1]!.writeUInt32BE(entries.length, 4);
+    for (const [mode, strip, added] of entries) {
+      const fixed = Buffer.alloc(40 + 20 + 2);
+      fixed.writeUInt32BE(mode, 24);
+      const drop: number[] = [];
+      // Git's offset varint: seven bits a byte, high bit on all but the last, each continuation adding one.
+      let value = strip;
+      drop.unshift(value & 0x7f);
+      while ((value >>= 7) > 0) drop.unshift(0x80 | (--value & 0x7f));
+      parts.push(fixed, Buffer.from(drop), Buffer.from(added), Buffer.alloc(1));
+    }
+    return Buffer.concat([...parts, Buffer.alloc(20)]);
+  };
+
+  it('builds each version 4 name from the one before, in place', () => {
+    const file = 0o100644;
+    const link = 0o160000;
+    expect(indexGitlinks(version4([[file, 0, 'a/b/c'], [link, 1, 'd'], [link, 3, 'x/y'], [file, 5, 'long/name/here'], [link, 9, '']]), 20)).toStrictEqual(['a/b/d', 'a/x/y', 'long/']);
+    expect(indexGitlinks(version4([[file, 0, 'a'], [link, 2, 'b']]), 20)).toBeUndefined();
+  });
+
+  it('reads no index whose names grow past any path, nor one of more gitlink names than bound: each name read whole cost its full length', () => {
+    const file = 0o100644;
+    const link = 0o160000;
+    // A name as long as the file, each next one adding a byte: read whole, one name after another, it was quadratic.
+    const growing = version4([[file, 0, 'x'.repeat(65_530)], ...Array.from({ length: 10 }, (): [number, number, string] => [file, 0, 'y'])]);
+    expect(indexGitlinks(growing, 20)).toBeUndefined();
+    const manyLinks = version4([[file, 0, 'x'.repeat(60_000)], ...Array.from({ length: 150 }, (_, index): [number, number, string] => [link, 1, String(index % 10)])]);
+    expect(indexGitlinks(manyLinks, 20)).toBeUndefined();
+    const fewLinks = version4([[file, 0, 'x'.repeat(60_000)], ...Array.from({ length: 3 }, (_, index): [number, number, string] => [link, 1, String(index)])]);
+    expect(indexGitlinks(fewLinks, 20)).toHaveLength(3);
+  });
+
   it('reads an index once while it stays as read, and again once it changes (its device, inode, size or change times)', async () => {
     const top = repository('kept', [], 2);
     const index = path.join(top, '.git/index');

@@ -7,6 +7,13 @@ const GITLINK = 0o160000;
 const SPARSE_FOLDER = 0o040000;
 /** What an entry holds before its object name: ctime, mtime, dev, ino, mode, uid, gid, size. */
 const STAT_BYTES = 40;
+/**
+ * The longest entry name read (Linux's paths stop at 4,096 bytes; git's index takes longer ones). Past it, or past
+ * `MAX_GITLINK_BYTES` of gitlink names in all, the index is not read: a file a call wrote can make version 4's
+ * names, each the one before with a byte added, as long as the file, and reading each whole is quadratic.
+ */
+const MAX_NAME_BYTES = 65_536;
+const MAX_GITLINK_BYTES = 8 * 1024 * 1024;
 
 /**
  * The paths of the gitlinks (submodules) an index file records, as Git writes the file (`DIRC`, versions 2 to 4, the
@@ -21,7 +28,11 @@ export function indexGitlinks(data: Buffer, hashBytes: number): string[] | undef
   const count = data.readUInt32BE(8);
   const found: string[] = [];
   let at = 12;
-  let previous: Buffer = Buffer.alloc(0);
+  // Version 4's names: each is kept in one buffer, the part shared with the name before left in place, so reading an
+  // entry costs the bytes it adds, not its whole name.
+  let names: Buffer | undefined;
+  let nameLength = 0;
+  let gitlinkBytes = 0;
   for (let entry = 0; entry < count; entry += 1) {
     const flagsAt = at + STAT_BYTES + hashBytes;
     if (flagsAt + 2 > data.length) return undefined;
@@ -31,23 +42,30 @@ export function indexGitlinks(data: Buffer, hashBytes: number): string[] | undef
     let name: Buffer;
     if (version === 4) {
       const strip = varint(data, nameAt);
-      if (strip === undefined || strip.value > previous.length) return undefined;
+      if (strip === undefined || strip.value > nameLength) return undefined;
       const end = data.indexOf(0, strip.next);
       if (end < 0) return undefined;
-      name = Buffer.concat([previous.subarray(0, previous.length - strip.value), data.subarray(strip.next, end)]);
+      const kept = nameLength - strip.value;
+      if (kept + end - strip.next > MAX_NAME_BYTES) return undefined;
+      names ??= Buffer.allocUnsafe(MAX_NAME_BYTES);
+      nameLength = kept + data.copy(names, kept, strip.next, end);
+      name = names.subarray(0, nameLength);
       at = end + 1;
     } else {
       const end = data.indexOf(0, nameAt);
-      if (end < 0) return undefined;
+      if (end < 0 || end - nameAt > MAX_NAME_BYTES) return undefined;
       name = data.subarray(nameAt, end);
       // Each entry is padded with one to eight NULs to a multiple of eight bytes from its start.
       at += (nameAt - at + name.length + 8) & ~7;
     }
     if (at > data.length) return undefined;
-    previous = name;
     const kind = mode & 0o170000;
     if (kind === SPARSE_FOLDER) return undefined;
-    if (kind === GITLINK) found.push(name.toString('utf8'));
+    if (kind === GITLINK) {
+      gitlinkBytes += name.length;
+      if (gitlinkBytes > MAX_GITLINK_BYTES) return undefined;
+      found.push(name.toString('utf8'));
+    }
   }
   // Extensions, each a four-letter name and a length, before the file's own hash.
   while (at + 8 + hashBytes <= data.length) {
