@@ -431,6 +431,22 @@ describe('under a command deny rule, a program that runs commands its words or i
     for (const [line, outcome] of table) expect(await decisionOf(line), line).toBe(outcome);
   });
 
+  it('a program named by a path outside the system\'s program folders, where a call may have copied a script of the workspace', async () => {
+    for (const line of [
+      '/tmp/e',
+      'cp evil.sh /tmp/e && /tmp/e',
+      '/var/tmp/x.sh',
+      '/dev/shm/x',
+      '/root/e',
+      '/home/person/bin/e',
+      '../e',
+      '/usr/bin/../../tmp/e',
+      '/usr/local/bin/x/../../../../tmp/e',
+    ]) {
+      expect(await decisionOf(line), line).toBe(`ask naming ${noDelete.id}`);
+    }
+  });
+
   it('their forms that run nothing stay plain', async () => {
     for (const line of [
       'socat - TCP:example.com:80',
@@ -459,6 +475,8 @@ describe('under a command deny rule, a program that runs commands its words or i
       'lualatex -synctex=1 doc.tex',
       'ts',
       'git commit',
+      '/usr/bin/ls -la',
+      '/bin/echo hi',
     ]) {
       expect(await decisionOf(line), line).toBe('ask');
     }

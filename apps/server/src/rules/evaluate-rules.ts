@@ -103,6 +103,8 @@ export interface RuleContext {
 
 /** The tools whose path rules allow writing a file. */
 const WRITE_TOOLS = new Set(['write_file']);
+/** Where the machine's own programs are: a program named by a path elsewhere may be one a call wrote or copied. */
+const SYSTEM_PROGRAM_FOLDER = /^\/(?:usr\/(?:local\/)?(?:s?bin|lib(?:exec|32|64)?|games)|s?bin|lib(?:32|64)?|opt|snap\/bin|nix\/store|gnu\/store|run\/current-system\/sw\/bin)\/(?!(?:.*\/)?\.\.?(?:\/|$))/;
 
 /** The most paths of one command line whose links are looked up: past that, the line is asked about. */
 const MAX_PATH_LOOKUPS = 256;
@@ -468,6 +470,11 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
   // runs is not read, so it is not judged whole.
   if (isWorkspaceProgram(first.value) || (first.value.startsWith('/') && facts.workspace !== undefined && isWithinFolder(facts.workspace, first.value))) {
     return reason(codeWord(first.value), ' is a program of the workspace, which may run anything');
+  }
+  // Named by a path outside the system's program folders (`/tmp/e`, `~/bin/x`, `../x`), it may be a copy a call made
+  // of a script of the workspace, as the workspace's own programs are: not judged whole either.
+  if (first.value.includes('/') && !SYSTEM_PROGRAM_FOLDER.test(first.value)) {
+    return reason(codeWord(first.value), ' is a program outside the system\'s folders, which may run anything');
   }
   // `editor` is vim, `/usr/bin/pager` is less: judged by the program the name leads to as well.
   const real = realProgramName(first.value);
