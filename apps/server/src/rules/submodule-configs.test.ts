@@ -394,6 +394,18 @@ describe('a git call judged by the Git directories it reads, in a repository git
     }
   });
 
+  it('an included file reached again through a link in another folder is looked at again: its relative includes lead elsewhere from there', async () => {
+    // Git reads a relative include from the folder of the path it was given: through ~/alias.cfg, real/a.cfg's
+    // ws/evil.cfg is ~/ws/evil.cfg, in the workspace; through real/a.cfg itself, a file outside that is not there.
+    mkdirSync(path.join(home, 'real'));
+    writeFileSync(path.join(home, 'real', 'a.cfg'), '[include]\n\tpath = ws/evil.cfg\n');
+    symlinkSync(path.join('real', 'a.cfg'), path.join(home, 'alias.cfg'));
+    symlinkSync(workspace, path.join(home, 'ws'));
+    writeFileSync(path.join(workspace, 'evil.cfg'), '[core]\n\tfsmonitor = "touch PWNED; false"\n');
+    writeFileSync(path.join(home, '.gitconfig'), '[include]\n\tpath = real/a.cfg\n[include]\n\tpath = alias.cfg\n');
+    expect(await decided('git status')).toBe('ask');
+  });
+
   it('reads each included file once, and at most a bounded number of them: files outside that include one another many times over are judged at once', async () => {
     const outside = mkdtempSync(path.join(tmpdir(), 'airlock-git-includes-'));
     try {

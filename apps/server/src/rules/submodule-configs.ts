@@ -283,11 +283,14 @@ async function identityNow(file: string): Promise<string> {
 async function configMayRun(look: IncludeLook, file: string, depth: number): Promise<GitConfigCause | undefined> {
   const { workspace, realWorkspace, seen, check } = look;
   const real = await realOf(file, check);
-  // Each file is looked at once (one seen before may run nothing, or the look would have ended), and only so many:
-  // files that name one another many times over would otherwise be read a number of times exponential in the depth.
-  if (seen.has(real)) return undefined;
+  // Each file is looked at once from each folder it is named in (one seen before may run nothing, or the look would
+  // have ended; git reads a relative include from the folder of the path it was given, so through a link elsewhere
+  // its includes are other files), and only so many: files that name one another many times over would otherwise be
+  // read a number of times exponential in the depth.
+  const key = `${real}\0${path.dirname(file)}`;
+  if (seen.has(key)) return undefined;
   if (seen.size >= MAX_INCLUDED_FILES) return { file, bound: true };
-  seen.add(real);
+  seen.add(key);
   const inside = isInside(workspace, file) || isInside(realWorkspace, file) || isInside(realWorkspace, real);
   const read = readConfigFile(real, MAX_CONFIG_BYTES);
   // Its identity after the read: a change during it has a change time too recent for the check to be kept.
