@@ -1,3 +1,4 @@
+import { isExactOnlyCommand } from '@airlock/api';
 import { describe, expect, it } from 'vitest';
 import { evaluateRules } from './evaluate-rules';
 import { context, prefix, rule, terminal } from './rule-fixtures';
@@ -86,6 +87,39 @@ describe('any program after a cd that may leave the workspace: no command rule c
     expect(await judge('cd /tmp && cd x')).toStrictEqual({ decision: 'ask', within: ruleFor('cd'), leadsOut: { kind: 'moved', text: 'cd /tmp' } });
     // A command no rule covers anywhere is asked about as before, with no reason of this kind.
     expect(await judge('cd /tmp && rm x')).toStrictEqual({ decision: 'ask' });
+  });
+
+  it.each([
+    // Each runs what the project of the folder it runs in defines: a Taskfile, a justfile, a Rakefile, a build.gradle,
+    // a pom.xml, a pixi.toml's tasks, a pyproject's scripts, a package.json's binaries.
+    'just test',
+    'rake test',
+    'task build',
+    'gradle test',
+    'mvn test',
+    'sbt test',
+    'mix test',
+    'tox',
+    'nox',
+    'nx test app',
+    'gmake test',
+    'pipenv run test',
+    'pdm run test',
+    'hatch run test',
+    'bundle exec rake',
+    'deno task test',
+    'npx vitest',
+    'pixi run test',
+    'rye run test',
+    'conda run tests',
+    'mamba run tests',
+  ])('a rule for %j, exact or not, does not cover it run in .git, where a call may have written the project it reads', async (command) => {
+    // deno and npx run whatever they are given: only an exact rule names them.
+    for (const exact of isExactOnlyCommand(command.split(' ')[0]!) ? [true] : [false, true]) {
+      const own = [prefix('cd'), prefix(command, { exact })];
+      expect(await decideLine(`cd .git/hooks && ${command}`, own), `${command} exact: ${exact}`).toBe('ask');
+      expect(await decideLine(`cd src && ${command}`, own), `${command} exact: ${exact}`).toBe('allow');
+    }
   });
 
   it('a deny rule still denies after such a cd', async () => {

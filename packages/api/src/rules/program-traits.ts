@@ -86,7 +86,7 @@ export interface ProgramTraits {
   /**
    * It reads the folder it runs in without being given it (its build file, its project's scripts and config): that
    * folder is judged as an operand would be, so a rule does not cover it run where a `cd` may have led elsewhere
-   * (`WORKING_FOLDER_PROGRAMS`).
+   * (`WORKING_FOLDER_PROGRAMS`, which takes in `projectRunner` too: the project it runs is the one it finds there).
    */
   workingFolder?: true;
 }
@@ -659,10 +659,10 @@ const PROGRAMS = {
   pipenv: { runner: true, projectRunner: true },
   pdm: { runner: true, projectRunner: true },
   hatch: { runner: true, projectRunner: true },
-  rye: { runner: true },
-  pixi: { runner: true },
-  conda: { runner: true },
-  mamba: { runner: true },
+  rye: { runner: true, projectRunner: true },
+  pixi: { runner: true, projectRunner: true },
+  conda: { runner: true, projectRunner: true },
+  mamba: { runner: true, projectRunner: true },
   bundle: { runner: true, projectRunner: true },
 
   // More that run what the project defines (a task, a target, the project's own program).
@@ -772,4 +772,4 @@ export const DATA_FILTERS: ReadonlySet<string> = new Set(having('dataFilter'));
 export const INPUT_COMMAND_READERS: ReadonlySet<string> = new Set(having('inputCommandReader'));
 export const PROJECT_RUNNERS: ReadonlySet<string> = new Set(having('projectRunner'));
 export const PROJECT_FIRST_RUNNERS: ReadonlySet<string> = new Set(having('projectFirst'));
-export const WORKING_FOLDER_PROGRAMS: ReadonlySet<string> = new Set(having('workingFolder'));
+export const WORKING_FOLDER_PROGRAMS: ReadonlySet<string> = new Set([...having('workingFolder'), ...PROJECT_RUNNERS]);
