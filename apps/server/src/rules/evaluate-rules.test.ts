@@ -306,5 +306,34 @@ describe('what a prefix rule does not cover', () => {
     const old = { ...stored, match: { kind: 'command-prefix' as const, tokens: ['python3.11'], exact: false } };
     expect(await decided("python3.11 -c \"open('pwned', 'w')\"", [old])).toBe('ask');
   });
+
+  it('a prefix rule for a shell, an interpreter run with a script or a user-switching wrapper covers nothing it runs, and the schema refuses one', async () => {
+    // Each ran the line under a prefix rule for its name alone, as `bash -c …` would not.
+    for (const [token, line] of [
+      ['yash', "yash -c 'touch x'"],
+      ['oksh', "oksh -c 'touch x'"],
+      ['loksh', "loksh -c 'touch x'"],
+      ['posh', "posh -c 'touch x'"],
+      ['rc', "rc -c 'touch x'"],
+      ['es', "es -c 'touch x'"],
+      ['nu', "nu -c 'touch x'"],
+      ['elvish', "elvish -c 'touch x'"],
+      ['xonsh', "xonsh -c 'touch x'"],
+      ['octave', "octave --eval 'system(\"touch x\")'"],
+      ['racket', "racket -e '(system \"touch x\")'"],
+      ['elixir', "elixir -e 'System.cmd(\"touch\", [\"x\"])'"],
+      ['swipl', "swipl -g 'shell(\"touch x\")' -t halt"],
+      ['sbcl', "sbcl --eval '(run-program \"/bin/touch\" (list \"x\"))'"],
+      ['raku', "raku -e 'shell \"touch x\"'"],
+      ['gosu', "gosu nobody sh -c 'touch x'"],
+      ['su-exec', "su-exec nobody sh -c 'touch x'"],
+    ] as const) {
+      const stored = { ...prefix('ls'), match: { kind: 'command-prefix' as const, tokens: [token], exact: false } };
+      expect(await decided(line, [stored]), line).toBe('ask');
+      const draft = { effect: 'allow', tool: 'terminal', match: stored.match, scope: { kind: 'global' }, source: 'user' };
+      expect(ruleDraftSchema.safeParse(draft).success, token).toBe(false);
+      expect(await decided(`${token} x`, [prefix(`${token} x`, { exact: true })]), token).toBe('allow');
+    }
+  });
 });
 
