@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { BrowserPlaces } from './browser-profiles';
+import { FolderScans, type BrowserPlaces } from './browser-profiles';
 
 /**
  * In the XDG state folders: neovim's swap, undo and backup folders (its defaults since 0.8), vim's where set up so,
@@ -10,14 +10,64 @@ const STATE_FOLDERS = ['swap', 'undo', 'backup', 'shada'].map((name) => path.joi
 /** In the XDG state folders: vim's viminfo where vim keeps its files there (`vim/viminfo`). */
 const STATE_FILES = [path.join('vim', 'viminfo')];
 
-/** In the XDG data folders: neovim's before 0.8 kept its swap, undo, backup and ShaDa folders there; nano keeps its search and position histories (and, set so, its backups) in `nano`. */
-const DATA_FOLDERS = [...['swap', 'undo', 'backup', 'shada'].map((name) => path.join('nvim', name)), 'nano'];
+/**
+ * In the XDG data folders: neovim's before 0.8 kept its swap, undo, backup and ShaDa folders there; nano keeps its
+ * search and position histories (and, set so, its backups) in `nano`; Kate the text of unsaved changes it stashes as
+ * it closes (`kate/stash`) and, in its sessions, the search and replace histories (hidden whole); Midnight Commander
+ * its input histories (`mc/history`: commands and patterns searched for) and mcedit's clipboard (`mc/mcedit`).
+ */
+const DATA_FOLDERS = [...['swap', 'undo', 'backup', 'shada'].map((name) => path.join('nvim', name)), 'nano', 'kate', 'mc'];
+
+/**
+ * In the XDG config folders: VS Code's and its forks' local history (`User/History`, a copy of each file at each save)
+ * and hot exit's copies of unsaved editors (`Backups`); micro's backups and its `buffers` (the search and command
+ * history, and, set so, each file's undo history); Sublime Text's `Local` (its session holds the text of unsaved
+ * buffers and the find history); Midnight Commander's mcedit positions (`mc/filepos`, with its bookmarks).
+ */
+const CONFIG_PATHS = [
+  ...['Code', 'Code - OSS', 'Code - Insiders', 'VSCodium', 'Cursor'].flatMap((name) => [path.join(name, 'User', 'History'), path.join(name, 'Backups')]),
+  path.join('micro', 'backups'),
+  path.join('micro', 'buffers'),
+  ...['sublime-text', 'sublime-text-3', 'sublime-text-2'].map((name) => path.join(name, 'Local')),
+  path.join('mc', 'filepos'),
+];
+
+/** In the XDG cache folders: helix's log, which at `-v` holds the language servers' messages, each file's text among them. */
+const CACHE_PATHS = ['helix'];
 
 /** In the home folder: where a vimrc usually points vim's `directory`, `undodir` and `backupdir`; nano's folder before it used the data folder. */
 const HOME_FOLDERS = [...['swap', 'swaps', 'tmp', 'undo', 'undodir', 'backup', 'backups'].map((name) => path.join('.vim', name)), '.nano'];
 
-/** In the home folder: vim's viminfo (the old default and `~/.vim/viminfo`), and nano's history before it had a folder. */
-const HOME_FILES = ['.viminfo', path.join('.vim', 'viminfo'), '.nano_history'];
+/**
+ * In the home folder: vim's viminfo (the old default and `~/.vim/viminfo`), nano's history before it had a folder, and
+ * joe's `~/.joe_state`, which keeps its search and command histories and the yank buffer.
+ */
+const HOME_FILES = ['.viminfo', path.join('.vim', 'viminfo'), '.nano_history', '.joe_state'];
+
+/** In the home folder: Midnight Commander's folder before it followed XDG (its histories and mcedit's clipboard). */
+const HOME_OLD_FOLDERS = ['.mc'];
+
+/**
+ * The names vim writes a viminfo file under before renaming it over the file: `.viminfo.tmp`, and while that one is
+ * there (left by a vim that was killed), `.viminfz.tmp`, then `.viminfy.tmp`, down to `.viminfa.tmp`. Each holds the
+ * whole viminfo.
+ */
+function viminfoTemporaries(file: string): string[] {
+  const stem = file.slice(0, -1);
+  return [`${file}.tmp`, ...'abcdefghijklmnopqrstuvwxyz'.split('').map((letter) => `${stem}${letter}.tmp`)];
+}
+
+/**
+ * The JetBrains editors' local history (a copy of each file at each change, in their system folder since 2020.1:
+ * `JetBrains/<product><version>/LocalHistory` in the XDG cache folders; Android Studio's under `Google`), one per
+ * product and version installed, so looked for at each use.
+ */
+function jetBrainsLocalHistories(caches: readonly (string | undefined)[], scans: FolderScans): string[] {
+  return [...new Set(caches.filter((base) => base !== undefined))].flatMap((base) => [
+    ...scans.entriesNamed(path.join(base, 'JetBrains'), /^[^.]/).map((product) => path.join(product, 'LocalHistory')),
+    ...scans.entriesNamed(path.join(base, 'Google'), /^AndroidStudio/).map((product) => path.join(product, 'LocalHistory')),
+  ]);
+}
 
 /** In the XDG cache folders: where a vimrc also often points them. */
 const CACHE_FOLDERS = [path.join('vim', 'swap'), path.join('vim', 'undo'), path.join('vim', 'backup')];
@@ -46,24 +96,35 @@ const EMACS_PATHS = [
 /**
  * The folders and files where editors keep what was in the files edited, under other names in other folders: neovim's,
  * and vim's and Emacs's as usually set up, swap, undo and backup folders, which hold every file's copy under its full
- * path with `%` for `/` (`%home%me%.openai-key.swp`), and the registers and search histories of vim's viminfo,
- * neovim's ShaDa, nano's and Emacs's savehist, which hold text yanked or searched for in a file. The copy of a hidden
+ * path with `%` for `/` (`%home%me%.openai-key.swp`); the other editors' copies (VS Code's and the JetBrains
+ * editors' local history, the backups of VS Code's hot exit, micro, Kate's stash and Sublime Text's session); and the
+ * registers and search histories of vim's viminfo (and its temporary names), neovim's ShaDa, nano's, joe's, micro's,
+ * Midnight Commander's and Emacs's savehist, which hold text yanked or searched for in a file. The copy of a hidden
  * file (the server's token or key file, a shell history), or a line of it, is there under another name in another
  * folder, so editorCopies, which looks beside the file, misses it. Hidden whole from the tools: no tool needs another
  * program's swap, undo or backup store or its registers, and naming only the copies of hidden files would miss a vim
  * whose `directory` names the folder without the `//` that gives the full path. Only where they exist, looked for at
  * each use (an editor makes them the first time it needs one, and writes its viminfo or ShaDa as it exits).
- * `env` is the server's: its HOME gave `places`, and it may name XDG_STATE_HOME.
+ * `env` is the server's: its HOME gave `places`, and it may name XDG_STATE_HOME and MICRO_CONFIG_HOME. With `scans`,
+ * the JetBrains folders are read only when they change (see FolderScans).
  */
-export function editorStatePaths(places: BrowserPlaces, env: Readonly<Record<string, string | undefined>>): string[] {
-  const stateHome = env.XDG_STATE_HOME !== undefined && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : undefined;
+export function editorStatePaths(places: BrowserPlaces, env: Readonly<Record<string, string | undefined>>, scans: FolderScans = new FolderScans()): string[] {
+  const absolute = (value: string | undefined) => (value !== undefined && path.isAbsolute(value) ? value : undefined);
   const under = (bases: (string | undefined)[], names: readonly string[]) =>
     [...new Set(bases.filter((base) => base !== undefined))].flatMap((base) => names.map((name) => path.join(base, name)));
+  const states = [absolute(env.XDG_STATE_HOME), path.join(places.home, '.local', 'state')];
+  const caches = [places.cacheHome, path.join(places.home, '.cache')];
+  const viminfos = [...under(states, STATE_FILES), ...HOME_FILES.filter((name) => name.endsWith('viminfo')).map((name) => path.join(places.home, name))];
+  const micro = absolute(env.MICRO_CONFIG_HOME);
   return [
-    ...under([stateHome, path.join(places.home, '.local', 'state')], [...STATE_FOLDERS, ...STATE_FILES]),
+    ...under(states, [...STATE_FOLDERS, ...STATE_FILES]),
+    ...viminfos.flatMap(viminfoTemporaries),
     ...under([places.dataHome, path.join(places.home, '.local', 'share')], DATA_FOLDERS),
-    ...[...HOME_FOLDERS, ...HOME_FILES].map((name) => path.join(places.home, name)),
-    ...under([places.cacheHome, path.join(places.home, '.cache')], CACHE_FOLDERS),
+    ...under([places.configHome, path.join(places.home, '.config')], CONFIG_PATHS),
+    ...(micro === undefined ? [] : [path.join(micro, 'backups'), path.join(micro, 'buffers')]),
+    ...[...HOME_FOLDERS, ...HOME_FILES, ...HOME_OLD_FOLDERS].map((name) => path.join(places.home, name)),
+    ...under(caches, [...CACHE_FOLDERS, ...CACHE_PATHS]),
+    ...jetBrainsLocalHistories(caches, scans),
     ...under([path.join(places.home, '.emacs.d'), ...[places.configHome, path.join(places.home, '.config')].map((base) => base && path.join(base, 'emacs'))], EMACS_PATHS),
   ];
 }

@@ -503,6 +503,44 @@ describe('hidden paths inside the workspace', () => {
     expect((await runTool(list, { path: path.join('state', 'vim') })).content).toBe(`${path.join('state', 'vim')}: 1 entry\nhidden   viminfo`);
   });
 
+  test("reach none of the other editors' copies and histories in the server's home folder (VS Code's and its forks' local history and hot exit backups, the JetBrains editors' local history, one installed after the tools too, micro's, Sublime Text's, Kate's, Midnight Commander's, joe's, helix's, vim's temporary viminfo)", async () => {
+    await using f = await fixture();
+    const env = { HOME: f.ws, XDG_CONFIG_HOME: path.join(f.ws, 'conf') };
+    const states = [
+      path.join('conf', 'Code', 'User', 'History', '-5f3a2b1c', 'AbCd.bash_history'),
+      path.join('.config', 'VSCodium', 'Backups', '0123abcd', 'file', '-7e3c9a1f'),
+      path.join('.config', 'Cursor', 'User', 'History', '-5f3a2b1c', 'AbCd.bash_history'),
+      path.join('.cache', 'JetBrains', 'IntelliJIdea2024.1', 'LocalHistory', 'changes.storageData'),
+      path.join('.config', 'micro', 'backups', `${f.ws.replaceAll('/', '%')}%.bash_history`),
+      path.join('.config', 'micro', 'buffers', 'history'),
+      path.join('conf', 'sublime-text', 'Local', 'Session.sublime_session'),
+      path.join('.local', 'share', 'kate', 'stash', '.bash_history-0'),
+      path.join('.local', 'share', 'mc', 'history'),
+      path.join('.config', 'mc', 'filepos'),
+      '.joe_state',
+      path.join('.cache', 'helix', 'helix.log'),
+      '.viminfz.tmp',
+    ];
+    const write = async (file: string) => {
+      await mkdir(path.dirname(path.join(f.ws, file)), { recursive: true });
+      await writeFile(path.join(f.ws, file), 'AIRLOCK_TOKEN=the-token-value npm start\n');
+    };
+    for (const file of states) await write(file);
+    const tools = createBuiltinTools({ workspace: f.ws, env });
+    const [read, list] = (['read_file', 'list_directory'] as const).map((name) => toolNamed(tools, name)) as [AnyTool, AnyTool];
+    const alone = new Set(['.joe_state', '.viminfz.tmp', path.join('.config', 'mc', 'filepos')]);
+    const attempts = (file: string): [AnyTool, Record<string, string>][] => [
+      [read, { path: file }],
+      ...(alone.has(file) ? [] : [[list, { path: path.dirname(file) }] as [AnyTool, Record<string, string>]]),
+    ];
+    for (const file of states) await expectRefused(attempts(file));
+    // A JetBrains editor installed, or updated to a new version, after the server started.
+    const later = path.join('.cache', 'JetBrains', 'PyCharm2025.2', 'LocalHistory', 'content.dat');
+    await write(later);
+    await expectRefused(attempts(later));
+    expect((await runTool(list, { path: path.join('.cache', 'JetBrains', 'PyCharm2025.2') })).content).toBe(`${path.join('.cache', 'JetBrains', 'PyCharm2025.2')}: 1 entry\nhidden   LocalHistory`);
+  });
+
   test('leave the rest of the workspace usable', async () => {
     await using f = await homeFixture();
     expect(await runTool(f.read, { path: 'sub/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });

@@ -32,8 +32,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
   const places = browserPlaces(resolved.env);
   const scans = new FolderScans();
   const histories = historyFiles(places, resolved.env);
-  const editorStates = editorStatePaths(places, resolved.env);
-  const others = () => [...browserProfileFolders(places, scans), ...defaultDataFolders(places), ...airlockConfigFolders(places), ...histories, ...editorStates, ...resolved.outputFiles()];
+  const others = () => [...browserProfileFolders(places, scans), ...defaultDataFolders(places), ...airlockConfigFolders(places), ...histories, ...editorStatePaths(places, resolved.env, scans), ...resolved.outputFiles()];
   const paths = new WorkspacePaths(resolved.workspace, new HiddenPaths(resolved.hiddenPaths, { others }));
   return [
     createTerminalTool(resolved, paths),

@@ -501,6 +501,45 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     }
   });
 
+  test("the other editors' copies and histories in the server's home folder (VS Code's and its forks' local history and hot exit backups, the JetBrains editors' local history, micro's backups and buffers, Sublime Text's session, Kate's stash and sessions, Midnight Commander's histories and mcedit's clipboard and positions, joe's state, helix's log, vim's temporary viminfo) cannot be read, in a home outside the workspace and in it", async () => {
+    await using workspace = await tempFolder();
+    await using outside = await tempFolder('/var/tmp');
+    for (const home of [outside.path, path.join(workspace.path, 'home')]) {
+      const states = [
+        ...['Code', 'Code - OSS', 'Code - Insiders', 'VSCodium', 'Cursor'].flatMap((name) => [
+          path.join('.config', name, 'User', 'History', '-5f3a2b1c', 'AbCd.bash_history'),
+          path.join('.config', name, 'Backups', '0123abcd', 'file', '-7e3c9a1f'),
+        ]),
+        path.join('.cache', 'JetBrains', 'IntelliJIdea2024.1', 'LocalHistory', 'changes.storageData'),
+        path.join('.cache', 'JetBrains', 'PyCharm2023.3', 'LocalHistory', 'content.dat'),
+        path.join('.cache', 'Google', 'AndroidStudio2024.1', 'LocalHistory', 'changes.storageData'),
+        path.join('.config', 'micro', 'backups', `${home.replaceAll('/', '%')}%.bash_history`),
+        path.join('.config', 'micro', 'buffers', 'history'),
+        path.join('.config', 'sublime-text', 'Local', 'Session.sublime_session'),
+        path.join('.config', 'sublime-text-3', 'Local', 'Auto Save Session.sublime_session'),
+        path.join('.local', 'share', 'kate', 'stash', '.bash_history-0'),
+        path.join('.local', 'share', 'kate', 'sessions', 'work.katesession'),
+        path.join('.local', 'share', 'mc', 'history'),
+        path.join('.local', 'share', 'mc', 'mcedit', 'mcedit.clip'),
+        path.join('.config', 'mc', 'filepos'),
+        path.join('.mc', 'history'),
+        '.joe_state',
+        path.join('.cache', 'helix', 'helix.log'),
+        '.viminfo.tmp',
+        '.viminfz.tmp',
+        '.viminfa.tmp',
+        path.join('.vim', 'viminfy.tmp'),
+      ];
+      for (const file of states) {
+        await mkdir(path.dirname(path.join(home, file)), { recursive: true });
+        await writeFile(path.join(home, file), 'AIRLOCK_TOKEN=the-key-value npm start\n');
+      }
+      const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home } });
+      const result = await runTool(tool, { command: `grep -rls the-key-value ${home}; echo end` });
+      expect(result).toStrictEqual({ content: 'end\nexit code: 0', isError: false });
+    }
+  });
+
   test("the Airlock config folder in the server's home folder, where the terminal client keeps its token file, cannot be read", async () => {
     await using workspace = await tempFolder();
     // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).
