@@ -15,7 +15,9 @@ function filesGitReads(workspace: string): string[] {
   return result.stdout
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => realpathSync(path.resolve(workspace, line.slice('file:'.length, line.indexOf('\t')))));
+    .map((line) => line.slice('file:'.length, line.indexOf('\t')))
+    // Resolved by the kernel, as git opens it: `link/../x` leads beside where the link leads, not to `x`.
+    .map((named) => realpathSync.native(named.startsWith('/') ? named : `${workspace}/${named}`));
 }
 
 describe('includedConfigFiles', () => {
@@ -71,6 +73,49 @@ describe('includedConfigFiles', () => {
     const found = includedConfigFiles(workspace, [at('.git/config')]);
     expect(found).toStrictEqual([at('.gitconfig'), at('.git/c.gitconfig'), at('sub/a.gitconfig'), at('real/target'), at('missing/m.gitconfig'), at('b.gitconfig')]);
     expect(filesGitReads(workspace).sort()).toStrictEqual([at('.git/config'), ...found.filter((file) => !file.includes('missing'))].sort());
+  });
+
+  test('a relative include is read from the folder of the path Git names, as the kernel resolves it, and includes are followed through files outside the workspace', async () => {
+    await using folder = await tempFolder();
+    await using elsewhere = await tempFolder();
+    const workspace = folder.path;
+    const at = (...parts: string[]) => path.join(workspace, ...parts);
+    const key = (name: string) => `[test]\n\tkey = ${name}\n`;
+    expect(spawnSync('git', ['init', '-q', workspace]).status).toBe(0);
+    await mkdir(at('real'));
+    await mkdir(at('deep/er'), { recursive: true });
+    // A link to a file elsewhere: its relative include is read beside the link, not beside the file it leads to.
+    await writeFile(at('real/a.cfg'), `${key('a')}[include]\n\tpath = b.cfg\n`);
+    await symlink('real/a.cfg', at('alias.cfg'));
+    await writeFile(at('b.cfg'), key('b'));
+    await writeFile(at('real/b.cfg'), key('not read'));
+    // A link to a folder, then `..`: beside where the link leads, not beside the link.
+    await symlink('deep/er', at('lnk'));
+    await writeFile(at('deep/c.cfg'), key('c'));
+    await writeFile(at('c.cfg'), key('not read'));
+    // A file outside the workspace that includes files of it, by an absolute path and through a link of its own.
+    await symlink(workspace, path.join(elsewhere.path, 'ws'));
+    await writeFile(path.join(elsewhere.path, 'team.cfg'), `${key('team')}[include]\n\tpath = ${at('d.cfg')}\n\tpath = ws/e.cfg\n\tpath = ws/lnk/../missing.cfg\n`);
+    await writeFile(at('d.cfg'), key('d'));
+    await writeFile(at('e.cfg'), key('e'));
+    await writeFile(at('.git/config'), `${key('config')}[include]\n\tpath = ../alias.cfg\n\tpath = ../lnk/../c.cfg\n\tpath = ${elsewhere.path}/team.cfg\n`);
+    const found = includedConfigFiles(workspace, [at('.git/config')]);
+    expect(found).toStrictEqual([at('real/a.cfg'), at('deep/c.cfg'), at('b.cfg'), at('d.cfg'), at('e.cfg'), at('deep/missing.cfg')]);
+    const read = filesGitReads(workspace);
+    expect(read.sort()).toStrictEqual([at('.git/config'), path.join(elsewhere.path, 'team.cfg'), ...found.filter((file) => !file.includes('missing'))].sort());
+    // Made by a call, the missing one is read too, where it was found.
+    await writeFile(at('deep/missing.cfg'), key('missing'));
+    expect(filesGitReads(workspace)).toContain(at('deep/missing.cfg'));
+  });
+
+  test('a missing include reached through a dangling link is the file the link points to; one going up from a missing folder is that folder, which a call would make to choose where it leads', async () => {
+    await using folder = await tempFolder();
+    const at = (...parts: string[]) => path.join(folder.path, ...parts);
+    expect(spawnSync('git', ['init', '-q', folder.path]).status).toBe(0);
+    await mkdir(at('sub'));
+    await symlink('sub/target.cfg', at('dangling.cfg'));
+    await writeFile(at('.git/config'), '[include]\n\tpath = ../dangling.cfg\n\tpath = ../missing/../up.cfg\n');
+    expect(includedConfigFiles(folder.path, [at('.git/config')])).toStrictEqual([at('sub/target.cfg'), at('missing')]);
   });
 
   test('an include loop ends, each file once; a file outside the workspace, or under a link or a file on the way, is none', async () => {

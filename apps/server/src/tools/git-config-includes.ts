@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { configSettings, readConfigFile, type ConfigFileRead, type ConfigSetting } from './git-config-file';
@@ -26,12 +26,13 @@ const INCLUDED_FILE_FOLDERS = 32;
 /**
  * The files inside the workspace that the repository config `configFiles` includes (`include.path`, and
  * `includeIf.<condition>.path` whatever the condition, which may hold later: a branch checked out, a folder moved),
- * and those they include in turn, as Git finds them: `~/` from the home folder, a relative path from the folder of
- * the including file. Git reads each as repository config, so a call that writes one sets `core.fsmonitor`, an alias
+ * and those they include in turn, wherever those lie (a team config outside the workspace may include a file of
+ * it), as Git finds them: `~/` from the home folder, a relative path after the folder of the including file as Git
+ * named it, resolved by the kernel (see includeTarget, whereLeads). Git reads each as repository config, so a call that writes one sets `core.fsmonitor`, an alias
  * or a hooks folder that the person's next `git status` or commit runs, unsandboxed: the common recipe for
  * project-shared settings (`git config include.path ../.gitconfig`) puts one at the top of the work tree. Each is a
  * real path in the workspace; it may be missing (Git skips a missing include, and reads one a call makes). One that
- * Git reaches through a link is given where the link leads now. Bounded whatever the files hold: at most
+ * Git reaches through a link is given where the link leads now; its relative includes are read from beside the link. Bounded whatever the files hold: at most
  * `INCLUDED_FILES` found, `INCLUDE_VALUES` looked up (each value once per file), `CONFIG_BYTES` read in all (a file
  * that would go past it is not read), none more than `INCLUDED_FILE_FOLDERS` folders down (each folder on the way is
  * held for every call): Git's own configs are a small part of each. Each file's settings are read once per change
@@ -44,24 +45,38 @@ export function includedConfigFiles(workspace: string, configFiles: readonly str
   const found: string[] = [];
   let left = CONFIG_BYTES;
   let lookups = INCLUDE_VALUES;
-  let including = [...configFiles];
+  // Each file with the real folder its relative includes are read from: git reads them from the folder of the path
+  // it was given, so a file reached through a link elsewhere includes other files from there.
+  let including = configFiles.map((file) => ({ file, folder: path.dirname(file) }));
+  const followed = new Set(including.map(({ file, folder }) => `${file}\0${folder}`));
   for (let depth = 0; depth < INCLUDE_DEPTH && including.length > 0 && found.length < INCLUDED_FILES; depth += 1) {
-    const next: string[] = [];
-    for (const file of including) {
+    const next: { file: string; folder: string }[] = [];
+    for (const { file, folder } of including) {
       if (left === 0 || lookups === 0 || found.length >= INCLUDED_FILES) break;
       const config = read(file, left);
       if (config === undefined) continue;
       left -= config.bytes;
       // Each place once: a value written a thousand times is looked up once.
-      const places = new Set(includeValues(config.settings).map((value) => includedPath(file, value)));
+      const places = new Set(includeValues(config.settings).map((value) => includeTarget(os.homedir(), `${folder}/`, value)));
       for (const place of places) {
         if (found.length >= INCLUDED_FILES || lookups === 0) break;
+        if (place === undefined) continue;
         lookups -= 1;
-        const included = inWorkspace(workspace, place);
-        if (included === undefined || found.includes(included) || configFiles.includes(included)) continue;
-        if (path.relative(workspace, included).split(path.sep).length > INCLUDED_FILE_FOLDERS + 1) continue;
-        found.push(included);
-        next.push(included);
+        const leads = whereLeads(place);
+        if (leads === undefined) continue;
+        const info = lstatOrUndefined(leads);
+        // One outside the workspace is no call's to write, but what it includes may be: followed, not held.
+        if (info?.isFile() === true) {
+          const from = realOrUndefined(path.dirname(place));
+          if (from !== undefined && !followed.has(`${leads}\0${from}`)) {
+            followed.add(`${leads}\0${from}`);
+            next.push({ file: leads, folder: from });
+          }
+        }
+        if (!isStrictlyWithin(workspace, leads) || (info !== undefined && !info.isFile())) continue;
+        if (found.includes(leads) || configFiles.includes(leads)) continue;
+        if (path.relative(workspace, leads).split(path.sep).length > INCLUDED_FILE_FOLDERS + 1) continue;
+        found.push(leads);
       }
     }
     including = next;
@@ -80,33 +95,60 @@ function includeValues(settings: readonly ConfigSetting[]): string[] {
     .flatMap(({ value }) => (value === undefined || value === '' ? [] : [value]));
 }
 
-/** The path Git opens for an include `value` in `file` (handle_path_include, interpolate_path); undefined for one it takes from elsewhere. */
-function includedPath(file: string, value: string): string | undefined {
-  if (value === '~' || value.startsWith('~/')) return path.join(os.homedir(), value.slice(1));
-  // Another user's home folder, or Git's installation prefix: outside the workspace.
+/**
+ * The path Git opens for an include `value` in the config file it named `file` (handle_path_include,
+ * interpolate_path): `~/` from `home`, a relative path put after the folder of `file` as Git named it, left for the
+ * kernel to resolve (`link/../x` leads beside where `link` leads, not to `x`). Undefined for one it takes from
+ * elsewhere (another user's home folder, Git's installation prefix).
+ */
+export function includeTarget(home: string, file: string, value: string): string | undefined {
+  if (value === '~' || value.startsWith('~/')) return `${home}${value.slice(1)}`;
   if (value.startsWith('~') || value.startsWith('%(prefix)/')) return undefined;
-  return path.resolve(path.dirname(file), value);
+  if (value.startsWith('/')) return value;
+  return `${file.slice(0, file.lastIndexOf('/') + 1)}${value}`;
 }
 
+/** Links followed and folders gone up at most in finding where one path leads: a call's own repository may name any. */
+const MAX_STEPS = 256;
+
 /**
- * `file` as the kernel finds it, when that lies strictly inside the workspace: where it leads when it is there, the
- * path itself when it is missing below a folder reached through no link (a call could make it, and the folders on the
- * way). Undefined otherwise, or for a file that is no regular file.
+ * Where the kernel leads `file` now: its real path when it is there; when it is not, the real path of the nearest
+ * folder on the way that is, with the rest (a link left dangling is followed to where it points), as a call would
+ * make it. For a rest that goes up (`missing/../x`), the first missing part: a call that makes it decides where the
+ * rest leads, so that one is held. Undefined when the nearest on the way is no folder, or past `MAX_STEPS`.
  */
-function inWorkspace(workspace: string, file: string | undefined): string | undefined {
-  if (file === undefined) return undefined;
-  let real: string | undefined;
-  try {
-    real = realpathSync(file);
-  } catch {
-    real = undefined;
+export function whereLeads(file: string): string | undefined {
+  const rest: string[] = [];
+  let at = file;
+  for (let steps = 0; steps < MAX_STEPS; steps += 1) {
+    const real = realOrUndefined(at);
+    if (real !== undefined) {
+      if (rest.length === 0) return real;
+      if (lstatOrUndefined(real)?.isDirectory() !== true || lstatOrUndefined(path.join(real, rest[0]!)) !== undefined) return undefined;
+      return rest.slice(1).includes('..') ? path.join(real, rest[0]!) : path.join(real, ...rest);
+    }
+    if (lstatOrUndefined(at)?.isSymbolicLink() === true) {
+      let target;
+      try {
+        target = readlinkSync(at);
+      } catch {
+        return undefined;
+      }
+      at = [target.startsWith('/') ? target : `${at.slice(0, at.lastIndexOf('/') + 1)}${target}`, ...rest].join('/');
+      rest.length = 0;
+      continue;
+    }
+    const up = path.dirname(at);
+    if (up === at) return undefined;
+    rest.unshift(path.basename(at));
+    at = up;
   }
-  if (real !== undefined) return isStrictlyInside(workspace, real) && lstatOrUndefined(real)?.isFile() === true ? real : undefined;
-  if (!isStrictlyInside(workspace, file)) return undefined;
-  let folder = path.dirname(file);
-  while (folder !== workspace && lstatOrUndefined(folder) === undefined) folder = path.dirname(folder);
+  return undefined;
+}
+
+function realOrUndefined(file: string): string | undefined {
   try {
-    return realpathSync(folder) === folder && lstatSync(folder).isDirectory() ? file : undefined;
+    return realpathSync.native(file);
   } catch {
     return undefined;
   }
@@ -118,8 +160,4 @@ function lstatOrUndefined(file: string) {
   } catch {
     return undefined;
   }
-}
-
-function isStrictlyInside(workspace: string, file: string): boolean {
-  return isStrictlyWithin(workspace, file);
 }

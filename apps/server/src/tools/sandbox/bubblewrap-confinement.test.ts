@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
-import { link, mkdir, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -383,6 +383,31 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     expect(await readFile(at('.gitconfig'), 'utf8').catch(() => undefined)).toBe(present ? shared : undefined);
     expect(await readFile(at('shared/branch.gitconfig'), 'utf8')).toBe('[user]\n\tname = a\n');
     expect((await readdir(workspace.path)).sort()).toStrictEqual(present ? ['.git', '.gitconfig', 'shared'] : ['.git', 'shared']);
+    hostGit(workspace.path, ['status', '--short']);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test('a workspace file included through a config outside the workspace, or beside a link Git names, cannot be written or made, and the person’s git status runs nothing from it', async () => {
+    await using workspace = await tempFolder();
+    await using elsewhere = await tempFolder();
+    const at = (...parts: string[]) => path.join(workspace.path, ...parts);
+    const marker = path.join(elsewhere.path, 'fsmonitor-ran');
+    const fsmonitor = `[core]\\n\\tfsmonitor = "touch ${marker}; false"\\n`;
+    expect(hostGit(workspace.path, ['init', '-q', '.'])).toBe(0);
+    // A team config kept outside the workspace that includes a file of it through a link of its own; and, in the
+    // workspace, a link to a file elsewhere in it whose relative include Git reads beside the link.
+    await symlink(workspace.path, path.join(elsewhere.path, 'project'));
+    await writeFile(path.join(elsewhere.path, 'team.gitconfig'), '[include]\n\tpath = project/local.gitconfig\n');
+    await mkdir(at('shared'));
+    await writeFile(at('shared/settings.gitconfig'), '[include]\n\tpath = beside.gitconfig\n');
+    await symlink('shared/settings.gitconfig', at('settings.gitconfig'));
+    expect(hostGit(workspace.path, ['config', '--add', 'include.path', path.join(elsewhere.path, 'team.gitconfig')])).toBe(0);
+    expect(hostGit(workspace.path, ['config', '--add', 'include.path', '../settings.gitconfig'])).toBe(0);
+    const attempts = [`printf '${fsmonitor}' > local.gitconfig`, `printf '${fsmonitor}' > beside.gitconfig`];
+    const command = attempts.map((attempt, index) => `(${attempt}) 2>/dev/null && echo 'done: ${index}'`).join('; ');
+    const result = await runTool(terminal(workspace.path), { command: `${command}; echo end` });
+    expect(result.content).toBe('end\nexit code: 0');
+    expect((await readdir(workspace.path)).sort()).toStrictEqual(['.git', 'settings.gitconfig', 'shared']);
     hostGit(workspace.path, ['status', '--short']);
     expect(existsSync(marker)).toBe(false);
   });
