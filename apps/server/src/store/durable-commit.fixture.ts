@@ -6,15 +6,18 @@ import { startChange } from './test-support';
 
 const directory = process.argv[2]!;
 const store = await SqliteStore.open({ directory, log: () => {} });
-await store.createSession({ sessionId: 's', title: 'a chat', createdAt: 1, updatedAt: 1, confirmToolCalls: true, lastRunId: 'r' });
-await store.createRun({ runId: 'r', sessionId: 's', options: {}, startedAt: 1, endedAt: null, endReason: null });
-await store.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: { type: 'status', text: 'asks' }, at: 2, ledger: startChange('call-1', 2) });
 
 async function marked(name: string, commit: () => Promise<void>): Promise<void> {
   writeSync(1, `begin ${name}\n`);
   await commit();
   writeSync(1, `end ${name}\n`);
 }
+
+await marked('chat', () => store.createSession({ sessionId: 's', title: 'a chat', createdAt: 1, updatedAt: 1, confirmToolCalls: true, lastRunId: 'r' }));
+await marked('run start', () => store.createRun({ runId: 'r', sessionId: 's', options: {}, startedAt: 1, endedAt: null, endReason: null }));
+await marked('message', () => store.appendMessage('s', { role: 'user', content: 'list the files' }, 1, { runId: 'r' }));
+await marked('activity', () => store.updateSession('s', { updatedAt: 2, lastRunId: 'r' }));
+await store.appendEvent({ runId: 'r', sessionId: 's', seq: 1, event: { type: 'status', text: 'asks' }, at: 2, ledger: startChange('call-1', 2) });
 
 await marked('text', () => store.appendEvent({ runId: 'r', sessionId: 's', seq: 2, event: { type: 'text-delta', text: 'Let me look' }, at: 2 }));
 await marked('allow', () =>
@@ -53,4 +56,8 @@ await marked('rule', () =>
 );
 await marked('grant', () => store.saveGrant({ grantId: 'g', scope: 'session', sessionId: 's', toolName: 'read_file', arguments: null, toolVersion: 'v1', createdAt: 4 }));
 await marked('confirmation off', () => store.updateSession('s', { confirmToolCalls: false }));
+await marked('rule hit', () => store.recordRuleHit('rule-1', 6));
+await marked('run end', () => store.endRun('r', 'done', 7));
+await marked('chat without confirmation', () => store.createSession({ sessionId: 't', title: 'unasked', createdAt: 8, updatedAt: 8, confirmToolCalls: false, lastRunId: null }));
+await marked('chat deleted', () => store.deleteSession('t'));
 await store.close();

@@ -41,7 +41,7 @@ describe('SqliteStore commits that let calls run', () => {
 
   // What cannot be tested: a sync the disk fails (SQLite then fails the commit with SQLITE_IOERR_FSYNC), or a lost
   // write-out. What can: that each commit syncs its write-ahead log before it returns.
-  it.skipIf(!strace)('sync the write-ahead log to the disk before they return: an allow with its start, a rule, a grant, confirmation turned off (events that let nothing run are not synced each)', async () => {
+  it.skipIf(!strace)('sync the write-ahead log to the disk before they return: an allow with its start, a rule, a grant, confirmation turned off, a chat started without it, a chat deleted (commits that let nothing run are not synced each)', async () => {
     await using folder = await tempFolder();
     const log = join(folder.path, 'trace');
     const fixture = fileURLToPath(new URL('./durable-commit.fixture.ts', import.meta.url));
@@ -51,10 +51,27 @@ describe('SqliteStore commits that let calls run', () => {
     });
     expect(traced.status, traced.stderr).toBe(0);
     const commits = callsPerCommit(await readFile(log, 'utf8'));
-    expect([...commits.keys()]).toStrictEqual(['text', 'allow', 'tool end', 'deny', 'rule', 'grant', 'confirmation off']);
-    // Streamed text, a tool's end with its answer, a deny: they let nothing run. Written to the log, synced by the
+    expect([...commits.keys()]).toStrictEqual([
+      'chat',
+      'run start',
+      'message',
+      'activity',
+      'text',
+      'allow',
+      'tool end',
+      'deny',
+      'rule',
+      'grant',
+      'confirmation off',
+      'rule hit',
+      'run end',
+      'chat without confirmation',
+      'chat deleted',
+    ]);
+    // A chat asking for confirmation, a run's start and end, a message, the chat's last activity, streamed text, a
+    // tool's end with its answer, a deny, a rule's hit count: they let nothing run. Written to the log, synced by the
     // next commit that is.
-    for (const name of ['text', 'tool end', 'deny']) {
+    for (const name of ['chat', 'run start', 'message', 'activity', 'text', 'tool end', 'deny', 'rule hit', 'run end']) {
       const wal = commits.get(name)!.filter((call) => call.includes(`${DATABASE_FILE}-wal>`));
       expect(wal.some((call) => call.startsWith('pwrite64(')), name).toBe(true);
       expect(wal.filter((call) => /^f(data)?sync\(/.test(call)), name).toStrictEqual([]);

@@ -169,11 +169,16 @@ export class SqliteStore implements AirlockStore {
   }
 
   async createSession(session: StoredSessionSummary): Promise<void> {
-    this.statements.insertSession.run(session.sessionId, session.title, session.createdAt, session.updatedAt, session.confirmToolCalls ? 1 : 0, session.lastRunId);
+    // A chat that starts with confirmation off lets its calls run unasked: synced, as turning it off is.
+    const insert = () => this.statements.insertSession.run(session.sessionId, session.title, session.createdAt, session.updatedAt, session.confirmToolCalls ? 1 : 0, session.lastRunId);
+    if (session.confirmToolCalls) this.unsynced(insert);
+    else insert();
   }
 
   async updateSession(sessionId: string, changes: SessionChanges): Promise<void> {
-    this.statements.updateSession.run({
+    // Turning confirmation on or off is synced (lost, calls would run unasked, or be asked after all); a title, the
+    // time of the last activity or the last run are not.
+    const update = () => this.statements.updateSession.run({
       sessionId,
       title: changes.title ?? null,
       updatedAt: changes.updatedAt ?? null,
@@ -181,6 +186,8 @@ export class SqliteStore implements AirlockStore {
       setLastRunId: changes.lastRunId === undefined ? 0 : 1,
       lastRunId: changes.lastRunId ?? null,
     });
+    if (changes.confirmToolCalls === undefined) this.unsynced(update);
+    else update();
   }
 
   async deleteSession(sessionId: string): Promise<void> {
@@ -188,7 +195,7 @@ export class SqliteStore implements AirlockStore {
   }
 
   async appendMessage(sessionId: string, message: ChatMessage, at: number, run?: MessageRun): Promise<void> {
-    this.statements.insertMessage.run({ sessionId, json: JSON.stringify(message), at, runId: run?.runId ?? null });
+    this.unsynced(() => this.statements.insertMessage.run({ sessionId, json: JSON.stringify(message), at, runId: run?.runId ?? null }));
   }
 
   async loadMessages(sessionId: string): Promise<ChatMessage[]> {
@@ -215,11 +222,11 @@ export class SqliteStore implements AirlockStore {
   }
 
   async createRun(run: StoredRun): Promise<void> {
-    this.statements.insertRun.run(run.runId, run.sessionId, JSON.stringify(run.options), run.startedAt, run.endedAt, run.endReason);
+    this.unsynced(() => this.statements.insertRun.run(run.runId, run.sessionId, JSON.stringify(run.options), run.startedAt, run.endedAt, run.endReason));
   }
 
   async endRun(runId: string, reason: string, endedAt: number): Promise<void> {
-    this.statements.endRun.run(endedAt, reason, runId);
+    this.unsynced(() => this.statements.endRun.run(endedAt, reason, runId));
   }
 
   async requestCancel(runId: string): Promise<boolean> {
@@ -248,25 +255,32 @@ export class SqliteStore implements AirlockStore {
   }
 
   /**
-   * A commit that lets a call run — an allow, the mark that its tool started — is synced to the disk before it
-   * returns (synchronous = FULL, the connection's setting, see openDatabase), as is every commit outside the events
-   * (a rule, a grant, turning confirmation off). The other events let nothing run, and losing them to an OS crash or
-   * a lost write-out is safe: a call whose allow or start is lost waits again or is reported interrupted, never run
-   * twice, and a lost tool-end leaves its start, so the call is reported interrupted. They are written under NORMAL
-   * (not synced each; the next synced commit syncs them too, the write-ahead log being one file): a sync costs
-   * 0.3–1 ms of the event loop (docs/benchmarks.md, "Store"), and a run writes many such events per call.
+   * A commit that lets a call run (an allow, by the person, a rule or a grant; the mark that its tool started), or
+   * that changes which calls run unasked (a rule, a grant, confirmation turned on or off, a chat started with it off),
+   * or that the person made to remove something (a chat deleted), is synced to the disk before it returns
+   * (synchronous = FULL, the connection's setting, see openDatabase). Every other commit lets nothing run, and losing
+   * it to an OS crash or a lost write-out is safe: a call whose start is lost is not asked again, one whose allow or
+   * running mark is lost waits again or is reported interrupted, never run twice, a lost tool-end leaves its start so
+   * the call is reported interrupted, and a lost run start, message, end or title leaves the chat as it was a moment
+   * earlier. Those are written under NORMAL (see `unsynced`): a sync costs 0.3–1.3 ms of the event loop here
+   * (docs/benchmarks.md, "Store"), and a run writes many such commits per call.
    */
   private committed(inputs: readonly AppendEventInput[], commit: () => void): void {
-    if (inputs.some(letsACallRun)) {
-      commit();
-      return;
-    }
+    if (inputs.some(letsACallRun)) commit();
+    else this.unsynced(commit);
+  }
+
+  /**
+   * Commits without a sync of its own: the write-ahead log is one file, written in order, so the next synced commit
+   * syncs this one too, and a crash of this process alone loses nothing (the operating system has the write).
+   */
+  private unsynced<T>(commit: () => T): T {
     // exec, not pragma(): pragma() makes a statement object each time (15–20 µs each here, against 3). Not a
     // statement prepared once either: SQLite applies this pragma when it compiles the statement, not when it runs it,
     // so one prepared ahead changes nothing at its first run.
     this.db.exec('PRAGMA synchronous = NORMAL');
     try {
-      commit();
+      return commit();
     } finally {
       this.db.exec('PRAGMA synchronous = FULL');
     }
@@ -338,7 +352,7 @@ export class SqliteStore implements AirlockStore {
   }
 
   async recordRuleHit(ruleId: string, at: number): Promise<void> {
-    this.statements.recordRuleHit.run(at, ruleId);
+    this.unsynced(() => this.statements.recordRuleHit.run(at, ruleId));
   }
 
   async getSetting(key: string): Promise<string | undefined> {
