@@ -136,6 +136,13 @@ const WRAPPERS = new Map<FollowedWrapper, Options>([
   ['dbus-launch', { valueOptions: ['--autolaunch', '--config-file'] }],
   ['firejail', {}],
   ['proot', { valueOptions: ['-r', '-b', '-m', '-w', '-k', '-q', '-R', '-S', '--rootfs', '--bind', '--mount', '--cwd', '--kernel-release', '--qemu'] }],
+  // `cross-env A=1 B=2 cmd`; `env-cmd -f .env -e prod cmd` (its `--use-shell` hands the command to a shell: not plain).
+  ['cross-env', { assignments: true }],
+  ['env-cmd', { valueOptions: ['-f', '--file', '-r', '--rc-file', '-e', '--environments'] }],
+  // Bumblebee's primusrun and the x86 emulators box64 and box86 run the command given, with no options of their own.
+  ['primusrun', {}],
+  ['box64', {}],
+  ['box86', {}],
 ]);
 
 /** The dynamic loader's options (`ld.so --library-path x /bin/rm …`): the program follows them. */

@@ -415,6 +415,7 @@ describe('under a command deny rule, a program that runs commands its words or i
       ['nroff -U x', notPlain],
       ['dvips -R0 x.dvi', notPlain],
       ['dvips -R 0 x.dvi', notPlain],
+      ['go run .', notPlain],
       ...['yash', 'oksh', 'posh', 'nu', 'elvish', 'xonsh', 'octave', 'maxima', 'asy', 'sage', 'scilab', 'clisp', 'sbcl', 'racket', 'ocaml', 'runghc', 'swipl', 'scala', 'kotlin', 'groovy', 'elixir', 'raku', 'tcc', 'clojure', 'bb', 'hy', 'janet', 'fennel', 'qjs', 'gjs', 'lilypond'].map(
         (program): [string, string] => [`${program} ./x`, notPlain],
       ),
@@ -422,7 +423,8 @@ describe('under a command deny rule, a program that runs commands its words or i
       ['dvips x.dvi', 'ask'],
       // Programs that run what their own files say go by their words (docs/rules.md): plain.
       ['cargo run', 'ask'],
-      ['go run .', 'ask'],
+      ['go build', 'ask'],
+      ['go test', 'ask'],
       ['npm test', 'ask'],
       ['pytest', 'ask'],
       ['sv start x', 'ask'],
@@ -444,6 +446,144 @@ describe('under a command deny rule, a program that runs commands its words or i
       '/usr/local/bin/x/../../../../tmp/e',
     ]) {
       expect(await decisionOf(line), line).toBe(`ask naming ${noDelete.id}`);
+    }
+  });
+
+  it('go run, go generate and go tool run code their words or the files of the package name, and go env -w sets what later go commands run', async () => {
+    for (const line of [
+      'go run x.go',
+      'go run .',
+      'go run ./cmd/evil',
+      'go generate',
+      'go generate ./...',
+      'go tool x',
+      'go tool pprof x',
+      'go env -w GOFLAGS=-toolexec=./evil.sh',
+      'go env -w CC=./evil.sh',
+      'go env -w=true GOFLAGS=-toolexec=./evil.sh',
+      'go env --w GOFLAGS=-toolexec=./evil.sh',
+      'go "$SUBCOMMAND" x.go',
+    ]) {
+      expect(await decisionOf(line), line).toBe(`ask naming ${noDelete.id}`);
+    }
+    // Building, testing and reading stay plain, as `cargo build` and `npm test` do (docs/rules.md).
+    for (const line of ['go build', 'go build ./...', 'go test ./...', 'go vet ./...', 'go env', 'go env GOPATH', 'go env -u GOFLAGS', 'go version', 'go mod tidy']) {
+      expect(await decisionOf(line), line).toBe('ask');
+    }
+  });
+
+  it('compilers and build tools that run what they compile or build, a script, or a playbook\'s tasks', async () => {
+    for (const line of [
+      'swift x.swift',
+      'swift run',
+      'swift build',
+      'kotlinc -script x.kts',
+      'kotlinc -expression x',
+      'kotlin x.main.kts',
+      'crystal run x.cr',
+      'crystal x.cr',
+      'crystal build x.cr',
+      'nim r x.nim',
+      'nim c -r x.nim',
+      'nim c x.nim',
+      'nim e x.nims',
+      'nimble run',
+      'zig run x.zig',
+      'zig build',
+      'zig build run',
+      'zig test x.zig',
+      'dart run',
+      'dart run x.dart',
+      'dart x.dart',
+      'dart test',
+      'dart --enable-asserts x.dart',
+      'ansible-playbook p.yml',
+      'ansible-playbook -i hosts p.yml',
+      "ansible all -m shell -a './evil.sh'",
+      "ansible localhost -a './evil.sh'",
+      'ansible all -m ping',
+      'ansible-pull -U https://example.com/x.git',
+      'ansible-inventory -i ./evil.sh --list',
+    ]) {
+      expect(await decisionOf(line), line).toBe(`ask naming ${noDelete.id}`);
+    }
+    for (const line of ['zig fmt x.zig', 'zig build-exe x.zig', 'zig version', 'kotlinc x.kt', 'dart format .', 'swiftc x.swift']) {
+      expect(await decisionOf(line), line).toBe('ask');
+    }
+  });
+
+  it('wrappers, launchers, environments, virtual machines and monorepo tools that run the command or script they are given', async () => {
+    for (const wrapper of [
+      'optirun',
+      'primusrun',
+      'micromamba run',
+      'micromamba run -n env',
+      'cross-env',
+      'cross-env A=1',
+      'cross-env-shell',
+      'env-cmd',
+      'env-cmd -f .env',
+      'summon',
+      'nsjail --',
+      'nsjail -Mo --',
+      'box64',
+      'box86',
+      'wine',
+      'wine64',
+      'lima',
+      'limactl shell default',
+      'colima ssh --',
+      'devcontainer exec',
+      'devcontainer exec --workspace-folder .',
+      'foreman run',
+      'nx exec --',
+      'lerna exec --',
+    ]) {
+      for (const command of ['./evil.sh', "sh -c './evil.sh'"]) {
+        const line = `${wrapper} ${command}`;
+        expect(await decisionOf(line), line).toBe(`ask naming ${noDelete.id}`);
+      }
+    }
+    // What their files say to run: a Procfile, devcontainer.json's lifecycle commands, a Lima template's provisioning
+    // scripts, the packages' scripts and Nx's plugins.
+    for (const line of ['foreman start', 'devcontainer up', 'limactl start x.yaml', 'colima start', 'nx run app:build', 'nx show projects', 'lerna run test', 'turbo run test', 'turbo test', 'turbo build']) {
+      expect(await decisionOf(line), line).toBe(`ask naming ${noDelete.id}`);
+    }
+    // Those the deny side now looks behind are caught by the rule itself.
+    for (const line of ['cross-env A=1 rm -rf victim', 'env-cmd -f .env rm -rf victim', 'primusrun rm -rf victim', 'box64 rm -rf victim', 'micromamba run -n env rm -rf victim']) {
+      expect(await decisionOf(line), line).toBe('deny');
+    }
+    for (const line of ['foreman check', 'lerna list', 'turbo ls', 'limactl list', 'colima status', 'devcontainer read-configuration']) {
+      expect(await decisionOf(line), line).toBe('ask');
+    }
+  });
+
+  it('openssl given an engine, a provider or a config, which may load a shared object, and a kubectl or cargo plugin', async () => {
+    for (const line of [
+      'openssl req -engine ./x.so -new',
+      'openssl req --engine=./x.so -new',
+      'openssl s_client -engine ./x.so',
+      'openssl s_client -ssl_client_engine ./x.so',
+      'openssl genpkey -keygen_engine ./x.so',
+      'openssl req -provider-path . -provider x -new',
+      'openssl req -config x.cnf -new',
+      'openssl engine ./x.so',
+      'openssl provider /tmp/x.so',
+      'openssl x509 "$OPTION" ./x.so',
+      // kubectl runs `kubectl-<word>` from PATH, where a call may have put one, for a first word it does not know.
+      'kubectl foo',
+      'kubectl evil pods',
+      'kubectl krew install x',
+      'kubectl "$WORD" pods',
+      // and cargo `cargo-<word>` from ~/.cargo/bin or PATH
+      'cargo evil',
+      'cargo +nightly evil',
+      'cargo "$WORD"',
+    ]) {
+      expect(await decisionOf(line), line).toBe(`ask naming ${noDelete.id}`);
+    }
+    for (const line of ['openssl x509 -in c.pem -noout -text', 'openssl dgst -sha256 f', 'kubectl get pods', 'kubectl -n ns get pods', 'kubectl plugin list', 'kubectl version', 'cargo build', 'cargo +nightly build', 'cargo test', 'cargo fmt']) {
+      expect(await decisionOf(line), line).toBe('ask');
     }
   });
 

@@ -1,6 +1,6 @@
 import { codeWord, reason, type Reason } from '@airlock/core';
 import { commandBaseName, PREFIX_PROPOSED_COMMANDS } from '@airlock/api';
-import { CODE_RUNNERS, DATA_FILTERS, PLAIN_SUBCOMMANDS, RUNS_BY_SUBCOMMAND, RUNS_NAMED_COMMANDS, TEX_ENGINES } from '@airlock/api/rules/commands';
+import { BUILTIN_SUBCOMMANDS, CODE_RUNNERS, DATA_FILTERS, PLAIN_SUBCOMMANDS, RUNS_BY_SUBCOMMAND, RUNS_NAMED_COMMANDS, TEX_ENGINES } from '@airlock/api/rules/commands';
 import { patternNaming } from './hidden-program-name';
 import type { SimpleCommand } from './parse-command-line';
 
@@ -36,6 +36,15 @@ const PANDOC_CODE_SHORT = /^-(?:[FLd]|[^-]*[FLd])/;
 /** pandoc's options naming a reader or writer, which may be a Lua script (`-t ./writer.lua`). */
 const PANDOC_FORMAT_OPTIONS = ['from', 'to', 'read', 'write'];
 const PANDOC_FORMAT_SHORT = /^-([ftrw])(.*)$/;
+
+/**
+ * openssl's options that load a shared object, or a config that may name one to load (`-engine ./x.so`,
+ * `-provider-path . -provider x`, `req -config x.cnf`, `-ssl_client_engine`, `-keygen_engine`); OpenSSL reads an
+ * option after one dash or two, its value attached with `=` too.
+ */
+const OPENSSL_CODE_OPTION = /^--?(?:[a-z_]*engine[a-z_]*|provider|provider-path|config)(?:=|$)/;
+/** openssl's subcommands that load the engine or provider they are given, which may be a path (`openssl engine ./x.so`). */
+const OPENSSL_LOADING_SUBCOMMANDS: ReadonlySet<string> = new Set(['engine', 'provider']);
 
 /** Words through which a program takes code to run by the usual conventions (`-e`, `-c`, `--eval`, `-eval`). */
 const CODE_OPTIONS: ReadonlySet<string> = new Set(['-e', '-c', '-eval', '--eval', '-exec', '--exec', '--execute', '-command', '--command', '-cmd', '--cmd']);
@@ -82,7 +91,21 @@ function runsNamedCommand(command: SimpleCommand, name: string): Reason | undefi
     if (subcommand === undefined || !plain.has(subcommand)) return reason(codeWord(name), ' may launch a program');
   }
   const running = RUNS_BY_SUBCOMMAND.get(name);
-  if (running !== undefined && words.some((word) => word === undefined || running.has(word))) return reason(codeWord(name), ' may run a command in a container, a namespace or a sandbox');
+  if (running !== undefined && words.some((word) => word === undefined || running.has(word))) return reason(codeWord(name), ' may run a command or code by a subcommand or option it is given');
+  // A first word that is not one of its subcommands is a plugin it runs from PATH (`kubectl foo` runs `kubectl-foo`);
+  // rustup's `cargo +nightly build` names a toolchain first.
+  const builtin = BUILTIN_SUBCOMMANDS.get(name);
+  const first = words[0]?.startsWith('+') === true ? words[1] : words[0];
+  if (builtin !== undefined && words.length > 0 && (first === undefined || (!first.startsWith('-') && !builtin.has(first)))) {
+    return reason(codeWord(name), ' runs a plugin, a program found on PATH, for a word that is not one of its subcommands');
+  }
+  // `go env -w` writes the go env file that every later go command reads (`GOFLAGS=-toolexec=./x.sh`, `CC=./x.sh`).
+  if (name === 'go' && words.includes('env') && words.some((word) => word !== undefined && /^--?w(?:=|$)/.test(word))) {
+    return reason(codeWord('go env -w'), ' sets what later go commands run');
+  }
+  if (name === 'openssl' && words.some((word) => word === undefined || OPENSSL_LOADING_SUBCOMMANDS.has(word) || OPENSSL_CODE_OPTION.test(word))) {
+    return reason(codeWord('openssl'), ' is given an engine, a provider or a config, which may load a shared object');
+  }
   if (name === 'ip' && ipRunsCommand(words)) return reason(codeWord('ip'), ' runs a command with `netns exec`, `vrf exec` or the commands of a -batch file');
   // task-spooler (`ts`, `tsp` on Debian, where `ts` is moreutils') queues the command its words name.
   if (name === 'ts' && words.length > 0) return reason(codeWord('ts'), ' may queue the command its words name');

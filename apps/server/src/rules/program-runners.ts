@@ -118,6 +118,7 @@ const RUNNERS = new Map<RunnerProgram, Runner>([
   ['pixi', { subcommands: new Set(['run']), harmless: new Set([...QUIET_OR_VERBOSE, '--frozen', '--locked']) }],
   ['conda', { subcommands: new Set(['run']), harmless: new Set([...QUIET_OR_VERBOSE, '--no-capture-output', '--live-stream']) }],
   ['mamba', { subcommands: new Set(['run']), harmless: new Set([...QUIET_OR_VERBOSE, '--no-capture-output', '--live-stream']) }],
+  ['micromamba', { subcommands: new Set(['run']), harmless: new Set(QUIET_OR_VERBOSE) }],
   ['bundle', { subcommands: new Set(['exec']), harmless: new Set(['--verbose', '--no-color', '--keep-file-descriptors']) }],
 ]);
 

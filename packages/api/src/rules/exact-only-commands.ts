@@ -8,6 +8,7 @@ import { EXACT_ONLY_COMMANDS, VERSIONED_PROGRAMS } from './program-traits';
  * proposal for one is exact.
  */
 export {
+  BUILTIN_SUBCOMMANDS,
   CODE_RUNNERS,
   DATA_FILTERS,
   EXACT_ONLY_COMMANDS,

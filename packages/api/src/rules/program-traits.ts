@@ -52,6 +52,13 @@ export interface ProgramTraits {
    */
   plainSubcommands?: readonly string[];
   /**
+   * Its own subcommands: given a first word that is none of these (and no option; a rustup toolchain `+stable` is
+   * skipped), it runs the program `<name>-<word>` it finds on PATH, a plugin, which a call may have put there
+   * (`kubectl foo` runs `kubectl-foo`, `cargo foo` `cargo-foo`). Under a command deny rule such a first word is not
+   * plain (`BUILTIN_SUBCOMMANDS`).
+   */
+  builtinSubcommands?: readonly string[];
+  /**
    * A TeX engine or format, which runs a shell command a document writes when given its shell escape, or Lua
    * (luatex's `--lua`): then not plain under a command deny rule; `-dev` builds too (`TEX_ENGINES`).
    */
@@ -267,6 +274,13 @@ const PROGRAMS = {
   sparc64: { followedWrapper: true, setarchLink: true },
   mips: { followedWrapper: true, setarchLink: true },
   mips64: { followedWrapper: true, setarchLink: true },
+  // and wrappers of the JavaScript world and of GPU and emulator launchers: `cross-env A=1 cmd`, `env-cmd -f .env
+  // cmd`, `primusrun cmd`, `box64 cmd`
+  'cross-env': { followedWrapper: true },
+  'env-cmd': { followedWrapper: true },
+  primusrun: { followedWrapper: true },
+  box64: { followedWrapper: true },
+  box86: { followedWrapper: true },
 
   // More that run whatever they are given: interpreters and runners of any package, wrappers, shell builtins, editors
   // and pagers, programs whose arguments are a language that runs a shell command (`sqlite3 db '.shell …'`).
@@ -570,6 +584,28 @@ const PROGRAMS = {
   qjs: { exactOnly: true, runsNamedCommands: true },
   gjs: { exactOnly: true, runsNamedCommands: true },
   lilypond: { exactOnly: true, runsNamedCommands: true },
+  // and compilers and build tools that run the code they compile or build, whatever the subcommand: Swift runs a
+  // script or a package's Package.swift, Crystal's macros and Nim's `staticExec` and NimScript (config.nims, a .nimble
+  // file) run commands while compiling; Ansible runs a playbook's tasks, and all its tools load the plugins and run
+  // the inventory scripts an ansible.cfg in the folder names; Nx runs the plugins its nx.json names for any command
+  swift: { runsNamedCommands: true },
+  crystal: { runsNamedCommands: true },
+  nim: { runsNamedCommands: true },
+  nimble: { runsNamedCommands: true },
+  ansible: { runsNamedCommands: true },
+  'ansible-playbook': { runsNamedCommands: true },
+  'ansible-pull': { runsNamedCommands: true },
+  'ansible-console': { runsNamedCommands: true },
+  'ansible-inventory': { runsNamedCommands: true },
+  // and more that run their remaining words as a command, or a shell line: GPU and emulator launchers, secret and
+  // environment injectors, sandboxes and VMs
+  optirun: { runsNamedCommands: true },
+  'cross-env-shell': { runsNamedCommands: true },
+  summon: { runsNamedCommands: true },
+  nsjail: { runsNamedCommands: true },
+  wine: { runsNamedCommands: true },
+  wine64: { runsNamedCommands: true },
+  lima: { runsNamedCommands: true },
 
   // Containers and their user namespaces (which run the command with the call's files), image builds and compose
   // files, cluster pods, desktop application sandboxes, language and package environments, and secret stores.
@@ -579,7 +615,15 @@ const PROGRAMS = {
   buildah: { runsBySubcommand: ['run', 'unshare', 'build', 'bud'] },
   lxc: { runsBySubcommand: ['exec', 'shell'] },
   incus: { runsBySubcommand: ['exec', 'shell'] },
-  kubectl: { runsBySubcommand: ['exec', 'run', 'debug', 'attach'] },
+  kubectl: {
+    runsBySubcommand: ['exec', 'run', 'debug', 'attach'],
+    builtinSubcommands: [
+      'create', 'expose', 'run', 'set', 'explain', 'get', 'edit', 'delete', 'rollout', 'scale', 'autoscale', 'certificate',
+      'cluster-info', 'top', 'cordon', 'uncordon', 'drain', 'taint', 'describe', 'logs', 'attach', 'exec', 'port-forward',
+      'proxy', 'cp', 'auth', 'debug', 'events', 'diff', 'apply', 'patch', 'replace', 'wait', 'kustomize', 'label',
+      'annotate', 'completion', 'alpha', 'api-resources', 'api-versions', 'config', 'plugin', 'version', 'options', 'help',
+    ],
+  },
   oc: { runsBySubcommand: ['exec', 'run', 'debug', 'attach', 'rsh'] },
   flatpak: { runsBySubcommand: ['run', 'enter'] },
   snap: { runsBySubcommand: ['run'] },
@@ -611,11 +655,25 @@ const PROGRAMS = {
   chamber: { runsBySubcommand: ['exec'] },
   sops: { runsBySubcommand: ['exec-env', 'exec-file'] },
   xdotool: { runsBySubcommand: ['exec'] },
+  // Virtual machines and dev containers that run a command, or the provisioning scripts and lifecycle commands their
+  // files name (`limactl start x.yaml`, devcontainer.json's `initializeCommand` runs here, not in the container).
+  limactl: { runsBySubcommand: ['shell', 'start', 'restart'] },
+  colima: { runsBySubcommand: ['ssh', 'start', 'restart'] },
+  devcontainer: { runsBySubcommand: ['exec', 'up', 'run-user-commands', 'set-up', 'build', 'test'] },
+  // Compilers that run what they compile: `zig run`, `zig test` and `zig build` (build.zig is a program), `kotlinc
+  // -script`.
+  zig: { runsBySubcommand: ['run', 'build', 'test'] },
+  kotlinc: { runsBySubcommand: ['-script', '-expression'] },
 
   // Process managers and launchers that run something by any subcommand but these.
   gio: { plainSubcommands: ['info', 'list', 'cat', 'tree', 'copy', 'move', 'rename', 'remove', 'trash', 'mkdir', 'save', 'set', 'monitor', 'version', 'help'] },
   pm2: { plainSubcommands: ['list', 'ls', 'l', 'ps', 'status', 'jlist', 'prettylist', 'describe', 'desc', 'info', 'show', 'logs', 'log', 'monit', 'flush', 'ping', 'stop', 'delete', 'del', 'kill', 'save', 'dump', 'help', 'version'] },
   forever: { plainSubcommands: ['list', 'stop', 'stopall', 'logs', 'cleanlogs', 'columns', 'config', 'set', 'clear', 'help'] },
+  // `dart x.dart` runs the script, `dart run`, `dart test` and the build hooks of a package run its code; foreman runs
+  // a Procfile's commands; lerna runs the packages' scripts or a command (`lerna exec -- cmd`).
+  dart: { plainSubcommands: ['format', 'info', 'help', 'create'] },
+  foreman: { plainSubcommands: ['check', 'export', 'help', 'version'] },
+  lerna: { plainSubcommands: ['list', 'ls', 'la', 'll', 'info', 'changed', 'diff', 'help'] },
 
   // TeX engines and formats.
   tex: { texEngine: true },
@@ -669,14 +727,33 @@ const PROGRAMS = {
   conda: { runner: true, projectRunner: true },
   mamba: { runner: true, projectRunner: true },
   bundle: { runner: true, projectRunner: true },
+  micromamba: { runner: true },
 
   // More that run what the project defines (a task, a target, the project's own program).
   task: { projectRunner: true },
   yarnpkg: { projectRunner: true, projectFirst: true },
-  turbo: { projectRunner: true, workingFolder: true },
-  nx: { projectRunner: true },
-  cargo: { projectRunner: true, workingFolder: true },
-  go: { projectRunner: true, workingFolder: true },
+  // turbo runs the tasks of every package of the repository (`turbo run test`, `turbo test`) by any subcommand but
+  // these; Nx runs the plugins its nx.json names for any command (above).
+  turbo: {
+    projectRunner: true,
+    workingFolder: true,
+    plainSubcommands: ['ls', 'login', 'logout', 'link', 'unlink', 'info', 'telemetry', 'daemon', 'prune', 'query', 'bin', 'completion', 'docs', 'help'],
+  },
+  nx: { projectRunner: true, runsNamedCommands: true },
+  // cargo runs `cargo-<word>` from ~/.cargo/bin or PATH for a subcommand of no other name (`cargo watch`); `go run`
+  // builds and runs the files or the package its words name, `go generate` the commands its files' `//go:generate`
+  // lines name, `go tool` a tool, go.mod's own too (`go env -w`, which sets what later go commands run: opaque-program.ts).
+  cargo: {
+    projectRunner: true,
+    workingFolder: true,
+    builtinSubcommands: [
+      'add', 'b', 'bench', 'build', 'c', 'check', 'clean', 'clippy', 'config', 'd', 'doc', 'fetch', 'fix', 'fmt',
+      'generate-lockfile', 'git-checkout', 'help', 'info', 'init', 'install', 'locate-project', 'login', 'logout',
+      'metadata', 'new', 'owner', 'package', 'pkgid', 'publish', 'r', 'read-manifest', 'remove', 'report', 'rm', 'run',
+      'rustc', 'rustdoc', 'search', 't', 'test', 'tree', 'uninstall', 'update', 'vendor', 'verify-project', 'version', 'yank',
+    ],
+  },
+  go: { projectRunner: true, workingFolder: true, runsBySubcommand: ['run', 'generate', 'tool'] },
   tox: { projectRunner: true },
   nox: { projectRunner: true },
   composer: { projectRunner: true, workingFolder: true },
@@ -750,7 +827,7 @@ function having(trait: keyof ProgramTraits): string[] {
   return ENTRIES.filter(([, traits]) => traits[trait] !== undefined).map(([name]) => name);
 }
 
-function subcommandsBy(trait: 'runsBySubcommand' | 'plainSubcommands'): ReadonlyMap<string, ReadonlySet<string>> {
+function subcommandsBy(trait: 'runsBySubcommand' | 'plainSubcommands' | 'builtinSubcommands'): ReadonlyMap<string, ReadonlySet<string>> {
   return new Map(
     ENTRIES.flatMap(([name, traits]): [string, ReadonlySet<string>][] => {
       const subcommands = traits[trait];
@@ -772,6 +849,7 @@ export const CODE_RUNNERS: ReadonlySet<string> = new Set(having('codeRunner'));
 export const RUNS_NAMED_COMMANDS: ReadonlySet<string> = new Set(having('runsNamedCommands'));
 export const RUNS_BY_SUBCOMMAND = subcommandsBy('runsBySubcommand');
 export const PLAIN_SUBCOMMANDS = subcommandsBy('plainSubcommands');
+export const BUILTIN_SUBCOMMANDS = subcommandsBy('builtinSubcommands');
 export const TEX_ENGINES: ReadonlySet<string> = new Set(having('texEngine'));
 export const DATA_FILTERS: ReadonlySet<string> = new Set(having('dataFilter'));
 export const INPUT_COMMAND_READERS: ReadonlySet<string> = new Set(having('inputCommandReader'));
