@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 
 /** A hidden path as a call masks it: an empty tmpfs over a folder, /dev/null over a file. */
@@ -49,15 +49,66 @@ export class HiddenPathLinkedError extends Error {
 }
 
 /**
- * Throws HiddenPathLinkedError for a hidden regular file inside `workspace` that has more than one name. Where the other
- * name is cannot be told without a walk of the workspace, so the call is refused rather than masked. Outside the
+ * The hidden folders in the workspace hold more entries than are looked through for hard links at each call: one
+ * past them could have another name in the workspace, so the call is refused rather than run unchecked.
+ */
+export class HiddenFoldersTooLargeError extends Error {
+  override readonly name = 'HiddenFoldersTooLargeError';
+  constructor(
+    readonly folder: string,
+    readonly bound: number,
+  ) {
+    super(
+      `Refused: the hidden folders in the workspace (${folder} and any others) hold more than ${bound} entries, too many to check at each call ` +
+        'for a hard link to one of their files elsewhere in the workspace. Nothing was run: calls that run processes (terminal, python) are ' +
+        'refused while the workspace holds them; make the workspace a project folder rather than one that holds the home folder.',
+    );
+  }
+}
+
+/** How many entries of the hidden folders in the workspace a call looks through for hard links, in all. */
+export const LINK_CHECK_BOUND = 4096;
+
+/**
+ * Throws HiddenPathLinkedError for a hidden regular file inside `workspace` that has more than one name, the files in
+ * hidden folders included, at any depth: a call can make a file and link it before its folder exists (atuin's
+ * `history.db`, nano's `search_history`), and the folder, masked from then on, hides the file but not the link. Where
+ * the other name is cannot be told without a walk of the workspace, so the call is refused rather than masked. The
+ * folders are looked through up to `bound` entries in all (symbolic links are not followed); past it, throws
+ * HiddenFoldersTooLargeError: a call could fill a folder it made to push its link past what is looked at. Outside the
  * workspace a call cannot make one: a link across mounts fails (EXDEV), and the rest of the system is read-only.
  */
-export function refuseLinkedHiddenFiles(masks: readonly HiddenMask[], workspace: string): void {
-  for (const mask of masks) {
-    if (mask.folder || !isInside(workspace, mask.path)) continue;
-    const stats = statSync(mask.path, { throwIfNoEntry: false });
-    if (stats?.isFile() === true && stats.nlink > 1) throw new HiddenPathLinkedError(mask.path, stats.nlink, workspace);
+export function refuseLinkedHiddenFiles(masks: readonly HiddenMask[], workspace: string, bound = LINK_CHECK_BOUND): void {
+  const inside = masks.filter((mask) => isInside(workspace, mask.path));
+  const folders = inside.filter((mask) => mask.folder).map((mask) => mask.path);
+  for (const mask of inside) {
+    if (!mask.folder) refuseLinked(mask.path);
+  }
+  let entries = 0;
+  for (const top of folders.filter((folder) => !folders.some((outer) => isInside(outer, folder)))) {
+    const pending = [top];
+    for (let folder = pending.pop(); folder !== undefined; folder = pending.pop()) {
+      for (const entry of folderEntries(folder)) {
+        entries += 1;
+        if (entries > bound) throw new HiddenFoldersTooLargeError(top, bound);
+        const full = path.join(folder, entry.name);
+        if (entry.isDirectory()) pending.push(full);
+        else if (entry.isFile()) refuseLinked(full);
+      }
+    }
+  }
+
+  function refuseLinked(file: string): void {
+    const stats = lstatSync(file, { throwIfNoEntry: false });
+    if (stats?.isFile() === true && stats.nlink > 1) throw new HiddenPathLinkedError(file, stats.nlink, workspace);
+  }
+}
+
+function folderEntries(folder: string): Dirent[] {
+  try {
+    return readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return [];
   }
 }
 

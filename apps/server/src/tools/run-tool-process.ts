@@ -8,7 +8,7 @@ import { runProcess, type ProcessResult } from './process-runner';
 import { processToolOutput } from './process-tool-output';
 import { filesMountedOver, restoreFile, watchReplacements } from './replaced-files-watch';
 import type { BubblewrapSandbox } from './sandbox/bubblewrap-confinement';
-import { HiddenPathLinkedError, HiddenPathMovedError, refuseLinkedHiddenFiles, type HiddenMask } from './hidden-paths';
+import { HiddenFoldersTooLargeError, HiddenPathLinkedError, HiddenPathMovedError, refuseLinkedHiddenFiles, type HiddenMask } from './hidden-paths';
 import { hostLayout } from './sandbox/host-layout';
 import { homeSocketFolders, liveSocketMasks, type HomeSocketFolders } from './sandbox/live-sockets';
 import { isOwnMountPoint, maskedNow } from './sandbox/missing-git-paths-mask';
@@ -46,7 +46,7 @@ export async function runToolProcess(
       hidden = withLiveSockets([...paths.hidden.masks(), ...coveredWhole(homeSockets, [cwd, ...own])], [cwd], own);
       refuseLinkedHiddenFiles(hidden, cwd);
     } catch (error) {
-      if (!(error instanceof HiddenPathMovedError) && !(error instanceof HiddenPathLinkedError)) throw error;
+      if (!(error instanceof HiddenPathMovedError) && !(error instanceof HiddenPathLinkedError) && !(error instanceof HiddenFoldersTooLargeError)) throw error;
       options.log(`Tool call of session ${context.sessionId}: ${error.message}`);
       return toolFailure(error.message);
     }

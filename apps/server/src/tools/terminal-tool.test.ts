@@ -286,6 +286,44 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     expect(await runTool(tool, { command: 'echo ran' })).toStrictEqual({ content: 'ran\nexit code: 0', isError: false });
   });
 
+  test("a hard link a call planted in the workspace to a file in a hidden folder before the folder was there (atuin's history.db, nano's search_history): the next call is refused, saying so, until the file has one name again", async () => {
+    for (const file of [path.join('.local', 'share', 'atuin', 'history.db'), path.join('.local', 'share', 'nano', 'search_history')]) {
+      await using workspace = await tempFolder();
+      const home = path.join(workspace.path, 'home');
+      await mkdir(home);
+      const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home } });
+      const plant = `mkdir -p ~/${path.dirname(file)} && touch ~/${file} && ln ~/${file} planted && echo planted`;
+      expect(await runTool(tool, { command: plant })).toStrictEqual({ content: 'planted\nexit code: 0', isError: false });
+      // The person's program writes to the file in place.
+      await appendFile(path.join(home, file), 'AIRLOCK_TOKEN=the-token-value npm start\n');
+      const linked = path.join(home, file);
+      expect(await runTool(tool, { command: 'cat planted; echo ran' })).toStrictEqual({
+        content: `Refused: "${linked}", which tool calls must not see, has 2 names: a hard link in the workspace would show what it holds. Nothing was run: calls that run processes (terminal, python) are refused until it has one name again (\`find ${workspace.path} -samefile ${linked}\` lists them).`,
+        isError: true,
+      });
+      await rm(path.join(workspace.path, 'planted'));
+      expect(await runTool(tool, { command: 'echo ran' })).toStrictEqual({ content: 'ran\nexit code: 0', isError: false });
+    }
+  });
+
+  test('hidden folders in the workspace with more entries than are checked for hard links at each call: the call is refused, saying so, until they hold fewer', async () => {
+    await using workspace = await tempFolder();
+    const home = path.join(workspace.path, 'home');
+    const fish = path.join(home, '.local', 'share', 'fish');
+    await mkdir(fish, { recursive: true });
+    const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home } });
+    await Promise.all(Array.from({ length: 4095 }, (_, index) => writeFile(path.join(fish, `entry-${index}`), '')));
+    expect(await runTool(tool, { command: 'echo ran' })).toStrictEqual({ content: 'ran\nexit code: 0', isError: false });
+    await writeFile(path.join(fish, 'entry-4095'), '');
+    await writeFile(path.join(fish, 'entry-4096'), '');
+    expect(await runTool(tool, { command: 'echo ran' })).toStrictEqual({
+      content: `Refused: the hidden folders in the workspace (${fish} and any others) hold more than 4096 entries, too many to check at each call for a hard link to one of their files elsewhere in the workspace. Nothing was run: calls that run processes (terminal, python) are refused while the workspace holds them; make the workspace a project folder rather than one that holds the home folder.`,
+      isError: true,
+    });
+    await rm(path.join(fish, 'entry-4096'));
+    expect(await runTool(tool, { command: 'echo ran' })).toStrictEqual({ content: 'ran\nexit code: 0', isError: false });
+  });
+
   test("zsh's history being saved as a call starts (.zsh_history.new, renamed over the history once written) is hidden with it, in a veiled home and in the workspace", async () => {
     await using workspace = await tempFolder();
     // Outside /tmp, which the sandbox has its own of, and outside the workspace: a home folder as the server's is.
