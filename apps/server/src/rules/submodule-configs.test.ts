@@ -406,6 +406,19 @@ describe('a git call judged by the Git directories it reads, in a repository git
     expect(await decided('git status')).toBe('ask');
   });
 
+  it('an include through a link to a folder and up (lnk/../local.cfg) is read where the kernel leads it, as git reads it: beside where the link leads, here in the workspace', async () => {
+    mkdirSync(path.join(workspace, 'sub'));
+    symlinkSync(path.join(workspace, 'sub'), path.join(home, 'lnk'));
+    writeFileSync(path.join(home, '.gitconfig'), '[include]\n\tpath = lnk/../local.cfg\n');
+    // Not there yet: a call may make it.
+    expect(await decided('git status')).toBe('ask');
+    writeFileSync(path.join(workspace, 'local.cfg'), '[core]\n\tfsmonitor = "touch PWNED; false"\n');
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+    const origin = execFileSync('git', ['-C', workspace, 'config', '--show-origin', 'core.fsmonitor'], { env, encoding: 'utf8' });
+    expect(origin).toBe(`file:${home}/lnk/../local.cfg\ttouch PWNED; false\n`);
+    expect(await decided('git status')).toBe('ask');
+  });
+
   it('reads each included file once, and at most a bounded number of them: files outside that include one another many times over are judged at once', async () => {
     const outside = mkdtempSync(path.join(tmpdir(), 'airlock-git-includes-'));
     try {

@@ -1,10 +1,11 @@
 import { lstatSync, realpathSync, type Dirent } from 'node:fs';
-import { lstat, opendir, realpath } from 'node:fs/promises';
+import { lstat, opendir, readlink, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { commandBaseName } from '@airlock/api';
 import { buildChildEnv, PROCESS_GIT_CONFIG, withGitConfig } from '../tools/child-env';
 import { readConfigFile, type ConfigSetting } from '../tools/git-config-file';
+import { includeTarget } from '../tools/git-config-includes';
 import { readSmallFile, repositoryConfigFiles, repositoryFolders, workspaceGitDir } from '../tools/workspace-git-dir';
 import { gitGlobalOptions } from './git-arguments';
 import { readIndexGitlinks } from './git-index-gitlinks';
@@ -222,11 +223,34 @@ interface IncludeLook {
   check: IncludeCheck;
 }
 
-/** Where `file` leads (its folder's real path and its name when it is not there), noted in `check`. */
+/** Links followed and folders gone up at most in finding where one path leads. */
+const MAX_LEAD_STEPS = 256;
+
+/**
+ * Where the kernel leads `file`, noted in `check`: its real path when it is there; when not, the real path of the
+ * nearest folder on the way that is with the rest (`lnk/../x` beside where `lnk` leads, not `x`), a link left
+ * dangling followed to where it points (a call may make what it names).
+ */
 async function realOf(file: string, check: IncludeCheck): Promise<string> {
-  const real = await realpath(file).catch(async () => path.join(await realpath(path.dirname(file)).catch(() => path.dirname(file)), path.basename(file)));
-  check.read.set(`real\0${file}`, real);
-  return real;
+  const rest: string[] = [];
+  let at = file;
+  let real: string | undefined;
+  for (let steps = 0; steps < MAX_LEAD_STEPS && real === undefined; steps += 1) {
+    real = await realpath(at).catch(() => undefined);
+    if (real !== undefined) break;
+    const target = await readlink(at).catch(() => undefined);
+    if (target !== undefined) {
+      at = [target.startsWith('/') ? target : `${at.slice(0, at.lastIndexOf('/') + 1)}${target}`, ...rest.splice(0)].join('/');
+      continue;
+    }
+    const up = path.dirname(at);
+    if (up === at) break;
+    rest.unshift(path.basename(at));
+    at = up;
+  }
+  const leads = real === undefined ? path.resolve(file) : path.join(real, ...rest);
+  check.read.set(`real\0${file}`, leads);
+  return leads;
 }
 
 /** `file`'s identity as lstat gives it (`none` when not there), noted in `check`. */
@@ -324,13 +348,12 @@ function settingName(setting: ConfigSetting): string {
 }
 
 /**
- * The file an include's `path` names, as git reads it: `~/` the home folder, a relative path from the including
- * file's folder; undefined for one that cannot be told here (`~user/`, `%(prefix)/`).
+ * The file an include's `path` names, as git reads it (see includeTarget): `~/` the home folder, a relative path put
+ * after the including file's folder as named, for the kernel to resolve; undefined for one that cannot be told here
+ * (`~user/`, `%(prefix)/`).
  */
 function includedPath(home: string, file: string, value: string): string | undefined {
-  if (value === '~' || value.startsWith('~/')) return path.join(home, value.slice(1));
-  if (value.startsWith('~') || value.startsWith('%(')) return undefined;
-  return path.resolve(path.dirname(file), value);
+  return value.startsWith('%(') ? undefined : includeTarget(home, file, value);
 }
 
 /**
