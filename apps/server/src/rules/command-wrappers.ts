@@ -1,4 +1,5 @@
 // The small module alone: this file is loaded in the command reader's worker, which needs nothing else of the API.
+import { Buffer } from 'node:buffer';
 import { commandBaseName, isDynamicLoader, SETARCH_LINKS, SHELLS, type FollowedWrapper } from '@airlock/api/rules/commands';
 import { gitAliasCommands } from './git-arguments';
 import { runnerCommandLines, runnerPrograms } from './program-runners';
@@ -245,8 +246,10 @@ function unwrapOnce(words: ReachableWords, found: InnerCommands): ReachableWords
     default:
       break;
   }
-  if (SHELLS.has(name)) {
-    shellCommandLine(args, found);
+  const shell = shellName(name);
+  if (shell !== undefined) {
+    if (shell === 'pwsh' || shell === 'powershell') powerShellCommandLine(args, found);
+    else shellCommandLine(args, found);
     return undefined;
   }
   const wrapper = (WRAPPERS as ReadonlyMap<string, Options>).get(name) ?? (isDynamicLoader(name) ? DYNAMIC_LOADER : undefined);
@@ -487,6 +490,48 @@ function shortOptions(word: string, next: string | undefined, spec: Options, opt
     if (spec.attachedValueOptions?.includes(name) === true) return 1;
   }
   return 1;
+}
+
+/** The shell `name` is, also under a versioned name (`bash-5.2`, `ksh93`, `pwsh-7.4`), or undefined. */
+function shellName(name: string): string | undefined {
+  if (SHELLS.has(name)) return name;
+  const bare = name.replace(/-?[0-9][0-9.]*$/, '');
+  return SHELLS.has(bare) ? bare : undefined;
+}
+
+/** PowerShell's parameters that take the next word as their value (pwsh takes any start of a name, in any case). */
+const POWERSHELL_VALUE_PARAMETERS = [
+  'configurationname', 'configurationfile', 'custompipename', 'executionpolicy', 'ep', 'inputformat', 'if', 'outputformat',
+  'of', 'o', 'settingsfile', 'windowstyle', 'w', 'workingdirectory', 'wd',
+];
+
+/**
+ * `pwsh [parameters] -Command words…`: the words after `-Command` (any start of it down to `-c`, in any case) are the
+ * line; `-CommandWithArgs` (`-cwa`) takes the next word as the line, `-EncodedCommand` (`-e`, `-ec`) the next word as
+ * the line in UTF-16 and base64. After `-File`, the words are the script's. A word not known is read past, so a line
+ * is found after a parameter this table does not know too.
+ */
+function powerShellCommandLine(args: ReachableWords, found: InnerCommands): void {
+  for (let index = 0; index < args.length; index += 1) {
+    const word = args[index];
+    if (word === undefined || !/^(?:--?|\/)[a-z]/i.test(word)) continue;
+    const key = word.replace(/^(?:--?|\/)/, '').toLowerCase();
+    const next = args[index + 1];
+    if (key === 'cwa' || (key.length > 'command'.length && 'commandwithargs'.startsWith(key))) {
+      if (next !== undefined) found.commandLines.push(next);
+      return;
+    }
+    if ('command'.startsWith(key)) {
+      if (next !== '-') pushKnownWords(args.slice(index + 1), found);
+      return;
+    }
+    if (key === 'ec' || 'encodedcommand'.startsWith(key)) {
+      if (next !== undefined) found.commandLines.push(Buffer.from(next, 'base64').toString('utf16le'));
+      return;
+    }
+    if ('file'.startsWith(key)) return;
+    if (POWERSHELL_VALUE_PARAMETERS.some((parameter) => parameter.startsWith(key) && (key.length > 1 || parameter.length <= 2))) index += 1;
+  }
 }
 
 /** `bash [options] -c 'line' [name [args]]`: the line is the first word that is not an option or an option's value. */

@@ -22,7 +22,10 @@ export interface ProgramTraits {
   followedWrapper?: true;
   /** A name util-linux installs as a link to `setarch`, running the command given for that architecture. */
   setarchLink?: true;
-  /** A shell whose `-c` line (fish's `--command`) deny rules read as a command line of its own (`SHELLS`). */
+  /**
+   * A shell whose `-c` line (fish's `--command`, PowerShell's `-Command`) deny rules read as a command line of its own,
+   * also under a versioned name (`bash-5.2`, `ksh93`) (`SHELLS`).
+   */
   shell?: true;
   /** Also installed under a versioned or suffixed name, exact-only as well: `python3.11`, `perl5.36.0`, `bash-5.2`. */
   versionedNames?: true;
@@ -108,14 +111,15 @@ const PROGRAMS = {
   ksh: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
   mksh: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
   fish: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
-  csh: { exactOnly: true, versionedNames: true, codeRunner: true },
-  tcsh: { exactOnly: true, versionedNames: true, codeRunner: true },
+  csh: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
+  tcsh: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
   ash: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
-  rbash: { exactOnly: true, codeRunner: true },
-  rzsh: { exactOnly: true, codeRunner: true },
-  rksh: { exactOnly: true, codeRunner: true },
-  pwsh: { exactOnly: true, versionedNames: true, codeRunner: true },
-  powershell: { exactOnly: true, codeRunner: true },
+  rbash: { exactOnly: true, shell: true, codeRunner: true },
+  rzsh: { exactOnly: true, shell: true, codeRunner: true },
+  rksh: { exactOnly: true, shell: true, codeRunner: true },
+  // PowerShell's `-Command` (any start of it, `-c`), `-CommandWithArgs` and `-EncodedCommand`, read in command-wrappers.ts
+  pwsh: { exactOnly: true, shell: true, versionedNames: true, codeRunner: true },
+  powershell: { exactOnly: true, shell: true, codeRunner: true },
   busybox: { exactOnly: true, followedWrapper: true, codeRunner: true },
   toybox: { exactOnly: true, followedWrapper: true, codeRunner: true },
   python: { exactOnly: true, versionedNames: true, codeRunner: true },
