@@ -587,6 +587,23 @@ describe('under a command deny rule, a program that runs commands its words or i
     }
   });
 
+  it('kubectl given a kubeconfig, or writing one, whose exec credential plugin runs a command', async () => {
+    for (const line of [
+      'kubectl --kubeconfig ./kc get pods',
+      'kubectl --kubeconfig=./kc get pods',
+      'kubectl get pods --kubeconfig ./kc',
+      'oc --kubeconfig ./kc get pods',
+      'kubectl config set-credentials me --exec-command=./evil.sh',
+      'kubectl config set users.me.exec.command ./evil.sh',
+      'oc config set-credentials me --exec-command=./evil.sh',
+    ]) {
+      expect(await decisionOf(line), line).toBe(`ask naming ${noDelete.id}`);
+    }
+    for (const line of ['kubectl config view', 'kubectl config get-contexts', 'kubectl set image deploy/x x=img:2', 'oc get pods']) {
+      expect(await decisionOf(line), line).toBe('ask');
+    }
+  });
+
   it('their forms that run nothing stay plain', async () => {
     for (const line of [
       'socat - TCP:example.com:80',

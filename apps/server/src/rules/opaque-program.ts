@@ -103,6 +103,9 @@ function runsNamedCommand(command: SimpleCommand, name: string): Reason | undefi
   if (name === 'go' && words.includes('env') && words.some((word) => word !== undefined && /^--?w(?:=|$)/.test(word))) {
     return reason(codeWord('go env -w'), ' sets what later go commands run');
   }
+  if ((name === 'kubectl' || name === 'oc') && kubeconfigMayRun(words)) {
+    return reason(codeWord(name), ' is given a kubeconfig, or writes one, whose credential plugin may run a command');
+  }
   if (name === 'openssl' && words.some((word) => word === undefined || OPENSSL_LOADING_SUBCOMMANDS.has(word) || OPENSSL_CODE_OPTION.test(word))) {
     return reason(codeWord('openssl'), ' is given an engine, a provider or a config, which may load a shared object');
   }
@@ -137,6 +140,17 @@ function ipRunsCommand(words: readonly (string | undefined)[]): boolean {
     const option = /^--?(b[a-z]*)$/.exec(word)?.[1];
     return option !== undefined && 'batch'.startsWith(option);
   });
+}
+
+/**
+ * Whether kubectl (or oc) may run the command of a kubeconfig's `exec` credential plugin that a call wrote: given a
+ * kubeconfig (`--kubeconfig ./kc`, `--kubeconfig=./kc`, anywhere in its words), or writing a user's credentials into
+ * the person's kubeconfig, which later calls read (`config set-credentials --exec-command=…`, `config set
+ * users.x.exec.command …`).
+ */
+function kubeconfigMayRun(words: readonly (string | undefined)[]): boolean {
+  if (words.some((word) => word !== undefined && /^--kubeconfig(?:=|$)/.test(word))) return true;
+  return words.includes('config') && words.some((word) => word === undefined || word === 'set-credentials' || word === 'set');
 }
 
 /** Whether a word given to a TeX engine is an option (any unique start of one, `-` or `--`) that runs code. */
