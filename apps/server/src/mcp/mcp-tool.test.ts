@@ -1,7 +1,7 @@
 import { grantsNeedExactArguments } from '@airlock/core';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { argumentsSchema, flattenToolResult, MAX_TOOL_NAME_LENGTH, mcpTool, mcpToolName, mcpToolOtherNames } from './mcp-tool';
+import { argumentsSchema, flattenToolResult, inputSchemaProblem, MAX_TOOL_NAME_LENGTH, mcpTool, mcpToolName, mcpToolOtherNames } from './mcp-tool';
 
 describe('mcpToolName', () => {
   test('prefixes the server name and keeps a clean tool name as it is', () => {
@@ -75,14 +75,17 @@ describe('argumentsSchema', () => {
     expect(schema.safeParse({}).success).toBe(false);
   });
 
-  test('checks with any object a schema whose references multiply the paths a check could try, or refer to itself', () => {
+  test('refuses every call of a schema whose references multiply the paths a check could try, and checks a recursive one as deep as the value goes', () => {
     // Each definition refers twice to the next: 40 deep, a check of a value that fails at the bottom would try 2^40 paths.
     const $defs: Record<string, unknown> = { d40: { type: 'string' } };
     for (let level = 39; level >= 0; level--) $defs[`d${level}`] = { anyOf: [{ $ref: `#/$defs/d${level + 1}` }, { $ref: `#/$defs/d${level + 1}` }] };
-    const chained = argumentsSchema({ type: 'object', properties: { x: { $ref: '#/$defs/d0' } }, $defs });
-    expect(chained.safeParse({ x: 5 })).toStrictEqual({ success: true, data: { x: 5 } });
+    const chained = { type: 'object', properties: { x: { $ref: '#/$defs/d0' } }, $defs };
+    expect(inputSchemaProblem(chained)).toBe('its input schema is too large once its references are followed');
+    expect(argumentsSchema(chained).safeParse({ x: 'a' }).success).toBe(false);
     const recursive = argumentsSchema({ type: 'object', properties: { tree: { $ref: '#/$defs/node' } }, $defs: { node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/node' } } } } } });
-    expect(recursive.safeParse({ tree: 'not a node' }).success).toBe(true);
+    expect(recursive.safeParse({ tree: 'not a node' }).success).toBe(false);
+    expect(recursive.safeParse({ tree: { children: [{ children: [{ children: 'not a list' }] }] } }).success).toBe(false);
+    expect(recursive.safeParse({ tree: { children: [{ children: [{ children: [] }] }] } }).success).toBe(true);
   });
 
   test('still checks a schema whose references stay small', () => {

@@ -58,32 +58,30 @@ export function sharedPrefixServer(server: string, name: string, servers: readon
 const anyArguments = z.record(z.string(), z.unknown());
 
 /**
- * A zod schema from the tool's JSON Schema when zod can express it; otherwise any object (the server validates too).
- * Its regular expressions (`pattern`, `patternProperties`) are left out: they are the MCP server's, run on what a
- * model wrote, and JavaScript's engine backtracks (`^(a+)+$` on 28 characters held the server's thread for 8 s).
- * The MCP server checks them itself. A schema with a `$ref` to nothing in it (`inputSchemaProblem`) refuses every
- * call: such a tool is not offered, and this says so again should one be made.
+ * A zod schema from the tool's JSON Schema (`checkableSchema`). Its regular expressions (`pattern`,
+ * `patternProperties`) are left out: they are the MCP server's, run on what a model wrote, and JavaScript's engine
+ * backtracks (`^(a+)+$` on 28 characters held the server's thread for 8 s). The MCP server checks them itself. A schema
+ * Airlock cannot check (`inputSchemaProblem`) refuses every call: such a tool is not offered, and this says so again
+ * should one be made.
  */
 export function argumentsSchema(inputSchema: JsonSchema): z.ZodType<Record<string, unknown>> {
-  const problem = inputSchemaProblem(inputSchema);
-  if (problem !== undefined) return anyArguments.refine(() => false, { message: `this tool cannot be called: ${problem}` });
-  const schema = checkableSchema(inputSchema);
-  return schema === undefined ? anyArguments : schema.pipe(anyArguments);
+  const checkable = convertedSchema(inputSchema);
+  if ('problem' in checkable) return anyArguments.refine(() => false, { message: `this tool cannot be called: ${checkable.problem}` });
+  return checkable.schema.pipe(anyArguments);
 }
 
 /**
- * Why a tool with this input schema is not offered, or undefined: a `$ref` to nothing in the schema (a `$defs` name
- * that is not there, a pointer to nothing, another document, an anchor no part has). No validator can check such a
- * schema as it says, and Airlock fetches no document a server names; offered, the tool would run on arguments no one
- * checked. Left out, with its reason in the server's log, as a tool whose schema is too large is.
+ * Why a tool with this input schema is not offered, or undefined: Airlock cannot check a call against it as it says
+ * (`checkableSchema`). A `$ref` to nothing in the schema (a `$defs` name that is not there, a pointer to nothing,
+ * another document, an anchor no part has): no validator can check such a schema, and Airlock fetches no document a
+ * server names. A part that refers to itself at the same value, which loops in any validator; a recursive part a check
+ * could walk in more than one way at one value (each way more at each level); a `$dynamicRef` or `$recursiveRef`; a
+ * schema too large or too deep once its references are followed; one zod cannot convert. Offered, the tool would run
+ * on arguments no one checked. Left out, with its reason in the server's log, as a tool whose schema is too large is.
  */
 export function inputSchemaProblem(inputSchema: unknown): string | undefined {
-  try {
-    inlineReferences(inputSchema);
-  } catch (error) {
-    if (error instanceof UnresolvedReference) return `its input schema refers to ${JSON.stringify(error.ref.slice(0, 200))}, which is not in it`;
-  }
-  return undefined;
+  const checkable = convertedSchema(inputSchema);
+  return 'problem' in checkable ? checkable.problem : undefined;
 }
 
 /**
@@ -92,22 +90,72 @@ export function inputSchemaProblem(inputSchema: unknown): string | undefined {
  * as JSON Schema 2020-12 reads it, not checked: zod's formats refused values a validator of any draft accepts, an email
  * `user@localhost`, a `date-time` with a leap second or a lower-case `t`, a `uri` with an IPv6 host), nor the keywords
  * zod cannot express (`not`, a `oneOf` with a branch checked less than it says, …: see `withoutPatterns`); or undefined
- * when it is too large once its `$ref`s are followed, refers to itself, refers to nothing in it, or zod cannot express
- * it. Nothing of the server's runs. It may accept a value the schema refuses (the server checks too), never refuse one
- * the schema accepts.
+ * when Airlock cannot check it (`inputSchemaProblem`). Nothing of the server's runs. It may accept a value the schema
+ * refuses (the server checks too), never refuse one the schema accepts, but for a value nested deeper than
+ * MAX_RECURSIVE_VALUE_DEPTH under a recursive schema, which zod would walk past the end of the thread's stack.
  */
 export function checkableSchema(jsonSchema: unknown): z.ZodType | undefined {
+  const checkable = convertedSchema(jsonSchema);
+  return 'schema' in checkable ? checkable.schema : undefined;
+}
+
+/** What `convertedSchema` made of each schema object: a tool's schema is read at its listing and again as it is offered. */
+const converted = new WeakMap<object, Converted>();
+
+type Converted = { schema: z.ZodType } | { problem: string };
+
+function convertedSchema(jsonSchema: unknown): Converted {
+  const known = typeof jsonSchema === 'object' && jsonSchema !== null ? converted.get(jsonSchema) : undefined;
+  if (known !== undefined) return known;
+  const result = conversion(jsonSchema);
+  if (typeof jsonSchema === 'object' && jsonSchema !== null) converted.set(jsonSchema, result);
+  return result;
+}
+
+function conversion(jsonSchema: unknown): Converted {
+  let recursive: boolean;
+  let copy: unknown;
   try {
-    const { schema: inlined, referred } = inlineReferences(jsonSchema);
-    const options: CopyOptions = { loose: looseParts(inlined), referred, keys: new Map(), defs: [] };
-    const copy = withoutPatterns(inlined, 0, options);
-    const converted = isRecord(copy) ? withKeys(withoutKeys(copy, ['$schema', '$defs']), [['$defs', withKeys({}, options.defs)]]) : copy;
+    const inlined = inlineReferences(jsonSchema);
+    recursive = inlined.recursive;
+    const options: CopyOptions = { loose: looseParts(inlined.schema), referred: inlined.referred, keys: new Map(), defs: [] };
+    const copied = withoutPatterns(inlined.schema, 0, options);
+    copy = isRecord(copied) ? withKeys(withoutKeys(copied, ['$schema', '$defs']), [['$defs', withKeys({}, options.defs)]]) : copied;
+  } catch (error) {
+    if (error instanceof UnresolvedReference) return { problem: `its input schema refers to ${JSON.stringify(error.ref.slice(0, 200))}, which is not in it` };
+    return { problem: `its input schema ${error instanceof UncheckableSchema ? error.message : 'cannot be checked'}` };
+  }
+  try {
     // A registry of its own: the global one keeps each node's `id` in a Map for good.
-    return z.fromJSONSchema(converted as JsonSchema, { registry: z.registry() });
+    const schema = z.fromJSONSchema(copy as JsonSchema, { registry: z.registry() });
+    if (!recursive) return { schema };
+    const shallow = z.custom((value) => !nestedDeeperThan(value, MAX_RECURSIVE_VALUE_DEPTH), { message: `nested deeper than ${MAX_RECURSIVE_VALUE_DEPTH} levels` });
+    return { schema: shallow.pipe(schema) };
   } catch {
-    return undefined;
+    return { problem: 'its input schema cannot be checked' };
   }
 }
+
+/**
+ * Levels of arrays and objects a value may have under a recursive schema: zod walks a value as deep as it goes, and
+ * a tree of nodes about 850 deep ran it past the end of the stack.
+ */
+export const MAX_RECURSIVE_VALUE_DEPTH = 256;
+
+/** Whether `value` has arrays or objects more than `levels` deep (walked with a stack, not by recursion). */
+function nestedDeeperThan(value: unknown, levels: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [next, depth] = stack.pop()!;
+    if (typeof next !== 'object' || next === null) continue;
+    if (depth === levels) return true;
+    for (const item of Object.values(next)) stack.push([item, depth + 1]);
+  }
+  return false;
+}
+
+/** A schema Airlock cannot check, and why (the end of a sentence that begins "its input schema"). */
+class UncheckableSchema extends Error {}
 
 /** Keywords whose value maps names to schemas (the names themselves are data, kept as they are). */
 const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'dependentSchemas']);
@@ -137,7 +185,7 @@ interface CopyOptions {
  * no other), since one keyword zod cannot express anywhere would leave the whole schema unchecked.
  */
 function withoutPatterns(schema: unknown, depth: number, options: CopyOptions): unknown {
-  if (depth > MAX_INLINED_DEPTH) throw new Error('schema nested too deeply');
+  if (depth > MAX_INLINED_DEPTH) throw new UncheckableSchema('is nested too deeply');
   if (Array.isArray(schema)) return schema.map((item: unknown) => withoutPatterns(item, depth + 1, options));
   if (typeof schema !== 'object' || schema === null) return schema;
   if (options.referred.has(schema)) {
@@ -175,6 +223,12 @@ function copyNode(schema: Record<string, unknown>, depth: number, options: CopyO
   return zodReadyNode(copy);
 }
 
+/** Passes `looseParts` makes over a recursive schema before it gives up (a part found loose on one pass stays so). */
+const MAX_MEASURE_PASSES = 16;
+
+/** Keywords whose subschemas apply to a value inside the one their schema applies to (a property, an item, a name). */
+const INNER_VALUE_KEYWORDS = new Set(['items', 'prefixItems', 'additionalItems', 'contains', 'additionalProperties', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']);
+
 /** Schema nodes a check may visit with every `$ref` followed; past it the schema is checked by the MCP server only. */
 const MAX_EXPANDED_NODES = 10_000;
 
@@ -208,13 +262,13 @@ const REF_ALONE_DIALECT = /^https?:\/\/json-schema\.org\/draft-0[3-7]\/schema#?$
  * where it is used again, its size kept, so the work is linear in the schema's length; a `dependentRequired` counts as
  * the schemas it becomes.
  */
-function inlineReferences(root: unknown): { schema: unknown; referred: Set<unknown> } {
+function inlineReferences(root: unknown): { schema: unknown; referred: Set<unknown>; recursive: boolean } {
   const rootBase = isRecord(root) && typeof root.$id === 'string' ? resolved(root.$id, UNNAMED_DOCUMENT) ?? UNNAMED_DOCUMENT : UNNAMED_DOCUMENT;
   const documents = new Map<string, unknown>([[withoutFragment(rootBase), root]]);
   const anchors = new Map<string, unknown>();
   const bases = new Map<unknown, string>();
   const index = (node: unknown, base: string, depth: number): void => {
-    if (depth > MAX_INLINED_DEPTH) throw new Error('schema nested too deeply');
+    if (depth > MAX_INLINED_DEPTH) throw new UncheckableSchema('is nested too deeply');
     if (Array.isArray(node)) {
       for (const item of node) index(item, base, depth + 1);
       return;
@@ -269,13 +323,16 @@ function inlineReferences(root: unknown): { schema: unknown; referred: Set<unkno
 
   const done = new Map<unknown, { node: unknown; size: number }>();
   const referred = new Set<unknown>();
-  const following = new Set<unknown>();
-  const inline = (node: unknown, depth: number): { node: unknown; size: number } => {
-    if (depth > MAX_INLINED_DEPTH) throw new Error('schema nested too deeply');
+  /** The parts being inlined, each with the level of the value it applies to (one more in each property, item, …). */
+  const following = new Map<unknown, number>();
+  /** For each part a `$ref` inside it names, the object that stands for its copy (filled once the copy is made). */
+  const cycles = new Map<unknown, Record<string, unknown>>();
+  const inline = (node: unknown, depth: number, level: number): { node: unknown; size: number } => {
+    if (depth > MAX_INLINED_DEPTH) throw new UncheckableSchema('is nested too deeply');
     if (Array.isArray(node)) {
       let size = 0;
       const items = node.map((item: unknown) => {
-        const part = inline(item, depth + 1);
+        const part = inline(item, depth + 1, level);
         size = add(size, part.size);
         return part.node;
       });
@@ -284,8 +341,22 @@ function inlineReferences(root: unknown): { schema: unknown; referred: Set<unkno
     if (!isRecord(node)) return { node, size: 0 };
     const known = done.get(node);
     if (known !== undefined) return known;
-    if (following.has(node)) throw new Error('schema refers to itself');
-    following.add(node);
+    const from = following.get(node);
+    if (from !== undefined) {
+      // A part that names itself at the same value (`allOf: [{ $ref: "#" }]`, two `$ref`s to each other) loops for
+      // ever in any validator: there is no check to make of it.
+      if (from === level) throw new UncheckableSchema('refers to itself at the same value');
+      // A `$ref` to a part it is inside of (a tree whose nodes hold nodes): an object filled with that part's copy
+      // once it is made, converted once as a `$defs` entry zod refers to, and checked lazily, as deep as the value.
+      let cycle = cycles.get(node);
+      if (cycle === undefined) {
+        cycle = {};
+        cycles.set(node, cycle);
+        referred.add(cycle);
+      }
+      return { node: cycle, size: 1 };
+    }
+    following.set(node, level);
     let size = 1;
     const copy: [string, unknown][] = [];
     for (const [key, value] of Object.entries(node)) {
@@ -297,31 +368,100 @@ function inlineReferences(root: unknown): { schema: unknown; referred: Set<unkno
         copy.push([key, value]);
       } else if (SCHEMA_MAPS.has(key) && isRecord(value)) {
         const map = Object.entries(value).map(([name, sub]): [string, unknown] => {
-          const part = inline(sub, depth + 1);
+          const part = inline(sub, depth + 1, key === 'properties' ? level + 1 : level);
           size = add(size, part.size);
           return [name, part.node];
         });
         copy.push([key, withKeys({}, map)]);
       } else {
-        const part = inline(value, depth + 1);
+        const part = inline(value, depth + 1, INNER_VALUE_KEYWORDS.has(key) ? level + 1 : level);
         size = add(size, part.size);
         copy.push([key, part.node]);
       }
     }
     let result: unknown = withKeys({}, copy);
     if (typeof node.$ref === 'string') {
-      const to = inline(target(node.$ref, bases.get(node) ?? rootBase), depth + 1);
+      const to = inline(target(node.$ref, bases.get(node) ?? rootBase), depth + 1, level);
       size = add(size, to.size);
       if (isRecord(to.node)) referred.add(to.node);
       const beside = copy.some(([key]) => isAssertion(key));
       result = refAlone || !beside ? to.node : { allOf: [to.node, result] };
     }
     following.delete(node);
+    const cycle = cycles.get(node);
+    if (cycle !== undefined) {
+      const entries = isRecord(result) ? Object.entries(result) : result === false ? [['not', {}] as const] : [];
+      for (const [key, value] of entries) Object.defineProperty(cycle, key, { value, enumerable: true, writable: true, configurable: true });
+      result = cycle;
+    }
     const part = { node: result, size };
     done.set(node, part);
     return part;
   };
-  return { schema: inline(root, 0).node, referred };
+  const schema = inline(root, 0, 0).node;
+  for (const cycle of cycles.values()) singleWays(cycle);
+  return { schema, referred, recursive: cycles.size > 0 };
+}
+
+/**
+ * Checks that a check of a value against `part` (a part of a recursive schema a `$ref` inside it names, already
+ * inlined) reaches a recursive part again in at most one way for each value inside it (`allOf: [{ $ref: "#" }, { $ref:
+ * "#/$defs/T" }]` at one property is two). With two, zod's check of a value that fails deep down kept the failures of
+ * both ways at each level: 2^depth of them (18 levels made 262,144 and ran past the end of the stack). A union's
+ * branches count as one way: zod keeps each branch's failures apart, shared. Throws UncheckableSchema otherwise.
+ */
+function singleWays(part: Record<string, unknown>): void {
+  const known = new Map<unknown, Map<string, number>>();
+  const ways = (node: unknown, depth: number): Map<string, number> => {
+    if (depth > MAX_INLINED_DEPTH) throw new UncheckableSchema('is nested too deeply');
+    if (Array.isArray(node)) return summed(node.map((item) => ways(item, depth + 1)));
+    if (!isRecord(node)) return new Map();
+    if (depth > 0 && node === part) return new Map([['', 1]]);
+    const seen = known.get(node);
+    if (seen !== undefined) return seen;
+    const all: Map<string, number>[] = [];
+    for (const [key, value] of Object.entries(node)) {
+      if (DATA_KEYWORDS.has(key)) continue;
+      if (key === 'properties' && isRecord(value)) {
+        for (const [name, sub] of Object.entries(value)) all.push(prefixed(`property ${JSON.stringify(name)}/`, ways(sub, depth + 1)));
+      } else if (SCHEMA_MAPS.has(key) && isRecord(value)) all.push(summed(Object.values(value).map((sub) => ways(sub, depth + 1))));
+      else if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) all.push(greatest(value.map((branch) => ways(branch, depth + 1))));
+      else if (INNER_VALUE_KEYWORDS.has(key)) all.push(prefixed(`${INNER_VALUE_SLOTS.get(key) ?? key}/`, ways(value, depth + 1)));
+      else all.push(ways(value, depth + 1));
+    }
+    const counted = summed(all);
+    known.set(node, counted);
+    return counted;
+  };
+  ways(part, 0);
+}
+
+/** The value inside a value each of INNER_VALUE_KEYWORDS applies to, where two apply to the same one. */
+const INNER_VALUE_SLOTS = new Map([
+  ['prefixItems', 'item'], ['items', 'item'], ['additionalItems', 'item'], ['contains', 'item'], ['unevaluatedItems', 'item'],
+  ['additionalProperties', 'property'], ['unevaluatedProperties', 'property'],
+]);
+
+function summed(maps: readonly Map<string, number>[]): Map<string, number> {
+  const sum = new Map<string, number>();
+  for (const map of maps) {
+    for (const [path, count] of map) {
+      const total = (sum.get(path) ?? 0) + count;
+      if (total > 1) throw new UncheckableSchema('refers to itself in more than one way at one value');
+      sum.set(path, total);
+    }
+  }
+  return sum;
+}
+
+function greatest(maps: readonly Map<string, number>[]): Map<string, number> {
+  const most = new Map<string, number>();
+  for (const map of maps) for (const [path, count] of map) most.set(path, Math.max(most.get(path) ?? 0, count));
+  return most;
+}
+
+function prefixed(prefix: string, map: Map<string, number>): Map<string, number> {
+  return new Map([...map].map(([path, count]) => [prefix + path, count]));
 }
 
 /** `ref` resolved against `base`, or undefined when it is no URI reference. */
@@ -355,14 +495,18 @@ function decodedFragment(hash: string): string | undefined {
  */
 function looseParts(root: unknown): Set<unknown> {
   const loose = new Set<unknown>();
-  const known = new Map<unknown, Measure>();
-  const measure = (node: unknown, depth: number): Measure => {
-    if (depth > MAX_INLINED_DEPTH) throw new Error('schema nested too deeply');
+  // A recursive schema is a graph: a part met again while it is measured counts as measured so far, and the whole is
+  // measured again until nothing changes (each pass can only find more parts loose or strict).
+  let known = new Map<unknown, Measure>();
+  let cyclic = false;
+  let changed: boolean;
+  const measure = (node: unknown, depth: number, measuring: Set<unknown>, before: ReadonlyMap<unknown, Measure>): Measure => {
+    if (depth > MAX_INLINED_DEPTH) throw new UncheckableSchema('is nested too deeply');
     if (Array.isArray(node)) {
       let less = false;
       let strict = false;
       for (const item of node) {
-        const part = measure(item, depth + 1);
+        const part = measure(item, depth + 1, measuring, before);
         less ||= part.loose;
         strict ||= part.strict;
       }
@@ -371,23 +515,39 @@ function looseParts(root: unknown): Set<unknown> {
     if (!isRecord(node)) return { loose: false, strict: false };
     const seen = known.get(node);
     if (seen !== undefined) return seen;
+    if (measuring.has(node)) {
+      cyclic = true;
+      return before.get(node) ?? { loose: false, strict: false };
+    }
+    measuring.add(node);
     let less = checksLessItself(node);
     let strict = node.additionalProperties === false;
     for (const [key, value] of Object.entries(node)) {
       if (DATA_KEYWORDS.has(key)) continue;
-      const parts = SCHEMA_MAPS.has(key) && isRecord(value) ? Object.values(value).map((sub) => measure(sub, depth + 1)) : [measure(value, depth + 1)];
+      const parts = SCHEMA_MAPS.has(key) && isRecord(value) ? Object.values(value).map((sub) => measure(sub, depth + 1, measuring, before)) : [measure(value, depth + 1, measuring, before)];
       for (const part of parts) less ||= part.loose;
       if (key === 'allOf' && parts.some((part) => part.strict)) {
         strict = true;
         less = true;
       }
     }
+    measuring.delete(node);
     if (less) loose.add(node);
     const measured = { loose: less, strict };
+    const earlier = before.get(node);
+    if (earlier !== undefined && (earlier.loose !== less || earlier.strict !== strict)) changed = true;
     known.set(node, measured);
     return measured;
   };
-  measure(root, 0);
+  measure(root, 0, new Set(), new Map());
+  for (let pass = 1; cyclic; pass++) {
+    if (pass === MAX_MEASURE_PASSES) throw new UncheckableSchema('is too intricate to measure');
+    const before = known;
+    known = new Map();
+    changed = false;
+    measure(root, 0, new Set(), before);
+    if (!changed) break;
+  }
   return loose;
 }
 
@@ -400,7 +560,7 @@ interface Measure {
 
 function add(total: number, more: number): number {
   const sum = total + more;
-  if (sum > MAX_EXPANDED_NODES) throw new Error('schema too large once its references are followed');
+  if (sum > MAX_EXPANDED_NODES) throw new UncheckableSchema('is too large once its references are followed');
   return sum;
 }
 
