@@ -121,6 +121,15 @@ describe('indexGitlinks', () => {
     expect(await readIndexGitlinks(index, 20, 1 << 20)).toStrictEqual(['vendor/lib']);
     expect(await readIndexGitlinks(index, 20, 1 << 20)).toStrictEqual(['vendor/lib']);
     expect(indexReads.count - fresh).toBe(2);
+    // The time is taken when the file is looked at, not after its read: a read that took past the two seconds, of a
+    // file changed just before it was looked at, may hold a change made during it in the same tick, and is not kept.
+    const slow = indexReads.count;
+    writeFileSync(index, changed);
+    const changedAt = statSync(index, { bigint: true }).ctimeNs;
+    const duringRead = () => changedAt + (indexReads.count > slow ? 3_000_000_000n : 1_000_000_000n);
+    expect(await readIndexGitlinks(index, 20, 1 << 20, duringRead)).toStrictEqual(['vendor/lix']);
+    expect(await readIndexGitlinks(index, 20, 1 << 20, later)).toStrictEqual(['vendor/lix']);
+    expect(indexReads.count - slow).toBe(2);
     // Past the size given, a link, or no file: undefined.
     expect(await readIndexGitlinks(index, 20, 10, later)).toBeUndefined();
     expect(await readIndexGitlinks(path.join(top, 'missing'), 20, 1 << 20, later)).toBeUndefined();

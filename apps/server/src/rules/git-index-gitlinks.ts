@@ -106,9 +106,9 @@ export const indexReads = { count: 0 };
 /**
  * The gitlinks of the index file `file` (see indexGitlinks), read once per change: each git call under a rule reads
  * the workspace repository's index, which in a large project is megabytes. Kept by path while the file's device,
- * inode, size and change times stay as read (none of which a process can set back), once the read is two seconds
- * past the last change; at most `KEPT_INDEXES`. Opened with no link followed and no fifo waited on. Undefined for a
- * file missing, no regular file, over `maxBytes`, or not read whole. `now` is for tests.
+ * inode, size and change times stay as read (none of which a process can set back), once the file is looked at two
+ * seconds past its last change; at most `KEPT_INDEXES`. Opened with no link followed and no fifo waited on. Undefined
+ * for a file missing, no regular file, over `maxBytes`, or not read whole. `now` is for tests.
  */
 export async function readIndexGitlinks(file: string, hashBytes: number, maxBytes: number, now: () => bigint = () => BigInt(Date.now()) * 1_000_000n): Promise<string[] | undefined> {
   let handle;
@@ -118,6 +118,10 @@ export async function readIndexGitlinks(file: string, hashBytes: number, maxByte
     return undefined;
   }
   try {
+    // Taken before the file is looked at: a change made after that has a change time past it, so the check below
+    // holds for what the read finds however long it takes (taken after, a read outlasting two seconds could keep a
+    // change made during it in the tick of the change seen).
+    const lookedAt = now();
     const info = await handle.stat({ bigint: true });
     if (!info.isFile() || info.size > BigInt(maxBytes)) return undefined;
     const key = `${hashBytes}\0${file}`;
@@ -132,7 +136,7 @@ export async function readIndexGitlinks(file: string, hashBytes: number, maxByte
     indexReads.count += 1;
     const links = indexGitlinks(await handle.readFile(), hashBytes);
     keptIndexes.delete(key);
-    if (now() - info.ctimeNs >= SETTLED_NS) {
+    if (lookedAt - info.ctimeNs >= SETTLED_NS) {
       keptIndexes.set(key, { identity, links });
       if (keptIndexes.size > KEPT_INDEXES) keptIndexes.delete(keptIndexes.keys().next().value!);
     }
