@@ -307,6 +307,26 @@ describe('what a prefix rule does not cover', () => {
     expect(await decided("python3.11 -c \"open('pwned', 'w')\"", [old])).toBe('ask');
   });
 
+  it('a prefix rule for any code runner under a versioned name covers nothing it runs, and the schema refuses one', async () => {
+    // Debian's guile-3.0, LLVM's lldb-15, gdb-multiarch: each ran the code under a prefix rule for its name, as
+    // python3.11 would not.
+    for (const [token, line] of [
+      ['guile-3.0', "guile-3.0 -c '(system \"touch x\")'"],
+      ['lldb-15', "lldb-15 -o 'platform shell touch x'"],
+      ['gdb-multiarch', "gdb-multiarch -batch -ex 'shell touch x'"],
+      ['expect5.45', "expect5.45 -c 'exec touch x'"],
+      ['escript-26', 'escript-26 x.erl'],
+      ['sqlite3.45', "sqlite3.45 db '.shell touch x'"],
+    ] as const) {
+      const stored = { ...prefix('ls'), match: { kind: 'command-prefix' as const, tokens: [token], exact: false } };
+      expect(await decided(line, [stored]), line).toBe('ask');
+      const draft = { effect: 'allow', tool: 'terminal', match: stored.match, scope: { kind: 'global' }, source: 'user' };
+      expect(ruleDraftSchema.safeParse(draft).success, token).toBe(false);
+    }
+    expect(isExactOnlyCommand('guile-3.0')).toBe(true);
+    expect(isExactOnlyCommand('guilemaker')).toBe(false);
+  });
+
   it('a prefix rule for a shell, an interpreter run with a script or a user-switching wrapper covers nothing it runs, and the schema refuses one', async () => {
     // Each ran the line under a prefix rule for its name alone, as `bash -c …` would not.
     for (const [token, line] of [

@@ -27,7 +27,10 @@ export interface ProgramTraits {
    * also under a versioned name (`bash-5.2`, `ksh93`) (`SHELLS`).
    */
   shell?: true;
-  /** Also installed under a versioned or suffixed name, exact-only as well: `python3.11`, `perl5.36.0`, `bash-5.2`. */
+  /**
+   * Also installed under a versioned or suffixed name, exact-only as well: `python3.11`, `perl5.36.0`, `bash-5.2`
+   * (`VERSIONED_PROGRAMS`, which takes in every `codeRunner` too: `guile-3.0`, `lldb-15`, `gdb-multiarch`).
+   */
   versionedNames?: true;
   /**
    * A shell, interpreter, debugger or editor: it runs the code or the command line it is given. Under a command deny
@@ -847,7 +850,7 @@ export type RunnerProgram = Having<'runner'>;
 export const FOLLOWED_WRAPPERS = having('followedWrapper') as readonly FollowedWrapper[];
 export const SETARCH_LINKS = having('setarchLink') as readonly SetarchLink[];
 export const EXACT_ONLY_COMMANDS: ReadonlySet<string> = new Set([...having('exactOnly'), ...FOLLOWED_WRAPPERS]);
-export const VERSIONED_PROGRAMS: readonly string[] = having('versionedNames');
+export const VERSIONED_PROGRAMS: readonly string[] = [...new Set([...having('versionedNames'), ...having('codeRunner')])];
 export const SHELLS: ReadonlySet<string> = new Set(having('shell'));
 export const CODE_RUNNERS: ReadonlySet<string> = new Set(having('codeRunner'));
 export const RUNS_NAMED_COMMANDS: ReadonlySet<string> = new Set(having('runsNamedCommands'));
