@@ -541,6 +541,33 @@ describe('hidden paths inside the workspace', () => {
     expect((await runTool(list, { path: path.join('.cache', 'JetBrains', 'PyCharm2025.2') })).content).toBe(`${path.join('.cache', 'JetBrains', 'PyCharm2025.2')}: 1 entry\nhidden   LocalHistory`);
   });
 
+  test("refuse a hard link in the workspace to a file in a hidden folder (atuin's history.db, the server's data folder), read or written, while it has that other name, and any file with two names while the hidden folders hold more entries than are looked through", async () => {
+    await using f = await homeFixture();
+    const atuin = path.join(f.ws, '.local', 'share', 'atuin');
+    await mkdir(atuin);
+    await writeFile(path.join(atuin, 'history.db'), 'AIRLOCK_TOKEN=the-token-value npm start\n');
+    const tools = createBuiltinTools({ workspace: f.ws, env: { HOME: f.ws }, hiddenPaths: [f.dataDir, f.tokenFile] });
+    const [read, write] = (['read_file', 'write_file'] as const).map((name) => toolNamed(tools, name)) as [AnyTool, AnyTool];
+    await link(path.join(atuin, 'history.db'), path.join(f.ws, 'planted'));
+    await link(path.join(f.dataDir, 'airlock.db'), path.join(f.ws, 'sub', 'planted-db'));
+    await expectRefused([
+      [read, { path: 'planted' }],
+      [read, { path: 'sub/planted-db' }],
+      [write, { path: 'planted', content: 'x' }],
+    ]);
+    expect(await readFile(path.join(atuin, 'history.db'), 'utf8')).toBe('AIRLOCK_TOKEN=the-token-value npm start\n');
+    await rm(path.join(f.ws, 'planted'));
+    await writeFile(path.join(f.ws, 'planted'), 'a file of its own\n');
+    expect(await runTool(read, { path: 'planted' })).toStrictEqual({ content: 'a file of its own\n', isError: false });
+    // Two names of a file of the workspace's own are read as any file is, until the hidden folders hold more entries
+    // than are looked through: then no file with another name is taken as the workspace's own.
+    await link(path.join(f.ws, 'planted'), path.join(f.ws, 'planted-too'));
+    expect(await runTool(read, { path: 'planted-too' })).toStrictEqual({ content: 'a file of its own\n', isError: false });
+    await Promise.all(Array.from({ length: 4097 }, (_, index) => writeFile(path.join(atuin, `entry-${index}`), '')));
+    await expectRefused([[read, { path: 'planted-too' }]]);
+    expect(await runTool(read, { path: 'sub/notes.txt' })).toStrictEqual({ content: 'one\ntwo\nthree\nfour\nfive\n', isError: false });
+  });
+
   test('leave the rest of the workspace usable', async () => {
     await using f = await homeFixture();
     expect(await runTool(f.read, { path: 'sub/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });

@@ -74,18 +74,29 @@ export const LINK_CHECK_BOUND = 4096;
  * hidden folders included, at any depth: a call can make a file and link it before its folder exists (atuin's
  * `history.db`, nano's `search_history`), and the folder, masked from then on, hides the file but not the link. Where
  * the other name is cannot be told without a walk of the workspace, so the call is refused rather than masked. The
- * folders are looked through up to `bound` entries in all (symbolic links are not followed); past it, throws
- * HiddenFoldersTooLargeError: a call could fill a folder it made to push its link past what is looked at. Outside the
- * workspace a call cannot make one: a link across mounts fails (EXDEV), and the rest of the system is read-only.
+ * folders are looked through up to `bound` entries in all (see multiNamedHiddenFiles). Outside the workspace a call
+ * cannot make one: a link across mounts fails (EXDEV), and the rest of the system is read-only.
  */
 export function refuseLinkedHiddenFiles(masks: readonly HiddenMask[], workspace: string, bound = LINK_CHECK_BOUND): void {
-  const inside = masks.filter((mask) => isInside(workspace, mask.path));
-  const folders = inside.filter((mask) => mask.folder).map((mask) => mask.path);
-  for (const mask of inside) {
-    if (!mask.folder) refuseLinked(mask.path);
+  for (const file of multiNamedHiddenFiles(masks.map((mask) => mask.path), workspace, bound)) {
+    throw new HiddenPathLinkedError(file.path, Number(file.nlink), workspace);
   }
+}
+
+/**
+ * The hidden regular files inside `workspace` (among `hidden`, or in a folder among them, at any depth) that have more
+ * than one name, one at a time. The folders are looked through up to `bound` entries in all (symbolic links are not
+ * followed); past it, throws HiddenFoldersTooLargeError: a call could fill a folder it made to push its link past
+ * what is looked at, so past the bound nothing is taken as having one name.
+ */
+export function* multiNamedHiddenFiles(hidden: readonly string[], workspace: string, bound = LINK_CHECK_BOUND): Generator<{ path: string; nlink: bigint; identity: string }> {
+  const inside = [...new Set(hidden.filter((entry) => isInside(workspace, entry)))];
+  const outermost = inside.filter((entry) => !inside.some((outer) => isInside(outer, entry)));
   let entries = 0;
-  for (const top of folders.filter((folder) => !folders.some((outer) => isInside(outer, folder)))) {
+  for (const top of outermost) {
+    const info = lstatSync(top, { bigint: true, throwIfNoEntry: false });
+    if (info?.isFile() === true && info.nlink > 1n) yield { path: top, nlink: info.nlink, identity: identityKey(info) };
+    if (info?.isDirectory() !== true) continue;
     const pending = [top];
     for (let folder = pending.pop(); folder !== undefined; folder = pending.pop()) {
       for (const entry of folderEntries(folder)) {
@@ -93,14 +104,11 @@ export function refuseLinkedHiddenFiles(masks: readonly HiddenMask[], workspace:
         if (entries > bound) throw new HiddenFoldersTooLargeError(top, bound);
         const full = path.join(folder, entry.name);
         if (entry.isDirectory()) pending.push(full);
-        else if (entry.isFile()) refuseLinked(full);
+        if (!entry.isFile()) continue;
+        const stats = lstatSync(full, { bigint: true, throwIfNoEntry: false });
+        if (stats?.isFile() === true && stats.nlink > 1n) yield { path: full, nlink: stats.nlink, identity: identityKey(stats) };
       }
     }
-  }
-
-  function refuseLinked(file: string): void {
-    const stats = lstatSync(file, { throwIfNoEntry: false });
-    if (stats?.isFile() === true && stats.nlink > 1) throw new HiddenPathLinkedError(file, stats.nlink, workspace);
   }
 }
 

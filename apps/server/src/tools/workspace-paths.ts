@@ -1,7 +1,7 @@
 import { readlinkSync, type BigIntStats, type Dir } from 'node:fs';
 import { constants, lstat, mkdir, open, opendir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { HiddenPaths, identityKey } from './hidden-paths';
+import { HiddenFoldersTooLargeError, HiddenPaths, identityKey, multiNamedHiddenFiles } from './hidden-paths';
 import { isOnOwnMount, mountPinFor } from './own-mounts';
 
 /** A path that resolves, after following every symbolic link, to somewhere outside the workspace. */
@@ -105,6 +105,12 @@ interface Hidden {
   /** Real paths strictly inside the workspace; those around it or elsewhere are out of the file tools' reach anyway. */
   paths: string[];
   identities: ReadonlySet<Identity>;
+  /**
+   * Whether a regular file with more than one name is one of the hidden files in a folder among `paths` under another
+   * name (a hard link a call made before the folder was there): those folders are looked through only then, bounded;
+   * past the bound, any such file is taken as one (see multiNamedHiddenFiles).
+   */
+  linkedToHidden: (identity: Identity) => boolean;
 }
 
 /**
@@ -407,7 +413,20 @@ export class WorkspacePaths {
   #hiddenKnown(root: string): Hidden {
     const { paths, identities } = this.hidden.known();
     // One that is the workspace itself hides all of it (start-up refuses that: the data folder is never the workspace).
-    return { paths: paths.filter((real) => isWithin(root, real)), identities };
+    const inside = paths.filter((real) => isWithin(root, real));
+    let linked: ReadonlySet<Identity> | 'too many' | undefined;
+    const linkedToHidden = (identity: Identity) => {
+      if (linked === undefined) {
+        try {
+          linked = new Set(Array.from(multiNamedHiddenFiles(inside, root), (file) => file.identity));
+        } catch (error) {
+          if (!(error instanceof HiddenFoldersTooLargeError)) throw error;
+          linked = 'too many';
+        }
+      }
+      return linked === 'too many' || linked.has(identity);
+    };
+    return { paths: inside, identities, linkedToHidden };
   }
 
   async #confined(requested: string, root: string, target: string): Promise<string> {
@@ -447,7 +466,9 @@ export class WorkspaceFolder implements AsyncDisposable {
   /** Whether the entry `name`, as `info` describes it, is hidden (by path or by identity). */
   isHidden(name: string, info: BigIntStats): boolean {
     const full = path.join(this.real, name);
-    return this.#hidden.identities.has(identityOf(info)) || this.#hidden.paths.some((hidden) => isWithin(hidden, full));
+    const identity = identityOf(info);
+    if (this.#hidden.identities.has(identity) || this.#hidden.paths.some((hidden) => isWithin(hidden, full))) return true;
+    return info.isFile() && info.nlink > 1n && this.#hidden.linkedToHidden(identity);
   }
 
   /** The entry's lstat, refused when it is hidden; undefined when there is none. */
