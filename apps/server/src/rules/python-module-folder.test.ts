@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateRules, type RuleContext } from './evaluate-rules';
 import { prefix, rule, terminal } from './rule-fixtures';
+import { PYTHON_FOLDER_ENTRIES } from './python-module-folder';
 
 describe('an exact rule for python -m X while the folder it runs in holds an X of its own', () => {
   let workspace = '';
@@ -125,5 +126,27 @@ describe('an exact rule for python -c CODE while the folder it runs in holds a m
     expect(await decided(['python3', '-c', 'import json'], 'data')).toBe('allow');
     expect(await decided(['python3', '-I', '-c', 'import json'], 'planted')).toBe('allow');
     expect(await decided(['python3', '-P', '-c', 'import json'], 'planted')).toBe('allow');
+  });
+});
+
+describe('an exact rule for python -m X in a folder too large to list while judging', () => {
+  let workspace = '';
+  beforeAll(() => {
+    workspace = mkdtempSync(path.join(tmpdir(), 'airlock-python-large-'));
+    // Nothing Python may import, but more entries (the folder's and its folders') than one judging reads.
+    for (let i = 0; i < PYTHON_FOLDER_ENTRIES / 2; i += 1) writeFileSync(path.join(workspace, `data-${i}.csv`), '');
+    for (let i = 0; i < 10; i += 1) {
+      mkdirSync(path.join(workspace, `batch${i}`));
+      for (let j = 0; j < PYTHON_FOLDER_ENTRIES / 10; j += 1) writeFileSync(path.join(workspace, `batch${i}`, `row-${j}.csv`), '');
+    }
+  });
+  afterAll(() => rmSync(workspace, { recursive: true, force: true }));
+
+  it('is asked: the listing stops at its bound (it held every other client while it read the whole tree), and a module past it may be there', async () => {
+    const decided = await evaluateRules(terminal('python3 -m pytest -q'), [prefix('python3 -m pytest -q', { exact: true })], { sessionId: 'chat-1', workspace });
+    expect(decided.decision).toBe('ask');
+    // Within the bound, the same folder is read to its end and found to hold nothing Python may import.
+    for (let i = 0; i < 10; i += 1) rmSync(path.join(workspace, `batch${i}`), { recursive: true });
+    expect((await evaluateRules(terminal('python3 -m pytest -q'), [prefix('python3 -m pytest -q', { exact: true })], { sessionId: 'chat-1', workspace })).decision).toBe('allow');
   });
 });

@@ -1,4 +1,4 @@
-import { readdirSync, type Dirent } from 'node:fs';
+import { opendirSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { commandBaseName } from '@airlock/api';
 import type { LineFacts } from './match-command';
@@ -17,6 +17,12 @@ const VALUE_LETTERS = new Set(['W', 'X', 'Q']);
 const EXITING_OPTIONS = new Set(['--version', '--help', '--help-env', '--help-xoptions', '--help-all']);
 /** Python's long options that take the next word as their value. */
 const VALUE_OPTIONS = new Set(['--check-hash-based-pycs']);
+/**
+ * How many entries one judging reads in all, of the folder and of the folders in it: the listing holds the event
+ * loop (a call made a folder of 250,000 files, and each `python3 -m pytest` judged then held every other client for
+ * 0.8–3 s). Past it, a module of the folder is taken as there. About 10–30 ms of listing here at most.
+ */
+export const PYTHON_FOLDER_ENTRIES = 10_000;
 
 /**
  * Whether a `python -m X`, `python -c CODE` or `python` reading its code from standard input (`python3 -`,
@@ -32,7 +38,7 @@ const VALUE_OPTIONS = new Set(['--check-hash-based-pycs']);
  * site-packages), nor `__pycache__` (read only for a source beside it). False with `-I` or `-P` (neither puts the folder
  * on `sys.path`), with `-V` or `-h` (Python prints and ends), for a script named (its own folder is put there instead, and the script is judged as the program it
  * is), for any other call, and when the facts name no folder. Read synchronously: a listing of that folder and of each
- * folder in it of such a name.
+ * folder in it of such a name, at most PYTHON_FOLDER_ENTRIES entries in all (true past them).
  */
 export function pythonModuleMayBeLocal(command: SimpleCommand, line: LineFacts): boolean {
   const [first, ...args] = command.words;
@@ -69,16 +75,35 @@ export function pythonModuleMayBeLocal(command: SimpleCommand, line: LineFacts):
   const folder = line.folder ?? line.workspace;
   if (folder === undefined) return false;
   if (line.leftWorkspace === true || line.fileSystemChanged === true) return true;
+  const budget = { left: PYTHON_FOLDER_ENTRIES };
   try {
-    return readdirSync(folder, { withFileTypes: true }).some((entry) => {
+    return someEntry(folder, budget, (entry) => {
       if (entry.isFile()) return isModuleFile(entry.name);
       if (!entry.isDirectory() && !entry.isSymbolicLink()) return false;
       if (entry.isSymbolicLink() && isModuleFile(entry.name)) return true;
-      return mayBeIdentifier(entry.name) && isPackage(path.join(folder, entry.name));
+      return mayBeIdentifier(entry.name) && isPackage(path.join(folder, entry.name), budget);
     });
   } catch (error) {
     // A folder that is not there holds no module: the call fails there.
     return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+}
+
+/**
+ * Whether an entry of `folder` passes `test`, read a batch at a time and stopping at the first that does; true too once
+ * `budget` runs out before the listing ends (a folder too large to read now may hold one). Throws as `opendir` does.
+ */
+function someEntry(folder: string, budget: { left: number }, test: (entry: Dirent) => boolean): boolean {
+  const dir = opendirSync(folder, { bufferSize: 256 });
+  try {
+    for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+      if (budget.left <= 0) return true;
+      budget.left -= 1;
+      if (test(entry)) return true;
+    }
+    return false;
+  } finally {
+    dir.closeSync();
   }
 }
 
@@ -101,16 +126,14 @@ function mayBeIdentifier(name: string): boolean {
  * or a module file or a folder of a name that may be an identifier (a namespace package's portion, whose modules
  * Python imports from the first folder on `sys.path` that holds them). False for a link to no folder.
  */
-function isPackage(folder: string): boolean {
-  let entries: Dirent[];
+function isPackage(folder: string, budget: { left: number }): boolean {
   try {
-    entries = readdirSync(folder, { withFileTypes: true });
+    return someEntry(folder, budget, (entry) => {
+      if (entry.name.startsWith('__init__.') || isModuleFile(entry.name)) return true;
+      return mayBeIdentifier(entry.name) && (entry.isDirectory() || entry.isSymbolicLink());
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code !== 'ENOTDIR' && code !== 'ENOENT' && code !== 'ELOOP';
   }
-  return entries.some((entry) => {
-    if (entry.name.startsWith('__init__.') || isModuleFile(entry.name)) return true;
-    return mayBeIdentifier(entry.name) && (entry.isDirectory() || entry.isSymbolicLink());
-  });
 }
