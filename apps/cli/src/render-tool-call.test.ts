@@ -114,18 +114,34 @@ describe('renderEditedArguments', () => {
   });
 
   // Found in review: a word all in Greek capitals drawn like Latin ones kept its ano teleia, so the card read TOKEN.TXT.
+  // Its letters are escaped too (see the test after this one).
   it("shows the stop of a word whose every letter looks Latin as an escape, and keeps a script's own stop in its text", () => {
     const lines = renderToolCall(start('read_file', { path: '\u03A4\u039F\u039A\u0395\u039D\u00B7\u03A4\u03A7\u03A4' }), plainStyle, { columns: 200 });
     expect(lines).toStrictEqual([
       '⏺ read_file',
-      '  path: \u03A4\u039F\u039A\u0395\u039D\\u{B7}\u03A4\u03A7\u03A4',
-      '  ⚠ 1 hidden character shown as \\u{…}: what runs contains it, not what a plain view would show',
+      '  path: \\u{3A4}\\u{39F}\\u{39A}\\u{395}\\u{39D}\\u{B7}\\u{3A4}\\u{3A7}\\u{3A4}',
+      '  ⚠ 9 hidden characters shown as \\u{…}: what runs contains them, not what a plain view would show',
     ]);
-    expect(renderToolCall(start('read_file', { path: '\u0627\u0661\u0660\u0661' }), plainStyle, { columns: 200 })[1]).toBe('  path: \u0627\u0661\\u{660}\u0661');
+    expect(renderToolCall(start('read_file', { path: '\u0627\u0661\u0660\u0661' }), plainStyle, { columns: 200 })[1]).toBe('  path: \\u{627}\\u{661}\\u{660}\\u{661}');
     // A Greek sentence with its ano teleia, and a number in Arabic digits in Arabic text, stay as written.
     for (const path of ['\u039A\u03B1\u03BB\u03B7\u03BC\u03AD\u03C1\u03B1\u00B7 \u03C0\u03CE\u03C2', '\u0627\u0644\u0635\u0641\u062D\u0629 \u0661\u0660\u0661']) {
       expect(renderToolCall(start('read_file', { path }), plainStyle, { columns: 200 })).toStrictEqual(['⏺ read_file', `  path: ${path}`]);
     }
+  });
+
+  // Found in review: with an ASCII dot there was no stop to escape, so `airlock chat` showed ΤΟΚΕΝ.ΤΧΤ (Greek capitals)
+  // as TOKEN.TXT with no escape at all.
+  it('escapes every letter of a word drawn all like Latin ones, in a file path with an ASCII dot and in a command', () => {
+    expect(renderToolCall(start('read_file', { path: '\u03A4\u039F\u039A\u0395\u039D.\u03A4\u03A7\u03A4' }), plainStyle, { columns: 200 })).toStrictEqual([
+      '⏺ read_file',
+      '  path: \\u{3A4}\\u{39F}\\u{39A}\\u{395}\\u{39D}.\\u{3A4}\\u{3A7}\\u{3A4}',
+      '  ⚠ 8 hidden characters shown as \\u{…}: what runs contains them, not what a plain view would show',
+    ]);
+    expect(renderToolCall(start('terminal', { command: 'cat \u0430\u0440\u0440\u04CF\u0435.txt \u03A4\u041E\u039A\u0415\u039D' }), plainStyle, { columns: 200 })).toStrictEqual([
+      '⏺ terminal',
+      '  Command: cat \\u{430}\\u{440}\\u{440}\\u{4CF}\\u{435}.txt \\u{3A4}\\u{41E}\\u{39A}\\u{415}\\u{39D}',
+      '  ⚠ 10 hidden characters shown as \\u{…}: what runs contains them, not what a plain view would show',
+    ]);
   });
 
   it('keeps a forged line in an argument name on the name row, escaped', () => {

@@ -159,7 +159,7 @@ describe('toVisibleText', () => {
   it.each([
     ['echo \u05D9$(touch X)\u05D9', 'Hebrew yod, drawn like a quote'],
     ['echo \u1420$(touch X) ; echo \u144A$(touch Y)\u144A ; echo a \u1433 b', 'Canadian syllabics drawn like a backquote, a quote and >'],
-    ['echo \u4E36$(touch X) \u0627 \u4E28 \u30CE', 'CJK and Arabic letters drawn like a backslash, a bar and a slash'],
+    ['echo \u4E36$(touch X) \u4E28 \u30CE', 'CJK letters drawn like a backslash, a bar and a slash'],
     ['echo \u030D$(touch X) \u030D', 'combining marks on a blank, drawn like quotes'],
     ["echo 'a \u05D9 x' ; rm -rf ~ ; echo 'y'", 'a look-alike quote inside real quotes, which shifts how a reader pairs them'],
     ['echo привет é 日本', 'plain letters of any script'],
@@ -206,7 +206,8 @@ describe('toVisibleText', () => {
         char,
         flat: `echo \\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}$(touch X)\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`,
         hidden: 2,
-        nonAscii: 2,
+        // A word of an Arabic alef alone is drawn like l: a look-alike (see "escapes every letter and digit of a word…").
+        nonAscii: char === '\u0627' ? 0 : 2,
       });
     }
     const message = "git commit -m \"Corrige l'accès à la base, Straße, cœur; 修正：テストを追加。한국어\" && echo привет";
@@ -323,22 +324,71 @@ describe('toVisibleText', () => {
       expect(escapes).toContainEqual(expect.objectContaining({ codePoint: stop.codePointAt(0), class: 'look-alike-punctuation' }));
       expect(fromVisibleNotation(visibleTextString(visible))).toBe(value);
     }
-    // Only the stop: the letters of a word all in their script stay as written.
-    expect(visibleTextString(toVisibleText(value, { nfc: true }))).toBe(value.replace(stop, escapeNotation(stop.codePointAt(0)!)));
+    // The letters and digits too: the word reads as a Latin one (see "escapes every letter and digit of a word…").
+    expect(visibleTextString(toVisibleText(value, { nfc: true }))).toBe([...value].map((char) => escapeNotation(char.codePointAt(0)!)).join(''));
   });
 
   it('keeps the stop of a word with a letter drawn like no Latin one, and of a number in Arabic digits', () => {
-    // Greek with its ano teleia; Arabic numbers in Arabic text, alone or after a word; the Arabic-Indic 105; Armenian.
+    // Greek with its ano teleia; Arabic numbers in Arabic text, alone or after a word; Armenian. The Arabic-Indic 105
+    // alone reads as l.o: see "escapes every letter and digit of a word…".
     const own = [
-      '\u039A\u03B1\u03BB\u03B7\u03BC\u03AD\u03C1\u03B1\u00B7 \u03C0\u03CE\u03C2 \u03B5\u03AF\u03C3\u03B1\u03B9',
-      '\u03C4\u03BF\u03BA\u03B5\u03BD\u00B7\u03BB\u03AD\u03BE\u03B7',
+      '\u039A\u03B1\u03BB\u03B7\u03BC\u03AD\u03C1\u03B1\u00B7 \u03C0\u03CE\u03C2 \u03C6\u03AF\u03BB\u03B5',
+      '\u03BB\u03CC\u03B3\u03BF\u03C2\u00B7\u03BB\u03AD\u03BE\u03B7',
       '\u0627\u0644\u0635\u0641\u062D\u0629 \u0661\u0660\u0661',
       '\u0645\u0644\u0641\u0661\u0660\u0661',
-      '\u0661\u0660\u0665',
       '\u0628\u0627\u0628\u0661\u0660',
       '\u0532\u0561\u0580\u0565\u0582\u0589',
     ];
     for (const text of own) expect(toVisibleText(text, { nfc: true, syntax: true }).segments).toStrictEqual([{ kind: 'text', text }]);
+  });
+
+  // Found in review: with an ASCII dot, a word all in Greek capitals drawn like Latin ones had nothing to escape, so a
+  // file tool's card read `ΤΟΚΕΝ.ΤΧΤ` as TOKEN.TXT with no mark at all; so did a Cyrillic `аррӏе` and a word mixing
+  // Greek and Cyrillic look-alikes.
+  it.each([
+    ['\u03A4\u039F\u039A\u0395\u039D.\u03A4\u03A7\u03A4', 'Greek capitals drawn like TOKEN.TXT, with an ASCII dot'],
+    ['\u0430\u0440\u0440\u04CF\u0435.com', 'Cyrillic letters drawn like apple, before a Latin word'],
+    ['\u03B7\u03B5\u03C7\u03C4', 'Greek small letters drawn like next: eta, epsilon, chi, tau'],
+    ['\u03C9\u03B9\u03BD.exe', 'Greek small letters drawn like win: omega, iota, nu'],
+    ['\u041D\u0415\u0425', 'Cyrillic capitals drawn like HEX'],
+    ['\u03A4\u041E\u039A\u0415\u039D', 'Greek and Cyrillic capitals mixed, drawn like TOKEN'],
+    ['\u0661\u0660\u0661', 'Arabic-Indic digits drawn like 1.1, alone'],
+    ['\u0661\u0660\u0660', 'Arabic-Indic digits drawn like 1.., alone'],
+    ['\u0627 \u0647', 'an Arabic alef and heh, each a word alone, drawn like l and o'],
+  ])('escapes every letter and digit of a word drawn all like Latin ones, in a name, a command and a value that may run: %j (%s)', (value) => {
+    // The Arabic-Indic zero is escaped as what it is drawn like, a dot (`look-alike-punctuation`, in code as code).
+    const lookAlikes = [...value].filter((char) => /[\p{L}\p{N}]/u.test(char) && !/[a-z]/.test(char) && char !== '\u0660');
+    for (const options of [{ nfc: true, syntax: true }, { code: true }, { mayRun: true }]) {
+      const visible = toVisibleText(value, options);
+      const escaped = visible.segments.filter((segment) => segment.kind === 'escape');
+      expect(escaped.filter((segment) => segment.class === 'look-alike').map((segment) => String.fromCodePoint(segment.codePoint))).toStrictEqual(lookAlikes);
+      expect(fromVisibleNotation(visibleTextString(visible))).toBe(value);
+    }
+  });
+
+  it('escapes the look-alike letters of a word mixing two scripts, and leaves the others', () => {
+    // Greek Τ Κ Ν, Cyrillic О Е, and a Greek lambda drawn like no Latin letter.
+    const visible = toVisibleText('\u03A4\u041E\u039A\u0415\u039D\u03BB.txt', { nfc: true, syntax: true });
+    expect(visibleTextString(visible)).toBe('\\u{3A4}\\u{41E}\\u{39A}\\u{415}\\u{39D}\u03BB.txt');
+    // A Hebrew final nun drawn like l among Latin letters, wherever it stands: `login`.
+    expect(toVisibleText('\u05DFogin').segments).toStrictEqual([{ kind: 'escape', text: '\\u{5DF}', codePoint: 0x5df, class: 'look-alike' }, { kind: 'text', text: 'ogin' }]);
+    // A Greek word drawn like tokev before the ano teleia, then one that is not: the stop is Greek's own, the first word is not.
+    expect(visibleTextString(toVisibleText('\u03C4\u03BF\u03BA\u03B5\u03BD\u00B7\u03BB\u03AD\u03BE\u03B7', { nfc: true }))).toBe('\\u{3C4}\\u{3BF}\\u{3BA}\\u{3B5}\\u{3BD}\u00B7\u03BB\u03AD\u03BE\u03B7');
+  });
+
+  it('leaves words of Greek, Russian and Arabic as written where one letter or digit is drawn like no Latin one, and text that names nothing', () => {
+    const own = [
+      '\u03BB\u03AD\u03BE\u03B7.txt',
+      '\u043F\u0440\u0438\u0432\u0435\u0442.txt',
+      '\u041E\u0442\u0447\u0451\u0442 2024.pdf',
+      '\u0627\u0644\u0635\u0641\u062D\u0629 \u0661\u0660\u0661',
+      '\u0662\u0660\u0662\u0664',
+    ];
+    for (const text of own) expect(toVisibleText(text, { nfc: true, syntax: true }).segments).toStrictEqual([{ kind: 'text', text }]);
+    // A tool's result and a file's lines are read, not named: a Greek sentence there stays as written.
+    const sentence = '\u03A4\u039F \u039A\u0395\u039D\u039F.\n\u03BA\u03B1\u03B9 \u03C4\u03BF';
+    expect(toVisibleText(sentence).segments).toStrictEqual([{ kind: 'text', text: sentence }]);
+    expect(toVisibleText(sentence, { nfc: true, syntax: true }).segments).toStrictEqual([{ kind: 'text', text: sentence }]);
   });
 
   it('escapes a fullwidth solidus among prolonged sound marks beside Latin letters, with the marks', () => {
@@ -376,7 +426,7 @@ describe('toVisibleText', () => {
 
   it('leaves the punctuation of prose and of CJK text alone, and the full stop of a script after its own letters', () => {
     // Arabic-Indic 100, Hindi दुःख, Japanese ノート and 丿 in Chinese, Greek λέξη· (its ano teleia is the middle dot in NFC) and Mongolian text keep their own.
-    const ownScript = ['\u0661\u0660\u0660', '\u0662\u0660\u0662\u0664/\u0660\u0665/\u0660\u0661', '\u0645\u0644\u0641\u06F1\u06F0', '\u7D71\u4E00.txt', '\u4E00\u89A7', '\u30C7\u30FC\u30BF', '\u30CE\u30FC\u30C8.md', '\uD55C\u3161', '\u0926\u0941\u0903\u0916', '\u30CE\u30FC\u30C8', '\u4E3F\u90E8', '\u03BB\u03AD\u03BE\u03B7\u00B7', '\u182E\u1823\u1829\u182D\u1823\u182F\u1803'];
+    const ownScript = ['\u0662\u0660\u0662\u0664/\u0660\u0665/\u0660\u0661', '\u0645\u0644\u0641\u06F1\u06F0', '\u7D71\u4E00.txt', '\u4E00\u89A7', '\u30C7\u30FC\u30BF', '\u30CE\u30FC\u30C8.md', '\uD55C\u3161', '\u0926\u0941\u0903\u0916', '\u30CE\u30FC\u30C8', '\u4E3F\u90E8', '\u03BB\u03AD\u03BE\u03B7\u00B7', '\u182E\u1823\u1829\u182D\u1823\u182F\u1803'];
     for (const text of ['pages 3\u20135 \u2014 done\u2026', '\u4FEE\u6B63\uFF1A\u30C6\u30B9\u30C8\u3092\u8FFD\u52A0\u3002', '\u8CC7\u6599\uFF0F\u5831\u544A', '\u0532\u0561\u0580\u0565\u0582\u0589', 'caf\u00E9 \u65E5.txt', ...ownScript]) {
       expect(toVisibleText(text, { nfc: true, syntax: true }).segments).toStrictEqual([{ kind: 'text', text }]);
     }

@@ -156,28 +156,50 @@ function passesForAscii(char: string): boolean {
 
 /**
  * Where the look-alike letters are (UTF-16 offsets): those that pass for ASCII ones, and those that stand among
- * Latin letters (or letters passing for them) in one word but come from a script drawn like Latin. Linear in the
- * length: each word is looked at a bounded number of times.
+ * Latin letters (or letters passing for them) in one word but come from a script drawn like Latin, or are drawn like
+ * a Latin one themselves (`LATIN_LOOK_ALIKE`: Hebrew `ןogin`). `names`: the value names something or runs (a path, a
+ * name, a command); there a word with no Latin letter is one too when every letter and digit of it is drawn like an
+ * ASCII one (UTS #39's whole-script confusable: `ΤΟΚΕΝ.ΤΧΤ` in Greek capitals, `аррӏе` in Cyrillic, read as TOKEN.TXT
+ * and apple), and its letters drawn like Latin ones are when it mixes the letters of two such scripts (Greek and
+ * Cyrillic in `ΤОΚЕΝλ`). A word of digits alone (`١٠١`) is one only outside text of its script (`الصفحة ١٠١`, a page
+ * number): see `ownLetterIn`. Linear in the length: each word is looked at a bounded number of times.
  */
-function lookAlikeOffsets(value: string): Set<number> {
+function lookAlikeOffsets(value: string, names: boolean): Set<number> {
   const offsets = new Set<number>();
+  const ownLetters = new Map<RegExp, boolean>();
   for (const word of value.matchAll(WORD)) {
     const text = word[0];
     if (!SUSPECT.test(text)) continue;
     const inCjk = FULLWIDTH.test(text) && CJK.test(text);
     const scriptLetters: number[] = [];
+    const drawn: number[] = [];
+    const scripts = new Set<RegExp>();
     let passing = false;
+    let unlike = false;
+    let lettered = false;
     let offset = word.index;
     for (const char of text) {
       if (passesForAscii(char) && !(inCjk && FULLWIDTH.test(char))) {
         offsets.add(offset);
         passing = true;
-      } else if (LOOK_ALIKE_SCRIPT.test(char) || (OTHER_DIGIT.test(char) && !PATH_LOOK_ALIKE.test(char))) {
+      } else if (LOOK_ALIKE_SCRIPT.test(char) || drawnLikeLatin(char) || (OTHER_DIGIT.test(char) && !PATH_LOOK_ALIKE.test(char))) {
         scriptLetters.push(offset);
+      }
+      if (names && char.charCodeAt(0) >= 0x80 && LETTER_OR_DIGIT.test(char) && !PATH_LOOK_ALIKE.test(char)) {
+        if (LETTER.test(char)) {
+          lettered = true;
+          const script = DRAWN_LIKE_LATIN_SCRIPTS.find((candidate) => candidate.test(char));
+          if (script !== undefined) scripts.add(script);
+        }
+        if (drawnLikeLatin(char)) drawn.push(offset);
+        else unlike = true;
       }
       offset += char.length;
     }
     if (scriptLetters.length > 0 && (passing || LATIN.test(text))) for (const letter of scriptLetters) offsets.add(letter);
+    if (drawn.length === 0 || passing || LATIN.test(text)) continue;
+    const whole = !unlike && (lettered || !ownLetterIn(value, scriptOf(value, drawn[0]!), ownLetters));
+    if (whole || scripts.size > 1) for (const letter of drawn) offsets.add(letter);
   }
   return offsets;
 }
@@ -268,24 +290,81 @@ const PUNCTUATION = /\p{P}/u;
 const ASCII_PATH_SYNTAX = /[./\\:-]/;
 
 /**
- * The letters and digits of the scripts with a stop of their own (`SCRIPT_STOPS`) that are drawn like ASCII ones:
- * those Unicode's confusables (UTS #39, confusables.txt of 2021-05-29) maps to ASCII letters or digits (Greek `Α`
- * `Τ` `ο` `ν`, Armenian `օ` `ս`, Hebrew `ו` `ס`, Arabic `ا` `ه`, the Arabic-Indic `١` `٥` `٧`, N'Ko, Ethiopic and
- * Canadian syllabics ones, Coptic and Lisu), plus Greek `κ` `ϰ` `τ` and Armenian `յ`, which it maps to the small
- * capitals `ĸ` `ᴛ` and the dotless `ȷ` that pass for ASCII letters.
+ * The letters and digits of the scripts drawn like Latin (`LOOK_ALIKE_SCRIPT`) and of those with a stop of their own
+ * (`SCRIPT_STOPS`) that are drawn like ASCII ones. Those Unicode's confusables (UTS #39, confusables.txt of
+ * 2021-05-29) maps to ASCII letters or digits, alone or with a mark below (Greek `Α` `Τ` `ο` `ν` and `η` as `n̩`,
+ * Cyrillic `А` `Н` `а` `е` `х` `һ` `ӏ` and `Қ` as `K̩`, Armenian `օ` `ս`, Cherokee `Ꭺ` `Ꮯ`, Hebrew `ו` `ס`, Arabic `ا`
+ * `ه`, the Arabic-Indic `١` `٥` `٧`, N'Ko, Ethiopic and Canadian syllabics ones, Coptic and Lisu), or to a Latin
+ * letter drawn like an ASCII one: a small capital (Greek `κ` `τ` as `ĸ` `ᴛ`, Cyrillic `в` `к` `н` `т` as `ʙ` `ĸ` `ʜ`
+ * `ᴛ`, Cherokee small letters), the dotless `ȷ` (Armenian `յ`) and the barred `ꞓ` (Greek `ε` `ϵ`, Cyrillic `є` `ԑ`,
+ * drawn like e). Plus Greek `χ` and `ω`, the forms confusables maps Latin chi `ꭓ` and omega `ꞷ` to, drawn like x and w.
  */
 const LATIN_LOOK_ALIKE =
-  /[\u037A\u037F\u0391\u0392\u0395-\u0397\u0399\u039A\u039C\u039D\u039F\u03A1\u03A4\u03A5\u03A7\u03B1\u03B3\u03B9\u03BA\u03BD\u03BF\u03C1\u03C3\u03C4\u03C5\u03D2\u03DC\u03E8\u03F0-\u03F3\u03F9\u03FA\u054D\u054F\u0555\u0561\u0563\u0566\u0570\u0575\u0578\u057C\u057D\u0581\u0584\u0585\u05D5\u05D8\u05DF\u05E1\u05F0\u0627\u0647\u0661\u0665\u0667\u06BE\u06C1\u06D5\u06F1\u06F5\u06F7\u07C0\u07CA\u0966\u0AE6\u1200\u12D0\u142F\u144C\u146D\u146F\u1472\u148D\u14AA\u14BF\u1541\u157C\u157D\u1587\u15AF\u15B4\u15C5\u15DE\u15EA\u15F0\u15F7\u1D26\u1FBE\u2C85\u2C8E\u2C92\u2C94\u2C98\u2C9A\u2C9E\u2C9F\u2CA2-\u2CA6\u2CA8\u2CAC\u2CCA\u2CCC\u2CD0\u2CD2\uA4D0-\uA4D4\uA4D6\uA4D7\uA4D9\uA4DA\uA4DC\uA4DD\uA4DF-\uA4E3\uA4E6\uA4E7\uA4EA-\uA4EC\uA4EE\uA4F0\uA4F2-\uA4F4\uFBA6-\uFBAD\uFE8D\uFE8E\uFEE9-\uFEEC\u{102F5}\u{1EE00}\u{1EE24}\u{1EE64}\u{1EE80}\u{1EE84}]/u;
+  /[\u037A\u037F\u0391\u0392\u0395-\u0397\u0399\u039A\u039C\u039D\u039F\u03A1\u03A4\u03A5\u03A7\u03B1\u03B3\u03B5\u03B7\u03B9\u03BA\u03BD\u03BF\u03C1\u03C3-\u03C5\u03C7\u03C9\u03D2\u03DC\u03E8\u03F0-\u03F3\u03F5\u03F9\u03FA\u0404-\u0406\u0408\u0410\u0412\u0415\u0417\u041A\u041C-\u041E\u0420-\u0423\u0425\u042B\u042C\u042E\u0430-\u0433\u0435\u043A\u043D\u043E\u0440-\u0443\u0445\u0454-\u0456\u0458\u0461\u0474\u0475\u0498\u049A\u049B\u04A2\u04A3\u04AA-\u04AF\u04B2\u04BB\u04BD\u04BF\u04C0\u04C7-\u04CA\u04CD\u04CF\u04D4\u04D5\u04E0\u0501\u050C\u050D\u0511\u051B-\u051D\u054D\u054F\u0555\u0561\u0563\u0566\u0570\u0575\u0578\u057C\u057D\u0581\u0584\u0585\u05D5\u05D8\u05DF\u05E1\u05F0\u0625\u0627\u0647\u0661\u0665\u0667\u0673\u06BE\u06C1\u06D5\u06F1\u06F5\u06F7\u07C0\u07CA\u0966\u0AE6\u1200\u12D0\u13A0-\u13A2\u13A5\u13A9-\u13AC\u13B3\u13B7\u13BB\u13BD\u13C0\u13C2\u13C3\u13CE\u13CF\u13D2\u13D4\u13D5\u13D9\u13DA\u13DE\u13DF\u13E2\u13E6\u13E7\u13EE\u13F3\u13F4\u13FB\u13FC\u142F\u144C\u146D\u146F\u1472\u148D\u14AA\u14BF\u1541\u157C\u157D\u1587\u15AF\u15B4\u15C5\u15DE\u15EA\u15F0\u15F7\u1D26\u1D29\u1FBE\u2C85\u2C88\u2C89\u2C8E\u2C92\u2C94\u2C95\u2C98\u2C9A\u2C9E\u2C9F\u2CA2-\u2CA6\u2CA8\u2CAC\u2CCA\u2CCC\u2CD0-\u2CD2\uA4D0-\uA4D4\uA4D6\uA4D7\uA4D9\uA4DA\uA4DC\uA4DD\uA4DF-\uA4E3\uA4E6\uA4E7\uA4EA-\uA4EC\uA4EE\uA4F0\uA4F2-\uA4F4\uA644\uA647\uA698\uA699\uAB70-\uAB72\uAB75\uAB7A-\uAB7C\uAB81\uAB83\uAB8B\uAB90\uAB93\uAB9B\uABA2\uABA9\uABAA\uABAE\uABAF\uABB2\uABB6\uFBA6-\uFBAD\uFE87\uFE88\uFE8D\uFE8E\uFEE9-\uFEEC\u{1EE00}\u{1EE24}\u{1EE64}\u{1EE80}\u{1EE84}\u{102F5}]/u;
+
+/** Whether `char` is drawn like an ASCII letter or digit it is not (`LATIN_LOOK_ALIKE`), with an accent or not (`Έ`, `ё`). */
+function drawnLikeLatin(char: string): boolean {
+  if (char.charCodeAt(0) < 0x80) return false;
+  if (LATIN_LOOK_ALIKE.test(char)) return true;
+  const base = char.normalize('NFD');
+  return base !== char && LATIN_LOOK_ALIKE.test(String.fromCodePoint(base.codePointAt(0)!));
+}
+
+/** The scripts of `LATIN_LOOK_ALIKE`, each on its own: a word with letters of two of them mixes scripts. */
+const DRAWN_LIKE_LATIN_SCRIPTS: readonly RegExp[] = [
+  'Greek',
+  'Cyrillic',
+  'Armenian',
+  'Cherokee',
+  'Hebrew',
+  'Arabic',
+  'Nko',
+  'Ethiopic',
+  'Canadian_Aboriginal',
+  'Coptic',
+  'Lisu',
+  'Devanagari',
+  'Gujarati',
+].map((script) => new RegExp(`\\p{Script=${script}}`, 'u'));
+/** What `scriptOf` gives a character of none of those scripts: no text is of it, so its digits alone read as ASCII ones. */
+const NO_SCRIPT = /^$/u;
+
+/** The script of the character at `offset` among `DRAWN_LIKE_LATIN_SCRIPTS`, else among the stops' (`scx`, for a shared digit). */
+function scriptOf(value: string, offset: number): RegExp {
+  const char = charAt(value, offset);
+  return DRAWN_LIKE_LATIN_SCRIPTS.find((script) => script.test(char)) ?? SCRIPT_STOPS.find(([, script]) => script.test(char))?.[1] ?? NO_SCRIPT;
+}
+
+/**
+ * Whether `value` holds a letter or digit of `script` drawn like no Latin one: text of that script, where its digits
+ * read as its digits (`الصفحة ١٠١`, page 101; `٢٠٢٤/٠٥/٠١`), not as the ASCII ones they are drawn like (`١٠١` alone
+ * reads as 1.1). Kept in `known` per script, so a value is read once for each.
+ */
+function ownLetterIn(value: string, script: RegExp, known: Map<RegExp, boolean>): boolean {
+  let own = known.get(script);
+  if (own === undefined) {
+    own = false;
+    for (const char of value) {
+      if (LETTER_OR_DIGIT.test(char) && script.test(char) && !drawnLikeLatin(char) && !PATH_LOOK_ALIKE.test(char)) {
+        own = true;
+        break;
+      }
+    }
+    known.set(script, own);
+  }
+  return own;
+}
 
 /**
  * Whether the script's stops in `word` are its own: every letter, mark and digit of the word is of that script (a mark
  * of no script of its own counts as its base, which is checked), none passes for an ASCII one, one of them at least is
- * drawn like none of `.` `/` `\` `:` `-` `_` (`٠٠` alone is drawn like `..`), and, when the word has a letter, one
- * letter or digit at least is drawn like no ASCII one (`LATIN_LOOK_ALIKE`): a word whose every letter and digit looks
- * Latin reads as a Latin one, and its stop as path syntax (`ΤΟΚΕΝ·ΤΧΤ` as `TOKEN.TXT`, `ا١٠١` as `l1.1`), the whole-script
- * confusable of UTS #39. A word of digits alone (`١٠٠`, a number in Arabic text) keeps its stops.
+ * drawn like none of `.` `/` `\` `:` `-` `_` (`٠٠` alone is drawn like `..`), and one letter or digit at least is drawn
+ * like no ASCII one (`LATIN_LOOK_ALIKE`): a word whose every letter and digit looks Latin reads as a Latin one, and its
+ * stop as path syntax (`ΤΟΚΕΝ·ΤΧΤ` as `TOKEN.TXT`, `ا١٠١` as `l1.1`), the whole-script confusable of UTS #39. A word
+ * of digits alone keeps its stops in text of its script (`١٠٠`, a number after an Arabic word; `ownLetterIn`), not
+ * alone (`١٠١` reads as 1.1).
  */
-function ownScriptWord(word: string, stops: RegExp, script: RegExp): boolean {
+function ownScriptWord(word: string, stops: RegExp, script: RegExp, ownText: () => boolean): boolean {
   let lettered = false;
   let hasLetter = false;
   let unlikeLatin = false;
@@ -294,9 +373,9 @@ function ownScriptWord(word: string, stops: RegExp, script: RegExp): boolean {
     if (!script.test(char) || passesForAscii(char)) return false;
     if (!lettered && LETTER_OR_DIGIT.test(char) && !PATH_LOOK_ALIKE.test(char)) lettered = true;
     if (LETTER.test(char)) hasLetter = true;
-    if (!unlikeLatin && LETTER_OR_DIGIT.test(char) && !LATIN_LOOK_ALIKE.test(char)) unlikeLatin = true;
+    if (!unlikeLatin && LETTER_OR_DIGIT.test(char) && !drawnLikeLatin(char)) unlikeLatin = true;
   }
-  return lettered && (unlikeLatin || !hasLetter);
+  return lettered && (unlikeLatin || (!hasLetter && ownText()));
 }
 
 /**
@@ -310,6 +389,7 @@ function pathLookAlikeOffsets(value: string, blank: boolean): Set<number> {
   const offsets = new Set<number>();
   if (!PATH_LOOK_ALIKE.test(value) && (blank || !PROSE_DASH.test(value))) return offsets;
   const ownStops = new Set<number>();
+  const ownLetters = new Map<RegExp, boolean>();
   for (const word of value.matchAll(STOP_WORD)) {
     if (!SCRIPT_STOP.test(word[0])) continue;
     const verdicts = new Map<RegExp, boolean>();
@@ -320,7 +400,7 @@ function pathLookAlikeOffsets(value: string, blank: boolean): Set<number> {
         const [stops, script] = group;
         let own = verdicts.get(stops);
         if (own === undefined) {
-          own = ownScriptWord(word[0], stops, script);
+          own = ownScriptWord(word[0], stops, script, () => ownLetterIn(value, script, ownLetters));
           verdicts.set(stops, own);
         }
         if (own && !(PUNCTUATION.test(char) && ASCII_PATH_SYNTAX.test(charAt(value, offset + char.length)))) ownStops.add(offset);
@@ -507,8 +587,8 @@ type MarkBase = 'letter' | 'keycap' | 'none';
 function visibleText(shown: string, { singleLine, code, syntax, mayRun, nfc, prose, after }: Required<VisibleTextOptions> & { prose: boolean; after: string }): VisibleText {
   const value = after + shown;
   const decomposed = nfc && !value.includes('\n') && value.normalize('NFC') !== value;
-  const lookAlikes = !prose && SUSPECT.test(value) ? lookAlikeOffsets(value) : undefined;
   const names = !code && ((nfc && !value.includes('\n')) || mayRun);
+  const lookAlikes = !prose && SUSPECT.test(value) ? lookAlikeOffsets(value, names || code) : undefined;
   const blank = names && /\s/u.test(value);
   const pathLookAlikes = names && SUSPECT.test(value) ? pathLookAlikeOffsets(value, blank) : undefined;
   const segments: VisibleSegment[] = [];

@@ -109,17 +109,21 @@ describe('tool arguments as they will run', () => {
   });
 
   // Found in review: a word all in Greek capitals drawn like Latin ones kept its ano teleia, so the card read TOKEN.TXT;
-  // Arabic letters and digits drawn like l1.1 kept their zero.
+  // Arabic letters and digits drawn like l1.1 kept their zero. The letters are marked too (see the test after this one).
   it("marks the stop of a word whose every letter looks Latin, and leaves a script's own stop in its text", () => {
     const card = renderCard('write_file', { path: '\u03A4\u039F\u039A\u0395\u039D\u00B7\u03A4\u03A7\u03A4', content: '\u0627\u0644\u0635\u0641\u062D\u0629 \u0661\u0660\u0661' });
     const [path, content] = [...card.querySelectorAll<HTMLElement>('pre.visible-value code')];
-    expect(path!.textContent).toBe('\u03A4\u039F\u039A\u0395\u039D\\u{B7}\u03A4\u03A7\u03A4');
-    expect([...path!.querySelectorAll('.escaped-char')].map((mark) => mark.getAttribute('data-class'))).toStrictEqual(['look-alike-punctuation']);
+    expect(path!.textContent).toBe('\\u{3A4}\\u{39F}\\u{39A}\\u{395}\\u{39D}\\u{B7}\\u{3A4}\\u{3A7}\\u{3A4}');
+    expect([...path!.querySelectorAll('.escaped-char')].map((mark) => mark.getAttribute('data-class'))).toStrictEqual([
+      ...Array<string>(5).fill('look-alike'),
+      'look-alike-punctuation',
+      ...Array<string>(3).fill('look-alike'),
+    ]);
     expect(content!.textContent).toBe('\u0627\u0644\u0635\u0641\u062D\u0629 \u0661\u0660\u0661');
-    expect(within(card).getByRole('note').textContent).toMatch(/^This call contains hidden characters \(1\)\./);
+    expect(within(card).getByRole('note').textContent).toMatch(/^This call contains hidden characters \(9\)\./);
     cleanup();
     const arabic = renderCard('read_file', { path: '\u0627\u0661\u0660\u0661' });
-    expect(arabic.querySelector<HTMLElement>('pre.visible-value code')!.textContent).toBe('\u0627\u0661\\u{660}\u0661');
+    expect(arabic.querySelector<HTMLElement>('pre.visible-value code')!.textContent).toBe('\\u{627}\\u{661}\\u{660}\\u{661}');
     cleanup();
     // A Greek sentence with its ano teleia, and a number in Arabic digits in Arabic text, as paths: as written.
     for (const value of ['\u039A\u03B1\u03BB\u03B7\u03BC\u03AD\u03C1\u03B1\u00B7 \u03C0\u03CE\u03C2', '\u0627\u0644\u0635\u0641\u062D\u0629 \u0661\u0660\u0661']) {
@@ -128,6 +132,23 @@ describe('tool arguments as they will run', () => {
       expect(plain.querySelector('.escaped-char')).toBeNull();
       cleanup();
     }
+  });
+
+  // Found in review: with an ASCII dot there was no stop to mark, so a file tool's card read ΤΟΚΕΝ.ΤΧΤ (Greek capitals)
+  // as TOKEN.TXT with no mark at all.
+  it('marks every letter of a word drawn all like Latin ones, in a file path with an ASCII dot and in a command', () => {
+    const card = renderCard('read_file', { path: 'notes/\u03A4\u039F\u039A\u0395\u039D.\u03A4\u03A7\u03A4' });
+    const path = card.querySelector<HTMLElement>('pre.visible-value code')!;
+    expect(path.textContent).toBe('notes/\\u{3A4}\\u{39F}\\u{39A}\\u{395}\\u{39D}.\\u{3A4}\\u{3A7}\\u{3A4}');
+    expect([...path.querySelectorAll('.escaped-char')].map((mark) => mark.getAttribute('data-class'))).toStrictEqual(Array<string>(8).fill('look-alike'));
+    expect(within(card).getByRole('note').textContent).toMatch(/^This call contains hidden characters \(8\)\./);
+    cleanup();
+    // Cyrillic letters drawn like apple, and a word mixing Greek and Cyrillic capitals drawn like TOKEN.
+    const command = 'cat \u0430\u0440\u0440\u04CF\u0435.txt \u03A4\u041E\u039A\u0415\u039D';
+    const code = commandCode(renderCard('terminal', { command }));
+    expect(code.textContent).toBe('cat \\u{430}\\u{440}\\u{440}\\u{4CF}\\u{435}.txt \\u{3A4}\\u{41E}\\u{39A}\\u{415}\\u{39D}');
+    expect(new Set([...code.querySelectorAll('.escaped-char')].map((mark) => mark.getAttribute('data-class')))).toStrictEqual(new Set(['look-alike']));
+    expect(fromVisibleNotation(code.textContent ?? '')).toBe(command);
   });
 
   it('marks a zero-width character in a write_file path, and in an argument name', () => {
@@ -314,7 +335,7 @@ describe('PendingBar', () => {
     render(<PendingBar tools={new Map()} calls={[yod, barView('terminal', { command: 'echo one' }, 'b')]} onDecideAll={() => undefined} />);
     expect(screen.getByRole('note').textContent).toBe('One of them contains characters outside ASCII in its code, shown as marked codes: read its card before you allow all.');
     cleanup();
-    render(<PendingBar tools={new Map()} calls={[yod, barView('terminal', { command: `\u0430 ${BIDI_COMMAND}` }, 'b')]} onDecideAll={() => undefined} />);
+    render(<PendingBar tools={new Map()} calls={[yod, barView('terminal', { command: `\u0436 ${BIDI_COMMAND}` }, 'b')]} onDecideAll={() => undefined} />);
     expect(screen.getByRole('note').textContent).toBe(
       'One of them contains hidden characters: read the marked codes on its card before you allow all. 2 of them contain characters outside ASCII in their code, shown as marked codes: read their cards before you allow all.',
     );
