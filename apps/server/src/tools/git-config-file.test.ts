@@ -1,4 +1,4 @@
-import { utimesSync } from 'node:fs';
+import { readdirSync, readlinkSync, statSync, utimesSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -7,6 +7,14 @@ import { hooksPathFolders } from './git-hooks-path';
 import { tempFolder } from './test-support';
 
 const LATER_NS = BigInt(Date.now() + 60_000) * 1_000_000n;
+
+function readlinkOrUndefined(link: string): string | undefined {
+  try {
+    return readlinkSync(link);
+  } catch {
+    return undefined;
+  }
+}
 
 describe('readConfigFile', () => {
   test("reads a file's settings once while it does not change, and again once it does", async () => {
@@ -29,6 +37,18 @@ describe('readConfigFile', () => {
     const now = () => BigInt(Date.now()) * 1_000_000n;
     const first = readConfigFile(file, 1024, now);
     expect(readConfigFile(file, 1024, now)?.settings).not.toBe(first?.settings);
+  });
+
+  test('takes its time before it opens the file, not after the read: a read that outlasts two seconds of a file changed just before is not kept', async () => {
+    await using folder = await tempFolder();
+    const file = path.join(folder.path, 'config');
+    await writeFile(file, '[core]\n\tbare = false\n');
+    const changedAt = statSync(file, { bigint: true }).ctimeNs;
+    // Two seconds past the change once the file is open (the read under way), one before.
+    const isOpen = () => readdirSync('/proc/self/fd').some((fd) => readlinkOrUndefined(`/proc/self/fd/${fd}`) === file);
+    const now = () => changedAt + (isOpen() ? 3_000_000_000n : 1_000_000_000n);
+    const first = readConfigFile(file, 1024, now);
+    expect(readConfigFile(file, 1024, () => LATER_NS)?.settings).not.toBe(first?.settings);
   });
 });
 

@@ -27,10 +27,13 @@ export interface ConfigFileRead {
  * The settings of a Git config file (see configSettings), read once per change: the server reads the repository's
  * config and the files it includes several times around each terminal and python call, on its event loop, and a
  * call may have made them a megabyte of lines. Kept by path while the file's device, inode, size and change times
- * stay as read (none of which a process can set back), once the read is two seconds past the last change. Opened as
+ * stay as read (none of which a process can set back), once opened two seconds past the last change. Opened as
  * readSmallFile does: no link followed, no fifo waited on. `now` is for tests.
  */
 export function readConfigFile(file: string, maxBytes: number, now: () => bigint = () => BigInt(Date.now()) * 1_000_000n): ConfigFileRead | undefined {
+  // Taken before the file is opened: a change made after that has a change time past it, so the check below holds
+  // for what the read finds however long it takes.
+  const openedAt = now();
   return withSmallFile(file, maxBytes, (fd, info) => {
     const identity = `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
     const known = kept.get(file);
@@ -39,7 +42,7 @@ export function readConfigFile(file: string, maxBytes: number, now: () => bigint
     const read = readSync(fd, buffer, 0, buffer.length, 0);
     const settings = configSettings(buffer.subarray(0, read).toString('utf8'));
     kept.delete(file);
-    if (now() - info.ctimeNs >= SETTLED_NS) {
+    if (openedAt - info.ctimeNs >= SETTLED_NS) {
       kept.set(file, { identity, settings });
       if (kept.size > KEPT_FILES) kept.delete(kept.keys().next().value!);
     }
