@@ -234,6 +234,10 @@ function unwrapOnce(words: ReachableWords, found: InnerCommands): ReachableWords
     case 'hyperfine':
       hyperfine(args, found);
       return undefined;
+    case 'parallel':
+    case 'sem':
+      parallel(name, args, found);
+      return undefined;
     case 'cmake':
       return cmakeCommand(args);
     case 'git': {
@@ -389,6 +393,58 @@ const HYPERFINE: Options = {
   ],
   commandLineOptions: ['-s', '--setup', '-p', '--prepare', '--conclude', '-c', '--cleanup', '--reference'],
 };
+
+/** GNU parallel's options that take a value (`-j 4`, `--results out`), and sem's, which are the same. */
+const PARALLEL: Options = {
+  valueOptions: [
+    '-a', '--arg-file', '--arg-file-sep', '--arg-sep', '--basefile', '--bf', '--block', '--block-size', '-C', '--colsep',
+    '--delay', '-d', '--delimiter', '-E', '--env', '--halt', '--header', '-I', '-j', '-P', '--jobs', '--joblog', '-L',
+    '--max-lines', '--load', '--memfree', '--memsuspend', '-n', '--max-args', '-N', '--nice', '--results', '--res',
+    '--retries', '--return', '-S', '--sshlogin', '--sshloginfile', '--slf', '-s', '--max-chars', '--tagstring',
+    '--tag-string', '--tmpdir', '--timeout', '--transferfile', '--tf', '--workdir', '--wd', '--rpl', '--termseq', '--id',
+    '--semaphoretimeout', '--st', '--limit', '--hostgroups', '--ssh', '--sqlmaster', '--sqlworker', '--seqreplace',
+  ],
+  attachedValueOptions: ['-e', '-i', '-l'],
+};
+/** What starts parallel's arguments (`:::`), or the files of its arguments (`::::`), `+` linking them to the ones before. */
+const PARALLEL_SEPARATORS: ReadonlySet<string> = new Set([':::', '::::', ':::+', '::::+']);
+/** A replacement string, put for the argument: `{}`, `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`, `{%}`, `{2}`, `{2.}` …. */
+const PARALLEL_REPLACEMENT = /\{(?:\d*(?:\.|\/|\/\/|\/\.)?|#|%)\}/g;
+/** At most this many of parallel's arguments each make a line of their own; past it, one line takes them all. */
+const MAX_PARALLEL_LINES = 64;
+
+/**
+ * `parallel [options] [command] ::: args`: a shell runs the command's words joined with each argument, quoted, put for
+ * a replacement string or else appended (`parallel sh -c ::: 'rm -rf x'` runs `sh -c 'rm -rf x'`); with no command,
+ * each argument is a command line (`parallel ::: 'rm -rf x'`). Arguments from files (`::::`) or the input are not
+ * known here. `sem [options] command` runs its command.
+ */
+function parallel(name: string, args: ReachableWords, found: InnerCommands): void {
+  const start = skipOptions(args, PARALLEL, found).index;
+  const end = args.findIndex((word, index) => index >= start && word !== undefined && PARALLEL_SEPARATORS.has(word));
+  const command = args.slice(start, end === -1 ? undefined : end).filter((word): word is string => word !== undefined);
+  const inputs: string[] = [];
+  let fromFiles = false;
+  for (const word of end === -1 ? [] : args.slice(end)) {
+    if (word !== undefined && PARALLEL_SEPARATORS.has(word)) fromFiles = word.startsWith('::::');
+    else if (word !== undefined && !fromFiles) inputs.push(word);
+  }
+  if (command.length === 0) {
+    found.commandLines.push(...inputs);
+    return;
+  }
+  const line = command.join(' ');
+  if (name === 'sem' || inputs.length === 0) {
+    found.commandLines.push(line);
+    return;
+  }
+  const quoted = inputs.map((input) => `'${input.replaceAll("'", "'\\''")}'`);
+  for (const input of quoted.slice(0, MAX_PARALLEL_LINES)) {
+    const replaced = line.replace(PARALLEL_REPLACEMENT, () => input);
+    found.commandLines.push(replaced === line ? `${line} ${input}` : replaced);
+  }
+  if (quoted.length > MAX_PARALLEL_LINES) found.commandLines.push(`${line} ${quoted.join(' ')}`);
+}
 
 function hyperfine(args: ReachableWords, found: InnerCommands): void {
   let index = 0;

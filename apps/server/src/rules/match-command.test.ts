@@ -880,6 +880,18 @@ describe('a deny rule catches what runner spellings and wrappers it did not know
     ['rm -rf', 'tini -- rm -rf v'],
     ['rm -rf', 'dumb-init rm -rf v'],
     ['rm -rf', 'envdir d rm -rf v'],
+    // GNU parallel runs its command with each argument after `:::` (quoted, appended or put for `{}`), or each
+    // argument as a command line when given none; sem runs its command.
+    ['rm -rf', "parallel sh -c ::: 'rm -rf v'"],
+    ['rm -rf', "parallel ::: 'rm -rf v'"],
+    ['rm -rf', "parallel --tag ::: true 'rm -rf v'"],
+    ['rm -rf', 'parallel rm -rf ::: v'],
+    ['rm -rf', "parallel 'rm -rf' ::: v"],
+    ['rm -rf', 'parallel -j 4 rm -rf {} ::: v w'],
+    ['rm -rf', 'parallel --jobs=2 -k rm -rf {.} ::: v.txt'],
+    ['rm -rf', 'parallel --results out -- rm -rf ::: v'],
+    ['rm -rf', 'parallel rm -rf :::: list'],
+    ['rm -rf', 'sem -j 2 rm -rf v'],
     // The -c line of every shell, also under a versioned name, and PowerShell's -Command (any start of it, in any
     // case; the words after it are the line), -CommandWithArgs and -EncodedCommand (UTF-16 in base64).
     ['rm -rf', "csh -c 'rm -rf v'"],

@@ -253,7 +253,7 @@ const PROGRAMS = {
   firejail: { exactOnly: true, followedWrapper: true },
   proot: { exactOnly: true, followedWrapper: true },
   // Read by a function of their own in command-wrappers.ts: `perf stat|record|trace … cmd`, `runcon CONTEXT cmd`,
-  // `hyperfine '…'`.
+  // `hyperfine '…'` (and `parallel cmd ::: args`, `sem cmd`, listed above).
   perf: { followedWrapper: true },
   runcon: { followedWrapper: true },
   hyperfine: { followedWrapper: true },
@@ -302,7 +302,7 @@ const PROGRAMS = {
   su: { exactOnly: true },
   runuser: { exactOnly: true },
   pkexec: { exactOnly: true, followedWrapper: true },
-  parallel: { exactOnly: true, inputCommandReader: true },
+  parallel: { exactOnly: true, followedWrapper: true, inputCommandReader: true },
   watch: { exactOnly: true },
   bwrap: { exactOnly: true },
   ssh: { exactOnly: true },
@@ -361,7 +361,7 @@ const PROGRAMS = {
   complete: { exactOnly: true },
   sg: { exactOnly: true },
   newgrp: { exactOnly: true },
-  sem: { exactOnly: true },
+  sem: { exactOnly: true, followedWrapper: true },
   'run-parts': { exactOnly: true },
   at: { exactOnly: true },
   batch: { exactOnly: true },
