@@ -1,7 +1,7 @@
 import { MemoryStore } from '@airlock/api';
 import { reasonText } from '@airlock/core';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -432,6 +432,23 @@ describe('a git call judged by the Git directories it reads, in a repository git
       expect(await decided('git status')).toBe('ask');
     } finally {
       rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('the include check takes its time before it reads, not after: a check that outlasts two seconds of a config changed just before it is not kept', async () => {
+    const { now } = includeCheckClock;
+    try {
+      writeFileSync(path.join(home, '.gitconfig'), '[user]\n\tname = P\n');
+      const changedAt = statSync(path.join(home, '.gitconfig'), { bigint: true }).ctimeNs;
+      const made = includeChecks.made;
+      // One second past the change before the check is under way, three once it is.
+      includeCheckClock.now = () => changedAt + (includeChecks.made > made ? 3_000_000_000n : 1_000_000_000n);
+      expect(await decided('git status')).toBe('allow');
+      includeCheckClock.now = () => BigInt(Date.now() + 60_000) * 1_000_000n;
+      expect(await decided('git status')).toBe('allow');
+      expect(includeChecks.made - made).toBe(2);
+    } finally {
+      includeCheckClock.now = now;
     }
   });
 

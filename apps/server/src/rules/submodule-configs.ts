@@ -162,8 +162,8 @@ export const includeCheckClock = { now: () => BigInt(Date.now()) * 1_000_000n };
  * call's environment gives that does; or a file in the workspace that one of them, wherever it lies, or the workspace
  * repository's own config includes (`include.path`, `includeIf.*.path`, its condition taken as met, and theirs in
  * turn): a workspace that is a dotfiles repository the person's `~/.gitconfig` includes. Made once per change of the
- * files it reads: kept while each has the real path and the device, inode, size and change times it had, once two
- * seconds past the latest change (at most `KEPT_INCLUDE_CHECKS` kept), since it reads up to 256 files.
+ * files it reads: kept while each has the real path and the device, inode, size and change times it had, once made
+ * two seconds past the latest change (at most `KEPT_INCLUDE_CHECKS` kept), since it reads up to 256 files.
  */
 async function globalConfigMayRun(workspace: string): Promise<GitConfigCause | undefined> {
   const env = callEnvironment();
@@ -179,12 +179,15 @@ async function globalConfigMayRun(workspace: string): Promise<GitConfigCause | u
     keptIncludeChecks.set(key, known);
     return known.cause;
   }
+  // Taken before any file is read: a change made after that has a change time past it, so the check below holds
+  // for what the reads find however long they take.
+  const startedAt = includeCheckClock.now();
   includeChecks.made += 1;
   const check: IncludeCheck = { cause: undefined, read: new Map(), changed: 0n };
   const cause = await includeCheck(workspace, home, files, own, check);
   check.cause = cause === undefined ? undefined : { ...cause, file: shownPath(cause.file, home, workspace) };
   keptIncludeChecks.delete(key);
-  if (includeCheckClock.now() - check.changed >= SETTLED_NS) {
+  if (startedAt - check.changed >= SETTLED_NS) {
     keptIncludeChecks.set(key, check);
     if (keptIncludeChecks.size > KEPT_INCLUDE_CHECKS) keptIncludeChecks.delete(keptIncludeChecks.keys().next().value!);
   }
