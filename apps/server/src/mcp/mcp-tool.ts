@@ -158,7 +158,7 @@ function nestedDeeperThan(value: unknown, levels: number): boolean {
 class UncheckableSchema extends Error {}
 
 /** Keywords whose value maps names to schemas (the names themselves are data, kept as they are). */
-const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'dependentSchemas']);
+const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
 /** Keywords whose value is data, not a schema: copied as it is. */
 const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples', 'required', 'dependentRequired']);
 const MAX_SCHEMA_DEPTH = 64;
@@ -229,7 +229,7 @@ const MAX_MEASURE_PASSES = 16;
 /** Keywords whose subschemas apply to a value inside the one their schema applies to (a property, an item, a name). */
 const INNER_VALUE_KEYWORDS = new Set(['items', 'prefixItems', 'additionalItems', 'contains', 'additionalProperties', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']);
 
-/** Schema nodes a check may visit with every `$ref` followed; past it the schema is checked by the MCP server only. */
+/** Schema nodes a check may visit with every `$ref` followed; past it the tool is left out (`inputSchemaProblem`). */
 const MAX_EXPANDED_NODES = 10_000;
 
 /** A `$ref` that names nothing in the schema. */
@@ -241,6 +241,8 @@ class UnresolvedReference extends Error {
 
 /** What a schema with no `$id` of its own is taken to be at: a relative reference resolves against it to nothing. */
 const UNNAMED_DOCUMENT = 'https://airlock.invalid/input-schema.json';
+/** `$schema` of the drafts where `dependencies` is no keyword, split into `dependentRequired` and `dependentSchemas`. */
+const SPLIT_DEPENDENCIES_DIALECT = /^https?:\/\/json-schema\.org\/draft\/20(?:19-09|20-12)\/schema#?$/;
 /** `$schema` of the drafts where the keywords beside a `$ref` are ignored. */
 const REF_ALONE_DIALECT = /^https?:\/\/json-schema\.org\/draft-0[3-7]\/schema#?$/;
 
@@ -253,7 +255,10 @@ const REF_ALONE_DIALECT = /^https?:\/\/json-schema\.org\/draft-0[3-7]\/schema#?$
  * of the subschema it stands in (a nested `$id` starts a document of its own, whose `#/$defs/x` is its own), to a
  * document the schema holds (its root or a part with that `$id`), then a JSON pointer or a `$anchor` in it. A node
  * with assertions beside its `$ref` becomes an `allOf` of both (under draft-07 and before they are ignored, as those
- * drafts say). `$defs` and `definitions` are dropped: what is used of them is inlined.
+ * drafts say). `$defs` and `definitions` are dropped: what is used of them is inlined. draft-07's `dependencies` (a
+ * list of names a name needs, or a schema) becomes the `dependentRequired` and `dependentSchemas` of an `allOf` member,
+ * which zod checks (see `zodReadyNode`): it was ignored, and a call with `card` and no `billing` passed; under a
+ * `$schema` of 2019-09 or 2020-12, where it is no keyword, it is dropped.
  *
  * Throws UnresolvedReference for a `$ref` to nothing in the schema, and an Error when the schema refers to itself
  * (a recursive schema: checked by the MCP server only) or, its references followed, is larger than
@@ -297,6 +302,7 @@ function inlineReferences(root: unknown): { schema: unknown; referred: Set<unkno
   };
   index(root, rootBase, 0);
   const refAlone = isRecord(root) && typeof root.$schema === 'string' && REF_ALONE_DIALECT.test(root.$schema);
+  const dependencies = !(isRecord(root) && typeof root.$schema === 'string' && SPLIT_DEPENDENCIES_DIALECT.test(root.$schema));
 
   const target = (ref: string, base: string): unknown => {
     const uri = resolved(ref, base);
@@ -359,8 +365,27 @@ function inlineReferences(root: unknown): { schema: unknown; referred: Set<unkno
     following.set(node, level);
     let size = 1;
     const copy: [string, unknown][] = [];
+    const split: unknown[] = [];
     for (const [key, value] of Object.entries(node)) {
       if (key === '$defs' || key === 'definitions' || key === '$ref') continue;
+      if (key === 'dependencies' && isRecord(value)) {
+        // draft-07's one keyword for both: a list of names is a `dependentRequired`, a schema a `dependentSchemas`.
+        if (!dependencies) continue;
+        const required: [string, unknown][] = [];
+        const schemas: [string, unknown][] = [];
+        for (const [name, dependent] of Object.entries(value)) {
+          if (Array.isArray(dependent)) {
+            required.push([name, dependent]);
+            size = add(size, 3 + dependent.length);
+          } else {
+            const part = inline(dependent, depth + 1, level);
+            size = add(size, part.size);
+            schemas.push([name, part.node]);
+          }
+        }
+        split.push(withKeys({}, [['dependentRequired', withKeys({}, required)], ['dependentSchemas', withKeys({}, schemas)]]));
+        continue;
+      }
       if (key === 'dependentRequired' && isRecord(value)) {
         for (const names of Object.values(value)) size = add(size, 3 + (Array.isArray(names) ? names.length : 0));
       }
@@ -378,6 +403,11 @@ function inlineReferences(root: unknown): { schema: unknown; referred: Set<unkno
         size = add(size, part.size);
         copy.push([key, part.node]);
       }
+    }
+    if (split.length > 0) {
+      const all = copy.find(([key]) => key === 'allOf');
+      if (all === undefined) copy.push(['allOf', split]);
+      else if (Array.isArray(all[1])) all[1] = [...(all[1] as unknown[]), ...split];
     }
     let result: unknown = withKeys({}, copy);
     if (typeof node.$ref === 'string') {
