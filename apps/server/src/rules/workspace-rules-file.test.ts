@@ -135,6 +135,22 @@ describe('loadWorkspaceRules', () => {
     expect(await loadWorkspaceRules(folder.path)).toStrictEqual({ kind: 'absent' });
   });
 
+  it('reads what is at the path as before, whatever leads there: .airlock a file, a link to a folder of the workspace, a dangling link', async () => {
+    await using folder = await tempFolder();
+    await writeFile(path.join(folder.path, '.airlock'), 'not a folder');
+    const notAFolder = await loadWorkspaceRules(folder.path);
+    expect(notAFolder.kind === 'invalid' ? notAFolder.error.problems : notAFolder).toStrictEqual([expect.stringMatching(/^cannot be read \(ENOTDIR/)]);
+    await rm(path.join(folder.path, '.airlock'));
+    await mkdir(path.join(folder.path, 'kept'));
+    await writeFile(path.join(folder.path, 'kept', 'rules.json'), JSON.stringify(valid));
+    await symlink('kept', path.join(folder.path, '.airlock'));
+    const linked = await loadWorkspaceRules(folder.path);
+    expect(linked.kind === 'loaded' ? linked.rules.length : linked).toBe(3);
+    await rm(path.join(folder.path, 'kept', 'rules.json'));
+    await symlink('nowhere.json', path.join(folder.path, 'kept', 'rules.json'));
+    expect(await loadWorkspaceRules(folder.path)).toStrictEqual({ kind: 'absent' });
+  });
+
   it('loads a valid file with the hash of its bytes; a broken one is an error with the hash of its bytes', async () => {
     await using folder = await tempFolder();
     await mkdir(path.join(folder.path, '.airlock'));
