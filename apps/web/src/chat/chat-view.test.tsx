@@ -1,10 +1,9 @@
 import { SocketError, type AppRouter } from '@airlock/client';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { TRPCClientError, type TRPCLink } from '@trpc/client';
 import { observable, type Observer } from '@trpc/server/observable';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { trpc } from '../lib/trpc';
+import { answering, testTrpc } from '../lib/test-trpc';
 import { ChatView } from './chat-view';
 
 afterEach(cleanup);
@@ -22,25 +21,25 @@ function fakeServer() {
       if (op.path === 'chat.cancel') stops.push({ input: op.input, answer: observer });
       return () => undefined;
     });
-  const client = trpc.createClient({ links: [link] });
-  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  const view = (connected: boolean) => (
-    <trpc.Provider client={client} queryClient={queryClient}>
-      <QueryClientProvider client={queryClient}>
-        <ChatView
-          sessionId="chat_1"
-          isNew
-          tools={new Map()}
-          runOptions={() => ({})}
-          connected={connected}
-          onActivity={() => undefined}
-          confirmToolCalls
-          onConfirmToolCalls={() => undefined}
-        />
-      </QueryClientProvider>
-    </trpc.Provider>
-  );
+  const { provide } = testTrpc(link);
+  const view = (connected: boolean) => provide(chatView({ isNew: true, connected }));
   return { stops, view };
+}
+
+/** Chat `chat_1` as the page shows it, with no tools, asking before each call. */
+function chatView({ isNew, connected }: { isNew: boolean; connected: boolean }) {
+  return (
+    <ChatView
+      sessionId="chat_1"
+      isNew={isNew}
+      tools={new Map()}
+      runOptions={() => ({})}
+      connected={connected}
+      onActivity={() => undefined}
+      confirmToolCalls
+      onConfirmToolCalls={() => undefined}
+    />
+  );
 }
 
 /** Starts a run in the chat, then the connection goes: the page is offline with the run followed. */
@@ -128,32 +127,7 @@ describe('A run paused by its store', () => {
       messagesBefore: 0,
       paused: "Airlock's data folder /data is full: free space there and try again",
     };
-    const link: TRPCLink<AppRouter> = () => ({ op }) =>
-      observable((observer) => {
-        if (op.path === 'sessions.get') {
-          observer.next({ result: { type: 'data', data: detail } });
-          observer.complete();
-        }
-        return () => undefined;
-      });
-    const client = trpc.createClient({ links: [link] });
-    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    render(
-      <trpc.Provider client={client} queryClient={queryClient}>
-        <QueryClientProvider client={queryClient}>
-          <ChatView
-            sessionId="chat_1"
-            isNew={false}
-            tools={new Map()}
-            runOptions={() => ({})}
-            connected
-            onActivity={() => undefined}
-            confirmToolCalls
-            onConfirmToolCalls={() => undefined}
-          />
-        </QueryClientProvider>
-      </trpc.Provider>,
-    );
+    render(testTrpc(answering('sessions.get', detail)).provide(chatView({ isNew: false, connected: true })));
     expect((await screen.findByRole('status')).textContent).toBe(
       "This run is paused: Airlock cannot store its data for now (Airlock's data folder /data is full: free space there and try again). Its calls still wait; deciding them is refused until it can store again, and the run goes on by itself then. A stop is kept, and applied when the run is taken up, before anything more of it runs.",
     );
@@ -192,24 +166,8 @@ describe('A chat read again that fails', () => {
         }
         return () => undefined;
       });
-    const client = trpc.createClient({ links: [link] });
-    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    render(
-      <trpc.Provider client={client} queryClient={queryClient}>
-        <QueryClientProvider client={queryClient}>
-          <ChatView
-            sessionId="chat_1"
-            isNew={false}
-            tools={new Map()}
-            runOptions={() => ({})}
-            connected
-            onActivity={() => undefined}
-            confirmToolCalls
-            onConfirmToolCalls={() => undefined}
-          />
-        </QueryClientProvider>
-      </trpc.Provider>,
-    );
+    const { provide, queryClient } = testTrpc(link);
+    render(provide(chatView({ isNew: false, connected: true })));
     await screen.findByText('first question');
     expect(screen.queryByRole('alert')).toBeNull();
 

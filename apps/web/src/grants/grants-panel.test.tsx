@@ -1,35 +1,15 @@
-import type { AppRouter } from '@airlock/client';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import type { TRPCLink } from '@trpc/client';
-import { observable } from '@trpc/server/observable';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DRAWN_CHARACTERS } from '../chat/tool-arguments';
 import type { Grant } from '../lib/api-types';
-import { trpc } from '../lib/trpc';
+import { answering, testTrpc } from '../lib/test-trpc';
 import { GrantsPanel } from './grants-panel';
 
 afterEach(cleanup);
 
 /** The panel of chat `chat_1`, its server answering grants.list with `grants`. */
 async function panelWith(grants: Grant[]) {
-  const link: TRPCLink<AppRouter> = () => ({ op }) =>
-    observable((observer) => {
-      if (op.path === 'grants.list') {
-        observer.next({ result: { type: 'data', data: grants } });
-        observer.complete();
-      }
-      return () => undefined;
-    });
-  const client = trpc.createClient({ links: [link] });
-  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  render(
-    <trpc.Provider client={client} queryClient={queryClient}>
-      <QueryClientProvider client={queryClient}>
-        <GrantsPanel sessionId="chat_1" enabled />
-      </QueryClientProvider>
-    </trpc.Provider>,
-  );
+  render(testTrpc(answering('grants.list', grants)).provide(<GrantsPanel sessionId="chat_1" enabled />));
   const panel = await screen.findByText(/^Always allowed in this chat/);
   return panel.closest('details')!;
 }

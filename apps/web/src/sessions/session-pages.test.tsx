@@ -1,11 +1,11 @@
 import { appRouter, ChatService, ConnectionState, createCallerFactory, MemoryStore, type AppRouter } from '@airlock/api';
 import { ApprovalRegistry } from '@airlock/core';
 import { ScriptedModel } from '@airlock/core/testing';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { TRPCClientError, type TRPCLink } from '@trpc/client';
 import { observable } from '@trpc/server/observable';
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { testTrpc } from '../lib/test-trpc';
 import { trpc } from '../lib/trpc';
 import { SessionList } from './session-list';
 import { SIDEBAR_PAGE, useSessionPages, useSidebarChats } from './use-session-pages';
@@ -44,7 +44,7 @@ async function serverWith(count: number) {
       );
       return () => undefined;
     });
-  return { chat, reads, client: trpc.createClient({ links: [link] }) };
+  return { chat, reads, link };
 }
 
 function Sidebar({ onUtils }: { onUtils: (utils: ReturnType<typeof trpc.useUtils>) => void }) {
@@ -92,14 +92,7 @@ describe('the chat list in the sidebar', () => {
   it('shows the newest chats, more on demand, and brings a chat changed elsewhere to the top, loaded or not', async () => {
     const server = await serverWith(230);
     let utils: ReturnType<typeof trpc.useUtils> | undefined;
-    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    render(
-      <trpc.Provider client={server.client} queryClient={queryClient}>
-        <QueryClientProvider client={queryClient}>
-          <Sidebar onUtils={(next) => (utils = next)} />
-        </QueryClientProvider>
-      </trpc.Provider>,
-    );
+    render(testTrpc(server.link).provide(<Sidebar onUtils={(next) => (utils = next)} />));
     await screen.findByText('Chat 229');
     expect(titles()).toStrictEqual(newest(SIDEBAR_PAGE, 230));
     expect(server.reads).toStrictEqual([{ limit: SIDEBAR_PAGE, direction: 'forward' }]);
@@ -122,14 +115,7 @@ describe('the chat list in the sidebar', () => {
 
   it('searches every chat, read or not, a page at a time, whatever the case', async () => {
     const server = await serverWith(230);
-    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    render(
-      <trpc.Provider client={server.client} queryClient={queryClient}>
-        <QueryClientProvider client={queryClient}>
-          <SearchableSidebar />
-        </QueryClientProvider>
-      </trpc.Provider>,
-    );
+    render(testTrpc(server.link).provide(<SearchableSidebar />));
     await screen.findByText('Chat 229');
     expect(titles()).toStrictEqual(newest(SIDEBAR_PAGE, 230));
     const box = screen.getByRole('searchbox', { name: 'Search chats' });

@@ -15,6 +15,20 @@ afterEach(() => {
   for (const stop of stops.splice(0)) stop();
 });
 
+/** A page that answers clicks, its handler taking each one (`heard`, in order) and answering it done, focused. */
+function pageDecidingClicks() {
+  const page = new EventTarget();
+  stops.push(answerNotificationClicks(page));
+  const heard: NotificationClick[] = [];
+  stops.push(
+    handleNotificationClicks((taken) => {
+      heard.push(taken);
+      return Promise.resolve({ done: true, focus: true });
+    }),
+  );
+  return { page, heard };
+}
+
 describe('the answer to a notification click', () => {
   it('says the tab is not signed in when nothing in it handles clicks (its chats are not shown)', async () => {
     const page = new EventTarget();
@@ -42,15 +56,7 @@ describe('the answer to a notification click', () => {
   });
 
   it('shows the call rather than decide it when the click is read after its time (a tab frozen in the background), or carries none', async () => {
-    const page = new EventTarget();
-    stops.push(answerNotificationClicks(page));
-    const heard: NotificationClick[] = [];
-    stops.push(
-      handleNotificationClicks((taken) => {
-        heard.push(taken);
-        return Promise.resolve({ done: true, focus: true });
-      }),
-    );
+    const { page, heard } = pageDecidingClicks();
     // The worker stopped waiting for an answer and said the call may not be decided: this tab must not decide it now.
     await post(page, { ...click, notAfter: Date.now() - 1 });
     await post(page, { ...click, action: 'deny', notAfter: undefined });
@@ -62,15 +68,7 @@ describe('the answer to a notification click', () => {
   // hand, or a time sync) let a click read long after it decide, as if just made. The worker that stamped the click
   // tells how long it has left on its own steady clock, and the tab counts the wait for that answer on its own.
   it('asks the worker that stamped the click whether it is still in time, whatever the wall clock says', async () => {
-    const page = new EventTarget();
-    stops.push(answerNotificationClicks(page));
-    const heard: NotificationClick[] = [];
-    stops.push(
-      handleNotificationClicks((taken) => {
-        heard.push(taken);
-        return Promise.resolve({ done: true, focus: true });
-      }),
-    );
+    const { page, heard } = pageDecidingClicks();
     /** Posts a click as a worker that answers the tab's question with `leftMs` (none: never answers), then its answer. */
     const clickFrom = (leftMs: number | null, data: Partial<NotificationClick> = {}) =>
       new Promise<{ asked: number; answer: unknown }>((resolve) => {

@@ -1,12 +1,11 @@
 import { appRouter, ChatService, ConnectionState, createCallerFactory, MemoryStore, type AppRouter } from '@airlock/api';
 import { ApprovalRegistry } from '@airlock/core';
 import { hangingStep, ScriptedModel } from '@airlock/core/testing';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { TRPCClientError, type TRPCLink } from '@trpc/client';
 import { observable } from '@trpc/server/observable';
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { trpc } from '../lib/trpc';
+import { testTrpc } from '../lib/test-trpc';
 import { useRunningChats } from './use-running-chats';
 
 afterEach(cleanup);
@@ -51,7 +50,7 @@ async function serverWith(running: number, later = 0) {
   const startLater = async () => {
     for (let index = running; index < running + later; index++) await chat.startRun({ sessionId: `busy-${index}`, runId: `run-${index}`, message: `Busy ${index}` });
   };
-  return { reads, gate, startLater, client: trpc.createClient({ links: [link] }) };
+  return { reads, gate, startLater, link };
 }
 
 function RunningChats({ pageSize }: { pageSize: number }) {
@@ -64,14 +63,7 @@ function RunningChats({ pageSize }: { pageSize: number }) {
 describe('the chats with a run going', () => {
   it('are read a page at a time until none is left, and given only once every page has been read', async () => {
     const server = await serverWith(7);
-    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    render(
-      <trpc.Provider client={server.client} queryClient={queryClient}>
-        <QueryClientProvider client={queryClient}>
-          <RunningChats pageSize={3} />
-        </QueryClientProvider>
-      </trpc.Provider>,
-    );
+    render(testTrpc(server.link).provide(<RunningChats pageSize={3} />));
     expect(screen.getByTestId('running').textContent).toBe('not read');
     await screen.findByText('Busy 6, Busy 5, Busy 4, Busy 3, Busy 2, Busy 1, Busy 0');
     expect(server.reads).toStrictEqual([
@@ -85,14 +77,8 @@ describe('the chats with a run going', () => {
   // pages read so far as the whole list, and the calls of the chats past them were taken for decided.
   it('keeps the last whole list while a read again finds more pages than before, and gives the new one once whole', async () => {
     const server = await serverWith(7, 3);
-    const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    render(
-      <trpc.Provider client={server.client} queryClient={queryClient}>
-        <QueryClientProvider client={queryClient}>
-          <RunningChats pageSize={3} />
-        </QueryClientProvider>
-      </trpc.Provider>,
-    );
+    const { provide, queryClient } = testTrpc(server.link);
+    render(provide(<RunningChats pageSize={3} />));
     const first = 'Busy 6, Busy 5, Busy 4, Busy 3, Busy 2, Busy 1, Busy 0';
     await screen.findByText(first);
     await server.startLater();
