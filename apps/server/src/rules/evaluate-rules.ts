@@ -15,6 +15,7 @@ import { innerCommands } from './command-wrappers';
 import { readsCommandsFromInput } from './reads-commands-from-input';
 import { gitConfigCause, lookAtGitDirectories, submoduleConfigMayRun, type GitConfigCause, type GitLooks } from './submodule-configs';
 import { opaqueProgramReason } from './opaque-program';
+import { configFileMayRun } from './program-config-files';
 import { GIT_RUNS_COMMANDS } from './git-arguments';
 import { matchPathGlob } from '@airlock/api';
 import { workspaceRelativeNames } from './workspace-relative-names';
@@ -488,6 +489,8 @@ function notPlain(command: SimpleCommand, denied: ReadonlySet<string>, facts: Li
     if (cause !== undefined) return reason(codeWord(name), ' may run what a Git config says: ', gitConfigReason(cause));
     return reason(codeWord(name), ' runs what a Git directory of a submodule, worktree or nested repository sets, which a call may have written');
   }
+  const config = configFileMayRun(command, facts);
+  if (config !== undefined) return config;
   if (!allowsCommand({ kind: 'command-prefix', tokens: [first.value], exact: false }, command, facts)) return reason(codeWord(name), ' is given words that may run other code');
   const inner = innerCommands(command.words.map((word) => (word.kind === 'literal' ? word.value : undefined)));
   if (inner.words.length > 0 || inner.commandLines.length > 0) return reason(codeWord(name), ' runs another command');

@@ -12,6 +12,7 @@ import { realProgramName } from './program-real-name';
 import { pythonModuleMayBeLocal } from './python-module-folder';
 import { readsCommandsFromInput } from './reads-commands-from-input';
 import { rustProjectMayNameProgram } from './rust-project-files';
+import { configFileMayRun } from './program-config-files';
 import { submoduleConfigMayRun } from './submodule-configs';
 import { commandBaseName, isExactOnlyCommand, isExactOnlyProgram, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
 import { WORKING_FOLDER_PROGRAMS } from '@airlock/api/rules/commands';
@@ -424,8 +425,14 @@ export function allowsCommand(rule: CommandPrefix, command: SimpleCommand, line:
   if (command.inputPiped === true && readsCommandsFromInput(command, line.workspace)) return false;
   // `python3 -m pip` runs a `pip/` of the folder it runs in before the installed one; `cargo tree` runs the `cargo` a
   // `rust-toolchain.toml` names by its path, or the `build.rustc` of a `.cargo/config.toml`.
-  // `git status` runs a populated submodule's `core.fsmonitor`, which a call may have written into `.git/modules/…`.
-  return !pythonModuleMayBeLocal(command, line) && !rustProjectMayNameProgram(command, line) && !submoduleConfigMayRun(command, line);
+  // `git status` runs a populated submodule's `core.fsmonitor`, which a call may have written into `.git/modules/…`;
+  // `go build` what a go env file in the workspace sets, `kubectl get` a kubeconfig's credential plugin.
+  return (
+    !pythonModuleMayBeLocal(command, line) &&
+    !rustProjectMayNameProgram(command, line) &&
+    !submoduleConfigMayRun(command, line) &&
+    configFileMayRun(command, line) === undefined
+  );
 }
 
 /**

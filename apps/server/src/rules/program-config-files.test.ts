@@ -1,0 +1,133 @@
+import { reasonText } from '@airlock/core';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { evaluateRules, type RuleContext } from './evaluate-rules';
+import { prefix, terminal } from './rule-fixtures';
+
+describe('a go env file, a go toolchain or a kubeconfig a call may have written, in a workspace that holds the home folder', () => {
+  let workspace = '';
+  let home = '';
+  let context: RuleContext;
+  beforeEach(() => {
+    workspace = mkdtempSync(path.join(tmpdir(), 'airlock-config-files-'));
+    home = mkdtempSync(path.join(tmpdir(), 'airlock-config-home-'));
+    context = { sessionId: 'chat-1', workspace };
+    vi.stubEnv('HOME', workspace);
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    rmSync(workspace, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const noDelete = prefix('rm -rf', { effect: 'deny' });
+  const allows = [prefix('go build'), prefix('go test'), prefix('go vet'), prefix('kubectl get'), prefix('helm list'), prefix('oc get')];
+  const denied = async (command: string) => {
+    const decision = await evaluateRules(terminal(command), [noDelete], context);
+    return 'because' in decision ? `ask naming ${decision.because.id}: ${reasonText(decision.unread)}` : decision.decision;
+  };
+  const allowed = async (command: string) => (await evaluateRules(terminal(command), allows, context)).decision;
+  const write = (file: string, text: string) => {
+    mkdirSync(path.dirname(path.join(workspace, file)), { recursive: true });
+    writeFileSync(path.join(workspace, file), text);
+  };
+
+  it('with none of those files, or only harmless settings in them, go and kubectl stay plain and the rules cover them', async () => {
+    write('go.mod', 'module example.com/x\n\ngo 1.99\n\ntoolchain go1.99.1\n');
+    write('.config/go/env', 'GO111MODULE=on\nGOOS=linux\nGOFLAGS=\n');
+    write('.kube/config', 'apiVersion: v1\nkind: Config\nusers:\n- name: me\n  user:\n    token: abc\n');
+    for (const command of ['go build ./...', 'go test ./...', 'go vet ./...', 'kubectl get pods', 'helm list', 'oc get pods']) {
+      expect(await denied(command), command).toBe('ask');
+      expect(await allowed(command), command).toBe('allow');
+    }
+  });
+
+  it('a go env file in the workspace that sets what go runs: GOFLAGS=-toolexec, CC, GOTOOLCHAIN, GOPROXY and the rest', async () => {
+    for (const text of [
+      'GOFLAGS=-toolexec=./evil.sh\n',
+      'GOFLAGS="-toolexec=./evil.sh"\n',
+      'CC=./evil.sh\n',
+      'GOTOOLCHAIN=go1.99.1+path\n',
+      'GOPROXY=http://127.0.0.1:1\nGOSUMDB=off\n',
+      'GOAUTH=command ./evil.sh\n',
+      'GOMODCACHE=/tmp/elsewhere\n',
+      `${'#'.repeat(70_000)}\n`,
+    ]) {
+      write('.config/go/env', text);
+      for (const command of ['go build ./...', 'go test ./...', 'go vet ./...', 'go list ./...']) {
+        expect(await denied(command), `${text.slice(0, 40)}: ${command}`).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*~/\\.config/go/env`));
+      }
+      for (const command of ['go build ./...', 'go test ./...']) expect(await allowed(command), `${text.slice(0, 40)}: ${command}`).toBe('ask');
+    }
+  });
+
+  it('a go env file reached through a link into the workspace, and one a line writes before go runs', async () => {
+    // The person's home folder outside, its ~/.config/go a link into the workspace.
+    vi.stubEnv('HOME', home);
+    mkdirSync(path.join(home, '.config'), { recursive: true });
+    mkdirSync(path.join(workspace, 'goconf'));
+    symlinkSync(path.join(workspace, 'goconf'), path.join(home, '.config', 'go'));
+    writeFileSync(path.join(workspace, 'goconf', 'env'), 'GOFLAGS=-toolexec=./evil.sh\n');
+    expect(await denied('go build')).toMatch(/^ask naming .*go\/env/);
+    expect(await allowed('go build')).toBe('ask');
+    rmSync(path.join(workspace, 'goconf', 'env'));
+    expect(await denied('go build')).toBe('ask');
+    expect(await denied('cp x.env goconf/env && go build')).toMatch(/^ask naming .*go\/env/);
+    // Outside the workspace, it is the person's own, which no call writes.
+    rmSync(path.join(home, '.config', 'go'));
+    mkdirSync(path.join(home, '.config', 'go'));
+    writeFileSync(path.join(home, '.config', 'go', 'env'), 'GOFLAGS=-mod=mod\nGOPRIVATE=*\n');
+    expect(await denied('go build')).toBe('ask');
+    expect(await allowed('go build')).toBe('allow');
+  });
+
+  it("go's module cache in the workspace holding a toolchain: a go.mod naming that version makes go run it", async () => {
+    write('go.mod', 'module example.com/x\n\ngo 1.99\n\ntoolchain go1.99.1\n');
+    write('go/pkg/mod/golang.org/toolchain@v0.0.1-go1.99.1.linux-amd64/bin/go', '#!/bin/sh\n./evil.sh\n');
+    for (const command of ['go build ./...', 'go test ./...', 'go vet ./...']) {
+      expect(await denied(command), command).toMatch(/^ask naming .*toolchain/);
+      expect(await allowed(command), command).toBe('ask');
+    }
+    // Modules of golang.org other than its toolchains are only compiled.
+    rmSync(path.join(workspace, 'go'), { recursive: true });
+    write('go/pkg/mod/golang.org/x/sys@v0.1.0/go.mod', 'module golang.org/x/sys\n');
+    expect(await denied('go build')).toBe('ask');
+    expect(await allowed('go build')).toBe('allow');
+    // A GOMODCACHE of the person's go env file outside the workspace, leading into it.
+    rmSync(path.join(workspace, 'go'), { recursive: true });
+    vi.stubEnv('HOME', home);
+    mkdirSync(path.join(home, '.config', 'go'), { recursive: true });
+    writeFileSync(path.join(home, '.config', 'go', 'env'), `GOMODCACHE=${path.join(workspace, 'cache')}\n`);
+    expect(await denied('go build')).toBe('ask');
+    write('cache/golang.org/toolchain@v0.0.1-go1.99.1.linux-amd64/bin/go', '#!/bin/sh\n./evil.sh\n');
+    expect(await denied('go build')).toMatch(/^ask naming .*toolchain/);
+  });
+
+  it('a kubeconfig in the workspace with an exec credential plugin or an auth provider: kubectl, oc and helm run its command', async () => {
+    for (const text of [
+      'users:\n- name: me\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: ./evil.sh\n',
+      'users:\n- name: me\n  user:\n    "exec": {command: ./evil.sh}\n',
+      '{"users":[{"name":"me","user":{"Exec":{"command":"./evil.sh"}}}]}\n',
+      '{"users":[{"name":"me","user":{"\\u0065xec":{"command":"./evil.sh"}}}]}\n',
+      'users:\n- name: me\n  user:\n    auth-provider:\n      name: gcp\n      config:\n        cmd-path: ./evil.sh\n',
+      `${'#'.repeat(300_000)}\n`,
+    ]) {
+      write('.kube/config', text);
+      for (const command of ['kubectl get pods', 'oc get pods', 'helm list']) {
+        expect(await denied(command), `${text.slice(0, 50)}: ${command}`).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*~/\\.kube/config`));
+        expect(await allowed(command), `${text.slice(0, 50)}: ${command}`).toBe('ask');
+      }
+    }
+    rmSync(path.join(workspace, '.kube', 'config'));
+    expect(await denied('kubectl get pods')).toBe('ask');
+    expect(await denied('cp kc .kube/config && kubectl get pods')).toMatch(/^ask naming .*kube\/config/);
+    // Outside the workspace, the person's own kubeconfig with its cloud's plugin is theirs: read as before.
+    vi.stubEnv('HOME', home);
+    mkdirSync(path.join(home, '.kube'));
+    writeFileSync(path.join(home, '.kube', 'config'), 'users:\n- name: me\n  user:\n    exec:\n      command: gke-gcloud-auth-plugin\n');
+    expect(await denied('kubectl get pods')).toBe('ask');
+    expect(await allowed('kubectl get pods')).toBe('allow');
+  });
+});

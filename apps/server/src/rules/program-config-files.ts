@@ -1,0 +1,184 @@
+import { codeWord, reason, type Reason } from '@airlock/core';
+import { lstatSync, opendirSync, readlinkSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { commandBaseName } from '@airlock/api';
+import { buildChildEnv } from '../tools/child-env';
+import { readSmallFile } from '../tools/workspace-git-dir';
+import { isWithin } from '../tools/workspace-paths';
+import type { LineFacts } from './match-command';
+import type { SimpleCommand } from './parse-command-line';
+
+/** A go env file larger than this is taken as setting what go runs (go env -w writes a few lines). */
+const MAX_GO_ENV_BYTES = 64 * 1024;
+/** A kubeconfig larger than this is taken as naming a command (one with a few clusters' certificates is ~20 KiB). */
+const MAX_KUBECONFIG_BYTES = 256 * 1024;
+/** The most entries of the module cache's `golang.org` folder read: past that, one is taken as a toolchain. */
+const MAX_CACHE_ENTRIES = 4096;
+/** Links followed and folders gone up at most in finding where a path leads. */
+const MAX_LEAD_STEPS = 64;
+
+/**
+ * Keys of a go env file that run nothing and fetch nothing, whatever their value: the target, the module mode and
+ * telemetry. Any other key set to a value may (`GOFLAGS=-toolexec=…`, `CC`, `GOTOOLCHAIN`, `GOPROXY` with `GOSUMDB=off`,
+ * `GOAUTH=command …`, `GOMODCACHE` leading to a planted toolchain).
+ */
+const GO_ENV_HARMLESS: ReadonlySet<string> = new Set([
+  'GO111MODULE', 'GOOS', 'GOARCH', 'GOAMD64', 'GOARM', 'GOARM64', 'GO386', 'GOMIPS', 'GOMIPS64', 'GOPPC64',
+  'GORISCV64', 'GOWASM', 'GOEXPERIMENT', 'GOTELEMETRY', 'CGO_ENABLED',
+]);
+
+/** Programs that read the person's kubeconfig and run its users' `exec` credential plugins (client-go). */
+const KUBECONFIG_READERS: ReadonlySet<string> = new Set(['kubectl', 'oc', 'helm']);
+/**
+ * What in a kubeconfig may run a command: an `exec` credential plugin, an `auth-provider` (gcp's `cmd-path`). Looked
+ * for as a word in any case (client-go reads YAML as JSON, whose keys match in any case), and any backslash (a key
+ * spelt with an escape, `"\u0065xec"`).
+ */
+const KUBECONFIG_RUNS = /\\|\b(?:exec|auth-provider|cmd-path)\b/i;
+
+/**
+ * Why a go, kubectl, oc or helm call may run a command that a config file it reads from the home folder names, when
+ * that file lies in the workspace (a workspace that is or holds the home folder, which the server warns of, or a
+ * folder of the home folder that leads into it), where a call may have written it; undefined otherwise. go reads its
+ * env file (`~/.config/go/env`: `GOFLAGS=-toolexec=./x.sh` runs it at every `go build`, `CC`, `GOTOOLCHAIN` …) and
+ * runs a toolchain from its module cache (`~/go/pkg/mod/golang.org/toolchain@…/bin/go`) when a go.mod or go.work
+ * names a newer Go, never checking it again once unpacked; kubectl, oc and helm run the `exec` credential plugin of
+ * `~/.kube/config`. After a command on the line that may have changed the file system, such a file in the workspace
+ * counts whatever is there. Read synchronously, bounded: a few small files and one folder of at most 4,096 entries.
+ */
+export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reason | undefined {
+  const [first] = command.words;
+  if (first?.kind !== 'literal' || line.workspace === undefined) return undefined;
+  const name = commandBaseName(first.value);
+  if (name !== 'go' && !KUBECONFIG_READERS.has(name)) return undefined;
+  const home = buildChildEnv({ source: process.env, cwd: '/' }).HOME ?? homedir();
+  const workspace = path.resolve(line.workspace);
+  const realWorkspace = leadsTo(workspace);
+  const inWorkspace = (file: string) => isWithin(workspace, file) || isWithin(realWorkspace, leadsTo(file));
+  const changed = line.changedBefore === true || line.fileSystemChanged === true;
+  const shown = (file: string) => (isWithin(home, file) ? `~/${path.relative(home, file)}` : file);
+  if (name === 'go') return goEnvMayRun(home, inWorkspace, changed, shown);
+  const kubeconfig = path.join(home, '.kube', 'config');
+  if (!inWorkspace(kubeconfig)) return undefined;
+  const text = changed ? undefined : fileText(kubeconfig, MAX_KUBECONFIG_BYTES);
+  if (text === null || (text !== undefined && !KUBECONFIG_RUNS.test(text))) return undefined;
+  return reason(
+    codeWord(name),
+    ' reads ',
+    codeWord(shown(kubeconfig)),
+    ', a kubeconfig in the workspace, where a call may have written it, whose credential plugin (exec, auth-provider) is a command it runs',
+  );
+}
+
+function goEnvMayRun(home: string, inWorkspace: (file: string) => boolean, changed: boolean, shown: (file: string) => string): Reason | undefined {
+  // os.UserConfigDir: a call's go has no XDG_CONFIG_HOME or GOENV (buildChildEnv).
+  const envFile = path.join(home, '.config', 'go', 'env');
+  const envInWorkspace = inWorkspace(envFile);
+  const text = envInWorkspace && changed ? undefined : fileText(envFile, MAX_GO_ENV_BYTES);
+  const settings = text === undefined || text === null ? new Map<string, string>() : goEnvSettings(text);
+  if (envInWorkspace && text !== null) {
+    const key = text === undefined ? undefined : [...settings].find(([name, value]) => value !== '' && !GO_ENV_HARMLESS.has(name))?.[0];
+    if (text === undefined || key !== undefined) {
+      return reason(
+        codeWord('go'),
+        ' reads ',
+        codeWord(shown(envFile)),
+        ', a go env file in the workspace, where a call may have written it',
+        ...(key === undefined ? [', which may set what go runs'] : [', which sets ', codeWord(key), ', which may make go run a program']),
+      );
+    }
+  }
+  // GOMODCACHE, else the first GOPATH folder's pkg/mod, GOPATH being ~/go by default.
+  const gopath = (settings.get('GOPATH') ?? '').split(path.delimiter)[0] || path.join(home, 'go');
+  const cache = path.resolve(home, settings.get('GOMODCACHE') || path.join(gopath, 'pkg', 'mod'));
+  const toolchains = path.join(cache, 'golang.org');
+  if (!inWorkspace(toolchains) || !(changed || holdsToolchain(toolchains))) return undefined;
+  return reason(
+    codeWord('go'),
+    ' runs the toolchain a go.mod or go.work names from its module cache (',
+    codeWord(shown(path.join(toolchains, 'toolchain@…'))),
+    '), which lies in the workspace, where a call may have written it',
+  );
+}
+
+/** A go env file's settings as go reads them: `KEY=VALUE` lines, `#` comments, a value in double quotes unquoted. */
+function goEnvSettings(text: string): Map<string, string> {
+  const settings = new Map<string, string>();
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    const equals = line.indexOf('=');
+    if (line === '' || line.startsWith('#') || equals === -1) continue;
+    const value = line.slice(equals + 1).trim();
+    settings.set(line.slice(0, equals).trim(), /^".*"$/.test(value) ? value.slice(1, -1) : value);
+  }
+  return settings;
+}
+
+/** Whether the module cache's `golang.org` folder holds a toolchain (`toolchain@v0.0.1-go1.22.0.linux-amd64`), or may. */
+function holdsToolchain(folder: string): boolean {
+  let dir;
+  try {
+    dir = opendirSync(folder);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR';
+  }
+  try {
+    for (let read = 0; read <= MAX_CACHE_ENTRIES; read += 1) {
+      const entry = dir.readSync();
+      if (entry === null) return false;
+      if (read === MAX_CACHE_ENTRIES || entry.name.startsWith('toolchain@')) return true;
+    }
+    return true;
+  } catch {
+    return true;
+  } finally {
+    dir.closeSync();
+  }
+}
+
+/**
+ * A config file's text, where its links lead: `null` when it is not there, undefined when it is but cannot be read
+ * whole (not a regular file, past `maxBytes`), which counts as naming a program.
+ */
+function fileText(file: string, maxBytes: number): string | null | undefined {
+  const real = leadsTo(file);
+  try {
+    lstatSync(real);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+    return undefined;
+  }
+  return readSmallFile(real, maxBytes)?.toString('utf8');
+}
+
+/**
+ * Where the kernel leads `file`: its real path when it is there; when not, the real path of the nearest folder on the
+ * way that is, with the rest, a link left dangling followed to where it points (a call may make what it names).
+ */
+function leadsTo(file: string): string {
+  const rest: string[] = [];
+  let at = path.resolve(file);
+  for (let steps = 0; steps < MAX_LEAD_STEPS; steps += 1) {
+    try {
+      return path.join(realpathSync(at), ...rest);
+    } catch {
+      // not there, or a link on the way leads nowhere yet
+    }
+    let target: string | undefined;
+    try {
+      target = readlinkSync(at);
+    } catch {
+      target = undefined;
+    }
+    if (target !== undefined) {
+      at = [target.startsWith('/') ? target : `${path.dirname(at)}/${target}`, ...rest.splice(0)].join('/');
+      continue;
+    }
+    const up = path.dirname(at);
+    if (up === at) break;
+    rest.unshift(path.basename(at));
+    at = up;
+  }
+  return path.join(at, ...rest);
+}
