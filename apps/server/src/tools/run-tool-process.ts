@@ -57,7 +57,7 @@ export async function runToolProcess(
   const kill = new AbortController();
   let replaced: string | undefined;
   // A hidden file in a veiled folder is simply not in the call's view of it: the host replacing it uncovers nothing.
-  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden, own, homeSockets.veiled) : [];
+  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden, own, alwaysVeiled(options, homeSockets)) : [];
   const mounted = sandbox.kind === 'bubblewrap' ? filesMountedOver(cwd, masksBesideVeils(hidden, veiled)) : undefined;
   const watch =
     mounted !== undefined
@@ -142,7 +142,7 @@ export async function runOutsideWorkspace(
         scratch,
         { ...command, readOnlyPaths: [workspace, ...(command.readOnlyPaths ?? [])] },
         hidden,
-        veiledFolders(scratch, hidden, own, homeSockets.veiled),
+        veiledFolders(scratch, hidden, own, alwaysVeiled(options, homeSockets)),
         options.maxProcesses,
       ),
     ),
@@ -175,6 +175,15 @@ function withLiveSockets(hidden: readonly HiddenMask[], shown: readonly string[]
     (socket) => !known.has(socket.path) && !folders.some((folder) => socket.path.startsWith(`${folder}${path.sep}`)),
   );
   return [...hidden, ...sockets];
+}
+
+/**
+ * The folders veiled whether or not they hold a hidden file as the call starts: the home folder, where the shells and
+ * interpreters write their histories, so that one written for the first time while the call runs (bash's, zsh's,
+ * python's…, then missing, so not masked) is not in the call's view of it; then its socket folders.
+ */
+function alwaysVeiled(options: ResolvedToolsOptions, homeSockets: HomeSocketFolders): string[] {
+  return [browserPlaces(options.env).home, ...homeSockets.veiled];
 }
 
 /** The folders of the server's home folder where programs make their Unix sockets, and those inside them (see homeSocketFolders). */

@@ -324,6 +324,27 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     expect(await runTool(tool, { command: 'echo ran' })).toStrictEqual({ content: 'ran\nexit code: 0', isError: false });
   });
 
+  test("a history the person's shell writes for the first time while a call runs, in a home folder outside the workspace that held nothing hidden as the call started, is not in the call's view, nor in the next call's", async () => {
+    await using workspace = await tempFolder();
+    // Outside /tmp, which the sandbox has its own of: a home folder as the server's is.
+    await using home = await tempFolder('/var/tmp');
+    await writeFile(path.join(home.path, 'notes.txt'), 'notes\n');
+    const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home.path } });
+    const go = path.join(workspace.path, 'go');
+    const running = runTool(tool, { command: 'mkfifo go && cat go && cat ~/notes.txt && cat ~/.bash_history; ls -A ~' });
+    await vi.waitFor(() => expect(existsSync(go)).toBe(true));
+    await writeFile(path.join(home.path, '.bash_history'), 'AIRLOCK_TOKEN=the-token-value npm start\n');
+    await writeFile(go, 'go\n');
+    expect(await running).toStrictEqual({
+      content: `go\nnotes\ncat: ${home.path}/.bash_history: No such file or directory\nnotes.txt\nexit code: 0`,
+      isError: false,
+    });
+    expect(await runTool(tool, { command: 'cat ~/.bash_history; ls -A ~' })).toStrictEqual({
+      content: `cat: ${home.path}/.bash_history: No such file or directory\nnotes.txt\nexit code: 0`,
+      isError: false,
+    });
+  });
+
   test("zsh's history being saved as a call starts (.zsh_history.new, renamed over the history once written) is hidden with it, in a veiled home and in the workspace", async () => {
     await using workspace = await tempFolder();
     // Outside /tmp, which the sandbox has its own of, and outside the workspace: a home folder as the server's is.
