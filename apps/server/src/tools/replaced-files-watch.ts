@@ -4,12 +4,12 @@ import path from 'node:path';
 import { includedConfigFiles } from './git-config-includes';
 import type { HiddenMask } from './hidden-paths';
 import { maskedNow } from './sandbox/missing-git-paths-mask';
-import { missingGitPaths } from './sandbox/workspace-guards';
+import { configsGitReads, missingGitPaths } from './sandbox/workspace-guards';
 import { readSmallFile, repositoryConfigFiles, workspaceGitDir } from './workspace-git-dir';
 
 /**
  * The files a sandboxed call sees through a mount over the file itself: each hidden file (`/dev/null` bound over it)
- * and the repository config files held read-only (`.git/config`, its `config.worktree`, the files it includes). A
+ * and the config files held read-only (`.git/config`, its `config.worktree`, the files it or the person's includes). A
  * mount over a file holds only while the file is the one it was bound to: when the host renames another file over it
  * (zsh and fish save their history so, as do `git config`, `sed -i`, an editor's safe save, a secret's rotation) or
  * removes it, the kernel drops the mount in the call's namespace, and the call reads, or writes, the file now there.
@@ -18,11 +18,8 @@ import { readSmallFile, repositoryConfigFiles, workspaceGitDir } from './workspa
 export function filesMountedOver(workspace: string, hidden: readonly HiddenMask[]): { files: string[]; held: Map<string, HeldContent>; missing: Set<string> } {
   const files = hidden.filter((mask) => !mask.folder).map((mask) => mask.path);
   const git = workspaceGitDir(workspace);
-  const configs: string[] = [];
-  if (git !== undefined && 'found' in git) {
-    const own = repositoryConfigFiles(git.found);
-    configs.push(...own, ...includedConfigFiles(workspace, own));
-  }
+  const found = git !== undefined && 'found' in git ? git.found : undefined;
+  const configs = [...(found === undefined ? [] : repositoryConfigFiles(found)), ...includedConfigFiles(workspace, configsGitReads(found))];
   // What each config held read-only holds as the call starts, to be put back if the call could write it (see restoreFile).
   const held = new Map<string, HeldContent>();
   for (const config of configs) {

@@ -412,6 +412,58 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     expect(existsSync(marker)).toBe(false);
   });
 
+  test.each([
+    { state: 'there', present: true },
+    { state: 'missing', present: false },
+  ])('a workspace file the person’s ~/.gitconfig includes ($state when the call starts) cannot be written or made, and the person’s git status runs nothing from it', async ({ present }) => {
+    await using home = await tempFolder();
+    await using elsewhere = await tempFolder();
+    const workspace = path.join(home.path, 'project');
+    await mkdir(workspace);
+    const marker = path.join(elsewhere.path, 'fsmonitor-ran');
+    const fsmonitor = `[core]\\n\\tfsmonitor = "touch ${marker}; false"\\n`;
+    // The person's Git, as in their own shell: their ~/.gitconfig, which includes a file of the workspace by a path
+    // through a link and up, as the kernel resolves it.
+    const personGit = (args: readonly string[]) => spawnSync('git', args, { cwd: workspace, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home.path, GIT_CONFIG_NOSYSTEM: '1' }, stdio: 'ignore' }).status;
+    expect(personGit(['init', '-q', '.'])).toBe(0);
+    await mkdir(path.join(workspace, 'tools'));
+    await symlink(path.join(workspace, 'tools'), path.join(home.path, 'tools'));
+    await writeFile(path.join(home.path, '.gitconfig'), '[include]\n\tpath = tools/../.gitconfig.local\n');
+    if (present) await writeFile(path.join(workspace, '.gitconfig.local'), '[user]\n\tname = a\n');
+    vi.stubEnv('HOME', home.path);
+    try {
+      const result = await runTool(terminal(workspace), { command: `(printf '${fsmonitor}' >> .gitconfig.local) 2>/dev/null && echo done; echo end` });
+      expect(result.content).toBe('end\nexit code: 0');
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(await readFile(path.join(workspace, '.gitconfig.local'), 'utf8').catch(() => undefined)).toBe(present ? '[user]\n\tname = a\n' : undefined);
+    personGit(['status', '--short']);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test('a call is killed when the person’s git config replaces a workspace file their ~/.gitconfig includes, held read-only under it, and the file is put back', async () => {
+    await using home = await tempFolder();
+    const workspace = path.join(home.path, 'project');
+    await mkdir(workspace);
+    const local = path.join(workspace, '.gitconfig.local');
+    await writeFile(path.join(home.path, '.gitconfig'), '[include]\n\tpath = ~/project/.gitconfig.local\n');
+    await writeFile(local, '[user]\n\tname = a\n');
+    vi.stubEnv('HOME', home.path);
+    try {
+      const running = runTool(terminal(workspace), { command: 'touch started; for i in $(seq 1 1000); do printf "[core]\\n\\tfsmonitor = x\\n" >> .gitconfig.local 2>/dev/null; sleep 0.02; done; echo finished' });
+      await vi.waitFor(() => expect(existsSync(path.join(workspace, 'started'))).toBe(true), { timeout: 20_000 });
+      // git config writes a new file and renames it over, which lifts the hold in the call's view.
+      expect(spawnSync('git', ['config', '--file', local, 'user.email', 'a@example.com']).status).toBe(0);
+      const result = await running;
+      expect(result.isError).toBe(true);
+      expect(result.content).toContain(`(stopped: ${local} was replaced while the call ran`);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(await readFile(local, 'utf8')).toBe('[user]\n\tname = a\n');
+  });
+
   test('a .git file is read-only whatever it names, one leading outside the workspace (a linked worktree) too', async () => {
     await using main = await tempFolder();
     await using folder = await tempFolder();

@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, realpathSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { includedConfigFiles } from '../git-config-includes';
 import { hooksFoldersToKeep, hooksPathFolders } from '../git-hooks-path';
@@ -66,7 +67,7 @@ export function openWorkspaceGuards(workspace: string): WorkspaceGuard[] {
   for (const hooks of git === undefined ? [] : configuredHooks(workspace, git)) guards.push(...foldersHeld(workspace, hooks, guards, true));
   // After the hooks folders, which stay read-only should one hold an included file. Each folder on the way is bound
   // over itself, so that none can be renamed away with the file and another put in its place.
-  for (const file of git === undefined ? [] : includedConfigFiles(workspace, repositoryConfigFiles(git))) {
+  for (const file of includedConfigFiles(workspace, configsGitReads(git))) {
     if (path.dirname(file) !== workspace) guards.push(...foldersHeld(workspace, path.dirname(file), guards, false));
     holdReadOnly(guards, file, false);
   }
@@ -84,6 +85,18 @@ function holdReadOnly(guards: WorkspaceGuard[], file: string, folder: boolean): 
     guards.splice(index, 1);
   }
   guards.push({ path: file, fd, readOnly: true });
+}
+
+/**
+ * The configs whose includes are held in the workspace: the person's own, which Git reads for every repository (a
+ * `~/.gitconfig` of a dotfiles repository includes a file of it), before the workspace repository's, so that a
+ * repository a call made itself cannot spend the bounds of includedConfigFiles before them. The person's are found
+ * from the home folder as the person's Git finds them with no `XDG_CONFIG_HOME` or `GIT_CONFIG_*` set.
+ */
+export function configsGitReads(git: WorkspaceGitDir | undefined): string[] {
+  const home = os.homedir();
+  const own = [path.join(home, '.gitconfig'), path.join(home, '.config', 'git', 'config'), '/etc/gitconfig'];
+  return [...own, ...(git === undefined ? [] : repositoryConfigFiles(git))];
 }
 
 /** The workspace's Git directory when `.git` is a folder or a file naming one inside the workspace (see workspaceGitDir). */
@@ -134,22 +147,22 @@ function foldersFrom(workspace: string, folder: string): string[] {
  * The paths of the workspace's repository a call must not make when they are missing at its start (see
  * maskMissingGitPaths): its config, `config.worktree` and hooks folder, in the Git directory (`.git`, or what a `.git`
  * file names) and in the folder its `commondir` names, the hooks folders `core.hooksPath` names, and the files the
- * config includes inside the workspace (see includedConfigFiles; for one in a folder missing, that folder). A Git
- * directory is a repository to Git without a config (`git init` then `rm .git/config`), and a call's first config could name a hooks
- * folder or an fsmonitor. None where the workspace has no Git directory of its own (a `.git` link, a `.git` file
- * leading outside the workspace).
+ * config or the person's own includes inside the workspace (see includedConfigFiles, configsGitReads; for one in a
+ * folder missing, that folder). A Git directory is a repository to Git without a config (`git init` then `rm
+ * .git/config`), and a call's first config could name a hooks folder or an fsmonitor. Only those the person's config
+ * includes where the workspace has no Git directory of its own (a `.git` link, a `.git` file leading outside the
+ * workspace).
  */
 export function missingGitPaths(workspace: string): MaskedPath[] {
   const git = gitDirIn(workspace);
-  if (git === undefined) return [];
-  const paths: MaskedPath[] = repositoryFolders(git).flatMap((folder) => [
+  const paths: MaskedPath[] = (git === undefined ? [] : repositoryFolders(git)).flatMap((folder) => [
     { path: path.join(folder, 'config'), folder: false },
     { path: path.join(folder, 'config.worktree'), folder: false },
     { path: path.join(folder, 'hooks'), folder: true },
   ]);
   const wanted = [
-    ...configuredHooks(workspace, git).map((hooks) => ({ path: hooks, folder: true })),
-    ...includedConfigFiles(workspace, repositoryConfigFiles(git)).map((file) => ({ path: file, folder: false })),
+    ...(git === undefined ? [] : configuredHooks(workspace, git)).map((hooks) => ({ path: hooks, folder: true })),
+    ...includedConfigFiles(workspace, configsGitReads(git)).map((file) => ({ path: file, folder: false })),
   ];
   for (const entry of wanted) {
     const missing = firstMissing(workspace, entry);
