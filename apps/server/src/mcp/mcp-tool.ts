@@ -258,7 +258,9 @@ const REF_ALONE_DIALECT = /^https?:\/\/json-schema\.org\/draft-0[3-7]\/schema#?$
  * drafts say). `$defs` and `definitions` are dropped: what is used of them is inlined. draft-07's `dependencies` (a
  * list of names a name needs, or a schema) becomes the `dependentRequired` and `dependentSchemas` of an `allOf` member,
  * which zod checks (see `zodReadyNode`): it was ignored, and a call with `card` and no `billing` passed; under a
- * `$schema` of 2019-09 or 2020-12, where it is no keyword, it is dropped.
+ * `$schema` of 2019-09 or 2020-12, where it is no keyword, it is dropped. A `$dynamicRef` or `$recursiveRef` is
+ * followed as a `$ref` where the part it names cannot depend on the way a check came to it (`dynamicReference`): zod
+ * ignored both, and a tree with a node of the wrong type passed.
  *
  * Throws UnresolvedReference for a `$ref` to nothing in the schema, and an Error when the schema refers to itself
  * (a recursive schema: checked by the MCP server only) or, its references followed, is larger than
@@ -271,6 +273,9 @@ function inlineReferences(root: unknown): { schema: unknown; referred: Set<unkno
   const rootBase = isRecord(root) && typeof root.$id === 'string' ? resolved(root.$id, UNNAMED_DOCUMENT) ?? UNNAMED_DOCUMENT : UNNAMED_DOCUMENT;
   const documents = new Map<string, unknown>([[withoutFragment(rootBase), root]]);
   const anchors = new Map<string, unknown>();
+  /** The documents (their URIs) that declare each `$dynamicAnchor` name, and those with `$recursiveAnchor: true`. */
+  const dynamicAnchors = new Map<string, Set<string>>();
+  const recursiveAnchors = new Set<string>();
   const bases = new Map<unknown, string>();
   const index = (node: unknown, base: string, depth: number): void => {
     if (depth > MAX_INLINED_DEPTH) throw new UncheckableSchema('is nested too deeply');
@@ -294,6 +299,11 @@ function inlineReferences(root: unknown): { schema: unknown; referred: Set<unkno
     }
     bases.set(node, own);
     if (typeof node.$anchor === 'string') anchors.set(`${own}#${node.$anchor}`, node);
+    if (typeof node.$dynamicAnchor === 'string') {
+      anchors.set(`${own}#${node.$dynamicAnchor}`, node);
+      dynamicAnchors.set(node.$dynamicAnchor, (dynamicAnchors.get(node.$dynamicAnchor) ?? new Set()).add(own));
+    }
+    if (node.$recursiveAnchor === true) recursiveAnchors.add(own);
     for (const [key, value] of Object.entries(node)) {
       if (DATA_KEYWORDS.has(key)) continue;
       if (SCHEMA_MAPS.has(key) && isRecord(value)) for (const sub of Object.values(value)) index(sub, own, depth + 1);
@@ -325,6 +335,20 @@ function inlineReferences(root: unknown): { schema: unknown; referred: Set<unkno
     }
     if (typeof node !== 'boolean' && !isRecord(node)) throw new UnresolvedReference(ref);
     return node;
+  };
+
+  /**
+   * A node's `$dynamicRef`, to be followed as a `$ref`: where at most one document of the schema declares the anchor it
+   * names, the part it names is the same whichever way a check came to it. Throws UncheckableSchema where two do (the
+   * part would depend on that way), and for a `$recursiveRef` where two documents have `$recursiveAnchor: true`.
+   */
+  const dynamicReference = (node: Record<string, unknown>): unknown => {
+    if (typeof node.$recursiveRef === 'string' && recursiveAnchors.size > 1) throw new UncheckableSchema('has a $recursiveRef Airlock cannot follow');
+    if (typeof node.$dynamicRef !== 'string') return undefined;
+    const uri = resolved(node.$dynamicRef, bases.get(node) ?? rootBase);
+    const name = uri === undefined ? undefined : decodedFragment(new URL(uri).hash);
+    if (name !== undefined && (dynamicAnchors.get(name)?.size ?? 0) > 1) throw new UncheckableSchema('has a $dynamicRef Airlock cannot follow');
+    return node.$dynamicRef;
   };
 
   const done = new Map<unknown, { node: unknown; size: number }>();
@@ -367,7 +391,7 @@ function inlineReferences(root: unknown): { schema: unknown; referred: Set<unkno
     const copy: [string, unknown][] = [];
     const split: unknown[] = [];
     for (const [key, value] of Object.entries(node)) {
-      if (key === '$defs' || key === 'definitions' || key === '$ref') continue;
+      if (key === '$defs' || key === 'definitions' || key === '$ref' || key === '$dynamicRef' || key === '$recursiveRef') continue;
       if (key === 'dependencies' && isRecord(value)) {
         // draft-07's one keyword for both: a list of names is a `dependentRequired`, a schema a `dependentSchemas`.
         if (!dependencies) continue;
@@ -410,12 +434,16 @@ function inlineReferences(root: unknown): { schema: unknown; referred: Set<unkno
       else if (Array.isArray(all[1])) all[1] = [...(all[1] as unknown[]), ...split];
     }
     let result: unknown = withKeys({}, copy);
-    if (typeof node.$ref === 'string') {
-      const to = inline(target(node.$ref, bases.get(node) ?? rootBase), depth + 1, level);
-      size = add(size, to.size);
-      if (isRecord(to.node)) referred.add(to.node);
+    const references = [node.$ref, dynamicReference(node), node.$recursiveRef].filter((ref) => typeof ref === 'string');
+    if (references.length > 0) {
+      const targets = references.map((ref) => {
+        const to = inline(target(ref, bases.get(node) ?? rootBase), depth + 1, level);
+        size = add(size, to.size);
+        if (isRecord(to.node)) referred.add(to.node);
+        return to.node;
+      });
       const beside = copy.some(([key]) => isAssertion(key));
-      result = refAlone || !beside ? to.node : { allOf: [to.node, result] };
+      result = targets.length === 1 && (refAlone || !beside) ? targets[0] : { allOf: beside ? [...targets, result] : targets };
     }
     following.delete(node);
     const cycle = cycles.get(node);
