@@ -604,6 +604,58 @@ describe('under a command deny rule, a program that runs commands its words or i
     }
   });
 
+
+  it('a helm plugin, a gh extension or alias and an oc plugin, run for a first word that is none of their commands', async () => {
+    for (const line of [
+      // helm runs a plugin of $HELM_PLUGINS (~/.local/share/helm/plugins) as a command of its own, after its options too.
+      'helm evil',
+      'helm evil list',
+      'helm -n ns evil',
+      'helm --debug evil list',
+      'helm --kube-context=x evil',
+      'helm "$WORD"',
+      // and a plugin's install hook, and a post-renderer
+      'helm plugin install ./evil-plugin',
+      'helm plugin update evil',
+      'helm install x ./chart --post-renderer ./evil.sh',
+      'helm template ./chart --post-renderer=./evil.sh',
+      // gh runs an extension `gh-<word>` (~/.local/share/gh/extensions), or an alias, which may be a shell line.
+      'gh evil',
+      'gh co 12',
+      'gh extension exec evil',
+      'gh ext exec evil',
+      'gh config set browser ./evil.sh',
+      'gh "$WORD"',
+      // oc runs `oc-<word>` or `kubectl-<word>` from PATH, and `oc observe … -- cmd` a command for each change.
+      'oc evil',
+      'oc observe services -- ./evil.sh',
+    ]) {
+      expect(await decisionOf(line), line).toBe(`ask naming ${noDelete.id}`);
+    }
+    for (const line of [
+      'helm list',
+      'helm ls -A',
+      'helm -n ns list',
+      'helm --namespace ns status x',
+      'helm --debug list',
+      'helm install x ./chart',
+      'helm upgrade --install x ./chart -f values.yaml',
+      'helm plugin list',
+      'helm repo add x https://example.com/charts',
+      'gh pr list',
+      'gh pr checkout 12',
+      'gh issue view 3',
+      'gh api repos/o/r',
+      'gh extension list',
+      'gh config get editor',
+      'oc get pods',
+      'oc new-project x',
+      'oc whoami',
+      'oc -n ns get pods',
+    ]) {
+      expect(await decisionOf(line), line).toBe('ask');
+    }
+  });
   it('their forms that run nothing stay plain', async () => {
     for (const line of [
       'socat - TCP:example.com:80',

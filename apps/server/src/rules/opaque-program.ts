@@ -46,6 +46,21 @@ const OPENSSL_CODE_OPTION = /^--?(?:[a-z_]*engine[a-z_]*|provider|provider-path|
 /** openssl's subcommands that load the engine or provider they are given, which may be a path (`openssl engine ./x.so`). */
 const OPENSSL_LOADING_SUBCOMMANDS: ReadonlySet<string> = new Set(['engine', 'provider']);
 
+/**
+ * Programs that find their command, a plugin's or an extension's too, as cobra does, after their options: an option
+ * without `=` takes the next word as its value (an unknown one too), but for these, which take none (`helm --debug
+ * evil` runs the plugin `evil`, `helm -n ns evil` too).
+ */
+const COBRA_OPTIONS_WITHOUT_VALUE: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['helm', new Set(['--debug', '--kube-insecure-skip-tls-verify', '-h', '--help'])],
+  ['gh', new Set(['-h', '--help', '--version'])],
+]);
+/** helm's option that runs a program on the manifests it renders, and the plugin subcommands that run a plugin's hooks. */
+const HELM_POST_RENDERER = /^--post-renderer(?:-args)?(?:=|$)/;
+const HELM_PLUGIN_HOOKS: ReadonlySet<string> = new Set(['install', 'add', 'update', 'up']);
+/** gh's names of its `extension` command. */
+const GH_EXTENSION: ReadonlySet<string> = new Set(['extension', 'extensions', 'ext']);
+
 /** Words through which a program takes code to run by the usual conventions (`-e`, `-c`, `--eval`, `-eval`). */
 const CODE_OPTIONS: ReadonlySet<string> = new Set(['-e', '-c', '-eval', '--eval', '-exec', '--exec', '--execute', '-command', '--command', '-cmd', '--cmd']);
 const CODE_OPTION_WITH_VALUE = /^--(?:eval|exec|execute|command|cmd)=/;
@@ -93,11 +108,20 @@ function runsNamedCommand(command: SimpleCommand, name: string): Reason | undefi
   const running = RUNS_BY_SUBCOMMAND.get(name);
   if (running !== undefined && words.some((word) => word === undefined || running.has(word))) return reason(codeWord(name), ' may run a command or code by a subcommand or option it is given');
   // A first word that is not one of its subcommands is a plugin it runs from PATH (`kubectl foo` runs `kubectl-foo`);
-  // rustup's `cargo +nightly build` names a toolchain first.
+  // rustup's `cargo +nightly build` names a toolchain first; helm and gh find theirs after their options, as cobra does.
   const builtin = BUILTIN_SUBCOMMANDS.get(name);
-  const first = words[0]?.startsWith('+') === true ? words[1] : words[0];
-  if (builtin !== undefined && words.length > 0 && (first === undefined || (!first.startsWith('-') && !builtin.has(first)))) {
-    return reason(codeWord(name), ' runs a plugin, a program found on PATH, for a word that is not one of its subcommands');
+  const flags = COBRA_OPTIONS_WITHOUT_VALUE.get(name);
+  const first = flags !== undefined ? cobraCommand(words, flags) : words[0]?.startsWith('+') === true ? words[1] : words[0];
+  if (builtin !== undefined && words.length > 0 && first !== null && (first === undefined || (!first.startsWith('-') && !builtin.has(first)))) {
+    return reason(codeWord(name), ' runs a plugin, an extension or an alias, which a call may have written, for a word that is not one of its commands');
+  }
+  // `helm plugin install ./x` runs the plugin's install hook, `--post-renderer ./x.sh` that program on what it renders.
+  if (name === 'helm' && (words.some((word) => word === undefined || HELM_POST_RENDERER.test(word)) || (words.includes('plugin') && words.some((word) => word !== undefined && HELM_PLUGIN_HOOKS.has(word))))) {
+    return reason(codeWord('helm'), ' runs a plugin\'s hook or a post-renderer it is given');
+  }
+  // `gh extension exec x` runs an extension; `gh config set browser ./x.sh` sets a program later gh commands run.
+  if (name === 'gh' && ((words.includes('exec') && words.some((word) => word !== undefined && GH_EXTENSION.has(word))) || (words.includes('config') && words.some((word) => word === undefined || word === 'set')))) {
+    return reason(codeWord('gh'), ' runs an extension, or sets a program later gh commands run');
   }
   // `go env -w` writes the go env file that every later go command reads (`GOFLAGS=-toolexec=./x.sh`, `CC=./x.sh`).
   if (name === 'go' && words.includes('env') && words.some((word) => word !== undefined && /^--?w(?:=|$)/.test(word))) {
@@ -140,6 +164,21 @@ function ipRunsCommand(words: readonly (string | undefined)[]): boolean {
     const option = /^--?(b[a-z]*)$/.exec(word)?.[1];
     return option !== undefined && 'batch'.startsWith(option);
   });
+}
+
+/**
+ * The command cobra finds among `words` (the program's name left out), its options skipped (`flags`: those that take no
+ * value): undefined when a word the shell computes comes first (it may be any), null when there is none (after `--`).
+ */
+function cobraCommand(words: readonly (string | undefined)[], flags: ReadonlySet<string>): string | undefined | null {
+  for (let at = 0; at < words.length; at += 1) {
+    const word = words[at];
+    if (word === undefined) return undefined;
+    if (word === '--') return null;
+    if (!word.startsWith('-')) return word;
+    if (!word.includes('=') && !flags.has(word) && (word.startsWith('--') || word.length === 2)) at += 1;
+  }
+  return null;
 }
 
 /**

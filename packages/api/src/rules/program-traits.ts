@@ -631,7 +631,38 @@ const PROGRAMS = {
       'annotate', 'completion', 'alpha', 'api-resources', 'api-versions', 'config', 'plugin', 'version', 'options', 'help',
     ],
   },
-  oc: { runsBySubcommand: ['exec', 'run', 'debug', 'attach', 'rsh'] },
+  // oc runs `oc-<word>` or `kubectl-<word>` from PATH for a word that is none of its commands, and `oc observe … --
+  // cmd` a command for each change it sees.
+  oc: {
+    runsBySubcommand: ['exec', 'run', 'debug', 'attach', 'rsh', 'observe'],
+    builtinSubcommands: [
+      'create', 'expose', 'run', 'set', 'explain', 'get', 'edit', 'delete', 'rollout', 'rollback', 'scale', 'autoscale',
+      'certificate', 'cluster-info', 'top', 'cordon', 'uncordon', 'drain', 'taint', 'describe', 'logs', 'attach', 'exec',
+      'port-forward', 'proxy', 'cp', 'auth', 'debug', 'events', 'diff', 'apply', 'patch', 'replace', 'wait', 'kustomize',
+      'label', 'annotate', 'completion', 'api-resources', 'api-versions', 'config', 'plugin', 'version', 'options', 'help',
+      'login', 'logout', 'whoami', 'new-project', 'new-app', 'new-build', 'start-build', 'cancel-build', 'import-image',
+      'tag', 'status', 'project', 'projects', 'extract', 'idle', 'image', 'observe', 'policy', 'process', 'registry',
+      'rsh', 'rsync', 'secrets', 'serviceaccounts', 'adm', 'get-token',
+    ],
+  },
+  // helm runs a plugin of its plugins folder (~/.local/share/helm/plugins) as a command of its own; gh an extension
+  // (`gh-<word>`, ~/.local/share/gh/extensions) or an alias, which may be a shell line, for a word none of theirs
+  // (aliases of their commands among them: `helm ls`, `gh cs`). gh's `copilot` downloads and runs a program.
+  helm: {
+    builtinSubcommands: [
+      'completion', 'create', 'dependency', 'dep', 'dependencies', 'env', 'get', 'help', 'history', 'hist', 'install',
+      'lint', 'list', 'ls', 'package', 'plugin', 'pull', 'fetch', 'push', 'registry', 'repo', 'rollback', 'search', 'show',
+      'inspect', 'status', 'template', 'test', 'uninstall', 'un', 'delete', 'del', 'upgrade', 'verify', 'version',
+    ],
+  },
+  gh: {
+    builtinSubcommands: [
+      'agent-task', 'alias', 'api', 'attestation', 'auth', 'browse', 'cache', 'codespace', 'cs', 'completion', 'config',
+      'extension', 'extensions', 'ext', 'gist', 'gpg-key', 'issue', 'label', 'org', 'pr', 'preview', 'project', 'release',
+      'repo', 'ruleset', 'rs', 'run', 'search', 'secret', 'ssh-key', 'status', 'variable', 'workflow', 'help', 'version',
+      'accessibility', 'a11y',
+    ],
+  },
   flatpak: { runsBySubcommand: ['run', 'enter'] },
   snap: { runsBySubcommand: ['run'] },
   distrobox: { runsBySubcommand: ['enter', 'ephemeral', 'create', 'assemble'] },
