@@ -327,6 +327,40 @@ describe('what a prefix rule does not cover', () => {
     expect(isExactOnlyCommand('guilemaker')).toBe(false);
   });
 
+  it('a prefix rule for a program that runs a command by a subcommand covers no call that gives one past its words', async () => {
+    // Each ran the command it gave under a rule for the program, or for a subcommand that runs one.
+    for (const [token, line] of [
+      ['docker', 'docker run --rm -v /:/h alpine touch /h/x'],
+      ['docker', 'docker --context x exec c touch x'],
+      ['docker run', 'docker run --rm -v /:/h alpine touch /h/x'],
+      ['docker', 'docker $X alpine touch x'],
+      ['podman', 'podman unshare touch x'],
+      ['kubectl', 'kubectl exec pod -- touch x'],
+      ['nix', 'nix develop -c touch x'],
+      ['nix-shell', "nix-shell --run 'touch x'"],
+      ['op', 'op run -- touch x'],
+      ['stack', 'stack exec touch x'],
+      ['flatpak', 'flatpak run org.example.App'],
+      ['sops', 'sops exec-env secrets.env ./x.sh'],
+      ['pm2', 'pm2 start ./x.sh'],
+      ['gio', 'gio launch x.desktop'],
+      ['forever', 'forever start x.js'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+    }
+    for (const [token, line] of [
+      ['docker', 'docker ps -a'],
+      ['docker images', 'docker images --all'],
+      ['kubectl get', 'kubectl get pods -n web'],
+      ['nix', 'nix flake show'],
+      ['pm2', 'pm2 list'],
+      ['pm2', 'pm2'],
+      ['docker run alpine ls', 'docker run alpine ls'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('allow');
+    }
+  });
+
   it('a prefix rule for a shell, an interpreter run with a script or a user-switching wrapper covers nothing it runs, and the schema refuses one', async () => {
     // Each ran the line under a prefix rule for its name alone, as `bash -c …` would not.
     for (const [token, line] of [

@@ -15,7 +15,7 @@ import { rustProjectMayNameProgram } from './rust-project-files';
 import { configFileMayRun } from './program-config-files';
 import { submoduleConfigMayRun } from './submodule-configs';
 import { commandBaseName, isExactOnlyCommand, isExactOnlyProgram, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
-import { WORKING_FOLDER_PROGRAMS } from '@airlock/api/rules/commands';
+import { PLAIN_SUBCOMMANDS, RUNS_BY_SUBCOMMAND, WORKING_FOLDER_PROGRAMS } from '@airlock/api/rules/commands';
 import type { SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
 import type { CommandPrefix } from '@airlock/api';
@@ -489,6 +489,9 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   if (name === 'jq' && !jqArgumentsCovered(command.words, rule.tokens.length, { ...line, anything })) return false;
   if (isTestRunner(name) && !testRunnerArgumentsCovered(name, command.words, rule.tokens.length, { ...line, anything })) return false;
   if (name === 'rsync' && rest.some(mayNameRemote)) return false;
+  // `docker run …` under a rule for `docker` or `docker run`, `pm2 start x.sh` under one for `pm2`: a rule covers a call
+  // that runs a command by its subcommand only as it names it, nothing added.
+  if (rest.length > 0 && runsBySubcommand(name, command.words)) return false;
   const script = SCRIPT_RUNNERS.has(name) ? scriptArgumentsStart(command.words) : undefined;
   if (script !== undefined && !onlyHarmlessAfter(command.words, Math.max(script, rule.tokens.length))) return false;
   // make builds every target it is given, each running what the Makefile says: a rule covers the targets it names
@@ -508,6 +511,21 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
     ? [{ kind: 'literal' as const, value: `-${first.value}` }, ...rest.slice(1)]
     : rest;
   return !carriesCodeOption(words, rule.tokens.at(-1) ?? '', codeOptions, anything);
+}
+
+/**
+ * Whether `words` of the program `name` run a command by a subcommand, as the deny side reads them
+ * (`opaque-program.ts`): one of its `RUNS_BY_SUBCOMMAND` in any word (`docker --context x run …`), or for one of
+ * `PLAIN_SUBCOMMANDS` a first operand that is not among them (`pm2 start x.sh`); a word the shell computes may be either.
+ */
+function runsBySubcommand(name: string, words: readonly ShellWord[]): boolean {
+  const given = words.slice(1).map((word) => (word.kind === 'literal' ? word.value : undefined));
+  const running = RUNS_BY_SUBCOMMAND.get(name);
+  if (running !== undefined && given.some((word) => word === undefined || running.has(word))) return true;
+  const plain = PLAIN_SUBCOMMANDS.get(name);
+  if (plain === undefined) return false;
+  const subcommand = given.find((word) => word === undefined || !word.startsWith('-'));
+  return subcommand === undefined ? given.length > 0 : !plain.has(subcommand);
 }
 
 /**
