@@ -579,10 +579,15 @@ describe('under a command deny rule, a program that runs commands its words or i
       'cargo evil',
       'cargo +nightly evil',
       'cargo "$WORD"',
+      // found after cargo's options, as cargo finds it
+      'cargo --color always evil',
+      'cargo -v evil',
+      'cargo +nightly --locked evil',
+      'cargo -Z unstable-options evil',
     ]) {
       expect(await decisionOf(line), line).toBe(`ask naming ${noDelete.id}`);
     }
-    for (const line of ['openssl x509 -in c.pem -noout -text', 'openssl dgst -sha256 f', 'kubectl get pods', 'kubectl -n ns get pods', 'kubectl plugin list', 'kubectl version', 'cargo build', 'cargo +nightly build', 'cargo test', 'cargo fmt']) {
+    for (const line of ['openssl x509 -in c.pem -noout -text', 'openssl dgst -sha256 f', 'kubectl get pods', 'kubectl -n ns get pods', 'kubectl plugin list', 'kubectl version', 'cargo build', 'cargo +nightly build', 'cargo test', 'cargo fmt', 'cargo --color always build', 'cargo -v test', 'cargo --locked build', 'cargo --version']) {
       expect(await decisionOf(line), line).toBe('ask');
     }
   });

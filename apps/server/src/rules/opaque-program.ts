@@ -47,13 +47,14 @@ const OPENSSL_CODE_OPTION = /^--?(?:[a-z_]*engine[a-z_]*|provider|provider-path|
 const OPENSSL_LOADING_SUBCOMMANDS: ReadonlySet<string> = new Set(['engine', 'provider']);
 
 /**
- * Programs that find their command, a plugin's or an extension's too, as cobra does, after their options: an option
- * without `=` takes the next word as its value (an unknown one too), but for these, which take none (`helm --debug
- * evil` runs the plugin `evil`, `helm -n ns evil` too).
+ * Programs that find their command, a plugin's or an extension's too, after their options (cobra's helm and gh, clap's
+ * cargo): an option without `=` takes the next word as its value (an unknown one too for cobra), but for these, which
+ * take none (`helm --debug evil` runs the plugin `evil`, `helm -n ns evil` and `cargo --color always evil` too).
  */
-const COBRA_OPTIONS_WITHOUT_VALUE: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+const OPTIONS_WITHOUT_VALUE: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['helm', new Set(['--debug', '--kube-insecure-skip-tls-verify', '-h', '--help'])],
   ['gh', new Set(['-h', '--help', '--version'])],
+  ['cargo', new Set(['-V', '--version', '--list', '-v', '--verbose', '-q', '--quiet', '--frozen', '--locked', '--offline', '-h', '--help'])],
 ]);
 /** helm's option that runs a program on the manifests it renders, and the plugin subcommands that run a plugin's hooks. */
 const HELM_POST_RENDERER = /^--post-renderer(?:-args)?(?:=|$)/;
@@ -108,10 +109,11 @@ function runsNamedCommand(command: SimpleCommand, name: string): Reason | undefi
   const running = RUNS_BY_SUBCOMMAND.get(name);
   if (running !== undefined && words.some((word) => word === undefined || running.has(word))) return reason(codeWord(name), ' may run a command or code by a subcommand or option it is given');
   // A first word that is not one of its subcommands is a plugin it runs from PATH (`kubectl foo` runs `kubectl-foo`);
-  // rustup's `cargo +nightly build` names a toolchain first; helm and gh find theirs after their options, as cobra does.
+  // rustup's `cargo +nightly build` names a toolchain first; cargo, helm and gh find theirs after their options.
   const builtin = BUILTIN_SUBCOMMANDS.get(name);
-  const flags = COBRA_OPTIONS_WITHOUT_VALUE.get(name);
-  const first = flags !== undefined ? cobraCommand(words, flags) : words[0]?.startsWith('+') === true ? words[1] : words[0];
+  const flags = OPTIONS_WITHOUT_VALUE.get(name);
+  const toolchain = words[0]?.startsWith('+') === true ? 1 : 0;
+  const first = flags !== undefined ? commandAfterOptions(words.slice(toolchain), flags) : words[0];
   if (builtin !== undefined && words.length > 0 && first !== null && (first === undefined || (!first.startsWith('-') && !builtin.has(first)))) {
     return reason(codeWord(name), ' runs a plugin, an extension or an alias, which a call may have written, for a word that is not one of its commands');
   }
@@ -167,10 +169,10 @@ function ipRunsCommand(words: readonly (string | undefined)[]): boolean {
 }
 
 /**
- * The command cobra finds among `words` (the program's name left out), its options skipped (`flags`: those that take no
- * value): undefined when a word the shell computes comes first (it may be any), null when there is none (after `--`).
+ * The command found among `words` (the program's name left out) past its options (`flags`: those that take no value):
+ * undefined when a word the shell computes comes first (it may be any), null when there is none (or only after `--`).
  */
-function cobraCommand(words: readonly (string | undefined)[], flags: ReadonlySet<string>): string | undefined | null {
+function commandAfterOptions(words: readonly (string | undefined)[], flags: ReadonlySet<string>): string | undefined | null {
   for (let at = 0; at < words.length; at += 1) {
     const word = words[at];
     if (word === undefined) return undefined;
@@ -193,7 +195,7 @@ function kubeconfigMayRun(words: readonly (string | undefined)[]): boolean {
 }
 
 /** Whether a word given to a TeX engine is an option (any unique start of one, `-` or `--`) that runs code. */
-function texRunsCode(word: string): boolean {
+export function texRunsCode(word: string): boolean {
   const option = /^--?([a-z0-9-]+)(?:=|$)/.exec(word)?.[1];
   return option !== undefined && TEX_CODE_OPTIONS.some((known) => known.startsWith(option));
 }
