@@ -361,6 +361,26 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it('a prefix rule for a TeX engine covers no call given its shell escape or Lua, as deny rules read them', async () => {
+    // \write18 in a document a call wrote runs a shell command with the shell escape on.
+    for (const [token, line] of [
+      ['pdflatex', 'pdflatex -shell-escape x.tex'],
+      ['pdflatex', 'pdflatex --shell-escape x.tex'],
+      ['pdflatex', 'pdflatex -shell-e x.tex'],
+      ['xelatex', 'xelatex -enable-write18 x.tex'],
+      ['lualatex', 'lualatex --lua=x.lua x.tex'],
+      ['luatex', 'luatex --luaonly x.lua'],
+      ['pdftex', "pdftex --cnf-line=shell_escape=t x.tex"],
+      ['pdflatex x.tex', 'pdflatex x.tex -shell-escape'],
+      ['pdflatex', 'pdflatex $X x.tex'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+    }
+    for (const line of ['pdflatex x.tex', 'pdflatex -interaction=nonstopmode x.tex', 'pdflatex -no-shell-escape x.tex']) {
+      expect(await decided(line, [prefix('pdflatex')]), line).toBe('allow');
+    }
+  });
+
   it('a prefix rule for a shell, an interpreter run with a script or a user-switching wrapper covers nothing it runs, and the schema refuses one', async () => {
     // Each ran the line under a prefix rule for its name alone, as `bash -c …` would not.
     for (const [token, line] of [

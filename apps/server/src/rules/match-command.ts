@@ -15,7 +15,8 @@ import { rustProjectMayNameProgram } from './rust-project-files';
 import { configFileMayRun } from './program-config-files';
 import { submoduleConfigMayRun } from './submodule-configs';
 import { commandBaseName, isExactOnlyCommand, isExactOnlyProgram, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
-import { PLAIN_SUBCOMMANDS, RUNS_BY_SUBCOMMAND, WORKING_FOLDER_PROGRAMS } from '@airlock/api/rules/commands';
+import { PLAIN_SUBCOMMANDS, RUNS_BY_SUBCOMMAND, TEX_ENGINES, WORKING_FOLDER_PROGRAMS } from '@airlock/api/rules/commands';
+import { texRunsCode } from './opaque-program';
 import type { SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
 import type { CommandPrefix } from '@airlock/api';
@@ -492,6 +493,8 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   // `docker run …` under a rule for `docker` or `docker run`, `pm2 start x.sh` under one for `pm2`: a rule covers a call
   // that runs a command by its subcommand only as it names it, nothing added.
   if (rest.length > 0 && runsBySubcommand(name, command.words)) return false;
+  // A TeX engine given its shell escape or Lua (`pdflatex -shell-escape x.tex`) runs what the document says.
+  if (TEX_ENGINES.has(name.replace(/-dev$/, '')) && rest.some((word) => word.kind !== 'literal' || texRunsCode(word.value))) return false;
   const script = SCRIPT_RUNNERS.has(name) ? scriptArgumentsStart(command.words) : undefined;
   if (script !== undefined && !onlyHarmlessAfter(command.words, Math.max(script, rule.tokens.length))) return false;
   // make builds every target it is given, each running what the Makefile says: a rule covers the targets it names

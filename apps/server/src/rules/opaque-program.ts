@@ -195,7 +195,7 @@ function kubeconfigMayRun(words: readonly (string | undefined)[]): boolean {
 }
 
 /** Whether a word given to a TeX engine is an option (any unique start of one, `-` or `--`) that runs code. */
-export function texRunsCode(word: string): boolean {
+export export function texRunsCode(word: string): boolean {
   const option = /^--?([a-z0-9-]+)(?:=|$)/.exec(word)?.[1];
   return option !== undefined && TEX_CODE_OPTIONS.some((known) => known.startsWith(option));
 }
