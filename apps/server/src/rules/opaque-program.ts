@@ -129,10 +129,7 @@ function runsNamedCommand(command: SimpleCommand, name: string): Reason | undefi
   if (name === 'go' && words.includes('env') && words.some((word) => word !== undefined && /^--?w(?:=|$)/.test(word))) {
     return reason(codeWord('go env -w'), ' sets what later go commands run');
   }
-  if ((name === 'kubectl' || name === 'oc') && kubeconfigMayRun(words)) {
-    return reason(codeWord(name), ' is given a kubeconfig, or writes one, whose credential plugin may run a command');
-  }
-  if (name === 'openssl' && words.some((word) => word === undefined || OPENSSL_LOADING_SUBCOMMANDS.has(word) || OPENSSL_CODE_OPTION.test(word))) {
+  if (name === 'openssl' && opensslLoadsCode(words)) {
     return reason(codeWord('openssl'), ' is given an engine, a provider or a config, which may load a shared object');
   }
   if (name === 'ip' && ipRunsCommand(words)) return reason(codeWord('ip'), ' runs a command with `netns exec`, `vrf exec` or the commands of a -batch file');
@@ -183,19 +180,8 @@ function commandAfterOptions(words: readonly (string | undefined)[], flags: Read
   return null;
 }
 
-/**
- * Whether kubectl (or oc) may run the command of a kubeconfig's `exec` credential plugin that a call wrote: given a
- * kubeconfig (`--kubeconfig ./kc`, `--kubeconfig=./kc`, anywhere in its words), or writing a user's credentials into
- * the person's kubeconfig, which later calls read (`config set-credentials --exec-command=…`, `config set
- * users.x.exec.command …`).
- */
-function kubeconfigMayRun(words: readonly (string | undefined)[]): boolean {
-  if (words.some((word) => word !== undefined && /^--kubeconfig(?:=|$)/.test(word))) return true;
-  return words.includes('config') && words.some((word) => word === undefined || word === 'set-credentials' || word === 'set');
-}
-
 /** Whether a word given to a TeX engine is an option (any unique start of one, `-` or `--`) that runs code. */
-export export function texRunsCode(word: string): boolean {
+export function texRunsCode(word: string): boolean {
   const option = /^--?([a-z0-9-]+)(?:=|$)/.exec(word)?.[1];
   return option !== undefined && TEX_CODE_OPTIONS.some((known) => known.startsWith(option));
 }
@@ -211,7 +197,11 @@ function socatRunsProgram(word: string): boolean {
   });
 }
 
-function pandocRunsCode(words: readonly (string | undefined)[]): boolean {
+/**
+ * Whether pandoc, given `words` (a word the shell computes as undefined), runs a program or Lua code they name: a filter,
+ * an engine, a defaults file, or a reader or writer that is a script. Allow rules read a call past their words so too.
+ */
+export function pandocRunsCode(words: readonly (string | undefined)[]): boolean {
   for (const [index, word] of words.entries()) {
     if (word === undefined) return true;
     if (word === '--') return false;
@@ -233,6 +223,15 @@ function pandocRunsCode(words: readonly (string | undefined)[]): boolean {
 /** Whether a pandoc format names a script rather than a built-in format (`./writer.lua`, `x.lua`), or is unread. */
 function mayBeScript(format: string | undefined): boolean {
   return format === undefined || format.includes('/') || format.includes('.');
+}
+
+/**
+ * Whether openssl, given `words` (a word the shell computes as undefined), may load a shared object they name: an
+ * engine, a provider or a config option, or its `engine` or `provider` subcommand. Allow rules read a call past their
+ * words so too.
+ */
+export function opensslLoadsCode(words: readonly (string | undefined)[]): boolean {
+  return words.some((word) => word === undefined || OPENSSL_LOADING_SUBCOMMANDS.has(word) || OPENSSL_CODE_OPTION.test(word));
 }
 
 function isCodeRunner(name: string): boolean {

@@ -105,6 +105,24 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
     expect(await denied('go build')).toMatch(/^ask naming .*toolchain/);
   });
 
+  it('kubectl, oc and helm given a kubeconfig, or writing credentials into the person\'s, are covered by no rule and not plain', async () => {
+    const wide = [prefix('kubectl'), prefix('oc'), prefix('helm')];
+    for (const command of [
+      'kubectl get pods --kubeconfig ./kc',
+      'kubectl --kubeconfig=./kc get pods',
+      'oc get pods --kubeconfig ./kc',
+      'helm list --kubeconfig=./kc',
+      'helm --kubeconfig ./kc list',
+      'kubectl config set-credentials me --exec-command=./evil.sh',
+      'kubectl config set users.me.exec.command ./evil.sh',
+    ]) {
+      expect(await denied(command), command).toMatch(new RegExp(`^ask naming ${noDelete.id}: `));
+      expect(await allowed(command), command).toBe('ask');
+      expect((await evaluateRules(terminal(command), wide, context)).decision, command).toBe('ask');
+    }
+    expect((await evaluateRules(terminal('kubectl config view'), wide, context)).decision).toBe('allow');
+  });
+
   it('a kubeconfig in the workspace with an exec credential plugin or an auth provider: kubectl, oc and helm run its command', async () => {
     for (const text of [
       'users:\n- name: me\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: ./evil.sh\n',

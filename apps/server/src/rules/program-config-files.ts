@@ -30,6 +30,8 @@ const GO_ENV_HARMLESS: ReadonlySet<string> = new Set([
 
 /** Programs that read the person's kubeconfig and run its users' `exec` credential plugins (client-go). */
 const KUBECONFIG_READERS: ReadonlySet<string> = new Set(['kubectl', 'oc', 'helm']);
+/** The option naming the kubeconfig, anywhere in the words (`--kubeconfig ./kc`, `--kubeconfig=./kc`). */
+const KUBECONFIG_OPTION = /^--kubeconfig(?:=|$)/;
 /**
  * What in a kubeconfig may run a command: an `exec` credential plugin, an `auth-provider` (gcp's `cmd-path`). Looked
  * for as a word in any case (client-go reads YAML as JSON, whose keys match in any case), and any backslash (a key
@@ -44,7 +46,8 @@ const KUBECONFIG_RUNS = /\\|\b(?:exec|auth-provider|cmd-path)\b/i;
  * env file (`~/.config/go/env`: `GOFLAGS=-toolexec=./x.sh` runs it at every `go build`, `CC`, `GOTOOLCHAIN` …) and
  * runs a toolchain from its module cache (`~/go/pkg/mod/golang.org/toolchain@…/bin/go`) when a go.mod or go.work
  * names a newer Go, never checking it again once unpacked; kubectl, oc and helm run the `exec` credential plugin of
- * `~/.kube/config`. After a command on the line that may have changed the file system, such a file in the workspace
+ * `~/.kube/config`, or of one they are given (`--kubeconfig ./kc`) or write (`config set-credentials`, `config set`).
+ * After a command on the line that may have changed the file system, such a file in the workspace
  * counts whatever is there. Read synchronously, bounded: a few small files and one folder of at most 4,096 entries.
  */
 export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reason | undefined {
@@ -59,6 +62,10 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   const changed = line.changedBefore === true || line.fileSystemChanged === true;
   const shown = (file: string) => (isWithin(home, file) ? `~/${path.relative(home, file)}` : file);
   if (name === 'go') return goEnvMayRun(home, inWorkspace, changed, shown);
+  const words = command.words.slice(1).map((word) => (word.kind === 'literal' ? word.value : undefined));
+  if (words.some((word) => word !== undefined && KUBECONFIG_OPTION.test(word)) || (words.includes('config') && words.some((word) => word === undefined || word === 'set-credentials' || word === 'set'))) {
+    return reason(codeWord(name), ' is given a kubeconfig, or writes credentials into the person\'s, whose credential plugin may be a command it runs');
+  }
   const kubeconfig = path.join(home, '.kube', 'config');
   if (!inWorkspace(kubeconfig)) return undefined;
   const text = changed ? undefined : fileText(kubeconfig, MAX_KUBECONFIG_BYTES);
