@@ -1,6 +1,6 @@
 import { toolCallStep } from '@airlock/core/testing';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { chatWithMcpServer } from './support/mcp-chat';
+import { describe, expect, it, vi } from 'vitest';
+import { mcpToolCalls } from './support/mcp-chat';
 import { ended, waitingCall } from './support/always-allow';
 
 // A real stdio MCP server declares defaults in its tool's input schema and acts on them when an argument is left out:
@@ -8,12 +8,7 @@ import { ended, waitingCall } from './support/always-allow';
 
 vi.setConfig({ testTimeout: 60_000 });
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-const chatWith = (step: ReturnType<typeof toolCallStep>) => chatWithMcpServer('ops', 'defaults', step, cleanups);
+const { chatWith } = mcpToolCalls('ops', 'defaults');
 
 describe('a call to an MCP tool that leaves out arguments its schema gives defaults', () => {
   it('is put up with the defaults filled in, and the server gets exactly the arguments shown', async () => {

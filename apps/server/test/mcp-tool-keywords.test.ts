@@ -1,7 +1,5 @@
-import { toolCallStep } from '@airlock/core/testing';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { chatWithMcpServer, putUpOrEnded } from './support/mcp-chat';
-import { ended } from './support/always-allow';
+import { describe, it, vi } from 'vitest';
+import { mcpToolCalls } from './support/mcp-chat';
 
 // A real stdio MCP server lists `tally`, whose input schema holds one keyword zod cannot express (a `not` on `label`)
 // beside an integer `n` and `additionalProperties: false`, and `pick`, whose `oneOf` branches are told apart only by
@@ -10,12 +8,7 @@ import { ended } from './support/always-allow';
 
 vi.setConfig({ testTimeout: 60_000 });
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-const chatWith = (step: ReturnType<typeof toolCallStep>) => chatWithMcpServer('docs', 'unions', step, cleanups);
+const calls = mcpToolCalls('docs', 'unions');
 
 describe('an MCP tool whose input schema holds a keyword Airlock does not check', () => {
   it.each([
@@ -23,13 +16,7 @@ describe('an MCP tool whose input schema holds a keyword Airlock does not check'
     ['docs__tally', { n: 2, extra: 1 }],
     ['docs__tally', { label: 'x' }],
   ])('refuses before anyone is asked a call the rest of the schema refuses: %s %j', async (name, given) => {
-    const chat = await chatWith(toolCallStep({ name, arguments: given }));
-    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
-    await putUpOrEnded(chat, 's');
-    expect(chat.pending('s')).toStrictEqual([]);
-    const [call] = (await chat.getSession('s')).toolCalls;
-    expect(call).toMatchObject({ outcome: 'error', arguments: given });
-    expect(call!.result).toContain(`Error: invalid arguments for "${name}"`);
+    await calls.refusedBeforeAsked(name, given);
   });
 
   it.each([
@@ -37,15 +24,6 @@ describe('an MCP tool whose input schema holds a keyword Airlock does not check'
     ['docs__pick', { choice: 'apple' }],
     ['docs__pick', { choice: 'banana' }],
   ])('puts up and runs a call the schema accepts: %s %j', async (name, given) => {
-    const chat = await chatWith(toolCallStep({ name, arguments: given }));
-    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
-    await putUpOrEnded(chat, 's');
-    const [waiting] = chat.pending('s');
-    expect(waiting?.arguments).toStrictEqual(given);
-    await chat.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow' });
-    await ended(chat, 's');
-    const [call] = (await chat.getSession('s')).toolCalls;
-    expect(call).toMatchObject({ decision: 'allow', outcome: 'executed' });
-    expect(JSON.parse(call!.result!)).toStrictEqual({ received: given });
+    await calls.putsUpAndRuns(name, given);
   });
 });

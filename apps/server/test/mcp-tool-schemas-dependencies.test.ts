@@ -1,7 +1,5 @@
-import { toolCallStep } from '@airlock/core/testing';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ended } from './support/always-allow';
-import { chatWithMcpServer, putUpOrEnded } from './support/mcp-chat';
+import { describe, it, vi } from 'vitest';
+import { mcpToolCalls } from './support/mcp-chat';
 
 // A real stdio MCP server lists tools that say one argument needs another: with draft-07's `dependencies`, a list of
 // names (`card` needs `billing`) or a schema (`gift` needs a short `note`), with no `$schema` or draft-07's, as many
@@ -10,12 +8,7 @@ import { chatWithMcpServer, putUpOrEnded } from './support/mcp-chat';
 
 vi.setConfig({ testTimeout: 60_000 });
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-const chatWith = (step: ReturnType<typeof toolCallStep>) => chatWithMcpServer('docs', 'dependencies', step, cleanups);
+const calls = mcpToolCalls('docs', 'dependencies');
 
 const tools = ['ship', 'ship07', 'pack'];
 
@@ -31,16 +24,7 @@ describe('an MCP tool whose input schema says one argument needs another', () =>
     ['docs__ship2020', { card: '4111' }],
     ['docs__ship2020', { gift: true }],
   ])('puts up, exactly as given, and runs a call the schema accepts: %s %j', async (name, given) => {
-    const chat = await chatWith(toolCallStep({ name, arguments: given }));
-    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
-    await putUpOrEnded(chat, 's');
-    const [waiting] = chat.pending('s');
-    expect(waiting?.arguments).toStrictEqual(given);
-    await chat.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow' });
-    await ended(chat, 's');
-    const [call] = (await chat.getSession('s')).toolCalls;
-    expect(call).toMatchObject({ decision: 'allow', outcome: 'executed' });
-    expect(JSON.parse(call!.result!)).toStrictEqual({ received: given });
+    await calls.putsUpAndRuns(name, given);
   });
 
   it.each<Call>(
@@ -50,12 +34,6 @@ describe('an MCP tool whose input schema says one argument needs another', () =>
       [`docs__${tool}`, { gift: true, note: 'far too long for a note' }],
     ]),
   )('refuses before anyone is asked a call the schema refuses: %s %j', async (name, given) => {
-    const chat = await chatWith(toolCallStep({ name, arguments: given }));
-    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
-    await putUpOrEnded(chat, 's');
-    expect(chat.pending('s')).toStrictEqual([]);
-    const [call] = (await chat.getSession('s')).toolCalls;
-    expect(call).toMatchObject({ outcome: 'error', arguments: given });
-    expect(call!.result).toContain(`Error: invalid arguments for "${name}"`);
+    await calls.refusedBeforeAsked(name, given);
   });
 });

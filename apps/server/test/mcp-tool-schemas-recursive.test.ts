@@ -1,9 +1,6 @@
 import { toolCallStep } from '@airlock/core/testing';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { hostileServer } from '../src/mcp/fixtures/test-servers';
-import { McpManager } from '../src/mcp/mcp-manager';
-import { ended } from './support/always-allow';
-import { chatWithMcpServer, putUpOrEnded } from './support/mcp-chat';
+import { describe, expect, it, vi } from 'vitest';
+import { mcpToolCalls, putUpOrEnded } from './support/mcp-chat';
 
 // A real stdio MCP server lists `tree`, whose input schema is recursive: a `Node` of its `$defs` holds `children`, each
 // a `$ref` to `Node`. Airlock must check a call against it as deep as the call goes, with the thread's stack intact
@@ -11,12 +8,7 @@ import { chatWithMcpServer, putUpOrEnded } from './support/mcp-chat';
 
 vi.setConfig({ testTimeout: 60_000 });
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-const chatWith = (step: ReturnType<typeof toolCallStep>) => chatWithMcpServer('docs', 'recursive', step, cleanups);
+const calls = mcpToolCalls('docs', 'recursive');
 
 /** A chain of `levels` nodes, the last named `leaf`. */
 function chain(levels: number, leaf: unknown = 'leaf'): Record<string, unknown> {
@@ -30,16 +22,7 @@ describe('an MCP tool whose input schema is recursive', () => {
     ['three levels', { root: { name: 'a', children: [{ name: 'b', children: [{ name: 'c' }] }, { name: 'd', children: [] }] } }],
     ['a hundred levels', { root: chain(100) }],
   ])('puts up, exactly as given, and runs a call the schema accepts: %s', async (_, given) => {
-    const chat = await chatWith(toolCallStep({ name: 'docs__tree', arguments: given }));
-    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
-    await putUpOrEnded(chat, 's');
-    const [waiting] = chat.pending('s');
-    expect(waiting?.arguments).toStrictEqual(given);
-    await chat.confirm({ sessionId: 's', approvalId: waiting!.approvalId, decision: 'allow' });
-    await ended(chat, 's');
-    const [call] = (await chat.getSession('s')).toolCalls;
-    expect(call).toMatchObject({ decision: 'allow', outcome: 'executed' });
-    expect(JSON.parse(call!.result!)).toStrictEqual({ received: given });
+    await calls.putsUpAndRuns('docs__tree', given);
   });
 
   it.each([
@@ -48,18 +31,12 @@ describe('an MCP tool whose input schema is recursive', () => {
     ['a name no node declares', { root: { name: 'a', children: [{ name: 'b', colour: 'red' }] } }],
     ['a node without its name', { root: { name: 'a', children: [{ children: [] }] } }],
   ])('refuses before anyone is asked a call the schema refuses: %s', async (_, given) => {
-    const chat = await chatWith(toolCallStep({ name: 'docs__tree', arguments: given }));
-    await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
-    await putUpOrEnded(chat, 's');
-    expect(chat.pending('s')).toStrictEqual([]);
-    const [call] = (await chat.getSession('s')).toolCalls;
-    expect(call).toMatchObject({ outcome: 'error', arguments: given });
-    expect(call!.result).toContain('Error: invalid arguments for "docs__tree"');
+    await calls.refusedBeforeAsked('docs__tree', given);
   });
 
   it('refuses before anyone is asked a call nested deeper than it can check, and goes on', async () => {
     const given = { root: chain(600) };
-    const chat = await chatWith(toolCallStep({ name: 'docs__tree', arguments: given }));
+    const chat = await calls.chatWith(toolCallStep({ name: 'docs__tree', arguments: given }));
     await chat.startRun({ sessionId: 's', runId: 'r1', message: 'go' });
     await putUpOrEnded(chat, 's');
     expect(chat.pending('s')).toStrictEqual([]);
@@ -70,11 +47,8 @@ describe('an MCP tool whose input schema is recursive', () => {
   });
 
   it('does not offer a tool whose schema loops on itself or refers to itself in two ways at one value, and says so in the log', async () => {
-    const warnings: string[] = [];
-    const mcp = new McpManager({ servers: new Map([['docs', hostileServer('recursive')]]), logger: { info: () => undefined, warn: (line) => warnings.push(line) } });
-    cleanups.push(() => mcp.close());
-    await mcp.start();
-    expect(mcp.tools().map((tool) => tool.name)).toStrictEqual(['docs__tree']);
+    const { tools, warnings } = await calls.listing();
+    expect(tools).toStrictEqual(['docs__tree']);
     expect(warnings).toContain(
       'MCP server "docs": left out loop (its input schema refers to itself at the same value), twice (its input schema refers to itself in more than one way at one value)',
     );
