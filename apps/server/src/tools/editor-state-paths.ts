@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { FolderScans, type BrowserPlaces } from './browser-profiles';
 
@@ -19,18 +20,60 @@ const STATE_FILES = [path.join('vim', 'viminfo')];
 const DATA_FOLDERS = [...['swap', 'undo', 'backup', 'shada'].map((name) => path.join('nvim', name)), 'nano', 'kate', 'mc'];
 
 /**
- * In the XDG config folders: VS Code's and its forks' local history (`User/History`, a copy of each file at each save)
- * and hot exit's copies of unsaved editors (`Backups`); micro's backups and its `buffers` (the search and command
- * history, and, set so, each file's undo history); Sublime Text's `Local` (its session holds the text of unsaved
- * buffers and the find history); Midnight Commander's mcedit positions (`mc/filepos`, with its bookmarks).
+ * In a VS Code user-data folder (VS Code's, its forks', code-server's, the remote servers' `data`): the local history
+ * (`User/History`, a copy of each file at each save), hot exit's copies of unsaved editors (`Backups`, and
+ * `User/Backups` where a build keeps them there) and the workspaces' storage, where the chat keeps a copy of each file
+ * it edits (`workspaceStorage/<id>/chatEditingSessions/<session>/contents`) and its conversations, files quoted
+ * (`chatSessions`): hidden whole, as its one folder per workspace ever opened would be a look each.
+ */
+const USER_DATA_PATHS = [path.join('User', 'History'), path.join('User', 'Backups'), 'Backups', path.join('User', 'workspaceStorage')];
+
+/** The user-data folders of VS Code and the forks known by name, in the XDG config folders. */
+const USER_DATA_NAMES = ['Code', 'Code - OSS', 'Code - Insiders', 'VSCodium', 'VSCodium - Insiders', 'Cursor', 'Windsurf'];
+
+/** In the home folder: VS Code's remote server's and its forks' folders, each with its user-data folder in `data`. */
+const REMOTE_SERVER_FOLDER = /^\.[^.].*-server(?:-insiders)?$/;
+
+/**
+ * At most this many entries of each folder looked through for a VS Code user-data folder (the XDG config and data
+ * folders, the remote servers' in the home folder) are looked into, a stat each at every use: past it, only the ones
+ * known by name are found.
+ */
+const MAX_USER_DATA_CANDIDATES = 64;
+
+/**
+ * In the XDG config folders: micro's backups and its `buffers` (the search and command history, and, set so, each
+ * file's undo history); Sublime Text's `Local` (its session holds the text of unsaved buffers and the find history);
+ * Midnight Commander's mcedit positions (`mc/filepos`, with its bookmarks).
  */
 const CONFIG_PATHS = [
-  ...['Code', 'Code - OSS', 'Code - Insiders', 'VSCodium', 'Cursor'].flatMap((name) => [path.join(name, 'User', 'History'), path.join(name, 'Backups')]),
   path.join('micro', 'backups'),
   path.join('micro', 'buffers'),
   ...['sublime-text', 'sublime-text-3', 'sublime-text-2'].map((name) => path.join(name, 'Local')),
   path.join('mc', 'filepos'),
 ];
+
+/**
+ * The folders that hold a VS Code user-data layout (a `User` folder with `settings.json` or `globalStorage`) among the
+ * entries of the XDG config and data folders (`~/.config/Windsurf`, `~/.local/share/code-server`) and the remote
+ * servers' `data` (`~/.vscode-server/data`, `~/.cursor-server/data`, whose `User` may hold no settings), and the ones
+ * known by name whether laid out yet or not: each fork keeps its copies there under its own name, too many to list.
+ * Up to MAX_USER_DATA_CANDIDATES entries of each XDG folder looked into; their listings are read again only when they
+ * change (see FolderScans).
+ */
+function vsCodeUserDataFolders(places: BrowserPlaces, scans: FolderScans): string[] {
+  const configs = [...new Set([places.configHome, path.join(places.home, '.config')].filter((base) => base !== undefined))];
+  const data = [...new Set([places.dataHome, path.join(places.home, '.local', 'share')].filter((base) => base !== undefined))];
+  const found = [...configs, ...data].flatMap((base) => scans.entriesNamed(base, /^[^.]/).slice(0, MAX_USER_DATA_CANDIDATES)).filter(holdsUserData);
+  const servers = scans.entriesNamed(places.home, REMOTE_SERVER_FOLDER).map((server) => path.join(server, 'data'));
+  return [...new Set([...configs.flatMap((base) => USER_DATA_NAMES.map((name) => path.join(base, name))), ...servers, ...found])];
+}
+
+function holdsUserData(folder: string): boolean {
+  const user = path.join(folder, 'User');
+  if (statSync(user, { throwIfNoEntry: false })?.isDirectory() !== true) return false;
+  return ['settings.json', 'globalStorage'].some((name) => statSync(path.join(user, name), { throwIfNoEntry: false }) !== undefined);
+}
 
 /** In the XDG cache folders: helix's log, which at `-v` holds the language servers' messages, each file's text among them. */
 const CACHE_PATHS = ['helix'];
@@ -96,17 +139,18 @@ const EMACS_PATHS = [
 /**
  * The folders and files where editors keep what was in the files edited, under other names in other folders: neovim's,
  * and vim's and Emacs's as usually set up, swap, undo and backup folders, which hold every file's copy under its full
- * path with `%` for `/` (`%home%me%.openai-key.swp`); the other editors' copies (VS Code's and the JetBrains
- * editors' local history, the backups of VS Code's hot exit, micro, Kate's stash and Sublime Text's session); and the
- * registers and search histories of vim's viminfo (and its temporary names), neovim's ShaDa, nano's, joe's, micro's,
- * Midnight Commander's and Emacs's savehist, which hold text yanked or searched for in a file. The copy of a hidden
- * file (the server's token or key file, a shell history), or a line of it, is there under another name in another
- * folder, so editorCopies, which looks beside the file, misses it. Hidden whole from the tools: no tool needs another
+ * path with `%` for `/` (`%home%me%.openai-key.swp`); the other editors' copies (VS Code's, its forks' and the
+ * JetBrains editors' local history, the backups of VS Code's hot exit, its chat's copies of the files it edits,
+ * micro, Kate's stash and Sublime Text's session); and the registers and search histories of vim's viminfo (and its
+ * temporary names), neovim's ShaDa, nano's, joe's, micro's, Midnight Commander's and Emacs's savehist, which hold
+ * text yanked or searched for in a file. The copy of a hidden file (the server's token or key file, a shell history),
+ * or a line of it, is there under another name in another folder, so editorCopies, which looks beside the file, misses it. Hidden whole from the tools: no tool needs another
  * program's swap, undo or backup store or its registers, and naming only the copies of hidden files would miss a vim
  * whose `directory` names the folder without the `//` that gives the full path. Only where they exist, looked for at
  * each use (an editor makes them the first time it needs one, and writes its viminfo or ShaDa as it exits).
  * `env` is the server's: its HOME gave `places`, and it may name XDG_STATE_HOME and MICRO_CONFIG_HOME. With `scans`,
- * the JetBrains folders are read only when they change (see FolderScans).
+ * the JetBrains folders and those looked through for a VS Code user-data folder are read only when they change (see
+ * FolderScans).
  */
 export function editorStatePaths(places: BrowserPlaces, env: Readonly<Record<string, string | undefined>>, scans: FolderScans = new FolderScans()): string[] {
   const absolute = (value: string | undefined) => (value !== undefined && path.isAbsolute(value) ? value : undefined);
@@ -121,6 +165,7 @@ export function editorStatePaths(places: BrowserPlaces, env: Readonly<Record<str
     ...viminfos.flatMap(viminfoTemporaries),
     ...under([places.dataHome, path.join(places.home, '.local', 'share')], DATA_FOLDERS),
     ...under([places.configHome, path.join(places.home, '.config')], CONFIG_PATHS),
+    ...vsCodeUserDataFolders(places, scans).flatMap((folder) => USER_DATA_PATHS.map((name) => path.join(folder, name))),
     ...(micro === undefined ? [] : [path.join(micro, 'backups'), path.join(micro, 'buffers')]),
     ...[...HOME_FOLDERS, ...HOME_FILES, ...HOME_OLD_FOLDERS].map((name) => path.join(places.home, name)),
     ...under(caches, [...CACHE_FOLDERS, ...CACHE_PATHS]),

@@ -599,6 +599,38 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     }
   });
 
+  test("the copies of VS Code's remote servers and of any fork, found by its user-data layout (a User folder with settings.json or globalStorage) in the config and data folders, and the chat's copies of the files it edits, cannot be read, in a home outside the workspace and in it; a folder named User elsewhere stays readable", async () => {
+    await using workspace = await tempFolder();
+    await using outside = await tempFolder('/var/tmp');
+    for (const home of [outside.path, path.join(workspace.path, 'home')]) {
+      const states = [
+        ...['.vscode-server', '.vscode-server-insiders', '.cursor-server', '.windsurf-server'].flatMap((name) => [
+          path.join(name, 'data', 'User', 'History', '-5f3a2b1c', 'AbCd.bash_history'),
+          path.join(name, 'data', 'User', 'Backups', '0123abcd', 'file', '-7e3c9a1f'),
+          path.join(name, 'data', 'Backups', '0123abcd', 'file', '-7e3c9a1f'),
+        ]),
+        path.join('.local', 'share', 'code-server', 'User', 'History', '-5f3a2b1c', 'AbCd.bash_history'),
+        path.join('.config', 'Windsurf', 'User', 'History', '-5f3a2b1c', 'AbCd.bash_history'),
+        path.join('.config', 'VSCodium - Insiders', 'Backups', '0123abcd', 'file', '-7e3c9a1f'),
+        path.join('.config', 'Trae', 'User', 'History', '-5f3a2b1c', 'AbCd.bash_history'),
+        path.join('.config', 'Code', 'User', 'workspaceStorage', '0a1b2c3d', 'chatEditingSessions', 'e4f5', 'contents', '9a8b7c'),
+        path.join('.config', 'Code', 'User', 'workspaceStorage', '0a1b2c3d', 'chatSessions', 'e4f5.json'),
+      ];
+      for (const file of states) {
+        await mkdir(path.dirname(path.join(home, file)), { recursive: true });
+        await writeFile(path.join(home, file), 'AIRLOCK_TOKEN=the-key-value npm start\n');
+      }
+      await writeFile(path.join(home, '.local', 'share', 'code-server', 'User', 'settings.json'), '{}\n');
+      await mkdir(path.join(home, '.config', 'Trae', 'User', 'globalStorage'));
+      const kept = path.join(home, '.config', 'notes', 'User', 'History', 'todo.txt');
+      await mkdir(path.dirname(kept), { recursive: true });
+      await writeFile(kept, 'the-key-value\n');
+      const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home } });
+      const result = await runTool(tool, { command: `grep -rls the-key-value ${home}; echo end` });
+      expect(result).toStrictEqual({ content: `${kept}\nend\nexit code: 0`, isError: false });
+    }
+  });
+
   test("the Airlock config folder in the server's home folder, where the terminal client keeps its token file, cannot be read", async () => {
     await using workspace = await tempFolder();
     // The home folder inside the workspace, so that what is not masked would be seen (the sandbox's /tmp is its own).
