@@ -541,7 +541,7 @@ describe('hidden paths inside the workspace', () => {
     expect((await runTool(list, { path: path.join('.cache', 'JetBrains', 'PyCharm2025.2') })).content).toBe(`${path.join('.cache', 'JetBrains', 'PyCharm2025.2')}: 1 entry\nhidden   LocalHistory`);
   });
 
-  test("refuse a hard link in the workspace to a file in a hidden folder (atuin's history.db, the server's data folder), read or written, while it has that other name, and any file with two names while the hidden folders hold more entries than are looked through", async () => {
+  test("refuse a hard link in the workspace to a file in a hidden folder (atuin's history.db, the server's data folder), read or written, while it has that other name, and any file while the hidden folders hold more entries than are looked through", async () => {
     await using f = await homeFixture();
     const atuin = path.join(f.ws, '.local', 'share', 'atuin');
     await mkdir(atuin);
@@ -560,12 +560,15 @@ describe('hidden paths inside the workspace', () => {
     await writeFile(path.join(f.ws, 'planted'), 'a file of its own\n');
     expect(await runTool(read, { path: 'planted' })).toStrictEqual({ content: 'a file of its own\n', isError: false });
     // Two names of a file of the workspace's own are read as any file is, until the hidden folders hold more entries
-    // than are looked through: then no file with another name is taken as the workspace's own.
+    // than are looked through: then no file is taken as the workspace's own, as a symbolic link there past the bound
+    // may lead to any (hidden-links.test.ts).
     await link(path.join(f.ws, 'planted'), path.join(f.ws, 'planted-too'));
     expect(await runTool(read, { path: 'planted-too' })).toStrictEqual({ content: 'a file of its own\n', isError: false });
     await Promise.all(Array.from({ length: 4097 }, (_, index) => writeFile(path.join(atuin, `entry-${index}`), '')));
-    await expectRefused([[read, { path: 'planted-too' }]]);
-    expect(await runTool(read, { path: 'sub/notes.txt' })).toStrictEqual({ content: 'one\ntwo\nthree\nfour\nfive\n', isError: false });
+    await expectRefused([
+      [read, { path: 'planted-too' }],
+      [read, { path: 'sub/notes.txt' }],
+    ]);
   });
 
   test('leave the rest of the workspace usable', async () => {

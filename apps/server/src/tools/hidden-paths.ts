@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
+import { whereLeads } from './git-config-includes';
 
 /** A hidden path as a call masks it: an empty tmpfs over a folder, /dev/null over a file. */
 export interface HiddenMask {
@@ -29,21 +30,37 @@ export class HiddenPathMovedError extends Error {
   }
 }
 
+/** How a hidden file in the workspace is reached from elsewhere in it: a second name, or a link leading out of the hidden folders. */
+export type HiddenLink =
+  | { kind: 'hard'; path: string; nlink: bigint; identity: string }
+  | {
+      kind: 'symbolic';
+      /** The link, in a hidden folder. */
+      path: string;
+      /** Where the kernel leads it now, in the workspace and outside the hidden paths; for a dangling link, where a write through it makes the file. */
+      leadsTo: string;
+    };
+
 /**
- * A hidden file in the workspace has another name: a hard link a call made there (before the file held anything, as to
- * a history not written yet) shows whatever is written to it later, since the sandbox masks the hidden file by its path.
+ * A hidden file in the workspace can be reached from elsewhere in it. A hard link a call made there (before the file
+ * held anything, as to a history not written yet) shows whatever is written to it later, since the sandbox masks the
+ * hidden file by its path; so does a symbolic link a call put in a hidden folder in place of the file, leading to a
+ * workspace file: the person's program opens the file by its name and writes through the link.
  */
 export class HiddenPathLinkedError extends Error {
   override readonly name = 'HiddenPathLinkedError';
   constructor(
-    readonly entry: string,
-    readonly links: number,
+    readonly link: HiddenLink,
     workspace: string,
   ) {
     super(
-      `Refused: "${entry}", which tool calls must not see, has ${links} names: a hard link in the workspace would show what it holds. ` +
-        'Nothing was run: calls that run processes (terminal, python) are refused until it has one name again ' +
-        `(\`find ${workspace} -samefile ${entry}\` lists them).`,
+      link.kind === 'hard'
+        ? `Refused: "${link.path}", which tool calls must not see, has ${link.nlink} names: a hard link in the workspace would show what it holds. ` +
+            'Nothing was run: calls that run processes (terminal, python) are refused until it has one name again ' +
+            `(\`find ${workspace} -samefile ${link.path}\` lists them).`
+        : `Refused: "${link.path}", in a folder tool calls must not see, is a symbolic link to "${link.leadsTo}" in the workspace: what is written ` +
+            'through it would be seen there. Nothing was run: calls that run processes (terminal, python) are refused until it is gone ' +
+            `(\`rm ${link.path}\`) or leads elsewhere.`,
     );
   }
 }
@@ -73,29 +90,38 @@ export const LINK_CHECK_BOUND = 4096;
  * Throws HiddenPathLinkedError for a hidden regular file inside `workspace` that has more than one name, the files in
  * hidden folders included, at any depth: a call can make a file and link it before its folder exists (atuin's
  * `history.db`, nano's `search_history`), and the folder, masked from then on, hides the file but not the link. Where
- * the other name is cannot be told without a walk of the workspace, so the call is refused rather than masked. The
- * folders are looked through up to `bound` entries in all (see multiNamedHiddenFiles). Outside the workspace a call
- * cannot make one: a link across mounts fails (EXDEV), and the rest of the system is read-only.
+ * the other name is cannot be told without a walk of the workspace, so the call is refused rather than masked. So it
+ * does for a symbolic link in a hidden folder that leads into the workspace, outside the hidden paths: the link is
+ * masked with its folder, where it leads is not. The folders are looked through up to `bound` entries in all (see
+ * hiddenLinks). Outside the workspace a call cannot make either: a link across mounts fails (EXDEV), and the rest of
+ * the system is read-only.
  */
 export function refuseLinkedHiddenFiles(masks: readonly HiddenMask[], workspace: string, bound = LINK_CHECK_BOUND): void {
-  for (const file of multiNamedHiddenFiles(masks.map((mask) => mask.path), workspace, bound)) {
-    throw new HiddenPathLinkedError(file.path, Number(file.nlink), workspace);
+  for (const link of hiddenLinks(masks.map((mask) => mask.path), workspace, bound)) {
+    throw new HiddenPathLinkedError(link, workspace);
   }
 }
 
 /**
- * The hidden regular files inside `workspace` (among `hidden`, or in a folder among them, at any depth) that have more
- * than one name, one at a time. The folders are looked through up to `bound` entries in all (symbolic links are not
- * followed); past it, throws HiddenFoldersTooLargeError: a call could fill a folder it made to push its link past
- * what is looked at, so past the bound nothing is taken as having one name.
+ * The ways into the hidden files inside `workspace` (among `hidden`, or in a folder among them, at any depth) from
+ * elsewhere in it, one at a time: a regular file with more than one name, and a symbolic link that the kernel leads
+ * into the workspace outside every path of `hidden` (one left dangling followed to where a write through it makes
+ * the file: a program creates its history through it). The folders are looked through up to `bound` entries in all
+ * (no link is followed on the way); past it, throws HiddenFoldersTooLargeError: a call could fill a folder it made to
+ * push its link past what is looked at, so past the bound nothing is taken as unreached.
  */
-export function* multiNamedHiddenFiles(hidden: readonly string[], workspace: string, bound = LINK_CHECK_BOUND): Generator<{ path: string; nlink: bigint; identity: string }> {
+export function* hiddenLinks(hidden: readonly string[], workspace: string, bound = LINK_CHECK_BOUND): Generator<HiddenLink> {
   const inside = [...new Set(hidden.filter((entry) => isInside(workspace, entry)))];
   const outermost = inside.filter((entry) => !inside.some((outer) => isInside(outer, entry)));
+  const leadsOut = (link: string): HiddenLink | undefined => {
+    const leadsTo = whereLeads(link);
+    if (leadsTo === undefined || !isWithin(workspace, leadsTo) || hidden.some((entry) => isWithin(entry, leadsTo))) return undefined;
+    return { kind: 'symbolic', path: link, leadsTo };
+  };
   let entries = 0;
   for (const top of outermost) {
     const info = lstatSync(top, { bigint: true, throwIfNoEntry: false });
-    if (info?.isFile() === true && info.nlink > 1n) yield { path: top, nlink: info.nlink, identity: identityKey(info) };
+    if (info?.isFile() === true && info.nlink > 1n) yield { kind: 'hard', path: top, nlink: info.nlink, identity: identityKey(info) };
     if (info?.isDirectory() !== true) continue;
     const pending = [top];
     for (let folder = pending.pop(); folder !== undefined; folder = pending.pop()) {
@@ -104,9 +130,13 @@ export function* multiNamedHiddenFiles(hidden: readonly string[], workspace: str
         if (entries > bound) throw new HiddenFoldersTooLargeError(top, bound);
         const full = path.join(folder, entry.name);
         if (entry.isDirectory()) pending.push(full);
+        if (entry.isSymbolicLink()) {
+          const link = leadsOut(full);
+          if (link !== undefined) yield link;
+        }
         if (!entry.isFile()) continue;
         const stats = lstatSync(full, { bigint: true, throwIfNoEntry: false });
-        if (stats?.isFile() === true && stats.nlink > 1n) yield { path: full, nlink: stats.nlink, identity: identityKey(stats) };
+        if (stats?.isFile() === true && stats.nlink > 1n) yield { kind: 'hard', path: full, nlink: stats.nlink, identity: identityKey(stats) };
       }
     }
   }
@@ -121,8 +151,13 @@ function folderEntries(folder: string): Dirent[] {
 }
 
 function isInside(folder: string, target: string): boolean {
+  return path.relative(folder, target) !== '' && isWithin(folder, target);
+}
+
+/** `target` is `folder` or inside it. */
+function isWithin(folder: string, target: string): boolean {
   const relative = path.relative(folder, target);
-  return relative !== '' && relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative);
+  return relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative);
 }
 
 /** Who a file or folder is, whatever its path: its device and inode. */

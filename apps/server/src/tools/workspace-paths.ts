@@ -1,7 +1,7 @@
-import { readlinkSync, type BigIntStats, type Dir } from 'node:fs';
+import { readlinkSync, statSync, type BigIntStats, type Dir } from 'node:fs';
 import { constants, lstat, mkdir, open, opendir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { HiddenFoldersTooLargeError, HiddenPaths, identityKey, multiNamedHiddenFiles } from './hidden-paths';
+import { HiddenFoldersTooLargeError, hiddenLinks, HiddenPaths, identityKey } from './hidden-paths';
 import { isOnOwnMount, mountPinFor } from './own-mounts';
 
 /** A path that resolves, after following every symbolic link, to somewhere outside the workspace. */
@@ -106,11 +106,19 @@ interface Hidden {
   paths: string[];
   identities: ReadonlySet<Identity>;
   /**
-   * Whether a regular file with more than one name is one of the hidden files in a folder among `paths` under another
-   * name (a hard link a call made before the folder was there): those folders are looked through only then, bounded;
-   * past the bound, any such file is taken as one (see multiNamedHiddenFiles).
+   * The ways into the hidden folders among `paths` from elsewhere in the workspace (see hiddenLinks): the files with
+   * another name there (a hard link a call made before the folder was there), and where their symbolic links lead
+   * (a link a call put there in place of a history, which the person's program writes through). The folders are looked
+   * through when first asked, bounded; past the bound, 'too many', and any regular file may be one.
    */
-  linkedToHidden: (identity: Identity) => boolean;
+  links: () => HiddenLinks | 'too many';
+}
+
+interface HiddenLinks {
+  /** Who the files are that have another name in a hidden folder, or that a link there leads to. */
+  identities: ReadonlySet<Identity>;
+  /** Where the links in hidden folders lead in the workspace, there or not yet. */
+  targets: readonly string[];
 }
 
 /**
@@ -220,6 +228,7 @@ export class WorkspacePaths {
     // the way to a place too deep to be proven (each would be made, then the write refused).
     const target = path.join(root, ...names);
     checkPath(requested, root, hidden, target);
+    checkLinked(requested, hidden, target);
     if (Buffer.byteLength(target) > MAX_PATH_BYTES) throw new PathTooLongError(requested);
     let handle = await open(root, constants.O_RDONLY | constants.O_DIRECTORY);
     let expected = root;
@@ -244,7 +253,7 @@ export class WorkspacePaths {
       await handle.close();
       throw error;
     }
-    const folder = await this.#proven(requested, root, handle);
+    const folder = await this.#proven(requested, root, handle, hidden);
     if (folder.real !== expected) {
       await folder.close();
       throw new PathChangedError(requested);
@@ -364,7 +373,7 @@ export class WorkspacePaths {
   }
 
   /** The opened folder `handle` as a WorkspaceFolder, once proven inside the workspace and not hidden; else closed and refused. */
-  async #proven(requested: string, root: string, handle: FileHandle): Promise<WorkspaceFolder> {
+  async #proven(requested: string, root: string, handle: FileHandle, known?: Hidden): Promise<WorkspaceFolder> {
     try {
       const opened = `/proc/self/fd/${handle.fd}`;
       // Awaited before the identities are asked for: a failure of theirs must find its handler below with no wait.
@@ -385,8 +394,9 @@ export class WorkspacePaths {
       const [openedInfo, rootIdentity] = await identities;
       // Opened through another process's /proc/<pid>/root: its path and parents below are that process's view.
       if (!ownMount) throw new OutsideWorkspaceError(requested, "it leads into another process's view of the file system");
-      const hidden = this.#hiddenKnown(root);
+      const hidden = known ?? this.#hiddenKnown(root);
       checkPath(requested, root, hidden, real);
+      checkLinked(requested, hidden, real);
       // By identity too, from the descriptor up: `..` of /proc/self/fd/<fd> is the parent of the folder opened,
       // whatever its path says, and a hidden folder moved since start-up is still recognised.
       let identity = identityOf(openedInfo);
@@ -414,19 +424,12 @@ export class WorkspacePaths {
     const { paths, identities } = this.hidden.known();
     // One that is the workspace itself hides all of it (start-up refuses that: the data folder is never the workspace).
     const inside = paths.filter((real) => isWithin(root, real));
-    let linked: ReadonlySet<Identity> | 'too many' | undefined;
-    const linkedToHidden = (identity: Identity) => {
-      if (linked === undefined) {
-        try {
-          linked = new Set(Array.from(multiNamedHiddenFiles(inside, root), (file) => file.identity));
-        } catch (error) {
-          if (!(error instanceof HiddenFoldersTooLargeError)) throw error;
-          linked = 'too many';
-        }
-      }
-      return linked === 'too many' || linked.has(identity);
+    let found: HiddenLinks | 'too many' | undefined;
+    const links = () => {
+      found ??= linksInto(inside, root);
+      return found;
     };
-    return { paths: inside, identities, linkedToHidden };
+    return { paths: inside, identities, links };
   }
 
   async #confined(requested: string, root: string, target: string): Promise<string> {
@@ -468,7 +471,9 @@ export class WorkspaceFolder implements AsyncDisposable {
     const full = path.join(this.real, name);
     const identity = identityOf(info);
     if (this.#hidden.identities.has(identity) || this.#hidden.paths.some((hidden) => isWithin(hidden, full))) return true;
-    return info.isFile() && info.nlink > 1n && this.#hidden.linkedToHidden(identity);
+    const links = this.#hidden.links();
+    if (links === 'too many') return info.isFile();
+    return links.identities.has(identity) || links.targets.some((target) => isWithin(target, full));
   }
 
   /** The entry's lstat, refused when it is hidden; undefined when there is none. */
@@ -515,6 +520,39 @@ export class WorkspaceFolder implements AsyncDisposable {
 function checkPath(requested: string, root: string, hidden: Hidden, target: string): void {
   if (!isWithin(root, target) || PSEUDO_FILESYSTEMS.some((system) => isWithin(system, target))) throw new OutsideWorkspaceError(requested);
   if (hidden.paths.some((path) => isWithin(path, target))) throw new HiddenPathError(requested);
+}
+
+/**
+ * Refuses `target` where a symbolic link in a hidden folder leads, there or not yet. Only where a folder is proven or
+ * an entry is about to be made (not at each `resolve`): it costs a look through the hidden folders.
+ */
+function checkLinked(requested: string, hidden: Hidden, target: string): void {
+  const links = hidden.links();
+  if (links !== 'too many' && links.targets.some((leadsTo) => isWithin(leadsTo, target))) throw new HiddenPathError(requested);
+}
+
+/**
+ * The ways into the hidden folders `inside` the workspace `root` from elsewhere in it (see hiddenLinks), with who
+ * each link's target is when it is there.
+ */
+function linksInto(inside: readonly string[], root: string): HiddenLinks | 'too many' {
+  const identities = new Set<Identity>();
+  const targets: string[] = [];
+  try {
+    for (const link of hiddenLinks(inside, root)) {
+      if (link.kind === 'hard') {
+        identities.add(link.identity);
+        continue;
+      }
+      targets.push(link.leadsTo);
+      const info = statSync(link.leadsTo, { bigint: true, throwIfNoEntry: false });
+      if (info !== undefined) identities.add(identityOf(info));
+    }
+  } catch (error) {
+    if (!(error instanceof HiddenFoldersTooLargeError)) throw error;
+    return 'too many';
+  }
+  return { identities, targets };
 }
 
 /** `target` is `folder` or inside it; `<folder>-evil` is not. A name inside it that starts with `..` (`..x`) is inside. */
