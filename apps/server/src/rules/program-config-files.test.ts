@@ -23,7 +23,7 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
   });
 
   const noDelete = prefix('rm -rf', { effect: 'deny' });
-  const allows = [prefix('go build'), prefix('go test'), prefix('go vet'), prefix('kubectl get'), prefix('helm list'), prefix('oc get')];
+  const allows = [prefix('go build'), prefix('go test'), prefix('go vet'), prefix('kubectl get'), prefix('helm list'), prefix('helm pull'), prefix('oc get'), prefix('gh browse')];
   const denied = async (command: string) => {
     const decision = await evaluateRules(terminal(command), [noDelete], context);
     return 'because' in decision ? `ask naming ${decision.because.id}: ${reasonText(decision.unread)}` : decision.decision;
@@ -147,5 +147,26 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
     writeFileSync(path.join(home, '.kube', 'config'), 'users:\n- name: me\n  user:\n    exec:\n      command: gke-gcloud-auth-plugin\n');
     expect(await denied('kubectl get pods')).toBe('ask');
     expect(await allowed('kubectl get pods')).toBe('allow');
+  });
+
+  it("gh's config in the workspace naming a browser, an editor or a pager, and helm's plugins folder holding a plugin", async () => {
+    // gh writes these keys empty; a value is a program gh runs (`gh browse` its browser).
+    write('.config/gh/config.yml', 'version: 1\ngit_protocol: https\neditor:\nprompt: enabled\npager: ""\nbrowser:\naliases:\n    co: pr checkout\n');
+    mkdirSync(path.join(workspace, '.local', 'share', 'helm', 'plugins'), { recursive: true });
+    for (const command of ['gh browse', 'helm pull evil://x', 'helm list']) {
+      expect(await denied(command), command).toBe('ask');
+      expect(await allowed(command), command).toBe('allow');
+    }
+    for (const text of ['browser: ./evil.sh\n', 'hosts:\n  github.com:\n    editor: ./evil.sh\n', '{browser: ./evil.sh}\n', 'pager: "./evil.sh"\n']) {
+      write('.config/gh/config.yml', text);
+      expect(await denied('gh browse'), text).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*~/\\.config/gh/config\\.yml`));
+      expect(await allowed('gh browse'), text).toBe('ask');
+    }
+    // A downloader plugin runs for `helm pull evil://x`, a post-renderer plugin for an install.
+    write('.local/share/helm/plugins/evil/plugin.yaml', 'name: evil\ndownloaders:\n- command: ./evil.sh\n  protocols: [evil]\n');
+    for (const command of ['helm pull evil://x', 'helm list']) {
+      expect(await denied(command), command).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*~/\\.local/share/helm/plugins`));
+      expect(await allowed(command), command).toBe('ask');
+    }
   });
 });

@@ -30,6 +30,13 @@ const GO_ENV_HARMLESS: ReadonlySet<string> = new Set([
 
 /** Programs that read the person's kubeconfig and run its users' `exec` credential plugins (client-go). */
 const KUBECONFIG_READERS: ReadonlySet<string> = new Set(['kubectl', 'oc', 'helm']);
+/** A gh config larger than this is taken as naming a program (gh writes a few lines). */
+const MAX_GH_CONFIG_BYTES = 64 * 1024;
+/**
+ * What in gh's config names a program it runs: a `browser`, `editor` or `pager` given a value (gh writes them empty),
+ * at any depth (a host's own), and any flow mapping or backslash, which a line's look cannot read.
+ */
+const GH_CONFIG_RUNS = /[{\\]|^\s*["']?(?:browser|editor|pager)["']?\s*:[ \t]*(?!(?:""|''|~|null)?[ \t]*(?:#.*)?$)\S/im;
 /** The option naming the kubeconfig, anywhere in the words (`--kubeconfig ./kc`, `--kubeconfig=./kc`). */
 const KUBECONFIG_OPTION = /^--kubeconfig(?:=|$)/;
 /**
@@ -54,7 +61,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   const [first] = command.words;
   if (first?.kind !== 'literal' || line.workspace === undefined) return undefined;
   const name = commandBaseName(first.value);
-  if (name !== 'go' && !KUBECONFIG_READERS.has(name)) return undefined;
+  if (name !== 'go' && name !== 'gh' && !KUBECONFIG_READERS.has(name)) return undefined;
   const home = buildChildEnv({ source: process.env, cwd: '/' }).HOME ?? homedir();
   const workspace = path.resolve(line.workspace);
   const realWorkspace = leadsTo(workspace);
@@ -62,9 +69,23 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   const changed = line.changedBefore === true || line.fileSystemChanged === true;
   const shown = (file: string) => (isWithin(home, file) ? `~/${path.relative(home, file)}` : file);
   if (name === 'go') return goEnvMayRun(home, inWorkspace, changed, shown);
+  if (name === 'gh') {
+    // os.UserConfigDir's gh folder: a call's gh has no GH_CONFIG_DIR or XDG_CONFIG_HOME (buildChildEnv).
+    const config = path.join(home, '.config', 'gh', 'config.yml');
+    if (!inWorkspace(config)) return undefined;
+    const text = changed ? undefined : fileText(config, MAX_GH_CONFIG_BYTES);
+    if (text === null || (text !== undefined && !GH_CONFIG_RUNS.test(text))) return undefined;
+    return reason(codeWord('gh'), ' reads ', codeWord(shown(config)), ', its config in the workspace, where a call may have written it, which names a browser, an editor or a pager it runs');
+  }
   const words = command.words.slice(1).map((word) => (word.kind === 'literal' ? word.value : undefined));
   if (words.some((word) => word !== undefined && KUBECONFIG_OPTION.test(word)) || (words.includes('config') && words.some((word) => word === undefined || word === 'set-credentials' || word === 'set'))) {
     return reason(codeWord(name), ' is given a kubeconfig, or writes credentials into the person\'s, whose credential plugin may be a command it runs');
+  }
+  // helm's plugins folder (XDG_DATA_HOME's, which a call's helm has not): a downloader plugin runs for `helm pull x://…`,
+  // a dependency's repository of its scheme, a post-renderer plugin for an install.
+  const plugins = path.join(home, '.local', 'share', 'helm', 'plugins');
+  if (name === 'helm' && inWorkspace(plugins) && (changed || holdsEntry(plugins, () => true))) {
+    return reason(codeWord('helm'), ' runs the plugins of ', codeWord(shown(plugins)), ', which lies in the workspace, where a call may have written one');
   }
   const kubeconfig = path.join(home, '.kube', 'config');
   if (!inWorkspace(kubeconfig)) return undefined;
@@ -124,6 +145,11 @@ function goEnvSettings(text: string): Map<string, string> {
 
 /** Whether the module cache's `golang.org` folder holds a toolchain (`toolchain@v0.0.1-go1.22.0.linux-amd64`), or may. */
 function holdsToolchain(folder: string): boolean {
+  return holdsEntry(folder, (name) => name.startsWith('toolchain@'));
+}
+
+/** Whether `folder` holds an entry whose name is `wanted`, or may (past `MAX_CACHE_ENTRIES`, or not read); not when not there. */
+function holdsEntry(folder: string, wanted: (name: string) => boolean): boolean {
   let dir;
   try {
     dir = opendirSync(folder);
@@ -134,7 +160,7 @@ function holdsToolchain(folder: string): boolean {
     for (let read = 0; read <= MAX_CACHE_ENTRIES; read += 1) {
       const entry = dir.readSync();
       if (entry === null) return false;
-      if (read === MAX_CACHE_ENTRIES || entry.name.startsWith('toolchain@')) return true;
+      if (read === MAX_CACHE_ENTRIES || wanted(entry.name)) return true;
     }
     return true;
   } catch {
