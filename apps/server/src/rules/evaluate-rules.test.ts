@@ -266,6 +266,64 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it('a prefix rule for openssl, pandoc, helm, kustomize or kubectl covers no option by which it loads or runs what the call chose', async () => {
+    // Each but kubectl's, oc's and helm's kubeconfig (asked since go env files and kubeconfigs are read) was allowed under
+    // the rule, and openssl, pandoc, helm and kustomize loaded or ran the file the call named.
+    for (const [token, line] of [
+      ['openssl req', 'openssl req -engine ./x.so -new'],
+      ['openssl req', 'openssl req -new --engine=./x.so'],
+      ['openssl req', 'openssl req -new -keygen_engine ./x.so'],
+      ['openssl', 'openssl req -config ./x.cnf'],
+      ['openssl', 'openssl req -new -provider x -provider-path .'],
+      ['openssl', 'openssl req --provider-path=. -new'],
+      ['openssl', 'openssl engine ./x.so'],
+      ['openssl req', 'openssl req -new $X'],
+      ['pandoc', 'pandoc --filter ./evil.sh x.md'],
+      ['pandoc', 'pandoc --filter=./evil.sh x.md'],
+      ['pandoc', 'pandoc --filt ./evil.sh x.md'],
+      ['pandoc', 'pandoc -F ./evil.sh x.md'],
+      ['pandoc', 'pandoc -sF./evil.sh x.md'],
+      ['pandoc', 'pandoc --lua-filter x.lua x.md'],
+      ['pandoc', 'pandoc -L x.lua x.md'],
+      ['pandoc', 'pandoc x.md -o x.pdf --pdf-engine=./evil.sh'],
+      ['pandoc', 'pandoc -d x.yaml x.md'],
+      ['pandoc', 'pandoc -t ./writer.lua x.md'],
+      ['pandoc x.md', 'pandoc x.md --filter ./evil.sh'],
+      ['helm template', 'helm template x ./c --post-renderer ./evil.sh'],
+      ['helm template', 'helm template x ./c --post-renderer=./evil.sh'],
+      ['helm install', 'helm install x ./c --post-renderer ./evil.sh'],
+      ['helm template', 'helm template x ./c $X'],
+      ['helm list', 'helm list --kubeconfig ./kc'],
+      ['kustomize build', 'kustomize build --enable-exec .'],
+      ['kustomize build', 'kustomize build . --enable-exec=true'],
+      ['kustomize build', 'kustomize build --enable-alpha-plugins .'],
+      ['kustomize build', 'kustomize build . --enable-helm --helm-command ./evil.sh'],
+      ['kustomize', 'kustomize fn run . --exec-path ./evil.sh'],
+      ['kubectl kustomize', 'kubectl kustomize --enable-exec .'],
+      ['kubectl kustomize', 'kubectl kustomize --enable_alpha_plugins .'],
+      ['kubectl get', 'kubectl get pods --kubeconfig ./kc'],
+      ['kubectl get', 'kubectl get --kubeconfig=./kc pods'],
+      ['kubectl apply', 'kubectl apply -f x.yaml --kubeconfig ./kc'],
+      ['kubectl get', 'kubectl get pods $X'],
+      ['oc get', 'oc get pods --kubeconfig=./kc'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+    }
+    for (const [token, line] of [
+      ['openssl req', 'openssl req -new -key k.pem -out r.csr'],
+      ['openssl', 'openssl x509 -in c.pem -noout -text'],
+      ['pandoc', 'pandoc -s x.md -o x.html'],
+      ['pandoc', 'pandoc -t html x.md'],
+      ['pandoc', 'pandoc docs/*.md -o out.pdf'],
+      ['helm template', 'helm template x ./c -f values.yaml'],
+      ['kustomize build', 'kustomize build overlays/prod'],
+      ['kubectl kustomize', 'kubectl kustomize .'],
+      ['kubectl get', 'kubectl get pods -n web -o wide'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('allow');
+    }
+  });
+
   it('a prefix rule for a wrapper deny rules look behind covers nothing it runs, and the schema refuses one', async () => {
     // The probe's lines: each was allowed by a prefix rule for the wrapper, and the two through the server ran.
     for (const [token, line] of [

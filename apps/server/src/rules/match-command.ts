@@ -16,7 +16,7 @@ import { configFileMayRun } from './program-config-files';
 import { submoduleConfigMayRun } from './submodule-configs';
 import { commandBaseName, isExactOnlyCommand, isExactOnlyProgram, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
 import { PLAIN_SUBCOMMANDS, RUNS_BY_SUBCOMMAND, TEX_ENGINES, WORKING_FOLDER_PROGRAMS } from '@airlock/api/rules/commands';
-import { texRunsCode } from './opaque-program';
+import { opensslLoadsCode, pandocRunsCode, texRunsCode } from './opaque-program';
 import type { SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
 import type { CommandPrefix } from '@airlock/api';
@@ -78,6 +78,15 @@ const PIP_OPTIONS = [
  */
 const SSH_CODE_KEYWORDS =
   /^(?:-[A-Za-z0-9]*o)?\s*(?:proxycommand|localcommand|permitlocalcommand|knownhostscommand|proxyjump|include|match|pkcs11provider|securitykeyprovider|identityagent|controlpath|controlmaster|remotecommand|proxyusefdpass)\s*(?:=|\s|$)/i;
+
+/**
+ * The options by which kubectl, oc, helm and kustomize (cobra's, read by pflag: `--x v`, `--x=v`, no start of a name)
+ * run a program the call chose, or a file naming one: a kubeconfig's credential plugin (`--kubeconfig ./kc`), helm's
+ * post-renderer, kustomize's exec and container plugins of a kustomization a call wrote (`--enable-exec`,
+ * `--enable-alpha-plugins`, also `kubectl kustomize`'s), its `--helm-command` and `fn run --exec-path`. kubectl takes
+ * `_` for `-` in a name (`--enable_exec`).
+ */
+const KUBE_CODE_OPTIONS = /^--(?:kubeconfig|post[-_]renderer(?:[-_]args)?|enable[-_]exec|enable[-_]alpha[-_]plugins|helm[-_]command|exec[-_]path)(?:=|$)/;
 
 /**
  * Options through which a command runs code other than what a rule for it names (`npm test --node-options=…`,
@@ -157,6 +166,7 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['composer', { options: ['-d', '--working-dir'] }],
   ['uv', { options: ['--directory', '--project', '--config-file', '--script'] }],
   ['turbo', { options: ['--cwd', '--root-turbo-json'] }],
+  ...['kubectl', 'oc', 'helm', 'kustomize'].map((kube): [string, CodeOptions] => [kube, { options: [], words: KUBE_CODE_OPTIONS }]),
   // The compiler drivers have no `--`: it is an error there.
   ...['gcc', 'g++', 'cc', 'c++', 'clang', 'clang++'].map((compiler): [string, CodeOptions] => [compiler, { options: COMPILER_LONG_OPTIONS, prefixes: COMPILER_PREFIXES, endOfOptions: 'never' }]),
 ]);
@@ -495,6 +505,12 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   if (rest.length > 0 && runsBySubcommand(name, command.words)) return false;
   // A TeX engine given its shell escape or Lua (`pdflatex -shell-escape x.tex`) runs what the document says.
   if (TEX_ENGINES.has(name.replace(/-dev$/, '')) && rest.some((word) => word.kind !== 'literal' || texRunsCode(word.value))) return false;
+  // openssl given an engine, a provider or a config (`req -engine ./x.so`) loads it, pandoc given a filter runs it
+  // (`--filter ./x.sh`, `-L x.lua`): read as deny rules read them, a word that may become any as any.
+  if (name === 'openssl' || name === 'pandoc') {
+    const given = rest.map((word) => (word.kind === 'literal' ? word.value : anything(word) ? undefined : word.text.replace(/["']/g, '').replace(LEADING_EXPANSIONS, '')));
+    if ((name === 'openssl' ? opensslLoadsCode : pandocRunsCode)(given)) return false;
+  }
   const script = SCRIPT_RUNNERS.has(name) ? scriptArgumentsStart(command.words) : undefined;
   if (script !== undefined && !onlyHarmlessAfter(command.words, Math.max(script, rule.tokens.length))) return false;
   // make builds every target it is given, each running what the Makefile says: a rule covers the targets it names
