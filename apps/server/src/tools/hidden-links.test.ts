@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { appendFile, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -61,6 +62,27 @@ describe('a symbolic link in a hidden folder of the workspace, in the bubblewrap
     await mkdir(path.join(w.path, 'out'));
     await symlink(path.join(w.path, 'out'), link);
     expect(await runTool(w.terminal, { command: 'ls out; echo ran' })).toStrictEqual(refusal(link, path.join(w.path, 'out')));
+  });
+
+  test("one through /proc/self/cwd, which leads to where the person's program runs, not to where the server does: refused, and the file tools refuse every file while it is there", async () => {
+    await using w = await homeWorkspace();
+    await writeFile(path.join(w.path, 'notes.txt'), 'notes\n');
+    const plant = 'mkdir -p ~/.local/share/atuin && ln -s /proc/self/cwd/leak ~/.local/share/atuin/history.db && echo planted';
+    expect(await runTool(w.terminal, { command: plant })).toStrictEqual({ content: 'planted\nexit code: 0', isError: false });
+    // The person's shell hook, run in the workspace, writes its history by name.
+    const link = path.join(w.home, '.local', 'share', 'atuin', 'history.db');
+    expect(spawnSync('sh', ['-c', 'printf %s "$1" >> "$2"', 'sh', SECRET, link], { cwd: w.path }).status).toBe(0);
+    expect(await readFile(path.join(w.path, 'leak'), 'utf8')).toBe(SECRET);
+    expect(await runTool(w.terminal, { command: 'cat leak; echo ran' })).toStrictEqual({
+      content:
+        `Refused: "${link}", in a folder tool calls must not see, is a symbolic link through /proc ("/proc/self/cwd/leak"), which leads to ` +
+        'where each program that opens it runs, the workspace too. Nothing was run: calls that run processes (terminal, python) are refused ' +
+        `until it is gone (\`rm ${link}\`) or leads elsewhere.`,
+      isError: true,
+    });
+    for (const file of ['leak', 'notes.txt']) expect({ file, refused: (await runTool(w.read, { path: file })).content.startsWith('Refused:') }).toStrictEqual({ file, refused: true });
+    await rm(link);
+    expect(await runTool(w.read, { path: 'notes.txt' })).toStrictEqual({ content: 'notes\n', isError: false });
   });
 
   test('links that lead inside the hidden folders or outside the workspace (a browser lock naming its host, a socket in /tmp) leave calls running', async () => {

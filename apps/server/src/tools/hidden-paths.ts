@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { whereLeads } from './git-config-includes';
 
@@ -39,6 +39,13 @@ export type HiddenLink =
       path: string;
       /** Where the kernel leads it now, in the workspace and outside the hidden paths; for a dangling link, where a write through it makes the file. */
       leadsTo: string;
+    }
+  | {
+      kind: 'process';
+      /** The link, in a hidden folder, that the kernel leads through /proc (`/proc/self/cwd/…`): where it leads is each opener's own. */
+      path: string;
+      /** What the link holds. */
+      text: string;
     };
 
 /**
@@ -58,9 +65,11 @@ export class HiddenPathLinkedError extends Error {
         ? `Refused: "${link.path}", which tool calls must not see, has ${link.nlink} names: a hard link in the workspace would show what it holds. ` +
             'Nothing was run: calls that run processes (terminal, python) are refused until it has one name again ' +
             `(\`find ${workspace} -samefile ${link.path}\` lists them).`
-        : `Refused: "${link.path}", in a folder tool calls must not see, is a symbolic link to "${link.leadsTo}" in the workspace: what is written ` +
-            'through it would be seen there. Nothing was run: calls that run processes (terminal, python) are refused until it is gone ' +
-            `(\`rm ${link.path}\`) or leads elsewhere.`,
+        : `Refused: "${link.path}", in a folder tool calls must not see, is a symbolic link ` +
+            (link.kind === 'symbolic'
+              ? `to "${link.leadsTo}" in the workspace: what is written through it would be seen there. `
+              : `through /proc ("${link.text}"), which leads to where each program that opens it runs, the workspace too. `) +
+            `Nothing was run: calls that run processes (terminal, python) are refused until it is gone (\`rm ${link.path}\`) or leads elsewhere.`,
     );
   }
 }
@@ -114,6 +123,7 @@ export function* hiddenLinks(hidden: readonly string[], workspace: string, bound
   const inside = [...new Set(hidden.filter((entry) => isInside(workspace, entry)))];
   const outermost = inside.filter((entry) => !inside.some((outer) => isInside(outer, entry)));
   const leadsOut = (link: string): HiddenLink | undefined => {
+    if (leadsThroughProc(link)) return { kind: 'process', path: link, text: linkText(link) };
     const leadsTo = whereLeads(link);
     if (leadsTo === undefined || !isWithin(workspace, leadsTo) || hidden.some((entry) => isWithin(entry, leadsTo))) return undefined;
     return { kind: 'symbolic', path: link, leadsTo };
@@ -139,6 +149,45 @@ export function* hiddenLinks(hidden: readonly string[], workspace: string, bound
         if (stats?.isFile() === true && stats.nlink > 1n) yield { kind: 'hard', path: full, nlink: stats.nlink, identity: identityKey(stats) };
       }
     }
+  }
+}
+
+/** Links followed at most in finding whether a path leads through /proc: a call's own links may loop. */
+const MAX_LINKS_FOLLOWED = 256;
+
+/**
+ * Whether the kernel, resolving `file` name by name, passes through /proc (`/proc/self/cwd`, `/proc/self/root`, a
+ * `/dev/fd` link): what is there is each process's own, so where the server resolves it is not where the person's
+ * program does. True too for links that loop past `MAX_LINKS_FOLLOWED`: where they lead cannot be told.
+ */
+function leadsThroughProc(file: string): boolean {
+  let at = '/';
+  let pending = file.split('/');
+  for (let followed = 0; followed <= MAX_LINKS_FOLLOWED; ) {
+    const name = pending.shift();
+    if (name === undefined) return false;
+    if (name === '' || name === '.') continue;
+    const next = name === '..' ? path.dirname(at) : path.join(at, name);
+    if (isWithin('/proc', next)) return true;
+    const info = lstatSync(next, { throwIfNoEntry: false });
+    if (info?.isSymbolicLink() !== true) {
+      if (info === undefined) return false;
+      at = next;
+      continue;
+    }
+    followed += 1;
+    const text = linkText(next);
+    if (text.startsWith('/')) at = '/';
+    pending = [...text.split('/'), ...pending];
+  }
+  return true;
+}
+
+function linkText(link: string): string {
+  try {
+    return readlinkSync(link);
+  } catch {
+    return '';
   }
 }
 

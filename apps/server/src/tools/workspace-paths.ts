@@ -109,9 +109,10 @@ interface Hidden {
    * The ways into the hidden folders among `paths` from elsewhere in the workspace (see hiddenLinks): the files with
    * another name there (a hard link a call made before the folder was there), and where their symbolic links lead
    * (a link a call put there in place of a history, which the person's program writes through). The folders are looked
-   * through when first asked, bounded; past the bound, 'too many', and any regular file may be one.
+   * through when first asked, bounded; past the bound, or while a link there leads through /proc (where each
+   * program that opens it runs), 'any': any regular file may be one.
    */
-  links: () => HiddenLinks | 'too many';
+  links: () => HiddenLinks | 'any';
 }
 
 interface HiddenLinks {
@@ -424,7 +425,7 @@ export class WorkspacePaths {
     const { paths, identities } = this.hidden.known();
     // One that is the workspace itself hides all of it (start-up refuses that: the data folder is never the workspace).
     const inside = paths.filter((real) => isWithin(root, real));
-    let found: HiddenLinks | 'too many' | undefined;
+    let found: HiddenLinks | 'any' | undefined;
     const links = () => {
       found ??= linksInto(inside, root);
       return found;
@@ -472,7 +473,7 @@ export class WorkspaceFolder implements AsyncDisposable {
     const identity = identityOf(info);
     if (this.#hidden.identities.has(identity) || this.#hidden.paths.some((hidden) => isWithin(hidden, full))) return true;
     const links = this.#hidden.links();
-    if (links === 'too many') return info.isFile();
+    if (links === 'any') return info.isFile();
     return links.identities.has(identity) || links.targets.some((target) => isWithin(target, full));
   }
 
@@ -528,18 +529,19 @@ function checkPath(requested: string, root: string, hidden: Hidden, target: stri
  */
 function checkLinked(requested: string, hidden: Hidden, target: string): void {
   const links = hidden.links();
-  if (links !== 'too many' && links.targets.some((leadsTo) => isWithin(leadsTo, target))) throw new HiddenPathError(requested);
+  if (links !== 'any' && links.targets.some((leadsTo) => isWithin(leadsTo, target))) throw new HiddenPathError(requested);
 }
 
 /**
  * The ways into the hidden folders `inside` the workspace `root` from elsewhere in it (see hiddenLinks), with who
  * each link's target is when it is there.
  */
-function linksInto(inside: readonly string[], root: string): HiddenLinks | 'too many' {
+function linksInto(inside: readonly string[], root: string): HiddenLinks | 'any' {
   const identities = new Set<Identity>();
   const targets: string[] = [];
   try {
     for (const link of hiddenLinks(inside, root)) {
+      if (link.kind === 'process') return 'any';
       if (link.kind === 'hard') {
         identities.add(link.identity);
         continue;
@@ -550,7 +552,7 @@ function linksInto(inside: readonly string[], root: string): HiddenLinks | 'too 
     }
   } catch (error) {
     if (!(error instanceof HiddenFoldersTooLargeError)) throw error;
-    return 'too many';
+    return 'any';
   }
   return { identities, targets };
 }
