@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { mcpToolCalls, putUpOrEnded } from './support/mcp-chat';
 
 // A real stdio MCP server lists `tree`, whose input schema is recursive: a `Node` of its `$defs` holds `children`, each
-// a `$ref` to `Node`. Airlock must check a call against it as deep as the call goes, with the thread's stack intact
+// a `$ref` to `Node`, and a `Label` whose `parts` are `Label`s. Airlock must check a call against it as deep as the call goes, with the thread's stack intact
 // whatever the call, and must not offer a tool whose schema loops on itself or would take a check more ways at each level.
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -21,6 +21,7 @@ describe('an MCP tool whose input schema is recursive', () => {
   it.each([
     ['three levels', { root: { name: 'a', children: [{ name: 'b', children: [{ name: 'c' }] }, { name: 'd', children: [] }] } }],
     ['a hundred levels', { root: chain(100) }],
+    ['labels of labels in it', { root: { name: 'a', label: { text: 'x', parts: [{ parts: [{ text: 'y' }] }] }, children: [{ name: 'b', label: {} }] } }],
   ])('puts up, exactly as given, and runs a call the schema accepts: %s', async (_, given) => {
     await calls.putsUpAndRuns('docs__tree', given);
   });
@@ -30,6 +31,7 @@ describe('an MCP tool whose input schema is recursive', () => {
     ['a name too long fifty levels down', { root: chain(50, 'much too long for a name') }],
     ['a name no node declares', { root: { name: 'a', children: [{ name: 'b', colour: 'red' }] } }],
     ['a node without its name', { root: { name: 'a', children: [{ children: [] }] } }],
+    ['a label of the wrong type in a label', { root: { name: 'a', children: [{ name: 'b', label: { parts: [{ text: 5 }] } }] } }],
   ])('refuses before anyone is asked a call the schema refuses: %s', async (_, given) => {
     await calls.refusedBeforeAsked('docs__tree', given);
   });

@@ -457,24 +457,26 @@ function inlineReferences(root: unknown): { schema: unknown; referred: Set<unkno
     return part;
   };
   const schema = inline(root, 0, 0).node;
-  for (const cycle of cycles.values()) singleWays(cycle);
+  const parts = new Set<unknown>(cycles.values());
+  for (const cycle of parts) singleWays(cycle, parts);
   return { schema, referred, recursive: cycles.size > 0 };
 }
 
 /**
- * Checks that a check of a value against `part` (a part of a recursive schema a `$ref` inside it names, already
- * inlined) reaches a recursive part again in at most one way for each value inside it (`allOf: [{ $ref: "#" }, { $ref:
+ * Checks that a check of a value against `part` (one of `parts`, those of a recursive schema a `$ref` inside them
+ * names, already inlined) reaches a recursive part in at most one way for each value inside it (`allOf: [{ $ref: "#" }, { $ref:
  * "#/$defs/T" }]` at one property is two). With two, zod's check of a value that fails deep down kept the failures of
  * both ways at each level: 2^depth of them (18 levels made 262,144 and ran past the end of the stack). A union's
  * branches count as one way: zod keeps each branch's failures apart, shared. Throws UncheckableSchema otherwise.
  */
-function singleWays(part: Record<string, unknown>): void {
+function singleWays(part: unknown, parts: ReadonlySet<unknown>): void {
   const known = new Map<unknown, Map<string, number>>();
   const ways = (node: unknown, depth: number): Map<string, number> => {
     if (depth > MAX_INLINED_DEPTH) throw new UncheckableSchema('is nested too deeply');
     if (Array.isArray(node)) return summed(node.map((item) => ways(item, depth + 1)));
     if (!isRecord(node)) return new Map();
-    if (depth > 0 && node === part) return new Map([['', 1]]);
+    // Another recursive part is counted as one way and checked on its own: walked into, its own cycle never ends.
+    if (depth > 0 && parts.has(node)) return new Map([['', 1]]);
     const seen = known.get(node);
     if (seen !== undefined) return seen;
     const all: Map<string, number>[] = [];
