@@ -344,4 +344,15 @@ describe('command lines against rules', () => {
   it('reads an over-long command line as one it cannot see through', async () => {
     expect(await decide(`npm test ${'a'.repeat(70_000)}`)).toBe('ask');
   });
+
+  it('a rule for kubectl, oc, cargo, helm or gh covers a plugin, an extension or an alias only as it names it', async () => {
+    const wide = ['kubectl', 'oc', 'cargo', 'helm', 'gh', 'helm plugin', 'gh extension', 'gh config', 'helm evil'].map((words) => prefix(words));
+    const decided = async (command: string) => (await evaluateRules(terminal(command), wide, context)).decision;
+    for (const command of ['kubectl evil', 'oc evil', 'cargo evil', 'cargo --color always evil', 'helm -n ns evil', 'gh evil', 'gh co 12', 'helm plugin install ./evil', 'gh extension exec evil', 'gh config set browser ./evil.sh', 'helm evil --x']) {
+      expect(await decided(command), command).toBe('ask');
+    }
+    for (const command of ['kubectl get pods', 'kubectl -n ns get pods', 'cargo build', 'helm -n ns list', 'gh pr list', 'helm plugin list', 'gh config get editor', 'oc get pods', 'helm evil']) {
+      expect(await decided(command), command).toBe('allow');
+    }
+  });
 });

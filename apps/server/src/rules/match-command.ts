@@ -16,7 +16,7 @@ import { configFileMayRun } from './program-config-files';
 import { submoduleConfigMayRun } from './submodule-configs';
 import { commandBaseName, isExactOnlyCommand, isExactOnlyProgram, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
 import { PLAIN_SUBCOMMANDS, RUNS_BY_SUBCOMMAND, TEX_ENGINES, WORKING_FOLDER_PROGRAMS } from '@airlock/api/rules/commands';
-import { opensslLoadsCode, pandocRunsCode, texRunsCode } from './opaque-program';
+import { opensslLoadsCode, pandocRunsCode, runsPlugin, texRunsCode } from './opaque-program';
 import type { SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
 import type { CommandPrefix } from '@airlock/api';
@@ -541,6 +541,8 @@ function runsBySubcommand(name: string, words: readonly ShellWord[]): boolean {
   const given = words.slice(1).map((word) => (word.kind === 'literal' ? word.value : undefined));
   const running = RUNS_BY_SUBCOMMAND.get(name);
   if (running !== undefined && given.some((word) => word === undefined || running.has(word))) return true;
+  // `kubectl foo` runs a plugin, `gh extension exec x` an extension (`runsPlugin`).
+  if (runsPlugin(name, given)) return true;
   const plain = PLAIN_SUBCOMMANDS.get(name);
   if (plain === undefined) return false;
   const subcommand = given.find((word) => word === undefined || !word.startsWith('-'));

@@ -108,22 +108,8 @@ function runsNamedCommand(command: SimpleCommand, name: string): Reason | undefi
   }
   const running = RUNS_BY_SUBCOMMAND.get(name);
   if (running !== undefined && words.some((word) => word === undefined || running.has(word))) return reason(codeWord(name), ' may run a command or code by a subcommand or option it is given');
-  // A first word that is not one of its subcommands is a plugin it runs from PATH (`kubectl foo` runs `kubectl-foo`);
-  // rustup's `cargo +nightly build` names a toolchain first; cargo, helm and gh find theirs after their options.
-  const builtin = BUILTIN_SUBCOMMANDS.get(name);
-  const flags = OPTIONS_WITHOUT_VALUE.get(name);
-  const toolchain = words[0]?.startsWith('+') === true ? 1 : 0;
-  const first = flags !== undefined ? commandAfterOptions(words.slice(toolchain), flags) : words[0];
-  if (builtin !== undefined && words.length > 0 && first !== null && (first === undefined || (!first.startsWith('-') && !builtin.has(first)))) {
-    return reason(codeWord(name), ' runs a plugin, an extension or an alias, which a call may have written, for a word that is not one of its commands');
-  }
-  // `helm plugin install ./x` runs the plugin's install hook, `--post-renderer ./x.sh` that program on what it renders.
-  if (name === 'helm' && (words.some((word) => word === undefined || HELM_POST_RENDERER.test(word)) || (words.includes('plugin') && words.some((word) => word !== undefined && HELM_PLUGIN_HOOKS.has(word))))) {
-    return reason(codeWord('helm'), ' runs a plugin\'s hook or a post-renderer it is given');
-  }
-  // `gh extension exec x` runs an extension; `gh config set browser ./x.sh` sets a program later gh commands run.
-  if (name === 'gh' && ((words.includes('exec') && words.some((word) => word !== undefined && GH_EXTENSION.has(word))) || (words.includes('config') && words.some((word) => word === undefined || word === 'set')))) {
-    return reason(codeWord('gh'), ' runs an extension, or sets a program later gh commands run');
+  if (runsPlugin(name, words)) {
+    return reason(codeWord(name), ' runs a plugin, an extension, an alias or a program it is given or sets, which a call may have written');
   }
   // `go env -w` writes the go env file that every later go command reads (`GOFLAGS=-toolexec=./x.sh`, `CC=./x.sh`).
   if (name === 'go' && words.includes('env') && words.some((word) => word !== undefined && /^--?w(?:=|$)/.test(word))) {
@@ -163,6 +149,29 @@ function ipRunsCommand(words: readonly (string | undefined)[]): boolean {
     const option = /^--?(b[a-z]*)$/.exec(word)?.[1];
     return option !== undefined && 'batch'.startsWith(option);
   });
+}
+
+/**
+ * Whether `name`, given `words` (its name left out, a word the shell computes as undefined), runs a plugin, an
+ * extension or an alias, a program found by a word that is none of its commands (`kubectl foo` runs `kubectl-foo` from
+ * PATH, `helm foo` a plugin of its folder, `gh foo` an extension or an alias; rustup's `cargo +nightly build` names a
+ * toolchain first, and cargo, helm and gh find their command after their options), a plugin's hook (`helm plugin
+ * install ./x`), a post-renderer (`helm --post-renderer ./x.sh`) or an extension (`gh extension exec x`), or sets a
+ * program later calls run (`gh config set browser ./x.sh`). Allow rules read a call past their words so too.
+ */
+export function runsPlugin(name: string, words: readonly (string | undefined)[]): boolean {
+  const builtin = BUILTIN_SUBCOMMANDS.get(name);
+  const flags = OPTIONS_WITHOUT_VALUE.get(name);
+  const toolchain = words[0]?.startsWith('+') === true ? 1 : 0;
+  const first = flags !== undefined ? commandAfterOptions(words.slice(toolchain), flags) : words[0];
+  if (builtin !== undefined && words.length > 0 && first !== null && (first === undefined || (!first.startsWith('-') && !builtin.has(first)))) return true;
+  if (name === 'helm') {
+    return words.some((word) => word === undefined || HELM_POST_RENDERER.test(word)) || (words.includes('plugin') && words.some((word) => word !== undefined && HELM_PLUGIN_HOOKS.has(word)));
+  }
+  if (name === 'gh') {
+    return (words.includes('exec') && words.some((word) => word !== undefined && GH_EXTENSION.has(word))) || (words.includes('config') && words.some((word) => word === undefined || word === 'set'));
+  }
+  return false;
 }
 
 /**

@@ -71,8 +71,15 @@ function vsCodeUserDataFolders(places: BrowserPlaces, scans: FolderScans): strin
 
 function holdsUserData(folder: string): boolean {
   const user = path.join(folder, 'User');
-  if (statSync(user, { throwIfNoEntry: false })?.isDirectory() !== true) return false;
-  return ['settings.json', 'globalStorage'].some((name) => statSync(path.join(user, name), { throwIfNoEntry: false }) !== undefined);
+  const there = (entry: string) => {
+    try {
+      return statSync(entry, { throwIfNoEntry: false });
+    } catch {
+      // A file among the folders' entries (ENOTDIR), or one that cannot be read.
+      return undefined;
+    }
+  };
+  return there(user)?.isDirectory() === true && ['settings.json', 'globalStorage'].some((name) => there(path.join(user, name)) !== undefined);
 }
 
 /** In the XDG cache folders: helix's log, which at `-v` holds the language servers' messages, each file's text among them. */

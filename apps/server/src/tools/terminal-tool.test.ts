@@ -622,6 +622,8 @@ describe('terminal tool in the bubblewrap sandbox', () => {
       }
       await writeFile(path.join(home, '.local', 'share', 'code-server', 'User', 'settings.json'), '{}\n');
       await mkdir(path.join(home, '.config', 'Trae', 'User', 'globalStorage'));
+      // A file among the folders looked into is no user-data folder.
+      await writeFile(path.join(home, '.config', 'mimeapps.list'), '');
       const kept = path.join(home, '.config', 'notes', 'User', 'History', 'todo.txt');
       await mkdir(path.dirname(kept), { recursive: true });
       await writeFile(kept, 'the-key-value\n');
