@@ -115,7 +115,8 @@ export function refuseLinkedHiddenFiles(masks: readonly HiddenMask[], workspace:
  * The ways into the hidden files inside `workspace` (among `hidden`, or in a folder among them, at any depth) from
  * elsewhere in it, one at a time: a regular file with more than one name, and a symbolic link that the kernel leads
  * into the workspace outside every path of `hidden` (one left dangling followed to where a write through it makes
- * the file: a program creates its history through it). The folders are looked through up to `bound` entries in all
+ * the file: a program creates its history through it), or through /proc, where it leads to each opener's own (taken
+ * as leading anywhere, see leadsThroughProc). The folders are looked through up to `bound` entries in all
  * (no link is followed on the way); past it, throws HiddenFoldersTooLargeError: a call could fill a folder it made to
  * push its link past what is looked at, so past the bound nothing is taken as unreached.
  */
