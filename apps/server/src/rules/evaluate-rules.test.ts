@@ -419,6 +419,22 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it('make under the names of its builds and forks is judged as make, and its kin as project runners', async () => {
+    for (const name of ['gmake', 'remake', 'colormake', 'bmake', 'pmake']) {
+      const rules = [prefix(`${name} test`), prefix('cd')];
+      for (const line of [`${name} test --eval=x`, `${name} test SHELL=/tmp/x`, `${name} test -f /tmp/Makefile`, `${name} test deploy`, `cd .git/hooks && ${name} test`, `echo x | ${name} test`]) {
+        expect(await decided(line, rules), line).toBe('ask');
+      }
+      expect(await decided(`${name} test -j4`, rules), name).toBe('allow');
+      expect(await decided(`${name} test`, [prefix('make', { effect: 'deny' })]), name).toBe('deny');
+    }
+    for (const name of ['samu', 'mk', 'scons']) {
+      const rules = [prefix(name), prefix('cd')];
+      for (const line of [`cd .git/hooks && ${name}`, `echo x | ${name}`]) expect(await decided(line, rules), line).toBe('ask');
+      expect(await decided(name, rules), name).toBe('allow');
+    }
+  });
+
   it('a prefix rule for a TeX engine covers no call given its shell escape or Lua, as deny rules read them', async () => {
     // \write18 in a document a call wrote runs a shell command with the shell escape on.
     for (const [token, line] of [

@@ -310,6 +310,13 @@ const PROGRAM_ALIASES: ReadonlyMap<string, string> = new Map([
   ['py.test', 'pytest'],
   ['pytest-3', 'pytest'],
   ['pytest3', 'pytest'],
+  // GNU make's own names and forks, and BSD make, whose options and `NAME=value` words are read as make's: no fewer
+  // of them run code.
+  ['gmake', 'make'],
+  ['remake', 'make'],
+  ['colormake', 'make'],
+  ['bmake', 'make'],
+  ['pmake', 'make'],
 ]);
 
 /** Other names a program is installed under that a deny rule for the program catches too (npm's own script, Debian's yarn). */
