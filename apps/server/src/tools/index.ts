@@ -5,11 +5,9 @@ import { createPythonTool } from './python-tool';
 import { createReadFileTool } from './read-file-tool';
 import { createTerminalTool } from './terminal-tool';
 import { createWebFetchTool } from './web-fetch-tool';
-import { airlockConfigFolders, defaultDataFolders } from './airlock-data-folders';
-import { browserPlaces, browserProfileFolders, FolderScans } from './browser-profiles';
-import { editorStatePaths } from './editor-state-paths';
+import { browserPlaces, FolderScans } from './browser-profiles';
 import { HiddenPaths } from './hidden-paths';
-import { historyFiles } from './shell-histories';
+import { userHiddenPaths } from './user-hidden-paths';
 import { WorkspacePaths } from './workspace-paths';
 import { createWriteFileTool } from './write-file-tool';
 
@@ -31,8 +29,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
   const resolved = resolveToolsOptions(options);
   const places = browserPlaces(resolved.env);
   const scans = new FolderScans();
-  const histories = historyFiles(places, resolved.env);
-  const others = () => [...browserProfileFolders(places, scans), ...defaultDataFolders(places), ...airlockConfigFolders(places), ...histories, ...editorStatePaths(places, resolved.env, scans), ...resolved.outputFiles()];
+  const others = () => [...userHiddenPaths(places, resolved.env, scans), ...resolved.outputFiles()];
   const paths = new WorkspacePaths(resolved.workspace, new HiddenPaths(resolved.hiddenPaths, { others }));
   return [
     createTerminalTool(resolved, paths),

@@ -12,10 +12,11 @@ import { HiddenFoldersTooLargeError, HiddenPathLinkedError, HiddenPathMovedError
 import { hostLayout } from './sandbox/host-layout';
 import { homeSocketFolders, liveSocketMasks, type HomeSocketFolders } from './sandbox/live-sockets';
 import { isOwnMountPoint, maskedNow } from './sandbox/missing-git-paths-mask';
-import { CALL_OWN_FOLDERS, masksBesideVeils, veiledFolders, type VeiledFolder } from './sandbox/veiled-folders';
+import { CALL_OWN_FOLDERS, foldersOnTheWay, masksBesideVeils, veiledFolders, type VeiledFolder } from './sandbox/veiled-folders';
 import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
 import { withScratchFolder } from './scratch-folder';
 import { toolFailure } from './tool-failure';
+import { userHiddenPaths } from './user-hidden-paths';
 import { isWithin, type WorkspacePaths } from './workspace-paths';
 
 export interface ToolProcess {
@@ -57,7 +58,7 @@ export async function runToolProcess(
   const kill = new AbortController();
   let replaced: string | undefined;
   // A hidden file in a veiled folder is simply not in the call's view of it: the host replacing it uncovers nothing.
-  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden, own, alwaysVeiled(options, homeSockets)) : [];
+  const veiled = sandbox.kind === 'bubblewrap' ? veiledFolders(cwd, hidden, own, alwaysVeiled(options, homeSockets, hidden)) : [];
   const mounted = sandbox.kind === 'bubblewrap' ? filesMountedOver(cwd, masksBesideVeils(hidden, veiled)) : undefined;
   const watch =
     mounted !== undefined
@@ -142,7 +143,7 @@ export async function runOutsideWorkspace(
         scratch,
         { ...command, readOnlyPaths: [workspace, ...(command.readOnlyPaths ?? [])] },
         hidden,
-        veiledFolders(scratch, hidden, own, alwaysVeiled(options, homeSockets)),
+        veiledFolders(scratch, hidden, own, alwaysVeiled(options, homeSockets, hidden)),
         options.maxProcesses,
       ),
     ),
@@ -180,10 +181,14 @@ function withLiveSockets(hidden: readonly HiddenMask[], shown: readonly string[]
 /**
  * The folders veiled whether or not they hold a hidden file as the call starts: the home folder, where the shells and
  * interpreters write their histories, so that one written for the first time while the call runs (bash's, zsh's,
- * python's…, then missing, so not masked) is not in the call's view of it; then its socket folders.
+ * python's…, then missing, so not masked) is not in the call's view of it; then its socket folders; then each folder
+ * on the way to a hidden path, there or not, in the home folder (see foldersOnTheWay), for the histories written in
+ * its folders.
  */
-function alwaysVeiled(options: ResolvedToolsOptions, homeSockets: HomeSocketFolders): string[] {
-  return [browserPlaces(options.env).home, ...homeSockets.veiled];
+function alwaysVeiled(options: ResolvedToolsOptions, homeSockets: HomeSocketFolders, hidden: readonly HiddenMask[]): string[] {
+  const places = browserPlaces(options.env);
+  const paths = [...options.hiddenPaths, ...options.outputFiles(), ...userHiddenPaths(places, options.env), ...hidden.map((mask) => mask.path)];
+  return [places.home, ...homeSockets.veiled, ...foldersOnTheWay(places.home, paths)];
 }
 
 /** The folders of the server's home folder where programs make their Unix sockets, and those inside them (see homeSocketFolders). */

@@ -345,6 +345,37 @@ describe('terminal tool in the bubblewrap sandbox', () => {
     });
   });
 
+  test("a history written for the first time while a call runs in a folder of a home folder outside the workspace (fish's, whose folder is missing from ~/.local/share; VS Code's, in a User folder that held none; neovim's ShaDa, with no ~/.local/state yet) is not in the call's view, nor in the next call's", async () => {
+    await using workspace = await tempFolder();
+    // Outside /tmp, which the sandbox has its own of: a home folder as the server's is.
+    await using home = await tempFolder('/var/tmp');
+    await mkdir(path.join(home.path, '.local', 'share', 'notes'), { recursive: true });
+    await mkdir(path.join(home.path, '.config', 'Code', 'User'), { recursive: true });
+    await writeFile(path.join(home.path, '.config', 'Code', 'User', 'settings.json'), '{}\n');
+    const histories = [
+      path.join('.local', 'share', 'fish', 'fish_history'),
+      path.join('.config', 'Code', 'User', 'History', '-5f3a2b1c', 'AbCd.bash_history'),
+      path.join('.local', 'state', 'nvim', 'shada', 'main.shada'),
+    ].map((file) => path.join(home.path, file));
+    const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home.path } });
+    const reads = `${histories.map((file) => `cat '${file}'`).join('; ')}; ls -A ~/.local ~/.local/share ~/.config/Code/User`;
+    const go = path.join(workspace.path, 'go');
+    const running = runTool(tool, { command: `mkfifo go && cat go && ${reads}` });
+    await vi.waitFor(() => expect(existsSync(go)).toBe(true));
+    for (const file of histories) {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, 'AIRLOCK_TOKEN=the-token-value npm start\n');
+    }
+    await writeFile(go, 'go\n');
+    const unseen = histories.map((file) => `cat: ${file}: No such file or directory\n`).join('');
+    const listed = `${home.path}/.config/Code/User:\nsettings.json\n\n${home.path}/.local:\nshare\n\n${home.path}/.local/share:\nnotes\n`;
+    expect(await running).toStrictEqual({ content: `go\n${unseen}${listed}exit code: 0`, isError: false });
+    expect(await runTool(tool, { command: `${histories.map((file) => `cat '${file}'`).join('; ')}; echo end` })).toStrictEqual({
+      content: `${unseen}end\nexit code: 0`,
+      isError: false,
+    });
+  });
+
   test("zsh's history being saved as a call starts (.zsh_history.new, renamed over the history once written) is hidden with it, in a veiled home and in the workspace", async () => {
     await using workspace = await tempFolder();
     // Outside /tmp, which the sandbox has its own of, and outside the workspace: a home folder as the server's is.
@@ -518,11 +549,15 @@ describe('terminal tool in the bubblewrap sandbox', () => {
         await writeFile(path.join(home, file), 'the-key-value\n');
       }
       await writeFile(path.join(home, '.vim', 'vimrc'), 'set directory=~/.vim/swap//\n');
-      // A history there makes the home folder outside the workspace veiled: its folders are bound back whole, then masked.
       await writeFile(path.join(home, '.bash_history'), 'vim ~/.openai-key\n');
       const tool = terminal(workspace.path, { env: { PATH: process.env.PATH, HOME: home, XDG_STATE_HOME: path.join(home, 'state') } });
       const result = await runTool(tool, { command: `cat ~/.vim/vimrc; ls -A ~/.local/state/nvim/swap ~/.vim/swap; grep -rls the-key-value ${home}; echo end` });
-      expect(result).toStrictEqual({ content: `set directory=~/.vim/swap//\n${home}/.local/state/nvim/swap:\n\n${home}/.vim/swap:\nend\nexit code: 0`, isError: false });
+      // Outside the workspace, the folders on the way to them are veiled, so they are not in the call's view; inside, masked empty.
+      const swaps =
+        home === outside.path
+          ? `ls: cannot access '${home}/.local/state/nvim/swap': No such file or directory\nls: cannot access '${home}/.vim/swap': No such file or directory\n`
+          : `${home}/.local/state/nvim/swap:\n\n${home}/.vim/swap:\n`;
+      expect(result).toStrictEqual({ content: `set directory=~/.vim/swap//\n${swaps}end\nexit code: 0`, isError: false });
     }
   });
 

@@ -2,7 +2,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { tempFolder } from '../test-support';
-import { MAX_VEILED_ENTRIES, MAX_VEILED_ENTRIES_IN_ALL, masksBesideVeils, veiledFolders } from './veiled-folders';
+import { foldersOnTheWay, MAX_VEILED_ENTRIES, MAX_VEILED_ENTRIES_IN_ALL, masksBesideVeils, veiledFolders } from './veiled-folders';
 
 describe('veiled folders', () => {
   test("a hidden file's folder outside the workspace is veiled with its other entries, links kept as links", async () => {
@@ -58,5 +58,28 @@ describe('veiled folders', () => {
     expect(veils.map((veil) => veil.path)).toStrictEqual(folders.slice(0, Math.floor(MAX_VEILED_ENTRIES_IN_ALL / 201)));
     expect(veils.reduce((sum, veil) => sum + veil.entries.length + 1, 0)).toBeLessThanOrEqual(MAX_VEILED_ENTRIES_IN_ALL);
     expect(masksBesideVeils(hidden, veils)).toStrictEqual(hidden.slice(veils.length - 1));
+  });
+
+  test('the folders on the way from the home folder to each hidden path, shallowest first, down to the deepest there when one is missing, whether the path is named through a link to the home folder or as the kernel resolves it; none for a path outside it or directly in it', async () => {
+    await using root = await tempFolder();
+    const home = path.join(root.path, 'home');
+    await mkdir(path.join(home, '.local', 'share', 'notes'), { recursive: true });
+    await mkdir(path.join(home, '.config', 'Code', 'User'), { recursive: true });
+    await symlink(home, path.join(root.path, 'link'));
+    const hidden = [
+      path.join(home, '.local', 'share', 'fish', 'fish_history'),
+      path.join(root.path, 'link', '.config', 'Code', 'User', 'History'),
+      path.join(home, '.local', 'state', 'nvim', 'shada'),
+      path.join(home, '.bash_history'),
+      path.join(root.path, 'elsewhere', 'token'),
+    ];
+    const link = path.join(root.path, 'link');
+    expect(foldersOnTheWay(link, hidden)).toStrictEqual([
+      path.join(link, '.config'),
+      path.join(home, '.local'),
+      path.join(link, '.config', 'Code'),
+      path.join(home, '.local', 'share'),
+      path.join(link, '.config', 'Code', 'User'),
+    ]);
   });
 });

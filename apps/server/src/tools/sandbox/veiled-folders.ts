@@ -1,4 +1,4 @@
-import { opendirSync, readlinkSync, type Dirent } from 'node:fs';
+import { opendirSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { isWithinOrSame, realFolder } from './host-folders';
 import type { HiddenMask } from '../hidden-paths';
@@ -66,6 +66,50 @@ export function veiledFolders(workspace: string, hidden: readonly HiddenMask[], 
     veils.push({ path: folder, entries });
   }
   return veils;
+}
+
+/**
+ * The folders on the way from `home` to each path of `hidden` inside it (there or not), shallowest first: each folder
+ * from the home folder's entry down to the hidden path's own folder, or, where one is missing, down to the deepest
+ * that is there. Veiled (see veiledFolders), each holds its entries as the call starts, so a history a program writes
+ * for the first time while the call runs is in none of them: fish's in a `~/.local/share/fish` made then, VS Code's
+ * in a `User/History` made then, neovim's ShaDa in a `~/.local/state` made then. A veil of the home folder alone puts
+ * `~/.local` and `~/.config` back whole, as the host's folders, where such a history shows as it is written. `home`
+ * as named and as the kernel resolves it: the server's hidden paths are real paths.
+ */
+export function foldersOnTheWay(home: string, hidden: readonly string[]): string[] {
+  const homes = new Set([home]);
+  try {
+    homes.add(realpathSync.native(home));
+  } catch {
+    return [];
+  }
+  const there = new Map<string, boolean>();
+  const isFolder = (folder: string) => {
+    let known = there.get(folder);
+    if (known === undefined) {
+      try {
+        known = statSync(folder, { throwIfNoEntry: false })?.isDirectory() === true;
+      } catch {
+        known = false;
+      }
+      there.set(folder, known);
+    }
+    return known;
+  };
+  for (const base of homes) {
+    for (const target of hidden) {
+      const relative = path.relative(base, path.dirname(target));
+      if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) continue;
+      let folder = base;
+      for (const part of relative.split(path.sep)) {
+        folder = path.join(folder, part);
+        if (!isFolder(folder)) break;
+      }
+    }
+  }
+  const depth = (folder: string) => folder.split(path.sep).length;
+  return [...there].flatMap(([folder, isOne]) => (isOne ? [folder] : [])).sort((a, b) => depth(a) - depth(b));
 }
 
 /** The hidden masks a call still needs beside its veils: none for an entry of a veiled folder, which is simply not there. */

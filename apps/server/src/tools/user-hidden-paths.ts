@@ -1,0 +1,14 @@
+import { airlockConfigFolders, defaultDataFolders } from './airlock-data-folders';
+import { browserProfileFolders, type BrowserPlaces, type FolderScans } from './browser-profiles';
+import { editorStatePaths } from './editor-state-paths';
+import { historyFiles } from './shell-histories';
+
+/**
+ * The folders and files of the user whose HOME is in `env` that no tool may reach, there now or not: the browser
+ * profiles, another Airlock's default data and config folders, the shell and interpreter histories, the editors'
+ * copies and histories. With `scans`, the folders looked through for them are read only when they change (see
+ * FolderScans).
+ */
+export function userHiddenPaths(places: BrowserPlaces, env: Readonly<Record<string, string | undefined>>, scans?: FolderScans): string[] {
+  return [...browserProfileFolders(places, scans), ...defaultDataFolders(places), ...airlockConfigFolders(places), ...historyFiles(places, env), ...editorStatePaths(places, env, scans)];
+}
