@@ -571,6 +571,33 @@ describe('hidden paths inside the workspace', () => {
     ]);
   });
 
+  test("reach none of the copies of VS Code's remote servers and of a fork found by its user-data layout, one installed after the tools too, nor the chat's copies of the files it edits", async () => {
+    await using f = await fixture();
+    const tools = createBuiltinTools({ workspace: f.ws, env: { HOME: f.ws } });
+    const [read, list] = (['read_file', 'list_directory'] as const).map((name) => toolNamed(tools, name)) as [AnyTool, AnyTool];
+    const write = async (file: string, text = 'AIRLOCK_TOKEN=the-token-value npm start\n') => {
+      await mkdir(path.dirname(path.join(f.ws, file)), { recursive: true });
+      await writeFile(path.join(f.ws, file), text);
+    };
+    const attempts = (file: string): [AnyTool, Record<string, string>][] => [
+      [read, { path: file }],
+      [list, { path: path.dirname(file) }],
+    ];
+    const states = [
+      path.join('.vscode-server', 'data', 'User', 'History', '-5f3a2b1c', 'AbCd.bash_history'),
+      path.join('.cursor-server', 'data', 'Backups', '0123abcd', 'file', '-7e3c9a1f'),
+      path.join('.config', 'Code', 'User', 'workspaceStorage', '0a1b2c3d', 'chatEditingSessions', 'e4f5', 'contents', '9a8b7c'),
+    ];
+    for (const file of states) await write(file);
+    for (const file of states) await expectRefused(attempts(file));
+    // A fork installed after the tools were made: known by its layout alone.
+    const later = path.join('.config', 'Kiro', 'User', 'History', '-5f3a2b1c', 'AbCd.bash_history');
+    await write(later);
+    await write(path.join('.config', 'Kiro', 'User', 'settings.json'), '{}\n');
+    await expectRefused(attempts(later));
+    expect((await runTool(list, { path: path.join('.config', 'Kiro', 'User') })).content).toBe(`${path.join('.config', 'Kiro', 'User')}: 2 entries\nhidden   History\nfile     settings.json  (3 bytes)`);
+  });
+
   test('leave the rest of the workspace usable', async () => {
     await using f = await homeFixture();
     expect(await runTool(f.read, { path: 'sub/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });
