@@ -1,7 +1,7 @@
 import { fc, test as property } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { parseUntrustedJson, prototypeKeyIn } from './json';
-import { parseModelJson, parseToolArguments, repairJson } from './json-repair';
+import { MAX_ARGUMENT_DEPTH, parseModelJson, parseToolArguments, repairJson } from './json-repair';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -126,5 +126,22 @@ describe('keys that reach a prototype', () => {
     expect(parseToolArguments('{"command":"echo safe","__proto__":{"command":"echo other"}}')).toStrictEqual(refusal);
     expect(parseToolArguments(JSON.parse('{"command":"echo safe","x":[{"__proto__":1}]}'))).toStrictEqual(refusal);
     expect(parseToolArguments('{"command":"echo safe"}')).toStrictEqual({ ok: true, value: { command: 'echo safe' } });
+  });
+});
+
+describe('tool arguments nested deep', () => {
+  const nested = (levels: number) => {
+    let value: unknown = 1;
+    for (let level = 1; level < levels; level++) value = level % 2 === 0 ? [value] : { next: value };
+    return { root: value };
+  };
+
+  it('are refused past the bound, from text or from an object, without running out of stack', () => {
+    const refusal = { ok: false, error: `the arguments are nested deeper than ${MAX_ARGUMENT_DEPTH} levels` };
+    expect(parseToolArguments(nested(MAX_ARGUMENT_DEPTH + 1))).toStrictEqual(refusal);
+    expect(parseToolArguments(`{"root":${'['.repeat(100_000)}1${']'.repeat(100_000)}}`)).toStrictEqual(refusal);
+    expect(parseToolArguments(`{"root":${'[{"a":'.repeat(50_000)}`)).toStrictEqual(refusal);
+    expect(parseToolArguments(`{"text":"${'['.repeat(5_000)}"}`)).toStrictEqual({ ok: true, value: { text: '['.repeat(5_000) } });
+    expect(parseToolArguments(nested(MAX_ARGUMENT_DEPTH)).ok).toBe(true);
   });
 });

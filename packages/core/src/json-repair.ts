@@ -1,4 +1,4 @@
-import { isPlainObject, parseUntrustedJson, prototypeKeyIn } from './json';
+import { isPlainObject, nestedDeeperThan, parseUntrustedJson, prototypeKeyIn, textNestedDeeperThan } from './json';
 
 /**
  * Rewrites the JSON-like text models write into JSON: single-quoted strings, trailing commas,
@@ -151,6 +151,13 @@ function stripFences(text: string): string {
   return (inside.slice(0, 4).toLowerCase() === 'json' ? inside.slice(4) : inside).trim();
 }
 
+/** How deep a call's arguments may nest arrays and objects: far past any tool's, well within what reads them. */
+export const MAX_ARGUMENT_DEPTH = 512;
+
+function tooDeep(): string {
+  return `the arguments are nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
+}
+
 export type ArgumentsParseResult = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
 
 /** Tool arguments as an object, from an object, a JSON string, or a JSON string inside a JSON string. */
@@ -158,12 +165,16 @@ export function parseToolArguments(raw: unknown): ArgumentsParseResult {
   let value = raw;
   for (let depth = 0; depth < 2 && typeof value === 'string'; depth++) {
     if (value.trim() === '') return { ok: true, value: {} };
+    if (textNestedDeeperThan(value, MAX_ARGUMENT_DEPTH)) return { ok: false, error: tooDeep() };
     const parsed = parseModelJson(value);
     if (!parsed.ok) return { ok: false, error: parsed.prototypeKey === undefined ? `the arguments are not valid JSON (${parsed.error})` : `the arguments are not accepted (${parsed.error})` };
     value = parsed.value;
   }
   if (value === undefined || value === null) return { ok: true, value: {} };
   if (!isPlainObject(value)) return { ok: false, error: 'the arguments must be a JSON object' };
+  // What reads arguments after this (the key check below, the canonical form, a tool's schema, the card) walks them
+  // by recursion: a call nested some thousands deep ended the whole run with "Maximum call stack size exceeded".
+  if (nestedDeeperThan(value, MAX_ARGUMENT_DEPTH)) return { ok: false, error: tooDeep() };
   // Arguments a model server sent already parsed keep such a key as their own.
   const key = prototypeKeyIn(value);
   if (key !== undefined) return { ok: false, error: `the arguments are not accepted (${prototypeKeyError(key)})` };

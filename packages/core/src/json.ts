@@ -27,6 +27,46 @@ export function prototypeKeyIn(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether `value` holds arrays or objects nested more than `limit` deep (the value itself, when one, is level 1).
+ * Walked with a stack of its own, in time linear in the value's size: a check of it cannot run out of the thread's.
+ */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.value === null || typeof next.value !== 'object') continue;
+    const depth = next.depth + 1;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(next.value) ? next.value : Object.values(next.value)) {
+      if (child !== null && typeof child === 'object') pending.push({ value: child, depth });
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether a JSON text (or one a model wrote, to be repaired) opens arrays or objects more than `limit` deep, counted
+ * outside its strings in one pass: what parses it (JSON.parse with a reviver, the repair) recurses as deep as it nests.
+ */
+export function textNestedDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at];
+    if (quote !== undefined) {
+      if (char === '\\') at++;
+      else if (char === quote) quote = undefined;
+    } else if (char === '"' || char === "'") {
+      quote = char;
+    } else if (char === '[' || char === '{') {
+      if (++depth > limit) return true;
+    } else if (char === ']' || char === '}') {
+      depth = Math.max(0, depth - 1);
+    }
+  }
+  return false;
+}
+
 /** Deterministic JSON: object keys sorted, so equal values give equal strings. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));

@@ -7,6 +7,7 @@ import type { ChatModel } from './chat-model';
 import { loopEventSchema, type LoopEvent } from './events';
 import type { ChatMessage, ToolCall } from './messages';
 import { endsAtOnce, MAX_TOOL_CALLS_PER_TURN, runToolLoop, type RunToolLoopOptions } from './run-tool-loop';
+import { MAX_ARGUMENT_DEPTH } from './json-repair';
 import { collectRun, deferred, hangingStep, parkingRun, ScriptedModel, textStep, toolCallStep, type ScriptStep } from './testing';
 import { defineTool, toolVersion, type AnyTool, type ToolOutput } from './tool';
 import { toolResultText } from './tool-results';
@@ -559,6 +560,19 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(end?.outcome).toBe('error');
       expect(end?.result).toContain('invalid arguments for "python"');
       expect(end?.result).toContain('code');
+    });
+
+    it('arguments nested some thousands deep are an error result, never prompted, never run, and the run goes on', async () => {
+      let prompts = 0;
+      let deep: unknown = 'leaf';
+      for (let level = 0; level < 5_000; level++) deep = { children: [deep] };
+      const { events, calls } = await drive([toolCallStep({ name: 'python', arguments: { code: 'print(1)', deep } }), textStep('ok')], () => prompts++);
+      expect(prompts).toBe(0);
+      expect(calls).toStrictEqual([]);
+      expect(ofType(events, 'tool-end').map((end) => [end.outcome, end.result])).toStrictEqual([
+        ['error', expect.stringContaining(`the arguments are nested deeper than ${MAX_ARGUMENT_DEPTH} levels`)],
+      ]);
+      expect(ofType(events, 'run-end').map((end) => end.reason)).toStrictEqual(['done']);
     });
 
     it('an argument the tool does not take is an error naming it, never prompted, never run', async () => {
