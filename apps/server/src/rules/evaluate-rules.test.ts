@@ -455,6 +455,28 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it('a prefix rule for a program that runs the command its words name covers nothing it runs, and the schema refuses one', async () => {
+    // Each ran the line under a prefix rule for its name alone: wrappers, session keepers, job launchers, terminals.
+    for (const [token, line] of [
+      ['kitty', "kitty sh -c 'touch x'"],
+      ['dtach', "dtach -n s sh -c 'touch x'"],
+      ['watchexec', "watchexec -- sh -c 'touch x'"],
+      ['pee', "pee 'touch x'"],
+      ['zellij', "zellij run -- sh -c 'touch x'"],
+      ['mpirun', "mpirun -n 1 sh -c 'touch x'"],
+      ['retry', "retry -- sh -c 'touch x'"],
+      ['sbatch', "sbatch --wrap 'touch x'"],
+      ['systemd-nspawn', "systemd-nspawn -D root sh -c 'touch x'"],
+      ['wine', 'wine cmd /c del x'],
+      ['ansible', "ansible localhost -m shell -a 'touch x'"],
+    ] as const) {
+      const stored = { ...prefix('ls'), match: { kind: 'command-prefix' as const, tokens: [token], exact: false } };
+      expect(await decided(line, [stored]), line).toBe('ask');
+      const draft = { effect: 'allow', tool: 'terminal', match: stored.match, scope: { kind: 'global' }, source: 'user' };
+      expect(ruleDraftSchema.safeParse(draft).success, token).toBe(false);
+    }
+  });
+
   it('a prefix rule for a shell, an interpreter run with a script or a user-switching wrapper covers nothing it runs, and the schema refuses one', async () => {
     // Each ran the line under a prefix rule for its name alone, as `bash -c …` would not.
     for (const [token, line] of [
