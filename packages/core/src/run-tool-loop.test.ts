@@ -575,6 +575,25 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(ofType(events, 'run-end').map((end) => end.reason)).toStrictEqual(['done']);
     });
 
+    it('arguments whose check against the tool’s schema runs out of the stack are an error result, never prompted, never run, and the run goes on', async () => {
+      // A schema whose every level costs many frames (as an MCP server's allOf chains convert), on a value 250 deep.
+      type Node = { c?: Node };
+      let inner: z.ZodType<Node> = z.lazy(() => node);
+      for (let i = 0; i < 20; i++) inner = z.intersection(inner, z.object({}).passthrough()) as unknown as z.ZodType<Node>;
+      const node: z.ZodType<Node> = z.object({ c: inner.optional() });
+      let deep: Node = {};
+      for (let level = 0; level < 250; level++) deep = { c: deep };
+      const ran: unknown[] = [];
+      const tree = defineTool({ name: 'tree', description: 'a tree', parameters: z.object({ root: node }), annotations: { executesCode: false }, execute: async (args) => (ran.push(args), 'ran') });
+      let prompts = 0;
+      const { events } = await drive([toolCallStep({ name: 'tree', arguments: { root: deep } }), textStep('ok')], () => prompts++, { tools: [tree] });
+      expect([prompts, ran]).toStrictEqual([0, []]);
+      expect(ofType(events, 'tool-end').map((end) => [end.outcome, end.result])).toStrictEqual([
+        ['error', 'Error: invalid arguments for "tree": (arguments): too deep to be checked against this tool\'s schema. Fix them and call again.'],
+      ]);
+      expect(ofType(events, 'run-end').map((end) => end.reason)).toStrictEqual(['done']);
+    });
+
     it('an argument the tool does not take is an error naming it, never prompted, never run', async () => {
       let prompts = 0;
       const { events, calls } = await drive([toolCallStep({ name: 'python', arguments: { code: 'print(1)', timeout: 5, nested: { deep: 1 } } }), textStep('ok')], () => prompts++);

@@ -807,7 +807,7 @@ function checkCall(call: ToolCall, invalid: string | undefined, offered: readonl
   const tool = offered.find((candidate) => candidate.name === call.name);
   if (!tool) return { ok: false, result: { outcome: 'disabled', result: toolResultText.disabled(call.name, offered.map((t) => t.name)) } };
   if (succeeded?.has(callKey(call))) return { ok: false, result: { outcome: 'duplicate', result: toolResultText.duplicate(call.name) } };
-  const checked = tool.parameters.safeParse(call.arguments);
+  const checked = checkArguments(tool, call.arguments);
   if (!checked.success) return { ok: false, result: { outcome: 'error', result: invalidArguments(call.name, checked.error) } };
   const unknown = unknownArguments(call.arguments, checked.data);
   if (unknown.length > 0) return { ok: false, result: { outcome: 'error', result: invalidArguments(call.name, unknownIssues(unknown)) } };
@@ -1186,7 +1186,7 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
   }
   // Re-validated right before running: what runs is exactly what the schema accepts now.
   const given = structuredClone(args);
-  const checked = tool.parameters.safeParse(given);
+  const checked = checkArguments(tool, given);
   if (!checked.success) return { outcome: 'error', result: invalidArguments(tool.name, checked.error) };
   const unknown = unknownArguments(args, checked.data);
   if (unknown.length > 0) return { outcome: 'error', result: invalidArguments(tool.name, unknownIssues(unknown)) };
@@ -1303,11 +1303,27 @@ function awaitingToolStart(call: ToolCall, gate: Extract<Gate, { kind: 'ask' }>,
   return { type: 'tool-start', toolCallId: call.id, toolName: call.name, arguments: call.arguments, approvalId, awaitingConfirmation: true, expiresAt, tool: callTool(call, tool), askedBecause };
 }
 
+type ArgumentIssues = { issues: readonly { path: readonly PropertyKey[]; message: string }[] };
+
+/**
+ * The tool's schema's check of `value`. A check that runs out of the thread's stack (a schema from an MCP server whose
+ * every level costs many frames, on arguments within the depth a call may have) refuses the call rather than end the run.
+ */
+function checkArguments(tool: AnyTool, value: unknown): { success: true; data: unknown } | { success: false; error: ArgumentIssues } {
+  try {
+    const checked = tool.parameters.safeParse(value);
+    return checked.success ? { success: true, data: checked.data } : { success: false, error: checked.error };
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return { success: false, error: { issues: [{ path: [], message: "too deep to be checked against this tool's schema" }] } };
+  }
+}
+
 function unknownIssues(paths: readonly string[]): { issues: { path: string[]; message: string }[] } {
   return { issues: paths.map((path) => ({ path: path.split('.'), message: UNKNOWN_ARGUMENT })) };
 }
 
-function invalidArguments(toolName: string, error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+function invalidArguments(toolName: string, error: ArgumentIssues): string {
   const details = error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : '(arguments)'}: ${issue.message}`);
   return `Error: invalid arguments for "${toolName}": ${details.join('; ')}. Fix them and call again.`;
 }
