@@ -1203,7 +1203,7 @@ async function runTool(tool: AnyTool, args: ToolArguments, options: RunToolLoopO
   try {
     // Run with the arguments as shown, which the schema accepted, not with what parsing made of them: a schema's
     // defaults (an MCP server's JSON Schema) would add values the person never saw.
-    execution = tool.execute(given as typeof checked.data, { signal: controller.signal, timeoutMs, sessionId: options.sessionId });
+    execution = tool.execute(given, { signal: controller.signal, timeoutMs, sessionId: options.sessionId });
     const settled = execution;
     const output = await raceAbort(execution, controller.signal);
     if (typeof output === 'string') return { outcome: 'executed', result: output, startedAt, settled };
