@@ -1,8 +1,8 @@
-import { readdirSync, statSync, utimesSync } from 'node:fs';
+import { readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { browserPlaces, browserProfileFolders, FolderScans } from './browser-profiles';
+import { browserPlaces, browserProfileFolders, FolderScans, MAX_LISTED_ENTRIES } from './browser-profiles';
 import { tempFolder } from './test-support';
 
 describe('browserProfileFolders', () => {
@@ -23,6 +23,20 @@ describe('browserProfileFolders', () => {
     const found = browserProfileFolders(browserPlaces({ HOME: home.path }));
     for (const folder of made) expect(found).toContain(path.join(home.path, folder));
     for (const folder of unrelated) expect(found).not.toContain(path.join(home.path, folder));
+  });
+
+  it('reads a folder only up to its bound, and then takes the whole folder for one to hide (a call can fill it and touch it before each call)', async () => {
+    await using home = await tempFolder();
+    const config = path.join(home.path, '.config');
+    await mkdir(path.join(config, 'google-chrome'), { recursive: true });
+    for (let i = 0; i < MAX_LISTED_ENTRIES; i += 1) writeFileSync(path.join(config, `filler-${i}`), '');
+    const found = browserProfileFolders(browserPlaces({ HOME: home.path }));
+    expect(found).toContain(config);
+    expect(found).not.toContain(path.join(config, 'google-chrome'));
+    // At the bound or under it, read to the end as before.
+    rmSync(path.join(config, 'filler-0'));
+    expect(browserProfileFolders(browserPlaces({ HOME: home.path }))).toStrictEqual(expect.arrayContaining([path.join(config, 'google-chrome')]));
+    expect(browserProfileFolders(browserPlaces({ HOME: home.path }))).not.toContain(config);
   });
 
   it('looks in XDG_DATA_HOME as well as ~/.local/share', async () => {

@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { opendirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -65,11 +65,31 @@ export function browserProfileFolders(places: BrowserPlaces, scans?: FolderScans
   ];
 }
 
-function readEntriesNamed(folder: string, name: RegExp, read: (folder: string) => string[] = readdirSync): string[] {
+/**
+ * How many entries of one folder a listing reads. A call can fill a folder it may write (a workspace that holds the
+ * home folder) and touch it before each call: read whole, 200,000 entries held the event loop 1.5-2 s at every call.
+ */
+export const MAX_LISTED_ENTRIES = 20_000;
+
+/**
+ * The entries of `folder` whose name matches `name`, as paths; the folder itself when it holds more than
+ * `MAX_LISTED_ENTRIES` (what it holds past them cannot be told, so the whole of it is what to hide).
+ */
+function readEntriesNamed(folder: string, name: RegExp, read?: (folder: string) => string[]): string[] {
   try {
-    return read(folder)
-      .filter((entry) => name.test(entry))
-      .map((entry) => path.join(folder, entry));
+    if (read !== undefined) return read(folder).filter((entry) => name.test(entry)).map((entry) => path.join(folder, entry));
+    const dir = opendirSync(folder, { bufferSize: 256 });
+    const found: string[] = [];
+    try {
+      let listed = 0;
+      for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+        if (++listed > MAX_LISTED_ENTRIES) return [folder];
+        if (name.test(entry.name)) found.push(path.join(folder, entry.name));
+      }
+    } finally {
+      dir.closeSync();
+    }
+    return found;
   } catch {
     return [];
   }

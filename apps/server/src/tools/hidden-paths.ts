@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { lstatSync, opendirSync, readdirSync, readlinkSync, realpathSync, statSync, type Dir, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { whereLeads } from './git-config-includes';
 
@@ -192,11 +192,29 @@ function linkText(link: string): string {
   }
 }
 
-function folderEntries(folder: string): Dirent[] {
+/**
+ * The entries of `folder`, read a batch at a time as they are asked for: a walk that stops at its bound has not read
+ * the rest of a folder of a million entries a call made (the whole listing took seconds before the bound was checked).
+ */
+function* folderEntries(folder: string): Generator<Dirent> {
+  let dir: Dir;
   try {
-    return readdirSync(folder, { withFileTypes: true });
+    dir = opendirSync(folder, { bufferSize: 256 });
   } catch {
-    return [];
+    return;
+  }
+  try {
+    for (let entry = readEntry(dir); entry !== null; entry = readEntry(dir)) yield entry;
+  } finally {
+    dir.closeSync();
+  }
+}
+
+function readEntry(dir: Dir): Dirent | null {
+  try {
+    return dir.readSync();
+  } catch {
+    return null;
   }
 }
 
