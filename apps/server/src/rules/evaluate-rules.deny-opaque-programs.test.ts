@@ -52,6 +52,29 @@ describe('under a command deny rule, a program the deny side cannot read is not 
     }
   });
 
+  it('a cluster program running kubectl, kubectl making a job that runs a command, and more subcommands and options that run one', async () => {
+    // Each was plain and ran the command it gave.
+    for (const line of [
+      'k3s kubectl exec p -- evil',
+      'minikube kubectl -- run x --image=alpine',
+      'microk8s kubectl evil',
+      'k3s $X exec p -- evil',
+      'kubectl create job j --image=alpine -- evil',
+      'oc create deployment d --image=alpine -- evil',
+      'nix-shell -p hello --run=evil',
+      'docker service update --args evil s',
+      'podman attach c',
+      'cabal v2-run',
+      'guix container exec 12 evil',
+      'guix repl x.scm',
+    ]) {
+      expect(await decisionOf(line), line).toBe(`ask naming ${noDelete.id}`);
+    }
+    for (const line of ['k3s kubectl get pods', 'minikube kubectl -- get pods', 'minikube status', 'kubectl create namespace web', 'cabal v2-build']) {
+      expect(await decisionOf(line), line).toBe('ask');
+    }
+  });
+
   it('ordinary pipelines and commands stay plain', async () => {
     for (const line of [
       'git log | head',

@@ -419,6 +419,53 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it('a prefix rule covers no nix-shell --command, cabal v2-run, vagrant ssh -c, docker service, kubectl create … -- or guix container past its words', async () => {
+    // Each ran the command it gave under the rule, as review found.
+    for (const [token, line] of [
+      ['nix-shell', 'nix-shell -p hello --command "touch x"'],
+      ['nix-shell -p hello', 'nix-shell -p hello --command evil'],
+      ['nix-shell', 'nix-shell --run=evil'],
+      ['cabal', 'cabal v2-run'],
+      ['cabal', 'cabal new-run evil'],
+      ['cabal', 'cabal v2-exec evil'],
+      ['cabal', 'cabal v1-repl'],
+      ['vagrant', 'vagrant ssh -c evil'],
+      ['vagrant', 'vagrant ssh default --command evil'],
+      ['docker', 'docker service update --args "sh -c id" s'],
+      ['docker', 'docker service create alpine touch x'],
+      ['docker', 'docker attach c'],
+      ['podman', 'podman attach c'],
+      ['nerdctl', 'nerdctl attach c'],
+      ['kubectl', 'kubectl create job j --image=alpine -- sh -c id'],
+      ['kubectl create', 'kubectl create cronjob j --image=alpine --schedule="* * * * *" -- sh -c id'],
+      ['kubectl', 'kubectl create deployment d --image=alpine -- evil'],
+      ['oc', 'oc create job j --image=alpine -- evil'],
+      ['minikube', 'minikube kubectl -- exec p -- evil'],
+      ['minikube kubectl', 'minikube kubectl -- run x --image=alpine'],
+      ['k3s', 'k3s kubectl exec p -- evil'],
+      ['k3s kubectl', 'k3s kubectl evil'],
+      ['microk8s', 'microk8s kubectl exec p -- evil'],
+      ['guix', 'guix container exec 12 evil'],
+      ['guix', 'guix repl x.scm'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+    }
+    for (const [token, line] of [
+      ['nix-shell', 'nix-shell -p hello'],
+      ['cabal', 'cabal v2-build'],
+      ['vagrant', 'vagrant status'],
+      ['docker', 'docker ps -a'],
+      ['kubectl', 'kubectl create namespace web'],
+      ['kubectl create', 'kubectl create job j --image=alpine'],
+      ['minikube', 'minikube kubectl -- get pods'],
+      ['k3s', 'k3s kubectl get pods'],
+      ['microk8s', 'microk8s status'],
+      ['guix', 'guix search hello'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('allow');
+    }
+  });
+
   it('make under the names of its builds and forks is judged as make, and its kin as project runners', async () => {
     for (const name of ['gmake', 'remake', 'colormake', 'bmake', 'pmake']) {
       const rules = [prefix(`${name} test`), prefix('cd')];

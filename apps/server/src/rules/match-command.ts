@@ -15,8 +15,8 @@ import { rustProjectMayNameProgram } from './rust-project-files';
 import { configFileMayRun } from './program-config-files';
 import { submoduleConfigMayRun } from './submodule-configs';
 import { commandBaseName, isExactOnlyCommand, isExactOnlyProgram, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
-import { PLAIN_SUBCOMMANDS, RUNS_BY_SUBCOMMAND, TEX_ENGINES, WORKING_FOLDER_PROGRAMS } from '@airlock/api/rules/commands';
-import { opensslLoadsCode, pandocRunsCode, runsPlugin, texRunsCode } from './opaque-program';
+import { PLAIN_SUBCOMMANDS, TEX_ENGINES, WORKING_FOLDER_PROGRAMS } from '@airlock/api/rules/commands';
+import { embeddedTool, opensslLoadsCode, pandocRunsCode, runsBySubcommand as runsCommandBySubcommand, runsPlugin, texRunsCode } from './opaque-program';
 import type { SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
 import type { CommandPrefix } from '@airlock/api';
@@ -166,7 +166,7 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['composer', { options: ['-d', '--working-dir'] }],
   ['uv', { options: ['--directory', '--project', '--config-file', '--script'] }],
   ['turbo', { options: ['--cwd', '--root-turbo-json'] }],
-  ...['kubectl', 'oc', 'helm', 'kustomize'].map((kube): [string, CodeOptions] => [kube, { options: [], words: KUBE_CODE_OPTIONS }]),
+  ...['kubectl', 'oc', 'helm', 'kustomize', 'minikube', 'k3s', 'microk8s'].map((kube): [string, CodeOptions] => [kube, { options: [], words: KUBE_CODE_OPTIONS }]),
   // The compiler drivers have no `--`: it is an error there.
   ...['gcc', 'g++', 'cc', 'c++', 'clang', 'clang++'].map((compiler): [string, CodeOptions] => [compiler, { options: COMPILER_LONG_OPTIONS, prefixes: COMPILER_PREFIXES, endOfOptions: 'never' }]),
 ]);
@@ -545,9 +545,14 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
  * `PLAIN_SUBCOMMANDS` a first operand that is not among them (`pm2 start x.sh`); a word the shell computes may be either.
  */
 function runsBySubcommand(name: string, words: readonly ShellWord[]): boolean {
-  const given = words.slice(1).map((word) => (word.kind === 'literal' ? word.value : undefined));
-  const running = RUNS_BY_SUBCOMMAND.get(name);
-  if (running !== undefined && given.some((word) => word === undefined || running.has(word))) return true;
+  return givenRunsBySubcommand(name, words.slice(1).map((word) => (word.kind === 'literal' ? word.value : undefined)));
+}
+
+function givenRunsBySubcommand(name: string, given: readonly (string | undefined)[]): boolean {
+  // `k3s kubectl exec …` is judged as `kubectl exec …`.
+  const embedded = embeddedTool(name, given);
+  if (embedded !== undefined) return embedded === null || givenRunsBySubcommand(embedded.name, embedded.words);
+  if (runsCommandBySubcommand(name, given)) return true;
   // `kubectl foo` runs a plugin, `gh extension exec x` an extension (`runsPlugin`).
   if (runsPlugin(name, given)) return true;
   const plain = PLAIN_SUBCOMMANDS.get(name);

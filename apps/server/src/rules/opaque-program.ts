@@ -59,6 +59,12 @@ const OPTIONS_WITHOUT_VALUE: ReadonlyMap<string, ReadonlySet<string>> = new Map(
 /** helm's option that runs a program on the manifests it renders, and the plugin subcommands that run a plugin's hooks. */
 const HELM_POST_RENDERER = /^--post-renderer(?:-args)?(?:=|$)/;
 const HELM_PLUGIN_HOOKS: ReadonlySet<string> = new Set(['install', 'add', 'update', 'up']);
+/** Cluster programs that run a tool of their own by its name (`k3s kubectl …`, `minikube kubectl -- …`). */
+const EMBEDDED_TOOLS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['minikube', new Set(['kubectl'])],
+  ['k3s', new Set(['kubectl', 'crictl', 'ctr'])],
+  ['microk8s', new Set(['kubectl', 'ctr', 'helm', 'helm3'])],
+]);
 /** gh's names of its `extension` command. */
 const GH_EXTENSION: ReadonlySet<string> = new Set(['extension', 'extensions', 'ext']);
 
@@ -106,8 +112,11 @@ function runsNamedCommand(command: SimpleCommand, name: string): Reason | undefi
     const subcommand = words.find((word) => word === undefined || !word.startsWith('-'));
     if (subcommand === undefined || !plain.has(subcommand)) return reason(codeWord(name), ' may launch a program');
   }
-  const running = RUNS_BY_SUBCOMMAND.get(name);
-  if (running !== undefined && words.some((word) => word === undefined || running.has(word))) return reason(codeWord(name), ' may run a command or code by a subcommand or option it is given');
+  if (runsBySubcommand(name, words)) return reason(codeWord(name), ' may run a command or code by a subcommand or option it is given');
+  const embedded = embeddedTool(name, words);
+  if (embedded === null || (embedded !== undefined && (runsBySubcommand(embedded.name, embedded.words) || runsPlugin(embedded.name, embedded.words)))) {
+    return reason(codeWord(name), ' runs a tool of its own, such as kubectl, which may run a command by a subcommand it is given');
+  }
   if (runsPlugin(name, words)) {
     return reason(codeWord(name), ' runs a plugin, an extension, an alias or a program it is given or sets, which a call may have written');
   }
@@ -135,6 +144,33 @@ function runsNamedCommand(command: SimpleCommand, name: string): Reason | undefi
   }
   if (name === 'pandoc' && pandocRunsCode(words)) return reason(codeWord('pandoc'), ' is given a filter, an engine or a file that may run a program');
   return undefined;
+}
+
+/**
+ * Whether `name`, given `words` (its name left out, a word the shell computes as undefined), runs a command by one of
+ * its `RUNS_BY_SUBCOMMAND`, in any word, an option's with its value attached too (`nix-shell --run=…`), or, for kubectl
+ * and oc, makes a job, a cron job or a deployment running the command given after `--` (`create job j --image=x -- cmd`),
+ * as `run` does. Allow rules read a call past their words so too.
+ */
+export function runsBySubcommand(name: string, words: readonly (string | undefined)[]): boolean {
+  const running = RUNS_BY_SUBCOMMAND.get(name);
+  if (running !== undefined && words.some((word) => word === undefined || running.has(word) || (word.startsWith('--') && running.has(word.split('=')[0]!)))) return true;
+  return (name === 'kubectl' || name === 'oc') && words.includes('create') && words.includes('--');
+}
+
+/**
+ * The tool and its words that `name`, given `words`, runs as a subcommand of its own (`k3s kubectl exec …`, `minikube
+ * kubectl -- exec …`, `microk8s helm3 …`), judged as that tool; null when a word the shell computes may name one.
+ */
+export function embeddedTool(name: string, words: readonly (string | undefined)[]): { name: string; words: readonly (string | undefined)[] } | null | undefined {
+  const tools = EMBEDDED_TOOLS.get(name);
+  if (tools === undefined) return undefined;
+  const at = words.findIndex((word) => word === undefined || tools.has(word));
+  const tool = words[at];
+  if (at === -1) return undefined;
+  if (tool === undefined) return null;
+  const rest = words.slice(at + 1);
+  return { name: tool.replace(/3$/, ''), words: rest[0] === '--' ? rest.slice(1) : rest };
 }
 
 /**

@@ -616,9 +616,9 @@ const PROGRAMS = {
 
   // Containers and their user namespaces (which run the command with the call's files), image builds and compose
   // files, cluster pods, desktop application sandboxes, language and package environments, and secret stores.
-  docker: { runsBySubcommand: ['run', 'exec', 'create', 'start', 'restart', 'compose', 'build', 'buildx', 'builder', 'stack', 'plugin'] },
-  podman: { runsBySubcommand: ['run', 'exec', 'create', 'start', 'restart', 'unshare', 'ssh', 'compose', 'build', 'play', 'kube', 'healthcheck', 'farm', 'runlabel'] },
-  nerdctl: { runsBySubcommand: ['run', 'exec', 'create', 'start', 'restart', 'compose', 'build', 'builder'] },
+  docker: { runsBySubcommand: ['run', 'exec', 'create', 'start', 'restart', 'attach', 'service', 'compose', 'build', 'buildx', 'builder', 'stack', 'plugin'] },
+  podman: { runsBySubcommand: ['run', 'exec', 'create', 'start', 'restart', 'attach', 'unshare', 'ssh', 'compose', 'build', 'play', 'kube', 'healthcheck', 'farm', 'runlabel'] },
+  nerdctl: { runsBySubcommand: ['run', 'exec', 'create', 'start', 'restart', 'attach', 'compose', 'build', 'builder'] },
   buildah: { runsBySubcommand: ['run', 'unshare', 'build', 'bud'] },
   lxc: { runsBySubcommand: ['exec', 'shell'] },
   incus: { runsBySubcommand: ['exec', 'shell'] },
@@ -676,14 +676,16 @@ const PROGRAMS = {
   udocker: { runsBySubcommand: ['run'] },
   multipass: { runsBySubcommand: ['exec', 'shell'] },
   minikube: { runsBySubcommand: ['ssh'] },
+  // `vagrant ssh -c cmd` runs a command in the machine.
+  vagrant: { runsBySubcommand: ['ssh', 'winrm', 'powershell'] },
   // Environments that run a command in them: `nix-shell --run`, `nix develop`, `guix shell -- …`, `stack exec`.
-  'nix-shell': { runsBySubcommand: ['--run'] },
+  'nix-shell': { runsBySubcommand: ['--run', '--command'] },
   nix: { runsBySubcommand: ['run', 'shell', 'develop'] },
-  guix: { runsBySubcommand: ['shell', 'environment'] },
+  guix: { runsBySubcommand: ['shell', 'environment', 'container', 'repl'] },
   nvm: { runsBySubcommand: ['exec', 'run'] },
   opam: { runsBySubcommand: ['exec'] },
   stack: { runsBySubcommand: ['exec', 'run', 'runghc', 'runhaskell', 'eval', 'ghci', 'repl', 'script'] },
-  cabal: { runsBySubcommand: ['exec', 'run', 'repl'] },
+  cabal: { runsBySubcommand: ['exec', 'run', 'repl', 'v1-exec', 'v1-run', 'v1-repl', 'v2-exec', 'v2-run', 'v2-repl', 'new-exec', 'new-run', 'new-repl'] },
   // Secret stores that run a command with the secrets in its environment.
   'aws-vault': { runsBySubcommand: ['exec'] },
   op: { runsBySubcommand: ['run'] },
