@@ -51,6 +51,22 @@ describe('a symbolic link in a hidden folder of the workspace, in the bubblewrap
     }
   });
 
+  test('one leading outside the workspace to a place the person may write and calls can read (/var/tmp): refused as well, naming it', async () => {
+    await using w = await homeWorkspace();
+    await using outside = await tempFolder('/var/tmp');
+    const target = path.join(outside.path, 'leak');
+    const plant = `mkdir -p ~/.local/share/atuin && ln -s ${target} ~/.local/share/atuin/history.db && echo planted`;
+    expect(await runTool(w.terminal, { command: plant })).toStrictEqual({ content: 'planted\nexit code: 0', isError: false });
+    await appendFile(path.join(w.home, '.local', 'share', 'atuin', 'history.db'), SECRET);
+    const link = path.join(w.home, '.local', 'share', 'atuin', 'history.db');
+    expect(await runTool(w.terminal, { command: `cat ${target}; echo ran` })).toStrictEqual({
+      content:
+        `Refused: "${link}", in a folder tool calls must not see, is a symbolic link to "${target}", a place tool calls can read: what is written ` +
+        `through it would be seen there. Nothing was run: calls that run processes (terminal, python) are refused until it is gone (\`rm ${link}\`) or leads elsewhere.`,
+      isError: true,
+    });
+  });
+
   test('one leading, by a relative path, to a workspace file there already, or to a folder of the workspace: refused as well', async () => {
     await using w = await homeWorkspace();
     await writeFile(path.join(w.path, 'leak'), '');

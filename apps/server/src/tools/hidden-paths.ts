@@ -1,6 +1,8 @@
-import { lstatSync, opendirSync, readdirSync, readlinkSync, realpathSync, statSync, type Dir, type Dirent } from 'node:fs';
+import { accessSync, constants, lstatSync, opendirSync, readdirSync, readlinkSync, realpathSync, statSync, type Dir, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { whereLeads } from './git-config-includes';
+import { SOCKET_FOLDERS } from './sandbox/host-layout';
+import { CALL_OWN_FOLDERS } from './sandbox/veiled-folders';
 
 /** A hidden path as a call masks it: an empty tmpfs over a folder, /dev/null over a file. */
 export interface HiddenMask {
@@ -67,7 +69,7 @@ export class HiddenPathLinkedError extends Error {
             `(\`find ${workspace} -samefile ${link.path}\` lists them).`
         : `Refused: "${link.path}", in a folder tool calls must not see, is a symbolic link ` +
             (link.kind === 'symbolic'
-              ? `to "${link.leadsTo}" in the workspace: what is written through it would be seen there. `
+              ? `to "${link.leadsTo}"${isWithin(workspace, link.leadsTo) ? ' in the workspace' : ', a place tool calls can read'}: what is written through it would be seen there. `
               : `through /proc ("${link.text}"), which leads to where each program that opens it runs, the workspace too. `) +
             `Nothing was run: calls that run processes (terminal, python) are refused until it is gone (\`rm ${link.path}\`) or leads elsewhere.`,
     );
@@ -126,8 +128,9 @@ export function* hiddenLinks(hidden: readonly string[], workspace: string, bound
   const leadsOut = (link: string): HiddenLink | undefined => {
     if (leadsThroughProc(link)) return { kind: 'process', path: link, text: linkText(link) };
     const leadsTo = whereLeads(link);
-    if (leadsTo === undefined || !isWithin(workspace, leadsTo) || hidden.some((entry) => isWithin(entry, leadsTo))) return undefined;
-    return { kind: 'symbolic', path: link, leadsTo };
+    if (leadsTo === undefined || hidden.some((entry) => isWithin(entry, leadsTo))) return undefined;
+    if (isWithin(workspace, leadsTo) || readableByCallsWritableByPerson(leadsTo)) return { kind: 'symbolic', path: link, leadsTo };
+    return undefined;
   };
   let entries = 0;
   for (const top of outermost) {
@@ -150,6 +153,27 @@ export function* hiddenLinks(hidden: readonly string[], workspace: string, bound
         if (stats?.isFile() === true && stats.nlink > 1n) yield { kind: 'hard', path: full, nlink: stats.nlink, identity: identityKey(stats) };
       }
     }
+  }
+}
+
+/**
+ * Whether `target`, outside the workspace, is where the person's program could write through a link and a call then
+ * read it: a place the person may write (a file there, or the nearest folder there on the way), outside the folders
+ * each call has its own of and those the sandbox masks. `/var/tmp` is one (a call's `cat` read a history written
+ * there through a link it planted); `/tmp`, `/run`, and the system's folders the person cannot write, are not.
+ */
+function readableByCallsWritableByPerson(target: string): boolean {
+  if ([...CALL_OWN_FOLDERS, ...SOCKET_FOLDERS].some((own) => isWithin(own, target))) return false;
+  for (let at = target; ; at = path.dirname(at)) {
+    if (lstatSync(at, { throwIfNoEntry: false }) !== undefined) {
+      try {
+        accessSync(at, constants.W_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    }
+    if (path.dirname(at) === at) return false;
   }
 }
 
