@@ -466,6 +466,32 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it("a prefix rule for nix covers no call given a setting of nix's by --option, --extra-… or a flag of its own that runs code", async () => {
+    // With the unsafe setting on, an expression's builtins.exec runs a command while nix evaluates it.
+    for (const [token, line] of [
+      ['nix eval', 'nix eval --option allow-unsafe-native-code-during-evaluation true --expr x'],
+      ['nix eval', 'nix eval --allow-unsafe-native-code-during-evaluation --expr x'],
+      ['nix', 'nix build --post-build-hook ./evil.sh .#x'],
+      ['nix', 'nix build --extra-plugin-files ./x.so .#x'],
+      ['nix-instantiate', 'nix-instantiate --option allow-unsafe-native-code-during-evaluation true --eval x.nix'],
+      ['nix-instantiate', 'nix-instantiate --eval x.nix --plugin-files=./x.so'],
+      ['nix-build', 'nix-build --option pre-build-hook ./evil.sh'],
+      ['nix-shell -p hello', 'nix-shell -p hello --option plugin-files ./x.so'],
+      ['nix-build', 'nix-build $X'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+      expect((await evaluateRules(terminal(line), [prefix('rm -rf', { effect: 'deny' })], context)), line).toHaveProperty('because');
+    }
+    for (const [token, line] of [
+      ['nix eval', 'nix eval --expr 1+1'],
+      ['nix', 'nix build .#x --print-build-logs'],
+      ['nix-build', 'nix-build default.nix -A x'],
+      ['nix-instantiate', 'nix-instantiate --eval x.nix'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('allow');
+    }
+  });
+
   it('make under the names of its builds and forks is judged as make, and its kin as project runners', async () => {
     for (const name of ['gmake', 'remake', 'colormake', 'bmake', 'pmake']) {
       const rules = [prefix(`${name} test`), prefix('cd')];

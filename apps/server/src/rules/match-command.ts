@@ -16,7 +16,7 @@ import { configFileMayRun } from './program-config-files';
 import { submoduleConfigMayRun } from './submodule-configs';
 import { commandBaseName, isExactOnlyCommand, isExactOnlyProgram, PREFIX_PROPOSED_COMMANDS, PROPOSE_EXACT_COMMANDS, SUBCOMMAND_COMMANDS } from '@airlock/api';
 import { PLAIN_SUBCOMMANDS, TEX_ENGINES, WORKING_FOLDER_PROGRAMS } from '@airlock/api/rules/commands';
-import { embeddedTool, opensslLoadsCode, pandocRunsCode, runsBySubcommand as runsCommandBySubcommand, runsPlugin, texRunsCode } from './opaque-program';
+import { embeddedTool, nixSettingsRunCode, opensslLoadsCode, pandocRunsCode, runsBySubcommand as runsCommandBySubcommand, runsPlugin, texRunsCode } from './opaque-program';
 import type { SimpleCommand } from './parse-command-line';
 import type { ShellWord } from './shell-word';
 import type { CommandPrefix } from '@airlock/api';
@@ -514,9 +514,10 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   if (TEX_ENGINES.has(name.replace(/-dev$/, '')) && rest.some((word) => word.kind !== 'literal' || texRunsCode(word.value))) return false;
   // openssl given an engine, a provider or a config (`req -engine ./x.so`) loads it, pandoc given a filter runs it
   // (`--filter ./x.sh`, `-L x.lua`): read as deny rules read them, a word that may become any as any.
-  if (name === 'openssl' || name === 'pandoc') {
+  // nix given a setting (`--option allow-unsafe-native-code-during-evaluation true`) may run what an expression says.
+  if (name === 'openssl' || name === 'pandoc' || name.startsWith('nix')) {
     const given = rest.map((word) => (word.kind === 'literal' ? word.value : anything(word) ? undefined : word.text.replace(/["']/g, '').replace(LEADING_EXPANSIONS, '')));
-    if ((name === 'openssl' ? opensslLoadsCode : pandocRunsCode)(given)) return false;
+    if (name === 'openssl' ? opensslLoadsCode(given) : name === 'pandoc' ? pandocRunsCode(given) : nixSettingsRunCode(name, given)) return false;
   }
   const script = SCRIPT_RUNNERS.has(name) ? scriptArgumentsStart(command.words) : undefined;
   if (script !== undefined && !onlyHarmlessAfter(command.words, Math.max(script, rule.tokens.length))) return false;

@@ -59,6 +59,14 @@ const OPTIONS_WITHOUT_VALUE: ReadonlyMap<string, ReadonlySet<string>> = new Map(
 /** helm's option that runs a program on the manifests it renders, and the plugin subcommands that run a plugin's hooks. */
 const HELM_POST_RENDERER = /^--post-renderer(?:-args)?(?:=|$)/;
 const HELM_PLUGIN_HOOKS: ReadonlySet<string> = new Set(['install', 'add', 'update', 'up']);
+/**
+ * nix's settings that run code, given on its command line: any setting by `--option name value` or `--extra-name …`
+ * (which may be one of these), and as flags of their own the unsafe evaluation that lets an expression's
+ * `builtins.exec` run a command, plugin files, build hooks, remote builders and stores, and a flake's own settings.
+ */
+const NIX_CODE_OPTION =
+  /^--(?:option|extra-[a-z-]+|allow-unsafe-native-code-during-evaluation|plugin-files|(?:pre|post)-build-hook|build-hook|diff-hook|builders|store|accept-flake-config)(?:=|$)/;
+const NIX_PROGRAMS: ReadonlySet<string> = new Set(['nix', 'nix-instantiate', 'nix-build', 'nix-shell', 'nix-env', 'nix-store']);
 /** Cluster programs that run a tool of their own by its name (`k3s kubectl …`, `minikube kubectl -- …`). */
 const EMBEDDED_TOOLS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['minikube', new Set(['kubectl'])],
@@ -127,6 +135,7 @@ function runsNamedCommand(command: SimpleCommand, name: string): Reason | undefi
   if (name === 'openssl' && opensslLoadsCode(words)) {
     return reason(codeWord('openssl'), ' is given an engine, a provider or a config, which may load a shared object');
   }
+  if (nixSettingsRunCode(name, words)) return reason(codeWord(name), " is given a setting of nix's, by which it may run a program or load a plugin");
   if (name === 'ip' && ipRunsCommand(words)) return reason(codeWord('ip'), ' runs a command with `netns exec`, `vrf exec` or the commands of a -batch file');
   // task-spooler (`ts`, `tsp` on Debian, where `ts` is moreutils') queues the command its words name.
   if (name === 'ts' && words.length > 0) return reason(codeWord('ts'), ' may queue the command its words name');
@@ -277,6 +286,15 @@ function mayBeScript(format: string | undefined): boolean {
  */
 export function opensslLoadsCode(words: readonly (string | undefined)[]): boolean {
   return words.some((word) => word === undefined || OPENSSL_LOADING_SUBCOMMANDS.has(word) || OPENSSL_CODE_OPTION.test(word));
+}
+
+/**
+ * Whether nix, given `words` (a word the shell computes as undefined), is given a setting that may run code, as git's
+ * `-c` may (`--option allow-unsafe-native-code-during-evaluation true`, `--post-build-hook ./x.sh`). Allow rules read a
+ * call past their words so too.
+ */
+export function nixSettingsRunCode(name: string, words: readonly (string | undefined)[]): boolean {
+  return NIX_PROGRAMS.has(name) && words.some((word) => word === undefined || NIX_CODE_OPTION.test(word));
 }
 
 function isCodeRunner(name: string): boolean {
