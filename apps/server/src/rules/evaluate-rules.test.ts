@@ -492,6 +492,22 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  it('texlua and texluajit are exact-only, and mise, rtx and micromamba read the folder they run in', async () => {
+    for (const name of ['texlua', 'texluajit']) {
+      expect(isExactOnlyCommand(name), name).toBe(true);
+      expect(await decided(`${name} x.lua`, [{ ...prefix('ls'), match: { kind: 'command-prefix', tokens: [name], exact: false } }]), name).toBe('ask');
+    }
+    // `mise run test` runs the task mise.toml in the folder it runs in names, as `just test` its justfile's.
+    for (const [token, line] of [
+      ['mise run test', 'cd .git/hooks && mise run test'],
+      ['rtx run test', 'cd .git/hooks && rtx run test'],
+      ['micromamba run -n x pytest', 'cd .git/hooks && micromamba run -n x pytest'],
+    ] as const) {
+      expect(await decided(line, [prefix(token), prefix('cd')]), line).toBe('ask');
+      expect(await decided(line.replace('cd .git/hooks && ', ''), [prefix(token), prefix('cd')]), line).toBe('allow');
+    }
+  });
+
   it('make under the names of its builds and forks is judged as make, and its kin as project runners', async () => {
     for (const name of ['gmake', 'remake', 'colormake', 'bmake', 'pmake']) {
       const rules = [prefix(`${name} test`), prefix('cd')];
