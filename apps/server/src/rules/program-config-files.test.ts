@@ -170,3 +170,90 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
     }
   });
 });
+
+describe("Yarn's config naming its own program or plugins, and nx.json naming plugins, in an ordinary workspace", () => {
+  let workspace = '';
+  let home = '';
+  let context: RuleContext;
+  beforeEach(() => {
+    workspace = mkdtempSync(path.join(tmpdir(), 'airlock-yarnrc-'));
+    home = mkdtempSync(path.join(tmpdir(), 'airlock-yarnrc-home-'));
+    context = { sessionId: 'chat-1', workspace };
+    vi.stubEnv('HOME', home);
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    rmSync(workspace, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const noDelete = prefix('rm -rf', { effect: 'deny' });
+  const allows = [prefix('yarn why'), prefix('yarn info'), prefix('yarn list'), prefix('yarn outdated'), prefix('yarn --version', { exact: true }), prefix('nx show'), prefix('nx report'), prefix('cd')];
+  const shows = ['yarn why lodash', 'yarn info lodash', 'yarn list', 'yarn outdated', 'yarn --version'];
+  const denied = async (command: string) => {
+    const decision = await evaluateRules(terminal(command), [noDelete], context);
+    return 'because' in decision ? `ask naming ${decision.because.id}: ${reasonText(decision.unread)}` : decision.decision;
+  };
+  const allowed = async (command: string) => (await evaluateRules(terminal(command), allows, context)).decision;
+  const write = (file: string, text: string) => {
+    mkdirSync(path.dirname(path.join(workspace, file)), { recursive: true });
+    writeFileSync(path.join(workspace, file), text);
+  };
+
+  it('with no such config, or one setting only what runs nothing, yarn and nx stay plain and the rules cover them', async () => {
+    write('package.json', '{"name":"x","packageManager":"yarn@4.5.0"}\n');
+    write('packages/a/package.json', '{"name":"a"}\n');
+    for (const command of [...shows.slice(0, -1), 'cd packages/a && yarn why lodash']) expect(await denied(command), command).toBe('ask');
+    for (const command of [...shows, 'cd packages/a && yarn why lodash']) expect(await allowed(command), command).toBe('allow');
+    write('.yarnrc.yml', 'nodeLinker: node-modules\nenableTelemetry: false\nnpmAuthToken: "${NPM_TOKEN}"\nplugins: []\n');
+    // The person's own, outside the workspace, which no call writes.
+    writeFileSync(path.join(home, '.yarnrc.yml'), 'yarnPath: /opt/yarn/yarn-4.5.0.cjs\n');
+    write('.yarnrc', 'registry "https://registry.yarnpkg.com"\n--install.frozen-lockfile true\n');
+    write('nx.json', '{"targetDefaults":{"build":{"dependsOn":["^build"]}},"plugins":[]}\n');
+    for (const command of [...shows, 'cd packages/a && yarn why lodash', 'nx show projects', 'nx report']) {
+      expect(await allowed(command), command).toBe('allow');
+    }
+    // `yarn --version` is not plain already: a word Yarn does not know may be a script or a program it runs.
+    for (const command of shows.slice(0, -1)) expect(await denied(command), command).toBe('ask');
+  });
+
+  it('a .yarnrc.yml setting yarnPath or plugins, or a .yarnrc setting yarn-path, here or in a folder above: every yarn command runs that file', async () => {
+    for (const [file, text, key] of [
+      ['.yarnrc.yml', 'yarnPath: ./evil.cjs\n', 'yarnPath'],
+      ['.yarnrc.yml', 'nodeLinker: pnp\n"yarnPath": ".yarn/releases/yarn-4.5.0.cjs"\n', 'yarnPath'],
+      ['.yarnrc.yml', 'plugins:\n  - path: ./p.cjs\n    spec: "@yarnpkg/plugin-x"\n', 'plugins'],
+      ['.yarnrc.yml', 'plugins:\n- ./p.cjs\n', 'plugins'],
+      ['.yarnrc.yml', '{yarnPath: ./evil.cjs}\n', ''],
+      ['.yarnrc.yml', `${'#'.repeat(70_000)}\n`, ''],
+      ['.yarnrc', 'yarn-path "./x.js"\n', 'yarn-path'],
+      ['.yarnrc', '"yarn-path" ./x.js\n', 'yarn-path'],
+    ] as const) {
+      write(file, text);
+      for (const command of [...shows, 'cd packages/a && yarn why lodash', 'yarnpkg why lodash']) {
+        const line = `${file} ${text.slice(0, 30)}: ${command}`;
+        if (command !== 'yarn --version') expect(await denied(command), line).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*${file.replaceAll('.', '\\.')}.*${key}`));
+        expect(await allowed(command), line).toBe('ask');
+      }
+      rmSync(path.join(workspace, file));
+    }
+    // Found from a folder below, as Yarn looks upward; one of a folder beside it is not read.
+    write('packages/a/.yarnrc.yml', 'yarnPath: ./evil.cjs\n');
+    expect(await allowed('cd packages/a && yarn why lodash')).toBe('ask');
+    expect(await allowed('yarn why lodash')).toBe('allow');
+    expect(await allowed('yarn --cwd packages/a why lodash')).toBe('ask');
+  });
+
+  it('an nx.json naming plugins: nx loads them for every command, nx show and nx report too', async () => {
+    for (const text of [
+      '{"plugins":["@nx/vite/plugin"]}\n',
+      '{"plugins":[{"plugin":"./tools/evil.js","options":{}}]}\n',
+      '{"extends":"./base.json"}\n',
+      '{"\\u0070lugins":["./evil.js"]}\n',
+    ]) {
+      write('nx.json', text);
+      for (const command of ['nx show projects', 'nx report', 'cd apps/a && nx show projects']) {
+        expect(await allowed(command), `${text}: ${command}`).toBe('ask');
+      }
+    }
+  });
+});

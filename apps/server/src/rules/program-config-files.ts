@@ -37,6 +37,27 @@ const MAX_GH_CONFIG_BYTES = 64 * 1024;
  * at any depth (a host's own), and any flow mapping or backslash, which a line's look cannot read.
  */
 const GH_CONFIG_RUNS = /[{\\]|^\s*["']?(?:browser|editor|pager)["']?\s*:[ \t]*(?!(?:""|''|~|null)?[ \t]*(?:#.*)?$)\S/im;
+/** A Yarn rc file or an `nx.json` larger than this is taken as naming a program (each holds some lines). */
+const MAX_PROJECT_CONFIG_BYTES = 64 * 1024;
+/**
+ * What in a `.yarnrc.yml` names code Yarn runs at every command, `yarn why` and `yarn --version` too: `yarnPath`
+ * (node runs that file in Yarn's place; Yarn 1 reads it as well) and `plugins` (each loaded), as a key at any depth
+ * (an anchor may be merged in) and in any case, but for `plugins: []`; and any flow mapping (not a `${NAME}` Yarn
+ * puts a variable in), backslash or explicit key (`? yarnPath`), which a line's look cannot read.
+ */
+const YARNRC_YML_RUNS = /(?<!\$)\{|\\|^\s*\?|^\s*["']?(yarn[-_]?path|plugins)["']?\s*:(?![ \t]*\[[ \t]*\][ \t]*(?:#.*)?$)/im;
+/** What in Yarn 1's `.yarnrc` names the program it runs in its own place (`yarn-path "./x.js"`), and any backslash. */
+const YARNRC_RUNS = /\\|^\s*["']?(?:--)?(yarn[-_]?path)\b/im;
+/** The files Yarn reads at every command from the folder it runs in and each folder above, and what in them runs code. */
+const YARN_CONFIGS: readonly { file: string; runs: RegExp }[] = [
+  { file: '.yarnrc.yml', runs: YARNRC_YML_RUNS },
+  { file: '.yarnrc', runs: YARNRC_RUNS },
+];
+/**
+ * What in an `nx.json` names code nx loads at every command, `nx show` and `nx report` too: `plugins` given any but
+ * an empty list, `extends` (a file that may list them), and any backslash (a key spelt with an escape).
+ */
+const NX_JSON_RUNS = /\\|"(plugins)"\s*:(?!\s*\[\s*\])|"(extends)"\s*:/;
 /** The option naming the kubeconfig, anywhere in the words (`--kubeconfig ./kc`, `--kubeconfig=./kc`). */
 const KUBECONFIG_OPTION = /^--kubeconfig(?:=|$)/;
 /**
@@ -61,7 +82,8 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   const [first] = command.words;
   if (first?.kind !== 'literal' || line.workspace === undefined) return undefined;
   const name = commandBaseName(first.value);
-  if (name !== 'go' && name !== 'gh' && !KUBECONFIG_READERS.has(name)) return undefined;
+  const project = name === 'yarnpkg' ? 'yarn' : name;
+  if (name !== 'go' && name !== 'gh' && project !== 'yarn' && name !== 'nx' && !KUBECONFIG_READERS.has(name)) return undefined;
   const home = buildChildEnv({ source: process.env, cwd: '/' }).HOME ?? homedir();
   const workspace = path.resolve(line.workspace);
   const realWorkspace = leadsTo(workspace);
@@ -69,6 +91,19 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   const changed = line.changedBefore === true || line.fileSystemChanged === true;
   const shown = (file: string) => (isWithin(home, file) ? `~/${path.relative(home, file)}` : file);
   if (name === 'go') return goEnvMayRun(home, inWorkspace, changed, shown);
+  if (project === 'yarn' || project === 'nx') {
+    const folder = path.resolve(workspace, line.folder ?? workspace);
+    const configs = project === 'yarn' ? YARN_CONFIGS : [{ file: 'nx.json', runs: NX_JSON_RUNS }];
+    const starts = [folder];
+    if (project === 'yarn') {
+      const given = givenFolder(command, '--cwd');
+      if (given === null) return reason(codeWord(name), ' is given a folder to run in (', codeWord('--cwd'), ') the shell computes, whose config may name a program it runs');
+      if (given !== undefined) starts.push(path.resolve(folder, given));
+    }
+    // Yarn reads the home folder's as well.
+    const folders = [...upward(starts), ...(project === 'yarn' ? [home] : [])];
+    return projectConfigMayRun({ name, folders, configs, inWorkspace, changed, shown });
+  }
   if (name === 'gh') {
     // os.UserConfigDir's gh folder: a call's gh has no GH_CONFIG_DIR or XDG_CONFIG_HOME (buildChildEnv).
     const config = path.join(home, '.config', 'gh', 'config.yml');
@@ -97,6 +132,75 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     codeWord(shown(kubeconfig)),
     ', a kubeconfig in the workspace, where a call may have written it, whose credential plugin (exec, auth-provider) is a command it runs',
   );
+}
+
+interface ProjectConfigLook {
+  /** The program's name as the call gives it. */
+  name: string;
+  /** The folders whose config files it reads. */
+  folders: readonly string[];
+  /** The files it reads in each, and what in one runs code (its first group the key). */
+  configs: readonly { file: string; runs: RegExp }[];
+  /** Whether a file lies in the workspace, by its text or where its links lead. */
+  inWorkspace: (file: string) => boolean;
+  /** A command before it on the line may have changed the file system: a file in the workspace may hold anything. */
+  changed: boolean;
+  /** How a file is named to the person. */
+  shown: (file: string) => string;
+}
+
+/**
+ * Why Yarn or nx may run code a config file of the workspace names (`yarnPath`, `plugins`, nx.json's `plugins`):
+ * each is read from the folder the program runs in and every folder above it, and a call may have written one.
+ */
+function projectConfigMayRun(look: ProjectConfigLook): Reason | undefined {
+  for (const folder of look.folders) {
+    for (const { file, runs } of look.configs) {
+      const config = path.join(folder, file);
+      if (!look.inWorkspace(config)) continue;
+      const text = look.changed ? undefined : fileText(config, MAX_PROJECT_CONFIG_BYTES);
+      if (text === null) continue;
+      const match = text === undefined ? null : runs.exec(text);
+      if (text !== undefined && match === null) continue;
+      const key = match?.slice(1).find((group) => group !== undefined);
+      return reason(
+        codeWord(look.name),
+        ' reads ',
+        codeWord(look.shown(config)),
+        ', in the workspace, where a call may have written it',
+        ...(key === undefined ? [', which may name code it runs'] : [', which sets ', codeWord(key), ', code it runs at every command']),
+      );
+    }
+  }
+  return undefined;
+}
+
+/** The folders from each of `starts`, as named and where its links lead, up to `/`. */
+function upward(starts: readonly string[]): string[] {
+  const folders = new Set<string>();
+  for (const start of starts.flatMap((folder) => [folder, leadsTo(folder)])) {
+    let at = start;
+    for (let steps = 0; steps < MAX_LEAD_STEPS && !folders.has(at); steps += 1) {
+      folders.add(at);
+      const up = path.dirname(at);
+      if (up === at) break;
+      at = up;
+    }
+  }
+  return [...folders];
+}
+
+/** The value of a folder option anywhere in the words (`--cwd dir`, `--cwd=dir`): null when the shell computes it. */
+function givenFolder(command: SimpleCommand, option: string): string | null | undefined {
+  const words = command.words.slice(1);
+  for (const [index, word] of words.entries()) {
+    if (word.kind !== 'literal') continue;
+    if (word.value.startsWith(`${option}=`)) return word.value.slice(option.length + 1);
+    if (word.value !== option) continue;
+    const value = words[index + 1];
+    return value?.kind === 'literal' ? value.value : null;
+  }
+  return undefined;
 }
 
 function goEnvMayRun(home: string, inWorkspace: (file: string) => boolean, changed: boolean, shown: (file: string) => string): Reason | undefined {
