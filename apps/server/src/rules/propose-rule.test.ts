@@ -334,3 +334,9 @@ describe('"Always allow" on a runner judges what it runs', () => {
     expect((await evaluateRules(terminal(attack), [saved], context)).decision).toBe('ask');
   });
 });
+
+describe('"Always allow" on nx show or nx report', () => {
+  it.each(['nx show projects', 'nx report'])('%j is proposed exact: nx loads the plugins nx.json names for any command', async (command) => {
+    expect(await proposedMatch(command)).toStrictEqual({ kind: 'command-prefix', tokens: command.split(' '), exact: true });
+  });
+});

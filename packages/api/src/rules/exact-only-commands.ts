@@ -117,7 +117,8 @@ export const GIT_PREFIX_SUBCOMMANDS: ReadonlySet<string> = new Set([
  * `make` is apart: its targets are the Makefile's, proposed by name (`make test`). The scripts and tasks of
  * composer, turbo and nx are not listed: they hand the words after them to the tool the script runs (`composer test
  * x.php`, `turbo run test -- --config …`, `nx test app --setupFile=…`), which may run a file they name, and the rules
- * check those words only for npm, pnpm and Yarn.
+ * check those words only for npm, pnpm and Yarn. No nx subcommand is listed: nx loads the plugins its `nx.json`
+ * names at every command, `nx show` and `nx report` too.
  */
 export const PREFIX_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['git', GIT_PREFIX_SUBCOMMANDS],
@@ -132,7 +133,6 @@ export const PREFIX_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new 
   ['composer', new Set(['show', 'outdated', 'validate', 'why', 'why-not', 'depends', 'licenses', 'status'])],
   ['rustup', new Set(['show', 'which', 'check'])],
   ['turbo', new Set(['ls'])],
-  ['nx', new Set(['show', 'report'])],
 ]);
 
 /** Commands with subcommands: with an option before the subcommand (`git -C dir status`) the proposal is exact. */
