@@ -81,6 +81,34 @@ describe('a program that is a shell, an interpreter or an editor under another n
     // Exact, as before.
     expect(await decide('view notes.txt', [prefix('view notes.txt', { exact: true })])).toMatchObject({ decision: 'allow' });
   });
+
+  it('a debugger under a prefixed name and the interpreters are not plain, nor a command given one as a word', async () => {
+    for (const line of [
+      'arm-none-eabi-gdb -batch -x x.gdb',
+      'x86_64-linux-gnu-gdb -batch -x x.gdb',
+      'rust-gdb -batch -x x.gdb',
+      'rust-lldb -b -s x.lldb',
+      'cuda-gdb -batch -x x.gdb',
+      'gdbtui -batch -x x.gdb',
+      'jython x.py',
+      'graalpy x.py',
+      'micropython x.py',
+      'ghc x.hs',
+      'pry x.rb',
+      'csi -s x.scm',
+      'scheme --script x.ss',
+      'chez --script x.ss',
+      'gforth x.fs',
+      'zx x.mjs',
+      'nbb x.cljs',
+      'west debug --gdb=arm-none-eabi-gdb',
+      'west debug --gdb rust-gdb',
+    ]) {
+      const decision = await decide(line);
+      expect(askedNaming(decision), `${line}: ${JSON.stringify(decision)}`).toBe(true);
+    }
+    expect(await decide('gdbm_dump x.db')).toStrictEqual({ decision: 'ask' });
+  });
 });
 
 describe('a command name judged by the program it leads to on PATH', () => {

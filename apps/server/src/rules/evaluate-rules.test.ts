@@ -385,6 +385,39 @@ describe('what a prefix rule does not cover', () => {
     expect(isExactOnlyCommand('guilemaker')).toBe(false);
   });
 
+  it('a prefix rule for a debugger under a prefixed name, or for an interpreter, covers nothing it runs, and the schema refuses one', async () => {
+    // Cross debuggers named for their target, rustup's and CUDA's wrappers of gdb and lldb, and interpreters the table
+    // missed: each ran the shell line or the code given to it under a prefix rule for its name.
+    for (const [token, line] of [
+      ['arm-none-eabi-gdb', 'arm-none-eabi-gdb -batch -ex "shell touch x"'],
+      ['x86_64-linux-gnu-gdb', 'x86_64-linux-gnu-gdb -batch -ex "shell touch x"'],
+      ['aarch64-linux-gnu-gdb', 'aarch64-linux-gnu-gdb -batch -ex "shell touch x"'],
+      ['rust-gdb', 'rust-gdb -batch -ex "shell touch x"'],
+      ['rust-lldb', 'rust-lldb -o "platform shell touch x"'],
+      ['cuda-gdb', 'cuda-gdb -ex "shell touch x"'],
+      ['gdbtui', 'gdbtui -batch -ex "shell touch x"'],
+      ['cgdb', 'cgdb -- -batch -ex "shell touch x"'],
+      ['jython', 'jython -c x'],
+      ['graalpy', 'graalpy -c x'],
+      ['micropython', 'micropython -c x'],
+      ['ghc', 'ghc -e x'],
+      ['pry', 'pry -e x'],
+      ['csi', 'csi -e x'],
+      ['scheme', 'scheme --script x'],
+      ['chez', 'chez --script x'],
+      ['gforth', 'gforth -e x'],
+      ['zx', 'zx x.mjs'],
+      ['nbb', 'nbb -e x'],
+    ] as const) {
+      const stored = { ...prefix('ls'), match: { kind: 'command-prefix' as const, tokens: [token], exact: false } };
+      expect(await decided(line, [stored]), line).toBe('ask');
+      const draft = { effect: 'allow', tool: 'terminal', match: stored.match, scope: { kind: 'global' }, source: 'user' };
+      expect(ruleDraftSchema.safeParse(draft).success, token).toBe(false);
+    }
+    for (const name of ['gdb-add-index', 'x86_64-w64-mingw32-gdb.exe', 'lldb', 'gdb']) expect(isExactOnlyCommand(name), name).toBe(true);
+    for (const name of ['gdbm_dump', 'lldbmaker', 'pgdbf', 'debugdb']) expect(isExactOnlyCommand(name), name).toBe(false);
+  });
+
   it('a prefix rule for a program that runs a command by a subcommand covers no call that gives one past its words', async () => {
     // Each ran the command it gave under a rule for the program, or for a subcommand that runs one.
     for (const [token, line] of [

@@ -1,6 +1,6 @@
 import { codeWord, reason, type Reason } from '@airlock/core';
 import { commandBaseName, PREFIX_PROPOSED_COMMANDS } from '@airlock/api';
-import { BUILTIN_SUBCOMMANDS, CODE_RUNNERS, DATA_FILTERS, PLAIN_SUBCOMMANDS, RUNS_BY_SUBCOMMAND, RUNS_NAMED_COMMANDS, TEX_ENGINES } from '@airlock/api/rules/commands';
+import { BUILTIN_SUBCOMMANDS, CODE_RUNNERS, DATA_FILTERS, isPrefixedDebugger, PLAIN_SUBCOMMANDS, RUNS_BY_SUBCOMMAND, RUNS_NAMED_COMMANDS, TEX_ENGINES } from '@airlock/api/rules/commands';
 import { patternNaming } from './hidden-program-name';
 import type { SimpleCommand } from './parse-command-line';
 
@@ -298,5 +298,5 @@ export function nixSettingsRunCode(name: string, words: readonly (string | undef
 }
 
 function isCodeRunner(name: string): boolean {
-  return CODE_RUNNERS.has(name) || CODE_RUNNERS.has(name.replace(/-?[0-9][0-9.]*$/, ''));
+  return CODE_RUNNERS.has(name) || CODE_RUNNERS.has(name.replace(/-?[0-9][0-9.]*$/, '')) || isPrefixedDebugger(name);
 }

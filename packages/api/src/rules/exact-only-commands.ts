@@ -46,9 +46,20 @@ export function isDynamicLoader(name: string): boolean {
 /** Shells and interpreters also installed under a versioned or suffixed name: `python3.11`, `perl5.36.0`, `bash-5.2`. */
 const VERSIONED_INTERPRETER = new RegExp(`^(?:${VERSIONED_PROGRAMS.join('|')})[0-9._-]`);
 
+/**
+ * gdb and lldb under a prefix as well: a cross build's target (`arm-none-eabi-gdb`, `x86_64-linux-gnu-gdb`) or a
+ * wrapper's (`rust-gdb`, `rust-lldb`, `cuda-gdb`), each running the shell line it is given (`-ex 'shell …'`).
+ */
+const PREFIXED_DEBUGGER = /(?:^|[-_.])(?:gdb|lldb)(?:$|[0-9._-])/;
+
+/** Whether `name` (a base name) is gdb or lldb under a prefix, a version or a suffix (`arm-none-eabi-gdb`, `lldb-15`). */
+export function isPrefixedDebugger(name: string): boolean {
+  return PREFIXED_DEBUGGER.test(name);
+}
+
 /** Whether an allow rule for this command must be exact: it runs whatever it is given. `name` is a base name. */
 export function isExactOnlyCommand(name: string): boolean {
-  return EXACT_ONLY_COMMANDS.has(name) || VERSIONED_INTERPRETER.test(name) || isDynamicLoader(name) || EMULATOR.test(name);
+  return EXACT_ONLY_COMMANDS.has(name) || VERSIONED_INTERPRETER.test(name) || isPrefixedDebugger(name) || isDynamicLoader(name) || EMULATOR.test(name);
 }
 
 /**

@@ -163,6 +163,10 @@ const PROGRAMS = {
   'ts-node': { exactOnly: true, codeRunner: true },
   gdb: { exactOnly: true, codeRunner: true },
   lldb: { exactOnly: true, codeRunner: true },
+  // gdb's text interface and curses front end, which hand gdb their words (`cgdb -- -ex 'shell …'`); gdb and lldb under
+  // a target's or a wrapper's prefix (`arm-none-eabi-gdb`, `rust-lldb`) are `isExactOnlyCommand`'s
+  gdbtui: { exactOnly: true, codeRunner: true },
+  cgdb: { exactOnly: true, codeRunner: true },
   sqlite3: { exactOnly: true, codeRunner: true },
   duckdb: { exactOnly: true, codeRunner: true },
   vi: { exactOnly: true, versionedNames: true, codeRunner: true },
@@ -171,6 +175,20 @@ const PROGRAMS = {
   emacs: { exactOnly: true, versionedNames: true, codeRunner: true },
   ed: { exactOnly: true, codeRunner: true },
   ex: { exactOnly: true, codeRunner: true },
+  // Python on the JVM, GraalVM and microcontrollers, Haskell's compiler (`ghc -e`), Ruby's pry, CHICKEN's and Chez's
+  // Scheme (`csi -e`, `scheme --script`), Forth, and JavaScript and ClojureScript script runners (`zx x.mjs`, `nbb -e`)
+  jython: { exactOnly: true, codeRunner: true },
+  graalpy: { exactOnly: true, codeRunner: true },
+  micropython: { exactOnly: true, codeRunner: true },
+  ghc: { exactOnly: true, codeRunner: true },
+  pry: { exactOnly: true, codeRunner: true },
+  csi: { exactOnly: true, codeRunner: true },
+  scheme: { exactOnly: true, codeRunner: true },
+  chez: { exactOnly: true, codeRunner: true },
+  petite: { exactOnly: true, codeRunner: true },
+  gforth: { exactOnly: true, codeRunner: true },
+  zx: { exactOnly: true, codeRunner: true },
+  nbb: { exactOnly: true, codeRunner: true },
 
   // Wrappers that run the command given after their own words.
   sudo: { exactOnly: true, followedWrapper: true },
