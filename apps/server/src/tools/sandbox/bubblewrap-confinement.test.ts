@@ -442,6 +442,31 @@ describe('the bubblewrap sandbox keeps a call from leaving code to run outside i
     expect(existsSync(marker)).toBe(false);
   });
 
+  test.each([
+    { named: 'relative, each repository’s own', hooksPath: '.githooks', hooks: (workspace: string) => path.join(workspace, '.githooks') },
+    { named: 'in a workspace that holds the home folder', hooksPath: '~/.git-hooks', hooks: (workspace: string) => path.join(workspace, '.git-hooks') },
+  ])('a hooks folder the person’s own ~/.gitconfig names ($named) cannot be made or written, and the person’s commit runs nothing from it', async ({ hooksPath, hooks }) => {
+    await using home = await tempFolder();
+    await using elsewhere = await tempFolder();
+    // The workspace is the home folder in the second case; a project folder of it in the first.
+    const workspace = hooksPath.startsWith('~') ? home.path : path.join(home.path, 'project');
+    await mkdir(workspace, { recursive: true });
+    const marker = path.join(elsewhere.path, 'hook-ran');
+    await writeFile(path.join(home.path, '.gitconfig'), `[core]\n\thooksPath = ${hooksPath}\n[user]\n\temail = a@example.com\n\tname = a\n`);
+    const personGit = (args: readonly string[]) => spawnSync('git', args, { cwd: workspace, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home.path, GIT_CONFIG_NOSYSTEM: '1' }, stdio: 'ignore' }).status;
+    expect(personGit(['init', '-q', '.'])).toBe(0);
+    const folder = hooks(workspace);
+    vi.stubEnv('HOME', home.path);
+    try {
+      const plant = `mkdir -p ${folder} 2>/dev/null; (printf '#!/bin/sh\\ntouch ${marker}\\n' > ${folder}/pre-commit && chmod +x ${folder}/pre-commit) 2>/dev/null && echo planted; echo end`;
+      expect((await runTool(terminal(workspace), { command: plant })).content).toBe('end\nexit code: 0');
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    personGit(['commit', '-q', '--allow-empty', '-m', 'x']);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   test('a call is killed when the person’s git config replaces a workspace file their ~/.gitconfig includes, held read-only under it, and the file is put back', async () => {
     await using home = await tempFolder();
     const workspace = path.join(home.path, 'project');

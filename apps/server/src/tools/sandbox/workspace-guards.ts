@@ -64,7 +64,7 @@ export function openWorkspaceGuards(workspace: string): WorkspaceGuard[] {
     const guard = openGuard(workspace, entry);
     if (guard !== undefined) guards.push(guard);
   }
-  for (const hooks of git === undefined ? [] : configuredHooks(workspace, git)) guards.push(...foldersHeld(workspace, hooks, guards, true));
+  for (const hooks of configuredHooks(workspace, git)) guards.push(...foldersHeld(workspace, hooks, guards, true));
   // After the hooks folders, which stay read-only should one hold an included file. Each folder on the way is bound
   // over itself, so that none can be renamed away with the file and another put in its place.
   for (const file of includedConfigFiles(workspace, configsGitReads(git))) {
@@ -107,10 +107,12 @@ function gitDirIn(workspace: string): WorkspaceGitDir | undefined {
 
 /**
  * The outermost folder to keep for each hooks folder `core.hooksPath` names inside the workspace (see
- * hooksFoldersToKeep), in the repository config or a file it includes.
+ * hooksFoldersToKeep), in the configs Git reads for the workspace's repository (the person's own, which name one for
+ * every repository: `.githooks`, each repository's own, or `~/.git-hooks` in a workspace holding the home folder; and
+ * the repository's) or a file they include. Without a repository yet too: a call may make one.
  */
-function configuredHooks(workspace: string, git: WorkspaceGitDir): string[] {
-  const configFiles = repositoryConfigFiles(git);
+function configuredHooks(workspace: string, git: WorkspaceGitDir | undefined): string[] {
+  const configFiles = configsGitReads(git);
   const hooks = hooksPathFolders(workspace, [...configFiles, ...includedConfigFiles(workspace, configFiles)]);
   return [...new Set(hooks.map((folder) => hooksFoldersToKeep(folder)[0]!))];
 }
@@ -161,7 +163,7 @@ export function missingGitPaths(workspace: string): MaskedPath[] {
     { path: path.join(folder, 'hooks'), folder: true },
   ]);
   const wanted = [
-    ...(git === undefined ? [] : configuredHooks(workspace, git)).map((hooks) => ({ path: hooks, folder: true })),
+    ...configuredHooks(workspace, git).map((hooks) => ({ path: hooks, folder: true })),
     ...includedConfigFiles(workspace, configsGitReads(git)).map((file) => ({ path: file, folder: false })),
   ];
   for (const entry of wanted) {
