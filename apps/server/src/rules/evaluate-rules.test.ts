@@ -418,6 +418,17 @@ describe('what a prefix rule does not cover', () => {
     for (const name of ['gdbm_dump', 'lldbmaker', 'pgdbf', 'debugdb']) expect(isExactOnlyCommand(name), name).toBe(false);
   });
 
+  it("make's other names (a cross build's, BSD's, makepp) are judged as make", async () => {
+    for (const name of ['mingw32-make', 'x86_64-w64-mingw32-make', 'bsdmake', 'makepp']) {
+      const rules = [prefix(`${name} test`), prefix('cd'), prefix('echo')];
+      for (const line of [`${name} test --eval=x`, `${name} test SHELL=./evil.sh`, `${name} test -f /tmp/M`, `${name} test deploy`, `cd .git/hooks && ${name} test`, `echo x | ${name} test`]) {
+        expect(await decided(line, rules), line).toBe('ask');
+      }
+      expect(await decided(`${name} test -j4`, rules), name).toBe('allow');
+      expect(await decided(`${name} test`, [prefix('make', { effect: 'deny' })]), name).toBe('deny');
+    }
+  });
+
   it('a prefix rule for a program that runs a command by a subcommand covers no call that gives one past its words', async () => {
     // Each ran the command it gave under a rule for the program, or for a subcommand that runs one.
     for (const [token, line] of [

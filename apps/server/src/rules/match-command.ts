@@ -10,6 +10,7 @@ import { COMPUTED_WORD, NPM_HARMLESS, runnerCall } from './program-runners';
 import { projectMayRunInstead } from './project-programs';
 import { realProgramName } from './program-real-name';
 import { pythonModuleMayBeLocal } from './python-module-folder';
+import { isPrefixedMake } from './prefixed-make';
 import { readsCommandsFromInput } from './reads-commands-from-input';
 import { rustProjectMayNameProgram } from './rust-project-files';
 import { configFileMayRun } from './program-config-files';
@@ -317,6 +318,8 @@ const PROGRAM_ALIASES: ReadonlyMap<string, string> = new Map([
   ['colormake', 'make'],
   ['bmake', 'make'],
   ['pmake', 'make'],
+  ['bsdmake', 'make'],
+  ['makepp', 'make'],
 ]);
 
 /** Other names a program is installed under that a deny rule for the program catches too (npm's own script, Debian's yarn). */
@@ -346,7 +349,7 @@ export function installedNames(name: string): ReadonlySet<string> {
 
 /** The program a command's base name stands for: an alias (`py.test`) is judged as its program (`pytest`). */
 function programName(name: string): string {
-  return PROGRAM_ALIASES.get(name) ?? name;
+  return PROGRAM_ALIASES.get(name) ?? (isPrefixedMake(name) ? 'make' : name);
 }
 
 /**

@@ -3,6 +3,7 @@ import { commandBaseName, FOLLOWED_WRAPPERS, isExactOnlyCommand, isExactOnlyProg
 import { INPUT_COMMAND_READERS, PROJECT_RUNNERS } from '@airlock/api/rules/commands';
 import { innerCommands, type ReachableWords } from './command-wrappers';
 import { realProgramName } from './program-real-name';
+import { isPrefixedMake } from './prefixed-make';
 import type { SimpleCommand } from './parse-command-line';
 import { isWithin } from '../tools/workspace-paths';
 
@@ -39,7 +40,7 @@ export function readsCommandsFromInput(command: SimpleCommand, workspace?: strin
 }
 
 function readsInput(name: string, word: string): boolean {
-  if (INPUT_COMMAND_READERS.has(name) || PROJECT_RUNNERS.has(name)) return true;
+  if (INPUT_COMMAND_READERS.has(name) || PROJECT_RUNNERS.has(name) || isPrefixedMake(name)) return true;
   return (isExactOnlyCommand(name) || isExactOnlyProgram(word)) && !HAND_INPUT_ON.has(name);
 }
 

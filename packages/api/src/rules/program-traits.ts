@@ -440,6 +440,8 @@ const PROGRAMS = {
   gmake: { runsNamedCommands: true, projectRunner: true },
   bmake: { runsNamedCommands: true, projectRunner: true },
   pmake: { runsNamedCommands: true, projectRunner: true },
+  bsdmake: { runsNamedCommands: true, projectRunner: true },
+  makepp: { runsNamedCommands: true, projectRunner: true },
   remake: { runsNamedCommands: true, projectRunner: true },
   colormake: { runsNamedCommands: true, projectRunner: true },
   mk: { runsNamedCommands: true, projectRunner: true },
