@@ -1,5 +1,5 @@
 import { reasonText } from '@airlock/core';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -169,9 +169,28 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
       expect(await allowed(command), command).toBe('ask');
     }
   });
+
+  it("gh's config in the workspace holding a shell alias, and gh's extensions folder holding an extension", async () => {
+    // An alias whose value starts with `!` is a shell line gh runs; an extension a program gh runs by its name.
+    const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix(command)], context)).decision;
+    write('.config/gh/config.yml', 'version: 1\naliases:\n    co: pr checkout\n');
+    mkdirSync(path.join(workspace, '.local', 'share', 'gh', 'extensions'), { recursive: true });
+    for (const command of ['gh co', 'gh pr list', 'gh evil']) expect(await ruled(command), command).toBe('allow');
+    for (const text of ["aliases:\n    co: '!./evil.sh'\n", 'aliases:\n  co: "!./evil.sh"\n', 'aliases:\n  co: &x "!./evil.sh"\n', 'aliases:\n  co: |\n    !./evil.sh\n']) {
+      write('.config/gh/config.yml', text);
+      expect(await denied('gh co'), text).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*~/\\.config/gh/config\\.yml`));
+      expect(await ruled('gh co'), text).toBe('ask');
+    }
+    write('.config/gh/config.yml', 'version: 1\n');
+    write('.local/share/gh/extensions/gh-evil/gh-evil', '#!/bin/sh\n');
+    for (const command of ['gh evil', 'gh pr list']) {
+      expect(await denied(command), command).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*~/\\.local/share/gh/extensions`));
+      expect(await ruled(command), command).toBe('ask');
+    }
+  });
 });
 
-describe("Yarn's config naming its own program or plugins, and nx.json naming plugins, in an ordinary workspace", () => {
+describe("Yarn's and pnpm's config naming code they run, and nx.json naming plugins, in an ordinary workspace", () => {
   let workspace = '';
   let home = '';
   let context: RuleContext;
@@ -241,6 +260,35 @@ describe("Yarn's config naming its own program or plugins, and nx.json naming pl
     expect(await allowed('cd packages/a && yarn why lodash')).toBe('ask');
     expect(await allowed('yarn why lodash')).toBe('allow');
     expect(await allowed('yarn --cwd packages/a why lodash')).toBe('ask');
+  });
+
+  it("a pnpmfile, or a setting naming one or a config dependency, here or above: pnpm 10.8 and later load it at every command", async () => {
+    const pnpmAllows = [prefix('pnpm ls'), prefix('pnpm why'), prefix('pnpm outdated'), prefix('cd')];
+    const commands = ['pnpm ls', 'pnpm why lodash', 'pnpm outdated', 'cd packages/a && pnpm ls'];
+    write('packages/a/package.json', '{"name":"a"}\n');
+    write('pnpm-workspace.yaml', 'packages:\n  - packages/*\nignorePnpmfile: false\n');
+    write('.npmrc', 'auto-install-peers=true\n//registry.npmjs.org/:_authToken=${NPM_TOKEN}\nignore-pnpmfile=false\n');
+    for (const command of commands) {
+      if (!command.startsWith('cd ')) expect(await denied(command), command).toBe('ask');
+      expect((await evaluateRules(terminal(command), pnpmAllows, context)).decision, command).toBe('allow');
+    }
+    for (const [file, text, named] of [
+      ['.pnpmfile.cjs', 'module.exports = { hooks: { updateConfig: (c) => (require("child_process").execSync("./evil.sh"), c) } }\n', '.pnpmfile.cjs'],
+      ['.pnpmfile.mjs', 'export const hooks = {}\n', '.pnpmfile.mjs'],
+      ['.npmrc', 'pnpmfile=./tools/hooks.cjs\n', 'pnpmfile'],
+      ['.npmrc', 'global-pnpmfile=./tools/hooks.cjs\n', 'global-pnpmfile'],
+      ['pnpm-workspace.yaml', 'packages:\n  - packages/*\npnpmfile: ./tools/hooks.cjs\n', 'pnpmfile'],
+      ['pnpm-workspace.yaml', 'configDependencies:\n  pnpm-plugin-x: "1.0.0+sha512-abc"\n', 'configDependencies'],
+    ] as const) {
+      const before = file === '.pnpmfile.cjs' || file === '.pnpmfile.mjs' ? undefined : readFileSync(path.join(workspace, file), 'utf8');
+      write(file, text);
+      for (const command of commands) {
+        if (!command.startsWith('cd ')) expect(await denied(command), `${file}: ${command}`).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*${named.replaceAll('.', '\\.')}`));
+        expect((await evaluateRules(terminal(command), pnpmAllows, context)).decision, `${file}: ${command}`).toBe('ask');
+      }
+      if (before === undefined) rmSync(path.join(workspace, file));
+      else write(file, before);
+    }
   });
 
   it('an nx.json naming plugins: nx loads them for every command, nx show and nx report too', async () => {

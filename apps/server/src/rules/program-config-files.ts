@@ -34,9 +34,10 @@ const KUBECONFIG_READERS: ReadonlySet<string> = new Set(['kubectl', 'oc', 'helm'
 const MAX_GH_CONFIG_BYTES = 64 * 1024;
 /**
  * What in gh's config names a program it runs: a `browser`, `editor` or `pager` given a value (gh writes them empty),
- * at any depth (a host's own), and any flow mapping or backslash, which a line's look cannot read.
+ * at any depth (a host's own), an alias whose value starts with `!` (a shell line, quoted or anchored), and any flow
+ * mapping, backslash, block scalar or YAML alias, which a line's look cannot read.
  */
-const GH_CONFIG_RUNS = /[{\\]|^\s*["']?(?:browser|editor|pager)["']?\s*:[ \t]*(?!(?:""|''|~|null)?[ \t]*(?:#.*)?$)\S/im;
+const GH_CONFIG_RUNS = /[{\\]|:[ \t]*(?:&\S+[ \t]+)?(?:["']?!|[|>*])|^\s*["']?(?:browser|editor|pager)["']?\s*:[ \t]*(?!(?:""|''|~|null)?[ \t]*(?:#.*)?$)\S/im;
 /** A Yarn rc file or an `nx.json` larger than this is taken as naming a program (each holds some lines). */
 const MAX_PROJECT_CONFIG_BYTES = 64 * 1024;
 /**
@@ -48,8 +49,38 @@ const MAX_PROJECT_CONFIG_BYTES = 64 * 1024;
 const YARNRC_YML_RUNS = /(?<!\$)\{|\\|^\s*\?|^\s*["']?(yarn[-_]?path|plugins)["']?\s*:(?![ \t]*\[[ \t]*\][ \t]*(?:#.*)?$)/im;
 /** What in Yarn 1's `.yarnrc` names the program it runs in its own place (`yarn-path "./x.js"`), and any backslash. */
 const YARNRC_RUNS = /\\|^\s*["']?(?:--)?(yarn[-_]?path)\b/im;
+/**
+ * What in pnpm's `.npmrc` or `pnpm-workspace.yaml` names code it loads at every command: a `pnpmfile` or
+ * `global-pnpmfile` (`globalPnpmfile`), and `configDependencies`, whose `pnpm-plugin-*` pnpmfiles are loaded; not
+ * `ignore-pnpmfile`. Any backslash too.
+ */
+const PNPM_SETTINGS_RUN = /\\|(?<![\w-])((?:global-?)?pnpmfile|config-?dependencies)(?![\w-])/i;
+/**
+ * A file a program reads in each folder it looks in, and what in it runs code (its first group that matched the key);
+ * none: the file is code the program loads.
+ */
+interface ProjectConfig {
+  file: string;
+  runs?: RegExp;
+}
+/**
+ * The files pnpm reads from the folder it runs in and each folder above: the pnpmfile whose hooks pnpm 10.8 and later
+ * load at every command (`updateConfig`), `pnpm ls` and `pnpm why` too, and the settings that name one.
+ */
+const PNPM_CONFIGS: readonly ProjectConfig[] = [
+  { file: '.pnpmfile.cjs' },
+  { file: '.pnpmfile.mjs' },
+  { file: '.npmrc', runs: PNPM_SETTINGS_RUN },
+  { file: 'pnpm-workspace.yaml', runs: PNPM_SETTINGS_RUN },
+];
+/** The options that name the folder each runs in, whose config it reads. */
+const FOLDER_OPTIONS = new Map([
+  ['yarn', ['--cwd']],
+  ['pnpm', ['--dir', '-C']],
+  ['nx', []],
+]);
 /** The files Yarn reads at every command from the folder it runs in and each folder above, and what in them runs code. */
-const YARN_CONFIGS: readonly { file: string; runs: RegExp }[] = [
+const YARN_CONFIGS: readonly ProjectConfig[] = [
   { file: '.yarnrc.yml', runs: YARNRC_YML_RUNS },
   { file: '.yarnrc', runs: YARNRC_RUNS },
 ];
@@ -83,7 +114,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   if (first?.kind !== 'literal' || line.workspace === undefined) return undefined;
   const name = commandBaseName(first.value);
   const project = name === 'yarnpkg' ? 'yarn' : name;
-  if (name !== 'go' && name !== 'gh' && project !== 'yarn' && name !== 'nx' && !KUBECONFIG_READERS.has(name)) return undefined;
+  if (name !== 'go' && name !== 'gh' && !FOLDER_OPTIONS.has(project) && !KUBECONFIG_READERS.has(name)) return undefined;
   const home = buildChildEnv({ source: process.env, cwd: '/' }).HOME ?? homedir();
   const workspace = path.resolve(line.workspace);
   const realWorkspace = leadsTo(workspace);
@@ -91,26 +122,33 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   const changed = line.changedBefore === true || line.fileSystemChanged === true;
   const shown = (file: string) => (isWithin(home, file) ? `~/${path.relative(home, file)}` : file);
   if (name === 'go') return goEnvMayRun(home, inWorkspace, changed, shown);
-  if (project === 'yarn' || project === 'nx') {
+  const folderOptions = FOLDER_OPTIONS.get(project);
+  if (folderOptions !== undefined) {
     const folder = path.resolve(workspace, line.folder ?? workspace);
-    const configs = project === 'yarn' ? YARN_CONFIGS : [{ file: 'nx.json', runs: NX_JSON_RUNS }];
+    const configs = project === 'yarn' ? YARN_CONFIGS : project === 'pnpm' ? PNPM_CONFIGS : [{ file: 'nx.json', runs: NX_JSON_RUNS }];
     const starts = [folder];
-    if (project === 'yarn') {
-      const given = givenFolder(command, '--cwd');
-      if (given === null) return reason(codeWord(name), ' is given a folder to run in (', codeWord('--cwd'), ') the shell computes, whose config may name a program it runs');
+    for (const option of folderOptions) {
+      const given = givenFolder(command, option);
+      if (given === null) return reason(codeWord(name), ' is given a folder to run in (', codeWord(option), ') the shell computes, whose config may name a program it runs');
       if (given !== undefined) starts.push(path.resolve(folder, given));
     }
-    // Yarn reads the home folder's as well.
-    const folders = [...upward(starts), ...(project === 'yarn' ? [home] : [])];
+    // Yarn and pnpm read the home folder's as well (`~/.yarnrc.yml`, `~/.npmrc`).
+    const folders = [...upward(starts), ...(project === 'nx' ? [] : [home])];
     return projectConfigMayRun({ name, folders, configs, inWorkspace, changed, shown });
   }
   if (name === 'gh') {
     // os.UserConfigDir's gh folder: a call's gh has no GH_CONFIG_DIR or XDG_CONFIG_HOME (buildChildEnv).
     const config = path.join(home, '.config', 'gh', 'config.yml');
-    if (!inWorkspace(config)) return undefined;
-    const text = changed ? undefined : fileText(config, MAX_GH_CONFIG_BYTES);
-    if (text === null || (text !== undefined && !GH_CONFIG_RUNS.test(text))) return undefined;
-    return reason(codeWord('gh'), ' reads ', codeWord(shown(config)), ', its config in the workspace, where a call may have written it, which names a browser, an editor or a pager it runs');
+    const text = !inWorkspace(config) ? null : changed ? undefined : fileText(config, MAX_GH_CONFIG_BYTES);
+    if (text !== null && (text === undefined || GH_CONFIG_RUNS.test(text))) {
+      return reason(codeWord('gh'), ' reads ', codeWord(shown(config)), ', its config in the workspace, where a call may have written it, which names a browser, an editor, a pager or a shell alias it runs');
+    }
+    // gh's extensions folder (XDG_DATA_HOME's, which a call's gh has not): `gh evil` runs its `gh-evil`.
+    const extensions = path.join(home, '.local', 'share', 'gh', 'extensions');
+    if (inWorkspace(extensions) && (changed || holdsEntry(extensions, () => true))) {
+      return reason(codeWord('gh'), ' runs the extensions of ', codeWord(shown(extensions)), ', which lies in the workspace, where a call may have written one');
+    }
+    return undefined;
   }
   const words = command.words.slice(1).map((word) => (word.kind === 'literal' ? word.value : undefined));
   if (words.some((word) => word !== undefined && KUBECONFIG_OPTION.test(word)) || (words.includes('config') && words.some((word) => word === undefined || word === 'set-credentials' || word === 'set'))) {
@@ -139,8 +177,8 @@ interface ProjectConfigLook {
   name: string;
   /** The folders whose config files it reads. */
   folders: readonly string[];
-  /** The files it reads in each, and what in one runs code (its first group the key). */
-  configs: readonly { file: string; runs: RegExp }[];
+  /** The files it reads in each, and what in one runs code. */
+  configs: readonly ProjectConfig[];
   /** Whether a file lies in the workspace, by its text or where its links lead. */
   inWorkspace: (file: string) => boolean;
   /** A command before it on the line may have changed the file system: a file in the workspace may hold anything. */
@@ -150,8 +188,9 @@ interface ProjectConfigLook {
 }
 
 /**
- * Why Yarn or nx may run code a config file of the workspace names (`yarnPath`, `plugins`, nx.json's `plugins`):
- * each is read from the folder the program runs in and every folder above it, and a call may have written one.
+ * Why Yarn, pnpm or nx may run code a config file of the workspace is or names (`yarnPath`, `plugins`, a pnpmfile,
+ * nx.json's `plugins`): each is read from the folder the program runs in and every folder above it, and a call may
+ * have written one.
  */
 function projectConfigMayRun(look: ProjectConfigLook): Reason | undefined {
   for (const folder of look.folders) {
@@ -160,6 +199,9 @@ function projectConfigMayRun(look: ProjectConfigLook): Reason | undefined {
       if (!look.inWorkspace(config)) continue;
       const text = look.changed ? undefined : fileText(config, MAX_PROJECT_CONFIG_BYTES);
       if (text === null) continue;
+      if (runs === undefined) {
+        return reason(codeWord(look.name), ' loads ', codeWord(look.shown(config)), ' at every command, a file in the workspace, where a call may have written it');
+      }
       const match = text === undefined ? null : runs.exec(text);
       if (text !== undefined && match === null) continue;
       const key = match?.slice(1).find((group) => group !== undefined);
