@@ -190,7 +190,7 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
   });
 });
 
-describe("Yarn's and pnpm's config naming code they run, and nx.json naming plugins, in an ordinary workspace", () => {
+describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json naming plugins, in an ordinary workspace", () => {
   let workspace = '';
   let home = '';
   let context: RuleContext;
@@ -288,6 +288,30 @@ describe("Yarn's and pnpm's config naming code they run, and nx.json naming plug
       }
       if (before === undefined) rmSync(path.join(workspace, file));
       else write(file, before);
+    }
+  });
+
+  it("a composer.json with a pre-command-run script or plugins allowed: composer runs them at every command, composer show too", async () => {
+    const composerAllows = [prefix('composer show'), prefix('composer validate'), prefix('composer outdated'), prefix('cd')];
+    const commands = ['composer show', 'composer validate', 'composer outdated', 'cd sub && composer show'];
+    write('sub/x.php', '<?php\n');
+    write('composer.json', '{"name":"a/b","autoload":{"psr-4":{"App\\\\":"src/"}},"scripts":{"test":"phpunit"},"config":{"allow-plugins":{"php-http/discovery":false}}}\n');
+    for (const command of commands) {
+      if (!command.startsWith('cd ')) expect(await denied(command), command).toBe('ask');
+      expect((await evaluateRules(terminal(command), composerAllows, context)).decision, command).toBe('allow');
+    }
+    for (const [text, key] of [
+      ['{"scripts":{"pre-command-run":"./evil.sh"}}\n', 'pre-command-run'],
+      ['{"scripts":{"pre-command-run":["@php evil.php"]},"scripts-descriptions":{}}\n', 'pre-command-run'],
+      ['{"config":{"allow-plugins":{"evil/plugin":true}}}\n', 'allow-plugins'],
+      ['{"config":{"allow-plugins":true}}\n', 'allow-plugins'],
+      ['{"scripts":{"pre-command-run":"./evil.sh"}', 'may name code'],
+    ] as const) {
+      write('composer.json', text);
+      for (const command of commands) {
+        if (!command.startsWith('cd ')) expect(await denied(command), `${text}: ${command}`).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*composer\\.json.*${key}`));
+        expect((await evaluateRules(terminal(command), composerAllows, context)).decision, `${text}: ${command}`).toBe('ask');
+      }
     }
   });
 

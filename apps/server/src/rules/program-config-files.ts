@@ -61,7 +61,7 @@ const PNPM_SETTINGS_RUN = /\\|(?<![\w-])((?:global-?)?pnpmfile|config-?dependenc
  */
 interface ProjectConfig {
   file: string;
-  runs?: RegExp;
+  runs?: RegExp | ((text: string) => string | null);
 }
 /**
  * The files pnpm reads from the folder it runs in and each folder above: the pnpmfile whose hooks pnpm 10.8 and later
@@ -77,6 +77,7 @@ const PNPM_CONFIGS: readonly ProjectConfig[] = [
 const FOLDER_OPTIONS = new Map([
   ['yarn', ['--cwd']],
   ['pnpm', ['--dir', '-C']],
+  ['composer', ['--working-dir', '-d']],
   ['nx', []],
 ]);
 /** The files Yarn reads at every command from the folder it runs in and each folder above, and what in them runs code. */
@@ -89,6 +90,13 @@ const YARN_CONFIGS: readonly ProjectConfig[] = [
  * an empty list, `extends` (a file that may list them), and any backslash (a key spelt with an escape).
  */
 const NX_JSON_RUNS = /\\|"(plugins)"\s*:(?!\s*\[\s*\])|"(extends)"\s*:/;
+/** The files each reads from the folder it runs in and each folder above, and what in them runs code. */
+const PROJECT_CONFIGS = new Map<string, readonly ProjectConfig[]>([
+  ['yarn', YARN_CONFIGS],
+  ['pnpm', PNPM_CONFIGS],
+  ['composer', [{ file: 'composer.json', runs: composerJsonRuns }]],
+  ['nx', [{ file: 'nx.json', runs: NX_JSON_RUNS }]],
+]);
 /** The option naming the kubeconfig, anywhere in the words (`--kubeconfig ./kc`, `--kubeconfig=./kc`). */
 const KUBECONFIG_OPTION = /^--kubeconfig(?:=|$)/;
 /**
@@ -125,7 +133,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   const folderOptions = FOLDER_OPTIONS.get(project);
   if (folderOptions !== undefined) {
     const folder = path.resolve(workspace, line.folder ?? workspace);
-    const configs = project === 'yarn' ? YARN_CONFIGS : project === 'pnpm' ? PNPM_CONFIGS : [{ file: 'nx.json', runs: NX_JSON_RUNS }];
+    const configs = PROJECT_CONFIGS.get(project) ?? [];
     const starts = [folder];
     for (const option of folderOptions) {
       const given = givenFolder(command, option);
@@ -133,7 +141,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
       if (given !== undefined) starts.push(path.resolve(folder, given));
     }
     // Yarn and pnpm read the home folder's as well (`~/.yarnrc.yml`, `~/.npmrc`).
-    const folders = [...upward(starts), ...(project === 'nx' ? [] : [home])];
+    const folders = [...upward(starts), ...(project === 'yarn' || project === 'pnpm' ? [home] : [])];
     return projectConfigMayRun({ name, folders, configs, inWorkspace, changed, shown });
   }
   if (name === 'gh') {
@@ -202,19 +210,25 @@ function projectConfigMayRun(look: ProjectConfigLook): Reason | undefined {
       if (runs === undefined) {
         return reason(codeWord(look.name), ' loads ', codeWord(look.shown(config)), ' at every command, a file in the workspace, where a call may have written it');
       }
-      const match = text === undefined ? null : runs.exec(text);
-      if (text !== undefined && match === null) continue;
-      const key = match?.slice(1).find((group) => group !== undefined);
+      const key = text === undefined ? '' : runningKey(runs, text);
+      if (key === null) continue;
       return reason(
         codeWord(look.name),
         ' reads ',
         codeWord(look.shown(config)),
         ', in the workspace, where a call may have written it',
-        ...(key === undefined ? [', which may name code it runs'] : [', which sets ', codeWord(key), ', code it runs at every command']),
+        ...(key === '' ? [', which may name code it runs'] : [', which sets ', codeWord(key), ', code it runs at every command']),
       );
     }
   }
   return undefined;
+}
+
+/** The key of `text` that `runs` finds running code ('' when it names none: a backslash, a flow mapping), or null. */
+function runningKey(runs: RegExp | ((text: string) => string | null), text: string): string | null {
+  if (typeof runs === 'function') return runs(text);
+  const match = runs.exec(text);
+  return match === null ? null : (match.slice(1).find((group) => group !== undefined) ?? '');
 }
 
 /** The folders from each of `starts`, as named and where its links lead, up to `/`. */
@@ -360,4 +374,26 @@ function leadsTo(file: string): string {
     at = up;
   }
   return path.join(at, ...rest);
+}
+
+/**
+ * The key of a `composer.json` that makes composer run code at every command, `composer show` too: a
+ * `pre-command-run` script, or `allow-plugins` letting any plugin run (each is loaded from `vendor/`, where a call may
+ * have put one); '' when it cannot be read as JSON, which counts too; null when neither.
+ */
+function composerJsonRuns(text: string): string | null {
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    return '';
+  }
+  if (!isRecord(manifest)) return '';
+  if (isRecord(manifest.scripts) && Object.hasOwn(manifest.scripts, 'pre-command-run')) return 'pre-command-run';
+  const allowed = isRecord(manifest.config) && Object.hasOwn(manifest.config, 'allow-plugins') ? manifest.config['allow-plugins'] : false;
+  return allowed === false || (isRecord(allowed) && Object.values(allowed).every((value) => value === false)) ? null : 'allow-plugins';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
