@@ -315,6 +315,29 @@ describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json
     }
   });
 
+  it("Poetry 2's project plugins: a pyproject.toml requiring plugins, or its .poetry/plugins folder holding one", async () => {
+    const poetryAllows = [prefix('poetry show'), prefix('poetry check'), prefix('cd')];
+    const commands = ['poetry show', 'poetry check', 'cd src && poetry show'];
+    write('src/x.py', '\n');
+    write('pyproject.toml', '[project]\nname = "x"\n\n[tool.ruff]\nexclude = ["\\\\.venv"]\n');
+    mkdirSync(path.join(workspace, '.poetry', 'plugins'), { recursive: true });
+    for (const command of commands) {
+      if (!command.startsWith('cd ')) expect(await denied(command), command).toBe('ask');
+      expect((await evaluateRules(terminal(command), poetryAllows, context)).decision, command).toBe('allow');
+    }
+    write('.poetry/plugins/evil-1.0.dist-info/entry_points.txt', '[poetry.application.plugin]\nevil = evil:Plugin\n');
+    for (const command of commands) {
+      if (!command.startsWith('cd ')) expect(await denied(command), command).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*\\.poetry/plugins`));
+      expect((await evaluateRules(terminal(command), poetryAllows, context)).decision, command).toBe('ask');
+    }
+    rmSync(path.join(workspace, '.poetry'), { recursive: true });
+    write('pyproject.toml', '[project]\nname = "x"\n\n[tool.poetry.requires-plugins]\nevil = { path = "./evil" }\n');
+    for (const command of commands) {
+      if (!command.startsWith('cd ')) expect(await denied(command), command).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*pyproject\\.toml.*requires-plugins`));
+      expect((await evaluateRules(terminal(command), poetryAllows, context)).decision, command).toBe('ask');
+    }
+  });
+
   it('an nx.json naming plugins: nx loads them for every command, nx show and nx report too', async () => {
     for (const text of [
       '{"plugins":["@nx/vite/plugin"]}\n',

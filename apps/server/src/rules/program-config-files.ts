@@ -62,6 +62,8 @@ const PNPM_SETTINGS_RUN = /\\|(?<![\w-])((?:global-?)?pnpmfile|config-?dependenc
 interface ProjectConfig {
   file: string;
   runs?: RegExp | ((text: string) => string | null);
+  /** A folder whose every entry the program loads, which counts when it holds any. Default: false. */
+  folder?: boolean;
 }
 /**
  * The files pnpm reads from the folder it runs in and each folder above: the pnpmfile whose hooks pnpm 10.8 and later
@@ -78,6 +80,7 @@ const FOLDER_OPTIONS = new Map([
   ['yarn', ['--cwd']],
   ['pnpm', ['--dir', '-C']],
   ['composer', ['--working-dir', '-d']],
+  ['poetry', ['--directory', '-C', '--project', '-P']],
   ['nx', []],
 ]);
 /** The files Yarn reads at every command from the folder it runs in and each folder above, and what in them runs code. */
@@ -95,6 +98,8 @@ const PROJECT_CONFIGS = new Map<string, readonly ProjectConfig[]>([
   ['yarn', YARN_CONFIGS],
   ['pnpm', PNPM_CONFIGS],
   ['composer', [{ file: 'composer.json', runs: composerJsonRuns }]],
+  // Poetry 2's project plugins: installed into `.poetry/plugins` as `requires-plugins` names them, loaded at every command.
+  ['poetry', [{ file: path.join('.poetry', 'plugins'), folder: true }, { file: 'pyproject.toml', runs: /(requires-plugins)/ }]],
   ['nx', [{ file: 'nx.json', runs: NX_JSON_RUNS }]],
 ]);
 /** The option naming the kubeconfig, anywhere in the words (`--kubeconfig ./kc`, `--kubeconfig=./kc`). */
@@ -142,7 +147,9 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     }
     // Yarn and pnpm read the home folder's as well (`~/.yarnrc.yml`, `~/.npmrc`).
     const folders = [...upward(starts), ...(project === 'yarn' || project === 'pnpm' ? [home] : [])];
-    return projectConfigMayRun({ name, folders, configs, inWorkspace, changed, shown });
+    // Named from the workspace, as the person sees its files (a long absolute path is cut short on the card).
+    const named = (file: string) => (isWithin(workspace, file) ? `./${path.relative(workspace, file)}` : shown(file));
+    return projectConfigMayRun({ name, folders, configs, inWorkspace, changed, shown: named });
   }
   if (name === 'gh') {
     // os.UserConfigDir's gh folder: a call's gh has no GH_CONFIG_DIR or XDG_CONFIG_HOME (buildChildEnv).
@@ -202,9 +209,13 @@ interface ProjectConfigLook {
  */
 function projectConfigMayRun(look: ProjectConfigLook): Reason | undefined {
   for (const folder of look.folders) {
-    for (const { file, runs } of look.configs) {
+    for (const { file, runs, folder: isFolder } of look.configs) {
       const config = path.join(folder, file);
       if (!look.inWorkspace(config)) continue;
+      if (isFolder === true) {
+        if (!look.changed && !holdsEntry(config, () => true)) continue;
+        return reason(codeWord(look.name), ' loads the plugins of ', codeWord(look.shown(config)), ' at every command, a folder in the workspace, where a call may have put one');
+      }
       const text = look.changed ? undefined : fileText(config, MAX_PROJECT_CONFIG_BYTES);
       if (text === null) continue;
       if (runs === undefined) {
