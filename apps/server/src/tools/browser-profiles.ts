@@ -1,4 +1,4 @@
-import { opendirSync, statSync } from 'node:fs';
+import { lstatSync, opendirSync, statSync, type BigIntStats } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -116,34 +116,104 @@ const SETTLED_NS = 2_000_000_000n;
  */
 export class FolderScans {
   readonly #scans = new Map<string, Scan>();
+  readonly #presence = new Map<string, Presence>();
 
   constructor(
     private readonly options: {
       /** Now, in ns since the epoch (the clock file times are on). */
       now?: () => bigint;
       read?: (folder: string) => string[];
+      /** Whether a path is an entry of its folder (`present`'s look at each name). */
+      isEntry?: (file: string) => boolean;
     } = {},
   ) {}
 
   entriesNamed(folder: string, name: RegExp): string[] {
     const key = `${name.source}\u0000${folder}`;
-    let info;
-    try {
-      info = statSync(folder, { bigint: true, throwIfNoEntry: false });
-    } catch {
-      info = undefined;
-    }
+    const info = folderStats(folder);
     if (info === undefined) {
       this.#scans.delete(key);
       return [];
     }
     const kept = this.#scans.get(key);
-    if (kept !== undefined && kept.dev === info.dev && kept.ino === info.ino && kept.ctimeNs === info.ctimeNs && kept.mtimeNs === info.mtimeNs) return kept.entries;
-    const now = this.options.now?.() ?? BigInt(Date.now()) * 1_000_000n;
+    if (kept !== undefined && holdsStill(kept, info)) return kept.entries;
+    const now = this.#now();
     const entries = readEntriesNamed(folder, name, this.options.read);
-    const changed = info.ctimeNs > info.mtimeNs ? info.ctimeNs : info.mtimeNs;
-    if (now - changed >= SETTLED_NS) this.#scans.set(key, { dev: info.dev, ino: info.ino, ctimeNs: info.ctimeNs, mtimeNs: info.mtimeNs, entries });
+    if (settled(info, now)) this.#scans.set(key, { dev: info.dev, ino: info.ino, ctimeNs: info.ctimeNs, mtimeNs: info.mtimeNs, entries });
     else this.#scans.delete(key);
     return entries;
+  }
+
+  /**
+   * Which of `names` are entries of `folder` now (a link counts, wherever it leads: its target may appear without the
+   * folder changing). Kept, for the same names, while the folder holds still, as the listings are: a name comes or
+   * goes only with a new change time of its folder. So the hundreds of places looked for at each call (histories,
+   * editors' files, most of them missing) cost a stat per folder, not one per name. A name that cannot be looked at
+   * (no permission) counts as there, for the caller's own look to decide.
+   */
+  present(folder: string, names: readonly string[]): string[] {
+    const info = folderStats(folder);
+    if (info === undefined || !info.isDirectory()) {
+      this.#presence.delete(folder);
+      return [];
+    }
+    const kept = this.#presence.get(folder);
+    if (kept !== undefined && holdsStill(kept, info) && sameNames(kept.names, names)) return kept.present;
+    const now = this.#now();
+    const look = this.options.isEntry ?? isEntry;
+    const present = names.filter((name) => look(path.join(folder, name)));
+    if (!settled(info, now)) {
+      this.#presence.delete(folder);
+      return present;
+    }
+    // The folders asked about come from the places looked for, which change only as the folders scanned do: bounded,
+    // but cleared rather than grown should the places churn.
+    if (this.#presence.size >= MAX_KEPT_FOLDERS) this.#presence.clear();
+    this.#presence.set(folder, { dev: info.dev, ino: info.ino, ctimeNs: info.ctimeNs, mtimeNs: info.mtimeNs, names: [...names], present });
+    return present;
+  }
+
+  #now(): bigint {
+    return this.options.now?.() ?? BigInt(Date.now()) * 1_000_000n;
+  }
+}
+
+/** Which of a folder's names were entries of it, for a folder as it stood. */
+interface Presence extends Omit<Scan, 'entries'> {
+  names: readonly string[];
+  present: string[];
+}
+
+/** At most this many folders' answers are kept by `present`. */
+const MAX_KEPT_FOLDERS = 4_096;
+
+function folderStats(folder: string): BigIntStats | undefined {
+  try {
+    return statSync(folder, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The folder is the one read, and no entry was added, removed or renamed in it since. */
+function holdsStill(kept: Omit<Scan, 'entries'>, info: BigIntStats): boolean {
+  return kept.dev === info.dev && kept.ino === info.ino && kept.ctimeNs === info.ctimeNs && kept.mtimeNs === info.mtimeNs;
+}
+
+/** The folder's change time is SETTLED_NS old: a change in the same tick of the kernel's clock would not show. */
+function settled(info: BigIntStats, now: bigint): boolean {
+  const changed = info.ctimeNs > info.mtimeNs ? info.ctimeNs : info.mtimeNs;
+  return now - changed >= SETTLED_NS;
+}
+
+function sameNames(kept: readonly string[], names: readonly string[]): boolean {
+  return kept.length === names.length && kept.every((name, i) => name === names[i]);
+}
+
+function isEntry(file: string): boolean {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOTDIR';
   }
 }

@@ -160,6 +160,20 @@ const EMACS_PATHS = [
  * FolderScans).
  */
 export function editorStatePaths(places: BrowserPlaces, env: Readonly<Record<string, string | undefined>>, scans: FolderScans = new FolderScans()): string[] {
+  const caches = [places.cacheHome, path.join(places.home, '.cache')];
+  return [...fixedEditorStatePaths(places, env), ...vsCodeUserDataFolders(places, scans).flatMap((folder) => USER_DATA_PATHS.map((name) => path.join(folder, name))), ...jetBrainsLocalHistories(caches, scans)];
+}
+
+/** The paths of editorStatePaths that no folder's entries decide, for the places and variables they were made from. */
+let fixedPaths: { key: string; paths: readonly string[] } | undefined;
+
+function fixedEditorStatePaths(places: BrowserPlaces, env: Readonly<Record<string, string | undefined>>): readonly string[] {
+  const key = [places.home, places.configHome, places.cacheHome, places.dataHome, env.XDG_STATE_HOME, env.MICRO_CONFIG_HOME].map((value) => value ?? '\u0001').join('\u0000');
+  if (fixedPaths?.key !== key) fixedPaths = { key, paths: makeFixedEditorStatePaths(places, env) };
+  return fixedPaths.paths;
+}
+
+function makeFixedEditorStatePaths(places: BrowserPlaces, env: Readonly<Record<string, string | undefined>>): readonly string[] {
   const absolute = (value: string | undefined) => (value !== undefined && path.isAbsolute(value) ? value : undefined);
   const under = (bases: (string | undefined)[], names: readonly string[]) =>
     [...new Set(bases.filter((base) => base !== undefined))].flatMap((base) => names.map((name) => path.join(base, name)));
@@ -172,11 +186,9 @@ export function editorStatePaths(places: BrowserPlaces, env: Readonly<Record<str
     ...viminfos.flatMap(viminfoTemporaries),
     ...under([places.dataHome, path.join(places.home, '.local', 'share')], DATA_FOLDERS),
     ...under([places.configHome, path.join(places.home, '.config')], CONFIG_PATHS),
-    ...vsCodeUserDataFolders(places, scans).flatMap((folder) => USER_DATA_PATHS.map((name) => path.join(folder, name))),
     ...(micro === undefined ? [] : [path.join(micro, 'backups'), path.join(micro, 'buffers')]),
     ...[...HOME_FOLDERS, ...HOME_FILES, ...HOME_OLD_FOLDERS].map((name) => path.join(places.home, name)),
     ...under(caches, [...CACHE_FOLDERS, ...CACHE_PATHS]),
-    ...jetBrainsLocalHistories(caches, scans),
     ...under([path.join(places.home, '.emacs.d'), ...[places.configHome, path.join(places.home, '.config')].map((base) => base && path.join(base, 'emacs'))], EMACS_PATHS),
   ];
 }

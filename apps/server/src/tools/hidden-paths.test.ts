@@ -1,7 +1,9 @@
+import { lstatSync, statSync } from 'node:fs';
 import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { tempFolder } from './test-support';
+import { FolderScans } from './browser-profiles';
 import { HiddenPathMovedError, HiddenPaths } from './hidden-paths';
 
 /** A workspace holding a data folder and a token file, as when the server starts in the home folder. */
@@ -113,6 +115,76 @@ describe('hidden paths', () => {
     // The link to nowhere made to lead somewhere: found at the next use.
     await mkdir(path.join(folder.path, 'missing'));
     expect(hidden.known().paths).toStrictEqual([real, path.join(folder.path, 'missing')]);
+  });
+
+  describe("others' folders kept track of between uses (FolderScans.present)", () => {
+    /**
+     * Lets the kernel's coarse file clock move on (a tick is 10 ms at most), so a change gets a change time other than
+     * the one its folder had at the last look: needed here only because the clock below ages every folder at once.
+     */
+    function nextFileClockTick(): void {
+      const until = Date.now() + 25;
+      while (Date.now() < until);
+    }
+
+    /** Scans whose clock puts every folder's last change 10 s back (settled), counting each name looked at. */
+    function settledScans(folder: string) {
+      const looks = { count: 0 };
+      const scans = new FolderScans({
+        now: () => statSync(folder, { bigint: true }).ctimeNs + 10_000_000_000n,
+        isEntry: (file) => {
+          looks.count += 1;
+          return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
+        },
+      });
+      return { scans, looks };
+    }
+
+    test('a folder that holds still is not looked through again; a history written into it later is hidden at the next use', async () => {
+      await using folder = await tempFolder();
+      const names = ['.bash_history', '.zsh_history', '.python_history'];
+      const others = names.map((name) => path.join(folder.path, name));
+      const { scans, looks } = settledScans(folder.path);
+      const hidden = new HiddenPaths([], { others: () => others, scans });
+      expect(hidden.known().paths).toStrictEqual([]);
+      expect(hidden.known().paths).toStrictEqual([]);
+      expect(looks.count).toBe(names.length);
+      nextFileClockTick();
+      await writeFile(others[1]!, 'AIRLOCK_TOKEN=secret npm start\n');
+      expect(hidden.known().paths).toStrictEqual([others[1]]);
+      expect(hidden.masks()).toStrictEqual([{ path: others[1], folder: false }]);
+      nextFileClockTick();
+      await rename(others[1]!, others[0]!);
+      expect(hidden.known().paths).toStrictEqual([others[0]]);
+    });
+
+    test('a link whose target appears later, its folder unchanged, is hidden where it leads', async () => {
+      await using folder = await tempFolder();
+      const home = path.join(folder.path, 'home');
+      await mkdir(home);
+      const target = path.join(folder.path, 'elsewhere', 'mozilla');
+      await symlink(target, path.join(home, '.mozilla'));
+      const { scans } = settledScans(home);
+      const hidden = new HiddenPaths([], { others: () => [path.join(home, '.mozilla')], scans });
+      expect(hidden.known().paths).toStrictEqual([]);
+      await mkdir(target, { recursive: true });
+      expect(hidden.known().paths).toStrictEqual([target]);
+    });
+
+    test('a folder put in place of another (a link to a folder elsewhere) is looked through again', async () => {
+      await using folder = await tempFolder();
+      const config = path.join(folder.path, '.config');
+      await mkdir(config);
+      const { scans } = settledScans(config);
+      const profile = path.join(config, 'chromium');
+      const hidden = new HiddenPaths([], { others: () => [profile], scans });
+      expect(hidden.known().paths).toStrictEqual([]);
+      const elsewhere = path.join(folder.path, 'elsewhere');
+      await mkdir(path.join(elsewhere, 'chromium'), { recursive: true });
+      await rename(config, path.join(folder.path, 'old-config'));
+      await symlink(elsewhere, config);
+      expect(hidden.known().paths).toStrictEqual([path.join(elsewhere, 'chromium')]);
+    });
   });
 
   test('the refusal says what moved and that nothing runs until it is back', () => {

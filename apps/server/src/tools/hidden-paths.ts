@@ -1,5 +1,6 @@
 import { accessSync, constants, lstatSync, opendirSync, readdirSync, readlinkSync, realpathSync, statSync, type Dir, type Dirent } from 'node:fs';
 import path from 'node:path';
+import { FolderScans } from './browser-profiles';
 import { whereLeads } from './git-config-includes';
 import { SOCKET_FOLDERS } from './sandbox/host-layout';
 import { CALL_OWN_FOLDERS } from './sandbox/veiled-folders';
@@ -275,6 +276,8 @@ export function identityKey(info: { dev: bigint; ino: bigint }): string {
 export class HiddenPaths {
   readonly #entries: readonly string[];
   readonly #others: () => readonly string[];
+  readonly #scans: FolderScans;
+  #lastOthers: { list: readonly string[]; byFolder: ReadonlyMap<string, readonly string[]> } | undefined;
   readonly #seen = new Map<string, Identity>();
   readonly #identities = new Set<string>();
 
@@ -283,10 +286,13 @@ export class HiddenPaths {
     options: {
       /** The paths of others' folders and files that may exist now, looked for at each use. Default none. */
       others?: () => readonly string[];
+      /** Where the folders of `others` are kept track of between uses (default: this record's own). */
+      scans?: FolderScans;
     } = {},
   ) {
     this.#entries = [...new Set(entries.map((entry) => path.resolve(entry)))];
     this.#others = options.others ?? (() => []);
+    this.#scans = options.scans ?? new FolderScans();
     this.#lookForMissing();
   }
 
@@ -328,8 +334,39 @@ export class HiddenPaths {
     return masks;
   }
 
+  /**
+   * Others' paths there now. Most are missing (browsers and editors not installed), and a few folders hold them all: each
+   * folder is looked at once, its names through FolderScans.present, and only those there are looked up.
+   */
   #othersNow(): Identity[] {
-    return this.#others().flatMap((entry) => identify(path.resolve(entry)) ?? []);
+    const found: Identity[] = [];
+    for (const [folder, names] of this.#othersByFolder(this.#others())) {
+      for (const name of this.#scans.present(folder, names)) {
+        const identity = identify(path.join(folder, name));
+        if (identity !== undefined) found.push(identity);
+      }
+    }
+    return found;
+  }
+
+  /** `others` by folder, names once each; the same list as at the last use (as it mostly is) is not sorted again. */
+  #othersByFolder(others: readonly string[]): ReadonlyMap<string, readonly string[]> {
+    const last = this.#lastOthers;
+    if (last !== undefined && last.list.length === others.length && last.list.every((entry, i) => entry === others[i])) return last.byFolder;
+    const byFolder = new Map<string, Set<string>>();
+    for (const entry of others) {
+      const full = path.resolve(entry);
+      const name = path.basename(full);
+      // `/` has no folder and cannot be masked (see identify).
+      if (name === '') continue;
+      const folder = path.dirname(full);
+      const names = byFolder.get(folder);
+      if (names === undefined) byFolder.set(folder, new Set([name]));
+      else names.add(name);
+    }
+    const grouped = new Map([...byFolder].map(([folder, names]) => [folder, [...names]] as const));
+    this.#lastOthers = { list: [...others], byFolder: grouped };
+    return grouped;
   }
 
   /**

@@ -30,7 +30,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
   const places = browserPlaces(resolved.env);
   const scans = new FolderScans();
   const others = () => [...userHiddenPaths(places, resolved.env, scans), ...resolved.outputFiles()];
-  const paths = new WorkspacePaths(resolved.workspace, new HiddenPaths(resolved.hiddenPaths, { others }));
+  const paths = new WorkspacePaths(resolved.workspace, new HiddenPaths(resolved.hiddenPaths, { others, scans }));
   return [
     createTerminalTool(resolved, paths),
     createPythonTool(resolved, paths),
