@@ -149,13 +149,14 @@ export class FolderScans {
    * folder changing). Kept, for the same names, while the folder holds still, as the listings are: a name comes or
    * goes only with a new change time of its folder. So the hundreds of places looked for at each call (histories,
    * editors' files, most of them missing) cost a stat per folder, not one per name. A name that cannot be looked at
-   * (no permission) counts as there, for the caller's own look to decide.
+   * (no permission) counts as there, for the caller's own look to decide. Undefined when `folder` is not a folder
+   * there now (nothing under it is there either).
    */
-  present(folder: string, names: readonly string[]): string[] {
+  present(folder: string, names: readonly string[]): string[] | undefined {
     const info = folderStats(folder);
     if (info === undefined || !info.isDirectory()) {
       this.#presence.delete(folder);
-      return [];
+      return undefined;
     }
     const kept = this.#presence.get(folder);
     if (kept !== undefined && holdsStill(kept, info) && sameNames(kept.names, names)) return kept.present;

@@ -114,7 +114,8 @@ describe('hidden paths', () => {
     expect(hidden.known().paths).toStrictEqual([real]);
     // The link to nowhere made to lead somewhere: found at the next use.
     await mkdir(path.join(folder.path, 'missing'));
-    expect(hidden.known().paths).toStrictEqual([real, path.join(folder.path, 'missing')]);
+    // In no set order: others' paths are looked for folder by folder.
+    expect(hidden.known().paths.toSorted()).toStrictEqual([real, path.join(folder.path, 'missing')].toSorted());
   });
 
   describe("others' folders kept track of between uses (FolderScans.present)", () => {
@@ -127,13 +128,13 @@ describe('hidden paths', () => {
       while (Date.now() < until);
     }
 
-    /** Scans whose clock puts every folder's last change 10 s back (settled), counting each name looked at. */
+    /** Scans whose clock puts `folder`'s last change 10 s back (settled), counting each name looked at in it. */
     function settledScans(folder: string) {
       const looks = { count: 0 };
       const scans = new FolderScans({
         now: () => statSync(folder, { bigint: true }).ctimeNs + 10_000_000_000n,
         isEntry: (file) => {
-          looks.count += 1;
+          if (path.dirname(file) === folder) looks.count += 1;
           return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
         },
       });

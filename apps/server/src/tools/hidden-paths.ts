@@ -18,6 +18,13 @@ interface Identity extends HiddenMask {
   ino: bigint;
 }
 
+/** A folder on the way to others' paths: the names looked for in it, those of places to hide and of folders on the way. */
+interface FolderLook {
+  names: readonly string[];
+  places: ReadonlySet<string>;
+  ways: ReadonlySet<string>;
+}
+
 /** A hidden path is no longer where it was first seen: a mask at its place would leave it readable where it is now. */
 export class HiddenPathMovedError extends Error {
   override readonly name = 'HiddenPathMovedError';
@@ -277,7 +284,7 @@ export class HiddenPaths {
   readonly #entries: readonly string[];
   readonly #others: () => readonly string[];
   readonly #scans: FolderScans;
-  #lastOthers: { list: readonly string[]; byFolder: ReadonlyMap<string, readonly string[]> } | undefined;
+  #lastOthers: { list: readonly string[]; byFolder: ReadonlyMap<string, FolderLook> } | undefined;
   readonly #seen = new Map<string, Identity>();
   readonly #identities = new Set<string>();
 
@@ -335,36 +342,55 @@ export class HiddenPaths {
   }
 
   /**
-   * Others' paths there now. Most are missing (browsers and editors not installed), and a few folders hold them all: each
-   * folder is looked at once, its names through FolderScans.present, and only those there are looked up.
+   * Others' paths there now. Most are missing (browsers and editors not installed) and a few folders hold them all, so
+   * the folders on their way are walked from `/`: each folder there is looked at once, for the names of the places in
+   * it and of the folders on the way to others (FolderScans.present, which keeps its answer while the folder holds
+   * still); a folder missing from its parent is not looked at, nor anything under it; only the places there are
+   * looked up.
    */
   #othersNow(): Identity[] {
     const found: Identity[] = [];
-    for (const [folder, names] of this.#othersByFolder(this.#others())) {
-      for (const name of this.#scans.present(folder, names)) {
-        const identity = identify(path.join(folder, name));
+    const reached = new Set<string>();
+    for (const [folder, { names, places, ways }] of this.#othersByFolder(this.#others())) {
+      if (folder !== path.dirname(folder) && !reached.has(folder)) continue;
+      for (const name of this.#scans.present(folder, names) ?? []) {
+        const full = path.join(folder, name);
+        if (ways.has(name)) reached.add(full);
+        if (!places.has(name)) continue;
+        const identity = identify(full);
         if (identity !== undefined) found.push(identity);
       }
     }
     return found;
   }
 
-  /** `others` by folder, names once each; the same list as at the last use (as it mostly is) is not sorted again. */
-  #othersByFolder(others: readonly string[]): ReadonlyMap<string, readonly string[]> {
+  /**
+   * `others` by folder, shortest first (a folder before those under it), each with the folders on the way to it; the
+   * same list as at the last use (as it mostly is) is not sorted again.
+   */
+  #othersByFolder(others: readonly string[]): ReadonlyMap<string, FolderLook> {
     const last = this.#lastOthers;
     if (last !== undefined && last.list.length === others.length && last.list.every((entry, i) => entry === others[i])) return last.byFolder;
-    const byFolder = new Map<string, Set<string>>();
+    const byFolder = new Map<string, { places: Set<string>; ways: Set<string> }>();
+    const look = (folder: string) => {
+      let entry = byFolder.get(folder);
+      if (entry === undefined) byFolder.set(folder, (entry = { places: new Set(), ways: new Set() }));
+      return entry;
+    };
     for (const entry of others) {
       const full = path.resolve(entry);
       const name = path.basename(full);
       // `/` has no folder and cannot be masked (see identify).
       if (name === '') continue;
-      const folder = path.dirname(full);
-      const names = byFolder.get(folder);
-      if (names === undefined) byFolder.set(folder, new Set([name]));
-      else names.add(name);
+      look(path.dirname(full)).places.add(name);
+      for (let at = path.dirname(full); at !== path.dirname(at); at = path.dirname(at)) {
+        const ways = look(path.dirname(at)).ways;
+        if (ways.has(path.basename(at))) break;
+        ways.add(path.basename(at));
+      }
     }
-    const grouped = new Map([...byFolder].map(([folder, names]) => [folder, [...names]] as const));
+    const sorted = [...byFolder].sort(([a], [b]) => a.length - b.length);
+    const grouped = new Map(sorted.map(([folder, { places, ways }]) => [folder, { names: [...new Set([...places, ...ways])], places, ways }] as const));
     this.#lastOthers = { list: [...others], byFolder: grouped };
     return grouped;
   }
