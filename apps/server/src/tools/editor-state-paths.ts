@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { FolderScans, type BrowserPlaces } from './browser-profiles';
+import { keptWhileSame } from './kept-paths';
 
 /**
  * In the XDG state folders: neovim's swap, undo and backup folders (its defaults since 0.8), vim's where set up so,
@@ -164,14 +165,8 @@ export function editorStatePaths(places: BrowserPlaces, env: Readonly<Record<str
   return [...fixedEditorStatePaths(places, env), ...vsCodeUserDataFolders(places, scans).flatMap((folder) => USER_DATA_PATHS.map((name) => path.join(folder, name))), ...jetBrainsLocalHistories(caches, scans)];
 }
 
-/** The paths of editorStatePaths that no folder's entries decide, for the places and variables they were made from. */
-let fixedPaths: { key: string; paths: readonly string[] } | undefined;
-
-function fixedEditorStatePaths(places: BrowserPlaces, env: Readonly<Record<string, string | undefined>>): readonly string[] {
-  const key = [places.home, places.configHome, places.cacheHome, places.dataHome, env.XDG_STATE_HOME, env.MICRO_CONFIG_HOME].map((value) => value ?? '\u0001').join('\u0000');
-  if (fixedPaths?.key !== key) fixedPaths = { key, paths: makeFixedEditorStatePaths(places, env) };
-  return fixedPaths.paths;
-}
+/** The paths of editorStatePaths that no folder's entries decide, made again only when the places or variables change. */
+const fixedEditorStatePaths = keptWhileSame(makeFixedEditorStatePaths);
 
 function makeFixedEditorStatePaths(places: BrowserPlaces, env: Readonly<Record<string, string | undefined>>): readonly string[] {
   const absolute = (value: string | undefined) => (value !== undefined && path.isAbsolute(value) ? value : undefined);

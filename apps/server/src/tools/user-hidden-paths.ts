@@ -1,6 +1,7 @@
 import { airlockConfigFolders, defaultDataFolders } from './airlock-data-folders';
 import { browserProfileFolders, type BrowserPlaces, type FolderScans } from './browser-profiles';
 import { editorStatePaths } from './editor-state-paths';
+import { keptWhileSame } from './kept-paths';
 import { historyFiles } from './shell-histories';
 
 /**
@@ -10,5 +11,8 @@ import { historyFiles } from './shell-histories';
  * FolderScans).
  */
 export function userHiddenPaths(places: BrowserPlaces, env: Readonly<Record<string, string | undefined>>, scans?: FolderScans): string[] {
-  return [...browserProfileFolders(places, scans), ...defaultDataFolders(places), ...airlockConfigFolders(places), ...historyFiles(places, env), ...editorStatePaths(places, env, scans)];
+  return [...browserProfileFolders(places, scans), ...fixedPaths(places, env), ...editorStatePaths(places, env, scans)];
 }
+
+/** The paths no folder's entries decide (another Airlock's folders, the histories): made again only when their places or variables change. */
+const fixedPaths = keptWhileSame((places, env) => [...defaultDataFolders(places), ...airlockConfigFolders(places), ...historyFiles(places, env)]);
