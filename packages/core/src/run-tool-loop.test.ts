@@ -838,6 +838,21 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(await run.next()).toStrictEqual({ done: true, value: undefined });
     });
 
+    it('a turn whose stream ended is not aborted after it: the model client has nothing left to let go of', async () => {
+      const signals: AbortSignal[] = [];
+      const model: ChatModel = {
+        name: 'answers',
+        async *stream(_request, signal) {
+          signals.push(signal);
+          yield { type: 'text-delta', text: 'done' };
+          yield { type: 'finish', reason: 'stop' };
+        },
+      };
+      const { result } = await collectRun(loop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [], registry: new ApprovalRegistry(), sessionId: SESSION }));
+      expect(result.reason).toBe('done');
+      expect(signals.map((signal) => signal.aborted)).toStrictEqual([false]);
+    });
+
     it('reaching the tool budget asks for a final answer without tools, then ends with tool-budget', async () => {
       const { events, model, result } = await drive(
         [pythonCall('1'), pythonCall('2'), textStep('here is what I have')],

@@ -895,6 +895,7 @@ async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, Streamed
   let failure: string | undefined;
   // A real AbortSignal for the model's client, only for as long as the turn streams.
   const link = linkedController(signal);
+  let streamedToEnd = false;
   try {
     for await (const part of abortable(model.stream(request, link.controller.signal), link.controller.signal)) {
       switch (part.type) {
@@ -918,12 +919,15 @@ async function* streamTurn(input: TurnInput): AsyncGenerator<LoopEvent, Streamed
           break;
       }
     }
+    streamedToEnd = true;
   } catch (error) {
     failure = signal.aborted ? undefined : errorMessage(error);
   } finally {
     link.release();
-    // Whatever the model's client still holds for this turn (a connection, a reader) is let go.
-    link.controller.abort(TURN_OVER);
+    // A turn cut short (stopped, failed, left by its consumer) lets go of whatever the model's client still holds for
+    // it (a connection, a reader). One whose stream ended holds nothing: an abort then only cost the HTTP client an
+    // error or two with their stacks and the request's streams torn down, at every turn.
+    if (!streamedToEnd) link.controller.abort(TURN_OVER);
   }
   const plan = !input.budgetSpent && failure === undefined && !signal.aborted;
   // Calls that will not run stay in the text, shown and kept: what the model wrote is not lost.

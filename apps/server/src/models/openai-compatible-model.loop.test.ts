@@ -41,6 +41,17 @@ function decideWith(registry: ApprovalRegistry, decision: 'allow' | 'deny', reas
 }
 
 describe('runToolLoop with OpenAICompatibleModel against an OpenAI-compatible server', () => {
+  it('keeps the connection to the model server from one turn to the next', async () => {
+    await using fake = await startFakeOpenAIServer();
+    fake.enqueue({ toolCalls: [{ id: 'call_1', name: 'shout', arguments: { word: 'hello' } }] }, { text: ['It says ', 'HELLO.'] });
+    const registry = new ApprovalRegistry();
+    const { tool } = shoutTool();
+    const { result } = await collectRun(shoutRun(fake.url, tool, registry), decideWith(registry, 'allow'));
+    expect(result.reason).toBe('done');
+    expect(fake.requests).toHaveLength(2);
+    expect(fake.connections).toBe(1);
+  });
+
   it('runs an allowed native tool call and sends its result back to the model', async () => {
     await using fake = await startFakeOpenAIServer();
     fake.enqueue({ toolCalls: [{ id: 'call_1', name: 'shout', arguments: { word: 'hello' } }] }, { text: ['It says ', 'HELLO.'] });

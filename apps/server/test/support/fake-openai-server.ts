@@ -46,6 +46,8 @@ export interface FakeOpenAIServer {
   readonly authorizations: readonly string[];
   /** Turns queued but not yet used. */
   readonly pending: number;
+  /** TCP connections accepted so far (a client that keeps its connection alive makes one for many requests). */
+  readonly connections: number;
   /** Queues answers for the next requests, in order. A request with nothing queued gets HTTP 500. */
   enqueue(...turns: FakeTurn[]): void;
   /** Stops the server and cuts open connections. */
@@ -72,6 +74,10 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions = {
       if (!res.headersSent) sendJson(res, 500, errorBody(`fake OpenAI server failed: ${String(error)}`, 'server_error', 500));
       else res.destroy();
     });
+  });
+  let connections = 0;
+  server.on('connection', () => {
+    connections += 1;
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -135,6 +141,9 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions = {
     authorizations,
     get pending() {
       return queue.length;
+    },
+    get connections() {
+      return connections;
     },
     enqueue(...turns) {
       queue.push(...turns);
