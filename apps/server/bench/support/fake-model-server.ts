@@ -25,7 +25,9 @@ const CHUNK_TEXT = 'lorem ipsum dolor si';
 
 /**
  * Starts the model server. Idle keep-alive connections are closed after `keepAliveMs`, so a memory figure
- * taken once `idle()` resolves does not count the model client's pooled sockets.
+ * taken once `idle()` resolves does not count the model client's pooled sockets. Default 5 s, Node's own default (the
+ * HTTP client keeps a connection only when the server keeps it alive more than its 2 s margin: at the 1 s used before,
+ * the server under test opened a connection for every model request, which no real model server makes it do).
  */
 export async function startFakeModelServer(options: { keepAliveMs?: number } = {}): Promise<FakeModelServer> {
   let requests = 0;
@@ -70,7 +72,7 @@ export async function startFakeModelServer(options: { keepAliveMs?: number } = {
       process.nextTick(() => res.uncork());
     });
   });
-  server.keepAliveTimeout = options.keepAliveMs ?? 1_000;
+  server.keepAliveTimeout = options.keepAliveMs ?? 5_000;
   server.on('connection', (socket) => {
     connections++;
     socket.setNoDelay(true);
