@@ -116,7 +116,8 @@ const SETTLED_NS = 2_000_000_000n;
  */
 export class FolderScans {
   readonly #scans = new Map<string, Scan>();
-  readonly #presence = new Map<string, Presence>();
+  /** By folder, the answers for each set of names asked about it (a few: the places in it, the copies of a file there). */
+  readonly #presence = new Map<string, Presence[]>();
 
   constructor(
     private readonly options: {
@@ -158,8 +159,9 @@ export class FolderScans {
       this.#presence.delete(folder);
       return undefined;
     }
-    const kept = this.#presence.get(folder);
-    if (kept !== undefined && holdsStill(kept, info) && sameNames(kept.names, names)) return kept.present;
+    const answers = this.#presence.get(folder)?.filter((kept) => holdsStill(kept, info));
+    const kept = answers?.find((answer) => sameNames(answer.names, names));
+    if (kept !== undefined) return kept.present;
     const now = this.#now();
     const look = this.options.isEntry ?? isEntry;
     const present = names.filter((name) => look(path.join(folder, name)));
@@ -167,10 +169,11 @@ export class FolderScans {
       this.#presence.delete(folder);
       return present;
     }
-    // The folders asked about come from the places looked for, which change only as the folders scanned do: bounded,
-    // but cleared rather than grown should the places churn.
+    // The folders and names asked about come from the places looked for and the files found, which change only as
+    // the folders scanned do: bounded, but cleared rather than grown should they churn.
     if (this.#presence.size >= MAX_KEPT_FOLDERS) this.#presence.clear();
-    this.#presence.set(folder, { dev: info.dev, ino: info.ino, ctimeNs: info.ctimeNs, mtimeNs: info.mtimeNs, names: [...names], present });
+    const answer = { dev: info.dev, ino: info.ino, ctimeNs: info.ctimeNs, mtimeNs: info.mtimeNs, names: [...names], present };
+    this.#presence.set(folder, [answer, ...(answers ?? [])].slice(0, MAX_ANSWERS_PER_FOLDER));
     return present;
   }
 
@@ -185,8 +188,9 @@ interface Presence extends Omit<Scan, 'entries'> {
   present: string[];
 }
 
-/** At most this many folders' answers are kept by `present`. */
+/** At most this many folders' answers are kept by `present`, and this many sets of names for each. */
 const MAX_KEPT_FOLDERS = 4_096;
+const MAX_ANSWERS_PER_FOLDER = 8;
 
 function folderStats(folder: string): BigIntStats | undefined {
   try {

@@ -159,6 +159,23 @@ describe('hidden paths', () => {
       expect(hidden.known().paths).toStrictEqual([others[0]]);
     });
 
+    test("a history's copies and saves in progress made later in a folder that held still are hidden at the next use, links named so are not", async () => {
+      await using folder = await tempFolder();
+      const history = path.join(folder.path, '.bash_history');
+      await writeFile(history, 'AIRLOCK_TOKEN=secret npm start\n');
+      const { scans } = settledScans(folder.path);
+      const hidden = new HiddenPaths([], { others: () => [history], scans });
+      expect(hidden.known().paths).toStrictEqual([history]);
+      expect(hidden.known().paths).toStrictEqual([history]);
+      nextFileClockTick();
+      await writeFile(`${history}~`, 'AIRLOCK_TOKEN=secret npm start\n');
+      expect(hidden.known().paths.toSorted()).toStrictEqual([history, `${history}~`].toSorted());
+      nextFileClockTick();
+      await writeFile(`${history}-4242.tmp`, 'AIRLOCK_TOKEN=secret npm start\n');
+      await symlink(path.join(folder.path, 'elsewhere'), `${history}.bak`);
+      expect(hidden.known().paths.toSorted()).toStrictEqual([history, `${history}~`, `${history}-4242.tmp`].toSorted());
+    });
+
     test('a link whose target appears later, its folder unchanged, is hidden where it leads', async () => {
       await using folder = await tempFolder();
       const home = path.join(folder.path, 'home');

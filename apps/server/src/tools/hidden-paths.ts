@@ -396,28 +396,43 @@ export class HiddenPaths {
   }
 
   /**
-   * The editors' copies there now of the hidden files seen (the server's own and `others`), held to nothing. Each
-   * folder that holds one is read once: a save's temporary name holds a process id, so is not known beforehand.
+   * The editors' copies there now of the hidden files seen (the server's own and `others`), held to nothing. The names
+   * of the copies of a folder's files are asked about at once (FolderScans.present, a stat while the folder holds
+   * still); a save's temporary name holds a process id, so is not known beforehand: those are found in the folder's
+   * listing (see #numberedSaves). Links named as copies are passed over: a link leads elsewhere, and its target is no
+   * copy.
    */
   #copiesNow(others: readonly Identity[]): Identity[] {
-    const files = [...this.#seen.values(), ...others].filter((entry) => !entry.folder);
-    const folders = new Map<string, ReadonlySet<string>>();
-    const copies: Identity[] = [];
-    for (const file of files) {
+    const byFolder = new Map<string, { copies: Set<string>; files: string[] }>();
+    for (const file of [...this.#seen.values(), ...others]) {
+      if (file.folder) continue;
       const folder = path.dirname(file.path);
-      let regular = folders.get(folder);
-      if (regular === undefined) {
-        regular = regularFileNames(folder);
-        folders.set(folder, regular);
-      }
-      const name = path.basename(file.path);
-      const named = [...editorCopies(file.path).map((copy) => path.basename(copy)), ...[...regular].filter((entry) => isNumberedSave(name, entry))];
-      for (const copy of named) {
-        const identity = regular.has(copy) ? identify(path.join(folder, copy)) : undefined;
+      let entry = byFolder.get(folder);
+      if (entry === undefined) byFolder.set(folder, (entry = { copies: new Set(), files: [] }));
+      entry.files.push(path.basename(file.path));
+      for (const copy of editorCopies(file.path)) entry.copies.add(path.basename(copy));
+    }
+    const copies: Identity[] = [];
+    for (const [folder, { copies: names, files }] of byFolder) {
+      for (const copy of [...(this.#scans.present(folder, [...names]) ?? []), ...this.#numberedSaves(folder, files)]) {
+        const full = path.join(folder, copy);
+        if (!isRegularFile(full)) continue;
+        const identity = identify(full);
         if (identity !== undefined) copies.push(identity);
       }
     }
     return copies;
+  }
+
+  /**
+   * The saves in progress of the files `files` of `folder` (bash's `.bash_history-<pid>.tmp`, see isNumberedSave):
+   * found among the folder's entries that end so, listed again only when the folder changed; a folder past what a
+   * listing reads (MAX_LISTED_ENTRIES) is read whole, as before there was a bound.
+   */
+  #numberedSaves(folder: string, files: readonly string[]): string[] {
+    const listed = this.#scans.entriesNamed(folder, NUMBERED_SAVE);
+    const names = listed.length === 1 && listed[0] === folder ? [...regularFileNames(folder)] : listed.map((entry) => path.basename(entry));
+    return names.filter((entry) => files.some((file) => isNumberedSave(file, entry)));
   }
 
   #lookForMissing(): void {
@@ -472,6 +487,17 @@ export function editorCopies(file: string): string[] {
  */
 function isNumberedSave(name: string, entry: string): boolean {
   return entry.startsWith(`${name}-`) && /^\d+\.tmp$/.test(entry.slice(name.length + 1));
+}
+
+/** The end of a save's temporary name that holds the saving process's id (see isNumberedSave). */
+const NUMBERED_SAVE = /-\d+\.tmp$/;
+
+function isRegularFile(file: string): boolean {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
 }
 
 /** The names of the regular files of a folder (links are passed over: a link named as a copy leads elsewhere, and its target is no copy). */
