@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { configSettings, readConfigFile, type ConfigSetting } from './git-config-file';
-import { isStrictlyWithin } from './workspace-paths';
+import { isStrictlyWithin } from './path-within';
 
 /** A repository config larger than this is not read for its hooks folder (Git's own are a few hundred bytes). */
 const CONFIG_BYTES = 1024 * 1024;

@@ -1,9 +1,10 @@
 import { accessSync, constants, lstatSync, opendirSync, readdirSync, readlinkSync, realpathSync, statSync, type Dir, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { FolderScans } from './browser-profiles';
-import { whereLeads } from './git-config-includes';
+import { isStrictlyWithin as isInside, isWithin } from './path-within';
 import { SOCKET_FOLDERS } from './sandbox/host-layout';
 import { CALL_OWN_FOLDERS } from './sandbox/veiled-folders';
+import { whereLeads } from './where-leads';
 
 /** A hidden path as a call masks it: an empty tmpfs over a folder, /dev/null over a file. */
 export interface HiddenMask {
@@ -248,16 +249,6 @@ function readEntry(dir: Dir): Dirent | null {
   } catch {
     return null;
   }
-}
-
-function isInside(folder: string, target: string): boolean {
-  return path.relative(folder, target) !== '' && isWithin(folder, target);
-}
-
-/** `target` is `folder` or inside it. */
-function isWithin(folder: string, target: string): boolean {
-  const relative = path.relative(folder, target);
-  return relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative);
 }
 
 /** Who a file or folder is, whatever its path: its device and inode. */

@@ -15,7 +15,8 @@ export type { BuiltinToolsOptions } from './builtin-tools-options';
 export { buildChildEnv } from './child-env';
 export { htmlToText } from './html-to-text';
 export { runProcess, type ProcessResult, type RunProcessOptions } from './process-runner';
-export { HiddenPathError, isWithin, OutsideWorkspaceError, UncheckablePathError, WorkspacePaths } from './workspace-paths';
+export { isWithin } from './path-within';
+export { HiddenPathError, OutsideWorkspaceError, UncheckablePathError, WorkspacePaths } from './workspace-paths';
 export { resolveToolSandbox, SandboxUnavailableError, type SandboxMode, type ToolSandbox } from './sandbox/tool-sandbox';
 export { DEFAULT_MAX_PROCESSES, ownHostUserId, processLimitWarning } from './sandbox/process-limit';
 

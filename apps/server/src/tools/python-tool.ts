@@ -10,7 +10,8 @@ import { processToolOutput } from './process-tool-output';
 import { childSearchPath, runOutsideWorkspace, runToolProcess } from './run-tool-process';
 import { SelfRunningInterpreters } from './self-running-interpreters';
 import { failuresAsResults, toolFailure } from './tool-failure';
-import { isWithin, type WorkspacePaths } from './workspace-paths';
+import { isWithin } from './path-within';
+import type { WorkspacePaths } from './workspace-paths';
 import { processText } from './process-text';
 
 const MAX_CODE_CHARS = 1_000_000;

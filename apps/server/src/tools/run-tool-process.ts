@@ -17,7 +17,8 @@ import { resolveToolSandbox, type ToolSandbox } from './sandbox/tool-sandbox';
 import { withScratchFolder } from './scratch-folder';
 import { toolFailure } from './tool-failure';
 import { userHiddenPaths } from './user-hidden-paths';
-import { isWithin, type WorkspacePaths } from './workspace-paths';
+import { isWithin } from './path-within';
+import type { WorkspacePaths } from './workspace-paths';
 
 export interface ToolProcess {
   file: string;

@@ -1,7 +1,7 @@
 import { lstat, mkdtemp, readdir, realpath, rmdir, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { isWithin } from './workspace-paths';
+import { isWithin } from './path-within';
 
 /**
  * Where the server makes its own temporary folders for tools: the server's temporary folder (TMPDIR), unless that

@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
-import { isStrictlyWithin } from './workspace-paths';
+import { isStrictlyWithin } from './path-within';
 
 /** A `.git` file or `commondir` longer than this is not read (Git writes one line). */
 const LINK_FILE_BYTES = 4096;

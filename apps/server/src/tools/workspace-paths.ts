@@ -3,6 +3,10 @@ import { constants, lstat, mkdir, open, opendir, readlink, realpath, stat, type 
 import path from 'node:path';
 import { HiddenFoldersTooLargeError, hiddenLinks, HiddenPaths, identityKey } from './hidden-paths';
 import { isOnOwnMount, mountPinFor } from './own-mounts';
+import { isWithin } from './path-within';
+
+// Where the rules still import them from.
+export { isStrictlyWithin, isWithin } from './path-within';
 
 /** A path that resolves, after following every symbolic link, to somewhere outside the workspace. */
 export class OutsideWorkspaceError extends Error {
@@ -555,17 +559,6 @@ function linksInto(inside: readonly string[], root: string): HiddenLinks | 'any'
     return 'any';
   }
   return { identities, targets };
-}
-
-/** `target` is `folder` or inside it; `<folder>-evil` is not. A name inside it that starts with `..` (`..x`) is inside. */
-export function isWithin(folder: string, target: string): boolean {
-  const relative = path.relative(folder, target);
-  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
-}
-
-/** `target` is inside `folder`, and not `folder` itself (see isWithin). */
-export function isStrictlyWithin(folder: string, target: string): boolean {
-  return path.relative(folder, target) !== '' && isWithin(folder, target);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { realpathSync, statSync } from 'node:fs';
-export { isWithin as isWithinOrSame } from '../workspace-paths';
+export { isWithin as isWithinOrSame } from '../path-within';
 
 /** The folder's real path, links followed, or undefined if it is missing or not a folder. */
 export function realFolder(folder: string): string | undefined {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { HiddenMask } from '../hidden-paths';
-import { isStrictlyWithin } from '../workspace-paths';
+import { isStrictlyWithin } from '../path-within';
 import { hostLayout, type HostLayout } from './host-layout';
 import { masksBesideVeils, veilArgs, type VeiledFolder } from './veiled-folders';
 
