@@ -126,6 +126,18 @@ describe('toVisibleText', () => {
     ['\uAB64', 'Latin Extended-E: small capital alpha'],
     ['\u017F', 'long s (compatibility form s)'],
     ['\u00B2', 'superscript two (compatibility form 2)'],
+    // Found in review: scripts of the past, each a block of letters drawn like Latin ones, passed unmarked.
+    ['\u{10349}', 'Gothic: othal, an O'],
+    ['\u{10309}', 'Old Italic: I, an l'],
+    ['\u{10292}', 'Lycian: U, an O'],
+    ['\u{102AB}', 'Carian: O'],
+    ['\u{10404}', 'Deseret: capital long O'],
+    ['\u{104C2}', 'Osage: capital O'],
+    ['\u{10516}', 'Elbasan: O'],
+    ['\u{118E0}', 'Warang Citi: digit zero, an O'],
+    ['\u{16F28}', 'Miao: gha, an l'],
+    ['\u{11706}', 'Ahom: pa, a v'],
+    ['\u{1E8C7}', 'Mende Kikakui: digit one, an l'],
   ];
 
   it.each(PASSES_FOR_ASCII)('escapes %j (%s), a letter that passes for an ASCII one, in a command and in a URL', (char) => {
@@ -389,6 +401,46 @@ describe('toVisibleText', () => {
     const sentence = '\u03A4\u039F \u039A\u0395\u039D\u039F.\n\u03BA\u03B1\u03B9 \u03C4\u03BF';
     expect(toVisibleText(sentence).segments).toStrictEqual([{ kind: 'text', text: sentence }]);
     expect(toVisibleText(sentence, { nfc: true, syntax: true }).segments).toStrictEqual([{ kind: 'text', text: sentence }]);
+  });
+
+  // Found in review: letters and digits of scripts the table did not hold are drawn like ASCII ones and passed
+  // unmarked in a path: Malayalam `ഠഠ` read as oo, Georgian `ყ` as y, `gဝဝgle` with Myanmar `ဝ`s as google.
+  it.each([
+    ['\u0D20\u0D20', 'Malayalam ttha twice, drawn like oo'],
+    ['\u10E7', 'Georgian qar alone, drawn like y'],
+    ['g\u101D\u101Dgle.com', 'Myanmar wa twice among ASCII letters, drawn like google.com'],
+    ['notes/\u0D20\u0D02.txt', 'Malayalam ttha and anusvara, a spacing mark drawn like o, in a path: oo'],
+    ['\u0E50\u0ED0\u1040', 'Thai, Lao and Myanmar zeros, drawn like ooo'],
+    ['\u09EA\u0A66 \u0B68\u0D6D', 'Bengali four and Gurmukhi zero, Oriya two and Malayalam seven, drawn like 8o and 99'],
+    ['\u2D54\u2D4F\u2D39', 'Tifinagh yar, yan and yadd, drawn like OlE'],
+    ['\u10FF\u10E7 c\u2D54py', 'a Georgian word drawn like oy, a Tifinagh yar among ASCII letters'],
+    ['\u16D2\u16C1\u16B7', 'Runic berkanan, isaz and gebo, drawn like BlX'],
+  ])('escapes every letter and digit of a word drawn like ASCII ones in a script the table did not hold, in a name, a command and a value that may run: %j (%s)', (value) => {
+    const lookAlikes = [...value].filter((char) => /[\p{L}\p{N}\p{Mc}]/u.test(char) && !/[a-z]/.test(char));
+    for (const options of [{ nfc: true, syntax: true }, { code: true }, { mayRun: true }]) {
+      const visible = toVisibleText(value, options);
+      const escaped = visible.segments.filter((segment) => segment.kind === 'escape');
+      expect(escaped.map((segment) => [String.fromCodePoint(segment.codePoint), segment.class])).toStrictEqual(lookAlikes.map((char) => [char, 'look-alike']));
+      expect(visible.nonAsciiCount).toBe(0);
+      expect(fromVisibleNotation(visibleTextString(visible))).toBe(value);
+    }
+  });
+
+  it('leaves words of those scripts as written where one letter, digit or spacing mark is drawn like no ASCII one', () => {
+    const own = [
+      // Malayalam മഠം (ma before the ttha), Georgian ყველა, Burmese ဝါ (a spacing vowel sign) and ဝင်.
+      '\u0D2E\u0D20\u0D02.txt',
+      '\u10E7\u10D5\u10D4\u10DA\u10D0',
+      '\u101D\u102B \u101D\u1004\u103A',
+      // A Thai year, and a Bengali page number after a Bengali word.
+      '\u0E52\u0E50\u0E52\u0E54',
+      '\u09AA\u09C3\u09B7\u09CD\u09A0\u09BE \u09EA\u09E6',
+      // Tamazight in Tifinagh.
+      '\u2D5C\u2D30\u2D4E\u2D30\u2D63\u2D49\u2D56\u2D5C',
+    ];
+    for (const text of own) expect(toVisibleText(text, { nfc: true, syntax: true }).segments).toStrictEqual([{ kind: 'text', text }]);
+    // A tool's result names nothing: a word of Malayalam or Myanmar letters drawn like ASCII ones stays as written there.
+    expect(toVisibleText('\u0D20\u0D20 \u101D').segments).toStrictEqual([{ kind: 'text', text: '\u0D20\u0D20 \u101D' }]);
   });
 
   it('escapes a fullwidth solidus among prolonged sound marks beside Latin letters, with the marks', () => {

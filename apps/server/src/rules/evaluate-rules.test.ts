@@ -536,6 +536,40 @@ describe('what a prefix rule does not cover', () => {
     }
   });
 
+  // Each `asked` line is asked under a prefix rule for its program, and is not plain under a command deny rule.
+  const codeOptionCases = async (asked: readonly (readonly [string, string])[], allowed: readonly (readonly [string, string])[]) => {
+    for (const [token, line] of asked) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+      expect(await evaluateRules(terminal(line), [prefix('rm -rf', { effect: 'deny' })], context), line).toHaveProperty('because');
+    }
+    for (const [token, line] of allowed) expect(await decided(line, [prefix(token)]), line).toBe('allow');
+  };
+
+  it('a prefix rule for ssh-keygen, ssh-add or tcpdump covers no call given a library to load, a command to run or a file to write', async () => {
+    await codeOptionCases(
+      [
+        ['ssh-keygen', 'ssh-keygen -D ./pkcs11.so'],
+        ['ssh-keygen -l', 'ssh-keygen -l -D ./pkcs11.so'],
+        ['ssh-keygen', 'ssh-keygen -vD ./pkcs11.so'],
+        ['ssh-keygen', 'ssh-keygen -D./pkcs11.so'],
+        ['ssh-keygen', 'ssh-keygen -t ecdsa-sk -w ./provider.so -f k'],
+        ['ssh-add', 'ssh-add -s ./pkcs11.so'],
+        ['ssh-add', 'ssh-add -S ./provider.so k'],
+        ['ssh-add', 'ssh-add -vs./pkcs11.so'],
+        ['tcpdump -i eth0', 'tcpdump -i eth0 -w x.pcap -G 1 -z ./rotated.sh'],
+        ['tcpdump', 'tcpdump -i eth0 -z./rotated.sh -w x -G 1'],
+        ['tcpdump', 'tcpdump -i eth0 -w .bashrc'],
+        ['tcpdump', 'tcpdump -nw x.pcap'],
+      ],
+      [
+        ['ssh-keygen', 'ssh-keygen -l -f key.pub'],
+        ['ssh-add', 'ssh-add -l'],
+        ['tcpdump', 'tcpdump -i eth0 -c 10'],
+        ['tcpdump', 'tcpdump -nn -i any port 80'],
+      ],
+    );
+  });
+
   it('texlua and texluajit are exact-only, and mise, rtx and micromamba read the folder they run in', async () => {
     for (const name of ['texlua', 'texluajit']) {
       expect(isExactOnlyCommand(name), name).toBe(true);

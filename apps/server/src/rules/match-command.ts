@@ -137,6 +137,13 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // `-o` writes the file it names, also over one of the person's.
   ['sort', { options: ['--compress-program', '-o', '--output'] }],
   ['rg', { options: ['--pre'] }],
+  // ssh-keygen loads the PKCS#11 library `-D` names and the security key provider `-w` names into itself, and ssh-add
+  // has the agent load the library `-s` or `-S` names (the agent runs it as the person, outside any sandbox).
+  ['ssh-keygen', { options: ['-D', '-w'] }],
+  ['ssh-add', { options: ['-s', '-S'] }],
+  // tcpdump runs `-z` program on each file it has written, and `-w` writes the file it names, also over one of the
+  // person's, as `sort -o` does.
+  ['tcpdump', { options: ['-z', '-w'] }],
   // `install -s` runs the program `--strip-program` names on each file it installs (`--strip-program=/bin/sh x.sh y`
   // runs x.sh); any start of it counts, `--strip` too, which GNU getopt would take for `-s`.
   ['install', { options: ['--strip-program'] }],
