@@ -570,6 +570,53 @@ describe('what a prefix rule does not cover', () => {
     );
   });
 
+  it('a prefix rule for nmap covers no call given scripts, a data folder, a scan to resume or a file to write, after one dash or two', async () => {
+    await codeOptionCases(
+      [
+        ['nmap', 'nmap --script ./x.nse host'],
+        ['nmap -sV', 'nmap -sV --script=vuln host'],
+        ['nmap', 'nmap -script=./x.nse host'],
+        ['nmap', 'nmap -script ./x.nse host'],
+        ['nmap', 'nmap -scri ./x.nse host'],
+        ['nmap', 'nmap --script-help ./x.nse'],
+        ['nmap', 'nmap -datadir . -sC host'],
+        ['nmap', 'nmap --datadir=. -sC host'],
+        ['nmap', 'nmap -sC --script-args-file args.txt host'],
+        ['nmap', 'nmap --resume scan.log'],
+        ['nmap', 'nmap -oN .bashrc host'],
+        ['nmap', 'nmap -oX out.xml host'],
+        ['nmap', 'nmap -oA out host'],
+        ['nmap', 'nmap --oG=out host'],
+      ],
+      [
+        ['nmap', 'nmap -sV host'],
+        ['nmap', 'nmap -sC host'],
+        ['nmap', 'nmap -d -Pn -p 80,443 host'],
+        ['nmap', 'nmap -sS -T4 --top-ports 10 -open host'],
+      ],
+    );
+  });
+
+  it('a prefix rule for gpg covers no call given a program to run, or a config or a home whose gpg.conf may name one', async () => {
+    await codeOptionCases(
+      [
+        ['gpg', 'gpg --photo-viewer ./viewer --list-options show-photos --list-keys'],
+        ['gpg', 'gpg --exec-path ./bin --recv-keys X'],
+        ['gpg', 'gpg --homedir ./g --list-keys'],
+        ['gpg', 'gpg --home ./g --list-keys'],
+        ['gpg', 'gpg --options ./gpg.conf --list-keys'],
+        ['gpg --list-keys', 'gpg --list-keys --homedir=./g'],
+        ['gpg', 'gpg --agent-program ./agent -d x.gpg'],
+        ['gpg2', 'gpg2 --photo-viewer ./viewer --list-keys'],
+      ],
+      [
+        ['gpg', 'gpg --list-keys'],
+        ['gpg', 'gpg --verify x.sig x'],
+        ['gpg2', 'gpg2 --list-keys'],
+      ],
+    );
+  });
+
   it('texlua and texluajit are exact-only, and mise, rtx and micromamba read the folder they run in', async () => {
     for (const name of ['texlua', 'texluajit']) {
       expect(isExactOnlyCommand(name), name).toBe(true);

@@ -88,6 +88,15 @@ const SSH_CODE_KEYWORDS =
  * `_` for `-` in a name (`--enable_exec`).
  */
 const KUBE_CODE_OPTIONS = /^--(?:kubeconfig|post[-_]renderer(?:[-_]args)?|enable[-_]exec|enable[-_]alpha[-_]plugins|helm[-_]command|exec[-_]path)(?:=|$)/;
+/**
+ * nmap's output options that write a file where they are told, also over one of the person's (`-oN ~/.bashrc`,
+ * `-oA base` writes three): long options of two letters, which nmap reads after one dash or two, their file in the
+ * next word or attached.
+ */
+const NMAP_OUTPUT_OPTIONS = /^--?o[NXGASMH]/;
+
+/** gpg's options that run a program or load code, or read a config or a home whose gpg.conf may set one (`photo-viewer`). */
+const GPG_OPTIONS = ['--photo-viewer', '--exec-path', '--options', '--homedir', '--agent-program', '--dirmngr-program', '--load-extension'];
 
 /**
  * Options through which a command runs code other than what a rule for it names (`npm test --node-options=…`,
@@ -144,6 +153,11 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // tcpdump runs `-z` program on each file it has written, and `-w` writes the file it names, also over one of the
   // person's, as `sort -o` does.
   ['tcpdump', { options: ['-z', '-w'] }],
+  // nmap runs the Lua scripts `--script` names, and those of the folder `--datadir` names in place of its own (the
+  // default ones of `-sC` too); `--script-help` loads the scripts it names, `--script-args-file` reads arguments for
+  // them, `--resume` the options of an earlier scan from its log, `--script` among them.
+  ['nmap', { options: ['--script', '--script-help', '--script-args-file', '--datadir', '--resume'], words: NMAP_OUTPUT_OPTIONS, longWithOneDash: true }],
+  ...['gpg', 'gpg2'].map((gpg): [string, CodeOptions] => [gpg, { options: GPG_OPTIONS }]),
   // `install -s` runs the program `--strip-program` names on each file it installs (`--strip-program=/bin/sh x.sh y`
   // runs x.sh); any start of it counts, `--strip` too, which GNU getopt would take for `-s`.
   ['install', { options: ['--strip-program'] }],
@@ -207,6 +221,11 @@ interface CodeOptions {
   flagPackage?: boolean;
   /** `tar`: a first argument without a dash is a group of options (`tar xIf zstd a.tar`). */
   clustered?: boolean;
+  /**
+   * `nmap`: read with getopt_long_only, which takes a long option after one dash too (`-script=x`, `-datadir x`),
+   * any unambiguous start of it as well, when the word is longer than one letter after the dash.
+   */
+  longWithOneDash?: boolean;
   /**
    * Where a `--` ends the options. Default: unless it comes right after an option, which may take it for its value
    * (`tar -xf -- --to-command=sh` extracts the archive `--`); `always` for parsers that never do; `never` for
@@ -719,7 +738,8 @@ function isCodeOption(value: string, spec: CodeOptions): boolean {
   if (spec.prefixes?.some((prefix) => value.startsWith(prefix)) === true) return true;
   if (spec.words?.test(value) === true) return true;
   // GNU getopt (tar, sort), git and make also take any unambiguous start of a long option: `--checkpoint-act=…`.
-  const longName = value.startsWith('--') ? value.split('=', 1)[0]! : undefined;
+  const oneDashLong = spec.longWithOneDash === true && /^-[^-][^=]/.test(value);
+  const longName = value.startsWith('--') ? value.split('=', 1)[0]! : oneDashLong ? `-${value.split('=', 1)[0]!}` : undefined;
   for (const option of spec.options) {
     if (value === option || value.startsWith(`${option}=`)) return true;
     if (longName !== undefined && longName.length > 2 && option.startsWith('--') && option.startsWith(longName)) return true;
