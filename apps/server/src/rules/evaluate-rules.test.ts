@@ -617,6 +617,31 @@ describe('what a prefix rule does not cover', () => {
     );
   });
 
+  it("a prefix rule for oc, kubectl, gradle or nox covers no call given a kubeconfig or kuberc, an init script or a noxfile", async () => {
+    await codeOptionCases(
+      [
+        ['oc', 'oc --config ./kc get pods'],
+        ['oc get', 'oc get pods --config=./kc'],
+        ['oc', 'oc --kuberc=./kuberc get pods'],
+        ['kubectl', 'kubectl --kuberc ./kuberc get pods'],
+        ['gradle build', 'gradle build -I ./init.gradle'],
+        ['gradle build', 'gradle build -I./init.gradle'],
+        ['gradle', 'gradle --init-script=./init.gradle build'],
+        ['gradlew', 'gradlew build --init-script init.gradle.kts'],
+        ['nox', 'nox -f ./x.py'],
+        ['nox -s tests', 'nox -s tests --noxfile=./x.py'],
+        ['nox', 'nox -rf x.py'],
+        ['nox', 'nox --noxf x.py'],
+      ],
+      [
+        ['oc', 'oc get pods'],
+        ['kubectl', 'kubectl get pods'],
+        ['gradle', 'gradle build'],
+        ['nox', 'nox -s tests'],
+      ],
+    );
+  });
+
   it('texlua and texluajit are exact-only, and mise, rtx and micromamba read the folder they run in', async () => {
     for (const name of ['texlua', 'texluajit']) {
       expect(isExactOnlyCommand(name), name).toBe(true);

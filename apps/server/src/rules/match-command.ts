@@ -87,7 +87,13 @@ const SSH_CODE_KEYWORDS =
  * `--enable-alpha-plugins`, also `kubectl kustomize`'s), its `--helm-command` and `fn run --exec-path`. kubectl takes
  * `_` for `-` in a name (`--enable_exec`).
  */
-const KUBE_CODE_OPTIONS = /^--(?:kubeconfig|post[-_]renderer(?:[-_]args)?|enable[-_]exec|enable[-_]alpha[-_]plugins|helm[-_]command|exec[-_]path)(?:=|$)/;
+const KUBE_CODE_OPTIONS = /^--(?:kubeconfig|kuberc|post[-_]renderer(?:[-_]args)?|enable[-_]exec|enable[-_]alpha[-_]plugins|helm[-_]command|exec[-_]path)(?:=|$)/;
+/**
+ * oc's own, besides kubectl's: it takes `--config` for a kubeconfig as kubectl takes `--kubeconfig`. A kuberc
+ * (`--kuberc`, kubectl's and oc's) defines aliases and default flags, which may be any of these.
+ */
+const OC_CODE_OPTIONS = new RegExp(`${KUBE_CODE_OPTIONS.source}|^--config(?:=|$)`);
+
 /**
  * nmap's output options that write a file where they are told, also over one of the person's (`-oN ~/.bashrc`,
  * `-oA base` writes three): long options of two letters, which nmap reads after one dash or two, their file in the
@@ -158,6 +164,9 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // them, `--resume` the options of an earlier scan from its log, `--script` among them.
   ['nmap', { options: ['--script', '--script-help', '--script-args-file', '--datadir', '--resume'], words: NMAP_OUTPUT_OPTIONS, longWithOneDash: true }],
   ...['gpg', 'gpg2'].map((gpg): [string, CodeOptions] => [gpg, { options: GPG_OPTIONS }]),
+  // Gradle runs the Groovy or Kotlin init script `-I` names before the build, and nox the noxfile `-f` names (Python).
+  ...['gradle', 'gradlew'].map((gradle): [string, CodeOptions] => [gradle, { options: ['-I', '--init-script'] }]),
+  ['nox', { options: ['-f', '--noxfile'] }],
   // `install -s` runs the program `--strip-program` names on each file it installs (`--strip-program=/bin/sh x.sh y`
   // runs x.sh); any start of it counts, `--strip` too, which GNU getopt would take for `-s`.
   ['install', { options: ['--strip-program'] }],
@@ -188,7 +197,8 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['composer', { options: ['-d', '--working-dir'] }],
   ['uv', { options: ['--directory', '--project', '--config-file', '--script'] }],
   ['turbo', { options: ['--cwd', '--root-turbo-json'] }],
-  ...['kubectl', 'oc', 'helm', 'kustomize', 'minikube', 'k3s', 'microk8s'].map((kube): [string, CodeOptions] => [kube, { options: [], words: KUBE_CODE_OPTIONS }]),
+  ...['kubectl', 'helm', 'kustomize', 'minikube', 'k3s', 'microk8s'].map((kube): [string, CodeOptions] => [kube, { options: [], words: KUBE_CODE_OPTIONS }]),
+  ['oc', { options: [], words: OC_CODE_OPTIONS }],
   // The compiler drivers have no `--`: it is an error there.
   ...['gcc', 'g++', 'cc', 'c++', 'clang', 'clang++'].map((compiler): [string, CodeOptions] => [compiler, { options: COMPILER_LONG_OPTIONS, prefixes: COMPILER_PREFIXES, endOfOptions: 'never' }]),
 ]);
