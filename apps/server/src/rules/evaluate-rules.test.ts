@@ -642,6 +642,36 @@ describe('what a prefix rule does not cover', () => {
     );
   });
 
+  it('a prefix rule that itself ends in an option that runs code or writes covers nothing past its words: the next word is what runs', async () => {
+    for (const [token, line] of [
+      ['rg --pre', 'rg --pre ./evil.sh x'],
+      ['git -c', 'git -c core.pager=./evil.sh log'],
+      ['go test -toolexec', 'go test -toolexec ./evil ./...'],
+      ['scp -S', 'scp -S ./evil a b:'],
+      ['tar -I', 'tar -I ./evil -xf a.tar'],
+      ['sort -o', 'sort -o .bashrc x'],
+      ['tcpdump -i eth0 -w', 'tcpdump -i eth0 -w .bashrc'],
+      ['ssh-keygen -vD', 'ssh-keygen -vD ./pkcs11.so'],
+      ['nmap --script', 'nmap --script ./x.nse host'],
+      ['pandoc --filter', 'pandoc --filter ./evil.sh x.md'],
+      ['openssl req -engine', 'openssl req -engine ./x.so -new'],
+      ['nix eval --option', 'nix eval --option allow-unsafe-native-code-during-evaluation true --expr x'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+    }
+    // A rule that names the option's value covers what a call adds after it.
+    for (const [token, line] of [
+      ['rg --pre ./decode.sh', 'rg --pre ./decode.sh TODO src'],
+      ['rg --pre=./decode.sh', 'rg --pre=./decode.sh TODO'],
+      ['rg --pre', 'rg --pre'],
+      ['pandoc --filter ./f.sh', 'pandoc --filter ./f.sh x.md'],
+      ['pandoc -s', 'pandoc -s x.md -o x.html'],
+      ['openssl req -new', 'openssl req -new -key k.pem'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('allow');
+    }
+  });
+
   it('texlua and texluajit are exact-only, and mise, rtx and micromamba read the folder they run in', async () => {
     for (const name of ['texlua', 'texluajit']) {
       expect(isExactOnlyCommand(name), name).toBe(true);

@@ -115,7 +115,10 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // Yarn 1 and Yarn 2+ parse options each their own way: the same few harmless words, and nothing else.
   ['yarn', { options: [], harmless: NPM_HARMLESS, noOptionsAfterEnd: true }],
   // `git grep -O…` opens the files in a program it names, `git difftool -x`/`--extcmd` and `git rebase -x` run one.
-  ['git', { options: ['-c', '--config-env', '--upload-pack', '--receive-pack', '--exec', '--exec-path', '--git-dir', '--work-tree', '--output', '--ext-diff', '--template', '--namespace', '-O', '--open-files-in-pager', '--extcmd', '-x'] }],
+  ['git', {
+    options: ['-c', '--config-env', '--upload-pack', '--receive-pack', '--exec', '--exec-path', '--git-dir', '--work-tree', '--output', '--ext-diff', '--template', '--namespace', '-O', '--open-files-in-pager', '--extcmd', '-x'],
+    flags: ['--exec-path', '--ext-diff', '-O', '--open-files-in-pager'],
+  }],
   // GNU make 4.4 reads `--temp-stdin=FILE` as a makefile, as `-f FILE`, and deletes FILE when it exits. `-t` writes
   // the targets' files instead of running their recipes (also a prerequisite's, a source), `-W FILE` rebuilds what
   // depends on a file it names, and `--jobserver-auth=fifo:FILE` has make open a file it names (or descriptors it was
@@ -126,12 +129,13 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
       '--touch', '-W', '--what-if', '--new-file', '--assume-new',
     ],
     prefixes: ['--jobse'],
+    flags: ['-t', '--touch'],
     assignments: true,
   }],
   // ninja runs what the build file it is given says (`ninja -f /dev/stdin`, `-C dir`); `-t` runs a tool (`-t clean`).
   ...['ninja', 'samu'].map((ninja): [string, CodeOptions] => [ninja, { options: ['-f', '-C', '-t'] }]),
   // `clippy --fix` rewrites the sources, also those with changes not yet committed (`--allow-dirty`).
-  ['cargo', { options: ['--config', '-Z', '--manifest-path', '--target-dir', '--fix'] }],
+  ['cargo', { options: ['--config', '-Z', '--manifest-path', '--target-dir', '--fix'], flags: ['--fix'] }],
   // Whether `go` ends its options at a `--` depends on the subcommand. Besides those that run a program: those that
   // write a file where they are told (`-o /usr/local/bin/git`, `-coverprofile=~/.bashrc`, the profiles, `-trace`,
   // `-outputdir`, `-pkgdir`, the build's debug logs), hand the assembler options (`-asmflags=-o=…`), read a profile
@@ -179,12 +183,12 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // wget runs `--use-askpass=program`, and reads any wgetrc command from `-e` (`-e use_askpass=…`) or `--config`.
   ['wget', { options: ['--use-askpass', '-e', '--execute', '--config'] }],
   // `--daemon` serves with a `--config` that may run commands before and after each transfer.
-  ['rsync', { options: ['-e', '--rsh', '--rsync-path', '-M', '--remote-option', '--daemon', '--config', '--early-input'] }],
+  ['rsync', { options: ['-e', '--rsh', '--rsync-path', '-M', '--remote-option', '--daemon', '--config', '--early-input'], flags: ['--daemon'] }],
   // `--basetemp` empties the folder it names; `-p`, `-c`, `-o`, `--pyargs`, `-W` (a warning's category) load modules
   // and settings that do; `--trace` and `--pdb` hand piped input to the debugger, which runs it. pytest's parser
   // (argparse) takes any unambiguous start of a long option, which the check below refuses for each of these.
   // pytest 8.2 and later read more arguments from a file named after an `@` (`pytest @args.txt`), also after `--`.
-  ['pytest', { prefixes: ['@'], endOfOptions: 'never', options: ['-p', '-c', '--config-file', '-o', '--override-ini', '--rootdir', '--confcutdir', '--basetemp', '--pdb', '--pdbcls', '--trace', '--pyargs', '-W', '--pythonwarnings', '--pastebin', '--debug', '--junitxml', '--junit-xml', '--log-file', '--result-log', '--report-log'] }],
+  ['pytest', { prefixes: ['@'], endOfOptions: 'never', options: ['-p', '-c', '--config-file', '-o', '--override-ini', '--rootdir', '--confcutdir', '--basetemp', '--pdb', '--pdbcls', '--trace', '--pyargs', '-W', '--pythonwarnings', '--pastebin', '--debug', '--junitxml', '--junit-xml', '--log-file', '--result-log', '--report-log'], flags: ['--pdb', '--trace', '--pyargs'] }],
   // pip's options that write (`--log` appends its debug log to any file, also over one of the person's), read a file
   // (`freeze -r /etc/passwd`), work elsewhere (`--path`, `--target`, `--prefix`, `--python`), or choose where it
   // downloads from and whom it trusts (`--index-url`, `--cert`, `--proxy`). Its parser (optparse) takes any
@@ -205,6 +209,11 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
 
 interface CodeOptions {
   options: readonly string[];
+  /**
+   * Options of the list that take no value from the next word (`cargo clippy --fix`, git's `--exec-path` without
+   * `=`): a rule that ends in one covers what a call adds after it, as it does after any other word.
+   */
+  flags?: readonly string[];
   /** Words that run code whatever option they are the value of (scp's `-o ProxyCommand=…`, `ProxyCommand=…` after `-o`). */
   words?: RegExp;
   /** Words that run code when they start with one of these, whatever follows (`-Wl,-plugin=…`, `@file`). */
@@ -554,8 +563,11 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   // openssl given an engine, a provider or a config (`req -engine ./x.so`) loads it, pandoc given a filter runs it
   // (`--filter ./x.sh`, `-L x.lua`): read as deny rules read them, a word that may become any as any.
   // nix given a setting (`--option allow-unsafe-native-code-during-evaluation true`) may run what an expression says.
+  // A rule's last word without a value of its own is read with them: the next word may be its value (a rule for
+  // `pandoc --filter` names no filter, nor one for `openssl req -engine` an engine).
   if (name === 'openssl' || name === 'pandoc' || name.startsWith('nix')) {
-    const given = rest.map((word) => (word.kind === 'literal' ? word.value : anything(word) ? undefined : word.text.replace(/["']/g, '').replace(LEADING_EXPANSIONS, '')));
+    const last = rule.tokens.length > 1 && rest.length > 0 && !rule.tokens.at(-1)!.includes('=') ? [rule.tokens.at(-1)!] : [];
+    const given = [...last, ...rest.map((word) => (word.kind === 'literal' ? word.value : anything(word) ? undefined : word.text.replace(/["']/g, '').replace(LEADING_EXPANSIONS, '')))];
     if (name === 'openssl' ? opensslLoadsCode(given) : name === 'pandoc' ? pandocRunsCode(given) : nixSettingsRunCode(name, given)) return false;
   }
   const script = SCRIPT_RUNNERS.has(name) ? scriptArgumentsStart(command.words) : undefined;
@@ -571,6 +583,10 @@ function allowsWords(rule: CommandPrefix, command: SimpleCommand, line: LineFact
   if (name === 'go' && rest.some((word) => !(word.kind === 'literal' && word.value.startsWith('-')) && mayNameOutside(word, line))) return false;
   const codeOptions = CODE_RUNNING_OPTIONS.get(name);
   if (codeOptions === undefined) return true;
+  // A rule that itself ends in such an option (`rg --pre`, `tcpdump -z`, `kubectl --kubeconfig`) names no value for it:
+  // the call's next word is what runs, which the rule's words do not show. It covers its own words and nothing past
+  // them, as a rule for a program that runs whatever it is given covers none.
+  if (rest.length > 0 && endsInCodeOption(rule.tokens, codeOptions)) return false;
   const [first] = rest;
   // The group of options a first argument without a dash is (`tar xIf zstd a.tar`), when the rule names only the command.
   const words = codeOptions.clustered === true && rule.tokens.length === 1 && first?.kind === 'literal' && !first.value.startsWith('-')
@@ -734,6 +750,19 @@ function flagPackageOption(value: string, spec: CodeOptions): boolean {
   if (flagName.startsWith('test.')) return true;
   if (spec.harmlessForms?.has(`-${flagName}${assigned}`) === true) return false;
   return spec.options.includes(`-${flagName}`);
+}
+
+/**
+ * Whether a rule's last token is one of `spec`'s options whose value is the next word: before the options end, and
+ * with no value after `=` (`--pre=./decode.sh` names its program, and a rule for it covers the calls that add to it).
+ */
+function endsInCodeOption(tokens: readonly string[], spec: CodeOptions): boolean {
+  const last = tokens.at(-1);
+  if (tokens.length < 2 || last === undefined || last === '--' || last.includes('=') || spec.flags?.includes(last) === true) return false;
+  for (let index = 1; index < tokens.length - 1; index += 1) {
+    if (tokens[index] === '--' && endsOptions(spec, tokens[index - 1]!)) return false;
+  }
+  return isCodeOption(last, spec);
 }
 
 function endsOptions(spec: CodeOptions, previous: string): boolean {
