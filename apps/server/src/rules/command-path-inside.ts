@@ -1,6 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { isWithin } from '../tools/workspace-paths';
+import { isWithin } from '../tools/path-within';
 
 /** Longer paths are not looked up: they count as outside. */
 const MAX_PATH_CHARS = 4096;

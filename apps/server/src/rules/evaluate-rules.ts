@@ -22,7 +22,7 @@ import { workspaceRelativeNames } from './workspace-relative-names';
 import { letterEscape, patternNaming } from './hidden-program-name';
 import { MCP_TOOL, type Rule, type RuleScope } from '@airlock/api';
 import { mcpToolName, mcpToolOtherNames } from '../mcp/mcp-tool';
-import { isStrictlyWithin } from '../tools/workspace-paths';
+import { isStrictlyWithin } from '../tools/path-within';
 
 /** A tool call as the rules see it. */
 export interface RuleCall {

@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, opendir, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { isWithin } from '../tools/workspace-paths';
+import { isWithin } from '../tools/path-within';
 
 /** How far one walk goes: past either bound, the folder counts as holding a link that leads out. */
 export interface WalkBounds {

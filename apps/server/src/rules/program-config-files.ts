@@ -5,7 +5,7 @@ import path from 'node:path';
 import { commandBaseName } from '@airlock/api';
 import { buildChildEnv } from '../tools/child-env';
 import { readSmallFile } from '../tools/workspace-git-dir';
-import { isWithin } from '../tools/workspace-paths';
+import { isWithin } from '../tools/path-within';
 import type { LineFacts } from './match-command';
 import type { SimpleCommand } from './parse-command-line';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { PROJECT_FIRST_RUNNERS } from '@airlock/api/rules/commands';
 import { executablesOnPath } from '../tools/find-executable';
-import { isWithin } from '../tools/workspace-paths';
+import { isWithin } from '../tools/path-within';
 import type { PathFacts } from './outside-workspace';
 
 /**

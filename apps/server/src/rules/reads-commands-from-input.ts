@@ -5,7 +5,7 @@ import { innerCommands, type ReachableWords } from './command-wrappers';
 import { realProgramName } from './program-real-name';
 import { isPrefixedMake } from './prefixed-make';
 import type { SimpleCommand } from './parse-command-line';
-import { isWithin } from '../tools/workspace-paths';
+import { isWithin } from '../tools/path-within';
 
 /** The wrappers that hand their input on to the command they run, which is judged in their place. */
 const HAND_INPUT_ON: ReadonlySet<string> = new Set<string>(FOLLOWED_WRAPPERS.filter((wrapper) => !INPUT_COMMAND_READERS.has(wrapper)));

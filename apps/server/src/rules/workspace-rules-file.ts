@@ -6,7 +6,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { workspaceFileRuleSchema, type Rule } from '@airlock/api';
 import { checkJsonText, describeJsonTextProblem } from '../check-json-text';
-import { isWithin } from '../tools/workspace-paths';
+import { isWithin } from '../tools/path-within';
 
 /** Where a workspace keeps its rules, relative to the workspace. */
 export const WORKSPACE_RULES_FILE = '.airlock/rules.json';

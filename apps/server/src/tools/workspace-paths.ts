@@ -5,9 +5,6 @@ import { HiddenFoldersTooLargeError, hiddenLinks, HiddenPaths, identityKey } fro
 import { isOnOwnMount, mountPinFor } from './own-mounts';
 import { isWithin } from './path-within';
 
-// Where the rules still import them from.
-export { isStrictlyWithin, isWithin } from './path-within';
-
 /** A path that resolves, after following every symbolic link, to somewhere outside the workspace. */
 export class OutsideWorkspaceError extends Error {
   override readonly name = 'OutsideWorkspaceError';
