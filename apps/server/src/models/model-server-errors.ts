@@ -61,7 +61,7 @@ export function toModelError(error: unknown, context: ModelErrorContext): ModelE
     return timeLimitError(limit, context.limits[limit], context, error);
   } else if (error instanceof APIConnectionTimeoutError) {
     detail = `the model server at ${where} did not answer in time`;
-  } else if (error instanceof APIConnectionError && hasCode(error, 'UND_ERR_SOCKET')) {
+  } else if (closedBeforeAnswer(error)) {
     // The connection was made and the request sent; the server closed it before its answer's headers were complete.
     detail = `the model server at ${where} took the request but closed the connection without answering: ${scrub(rootCause(error))}`;
   } else if (error instanceof APIConnectionError) {
@@ -145,6 +145,14 @@ function bounded(text: string): string {
 }
 
 /** Whether an error in `error`'s cause chain (a few links at most) has this `code`, as undici's timeouts do. */
+/**
+ * The connection was made and the request sent, and the server closed it before any of its answer: what a connection
+ * kept alive gives when the server closed it as idle just as the request went out on it.
+ */
+export function closedBeforeAnswer(error: unknown): boolean {
+  return error instanceof APIConnectionError && hasCode(error, 'UND_ERR_SOCKET');
+}
+
 function hasCode(error: unknown, code: string): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 8 && current instanceof Error; depth++) {

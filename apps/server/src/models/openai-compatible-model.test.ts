@@ -263,9 +263,44 @@ describe('OpenAICompatibleModel', () => {
     expect(error.message).toBe(`llama.cpp: the model server at ${fake.url} closed the connection mid-answer: other side closed`);
   });
 
+  it('sends the request once more when the server closed the connection before any of its answer, and no more', async () => {
+    fake = await startFakeOpenAIServer();
+    fake.enqueue({ text: ['hello'] });
+    let requests = 0;
+    // Closes the first request's connection unanswered, as a server does with a kept connection it dropped as idle.
+    const proxy = createServer((request, response) => {
+      requests += 1;
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        if (requests === 1) {
+          request.socket.destroy();
+          return;
+        }
+        void fetch(`${fake!.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) }).then(async (answer) => {
+          response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/event-stream' });
+          response.end(Buffer.from(await answer.arrayBuffer()));
+        });
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
+      const parts = await collect(new OpenAICompatibleModel({ baseURL: url, model: 'fake-model' }).stream(hello, new AbortController().signal));
+      expect(parts.filter((part) => part.type === 'text-delta')).toStrictEqual([{ type: 'text-delta', text: 'hello' }]);
+      expect(requests).toBe(2);
+      expect(fake.requests).toHaveLength(1);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
+  });
+
   it('says a server that takes the request and closes the connection without answering was reached', async () => {
     fake = await startFakeOpenAIServer();
+    let requests = 0;
     const closing = createServer((request) => {
+      requests += 1;
       request.resume();
       request.on('end', () => request.socket.destroy());
     });
@@ -275,6 +310,8 @@ describe('OpenAICompatibleModel', () => {
       const error = await failure(new OpenAICompatibleModel({ baseURL: url, model: 'm' }).stream(hello, new AbortController().signal));
 
       expect(error.message).toBe(`OpenAI-compatible: the model server at ${url} took the request but closed the connection without answering: other side closed`);
+      // Sent once more (see the test above), then given up.
+      expect(requests).toBe(2);
     } finally {
       closing.closeAllConnections();
       await new Promise<void>((resolve) => closing.close(() => resolve()));

@@ -5,7 +5,7 @@ import { Agent, fetch as undiciFetch, type RequestInfo as UndiciRequestInfo, typ
 import { loopbackPinFor, type LookupFunction, type LoopbackPin } from '../http/loopback-name';
 import { displayURL } from './display-url';
 import { lineAlignedFetch } from './line-aligned-fetch';
-import { timeLimitError, toModelError } from './model-server-errors';
+import { closedBeforeAnswer, timeLimitError, toModelError } from './model-server-errors';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS, type ModelTimeLimit } from './model-time-limits';
 import { MalformedChunkError, OpenAIChunkReader } from './openai-chunk-reader';
 import { toOpenAIMessages, toOpenAITools } from './openai-messages';
@@ -129,6 +129,28 @@ export class OpenAICompatibleModel implements ChatModel {
     }
   }
 
+  /**
+   * Sends the request and answers its response, once more when the server closed the connection before any of its
+   * answer: a connection kept alive that the server closed as idle just as the request went out on it (seen with
+   * thousands of turns at once against a server that keeps connections 5 s, Node's default, where a run's turn then
+   * ended in an error). Nothing of the answer was read, so nothing the person saw is replayed, and the connection
+   * that failed is gone: the second request goes out on another.
+   */
+  private async send(body: ChatCompletionCreateParamsStreaming, signal: AbortSignal) {
+    for (let attempt = 1; ; attempt += 1) {
+      // The JSON is sent a message at a time, never as one string (see requestBody); the client sends a body given
+      // in the request options in place of its own. A body is a stream read once: each attempt has its own.
+      const sent = requestBody(body);
+      try {
+        return await this.client.chat.completions
+          .create(body, { signal, body: sent.stream, headers: { 'content-type': 'application/json', 'content-length': String(sent.length) } })
+          .withResponse();
+      } catch (error) {
+        if (attempt >= 2 || signal.aborted || !closedBeforeAnswer(error)) throw error;
+      }
+    }
+  }
+
   private async *streamRequest(request: ChatRequest, signal: AbortSignal): AsyncGenerator<ModelPart, void, undefined> {
     const body: ChatCompletionCreateParamsStreaming = {
       ...this.extraBody,
@@ -152,12 +174,7 @@ export class OpenAICompatibleModel implements ChatModel {
     let progressTimer = setTimeout(expire('request'), this.limits.request);
     const timedOut = (cause?: unknown) => timeLimitError(expired!, this.limits[expired!], { provider: this.label, baseURL: this.baseURL }, cause);
     try {
-      // The JSON is sent a message at a time, never as one string (see requestBody); the client sends a body given
-      // in the request options in place of its own.
-      const sent = requestBody(body);
-      const { data: chunks, response } = await this.client.chat.completions
-        .create(body, { signal: AbortSignal.any([signal, limited.signal]), body: sent.stream, headers: { 'content-type': 'application/json', 'content-length': String(sent.length) } })
-        .withResponse();
+      const { data: chunks, response } = await this.send(body, AbortSignal.any([signal, limited.signal]));
       midStream = true;
       contentType = mediaType(response.headers.get('content-type'));
       if (contentType === 'application/json') {
