@@ -838,7 +838,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       expect(await run.next()).toStrictEqual({ done: true, value: undefined });
     });
 
-    it('a turn whose stream ended is not aborted after it: the model client has nothing left to let go of', async () => {
+    it('a turn whose stream ended has its request aborted after it, so the model client lets go of what it holds', async () => {
       const signals: AbortSignal[] = [];
       const model: ChatModel = {
         name: 'answers',
@@ -850,7 +850,7 @@ describe.each([{ parking: false }, { parking: true }])('with parking: $parking',
       };
       const { result } = await collectRun(loop({ model, messages: [{ role: 'user', content: 'hi' }], tools: [], registry: new ApprovalRegistry(), sessionId: SESSION }));
       expect(result.reason).toBe('done');
-      expect(signals.map((signal) => signal.aborted)).toStrictEqual([false]);
+      expect(signals.map((signal) => signal.aborted)).toStrictEqual([true]);
     });
 
     it('reaching the tool budget asks for a final answer without tools, then ends with tool-budget', async () => {
