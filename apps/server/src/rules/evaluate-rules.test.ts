@@ -418,6 +418,27 @@ describe('what a prefix rule does not cover', () => {
     for (const name of ['gdbm_dump', 'lldbmaker', 'pgdbf', 'debugdb']) expect(isExactOnlyCommand(name), name).toBe(false);
   });
 
+  it('kubecolor, which runs kubectl with its words, is judged as kubectl, and stern and k9s given a kubeconfig are asked', async () => {
+    // kubecolor hands every word to kubectl: under rules for kubecolor each of these ran what kubectl would.
+    for (const [token, line] of [
+      ['kubecolor', 'kubecolor exec pod -- touch x'],
+      ['kubecolor get', 'kubecolor get pods --kubeconfig ./kc'],
+      ['kubecolor', 'kubecolor --kuberc ./kuberc get pods'],
+      ['kubecolor', 'kubecolor evil-plugin'],
+      ['stern', 'stern web --kubeconfig ./kc'],
+      ['k9s', 'k9s --kubeconfig=./kc'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+    }
+    for (const [token, line] of [
+      ['kubecolor get', 'kubecolor get pods -n web'],
+      ['stern', 'stern web -n prod'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('allow');
+    }
+    expect(await decided('kubecolor exec pod -- sh', [prefix('kubectl exec', { effect: 'deny' })])).toBe('deny');
+  });
+
   it("make's other names (a cross build's, BSD's, makepp) are judged as make", async () => {
     for (const name of ['mingw32-make', 'x86_64-w64-mingw32-make', 'bsdmake', 'makepp']) {
       const rules = [prefix(`${name} test`), prefix('cd'), prefix('echo')];

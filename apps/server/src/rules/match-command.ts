@@ -201,7 +201,8 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   ['composer', { options: ['-d', '--working-dir'] }],
   ['uv', { options: ['--directory', '--project', '--config-file', '--script'] }],
   ['turbo', { options: ['--cwd', '--root-turbo-json'] }],
-  ...['kubectl', 'helm', 'kustomize', 'minikube', 'k3s', 'microk8s'].map((kube): [string, CodeOptions] => [kube, { options: [], words: KUBE_CODE_OPTIONS }]),
+  // stern (logs) and k9s (a terminal UI) read a kubeconfig as kubectl does, whose credential plugin runs.
+  ...['kubectl', 'helm', 'kustomize', 'minikube', 'k3s', 'microk8s', 'stern', 'k9s'].map((kube): [string, CodeOptions] => [kube, { options: [], words: KUBE_CODE_OPTIONS }]),
   ['oc', { options: [], words: OC_CODE_OPTIONS }],
   // The compiler drivers have no `--`: it is an error there.
   ...['gcc', 'g++', 'cc', 'c++', 'clang', 'clang++'].map((compiler): [string, CodeOptions] => [compiler, { options: COMPILER_LONG_OPTIONS, prefixes: COMPILER_PREFIXES, endOfOptions: 'never' }]),
@@ -365,6 +366,8 @@ const PROGRAM_ALIASES: ReadonlyMap<string, string> = new Map([
   ['pmake', 'make'],
   ['bsdmake', 'make'],
   ['makepp', 'make'],
+  // kubecolor colours kubectl's output and hands it every word: it runs what kubectl would (exec, plugins, a kubeconfig).
+  ['kubecolor', 'kubectl'],
 ]);
 
 /** Other names a program is installed under that a deny rule for the program catches too (npm's own script, Debian's yarn). */
