@@ -23,7 +23,10 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
   });
 
   const noDelete = prefix('rm -rf', { effect: 'deny' });
-  const allows = [prefix('go build'), prefix('go test'), prefix('go vet'), prefix('kubectl get'), prefix('helm list'), prefix('helm pull'), prefix('oc get'), prefix('gh browse')];
+  const allows = [
+    prefix('go build'), prefix('go test'), prefix('go vet'), prefix('kubectl get'), prefix('helm list'), prefix('helm pull'), prefix('oc get'), prefix('gh browse'),
+    prefix('kubecolor get'), prefix('stern'), prefix('k9s'),
+  ];
   const denied = async (command: string) => {
     const decision = await evaluateRules(terminal(command), [noDelete], context);
     return 'because' in decision ? `ask naming ${decision.because.id}: ${reasonText(decision.unread)}` : decision.decision;
@@ -115,6 +118,10 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
       'helm --kubeconfig ./kc list',
       'kubectl config set-credentials me --exec-command=./evil.sh',
       'kubectl config set users.me.exec.command ./evil.sh',
+      // kubecolor runs kubectl with its words; stern and k9s read a kubeconfig through the same client library.
+      'kubecolor get pods --kubeconfig ./kc',
+      'stern web --kubeconfig ./kc',
+      'k9s --kubeconfig=./kc',
     ]) {
       expect(await denied(command), command).toMatch(new RegExp(`^ask naming ${noDelete.id}: `));
       expect(await allowed(command), command).toBe('ask');
@@ -133,7 +140,7 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
       `${'#'.repeat(300_000)}\n`,
     ]) {
       write('.kube/config', text);
-      for (const command of ['kubectl get pods', 'oc get pods', 'helm list']) {
+      for (const command of ['kubectl get pods', 'oc get pods', 'helm list', 'kubecolor get pods', 'stern web', 'k9s']) {
         expect(await denied(command), `${text.slice(0, 50)}: ${command}`).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*~/\\.kube/config`));
         expect(await allowed(command), `${text.slice(0, 50)}: ${command}`).toBe('ask');
       }

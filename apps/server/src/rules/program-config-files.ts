@@ -28,8 +28,11 @@ const GO_ENV_HARMLESS: ReadonlySet<string> = new Set([
   'GORISCV64', 'GOWASM', 'GOEXPERIMENT', 'GOTELEMETRY', 'CGO_ENABLED',
 ]);
 
-/** Programs that read the person's kubeconfig and run its users' `exec` credential plugins (client-go). */
-const KUBECONFIG_READERS: ReadonlySet<string> = new Set(['kubectl', 'oc', 'helm']);
+/**
+ * Programs that read the person's kubeconfig and run its users' `exec` credential plugins (client-go): kubecolor runs
+ * kubectl with its words, stern and k9s are built on the same library.
+ */
+const KUBECONFIG_READERS: ReadonlySet<string> = new Set(['kubectl', 'oc', 'helm', 'kubecolor', 'stern', 'k9s']);
 /** A gh config larger than this is taken as naming a program (gh writes a few lines). */
 const MAX_GH_CONFIG_BYTES = 64 * 1024;
 /**
