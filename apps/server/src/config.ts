@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_TURN_TIMEOUT_MS } from './models/model-time-limits';
+import { shellQuoted } from './shell-quoted';
 import { SOCKET_FOLDERS } from './tools/sandbox/host-layout';
 import { DEFAULT_MAX_PROCESSES, MAX_MAX_PROCESSES, MIN_MAX_PROCESSES } from './tools/sandbox/process-limit';
 
@@ -693,11 +694,6 @@ function readableFile(input: Sourced, cwd: string): string {
     if (error instanceof ConfigError) throw error;
     throw new ConfigError(input.source, `"${path}" ${describeFsError(error)}`);
   }
-}
-
-/** A path as it can be pasted into a shell. */
-function shellQuoted(path: string): string {
-  return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }
 
 function describeFsError(error: unknown): string {

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { appendFile, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { appendFile, lstat, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createBuiltinTools } from './index';
@@ -49,6 +50,37 @@ describe('a symbolic link in a hidden folder of the workspace, in the bubblewrap
       await rm(link);
       expect(await runTool(w.terminal, { command: 'echo ran' })).toStrictEqual({ content: 'ran\nexit code: 0', isError: false });
     }
+  });
+
+  test('one whose name the call chose to run code when pasted: the refusal\'s `rm` is quoted, and pasted into a shell removes that link and runs nothing else', async () => {
+    for (const name of ['x$(touch pwned)', "x'; touch pwned; '", 'x\n touch pwned']) {
+      await using w = await homeWorkspace();
+      const folder = path.join(w.home, '.local', 'share', 'atuin');
+      await mkdir(folder, { recursive: true });
+      const link = path.join(folder, name);
+      await symlink(path.join(w.path, 'leak'), link);
+      const result = await runTool(w.terminal, { command: 'echo ran' });
+      const pasteable = /until it is gone \(`(rm .*)`\) or leads elsewhere\.$/.exec(result.content)?.[1];
+      expect({ name, oneLine: pasteable !== undefined && !pasteable.includes('\n') }).toStrictEqual({ name, oneLine: true });
+      const pasted = spawnSync('bash', ['-c', pasteable!], { cwd: w.path, encoding: 'utf8' });
+      expect({ name, status: pasted.status, linkLeft: await lstat(link).then(() => true, () => false), ranSomething: existsSync(path.join(w.path, 'pwned')) }).toStrictEqual({ name, status: 0, linkLeft: false, ranSomething: false });
+      expect(await runTool(w.terminal, { command: 'echo ran' })).toStrictEqual({ content: 'ran\nexit code: 0', isError: false });
+    }
+  });
+
+  test('a hard link to a file in a hidden folder whose name the call chose: the refusal\'s `find` is quoted, and pasted into a shell lists both names and runs nothing else', async () => {
+    await using w = await homeWorkspace();
+    const plant = "mkdir -p ~/.local/share/atuin && touch ~/.local/share/atuin/'h$(touch pwned)' && ln ~/.local/share/atuin/'h$(touch pwned)' planted && echo planted";
+    expect(await runTool(w.terminal, { command: plant })).toStrictEqual({ content: 'planted\nexit code: 0', isError: false });
+    const result = await runTool(w.terminal, { command: 'echo ran' });
+    const pasteable = /\(`(find .*)` lists them\)\.$/.exec(result.content)?.[1];
+    expect(pasteable).toBeDefined();
+    const pasted = spawnSync('sh', ['-c', pasteable!], { cwd: w.path, encoding: 'utf8' });
+    expect({ status: pasted.status, listed: pasted.stdout.split('\n').filter(Boolean).sort(), ranSomething: existsSync(path.join(w.path, 'pwned')) }).toStrictEqual({
+      status: 0,
+      listed: [path.join(w.home, '.local', 'share', 'atuin', 'h$(touch pwned)'), path.join(w.path, 'planted')].sort(),
+      ranSomething: false,
+    });
   });
 
   test('one leading outside the workspace to a place the person may write and calls can read (/var/tmp): refused as well, naming it', async () => {
