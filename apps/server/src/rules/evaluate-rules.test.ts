@@ -663,6 +663,47 @@ describe('what a prefix rule does not cover', () => {
     );
   });
 
+  it('a prefix rule for gradle or gradlew covers no call given another project, settings or build file, an included build, a user home, a project cache or a JVM to run, as Gradle reads them', async () => {
+    await codeOptionCases(
+      [
+        ['gradle build', 'gradle build -p ../other'],
+        ['gradle build', 'gradle build -p/tmp/x'],
+        ['gradle build', 'gradle build -p=/tmp/x'],
+        ['gradle build', 'gradle build --p /tmp/x'],
+        ['gradle', 'gradle --project-dir=../other build'],
+        ['gradle', 'gradle -project-dir ../other build'],
+        ['gradle test', 'gradle test -c ./x.gradle'],
+        ['gradle test', 'gradle test --settings-file ./x.gradle'],
+        ['gradle test', 'gradle test -b ./x.gradle'],
+        ['gradle test', 'gradle test --build-file=./x.gradle.kts'],
+        ['gradle test', 'gradle test -bx.gradle'],
+        ['gradle test', 'gradle test -g ./home'],
+        ['gradle test', 'gradle test --gradle-user-home ./home'],
+        ['gradle test', 'gradle test -gradle-user-home=./home'],
+        ['gradle test', 'gradle test --include-build ../lib'],
+        ['gradle test', 'gradle test -include-build ../lib'],
+        ['gradle test', 'gradle test --project-cache-dir ./cache'],
+        ['gradle test', 'gradle test -init-script ./init.gradle'],
+        ['gradle test', 'gradle test --I=./init.gradle'],
+        ['gradle test', 'gradle test -Dgradle.user.home=./home'],
+        ['gradle test', 'gradle test -D org.gradle.java.home=./jdk'],
+        ['gradle test', 'gradle test --system-prop=org.gradle.jvmargs=-javaagent:./a.jar'],
+        ['gradle test', 'gradle test -Dorg.gradle.java.installations.paths=./jdk'],
+        ['gradlew test', 'gradlew test -p ../other'],
+        ['gradlew', 'gradlew --include-build=../lib test'],
+        ['gradlew', 'gradlew -g ./home test'],
+      ],
+      [
+        ['gradle test', 'gradle test --offline --parallel'],
+        ['gradle test', 'gradle test -Dorg.gradle.parallel=true -Dtest.single=Spec'],
+        ['gradle test', 'gradle test -PskipChecks=true -Pprofile=ci'],
+        ['gradle test', 'gradle test --tests com.example.SpecTest -i --scan'],
+        ['gradle test', 'gradle test -x check --continue'],
+        ['gradlew', 'gradlew build -q --stacktrace'],
+      ],
+    );
+  });
+
   it('a prefix rule that itself ends in an option that runs code or writes covers nothing past its words: the next word is what runs', async () => {
     for (const [token, line] of [
       ['rg --pre', 'rg --pre ./evil.sh x'],

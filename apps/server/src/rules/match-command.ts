@@ -101,6 +101,23 @@ const OC_CODE_OPTIONS = new RegExp(`${KUBE_CODE_OPTIONS.source}|^--config(?:=|$)
  */
 const NMAP_OUTPUT_OPTIONS = /^--?o[NXGASMH]/;
 
+/**
+ * Gradle's options that run build logic other than the project's own: an init script (`-I`), another project, settings
+ * or build script (`-p`, `-c`, `-b`), an included build's scripts, a user home whose `init.d` scripts run and whose
+ * gradle.properties set the daemon's JVM and its arguments (`-g`; gradlew also runs the distribution unpacked there),
+ * and the project cache, whose configuration cache holds a stored task graph it runs and which it writes where told.
+ */
+const GRADLE_OPTIONS = [
+  '-I', '--init-script', '-p', '--project-dir', '-c', '--settings-file', '-b', '--build-file', '-g', '--gradle-user-home',
+  '--include-build', '--project-cache-dir',
+];
+/**
+ * System properties Gradle takes from `-D` (`--system-prop`) as it takes them from gradle.properties: the user home,
+ * the JVM the daemon runs (`org.gradle.java.home`) and its arguments (`-javaagent:…`), the JDKs toolchains run from.
+ */
+const GRADLE_CODE_PROPERTIES =
+  /^(?:--?(?:D=?|system-prop=))?(?:gradle\.user\.home|org\.gradle\.java\.home|org\.gradle\.jvmargs|org\.gradle\.java\.installations\.paths)(?:=|$)/;
+
 /** gpg's options that run a program or load code, or read a config or a home whose gpg.conf may set one (`photo-viewer`). */
 const GPG_OPTIONS = ['--photo-viewer', '--exec-path', '--options', '--homedir', '--agent-program', '--dirmngr-program', '--load-extension'];
 
@@ -168,8 +185,8 @@ const CODE_RUNNING_OPTIONS = new Map<string, CodeOptions>([
   // them, `--resume` the options of an earlier scan from its log, `--script` among them.
   ['nmap', { options: ['--script', '--script-help', '--script-args-file', '--datadir', '--resume'], words: NMAP_OUTPUT_OPTIONS, longWithOneDash: true }],
   ...['gpg', 'gpg2'].map((gpg): [string, CodeOptions] => [gpg, { options: GPG_OPTIONS }]),
-  // Gradle runs the Groovy or Kotlin init script `-I` names before the build, and nox the noxfile `-f` names (Python).
-  ...['gradle', 'gradlew'].map((gradle): [string, CodeOptions] => [gradle, { options: ['-I', '--init-script'] }]),
+  // Gradle runs the Groovy or Kotlin scripts `GRADLE_OPTIONS` lead to, and nox the noxfile `-f` names (Python).
+  ...['gradle', 'gradlew'].map((gradle): [string, CodeOptions] => [gradle, { options: GRADLE_OPTIONS, words: GRADLE_CODE_PROPERTIES, gradleParser: true }]),
   ['nox', { options: ['-f', '--noxfile'] }],
   // `install -s` runs the program `--strip-program` names on each file it installs (`--strip-program=/bin/sh x.sh y`
   // runs x.sh); any start of it counts, `--strip` too, which GNU getopt would take for `-s`.
@@ -246,6 +263,12 @@ interface CodeOptions {
    * any unambiguous start of it as well, when the word is longer than one letter after the dash.
    */
   longWithOneDash?: boolean;
+  /**
+   * `gradle`: read with Gradle's parser, which takes an option by its whole name only (no start of it), after one dash
+   * or two (`-project-dir x`, `--p x`), a short one's value attached too (`-px`, `-p=x`); in a group of one dash only
+   * the first letter counts, as Gradle refuses one that takes a value past it (`-qp x`).
+   */
+  gradleParser?: boolean;
   /**
    * Where a `--` ends the options. Default: unless it comes right after an option, which may take it for its value
    * (`tar -xf -- --to-command=sh` extracts the archive `--`); `always` for parsers that never do; `never` for
@@ -756,6 +779,22 @@ function flagPackageOption(value: string, spec: CodeOptions): boolean {
 }
 
 /**
+ * Whether Gradle's parser reads `value` as one of `spec`'s options (`gradleParser`): `--name` or `--name=v` by its whole
+ * name, short or long; after one dash, a whole long name (`-include-build`), else its first letter, whose value may be
+ * the rest (`-pdir`, `-p=dir`). A one-dash word that is another long option of Gradle's starting with such a letter
+ * (`-parallel`) is taken for the letter.
+ */
+function gradleOption(value: string, spec: CodeOptions): boolean {
+  if (spec.words?.test(value) === true) return true;
+  const names = new Set(spec.options.map((option) => option.replace(/^--?/, '')));
+  const long = /^--([^=]+)/.exec(value);
+  if (long !== null) return names.has(long[1]!);
+  const short = /^-([^-=])(.*)$/s.exec(value);
+  if (short === null) return false;
+  return names.has(short[1]!) || names.has(`${short[1]!}${short[2]!}`);
+}
+
+/**
  * Whether a rule's last token is one of `spec`'s options whose value is the next word: before the options end, and
  * with no value after `=` (`--pre=./decode.sh` names its program, and a rule for it covers the calls that add to it).
  */
@@ -775,6 +814,7 @@ function endsOptions(spec: CodeOptions, previous: string): boolean {
 
 function isCodeOption(value: string, spec: CodeOptions): boolean {
   if (spec.flagPackage === true) return flagPackageOption(value, spec);
+  if (spec.gradleParser === true) return gradleOption(value, spec);
   const dashed = value.startsWith('-') && value !== '-';
   if (spec.harmless !== undefined && dashed && !spec.harmless.has(value)) return true;
   if (spec.prefixes?.some((prefix) => value.startsWith(prefix)) === true) return true;
