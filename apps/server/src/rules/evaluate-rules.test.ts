@@ -638,6 +638,25 @@ describe('what a prefix rule does not cover', () => {
     );
   });
 
+  it('a setting gpg, nmap, ssh-keygen or ssh-add takes from the environment (GNUPGHOME, NMAPDIR, SSH_SK_PROVIDER) is covered by no rule and not plain, before the command, through env or exported', async () => {
+    for (const [token, line] of [
+      ['gpg', 'GNUPGHOME=./g gpg --list-keys'],
+      ['gpg', 'env GNUPGHOME=./g gpg --list-keys'],
+      ['gpg', 'export GNUPGHOME=./g && gpg --list-keys'],
+      ['gpg2', 'GNUPGHOME=./g gpg2 --list-keys'],
+      ['nmap', 'NMAPDIR=./x nmap -sC host'],
+      ['nmap', 'env NMAPDIR=./x nmap -sC host'],
+      ['nmap', 'declare -x NMAPDIR=./x; nmap -sC host'],
+      ['ssh-keygen', 'SSH_SK_PROVIDER=./lib.so ssh-keygen -t ecdsa-sk -f k'],
+      ['ssh-keygen', 'env SSH_SK_PROVIDER=./lib.so ssh-keygen -t ecdsa-sk -f k'],
+      ['ssh-add', 'SSH_SK_PROVIDER=./lib.so ssh-add -K'],
+      ['ssh-add', 'env -i SSH_SK_PROVIDER=./lib.so ssh-add -K'],
+    ] as const) {
+      expect(await decided(line, [prefix(token)]), line).toBe('ask');
+      expect(await evaluateRules(terminal(line), [prefix('rm -rf', { effect: 'deny' })], context), line).toHaveProperty('because');
+    }
+  });
+
   it("a prefix rule for oc, kubectl, gradle or nox covers no call given a kubeconfig or kuberc, an init script or a noxfile", async () => {
     await codeOptionCases(
       [

@@ -177,6 +177,26 @@ describe('a go env file, a go toolchain or a kubeconfig a call may have written,
     }
   });
 
+  it("nmap's ~/.nmap in the workspace holding a file: nmap takes scripts and data from there before its own", async () => {
+    const nmapAllows = [prefix('nmap'), prefix('cp')];
+    mkdirSync(path.join(workspace, '.nmap'), { recursive: true });
+    for (const command of ['nmap -sC host', 'nmap -sV host']) {
+      expect(await denied(command), command).toBe('ask');
+      expect((await evaluateRules(terminal(command), nmapAllows, context)).decision, command).toBe('allow');
+    }
+    for (const file of ['.nmap/nse_main.lua', '.nmap/scripts/http-title.nse', '.nmap/nselib/http.lua', '.nmap/nmap-service-probes']) {
+      write(file, '-- os.execute("./evil.sh")\n');
+      for (const command of ['nmap -sC host', 'nmap -sV host']) {
+        expect(await denied(command), `${file}: ${command}`).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*~/\\.nmap`));
+        expect((await evaluateRules(terminal(command), nmapAllows, context)).decision, `${file}: ${command}`).toBe('ask');
+      }
+      rmSync(path.join(workspace, '.nmap'), { recursive: true });
+      mkdirSync(path.join(workspace, '.nmap'));
+    }
+    // A command before it may put one there.
+    expect((await evaluateRules(terminal('cp x.lua .nmap/nse_main.lua && nmap -sC host'), nmapAllows, context)).decision).toBe('ask');
+  });
+
   it("gh's config in the workspace holding a shell alias, and gh's extensions folder holding an extension", async () => {
     // An alias whose value starts with `!` is a shell line gh runs; an extension a program gh runs by its name.
     const ruled = async (command: string) => (await evaluateRules(terminal(command), [prefix(command)], context)).decision;

@@ -1,6 +1,6 @@
 import { codeWord, reason, type Reason } from '@airlock/core';
 import { lstatSync, opendirSync, readlinkSync, realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, userInfo } from 'node:os';
 import path from 'node:path';
 import { commandBaseName } from '@airlock/api';
 import { buildChildEnv } from '../tools/child-env';
@@ -122,6 +122,7 @@ const KUBECONFIG_RUNS = /\\|\b(?:exec|auth-provider|cmd-path)\b/i;
  * runs a toolchain from its module cache (`~/go/pkg/mod/golang.org/toolchain@…/bin/go`) when a go.mod or go.work
  * names a newer Go, never checking it again once unpacked; kubectl, oc and helm run the `exec` credential plugin of
  * `~/.kube/config`, or of one they are given (`--kubeconfig ./kc`) or write (`config set-credentials`, `config set`).
+ * nmap takes scripts and data from `~/.nmap` before its own.
  * After a command on the line that may have changed the file system, such a file in the workspace
  * counts whatever is there. Read synchronously, bounded: a few small files and one folder of at most 4,096 entries.
  */
@@ -130,7 +131,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
   if (first?.kind !== 'literal' || line.workspace === undefined) return undefined;
   const name = commandBaseName(first.value);
   const project = name === 'yarnpkg' ? 'yarn' : name;
-  if (name !== 'go' && name !== 'gh' && !FOLDER_OPTIONS.has(project) && !KUBECONFIG_READERS.has(name)) return undefined;
+  if (name !== 'go' && name !== 'gh' && name !== 'nmap' && !FOLDER_OPTIONS.has(project) && !KUBECONFIG_READERS.has(name)) return undefined;
   const home = buildChildEnv({ source: process.env, cwd: '/' }).HOME ?? homedir();
   const workspace = path.resolve(line.workspace);
   const realWorkspace = leadsTo(workspace);
@@ -154,6 +155,7 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     const named = (file: string) => (isWithin(workspace, file) ? `./${path.relative(workspace, file)}` : shown(file));
     return projectConfigMayRun({ name, folders, configs, inWorkspace, changed, shown: named });
   }
+  if (name === 'nmap') return nmapFolderMayRun(home, inWorkspace, changed, shown);
   if (name === 'gh') {
     // os.UserConfigDir's gh folder: a call's gh has no GH_CONFIG_DIR or XDG_CONFIG_HOME (buildChildEnv).
     const config = path.join(home, '.config', 'gh', 'config.yml');
@@ -188,6 +190,25 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     codeWord(shown(kubeconfig)),
     ', a kubeconfig in the workspace, where a call may have written it, whose credential plugin (exec, auth-provider) is a command it runs',
   );
+}
+
+/**
+ * nmap takes each of its files from `~/.nmap` before its own (its NSE scripts, `nse_main.lua`, `nselib`, the data of
+ * `-sV`), the home its user's passwd entry names rather than `HOME`: any entry there counts.
+ */
+function nmapFolderMayRun(home: string, inWorkspace: (file: string) => boolean, changed: boolean, shown: (file: string) => string): Reason | undefined {
+  let passwdHome: string | undefined;
+  try {
+    passwdHome = userInfo().homedir;
+  } catch {
+    passwdHome = undefined;
+  }
+  for (const folder of new Set([home, ...(passwdHome === undefined ? [] : [passwdHome])].map((at) => path.join(at, '.nmap')))) {
+    if (inWorkspace(folder) && (changed || holdsEntry(folder, () => true))) {
+      return reason(codeWord('nmap'), ' takes scripts and data from ', codeWord(shown(folder)), ' before its own, a folder in the workspace, where a call may have put one');
+    }
+  }
+  return undefined;
 }
 
 interface ProjectConfigLook {
