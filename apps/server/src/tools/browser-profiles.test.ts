@@ -120,5 +120,44 @@ describe('browserProfileFolders', () => {
       browserProfileFolders(places, scans);
       expect(reads.count).toBe(2);
     });
+
+    it('entriesWhere keeps its verdicts with the listing: none judged again while the folder holds still, but those it could not decide; every one once the folder changes', async () => {
+      await using home = await tempFolder();
+      const config = path.join(home.path, '.config');
+      for (const name of ['yes', 'no', 'unsure']) await mkdir(path.join(config, name), { recursive: true });
+      const { scans } = counted(config, 10_000_000_000n);
+      const judged: string[] = [];
+      const judge = (entry: string) => {
+        const name = path.basename(entry);
+        judged.push(name);
+        return name === 'unsure' ? undefined : name.startsWith('yes');
+      };
+      const where = () => scans.entriesWhere(config, /^[^.]/, judge).map((entry) => path.basename(entry));
+      expect(where()).toStrictEqual(['yes']);
+      expect(judged.toSorted()).toStrictEqual(['no', 'unsure', 'yes']);
+      judged.length = 0;
+      expect(where()).toStrictEqual(['yes']);
+      expect(judged).toStrictEqual(['unsure']);
+      nextFileClockTick();
+      await mkdir(path.join(config, 'yes-too'));
+      judged.length = 0;
+      expect(where().toSorted()).toStrictEqual(['yes', 'yes-too']);
+      expect(judged.toSorted()).toStrictEqual(['no', 'unsure', 'yes', 'yes-too']);
+    });
+
+    it('entriesWhere judges every entry at each use while the folder’s listing is not kept (changed within two seconds)', async () => {
+      await using home = await tempFolder();
+      const config = path.join(home.path, '.config');
+      await mkdir(path.join(config, 'no'), { recursive: true });
+      const { scans } = counted(config, 0n);
+      let judged = 0;
+      const judge = () => {
+        judged += 1;
+        return false;
+      };
+      scans.entriesWhere(config, /^[^.]/, judge);
+      scans.entriesWhere(config, /^[^.]/, judge);
+      expect(judged).toBe(2);
+    });
   });
 });

@@ -118,6 +118,8 @@ export class FolderScans {
   readonly #scans = new Map<string, Scan>();
   /** By folder, the answers for each set of names asked about it (a few: the places in it, the copies of a file there). */
   readonly #presence = new Map<string, Presence[]>();
+  /** By listing (the array `entriesNamed` keeps while its folder holds still), what `entriesWhere` judged of its entries. */
+  readonly #verdicts = new WeakMap<readonly string[], Map<string, boolean>>();
 
   constructor(
     private readonly options: {
@@ -143,6 +145,27 @@ export class FolderScans {
     if (settled(info, now)) this.#scans.set(key, { dev: info.dev, ino: info.ino, ctimeNs: info.ctimeNs, mtimeNs: info.mtimeNs, entries });
     else this.#scans.delete(key);
     return entries;
+  }
+
+  /**
+   * The entries of `folder` named `name` of which `judge` says true, with its verdicts kept as the listing is: while
+   * the folder holds still, a use costs nothing per entry, but for those it could not decide yet (undefined: judged
+   * again at the next use). A verdict is on what the entry holds, which may change with the folder still: `judge`
+   * says true or false only where that cannot, or not while it matters. One judge per folder and name. `now` is the
+   * scans' clock. Only the first `limit` entries are judged.
+   */
+  entriesWhere(folder: string, name: RegExp, judge: (entry: string, now: bigint) => boolean | undefined, limit = Infinity): string[] {
+    const entries = this.entriesNamed(folder, name);
+    let verdicts = this.#verdicts.get(entries);
+    if (verdicts === undefined) this.#verdicts.set(entries, (verdicts = new Map<string, boolean>()));
+    const now = this.#now();
+    return entries.slice(0, limit).filter((entry) => {
+      const kept = verdicts.get(entry);
+      if (kept !== undefined) return kept;
+      const verdict = judge(entry, now);
+      if (verdict !== undefined) verdicts.set(entry, verdict);
+      return verdict === true;
+    });
   }
 
   /**

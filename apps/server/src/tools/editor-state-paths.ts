@@ -37,10 +37,17 @@ const REMOTE_SERVER_FOLDER = /^\.[^.].*-server(?:-insiders)?$/;
 
 /**
  * At most this many entries of each folder looked through for a VS Code user-data folder (the XDG config and data
- * folders, the remote servers' in the home folder) are looked into, a stat each at every use: past it, only the ones
- * known by name are found.
+ * folders) are looked into: past it, only the ones known by name are found. Each is looked into when its folder's
+ * listing is read, not at each use (see userDataVerdict), so the bound is on the cost of a folder's change.
  */
-const MAX_USER_DATA_CANDIDATES = 64;
+const MAX_USER_DATA_CANDIDATES = 4_096;
+
+/**
+ * How long ago an entry must have last changed for its want of a `User` folder to be taken as lasting (until its
+ * folder changes): an editor's first start makes its folder, then `User` in it, moments apart; a folder that has held
+ * still this long without one is not an editor's being made.
+ */
+const SETTLED_ENTRY_NS = 60_000_000_000n;
 
 /**
  * In the XDG config folders: micro's backups and its `buffers` (the search and command history, and, set so, each
@@ -65,22 +72,36 @@ const CONFIG_PATHS = [
 function vsCodeUserDataFolders(places: BrowserPlaces, scans: FolderScans): string[] {
   const configs = [...new Set([places.configHome, path.join(places.home, '.config')].filter((base) => base !== undefined))];
   const data = [...new Set([places.dataHome, path.join(places.home, '.local', 'share')].filter((base) => base !== undefined))];
-  const found = [...configs, ...data].flatMap((base) => scans.entriesNamed(base, /^[^.]/).slice(0, MAX_USER_DATA_CANDIDATES)).filter(holdsUserData);
+  const found = [...configs, ...data].flatMap((base) => scans.entriesWhere(base, /^[^.]/, userDataVerdict, MAX_USER_DATA_CANDIDATES));
   const servers = scans.entriesNamed(places.home, REMOTE_SERVER_FOLDER).map((server) => path.join(server, 'data'));
   return [...new Set([...configs.flatMap((base) => USER_DATA_NAMES.map((name) => path.join(base, name))), ...servers, ...found])];
 }
 
-function holdsUserData(folder: string): boolean {
-  const user = path.join(folder, 'User');
+/**
+ * Whether `folder` holds a VS Code user-data layout: true for good (a layout stays hidden while its folder is listed
+ * the same), false while its folder holds still (it has no `User` folder and has not changed for SETTLED_ENTRY_NS, or
+ * cannot be looked into), undefined to look again at the next use (a `User` folder without the files that tell it yet,
+ * or a folder changed lately: one an editor is making). Only the first MAX_USER_DATA_CANDIDATES entries of each
+ * listing are looked into.
+ */
+function userDataVerdict(folder: string, now: bigint): boolean | undefined {
   const there = (entry: string) => {
     try {
-      return statSync(entry, { throwIfNoEntry: false });
+      return statSync(entry, { bigint: true, throwIfNoEntry: false });
     } catch {
       // A file among the folders' entries (ENOTDIR), or one that cannot be read.
-      return undefined;
+      return null;
     }
   };
-  return there(user)?.isDirectory() === true && ['settings.json', 'globalStorage'].some((name) => there(path.join(user, name)) !== undefined);
+  const userFolder = path.join(folder, 'User');
+  const user = there(userFolder);
+  if (user === null) return false;
+  if (user?.isDirectory() === true) return ['settings.json', 'globalStorage'].some((name) => there(path.join(userFolder, name)) != null) ? true : undefined;
+  const own = there(folder);
+  if (own === null || (own !== undefined && !own.isDirectory())) return false;
+  if (own === undefined) return undefined;
+  const changed = own.ctimeNs > own.mtimeNs ? own.ctimeNs : own.mtimeNs;
+  return now - changed >= SETTLED_ENTRY_NS ? false : undefined;
 }
 
 /** In the XDG cache folders: helix's log, which at `-v` holds the language servers' messages, each file's text among them. */

@@ -598,6 +598,28 @@ describe('hidden paths inside the workspace', () => {
     expect((await runTool(list, { path: path.join('.config', 'Kiro', 'User') })).content).toBe(`${path.join('.config', 'Kiro', 'User')}: 2 entries\nhidden   History\nfile     settings.json  (3 bytes)`);
   });
 
+  test("reach none of the copies of a fork found by its layout among thousands of entries of the config folder, nor of one whose User folder is made after its folder was looked into", async () => {
+    await using f = await fixture();
+    const tools = createBuiltinTools({ workspace: f.ws, env: { HOME: f.ws } });
+    const [read, list] = (['read_file', 'list_directory'] as const).map((name) => toolNamed(tools, name)) as [AnyTool, AnyTool];
+    const write = async (file: string) => {
+      await mkdir(path.dirname(path.join(f.ws, file)), { recursive: true });
+      await writeFile(path.join(f.ws, file), file.endsWith('.json') ? '{}\n' : 'AIRLOCK_TOKEN=the-token-value npm start\n');
+    };
+    await Promise.all(Array.from({ length: 2_000 }, (_, index) => mkdir(path.join(f.ws, '.config', `app-${index}`), { recursive: true })));
+    const crowded = path.join('.config', 'Forked Editor', 'User', 'History', '-5f3a2b1c', 'AbCd.bash_history');
+    await write(crowded);
+    await write(path.join('.config', 'Forked Editor', 'User', 'settings.json'));
+    await expectRefused([[read, { path: crowded }], [list, { path: path.dirname(crowded) }]]);
+    // An editor's first start: its folder, looked into before its User folder is there, then the rest.
+    await mkdir(path.join(f.ws, '.local', 'share', 'starting-editor'), { recursive: true });
+    expect(await runTool(read, { path: 'sub/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });
+    const started = path.join('.local', 'share', 'starting-editor', 'User', 'History', '-1a2b', 'EfGh.env');
+    await write(started);
+    await write(path.join('.local', 'share', 'starting-editor', 'User', 'settings.json'));
+    await expectRefused([[read, { path: started }], [list, { path: path.dirname(started) }]]);
+  });
+
   test('leave the rest of the workspace usable', async () => {
     await using f = await homeFixture();
     expect(await runTool(f.read, { path: 'sub/notes.txt', offset: 5 })).toStrictEqual({ content: 'five\n', isError: false });
