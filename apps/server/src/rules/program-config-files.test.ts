@@ -342,6 +342,19 @@ describe("Yarn's, pnpm's and composer's config naming code they run, and nx.json
     }
   });
 
+  it("composer's folder given with -d, its value attached too (-dsub, as composer reads it), or --working-dir: that folder's composer.json is read", async () => {
+    write('composer.json', '{"name":"a/b"}\n');
+    write('sub/composer.json', '{"scripts":{"pre-command-run":"./evil.sh"}}\n');
+    for (const command of ['composer -dsub show', 'composer show -dsub', 'composer -d sub show', 'composer --working-dir=sub show', 'composer --working-dir sub show']) {
+      expect(await denied(command), command).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*\\./sub/composer\\.json.*pre-command-run`));
+      expect((await evaluateRules(terminal(command), [prefix(command, { exact: true })], context)).decision, command).toBe('ask');
+    }
+    // `-d=sub` is the folder `=sub` to composer.
+    write('=sub/composer.json', '{"config":{"allow-plugins":true}}\n');
+    expect(await denied('composer -d=sub show')).toMatch(new RegExp(`^ask naming ${noDelete.id}: .*\\./=sub/composer\\.json.*allow-plugins`));
+    expect((await evaluateRules(terminal('composer show'), [prefix('composer show', { exact: true })], context)).decision).toBe('allow');
+  });
+
   it("Poetry 2's project plugins: a pyproject.toml requiring plugins, or its .poetry/plugins folder holding one", async () => {
     const poetryAllows = [prefix('poetry show'), prefix('poetry check'), prefix('cd')];
     const commands = ['poetry show', 'poetry check', 'cd src && poetry show'];

@@ -145,9 +145,9 @@ export function configFileMayRun(command: SimpleCommand, line: LineFacts): Reaso
     const configs = PROJECT_CONFIGS.get(project) ?? [];
     const starts = [folder];
     for (const option of folderOptions) {
-      const given = givenFolder(command, option);
+      const given = givenFolders(command, option);
       if (given === null) return reason(codeWord(name), ' is given a folder to run in (', codeWord(option), ') the shell computes, whose config may name a program it runs');
-      if (given !== undefined) starts.push(path.resolve(folder, given));
+      for (const value of given) starts.push(path.resolve(folder, value));
     }
     // Yarn and pnpm read the home folder's as well (`~/.yarnrc.yml`, `~/.npmrc`).
     const folders = [...upward(starts), ...(project === 'yarn' || project === 'pnpm' ? [home] : [])];
@@ -281,17 +281,27 @@ function upward(starts: readonly string[]): string[] {
   return [...folders];
 }
 
-/** The value of a folder option anywhere in the words (`--cwd dir`, `--cwd=dir`): null when the shell computes it. */
-function givenFolder(command: SimpleCommand, option: string): string | null | undefined {
+/**
+ * The values of a folder option anywhere in the words (`--cwd dir`, `--cwd=dir`), a short one's attached too (`-dsub`,
+ * which composer and Poetry read as `sub`, `-d=sub` as `=sub`, taken as `sub` as well): null when the shell computes
+ * one.
+ */
+function givenFolders(command: SimpleCommand, option: string): string[] | null {
   const words = command.words.slice(1);
+  const folders: string[] = [];
+  const short = !option.startsWith('--');
   for (const [index, word] of words.entries()) {
     if (word.kind !== 'literal') continue;
-    if (word.value.startsWith(`${option}=`)) return word.value.slice(option.length + 1);
-    if (word.value !== option) continue;
-    const value = words[index + 1];
-    return value?.kind === 'literal' ? value.value : null;
+    if (word.value === option) {
+      const value = words[index + 1];
+      if (value?.kind !== 'literal') return null;
+      folders.push(value.value);
+    } else if (word.value.startsWith(short ? option : `${option}=`)) {
+      const attached = word.value.slice(option.length);
+      folders.push(...(short ? [attached] : []), ...(attached.startsWith('=') ? [attached.slice(1)] : []));
+    }
   }
-  return undefined;
+  return folders;
 }
 
 function goEnvMayRun(home: string, inWorkspace: (file: string) => boolean, changed: boolean, shown: (file: string) => string): Reason | undefined {
